@@ -1,0 +1,259 @@
+//! Errors as data: a kind with structured fields plus the span it refers to.
+//! They are rendered in one place, `diag::render`.
+
+use crate::lang::Span;
+use crate::runtime::Device;
+
+/// What went wrong. Runtime functions return this without a span; the
+/// evaluator attaches the span of the expression that failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Error {
+    #[error("{message}")]
+    Syntax {
+        message: String,
+        label: String,
+        /// The input ended early: more lines would complete it.
+        incomplete: bool,
+    },
+    #[error("unknown name `{name}`")]
+    UnknownName {
+        name: String,
+        suggestion: Option<String>,
+    },
+    #[error("{ty} has no method or property `{name}`")]
+    UnknownAttr {
+        ty: String,
+        name: String,
+        suggestion: Option<String>,
+    },
+    #[error("`{func}` has no argument named `{name}`")]
+    UnknownKeyword {
+        func: String,
+        name: String,
+        suggestion: Option<String>,
+        signature: String,
+    },
+    #[error("`{func}` takes {expected}, but {found} given")]
+    Arity {
+        func: String,
+        expected: String,
+        found: String,
+        signature: String,
+    },
+    #[error("{what} must be {expected}, not {found}")]
+    WrongType {
+        what: String,
+        expected: String,
+        found: String,
+    },
+    #[error("shapes {lhs} and {rhs} cannot be broadcast together for `{op}`")]
+    Broadcast { op: String, lhs: String, rhs: String },
+    #[error("{message}")]
+    Shape { message: String, help: Option<String> },
+    #[error("{message}")]
+    DType { message: String, help: Option<String> },
+    #[error("index {index} is out of range for dimension {dim} with size {size}")]
+    IndexOutOfRange { index: i64, dim: usize, size: usize },
+    #[error("Expected all tensors to be on the same device, but found at least two devices, {a} and {b}!")]
+    DeviceMismatch { a: Device, b: Device },
+    #[error("{device} does not exist: {reason}")]
+    NoDevice { device: String, reason: String },
+    #[error("{message}")]
+    NotAvailable { message: String, help: String },
+    #[error("interrupted: the statement was stopped; every variable keeps the value it had before it")]
+    Interrupted,
+    #[error("cannot {action} `{path}`: {reason}")]
+    Io {
+        action: String,
+        path: String,
+        reason: String,
+    },
+    #[error("{message}")]
+    Value { message: String, help: Option<String> },
+}
+
+impl Error {
+    pub fn value(message: impl Into<String>) -> Error {
+        Error::Value {
+            message: message.into(),
+            help: None,
+        }
+    }
+
+    pub fn value_help(message: impl Into<String>, help: impl Into<String>) -> Error {
+        Error::Value {
+            message: message.into(),
+            help: Some(help.into()),
+        }
+    }
+
+    pub fn shape(message: impl Into<String>) -> Error {
+        Error::Shape {
+            message: message.into(),
+            help: None,
+        }
+    }
+
+    pub fn dtype(message: impl Into<String>, help: Option<String>) -> Error {
+        Error::DType {
+            message: message.into(),
+            help,
+        }
+    }
+
+    pub fn wrong_type(what: impl Into<String>, expected: impl Into<String>, found: impl Into<String>) -> Error {
+        Error::WrongType {
+            what: what.into(),
+            expected: expected.into(),
+            found: found.into(),
+        }
+    }
+
+    /// A Python-like class name, used as `ename` in Jupyter.
+    pub fn class(&self) -> &'static str {
+        match self {
+            Error::Syntax { .. } => "SyntaxError",
+            Error::UnknownName { .. } => "NameError",
+            Error::UnknownAttr { .. } => "AttributeError",
+            Error::UnknownKeyword { .. } | Error::Arity { .. } | Error::WrongType { .. } => "TypeError",
+            Error::Broadcast { .. } | Error::Shape { .. } => "ShapeError",
+            Error::DType { .. } => "DTypeError",
+            Error::IndexOutOfRange { .. } => "IndexError",
+            Error::DeviceMismatch { .. } | Error::NoDevice { .. } | Error::NotAvailable { .. } => "DeviceError",
+            Error::Interrupted => "Interrupted",
+            Error::Io { .. } => "IOError",
+            Error::Value { .. } => "ValueError",
+        }
+    }
+
+    /// The short text under the caret.
+    pub fn label(&self) -> String {
+        match self {
+            Error::Syntax { label, .. } => label.clone(),
+            Error::UnknownName { .. } => "not defined".into(),
+            Error::UnknownAttr { .. } => "no such method or property".into(),
+            Error::UnknownKeyword { .. } => "unknown keyword".into(),
+            Error::Arity { .. } => "wrong number of arguments".into(),
+            Error::WrongType { found, .. } => format!("this is {found}"),
+            Error::Broadcast { lhs, rhs, .. } => format!("{lhs} vs {rhs}"),
+            Error::Shape { .. } => "shape mismatch".into(),
+            Error::DType { .. } => "dtype problem".into(),
+            Error::IndexOutOfRange { .. } => "out of range".into(),
+            Error::DeviceMismatch { a, b } => format!("operands on {a} and {b}"),
+            Error::NoDevice { .. } | Error::NotAvailable { .. } => "needs a CUDA device".into(),
+            Error::Interrupted => "stopped here".into(),
+            Error::Io { .. } => "file problem".into(),
+            Error::Value { .. } => "invalid value".into(),
+        }
+    }
+
+    /// What to try, when there is something useful to say.
+    pub fn help(&self) -> Option<String> {
+        match self {
+            Error::UnknownName { suggestion, .. } | Error::UnknownAttr { suggestion, .. } => {
+                suggestion.as_ref().map(|s| format!("did you mean `{s}`?"))
+            }
+            Error::UnknownKeyword {
+                suggestion, signature, ..
+            } => Some(match suggestion {
+                Some(s) => format!("did you mean `{s}`? usage: {signature}"),
+                None => format!("usage: {signature}"),
+            }),
+            Error::Arity { signature, .. } => Some(format!("usage: {signature}")),
+            Error::Broadcast { .. } => Some(
+                "dimensions are compared from the right; each pair must be equal, or one of them 1".into(),
+            ),
+            Error::DeviceMismatch { a, b } => Some(format!(
+                "move one operand first, e.g. `.to({a})` on the {b} operand, or `.to({b})` on the {a} one"
+            )),
+            Error::NotAvailable { help, .. } => Some(help.clone()),
+            Error::Shape { help, .. } | Error::DType { help, .. } | Error::Value { help, .. } => help.clone(),
+            Error::IndexOutOfRange { size, .. } => Some(format!(
+                "valid indices are 0..{size} (or -{size}..-1 counting from the end)"
+            )),
+            _ => None,
+        }
+    }
+
+    pub fn at(self, span: Span) -> Diagnostic {
+        Diagnostic { error: self, span }
+    }
+}
+
+/// An error with the span of source it refers to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic {
+    pub error: Error,
+    pub span: Span,
+}
+
+impl Diagnostic {
+    pub fn syntax(span: Span, message: impl Into<String>) -> Diagnostic {
+        Error::Syntax {
+            message: message.into(),
+            label: "here".into(),
+            incomplete: false,
+        }
+        .at(span)
+    }
+
+    pub fn unexpected(span: Span, found: String, expected: Vec<String>) -> Diagnostic {
+        Error::Syntax {
+            message: format!("unexpected `{found}`"),
+            label: expected_text(&expected),
+            incomplete: false,
+        }
+        .at(span)
+    }
+
+    pub fn incomplete(start: usize, end: usize, expected: Vec<String>) -> Diagnostic {
+        Error::Syntax {
+            message: "the input ended early".into(),
+            label: expected_text(&expected),
+            incomplete: true,
+        }
+        .at(Span::from(start..end))
+    }
+
+    pub fn mismatched(
+        span: Span,
+        found: crate::lang::token::Punct,
+        open_span: Span,
+        open: crate::lang::token::Punct,
+        want: &str,
+    ) -> Diagnostic {
+        Error::Syntax {
+            message: format!(
+                "`{}` closes the `{}` opened at byte {}, which needs `{want}`",
+                found.as_str(),
+                open.as_str(),
+                open_span.start
+            ),
+            label: format!("expected `{want}`"),
+            incomplete: false,
+        }
+        .at(span)
+    }
+
+    pub fn unclosed(open_span: Span, open: crate::lang::token::Punct, _len: usize) -> Diagnostic {
+        let want = open.closer().map(|c| c.as_str()).unwrap_or("?");
+        Error::Syntax {
+            message: format!("the input ended early: this `{}` is never closed", open.as_str()),
+            label: format!("needs a matching `{want}`"),
+            incomplete: true,
+        }
+        .at(open_span)
+    }
+
+    pub fn incomplete_input(&self) -> bool {
+        matches!(self.error, Error::Syntax { incomplete: true, .. })
+    }
+}
+
+fn expected_text(expected: &[String]) -> String {
+    match expected {
+        [] => "not expected here".into(),
+        [one] => format!("expected {one}"),
+        [init @ .., last] => format!("expected {} or {last}", init.join(", ")),
+    }
+}

@@ -1,0 +1,134 @@
+//! The abstract syntax tree. Every node carries the span of source it came from,
+//! so runtime errors can point at the expression that failed.
+
+use super::token::DeviceLit;
+use super::Span;
+use crate::runtime::DType;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    MatMul,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Is,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Pow => "**",
+            BinOp::MatMul => "@",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Is => "is",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Name {
+    pub name: String,
+    pub span: Span,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Arg {
+    /// `Some` for keyword arguments (`device=cuda`).
+    pub keyword: Option<Name>,
+    pub value: Expr,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum IndexItem {
+    At(Expr),
+    Slice {
+        start: Option<Expr>,
+        stop: Option<Expr>,
+        step: Option<Expr>,
+        span: Span,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExprKind {
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Bool(bool),
+    None,
+    Device(DeviceLit),
+    DType(DType),
+    Var(String),
+    /// `[a, b, ...]`: a tensor literal when every leaf is a number, else a list.
+    List(Vec<Expr>),
+    Neg(Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Call(Box<Expr>, Vec<Arg>),
+    Attr(Box<Expr>, Name),
+    Index(Box<Expr>, Vec<IndexItem>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+pub type Block = Vec<Stmt>;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum ForIter {
+    Range(Expr, Expr),
+    Each(Expr),
+}
+
+/// What `sync` waits for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SyncTarget {
+    Current,
+    All,
+    Of(Expr),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum StmtKind {
+    Expr(Expr),
+    Assign(Name, Expr),
+    /// `x[i, j] = v`
+    IndexAssign(Expr, Vec<IndexItem>, Expr),
+    Del(Vec<Name>),
+    With(Expr, Block),
+    Stream(Name, Block),
+    Wait(Expr),
+    Pin(Name),
+    Sync(SyncTarget),
+    /// `mem`, `mem map`, `mem all`, `mem cuda:1`, `mem map cuda:1`
+    Mem { map: bool, target: SyncTarget },
+    For(Name, ForIter, Block),
+    Time(Option<Expr>, Block),
+    Profile(Block),
+    Help(Option<Name>),
+}

@@ -1,0 +1,228 @@
+//! The chumsky lexer, and a structure pass over its tokens that drops
+//! newlines inside `()` and `[]`, matches brackets and bounds their nesting.
+
+use chumsky::prelude::*;
+
+use super::token::{DeviceLit, Kw, Punct, Token};
+use super::Span;
+use crate::error::Diagnostic;
+use crate::runtime::DType;
+
+/// Deepest bracket nesting accepted. Deeper input is an error, never a stack overflow.
+pub const MAX_NESTING: usize = 128;
+
+pub type Spanned<T> = (T, Span);
+
+type LexErr<'src> = extra::Err<Rich<'src, char, Span>>;
+
+fn lexer<'src>() -> impl Parser<'src, &'src str, Vec<Spanned<Token>>, LexErr<'src>> {
+    let digits = text::digits(10);
+    let exponent = one_of("eE")
+        .then(one_of("+-").or_not())
+        .then(digits)
+        .ignored();
+    // `1.` and `1.5` are floats, but `0..10` is a range: a dot followed by a dot is not a fraction.
+    let fraction = just('.')
+        .and_is(just("..").not())
+        .then(digits.or_not())
+        .ignored();
+    let number = digits
+        .then(fraction.or_not())
+        .then(exponent.or_not())
+        .to_slice()
+        .try_map(|s: &str, span| {
+            if s.contains(['.', 'e', 'E']) {
+                s.parse::<f64>()
+                    .map(Token::Float)
+                    .map_err(|_| Rich::custom(span, format!("`{s}` is not a valid number")))
+            } else {
+                s.parse::<i64>().map(Token::Int).map_err(|_| {
+                    Rich::custom(
+                        span,
+                        format!("integer literal `{s}` does not fit in 64 bits; write it as a float (`{s}.`)"),
+                    )
+                })
+            }
+        });
+
+    let escape = just('\\').ignore_then(choice((
+        just('n').to('\n'),
+        just('t').to('\t'),
+        just('\\').to('\\'),
+        just('"').to('"'),
+        just('\'').to('\''),
+    )));
+    let string = |q: char| {
+        just(q)
+            .ignore_then(
+                choice((escape, any().and_is(one_of([q, '\n']).not())))
+                    .repeated()
+                    .collect::<String>(),
+            )
+            .then_ignore(just(q))
+            .map(Token::Str)
+    };
+
+    let cuda = text::keyword("cuda")
+        .ignore_then(just(':').ignore_then(digits.to_slice()).or_not())
+        .try_map(|index: Option<&str>, span| match index {
+            None => Ok(Token::Device(DeviceLit::Cuda(None))),
+            Some(n) => n
+                .parse::<u32>()
+                .map(|n| Token::Device(DeviceLit::Cuda(Some(n))))
+                .map_err(|_| Rich::custom(span, format!("device index `{n}` is too large"))),
+        });
+
+    let word = text::ascii::ident().map(|w: &str| match w {
+        "true" => Token::Bool(true),
+        "false" => Token::Bool(false),
+        "none" => Token::None,
+        "cpu" => Token::Device(DeviceLit::Cpu),
+        _ => {
+            if let Some(k) = Kw::from_word(w) {
+                Token::Kw(k)
+            } else if let Some(d) = DType::from_name(w) {
+                Token::DType(d)
+            } else {
+                Token::Ident(w.to_string())
+            }
+        }
+    });
+
+    let punct = choice((
+        just("**").to(Punct::StarStar),
+        just("..").to(Punct::DotDot),
+        just("==").to(Punct::EqEq),
+        just("!=").to(Punct::Ne),
+        just("<=").to(Punct::Le),
+        just(">=").to(Punct::Ge),
+        choice((
+            just('(').to(Punct::LParen),
+            just(')').to(Punct::RParen),
+            just('[').to(Punct::LBracket),
+            just(']').to(Punct::RBracket),
+            just('{').to(Punct::LBrace),
+            just('}').to(Punct::RBrace),
+            just(',').to(Punct::Comma),
+            just(';').to(Punct::Semi),
+            just(':').to(Punct::Colon),
+            just('.').to(Punct::Dot),
+            just('=').to(Punct::Assign),
+            just('+').to(Punct::Plus),
+            just('-').to(Punct::Minus),
+            just('*').to(Punct::Star),
+            just('/').to(Punct::Slash),
+            just('@').to(Punct::At),
+            just('<').to(Punct::Lt),
+            just('>').to(Punct::Gt),
+        )),
+    ))
+    .map(Token::P);
+
+    let newline = just('\n').to(Token::Newline);
+    let token = choice((
+        number,
+        string('"'),
+        string('\''),
+        cuda,
+        word,
+        punct,
+        newline,
+    ));
+
+    let blank = one_of(" \t\r").ignored();
+    let comment = just('#')
+        .then(any().and_is(just('\n').not()).repeated())
+        .ignored();
+    let skip = blank.or(comment).repeated();
+
+    token
+        .map_with(|t, e| (t, e.span()))
+        .padded_by(skip)
+        .recover_with(skip_then_retry_until(any().ignored(), end()))
+        .repeated()
+        .collect()
+        .then_ignore(skip)
+        .then_ignore(end())
+}
+
+/// Lex `src` into tokens, then run the structure pass.
+pub fn lex(src: &str) -> Result<Vec<Spanned<Token>>, Vec<Diagnostic>> {
+    let (tokens, errs) = lexer().parse(src).into_output_errors();
+    if !errs.is_empty() {
+        return Err(errs
+            .into_iter()
+            .map(|e| lex_error(src, e))
+            .collect());
+    }
+    structure(tokens.unwrap_or_default(), src.len()).map_err(|e| vec![e])
+}
+
+fn lex_error(src: &str, e: Rich<'_, char, Span>) -> Diagnostic {
+    let span = *e.span();
+    match e.reason() {
+        chumsky::error::RichReason::Custom(msg) => Diagnostic::syntax(span, msg.clone()),
+        _ => match e.found() {
+            Some(c) if *c == '"' || *c == '\'' => {
+                Diagnostic::syntax(span, "this string is never closed (strings end on the same line)")
+            }
+            Some(c) if c.is_control() => Diagnostic::syntax(
+                span,
+                format!("unexpected control character U+{:04X}", *c as u32),
+            ),
+            Some(c) => Diagnostic::syntax(span, format!("unexpected character `{c}`")),
+            None => {
+                // An unterminated string reaches the end of the input.
+                let start = span.start.min(src.len());
+                Diagnostic::syntax(
+                    Span::from(start..src.len()),
+                    "this string is never closed (strings end on the same line)",
+                )
+            }
+        },
+    }
+}
+
+/// Drops newlines inside `()` and `[]`, checks that brackets match, and
+/// bounds their nesting so the recursive parser never runs out of stack.
+fn structure(tokens: Vec<Spanned<Token>>, len: usize) -> Result<Vec<Spanned<Token>>, Diagnostic> {
+    let mut open: Vec<Spanned<Punct>> = Vec::new();
+    let mut out = Vec::with_capacity(tokens.len());
+    for (tok, span) in tokens {
+        match tok {
+            Token::Newline
+                if matches!(open.last(), Some((Punct::LParen | Punct::LBracket, _))) =>
+            {
+                continue
+            }
+            Token::P(p @ (Punct::LParen | Punct::LBracket | Punct::LBrace)) => {
+                if open.len() >= MAX_NESTING {
+                    return Err(Diagnostic::syntax(
+                        span,
+                        format!("brackets nest deeper than {MAX_NESTING} levels here"),
+                    ));
+                }
+                open.push((p, span));
+            }
+            Token::P(p @ (Punct::RParen | Punct::RBracket | Punct::RBrace)) => match open.pop() {
+                Some((o, _)) if o.closer() == Some(p) => {}
+                Some((o, ospan)) => {
+                    let want = o.closer().map(Punct::as_str).unwrap_or("?");
+                    return Err(Diagnostic::mismatched(span, p, ospan, o, want));
+                }
+                None => {
+                    return Err(Diagnostic::syntax(
+                        span,
+                        format!("`{}` has no matching opening bracket", p.as_str()),
+                    ))
+                }
+            },
+            _ => {}
+        }
+        out.push((tok, span));
+    }
+    if let Some((o, ospan)) = open.pop() {
+        return Err(Diagnostic::unclosed(ospan, o, len));
+    }
+    Ok(out)
+}

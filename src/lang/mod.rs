@@ -1,0 +1,98 @@
+//! The language: tokens, the chumsky lexer and parser, and the spanned AST.
+//! `grammar/cudash.ebnf` is the reference the parser is tested against.
+
+pub mod ast;
+pub mod lexer;
+pub mod parser;
+pub mod token;
+
+use chumsky::error::{RichPattern, RichReason};
+use chumsky::prelude::*;
+
+use crate::error::Diagnostic;
+use ast::Block;
+use token::Token;
+
+/// Byte offsets into the source.
+pub type Span = SimpleSpan<usize>;
+
+/// Parses a whole cell or script.
+pub fn parse(src: &str) -> Result<Block, Vec<Diagnostic>> {
+    let tokens = lexer::lex(src)?;
+    let eoi = Span::from(src.len()..src.len());
+    let input = tokens.as_slice().map(eoi, |(t, s)| (t, s));
+    let (ast, errs) = parser::program_parser().parse(input).into_output_errors();
+    match ast {
+        Some(ast) if errs.is_empty() => Ok(ast),
+        _ => Err(errs.into_iter().map(|e| syntax_diagnostic(src, e)).collect()),
+    }
+}
+
+/// Whether a cell is ready to run, needs more lines, or is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Completeness {
+    Complete,
+    /// The input ended early (an open bracket or block); `indent` for the next line.
+    Incomplete { indent: String },
+    Invalid,
+}
+
+pub fn completeness(src: &str) -> Completeness {
+    match parse(src) {
+        Ok(_) => Completeness::Complete,
+        Err(errs) if errs.iter().all(|e| e.incomplete_input()) => {
+            let depth = open_blocks(src);
+            Completeness::Incomplete {
+                indent: "  ".repeat(depth.max(1)),
+            }
+        }
+        Err(_) => Completeness::Invalid,
+    }
+}
+
+/// How many `{` are open at the end of `src` (for the continuation indent).
+
+fn syntax_diagnostic(src: &str, e: Rich<'_, Token, Span>) -> Diagnostic {
+    let span = *e.span();
+    if let RichReason::Custom(msg) = e.reason() {
+        return Diagnostic::syntax(span, msg.clone());
+    }
+    let mut expected: Vec<String> = e
+        .expected()
+        .filter_map(|p| match p {
+            RichPattern::Token(t) => Some(format!("`{}`", &**t)),
+            RichPattern::Label(l) => Some(l.to_string()),
+            RichPattern::EndOfInput => Some("end of input".into()),
+            _ => None,
+        })
+        .collect();
+    expected.sort();
+    expected.dedup();
+    let found = e.found().map(|t| t.to_string());
+    match found {
+        None => Diagnostic::incomplete(span.start.min(src.len()), src.len(), expected),
+        Some(found) => Diagnostic::unexpected(span, found, expected),
+    }
+}
+
+/// How many brackets are open at the end of `src` (for the continuation indent).
+fn open_blocks(src: &str) -> usize {
+    let (mut depth, mut in_str, mut comment) = (0i64, None, false);
+    for c in src.chars() {
+        match (in_str, c) {
+            (_, '\n') => {
+                in_str = None;
+                comment = false;
+            }
+            _ if comment => {}
+            (Some(q), c) if c == q => in_str = None,
+            (Some(_), _) => {}
+            (None, '#') => comment = true,
+            (None, '"' | '\'') => in_str = Some(c),
+            (None, '{' | '(' | '[') => depth += 1,
+            (None, '}' | ')' | ']') => depth -= 1,
+            _ => {}
+        }
+    }
+    depth.max(0) as usize
+}

@@ -1,0 +1,297 @@
+//! The chumsky parser: token slice -> spanned AST. `grammar/cudash.ebnf` is its reference.
+
+use chumsky::{input::ValueInput, pratt::*, prelude::*};
+
+use super::ast::*;
+use super::token::{Kw, Punct, Token};
+use super::Span;
+
+type PErr<'t> = extra::Err<Rich<'t, Token, Span>>;
+
+fn p<'t, I>(punct: Punct) -> impl Parser<'t, I, Token, PErr<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = Span>,
+{
+    just(Token::P(punct))
+}
+
+fn kw<'t, I>(k: Kw) -> impl Parser<'t, I, Token, PErr<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = Span>,
+{
+    just(Token::Kw(k))
+}
+
+fn ident<'t, I>() -> impl Parser<'t, I, Name, PErr<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = Span>,
+{
+    select! { Token::Ident(s) = e => Name { name: s, span: e.span() } }.labelled("a name")
+}
+
+/// A contextual word such as `all` or `map` after `mem`.
+fn word<'t, I>(w: &'static str) -> impl Parser<'t, I, (), PErr<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = Span>,
+{
+    select! { Token::Ident(s) if s == w => () }.labelled(w)
+}
+
+fn bin(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
+    Expr {
+        kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
+        span,
+    }
+}
+
+enum Postfix {
+    Call(Vec<Arg>),
+    Attr(Name),
+    Index(Vec<IndexItem>),
+}
+
+pub fn expr_parser<'t, I>() -> impl Parser<'t, I, Expr, PErr<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = Span>,
+{
+    recursive(|expr| {
+        let literal = select! {
+            Token::Int(n) => ExprKind::Int(n),
+            Token::Float(x) => ExprKind::Float(x),
+            Token::Str(s) => ExprKind::Str(s),
+            Token::Bool(b) => ExprKind::Bool(b),
+            Token::None => ExprKind::None,
+            Token::Device(d) => ExprKind::Device(d),
+            Token::DType(d) => ExprKind::DType(d),
+            Token::Ident(s) => ExprKind::Var(s),
+        };
+        let list = expr
+            .clone()
+            .separated_by(p(Punct::Comma))
+            .allow_trailing()
+            .collect::<Vec<_>>()
+            .delimited_by(p(Punct::LBracket), p(Punct::RBracket))
+            .map(ExprKind::List);
+        let atom = choice((
+            literal.map_with(|kind, e| Expr { kind, span: e.span() }),
+            list.map_with(|kind, e| Expr { kind, span: e.span() }),
+            expr.clone()
+                .delimited_by(p(Punct::LParen), p(Punct::RParen))
+                .map_with(|inner: Expr, e| Expr { kind: inner.kind, span: e.span() }),
+        ))
+        .labelled("an expression")
+        .boxed();
+
+        let arg = choice((
+            ident()
+                .then_ignore(p(Punct::Assign))
+                .then(expr.clone())
+                .map(|(k, value)| Arg { keyword: Some(k), value }),
+            expr.clone().map(|value| Arg { keyword: None, value }),
+        ));
+        let call = arg
+            .separated_by(p(Punct::Comma))
+            .allow_trailing()
+            .collect::<Vec<_>>()
+            .delimited_by(p(Punct::LParen), p(Punct::RParen))
+            .map(Postfix::Call);
+
+        let method_name = select! { t = e => (t, e.span()) }
+            .try_map(|(t, span): (Token, Span), _| match t.as_word() {
+                Some(name) => Ok(Name { name, span }),
+                None => Err(Rich::custom(span, "expected a method or property name after `.`")),
+            })
+            .labelled("a method name");
+        let attr = p(Punct::Dot).ignore_then(method_name).map(Postfix::Attr);
+
+        let slice = expr
+            .clone()
+            .or_not()
+            .then_ignore(p(Punct::Colon))
+            .then(expr.clone().or_not())
+            .then(p(Punct::Colon).ignore_then(expr.clone().or_not()).or_not())
+            .map_with(|((start, stop), step), e| IndexItem::Slice {
+                start,
+                stop,
+                step: step.flatten(),
+                span: e.span(),
+            });
+        let index_item = choice((slice, expr.clone().map(IndexItem::At)));
+        let index = index_item
+            .separated_by(p(Punct::Comma))
+            .at_least(1)
+            .allow_trailing()
+            .collect::<Vec<_>>()
+            .delimited_by(p(Punct::LBracket), p(Punct::RBracket))
+            .map(Postfix::Index);
+
+        let postfix_op = choice((call, attr, index)).boxed();
+        let infix_op = |punct: Punct, op: BinOp| p(punct).to(op);
+
+        atom.pratt((
+            postfix(10, postfix_op, |lhs: Expr, op, e| {
+                let kind = match op {
+                    Postfix::Call(args) => ExprKind::Call(Box::new(lhs), args),
+                    Postfix::Attr(name) => ExprKind::Attr(Box::new(lhs), name),
+                    Postfix::Index(items) => ExprKind::Index(Box::new(lhs), items),
+                };
+                Expr { kind, span: e.span() }
+            }),
+            infix(right(9), infix_op(Punct::StarStar, BinOp::Pow), |a, op, b, e| {
+                bin(op, a, b, e.span())
+            }),
+            prefix(8, p(Punct::Minus), |_, rhs: Expr, e| Expr {
+                kind: ExprKind::Neg(Box::new(rhs)),
+                span: e.span(),
+            }),
+            infix(
+                left(7),
+                choice((
+                    infix_op(Punct::Star, BinOp::Mul),
+                    infix_op(Punct::Slash, BinOp::Div),
+                    infix_op(Punct::At, BinOp::MatMul),
+                )),
+                |a, op, b, e| bin(op, a, b, e.span()),
+            ),
+            infix(
+                left(6),
+                choice((
+                    infix_op(Punct::Plus, BinOp::Add),
+                    infix_op(Punct::Minus, BinOp::Sub),
+                )),
+                |a, op, b, e| bin(op, a, b, e.span()),
+            ),
+            infix(
+                none(5),
+                choice((
+                    infix_op(Punct::EqEq, BinOp::Eq),
+                    infix_op(Punct::Ne, BinOp::Ne),
+                    infix_op(Punct::Le, BinOp::Le),
+                    infix_op(Punct::Ge, BinOp::Ge),
+                    infix_op(Punct::Lt, BinOp::Lt),
+                    infix_op(Punct::Gt, BinOp::Gt),
+                    kw(Kw::Is).to(BinOp::Is),
+                )),
+                |a, op, b, e| bin(op, a, b, e.span()),
+            ),
+        ))
+        .labelled("an expression")
+        .boxed()
+    })
+}
+
+/// One or more statement separators: newlines and `;`.
+fn separator<'t, I>() -> impl Parser<'t, I, (), PErr<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = Span>,
+{
+    choice((just(Token::Newline), p(Punct::Semi)))
+        .repeated()
+        .at_least(1)
+        .ignored()
+}
+
+pub fn program_parser<'t, I>() -> impl Parser<'t, I, Block, PErr<'t>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = Span>,
+{
+    let stmt = recursive(|stmt| {
+        let expr = expr_parser();
+        let newlines = just(Token::Newline).repeated();
+        let block = newlines
+            .ignore_then(
+                stmt.separated_by(separator())
+                    .allow_leading()
+                    .allow_trailing()
+                    .collect::<Vec<Stmt>>()
+                    .delimited_by(p(Punct::LBrace), p(Punct::RBrace)),
+            )
+            .labelled("a block `{ ... }`")
+            .boxed();
+
+        let target = choice((
+            word("all").to(SyncTarget::All),
+            expr.clone().map(SyncTarget::Of),
+        ))
+        .or_not()
+        .map(|t| t.unwrap_or(SyncTarget::Current));
+
+        let help_topic = p(Punct::Dot)
+            .or_not()
+            .ignore_then(select! { t = e => (t, e.span()) })
+            .try_map(|(t, span): (Token, Span), _| match (t.as_word(), &t) {
+                (Some(name), _) => Ok(Name { name, span }),
+                (None, Token::Str(s)) => Ok(Name { name: s.clone(), span }),
+                (None, Token::Device(d)) => Ok(Name { name: d.to_string(), span }),
+                _ => Err(Rich::custom(span, "expected a topic after `help`, e.g. `help randn`")),
+            });
+
+        let for_iter = expr
+            .clone()
+            .then(p(Punct::DotDot).ignore_then(expr.clone()).or_not())
+            .map(|(a, b)| match b {
+                Some(b) => ForIter::Range(a, b),
+                None => ForIter::Each(a),
+            });
+
+        let keyword_stmt = choice((
+            kw(Kw::Del)
+                .ignore_then(ident().separated_by(p(Punct::Comma)).at_least(1).collect())
+                .map(StmtKind::Del),
+            kw(Kw::With)
+                .ignore_then(expr.clone())
+                .then(block.clone())
+                .map(|(e, b)| StmtKind::With(e, b)),
+            word("stream")
+                .ignore_then(ident())
+                .then(block.clone())
+                .map(|(n, b)| StmtKind::Stream(n, b)),
+            kw(Kw::Wait).ignore_then(expr.clone()).map(StmtKind::Wait),
+            kw(Kw::Pin).ignore_then(ident()).map(StmtKind::Pin),
+            kw(Kw::Sync).ignore_then(target.clone()).map(StmtKind::Sync),
+            kw(Kw::Mem)
+                .ignore_then(word("map").or_not().map(|m| m.is_some()))
+                .then(target)
+                .map(|(map, target)| StmtKind::Mem { map, target }),
+            kw(Kw::For)
+                .ignore_then(ident())
+                .then_ignore(kw(Kw::In))
+                .then(for_iter)
+                .then(block.clone())
+                .map(|((n, it), b)| StmtKind::For(n, it, b)),
+            kw(Kw::Time)
+                .ignore_then(expr.clone().or_not())
+                .then(block.clone())
+                .map(|(n, b)| StmtKind::Time(n, b)),
+            kw(Kw::Profile).ignore_then(block).map(StmtKind::Profile),
+            kw(Kw::Help).ignore_then(help_topic.or_not()).map(StmtKind::Help),
+        ))
+        .boxed();
+
+        let assign_or_expr = expr
+            .clone()
+            .then(p(Punct::Assign).ignore_then(expr).or_not())
+            .try_map(|(lhs, rhs), _| match rhs {
+                None => Ok(StmtKind::Expr(lhs)),
+                Some(value) => match lhs.kind {
+                    ExprKind::Var(name) => Ok(StmtKind::Assign(Name { name, span: lhs.span }, value)),
+                    ExprKind::Index(obj, items) => Ok(StmtKind::IndexAssign(*obj, items, value)),
+                    _ => Err(Rich::custom(
+                        lhs.span,
+                        "cannot assign to this: the left of `=` must be a name or an indexed tensor (`x[0] = 1`)",
+                    )),
+                },
+            });
+
+        choice((keyword_stmt, assign_or_expr))
+            .map_with(|kind, e| Stmt { kind, span: e.span() })
+            .labelled("a statement")
+            .boxed()
+    });
+
+    stmt.separated_by(separator())
+        .allow_leading()
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .then_ignore(end())
+}

@@ -1,0 +1,197 @@
+//! Tokens produced by the lexer.
+
+use std::fmt;
+
+use crate::runtime::DType;
+
+/// Keywords that start statements. They cannot be used as variable names,
+/// but they can be used as method names (`e.sync()`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kw {
+    Del,
+    With,
+    Wait,
+    Pin,
+    Sync,
+    Mem,
+    For,
+    In,
+    Time,
+    Profile,
+    Help,
+    Is,
+}
+
+impl Kw {
+    pub const ALL: [Kw; 12] = [
+        Kw::Del,
+        Kw::With,
+        Kw::Wait,
+        Kw::Pin,
+        Kw::Sync,
+        Kw::Mem,
+        Kw::For,
+        Kw::In,
+        Kw::Time,
+        Kw::Profile,
+        Kw::Help,
+        Kw::Is,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kw::Del => "del",
+            Kw::With => "with",
+            Kw::Wait => "wait",
+            Kw::Pin => "pin",
+            Kw::Sync => "sync",
+            Kw::Mem => "mem",
+            Kw::For => "for",
+            Kw::In => "in",
+            Kw::Time => "time",
+            Kw::Profile => "profile",
+            Kw::Help => "help",
+            Kw::Is => "is",
+        }
+    }
+
+    pub fn from_word(word: &str) -> Option<Kw> {
+        Kw::ALL.into_iter().find(|k| k.as_str() == word)
+    }
+}
+
+/// Punctuation and operators.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Punct {
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    LBrace,
+    RBrace,
+    Comma,
+    Semi,
+    Colon,
+    Dot,
+    DotDot,
+    Assign,
+    Plus,
+    Minus,
+    Star,
+    StarStar,
+    Slash,
+    At,
+    EqEq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl Punct {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Punct::LParen => "(",
+            Punct::RParen => ")",
+            Punct::LBracket => "[",
+            Punct::RBracket => "]",
+            Punct::LBrace => "{",
+            Punct::RBrace => "}",
+            Punct::Comma => ",",
+            Punct::Semi => ";",
+            Punct::Colon => ":",
+            Punct::Dot => ".",
+            Punct::DotDot => "..",
+            Punct::Assign => "=",
+            Punct::Plus => "+",
+            Punct::Minus => "-",
+            Punct::Star => "*",
+            Punct::StarStar => "**",
+            Punct::Slash => "/",
+            Punct::At => "@",
+            Punct::EqEq => "==",
+            Punct::Ne => "!=",
+            Punct::Lt => "<",
+            Punct::Le => "<=",
+            Punct::Gt => ">",
+            Punct::Ge => ">=",
+        }
+    }
+
+    /// The closing bracket for an opening one.
+    pub fn closer(self) -> Option<Punct> {
+        match self {
+            Punct::LParen => Some(Punct::RParen),
+            Punct::LBracket => Some(Punct::RBracket),
+            Punct::LBrace => Some(Punct::RBrace),
+            _ => None,
+        }
+    }
+}
+
+/// A device literal: `cpu`, `cuda` (the current CUDA device) or `cuda:N`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DeviceLit {
+    Cpu,
+    Cuda(Option<u32>),
+}
+
+impl fmt::Display for DeviceLit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DeviceLit::Cpu => f.write_str("cpu"),
+            DeviceLit::Cuda(None) => f.write_str("cuda"),
+            DeviceLit::Cuda(Some(n)) => write!(f, "cuda:{n}"),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Token {
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Bool(bool),
+    None,
+    Ident(String),
+    Kw(Kw),
+    Device(DeviceLit),
+    DType(DType),
+    P(Punct),
+    Newline,
+}
+
+impl Token {
+    /// The word a method or help topic may be named by (`x.sync()`, `x.cuda()`, `help f32`).
+    pub fn as_word(&self) -> Option<String> {
+        match self {
+            Token::Ident(s) => Some(s.clone()),
+            Token::Kw(k) => Some(k.as_str().to_string()),
+            Token::Device(DeviceLit::Cpu) => Some("cpu".into()),
+            Token::Device(DeviceLit::Cuda(None)) => Some("cuda".into()),
+            Token::DType(d) => Some(d.name().to_string()),
+            Token::Bool(b) => Some(b.to_string()),
+            Token::None => Some("none".into()),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Token::Int(n) => write!(f, "{n}"),
+            Token::Float(x) => write!(f, "{x:?}"),
+            Token::Str(s) => write!(f, "{s:?}"),
+            Token::Bool(b) => write!(f, "{b}"),
+            Token::None => f.write_str("none"),
+            Token::Ident(s) => f.write_str(s),
+            Token::Kw(k) => f.write_str(k.as_str()),
+            Token::Device(d) => write!(f, "{d}"),
+            Token::DType(d) => f.write_str(d.name()),
+            Token::P(p) => f.write_str(p.as_str()),
+            Token::Newline => f.write_str("end of line"),
+        }
+    }
+}

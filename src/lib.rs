@@ -1,0 +1,10 @@
+//! cudash: an interactive shell for exploring GPU tensors.
+//!
+//! The language (`lang`), the interpreter (`eval`), the tensor runtime
+//! (`runtime`) and rendering (`display`, `diag`) sit behind one seam,
+//! [`session::Session`], which every front end drives.
+
+pub mod diag;
+pub mod error;
+pub mod lang;
+pub mod runtime;

@@ -1,0 +1,218 @@
+//! A typed, contiguous block of elements: the storage behind tensors.
+
+use half::{bf16, f16};
+use rayon::prelude::*;
+
+use super::element::Element;
+use super::DType;
+
+/// Runs `$body` with `$T` bound to the Rust type of dtype `$dt`.
+#[macro_export]
+macro_rules! with_dtype {
+    ($dt:expr, $T:ident => $body:expr) => {
+        match $dt {
+            $crate::runtime::DType::Bool => {
+                type $T = bool;
+                $body
+            }
+            $crate::runtime::DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::runtime::DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::runtime::DType::F16 => {
+                type $T = half::f16;
+                $body
+            }
+            $crate::runtime::DType::BF16 => {
+                type $T = half::bf16;
+                $body
+            }
+            $crate::runtime::DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::runtime::DType::F64 => {
+                type $T = f64;
+                $body
+            }
+        }
+    };
+}
+
+/// Like `with_dtype!` for numeric dtypes; `bool` takes the `$bool` branch.
+#[macro_export]
+macro_rules! with_num_dtype {
+    ($dt:expr, $T:ident => $body:expr, bool => $bool:expr) => {
+        match $dt {
+            $crate::runtime::DType::Bool => $bool,
+            $crate::runtime::DType::I32 => {
+                type $T = i32;
+                $body
+            }
+            $crate::runtime::DType::I64 => {
+                type $T = i64;
+                $body
+            }
+            $crate::runtime::DType::F16 => {
+                type $T = half::f16;
+                $body
+            }
+            $crate::runtime::DType::BF16 => {
+                type $T = half::bf16;
+                $body
+            }
+            $crate::runtime::DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            $crate::runtime::DType::F64 => {
+                type $T = f64;
+                $body
+            }
+        }
+    };
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Buffer {
+    Bool(Vec<bool>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    F16(Vec<f16>),
+    BF16(Vec<bf16>),
+    F32(Vec<f32>),
+    F64(Vec<f64>),
+}
+
+/// Element count above which element loops split across threads.
+pub const PAR_MIN: usize = 1 << 16;
+
+impl Buffer {
+    pub fn dtype(&self) -> DType {
+        match self {
+            Buffer::Bool(_) => DType::Bool,
+            Buffer::I32(_) => DType::I32,
+            Buffer::I64(_) => DType::I64,
+            Buffer::F16(_) => DType::F16,
+            Buffer::BF16(_) => DType::BF16,
+            Buffer::F32(_) => DType::F32,
+            Buffer::F64(_) => DType::F64,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        with_dtype!(self.dtype(), T => self.as_slice::<T>().len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn nbytes(&self) -> usize {
+        self.len() * self.dtype().size()
+    }
+
+    /// The elements as `T`. `T` must be this buffer's type: a mismatch is a bug in cudash.
+    pub fn as_slice<T: Element>(&self) -> &[T] {
+        T::slice(self).unwrap_or_else(|| {
+            panic!("internal error: buffer holds {} but {} was requested", self.dtype(), T::DTYPE)
+        })
+    }
+
+    pub fn as_mut_slice<T: Element>(&mut self) -> &mut [T] {
+        let have = self.dtype();
+        T::slice_mut(self).unwrap_or_else(|| {
+            panic!("internal error: buffer holds {have} but {} was requested", T::DTYPE)
+        })
+    }
+
+    pub fn filled<T: Element>(n: usize, v: T) -> Buffer {
+        T::into_buffer(vec![v; n])
+    }
+
+    pub fn zeros(dtype: DType, n: usize) -> Buffer {
+        with_dtype!(dtype, T => Buffer::filled::<T>(n, T::default()))
+    }
+
+    /// Converts every element to `dtype`.
+    pub fn cast(&self, dtype: DType) -> Buffer {
+        if dtype == self.dtype() {
+            return self.clone();
+        }
+        with_dtype!(self.dtype(), S => {
+            let src = self.as_slice::<S>();
+            with_dtype!(dtype, D => D::into_buffer(map_slice(src, cast_one::<S, D>)))
+        })
+    }
+}
+
+/// Converts one element between types, through i64 for integers so large values stay exact.
+pub fn cast_one<S: Element, D: Element>(x: S) -> D {
+    if S::DTYPE == DType::Bool || D::DTYPE == DType::Bool {
+        D::from_bool(x.to_bool())
+    } else if S::DTYPE.is_int() && D::DTYPE.is_int() {
+        D::from_i64(x.to_i64())
+    } else if D::DTYPE.is_int() {
+        let v = x.to_f64();
+        D::from_i64(if v.is_nan() { 0 } else { v as i64 })
+    } else {
+        D::from_f64(x.to_f64())
+    }
+}
+
+/// `src.iter().map(f).collect()`, split across threads for large inputs.
+pub fn map_slice<S: Element, D: Element>(src: &[S], f: impl Fn(S) -> D + Sync) -> Vec<D> {
+    let mut out: Vec<D> = Vec::with_capacity(src.len());
+    {
+        let dst = &mut out.spare_capacity_mut()[..src.len()];
+        if src.len() >= PAR_MIN {
+            dst.par_chunks_mut(PAR_MIN)
+                .zip(src.par_chunks(PAR_MIN))
+                .for_each(|(d, s)| {
+                    for (d, &s) in d.iter_mut().zip(s) {
+                        d.write(f(s));
+                    }
+                });
+        } else {
+            for (d, &s) in dst.iter_mut().zip(src) {
+                d.write(f(s));
+            }
+        }
+    }
+    // SAFETY: every one of the first `src.len()` slots was written above.
+    unsafe { out.set_len(src.len()) };
+    out
+}
+
+/// `a.zip(b).map(f).collect()` for equal-length slices, split across threads for large inputs.
+pub fn zip_slices<A: Element, B: Element, D: Element>(
+    a: &[A],
+    b: &[B],
+    f: impl Fn(A, B) -> D + Sync,
+) -> Vec<D> {
+    let n = a.len().min(b.len());
+    let mut out: Vec<D> = Vec::with_capacity(n);
+    {
+        let dst = &mut out.spare_capacity_mut()[..n];
+        if n >= PAR_MIN {
+            dst.par_chunks_mut(PAR_MIN)
+                .zip(a[..n].par_chunks(PAR_MIN).zip(b[..n].par_chunks(PAR_MIN)))
+                .for_each(|(d, (a, b))| {
+                    for ((d, &a), &b) in d.iter_mut().zip(a).zip(b) {
+                        d.write(f(a, b));
+                    }
+                });
+        } else {
+            for ((d, &a), &b) in dst.iter_mut().zip(a).zip(b) {
+                d.write(f(a, b));
+            }
+        }
+    }
+    // SAFETY: every one of the first `n` slots was written above.
+    unsafe { out.set_len(n) };
+    out
+}

@@ -1,0 +1,105 @@
+//! Element types and PyTorch's promotion rules.
+
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum DType {
+    Bool,
+    I32,
+    I64,
+    F16,
+    BF16,
+    F32,
+    F64,
+}
+
+impl DType {
+    pub const ALL: [DType; 7] = [
+        DType::Bool,
+        DType::I32,
+        DType::I64,
+        DType::F16,
+        DType::BF16,
+        DType::F32,
+        DType::F64,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DType::Bool => "bool",
+            DType::I32 => "i32",
+            DType::I64 => "i64",
+            DType::F16 => "f16",
+            DType::BF16 => "bf16",
+            DType::F32 => "f32",
+            DType::F64 => "f64",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<DType> {
+        DType::ALL.into_iter().find(|d| d.name() == name)
+    }
+
+    /// Bytes per element.
+    pub fn size(self) -> usize {
+        match self {
+            DType::Bool => 1,
+            DType::F16 | DType::BF16 => 2,
+            DType::I32 | DType::F32 => 4,
+            DType::I64 | DType::F64 => 8,
+        }
+    }
+
+    pub fn is_float(self) -> bool {
+        matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64)
+    }
+
+    pub fn is_int(self) -> bool {
+        matches!(self, DType::I32 | DType::I64)
+    }
+
+    /// 0 bool, 1 integer, 2 floating point.
+    pub fn category(self) -> u8 {
+        match self {
+            DType::Bool => 0,
+            DType::I32 | DType::I64 => 1,
+            _ => 2,
+        }
+    }
+
+    /// The dtype two tensors are computed in (`torch.promote_types`).
+    pub fn promote(a: DType, b: DType) -> DType {
+        if a == b {
+            return a;
+        }
+        match a.category().cmp(&b.category()) {
+            std::cmp::Ordering::Greater => a,
+            std::cmp::Ordering::Less => b,
+            std::cmp::Ordering::Equal => match (a, b) {
+                (DType::F16, DType::BF16) | (DType::BF16, DType::F16) => DType::F32,
+                _ => {
+                    if a.size() >= b.size() {
+                        a
+                    } else {
+                        b
+                    }
+                }
+            },
+        }
+    }
+
+    /// The dtype of a float result computed from this dtype (`exp`, `/`, `mean`).
+    pub fn to_float(self) -> DType {
+        if self.is_float() {
+            self
+        } else {
+            DType::F32
+        }
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,246 @@
+//! The element types a buffer can hold, and the arithmetic on them.
+
+use half::{bf16, f16};
+
+use super::buffer::Buffer;
+use super::DType;
+
+/// A type that can live in a tensor.
+pub trait Element: Copy + Send + Sync + PartialOrd + Default + std::fmt::Debug + 'static {
+    const DTYPE: DType;
+    fn to_f64(self) -> f64;
+    fn from_f64(v: f64) -> Self;
+    fn to_i64(self) -> i64 {
+        self.to_f64() as i64
+    }
+    fn from_i64(v: i64) -> Self {
+        Self::from_f64(v as f64)
+    }
+    fn to_bool(self) -> bool {
+        self.to_f64() != 0.0
+    }
+    fn from_bool(v: bool) -> Self {
+        Self::from_f64(if v { 1.0 } else { 0.0 })
+    }
+    fn slice(b: &Buffer) -> Option<&[Self]>;
+    fn slice_mut(b: &mut Buffer) -> Option<&mut [Self]>;
+    fn into_buffer(v: Vec<Self>) -> Buffer;
+    /// NaN check for floats (max/min/argmax propagate NaN like PyTorch).
+    fn is_nan(self) -> bool {
+        false
+    }
+}
+
+/// Arithmetic on numeric elements. Integers wrap on overflow, as in PyTorch.
+pub trait Num: Element {
+    fn add(self, o: Self) -> Self;
+    fn sub(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+    fn div(self, o: Self) -> Self;
+    fn pow(self, o: Self) -> Self;
+    fn neg(self) -> Self;
+    fn zero() -> Self;
+}
+
+macro_rules! int_element {
+    ($t:ty, $dt:ident) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$dt;
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            fn to_i64(self) -> i64 {
+                self as i64
+            }
+            fn from_i64(v: i64) -> Self {
+                v as $t
+            }
+            fn to_bool(self) -> bool {
+                self != 0
+            }
+            fn slice(b: &Buffer) -> Option<&[Self]> {
+                match b {
+                    Buffer::$dt(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn slice_mut(b: &mut Buffer) -> Option<&mut [Self]> {
+                match b {
+                    Buffer::$dt(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn into_buffer(v: Vec<Self>) -> Buffer {
+                Buffer::$dt(v)
+            }
+        }
+        impl Num for $t {
+            fn add(self, o: Self) -> Self {
+                self.wrapping_add(o)
+            }
+            fn sub(self, o: Self) -> Self {
+                self.wrapping_sub(o)
+            }
+            fn mul(self, o: Self) -> Self {
+                self.wrapping_mul(o)
+            }
+            fn div(self, o: Self) -> Self {
+                // Integer division by zero is rejected before any kernel runs.
+                self.checked_div(o).unwrap_or(0)
+            }
+            fn pow(self, o: Self) -> Self {
+                // Negative exponents are rejected before any kernel runs.
+                self.wrapping_pow(o.clamp(0, u32::MAX as $t) as u32)
+            }
+            fn neg(self) -> Self {
+                self.wrapping_neg()
+            }
+            fn zero() -> Self {
+                0
+            }
+        }
+    };
+}
+int_element!(i32, I32);
+int_element!(i64, I64);
+
+macro_rules! float_element {
+    ($t:ty, $dt:ident, $to:expr, $from:expr) => {
+        impl Element for $t {
+            const DTYPE: DType = DType::$dt;
+            fn to_f64(self) -> f64 {
+                $to(self)
+            }
+            fn from_f64(v: f64) -> Self {
+                $from(v)
+            }
+            fn slice(b: &Buffer) -> Option<&[Self]> {
+                match b {
+                    Buffer::$dt(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn slice_mut(b: &mut Buffer) -> Option<&mut [Self]> {
+                match b {
+                    Buffer::$dt(v) => Some(v),
+                    _ => None,
+                }
+            }
+            fn into_buffer(v: Vec<Self>) -> Buffer {
+                Buffer::$dt(v)
+            }
+            fn is_nan(self) -> bool {
+                self != self
+            }
+        }
+    };
+}
+float_element!(f32, F32, |x: f32| x as f64, |v: f64| v as f32);
+float_element!(f64, F64, |x: f64| x, |v: f64| v);
+float_element!(f16, F16, |x: f16| x.to_f64(), f16::from_f64);
+float_element!(bf16, BF16, |x: bf16| x.to_f64(), bf16::from_f64);
+
+macro_rules! native_float_num {
+    ($t:ty) => {
+        impl Num for $t {
+            fn add(self, o: Self) -> Self {
+                self + o
+            }
+            fn sub(self, o: Self) -> Self {
+                self - o
+            }
+            fn mul(self, o: Self) -> Self {
+                self * o
+            }
+            fn div(self, o: Self) -> Self {
+                self / o
+            }
+            fn pow(self, o: Self) -> Self {
+                self.powf(o)
+            }
+            fn neg(self) -> Self {
+                -self
+            }
+            fn zero() -> Self {
+                0.0
+            }
+        }
+    };
+}
+native_float_num!(f32);
+native_float_num!(f64);
+
+// Half types compute in f32 and round once, as PyTorch's CPU kernels do.
+macro_rules! half_num {
+    ($t:ty) => {
+        impl Num for $t {
+            fn add(self, o: Self) -> Self {
+                <$t>::from_f32(self.to_f32() + o.to_f32())
+            }
+            fn sub(self, o: Self) -> Self {
+                <$t>::from_f32(self.to_f32() - o.to_f32())
+            }
+            fn mul(self, o: Self) -> Self {
+                <$t>::from_f32(self.to_f32() * o.to_f32())
+            }
+            fn div(self, o: Self) -> Self {
+                <$t>::from_f32(self.to_f32() / o.to_f32())
+            }
+            fn pow(self, o: Self) -> Self {
+                <$t>::from_f32(self.to_f32().powf(o.to_f32()))
+            }
+            fn neg(self) -> Self {
+                -self
+            }
+            fn zero() -> Self {
+                <$t>::ZERO
+            }
+        }
+    };
+}
+half_num!(f16);
+half_num!(bf16);
+
+impl Element for bool {
+    const DTYPE: DType = DType::Bool;
+    fn to_f64(self) -> f64 {
+        if self {
+            1.0
+        } else {
+            0.0
+        }
+    }
+    fn from_f64(v: f64) -> Self {
+        v != 0.0
+    }
+    fn to_i64(self) -> i64 {
+        self as i64
+    }
+    fn from_i64(v: i64) -> Self {
+        v != 0
+    }
+    fn to_bool(self) -> bool {
+        self
+    }
+    fn from_bool(v: bool) -> Self {
+        v
+    }
+    fn slice(b: &Buffer) -> Option<&[Self]> {
+        match b {
+            Buffer::Bool(v) => Some(v),
+            _ => None,
+        }
+    }
+    fn slice_mut(b: &mut Buffer) -> Option<&mut [Self]> {
+        match b {
+            Buffer::Bool(v) => Some(v),
+            _ => None,
+        }
+    }
+    fn into_buffer(v: Vec<Self>) -> Buffer {
+        Buffer::Bool(v)
+    }
+}

@@ -1,0 +1,62 @@
+//! Host memory checks, so an absurd tensor is an error instead of an abort.
+
+use crate::error::Error;
+
+use super::shape::fmt_shape;
+use super::DType;
+
+/// Allocations above this size are checked against the memory the host has available.
+const CHECK_ABOVE: usize = 64 << 20;
+
+/// Fails with an out-of-memory error if a tensor of `shape` and `dtype` cannot fit in host memory.
+pub fn check_alloc(shape: &[usize], dtype: DType) -> Result<usize, Error> {
+    let n = super::shape::checked_numel(shape)?;
+    let bytes = n.checked_mul(dtype.size()).unwrap_or(usize::MAX);
+    if bytes > CHECK_ABOVE {
+        let avail = available_bytes();
+        if bytes as u128 > avail as u128 {
+            return Err(Error::Value {
+                message: format!(
+                    "out of memory: a {dtype} tensor of shape {} needs {}, but the host has about {} available",
+                    fmt_shape(shape),
+                    human_bytes(bytes as u128),
+                    human_bytes(avail as u128)
+                ),
+                help: Some("use a smaller shape or a smaller dtype (f16, bf16)".into()),
+            });
+        }
+    }
+    Ok(n)
+}
+
+/// `MemAvailable` from /proc/meminfo; without it, assume 8 GiB.
+fn available_bytes() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("MemAvailable:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|kb| kb.parse::<u64>().ok())
+        })
+        .map(|kb| kb * 1024)
+        .unwrap_or(8 << 30)
+}
+
+/// `1.5 GiB`, `512 B`.
+pub fn human_bytes(b: u128) -> String {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let mut v = b as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u < UNITS.len() - 1 {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{b} B")
+    } else if v >= 1e6 {
+        format!("{v:.3e} {}", UNITS[u])
+    } else {
+        format!("{v:.1} {}", UNITS[u])
+    }
+}

@@ -1,0 +1,296 @@
+//! Elementwise unary and binary ops with broadcasting and dtype promotion.
+
+use super::super::buffer::{map_slice, zip_slices, Buffer};
+use super::super::element::{Element, Num};
+use super::super::shape::{broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, numel};
+use super::super::{DType, Tensor};
+use crate::error::Error;
+use crate::{with_dtype, with_num_dtype};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinaryOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Pow,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+impl BinaryOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinaryOp::Add => "+",
+            BinaryOp::Sub => "-",
+            BinaryOp::Mul => "*",
+            BinaryOp::Div => "/",
+            BinaryOp::Pow => "**",
+            BinaryOp::Eq => "==",
+            BinaryOp::Ne => "!=",
+            BinaryOp::Lt => "<",
+            BinaryOp::Le => "<=",
+            BinaryOp::Gt => ">",
+            BinaryOp::Ge => ">=",
+        }
+    }
+
+    pub fn is_comparison(self) -> bool {
+        matches!(
+            self,
+            BinaryOp::Eq | BinaryOp::Ne | BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge
+        )
+    }
+}
+
+/// An operand and how strongly its dtype counts in promotion: PyTorch lets a
+/// plain number (`x * 2`) or a 0-d tensor adapt to a dimensioned tensor's dtype.
+#[derive(Clone, Copy)]
+pub struct Operand<'a> {
+    pub tensor: &'a Tensor,
+    /// True for a number written in the program (a "weak" scalar).
+    pub weak: bool,
+}
+
+impl<'a> Operand<'a> {
+    pub fn strong(tensor: &'a Tensor) -> Self {
+        Operand { tensor, weak: false }
+    }
+
+    fn rank(&self) -> u8 {
+        if self.weak {
+            0
+        } else if self.tensor.ndim() == 0 {
+            1
+        } else {
+            2
+        }
+    }
+}
+
+/// The dtype an op over these operands computes in (`torch.result_type`).
+pub fn result_dtype(a: Operand, b: Operand) -> DType {
+    let (da, db) = (a.tensor.dtype(), b.tensor.dtype());
+    let cat = da.category().max(db.category());
+    let cands: Vec<&Operand> = [&a, &b].into_iter().filter(|o| o.tensor.dtype().category() == cat).collect();
+    let top = cands.iter().map(|o| o.rank()).max().unwrap_or(0);
+    let top_dtypes: Vec<DType> = cands.iter().filter(|o| o.rank() == top).map(|o| o.tensor.dtype()).collect();
+    if top == 0 && cands.len() < 2 {
+        // Only a plain number has the highest category: use the default dtype of that category.
+        return match cat {
+            0 => DType::Bool,
+            1 => DType::I64,
+            _ => DType::F32,
+        };
+    }
+    top_dtypes.into_iter().reduce(DType::promote).unwrap_or(da)
+}
+
+pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
+    let (ta, tb) = (a.tensor, b.tensor);
+    if ta.device() != tb.device() {
+        return Err(Error::DeviceMismatch { a: ta.device(), b: tb.device() });
+    }
+    let shape = broadcast_shapes(ta.shape(), tb.shape()).ok_or_else(|| Error::Broadcast {
+        op: op.symbol().into(),
+        lhs: fmt_shape(ta.shape()),
+        rhs: fmt_shape(tb.shape()),
+    })?;
+    let dt = result_dtype(a, b);
+    let compute = match op {
+        BinaryOp::Div => dt.to_float(),
+        BinaryOp::Pow if dt == DType::Bool => DType::I64,
+        _ => dt,
+    };
+    if op == BinaryOp::Sub && compute == DType::Bool {
+        return Err(Error::dtype(
+            "subtracting two bool tensors with `-` is not supported",
+            Some("use `.to(i64)` first, or `!=` for exclusive or".into()),
+        ));
+    }
+    let ca = cast_to(ta, compute);
+    let cb = cast_to(tb, compute);
+    let (ta, tb) = (ca.as_ref().unwrap_or(ta), cb.as_ref().unwrap_or(tb));
+    if op == BinaryOp::Pow && compute.is_int() && has_negative(tb) {
+        return Err(Error::dtype(
+            "integers to negative integer powers are not allowed",
+            Some("use a float base, e.g. `x.to(f32) ** -1`".into()),
+        ));
+    }
+    let buf = if op.is_comparison() {
+        with_dtype!(compute, T => compare::<T>(op, ta, tb, &shape))
+    } else {
+        with_num_dtype!(compute, T => arith::<T>(op, ta, tb, &shape), bool => bool_arith(op, ta, tb, &shape))
+    };
+    Ok(Tensor::new(buf, shape, ta.device()))
+}
+
+fn cast_to(t: &Tensor, dt: DType) -> Option<Tensor> {
+    (t.dtype() != dt).then(|| t.cast(dt))
+}
+
+fn has_negative(t: &Tensor) -> bool {
+    t.to_vec::<i64>().iter().any(|&v| v < 0)
+}
+
+fn arith<T: Num>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Buffer {
+    match op {
+        BinaryOp::Add => zip::<T, T>(a, b, shape, |x, y| x.add(y)),
+        BinaryOp::Sub => zip::<T, T>(a, b, shape, |x, y| x.sub(y)),
+        BinaryOp::Mul => zip::<T, T>(a, b, shape, |x, y| x.mul(y)),
+        BinaryOp::Div => zip::<T, T>(a, b, shape, |x, y| x.div(y)),
+        _ => zip::<T, T>(a, b, shape, |x, y| x.pow(y)),
+    }
+}
+
+fn bool_arith(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Buffer {
+    match op {
+        BinaryOp::Mul => zip::<bool, bool>(a, b, shape, |x, y| x && y),
+        _ => zip::<bool, bool>(a, b, shape, |x, y| x || y),
+    }
+}
+
+fn compare<T: Element>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Buffer {
+    match op {
+        BinaryOp::Eq => zip::<T, bool>(a, b, shape, |x, y| x == y),
+        BinaryOp::Ne => zip::<T, bool>(a, b, shape, |x, y| x != y),
+        BinaryOp::Lt => zip::<T, bool>(a, b, shape, |x, y| x < y),
+        BinaryOp::Le => zip::<T, bool>(a, b, shape, |x, y| x <= y),
+        BinaryOp::Gt => zip::<T, bool>(a, b, shape, |x, y| x > y),
+        _ => zip::<T, bool>(a, b, shape, |x, y| x >= y),
+    }
+}
+
+/// Applies `f` over two tensors of type `T` broadcast to `shape`.
+fn zip<T: Element, U: Element>(a: &Tensor, b: &Tensor, shape: &[usize], f: impl Fn(T, T) -> U + Sync) -> Buffer {
+    let n = numel(shape);
+    let (ga, gb) = (a.read(), b.read());
+    let (sa, sb) = (ga.as_slice::<T>(), gb.as_slice::<T>());
+    let a_flat = a.is_contiguous() && a.shape() == shape;
+    let b_flat = b.is_contiguous() && b.shape() == shape;
+    let out = if a_flat && b_flat {
+        zip_slices(&sa[a.offset()..a.offset() + n], &sb[b.offset()..b.offset() + n], f)
+    } else if a_flat && b.numel() == 1 {
+        let y = sb[b.offset()];
+        map_slice(&sa[a.offset()..a.offset() + n], |x| f(x, y))
+    } else if b_flat && a.numel() == 1 {
+        let x = sa[a.offset()];
+        map_slice(&sb[b.offset()..b.offset() + n], |y| f(x, y))
+    } else {
+        let st_a = broadcast_strides(a.shape(), a.strides(), shape);
+        let st_b = broadcast_strides(b.shape(), b.strides(), shape);
+        let mut out = Vec::with_capacity(n);
+        for_each_offset2(shape, (&st_a, a.offset()), (&st_b, b.offset()), |i, j| out.push(f(sa[i], sb[j])));
+        out
+    };
+    U::into_buffer(out)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnaryOp {
+    Neg,
+    Abs,
+    Relu,
+    Exp,
+    Log,
+    Sqrt,
+    Sigmoid,
+    Tanh,
+}
+
+impl UnaryOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "neg",
+            UnaryOp::Abs => "abs",
+            UnaryOp::Relu => "relu",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Log => "log",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Sigmoid => "sigmoid",
+            UnaryOp::Tanh => "tanh",
+        }
+    }
+
+    fn keeps_int(self) -> bool {
+        matches!(self, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu)
+    }
+}
+
+pub fn unary(op: UnaryOp, t: &Tensor) -> Result<Tensor, Error> {
+    let dt = t.dtype();
+    if dt == DType::Bool && op.keeps_int() {
+        if op == UnaryOp::Neg {
+            return Err(Error::dtype(
+                "negation, the `-` operator, on a bool tensor is not supported",
+                Some("use `x == false` for logical not".into()),
+            ));
+        }
+        return Ok(t.copy());
+    }
+    let out_dt = if op.keeps_int() { dt } else { dt.to_float() };
+    let src = cast_to(t, out_dt);
+    let src = src.as_ref().unwrap_or(t);
+    let buf = match out_dt {
+        DType::F32 => src.with_slice::<f32, _>(|s| Buffer::F32(map_slice(s, |x| f32_op(op, x)))),
+        _ => with_num_dtype!(out_dt, T => src.with_slice::<T, _>(|s| {
+            T::into_buffer(map_slice(s, |x| generic_op(op, x)))
+        }), bool => unreachable!("bool handled above")),
+    };
+    Ok(Tensor::new(buf, t.shape().to_vec(), t.device()))
+}
+
+fn f32_op(op: UnaryOp, x: f32) -> f32 {
+    match op {
+        UnaryOp::Neg => -x,
+        UnaryOp::Abs => x.abs(),
+        UnaryOp::Relu => {
+            if x > 0.0 {
+                x
+            } else {
+                0.0
+            }
+        }
+        UnaryOp::Exp => x.exp(),
+        UnaryOp::Log => x.ln(),
+        UnaryOp::Sqrt => x.sqrt(),
+        UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+        UnaryOp::Tanh => x.tanh(),
+    }
+}
+
+fn generic_op<T: Num>(op: UnaryOp, x: T) -> T {
+    match op {
+        UnaryOp::Neg => x.neg(),
+        UnaryOp::Abs => {
+            if x < T::zero() {
+                x.neg()
+            } else {
+                x
+            }
+        }
+        UnaryOp::Relu => {
+            if x > T::zero() {
+                x
+            } else {
+                T::zero()
+            }
+        }
+        _ => T::from_f64(f32_like(op, x.to_f64())),
+    }
+}
+
+fn f32_like(op: UnaryOp, x: f64) -> f64 {
+    match op {
+        UnaryOp::Exp => x.exp(),
+        UnaryOp::Log => x.ln(),
+        UnaryOp::Sqrt => x.sqrt(),
+        UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+        UnaryOp::Tanh => x.tanh(),
+        _ => x,
+    }
+}

@@ -1,0 +1,160 @@
+//! Matrix products (`@`, `matmul`) with NumPy's rules for 1-D and batched operands.
+//! Floats go to the `gemm` crate; integers use a plain loop.
+
+use gemm::Parallelism;
+
+use super::super::buffer::Buffer;
+use super::super::shape::{broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, numel};
+use super::super::{DType, Tensor};
+use crate::error::Error;
+
+pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
+    if a.device() != b.device() {
+        return Err(Error::DeviceMismatch { a: a.device(), b: b.device() });
+    }
+    if a.ndim() == 0 || b.ndim() == 0 {
+        return Err(Error::Shape {
+            message: "matmul needs tensors with at least one dimension, not 0-d scalars".into(),
+            help: Some("use `*` to multiply by a scalar".into()),
+        });
+    }
+    // Promote 1-D operands to matrices, remembering which dimensions to drop afterwards.
+    let a2 = if a.ndim() == 1 { a.reshape(&[1, a.shape()[0] as i64])? } else { a.view(a.shape().to_vec(), a.strides().to_vec(), a.offset()) };
+    let b2 = if b.ndim() == 1 { b.reshape(&[b.shape()[0] as i64, 1])? } else { b.view(b.shape().to_vec(), b.strides().to_vec(), b.offset()) };
+    let (m, k) = (a2.shape()[a2.ndim() - 2], a2.shape()[a2.ndim() - 1]);
+    let (k2, n) = (b2.shape()[b2.ndim() - 2], b2.shape()[b2.ndim() - 1]);
+    if k != k2 {
+        return Err(Error::Shape {
+            message: format!(
+                "matmul: shapes {} and {} do not line up ({k} columns on the left, {k2} rows on the right)",
+                fmt_shape(a.shape()),
+                fmt_shape(b.shape())
+            ),
+            help: Some("for `a @ b` the last dimension of `a` must equal the second-to-last of `b`; `.T` transposes".into()),
+        });
+    }
+    let batch_a = a2.shape()[..a2.ndim() - 2].to_vec();
+    let batch_b = b2.shape()[..b2.ndim() - 2].to_vec();
+    let batch = broadcast_shapes(&batch_a, &batch_b).ok_or_else(|| Error::Broadcast {
+        op: "@".into(),
+        lhs: fmt_shape(a.shape()),
+        rhs: fmt_shape(b.shape()),
+    })?;
+    let dt = DType::promote(a.dtype(), b.dtype());
+    if dt == DType::Bool {
+        return Err(Error::dtype("matmul is not defined for bool tensors", Some("convert first: `.to(f32)`".into())));
+    }
+    let compute = match dt {
+        DType::F16 | DType::BF16 => DType::F32,
+        DType::I32 => DType::I64,
+        d => d,
+    };
+    let ca = if a2.dtype() != compute { a2.cast(compute) } else { a2 };
+    let cb = if b2.dtype() != compute { b2.cast(compute) } else { b2 };
+    let nb = numel(&batch);
+    let mut offsets = Vec::with_capacity(nb);
+    let sa = broadcast_strides(&batch_a, &ca.strides()[..ca.ndim() - 2], &batch);
+    let sb = broadcast_strides(&batch_b, &cb.strides()[..cb.ndim() - 2], &batch);
+    for_each_offset2(&batch, (&sa, ca.offset()), (&sb, cb.offset()), |i, j| offsets.push((i, j)));
+    let mat = Mat { m, n, k };
+    let out = match compute {
+        DType::F32 => Buffer::F32(float_batches::<f32>(&ca, &cb, &offsets, mat)),
+        DType::F64 => Buffer::F64(float_batches::<f64>(&ca, &cb, &offsets, mat)),
+        _ => Buffer::I64(int_batches(&ca, &cb, &offsets, mat)),
+    };
+    let mut shape = batch;
+    if a.ndim() > 1 {
+        shape.push(m);
+    }
+    if b.ndim() > 1 {
+        shape.push(n);
+    }
+    let out = Tensor::new(out, shape, a.device());
+    Ok(if out.dtype() != dt { out.cast(dt) } else { out })
+}
+
+#[derive(Clone, Copy)]
+struct Mat {
+    m: usize,
+    n: usize,
+    k: usize,
+}
+
+trait GemmFloat: super::super::element::Num {
+    const ONE: Self;
+}
+impl GemmFloat for f32 {
+    const ONE: Self = 1.0;
+}
+impl GemmFloat for f64 {
+    const ONE: Self = 1.0;
+}
+
+fn float_batches<T: GemmFloat>(a: &Tensor, b: &Tensor, offsets: &[(usize, usize)], mat: Mat) -> Vec<T> {
+    let Mat { m, n, k } = mat;
+    let (ga, gb) = (a.read(), b.read());
+    let (sa, sb) = (ga.as_slice::<T>(), gb.as_slice::<T>());
+    let (ars, acs) = (a.strides()[a.ndim() - 2], a.strides()[a.ndim() - 1]);
+    let (brs, bcs) = (b.strides()[b.ndim() - 2], b.strides()[b.ndim() - 1]);
+    let mut out = vec![T::zero(); offsets.len() * m * n];
+    let threads = if m * n * k >= 1 << 18 { rayon::current_num_threads() } else { 1 };
+    let par = if threads > 1 { Parallelism::Rayon(threads) } else { Parallelism::None };
+    for (bi, &(oa, ob)) in offsets.iter().enumerate() {
+        if m == 0 || n == 0 {
+            break;
+        }
+        let dst = &mut out[bi * m * n..(bi + 1) * m * n];
+        if k == 0 {
+            continue;
+        }
+        // SAFETY: the pointers and strides describe in-bounds views of `sa`, `sb` and `dst`
+        // (the tensors' shapes and strides were validated when they were made).
+        unsafe {
+            gemm::gemm(
+                m,
+                n,
+                k,
+                dst.as_mut_ptr(),
+                1,
+                n as isize,
+                false,
+                sa.as_ptr().add(oa),
+                acs,
+                ars,
+                sb.as_ptr().add(ob),
+                bcs,
+                brs,
+                T::zero(),
+                T::ONE,
+                false,
+                false,
+                false,
+                par,
+            );
+        }
+    }
+    out
+}
+
+fn int_batches(a: &Tensor, b: &Tensor, offsets: &[(usize, usize)], mat: Mat) -> Vec<i64> {
+    let Mat { m, n, k } = mat;
+    let (ga, gb) = (a.read(), b.read());
+    let (sa, sb) = (ga.as_slice::<i64>(), gb.as_slice::<i64>());
+    let (ars, acs) = (a.strides()[a.ndim() - 2], a.strides()[a.ndim() - 1]);
+    let (brs, bcs) = (b.strides()[b.ndim() - 2], b.strides()[b.ndim() - 1]);
+    let mut out = Vec::with_capacity(offsets.len() * m * n);
+    for &(oa, ob) in offsets {
+        for i in 0..m {
+            for j in 0..n {
+                let mut acc = 0i64;
+                for p in 0..k {
+                    let x = sa[(oa as isize + i as isize * ars + p as isize * acs) as usize];
+                    let y = sb[(ob as isize + p as isize * brs + j as isize * bcs) as usize];
+                    acc = acc.wrapping_add(x.wrapping_mul(y));
+                }
+                out.push(acc);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,8 @@
+//! Tensor operations. Each file is one family; all take tensors and return new ones or views.
+
+pub mod elementwise;
+pub mod factory;
+pub mod index;
+pub mod join;
+pub mod matmul;
+pub mod reduce;

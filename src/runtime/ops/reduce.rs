@@ -1,0 +1,171 @@
+//! Reductions: sum, mean, max, min, argmax, over everything or one dimension.
+
+use rayon::prelude::*;
+
+use super::super::buffer::{Buffer, PAR_MIN};
+use super::super::element::Element;
+use super::super::shape::norm_dim;
+use super::super::{DType, Tensor};
+use crate::error::Error;
+use crate::with_dtype;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReduceOp {
+    Sum,
+    Mean,
+    Max,
+    Min,
+    Argmax,
+}
+
+impl ReduceOp {
+    pub fn name(self) -> &'static str {
+        match self {
+            ReduceOp::Sum => "sum",
+            ReduceOp::Mean => "mean",
+            ReduceOp::Max => "max",
+            ReduceOp::Min => "min",
+            ReduceOp::Argmax => "argmax",
+        }
+    }
+}
+
+/// Reduces `t` over `dim` (all elements when `None`).
+pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor, Error> {
+    let dt = t.dtype();
+    if op == ReduceOp::Mean && !dt.is_float() {
+        return Err(Error::dtype(
+            format!("mean() needs a floating point tensor, but this one is {dt}"),
+            Some("convert first: `x.to(f32).mean()`".into()),
+        ));
+    }
+    // Lay the input out as [outer, len, inner] with the reduced dimension in the middle.
+    let shape = t.shape();
+    let (outer, len, inner, out_shape) = match dim {
+        None => {
+            let out = if keepdim { vec![1; shape.len()] } else { vec![] };
+            (1, t.numel(), 1, out)
+        }
+        Some(d) => {
+            let d = norm_dim(d, shape.len())?;
+            if shape.is_empty() {
+                (1, 1, 1, vec![])
+            } else {
+                let outer = shape[..d].iter().product();
+                let inner = shape[d + 1..].iter().product();
+                let mut out = shape.to_vec();
+                if keepdim {
+                    out[d] = 1;
+                } else {
+                    out.remove(d);
+                }
+                (outer, shape[d], inner, out)
+            }
+        }
+    };
+    if len == 0 && matches!(op, ReduceOp::Max | ReduceOp::Min | ReduceOp::Argmax) {
+        return Err(Error::shape(format!(
+            "{}() cannot reduce over a dimension of size 0: there is no largest or smallest element",
+            op.name()
+        )));
+    }
+    let lay = Layout { outer, len, inner };
+    let buf = match op {
+        ReduceOp::Sum | ReduceOp::Mean => sum(t, lay, op == ReduceOp::Mean),
+        ReduceOp::Max => with_dtype!(dt, T => t.with_slice::<T, _>(|s| T::into_buffer(extreme(s, lay, true).0))),
+        ReduceOp::Min => with_dtype!(dt, T => t.with_slice::<T, _>(|s| T::into_buffer(extreme(s, lay, false).0))),
+        ReduceOp::Argmax => with_dtype!(dt, T => t.with_slice::<T, _>(|s| Buffer::I64(extreme(s, lay, true).1))),
+    };
+    Ok(Tensor::new(buf, out_shape, t.device()))
+}
+
+#[derive(Clone, Copy)]
+struct Layout {
+    outer: usize,
+    len: usize,
+    inner: usize,
+}
+
+impl Layout {
+    fn at(&self, o: usize, k: usize, i: usize) -> usize {
+        (o * self.len + k) * self.inner + i
+    }
+}
+
+fn sum(t: &Tensor, lay: Layout, mean: bool) -> Buffer {
+    let dt = t.dtype();
+    let div = if mean { lay.len as f64 } else { 1.0 };
+    if dt.is_float() {
+        let sums: Vec<f64> = if dt == DType::F32 && lay.outer == 1 && lay.inner == 1 {
+            vec![t.with_slice::<f32, _>(sum_f32)]
+        } else {
+            with_dtype!(dt, T => t.with_slice::<T, _>(|s| sum_axis(s, lay, |x: T| x.to_f64(), 0.0, |a, b| a + b)))
+        };
+        with_dtype!(dt, T => T::into_buffer(sums.into_iter().map(|v| T::from_f64(v / div)).collect()))
+    } else {
+        // Integer and bool sums are i64, as in PyTorch.
+        let sums = with_dtype!(dt, T => t.with_slice::<T, _>(|s| {
+            sum_axis(s, lay, |x: T| x.to_i64(), 0i64, i64::wrapping_add)
+        }));
+        Buffer::I64(sums)
+    }
+}
+
+fn sum_axis<T: Element, A: Copy>(s: &[T], lay: Layout, conv: impl Fn(T) -> A, zero: A, add: impl Fn(A, A) -> A) -> Vec<A> {
+    let mut out = vec![zero; lay.outer * lay.inner];
+    for o in 0..lay.outer {
+        let acc = &mut out[o * lay.inner..(o + 1) * lay.inner];
+        for k in 0..lay.len {
+            let row = &s[lay.at(o, k, 0)..lay.at(o, k, 0) + lay.inner];
+            for (a, &x) in acc.iter_mut().zip(row) {
+                *a = add(*a, conv(x));
+            }
+        }
+    }
+    out
+}
+
+/// Sums f32 in 16 lanes per chunk (vectorisable), chunks in parallel, totals in f64.
+pub fn sum_f32(s: &[f32]) -> f64 {
+    fn chunk(c: &[f32]) -> f64 {
+        let mut lanes = [0f32; 16];
+        let mut it = c.chunks_exact(16);
+        for block in &mut it {
+            for (l, &x) in lanes.iter_mut().zip(block) {
+                *l += x;
+            }
+        }
+        let rest: f32 = it.remainder().iter().sum();
+        lanes.iter().map(|&l| l as f64).sum::<f64>() + rest as f64
+    }
+    if s.len() >= PAR_MIN {
+        s.par_chunks(PAR_MIN / 4).map(chunk).sum()
+    } else {
+        s.chunks(PAR_MIN / 4).map(chunk).sum()
+    }
+}
+
+/// Max (or min) and its index along the middle axis; NaN wins, as in PyTorch.
+fn extreme<T: Element>(s: &[T], lay: Layout, max: bool) -> (Vec<T>, Vec<i64>) {
+    let n = lay.outer * lay.inner;
+    let (mut vals, mut idxs) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for o in 0..lay.outer {
+        for i in 0..lay.inner {
+            let mut best = s[lay.at(o, 0, i)];
+            let mut at = 0usize;
+            for k in 1..lay.len {
+                if best.is_nan() {
+                    break;
+                }
+                let x = s[lay.at(o, k, i)];
+                if x.is_nan() || (max && x > best) || (!max && x < best) {
+                    best = x;
+                    at = k;
+                }
+            }
+            vals.push(best);
+            idxs.push(at as i64);
+        }
+    }
+    (vals, idxs)
+}

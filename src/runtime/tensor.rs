@@ -1,0 +1,224 @@
+//! A tensor: a strided view of a shared buffer on a device.
+
+use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use super::buffer::Buffer;
+use super::element::Element;
+use super::shape::{self, contiguous_strides, for_each_offset, numel};
+use super::{DType, Device};
+use crate::error::Error;
+
+#[derive(Debug)]
+pub struct Tensor {
+    storage: Arc<RwLock<Buffer>>,
+    shape: Vec<usize>,
+    strides: Vec<isize>,
+    offset: usize,
+    dtype: DType,
+    device: Device,
+}
+
+impl Tensor {
+    /// A contiguous tensor owning `buf`. `buf.len()` must equal the shape's element count.
+    pub fn new(buf: Buffer, shape: Vec<usize>, device: Device) -> Tensor {
+        debug_assert_eq!(buf.len(), numel(&shape));
+        Tensor {
+            dtype: buf.dtype(),
+            strides: contiguous_strides(&shape),
+            storage: Arc::new(RwLock::new(buf)),
+            shape,
+            offset: 0,
+            device,
+        }
+    }
+
+    pub fn from_vec<T: Element>(v: Vec<T>, shape: Vec<usize>) -> Tensor {
+        Tensor::new(T::into_buffer(v), shape, Device::Cpu)
+    }
+
+    /// A 0-dimensional tensor holding one value.
+    pub fn scalar<T: Element>(v: T) -> Tensor {
+        Tensor::from_vec(vec![v], vec![])
+    }
+
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+    pub fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+    pub fn dtype(&self) -> DType {
+        self.dtype
+    }
+    pub fn device(&self) -> Device {
+        self.device
+    }
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+    pub fn numel(&self) -> usize {
+        numel(&self.shape)
+    }
+    pub fn nbytes(&self) -> usize {
+        self.numel() * self.dtype.size()
+    }
+
+    pub fn is_contiguous(&self) -> bool {
+        let mut expect = 1isize;
+        for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
+            if d != 1 && s != expect {
+                return false;
+            }
+            expect *= d as isize;
+        }
+        true
+    }
+
+    /// Whether two tensors share memory (views of one another).
+    pub fn shares_storage(&self, other: &Tensor) -> bool {
+        Arc::ptr_eq(&self.storage, &other.storage)
+    }
+
+    /// Reads the storage. Poisoning cannot leave a buffer half-written in a way
+    /// that matters more than the error already reported, so it is ignored.
+    pub fn read(&self) -> RwLockReadGuard<'_, Buffer> {
+        self.storage.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
+        self.storage.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Calls `f` with the elements in logical order: borrowed when contiguous, gathered otherwise.
+    pub fn with_slice<T: Element, R>(&self, f: impl FnOnce(&[T]) -> R) -> R {
+        let buf = self.read();
+        let all = buf.as_slice::<T>();
+        if self.is_contiguous() {
+            f(&all[self.offset..self.offset + self.numel()])
+        } else {
+            let gathered = gather(all, &self.shape, &self.strides, self.offset);
+            drop(buf);
+            f(&gathered)
+        }
+    }
+
+    /// The elements in logical order, converted to `T`.
+    pub fn to_vec<T: Element>(&self) -> Vec<T> {
+        let own = crate::with_dtype!(self.dtype, S => self.with_slice::<S, _>(|s| {
+            S::into_buffer(s.to_vec())
+        }));
+        let cast = own.cast(T::DTYPE);
+        cast.as_slice::<T>().to_vec()
+    }
+
+    /// A new tensor sharing this one's storage.
+    pub fn view(&self, shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Tensor {
+        Tensor {
+            storage: Arc::clone(&self.storage),
+            shape,
+            strides,
+            offset,
+            dtype: self.dtype,
+            device: self.device,
+        }
+    }
+
+    /// The same elements in a fresh contiguous buffer.
+    pub fn contiguous_buffer(&self) -> Buffer {
+        crate::with_dtype!(self.dtype, T => self.with_slice::<T, _>(|s| T::into_buffer(s.to_vec())))
+    }
+
+    /// A contiguous copy (always a new buffer).
+    pub fn copy(&self) -> Tensor {
+        Tensor::new(self.contiguous_buffer(), self.shape.clone(), self.device)
+    }
+
+    /// Converts to `dtype` (a copy, even when the dtype is unchanged).
+    pub fn cast(&self, dtype: DType) -> Tensor {
+        let buf = self.contiguous_buffer().cast(dtype);
+        Tensor::new(buf, self.shape.clone(), self.device)
+    }
+
+    /// Reverses the dimensions (PyTorch's `.T` / `.mT` for 2-D).
+    pub fn t(&self) -> Tensor {
+        let shape = self.shape.iter().rev().copied().collect();
+        let strides = self.strides.iter().rev().copied().collect();
+        self.view(shape, strides, self.offset)
+    }
+
+    pub fn transpose(&self, a: usize, b: usize) -> Tensor {
+        let (mut shape, mut strides) = (self.shape.clone(), self.strides.clone());
+        shape.swap(a, b);
+        strides.swap(a, b);
+        self.view(shape, strides, self.offset)
+    }
+
+    /// A view with broadcast dimensions (stride 0) expanded to `target`.
+    pub fn expand(&self, target: &[usize]) -> Tensor {
+        let strides = shape::broadcast_strides(&self.shape, &self.strides, target);
+        self.view(target.to_vec(), strides, self.offset)
+    }
+
+    /// Reshapes, as a view when the memory is contiguous and as a copy otherwise.
+    /// One dimension may be -1 (inferred).
+    pub fn reshape(&self, dims: &[i64]) -> Result<Tensor, Error> {
+        let n = self.numel();
+        let mut infer = None;
+        let mut known = 1usize;
+        let mut shape = Vec::with_capacity(dims.len());
+        for (i, &d) in dims.iter().enumerate() {
+            if d == -1 {
+                if infer.replace(i).is_some() {
+                    return Err(Error::shape("reshape: only one dimension can be -1"));
+                }
+                shape.push(0);
+            } else if d < 0 {
+                return Err(Error::shape(format!("reshape: invalid dimension {d}")));
+            } else {
+                known = known.checked_mul(d as usize).ok_or_else(|| Error::shape("reshape: shape too large"))?;
+                shape.push(d as usize);
+            }
+        }
+        if let Some(i) = infer {
+            if known == 0 || n % known != 0 {
+                return Err(reshape_error(&self.shape, dims, n));
+            }
+            shape[i] = n / known;
+        } else if known != n {
+            return Err(reshape_error(&self.shape, dims, n));
+        }
+        if self.is_contiguous() {
+            let strides = contiguous_strides(&shape);
+            Ok(self.view(shape, strides, self.offset))
+        } else {
+            Ok(Tensor::new(self.contiguous_buffer(), shape, self.device))
+        }
+    }
+
+    /// A copy of this tensor's elements with a different device tag.
+    pub fn with_device(&self, device: Device) -> Tensor {
+        Tensor::new(self.contiguous_buffer(), self.shape.clone(), device)
+    }
+}
+
+fn reshape_error(shape: &[usize], dims: &[i64], n: usize) -> Error {
+    let want: Vec<String> = dims.iter().map(|d| d.to_string()).collect();
+    Error::Shape {
+        message: format!(
+            "cannot reshape a tensor of shape {} ({n} elements) into [{}]",
+            shape::fmt_shape(shape),
+            want.join(",")
+        ),
+        help: Some("the product of the new dimensions must equal the number of elements".into()),
+    }
+}
+
+/// Copies the elements a strided view reads, in logical order.
+pub fn gather<T: Element>(src: &[T], shape: &[usize], strides: &[isize], offset: usize) -> Vec<T> {
+    let mut out = Vec::with_capacity(numel(shape));
+    for_each_offset(shape, strides, offset, |o| out.push(src[o]));
+    out
+}
