@@ -1,7 +1,7 @@
 //! The one place where diagnostics become text: a caret under the span, the
 //! message, and a hint. Terminal, Jupyter and tests all use this.
 
-use ariadne::{Config, IndexType, Label, Report, ReportKind, Source};
+use ariadne::{Color, Config, IndexType, Label, Report, ReportKind, Source};
 
 use crate::error::Diagnostic;
 
@@ -11,13 +11,13 @@ pub fn render(diag: &Diagnostic, name: &str, src: &str, color: bool) -> String {
     let start = diag.span.start.min(len);
     let end = diag.span.end.clamp(start, len);
     let id = name.to_string();
-    let mut report = Report::build(ReportKind::Error, (id.clone(), start..end))
+    let kind = ReportKind::Custom(diag.error.class(), Color::Red);
+    let mut report = Report::build(kind, (id.clone(), start..end))
         .with_config(
             Config::default()
                 .with_color(color)
                 .with_index_type(IndexType::Byte),
         )
-        .with_code(diag.error.class())
         .with_message(diag.error.to_string())
         .with_label(Label::new((id.clone(), start..end)).with_message(diag.error.label()));
     if let Some(help) = diag.error.help() {

@@ -4,7 +4,13 @@
 //! (`runtime`) and rendering (`display`, `diag`) sit behind one seam,
 //! [`session::Session`], which every front end drives.
 
+pub mod cli;
 pub mod diag;
+pub mod display;
 pub mod error;
+pub mod eval;
 pub mod lang;
 pub mod runtime;
+pub mod session;
+
+pub use session::{Outcome, Session};

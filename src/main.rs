@@ -1,1 +1,80 @@
-fn main() {}
+//! The `cudash` binary: parses arguments and hands off to the library.
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use cudash::cli;
+use cudash::session::Config;
+
+#[derive(Parser)]
+#[command(name = "cudash", version, about = "An interactive shell for exploring GPU tensors")]
+struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Which backend runs tensors: auto picks the best available (only cpu exists so far).
+    #[arg(long, default_value = "auto", global = true)]
+    backend: String,
+    /// Seed for rand/randn (the same seed gives the same numbers).
+    #[arg(long, default_value_t = 0, global = true)]
+    seed: u64,
+    /// No colour in output (also when NO_COLOR is set).
+    #[arg(long, global = true)]
+    no_color: bool,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a script as a transcript: each statement, then its output.
+    Run {
+        file: std::path::PathBuf,
+        /// Compare the transcript with FILE.out and fail on any difference.
+        #[arg(long)]
+        check: bool,
+        /// Write the transcript to FILE.out (to create or update the expected output).
+        #[arg(long, conflicts_with = "check")]
+        save: bool,
+        /// Go on after a failing statement (errors still show in the transcript).
+        #[arg(long)]
+        keep_going: bool,
+    },
+    /// Print the device table and exit.
+    Devices,
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    if let Err(msg) = cli::check_backend(&args.backend) {
+        eprintln!("cudash: {msg}");
+        return ExitCode::from(2);
+    }
+    let color = !args.no_color && std::env::var_os("NO_COLOR").is_none();
+    let command = args.command;
+    let seed = args.seed;
+    // Parsing and evaluation recurse; a big stack keeps deep (but bounded) input safe.
+    let worker = std::thread::Builder::new()
+        .stack_size(256 << 20)
+        .spawn(move || {
+            let config = Config { seed, color };
+            match command {
+                None => cli::repl::run(config),
+                Some(Command::Run { file, check, save, keep_going }) => cli::run::run(
+                    config,
+                    &file,
+                    cli::run::Mode {
+                        check,
+                        save,
+                        keep_going,
+                    },
+                ),
+                Some(Command::Devices) => cli::devices(config),
+            }
+        });
+    match worker.map(|h| h.join()) {
+        Ok(Ok(code)) => ExitCode::from(code),
+        _ => {
+            eprintln!("cudash: internal error (this is a bug; please report it with the input that caused it)");
+            ExitCode::from(101)
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! `cudash run FILE`: a script as a transcript, optionally checked against FILE.out.
+
+use std::path::{Path, PathBuf};
+
+use crate::session::{Config, Session};
+
+pub struct Mode {
+    pub check: bool,
+    pub save: bool,
+    pub keep_going: bool,
+}
+
+pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
+    let src = match read_script(file) {
+        Ok(s) => s,
+        Err(msg) => {
+            eprintln!("cudash: {msg}");
+            return 2;
+        }
+    };
+    let name = file.display().to_string();
+    let plain = mode.check || mode.save;
+    let mut session = Session::new(Config {
+        color: config.color && !plain,
+        ..config
+    });
+    let mut transcript = String::new();
+    let ok = session.run_script(&name, &src, mode.keep_going, |text, outcome| {
+        let mut chunk = String::new();
+        if !text.is_empty() {
+            chunk.push_str(&prompted(text));
+        }
+        let out = outcome.plain_text();
+        if !out.is_empty() {
+            chunk.push_str(&out);
+            chunk.push('\n');
+        }
+        if !plain {
+            print!("{chunk}");
+        }
+        transcript.push_str(&chunk);
+    });
+    let expected_path = expected_path(file);
+    if mode.save {
+        if let Err(e) = std::fs::write(&expected_path, &transcript) {
+            eprintln!("cudash: cannot write `{}`: {e}", expected_path.display());
+            return 2;
+        }
+        println!("wrote {}", expected_path.display());
+        return u8::from(!ok && !mode.keep_going);
+    }
+    if mode.check {
+        return check(&expected_path, &transcript);
+    }
+    u8::from(!ok && !mode.keep_going)
+}
+
+fn read_script(file: &Path) -> Result<String, String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "`{}` is not valid UTF-8 text (first bad byte at offset {})",
+            file.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
+}
+
+/// `script.cudash` -> `script.cudash.out`.
+pub fn expected_path(file: &Path) -> PathBuf {
+    let mut p = file.as_os_str().to_owned();
+    p.push(".out");
+    PathBuf::from(p)
+}
+
+/// `>>> ` before the first line of a statement, `... ` before the rest; comments as they are.
+pub fn prompted(text: &str) -> String {
+    let mut out = String::new();
+    let mut first = true;
+    for line in text.lines() {
+        if first && line.trim_start().starts_with('#') {
+            out.push_str(line);
+        } else if first {
+            out.push_str(">>> ");
+            out.push_str(line);
+            first = false;
+        } else {
+            out.push_str("... ");
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+fn check(expected_path: &Path, actual: &str) -> u8 {
+    let expected = match std::fs::read_to_string(expected_path) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!(
+                "cudash: cannot read the expected transcript `{}`: {e}\n(create it with `cudash run FILE --save`)",
+                expected_path.display()
+            );
+            return 2;
+        }
+    };
+    let (e, a) = (normalize(&expected), normalize(actual));
+    if e == a {
+        println!("ok: transcript matches {}", expected_path.display());
+        return 0;
+    }
+    println!("transcript differs from {}:", expected_path.display());
+    let (el, al): (Vec<&str>, Vec<&str>) = (e.lines().collect(), a.lines().collect());
+    let first = el.iter().zip(&al).position(|(x, y)| x != y).unwrap_or(el.len().min(al.len()));
+    println!("first difference at line {}:", first + 1);
+    for l in el.iter().skip(first).take(5) {
+        println!("- {l}");
+    }
+    for l in al.iter().skip(first).take(5) {
+        println!("+ {l}");
+    }
+    1
+}
+
+/// Timings differ between runs: compare them as `<time>`.
+pub fn normalize(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for line in s.lines() {
+        let mut words: Vec<String> = Vec::new();
+        let toks: Vec<&str> = line.split(' ').collect();
+        let mut i = 0;
+        while i < toks.len() {
+            let is_num = toks[i].parse::<f64>().is_ok();
+            let unit = toks.get(i + 1).map(|u| matches!(*u, "ns" | "µs" | "ms" | "s" | "s," | "ms," | "µs," | "ns,"));
+            if is_num && unit == Some(true) {
+                words.push("<time>".into());
+                i += 2;
+                continue;
+            }
+            words.push(toks[i].to_string());
+            i += 1;
+        }
+        out.push_str(words.join(" ").trim_end());
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,35 @@
+//! Turning values and runtime state into text.
+
+pub mod tensor;
+pub mod value;
+
+use crate::eval::Counters;
+use crate::runtime::host::human_bytes;
+
+/// `1.23 ms`, `45.6 µs`.
+pub fn fmt_seconds(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.3} s")
+    } else if s >= 1e-3 {
+        format!("{:.3} ms", s * 1e3)
+    } else if s >= 1e-6 {
+        format!("{:.3} µs", s * 1e6)
+    } else {
+        format!("{:.1} ns", s * 1e9)
+    }
+}
+
+pub fn profile_table(c: &Counters, wall: f64) -> String {
+    let rows = [
+        ("ops", c.ops.to_string()),
+        ("allocations", format!("{} ({})", c.allocations, human_bytes(c.bytes as u128))),
+        ("copies", c.copies.to_string()),
+        ("host syncs", c.host_syncs.to_string()),
+        ("wall time", fmt_seconds(wall)),
+    ];
+    let mut out = String::from("profile (cpu backend: every op runs synchronously)");
+    for (k, v) in rows {
+        out.push_str(&format!("\n  {k:<12} {v}"));
+    }
+    out
+}

@@ -1,0 +1,207 @@
+//! PyTorch-style text for tensor values: aligned columns, 4 decimals or
+//! scientific notation as PyTorch chooses, summarised past 1000 elements.
+
+use crate::runtime::shape::fmt_shape;
+use crate::runtime::{DType, Tensor};
+use crate::with_dtype;
+use crate::runtime::element::Element;
+
+/// Above this many elements, only the first and last `EDGE` items of each dimension are shown.
+pub const SUMMARIZE_ABOVE: usize = 1000;
+const EDGE: usize = 3;
+const LINE_WIDTH: usize = 80;
+
+/// The tag shown with every tensor: `f32[2,3] @cuda:1`.
+pub fn tag(t: &Tensor) -> String {
+    format!("{}{} @{}", t.dtype(), fmt_shape(t.shape()), t.device())
+}
+
+/// Values and tag: on one line when the values fit on one, else the tag on its own line.
+pub fn render(t: &Tensor) -> String {
+    let values = values(t);
+    let tag = tag(t);
+    if !values.contains('\n') && values.len() + tag.len() + 2 <= LINE_WIDTH {
+        format!("{values}  {tag}")
+    } else {
+        format!("{values}\n{tag}")
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Cell {
+    F(f64),
+    I(i64),
+    B(bool),
+}
+
+/// Only the values, PyTorch-style.
+pub fn values(t: &Tensor) -> String {
+    let summarize = t.numel() > SUMMARIZE_ABOVE;
+    let shown: Vec<Vec<Option<usize>>> = t
+        .shape()
+        .iter()
+        .map(|&n| {
+            if summarize && n > 2 * EDGE {
+                (0..EDGE).map(Some).chain([None]).chain((n - EDGE..n).map(Some)).collect()
+            } else {
+                (0..n).map(Some).collect()
+            }
+        })
+        .collect();
+    let cells = collect_cells(t, &shown);
+    let fmt = CellFormat::new(t.dtype(), &cells);
+    let mut it = cells.iter();
+    let mut out = String::new();
+    if t.ndim() == 0 {
+        return cells.first().map(|c| fmt.cell(*c)).unwrap_or_default();
+    }
+    layout(&shown, 0, &fmt, &mut it, &mut out);
+    out
+}
+
+/// Reads the shown elements in logical order straight from the storage.
+fn collect_cells(t: &Tensor, shown: &[Vec<Option<usize>>]) -> Vec<Cell> {
+    let mut offsets = Vec::new();
+    let mut idx = vec![0usize; shown.len()];
+    fn walk(t: &Tensor, shown: &[Vec<Option<usize>>], d: usize, idx: &mut [usize], out: &mut Vec<usize>) {
+        if d == shown.len() {
+            let off = t.offset() as isize + idx.iter().zip(t.strides()).map(|(&i, &s)| i as isize * s).sum::<isize>();
+            out.push(off as usize);
+            return;
+        }
+        for &i in shown[d].iter().flatten() {
+            idx[d] = i;
+            walk(t, shown, d + 1, idx, out);
+        }
+    }
+    if t.numel() > 0 || t.ndim() == 0 {
+        walk(t, shown, 0, &mut idx, &mut offsets);
+    }
+    let buf = t.read();
+    with_dtype!(t.dtype(), T => {
+        let s = buf.as_slice::<T>();
+        offsets.iter().map(|&o| to_cell(s[o])).collect()
+    })
+}
+
+fn to_cell<T: Element>(x: T) -> Cell {
+    match T::DTYPE {
+        DType::Bool => Cell::B(x.to_bool()),
+        DType::I32 | DType::I64 => Cell::I(x.to_i64()),
+        _ => Cell::F(x.to_f64()),
+    }
+}
+
+struct CellFormat {
+    mode: FloatMode,
+    width: usize,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum FloatMode {
+    Int,
+    Fixed,
+    Sci,
+}
+
+impl CellFormat {
+    fn new(dtype: DType, cells: &[Cell]) -> Self {
+        let mode = if dtype.is_float() { float_mode(cells) } else { FloatMode::Int };
+        let mut f = CellFormat { mode, width: 0 };
+        f.width = cells.iter().map(|c| f.cell(*c).len()).max().unwrap_or(0);
+        f
+    }
+
+    fn cell(&self, c: Cell) -> String {
+        match c {
+            Cell::B(b) => b.to_string(),
+            Cell::I(i) => i.to_string(),
+            Cell::F(x) if x.is_nan() => "nan".into(),
+            Cell::F(x) if x.is_infinite() => if x > 0.0 { "inf".into() } else { "-inf".into() },
+            Cell::F(x) => match self.mode {
+                FloatMode::Int => format!("{x:.0}."),
+                FloatMode::Fixed => format!("{x:.4}"),
+                FloatMode::Sci => sci(x),
+            },
+        }
+    }
+
+    fn padded(&self, c: Cell) -> String {
+        format!("{:>w$}", self.cell(c), w = self.width)
+    }
+}
+
+/// PyTorch's choice: integers print as `1.`, a wide range or tiny/huge values in scientific notation.
+fn float_mode(cells: &[Cell]) -> FloatMode {
+    let finite: Vec<f64> = cells
+        .iter()
+        .filter_map(|c| match c {
+            Cell::F(x) if x.is_finite() => Some(*x),
+            _ => None,
+        })
+        .collect();
+    let nonzero: Vec<f64> = finite.iter().map(|x| x.abs()).filter(|&x| x != 0.0).collect();
+    let max = nonzero.iter().copied().fold(f64::NAN, f64::max);
+    let min = nonzero.iter().copied().fold(f64::NAN, f64::min);
+    if finite.iter().all(|x| x.fract() == 0.0) {
+        if max > 1e8 {
+            FloatMode::Sci
+        } else {
+            FloatMode::Int
+        }
+    } else if max / min > 1000.0 || max > 1e8 || min < 1e-4 {
+        FloatMode::Sci
+    } else {
+        FloatMode::Fixed
+    }
+}
+
+/// `1.2346e+08`, as Python formats `{:.4e}`.
+fn sci(x: f64) -> String {
+    let s = format!("{x:.4e}");
+    match s.split_once('e') {
+        Some((mant, exp)) => {
+            let (sign, digits) = match exp.strip_prefix('-') {
+                Some(d) => ('-', d),
+                None => ('+', exp),
+            };
+            format!("{mant}e{sign}{digits:0>2}")
+        }
+        None => s,
+    }
+}
+
+fn layout<'a>(
+    shown: &[Vec<Option<usize>>],
+    d: usize,
+    fmt: &CellFormat,
+    cells: &mut impl Iterator<Item = &'a Cell>,
+    out: &mut String,
+) {
+    let indent = d + 1;
+    out.push('[');
+    if d + 1 == shown.len() {
+        let items: Vec<String> = shown[d]
+            .iter()
+            .map(|i| match i {
+                Some(_) => cells.next().map(|c| fmt.padded(*c)).unwrap_or_default(),
+                None => "...".into(),
+            })
+            .collect();
+        let per_line = ((LINE_WIDTH.saturating_sub(indent)) / (fmt.width + 2)).max(1);
+        let lines: Vec<String> = items.chunks(per_line).map(|c| c.join(", ")).collect();
+        out.push_str(&lines.join(&format!(",\n{}", " ".repeat(indent))));
+    } else {
+        let sep = format!(",{}{}", "\n".repeat(shown.len() - d - 1), " ".repeat(indent));
+        for (k, i) in shown[d].iter().enumerate() {
+            if k > 0 {
+                out.push_str(&sep);
+            }
+            match i {
+                Some(_) => layout(shown, d + 1, fmt, cells, out),
+                None => out.push_str("..."),
+            }
+        }
+    }
+    out.push(']');
+}

@@ -1,0 +1,56 @@
+//! Short readable forms of every value.
+
+use crate::eval::Value;
+
+use super::tensor;
+
+/// What an expression statement shows; `None` shows nothing (like Python's REPL).
+pub fn display_text(v: &Value) -> Option<String> {
+    match v {
+        Value::None => None,
+        Value::Tensor(t) => Some(tensor::render(t)),
+        other => Some(repr(other)),
+    }
+}
+
+/// What `print` writes: strings without quotes.
+pub fn print_text(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.to_string(),
+        Value::Tensor(t) => tensor::render(t),
+        other => repr(other),
+    }
+}
+
+pub fn repr(v: &Value) -> String {
+    match v {
+        Value::None => "none".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(x) => float(*x),
+        Value::Str(s) => format!("{:?}", s.as_ref()),
+        Value::Device(d) => d.to_string(),
+        Value::DType(d) => d.to_string(),
+        Value::Tensor(t) => tensor::render(t),
+        Value::List(items) => {
+            let parts: Vec<String> = items.iter().map(repr).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        Value::Builtin(doc) => format!("<builtin {}>", doc.signature),
+    }
+}
+
+/// Python's float repr: `2.0`, `0.1`, `1e+20`, `nan`.
+pub fn float(x: f64) -> String {
+    if x.is_nan() {
+        return "nan".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let s = format!("{x:?}");
+    match s.split_once('e') {
+        Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
+        _ => s,
+    }
+}

@@ -1,0 +1,232 @@
+//! Binding call arguments to the parameters named in a builtin's signature,
+//! with typed accessors that report errors at the argument's span.
+
+use std::sync::Arc;
+
+use super::docs::{params, Doc, Param};
+use super::value::Value;
+use crate::error::{Diagnostic, Error};
+use crate::lang::ast::Name;
+use crate::lang::Span;
+use crate::runtime::{DType, Device, Tensor};
+
+/// An evaluated argument.
+pub struct ArgVal {
+    pub keyword: Option<Name>,
+    pub value: Value,
+    pub span: Span,
+}
+
+pub struct Bound {
+    func: String,
+    slots: Vec<(Param, Option<(Value, Span)>)>,
+    /// Values for the variadic parameter (`*size`).
+    pub rest: Vec<(Value, Span)>,
+    pub span: Span,
+}
+
+pub fn bind(doc: &'static Doc, args: Vec<ArgVal>, span: Span) -> Result<Bound, Diagnostic> {
+    let ps = params(doc.signature);
+    let func = if doc.signature.starts_with("x.") { format!(".{}", doc.name) } else { doc.name.to_string() };
+    let mut slots: Vec<(Param, Option<(Value, Span)>)> = ps.iter().map(|p| (p.clone(), None)).collect();
+    let mut rest = Vec::new();
+    let mut next = 0usize;
+    let mut seen_keyword = false;
+    let variadic_at = ps.iter().position(|p| p.variadic);
+    for a in args {
+        match a.keyword {
+            None => {
+                if seen_keyword {
+                    return Err(Error::value("a positional argument cannot follow a keyword argument").at(a.span));
+                }
+                if Some(next) == variadic_at {
+                    rest.push((a.value, a.span));
+                    continue;
+                }
+                if next >= slots.len() {
+                    let max = variadic_at.unwrap_or(slots.len());
+                    return Err(Error::Arity {
+                        func: func.clone(),
+                        expected: plural(max, "positional argument"),
+                        found: "more were".into(),
+                        signature: doc.signature.into(),
+                    }
+                    .at(a.span));
+                }
+                slots[next].1 = Some((a.value, a.span));
+                next += 1;
+            }
+            Some(k) => {
+                seen_keyword = true;
+                let Some(slot) = slots.iter_mut().find(|(p, _)| p.name == k.name && !p.variadic) else {
+                    let names: Vec<&str> = ps.iter().filter(|p| !p.variadic).map(|p| p.name).collect();
+                    return Err(Error::UnknownKeyword {
+                        func: func.clone(),
+                        name: k.name.clone(),
+                        suggestion: crate::eval::suggest::closest(&k.name, names.iter().copied()),
+                        signature: doc.signature.into(),
+                    }
+                    .at(k.span));
+                };
+                if slot.1.is_some() {
+                    return Err(Error::value(format!("`{}` was given twice", k.name)).at(k.span));
+                }
+                slot.1 = Some((a.value, a.span));
+            }
+        }
+    }
+    if let Some((p, _)) = slots.iter().find(|(p, v)| p.required && v.is_none()) {
+        return Err(Error::Arity {
+            func: func.clone(),
+            expected: format!("an argument `{}`", p.name),
+            found: "none was".into(),
+            signature: doc.signature.into(),
+        }
+        .at(span));
+    }
+    Ok(Bound { func, slots, rest, span })
+}
+
+fn plural(n: usize, what: &str) -> String {
+    match n {
+        0 => format!("no {what}s"),
+        1 => format!("1 {what}"),
+        n => format!("{n} {what}s"),
+    }
+}
+
+impl Bound {
+    pub fn get(&self, name: &str) -> Option<&(Value, Span)> {
+        self.slots
+            .iter()
+            .find(|(p, _)| p.name == name)
+            .and_then(|(_, v)| v.as_ref())
+    }
+
+    /// The value of `name` unless it was left out or passed as `none`.
+    pub fn given(&self, name: &str) -> Option<&(Value, Span)> {
+        self.get(name).filter(|(v, _)| !matches!(v, Value::None))
+    }
+
+    fn wrong(&self, name: &str, expected: &str, v: &Value, span: Span) -> Diagnostic {
+        Error::wrong_type(format!("argument `{name}` of {}", self.func), expected, v.type_name()).at(span)
+    }
+
+    pub fn tensor(&self, name: &str) -> Result<Arc<Tensor>, Diagnostic> {
+        let (v, span) = self.get(name).ok_or_else(|| self.missing(name))?;
+        to_tensor(v).ok_or_else(|| self.wrong(name, "a tensor", v, *span))
+    }
+
+    pub fn int(&self, name: &str) -> Result<Option<i64>, Diagnostic> {
+        match self.given(name) {
+            None => Ok(None),
+            Some((Value::Int(i), _)) => Ok(Some(*i)),
+            Some((Value::Bool(b), _)) => Ok(Some(*b as i64)),
+            Some((v, span)) => Err(self.wrong(name, "an int", v, *span)),
+        }
+    }
+
+    pub fn float(&self, name: &str) -> Result<Option<f64>, Diagnostic> {
+        match self.given(name) {
+            None => Ok(None),
+            Some((v, span)) => match v.as_number() {
+                Some(x) => Ok(Some(x)),
+                None => match v {
+                    Value::Tensor(t) if t.numel() == 1 => Ok(Some(t.to_vec::<f64>()[0])),
+                    _ => Err(self.wrong(name, "a number", v, *span)),
+                },
+            },
+        }
+    }
+
+    pub fn bool(&self, name: &str, default: bool) -> Result<bool, Diagnostic> {
+        match self.given(name) {
+            None => Ok(default),
+            Some((Value::Bool(b), _)) => Ok(*b),
+            Some((v, span)) => Err(self.wrong(name, "true or false", v, *span)),
+        }
+    }
+
+    pub fn dtype(&self, name: &str) -> Result<Option<DType>, Diagnostic> {
+        match self.given(name) {
+            None => Ok(None),
+            Some((Value::DType(d), _)) => Ok(Some(*d)),
+            Some((v, span)) => Err(self.wrong(name, "a dtype (bool i32 i64 f16 bf16 f32 f64)", v, *span)),
+        }
+    }
+
+    pub fn device(&self, name: &str) -> Result<Option<Device>, Diagnostic> {
+        match self.given(name) {
+            None => Ok(None),
+            Some((Value::Device(d), _)) => Ok(Some(*d)),
+            Some((v, span)) => Err(self.wrong(name, "a device (cpu, cuda, cuda:N)", v, *span)),
+        }
+    }
+
+    pub fn list(&self, name: &str) -> Result<Vec<(Value, Span)>, Diagnostic> {
+        let (v, span) = self.get(name).ok_or_else(|| self.missing(name))?;
+        match v {
+            Value::List(items) => Ok(items.iter().map(|v| (v.clone(), *span)).collect()),
+            Value::Tensor(t) if t.ndim() > 0 => Ok((0..t.shape()[0])
+                .map(|i| {
+                    let row = crate::runtime::ops::index::select(t, &[crate::runtime::ops::index::Index::At(i as i64)]);
+                    (row.map(Value::tensor).unwrap_or(Value::None), *span)
+                })
+                .collect()),
+            _ => Err(self.wrong(name, "a list", v, *span)),
+        }
+    }
+
+    /// Sizes from `*size` (`zeros(2, 3)`) or from one list (`zeros([2, 3])`, `zeros(x.shape)`).
+    pub fn sizes_from_rest(&self) -> Result<Vec<usize>, Diagnostic> {
+        if let [(Value::List(items), span)] = self.rest.as_slice() {
+            let flat: Vec<(Value, Span)> = items.iter().map(|v| (v.clone(), *span)).collect();
+            return sizes(&flat);
+        }
+        sizes(&self.rest)
+    }
+
+    /// Sizes from a single parameter holding an int or a list of ints.
+    pub fn sizes(&self, name: &str) -> Result<Vec<usize>, Diagnostic> {
+        let (v, span) = self.get(name).ok_or_else(|| self.missing(name))?;
+        match v {
+            Value::List(items) => sizes(&items.iter().map(|v| (v.clone(), *span)).collect::<Vec<_>>()),
+            _ => sizes(&[(v.clone(), *span)]),
+        }
+    }
+
+    fn missing(&self, name: &str) -> Diagnostic {
+        Error::value(format!("{}: missing argument `{name}`", self.func)).at(self.span)
+    }
+}
+
+pub fn sizes(items: &[(Value, Span)]) -> Result<Vec<usize>, Diagnostic> {
+    items
+        .iter()
+        .map(|(v, span)| match v {
+            Value::Int(i) if *i >= 0 => Ok(*i as usize),
+            Value::Int(i) => Err(Error::value_help(
+                format!("sizes cannot be negative, but got {i}"),
+                "sizes count elements along each dimension: 0 or more",
+            )
+            .at(*span)),
+            Value::Float(x) => Err(Error::value_help(
+                format!("sizes must be whole numbers (ints), not the float {x:?}"),
+                "write sizes without a decimal point, e.g. `zeros(1000)`",
+            )
+            .at(*span)),
+            other => Err(Error::wrong_type("a size", "an int", other.type_name()).at(*span)),
+        })
+        .collect()
+}
+
+/// A tensor from a tensor value or a plain number (`exp(1.)`).
+pub fn to_tensor(v: &Value) -> Option<Arc<Tensor>> {
+    match v {
+        Value::Tensor(t) => Some(Arc::clone(t)),
+        Value::Int(i) => Some(Arc::new(Tensor::scalar(*i))),
+        Value::Float(x) => Some(Arc::new(Tensor::scalar(*x as f32))),
+        Value::Bool(b) => Some(Arc::new(Tensor::scalar(*b))),
+        _ => None,
+    }
+}

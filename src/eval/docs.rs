@@ -1,0 +1,266 @@
+//! The builtins table: every function, method, property and statement with its
+//! signature, summary and example. `help`, completion, signature hints and
+//! Jupyter's inspect all read it, and argument binding parses its signatures.
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Function,
+    Method,
+    Property,
+    Statement,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Group {
+    Tensors,
+    Math,
+    Devices,
+    Streams,
+    Memory,
+    Teaching,
+}
+
+impl Group {
+    pub const ALL: [Group; 6] = [
+        Group::Tensors,
+        Group::Math,
+        Group::Devices,
+        Group::Streams,
+        Group::Memory,
+        Group::Teaching,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Tensors => "tensors",
+            Group::Math => "math",
+            Group::Devices => "devices",
+            Group::Streams => "streams",
+            Group::Memory => "memory",
+            Group::Teaching => "teaching and the language",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Doc {
+    pub name: &'static str,
+    pub kind: Kind,
+    pub group: Group,
+    /// `zeros(*size, dtype=f32, device=cpu)`; methods start with `x.`.
+    pub signature: &'static str,
+    pub summary: &'static str,
+    pub example: &'static str,
+}
+
+impl Doc {
+    /// The full help text: signature, summary, example.
+    pub fn help_text(&self) -> String {
+        let what = match self.kind {
+            Kind::Function => "function",
+            Kind::Method => "method",
+            Kind::Property => "property",
+            Kind::Statement => "statement",
+        };
+        format!(
+            "{}  ({what}, {})\n\n  {}\n\nexample:\n{}",
+            self.signature,
+            self.group.title(),
+            self.summary,
+            self.example
+                .lines()
+                .map(|l| format!("  {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    }
+}
+
+macro_rules! docs {
+    ($($kind:ident $group:ident $name:literal, $sig:literal, $summary:literal, $example:literal;)*) => {
+        pub static DOCS: &[Doc] = &[$(Doc {
+            name: $name,
+            kind: Kind::$kind,
+            group: Group::$group,
+            signature: $sig,
+            summary: $summary,
+            example: $example,
+        }),*];
+    };
+}
+
+docs! {
+    Function Tensors "tensor", "tensor(data, dtype=none, device=cpu)", "A tensor from a number or nested list; floats default to f32, ints to i64.", "tensor([[1, 2], [3, 4]], dtype=f32)";
+    Function Tensors "zeros", "zeros(*size, dtype=f32, device=cpu)", "A tensor filled with 0.", "zeros(2, 3)";
+    Function Tensors "ones", "ones(*size, dtype=f32, device=cpu)", "A tensor filled with 1.", "ones(2, 3, dtype=i64)";
+    Function Tensors "full", "full(size, value, dtype=none, device=cpu)", "A tensor of shape `size` filled with `value`.", "full([2, 2], 7.)";
+    Function Tensors "empty", "empty(*size, dtype=f32, device=cpu)", "A tensor whose contents are not initialised (on cpu they read as 0).", "empty(4)";
+    Function Tensors "arange", "arange(start, end=none, step=1, dtype=none, device=cpu)", "Evenly spaced values in [start, end); `arange(n)` is 0..n.", "arange(0, 10, 2)";
+    Function Tensors "linspace", "linspace(start, end, steps, dtype=f32, device=cpu)", "`steps` values evenly spaced from start to end inclusive.", "linspace(0, 1, 5)";
+    Function Tensors "eye", "eye(n, m=none, dtype=f32, device=cpu)", "An identity matrix (n x m).", "eye(3)";
+    Function Tensors "rand", "rand(*size, dtype=f32, device=cpu)", "Uniform random numbers in [0, 1), from the session's seeded generator.", "seed(0)\nrand(2, 2)";
+    Function Tensors "randn", "randn(*size, dtype=f32, device=cpu)", "Standard normal random numbers, from the session's seeded generator.", "seed(0)\nrandn(2, 3)";
+    Function Tensors "zeros_like", "zeros_like(input, dtype=none, device=none)", "Zeros with the shape, dtype and device of `input`.", "zeros_like(randn(2, 2))";
+    Function Tensors "ones_like", "ones_like(input, dtype=none, device=none)", "Ones with the shape, dtype and device of `input`.", "ones_like(randn(2, 2))";
+    Function Tensors "full_like", "full_like(input, value, dtype=none, device=none)", "`value` with the shape, dtype and device of `input`.", "full_like(randn(2, 2), 3.)";
+    Function Tensors "empty_like", "empty_like(input, dtype=none, device=none)", "An uninitialised tensor like `input`.", "empty_like(randn(2, 2))";
+    Function Tensors "rand_like", "rand_like(input, dtype=none, device=none)", "Uniform random numbers shaped like `input`.", "rand_like(zeros(3))";
+    Function Tensors "randn_like", "randn_like(input, dtype=none, device=none)", "Normal random numbers shaped like `input`.", "randn_like(zeros(3))";
+    Function Tensors "cat", "cat(tensors, dim=0)", "Joins a list of tensors along an existing dimension.", "cat([ones(2), zeros(3)])";
+    Function Tensors "stack", "stack(tensors, dim=0)", "Joins a list of same-shaped tensors along a new dimension.", "stack([ones(2), zeros(2)])";
+    Function Tensors "seed", "seed(n)", "Reseeds the random generator: the same seed gives the same numbers on every backend.", "seed(42)\nrandn(2)";
+    Function Math "sum", "sum(input, dim=none, keepdim=false)", "Sum of all elements, or along `dim`. Integer sums are i64.", "sum([[1, 2], [3, 4]], dim=0)";
+    Function Math "mean", "mean(input, dim=none, keepdim=false)", "Mean of all elements, or along `dim` (floating point tensors only).", "mean([1., 2., 3.])";
+    Function Math "max", "max(input, dim=none, keepdim=false)", "Largest element, or the largest along `dim` (NaN wins).", "max([3, 1, 4])";
+    Function Math "min", "min(input, dim=none, keepdim=false)", "Smallest element, or the smallest along `dim` (NaN wins).", "min([3, 1, 4])";
+    Function Math "argmax", "argmax(input, dim=none, keepdim=false)", "Index of the largest element (of the flattened tensor without `dim`).", "argmax([3, 1, 4])";
+    Function Math "exp", "exp(input)", "e to the power of each element.", "exp([0., 1.])";
+    Function Math "log", "log(input)", "Natural logarithm of each element.", "log([1., 2.718281828])";
+    Function Math "sqrt", "sqrt(input)", "Square root of each element.", "sqrt([4., 9.])";
+    Function Math "abs", "abs(input)", "Absolute value of each element.", "abs([-1, 2])";
+    Function Math "relu", "relu(input)", "max(x, 0) for each element.", "relu([-1., 2.])";
+    Function Math "sigmoid", "sigmoid(input)", "1 / (1 + e^-x) for each element.", "sigmoid([0.])";
+    Function Math "tanh", "tanh(input)", "Hyperbolic tangent of each element.", "tanh([0., 1.])";
+    Function Math "matmul", "matmul(a, b)", "Matrix product, like `a @ b`: 1-D operands are vectors, extra leading dimensions are batches.", "matmul(ones(2, 3), ones(3, 4))";
+    Function Devices "device", "device(index)", "The CUDA device `cuda:index`; `with device(1) { }` makes it current.", "with device(1) {\n  a = ones(2, device=cuda)\n}";
+    Function Devices "devices", "devices()", "The list of CUDA devices in this session.", "devices()";
+    Function Devices "device_count", "device_count()", "How many CUDA devices this session has.", "device_count()";
+    Function Devices "current_device", "current_device()", "The current CUDA device (what `cuda` means).", "current_device()";
+    Function Streams "stream", "stream(name=none)", "A new stream on the current CUDA device; `stream s { }` creates and uses one.", "s = stream()";
+    Function Streams "event", "event()", "A new CUDA event: record it on a stream, wait on it, time between two.", "e = event(); e.record()";
+    Function Memory "empty_cache", "empty_cache()", "Releases every cached, unused segment back to the device.", "empty_cache()";
+    Function Memory "reset_peak", "reset_peak(device=none)", "Resets the peak statistics of the caching allocator.", "reset_peak()";
+    Function Memory "memory_allocated", "memory_allocated(device=none)", "Bytes held by live tensors on a CUDA device.", "memory_allocated()";
+    Function Memory "max_memory_allocated", "max_memory_allocated(device=none)", "Peak bytes held by tensors since the last reset_peak().", "max_memory_allocated()";
+    Function Memory "memory_reserved", "memory_reserved(device=none)", "Bytes the caching allocator holds from the device (used and cached).", "memory_reserved()";
+    Function Memory "memory_stats", "memory_stats(device=none)", "Every allocator statistic, PyTorch-style keys.", "memory_stats()";
+    Function Teaching "print", "print(*values)", "Prints values separated by spaces.", "print(\"x is\", [1., 2.])";
+    Method Tensors "to", "x.to(target, non_blocking=false)", "Moves to a device or converts to a dtype; returns `x` itself when nothing changes.", "x = ones(2)\nx.to(f64)";
+    Method Devices "cuda", "x.cuda(index=none)", "Copies to the current CUDA device (or `cuda:index`).", "ones(2).cuda()";
+    Method Devices "cpu", "x.cpu()", "Copies to host memory; returns `x` itself when it is already there.", "ones(2).cpu()";
+    Method Devices "copy_to", "x.copy_to(device)", "Always copies, even to the device `x` is on (MXNet's copyto).", "x = ones(2)\ny = x.copy_to(cpu)\ny is x";
+    Method Memory "pin", "x.pin()", "A copy in page-locked host memory (`pin x` pins in place).", "ones(2).pin()";
+    Method Streams "record_stream", "x.record_stream(stream)", "Marks `x` as used on `stream`, so its memory is not reused before that stream's work is done.", "x.record_stream(s)";
+    Method Tensors "reshape", "x.reshape(*shape)", "Same elements in a new shape (a view when possible); one dimension may be -1.", "arange(6).reshape(2, -1)";
+    Method Tensors "contiguous", "x.contiguous()", "`x` itself if its memory is contiguous, else a contiguous copy.", "ones(2, 3).T.contiguous()";
+    Method Tensors "transpose", "x.transpose(dim0, dim1)", "A view with two dimensions swapped.", "ones(2, 3).transpose(0, 1)";
+    Method Math "sum", "x.sum(dim=none, keepdim=false)", "Sum of all elements, or along `dim`.", "ones(2, 3).sum(dim=1)";
+    Method Math "mean", "x.mean(dim=none, keepdim=false)", "Mean of all elements, or along `dim`.", "ones(2, 3).mean()";
+    Method Math "max", "x.max(dim=none, keepdim=false)", "Largest element, or the largest along `dim`.", "arange(5).max()";
+    Method Math "min", "x.min(dim=none, keepdim=false)", "Smallest element, or the smallest along `dim`.", "arange(5).min()";
+    Method Math "argmax", "x.argmax(dim=none, keepdim=false)", "Index of the largest element.", "arange(5).argmax()";
+    Method Math "exp", "x.exp()", "e to the power of each element.", "zeros(2).exp()";
+    Method Math "log", "x.log()", "Natural logarithm of each element.", "ones(2).log()";
+    Method Math "sqrt", "x.sqrt()", "Square root of each element.", "full([2], 4.).sqrt()";
+    Method Math "abs", "x.abs()", "Absolute value of each element.", "(-ones(2)).abs()";
+    Method Math "relu", "x.relu()", "max(x, 0) for each element.", "randn(3).relu()";
+    Method Math "sigmoid", "x.sigmoid()", "1 / (1 + e^-x) for each element.", "zeros(2).sigmoid()";
+    Method Math "tanh", "x.tanh()", "Hyperbolic tangent of each element.", "zeros(2).tanh()";
+    Method Tensors "item", "x.item()", "The value of a one-element tensor as a number (a host read: it waits for the device).", "ones(1).item()";
+    Method Tensors "fill_", "x.fill_(value)", "Fills `x` in place and returns it.", "x = zeros(3)\nx.fill_(2)";
+    Method Tensors "normal_", "x.normal_(mean=0., std=1.)", "Fills `x` in place with normal random numbers and returns it.", "seed(0)\nempty(3).normal_(0., 1.)";
+    Method Tensors "new_full", "x.new_full(size, value)", "A new tensor of `size` filled with `value`, with the dtype and device of `x`.", "ones(2, dtype=f64).new_full([3], 1.5)";
+    Method Tensors "numel", "x.numel()", "Number of elements.", "ones(2, 3).numel()";
+    Property Tensors "shape", "x.shape", "The shape, as a list of ints.", "ones(2, 3).shape";
+    Property Tensors "dtype", "x.dtype", "The element type.", "ones(2).dtype";
+    Property Devices "device", "x.device", "Where the tensor lives.", "ones(2).device";
+    Property Tensors "ndim", "x.ndim", "Number of dimensions.", "ones(2, 3).ndim";
+    Property Tensors "nbytes", "x.nbytes", "Bytes taken by the elements.", "ones(2, 3).nbytes";
+    Property Tensors "T", "x.T", "The transpose (dimensions reversed), a view.", "arange(6).reshape(2, 3).T";
+    Property Memory "is_pinned", "x.is_pinned", "Whether `x` lives in page-locked host memory.", "ones(2).is_pinned";
+    Statement Devices "with", "with device(n) { ... }", "Runs the block with cuda:n as the current CUDA device (or a stream as the current stream); restored afterwards, also on error.", "with device(1) {\n  a = [1., 2.].to(cuda)\n}";
+    Statement Streams "stream", "stream NAME { ... }", "Creates stream NAME on the current device on first use and queues the block's work on it.", "stream s {\n  B = A.sum()\n}";
+    Statement Streams "wait", "wait STREAM_OR_EVENT", "The current stream waits for all work queued so far on a stream, or for an event.", "wait s";
+    Statement Memory "pin", "pin NAME", "Moves the tensor NAME into page-locked host memory, in place.", "pin x";
+    Statement Streams "sync", "sync [STREAM | DEVICE | all]", "Waits until queued work is done: the current device, a stream, a device, or everything.", "sync";
+    Statement Memory "mem", "mem [map] [DEVICE | all]", "The caching allocator's state: a summary table, or `mem map` for every segment's blocks.", "mem";
+    Statement Teaching "del", "del NAME, ...", "Forgets names; their memory goes back to the allocator's cache.", "x = ones(2)\ndel x";
+    Statement Teaching "for", "for NAME in A..B { ... }", "Repeats the block for NAME = A, A+1, ..., B-1 (or over a list, or a tensor's first dimension).", "x = ones(2)\nfor i in 0..3 { x = x * 2 }\nx";
+    Statement Teaching "time", "time [N] { ... }", "Runs the block N times and reports the time per iteration (device time on GPUs, wall time on cpu).", "x = ones(64, 64)\ntime 10 { y = x @ x }";
+    Statement Teaching "profile", "profile { ... }", "Runs the block once and counts ops, copies, allocations and host syncs.", "profile { y = ones(4) * 2 }";
+    Statement Teaching "help", "help [TOPIC]", "Lists topics, or explains one builtin, method or statement.", "help randn";
+}
+
+/// Every entry named `topic`: a function and a method can share a name.
+pub fn lookup(topic: &str) -> Vec<&'static Doc> {
+    let topic = topic.trim_start_matches('.');
+    DOCS.iter().filter(|d| d.name == topic).collect()
+}
+
+pub fn function(name: &str) -> Option<&'static Doc> {
+    DOCS.iter().find(|d| d.kind == Kind::Function && d.name == name)
+}
+
+/// Methods and properties of tensors.
+pub fn member(name: &str) -> Option<&'static Doc> {
+    DOCS.iter()
+        .find(|d| matches!(d.kind, Kind::Method | Kind::Property) && d.name == name)
+}
+
+pub fn members() -> impl Iterator<Item = &'static Doc> {
+    DOCS.iter().filter(|d| matches!(d.kind, Kind::Method | Kind::Property))
+}
+
+/// The `help` overview: topics grouped.
+pub fn overview() -> String {
+    let mut out = String::from("cudash help: `help NAME` explains one topic.\n");
+    for g in Group::ALL {
+        let mut names: Vec<String> = DOCS
+            .iter()
+            .filter(|d| d.group == g)
+            .map(|d| match d.kind {
+                Kind::Method | Kind::Property => format!(".{}", d.name),
+                _ => d.name.to_string(),
+            })
+            .collect();
+        names.dedup();
+        out.push_str(&format!("\n{}:\n", g.title()));
+        let mut line = String::from(" ");
+        for n in names {
+            if line.len() + n.len() + 1 > 78 {
+                out.push_str(&line);
+                out.push('\n');
+                line = String::from(" ");
+            }
+            line.push(' ');
+            line.push_str(&n);
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
+
+/// A parameter parsed from a signature.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    pub name: &'static str,
+    pub required: bool,
+    pub variadic: bool,
+}
+
+/// The parameters of a signature such as `zeros(*size, dtype=f32, device=cpu)`.
+pub fn params(signature: &'static str) -> Vec<Param> {
+    let inner = signature
+        .split_once('(')
+        .and_then(|(_, rest)| rest.rsplit_once(')'))
+        .map(|(inner, _)| inner)
+        .unwrap_or("");
+    inner
+        .split(", ")
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let variadic = p.starts_with('*');
+            let p = p.trim_start_matches('*');
+            let (name, default) = match p.split_once('=') {
+                Some((n, _)) => (n, true),
+                None => (p, false),
+            };
+            Param {
+                name,
+                required: !default && !variadic,
+                variadic,
+            }
+        })
+        .collect()
+}

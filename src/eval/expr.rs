@@ -1,0 +1,421 @@
+//! Evaluating expressions.
+
+use std::sync::Arc;
+
+use super::args::{to_tensor, ArgVal};
+use super::{docs, Interp, Value, MAX_DEPTH};
+use crate::error::{Diagnostic, Error};
+use crate::lang::ast::{BinOp, Expr, ExprKind, IndexItem};
+use crate::lang::token::DeviceLit;
+use crate::lang::Span;
+use crate::runtime::ops::elementwise::{self, BinaryOp, Operand, UnaryOp};
+use crate::runtime::ops::index::Index;
+use crate::runtime::ops::{index, matmul};
+use crate::runtime::{DType, Device, Tensor};
+
+impl Interp {
+    pub(crate) fn eval(&mut self, e: &Expr, depth: usize) -> Result<Value, Diagnostic> {
+        if depth > MAX_DEPTH {
+            return Err(Error::value_help(
+                format!("this expression nests more than {MAX_DEPTH} levels deep"),
+                "split it into several statements",
+            )
+            .at(e.span));
+        }
+        let d = depth + 1;
+        match &e.kind {
+            ExprKind::Int(i) => Ok(Value::Int(*i)),
+            ExprKind::Float(x) => Ok(Value::Float(*x)),
+            ExprKind::Str(s) => Ok(Value::Str(Arc::from(s.as_str()))),
+            ExprKind::Bool(b) => Ok(Value::Bool(*b)),
+            ExprKind::None => Ok(Value::None),
+            ExprKind::DType(t) => Ok(Value::DType(*t)),
+            ExprKind::Device(DeviceLit::Cpu) => Ok(Value::Device(Device::Cpu)),
+            ExprKind::Device(DeviceLit::Cuda(i)) => self.cuda(*i).map(Value::Device).map_err(|err| err.at(e.span)),
+            ExprKind::Var(name) => self.lookup(name, e.span),
+            ExprKind::List(items) => self.eval_list(items, e.span, d),
+            ExprKind::Neg(inner) => {
+                let v = self.eval(inner, d)?;
+                self.negate(v).map_err(|err| err.at(e.span))
+            }
+            ExprKind::Binary(op, a, b) => {
+                let (va, vb) = (self.eval(a, d)?, self.eval(b, d)?);
+                self.binary(*op, va, vb).map_err(|err| err.at(e.span))
+            }
+            ExprKind::Call(callee, args) => self.eval_call(callee, args, e.span, d),
+            ExprKind::Attr(obj, name) => {
+                let v = self.eval(obj, d)?;
+                self.property(&v, &name.name, name.span)
+            }
+            ExprKind::Index(obj, items) => {
+                let v = self.eval(obj, d)?;
+                let t = self.indexable(&v, obj.span)?;
+                let idx = self.eval_index(items, d)?;
+                let view = index::select(&t, &idx).map_err(|err| err.at(e.span))?;
+                Ok(Value::tensor(view))
+            }
+        }
+    }
+
+    fn lookup(&self, name: &str, span: Span) -> Result<Value, Diagnostic> {
+        if let Some(v) = self.vars.get(name) {
+            return Ok(v.clone());
+        }
+        if let Some(doc) = docs::function(name) {
+            return Ok(Value::Builtin(doc));
+        }
+        let known = self.known_names();
+        Err(Error::UnknownName {
+            name: name.to_string(),
+            suggestion: super::suggest::closest(name, known.iter().map(String::as_str)),
+        }
+        .at(span))
+    }
+
+    pub(crate) fn indexable(&self, v: &Value, span: Span) -> Result<Arc<Tensor>, Diagnostic> {
+        match v {
+            Value::Tensor(t) => Ok(Arc::clone(t)),
+            other => Err(Error::wrong_type("the indexed value", "a tensor", other.type_name()).at(span)),
+        }
+    }
+
+    pub(crate) fn eval_index(&mut self, items: &[IndexItem], d: usize) -> Result<Vec<Index>, Diagnostic> {
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            out.push(match item {
+                IndexItem::At(e) => Index::At(self.eval_int(e, d, "an index")?),
+                IndexItem::Slice { start, stop, step, .. } => {
+                    let mut part = |p: &Option<Expr>| -> Result<Option<i64>, Diagnostic> {
+                        p.as_ref().map(|e| self.eval_int(e, d, "a slice bound")).transpose()
+                    };
+                    Index::Slice(part(start)?, part(stop)?, part(step)?)
+                }
+            });
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn eval_int(&mut self, e: &Expr, d: usize, what: &str) -> Result<i64, Diagnostic> {
+        match self.eval(e, d)? {
+            Value::Int(i) => Ok(i),
+            Value::Tensor(t) if t.numel() == 1 && t.dtype().is_int() => Ok(t.to_vec::<i64>()[0]),
+            other => Err(Error::wrong_type(what, "an int", other.type_name()).at(e.span)),
+        }
+    }
+
+    /// `[...]`: a tensor literal when every leaf is a number, otherwise a list.
+    fn eval_list(&mut self, items: &[Expr], span: Span, d: usize) -> Result<Value, Diagnostic> {
+        let tree = self.literal_tree(items, span, d)?;
+        literal_value(tree)
+    }
+
+    fn literal_tree(&mut self, items: &[Expr], span: Span, d: usize) -> Result<Lit, Diagnostic> {
+        let mut kids = Vec::with_capacity(items.len());
+        for item in items {
+            kids.push(match &item.kind {
+                ExprKind::List(inner) => self.literal_tree(inner, item.span, d + 1)?,
+                _ => Lit::Leaf(self.eval(item, d)?, item.span),
+            });
+        }
+        Ok(Lit::Node(kids, span))
+    }
+
+    fn negate(&mut self, v: Value) -> Result<Value, Error> {
+        match v {
+            Value::Int(i) => i.checked_neg().map(Value::Int).ok_or_else(overflow),
+            Value::Float(x) => Ok(Value::Float(-x)),
+            Value::Bool(b) => Ok(Value::Int(-(b as i64))),
+            Value::Tensor(t) => {
+                let r = elementwise::unary(UnaryOp::Neg, &t)?;
+                Ok(self.made(r))
+            }
+            other => Err(Error::wrong_type("the operand of unary `-`", "a number or a tensor", other.type_name())),
+        }
+    }
+
+    pub(crate) fn binary(&mut self, op: BinOp, a: Value, b: Value) -> Result<Value, Error> {
+        if op == BinOp::Is {
+            return Ok(Value::Bool(same(&a, &b)));
+        }
+        if let (Some(x), Some(y)) = (scalar(&a), scalar(&b)) {
+            return scalar_binary(op, x, y);
+        }
+        match (&a, &b, op) {
+            (Value::Tensor(_), _, _) | (_, Value::Tensor(_), _) => self.tensor_binary(op, &a, &b),
+            (_, _, BinOp::Eq) => Ok(Value::Bool(equal(&a, &b))),
+            (_, _, BinOp::Ne) => Ok(Value::Bool(!equal(&a, &b))),
+            _ => Err(Error::wrong_type(
+                format!("the operands of `{}`", op.symbol()),
+                "numbers or tensors",
+                format!("{} and {}", a.type_name(), b.type_name()),
+            )),
+        }
+    }
+
+    fn tensor_binary(&mut self, op: BinOp, a: &Value, b: &Value) -> Result<Value, Error> {
+        let operand = |v: &Value| -> Result<(Arc<Tensor>, bool), Error> {
+            let weak = matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_));
+            let t = match v {
+                Value::Float(x) => Some(Arc::new(Tensor::scalar(*x))),
+                _ => to_tensor(v),
+            };
+            t.map(|t| (t, weak)).ok_or_else(|| {
+                Error::wrong_type(format!("an operand of `{}`", op.symbol()), "a number or a tensor", v.type_name())
+            })
+        };
+        let (ta, wa) = operand(a)?;
+        let (tb, wb) = operand(b)?;
+        let r = if op == BinOp::MatMul {
+            matmul::matmul(&ta, &tb)?
+        } else {
+            let op = tensor_op(op);
+            elementwise::binary(op, Operand { tensor: &ta, weak: wa }, Operand { tensor: &tb, weak: wb })?
+        };
+        Ok(self.made(r))
+    }
+
+    fn eval_call(&mut self, callee: &Expr, args: &[crate::lang::ast::Arg], span: Span, d: usize) -> Result<Value, Diagnostic> {
+        // A method call evaluates its receiver first.
+        let receiver = match &callee.kind {
+            ExprKind::Attr(obj, name) => Some((self.eval(obj, d)?, name)),
+            _ => None,
+        };
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(ArgVal {
+                keyword: a.keyword.clone(),
+                value: self.eval(&a.value, d)?,
+                span: a.value.span,
+            });
+        }
+        match receiver {
+            Some((recv, name)) => self.call_method(recv, name, vals, span),
+            None => match self.eval(callee, d)? {
+                Value::Builtin(doc) => self.call_builtin(doc, vals, span),
+                other => Err(Error::wrong_type("the called value", "a function", other.type_name()).at(callee.span)),
+            },
+        }
+    }
+}
+
+/// A nested literal before it is known to be a tensor or a list.
+enum Lit {
+    Leaf(Value, Span),
+    Node(Vec<Lit>, Span),
+}
+
+fn all_scalars(l: &Lit) -> bool {
+    match l {
+        Lit::Leaf(v, _) => scalar(v).is_some(),
+        Lit::Node(kids, _) => kids.iter().all(all_scalars),
+    }
+}
+
+fn literal_value(l: Lit) -> Result<Value, Diagnostic> {
+    match l {
+        Lit::Leaf(v, _) => Ok(v),
+        node if all_scalars(&node) => literal_tensor(&node).map(Value::tensor),
+        Lit::Node(kids, _) => Ok(Value::List(Arc::new(kids.into_iter().map(literal_value).collect::<Result<_, _>>()?))),
+    }
+}
+
+/// A tensor from a rectangular nest of numbers: f32 if any float, else i64, else bool.
+pub(crate) fn literal_tensor_from_value(v: &Value, span: Span) -> Result<Tensor, Diagnostic> {
+    fn to_lit(v: &Value, span: Span) -> Lit {
+        match v {
+            Value::List(items) => Lit::Node(items.iter().map(|v| to_lit(v, span)).collect(), span),
+            other => Lit::Leaf(other.clone(), span),
+        }
+    }
+    let lit = to_lit(v, span);
+    if !all_scalars(&lit) {
+        return Err(Error::wrong_type("the data", "numbers or nested lists of numbers", v.type_name()).at(span));
+    }
+    literal_tensor(&lit)
+}
+
+fn literal_tensor(l: &Lit) -> Result<Tensor, Diagnostic> {
+    let mut shape = Vec::new();
+    let mut cur = l;
+    while let Lit::Node(kids, _) = cur {
+        shape.push(kids.len());
+        match kids.first() {
+            Some(k) => cur = k,
+            None => break,
+        }
+    }
+    let mut leaves = Vec::new();
+    check_shape(l, &shape, 0, &mut leaves)?;
+    let float = leaves.iter().any(|v| matches!(v, Scalar::Float(_)));
+    let int = leaves.iter().any(|v| matches!(v, Scalar::Int(_)));
+    let t = if float || leaves.is_empty() {
+        Tensor::from_vec(leaves.iter().map(|s| s.as_f64() as f32).collect(), shape)
+    } else if int {
+        Tensor::from_vec(leaves.iter().map(|s| s.as_i64()).collect(), shape)
+    } else {
+        Tensor::from_vec(leaves.iter().map(|s| s.as_f64() != 0.0).collect(), shape)
+    };
+    Ok(t)
+}
+
+fn check_shape(l: &Lit, shape: &[usize], d: usize, leaves: &mut Vec<Scalar>) -> Result<(), Diagnostic> {
+    match l {
+        Lit::Leaf(v, span) => {
+            if d != shape.len() {
+                return Err(Error::shape(format!(
+                    "this tensor literal is ragged: a number stands where a list of {} was expected",
+                    shape[d]
+                ))
+                .at(*span));
+            }
+            leaves.push(scalar(v).unwrap_or(Scalar::Int(0)));
+        }
+        Lit::Node(kids, span) => {
+            if d >= shape.len() || kids.len() != shape[d] {
+                let want = shape.get(d).map_or("a number".to_string(), |n| format!("{n} elements"));
+                return Err(Error::Shape {
+                    message: format!("this tensor literal is ragged: expected {want} like the first, found {}", kids.len()),
+                    help: Some("every row of a tensor literal must have the same length".into()),
+                }
+                .at(*span));
+            }
+            for k in kids {
+                check_shape(k, shape, d + 1, leaves)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy)]
+enum Scalar {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
+impl Scalar {
+    fn as_f64(self) -> f64 {
+        match self {
+            Scalar::Int(i) => i as f64,
+            Scalar::Float(x) => x,
+            Scalar::Bool(b) => b as i64 as f64,
+        }
+    }
+    fn as_i64(self) -> i64 {
+        match self {
+            Scalar::Int(i) => i,
+            Scalar::Float(x) => x as i64,
+            Scalar::Bool(b) => b as i64,
+        }
+    }
+}
+
+fn scalar(v: &Value) -> Option<Scalar> {
+    match v {
+        Value::Int(i) => Some(Scalar::Int(*i)),
+        Value::Float(x) => Some(Scalar::Float(*x)),
+        Value::Bool(b) => Some(Scalar::Bool(*b)),
+        _ => None,
+    }
+}
+
+fn overflow() -> Error {
+    Error::value_help("integer overflow: the result does not fit in 64 bits", "use floats for very large numbers (`2.0 ** 70`)")
+}
+
+/// Python-like arithmetic on plain numbers.
+fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
+    use Scalar::*;
+    let ints = match (a, b) {
+        (Float(_), _) | (_, Float(_)) => None,
+        _ => Some((a.as_i64(), b.as_i64())),
+    };
+    let (x, y) = (a.as_f64(), b.as_f64());
+    let cmp = |r: bool| Ok(Value::Bool(r));
+    match op {
+        BinOp::Eq => return cmp(x == y),
+        BinOp::Ne => return cmp(x != y),
+        BinOp::Lt => return cmp(x < y),
+        BinOp::Le => return cmp(x <= y),
+        BinOp::Gt => return cmp(x > y),
+        BinOp::Ge => return cmp(x >= y),
+        BinOp::MatMul => {
+            return Err(Error::wrong_type("the operands of `@`", "tensors with at least one dimension", "numbers"))
+        }
+        _ => {}
+    }
+    if let Some((i, j)) = ints {
+        let r = match op {
+            BinOp::Add => i.checked_add(j),
+            BinOp::Sub => i.checked_sub(j),
+            BinOp::Mul => i.checked_mul(j),
+            BinOp::Pow if j >= 0 => u32::try_from(j).ok().and_then(|j| i.checked_pow(j)),
+            BinOp::Pow => return Ok(Value::Float(x.powf(y))),
+            _ => {
+                if j == 0 {
+                    return Err(Error::value_help("division by zero", "a divisor of 0 has no result"));
+                }
+                return Ok(Value::Float(x / y));
+            }
+        };
+        return r.map(Value::Int).ok_or_else(overflow);
+    }
+    Ok(Value::Float(match op {
+        BinOp::Add => x + y,
+        BinOp::Sub => x - y,
+        BinOp::Mul => x * y,
+        BinOp::Div => x / y,
+        _ => x.powf(y),
+    }))
+}
+
+fn tensor_op(op: BinOp) -> BinaryOp {
+    match op {
+        BinOp::Add => BinaryOp::Add,
+        BinOp::Sub => BinaryOp::Sub,
+        BinOp::Mul => BinaryOp::Mul,
+        BinOp::Div => BinaryOp::Div,
+        BinOp::Pow => BinaryOp::Pow,
+        BinOp::Eq => BinaryOp::Eq,
+        BinOp::Ne => BinaryOp::Ne,
+        BinOp::Lt => BinaryOp::Lt,
+        BinOp::Le => BinaryOp::Le,
+        BinOp::Gt => BinaryOp::Gt,
+        BinOp::Ge | BinOp::Is | BinOp::MatMul => BinaryOp::Ge,
+    }
+}
+
+/// `is`: the same object for tensors and lists, equal for plain values.
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Tensor(x), Value::Tensor(y)) => Arc::ptr_eq(x, y),
+        (Value::List(x), Value::List(y)) => Arc::ptr_eq(x, y),
+        _ => equal(a, b),
+    }
+}
+
+fn equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::None, Value::None) => true,
+        (Value::Str(x), Value::Str(y)) => x == y,
+        (Value::Device(x), Value::Device(y)) => x == y,
+        (Value::DType(x), Value::DType(y)) => x == y,
+        (Value::Builtin(x), Value::Builtin(y)) => std::ptr::eq(*x, *y),
+        (Value::List(x), Value::List(y)) => x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q)),
+        _ => match (scalar(a), scalar(b)) {
+            (Some(x), Some(y)) => x.as_f64() == y.as_f64(),
+            _ => false,
+        },
+    }
+}
+
+pub(crate) fn dtype_of_value(v: &Value) -> Option<DType> {
+    match v {
+        Value::Int(_) => Some(DType::I64),
+        Value::Float(_) => Some(DType::F32),
+        Value::Bool(_) => Some(DType::Bool),
+        Value::Tensor(t) => Some(t.dtype()),
+        _ => None,
+    }
+}

@@ -1,0 +1,201 @@
+//! Methods and properties of tensors (`x.to(cuda)`, `x.shape`).
+
+use std::sync::Arc;
+
+use super::args::{bind, ArgVal};
+use super::builtins::unary_op;
+use super::docs::{self, Kind};
+use super::{not_available, Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::lang::ast::Name;
+use crate::lang::Span;
+use crate::runtime::ops::{elementwise, factory, index};
+use crate::runtime::{DType, Device, Tensor};
+
+impl Interp {
+    pub(crate) fn call_method(&mut self, recv: Value, name: &Name, args: Vec<ArgVal>, span: Span) -> Result<Value, Diagnostic> {
+        let t = match &recv {
+            Value::Tensor(t) => Arc::clone(t),
+            other => return Err(no_member(other, name)),
+        };
+        let doc = docs::member(&name.name).ok_or_else(|| no_member(&recv, name))?;
+        if doc.kind == Kind::Property {
+            // `x.nbytes()` and friends: accept the call form when nothing is passed.
+            if args.is_empty() {
+                return self.property(&recv, &name.name, name.span);
+            }
+            return Err(Error::value_help(
+                format!("`.{}` is a property, not a method", name.name),
+                format!("write `x.{}` without parentheses", name.name),
+            )
+            .at(name.span));
+        }
+        let b = bind(doc, args, span)?;
+        let at = |e: Error| e.at(span);
+        match doc.name {
+            "to" => {
+                let _ = b.bool("non_blocking", false)?;
+                match b.get("target").map(|(v, s)| (v.clone(), *s)) {
+                    Some((Value::Device(d), _)) => self.to_device(&t, d).map_err(at),
+                    Some((Value::DType(d), _)) if d == t.dtype() => Ok(Value::Tensor(t)),
+                    Some((Value::DType(d), _)) => Ok(self.made(t.cast(d))),
+                    Some((v, s)) => Err(Error::wrong_type("the target of .to()", "a device or a dtype", v.type_name()).at(s)),
+                    None => Err(at(Error::value(".to() needs a device or a dtype"))),
+                }
+            }
+            "cpu" => self.to_device(&t, Device::Cpu).map_err(at),
+            "cuda" => {
+                let i = b.int("index")?;
+                let i = i.map(|i| u32::try_from(i).unwrap_or(u32::MAX));
+                let d = self.cuda(i).map_err(at)?;
+                self.to_device(&t, d).map_err(at)
+            }
+            "copy_to" => {
+                let d = b.device("device")?.unwrap_or(Device::Cpu);
+                self.cuda_check(d).map_err(at)?;
+                self.counters.copies += 1;
+                Ok(self.made(t.with_device(d)))
+            }
+            "pin" => Err(at(not_available(".pin()"))),
+            "record_stream" => Err(at(not_available(".record_stream()"))),
+            "reshape" => {
+                let dims = reshape_dims(&b.rest)?;
+                Ok(Value::tensor(t.reshape(&dims).map_err(at)?))
+            }
+            "contiguous" => {
+                if t.is_contiguous() {
+                    Ok(Value::Tensor(t))
+                } else {
+                    Ok(self.made(t.copy()))
+                }
+            }
+            "transpose" => {
+                let n = t.ndim();
+                let d0 = crate::runtime::shape::norm_dim(b.int("dim0")?.unwrap_or(0), n).map_err(at)?;
+                let d1 = crate::runtime::shape::norm_dim(b.int("dim1")?.unwrap_or(1), n).map_err(at)?;
+                if n == 0 {
+                    return Ok(Value::Tensor(t));
+                }
+                Ok(Value::tensor(t.transpose(d0, d1)))
+            }
+            "sum" | "mean" | "max" | "min" | "argmax" => self.reduce(doc.name, &t, &b),
+            "exp" | "log" | "sqrt" | "abs" | "relu" | "sigmoid" | "tanh" => {
+                let r = elementwise::unary(unary_op(doc.name), &t).map_err(at)?;
+                Ok(self.made(r))
+            }
+            "item" => item(&t).map_err(at),
+            "numel" => Ok(Value::Int(t.numel() as i64)),
+            "fill_" => {
+                let v = b.float("value")?.unwrap_or(0.0);
+                index::fill(&t, v);
+                self.counters.ops += 1;
+                Ok(Value::Tensor(t))
+            }
+            "normal_" => {
+                if !t.dtype().is_float() {
+                    return Err(at(Error::dtype(
+                        format!("normal_() needs a floating point tensor, not {}", t.dtype()),
+                        Some("create it with dtype=f32".into()),
+                    )));
+                }
+                let mean = b.float("mean")?.unwrap_or(0.0);
+                let std = b.float("std")?.unwrap_or(1.0);
+                let z = self.generator.normal(t.numel());
+                let vals = z.into_iter().map(|x| mean + std * x).collect();
+                let src = factory::from_f64s(vals, t.shape(), DType::F64, t.device());
+                index::assign(&t, &src).map_err(at)?;
+                self.counters.ops += 1;
+                Ok(Value::Tensor(t))
+            }
+            "new_full" => {
+                let shape = b.sizes("size")?;
+                let v = b.float("value")?.unwrap_or(0.0);
+                let r = factory::full(&shape, v, t.dtype(), t.device()).map_err(at)?;
+                Ok(self.made(r))
+            }
+            other => Err(at(Error::value(format!("`.{other}` is documented but not implemented yet")))),
+        }
+    }
+
+    pub(crate) fn property(&mut self, v: &Value, name: &str, span: Span) -> Result<Value, Diagnostic> {
+        let Value::Tensor(t) = v else {
+            return Err(no_member(v, &Name { name: name.into(), span }));
+        };
+        Ok(match name {
+            "shape" => Value::List(Arc::new(t.shape().iter().map(|&d| Value::Int(d as i64)).collect())),
+            "dtype" => Value::DType(t.dtype()),
+            "device" => Value::Device(t.device()),
+            "ndim" => Value::Int(t.ndim() as i64),
+            "nbytes" => Value::Int(t.nbytes() as i64),
+            "numel" => Value::Int(t.numel() as i64),
+            "is_pinned" => Value::Bool(false),
+            "T" => Value::tensor(t.t()),
+            _ => {
+                return Err(match docs::member(name) {
+                    Some(d) if d.kind == Kind::Method => Error::value_help(
+                        format!("`.{name}` is a method"),
+                        format!("call it: `x.{name}()`"),
+                    )
+                    .at(span),
+                    _ => no_member(v, &Name { name: name.into(), span }),
+                })
+            }
+        })
+    }
+
+    fn to_device(&mut self, t: &Arc<Tensor>, d: Device) -> Result<Value, Error> {
+        if t.device() == d {
+            return Ok(Value::Tensor(Arc::clone(t)));
+        }
+        self.cuda_check(d)?;
+        self.counters.copies += 1;
+        Ok(self.made(t.with_device(d)))
+    }
+
+    fn cuda_check(&self, d: Device) -> Result<(), Error> {
+        match d {
+            Device::Cpu => Ok(()),
+            Device::Cuda(i) => self.cuda(Some(i)).map(|_| ()),
+        }
+    }
+}
+
+fn no_member(v: &Value, name: &Name) -> Diagnostic {
+    let suggestion = match v {
+        Value::Tensor(_) => super::suggest::closest(&name.name, docs::members().map(|d| d.name)),
+        _ => None,
+    };
+    Error::UnknownAttr {
+        ty: v.type_name().to_string(),
+        name: name.name.clone(),
+        suggestion,
+    }
+    .at(name.span)
+}
+
+fn reshape_dims(rest: &[(Value, Span)]) -> Result<Vec<i64>, Diagnostic> {
+    let flat: Vec<(Value, Span)> = match rest {
+        [(Value::List(items), s)] => items.iter().map(|v| (v.clone(), *s)).collect(),
+        _ => rest.to_vec(),
+    };
+    flat.iter()
+        .map(|(v, s)| match v {
+            Value::Int(i) => Ok(*i),
+            other => Err(Error::wrong_type("a dimension of reshape()", "an int", other.type_name()).at(*s)),
+        })
+        .collect()
+}
+
+fn item(t: &Tensor) -> Result<Value, Error> {
+    if t.numel() != 1 {
+        return Err(Error::value_help(
+            format!("item() needs a tensor with exactly one element, but this one has {}", t.numel()),
+            "reduce it first, e.g. `x.sum().item()`, or index one element: `x[0].item()`",
+        ));
+    }
+    Ok(match t.dtype() {
+        DType::Bool => Value::Bool(t.to_vec::<bool>()[0]),
+        DType::I32 | DType::I64 => Value::Int(t.to_vec::<i64>()[0]),
+        _ => Value::Float(t.to_vec::<f64>()[0]),
+    })
+}

@@ -1,0 +1,196 @@
+//! Executing statements. Blocks do not open scopes.
+
+use std::time::Instant;
+
+use super::args::to_tensor;
+use super::{docs, not_available, Counters, Interp, Output, Value};
+use crate::display;
+use crate::error::{Diagnostic, Error};
+use crate::lang::ast::{Block, ForIter, Stmt, StmtKind, SyncTarget};
+use crate::runtime::ops::index;
+use crate::runtime::Device;
+
+impl Interp {
+    pub(crate) fn exec(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
+        self.check_interrupt(s.span)?;
+        let at = |e: Error| e.at(s.span);
+        match &s.kind {
+            StmtKind::Expr(e) => {
+                let v = self.eval(e, 0)?;
+                if self.quiet == 0 {
+                    if let Some(text) = display::value::display_text(&v) {
+                        self.out.push(Output::Value(text));
+                    }
+                }
+            }
+            StmtKind::Assign(name, e) => {
+                let v = self.eval(e, 0)?;
+                self.set_var(&name.name, v);
+            }
+            StmtKind::IndexAssign(obj, items, value) => {
+                let target = self.eval(obj, 0)?;
+                let t = self.indexable(&target, obj.span)?;
+                let idx = self.eval_index(items, 0)?;
+                let view = index::select(&t, &idx).map_err(at)?;
+                let v = self.eval(value, 0)?;
+                let src = to_tensor(&v).ok_or_else(|| {
+                    Error::wrong_type("the assigned value", "a number or a tensor", v.type_name()).at(value.span)
+                })?;
+                index::assign(&view, &src).map_err(at)?;
+                self.counters.ops += 1;
+            }
+            StmtKind::Del(names) => {
+                for n in names {
+                    if !self.vars.contains_key(&n.name) {
+                        return Err(Error::UnknownName {
+                            name: n.name.clone(),
+                            suggestion: super::suggest::closest(&n.name, self.vars.keys().map(String::as_str)),
+                        }
+                        .at(n.span));
+                    }
+                }
+                for n in names {
+                    self.remove_var(&n.name);
+                }
+            }
+            StmtKind::With(e, _) => {
+                let v = self.eval(e, 0)?;
+                return Err(match v {
+                    Value::Device(Device::Cpu) => Error::value_help(
+                        "`with` takes a CUDA device or a stream, not cpu",
+                        "tensors go to cpu by default; write `with device(n) { }` for a CUDA device",
+                    )
+                    .at(e.span),
+                    Value::Device(_) => not_available("`with device(n)`").at(e.span),
+                    other => Error::wrong_type("the target of `with`", "a device or a stream", other.type_name()).at(e.span),
+                });
+            }
+            StmtKind::Stream(..) => return Err(at(not_available("a stream block"))),
+            StmtKind::Wait(e) => {
+                let v = self.eval(e, 0)?;
+                return Err(Error::wrong_type("the target of `wait`", "a stream or an event", v.type_name()).at(e.span));
+            }
+            StmtKind::Pin(name) => {
+                if !self.vars.contains_key(&name.name) {
+                    return Err(Error::UnknownName { name: name.name.clone(), suggestion: None }.at(name.span));
+                }
+                return Err(at(not_available("`pin`")));
+            }
+            StmtKind::Sync(target) => match target {
+                // The cpu runs every op to completion before the next: nothing is ever pending.
+                SyncTarget::Current | SyncTarget::All => {}
+                SyncTarget::Of(e) => match self.eval(e, 0)? {
+                    Value::Device(Device::Cpu) => {}
+                    other => {
+                        return Err(Error::wrong_type("the target of `sync`", "a stream, a device or `all`", other.type_name()).at(e.span))
+                    }
+                },
+            },
+            StmtKind::Mem { target, .. } => {
+                if let SyncTarget::Of(e) = target {
+                    self.eval(e, 0)?;
+                }
+                return Err(at(not_available("`mem`")));
+            }
+            StmtKind::For(var, iter, body) => self.exec_for(&var.name, iter, body)?,
+            StmtKind::Time(count, body) => {
+                let n = match count {
+                    Some(e) => self.eval_int(e, 0, "the iteration count of `time`")?,
+                    None => 1,
+                };
+                if n < 1 {
+                    return Err(Error::value("`time` needs at least 1 iteration").at(s.span));
+                }
+                let start = Instant::now();
+                self.quiet += 1;
+                let r = (0..n).try_for_each(|_| self.exec_block(body));
+                self.quiet -= 1;
+                r?;
+                let per = start.elapsed().as_secs_f64() / n as f64;
+                self.out.push(Output::Text(format!(
+                    "time: {} per iteration (wall clock on cpu, {n} iteration{})",
+                    display::fmt_seconds(per),
+                    if n == 1 { "" } else { "s" }
+                )));
+            }
+            StmtKind::Profile(body) => {
+                let before = self.counters.clone();
+                let start = Instant::now();
+                self.exec_block(body)?;
+                let wall = start.elapsed().as_secs_f64();
+                let d = diff(&self.counters, &before);
+                self.out.push(Output::Text(display::profile_table(&d, wall)));
+            }
+            StmtKind::Help(topic) => {
+                let text = match topic {
+                    None => docs::overview(),
+                    Some(t) => {
+                        let found = docs::lookup(&t.name);
+                        if found.is_empty() {
+                            let names = docs::DOCS.iter().map(|d| d.name);
+                            return Err(Error::UnknownName {
+                                name: t.name.clone(),
+                                suggestion: super::suggest::closest(&t.name, names),
+                            }
+                            .at(t.span));
+                        }
+                        found.iter().map(|d| d.help_text()).collect::<Vec<_>>().join("\n\n")
+                    }
+                };
+                self.out.push(Output::Text(text));
+            }
+        }
+        Ok(())
+    }
+
+    fn exec_block(&mut self, b: &Block) -> Result<(), Diagnostic> {
+        b.iter().try_for_each(|s| self.exec(s))
+    }
+
+    fn exec_for(&mut self, var: &str, iter: &ForIter, body: &Block) -> Result<(), Diagnostic> {
+        self.quiet += 1;
+        let r = self.run_for(var, iter, body);
+        self.quiet -= 1;
+        r
+    }
+
+    fn run_for(&mut self, var: &str, iter: &ForIter, body: &Block) -> Result<(), Diagnostic> {
+        match iter {
+            ForIter::Range(a, b) => {
+                let lo = self.eval_int(a, 0, "the start of a range")?;
+                let hi = self.eval_int(b, 0, "the end of a range")?;
+                for i in lo..hi {
+                    self.set_var(var, Value::Int(i));
+                    self.exec_block(body)?;
+                }
+            }
+            ForIter::Each(e) => {
+                let items: Vec<Value> = match self.eval(e, 0)? {
+                    Value::List(items) => items.as_ref().clone(),
+                    Value::Tensor(t) if t.ndim() > 0 => (0..t.shape()[0] as i64)
+                        .map(|i| index::select(&t, &[index::Index::At(i)]).map(Value::tensor))
+                        .collect::<Result<_, _>>()
+                        .map_err(|err| err.at(e.span))?,
+                    other => {
+                        return Err(Error::wrong_type("what `for` iterates over", "a range `a..b`, a list or a tensor", other.type_name()).at(e.span))
+                    }
+                };
+                for v in items {
+                    self.set_var(var, v);
+                    self.exec_block(body)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn diff(now: &Counters, before: &Counters) -> Counters {
+    Counters {
+        ops: now.ops - before.ops,
+        allocations: now.allocations - before.allocations,
+        bytes: now.bytes - before.bytes,
+        copies: now.copies - before.copies,
+        host_syncs: now.host_syncs - before.host_syncs,
+    }
+}

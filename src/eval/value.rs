@@ -1,0 +1,67 @@
+//! Values a program computes with.
+
+use std::sync::Arc;
+
+use crate::runtime::{DType, Device, Tensor};
+
+use super::docs::Doc;
+
+#[derive(Debug, Clone)]
+pub enum Value {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Arc<str>),
+    Device(Device),
+    DType(DType),
+    Tensor(Arc<Tensor>),
+    List(Arc<Vec<Value>>),
+    /// A builtin function used as a value (`f = randn`).
+    Builtin(&'static Doc),
+}
+
+impl Value {
+    pub fn tensor(t: Tensor) -> Value {
+        Value::Tensor(Arc::new(t))
+    }
+
+    /// "a tensor", "an int": for messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::None => "none",
+            Value::Bool(_) => "a bool",
+            Value::Int(_) => "an int",
+            Value::Float(_) => "a float",
+            Value::Str(_) => "a string",
+            Value::Device(_) => "a device",
+            Value::DType(_) => "a dtype",
+            Value::Tensor(_) => "a tensor",
+            Value::List(_) => "a list",
+            Value::Builtin(_) => "a function",
+        }
+    }
+
+    /// The type name used for method lookup and completion.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::Tensor(_) => "tensor",
+            Value::Device(_) => "device",
+            Value::DType(_) => "dtype",
+            Value::List(_) => "list",
+            Value::Str(_) => "string",
+            Value::Int(_) | Value::Float(_) | Value::Bool(_) => "number",
+            Value::None => "none",
+            Value::Builtin(_) => "function",
+        }
+    }
+
+    pub fn as_number(&self) -> Option<f64> {
+        match self {
+            Value::Int(i) => Some(*i as f64),
+            Value::Float(x) => Some(*x),
+            Value::Bool(b) => Some(*b as i64 as f64),
+            _ => None,
+        }
+    }
+}
