@@ -28,6 +28,8 @@ pub fn render(diag: &Diagnostic, name: &str, src: &str, color: bool) -> String {
         .finish()
         .write((id, Source::from(src)), &mut out);
     match written {
+        // ariadne colours a custom report kind even when colour is off.
+        Ok(()) if !color => strip_ansi(&String::from_utf8_lossy(&out)),
         Ok(()) => String::from_utf8_lossy(&out).into_owned(),
         Err(_) => one_line(diag),
     }
@@ -36,4 +38,22 @@ pub fn render(diag: &Diagnostic, name: &str, src: &str, color: bool) -> String {
 /// A single line: `SyntaxError: unexpected `)``.
 pub fn one_line(diag: &Diagnostic) -> String {
     format!("{}: {}", diag.error.class(), diag.error)
+}
+
+/// Removes ANSI colour sequences (`ESC [ ... m`).
+pub fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }

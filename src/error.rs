@@ -199,7 +199,7 @@ impl Diagnostic {
 
     pub fn unexpected(span: Span, found: String, expected: Vec<String>) -> Diagnostic {
         Error::Syntax {
-            message: format!("unexpected `{found}`"),
+            message: format!("unexpected {found}"),
             label: expected_text(&expected),
             incomplete: false,
         }

@@ -179,24 +179,34 @@ impl Bound {
 
     /// Sizes from `*size` (`zeros(2, 3)`) or from one list (`zeros([2, 3])`, `zeros(x.shape)`).
     pub fn sizes_from_rest(&self) -> Result<Vec<usize>, Diagnostic> {
-        if let [(Value::List(items), span)] = self.rest.as_slice() {
-            let flat: Vec<(Value, Span)> = items.iter().map(|v| (v.clone(), *span)).collect();
-            return sizes(&flat);
+        match self.rest.as_slice() {
+            [(v @ (Value::List(_) | Value::Tensor(_)), span)] => sizes(&flatten(v, *span)?),
+            rest => sizes(rest),
         }
-        sizes(&self.rest)
     }
 
     /// Sizes from a single parameter holding an int or a list of ints.
     pub fn sizes(&self, name: &str) -> Result<Vec<usize>, Diagnostic> {
         let (v, span) = self.get(name).ok_or_else(|| self.missing(name))?;
-        match v {
-            Value::List(items) => sizes(&items.iter().map(|v| (v.clone(), *span)).collect::<Vec<_>>()),
-            _ => sizes(&[(v.clone(), *span)]),
-        }
+        sizes(&flatten(v, *span)?)
     }
 
     fn missing(&self, name: &str) -> Diagnostic {
         Error::value(format!("{}: missing argument `{name}`", self.func)).at(self.span)
+    }
+}
+
+/// The items of a list, or of a 1-D tensor literal (`[2, 3]` is a tensor), as values.
+pub fn flatten(v: &Value, span: Span) -> Result<Vec<(Value, Span)>, Diagnostic> {
+    match v {
+        Value::List(items) => Ok(items.iter().map(|v| (v.clone(), span)).collect()),
+        Value::Tensor(t) if t.ndim() <= 1 && t.dtype().is_int() => {
+            Ok(t.to_vec::<i64>().into_iter().map(|i| (Value::Int(i), span)).collect())
+        }
+        Value::Tensor(t) if t.ndim() <= 1 && t.dtype().is_float() => {
+            Ok(t.to_vec::<f64>().into_iter().map(|x| (Value::Float(x), span)).collect())
+        }
+        other => Ok(vec![(other.clone(), span)]),
     }
 }
 

@@ -175,7 +175,7 @@ fn no_member(v: &Value, name: &Name) -> Diagnostic {
 
 fn reshape_dims(rest: &[(Value, Span)]) -> Result<Vec<i64>, Diagnostic> {
     let flat: Vec<(Value, Span)> = match rest {
-        [(Value::List(items), s)] => items.iter().map(|v| (v.clone(), *s)).collect(),
+        [(v @ (Value::List(_) | Value::Tensor(_)), s)] => super::args::flatten(v, *s)?,
         _ => rest.to_vec(),
     };
     flat.iter()

@@ -68,7 +68,14 @@ fn syntax_diagnostic(src: &str, e: Rich<'_, Token, Span>) -> Diagnostic {
         .collect();
     expected.sort();
     expected.dedup();
-    let found = e.found().map(|t| t.to_string());
+    // "an expression" already covers the tokens that can start one.
+    if expected.iter().any(|x| x == "an expression") {
+        expected.retain(|x| !matches!(x.as_str(), "`-`" | "`(`" | "`[`"));
+    }
+    let found = e.found().map(|t| match t {
+        Token::Newline => "end of line".to_string(),
+        t => format!("`{t}`"),
+    });
     match found {
         None => Diagnostic::incomplete(span.start.min(src.len()), src.len(), expected),
         Some(found) => Diagnostic::unexpected(span, found, expected),

@@ -125,23 +125,30 @@ fn sum_axis<T: Element, A: Copy>(s: &[T], lay: Layout, conv: impl Fn(T) -> A, ze
     out
 }
 
-/// Sums f32 in 16 lanes per chunk (vectorisable), chunks in parallel, totals in f64.
+/// Sums f32 in 16 lanes (vectorisable) over blocks of 128, folding each block into
+/// f64 lanes so the error stays at f32's epsilon; chunks run in parallel.
 pub fn sum_f32(s: &[f32]) -> f64 {
     fn chunk(c: &[f32]) -> f64 {
-        let mut lanes = [0f32; 16];
-        let mut it = c.chunks_exact(16);
-        for block in &mut it {
-            for (l, &x) in lanes.iter_mut().zip(block) {
-                *l += x;
+        let mut wide = [0f64; 16];
+        let mut blocks = c.chunks_exact(128);
+        for block in &mut blocks {
+            let mut lanes = [0f32; 16];
+            for row in block.chunks_exact(16) {
+                for (l, &x) in lanes.iter_mut().zip(row) {
+                    *l += x;
+                }
+            }
+            for (w, l) in wide.iter_mut().zip(lanes) {
+                *w += l as f64;
             }
         }
-        let rest: f32 = it.remainder().iter().sum();
-        lanes.iter().map(|&l| l as f64).sum::<f64>() + rest as f64
+        let rest: f64 = blocks.remainder().iter().map(|&x| x as f64).sum();
+        wide.iter().sum::<f64>() + rest
     }
     if s.len() >= PAR_MIN {
-        s.par_chunks(PAR_MIN / 4).map(chunk).sum()
+        s.par_chunks(PAR_MIN / 4).map(chunk).sum::<f64>() + 0.0
     } else {
-        s.chunks(PAR_MIN / 4).map(chunk).sum()
+        s.chunks(PAR_MIN / 4).map(chunk).sum::<f64>() + 0.0
     }
 }
 

@@ -1,0 +1,38 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use cudash::session::{Config, Session};
+
+pub fn session() -> Session {
+    Session::new(Config::default())
+}
+
+/// Runs `src` in a fresh session and returns everything it showed, errors included.
+pub fn run(src: &str) -> String {
+    session().execute(src).plain_text()
+}
+
+/// Runs `src` and panics if it fails; returns the output.
+pub fn ok(src: &str) -> String {
+    let o = session().execute(src);
+    if let Some(e) = &o.error {
+        panic!("`{src}` failed:\n{}", e.report);
+    }
+    o.plain_text()
+}
+
+/// Runs `src`, which must fail; returns the error class and message.
+pub fn err(src: &str) -> (String, String) {
+    let o = session().execute(src);
+    let text = o.plain_text();
+    let e = o.error.unwrap_or_else(|| panic!("`{src}` should have failed but printed:\n{text}"));
+    (e.ename, e.evalue)
+}
+
+/// `ok!("x = 1; x" => "1")`: the output of a fresh session equals the text.
+#[macro_export]
+macro_rules! shows {
+    ($src:expr => $want:expr) => {
+        assert_eq!(common::ok($src), $want, "source: {}", $src)
+    };
+}

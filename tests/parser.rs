@@ -1,0 +1,122 @@
+//! The parser: structure, precedence, incomplete input, and that it never panics.
+
+use cudash::lang::ast::{BinOp, ExprKind, StmtKind};
+use cudash::lang::{completeness, parse, Completeness};
+use proptest::prelude::*;
+
+fn expr(src: &str) -> ExprKind {
+    let mut stmts = parse(src).unwrap();
+    match stmts.remove(0).kind {
+        StmtKind::Expr(e) => e.kind,
+        other => panic!("not an expression: {other:?}"),
+    }
+}
+
+#[test]
+fn precedence_follows_python() {
+    // -x ** 2 is -(x ** 2)
+    assert!(matches!(expr("-x ** 2"), ExprKind::Neg(_)));
+    // a + b * c is a + (b * c)
+    match expr("a + b * c") {
+        ExprKind::Binary(BinOp::Add, _, rhs) => assert!(matches!(rhs.kind, ExprKind::Binary(BinOp::Mul, ..))),
+        other => panic!("{other:?}"),
+    }
+    // a @ b.T binds the property first
+    match expr("a @ b.T") {
+        ExprKind::Binary(BinOp::MatMul, _, rhs) => assert!(matches!(rhs.kind, ExprKind::Attr(..))),
+        other => panic!("{other:?}"),
+    }
+    // ** is right-associative
+    match expr("2 ** 3 ** 2") {
+        ExprKind::Binary(BinOp::Pow, _, rhs) => assert!(matches!(rhs.kind, ExprKind::Binary(BinOp::Pow, ..))),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn separators_and_newlines_inside_brackets() {
+    assert_eq!(parse("a = 1; b = 2\n\nc = 3;").unwrap().len(), 3);
+    assert_eq!(parse("x = zeros(\n  2,\n  3,\n)").unwrap().len(), 1);
+    assert_eq!(parse("m = [[1, 2],\n     [3, 4]]").unwrap().len(), 1);
+    assert_eq!(parse("").unwrap().len(), 0);
+    assert_eq!(parse("# only a comment\n").unwrap().len(), 0);
+}
+
+#[test]
+fn ranges_are_not_floats() {
+    let s = parse("for i in 0..10 { x = 1. }").unwrap();
+    assert!(matches!(s[0].kind, StmtKind::For(..)));
+}
+
+#[test]
+fn stream_is_contextual() {
+    assert!(matches!(parse("stream s { x = 1 }").unwrap()[0].kind, StmtKind::Stream(..)));
+    assert!(matches!(parse("s = stream()").unwrap()[0].kind, StmtKind::Assign(..)));
+}
+
+#[test]
+fn keywords_work_as_method_names() {
+    assert!(parse("e.sync()").is_ok());
+    assert!(parse("x.cuda().cpu()").is_ok());
+    assert!(parse("s.wait(e)").is_ok());
+}
+
+#[test]
+fn incomplete_input_is_detected() {
+    assert!(matches!(completeness("for i in 0..3 {"), Completeness::Incomplete { .. }));
+    assert!(matches!(completeness("x = zeros(2,"), Completeness::Incomplete { .. }));
+    assert!(matches!(completeness("x = [[1, 2],"), Completeness::Incomplete { .. }));
+    assert!(matches!(completeness("x = 1 +"), Completeness::Incomplete { .. }));
+    assert_eq!(completeness("x = 1"), Completeness::Complete);
+    assert_eq!(completeness("x = )"), Completeness::Invalid);
+    assert_eq!(completeness("x = 1 +* 2"), Completeness::Invalid);
+    match completeness("with device(1) {\n  for i in 0..2 {") {
+        Completeness::Incomplete { indent } => assert_eq!(indent, "    "),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn ten_thousand_nested_brackets_are_an_error_not_a_crash() {
+    let src = format!("x = {}1{}", "[".repeat(10_000), "]".repeat(10_000));
+    let errs = parse(&src).unwrap_err();
+    assert!(errs[0].error.to_string().contains("nest deeper"), "{:?}", errs[0]);
+    let src = format!("x = {}1{}", "(".repeat(10_000), ")".repeat(10_000));
+    assert!(parse(&src).is_err());
+}
+
+#[test]
+fn deep_but_allowed_nesting_parses() {
+    let src = format!("x = {}1{}", "(".repeat(100), ")".repeat(100));
+    assert!(parse(&src).is_ok());
+}
+
+#[test]
+fn bad_input_gets_spans() {
+    for src in ["x = 1 +* 2", "zeros(2,, 3)", "x = )", "1 = x", "x = \"unterminated", "x = 99999999999999999999", "x = 1 $ 2", "for in 0..3 {}", "with { }", "x[] = 1"] {
+        let errs = parse(src).unwrap_err();
+        let e = &errs[0];
+        assert!(e.span.end <= src.len() && e.span.start <= e.span.end, "bad span for {src:?}: {e:?}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn parser_never_panics_on_arbitrary_text(s in "\\PC{0,80}") {
+        let _ = parse(&s);
+        let _ = completeness(&s);
+    }
+
+    #[test]
+    fn parser_never_panics_on_token_soup(parts in prop::collection::vec(prop::sample::select(vec![
+        "x", "1", "2.5", "(", ")", "[", "]", "{", "}", ",", ";", "\n", "=", "+", "-", "*", "/", "**", "@",
+        "==", "<", "is", ".", "..", ":", "cuda:1", "cuda", "cpu", "f16", "for", "in", "with", "stream",
+        "sync", "mem", "map", "all", "del", "help", "time", "profile", "\"s\"", "#c\n", "sum", "T",
+    ]), 0..40)) {
+        let src = parts.join(" ");
+        let _ = parse(&src);
+        let _ = completeness(&src);
+    }
+}

@@ -1,0 +1,181 @@
+//! Reductions and matrix products, plus property tests against naive references.
+
+mod common;
+
+use std::sync::Arc;
+
+use cudash::runtime::ops::elementwise::{binary, BinaryOp, Operand};
+use cudash::runtime::ops::matmul::matmul;
+use cudash::runtime::ops::reduce::{reduce, ReduceOp};
+use cudash::runtime::Tensor;
+use proptest::prelude::*;
+
+#[test]
+fn reductions() {
+    let m = "m = [[1., 5.], [3., 2.]]; ";
+    shows!(&format!("{m}m.sum()") => "11.  f32[] @cpu");
+    shows!(&format!("{m}m.sum(dim=0)") => "[4., 7.]  f32[2] @cpu");
+    shows!(&format!("{m}m.sum(dim=-1, keepdim=true)") => "[[6.],\n [5.]]\nf32[2,1] @cpu");
+    shows!(&format!("{m}m.mean(dim=1)") => "[3.0000, 2.5000]  f32[2] @cpu");
+    shows!(&format!("{m}max(m)") => "5.  f32[] @cpu");
+    shows!(&format!("{m}m.min(dim=0)") => "[1., 2.]  f32[2] @cpu");
+    shows!(&format!("{m}m.argmax()") => "1  i64[] @cpu");
+    shows!(&format!("{m}argmax(m, dim=0)") => "[1, 0]  i64[2] @cpu");
+    shows!("[1, 2, 3].sum()" => "6  i64[] @cpu");
+    shows!("[true, true, false].sum()" => "2  i64[] @cpu");
+    shows!("ones(0).sum()" => "0.  f32[] @cpu");
+}
+
+#[test]
+fn reduction_errors() {
+    let (class, msg) = common::err("[1, 2].mean()");
+    assert_eq!(class, "DTypeError");
+    assert!(msg.contains("floating point"), "{msg}");
+    let (_, msg) = common::err("ones(0).max()");
+    assert!(msg.contains("size 0"), "{msg}");
+    let (_, msg) = common::err("ones(2, 2).sum(dim=2)");
+    assert!(msg.contains("out of range"), "{msg}");
+}
+
+#[test]
+fn matmul_shapes() {
+    shows!("(ones(2, 3) @ ones(3, 4)).shape" => "[2, 4]");
+    shows!("(ones(3) @ ones(3))" => "3.  f32[] @cpu");
+    shows!("(ones(3) @ ones(3, 2)).shape" => "[2]");
+    shows!("(ones(2, 3) @ ones(3)).shape" => "[2]");
+    shows!("(ones(5, 2, 3) @ ones(3, 4)).shape" => "[5, 2, 4]");
+    shows!("(ones(5, 1, 2, 3) @ ones(4, 3, 2)).shape" => "[5, 4, 2, 2]");
+    shows!("[[1, 2], [3, 4]] @ [[5], [6]]" => "[[17],\n [39]]\ni64[2,1] @cpu");
+    shows!("(ones(2, 3, dtype=f16) @ ones(3, 2, dtype=f16)).dtype" => "f16");
+    let (class, msg) = common::err("ones(2, 3) @ ones(2, 3)");
+    assert_eq!(class, "ShapeError");
+    assert!(msg.contains("do not line up"), "{msg}");
+}
+
+#[test]
+fn matmul_uses_strides_without_copies() {
+    // x @ x.T with a transposed view must equal the explicit copy.
+    let a: f64 = common::ok("seed(1); x = randn(7, 5); (x @ x.T).sum().item()").parse().unwrap();
+    let b: f64 = common::ok("seed(1); x = randn(7, 5); (x @ x.T.contiguous()).sum().item()").parse().unwrap();
+    assert!((a - b).abs() < 1e-4 * a.abs(), "{a} vs {b}");
+}
+
+#[test]
+fn cat_and_stack() {
+    shows!("cat([ones(2), zeros(1)])" => "[1., 1., 0.]  f32[3] @cpu");
+    shows!("cat([ones(1, 2), zeros(1, 2)], dim=1)" => "[[1., 1., 0., 0.]]  f32[1,4] @cpu");
+    shows!("stack([ones(2), zeros(2)]).shape" => "[2, 2]");
+    shows!("stack([ones(2), zeros(2)], dim=1)" => "[[1., 0.],\n [1., 0.]]\nf32[2,2] @cpu");
+    let (_, msg) = common::err("cat([ones(2, 2), ones(3, 3)])");
+    assert!(msg.contains("differ outside dimension 0"), "{msg}");
+}
+
+// ---- property tests against naive references ----
+
+fn shape_strategy() -> impl Strategy<Value = Vec<usize>> {
+    prop::collection::vec(1usize..4, 0..4)
+}
+
+/// A shape that broadcasts with `s`: each dim kept, set to 1, or dropped from the left.
+fn broadcast_partner(s: Vec<usize>) -> impl Strategy<Value = (Vec<usize>, Vec<usize>)> {
+    let n = s.len();
+    (prop::collection::vec(any::<bool>(), n), 0..=n).prop_map(move |(ones, drop)| {
+        let other: Vec<usize> = s.iter().zip(&ones).map(|(&d, &one)| if one { 1 } else { d }).skip(drop).collect();
+        (s.clone(), other)
+    })
+}
+
+fn tensor(shape: &[usize], seed: u64) -> Tensor {
+    let n: usize = shape.iter().product();
+    let v: Vec<f64> = (0..n).map(|i| ((i as u64 * 7919 + seed * 104729) % 17) as f64 - 8.0).collect();
+    Tensor::from_vec(v, shape.to_vec())
+}
+
+fn index_of(idx: &[usize], shape: &[usize]) -> usize {
+    // Row-major index into `shape`, reading broadcast dims (size 1) at 0 and aligning from the right.
+    let lead = idx.len() - shape.len();
+    let mut flat = 0;
+    for (k, &d) in shape.iter().enumerate() {
+        let i = if d == 1 { 0 } else { idx[lead + k] };
+        flat = flat * d + i;
+    }
+    flat
+}
+
+fn unravel(mut i: usize, shape: &[usize]) -> Vec<usize> {
+    let mut idx = vec![0; shape.len()];
+    for k in (0..shape.len()).rev() {
+        idx[k] = i % shape[k];
+        i /= shape[k];
+    }
+    idx
+}
+
+proptest! {
+    #[test]
+    fn broadcasting_matches_naive((sa, sb) in shape_strategy().prop_flat_map(broadcast_partner), swap in any::<bool>()) {
+        let (sa, sb) = if swap { (sb, sa) } else { (sa, sb) };
+        let (a, b) = (tensor(&sa, 1), tensor(&sb, 2));
+        let out = binary(BinaryOp::Sub, Operand::strong(&a), Operand::strong(&b)).unwrap();
+        let (va, vb, vo) = (a.to_vec::<f64>(), b.to_vec::<f64>(), out.to_vec::<f64>());
+        for (i, &o) in vo.iter().enumerate() {
+            let idx = unravel(i, out.shape());
+            prop_assert_eq!(o, va[index_of(&idx, &sa)] - vb[index_of(&idx, &sb)]);
+        }
+    }
+
+    #[test]
+    fn sum_over_dim_matches_naive(shape in prop::collection::vec(1usize..5, 1..4), d in 0usize..3, keep in any::<bool>()) {
+        let d = d % shape.len();
+        let t = tensor(&shape, 3);
+        let out = reduce(ReduceOp::Sum, &t, Some(d as i64), keep).unwrap();
+        let v = t.to_vec::<f64>();
+        let mut want = std::collections::BTreeMap::<Vec<usize>, f64>::new();
+        for (i, x) in v.iter().enumerate() {
+            let mut idx = unravel(i, &shape);
+            idx[d] = 0;
+            *want.entry(idx).or_default() += x;
+        }
+        let got = out.to_vec::<f64>();
+        prop_assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(want.values()) {
+            prop_assert!((g - w).abs() < 1e-9);
+        }
+        let mut expect_shape = shape.clone();
+        if keep { expect_shape[d] = 1 } else { expect_shape.remove(d); }
+        prop_assert_eq!(out.shape(), expect_shape.as_slice());
+    }
+
+    #[test]
+    fn max_and_argmax_agree(n in 1usize..200, seed in 0u64..1000) {
+        let t = tensor(&[n], seed);
+        let m = reduce(ReduceOp::Max, &t, None, false).unwrap().to_vec::<f64>()[0];
+        let i = reduce(ReduceOp::Argmax, &t, None, false).unwrap().to_vec::<i64>()[0];
+        let v = t.to_vec::<f64>();
+        prop_assert_eq!(v[i as usize], m);
+        prop_assert!(v.iter().all(|&x| x <= m));
+    }
+
+    #[test]
+    fn matmul_matches_naive(m in 1usize..9, k in 0usize..9, n in 1usize..9, transpose in any::<bool>()) {
+        let a = tensor(&[m, k], 5);
+        let b = if transpose { tensor(&[n, k], 6).t() } else { tensor(&[k, n], 6) };
+        let out = matmul(&a, &b).unwrap();
+        let (va, vb, vo) = (a.to_vec::<f64>(), b.to_vec::<f64>(), out.to_vec::<f64>());
+        for i in 0..m {
+            for j in 0..n {
+                let want: f64 = (0..k).map(|p| va[i * k + p] * vb[p * n + j]).sum();
+                prop_assert!((vo[i * n + j] - want).abs() < 1e-9);
+            }
+        }
+    }
+}
+
+#[test]
+fn large_f32_sum_is_accurate() {
+    let t = Tensor::from_vec(vec![0.1f32; 1 << 22], vec![1 << 22]);
+    let s = reduce(ReduceOp::Sum, &t, None, false).unwrap().to_vec::<f64>()[0];
+    let want = 0.1f32 as f64 * (1 << 22) as f64;
+    assert!((s - want).abs() / want < 1e-6, "{s} vs {want}");
+    let _ = Arc::new(t);
+}
