@@ -18,7 +18,8 @@ pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
             return 2;
         }
     };
-    let name = file.display().to_string();
+    // The bare file name keeps transcripts identical wherever the script is run from.
+    let name = file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
     let plain = mode.check || mode.save;
     let mut session = Session::new(Config {
         color: config.color && !plain,

@@ -36,6 +36,9 @@ enum Cell {
 
 /// Only the values, PyTorch-style.
 pub fn values(t: &Tensor) -> String {
+    if t.numel() == 0 && t.ndim() > 0 {
+        return "[]".into();
+    }
     let summarize = t.numel() > SUMMARIZE_ABOVE;
     let shown: Vec<Vec<Option<usize>>> = t
         .shape()

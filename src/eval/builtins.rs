@@ -37,14 +37,14 @@ impl Interp {
             "zeros" | "ones" | "empty" => {
                 let shape = b.sizes_from_rest()?;
                 let value = if name == "ones" { 1.0 } else { 0.0 };
-                self.factory_full(&b, &shape, value, DType::F32).map_err(at)
+                self.factory_full(&b, &shape, value, DType::F32)
             }
             "full" => {
                 let shape = b.sizes("size")?;
                 let (v, _) = b.get("value").cloned().unwrap_or((Value::Float(0.0), span));
                 let default = super::expr::dtype_of_value(&v).unwrap_or(DType::F32);
                 let value = b.float("value")?.unwrap_or(0.0);
-                self.factory_full(&b, &shape, value, default).map_err(at)
+                self.factory_full(&b, &shape, value, default)
             }
             "arange" => {
                 let first = b.float("start")?.unwrap_or(0.0);
@@ -165,10 +165,10 @@ impl Interp {
         Ok(b.device("device")?.unwrap_or(Device::Cpu))
     }
 
-    fn factory_full(&mut self, b: &Bound, shape: &[usize], value: f64, default: DType) -> Result<Value, Error> {
-        let dtype = b.dtype("dtype").map_err(|d| d.error)?.unwrap_or(default);
-        let device = b.device("device").map_err(|d| d.error)?.unwrap_or(Device::Cpu);
-        let t = factory::full(shape, value, dtype, device)?;
+    fn factory_full(&mut self, b: &Bound, shape: &[usize], value: f64, default: DType) -> Result<Value, Diagnostic> {
+        let dtype = b.dtype("dtype")?.unwrap_or(default);
+        let device = b.device("device")?.unwrap_or(Device::Cpu);
+        let t = factory::full(shape, value, dtype, device).map_err(|e| e.at(b.span))?;
         Ok(self.made(t))
     }
 

@@ -172,8 +172,9 @@ fn lex_error(src: &str, e: Rich<'_, char, Span>) -> Diagnostic {
             ),
             Some(c) => Diagnostic::syntax(span, format!("unexpected character `{c}`")),
             None => {
-                // An unterminated string reaches the end of the input.
-                let start = span.start.min(src.len());
+                // An unterminated string reaches the end of the input: point at its opening quote.
+                let end = span.start.min(src.len());
+                let start = src[..end].rfind(['"', '\'']).unwrap_or(end);
                 Diagnostic::syntax(
                     Span::from(start..src.len()),
                     "this string is never closed (strings end on the same line)",

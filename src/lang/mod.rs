@@ -60,6 +60,7 @@ fn syntax_diagnostic(src: &str, e: Rich<'_, Token, Span>) -> Diagnostic {
     let mut expected: Vec<String> = e
         .expected()
         .filter_map(|p| match p {
+            RichPattern::Token(t) if **t == Token::Newline => Some("end of line".into()),
             RichPattern::Token(t) => Some(format!("`{}`", &**t)),
             RichPattern::Label(l) => Some(l.to_string()),
             RichPattern::EndOfInput => Some("end of input".into()),

@@ -271,15 +271,18 @@ where
         let assign_or_expr = expr
             .clone()
             .then(p(Punct::Assign).ignore_then(expr).or_not())
-            .try_map(|(lhs, rhs), _| match rhs {
-                None => Ok(StmtKind::Expr(lhs)),
+            .validate(|(lhs, rhs), _, emitter| match rhs {
+                None => StmtKind::Expr(lhs),
                 Some(value) => match lhs.kind {
-                    ExprKind::Var(name) => Ok(StmtKind::Assign(Name { name, span: lhs.span }, value)),
-                    ExprKind::Index(obj, items) => Ok(StmtKind::IndexAssign(*obj, items, value)),
-                    _ => Err(Rich::custom(
-                        lhs.span,
-                        "cannot assign to this: the left of `=` must be a name or an indexed tensor (`x[0] = 1`)",
-                    )),
+                    ExprKind::Var(name) => StmtKind::Assign(Name { name, span: lhs.span }, value),
+                    ExprKind::Index(obj, items) => StmtKind::IndexAssign(*obj, items, value),
+                    _ => {
+                        emitter.emit(Rich::custom(
+                            lhs.span,
+                            "cannot assign to this: the left of `=` must be a name or an indexed tensor (`x[0] = 1`)",
+                        ));
+                        StmtKind::Expr(value)
+                    }
                 },
             });
 

@@ -17,7 +17,8 @@ pub fn check_alloc(shape: &[usize], dtype: DType) -> Result<usize, Error> {
         if bytes as u128 > avail as u128 {
             return Err(Error::Value {
                 message: format!(
-                    "out of memory: a {dtype} tensor of shape {} needs {}, but the host has about {} available",
+                    "out of memory: {} {dtype} tensor of shape {} needs {}, but the host has about {} available",
+                    if dtype.name().starts_with(['f', 'i']) { "an" } else { "a" },
                     fmt_shape(shape),
                     human_bytes(bytes as u128),
                     human_bytes(avail as u128)

@@ -1,0 +1,118 @@
+//! The `cudash` binary: `run` transcripts, `--check`, exit codes, piped REPL input.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn cudash(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_cudash")).args(args).output().unwrap()
+}
+
+fn text(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr)
+}
+
+fn golden(name: &str) -> String {
+    format!("{}/tests/golden/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn temp(name: &str, contents: &[u8]) -> String {
+    let dir = std::env::temp_dir().join(format!("cudash-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, contents).unwrap();
+    p.display().to_string()
+}
+
+#[test]
+fn golden_transcripts_match() {
+    for entry in std::fs::read_dir(golden("")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "cudash") {
+            let o = cudash(&["run", path.to_str().unwrap(), "--check", "--keep-going"]);
+            assert!(o.status.success(), "{}:\n{}", path.display(), text(&o));
+        }
+    }
+}
+
+#[test]
+fn run_prints_a_transcript_and_stops_at_the_first_error() {
+    let f = temp("stop.cudash", b"a = 1\na\nb = nope\nc = 3\n");
+    let o = cudash(&["run", &f, "--no-color"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o);
+    assert!(out.starts_with(">>> a = 1\n>>> a\n1\n>>> b = nope\nNameError: unknown name `nope`"), "{out}");
+    assert!(!out.contains("c = 3"), "{out}");
+    let o = cudash(&["run", &f, "--no-color", "--keep-going"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(text(&o).contains(">>> c = 3"));
+}
+
+#[test]
+fn check_fails_on_a_changed_transcript() {
+    let f = temp("changed.cudash", b"x = [1., 2.]\nx * 3\n");
+    std::fs::write(format!("{f}.out"), ">>> x = [1., 2.]\n>>> x * 3\n[3., 7.]  f32[2] @cpu\n").unwrap();
+    let o = cudash(&["run", &f, "--check"]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = text(&o);
+    assert!(out.contains("- [3., 7.]  f32[2] @cpu") && out.contains("+ [3., 6.]  f32[2] @cpu"), "{out}");
+    // --save writes the expected file; --check then passes.
+    assert!(cudash(&["run", &f, "--save"]).status.success());
+    assert!(cudash(&["run", &f, "--check"]).status.success());
+}
+
+#[test]
+fn timings_are_ignored_by_check() {
+    let f = temp("timed.cudash", b"x = ones(4, 4)\ntime 3 { y = x @ x }\n");
+    assert!(cudash(&["run", &f, "--save"]).status.success());
+    let saved = std::fs::read_to_string(format!("{f}.out")).unwrap();
+    assert!(saved.contains("per iteration"), "{saved}");
+    assert!(cudash(&["run", &f, "--check"]).status.success());
+}
+
+#[test]
+fn empty_script_runs() {
+    let f = temp("empty.cudash", b"");
+    let o = cudash(&["run", &f]);
+    assert!(o.status.success());
+    assert_eq!(text(&o), "");
+}
+
+#[test]
+fn unreadable_and_invalid_files_are_clear_errors() {
+    let o = cudash(&["run", "/nonexistent/lesson.cudash"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("cannot read `/nonexistent/lesson.cudash`"));
+    let f = temp("latin1.cudash", b"x = 1\n\xff\xfe\n");
+    let o = cudash(&["run", &f]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("not valid UTF-8"), "{}", text(&o));
+}
+
+#[test]
+fn piped_input_runs_without_prompts() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"x = [1., 2.]\nfor i in 0..2 {\n  x = x * 2\n}\nx\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "[4., 8.]  f32[2] @cpu\n");
+}
+
+#[test]
+fn unavailable_backends_fail_clearly() {
+    let o = cudash(&["--backend", "cuda", "devices"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("only the cpu backend exists"));
+    let o = cudash(&["devices"]);
+    assert!(o.status.success());
+    assert!(text(&o).contains("backend: cpu"));
+}

@@ -1,0 +1,60 @@
+//! PyTorch-style values on screen: alignment, float modes, summarisation, tags.
+
+mod common;
+
+#[test]
+fn float_modes_match_pytorch() {
+    shows!("[1., 2., 30.]" => "[ 1.,  2., 30.]  f32[3] @cpu");
+    shows!("[0.5, -1.25]" => "[ 0.5000, -1.2500]  f32[2] @cpu");
+    shows!("[1e-5, 1.]" => "[1.0000e-05, 1.0000e+00]  f32[2] @cpu");
+    shows!("[1e10]" => "[1.0000e+10]  f32[1] @cpu");
+    shows!("[1., 0.] / 0." => "[inf, nan]  f32[2] @cpu");
+    shows!("tensor(3.5)" => "3.5000  f32[] @cpu");
+    shows!("ones(2, 0)" => "[]  f32[2,0] @cpu");
+}
+
+#[test]
+fn three_dimensions_get_blank_lines() {
+    shows!("arange(8).reshape(2, 2, 2)" => "[[[0, 1],\n  [2, 3]],\n\n [[4, 5],\n  [6, 7]]]\ni64[2,2,2] @cpu");
+}
+
+#[test]
+fn long_rows_wrap_at_80_columns() {
+    let out = common::ok("arange(40)");
+    assert!(out.lines().all(|l| l.chars().count() <= 80), "{out}");
+    assert!(out.lines().count() > 2);
+}
+
+#[test]
+fn large_tensors_are_summarised() {
+    insta::assert_snapshot!(common::ok("arange(2000).reshape(40, 50)"));
+    insta::assert_snapshot!(common::ok("arange(1001)"));
+    let exactly = common::ok("arange(1000)");
+    assert!(!exactly.contains("..."), "1000 elements are shown in full");
+}
+
+#[test]
+fn every_dtype_displays_with_its_tag() {
+    for (dt, want) in [("bool", "[true, true]"), ("i32", "[1, 2]"), ("i64", "[1, 2]"), ("f16", "[1., 2.]"), ("bf16", "[1., 2.]"), ("f32", "[1., 2.]"), ("f64", "[1., 2.]")] {
+        let out = common::ok(&format!("[1, 2].to({dt})"));
+        assert_eq!(out, format!("{want}  {dt}[2] @cpu"));
+    }
+}
+
+#[test]
+fn half_precision_rounds_like_half() {
+    shows!("[0.1].to(f16).to(f64)" => "[0.1000]  f64[1] @cpu");
+    shows!("([0.1].to(f16).to(f64) * 10000).to(i64)" => "[999]  i64[1] @cpu");
+    shows!("([0.1].to(bf16).to(f64) * 10000).to(i64)" => "[1000]  i64[1] @cpu");
+}
+
+#[test]
+fn other_values() {
+    shows!("cpu" => "cpu");
+    shows!("f16" => "f16");
+    shows!("\"hi\"" => "\"hi\"");
+    shows!("none" => "");
+    shows!("randn" => "<builtin randn(*size, dtype=f32, device=cpu)>");
+    shows!("ones(2, 3).shape" => "[2, 3]");
+    shows!("print(\"a\", 1, 2.5, ones(1))" => "a 1 2.5 [1.]  f32[1] @cpu");
+}

@@ -1,0 +1,123 @@
+//! The Session seam: failed statements change nothing, completion, inspect, interrupt.
+
+mod common;
+
+use std::sync::atomic::Ordering;
+
+use cudash::lang::Completeness;
+
+#[test]
+fn a_failed_statement_changes_nothing() {
+    let mut s = common::session();
+    assert!(s.execute("x = [1., 2.]; n = 3").error.is_none());
+    // Fails half-way through the loop: x and i keep their old values.
+    let o = s.execute("for i in 0..5 { x = x * 2; y = x + zeros(3) }");
+    assert!(o.error.is_some());
+    assert_eq!(s.execute("x").plain_text(), "[1., 2.]  f32[2] @cpu");
+    assert!(s.execute("i").error.is_some(), "the loop variable must not leak from a failed statement");
+    assert!(s.execute("y").error.is_some());
+    // An earlier statement of a failing cell keeps its effect; the failing one does not.
+    let o = s.execute("n = 4\nx = undefined_name");
+    assert_eq!(o.error.unwrap().ename, "NameError");
+    assert_eq!(s.execute("n").plain_text(), "4");
+    assert_eq!(s.execute("x").plain_text(), "[1., 2.]  f32[2] @cpu");
+    // del of an unknown name deletes nothing.
+    assert!(s.execute("del n, nope").error.is_some());
+    assert_eq!(s.execute("n").plain_text(), "4");
+}
+
+#[test]
+fn blocks_do_not_open_scopes() {
+    shows!("for i in 0..3 { last = i * 10 }\n[i, last]" => "[ 2, 20]  i64[2] @cpu");
+    let out = common::ok("profile { y = ones(2) }\ny");
+    assert!(out.starts_with("profile") && out.ends_with("[1., 1.]  f32[2] @cpu"), "{out}");
+}
+
+#[test]
+fn loops_over_lists_and_tensors() {
+    shows!("t = 0\nfor v in [1, 2, 3] { t = t + v }\nt" => "6  i64[] @cpu");
+    shows!("n = 0\nfor d in [cpu, cpu] { n = n + 1 }\nn" => "2");
+    shows!("t = 0\nfor row in [[1, 2], [3, 4]] { t = t + row.sum() }\nt" => "10  i64[] @cpu");
+}
+
+#[test]
+fn expression_statements_inside_loops_are_quiet() {
+    shows!("for i in 0..3 { i }" => "");
+    shows!("for i in 0..2 { print(i) }" => "0\n1");
+}
+
+#[test]
+fn completion() {
+    let mut s = common::session();
+    s.execute("weights = ones(2); width = 3");
+    let c = s.complete("we", 2);
+    assert_eq!(c.matches, vec!["weights"]);
+    assert_eq!((c.start, c.end), (0, 2));
+    assert!(s.complete("ran", 3).matches.contains(&"randn".to_string()));
+    let m = s.complete("weights.su", 10).matches;
+    assert_eq!(m, vec!["sum"]);
+    assert!(s.complete("x = f1", 6).matches.contains(&"f16".to_string()));
+    // A cursor inside a multi-byte character does not panic.
+    let _ = s.complete("é", 1);
+    assert!(s.complete("width.", 6).matches.is_empty(), "ints have no methods");
+}
+
+#[test]
+fn inspect_reads_the_builtins_table() {
+    let mut s = common::session();
+    let h = s.inspect("randn(2)", 3).unwrap();
+    assert!(h.starts_with("randn(*size, dtype=f32, device=cpu)"), "{h}");
+    assert!(h.contains("example:"));
+    let h = s.inspect("x.reshape(2)", 4).unwrap();
+    assert!(h.contains("x.reshape(*shape)"), "{h}");
+    s.execute("w = ones(2)");
+    assert!(s.inspect("w", 1).unwrap().contains("f32[2] @cpu"));
+    assert!(s.inspect("   ", 1).is_none());
+}
+
+#[test]
+fn is_complete() {
+    let s = common::session();
+    assert_eq!(s.is_complete("x = 1"), Completeness::Complete);
+    assert!(matches!(s.is_complete("for i in 0..2 {"), Completeness::Incomplete { .. }));
+    assert_eq!(s.is_complete("x = )"), Completeness::Invalid);
+}
+
+#[test]
+fn interrupt_stops_a_loop_and_keeps_variables() {
+    let mut s = common::session();
+    s.execute("x = ones(2); k = 0");
+    let flag = s.interrupt_handle();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        flag.store(true, Ordering::Relaxed);
+    });
+    let o = s.execute("for i in 0..100000000 { k = k + 1 }");
+    t.join().unwrap();
+    let e = o.error.expect("the loop must be interrupted");
+    assert_eq!(e.ename, "Interrupted");
+    assert_eq!(s.execute("k").plain_text(), "0");
+    assert_eq!(s.execute("x").plain_text(), "[1., 1.]  f32[2] @cpu");
+}
+
+#[test]
+fn status_and_vars() {
+    let mut s = common::session();
+    s.execute("a = ones(2, 3); b = 5");
+    let st = s.status();
+    assert_eq!((st.backend, st.cuda_devices, st.variables, st.host_tensor_bytes), ("cpu", 0, 2, 24));
+    let v = s.vars();
+    assert_eq!(v[0].name, "a");
+    assert_eq!(v[0].summary, "f32 [2,3] @cpu");
+    assert_eq!(v[0].bytes, 24);
+    s.reset();
+    assert_eq!(s.status().variables, 0);
+}
+
+#[test]
+fn history_keeps_cells() {
+    let mut s = common::session();
+    s.execute("a = 1");
+    s.execute("a");
+    assert_eq!(s.history(), &["a = 1".to_string(), "a".to_string()]);
+}
