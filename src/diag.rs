@@ -24,9 +24,7 @@ pub fn render(diag: &Diagnostic, name: &str, src: &str, color: bool) -> String {
         report = report.with_help(help);
     }
     let mut out = Vec::new();
-    let written = report
-        .finish()
-        .write((id, Source::from(src)), &mut out);
+    let written = report.finish().write((id, Source::from(src)), &mut out);
     match written {
         // ariadne colours a custom report kind even when colour is off.
         Ok(()) if !color => strip_ansi(&String::from_utf8_lossy(&out)),

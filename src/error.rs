@@ -47,11 +47,21 @@ pub enum Error {
         found: String,
     },
     #[error("shapes {lhs} and {rhs} cannot be broadcast together for `{op}`")]
-    Broadcast { op: String, lhs: String, rhs: String },
+    Broadcast {
+        op: String,
+        lhs: String,
+        rhs: String,
+    },
     #[error("{message}")]
-    Shape { message: String, help: Option<String> },
+    Shape {
+        message: String,
+        help: Option<String>,
+    },
     #[error("{message}")]
-    DType { message: String, help: Option<String> },
+    DType {
+        message: String,
+        help: Option<String>,
+    },
     #[error("index {index} is out of range for dimension {dim} with size {size}")]
     IndexOutOfRange { index: i64, dim: usize, size: usize },
     #[error("Expected all tensors to be on the same device, but found at least two devices, {a} and {b}!")]
@@ -60,7 +70,9 @@ pub enum Error {
     NoDevice { device: String, reason: String },
     #[error("{message}")]
     NotAvailable { message: String, help: String },
-    #[error("interrupted: the statement was stopped; every variable keeps the value it had before it")]
+    #[error(
+        "interrupted: the statement was stopped; every variable keeps the value it had before it"
+    )]
     Interrupted,
     #[error("cannot {action} `{path}`: {reason}")]
     Io {
@@ -69,7 +81,10 @@ pub enum Error {
         reason: String,
     },
     #[error("{message}")]
-    Value { message: String, help: Option<String> },
+    Value {
+        message: String,
+        help: Option<String>,
+    },
 }
 
 impl Error {
@@ -101,7 +116,11 @@ impl Error {
         }
     }
 
-    pub fn wrong_type(what: impl Into<String>, expected: impl Into<String>, found: impl Into<String>) -> Error {
+    pub fn wrong_type(
+        what: impl Into<String>,
+        expected: impl Into<String>,
+        found: impl Into<String>,
+    ) -> Error {
         Error::WrongType {
             what: what.into(),
             expected: expected.into(),
@@ -115,11 +134,15 @@ impl Error {
             Error::Syntax { .. } => "SyntaxError",
             Error::UnknownName { .. } => "NameError",
             Error::UnknownAttr { .. } => "AttributeError",
-            Error::UnknownKeyword { .. } | Error::Arity { .. } | Error::WrongType { .. } => "TypeError",
+            Error::UnknownKeyword { .. } | Error::Arity { .. } | Error::WrongType { .. } => {
+                "TypeError"
+            }
             Error::Broadcast { .. } | Error::Shape { .. } => "ShapeError",
             Error::DType { .. } => "DTypeError",
             Error::IndexOutOfRange { .. } => "IndexError",
-            Error::DeviceMismatch { .. } | Error::NoDevice { .. } | Error::NotAvailable { .. } => "DeviceError",
+            Error::DeviceMismatch { .. } | Error::NoDevice { .. } | Error::NotAvailable { .. } => {
+                "DeviceError"
+            }
             Error::Interrupted => "Interrupted",
             Error::Io { .. } => "IOError",
             Error::Value { .. } => "ValueError",
@@ -238,7 +261,10 @@ impl Diagnostic {
     pub fn unclosed(open_span: Span, open: crate::lang::token::Punct, _len: usize) -> Diagnostic {
         let want = open.closer().map(|c| c.as_str()).unwrap_or("?");
         Error::Syntax {
-            message: format!("the input ended early: this `{}` is never closed", open.as_str()),
+            message: format!(
+                "the input ended early: this `{}` is never closed",
+                open.as_str()
+            ),
             label: format!("needs a matching `{want}`"),
             incomplete: true,
         }
@@ -246,7 +272,13 @@ impl Diagnostic {
     }
 
     pub fn incomplete_input(&self) -> bool {
-        matches!(self.error, Error::Syntax { incomplete: true, .. })
+        matches!(
+            self.error,
+            Error::Syntax {
+                incomplete: true,
+                ..
+            }
+        )
     }
 }
 

@@ -8,7 +8,11 @@ use cudash::cli;
 use cudash::session::Config;
 
 #[derive(Parser)]
-#[command(name = "cudash", version, about = "An interactive shell for exploring GPU tensors")]
+#[command(
+    name = "cudash",
+    version,
+    about = "An interactive shell for exploring GPU tensors"
+)]
 struct Args {
     #[command(subcommand)]
     command: Option<Command>,
@@ -58,7 +62,12 @@ fn main() -> ExitCode {
             let config = Config { seed, color };
             match command {
                 None => cli::repl::run(config),
-                Some(Command::Run { file, check, save, keep_going }) => cli::run::run(
+                Some(Command::Run {
+                    file,
+                    check,
+                    save,
+                    keep_going,
+                }) => cli::run::run(
                     config,
                     &file,
                     cli::run::Mode {

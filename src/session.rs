@@ -11,17 +11,11 @@ use crate::eval::{Interp, Output, Value};
 use crate::lang::{self, ast::Stmt, Completeness};
 use crate::runtime::shape::fmt_shape;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct Config {
     pub seed: u64,
     /// Colour in rendered diagnostics.
     pub color: bool,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config { seed: 0, color: false }
-    }
 }
 
 /// A failed statement, rendered.
@@ -115,7 +109,13 @@ impl Session {
         self.run_source(name, src, keep_going, |text, o| each(text, o))
     }
 
-    fn run_source(&mut self, name: &str, src: &str, keep_going: bool, mut each: impl FnMut(&str, Outcome)) -> bool {
+    fn run_source(
+        &mut self,
+        name: &str,
+        src: &str,
+        keep_going: bool,
+        mut each: impl FnMut(&str, Outcome),
+    ) -> bool {
         self.interp.interrupt.store(false, Ordering::Relaxed);
         let stmts = match lang::parse(src) {
             Ok(s) => s,
@@ -148,7 +148,9 @@ impl Session {
         let first = &diags[0];
         let mut report = self.report(first, name, src);
         for d in &diags[1..] {
-            report.report.push_str(&diag::render(d, name, src, self.config.color));
+            report
+                .report
+                .push_str(&diag::render(d, name, src, self.config.color));
         }
         Outcome {
             outputs: Vec::new(),
@@ -189,7 +191,11 @@ impl Session {
         } else {
             let mut names = self.interp.known_names();
             names.extend(lang::token::Kw::ALL.iter().map(|k| k.as_str().to_string()));
-            names.extend(crate::runtime::DType::ALL.iter().map(|d| d.name().to_string()));
+            names.extend(
+                crate::runtime::DType::ALL
+                    .iter()
+                    .map(|d| d.name().to_string()),
+            );
             names.extend(["cpu", "cuda", "true", "false", "none", "stream"].map(String::from));
             names
         };
@@ -207,8 +213,12 @@ impl Session {
     pub fn inspect(&self, src: &str, cursor: usize) -> Option<String> {
         let cursor = floor_char_boundary(src, cursor);
         let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-        let start = src[..cursor].rfind(|c: char| !is_word(c)).map_or(0, |i| i + 1);
-        let end = src[cursor..].find(|c: char| !is_word(c)).map_or(src.len(), |i| cursor + i);
+        let start = src[..cursor]
+            .rfind(|c: char| !is_word(c))
+            .map_or(0, |i| i + 1);
+        let end = src[cursor..]
+            .find(|c: char| !is_word(c))
+            .map_or(src.len(), |i| cursor + i);
         let word = &src[start..end];
         if word.is_empty() {
             return None;
@@ -221,7 +231,13 @@ impl Session {
             .into_iter()
             .filter(|d| !after_dot || matches!(d.kind, Kind::Method | Kind::Property))
             .collect();
-        (!found.is_empty()).then(|| found.iter().map(|d| d.help_text()).collect::<Vec<_>>().join("\n\n"))
+        (!found.is_empty()).then(|| {
+            found
+                .iter()
+                .map(|d| d.help_text())
+                .collect::<Vec<_>>()
+                .join("\n\n")
+        })
     }
 
     pub fn status(&self) -> Status {

@@ -4,7 +4,10 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn cudash(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_cudash")).args(args).output().unwrap()
+    Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn text(o: &Output) -> String {
@@ -40,7 +43,10 @@ fn run_prints_a_transcript_and_stops_at_the_first_error() {
     let o = cudash(&["run", &f, "--no-color"]);
     assert_eq!(o.status.code(), Some(1));
     let out = text(&o);
-    assert!(out.starts_with(">>> a = 1\n>>> a\n1\n>>> b = nope\nNameError: unknown name `nope`"), "{out}");
+    assert!(
+        out.starts_with(">>> a = 1\n>>> a\n1\n>>> b = nope\nNameError: unknown name `nope`"),
+        "{out}"
+    );
     assert!(!out.contains("c = 3"), "{out}");
     let o = cudash(&["run", &f, "--no-color", "--keep-going"]);
     assert_eq!(o.status.code(), Some(0));
@@ -50,11 +56,18 @@ fn run_prints_a_transcript_and_stops_at_the_first_error() {
 #[test]
 fn check_fails_on_a_changed_transcript() {
     let f = temp("changed.cudash", b"x = [1., 2.]\nx * 3\n");
-    std::fs::write(format!("{f}.out"), ">>> x = [1., 2.]\n>>> x * 3\n[3., 7.]  f32[2] @cpu\n").unwrap();
+    std::fs::write(
+        format!("{f}.out"),
+        ">>> x = [1., 2.]\n>>> x * 3\n[3., 7.]  f32[2] @cpu\n",
+    )
+    .unwrap();
     let o = cudash(&["run", &f, "--check"]);
     assert_eq!(o.status.code(), Some(1));
     let out = text(&o);
-    assert!(out.contains("- [3., 7.]  f32[2] @cpu") && out.contains("+ [3., 6.]  f32[2] @cpu"), "{out}");
+    assert!(
+        out.contains("- [3., 7.]  f32[2] @cpu") && out.contains("+ [3., 6.]  f32[2] @cpu"),
+        "{out}"
+    );
     // --save writes the expected file; --check then passes.
     assert!(cudash(&["run", &f, "--save"]).status.success());
     assert!(cudash(&["run", &f, "--check"]).status.success());
@@ -104,7 +117,10 @@ fn piped_input_runs_without_prompts() {
         .unwrap();
     let o = child.wait_with_output().unwrap();
     assert!(o.status.success(), "{}", text(&o));
-    assert_eq!(String::from_utf8_lossy(&o.stdout), "[4., 8.]  f32[2] @cpu\n");
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "[4., 8.]  f32[2] @cpu\n"
+    );
 }
 
 #[test]

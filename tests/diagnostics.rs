@@ -25,7 +25,10 @@ diagnostic!(unknown_keyword_suggests, "zeros(2, dtyp=f16)");
 diagnostic!(too_many_arguments, "exp(ones(2), 3)");
 diagnostic!(missing_argument, "full([2])");
 diagnostic!(wrong_argument_type, "zeros(2, dtype=cpu)");
-diagnostic!(broadcast_mismatch, "a = zeros(2, 3)\nb = ones(4)\nc = a + b");
+diagnostic!(
+    broadcast_mismatch,
+    "a = zeros(2, 3)\nb = ones(4)\nc = a + b"
+);
 diagnostic!(matmul_mismatch, "ones(2, 3) @ ones(2, 3)");
 diagnostic!(index_out_of_range, "m = zeros(2, 3)\nm[0, 3]");
 diagnostic!(unexpected_token, "x = 1 +* 2");
@@ -37,20 +40,32 @@ diagnostic!(bad_character, "x = 1 $ 2");
 diagnostic!(assign_to_call, "ones(2) = 3");
 diagnostic!(integer_too_large, "x = 99999999999999999999");
 diagnostic!(mean_of_ints, "[1, 2, 3].mean()");
-diagnostic!(no_cuda_device, "with device(1) {\n  a = ones(2, device=cuda)\n}");
+diagnostic!(
+    no_cuda_device,
+    "with device(1) {\n  a = ones(2, device=cuda)\n}"
+);
 diagnostic!(ragged_literal, "[[1, 2], [3]]");
 diagnostic!(item_of_many, "ones(3).item()");
-diagnostic!(deep_nesting, &format!("x = {}1{}", "[".repeat(200), "]".repeat(200)));
+diagnostic!(
+    deep_nesting,
+    &format!("x = {}1{}", "[".repeat(200), "]".repeat(200))
+);
 diagnostic!(float_size, "zeros(1e20)");
 diagnostic!(negative_int_power, "[2, 3] ** -1");
 diagnostic!(keyword_then_positional, "zeros(dtype=f16, 2)");
 diagnostic!(control_character, "x = 1\u{7}");
-diagnostic!(error_in_loop_points_inside, "x = ones(2)\nfor i in 0..3 {\n  x = x @ ones(3, 3)\n}");
+diagnostic!(
+    error_in_loop_points_inside,
+    "x = ones(2)\nfor i in 0..3 {\n  x = x @ ones(3, 3)\n}"
+);
 
 #[test]
 fn every_report_has_a_caret_and_a_class() {
     for src in ["randm(2)", "x = )", "ones(2) + ones(3)", "zeros(2)[5]"] {
         let r = report(src);
-        assert!(r.contains('╭') && (r.contains('┬') || r.contains('─')), "{r}");
+        assert!(
+            r.contains('╭') && (r.contains('┬') || r.contains('─')),
+            "{r}"
+        );
     }
 }

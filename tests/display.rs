@@ -35,7 +35,15 @@ fn large_tensors_are_summarised() {
 
 #[test]
 fn every_dtype_displays_with_its_tag() {
-    for (dt, want) in [("bool", "[true, true]"), ("i32", "[1, 2]"), ("i64", "[1, 2]"), ("f16", "[1., 2.]"), ("bf16", "[1., 2.]"), ("f32", "[1., 2.]"), ("f64", "[1., 2.]")] {
+    for (dt, want) in [
+        ("bool", "[true, true]"),
+        ("i32", "[1, 2]"),
+        ("i64", "[1, 2]"),
+        ("f16", "[1., 2.]"),
+        ("bf16", "[1., 2.]"),
+        ("f32", "[1., 2.]"),
+        ("f64", "[1., 2.]"),
+    ] {
         let out = common::ok(&format!("[1, 2].to({dt})"));
         assert_eq!(out, format!("{want}  {dt}[2] @cpu"));
     }

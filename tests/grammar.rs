@@ -3,7 +3,8 @@
 use cudash::lang::parse;
 
 fn examples() -> Vec<String> {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/grammar/cudash.ebnf")).unwrap();
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/grammar/cudash.ebnf"))
+        .unwrap();
     text.split("(* example:\n")
         .skip(1)
         .map(|rest| rest.split("\n*)").next().unwrap().to_string())
@@ -24,6 +25,11 @@ fn every_grammar_example_parses() {
 #[test]
 fn every_help_example_parses() {
     for d in cudash::eval::docs::DOCS {
-        assert!(parse(d.example).is_ok(), "example of `{}` does not parse: {}", d.name, d.example);
+        assert!(
+            parse(d.example).is_ok(),
+            "example of `{}` does not parse: {}",
+            d.name,
+            d.example
+        );
     }
 }

@@ -18,7 +18,9 @@ fn precedence_follows_python() {
     assert!(matches!(expr("-x ** 2"), ExprKind::Neg(_)));
     // a + b * c is a + (b * c)
     match expr("a + b * c") {
-        ExprKind::Binary(BinOp::Add, _, rhs) => assert!(matches!(rhs.kind, ExprKind::Binary(BinOp::Mul, ..))),
+        ExprKind::Binary(BinOp::Add, _, rhs) => {
+            assert!(matches!(rhs.kind, ExprKind::Binary(BinOp::Mul, ..)))
+        }
         other => panic!("{other:?}"),
     }
     // a @ b.T binds the property first
@@ -28,7 +30,9 @@ fn precedence_follows_python() {
     }
     // ** is right-associative
     match expr("2 ** 3 ** 2") {
-        ExprKind::Binary(BinOp::Pow, _, rhs) => assert!(matches!(rhs.kind, ExprKind::Binary(BinOp::Pow, ..))),
+        ExprKind::Binary(BinOp::Pow, _, rhs) => {
+            assert!(matches!(rhs.kind, ExprKind::Binary(BinOp::Pow, ..)))
+        }
         other => panic!("{other:?}"),
     }
 }
@@ -50,8 +54,14 @@ fn ranges_are_not_floats() {
 
 #[test]
 fn stream_is_contextual() {
-    assert!(matches!(parse("stream s { x = 1 }").unwrap()[0].kind, StmtKind::Stream(..)));
-    assert!(matches!(parse("s = stream()").unwrap()[0].kind, StmtKind::Assign(..)));
+    assert!(matches!(
+        parse("stream s { x = 1 }").unwrap()[0].kind,
+        StmtKind::Stream(..)
+    ));
+    assert!(matches!(
+        parse("s = stream()").unwrap()[0].kind,
+        StmtKind::Assign(..)
+    ));
 }
 
 #[test]
@@ -63,10 +73,22 @@ fn keywords_work_as_method_names() {
 
 #[test]
 fn incomplete_input_is_detected() {
-    assert!(matches!(completeness("for i in 0..3 {"), Completeness::Incomplete { .. }));
-    assert!(matches!(completeness("x = zeros(2,"), Completeness::Incomplete { .. }));
-    assert!(matches!(completeness("x = [[1, 2],"), Completeness::Incomplete { .. }));
-    assert!(matches!(completeness("x = 1 +"), Completeness::Incomplete { .. }));
+    assert!(matches!(
+        completeness("for i in 0..3 {"),
+        Completeness::Incomplete { .. }
+    ));
+    assert!(matches!(
+        completeness("x = zeros(2,"),
+        Completeness::Incomplete { .. }
+    ));
+    assert!(matches!(
+        completeness("x = [[1, 2],"),
+        Completeness::Incomplete { .. }
+    ));
+    assert!(matches!(
+        completeness("x = 1 +"),
+        Completeness::Incomplete { .. }
+    ));
     assert_eq!(completeness("x = 1"), Completeness::Complete);
     assert_eq!(completeness("x = )"), Completeness::Invalid);
     assert_eq!(completeness("x = 1 +* 2"), Completeness::Invalid);
@@ -80,7 +102,11 @@ fn incomplete_input_is_detected() {
 fn ten_thousand_nested_brackets_are_an_error_not_a_crash() {
     let src = format!("x = {}1{}", "[".repeat(10_000), "]".repeat(10_000));
     let errs = parse(&src).unwrap_err();
-    assert!(errs[0].error.to_string().contains("nest deeper"), "{:?}", errs[0]);
+    assert!(
+        errs[0].error.to_string().contains("nest deeper"),
+        "{:?}",
+        errs[0]
+    );
     let src = format!("x = {}1{}", "(".repeat(10_000), ")".repeat(10_000));
     assert!(parse(&src).is_err());
 }
@@ -93,10 +119,24 @@ fn deep_but_allowed_nesting_parses() {
 
 #[test]
 fn bad_input_gets_spans() {
-    for src in ["x = 1 +* 2", "zeros(2,, 3)", "x = )", "1 = x", "x = \"unterminated", "x = 99999999999999999999", "x = 1 $ 2", "for in 0..3 {}", "with { }", "x[] = 1"] {
+    for src in [
+        "x = 1 +* 2",
+        "zeros(2,, 3)",
+        "x = )",
+        "1 = x",
+        "x = \"unterminated",
+        "x = 99999999999999999999",
+        "x = 1 $ 2",
+        "for in 0..3 {}",
+        "with { }",
+        "x[] = 1",
+    ] {
         let errs = parse(src).unwrap_err();
         let e = &errs[0];
-        assert!(e.span.end <= src.len() && e.span.start <= e.span.end, "bad span for {src:?}: {e:?}");
+        assert!(
+            e.span.end <= src.len() && e.span.start <= e.span.end,
+            "bad span for {src:?}: {e:?}"
+        );
     }
 }
 

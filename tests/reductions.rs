@@ -55,8 +55,12 @@ fn matmul_shapes() {
 #[test]
 fn matmul_uses_strides_without_copies() {
     // x @ x.T with a transposed view must equal the explicit copy.
-    let a: f64 = common::ok("seed(1); x = randn(7, 5); (x @ x.T).sum().item()").parse().unwrap();
-    let b: f64 = common::ok("seed(1); x = randn(7, 5); (x @ x.T.contiguous()).sum().item()").parse().unwrap();
+    let a: f64 = common::ok("seed(1); x = randn(7, 5); (x @ x.T).sum().item()")
+        .parse()
+        .unwrap();
+    let b: f64 = common::ok("seed(1); x = randn(7, 5); (x @ x.T.contiguous()).sum().item()")
+        .parse()
+        .unwrap();
     assert!((a - b).abs() < 1e-4 * a.abs(), "{a} vs {b}");
 }
 
@@ -80,14 +84,21 @@ fn shape_strategy() -> impl Strategy<Value = Vec<usize>> {
 fn broadcast_partner(s: Vec<usize>) -> impl Strategy<Value = (Vec<usize>, Vec<usize>)> {
     let n = s.len();
     (prop::collection::vec(any::<bool>(), n), 0..=n).prop_map(move |(ones, drop)| {
-        let other: Vec<usize> = s.iter().zip(&ones).map(|(&d, &one)| if one { 1 } else { d }).skip(drop).collect();
+        let other: Vec<usize> = s
+            .iter()
+            .zip(&ones)
+            .map(|(&d, &one)| if one { 1 } else { d })
+            .skip(drop)
+            .collect();
         (s.clone(), other)
     })
 }
 
 fn tensor(shape: &[usize], seed: u64) -> Tensor {
     let n: usize = shape.iter().product();
-    let v: Vec<f64> = (0..n).map(|i| ((i as u64 * 7919 + seed * 104729) % 17) as f64 - 8.0).collect();
+    let v: Vec<f64> = (0..n)
+        .map(|i| ((i as u64 * 7919 + seed * 104729) % 17) as f64 - 8.0)
+        .collect();
     Tensor::from_vec(v, shape.to_vec())
 }
 
@@ -174,7 +185,9 @@ proptest! {
 #[test]
 fn large_f32_sum_is_accurate() {
     let t = Tensor::from_vec(vec![0.1f32; 1 << 22], vec![1 << 22]);
-    let s = reduce(ReduceOp::Sum, &t, None, false).unwrap().to_vec::<f64>()[0];
+    let s = reduce(ReduceOp::Sum, &t, None, false)
+        .unwrap()
+        .to_vec::<f64>()[0];
     let want = 0.1f32 as f64 * (1 << 22) as f64;
     assert!((s - want).abs() / want < 1e-6, "{s} vs {want}");
     let _ = Arc::new(t);

@@ -14,7 +14,10 @@ fn a_failed_statement_changes_nothing() {
     let o = s.execute("for i in 0..5 { x = x * 2; y = x + zeros(3) }");
     assert!(o.error.is_some());
     assert_eq!(s.execute("x").plain_text(), "[1., 2.]  f32[2] @cpu");
-    assert!(s.execute("i").error.is_some(), "the loop variable must not leak from a failed statement");
+    assert!(
+        s.execute("i").error.is_some(),
+        "the loop variable must not leak from a failed statement"
+    );
     assert!(s.execute("y").error.is_some());
     // An earlier statement of a failing cell keeps its effect; the failing one does not.
     let o = s.execute("n = 4\nx = undefined_name");
@@ -30,7 +33,10 @@ fn a_failed_statement_changes_nothing() {
 fn blocks_do_not_open_scopes() {
     shows!("for i in 0..3 { last = i * 10 }\n[i, last]" => "[ 2, 20]  i64[2] @cpu");
     let out = common::ok("profile { y = ones(2) }\ny");
-    assert!(out.starts_with("profile") && out.ends_with("[1., 1.]  f32[2] @cpu"), "{out}");
+    assert!(
+        out.starts_with("profile") && out.ends_with("[1., 1.]  f32[2] @cpu"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -59,7 +65,10 @@ fn completion() {
     assert!(s.complete("x = f1", 6).matches.contains(&"f16".to_string()));
     // A cursor inside a multi-byte character does not panic.
     let _ = s.complete("é", 1);
-    assert!(s.complete("width.", 6).matches.is_empty(), "ints have no methods");
+    assert!(
+        s.complete("width.", 6).matches.is_empty(),
+        "ints have no methods"
+    );
 }
 
 #[test]
@@ -79,7 +88,10 @@ fn inspect_reads_the_builtins_table() {
 fn is_complete() {
     let s = common::session();
     assert_eq!(s.is_complete("x = 1"), Completeness::Complete);
-    assert!(matches!(s.is_complete("for i in 0..2 {"), Completeness::Incomplete { .. }));
+    assert!(matches!(
+        s.is_complete("for i in 0..2 {"),
+        Completeness::Incomplete { .. }
+    ));
     assert_eq!(s.is_complete("x = )"), Completeness::Invalid);
 }
 
@@ -105,7 +117,15 @@ fn status_and_vars() {
     let mut s = common::session();
     s.execute("a = ones(2, 3); b = 5");
     let st = s.status();
-    assert_eq!((st.backend, st.cuda_devices, st.variables, st.host_tensor_bytes), ("cpu", 0, 2, 24));
+    assert_eq!(
+        (
+            st.backend,
+            st.cuda_devices,
+            st.variables,
+            st.host_tensor_bytes
+        ),
+        ("cpu", 0, 2, 24)
+    );
     let v = s.vars();
     assert_eq!(v[0].name, "a");
     assert_eq!(v[0].summary, "f32 [2,3] @cpu");

@@ -19,7 +19,10 @@ pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
         }
     };
     // The bare file name keeps transcripts identical wherever the script is run from.
-    let name = file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
+    let name = file.file_name().map_or_else(
+        || file.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
     let plain = mode.check || mode.save;
     let mut session = Session::new(Config {
         color: config.color && !plain,
@@ -57,7 +60,8 @@ pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
 }
 
 fn read_script(file: &Path) -> Result<String, String> {
-    let bytes = std::fs::read(file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
+    let bytes =
+        std::fs::read(file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
     String::from_utf8(bytes).map_err(|e| {
         format!(
             "`{}` is not valid UTF-8 text (first bad byte at offset {})",
@@ -112,7 +116,11 @@ fn check(expected_path: &Path, actual: &str) -> u8 {
     }
     println!("transcript differs from {}:", expected_path.display());
     let (el, al): (Vec<&str>, Vec<&str>) = (e.lines().collect(), a.lines().collect());
-    let first = el.iter().zip(&al).position(|(x, y)| x != y).unwrap_or(el.len().min(al.len()));
+    let first = el
+        .iter()
+        .zip(&al)
+        .position(|(x, y)| x != y)
+        .unwrap_or(el.len().min(al.len()));
     println!("first difference at line {}:", first + 1);
     for l in el.iter().skip(first).take(5) {
         println!("- {l}");
@@ -132,7 +140,9 @@ pub fn normalize(s: &str) -> String {
         let mut i = 0;
         while i < toks.len() {
             let is_num = toks[i].parse::<f64>().is_ok();
-            let unit = toks.get(i + 1).map(|u| matches!(*u, "ns" | "µs" | "ms" | "s" | "s," | "ms," | "µs," | "ns,"));
+            let unit = toks
+                .get(i + 1)
+                .map(|u| matches!(*u, "ns" | "µs" | "ms" | "s" | "s," | "ms," | "µs," | "ns,"));
             if is_num && unit == Some(true) {
                 words.push("<time>".into());
                 i += 2;

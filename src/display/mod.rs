@@ -22,7 +22,10 @@ pub fn fmt_seconds(s: f64) -> String {
 pub fn profile_table(c: &Counters, wall: f64) -> String {
     let rows = [
         ("ops", c.ops.to_string()),
-        ("allocations", format!("{} ({})", c.allocations, human_bytes(c.bytes as u128))),
+        (
+            "allocations",
+            format!("{} ({})", c.allocations, human_bytes(c.bytes as u128)),
+        ),
         ("copies", c.copies.to_string()),
         ("host syncs", c.host_syncs.to_string()),
         ("wall time", fmt_seconds(wall)),

@@ -1,10 +1,10 @@
 //! PyTorch-style text for tensor values: aligned columns, 4 decimals or
 //! scientific notation as PyTorch chooses, summarised past 1000 elements.
 
+use crate::runtime::element::Element;
 use crate::runtime::shape::fmt_shape;
 use crate::runtime::{DType, Tensor};
 use crate::with_dtype;
-use crate::runtime::element::Element;
 
 /// Above this many elements, only the first and last `EDGE` items of each dimension are shown.
 pub const SUMMARIZE_ABOVE: usize = 1000;
@@ -45,7 +45,11 @@ pub fn values(t: &Tensor) -> String {
         .iter()
         .map(|&n| {
             if summarize && n > 2 * EDGE {
-                (0..EDGE).map(Some).chain([None]).chain((n - EDGE..n).map(Some)).collect()
+                (0..EDGE)
+                    .map(Some)
+                    .chain([None])
+                    .chain((n - EDGE..n).map(Some))
+                    .collect()
             } else {
                 (0..n).map(Some).collect()
             }
@@ -66,9 +70,20 @@ pub fn values(t: &Tensor) -> String {
 fn collect_cells(t: &Tensor, shown: &[Vec<Option<usize>>]) -> Vec<Cell> {
     let mut offsets = Vec::new();
     let mut idx = vec![0usize; shown.len()];
-    fn walk(t: &Tensor, shown: &[Vec<Option<usize>>], d: usize, idx: &mut [usize], out: &mut Vec<usize>) {
+    fn walk(
+        t: &Tensor,
+        shown: &[Vec<Option<usize>>],
+        d: usize,
+        idx: &mut [usize],
+        out: &mut Vec<usize>,
+    ) {
         if d == shown.len() {
-            let off = t.offset() as isize + idx.iter().zip(t.strides()).map(|(&i, &s)| i as isize * s).sum::<isize>();
+            let off = t.offset() as isize
+                + idx
+                    .iter()
+                    .zip(t.strides())
+                    .map(|(&i, &s)| i as isize * s)
+                    .sum::<isize>();
             out.push(off as usize);
             return;
         }
@@ -109,7 +124,11 @@ enum FloatMode {
 
 impl CellFormat {
     fn new(dtype: DType, cells: &[Cell]) -> Self {
-        let mode = if dtype.is_float() { float_mode(cells) } else { FloatMode::Int };
+        let mode = if dtype.is_float() {
+            float_mode(cells)
+        } else {
+            FloatMode::Int
+        };
         let mut f = CellFormat { mode, width: 0 };
         f.width = cells.iter().map(|c| f.cell(*c).len()).max().unwrap_or(0);
         f
@@ -120,7 +139,13 @@ impl CellFormat {
             Cell::B(b) => b.to_string(),
             Cell::I(i) => i.to_string(),
             Cell::F(x) if x.is_nan() => "nan".into(),
-            Cell::F(x) if x.is_infinite() => if x > 0.0 { "inf".into() } else { "-inf".into() },
+            Cell::F(x) if x.is_infinite() => {
+                if x > 0.0 {
+                    "inf".into()
+                } else {
+                    "-inf".into()
+                }
+            }
             Cell::F(x) => match self.mode {
                 FloatMode::Int => format!("{x:.0}."),
                 FloatMode::Fixed => format!("{x:.4}"),
@@ -143,7 +168,11 @@ fn float_mode(cells: &[Cell]) -> FloatMode {
             _ => None,
         })
         .collect();
-    let nonzero: Vec<f64> = finite.iter().map(|x| x.abs()).filter(|&x| x != 0.0).collect();
+    let nonzero: Vec<f64> = finite
+        .iter()
+        .map(|x| x.abs())
+        .filter(|&x| x != 0.0)
+        .collect();
     let max = nonzero.iter().copied().fold(f64::NAN, f64::max);
     let min = nonzero.iter().copied().fold(f64::NAN, f64::min);
     if finite.iter().all(|x| x.fract() == 0.0) {
@@ -195,7 +224,11 @@ fn layout<'a>(
         let lines: Vec<String> = items.chunks(per_line).map(|c| c.join(", ")).collect();
         out.push_str(&lines.join(&format!(",\n{}", " ".repeat(indent))));
     } else {
-        let sep = format!(",{}{}", "\n".repeat(shown.len() - d - 1), " ".repeat(indent));
+        let sep = format!(
+            ",{}{}",
+            "\n".repeat(shown.len() - d - 1),
+            " ".repeat(indent)
+        );
         for (k, i) in shown[d].iter().enumerate() {
             if k > 0 {
                 out.push_str(&sep);

@@ -27,8 +27,13 @@ pub struct Bound {
 
 pub fn bind(doc: &'static Doc, args: Vec<ArgVal>, span: Span) -> Result<Bound, Diagnostic> {
     let ps = params(doc.signature);
-    let func = if doc.signature.starts_with("x.") { format!(".{}", doc.name) } else { doc.name.to_string() };
-    let mut slots: Vec<(Param, Option<(Value, Span)>)> = ps.iter().map(|p| (p.clone(), None)).collect();
+    let func = if doc.signature.starts_with("x.") {
+        format!(".{}", doc.name)
+    } else {
+        doc.name.to_string()
+    };
+    let mut slots: Vec<(Param, Option<(Value, Span)>)> =
+        ps.iter().map(|p| (p.clone(), None)).collect();
     let mut rest = Vec::new();
     let mut next = 0usize;
     let mut seen_keyword = false;
@@ -37,7 +42,10 @@ pub fn bind(doc: &'static Doc, args: Vec<ArgVal>, span: Span) -> Result<Bound, D
         match a.keyword {
             None => {
                 if seen_keyword {
-                    return Err(Error::value("a positional argument cannot follow a keyword argument").at(a.span));
+                    return Err(Error::value(
+                        "a positional argument cannot follow a keyword argument",
+                    )
+                    .at(a.span));
                 }
                 if Some(next) == variadic_at {
                     rest.push((a.value, a.span));
@@ -58,8 +66,12 @@ pub fn bind(doc: &'static Doc, args: Vec<ArgVal>, span: Span) -> Result<Bound, D
             }
             Some(k) => {
                 seen_keyword = true;
-                let Some(slot) = slots.iter_mut().find(|(p, _)| p.name == k.name && !p.variadic) else {
-                    let names: Vec<&str> = ps.iter().filter(|p| !p.variadic).map(|p| p.name).collect();
+                let Some(slot) = slots
+                    .iter_mut()
+                    .find(|(p, _)| p.name == k.name && !p.variadic)
+                else {
+                    let names: Vec<&str> =
+                        ps.iter().filter(|p| !p.variadic).map(|p| p.name).collect();
                     return Err(Error::UnknownKeyword {
                         func: func.clone(),
                         name: k.name.clone(),
@@ -84,7 +96,12 @@ pub fn bind(doc: &'static Doc, args: Vec<ArgVal>, span: Span) -> Result<Bound, D
         }
         .at(span));
     }
-    Ok(Bound { func, slots, rest, span })
+    Ok(Bound {
+        func,
+        slots,
+        rest,
+        span,
+    })
 }
 
 fn plural(n: usize, what: &str) -> String {
@@ -109,7 +126,12 @@ impl Bound {
     }
 
     fn wrong(&self, name: &str, expected: &str, v: &Value, span: Span) -> Diagnostic {
-        Error::wrong_type(format!("argument `{name}` of {}", self.func), expected, v.type_name()).at(span)
+        Error::wrong_type(
+            format!("argument `{name}` of {}", self.func),
+            expected,
+            v.type_name(),
+        )
+        .at(span)
     }
 
     pub fn tensor(&self, name: &str) -> Result<Arc<Tensor>, Diagnostic> {
@@ -151,7 +173,9 @@ impl Bound {
         match self.given(name) {
             None => Ok(None),
             Some((Value::DType(d), _)) => Ok(Some(*d)),
-            Some((v, span)) => Err(self.wrong(name, "a dtype (bool i32 i64 f16 bf16 f32 f64)", v, *span)),
+            Some((v, span)) => {
+                Err(self.wrong(name, "a dtype (bool i32 i64 f16 bf16 f32 f64)", v, *span))
+            }
         }
     }
 
@@ -169,7 +193,10 @@ impl Bound {
             Value::List(items) => Ok(items.iter().map(|v| (v.clone(), *span)).collect()),
             Value::Tensor(t) if t.ndim() > 0 => Ok((0..t.shape()[0])
                 .map(|i| {
-                    let row = crate::runtime::ops::index::select(t, &[crate::runtime::ops::index::Index::At(i as i64)]);
+                    let row = crate::runtime::ops::index::select(
+                        t,
+                        &[crate::runtime::ops::index::Index::At(i as i64)],
+                    );
                     (row.map(Value::tensor).unwrap_or(Value::None), *span)
                 })
                 .collect()),
@@ -200,12 +227,16 @@ impl Bound {
 pub fn flatten(v: &Value, span: Span) -> Result<Vec<(Value, Span)>, Diagnostic> {
     match v {
         Value::List(items) => Ok(items.iter().map(|v| (v.clone(), span)).collect()),
-        Value::Tensor(t) if t.ndim() <= 1 && t.dtype().is_int() => {
-            Ok(t.to_vec::<i64>().into_iter().map(|i| (Value::Int(i), span)).collect())
-        }
-        Value::Tensor(t) if t.ndim() <= 1 && t.dtype().is_float() => {
-            Ok(t.to_vec::<f64>().into_iter().map(|x| (Value::Float(x), span)).collect())
-        }
+        Value::Tensor(t) if t.ndim() <= 1 && t.dtype().is_int() => Ok(t
+            .to_vec::<i64>()
+            .into_iter()
+            .map(|i| (Value::Int(i), span))
+            .collect()),
+        Value::Tensor(t) if t.ndim() <= 1 && t.dtype().is_float() => Ok(t
+            .to_vec::<f64>()
+            .into_iter()
+            .map(|x| (Value::Float(x), span))
+            .collect()),
         other => Ok(vec![(other.clone(), span)]),
     }
 }

@@ -16,13 +16,21 @@ use crate::runtime::ops::{join, matmul};
 use crate::runtime::{DType, Device, Tensor};
 
 impl Interp {
-    pub(crate) fn call_builtin(&mut self, doc: &'static Doc, args: Vec<ArgVal>, span: Span) -> Result<Value, Diagnostic> {
+    pub(crate) fn call_builtin(
+        &mut self,
+        doc: &'static Doc,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
         let b = bind(doc, args, span)?;
         let at = |e: Error| e.at(span);
         let name = doc.name;
         match name {
             "tensor" => {
-                let (data, dspan) = b.get("data").cloned().ok_or_else(|| at(Error::value("tensor() needs data")))?;
+                let (data, dspan) = b
+                    .get("data")
+                    .cloned()
+                    .ok_or_else(|| at(Error::value("tensor() needs data")))?;
                 let t = match &data {
                     Value::Tensor(t) => t.copy(),
                     other => literal_tensor_from_value(other, dspan)?,
@@ -31,7 +39,9 @@ impl Interp {
                     Some(d) if d != t.dtype() => t.cast(d),
                     _ => t,
                 };
-                let t = self.place(t, b.device("device")?.unwrap_or(Device::Cpu)).map_err(at)?;
+                let t = self
+                    .place(t, b.device("device")?.unwrap_or(Device::Cpu))
+                    .map_err(at)?;
                 Ok(self.made(t))
             }
             "zeros" | "ones" | "empty" => {
@@ -53,8 +63,12 @@ impl Interp {
                     None => (0.0, first),
                 };
                 let step = b.float("step")?.unwrap_or(1.0);
-                let all_int = ["start", "end", "step"].iter().all(|n| !matches!(b.given(n), Some((Value::Float(_), _))));
-                let dtype = b.dtype("dtype")?.unwrap_or(if all_int { DType::I64 } else { DType::F32 });
+                let all_int = ["start", "end", "step"]
+                    .iter()
+                    .all(|n| !matches!(b.given(n), Some((Value::Float(_), _))));
+                let dtype =
+                    b.dtype("dtype")?
+                        .unwrap_or(if all_int { DType::I64 } else { DType::F32 });
                 let device = self.device_arg(&b)?;
                 let t = factory::arange(start, end, step, dtype, device).map_err(at)?;
                 Ok(self.made(t))
@@ -64,7 +78,8 @@ impl Interp {
                 let end = b.float("end")?.unwrap_or(0.0);
                 let steps = b.sizes("steps")?[0];
                 let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
-                let t = factory::linspace(start, end, steps, dtype, self.device_arg(&b)?).map_err(at)?;
+                let t = factory::linspace(start, end, steps, dtype, self.device_arg(&b)?)
+                    .map_err(at)?;
                 Ok(self.made(t))
             }
             "eye" => {
@@ -79,20 +94,30 @@ impl Interp {
             }
             "rand" | "randn" => {
                 let shape = b.sizes_from_rest()?;
-                let dist = if name == "rand" { Distribution::Uniform } else { Distribution::Normal };
+                let dist = if name == "rand" {
+                    Distribution::Uniform
+                } else {
+                    Distribution::Normal
+                };
                 let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
                 let device = self.device_arg(&b)?;
-                let t = factory::random(&mut self.generator, dist, &shape, dtype, device).map_err(at)?;
+                let t = factory::random(&mut self.generator, dist, &shape, dtype, device)
+                    .map_err(at)?;
                 Ok(self.made(t))
             }
-            "zeros_like" | "ones_like" | "empty_like" | "full_like" | "rand_like" | "randn_like" => {
+            "zeros_like" | "ones_like" | "empty_like" | "full_like" | "rand_like"
+            | "randn_like" => {
                 let like = b.tensor("input")?;
                 let dtype = b.dtype("dtype")?.unwrap_or(like.dtype());
                 let device = b.device("device")?.unwrap_or(like.device());
                 let shape = like.shape().to_vec();
                 let t = match name {
                     "rand_like" | "randn_like" => {
-                        let dist = if name == "rand_like" { Distribution::Uniform } else { Distribution::Normal };
+                        let dist = if name == "rand_like" {
+                            Distribution::Uniform
+                        } else {
+                            Distribution::Normal
+                        };
                         factory::random(&mut self.generator, dist, &shape, dtype, device)
                     }
                     _ => {
@@ -112,12 +137,22 @@ impl Interp {
                 let mut ts = Vec::with_capacity(items.len());
                 for (v, s) in &items {
                     ts.push(super::args::to_tensor(v).ok_or_else(|| {
-                        Error::wrong_type(format!("an element of the list given to {name}()"), "a tensor", v.type_name()).at(*s)
+                        Error::wrong_type(
+                            format!("an element of the list given to {name}()"),
+                            "a tensor",
+                            v.type_name(),
+                        )
+                        .at(*s)
                     })?);
                 }
                 let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
                 let dim = b.int("dim")?.unwrap_or(0);
-                let t = if name == "cat" { join::cat(&refs, dim) } else { join::stack(&refs, dim) }.map_err(at)?;
+                let t = if name == "cat" {
+                    join::cat(&refs, dim)
+                } else {
+                    join::stack(&refs, dim)
+                }
+                .map_err(at)?;
                 Ok(self.made(t))
             }
             "seed" => {
@@ -140,24 +175,39 @@ impl Interp {
                 Ok(self.made(r))
             }
             "print" => {
-                let parts: Vec<String> = b.rest.iter().map(|(v, _)| display::value::print_text(v)).collect();
+                let parts: Vec<String> = b
+                    .rest
+                    .iter()
+                    .map(|(v, _)| display::value::print_text(v))
+                    .collect();
                 self.out.push(Output::Text(parts.join(" ")));
                 Ok(Value::None)
             }
             "device" => {
                 let i = b.int("index")?.unwrap_or(0);
-                let i = u32::try_from(i).map_err(|_| at(Error::value(format!("device index {i} is out of range"))))?;
+                let i = u32::try_from(i)
+                    .map_err(|_| at(Error::value(format!("device index {i} is out of range"))))?;
                 self.cuda(Some(i)).map(Value::Device).map_err(at)
             }
             "devices" => {
-                let list = (0..self.cuda_devices).map(|i| Value::Device(Device::Cuda(i))).collect();
+                let list = (0..self.cuda_devices)
+                    .map(|i| Value::Device(Device::Cuda(i)))
+                    .collect();
                 Ok(Value::List(Arc::new(list)))
             }
             "device_count" => Ok(Value::Int(self.cuda_devices as i64)),
             "current_device" => self.cuda(None).map(Value::Device).map_err(at),
-            "stream" | "event" | "empty_cache" | "reset_peak" | "memory_allocated" | "max_memory_allocated"
-            | "memory_reserved" | "memory_stats" => Err(at(not_available(&format!("{name}()")))),
-            _ => Err(at(Error::value(format!("`{name}` is documented but not implemented yet")))),
+            "stream"
+            | "event"
+            | "empty_cache"
+            | "reset_peak"
+            | "memory_allocated"
+            | "max_memory_allocated"
+            | "memory_reserved"
+            | "memory_stats" => Err(at(not_available(&format!("{name}()")))),
+            _ => Err(at(Error::value(format!(
+                "`{name}` is documented but not implemented yet"
+            )))),
         }
     }
 
@@ -165,7 +215,13 @@ impl Interp {
         Ok(b.device("device")?.unwrap_or(Device::Cpu))
     }
 
-    fn factory_full(&mut self, b: &Bound, shape: &[usize], value: f64, default: DType) -> Result<Value, Diagnostic> {
+    fn factory_full(
+        &mut self,
+        b: &Bound,
+        shape: &[usize],
+        value: f64,
+        default: DType,
+    ) -> Result<Value, Diagnostic> {
         let dtype = b.dtype("dtype")?.unwrap_or(default);
         let device = b.device("device")?.unwrap_or(Device::Cpu);
         let t = factory::full(shape, value, dtype, device).map_err(|e| e.at(b.span))?;
@@ -183,7 +239,12 @@ impl Interp {
         }
     }
 
-    pub(crate) fn reduce(&mut self, name: &str, t: &Tensor, b: &Bound) -> Result<Value, Diagnostic> {
+    pub(crate) fn reduce(
+        &mut self,
+        name: &str,
+        t: &Tensor,
+        b: &Bound,
+    ) -> Result<Value, Diagnostic> {
         let op = match name {
             "sum" => ReduceOp::Sum,
             "mean" => ReduceOp::Mean,

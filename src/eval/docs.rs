@@ -188,7 +188,8 @@ pub fn lookup(topic: &str) -> Vec<&'static Doc> {
 }
 
 pub fn function(name: &str) -> Option<&'static Doc> {
-    DOCS.iter().find(|d| d.kind == Kind::Function && d.name == name)
+    DOCS.iter()
+        .find(|d| d.kind == Kind::Function && d.name == name)
 }
 
 /// Methods and properties of tensors.
@@ -198,7 +199,8 @@ pub fn member(name: &str) -> Option<&'static Doc> {
 }
 
 pub fn members() -> impl Iterator<Item = &'static Doc> {
-    DOCS.iter().filter(|d| matches!(d.kind, Kind::Method | Kind::Property))
+    DOCS.iter()
+        .filter(|d| matches!(d.kind, Kind::Method | Kind::Property))
 }
 
 /// The `help` overview: topics grouped.

@@ -31,7 +31,10 @@ impl Interp {
             ExprKind::None => Ok(Value::None),
             ExprKind::DType(t) => Ok(Value::DType(*t)),
             ExprKind::Device(DeviceLit::Cpu) => Ok(Value::Device(Device::Cpu)),
-            ExprKind::Device(DeviceLit::Cuda(i)) => self.cuda(*i).map(Value::Device).map_err(|err| err.at(e.span)),
+            ExprKind::Device(DeviceLit::Cuda(i)) => self
+                .cuda(*i)
+                .map(Value::Device)
+                .map_err(|err| err.at(e.span)),
             ExprKind::Var(name) => self.lookup(name, e.span),
             ExprKind::List(items) => self.eval_list(items, e.span, d),
             ExprKind::Neg(inner) => {
@@ -75,18 +78,28 @@ impl Interp {
     pub(crate) fn indexable(&self, v: &Value, span: Span) -> Result<Arc<Tensor>, Diagnostic> {
         match v {
             Value::Tensor(t) => Ok(Arc::clone(t)),
-            other => Err(Error::wrong_type("the indexed value", "a tensor", other.type_name()).at(span)),
+            other => {
+                Err(Error::wrong_type("the indexed value", "a tensor", other.type_name()).at(span))
+            }
         }
     }
 
-    pub(crate) fn eval_index(&mut self, items: &[IndexItem], d: usize) -> Result<Vec<Index>, Diagnostic> {
+    pub(crate) fn eval_index(
+        &mut self,
+        items: &[IndexItem],
+        d: usize,
+    ) -> Result<Vec<Index>, Diagnostic> {
         let mut out = Vec::with_capacity(items.len());
         for item in items {
             out.push(match item {
                 IndexItem::At(e) => Index::At(self.eval_int(e, d, "an index")?),
-                IndexItem::Slice { start, stop, step, .. } => {
+                IndexItem::Slice {
+                    start, stop, step, ..
+                } => {
                     let mut part = |p: &Option<Expr>| -> Result<Option<i64>, Diagnostic> {
-                        p.as_ref().map(|e| self.eval_int(e, d, "a slice bound")).transpose()
+                        p.as_ref()
+                            .map(|e| self.eval_int(e, d, "a slice bound"))
+                            .transpose()
                     };
                     Index::Slice(part(start)?, part(stop)?, part(step)?)
                 }
@@ -129,7 +142,11 @@ impl Interp {
                 let r = elementwise::unary(UnaryOp::Neg, &t)?;
                 Ok(self.made(r))
             }
-            other => Err(Error::wrong_type("the operand of unary `-`", "a number or a tensor", other.type_name())),
+            other => Err(Error::wrong_type(
+                "the operand of unary `-`",
+                "a number or a tensor",
+                other.type_name(),
+            )),
         }
     }
 
@@ -160,7 +177,11 @@ impl Interp {
                 _ => to_tensor(v),
             };
             t.map(|t| (t, weak)).ok_or_else(|| {
-                Error::wrong_type(format!("an operand of `{}`", op.symbol()), "a number or a tensor", v.type_name())
+                Error::wrong_type(
+                    format!("an operand of `{}`", op.symbol()),
+                    "a number or a tensor",
+                    v.type_name(),
+                )
             })
         };
         let (ta, wa) = operand(a)?;
@@ -169,12 +190,28 @@ impl Interp {
             matmul::matmul(&ta, &tb)?
         } else {
             let op = tensor_op(op);
-            elementwise::binary(op, Operand { tensor: &ta, weak: wa }, Operand { tensor: &tb, weak: wb })?
+            elementwise::binary(
+                op,
+                Operand {
+                    tensor: &ta,
+                    weak: wa,
+                },
+                Operand {
+                    tensor: &tb,
+                    weak: wb,
+                },
+            )?
         };
         Ok(self.made(r))
     }
 
-    fn eval_call(&mut self, callee: &Expr, args: &[crate::lang::ast::Arg], span: Span, d: usize) -> Result<Value, Diagnostic> {
+    fn eval_call(
+        &mut self,
+        callee: &Expr,
+        args: &[crate::lang::ast::Arg],
+        span: Span,
+        d: usize,
+    ) -> Result<Value, Diagnostic> {
         // A method call evaluates its receiver first.
         let receiver = match &callee.kind {
             ExprKind::Attr(obj, name) => Some((self.eval(obj, d)?, name)),
@@ -192,7 +229,12 @@ impl Interp {
             Some((recv, name)) => self.call_method(recv, name, vals, span),
             None => match self.eval(callee, d)? {
                 Value::Builtin(doc) => self.call_builtin(doc, vals, span),
-                other => Err(Error::wrong_type("the called value", "a function", other.type_name()).at(callee.span)),
+                other => {
+                    Err(
+                        Error::wrong_type("the called value", "a function", other.type_name())
+                            .at(callee.span),
+                    )
+                }
             },
         }
     }
@@ -215,7 +257,11 @@ fn literal_value(l: Lit) -> Result<Value, Diagnostic> {
     match l {
         Lit::Leaf(v, _) => Ok(v),
         node if all_scalars(&node) => literal_tensor(&node).map(Value::tensor),
-        Lit::Node(kids, _) => Ok(Value::List(Arc::new(kids.into_iter().map(literal_value).collect::<Result<_, _>>()?))),
+        Lit::Node(kids, _) => Ok(Value::List(Arc::new(
+            kids.into_iter()
+                .map(literal_value)
+                .collect::<Result<_, _>>()?,
+        ))),
     }
 }
 
@@ -229,7 +275,12 @@ pub(crate) fn literal_tensor_from_value(v: &Value, span: Span) -> Result<Tensor,
     }
     let lit = to_lit(v, span);
     if !all_scalars(&lit) {
-        return Err(Error::wrong_type("the data", "numbers or nested lists of numbers", v.type_name()).at(span));
+        return Err(Error::wrong_type(
+            "the data",
+            "numbers or nested lists of numbers",
+            v.type_name(),
+        )
+        .at(span));
     }
     literal_tensor(&lit)
 }
@@ -258,7 +309,12 @@ fn literal_tensor(l: &Lit) -> Result<Tensor, Diagnostic> {
     Ok(t)
 }
 
-fn check_shape(l: &Lit, shape: &[usize], d: usize, leaves: &mut Vec<Scalar>) -> Result<(), Diagnostic> {
+fn check_shape(
+    l: &Lit,
+    shape: &[usize],
+    d: usize,
+    leaves: &mut Vec<Scalar>,
+) -> Result<(), Diagnostic> {
     match l {
         Lit::Leaf(v, span) => {
             if d != shape.len() {
@@ -272,9 +328,14 @@ fn check_shape(l: &Lit, shape: &[usize], d: usize, leaves: &mut Vec<Scalar>) -> 
         }
         Lit::Node(kids, span) => {
             if d >= shape.len() || kids.len() != shape[d] {
-                let want = shape.get(d).map_or("a number".to_string(), |n| format!("{n} elements"));
+                let want = shape
+                    .get(d)
+                    .map_or("a number".to_string(), |n| format!("{n} elements"));
                 return Err(Error::Shape {
-                    message: format!("this tensor literal is ragged: expected {want} like the first, found {}", kids.len()),
+                    message: format!(
+                        "this tensor literal is ragged: expected {want} like the first, found {}",
+                        kids.len()
+                    ),
                     help: Some("every row of a tensor literal must have the same length".into()),
                 }
                 .at(*span));
@@ -321,7 +382,10 @@ fn scalar(v: &Value) -> Option<Scalar> {
 }
 
 fn overflow() -> Error {
-    Error::value_help("integer overflow: the result does not fit in 64 bits", "use floats for very large numbers (`2.0 ** 70`)")
+    Error::value_help(
+        "integer overflow: the result does not fit in 64 bits",
+        "use floats for very large numbers (`2.0 ** 70`)",
+    )
 }
 
 /// Python-like arithmetic on plain numbers.
@@ -341,7 +405,11 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
         BinOp::Gt => return cmp(x > y),
         BinOp::Ge => return cmp(x >= y),
         BinOp::MatMul => {
-            return Err(Error::wrong_type("the operands of `@`", "tensors with at least one dimension", "numbers"))
+            return Err(Error::wrong_type(
+                "the operands of `@`",
+                "tensors with at least one dimension",
+                "numbers",
+            ))
         }
         _ => {}
     }
@@ -354,7 +422,10 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
             BinOp::Pow => return Ok(Value::Float(x.powf(y))),
             _ => {
                 if j == 0 {
-                    return Err(Error::value_help("division by zero", "a divisor of 0 has no result"));
+                    return Err(Error::value_help(
+                        "division by zero",
+                        "a divisor of 0 has no result",
+                    ));
                 }
                 return Ok(Value::Float(x / y));
             }
@@ -402,7 +473,9 @@ fn equal(a: &Value, b: &Value) -> bool {
         (Value::Device(x), Value::Device(y)) => x == y,
         (Value::DType(x), Value::DType(y)) => x == y,
         (Value::Builtin(x), Value::Builtin(y)) => std::ptr::eq(*x, *y),
-        (Value::List(x), Value::List(y)) => x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q)),
+        (Value::List(x), Value::List(y)) => {
+            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q))
+        }
         _ => match (scalar(a), scalar(b)) {
             (Some(x), Some(y)) => x.as_f64() == y.as_f64(),
             _ => false,

@@ -13,7 +13,13 @@ use crate::runtime::ops::{elementwise, factory, index};
 use crate::runtime::{DType, Device, Tensor};
 
 impl Interp {
-    pub(crate) fn call_method(&mut self, recv: Value, name: &Name, args: Vec<ArgVal>, span: Span) -> Result<Value, Diagnostic> {
+    pub(crate) fn call_method(
+        &mut self,
+        recv: Value,
+        name: &Name,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
         let t = match &recv {
             Value::Tensor(t) => Arc::clone(t),
             other => return Err(no_member(other, name)),
@@ -36,19 +42,24 @@ impl Interp {
             "to" => {
                 let _ = b.bool("non_blocking", false)?;
                 match b.get("target").map(|(v, s)| (v.clone(), *s)) {
-                    Some((Value::Device(d), _)) => self.to_device(&t, d).map_err(at),
+                    Some((Value::Device(d), _)) => self.move_to(&t, d).map_err(at),
                     Some((Value::DType(d), _)) if d == t.dtype() => Ok(Value::Tensor(t)),
                     Some((Value::DType(d), _)) => Ok(self.made(t.cast(d))),
-                    Some((v, s)) => Err(Error::wrong_type("the target of .to()", "a device or a dtype", v.type_name()).at(s)),
+                    Some((v, s)) => Err(Error::wrong_type(
+                        "the target of .to()",
+                        "a device or a dtype",
+                        v.type_name(),
+                    )
+                    .at(s)),
                     None => Err(at(Error::value(".to() needs a device or a dtype"))),
                 }
             }
-            "cpu" => self.to_device(&t, Device::Cpu).map_err(at),
+            "cpu" => self.move_to(&t, Device::Cpu).map_err(at),
             "cuda" => {
                 let i = b.int("index")?;
                 let i = i.map(|i| u32::try_from(i).unwrap_or(u32::MAX));
                 let d = self.cuda(i).map_err(at)?;
-                self.to_device(&t, d).map_err(at)
+                self.move_to(&t, d).map_err(at)
             }
             "copy_to" => {
                 let d = b.device("device")?.unwrap_or(Device::Cpu);
@@ -71,8 +82,10 @@ impl Interp {
             }
             "transpose" => {
                 let n = t.ndim();
-                let d0 = crate::runtime::shape::norm_dim(b.int("dim0")?.unwrap_or(0), n).map_err(at)?;
-                let d1 = crate::runtime::shape::norm_dim(b.int("dim1")?.unwrap_or(1), n).map_err(at)?;
+                let d0 =
+                    crate::runtime::shape::norm_dim(b.int("dim0")?.unwrap_or(0), n).map_err(at)?;
+                let d1 =
+                    crate::runtime::shape::norm_dim(b.int("dim1")?.unwrap_or(1), n).map_err(at)?;
                 if n == 0 {
                     return Ok(Value::Tensor(t));
                 }
@@ -113,16 +126,31 @@ impl Interp {
                 let r = factory::full(&shape, v, t.dtype(), t.device()).map_err(at)?;
                 Ok(self.made(r))
             }
-            other => Err(at(Error::value(format!("`.{other}` is documented but not implemented yet")))),
+            other => Err(at(Error::value(format!(
+                "`.{other}` is documented but not implemented yet"
+            )))),
         }
     }
 
-    pub(crate) fn property(&mut self, v: &Value, name: &str, span: Span) -> Result<Value, Diagnostic> {
+    pub(crate) fn property(
+        &mut self,
+        v: &Value,
+        name: &str,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
         let Value::Tensor(t) = v else {
-            return Err(no_member(v, &Name { name: name.into(), span }));
+            return Err(no_member(
+                v,
+                &Name {
+                    name: name.into(),
+                    span,
+                },
+            ));
         };
         Ok(match name {
-            "shape" => Value::List(Arc::new(t.shape().iter().map(|&d| Value::Int(d as i64)).collect())),
+            "shape" => Value::List(Arc::new(
+                t.shape().iter().map(|&d| Value::Int(d as i64)).collect(),
+            )),
             "dtype" => Value::DType(t.dtype()),
             "device" => Value::Device(t.device()),
             "ndim" => Value::Int(t.ndim() as i64),
@@ -137,13 +165,19 @@ impl Interp {
                         format!("call it: `x.{name}()`"),
                     )
                     .at(span),
-                    _ => no_member(v, &Name { name: name.into(), span }),
+                    _ => no_member(
+                        v,
+                        &Name {
+                            name: name.into(),
+                            span,
+                        },
+                    ),
                 })
             }
         })
     }
 
-    fn to_device(&mut self, t: &Arc<Tensor>, d: Device) -> Result<Value, Error> {
+    fn move_to(&mut self, t: &Arc<Tensor>, d: Device) -> Result<Value, Error> {
         if t.device() == d {
             return Ok(Value::Tensor(Arc::clone(t)));
         }
@@ -181,7 +215,12 @@ fn reshape_dims(rest: &[(Value, Span)]) -> Result<Vec<i64>, Diagnostic> {
     flat.iter()
         .map(|(v, s)| match v {
             Value::Int(i) => Ok(*i),
-            other => Err(Error::wrong_type("a dimension of reshape()", "an int", other.type_name()).at(*s)),
+            other => {
+                Err(
+                    Error::wrong_type("a dimension of reshape()", "an int", other.type_name())
+                        .at(*s),
+                )
+            }
         })
         .collect()
 }
@@ -189,7 +228,10 @@ fn reshape_dims(rest: &[(Value, Span)]) -> Result<Vec<i64>, Diagnostic> {
 fn item(t: &Tensor) -> Result<Value, Error> {
     if t.numel() != 1 {
         return Err(Error::value_help(
-            format!("item() needs a tensor with exactly one element, but this one has {}", t.numel()),
+            format!(
+                "item() needs a tensor with exactly one element, but this one has {}",
+                t.numel()
+            ),
             "reduce it first, e.g. `x.sum().item()`, or index one element: `x[0].item()`",
         ));
     }

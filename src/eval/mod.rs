@@ -138,7 +138,10 @@ impl Interp {
             }),
             Some(i) if i >= n => Err(Error::NoDevice {
                 device: name,
-                reason: format!("this session has {n} CUDA device(s), cuda:0 to cuda:{}", n - 1),
+                reason: format!(
+                    "this session has {n} CUDA device(s), cuda:0 to cuda:{}",
+                    n - 1
+                ),
             }),
             Some(i) => Ok(Device::Cuda(i)),
             None => Ok(Device::Cuda(0)),
@@ -148,7 +151,12 @@ impl Interp {
     /// The names a completion or "did you mean" may offer.
     pub fn known_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self.vars.keys().cloned().collect();
-        names.extend(docs::DOCS.iter().filter(|d| d.kind == docs::Kind::Function).map(|d| d.name.to_string()));
+        names.extend(
+            docs::DOCS
+                .iter()
+                .filter(|d| d.kind == docs::Kind::Function)
+                .map(|d| d.name.to_string()),
+        );
         names.sort();
         names.dedup();
         names

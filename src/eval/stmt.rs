@@ -34,7 +34,8 @@ impl Interp {
                 let view = index::select(&t, &idx).map_err(at)?;
                 let v = self.eval(value, 0)?;
                 let src = to_tensor(&v).ok_or_else(|| {
-                    Error::wrong_type("the assigned value", "a number or a tensor", v.type_name()).at(value.span)
+                    Error::wrong_type("the assigned value", "a number or a tensor", v.type_name())
+                        .at(value.span)
                 })?;
                 index::assign(&view, &src).map_err(at)?;
                 self.counters.ops += 1;
@@ -44,7 +45,10 @@ impl Interp {
                     if !self.vars.contains_key(&n.name) {
                         return Err(Error::UnknownName {
                             name: n.name.clone(),
-                            suggestion: super::suggest::closest(&n.name, self.vars.keys().map(String::as_str)),
+                            suggestion: super::suggest::closest(
+                                &n.name,
+                                self.vars.keys().map(String::as_str),
+                            ),
                         }
                         .at(n.span));
                     }
@@ -68,11 +72,20 @@ impl Interp {
             StmtKind::Stream(..) => return Err(at(not_available("a stream block"))),
             StmtKind::Wait(e) => {
                 let v = self.eval(e, 0)?;
-                return Err(Error::wrong_type("the target of `wait`", "a stream or an event", v.type_name()).at(e.span));
+                return Err(Error::wrong_type(
+                    "the target of `wait`",
+                    "a stream or an event",
+                    v.type_name(),
+                )
+                .at(e.span));
             }
             StmtKind::Pin(name) => {
                 if !self.vars.contains_key(&name.name) {
-                    return Err(Error::UnknownName { name: name.name.clone(), suggestion: None }.at(name.span));
+                    return Err(Error::UnknownName {
+                        name: name.name.clone(),
+                        suggestion: None,
+                    }
+                    .at(name.span));
                 }
                 return Err(at(not_available("`pin`")));
             }
@@ -82,7 +95,12 @@ impl Interp {
                 SyncTarget::Of(e) => match self.eval(e, 0)? {
                     Value::Device(Device::Cpu) => {}
                     other => {
-                        return Err(Error::wrong_type("the target of `sync`", "a stream, a device or `all`", other.type_name()).at(e.span))
+                        return Err(Error::wrong_type(
+                            "the target of `sync`",
+                            "a stream, a device or `all`",
+                            other.type_name(),
+                        )
+                        .at(e.span))
                     }
                 },
             },
@@ -119,7 +137,8 @@ impl Interp {
                 self.exec_block(body)?;
                 let wall = start.elapsed().as_secs_f64();
                 let d = diff(&self.counters, &before);
-                self.out.push(Output::Text(display::profile_table(&d, wall)));
+                self.out
+                    .push(Output::Text(display::profile_table(&d, wall)));
             }
             StmtKind::Help(topic) => {
                 let text = match topic {
@@ -134,7 +153,11 @@ impl Interp {
                             }
                             .at(t.span));
                         }
-                        found.iter().map(|d| d.help_text()).collect::<Vec<_>>().join("\n\n")
+                        found
+                            .iter()
+                            .map(|d| d.help_text())
+                            .collect::<Vec<_>>()
+                            .join("\n\n")
                     }
                 };
                 self.out.push(Output::Text(text));
@@ -172,7 +195,12 @@ impl Interp {
                         .collect::<Result<_, _>>()
                         .map_err(|err| err.at(e.span))?,
                     other => {
-                        return Err(Error::wrong_type("what `for` iterates over", "a range `a..b`, a list or a tensor", other.type_name()).at(e.span))
+                        return Err(Error::wrong_type(
+                            "what `for` iterates over",
+                            "a range `a..b`, a list or a tensor",
+                            other.type_name(),
+                        )
+                        .at(e.span))
                     }
                 };
                 for v in items {

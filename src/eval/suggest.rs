@@ -18,13 +18,15 @@ pub fn distance(a: &str, b: &str) -> usize {
     for (i, row) in d.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        d[0][j] = j;
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
             let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+            d[i][j] = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
             }
@@ -39,8 +41,14 @@ mod tests {
 
     #[test]
     fn near_misses() {
-        assert_eq!(closest("randm", ["rand", "randn", "zeros"]), Some("randn".into()));
-        assert_eq!(closest("zeors", ["rand", "randn", "zeros"]), Some("zeros".into()));
+        assert_eq!(
+            closest("randm", ["rand", "randn", "zeros"]),
+            Some("randn".into())
+        );
+        assert_eq!(
+            closest("zeors", ["rand", "randn", "zeros"]),
+            Some("zeros".into())
+        );
         assert_eq!(closest("qqqqq", ["rand", "randn", "zeros"]), None);
     }
 }

@@ -126,7 +126,10 @@ pub enum StmtKind {
     Pin(Name),
     Sync(SyncTarget),
     /// `mem`, `mem map`, `mem all`, `mem cuda:1`, `mem map cuda:1`
-    Mem { map: bool, target: SyncTarget },
+    Mem {
+        map: bool,
+        target: SyncTarget,
+    },
     For(Name, ForIter, Block),
     Time(Option<Expr>, Block),
     Profile(Block),

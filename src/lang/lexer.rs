@@ -150,10 +150,7 @@ fn lexer<'src>() -> impl Parser<'src, &'src str, Vec<Spanned<Token>>, LexErr<'sr
 pub fn lex(src: &str) -> Result<Vec<Spanned<Token>>, Vec<Diagnostic>> {
     let (tokens, errs) = lexer().parse(src).into_output_errors();
     if !errs.is_empty() {
-        return Err(errs
-            .into_iter()
-            .map(|e| lex_error(src, e))
-            .collect());
+        return Err(errs.into_iter().map(|e| lex_error(src, e)).collect());
     }
     structure(tokens.unwrap_or_default(), src.len()).map_err(|e| vec![e])
 }
@@ -163,9 +160,10 @@ fn lex_error(src: &str, e: Rich<'_, char, Span>) -> Diagnostic {
     match e.reason() {
         chumsky::error::RichReason::Custom(msg) => Diagnostic::syntax(span, msg.clone()),
         _ => match e.found() {
-            Some(c) if *c == '"' || *c == '\'' => {
-                Diagnostic::syntax(span, "this string is never closed (strings end on the same line)")
-            }
+            Some(c) if *c == '"' || *c == '\'' => Diagnostic::syntax(
+                span,
+                "this string is never closed (strings end on the same line)",
+            ),
             Some(c) if c.is_control() => Diagnostic::syntax(
                 span,
                 format!("unexpected control character U+{:04X}", *c as u32),
@@ -191,9 +189,7 @@ fn structure(tokens: Vec<Spanned<Token>>, len: usize) -> Result<Vec<Spanned<Toke
     let mut out = Vec::with_capacity(tokens.len());
     for (tok, span) in tokens {
         match tok {
-            Token::Newline
-                if matches!(open.last(), Some((Punct::LParen | Punct::LBracket, _))) =>
-            {
+            Token::Newline if matches!(open.last(), Some((Punct::LParen | Punct::LBracket, _))) => {
                 continue
             }
             Token::P(p @ (Punct::LParen | Punct::LBracket | Punct::LBrace)) => {

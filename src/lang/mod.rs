@@ -24,7 +24,10 @@ pub fn parse(src: &str) -> Result<Block, Vec<Diagnostic>> {
     let (ast, errs) = parser::program_parser().parse(input).into_output_errors();
     match ast {
         Some(ast) if errs.is_empty() => Ok(ast),
-        _ => Err(errs.into_iter().map(|e| syntax_diagnostic(src, e)).collect()),
+        _ => Err(errs
+            .into_iter()
+            .map(|e| syntax_diagnostic(src, e))
+            .collect()),
     }
 }
 
@@ -33,7 +36,9 @@ pub fn parse(src: &str) -> Result<Block, Vec<Diagnostic>> {
 pub enum Completeness {
     Complete,
     /// The input ended early (an open bracket or block); `indent` for the next line.
-    Incomplete { indent: String },
+    Incomplete {
+        indent: String,
+    },
     Invalid,
 }
 
@@ -49,8 +54,6 @@ pub fn completeness(src: &str) -> Completeness {
         Err(_) => Completeness::Invalid,
     }
 }
-
-/// How many `{` are open at the end of `src` (for the continuation indent).
 
 fn syntax_diagnostic(src: &str, e: Rich<'_, Token, Span>) -> Diagnostic {
     let span = *e.span();

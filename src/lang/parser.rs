@@ -73,11 +73,20 @@ where
             .delimited_by(p(Punct::LBracket), p(Punct::RBracket))
             .map(ExprKind::List);
         let atom = choice((
-            literal.map_with(|kind, e| Expr { kind, span: e.span() }),
-            list.map_with(|kind, e| Expr { kind, span: e.span() }),
+            literal.map_with(|kind, e| Expr {
+                kind,
+                span: e.span(),
+            }),
+            list.map_with(|kind, e| Expr {
+                kind,
+                span: e.span(),
+            }),
             expr.clone()
                 .delimited_by(p(Punct::LParen), p(Punct::RParen))
-                .map_with(|inner: Expr, e| Expr { kind: inner.kind, span: e.span() }),
+                .map_with(|inner: Expr, e| Expr {
+                    kind: inner.kind,
+                    span: e.span(),
+                }),
         ))
         .labelled("an expression")
         .boxed();
@@ -86,8 +95,14 @@ where
             ident()
                 .then_ignore(p(Punct::Assign))
                 .then(expr.clone())
-                .map(|(k, value)| Arg { keyword: Some(k), value }),
-            expr.clone().map(|value| Arg { keyword: None, value }),
+                .map(|(k, value)| Arg {
+                    keyword: Some(k),
+                    value,
+                }),
+            expr.clone().map(|value| Arg {
+                keyword: None,
+                value,
+            }),
         ));
         let call = arg
             .separated_by(p(Punct::Comma))
@@ -99,7 +114,10 @@ where
         let method_name = select! { t = e => (t, e.span()) }
             .try_map(|(t, span): (Token, Span), _| match t.as_word() {
                 Some(name) => Ok(Name { name, span }),
-                None => Err(Rich::custom(span, "expected a method or property name after `.`")),
+                None => Err(Rich::custom(
+                    span,
+                    "expected a method or property name after `.`",
+                )),
             })
             .labelled("a method name");
         let attr = p(Punct::Dot).ignore_then(method_name).map(Postfix::Attr);
@@ -135,11 +153,16 @@ where
                     Postfix::Attr(name) => ExprKind::Attr(Box::new(lhs), name),
                     Postfix::Index(items) => ExprKind::Index(Box::new(lhs), items),
                 };
-                Expr { kind, span: e.span() }
+                Expr {
+                    kind,
+                    span: e.span(),
+                }
             }),
-            infix(right(9), infix_op(Punct::StarStar, BinOp::Pow), |a, op, b, e| {
-                bin(op, a, b, e.span())
-            }),
+            infix(
+                right(9),
+                infix_op(Punct::StarStar, BinOp::Pow),
+                |a, op, b, e| bin(op, a, b, e.span()),
+            ),
             prefix(8, p(Punct::Minus), |_, rhs: Expr, e| Expr {
                 kind: ExprKind::Neg(Box::new(rhs)),
                 span: e.span(),
@@ -221,9 +244,18 @@ where
             .ignore_then(select! { t = e => (t, e.span()) })
             .try_map(|(t, span): (Token, Span), _| match (t.as_word(), &t) {
                 (Some(name), _) => Ok(Name { name, span }),
-                (None, Token::Str(s)) => Ok(Name { name: s.clone(), span }),
-                (None, Token::Device(d)) => Ok(Name { name: d.to_string(), span }),
-                _ => Err(Rich::custom(span, "expected a topic after `help`, e.g. `help randn`")),
+                (None, Token::Str(s)) => Ok(Name {
+                    name: s.clone(),
+                    span,
+                }),
+                (None, Token::Device(d)) => Ok(Name {
+                    name: d.to_string(),
+                    span,
+                }),
+                _ => Err(Rich::custom(
+                    span,
+                    "expected a topic after `help`, e.g. `help randn`",
+                )),
             });
 
         let for_iter = expr
@@ -264,7 +296,9 @@ where
                 .then(block.clone())
                 .map(|(n, b)| StmtKind::Time(n, b)),
             kw(Kw::Profile).ignore_then(block).map(StmtKind::Profile),
-            kw(Kw::Help).ignore_then(help_topic.or_not()).map(StmtKind::Help),
+            kw(Kw::Help)
+                .ignore_then(help_topic.or_not())
+                .map(StmtKind::Help),
         ))
         .boxed();
 
@@ -287,7 +321,10 @@ where
             });
 
         choice((keyword_stmt, assign_or_expr))
-            .map_with(|kind, e| Stmt { kind, span: e.span() })
+            .map_with(|kind, e| Stmt {
+                kind,
+                span: e.span(),
+            })
             .labelled("a statement")
             .boxed()
     });

@@ -119,14 +119,21 @@ impl Buffer {
     /// The elements as `T`. `T` must be this buffer's type: a mismatch is a bug in cudash.
     pub fn as_slice<T: Element>(&self) -> &[T] {
         T::slice(self).unwrap_or_else(|| {
-            panic!("internal error: buffer holds {} but {} was requested", self.dtype(), T::DTYPE)
+            panic!(
+                "internal error: buffer holds {} but {} was requested",
+                self.dtype(),
+                T::DTYPE
+            )
         })
     }
 
     pub fn as_mut_slice<T: Element>(&mut self) -> &mut [T] {
         let have = self.dtype();
         T::slice_mut(self).unwrap_or_else(|| {
-            panic!("internal error: buffer holds {have} but {} was requested", T::DTYPE)
+            panic!(
+                "internal error: buffer holds {have} but {} was requested",
+                T::DTYPE
+            )
         })
     }
 

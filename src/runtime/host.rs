@@ -11,7 +11,7 @@ const CHECK_ABOVE: usize = 64 << 20;
 /// Fails with an out-of-memory error if a tensor of `shape` and `dtype` cannot fit in host memory.
 pub fn check_alloc(shape: &[usize], dtype: DType) -> Result<usize, Error> {
     let n = super::shape::checked_numel(shape)?;
-    let bytes = n.checked_mul(dtype.size()).unwrap_or(usize::MAX);
+    let bytes = n.saturating_mul(dtype.size());
     if bytes > CHECK_ABOVE {
         let avail = available_bytes();
         if bytes as u128 > avail as u128 {

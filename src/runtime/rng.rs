@@ -83,9 +83,13 @@ impl Generator {
     fn fill(&self, n: usize, f: impl Fn(&Generator, u64, &mut [f64]) + Sync) -> Vec<f64> {
         let mut out = vec![0f64; n];
         if n >= PAR_MIN {
-            out.par_chunks_mut(4).enumerate().for_each(|(b, c)| f(self, b as u64, c));
+            out.par_chunks_mut(4)
+                .enumerate()
+                .for_each(|(b, c)| f(self, b as u64, c));
         } else {
-            out.chunks_mut(4).enumerate().for_each(|(b, c)| f(self, b as u64, c));
+            out.chunks_mut(4)
+                .enumerate()
+                .for_each(|(b, c)| f(self, b as u64, c));
         }
         out
     }

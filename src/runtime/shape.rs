@@ -25,12 +25,18 @@ pub fn fmt_shape(shape: &[usize]) -> String {
 
 /// The element count of `shape`, or an error if it overflows.
 pub fn checked_numel(shape: &[usize]) -> Result<usize, Error> {
-    shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d)).ok_or_else(|| {
-        Error::value_help(
-            format!("a tensor of shape {} has more elements than any machine can hold", fmt_shape(shape)),
-            "check the sizes you passed",
-        )
-    })
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .ok_or_else(|| {
+            Error::value_help(
+                format!(
+                    "a tensor of shape {} has more elements than any machine can hold",
+                    fmt_shape(shape)
+                ),
+                "check the sizes you passed",
+            )
+        })
 }
 
 /// NumPy broadcasting: dimensions are aligned from the right; each pair must be equal or 1.
@@ -38,8 +44,16 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     let n = a.len().max(b.len());
     let mut out = vec![0; n];
     for i in 0..n {
-        let da = if i < n - a.len() { 1 } else { a[i - (n - a.len())] };
-        let db = if i < n - b.len() { 1 } else { b[i - (n - b.len())] };
+        let da = if i < n - a.len() {
+            1
+        } else {
+            a[i - (n - a.len())]
+        };
+        let db = if i < n - b.len() {
+            1
+        } else {
+            b[i - (n - b.len())]
+        };
         out[i] = match (da, db) {
             (x, y) if x == y => x,
             (1, y) => y,
@@ -78,7 +92,12 @@ pub fn norm_dim(dim: i64, ndim: usize) -> Result<usize, Error> {
 }
 
 /// Calls `f` with the storage offset of every element, in row-major logical order.
-pub fn for_each_offset(shape: &[usize], strides: &[isize], offset: usize, mut f: impl FnMut(usize)) {
+pub fn for_each_offset(
+    shape: &[usize],
+    strides: &[isize],
+    offset: usize,
+    mut f: impl FnMut(usize),
+) {
     if shape.contains(&0) {
         return;
     }

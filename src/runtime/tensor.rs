@@ -178,12 +178,14 @@ impl Tensor {
             } else if d < 0 {
                 return Err(Error::shape(format!("reshape: invalid dimension {d}")));
             } else {
-                known = known.checked_mul(d as usize).ok_or_else(|| Error::shape("reshape: shape too large"))?;
+                known = known
+                    .checked_mul(d as usize)
+                    .ok_or_else(|| Error::shape("reshape: shape too large"))?;
                 shape.push(d as usize);
             }
         }
         if let Some(i) = infer {
-            if known == 0 || n % known != 0 {
+            if known == 0 || !n.is_multiple_of(known) {
                 return Err(reshape_error(&self.shape, dims, n));
             }
             shape[i] = n / known;

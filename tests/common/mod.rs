@@ -25,7 +25,9 @@ pub fn ok(src: &str) -> String {
 pub fn err(src: &str) -> (String, String) {
     let o = session().execute(src);
     let text = o.plain_text();
-    let e = o.error.unwrap_or_else(|| panic!("`{src}` should have failed but printed:\n{text}"));
+    let e = o
+        .error
+        .unwrap_or_else(|| panic!("`{src}` should have failed but printed:\n{text}"));
     (e.ename, e.evalue)
 }
 

@@ -2,7 +2,9 @@
 
 use super::super::buffer::{map_slice, zip_slices, Buffer};
 use super::super::element::{Element, Num};
-use super::super::shape::{broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, numel};
+use super::super::shape::{
+    broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, numel,
+};
 use super::super::{DType, Tensor};
 use crate::error::Error;
 use crate::{with_dtype, with_num_dtype};
@@ -58,7 +60,10 @@ pub struct Operand<'a> {
 
 impl<'a> Operand<'a> {
     pub fn strong(tensor: &'a Tensor) -> Self {
-        Operand { tensor, weak: false }
+        Operand {
+            tensor,
+            weak: false,
+        }
     }
 
     fn rank(&self) -> u8 {
@@ -76,9 +81,16 @@ impl<'a> Operand<'a> {
 pub fn result_dtype(a: Operand, b: Operand) -> DType {
     let (da, db) = (a.tensor.dtype(), b.tensor.dtype());
     let cat = da.category().max(db.category());
-    let cands: Vec<&Operand> = [&a, &b].into_iter().filter(|o| o.tensor.dtype().category() == cat).collect();
+    let cands: Vec<&Operand> = [&a, &b]
+        .into_iter()
+        .filter(|o| o.tensor.dtype().category() == cat)
+        .collect();
     let top = cands.iter().map(|o| o.rank()).max().unwrap_or(0);
-    let top_dtypes: Vec<DType> = cands.iter().filter(|o| o.rank() == top).map(|o| o.tensor.dtype()).collect();
+    let top_dtypes: Vec<DType> = cands
+        .iter()
+        .filter(|o| o.rank() == top)
+        .map(|o| o.tensor.dtype())
+        .collect();
     if top == 0 && cands.len() < 2 {
         // Only a plain number has the highest category: use the default dtype of that category.
         return match cat {
@@ -93,7 +105,10 @@ pub fn result_dtype(a: Operand, b: Operand) -> DType {
 pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
     let (ta, tb) = (a.tensor, b.tensor);
     if ta.device() != tb.device() {
-        return Err(Error::DeviceMismatch { a: ta.device(), b: tb.device() });
+        return Err(Error::DeviceMismatch {
+            a: ta.device(),
+            b: tb.device(),
+        });
     }
     let shape = broadcast_shapes(ta.shape(), tb.shape()).ok_or_else(|| Error::Broadcast {
         op: op.symbol().into(),
@@ -166,14 +181,23 @@ fn compare<T: Element>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) ->
 }
 
 /// Applies `f` over two tensors of type `T` broadcast to `shape`.
-fn zip<T: Element, U: Element>(a: &Tensor, b: &Tensor, shape: &[usize], f: impl Fn(T, T) -> U + Sync) -> Buffer {
+fn zip<T: Element, U: Element>(
+    a: &Tensor,
+    b: &Tensor,
+    shape: &[usize],
+    f: impl Fn(T, T) -> U + Sync,
+) -> Buffer {
     let n = numel(shape);
     let (ga, gb) = (a.read(), b.read());
     let (sa, sb) = (ga.as_slice::<T>(), gb.as_slice::<T>());
     let a_flat = a.is_contiguous() && a.shape() == shape;
     let b_flat = b.is_contiguous() && b.shape() == shape;
     let out = if a_flat && b_flat {
-        zip_slices(&sa[a.offset()..a.offset() + n], &sb[b.offset()..b.offset() + n], f)
+        zip_slices(
+            &sa[a.offset()..a.offset() + n],
+            &sb[b.offset()..b.offset() + n],
+            f,
+        )
     } else if a_flat && b.numel() == 1 {
         let y = sb[b.offset()];
         map_slice(&sa[a.offset()..a.offset() + n], |x| f(x, y))
@@ -184,7 +208,9 @@ fn zip<T: Element, U: Element>(a: &Tensor, b: &Tensor, shape: &[usize], f: impl 
         let st_a = broadcast_strides(a.shape(), a.strides(), shape);
         let st_b = broadcast_strides(b.shape(), b.strides(), shape);
         let mut out = Vec::with_capacity(n);
-        for_each_offset2(shape, (&st_a, a.offset()), (&st_b, b.offset()), |i, j| out.push(f(sa[i], sb[j])));
+        for_each_offset2(shape, (&st_a, a.offset()), (&st_b, b.offset()), |i, j| {
+            out.push(f(sa[i], sb[j]))
+        });
         out
     };
     U::into_buffer(out)

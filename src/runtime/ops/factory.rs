@@ -24,20 +24,31 @@ pub fn from_value<T: Element>(v: f64) -> T {
 }
 
 pub fn from_f64s(values: Vec<f64>, shape: &[usize], dtype: DType, device: Device) -> Tensor {
-    let buf = with_dtype!(dtype, T => T::into_buffer(values.into_iter().map(from_value::<T>).collect()));
+    let buf =
+        with_dtype!(dtype, T => T::into_buffer(values.into_iter().map(from_value::<T>).collect()));
     Tensor::new(buf, shape.to_vec(), device)
 }
 
-pub fn arange(start: f64, end: f64, step: f64, dtype: DType, device: Device) -> Result<Tensor, Error> {
+pub fn arange(
+    start: f64,
+    end: f64,
+    step: f64,
+    dtype: DType,
+    device: Device,
+) -> Result<Tensor, Error> {
     if step == 0.0 || !step.is_finite() {
-        return Err(Error::value("arange(): step must be a non-zero finite number"));
+        return Err(Error::value(
+            "arange(): step must be a non-zero finite number",
+        ));
     }
     if !start.is_finite() || !end.is_finite() {
         return Err(Error::value("arange(): start and end must be finite"));
     }
     let n = ((end - start) / step).ceil().max(0.0);
     if n > 1e15 {
-        return Err(Error::value(format!("arange(): {n:e} elements is more than any machine can hold")));
+        return Err(Error::value(format!(
+            "arange(): {n:e} elements is more than any machine can hold"
+        )));
     }
     let n = n as usize;
     check_alloc(&[n], dtype)?;
@@ -45,7 +56,13 @@ pub fn arange(start: f64, end: f64, step: f64, dtype: DType, device: Device) -> 
     Ok(from_f64s(values, &[n], dtype, device))
 }
 
-pub fn linspace(start: f64, end: f64, steps: usize, dtype: DType, device: Device) -> Result<Tensor, Error> {
+pub fn linspace(
+    start: f64,
+    end: f64,
+    steps: usize,
+    dtype: DType,
+    device: Device,
+) -> Result<Tensor, Error> {
     check_alloc(&[steps], dtype)?;
     let values = (0..steps)
         .map(|i| {

@@ -34,7 +34,11 @@ pub fn select(t: &Tensor, items: &[Index]) -> Result<Tensor, Error> {
             Some(&Index::At(i)) => {
                 let j = if i < 0 { i + size as i64 } else { i };
                 if j < 0 || j >= size as i64 {
-                    return Err(Error::IndexOutOfRange { index: i, dim, size });
+                    return Err(Error::IndexOutOfRange {
+                        index: i,
+                        dim,
+                        size,
+                    });
                 }
                 offset += j as isize * stride;
             }
@@ -69,7 +73,10 @@ pub fn select(t: &Tensor, items: &[Index]) -> Result<Tensor, Error> {
 /// Writes `value` (broadcast and converted to the view's dtype) into the view `dst`.
 pub fn assign(dst: &Tensor, value: &Tensor) -> Result<(), Error> {
     if dst.device() != value.device() {
-        return Err(Error::DeviceMismatch { a: dst.device(), b: value.device() });
+        return Err(Error::DeviceMismatch {
+            a: dst.device(),
+            b: value.device(),
+        });
     }
     let fits = broadcast_shapes(dst.shape(), value.shape()).is_some_and(|s| s == dst.shape());
     if !fits {

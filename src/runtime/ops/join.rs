@@ -8,17 +8,23 @@ use crate::error::Error;
 use crate::with_dtype;
 
 pub fn cat(ts: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
-    let first = ts.first().ok_or_else(|| Error::value("cat() needs at least one tensor"))?;
+    let first = ts
+        .first()
+        .ok_or_else(|| Error::value("cat() needs at least one tensor"))?;
     if first.ndim() == 0 {
         return Err(Error::shape("cat() cannot join 0-d tensors; use stack()"));
     }
     let d = norm_dim(dim, first.ndim())?;
     for t in ts {
         if t.device() != first.device() {
-            return Err(Error::DeviceMismatch { a: first.device(), b: t.device() });
+            return Err(Error::DeviceMismatch {
+                a: first.device(),
+                b: t.device(),
+            });
         }
         let same_rank = t.ndim() == first.ndim();
-        let same_other = same_rank && (0..t.ndim()).all(|i| i == d || t.shape()[i] == first.shape()[i]);
+        let same_other =
+            same_rank && (0..t.ndim()).all(|i| i == d || t.shape()[i] == first.shape()[i]);
         if !same_other {
             return Err(Error::Shape {
                 message: format!(
@@ -30,7 +36,11 @@ pub fn cat(ts: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
             });
         }
     }
-    let dt = ts.iter().map(|t| t.dtype()).reduce(DType::promote).unwrap_or(DType::F32);
+    let dt = ts
+        .iter()
+        .map(|t| t.dtype())
+        .reduce(DType::promote)
+        .unwrap_or(DType::F32);
     let outer: usize = first.shape()[..d].iter().product();
     let inner: usize = first.shape()[d + 1..].iter().product();
     let parts: Vec<Buffer> = ts.iter().map(|t| t.contiguous_buffer().cast(dt)).collect();
@@ -51,7 +61,9 @@ pub fn cat(ts: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
 }
 
 pub fn stack(ts: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
-    let first = ts.first().ok_or_else(|| Error::value("stack() needs at least one tensor"))?;
+    let first = ts
+        .first()
+        .ok_or_else(|| Error::value("stack() needs at least one tensor"))?;
     for t in ts {
         if t.shape() != first.shape() {
             return Err(Error::Shape {
@@ -67,7 +79,10 @@ pub fn stack(ts: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
     let d = norm_dim(dim, first.ndim() + 1)?;
     let mut dims: Vec<i64> = first.shape().iter().map(|&s| s as i64).collect();
     dims.insert(d, 1);
-    let expanded: Vec<Tensor> = ts.iter().map(|t| t.reshape(&dims)).collect::<Result<_, _>>()?;
+    let expanded: Vec<Tensor> = ts
+        .iter()
+        .map(|t| t.reshape(&dims))
+        .collect::<Result<_, _>>()?;
     let refs: Vec<&Tensor> = expanded.iter().collect();
     cat(&refs, d as i64)
 }

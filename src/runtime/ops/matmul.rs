@@ -4,13 +4,18 @@
 use gemm::Parallelism;
 
 use super::super::buffer::Buffer;
-use super::super::shape::{broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, numel};
+use super::super::shape::{
+    broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, numel,
+};
 use super::super::{DType, Tensor};
 use crate::error::Error;
 
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
     if a.device() != b.device() {
-        return Err(Error::DeviceMismatch { a: a.device(), b: b.device() });
+        return Err(Error::DeviceMismatch {
+            a: a.device(),
+            b: b.device(),
+        });
     }
     if a.ndim() == 0 || b.ndim() == 0 {
         return Err(Error::Shape {
@@ -19,8 +24,16 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
         });
     }
     // Promote 1-D operands to matrices, remembering which dimensions to drop afterwards.
-    let a2 = if a.ndim() == 1 { a.reshape(&[1, a.shape()[0] as i64])? } else { a.view(a.shape().to_vec(), a.strides().to_vec(), a.offset()) };
-    let b2 = if b.ndim() == 1 { b.reshape(&[b.shape()[0] as i64, 1])? } else { b.view(b.shape().to_vec(), b.strides().to_vec(), b.offset()) };
+    let a2 = if a.ndim() == 1 {
+        a.reshape(&[1, a.shape()[0] as i64])?
+    } else {
+        a.view(a.shape().to_vec(), a.strides().to_vec(), a.offset())
+    };
+    let b2 = if b.ndim() == 1 {
+        b.reshape(&[b.shape()[0] as i64, 1])?
+    } else {
+        b.view(b.shape().to_vec(), b.strides().to_vec(), b.offset())
+    };
     let (m, k) = (a2.shape()[a2.ndim() - 2], a2.shape()[a2.ndim() - 1]);
     let (k2, n) = (b2.shape()[b2.ndim() - 2], b2.shape()[b2.ndim() - 1]);
     if k != k2 {
@@ -42,20 +55,33 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
     })?;
     let dt = DType::promote(a.dtype(), b.dtype());
     if dt == DType::Bool {
-        return Err(Error::dtype("matmul is not defined for bool tensors", Some("convert first: `.to(f32)`".into())));
+        return Err(Error::dtype(
+            "matmul is not defined for bool tensors",
+            Some("convert first: `.to(f32)`".into()),
+        ));
     }
     let compute = match dt {
         DType::F16 | DType::BF16 => DType::F32,
         DType::I32 => DType::I64,
         d => d,
     };
-    let ca = if a2.dtype() != compute { a2.cast(compute) } else { a2 };
-    let cb = if b2.dtype() != compute { b2.cast(compute) } else { b2 };
+    let ca = if a2.dtype() != compute {
+        a2.cast(compute)
+    } else {
+        a2
+    };
+    let cb = if b2.dtype() != compute {
+        b2.cast(compute)
+    } else {
+        b2
+    };
     let nb = numel(&batch);
     let mut offsets = Vec::with_capacity(nb);
     let sa = broadcast_strides(&batch_a, &ca.strides()[..ca.ndim() - 2], &batch);
     let sb = broadcast_strides(&batch_b, &cb.strides()[..cb.ndim() - 2], &batch);
-    for_each_offset2(&batch, (&sa, ca.offset()), (&sb, cb.offset()), |i, j| offsets.push((i, j)));
+    for_each_offset2(&batch, (&sa, ca.offset()), (&sb, cb.offset()), |i, j| {
+        offsets.push((i, j))
+    });
     let mat = Mat { m, n, k };
     let out = match compute {
         DType::F32 => Buffer::F32(float_batches::<f32>(&ca, &cb, &offsets, mat)),
@@ -90,15 +116,28 @@ impl GemmFloat for f64 {
     const ONE: Self = 1.0;
 }
 
-fn float_batches<T: GemmFloat>(a: &Tensor, b: &Tensor, offsets: &[(usize, usize)], mat: Mat) -> Vec<T> {
+fn float_batches<T: GemmFloat>(
+    a: &Tensor,
+    b: &Tensor,
+    offsets: &[(usize, usize)],
+    mat: Mat,
+) -> Vec<T> {
     let Mat { m, n, k } = mat;
     let (ga, gb) = (a.read(), b.read());
     let (sa, sb) = (ga.as_slice::<T>(), gb.as_slice::<T>());
     let (ars, acs) = (a.strides()[a.ndim() - 2], a.strides()[a.ndim() - 1]);
     let (brs, bcs) = (b.strides()[b.ndim() - 2], b.strides()[b.ndim() - 1]);
     let mut out = vec![T::zero(); offsets.len() * m * n];
-    let threads = if m * n * k >= 1 << 18 { rayon::current_num_threads() } else { 1 };
-    let par = if threads > 1 { Parallelism::Rayon(threads) } else { Parallelism::None };
+    let threads = if m * n * k >= 1 << 18 {
+        rayon::current_num_threads()
+    } else {
+        1
+    };
+    let par = if threads > 1 {
+        Parallelism::Rayon(threads)
+    } else {
+        Parallelism::None
+    };
     for (bi, &(oa, ob)) in offsets.iter().enumerate() {
         if m == 0 || n == 0 {
             break;

@@ -43,7 +43,11 @@ pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Resu
     let shape = t.shape();
     let (outer, len, inner, out_shape) = match dim {
         None => {
-            let out = if keepdim { vec![1; shape.len()] } else { vec![] };
+            let out = if keepdim {
+                vec![1; shape.len()]
+            } else {
+                vec![]
+            };
             (1, t.numel(), 1, out)
         }
         Some(d) => {
@@ -72,9 +76,15 @@ pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Resu
     let lay = Layout { outer, len, inner };
     let buf = match op {
         ReduceOp::Sum | ReduceOp::Mean => sum(t, lay, op == ReduceOp::Mean),
-        ReduceOp::Max => with_dtype!(dt, T => t.with_slice::<T, _>(|s| T::into_buffer(extreme(s, lay, true).0))),
-        ReduceOp::Min => with_dtype!(dt, T => t.with_slice::<T, _>(|s| T::into_buffer(extreme(s, lay, false).0))),
-        ReduceOp::Argmax => with_dtype!(dt, T => t.with_slice::<T, _>(|s| Buffer::I64(extreme(s, lay, true).1))),
+        ReduceOp::Max => {
+            with_dtype!(dt, T => t.with_slice::<T, _>(|s| T::into_buffer(extreme(s, lay, true).0)))
+        }
+        ReduceOp::Min => {
+            with_dtype!(dt, T => t.with_slice::<T, _>(|s| T::into_buffer(extreme(s, lay, false).0)))
+        }
+        ReduceOp::Argmax => {
+            with_dtype!(dt, T => t.with_slice::<T, _>(|s| Buffer::I64(extreme(s, lay, true).1)))
+        }
     };
     Ok(Tensor::new(buf, out_shape, t.device()))
 }
@@ -111,7 +121,13 @@ fn sum(t: &Tensor, lay: Layout, mean: bool) -> Buffer {
     }
 }
 
-fn sum_axis<T: Element, A: Copy>(s: &[T], lay: Layout, conv: impl Fn(T) -> A, zero: A, add: impl Fn(A, A) -> A) -> Vec<A> {
+fn sum_axis<T: Element, A: Copy>(
+    s: &[T],
+    lay: Layout,
+    conv: impl Fn(T) -> A,
+    zero: A,
+    add: impl Fn(A, A) -> A,
+) -> Vec<A> {
     let mut out = vec![zero; lay.outer * lay.inner];
     for o in 0..lay.outer {
         let acc = &mut out[o * lay.inner..(o + 1) * lay.inner];

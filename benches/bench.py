@@ -1,0 +1,124 @@
+"""Side-by-side benchmark: cudash (cpu backend) vs Python+NumPy, in one run.
+
+Each figure is measured inside its own process (cudash's `time` statement,
+Python's perf_counter), so start-up is excluded except where start-up is the
+thing measured. Prints a markdown table; ratios are what to compare.
+"""
+
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+CUDASH = sys.argv[1]
+QUICK = "--quick" in sys.argv
+SCALE = 10 if QUICK else 1
+
+
+def cudash_time(script: str) -> float:
+    """Seconds per iteration reported by the last `time` statement of `script`."""
+    with tempfile.NamedTemporaryFile("w", suffix=".cudash", delete=False) as f:
+        f.write(script)
+        path = f.name
+    out = subprocess.run([CUDASH, "run", path, "--no-color"], capture_output=True, text=True, check=True).stdout
+    os.unlink(path)
+    m = re.findall(r"time: ([0-9.]+) (ns|µs|ms|s) per iteration", out)
+    if not m:
+        raise SystemExit(f"no timing in cudash output:\n{out}")
+    value, unit = m[-1]
+    return float(value) * {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
+
+
+def best_of(fn, reps: int = 5) -> float:
+    return min(fn() for _ in range(reps))
+
+
+def numpy_time(stmt, n: int) -> float:
+    stmt()  # warm up
+    t = time.perf_counter()
+    for _ in range(n):
+        stmt()
+    return (time.perf_counter() - t) / n
+
+
+rows = []
+
+
+def row(name, ours, theirs, target, ok):
+    rows.append((name, ours, theirs, theirs / ours if ours else float("inf"), target, "yes" if ok else "**no**"))
+
+
+def fmt(s: float) -> str:
+    for unit, k in (("s", 1), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9)):
+        if s >= k:
+            return f"{s / k:.3g} {unit}"
+    return f"{s * 1e9:.3g} ns"
+
+
+# 1. Interpreter overhead: y = x * 2 + 1 on 16 f32, 200k iterations.
+iters = 200_000 // SCALE
+ours = best_of(lambda: cudash_time(f"x = ones(16)\ntime 1 {{ for i in 0..{iters} {{ y = x * 2 + 1 }} }}\n"), 3)
+
+
+def py_loop():
+    x = np.ones(16, dtype=np.float32)
+    t = time.perf_counter()
+    for _ in range(iters):
+        y = x * 2 + 1  # noqa: F841
+    return time.perf_counter() - t
+
+
+theirs = best_of(py_loop, 3)
+row(f"tiny-op loop ({iters:,} × `y = x * 2 + 1`, 16 f32)", ours, theirs, "faster than NumPy", ours < theirs)
+
+# 2. Elementwise add and sum on 16M f32.
+n = (1 << 24) // SCALE
+reps = 20
+ours = best_of(lambda: cudash_time(f"x = ones({n})\ny = ones({n})\ntime {reps} {{ z = x + y }}\n"), 3)
+xa, ya = np.ones(n, dtype=np.float32), np.ones(n, dtype=np.float32)
+theirs = best_of(lambda: numpy_time(lambda: xa + ya, reps), 3)
+row(f"add, {n:,} f32", ours, theirs, "≥ NumPy", ours <= theirs * 1.0)
+
+ours = best_of(lambda: cudash_time(f"x = ones({n})\ntime {reps} {{ s = x.sum() }}\n"), 3)
+theirs = best_of(lambda: numpy_time(lambda: xa.sum(), reps), 3)
+row(f"sum, {n:,} f32", ours, theirs, "≥ NumPy", ours <= theirs * 1.0)
+
+# 3. 1024² f32 matmul.
+m = 1024 // (4 if QUICK else 1)
+reps = 10
+ours = best_of(lambda: cudash_time(f"a = randn({m}, {m})\ntime {reps} {{ c = a @ a }}\n"), 3)
+am = np.random.default_rng(0).standard_normal((m, m), dtype=np.float32)
+theirs = best_of(lambda: numpy_time(lambda: am @ am, reps), 3)
+row(f"matmul {m}×{m} f32", ours, theirs, "within 1.25× of NumPy", ours <= theirs * 1.25)
+
+# 4. Start-up: `cudash run` on an empty script, whole process.
+with tempfile.NamedTemporaryFile("w", suffix=".cudash", delete=False) as f:
+    empty = f.name
+samples = []
+for _ in range(50 // SCALE + 5):
+    t = time.perf_counter()
+    subprocess.run([CUDASH, "run", empty], check=True)
+    samples.append(time.perf_counter() - t)
+os.unlink(empty)
+startup = statistics.median(samples)
+py_samples = []
+for _ in range(10 // SCALE + 3):
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import numpy"], check=True)
+    py_samples.append(time.perf_counter() - t)
+row("`cudash run` empty script (median, whole process)", startup, statistics.median(py_samples), "< 20 ms (reference: `python -c 'import numpy'`)", startup < 0.020)
+
+print(f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
+      f"NumPy {np.__version__}, Python {platform.python_version()}; {time.strftime('%Y-%m-%d')}"
+      + (" (quick mode: smaller sizes, figures not comparable)" if QUICK else ""))
+print()
+print("| benchmark | cudash | NumPy | NumPy time / cudash time | target | met |")
+print("| --- | ---: | ---: | ---: | --- | --- |")
+for name, ours, theirs, ratio, target, ok in rows:
+    print(f"| {name} | {fmt(ours)} | {fmt(theirs)} | {ratio:.2f}× | {target} | {ok} |")
