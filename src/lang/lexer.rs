@@ -11,6 +11,10 @@ use crate::runtime::DType;
 /// Deepest bracket nesting accepted. Deeper input is an error, never a stack overflow.
 pub const MAX_NESTING: usize = 128;
 
+/// Deepest expression accepted, counting brackets plus chained operators
+/// (`1 + 1 + ...`, `- - x`, `x.T.T`): the parser recurses once per level.
+pub const MAX_EXPR_DEPTH: usize = 256;
+
 pub type Spanned<T> = (T, Span);
 
 type LexErr<'src> = extra::Err<Rich<'src, char, Span>>;
@@ -186,8 +190,36 @@ fn lex_error(src: &str, e: Rich<'_, char, Span>) -> Diagnostic {
 /// bounds their nesting so the recursive parser never runs out of stack.
 fn structure(tokens: Vec<Spanned<Token>>, len: usize) -> Result<Vec<Spanned<Token>>, Diagnostic> {
     let mut open: Vec<Spanned<Punct>> = Vec::new();
+    // Operators chained since the last separator, per open bracket (index 0: top level).
+    let mut runs: Vec<usize> = vec![0];
+    let mut depth = 0usize;
     let mut out = Vec::with_capacity(tokens.len());
     for (tok, span) in tokens {
+        match &tok {
+            Token::P(Punct::Comma | Punct::Semi) | Token::Newline => {
+                let run = runs.last_mut().expect("top level is never popped");
+                depth -= *run;
+                *run = 0;
+            }
+            Token::P(Punct::LParen | Punct::LBracket | Punct::LBrace) => {
+                runs.push(0);
+                depth += 1;
+            }
+            Token::P(Punct::RParen | Punct::RBracket | Punct::RBrace) if runs.len() > 1 => {
+                depth -= runs.pop().unwrap_or(0) + 1;
+            }
+            Token::P(_) | Token::Kw(crate::lang::token::Kw::Is) => {
+                *runs.last_mut().expect("top level is never popped") += 1;
+                depth += 1;
+                if depth > MAX_EXPR_DEPTH {
+                    return Err(Diagnostic::syntax(
+                        span,
+                        format!("this expression nests deeper than {MAX_EXPR_DEPTH} levels; split it into several statements"),
+                    ));
+                }
+            }
+            _ => {}
+        }
         match tok {
             Token::Newline if matches!(open.last(), Some((Punct::LParen | Punct::LBracket, _))) => {
                 continue
