@@ -2,7 +2,12 @@
 //! They are rendered in one place, `diag::render`.
 
 use crate::lang::Span;
+use crate::runtime::host::human_bytes;
 use crate::runtime::Device;
+
+fn human(b: usize) -> String {
+    human_bytes(b as u128)
+}
 
 /// What went wrong. Runtime functions return this without a span; the
 /// evaluator attaches the span of the expression that failed.
@@ -70,6 +75,19 @@ pub enum Error {
     NoDevice { device: String, reason: String },
     #[error("{message}")]
     NotAvailable { message: String, help: String },
+    #[error(
+        "{device} out of memory: tried to allocate {}. {device} has a total capacity of {} of which {} is free; \
+         {} is allocated by tensors and {} is reserved by the caching allocator but unused",
+        human(*requested), human(*capacity), human(*free), human(*allocated), human(reserved - allocated)
+    )]
+    OutOfMemory {
+        device: Device,
+        requested: usize,
+        capacity: usize,
+        free: usize,
+        allocated: usize,
+        reserved: usize,
+    },
     #[error(
         "interrupted: the statement was stopped; every variable keeps the value it had before it"
     )]
@@ -144,6 +162,7 @@ impl Error {
                 "DeviceError"
             }
             Error::Interrupted => "Interrupted",
+            Error::OutOfMemory { .. } => "OutOfMemoryError",
             Error::Io { .. } => "IOError",
             Error::Value { .. } => "ValueError",
         }
@@ -165,6 +184,7 @@ impl Error {
             Error::DeviceMismatch { a, b } => format!("operands on {a} and {b}"),
             Error::NoDevice { .. } | Error::NotAvailable { .. } => "needs a CUDA device".into(),
             Error::Interrupted => "stopped here".into(),
+            Error::OutOfMemory { requested, .. } => format!("asks for {}", human(*requested)),
             Error::Io { .. } => "file problem".into(),
             Error::Value { .. } => "invalid value".into(),
         }
@@ -190,6 +210,16 @@ impl Error {
                 "move one operand first, e.g. `.to({a})` on the {b} operand, or `.to({b})` on the {a} one"
             )),
             Error::NotAvailable { help, .. } => Some(help.clone()),
+            Error::OutOfMemory { reserved, allocated, .. } if reserved > allocated => Some(
+                "`del` tensors you no longer need (their blocks go back to the cache), then `empty_cache()` \
+                 to return cached segments to the device; or use smaller shapes or dtypes"
+                    .into(),
+            ),
+            Error::OutOfMemory { .. } => Some(
+                "`del` tensors you no longer need, use smaller shapes or a smaller dtype (f16, bf16), \
+                 or spread the work over several devices"
+                    .into(),
+            ),
             Error::Shape { help, .. } | Error::DType { help, .. } | Error::Value { help, .. } => help.clone(),
             Error::IndexOutOfRange { size, .. } => Some(format!(
                 "valid indices are 0..{size} (or -{size}..-1 counting from the end)"

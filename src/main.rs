@@ -16,9 +16,15 @@ use cudash::session::Config;
 struct Args {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Which backend runs tensors: auto picks the best available (only cpu exists so far).
+    /// Which backend provides CUDA devices: auto (a real GPU when found, else simulated), cuda or sim.
     #[arg(long, default_value = "auto", global = true)]
     backend: String,
+    /// Number of simulated CUDA devices (0: cpu only).
+    #[arg(long, default_value_t = 2, global = true)]
+    sim_devices: u32,
+    /// Memory of each simulated device, e.g. 16GiB, 512MiB.
+    #[arg(long, default_value = "16GiB", global = true)]
+    sim_memory: String,
     /// Seed for rand/randn (the same seed gives the same numbers).
     #[arg(long, default_value_t = 0, global = true)]
     seed: u64,
@@ -53,14 +59,26 @@ fn main() -> ExitCode {
         eprintln!("cudash: {msg}");
         return ExitCode::from(2);
     }
+    let sim_memory = match cudash::runtime::backend::parse_size(&args.sim_memory) {
+        Ok(m) => m,
+        Err(msg) => {
+            eprintln!("cudash: --sim-memory: {msg}");
+            return ExitCode::from(2);
+        }
+    };
     let color = !args.no_color && std::env::var_os("NO_COLOR").is_none();
     let command = args.command;
-    let seed = args.seed;
+    let (seed, sim_devices) = (args.seed, args.sim_devices);
     // Parsing and evaluation recurse; a big stack keeps deep (but bounded) input safe.
     let worker = std::thread::Builder::new()
         .stack_size(256 << 20)
         .spawn(move || {
-            let config = Config { seed, color };
+            let config = Config {
+                seed,
+                color,
+                sim_devices,
+                sim_memory,
+            };
             match command {
                 None => cli::repl::run(config),
                 Some(Command::Run {

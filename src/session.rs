@@ -9,13 +9,30 @@ use crate::error::Diagnostic;
 use crate::eval::docs::{self, Kind};
 use crate::eval::{Interp, Output, Value};
 use crate::lang::{self, ast::Stmt, Completeness};
+use crate::runtime::backend::SimBackend;
+use crate::runtime::devices::Devices;
 use crate::runtime::shape::fmt_shape;
 
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Config {
     pub seed: u64,
     /// Colour in rendered diagnostics.
     pub color: bool,
+    /// Simulated CUDA devices (0: cpu only). Used when no real GPU backend is live.
+    pub sim_devices: u32,
+    /// Memory of each simulated device, in bytes.
+    pub sim_memory: usize,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            seed: 0,
+            color: false,
+            sim_devices: 2,
+            sim_memory: 16 << 30,
+        }
+    }
 }
 
 /// A failed statement, rendered.
@@ -44,14 +61,22 @@ pub struct Completion {
     pub matches: Vec<String>,
 }
 
-/// A snapshot for live displays. Per-device allocator and stream state arrive with CUDA devices.
+/// A snapshot for live displays: the allocator of every device (streams come next).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Status {
     pub backend: &'static str,
-    pub cuda_devices: u32,
+    pub devices: Vec<DeviceStatus>,
     pub variables: usize,
-    /// Bytes held by tensors bound to names.
+    /// Bytes held by host tensors bound to names.
     pub host_tensor_bytes: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceStatus {
+    pub index: u32,
+    pub allocated: u64,
+    pub reserved: u64,
+    pub peak_allocated: u64,
 }
 
 /// One row of `:vars`.
@@ -64,28 +89,55 @@ pub struct VarInfo {
 
 pub struct Session {
     interp: Interp,
+    devices: Arc<Devices>,
     config: Config,
     history: Vec<String>,
 }
 
 impl Session {
+    /// A session on simulated devices (the CUDA backend is not built yet).
     pub fn new(config: Config) -> Session {
+        let sim = SimBackend {
+            count: config.sim_devices,
+            memory: config.sim_memory,
+        };
+        let reason = if config.sim_devices == 0 {
+            String::new()
+        } else {
+            format!(
+                "{} simulated device(s) with {} each; no CUDA backend in this build",
+                config.sim_devices,
+                crate::runtime::host::human_bytes(config.sim_memory as u128)
+            )
+        };
+        let devices = Arc::new(Devices::new(&sim, reason));
         Session {
-            interp: Interp::new(config.seed),
+            interp: Interp::new(config.seed, Arc::clone(&devices)),
+            devices,
             config,
             history: Vec::new(),
         }
     }
 
     pub fn backend_name(&self) -> &'static str {
-        "cpu"
+        self.devices.backend()
     }
 
     pub fn banner(&self) -> String {
+        let what = match self.devices.count() {
+            0 => "cpu only".to_string(),
+            _ => self.devices.reason.clone(),
+        };
         format!(
-            "cudash {} — backend: cpu (no CUDA devices in this build yet). `help` lists topics.",
-            env!("CARGO_PKG_VERSION")
+            "cudash {} — backend: {} ({what}). `help` lists topics.",
+            env!("CARGO_PKG_VERSION"),
+            self.backend_name()
         )
+    }
+
+    /// The device table (`cudash devices`, the `devices` statement).
+    pub fn devices_table(&self) -> String {
+        self.interp.devices_text()
     }
 
     /// Runs a cell. Statements run in order; the first error stops the cell and
@@ -246,13 +298,23 @@ impl Session {
             .vars()
             .values()
             .filter_map(|v| match v {
-                Value::Tensor(t) => Some(t.nbytes()),
+                Value::Tensor(t) if !t.device().is_cuda() => Some(t.nbytes()),
                 _ => None,
             })
             .sum();
+        let devices = (0..self.devices.count())
+            .filter_map(|i| {
+                self.devices.allocator(i).map(|a| DeviceStatus {
+                    index: i,
+                    allocated: a.stats().allocated.current,
+                    reserved: a.stats().reserved.current,
+                    peak_allocated: a.stats().allocated.peak,
+                })
+            })
+            .collect();
         Status {
             backend: self.backend_name(),
-            cuda_devices: self.interp.cuda_devices,
+            devices,
             variables: self.interp.vars().len(),
             host_tensor_bytes,
         }
@@ -289,7 +351,7 @@ impl Session {
 
     /// Forgets every variable and reseeds the generator.
     pub fn reset(&mut self) {
-        self.interp = Interp::new(self.config.seed);
+        self.interp = Interp::new(self.config.seed, Arc::clone(&self.devices));
     }
 
     pub fn history(&self) -> &[String] {
@@ -322,22 +384,37 @@ impl Outcome {
     }
 }
 
-/// The source of statement `i`, with the comment lines just above it.
+/// The source of statement `i`: the comment lines just above it, the statement,
+/// and a comment that ends its line.
 fn statement_text<'a>(src: &'a str, stmts: &[Stmt], i: usize) -> &'a str {
     let span = stmts[i].span;
-    let prev_end = if i == 0 { 0 } else { stmts[i - 1].span.end };
-    let gap = &src[prev_end..span.start];
-    // Start at the first comment line in the gap, if any.
+    let start_gap = if i == 0 {
+        0
+    } else {
+        line_end(src, stmts[i - 1].span.end)
+    };
     let mut start = span.start;
-    let mut offset = prev_end;
-    for line in gap.split_inclusive('\n') {
+    let mut offset = start_gap.min(span.start);
+    for line in src[offset..span.start].split_inclusive('\n') {
         if line.trim_start().starts_with('#') {
             start = offset;
             break;
         }
         offset += line.len();
     }
-    &src[start..span.end]
+    &src[start..line_end(src, span.end)]
+}
+
+/// `at`, moved past the rest of its line when that rest is only blanks and a comment.
+fn line_end(src: &str, at: usize) -> usize {
+    let rest = &src[at..];
+    let line = rest.split('\n').next().unwrap_or("");
+    let trimmed = line.trim_start();
+    if trimmed.is_empty() || trimmed.starts_with('#') {
+        at + line.trim_end_matches('\r').len()
+    } else {
+        at
+    }
 }
 
 fn word_before(s: &str) -> &str {

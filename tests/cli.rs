@@ -31,7 +31,17 @@ fn golden_transcripts_match() {
     for entry in std::fs::read_dir(golden("")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "cudash") {
-            let o = cudash(&["run", path.to_str().unwrap(), "--check", "--keep-going"]);
+            // A first line `# args: --sim-devices 4` gives the options the transcript was made with.
+            let src = std::fs::read_to_string(&path).unwrap();
+            let extra: Vec<&str> = src
+                .lines()
+                .next()
+                .and_then(|l| l.strip_prefix("# args:"))
+                .map(|a| a.split_whitespace().collect())
+                .unwrap_or_default();
+            let mut args = vec!["run", path.to_str().unwrap(), "--check", "--keep-going"];
+            args.extend(extra);
+            let o = cudash(&args);
             assert!(o.status.success(), "{}:\n{}", path.display(), text(&o));
         }
     }
@@ -127,8 +137,25 @@ fn piped_input_runs_without_prompts() {
 fn unavailable_backends_fail_clearly() {
     let o = cudash(&["--backend", "cuda", "devices"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).contains("only the cpu backend exists"));
+    assert!(text(&o).contains("no CUDA backend yet"), "{}", text(&o));
+    let o = cudash(&["--backend", "tpu", "devices"]);
+    assert_eq!(o.status.code(), Some(2));
     let o = cudash(&["devices"]);
     assert!(o.status.success());
-    assert!(text(&o).contains("backend: cpu"));
+    let out = text(&o);
+    assert!(
+        out.starts_with("backend: sim") && out.contains("cuda:1") && !out.contains("cuda:2"),
+        "{out}"
+    );
+    let o = cudash(&["--sim-devices", "3", "--sim-memory", "1GiB", "devices"]);
+    let out = text(&o);
+    assert!(
+        out.contains("cuda:2") && out.contains("0 B / 1.0 GiB"),
+        "{out}"
+    );
+    let o = cudash(&["--sim-devices", "0", "devices"]);
+    assert!(text(&o).starts_with("backend: cpu"), "{}", text(&o));
+    let o = cudash(&["--sim-memory", "lots", "devices"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("not a size"), "{}", text(&o));
 }

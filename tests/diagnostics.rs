@@ -41,9 +41,14 @@ diagnostic!(assign_to_call, "ones(2) = 3");
 diagnostic!(integer_too_large, "x = 99999999999999999999");
 diagnostic!(mean_of_ints, "[1, 2, 3].mean()");
 diagnostic!(
-    no_cuda_device,
-    "with device(1) {\n  a = ones(2, device=cuda)\n}"
+    no_such_device,
+    "with device(3) {\n  a = ones(2, device=cuda)\n}"
 );
+diagnostic!(
+    cross_device,
+    "a = ones(2, device=cuda:0)\nb = ones(2, device=cuda:1)\nc = a * b"
+);
+diagnostic!(device_out_of_memory, "x = zeros(5 * 2**30, device=cuda:1)");
 diagnostic!(ragged_literal, "[[1, 2], [3]]");
 diagnostic!(item_of_many, "ones(3).item()");
 diagnostic!(

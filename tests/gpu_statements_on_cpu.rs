@@ -1,18 +1,31 @@
-//! Statements that need a GPU parse and behave honestly on the cpu backend.
+//! With no CUDA devices (`--sim-devices 0`), statements that need a GPU parse
+//! and behave honestly.
 
 mod common;
 
+fn err(src: &str) -> (String, String) {
+    let o = common::cpu_session().execute(src);
+    let e = o.error.unwrap_or_else(|| panic!("`{src}` should fail"));
+    (e.ename, e.evalue)
+}
+
+fn ok(src: &str) -> String {
+    let o = common::cpu_session().execute(src);
+    assert!(o.error.is_none(), "{src}: {:?}", o.error);
+    o.plain_text()
+}
+
 #[test]
 fn cuda_devices_do_not_exist_on_cpu() {
-    let (class, msg) = common::err("with device(0) { x = 1 }");
+    let (class, msg) = err("with device(0) { x = 1 }");
     assert_eq!(class, "DeviceError");
     assert!(msg.contains("cuda:0 does not exist"), "{msg}");
-    let (_, msg) = common::err("ones(2).to(cuda:7)");
+    let (_, msg) = err("ones(2).to(cuda:7)");
     assert!(msg.contains("cuda:7 does not exist"), "{msg}");
-    let (_, msg) = common::err("ones(2, device=cuda)");
+    let (_, msg) = err("ones(2, device=cuda)");
     assert!(msg.contains("no CUDA devices"), "{msg}");
-    shows!("device_count()" => "0");
-    shows!("devices()" => "[]");
+    assert_eq!(ok("device_count()"), "0");
+    assert_eq!(ok("devices()"), "[]");
 }
 
 #[test]
@@ -24,24 +37,26 @@ fn stream_memory_and_pinning_need_cuda() {
         "x = ones(2); pin x",
         "ones(2).pin()",
         "event()",
-        "memory_allocated()",
     ] {
-        let (class, msg) = common::err(src);
+        let (class, msg) = err(src);
         assert_eq!(class, "DeviceError", "{src}");
         assert!(msg.contains("needs a CUDA device"), "{src}: {msg}");
     }
+    let (class, msg) = err("memory_allocated()");
+    assert_eq!(class, "DeviceError");
+    assert!(msg.contains("no CUDA devices"), "{msg}");
 }
 
 #[test]
 fn sync_on_cpu_is_a_no_op() {
-    shows!("sync" => "");
-    shows!("sync all" => "");
-    shows!("sync cpu" => "");
+    assert_eq!(ok("sync"), "");
+    assert_eq!(ok("sync all"), "");
+    assert_eq!(ok("sync cpu"), "");
 }
 
 #[test]
 fn time_measures_wall_clock_on_cpu() {
-    let out = common::ok("x = ones(8, 8)\ntime 5 { y = x @ x }");
+    let out = ok("x = ones(8, 8)\ntime 5 { y = x @ x }");
     assert!(
         out.starts_with("time: ")
             && out.contains("per iteration (wall clock on cpu, 5 iterations)"),
@@ -51,15 +66,18 @@ fn time_measures_wall_clock_on_cpu() {
 
 #[test]
 fn profile_counts_ops_and_allocations() {
-    let out = common::ok("x = ones(4)\nprofile { for i in 0..3 { l = (x * 2).sum().item() } }");
+    let out = ok("x = ones(4)\nprofile { for i in 0..3 { l = (x * 2).sum().item() } }");
     assert!(out.contains("ops          6"), "{out}");
-    assert!(out.contains("allocations  6 (60 B)"), "{out}");
+    assert!(
+        out.contains("allocations  0 (0 B)"),
+        "host tensors use no device memory: {out}"
+    );
     assert!(out.contains("host syncs   0"), "{out}");
 }
 
 #[test]
 fn help_covers_builtins_methods_and_statements() {
-    let all = common::ok("help");
+    let all = ok("help");
     for group in [
         "tensors:",
         "devices:",
@@ -69,14 +87,14 @@ fn help_covers_builtins_methods_and_statements() {
     ] {
         assert!(all.contains(group), "{group} missing from:\n{all}");
     }
-    assert!(common::ok("help randn").contains("randn(*size, dtype=f32, device=cpu)"));
-    assert!(common::ok("help .to").contains("x.to(target, non_blocking=false)"));
-    let both = common::ok("help sum");
+    assert!(ok("help randn").contains("randn(*size, dtype=f32, device=cpu)"));
+    assert!(ok("help .to").contains("x.to(target, non_blocking=false)"));
+    let both = ok("help sum");
     assert!(
         both.contains("sum(input, dim=none") && both.contains("x.sum(dim=none"),
         "{both}"
     );
-    let (class, _) = common::err("help randm");
+    let (class, _) = err("help randm");
     assert_eq!(class, "NameError");
 }
 
@@ -96,6 +114,10 @@ fn every_cpu_example_in_the_help_runs() {
         "max_memory_allocated",
         "memory_reserved",
         "memory_stats",
+        "max_memory_reserved",
+        "scatter",
+        "gather",
+        "replicate",
         "cuda",
         "record_stream",
         "current_device",
@@ -104,7 +126,7 @@ fn every_cpu_example_in_the_help_runs() {
         if needs_cuda.contains(&d.name) {
             continue;
         }
-        let o = common::session().execute(d.example);
+        let o = common::cpu_session().execute(d.example);
         assert!(
             o.error.is_none(),
             "example of `{}` failed:\n{}",

@@ -163,7 +163,12 @@ proptest! {
 
 /// Runs `f` on a thread with the default 2 MiB stack, as library users and test threads have.
 fn on_small_stack(f: impl FnOnce() + Send + 'static) {
-    std::thread::Builder::new().stack_size(2 << 20).spawn(f).unwrap().join().unwrap();
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap();
 }
 
 #[test]
@@ -176,7 +181,11 @@ fn long_chains_are_errors_on_any_stack() {
             format!("x = ones(2){}", ".T".repeat(10_000)),
         ] {
             let errs = parse(&src).unwrap_err();
-            assert!(errs[0].error.to_string().contains("nests deeper"), "{:?}", errs[0]);
+            assert!(
+                errs[0].error.to_string().contains("nests deeper"),
+                "{:?}",
+                errs[0]
+            );
         }
     });
 }
@@ -189,7 +198,11 @@ fn the_deepest_accepted_input_parses_and_runs_on_a_small_stack() {
         assert!(parse(&src).is_ok());
         let mut s = cudash::session::Session::new(Default::default());
         let o = s.execute(&format!("{src}\nx"));
-        assert!(o.error.is_none() || o.error.as_ref().unwrap().ename == "ValueError", "{:?}", o.error);
+        assert!(
+            o.error.is_none() || o.error.as_ref().unwrap().ename == "ValueError",
+            "{:?}",
+            o.error
+        );
         let wide = format!("x = {}", vec!["1"; 250].join("+"));
         assert_eq!(s.execute(&format!("{wide}\nx")).plain_text(), "250");
     });

@@ -115,23 +115,29 @@ fn interrupt_stops_a_loop_and_keeps_variables() {
 #[test]
 fn status_and_vars() {
     let mut s = common::session();
-    s.execute("a = ones(2, 3); b = 5");
+    s.execute("a = ones(2, 3); b = 5; g = ones(1000, device=cuda:1)");
     let st = s.status();
     assert_eq!(
-        (
-            st.backend,
-            st.cuda_devices,
-            st.variables,
-            st.host_tensor_bytes
-        ),
-        ("cpu", 0, 2, 24)
+        (st.backend, st.variables, st.host_tensor_bytes),
+        ("sim", 3, 24)
+    );
+    assert_eq!(st.devices.len(), 2);
+    assert_eq!(
+        (st.devices[1].allocated, st.devices[1].reserved),
+        (4096, 2 << 20)
     );
     let v = s.vars();
     assert_eq!(v[0].name, "a");
     assert_eq!(v[0].summary, "f32 [2,3] @cpu");
     assert_eq!(v[0].bytes, 24);
+    assert_eq!(v[2].summary, "f32 [1000] @cuda:1");
     s.reset();
     assert_eq!(s.status().variables, 0);
+    assert_eq!(
+        s.status().devices[1].allocated,
+        0,
+        "reset frees the device memory of every tensor"
+    );
 }
 
 #[test]

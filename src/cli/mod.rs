@@ -7,20 +7,16 @@ use crate::session::{Config, Session};
 
 pub fn check_backend(name: &str) -> Result<(), String> {
     match name {
-        "auto" | "cpu" => Ok(()),
-        "cuda" | "sim" => Err(format!(
-            "--backend {name} is not available in this build yet: only the cpu backend exists (use --backend auto)"
-        )),
+        "auto" | "sim" => Ok(()),
+        "cuda" => Err("--backend cuda: this build has no CUDA backend yet (it arrives with the cudarc work); \
+             use --backend sim (simulated devices, the same semantics) or auto"
+            .into()),
         other => Err(format!("unknown backend `{other}`: use auto, cuda or sim")),
     }
 }
 
 /// `cudash devices`: the device table.
 pub fn devices(config: Config) -> u8 {
-    let s = Session::new(config);
-    println!("backend: {}", s.backend_name());
-    println!("{:<6} {:<24} {:>18}", "index", "name", "memory");
-    println!("{:<6} {:<24} {:>18}", "cpu", "host", "system memory");
-    println!("no CUDA devices: the cpu backend runs every op on the host, synchronously");
+    println!("{}", Session::new(config).devices_table());
     0
 }

@@ -1,5 +1,6 @@
 //! Turning values and runtime state into text.
 
+pub mod memory;
 pub mod tensor;
 pub mod value;
 
@@ -20,17 +21,20 @@ pub fn fmt_seconds(s: f64) -> String {
 }
 
 pub fn profile_table(c: &Counters, wall: f64) -> String {
+    let copies = |(n, b): (u64, u64)| format!("{n} ({})", human_bytes(b as u128));
     let rows = [
         ("ops", c.ops.to_string()),
         (
             "allocations",
             format!("{} ({})", c.allocations, human_bytes(c.bytes as u128)),
         ),
-        ("copies", c.copies.to_string()),
+        ("copies H2D", copies(c.h2d)),
+        ("copies D2H", copies(c.d2h)),
+        ("copies D2D", copies(c.d2d)),
         ("host syncs", c.host_syncs.to_string()),
         ("wall time", fmt_seconds(wall)),
     ];
-    let mut out = String::from("profile (cpu backend: every op runs synchronously)");
+    let mut out = String::from("profile");
     for (k, v) in rows {
         out.push_str(&format!("\n  {k:<12} {v}"));
     }

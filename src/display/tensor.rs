@@ -13,7 +13,13 @@ const LINE_WIDTH: usize = 80;
 
 /// The tag shown with every tensor: `f32[2,3] @cuda:1`.
 pub fn tag(t: &Tensor) -> String {
-    format!("{}{} @{}", t.dtype(), fmt_shape(t.shape()), t.device())
+    let pinned = if t.is_pinned() { " pinned" } else { "" };
+    format!(
+        "{}{} @{}{pinned}",
+        t.dtype(),
+        fmt_shape(t.shape()),
+        t.device()
+    )
 }
 
 /// Values and tag: on one line when the values fit on one, else the tag on its own line.

@@ -37,6 +37,21 @@ pub fn repr(v: &Value) -> String {
             format!("[{}]", parts.join(", "))
         }
         Value::Builtin(doc) => format!("<builtin {}>", doc.signature),
+        Value::Dict(pairs) => {
+            let width = pairs.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+            let rows: Vec<String> = pairs
+                .iter()
+                .map(|(k, v)| {
+                    format!(
+                        "  {:<width$}  {}",
+                        format!("{k:?}:"),
+                        repr(v).replace('\n', "\n    "),
+                        width = width + 3
+                    )
+                })
+                .collect();
+            format!("{{\n{}\n}}", rows.join("\n"))
+        }
     }
 }
 

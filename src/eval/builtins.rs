@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::args::{bind, ArgVal, Bound};
+use super::args::{bind, to_tensor, ArgVal, Bound};
 use super::docs::Doc;
 use super::expr::literal_tensor_from_value;
 use super::{not_available, Interp, Output, Value};
@@ -11,9 +11,11 @@ use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::ops::elementwise::{self, UnaryOp};
 use crate::runtime::ops::factory::{self, Distribution};
+use crate::runtime::ops::index::{self, Index};
 use crate::runtime::ops::reduce::{self, ReduceOp};
 use crate::runtime::ops::{join, matmul};
-use crate::runtime::{DType, Device, Tensor};
+use crate::runtime::shape::norm_dim;
+use crate::runtime::{io, DType, Device, Tensor};
 
 impl Interp {
     pub(crate) fn call_builtin(
@@ -39,10 +41,9 @@ impl Interp {
                     Some(d) if d != t.dtype() => t.cast(d),
                     _ => t,
                 };
-                let t = self
-                    .place(t, b.device("device")?.unwrap_or(Device::Cpu))
-                    .map_err(at)?;
-                Ok(self.made(t))
+                let device = self.device_arg(&b)?;
+                self.build(device, t.shape(), t.dtype(), |_| Ok(t.with_device(device)))
+                    .map_err(at)
             }
             "zeros" | "ones" | "empty" => {
                 let shape = b.sizes_from_rest()?;
@@ -70,17 +71,20 @@ impl Interp {
                     b.dtype("dtype")?
                         .unwrap_or(if all_int { DType::I64 } else { DType::F32 });
                 let device = self.device_arg(&b)?;
-                let t = factory::arange(start, end, step, dtype, device).map_err(at)?;
-                Ok(self.made(t))
+                let t = factory::arange(start, end, step, dtype, Device::Cpu).map_err(at)?;
+                self.build(device, t.shape(), dtype, |_| Ok(t.with_device(device)))
+                    .map_err(at)
             }
             "linspace" => {
                 let start = b.float("start")?.unwrap_or(0.0);
                 let end = b.float("end")?.unwrap_or(0.0);
                 let steps = b.sizes("steps")?[0];
                 let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
-                let t = factory::linspace(start, end, steps, dtype, self.device_arg(&b)?)
-                    .map_err(at)?;
-                Ok(self.made(t))
+                let device = self.device_arg(&b)?;
+                self.build(device, &[steps], dtype, |_| {
+                    factory::linspace(start, end, steps, dtype, device)
+                })
+                .map_err(at)
             }
             "eye" => {
                 let n = b.sizes("n")?[0];
@@ -89,8 +93,11 @@ impl Interp {
                     None => n,
                 };
                 let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
-                let t = factory::eye(n, m, dtype, self.device_arg(&b)?).map_err(at)?;
-                Ok(self.made(t))
+                let device = self.device_arg(&b)?;
+                self.build(device, &[n, m], dtype, |_| {
+                    factory::eye(n, m, dtype, device)
+                })
+                .map_err(at)
             }
             "rand" | "randn" => {
                 let shape = b.sizes_from_rest()?;
@@ -101,50 +108,46 @@ impl Interp {
                 };
                 let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
                 let device = self.device_arg(&b)?;
-                let t = factory::random(&mut self.generator, dist, &shape, dtype, device)
-                    .map_err(at)?;
-                Ok(self.made(t))
+                self.build(device, &shape, dtype, |me| {
+                    factory::random(&mut me.generator, dist, &shape, dtype, device)
+                })
+                .map_err(at)
             }
             "zeros_like" | "ones_like" | "empty_like" | "full_like" | "rand_like"
             | "randn_like" => {
                 let like = b.tensor("input")?;
                 let dtype = b.dtype("dtype")?.unwrap_or(like.dtype());
-                let device = b.device("device")?.unwrap_or(like.device());
+                let device = match b.device("device")? {
+                    Some(d) => self.check_device(d).map_err(at)?,
+                    None => like.device(),
+                };
                 let shape = like.shape().to_vec();
-                let t = match name {
-                    "rand_like" | "randn_like" => {
-                        let dist = if name == "rand_like" {
-                            Distribution::Uniform
-                        } else {
-                            Distribution::Normal
-                        };
-                        factory::random(&mut self.generator, dist, &shape, dtype, device)
-                    }
-                    _ => {
-                        let v = match name {
-                            "ones_like" => 1.0,
-                            "full_like" => b.float("value")?.unwrap_or(0.0),
-                            _ => 0.0,
-                        };
-                        factory::full(&shape, v, dtype, device)
-                    }
-                }
-                .map_err(at)?;
-                Ok(self.made(t))
+                let value = match name {
+                    "ones_like" => 1.0,
+                    "full_like" => b.float("value")?.unwrap_or(0.0),
+                    _ => 0.0,
+                };
+                self.build(device, &shape, dtype, |me| match name {
+                    "rand_like" => factory::random(
+                        &mut me.generator,
+                        Distribution::Uniform,
+                        &shape,
+                        dtype,
+                        device,
+                    ),
+                    "randn_like" => factory::random(
+                        &mut me.generator,
+                        Distribution::Normal,
+                        &shape,
+                        dtype,
+                        device,
+                    ),
+                    _ => factory::full(&shape, value, dtype, device),
+                })
+                .map_err(at)
             }
             "cat" | "stack" => {
-                let items = b.list("tensors")?;
-                let mut ts = Vec::with_capacity(items.len());
-                for (v, s) in &items {
-                    ts.push(super::args::to_tensor(v).ok_or_else(|| {
-                        Error::wrong_type(
-                            format!("an element of the list given to {name}()"),
-                            "a tensor",
-                            v.type_name(),
-                        )
-                        .at(*s)
-                    })?);
-                }
+                let ts = self.tensor_list(&b, "tensors", name)?;
                 let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
                 let dim = b.int("dim")?.unwrap_or(0);
                 let t = if name == "cat" {
@@ -153,7 +156,7 @@ impl Interp {
                     join::stack(&refs, dim)
                 }
                 .map_err(at)?;
-                Ok(self.made(t))
+                self.made(t).map_err(at)
             }
             "seed" => {
                 let n = b.int("n")?.unwrap_or(0);
@@ -167,12 +170,12 @@ impl Interp {
             "exp" | "log" | "sqrt" | "abs" | "relu" | "sigmoid" | "tanh" => {
                 let t = b.tensor("input")?;
                 let r = elementwise::unary(unary_op(name), &t).map_err(at)?;
-                Ok(self.made(r))
+                self.made(r).map_err(at)
             }
             "matmul" => {
                 let (x, y) = (b.tensor("a")?, b.tensor("b")?);
                 let r = matmul::matmul(&x, &y).map_err(at)?;
-                Ok(self.made(r))
+                self.made(r).map_err(at)
             }
             "print" => {
                 let parts: Vec<String> = b
@@ -190,29 +193,250 @@ impl Interp {
                 self.cuda(Some(i)).map(Value::Device).map_err(at)
             }
             "devices" => {
-                let list = (0..self.cuda_devices)
+                let list = (0..self.devices.count())
                     .map(|i| Value::Device(Device::Cuda(i)))
                     .collect();
                 Ok(Value::List(Arc::new(list)))
             }
-            "device_count" => Ok(Value::Int(self.cuda_devices as i64)),
+            "device_count" => Ok(Value::Int(self.devices.count() as i64)),
             "current_device" => self.cuda(None).map(Value::Device).map_err(at),
-            "stream"
-            | "event"
-            | "empty_cache"
-            | "reset_peak"
-            | "memory_allocated"
+            "empty_cache" => {
+                for d in 0..self.devices.count() {
+                    if let Some(mut a) = self.devices.allocator(d) {
+                        a.empty_cache();
+                    }
+                }
+                self.devices.host().empty_cache();
+                Ok(Value::None)
+            }
+            "reset_peak" => {
+                match self.stats_device(&b)? {
+                    Device::Cpu => self.devices.host().reset_peak(),
+                    Device::Cuda(d) => {
+                        if let Some(mut a) = self.devices.allocator(d) {
+                            a.reset_peak();
+                        }
+                    }
+                }
+                Ok(Value::None)
+            }
+            "memory_allocated"
             | "max_memory_allocated"
             | "memory_reserved"
-            | "memory_stats" => Err(at(not_available(&format!("{name}()")))),
+            | "max_memory_reserved" => {
+                let (allocated, reserved) = match self.stats_device(&b)? {
+                    Device::Cpu => {
+                        let h = self.devices.host();
+                        (h.stats().allocated, h.stats().reserved)
+                    }
+                    Device::Cuda(d) => {
+                        let a = self
+                            .devices
+                            .allocator(d)
+                            .ok_or_else(|| at(Error::value("no such device")))?;
+                        (a.stats().allocated, a.stats().reserved)
+                    }
+                };
+                let v = match name {
+                    "memory_allocated" => allocated.current,
+                    "max_memory_allocated" => allocated.peak,
+                    "memory_reserved" => reserved.current,
+                    _ => reserved.peak,
+                };
+                Ok(Value::Int(v as i64))
+            }
+            "memory_stats" => {
+                let pairs = match self.stats_device(&b)? {
+                    Device::Cpu => display::memory::host_stat_pairs(self.devices.host().stats()),
+                    Device::Cuda(d) => {
+                        let a = self
+                            .devices
+                            .allocator(d)
+                            .ok_or_else(|| at(Error::value("no such device")))?;
+                        display::memory::stat_pairs(a.stats())
+                    }
+                };
+                Ok(Value::Dict(Arc::new(
+                    pairs
+                        .into_iter()
+                        .map(|(k, v)| (k, Value::Int(v as i64)))
+                        .collect(),
+                )))
+            }
+            "scatter" => {
+                let x = b.tensor("input")?;
+                let targets = self.device_list(&b, "devices")?;
+                let dim = norm_dim(b.int("dim")?.unwrap_or(0), x.ndim()).map_err(at)?;
+                if x.ndim() == 0 {
+                    return Err(at(Error::shape(
+                        "scatter() needs a tensor with at least one dimension",
+                    )));
+                }
+                let n = x.shape()[dim];
+                let chunk = n.div_ceil(targets.len()).max(1);
+                let mut parts = Vec::new();
+                for (k, &d) in targets.iter().enumerate() {
+                    let lo = k * chunk;
+                    if lo >= n {
+                        break;
+                    }
+                    let mut idx = vec![Index::Slice(None, None, None); dim];
+                    idx.push(Index::Slice(
+                        Some(lo as i64),
+                        Some((lo + chunk).min(n) as i64),
+                        None,
+                    ));
+                    let part = index::select(&x, &idx).map_err(at)?;
+                    parts.push(self.copy_value(&part, d).map_err(at)?);
+                }
+                Ok(Value::List(Arc::new(parts)))
+            }
+            "gather" => {
+                let ts = self.tensor_list(&b, "tensors", name)?;
+                let target = b
+                    .device("device")?
+                    .unwrap_or(Device::Cuda(self.current_device));
+                let target = self.check_device(target).map_err(at)?;
+                let dim = b.int("dim")?.unwrap_or(0);
+                let mut moved = Vec::with_capacity(ts.len());
+                for t in &ts {
+                    moved.push(match self.move_value(t, target).map_err(at)? {
+                        Value::Tensor(t) => t,
+                        _ => unreachable!("moves give tensors"),
+                    });
+                }
+                let refs: Vec<&Tensor> = moved.iter().map(|t| t.as_ref()).collect();
+                let t = join::cat(&refs, dim).map_err(at)?;
+                self.made(t).map_err(at)
+            }
+            "replicate" => {
+                let x = b.tensor("input")?;
+                let targets = self.device_list(&b, "devices")?;
+                let mut copies = Vec::with_capacity(targets.len());
+                for d in targets {
+                    copies.push(self.copy_value(&x, d).map_err(at)?);
+                }
+                Ok(Value::List(Arc::new(copies)))
+            }
+            "save" => {
+                let x = b.tensor("tensor")?;
+                let path = self.path_arg(&b)?;
+                if x.device().is_cuda() {
+                    self.count_copy(x.device(), Device::Cpu, x.nbytes());
+                }
+                io::save(&x, std::path::Path::new(&path)).map_err(at)?;
+                Ok(Value::None)
+            }
+            "load" => {
+                let path = self.path_arg(&b)?;
+                let device = self.device_arg(&b)?;
+                let mut loaded = io::load(std::path::Path::new(&path)).map_err(at)?;
+                if loaded.len() == 1 {
+                    let (_, t) = loaded.remove(0);
+                    return self.copy_value(&t, device).map_err(at);
+                }
+                let mut pairs = Vec::with_capacity(loaded.len());
+                for (k, t) in loaded {
+                    pairs.push((k, self.copy_value(&t, device).map_err(at)?));
+                }
+                Ok(Value::Dict(Arc::new(pairs)))
+            }
+            "stream" | "event" => Err(at(not_available(&format!("{name}()")))),
             _ => Err(at(Error::value(format!(
                 "`{name}` is documented but not implemented yet"
             )))),
         }
     }
 
+    /// Reserves device memory for a tensor of `shape`/`dtype` on `device`, then builds it.
+    fn build(
+        &mut self,
+        device: Device,
+        shape: &[usize],
+        dtype: DType,
+        make: impl FnOnce(&mut Self) -> Result<Tensor, Error>,
+    ) -> Result<Value, Error> {
+        let mem = self.reserve(device, shape, dtype)?;
+        let t = make(self)?;
+        self.made_in(t, mem)
+    }
+
     fn device_arg(&self, b: &Bound) -> Result<Device, Diagnostic> {
-        Ok(b.device("device")?.unwrap_or(Device::Cpu))
+        match b.device("device")? {
+            None => Ok(Device::Cpu),
+            Some(d) => {
+                let span = b.get("device").map_or(b.span, |(_, s)| *s);
+                self.check_device(d).map_err(|e| e.at(span))
+            }
+        }
+    }
+
+    pub(crate) fn check_device(&self, d: Device) -> Result<Device, Error> {
+        match d {
+            Device::Cpu => Ok(d),
+            Device::Cuda(i) => self.cuda(Some(i)),
+        }
+    }
+
+    /// The device a memory statistic is about: `device=` (a device or an index), else the current one.
+    fn stats_device(&self, b: &Bound) -> Result<Device, Diagnostic> {
+        let d = match b.given("device") {
+            None => self.cuda(None),
+            Some((Value::Int(i), _)) => self.cuda(Some(*i as u32)),
+            Some(_) => match b.device("device")? {
+                Some(d) => self.check_device(d),
+                None => self.cuda(None),
+            },
+        };
+        d.map_err(|e| e.at(b.span))
+    }
+
+    fn device_list(&self, b: &Bound, name: &str) -> Result<Vec<Device>, Diagnostic> {
+        let items = b.list(name)?;
+        if items.is_empty() {
+            return Err(Error::value(format!("`{name}` must list at least one device")).at(b.span));
+        }
+        items
+            .iter()
+            .map(|(v, s)| match v {
+                Value::Device(d) => self.check_device(*d).map_err(|e| e.at(*s)),
+                other => Err(Error::wrong_type(
+                    format!("an element of `{name}`"),
+                    "a device",
+                    other.type_name(),
+                )
+                .at(*s)),
+            })
+            .collect()
+    }
+
+    fn tensor_list(
+        &self,
+        b: &Bound,
+        name: &str,
+        func: &str,
+    ) -> Result<Vec<Arc<Tensor>>, Diagnostic> {
+        b.list(name)?
+            .iter()
+            .map(|(v, s)| {
+                to_tensor(v).ok_or_else(|| {
+                    Error::wrong_type(
+                        format!("an element of the list given to {func}()"),
+                        "a tensor",
+                        v.type_name(),
+                    )
+                    .at(*s)
+                })
+            })
+            .collect()
+    }
+
+    fn path_arg(&self, b: &Bound) -> Result<String, Diagnostic> {
+        match b.get("path") {
+            Some((Value::Str(s), _)) => Ok(s.to_string()),
+            Some((v, s)) => Err(Error::wrong_type("the path", "a string", v.type_name()).at(*s)),
+            None => Err(Error::value("a path is needed").at(b.span)),
+        }
     }
 
     fn factory_full(
@@ -223,20 +447,11 @@ impl Interp {
         default: DType,
     ) -> Result<Value, Diagnostic> {
         let dtype = b.dtype("dtype")?.unwrap_or(default);
-        let device = b.device("device")?.unwrap_or(Device::Cpu);
-        let t = factory::full(shape, value, dtype, device).map_err(|e| e.at(b.span))?;
-        Ok(self.made(t))
-    }
-
-    /// Puts a host-built tensor on `device`.
-    pub(crate) fn place(&mut self, t: Tensor, device: Device) -> Result<Tensor, Error> {
-        match device {
-            Device::Cpu => Ok(t),
-            Device::Cuda(i) => {
-                self.cuda(Some(i))?;
-                Ok(t.with_device(device))
-            }
-        }
+        let device = self.device_arg(b)?;
+        self.build(device, shape, dtype, |_| {
+            factory::full(shape, value, dtype, device)
+        })
+        .map_err(|e| e.at(b.span))
     }
 
     pub(crate) fn reduce(
@@ -255,7 +470,7 @@ impl Interp {
         let dim = b.int("dim")?;
         let keepdim = b.bool("keepdim", false)?;
         let r = reduce::reduce(op, t, dim, keepdim).map_err(|e| e.at(b.span))?;
-        Ok(self.made(r))
+        self.made(r).map_err(|e| e.at(b.span))
     }
 }
 

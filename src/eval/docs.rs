@@ -134,6 +134,12 @@ docs! {
     Function Memory "max_memory_allocated", "max_memory_allocated(device=none)", "Peak bytes held by tensors since the last reset_peak().", "max_memory_allocated()";
     Function Memory "memory_reserved", "memory_reserved(device=none)", "Bytes the caching allocator holds from the device (used and cached).", "memory_reserved()";
     Function Memory "memory_stats", "memory_stats(device=none)", "Every allocator statistic, PyTorch-style keys.", "memory_stats()";
+    Function Memory "max_memory_reserved", "max_memory_reserved(device=none)", "Peak bytes reserved by the caching allocator since the last reset_peak().", "max_memory_reserved()";
+    Function Devices "scatter", "scatter(input, devices, dim=0)", "Splits `input` into chunks along `dim`, one per device, and copies each there (DataParallel's first step).", "parts = scatter(randn(8, 4), [cuda:0, cuda:1])";
+    Function Devices "gather", "gather(tensors, device=none, dim=0)", "Copies every tensor to one device and joins them there (DataParallel's last step: that device holds it all).", "parts = scatter(randn(8, 4), [cuda:0, cuda:1])\ny = gather(parts, cuda:0)";
+    Function Devices "replicate", "replicate(input, devices)", "A copy of `input` on every device in the list.", "copies = replicate(ones(4), [cuda:0, cuda:1])";
+    Function Teaching "save", "save(tensor, path)", "Writes a tensor to a .npy (NumPy) or .safetensors file, keeping dtype and shape.", "save(arange(4), \"/tmp/cudash-example.npy\")";
+    Function Teaching "load", "load(path, device=cpu)", "Reads a .npy or .safetensors file (several tensors come back as a dict).", "save(arange(4), \"/tmp/cudash-example.npy\")\nload(\"/tmp/cudash-example.npy\")";
     Function Teaching "print", "print(*values)", "Prints values separated by spaces.", "print(\"x is\", [1., 2.])";
     Method Tensors "to", "x.to(target, non_blocking=false)", "Moves to a device or converts to a dtype; returns `x` itself when nothing changes.", "x = ones(2)\nx.to(f64)";
     Method Devices "cuda", "x.cuda(index=none)", "Copies to the current CUDA device (or `cuda:index`).", "ones(2).cuda()";
@@ -168,6 +174,7 @@ docs! {
     Property Tensors "nbytes", "x.nbytes", "Bytes taken by the elements.", "ones(2, 3).nbytes";
     Property Tensors "T", "x.T", "The transpose (dimensions reversed), a view.", "arange(6).reshape(2, 3).T";
     Property Memory "is_pinned", "x.is_pinned", "Whether `x` lives in page-locked host memory.", "ones(2).is_pinned";
+    Statement Devices "devices", "devices", "The device table: backend, names, memory used and total, allocated and reserved.", "devices";
     Statement Devices "with", "with device(n) { ... }", "Runs the block with cuda:n as the current CUDA device (or a stream as the current stream); restored afterwards, also on error.", "with device(1) {\n  a = [1., 2.].to(cuda)\n}";
     Statement Streams "stream", "stream NAME { ... }", "Creates stream NAME on the current device on first use and queues the block's work on it.", "stream s {\n  B = A.sum()\n}";
     Statement Streams "wait", "wait STREAM_OR_EVENT", "The current stream waits for all work queued so far on a stream, or for an event.", "wait s";

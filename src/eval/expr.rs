@@ -52,6 +52,9 @@ impl Interp {
             }
             ExprKind::Index(obj, items) => {
                 let v = self.eval(obj, d)?;
+                if let Value::Dict(pairs) = &v {
+                    return self.dict_get(pairs, items, e.span, d);
+                }
                 let t = self.indexable(&v, obj.span)?;
                 let idx = self.eval_index(items, d)?;
                 let view = index::select(&t, &idx).map_err(|err| err.at(e.span))?;
@@ -73,6 +76,53 @@ impl Interp {
             suggestion: super::suggest::closest(name, known.iter().map(String::as_str)),
         }
         .at(span))
+    }
+
+    fn dict_get(
+        &mut self,
+        pairs: &[(String, Value)],
+        items: &[IndexItem],
+        span: Span,
+        d: usize,
+    ) -> Result<Value, Diagnostic> {
+        let key = match items {
+            [IndexItem::At(k)] => match self.eval(k, d)? {
+                Value::Str(s) => s,
+                other => {
+                    return Err(
+                        Error::wrong_type("a dict key", "a string", other.type_name()).at(k.span),
+                    )
+                }
+            },
+            _ => {
+                return Err(
+                    Error::value("a dict takes one string key, e.g. `stats[\"num_ooms\"]`")
+                        .at(span),
+                )
+            }
+        };
+        match pairs.iter().find(|(k, _)| **k == *key) {
+            Some((_, v)) => Ok(v.clone()),
+            None => {
+                let suggestion =
+                    super::suggest::closest(&key, pairs.iter().map(|(k, _)| k.as_str()));
+                Err(Error::value_help(
+                    format!("no key {:?} in this dict", &*key),
+                    match suggestion {
+                        Some(s) => format!("did you mean {s:?}?"),
+                        None => format!(
+                            "the keys are {}",
+                            pairs
+                                .iter()
+                                .map(|(k, _)| format!("{k:?}"))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    },
+                )
+                .at(span))
+            }
+        }
     }
 
     pub(crate) fn indexable(&self, v: &Value, span: Span) -> Result<Arc<Tensor>, Diagnostic> {
@@ -140,7 +190,7 @@ impl Interp {
             Value::Bool(b) => Ok(Value::Int(-(b as i64))),
             Value::Tensor(t) => {
                 let r = elementwise::unary(UnaryOp::Neg, &t)?;
-                Ok(self.made(r))
+                self.made(r)
             }
             other => Err(Error::wrong_type(
                 "the operand of unary `-`",
@@ -202,7 +252,7 @@ impl Interp {
                 },
             )?
         };
-        Ok(self.made(r))
+        self.made(r)
     }
 
     fn eval_call(

@@ -40,11 +40,14 @@ impl Interp {
         let at = |e: Error| e.at(span);
         match doc.name {
             "to" => {
-                let _ = b.bool("non_blocking", false)?;
+                let non_blocking = b.bool("non_blocking", false)?;
                 match b.get("target").map(|(v, s)| (v.clone(), *s)) {
-                    Some((Value::Device(d), _)) => self.move_to(&t, d).map_err(at),
+                    Some((Value::Device(d), s)) => {
+                        let d = self.check_device(d).map_err(|e| e.at(s))?;
+                        self.transfer(&t, d, non_blocking).map_err(at)
+                    }
                     Some((Value::DType(d), _)) if d == t.dtype() => Ok(Value::Tensor(t)),
-                    Some((Value::DType(d), _)) => Ok(self.made(t.cast(d))),
+                    Some((Value::DType(d), _)) => self.made(t.cast(d)).map_err(at),
                     Some((v, s)) => Err(Error::wrong_type(
                         "the target of .to()",
                         "a device or a dtype",
@@ -54,30 +57,33 @@ impl Interp {
                     None => Err(at(Error::value(".to() needs a device or a dtype"))),
                 }
             }
-            "cpu" => self.move_to(&t, Device::Cpu).map_err(at),
+            "cpu" => self.move_value(&t, Device::Cpu).map_err(at),
             "cuda" => {
                 let i = b.int("index")?;
                 let i = i.map(|i| u32::try_from(i).unwrap_or(u32::MAX));
                 let d = self.cuda(i).map_err(at)?;
-                self.move_to(&t, d).map_err(at)
+                self.move_value(&t, d).map_err(at)
             }
             "copy_to" => {
                 let d = b.device("device")?.unwrap_or(Device::Cpu);
-                self.cuda_check(d).map_err(at)?;
-                self.counters.copies += 1;
-                Ok(self.made(t.with_device(d)))
+                self.copy_value(&t, d).map_err(at)
             }
-            "pin" => Err(at(not_available(".pin()"))),
+            "pin" => self.pinned_copy(&t).map_err(at),
             "record_stream" => Err(at(not_available(".record_stream()"))),
             "reshape" => {
                 let dims = reshape_dims(&b.rest)?;
-                Ok(Value::tensor(t.reshape(&dims).map_err(at)?))
+                let r = t.reshape(&dims).map_err(at)?;
+                if r.shares_storage(&t) {
+                    Ok(Value::tensor(r))
+                } else {
+                    self.made(r).map_err(at)
+                }
             }
             "contiguous" => {
                 if t.is_contiguous() {
                     Ok(Value::Tensor(t))
                 } else {
-                    Ok(self.made(t.copy()))
+                    self.made(t.copy()).map_err(at)
                 }
             }
             "transpose" => {
@@ -94,7 +100,7 @@ impl Interp {
             "sum" | "mean" | "max" | "min" | "argmax" => self.reduce(doc.name, &t, &b),
             "exp" | "log" | "sqrt" | "abs" | "relu" | "sigmoid" | "tanh" => {
                 let r = elementwise::unary(unary_op(doc.name), &t).map_err(at)?;
-                Ok(self.made(r))
+                self.made(r).map_err(at)
             }
             "item" => item(&t).map_err(at),
             "numel" => Ok(Value::Int(t.numel() as i64)),
@@ -124,7 +130,7 @@ impl Interp {
                 let shape = b.sizes("size")?;
                 let v = b.float("value")?.unwrap_or(0.0);
                 let r = factory::full(&shape, v, t.dtype(), t.device()).map_err(at)?;
-                Ok(self.made(r))
+                self.made(r).map_err(at)
             }
             other => Err(at(Error::value(format!(
                 "`.{other}` is documented but not implemented yet"
@@ -156,7 +162,7 @@ impl Interp {
             "ndim" => Value::Int(t.ndim() as i64),
             "nbytes" => Value::Int(t.nbytes() as i64),
             "numel" => Value::Int(t.numel() as i64),
-            "is_pinned" => Value::Bool(false),
+            "is_pinned" => Value::Bool(t.is_pinned()),
             "T" => Value::tensor(t.t()),
             _ => {
                 return Err(match docs::member(name) {
@@ -175,22 +181,6 @@ impl Interp {
                 })
             }
         })
-    }
-
-    fn move_to(&mut self, t: &Arc<Tensor>, d: Device) -> Result<Value, Error> {
-        if t.device() == d {
-            return Ok(Value::Tensor(Arc::clone(t)));
-        }
-        self.cuda_check(d)?;
-        self.counters.copies += 1;
-        Ok(self.made(t.with_device(d)))
-    }
-
-    fn cuda_check(&self, d: Device) -> Result<(), Error> {
-        match d {
-            Device::Cpu => Ok(()),
-            Device::Cuda(i) => self.cuda(Some(i)).map(|_| ()),
-        }
     }
 }
 

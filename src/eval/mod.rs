@@ -5,9 +5,11 @@ pub mod args;
 mod builtins;
 pub mod docs;
 mod expr;
+mod memory;
 mod methods;
 mod stmt;
 pub mod suggest;
+mod transfer;
 pub mod value;
 
 use std::collections::HashMap;
@@ -16,8 +18,9 @@ use std::sync::Arc;
 
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
+use crate::runtime::devices::{Devices, Memory};
 use crate::runtime::rng::Generator;
-use crate::runtime::{Device, Tensor};
+use crate::runtime::{DType, Device, Tensor};
 pub use value::Value;
 
 /// Deepest expression nesting evaluated; deeper input is an error, not a crash.
@@ -41,7 +44,10 @@ pub struct Counters {
     pub ops: u64,
     pub allocations: u64,
     pub bytes: u64,
-    pub copies: u64,
+    /// Copies and their bytes by direction: host to device, device to host, device to device.
+    pub h2d: (u64, u64),
+    pub d2h: (u64, u64),
+    pub d2d: (u64, u64),
     pub host_syncs: u64,
 }
 
@@ -53,14 +59,15 @@ pub struct Interp {
     pub interrupt: Arc<AtomicBool>,
     pub out: Vec<Output>,
     pub counters: Counters,
-    /// Number of CUDA devices (none yet: the cpu backend is the only one).
-    pub cuda_devices: u32,
+    pub devices: Arc<Devices>,
+    /// The current CUDA device: what `cuda` means (`with device(n)` changes it).
+    pub current_device: u32,
     /// Inside a loop body expression statements do not display.
     quiet: usize,
 }
 
 impl Interp {
-    pub fn new(seed: u64) -> Interp {
+    pub fn new(seed: u64, devices: Arc<Devices>) -> Interp {
         Interp {
             vars: HashMap::new(),
             undo: HashMap::new(),
@@ -68,7 +75,8 @@ impl Interp {
             interrupt: Arc::new(AtomicBool::new(false)),
             out: Vec::new(),
             counters: Counters::default(),
-            cuda_devices: 0,
+            devices,
+            current_device: 0,
             quiet: 0,
         }
     }
@@ -119,22 +127,74 @@ impl Interp {
         Ok(())
     }
 
-    /// Wraps a new tensor as a value and counts it for `profile`.
-    fn made(&mut self, t: Tensor) -> Value {
+    /// Wraps an op's result as a value: gives a CUDA tensor its block from the
+    /// device's caching allocator, and counts the op for `profile`.
+    fn made(&mut self, t: Tensor) -> Result<Value, Error> {
         self.counters.ops += 1;
-        self.counters.allocations += 1;
-        self.counters.bytes += t.nbytes() as u64;
-        Value::tensor(t)
+        if let (Device::Cuda(d), None) = (t.device(), t.memory()) {
+            let mem = self.alloc(d, t.nbytes())?;
+            let _ = t.attach(mem);
+        }
+        Ok(Value::tensor(t))
     }
 
-    /// Resolves `cuda:N`, checking that the device exists.
+    /// A block of `bytes` on CUDA device `d`, or the out-of-memory error.
+    fn alloc(&mut self, d: u32, bytes: usize) -> Result<Memory, Error> {
+        let mem = self
+            .devices
+            .alloc(d, bytes, 0)
+            .map_err(|oom| Error::OutOfMemory {
+                device: Device::Cuda(d),
+                requested: oom.requested,
+                capacity: oom.capacity,
+                free: oom.free,
+                allocated: oom.allocated,
+                reserved: oom.reserved,
+            })?;
+        self.counters.allocations += 1;
+        self.counters.bytes += bytes as u64;
+        Ok(mem)
+    }
+
+    /// Reserves device memory for a tensor about to be built, so that a tensor too
+    /// big for the device fails as a CUDA out-of-memory error before any host work.
+    fn reserve(
+        &mut self,
+        device: Device,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Option<Memory>, Error> {
+        match device {
+            Device::Cpu => Ok(None),
+            Device::Cuda(d) => {
+                self.cuda(Some(d))?;
+                let n = crate::runtime::shape::checked_numel(shape)?;
+                let bytes = n
+                    .checked_mul(dtype.size())
+                    .ok_or_else(|| Error::value("this tensor is too large"))?;
+                self.alloc(d, bytes).map(Some)
+            }
+        }
+    }
+
+    /// `made` for a tensor whose memory was reserved up front.
+    fn made_in(&mut self, t: Tensor, mem: Option<Memory>) -> Result<Value, Error> {
+        if let Some(mem) = mem {
+            let _ = t.attach(mem);
+        }
+        self.made(t)
+    }
+
+    /// Resolves `cuda:N` (or `cuda`, the current device), checking that it exists.
     fn cuda(&self, index: Option<u32>) -> Result<Device, Error> {
-        let n = self.cuda_devices;
-        let name = index.map_or("cuda".to_string(), |i| format!("cuda:{i}"));
+        let n = self.devices.count();
+        let name = index.map_or("the current CUDA device (`cuda`)".to_string(), |i| {
+            format!("cuda:{i}")
+        });
         match index {
             _ if n == 0 => Err(Error::NoDevice {
                 device: name,
-                reason: "this session has no CUDA devices; it runs on the cpu backend only".into(),
+                reason: "this session has no CUDA devices (started with --sim-devices 0)".into(),
             }),
             Some(i) if i >= n => Err(Error::NoDevice {
                 device: name,
@@ -144,7 +204,7 @@ impl Interp {
                 ),
             }),
             Some(i) => Ok(Device::Cuda(i)),
-            None => Ok(Device::Cuda(0)),
+            None => Ok(Device::Cuda(self.current_device)),
         }
     }
 
@@ -165,7 +225,9 @@ impl Interp {
 
 fn not_available(what: &str) -> Error {
     Error::NotAvailable {
-        message: format!("{what} needs a CUDA device, and this session has none (cpu backend)"),
+        message: format!(
+            "{what} needs a CUDA device, and this session has none (started with --sim-devices 0)"
+        ),
         help: "streams, events, pinned memory and the caching allocator belong to CUDA devices; \
                on cpu every op runs synchronously"
             .into(),

@@ -6,7 +6,7 @@ use super::args::to_tensor;
 use super::{docs, not_available, Counters, Interp, Output, Value};
 use crate::display;
 use crate::error::{Diagnostic, Error};
-use crate::lang::ast::{Block, ForIter, Stmt, StmtKind, SyncTarget};
+use crate::lang::ast::{Block, ExprKind, ForIter, Stmt, StmtKind, SyncTarget};
 use crate::runtime::ops::index;
 use crate::runtime::Device;
 
@@ -15,6 +15,11 @@ impl Interp {
         self.check_interrupt(s.span)?;
         let at = |e: Error| e.at(s.span);
         match &s.kind {
+            StmtKind::Expr(e) if matches!(&e.kind, ExprKind::Var(n) if n == "devices" && !self.vars.contains_key(n)) =>
+            {
+                let text = self.devices_text();
+                self.out.push(Output::Text(text));
+            }
             StmtKind::Expr(e) => {
                 let v = self.eval(e, 0)?;
                 if self.quiet == 0 {
@@ -57,17 +62,27 @@ impl Interp {
                     self.remove_var(&n.name);
                 }
             }
-            StmtKind::With(e, _) => {
+            StmtKind::With(e, body) => {
                 let v = self.eval(e, 0)?;
-                return Err(match v {
-                    Value::Device(Device::Cpu) => Error::value_help(
-                        "`with` takes a CUDA device or a stream, not cpu",
-                        "tensors go to cpu by default; write `with device(n) { }` for a CUDA device",
-                    )
-                    .at(e.span),
-                    Value::Device(_) => not_available("`with device(n)`").at(e.span),
-                    other => Error::wrong_type("the target of `with`", "a device or a stream", other.type_name()).at(e.span),
-                });
+                match v {
+                    Value::Device(Device::Cuda(d)) => {
+                        let saved = self.current_device;
+                        self.current_device = d;
+                        let r = self.exec_block(body);
+                        self.current_device = saved;
+                        r?;
+                    }
+                    Value::Device(Device::Cpu) => {
+                        return Err(Error::value_help(
+                            "`with` takes a CUDA device or a stream, not cpu",
+                            "tensors go to cpu by default; write `with device(n) { }` for a CUDA device",
+                        )
+                        .at(e.span))
+                    }
+                    other => {
+                        return Err(Error::wrong_type("the target of `with`", "a device or a stream", other.type_name()).at(e.span))
+                    }
+                }
             }
             StmtKind::Stream(..) => return Err(at(not_available("a stream block"))),
             StmtKind::Wait(e) => {
@@ -80,20 +95,50 @@ impl Interp {
                 .at(e.span));
             }
             StmtKind::Pin(name) => {
-                if !self.vars.contains_key(&name.name) {
-                    return Err(Error::UnknownName {
+                let v = self.vars.get(&name.name).cloned().ok_or_else(|| {
+                    Error::UnknownName {
                         name: name.name.clone(),
                         suggestion: None,
                     }
+                    .at(name.span)
+                })?;
+                let Value::Tensor(t) = v else {
+                    return Err(Error::wrong_type(
+                        format!("`{}`", name.name),
+                        "a tensor",
+                        v.type_name(),
+                    )
+                    .at(name.span));
+                };
+                if self.devices.count() == 0 {
+                    return Err(at(not_available("`pin`")));
+                }
+                if t.device() != Device::Cpu {
+                    return Err(Error::value_help(
+                        format!(
+                            "`{}` is on {}: only host tensors can be pinned",
+                            name.name,
+                            t.device()
+                        ),
+                        "pinned (page-locked) memory is host memory",
+                    )
                     .at(name.span));
                 }
-                return Err(at(not_available("`pin`")));
+                if t.is_pinned() {
+                    self.out.push(Output::Warning(format!(
+                        "`{}` is already pinned",
+                        name.name
+                    )));
+                } else if t.attach(self.devices.register(t.read().nbytes())).is_err() {
+                    return Err(at(Error::value("this tensor's memory cannot be pinned")));
+                }
             }
             StmtKind::Sync(target) => match target {
-                // The cpu runs every op to completion before the next: nothing is ever pending.
+                // Every op so far runs to completion before the next: nothing is ever pending.
                 SyncTarget::Current | SyncTarget::All => {}
                 SyncTarget::Of(e) => match self.eval(e, 0)? {
-                    Value::Device(Device::Cpu) => {}
+                    // Until streams exist, device work finishes before the next statement.
+                    Value::Device(_) => {}
                     other => {
                         return Err(Error::wrong_type(
                             "the target of `sync`",
@@ -104,11 +149,9 @@ impl Interp {
                     }
                 },
             },
-            StmtKind::Mem { target, .. } => {
-                if let SyncTarget::Of(e) = target {
-                    self.eval(e, 0)?;
-                }
-                return Err(at(not_available("`mem`")));
+            StmtKind::Mem { map, target } => {
+                let text = self.mem_text(*map, target)?;
+                self.out.push(Output::Text(text));
             }
             StmtKind::For(var, iter, body) => self.exec_for(&var.name, iter, body)?,
             StmtKind::Time(count, body) => {
@@ -218,7 +261,9 @@ fn diff(now: &Counters, before: &Counters) -> Counters {
         ops: now.ops - before.ops,
         allocations: now.allocations - before.allocations,
         bytes: now.bytes - before.bytes,
-        copies: now.copies - before.copies,
+        h2d: (now.h2d.0 - before.h2d.0, now.h2d.1 - before.h2d.1),
+        d2h: (now.d2h.0 - before.d2h.0, now.d2h.1 - before.d2h.1),
+        d2d: (now.d2d.0 - before.d2d.0, now.d2d.1 - before.d2d.1),
         host_syncs: now.host_syncs - before.host_syncs,
     }
 }

@@ -17,6 +17,8 @@ pub enum Value {
     DType(DType),
     Tensor(Arc<Tensor>),
     List(Arc<Vec<Value>>),
+    /// Named values in order (`memory_stats()`, a multi-tensor `load`); index with a string.
+    Dict(Arc<Vec<(String, Value)>>),
     /// A builtin function used as a value (`f = randn`).
     Builtin(&'static Doc),
 }
@@ -38,6 +40,7 @@ impl Value {
             Value::DType(_) => "a dtype",
             Value::Tensor(_) => "a tensor",
             Value::List(_) => "a list",
+            Value::Dict(_) => "a dict",
             Value::Builtin(_) => "a function",
         }
     }
@@ -49,6 +52,7 @@ impl Value {
             Value::Device(_) => "device",
             Value::DType(_) => "dtype",
             Value::List(_) => "list",
+            Value::Dict(_) => "dict",
             Value::Str(_) => "string",
             Value::Int(_) | Value::Float(_) | Value::Bool(_) => "number",
             Value::None => "none",

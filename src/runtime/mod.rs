@@ -1,10 +1,15 @@
 //! The tensor runtime: dtypes, devices, buffers, tensors and the ops on them.
 
+pub mod alloc;
+pub mod backend;
 pub mod buffer;
 mod device;
+pub mod devices;
 mod dtype;
 pub mod element;
 pub mod host;
+pub mod host_alloc;
+pub mod io;
 pub mod ops;
 pub mod rng;
 pub mod shape;

@@ -1,16 +1,25 @@
 //! A tensor: a strided view of a shared buffer on a device.
 
-use std::sync::{Arc, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use super::buffer::Buffer;
+use super::devices::Memory;
 use super::element::Element;
 use super::shape::{self, contiguous_strides, for_each_offset, numel};
 use super::{DType, Device};
 use crate::error::Error;
 
+/// The elements, and the device or pinned memory they occupy (released when
+/// the last view of the storage drops).
+#[derive(Debug)]
+struct Storage {
+    buf: RwLock<Buffer>,
+    memory: OnceLock<Memory>,
+}
+
 #[derive(Debug)]
 pub struct Tensor {
-    storage: Arc<RwLock<Buffer>>,
+    storage: Arc<Storage>,
     shape: Vec<usize>,
     strides: Vec<isize>,
     offset: usize,
@@ -25,7 +34,10 @@ impl Tensor {
         Tensor {
             dtype: buf.dtype(),
             strides: contiguous_strides(&shape),
-            storage: Arc::new(RwLock::new(buf)),
+            storage: Arc::new(Storage {
+                buf: RwLock::new(buf),
+                memory: OnceLock::new(),
+            }),
             shape,
             offset: 0,
             device,
@@ -85,11 +97,30 @@ impl Tensor {
     /// Reads the storage. Poisoning cannot leave a buffer half-written in a way
     /// that matters more than the error already reported, so it is ignored.
     pub fn read(&self) -> RwLockReadGuard<'_, Buffer> {
-        self.storage.read().unwrap_or_else(|e| e.into_inner())
+        self.storage.buf.read().unwrap_or_else(|e| e.into_inner())
     }
 
     pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
-        self.storage.write().unwrap_or_else(|e| e.into_inner())
+        self.storage.buf.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The device block or pinned memory behind this tensor's storage, if any.
+    pub fn memory(&self) -> Option<&Memory> {
+        self.storage.memory.get()
+    }
+
+    /// Gives the storage its memory; fails (returning it) if it already has some.
+    pub fn attach(&self, memory: Memory) -> Result<(), Memory> {
+        self.storage.memory.set(memory)
+    }
+
+    pub fn is_pinned(&self) -> bool {
+        self.memory().is_some_and(Memory::is_pinned)
+    }
+
+    /// Identifies the storage (for naming blocks in `mem map`).
+    pub fn storage_id(&self) -> usize {
+        Arc::as_ptr(&self.storage) as usize
     }
 
     /// Calls `f` with the elements in logical order: borrowed when contiguous, gathered otherwise.

@@ -7,6 +7,23 @@ pub fn session() -> Session {
     Session::new(Config::default())
 }
 
+/// A session with no CUDA devices at all (`--sim-devices 0`).
+pub fn cpu_session() -> Session {
+    Session::new(Config {
+        sim_devices: 0,
+        ..Config::default()
+    })
+}
+
+/// A session with `n` simulated devices of `memory` bytes each.
+pub fn sim_session(n: u32, memory: usize) -> Session {
+    Session::new(Config {
+        sim_devices: n,
+        sim_memory: memory,
+        ..Config::default()
+    })
+}
+
 /// Runs `src` in a fresh session and returns everything it showed, errors included.
 pub fn run(src: &str) -> String {
     session().execute(src).plain_text()

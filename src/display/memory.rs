@@ -1,0 +1,196 @@
+//! Text for the caching allocators: `mem` tables, `mem map`, the `devices`
+//! table, and PyTorch-style `memory_stats()` keys.
+
+use crate::runtime::alloc::{BlockState, Pool, Stats};
+use crate::runtime::backend::DeviceInfo;
+use crate::runtime::devices::DeviceAllocator;
+use crate::runtime::host::human_bytes;
+use crate::runtime::host_alloc::HostStats;
+
+fn h(b: u64) -> String {
+    human_bytes(b as u128)
+}
+
+/// `memory_stats()` keys, named as PyTorch names them.
+pub fn stat_pairs(s: &Stats) -> Vec<(String, u64)> {
+    let mut out = Vec::new();
+    for (name, st) in [
+        ("allocated_bytes", s.allocated),
+        ("active_bytes", s.active),
+        ("reserved_bytes", s.reserved),
+        ("requested_bytes", s.requested),
+        ("allocation", s.allocations),
+        ("segment", s.segments),
+    ] {
+        out.push((format!("{name}.all.current"), st.current));
+        out.push((format!("{name}.all.peak"), st.peak));
+    }
+    out.push((
+        "segment.small_pool.current".into(),
+        s.small_segments.current,
+    ));
+    out.push((
+        "segment.large_pool.current".into(),
+        s.large_segments.current,
+    ));
+    out.push(("allocation.all.allocated".into(), s.total_allocations));
+    out.push(("segment.all.allocated".into(), s.total_segments));
+    out.push(("num_alloc_retries".into(), s.num_alloc_retries));
+    out.push(("num_ooms".into(), s.num_ooms));
+    out
+}
+
+pub fn host_stat_pairs(s: &HostStats) -> Vec<(String, u64)> {
+    vec![
+        ("allocated_bytes.current".into(), s.allocated.current),
+        ("allocated_bytes.peak".into(), s.allocated.peak),
+        ("reserved_bytes.current".into(), s.reserved.current),
+        ("reserved_bytes.peak".into(), s.reserved.peak),
+        ("registered_bytes.current".into(), s.registered.current),
+        ("allocation.current".into(), s.allocations.current),
+        ("allocation.allocated".into(), s.total_allocations),
+        ("cache_hits".into(), s.cache_hits),
+    ]
+}
+
+/// `mem`: one device's allocator summary.
+pub fn summary(info: &DeviceInfo, a: &DeviceAllocator) -> String {
+    let s = a.stats();
+    let free = a.source().free() as u64;
+    let mut out = format!(
+        "cuda:{} — {} — caching allocator\n  {:<22} {:>12} {:>12}\n",
+        info.index, info.name, "", "current", "peak"
+    );
+    for (label, st) in [
+        ("allocated (tensors)", s.allocated),
+        ("requested", s.requested),
+        ("reserved (segments)", s.reserved),
+    ] {
+        out.push_str(&format!(
+            "  {label:<22} {:>12} {:>12}\n",
+            h(st.current),
+            h(st.peak)
+        ));
+    }
+    let unused = s.reserved.current - s.allocated.current;
+    out.push_str(&format!(
+        "  {:<22} {:>12}\n",
+        "reserved but unused",
+        h(unused)
+    ));
+    out.push_str(&format!(
+        "  {:<22} {:>12} of {}\n",
+        "device free",
+        h(free),
+        h(info.total_memory as u64)
+    ));
+    out.push_str(&format!(
+        "  blocks {} · segments {} (small {}, large {}) · allocations ever {} · retries {} · OOMs {}",
+        s.allocations.current,
+        s.segments.current,
+        s.small_segments.current,
+        s.large_segments.current,
+        s.total_allocations,
+        s.num_alloc_retries,
+        s.num_ooms
+    ));
+    out
+}
+
+/// `mem cpu`: the pinned host allocator.
+pub fn host_summary(s: &HostStats) -> String {
+    format!(
+        "cpu — pinned (page-locked) host memory — caching host allocator\n  {:<22} {:>12} {:>12}\n  {:<22} {:>12} {:>12}\n  {:<22} {:>12} {:>12}\n  {:<22} {:>12} {:>12}\n  blocks {} · allocations ever {} · served from cache {}",
+        "", "current", "peak",
+        "allocated (tensors)", h(s.allocated.current), h(s.allocated.peak),
+        "reserved (cached)", h(s.reserved.current), h(s.reserved.peak),
+        "registered (pin x)", h(s.registered.current), h(s.registered.peak),
+        s.allocations.current, s.total_allocations, s.cache_hits
+    )
+}
+
+/// `mem map`: every segment drawn as a bar (`#` allocated, `.` free), then its blocks.
+/// `owner` names the variables whose tensors use a block.
+pub fn map(
+    info: &DeviceInfo,
+    a: &DeviceAllocator,
+    owner: &dyn Fn(u64, usize) -> Vec<String>,
+) -> String {
+    const WIDTH: usize = 64;
+    let mut out = format!("cuda:{} — {} segment(s)", info.index, a.segments().count());
+    if a.segments().next().is_none() {
+        out.push_str(" — nothing reserved");
+    }
+    for seg in a.segments() {
+        let pool = match seg.pool {
+            Pool::Small => "small",
+            Pool::Large => "large",
+        };
+        let mut bar = vec!['.'; WIDTH];
+        for (&off, &(size, state)) in &seg.blocks {
+            if matches!(state, BlockState::Allocated { .. }) {
+                let lo = off * WIDTH / seg.size;
+                let hi = ((off + size) * WIDTH).div_ceil(seg.size).max(lo + 1);
+                bar[lo..hi.min(WIDTH)].iter_mut().for_each(|c| *c = '#');
+            }
+        }
+        out.push_str(&format!(
+            "\n  segment {} ({pool} pool, {}, stream {})\n  |{}|",
+            seg.id,
+            h(seg.size as u64),
+            seg.stream,
+            bar.iter().collect::<String>()
+        ));
+        for (&off, &(size, state)) in &seg.blocks {
+            let what = match state {
+                BlockState::Free => "free".to_string(),
+                BlockState::Allocated { requested } => {
+                    let names = owner(seg.id, off);
+                    let who = if names.is_empty() {
+                        "(no name)".to_string()
+                    } else {
+                        names.join(", ")
+                    };
+                    format!("allocated {who} (requested {})", h(requested as u64))
+                }
+            };
+            out.push_str(&format!(
+                "\n    +{:<10} {:>10}  {what}",
+                h(off as u64),
+                h(size as u64)
+            ));
+        }
+    }
+    out
+}
+
+/// The `devices` table, nvidia-smi style.
+pub fn devices_table(backend: &str, reason: &str, rows: &[(DeviceInfo, u64, u64)]) -> String {
+    let mut out = format!("backend: {backend}");
+    if !reason.is_empty() {
+        out.push_str(&format!(" ({reason})"));
+    }
+    if rows.is_empty() {
+        out.push_str("\nno CUDA devices: tensors live on the cpu, and every op runs synchronously");
+        return out;
+    }
+    out.push_str(&format!(
+        "\n{:<7} {:<38} {:>5} {:>24} {:>11} {:>11}",
+        "index", "name", "cc", "memory used / total", "allocated", "reserved"
+    ));
+    for (info, allocated, reserved) in rows {
+        out.push_str(&format!(
+            "\n{:<7} {:<38} {:>5} {:>24} {:>11} {:>11}",
+            format!("cuda:{}", info.index),
+            info.name,
+            format!(
+                "{}.{}",
+                info.compute_capability.0, info.compute_capability.1
+            ),
+            format!("{} / {}", h(*reserved), h(info.total_memory as u64)),
+            h(*allocated),
+            h(*reserved)
+        ));
+    }
+    out
+}

@@ -1,0 +1,113 @@
+//! The `mem` and `devices` statements.
+
+use super::{not_available, Interp, Value};
+use crate::display::memory;
+use crate::error::{Diagnostic, Error};
+use crate::lang::ast::SyncTarget;
+use crate::runtime::Device;
+
+impl Interp {
+    pub(crate) fn mem_text(
+        &mut self,
+        map: bool,
+        target: &SyncTarget,
+    ) -> Result<String, Diagnostic> {
+        let span = match target {
+            SyncTarget::Of(e) => e.span,
+            _ => crate::lang::Span::from(0..0),
+        };
+        if self.devices.count() == 0 {
+            return Err(not_available("`mem`").at(span));
+        }
+        let targets: Vec<Device> = match target {
+            SyncTarget::Current => vec![Device::Cuda(self.current_device)],
+            SyncTarget::All => (0..self.devices.count())
+                .map(Device::Cuda)
+                .chain([Device::Cpu])
+                .collect(),
+            SyncTarget::Of(e) => match self.eval(e, 0)? {
+                Value::Device(d) => vec![self.check_device(d).map_err(|err| err.at(e.span))?],
+                other => {
+                    return Err(Error::wrong_type(
+                        "the target of `mem`",
+                        "a device or `all`",
+                        other.type_name(),
+                    )
+                    .at(e.span))
+                }
+            },
+        };
+        let mut parts = Vec::new();
+        for d in targets {
+            parts.push(match d {
+                Device::Cpu => memory::host_summary(self.devices.host().stats()),
+                Device::Cuda(i) => {
+                    let info = self
+                        .devices
+                        .info(i)
+                        .cloned()
+                        .ok_or_else(|| Error::value("no such device").at(span))?;
+                    let owners = self.block_owners();
+                    let a = self
+                        .devices
+                        .allocator(i)
+                        .ok_or_else(|| Error::value("no such device").at(span))?;
+                    if map {
+                        let lookup = |seg: u64, off: usize| -> Vec<String> {
+                            owners
+                                .iter()
+                                .filter(|(dev, s, o, _)| *dev == i && *s == seg && *o == off)
+                                .map(|(_, _, _, n)| n.clone())
+                                .collect()
+                        };
+                        memory::map(&info, &a, &lookup)
+                    } else {
+                        memory::summary(&info, &a)
+                    }
+                }
+            });
+        }
+        Ok(parts.join("\n\n"))
+    }
+
+    /// (device, segment, offset, name) for every named tensor holding a device block.
+    fn block_owners(&self) -> Vec<(u32, u64, usize, String)> {
+        let mut out = Vec::new();
+        let mut visit = |name: String, v: &Value| {
+            if let Value::Tensor(t) = v {
+                if let (Device::Cuda(d), Some(b)) = (t.device(), t.memory().and_then(|m| m.block()))
+                {
+                    out.push((d, b.segment, b.offset, name));
+                }
+            }
+        };
+        let mut names: Vec<(&String, &Value)> = self.vars.iter().collect();
+        names.sort_by(|a, b| a.0.cmp(b.0));
+        for (name, v) in names {
+            match v {
+                Value::List(items) => items
+                    .iter()
+                    .enumerate()
+                    .for_each(|(i, v)| visit(format!("{name}[{i}]"), v)),
+                v => visit(name.clone(), v),
+            }
+        }
+        out
+    }
+
+    pub fn devices_text(&self) -> String {
+        let rows: Vec<_> = self
+            .devices
+            .infos()
+            .iter()
+            .map(|info| {
+                let a = self.devices.allocator(info.index);
+                let (allocated, reserved) = a
+                    .map(|a| (a.stats().allocated.current, a.stats().reserved.current))
+                    .unwrap_or((0, 0));
+                (info.clone(), allocated, reserved)
+            })
+            .collect();
+        memory::devices_table(self.devices.backend(), &self.devices.reason, &rows)
+    }
+}

@@ -1,0 +1,142 @@
+//! Backends provide CUDA devices: their properties and their memory. Compute on
+//! the simulator runs the host kernels; the CUDA backend (to come) runs its own.
+//! `--backend auto` picks CUDA when a driver and a device are found, else the simulator.
+
+use super::alloc::{Capacity, SegmentSource};
+
+/// The reference GPU the simulator's timing model uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GpuSpec {
+    pub name: &'static str,
+    pub compute_capability: (u32, u32),
+    /// Device memory bandwidth, bytes per second.
+    pub memory_bandwidth: f64,
+    /// Dense FLOP rates, per second.
+    pub fp32_flops: f64,
+    pub fp16_flops: f64,
+    /// Time from launch to a kernel starting.
+    pub launch_latency: f64,
+    /// Host-device copies over PCIe, bytes per second.
+    pub pcie_pageable: f64,
+    pub pcie_pinned: f64,
+}
+
+/// NVIDIA H100 SXM5 (public datasheet figures; PCIe gen5 x16 practical rates).
+pub const H100: GpuSpec = GpuSpec {
+    name: "NVIDIA H100 80GB HBM3",
+    compute_capability: (9, 0),
+    memory_bandwidth: 3.35e12,
+    fp32_flops: 67e12,
+    fp16_flops: 989e12,
+    launch_latency: 4e-6,
+    pcie_pageable: 12e9,
+    pcie_pinned: 50e9,
+};
+
+/// One CUDA device as a backend describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceInfo {
+    pub index: u32,
+    pub name: String,
+    pub total_memory: usize,
+    pub compute_capability: (u32, u32),
+    pub spec: &'static GpuSpec,
+}
+
+pub trait Backend: Send + Sync {
+    /// `sim` or `cuda`.
+    fn name(&self) -> &'static str;
+    fn devices(&self) -> Vec<DeviceInfo>;
+    /// Where device `index` gets its segments from.
+    fn segment_source(&self, index: u32) -> Box<dyn SegmentSource + Send>;
+}
+
+/// Simulated devices: host compute, CUDA semantics, a real capacity.
+pub struct SimBackend {
+    pub count: u32,
+    pub memory: usize,
+}
+
+impl Backend for SimBackend {
+    fn name(&self) -> &'static str {
+        "sim"
+    }
+
+    fn devices(&self) -> Vec<DeviceInfo> {
+        (0..self.count)
+            .map(|index| DeviceInfo {
+                index,
+                name: format!("{} (simulated)", H100.name),
+                total_memory: self.memory,
+                compute_capability: H100.compute_capability,
+                spec: &H100,
+            })
+            .collect()
+    }
+
+    fn segment_source(&self, _index: u32) -> Box<dyn SegmentSource + Send> {
+        Box::new(Capacity::new(self.memory))
+    }
+}
+
+impl<T: SegmentSource + ?Sized> SegmentSource for Box<T> {
+    fn reserve(&mut self, bytes: usize) -> Option<u64> {
+        (**self).reserve(bytes)
+    }
+    fn release(&mut self, handle: u64, bytes: usize) {
+        (**self).release(handle, bytes)
+    }
+    fn capacity(&self) -> usize {
+        (**self).capacity()
+    }
+    fn free(&self) -> usize {
+        (**self).free()
+    }
+}
+
+/// Parses `16GiB`, `512MiB`, `2GB`, `1048576`.
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("`{s}` is not a size (try 16GiB, 512MiB)"))?;
+    let mult: f64 =
+        match unit.trim().to_ascii_lowercase().as_str() {
+            "" | "b" => 1.0,
+            "k" | "kib" => 1024.0,
+            "m" | "mib" => 1024.0 * 1024.0,
+            "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+            "t" | "tib" => 1024f64.powi(4),
+            "kb" => 1e3,
+            "mb" => 1e6,
+            "gb" => 1e9,
+            "tb" => 1e12,
+            other => return Err(format!(
+                "unknown size unit `{other}` in `{s}` (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
+            )),
+        };
+    let bytes = n * mult;
+    if !bytes.is_finite() || bytes < 0.0 || bytes > (1u64 << 60) as f64 {
+        return Err(format!("`{s}` is not a usable memory size"));
+    }
+    Ok(bytes as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("16GiB").unwrap(), 16 << 30);
+        assert_eq!(parse_size("512 MiB").unwrap(), 512 << 20);
+        assert_eq!(parse_size("2GB").unwrap(), 2_000_000_000);
+        assert_eq!(parse_size("4096").unwrap(), 4096);
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("3 parsecs").is_err());
+    }
+}

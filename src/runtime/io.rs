@@ -1,0 +1,260 @@
+//! `save` and `load`: NumPy's `.npy` (written and read here) and `.safetensors`
+//! (through the `safetensors` crate), keeping dtype and shape.
+
+use std::path::Path;
+
+use safetensors::tensor::{Dtype as StDtype, SafeTensors, TensorView};
+
+use super::buffer::Buffer;
+use super::{DType, Device, Tensor};
+use crate::error::Error;
+
+fn io_err(action: &str, path: &Path, reason: impl Into<String>) -> Error {
+    Error::Io {
+        action: action.into(),
+        path: path.display().to_string(),
+        reason: reason.into(),
+    }
+}
+
+/// Little-endian bytes of a contiguous buffer.
+fn to_bytes(buf: &Buffer) -> Vec<u8> {
+    match buf {
+        Buffer::Bool(v) => v.iter().map(|&b| b as u8).collect(),
+        Buffer::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Buffer::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Buffer::F16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Buffer::BF16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Buffer::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        Buffer::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+    }
+}
+
+fn from_bytes(dtype: DType, b: &[u8]) -> Buffer {
+    fn chunks<const N: usize, T>(b: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
+        b.chunks_exact(N)
+            .map(|c| f(c.try_into().expect("chunks_exact gives N bytes")))
+            .collect()
+    }
+    match dtype {
+        DType::Bool => Buffer::Bool(b.iter().map(|&x| x != 0).collect()),
+        DType::I32 => Buffer::I32(chunks(b, i32::from_le_bytes)),
+        DType::I64 => Buffer::I64(chunks(b, i64::from_le_bytes)),
+        DType::F16 => Buffer::F16(chunks(b, half::f16::from_le_bytes)),
+        DType::BF16 => Buffer::BF16(chunks(b, half::bf16::from_le_bytes)),
+        DType::F32 => Buffer::F32(chunks(b, f32::from_le_bytes)),
+        DType::F64 => Buffer::F64(chunks(b, f64::from_le_bytes)),
+    }
+}
+
+fn npy_descr(d: DType) -> Option<&'static str> {
+    Some(match d {
+        DType::Bool => "|b1",
+        DType::I32 => "<i4",
+        DType::I64 => "<i8",
+        DType::F16 => "<f2",
+        DType::F32 => "<f4",
+        DType::F64 => "<f8",
+        DType::BF16 => return None,
+    })
+}
+
+pub fn save(t: &Tensor, path: &Path) -> Result<(), Error> {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let bytes = match ext {
+        "npy" => npy_bytes(t, path)?,
+        "safetensors" => safetensors_bytes(t, path)?,
+        _ => {
+            return Err(Error::value_help(
+                format!(
+                    "cannot tell the format of `{}` from its extension",
+                    path.display()
+                ),
+                "use a name ending in .npy or .safetensors",
+            ))
+        }
+    };
+    std::fs::write(path, bytes).map_err(|e| io_err("write", path, e.to_string()))
+}
+
+fn npy_bytes(t: &Tensor, path: &Path) -> Result<Vec<u8>, Error> {
+    let descr = npy_descr(t.dtype()).ok_or_else(|| {
+        Error::value_help(
+            format!("`{}`: NumPy has no bf16 dtype", path.display()),
+            "save as .safetensors, or convert first: `x.to(f32)`",
+        )
+    })?;
+    let dims: Vec<String> = t.shape().iter().map(|d| d.to_string()).collect();
+    let shape = match dims.len() {
+        1 => format!("({},)", dims[0]),
+        _ => format!("({})", dims.join(", ")),
+    };
+    let mut header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape}, }}");
+    // Magic (6) + version (2) + length (2) + header, padded with spaces to a multiple of 64, ending in \n.
+    let total = 10 + header.len() + 1;
+    header.push_str(&" ".repeat(total.next_multiple_of(64) - total));
+    header.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend((header.len() as u16).to_le_bytes());
+    out.extend(header.as_bytes());
+    out.extend(to_bytes(&t.contiguous_buffer()));
+    Ok(out)
+}
+
+fn st_dtype(d: DType) -> StDtype {
+    match d {
+        DType::Bool => StDtype::BOOL,
+        DType::I32 => StDtype::I32,
+        DType::I64 => StDtype::I64,
+        DType::F16 => StDtype::F16,
+        DType::BF16 => StDtype::BF16,
+        DType::F32 => StDtype::F32,
+        DType::F64 => StDtype::F64,
+    }
+}
+
+fn safetensors_bytes(t: &Tensor, path: &Path) -> Result<Vec<u8>, Error> {
+    let data = to_bytes(&t.contiguous_buffer());
+    let view = TensorView::new(st_dtype(t.dtype()), t.shape().to_vec(), &data)
+        .map_err(|e| io_err("write", path, e.to_string()))?;
+    safetensors::tensor::serialize([("tensor", view)], None)
+        .map_err(|e| io_err("write", path, e.to_string()))
+}
+
+/// Every tensor in the file with its name (`.npy` files hold one, named after the file).
+pub fn load(path: &Path) -> Result<Vec<(String, Tensor)>, Error> {
+    let bytes = std::fs::read(path).map_err(|e| io_err("read", path, e.to_string()))?;
+    match path.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "npy" => {
+            let name = path
+                .file_stem()
+                .map_or("tensor".into(), |s| s.to_string_lossy().into_owned());
+            Ok(vec![(
+                name,
+                parse_npy(&bytes).map_err(|r| io_err("load", path, r))?,
+            )])
+        }
+        "safetensors" => parse_safetensors(&bytes).map_err(|r| io_err("load", path, r)),
+        _ => Err(Error::value_help(
+            format!(
+                "cannot tell the format of `{}` from its extension",
+                path.display()
+            ),
+            "cudash reads .npy and .safetensors files",
+        )),
+    }
+}
+
+pub fn parse_npy(b: &[u8]) -> Result<Tensor, String> {
+    if b.len() < 10 || &b[..6] != b"\x93NUMPY" {
+        return Err("not a .npy file (the magic bytes are missing)".into());
+    }
+    let (hlen, start): (usize, usize) = match b[6] {
+        1 => (u16::from_le_bytes([b[8], b[9]]) as usize, 10),
+        2 | 3 if b.len() >= 12 => (u32::from_le_bytes([b[8], b[9], b[10], b[11]]) as usize, 12),
+        v => return Err(format!("unsupported .npy version {v}")),
+    };
+    let header = b
+        .get(start..start.saturating_add(hlen))
+        .ok_or("the header is cut short")?;
+    let header = std::str::from_utf8(header).map_err(|_| "the header is not text")?;
+    let field = |key: &str| -> Result<&str, String> {
+        let at = header
+            .find(&format!("'{key}'"))
+            .ok_or(format!("the header has no '{key}'"))?;
+        let rest = header[at + key.len() + 2..].trim_start();
+        rest.strip_prefix(':')
+            .map(str::trim_start)
+            .ok_or(format!("malformed '{key}' entry"))
+    };
+    let descr = field("descr")?;
+    let descr = descr
+        .strip_prefix('\'')
+        .and_then(|d| d.split('\'').next())
+        .ok_or("malformed 'descr'")?;
+    let dtype = match descr {
+        "|b1" => DType::Bool,
+        "<i4" | "=i4" => DType::I32,
+        "<i8" | "=i8" => DType::I64,
+        "<f2" | "=f2" => DType::F16,
+        "<f4" | "=f4" => DType::F32,
+        "<f8" | "=f8" => DType::F64,
+        other => return Err(format!("element type '{other}' is not supported (cudash reads bool, i4, i8, f2, f4, f8, little-endian)")),
+    };
+    let fortran = field("fortran_order")?.starts_with("True");
+    let shape_text = field("shape")?;
+    let inner = shape_text
+        .strip_prefix('(')
+        .and_then(|s| s.split(')').next())
+        .ok_or("malformed 'shape'")?;
+    let shape: Vec<usize> = inner
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<usize>()
+                .map_err(|_| format!("bad dimension '{s}' in 'shape'"))
+        })
+        .collect::<Result<_, _>>()?;
+    let n = shape
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .ok_or("the shape is too large")?;
+    let data = &b[start + hlen..];
+    let need = n
+        .checked_mul(dtype.size())
+        .ok_or("the shape is too large")?;
+    if data.len() != need {
+        return Err(format!(
+            "the data holds {} bytes but shape {:?} of {dtype} needs {need}",
+            data.len(),
+            shape
+        ));
+    }
+    let buf = from_bytes(dtype, data);
+    if fortran && shape.len() > 1 {
+        let rev: Vec<usize> = shape.iter().rev().copied().collect();
+        return Ok(Tensor::new(buf, rev, Device::Cpu).t().copy());
+    }
+    Ok(Tensor::new(buf, shape, Device::Cpu))
+}
+
+pub fn parse_safetensors(b: &[u8]) -> Result<Vec<(String, Tensor)>, String> {
+    let st =
+        SafeTensors::deserialize(b).map_err(|e| format!("not a valid .safetensors file: {e}"))?;
+    let mut named = st.tensors();
+    named.sort_by(|a, b| a.0.cmp(&b.0));
+    named
+        .into_iter()
+        .map(|(name, view)| {
+            let dtype = match view.dtype() {
+                StDtype::BOOL => DType::Bool,
+                StDtype::I32 => DType::I32,
+                StDtype::I64 => DType::I64,
+                StDtype::F16 => DType::F16,
+                StDtype::BF16 => DType::BF16,
+                StDtype::F32 => DType::F32,
+                StDtype::F64 => DType::F64,
+                other => {
+                    return Err(format!(
+                        "tensor `{name}` has dtype {other:?}, which cudash does not support"
+                    ))
+                }
+            };
+            let n: usize = view.shape().iter().product();
+            if view.data().len() != n * dtype.size() {
+                return Err(format!(
+                    "tensor `{name}`: the data does not match its shape"
+                ));
+            }
+            Ok((
+                name,
+                Tensor::new(
+                    from_bytes(dtype, view.data()),
+                    view.shape().to_vec(),
+                    Device::Cpu,
+                ),
+            ))
+        })
+        .collect()
+}
