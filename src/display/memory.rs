@@ -127,7 +127,7 @@ pub fn map(
             Pool::Large => "large",
         };
         let mut bar = vec!['.'; WIDTH];
-        for (&off, &(size, state)) in &seg.blocks {
+        for (off, size, state) in a.blocks(seg) {
             if matches!(state, BlockState::Allocated { .. }) {
                 let lo = off * WIDTH / seg.size;
                 let hi = ((off + size) * WIDTH).div_ceil(seg.size).max(lo + 1);
@@ -141,7 +141,7 @@ pub fn map(
             seg.stream,
             bar.iter().collect::<String>()
         ));
-        for (&off, &(size, state)) in &seg.blocks {
+        for (off, size, state) in a.blocks(seg) {
             let what = match state {
                 BlockState::Free => "free".to_string(),
                 BlockState::Allocated { requested } => {

@@ -55,6 +55,9 @@ impl Interp {
                 if let Value::Dict(pairs) = &v {
                     return self.dict_get(pairs, items, e.span, d);
                 }
+                if let Value::List(list) = &v {
+                    return self.list_get(list, items, e.span, d);
+                }
                 let t = self.indexable(&v, obj.span)?;
                 let idx = self.eval_index(items, d)?;
                 let view = index::select(&t, &idx).map_err(|err| err.at(e.span))?;
@@ -76,6 +79,30 @@ impl Interp {
             suggestion: super::suggest::closest(name, known.iter().map(String::as_str)),
         }
         .at(span))
+    }
+
+    fn list_get(
+        &mut self,
+        list: &[Value],
+        items: &[IndexItem],
+        span: Span,
+        d: usize,
+    ) -> Result<Value, Diagnostic> {
+        let [IndexItem::At(k)] = items else {
+            return Err(Error::value("a list takes one integer index, e.g. `parts[0]`").at(span));
+        };
+        let i = self.eval_int(k, d, "a list index")?;
+        let n = list.len() as i64;
+        let j = if i < 0 { i + n } else { i };
+        if j < 0 || j >= n {
+            return Err(Error::IndexOutOfRange {
+                index: i,
+                dim: 0,
+                size: list.len(),
+            }
+            .at(k.span));
+        }
+        Ok(list[j as usize].clone())
     }
 
     fn dict_get(

@@ -38,6 +38,7 @@ pub type StreamId = u32;
 /// An allocated block: where it is and how big.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Block {
+    node: u32,
     pub segment: u64,
     pub offset: usize,
     pub size: usize,
@@ -56,9 +57,63 @@ pub struct Segment {
     pub size: usize,
     pub pool: Pool,
     pub stream: StreamId,
-    /// Blocks by offset; they tile the segment exactly.
-    pub blocks: BTreeMap<usize, (usize, BlockState)>,
+    /// The first block (lowest offset); blocks link to their neighbours.
+    first: u32,
 }
+
+/// A block in the slab: blocks of a segment form a doubly linked list by offset.
+#[derive(Debug, Clone, Copy)]
+struct Node {
+    segment: u64,
+    offset: usize,
+    size: usize,
+    state: BlockState,
+    prev: u32,
+    next: u32,
+    pool: Pool,
+    stream: StreamId,
+    /// Position in its size bin while free in the small pool.
+    bin_pos: u32,
+}
+
+/// Free small-pool blocks of one stream, binned by size in 512 B classes (every
+/// small-pool block is at most one 2 MiB segment), with a bitmap of non-empty
+/// bins: best fit is a bit scan, removal a swap.
+struct Bins {
+    bits: [u64; BINS / 64],
+    bins: Vec<Vec<u32>>,
+}
+
+const BINS: usize = SMALL_SEGMENT / MIN_BLOCK;
+
+impl Bins {
+    fn new() -> Self {
+        Bins {
+            bits: [0; BINS / 64],
+            bins: vec![Vec::new(); BINS],
+        }
+    }
+
+    fn class(size: usize) -> usize {
+        size / MIN_BLOCK - 1
+    }
+
+    /// The first non-empty bin at or above `class`.
+    fn first_at_least(&self, class: usize) -> Option<usize> {
+        let (mut w, mut mask) = (class / 64, !0u64 << (class % 64));
+        while w < self.bits.len() {
+            let hit = self.bits[w] & mask;
+            if hit != 0 {
+                return Some(w * 64 + hit.trailing_zeros() as usize);
+            }
+            w += 1;
+            mask = !0;
+        }
+        None
+    }
+}
+
+const NIL: u32 = u32::MAX;
 
 /// A statistic's current and peak value.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -115,8 +170,13 @@ pub struct OutOfMemory {
 pub struct CachingAllocator<S: SegmentSource> {
     source: S,
     segments: BTreeMap<u64, Segment>,
-    /// Free blocks ordered for best fit: (pool, stream, size, segment, offset).
-    free: BTreeSet<(Pool, StreamId, usize, u64, usize)>,
+    nodes: Vec<Node>,
+    /// Slab slots free for reuse.
+    spare: Vec<u32>,
+    /// Free small-pool blocks, per stream.
+    small: Vec<Option<Box<Bins>>>,
+    /// Free large-pool blocks ordered for best fit: (stream, size, node).
+    large: BTreeSet<(StreamId, usize, u32)>,
     next_segment: u64,
     stats: Stats,
 }
@@ -154,7 +214,10 @@ impl<S: SegmentSource> CachingAllocator<S> {
         CachingAllocator {
             source,
             segments: BTreeMap::new(),
-            free: BTreeSet::new(),
+            nodes: Vec::new(),
+            spare: Vec::new(),
+            small: Vec::new(),
+            large: BTreeSet::new(),
             next_segment: 0,
             stats: Stats::default(),
         }
@@ -172,66 +235,157 @@ impl<S: SegmentSource> CachingAllocator<S> {
         self.segments.values()
     }
 
+    /// A segment's blocks in address order: (offset, size, state).
+    pub fn blocks(&self, seg: &Segment) -> impl Iterator<Item = (usize, usize, BlockState)> + '_ {
+        let mut at = seg.first;
+        std::iter::from_fn(move || {
+            let n = self.nodes.get(at as usize)?;
+            at = n.next;
+            Some((n.offset, n.size, n.state))
+        })
+    }
+
+    /// Adds free block `i` to the free index.
+    fn index_insert(&mut self, i: u32) {
+        let n = self.nodes[i as usize];
+        match n.pool {
+            Pool::Large => {
+                self.large.insert((n.stream, n.size, i));
+            }
+            Pool::Small => {
+                let s = n.stream as usize;
+                if self.small.len() <= s {
+                    self.small.resize_with(s + 1, || None);
+                }
+                let bins = self.small[s].get_or_insert_with(|| Box::new(Bins::new()));
+                let c = Bins::class(n.size);
+                bins.bins[c].push(i);
+                bins.bits[c / 64] |= 1 << (c % 64);
+                self.nodes[i as usize].bin_pos = (bins.bins[c].len() - 1) as u32;
+            }
+        }
+    }
+
+    /// Removes free block `i` from the free index.
+    fn index_remove(&mut self, i: u32) {
+        let n = self.nodes[i as usize];
+        match n.pool {
+            Pool::Large => {
+                self.large.remove(&(n.stream, n.size, i));
+            }
+            Pool::Small => {
+                let Some(Some(bins)) = self.small.get_mut(n.stream as usize) else {
+                    return;
+                };
+                let c = Bins::class(n.size);
+                let bin = &mut bins.bins[c];
+                let pos = n.bin_pos as usize;
+                bin.swap_remove(pos);
+                if let Some(&moved) = bin.get(pos) {
+                    self.nodes[moved as usize].bin_pos = pos as u32;
+                }
+                if bin.is_empty() {
+                    bins.bits[c / 64] &= !(1 << (c % 64));
+                }
+            }
+        }
+    }
+
+    /// Takes the smallest free block of at least `size` bytes for `stream` out of the index.
+    fn best_fit(&mut self, pool: Pool, stream: StreamId, size: usize) -> Option<u32> {
+        let i = match pool {
+            Pool::Large => {
+                self.large
+                    .range((stream, size, 0)..=(stream, usize::MAX, u32::MAX))
+                    .next()?
+                    .2
+            }
+            Pool::Small => {
+                let bins = self.small.get(stream as usize)?.as_ref()?;
+                let c = bins.first_at_least(Bins::class(size))?;
+                *bins.bins[c].last()?
+            }
+        };
+        self.index_remove(i);
+        Some(i)
+    }
+
+    /// Every free block in the index, for `check`.
+    fn indexed(&self) -> BTreeSet<(Pool, StreamId, usize, u32)> {
+        let mut out: BTreeSet<_> = self
+            .large
+            .iter()
+            .map(|&(st, size, i)| (Pool::Large, st, size, i))
+            .collect();
+        for (st, bins) in self.small.iter().enumerate() {
+            let Some(bins) = bins else { continue };
+            for (w, &word) in bins.bits.iter().enumerate() {
+                let mut word = word;
+                while word != 0 {
+                    let c = w * 64 + word.trailing_zeros() as usize;
+                    word &= word - 1;
+                    for &i in &bins.bins[c] {
+                        out.insert((Pool::Small, st as StreamId, self.nodes[i as usize].size, i));
+                    }
+                }
+            }
+            // A block in a bin whose bit is clear would be lost to best fit.
+            if bins
+                .bins
+                .iter()
+                .enumerate()
+                .any(|(c, b)| !b.is_empty() && bins.bits[c / 64] & (1 << (c % 64)) == 0)
+            {
+                out.insert((Pool::Small, StreamId::MAX, 0, u32::MAX));
+            }
+        }
+        out
+    }
+
+    fn node(&mut self, n: Node) -> u32 {
+        match self.spare.pop() {
+            Some(i) => {
+                self.nodes[i as usize] = n;
+                i
+            }
+            None => {
+                self.nodes.push(n);
+                (self.nodes.len() - 1) as u32
+            }
+        }
+    }
+
     /// Allocates `size` bytes for use on `stream`.
     pub fn malloc(&mut self, size: usize, stream: StreamId) -> Result<Block, OutOfMemory> {
         let rounded = round_size(size);
         let pool = pool_for(rounded);
-        let found = self
-            .free
-            .range((pool, stream, rounded, 0, 0)..=(pool, stream, usize::MAX, u64::MAX, usize::MAX))
-            .next()
-            .copied();
-        let (seg, offset, bsize) = match found {
-            Some(key @ (_, _, bsize, seg, offset)) => {
-                self.free.remove(&key);
-                (seg, offset, bsize)
-            }
-            None => {
-                let seg_size = segment_size(rounded);
-                let seg = match self.new_segment(seg_size, pool, stream) {
-                    Some(seg) => seg,
-                    None => {
-                        // Free the cache and try once more, as PyTorch does.
-                        self.stats.num_alloc_retries += 1;
-                        self.empty_cache();
-                        match self.new_segment(seg_size, pool, stream) {
-                            Some(seg) => seg,
-                            None => {
-                                self.stats.num_ooms += 1;
-                                return Err(OutOfMemory {
-                                    requested: size,
-                                    capacity: self.source.capacity(),
-                                    free: self.source.free(),
-                                    allocated: self.stats.allocated.current as usize,
-                                    reserved: self.stats.reserved.current as usize,
-                                });
-                            }
-                        }
-                    }
-                };
-                (seg, 0, seg_size)
-            }
+        let at = match self.best_fit(pool, stream, rounded) {
+            Some(i) => i,
+            None => self.grow(size, rounded, pool, stream)?,
         };
-        let segment = self
-            .segments
-            .get_mut(&seg)
-            .expect("free blocks belong to live segments");
-        let remaining = bsize - rounded;
+        let node = self.nodes[at as usize];
+        let remaining = node.size - rounded;
         let split = match pool {
             Pool::Small => remaining >= MIN_BLOCK,
             Pool::Large => remaining > SMALL_SIZE,
         };
-        let taken = if split { rounded } else { bsize };
-        segment
-            .blocks
-            .insert(offset, (taken, BlockState::Allocated { requested: size }));
+        let taken = if split { rounded } else { node.size };
         if split {
-            segment
-                .blocks
-                .insert(offset + rounded, (remaining, BlockState::Free));
-            self.free
-                .insert((pool, stream, remaining, seg, offset + rounded));
+            let rest = self.node(Node {
+                offset: node.offset + rounded,
+                size: remaining,
+                prev: at,
+                ..node
+            });
+            if node.next != NIL {
+                self.nodes[node.next as usize].prev = rest;
+            }
+            self.nodes[at as usize].next = rest;
+            self.index_insert(rest);
         }
+        let n = &mut self.nodes[at as usize];
+        n.size = taken;
+        n.state = BlockState::Allocated { requested: size };
         let st = &mut self.stats;
         st.allocated.add(taken as u64);
         st.active.add(taken as u64);
@@ -239,18 +393,57 @@ impl<S: SegmentSource> CachingAllocator<S> {
         st.allocations.add(1);
         st.total_allocations += 1;
         Ok(Block {
-            segment: seg,
-            offset,
+            node: at,
+            segment: node.segment,
+            offset: node.offset,
             size: taken,
         })
     }
 
-    fn new_segment(&mut self, size: usize, pool: Pool, stream: StreamId) -> Option<u64> {
+    /// A new segment for a request no cached block fits: on failure the cache is
+    /// released and the segment tried once more, as PyTorch does.
+    fn grow(
+        &mut self,
+        size: usize,
+        rounded: usize,
+        pool: Pool,
+        stream: StreamId,
+    ) -> Result<u32, OutOfMemory> {
+        let seg_size = segment_size(rounded);
+        if let Some(n) = self.new_segment(seg_size, pool, stream) {
+            return Ok(n);
+        }
+        self.stats.num_alloc_retries += 1;
+        self.empty_cache();
+        if let Some(n) = self.new_segment(seg_size, pool, stream) {
+            return Ok(n);
+        }
+        self.stats.num_ooms += 1;
+        Err(OutOfMemory {
+            requested: size,
+            capacity: self.source.capacity(),
+            free: self.source.free(),
+            allocated: self.stats.allocated.current as usize,
+            reserved: self.stats.reserved.current as usize,
+        })
+    }
+
+    /// Reserves a segment and returns its single (free, unindexed) block.
+    fn new_segment(&mut self, size: usize, pool: Pool, stream: StreamId) -> Option<u32> {
         let handle = self.source.reserve(size)?;
         let id = self.next_segment;
         self.next_segment += 1;
-        let mut blocks = BTreeMap::new();
-        blocks.insert(0, (size, BlockState::Free));
+        let first = self.node(Node {
+            segment: id,
+            offset: 0,
+            size,
+            state: BlockState::Free,
+            prev: NIL,
+            next: NIL,
+            pool,
+            stream,
+            bin_pos: 0,
+        });
         self.segments.insert(
             id,
             Segment {
@@ -259,7 +452,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
                 size,
                 pool,
                 stream,
-                blocks,
+                first,
             },
         );
         let st = &mut self.stats;
@@ -270,40 +463,54 @@ impl<S: SegmentSource> CachingAllocator<S> {
             Pool::Small => st.small_segments.add(1),
             Pool::Large => st.large_segments.add(1),
         }
-        Some(id)
+        Some(first)
     }
 
     /// Returns a block to the cache, merging it with free neighbours.
     pub fn free(&mut self, block: Block) {
-        let Some(segment) = self.segments.get_mut(&block.segment) else {
+        let at = block.node;
+        let Some(&node) = self.nodes.get(at as usize) else {
             return;
         };
-        let requested = match segment.blocks.get(&block.offset) {
-            Some(&(_, BlockState::Allocated { requested })) => requested,
-            _ => return,
+        let BlockState::Allocated { requested } = node.state else {
+            return;
         };
-        let (pool, stream) = (segment.pool, segment.stream);
-        let (mut offset, mut size) = (block.offset, block.size);
-        // Merge with the next block if it is free.
-        if let Some(&(nsize, BlockState::Free)) = segment.blocks.get(&(offset + size)) {
-            segment.blocks.remove(&(offset + size));
-            self.free
-                .remove(&(pool, stream, nsize, block.segment, offset + size));
-            size += nsize;
+        if node.segment != block.segment || node.offset != block.offset {
+            return;
         }
-        // Merge with the previous block if it is free.
-        if let Some((&poff, &(psize, BlockState::Free))) =
-            segment.blocks.range(..offset).next_back()
-        {
-            segment.blocks.remove(&offset);
-            self.free
-                .remove(&(pool, stream, psize, block.segment, poff));
-            offset = poff;
-            size += psize;
+        let mut merged = node;
+        merged.state = BlockState::Free;
+        // Absorb a free next block.
+        if node.next != NIL {
+            let next = self.nodes[node.next as usize];
+            if next.state == BlockState::Free {
+                self.index_remove(node.next);
+                merged.size += next.size;
+                merged.next = next.next;
+                if next.next != NIL {
+                    self.nodes[next.next as usize].prev = at;
+                }
+                self.spare.push(node.next);
+            }
         }
-        segment.blocks.insert(offset, (size, BlockState::Free));
-        self.free
-            .insert((pool, stream, size, block.segment, offset));
+        // Fold into a free previous block.
+        let mut keep = at;
+        if node.prev != NIL {
+            let prev = self.nodes[node.prev as usize];
+            if prev.state == BlockState::Free {
+                self.index_remove(node.prev);
+                merged.offset = prev.offset;
+                merged.size += prev.size;
+                merged.prev = prev.prev;
+                if merged.next != NIL {
+                    self.nodes[merged.next as usize].prev = node.prev;
+                }
+                self.spare.push(at);
+                keep = node.prev;
+            }
+        }
+        self.nodes[keep as usize] = merged;
+        self.index_insert(keep);
         let st = &mut self.stats;
         st.allocated.sub(block.size as u64);
         st.active.sub(block.size as u64);
@@ -317,14 +524,16 @@ impl<S: SegmentSource> CachingAllocator<S> {
             .segments
             .values()
             .filter(|s| {
-                s.blocks.len() == 1 && matches!(s.blocks.get(&0), Some((_, BlockState::Free)))
+                let n = &self.nodes[s.first as usize];
+                n.state == BlockState::Free && n.next == NIL
             })
             .map(|s| s.id)
             .collect();
         let mut released = 0;
         for id in idle {
             if let Some(s) = self.segments.remove(&id) {
-                self.free.remove(&(s.pool, s.stream, s.size, id, 0));
+                self.index_remove(s.first);
+                self.spare.push(s.first);
                 self.source.release(s.handle, s.size);
                 released += s.size;
                 let st = &mut self.stats;
@@ -355,41 +564,44 @@ impl<S: SegmentSource> CachingAllocator<S> {
         }
     }
 
-    /// Checks the invariants: blocks tile each segment, the free index matches the
-    /// blocks, and the stats equal a recount. Returns what is wrong, if anything.
+    /// Checks the invariants: blocks tile each segment, the links agree, the free
+    /// index matches the blocks, and the stats equal a recount.
     pub fn check(&self) -> Result<(), String> {
         let (mut allocated, mut requested, mut count, mut reserved) = (0u64, 0u64, 0u64, 0u64);
         let mut free_keys = BTreeSet::new();
         for s in self.segments.values() {
             reserved += s.size as u64;
-            let mut at = 0;
-            let mut prev_free = false;
-            for (&off, &(size, state)) in &s.blocks {
-                if off != at {
+            let (mut at, mut prev, mut prev_free) = (0usize, NIL, false);
+            let mut i = s.first;
+            while i != NIL {
+                let n = &self.nodes[i as usize];
+                if n.offset != at || n.segment != s.id || n.prev != prev {
                     return Err(format!(
-                        "segment {}: gap or overlap at offset {off} (expected {at})",
-                        s.id
+                        "segment {}: block at {} breaks the tiling or the links",
+                        s.id, n.offset
                     ));
                 }
-                at += size;
-                match state {
+                at += n.size;
+                match n.state {
                     BlockState::Free => {
                         if prev_free {
                             return Err(format!(
-                                "segment {}: two adjacent free blocks at {off}",
-                                s.id
+                                "segment {}: two adjacent free blocks at {}",
+                                s.id, n.offset
                             ));
                         }
-                        free_keys.insert((s.pool, s.stream, size, s.id, off));
+                        free_keys.insert((s.pool, s.stream, n.size, i));
                         prev_free = true;
                     }
                     BlockState::Allocated { requested: r } => {
-                        allocated += size as u64;
+                        allocated += n.size as u64;
                         requested += r as u64;
                         count += 1;
                         prev_free = false;
                     }
                 }
+                prev = i;
+                i = n.next;
             }
             if at != s.size {
                 return Err(format!(
@@ -398,7 +610,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
                 ));
             }
         }
-        if free_keys != self.free {
+        if free_keys != self.indexed() {
             return Err("the free-block index does not match the segments".into());
         }
         let st = &self.stats;
@@ -511,7 +723,11 @@ mod tests {
         a.free(y);
         a.check().unwrap();
         let seg = a.segments().next().unwrap();
-        assert_eq!(seg.blocks.len(), 1, "the frees merged back into one block");
+        assert_eq!(
+            a.blocks(seg).count(),
+            1,
+            "the frees merged back into one block"
+        );
         assert_eq!(
             a.stats().reserved.current,
             2 << 20,

@@ -104,21 +104,22 @@ pub fn parse_size(s: &str) -> Result<usize, String> {
     let n: f64 = num
         .parse()
         .map_err(|_| format!("`{s}` is not a size (try 16GiB, 512MiB)"))?;
-    let mult: f64 =
-        match unit.trim().to_ascii_lowercase().as_str() {
-            "" | "b" => 1.0,
-            "k" | "kib" => 1024.0,
-            "m" | "mib" => 1024.0 * 1024.0,
-            "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
-            "t" | "tib" => 1024f64.powi(4),
-            "kb" => 1e3,
-            "mb" => 1e6,
-            "gb" => 1e9,
-            "tb" => 1e12,
-            other => return Err(format!(
+    let mult: f64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1.0,
+        "k" | "kib" => 1024.0,
+        "m" | "mib" => 1024.0 * 1024.0,
+        "g" | "gib" => 1024.0 * 1024.0 * 1024.0,
+        "t" | "tib" => 1024f64.powi(4),
+        "kb" => 1e3,
+        "mb" => 1e6,
+        "gb" => 1e9,
+        "tb" => 1e12,
+        other => {
+            return Err(format!(
                 "unknown size unit `{other}` in `{s}` (use B, KiB, MiB, GiB, TiB, KB, MB, GB, TB)"
-            )),
-        };
+            ))
+        }
+    };
     let bytes = n * mult;
     if !bytes.is_finite() || bytes < 0.0 || bytes > (1u64 << 60) as f64 {
         return Err(format!("`{s}` is not a usable memory size"));

@@ -104,12 +104,7 @@ pub fn result_dtype(a: Operand, b: Operand) -> DType {
 
 pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
     let (ta, tb) = (a.tensor, b.tensor);
-    if ta.device() != tb.device() {
-        return Err(Error::DeviceMismatch {
-            a: ta.device(),
-            b: tb.device(),
-        });
-    }
+    let device = result_device(a, b)?;
     let shape = broadcast_shapes(ta.shape(), tb.shape()).ok_or_else(|| Error::Broadcast {
         op: op.symbol().into(),
         lhs: fmt_shape(ta.shape()),
@@ -141,7 +136,22 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
     } else {
         with_num_dtype!(compute, T => arith::<T>(op, ta, tb, &shape), bool => bool_arith(op, ta, tb, &shape))
     };
-    Ok(Tensor::new(buf, shape, ta.device()))
+    Ok(Tensor::new(buf, shape, device))
+}
+
+/// Where a binary op runs. As in PyTorch, a number or a 0-d cpu tensor may join
+/// a tensor on any device; otherwise both operands must be on one device.
+pub fn result_device(a: Operand, b: Operand) -> Result<crate::runtime::Device, Error> {
+    let (da, db) = (a.tensor.device(), b.tensor.device());
+    let movable = |o: &Operand| {
+        o.weak || (o.tensor.ndim() == 0 && o.tensor.device() == crate::runtime::Device::Cpu)
+    };
+    match (da == db, movable(&a), movable(&b)) {
+        (true, _, _) => Ok(da),
+        (false, true, _) => Ok(db),
+        (false, _, true) => Ok(da),
+        _ => Err(Error::DeviceMismatch { a: da, b: db }),
+    }
 }
 
 fn cast_to(t: &Tensor, dt: DType) -> Option<Tensor> {

@@ -72,7 +72,8 @@ pub fn select(t: &Tensor, items: &[Index]) -> Result<Tensor, Error> {
 
 /// Writes `value` (broadcast and converted to the view's dtype) into the view `dst`.
 pub fn assign(dst: &Tensor, value: &Tensor) -> Result<(), Error> {
-    if dst.device() != value.device() {
+    let scalar = value.ndim() == 0 && value.device() == crate::runtime::Device::Cpu;
+    if dst.device() != value.device() && !scalar {
         return Err(Error::DeviceMismatch {
             a: dst.device(),
             b: value.device(),

@@ -1,0 +1,260 @@
+//! Devices on the simulator: placement, `with device(n)`, transfers, pinned memory,
+//! scatter/gather, and memory accounting as tensors come and go.
+
+mod common;
+
+use cudash::session::Session;
+
+fn ok(s: &mut Session, src: &str) -> String {
+    let o = s.execute(src);
+    if let Some(e) = &o.error {
+        panic!("`{src}` failed:\n{}", e.report);
+    }
+    o.plain_text()
+}
+
+fn err(s: &mut Session, src: &str) -> (String, String) {
+    let o = s.execute(src);
+    let e = o.error.unwrap_or_else(|| panic!("`{src}` should fail"));
+    (e.ename, e.evalue)
+}
+
+#[test]
+fn factories_take_a_device_and_keep_it() {
+    let mut s = common::session();
+    assert_eq!(
+        ok(&mut s, "zeros(2, device=cuda:1)"),
+        "[0., 0.]  f32[2] @cuda:1"
+    );
+    assert_eq!(
+        ok(&mut s, "x = ones(2, device=cuda:1); zeros_like(x).device"),
+        "cuda:1"
+    );
+    assert_eq!(ok(&mut s, "x.new_full([3], 2.).device"), "cuda:1");
+    assert_eq!(ok(&mut s, "randn_like(x).device"), "cuda:1");
+    assert_eq!(
+        ok(&mut s, "arange(3, device=cuda)"),
+        "[0, 1, 2]  i64[3] @cuda:0"
+    );
+    assert_eq!(ok(&mut s, "eye(2, device=cuda:1).device"), "cuda:1");
+    assert_eq!(
+        ok(&mut s, "tensor([1, 2], device=cuda:1)"),
+        "[1, 2]  i64[2] @cuda:1"
+    );
+    assert_eq!(ok(&mut s, "(x * 2).device"), "cuda:1");
+    assert_eq!(ok(&mut s, "x.sum().device"), "cuda:1");
+}
+
+#[test]
+fn with_device_nests_and_restores_also_on_error() {
+    let mut s = common::sim_session(4, 1 << 30);
+    ok(&mut s, "with device(1) { a = ones(1, device=cuda); with device(2) { b = ones(1, device=cuda) }; c = ones(1, device=cuda) }");
+    assert_eq!(
+        ok(&mut s, "[a.device, b.device, c.device]"),
+        "[cuda:1, cuda:2, cuda:1]"
+    );
+    assert_eq!(ok(&mut s, "current_device()"), "cuda:0");
+    let (class, _) = err(&mut s, "with device(3) { d = ones(1, device=cuda); boom }");
+    assert_eq!(class, "NameError");
+    assert_eq!(
+        ok(&mut s, "current_device()"),
+        "cuda:0",
+        "restored after the error"
+    );
+    assert!(
+        s.execute("d").error.is_some(),
+        "the failed statement left no `d`"
+    );
+}
+
+#[test]
+fn to_and_copy_to() {
+    let mut s = common::session();
+    ok(&mut s, "x = [1., 2.]");
+    assert_eq!(ok(&mut s, "x.to(cpu) is x"), "true");
+    assert_eq!(ok(&mut s, "y = x.to(cuda:1); y.to(cuda:1) is y"), "true");
+    assert_eq!(ok(&mut s, "y.copy_to(cuda:1) is y"), "false");
+    assert_eq!(ok(&mut s, "y.cpu()"), "[1., 2.]  f32[2] @cpu");
+    assert_eq!(ok(&mut s, "x.cuda().device"), "cuda:0");
+    assert_eq!(ok(&mut s, "x.cuda(1).device"), "cuda:1");
+    assert_eq!(ok(&mut s, "y.to(cuda:0).device"), "cuda:0");
+    assert_eq!(ok(&mut s, "y.to(f16)"), "[1., 2.]  f16[2] @cuda:1");
+    let (class, msg) = err(&mut s, "x.to(cuda:7)");
+    assert_eq!(class, "DeviceError");
+    assert!(msg.contains("cuda:7 does not exist"), "{msg}");
+}
+
+#[test]
+fn copies_are_counted_by_direction() {
+    let mut s = common::session();
+    let out = ok(
+        &mut s,
+        "x = ones(256)\nprofile { y = x.to(cuda:0); z = y.to(cuda:1); w = z.cpu(); v = y * 2 }",
+    );
+    assert!(out.contains("copies H2D   1 (1.0 KiB)"), "{out}");
+    assert!(out.contains("copies D2D   1 (1.0 KiB)"), "{out}");
+    assert!(out.contains("copies D2H   1 (1.0 KiB)"), "{out}");
+    assert!(
+        out.contains("allocations  3 (3.0 KiB)"),
+        "y, z and v live on devices: {out}"
+    );
+}
+
+#[test]
+fn memory_follows_the_tensors() {
+    let mut s = common::session();
+    ok(&mut s, "a = zeros(50000, device=cuda:0)");
+    assert_eq!(ok(&mut s, "memory_allocated()"), "200192");
+    assert_eq!(ok(&mut s, "memory_reserved()"), "2097152");
+    ok(&mut s, "b = a[:10]"); // a view: no new memory
+    assert_eq!(ok(&mut s, "memory_allocated()"), "200192");
+    ok(&mut s, "del a");
+    assert_eq!(
+        ok(&mut s, "memory_allocated()"),
+        "200192",
+        "the view b keeps the block alive"
+    );
+    ok(&mut s, "del b");
+    assert_eq!(ok(&mut s, "memory_allocated()"), "0");
+    assert_eq!(ok(&mut s, "max_memory_allocated()"), "200192");
+    ok(&mut s, "reset_peak()");
+    assert_eq!(ok(&mut s, "max_memory_allocated()"), "0");
+    assert_eq!(
+        ok(&mut s, "memory_reserved()"),
+        "2097152",
+        "the segment stays cached"
+    );
+    ok(&mut s, "empty_cache()");
+    assert_eq!(ok(&mut s, "memory_reserved(0)"), "0");
+    // A failed statement frees what it allocated.
+    let _ = s.execute("d = ones(1000, device=cuda:0) + ones(3, device=cuda:0)");
+    assert_eq!(ok(&mut s, "memory_allocated()"), "0");
+}
+
+#[test]
+fn out_of_memory_leaves_the_session_usable() {
+    let mut s = common::sim_session(1, 64 << 20);
+    ok(&mut s, "a = zeros(8 * 2**20, device=cuda)"); // 32 MiB
+    let (class, msg) = err(&mut s, "b = zeros(10 * 2**20, device=cuda)"); // 40 MiB more
+    assert_eq!(class, "OutOfMemoryError");
+    assert!(
+        msg.contains("tried to allocate 40.0 MiB") && msg.contains("total capacity of 64.0 MiB"),
+        "{msg}"
+    );
+    assert_eq!(ok(&mut s, "a.shape"), "[8388608]");
+    assert!(s.execute("b").error.is_some());
+    assert_eq!(ok(&mut s, "memory_stats()[\"num_ooms\"]"), "1");
+    ok(&mut s, "del a\nb = zeros(10 * 2**20, device=cuda)");
+    // An op whose result does not fit is an out-of-memory error too.
+    let (class, _) = err(&mut s, "c = b + b");
+    assert_eq!(class, "OutOfMemoryError");
+}
+
+#[test]
+fn pinned_memory() {
+    let mut s = common::session();
+    ok(&mut s, "x = ones(1000)\npin x");
+    assert_eq!(ok(&mut s, "x.is_pinned"), "true");
+    assert!(ok(&mut s, "x").ends_with("f32[1000] @cpu pinned"));
+    let out = ok(&mut s, "v = x[0:2]; v");
+    assert_eq!(
+        out, "[1., 1.]  f32[2] @cpu pinned",
+        "views share the pinned storage"
+    );
+    let out = ok(&mut s, "mem cpu");
+    assert!(
+        out.contains("registered (pin x)") && out.contains("3.9 KiB"),
+        "{out}"
+    );
+    ok(&mut s, "p = ones(3).pin()");
+    assert_eq!(ok(&mut s, "p.is_pinned"), "true");
+    assert_eq!(ok(&mut s, "ones(3).is_pinned"), "false");
+    let (_, msg) = err(&mut s, "g = ones(2, device=cuda); pin g");
+    assert!(msg.contains("only host tensors can be pinned"), "{msg}");
+    // Cached pinned blocks are reused.
+    ok(&mut s, "del p\nq = ones(3).pin()");
+    assert_eq!(ok(&mut s, "memory_stats(cpu)[\"cache_hits\"]"), "1");
+}
+
+#[test]
+fn non_blocking_copies() {
+    let mut s = common::session();
+    let out = ok(&mut s, "g = ones(4).to(cuda, non_blocking=true)");
+    assert!(
+        out.starts_with("warning: non_blocking=true: the source is in pageable memory"),
+        "{out}"
+    );
+    let out = ok(
+        &mut s,
+        "x = ones(4)\npin x\nh = x.to(cuda, non_blocking=true)",
+    );
+    assert_eq!(
+        out, "",
+        "from pinned memory the copy is asynchronous: no note"
+    );
+    assert_eq!(ok(&mut s, "g.to(cpu, non_blocking=true).is_pinned"), "true");
+}
+
+#[test]
+fn scatter_gather_and_the_gather_device_imbalance() {
+    let mut s = common::session();
+    ok(
+        &mut s,
+        "x = randn(1000, 256)\nparts = scatter(x, [cuda:0, cuda:1])",
+    );
+    assert_eq!(
+        ok(&mut s, "[parts[0].shape, parts[1].shape]").replace(' ', ""),
+        "[[500,256],[500,256]]"
+    );
+    assert_eq!(
+        ok(&mut s, "[parts[0].device, parts[1].device]"),
+        "[cuda:0, cuda:1]"
+    );
+    assert_eq!(
+        ok(&mut s, "[memory_allocated(0), memory_allocated(1)]"),
+        "[512000, 512000]  i64[2] @cpu"
+    );
+    ok(&mut s, "y = gather(parts, cuda:0)");
+    assert_eq!(ok(&mut s, "(y.cpu() == x).sum()"), "256000  i64[] @cpu");
+    // cuda:0 now also holds the whole result: the imbalance DataParallel shows.
+    assert_eq!(
+        ok(&mut s, "[memory_allocated(0), memory_allocated(1)]"),
+        "[1536000,  512000]  i64[2] @cpu"
+    );
+    let out = ok(&mut s, "mem all");
+    assert!(
+        out.contains("cuda:0 —") && out.contains("cuda:1 —") && out.contains("cpu — pinned"),
+        "{out}"
+    );
+    ok(&mut s, "r = replicate(ones(3), [cuda:0, cuda:1])");
+    assert_eq!(ok(&mut s, "[r[0].device, r[1].device]"), "[cuda:0, cuda:1]");
+    let out = ok(&mut s, "mem map cuda:1");
+    assert!(out.contains("parts[1]") && out.contains("r[1]"), "{out}");
+}
+
+#[test]
+fn sim_devices_are_tagged_like_real_ones() {
+    let out = common::ok("ones(2, device=cuda:1)");
+    assert_eq!(out, "[1., 1.]  f32[2] @cuda:1");
+    let out = common::ok("devices");
+    assert!(
+        out.starts_with("backend: sim") && out.contains("NVIDIA H100 80GB HBM3 (simulated)"),
+        "{out}"
+    );
+}
+
+#[test]
+fn numbers_and_cpu_scalars_join_device_tensors() {
+    let mut s = common::session();
+    ok(&mut s, "g = zeros(3, device=cuda:1)");
+    assert_eq!(ok(&mut s, "(g + 1).device"), "cuda:1");
+    assert_eq!(ok(&mut s, "(2 * g).device"), "cuda:1");
+    assert_eq!(ok(&mut s, "(g + tensor(1.)).device"), "cuda:1");
+    ok(&mut s, "g[0] = 5");
+    assert_eq!(ok(&mut s, "g"), "[5., 0., 0.]  f32[3] @cuda:1");
+    let (class, _) = err(&mut s, "g + ones(3)");
+    assert_eq!(
+        class, "DeviceError",
+        "a dimensioned cpu tensor does not move silently"
+    );
+}
