@@ -145,23 +145,13 @@ impl Session {
     pub fn execute(&mut self, src: &str) -> Outcome {
         self.history.push(src.to_string());
         let mut outcome = Outcome::default();
-        self.run_source("cell", src, false, |_, o| outcome.merge(o));
+        self.run_script("cell", src, false, |_, o| outcome.merge(o));
         outcome
     }
 
     /// Runs a script statement by statement, calling `each` with the statement's
     /// text and what it produced. Returns false if any statement failed.
     pub fn run_script(
-        &mut self,
-        name: &str,
-        src: &str,
-        keep_going: bool,
-        mut each: impl FnMut(&str, Outcome),
-    ) -> bool {
-        self.run_source(name, src, keep_going, |text, o| each(text, o))
-    }
-
-    fn run_source(
         &mut self,
         name: &str,
         src: &str,
@@ -227,13 +217,8 @@ impl Session {
     pub fn complete(&self, src: &str, cursor: usize) -> Completion {
         let cursor = floor_char_boundary(src, cursor);
         let before = &src[..cursor];
-        let start = before
-            .char_indices()
-            .rev()
-            .take_while(|(_, c)| c.is_ascii_alphanumeric() || *c == '_')
-            .last()
-            .map_or(cursor, |(i, _)| i);
-        let prefix = &src[start..cursor];
+        let prefix = word_before(before);
+        let start = cursor - prefix.len();
         let mut candidates: Vec<String> = if before[..start].ends_with('.') {
             let receiver = word_before(&before[..start - 1]);
             match self.interp.vars().get(receiver) {
