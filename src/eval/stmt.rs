@@ -169,7 +169,7 @@ impl Interp {
                 r?;
                 let per = start.elapsed().as_secs_f64() / n as f64;
                 self.out.push(Output::Text(format!(
-                    "time: {} per iteration (wall clock on cpu, {n} iteration{})",
+                    "time: {} per iteration (host wall clock, {n} iteration{}; modelled device time comes with streams)",
                     display::fmt_seconds(per),
                     if n == 1 { "" } else { "s" }
                 )));
