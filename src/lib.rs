@@ -10,6 +10,7 @@ pub mod display;
 pub mod error;
 pub mod eval;
 pub mod lang;
+pub mod repl;
 pub mod runtime;
 pub mod session;
 

@@ -80,7 +80,7 @@ fn main() -> ExitCode {
                 sim_memory,
             };
             match command {
-                None => cli::repl::run(config),
+                None => cudash::repl::run(config),
                 Some(Command::Run {
                     file,
                     check,

@@ -212,19 +212,27 @@ impl Session {
         lang::completeness(src)
     }
 
-    /// Completes the word before `cursor` (a byte offset): after `.`, the members of
-    /// the receiver's type; otherwise variables, builtins, keywords, dtypes and devices.
+    /// Completes the word before `cursor` (a byte offset): file paths inside a
+    /// string; after `.`, the members of the receiver's type; after `help`, topics;
+    /// otherwise variables, builtins, keywords, dtypes, devices and the keyword
+    /// arguments of the call the cursor is in.
     pub fn complete(&self, src: &str, cursor: usize) -> Completion {
         let cursor = floor_char_boundary(src, cursor);
         let before = &src[..cursor];
+        if let Some(q) = open_string(before) {
+            return complete_path(&before[q + 1..], q + 1, cursor);
+        }
         let prefix = word_before(before);
         let start = cursor - prefix.len();
+        let head = before[..start].trim_end();
         let mut candidates: Vec<String> = if before[..start].ends_with('.') {
             let receiver = word_before(&before[..start - 1]);
             match self.interp.vars().get(receiver) {
                 Some(v) if v.kind() != "tensor" => Vec::new(),
                 _ => docs::members().map(|d| d.name.to_string()).collect(),
             }
+        } else if head.ends_with("help") && word_before(head) == "help" {
+            docs::DOCS.iter().map(|d| d.name.to_string()).collect()
         } else {
             let mut names = self.interp.known_names();
             names.extend(lang::token::Kw::ALL.iter().map(|k| k.as_str().to_string()));
@@ -234,6 +242,15 @@ impl Session {
                     .map(|d| d.name().to_string()),
             );
             names.extend(["cpu", "cuda", "true", "false", "none", "stream"].map(String::from));
+            names.extend((0..self.devices.count()).map(|i| format!("cuda:{i}")));
+            if let Some(doc) = enclosing_call(&before[..start]) {
+                names.extend(
+                    docs::params(doc.signature)
+                        .into_iter()
+                        .filter(|p| !p.variadic)
+                        .map(|p| format!("{}=", p.name)),
+                );
+            }
             names
         };
         candidates.retain(|c| c.starts_with(prefix));
@@ -244,6 +261,12 @@ impl Session {
             end: cursor,
             matches: candidates,
         }
+    }
+
+    /// The signature of the builtin or method whose argument list the cursor is in.
+    pub fn signature_at(&self, src: &str, cursor: usize) -> Option<&'static str> {
+        let cursor = floor_char_boundary(src, cursor);
+        enclosing_call(&src[..cursor]).map(|d| d.signature)
     }
 
     /// Help for the name under (or just before) the cursor.
@@ -400,6 +423,78 @@ fn line_end(src: &str, at: usize) -> usize {
     } else {
         at
     }
+}
+
+/// Where the string literal the text ends inside starts, if it does.
+fn open_string(s: &str) -> Option<usize> {
+    let mut open: Option<(usize, char)> = None;
+    for (i, c) in s.char_indices() {
+        match open {
+            Some((_, q)) if c == q => open = None,
+            Some(_) => {}
+            None if c == '"' || c == '\'' => open = Some((i, c)),
+            None if c == '#' => return None,
+            None => {}
+        }
+    }
+    open.map(|(i, _)| i)
+}
+
+/// File names completing `partial` (a path typed inside a string).
+fn complete_path(partial: &str, start: usize, end: usize) -> Completion {
+    let (dir, file) = match partial.rfind('/') {
+        Some(i) => (&partial[..=i], &partial[i + 1..]),
+        None => ("", partial),
+    };
+    let read = if dir.is_empty() {
+        std::fs::read_dir(".")
+    } else {
+        std::fs::read_dir(dir)
+    };
+    let mut matches: Vec<String> = read
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let slash = if e.file_type().is_ok_and(|t| t.is_dir()) {
+                "/"
+            } else {
+                ""
+            };
+            name.starts_with(file)
+                .then(|| format!("{dir}{name}{slash}"))
+        })
+        .collect();
+    matches.sort();
+    Completion {
+        start,
+        end,
+        matches,
+    }
+}
+
+/// The builtin or method named just before the innermost `(` still open in `s`.
+fn enclosing_call(s: &str) -> Option<&'static docs::Doc> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices().rev() {
+        match c {
+            ')' | ']' => depth += 1,
+            '(' | '[' if depth > 0 => depth -= 1,
+            '[' => return None,
+            '(' => {
+                let name = word_before(&s[..i]);
+                let is_method = s[..i - name.len()].ends_with('.');
+                return if is_method {
+                    docs::member(name)
+                } else {
+                    docs::function(name)
+                };
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 fn word_before(s: &str) -> &str {

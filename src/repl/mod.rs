@@ -1,0 +1,241 @@
+//! The terminal REPL: rustyline with highlighting, completion, hints and
+//! multi-line input; coloured device tags; a live allocator status line; meta
+//! commands. It talks only to `Session`. Without a terminal (`cudash < script`)
+//! it falls back to plain line-by-line input.
+
+pub mod helper;
+pub mod highlight;
+
+use std::cell::RefCell;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+
+use nu_ansi_term::{Color, Style};
+use rustyline::error::ReadlineError;
+use rustyline::history::DefaultHistory;
+use rustyline::{CompletionType, Config as RlConfig, Editor};
+
+use crate::eval::Output;
+use crate::runtime::host::human_bytes;
+use crate::session::{Config, Outcome, Session};
+use helper::ReplHelper;
+
+pub fn run(config: Config) -> u8 {
+    if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
+        return crate::cli::repl::run(config);
+    }
+    let color = config.color;
+    let session = Rc::new(RefCell::new(Session::new(config)));
+    // Ctrl-C while a statement runs stops it; while typing, rustyline cancels the line.
+    let flag = session.borrow().interrupt_handle();
+    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+
+    let rl_config = RlConfig::builder()
+        .completion_type(CompletionType::List)
+        .auto_add_history(false)
+        .build();
+    let mut rl: Editor<ReplHelper, DefaultHistory> = match Editor::with_config(rl_config) {
+        Ok(rl) => rl,
+        Err(e) => {
+            eprintln!("cudash: cannot start the line editor ({e}); reading plain lines instead");
+            return crate::cli::repl::run(Config::default());
+        }
+    };
+    rl.set_helper(Some(ReplHelper {
+        session: Rc::clone(&session),
+        color,
+    }));
+    let history = history_path();
+    if let Some(h) = &history {
+        let _ = rl.load_history(h);
+    }
+
+    let mut repl = Repl {
+        session,
+        color,
+        status: true,
+        transcript: Vec::new(),
+    };
+    println!("{}", repl.session.borrow().banner());
+    let prompt = if color {
+        Color::Green.bold().paint(">>> ").to_string()
+    } else {
+        ">>> ".into()
+    };
+    loop {
+        match rl.readline(&prompt) {
+            Ok(input) => {
+                let input = input.trim_end().to_string();
+                if input.trim().is_empty() {
+                    continue;
+                }
+                let _ = rl.add_history_entry(input.as_str());
+                if let Some(h) = &history {
+                    let _ = rl.append_history(h);
+                }
+                if input.starts_with(':') {
+                    if repl.meta(&input) {
+                        break;
+                    }
+                } else {
+                    repl.run_cell(&input);
+                }
+            }
+            Err(ReadlineError::Interrupted) => continue,
+            Err(ReadlineError::Eof) => break,
+            Err(e) => {
+                eprintln!("cudash: {e}");
+                break;
+            }
+        }
+    }
+    0
+}
+
+struct Repl {
+    session: Rc<RefCell<Session>>,
+    color: bool,
+    status: bool,
+    /// Cells that ran without error, for `:save`.
+    transcript: Vec<String>,
+}
+
+impl Repl {
+    fn run_cell(&mut self, src: &str) {
+        let outcome = self.session.borrow_mut().execute(src);
+        if outcome.error.is_none() {
+            self.transcript.push(src.to_string());
+        }
+        self.show(&outcome);
+        if self.status {
+            let line = status_line(&self.session.borrow());
+            if !line.is_empty() {
+                println!("{}", self.paint(Style::new().dimmed(), &line));
+            }
+        }
+    }
+
+    fn show(&self, o: &Outcome) {
+        for out in &o.outputs {
+            match out {
+                Output::Value(s) | Output::Text(s) => {
+                    println!(
+                        "{}",
+                        if self.color {
+                            highlight::color_tags(s)
+                        } else {
+                            s.clone()
+                        }
+                    )
+                }
+                Output::Warning(s) => println!(
+                    "{}",
+                    self.paint(Color::Yellow.normal(), &format!("warning: {s}"))
+                ),
+            }
+        }
+        if let Some(e) = &o.error {
+            print!("{}", e.report);
+        }
+    }
+
+    fn paint(&self, style: Style, s: &str) -> String {
+        if self.color {
+            style.paint(s).to_string()
+        } else {
+            s.to_string()
+        }
+    }
+
+    /// Runs a `:command`; returns true to quit.
+    fn meta(&mut self, input: &str) -> bool {
+        let (cmd, arg) = input
+            .split_once(' ')
+            .map_or((input, ""), |(c, a)| (c, a.trim()));
+        match cmd {
+            ":quit" | ":q" | ":exit" => return true,
+            ":help" => println!("{}", meta_help()),
+            ":vars" => {
+                let vars = self.session.borrow().vars();
+                if vars.is_empty() {
+                    println!("no variables");
+                }
+                for v in vars {
+                    let bytes = if v.bytes > 0 {
+                        human_bytes(v.bytes as u128)
+                    } else {
+                        String::new()
+                    };
+                    println!("{:<16} {:<40} {:>12}", v.name, v.summary, bytes);
+                }
+            }
+            ":reset" => {
+                self.session.borrow_mut().reset();
+                self.transcript.clear();
+                println!("every variable forgotten; the generator is reseeded");
+            }
+            ":backend" => println!("{}", self.session.borrow().devices_table()),
+            ":status" => match arg {
+                "on" => self.status = true,
+                "off" => self.status = false,
+                _ => println!("usage: :status on|off"),
+            },
+            ":load" => match std::fs::read_to_string(arg) {
+                Ok(src) => self.run_cell(&src),
+                Err(e) => println!("cannot read `{arg}`: {e}"),
+            },
+            ":save" => {
+                let text = self.transcript.join("\n") + "\n";
+                match std::fs::write(arg, text) {
+                    Ok(()) => println!("saved {} cell(s) to {arg}", self.transcript.len()),
+                    Err(e) => println!("cannot write `{arg}`: {e}"),
+                }
+            }
+            other => println!("unknown command `{other}`; :help lists them"),
+        }
+        false
+    }
+}
+
+fn meta_help() -> &'static str {
+    ":help           this list (`help` explains the language)\n\
+     :vars           variables: name, dtype, shape, device, bytes\n\
+     :reset          forget every variable\n\
+     :load FILE      run a script\n\
+     :save FILE      write the cells that ran as a script\n\
+     :backend        the device table\n\
+     :status on|off  the allocator line after each statement\n\
+     :quit           leave (Ctrl-D too); Ctrl-C cancels the line or stops a running loop"
+}
+
+/// One dim line per device with activity: allocated, reserved and peak.
+pub fn status_line(session: &Session) -> String {
+    session
+        .status()
+        .devices
+        .iter()
+        .filter(|d| d.reserved > 0)
+        .map(|d| {
+            format!(
+                "cuda:{}  allocated {} · reserved {} · peak {}",
+                d.index,
+                human_bytes(d.allocated as u128),
+                human_bytes(d.reserved as u128),
+                human_bytes(d.peak_allocated as u128)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `$XDG_DATA_HOME/cudash/history`, else `~/.local/share/cudash/history`.
+fn history_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))?;
+    let dir = base.join("cudash");
+    std::fs::create_dir_all(&dir).ok()?;
+    Some(dir.join("history"))
+}
