@@ -114,6 +114,36 @@ for _ in range(10 // SCALE + 3):
     py_samples.append(time.perf_counter() - t)
 row("`cudash run` empty script (median, whole process)", startup, statistics.median(py_samples), "< 20 ms (reference: `python -c 'import numpy'`)", startup < 0.020)
 
+# 5. REPL start-up: launch to the first prompt, in a pseudo-terminal.
+def repl_startup() -> float:
+    import pty
+    import select
+
+    leader, follower = pty.openpty()
+    env = dict(os.environ, TERM="xterm", XDG_DATA_HOME=tempfile.mkdtemp())
+    t = time.perf_counter()
+    proc = subprocess.Popen([CUDASH], stdin=follower, stdout=follower, stderr=follower, env=env, close_fds=True)
+    seen = b""
+    while b"\x1b[?2004h" not in seen and time.perf_counter() - t < 10:
+        ready, _, _ = select.select([leader], [], [], 0.05)
+        if ready:
+            seen += os.read(leader, 4096)
+    elapsed = time.perf_counter() - t
+    proc.kill()
+    proc.wait()
+    os.close(leader)
+    os.close(follower)
+    return elapsed
+
+
+repl = statistics.median([repl_startup() for _ in range(21 // SCALE + 3)])
+py_repl = []
+for _ in range(10 // SCALE + 3):
+    t = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import numpy"], check=True)
+    py_repl.append(time.perf_counter() - t)
+row("REPL start-up to the first prompt (median, pty, sim backend)", repl, statistics.median(py_repl), "< 50 ms (reference: `python -c 'import numpy'`)", repl < 0.050)
+
 print(f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
       f"NumPy {np.__version__}, Python {platform.python_version()}; {time.strftime('%Y-%m-%d')}"
       + (" (quick mode: smaller sizes, figures not comparable)" if QUICK else ""))

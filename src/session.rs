@@ -328,6 +328,12 @@ impl Session {
         }
     }
 
+    /// Called with `(done, total)` as a long `for` or `time` loop advances, and with
+    /// `(u64::MAX, u64::MAX)` when it ends however it ends.
+    pub fn set_progress(&mut self, f: impl FnMut(u64, u64) + 'static) {
+        self.interp.on_progress = Some(Box::new(f));
+    }
+
     /// Set from another thread (Ctrl-C, a Jupyter interrupt) to stop the running statement.
     pub fn interrupt_handle(&self) -> Arc<AtomicBool> {
         Arc::clone(&self.interp.interrupt)

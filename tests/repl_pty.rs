@@ -113,3 +113,14 @@ fn ctrl_c_stops_a_loop_and_keeps_variables() {
     p.expect(READY).unwrap();
     quit(p);
 }
+
+#[test]
+fn long_loops_show_progress_after_a_second() {
+    let mut p = start();
+    p.send("for i in 0..1000000000 { j = i }\r").unwrap();
+    p.expect("Ctrl-C stops").unwrap();
+    p.send(ControlCode::EndOfText).unwrap();
+    p.expect("Interrupted").unwrap();
+    p.expect(READY).unwrap();
+    quit(p);
+}

@@ -64,6 +64,9 @@ pub struct Interp {
     pub current_device: u32,
     /// Inside a loop body expression statements do not display.
     quiet: usize,
+    /// Told `(done, total)` as the outermost `for` or `time` loop advances (the
+    /// REPL draws a progress bar from it).
+    pub on_progress: Option<Box<dyn FnMut(u64, u64)>>,
 }
 
 impl Interp {
@@ -78,6 +81,7 @@ impl Interp {
             devices,
             current_device: 0,
             quiet: 0,
+            on_progress: None,
         }
     }
 
@@ -118,6 +122,15 @@ impl Interp {
             self.undo.insert(name.to_string(), old.clone());
         }
         old
+    }
+
+    /// Reports loop progress, for the outermost loop only.
+    fn progress(&mut self, done: u64, total: u64) {
+        if self.quiet == 1 {
+            if let Some(f) = self.on_progress.as_mut() {
+                f(done, total);
+            }
+        }
     }
 
     fn check_interrupt(&self, span: Span) -> Result<(), Diagnostic> {

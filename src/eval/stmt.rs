@@ -164,7 +164,12 @@ impl Interp {
                 }
                 let start = Instant::now();
                 self.quiet += 1;
-                let r = (0..n).try_for_each(|_| self.exec_block(body));
+                let r = (0..n).try_for_each(|i| {
+                    let r = self.exec_block(body);
+                    self.progress(i as u64 + 1, n as u64);
+                    r
+                });
+                self.progress(n as u64, n as u64);
                 self.quiet -= 1;
                 r?;
                 let per = start.elapsed().as_secs_f64() / n as f64;
@@ -216,6 +221,8 @@ impl Interp {
     fn exec_for(&mut self, var: &str, iter: &ForIter, body: &Block) -> Result<(), Diagnostic> {
         self.quiet += 1;
         let r = self.run_for(var, iter, body);
+        // Always end the progress display, also after an error or an interrupt.
+        self.progress(u64::MAX, u64::MAX);
         self.quiet -= 1;
         r
     }
@@ -225,9 +232,11 @@ impl Interp {
             ForIter::Range(a, b) => {
                 let lo = self.eval_int(a, 0, "the start of a range")?;
                 let hi = self.eval_int(b, 0, "the end of a range")?;
+                let total = hi.saturating_sub(lo).max(0) as u64;
                 for i in lo..hi {
                     self.set_var(var, Value::Int(i));
                     self.exec_block(body)?;
+                    self.progress((i - lo) as u64 + 1, total);
                 }
             }
             ForIter::Each(e) => {
@@ -246,9 +255,11 @@ impl Interp {
                         .at(e.span))
                     }
                 };
-                for v in items {
+                let total = items.len() as u64;
+                for (k, v) in items.into_iter().enumerate() {
                     self.set_var(var, v);
                     self.exec_block(body)?;
+                    self.progress(k as u64 + 1, total);
                 }
             }
         }

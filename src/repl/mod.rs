@@ -5,6 +5,7 @@
 
 pub mod helper;
 pub mod highlight;
+mod progress;
 
 use std::cell::RefCell;
 use std::io::IsTerminal;
@@ -27,7 +28,9 @@ pub fn run(config: Config) -> u8 {
         return crate::cli::repl::run(config);
     }
     let color = config.color;
-    let session = Rc::new(RefCell::new(Session::new(config)));
+    let mut s = Session::new(config);
+    s.set_progress(progress::bar());
+    let session = Rc::new(RefCell::new(s));
     // Ctrl-C while a statement runs stops it; while typing, rustyline cancels the line.
     let flag = session.borrow().interrupt_handle();
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
