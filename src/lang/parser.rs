@@ -6,35 +6,61 @@ use super::ast::*;
 use super::token::{Kw, Punct, Token};
 use super::Span;
 
-type PErr<'t> = extra::Err<Rich<'t, Token, Span>>;
+/// The parser runs with chumsky's zero-cost `EmptyErr` first and, only when that
+/// fails, again with `Rich` errors for the diagnostic: recording the expected
+/// tokens of every failed alternative costs more than parsing.
+pub trait ParseError<'t, I: ValueInput<'t, Token = Token, Span = Span>>:
+    chumsky::error::Error<'t, I> + chumsky::label::LabelError<'t, I, &'static str> + 't
+{
+    fn message(span: Span, msg: &str) -> Self;
+}
 
-fn p<'t, I>(punct: Punct) -> impl Parser<'t, I, Token, PErr<'t>> + Clone
+impl<'t, I: ValueInput<'t, Token = Token, Span = Span>> ParseError<'t, I>
+    for Rich<'t, Token, Span>
+{
+    fn message(span: Span, msg: &str) -> Self {
+        Rich::custom(span, msg)
+    }
+}
+
+impl<'t, I: ValueInput<'t, Token = Token, Span = Span>> ParseError<'t, I>
+    for chumsky::error::EmptyErr
+{
+    fn message(_: Span, _: &str) -> Self {
+        chumsky::error::EmptyErr::default()
+    }
+}
+
+type PErr<E> = extra::Err<E>;
+
+fn p<'t, I, E: ParseError<'t, I>>(punct: Punct) -> impl Parser<'t, I, Token, PErr<E>> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = Span>,
 {
     just(Token::P(punct))
 }
 
-fn kw<'t, I>(k: Kw) -> impl Parser<'t, I, Token, PErr<'t>> + Clone
+fn kw<'t, I, E: ParseError<'t, I>>(k: Kw) -> impl Parser<'t, I, Token, PErr<E>> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = Span>,
 {
     just(Token::Kw(k))
 }
 
-fn ident<'t, I>() -> impl Parser<'t, I, Name, PErr<'t>> + Clone
+fn ident<'t, I, E: ParseError<'t, I>>() -> impl Parser<'t, I, Name, PErr<E>> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = Span>,
 {
-    select! { Token::Ident(s) = e => Name { name: s, span: e.span() } }.labelled("a name")
+    select! { Token::Ident(s) = e => Name { name: s.to_string(), span: e.span() } }
+        .labelled("a name")
 }
 
 /// A contextual word such as `all` or `map` after `mem`.
-fn word<'t, I>(w: &'static str) -> impl Parser<'t, I, (), PErr<'t>> + Clone
+fn word<'t, I, E: ParseError<'t, I>>(w: &'static str) -> impl Parser<'t, I, (), PErr<E>> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = Span>,
 {
-    select! { Token::Ident(s) if s == w => () }.labelled(w)
+    select! { Token::Ident(s) if &*s == w => () }.labelled(w)
 }
 
 fn bin(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
@@ -50,7 +76,7 @@ enum Postfix {
     Index(Vec<IndexItem>),
 }
 
-pub fn expr_parser<'t, I>() -> impl Parser<'t, I, Expr, PErr<'t>> + Clone
+pub fn expr_parser<'t, I, E: ParseError<'t, I>>() -> impl Parser<'t, I, Expr, PErr<E>> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = Span>,
 {
@@ -58,12 +84,12 @@ where
         let literal = select! {
             Token::Int(n) => ExprKind::Int(n),
             Token::Float(x) => ExprKind::Float(x),
-            Token::Str(s) => ExprKind::Str(s),
+            Token::Str(s) => ExprKind::Str(s.to_string()),
             Token::Bool(b) => ExprKind::Bool(b),
             Token::None => ExprKind::None,
             Token::Device(d) => ExprKind::Device(d),
             Token::DType(d) => ExprKind::DType(d),
-            Token::Ident(s) => ExprKind::Var(s),
+            Token::Ident(s) => ExprKind::Var(s.to_string()),
         };
         let list = expr
             .clone()
@@ -114,7 +140,7 @@ where
         let method_name = select! { t = e => (t, e.span()) }
             .try_map(|(t, span): (Token, Span), _| match t.as_word() {
                 Some(name) => Ok(Name { name, span }),
-                None => Err(Rich::custom(
+                None => Err(E::message(
                     span,
                     "expected a method or property name after `.`",
                 )),
@@ -167,34 +193,36 @@ where
                 kind: ExprKind::Neg(Box::new(rhs)),
                 span: e.span(),
             }),
+            // One `select!` per level: each failed alternative costs chumsky a
+            // record of what was expected, on every operand.
             infix(
                 left(7),
-                choice((
-                    infix_op(Punct::Star, BinOp::Mul),
-                    infix_op(Punct::Slash, BinOp::Div),
-                    infix_op(Punct::At, BinOp::MatMul),
-                )),
+                select! {
+                    Token::P(Punct::Star) => BinOp::Mul,
+                    Token::P(Punct::Slash) => BinOp::Div,
+                    Token::P(Punct::At) => BinOp::MatMul,
+                },
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
             infix(
                 left(6),
-                choice((
-                    infix_op(Punct::Plus, BinOp::Add),
-                    infix_op(Punct::Minus, BinOp::Sub),
-                )),
+                select! {
+                    Token::P(Punct::Plus) => BinOp::Add,
+                    Token::P(Punct::Minus) => BinOp::Sub,
+                },
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
             infix(
                 none(5),
-                choice((
-                    infix_op(Punct::EqEq, BinOp::Eq),
-                    infix_op(Punct::Ne, BinOp::Ne),
-                    infix_op(Punct::Le, BinOp::Le),
-                    infix_op(Punct::Ge, BinOp::Ge),
-                    infix_op(Punct::Lt, BinOp::Lt),
-                    infix_op(Punct::Gt, BinOp::Gt),
-                    kw(Kw::Is).to(BinOp::Is),
-                )),
+                select! {
+                    Token::P(Punct::EqEq) => BinOp::Eq,
+                    Token::P(Punct::Ne) => BinOp::Ne,
+                    Token::P(Punct::Le) => BinOp::Le,
+                    Token::P(Punct::Ge) => BinOp::Ge,
+                    Token::P(Punct::Lt) => BinOp::Lt,
+                    Token::P(Punct::Gt) => BinOp::Gt,
+                    Token::Kw(Kw::Is) => BinOp::Is,
+                },
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
         ))
@@ -204,7 +232,7 @@ where
 }
 
 /// One or more statement separators: newlines and `;`.
-fn separator<'t, I>() -> impl Parser<'t, I, (), PErr<'t>> + Clone
+fn separator<'t, I, E: ParseError<'t, I>>() -> impl Parser<'t, I, (), PErr<E>> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = Span>,
 {
@@ -214,7 +242,7 @@ where
         .ignored()
 }
 
-pub fn program_parser<'t, I>() -> impl Parser<'t, I, Block, PErr<'t>> + Clone
+pub fn program_parser<'t, I, E: ParseError<'t, I>>() -> impl Parser<'t, I, Block, PErr<E>> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = Span>,
 {
@@ -245,14 +273,14 @@ where
             .try_map(|(t, span): (Token, Span), _| match (t.as_word(), &t) {
                 (Some(name), _) => Ok(Name { name, span }),
                 (None, Token::Str(s)) => Ok(Name {
-                    name: s.clone(),
+                    name: s.to_string(),
                     span,
                 }),
                 (None, Token::Device(d)) => Ok(Name {
                     name: d.to_string(),
                     span,
                 }),
-                _ => Err(Rich::custom(
+                _ => Err(E::message(
                     span,
                     "expected a topic after `help`, e.g. `help randn`",
                 )),
@@ -311,7 +339,7 @@ where
                     ExprKind::Var(name) => StmtKind::Assign(Name { name, span: lhs.span }, value),
                     ExprKind::Index(obj, items) => StmtKind::IndexAssign(*obj, items, value),
                     _ => {
-                        emitter.emit(Rich::custom(
+                        emitter.emit(E::message(
                             lhs.span,
                             "cannot assign to this: the left of `=` must be a name or an indexed tensor (`x[0] = 1`)",
                         ));
@@ -320,7 +348,13 @@ where
                 },
             });
 
-        choice((keyword_stmt, assign_or_expr))
+        // Only try the keyword forms when the statement starts with a keyword (or `stream NAME`).
+        let starts_keyword = any()
+            .filter(|t: &Token| {
+                matches!(t, Token::Kw(_)) || matches!(t, Token::Ident(s) if &**s == "stream")
+            })
+            .rewind();
+        choice((starts_keyword.ignore_then(keyword_stmt), assign_or_expr))
             .map_with(|kind, e| Stmt {
                 kind,
                 span: e.span(),

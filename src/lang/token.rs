@@ -1,6 +1,7 @@
 //! Tokens produced by the lexer.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::runtime::DType;
 
@@ -151,10 +152,12 @@ impl fmt::Display for DeviceLit {
 pub enum Token {
     Int(i64),
     Float(f64),
-    Str(String),
+    /// Text payloads are shared: the parser clones the next token for every
+    /// alternative it tries, and an `Arc` clone is a counter bump, not a copy.
+    Str(Arc<str>),
     Bool(bool),
     None,
-    Ident(String),
+    Ident(Arc<str>),
     Kw(Kw),
     Device(DeviceLit),
     DType(DType),
@@ -166,7 +169,7 @@ impl Token {
     /// The word a method or help topic may be named by (`x.sync()`, `x.cuda()`, `help f32`).
     pub fn as_word(&self) -> Option<String> {
         match self {
-            Token::Ident(s) => Some(s.clone()),
+            Token::Ident(s) => Some(s.to_string()),
             Token::Kw(k) => Some(k.as_str().to_string()),
             Token::Device(DeviceLit::Cpu) => Some("cpu".into()),
             Token::Device(DeviceLit::Cuda(None)) => Some("cuda".into()),
