@@ -152,3 +152,26 @@ print("| benchmark | cudash | NumPy | NumPy time / cudash time | target | met |"
 print("| --- | ---: | ---: | ---: | --- | --- |")
 for name, ours, theirs, ratio, target, ok in rows:
     print(f"| {name} | {fmt(ours)} | {fmt(theirs)} | {ratio:.2f}× | {target} | {ok} |")
+
+
+# Scaling: cost per element as tensors grow, and per statement as scripts grow.
+print()
+print("| scaling | cudash | NumPy | note |")
+print("| --- | ---: | ---: | --- |")
+sizes = [1 << 10, 1 << 14, 1 << 18, 1 << 22] + ([] if QUICK else [1 << 26])
+for n in sizes:
+    reps = max(3, min(200, (1 << 24) // n))
+    ours = best_of(lambda: cudash_time(f"x = ones({n})\ny = ones({n})\ntime {reps} {{ z = x + y }}\n"), 3)
+    xa, ya = np.ones(n, dtype=np.float32), np.ones(n, dtype=np.float32)
+    theirs = best_of(lambda: numpy_time(lambda: xa + ya, reps), 3)
+    note = "2 threads (≥ 65,536 elements)" if n >= 65536 else "1 thread"
+    print(f"| add, {n:,} f32 | {ours / n * 1e9:.2f} ns/element | {theirs / n * 1e9:.2f} ns/element | {note} |")
+for stmts in [1_000, 10_000] + ([] if QUICK else [100_000]):
+    with tempfile.NamedTemporaryFile("w", suffix=".cudash", delete=False) as f:
+        f.write("x = ones(16)\n" + "x = x + 1\n" * stmts)
+        script = f.name
+    t = time.perf_counter()
+    subprocess.run([CUDASH, "run", script], check=True, stdout=subprocess.DEVNULL)
+    elapsed = time.perf_counter() - t
+    os.unlink(script)
+    print(f"| script of {stmts:,} statements (`cudash run`, parse + run + transcript) | {elapsed / stmts * 1e6:.1f} µs/statement | | whole process |")

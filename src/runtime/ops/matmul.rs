@@ -128,51 +128,70 @@ fn float_batches<T: GemmFloat>(
     let (ars, acs) = (a.strides()[a.ndim() - 2], a.strides()[a.ndim() - 1]);
     let (brs, bcs) = (b.strides()[b.ndim() - 2], b.strides()[b.ndim() - 1]);
     let mut out = vec![T::zero(); offsets.len() * m * n];
+    // Large products split their output rows across the threads, each running a
+    // single-threaded gemm: on few cores that scales better than gemm's own split.
     let threads = if m * n * k >= 1 << 18 {
-        rayon::current_num_threads()
+        rayon::current_num_threads().min(m)
     } else {
         1
     };
-    let par = if threads > 1 {
-        Parallelism::Rayon(threads)
-    } else {
-        Parallelism::None
-    };
     for (bi, &(oa, ob)) in offsets.iter().enumerate() {
-        if m == 0 || n == 0 {
-            break;
-        }
-        let dst = &mut out[bi * m * n..(bi + 1) * m * n];
-        if k == 0 {
+        if m == 0 || n == 0 || k == 0 {
             continue;
         }
-        // SAFETY: the pointers and strides describe in-bounds views of `sa`, `sb` and `dst`
-        // (the tensors' shapes and strides were validated when they were made).
-        unsafe {
-            gemm::gemm(
-                m,
-                n,
-                k,
-                dst.as_mut_ptr(),
-                1,
-                n as isize,
-                false,
-                sa.as_ptr().add(oa),
-                acs,
-                ars,
-                sb.as_ptr().add(ob),
-                bcs,
-                brs,
-                T::zero(),
-                T::ONE,
-                false,
-                false,
-                false,
-                par,
-            );
-        }
+        let dst = &mut out[bi * m * n..(bi + 1) * m * n];
+        let rows = m.div_ceil(threads);
+        let (pa, pb) = (SendPtr(sa.as_ptr()), SendPtr(sb.as_ptr()));
+        rayon::scope(|scope| {
+            for (t, chunk) in dst.chunks_mut(rows * n).enumerate() {
+                let (pa, pb) = (pa, pb);
+                scope.spawn(move |_| {
+                    let rows_here = chunk.len() / n;
+                    let a_start = oa as isize + (t * rows) as isize * ars;
+                    // SAFETY: the pointers and strides describe in-bounds views of the
+                    // operands (validated when the tensors were made) and of `chunk`.
+                    unsafe {
+                        gemm::gemm(
+                            rows_here,
+                            n,
+                            k,
+                            chunk.as_mut_ptr(),
+                            1,
+                            n as isize,
+                            false,
+                            pa.get().offset(a_start),
+                            acs,
+                            ars,
+                            pb.get().add(ob),
+                            bcs,
+                            brs,
+                            T::zero(),
+                            T::ONE,
+                            false,
+                            false,
+                            false,
+                            Parallelism::None,
+                        );
+                    }
+                });
+            }
+        });
     }
     out
+}
+
+/// A raw pointer that may cross to a rayon task (the data outlives the scope).
+#[derive(Clone, Copy)]
+struct SendPtr<T>(*const T);
+// SAFETY: only read, inside a scope that ends before the buffers are released.
+unsafe impl<T> Send for SendPtr<T> {}
+unsafe impl<T> Sync for SendPtr<T> {}
+
+impl<T> SendPtr<T> {
+    // A method, so closures capture the whole wrapper rather than the raw field.
+    fn get(self) -> *const T {
+        self.0
+    }
 }
 
 fn int_batches(a: &Tensor, b: &Tensor, offsets: &[(usize, usize)], mat: Mat) -> Vec<i64> {
