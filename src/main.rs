@@ -54,6 +54,13 @@ enum Command {
 
 fn main() -> ExitCode {
     tune_allocator();
+    // Like other Unix tools, stop quietly when the reader of our output goes away
+    // (`cudash run lesson.cudash | head`) instead of failing to print.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of a signal at start-up, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let args = Args::parse();
     if let Err(msg) = cli::check_backend(&args.backend) {
         eprintln!("cudash: {msg}");

@@ -159,3 +159,26 @@ fn unavailable_backends_fail_clearly() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("not a size"), "{}", text(&o));
 }
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let f = temp(
+        "long.cudash",
+        format!("x = arange(3)\n{}", "x\n".repeat(20_000)).as_bytes(),
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(["run", &f])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 16];
+    std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !err.contains("panicked") && !err.contains("internal error"),
+        "{err}"
+    );
+}

@@ -222,7 +222,8 @@ pub fn overview() -> String {
                 _ => d.name.to_string(),
             })
             .collect();
-        names.dedup();
+        let mut seen = std::collections::HashSet::new();
+        names.retain(|n| seen.insert(n.clone()));
         out.push_str(&format!("\n{}:\n", g.title()));
         let mut line = String::from(" ");
         for n in names {
