@@ -105,9 +105,10 @@ impl Session {
             String::new()
         } else {
             format!(
-                "{} simulated device(s) with {} each; no CUDA backend in this build",
+                "{} simulated device(s) with {} each; {}",
                 config.sim_devices,
-                crate::runtime::host::human_bytes(config.sim_memory as u128)
+                crate::runtime::host::human_bytes(config.sim_memory as u128),
+                crate::runtime::cuda_probe::auto_reason()
             )
         };
         let devices = Arc::new(Devices::new(&sim, reason));

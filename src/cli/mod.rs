@@ -8,9 +8,7 @@ use crate::session::{Config, Session};
 pub fn check_backend(name: &str) -> Result<(), String> {
     match name {
         "auto" | "sim" => Ok(()),
-        "cuda" => Err("--backend cuda: this build has no CUDA backend yet (it arrives with the cudarc work); \
-             use --backend sim (simulated devices, the same semantics) or auto"
-            .into()),
+        "cuda" => Err(crate::runtime::cuda_probe::cuda_backend_error()),
         other => Err(format!("unknown backend `{other}`: use auto, cuda or sim")),
     }
 }

@@ -3,6 +3,7 @@
 pub mod alloc;
 pub mod backend;
 pub mod buffer;
+pub mod cuda_probe;
 mod device;
 pub mod devices;
 mod dtype;
