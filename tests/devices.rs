@@ -3,21 +3,7 @@
 
 mod common;
 
-use cudash::session::Session;
-
-fn ok(s: &mut Session, src: &str) -> String {
-    let o = s.execute(src);
-    if let Some(e) = &o.error {
-        panic!("`{src}` failed:\n{}", e.report);
-    }
-    o.plain_text()
-}
-
-fn err(s: &mut Session, src: &str) -> (String, String) {
-    let o = s.execute(src);
-    let e = o.error.unwrap_or_else(|| panic!("`{src}` should fail"));
-    (e.ename, e.evalue)
-}
+use common::{err_in as err, ok_in as ok};
 
 #[test]
 fn factories_take_a_device_and_keep_it() {

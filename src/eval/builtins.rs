@@ -300,10 +300,7 @@ impl Interp {
                 let dim = b.int("dim")?.unwrap_or(0);
                 let mut moved = Vec::with_capacity(ts.len());
                 for t in &ts {
-                    moved.push(match self.move_value(t, target).map_err(at)? {
-                        Value::Tensor(t) => t,
-                        _ => unreachable!("moves give tensors"),
-                    });
+                    moved.push(self.move_tensor(t, target).map_err(at)?);
                 }
                 let refs: Vec<&Tensor> = moved.iter().map(|t| t.as_ref()).collect();
                 let t = join::cat(&refs, dim).map_err(at)?;
@@ -358,7 +355,7 @@ impl Interp {
     ) -> Result<Value, Error> {
         let mem = self.reserve(device, shape, dtype)?;
         let t = make(self)?;
-        self.made_in(t, mem)
+        self.made_in(t, mem).map(Value::Tensor)
     }
 
     fn device_arg(&self, b: &Bound) -> Result<Device, Diagnostic> {

@@ -143,12 +143,17 @@ impl Interp {
     /// Wraps an op's result as a value: gives a CUDA tensor its block from the
     /// device's caching allocator, and counts the op for `profile`.
     fn made(&mut self, t: Tensor) -> Result<Value, Error> {
+        self.made_tensor(t).map(Value::Tensor)
+    }
+
+    /// `made`, for callers that need the tensor itself.
+    fn made_tensor(&mut self, t: Tensor) -> Result<Arc<Tensor>, Error> {
         self.counters.ops += 1;
         if let (Device::Cuda(d), None) = (t.device(), t.memory()) {
             let mem = self.alloc(d, t.nbytes())?;
             let _ = t.attach(mem);
         }
-        Ok(Value::tensor(t))
+        Ok(Arc::new(t))
     }
 
     /// A block of `bytes` on CUDA device `d`, or the out-of-memory error.
@@ -191,11 +196,11 @@ impl Interp {
     }
 
     /// `made` for a tensor whose memory was reserved up front.
-    fn made_in(&mut self, t: Tensor, mem: Option<Memory>) -> Result<Value, Error> {
+    fn made_in(&mut self, t: Tensor, mem: Option<Memory>) -> Result<Arc<Tensor>, Error> {
         if let Some(mem) = mem {
             let _ = t.attach(mem);
         }
-        self.made(t)
+        self.made_tensor(t)
     }
 
     /// Resolves `cuda:N` (or `cuda`, the current device), checking that it exists.

@@ -10,14 +10,23 @@ use crate::runtime::{Device, Tensor};
 impl Interp {
     /// `.to(d)`: the tensor itself when it is already on `d`, else a copy.
     pub(crate) fn move_value(&mut self, t: &Arc<Tensor>, d: Device) -> Result<Value, Error> {
+        self.move_tensor(t, d).map(Value::Tensor)
+    }
+
+    /// `move_value` for callers that need the tensor itself.
+    pub(crate) fn move_tensor(&mut self, t: &Arc<Tensor>, d: Device) -> Result<Arc<Tensor>, Error> {
         if t.device() == d {
-            return Ok(Value::Tensor(Arc::clone(t)));
+            return Ok(Arc::clone(t));
         }
-        self.copy_value(t, d)
+        self.copy_tensor(t, d)
     }
 
     /// Always a new tensor on `d` (`.copy_to`, scatter, replicate).
     pub(crate) fn copy_value(&mut self, t: &Tensor, d: Device) -> Result<Value, Error> {
+        self.copy_tensor(t, d).map(Value::Tensor)
+    }
+
+    fn copy_tensor(&mut self, t: &Tensor, d: Device) -> Result<Arc<Tensor>, Error> {
         let d = self.check_device(d)?;
         let mem = self.reserve(d, t.shape(), t.dtype())?;
         self.count_copy(t.device(), d, t.nbytes());

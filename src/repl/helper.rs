@@ -105,18 +105,12 @@ impl Validator for ReplHelper {
     /// line forces it through, and real syntax errors are submitted and reported.
     fn validate(&self, ctx: &mut ValidationContext) -> rustyline::Result<ValidationResult> {
         let input = ctx.input();
-        if input.starts_with(':')
-            || input.ends_with("\n\n")
-            || input.ends_with('\n') && input.trim().is_empty()
-        {
+        let blank_line = input.contains('\n') && last_line_blank(input);
+        if input.starts_with(':') || blank_line || input.trim().is_empty() {
             return Ok(ValidationResult::Valid(None));
         }
         Ok(match self.session.borrow().is_complete(input) {
-            Completeness::Incomplete { .. }
-                if !input.ends_with('\n') || !last_line_blank(input) =>
-            {
-                ValidationResult::Incomplete
-            }
+            Completeness::Incomplete { .. } => ValidationResult::Incomplete,
             _ => ValidationResult::Valid(None),
         })
     }

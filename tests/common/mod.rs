@@ -48,6 +48,22 @@ pub fn err(src: &str) -> (String, String) {
     (e.ename, e.evalue)
 }
 
+/// Runs `src` in session `s`; panics if it fails.
+pub fn ok_in(s: &mut Session, src: &str) -> String {
+    let o = s.execute(src);
+    if let Some(e) = &o.error {
+        panic!("`{src}` failed:\n{}", e.report);
+    }
+    o.plain_text()
+}
+
+/// Runs `src` in session `s`, which must fail; returns the error class and message.
+pub fn err_in(s: &mut Session, src: &str) -> (String, String) {
+    let o = s.execute(src);
+    let e = o.error.unwrap_or_else(|| panic!("`{src}` should fail"));
+    (e.ename, e.evalue)
+}
+
 /// `ok!("x = 1; x" => "1")`: the output of a fresh session equals the text.
 #[macro_export]
 macro_rules! shows {
