@@ -51,9 +51,9 @@ fn main() {
         },
         "",
     );
-    drop(devices.alloc(0, 1 << 20, 0).unwrap());
+    drop(devices.alloc(0, 1 << 20).unwrap());
     let dev_ns = median_ns(
-        || drop(black_box(devices.alloc(0, black_box(1 << 20), 0).unwrap())),
+        || drop(black_box(devices.alloc(0, black_box(1 << 20)).unwrap())),
         reps,
         rounds,
     );

@@ -31,6 +31,9 @@ struct Args {
     /// No colour in output (also when NO_COLOR is set).
     #[arg(long, global = true)]
     no_color: bool,
+    /// Every queued op completes before the next statement goes on, as with CUDA_LAUNCH_BLOCKING=1.
+    #[arg(long, global = true)]
+    launch_blocking: bool,
 }
 
 #[derive(Subcommand)]
@@ -76,6 +79,8 @@ fn main() -> ExitCode {
     let color = !args.no_color && std::env::var_os("NO_COLOR").is_none();
     let command = args.command;
     let (seed, sim_devices) = (args.seed, args.sim_devices);
+    let launch_blocking = args.launch_blocking
+        || std::env::var("CUDA_LAUNCH_BLOCKING").is_ok_and(|v| v.trim() == "1");
     // Parsing and evaluation recurse; a big stack keeps deep (but bounded) input safe.
     let worker = std::thread::Builder::new()
         .stack_size(256 << 20)
@@ -85,6 +90,7 @@ fn main() -> ExitCode {
                 color,
                 sim_devices,
                 sim_memory,
+                launch_blocking,
             };
             match command {
                 None => cudash::repl::run(config),

@@ -22,6 +22,8 @@ pub struct Config {
     pub sim_devices: u32,
     /// Memory of each simulated device, in bytes.
     pub sim_memory: usize,
+    /// Every queued op completes at once (`--launch-blocking`, `CUDA_LAUNCH_BLOCKING=1`).
+    pub launch_blocking: bool,
 }
 
 impl Default for Config {
@@ -31,6 +33,7 @@ impl Default for Config {
             color: false,
             sim_devices: 2,
             sim_memory: 16 << 30,
+            launch_blocking: false,
         }
     }
 }
@@ -77,6 +80,14 @@ pub struct DeviceStatus {
     pub allocated: u64,
     pub reserved: u64,
     pub peak_allocated: u64,
+    /// Streams with queued work not known to be done: (name, pending items).
+    pub streams: Vec<StreamStatus>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamStatus {
+    pub name: String,
+    pub pending: u64,
 }
 
 /// One row of `:vars`.
@@ -112,6 +123,7 @@ impl Session {
             )
         };
         let devices = Arc::new(Devices::new(&sim, reason));
+        devices.set_launch_blocking(config.launch_blocking);
         Session {
             interp: Interp::new(config.seed, Arc::clone(&devices)),
             devices,
@@ -228,10 +240,9 @@ impl Session {
         let head = before[..start].trim_end();
         let mut candidates: Vec<String> = if before[..start].ends_with('.') {
             let receiver = word_before(&before[..start - 1]);
-            match self.interp.vars().get(receiver) {
-                Some(v) if v.kind() != "tensor" => Vec::new(),
-                _ => docs::members().map(|d| d.name.to_string()).collect(),
-            }
+            docs::members(self.kind_of(receiver))
+                .map(|d| d.name.to_string())
+                .collect()
         } else if head.ends_with("help") && word_before(head) == "help" {
             docs::DOCS.iter().map(|d| d.name.to_string()).collect()
         } else {
@@ -244,7 +255,7 @@ impl Session {
             );
             names.extend(["cpu", "cuda", "true", "false", "none", "stream"].map(String::from));
             names.extend((0..self.devices.count()).map(|i| format!("cuda:{i}")));
-            if let Some(doc) = enclosing_call(&before[..start]) {
+            if let Some(doc) = enclosing_call(&before[..start], &|r| self.kind_of(r)) {
                 names.extend(
                     docs::params(doc.signature)
                         .into_iter()
@@ -267,7 +278,7 @@ impl Session {
     /// The signature of the builtin or method whose argument list the cursor is in.
     pub fn signature_at(&self, src: &str, cursor: usize) -> Option<&'static str> {
         let cursor = floor_char_boundary(src, cursor);
-        enclosing_call(&src[..cursor]).map(|d| d.signature)
+        enclosing_call(&src[..cursor], &|r| self.kind_of(r)).map(|d| d.signature)
     }
 
     /// Help for the name under (or just before) the cursor.
@@ -301,6 +312,23 @@ impl Session {
         })
     }
 
+    /// Checks every device allocator's invariants (for tests and debugging).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        (0..self.devices.count()).try_for_each(|i| match self.devices.gpu(i) {
+            Some(g) => g.allocator.check().map_err(|e| format!("cuda:{i}: {e}")),
+            None => Ok(()),
+        })
+    }
+
+    /// The kind of value a name holds, for member completion (`tensor` when unknown).
+    fn kind_of(&self, name: &str) -> &'static str {
+        match self.interp.vars().get(name) {
+            Some(v) => v.kind(),
+            None if name == "default" => "stream",
+            None => "tensor",
+        }
+    }
+
     pub fn status(&self) -> Status {
         let host_tensor_bytes = self
             .interp
@@ -313,11 +341,19 @@ impl Session {
             .sum();
         let devices = (0..self.devices.count())
             .filter_map(|i| {
-                self.devices.allocator(i).map(|a| DeviceStatus {
+                self.devices.gpu(i).map(|a| DeviceStatus {
                     index: i,
-                    allocated: a.stats().allocated.current,
-                    reserved: a.stats().reserved.current,
-                    peak_allocated: a.stats().allocated.peak,
+                    allocated: a.allocator.stats().allocated.current,
+                    reserved: a.allocator.stats().reserved.current,
+                    peak_allocated: a.allocator.stats().allocated.peak,
+                    streams: a
+                        .busy_streams()
+                        .into_iter()
+                        .map(|(name, pending)| StreamStatus {
+                            name: name.to_string(),
+                            pending,
+                        })
+                        .collect(),
                 })
             })
             .collect();
@@ -482,7 +518,7 @@ fn complete_path(partial: &str, start: usize, end: usize) -> Completion {
 }
 
 /// The builtin or method named just before the innermost `(` still open in `s`.
-fn enclosing_call(s: &str) -> Option<&'static docs::Doc> {
+fn enclosing_call(s: &str, kind_of: &dyn Fn(&str) -> &'static str) -> Option<&'static docs::Doc> {
     let mut depth = 0i32;
     for (i, c) in s.char_indices().rev() {
         match c {
@@ -493,7 +529,7 @@ fn enclosing_call(s: &str) -> Option<&'static docs::Doc> {
                 let name = word_before(&s[..i]);
                 let is_method = s[..i - name.len()].ends_with('.');
                 return if is_method {
-                    docs::member(name)
+                    docs::member(kind_of(word_before(&s[..i - name.len() - 1])), name)
                 } else {
                     docs::function(name)
                 };

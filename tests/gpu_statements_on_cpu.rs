@@ -120,6 +120,13 @@ fn every_cpu_example_in_the_help_runs() {
         "cuda",
         "record_stream",
         "current_device",
+        "sync",
+        "query",
+        "pending",
+        "record",
+        "elapsed",
+        "time",
+        "profile",
     ];
     for d in cudash::eval::docs::DOCS {
         if needs_cuda.contains(&d.name) {

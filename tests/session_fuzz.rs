@@ -73,6 +73,18 @@ fn piece() -> impl Strategy<Value = &'static str> {
         "empty_cache()",
         "scatter(ones(4), [cuda:0, cuda:1])",
         "zeros(2**24, device=cuda)",
+        "randn(4, device=cuda:0)",
+        "stream s {",
+        "with s {",
+        "wait s",
+        "wait default",
+        "sync s",
+        "s.pending",
+        "e = event()",
+        "e.record()",
+        "e.sync()",
+        ".record_stream(s)",
+        "time 2 {",
     ])
 }
 
@@ -87,6 +99,7 @@ proptest! {
             let src = parts.join(" ");
             let _ = s.execute(&src);
             prop_assert_eq!(s.execute("keep").plain_text(), "[0, 1, 2]  i64[3] @cpu", "after {:?}", src);
+            prop_assert_eq!(s.check_invariants(), Ok(()), "after {:?}", src);
         }
     }
 }

@@ -1,9 +1,10 @@
 //! Text for the caching allocators: `mem` tables, `mem map`, the `devices`
 //! table, and PyTorch-style `memory_stats()` keys.
 
-use crate::runtime::alloc::{BlockState, Pool, Stats};
+use crate::runtime::alloc::{BlockState, Pool, Stats, StreamId};
 use crate::runtime::backend::DeviceInfo;
 use crate::runtime::devices::DeviceAllocator;
+use crate::runtime::gpu::Gpu;
 use crate::runtime::host::human_bytes;
 use crate::runtime::host_alloc::HostStats;
 
@@ -109,14 +110,13 @@ pub fn host_summary(s: &HostStats) -> String {
     )
 }
 
-/// `mem map`: every segment drawn as a bar (`#` allocated, `.` free), then its blocks.
-/// `owner` names the variables whose tensors use a block.
-pub fn map(
-    info: &DeviceInfo,
-    a: &DeviceAllocator,
-    owner: &dyn Fn(u64, usize) -> Vec<String>,
-) -> String {
+/// `mem map`: every segment drawn as a bar (`#` allocated, `~` freed but
+/// waiting for a stream, `.` free), then its blocks. `owner` names the
+/// variables whose tensors use a block.
+pub fn map(info: &DeviceInfo, gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<String>) -> String {
     const WIDTH: usize = 64;
+    let a = &gpu.allocator;
+    let stream_name = |s: StreamId| gpu.streams.get(s).name.to_string();
     let mut out = format!("cuda:{} — {} segment(s)", info.index, a.segments().count());
     if a.segments().next().is_none() {
         out.push_str(" — nothing reserved");
@@ -128,17 +128,20 @@ pub fn map(
         };
         let mut bar = vec!['.'; WIDTH];
         for (off, size, state) in a.blocks(seg) {
-            if matches!(state, BlockState::Allocated { .. }) {
-                let lo = off * WIDTH / seg.size;
-                let hi = ((off + size) * WIDTH).div_ceil(seg.size).max(lo + 1);
-                bar[lo..hi.min(WIDTH)].iter_mut().for_each(|c| *c = '#');
-            }
+            let mark = match state {
+                BlockState::Free => continue,
+                BlockState::Allocated { .. } => '#',
+                BlockState::Waiting { .. } => '~',
+            };
+            let lo = off * WIDTH / seg.size;
+            let hi = ((off + size) * WIDTH).div_ceil(seg.size).max(lo + 1);
+            bar[lo..hi.min(WIDTH)].iter_mut().for_each(|c| *c = mark);
         }
         out.push_str(&format!(
             "\n  segment {} ({pool} pool, {}, stream {})\n  |{}|",
             seg.id,
             h(seg.size as u64),
-            seg.stream,
+            stream_name(seg.stream),
             bar.iter().collect::<String>()
         ));
         for (off, size, state) in a.blocks(seg) {
@@ -152,6 +155,17 @@ pub fn map(
                         names.join(", ")
                     };
                     format!("allocated {who} (requested {})", h(requested as u64))
+                }
+                BlockState::Waiting { .. } => {
+                    let streams: Vec<String> = gpu
+                        .waits_at(seg.id, off)
+                        .into_iter()
+                        .map(stream_name)
+                        .collect();
+                    format!(
+                        "waiting: freed, reused once stream {} finishes its queued work",
+                        streams.join(", ")
+                    )
                 }
             };
             out.push_str(&format!(

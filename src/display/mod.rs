@@ -20,20 +20,29 @@ pub fn fmt_seconds(s: f64) -> String {
     }
 }
 
-pub fn profile_table(c: &Counters, wall: f64) -> String {
+/// The `profile { }` table; `model` says how device time is known.
+pub fn profile_table(c: &Counters, wall: f64, model: Option<&str>) -> String {
     let copies = |(n, b): (u64, u64)| format!("{n} ({})", human_bytes(b as u128));
-    let rows = [
+    let mut rows = vec![
         ("ops", c.ops.to_string()),
+        ("kernels", c.kernels.to_string()),
         (
             "allocations",
             format!("{} ({})", c.allocations, human_bytes(c.bytes as u128)),
         ),
+        ("new segments", c.segments.to_string()),
         ("copies H2D", copies(c.h2d)),
         ("copies D2H", copies(c.d2h)),
         ("copies D2D", copies(c.d2d)),
         ("host syncs", c.host_syncs.to_string()),
-        ("wall time", fmt_seconds(wall)),
     ];
+    if let Some(model) = model {
+        rows.push((
+            "device time",
+            format!("{} ({model})", fmt_seconds(c.device_ns as f64 * 1e-9)),
+        ));
+    }
+    rows.push(("wall time", fmt_seconds(wall)));
     let mut out = String::from("profile");
     for (k, v) in rows {
         out.push_str(&format!("\n  {k:<12} {v}"));

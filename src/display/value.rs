@@ -37,6 +37,8 @@ pub fn repr(v: &Value) -> String {
             format!("[{}]", parts.join(", "))
         }
         Value::Builtin(doc) => format!("<builtin {}>", doc.signature),
+        Value::Stream(s) => s.describe(),
+        Value::Event(e) => e.describe(),
         Value::Dict(pairs) => {
             let width = pairs.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
             let rows: Vec<String> = pairs

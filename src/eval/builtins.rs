@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::args::{bind, to_tensor, ArgVal, Bound};
 use super::docs::Doc;
 use super::expr::literal_tensor_from_value;
-use super::{not_available, Interp, Output, Value};
+use super::{Interp, Output, Value};
 use crate::display;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
@@ -24,6 +24,10 @@ impl Interp {
         args: Vec<ArgVal>,
         span: Span,
     ) -> Result<Value, Diagnostic> {
+        self.op_bytes = args
+            .iter()
+            .map(|a| super::methods::value_device_bytes(&a.value))
+            .sum();
         let b = bind(doc, args, span)?;
         let at = |e: Error| e.at(span);
         let name = doc.name;
@@ -175,9 +179,13 @@ impl Interp {
             "matmul" => {
                 let (x, y) = (b.tensor("a")?, b.tensor("b")?);
                 let r = matmul::matmul(&x, &y).map_err(at)?;
+                self.note_matmul(&x, &r);
                 self.made(r).map_err(at)
             }
             "print" => {
+                for (v, _) in &b.rest {
+                    self.host_read(v);
+                }
                 let parts: Vec<String> = b
                     .rest
                     .iter()
@@ -202,8 +210,8 @@ impl Interp {
             "current_device" => self.cuda(None).map(Value::Device).map_err(at),
             "empty_cache" => {
                 for d in 0..self.devices.count() {
-                    if let Some(mut a) = self.devices.allocator(d) {
-                        a.empty_cache();
+                    if let Some(mut a) = self.devices.gpu(d) {
+                        a.allocator.empty_cache();
                     }
                 }
                 self.devices.host().empty_cache();
@@ -213,8 +221,8 @@ impl Interp {
                 match self.stats_device(&b)? {
                     Device::Cpu => self.devices.host().reset_peak(),
                     Device::Cuda(d) => {
-                        if let Some(mut a) = self.devices.allocator(d) {
-                            a.reset_peak();
+                        if let Some(mut a) = self.devices.gpu(d) {
+                            a.allocator.reset_peak();
                         }
                     }
                 }
@@ -232,9 +240,9 @@ impl Interp {
                     Device::Cuda(d) => {
                         let a = self
                             .devices
-                            .allocator(d)
+                            .gpu(d)
                             .ok_or_else(|| at(Error::value("no such device")))?;
-                        (a.stats().allocated, a.stats().reserved)
+                        (a.allocator.stats().allocated, a.allocator.stats().reserved)
                     }
                 };
                 let v = match name {
@@ -251,9 +259,9 @@ impl Interp {
                     Device::Cuda(d) => {
                         let a = self
                             .devices
-                            .allocator(d)
+                            .gpu(d)
                             .ok_or_else(|| at(Error::value("no such device")))?;
-                        display::memory::stat_pairs(a.stats())
+                        display::memory::stat_pairs(a.allocator.stats())
                     }
                 };
                 Ok(Value::Dict(Arc::new(
@@ -319,6 +327,7 @@ impl Interp {
                 let x = b.tensor("tensor")?;
                 let path = self.path_arg(&b)?;
                 if x.device().is_cuda() {
+                    self.host_read(&Value::Tensor(Arc::clone(&x)));
                     self.count_copy(x.device(), Device::Cpu, x.nbytes());
                 }
                 io::save(&x, std::path::Path::new(&path)).map_err(at)?;
@@ -338,7 +347,7 @@ impl Interp {
                 }
                 Ok(Value::Dict(Arc::new(pairs)))
             }
-            "stream" | "event" => Err(at(not_available(&format!("{name}()")))),
+            "stream" | "event" => self.stream_builtin(name, &b).map_err(at),
             _ => Err(at(Error::value(format!(
                 "`{name}` is documented but not implemented yet"
             )))),

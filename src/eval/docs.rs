@@ -54,6 +54,16 @@ pub struct Doc {
 }
 
 impl Doc {
+    /// What a method or property belongs to, from its signature: `x.` tensors,
+    /// `s.` streams, `e.` events.
+    pub fn receiver(&self) -> &'static str {
+        match self.signature.split_once('.').map(|(r, _)| r) {
+            Some("s") => "stream",
+            Some("e") => "event",
+            _ => "tensor",
+        }
+    }
+
     /// The full help text: signature, summary, example.
     pub fn help_text(&self) -> String {
         let what = match self.kind {
@@ -126,7 +136,7 @@ docs! {
     Function Devices "devices", "devices()", "The list of CUDA devices in this session.", "devices()";
     Function Devices "device_count", "device_count()", "How many CUDA devices this session has.", "device_count()";
     Function Devices "current_device", "current_device()", "The current CUDA device (what `cuda` means).", "current_device()";
-    Function Streams "stream", "stream(name=none)", "A new stream on the current CUDA device; `stream s { }` creates and uses one.", "s = stream()";
+    Function Streams "stream", "stream(name=none)", "A new stream on the current CUDA device; `stream s { }` creates and uses one, `with s { }` uses it again.", "s = stream()\nwith s { x = ones(2, device=cuda) }";
     Function Streams "event", "event()", "A new CUDA event: record it on a stream, wait on it, time between two.", "e = event(); e.record()";
     Function Memory "empty_cache", "empty_cache()", "Releases every cached, unused segment back to the device.", "empty_cache()";
     Function Memory "reset_peak", "reset_peak(device=none)", "Resets the peak statistics of the caching allocator.", "reset_peak()";
@@ -146,7 +156,7 @@ docs! {
     Method Devices "cpu", "x.cpu()", "Copies to host memory; returns `x` itself when it is already there.", "ones(2).cpu()";
     Method Devices "copy_to", "x.copy_to(device)", "Always copies, even to the device `x` is on (MXNet's copyto).", "x = ones(2)\ny = x.copy_to(cpu)\ny is x";
     Method Memory "pin", "x.pin()", "A copy in page-locked host memory (`pin x` pins in place).", "ones(2).pin()";
-    Method Streams "record_stream", "x.record_stream(stream)", "Marks `x` as used on `stream`, so its memory is not reused before that stream's work is done.", "x.record_stream(s)";
+    Method Streams "record_stream", "x.record_stream(stream)", "Marks `x` as used on `stream`: when `x` is freed, its block waits for the work queued on that stream by then before it is reused.", "x = ones(1000, device=cuda)\nstream s { y = x * 2 }\nx.record_stream(s)\ndel x";
     Method Tensors "reshape", "x.reshape(*shape)", "Same elements in a new shape (a view when possible); one dimension may be -1.", "arange(6).reshape(2, -1)";
     Method Tensors "contiguous", "x.contiguous()", "`x` itself if its memory is contiguous, else a contiguous copy.", "ones(2, 3).T.contiguous()";
     Method Tensors "transpose", "x.transpose(dim0, dim1)", "A view with two dimensions swapped.", "ones(2, 3).transpose(0, 1)";
@@ -167,6 +177,15 @@ docs! {
     Method Tensors "normal_", "x.normal_(mean=0., std=1.)", "Fills `x` in place with normal random numbers and returns it.", "seed(0)\nempty(3).normal_(0., 1.)";
     Method Tensors "new_full", "x.new_full(size, value)", "A new tensor of `size` filled with `value`, with the dtype and device of `x`.", "ones(2, dtype=f64).new_full([3], 1.5)";
     Method Tensors "numel", "x.numel()", "Number of elements.", "ones(2, 3).numel()";
+    Method Streams "wait", "s.wait(target)", "Stream `s` waits, on the device and without blocking the host, for all work queued so far on another stream, or for an event.", "s = stream()\ns.wait(default)";
+    Method Streams "sync", "s.sync()", "The host waits until everything queued on `s` is done (one host sync).", "s = stream()\ns.sync()";
+    Method Streams "query", "s.query()", "Whether `s` has finished all its queued work; never blocks.", "default.query()";
+    Property Streams "device", "s.device", "The device the stream belongs to.", "default.device";
+    Property Streams "pending", "s.pending", "How many items queued on `s` are not known to be done.", "default.pending";
+    Method Streams "record", "e.record(stream=none)", "Records the event at the tail of a stream (the current stream by default) and returns it.", "e = event()\ne.record()";
+    Method Streams "sync", "e.sync()", "The host waits until the stream reaches the event (one host sync).", "e = event().record()\ne.sync()";
+    Method Streams "query", "e.query()", "Whether the stream has reached the event; never blocks.", "e = event().record()\ne.query()";
+    Method Streams "elapsed", "e.elapsed(end)", "Milliseconds of device time from this event to `end`; both must have completed (modelled on sim).", "a = event().record()\nx = randn(1000, 1000, device=cuda)\nb = event().record()\nb.sync()\na.elapsed(b)";
     Property Tensors "shape", "x.shape", "The shape, as a list of ints.", "ones(2, 3).shape";
     Property Tensors "dtype", "x.dtype", "The element type.", "ones(2).dtype";
     Property Devices "device", "x.device", "Where the tensor lives.", "ones(2).device";
@@ -176,15 +195,15 @@ docs! {
     Property Memory "is_pinned", "x.is_pinned", "Whether `x` lives in page-locked host memory.", "ones(2).is_pinned";
     Statement Devices "devices", "devices", "The device table: backend, names, memory used and total, allocated and reserved.", "devices";
     Statement Devices "with", "with device(n) { ... }", "Runs the block with cuda:n as the current CUDA device (or a stream as the current stream); restored afterwards, also on error.", "with device(1) {\n  a = [1., 2.].to(cuda)\n}";
-    Statement Streams "stream", "stream NAME { ... }", "Creates stream NAME on the current device on first use and queues the block's work on it.", "stream s {\n  B = A.sum()\n}";
-    Statement Streams "wait", "wait STREAM_OR_EVENT", "The current stream waits for all work queued so far on a stream, or for an event.", "wait s";
+    Statement Streams "stream", "stream NAME { ... }", "Creates stream NAME on the current device on first use and queues the block's work on it; the current stream is restored afterwards.", "A = randn(100, 100, device=cuda)\nstream s {\n  wait default\n  B = A.sum()\n}";
+    Statement Streams "wait", "wait STREAM_OR_EVENT", "The current stream waits (on the device; the host goes on) for all work queued so far on a stream, or for an event.", "x = randn(100, device=cuda)\nstream s {\n  wait default\n  y = x.sum()\n}\nwait s";
     Statement Memory "pin", "pin NAME", "Moves the tensor NAME into page-locked host memory, in place.", "pin x";
-    Statement Streams "sync", "sync [STREAM | DEVICE | all]", "Waits until queued work is done: the current device, a stream, a device, or everything.", "sync";
+    Statement Streams "sync", "sync [STREAM | DEVICE | all]", "The host waits until queued work is done: the current device, a stream, an event, a device, or everything (one host sync).", "sync\nsync default\nsync all";
     Statement Memory "mem", "mem [map] [DEVICE | all]", "The caching allocator's state: a summary table, or `mem map` for every segment's blocks.", "mem";
     Statement Teaching "del", "del NAME, ...", "Forgets names; their memory goes back to the allocator's cache.", "x = ones(2)\ndel x";
     Statement Teaching "for", "for NAME in A..B { ... }", "Repeats the block for NAME = A, A+1, ..., B-1 (or over a list, or a tensor's first dimension).", "x = ones(2)\nfor i in 0..3 { x = x * 2 }\nx";
-    Statement Teaching "time", "time [N] { ... }", "Runs the block N times and reports the time per iteration (device time on GPUs, wall time on cpu).", "x = ones(64, 64)\ntime 10 { y = x @ x }";
-    Statement Teaching "profile", "profile { ... }", "Runs the block once and counts ops, copies, allocations and host syncs.", "profile { y = ones(4) * 2 }";
+    Statement Teaching "time", "time [N] { ... }", "Runs the block N times and reports the time per iteration: device time between events on the current stream (modelled on the simulator), or host wall time when no device work ran; bandwidth for copies.", "x = ones(1024, 1024, device=cuda)\ntime 10 { y = x @ x }";
+    Statement Teaching "profile", "profile { ... }", "Runs the block once and counts ops, kernels, allocations and new segments, copies by direction and bytes, host syncs, and device time.", "w = randn(64, device=cuda)\nprofile { for i in 0..10 { loss = (w * w).sum().item() } }";
     Statement Teaching "help", "help [TOPIC]", "Lists topics, or explains one builtin, method or statement.", "help randn";
 }
 
@@ -199,15 +218,16 @@ pub fn function(name: &str) -> Option<&'static Doc> {
         .find(|d| d.kind == Kind::Function && d.name == name)
 }
 
-/// Methods and properties of tensors.
-pub fn member(name: &str) -> Option<&'static Doc> {
-    DOCS.iter()
-        .find(|d| matches!(d.kind, Kind::Method | Kind::Property) && d.name == name)
+/// A method or property of values of kind `receiver` (`tensor`, `stream`, `event`).
+pub fn member(receiver: &str, name: &str) -> Option<&'static Doc> {
+    members(receiver).find(|d| d.name == name)
 }
 
-pub fn members() -> impl Iterator<Item = &'static Doc> {
-    DOCS.iter()
-        .filter(|d| matches!(d.kind, Kind::Method | Kind::Property))
+/// The methods and properties of values of kind `receiver`.
+pub fn members(receiver: &str) -> impl Iterator<Item = &'static Doc> + '_ {
+    DOCS.iter().filter(move |d| {
+        matches!(d.kind, Kind::Method | Kind::Property) && d.receiver() == receiver
+    })
 }
 
 /// The `help` overview: topics grouped.

@@ -70,6 +70,11 @@ impl Interp {
         if let Some(v) = self.vars.get(name) {
             return Ok(v.clone());
         }
+        if name == "default" {
+            if let Some(s) = self.default_stream() {
+                return Ok(s);
+            }
+        }
         if let Some(doc) = docs::function(name) {
             return Ok(Value::Builtin(doc));
         }
@@ -216,6 +221,7 @@ impl Interp {
             Value::Float(x) => Ok(Value::Float(-x)),
             Value::Bool(b) => Ok(Value::Int(-(b as i64))),
             Value::Tensor(t) => {
+                self.op_bytes = super::methods::device_bytes(&t);
                 let r = elementwise::unary(UnaryOp::Neg, &t)?;
                 self.made(r)
             }
@@ -263,8 +269,11 @@ impl Interp {
         };
         let (ta, wa) = operand(a)?;
         let (tb, wb) = operand(b)?;
+        self.op_bytes = super::methods::device_bytes(&ta) + super::methods::device_bytes(&tb);
         let r = if op == BinOp::MatMul {
-            matmul::matmul(&ta, &tb)?
+            let r = matmul::matmul(&ta, &tb)?;
+            self.note_matmul(&ta, &r);
+            r
         } else {
             let op = tensor_op(op);
             elementwise::binary(

@@ -50,7 +50,7 @@ impl Interp {
                     let owners = self.block_owners();
                     let a = self
                         .devices
-                        .allocator(i)
+                        .gpu(i)
                         .ok_or_else(|| Error::value("no such device").at(span))?;
                     if map {
                         let lookup = |seg: u64, off: usize| -> Vec<String> {
@@ -62,7 +62,7 @@ impl Interp {
                         };
                         memory::map(&info, &a, &lookup)
                     } else {
-                        memory::summary(&info, &a)
+                        memory::summary(&info, &a.allocator)
                     }
                 }
             });
@@ -101,9 +101,14 @@ impl Interp {
             .infos()
             .iter()
             .map(|info| {
-                let a = self.devices.allocator(info.index);
+                let a = self.devices.gpu(info.index);
                 let (allocated, reserved) = a
-                    .map(|a| (a.stats().allocated.current, a.stats().reserved.current))
+                    .map(|a| {
+                        (
+                            a.allocator.stats().allocated.current,
+                            a.allocator.stats().reserved.current,
+                        )
+                    })
                     .unwrap_or((0, 0));
                 (info.clone(), allocated, reserved)
             })

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use super::args::{bind, ArgVal};
 use super::builtins::unary_op;
 use super::docs::{self, Kind};
-use super::{not_available, Interp, Value};
+use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::Name;
 use crate::lang::Span;
@@ -22,19 +22,28 @@ impl Interp {
     ) -> Result<Value, Diagnostic> {
         let t = match &recv {
             Value::Tensor(t) => Arc::clone(t),
+            Value::Stream(_) | Value::Event(_) => {
+                let doc =
+                    docs::member(recv.kind(), &name.name).ok_or_else(|| no_member(&recv, name))?;
+                if doc.kind == Kind::Property && !args.is_empty() {
+                    return Err(property_called(&name.name).at(name.span));
+                }
+                return self.stream_member(&recv, doc, args, span);
+            }
             other => return Err(no_member(other, name)),
         };
-        let doc = docs::member(&name.name).ok_or_else(|| no_member(&recv, name))?;
+        self.op_bytes = device_bytes(&t)
+            + args
+                .iter()
+                .map(|a| value_device_bytes(&a.value))
+                .sum::<u64>();
+        let doc = docs::member("tensor", &name.name).ok_or_else(|| no_member(&recv, name))?;
         if doc.kind == Kind::Property {
             // `x.nbytes()` and friends: accept the call form when nothing is passed.
             if args.is_empty() {
                 return self.property(&recv, &name.name, name.span);
             }
-            return Err(Error::value_help(
-                format!("`.{}` is a property, not a method", name.name),
-                format!("write `x.{}` without parentheses", name.name),
-            )
-            .at(name.span));
+            return Err(property_called(&name.name).at(name.span));
         }
         let b = bind(doc, args, span)?;
         let at = |e: Error| e.at(span);
@@ -69,7 +78,34 @@ impl Interp {
                 self.copy_value(&t, d).map_err(at)
             }
             "pin" => self.pinned_copy(&t).map_err(at),
-            "record_stream" => Err(at(not_available(".record_stream()"))),
+            "record_stream" => {
+                let (target, tspan) = b
+                    .get("stream")
+                    .cloned()
+                    .ok_or_else(|| at(Error::value(".record_stream() needs a stream")))?;
+                let Value::Stream(s) = target else {
+                    return Err(Error::wrong_type(
+                        "the argument of .record_stream()",
+                        "a stream",
+                        target.type_name(),
+                    )
+                    .at(tspan));
+                };
+                if t.device() != Device::Cuda(s.key.device) {
+                    return Err(Error::value_help(
+                        format!(
+                            "this tensor is on {}, and stream `{}` on cuda:{}",
+                            t.device(),
+                            s.name,
+                            s.key.device
+                        ),
+                        "record_stream takes a stream of the tensor's own device",
+                    )
+                    .at(tspan));
+                }
+                t.record_stream(s.key.stream);
+                Ok(Value::None)
+            }
             "reshape" => {
                 let dims = reshape_dims(&b.rest)?;
                 let r = t.reshape(&dims).map_err(at)?;
@@ -102,12 +138,25 @@ impl Interp {
                 let r = elementwise::unary(unary_op(doc.name), &t).map_err(at)?;
                 self.made(r).map_err(at)
             }
-            "item" => item(&t).map_err(at),
+            "item" => {
+                // A copy of the value to the host on the current stream, then a wait for it.
+                if let Device::Cuda(d) = t.device() {
+                    let bytes = t.dtype().size() as u64;
+                    let work = crate::runtime::timing::Work::Copy {
+                        bytes,
+                        path: crate::runtime::timing::CopyPath::Pageable,
+                    };
+                    self.issue(d, work, None);
+                    self.count_copy(t.device(), Device::Cpu, bytes as usize);
+                }
+                self.host_read(&recv);
+                item(&t).map_err(at)
+            }
             "numel" => Ok(Value::Int(t.numel() as i64)),
             "fill_" => {
                 let v = b.float("value")?.unwrap_or(0.0);
                 index::fill(&t, v);
-                self.counters.ops += 1;
+                self.wrote_in_place(&t);
                 Ok(Value::Tensor(t))
             }
             "normal_" => {
@@ -123,7 +172,7 @@ impl Interp {
                 let vals = z.into_iter().map(|x| mean + std * x).collect();
                 let src = factory::from_f64s(vals, t.shape(), DType::F64, t.device());
                 index::assign(&t, &src).map_err(at)?;
-                self.counters.ops += 1;
+                self.wrote_in_place(&t);
                 Ok(Value::Tensor(t))
             }
             "new_full" => {
@@ -144,6 +193,25 @@ impl Interp {
         name: &str,
         span: Span,
     ) -> Result<Value, Diagnostic> {
+        if let Value::Stream(_) | Value::Event(_) = v {
+            return match docs::member(v.kind(), name) {
+                Some(doc) if doc.kind == Kind::Property => {
+                    self.stream_member(v, doc, Vec::new(), span)
+                }
+                Some(_) => Err(Error::value_help(
+                    format!("`.{name}` is a method"),
+                    format!("call it: `.{name}()`"),
+                )
+                .at(span)),
+                None => Err(no_member(
+                    v,
+                    &Name {
+                        name: name.into(),
+                        span,
+                    },
+                )),
+            };
+        }
         let Value::Tensor(t) = v else {
             return Err(no_member(
                 v,
@@ -165,7 +233,7 @@ impl Interp {
             "is_pinned" => Value::Bool(t.is_pinned()),
             "T" => Value::tensor(t.t()),
             _ => {
-                return Err(match docs::member(name) {
+                return Err(match docs::member("tensor", name) {
                     Some(d) if d.kind == Kind::Method => Error::value_help(
                         format!("`.{name}` is a method"),
                         format!("call it: `x.{name}()`"),
@@ -186,7 +254,9 @@ impl Interp {
 
 fn no_member(v: &Value, name: &Name) -> Diagnostic {
     let suggestion = match v {
-        Value::Tensor(_) => super::suggest::closest(&name.name, docs::members().map(|d| d.name)),
+        Value::Tensor(_) | Value::Stream(_) | Value::Event(_) => {
+            super::suggest::closest(&name.name, docs::members(v.kind()).map(|d| d.name))
+        }
         _ => None,
     };
     Error::UnknownAttr {
@@ -195,6 +265,30 @@ fn no_member(v: &Value, name: &Name) -> Diagnostic {
         suggestion,
     }
     .at(name.span)
+}
+
+fn property_called(name: &str) -> Error {
+    Error::value_help(
+        format!("`.{name}` is a property, not a method"),
+        format!("write `.{name}` without parentheses"),
+    )
+}
+
+/// Bytes of device memory a value's tensor takes (what an op on it reads).
+pub(crate) fn device_bytes(t: &Tensor) -> u64 {
+    if t.device().is_cuda() {
+        t.nbytes() as u64
+    } else {
+        0
+    }
+}
+
+pub(crate) fn value_device_bytes(v: &Value) -> u64 {
+    match v {
+        Value::Tensor(t) => device_bytes(t),
+        Value::List(items) => items.iter().map(value_device_bytes).sum(),
+        _ => 0,
+    }
 }
 
 fn reshape_dims(rest: &[(Value, Span)]) -> Result<Vec<i64>, Diagnostic> {

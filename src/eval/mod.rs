@@ -8,6 +8,7 @@ mod expr;
 mod memory;
 mod methods;
 mod stmt;
+mod streams;
 pub mod suggest;
 mod transfer;
 pub mod value;
@@ -20,6 +21,7 @@ use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::devices::{Devices, Memory};
 use crate::runtime::rng::Generator;
+use crate::runtime::timing::Work;
 use crate::runtime::{DType, Device, Tensor};
 pub use value::Value;
 
@@ -42,6 +44,12 @@ pub enum Output {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Counters {
     pub ops: u64,
+    /// Kernels queued on CUDA devices.
+    pub kernels: u64,
+    /// Modelled device time of everything queued, in nanoseconds.
+    pub device_ns: u64,
+    /// Segments the caching allocators reserved from the devices.
+    pub segments: u64,
     pub allocations: u64,
     pub bytes: u64,
     /// Copies and their bytes by direction: host to device, device to host, device to device.
@@ -67,6 +75,13 @@ pub struct Interp {
     /// Told `(done, total)` as the outermost `for` or `time` loop advances (the
     /// REPL draws a progress bar from it).
     pub on_progress: Option<Box<dyn FnMut(u64, u64)>>,
+    /// The op being evaluated, for the time model: device bytes its inputs
+    /// take, and its floating point work (set where the op is dispatched).
+    op_bytes: u64,
+    op_flops: u64,
+    op_half: bool,
+    /// Warnings given by the running top-level statement, with repeat counts.
+    warned: Vec<(String, u64)>,
 }
 
 impl Interp {
@@ -82,6 +97,10 @@ impl Interp {
             current_device: 0,
             quiet: 0,
             on_progress: None,
+            op_bytes: 0,
+            op_flops: 0,
+            op_half: false,
+            warned: Vec::new(),
         }
     }
 
@@ -105,11 +124,17 @@ impl Interp {
                 };
             }
         }
+        // Values the statement replaced or deleted are freed here: report what that frees.
         self.undo.clear();
+        self.flush_hazards();
+        self.summarise_repeats();
         r
     }
 
     fn set_var(&mut self, name: &str, v: Value) {
+        if let Value::Tensor(t) = &v {
+            t.set_label(name);
+        }
         let old = self.vars.insert(name.to_string(), v);
         if !self.undo.contains_key(name) {
             self.undo.insert(name.to_string(), old);
@@ -146,21 +171,67 @@ impl Interp {
         self.made_tensor(t).map(Value::Tensor)
     }
 
-    /// `made`, for callers that need the tensor itself.
+    /// `made`, for callers that need the tensor itself. On a CUDA device the op
+    /// is a kernel queued on the current stream, which writes the result.
     fn made_tensor(&mut self, t: Tensor) -> Result<Arc<Tensor>, Error> {
         self.counters.ops += 1;
-        if let (Device::Cuda(d), None) = (t.device(), t.memory()) {
-            let mem = self.alloc(d, t.nbytes())?;
-            let _ = t.attach(mem);
+        if let Device::Cuda(d) = t.device() {
+            if t.memory().is_none() {
+                let mem = self.alloc(d, t.nbytes())?;
+                let _ = t.attach(mem);
+            }
+            let work = self.kernel_work(t.nbytes());
+            self.issue(d, work, Some(&t));
         }
         Ok(Arc::new(t))
     }
 
+    /// A matrix product's floating point work, for the time model.
+    fn note_matmul(&mut self, a: &Tensor, out: &Tensor) {
+        let k = a.shape().last().copied().unwrap_or(1) as u64;
+        self.op_flops = 2 * out.numel() as u64 * k;
+        self.op_half = matches!(out.dtype(), DType::F16 | DType::BF16);
+    }
+
+    /// The kernel of the op being evaluated, writing `out_bytes`.
+    fn kernel_work(&mut self, out_bytes: usize) -> Work {
+        Work::Kernel {
+            bytes: std::mem::take(&mut self.op_bytes) + out_bytes as u64,
+            flops: std::mem::take(&mut self.op_flops),
+            half: std::mem::take(&mut self.op_half),
+        }
+    }
+
+    /// Queues `work` on device `d`'s current stream; `out` is the new tensor it writes.
+    fn issue(&mut self, d: u32, work: Work, out: Option<&Tensor>) {
+        let (stream, seq) = self.devices.launch(d, work);
+        if matches!(work, Work::Kernel { .. }) {
+            self.counters.kernels += 1;
+        }
+        if let Some(info) = self.devices.info(d) {
+            self.counters.device_ns += (work.duration(info.spec) * 1e9).round() as u64;
+        }
+        if let (Some(t), Some(gpu)) = (out, self.devices.gpu_handle(d)) {
+            t.mark_written(gpu, stream, seq);
+        }
+    }
+
+    /// An op that wrote `t` in place (`fill_`, `normal_`, `x[i] = v`): one kernel
+    /// on a CUDA device (its write was registered by `Tensor::write`).
+    fn wrote_in_place(&mut self, t: &Tensor) {
+        self.counters.ops += 1;
+        if let Device::Cuda(d) = t.device() {
+            let work = self.kernel_work(t.nbytes());
+            self.issue(d, work, None);
+        }
+    }
+
     /// A block of `bytes` on CUDA device `d`, or the out-of-memory error.
     fn alloc(&mut self, d: u32, bytes: usize) -> Result<Memory, Error> {
+        let segments = self.total_segments(d);
         let mem = self
             .devices
-            .alloc(d, bytes, 0)
+            .alloc(d, bytes)
             .map_err(|oom| Error::OutOfMemory {
                 device: Device::Cuda(d),
                 requested: oom.requested,
@@ -169,9 +240,16 @@ impl Interp {
                 allocated: oom.allocated,
                 reserved: oom.reserved,
             })?;
+        self.counters.segments += self.total_segments(d) - segments;
         self.counters.allocations += 1;
         self.counters.bytes += bytes as u64;
         Ok(mem)
+    }
+
+    fn total_segments(&self, d: u32) -> u64 {
+        self.devices
+            .gpu(d)
+            .map_or(0, |g| g.allocator.stats().total_segments)
     }
 
     /// Reserves device memory for a tensor about to be built, so that a tensor too

@@ -13,6 +13,12 @@ use crate::runtime::Device;
 impl Interp {
     pub(crate) fn exec(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
         self.check_interrupt(s.span)?;
+        let r = self.exec_kind(s);
+        self.flush_hazards();
+        r
+    }
+
+    fn exec_kind(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
         let at = |e: Error| e.at(s.span);
         match &s.kind {
             StmtKind::Expr(e) if matches!(&e.kind, ExprKind::Var(n) if n == "devices" && !self.vars.contains_key(n)) =>
@@ -23,6 +29,8 @@ impl Interp {
             StmtKind::Expr(e) => {
                 let v = self.eval(e, 0)?;
                 if self.quiet == 0 {
+                    self.host_read(&v);
+                    self.flush_hazards();
                     if let Some(text) = display::value::display_text(&v) {
                         self.out.push(Output::Value(text));
                     }
@@ -42,8 +50,9 @@ impl Interp {
                     Error::wrong_type("the assigned value", "a number or a tensor", v.type_name())
                         .at(value.span)
                 })?;
+                self.op_bytes = super::methods::device_bytes(&src);
                 index::assign(&view, &src).map_err(at)?;
-                self.counters.ops += 1;
+                self.wrote_in_place(&view);
             }
             StmtKind::Del(names) => {
                 for n in names {
@@ -72,6 +81,7 @@ impl Interp {
                         self.current_device = saved;
                         r?;
                     }
+                    Value::Stream(st) => self.with_stream(&st, body)?,
                     Value::Device(Device::Cpu) => {
                         return Err(Error::value_help(
                             "`with` takes a CUDA device or a stream, not cpu",
@@ -84,15 +94,16 @@ impl Interp {
                     }
                 }
             }
-            StmtKind::Stream(..) => return Err(at(not_available("a stream block"))),
+            StmtKind::Stream(name, body) => {
+                if self.devices.count() == 0 {
+                    return Err(at(not_available("a stream block")));
+                }
+                self.exec_stream_block(name, body)?
+            }
             StmtKind::Wait(e) => {
                 let v = self.eval(e, 0)?;
-                return Err(Error::wrong_type(
-                    "the target of `wait`",
-                    "a stream or an event",
-                    v.type_name(),
-                )
-                .at(e.span));
+                let waiter = self.current_stream().map_err(at)?;
+                self.wait_for(waiter, &v).map_err(|err| err.at(e.span))?;
             }
             StmtKind::Pin(name) => {
                 let v = self.vars.get(&name.name).cloned().ok_or_else(|| {
@@ -134,15 +145,27 @@ impl Interp {
                 }
             }
             StmtKind::Sync(target) => match target {
-                // Every op so far runs to completion before the next: nothing is ever pending.
-                SyncTarget::Current | SyncTarget::All => {}
+                SyncTarget::Current if self.devices.count() > 0 => {
+                    self.sync_device(self.current_device)
+                }
+                SyncTarget::Current => {}
+                SyncTarget::All => self.sync_all(),
                 SyncTarget::Of(e) => match self.eval(e, 0)? {
-                    // Until streams exist, device work finishes before the next statement.
-                    Value::Device(_) => {}
+                    Value::Stream(st) => self.sync_stream(st.key),
+                    Value::Device(Device::Cuda(d)) => self.sync_device(d),
+                    // Host work is synchronous: nothing to wait for.
+                    Value::Device(Device::Cpu) => {}
+                    Value::Event(ev) => {
+                        if let Some(r) = ev.recorded() {
+                            self.devices
+                                .complete(r.mark.stream, r.mark.seq, r.mark.time);
+                            self.counters.host_syncs += 1;
+                        }
+                    }
                     other => {
                         return Err(Error::wrong_type(
                             "the target of `sync`",
-                            "a stream, a device or `all`",
+                            "a stream, an event, a device or `all`",
                             other.type_name(),
                         )
                         .at(e.span))
@@ -162,22 +185,7 @@ impl Interp {
                 if n < 1 {
                     return Err(Error::value("`time` needs at least 1 iteration").at(s.span));
                 }
-                let start = Instant::now();
-                self.quiet += 1;
-                let r = (0..n).try_for_each(|i| {
-                    let r = self.exec_block(body);
-                    self.progress(i as u64 + 1, n as u64);
-                    r
-                });
-                self.progress(n as u64, n as u64);
-                self.quiet -= 1;
-                r?;
-                let per = start.elapsed().as_secs_f64() / n as f64;
-                self.out.push(Output::Text(format!(
-                    "time: {} per iteration (host wall clock, {n} iteration{}; modelled device time comes with streams)",
-                    display::fmt_seconds(per),
-                    if n == 1 { "" } else { "s" }
-                )));
+                self.exec_time(n, body)?;
             }
             StmtKind::Profile(body) => {
                 let before = self.counters.clone();
@@ -185,8 +193,12 @@ impl Interp {
                 self.exec_block(body)?;
                 let wall = start.elapsed().as_secs_f64();
                 let d = diff(&self.counters, &before);
-                self.out
-                    .push(Output::Text(display::profile_table(&d, wall)));
+                let model = self.modelled_on();
+                self.out.push(Output::Text(display::profile_table(
+                    &d,
+                    wall,
+                    model.as_deref(),
+                )));
             }
             StmtKind::Help(topic) => {
                 let text = match topic {
@@ -212,6 +224,61 @@ impl Interp {
             }
         }
         Ok(())
+    }
+
+    /// `time N { }`: device time per iteration between two events on the
+    /// current stream (modelled on sim); host wall clock when no device work ran.
+    fn exec_time(&mut self, n: i64, body: &Block) -> Result<(), Diagnostic> {
+        let key = self.current_stream().ok();
+        let start_mark = key.map(|k| self.devices.mark(k));
+        let before = self.counters.clone();
+        let start = Instant::now();
+        self.quiet += 1;
+        let r = (0..n).try_for_each(|i| {
+            let r = self.exec_block(body);
+            self.progress(i as u64 + 1, n as u64);
+            r
+        });
+        self.progress(n as u64, n as u64);
+        self.quiet -= 1;
+        r?;
+        let wall = start.elapsed().as_secs_f64() / n as f64;
+        let d = diff(&self.counters, &before);
+        let iterations = format!("{n} iteration{}", if n == 1 { "" } else { "s" });
+        let device_work = d.kernels + d.h2d.0 + d.d2h.0 + d.d2d.0 > 0;
+        let text = match (key, start_mark) {
+            (Some(k), Some(m0)) if device_work => {
+                let m1 = self.devices.mark(k);
+                self.devices.complete(k, m1.seq, m1.time);
+                self.counters.host_syncs += 1;
+                let per = (m1.time - m0.time) / n as f64;
+                let stream = self.stream_ref(k).name;
+                let mut text = format!(
+                    "time: {} per iteration (device time on cuda:{} stream `{stream}`, {}; {iterations})",
+                    display::fmt_seconds(per),
+                    k.device,
+                    self.modelled_on().unwrap_or_default(),
+                );
+                let bytes = d.h2d.1 + d.d2h.1 + d.d2d.1;
+                if bytes > 0 && per > 0.0 {
+                    let rate = bytes as f64 / n as f64 / per / 1e9;
+                    text.push_str(&format!("\n      copies: {rate:.1} GB/s"));
+                }
+                text
+            }
+            _ => format!(
+                "time: {} per iteration (host wall clock, {iterations})",
+                display::fmt_seconds(wall)
+            ),
+        };
+        self.out.push(Output::Text(text));
+        Ok(())
+    }
+
+    /// How device time is known: `modelled on NVIDIA H100 80GB HBM3` on the simulator.
+    fn modelled_on(&self) -> Option<String> {
+        let info = self.devices.info(self.current_device)?;
+        Some(format!("modelled on {}", info.spec.name))
     }
 
     fn exec_block(&mut self, b: &Block) -> Result<(), Diagnostic> {
@@ -270,6 +337,9 @@ impl Interp {
 fn diff(now: &Counters, before: &Counters) -> Counters {
     Counters {
         ops: now.ops - before.ops,
+        kernels: now.kernels - before.kernels,
+        device_ns: now.device_ns - before.device_ns,
+        segments: now.segments - before.segments,
         allocations: now.allocations - before.allocations,
         bytes: now.bytes - before.bytes,
         h2d: (now.h2d.0 - before.h2d.0, now.h2d.1 - before.h2d.1),

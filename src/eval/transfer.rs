@@ -5,6 +5,9 @@ use std::sync::Arc;
 
 use super::{Interp, Output, Value};
 use crate::error::Error;
+use crate::runtime::devices::Memory;
+use crate::runtime::stream::StreamKey;
+use crate::runtime::timing::{CopyPath, Work};
 use crate::runtime::{Device, Tensor};
 
 impl Interp {
@@ -26,11 +29,74 @@ impl Interp {
         self.copy_tensor(t, d).map(Value::Tensor)
     }
 
+    /// A blocking copy, queued on the current stream of the device that runs
+    /// it. To the host it waits for the device (`cudaMemcpy`); from pageable
+    /// host memory it waits for the copy (PyTorch's `non_blocking=false`);
+    /// between two devices the destination's stream first waits for the source's.
     fn copy_tensor(&mut self, t: &Tensor, d: Device) -> Result<Arc<Tensor>, Error> {
         let d = self.check_device(d)?;
+        let from = t.device();
         let mem = self.reserve(d, t.shape(), t.dtype())?;
-        self.count_copy(t.device(), d, t.nbytes());
-        self.made_in(t.with_device(d), mem)
+        self.count_copy(from, d, t.nbytes());
+        self.counters.ops += 1;
+        let bytes = t.nbytes() as u64;
+        let copy = match (from, d) {
+            (Device::Cpu, Device::Cpu) => t.with_device(d),
+            (Device::Cuda(s), Device::Cpu) => {
+                self.issue(
+                    s,
+                    Work::Copy {
+                        bytes,
+                        path: CopyPath::Pageable,
+                    },
+                    None,
+                );
+                self.sync_device(s);
+                t.with_device(d)
+            }
+            (Device::Cpu, Device::Cuda(to)) => {
+                let copy = attached(t.with_device(d), mem);
+                let path = if t.is_pinned() {
+                    CopyPath::Pinned
+                } else {
+                    CopyPath::Pageable
+                };
+                self.issue(to, Work::Copy { bytes, path }, Some(&copy));
+                let key = self.stream_on(to);
+                self.sync_stream(key);
+                copy
+            }
+            (Device::Cuda(s), Device::Cuda(to)) if s == to => {
+                let copy = attached(t.with_device(d), mem);
+                let work = Work::Kernel {
+                    bytes: 2 * bytes,
+                    flops: 0,
+                    half: false,
+                };
+                self.issue(to, work, Some(&copy));
+                copy
+            }
+            (Device::Cuda(s), Device::Cuda(to)) => {
+                let src_tail = self.devices.mark(self.stream_on(s));
+                self.devices.wait(self.stream_on(to), &src_tail);
+                let copy = attached(t.with_device(d), mem);
+                self.issue(
+                    to,
+                    Work::Copy {
+                        bytes,
+                        path: CopyPath::Peer,
+                    },
+                    Some(&copy),
+                );
+                copy
+            }
+        };
+        Ok(Arc::new(copy))
+    }
+
+    /// The current stream of device `d`.
+    pub(crate) fn stream_on(&self, d: u32) -> StreamKey {
+        StreamKey::new(d, self.devices.gpu(d).map_or(0, |g| g.streams.current))
     }
 
     /// `.to(d, non_blocking=true)`: asynchronous only from pinned memory; a
@@ -53,11 +119,31 @@ impl Interp {
                 ));
                 self.move_value(t, d)
             }
-            (Device::Cuda(_), Device::Cpu) => {
+            (Device::Cuda(s), Device::Cpu) => {
+                // Lands in pinned memory; the host must sync before reading it.
                 let copy = t.with_device(Device::Cpu);
                 let _ = copy.attach(self.devices.pinned(t.nbytes()));
                 self.count_copy(t.device(), d, t.nbytes());
-                self.made(copy)
+                self.counters.ops += 1;
+                let work = Work::Copy {
+                    bytes: t.nbytes() as u64,
+                    path: CopyPath::Pinned,
+                };
+                self.issue(s, work, Some(&copy));
+                Ok(Value::tensor(copy))
+            }
+            (Device::Cpu, Device::Cuda(to)) => {
+                // From pinned memory: queued, and the host goes on at once.
+                let mem = self.reserve(d, t.shape(), t.dtype())?;
+                let copy = attached(t.with_device(d), mem);
+                self.count_copy(t.device(), d, t.nbytes());
+                self.counters.ops += 1;
+                let work = Work::Copy {
+                    bytes: t.nbytes() as u64,
+                    path: CopyPath::Pinned,
+                };
+                self.issue(to, work, Some(&copy));
+                Ok(Value::tensor(copy))
             }
             _ => self.move_value(t, d),
         }
@@ -89,4 +175,12 @@ impl Interp {
         slot.0 += 1;
         slot.1 += bytes as u64;
     }
+}
+
+/// `t` holding the block reserved for it.
+fn attached(t: Tensor, mem: Option<Memory>) -> Tensor {
+    if let Some(mem) = mem {
+        let _ = t.attach(mem);
+    }
+    t
 }

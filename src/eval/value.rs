@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use crate::runtime::event::{Event, StreamRef};
 use crate::runtime::{DType, Device, Tensor};
 
 use super::docs::Doc;
@@ -21,6 +22,8 @@ pub enum Value {
     Dict(Arc<Vec<(String, Value)>>),
     /// A builtin function used as a value (`f = randn`).
     Builtin(&'static Doc),
+    Stream(StreamRef),
+    Event(Arc<Event>),
 }
 
 impl Value {
@@ -42,6 +45,8 @@ impl Value {
             Value::List(_) => "a list",
             Value::Dict(_) => "a dict",
             Value::Builtin(_) => "a function",
+            Value::Stream(_) => "a stream",
+            Value::Event(_) => "an event",
         }
     }
 
@@ -57,6 +62,8 @@ impl Value {
             Value::Int(_) | Value::Float(_) | Value::Bool(_) => "number",
             Value::None => "none",
             Value::Builtin(_) => "function",
+            Value::Stream(_) => "stream",
+            Value::Event(_) => "event",
         }
     }
 

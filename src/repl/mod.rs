@@ -213,21 +213,26 @@ fn meta_help() -> &'static str {
      :quit           leave (Ctrl-D too); Ctrl-C cancels the line or stops a running loop"
 }
 
-/// One dim line per device with activity: allocated, reserved and peak.
+/// One dim line per device with activity: allocated, reserved and peak, and
+/// each stream with queued work.
 pub fn status_line(session: &Session) -> String {
     session
         .status()
         .devices
         .iter()
-        .filter(|d| d.reserved > 0)
+        .filter(|d| d.reserved > 0 || !d.streams.is_empty())
         .map(|d| {
-            format!(
+            let mut line = format!(
                 "cuda:{}  allocated {} · reserved {} · peak {}",
                 d.index,
                 human_bytes(d.allocated as u128),
                 human_bytes(d.reserved as u128),
                 human_bytes(d.peak_allocated as u128)
-            )
+            );
+            for s in &d.streams {
+                line.push_str(&format!(" · {} {} pending", s.name, s.pending));
+            }
+            line
         })
         .collect::<Vec<_>>()
         .join("\n")

@@ -42,12 +42,21 @@ pub struct Block {
     pub segment: u64,
     pub offset: usize,
     pub size: usize,
+    /// The stream it was allocated for: its own work needs no extra ordering.
+    pub stream: StreamId,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BlockState {
     Free,
-    Allocated { requested: usize },
+    Allocated {
+        requested: usize,
+    },
+    /// Freed by its tensor, but another stream may still use it: it returns to
+    /// the cache when that stream's work is done (`record_stream`).
+    Waiting {
+        requested: usize,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -397,6 +406,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
             segment: node.segment,
             offset: node.offset,
             size: taken,
+            stream,
         })
     }
 
@@ -466,18 +476,48 @@ impl<S: SegmentSource> CachingAllocator<S> {
         Some(first)
     }
 
+    /// The node of a block handed out earlier, if it still holds that block.
+    fn live_node(&self, block: Block) -> Option<Node> {
+        let node = *self.nodes.get(block.node as usize)?;
+        let held = matches!(
+            node.state,
+            BlockState::Allocated { .. } | BlockState::Waiting { .. }
+        );
+        (held && node.segment == block.segment && node.offset == block.offset).then_some(node)
+    }
+
+    /// Marks a block freed by its tensor but still used by another stream: it
+    /// stops counting as allocated (as in PyTorch) and stays active until `free`.
+    pub fn free_later(&mut self, block: Block) {
+        let Some(node) = self.live_node(block) else {
+            return;
+        };
+        if let BlockState::Allocated { requested } = node.state {
+            self.nodes[block.node as usize].state = BlockState::Waiting { requested };
+            let st = &mut self.stats;
+            st.allocated.sub(block.size as u64);
+            st.requested.sub(requested as u64);
+            st.allocations.sub(1);
+        }
+    }
+
+    /// A failed request succeeded once blocks waiting for streams came back:
+    /// it was not an out-of-memory error after all.
+    pub fn oom_recovered(&mut self) {
+        self.stats.num_ooms = self.stats.num_ooms.saturating_sub(1);
+    }
+
     /// Returns a block to the cache, merging it with free neighbours.
     pub fn free(&mut self, block: Block) {
         let at = block.node;
-        let Some(&node) = self.nodes.get(at as usize) else {
+        let Some(node) = self.live_node(block) else {
             return;
         };
-        let BlockState::Allocated { requested } = node.state else {
+        let was_allocated = matches!(node.state, BlockState::Allocated { .. });
+        let (BlockState::Allocated { requested } | BlockState::Waiting { requested }) = node.state
+        else {
             return;
         };
-        if node.segment != block.segment || node.offset != block.offset {
-            return;
-        }
         let mut merged = node;
         merged.state = BlockState::Free;
         // Absorb a free next block.
@@ -512,10 +552,12 @@ impl<S: SegmentSource> CachingAllocator<S> {
         self.nodes[keep as usize] = merged;
         self.index_insert(keep);
         let st = &mut self.stats;
-        st.allocated.sub(block.size as u64);
         st.active.sub(block.size as u64);
-        st.requested.sub(requested as u64);
-        st.allocations.sub(1);
+        if was_allocated {
+            st.allocated.sub(block.size as u64);
+            st.requested.sub(requested as u64);
+            st.allocations.sub(1);
+        }
     }
 
     /// Releases every segment that is entirely free back to the device.
@@ -599,6 +641,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
                         count += 1;
                         prev_free = false;
                     }
+                    BlockState::Waiting { .. } => prev_free = false,
                 }
                 prev = i;
                 i = n.next;

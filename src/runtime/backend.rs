@@ -19,6 +19,8 @@ pub struct GpuSpec {
     /// Host-device copies over PCIe, bytes per second.
     pub pcie_pageable: f64,
     pub pcie_pinned: f64,
+    /// Device-to-device copies (NVLink), bytes per second.
+    pub peer_bandwidth: f64,
 }
 
 /// NVIDIA H100 SXM5 (public datasheet figures; PCIe gen5 x16 practical rates).
@@ -31,6 +33,7 @@ pub const H100: GpuSpec = GpuSpec {
     launch_latency: 4e-6,
     pcie_pageable: 12e9,
     pcie_pinned: 50e9,
+    peer_bandwidth: 450e9,
 };
 
 /// One CUDA device as a backend describes it.

@@ -1,37 +1,39 @@
-//! The CUDA devices of a session: their properties, one caching allocator
-//! each, and the pinned host allocator. Device memory is handed to tensors as
-//! a `Memory` guard that returns it to its allocator when the last view drops.
+//! The CUDA devices of a session: their properties, the state of each (its
+//! caching allocator and streams, `gpu.rs`), the pinned host allocator, and
+//! the host's modelled clock. Device memory is handed to tensors as a `Memory`
+//! guard that returns it to its allocator when the last view drops.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::alloc::{Block, CachingAllocator, OutOfMemory, SegmentSource, StreamId};
+use super::alloc::{Block, OutOfMemory, StreamId};
 use super::backend::{Backend, DeviceInfo};
+use super::gpu::{lock, Gpu};
 use super::host_alloc::HostAllocator;
+use super::stream::{Mark, StreamKey};
+use super::timing::Work;
 
-pub type DeviceAllocator = CachingAllocator<Box<dyn SegmentSource + Send>>;
+pub use super::gpu::DeviceAllocator;
 
 pub struct Devices {
     backend: &'static str,
     /// Why this backend is live (shown in the banner), e.g. "no CUDA driver found".
     pub reason: String,
     infos: Vec<DeviceInfo>,
-    allocators: Vec<Arc<Mutex<DeviceAllocator>>>,
+    gpus: Vec<Arc<Mutex<Gpu>>>,
     host: Arc<Mutex<HostAllocator>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding the lock cannot leave the bookkeeping worse than the
-    // bug that caused it; keep going rather than poison every later statement.
-    m.lock().unwrap_or_else(|e| e.into_inner())
+    /// The host's modelled clock, in seconds since the session started.
+    host_time: Mutex<f64>,
 }
 
 impl Devices {
     pub fn new(backend: &dyn Backend, reason: impl Into<String>) -> Devices {
         let infos = backend.devices();
-        let allocators = infos
+        let gpus = infos
             .iter()
             .map(|d| {
-                Arc::new(Mutex::new(CachingAllocator::new(
+                Arc::new(Mutex::new(Gpu::new(
+                    d.index,
+                    d.spec,
                     backend.segment_source(d.index),
                 )))
             })
@@ -40,8 +42,9 @@ impl Devices {
             backend: backend.name(),
             reason: reason.into(),
             infos,
-            allocators,
+            gpus,
             host: Arc::new(Mutex::new(HostAllocator::default())),
+            host_time: Mutex::new(0.0),
         }
     }
 
@@ -65,29 +68,134 @@ impl Devices {
         &self.infos
     }
 
-    /// Locks device `index`'s allocator (for stats, `mem`, `empty_cache`).
-    pub fn allocator(&self, index: u32) -> Option<MutexGuard<'_, DeviceAllocator>> {
-        self.allocators.get(index as usize).map(|a| lock(a))
+    /// Locks device `index`'s state (allocator, streams).
+    pub fn gpu(&self, index: u32) -> Option<MutexGuard<'_, Gpu>> {
+        self.gpus.get(index as usize).map(|g| lock(g))
+    }
+
+    /// The shared handle of device `index`'s state (for pending writes and stream values).
+    pub fn gpu_handle(&self, index: u32) -> Option<&Arc<Mutex<Gpu>>> {
+        self.gpus.get(index as usize)
     }
 
     pub fn host(&self) -> MutexGuard<'_, HostAllocator> {
         lock(&self.host)
     }
 
-    /// Device memory for `bytes` on `device`, used from `stream`.
-    pub fn alloc(
-        &self,
-        device: u32,
-        bytes: usize,
-        stream: StreamId,
-    ) -> Result<Memory, OutOfMemory> {
-        let a = &self.allocators[device as usize];
-        let block = lock(a).malloc(bytes, stream)?;
+    /// `--launch-blocking`: every queued item completes before the host goes on.
+    pub fn set_launch_blocking(&self, on: bool) {
+        for g in &self.gpus {
+            lock(g).launch_blocking = on;
+        }
+    }
+
+    /// The host's modelled clock.
+    pub fn host_time(&self) -> f64 {
+        *lock(&self.host_time)
+    }
+
+    /// Device memory for `bytes` on `device`, for its current stream. When the
+    /// device is full and blocks are held back for streams, their work is
+    /// waited for (the blocks return to the cache) and the request tried again.
+    pub fn alloc(&self, device: u32, bytes: usize) -> Result<Memory, OutOfMemory> {
+        let g = &self.gpus[device as usize];
+        let first = {
+            let mut gpu = lock(g);
+            let s = gpu.streams.current;
+            gpu.allocator.malloc(bytes, s)
+        };
+        let block = match first {
+            Ok(b) => b,
+            Err(oom) if !lock(g).has_waiting() => return Err(oom),
+            Err(_) => {
+                // As PyTorch does before giving up: wait for the streams those blocks wait for.
+                self.sync_device(device);
+                let mut gpu = lock(g);
+                let s = gpu.streams.current;
+                let block = gpu.allocator.malloc(bytes, s)?;
+                gpu.allocator.oom_recovered();
+                block
+            }
+        };
         Ok(Memory::Device {
-            allocator: Arc::clone(a),
+            gpu: Arc::clone(g),
             block,
             device,
         })
+    }
+
+    /// Queues `work` on `device`'s current stream; returns the stream and the item's number.
+    pub fn launch(&self, device: u32, work: Work) -> (StreamId, u64) {
+        let mut gpu = lock(&self.gpus[device as usize]);
+        let mut host = lock(&self.host_time);
+        let s = gpu.streams.current;
+        (s, gpu.launch(work, &mut host))
+    }
+
+    /// The tail of a stream, recorded now.
+    pub fn mark(&self, key: StreamKey) -> Mark {
+        let host = self.host_time();
+        lock(&self.gpus[key.device as usize]).mark(key.stream, host)
+    }
+
+    /// Queues on `waiter` a wait for `mark`.
+    pub fn wait(&self, waiter: StreamKey, mark: &Mark) {
+        let host = self.host_time();
+        let mut gpu = lock(&self.gpus[waiter.device as usize]);
+        gpu.streams.wait(waiter.stream, mark, host);
+        if gpu.launch_blocking {
+            let issued = gpu.streams.get(waiter.stream).issued;
+            gpu.complete(waiter.stream, issued);
+        }
+    }
+
+    /// The host waits until item `seq` of stream `key` is done (and so is
+    /// everything that item was ordered after, on any device).
+    pub fn complete(&self, key: StreamKey, seq: u64, finish_time: f64) {
+        let mut work = vec![(key, seq)];
+        while let Some((k, seq)) = work.pop() {
+            work.extend(lock(&self.gpus[k.device as usize]).complete(k.stream, seq));
+        }
+        let mut host = lock(&self.host_time);
+        *host = host.max(finish_time);
+    }
+
+    /// The host waits for everything queued on one stream (`sync s`).
+    pub fn sync_stream(&self, key: StreamKey) {
+        let (seq, clock) = {
+            let gpu = lock(&self.gpus[key.device as usize]);
+            let s = gpu.streams.get(key.stream);
+            (s.issued, s.clock)
+        };
+        self.complete(key, seq, clock);
+    }
+
+    /// The host waits for every stream of a device (`sync cuda:1`).
+    pub fn sync_device(&self, device: u32) {
+        let streams: Vec<StreamKey> = {
+            let gpu = lock(&self.gpus[device as usize]);
+            gpu.streams
+                .iter()
+                .map(|(i, _)| gpu.streams.key(i))
+                .collect()
+        };
+        for key in streams {
+            self.sync_stream(key);
+        }
+    }
+
+    pub fn sync_all(&self) {
+        for d in 0..self.count() {
+            self.sync_device(d);
+        }
+    }
+
+    /// Hazards every device found since the last call.
+    pub fn take_hazards(&self) -> Vec<String> {
+        self.gpus
+            .iter()
+            .flat_map(|g| lock(g).take_hazards())
+            .collect()
     }
 
     /// A block from the pinned host allocator.
@@ -113,7 +221,7 @@ impl Devices {
 pub enum Memory {
     /// A block of a CUDA device's caching allocator.
     Device {
-        allocator: Arc<Mutex<DeviceAllocator>>,
+        gpu: Arc<Mutex<Gpu>>,
         block: Block,
         device: u32,
     },
@@ -137,6 +245,14 @@ impl Memory {
         }
     }
 
+    /// The state of the device this memory belongs to.
+    pub fn gpu(&self) -> Option<&Arc<Mutex<Gpu>>> {
+        match self {
+            Memory::Device { gpu, .. } => Some(gpu),
+            _ => None,
+        }
+    }
+
     pub fn is_pinned(&self) -> bool {
         !matches!(self, Memory::Device { .. })
     }
@@ -155,9 +271,7 @@ impl std::fmt::Debug for Memory {
 impl Drop for Memory {
     fn drop(&mut self) {
         match self {
-            Memory::Device {
-                allocator, block, ..
-            } => lock(allocator).free(*block),
+            Memory::Device { gpu, block, .. } => lock(gpu).free(*block),
             Memory::Pinned { host, size } => lock(host).free(*size),
             Memory::Registered { host, bytes } => lock(host).unregister(*bytes),
         }

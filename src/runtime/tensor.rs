@@ -1,20 +1,68 @@
 //! A tensor: a strided view of a shared buffer on a device.
 
-use std::sync::{Arc, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::ops::Deref;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
+use super::alloc::StreamId;
 use super::buffer::Buffer;
 use super::devices::Memory;
 use super::element::Element;
+use super::gpu::{lock, Access, Gpu, PendingWrite, Sees};
 use super::shape::{self, contiguous_strides, for_each_offset, numel};
 use super::{DType, Device};
 use crate::error::Error;
 
 /// The elements, and the device or pinned memory they occupy (released when
 /// the last view of the storage drops).
-#[derive(Debug)]
+///
+/// Device memory is also watched for stream hazards (`gpu.rs`). Compute runs
+/// eagerly on the host, so `buf` always holds the newest bytes; while an
+/// asynchronous write may still be running, `stale` holds the bytes from
+/// before it (`None`: what a fresh block holds, shown as zeros), and a read
+/// that races the write sees those instead.
 struct Storage {
     buf: RwLock<Buffer>,
     memory: OnceLock<Memory>,
+    /// Set once reads and writes must consult `access` (device memory, or a
+    /// pending asynchronous write into host memory).
+    tracked: AtomicBool,
+    access: Mutex<Access>,
+    stale: RwLock<Option<Buffer>>,
+}
+
+impl std::fmt::Debug for Storage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Storage")
+            .field("memory", &self.memory.get())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Storage {
+    fn drop(&mut self) {
+        if let Some(Memory::Device { gpu, block, .. }) = self.memory.get() {
+            let access = self.access.get_mut().unwrap_or_else(|e| e.into_inner());
+            lock(gpu).retire(*block, access);
+        }
+    }
+}
+
+/// The bytes a read sees: the storage's own, or those from before a write
+/// that may still be running.
+pub enum BufRef<'a> {
+    Live(RwLockReadGuard<'a, Buffer>),
+    Stale(RwLockReadGuard<'a, Option<Buffer>>),
+}
+
+impl Deref for BufRef<'_> {
+    type Target = Buffer;
+    fn deref(&self) -> &Buffer {
+        match self {
+            BufRef::Live(b) => b,
+            BufRef::Stale(b) => b.as_ref().expect("a stale read always has its bytes"),
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -37,6 +85,9 @@ impl Tensor {
             storage: Arc::new(Storage {
                 buf: RwLock::new(buf),
                 memory: OnceLock::new(),
+                tracked: AtomicBool::new(false),
+                access: Mutex::new(Access::default()),
+                stale: RwLock::new(None),
             }),
             shape,
             offset: 0,
@@ -96,12 +147,91 @@ impl Tensor {
 
     /// Reads the storage. Poisoning cannot leave a buffer half-written in a way
     /// that matters more than the error already reported, so it is ignored.
-    pub fn read(&self) -> RwLockReadGuard<'_, Buffer> {
+    ///
+    /// Device memory is read by the current stream of its device; a read that
+    /// races a pending write is reported and sees the bytes from before it.
+    pub fn read(&self) -> BufRef<'_> {
+        if self.storage.tracked.load(Ordering::Acquire) && self.before_read() == Sees::Stale {
+            // A reader already holding the old bytes (`A + A`) means they exist.
+            if let Ok(mut stale) = self.storage.stale.try_write() {
+                if stale.is_none() {
+                    *stale = Some(Buffer::zeros(self.dtype, self.read_live().len()));
+                }
+            }
+            return BufRef::Stale(self.storage.stale.read().unwrap_or_else(|e| e.into_inner()));
+        }
+        BufRef::Live(self.read_live())
+    }
+
+    fn read_live(&self) -> RwLockReadGuard<'_, Buffer> {
         self.storage.buf.read().unwrap_or_else(|e| e.into_inner())
     }
 
+    fn before_read(&self) -> Sees {
+        let mut access = lock(&self.storage.access);
+        let sees = match (self.memory().and_then(Memory::gpu), &access.write) {
+            (Some(gpu), _) => lock(gpu).on_read(&mut access),
+            (None, Some(w)) => {
+                let gpu = Arc::clone(&w.gpu);
+                let sees = lock(&gpu).on_host_read(&mut access);
+                sees
+            }
+            (None, None) => Sees::Live,
+        };
+        if access.write.is_none() {
+            self.storage.tracked.store(
+                self.memory().is_some_and(|m| m.gpu().is_some()),
+                Ordering::Release,
+            );
+            if let Ok(mut stale) = self.storage.stale.try_write() {
+                *stale = None;
+            }
+        }
+        sees
+    }
+
+    /// Writes the storage in place. On device memory the write is an item of
+    /// the current stream: checked against pending writes, and the old bytes
+    /// kept for readers that race it.
     pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
+        if let Some(gpu) = self.memory().and_then(Memory::gpu) {
+            let keep_old = {
+                let mut access = lock(&self.storage.access);
+                let keep = lock(gpu).on_write(&mut access, gpu);
+                keep
+            };
+            if keep_old {
+                let old = self.read_live().clone();
+                if let Ok(mut stale) = self.storage.stale.try_write() {
+                    *stale = Some(old);
+                }
+            }
+        }
         self.storage.buf.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records that item `seq` of `stream` on `gpu` writes this (new) storage:
+    /// until it is known complete, racing reads see a fresh block's bytes.
+    pub fn mark_written(&self, gpu: &Arc<Mutex<Gpu>>, stream: StreamId, seq: u64) {
+        let mut access = lock(&self.storage.access);
+        access.write = Some(PendingWrite {
+            gpu: Arc::clone(gpu),
+            stream,
+            seq,
+        });
+        self.storage.tracked.store(true, Ordering::Release);
+    }
+
+    /// Names the storage after the variable it is bound to, for warnings.
+    pub fn set_label(&self, name: &str) {
+        if self.storage.tracked.load(Ordering::Acquire) {
+            lock(&self.storage.access).label = Some(name.into());
+        }
+    }
+
+    /// `x.record_stream(s)`: freeing the memory waits for `stream`'s work queued by then.
+    pub fn record_stream(&self, stream: StreamId) {
+        lock(&self.storage.access).record_stream(stream);
     }
 
     /// The device block or pinned memory behind this tensor's storage, if any.
@@ -111,7 +241,12 @@ impl Tensor {
 
     /// Gives the storage its memory; fails (returning it) if it already has some.
     pub fn attach(&self, memory: Memory) -> Result<(), Memory> {
-        self.storage.memory.set(memory)
+        let device = memory.gpu().is_some();
+        self.storage.memory.set(memory)?;
+        if device {
+            self.storage.tracked.store(true, Ordering::Release);
+        }
+        Ok(())
     }
 
     pub fn is_pinned(&self) -> bool {

@@ -1,0 +1,314 @@
+//! One CUDA device's mutable state behind one lock: its caching allocator,
+//! its streams, the blocks waiting for streams before they can be reused, and
+//! the hazards found since the interpreter last asked.
+//!
+//! Hazard tracking works per storage (`Access`): the last write still pending,
+//! on which stream and as which item, and the last item of each stream that
+//! used the memory. The checks are the same on every backend; only the
+//! simulator also shows the consequence (a racing read sees the old bytes).
+
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use super::alloc::{Block, CachingAllocator, SegmentSource, StreamId};
+use super::backend::GpuSpec;
+use super::stream::{Mark, StreamKey, Streams};
+use super::timing::Work;
+
+pub type DeviceAllocator = CachingAllocator<Box<dyn SegmentSource + Send>>;
+
+pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding the lock cannot leave the bookkeeping worse than the
+    // bug that caused it; keep going rather than poison every later statement.
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub struct Gpu {
+    pub index: u32,
+    pub spec: &'static GpuSpec,
+    pub allocator: DeviceAllocator,
+    pub streams: Streams,
+    /// Blocks freed by their tensors while recorded streams still use them:
+    /// each returns to the cache once every (stream, item) listed is done.
+    waiting: Vec<(Block, Vec<(StreamId, u64)>)>,
+    hazards: Vec<String>,
+    /// `--launch-blocking`: every item completes before the host goes on.
+    pub launch_blocking: bool,
+    /// Modelled device time of all work queued so far (for `profile`).
+    pub busy: f64,
+}
+
+/// An asynchronous write not yet known to be complete: item `seq` of `stream`
+/// on the device `gpu`.
+#[derive(Clone)]
+pub struct PendingWrite {
+    pub gpu: Arc<Mutex<Gpu>>,
+    pub stream: StreamId,
+    pub seq: u64,
+}
+
+/// The stream bookkeeping of one storage.
+#[derive(Default)]
+pub struct Access {
+    /// The variable it was last bound to, for warnings.
+    pub label: Option<Arc<str>>,
+    pub write: Option<PendingWrite>,
+    /// The last item of each stream of its device that used it.
+    uses: Vec<(StreamId, u64)>,
+    /// Streams named by `record_stream`: a free waits for them.
+    recorded: Vec<StreamId>,
+}
+
+impl Access {
+    fn name(&self) -> String {
+        match &self.label {
+            Some(l) => format!("`{l}`"),
+            None => "a temporary tensor".into(),
+        }
+    }
+
+    fn note_use(&mut self, stream: StreamId, seq: u64) {
+        match self.uses.iter_mut().find(|(s, _)| *s == stream) {
+            Some(u) => u.1 = u.1.max(seq),
+            None => self.uses.push((stream, seq)),
+        }
+    }
+
+    pub fn record_stream(&mut self, stream: StreamId) {
+        if !self.recorded.contains(&stream) {
+            self.recorded.push(stream);
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Verb {
+    Read,
+    Write,
+}
+
+/// What a read should see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sees {
+    /// The current bytes.
+    Live,
+    /// The bytes from before a write that may still be running.
+    Stale,
+}
+
+impl Gpu {
+    pub fn new(index: u32, spec: &'static GpuSpec, source: Box<dyn SegmentSource + Send>) -> Gpu {
+        Gpu {
+            index,
+            spec,
+            allocator: CachingAllocator::new(source),
+            streams: Streams::new(index),
+            waiting: Vec::new(),
+            hazards: Vec::new(),
+            launch_blocking: false,
+            busy: 0.0,
+        }
+    }
+
+    fn stream_name(&self, s: StreamId) -> String {
+        format!("`{}`", self.streams.get(s).name)
+    }
+
+    /// Queues `work` on the current stream; `host` is the host's modelled
+    /// clock, advanced by the cost of issuing it. Returns the item's number.
+    pub fn launch(&mut self, work: Work, host: &mut f64) -> u64 {
+        let s = self.streams.current;
+        let d = work.duration(self.spec);
+        *host += self.spec.launch_latency;
+        self.busy += d;
+        let (seq, end) = self.streams.enqueue(s, *host, d);
+        if self.launch_blocking {
+            *host = host.max(end);
+            self.streams.complete(s, seq);
+            self.release_ready();
+        }
+        seq
+    }
+
+    /// A mark at the tail of `stream` (an event record, or the point a wait waits for).
+    pub fn mark(&mut self, stream: StreamId, host: f64) -> Mark {
+        let m = self.streams.mark(stream, host);
+        if self.launch_blocking {
+            self.streams.complete(stream, m.seq);
+        }
+        m
+    }
+
+    /// Completes `stream` up to `seq`; returns other devices' items completed with it.
+    pub fn complete(&mut self, stream: StreamId, seq: u64) -> Vec<(StreamKey, u64)> {
+        let follow = self.streams.complete(stream, seq);
+        self.release_ready();
+        follow
+    }
+
+    /// Returns waiting blocks whose streams are done to the cache.
+    fn release_ready(&mut self) {
+        let streams = &self.streams;
+        let (ready, still): (Vec<_>, Vec<_>) = std::mem::take(&mut self.waiting)
+            .into_iter()
+            .partition(|(_, waits)| waits.iter().all(|&(s, k)| streams.get(s).done >= k));
+        self.waiting = still;
+        for (block, _) in ready {
+            self.allocator.free(block);
+        }
+    }
+
+    /// A block whose memory guard dropped: back to the cache, unless it waits for a stream.
+    pub fn free(&mut self, block: Block) {
+        if !self.waiting.iter().any(|(b, _)| *b == block) {
+            self.allocator.free(block);
+        }
+    }
+
+    /// The last view of a storage on this device is gone. Streams other than
+    /// the block's own that may still use it either hold the block back
+    /// (`record_stream`) or are reported as a hazard.
+    pub fn retire(&mut self, block: Block, access: &Access) {
+        let own = block.stream;
+        let mut waits = Vec::new();
+        for &s in &access.recorded {
+            let st = self.streams.get(s);
+            if s != own && st.issued > st.done {
+                waits.push((s, st.issued));
+            }
+        }
+        for &(s, seq) in &access.uses {
+            let unfinished = self.streams.get(s).done < seq;
+            if s != own && unfinished && !access.recorded.contains(&s) {
+                let msg = format!(
+                    "{} is freed while stream {} (cuda:{}) may still be using it: its block goes back \
+                     to {}'s cache at once, and the next allocation there can overwrite it. \
+                     Fix: call `{}.record_stream({})` before freeing it (or `wait {}` / `sync` first).",
+                    access.name(),
+                    self.stream_name(s),
+                    self.index,
+                    self.stream_name(own),
+                    access.label.as_deref().unwrap_or("x"),
+                    self.streams.get(s).name,
+                    self.streams.get(s).name,
+                );
+                self.hazards.push(msg);
+            }
+        }
+        if !waits.is_empty() {
+            self.allocator.free_later(block);
+            self.waiting.push((block, waits));
+        }
+    }
+
+    /// A read of this device's memory by its current stream's next item.
+    pub fn on_read(&mut self, access: &mut Access) -> Sees {
+        let r = self.streams.current;
+        let next = self.streams.get(r).issued + 1;
+        access.note_use(r, next);
+        self.check(access, r, Verb::Read)
+    }
+
+    /// An in-place write to this device's memory by the current stream's next
+    /// item. Returns whether the bytes before it must be kept for racing readers.
+    pub fn on_write(&mut self, access: &mut Access, gpu: &Arc<Mutex<Gpu>>) -> bool {
+        let r = self.streams.current;
+        let next = self.streams.get(r).issued + 1;
+        access.note_use(r, next);
+        self.check(access, r, Verb::Write);
+        // While an earlier write is pending, the oldest bytes a racing reader may see are kept already.
+        let earlier_pending = access.write.is_some();
+        access.write = (!self.launch_blocking).then(|| PendingWrite {
+            gpu: Arc::clone(gpu),
+            stream: r,
+            seq: next,
+        });
+        !self.launch_blocking && !earlier_pending
+    }
+
+    /// Whether stream `r`'s next item is ordered after the pending write; a
+    /// hazard when it is not. Forgets the write once it is complete.
+    fn check(&mut self, access: &mut Access, r: StreamId, verb: Verb) -> Sees {
+        let Some(w) = &access.write else {
+            return Sees::Live;
+        };
+        let (ws, seq) = (w.stream, w.seq);
+        if self.streams.get(ws).done >= seq {
+            access.write = None;
+            return Sees::Live;
+        }
+        if self.streams.ordered_after(r, ws, seq) {
+            return Sees::Live;
+        }
+        let (reader, writer) = (self.stream_name(r), self.stream_name(ws));
+        let (what, earlier, effect) = match verb {
+            Verb::Read => (
+                "read",
+                "a write",
+                format!("{reader} sees the values from before that write"),
+            ),
+            Verb::Write => (
+                "written",
+                "an earlier write",
+                "the two writes race".to_string(),
+            ),
+        };
+        let msg = format!(
+            "{} is {what} on stream {reader} (cuda:{}) while {earlier} to it queued on {writer} \
+             may still be running: {effect}. Fix: `wait {}` inside {reader} before using it \
+             (or `sync` first).",
+            access.name(),
+            self.index,
+            self.streams.get(ws).name,
+        );
+        self.hazards.push(msg);
+        Sees::Stale
+    }
+
+    /// A host read of memory an asynchronous copy from this device writes.
+    pub fn on_host_read(&mut self, access: &mut Access) -> Sees {
+        let Some(w) = &access.write else {
+            return Sees::Live;
+        };
+        let (ws, seq) = (w.stream, w.seq);
+        if self.streams.get(ws).done >= seq {
+            access.write = None;
+            return Sees::Live;
+        }
+        let msg = format!(
+            "{} is read on the host while the non-blocking copy into it (queued on {} @cuda:{}) \
+             may still be running: it shows what the memory held before. Fix: `sync` (or an \
+             event's `.sync()`) before reading it.",
+            access.name(),
+            self.stream_name(ws),
+            self.index,
+        );
+        self.hazards.push(msg);
+        Sees::Stale
+    }
+
+    pub fn take_hazards(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.hazards)
+    }
+
+    pub fn has_waiting(&self) -> bool {
+        !self.waiting.is_empty()
+    }
+
+    /// The streams a block held back at (segment, offset) waits for, for `mem map`.
+    pub fn waits_at(&self, segment: u64, offset: usize) -> Vec<StreamId> {
+        self.waiting
+            .iter()
+            .filter(|(b, _)| b.segment == segment && b.offset == offset)
+            .flat_map(|(_, w)| w.iter().map(|&(s, _)| s))
+            .collect()
+    }
+
+    /// Streams with queued work, as (name, pending items).
+    pub fn busy_streams(&self) -> Vec<(Arc<str>, u64)> {
+        self.streams
+            .iter()
+            .filter(|(_, s)| s.pending() > 0)
+            .map(|(_, s)| (Arc::clone(&s.name), s.pending()))
+            .collect()
+    }
+}

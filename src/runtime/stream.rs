@@ -1,0 +1,274 @@
+//! Streams and events: the order in which a device runs queued work.
+//!
+//! Each stream numbers the items queued on it (kernels, copies, event records,
+//! waits) 1, 2, 3, ...; `issued` is the last number handed out and `done` the
+//! last item known to be complete. Nothing completes on its own: as CUDA
+//! allows, queued work counts as still running until a synchronisation point
+//! (`sync`, a host read, an event's `.sync()`) says otherwise — so a racy
+//! program shows its worst case, the same way on every run.
+//!
+//! `seen` is a vector clock: for every other stream, the last of its items this
+//! stream's next item is ordered after (through `wait`). A read on stream R of
+//! memory written by item n of stream W is safe when R is W, when W's item n
+//! is done, or when R has seen W up to n.
+//!
+//! Each stream also has a modelled clock: when its last item finishes, in
+//! seconds since the session started (see `timing.rs`).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use super::alloc::StreamId;
+
+/// A stream of some device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct StreamKey {
+    pub device: u32,
+    pub stream: StreamId,
+}
+
+impl StreamKey {
+    pub const fn new(device: u32, stream: StreamId) -> StreamKey {
+        StreamKey { device, stream }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Stream {
+    pub name: Arc<str>,
+    /// The last item queued.
+    pub issued: u64,
+    /// The last item known complete.
+    pub done: u64,
+    /// Modelled time at which the last queued item finishes.
+    pub clock: f64,
+    /// For each other stream, the last of its items this stream has waited for.
+    seen: HashMap<StreamKey, u64>,
+    /// Waits queued here: (own item, stream waited for, its item). When this
+    /// stream's item completes, the item it waited for is complete too.
+    deps: Vec<(u64, StreamKey, u64)>,
+}
+
+impl Stream {
+    fn new(name: &str) -> Stream {
+        Stream {
+            name: name.into(),
+            issued: 0,
+            done: 0,
+            clock: 0.0,
+            seen: HashMap::new(),
+            deps: Vec::new(),
+        }
+    }
+
+    /// Items queued and not known complete.
+    pub fn pending(&self) -> u64 {
+        self.issued - self.done
+    }
+
+    /// Whether this stream's next item is ordered after item `seq` of `other`.
+    pub fn has_seen(&self, other: StreamKey, seq: u64) -> bool {
+        self.seen.get(&other).is_some_and(|&k| k >= seq)
+    }
+}
+
+/// A point in a stream: where an event was recorded, or the tail of a stream
+/// that another one waits for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    pub stream: StreamKey,
+    pub seq: u64,
+    /// Modelled time at which the stream reaches this point.
+    pub time: f64,
+    /// What the stream had waited for by then (so waiting for the mark waits for those too).
+    seen: Vec<(StreamKey, u64)>,
+}
+
+/// The streams of one device: `default` is stream 0.
+#[derive(Debug, Clone)]
+pub struct Streams {
+    device: u32,
+    list: Vec<Stream>,
+    /// The stream new work on this device goes to (`stream s { }` changes it).
+    pub current: StreamId,
+}
+
+impl Streams {
+    pub fn new(device: u32) -> Streams {
+        Streams {
+            device,
+            list: vec![Stream::new("default")],
+            current: 0,
+        }
+    }
+
+    pub fn key(&self, stream: StreamId) -> StreamKey {
+        StreamKey::new(self.device, stream)
+    }
+
+    pub fn get(&self, stream: StreamId) -> &Stream {
+        &self.list[stream as usize]
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (StreamId, &Stream)> {
+        self.list
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (i as StreamId, s))
+    }
+
+    pub fn find(&self, name: &str) -> Option<StreamId> {
+        self.list
+            .iter()
+            .position(|s| &*s.name == name)
+            .map(|i| i as StreamId)
+    }
+
+    /// A new stream named `name`.
+    pub fn create(&mut self, name: &str) -> StreamId {
+        self.list.push(Stream::new(name));
+        (self.list.len() - 1) as StreamId
+    }
+
+    /// Queues one item that takes `duration` seconds of device time on `stream`,
+    /// issued by the host at `host_time`; returns its number and when it ends.
+    pub fn enqueue(&mut self, stream: StreamId, host_time: f64, duration: f64) -> (u64, f64) {
+        let s = &mut self.list[stream as usize];
+        s.issued += 1;
+        s.clock = s.clock.max(host_time) + duration;
+        (s.issued, s.clock)
+    }
+
+    /// The tail of `stream`, to record an event at or to wait for. Recording is
+    /// an item of its own, so that an event completes only when it is reached.
+    pub fn mark(&mut self, stream: StreamId, host_time: f64) -> Mark {
+        let (seq, time) = self.enqueue(stream, host_time, 0.0);
+        let s = &self.list[stream as usize];
+        Mark {
+            stream: self.key(stream),
+            seq,
+            time,
+            seen: s.seen.iter().map(|(k, v)| (*k, *v)).collect(),
+        }
+    }
+
+    /// Queues on `stream` a wait for `mark` (which may be on another device).
+    pub fn wait(&mut self, stream: StreamId, mark: &Mark, host_time: f64) {
+        let (seq, _) = self.enqueue(stream, host_time, 0.0);
+        let key = self.key(stream);
+        let s = &mut self.list[stream as usize];
+        s.clock = s.clock.max(mark.time);
+        for &(k, v) in mark.seen.iter().chain([(mark.stream, mark.seq)].iter()) {
+            if k != key {
+                let e = s.seen.entry(k).or_insert(0);
+                *e = (*e).max(v);
+            }
+        }
+        if mark.stream != key {
+            s.deps.push((seq, mark.stream, mark.seq));
+        }
+    }
+
+    /// Records that `stream` has run up to item `seq`. Returns the items of
+    /// streams (here or on other devices) that are therefore complete too.
+    pub fn complete(&mut self, stream: StreamId, seq: u64) -> Vec<(StreamKey, u64)> {
+        let mut follow = Vec::new();
+        let mut work = vec![(stream, seq)];
+        while let Some((st, seq)) = work.pop() {
+            let s = &mut self.list[st as usize];
+            let seq = seq.min(s.issued);
+            if seq <= s.done {
+                continue;
+            }
+            s.done = seq;
+            let mut i = 0;
+            while i < s.deps.len() {
+                let (own, target, k) = s.deps[i];
+                if own <= seq {
+                    s.deps.swap_remove(i);
+                    if target.device == self.device {
+                        work.push((target.stream, k));
+                    } else {
+                        follow.push((target, k));
+                    }
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        follow
+    }
+
+    /// Everything queued on `stream` completes; returns the finishing time and
+    /// the items of other devices' streams that completed with it.
+    pub fn drain(&mut self, stream: StreamId) -> (f64, Vec<(StreamKey, u64)>) {
+        let s = &self.list[stream as usize];
+        let (issued, clock) = (s.issued, s.clock);
+        (clock, self.complete(stream, issued))
+    }
+
+    /// Whether `reader`'s next item is ordered after item `seq` of `writer`,
+    /// both of this device: the same stream, a completed item, or a wait.
+    pub fn ordered_after(&self, reader: StreamId, writer: StreamId, seq: u64) -> bool {
+        reader == writer
+            || self.list[writer as usize].done >= seq
+            || self.list[reader as usize].has_seen(self.key(writer), seq)
+    }
+
+    /// Total items queued and not complete.
+    pub fn pending(&self) -> u64 {
+        self.list.iter().map(Stream::pending).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nothing_completes_until_drained() {
+        let mut s = Streams::new(0);
+        let side = s.create("s");
+        let (seq, _) = s.enqueue(0, 0.0, 1e-6);
+        assert!(!s.ordered_after(side, 0, seq));
+        assert_eq!(s.get(0).pending(), 1);
+        s.drain(0);
+        assert!(s.ordered_after(side, 0, seq));
+        assert_eq!(s.pending(), 0);
+    }
+
+    #[test]
+    fn a_wait_orders_the_waiter_after_the_mark_and_transitively() {
+        let mut s = Streams::new(0);
+        let a = s.create("a");
+        let b = s.create("b");
+        let (seq, _) = s.enqueue(0, 0.0, 1e-6);
+        let m = s.mark(0, 0.0);
+        s.wait(a, &m, 0.0);
+        assert!(s.ordered_after(a, 0, seq));
+        assert!(!s.ordered_after(b, 0, seq));
+        let ma = s.mark(a, 0.0);
+        s.wait(b, &ma, 0.0);
+        assert!(
+            s.ordered_after(b, 0, seq),
+            "b waited for a, which waited for default"
+        );
+    }
+
+    #[test]
+    fn completing_a_waiter_completes_what_it_waited_for() {
+        let mut s = Streams::new(0);
+        let a = s.create("a");
+        s.enqueue(0, 0.0, 1e-3);
+        let m = s.mark(0, 0.0);
+        s.wait(a, &m, 0.0);
+        s.enqueue(a, 0.0, 1e-3);
+        assert_eq!(s.get(0).done, 0);
+        s.drain(a);
+        assert_eq!(s.get(0).done, 2);
+        assert!(
+            (s.get(a).clock - 2e-3).abs() < 1e-12,
+            "a ran after default's 1 ms"
+        );
+    }
+}

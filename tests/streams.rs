@@ -1,0 +1,247 @@
+//! Streams, events, hazards and the time model on simulated devices.
+
+mod common;
+
+use cudash::eval::Output;
+use cudash::session::{Config, Session};
+
+fn warnings(o: &cudash::session::Outcome) -> Vec<String> {
+    o.outputs
+        .iter()
+        .filter_map(|x| match x {
+            Output::Warning(w) => Some(w.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn value(s: &mut Session, src: &str) -> String {
+    let o = s.execute(src);
+    assert!(o.error.is_none(), "{src}: {:?}", o.error);
+    o.plain_text()
+}
+
+const RACE: &str = "A = empty(100, 100, device=cuda:0).normal_(0., 1.)\nstream s { B = A.sum() }";
+
+#[test]
+fn the_classic_race_warns_and_reads_the_old_bytes() {
+    let mut s = common::session();
+    let o = s.execute(RACE);
+    assert!(o.error.is_none());
+    let w = warnings(&o);
+    assert_eq!(w.len(), 1, "{w:?}");
+    for part in ["`A`", "stream `s`", "`default`", "`wait default`"] {
+        assert!(w[0].contains(part), "{part} missing from: {}", w[0]);
+    }
+    assert_eq!(
+        value(&mut s, "B.item()"),
+        "0.0",
+        "empty() left zeros; normal_ had not run for s"
+    );
+    assert_eq!(value(&mut s, "A.sum() == 0"), "false  bool[] @cuda:0");
+}
+
+#[test]
+fn waiting_for_the_default_stream_fixes_the_race() {
+    let mut s = common::session();
+    let o = s.execute(
+        "A = empty(100, 100, device=cuda:0).normal_(0., 1.)\nstream s {\n  wait default\n  B = A.sum()\n}\nB",
+    );
+    assert!(o.error.is_none());
+    assert!(warnings(&o).is_empty(), "{:?}", warnings(&o));
+    assert_eq!(value(&mut s, "B == A.sum()"), "true  bool[] @cuda:0");
+    // A sync fixes it too.
+    let o = s.execute("C = randn(10, device=cuda:0)\nsync\nstream s { D = C * 2 }\nsync\n(D == C * 2).sum().item()");
+    assert!(warnings(&o).is_empty(), "{:?}", warnings(&o));
+    assert_eq!(o.plain_text(), "10");
+}
+
+#[test]
+fn a_racy_script_prints_the_same_every_run() {
+    let script = "seed(3)\nA = randn(64, 64, device=cuda:0)\nA.fill_(2)\nstream s { B = A.sum()\n C = A * 3 }\nB\nC.sum()\nh = C.to(cpu, non_blocking=true)\nh.sum()\ndel C\ntime 5 { D = A @ A }\nmem map";
+    let run = || common::session().execute(script).plain_text();
+    let first = run();
+    assert!(first.contains("warning"), "{first}");
+    for _ in 0..3 {
+        assert_eq!(run(), first);
+    }
+}
+
+#[test]
+fn record_stream_defers_the_free_until_the_stream_is_done() {
+    let mut s = common::session();
+    let stat = |s: &mut Session, k: &str| -> i64 {
+        value(s, &format!("memory_stats()[\"{k}.all.current\"]"))
+            .parse()
+            .unwrap()
+    };
+    value(
+        &mut s,
+        "x = randn(1000, device=cuda:0)\nstream s {\n wait default\n y = x * 2\n}",
+    );
+    let o = s.execute("x.record_stream(s)\ndel x");
+    assert!(warnings(&o).is_empty(), "{:?}", warnings(&o));
+    assert_eq!(
+        stat(&mut s, "allocated_bytes"),
+        4096,
+        "x no longer counts as allocated"
+    );
+    assert_eq!(
+        stat(&mut s, "active_bytes"),
+        8192,
+        "but its block is still in use"
+    );
+    assert!(value(&mut s, "mem map").contains("waiting"));
+    // Not reusable on default while s may still read it.
+    value(&mut s, "z = randn(1000, device=cuda:0)");
+    assert_eq!(stat(&mut s, "active_bytes"), 12288);
+    value(&mut s, "sync s");
+    assert_eq!(
+        stat(&mut s, "active_bytes"),
+        8192,
+        "the waiting block came back"
+    );
+    assert!(!value(&mut s, "mem map").contains("waiting"));
+    assert_eq!(s.check_invariants(), Ok(()));
+}
+
+#[test]
+fn freeing_a_block_another_stream_uses_warns_without_record_stream() {
+    let mut s = common::session();
+    value(
+        &mut s,
+        "x = randn(1000, device=cuda:0)\nstream s {\n wait default\n y = x * 2\n}",
+    );
+    let w = warnings(&s.execute("del x"));
+    assert_eq!(w.len(), 1, "{w:?}");
+    assert!(w[0].contains("`x.record_stream(s)`"), "{}", w[0]);
+    // After a sync nothing is in flight: no warning.
+    value(
+        &mut s,
+        "x = randn(1000, device=cuda:0)\nstream s {\n wait default\n y = x * 2\n}\nsync",
+    );
+    assert!(warnings(&s.execute("del x")).is_empty());
+}
+
+#[test]
+fn blocks_waiting_for_a_stream_come_back_before_an_out_of_memory_error() {
+    let mut s = common::sim_session(1, 64 << 20);
+    value(&mut s, "x = zeros(8 * 2**20, device=cuda)\nstream s {\n wait default\n y = x.sum()\n}\nx.record_stream(s)\ndel x");
+    value(&mut s, "z = zeros(14 * 2**20, device=cuda)");
+    assert_eq!(value(&mut s, "memory_stats()[\"num_ooms\"]"), "0");
+}
+
+#[test]
+fn profile_counts_one_host_sync_per_item_in_a_loop() {
+    let mut s = common::session();
+    value(&mut s, "w = randn(64, device=cuda:0)");
+    let count = |text: &str, key: &str| -> String {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(key))
+            .unwrap_or_else(|| panic!("no {key} in {text}"))
+            .trim_start()[key.len()..]
+            .trim()
+            .to_string()
+    };
+    let p = value(
+        &mut s,
+        "profile { for i in 0..7 { l = (w * w).sum().item() } }",
+    );
+    assert_eq!(count(&p, "host syncs"), "7");
+    assert_eq!(count(&p, "kernels"), "14");
+    assert_eq!(count(&p, "copies D2H"), "7 (28 B)");
+    let p = value(&mut s, "profile { for i in 0..7 { l = (w * w).sum() } }");
+    assert_eq!(count(&p, "host syncs"), "0");
+    assert!(count(&p, "device time").contains("modelled on NVIDIA H100"));
+}
+
+#[test]
+fn time_reports_modelled_device_time_and_copy_bandwidth() {
+    let mut s = common::session();
+    let t = value(
+        &mut s,
+        "a = randn(256, 256, device=cuda:0)\ntime 10 { b = a @ a }",
+    );
+    assert!(
+        t.contains("device time on cuda:0 stream `default`, modelled on NVIDIA H100"),
+        "{t}"
+    );
+    let pageable = value(&mut s, "p = randn(1024, 1024)\ntime 3 { q = p.to(cuda:0) }");
+    let pinned = value(
+        &mut s,
+        "pin p\ntime 3 { q = p.to(cuda:0, non_blocking=true) }",
+    );
+    let rate = |t: &str| -> f64 {
+        let at = t.find("copies: ").expect("a bandwidth line") + 8;
+        t[at..].split(' ').next().unwrap().parse().unwrap()
+    };
+    assert!(
+        rate(&pinned) > 3.0 * rate(&pageable),
+        "{pageable}\n{pinned}"
+    );
+}
+
+#[test]
+fn the_current_stream_is_restored_after_an_error() {
+    let mut s = common::session();
+    value(&mut s, "s = stream()");
+    assert!(s
+        .execute("with s { x = ones(2, device=cuda:0)\n y = nope }")
+        .error
+        .is_some());
+    value(&mut s, "z = ones(2, device=cuda:0)");
+    assert_eq!(value(&mut s, "default.pending"), "1", "z went to default");
+    assert_eq!(value(&mut s, "s.pending"), "1", "x went to s");
+}
+
+#[test]
+fn status_reports_memory_and_pending_work_per_stream() {
+    let mut s = common::session();
+    value(
+        &mut s,
+        "x = ones(1000, device=cuda:0)\nstream s { y = x + 1\n z = y + 1 }",
+    );
+    let st = s.status();
+    let d0 = &st.devices[0];
+    assert_eq!(d0.allocated, 3 * 4096);
+    let pending: Vec<(String, u64)> = d0
+        .streams
+        .iter()
+        .map(|s| (s.name.clone(), s.pending))
+        .collect();
+    assert_eq!(
+        pending,
+        vec![("default".to_string(), 1), ("s".to_string(), 2)]
+    );
+    assert!(st.devices[1].streams.is_empty());
+    value(&mut s, "sync");
+    assert!(s.status().devices[0].streams.is_empty());
+}
+
+#[test]
+fn launch_blocking_completes_every_op() {
+    let mut s = Session::new(Config {
+        launch_blocking: true,
+        ..Config::default()
+    });
+    let o = s.execute(RACE);
+    assert!(warnings(&o).is_empty(), "{:?}", warnings(&o));
+    assert_eq!(value(&mut s, "B == A.sum()"), "true  bool[] @cuda:0");
+    assert_eq!(value(&mut s, "s.pending"), "0");
+}
+
+#[test]
+fn events_order_streams_across_devices() {
+    let mut s = common::session();
+    let o = s.execute(
+        "with device(1) {\n stream t {\n  a = randn(8, device=cuda)\n  e = event().record()\n }\n}\nwait e\nb = a.to(cuda:0)",
+    );
+    assert!(o.error.is_none(), "{:?}", o.error);
+    let o = s.execute("sync e\nc = b.sum()");
+    assert!(warnings(&o).is_empty(), "{:?}", warnings(&o));
+    assert_eq!(
+        value(&mut s, "t.pending"),
+        "0",
+        "syncing e completed t's work up to e"
+    );
+}
