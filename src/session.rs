@@ -401,8 +401,12 @@ impl Session {
     }
 
     /// Forgets every variable and reseeds the generator.
+    /// Forgets every variable. Queued work is waited for first, so the freed
+    /// memory returns to the caches without warnings about streams in flight.
     pub fn reset(&mut self) {
+        self.devices.sync_all();
         self.interp = Interp::new(self.config.seed, Arc::clone(&self.devices));
+        self.devices.take_hazards();
     }
 
     pub fn history(&self) -> &[String] {

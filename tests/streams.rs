@@ -245,3 +245,48 @@ fn events_order_streams_across_devices() {
         "syncing e completed t's work up to e"
     );
 }
+
+#[test]
+fn reset_waits_for_queued_work_and_forgets_quietly() {
+    let mut s = common::session();
+    value(
+        &mut s,
+        "x = randn(1000, device=cuda:0)\nstream s {\n wait default\n y = x * 2\n}",
+    );
+    s.reset();
+    let o = s.execute("z = ones(2)");
+    assert!(warnings(&o).is_empty(), "{:?}", warnings(&o));
+    assert!(s
+        .status()
+        .devices
+        .iter()
+        .all(|d| d.allocated == 0 && d.streams.is_empty()));
+}
+
+#[test]
+fn the_repl_status_line_shows_streams_with_pending_work() {
+    let mut s = common::session();
+    value(
+        &mut s,
+        "x = ones(1000, device=cuda:1)\nwith device(1) { stream s { y = x * 2 } }",
+    );
+    let line = cudash::repl::status_line(&s);
+    assert!(line.starts_with("cuda:1  allocated 8.0 KiB"), "{line}");
+    assert!(
+        line.ends_with("· default 1 pending · s 1 pending"),
+        "{line}"
+    );
+    value(&mut s, "sync all");
+    assert!(!cudash::repl::status_line(&s).contains("pending"));
+}
+
+#[test]
+fn a_race_inside_a_loop_warns_once_with_a_count() {
+    let mut s = common::session();
+    let o = s.execute(
+        "A = ones(10, device=cuda:0)\nfor i in 0..5 {\n A.fill_(i)\n stream s { B = A.sum() }\n}",
+    );
+    let w = warnings(&o);
+    assert_eq!(w.len(), 2, "{w:?}");
+    assert!(w[1].contains("4 more times"), "{}", w[1]);
+}

@@ -48,7 +48,7 @@ pub struct Counters {
     pub kernels: u64,
     /// Modelled device time of everything queued, in nanoseconds.
     pub device_ns: u64,
-    /// Segments the caching allocators reserved from the devices.
+    /// Segments the caching allocators reserved from the devices (filled in by `profile`).
     pub segments: u64,
     pub allocations: u64,
     pub bytes: u64,
@@ -228,7 +228,6 @@ impl Interp {
 
     /// A block of `bytes` on CUDA device `d`, or the out-of-memory error.
     fn alloc(&mut self, d: u32, bytes: usize) -> Result<Memory, Error> {
-        let segments = self.total_segments(d);
         let mem = self
             .devices
             .alloc(d, bytes)
@@ -240,16 +239,17 @@ impl Interp {
                 allocated: oom.allocated,
                 reserved: oom.reserved,
             })?;
-        self.counters.segments += self.total_segments(d) - segments;
         self.counters.allocations += 1;
         self.counters.bytes += bytes as u64;
         Ok(mem)
     }
 
-    fn total_segments(&self, d: u32) -> u64 {
-        self.devices
-            .gpu(d)
-            .map_or(0, |g| g.allocator.stats().total_segments)
+    /// Segments every device's allocator has reserved so far.
+    fn total_segments(&self) -> u64 {
+        (0..self.devices.count())
+            .filter_map(|d| self.devices.gpu(d))
+            .map(|g| g.allocator.stats().total_segments)
+            .sum()
     }
 
     /// Reserves device memory for a tensor about to be built, so that a tensor too

@@ -189,10 +189,12 @@ impl Interp {
             }
             StmtKind::Profile(body) => {
                 let before = self.counters.clone();
+                let segments = self.total_segments();
                 let start = Instant::now();
                 self.exec_block(body)?;
                 let wall = start.elapsed().as_secs_f64();
-                let d = diff(&self.counters, &before);
+                let mut d = diff(&self.counters, &before);
+                d.segments = self.total_segments() - segments;
                 let model = self.modelled_on();
                 self.out.push(Output::Text(display::profile_table(
                     &d,

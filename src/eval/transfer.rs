@@ -123,30 +123,28 @@ impl Interp {
                 // Lands in pinned memory; the host must sync before reading it.
                 let copy = t.with_device(Device::Cpu);
                 let _ = copy.attach(self.devices.pinned(t.nbytes()));
-                self.count_copy(t.device(), d, t.nbytes());
-                self.counters.ops += 1;
-                let work = Work::Copy {
-                    bytes: t.nbytes() as u64,
-                    path: CopyPath::Pinned,
-                };
-                self.issue(s, work, Some(&copy));
-                Ok(Value::tensor(copy))
+                Ok(self.queue_copy(t, copy, s))
             }
             (Device::Cpu, Device::Cuda(to)) => {
                 // From pinned memory: queued, and the host goes on at once.
                 let mem = self.reserve(d, t.shape(), t.dtype())?;
                 let copy = attached(t.with_device(d), mem);
-                self.count_copy(t.device(), d, t.nbytes());
-                self.counters.ops += 1;
-                let work = Work::Copy {
-                    bytes: t.nbytes() as u64,
-                    path: CopyPath::Pinned,
-                };
-                self.issue(to, work, Some(&copy));
-                Ok(Value::tensor(copy))
+                Ok(self.queue_copy(t, copy, to))
             }
             _ => self.move_value(t, d),
         }
+    }
+
+    /// Queues the asynchronous copy of `t` into `copy` on device `on`'s current stream.
+    fn queue_copy(&mut self, t: &Tensor, copy: Tensor, on: u32) -> Value {
+        self.count_copy(t.device(), copy.device(), t.nbytes());
+        self.counters.ops += 1;
+        let work = Work::Copy {
+            bytes: t.nbytes() as u64,
+            path: CopyPath::Pinned,
+        };
+        self.issue(on, work, Some(&copy));
+        Value::tensor(copy)
     }
 
     /// A copy in freshly pinned host memory (`x.pin()`).

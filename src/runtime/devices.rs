@@ -3,6 +3,7 @@
 //! the host's modelled clock. Device memory is handed to tensors as a `Memory`
 //! guard that returns it to its allocator when the last view drops.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::alloc::{Block, OutOfMemory, StreamId};
@@ -23,11 +24,14 @@ pub struct Devices {
     host: Arc<Mutex<HostAllocator>>,
     /// The host's modelled clock, in seconds since the session started.
     host_time: Mutex<f64>,
+    /// Raised when any device finds a hazard.
+    hazard_flag: Arc<AtomicBool>,
 }
 
 impl Devices {
     pub fn new(backend: &dyn Backend, reason: impl Into<String>) -> Devices {
         let infos = backend.devices();
+        let hazard_flag = Arc::new(AtomicBool::new(false));
         let gpus = infos
             .iter()
             .map(|d| {
@@ -35,6 +39,7 @@ impl Devices {
                     d.index,
                     d.spec,
                     backend.segment_source(d.index),
+                    Arc::clone(&hazard_flag),
                 )))
             })
             .collect();
@@ -45,6 +50,7 @@ impl Devices {
             gpus,
             host: Arc::new(Mutex::new(HostAllocator::default())),
             host_time: Mutex::new(0.0),
+            hazard_flag,
         }
     }
 
@@ -192,6 +198,9 @@ impl Devices {
 
     /// Hazards every device found since the last call.
     pub fn take_hazards(&self) -> Vec<String> {
+        if !self.hazard_flag.swap(false, Ordering::AcqRel) {
+            return Vec::new();
+        }
         self.gpus
             .iter()
             .flat_map(|g| lock(g).take_hazards())

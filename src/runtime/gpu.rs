@@ -7,6 +7,7 @@
 //! used the memory. The checks are the same on every backend; only the
 //! simulator also shows the consequence (a racing read sees the old bytes).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::alloc::{Block, CachingAllocator, SegmentSource, StreamId};
@@ -31,6 +32,9 @@ pub struct Gpu {
     /// each returns to the cache once every (stream, item) listed is done.
     waiting: Vec<(Block, Vec<(StreamId, u64)>)>,
     hazards: Vec<String>,
+    /// Raised with every hazard, shared by all devices: lets the interpreter
+    /// skip asking each device after every statement.
+    hazard_flag: Arc<AtomicBool>,
     /// `--launch-blocking`: every item completes before the host goes on.
     pub launch_blocking: bool,
     /// Modelled device time of all work queued so far (for `profile`).
@@ -96,7 +100,12 @@ pub enum Sees {
 }
 
 impl Gpu {
-    pub fn new(index: u32, spec: &'static GpuSpec, source: Box<dyn SegmentSource + Send>) -> Gpu {
+    pub fn new(
+        index: u32,
+        spec: &'static GpuSpec,
+        source: Box<dyn SegmentSource + Send>,
+        hazard_flag: Arc<AtomicBool>,
+    ) -> Gpu {
         Gpu {
             index,
             spec,
@@ -104,6 +113,7 @@ impl Gpu {
             streams: Streams::new(index),
             waiting: Vec::new(),
             hazards: Vec::new(),
+            hazard_flag,
             launch_blocking: false,
             busy: 0.0,
         }
@@ -191,7 +201,7 @@ impl Gpu {
                     self.streams.get(s).name,
                     self.streams.get(s).name,
                 );
-                self.hazards.push(msg);
+                self.report(msg);
             }
         }
         if !waits.is_empty() {
@@ -225,17 +235,22 @@ impl Gpu {
         !self.launch_blocking && !earlier_pending
     }
 
+    /// The pending write as (stream, item), unless it is known complete (then it is forgotten).
+    fn running_write(&self, access: &mut Access) -> Option<(StreamId, u64)> {
+        let w = access.write.as_ref()?;
+        if self.streams.get(w.stream).done >= w.seq {
+            access.write = None;
+            return None;
+        }
+        Some((w.stream, w.seq))
+    }
+
     /// Whether stream `r`'s next item is ordered after the pending write; a
     /// hazard when it is not. Forgets the write once it is complete.
     fn check(&mut self, access: &mut Access, r: StreamId, verb: Verb) -> Sees {
-        let Some(w) = &access.write else {
+        let Some((ws, seq)) = self.running_write(access) else {
             return Sees::Live;
         };
-        let (ws, seq) = (w.stream, w.seq);
-        if self.streams.get(ws).done >= seq {
-            access.write = None;
-            return Sees::Live;
-        }
         if self.streams.ordered_after(r, ws, seq) {
             return Sees::Live;
         }
@@ -260,20 +275,15 @@ impl Gpu {
             self.index,
             self.streams.get(ws).name,
         );
-        self.hazards.push(msg);
+        self.report(msg);
         Sees::Stale
     }
 
     /// A host read of memory an asynchronous copy from this device writes.
     pub fn on_host_read(&mut self, access: &mut Access) -> Sees {
-        let Some(w) = &access.write else {
+        let Some((ws, _)) = self.running_write(access) else {
             return Sees::Live;
         };
-        let (ws, seq) = (w.stream, w.seq);
-        if self.streams.get(ws).done >= seq {
-            access.write = None;
-            return Sees::Live;
-        }
         let msg = format!(
             "{} is read on the host while the non-blocking copy into it (queued on {} @cuda:{}) \
              may still be running: it shows what the memory held before. Fix: `sync` (or an \
@@ -282,8 +292,13 @@ impl Gpu {
             self.stream_name(ws),
             self.index,
         );
-        self.hazards.push(msg);
+        self.report(msg);
         Sees::Stale
+    }
+
+    fn report(&mut self, msg: String) {
+        self.hazards.push(msg);
+        self.hazard_flag.store(true, Ordering::Release);
     }
 
     pub fn take_hazards(&mut self) -> Vec<String> {

@@ -150,6 +150,7 @@ impl Tensor {
     ///
     /// Device memory is read by the current stream of its device; a read that
     /// races a pending write is reported and sees the bytes from before it.
+    #[inline]
     pub fn read(&self) -> BufRef<'_> {
         if self.storage.tracked.load(Ordering::Acquire) && self.before_read() == Sees::Stale {
             // A reader already holding the old bytes (`A + A`) means they exist.
@@ -167,6 +168,7 @@ impl Tensor {
         self.storage.buf.read().unwrap_or_else(|e| e.into_inner())
     }
 
+    #[inline(never)]
     fn before_read(&self) -> Sees {
         let mut access = lock(&self.storage.access);
         let sees = match (self.memory().and_then(Memory::gpu), &access.write) {
