@@ -198,7 +198,7 @@ docs! {
     Statement Streams "stream", "stream NAME { ... }", "Creates stream NAME on the current device on first use and queues the block's work on it; the current stream is restored afterwards.", "A = randn(100, 100, device=cuda)\nstream s {\n  wait default\n  B = A.sum()\n}";
     Statement Streams "wait", "wait STREAM_OR_EVENT", "The current stream waits (on the device; the host goes on) for all work queued so far on a stream, or for an event.", "x = randn(100, device=cuda)\nstream s {\n  wait default\n  y = x.sum()\n}\nwait s";
     Statement Memory "pin", "pin NAME", "Moves the tensor NAME into page-locked host memory, in place.", "pin x";
-    Statement Streams "sync", "sync [STREAM | DEVICE | all]", "The host waits until queued work is done: the current device, a stream, an event, a device, or everything (one host sync).", "sync\nsync default\nsync all";
+    Statement Streams "sync", "sync [STREAM | EVENT | DEVICE | all]", "The host waits until queued work is done: the current device, a stream, an event, a device, or everything (one host sync).", "sync\nsync default\nsync all";
     Statement Memory "mem", "mem [map] [DEVICE | all]", "The caching allocator's state: a summary table, or `mem map` for every segment's blocks.", "mem";
     Statement Teaching "del", "del NAME, ...", "Forgets names; their memory goes back to the allocator's cache.", "x = ones(2)\ndel x";
     Statement Teaching "for", "for NAME in A..B { ... }", "Repeats the block for NAME = A, A+1, ..., B-1 (or over a list, or a tensor's first dimension).", "x = ones(2)\nfor i in 0..3 { x = x * 2 }\nx";
