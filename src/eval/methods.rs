@@ -10,6 +10,7 @@ use crate::error::{Diagnostic, Error};
 use crate::lang::ast::Name;
 use crate::lang::Span;
 use crate::runtime::ops::{elementwise, factory, index};
+use crate::runtime::timing::{CopyPath, Work};
 use crate::runtime::{DType, Device, Tensor};
 
 impl Interp {
@@ -142,9 +143,9 @@ impl Interp {
                 // A copy of the value to the host on the current stream, then a wait for it.
                 if let Device::Cuda(d) = t.device() {
                     let bytes = t.dtype().size() as u64;
-                    let work = crate::runtime::timing::Work::Copy {
+                    let work = Work::Copy {
                         bytes,
-                        path: crate::runtime::timing::CopyPath::Pageable,
+                        path: CopyPath::Pageable,
                     };
                     self.issue(d, work, None);
                     self.count_copy(t.device(), Device::Cpu, bytes as usize);

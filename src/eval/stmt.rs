@@ -155,13 +155,7 @@ impl Interp {
                     Value::Device(Device::Cuda(d)) => self.sync_device(d),
                     // Host work is synchronous: nothing to wait for.
                     Value::Device(Device::Cpu) => {}
-                    Value::Event(ev) => {
-                        if let Some(r) = ev.recorded() {
-                            self.devices
-                                .complete(r.mark.stream, r.mark.seq, r.mark.time);
-                            self.counters.host_syncs += 1;
-                        }
-                    }
+                    Value::Event(ev) => self.sync_event(&ev),
                     other => {
                         return Err(Error::wrong_type(
                             "the target of `sync`",

@@ -34,9 +34,7 @@ impl Interp {
         if self.devices.count() == 0 {
             return Err(not_available("a stream"));
         }
-        let d = self.current_device;
-        let s = self.devices.gpu(d).map_or(0, |g| g.streams.current);
-        Ok(StreamKey::new(d, s))
+        Ok(self.stream_on(self.current_device))
     }
 
     /// `default`: the current device's default stream.
@@ -135,6 +133,16 @@ impl Interp {
     pub(crate) fn sync_device(&mut self, d: u32) {
         self.devices.sync_device(d);
         self.counters.host_syncs += 1;
+    }
+
+    /// The host waits until the stream reaches the event (one host sync); an
+    /// event never recorded is complete, as in CUDA.
+    pub(crate) fn sync_event(&mut self, e: &Event) {
+        if let Some(r) = e.recorded() {
+            self.devices
+                .complete(r.mark.stream, r.mark.seq, r.mark.time);
+            self.counters.host_syncs += 1;
+        }
     }
 
     pub(crate) fn sync_all(&mut self) {
@@ -260,11 +268,7 @@ impl Interp {
                 Ok(recv.clone())
             }
             (Value::Event(e), "sync") => {
-                if let Some(r) = e.recorded() {
-                    self.devices
-                        .complete(r.mark.stream, r.mark.seq, r.mark.time);
-                    self.counters.host_syncs += 1;
-                }
+                self.sync_event(e);
                 Ok(Value::None)
             }
             (Value::Event(e), "query") => {
