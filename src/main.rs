@@ -53,6 +53,27 @@ enum Command {
     },
     /// Print the device table and exit.
     Devices,
+    /// The Jupyter kernel: `cudash kernel install` once, then pick "cudash" in Jupyter.
+    Kernel {
+        /// The connection file Jupyter passes (`{connection_file}` in the kernelspec).
+        #[arg(short = 'f', long = "connection-file")]
+        connection_file: Option<std::path::PathBuf>,
+        #[command(subcommand)]
+        action: Option<KernelAction>,
+    },
+}
+
+#[derive(Subcommand)]
+enum KernelAction {
+    /// Write the kernelspec (kernel.json with this program's absolute path, and logos).
+    Install {
+        /// Into your Jupyter data directory (the default).
+        #[arg(long, conflicts_with = "prefix")]
+        user: bool,
+        /// Into PREFIX/share/jupyter/kernels/cudash (a virtual environment, say).
+        #[arg(long)]
+        prefix: Option<std::path::PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -77,6 +98,8 @@ fn main() -> ExitCode {
         }
     };
     let color = !args.no_color && std::env::var_os("NO_COLOR").is_none();
+    // Options the installed kernel is started with, as given here.
+    let global_args = kernel_args(&args);
     let command = args.command;
     let (seed, sim_devices) = (args.seed, args.sim_devices);
     let launch_blocking = args.launch_blocking
@@ -109,6 +132,18 @@ fn main() -> ExitCode {
                     },
                 ),
                 Some(Command::Devices) => cli::devices(config),
+                Some(Command::Kernel {
+                    action: Some(KernelAction::Install { prefix, .. }),
+                    ..
+                }) => cli::install_kernel(prefix, &global_args),
+                Some(Command::Kernel {
+                    connection_file: Some(file),
+                    action: None,
+                }) => cudash::kernel::run(config, &file),
+                Some(Command::Kernel { .. }) => {
+                    eprintln!("cudash kernel: give a connection file (`-f FILE`, as Jupyter does), or `install`");
+                    2
+                }
             }
         });
     match worker.map(|h| h.join()) {
@@ -118,6 +153,27 @@ fn main() -> ExitCode {
             ExitCode::from(101)
         }
     }
+}
+
+/// The global options that differ from their defaults, to pass on to the kernel.
+fn kernel_args(args: &Args) -> Vec<String> {
+    let mut out = Vec::new();
+    if args.backend != "auto" {
+        out.extend(["--backend".into(), args.backend.clone()]);
+    }
+    if args.sim_devices != 2 {
+        out.extend(["--sim-devices".into(), args.sim_devices.to_string()]);
+    }
+    if args.sim_memory != "16GiB" {
+        out.extend(["--sim-memory".into(), args.sim_memory.clone()]);
+    }
+    if args.seed != 0 {
+        out.extend(["--seed".into(), args.seed.to_string()]);
+    }
+    if args.launch_blocking {
+        out.push("--launch-blocking".into());
+    }
+    out
 }
 
 // Large tensors are allocated and freed constantly; mimalloc keeps freed pages

@@ -371,6 +371,17 @@ impl Session {
         self.interp.on_progress = Some(Box::new(f));
     }
 
+    /// Values and `mem` displays carry HTML too (for notebooks).
+    pub fn enable_html(&mut self) {
+        self.interp.html = true;
+    }
+
+    /// Outputs go to `f` as they happen (a long loop's `print`s stream out)
+    /// instead of collecting in the `Outcome`.
+    pub fn set_output_sink(&mut self, f: impl FnMut(Output) + 'static) {
+        self.interp.sink = Some(Box::new(f));
+    }
+
     /// Set from another thread (Ctrl-C, a Jupyter interrupt) to stop the running statement.
     pub fn interrupt_handle(&self) -> Arc<AtomicBool> {
         Arc::clone(&self.interp.interrupt)
@@ -405,7 +416,14 @@ impl Session {
     /// memory returns to the caches without warnings about streams in flight.
     pub fn reset(&mut self) {
         self.devices.sync_all();
-        self.interp = Interp::new(self.config.seed, Arc::clone(&self.devices));
+        let mut fresh = Interp::new(self.config.seed, Arc::clone(&self.devices));
+        // What the front end set up stays: the interrupt flag it holds, its
+        // progress display, where outputs go and whether HTML is wanted.
+        fresh.interrupt = Arc::clone(&self.interp.interrupt);
+        fresh.on_progress = self.interp.on_progress.take();
+        fresh.sink = self.interp.sink.take();
+        fresh.html = self.interp.html;
+        self.interp = fresh;
         self.devices.take_hazards();
     }
 
@@ -427,9 +445,10 @@ impl Outcome {
         let mut parts: Vec<String> = self
             .outputs
             .iter()
-            .map(|o| match o {
-                Output::Value(s) | Output::Text(s) => s.clone(),
-                Output::Warning(s) => format!("warning: {s}"),
+            .filter_map(|o| match o {
+                Output::Warning(s) => Some(format!("warning: {s}")),
+                Output::Clear { .. } => None,
+                o => Some(o.text().to_string()),
             })
             .collect();
         if let Some(e) = &self.error {

@@ -18,3 +18,21 @@ pub fn devices(config: Config) -> u8 {
     println!("{}", Session::new(config).devices_table());
     0
 }
+
+/// `cudash kernel install [--user | --prefix P]`.
+pub fn install_kernel(prefix: Option<std::path::PathBuf>, extra: &[String]) -> u8 {
+    let target = match prefix {
+        Some(p) => crate::kernel::install::Target::Prefix(p),
+        None => crate::kernel::install::Target::User,
+    };
+    match crate::kernel::install::install(&target, extra) {
+        Ok(dir) => {
+            println!("installed the cudash kernelspec in {}", dir.display());
+            0
+        }
+        Err(e) => {
+            eprintln!("cudash kernel install: {e}");
+            1
+        }
+    }
+}

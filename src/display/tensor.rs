@@ -45,9 +45,22 @@ pub fn values(t: &Tensor) -> String {
     if t.numel() == 0 && t.ndim() > 0 {
         return "[]".into();
     }
+    let shown = shown_indices(t);
+    let cells = collect_cells(t, &shown);
+    let fmt = CellFormat::new(t.dtype(), &cells);
+    let mut it = cells.iter();
+    let mut out = String::new();
+    if t.ndim() == 0 {
+        return cells.first().map(|c| fmt.cell(*c)).unwrap_or_default();
+    }
+    layout(&shown, 0, &fmt, &mut it, &mut out);
+    out
+}
+
+/// The indices of each dimension a display shows; `None` marks the elided middle.
+fn shown_indices(t: &Tensor) -> Vec<Vec<Option<usize>>> {
     let summarize = t.numel() > SUMMARIZE_ABOVE;
-    let shown: Vec<Vec<Option<usize>>> = t
-        .shape()
+    t.shape()
         .iter()
         .map(|&n| {
             if summarize && n > 2 * EDGE {
@@ -60,16 +73,25 @@ pub fn values(t: &Tensor) -> String {
                 (0..n).map(Some).collect()
             }
         })
-        .collect();
-    let cells = collect_cells(t, &shown);
-    let fmt = CellFormat::new(t.dtype(), &cells);
-    let mut it = cells.iter();
-    let mut out = String::new();
-    if t.ndim() == 0 {
-        return cells.first().map(|c| fmt.cell(*c)).unwrap_or_default();
+        .collect()
+}
+
+/// What a display shows of a tensor, for layouts other than text (HTML tables).
+pub struct Grid {
+    /// Per dimension, the indices shown (`None`: the elided middle).
+    pub shown: Vec<Vec<Option<usize>>>,
+    /// The shown elements, formatted as the text display formats them, in logical order.
+    pub cells: Vec<String>,
+}
+
+pub fn grid(t: &Tensor) -> Grid {
+    let shown = shown_indices(t);
+    let raw = collect_cells(t, &shown);
+    let fmt = CellFormat::new(t.dtype(), &raw);
+    Grid {
+        cells: raw.iter().map(|c| fmt.cell(*c)).collect(),
+        shown,
     }
-    layout(&shown, 0, &fmt, &mut it, &mut out);
-    out
 }
 
 /// Reads the shown elements in logical order straight from the storage.

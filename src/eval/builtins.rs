@@ -182,6 +182,11 @@ impl Interp {
                 self.note_matmul(&x, &r);
                 self.made(r).map_err(at)
             }
+            "clear_output" => {
+                let wait = b.bool("wait", false)?;
+                self.emit(Output::Clear { wait });
+                Ok(Value::None)
+            }
             "print" => {
                 for (v, _) in &b.rest {
                     self.host_read(v);
@@ -191,7 +196,7 @@ impl Interp {
                     .iter()
                     .map(|(v, _)| display::value::print_text(v))
                     .collect();
-                self.out.push(Output::Text(parts.join(" ")));
+                self.emit(Output::Text(parts.join(" ")));
                 Ok(Value::None)
             }
             "device" => {

@@ -151,6 +151,7 @@ docs! {
     Function Teaching "save", "save(tensor, path)", "Writes a tensor to a .npy (NumPy) or .safetensors file, keeping dtype and shape.", "save(arange(4), \"/tmp/cudash-example.npy\")";
     Function Teaching "load", "load(path, device=cpu)", "Reads a .npy or .safetensors file (several tensors come back as a dict).", "save(arange(4), \"/tmp/cudash-example.npy\")\nload(\"/tmp/cudash-example.npy\")";
     Function Teaching "print", "print(*values)", "Prints values separated by spaces.", "print(\"x is\", [1., 2.])";
+    Function Teaching "clear_output", "clear_output(wait=false)", "Clears the cell's output in a notebook (with `wait=true`, once the next output comes) and the screen in a terminal.", "for i in 0..3 {\n  clear_output(wait=true)\n  print(\"step\", i)\n}";
     Method Tensors "to", "x.to(target, non_blocking=false)", "Moves to a device or converts to a dtype; returns `x` itself when nothing changes.", "x = ones(2)\nx.to(f64)";
     Method Devices "cuda", "x.cuda(index=none)", "Copies to the current CUDA device (or `cuda:index`).", "ones(2).cuda()";
     Method Devices "cpu", "x.cpu()", "Copies to host memory; returns `x` itself when it is already there.", "ones(2).cpu()";

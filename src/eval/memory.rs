@@ -1,17 +1,19 @@
 //! The `mem` and `devices` statements.
 
-use super::{not_available, Interp, Value};
-use crate::display::memory;
+use super::{not_available, Interp, Shown, Value};
+use crate::display::{html, memory};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::SyncTarget;
 use crate::runtime::Device;
 
 impl Interp {
-    pub(crate) fn mem_text(
+    /// `mem` and `mem map`: text for terminals, and (when asked) HTML tables
+    /// with the segments drawn for notebooks.
+    pub(crate) fn mem_shown(
         &mut self,
         map: bool,
         target: &SyncTarget,
-    ) -> Result<String, Diagnostic> {
+    ) -> Result<Shown, Diagnostic> {
         let span = match target {
             SyncTarget::Of(e) => e.span,
             _ => crate::lang::Span::from(0..0),
@@ -37,10 +39,17 @@ impl Interp {
                 }
             },
         };
-        let mut parts = Vec::new();
+        let mut texts = Vec::new();
+        let mut htmls = Vec::new();
         for d in targets {
-            parts.push(match d {
-                Device::Cpu => memory::host_summary(self.devices.host().stats()),
+            match d {
+                Device::Cpu => {
+                    let host = self.devices.host();
+                    texts.push(memory::host_summary(host.stats()));
+                    if self.html {
+                        htmls.push(html::host_mem(host.stats()));
+                    }
+                }
                 Device::Cuda(i) => {
                     let info = self
                         .devices
@@ -48,26 +57,32 @@ impl Interp {
                         .cloned()
                         .ok_or_else(|| Error::value("no such device").at(span))?;
                     let owners = self.block_owners();
-                    let a = self
+                    let lookup = |seg: u64, off: usize| -> Vec<String> {
+                        owners
+                            .iter()
+                            .filter(|(dev, s, o, _)| *dev == i && *s == seg && *o == off)
+                            .map(|(_, _, _, n)| n.clone())
+                            .collect()
+                    };
+                    let gpu = self
                         .devices
                         .gpu(i)
                         .ok_or_else(|| Error::value("no such device").at(span))?;
-                    if map {
-                        let lookup = |seg: u64, off: usize| -> Vec<String> {
-                            owners
-                                .iter()
-                                .filter(|(dev, s, o, _)| *dev == i && *s == seg && *o == off)
-                                .map(|(_, _, _, n)| n.clone())
-                                .collect()
-                        };
-                        memory::map(&info, &a, &lookup)
+                    texts.push(if map {
+                        memory::map(&info, &gpu, &lookup)
                     } else {
-                        memory::summary(&info, &a.allocator)
+                        memory::summary(&info, &gpu.allocator)
+                    });
+                    if self.html {
+                        htmls.push(html::mem(&info, &gpu, &lookup));
                     }
                 }
-            });
+            }
         }
-        Ok(parts.join("\n\n"))
+        Ok(Shown {
+            text: texts.join("\n\n"),
+            html: self.html.then(|| htmls.concat()),
+        })
     }
 
     /// (device, segment, offset, name) for every named tensor holding a device block.

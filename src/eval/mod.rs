@@ -31,13 +31,37 @@ pub const MAX_DEPTH: usize = 256;
 /// What a statement produced, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Output {
-    /// The value of an expression statement (text already rendered: later
+    /// The value of an expression statement (already rendered: later
     /// statements may change the tensor it showed).
-    Value(String),
+    Value(Shown),
+    /// A rich display that is not a value (`mem`): a notebook shows its HTML.
+    Display(Shown),
     /// Text from `print`, `help`, `time`, `profile`.
     Text(String),
     /// A warning or a note about what the runtime did.
     Warning(String),
+    /// `clear_output()`: clear what the cell (or the terminal) shows; with
+    /// `wait`, only once the next output arrives.
+    Clear { wait: bool },
+}
+
+impl Output {
+    /// The plain text a terminal shows (warnings without their `warning:` prefix).
+    pub fn text(&self) -> &str {
+        match self {
+            Output::Value(s) | Output::Display(s) => &s.text,
+            Output::Text(s) | Output::Warning(s) => s,
+            Output::Clear { .. } => "",
+        }
+    }
+}
+
+/// Something shown: plain text for terminals, and HTML for notebooks when
+/// the front end asked for it (`Session::enable_html`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shown {
+    pub text: String,
+    pub html: Option<String>,
 }
 
 /// Counters behind `profile { }`.
@@ -75,6 +99,10 @@ pub struct Interp {
     /// Told `(done, total)` as the outermost `for` or `time` loop advances (the
     /// REPL draws a progress bar from it).
     pub on_progress: Option<Box<dyn FnMut(u64, u64)>>,
+    /// Where outputs go as they happen; when unset they collect in `out`.
+    pub sink: Option<Box<dyn FnMut(Output)>>,
+    /// Render HTML beside the text of values and displays.
+    pub html: bool,
     /// The op being evaluated, for the time model: device bytes its inputs
     /// take, and its floating point work (set where the op is dispatched).
     op_bytes: u64,
@@ -97,6 +125,8 @@ impl Interp {
             current_device: 0,
             quiet: 0,
             on_progress: None,
+            sink: None,
+            html: false,
             op_bytes: 0,
             op_flops: 0,
             op_half: false,
@@ -147,6 +177,14 @@ impl Interp {
             self.undo.insert(name.to_string(), old.clone());
         }
         old
+    }
+
+    /// Hands an output to the front end: at once when it listens, else into `out`.
+    pub(crate) fn emit(&mut self, o: Output) {
+        match self.sink.as_mut() {
+            Some(f) => f(o),
+            None => self.out.push(o),
+        }
     }
 
     /// Reports loop progress, for the outermost loop only.

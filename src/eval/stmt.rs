@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use super::args::to_tensor;
-use super::{docs, not_available, Counters, Interp, Output, Value};
+use super::{docs, not_available, Counters, Interp, Output, Shown, Value};
 use crate::display;
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{Block, ExprKind, ForIter, Stmt, StmtKind, SyncTarget};
@@ -24,7 +24,7 @@ impl Interp {
             StmtKind::Expr(e) if matches!(&e.kind, ExprKind::Var(n) if n == "devices" && !self.vars.contains_key(n)) =>
             {
                 let text = self.devices_text();
-                self.out.push(Output::Text(text));
+                self.emit(Output::Text(text));
             }
             StmtKind::Expr(e) => {
                 let v = self.eval(e, 0)?;
@@ -32,7 +32,11 @@ impl Interp {
                     self.host_read(&v);
                     self.flush_hazards();
                     if let Some(text) = display::value::display_text(&v) {
-                        self.out.push(Output::Value(text));
+                        let html = match &v {
+                            Value::Tensor(t) if self.html => Some(display::html::tensor(t)),
+                            _ => None,
+                        };
+                        self.emit(Output::Value(Shown { text, html }));
                     }
                 }
             }
@@ -136,7 +140,7 @@ impl Interp {
                     .at(name.span));
                 }
                 if t.is_pinned() {
-                    self.out.push(Output::Warning(format!(
+                    self.emit(Output::Warning(format!(
                         "`{}` is already pinned",
                         name.name
                     )));
@@ -167,8 +171,8 @@ impl Interp {
                 },
             },
             StmtKind::Mem { map, target } => {
-                let text = self.mem_text(*map, target)?;
-                self.out.push(Output::Text(text));
+                let shown = self.mem_shown(*map, target)?;
+                self.emit(Output::Display(shown));
             }
             StmtKind::For(var, iter, body) => self.exec_for(&var.name, iter, body)?,
             StmtKind::Time(count, body) => {
@@ -190,7 +194,7 @@ impl Interp {
                 let mut d = diff(&self.counters, &before);
                 d.segments = self.total_segments() - segments;
                 let model = self.modelled_on();
-                self.out.push(Output::Text(display::profile_table(
+                self.emit(Output::Text(display::profile_table(
                     &d,
                     wall,
                     model.as_deref(),
@@ -216,7 +220,7 @@ impl Interp {
                             .join("\n\n")
                     }
                 };
-                self.out.push(Output::Text(text));
+                self.emit(Output::Text(text));
             }
         }
         Ok(())
@@ -267,7 +271,7 @@ impl Interp {
                 display::fmt_seconds(wall)
             ),
         };
-        self.out.push(Output::Text(text));
+        self.emit(Output::Text(text));
         Ok(())
     }
 

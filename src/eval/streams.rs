@@ -172,7 +172,7 @@ impl Interp {
             match self.warned.iter_mut().find(|(m, _)| *m == msg) {
                 Some((_, n)) => *n += 1,
                 None => {
-                    self.out.push(Output::Warning(msg.clone()));
+                    self.emit(Output::Warning(msg.clone()));
                     self.warned.push((msg, 1));
                 }
             }
@@ -182,7 +182,7 @@ impl Interp {
     pub(crate) fn summarise_repeats(&mut self) {
         for (_, n) in std::mem::take(&mut self.warned) {
             if n > 1 {
-                self.out.push(Output::Warning(format!(
+                self.emit(Output::Warning(format!(
                     "(the warning above came {} more time{} in this statement)",
                     n - 1,
                     if n == 2 { "" } else { "s" }

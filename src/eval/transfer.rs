@@ -112,7 +112,7 @@ impl Interp {
         }
         match (t.device(), d) {
             (Device::Cpu, Device::Cuda(_)) if !t.is_pinned() => {
-                self.out.push(Output::Warning(
+                self.emit(Output::Warning(
                     "non_blocking=true: the source is in pageable memory, so this copy runs synchronously; \
                      pin it first (`pin x`) to let the copy overlap other work"
                         .into(),

@@ -123,20 +123,18 @@ impl Repl {
     fn show(&self, o: &Outcome) {
         for out in &o.outputs {
             match out {
-                Output::Value(s) | Output::Text(s) => {
-                    println!(
-                        "{}",
-                        if self.color {
-                            highlight::color_tags(s)
-                        } else {
-                            s.clone()
-                        }
-                    )
-                }
                 Output::Warning(s) => println!(
                     "{}",
                     self.paint(Color::Yellow.normal(), &format!("warning: {s}"))
                 ),
+                // Clearing the screen only makes sense on a terminal.
+                Output::Clear { .. } => {
+                    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                        print!("\x1b[H\x1b[2J");
+                    }
+                }
+                o if self.color => println!("{}", highlight::color_tags(o.text())),
+                o => println!("{}", o.text()),
             }
         }
         if let Some(e) = &o.error {

@@ -1,0 +1,338 @@
+//! HTML for notebooks: a tensor as a table under its device badge, `mem` as a
+//! table and an SVG drawing of the segments. Every piece of text is escaped.
+
+use std::fmt::Write;
+
+use super::tensor;
+use crate::runtime::alloc::{BlockState, Pool, StreamId};
+use crate::runtime::backend::DeviceInfo;
+use crate::runtime::gpu::Gpu;
+use crate::runtime::host::human_bytes;
+use crate::runtime::host_alloc::HostStats;
+use crate::runtime::{Device, Tensor};
+
+/// Text made safe inside HTML elements and attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// One colour per device, so placement is visible at a glance.
+fn device_colour(d: Device) -> &'static str {
+    const CUDA: [&str; 6] = [
+        "#4d7c0f", "#1d4ed8", "#a21caf", "#c2410c", "#0f766e", "#b91c1c",
+    ];
+    match d {
+        Device::Cpu => "#4b5563",
+        Device::Cuda(i) => CUDA[i as usize % CUDA.len()],
+    }
+}
+
+/// The device badge: `cuda:1` in the device's colour.
+pub fn badge(d: Device) -> String {
+    format!(
+        "<span style=\"background:{};color:#fff;border-radius:3px;padding:0 5px;font-family:monospace\">{d}</span>",
+        device_colour(d)
+    )
+}
+
+const TABLE: &str = "border-collapse:collapse;font-family:monospace;font-size:12px";
+const CELL: &str = "border:1px solid #d1d5db;padding:1px 6px;text-align:right";
+const HEAD: &str = "border:1px solid #d1d5db;padding:1px 6px;color:#6b7280;font-weight:normal";
+
+/// A tensor: its badge and tag, then its values as one table per 2-D slice.
+pub fn tensor(t: &Tensor) -> String {
+    let pinned = if t.is_pinned() { " pinned" } else { "" };
+    let mut out = format!(
+        "<div class=\"cudash-tensor\"><div>{} <code>{}{}</code>{pinned}</div>",
+        badge(t.device()),
+        t.dtype(),
+        escape(&crate::runtime::shape::fmt_shape(t.shape()))
+    );
+    let grid = tensor::grid(t);
+    match t.ndim() {
+        0 => {
+            let _ = write!(out, "<code>{}</code>", escape(&grid.cells[0]));
+        }
+        _ if t.numel() == 0 => out.push_str("<code>[]</code>"),
+        1 => table(&mut out, &[Some(0)], &grid.shown[0], &grid.cells, false),
+        n => {
+            // Leading dimensions pick a slice; the last two make its table.
+            let (rows, cols) = (&grid.shown[n - 2], &grid.shown[n - 1]);
+            let per_slice = rows.iter().flatten().count() * cols.iter().flatten().count();
+            let mut slices = vec![Vec::new()];
+            for dim in &grid.shown[..n - 2] {
+                slices = slices
+                    .into_iter()
+                    .flat_map(|prefix: Vec<Option<usize>>| {
+                        dim.iter().map(move |i| {
+                            let mut p = prefix.clone();
+                            p.push(*i);
+                            p
+                        })
+                    })
+                    .collect();
+            }
+            let mut at = 0;
+            for prefix in slices {
+                if prefix.iter().any(Option::is_none) {
+                    // An elided slice: say so once per gap.
+                    if prefix.iter().rev().find(|i| i.is_none()) == prefix.last() {
+                        out.push_str("<div style=\"color:#6b7280\">⋮</div>");
+                    }
+                    continue;
+                }
+                if n > 2 {
+                    let idx: Vec<String> = prefix
+                        .iter()
+                        .flatten()
+                        .map(|i| i.to_string())
+                        .chain([":".into(), ":".into()])
+                        .collect();
+                    let _ = write!(
+                        out,
+                        "<div style=\"color:#6b7280;font-family:monospace\">[{}]</div>",
+                        idx.join(", ")
+                    );
+                }
+                table(&mut out, rows, cols, &grid.cells[at..at + per_slice], true);
+                at += per_slice;
+            }
+        }
+    }
+    out.push_str("</div>");
+    out
+}
+
+/// A table of `cells` (row-major over the shown `rows` and `cols`), with index headers.
+fn table(
+    out: &mut String,
+    rows: &[Option<usize>],
+    cols: &[Option<usize>],
+    cells: &[String],
+    row_heads: bool,
+) {
+    let _ = write!(out, "<table style=\"{TABLE}\"><tr>");
+    if row_heads {
+        let _ = write!(out, "<th style=\"{HEAD}\"></th>");
+    }
+    for c in cols {
+        let _ = write!(out, "<th style=\"{HEAD}\">{}</th>", index_label(*c, "⋯"));
+    }
+    out.push_str("</tr>");
+    let mut it = cells.iter();
+    for r in rows {
+        out.push_str("<tr>");
+        if row_heads {
+            let _ = write!(out, "<th style=\"{HEAD}\">{}</th>", index_label(*r, "⋮"));
+        }
+        for c in cols {
+            let text = match (r, c) {
+                (Some(_), Some(_)) => escape(it.next().map_or("", |s| s.as_str())),
+                (None, None) => "⋱".into(),
+                (None, _) => "⋮".into(),
+                (_, None) => "⋯".into(),
+            };
+            let _ = write!(out, "<td style=\"{CELL}\">{text}</td>");
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table>");
+}
+
+fn index_label(i: Option<usize>, gap: &str) -> String {
+    i.map_or_else(|| gap.to_string(), |i| i.to_string())
+}
+
+fn h(b: u64) -> String {
+    escape(&human_bytes(b as u128))
+}
+
+fn stat_table(title: &str, rows: &[(&str, String, String)], footer: &str) -> String {
+    let mut out = format!(
+        "<table style=\"{TABLE}\"><caption style=\"text-align:left;font-weight:bold\">{}</caption>\
+         <tr><th style=\"{HEAD}\"></th><th style=\"{HEAD}\">current</th><th style=\"{HEAD}\">peak</th></tr>",
+        escape(title)
+    );
+    for (label, cur, peak) in rows {
+        let _ = write!(
+            out,
+            "<tr><th style=\"{HEAD};text-align:left\">{}</th><td style=\"{CELL}\">{cur}</td><td style=\"{CELL}\">{peak}</td></tr>",
+            escape(label)
+        );
+    }
+    let _ = write!(
+        out,
+        "</table><div style=\"color:#6b7280;font-family:monospace;font-size:12px\">{}</div>",
+        escape(footer)
+    );
+    out
+}
+
+/// `mem` for one device: the allocator's figures, then its segments drawn.
+pub fn mem(info: &DeviceInfo, gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<String>) -> String {
+    let a = &gpu.allocator;
+    let s = a.stats();
+    let free = a.source().free() as u64;
+    let unused = s.reserved.current - s.allocated.current;
+    let rows = [
+        (
+            "allocated (tensors)",
+            h(s.allocated.current),
+            h(s.allocated.peak),
+        ),
+        ("requested", h(s.requested.current), h(s.requested.peak)),
+        (
+            "reserved (segments)",
+            h(s.reserved.current),
+            h(s.reserved.peak),
+        ),
+        ("reserved but unused", h(unused), String::new()),
+        (
+            "device free",
+            format!("{} of {}", h(free), h(info.total_memory as u64)),
+            String::new(),
+        ),
+    ];
+    let footer = format!(
+        "blocks {} · segments {} (small {}, large {}) · allocations ever {} · retries {} · OOMs {}",
+        s.allocations.current,
+        s.segments.current,
+        s.small_segments.current,
+        s.large_segments.current,
+        s.total_allocations,
+        s.num_alloc_retries,
+        s.num_ooms
+    );
+    let title = format!("cuda:{} — {} — caching allocator", info.index, info.name);
+    format!(
+        "<div class=\"cudash-mem\">{}{}{}</div>",
+        badge(Device::Cuda(info.index)),
+        stat_table(&title, &rows, &footer),
+        segments_svg(gpu, owner)
+    )
+}
+
+/// Every segment as a bar: allocated blocks solid in the device colour, blocks
+/// waiting for a stream hatched, free space pale. Hovering a block names it.
+pub fn segments_svg(gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<String>) -> String {
+    const WIDTH: f64 = 560.0;
+    const BAR: f64 = 18.0;
+    const ROW: f64 = 40.0;
+    let a = &gpu.allocator;
+    let segs: Vec<_> = a.segments().collect();
+    if segs.is_empty() {
+        return "<div style=\"color:#6b7280;font-size:12px\">no segments reserved</div>".into();
+    }
+    let colour = device_colour(Device::Cuda(gpu.index));
+    let stream_name = |s: StreamId| gpu.streams.get(s).name.to_string();
+    let height = segs.len() as f64 * ROW + 4.0;
+    let mut out = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" \
+         font-family=\"monospace\" font-size=\"11\"><defs><pattern id=\"cudash-wait\" \
+         width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">\
+         <rect width=\"3\" height=\"6\" fill=\"#f59e0b\"/></pattern></defs>"
+    );
+    for (row, seg) in segs.iter().enumerate() {
+        let y = row as f64 * ROW;
+        let pool = match seg.pool {
+            Pool::Small => "small",
+            Pool::Large => "large",
+        };
+        let _ = write!(
+            out,
+            "<text x=\"0\" y=\"{}\">segment {} · {pool} pool · {} · stream {}</text>\
+             <rect x=\"0\" y=\"{}\" width=\"{WIDTH}\" height=\"{BAR}\" fill=\"#e5e7eb\"/>",
+            y + 12.0,
+            seg.id,
+            h(seg.size as u64),
+            escape(&stream_name(seg.stream)),
+            y + 16.0
+        );
+        for (off, size, state) in a.blocks(seg) {
+            let x = off as f64 / seg.size as f64 * WIDTH;
+            let w = (size as f64 / seg.size as f64 * WIDTH).max(1.0);
+            let (fill, what) = match state {
+                BlockState::Free => ("none".to_string(), "free".to_string()),
+                BlockState::Allocated { requested } => {
+                    let names = owner(seg.id, off);
+                    let who = if names.is_empty() {
+                        "(no name)".to_string()
+                    } else {
+                        names.join(", ")
+                    };
+                    (
+                        colour.to_string(),
+                        format!("{who}: requested {}", human_bytes(requested as u128)),
+                    )
+                }
+                BlockState::Waiting { .. } => {
+                    let streams: Vec<String> = gpu
+                        .waits_at(seg.id, off)
+                        .into_iter()
+                        .map(stream_name)
+                        .collect();
+                    (
+                        "url(#cudash-wait)".to_string(),
+                        format!("waiting for stream {}", streams.join(", ")),
+                    )
+                }
+            };
+            let _ = write!(
+                out,
+                "<rect x=\"{x:.1}\" y=\"{}\" width=\"{w:.1}\" height=\"{BAR}\" fill=\"{fill}\" \
+                 stroke=\"#fff\" stroke-width=\"0.5\"><title>+{} {} {}</title></rect>",
+                y + 16.0,
+                h(off as u64),
+                h(size as u64),
+                escape(&what)
+            );
+        }
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// `mem cpu`: the pinned host allocator's figures.
+pub fn host_mem(s: &HostStats) -> String {
+    let rows = [
+        (
+            "allocated (tensors)",
+            h(s.allocated.current),
+            h(s.allocated.peak),
+        ),
+        (
+            "reserved (cached)",
+            h(s.reserved.current),
+            h(s.reserved.peak),
+        ),
+        (
+            "registered (pin x)",
+            h(s.registered.current),
+            h(s.registered.peak),
+        ),
+    ];
+    let footer = format!(
+        "blocks {} · allocations ever {} · served from cache {}",
+        s.allocations.current, s.total_allocations, s.cache_hits
+    );
+    format!(
+        "<div class=\"cudash-mem\">{}{}</div>",
+        badge(Device::Cpu),
+        stat_table(
+            "cpu — pinned (page-locked) host memory — caching host allocator",
+            &rows,
+            &footer
+        )
+    )
+}

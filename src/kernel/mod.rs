@@ -1,0 +1,272 @@
+//! The Jupyter kernel: the same `Session` behind Jupyter's messaging protocol.
+//!
+//! Sockets (shell, control, iopub, stdin, heartbeat) live on one async thread;
+//! the session lives on its own thread (`worker`) and is reached through
+//! channels. Control stays responsive while a cell runs, so an interrupt stops
+//! a loop and the session keeps its variables.
+
+mod history;
+pub mod install;
+mod publish;
+mod shell;
+mod wire;
+mod worker;
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use jupyter_protocol::{
+    ConnectionInfo, HelpLink, InterruptReply, IoPubWelcome, JupyterMessage, JupyterMessageContent,
+    KernelInfoReply, LanguageInfo, ShutdownReply, Status,
+};
+use jupyter_zmq_client as zmq;
+use tokio::sync::mpsc::{unbounded_channel, UnboundedSender};
+use tokio::sync::Notify;
+
+use crate::session::Config;
+
+/// Messages for iopub, sent in order by one task.
+#[derive(Clone)]
+pub struct Iopub(UnboundedSender<JupyterMessage>);
+
+impl Iopub {
+    pub fn send(&self, msg: JupyterMessage) {
+        let _ = self.0.send(msg);
+    }
+
+    pub fn status(&self, parent: &JupyterMessage, busy: bool) {
+        let s = if busy { Status::busy() } else { Status::idle() };
+        self.send(wire::child(s, parent));
+    }
+}
+
+/// `cudash kernel -f CONNECTION_FILE`: serves until a shutdown request.
+pub fn run(config: Config, connection_file: &Path) -> u8 {
+    let text = match std::fs::read_to_string(connection_file) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!(
+                "cudash kernel: cannot read the connection file {}: {e}",
+                connection_file.display()
+            );
+            return 2;
+        }
+    };
+    let info: ConnectionInfo = match serde_json::from_str(&text) {
+        Ok(i) => i,
+        Err(e) => {
+            eprintln!(
+                "cudash kernel: {} is not a Jupyter connection file: {e}",
+                connection_file.display()
+            );
+            return 2;
+        }
+    };
+    if !info.key.is_empty() && info.signature_scheme != "hmac-sha256" {
+        eprintln!(
+            "cudash kernel: signature scheme `{}` is not supported (only hmac-sha256)",
+            info.signature_scheme
+        );
+        return 2;
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("cudash kernel: cannot start: {e}");
+            return 1;
+        }
+    };
+    match runtime.block_on(serve(config, info)) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("cudash kernel: {e}");
+            1
+        }
+    }
+}
+
+async fn serve(config: Config, info: ConnectionInfo) -> Result<(), String> {
+    let (jobs, started) =
+        worker::spawn(config).map_err(|e| format!("cannot start the session: {e}"))?;
+    let interrupt = started.interrupt;
+    // A SIGINT (a kernelspec without `interrupt_mode: message`, or Ctrl-C in
+    // the terminal that started the kernel) interrupts the cell too.
+    {
+        let flag = Arc::clone(&interrupt);
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    }
+    let session_id = uuid::Uuid::new_v4().to_string();
+    let err = |what: &'static str| {
+        move |e: zmq::RuntimeError| format!("cannot open the {what} socket: {e}")
+    };
+    let shell = zmq::create_kernel_shell_connection(&info, &session_id)
+        .await
+        .map_err(err("shell"))?;
+    let control = zmq::create_kernel_control_connection(&info, &session_id)
+        .await
+        .map_err(err("control"))?;
+    let mut iopub_conn = zmq::create_kernel_iopub_xpub_connection(&info, &session_id)
+        .await
+        .map_err(err("iopub"))?;
+    let mut stdin = zmq::create_kernel_stdin_connection(&info, &session_id)
+        .await
+        .map_err(err("stdin"))?;
+    let mut heartbeat = zmq::create_kernel_heartbeat_connection(&info)
+        .await
+        .map_err(err("heartbeat"))?;
+
+    let (tx, mut rx) = unbounded_channel::<JupyterMessage>();
+    let iopub = Iopub(tx);
+    // One task owns iopub: it publishes what the others queue, and greets each
+    // new subscriber with `iopub_welcome` (JEP 65), which tells a client its
+    // subscription is live. An XPUB socket only learns of subscribers by reading.
+    tokio::spawn(async move {
+        loop {
+            tokio::select! {
+                msg = rx.recv() => match msg {
+                    Some(msg) => {
+                        if let Err(e) = iopub_conn.send(msg).await {
+                            eprintln!("cudash kernel: iopub send failed: {e}");
+                        }
+                    }
+                    None => break,
+                },
+                sub = iopub_conn.recv_subscription() => match sub {
+                    Ok(zmq::SubscriptionEvent::Subscribe(topic)) => {
+                        let welcome = JupyterMessage::new(IoPubWelcome::new(topic), None);
+                        if let Err(e) = iopub_conn.send(welcome).await {
+                            eprintln!("cudash kernel: iopub send failed: {e}");
+                        }
+                    }
+                    Ok(zmq::SubscriptionEvent::Unsubscribe(_)) => {}
+                    // A frame that is not a subscription: nothing to do.
+                    Err(zmq::RuntimeError::ZmqMessageError(_)) => {}
+                    Err(e) => {
+                        eprintln!("cudash kernel: iopub socket failed: {e}");
+                        break;
+                    }
+                },
+            }
+        }
+    });
+    tokio::spawn(async move { while heartbeat.single_heartbeat().await.is_ok() {} });
+    // Nothing asks for input (no `input()` in the language); keep the socket
+    // bound so clients connect, and drop whatever arrives.
+    tokio::spawn(async move { while wire::read(&mut stdin, "stdin").await.is_some() {} });
+
+    let kernel_info = Arc::new(kernel_info(&started.banner));
+    let shutdown = Arc::new(Notify::new());
+    let exiting = Arc::new(AtomicBool::new(false));
+
+    let control_task = tokio::spawn(control_loop(
+        control,
+        iopub.clone(),
+        Arc::clone(&kernel_info),
+        interrupt,
+        Arc::clone(&shutdown),
+    ));
+    let shell_task = tokio::spawn(shell::serve(
+        shell,
+        iopub.clone(),
+        jobs,
+        kernel_info,
+        Arc::clone(&shutdown),
+        Arc::clone(&exiting),
+    ));
+    shutdown.notified().await;
+    exiting.store(true, Ordering::Relaxed);
+    // Let the last replies and iopub messages leave before the sockets close.
+    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    control_task.abort();
+    shell_task.abort();
+    Ok(())
+}
+
+/// Control: interrupt, shutdown and kernel_info, answered even while a cell runs.
+async fn control_loop(
+    mut control: zmq::KernelControlConnection,
+    iopub: Iopub,
+    kernel_info: Arc<KernelInfoReply>,
+    interrupt: Arc<AtomicBool>,
+    shutdown: Arc<Notify>,
+) {
+    while let Some(msg) = wire::read(&mut control, "control").await {
+        iopub.status(&msg, true);
+        let reply = match &msg.content {
+            JupyterMessageContent::InterruptRequest(_) => {
+                interrupt.store(true, Ordering::Relaxed);
+                Some(wire::child(InterruptReply::new(), &msg))
+            }
+            JupyterMessageContent::ShutdownRequest(req) => Some(wire::child(
+                ShutdownReply {
+                    restart: req.restart,
+                    ..Default::default()
+                },
+                &msg,
+            )),
+            JupyterMessageContent::KernelInfoRequest(_) => {
+                Some(wire::child((*kernel_info).clone(), &msg))
+            }
+            other => {
+                eprintln!(
+                    "cudash kernel: ignored `{}` on control",
+                    other.message_type()
+                );
+                None
+            }
+        };
+        if let Some(reply) = reply {
+            if let Err(e) = control.send(reply).await {
+                eprintln!("cudash kernel: control send failed: {e}");
+            }
+        }
+        iopub.status(&msg, false);
+        if matches!(msg.content, JupyterMessageContent::ShutdownRequest(_)) {
+            // Stop the running cell too; the process ends right after.
+            interrupt.store(true, Ordering::Relaxed);
+            shutdown.notify_one();
+            return;
+        }
+    }
+}
+
+fn kernel_info(banner: &str) -> KernelInfoReply {
+    let version = env!("CARGO_PKG_VERSION").to_string();
+    let link = |text: &str, url: &str| HelpLink {
+        text: text.into(),
+        url: url.into(),
+    };
+    KernelInfoReply {
+        status: Default::default(),
+        protocol_version: "5.3".into(),
+        implementation: "cudash".into(),
+        implementation_version: version.clone(),
+        language_info: LanguageInfo {
+            name: "cudash".into(),
+            version,
+            mimetype: Some("text/x-cudash".into()),
+            file_extension: Some(".cudash".into()),
+            // The syntax reads like Python's; its lexer and editor mode fit well.
+            pygments_lexer: Some("python".into()),
+            codemirror_mode: Some(jupyter_protocol::CodeMirrorMode::python()),
+            nbconvert_exporter: Some("script".into()),
+        },
+        banner: format!("{banner}\nType `help` for the language, `help NAME` for one builtin."),
+        help_links: vec![
+            link(
+                "CUDA semantics (PyTorch)",
+                "https://docs.pytorch.org/docs/stable/notes/cuda.html",
+            ),
+            link(
+                "CUDA C++ Programming Guide: streams",
+                "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#streams",
+            ),
+        ],
+        debugger: false,
+        error: None,
+    }
+}

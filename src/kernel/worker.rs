@@ -1,0 +1,98 @@
+//! The one thread that owns the `Session`. Socket tasks talk to it through
+//! channels: a job in, events (outputs as they happen, then the end) out.
+
+use std::cell::RefCell;
+use std::panic::AssertUnwindSafe;
+use std::rc::Rc;
+use std::sync::atomic::AtomicBool;
+use std::sync::{mpsc, Arc};
+
+use tokio::sync::mpsc::UnboundedSender;
+
+use crate::eval::Output;
+use crate::session::{Config, ErrorReport, Session};
+
+/// What a running cell reports, in order: its outputs, then `Done` once.
+pub enum Event {
+    Output(Output),
+    Done(Option<ErrorReport>),
+}
+
+pub enum Job {
+    /// Run a cell, streaming its outputs to `events`.
+    Execute {
+        code: String,
+        events: UnboundedSender<Event>,
+    },
+    /// Anything else that needs the session (completion, inspection), answered
+    /// through the channel the closure captured.
+    Call(Box<dyn FnOnce(&mut Session) + Send>),
+}
+
+/// What the kernel learns from the session as it starts.
+pub struct Started {
+    pub interrupt: Arc<AtomicBool>,
+    pub banner: String,
+}
+
+/// Starts the session thread. Jobs run one at a time, in the order sent.
+pub fn spawn(config: Config) -> std::io::Result<(mpsc::Sender<Job>, Started)> {
+    let (jobs, inbox) = mpsc::channel::<Job>();
+    let (tell, started) = mpsc::channel::<Started>();
+    std::thread::Builder::new()
+        .name("cudash-session".into())
+        // Parsing and evaluation recurse; the REPL's thread has the same stack.
+        .stack_size(256 << 20)
+        .spawn(move || run(config, inbox, tell))?;
+    let started = started
+        .recv()
+        .map_err(|_| std::io::Error::other("the session thread stopped while starting"))?;
+    Ok((jobs, started))
+}
+
+fn run(config: Config, inbox: mpsc::Receiver<Job>, tell: mpsc::Sender<Started>) {
+    let mut session = Session::new(config);
+    session.enable_html();
+    let route: Rc<RefCell<Option<UnboundedSender<Event>>>> = Rc::default();
+    let sink = Rc::clone(&route);
+    session.set_output_sink(move |o| {
+        if let Some(tx) = sink.borrow().as_ref() {
+            let _ = tx.send(Event::Output(o));
+        }
+    });
+    let _ = tell.send(Started {
+        interrupt: session.interrupt_handle(),
+        banner: session.banner(),
+    });
+    for job in inbox {
+        match job {
+            Job::Execute { code, events } => {
+                *route.borrow_mut() = Some(events.clone());
+                let run = std::panic::catch_unwind(AssertUnwindSafe(|| session.execute(&code)));
+                *route.borrow_mut() = None;
+                let error = match run {
+                    Ok(outcome) => outcome.error,
+                    Err(_) => Some(internal_error()),
+                };
+                let _ = events.send(Event::Done(error));
+            }
+            Job::Call(f) => {
+                if std::panic::catch_unwind(AssertUnwindSafe(|| f(&mut session))).is_err() {
+                    eprintln!("cudash kernel: internal error answering a request (a bug)");
+                }
+            }
+        }
+    }
+}
+
+fn internal_error() -> ErrorReport {
+    let evalue =
+        "internal error: this is a bug in cudash; please report it with the cell that caused it. \
+                  The session goes on, but the cell's effects may be partial."
+            .to_string();
+    ErrorReport {
+        ename: "InternalError".into(),
+        report: format!("InternalError: {evalue}\n"),
+        evalue,
+    }
+}
