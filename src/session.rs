@@ -387,6 +387,11 @@ impl Session {
         Arc::clone(&self.interp.interrupt)
     }
 
+    /// The value bound to `name`, for programs (and Rust notebooks) that drive a session.
+    pub fn get(&self, name: &str) -> Option<Value> {
+        self.interp.vars().get(name).cloned()
+    }
+
     pub fn vars(&self) -> Vec<VarInfo> {
         let mut rows: Vec<VarInfo> = self
             .interp

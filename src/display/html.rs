@@ -46,9 +46,10 @@ pub fn badge(d: Device) -> String {
     )
 }
 
-const TABLE: &str = "border-collapse:collapse;font-family:monospace;font-size:12px";
-const CELL: &str = "border:1px solid #d1d5db;padding:1px 6px;text-align:right";
-const HEAD: &str = "border:1px solid #d1d5db;padding:1px 6px;color:#6b7280;font-weight:normal";
+// Notebook front ends style tables themselves (borders, padding, alignment);
+// only what they do not do is set here, so a 1,000-cell table stays small.
+const TABLE: &str = "font-family:monospace;font-size:12px";
+const HEAD: &str = "color:#6b7280;font-weight:normal";
 
 /// A tensor: its badge and tag, then its values as one table per 2-D slice.
 pub fn tensor(t: &Tensor) -> String {
@@ -143,7 +144,7 @@ fn table(
                 (None, _) => "⋮".into(),
                 (_, None) => "⋯".into(),
             };
-            let _ = write!(out, "<td style=\"{CELL}\">{text}</td>");
+            let _ = write!(out, "<td>{text}</td>");
         }
         out.push_str("</tr>");
     }
@@ -167,7 +168,7 @@ fn stat_table(title: &str, rows: &[(&str, String, String)], footer: &str) -> Str
     for (label, cur, peak) in rows {
         let _ = write!(
             out,
-            "<tr><th style=\"{HEAD};text-align:left\">{}</th><td style=\"{CELL}\">{cur}</td><td style=\"{CELL}\">{peak}</td></tr>",
+            "<tr><th style=\"{HEAD};text-align:left\">{}</th><td>{cur}</td><td>{peak}</td></tr>",
             escape(label)
         );
     }

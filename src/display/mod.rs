@@ -1,5 +1,6 @@
 //! Turning values and runtime state into text.
 
+pub mod evcxr;
 pub mod html;
 pub mod memory;
 pub mod tensor;

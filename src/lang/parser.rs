@@ -117,8 +117,13 @@ where
         .labelled("an expression")
         .boxed();
 
+        // A keyword argument may be named like a keyword (`clear_output(wait=true)`):
+        // `=` after it leaves no doubt.
+        let arg_name = ident().or(select! {
+            Token::Kw(k) = e => Name { name: k.as_str().to_string(), span: e.span() }
+        });
         let arg = choice((
-            ident()
+            arg_name
                 .then_ignore(p(Punct::Assign))
                 .then(expr.clone())
                 .map(|(k, value)| Arg {

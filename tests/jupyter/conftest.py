@@ -58,12 +58,13 @@ def result_text(msgs):
     return [c["data"]["text/plain"] for t, c in msgs if t == "execute_result"]
 
 
-def rss_bytes(pid):
+def rss_bytes(pid, field="VmRSS"):
+    """A process's resident memory from /proc (VmRSS, or RssAnon for heaps only)."""
     with open(f"/proc/{pid}/status") as f:
         for line in f:
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmRSS")
+    raise RuntimeError(f"no {field} for process {pid}")
 
 
 def wait_until(cond, timeout=10.0):
