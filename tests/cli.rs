@@ -187,3 +187,77 @@ fn a_closed_pipe_ends_quietly() {
         "{err}"
     );
 }
+
+#[test]
+fn kernel_install_writes_a_kernelspec() {
+    let dir = std::env::temp_dir().join(format!("cudash-kernelspec-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let prefix = dir.join("prefix");
+    let o = cudash(&[
+        "--sim-devices",
+        "4",
+        "kernel",
+        "install",
+        "--prefix",
+        prefix.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let spec_dir = prefix.join("share/jupyter/kernels/cudash");
+    assert!(
+        text(&o).contains(spec_dir.to_str().unwrap()),
+        "{}",
+        text(&o)
+    );
+    let spec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(spec_dir.join("kernel.json")).unwrap())
+            .unwrap();
+    let argv: Vec<&str> = spec["argv"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert!(std::path::Path::new(argv[0]).is_absolute(), "{argv:?}");
+    assert_eq!(
+        argv[1..],
+        ["--sim-devices", "4", "kernel", "-f", "{connection_file}"]
+    );
+    assert_eq!(spec["interrupt_mode"], "message");
+    assert_eq!(spec["language"], "cudash");
+    for logo in ["logo-32x32.png", "logo-64x64.png", "logo-svg.svg"] {
+        let bytes = std::fs::read(spec_dir.join(logo)).unwrap();
+        assert!(bytes.len() > 100, "{logo}");
+    }
+    // --user goes where Jupyter looks: $JUPYTER_DATA_DIR/kernels when set.
+    let data = dir.join("data");
+    let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(["kernel", "install", "--user"])
+        .env("JUPYTER_DATA_DIR", &data)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(data.join("kernels/cudash/kernel.json").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn kernel_without_a_connection_file_fails_clearly() {
+    let o = cudash(&["kernel"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("connection file"), "{}", text(&o));
+    let o = cudash(&["kernel", "-f", "/nonexistent/kernel-1.json"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("cannot read the connection file /nonexistent/kernel-1.json"),
+        "{}",
+        text(&o)
+    );
+    let bad = temp("not-a-connection.json", b"{\"ip\": 1}");
+    let o = cudash(&["kernel", "-f", &bad]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("is not a Jupyter connection file"),
+        "{}",
+        text(&o)
+    );
+}

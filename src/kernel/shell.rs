@@ -44,14 +44,50 @@ pub async fn serve(
         count: 0,
         history: History::default(),
     };
-    while let Some(msg) = wire::read(&mut conn, "shell").await {
+    // After a cell fails with `stop_on_error`, the cells already queued behind
+    // it (Run All) are not run: each gets an `aborted` reply, as from ipykernel.
+    let mut aborting = false;
+    loop {
+        let next = if aborting {
+            // Only what is already queued: let the socket's tasks deliver what
+            // has arrived, then take a message only if one is ready now.
+            for _ in 0..4 {
+                tokio::task::yield_now().await;
+            }
+            let ready = tokio::select! {
+                biased;
+                m = wire::read(&mut conn, "shell") => Some(m),
+                _ = std::future::ready(()) => None,
+            };
+            match ready {
+                Some(m) => m,
+                None => {
+                    aborting = false;
+                    continue;
+                }
+            }
+        } else {
+            wire::read(&mut conn, "shell").await
+        };
+        let Some(msg) = next else { break };
         if exiting.load(Ordering::Relaxed) {
             break;
         }
         shell.iopub.status(&msg, true);
         let reply: Option<JupyterMessageContent> = match &msg.content {
+            JupyterMessageContent::ExecuteRequest(_) if aborting => Some(
+                ExecuteReply {
+                    status: ReplyStatus::Aborted,
+                    execution_count: ExecutionCount::new(shell.count),
+                    user_expressions: Some(Default::default()),
+                    ..Default::default()
+                }
+                .into(),
+            ),
             JupyterMessageContent::ExecuteRequest(req) => {
-                Some(shell.execute(&msg, req).await.into())
+                let reply = shell.execute(&msg, req).await;
+                aborting = req.stop_on_error && reply.status == ReplyStatus::Error;
+                Some(reply.into())
             }
             JupyterMessageContent::KernelInfoRequest(_) => Some((*kernel_info).clone().into()),
             JupyterMessageContent::CompleteRequest(req) => Some(shell.complete(req).await.into()),

@@ -68,7 +68,7 @@ def test_interrupt_stops_a_loop_and_keeps_variables(kernel):
     assert reply["content"]["ename"] == "Interrupted"
     # The session goes on with its variables.
     reply, msgs = execute(kc, "kept")
-    assert result_text(msgs) == ["[0, 1, 2]  i64[3] @cpu"]
+    assert result_text(msgs) == ["[0, 1, 2]  i64[3] @cpu"], (reply, msgs)
     # The interrupted statement is undone, as any failed statement is.
     reply, msgs = execute(kc, "total")
     assert result_text(msgs) == ["0"]
@@ -159,3 +159,60 @@ def test_errors_carry_the_span(kernel):
     # The session keeps `a` and has no `b`.
     assert result_text(execute(kc, "a.shape")[1]) == ["[2, 3]"]
     assert execute(kc, "b")[0]["ename"] == "NameError"
+
+
+def test_cursor_positions_count_code_points(kernel):
+    km, kc, _ = kernel
+    code = "é = \"ü\"; zeros_l"
+    kc.complete(code, len(code))
+    reply = kc.get_shell_msg(timeout=TIMEOUT)["content"]
+    assert reply["matches"] == ["zeros_like"]
+    assert (reply["cursor_start"], reply["cursor_end"]) == (len(code) - 7, len(code))
+    kc.inspect("x = 1; 😀 = zeros", len("x = 1; 😀 = zer"))
+    reply = kc.get_shell_msg(timeout=TIMEOUT)["content"]
+    assert reply["found"] and "zeros(" in reply["data"]["text/plain"]
+
+
+def test_is_complete_gives_an_indent(kernel):
+    km, kc, _ = kernel
+    kc.is_complete("stream s {\n  for i in 0..3 {")
+    reply = kc.get_shell_msg(timeout=TIMEOUT)["content"]
+    assert reply == {"status": "incomplete", "indent": "    "}
+
+
+def test_silent_executes_publish_nothing_and_keep_the_count(kernel):
+    km, kc, _ = kernel
+    first, _ = execute(kc, "1")
+    msg_id = kc.execute("print(2)\n3", silent=True)
+    reply = kc.get_shell_msg(timeout=TIMEOUT)
+    assert reply["parent_header"]["msg_id"] == msg_id and reply["content"]["status"] == "ok"
+    seen = []
+    while True:
+        msg = kc.get_iopub_msg(timeout=TIMEOUT)
+        if msg["parent_header"].get("msg_id") == msg_id:
+            seen.append(msg["msg_type"])
+            if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                break
+    assert seen == ["status", "status"]
+    second, _ = execute(kc, "4")
+    assert second["execution_count"] == first["execution_count"] + 1
+
+
+def test_cells_queued_behind_a_failed_cell_are_aborted(kernel):
+    km, kc, _ = kernel
+    # Run All: three cells sent at once; the second fails.
+    ids = [kc.execute(code) for code in ("a1 = 1", "a2 = undefined_name", "a3 = 3")]
+    replies = {}
+    while len(replies) < 3:
+        r = kc.get_shell_msg(timeout=TIMEOUT)
+        replies[r["parent_header"]["msg_id"]] = r["content"]["status"]
+    assert [replies[i] for i in ids] == ["ok", "error", "aborted"]
+    reply, msgs = execute(kc, "a3")
+    assert reply["status"] == "error" and reply["ename"] == "NameError", (reply, msgs)
+    # Without stop_on_error the next cell runs.
+    ids = [kc.execute("b1 = undefined_name", stop_on_error=False), kc.execute("b2 = 2")]
+    replies = {}
+    while len(replies) < 2:
+        r = kc.get_shell_msg(timeout=TIMEOUT)
+        replies[r["parent_header"]["msg_id"]] = r["content"]["status"]
+    assert [replies[i] for i in ids] == ["error", "ok"]
