@@ -47,83 +47,12 @@ pub async fn serve(
     // After a cell fails with `stop_on_error`, the cells already queued behind
     // it (Run All) are not run: each gets an `aborted` reply, as from ipykernel.
     let mut aborting = false;
-    loop {
-        let next = if aborting {
-            // Only what is already queued: let the socket's tasks deliver what
-            // has arrived, then take a message only if one is ready now.
-            for _ in 0..4 {
-                tokio::task::yield_now().await;
-            }
-            let ready = tokio::select! {
-                biased;
-                m = wire::read(&mut conn, "shell") => Some(m),
-                _ = std::future::ready(()) => None,
-            };
-            match ready {
-                Some(m) => m,
-                None => {
-                    aborting = false;
-                    continue;
-                }
-            }
-        } else {
-            wire::read(&mut conn, "shell").await
-        };
-        let Some(msg) = next else { break };
+    while let Some(msg) = next_request(&mut conn, &mut aborting).await {
         if exiting.load(Ordering::Relaxed) {
             break;
         }
         shell.iopub.status(&msg, true);
-        let reply: Option<JupyterMessageContent> = match &msg.content {
-            JupyterMessageContent::ExecuteRequest(_) if aborting => Some(
-                ExecuteReply {
-                    status: ReplyStatus::Aborted,
-                    execution_count: ExecutionCount::new(shell.count),
-                    user_expressions: Some(Default::default()),
-                    ..Default::default()
-                }
-                .into(),
-            ),
-            JupyterMessageContent::ExecuteRequest(req) => {
-                let reply = shell.execute(&msg, req).await;
-                aborting = req.stop_on_error && reply.status == ReplyStatus::Error;
-                Some(reply.into())
-            }
-            JupyterMessageContent::KernelInfoRequest(_) => Some((*kernel_info).clone().into()),
-            JupyterMessageContent::CompleteRequest(req) => Some(shell.complete(req).await.into()),
-            JupyterMessageContent::InspectRequest(req) => Some(shell.inspect(req).await.into()),
-            JupyterMessageContent::IsCompleteRequest(req) => {
-                let code = req.code.clone();
-                let status = shell.call(move |s| s.is_complete(&code)).await;
-                Some(
-                    match status {
-                        Some(Completeness::Complete) => IsCompleteReply::complete(),
-                        Some(Completeness::Incomplete { indent }) => {
-                            IsCompleteReply::incomplete(indent)
-                        }
-                        Some(Completeness::Invalid) => IsCompleteReply::invalid(),
-                        None => IsCompleteReply::unknown(),
-                    }
-                    .into(),
-                )
-            }
-            JupyterMessageContent::HistoryRequest(req) => {
-                Some(HistoryReply::new(shell.history.answer(req)).into())
-            }
-            JupyterMessageContent::CommInfoRequest(_) => Some(CommInfoReply::default().into()),
-            // Older clients send shutdown on shell; it means the same.
-            JupyterMessageContent::ShutdownRequest(req) => Some(
-                ShutdownReply {
-                    restart: req.restart,
-                    ..Default::default()
-                }
-                .into(),
-            ),
-            other => {
-                eprintln!("cudash kernel: ignored `{}` on shell", other.message_type());
-                None
-            }
-        };
+        let reply = shell.answer(&msg, &kernel_info, &mut aborting).await;
         if let Some(content) = reply {
             if let Err(e) = conn.send(wire::child(content, &msg)).await {
                 eprintln!("cudash kernel: shell send failed: {e}");
@@ -137,7 +66,83 @@ pub async fn serve(
     }
 }
 
+/// The next request; while `aborting`, only one already queued (else aborting ends).
+async fn next_request(
+    conn: &mut KernelShellConnection,
+    aborting: &mut bool,
+) -> Option<JupyterMessage> {
+    if *aborting {
+        // Let the socket's tasks deliver what has arrived, then take a
+        // message only if one is ready now.
+        for _ in 0..4 {
+            tokio::task::yield_now().await;
+        }
+        let ready = tokio::select! {
+            biased;
+            m = wire::read(conn, "shell") => Some(m),
+            _ = std::future::ready(()) => None,
+        };
+        match ready {
+            Some(m) => return m,
+            None => *aborting = false,
+        }
+    }
+    wire::read(conn, "shell").await
+}
+
 impl Shell {
+    /// The reply to one shell request (`None` for messages that get none).
+    async fn answer(
+        &mut self,
+        msg: &JupyterMessage,
+        kernel_info: &KernelInfoReply,
+        aborting: &mut bool,
+    ) -> Option<JupyterMessageContent> {
+        Some(match &msg.content {
+            JupyterMessageContent::ExecuteRequest(_) if *aborting => ExecuteReply {
+                status: ReplyStatus::Aborted,
+                execution_count: ExecutionCount::new(self.count),
+                user_expressions: Some(Default::default()),
+                ..Default::default()
+            }
+            .into(),
+            JupyterMessageContent::ExecuteRequest(req) => {
+                let reply = self.execute(msg, req).await;
+                *aborting = req.stop_on_error && reply.status == ReplyStatus::Error;
+                reply.into()
+            }
+            JupyterMessageContent::KernelInfoRequest(_) => kernel_info.clone().into(),
+            JupyterMessageContent::CompleteRequest(req) => self.complete(req).await.into(),
+            JupyterMessageContent::InspectRequest(req) => self.inspect(req).await.into(),
+            JupyterMessageContent::IsCompleteRequest(req) => {
+                let code = req.code.clone();
+                match self.call(move |s| s.is_complete(&code)).await {
+                    Some(Completeness::Complete) => IsCompleteReply::complete(),
+                    Some(Completeness::Incomplete { indent }) => {
+                        IsCompleteReply::incomplete(indent)
+                    }
+                    Some(Completeness::Invalid) => IsCompleteReply::invalid(),
+                    None => IsCompleteReply::unknown(),
+                }
+                .into()
+            }
+            JupyterMessageContent::HistoryRequest(req) => {
+                HistoryReply::new(self.history.answer(req)).into()
+            }
+            JupyterMessageContent::CommInfoRequest(_) => CommInfoReply::default().into(),
+            // Older clients send shutdown on shell; it means the same.
+            JupyterMessageContent::ShutdownRequest(req) => ShutdownReply {
+                restart: req.restart,
+                ..Default::default()
+            }
+            .into(),
+            other => {
+                eprintln!("cudash kernel: ignored `{}` on shell", other.message_type());
+                return None;
+            }
+        })
+    }
+
     /// Runs `f` on the session thread and waits for its answer (`None` if that thread is gone).
     async fn call<R: Send + 'static>(
         &self,

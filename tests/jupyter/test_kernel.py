@@ -200,8 +200,10 @@ def test_silent_executes_publish_nothing_and_keep_the_count(kernel):
 
 def test_cells_queued_behind_a_failed_cell_are_aborted(kernel):
     km, kc, _ = kernel
-    # Run All: three cells sent at once; the second fails.
-    ids = [kc.execute(code) for code in ("a1 = 1", "a2 = undefined_name", "a3 = 3")]
+    # Run All: three cells sent at once; the second fails. The first takes a
+    # while, so the others are surely queued by the time the second fails.
+    cells = ("for i in 0..300000 { a1 = i }", "a2 = undefined_name", "a3 = 3")
+    ids = [kc.execute(code) for code in cells]
     replies = {}
     while len(replies) < 3:
         r = kc.get_shell_msg(timeout=TIMEOUT)
