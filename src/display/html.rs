@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::tensor;
+use super::{memory, tensor};
 use crate::runtime::alloc::{BlockState, Pool, StreamId};
 use crate::runtime::backend::DeviceInfo;
 use crate::runtime::gpu::Gpu;
@@ -159,7 +159,7 @@ fn h(b: u64) -> String {
     escape(&human_bytes(b as u128))
 }
 
-fn stat_table(title: &str, rows: &[(&str, String, String)], footer: &str) -> String {
+fn stat_table(title: &str, rows: &[memory::Row], footer: &str) -> String {
     let mut out = format!(
         "<table style=\"{TABLE}\"><caption style=\"text-align:left;font-weight:bold\">{}</caption>\
          <tr><th style=\"{HEAD}\"></th><th style=\"{HEAD}\">current</th><th style=\"{HEAD}\">peak</th></tr>",
@@ -168,8 +168,10 @@ fn stat_table(title: &str, rows: &[(&str, String, String)], footer: &str) -> Str
     for (label, cur, peak) in rows {
         let _ = write!(
             out,
-            "<tr><th style=\"{HEAD};text-align:left\">{}</th><td>{cur}</td><td>{peak}</td></tr>",
-            escape(label)
+            "<tr><th style=\"{HEAD};text-align:left\">{}</th><td>{}</td><td>{}</td></tr>",
+            escape(label),
+            escape(cur.trim()),
+            escape(peak)
         );
     }
     let _ = write!(
@@ -183,43 +185,14 @@ fn stat_table(title: &str, rows: &[(&str, String, String)], footer: &str) -> Str
 /// `mem` for one device: the allocator's figures, then its segments drawn.
 pub fn mem(info: &DeviceInfo, gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<String>) -> String {
     let a = &gpu.allocator;
-    let s = a.stats();
-    let free = a.source().free() as u64;
-    let unused = s.reserved.current - s.allocated.current;
-    let rows = [
-        (
-            "allocated (tensors)",
-            h(s.allocated.current),
-            h(s.allocated.peak),
-        ),
-        ("requested", h(s.requested.current), h(s.requested.peak)),
-        (
-            "reserved (segments)",
-            h(s.reserved.current),
-            h(s.reserved.peak),
-        ),
-        ("reserved but unused", h(unused), String::new()),
-        (
-            "device free",
-            format!("{} of {}", h(free), h(info.total_memory as u64)),
-            String::new(),
-        ),
-    ];
-    let footer = format!(
-        "blocks {} · segments {} (small {}, large {}) · allocations ever {} · retries {} · OOMs {}",
-        s.allocations.current,
-        s.segments.current,
-        s.small_segments.current,
-        s.large_segments.current,
-        s.total_allocations,
-        s.num_alloc_retries,
-        s.num_ooms
-    );
-    let title = format!("cuda:{} — {} — caching allocator", info.index, info.name);
     format!(
         "<div class=\"cudash-mem\">{}{}{}</div>",
         badge(Device::Cuda(info.index)),
-        stat_table(&title, &rows, &footer),
+        stat_table(
+            &memory::summary_title(info),
+            &memory::summary_rows(info, a),
+            &memory::summary_footer(a.stats())
+        ),
         segments_svg(gpu, owner)
     )
 }
@@ -306,34 +279,13 @@ pub fn segments_svg(gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<String>) -> Str
 
 /// `mem cpu`: the pinned host allocator's figures.
 pub fn host_mem(s: &HostStats) -> String {
-    let rows = [
-        (
-            "allocated (tensors)",
-            h(s.allocated.current),
-            h(s.allocated.peak),
-        ),
-        (
-            "reserved (cached)",
-            h(s.reserved.current),
-            h(s.reserved.peak),
-        ),
-        (
-            "registered (pin x)",
-            h(s.registered.current),
-            h(s.registered.peak),
-        ),
-    ];
-    let footer = format!(
-        "blocks {} · allocations ever {} · served from cache {}",
-        s.allocations.current, s.total_allocations, s.cache_hits
-    );
     format!(
         "<div class=\"cudash-mem\">{}{}</div>",
         badge(Device::Cpu),
         stat_table(
-            "cpu — pinned (page-locked) host memory — caching host allocator",
-            &rows,
-            &footer
+            memory::HOST_TITLE,
+            &memory::host_rows(s),
+            &memory::host_footer(s)
         )
     )
 }

@@ -54,39 +54,40 @@ pub fn host_stat_pairs(s: &HostStats) -> Vec<(String, u64)> {
     ]
 }
 
-/// `mem`: one device's allocator summary.
-pub fn summary(info: &DeviceInfo, a: &DeviceAllocator) -> String {
+/// One row of a `mem` table: label, current figure, peak (empty when not tracked).
+pub type Row = (&'static str, String, String);
+
+/// The rows of `mem` for one device, shared by the text and the HTML.
+pub fn summary_rows(info: &DeviceInfo, a: &DeviceAllocator) -> Vec<Row> {
     let s = a.stats();
     let free = a.source().free() as u64;
-    let mut out = format!(
-        "cuda:{} — {} — caching allocator\n  {:<22} {:>12} {:>12}\n",
-        info.index, info.name, "", "current", "peak"
-    );
-    for (label, st) in [
-        ("allocated (tensors)", s.allocated),
-        ("requested", s.requested),
-        ("reserved (segments)", s.reserved),
-    ] {
-        out.push_str(&format!(
-            "  {label:<22} {:>12} {:>12}\n",
-            h(st.current),
-            h(st.peak)
-        ));
-    }
     let unused = s.reserved.current - s.allocated.current;
-    out.push_str(&format!(
-        "  {:<22} {:>12}\n",
-        "reserved but unused",
-        h(unused)
-    ));
-    out.push_str(&format!(
-        "  {:<22} {:>12} of {}\n",
-        "device free",
-        h(free),
-        h(info.total_memory as u64)
-    ));
-    out.push_str(&format!(
-        "  blocks {} · segments {} (small {}, large {}) · allocations ever {} · retries {} · OOMs {}",
+    vec![
+        (
+            "allocated (tensors)",
+            h(s.allocated.current),
+            h(s.allocated.peak),
+        ),
+        ("requested", h(s.requested.current), h(s.requested.peak)),
+        (
+            "reserved (segments)",
+            h(s.reserved.current),
+            h(s.reserved.peak),
+        ),
+        ("reserved but unused", h(unused), String::new()),
+        (
+            "device free",
+            // Padded so the figure lines up with the column in text.
+            format!("{:>12} of {}", h(free), h(info.total_memory as u64)),
+            String::new(),
+        ),
+    ]
+}
+
+/// The counts under a device's `mem` table.
+pub fn summary_footer(s: &Stats) -> String {
+    format!(
+        "blocks {} · segments {} (small {}, large {}) · allocations ever {} · retries {} · OOMs {}",
         s.allocations.current,
         s.segments.current,
         s.small_segments.current,
@@ -94,20 +95,68 @@ pub fn summary(info: &DeviceInfo, a: &DeviceAllocator) -> String {
         s.total_allocations,
         s.num_alloc_retries,
         s.num_ooms
-    ));
+    )
+}
+
+pub fn summary_title(info: &DeviceInfo) -> String {
+    format!("cuda:{} — {} — caching allocator", info.index, info.name)
+}
+
+/// The rows of `mem cpu`.
+pub fn host_rows(s: &HostStats) -> Vec<Row> {
+    vec![
+        (
+            "allocated (tensors)",
+            h(s.allocated.current),
+            h(s.allocated.peak),
+        ),
+        (
+            "reserved (cached)",
+            h(s.reserved.current),
+            h(s.reserved.peak),
+        ),
+        (
+            "registered (pin x)",
+            h(s.registered.current),
+            h(s.registered.peak),
+        ),
+    ]
+}
+
+pub fn host_footer(s: &HostStats) -> String {
+    format!(
+        "blocks {} · allocations ever {} · served from cache {}",
+        s.allocations.current, s.total_allocations, s.cache_hits
+    )
+}
+
+pub const HOST_TITLE: &str = "cpu — pinned (page-locked) host memory — caching host allocator";
+
+/// A `mem` table as text: title, aligned rows, footer.
+fn table(title: &str, rows: &[Row], footer: &str) -> String {
+    let mut out = format!("{title}\n  {:<22} {:>12} {:>12}\n", "", "current", "peak");
+    for (label, cur, peak) in rows {
+        let line = format!("  {label:<22} {cur:>12} {peak:>12}");
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out.push_str("  ");
+    out.push_str(footer);
     out
+}
+
+/// `mem`: one device's allocator summary.
+pub fn summary(info: &DeviceInfo, a: &DeviceAllocator) -> String {
+    table(
+        &summary_title(info),
+        &summary_rows(info, a),
+        &summary_footer(a.stats()),
+    )
 }
 
 /// `mem cpu`: the pinned host allocator.
 pub fn host_summary(s: &HostStats) -> String {
-    format!(
-        "cpu — pinned (page-locked) host memory — caching host allocator\n  {:<22} {:>12} {:>12}\n  {:<22} {:>12} {:>12}\n  {:<22} {:>12} {:>12}\n  {:<22} {:>12} {:>12}\n  blocks {} · allocations ever {} · served from cache {}",
-        "", "current", "peak",
-        "allocated (tensors)", h(s.allocated.current), h(s.allocated.peak),
-        "reserved (cached)", h(s.reserved.current), h(s.reserved.peak),
-        "registered (pin x)", h(s.registered.current), h(s.registered.peak),
-        s.allocations.current, s.total_allocations, s.cache_hits
-    )
+    table(HOST_TITLE, &host_rows(s), &host_footer(s))
 }
 
 /// `mem map`: every segment drawn as a bar (`#` allocated, `~` freed but
