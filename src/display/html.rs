@@ -238,29 +238,21 @@ pub fn segments_svg(gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<String>) -> Str
             let w = (size as f64 / seg.size as f64 * WIDTH).max(1.0);
             let (fill, what) = match state {
                 BlockState::Free => ("none".to_string(), "free".to_string()),
-                BlockState::Allocated { requested } => {
-                    let names = owner(seg.id, off);
-                    let who = if names.is_empty() {
-                        "(no name)".to_string()
-                    } else {
-                        names.join(", ")
-                    };
-                    (
-                        colour.to_string(),
-                        format!("{who}: requested {}", human_bytes(requested as u128)),
-                    )
-                }
-                BlockState::Waiting { .. } => {
-                    let streams: Vec<String> = gpu
-                        .waits_at(seg.id, off)
-                        .into_iter()
-                        .map(stream_name)
-                        .collect();
-                    (
-                        "url(#cudash-wait)".to_string(),
-                        format!("waiting for stream {}", streams.join(", ")),
-                    )
-                }
+                BlockState::Allocated { requested } => (
+                    colour.to_string(),
+                    format!(
+                        "{}: requested {}",
+                        memory::block_owner(owner(seg.id, off)),
+                        human_bytes(requested as u128)
+                    ),
+                ),
+                BlockState::Waiting { .. } => (
+                    "url(#cudash-wait)".to_string(),
+                    format!(
+                        "waiting for stream {}",
+                        memory::waiting_for(gpu, seg.id, off)
+                    ),
+                ),
             };
             let _ = write!(
                 out,

@@ -196,26 +196,15 @@ pub fn map(info: &DeviceInfo, gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<Strin
         for (off, size, state) in a.blocks(seg) {
             let what = match state {
                 BlockState::Free => "free".to_string(),
-                BlockState::Allocated { requested } => {
-                    let names = owner(seg.id, off);
-                    let who = if names.is_empty() {
-                        "(no name)".to_string()
-                    } else {
-                        names.join(", ")
-                    };
-                    format!("allocated {who} (requested {})", h(requested as u64))
-                }
-                BlockState::Waiting { .. } => {
-                    let streams: Vec<String> = gpu
-                        .waits_at(seg.id, off)
-                        .into_iter()
-                        .map(stream_name)
-                        .collect();
-                    format!(
-                        "waiting: freed, reused once stream {} finishes its queued work",
-                        streams.join(", ")
-                    )
-                }
+                BlockState::Allocated { requested } => format!(
+                    "allocated {} (requested {})",
+                    block_owner(owner(seg.id, off)),
+                    h(requested as u64)
+                ),
+                BlockState::Waiting { .. } => format!(
+                    "waiting: freed, reused once stream {} finishes its queued work",
+                    waiting_for(gpu, seg.id, off)
+                ),
             };
             out.push_str(&format!(
                 "\n    +{:<10} {:>10}  {what}",
@@ -225,6 +214,25 @@ pub fn map(info: &DeviceInfo, gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<Strin
         }
     }
     out
+}
+
+/// Who holds a block: the variables named, or `(no name)`.
+pub fn block_owner(names: Vec<String>) -> String {
+    if names.is_empty() {
+        "(no name)".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// The streams a freed block waits for before it is reused.
+pub fn waiting_for(gpu: &Gpu, segment: u64, offset: usize) -> String {
+    let names: Vec<String> = gpu
+        .waits_at(segment, offset)
+        .into_iter()
+        .map(|s| gpu.streams.get(s).name.to_string())
+        .collect();
+    names.join(", ")
 }
 
 /// The `devices` table, nvidia-smi style.
