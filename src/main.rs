@@ -7,6 +7,9 @@ use clap::{Parser, Subcommand};
 use cudash::cli;
 use cudash::session::Config;
 
+const DEFAULT_SIM_DEVICES: u32 = 2;
+const DEFAULT_SIM_MEMORY: &str = "16GiB";
+
 #[derive(Parser)]
 #[command(
     name = "cudash",
@@ -20,10 +23,10 @@ struct Args {
     #[arg(long, default_value = "auto", global = true)]
     backend: String,
     /// Number of simulated CUDA devices (0: cpu only).
-    #[arg(long, default_value_t = 2, global = true)]
+    #[arg(long, default_value_t = DEFAULT_SIM_DEVICES, global = true)]
     sim_devices: u32,
     /// Memory of each simulated device, e.g. 16GiB, 512MiB.
-    #[arg(long, default_value = "16GiB", global = true)]
+    #[arg(long, default_value = DEFAULT_SIM_MEMORY, global = true)]
     sim_memory: String,
     /// Seed for rand/randn (the same seed gives the same numbers).
     #[arg(long, default_value_t = 0, global = true)]
@@ -161,10 +164,10 @@ fn kernel_args(args: &Args) -> Vec<String> {
     if args.backend != "auto" {
         out.extend(["--backend".into(), args.backend.clone()]);
     }
-    if args.sim_devices != 2 {
+    if args.sim_devices != DEFAULT_SIM_DEVICES {
         out.extend(["--sim-devices".into(), args.sim_devices.to_string()]);
     }
-    if args.sim_memory != "16GiB" {
+    if args.sim_memory != DEFAULT_SIM_MEMORY {
         out.extend(["--sim-memory".into(), args.sim_memory.clone()]);
     }
     if args.seed != 0 {

@@ -85,15 +85,18 @@ pub fn tensor(t: &Tensor) -> String {
                     .collect();
             }
             let mut at = 0;
+            let mut in_gap = false;
             for prefix in slices {
+                // An elided run of slices shows as one mark.
                 if prefix.iter().any(Option::is_none) {
-                    // An elided slice: say so once per gap.
-                    if prefix.iter().rev().find(|i| i.is_none()) == prefix.last() {
+                    if !in_gap {
                         out.push_str("<div style=\"color:#6b7280\">⋮</div>");
                     }
+                    in_gap = true;
                     continue;
                 }
-                if n > 2 {
+                in_gap = false;
+                if !prefix.is_empty() {
                     let idx: Vec<String> = prefix
                         .iter()
                         .flatten()

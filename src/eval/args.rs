@@ -8,6 +8,7 @@ use super::value::Value;
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::Name;
 use crate::lang::Span;
+use crate::runtime::event::{Event, StreamRef};
 use crate::runtime::{DType, Device, Tensor};
 
 /// An evaluated argument.
@@ -137,6 +138,22 @@ impl Bound {
     pub fn tensor(&self, name: &str) -> Result<Arc<Tensor>, Diagnostic> {
         let (v, span) = self.get(name).ok_or_else(|| self.missing(name))?;
         to_tensor(v).ok_or_else(|| self.wrong(name, "a tensor", v, *span))
+    }
+
+    /// A required stream argument, with the span it was written at.
+    pub fn stream(&self, name: &str) -> Result<(StreamRef, Span), Diagnostic> {
+        match self.get(name).ok_or_else(|| self.missing(name))? {
+            (Value::Stream(s), span) => Ok((s.clone(), *span)),
+            (v, span) => Err(self.wrong(name, "a stream", v, *span)),
+        }
+    }
+
+    /// A required event argument.
+    pub fn event(&self, name: &str) -> Result<Arc<Event>, Diagnostic> {
+        match self.get(name).ok_or_else(|| self.missing(name))? {
+            (Value::Event(e), _) => Ok(Arc::clone(e)),
+            (v, span) => Err(self.wrong(name, "an event", v, *span)),
+        }
     }
 
     pub fn int(&self, name: &str) -> Result<Option<i64>, Diagnostic> {

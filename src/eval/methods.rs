@@ -80,18 +80,7 @@ impl Interp {
             }
             "pin" => self.pinned_copy(&t).map_err(at),
             "record_stream" => {
-                let (target, tspan) = b
-                    .get("stream")
-                    .cloned()
-                    .ok_or_else(|| at(Error::value(".record_stream() needs a stream")))?;
-                let Value::Stream(s) = target else {
-                    return Err(Error::wrong_type(
-                        "the argument of .record_stream()",
-                        "a stream",
-                        target.type_name(),
-                    )
-                    .at(tspan));
-                };
+                let (s, tspan) = b.stream("stream")?;
                 if t.device() != Device::Cuda(s.key.device) {
                     return Err(Error::value_help(
                         format!(

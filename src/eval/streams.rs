@@ -275,18 +275,7 @@ impl Interp {
                 Ok(Value::Bool(e.recorded().is_none_or(|r| r.is_complete())))
             }
             (Value::Event(e), "elapsed") => {
-                let (other, ospan) = b
-                    .get("end")
-                    .cloned()
-                    .ok_or_else(|| at(Error::value(".elapsed() needs the end event")))?;
-                let Value::Event(end) = other else {
-                    return Err(Error::wrong_type(
-                        "the end of .elapsed()",
-                        "an event",
-                        other.type_name(),
-                    )
-                    .at(ospan));
-                };
+                let end = b.event("end")?;
                 let (Some(a), Some(z)) = (e.recorded(), end.recorded()) else {
                     return Err(at(Error::value_help(
                         "both events must be recorded before .elapsed()",

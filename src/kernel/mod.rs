@@ -160,7 +160,6 @@ async fn serve(config: Config, info: ConnectionInfo) -> Result<(), String> {
 
     let kernel_info = Arc::new(kernel_info(&started.banner));
     let shutdown = Arc::new(Notify::new());
-    let exiting = Arc::new(AtomicBool::new(false));
 
     let control_task = tokio::spawn(control_loop(
         control,
@@ -175,10 +174,8 @@ async fn serve(config: Config, info: ConnectionInfo) -> Result<(), String> {
         jobs,
         kernel_info,
         Arc::clone(&shutdown),
-        Arc::clone(&exiting),
     ));
     shutdown.notified().await;
-    exiting.store(true, Ordering::Relaxed);
     // Let the last replies and iopub messages leave before the sockets close.
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     control_task.abort();

@@ -2,7 +2,6 @@
 //! comm_info and kernel_info, one request at a time, each between a busy
 //! and an idle status on iopub.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
 use jupyter_protocol::{
@@ -36,7 +35,6 @@ pub async fn serve(
     jobs: mpsc::Sender<Job>,
     kernel_info: Arc<KernelInfoReply>,
     shutdown: Arc<Notify>,
-    exiting: Arc<AtomicBool>,
 ) {
     let mut shell = Shell {
         iopub,
@@ -48,9 +46,6 @@ pub async fn serve(
     // it (Run All) are not run: each gets an `aborted` reply, as from ipykernel.
     let mut aborting = false;
     while let Some(msg) = next_request(&mut conn, &mut aborting).await {
-        if exiting.load(Ordering::Relaxed) {
-            break;
-        }
         shell.iopub.status(&msg, true);
         let reply = shell.answer(&msg, &kernel_info, &mut aborting).await;
         if let Some(content) = reply {
