@@ -2,7 +2,9 @@
 //! comm_info and kernel_info, one request at a time, each between a busy
 //! and an idle status on iopub.
 
+use std::collections::VecDeque;
 use std::sync::{mpsc, Arc};
+use std::time::Instant;
 
 use jupyter_protocol::{
     CommInfoReply, CompleteReply, CompleteRequest, ErrorOutput, ExecuteInput, ExecuteReply,
@@ -42,12 +44,35 @@ pub async fn serve(
         count: 0,
         history: History::default(),
     };
-    // After a cell fails with `stop_on_error`, the cells already queued behind
-    // it (Run All) are not run: each gets an `aborted` reply, as from ipykernel.
-    let mut aborting = false;
-    while let Some(msg) = next_request(&mut conn, &mut aborting).await {
+    // Requests that arrive while one is answered wait here, stamped with
+    // when they arrived, so that `StopOnError` can tell which were queued.
+    let mut queued: VecDeque<(Instant, JupyterMessage)> = VecDeque::new();
+    let mut stop = StopOnError::default();
+    loop {
+        let (arrived, msg) = match queued.pop_front() {
+            Some(next) => next,
+            None => match wire::read(&mut conn, "shell").await {
+                Some(msg) => (Instant::now(), msg),
+                None => break,
+            },
+        };
+        let abort =
+            matches!(msg.content, JupyterMessageContent::ExecuteRequest(_)) && stop.aborts(arrived);
         shell.iopub.status(&msg, true);
-        let reply = shell.answer(&msg, &kernel_info, &mut aborting).await;
+        let (reply, failed) = {
+            let answer = shell.answer(&msg, &kernel_info, abort);
+            tokio::pin!(answer);
+            loop {
+                tokio::select! {
+                    done = &mut answer => break done,
+                    next = wire::read(&mut conn, "shell") => match next {
+                        Some(next) => queued.push_back((Instant::now(), next)),
+                        None => break answer.await,
+                    },
+                }
+            }
+        };
+        stop.record(failed);
         if let Some(content) = reply {
             if let Err(e) = conn.send(wire::child(content, &msg)).await {
                 eprintln!("cudash kernel: shell send failed: {e}");
@@ -61,40 +86,49 @@ pub async fn serve(
     }
 }
 
-/// The next request; while `aborting`, only one already queued (else aborting ends).
-async fn next_request(
-    conn: &mut KernelShellConnection,
-    aborting: &mut bool,
-) -> Option<JupyterMessage> {
-    if *aborting {
-        // Let the socket's tasks deliver what has arrived, then take a
-        // message only if one is ready now.
-        for _ in 0..4 {
-            tokio::task::yield_now().await;
-        }
-        let ready = tokio::select! {
-            biased;
-            m = wire::read(conn, "shell") => Some(m),
-            _ = std::future::ready(()) => None,
-        };
-        match ready {
-            Some(m) => return m,
-            None => *aborting = false,
+/// After a cell fails with `stop_on_error`, the cells that had already
+/// arrived behind it (Run All) are not run: each gets an `aborted` reply, as
+/// from ipykernel. A cell sent after the client saw the error runs as usual.
+///
+/// What counts is when a request reached the kernel, not the date in its
+/// header: the client's clock may differ from ours.
+#[derive(Default)]
+struct StopOnError {
+    /// When the failing cell finished; `None` when not aborting.
+    failed_at: Option<Instant>,
+}
+
+impl StopOnError {
+    /// Whether an execute request that arrived at `arrived` is to be aborted.
+    fn aborts(&mut self, arrived: Instant) -> bool {
+        match self.failed_at {
+            Some(t) if arrived <= t => true,
+            _ => {
+                self.failed_at = None;
+                false
+            }
         }
     }
-    wire::read(conn, "shell").await
+
+    fn record(&mut self, failed: bool) {
+        if failed {
+            self.failed_at = Some(Instant::now());
+        }
+    }
 }
 
 impl Shell {
-    /// The reply to one shell request (`None` for messages that get none).
+    /// The reply to one shell request (`None` for messages that get none),
+    /// and whether it is a failed execute that stops the cells queued behind it.
     async fn answer(
         &mut self,
         msg: &JupyterMessage,
         kernel_info: &KernelInfoReply,
-        aborting: &mut bool,
-    ) -> Option<JupyterMessageContent> {
-        Some(match &msg.content {
-            JupyterMessageContent::ExecuteRequest(_) if *aborting => ExecuteReply {
+        abort: bool,
+    ) -> (Option<JupyterMessageContent>, bool) {
+        let mut failed = false;
+        let reply = match &msg.content {
+            JupyterMessageContent::ExecuteRequest(_) if abort => ExecuteReply {
                 status: ReplyStatus::Aborted,
                 execution_count: ExecutionCount::new(self.count),
                 user_expressions: Some(Default::default()),
@@ -103,7 +137,7 @@ impl Shell {
             .into(),
             JupyterMessageContent::ExecuteRequest(req) => {
                 let reply = self.execute(msg, req).await;
-                *aborting = req.stop_on_error && reply.status == ReplyStatus::Error;
+                failed = req.stop_on_error && reply.status == ReplyStatus::Error;
                 reply.into()
             }
             JupyterMessageContent::KernelInfoRequest(_) => kernel_info.clone().into(),
@@ -133,9 +167,10 @@ impl Shell {
             .into(),
             other => {
                 eprintln!("cudash kernel: ignored `{}` on shell", other.message_type());
-                return None;
+                return (None, false);
             }
-        })
+        };
+        (Some(reply), failed)
     }
 
     /// Runs `f` on the session thread and waits for its answer (`None` if that thread is gone).
@@ -326,7 +361,27 @@ fn stopped() -> ErrorReport {
 
 #[cfg(test)]
 mod tests {
-    use super::{byte_offset, help_query};
+    use std::time::{Duration, Instant};
+
+    use super::{byte_offset, help_query, StopOnError};
+
+    #[test]
+    fn stop_on_error_aborts_only_what_arrived_before_the_failure() {
+        let before = Instant::now();
+        let mut stop = StopOnError::default();
+        assert!(!stop.aborts(before), "nothing failed yet");
+        stop.record(true);
+        let after = Instant::now() + Duration::from_millis(1);
+        assert!(stop.aborts(before), "queued behind the failed cell");
+        assert!(stop.aborts(before), "and the next one queued too");
+        assert!(!stop.aborts(after), "sent after the error was seen");
+        assert!(
+            !stop.aborts(before),
+            "aborting ended with the first new cell"
+        );
+        stop.record(false);
+        assert!(!stop.aborts(before));
+    }
 
     #[test]
     fn help_queries() {
