@@ -11,6 +11,7 @@ pub mod error;
 pub mod eval;
 pub mod kernel;
 pub mod lang;
+pub mod lesson;
 pub mod repl;
 pub mod runtime;
 pub mod session;

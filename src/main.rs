@@ -41,19 +41,21 @@ struct Args {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run a script as a transcript: each statement, then its output.
+    /// Run a script (or a notebook's code cells) as a transcript: each statement, then its output.
     Run {
         file: std::path::PathBuf,
-        /// Compare the transcript with FILE.out and fail on any difference.
+        /// Compare with FILE.out (a notebook: with its saved outputs) and fail on any difference.
         #[arg(long)]
         check: bool,
-        /// Write the transcript to FILE.out (to create or update the expected output).
+        /// Write the transcript to FILE.out (a notebook: the outputs into it), to create or update them.
         #[arg(long, conflicts_with = "check")]
         save: bool,
         /// Go on after a failing statement (errors still show in the transcript).
         #[arg(long)]
         keep_going: bool,
     },
+    /// Step through a lesson (.ipynb or script) in the terminal: Enter runs the next cell, b goes back, r reruns, q quits.
+    Present { file: std::path::PathBuf },
     /// Print the device table and exit.
     Devices,
     /// The Jupyter kernel: `cudash kernel install` once, then pick "cudash" in Jupyter.
@@ -134,6 +136,7 @@ fn main() -> ExitCode {
                         keep_going,
                     },
                 ),
+                Some(Command::Present { file }) => cli::present::present(config, &file),
                 Some(Command::Devices) => cli::devices(config),
                 Some(Command::Kernel {
                     action: Some(KernelAction::Install { prefix, .. }),

@@ -261,3 +261,244 @@ fn kernel_without_a_connection_file_fails_clearly() {
         text(&o)
     );
 }
+
+fn notebook(name: &str) -> String {
+    format!("{}/notebooks/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A notebook with `cells` as (kind, source, tags), no outputs saved.
+fn write_notebook(name: &str, cells: &[(&str, &str, &[&str])]) -> String {
+    let cells: Vec<serde_json::Value> = cells
+        .iter()
+        .map(|(kind, src, tags)| {
+            let mut c = serde_json::json!({
+                "cell_type": kind, "metadata": {"tags": tags}, "source": src,
+            });
+            if *kind == "code" {
+                c["outputs"] = serde_json::json!([]);
+                c["execution_count"] = serde_json::Value::Null;
+            }
+            c
+        })
+        .collect();
+    let nb =
+        serde_json::json!({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5});
+    temp(name, nb.to_string().as_bytes())
+}
+
+#[test]
+fn every_lesson_matches_its_saved_outputs() {
+    let dir = format!("{}/notebooks", env!("CARGO_MANIFEST_DIR"));
+    let mut lessons: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ipynb"))
+        .collect();
+    lessons.sort();
+    assert!(lessons.len() >= 7, "the tour and six lessons: {lessons:?}");
+    for p in lessons {
+        let o = cudash(&["run", p.to_str().unwrap(), "--check"]);
+        assert!(o.status.success(), "{}:\n{}", p.display(), text(&o));
+        assert!(text(&o).starts_with("ok: "), "{}", text(&o));
+    }
+}
+
+#[test]
+fn check_shows_the_cell_whose_outputs_changed() {
+    let original = std::fs::read_to_string(notebook("01-devices-and-placement.ipynb")).unwrap();
+    let tampered = original.replacen("[4., 6.]  f32[2] @cuda:0", "[4., 7.]  f32[2] @cuda:0", 1);
+    assert_ne!(original, tampered, "the lesson shows z");
+    let f = temp("tampered.ipynb", tampered.as_bytes());
+    let o = cudash(&["run", &f, "--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let out = text(&o);
+    assert!(
+        out.contains("shows other outputs than saved:\n    z\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  - [4., 7.]  f32[2] @cuda:0\n  + [4., 6.]  f32[2] @cuda:0"),
+        "{out}"
+    );
+}
+
+#[test]
+fn save_writes_outputs_that_check_then_accepts() {
+    let f = write_notebook(
+        "fresh.ipynb",
+        &[
+            ("markdown", "# A lesson", &[]),
+            ("code", "x = ones(2, device=cuda:1)\nprint(\"hi\")\nx", &[]),
+            ("code", "x + nope", &["raises-exception"]),
+            ("code", "", &[]),
+            ("code", "mem cuda:1", &[]),
+        ],
+    );
+    let o = cudash(&["run", &f, "--check"]);
+    assert_eq!(o.status.code(), Some(1), "nothing saved yet: {}", text(&o));
+    let o = cudash(&["run", &f, "--save"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        text(&o).contains("wrote the outputs of 3 cells"),
+        "{}",
+        text(&o)
+    );
+    let nb: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+    let cells = nb["cells"].as_array().unwrap();
+    let outs = &cells[1]["outputs"];
+    assert_eq!(outs[0]["output_type"], "stream");
+    assert_eq!(outs[0]["text"], serde_json::json!(["hi\n"]));
+    assert_eq!(outs[1]["output_type"], "execute_result");
+    assert_eq!(outs[1]["execution_count"], 1);
+    assert!(
+        outs[1]["data"]["text/html"].is_array(),
+        "HTML as Jupyter shows it"
+    );
+    assert_eq!(cells[2]["outputs"][0]["ename"], "NameError");
+    assert_eq!(
+        cells[3]["execution_count"],
+        serde_json::Value::Null,
+        "blank cells do not run"
+    );
+    assert_eq!(cells[4]["outputs"][0]["output_type"], "display_data");
+    assert_eq!(cells[4]["execution_count"], 3);
+    let o = cudash(&["run", &f, "--check"]);
+    assert!(o.status.success(), "{}", text(&o));
+}
+
+#[test]
+fn error_tags_must_be_honest() {
+    let f = write_notebook(
+        "tags.ipynb",
+        &[
+            ("code", "x = 1", &["raises-exception"]),
+            ("code", "y = nope", &[]),
+        ],
+    );
+    let o = cudash(&["run", &f, "--save"]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.contains("cell 1 is tagged `raises-exception` but runs without error"),
+        "{out}"
+    );
+    assert!(
+        out.contains("cell 2 fails but is not tagged `raises-exception`"),
+        "{out}"
+    );
+    assert!(out.contains("NameError"), "{out}");
+}
+
+#[test]
+fn run_gives_a_notebook_transcript() {
+    let f = write_notebook(
+        "transcript.ipynb",
+        &[
+            ("markdown", "Narration is not code.", &[]),
+            ("code", "a = 2\na * 3", &[]),
+            ("code", "a + nope", &["raises-exception"]),
+            ("code", "zeros?", &[]),
+            ("code", "b = nope", &[]),
+            ("code", "print(\"never\")", &[]),
+        ],
+    );
+    let o = cudash(&["--no-color", "run", &f]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}");
+    assert!(
+        out.starts_with(">>> a = 2\n>>> a * 3\n6\n>>> a + nope\nNameError"),
+        "{out}"
+    );
+    assert!(
+        out.contains("[ cell 3:1:5 ]"),
+        "errors name their cell: {out}"
+    );
+    assert!(
+        out.contains(">>> zeros?\nzeros(*size"),
+        "help queries show help: {out}"
+    );
+    assert!(out.contains("stopped at cell 5"), "{out}");
+    assert!(!out.contains("never"), "{out}");
+    let o = cudash(&["--no-color", "run", &f, "--keep-going"]);
+    assert!(
+        o.status.success() && text(&o).contains("never"),
+        "{}",
+        text(&o)
+    );
+}
+
+#[test]
+fn files_that_are_not_notebooks_are_clear_errors() {
+    for (name, body, says) in [
+        ("broken.ipynb", "{\"cells\": [", "bad JSON at line 1"),
+        (
+            "old.ipynb",
+            "{\"nbformat\": 3, \"worksheets\": []}",
+            "nbformat 3",
+        ),
+        (
+            "odd.ipynb",
+            "{\"nbformat\": 4, \"cells\": [{\"cell_type\": \"slide\"}]}",
+            "unknown cell_type `slide`",
+        ),
+    ] {
+        let f = temp(name, body.as_bytes());
+        for args in [
+            vec!["run", &f],
+            vec!["run", &f, "--check"],
+            vec!["present", &f],
+        ] {
+            let o = cudash(&args);
+            assert_eq!(o.status.code(), Some(2), "{args:?}: {}", text(&o));
+            assert!(text(&o).contains(says), "{args:?}: {}", text(&o));
+        }
+    }
+}
+
+#[test]
+fn present_reads_keys_as_lines_without_a_terminal() {
+    let f = temp(
+        "steps.cudash",
+        b"# Steps\n# one at a time\n\nx = 1\nprint(\"first\")\n\n# Then:\nprint(\"second\")\n",
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(["--no-color", "present", &f])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Run, run, back, rerun, quit.
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"\n\nb\nr\nq\n")
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    let expected = [
+        "steps.cudash · 2 cells to run",
+        "Steps one at a time",
+        "── cell 1/2 ─",
+        "x = 1\nprint(\"first\")\nfirst\n",
+        "Then:",
+        "── cell 2/2 ─",
+        "print(\"second\")\nsecond\n",
+        // back: cell 2 shown again with its narration
+        "Then:",
+        "── cell 2/2 ─",
+        // rerun: the last cell that ran
+        "── cell 2/2 ─",
+        "print(\"second\")\nsecond\n",
+    ];
+    let mut rest = out.as_str();
+    for piece in expected {
+        let at = rest
+            .find(piece)
+            .unwrap_or_else(|| panic!("`{piece}` not found in order in:\n{out}"));
+        rest = &rest[at + piece.len()..];
+    }
+}

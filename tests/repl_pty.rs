@@ -124,3 +124,94 @@ fn long_loops_show_progress_after_a_second() {
     p.expect(READY).unwrap();
     quit(p);
 }
+
+/// `cudash present FILE` in a terminal, where keys act at once (no Enter after `b`).
+fn present(file: &str) -> OsSession {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cudash"));
+    cmd.args(["--no-color", "present", file])
+        .env("TERM", "xterm");
+    let mut p = Session::spawn(cmd).expect("spawn cudash present in a pty");
+    p.set_expect_timeout(Some(Duration::from_secs(20)));
+    p
+}
+
+const HINT: &str = "⏎ run · b back · r rerun · q quit";
+
+fn exits(p: &mut OsSession) -> bool {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while p.get_process().is_alive().unwrap_or(false) && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    !p.get_process().is_alive().unwrap_or(false)
+}
+
+#[test]
+fn present_steps_through_a_lesson() {
+    let dir = std::env::temp_dir().join(format!("cudash-present-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("lesson.cudash");
+    std::fs::write(
+        &file,
+        "# Placement\n# where tensors **live**\n\nx = ones(2, device=cuda:1)\nx\n\n\
+         # A long loop: Ctrl-C stops it.\nfor i in 0..1000000000 { n = i }\n\nx * 2\n",
+    )
+    .unwrap();
+    let mut p = present(file.to_str().unwrap());
+    p.expect("lesson.cudash · 3 cells to run").unwrap();
+    p.expect("Placement").unwrap();
+    p.expect("where tensors live").unwrap();
+    p.expect("── cell 1/3 ").unwrap();
+    p.expect(HINT).unwrap();
+    p.send("\r").unwrap();
+    p.expect("[1., 1.]  f32[2] @cuda:1").unwrap();
+    p.expect("cuda:1  allocated 512 B · reserved 2.0 MiB")
+        .unwrap();
+    p.expect("A long loop: Ctrl-C stops it.").unwrap();
+    p.expect("── cell 2/3 ").unwrap();
+    p.expect(HINT).unwrap();
+    // Back: cell 1 again, shown, not run.
+    p.send("b").unwrap();
+    p.expect("── cell 1/3 ").unwrap();
+    p.expect(HINT).unwrap();
+    // Rerun: the last cell that ran (cell 1) runs again.
+    p.send("r").unwrap();
+    p.expect("[1., 1.]  f32[2] @cuda:1").unwrap();
+    p.expect(HINT).unwrap();
+    p.send("\r").unwrap();
+    p.expect("── cell 2/3 ").unwrap();
+    p.expect(HINT).unwrap();
+    // Run the long loop, then stop it; the session keeps `x`.
+    p.send("\r").unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    p.send(ControlCode::EndOfText).unwrap();
+    p.expect("Interrupted").unwrap();
+    p.expect("── cell 3/3 ").unwrap();
+    p.expect(HINT).unwrap();
+    p.send("\r").unwrap();
+    p.expect("[2., 2.]  f32[2] @cuda:1").unwrap();
+    p.expect("end of the lesson").unwrap();
+    p.send("q").unwrap();
+    assert!(exits(&mut p), "q quits");
+}
+
+#[test]
+fn present_shows_a_notebook_lesson() {
+    let file = format!(
+        "{}/notebooks/01-devices-and-placement.ipynb",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut p = present(&file);
+    p.expect("Lesson 1 · Devices and placement").unwrap();
+    p.expect("═══").unwrap();
+    p.expect("Every tensor lives on one device:").unwrap();
+    p.expect("── cell 1/13 ").unwrap();
+    p.expect(HINT).unwrap();
+    p.send("\r").unwrap();
+    p.expect("cuda:1  NVIDIA H100 80GB HBM3 (simulated)")
+        .unwrap();
+    p.expect("Where a tensor is made").unwrap();
+    p.expect(HINT).unwrap();
+    // Ctrl-C while waiting for a key quits too.
+    p.send(ControlCode::EndOfText).unwrap();
+    assert!(exits(&mut p), "Ctrl-C at the prompt quits");
+}

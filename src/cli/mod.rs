@@ -1,5 +1,8 @@
-//! Command-line front ends: `run` (transcripts) and the line REPL.
+//! Command-line front ends: `run` (transcripts, notebooks), `present`
+//! (lessons in the terminal) and the line REPL.
 
+pub mod notebook;
+pub mod present;
 pub mod repl;
 pub mod run;
 

@@ -1,7 +1,9 @@
-//! `cudash run FILE`: a script as a transcript, optionally checked against FILE.out.
+//! `cudash run FILE`: a script as a transcript, optionally checked against
+//! FILE.out. Notebooks go to `notebook.rs`.
 
 use std::path::{Path, PathBuf};
 
+use crate::lesson::outputs::mask_times;
 use crate::session::{Config, Session};
 
 pub struct Mode {
@@ -11,6 +13,9 @@ pub struct Mode {
 }
 
 pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
+    if crate::lesson::is_notebook(file) {
+        return super::notebook::run(config, file, &mode);
+    }
     let src = match read_script(file) {
         Ok(s) => s,
         Err(msg) => {
@@ -109,7 +114,7 @@ fn check(expected_path: &Path, actual: &str) -> u8 {
             return 2;
         }
     };
-    let (e, a) = (normalize(&expected), normalize(actual));
+    let (e, a) = (mask_times(&expected), mask_times(actual));
     if e == a {
         println!("ok: transcript matches {}", expected_path.display());
         return 0;
@@ -129,30 +134,4 @@ fn check(expected_path: &Path, actual: &str) -> u8 {
         println!("+ {l}");
     }
     1
-}
-
-/// Timings differ between runs: compare them as `<time>`.
-pub fn normalize(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for line in s.lines() {
-        let mut words: Vec<String> = Vec::new();
-        let toks: Vec<&str> = line.split(' ').collect();
-        let mut i = 0;
-        while i < toks.len() {
-            let is_num = toks[i].parse::<f64>().is_ok();
-            let unit = toks
-                .get(i + 1)
-                .map(|u| matches!(*u, "ns" | "µs" | "ms" | "s" | "s," | "ms," | "µs," | "ns,"));
-            if is_num && unit == Some(true) {
-                words.push("<time>".into());
-                i += 2;
-                continue;
-            }
-            words.push(toks[i].to_string());
-            i += 1;
-        }
-        out.push_str(words.join(" ").trim_end());
-        out.push('\n');
-    }
-    out
 }

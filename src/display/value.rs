@@ -34,7 +34,16 @@ pub fn repr(v: &Value) -> String {
         Value::Tensor(t) => tensor::render(t),
         Value::List(items) => {
             let parts: Vec<String> = items.iter().map(repr).collect();
-            format!("[{}]", parts.join(", "))
+            if parts.iter().any(|p| p.contains('\n')) {
+                // Tensors that take several lines: one item after the other, indented.
+                let items: Vec<String> = parts
+                    .iter()
+                    .map(|p| format!("  {}", p.replace('\n', "\n  ")))
+                    .collect();
+                format!("[\n{},\n]", items.join(",\n"))
+            } else {
+                format!("[{}]", parts.join(", "))
+            }
         }
         Value::Builtin(doc) => format!("<builtin {}>", doc.signature),
         Value::Stream(s) => s.describe(),

@@ -13,6 +13,7 @@ use tokio::time::Instant;
 
 use super::{wire, Iopub};
 use crate::eval::{Output, Shown};
+use crate::lesson::outputs::stream_text;
 
 /// How long stream text may wait to be sent with what follows it.
 pub const BATCH: Duration = Duration::from_millis(50);
@@ -44,9 +45,11 @@ impl<'a> Publisher<'a> {
     }
 
     pub fn push(&mut self, o: Output) {
+        if let Some((stderr, text)) = stream_text(&o) {
+            return self.stream(stderr, text);
+        }
         match o {
-            Output::Text(t) => self.stream(false, t),
-            Output::Warning(w) => self.stream(true, format!("warning: {w}")),
+            Output::Text(_) | Output::Warning(_) => unreachable!("stream text is sent above"),
             Output::Value(shown) => {
                 self.flush();
                 self.results.push(shown.text.clone());
@@ -91,8 +94,7 @@ impl<'a> Publisher<'a> {
         }
     }
 
-    fn stream(&mut self, stderr: bool, mut line: String) {
-        line.push('\n');
+    fn stream(&mut self, stderr: bool, line: String) {
         if self.pending.as_ref().is_some_and(|(e, _, _)| *e != stderr) {
             self.flush();
         }

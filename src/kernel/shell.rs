@@ -21,6 +21,7 @@ use super::publish::Publisher;
 use super::worker::{Event, Job};
 use super::{wire, Iopub};
 use crate::lang::Completeness;
+use crate::lesson::help_query;
 use crate::session::{ErrorReport, Session};
 
 struct Shell {
@@ -247,7 +248,7 @@ impl Shell {
             ..Default::default()
         };
         if let Some(e) = error {
-            let traceback: Vec<String> = e.report.trim_end().lines().map(String::from).collect();
+            let traceback = crate::lesson::outputs::traceback(&e);
             if !req.silent {
                 self.iopub.send(wire::child(
                     ErrorOutput {
@@ -332,17 +333,6 @@ impl Shell {
     }
 }
 
-/// The name in a help query (`zeros?`, `?zeros`, `x.sum??`), if the cell is one.
-fn help_query(code: &str) -> Option<&str> {
-    let code = code.trim();
-    let name = code.trim_start_matches('?').trim_end_matches('?');
-    let is_name = !name.is_empty()
-        && name
-            .split('.')
-            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'));
-    (name.len() < code.len() && is_name).then_some(name)
-}
-
 /// The byte offset of code point `cursor` (Jupyter counts cursors in code points).
 fn byte_offset(code: &str, cursor: usize) -> usize {
     code.char_indices()
@@ -363,7 +353,8 @@ fn stopped() -> ErrorReport {
 mod tests {
     use std::time::{Duration, Instant};
 
-    use super::{byte_offset, help_query, StopOnError};
+    use super::{byte_offset, StopOnError};
+    use crate::lesson::help_query;
 
     #[test]
     fn stop_on_error_aborts_only_what_arrived_before_the_failure() {

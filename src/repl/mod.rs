@@ -5,7 +5,7 @@
 
 pub mod helper;
 pub mod highlight;
-mod progress;
+pub mod progress;
 
 use std::cell::RefCell;
 use std::io::IsTerminal;
@@ -111,34 +111,12 @@ impl Repl {
         if outcome.error.is_none() {
             self.transcript.push(src.to_string());
         }
-        self.show(&outcome);
+        print_outcome(&outcome, self.color);
         if self.status {
             let line = status_line(&self.session.borrow());
             if !line.is_empty() {
                 println!("{}", self.paint(Style::new().dimmed(), &line));
             }
-        }
-    }
-
-    fn show(&self, o: &Outcome) {
-        for out in &o.outputs {
-            match out {
-                Output::Warning(s) => println!(
-                    "{}",
-                    self.paint(Color::Yellow.normal(), &format!("warning: {s}"))
-                ),
-                // Clearing the screen only makes sense on a terminal.
-                Output::Clear { .. } => {
-                    if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-                        print!("\x1b[H\x1b[2J");
-                    }
-                }
-                o if self.color => println!("{}", highlight::color_tags(o.text())),
-                o => println!("{}", o.text()),
-            }
-        }
-        if let Some(e) = &o.error {
-            print!("{}", e.report);
         }
     }
 
@@ -209,6 +187,30 @@ fn meta_help() -> &'static str {
      :backend        the device table\n\
      :status on|off  the allocator line after each statement\n\
      :quit           leave (Ctrl-D too); Ctrl-C cancels the line or stops a running loop"
+}
+
+/// Prints what a statement produced: values and text, warnings in yellow,
+/// the error report last. With `color`, device tags are coloured.
+pub fn print_outcome(o: &Outcome, color: bool) {
+    for out in &o.outputs {
+        match out {
+            Output::Warning(s) if color => {
+                println!("{}", Color::Yellow.paint(format!("warning: {s}")))
+            }
+            Output::Warning(s) => println!("warning: {s}"),
+            // Clearing the screen only makes sense on a terminal.
+            Output::Clear { .. } => {
+                if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                    print!("\x1b[H\x1b[2J");
+                }
+            }
+            o if color => println!("{}", highlight::color_tags(o.text())),
+            o => println!("{}", o.text()),
+        }
+    }
+    if let Some(e) = &o.error {
+        print!("{}", e.report);
+    }
 }
 
 /// One dim line per device with activity: allocated, reserved and peak, and

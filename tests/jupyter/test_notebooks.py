@@ -1,5 +1,15 @@
-"""Every notebook in notebooks/ runs top to bottom on the cudash kernel."""
+"""Every notebook in notebooks/ runs top to bottom on the cudash kernel, and
+shows what is saved in it: the lessons cannot rot silently.
 
+The saved outputs come from `cudash run NOTEBOOK --save`; this runs the same
+cells through Jupyter (nbclient and the kernel), so it also checks that the
+kernel and `cudash run` agree. Outputs are compared as `cudash run --check`
+compares them: stream text joined, colours stripped, timings masked, HTML
+left out (it is made from the same values as the text).
+"""
+
+import copy
+import re
 from pathlib import Path
 
 import nbformat
@@ -9,26 +19,68 @@ from nbclient import NotebookClient
 from conftest import ROOT
 
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+LESSONS = [p for p in NOTEBOOKS if p.name[:2].isdigit() and p.name[:2] != "00"]
+
+ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+TIME = re.compile(r"(?<![^ ])-?\d+(\.\d+)?(e[-+]?\d+)? (ns|µs|ms|s)(?=,|$| )", re.M)
 
 
-def test_there_are_notebooks():
-    assert NOTEBOOKS, "notebooks/ has no .ipynb files"
+def comparable(outputs) -> str:
+    """One cell's outputs as text, as `cudash run --check` compares them."""
+    parts = []
+    for o in outputs:
+        kind = o["output_type"]
+        if kind == "stream":
+            head = f"[{o['name']}]"
+            if parts and parts[-1][0] == head:
+                parts[-1][1] += o["text"]
+            else:
+                parts.append([head, o["text"]])
+        elif kind in ("execute_result", "display_data"):
+            head = "[result]" if kind == "execute_result" else "[display]"
+            parts.append([head, o["data"]["text/plain"]])
+        elif kind == "error":
+            parts.append([f"[error] {o['ename']}: {o['evalue']}", "\n".join(o["traceback"])])
+    text = "".join(f"{h}\n{t}" + ("" if t.endswith("\n") else "\n") for h, t in parts)
+    text = ANSI.sub("", text)
+    lines = [TIME.sub("<time>", line).rstrip() for line in text.splitlines()]
+    return "\n".join(lines)
+
+
+def test_there_are_six_lessons():
+    assert len(LESSONS) >= 6, [p.name for p in NOTEBOOKS]
+
+
+def test_the_comparison_masks_times_only():
+    a = [{"output_type": "stream", "name": "stdout", "text": "wall time    930.815 µs\n"}]
+    b = [{"output_type": "stream", "name": "stdout", "text": "wall time    12.5 µs\n"}]
+    c = [{"output_type": "stream", "name": "stdout", "text": "copies: 11.6 GB/s\n"}]
+    d = [{"output_type": "stream", "name": "stdout", "text": "copies: 45.3 GB/s\n"}]
+    assert comparable(a) == comparable(b)
+    assert comparable(c) != comparable(d)
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
-def test_notebook_runs(path: Path):
-    nb = nbformat.read(path, as_version=4)
-    nbformat.validate(nb)
+def test_notebook_runs_and_shows_what_is_saved(path: Path):
+    saved = nbformat.read(path, as_version=4)
+    nbformat.validate(saved)
+    assert saved.metadata["kernelspec"]["name"] == "cudash"
+    fresh = copy.deepcopy(saved)
     # A cell that errors stops the run, unless it is tagged `raises-exception`.
-    NotebookClient(nb, kernel_name="cudash", timeout=120).execute()
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type != "code":
+    NotebookClient(fresh, kernel_name="cudash", timeout=120).execute()
+    for i, (old, new) in enumerate(zip(saved.cells, fresh.cells)):
+        if new.cell_type != "code":
             continue
-        errors = [o for o in cell.outputs if o.output_type == "error"]
-        expected = "raises-exception" in cell.metadata.get("tags", [])
+        where = f"{path.name} cell {i + 1}: {new.source!r}"
+        errors = [o for o in new.outputs if o.output_type == "error"]
+        expected = "raises-exception" in new.metadata.get("tags", [])
         # The tag is honest: tagged cells do fail, the others do not.
-        assert bool(errors) == expected, f"{path.name} cell {i}: {cell.source!r}"
+        assert bool(errors) == expected, where
         if not expected:
-            assert cell.outputs or cell.source.lstrip().startswith(("del", "#")), (
-                f"{path.name} cell {i} shows nothing: {cell.source!r}"
+            assert new.outputs or new.source.lstrip().startswith(("del", "#")), (
+                f"{where} shows nothing"
             )
+        assert comparable(new.outputs) == comparable(old.outputs), (
+            f"{where}: the outputs differ from the saved ones "
+            f"(update them with `cudash run {path.relative_to(ROOT)} --save` if the change is right)"
+        )

@@ -1,0 +1,378 @@
+//! A cell's outputs as Jupyter keeps them: stream text, results, displays and
+//! the error. Made from a `Session` outcome the same way the kernel publishes
+//! it, read from and written to nbformat JSON, and compared with timings masked.
+
+use serde_json::{json, Value};
+
+use super::ipynb::{lines, text};
+use crate::eval::{Output, Shown};
+use crate::session::{ErrorReport, Outcome};
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CellOutput {
+    /// `print` (stdout) or a warning (stderr).
+    Stream { stderr: bool, text: String },
+    /// A value (`execute_result`).
+    Result { text: String, html: Option<String> },
+    /// `mem` and the like (`display_data`).
+    Display { text: String, html: Option<String> },
+    Error {
+        ename: String,
+        evalue: String,
+        traceback: Vec<String>,
+    },
+}
+
+/// The stream text an output makes, `(is stderr, text)`, as the kernel sends it.
+pub fn stream_text(o: &Output) -> Option<(bool, String)> {
+    match o {
+        Output::Text(t) => Some((false, format!("{t}\n"))),
+        Output::Warning(w) => Some((true, format!("warning: {w}\n"))),
+        _ => None,
+    }
+}
+
+/// An error report as the lines of a Jupyter traceback.
+pub fn traceback(e: &ErrorReport) -> Vec<String> {
+    e.report.trim_end().lines().map(String::from).collect()
+}
+
+/// What a notebook shows for a cell that produced `outcome`: consecutive
+/// stream text joined, `clear_output` applied (with `wait`, at the next output).
+pub fn from_outcome(outcome: Outcome) -> Vec<CellOutput> {
+    let mut outs = Vec::new();
+    let mut clear_at_next = false;
+    let add = |outs: &mut Vec<CellOutput>, out: CellOutput, clear_at_next: &mut bool| {
+        if std::mem::take(clear_at_next) {
+            outs.clear();
+        }
+        push(outs, out);
+    };
+    for o in outcome.outputs {
+        if let Some((stderr, text)) = stream_text(&o) {
+            add(
+                &mut outs,
+                CellOutput::Stream { stderr, text },
+                &mut clear_at_next,
+            );
+            continue;
+        }
+        match o {
+            Output::Clear { wait: true } => clear_at_next = true,
+            Output::Clear { wait: false } => outs.clear(),
+            Output::Value(Shown { text, html }) => add(
+                &mut outs,
+                CellOutput::Result { text, html },
+                &mut clear_at_next,
+            ),
+            Output::Display(Shown { text, html }) => add(
+                &mut outs,
+                CellOutput::Display { text, html },
+                &mut clear_at_next,
+            ),
+            Output::Text(_) | Output::Warning(_) => unreachable!("stream text is handled above"),
+        }
+    }
+    if let Some(e) = outcome.error {
+        let error = CellOutput::Error {
+            traceback: traceback(&e),
+            ename: e.ename,
+            evalue: e.evalue,
+        };
+        add(&mut outs, error, &mut clear_at_next);
+    }
+    outs
+}
+
+/// Appends, joining stream text to the stream before it (as Jupyter shows it).
+fn push(outs: &mut Vec<CellOutput>, out: CellOutput) {
+    if let (
+        Some(CellOutput::Stream { stderr, text }),
+        CellOutput::Stream {
+            stderr: new_stderr,
+            text: more,
+        },
+    ) = (outs.last_mut(), &out)
+    {
+        if stderr == new_stderr {
+            text.push_str(more);
+            return;
+        }
+    }
+    outs.push(out);
+}
+
+/// nbformat outputs (a JSON list).
+pub fn to_json(outs: &[CellOutput], count: Option<usize>) -> Value {
+    let data = |text: &str, html: &Option<String>| {
+        let mut d = json!({ "text/plain": lines(text) });
+        if let Some(h) = html {
+            d["text/html"] = lines(h);
+        }
+        d
+    };
+    Value::Array(
+        outs.iter()
+            .map(|o| match o {
+                CellOutput::Stream { stderr, text } => json!({
+                    "output_type": "stream",
+                    "name": if *stderr { "stderr" } else { "stdout" },
+                    "text": lines(text),
+                }),
+                CellOutput::Result { text, html } => json!({
+                    "output_type": "execute_result",
+                    "execution_count": count,
+                    "data": data(text, html),
+                    "metadata": {},
+                }),
+                CellOutput::Display { text, html } => json!({
+                    "output_type": "display_data",
+                    "data": data(text, html),
+                    "metadata": {},
+                }),
+                CellOutput::Error {
+                    ename,
+                    evalue,
+                    traceback,
+                } => json!({
+                    "output_type": "error",
+                    "ename": ename,
+                    "evalue": evalue,
+                    "traceback": traceback,
+                }),
+            })
+            .collect(),
+    )
+}
+
+/// Outputs from nbformat JSON.
+pub fn from_json(v: &Value) -> Result<Vec<CellOutput>, String> {
+    let Some(list) = v.as_array() else {
+        return Err("`outputs` is not a list".into());
+    };
+    let mut outs = Vec::new();
+    for o in list {
+        let html = o["data"].get("text/html").map(text);
+        let out = match o["output_type"].as_str().unwrap_or("") {
+            "stream" => CellOutput::Stream {
+                stderr: o["name"] == "stderr",
+                text: text(&o["text"]),
+            },
+            "execute_result" => CellOutput::Result {
+                text: text(&o["data"]["text/plain"]),
+                html,
+            },
+            "display_data" => CellOutput::Display {
+                text: text(&o["data"]["text/plain"]),
+                html,
+            },
+            "error" => CellOutput::Error {
+                ename: text(&o["ename"]),
+                evalue: text(&o["evalue"]),
+                traceback: o["traceback"]
+                    .as_array()
+                    .map(|t| t.iter().map(text).collect())
+                    .unwrap_or_default(),
+            },
+            other => return Err(format!("an output of type `{other}` cudash does not make")),
+        };
+        push(&mut outs, out);
+    }
+    Ok(outs)
+}
+
+/// The outputs as plain text for comparing: colours stripped, timings masked
+/// (`<time>`), HTML left out (it is made from the same values as the text).
+pub fn comparable(outs: &[CellOutput]) -> String {
+    let mut s = String::new();
+    for o in outs {
+        match o {
+            CellOutput::Stream { stderr, text } => {
+                s.push_str(if *stderr { "[stderr]\n" } else { "[stdout]\n" });
+                s.push_str(text);
+            }
+            CellOutput::Result { text, .. } => {
+                s.push_str("[result]\n");
+                s.push_str(text);
+            }
+            CellOutput::Display { text, .. } => {
+                s.push_str("[display]\n");
+                s.push_str(text);
+            }
+            CellOutput::Error {
+                ename,
+                evalue,
+                traceback,
+            } => {
+                s.push_str(&format!("[error] {ename}: {evalue}\n"));
+                s.push_str(&traceback.join("\n"));
+            }
+        }
+        if !s.ends_with('\n') {
+            s.push('\n');
+        }
+    }
+    mask_times(&strip_ansi(&s))
+}
+
+/// Text without ANSI colour sequences.
+pub fn strip_ansi(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut chars = s.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' && chars.peek() == Some(&'[') {
+            chars.next();
+            // Parameters, then one final byte in `@`..=`~`.
+            for c in chars.by_ref() {
+                if ('@'..='~').contains(&c) {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Timings differ between runs: each number followed by a unit of time
+/// becomes `<time>`. Trailing spaces go too.
+pub fn mask_times(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for line in s.lines() {
+        let toks: Vec<&str> = line.split(' ').collect();
+        let mut words: Vec<&str> = Vec::with_capacity(toks.len());
+        let mut i = 0;
+        while i < toks.len() {
+            let is_num = toks[i].parse::<f64>().is_ok();
+            let unit = toks
+                .get(i + 1)
+                .is_some_and(|u| matches!(u.trim_end_matches(','), "ns" | "µs" | "ms" | "s"));
+            if is_num && unit {
+                words.push(if toks[i + 1].ends_with(',') {
+                    "<time>,"
+                } else {
+                    "<time>"
+                });
+                i += 2;
+            } else {
+                words.push(toks[i]);
+                i += 1;
+            }
+        }
+        out.push_str(words.join(" ").trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shown(t: &str) -> Shown {
+        Shown {
+            text: t.into(),
+            html: None,
+        }
+    }
+
+    #[test]
+    fn streams_join_and_clear_output_applies() {
+        let outcome = Outcome {
+            outputs: vec![
+                Output::Text("a".into()),
+                Output::Text("b".into()),
+                Output::Warning("w".into()),
+                Output::Value(shown("1")),
+            ],
+            error: None,
+        };
+        assert_eq!(
+            from_outcome(outcome),
+            vec![
+                CellOutput::Stream {
+                    stderr: false,
+                    text: "a\nb\n".into()
+                },
+                CellOutput::Stream {
+                    stderr: true,
+                    text: "warning: w\n".into()
+                },
+                CellOutput::Result {
+                    text: "1".into(),
+                    html: None
+                },
+            ]
+        );
+        let cleared = Outcome {
+            outputs: vec![
+                Output::Text("old".into()),
+                Output::Clear { wait: true },
+                Output::Text("new".into()),
+                Output::Clear { wait: true },
+            ],
+            error: None,
+        };
+        // With `wait`, the clear happens at the next output; none came after the second.
+        assert_eq!(
+            from_outcome(cleared),
+            vec![CellOutput::Stream {
+                stderr: false,
+                text: "new\n".into()
+            }]
+        );
+        let now = Outcome {
+            outputs: vec![Output::Text("old".into()), Output::Clear { wait: false }],
+            error: None,
+        };
+        assert!(from_outcome(now).is_empty());
+    }
+
+    #[test]
+    fn json_round_trip() {
+        let outs = vec![
+            CellOutput::Stream {
+                stderr: false,
+                text: "x\ny\n".into(),
+            },
+            CellOutput::Display {
+                text: "mem".into(),
+                html: Some("<table>\n</table>".into()),
+            },
+            CellOutput::Error {
+                ename: "NameError".into(),
+                evalue: "no variable `q`".into(),
+                traceback: vec!["\x1b[31mError\x1b[0m: no variable".into(), "  q".into()],
+            },
+        ];
+        assert_eq!(from_json(&to_json(&outs, Some(3))).unwrap(), outs);
+    }
+
+    #[test]
+    fn comparing_masks_times_and_colours() {
+        let a = [CellOutput::Stream {
+            stderr: false,
+            text: "wall time    930.815 µs\n\x1b[1mdone\x1b[0m in 3 ms, ok\n".into(),
+        }];
+        let b = [CellOutput::Stream {
+            stderr: false,
+            text: "wall time    12.5 µs\ndone in 4.1 ms, ok\n".into(),
+        }];
+        assert_eq!(comparable(&a), comparable(&b));
+        assert!(
+            comparable(&a).contains("wall time    <time>"),
+            "{}",
+            comparable(&a)
+        );
+        let c = [CellOutput::Stream {
+            stderr: false,
+            text: "11.6 GB/s\n".into(),
+        }];
+        let d = [CellOutput::Stream {
+            stderr: false,
+            text: "45.3 GB/s\n".into(),
+        }];
+        assert_ne!(comparable(&c), comparable(&d), "only times are masked");
+    }
+}
