@@ -9,7 +9,9 @@ use nu_ansi_term::{Color, Style};
 pub fn render(md: &str, width: usize, color: bool) -> String {
     let width = width.max(20);
     let mut out = Vec::new();
+    // The paragraph or list item being gathered, and its prefixes (first line, others).
     let mut para: Vec<&str> = Vec::new();
+    let mut prefix = (String::new(), String::new());
     let mut in_code = false;
     let paint = |style: Style, s: &str| {
         if color {
@@ -18,16 +20,17 @@ pub fn render(md: &str, width: usize, color: bool) -> String {
             s.to_string()
         }
     };
-    let flush = |para: &mut Vec<&str>, out: &mut Vec<String>| {
+    let flush = |para: &mut Vec<&str>, prefix: &mut (String, String), out: &mut Vec<String>| {
         if !para.is_empty() {
-            out.extend(wrap(&para.join(" "), width, "", "", color));
+            let (first, rest) = std::mem::take(prefix);
+            out.extend(wrap(&para.join(" "), width, &first, &rest, color));
             para.clear();
         }
     };
     for line in md.lines() {
         let trimmed = line.trim_start();
         if trimmed.starts_with("```") {
-            flush(&mut para, &mut out);
+            flush(&mut para, &mut prefix, &mut out);
             in_code = !in_code;
             continue;
         }
@@ -36,12 +39,12 @@ pub fn render(md: &str, width: usize, color: bool) -> String {
             continue;
         }
         if trimmed.is_empty() {
-            flush(&mut para, &mut out);
+            flush(&mut para, &mut prefix, &mut out);
             if out.last().is_some_and(|l| !l.is_empty()) {
                 out.push(String::new());
             }
         } else if let Some((level, title)) = heading(trimmed) {
-            flush(&mut para, &mut out);
+            flush(&mut para, &mut prefix, &mut out);
             if out.last().is_some_and(|l| !l.is_empty()) {
                 out.push(String::new());
             }
@@ -58,27 +61,29 @@ pub fn render(md: &str, width: usize, color: bool) -> String {
                 out.push(paint(Style::new().dimmed(), &rule.repeat(n)));
             }
         } else if let Some((marker, item)) = list_item(trimmed) {
-            flush(&mut para, &mut out);
+            flush(&mut para, &mut prefix, &mut out);
             let indent = line.len() - trimmed.len();
             let first = format!("{}{marker} ", " ".repeat(indent + 2));
             let rest = " ".repeat(first.chars().count());
-            out.extend(wrap(item, width, &first, &rest, color));
+            prefix = (first, rest);
+            para.push(item);
         } else if let Some(quote) = trimmed.strip_prefix('>') {
-            flush(&mut para, &mut out);
+            flush(&mut para, &mut prefix, &mut out);
             let bar = paint(Style::new().dimmed(), "  │ ");
             out.extend(
                 wrap(quote.trim_start(), width - 4, "", "", color)
                     .into_iter()
                     .map(|l| format!("{bar}{l}")),
             );
-        } else if line.starts_with("    ") || line.starts_with('\t') {
-            flush(&mut para, &mut out);
+        } else if para.is_empty() && (line.starts_with("    ") || line.starts_with('\t')) {
+            // Indented code (it cannot interrupt a paragraph or an item).
             out.push(paint(Color::Cyan.normal(), line));
         } else {
+            // A paragraph line, or the next line of a list item.
             para.push(trimmed);
         }
     }
-    flush(&mut para, &mut out);
+    flush(&mut para, &mut prefix, &mut out);
     while out.last().is_some_and(String::is_empty) {
         out.pop();
     }
@@ -238,7 +243,7 @@ mod tests {
     #[test]
     fn headings_paragraphs_and_lists() {
         let md = "# Devices\n\nEvery tensor lives on a **device**: `cpu` or\n`cuda:N`.\n\n\
-                  - one\n- two is a much longer item that has to wrap around\n\n\
+                  - one\n- two is a much longer item\n  that has to wrap around\n\n\
                   ```\nx = ones(2)\n```\n> note this\n\nSee [the docs](https://example.org).";
         let text = render(md, 40, false);
         let expected = "Devices\n═══════\n\n\
