@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::run::{prompted, Mode};
+use super::run::{first_difference, prompted, Mode};
 use crate::lesson::outputs::{self, comparable, CellOutput};
 use crate::lesson::{help_query, Cell, Lesson};
 use crate::session::{Config, Session};
@@ -134,20 +134,7 @@ fn difference(saved: &[CellOutput], fresh: &[CellOutput]) -> Option<String> {
     if s == f {
         return None;
     }
-    let (sl, fl): (Vec<&str>, Vec<&str>) = (s.lines().collect(), f.lines().collect());
-    let first = sl
-        .iter()
-        .zip(&fl)
-        .position(|(a, b)| a != b)
-        .unwrap_or(sl.len().min(fl.len()));
-    let mut out = format!("  first difference at output line {}:\n", first + 1);
-    for l in sl.iter().skip(first).take(5) {
-        out.push_str(&format!("  - {l}\n"));
-    }
-    for l in fl.iter().skip(first).take(5) {
-        out.push_str(&format!("  + {l}\n"));
-    }
-    Some(out)
+    Some(first_difference(&s, &f, "  "))
 }
 
 fn indent(text: &str) -> String {

@@ -120,18 +120,24 @@ fn check(expected_path: &Path, actual: &str) -> u8 {
         return 0;
     }
     println!("transcript differs from {}:", expected_path.display());
-    let (el, al): (Vec<&str>, Vec<&str>) = (e.lines().collect(), a.lines().collect());
+    print!("{}", first_difference(&e, &a, ""));
+    1
+}
+
+/// Where two texts first differ: a few lines of each, `-` expected, `+` actual.
+pub fn first_difference(expected: &str, actual: &str, indent: &str) -> String {
+    let (el, al): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
     let first = el
         .iter()
         .zip(&al)
         .position(|(x, y)| x != y)
         .unwrap_or(el.len().min(al.len()));
-    println!("first difference at line {}:", first + 1);
+    let mut out = format!("{indent}first difference at line {}:\n", first + 1);
     for l in el.iter().skip(first).take(5) {
-        println!("- {l}");
+        out.push_str(&format!("{indent}- {l}\n"));
     }
     for l in al.iter().skip(first).take(5) {
-        println!("+ {l}");
+        out.push_str(&format!("{indent}+ {l}\n"));
     }
-    1
+    out
 }
