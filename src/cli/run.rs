@@ -16,7 +16,7 @@ pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
     if crate::lesson::is_notebook(file) {
         return super::notebook::run(config, file, &mode);
     }
-    let src = match read_script(file) {
+    let src = match crate::lesson::read_text(file) {
         Ok(s) => s,
         Err(msg) => {
             eprintln!("cudash: {msg}");
@@ -62,18 +62,6 @@ pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
         return check(&expected_path, &transcript);
     }
     u8::from(!ok && !mode.keep_going)
-}
-
-fn read_script(file: &Path) -> Result<String, String> {
-    let bytes =
-        std::fs::read(file).map_err(|e| format!("cannot read `{}`: {e}", file.display()))?;
-    String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "`{}` is not valid UTF-8 text (first bad byte at offset {})",
-            file.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })
 }
 
 /// `script.cudash` -> `script.cudash.out`.

@@ -66,15 +66,7 @@ pub struct Lesson {
 impl Lesson {
     /// Reads a notebook (by its `.ipynb` extension) or a script.
     pub fn read(path: &Path) -> Result<Lesson, String> {
-        let bytes =
-            std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            format!(
-                "`{}` is not valid UTF-8 text (first bad byte at offset {})",
-                path.display(),
-                e.utf8_error().valid_up_to()
-            )
-        })?;
+        let text = read_text(path)?;
         if is_notebook(path) {
             let nb = ipynb::Notebook::parse(&text).map_err(|e| {
                 format!(
@@ -98,6 +90,19 @@ impl Lesson {
     pub fn code_cells(&self) -> usize {
         self.cells.iter().filter(|c| c.runs()).count()
     }
+}
+
+/// A file's text, with a clear message when it is unreadable or not UTF-8.
+pub fn read_text(path: &Path) -> Result<String, String> {
+    let bytes =
+        std::fs::read(path).map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "`{}` is not valid UTF-8 text (first bad byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })
 }
 
 pub fn is_notebook(path: &Path) -> bool {
