@@ -77,11 +77,13 @@ fn main() {
         1 + (x >> 11) as usize % [4096, 1 << 20, 32 << 20][(x % 3) as usize]
     });
 
+    // Quick runs are unoptimised: their timings say nothing about the targets.
+    let fast = |ns: f64| if quick { "n/a (quick)" } else { ok(ns < 200.0) };
     println!(
         "| cached 1 MiB alloc+free (allocator) | {raw_ns:.0} ns median | < 200 ns | {} |",
-        ok(raw_ns < 200.0)
+        fast(raw_ns)
     );
-    println!("| cached 1 MiB alloc+free (device registry, lock + guard) | {dev_ns:.0} ns median | < 200 ns | {} |", ok(dev_ns < 200.0));
+    println!("| cached 1 MiB alloc+free (device registry, lock + guard) | {dev_ns:.0} ns median | < 200 ns | {} |", fast(dev_ns));
     for (name, r, target) in [
         (
             "a fixed set of 256 random sizes",
@@ -96,7 +98,8 @@ fn main() {
             r.peak_at_warmup >> 20,
             r.final_peak >> 20,
             r.allocated_peak >> 20,
-            if target.starts_with('(') { "n/a" } else { ok(r.final_peak == r.peak_at_warmup) }
+            // A quick run's 100,000 cycles are too few to reach the steady state.
+            if target.starts_with('(') { "n/a" } else if quick { "n/a (quick)" } else { ok(r.final_peak == r.peak_at_warmup) }
         );
     }
 }

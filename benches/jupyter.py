@@ -94,9 +94,9 @@ print(f"Jupyter: jupyter_client {jupyter_client.__version__}, ipykernel {ipykern
 print()
 print("| Jupyter benchmark | cudash kernel | ipykernel | ipykernel time / cudash time | target | met |")
 print("| --- | ---: | ---: | ---: | --- | --- |")
-trip_ok = "yes" if ours[0] <= theirs[0] else "**no**"
+trip_ok = "n/a (quick)" if quick else "yes" if ours[0] <= theirs[0] else "**no**"
 print(f"| round trip of `1 + 1` (execute_request to reply and idle) | {ms(ours[0])} | {ms(theirs[0])} | "
       f"{theirs[0] / ours[0]:.2f}× | no slower than ipykernel | {trip_ok} |")
-start_ok = "yes" if ours[1] < 0.3 else "**no**"
+start_ok = "n/a (quick)" if quick else "yes" if ours[1] < 0.3 else "**no**"
 print(f"| launch to first kernel_info_reply | {ms(ours[1])} | {ms(theirs[1])} | "
       f"{theirs[1] / ours[1]:.2f}× | < 300 ms | {start_ok} |")

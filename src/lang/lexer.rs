@@ -21,7 +21,7 @@ pub type Spanned<T> = (T, Span);
 /// The lexer runs twice only when the input is wrong: first with chumsky's
 /// zero-cost `EmptyErr` (tracking expected tokens costs more than lexing), then,
 /// on failure, with `Rich` errors for the diagnostic.
-trait LexError<'src>:
+pub(crate) trait LexError<'src>:
     chumsky::error::Error<'src, &'src str>
     + LabelError<'src, &'src str, chumsky::text::TextExpected<()>>
     + LabelError<'src, &'src str, chumsky::text::TextExpected<&'src str>>
@@ -41,7 +41,7 @@ impl<'src> LexError<'src> for EmptyErr {
     }
 }
 
-fn lexer<'src, E: LexError<'src> + 'src>(
+pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
 ) -> impl Parser<'src, &'src str, Vec<Spanned<Token>>, extra::Err<E>> {
     let digits = text::digits(10);
     let exponent = one_of("eE")
@@ -195,11 +195,17 @@ fn single(c: char) -> Option<Punct> {
 
 /// Lex `src` into tokens, then run the structure pass.
 pub fn lex(src: &str) -> Result<Vec<Spanned<Token>>, Vec<Diagnostic>> {
-    let (tokens, errs) = lexer().parse(src).into_output_errors();
-    if !errs.is_empty() {
-        return Err(errs.into_iter().map(|e| lex_error(src, e)).collect());
+    let (tokens, errs) = lexer::<EmptyErr>().parse(src).into_output_errors();
+    match tokens {
+        Some(tokens) if errs.is_empty() => structure(tokens, src.len()).map_err(|e| vec![e]),
+        _ => {
+            let errs = lexer::<Rich<'_, char, Span>>().parse(src).into_errors();
+            Err(super::at_least_one(
+                errs.into_iter().map(|e| lex_error(src, e)).collect(),
+                src,
+            ))
+        }
     }
-    structure(tokens.unwrap_or_default(), src.len()).map_err(|e| vec![e])
 }
 
 fn lex_error(src: &str, e: Rich<'_, char, Span>) -> Diagnostic {

@@ -20,15 +20,34 @@ pub type Span = SimpleSpan<usize>;
 pub fn parse(src: &str) -> Result<Block, Vec<Diagnostic>> {
     let tokens = lexer::lex(src)?;
     let eoi = Span::from(src.len()..src.len());
-    let input = tokens.as_slice().map(eoi, |(t, s)| (t, s));
-    let (ast, errs) = parser::program_parser().parse(input).into_output_errors();
+    let input = || tokens.as_slice().map(eoi, |(t, s)| (t, s));
+    let (ast, errs) = parser::program_parser::<_, chumsky::error::EmptyErr>()
+        .parse(input())
+        .into_output_errors();
     match ast {
         Some(ast) if errs.is_empty() => Ok(ast),
-        _ => Err(errs
-            .into_iter()
-            .map(|e| syntax_diagnostic(src, e))
-            .collect()),
+        _ => Err(at_least_one(
+            parser::program_parser::<_, Rich<'_, Token, Span>>()
+                .parse(input())
+                .into_errors()
+                .into_iter()
+                .map(|e| syntax_diagnostic(src, e))
+                .collect(),
+            src,
+        )),
     }
+}
+
+/// The fast pass failed, so the `Rich` pass must say why; should the two ever
+/// disagree, the user still gets a diagnostic rather than none.
+fn at_least_one(mut diags: Vec<Diagnostic>, src: &str) -> Vec<Diagnostic> {
+    if diags.is_empty() {
+        diags.push(Diagnostic::syntax(
+            Span::from(0..src.len()),
+            "this input could not be parsed",
+        ));
+    }
+    diags
 }
 
 /// Whether a cell is ready to run, needs more lines, or is wrong.
@@ -106,4 +125,48 @@ fn open_blocks(src: &str) -> usize {
         }
     }
     depth.max(0) as usize
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn fast_and_rich_agree(src: &str) -> Result<(), TestCaseError> {
+        let lex_fast = lexer::lexer::<chumsky::error::EmptyErr>()
+            .parse(src)
+            .into_errors()
+            .is_empty();
+        let lex_rich = lexer::lexer::<Rich<'_, char, Span>>()
+            .parse(src)
+            .into_errors()
+            .is_empty();
+        prop_assert_eq!(lex_fast, lex_rich, "lexer passes disagree on {:?}", src);
+        let Ok(tokens) = lexer::lex(src) else {
+            return Ok(());
+        };
+        let eoi = Span::from(src.len()..src.len());
+        let input = || tokens.as_slice().map(eoi, |(t, s)| (t, s));
+        let fast = parser::program_parser::<_, chumsky::error::EmptyErr>()
+            .parse(input())
+            .into_errors()
+            .is_empty();
+        let rich = parser::program_parser::<_, Rich<'_, Token, Span>>()
+            .parse(input())
+            .into_errors()
+            .is_empty();
+        prop_assert_eq!(fast, rich, "parser passes disagree on {:?}", src);
+        Ok(())
+    }
+
+    proptest! {
+        // `parse` trusts the fast `EmptyErr` pass to accept exactly what the
+        // `Rich` pass accepts; only rejected input is parsed twice.
+        #[test]
+        fn the_fast_pass_accepts_exactly_what_the_rich_pass_accepts(
+            src in "[a-z0-9 .,:;=+*/@<>!(){}\\[\\]\"'#\\n-]{0,40}"
+        ) {
+            fast_and_rich_agree(&src)?;
+        }
+    }
 }
