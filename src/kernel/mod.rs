@@ -5,6 +5,7 @@
 //! channels. Control stays responsive while a cell runs, so an interrupt stops
 //! a loop and the session keeps its variables.
 
+mod guard;
 mod history;
 pub mod install;
 mod publish;
@@ -100,6 +101,27 @@ async fn serve(config: Config, info: ConnectionInfo) -> Result<(), String> {
         let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
     }
     let session_id = uuid::Uuid::new_v4().to_string();
+    // The ports the connection file names belong to the guard, which relays
+    // to the ZeroMQ sockets on the private side (see `guard`).
+    let public = info;
+    let inner = guard::inner(&public)?;
+    let info = inner.info.clone();
+    let mut listeners = Vec::new();
+    for (channel, port, inner_port) in [
+        ("shell", public.shell_port, info.shell_port),
+        ("iopub", public.iopub_port, info.iopub_port),
+        ("stdin", public.stdin_port, info.stdin_port),
+        ("control", public.control_port, info.control_port),
+        ("heartbeat", public.hb_port, info.hb_port),
+    ] {
+        let listener = guard::bind(&public, port).await.map_err(|e| {
+            format!(
+                "cannot open the {channel} socket at {}:{port}: {e}",
+                public.ip
+            )
+        })?;
+        listeners.push((channel, listener, format!("{}-{inner_port}", info.ip)));
+    }
     let err = |what: &'static str| {
         move |e: zmq::RuntimeError| format!("cannot open the {what} socket: {e}")
     };
@@ -118,6 +140,9 @@ async fn serve(config: Config, info: ConnectionInfo) -> Result<(), String> {
     let mut heartbeat = zmq::create_kernel_heartbeat_connection(&info)
         .await
         .map_err(err("heartbeat"))?;
+    for (channel, listener, inner_path) in listeners {
+        tokio::spawn(guard::relay(listener, inner_path, channel));
+    }
 
     let (tx, mut rx) = unbounded_channel::<JupyterMessage>();
     let iopub = Iopub(tx);
@@ -180,6 +205,7 @@ async fn serve(config: Config, info: ConnectionInfo) -> Result<(), String> {
     tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     control_task.abort();
     shell_task.abort();
+    drop(inner);
     Ok(())
 }
 
