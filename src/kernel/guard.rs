@@ -70,9 +70,7 @@ impl Scanner {
                         _ => true,
                     };
                     if !ok {
-                        return Err(format!(
-                            "not a ZMTP 3 greeting (byte {i} is {b:#04x})"
-                        ));
+                        return Err(format!("not a ZMTP 3 greeting (byte {i} is {b:#04x})"));
                     }
                     self.state = if i + 1 == GREETING {
                         State::Flags
@@ -162,7 +160,8 @@ impl Drop for Inner {
 /// A private directory for the inner sockets, and the connection info that
 /// points the ZeroMQ sockets there.
 pub fn inner(public: &ConnectionInfo) -> Result<Inner, String> {
-    let dir = std::env::temp_dir().join(format!("cudash-kernel-{}", uuid::Uuid::new_v4()));
+    remove_dead();
+    let dir = std::env::temp_dir().join(format!("{PREFIX}{}", uuid::Uuid::new_v4()));
     private_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut info = public.clone();
     info.transport = Transport::IPC;
@@ -170,6 +169,32 @@ pub fn inner(public: &ConnectionInfo) -> Result<Inner, String> {
     (info.shell_port, info.iopub_port, info.stdin_port) = (1, 2, 3);
     (info.control_port, info.hb_port) = (4, 5);
     Ok(Inner { info, dir })
+}
+
+const PREFIX: &str = "cudash-kernel-";
+
+/// Directories left by kernels that were killed (no chance to clean up):
+/// nothing answers on their shell socket any more, and they are over a minute
+/// old (a kernel starting beside this one has not bound its sockets yet).
+fn remove_dead() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let owned = {
+            use std::os::unix::fs::MetadataExt;
+            e.metadata().is_ok_and(|m| {
+                let age = m.modified().ok().and_then(|t| t.elapsed().ok());
+                m.uid() == unsafe { libc::getuid() } && age.is_some_and(|a| a.as_secs() > 60)
+            })
+        };
+        if owned && e.file_name().to_string_lossy().starts_with(PREFIX) {
+            let shell = e.path().join("s-1");
+            if std::os::unix::net::UnixStream::connect(&shell).is_err() {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+    }
 }
 
 fn private_dir(dir: &Path) -> std::io::Result<()> {
@@ -183,12 +208,18 @@ pub enum Listener {
     Unix(UnixListener),
 }
 
-pub async fn bind(public: &ConnectionInfo, port: u16) -> std::io::Result<Listener> {
-    Ok(match public.transport {
-        Transport::TCP => Listener::Tcp(TcpListener::bind((public.ip.as_str(), port)).await?),
-        Transport::IPC => {
-            Listener::Unix(UnixListener::bind(format!("{}-{port}", public.ip))?)
+/// Binds `ip`/`port` (port 0: one the system picks); returns the port bound.
+pub async fn bind(transport: &Transport, ip: &str, port: u16) -> std::io::Result<(Listener, u16)> {
+    Ok(match transport {
+        Transport::TCP => {
+            let l = TcpListener::bind((ip, port)).await?;
+            let port = l.local_addr()?.port();
+            (Listener::Tcp(l), port)
         }
+        Transport::IPC => (
+            Listener::Unix(UnixListener::bind(format!("{ip}-{port}"))?),
+            port,
+        ),
     })
 }
 
@@ -238,7 +269,11 @@ async fn pipe(client: Stream, inner: &str) -> Result<(), String> {
     }
 }
 
-async fn both_ways<R, W>(mut from_client: R, mut to_client: W, kernel: UnixStream) -> Result<(), String>
+async fn both_ways<R, W>(
+    mut from_client: R,
+    mut to_client: W,
+    kernel: UnixStream,
+) -> Result<(), String>
 where
     R: tokio::io::AsyncRead + Unpin,
     W: tokio::io::AsyncWrite + Unpin,
@@ -248,7 +283,10 @@ where
         let mut scanner = Scanner::default();
         let mut buf = vec![0u8; 64 << 10];
         loop {
-            let n = from_client.read(&mut buf).await.map_err(|e| e.to_string())?;
+            let n = from_client
+                .read(&mut buf)
+                .await
+                .map_err(|e| e.to_string())?;
             if n == 0 {
                 return Ok(());
             }
@@ -335,7 +373,7 @@ mod tests {
         s.push(0x80);
         assert!(Scanner::default().feed(&s).is_err());
         let mut s = greeting();
-        s.extend([0x06, 0, 0, 0, 0, 0, 1, 0, 0]); // a 16 MiB command
+        s.extend([0x06, 0, 0, 0, 0, 1, 0, 0, 0]); // a 16 MiB command
         assert!(Scanner::default().feed(&s).is_err());
     }
 }

@@ -43,33 +43,25 @@ impl Iopub {
 }
 
 /// `cudash kernel -f CONNECTION_FILE`: serves until a shutdown request.
+///
+/// Jupyter writes the file and passes it. When it does not exist, the kernel
+/// writes one itself (as ipykernel does), for `jupyter console --existing
+/// FILE`: loopback only, a fresh random key, ports chosen by the system, and
+/// readable by this user alone.
 pub fn run(config: Config, connection_file: &Path) -> u8 {
-    let text = match std::fs::read_to_string(connection_file) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!(
-                "cudash kernel: cannot read the connection file {}: {e}",
-                connection_file.display()
-            );
-            return 2;
+    let (info, write_to) = if connection_file.exists() {
+        match read_connection_file(connection_file) {
+            Ok(info) => (info, None),
+            Err(e) => {
+                eprintln!("cudash kernel: {e}");
+                return 2;
+            }
         }
+    } else {
+        (fresh_connection_info(), Some(connection_file.to_path_buf()))
     };
-    let info: ConnectionInfo = match serde_json::from_str(&text) {
-        Ok(i) => i,
-        Err(e) => {
-            eprintln!(
-                "cudash kernel: {} is not a Jupyter connection file: {e}",
-                connection_file.display()
-            );
-            return 2;
-        }
-    };
-    if !info.key.is_empty() && info.signature_scheme != "hmac-sha256" {
-        eprintln!(
-            "cudash kernel: signature scheme `{}` is not supported (only hmac-sha256)",
-            info.signature_scheme
-        );
-        return 2;
+    for warning in connection_warnings(&info) {
+        eprintln!("cudash kernel: warning: {warning}");
     }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -81,7 +73,7 @@ pub fn run(config: Config, connection_file: &Path) -> u8 {
             return 1;
         }
     };
-    match runtime.block_on(serve(config, info)) {
+    match runtime.block_on(serve(config, info, write_to)) {
         Ok(()) => 0,
         Err(e) => {
             eprintln!("cudash kernel: {e}");
@@ -90,7 +82,82 @@ pub fn run(config: Config, connection_file: &Path) -> u8 {
     }
 }
 
-async fn serve(config: Config, info: ConnectionInfo) -> Result<(), String> {
+fn read_connection_file(path: &Path) -> Result<ConnectionInfo, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the connection file {}: {e}", path.display()))?;
+    let info: ConnectionInfo = serde_json::from_str(&text)
+        .map_err(|e| format!("{} is not a Jupyter connection file: {e}", path.display()))?;
+    if !info.key.is_empty() && info.signature_scheme != "hmac-sha256" {
+        return Err(format!(
+            "signature scheme `{}` is not supported (only hmac-sha256)",
+            info.signature_scheme
+        ));
+    }
+    Ok(info)
+}
+
+fn fresh_connection_info() -> ConnectionInfo {
+    let key = format!(
+        "{}{}",
+        uuid::Uuid::new_v4().simple(),
+        uuid::Uuid::new_v4().simple()
+    );
+    ConnectionInfo {
+        ip: "127.0.0.1".into(),
+        transport: jupyter_protocol::Transport::TCP,
+        shell_port: 0,
+        iopub_port: 0,
+        stdin_port: 0,
+        control_port: 0,
+        hb_port: 0,
+        key,
+        signature_scheme: "hmac-sha256".into(),
+        kernel_name: Some("cudash".into()),
+    }
+}
+
+/// What a user should know about where the kernel listens and who may talk to it.
+pub fn connection_warnings(info: &ConnectionInfo) -> Vec<String> {
+    let mut w = Vec::new();
+    if info.key.is_empty() {
+        w.push("the connection file has no key: messages are not signed, so anyone who can reach the ports can run code".to_string());
+    }
+    let loopback = match info.transport {
+        jupyter_protocol::Transport::IPC => true,
+        jupyter_protocol::Transport::TCP => info
+            .ip
+            .parse::<std::net::IpAddr>()
+            .map(|a| a.is_loopback())
+            .unwrap_or(info.ip == "localhost"),
+    };
+    if !loopback {
+        w.push(format!(
+            "listening on {}, not on loopback: other machines can reach the kernel's ports",
+            info.ip
+        ));
+    }
+    w
+}
+
+/// Writes `info` to `path`, readable and writable by this user only; never
+/// replaces a file that appeared meanwhile.
+fn write_connection_file(path: &Path, info: &ConnectionInfo) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    let text = serde_json::to_string_pretty(info).map_err(std::io::Error::other)?;
+    f.write_all(text.as_bytes())
+}
+
+async fn serve(
+    config: Config,
+    info: ConnectionInfo,
+    write_to: Option<std::path::PathBuf>,
+) -> Result<(), String> {
     let (jobs, started) =
         worker::spawn(config).map_err(|e| format!("cannot start the session: {e}"))?;
     let interrupt = started.interrupt;
@@ -103,24 +170,32 @@ async fn serve(config: Config, info: ConnectionInfo) -> Result<(), String> {
     let session_id = uuid::Uuid::new_v4().to_string();
     // The ports the connection file names belong to the guard, which relays
     // to the ZeroMQ sockets on the private side (see `guard`).
-    let public = info;
+    let mut public = info;
     let inner = guard::inner(&public)?;
     let info = inner.info.clone();
     let mut listeners = Vec::new();
+    let (transport, ip) = (public.transport.clone(), public.ip.clone());
     for (channel, port, inner_port) in [
-        ("shell", public.shell_port, info.shell_port),
-        ("iopub", public.iopub_port, info.iopub_port),
-        ("stdin", public.stdin_port, info.stdin_port),
-        ("control", public.control_port, info.control_port),
-        ("heartbeat", public.hb_port, info.hb_port),
+        ("shell", &mut public.shell_port, info.shell_port),
+        ("iopub", &mut public.iopub_port, info.iopub_port),
+        ("stdin", &mut public.stdin_port, info.stdin_port),
+        ("control", &mut public.control_port, info.control_port),
+        ("heartbeat", &mut public.hb_port, info.hb_port),
     ] {
-        let listener = guard::bind(&public, port).await.map_err(|e| {
-            format!(
-                "cannot open the {channel} socket at {}:{port}: {e}",
-                public.ip
-            )
-        })?;
+        let (listener, bound) = guard::bind(&transport, &ip, *port)
+            .await
+            .map_err(|e| format!("cannot open the {channel} socket at {ip} port {port}: {e}"))?;
+        *port = bound;
         listeners.push((channel, listener, format!("{}-{inner_port}", info.ip)));
+    }
+    if let Some(path) = write_to {
+        write_connection_file(&path, &public)
+            .map_err(|e| format!("cannot write the connection file {}: {e}", path.display()))?;
+        eprintln!(
+            "cudash kernel: wrote {} (loopback, readable by you only); connect with\n  jupyter console --existing {}",
+            path.display(),
+            path.display()
+        );
     }
     let err = |what: &'static str| {
         move |e: zmq::RuntimeError| format!("cannot open the {what} socket: {e}")
