@@ -8,8 +8,96 @@ use crate::error::Diagnostic;
 /// Renders `diag` against `src` (the cell or script it came from).
 pub fn render(diag: &Diagnostic, name: &str, src: &str, color: bool) -> String {
     let len = src.len();
-    let start = diag.span.start.min(len);
-    let end = diag.span.end.clamp(start, len);
+    let start = floor_char(src, diag.span.start.min(len));
+    let end = floor_char(src, diag.span.end.clamp(start, len));
+    match Window::around(src, start, end) {
+        Some(w) => {
+            let shown = w.source(src);
+            let (s, e) = (w.shift(start), w.shift(end));
+            let text = render_at(diag, name, &shown, s, e, color);
+            // The header gives the column in the window; give the real one.
+            let col = |at: usize| src[w.line_start..at].chars().count() + 1;
+            let (wrong, right) = (
+                format!("{name}:{}:{}", w.line + 1, shown[w.line..s].chars().count() + 1),
+                format!("{name}:{}:{}", w.line + 1, col(start)),
+            );
+            text.replacen(&wrong, &right, 1)
+        }
+        None => render_at(diag, name, src, start, end, color),
+    }
+}
+
+/// Lines longer than this are shown as a window around the span.
+const LONG_LINE: usize = 200;
+/// Characters of context kept on each side of the span in a long line.
+const CONTEXT: usize = 60;
+/// At most this much of a long span is underlined.
+const LONG_SPAN: usize = 80;
+
+/// A window on one long line: a 1 MB line in a script gets a diagnostic of a
+/// few lines, not the whole line three times over.
+struct Window {
+    /// Line number (0-based) and where that line starts in the source.
+    line: usize,
+    line_start: usize,
+    /// The part of the line shown, as byte offsets into the source.
+    from: usize,
+    to: usize,
+}
+
+impl Window {
+    fn around(src: &str, start: usize, end: usize) -> Option<Window> {
+        let line_start = src[..start].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = src[start..].find('\n').map_or(src.len(), |i| start + i);
+        if line_end - line_start <= LONG_LINE {
+            return None;
+        }
+        let end = end.min(line_end).min(start + LONG_SPAN);
+        let from = floor_char(src, start.saturating_sub(CONTEXT).max(line_start));
+        let to = floor_char(src, (end + CONTEXT).min(line_end));
+        Some(Window {
+            line: src[..line_start].matches('\n').count(),
+            line_start,
+            from,
+            to,
+        })
+    }
+
+    /// Empty lines up to the line, then the window with `…` where it was cut.
+    fn source(&self, src: &str) -> String {
+        let mut s = "\n".repeat(self.line);
+        if self.from > self.line_start {
+            s.push('…');
+        }
+        s.push_str(&src[self.from..self.to]);
+        if !src[self.to..].starts_with('\n') && self.to < src.len() {
+            s.push('…');
+        }
+        s
+    }
+
+    /// An offset into the source, as an offset into `source()`.
+    fn shift(&self, at: usize) -> usize {
+        let lead = if self.from > self.line_start { '…'.len_utf8() } else { 0 };
+        self.line + lead + at.clamp(self.from, self.to) - self.from
+    }
+}
+
+fn floor_char(src: &str, mut at: usize) -> usize {
+    while !src.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn render_at(
+    diag: &Diagnostic,
+    name: &str,
+    src: &str,
+    start: usize,
+    end: usize,
+    color: bool,
+) -> String {
     let id = name.to_string();
     let kind = ReportKind::Custom(diag.error.class(), Color::Red);
     let mut report = Report::build(kind, (id.clone(), start..end))

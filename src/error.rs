@@ -88,6 +88,9 @@ pub enum Error {
         allocated: usize,
         reserved: usize,
     },
+    /// A tensor larger than the host's available memory (checked before allocating).
+    #[error("{message}")]
+    HostOutOfMemory { message: String, needed: u128 },
     #[error(
         "interrupted: the statement was stopped; every variable keeps the value it had before it"
     )]
@@ -162,7 +165,7 @@ impl Error {
                 "DeviceError"
             }
             Error::Interrupted => "Interrupted",
-            Error::OutOfMemory { .. } => "OutOfMemoryError",
+            Error::OutOfMemory { .. } | Error::HostOutOfMemory { .. } => "OutOfMemoryError",
             Error::Io { .. } => "IOError",
             Error::Value { .. } => "ValueError",
         }
@@ -185,6 +188,9 @@ impl Error {
             Error::NoDevice { .. } | Error::NotAvailable { .. } => "needs a CUDA device".into(),
             Error::Interrupted => "stopped here".into(),
             Error::OutOfMemory { requested, .. } => format!("asks for {}", human(*requested)),
+            Error::HostOutOfMemory { needed, .. } => {
+                format!("asks for {}", crate::runtime::host::human_bytes(*needed))
+            }
             Error::Io { .. } => "file problem".into(),
             Error::Value { .. } => "invalid value".into(),
         }
@@ -220,6 +226,9 @@ impl Error {
                  or spread the work over several devices"
                     .into(),
             ),
+            Error::HostOutOfMemory { .. } => {
+                Some("use a smaller shape or a smaller dtype (f16, bf16)".into())
+            }
             Error::Shape { help, .. } | Error::DType { help, .. } | Error::Value { help, .. } => help.clone(),
             Error::IndexOutOfRange { size, .. } => Some(format!(
                 "valid indices are 0..{size} (or -{size}..-1 counting from the end)"

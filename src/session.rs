@@ -191,8 +191,10 @@ impl Session {
                 ok = false;
             }
             let failed = o.error.is_some();
+            let interrupted = self.interp.interrupt.load(Ordering::Relaxed);
             each(statement_text(src, &stmts, i), o);
-            if failed && !keep_going {
+            // Ctrl-C stops the script even when it keeps going past errors.
+            if failed && (!keep_going || interrupted) {
                 break;
             }
         }
@@ -202,10 +204,19 @@ impl Session {
     fn error_outcome(&self, diags: &[Diagnostic], name: &str, src: &str) -> Outcome {
         let first = &diags[0];
         let mut report = self.report(first, name, src);
-        for d in &diags[1..] {
+        // A few reports say what is wrong; a hundred bury it.
+        const SHOWN: usize = 3;
+        for d in diags.iter().skip(1).take(SHOWN - 1) {
             report
                 .report
                 .push_str(&diag::render(d, name, src, self.config.color));
+        }
+        if diags.len() > SHOWN {
+            let more = diags.len() - SHOWN;
+            let s = if more == 1 { "" } else { "s" };
+            report
+                .report
+                .push_str(&format!("… and {more} more syntax error{s}\n"));
         }
         Outcome {
             outputs: Vec::new(),

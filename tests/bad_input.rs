@@ -37,6 +37,16 @@ const CATALOGUE: &[(&str, &str)] = &[
     ("x = 1\u{0}", "SyntaxError"),
     ("x = 1\u{1b}[31m", "SyntaxError"),
     ("}", "SyntaxError"),
+    ("x = 1.2.3", "SyntaxError"),
+    ("x = 1e", "SyntaxError"),
+    ("x = [[[[1", "SyntaxError"),
+    ("for i in 0..3 { for j in 0..3 {", "SyntaxError"),
+    ("with device(0)", "SyntaxError"),
+    ("x\u{200b} = 1", "SyntaxError"),
+    ("x = \u{202e}1", "SyntaxError"),
+    ("\u{feff}x = 1", "SyntaxError"),
+    ("x = -9223372036854775808", "SyntaxError"),
+    ("ones(2).to(cuda:99999999999)", "SyntaxError"),
     // names
     ("randm(2)", "NameError"),
     ("nope + 1", "NameError"),
@@ -88,7 +98,22 @@ const CATALOGUE: &[(&str, &str)] = &[
     ("zeros(-1)", "ValueError"),
     ("zeros(1e20)", "ValueError"),
     ("zeros(4294967296, 4294967296, 4294967296)", "ValueError"),
-    ("zeros(1000000, 1000000)", "ValueError"),
+    ("zeros(1000000, 1000000)", "OutOfMemoryError"),
+    ("zeros(2**40)", "OutOfMemoryError"),
+    ("randn(2**36)", "OutOfMemoryError"),
+    ("arange(2**36)", "OutOfMemoryError"),
+    ("full([2**62, 4], 1)", "ValueError"),
+    ("arange(9223372036854775807)", "ValueError"),
+    ("ones(2)[9223372036854775807]", "IndexError"),
+    ("zeros(2, 3).reshape(9223372036854775807, 0)", "ShapeError"),
+    ("eye(-1)", "ValueError"),
+    ("randn(2, 3).sum(dim=-4)", "ValueError"),
+    ("cat([])", "ValueError"),
+    ("stack([])", "ValueError"),
+    ("scatter(ones(4), [])", "ValueError"),
+    ("gather([], cuda:0)", "ValueError"),
+    ("9223372036854775807 * 2", "ValueError"),
+    ("-(-9223372036854775807 - 1)", "ValueError"),
     ("arange(0, 10, 0)", "ValueError"),
     ("arange(1e300)", "ValueError"),
     ("ones(3).item()", "ValueError"),
@@ -133,7 +158,102 @@ const CATALOGUE: &[(&str, &str)] = &[
     ("save(ones(2), \"/nonexistent/dir/x.npy\")", "IOError"),
     ("load(\"/etc/passwd\")", "ValueError"),
     ("load(3)", "TypeError"),
+    ("load(\"\")", "IOError"),
+    ("load(\"/\")", "IOError"),
+    ("save(ones(2), \"/proc/x.npy\")", "IOError"),
 ];
+
+/// Input that nests or runs on without end: bounded with a clear error, never
+/// a stack overflow, and a long line's report shows a window, not the line.
+fn pathological() -> Vec<(String, &'static str)> {
+    vec![
+        (format!("x = {}1{}", "(".repeat(100_000), ")".repeat(100_000)), "SyntaxError"),
+        (format!("x = {}1", "- ".repeat(100_000)), "SyntaxError"),
+        (format!("x = ones(2){}", ".T".repeat(100_000)), "SyntaxError"),
+        (format!("x = 1{}", " + 1".repeat(100_000)), "SyntaxError"),
+        (format!("{}{}", "for i in 0..1 {".repeat(1000), "}".repeat(1000)), "SyntaxError"),
+        (format!("{}{}", "{".repeat(100_000), "}".repeat(100_000)), "SyntaxError"),
+        (format!("x = [{}$]", "1, ".repeat(100_000)), "SyntaxError"),
+        (format!("x = [{}nope]", "1, ".repeat(100_000)), "NameError"),
+        (format!("x = \"{}", "a".repeat(1 << 20)), "SyntaxError"),
+    ]
+}
+
+#[test]
+fn deep_and_long_input_is_bounded_and_reported_briefly() {
+    let mut s: Session = common::session();
+    assert!(s.execute("keep = arange(4)").error.is_none());
+    for (src, class) in pathological() {
+        let o = s.execute(&src);
+        let e = o.error.unwrap_or_else(|| panic!("{}… should fail", &src[..40]));
+        assert_eq!(e.ename, class, "{}…: {}", &src[..40], e.evalue);
+        assert!(e.report.len() < 4000, "{}…: a report of {} bytes", &src[..40], e.report.len());
+        assert_eq!(s.execute("keep").plain_text(), "[0, 1, 2, 3]  i64[4] @cpu");
+    }
+}
+
+/// Files that claim to be `.npy` or `.safetensors` but are broken in every way
+/// a download or a disk can break them.
+#[test]
+fn corrupt_files_are_clear_errors() {
+    let dir = std::env::temp_dir().join(format!("cudash-corrupt-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let npy = |header: &str, data: &[u8]| {
+        let mut h = header.to_string();
+        while (10 + h.len() + 1) % 64 != 0 {
+            h.push(' ');
+        }
+        h.push('\n');
+        let mut b = b"\x93NUMPY\x01\x00".to_vec();
+        b.extend((h.len() as u16).to_le_bytes());
+        b.extend(h.as_bytes());
+        b.extend(data);
+        b
+    };
+    let st = |header: &str, data: &[u8]| {
+        let mut b = (header.len() as u64).to_le_bytes().to_vec();
+        b.extend(header.as_bytes());
+        b.extend(data);
+        b
+    };
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("empty.npy", vec![]),
+        ("magic.npy", b"\x93NUMPZ\x01\x00\x10\x00".to_vec()),
+        ("version.npy", b"\x93NUMPY\x09\x00\x10\x00".to_vec()),
+        ("cut.npy", b"\x93NUMPY\x01\x00\xff\xff{'descr'".to_vec()),
+        ("binary.npy", npy("\u{1}\u{2}", &[])),
+        ("nodescr.npy", npy("{'fortran_order': False, 'shape': (2,), }", &[0; 8])),
+        ("dtype.npy", npy("{'descr': '<c16', 'fortran_order': False, 'shape': (2,), }", &[0; 32])),
+        ("bigendian.npy", npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", &[0; 8])),
+        ("shape.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", &[0; 8])),
+        ("short.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", &[0; 8])),
+        ("huge.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", &[0; 8])),
+        ("overflow.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (9223372036854775807, 4), }", &[])),
+        ("empty.safetensors", vec![]),
+        ("short.safetensors", vec![1, 2, 3]),
+        ("hugeheader.safetensors", u64::MAX.to_le_bytes().to_vec()),
+        ("notjson.safetensors", st("{nope", &[])),
+        ("offsets.safetensors", st(r#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}"#, &[0; 4])),
+        ("badshape.safetensors", st(r#"{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}"#, &[0; 8])),
+        ("dtype.safetensors", st(r#"{"a":{"dtype":"U8","shape":[8],"data_offsets":[0,8]}}"#, &[0; 8])),
+        ("overflow.safetensors", st(r#"{"a":{"dtype":"F32","shape":[4611686018427387904,8],"data_offsets":[0,8]}}"#, &[0; 8])),
+        ("random.safetensors", (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect()),
+    ];
+    let mut s: Session = common::session();
+    assert!(s.execute("keep = arange(4)").error.is_none());
+    for (name, bytes) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let o = s.execute(&format!("t = load(\"{}\")", path.display()));
+        let e = o.error.unwrap_or_else(|| panic!("{name} should not load"));
+        assert_eq!(e.ename, "IOError", "{name}: {}", e.evalue);
+        assert!(e.evalue.contains(name), "{name}: the message names the file: {}", e.evalue);
+        assert!(e.report.contains('╭'), "{name}: no span: {}", e.report);
+        assert_eq!(s.execute("keep").plain_text(), "[0, 1, 2, 3]  i64[4] @cpu");
+        assert!(s.execute("t").error.is_some(), "{name}: `t` must not exist");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
 
 #[test]
 fn every_bad_input_gets_a_diagnostic_and_the_session_goes_on() {

@@ -112,6 +112,27 @@ fn unreadable_and_invalid_files_are_clear_errors() {
 }
 
 #[test]
+fn ctrl_c_stops_a_script_at_the_running_statement() {
+    let f = temp(
+        "endless.cudash",
+        b"x = 1\nfor i in 0..1000000000 { y = i }\nnever = 2\n",
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(["run", &f, "--no-color", "--keep-going"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(130), "{t}");
+    assert!(t.contains("stopped here") && t.contains("cudash: interrupted"), "{t}");
+    assert!(!t.contains("never"), "{t}");
+}
+
+#[test]
 fn piped_input_runs_without_prompts() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_cudash"))
         .stdin(Stdio::piped())
@@ -248,7 +269,7 @@ fn kernel_without_a_connection_file_fails_clearly() {
     let o = cudash(&["kernel", "-f", "/nonexistent/kernel-1.json"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
-        text(&o).contains("cannot read the connection file /nonexistent/kernel-1.json"),
+        text(&o).contains("cannot create the connection file /nonexistent/kernel-1.json"),
         "{}",
         text(&o)
     );

@@ -8,6 +8,18 @@ pub mod run;
 
 use crate::session::{Config, Session};
 
+/// Ctrl-C stops the running statement (an `Interrupted` error at its span)
+/// rather than killing the process; the flag stays set so the caller can stop.
+pub fn interrupt_on_ctrl_c(session: &Session) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
+    let flag = session.interrupt_handle();
+    let handler = std::sync::Arc::clone(&flag);
+    let _ = ctrlc::set_handler(move || handler.store(true, std::sync::atomic::Ordering::Relaxed));
+    flag
+}
+
+/// The exit status of a run stopped by Ctrl-C, as shells report SIGINT.
+pub const INTERRUPTED: u8 = 130;
+
 pub fn check_backend(name: &str) -> Result<(), String> {
     match name {
         "auto" | "sim" => Ok(()),

@@ -28,6 +28,7 @@ pub fn run(config: Config, file: &Path, mode: &Mode) -> u8 {
 /// A cell tagged `raises-exception` may fail; any other failure stops the run.
 fn transcript(config: Config, lesson: &Lesson, keep_going: bool) -> u8 {
     let mut session = Session::new(config);
+    let interrupted = super::interrupt_on_ctrl_c(&session);
     let mut failed = false;
     for (i, cell) in lesson.cells.iter().enumerate() {
         if !cell.runs() {
@@ -51,6 +52,10 @@ fn transcript(config: Config, lesson: &Lesson, keep_going: bool) -> u8 {
                 println!("{out}");
             }
         });
+        if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!("cudash: interrupted at cell {}", i + 1);
+            return super::INTERRUPTED;
+        }
         if !ok && !cell.expects_error {
             failed = true;
             if !keep_going {
@@ -72,6 +77,7 @@ fn fresh_outputs(session: &mut Session, cell: &Cell) -> Vec<CellOutput> {
 
 fn check_or_save(config: Config, file: &Path, lesson: Lesson, save: bool) -> u8 {
     let mut session = Session::new(config);
+    let interrupted = super::interrupt_on_ctrl_c(&session);
     if save {
         session.enable_html();
     }
@@ -89,6 +95,10 @@ fn check_or_save(config: Config, file: &Path, lesson: Lesson, save: bool) -> u8 
         }
         count += 1;
         let fresh = fresh_outputs(&mut session, cell);
+        if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+            eprintln!("cudash: interrupted at cell {}; nothing written", i + 1);
+            return super::INTERRUPTED;
+        }
         let failed = fresh.iter().any(|o| matches!(o, CellOutput::Error { .. }));
         if failed != cell.expects_error {
             problems += 1;

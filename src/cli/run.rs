@@ -33,6 +33,7 @@ pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
         color: config.color && !plain,
         ..config
     });
+    let interrupted = super::interrupt_on_ctrl_c(&session);
     let mut transcript = String::new();
     let ok = session.run_script(&name, &src, mode.keep_going, |text, outcome| {
         let mut chunk = String::new();
@@ -49,6 +50,10 @@ pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
         }
         transcript.push_str(&chunk);
     });
+    if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("cudash: interrupted");
+        return super::INTERRUPTED;
+    }
     let expected_path = expected_path(file);
     if mode.save {
         if let Err(e) = std::fs::write(&expected_path, &transcript) {

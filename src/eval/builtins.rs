@@ -306,6 +306,9 @@ impl Interp {
             }
             "gather" => {
                 let ts = self.tensor_list(&b, "tensors", name)?;
+                if ts.is_empty() {
+                    return Err(at(Error::value("gather() needs at least one tensor")));
+                }
                 let target = b
                     .device("device")?
                     .unwrap_or(Device::Cuda(self.current_device));

@@ -58,7 +58,19 @@ pub fn run(config: Config, connection_file: &Path) -> u8 {
             }
         }
     } else {
-        (fresh_connection_info(), Some(connection_file.to_path_buf()))
+        match create_connection_file(connection_file) {
+            Ok(f) => (
+                fresh_connection_info(),
+                Some((f, connection_file.to_path_buf())),
+            ),
+            Err(e) => {
+                eprintln!(
+                    "cudash kernel: cannot create the connection file {}: {e}",
+                    connection_file.display()
+                );
+                return 2;
+            }
+        }
     };
     for warning in connection_warnings(&info) {
         eprintln!("cudash kernel: warning: {warning}");
@@ -139,16 +151,18 @@ pub fn connection_warnings(info: &ConnectionInfo) -> Vec<String> {
     w
 }
 
-/// Writes `info` to `path`, readable and writable by this user only; never
-/// replaces a file that appeared meanwhile.
-fn write_connection_file(path: &Path, info: &ConnectionInfo) -> std::io::Result<()> {
-    use std::io::Write;
+/// A new file, readable and writable by this user only; never one that exists.
+fn create_connection_file(path: &Path) -> std::io::Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
-    let mut f = std::fs::OpenOptions::new()
+    std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o600)
-        .open(path)?;
+        .open(path)
+}
+
+fn write_connection_file(mut f: std::fs::File, info: &ConnectionInfo) -> std::io::Result<()> {
+    use std::io::Write;
     let text = serde_json::to_string_pretty(info).map_err(std::io::Error::other)?;
     f.write_all(text.as_bytes())
 }
@@ -156,7 +170,7 @@ fn write_connection_file(path: &Path, info: &ConnectionInfo) -> std::io::Result<
 async fn serve(
     config: Config,
     info: ConnectionInfo,
-    write_to: Option<std::path::PathBuf>,
+    write_to: Option<(std::fs::File, std::path::PathBuf)>,
 ) -> Result<(), String> {
     let (jobs, started) =
         worker::spawn(config).map_err(|e| format!("cannot start the session: {e}"))?;
@@ -188,8 +202,8 @@ async fn serve(
         *port = bound;
         listeners.push((channel, listener, format!("{}-{inner_port}", info.ip)));
     }
-    if let Some(path) = write_to {
-        write_connection_file(&path, &public)
+    if let Some((file, path)) = write_to {
+        write_connection_file(file, &public)
             .map_err(|e| format!("cannot write the connection file {}: {e}", path.display()))?;
         eprintln!(
             "cudash kernel: wrote {} (loopback, readable by you only); connect with\n  jupyter console --existing {}",

@@ -15,7 +15,8 @@ pub fn check_alloc(shape: &[usize], dtype: DType) -> Result<usize, Error> {
     if bytes > CHECK_ABOVE {
         let avail = available_bytes();
         if bytes as u128 > avail as u128 {
-            return Err(Error::Value {
+            return Err(Error::HostOutOfMemory {
+                needed: bytes as u128,
                 message: format!(
                     "out of memory: {} {dtype} tensor of shape {} needs {}, but the host has about {} available",
                     if dtype.name().starts_with(['f', 'i']) { "an" } else { "a" },
@@ -23,7 +24,6 @@ pub fn check_alloc(shape: &[usize], dtype: DType) -> Result<usize, Error> {
                     human_bytes(bytes as u128),
                     human_bytes(avail as u128)
                 ),
-                help: Some("use a smaller shape or a smaller dtype (f16, bf16)".into()),
             });
         }
     }
