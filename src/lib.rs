@@ -9,6 +9,7 @@ pub mod diag;
 pub mod display;
 pub mod error;
 pub mod eval;
+pub mod fuzz;
 pub mod kernel;
 pub mod lang;
 pub mod lesson;

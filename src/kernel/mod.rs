@@ -5,12 +5,12 @@
 //! channels. Control stays responsive while a cell runs, so an interrupt stops
 //! a loop and the session keeps its variables.
 
-mod guard;
+pub mod guard;
 mod history;
 pub mod install;
 mod publish;
 mod shell;
-mod wire;
+pub mod wire;
 mod worker;
 
 use std::path::Path;

@@ -22,17 +22,30 @@ pub async fn read<S: zeromq::SocketRecv>(
                 return None;
             }
         };
-        let raw = RawMessage::from_multipart(frames, &conn.mac).map_err(|e| match e {
-            jupyter_zmq_client::RuntimeError::VerifyError(_) => {
-                "its signature does not match the connection key".to_string()
-            }
-            other => format!("malformed ({other})"),
-        });
-        match raw.and_then(decode) {
+        match decode_frames(frames, &conn.mac) {
             Ok(msg) => return Some(msg),
             Err(why) => eprintln!("cudash kernel: dropped a message on {channel}: {why}"),
         }
     }
+}
+
+/// The connection key as the signature check uses it (`None`: unsigned).
+pub type Mac = Option<ring::hmac::Key>;
+
+pub fn mac(key: &str) -> Mac {
+    (!key.is_empty()).then(|| ring::hmac::Key::new(ring::hmac::HMAC_SHA256, key.as_bytes()))
+}
+
+/// One multipart message off a socket: signature checked first, then decoded.
+/// Never panics, whatever the frames hold (the `kernel_message` fuzz target).
+pub fn decode_frames(frames: zeromq::ZmqMessage, mac: &Mac) -> Result<JupyterMessage, String> {
+    let raw = RawMessage::from_multipart(frames, mac).map_err(|e| match e {
+        jupyter_zmq_client::RuntimeError::VerifyError(_) => {
+            "its signature does not match the connection key".to_string()
+        }
+        other => format!("malformed ({other})"),
+    })?;
+    decode(raw)
 }
 
 fn decode(raw: RawMessage) -> Result<JupyterMessage, String> {

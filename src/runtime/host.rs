@@ -1,5 +1,7 @@
 //! Host memory checks, so an absurd tensor is an error instead of an abort.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use crate::error::Error;
 
 use super::shape::fmt_shape;
@@ -8,12 +10,20 @@ use super::DType;
 /// Allocations above this size are checked against the memory the host has available.
 const CHECK_ABOVE: usize = 64 << 20;
 
+/// A cap below what the host has, for the whole process (fuzzing sets one).
+static LIMIT: AtomicUsize = AtomicUsize::new(usize::MAX);
+
+/// Tensors above `bytes` become out-of-memory errors, whatever the host has.
+pub fn limit(bytes: usize) {
+    LIMIT.store(bytes, Ordering::Relaxed);
+}
+
 /// Fails with an out-of-memory error if a tensor of `shape` and `dtype` cannot fit in host memory.
 pub fn check_alloc(shape: &[usize], dtype: DType) -> Result<usize, Error> {
     let n = super::shape::checked_numel(shape)?;
     let bytes = n.saturating_mul(dtype.size());
     if bytes > CHECK_ABOVE {
-        let avail = available_bytes();
+        let avail = available_bytes().min(LIMIT.load(Ordering::Relaxed) as u64);
         if bytes as u128 > avail as u128 {
             return Err(Error::HostOutOfMemory {
                 needed: bytes as u128,

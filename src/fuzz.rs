@@ -1,0 +1,149 @@
+//! Entry points for the fuzz targets (`fuzz/`, run by `scripts/fuzz`) and for
+//! the regression tests that replay what they found (`tests/fuzz_regressions.rs`).
+//! Each takes arbitrary bytes and panics only on a bug: a panic inside
+//! cudash, or an invariant broken afterwards.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Once};
+use std::time::{Duration, Instant};
+
+use crate::session::{Config, Session};
+
+/// Every target, by name, as `scripts/fuzz` and the regression test know them.
+pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("parse", parse),
+    ("execute", execute),
+    ("npy", npy),
+    ("safetensors", safetensors),
+    ("kernel_message", kernel_message),
+    ("zmtp", zmtp),
+];
+
+/// The lexer and parser, and the REPL's completeness check, on any text.
+pub fn parse(data: &[u8]) {
+    let Ok(src) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Err(diags) = crate::lang::parse(src) {
+        assert!(!diags.is_empty(), "a failed parse must say why");
+        for d in &diags {
+            assert!(
+                d.span.start <= d.span.end && d.span.end <= src.len(),
+                "span {:?} outside a source of {} bytes",
+                d.span,
+                src.len()
+            );
+            let _ = crate::diag::render(d, "fuzz", src, false);
+        }
+    }
+    let _ = crate::lang::completeness(src);
+}
+
+/// A whole cell through `Session::execute` on two small simulated devices.
+/// A cell may not run for more than a second (it is interrupted, as a user
+/// would) and the variable it cannot touch keeps its value.
+pub fn execute(data: &[u8]) {
+    let Ok(src) = std::str::from_utf8(data) else {
+        return;
+    };
+    crate::runtime::host::limit(1 << 30);
+    let mut s = Session::new(Config {
+        sim_devices: 2,
+        sim_memory: 256 << 20,
+        ..Config::default()
+    });
+    assert!(s.execute("untouchable_ = arange(3)").error.is_none());
+    let _watch = Watchdog::arm(s.interrupt_handle(), Duration::from_secs(1));
+    let _ = s.execute(src);
+    drop(_watch);
+    if !src.contains("untouchable_") {
+        assert_eq!(
+            s.execute("untouchable_").plain_text(),
+            "[0, 1, 2]  i64[3] @cpu"
+        );
+    }
+    if let Err(e) = s.check_invariants() {
+        panic!("allocator invariant broken: {e}");
+    }
+}
+
+/// The `.npy` reader; a tensor it accepts has as many bytes as its shape says.
+pub fn npy(data: &[u8]) {
+    if let Ok(t) = crate::runtime::io::parse_npy(data) {
+        assert_eq!(t.numel(), t.shape().iter().product::<usize>());
+    }
+}
+
+/// The `.safetensors` reader.
+pub fn safetensors(data: &[u8]) {
+    if let Ok(ts) = crate::runtime::io::parse_safetensors(data) {
+        for (_, t) in ts {
+            assert_eq!(t.numel(), t.shape().iter().product::<usize>());
+        }
+    }
+}
+
+/// The kernel's message decoder: frames split at each 0xF7 byte, checked
+/// unsigned or with a key (the first byte decides), as they come off a socket.
+pub fn kernel_message(data: &[u8]) {
+    let Some((&first, rest)) = data.split_first() else {
+        return;
+    };
+    let mut frames = rest.split(|&b| b == 0xF7);
+    let mut msg = zeromq::ZmqMessage::from(frames.next().unwrap_or_default().to_vec());
+    for f in frames {
+        msg.push_back(f.to_vec().into());
+    }
+    let key = if first & 1 == 0 { "" } else { "fuzz-key" };
+    let _ = crate::kernel::wire::decode_frames(msg, &crate::kernel::wire::mac(key));
+}
+
+/// The guard's ZMTP scanner, fed in the chunks the first bytes choose.
+pub fn zmtp(data: &[u8]) {
+    let Some((&chunk, rest)) = data.split_first() else {
+        return;
+    };
+    let mut scanner = crate::kernel::guard::Scanner::default();
+    for part in rest.chunks(usize::from(chunk).max(1)) {
+        if scanner.feed(part).is_err() {
+            return;
+        }
+    }
+}
+
+/// Sets a session's interrupt flag when a cell runs past its time: one thread
+/// for the whole process, told of each cell's deadline.
+struct Watchdog;
+
+static DEADLINE_MS: AtomicU64 = AtomicU64::new(u64::MAX);
+static FLAG: Mutex<Option<Arc<AtomicBool>>> = Mutex::new(None);
+
+impl Watchdog {
+    fn arm(flag: Arc<AtomicBool>, limit: Duration) -> Watchdog {
+        static START: Once = Once::new();
+        static EPOCH: Mutex<Option<Instant>> = Mutex::new(None);
+        START.call_once(|| {
+            *EPOCH.lock().unwrap() = Some(Instant::now());
+            std::thread::spawn(|| loop {
+                std::thread::sleep(Duration::from_millis(20));
+                let now = EPOCH.lock().unwrap().map_or(0, |e| e.elapsed().as_millis() as u64);
+                if now > DEADLINE_MS.load(Ordering::Relaxed) {
+                    if let Some(f) = FLAG.lock().unwrap().as_ref() {
+                        f.store(true, Ordering::Relaxed);
+                    }
+                }
+            });
+        });
+        let now = EPOCH.lock().unwrap().map_or(0, |e| e.elapsed().as_millis() as u64);
+        *FLAG.lock().unwrap() = Some(flag);
+        DEADLINE_MS.store(now + limit.as_millis() as u64, Ordering::Relaxed);
+        Watchdog
+    }
+}
+
+impl Drop for Watchdog {
+    fn drop(&mut self) {
+        DEADLINE_MS.store(u64::MAX, Ordering::Relaxed);
+        *FLAG.lock().unwrap() = None;
+    }
+}
