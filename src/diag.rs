@@ -18,7 +18,11 @@ pub fn render(diag: &Diagnostic, name: &str, src: &str, color: bool) -> String {
             // The header gives the column in the window; give the real one.
             let col = |at: usize| src[w.line_start..at].chars().count() + 1;
             let (wrong, right) = (
-                format!("{name}:{}:{}", w.line + 1, shown[w.line..s].chars().count() + 1),
+                format!(
+                    "{name}:{}:{}",
+                    w.line + 1,
+                    shown[w.line..s].chars().count() + 1
+                ),
                 format!("{name}:{}:{}", w.line + 1, col(start)),
             );
             text.replacen(&wrong, &right, 1)
@@ -78,7 +82,11 @@ impl Window {
 
     /// An offset into the source, as an offset into `source()`.
     fn shift(&self, at: usize) -> usize {
-        let lead = if self.from > self.line_start { '…'.len_utf8() } else { 0 };
+        let lead = if self.from > self.line_start {
+            '…'.len_utf8()
+        } else {
+            0
+        };
         self.line + lead + at.clamp(self.from, self.to) - self.from
     }
 }

@@ -90,7 +90,7 @@ pub enum Error {
     },
     /// A tensor larger than the host's available memory (checked before allocating).
     #[error("{message}")]
-    HostOutOfMemory { message: String, needed: u128 },
+    HostOutOfMemory { message: String, needed: u64 },
     #[error(
         "interrupted: the statement was stopped; every variable keeps the value it had before it"
     )]
@@ -189,7 +189,10 @@ impl Error {
             Error::Interrupted => "stopped here".into(),
             Error::OutOfMemory { requested, .. } => format!("asks for {}", human(*requested)),
             Error::HostOutOfMemory { needed, .. } => {
-                format!("asks for {}", crate::runtime::host::human_bytes(*needed))
+                format!(
+                    "asks for {}",
+                    crate::runtime::host::human_bytes(u128::from(*needed))
+                )
             }
             Error::Io { .. } => "file problem".into(),
             Error::Value { .. } => "invalid value".into(),

@@ -9,8 +9,11 @@ use std::time::{Duration, Instant};
 
 use crate::session::{Config, Session};
 
+/// A fuzz target: arbitrary bytes in, a panic only on a bug.
+pub type Target = fn(&[u8]);
+
 /// Every target, by name, as `scripts/fuzz` and the regression test know them.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("parse", parse),
     ("execute", execute),
     ("npy", npy),
@@ -126,7 +129,10 @@ impl Watchdog {
             *EPOCH.lock().unwrap() = Some(Instant::now());
             std::thread::spawn(|| loop {
                 std::thread::sleep(Duration::from_millis(20));
-                let now = EPOCH.lock().unwrap().map_or(0, |e| e.elapsed().as_millis() as u64);
+                let now = EPOCH
+                    .lock()
+                    .unwrap()
+                    .map_or(0, |e| e.elapsed().as_millis() as u64);
                 if now > DEADLINE_MS.load(Ordering::Relaxed) {
                     if let Some(f) = FLAG.lock().unwrap().as_ref() {
                         f.store(true, Ordering::Relaxed);
@@ -134,7 +140,10 @@ impl Watchdog {
                 }
             });
         });
-        let now = EPOCH.lock().unwrap().map_or(0, |e| e.elapsed().as_millis() as u64);
+        let now = EPOCH
+            .lock()
+            .unwrap()
+            .map_or(0, |e| e.elapsed().as_millis() as u64);
         *FLAG.lock().unwrap() = Some(flag);
         DEADLINE_MS.store(now + limit.as_millis() as u64, Ordering::Relaxed);
         Watchdog

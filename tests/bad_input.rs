@@ -167,12 +167,24 @@ const CATALOGUE: &[(&str, &str)] = &[
 /// a stack overflow, and a long line's report shows a window, not the line.
 fn pathological() -> Vec<(String, &'static str)> {
     vec![
-        (format!("x = {}1{}", "(".repeat(100_000), ")".repeat(100_000)), "SyntaxError"),
+        (
+            format!("x = {}1{}", "(".repeat(100_000), ")".repeat(100_000)),
+            "SyntaxError",
+        ),
         (format!("x = {}1", "- ".repeat(100_000)), "SyntaxError"),
-        (format!("x = ones(2){}", ".T".repeat(100_000)), "SyntaxError"),
+        (
+            format!("x = ones(2){}", ".T".repeat(100_000)),
+            "SyntaxError",
+        ),
         (format!("x = 1{}", " + 1".repeat(100_000)), "SyntaxError"),
-        (format!("{}{}", "for i in 0..1 {".repeat(1000), "}".repeat(1000)), "SyntaxError"),
-        (format!("{}{}", "{".repeat(100_000), "}".repeat(100_000)), "SyntaxError"),
+        (
+            format!("{}{}", "for i in 0..1 {".repeat(1000), "}".repeat(1000)),
+            "SyntaxError",
+        ),
+        (
+            format!("{}{}", "{".repeat(100_000), "}".repeat(100_000)),
+            "SyntaxError",
+        ),
         (format!("x = [{}$]", "1, ".repeat(100_000)), "SyntaxError"),
         (format!("x = [{}nope]", "1, ".repeat(100_000)), "NameError"),
         (format!("x = \"{}", "a".repeat(1 << 20)), "SyntaxError"),
@@ -185,9 +197,16 @@ fn deep_and_long_input_is_bounded_and_reported_briefly() {
     assert!(s.execute("keep = arange(4)").error.is_none());
     for (src, class) in pathological() {
         let o = s.execute(&src);
-        let e = o.error.unwrap_or_else(|| panic!("{}… should fail", &src[..40]));
+        let e = o
+            .error
+            .unwrap_or_else(|| panic!("{}… should fail", &src[..40]));
         assert_eq!(e.ename, class, "{}…: {}", &src[..40], e.evalue);
-        assert!(e.report.len() < 4000, "{}…: a report of {} bytes", &src[..40], e.report.len());
+        assert!(
+            e.report.len() < 4000,
+            "{}…: a report of {} bytes",
+            &src[..40],
+            e.report.len()
+        );
         assert_eq!(s.execute("keep").plain_text(), "[0, 1, 2, 3]  i64[4] @cpu");
     }
 }
@@ -200,7 +219,7 @@ fn corrupt_files_are_clear_errors() {
     std::fs::create_dir_all(&dir).unwrap();
     let npy = |header: &str, data: &[u8]| {
         let mut h = header.to_string();
-        while (10 + h.len() + 1) % 64 != 0 {
+        while !(10 + h.len() + 1).is_multiple_of(64) {
             h.push(' ');
         }
         h.push('\n');
@@ -222,22 +241,90 @@ fn corrupt_files_are_clear_errors() {
         ("version.npy", b"\x93NUMPY\x09\x00\x10\x00".to_vec()),
         ("cut.npy", b"\x93NUMPY\x01\x00\xff\xff{'descr'".to_vec()),
         ("binary.npy", npy("\u{1}\u{2}", &[])),
-        ("nodescr.npy", npy("{'fortran_order': False, 'shape': (2,), }", &[0; 8])),
-        ("dtype.npy", npy("{'descr': '<c16', 'fortran_order': False, 'shape': (2,), }", &[0; 32])),
-        ("bigendian.npy", npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", &[0; 8])),
-        ("shape.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", &[0; 8])),
-        ("short.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", &[0; 8])),
-        ("huge.npy", npy("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }", &[0; 8])),
-        ("overflow.npy", npy("{'descr': '<f8', 'fortran_order': False, 'shape': (9223372036854775807, 4), }", &[])),
+        (
+            "nodescr.npy",
+            npy("{'fortran_order': False, 'shape': (2,), }", &[0; 8]),
+        ),
+        (
+            "dtype.npy",
+            npy(
+                "{'descr': '<c16', 'fortran_order': False, 'shape': (2,), }",
+                &[0; 32],
+            ),
+        ),
+        (
+            "bigendian.npy",
+            npy(
+                "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }",
+                &[0; 8],
+            ),
+        ),
+        (
+            "shape.npy",
+            npy(
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }",
+                &[0; 8],
+            ),
+        ),
+        (
+            "short.npy",
+            npy(
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+                &[0; 8],
+            ),
+        ),
+        (
+            "huge.npy",
+            npy(
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296), }",
+                &[0; 8],
+            ),
+        ),
+        (
+            "overflow.npy",
+            npy(
+                "{'descr': '<f8', 'fortran_order': False, 'shape': (9223372036854775807, 4), }",
+                &[],
+            ),
+        ),
         ("empty.safetensors", vec![]),
         ("short.safetensors", vec![1, 2, 3]),
         ("hugeheader.safetensors", u64::MAX.to_le_bytes().to_vec()),
         ("notjson.safetensors", st("{nope", &[])),
-        ("offsets.safetensors", st(r#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}"#, &[0; 4])),
-        ("badshape.safetensors", st(r#"{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}"#, &[0; 8])),
-        ("dtype.safetensors", st(r#"{"a":{"dtype":"U8","shape":[8],"data_offsets":[0,8]}}"#, &[0; 8])),
-        ("overflow.safetensors", st(r#"{"a":{"dtype":"F32","shape":[4611686018427387904,8],"data_offsets":[0,8]}}"#, &[0; 8])),
-        ("random.safetensors", (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect()),
+        (
+            "offsets.safetensors",
+            st(
+                r#"{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}}"#,
+                &[0; 4],
+            ),
+        ),
+        (
+            "badshape.safetensors",
+            st(
+                r#"{"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}"#,
+                &[0; 8],
+            ),
+        ),
+        (
+            "dtype.safetensors",
+            st(
+                r#"{"a":{"dtype":"U8","shape":[8],"data_offsets":[0,8]}}"#,
+                &[0; 8],
+            ),
+        ),
+        (
+            "overflow.safetensors",
+            st(
+                r#"{"a":{"dtype":"F32","shape":[4611686018427387904,8],"data_offsets":[0,8]}}"#,
+                &[0; 8],
+            ),
+        ),
+        (
+            "random.safetensors",
+            (0..4096u32)
+                .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+                .collect(),
+        ),
     ];
     let mut s: Session = common::session();
     assert!(s.execute("keep = arange(4)").error.is_none());
@@ -247,7 +334,11 @@ fn corrupt_files_are_clear_errors() {
         let o = s.execute(&format!("t = load(\"{}\")", path.display()));
         let e = o.error.unwrap_or_else(|| panic!("{name} should not load"));
         assert_eq!(e.ename, "IOError", "{name}: {}", e.evalue);
-        assert!(e.evalue.contains(name), "{name}: the message names the file: {}", e.evalue);
+        assert!(
+            e.evalue.contains(name),
+            "{name}: the message names the file: {}",
+            e.evalue
+        );
         assert!(e.report.contains('╭'), "{name}: no span: {}", e.report);
         assert_eq!(s.execute("keep").plain_text(), "[0, 1, 2, 3]  i64[4] @cpu");
         assert!(s.execute("t").error.is_some(), "{name}: `t` must not exist");

@@ -117,7 +117,7 @@ fn ctrl_c_stops_a_script_at_the_running_statement() {
         "endless.cudash",
         b"x = 1\nfor i in 0..1000000000 { y = i }\nnever = 2\n",
     );
-    let mut child = Command::new(env!("CARGO_BIN_EXE_cudash"))
+    let child = Command::new(env!("CARGO_BIN_EXE_cudash"))
         .args(["run", &f, "--no-color", "--keep-going"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -128,7 +128,10 @@ fn ctrl_c_stops_a_script_at_the_running_statement() {
     let o = child.wait_with_output().unwrap();
     let t = text(&o);
     assert_eq!(o.status.code(), Some(130), "{t}");
-    assert!(t.contains("stopped here") && t.contains("cudash: interrupted"), "{t}");
+    assert!(
+        t.contains("stopped here") && t.contains("cudash: interrupted"),
+        "{t}"
+    );
     assert!(!t.contains("never"), "{t}");
 }
 

@@ -26,7 +26,7 @@ pub fn check_alloc(shape: &[usize], dtype: DType) -> Result<usize, Error> {
         let avail = available_bytes().min(LIMIT.load(Ordering::Relaxed) as u64);
         if bytes as u128 > avail as u128 {
             return Err(Error::HostOutOfMemory {
-                needed: bytes as u128,
+                needed: bytes as u64,
                 message: format!(
                     "out of memory: {} {dtype} tensor of shape {} needs {}, but the host has about {} available",
                     if dtype.name().starts_with(['f', 'i']) { "an" } else { "a" },
