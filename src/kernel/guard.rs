@@ -161,7 +161,8 @@ impl Drop for Inner {
 /// points the ZeroMQ sockets there.
 pub fn inner(public: &ConnectionInfo) -> Result<Inner, String> {
     remove_dead();
-    let dir = std::env::temp_dir().join(format!("{PREFIX}{}", uuid::Uuid::new_v4()));
+    // Short: a Unix socket path may not exceed 107 bytes, and TMPDIR can be long.
+    let dir = std::env::temp_dir().join(format!("{PREFIX}{}", uuid::Uuid::new_v4().simple()));
     private_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let mut info = public.clone();
     info.transport = Transport::IPC;
