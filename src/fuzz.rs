@@ -4,7 +4,7 @@
 //! cudash, or an invariant broken afterwards.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, Once};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use crate::session::{Config, Session};
@@ -121,31 +121,27 @@ struct Watchdog;
 static DEADLINE_MS: AtomicU64 = AtomicU64::new(u64::MAX);
 static FLAG: Mutex<Option<Arc<AtomicBool>>> = Mutex::new(None);
 
+/// Milliseconds since the watchdog started; the first call starts it.
+fn now_ms() -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    let epoch = EPOCH.get_or_init(|| {
+        std::thread::spawn(|| loop {
+            std::thread::sleep(Duration::from_millis(20));
+            if now_ms() > DEADLINE_MS.load(Ordering::Relaxed) {
+                if let Some(f) = FLAG.lock().unwrap().as_ref() {
+                    f.store(true, Ordering::Relaxed);
+                }
+            }
+        });
+        Instant::now()
+    });
+    epoch.elapsed().as_millis() as u64
+}
+
 impl Watchdog {
     fn arm(flag: Arc<AtomicBool>, limit: Duration) -> Watchdog {
-        static START: Once = Once::new();
-        static EPOCH: Mutex<Option<Instant>> = Mutex::new(None);
-        START.call_once(|| {
-            *EPOCH.lock().unwrap() = Some(Instant::now());
-            std::thread::spawn(|| loop {
-                std::thread::sleep(Duration::from_millis(20));
-                let now = EPOCH
-                    .lock()
-                    .unwrap()
-                    .map_or(0, |e| e.elapsed().as_millis() as u64);
-                if now > DEADLINE_MS.load(Ordering::Relaxed) {
-                    if let Some(f) = FLAG.lock().unwrap().as_ref() {
-                        f.store(true, Ordering::Relaxed);
-                    }
-                }
-            });
-        });
-        let now = EPOCH
-            .lock()
-            .unwrap()
-            .map_or(0, |e| e.elapsed().as_millis() as u64);
         *FLAG.lock().unwrap() = Some(flag);
-        DEADLINE_MS.store(now + limit.as_millis() as u64, Ordering::Relaxed);
+        DEADLINE_MS.store(now_ms() + limit.as_millis() as u64, Ordering::Relaxed);
         Watchdog
     }
 }
@@ -154,5 +150,15 @@ impl Drop for Watchdog {
     fn drop(&mut self) {
         DEADLINE_MS.store(u64::MAX, Ordering::Relaxed);
         *FLAG.lock().unwrap() = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_watchdog_interrupts_a_runaway_cell() {
+        let start = std::time::Instant::now();
+        super::execute(b"for i in 0..1000000000000 { y = i }");
+        assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
     }
 }

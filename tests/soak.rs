@@ -116,16 +116,9 @@ fn stat(s: &mut Session, device: usize, key: &str) -> u64 {
     o.plain_text().trim().parse().unwrap()
 }
 
-fn reserved_peaks(s: &mut Session) -> Vec<u64> {
-    (0..2)
-        .map(|d| stat(s, d, "reserved_bytes.all.peak"))
-        .collect()
-}
-
-fn allocated_peaks(s: &mut Session) -> Vec<u64> {
-    (0..2)
-        .map(|d| stat(s, d, "allocated_bytes.all.peak"))
-        .collect()
+/// `memory_stats(...)[key]` for cuda:0 and cuda:1.
+fn peaks(s: &mut Session, key: &str) -> Vec<u64> {
+    (0..2).map(|d| stat(s, d, key)).collect()
 }
 
 fn soak(stmts: &[String]) -> Run {
@@ -151,8 +144,8 @@ fn soak(stmts: &[String]) -> Run {
             transcript.push('\n');
         }
         if i == warmup {
-            reserved_at_warmup = reserved_peaks(&mut s);
-            allocated_at_warmup = allocated_peaks(&mut s);
+            reserved_at_warmup = peaks(&mut s, "reserved_bytes.all.peak");
+            allocated_at_warmup = peaks(&mut s, "allocated_bytes.all.peak");
             rss_at_warmup = rss();
         }
     }
@@ -162,8 +155,8 @@ fn soak(stmts: &[String]) -> Run {
         transcript,
         reserved_at_warmup,
         allocated_at_warmup,
-        reserved_at_end: reserved_peaks(&mut s),
-        allocated_at_end: allocated_peaks(&mut s),
+        reserved_at_end: peaks(&mut s, "reserved_bytes.all.peak"),
+        allocated_at_end: peaks(&mut s, "allocated_bytes.all.peak"),
         rss_at_warmup,
         rss_at_end: rss(),
         seconds: start.elapsed().as_secs_f64(),
