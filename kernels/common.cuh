@@ -1,0 +1,310 @@
+// Shared by every kernel: element types, conversions that match the simulator
+// bit for bit, and the argument structs (mirrored in src/runtime/cuda/args.rs).
+//
+// The same source compiles two ways: by NVRTC for a GPU, and by the host C++
+// compiler with kernels/host_shim.h for the CPU tests that check every kernel
+// against the simulator. So: no CUDA headers, no warp intrinsics, plain types.
+
+#define MAX_DIMS 8
+#define MAX_BLOCK 1024
+
+typedef long long i64;
+typedef unsigned long long u64;
+typedef unsigned int u32;
+
+// f16 and bf16 are their bits; arithmetic happens in f32, as on the simulator.
+struct f16 { unsigned short bits; };
+struct bf16 { unsigned short bits; };
+
+// ---- argument structs: one per kernel family, passed by value -------------
+
+// The iteration space: `numel` elements of an n-dimensional shape, row-major.
+// `flat` says every operand is contiguous over it, so element i is at offset + i.
+struct Shape {
+    i64 numel;
+    int ndim;
+    int flat;
+    i64 sizes[MAX_DIMS];
+};
+
+// Where one operand's elements are: offset + sum(index[d] * strides[d]).
+struct Strided {
+    i64 offset;
+    i64 strides[MAX_DIMS];
+};
+
+struct BinaryArgs { void* out; const void* a; const void* b; Shape shape; Strided sa; Strided sb; };
+struct UnaryArgs { void* out; const void* in; Shape shape; Strided s; };
+struct CastArgs { void* out; const void* in; Shape shape; Strided sin; Strided sout; };
+struct FillArgs { void* out; Shape shape; Strided s; u64 bits; };
+struct ArangeArgs { void* out; i64 n; double start; double step; };
+struct RandomArgs { void* out; i64 n; u64 seed; u64 first; double mean; double std; };
+
+// One partial result of a reduction: a float sum or extreme (exact in double
+// for every float dtype), an integer one, and the index it was found at.
+struct Acc { double f; i64 i; i64 idx; };
+
+// Input laid out as [outer, len, inner]; the reduced axis is the middle one.
+struct ReduceArgs {
+    const void* in;
+    void* out;
+    Acc* partial;
+    i64 outer;
+    i64 len;
+    i64 inner;
+    i64 chunks;
+    i64 chunk_len;
+};
+
+// ---- bit casts ------------------------------------------------------------
+
+__device__ __forceinline__ float bits_f32(u32 b) { return __int_as_float((int)b); }
+__device__ __forceinline__ u32 f32_bits(float x) { return (u32)__float_as_int(x); }
+__device__ __forceinline__ u64 f64_bits(double x) { return (u64)__double_as_longlong(x); }
+__device__ __forceinline__ double bits_f64(u64 b) { return __longlong_as_double((i64)b); }
+
+// ---- f16 ------------------------------------------------------------------
+
+__device__ __forceinline__ float f16_to_f32(f16 h) {
+    u32 i = h.bits;
+    u32 sign = (i & 0x8000u) << 16;
+    u32 exp = i & 0x7C00u;
+    u32 man = i & 0x03FFu;
+    if ((i & 0x7FFFu) == 0) return bits_f32(sign);
+    if (exp == 0x7C00u) return bits_f32(sign | 0x7F800000u | (man ? 0x00400000u | (man << 13) : 0u));
+    if (exp == 0) {
+        // Subnormal: man * 2^-24, exact in f32.
+        float v = (float)man * 5.9604644775390625e-8f;
+        return sign ? -v : v;
+    }
+    return bits_f32(sign | (((exp >> 10) + 112u) << 23) | (man << 13));
+}
+
+// Round to nearest, ties to even (what F16C and the half crate do).
+__device__ __forceinline__ f16 f32_to_f16(float v) {
+    u32 x = f32_bits(v);
+    u32 sign = (x & 0x80000000u) >> 16;
+    u32 exp = x & 0x7F800000u;
+    u32 man = x & 0x007FFFFFu;
+    f16 h;
+    if (exp == 0x7F800000u) {
+        h.bits = (unsigned short)(sign | 0x7C00u | (man ? 0x0200u : 0u) | (man >> 13));
+        return h;
+    }
+    int e = (int)(exp >> 23) - 127 + 15;
+    if (e >= 0x1F) { h.bits = (unsigned short)(sign | 0x7C00u); return h; }
+    if (e <= 0) {
+        if (14 - e > 24) { h.bits = (unsigned short)sign; return h; }
+        man |= 0x00800000u;
+        u32 hm = man >> (14 - e);
+        u32 round = 1u << (13 - e);
+        if ((man & round) && (man & (3u * round - 1u))) hm += 1;
+        h.bits = (unsigned short)(sign | hm);
+        return h;
+    }
+    u32 r = sign | ((u32)e << 10) | (man >> 13);
+    if ((man & 0x1000u) && (man & 0x2FFFu)) r += 1;
+    h.bits = (unsigned short)r;
+    return h;
+}
+
+// Through f32, as the half crate does on every x86-64 with F16C.
+__device__ __forceinline__ f16 f64_to_f16(double v) { return f32_to_f16((float)v); }
+
+// ---- bf16 -----------------------------------------------------------------
+
+__device__ __forceinline__ float bf16_to_f32(bf16 b) {
+    u32 i = b.bits;
+    if ((i & 0x7FFFu) > 0x7F80u) i |= 0x0040u;
+    return bits_f32(i << 16);
+}
+
+__device__ __forceinline__ bf16 f32_to_bf16(float v) {
+    u32 x = f32_bits(v);
+    bf16 b;
+    if ((x & 0x7FFFFFFFu) > 0x7F800000u) { b.bits = (unsigned short)((x >> 16) | 0x0040u); return b; }
+    u32 r = x >> 16;
+    if ((x & 0x8000u) && (x & 0x17FFFu)) r += 1;
+    b.bits = (unsigned short)r;
+    return b;
+}
+
+// Rounds from the top 32 bits of the double, like the half crate.
+__device__ __forceinline__ bf16 f64_to_bf16(double v) {
+    u64 val = f64_bits(v);
+    u32 x = (u32)(val >> 32);
+    u32 sign = (x & 0x80000000u) >> 16;
+    u32 exp = x & 0x7FF00000u;
+    u32 man = x & 0x000FFFFFu;
+    bf16 b;
+    if (exp == 0x7FF00000u) {
+        u32 nan = (man == 0 && (u32)val == 0) ? 0u : 0x0040u;
+        b.bits = (unsigned short)(sign | 0x7F80u | nan | (man >> 13));
+        return b;
+    }
+    i64 e = (i64)(exp >> 20) - 1023 + 127;
+    if (e >= 0xFF) { b.bits = (unsigned short)(sign | 0x7F80u); return b; }
+    if (e <= 0) {
+        if (7 - e > 21) { b.bits = (unsigned short)sign; return b; }
+        man |= 0x00100000u;
+        u32 hm = man >> (14 - e);
+        u32 round = 1u << (13 - e);
+        if ((man & round) && (man & (3u * round - 1u))) hm += 1;
+        b.bits = (unsigned short)(sign | hm);
+        return b;
+    }
+    u32 r = sign | ((u32)e << 7) | (man >> 13);
+    if ((man & 0x1000u) && (man & 0x2FFFu)) r += 1;
+    b.bits = (unsigned short)r;
+    return b;
+}
+
+// ---- every element type as double, and back (Element::to_f64 / from_f64) --
+
+__device__ __forceinline__ double to_f64(bool x) { return x ? 1.0 : 0.0; }
+__device__ __forceinline__ double to_f64(int x) { return (double)x; }
+__device__ __forceinline__ double to_f64(i64 x) { return (double)x; }
+__device__ __forceinline__ double to_f64(f16 x) { return (double)f16_to_f32(x); }
+__device__ __forceinline__ double to_f64(bf16 x) { return (double)bf16_to_f32(x); }
+__device__ __forceinline__ double to_f64(float x) { return (double)x; }
+__device__ __forceinline__ double to_f64(double x) { return x; }
+
+__device__ __forceinline__ i64 to_i64(bool x) { return x ? 1 : 0; }
+__device__ __forceinline__ i64 to_i64(int x) { return x; }
+__device__ __forceinline__ i64 to_i64(i64 x) { return x; }
+
+__device__ __forceinline__ bool is_nan_f64(double x) { return x != x; }
+
+// Rust's `as i64` from a double: saturating, NaN is 0.
+__device__ __forceinline__ i64 sat_i64(double v) {
+    if (v != v) return 0;
+    if (v >= 9223372036854775807.0) return (i64)0x7FFFFFFFFFFFFFFFLL;
+    if (v <= -9223372036854775808.0) return (i64)(-0x7FFFFFFFFFFFFFFFLL - 1);
+    return (i64)v;
+}
+
+template <class T> __device__ __forceinline__ T from_f64(double v);
+template <> __device__ __forceinline__ bool from_f64<bool>(double v) { return v != 0.0; }
+template <> __device__ __forceinline__ int from_f64<int>(double v) {
+    // Rust's `as i32`: saturating.
+    if (v != v) return 0;
+    if (v >= 2147483647.0) return 2147483647;
+    if (v <= -2147483648.0) return -2147483647 - 1;
+    return (int)v;
+}
+template <> __device__ __forceinline__ i64 from_f64<i64>(double v) { return sat_i64(v); }
+template <> __device__ __forceinline__ f16 from_f64<f16>(double v) { return f64_to_f16(v); }
+template <> __device__ __forceinline__ bf16 from_f64<bf16>(double v) { return f64_to_bf16(v); }
+template <> __device__ __forceinline__ float from_f64<float>(double v) { return (float)v; }
+template <> __device__ __forceinline__ double from_f64<double>(double v) { return v; }
+
+template <class T> __device__ __forceinline__ T from_i64(i64 v) { return from_f64<T>((double)v); }
+template <> __device__ __forceinline__ bool from_i64<bool>(i64 v) { return v != 0; }
+template <> __device__ __forceinline__ int from_i64<int>(i64 v) { return (int)(u32)(u64)v; }
+template <> __device__ __forceinline__ i64 from_i64<i64>(i64 v) { return v; }
+
+template <class T> struct Kind { enum { is_int = 0, is_bool = 0 }; };
+template <> struct Kind<bool> { enum { is_int = 0, is_bool = 1 }; };
+template <> struct Kind<int> { enum { is_int = 1, is_bool = 0 }; };
+template <> struct Kind<i64> { enum { is_int = 1, is_bool = 0 }; };
+
+__device__ __forceinline__ bool to_bool(bool x) { return x; }
+__device__ __forceinline__ bool to_bool(int x) { return x != 0; }
+__device__ __forceinline__ bool to_bool(i64 x) { return x != 0; }
+template <class T> __device__ __forceinline__ bool to_bool(T x) { return to_f64(x) != 0.0; }
+
+// cast_one in src/runtime/buffer.rs: bool through bool, integers through i64,
+// to integers through a saturating cast (NaN is 0), everything else through double.
+template <class S, class D> struct Cast {
+    __device__ static __forceinline__ D run(S x) {
+        if (Kind<S>::is_bool || Kind<D>::is_bool) return from_i64<D>(to_bool(x) ? 1 : 0);
+        if (Kind<D>::is_int) return from_i64<D>(sat_i64(to_f64(x)));
+        return from_f64<D>(to_f64(x));
+    }
+};
+template <class S> struct Cast<S, bool> {
+    __device__ static __forceinline__ bool run(S x) { return to_bool(x); }
+};
+template <class D> struct Cast<int, D> {
+    __device__ static __forceinline__ D run(int x) { return Kind<D>::is_bool || Kind<D>::is_int ? from_i64<D>(x) : from_f64<D>((double)x); }
+};
+template <class D> struct Cast<i64, D> {
+    __device__ static __forceinline__ D run(i64 x) { return Kind<D>::is_bool || Kind<D>::is_int ? from_i64<D>(x) : from_f64<D>((double)x); }
+};
+template <> struct Cast<int, bool> { __device__ static __forceinline__ bool run(int x) { return x != 0; } };
+template <> struct Cast<i64, bool> { __device__ static __forceinline__ bool run(i64 x) { return x != 0; } };
+
+// Same-type copies move bits: no conversion can change a NaN's payload.
+template <class T> struct Cast<T, T> {
+    __device__ static __forceinline__ T run(T x) { return x; }
+};
+template <> struct Cast<bool, bool> { __device__ static __forceinline__ bool run(bool x) { return x; } };
+template <> struct Cast<int, int> { __device__ static __forceinline__ int run(int x) { return x; } };
+template <> struct Cast<i64, i64> { __device__ static __forceinline__ i64 run(i64 x) { return x; } };
+
+// ---- indexing -------------------------------------------------------------
+
+// The offset of element `i` (row-major over `sh`) in an operand laid out as `s`.
+// The strided walk is one shared function, not inlined into every kernel: it
+// keeps NVRTC's compile time down, and the contiguous case never calls it.
+__device__ __noinline__ i64 strided_offset(const Shape& sh, const Strided& s, i64 i) {
+    i64 off = s.offset;
+    for (int d = sh.ndim - 1; d >= 0; --d) {
+        i64 size = sh.sizes[d];
+        off += (i % size) * s.strides[d];
+        i /= size;
+    }
+    return off;
+}
+
+__device__ __forceinline__ i64 offset_of(const Shape& sh, const Strided& s, i64 i) {
+    return sh.flat ? s.offset + i : strided_offset(sh, s, i);
+}
+
+// A grid-stride loop over n elements.
+#define GRID_LOOP(i, n) \
+    for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (i64)blockDim.x * gridDim.x)
+
+// The element types, with their names in kernel names. A program built with
+// -DONE_DTYPE -DDTYPE_f32 (say) holds only that dtype's kernels: the runtime
+// compiles one (file, dtype) unit at a time, so a first use costs seconds, not
+// the minute all of them together take.
+#if !defined(ONE_DTYPE) || defined(DTYPE_bool)
+#define DT_bool(X) X(bool, bool)
+#else
+#define DT_bool(X)
+#endif
+#if !defined(ONE_DTYPE) || defined(DTYPE_i32)
+#define DT_i32(X) X(i32, int)
+#else
+#define DT_i32(X)
+#endif
+#if !defined(ONE_DTYPE) || defined(DTYPE_i64)
+#define DT_i64(X) X(i64, i64)
+#else
+#define DT_i64(X)
+#endif
+#if !defined(ONE_DTYPE) || defined(DTYPE_f16)
+#define DT_f16(X) X(f16, f16)
+#else
+#define DT_f16(X)
+#endif
+#if !defined(ONE_DTYPE) || defined(DTYPE_bf16)
+#define DT_bf16(X) X(bf16, bf16)
+#else
+#define DT_bf16(X)
+#endif
+#if !defined(ONE_DTYPE) || defined(DTYPE_f32)
+#define DT_f32(X) X(f32, float)
+#else
+#define DT_f32(X)
+#endif
+#if !defined(ONE_DTYPE) || defined(DTYPE_f64)
+#define DT_f64(X) X(f64, double)
+#else
+#define DT_f64(X)
+#endif
+#define FOR_FLOATS(X) DT_f16(X) DT_bf16(X) DT_f32(X) DT_f64(X)
+#define FOR_INTS(X) DT_i32(X) DT_i64(X)
+#define FOR_NUMS(X) FOR_INTS(X) FOR_FLOATS(X)
+#define FOR_ALL(X) DT_bool(X) FOR_NUMS(X)

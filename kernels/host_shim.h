@@ -1,0 +1,36 @@
+// Compiles the kernels as plain C++ for the CPU tests (tests/kernels_host.rs):
+// the CUDA keywords become nothing, the thread indices are per-thread
+// globals the test sets before each call, __syncthreads is a barrier over the
+// block's threads, and __shared__ memory is a function-local static (blocks
+// run one at a time). Never part of a GPU build.
+
+#include <cmath>
+#include <math.h>
+#include <cstring>
+#include <barrier>
+
+struct dim3 { unsigned int x, y, z; };
+
+extern thread_local dim3 threadIdx;
+extern thread_local dim3 blockIdx;
+extern dim3 blockDim;
+extern dim3 gridDim;
+extern std::barrier<>* emu_block_barrier;
+
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __noinline__ inline
+#define __shared__ static
+
+inline void __syncthreads() {
+    if (emu_block_barrier) emu_block_barrier->arrive_and_wait();
+}
+
+inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
+inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
+inline long long __double_as_longlong(double d) { long long i; std::memcpy(&i, &d, 8); return i; }
+inline double __longlong_as_double(long long i) { double d; std::memcpy(&d, &i, 8); return d; }
+
+using std::exp; using std::log; using std::sqrt; using std::tanh; using std::pow;
+using std::sin; using std::cos;

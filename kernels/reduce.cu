@@ -1,0 +1,141 @@
+// Reductions over the middle axis of an input laid out as [outer, len, inner]
+// (src/runtime/ops/reduce.rs): sum and mean accumulate floats in double and
+// integers in wrapping i64; max, min and argmax keep the first extreme, and
+// the first NaN wins. Combining partial results is order-independent for the
+// extremes, so every grid shape gives the simulator's answer.
+//
+// inner == 1: reduce_rows gives one partial per (row, chunk), reduce_finish
+// combines a row's chunks. inner > 1: reduce_cols, one thread per output.
+
+enum RedOp { SUM, MEAN, MAX, MIN, ARGMAX };
+
+template <int OP> struct Extreme { enum { value = OP == MAX || OP == MIN || OP == ARGMAX }; };
+
+__device__ __forceinline__ Acc acc_empty() {
+    Acc a;
+    a.f = 0.0;
+    a.i = 0;
+    a.idx = -1;
+    return a;
+}
+
+template <class T> __device__ __forceinline__ Acc acc_load(T x, i64 k) {
+    Acc a;
+    a.f = to_f64(x);
+    a.i = 0;
+    a.idx = k;
+    return a;
+}
+#define INT_LOAD(T)                                                    \
+    template <> __device__ __forceinline__ Acc acc_load<T>(T x, i64 k) { \
+        Acc a;                                                         \
+        a.f = 0.0;                                                     \
+        a.i = to_i64(x);                                               \
+        a.idx = k;                                                     \
+        return a;                                                      \
+    }
+INT_LOAD(bool)
+INT_LOAD(int)
+INT_LOAD(i64)
+
+template <int FLOAT, int OP> __device__ __forceinline__ Acc combine(Acc a, Acc b) {
+    if (!Extreme<OP>::value) {
+        a.f += b.f;
+        a.i = (i64)((u64)a.i + (u64)b.i);
+        return a;
+    }
+    if (a.idx < 0) return b;
+    if (b.idx < 0) return a;
+    bool want_max = OP != MIN;
+    Acc first = a.idx <= b.idx ? a : b;
+    if (FLOAT) {
+        bool an = is_nan_f64(a.f), bn = is_nan_f64(b.f);
+        if (an && bn) return first;
+        if (an) return a;
+        if (bn) return b;
+        if (a.f == b.f) return first;
+        return (want_max ? b.f > a.f : b.f < a.f) ? b : a;
+    }
+    if (a.i == b.i) return first;
+    return (want_max ? b.i > a.i : b.i < a.i) ? b : a;
+}
+
+// Every thread of the block passes its value; all of them get the block's result.
+template <int FLOAT, int OP> __device__ __forceinline__ Acc block_reduce(Acc v) {
+    __shared__ Acc sh[MAX_BLOCK];
+    u32 t = threadIdx.x;
+    sh[t] = v;
+    __syncthreads();
+    for (u32 s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (t < s) sh[t] = combine<FLOAT, OP>(sh[t], sh[t + s]);
+        __syncthreads();
+    }
+    Acc r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+template <class T, int OP> __device__ __forceinline__ void acc_store(void* out, i64 j, Acc a, i64 len) {
+    bool float_in = !Kind<T>::is_int && !Kind<T>::is_bool;
+    if (OP == ARGMAX) {
+        ((i64*)out)[j] = a.idx < 0 ? 0 : a.idx;
+    } else if (OP == SUM && !float_in) {
+        ((i64*)out)[j] = a.i;
+    } else if (OP == MEAN) {
+        ((T*)out)[j] = from_f64<T>(a.f / (double)len);
+    } else if (float_in) {
+        ((T*)out)[j] = from_f64<T>(a.f);
+    } else {
+        ((T*)out)[j] = from_i64<T>(a.i);
+    }
+}
+
+template <class T, int OP> __device__ __forceinline__ void reduce_rows(const ReduceArgs& p) {
+    const T* in = (const T*)p.in;
+    const int FLOAT = !Kind<T>::is_int && !Kind<T>::is_bool;
+    for (i64 b = blockIdx.x; b < p.outer * p.chunks; b += gridDim.x) {
+        i64 row = b / p.chunks;
+        i64 start = (b % p.chunks) * p.chunk_len;
+        i64 end = start + p.chunk_len < p.len ? start + p.chunk_len : p.len;
+        Acc acc = acc_empty();
+        for (i64 k = start + threadIdx.x; k < end; k += blockDim.x) {
+            acc = combine<FLOAT, OP>(acc, acc_load<T>(in[row * p.len + k], k));
+        }
+        Acc r = block_reduce<FLOAT, OP>(acc);
+        if (threadIdx.x == 0) p.partial[b] = r;
+    }
+}
+
+template <class T, int OP> __device__ __forceinline__ void reduce_finish(const ReduceArgs& p) {
+    const int FLOAT = !Kind<T>::is_int && !Kind<T>::is_bool;
+    for (i64 row = blockIdx.x; row < p.outer; row += gridDim.x) {
+        Acc acc = acc_empty();
+        for (i64 c = threadIdx.x; c < p.chunks; c += blockDim.x) {
+            acc = combine<FLOAT, OP>(acc, p.partial[row * p.chunks + c]);
+        }
+        Acc r = block_reduce<FLOAT, OP>(acc);
+        if (threadIdx.x == 0) acc_store<T, OP>(p.out, row, r, p.len);
+    }
+}
+
+template <class T, int OP> __device__ __forceinline__ void reduce_cols(const ReduceArgs& p) {
+    const T* in = (const T*)p.in;
+    const int FLOAT = !Kind<T>::is_int && !Kind<T>::is_bool;
+    GRID_LOOP(j, p.outer * p.inner) {
+        i64 o = j / p.inner, i = j % p.inner;
+        Acc acc = acc_empty();
+        for (i64 k = 0; k < p.len; ++k) {
+            acc = combine<FLOAT, OP>(acc, acc_load<T>(in[(o * p.len + k) * p.inner + i], k));
+        }
+        acc_store<T, OP>(p.out, j, acc, p.len);
+    }
+}
+
+#define REDUCE(name, OP, dt, T)                                                                         \
+    extern "C" __global__ void reduce_rows_##name##_##dt(const ReduceArgs p) { reduce_rows<T, OP>(p); }     \
+    extern "C" __global__ void reduce_finish_##name##_##dt(const ReduceArgs p) { reduce_finish<T, OP>(p); } \
+    extern "C" __global__ void reduce_cols_##name##_##dt(const ReduceArgs p) { reduce_cols<T, OP>(p); }
+#define REDUCE_ALL(dt, T) REDUCE(sum, SUM, dt, T) REDUCE(max, MAX, dt, T) REDUCE(min, MIN, dt, T) REDUCE(argmax, ARGMAX, dt, T)
+#define REDUCE_MEAN(dt, T) REDUCE(mean, MEAN, dt, T)
+FOR_ALL(REDUCE_ALL)
+FOR_FLOATS(REDUCE_MEAN)
