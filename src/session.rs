@@ -119,7 +119,7 @@ impl Session {
                 "{} simulated device(s) with {} each; {}",
                 config.sim_devices,
                 crate::runtime::host::human_bytes(config.sim_memory as u128),
-                crate::runtime::cuda_probe::auto_reason()
+                crate::runtime::cuda::probe::auto_reason()
             )
         };
         let devices = Arc::new(Devices::new(&sim, reason));

@@ -23,7 +23,7 @@ pub const INTERRUPTED: u8 = 130;
 pub fn check_backend(name: &str) -> Result<(), String> {
     match name {
         "auto" | "sim" => Ok(()),
-        "cuda" => Err(crate::runtime::cuda_probe::cuda_backend_error()),
+        "cuda" => Err(crate::runtime::cuda::probe::cuda_backend_error()),
         other => Err(format!("unknown backend `{other}`: use auto, cuda or sim")),
     }
 }

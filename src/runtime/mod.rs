@@ -3,7 +3,7 @@
 pub mod alloc;
 pub mod backend;
 pub mod buffer;
-pub mod cuda_probe;
+pub mod cuda;
 mod device;
 pub mod devices;
 mod dtype;

@@ -1,0 +1,289 @@
+//! The CUDA C kernels, embedded in the binary, and the name of every kernel the
+//! runtime launches.
+//!
+//! Kernels compile in units of one file and one dtype (`-DONE_DTYPE
+//! -DDTYPE_f32`): a first use compiles seconds of code, not a minute.
+
+use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
+use crate::runtime::ops::reduce::ReduceOp;
+use crate::runtime::DType;
+
+/// Included first by every unit.
+pub const COMMON: &str = include_str!("../../../kernels/common.cuh");
+
+/// The kernel files, by name.
+pub const FILES: [(&str, &str); 5] = [
+    (
+        "elementwise",
+        include_str!("../../../kernels/elementwise.cu"),
+    ),
+    ("copy", include_str!("../../../kernels/copy.cu")),
+    ("fill", include_str!("../../../kernels/fill.cu")),
+    ("random", include_str!("../../../kernels/random.cu")),
+    ("reduce", include_str!("../../../kernels/reduce.cu")),
+];
+
+/// One NVRTC program: a kernel file restricted to one dtype's kernels
+/// (`fill` has none per dtype beyond `arange`, and is compiled whole).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Unit {
+    pub file: &'static str,
+    pub dtype: Option<DType>,
+}
+
+impl Unit {
+    /// The program's source: `common.cuh` and the file.
+    pub fn source(&self) -> String {
+        let body = FILES
+            .iter()
+            .find(|(name, _)| *name == self.file)
+            .map(|(_, src)| *src)
+            .unwrap_or_else(|| panic!("internal error: no kernel file `{}`", self.file));
+        format!("{COMMON}\n{body}")
+    }
+
+    /// Preprocessor options selecting the unit's kernels.
+    pub fn defines(&self) -> Vec<String> {
+        match self.dtype {
+            Some(dt) => vec!["-DONE_DTYPE".into(), format!("-DDTYPE_{}", dt.name())],
+            None => vec![],
+        }
+    }
+
+    /// A name for logs, cache files and errors: `elementwise.f32`.
+    pub fn label(&self) -> String {
+        match self.dtype {
+            Some(dt) => format!("{}.{}", self.file, dt.name()),
+            None => self.file.to_string(),
+        }
+    }
+}
+
+/// A kernel: its unit and its `extern "C"` name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Kernel {
+    pub unit: Unit,
+    pub name: String,
+}
+
+fn kernel(file: &'static str, dtype: Option<DType>, name: String) -> Kernel {
+    Kernel {
+        unit: Unit { file, dtype },
+        name,
+    }
+}
+
+fn binary_name(op: BinaryOp) -> &'static str {
+    match op {
+        BinaryOp::Add => "add",
+        BinaryOp::Sub => "sub",
+        BinaryOp::Mul => "mul",
+        BinaryOp::Div => "div",
+        BinaryOp::Pow => "pow",
+        BinaryOp::Eq => "eq",
+        BinaryOp::Ne => "ne",
+        BinaryOp::Lt => "lt",
+        BinaryOp::Le => "le",
+        BinaryOp::Gt => "gt",
+        BinaryOp::Ge => "ge",
+    }
+}
+
+/// `a op b` computed in `dt` (arithmetic, or a comparison giving bool).
+/// None where the simulator never computes that op in that dtype.
+pub fn binary(op: BinaryOp, dt: DType) -> Option<Kernel> {
+    let family = if op.is_comparison() {
+        "compare"
+    } else {
+        "binary"
+    };
+    let supported =
+        op.is_comparison() || dt != DType::Bool || matches!(op, BinaryOp::Add | BinaryOp::Mul);
+    supported.then(|| {
+        kernel(
+            "elementwise",
+            Some(dt),
+            format!("{family}_{}_{}", binary_name(op), dt.name()),
+        )
+    })
+}
+
+/// A unary op on `dt` (already the op's output dtype).
+pub fn unary(op: UnaryOp, dt: DType) -> Option<Kernel> {
+    let int_ok = matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu);
+    let supported = dt.is_float() || (dt.is_int() && int_ok);
+    supported.then(|| {
+        kernel(
+            "elementwise",
+            Some(dt),
+            format!("unary_{}_{}", op.name(), dt.name()),
+        )
+    })
+}
+
+/// A strided copy from `from` elements to `to` elements.
+pub fn cast(from: DType, to: DType) -> Kernel {
+    kernel(
+        "copy",
+        Some(from),
+        format!("cast_{}_{}", from.name(), to.name()),
+    )
+}
+
+/// Fills elements of `size` bytes with one bit pattern.
+pub fn fill(size: usize) -> Kernel {
+    kernel("fill", None, format!("fill_{size}"))
+}
+
+pub fn arange(dt: DType) -> Option<Kernel> {
+    (dt != DType::Bool).then(|| kernel("fill", None, format!("arange_{}", dt.name())))
+}
+
+/// `rand` (uniform) or `randn` / `normal_` (normal) in a float dtype.
+pub fn random(normal: bool, dt: DType) -> Option<Kernel> {
+    let dist = if normal { "normal" } else { "uniform" };
+    dt.is_float()
+        .then(|| kernel("random", Some(dt), format!("{dist}_{}", dt.name())))
+}
+
+/// The three passes of a reduction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// Partial results per (row, chunk) along a contiguous axis.
+    Rows,
+    /// Combines a row's partial results into the output.
+    Finish,
+    /// One thread per output along a strided axis.
+    Cols,
+}
+
+pub fn reduce(pass: Pass, op: ReduceOp, dt: DType) -> Option<Kernel> {
+    if op == ReduceOp::Mean && !dt.is_float() {
+        return None;
+    }
+    let pass = match pass {
+        Pass::Rows => "rows",
+        Pass::Finish => "finish",
+        Pass::Cols => "cols",
+    };
+    Some(kernel(
+        "reduce",
+        Some(dt),
+        format!("reduce_{pass}_{}_{}", op.name(), dt.name()),
+    ))
+}
+
+pub const BINARY_OPS: [BinaryOp; 11] = [
+    BinaryOp::Add,
+    BinaryOp::Sub,
+    BinaryOp::Mul,
+    BinaryOp::Div,
+    BinaryOp::Pow,
+    BinaryOp::Eq,
+    BinaryOp::Ne,
+    BinaryOp::Lt,
+    BinaryOp::Le,
+    BinaryOp::Gt,
+    BinaryOp::Ge,
+];
+
+pub const UNARY_OPS: [UnaryOp; 8] = [
+    UnaryOp::Neg,
+    UnaryOp::Abs,
+    UnaryOp::Relu,
+    UnaryOp::Exp,
+    UnaryOp::Log,
+    UnaryOp::Sqrt,
+    UnaryOp::Sigmoid,
+    UnaryOp::Tanh,
+];
+
+pub const REDUCE_OPS: [ReduceOp; 5] = [
+    ReduceOp::Sum,
+    ReduceOp::Mean,
+    ReduceOp::Max,
+    ReduceOp::Min,
+    ReduceOp::Argmax,
+];
+
+/// Every kernel the runtime can ask for, sorted.
+pub fn all_kernels() -> Vec<Kernel> {
+    let mut out = Vec::new();
+    for dt in DType::ALL {
+        out.extend(BINARY_OPS.iter().filter_map(|&op| binary(op, dt)));
+        out.extend(UNARY_OPS.iter().filter_map(|&op| unary(op, dt)));
+        out.extend(DType::ALL.iter().map(|&to| cast(dt, to)));
+        out.extend(arange(dt));
+        out.extend([false, true].iter().filter_map(|&n| random(n, dt)));
+        for op in REDUCE_OPS {
+            for pass in [Pass::Rows, Pass::Finish, Pass::Cols] {
+                out.extend(reduce(pass, op, dt));
+            }
+        }
+    }
+    out.extend([1, 2, 4, 8].map(fill));
+    out.sort();
+    out
+}
+
+/// Every compile unit, sorted.
+pub fn all_units() -> Vec<Unit> {
+    let mut units: Vec<Unit> = all_kernels().into_iter().map(|k| k.unit).collect();
+    units.sort();
+    units.dedup();
+    units
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    /// The kernel names the sources define for `unit`, read from their macros'
+    /// expansion by a tiny model of them: every `extern "C" __global__` name
+    /// pattern with `##dt` replaced. The real check is compiling them
+    /// (tests/kernels_host.rs, tests/nvrtc.rs); this one runs everywhere.
+    #[test]
+    fn every_file_is_embedded_and_every_unit_has_kernels() {
+        for (name, src) in FILES {
+            assert!(
+                src.contains("extern \"C\" __global__"),
+                "{name}.cu defines no kernels"
+            );
+        }
+        let units: BTreeSet<String> = all_units().iter().map(Unit::label).collect();
+        for file in ["elementwise", "copy", "random", "reduce"] {
+            for dt in DType::ALL {
+                let label = format!("{file}.{}", dt.name());
+                let has = units.contains(&label);
+                let expect = file != "random" || dt.is_float();
+                assert_eq!(has, expect, "{label}");
+            }
+        }
+        assert!(units.contains("fill"));
+    }
+
+    #[test]
+    fn kernel_names_are_unique_and_name_their_dtype() {
+        let all = all_kernels();
+        let names: BTreeSet<&str> = all.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names.len(), all.len());
+        for k in &all {
+            if let Some(dt) = k.unit.dtype {
+                assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
+            }
+        }
+        assert_eq!(all.len(), 275);
+    }
+
+    #[test]
+    fn a_unit_selects_its_dtype() {
+        let u = Unit {
+            file: "elementwise",
+            dtype: Some(DType::BF16),
+        };
+        assert_eq!(u.defines(), vec!["-DONE_DTYPE", "-DDTYPE_bf16"]);
+        assert!(u.source().starts_with("// Shared by every kernel"));
+        assert_eq!(u.label(), "elementwise.bf16");
+    }
+}
