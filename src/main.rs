@@ -58,6 +58,12 @@ enum Command {
     Present { file: std::path::PathBuf },
     /// Print the device table and exit.
     Devices,
+    /// What this machine offers the CUDA backend: driver, devices, NVRTC, cuBLAS, the kernel cache.
+    Cuda {
+        /// Compile every kernel for this architecture (sm_90 for an H100) into the cache; no GPU needed.
+        #[arg(long, value_name = "ARCH")]
+        compile: Option<String>,
+    },
     /// The Jupyter kernel: `cudash kernel install` once, then pick "cudash" in Jupyter.
     Kernel {
         /// The connection file Jupyter passes (`{connection_file}` in the kernelspec).
@@ -138,6 +144,7 @@ fn main() -> ExitCode {
                 ),
                 Some(Command::Present { file }) => cli::present::present(config, &file),
                 Some(Command::Devices) => cli::devices(config),
+                Some(Command::Cuda { compile }) => cli::cuda::cuda(compile.as_deref()),
                 Some(Command::Kernel {
                     action: Some(KernelAction::Install { prefix, .. }),
                     ..

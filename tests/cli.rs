@@ -526,3 +526,56 @@ fn present_reads_keys_as_lines_without_a_terminal() {
         rest = &rest[at + piece.len()..];
     }
 }
+
+/// `cudash cuda` reports what it finds and exits 0, GPU or not.
+#[test]
+fn cuda_reports_the_machine() {
+    let o = cudash(&["cuda"]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    for line in [
+        "driver ",
+        "NVRTC ",
+        "cuBLAS ",
+        "kernels  275 in 26 compile units",
+        "backend ",
+    ] {
+        assert!(t.contains(line), "no `{line}` in:\n{t}");
+    }
+    let o = cudash(&["cuda", "--compile", "h100"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("try sm_90 for an H100"), "{}", text(&o));
+}
+
+/// `--compile sm_90` fills the kernel cache without a GPU (when NVRTC is on
+/// the loader path, as scripts/test arranges).
+#[test]
+fn cuda_compile_fills_the_kernel_cache() {
+    if !cudash::runtime::cuda::nvrtc::present() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI needs NVRTC (scripts/test installs it)"
+        );
+        eprintln!("SKIPPED: NVRTC is not on the loader path");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("cudash-cli-kcache-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(["cuda", "--compile", "sm_90"])
+        .env("CUDASH_KERNEL_CACHE", &dir)
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{t}");
+    assert!(t.contains("compiled 26 of 26 units for sm_90"), "{t}");
+    let cubins = std::fs::read_dir(&dir).unwrap().filter(|e| {
+        e.as_ref()
+            .unwrap()
+            .path()
+            .extension()
+            .is_some_and(|x| x == "cubin")
+    });
+    assert_eq!(cubins.count(), 26);
+    let _ = std::fs::remove_dir_all(&dir);
+}

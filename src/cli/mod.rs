@@ -1,6 +1,8 @@
 //! Command-line front ends: `run` (transcripts, notebooks), `present`
-//! (lessons in the terminal) and the line REPL.
+//! (lessons in the terminal), the line REPL, and `cuda` (what the machine
+//! offers the CUDA backend).
 
+pub mod cuda;
 pub mod notebook;
 pub mod present;
 pub mod repl;

@@ -93,7 +93,8 @@ pub enum Output {
     Ptx,
 }
 
-fn options(unit: &Unit, arch: Arch, output: Output) -> Vec<String> {
+/// NVRTC's options for `unit`: the target, the language, the unit's dtype.
+pub fn options(unit: &Unit, arch: Arch, output: Output) -> Vec<String> {
     let target = match output {
         Output::Cubin => format!("--gpu-architecture=sm_{}{}", arch.0, arch.1),
         Output::Ptx => format!("--gpu-architecture=compute_{}{}", arch.0, arch.1),
@@ -105,23 +106,37 @@ fn options(unit: &Unit, arch: Arch, output: Output) -> Vec<String> {
 
 /// Compiles `unit` for `arch` (no caching).
 pub fn compile(unit: &Unit, arch: Arch, output: Output) -> Result<Vec<u8>, NvrtcError> {
-    let src = CString::new(unit.source()).expect("kernel sources contain no NUL");
-    let name = CString::new(format!("{}.cu", unit.label())).expect("no NUL");
-    let opts = options(unit, arch, output);
+    compile_source(
+        &unit.label(),
+        &unit.source(),
+        &options(unit, arch, output),
+        arch,
+    )
+}
+
+/// Compiles CUDA C `source` with NVRTC `options`; `label` names it in errors.
+pub fn compile_source(
+    label: &str,
+    source: &str,
+    options: &[String],
+    arch: Arch,
+) -> Result<Vec<u8>, NvrtcError> {
+    let src = CString::new(source)
+        .map_err(|_| NvrtcError::Broken("the source contains a NUL byte".into()))?;
+    let name = CString::new(format!("{label}.cu"))
+        .map_err(|_| NvrtcError::Broken("the name contains a NUL byte".into()))?;
+    let ptx_wanted = options.iter().any(|o| o.contains("=compute_"));
     guarded(|| {
         let broken = |what: &str, e: result::NvrtcError| NvrtcError::Broken(format!("{what}: {e}"));
         let prog = result::create_program(&src, Some(&name))
             .map_err(|e| broken("nvrtcCreateProgram", e))?;
         // SAFETY: `prog` is live until destroyed below; the buffers are sized by NVRTC's own size calls.
-        let out = unsafe {
-            let compiled = result::compile_program(prog, &opts);
-            let out = match compiled {
-                Ok(()) => match output {
-                    Output::Cubin => cubin(prog).map_err(|e| broken("nvrtcGetCUBIN", e)),
-                    Output::Ptx => result::get_ptx(prog)
-                        .map(|p| p.into_iter().map(|c| c as u8).collect())
-                        .map_err(|e| broken("nvrtcGetPTX", e)),
-                },
+        unsafe {
+            let out = match result::compile_program(prog, options) {
+                Ok(()) if ptx_wanted => result::get_ptx(prog)
+                    .map(|p| p.into_iter().map(|c| c as u8).collect())
+                    .map_err(|e| broken("nvrtcGetPTX", e)),
+                Ok(()) => cubin(prog).map_err(|e| broken("nvrtcGetCUBIN", e)),
                 Err(_) => {
                     let log = result::get_program_log(prog)
                         .map(|l| l.into_iter().map(|c| c as u8).collect::<Vec<u8>>())
@@ -131,7 +146,7 @@ pub fn compile(unit: &Unit, arch: Arch, output: Output) -> Result<Vec<u8>, Nvrtc
                         .trim()
                         .to_string();
                     Err(NvrtcError::Compile {
-                        unit: unit.label(),
+                        unit: label.to_string(),
                         arch,
                         log,
                     })
@@ -139,8 +154,7 @@ pub fn compile(unit: &Unit, arch: Arch, output: Output) -> Result<Vec<u8>, Nvrtc
             };
             let _ = result::destroy_program(prog);
             out
-        };
-        out
+        }
     })
 }
 
@@ -164,10 +178,13 @@ pub fn ptx_entries(ptx: &str) -> Vec<String> {
         .collect()
 }
 
+/// A compiled unit: an ELF file for the driver to load.
+pub type Cubin = Arc<Vec<u8>>;
+
 /// Compiled units, in memory and on disk.
 pub struct Cache {
     dir: Option<PathBuf>,
-    memory: Mutex<HashMap<(Unit, Arch), Arc<Vec<u8>>>>,
+    memory: Mutex<HashMap<(Unit, Arch), Cubin>>,
 }
 
 /// Where compiled kernels are kept: `$CUDASH_KERNEL_CACHE`, else
@@ -226,7 +243,7 @@ impl Cache {
 
     /// The CUBIN for `unit` on `arch`: from memory, from disk, or compiled now
     /// (and then kept in both). A damaged disk entry is compiled again.
-    pub fn cubin(&self, unit: &Unit, arch: Arch) -> Result<Arc<Vec<u8>>, NvrtcError> {
+    pub fn cubin(&self, unit: &Unit, arch: Arch) -> Result<Cubin, NvrtcError> {
         if let Some(c) = crate::runtime::gpu::lock(&self.memory).get(&(*unit, arch)) {
             return Ok(Arc::clone(c));
         }

@@ -1,7 +1,7 @@
 //! Looking for a CUDA driver without ever panicking: cudarc loads libcuda
 //! dynamically and panics when it is missing, so every call is preceded by
-//! `is_culib_present`. The CUDA backend itself is not built yet; the probe says
-//! what `--backend auto` found and why `--backend cuda` cannot start.
+//! `is_culib_present`. The probe says what `--backend auto` found, why
+//! `--backend cuda` cannot start, and what `cudash cuda` reports.
 
 use cudarc::driver::sys;
 
@@ -55,6 +55,83 @@ pub fn probe() -> Probe {
     result.unwrap_or_else(|_| Probe::InitFailed {
         code: "the driver is missing functions cudarc needs (too old?)".into(),
     })
+}
+
+/// A CUDA device as the driver describes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DriverDevice {
+    pub index: u32,
+    pub name: String,
+    pub total_memory: usize,
+    pub compute_capability: (u32, u32),
+    pub multiprocessors: u32,
+}
+
+/// The devices the driver sees (after `probe` found a working driver).
+pub fn devices() -> Result<Vec<DriverDevice>, String> {
+    let count = match probe() {
+        Probe::Driver { devices, .. } => devices,
+        Probe::NoDriver => return Err("no CUDA driver found".into()),
+        Probe::InitFailed { code } => {
+            return Err(format!("the CUDA driver did not start ({code})"))
+        }
+    };
+    let result =
+        std::panic::catch_unwind(|| (0..count).map(describe).collect::<Result<Vec<_>, String>>());
+    result.unwrap_or_else(|_| Err("the driver is missing functions cudarc needs (too old?)".into()))
+}
+
+fn describe(index: u32) -> Result<DriverDevice, String> {
+    use sys::CUdevice_attribute as A;
+    let check = |what: &str, r: sys::CUresult| {
+        if r == sys::CUresult::CUDA_SUCCESS {
+            Ok(())
+        } else {
+            Err(format!("{what} failed for device {index}: {r:?}"))
+        }
+    };
+    // SAFETY: driver queries with valid out-pointers and buffer lengths, after `cuInit` succeeded.
+    unsafe {
+        let mut dev: sys::CUdevice = 0;
+        check("cuDeviceGet", sys::cuDeviceGet(&mut dev, index as i32))?;
+        let mut name = [0 as std::ffi::c_char; 256];
+        check(
+            "cuDeviceGetName",
+            sys::cuDeviceGetName(name.as_mut_ptr(), name.len() as i32, dev),
+        )?;
+        let name = std::ffi::CStr::from_ptr(name.as_ptr())
+            .to_string_lossy()
+            .into_owned();
+        let mut total = 0usize;
+        check(
+            "cuDeviceTotalMem",
+            sys::cuDeviceTotalMem_v2(&mut total, dev),
+        )?;
+        let attr = |a: A| {
+            let mut v = 0;
+            check(
+                "cuDeviceGetAttribute",
+                sys::cuDeviceGetAttribute(&mut v, a, dev),
+            )
+            .map(|_| v.max(0) as u32)
+        };
+        Ok(DriverDevice {
+            index,
+            name,
+            total_memory: total,
+            compute_capability: (
+                attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+                attr(A::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+            ),
+            multiprocessors: attr(A::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        })
+    }
+}
+
+/// Whether cuBLAS can be loaded (no call is made).
+pub fn cublas_present() -> bool {
+    // SAFETY: dlopen of cuBLAS's library names only.
+    unsafe { cudarc::cublas::sys::is_culib_present() }
 }
 
 /// Why `--backend auto` chose the simulator, for the banner and `devices`.
