@@ -18,6 +18,7 @@
 
 pub mod args;
 pub mod blas;
+pub mod driver;
 pub mod launch;
 pub mod nvrtc;
 pub mod probe;

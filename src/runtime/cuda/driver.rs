@@ -1,0 +1,254 @@
+//! One CUDA device on the driver API: its primary context, kernels loaded
+//! from the cache's CUBINs, memory, copies and launches. Every call checks
+//! its result; nothing here is reached unless `probe` found a working driver.
+//!
+//! This layer compiles everywhere but runs only on a GPU: `tests/kernels_gpu.rs`
+//! (ignored unless asked for) exercises it there.
+
+use std::collections::HashMap;
+use std::ffi::{c_void, CString};
+use std::sync::Mutex;
+
+use cudarc::driver::{result, sys};
+
+use super::nvrtc::{Arch, Cache};
+use super::probe::{self, DriverDevice, Probe};
+use super::source::{Kernel, Unit};
+use crate::runtime::gpu::lock;
+
+/// A failed driver call, or a kernel that could not be prepared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DriverError {
+    /// No driver, or no such device.
+    Unavailable(String),
+    /// `cuMemAlloc` found too little free memory.
+    OutOfMemory { bytes: usize },
+    /// Any other failed call: which one, and the driver's error name.
+    Call { call: &'static str, error: String },
+    /// NVRTC could not provide the kernel.
+    Compile(String),
+}
+
+impl std::fmt::Display for DriverError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DriverError::Unavailable(why) => write!(f, "CUDA is not available: {why}"),
+            DriverError::OutOfMemory { bytes } => {
+                write!(
+                    f,
+                    "the driver could not allocate {bytes} bytes of device memory"
+                )
+            }
+            DriverError::Call { call, error } => write!(f, "{call} failed: {error}"),
+            DriverError::Compile(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for DriverError {}
+
+fn call<T>(name: &'static str, r: Result<T, result::DriverError>) -> Result<T, DriverError> {
+    r.map_err(|e| {
+        let error = e
+            .error_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|_| format!("{:?}", e.0));
+        DriverError::Call { call: name, error }
+    })
+}
+
+/// A device address.
+pub type DevicePtr = sys::CUdeviceptr;
+
+pub struct CudaDevice {
+    pub info: DriverDevice,
+    dev: sys::CUdevice,
+    ctx: sys::CUcontext,
+    modules: Mutex<HashMap<Unit, sys::CUmodule>>,
+    functions: Mutex<HashMap<String, sys::CUfunction>>,
+}
+
+// SAFETY: the handles are plain driver handles, valid in any thread once the
+// context is made current there (`bind`, at the start of every method).
+unsafe impl Send for CudaDevice {}
+unsafe impl Sync for CudaDevice {}
+
+impl CudaDevice {
+    /// Opens device `index` (its primary context, as the runtime API would).
+    pub fn open(index: u32) -> Result<CudaDevice, DriverError> {
+        let count = match probe::probe() {
+            Probe::Driver { devices, .. } => devices,
+            Probe::NoDriver => return Err(DriverError::Unavailable("no CUDA driver found".into())),
+            Probe::InitFailed { code } => {
+                return Err(DriverError::Unavailable(format!(
+                    "the driver did not start ({code})"
+                )))
+            }
+        };
+        if index >= count {
+            return Err(DriverError::Unavailable(format!(
+                "cuda:{index} does not exist ({count} device(s))"
+            )));
+        }
+        let info = probe::devices()
+            .map_err(DriverError::Unavailable)?
+            .into_iter()
+            .nth(index as usize)
+            .ok_or_else(|| {
+                DriverError::Unavailable(format!("cuda:{index} could not be described"))
+            })?;
+        let dev = call("cuDeviceGet", result::device::get(index as i32))?;
+        // SAFETY: a device handle from the driver.
+        let ctx = call("cuDevicePrimaryCtxRetain", unsafe {
+            result::primary_ctx::retain(dev)
+        })?;
+        let d = CudaDevice {
+            info,
+            dev,
+            ctx,
+            modules: Mutex::new(HashMap::new()),
+            functions: Mutex::new(HashMap::new()),
+        };
+        d.bind()?;
+        Ok(d)
+    }
+
+    pub fn arch(&self) -> Arch {
+        self.info.compute_capability
+    }
+
+    /// Makes this device's context current on the calling thread.
+    pub fn bind(&self) -> Result<(), DriverError> {
+        // SAFETY: a context retained in `open` and released only in `drop`.
+        call("cuCtxSetCurrent", unsafe {
+            result::ctx::set_current(self.ctx)
+        })
+    }
+
+    /// The kernel's function handle: compiled (or read from the cache) and
+    /// loaded on first use.
+    pub fn function(&self, kernel: &Kernel) -> Result<sys::CUfunction, DriverError> {
+        if let Some(&f) = lock(&self.functions).get(&kernel.name) {
+            return Ok(f);
+        }
+        self.bind()?;
+        let module = {
+            let mut modules = lock(&self.modules);
+            match modules.get(&kernel.unit) {
+                Some(&m) => m,
+                None => {
+                    let cubin = Cache::global()
+                        .cubin(&kernel.unit, self.arch())
+                        .map_err(|e| DriverError::Compile(e.to_string()))?;
+                    // SAFETY: a complete CUBIN image, alive for the call.
+                    let m = call("cuModuleLoadData", unsafe {
+                        result::module::load_data(cubin.as_ptr() as *const c_void)
+                    })?;
+                    modules.insert(kernel.unit, m);
+                    m
+                }
+            }
+        };
+        let name = CString::new(kernel.name.as_str()).expect("kernel names have no NUL");
+        // SAFETY: a loaded module.
+        let f = call("cuModuleGetFunction", unsafe {
+            result::module::get_function(module, name)
+        })?;
+        lock(&self.functions).insert(kernel.name.clone(), f);
+        Ok(f)
+    }
+
+    /// Launches `kernel` with its one argument struct on `stream`.
+    ///
+    /// # Safety
+    /// `stream` is null (the legacy default stream) or a live stream of this
+    /// device, and every address in `args` is memory of this device that
+    /// stays allocated until the kernel has run.
+    pub unsafe fn launch<A: Copy>(
+        &self,
+        kernel: &Kernel,
+        grid: u32,
+        block: u32,
+        stream: sys::CUstream,
+        args: &A,
+    ) -> Result<(), DriverError> {
+        let f = self.function(kernel)?;
+        self.bind()?;
+        let mut params = [args as *const A as *mut c_void];
+        // SAFETY: every kernel takes exactly one parameter laid out as `A`
+        // (args.rs mirrors common.cuh); the driver copies it at launch.
+        call("cuLaunchKernel", unsafe {
+            result::launch_kernel(
+                f,
+                (grid.max(1), 1, 1),
+                (block, 1, 1),
+                0,
+                stream,
+                &mut params,
+            )
+        })
+    }
+
+    /// `bytes` of device memory (uninitialised).
+    pub fn alloc(&self, bytes: usize) -> Result<DevicePtr, DriverError> {
+        self.bind()?;
+        // SAFETY: an allocation of the asked size; the caller frees it with `free`.
+        match unsafe { result::malloc_sync(bytes.max(1)) } {
+            Ok(p) => Ok(p),
+            Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                Err(DriverError::OutOfMemory { bytes })
+            }
+            Err(e) => call("cuMemAlloc", Err(e)),
+        }
+    }
+
+    /// Frees memory from `alloc`.
+    pub fn free(&self, ptr: DevicePtr) -> Result<(), DriverError> {
+        self.bind()?;
+        // SAFETY: `ptr` came from `alloc` and is freed once.
+        call("cuMemFree", unsafe { result::free_sync(ptr) })
+    }
+
+    /// Copies host bytes to the device (synchronously).
+    pub fn upload(&self, dst: DevicePtr, src: &[u8]) -> Result<(), DriverError> {
+        self.bind()?;
+        // SAFETY: `dst` holds at least `src.len()` bytes.
+        call("cuMemcpyHtoD", unsafe {
+            result::memcpy_htod_sync(dst, src)
+        })
+    }
+
+    /// Copies device bytes to the host (synchronously).
+    pub fn download(&self, dst: &mut [u8], src: DevicePtr) -> Result<(), DriverError> {
+        self.bind()?;
+        // SAFETY: `src` holds at least `dst.len()` bytes.
+        call("cuMemcpyDtoH", unsafe {
+            result::memcpy_dtoh_sync(dst, src)
+        })
+    }
+
+    /// Waits for all work on the device; a kernel fault surfaces here.
+    pub fn synchronize(&self) -> Result<(), DriverError> {
+        self.bind()?;
+        call("cuCtxSynchronize", result::ctx::synchronize())
+    }
+
+    /// (free, total) device memory, as the driver reports it.
+    pub fn memory(&self) -> Result<(usize, usize), DriverError> {
+        self.bind()?;
+        call("cuMemGetInfo", result::mem_get_info())
+    }
+}
+
+impl Drop for CudaDevice {
+    fn drop(&mut self) {
+        if self.bind().is_ok() {
+            for (_, m) in lock(&self.modules).drain() {
+                // SAFETY: modules loaded here, unloaded once.
+                let _ = unsafe { result::module::unload(m) };
+            }
+        }
+        // SAFETY: the primary context retained in `open`.
+        let _ = unsafe { result::primary_ctx::release(self.dev) };
+    }
+}

@@ -1,0 +1,630 @@
+//! The kernel checks, run on whatever executes kernels: the host-compiled
+//! kernels (tests/kernels_host.rs) or a GPU (tests/kernels_gpu.rs). Each
+//! check runs the kernels the way the CUDA backend plans them and compares
+//! with the simulator's own ops on the same inputs.
+
+use cudash::runtime::buffer::Buffer;
+use cudash::runtime::cuda::args::{self, *};
+use cudash::runtime::cuda::launch::{reduce_plan, ReducePlan};
+use cudash::runtime::cuda::source::{self, Kernel, Pass, BINARY_OPS, REDUCE_OPS, UNARY_OPS};
+use cudash::runtime::element::Element;
+use cudash::runtime::ops::elementwise::{binary, unary, BinaryOp, Operand as SimOperand, UnaryOp};
+use cudash::runtime::ops::factory::{self, from_value, Distribution};
+use cudash::runtime::ops::reduce::{reduce, ReduceOp};
+use cudash::runtime::rng::Generator;
+use cudash::runtime::shape::broadcast_strides;
+use cudash::runtime::{DType, Device, Tensor};
+use cudash::with_dtype;
+
+/// Memory and launches: host memory and emulated threads, or a GPU.
+pub trait Runner {
+    /// Memory holding elements of one dtype.
+    type Mem;
+    /// A copy of `t`'s whole storage (views keep their offset and strides).
+    fn input(&self, t: &Tensor) -> Self::Mem;
+    /// `n` zeroed elements.
+    fn zeros(&self, dt: DType, n: usize) -> Self::Mem;
+    /// The address kernels use.
+    fn addr(&self, m: &Self::Mem) -> u64;
+    /// The elements, back on the host.
+    fn download(&self, m: &Self::Mem) -> Buffer;
+    /// Runs `kernel` with its argument struct over `grid` blocks of `block`
+    /// threads; `syncs` says the kernel calls __syncthreads.
+    fn launch<A: Copy + Send + Sync>(
+        &self,
+        kernel: &Kernel,
+        grid: u32,
+        block: u32,
+        args: A,
+        syncs: bool,
+    );
+    /// Fails unless the kernel can be found.
+    fn check_defined(&self, kernel: &Kernel);
+    /// Whether exp, log, tanh, pow, sin and cos give the host's (glibc's)
+    /// results bit for bit. A GPU's are within a few ulps, so results may
+    /// differ in the last place of their dtype.
+    fn exact_math(&self) -> bool {
+        true
+    }
+}
+
+/// The difference allowed where math functions or summation order may
+/// differ: a few units in the last place of `dt` (0 where they cannot).
+fn math_tolerance(r: &impl Runner, dt: DType, approximate: bool) -> f64 {
+    if !approximate || r.exact_math() {
+        return 0.0;
+    }
+    match dt {
+        DType::F16 => 2e-3,
+        DType::BF16 => 1.6e-2,
+        DType::F32 => 5e-7,
+        _ => 1e-14,
+    }
+}
+
+/// Small grids, so grid-stride loops go round more than once.
+pub const GRID: u32 = 3;
+pub const BLOCK: u32 = 32;
+
+/// Equal element for element; NaNs equal any NaN; floats within `tol` (relative).
+fn assert_same(got: &Buffer, want: &Buffer, tol: f64, what: &str) {
+    assert_eq!(got.dtype(), want.dtype(), "{what}: dtype");
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    with_dtype!(got.dtype(), T => {
+        for (i, (&g, &w)) in got.as_slice::<T>().iter().zip(want.as_slice::<T>()).enumerate() {
+            let (gf, wf) = (g.to_f64(), w.to_f64());
+            let ok = if T::DTYPE.is_float() {
+                (gf.is_nan() && wf.is_nan()) || gf == wf || (gf - wf).abs() <= tol * wf.abs().max(1e-300)
+            } else {
+                g == w
+            };
+            assert!(ok, "{what}: element {i}: kernel {g:?}, simulator {w:?}");
+        }
+    });
+}
+
+/// Values that find the edges: signs, zeros, NaN, infinities, rounding ties, large and tiny.
+fn edge_values(dt: DType, n: usize, seed: u64) -> Tensor {
+    let special = [
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        2.5,
+        -3.5,
+        7.0,
+        65504.0,
+        65520.0,
+        1e-8,
+        -6e-8,
+        3.0e38,
+        1e300,
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        1.0009765625,
+        1.00048828125,
+        2147483648.0,
+        -9.3e18,
+        3e9,
+        100.0,
+        -100.0,
+    ];
+    let mut g = Generator::new(seed);
+    let noise = g.normal(n);
+    let vals: Vec<f64> = (0..n)
+        .map(|i| {
+            if i < special.len() && dt.is_float() {
+                special[i]
+            } else {
+                (noise[i] * 40.0).round() / 4.0
+            }
+        })
+        .collect();
+    factory::from_f64s(vals, &[n], dt, Device::Cpu)
+}
+
+pub fn every_kernel_the_runtime_names_is_defined(r: &impl Runner) {
+    for k in source::all_kernels() {
+        r.check_defined(&k);
+    }
+}
+
+/// Every cast (49) over edge values, bit for bit against `Buffer::cast`,
+/// from a strided source into a strided destination.
+pub fn casts_match_the_simulator(r: &impl Runner) {
+    for from in DType::ALL {
+        let base = edge_values(from, 60, 1);
+        // Every other element, backwards in pairs: a [30] view with stride 2, offset 1.
+        let src = base.view(vec![30], vec![2], 1);
+        for to in DType::ALL {
+            let want = src.copy().read().cast(to);
+            // Into every third slot of a larger buffer.
+            let out = r.zeros(to, 91);
+            let (sh, l) = args::plan(
+                &[30],
+                &[
+                    args::Operand {
+                        strides: &[2],
+                        offset: 1,
+                    },
+                    args::Operand {
+                        strides: &[3],
+                        offset: 1,
+                    },
+                ],
+            )
+            .unwrap();
+            let base_in = r.input(&base);
+            let a = CastArgs {
+                out: r.addr(&out),
+                input: r.addr(&base_in),
+                shape: sh,
+                sin: l[0],
+                sout: l[1],
+            };
+            r.launch(&source::cast(from, to), GRID, BLOCK, a, false);
+            let got = Tensor::new(r.download(&out), vec![91], Device::Cpu)
+                .view(vec![30], vec![3], 1)
+                .copy();
+            assert_same(&got.read(), &want, 0.0, &format!("cast {from} -> {to}"));
+        }
+    }
+}
+
+/// Every f16 and bf16 bit pattern converts to f32 and back as the half crate does.
+pub fn half_conversions_are_exact_for_every_bit_pattern(r: &impl Runner) {
+    for dt in [DType::F16, DType::BF16] {
+        let bits: Vec<u16> = (0..=u16::MAX).collect();
+        let halves = match dt {
+            DType::F16 => Buffer::F16(bits.iter().map(|&b| half::f16::from_bits(b)).collect()),
+            _ => Buffer::BF16(bits.iter().map(|&b| half::bf16::from_bits(b)).collect()),
+        };
+        let t = Tensor::new(halves, vec![65536], Device::Cpu);
+        let (sh, l) = args::plan(
+            &[65536],
+            &[args::Operand {
+                strides: &[1],
+                offset: 0,
+            }; 2],
+        )
+        .unwrap();
+        let wide = r.zeros(DType::F32, 65536);
+        let t_in = r.input(&t);
+        let a = CastArgs {
+            out: r.addr(&wide),
+            input: r.addr(&t_in),
+            shape: sh,
+            sin: l[0],
+            sout: l[1],
+        };
+        r.launch(&source::cast(dt, DType::F32), 64, 256, a, false);
+        let want = t.read().cast(DType::F32);
+        let wide = r.download(&wide);
+        let (g, w) = (wide.as_slice::<f32>(), want.as_slice::<f32>());
+        for i in 0..65536 {
+            assert_eq!(g[i].to_bits(), w[i].to_bits(), "{dt} bits {i:#06x} to f32");
+        }
+        // And every f32 near them back (rounding ties, subnormals, overflow).
+        let probes: Vec<f32> = w
+            .iter()
+            .flat_map(|&x| {
+                [
+                    x,
+                    f32::from_bits(x.to_bits().wrapping_add(0x1000)),
+                    f32::from_bits(x.to_bits() | 0x7FFF),
+                ]
+            })
+            .collect();
+        let n = probes.len();
+        let src = Tensor::from_vec(probes, vec![n]);
+        let (sh, l) = args::plan(
+            &[n],
+            &[args::Operand {
+                strides: &[1],
+                offset: 0,
+            }; 2],
+        )
+        .unwrap();
+        let back = r.zeros(dt, n);
+        let src_in = r.input(&src);
+        let a = CastArgs {
+            out: r.addr(&back),
+            input: r.addr(&src_in),
+            shape: sh,
+            sin: l[0],
+            sout: l[1],
+        };
+        r.launch(&source::cast(DType::F32, dt), 64, 256, a, false);
+        let want = src.read().cast(dt);
+        with_dtype!(dt, T => {
+            let back = r.download(&back);
+            for (i, (g, w)) in back.as_slice::<T>().iter().zip(want.as_slice::<T>()).enumerate() {
+                assert!(g.to_f64().to_bits() == w.to_f64().to_bits() || (g.is_nan() && w.is_nan()), "f32 {:?} to {dt}: kernel {g:?}, simulator {w:?}", src.to_vec::<f32>()[i]);
+            }
+        });
+    }
+}
+
+/// Runs a binary kernel on the operands as the simulator's `binary` computes them.
+fn emu_binary(
+    r: &impl Runner,
+    op: BinaryOp,
+    a: &Tensor,
+    b: &Tensor,
+    compute: DType,
+) -> Option<Tensor> {
+    let kernel = source::binary(op, compute)?;
+    let shape = cudash::runtime::shape::broadcast_shapes(a.shape(), b.shape()).unwrap();
+    let (ca, cb) = (a.cast(compute), b.cast(compute));
+    let (sa, sb) = (
+        broadcast_strides(ca.shape(), ca.strides(), &shape),
+        broadcast_strides(cb.shape(), cb.strides(), &shape),
+    );
+    let (sh, l) = args::plan(
+        &shape,
+        &[
+            args::Operand {
+                strides: &sa,
+                offset: ca.offset(),
+            },
+            args::Operand {
+                strides: &sb,
+                offset: cb.offset(),
+            },
+        ],
+    )
+    .unwrap();
+    let out_dt = if op.is_comparison() {
+        DType::Bool
+    } else {
+        compute
+    };
+    let n = shape.iter().product();
+    let out = r.zeros(out_dt, n);
+    let ca_in = r.input(&ca);
+    let cb_in = r.input(&cb);
+    let p = BinaryArgs {
+        out: r.addr(&out),
+        a: r.addr(&ca_in),
+        b: r.addr(&cb_in),
+        shape: sh,
+        sa: l[0],
+        sb: l[1],
+    };
+    r.launch(&kernel, GRID, BLOCK, p, false);
+    Some(Tensor::new(r.download(&out), shape, Device::Cpu))
+}
+
+/// Every binary op and comparison in every dtype, over a broadcast of a
+/// transposed view against a column, against `ops::elementwise::binary`.
+pub fn binary_ops_and_comparisons_match_the_simulator(r: &impl Runner) {
+    for dt in DType::ALL {
+        // [4,6] viewed transposed as [6,4]; against a [6,1] column.
+        let a = edge_values(dt, 24, 2).reshape(&[4, 6]).unwrap().t();
+        let b = edge_values(dt, 30, 3).view(vec![6, 1], vec![5, 1], 2);
+        for op in BINARY_OPS {
+            let Ok(want) = binary(op, SimOperand::strong(&a), SimOperand::strong(&b)) else {
+                continue; // refused before any kernel runs (negative integer powers, bool `-`)
+            };
+            let compute = match op {
+                BinaryOp::Div => dt.to_float(),
+                BinaryOp::Pow if dt == DType::Bool => DType::I64,
+                _ => dt,
+            };
+            let got = emu_binary(r, op, &a, &b, compute)
+                .unwrap_or_else(|| panic!("no kernel for {dt} {op:?}"));
+            assert_eq!(got.shape(), want.shape());
+            let tol = math_tolerance(r, compute, op == BinaryOp::Pow);
+            assert_same(
+                &got.read(),
+                &want.read(),
+                tol,
+                &format!("{dt} {}", op.symbol()),
+            );
+        }
+    }
+}
+
+/// Integer division's edges (MIN / -1, division by zero is refused earlier)
+/// and integer powers, against the simulator.
+pub fn integer_edges_match_the_simulator(r: &impl Runner) {
+    let a = Tensor::from_vec(vec![i64::MIN, i64::MIN, -7, 7, 3, -2, 2, 0], vec![8]);
+    let b = Tensor::from_vec(vec![-1i64, 1, 2, -2, 40, 63, 64, 0], vec![8]);
+    for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::Mul, BinaryOp::Pow] {
+        let want = binary(
+            op,
+            SimOperand::strong(&a),
+            SimOperand::strong(&b.abs_for_pow(op)),
+        )
+        .unwrap();
+        let got = emu_binary(r, op, &a, &b.abs_for_pow(op), DType::I64).unwrap();
+        assert_same(
+            &got.read(),
+            &want.read(),
+            0.0,
+            &format!("i64 {}", op.symbol()),
+        );
+    }
+    let got = emu_binary(
+        r,
+        BinaryOp::Div,
+        &a.cast(DType::I64),
+        &Tensor::from_vec(vec![-1i64; 8], vec![8]),
+        DType::I64,
+    )
+    .unwrap();
+    assert_eq!(
+        got.to_vec::<i64>()[0],
+        0,
+        "i64::MIN / -1 wraps to 0, as the simulator's checked_div"
+    );
+}
+
+trait AbsForPow {
+    fn abs_for_pow(&self, op: BinaryOp) -> Tensor;
+}
+impl AbsForPow for Tensor {
+    /// Negative integer exponents are refused before a kernel runs.
+    fn abs_for_pow(&self, op: BinaryOp) -> Tensor {
+        if op != BinaryOp::Pow {
+            return self.copy();
+        }
+        Tensor::from_vec(
+            self.to_vec::<i64>()
+                .iter()
+                .map(|v| v.wrapping_abs().max(0))
+                .collect(),
+            self.shape().to_vec(),
+        )
+    }
+}
+
+pub fn unary_ops_match_the_simulator(r: &impl Runner) {
+    for dt in DType::ALL {
+        let t = edge_values(dt, 40, 4);
+        for op in UNARY_OPS {
+            let Ok(want) = unary(op, &t) else { continue };
+            let Some(kernel) = source::unary(op, want.dtype()) else {
+                assert!(dt == DType::Bool, "no kernel for {dt} {op:?}");
+                continue; // bool neg is refused; abs and relu copy
+            };
+            let src = t.cast(want.dtype());
+            let (sh, l) = args::plan(
+                &[40],
+                &[args::Operand {
+                    strides: &[1],
+                    offset: 0,
+                }],
+            )
+            .unwrap();
+            let out = r.zeros(want.dtype(), 40);
+            let src_in = r.input(&src);
+            let p = UnaryArgs {
+                out: r.addr(&out),
+                input: r.addr(&src_in),
+                shape: sh,
+                s: l[0],
+            };
+            r.launch(&kernel, GRID, BLOCK, p, false);
+            let approximate = !matches!(
+                op,
+                UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu | UnaryOp::Sqrt
+            );
+            assert_same(
+                &r.download(&out),
+                &want.read(),
+                math_tolerance(r, want.dtype(), approximate),
+                &format!("{dt} {}", op.name()),
+            );
+        }
+    }
+}
+
+pub fn fill_and_arange_match_the_simulator(r: &impl Runner) {
+    for dt in DType::ALL {
+        for value in [0.0, 1.5, -2.0, 1e10, f64::NAN] {
+            let want = factory::full(&[2, 5], value, dt, Device::Cpu).unwrap();
+            let bits: u64 = with_dtype!(dt, T => {
+                let v: T = from_value::<T>(value);
+                let mut bytes = [0u8; 8];
+                // SAFETY: T is a plain element of dt.size() bytes.
+                unsafe { std::ptr::copy_nonoverlapping(&v as *const T as *const u8, bytes.as_mut_ptr(), dt.size()) };
+                u64::from_le_bytes(bytes)
+            });
+            // Into a transposed destination: the fill must reach every element once.
+            let out = r.zeros(dt, 10);
+            let (sh, l) = args::plan(
+                &[5, 2],
+                &[args::Operand {
+                    strides: &[1, 5],
+                    offset: 0,
+                }],
+            )
+            .unwrap();
+            let p = FillArgs {
+                out: r.addr(&out),
+                shape: sh,
+                s: l[0],
+                bits,
+            };
+            r.launch(&source::fill(dt.size()), GRID, BLOCK, p, false);
+            assert_same(
+                &r.download(&out),
+                &want.read(),
+                0.0,
+                &format!("fill {dt} {value}"),
+            );
+        }
+        let Some(kernel) = source::arange(dt) else {
+            continue;
+        };
+        for (start, end, step) in [(0.0, 10.0, 1.0), (-3.0, 2.0, 0.25), (5.0, -5.0, -0.7)] {
+            let want = factory::arange(start, end, step, dt, Device::Cpu).unwrap();
+            let out = r.zeros(dt, want.numel());
+            let p = ArangeArgs {
+                out: r.addr(&out),
+                n: want.numel() as i64,
+                start,
+                step,
+            };
+            r.launch(&kernel, GRID, BLOCK, p, false);
+            assert_same(
+                &r.download(&out),
+                &want.read(),
+                0.0,
+                &format!("arange {dt} {start} {end} {step}"),
+            );
+        }
+    }
+}
+
+/// rand and randn draw the simulator's numbers for the same seed and offset:
+/// uniform ones bit for bit, normal ones too wherever log, sin and cos are the host's.
+pub fn random_numbers_match_the_simulator(r: &impl Runner) {
+    for dt in [DType::F16, DType::BF16, DType::F32, DType::F64] {
+        for (normal, n) in [(false, 1001usize), (true, 999)] {
+            let mut sim = Generator::new(42);
+            sim.offset = 17; // as after earlier draws
+            let first = sim.offset;
+            let dist = if normal {
+                Distribution::Normal
+            } else {
+                Distribution::Uniform
+            };
+            let want = factory::random(&mut sim, dist, &[n], dt, Device::Cpu).unwrap();
+            assert_eq!(
+                sim.offset,
+                first + n.div_ceil(4) as u64,
+                "the kernel's caller advances the offset the same way"
+            );
+            let out = r.zeros(dt, n);
+            let p = RandomArgs {
+                out: r.addr(&out),
+                n: n as i64,
+                seed: 42,
+                first,
+                mean: 0.0,
+                std: 1.0,
+            };
+            r.launch(&source::random(normal, dt).unwrap(), GRID, BLOCK, p, false);
+            assert_same(
+                &r.download(&out),
+                &want.read(),
+                math_tolerance(r, dt, normal),
+                &format!("{} {dt}", if normal { "randn" } else { "rand" }),
+            );
+        }
+    }
+}
+
+/// Runs a reduction the way the CUDA backend plans it, with small chunks so
+/// the combining pass has several partial results per row.
+fn emu_reduce(r: &impl Runner, op: ReduceOp, t: &Tensor, dim: Option<usize>) -> Option<Buffer> {
+    let t = t.copy(); // the kernels read a contiguous input
+    let shape = t.shape();
+    let (outer, len, inner) = match dim {
+        None => (1, t.numel(), 1),
+        Some(d) => (
+            shape[..d].iter().product(),
+            shape[d],
+            shape[d + 1..].iter().product(),
+        ),
+    };
+    let out_dt = match op {
+        ReduceOp::Argmax => DType::I64,
+        ReduceOp::Sum if !t.dtype().is_float() => DType::I64,
+        _ => t.dtype(),
+    };
+    let out = r.zeros(out_dt, outer * inner);
+    let plan = reduce_plan(outer as u64, len as u64, inner as u64, 6, 5);
+    // The workspace: one `Acc` (24 bytes) per partial result.
+    assert_eq!(std::mem::size_of::<Acc>(), 24);
+    let partial = r.zeros(DType::F64, 3 * plan.partials(outer as u64).max(1) as usize);
+    let t_in = r.input(&t);
+    let p = ReduceArgs {
+        input: r.addr(&t_in),
+        out: r.addr(&out),
+        partial: r.addr(&partial),
+        outer: outer as i64,
+        len: len as i64,
+        inner: inner as i64,
+        chunks: 0,
+        chunk_len: 0,
+    };
+    match plan {
+        ReducePlan::Rows { chunks, chunk_len } => {
+            let p = ReduceArgs {
+                chunks: chunks as i64,
+                chunk_len: chunk_len as i64,
+                ..p
+            };
+            r.launch(&source::reduce(Pass::Rows, op, t.dtype())?, 4, 8, p, true);
+            r.launch(&source::reduce(Pass::Finish, op, t.dtype())?, 2, 4, p, true);
+        }
+        ReducePlan::Cols => r.launch(
+            &source::reduce(Pass::Cols, op, t.dtype())?,
+            GRID,
+            BLOCK,
+            p,
+            false,
+        ),
+    }
+    Some(r.download(&out))
+}
+
+pub fn reductions_match_the_simulator(r: &impl Runner) {
+    for dt in DType::ALL {
+        let mut t = edge_values(dt, 60, 5).reshape(&[3, 4, 5]).unwrap();
+        if dt.is_float() {
+            // NaN and infinities only in the first row: other rows have ordinary extremes.
+            let mut v = t.to_vec::<f64>();
+            for x in v.iter_mut().skip(20) {
+                if !x.is_finite() {
+                    *x = 1.25;
+                }
+            }
+            t = factory::from_f64s(v, &[3, 4, 5], dt, Device::Cpu);
+        }
+        for op in REDUCE_OPS {
+            for dim in [None, Some(0), Some(1), Some(2)] {
+                let Ok(want) = reduce(op, &t, dim.map(|d| d as i64), false) else {
+                    continue;
+                };
+                let got = emu_reduce(r, op, &t, dim)
+                    .unwrap_or_else(|| panic!("no kernel for {dt} {op:?}"));
+                // Sums add in another order: equal up to the last bits of the
+                // f64 accumulation, which may round the result either way.
+                let tol = if matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
+                    math_tolerance(r, dt, true).max(1e-12)
+                } else {
+                    0.0
+                };
+                assert_same(
+                    &got,
+                    &want.read(),
+                    tol,
+                    &format!("{dt} {}(dim={dim:?})", op.name()),
+                );
+            }
+        }
+    }
+    // A long row: many chunks, ties and a late maximum.
+    let v: Vec<f32> = (0..1000).map(|i| ((i * 37) % 101) as f32).collect();
+    let t = Tensor::from_vec(v, vec![1000]);
+    for op in [
+        ReduceOp::Max,
+        ReduceOp::Min,
+        ReduceOp::Argmax,
+        ReduceOp::Sum,
+    ] {
+        let want = reduce(op, &t, None, false).unwrap();
+        assert_same(
+            &emu_reduce(r, op, &t, None).unwrap(),
+            &want.read(),
+            1e-12,
+            op.name(),
+        );
+    }
+}

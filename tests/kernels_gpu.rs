@@ -1,0 +1,139 @@
+//! The kernel checks of `kernel_checks/` on a real GPU, through the driver
+//! layer (`runtime::cuda::driver`): device memory, NVRTC-compiled CUBINs,
+//! launches. Ignored unless asked for, on a machine with an NVIDIA GPU and
+//! NVRTC on the loader path:
+//!
+//! ```sh
+//! cargo test --release --test kernels_gpu -- --ignored
+//! ```
+
+mod kernel_checks;
+
+use std::sync::OnceLock;
+
+use cudash::runtime::buffer::Buffer;
+use cudash::runtime::cuda::driver::{CudaDevice, DevicePtr};
+use cudash::runtime::cuda::source::Kernel;
+use cudash::runtime::{DType, Tensor};
+use cudash::with_dtype;
+use kernel_checks::Runner;
+
+fn device() -> &'static CudaDevice {
+    static DEVICE: OnceLock<CudaDevice> = OnceLock::new();
+    DEVICE.get_or_init(|| CudaDevice::open(0).unwrap_or_else(|e| panic!("cuda:0: {e}")))
+}
+
+/// A buffer's bytes.
+pub fn bytes_of(b: &Buffer) -> Vec<u8> {
+    with_dtype!(b.dtype(), T => {
+        let s = b.as_slice::<T>();
+        // SAFETY: plain elements viewed as their bytes.
+        unsafe { std::slice::from_raw_parts(s.as_ptr() as *const u8, std::mem::size_of_val(s)) }.to_vec()
+    })
+}
+
+/// A buffer of `dt` from its bytes (as a kernel wrote them).
+pub fn buffer_from_bytes(dt: DType, bytes: &[u8]) -> Buffer {
+    let n = bytes.len() / dt.size();
+    let mut b = Buffer::zeros(dt, n);
+    with_dtype!(dt, T => {
+        let s = b.as_mut_slice::<T>();
+        // SAFETY: `s` holds exactly bytes.len() bytes; bool bytes are 0 or 1 as kernels write them.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.as_mut_ptr() as *mut u8, n * dt.size()) };
+    });
+    b
+}
+
+struct Gpu;
+
+/// Device memory, freed when dropped.
+struct GpuMem {
+    ptr: DevicePtr,
+    dt: DType,
+    n: usize,
+}
+
+impl Drop for GpuMem {
+    fn drop(&mut self) {
+        device().free(self.ptr).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+fn upload(b: &Buffer) -> GpuMem {
+    let bytes = bytes_of(b);
+    let ptr = device()
+        .alloc(bytes.len())
+        .unwrap_or_else(|e| panic!("{e}"));
+    device()
+        .upload(ptr, &bytes)
+        .unwrap_or_else(|e| panic!("{e}"));
+    GpuMem {
+        ptr,
+        dt: b.dtype(),
+        n: b.len(),
+    }
+}
+
+impl Runner for Gpu {
+    type Mem = GpuMem;
+    fn input(&self, t: &Tensor) -> GpuMem {
+        upload(&t.read())
+    }
+    fn zeros(&self, dt: DType, n: usize) -> GpuMem {
+        upload(&Buffer::zeros(dt, n))
+    }
+    fn addr(&self, m: &GpuMem) -> u64 {
+        m.ptr
+    }
+    fn download(&self, m: &GpuMem) -> Buffer {
+        let mut bytes = vec![0u8; m.n * m.dt.size()];
+        device()
+            .download(&mut bytes, m.ptr)
+            .unwrap_or_else(|e| panic!("{e}"));
+        buffer_from_bytes(m.dt, &bytes)
+    }
+    fn launch<A: Copy + Send + Sync>(
+        &self,
+        kernel: &Kernel,
+        grid: u32,
+        block: u32,
+        args: A,
+        _syncs: bool,
+    ) {
+        let d = device();
+        // SAFETY: the default stream; the checks keep every buffer alive past the synchronize below.
+        unsafe { d.launch(kernel, grid, block, std::ptr::null_mut(), &args) }
+            .unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
+        d.synchronize()
+            .unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
+    }
+    fn check_defined(&self, kernel: &Kernel) {
+        device()
+            .function(kernel)
+            .unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
+    }
+}
+
+macro_rules! checks {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[test]
+            #[ignore = "needs an NVIDIA GPU: cargo test --release --test kernels_gpu -- --ignored"]
+            fn $name() {
+                kernel_checks::$name(&Gpu);
+            }
+        )*
+    };
+}
+
+checks!(
+    every_kernel_the_runtime_names_is_defined,
+    casts_match_the_simulator,
+    half_conversions_are_exact_for_every_bit_pattern,
+    binary_ops_and_comparisons_match_the_simulator,
+    integer_edges_match_the_simulator,
+    unary_ops_match_the_simulator,
+    fill_and_arange_match_the_simulator,
+    random_numbers_match_the_simulator,
+    reductions_match_the_simulator,
+);
