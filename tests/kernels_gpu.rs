@@ -102,7 +102,7 @@ impl Runner for Gpu {
     ) {
         let d = device();
         // SAFETY: the default stream; the checks keep every buffer alive past the synchronize below.
-        unsafe { d.launch(kernel, grid, block, std::ptr::null_mut(), &args) }
+        unsafe { d.launch(kernel, grid, block, None, &args) }
             .unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
         d.synchronize()
             .unwrap_or_else(|e| panic!("{}: {e}", kernel.name));

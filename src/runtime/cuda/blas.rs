@@ -1,4 +1,4 @@
-//! Row-major matrix products as cuBLAS calls. cuBLAS is column-major; a
+//! Row-major matrix products as cuBLAS calls (`Blas::gemm`). cuBLAS is column-major; a
 //! row-major `C = A·B` is the column-major `Cᵀ = Bᵀ·Aᵀ`, and a row-major
 //! matrix read as column-major *is* its transpose. So the call passes B first,
 //! then A, with no transposition and no copy.
@@ -67,6 +67,110 @@ pub fn reference_gemm(g: &Gemm, a: &[f64], b: &[f64], c: &mut [f64]) {
                 c[oc + i + j * g.ldc as usize] = acc;
             }
         }
+    }
+}
+
+/// A cuBLAS handle for one device (its context current when made).
+pub struct Blas {
+    handle: cudarc::cublas::sys::cublasHandle_t,
+}
+
+// SAFETY: the handle is used from one thread at a time (the session's), behind `&mut self`.
+unsafe impl Send for Blas {}
+
+impl Blas {
+    /// A handle on `device`; a clear error when libcublas is missing.
+    pub fn new(device: &super::driver::CudaDevice) -> Result<Blas, String> {
+        if !super::probe::cublas_present() {
+            return Err("cuBLAS (libcublas.so.13) could not be loaded: install the CUDA toolkit's \
+                        libraries, or `pip install nvidia-cublas` and add its lib folder to LD_LIBRARY_PATH"
+                .into());
+        }
+        device.bind().map_err(|e| e.to_string())?;
+        cudarc::cublas::result::create_handle()
+            .map(|handle| Blas { handle })
+            .map_err(|e| format!("cublasCreate failed: {e}"))
+    }
+
+    /// `g` on `stream`: `first` is the row-major B, `second` the row-major A
+    /// (see `row_major`), `out` the row-major C, all of `dtype` (f16, bf16,
+    /// f32 or f64), accumulating in f32 (f64 for f64) as PyTorch does.
+    ///
+    /// # Safety
+    /// The addresses are live device memory of the handle's device, large
+    /// enough for `g`. (`stream`: None is the legacy default stream.)
+    pub unsafe fn gemm(
+        &mut self,
+        dtype: crate::runtime::DType,
+        g: &Gemm,
+        first: u64,
+        second: u64,
+        out: u64,
+        stream: Option<&super::driver::Stream>,
+    ) -> Result<(), String> {
+        use crate::runtime::DType;
+        use cudarc::cublas::sys::{
+            cublasComputeType_t as C, cublasOperation_t as Op, cudaDataType as T,
+        };
+        let (ty, compute) = match dtype {
+            DType::F16 => (T::CUDA_R_16F, C::CUBLAS_COMPUTE_32F),
+            DType::BF16 => (T::CUDA_R_16BF, C::CUBLAS_COMPUTE_32F),
+            DType::F32 => (T::CUDA_R_32F, C::CUBLAS_COMPUTE_32F),
+            DType::F64 => (T::CUDA_R_64F, C::CUBLAS_COMPUTE_64F),
+            other => return Err(format!("cuBLAS has no {other} matrix product")),
+        };
+        let (one32, zero32, one64, zero64) = (1f32, 0f32, 1f64, 0f64);
+        let (alpha, beta): (*const std::ffi::c_void, *const std::ffi::c_void) =
+            if dtype == DType::F64 {
+                (
+                    (&one64 as *const f64).cast(),
+                    (&zero64 as *const f64).cast(),
+                )
+            } else {
+                (
+                    (&one32 as *const f32).cast(),
+                    (&zero32 as *const f32).cast(),
+                )
+            };
+        let stream = stream.map_or(std::ptr::null_mut(), |s| s.raw);
+        cudarc::cublas::result::set_stream(
+            self.handle,
+            stream as cudarc::cublas::sys::cudaStream_t,
+        )
+        .map_err(|e| format!("cublasSetStream failed: {e}"))?;
+        cudarc::cublas::result::gemm_strided_batched_ex(
+            self.handle,
+            Op::CUBLAS_OP_N,
+            Op::CUBLAS_OP_N,
+            g.m,
+            g.n,
+            g.k,
+            alpha,
+            first as *const std::ffi::c_void,
+            ty,
+            g.lda,
+            g.stride_a,
+            second as *const std::ffi::c_void,
+            ty,
+            g.ldb,
+            g.stride_b,
+            beta,
+            out as *mut std::ffi::c_void,
+            ty,
+            g.ldc,
+            g.stride_c,
+            g.batch,
+            compute,
+            cudarc::cublas::sys::cublasGemmAlgo_t::CUBLAS_GEMM_DEFAULT,
+        )
+        .map_err(|e| format!("cublasGemmStridedBatchedEx failed: {e}"))
+    }
+}
+
+impl Drop for Blas {
+    fn drop(&mut self) {
+        // SAFETY: a handle from `create_handle`, destroyed once.
+        let _ = unsafe { cudarc::cublas::result::destroy_handle(self.handle) };
     }
 }
 

@@ -60,6 +60,11 @@ fn call<T>(name: &'static str, r: Result<T, result::DriverError>) -> Result<T, D
 /// A device address.
 pub type DevicePtr = sys::CUdeviceptr;
 
+/// The raw handle of `stream`, or null for the legacy default stream.
+fn raw(stream: Option<&Stream>) -> sys::CUstream {
+    stream.map_or(std::ptr::null_mut(), |s| s.raw)
+}
+
 pub struct CudaDevice {
     pub info: DriverDevice,
     dev: sys::CUdevice,
@@ -161,15 +166,14 @@ impl CudaDevice {
     /// Launches `kernel` with its one argument struct on `stream`.
     ///
     /// # Safety
-    /// `stream` is null (the legacy default stream) or a live stream of this
-    /// device, and every address in `args` is memory of this device that
-    /// stays allocated until the kernel has run.
+    /// Every address in `args` is memory of this device that stays allocated
+    /// until the kernel has run. (`stream`: None is the legacy default stream.)
     pub unsafe fn launch<A: Copy>(
         &self,
         kernel: &Kernel,
         grid: u32,
         block: u32,
-        stream: sys::CUstream,
+        stream: Option<&Stream>,
         args: &A,
     ) -> Result<(), DriverError> {
         let f = self.function(kernel)?;
@@ -183,7 +187,7 @@ impl CudaDevice {
                 (grid.max(1), 1, 1),
                 (block, 1, 1),
                 0,
-                stream,
+                raw(stream),
                 &mut params,
             )
         })
@@ -237,6 +241,196 @@ impl CudaDevice {
     pub fn memory(&self) -> Result<(usize, usize), DriverError> {
         self.bind()?;
         call("cuMemGetInfo", result::mem_get_info())
+    }
+}
+
+/// A CUDA stream of one device, destroyed when dropped. Side streams do not
+/// synchronise with the legacy default stream (as PyTorch creates them).
+pub struct Stream {
+    pub raw: sys::CUstream,
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        // SAFETY: a stream created in `CudaDevice::stream`, destroyed once.
+        let _ = unsafe { result::stream::destroy(self.raw) };
+    }
+}
+
+/// A CUDA event (with timing), destroyed when dropped.
+pub struct Event {
+    pub raw: sys::CUevent,
+}
+
+impl Drop for Event {
+    fn drop(&mut self) {
+        // SAFETY: an event created in `CudaDevice::event`, destroyed once.
+        let _ = unsafe { result::event::destroy(self.raw) };
+    }
+}
+
+impl Event {
+    /// Records the event at the tail of `stream` (None: the default stream).
+    pub fn record(&self, stream: Option<&Stream>) -> Result<(), DriverError> {
+        // SAFETY: a live event; the stream is live or null.
+        call("cuEventRecord", unsafe {
+            result::event::record(self.raw, raw(stream))
+        })
+    }
+
+    /// Whether all work before the record has completed.
+    pub fn query(&self) -> Result<bool, DriverError> {
+        // SAFETY: a live event.
+        match unsafe { result::event::query(self.raw) } {
+            Ok(()) => Ok(true),
+            Err(e) if e.0 == sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            Err(e) => call("cuEventQuery", Err(e)),
+        }
+    }
+
+    pub fn synchronize(&self) -> Result<(), DriverError> {
+        // SAFETY: a live event.
+        call("cuEventSynchronize", unsafe {
+            result::event::synchronize(self.raw)
+        })
+    }
+
+    /// Milliseconds from `self` to `end`, both recorded and complete.
+    pub fn elapsed_ms(&self, end: &Event) -> Result<f32, DriverError> {
+        // SAFETY: two live events.
+        call("cuEventElapsedTime", unsafe {
+            result::event::elapsed(self.raw, end.raw)
+        })
+    }
+}
+
+/// Page-locked host memory from the driver, freed when dropped. Not
+/// write-combined, so the host can read it at full speed.
+pub struct Pinned {
+    pub ptr: *mut u8,
+    pub bytes: usize,
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        // SAFETY: memory from `cuMemHostAlloc`, freed once.
+        let _ = unsafe { result::free_host(self.ptr.cast()) };
+    }
+}
+
+impl CudaDevice {
+    pub fn stream(&self) -> Result<Stream, DriverError> {
+        self.bind()?;
+        let raw = call(
+            "cuStreamCreate",
+            result::stream::create(result::stream::StreamKind::NonBlocking),
+        )?;
+        Ok(Stream { raw })
+    }
+
+    pub fn event(&self) -> Result<Event, DriverError> {
+        self.bind()?;
+        let raw = call(
+            "cuEventCreate",
+            result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT),
+        )?;
+        Ok(Event { raw })
+    }
+
+    /// Makes `stream`'s later work wait for `event` (`wait e`, and `wait s`
+    /// through an event recorded at s's tail).
+    pub fn wait(&self, stream: Option<&Stream>, event: &Event) -> Result<(), DriverError> {
+        self.bind()?;
+        // SAFETY: a live stream (or null) and a live event.
+        call("cuStreamWaitEvent", unsafe {
+            result::stream::wait_event(
+                raw(stream),
+                event.raw,
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        })
+    }
+
+    /// `bytes` of page-locked host memory (flags 0: portable to this
+    /// context only, not write-combined).
+    pub fn pinned(&self, bytes: usize) -> Result<Pinned, DriverError> {
+        self.bind()?;
+        // SAFETY: an allocation of the asked size, freed by `Pinned`'s drop.
+        match unsafe { result::malloc_host(bytes.max(1), 0) } {
+            Ok(p) => Ok(Pinned {
+                ptr: p.cast(),
+                bytes,
+            }),
+            Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
+                Err(DriverError::OutOfMemory { bytes })
+            }
+            Err(e) => call("cuMemHostAlloc", Err(e)),
+        }
+    }
+
+    /// The flags `cuMemHostAlloc` gave `p` (to check it is not write-combined).
+    pub fn pinned_flags(&self, p: &Pinned) -> Result<u32, DriverError> {
+        let mut flags = 0;
+        // SAFETY: a pointer from `cuMemHostAlloc` and a valid out-pointer.
+        let r = unsafe { sys::cuMemHostGetFlags(&mut flags, p.ptr.cast()) };
+        call("cuMemHostGetFlags", r.result()).map(|_| flags)
+    }
+
+    /// Whether this device can read and write `other`'s memory directly.
+    pub fn can_access_peer(&self, other: &CudaDevice) -> Result<bool, DriverError> {
+        let mut ok = 0;
+        // SAFETY: two device handles and a valid out-pointer.
+        let r = unsafe { sys::cuDeviceCanAccessPeer(&mut ok, self.dev, other.dev) };
+        call("cuDeviceCanAccessPeer", r.result()).map(|_| ok != 0)
+    }
+
+    /// Lets this device's kernels and copies reach `other`'s memory (once; a
+    /// second call is not an error).
+    pub fn enable_peer_access(&self, other: &CudaDevice) -> Result<(), DriverError> {
+        self.bind()?;
+        // SAFETY: the peer's live primary context.
+        let r = unsafe { sys::cuCtxEnablePeerAccess(other.ctx, 0) };
+        match r {
+            sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
+            r => call("cuCtxEnablePeerAccess", r.result()),
+        }
+    }
+
+    /// Copies `bytes` from `src` on `from` to `dst` on this device, on `stream`.
+    pub fn copy_from_peer(
+        &self,
+        dst: DevicePtr,
+        from: &CudaDevice,
+        src: DevicePtr,
+        bytes: usize,
+        stream: Option<&Stream>,
+    ) -> Result<(), DriverError> {
+        self.bind()?;
+        // SAFETY: both ranges are live allocations of at least `bytes` on their devices.
+        let r = unsafe { sys::cuMemcpyPeerAsync(dst, self.ctx, src, from.ctx, bytes, raw(stream)) };
+        call("cuMemcpyPeerAsync", r.result())
+    }
+}
+
+/// The caching allocator's segments, straight from `cuMemAlloc`: handles are
+/// device addresses.
+pub struct DriverSegments {
+    pub device: std::sync::Arc<CudaDevice>,
+}
+
+impl crate::runtime::alloc::SegmentSource for DriverSegments {
+    fn reserve(&mut self, bytes: usize) -> Option<u64> {
+        self.device.alloc(bytes).ok()
+    }
+    fn release(&mut self, handle: u64, _bytes: usize) {
+        // A failed free leaves the memory to the process's end; nothing better can be done here.
+        let _ = self.device.free(handle);
+    }
+    fn capacity(&self) -> usize {
+        self.device.info.total_memory
+    }
+    fn free(&self) -> usize {
+        self.device.memory().map(|(free, _)| free).unwrap_or(0)
     }
 }
 
