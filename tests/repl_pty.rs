@@ -53,6 +53,9 @@ fn statements_values_and_the_status_line() {
     p.send("x + nope\r").unwrap();
     p.expect("NameError: unknown name `nope`").unwrap();
     p.expect(READY).unwrap();
+    p.send(":watch on\r").unwrap();
+    p.expect("only on a real GPU").unwrap();
+    p.expect(READY).unwrap();
     quit(p);
 }
 

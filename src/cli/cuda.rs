@@ -17,7 +17,9 @@ pub fn parse_arch(s: &str) -> Result<Arch, String> {
     let digits = t
         .strip_prefix("sm_")
         .or_else(|| t.strip_prefix("compute_"))
-        .unwrap_or(t);
+        .unwrap_or(t)
+        // `sm_90a`: the architecture-specific variant of sm_90; compile for sm_90.
+        .trim_end_matches(['a', 'f']);
     let bad =
         || format!("`{s}` is not a GPU architecture (try sm_90 for an H100, sm_80 for an A100)");
     let (major, minor) = match digits.split_once('.') {
@@ -26,10 +28,7 @@ pub fn parse_arch(s: &str) -> Result<Arch, String> {
         None => return Err(bad()),
     };
     let major: u32 = major.parse().map_err(|_| bad())?;
-    let minor: u32 = minor
-        .trim_end_matches(['a', 'f'])
-        .parse()
-        .map_err(|_| bad())?;
+    let minor: u32 = minor.parse().map_err(|_| bad())?;
     if !(5..=20).contains(&major) || minor > 9 {
         return Err(bad());
     }

@@ -161,6 +161,10 @@ impl Repl {
                 "off" => self.status = false,
                 _ => println!("usage: :status on|off"),
             },
+            ":watch" => match arg {
+                "on" | "off" => println!("{}", watch_unavailable()),
+                _ => println!("usage: :watch on|off"),
+            },
             ":load" => match std::fs::read_to_string(arg) {
                 Ok(src) => self.run_cell(&src),
                 Err(e) => println!("cannot read `{arg}`: {e}"),
@@ -178,6 +182,14 @@ impl Repl {
     }
 }
 
+/// Why `:watch` has nothing to report in this build.
+fn watch_unavailable() -> &'static str {
+    ":watch reports streams draining while you type, which happens only on a real GPU. Simulated \
+     devices complete queued work at sync points (`sync`, a host read, an event's `.sync()`), so \
+     no stream drains by itself: the status line shows what is pending, and `sync` drains it. \
+     This build has no CUDA backend yet (`cudash cuda` shows what this machine offers)."
+}
+
 fn meta_help() -> &'static str {
     ":help           this list (`help` explains the language)\n\
      :vars           variables: name, dtype, shape, device, bytes\n\
@@ -186,6 +198,7 @@ fn meta_help() -> &'static str {
      :save FILE      write the cells that ran as a script\n\
      :backend        the device table\n\
      :status on|off  the allocator line after each statement\n\
+     :watch on|off   a line whenever a stream drains (real GPUs only)\n\
      :quit           leave (Ctrl-D too); Ctrl-C cancels the line or stops a running loop"
 }
 
