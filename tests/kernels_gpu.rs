@@ -7,6 +7,7 @@
 //! cargo test --release --test kernels_gpu -- --ignored
 //! ```
 
+#[macro_use]
 mod kernel_checks;
 
 use std::sync::OnceLock;
@@ -126,14 +127,4 @@ macro_rules! checks {
     };
 }
 
-checks!(
-    every_kernel_the_runtime_names_is_defined,
-    casts_match_the_simulator,
-    half_conversions_are_exact_for_every_bit_pattern,
-    binary_ops_and_comparisons_match_the_simulator,
-    integer_edges_match_the_simulator,
-    unary_ops_match_the_simulator,
-    fill_and_arange_match_the_simulator,
-    random_numbers_match_the_simulator,
-    reductions_match_the_simulator,
-);
+all_checks!(checks);

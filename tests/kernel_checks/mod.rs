@@ -62,6 +62,24 @@ fn math_tolerance(r: &impl Runner, dt: DType, approximate: bool) -> f64 {
     }
 }
 
+/// Calls `$m!` with the name of every check, so each runner's test file
+/// lists them once.
+macro_rules! all_checks {
+    ($m:ident) => {
+        $m!(
+            every_kernel_the_runtime_names_is_defined,
+            casts_match_the_simulator,
+            half_conversions_are_exact_for_every_bit_pattern,
+            binary_ops_and_comparisons_match_the_simulator,
+            integer_edges_match_the_simulator,
+            unary_ops_match_the_simulator,
+            fill_and_arange_match_the_simulator,
+            random_numbers_match_the_simulator,
+            reductions_match_the_simulator,
+        );
+    };
+}
+
 /// Small grids, so grid-stride loops go round more than once.
 pub const GRID: u32 = 3;
 pub const BLOCK: u32 = 32;
@@ -173,6 +191,26 @@ pub fn casts_match_the_simulator(r: &impl Runner) {
     }
 }
 
+/// A contiguous tensor converted to `to` by the cast kernel.
+fn cast_whole(r: &impl Runner, t: &Tensor, to: DType) -> Buffer {
+    let n = t.numel();
+    let one = args::Operand {
+        strides: &[1],
+        offset: 0,
+    };
+    let (sh, l) = args::plan(&[n], &[one, one]).unwrap();
+    let (out, input) = (r.zeros(to, n), r.input(t));
+    let a = CastArgs {
+        out: r.addr(&out),
+        input: r.addr(&input),
+        shape: sh,
+        sin: l[0],
+        sout: l[1],
+    };
+    r.launch(&source::cast(t.dtype(), to), 64, 256, a, false);
+    r.download(&out)
+}
+
 /// Every f16 and bf16 bit pattern converts to f32 and back as the half crate does.
 pub fn half_conversions_are_exact_for_every_bit_pattern(r: &impl Runner) {
     for dt in [DType::F16, DType::BF16] {
@@ -182,26 +220,8 @@ pub fn half_conversions_are_exact_for_every_bit_pattern(r: &impl Runner) {
             _ => Buffer::BF16(bits.iter().map(|&b| half::bf16::from_bits(b)).collect()),
         };
         let t = Tensor::new(halves, vec![65536], Device::Cpu);
-        let (sh, l) = args::plan(
-            &[65536],
-            &[args::Operand {
-                strides: &[1],
-                offset: 0,
-            }; 2],
-        )
-        .unwrap();
-        let wide = r.zeros(DType::F32, 65536);
-        let t_in = r.input(&t);
-        let a = CastArgs {
-            out: r.addr(&wide),
-            input: r.addr(&t_in),
-            shape: sh,
-            sin: l[0],
-            sout: l[1],
-        };
-        r.launch(&source::cast(dt, DType::F32), 64, 256, a, false);
+        let wide = cast_whole(r, &t, DType::F32);
         let want = t.read().cast(DType::F32);
-        let wide = r.download(&wide);
         let (g, w) = (wide.as_slice::<f32>(), want.as_slice::<f32>());
         for i in 0..65536 {
             assert_eq!(g[i].to_bits(), w[i].to_bits(), "{dt} bits {i:#06x} to f32");
@@ -219,27 +239,9 @@ pub fn half_conversions_are_exact_for_every_bit_pattern(r: &impl Runner) {
             .collect();
         let n = probes.len();
         let src = Tensor::from_vec(probes, vec![n]);
-        let (sh, l) = args::plan(
-            &[n],
-            &[args::Operand {
-                strides: &[1],
-                offset: 0,
-            }; 2],
-        )
-        .unwrap();
-        let back = r.zeros(dt, n);
-        let src_in = r.input(&src);
-        let a = CastArgs {
-            out: r.addr(&back),
-            input: r.addr(&src_in),
-            shape: sh,
-            sin: l[0],
-            sout: l[1],
-        };
-        r.launch(&source::cast(DType::F32, dt), 64, 256, a, false);
+        let back = cast_whole(r, &src, dt);
         let want = src.read().cast(dt);
         with_dtype!(dt, T => {
-            let back = r.download(&back);
             for (i, (g, w)) in back.as_slice::<T>().iter().zip(want.as_slice::<T>()).enumerate() {
                 assert!(g.to_f64().to_bits() == w.to_f64().to_bits() || (g.is_nan() && w.is_nan()), "f32 {:?} to {dt}: kernel {g:?}, simulator {w:?}", src.to_vec::<f32>()[i]);
             }
