@@ -1,6 +1,7 @@
-//! The CUDA backend's parts that need no GPU to build or test.
+//! The CUDA backend, part by part. All of it builds without CUDA installed
+//! (cudarc loads the libraries at run time).
 //!
-//! - `probe`: is there a driver, and why `--backend cuda` cannot start.
+//! - `probe`: is there a driver, what devices, and why `--backend cuda` cannot start.
 //! - `source`: the CUDA C kernels of `kernels/`, embedded, and the name of
 //!   every kernel the runtime launches, grouped into compile units.
 //! - `args`: the kernels' argument structs (mirroring `kernels/common.cuh`)
@@ -8,13 +9,18 @@
 //! - `launch`: grid sizes and the reduction plan.
 //! - `nvrtc`: compiling a unit to CUBIN for a device's architecture, with an
 //!   in-memory and an on-disk cache.
-//! - `blas`: a row-major matrix product as the column-major cuBLAS call.
+//! - `blas`: a row-major matrix product as the column-major cuBLAS call, and
+//!   the call itself.
+//! - `driver`: one device on the driver API: context, modules, memory,
+//!   copies, launches, streams, events, pinned memory, peer access, and
+//!   segments for the caching allocator.
 //!
-//! The kernels are tested on the CPU: `tests/kernels_host.rs` compiles the same
-//! source as C++ and checks every kernel against the simulator, and
-//! `tests/nvrtc.rs` compiles every unit with NVRTC for real GPU architectures.
-//! What is still to come needs a GPU to verify: device memory, launches,
-//! streams and events on the driver (issue 5).
+//! Tested without a GPU: `tests/kernels_host.rs` compiles the kernels as C++
+//! and checks every one against the simulator; `tests/nvrtc.rs` compiles
+//! every unit with the real NVRTC for sm_90. Only on a GPU (ignored tests,
+//! `scripts/gpu-check`): `tests/kernels_gpu.rs` (the same checks through the
+//! driver) and `tests/driver_gpu.rs`. Not yet written: tensors that live in
+//! device memory, i.e. the backend the session runs on (issue 5).
 
 pub mod args;
 pub mod blas;
