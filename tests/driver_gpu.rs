@@ -17,7 +17,7 @@ use cudash::runtime::cuda::probe;
 use cudash::runtime::ops::factory::{self, Distribution};
 use cudash::runtime::ops::matmul::matmul;
 use cudash::runtime::rng::Generator;
-use cudash::runtime::{Buffer, DType, Device, Tensor};
+use cudash::runtime::{DType, Device, Tensor};
 use cudash::with_dtype;
 
 fn device() -> Arc<CudaDevice> {
@@ -27,14 +27,6 @@ fn device() -> Arc<CudaDevice> {
             Arc::new(CudaDevice::open(0).unwrap_or_else(|e| panic!("cuda:0: {e}")))
         }),
     )
-}
-
-fn bytes_of(b: &Buffer) -> Vec<u8> {
-    with_dtype!(b.dtype(), T => {
-        let s = b.as_slice::<T>();
-        // SAFETY: plain elements viewed as their bytes.
-        unsafe { std::slice::from_raw_parts(s.as_ptr() as *const u8, std::mem::size_of_val(s)) }.to_vec()
-    })
 }
 
 #[test]
@@ -158,7 +150,7 @@ fn cublas_products_match_the_simulator() {
             };
             let want = matmul(&a, &b).unwrap();
             let up = |t: &Tensor| {
-                let bytes = bytes_of(&t.read());
+                let bytes = t.read().to_le_bytes();
                 let p = d.alloc(bytes.len()).unwrap();
                 d.upload(p, &bytes).unwrap();
                 p

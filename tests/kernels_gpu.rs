@@ -16,33 +16,11 @@ use cudash::runtime::buffer::Buffer;
 use cudash::runtime::cuda::driver::{CudaDevice, DevicePtr};
 use cudash::runtime::cuda::source::Kernel;
 use cudash::runtime::{DType, Tensor};
-use cudash::with_dtype;
 use kernel_checks::Runner;
 
 fn device() -> &'static CudaDevice {
     static DEVICE: OnceLock<CudaDevice> = OnceLock::new();
     DEVICE.get_or_init(|| CudaDevice::open(0).unwrap_or_else(|e| panic!("cuda:0: {e}")))
-}
-
-/// A buffer's bytes.
-pub fn bytes_of(b: &Buffer) -> Vec<u8> {
-    with_dtype!(b.dtype(), T => {
-        let s = b.as_slice::<T>();
-        // SAFETY: plain elements viewed as their bytes.
-        unsafe { std::slice::from_raw_parts(s.as_ptr() as *const u8, std::mem::size_of_val(s)) }.to_vec()
-    })
-}
-
-/// A buffer of `dt` from its bytes (as a kernel wrote them).
-pub fn buffer_from_bytes(dt: DType, bytes: &[u8]) -> Buffer {
-    let n = bytes.len() / dt.size();
-    let mut b = Buffer::zeros(dt, n);
-    with_dtype!(dt, T => {
-        let s = b.as_mut_slice::<T>();
-        // SAFETY: `s` holds exactly bytes.len() bytes; bool bytes are 0 or 1 as kernels write them.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), s.as_mut_ptr() as *mut u8, n * dt.size()) };
-    });
-    b
 }
 
 struct Gpu;
@@ -61,7 +39,7 @@ impl Drop for GpuMem {
 }
 
 fn upload(b: &Buffer) -> GpuMem {
-    let bytes = bytes_of(b);
+    let bytes = b.to_le_bytes();
     let ptr = device()
         .alloc(bytes.len())
         .unwrap_or_else(|e| panic!("{e}"));
@@ -91,7 +69,7 @@ impl Runner for Gpu {
         device()
             .download(&mut bytes, m.ptr)
             .unwrap_or_else(|e| panic!("{e}"));
-        buffer_from_bytes(m.dt, &bytes)
+        Buffer::from_le_bytes(m.dt, &bytes)
     }
     fn launch<A: Copy + Send + Sync>(
         &self,

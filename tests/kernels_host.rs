@@ -81,6 +81,8 @@ fn build() -> Option<Lib> {
         !handle.is_null(),
         "dlopen of the host-compiled kernels failed"
     );
+    // Loaded: the file is no longer needed (each test process builds its own).
+    let _ = std::fs::remove_file(&so);
     Some(Lib(handle))
 }
 
@@ -92,10 +94,31 @@ impl Lib {
         assert!(!p.is_null(), "the kernels define no `{name}`");
         p
     }
+}
 
+/// Host memory the kernels write through raw pointers.
+struct HostMem(UnsafeCell<Buffer>);
+
+impl Runner for Lib {
+    type Mem = HostMem;
+    fn input(&self, t: &Tensor) -> HostMem {
+        HostMem(UnsafeCell::new(t.read().clone()))
+    }
+    fn zeros(&self, dt: DType, n: usize) -> HostMem {
+        HostMem(UnsafeCell::new(Buffer::zeros(dt, n)))
+    }
+    fn addr(&self, m: &HostMem) -> u64 {
+        // SAFETY: the buffer is only reached through this pointer while a kernel runs.
+        let b = unsafe { &mut *m.0.get() };
+        with_dtype!(b.dtype(), T => b.as_mut_slice::<T>().as_mut_ptr() as u64)
+    }
+    fn download(&self, m: &HostMem) -> Buffer {
+        // SAFETY: no kernel is running.
+        unsafe { (*m.0.get()).clone() }
+    }
     /// Runs `kernel` over `grid` blocks of `block` threads, as a GPU would:
     /// sequential calls, or one OS thread per GPU thread when it synchronises.
-    fn run_kernel<A: Copy + Send + Sync>(
+    fn launch<A: Copy + Send + Sync>(
         &self,
         kernel: &Kernel,
         grid: u32,
@@ -137,38 +160,6 @@ impl Lib {
                 }
             }
         }
-    }
-}
-
-/// Host memory the kernels write through raw pointers.
-struct HostMem(UnsafeCell<Buffer>);
-
-impl Runner for Lib {
-    type Mem = HostMem;
-    fn input(&self, t: &Tensor) -> HostMem {
-        HostMem(UnsafeCell::new(t.read().clone()))
-    }
-    fn zeros(&self, dt: DType, n: usize) -> HostMem {
-        HostMem(UnsafeCell::new(Buffer::zeros(dt, n)))
-    }
-    fn addr(&self, m: &HostMem) -> u64 {
-        // SAFETY: the buffer is only reached through this pointer while a kernel runs.
-        let b = unsafe { &mut *m.0.get() };
-        with_dtype!(b.dtype(), T => b.as_mut_slice::<T>().as_mut_ptr() as u64)
-    }
-    fn download(&self, m: &HostMem) -> Buffer {
-        // SAFETY: no kernel is running.
-        unsafe { (*m.0.get()).clone() }
-    }
-    fn launch<A: Copy + Send + Sync>(
-        &self,
-        kernel: &Kernel,
-        grid: u32,
-        block: u32,
-        args: A,
-        syncs: bool,
-    ) {
-        self.run_kernel(kernel, grid, block, args, syncs)
     }
     fn check_defined(&self, kernel: &Kernel) {
         self.symbol(&kernel.name);

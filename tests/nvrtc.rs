@@ -107,12 +107,12 @@ fn a_compile_error_comes_back_with_nvrtcs_log() {
     if !have_nvrtc() {
         return;
     }
-    let opts = vec!["--gpu-architecture=sm_90".to_string()];
     let err = nvrtc::compile_source(
         "broken",
         "extern \"C\" __global__ void k() { undeclared(); }",
-        &opts,
+        vec![],
         H100,
+        Output::Cubin,
     )
     .unwrap_err();
     let msg = err.to_string();

@@ -52,21 +52,19 @@ pub fn cuda(compile: Option<&str>) -> u8 {
                 version / 1000,
                 (version % 1000) / 10
             );
-            match probe::devices() {
-                Ok(list) => {
-                    for d in list {
-                        println!(
-                            "  cuda:{}  {}  {}  sm_{}{}  {} SMs",
-                            d.index,
-                            d.name,
-                            human_bytes(d.total_memory as u128),
-                            d.compute_capability.0,
-                            d.compute_capability.1,
-                            d.multiprocessors
-                        );
-                    }
+            for index in 0..devices {
+                match probe::describe(index) {
+                    Ok(d) => println!(
+                        "  cuda:{}  {}  {}  sm_{}{}  {} SMs",
+                        d.index,
+                        d.name,
+                        human_bytes(d.total_memory as u128),
+                        d.compute_capability.0,
+                        d.compute_capability.1,
+                        d.multiprocessors
+                    ),
+                    Err(e) => println!("  cuda:{index}  (could not describe it: {e})"),
                 }
-                Err(e) => println!("  (could not list them: {e})"),
             }
         }
     }

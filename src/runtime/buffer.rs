@@ -145,6 +145,38 @@ impl Buffer {
         with_dtype!(dtype, T => Buffer::filled::<T>(n, T::default()))
     }
 
+    /// The elements' little-endian bytes (what `.npy`, `.safetensors` and a
+    /// GPU on a little-endian host hold).
+    pub fn to_le_bytes(&self) -> Vec<u8> {
+        match self {
+            Buffer::Bool(v) => v.iter().map(|&b| b as u8).collect(),
+            Buffer::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Buffer::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Buffer::F16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Buffer::BF16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Buffer::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+            Buffer::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
+        }
+    }
+
+    /// Elements of `dtype` from little-endian bytes (a trailing partial element is ignored).
+    pub fn from_le_bytes(dtype: DType, b: &[u8]) -> Buffer {
+        fn chunks<const N: usize, T>(b: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
+            b.chunks_exact(N)
+                .map(|c| f(c.try_into().expect("chunks_exact gives N bytes")))
+                .collect()
+        }
+        match dtype {
+            DType::Bool => Buffer::Bool(b.iter().map(|&x| x != 0).collect()),
+            DType::I32 => Buffer::I32(chunks(b, i32::from_le_bytes)),
+            DType::I64 => Buffer::I64(chunks(b, i64::from_le_bytes)),
+            DType::F16 => Buffer::F16(chunks(b, f16::from_le_bytes)),
+            DType::BF16 => Buffer::BF16(chunks(b, bf16::from_le_bytes)),
+            DType::F32 => Buffer::F32(chunks(b, f32::from_le_bytes)),
+            DType::F64 => Buffer::F64(chunks(b, f64::from_le_bytes)),
+        }
+    }
+
     /// Converts every element to `dtype`.
     pub fn cast(&self, dtype: DType) -> Buffer {
         if dtype == self.dtype() {

@@ -17,36 +17,6 @@ fn io_err(action: &str, path: &Path, reason: impl Into<String>) -> Error {
     }
 }
 
-/// Little-endian bytes of a contiguous buffer.
-fn to_bytes(buf: &Buffer) -> Vec<u8> {
-    match buf {
-        Buffer::Bool(v) => v.iter().map(|&b| b as u8).collect(),
-        Buffer::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Buffer::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Buffer::F16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Buffer::BF16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Buffer::F32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-        Buffer::F64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
-    }
-}
-
-fn from_bytes(dtype: DType, b: &[u8]) -> Buffer {
-    fn chunks<const N: usize, T>(b: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
-        b.chunks_exact(N)
-            .map(|c| f(c.try_into().expect("chunks_exact gives N bytes")))
-            .collect()
-    }
-    match dtype {
-        DType::Bool => Buffer::Bool(b.iter().map(|&x| x != 0).collect()),
-        DType::I32 => Buffer::I32(chunks(b, i32::from_le_bytes)),
-        DType::I64 => Buffer::I64(chunks(b, i64::from_le_bytes)),
-        DType::F16 => Buffer::F16(chunks(b, half::f16::from_le_bytes)),
-        DType::BF16 => Buffer::BF16(chunks(b, half::bf16::from_le_bytes)),
-        DType::F32 => Buffer::F32(chunks(b, f32::from_le_bytes)),
-        DType::F64 => Buffer::F64(chunks(b, f64::from_le_bytes)),
-    }
-}
-
 fn npy_descr(d: DType) -> Option<&'static str> {
     Some(match d {
         DType::Bool => "|b1",
@@ -97,7 +67,7 @@ fn npy_bytes(t: &Tensor, path: &Path) -> Result<Vec<u8>, Error> {
     let mut out = b"\x93NUMPY\x01\x00".to_vec();
     out.extend((header.len() as u16).to_le_bytes());
     out.extend(header.as_bytes());
-    out.extend(to_bytes(&t.contiguous_buffer()));
+    out.extend(t.contiguous_buffer().to_le_bytes());
     Ok(out)
 }
 
@@ -114,7 +84,7 @@ fn st_dtype(d: DType) -> StDtype {
 }
 
 fn safetensors_bytes(t: &Tensor, path: &Path) -> Result<Vec<u8>, Error> {
-    let data = to_bytes(&t.contiguous_buffer());
+    let data = t.contiguous_buffer().to_le_bytes();
     let view = TensorView::new(st_dtype(t.dtype()), t.shape().to_vec(), &data)
         .map_err(|e| io_err("write", path, e.to_string()))?;
     safetensors::tensor::serialize([("tensor", view)], None)
@@ -211,7 +181,7 @@ pub fn parse_npy(b: &[u8]) -> Result<Tensor, String> {
             shape
         ));
     }
-    let buf = from_bytes(dtype, data);
+    let buf = Buffer::from_le_bytes(dtype, data);
     if fortran && shape.len() > 1 {
         let rev: Vec<usize> = shape.iter().rev().copied().collect();
         return Ok(Tensor::new(buf, rev, Device::Cpu).t().copy());
@@ -250,7 +220,7 @@ pub fn parse_safetensors(b: &[u8]) -> Result<Vec<(String, Tensor)>, String> {
             Ok((
                 name,
                 Tensor::new(
-                    from_bytes(dtype, view.data()),
+                    Buffer::from_le_bytes(dtype, view.data()),
                     view.shape().to_vec(),
                     Device::Cpu,
                 ),

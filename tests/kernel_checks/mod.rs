@@ -9,7 +9,7 @@ use cudash::runtime::cuda::launch::{reduce_plan, ReducePlan};
 use cudash::runtime::cuda::source::{self, Kernel, Pass, BINARY_OPS, REDUCE_OPS, UNARY_OPS};
 use cudash::runtime::element::Element;
 use cudash::runtime::ops::elementwise::{binary, unary, BinaryOp, Operand as SimOperand, UnaryOp};
-use cudash::runtime::ops::factory::{self, from_value, Distribution};
+use cudash::runtime::ops::factory::{self, Distribution};
 use cudash::runtime::ops::reduce::{reduce, ReduceOp};
 use cudash::runtime::rng::Generator;
 use cudash::runtime::shape::broadcast_strides;
@@ -428,13 +428,11 @@ pub fn fill_and_arange_match_the_simulator(r: &impl Runner) {
     for dt in DType::ALL {
         for value in [0.0, 1.5, -2.0, 1e10, f64::NAN] {
             let want = factory::full(&[2, 5], value, dt, Device::Cpu).unwrap();
-            let bits: u64 = with_dtype!(dt, T => {
-                let v: T = from_value::<T>(value);
-                let mut bytes = [0u8; 8];
-                // SAFETY: T is a plain element of dt.size() bytes.
-                unsafe { std::ptr::copy_nonoverlapping(&v as *const T as *const u8, bytes.as_mut_ptr(), dt.size()) };
-                u64::from_le_bytes(bytes)
-            });
+            // The element `full` makes, as the kernel's bit pattern.
+            let mut bits = [0u8; 8];
+            let element = want.read().to_le_bytes();
+            bits[..dt.size()].copy_from_slice(&element[..dt.size()]);
+            let bits = u64::from_le_bytes(bits);
             // Into a transposed destination: the fill must reach every element once.
             let out = r.zeros(dt, 10);
             let (sh, l) = args::plan(

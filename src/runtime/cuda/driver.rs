@@ -95,13 +95,7 @@ impl CudaDevice {
                 "cuda:{index} does not exist ({count} device(s))"
             )));
         }
-        let info = probe::devices()
-            .map_err(DriverError::Unavailable)?
-            .into_iter()
-            .nth(index as usize)
-            .ok_or_else(|| {
-                DriverError::Unavailable(format!("cuda:{index} could not be described"))
-            })?;
+        let info = probe::describe(index).map_err(DriverError::Unavailable)?;
         let dev = call("cuDeviceGet", result::device::get(index as i32))?;
         // SAFETY: a device handle from the driver.
         let ctx = call("cuDevicePrimaryCtxRetain", unsafe {

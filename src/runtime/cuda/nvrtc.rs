@@ -93,47 +93,44 @@ pub enum Output {
     Ptx,
 }
 
-/// NVRTC's options for `unit`: the target, the language, the unit's dtype.
-pub fn options(unit: &Unit, arch: Arch, output: Output) -> Vec<String> {
+/// NVRTC's options: the target, the language, and `defines`.
+fn options(defines: Vec<String>, arch: Arch, output: Output) -> Vec<String> {
     let target = match output {
         Output::Cubin => format!("--gpu-architecture=sm_{}{}", arch.0, arch.1),
         Output::Ptx => format!("--gpu-architecture=compute_{}{}", arch.0, arch.1),
     };
     let mut opts = vec![target, "--std=c++17".to_string()];
-    opts.extend(unit.defines());
+    opts.extend(defines);
     opts
 }
 
 /// Compiles `unit` for `arch` (no caching).
 pub fn compile(unit: &Unit, arch: Arch, output: Output) -> Result<Vec<u8>, NvrtcError> {
-    compile_source(
-        &unit.label(),
-        &unit.source(),
-        &options(unit, arch, output),
-        arch,
-    )
+    compile_source(&unit.label(), &unit.source(), unit.defines(), arch, output)
 }
 
-/// Compiles CUDA C `source` with NVRTC `options`; `label` names it in errors.
+/// Compiles CUDA C `source` for `arch` with preprocessor `defines`; `label`
+/// names it in errors.
 pub fn compile_source(
     label: &str,
     source: &str,
-    options: &[String],
+    defines: Vec<String>,
     arch: Arch,
+    output: Output,
 ) -> Result<Vec<u8>, NvrtcError> {
+    let options = options(defines, arch, output);
     let src = CString::new(source)
         .map_err(|_| NvrtcError::Broken("the source contains a NUL byte".into()))?;
     let name = CString::new(format!("{label}.cu"))
         .map_err(|_| NvrtcError::Broken("the name contains a NUL byte".into()))?;
-    let ptx_wanted = options.iter().any(|o| o.contains("=compute_"));
     guarded(|| {
         let broken = |what: &str, e: result::NvrtcError| NvrtcError::Broken(format!("{what}: {e}"));
         let prog = result::create_program(&src, Some(&name))
             .map_err(|e| broken("nvrtcCreateProgram", e))?;
         // SAFETY: `prog` is live until destroyed below; the buffers are sized by NVRTC's own size calls.
         unsafe {
-            let out = match result::compile_program(prog, options) {
-                Ok(()) if ptx_wanted => result::get_ptx(prog)
+            let out = match result::compile_program(prog, &options) {
+                Ok(()) if output == Output::Ptx => result::get_ptx(prog)
                     .map(|p| p.into_iter().map(|c| c as u8).collect())
                     .map_err(|e| broken("nvrtcGetPTX", e)),
                 Ok(()) => cubin(prog).map_err(|e| broken("nvrtcGetCUBIN", e)),
@@ -224,7 +221,7 @@ impl Cache {
     pub fn path(&self, unit: &Unit, arch: Arch, nvrtc: (i32, i32)) -> Option<PathBuf> {
         let mut key = unit.source();
         key.push('\0');
-        key.push_str(&options(unit, arch, Output::Cubin).join(" "));
+        key.push_str(&options(unit.defines(), arch, Output::Cubin).join(" "));
         let digest = ring::digest::digest(&ring::digest::SHA256, key.as_bytes());
         let hex: String = digest.as_ref()[..8]
             .iter()

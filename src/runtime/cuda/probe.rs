@@ -53,7 +53,7 @@ pub fn probe() -> Probe {
         }
     });
     result.unwrap_or_else(|_| Probe::InitFailed {
-        code: "the driver is missing functions cudarc needs (too old?)".into(),
+        code: TOO_OLD.into(),
     })
 }
 
@@ -67,21 +67,15 @@ pub struct DriverDevice {
     pub multiprocessors: u32,
 }
 
-/// The devices the driver sees (after `probe` found a working driver).
-pub fn devices() -> Result<Vec<DriverDevice>, String> {
-    let count = match probe() {
-        Probe::Driver { devices, .. } => devices,
-        Probe::NoDriver => return Err("no CUDA driver found".into()),
-        Probe::InitFailed { code } => {
-            return Err(format!("the CUDA driver did not start ({code})"))
-        }
-    };
-    let result =
-        std::panic::catch_unwind(|| (0..count).map(describe).collect::<Result<Vec<_>, String>>());
-    result.unwrap_or_else(|_| Err("the driver is missing functions cudarc needs (too old?)".into()))
+const TOO_OLD: &str = "the driver is missing functions cudarc needs (too old?)";
+
+/// Device `index` as the driver describes it. Call only after `probe` found
+/// a working driver with more than `index` devices.
+pub fn describe(index: u32) -> Result<DriverDevice, String> {
+    std::panic::catch_unwind(|| query(index)).unwrap_or_else(|_| Err(TOO_OLD.into()))
 }
 
-fn describe(index: u32) -> Result<DriverDevice, String> {
+fn query(index: u32) -> Result<DriverDevice, String> {
     use sys::CUdevice_attribute as A;
     let check = |what: &str, r: sys::CUresult| {
         if r == sys::CUresult::CUDA_SUCCESS {
