@@ -12,8 +12,10 @@ mod kernel_checks;
 
 use std::sync::OnceLock;
 
+use cudash::error::Error;
 use cudash::runtime::buffer::Buffer;
 use cudash::runtime::cuda::driver::{CudaDevice, DevicePtr};
+use cudash::runtime::cuda::exec::{Geometry, Launcher};
 use cudash::runtime::cuda::source::Kernel;
 use cudash::runtime::{DType, Tensor};
 use kernel_checks::Runner;
@@ -23,7 +25,8 @@ fn device() -> &'static CudaDevice {
     DEVICE.get_or_init(|| CudaDevice::open(0).unwrap_or_else(|e| panic!("cuda:0: {e}")))
 }
 
-struct Gpu;
+/// cuda:0, launching with the given shapes.
+struct Gpu(Geometry);
 
 /// Device memory, freed when dropped.
 struct GpuMem {
@@ -54,15 +57,8 @@ fn upload(b: &Buffer) -> GpuMem {
 }
 
 impl Runner for Gpu {
-    type Mem = GpuMem;
     fn input(&self, t: &Tensor) -> GpuMem {
         upload(&t.read())
-    }
-    fn zeros(&self, dt: DType, n: usize) -> GpuMem {
-        upload(&Buffer::zeros(dt, n))
-    }
-    fn addr(&self, m: &GpuMem) -> u64 {
-        m.ptr
     }
     fn download(&self, m: &GpuMem) -> Buffer {
         let mut bytes = vec![0u8; m.n * m.dt.size()];
@@ -71,6 +67,27 @@ impl Runner for Gpu {
             .unwrap_or_else(|e| panic!("{e}"));
         Buffer::from_le_bytes(m.dt, &bytes)
     }
+    fn check_defined(&self, kernel: &Kernel) {
+        device()
+            .function(kernel)
+            .unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
+    }
+    fn exact_math(&self) -> bool {
+        false
+    }
+}
+
+impl Launcher for Gpu {
+    type Mem = GpuMem;
+    fn alloc(&self, dt: DType, n: usize) -> Result<GpuMem, Error> {
+        Ok(upload(&Buffer::zeros(dt, n)))
+    }
+    fn addr(&self, m: &GpuMem) -> u64 {
+        m.ptr
+    }
+    fn geometry(&self) -> Geometry {
+        self.0
+    }
     fn launch<A: Copy + Send + Sync>(
         &self,
         kernel: &Kernel,
@@ -78,18 +95,15 @@ impl Runner for Gpu {
         block: u32,
         args: A,
         _syncs: bool,
-    ) {
+    ) -> Result<(), Error> {
         let d = device();
-        // SAFETY: the default stream; the checks keep every buffer alive past the synchronize below.
+        // SAFETY: the default stream; every buffer stays alive past the
+        // synchronize below (the checks free temporaries after a launch).
         unsafe { d.launch(kernel, grid, block, None, &args) }
             .unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
         d.synchronize()
             .unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
-    }
-    fn check_defined(&self, kernel: &Kernel) {
-        device()
-            .function(kernel)
-            .unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
+        Ok(())
     }
 }
 
@@ -99,7 +113,10 @@ macro_rules! checks {
             #[test]
             #[ignore = "needs an NVIDIA GPU: cargo test --release --test kernels_gpu -- --ignored"]
             fn $name() {
-                kernel_checks::$name(&Gpu);
+                // The launch shapes the backend uses on this device, then
+                // small ones, so grid-stride loops go round several times.
+                kernel_checks::$name(&Gpu(Geometry::for_device(device().info.multiprocessors)));
+                kernel_checks::$name(&Gpu(kernel_checks::SMALL));
             }
         )*
     };

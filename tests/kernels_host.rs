@@ -16,7 +16,9 @@ use std::ffi::{c_void, CString};
 use std::process::Command;
 use std::sync::{Mutex, OnceLock};
 
+use cudash::error::Error;
 use cudash::runtime::buffer::Buffer;
+use cudash::runtime::cuda::exec::{Geometry, Launcher};
 use cudash::runtime::cuda::source::{self, Kernel};
 use cudash::runtime::{DType, Tensor};
 use cudash::with_dtype;
@@ -100,21 +102,30 @@ impl Lib {
 struct HostMem(UnsafeCell<Buffer>);
 
 impl Runner for Lib {
-    type Mem = HostMem;
     fn input(&self, t: &Tensor) -> HostMem {
         HostMem(UnsafeCell::new(t.read().clone()))
     }
-    fn zeros(&self, dt: DType, n: usize) -> HostMem {
-        HostMem(UnsafeCell::new(Buffer::zeros(dt, n)))
+    fn download(&self, m: &HostMem) -> Buffer {
+        // SAFETY: no kernel is running.
+        unsafe { (*m.0.get()).clone() }
+    }
+    fn check_defined(&self, kernel: &Kernel) {
+        self.symbol(&kernel.name);
+    }
+}
+
+impl Launcher for Lib {
+    type Mem = HostMem;
+    fn alloc(&self, dt: DType, n: usize) -> Result<HostMem, Error> {
+        Ok(HostMem(UnsafeCell::new(Buffer::zeros(dt, n))))
     }
     fn addr(&self, m: &HostMem) -> u64 {
         // SAFETY: the buffer is only reached through this pointer while a kernel runs.
         let b = unsafe { &mut *m.0.get() };
         with_dtype!(b.dtype(), T => b.as_mut_slice::<T>().as_mut_ptr() as u64)
     }
-    fn download(&self, m: &HostMem) -> Buffer {
-        // SAFETY: no kernel is running.
-        unsafe { (*m.0.get()).clone() }
+    fn geometry(&self) -> Geometry {
+        kernel_checks::SMALL
     }
     /// Runs `kernel` over `grid` blocks of `block` threads, as a GPU would:
     /// sequential calls, or one OS thread per GPU thread when it synchronises.
@@ -125,7 +136,7 @@ impl Runner for Lib {
         block: u32,
         args: A,
         syncs: bool,
-    ) {
+    ) -> Result<(), Error> {
         static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
         let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         type Dims = unsafe extern "C" fn(u32, u32);
@@ -160,9 +171,7 @@ impl Runner for Lib {
                 }
             }
         }
-    }
-    fn check_defined(&self, kernel: &Kernel) {
-        self.symbol(&kernel.name);
+        Ok(())
     }
 }
 

@@ -4,40 +4,24 @@
 //! with the simulator's own ops on the same inputs.
 
 use cudash::runtime::buffer::Buffer;
-use cudash::runtime::cuda::args::{self, *};
-use cudash::runtime::cuda::launch::{reduce_plan, ReducePlan};
-use cudash::runtime::cuda::source::{self, Kernel, Pass, BINARY_OPS, REDUCE_OPS, UNARY_OPS};
+use cudash::runtime::cuda::exec::{self, Launcher, View};
+use cudash::runtime::cuda::source::{self, Kernel, BINARY_OPS, REDUCE_OPS, UNARY_OPS};
 use cudash::runtime::element::Element;
-use cudash::runtime::ops::elementwise::{binary, unary, BinaryOp, Operand as SimOperand, UnaryOp};
+use cudash::runtime::ops::elementwise::{
+    binary, compute_dtype, unary, unary_dtype, BinaryOp, Operand as SimOperand, UnaryOp,
+};
 use cudash::runtime::ops::factory::{self, Distribution};
 use cudash::runtime::ops::reduce::{reduce, ReduceOp};
 use cudash::runtime::rng::Generator;
-use cudash::runtime::shape::broadcast_strides;
 use cudash::runtime::{DType, Device, Tensor};
 use cudash::with_dtype;
 
-/// Memory and launches: host memory and emulated threads, or a GPU.
-pub trait Runner {
-    /// Memory holding elements of one dtype.
-    type Mem;
+/// A `Launcher` the checks can also fill and read back.
+pub trait Runner: Launcher {
     /// A copy of `t`'s whole storage (views keep their offset and strides).
     fn input(&self, t: &Tensor) -> Self::Mem;
-    /// `n` zeroed elements.
-    fn zeros(&self, dt: DType, n: usize) -> Self::Mem;
-    /// The address kernels use.
-    fn addr(&self, m: &Self::Mem) -> u64;
     /// The elements, back on the host.
     fn download(&self, m: &Self::Mem) -> Buffer;
-    /// Runs `kernel` with its argument struct over `grid` blocks of `block`
-    /// threads; `syncs` says the kernel calls __syncthreads.
-    fn launch<A: Copy + Send + Sync>(
-        &self,
-        kernel: &Kernel,
-        grid: u32,
-        block: u32,
-        args: A,
-        syncs: bool,
-    );
     /// Fails unless the kernel can be found.
     fn check_defined(&self, kernel: &Kernel);
     /// Whether exp, log, tanh, pow, sin and cos give the host's (glibc's)
@@ -46,6 +30,22 @@ pub trait Runner {
     fn exact_math(&self) -> bool {
         true
     }
+}
+
+/// `t`'s layout over memory holding its whole storage (from `Runner::input`).
+fn view<'a, M>(mem: &'a M, t: &'a Tensor) -> View<'a, M> {
+    View {
+        mem,
+        dtype: t.dtype(),
+        shape: t.shape(),
+        strides: t.strides(),
+        offset: t.offset(),
+    }
+}
+
+/// Fails the check with the error's message.
+fn ok<T>(r: Result<T, cudash::error::Error>, what: &str) -> T {
+    r.unwrap_or_else(|e| panic!("{what}: {e}"))
 }
 
 /// The difference allowed where math functions or summation order may
@@ -80,9 +80,15 @@ macro_rules! all_checks {
     };
 }
 
-/// Small grids, so grid-stride loops go round more than once.
-pub const GRID: u32 = 3;
-pub const BLOCK: u32 = 32;
+/// Small grids, so grid-stride loops go round more than once, and small
+/// reduction chunks, so the combining pass has several partial results per row.
+pub const SMALL: exec::Geometry = exec::Geometry {
+    block: 32,
+    max_blocks: 3,
+    reduce_block: 8,
+    reduce_blocks: 6,
+    min_chunk: 5,
+};
 
 /// Equal element for element; NaNs equal any NaN; floats within `tol` (relative).
 fn assert_same(got: &Buffer, want: &Buffer, tol: f64, what: &str) {
@@ -159,30 +165,16 @@ pub fn casts_match_the_simulator(r: &impl Runner) {
         for to in DType::ALL {
             let want = src.copy().read().cast(to);
             // Into every third slot of a larger buffer.
-            let out = r.zeros(to, 91);
-            let (sh, l) = args::plan(
-                &[30],
-                &[
-                    args::Operand {
-                        strides: &[2],
-                        offset: 1,
-                    },
-                    args::Operand {
-                        strides: &[3],
-                        offset: 1,
-                    },
-                ],
-            )
-            .unwrap();
+            let out = r.alloc(to, 91).unwrap();
             let base_in = r.input(&base);
-            let a = CastArgs {
-                out: r.addr(&out),
-                input: r.addr(&base_in),
-                shape: sh,
-                sin: l[0],
-                sout: l[1],
+            let dst = View {
+                mem: &out,
+                dtype: to,
+                shape: &[30],
+                strides: &[3],
+                offset: 1,
             };
-            r.launch(&source::cast(from, to), GRID, BLOCK, a, false);
+            ok(exec::copy_into(r, view(&base_in, &src), dst), "copy_into");
             let got = Tensor::new(r.download(&out), vec![91], Device::Cpu)
                 .view(vec![30], vec![3], 1)
                 .copy();
@@ -191,24 +183,10 @@ pub fn casts_match_the_simulator(r: &impl Runner) {
     }
 }
 
-/// A contiguous tensor converted to `to` by the cast kernel.
+/// A tensor converted to `to` by the cast kernel.
 fn cast_whole(r: &impl Runner, t: &Tensor, to: DType) -> Buffer {
-    let n = t.numel();
-    let one = args::Operand {
-        strides: &[1],
-        offset: 0,
-    };
-    let (sh, l) = args::plan(&[n], &[one, one]).unwrap();
-    let (out, input) = (r.zeros(to, n), r.input(t));
-    let a = CastArgs {
-        out: r.addr(&out),
-        input: r.addr(&input),
-        shape: sh,
-        sin: l[0],
-        sout: l[1],
-    };
-    r.launch(&source::cast(t.dtype(), to), 64, 256, a, false);
-    r.download(&out)
+    let input = r.input(t);
+    r.download(&ok(exec::cast(r, view(&input, t), to), "cast").mem)
 }
 
 /// Every f16 and bf16 bit pattern converts to f32 and back as the half crate does.
@@ -249,54 +227,14 @@ pub fn half_conversions_are_exact_for_every_bit_pattern(r: &impl Runner) {
     }
 }
 
-/// Runs a binary kernel on the operands as the simulator's `binary` computes them.
-fn emu_binary(
-    r: &impl Runner,
-    op: BinaryOp,
-    a: &Tensor,
-    b: &Tensor,
-    compute: DType,
-) -> Option<Tensor> {
-    let kernel = source::binary(op, compute)?;
-    let shape = cudash::runtime::shape::broadcast_shapes(a.shape(), b.shape()).unwrap();
-    let (ca, cb) = (a.cast(compute), b.cast(compute));
-    let (sa, sb) = (
-        broadcast_strides(ca.shape(), ca.strides(), &shape),
-        broadcast_strides(cb.shape(), cb.strides(), &shape),
+/// `a op b` on the kernels, computed in `compute`.
+fn emu_binary(r: &impl Runner, op: BinaryOp, a: &Tensor, b: &Tensor, compute: DType) -> Tensor {
+    let (a_in, b_in) = (r.input(a), r.input(b));
+    let out = ok(
+        exec::binary(r, op, view(&a_in, a), view(&b_in, b), compute),
+        op.symbol(),
     );
-    let (sh, l) = args::plan(
-        &shape,
-        &[
-            args::Operand {
-                strides: &sa,
-                offset: ca.offset(),
-            },
-            args::Operand {
-                strides: &sb,
-                offset: cb.offset(),
-            },
-        ],
-    )
-    .unwrap();
-    let out_dt = if op.is_comparison() {
-        DType::Bool
-    } else {
-        compute
-    };
-    let n = shape.iter().product();
-    let out = r.zeros(out_dt, n);
-    let ca_in = r.input(&ca);
-    let cb_in = r.input(&cb);
-    let p = BinaryArgs {
-        out: r.addr(&out),
-        a: r.addr(&ca_in),
-        b: r.addr(&cb_in),
-        shape: sh,
-        sa: l[0],
-        sb: l[1],
-    };
-    r.launch(&kernel, GRID, BLOCK, p, false);
-    Some(Tensor::new(r.download(&out), shape, Device::Cpu))
+    Tensor::new(r.download(&out.mem), out.shape, Device::Cpu)
 }
 
 /// Every binary op and comparison in every dtype, over a broadcast of a
@@ -310,13 +248,8 @@ pub fn binary_ops_and_comparisons_match_the_simulator(r: &impl Runner) {
             let Ok(want) = binary(op, SimOperand::strong(&a), SimOperand::strong(&b)) else {
                 continue; // refused before any kernel runs (negative integer powers, bool `-`)
             };
-            let compute = match op {
-                BinaryOp::Div => dt.to_float(),
-                BinaryOp::Pow if dt == DType::Bool => DType::I64,
-                _ => dt,
-            };
-            let got = emu_binary(r, op, &a, &b, compute)
-                .unwrap_or_else(|| panic!("no kernel for {dt} {op:?}"));
+            let compute = compute_dtype(op, dt);
+            let got = emu_binary(r, op, &a, &b, compute);
             assert_eq!(got.shape(), want.shape());
             let tol = math_tolerance(r, compute, op == BinaryOp::Pow);
             assert_same(
@@ -341,7 +274,7 @@ pub fn integer_edges_match_the_simulator(r: &impl Runner) {
             SimOperand::strong(&b.abs_for_pow(op)),
         )
         .unwrap();
-        let got = emu_binary(r, op, &a, &b.abs_for_pow(op), DType::I64).unwrap();
+        let got = emu_binary(r, op, &a, &b.abs_for_pow(op), DType::I64);
         assert_same(
             &got.read(),
             &want.read(),
@@ -355,8 +288,7 @@ pub fn integer_edges_match_the_simulator(r: &impl Runner) {
         &a.cast(DType::I64),
         &Tensor::from_vec(vec![-1i64; 8], vec![8]),
         DType::I64,
-    )
-    .unwrap();
+    );
     assert_eq!(
         got.to_vec::<i64>()[0],
         0,
@@ -388,34 +320,23 @@ pub fn unary_ops_match_the_simulator(r: &impl Runner) {
         let t = edge_values(dt, 40, 4);
         for op in UNARY_OPS {
             let Ok(want) = unary(op, &t) else { continue };
-            let Some(kernel) = source::unary(op, want.dtype()) else {
+            let out_dt = unary_dtype(op, dt);
+            assert_eq!(out_dt, want.dtype());
+            if source::unary(op, out_dt).is_none() {
                 assert!(dt == DType::Bool, "no kernel for {dt} {op:?}");
                 continue; // bool neg is refused; abs and relu copy
-            };
-            let src = t.cast(want.dtype());
-            let (sh, l) = args::plan(
-                &[40],
-                &[args::Operand {
-                    strides: &[1],
-                    offset: 0,
-                }],
-            )
-            .unwrap();
-            let out = r.zeros(want.dtype(), 40);
-            let src_in = r.input(&src);
-            let p = UnaryArgs {
-                out: r.addr(&out),
-                input: r.addr(&src_in),
-                shape: sh,
-                s: l[0],
-            };
-            r.launch(&kernel, GRID, BLOCK, p, false);
+            }
+            // A strided view: every other element.
+            let src = t.view(vec![20], vec![2], 0);
+            let want = unary(op, &src).unwrap();
+            let src_in = r.input(&t);
+            let out = ok(exec::unary(r, op, view(&src_in, &src), out_dt), op.name());
             let approximate = !matches!(
                 op,
                 UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu | UnaryOp::Sqrt
             );
             assert_same(
-                &r.download(&out),
+                &r.download(&out.mem),
                 &want.read(),
                 math_tolerance(r, want.dtype(), approximate),
                 &format!("{dt} {}", op.name()),
@@ -428,28 +349,17 @@ pub fn fill_and_arange_match_the_simulator(r: &impl Runner) {
     for dt in DType::ALL {
         for value in [0.0, 1.5, -2.0, 1e10, f64::NAN] {
             let want = factory::full(&[2, 5], value, dt, Device::Cpu).unwrap();
-            // The element `full` makes, as the kernel's bit pattern.
-            let mut bits = [0u8; 8];
-            let element = want.read().to_le_bytes();
-            bits[..dt.size()].copy_from_slice(&element[..dt.size()]);
-            let bits = u64::from_le_bytes(bits);
             // Into a transposed destination: the fill must reach every element once.
-            let out = r.zeros(dt, 10);
-            let (sh, l) = args::plan(
-                &[5, 2],
-                &[args::Operand {
-                    strides: &[1, 5],
-                    offset: 0,
-                }],
-            )
-            .unwrap();
-            let p = FillArgs {
-                out: r.addr(&out),
-                shape: sh,
-                s: l[0],
-                bits,
+            let out = r.alloc(dt, 10).unwrap();
+            let dst = View {
+                mem: &out,
+                dtype: dt,
+                shape: &[5, 2],
+                strides: &[1, 5],
+                offset: 0,
             };
-            r.launch(&source::fill(dt.size()), GRID, BLOCK, p, false);
+            // The element `full` makes, as the kernel's bit pattern.
+            ok(exec::fill(r, dst, &want.read().to_le_bytes()), "fill");
             assert_same(
                 &r.download(&out),
                 &want.read(),
@@ -457,21 +367,14 @@ pub fn fill_and_arange_match_the_simulator(r: &impl Runner) {
                 &format!("fill {dt} {value}"),
             );
         }
-        let Some(kernel) = source::arange(dt) else {
+        if source::arange(dt).is_none() {
             continue;
-        };
+        }
         for (start, end, step) in [(0.0, 10.0, 1.0), (-3.0, 2.0, 0.25), (5.0, -5.0, -0.7)] {
             let want = factory::arange(start, end, step, dt, Device::Cpu).unwrap();
-            let out = r.zeros(dt, want.numel());
-            let p = ArangeArgs {
-                out: r.addr(&out),
-                n: want.numel() as i64,
-                start,
-                step,
-            };
-            r.launch(&kernel, GRID, BLOCK, p, false);
+            let out = ok(exec::arange(r, want.numel(), start, step, dt), "arange");
             assert_same(
-                &r.download(&out),
+                &r.download(&out.mem),
                 &want.read(),
                 0.0,
                 &format!("arange {dt} {start} {end} {step}"),
@@ -487,30 +390,23 @@ pub fn random_numbers_match_the_simulator(r: &impl Runner) {
         for (normal, n) in [(false, 1001usize), (true, 999)] {
             let mut sim = Generator::new(42);
             sim.offset = 17; // as after earlier draws
-            let first = sim.offset;
+            let mut dev = sim.clone();
             let dist = if normal {
                 Distribution::Normal
             } else {
                 Distribution::Uniform
             };
             let want = factory::random(&mut sim, dist, &[n], dt, Device::Cpu).unwrap();
-            assert_eq!(
-                sim.offset,
-                first + n.div_ceil(4) as u64,
-                "the kernel's caller advances the offset the same way"
+            let out = ok(
+                exec::random(r, &mut dev, dist, &[n], dt, (0.0, 1.0)),
+                "random",
             );
-            let out = r.zeros(dt, n);
-            let p = RandomArgs {
-                out: r.addr(&out),
-                n: n as i64,
-                seed: 42,
-                first,
-                mean: 0.0,
-                std: 1.0,
-            };
-            r.launch(&source::random(normal, dt).unwrap(), GRID, BLOCK, p, false);
+            assert_eq!(
+                dev.offset, sim.offset,
+                "the generator advances as the simulator's"
+            );
             assert_same(
-                &r.download(&out),
+                &r.download(&out.mem),
                 &want.read(),
                 math_tolerance(r, dt, normal),
                 &format!("{} {dt}", if normal { "randn" } else { "rand" }),
@@ -519,59 +415,20 @@ pub fn random_numbers_match_the_simulator(r: &impl Runner) {
     }
 }
 
-/// Runs a reduction the way the CUDA backend plans it, with small chunks so
-/// the combining pass has several partial results per row.
-fn emu_reduce(r: &impl Runner, op: ReduceOp, t: &Tensor, dim: Option<usize>) -> Option<Buffer> {
-    let t = t.copy(); // the kernels read a contiguous input
-    let shape = t.shape();
-    let (outer, len, inner) = match dim {
-        None => (1, t.numel(), 1),
-        Some(d) => (
-            shape[..d].iter().product(),
-            shape[d],
-            shape[d + 1..].iter().product(),
-        ),
-    };
-    let out_dt = match op {
-        ReduceOp::Argmax => DType::I64,
-        ReduceOp::Sum if !t.dtype().is_float() => DType::I64,
-        _ => t.dtype(),
-    };
-    let out = r.zeros(out_dt, outer * inner);
-    let plan = reduce_plan(outer as u64, len as u64, inner as u64, 6, 5);
-    // The workspace: one `Acc` (24 bytes) per partial result.
-    assert_eq!(std::mem::size_of::<Acc>(), 24);
-    let partial = r.zeros(DType::F64, 3 * plan.partials(outer as u64).max(1) as usize);
-    let t_in = r.input(&t);
-    let p = ReduceArgs {
-        input: r.addr(&t_in),
-        out: r.addr(&out),
-        partial: r.addr(&partial),
-        outer: outer as i64,
-        len: len as i64,
-        inner: inner as i64,
-        chunks: 0,
-        chunk_len: 0,
-    };
-    match plan {
-        ReducePlan::Rows { chunks, chunk_len } => {
-            let p = ReduceArgs {
-                chunks: chunks as i64,
-                chunk_len: chunk_len as i64,
-                ..p
-            };
-            r.launch(&source::reduce(Pass::Rows, op, t.dtype())?, 4, 8, p, true);
-            r.launch(&source::reduce(Pass::Finish, op, t.dtype())?, 2, 4, p, true);
-        }
-        ReducePlan::Cols => r.launch(
-            &source::reduce(Pass::Cols, op, t.dtype())?,
-            GRID,
-            BLOCK,
-            p,
-            false,
-        ),
-    }
-    Some(r.download(&out))
+/// A reduction on the kernels, into the simulator's output shape.
+fn emu_reduce(
+    r: &impl Runner,
+    op: ReduceOp,
+    t: &Tensor,
+    dim: Option<usize>,
+    out_shape: &[usize],
+) -> Buffer {
+    let input = r.input(t);
+    let out = ok(
+        exec::reduce(r, op, view(&input, t), dim, out_shape.to_vec()),
+        op.name(),
+    );
+    r.download(&out.mem)
 }
 
 pub fn reductions_match_the_simulator(r: &impl Runner) {
@@ -587,26 +444,28 @@ pub fn reductions_match_the_simulator(r: &impl Runner) {
             }
             t = factory::from_f64s(v, &[3, 4, 5], dt, Device::Cpu);
         }
-        for op in REDUCE_OPS {
-            for dim in [None, Some(0), Some(1), Some(2)] {
-                let Ok(want) = reduce(op, &t, dim.map(|d| d as i64), false) else {
-                    continue;
-                };
-                let got = emu_reduce(r, op, &t, dim)
-                    .unwrap_or_else(|| panic!("no kernel for {dt} {op:?}"));
-                // Sums add in another order: equal up to the last bits of the
-                // f64 accumulation, which may round the result either way.
-                let tol = if matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
-                    math_tolerance(r, dt, true).max(1e-12)
-                } else {
-                    0.0
-                };
-                assert_same(
-                    &got,
-                    &want.read(),
-                    tol,
-                    &format!("{dt} {}(dim={dim:?})", op.name()),
-                );
+        // Contiguous, and a strided view (made contiguous on the device first).
+        for t in [t.copy(), t.transpose(0, 2)] {
+            for op in REDUCE_OPS {
+                for dim in [None, Some(0), Some(1), Some(2)] {
+                    let Ok(want) = reduce(op, &t, dim.map(|d| d as i64), false) else {
+                        continue;
+                    };
+                    let got = emu_reduce(r, op, &t, dim, want.shape());
+                    // Sums add in another order: equal up to the last bits of the
+                    // f64 accumulation, which may round the result either way.
+                    let tol = if matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
+                        math_tolerance(r, dt, true).max(1e-12)
+                    } else {
+                        0.0
+                    };
+                    assert_same(
+                        &got,
+                        &want.read(),
+                        tol,
+                        &format!("{dt} {}(dim={dim:?}) of {:?}", op.name(), t.strides()),
+                    );
+                }
             }
         }
     }
@@ -621,7 +480,7 @@ pub fn reductions_match_the_simulator(r: &impl Runner) {
     ] {
         let want = reduce(op, &t, None, false).unwrap();
         assert_same(
-            &emu_reduce(r, op, &t, None).unwrap(),
+            &emu_reduce(r, op, &t, None, want.shape()),
             &want.read(),
             1e-12,
             op.name(),

@@ -7,6 +7,8 @@
 //! - `args`: the kernels' argument structs (mirroring `kernels/common.cuh`)
 //!   and how a tensor's strides become them.
 //! - `launch`: grid sizes and the reduction plan.
+//! - `exec`: each tensor op as the kernels it launches (kernel, arguments,
+//!   launch shape, temporaries), on any `Launcher`.
 //! - `nvrtc`: compiling a unit to CUBIN for a device's architecture, with an
 //!   in-memory and an on-disk cache.
 //! - `blas`: a row-major matrix product as the column-major cuBLAS call, and
@@ -25,6 +27,7 @@
 pub mod args;
 pub mod blas;
 pub mod driver;
+pub mod exec;
 pub mod launch;
 pub mod nvrtc;
 pub mod probe;

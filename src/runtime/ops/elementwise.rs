@@ -102,6 +102,16 @@ pub fn result_dtype(a: Operand, b: Operand) -> DType {
     top_dtypes.into_iter().reduce(DType::promote).unwrap_or(da)
 }
 
+/// The dtype `op` computes in when its operands promote to `dt`: true
+/// division is in floating point, and `**` on bools in i64.
+pub fn compute_dtype(op: BinaryOp, dt: DType) -> DType {
+    match op {
+        BinaryOp::Div => dt.to_float(),
+        BinaryOp::Pow if dt == DType::Bool => DType::I64,
+        _ => dt,
+    }
+}
+
 pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
     let (ta, tb) = (a.tensor, b.tensor);
     let device = result_device(a, b)?;
@@ -110,12 +120,7 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
         lhs: fmt_shape(ta.shape()),
         rhs: fmt_shape(tb.shape()),
     })?;
-    let dt = result_dtype(a, b);
-    let compute = match op {
-        BinaryOp::Div => dt.to_float(),
-        BinaryOp::Pow if dt == DType::Bool => DType::I64,
-        _ => dt,
-    };
+    let compute = compute_dtype(op, result_dtype(a, b));
     if op == BinaryOp::Sub && compute == DType::Bool {
         return Err(Error::dtype(
             "subtracting two bool tensors with `-` is not supported",
@@ -257,6 +262,16 @@ impl UnaryOp {
     }
 }
 
+/// The dtype `op` gives on a tensor of `dt`: neg, abs and relu keep it, the
+/// rest are floating point.
+pub fn unary_dtype(op: UnaryOp, dt: DType) -> DType {
+    if op.keeps_int() {
+        dt
+    } else {
+        dt.to_float()
+    }
+}
+
 pub fn unary(op: UnaryOp, t: &Tensor) -> Result<Tensor, Error> {
     let dt = t.dtype();
     if dt == DType::Bool && op.keeps_int() {
@@ -268,7 +283,7 @@ pub fn unary(op: UnaryOp, t: &Tensor) -> Result<Tensor, Error> {
         }
         return Ok(t.copy());
     }
-    let out_dt = if op.keeps_int() { dt } else { dt.to_float() };
+    let out_dt = unary_dtype(op, dt);
     let src = cast_to(t, out_dt);
     let src = src.as_ref().unwrap_or(t);
     let buf = match out_dt {

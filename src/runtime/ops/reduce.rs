@@ -30,6 +30,16 @@ impl ReduceOp {
     }
 }
 
+/// The dtype `op` gives on a tensor of `dt`: argmax gives indices (i64), and
+/// integer and bool sums are i64, as in PyTorch.
+pub fn reduce_dtype(op: ReduceOp, dt: DType) -> DType {
+    match op {
+        ReduceOp::Argmax => DType::I64,
+        ReduceOp::Sum if !dt.is_float() => DType::I64,
+        _ => dt,
+    }
+}
+
 /// Reduces `t` over `dim` (all elements when `None`).
 pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor, Error> {
     let dt = t.dtype();
@@ -86,6 +96,11 @@ pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Resu
             with_dtype!(dt, T => t.with_slice::<T, _>(|s| Buffer::I64(extreme(s, lay, true).1)))
         }
     };
+    debug_assert_eq!(
+        buf.dtype(),
+        reduce_dtype(op, dt),
+        "reduce_dtype says what this gives"
+    );
     Ok(Tensor::new(buf, out_shape, t.device()))
 }
 

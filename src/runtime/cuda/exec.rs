@@ -1,0 +1,444 @@
+//! Each tensor op as the kernels the CUDA backend launches for it: which
+//! kernel, its argument struct, the launch shape, and the temporaries
+//! (operands cast to the compute dtype, a reduction's partial results).
+//!
+//! The decisions of what an op computes (result dtype, refusals) are the
+//! simulator's (`ops::elementwise::compute_dtype`, `unary_dtype`,
+//! `ops::reduce::reduce_dtype`); these functions only carry them out on
+//! device memory. Where the kernels run is a `Launcher`: a CUDA device, or in
+//! the CPU tests the same kernels compiled for the host
+//! (`tests/kernels_host.rs`), so this code is checked against the simulator
+//! without a GPU.
+
+use super::args::{self, *};
+use super::launch::{self, ReducePlan};
+use super::source::{self, Kernel, Pass};
+use crate::error::Error;
+use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
+use crate::runtime::ops::factory::Distribution;
+use crate::runtime::ops::reduce::{reduce_dtype, ReduceOp};
+use crate::runtime::rng::Generator;
+use crate::runtime::shape::{broadcast_shapes, broadcast_strides, contiguous_strides, numel};
+use crate::runtime::DType;
+
+/// How big launches are on this launcher.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Geometry {
+    /// Threads per block of a grid-stride kernel.
+    pub block: u32,
+    /// The most blocks a grid-stride kernel gets (enough to fill the device).
+    pub max_blocks: u32,
+    /// Threads per block of a reduction pass that synchronises (a power of two).
+    pub reduce_block: u32,
+    /// About how many blocks a reduction spreads over, and the fewest
+    /// elements each one reduces (`launch::reduce_plan`).
+    pub reduce_blocks: u64,
+    pub min_chunk: u64,
+}
+
+impl Geometry {
+    /// A GPU with `sms` multiprocessors.
+    pub fn for_device(sms: u32) -> Geometry {
+        Geometry {
+            block: launch::BLOCK,
+            max_blocks: 32 * sms.max(1),
+            reduce_block: launch::BLOCK,
+            reduce_blocks: 4 * sms.max(1) as u64,
+            min_chunk: launch::MIN_CHUNK,
+        }
+    }
+
+    fn grid(&self, n: u64) -> u32 {
+        launch::grid(n, self.block, self.max_blocks)
+    }
+}
+
+/// Where kernels run: device memory and launches.
+pub trait Launcher {
+    /// Memory holding elements of one dtype. The functions here drop their
+    /// temporaries right after launching the kernels that use them, so a
+    /// dropped `Mem` must stay usable by work already launched (as blocks of
+    /// the caching allocator freed on their own stream do).
+    type Mem;
+    /// `n` elements of `dt`, zeroed.
+    fn alloc(&self, dt: DType, n: usize) -> Result<Self::Mem, Error>;
+    /// The address kernels use.
+    fn addr(&self, m: &Self::Mem) -> u64;
+    /// Runs `kernel` with its argument struct over `grid` blocks of `block`
+    /// threads, after everything launched before it; `syncs` says the kernel
+    /// calls `__syncthreads`.
+    fn launch<A: Copy + Send + Sync>(
+        &self,
+        kernel: &Kernel,
+        grid: u32,
+        block: u32,
+        args: A,
+        syncs: bool,
+    ) -> Result<(), Error>;
+    fn geometry(&self) -> Geometry;
+}
+
+/// One operand in device memory: a strided view of `mem`'s elements.
+#[derive(Debug)]
+pub struct View<'a, M> {
+    pub mem: &'a M,
+    pub dtype: DType,
+    pub shape: &'a [usize],
+    pub strides: &'a [isize],
+    pub offset: usize,
+}
+
+// By hand: a derive would ask for `M: Copy`, and memory is not.
+impl<M> Clone for View<'_, M> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<M> Copy for View<'_, M> {}
+
+impl<M> View<'_, M> {
+    fn is_contiguous(&self) -> bool {
+        self.strides == contiguous_strides(self.shape).as_slice()
+    }
+}
+
+/// A new contiguous tensor's memory.
+#[derive(Debug)]
+pub struct Out<M> {
+    pub mem: M,
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+}
+
+fn layout(shape: &[usize], operands: &[args::Operand]) -> Result<(Shape, Vec<Strided>), Error> {
+    args::plan(shape, operands).map_err(|e| Error::shape(e.to_string()))
+}
+
+fn no_kernel(what: String) -> Error {
+    Error::dtype(format!("the CUDA backend has no kernel for {what}"), None)
+}
+
+/// Copies `src` into `dst` element by element, converting to `dst`'s dtype:
+/// strided to strided, `src` broadcast to `dst`'s shape.
+pub fn copy_into<L: Launcher>(l: &L, src: View<L::Mem>, dst: View<L::Mem>) -> Result<(), Error> {
+    let from = broadcast_strides(src.shape, src.strides, dst.shape);
+    let (sh, lay) = layout(
+        dst.shape,
+        &[
+            args::Operand {
+                strides: &from,
+                offset: src.offset,
+            },
+            args::Operand {
+                strides: dst.strides,
+                offset: dst.offset,
+            },
+        ],
+    )?;
+    let a = CastArgs {
+        out: l.addr(dst.mem),
+        input: l.addr(src.mem),
+        shape: sh,
+        sin: lay[0],
+        sout: lay[1],
+    };
+    let n = numel(dst.shape) as u64;
+    l.launch(
+        &source::cast(src.dtype, dst.dtype),
+        l.geometry().grid(n),
+        l.geometry().block,
+        a,
+        false,
+    )
+}
+
+/// `src` as a new contiguous tensor of dtype `to` (`.to(dtype)`, `.contiguous()`).
+pub fn cast<L: Launcher>(l: &L, src: View<L::Mem>, to: DType) -> Result<Out<L::Mem>, Error> {
+    let mem = l.alloc(to, numel(src.shape))?;
+    let strides = contiguous_strides(src.shape);
+    let dst = View {
+        mem: &mem,
+        dtype: to,
+        shape: src.shape,
+        strides: &strides,
+        offset: 0,
+    };
+    copy_into(l, src, dst)?;
+    Ok(Out {
+        mem,
+        dtype: to,
+        shape: src.shape.to_vec(),
+    })
+}
+
+/// `a op b` computed in `compute` (operands of another dtype are cast first),
+/// broadcast; comparisons give bool.
+pub fn binary<L: Launcher>(
+    l: &L,
+    op: BinaryOp,
+    a: View<L::Mem>,
+    b: View<L::Mem>,
+    compute: DType,
+) -> Result<Out<L::Mem>, Error> {
+    let kernel = source::binary(op, compute)
+        .ok_or_else(|| no_kernel(format!("`{}` in {compute}", op.symbol())))?;
+    let shape = broadcast_shapes(a.shape, b.shape).ok_or_else(|| Error::Broadcast {
+        op: op.symbol().into(),
+        lhs: crate::runtime::shape::fmt_shape(a.shape),
+        rhs: crate::runtime::shape::fmt_shape(b.shape),
+    })?;
+    // Operands in another dtype become contiguous temporaries in `compute`.
+    let ca = (a.dtype != compute)
+        .then(|| cast(l, a, compute))
+        .transpose()?;
+    let cb = (b.dtype != compute)
+        .then(|| cast(l, b, compute))
+        .transpose()?;
+    let (sa_c, sb_c) = (contiguous_strides(a.shape), contiguous_strides(b.shape));
+    let (a, b) = (
+        as_view(ca.as_ref(), a, &sa_c),
+        as_view(cb.as_ref(), b, &sb_c),
+    );
+    let sa = broadcast_strides(a.shape, a.strides, &shape);
+    let sb = broadcast_strides(b.shape, b.strides, &shape);
+    let (sh, lay) = layout(
+        &shape,
+        &[
+            args::Operand {
+                strides: &sa,
+                offset: a.offset,
+            },
+            args::Operand {
+                strides: &sb,
+                offset: b.offset,
+            },
+        ],
+    )?;
+    let dtype = if op.is_comparison() {
+        DType::Bool
+    } else {
+        compute
+    };
+    let n = numel(&shape);
+    let mem = l.alloc(dtype, n)?;
+    let p = BinaryArgs {
+        out: l.addr(&mem),
+        a: l.addr(a.mem),
+        b: l.addr(b.mem),
+        shape: sh,
+        sa: lay[0],
+        sb: lay[1],
+    };
+    let g = l.geometry();
+    l.launch(&kernel, g.grid(n as u64), g.block, p, false)?;
+    Ok(Out { mem, dtype, shape })
+}
+
+/// The cast temporary's view when there is one, else the operand itself.
+fn as_view<'a, M>(
+    cast: Option<&'a Out<M>>,
+    orig: View<'a, M>,
+    strides: &'a [isize],
+) -> View<'a, M> {
+    match cast {
+        Some(c) => View {
+            mem: &c.mem,
+            dtype: c.dtype,
+            shape: orig.shape,
+            strides,
+            offset: 0,
+        },
+        None => orig,
+    }
+}
+
+/// `op(x)` in dtype `out` (x is cast first when it differs).
+pub fn unary<L: Launcher>(
+    l: &L,
+    op: UnaryOp,
+    x: View<L::Mem>,
+    out: DType,
+) -> Result<Out<L::Mem>, Error> {
+    let kernel =
+        source::unary(op, out).ok_or_else(|| no_kernel(format!("`{}` in {out}", op.name())))?;
+    let cx = (x.dtype != out).then(|| cast(l, x, out)).transpose()?;
+    let sc = contiguous_strides(x.shape);
+    let x = as_view(cx.as_ref(), x, &sc);
+    let (sh, lay) = layout(
+        x.shape,
+        &[args::Operand {
+            strides: x.strides,
+            offset: x.offset,
+        }],
+    )?;
+    let n = numel(x.shape);
+    let mem = l.alloc(out, n)?;
+    let p = UnaryArgs {
+        out: l.addr(&mem),
+        input: l.addr(x.mem),
+        shape: sh,
+        s: lay[0],
+    };
+    let g = l.geometry();
+    l.launch(&kernel, g.grid(n as u64), g.block, p, false)?;
+    Ok(Out {
+        mem,
+        dtype: out,
+        shape: x.shape.to_vec(),
+    })
+}
+
+/// Writes one element's bit pattern (`element`, little-endian, the dtype's
+/// size) into every element of `dst`.
+pub fn fill<L: Launcher>(l: &L, dst: View<L::Mem>, element: &[u8]) -> Result<(), Error> {
+    let size = dst.dtype.size();
+    let mut bits = [0u8; 8];
+    bits[..size].copy_from_slice(&element[..size]);
+    let (sh, lay) = layout(
+        dst.shape,
+        &[args::Operand {
+            strides: dst.strides,
+            offset: dst.offset,
+        }],
+    )?;
+    let p = FillArgs {
+        out: l.addr(dst.mem),
+        shape: sh,
+        s: lay[0],
+        bits: u64::from_le_bytes(bits),
+    };
+    let g = l.geometry();
+    let n = numel(dst.shape) as u64;
+    l.launch(&source::fill(size), g.grid(n), g.block, p, false)
+}
+
+/// `n` elements `start, start + step, …` (the caller has checked the range).
+pub fn arange<L: Launcher>(
+    l: &L,
+    n: usize,
+    start: f64,
+    step: f64,
+    dt: DType,
+) -> Result<Out<L::Mem>, Error> {
+    let kernel = source::arange(dt).ok_or_else(|| no_kernel(format!("arange in {dt}")))?;
+    let mem = l.alloc(dt, n)?;
+    let p = ArangeArgs {
+        out: l.addr(&mem),
+        n: n as i64,
+        start,
+        step,
+    };
+    let g = l.geometry();
+    l.launch(&kernel, g.grid(n as u64), g.block, p, false)?;
+    Ok(Out {
+        mem,
+        dtype: dt,
+        shape: vec![n],
+    })
+}
+
+/// Random numbers from `gen`, the simulator's numbers for the same seed and
+/// offset; advances the offset as the simulator does (one Philox counter per
+/// four elements). Normal draws are `mean + std * z`.
+pub fn random<L: Launcher>(
+    l: &L,
+    gen: &mut Generator,
+    dist: Distribution,
+    shape: &[usize],
+    dt: DType,
+    (mean, std): (f64, f64),
+) -> Result<Out<L::Mem>, Error> {
+    let normal = dist == Distribution::Normal;
+    let kernel =
+        source::random(normal, dt).ok_or_else(|| no_kernel(format!("random numbers in {dt}")))?;
+    let n = numel(shape);
+    let mem = l.alloc(dt, n)?;
+    let p = RandomArgs {
+        out: l.addr(&mem),
+        n: n as i64,
+        seed: gen.seed,
+        first: gen.offset,
+        mean,
+        std,
+    };
+    let g = l.geometry();
+    l.launch(&kernel, g.grid(n.div_ceil(4) as u64), g.block, p, false)?;
+    gen.offset += n.div_ceil(4) as u64;
+    Ok(Out {
+        mem,
+        dtype: dt,
+        shape: shape.to_vec(),
+    })
+}
+
+/// Reduces `x` over `dim` (all elements when None) into `out_shape` (the
+/// caller's, with or without kept dimensions). A strided input is made
+/// contiguous first.
+pub fn reduce<L: Launcher>(
+    l: &L,
+    op: ReduceOp,
+    x: View<L::Mem>,
+    dim: Option<usize>,
+    out_shape: Vec<usize>,
+) -> Result<Out<L::Mem>, Error> {
+    let dt = x.dtype;
+    let missing = || no_kernel(format!("{}() in {dt}", op.name()));
+    let cx = (!x.is_contiguous()).then(|| cast(l, x, dt)).transpose()?;
+    let sc = contiguous_strides(x.shape);
+    let x = as_view(cx.as_ref(), x, &sc);
+    let shape = x.shape;
+    let (outer, len, inner) = match dim {
+        None => (1, numel(shape), 1),
+        Some(d) => (
+            shape[..d].iter().product(),
+            shape[d],
+            shape[d + 1..].iter().product(),
+        ),
+    };
+    let dtype = reduce_dtype(op, dt);
+    let mem = l.alloc(dtype, outer * inner)?;
+    let g = l.geometry();
+    let plan = launch::reduce_plan(
+        outer as u64,
+        len as u64,
+        inner as u64,
+        g.reduce_blocks,
+        g.min_chunk,
+    );
+    // The workspace: one `Acc` (three 8-byte fields) per partial result.
+    let partial = l.alloc(DType::F64, 3 * plan.partials(outer as u64).max(1) as usize)?;
+    let p = ReduceArgs {
+        input: l.addr(x.mem) + (x.offset * dt.size()) as u64,
+        out: l.addr(&mem),
+        partial: l.addr(&partial),
+        outer: outer as i64,
+        len: len as i64,
+        inner: inner as i64,
+        chunks: 0,
+        chunk_len: 0,
+    };
+    match plan {
+        ReducePlan::Rows { chunks, chunk_len } => {
+            let p = ReduceArgs {
+                chunks: chunks as i64,
+                chunk_len: chunk_len as i64,
+                ..p
+            };
+            let rows = source::reduce(Pass::Rows, op, dt).ok_or_else(missing)?;
+            let finish = source::reduce(Pass::Finish, op, dt).ok_or_else(missing)?;
+            let cap = |blocks: u64| blocks.clamp(1, g.max_blocks as u64) as u32;
+            l.launch(&rows, cap(outer as u64 * chunks), g.reduce_block, p, true)?;
+            l.launch(&finish, cap(outer as u64), g.reduce_block, p, true)?;
+        }
+        ReducePlan::Cols => {
+            let cols = source::reduce(Pass::Cols, op, dt).ok_or_else(missing)?;
+            let n = (outer * inner) as u64;
+            l.launch(&cols, g.grid(n), g.block, p, false)?;
+        }
+    }
+    Ok(Out {
+        mem,
+        dtype,
+        shape: out_shape,
+    })
+}
