@@ -10,10 +10,11 @@
 #[macro_use]
 mod kernel_checks;
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use cudash::error::Error;
 use cudash::runtime::buffer::Buffer;
+use cudash::runtime::cuda::blas::{Blas, Gemm};
 use cudash::runtime::cuda::driver::{CudaDevice, DevicePtr};
 use cudash::runtime::cuda::exec::{Geometry, Launcher};
 use cudash::runtime::cuda::source::Kernel;
@@ -87,6 +88,19 @@ impl Launcher for Gpu {
     }
     fn geometry(&self) -> Geometry {
         self.0
+    }
+    fn gemm(&self, dt: DType, g: &Gemm, first: u64, second: u64, out: u64) -> Result<(), Error> {
+        static BLAS: OnceLock<Mutex<Blas>> = OnceLock::new();
+        let blas = BLAS.get_or_init(|| {
+            Mutex::new(Blas::new(device()).unwrap_or_else(|e| panic!("cuBLAS: {e}")))
+        });
+        let mut blas = blas.lock().unwrap_or_else(|e| e.into_inner());
+        // SAFETY: the addresses are live device memory sized by exec::matmul for `g`.
+        unsafe { blas.gemm(dt, g, first, second, out, None) }.unwrap_or_else(|e| panic!("{e}"));
+        device()
+            .synchronize()
+            .unwrap_or_else(|e| panic!("gemm: {e}"));
+        Ok(())
     }
     fn launch<A: Copy + Send + Sync>(
         &self,

@@ -18,8 +18,10 @@ use std::sync::{Mutex, OnceLock};
 
 use cudash::error::Error;
 use cudash::runtime::buffer::Buffer;
+use cudash::runtime::cuda::blas::{reference_gemm, Gemm};
 use cudash::runtime::cuda::exec::{Geometry, Launcher};
 use cudash::runtime::cuda::source::{self, Kernel};
+use cudash::runtime::element::Element;
 use cudash::runtime::{DType, Tensor};
 use cudash::with_dtype;
 use kernel_checks::Runner;
@@ -126,6 +128,36 @@ impl Launcher for Lib {
     }
     fn geometry(&self) -> Geometry {
         kernel_checks::SMALL
+    }
+    /// cuBLAS's contract (`blas::reference_gemm`), on the host's memory.
+    fn gemm(&self, dt: DType, g: &Gemm, first: u64, second: u64, out: u64) -> Result<(), Error> {
+        // Elements a column-major operand spans over all batches.
+        let span = |rows: i32, cols: i32, ld: i32, stride: i64| {
+            ((g.batch as i64 - 1) * stride + (cols as i64 - 1) * ld as i64 + rows as i64) as usize
+        };
+        let (na, nb, nc) = (
+            span(g.m, g.k, g.lda, g.stride_a),
+            span(g.k, g.n, g.ldb, g.stride_b),
+            span(g.m, g.n, g.ldc, g.stride_c),
+        );
+        let mut c = vec![0.0; nc];
+        with_dtype!(dt, T => {
+            // SAFETY: the addresses are live host buffers of `dt` holding at
+            // least these spans (exec::matmul sized them for the call).
+            let (a, b, o) = unsafe {
+                (
+                    std::slice::from_raw_parts(first as *const T, na),
+                    std::slice::from_raw_parts(second as *const T, nb),
+                    std::slice::from_raw_parts_mut(out as *mut T, nc),
+                )
+            };
+            let wide = |s: &[T]| s.iter().map(|x| x.to_f64()).collect::<Vec<f64>>();
+            reference_gemm(g, &wide(a), &wide(b), &mut c);
+            for (o, v) in o.iter_mut().zip(c) {
+                *o = T::from_f64(v);
+            }
+        });
+        Ok(())
     }
     /// Runs `kernel` over `grid` blocks of `block` threads, as a GPU would:
     /// sequential calls, or one OS thread per GPU thread when it synchronises.

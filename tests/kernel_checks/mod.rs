@@ -11,6 +11,7 @@ use cudash::runtime::ops::elementwise::{
     binary, compute_dtype, unary, unary_dtype, BinaryOp, Operand as SimOperand, UnaryOp,
 };
 use cudash::runtime::ops::factory::{self, Distribution};
+use cudash::runtime::ops::matmul::{matmul, matmul_dtypes};
 use cudash::runtime::ops::reduce::{reduce, ReduceOp};
 use cudash::runtime::rng::Generator;
 use cudash::runtime::{DType, Device, Tensor};
@@ -76,6 +77,7 @@ macro_rules! all_checks {
             fill_and_arange_match_the_simulator,
             random_numbers_match_the_simulator,
             reductions_match_the_simulator,
+            matmul_matches_the_simulator,
         );
     };
 }
@@ -486,4 +488,72 @@ pub fn reductions_match_the_simulator(r: &impl Runner) {
             op.name(),
         );
     }
+}
+
+/// Small integers (halves in floats): every product and partial sum is exact
+/// in every dtype, so any summation order gives the simulator's bits.
+fn small_values(dt: DType, n: usize, seed: usize) -> Tensor {
+    let scale = if dt.is_float() { 0.5 } else { 1.0 };
+    let vals = (0..n)
+        .map(|i| ((i * seed + 3) % 7) as f64 * scale - 1.5)
+        .collect();
+    factory::from_f64s(vals, &[n], dt, Device::Cpu)
+}
+
+/// Matrix products in every dtype but bool, against `ops::matmul`: batches
+/// broadcast on either side or both, transposed and offset operands, mixed
+/// dtypes, empty products, and integer overflow wrapping.
+pub fn matmul_matches_the_simulator(r: &impl Runner) {
+    for dt in DType::ALL {
+        if dt == DType::Bool {
+            continue;
+        }
+        let mat = |shape: &[i64], seed| {
+            let n = shape.iter().product::<i64>() as usize;
+            small_values(dt, n, seed).reshape(shape).unwrap()
+        };
+        let cases = [
+            // One B for every batch of A, and one A for every batch of B.
+            (mat(&[2, 3, 4], 1), mat(&[4, 5], 2)),
+            (mat(&[3, 4], 3), mat(&[2, 4, 5], 4)),
+            // A transposed per matrix; B a view at an offset.
+            (
+                mat(&[2, 4, 3], 5).transpose(1, 2),
+                small_values(dt, 30, 6).view(vec![4, 5], vec![5, 1], 7),
+            ),
+            // Batches broadcast on both sides.
+            (mat(&[2, 1, 3, 4], 8), mat(&[1, 3, 4, 2], 9)),
+            // Another dtype on the right.
+            (
+                mat(&[3, 4], 10),
+                small_values(DType::F32, 8, 11).reshape(&[4, 2]).unwrap(),
+            ),
+            // Empty: no rows, and nothing to sum.
+            (mat(&[0, 4], 12), mat(&[4, 3], 13)),
+            (mat(&[2, 0], 14), mat(&[0, 3], 15)),
+        ];
+        for (a, b) in &cases {
+            check_matmul(r, a, b);
+        }
+    }
+    // Integers wrap, as the simulator's wrapping_mul and wrapping_add.
+    let a = Tensor::from_vec(vec![i64::MAX, 3, i64::MIN, -1], vec![2, 2]);
+    let b = Tensor::from_vec(vec![2i64, -5, 7, i64::MAX], vec![2, 2]);
+    check_matmul(r, &a, &b);
+}
+
+fn check_matmul(r: &impl Runner, a: &Tensor, b: &Tensor) {
+    let what = format!(
+        "{:?} {} @ {:?} {}",
+        a.shape(),
+        a.dtype(),
+        b.shape(),
+        b.dtype()
+    );
+    let want = matmul(a, b).unwrap();
+    let (dt, _) = matmul_dtypes(a.dtype(), b.dtype()).unwrap();
+    let (a_in, b_in) = (r.input(a), r.input(b));
+    let got = ok(exec::matmul(r, view(&a_in, a), view(&b_in, b), dt), &what);
+    assert_eq!(got.shape, want.shape(), "{what}");
+    assert_same(&r.download(&got.mem), &want.read(), 0.0, &what);
 }

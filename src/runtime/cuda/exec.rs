@@ -1,16 +1,18 @@
 //! Each tensor op as the kernels the CUDA backend launches for it: which
-//! kernel, its argument struct, the launch shape, and the temporaries
-//! (operands cast to the compute dtype, a reduction's partial results).
+//! kernel (or cuBLAS call), its arguments, the launch shape, and the
+//! temporaries (operands cast to the compute dtype or laid out for cuBLAS, a
+//! reduction's partial results).
 //!
 //! The decisions of what an op computes (result dtype, refusals) are the
 //! simulator's (`ops::elementwise::compute_dtype`, `unary_dtype`,
-//! `ops::reduce::reduce_dtype`); these functions only carry them out on
+//! `ops::reduce::reduce_dtype`, `ops::matmul::matmul_dtypes`); these functions only carry them out on
 //! device memory. Where the kernels run is a `Launcher`: a CUDA device, or in
 //! the CPU tests the same kernels compiled for the host
 //! (`tests/kernels_host.rs`), so this code is checked against the simulator
 //! without a GPU.
 
 use super::args::{self, *};
+use super::blas::{self, Gemm};
 use super::launch::{self, ReducePlan};
 use super::source::{self, Kernel, Pass};
 use crate::error::Error;
@@ -75,6 +77,9 @@ pub trait Launcher {
         args: A,
         syncs: bool,
     ) -> Result<(), Error>;
+    /// A matrix product in `dt` (f16, bf16, f32, f64) as cuBLAS defines it
+    /// (`blas::Blas::gemm`): `first` is the row-major B, `second` the row-major A.
+    fn gemm(&self, dt: DType, g: &Gemm, first: u64, second: u64, out: u64) -> Result<(), Error>;
     fn geometry(&self) -> Geometry;
 }
 
@@ -440,5 +445,142 @@ pub fn reduce<L: Launcher>(
         mem,
         dtype,
         shape: out_shape,
+    })
+}
+
+/// `a @ b` for operands of two or more dimensions (the caller makes 1-D
+/// operands matrices, as `ops::matmul` does): `[..., m, k] @ [..., k, n]`,
+/// batch dimensions broadcast, giving `dt` (`ops::matmul::matmul_dtypes`).
+/// Floats go to cuBLAS, accumulating in f32 (f64 for f64) and rounding once;
+/// integers to the i64 kernel, then to `dt`.
+pub fn matmul<L: Launcher>(
+    l: &L,
+    a: View<L::Mem>,
+    b: View<L::Mem>,
+    dt: DType,
+) -> Result<Out<L::Mem>, Error> {
+    let (ra, rb) = (a.shape.len(), b.shape.len());
+    if ra < 2 || rb < 2 {
+        return Err(Error::shape(
+            "internal error: the CUDA matmul takes matrices; 1-D operands are reshaped first",
+        ));
+    }
+    let (m, k, k2, n) = (
+        a.shape[ra - 2],
+        a.shape[ra - 1],
+        b.shape[rb - 2],
+        b.shape[rb - 1],
+    );
+    let mismatch = || Error::Broadcast {
+        op: "@".into(),
+        lhs: crate::runtime::shape::fmt_shape(a.shape),
+        rhs: crate::runtime::shape::fmt_shape(b.shape),
+    };
+    if k != k2 {
+        return Err(mismatch());
+    }
+    let mut shape =
+        broadcast_shapes(&a.shape[..ra - 2], &b.shape[..rb - 2]).ok_or_else(mismatch)?;
+    let nb = numel(&shape);
+    shape.extend([m, n]);
+    let gemm_dt = if dt.is_float() { dt } else { DType::I64 };
+    let ga = gemm_operand(l, a, &shape[..shape.len() - 2], gemm_dt)?;
+    let gb = gemm_operand(l, b, &shape[..shape.len() - 2], gemm_dt)?;
+    let mem = l.alloc(gemm_dt, numel(&shape))?;
+    // An empty product is zeros (and nothing to launch).
+    if nb * m * n * k > 0 {
+        if gemm_dt.is_float() {
+            let g = blas::row_major(m, k, n, nb, ga.stride, gb.stride).ok_or_else(|| {
+                Error::shape(format!(
+                    "matmul: {m}x{k} @ {k}x{n} in {nb} batches exceeds cuBLAS's 32-bit sizes"
+                ))
+            })?;
+            l.gemm(dt, &g, gb.addr, ga.addr, l.addr(&mem))?;
+        } else {
+            let p = MatmulArgs {
+                out: l.addr(&mem),
+                a: ga.addr,
+                b: gb.addr,
+                batch: nb as i64,
+                m: m as i64,
+                n: n as i64,
+                k: k as i64,
+                stride_a: ga.stride as i64,
+                stride_b: gb.stride as i64,
+            };
+            let g = l.geometry();
+            let outputs = (nb * m * n) as u64;
+            l.launch(&source::matmul_int(), g.grid(outputs), g.block, p, false)?;
+        }
+    }
+    if gemm_dt == dt {
+        return Ok(Out {
+            mem,
+            dtype: dt,
+            shape,
+        });
+    }
+    let strides = contiguous_strides(&shape);
+    let wide = View {
+        mem: &mem,
+        dtype: gemm_dt,
+        shape: &shape,
+        strides: &strides,
+        offset: 0,
+    };
+    cast(l, wide, dt)
+}
+
+/// A matmul operand as the gemm takes it: in its dtype, each matrix
+/// row-major contiguous, `stride` elements apart (0: one matrix for every
+/// batch), the first at `addr`.
+struct GemmOperand<M> {
+    /// The copy made when the view was not already laid out so.
+    _temp: Option<M>,
+    addr: u64,
+    stride: usize,
+}
+
+fn gemm_operand<L: Launcher>(
+    l: &L,
+    x: View<L::Mem>,
+    batch: &[usize],
+    dt: DType,
+) -> Result<GemmOperand<L::Mem>, Error> {
+    let r = x.shape.len();
+    let (rows, cols) = (x.shape[r - 2], x.shape[r - 1]);
+    let row_major =
+        (cols <= 1 || x.strides[r - 1] == 1) && (rows <= 1 || x.strides[r - 2] == cols as isize);
+    if x.dtype == dt && row_major {
+        let addr = l.addr(x.mem) + (x.offset * dt.size()) as u64;
+        let own = |stride| GemmOperand {
+            _temp: None,
+            addr,
+            stride,
+        };
+        if numel(&x.shape[..r - 2]) == 1 {
+            return Ok(own(0));
+        }
+        if &x.shape[..r - 2] == batch && x.is_contiguous() {
+            return Ok(own(rows * cols));
+        }
+    }
+    // Every batch's matrix, contiguous, in `dt`.
+    let mut shape = batch.to_vec();
+    shape.extend([rows, cols]);
+    let mem = l.alloc(dt, numel(&shape))?;
+    let strides = contiguous_strides(&shape);
+    let dst = View {
+        mem: &mem,
+        dtype: dt,
+        shape: &shape,
+        strides: &strides,
+        offset: 0,
+    };
+    copy_into(l, x, dst)?;
+    Ok(GemmOperand {
+        addr: l.addr(&mem),
+        _temp: Some(mem),
+        stride: rows * cols,
     })
 }

@@ -12,7 +12,7 @@ use crate::runtime::DType;
 pub const COMMON: &str = include_str!("../../../kernels/common.cuh");
 
 /// The kernel files, by name.
-pub const FILES: [(&str, &str); 5] = [
+pub const FILES: [(&str, &str); 6] = [
     (
         "elementwise",
         include_str!("../../../kernels/elementwise.cu"),
@@ -21,6 +21,7 @@ pub const FILES: [(&str, &str); 5] = [
     ("fill", include_str!("../../../kernels/fill.cu")),
     ("random", include_str!("../../../kernels/random.cu")),
     ("reduce", include_str!("../../../kernels/reduce.cu")),
+    ("matmul", include_str!("../../../kernels/matmul.cu")),
 ];
 
 /// One NVRTC program: a kernel file restricted to one dtype's kernels
@@ -135,6 +136,11 @@ pub fn fill(size: usize) -> Kernel {
     kernel("fill", None, format!("fill_{size}"))
 }
 
+/// Integer matrix products, in i64 (floats go to cuBLAS).
+pub fn matmul_int() -> Kernel {
+    kernel("matmul", Some(DType::I64), "matmul_i64".into())
+}
+
 pub fn arange(dt: DType) -> Option<Kernel> {
     (dt != DType::Bool).then(|| kernel("fill", None, format!("arange_{}", dt.name())))
 }
@@ -222,6 +228,7 @@ pub fn all_kernels() -> Vec<Kernel> {
         }
     }
     out.extend([1, 2, 4, 8].map(fill));
+    out.push(matmul_int());
     out.sort();
     out
 }
@@ -261,6 +268,7 @@ mod tests {
             }
         }
         assert!(units.contains("fill"));
+        assert!(units.contains("matmul.i64"));
     }
 
     #[test]
@@ -273,7 +281,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 275);
+        assert_eq!(all.len(), 276);
     }
 
     #[test]

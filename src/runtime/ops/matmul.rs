@@ -10,6 +10,25 @@ use super::super::shape::{
 use super::super::{DType, Tensor};
 use crate::error::Error;
 
+/// The dtype a product of `a` and `b` tensors gives, and the one it is
+/// computed in: f16 and bf16 accumulate in f32, integers in i64 (wrapping),
+/// and the result is rounded to the dtype once.
+pub fn matmul_dtypes(a: DType, b: DType) -> Result<(DType, DType), Error> {
+    let dt = DType::promote(a, b);
+    let compute = match dt {
+        DType::Bool => {
+            return Err(Error::dtype(
+                "matmul is not defined for bool tensors",
+                Some("convert first: `.to(f32)`".into()),
+            ))
+        }
+        DType::F16 | DType::BF16 => DType::F32,
+        DType::I32 => DType::I64,
+        d => d,
+    };
+    Ok((dt, compute))
+}
+
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
     if a.device() != b.device() {
         return Err(Error::DeviceMismatch {
@@ -53,18 +72,7 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
         lhs: fmt_shape(a.shape()),
         rhs: fmt_shape(b.shape()),
     })?;
-    let dt = DType::promote(a.dtype(), b.dtype());
-    if dt == DType::Bool {
-        return Err(Error::dtype(
-            "matmul is not defined for bool tensors",
-            Some("convert first: `.to(f32)`".into()),
-        ));
-    }
-    let compute = match dt {
-        DType::F16 | DType::BF16 => DType::F32,
-        DType::I32 => DType::I64,
-        d => d,
-    };
+    let (dt, compute) = matmul_dtypes(a.dtype(), b.dtype())?;
     let ca = if a2.dtype() != compute {
         a2.cast(compute)
     } else {
