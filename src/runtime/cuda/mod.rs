@@ -18,11 +18,14 @@
 //!   segments for the caching allocator.
 //!
 //! Tested without a GPU: `tests/kernels_host.rs` compiles the kernels as C++
-//! and checks every one against the simulator; `tests/nvrtc.rs` compiles
+//! and runs every op through `exec` on them, against the simulator (cuBLAS's
+//! part by its column-major contract); `tests/nvrtc.rs` compiles
 //! every unit with the real NVRTC for sm_90. Only on a GPU (ignored tests,
 //! `scripts/gpu-check`): `tests/kernels_gpu.rs` (the same checks through the
-//! driver) and `tests/driver_gpu.rs`. Not yet written: tensors that live in
-//! device memory, i.e. the backend the session runs on (issue 5).
+//! driver and cuBLAS) and `tests/driver_gpu.rs`. Not yet written: tensors
+//! that live in device memory, i.e. the backend the session runs on (issue
+//! 5); it will implement `exec::Launcher` on the caching allocator's blocks
+//! and the current stream.
 
 pub mod args;
 pub mod blas;
