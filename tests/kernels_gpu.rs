@@ -137,3 +137,12 @@ macro_rules! checks {
 }
 
 all_checks!(checks);
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    #[test]
+    #[ignore = "needs an NVIDIA GPU: cargo test --release --test kernels_gpu -- --ignored"]
+    fn views_match_the_simulator(l in kernel_checks::layouts()) {
+        kernel_checks::views_match_the_simulator(&Gpu(kernel_checks::SMALL), &l);
+    }
+}

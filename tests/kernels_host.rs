@@ -25,6 +25,7 @@ use cudash::runtime::element::Element;
 use cudash::runtime::{DType, Tensor};
 use cudash::with_dtype;
 use kernel_checks::Runner;
+use proptest::prelude::*;
 
 /// The compiled kernels, loaded; None when no C++ compiler is found.
 struct Lib(*mut c_void);
@@ -221,3 +222,15 @@ macro_rules! checks {
 }
 
 all_checks!(checks);
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// Shapes of up to four dimensions (some empty), transposed, strided and
+    /// offset, against a broadcast operand.
+    #[test]
+    fn views_match_the_simulator(l in kernel_checks::layouts()) {
+        if let Some(lib) = lib() {
+            kernel_checks::views_match_the_simulator(lib, &l);
+        }
+    }
+}

@@ -14,6 +14,7 @@ use cudash::runtime::ops::factory::{self, Distribution};
 use cudash::runtime::ops::matmul::{matmul, matmul_dtypes};
 use cudash::runtime::ops::reduce::{reduce, ReduceOp};
 use cudash::runtime::rng::Generator;
+use cudash::runtime::shape::contiguous_strides;
 use cudash::runtime::{DType, Device, Tensor};
 use cudash::with_dtype;
 
@@ -556,4 +557,98 @@ fn check_matmul(r: &impl Runner, a: &Tensor, b: &Tensor) {
     let got = ok(exec::matmul(r, view(&a_in, a), view(&b_in, b), dt), &what);
     assert_eq!(got.shape, want.shape(), "{what}");
     assert_same(&r.download(&got.mem), &want.read(), 0.0, &what);
+}
+
+/// A strided view for `views_match_the_simulator`: a contiguous `base` at
+/// offset 1, dimensions swapped, one dimension taking every other element;
+/// and which dimensions of the second operand are 1 (broadcast).
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub base: Vec<usize>,
+    pub swaps: Vec<(usize, usize)>,
+    pub every_other: Option<usize>,
+    pub broadcast: Vec<bool>,
+    pub float: bool,
+    pub dim: usize,
+}
+
+/// Shapes of up to four dimensions (some empty) and every way to view them.
+pub fn layouts() -> impl proptest::strategy::Strategy<Value = Layout> {
+    use proptest::prelude::*;
+    prop::collection::vec(0usize..5, 1..5).prop_flat_map(|base| {
+        let nd = base.len();
+        (
+            Just(base),
+            prop::collection::vec((0..nd, 0..nd), 0..3),
+            prop::option::of(0..nd),
+            prop::collection::vec(any::<bool>(), nd),
+            any::<bool>(),
+            0..nd,
+        )
+            .prop_map(|(base, swaps, every_other, broadcast, float, dim)| Layout {
+                base,
+                swaps,
+                every_other,
+                broadcast,
+                float,
+                dim,
+            })
+    })
+}
+
+/// Any layout through `exec`, against the simulator: a binary op and a
+/// comparison with a broadcast operand, a cast, a unary op, and reductions
+/// over everything and over one dimension.
+pub fn views_match_the_simulator(r: &impl Runner, l: &Layout) {
+    let (dt, other) = if l.float {
+        (DType::F32, DType::F16)
+    } else {
+        (DType::I64, DType::I32)
+    };
+    let n: usize = l.base.iter().product();
+    let storage = small_values(dt, n + 1, 7);
+    let mut shape = l.base.clone();
+    let mut strides = contiguous_strides(&shape);
+    let nd = shape.len();
+    for &(i, j) in &l.swaps {
+        shape.swap(i % nd, j % nd);
+        strides.swap(i % nd, j % nd);
+    }
+    if let Some(d) = l.every_other {
+        shape[d % nd] = shape[d % nd].div_ceil(2);
+        strides[d % nd] *= 2;
+    }
+    let a = storage.view(shape.clone(), strides, 1);
+    let b_shape: Vec<i64> = shape
+        .iter()
+        .zip(&l.broadcast)
+        .map(|(&s, &one)| if one { 1 } else { s as i64 })
+        .collect();
+    let b_n = b_shape.iter().product::<i64>() as usize;
+    let b = small_values(dt, b_n, 5).reshape(&b_shape).unwrap();
+    let what = format!("{dt} {shape:?} strides {:?} with {b_shape:?}", a.strides());
+    let (a_in, b_in) = (r.input(&a), r.input(&b));
+    let (av, bv) = (view(&a_in, &a), view(&b_in, &b));
+
+    for op in [BinaryOp::Sub, BinaryOp::Lt] {
+        let want = binary(op, SimOperand::strong(&a), SimOperand::strong(&b)).unwrap();
+        let got = ok(exec::binary(r, op, av, bv, dt), &what);
+        assert_eq!(got.shape, want.shape(), "{what}");
+        assert_same(&r.download(&got.mem), &want.read(), 0.0, &what);
+    }
+    let got = ok(exec::cast(r, av, other), &what);
+    assert_same(&r.download(&got.mem), &a.cast(other).read(), 0.0, &what);
+    let want = unary(UnaryOp::Neg, &a).unwrap();
+    let got = ok(exec::unary(r, UnaryOp::Neg, av, dt), &what);
+    assert_same(&r.download(&got.mem), &want.read(), 0.0, &what);
+    for op in [ReduceOp::Sum, ReduceOp::Argmax] {
+        for dim in [None, Some(l.dim % nd)] {
+            let Ok(want) = reduce(op, &a, dim.map(|d| d as i64), false) else {
+                continue; // argmax over nothing
+            };
+            let got = ok(exec::reduce(r, op, av, dim, want.shape().to_vec()), &what);
+            let what = format!("{what}: {}(dim={dim:?})", op.name());
+            assert_same(&r.download(&got.mem), &want.read(), 0.0, &what);
+        }
+    }
 }

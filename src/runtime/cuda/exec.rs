@@ -402,6 +402,14 @@ pub fn reduce<L: Launcher>(
     };
     let dtype = reduce_dtype(op, dt);
     let mem = l.alloc(dtype, outer * inner)?;
+    if outer * inner == 0 {
+        // No outputs: nothing to launch (the passes assume at least one).
+        return Ok(Out {
+            mem,
+            dtype,
+            shape: out_shape,
+        });
+    }
     let g = l.geometry();
     let plan = launch::reduce_plan(
         outer as u64,

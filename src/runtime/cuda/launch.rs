@@ -17,7 +17,7 @@ pub enum ReducePlan {
     /// `inner == 1`: `outer * chunks` blocks each reduce `chunk_len` elements
     /// into a partial result; a second kernel combines each row's chunks.
     Rows { chunks: u64, chunk_len: u64 },
-    /// `inner > 1`: one thread per output walks the reduced axis.
+    /// `inner != 1`: one thread per output walks the reduced axis.
     Cols,
 }
 
@@ -45,7 +45,7 @@ pub fn reduce_plan(
     target_blocks: u64,
     min_chunk: u64,
 ) -> ReducePlan {
-    if inner > 1 {
+    if inner != 1 {
         return ReducePlan::Cols;
     }
     let per_row = (target_blocks / outer.max(1)).max(1);
@@ -91,6 +91,9 @@ mod tests {
             }
         );
         assert_eq!(reduce_plan(4, 10, 3, 528, MIN_CHUNK), ReducePlan::Cols);
+        // No outputs at all (an empty dimension after the reduced one): no
+        // row pass, which would read rows that are not there.
+        assert_eq!(reduce_plan(4, 1, 0, 528, MIN_CHUNK), ReducePlan::Cols);
         // An empty axis still has one (empty) chunk, so sums give 0 and means NaN.
         assert_eq!(
             reduce_plan(3, 0, 1, 528, MIN_CHUNK),
