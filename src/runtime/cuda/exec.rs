@@ -101,7 +101,19 @@ impl<M> Clone for View<'_, M> {
 }
 impl<M> Copy for View<'_, M> {}
 
-impl<M> View<'_, M> {
+impl<'a, M> View<'a, M> {
+    /// All of `mem` as a contiguous `shape` (`strides`: its contiguous strides).
+    fn whole(mem: &'a M, dtype: DType, shape: &'a [usize], strides: &'a [isize]) -> Self {
+        debug_assert_eq!(strides, contiguous_strides(shape).as_slice());
+        View {
+            mem,
+            dtype,
+            shape,
+            strides,
+            offset: 0,
+        }
+    }
+
     fn is_contiguous(&self) -> bool {
         self.strides == contiguous_strides(self.shape).as_slice()
     }
@@ -161,13 +173,7 @@ pub fn copy_into<L: Launcher>(l: &L, src: View<L::Mem>, dst: View<L::Mem>) -> Re
 pub fn cast<L: Launcher>(l: &L, src: View<L::Mem>, to: DType) -> Result<Out<L::Mem>, Error> {
     let mem = l.alloc(to, numel(src.shape))?;
     let strides = contiguous_strides(src.shape);
-    let dst = View {
-        mem: &mem,
-        dtype: to,
-        shape: src.shape,
-        strides: &strides,
-        offset: 0,
-    };
+    let dst = View::whole(&mem, to, src.shape, &strides);
     copy_into(l, src, dst)?;
     Ok(Out {
         mem,
@@ -246,13 +252,7 @@ fn as_view<'a, M>(
     strides: &'a [isize],
 ) -> View<'a, M> {
     match cast {
-        Some(c) => View {
-            mem: &c.mem,
-            dtype: c.dtype,
-            shape: orig.shape,
-            strides,
-            offset: 0,
-        },
+        Some(c) => View::whole(&c.mem, c.dtype, orig.shape, strides),
         None => orig,
     }
 }
@@ -529,13 +529,7 @@ pub fn matmul<L: Launcher>(
         });
     }
     let strides = contiguous_strides(&shape);
-    let wide = View {
-        mem: &mem,
-        dtype: gemm_dt,
-        shape: &shape,
-        strides: &strides,
-        offset: 0,
-    };
+    let wide = View::whole(&mem, gemm_dt, &shape, &strides);
     cast(l, wide, dt)
 }
 
@@ -578,13 +572,7 @@ fn gemm_operand<L: Launcher>(
     shape.extend([rows, cols]);
     let mem = l.alloc(dt, numel(&shape))?;
     let strides = contiguous_strides(&shape);
-    let dst = View {
-        mem: &mem,
-        dtype: dt,
-        shape: &shape,
-        strides: &strides,
-        offset: 0,
-    };
+    let dst = View::whole(&mem, dt, &shape, &strides);
     copy_into(l, x, dst)?;
     Ok(GemmOperand {
         addr: l.addr(&mem),
