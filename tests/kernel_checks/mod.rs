@@ -472,6 +472,16 @@ pub fn reductions_match_the_simulator(r: &impl Runner) {
             }
         }
     }
+    // A 0-d tensor: over its one element, whatever the dim.
+    let t = Tensor::scalar(2.5f32);
+    let input = r.input(&t);
+    for dim in [None, Some(0)] {
+        let got = ok(
+            exec::reduce(r, ReduceOp::Sum, view(&input, &t), dim, vec![]),
+            "0-d sum",
+        );
+        assert_eq!(r.download(&got.mem).as_slice::<f32>(), &[2.5]);
+    }
     // A long row: many chunks, ties and a late maximum.
     let v: Vec<f32> = (0..1000).map(|i| ((i * 37) % 101) as f32).collect();
     let t = Tensor::from_vec(v, vec![1000]);
@@ -537,6 +547,17 @@ pub fn matmul_matches_the_simulator(r: &impl Runner) {
             check_matmul(r, a, b);
         }
     }
+    // Operands that do not line up are an error, not a launch.
+    let (a, b) = (
+        small_values(DType::F32, 6, 1),
+        small_values(DType::F32, 6, 2),
+    );
+    let (a, b) = (a.reshape(&[2, 3]).unwrap(), b.reshape(&[2, 3]).unwrap());
+    let (a_in, b_in) = (r.input(&a), r.input(&b));
+    let Err(err) = exec::matmul(r, view(&a_in, &a), view(&b_in, &b), DType::F32) else {
+        panic!("[2, 3] @ [2, 3] was launched");
+    };
+    assert!(err.to_string().contains("do not line up"), "{err}");
     // Integers wrap, as the simulator's wrapping_mul and wrapping_add.
     let a = Tensor::from_vec(vec![i64::MAX, 3, i64::MIN, -1], vec![2, 2]);
     let b = Tensor::from_vec(vec![2i64, -5, 7, i64::MAX], vec![2, 2]);

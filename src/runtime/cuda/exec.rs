@@ -393,7 +393,15 @@ pub fn reduce<L: Launcher>(
     let x = as_view(cx.as_ref(), x, &sc);
     let shape = x.shape;
     let (outer, len, inner) = match dim {
+        // A 0-d tensor reduces over its one element, whatever the dim.
         None => (1, numel(shape), 1),
+        Some(_) if shape.is_empty() => (1, 1, 1),
+        Some(d) if d >= shape.len() => {
+            return Err(Error::shape(format!(
+                "internal error: reduce over dim {d} of a {}-d tensor (dims are normalised first)",
+                shape.len()
+            )))
+        }
         Some(d) => (
             shape[..d].iter().product(),
             shape[d],
@@ -485,7 +493,11 @@ pub fn matmul<L: Launcher>(
         rhs: crate::runtime::shape::fmt_shape(b.shape),
     };
     if k != k2 {
-        return Err(mismatch());
+        return Err(Error::shape(format!(
+            "matmul: shapes {} and {} do not line up ({k} columns on the left, {k2} rows on the right)",
+            crate::runtime::shape::fmt_shape(a.shape),
+            crate::runtime::shape::fmt_shape(b.shape)
+        )));
     }
     let mut shape =
         broadcast_shapes(&a.shape[..ra - 2], &b.shape[..rb - 2]).ok_or_else(mismatch)?;
