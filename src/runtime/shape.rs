@@ -17,6 +17,19 @@ pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
     strides
 }
 
+/// Whether `strides` lay `shape` out row-major with no gaps (dimensions of
+/// size 1 may have any stride).
+pub fn is_contiguous(shape: &[usize], strides: &[isize]) -> bool {
+    let mut expect = 1isize;
+    for (&d, &s) in shape.iter().zip(strides).rev() {
+        if d != 1 && s != expect {
+            return false;
+        }
+        expect *= d as isize;
+    }
+    true
+}
+
 /// `[2,3]` for shapes in messages and tags.
 pub fn fmt_shape(shape: &[usize]) -> String {
     let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();

@@ -130,14 +130,7 @@ impl Tensor {
     }
 
     pub fn is_contiguous(&self) -> bool {
-        let mut expect = 1isize;
-        for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
-            if d != 1 && s != expect {
-                return false;
-            }
-            expect *= d as isize;
-        }
-        true
+        shape::is_contiguous(&self.shape, &self.strides)
     }
 
     /// Whether two tensors share memory (views of one another).

@@ -18,9 +18,12 @@ use super::source::{self, Kernel, Pass};
 use crate::error::Error;
 use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::runtime::ops::factory::Distribution;
+use crate::runtime::ops::matmul::not_lined_up;
 use crate::runtime::ops::reduce::{reduce_dtype, ReduceOp};
 use crate::runtime::rng::Generator;
-use crate::runtime::shape::{broadcast_shapes, broadcast_strides, contiguous_strides, numel};
+use crate::runtime::shape::{
+    broadcast_shapes, broadcast_strides, contiguous_strides, fmt_shape, is_contiguous, numel,
+};
 use crate::runtime::DType;
 
 /// How big launches are on this launcher.
@@ -115,7 +118,13 @@ impl<'a, M> View<'a, M> {
     }
 
     fn is_contiguous(&self) -> bool {
-        self.strides == contiguous_strides(self.shape).as_slice()
+        is_contiguous(self.shape, self.strides)
+    }
+
+    /// The address of the view's first element (for the passes that take a
+    /// contiguous input by pointer rather than by strides).
+    fn first<L: Launcher<Mem = M>>(&self, l: &L) -> u64 {
+        l.addr(self.mem) + (self.offset * self.dtype.size()) as u64
     }
 }
 
@@ -159,11 +168,12 @@ pub fn copy_into<L: Launcher>(l: &L, src: View<L::Mem>, dst: View<L::Mem>) -> Re
         sin: lay[0],
         sout: lay[1],
     };
+    let g = l.geometry();
     let n = numel(dst.shape) as u64;
     l.launch(
         &source::cast(src.dtype, dst.dtype),
-        l.geometry().grid(n),
-        l.geometry().block,
+        g.grid(n),
+        g.block,
         a,
         false,
     )
@@ -195,8 +205,8 @@ pub fn binary<L: Launcher>(
         .ok_or_else(|| no_kernel(format!("`{}` in {compute}", op.symbol())))?;
     let shape = broadcast_shapes(a.shape, b.shape).ok_or_else(|| Error::Broadcast {
         op: op.symbol().into(),
-        lhs: crate::runtime::shape::fmt_shape(a.shape),
-        rhs: crate::runtime::shape::fmt_shape(b.shape),
+        lhs: fmt_shape(a.shape),
+        rhs: fmt_shape(b.shape),
     })?;
     // Operands in another dtype become contiguous temporaries in `compute`.
     let ca = (a.dtype != compute)
@@ -429,7 +439,7 @@ pub fn reduce<L: Launcher>(
     // The workspace: one `Acc` (three 8-byte fields) per partial result.
     let partial = l.alloc(DType::F64, 3 * plan.partials(outer as u64).max(1) as usize)?;
     let p = ReduceArgs {
-        input: l.addr(x.mem) + (x.offset * dt.size()) as u64,
+        input: x.first(l),
         out: l.addr(&mem),
         partial: l.addr(&partial),
         outer: outer as i64,
@@ -487,20 +497,16 @@ pub fn matmul<L: Launcher>(
         b.shape[rb - 2],
         b.shape[rb - 1],
     );
-    let mismatch = || Error::Broadcast {
-        op: "@".into(),
-        lhs: crate::runtime::shape::fmt_shape(a.shape),
-        rhs: crate::runtime::shape::fmt_shape(b.shape),
-    };
     if k != k2 {
-        return Err(Error::shape(format!(
-            "matmul: shapes {} and {} do not line up ({k} columns on the left, {k2} rows on the right)",
-            crate::runtime::shape::fmt_shape(a.shape),
-            crate::runtime::shape::fmt_shape(b.shape)
-        )));
+        return Err(not_lined_up(a.shape, b.shape, k, k2));
     }
-    let mut shape =
-        broadcast_shapes(&a.shape[..ra - 2], &b.shape[..rb - 2]).ok_or_else(mismatch)?;
+    let mut shape = broadcast_shapes(&a.shape[..ra - 2], &b.shape[..rb - 2]).ok_or_else(|| {
+        Error::Broadcast {
+            op: "@".into(),
+            lhs: fmt_shape(a.shape),
+            rhs: fmt_shape(b.shape),
+        }
+    })?;
     let nb = numel(&shape);
     shape.extend([m, n]);
     let gemm_dt = if dt.is_float() { dt } else { DType::I64 };
@@ -563,10 +569,9 @@ fn gemm_operand<L: Launcher>(
 ) -> Result<GemmOperand<L::Mem>, Error> {
     let r = x.shape.len();
     let (rows, cols) = (x.shape[r - 2], x.shape[r - 1]);
-    let row_major =
-        (cols <= 1 || x.strides[r - 1] == 1) && (rows <= 1 || x.strides[r - 2] == cols as isize);
+    let row_major = is_contiguous(&x.shape[r - 2..], &x.strides[r - 2..]);
     if x.dtype == dt && row_major {
-        let addr = l.addr(x.mem) + (x.offset * dt.size()) as u64;
+        let addr = x.first(l);
         let own = |stride| GemmOperand {
             _temp: None,
             addr,

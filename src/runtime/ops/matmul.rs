@@ -29,6 +29,19 @@ pub fn matmul_dtypes(a: DType, b: DType) -> Result<(DType, DType), Error> {
     Ok((dt, compute))
 }
 
+/// Operands of shapes `a` and `b` whose inner dimensions (`k` columns of
+/// `a`'s matrices, `k2` rows of `b`'s) differ.
+pub fn not_lined_up(a: &[usize], b: &[usize], k: usize, k2: usize) -> Error {
+    Error::Shape {
+        message: format!(
+            "matmul: shapes {} and {} do not line up ({k} columns on the left, {k2} rows on the right)",
+            fmt_shape(a),
+            fmt_shape(b)
+        ),
+        help: Some("for `a @ b` the last dimension of `a` must equal the second-to-last of `b`; `.T` transposes".into()),
+    }
+}
+
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
     if a.device() != b.device() {
         return Err(Error::DeviceMismatch {
@@ -56,14 +69,7 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
     let (m, k) = (a2.shape()[a2.ndim() - 2], a2.shape()[a2.ndim() - 1]);
     let (k2, n) = (b2.shape()[b2.ndim() - 2], b2.shape()[b2.ndim() - 1]);
     if k != k2 {
-        return Err(Error::Shape {
-            message: format!(
-                "matmul: shapes {} and {} do not line up ({k} columns on the left, {k2} rows on the right)",
-                fmt_shape(a.shape()),
-                fmt_shape(b.shape())
-            ),
-            help: Some("for `a @ b` the last dimension of `a` must equal the second-to-last of `b`; `.T` transposes".into()),
-        });
+        return Err(not_lined_up(a.shape(), b.shape(), k, k2));
     }
     let batch_a = a2.shape()[..a2.ndim() - 2].to_vec();
     let batch_b = b2.shape()[..b2.ndim() - 2].to_vec();
