@@ -71,6 +71,9 @@ pub enum Error {
     IndexOutOfRange { index: i64, dim: usize, size: usize },
     #[error("Expected all tensors to be on the same device, but found at least two devices, {a} and {b}!")]
     DeviceMismatch { a: Device, b: Device },
+    /// A failed driver, NVRTC or cuBLAS call on a real GPU.
+    #[error("CUDA error on {device}: {message}")]
+    Cuda { device: Device, message: String },
     #[error("{device} does not exist: {reason}")]
     NoDevice { device: String, reason: String },
     #[error("{message}")]
@@ -164,6 +167,7 @@ impl Error {
             Error::DeviceMismatch { .. } | Error::NoDevice { .. } | Error::NotAvailable { .. } => {
                 "DeviceError"
             }
+            Error::Cuda { .. } => "CudaError",
             Error::Interrupted => "Interrupted",
             Error::OutOfMemory { .. } | Error::HostOutOfMemory { .. } => "OutOfMemoryError",
             Error::Io { .. } => "IOError",
@@ -186,6 +190,7 @@ impl Error {
             Error::IndexOutOfRange { .. } => "out of range".into(),
             Error::DeviceMismatch { a, b } => format!("operands on {a} and {b}"),
             Error::NoDevice { .. } | Error::NotAvailable { .. } => "needs a CUDA device".into(),
+            Error::Cuda { .. } => "failed on the GPU".into(),
             Error::Interrupted => "stopped here".into(),
             Error::OutOfMemory { requested, .. } => format!("asks for {}", human(*requested)),
             Error::HostOutOfMemory { needed, .. } => {

@@ -120,7 +120,7 @@ impl Runner for Lib {
 impl Launcher for Lib {
     type Mem = HostMem;
     fn alloc(&self, dt: DType, n: usize) -> Result<HostMem, Error> {
-        Ok(HostMem(UnsafeCell::new(Buffer::zeros(dt, n))))
+        Ok(HostMem(UnsafeCell::new(kernel_checks::poisoned(dt, n))))
     }
     fn addr(&self, m: &HostMem) -> u64 {
         // SAFETY: the buffer is only reached through this pointer while a kernel runs.

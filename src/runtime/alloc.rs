@@ -240,6 +240,13 @@ impl<S: SegmentSource> CachingAllocator<S> {
         &self.source
     }
 
+    /// The device address of `block`: its segment's handle (a `cuMemAlloc`
+    /// address on a real GPU) plus its offset.
+    pub fn address(&self, block: &Block) -> Option<u64> {
+        let seg = self.segments.get(&block.segment)?;
+        Some(seg.handle + block.offset as u64)
+    }
+
     pub fn segments(&self) -> impl Iterator<Item = &Segment> {
         self.segments.values()
     }

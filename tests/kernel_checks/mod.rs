@@ -34,6 +34,15 @@ pub trait Runner: Launcher {
     }
 }
 
+/// What a runner's `alloc` hands out: not zeros, since the caching allocator
+/// gives memory as the last user left it. Every byte 0xFF (NaN in every float
+/// dtype, -1 in the integers), and true for bool, so an element an op forgets
+/// to write shows up in its check.
+pub fn poisoned(dt: DType, n: usize) -> Buffer {
+    let byte = if dt == DType::Bool { 1 } else { 0xFF };
+    Buffer::from_le_bytes(dt, &vec![byte; n * dt.size()])
+}
+
 /// `t`'s layout over memory holding its whole storage (from `Runner::input`).
 fn view<'a, M>(mem: &'a M, t: &'a Tensor) -> View<'a, M> {
     View {

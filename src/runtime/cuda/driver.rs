@@ -406,6 +406,86 @@ impl CudaDevice {
     }
 }
 
+/// Stream-ordered copies and fills: each is queued on `stream` (None: the
+/// legacy default stream) after the work already there, as `cudaMemcpyAsync`
+/// is. A copy to or from pageable host memory still returns only once the
+/// host side has been read or written (the driver stages it); from pinned
+/// memory it returns at once.
+impl CudaDevice {
+    /// # Safety
+    /// `dst` holds `bytes` of this device's memory; `src` stays readable for
+    /// `bytes` until the copy has run.
+    pub unsafe fn copy_to_device(
+        &self,
+        dst: DevicePtr,
+        src: *const u8,
+        bytes: usize,
+        stream: Option<&Stream>,
+    ) -> Result<(), DriverError> {
+        self.bind()?;
+        // SAFETY: the caller's contract.
+        let r = unsafe { sys::cuMemcpyHtoDAsync_v2(dst, src.cast(), bytes, raw(stream)) };
+        call("cuMemcpyHtoDAsync", r.result())
+    }
+
+    /// # Safety
+    /// `src` holds `bytes` of this device's memory; `dst` stays writable for
+    /// `bytes` until the copy has run.
+    pub unsafe fn copy_to_host(
+        &self,
+        dst: *mut u8,
+        src: DevicePtr,
+        bytes: usize,
+        stream: Option<&Stream>,
+    ) -> Result<(), DriverError> {
+        self.bind()?;
+        // SAFETY: the caller's contract.
+        let r = unsafe { sys::cuMemcpyDtoHAsync_v2(dst.cast(), src, bytes, raw(stream)) };
+        call("cuMemcpyDtoHAsync", r.result())
+    }
+
+    /// # Safety
+    /// Both ranges are `bytes` of this device's memory.
+    pub unsafe fn copy_on_device(
+        &self,
+        dst: DevicePtr,
+        src: DevicePtr,
+        bytes: usize,
+        stream: Option<&Stream>,
+    ) -> Result<(), DriverError> {
+        self.bind()?;
+        // SAFETY: the caller's contract.
+        let r = unsafe { sys::cuMemcpyDtoDAsync_v2(dst, src, bytes, raw(stream)) };
+        call("cuMemcpyDtoDAsync", r.result())
+    }
+
+    /// Sets `bytes` bytes at `dst` to `byte`.
+    ///
+    /// # Safety
+    /// `dst` holds `bytes` of this device's memory.
+    pub unsafe fn memset(
+        &self,
+        dst: DevicePtr,
+        byte: u8,
+        bytes: usize,
+        stream: Option<&Stream>,
+    ) -> Result<(), DriverError> {
+        self.bind()?;
+        // SAFETY: the caller's contract.
+        let r = unsafe { sys::cuMemsetD8Async(dst, byte, bytes, raw(stream)) };
+        call("cuMemsetD8Async", r.result())
+    }
+
+    /// Waits for the work queued on `stream` (None: the legacy default stream).
+    pub fn synchronize_stream(&self, stream: Option<&Stream>) -> Result<(), DriverError> {
+        self.bind()?;
+        // SAFETY: a live stream or null.
+        call("cuStreamSynchronize", unsafe {
+            result::stream::synchronize(raw(stream))
+        })
+    }
+}
+
 /// The caching allocator's segments, straight from `cuMemAlloc`: handles are
 /// device addresses.
 pub struct DriverSegments {

@@ -65,7 +65,8 @@ pub trait Launcher {
     /// dropped `Mem` must stay usable by work already launched (as blocks of
     /// the caching allocator freed on their own stream do).
     type Mem;
-    /// `n` elements of `dt`, zeroed.
+    /// `n` elements of `dt`, uninitialised (as `cudaMalloc` and the caching
+    /// allocator give them): every op writes each element of its output.
     fn alloc(&self, dt: DType, n: usize) -> Result<Self::Mem, Error>;
     /// The address kernels use.
     fn addr(&self, m: &Self::Mem) -> u64;
@@ -513,8 +514,11 @@ pub fn matmul<L: Launcher>(
     let ga = gemm_operand(l, a, &shape[..shape.len() - 2], gemm_dt)?;
     let gb = gemm_operand(l, b, &shape[..shape.len() - 2], gemm_dt)?;
     let mem = l.alloc(gemm_dt, numel(&shape))?;
-    // An empty product is zeros (and nothing to launch).
-    if nb * m * n * k > 0 {
+    if k == 0 {
+        // A sum over nothing: zeros, whatever the output's size.
+        let strides = contiguous_strides(&shape);
+        fill(l, View::whole(&mem, gemm_dt, &shape, &strides), &[0; 8])?;
+    } else if nb * m * n > 0 {
         if gemm_dt.is_float() {
             let g = blas::row_major(m, k, n, nb, ga.stride, gb.stride).ok_or_else(|| {
                 Error::shape(format!(

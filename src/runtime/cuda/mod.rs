@@ -32,6 +32,7 @@ pub mod blas;
 pub mod driver;
 pub mod exec;
 pub mod launch;
+pub mod launcher;
 pub mod nvrtc;
 pub mod probe;
 pub mod source;
