@@ -5,6 +5,10 @@
 template <class S, class D> __device__ __forceinline__ void cast_kernel(const CastArgs& p) {
     const S* in = (const S*)p.in;
     D* out = (D*)p.out;
+    if (p.shape.flat) {
+        flat_map1<S, D, Cast<S, D> >(in + p.sin.offset, out + p.sout.offset, p.shape.numel);
+        return;
+    }
     GRID_LOOP(i, p.shape.numel) {
         out[offset_of(p.shape, p.sout, i)] = Cast<S, D>::run(in[offset_of(p.shape, p.sin, i)]);
     }

@@ -95,15 +95,27 @@ template <class T, int OP> __device__ __forceinline__ void binary_kernel(const B
     const T* a = (const T*)p.a;
     const T* b = (const T*)p.b;
     T* out = (T*)p.out;
+    if (p.shape.flat) {
+        flat_map2<T, T, T, Arith<T, OP> >(a + p.sa.offset, b + p.sb.offset, out, p.shape.numel);
+        return;
+    }
     GRID_LOOP(i, p.shape.numel) {
         out[i] = Arith<T, OP>::run(a[offset_of(p.shape, p.sa, i)], b[offset_of(p.shape, p.sb, i)]);
     }
 }
 
+template <class T, int OP> struct Compare {
+    __device__ static __forceinline__ bool run(T a, T b) { return compare<T, OP>(a, b); }
+};
+
 template <class T, int OP> __device__ __forceinline__ void compare_kernel(const BinaryArgs& p) {
     const T* a = (const T*)p.a;
     const T* b = (const T*)p.b;
     bool* out = (bool*)p.out;
+    if (p.shape.flat) {
+        flat_map2<T, T, bool, Compare<T, OP> >(a + p.sa.offset, b + p.sb.offset, out, p.shape.numel);
+        return;
+    }
     GRID_LOOP(i, p.shape.numel) {
         out[i] = compare<T, OP>(a[offset_of(p.shape, p.sa, i)], b[offset_of(p.shape, p.sb, i)]);
     }
@@ -177,6 +189,10 @@ INT_UNARY(i64, u64)
 template <class T, int OP> __device__ __forceinline__ void unary_kernel(const UnaryArgs& p) {
     const T* in = (const T*)p.in;
     T* out = (T*)p.out;
+    if (p.shape.flat) {
+        flat_map1<T, T, Unary<T, OP> >(in + p.s.offset, out, p.shape.numel);
+        return;
+    }
     GRID_LOOP(i, p.shape.numel) { out[i] = Unary<T, OP>::run(in[offset_of(p.shape, p.s, i)]); }
 }
 

@@ -4,6 +4,18 @@
 template <class W> __device__ __forceinline__ void fill_kernel(const FillArgs& p) {
     W* out = (W*)p.out;
     W v = (W)p.bits;
+    if (p.shape.flat) {
+        out += p.s.offset;
+        i64 packs = 0;
+        if (pack_aligned(out)) {
+            packs = p.shape.numel / 4;
+            Pack4<W> r;
+            for (int q = 0; q < 4; ++q) r.v[q] = v;
+            GRID_LOOP(j, packs) { ((Pack4<W>*)out)[j] = r; }
+        }
+        GRID_LOOP(i, p.shape.numel - packs * 4) { out[packs * 4 + i] = v; }
+        return;
+    }
     GRID_LOOP(i, p.shape.numel) { out[offset_of(p.shape, p.s, i)] = v; }
 }
 

@@ -5,7 +5,8 @@
 // extremes, so every grid shape gives the simulator's answer.
 //
 // inner == 1: reduce_rows gives one partial per (row, chunk), reduce_finish
-// combines a row's chunks. inner > 1: reduce_cols, one thread per output.
+// combines a row's chunks (a row of one chunk is stored at once). inner > 1:
+// reduce_cols, one thread per (output, chunk), then reduce_finish likewise.
 
 enum RedOp { SUM, MEAN, MAX, MIN, ARGMAX };
 
@@ -90,6 +91,34 @@ template <class T, int OP> __device__ __forceinline__ void acc_store(void* out, 
     }
 }
 
+// This thread's share of elements [start, end) of `in` (the block's threads
+// take turns), folded into `acc`: four elements per load over the part that is
+// aligned for it, two loads in flight per thread.
+template <class T, int OP>
+__device__ __forceinline__ Acc reduce_range(const T* in, i64 start, i64 end, Acc acc) {
+    const int FLOAT = !Kind<T>::is_int && !Kind<T>::is_bool;
+    const i64 t = threadIdx.x, step = blockDim.x;
+    // Elements before the first aligned pack, then whole packs, then the rest.
+    i64 body = start;
+    while (body < end && !pack_aligned(in + body)) ++body;
+    i64 packs = (end - body) / 4;
+    const Pack4<T>* pk = (const Pack4<T>*)(in + body);
+    for (i64 k = start + t; k < body; k += step) acc = combine<FLOAT, OP>(acc, acc_load<T>(in[k], k));
+    i64 j = t;
+    for (; j + step < packs; j += 2 * step) {
+        Pack4<T> x = pk[j], y = pk[j + step];
+        i64 kx = body + 4 * j, ky = body + 4 * (j + step);
+        for (int q = 0; q < 4; ++q) acc = combine<FLOAT, OP>(acc, acc_load<T>(x.v[q], kx + q));
+        for (int q = 0; q < 4; ++q) acc = combine<FLOAT, OP>(acc, acc_load<T>(y.v[q], ky + q));
+    }
+    if (j < packs) {
+        Pack4<T> x = pk[j];
+        for (int q = 0; q < 4; ++q) acc = combine<FLOAT, OP>(acc, acc_load<T>(x.v[q], body + 4 * j + q));
+    }
+    for (i64 k = body + 4 * packs + t; k < end; k += step) acc = combine<FLOAT, OP>(acc, acc_load<T>(in[k], k));
+    return acc;
+}
+
 template <class T, int OP> __device__ __forceinline__ void reduce_rows(const ReduceArgs& p) {
     const T* in = (const T*)p.in;
     const int FLOAT = !Kind<T>::is_int && !Kind<T>::is_bool;
@@ -97,12 +126,14 @@ template <class T, int OP> __device__ __forceinline__ void reduce_rows(const Red
         i64 row = b / p.chunks;
         i64 start = (b % p.chunks) * p.chunk_len;
         i64 end = start + p.chunk_len < p.len ? start + p.chunk_len : p.len;
-        Acc acc = acc_empty();
-        for (i64 k = start + threadIdx.x; k < end; k += blockDim.x) {
-            acc = combine<FLOAT, OP>(acc, acc_load<T>(in[row * p.len + k], k));
-        }
+        // Indices count from the row's start (argmax), so the row is the base.
+        Acc acc = reduce_range<T, OP>(in + row * p.len, start, end, acc_empty());
         Acc r = block_reduce<FLOAT, OP>(acc);
-        if (threadIdx.x == 0) p.partial[b] = r;
+        if (threadIdx.x == 0) {
+            // One chunk per row: the result itself, no combining pass.
+            if (p.chunks == 1) acc_store<T, OP>(p.out, row, r, p.len);
+            else p.partial[b] = r;
+        }
     }
 }
 
@@ -118,16 +149,33 @@ template <class T, int OP> __device__ __forceinline__ void reduce_finish(const R
     }
 }
 
+// One thread per (output, chunk of the reduced axis): neighbouring threads
+// read neighbouring elements of a row of the input. With one chunk the
+// thread's result is the output; with several, partial[output * chunks +
+// chunk], which reduce_finish then combines (over outer * inner rows).
 template <class T, int OP> __device__ __forceinline__ void reduce_cols(const ReduceArgs& p) {
     const T* in = (const T*)p.in;
     const int FLOAT = !Kind<T>::is_int && !Kind<T>::is_bool;
-    GRID_LOOP(j, p.outer * p.inner) {
+    const i64 outputs = p.outer * p.inner;
+    GRID_LOOP(t, outputs * p.chunks) {
+        i64 j = t % outputs, c = t / outputs;
         i64 o = j / p.inner, i = j % p.inner;
+        i64 start = c * p.chunk_len;
+        i64 end = start + p.chunk_len < p.len ? start + p.chunk_len : p.len;
+        const T* col = in + o * p.len * p.inner + i;
         Acc acc = acc_empty();
-        for (i64 k = 0; k < p.len; ++k) {
-            acc = combine<FLOAT, OP>(acc, acc_load<T>(in[(o * p.len + k) * p.inner + i], k));
+        i64 k = start;
+        for (; k + 4 <= end; k += 4) {
+            T x0 = col[k * p.inner], x1 = col[(k + 1) * p.inner];
+            T x2 = col[(k + 2) * p.inner], x3 = col[(k + 3) * p.inner];
+            acc = combine<FLOAT, OP>(acc, acc_load<T>(x0, k));
+            acc = combine<FLOAT, OP>(acc, acc_load<T>(x1, k + 1));
+            acc = combine<FLOAT, OP>(acc, acc_load<T>(x2, k + 2));
+            acc = combine<FLOAT, OP>(acc, acc_load<T>(x3, k + 3));
         }
-        acc_store<T, OP>(p.out, j, acc, p.len);
+        for (; k < end; ++k) acc = combine<FLOAT, OP>(acc, acc_load<T>(col[k * p.inner], k));
+        if (p.chunks == 1) acc_store<T, OP>(p.out, j, acc, p.len);
+        else p.partial[j * p.chunks + c] = acc;
     }
 }
 

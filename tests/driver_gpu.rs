@@ -109,7 +109,9 @@ fn the_caching_allocator_runs_on_driver_segments_and_reports_out_of_memory() {
     let small = alloc.malloc(1000, 0).unwrap();
     let big = alloc.malloc(64 << 20, 0).unwrap();
     // The blocks are real memory: write through one and read it back.
-    let addr = big.segment + big.offset as u64;
+    // (A block names its segment by id; the address is the segment's handle.)
+    let addr = alloc.address(&big).unwrap();
+    assert_eq!(addr % 512, 0, "blocks are 512-byte aligned");
     d.upload(addr, &[1, 2, 3]).unwrap();
     let mut back = [0u8; 3];
     d.download(&mut back, addr).unwrap();

@@ -184,6 +184,45 @@ fn elementwise_and_reductions(b: &Bench) -> R<()> {
         &[("n", n as f64), ("gbs", gbs(12.0 * n as f64, ms))],
     );
 
+    // The launch shapes around the backend's, to see where they stand.
+    let sms = b.device.info.multiprocessors;
+    for per_sm in [8u32, 16, 64] {
+        let mut g = b.geometry;
+        g.max_blocks = per_sm * sms;
+        let on = OnStream {
+            geometry: g,
+            ..b.on()
+        };
+        let ms = b.time(3, 20, || {
+            exec::binary(&on, BinaryOp::Add, vx, vy, DType::F32)
+                .map(drop)
+                .map_err(s)
+        })?;
+        emit(
+            &format!("sweep_add_f32_{per_sm}_blocks_per_sm"),
+            ms,
+            &[("gbs", gbs(12.0 * n as f64, ms))],
+        );
+    }
+    for per_sm in [2u64, 8, 16] {
+        let mut g = b.geometry;
+        g.reduce.blocks = per_sm * sms as u64;
+        let on = OnStream {
+            geometry: g,
+            ..b.on()
+        };
+        let ms = b.time(3, 20, || {
+            exec::reduce(&on, ReduceOp::Sum, vx, None, vec![])
+                .map(drop)
+                .map_err(s)
+        })?;
+        emit(
+            &format!("sweep_sum_f32_{per_sm}_blocks_per_sm"),
+            ms,
+            &[("gbs", gbs(4.0 * n as f64, ms))],
+        );
+    }
+
     // The device-to-device copy of the same bytes: the bandwidth ceiling.
     let dst = on.memory(n * 4).map_err(s)?;
     let ms = b.time(3, 20, || {

@@ -93,7 +93,7 @@ macro_rules! int_element {
             }
             fn pow(self, o: Self) -> Self {
                 // Negative exponents are rejected before any kernel runs.
-                self.wrapping_pow(o.clamp(0, u32::MAX as $t) as u32)
+                self.wrapping_pow((o.max(0) as u64).min(u32::MAX as u64) as u32)
             }
             fn neg(self) -> Self {
                 self.wrapping_neg()

@@ -82,6 +82,7 @@ macro_rules! all_checks {
             casts_match_the_simulator,
             half_conversions_are_exact_for_every_bit_pattern,
             binary_ops_and_comparisons_match_the_simulator,
+            flat_paths_match_the_simulator,
             integer_edges_match_the_simulator,
             unary_ops_match_the_simulator,
             fill_and_arange_match_the_simulator,
@@ -98,8 +99,12 @@ pub const SMALL: exec::Geometry = exec::Geometry {
     block: 32,
     max_blocks: 3,
     reduce_block: 8,
-    reduce_blocks: 6,
-    min_chunk: 5,
+    reduce: cudash::runtime::cuda::launch::ReduceTargets {
+        blocks: 6,
+        min_chunk: 5,
+        threads: 24,
+        min_col_chunk: 2,
+    },
 };
 
 /// Equal element for element; NaNs equal any NaN; floats within `tol` (relative).
@@ -270,6 +275,98 @@ pub fn binary_ops_and_comparisons_match_the_simulator(r: &impl Runner) {
                 tol,
                 &format!("{dt} {}", op.symbol()),
             );
+        }
+    }
+}
+
+/// The contiguous ("flat") paths, which move four elements per access where
+/// every operand is aligned for it: lengths that leave a remainder, operands
+/// at offsets 0 to 3 (so the packs are sometimes misaligned and the scalar
+/// path runs), in every dtype. Binary ops, comparisons, unary ops, casts and
+/// fills; reductions over rows and columns with the extreme at each position.
+pub fn flat_paths_match_the_simulator(r: &impl Runner) {
+    for dt in DType::ALL {
+        let (base_a, base_b) = (edge_values(dt, 80, 4), edge_values(dt, 80, 6));
+        let (in_a, in_b) = (r.input(&base_a), r.input(&base_b));
+        for n in [1usize, 7, 64, 75] {
+            for (oa, ob) in [(0, 0), (1, 1), (0, 2), (3, 0)] {
+                let a = base_a.view(vec![n], vec![1], oa);
+                let b = base_b.view(vec![n], vec![1], ob);
+                let what = |op: &str| format!("{dt} {op} over {n} at offsets {oa}, {ob}");
+                for op in BINARY_OPS {
+                    let Ok(want) = binary(op, SimOperand::strong(&a), SimOperand::strong(&b))
+                    else {
+                        continue;
+                    };
+                    let compute = compute_dtype(op, dt);
+                    let got = ok(
+                        exec::binary(r, op, view(&in_a, &a), view(&in_b, &b), compute),
+                        op.symbol(),
+                    );
+                    let tol = math_tolerance(r, compute, op == BinaryOp::Pow);
+                    assert_same(&r.download(&got.mem), &want.read(), tol, &what(op.symbol()));
+                }
+                for op in UNARY_OPS {
+                    let out_dt = unary_dtype(op, dt);
+                    let (Ok(want), Some(_)) = (unary(op, &a), source::unary(op, out_dt)) else {
+                        continue;
+                    };
+                    let got = ok(exec::unary(r, op, view(&in_a, &a), out_dt), op.name());
+                    let approximate = !matches!(
+                        op,
+                        UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu | UnaryOp::Sqrt
+                    );
+                    let tol = math_tolerance(r, out_dt, approximate);
+                    assert_same(&r.download(&got.mem), &want.read(), tol, &what(op.name()));
+                }
+                for to in DType::ALL {
+                    // Into a destination at offset `ob`: both sides flat.
+                    let out = r.alloc(to, n + ob).unwrap();
+                    let strides = [1isize];
+                    let dst = View {
+                        mem: &out,
+                        dtype: to,
+                        shape: &[n],
+                        strides: &strides,
+                        offset: ob,
+                    };
+                    ok(exec::copy_into(r, view(&in_a, &a), dst), "copy_into");
+                    let got = Tensor::new(r.download(&out), vec![n + ob], Device::Cpu)
+                        .view(vec![n], vec![1], ob)
+                        .copy();
+                    let want = a.copy().read().cast(to);
+                    assert_same(&got.read(), &want, 0.0, &what(&format!("cast to {to}")));
+                    let one = factory::full(&[n], -2.0, to, Device::Cpu).unwrap();
+                    ok(exec::fill(r, dst, &one.read().to_le_bytes()), "fill");
+                    let got = Tensor::new(r.download(&out), vec![n + ob], Device::Cpu)
+                        .view(vec![n], vec![1], ob)
+                        .copy();
+                    assert_same(&got.read(), &one.read(), 0.0, &what(&format!("fill {to}")));
+                }
+            }
+        }
+    }
+    // The largest element at each position in turn (so in each lane of a
+    // pack, and in the scalar head and tail), over a row and down columns.
+    // Rows long enough that each block's chunk holds many packs per thread.
+    for at in [0usize, 1, 2, 3, 5, 41, 66, 150, 151, 202, 203, 398, 399] {
+        for offset in [0usize, 1] {
+            let mut v: Vec<f32> = (0..401).map(|i| ((i * 7) % 13) as f32).collect();
+            v[at + offset] = 100.0;
+            let base = Tensor::from_vec(v, vec![401]);
+            let row = base.view(vec![400], vec![1], offset);
+            let cols = base.view(vec![100, 4], vec![4, 1], offset);
+            for op in [ReduceOp::Argmax, ReduceOp::Max, ReduceOp::Sum] {
+                for (t, dim) in [(&row, None), (&cols, Some(0)), (&cols, Some(1))] {
+                    let want = reduce(op, t, dim.map(|d| d as i64), false).unwrap();
+                    let got = emu_reduce(r, op, t, dim, want.shape());
+                    let what = format!(
+                        "{} over {dim:?}, largest at {at}, offset {offset}",
+                        op.name()
+                    );
+                    assert_same(&got, &want.read(), 1e-12, &what);
+                }
+            }
         }
     }
 }
@@ -491,22 +588,28 @@ pub fn reductions_match_the_simulator(r: &impl Runner) {
         );
         assert_eq!(r.download(&got.mem).as_slice::<f32>(), &[2.5]);
     }
-    // A long row: many chunks, ties and a late maximum.
+    // A long row: many chunks, ties and a late maximum. As a matrix of four
+    // long columns, summed over its rows: the column pass cuts each column
+    // into chunks and combines them.
     let v: Vec<f32> = (0..1000).map(|i| ((i * 37) % 101) as f32).collect();
     let t = Tensor::from_vec(v, vec![1000]);
+    let cols = t.reshape(&[250, 4]).unwrap();
     for op in [
         ReduceOp::Max,
         ReduceOp::Min,
         ReduceOp::Argmax,
         ReduceOp::Sum,
+        ReduceOp::Mean,
     ] {
-        let want = reduce(op, &t, None, false).unwrap();
-        assert_same(
-            &emu_reduce(r, op, &t, None, want.shape()),
-            &want.read(),
-            1e-12,
-            op.name(),
-        );
+        for (t, dim) in [(&t, None), (&cols, Some(0))] {
+            let want = reduce(op, t, dim.map(|d| d as i64), false).unwrap();
+            assert_same(
+                &emu_reduce(r, op, t, dim, want.shape()),
+                &want.read(),
+                1e-12,
+                &format!("{} over {dim:?} of {:?}", op.name(), t.shape()),
+            );
+        }
     }
 }
 

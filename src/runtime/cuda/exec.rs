@@ -13,7 +13,7 @@
 
 use super::args::{self, *};
 use super::blas::{self, Gemm};
-use super::launch::{self, ReducePlan};
+use super::launch::{self, ReducePlan, ReduceTargets};
 use super::source::{self, Kernel, Pass};
 use crate::error::Error;
 use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
@@ -33,12 +33,11 @@ pub struct Geometry {
     pub block: u32,
     /// The most blocks a grid-stride kernel gets (enough to fill the device).
     pub max_blocks: u32,
-    /// Threads per block of a reduction pass that synchronises (a power of two).
+    /// Threads per block of a reduction pass that synchronises (a power of
+    /// two, at most `MAX_BLOCK` of common.cuh).
     pub reduce_block: u32,
-    /// About how many blocks a reduction spreads over, and the fewest
-    /// elements each one reduces (`launch::reduce_plan`).
-    pub reduce_blocks: u64,
-    pub min_chunk: u64,
+    /// How a reduction spreads its work (`launch::reduce_plan`).
+    pub reduce: ReduceTargets,
 }
 
 impl Geometry {
@@ -48,8 +47,7 @@ impl Geometry {
             block: launch::BLOCK,
             max_blocks: 32 * sms.max(1),
             reduce_block: launch::BLOCK,
-            reduce_blocks: 4 * sms.max(1) as u64,
-            min_chunk: launch::MIN_CHUNK,
+            reduce: ReduceTargets::for_device(sms),
         }
     }
 
@@ -430,15 +428,10 @@ pub fn reduce<L: Launcher>(
         });
     }
     let g = l.geometry();
-    let plan = launch::reduce_plan(
-        outer as u64,
-        len as u64,
-        inner as u64,
-        g.reduce_blocks,
-        g.min_chunk,
-    );
+    let (o, n, i) = (outer as u64, len as u64, inner as u64);
+    let plan = launch::reduce_plan(o, n, i, g.reduce);
     // The workspace: one `Acc` (three 8-byte fields) per partial result.
-    let partial = l.alloc(DType::F64, 3 * plan.partials(outer as u64).max(1) as usize)?;
+    let partial = l.alloc(DType::F64, 3 * plan.partials(o, i).max(1) as usize)?;
     let p = ReduceArgs {
         input: x.first(l),
         out: l.addr(&mem),
@@ -449,6 +442,19 @@ pub fn reduce<L: Launcher>(
         chunks: 0,
         chunk_len: 0,
     };
+    let cap = |blocks: u64| blocks.clamp(1, g.max_blocks as u64) as u32;
+    // Each output's chunks combined, when there are several (`rows`: outputs).
+    let finish = |p: ReduceArgs, rows: u64| -> Result<(), Error> {
+        if p.chunks > 1 {
+            let k = source::reduce(Pass::Finish, op, dt).ok_or_else(missing)?;
+            let p = ReduceArgs {
+                outer: rows as i64,
+                ..p
+            };
+            l.launch(&k, cap(rows), g.reduce_block, p, true)?;
+        }
+        Ok(())
+    };
     match plan {
         ReducePlan::Rows { chunks, chunk_len } => {
             let p = ReduceArgs {
@@ -457,15 +463,18 @@ pub fn reduce<L: Launcher>(
                 ..p
             };
             let rows = source::reduce(Pass::Rows, op, dt).ok_or_else(missing)?;
-            let finish = source::reduce(Pass::Finish, op, dt).ok_or_else(missing)?;
-            let cap = |blocks: u64| blocks.clamp(1, g.max_blocks as u64) as u32;
-            l.launch(&rows, cap(outer as u64 * chunks), g.reduce_block, p, true)?;
-            l.launch(&finish, cap(outer as u64), g.reduce_block, p, true)?;
+            l.launch(&rows, cap(o * chunks), g.reduce_block, p, true)?;
+            finish(p, o)?;
         }
-        ReducePlan::Cols => {
+        ReducePlan::Cols { chunks, chunk_len } => {
+            let p = ReduceArgs {
+                chunks: chunks as i64,
+                chunk_len: chunk_len as i64,
+                ..p
+            };
             let cols = source::reduce(Pass::Cols, op, dt).ok_or_else(missing)?;
-            let n = (outer * inner) as u64;
-            l.launch(&cols, g.grid(n), g.block, p, false)?;
+            l.launch(&cols, g.grid(o * i * chunks), g.block, p, false)?;
+            finish(p, o * i)?;
         }
     }
     Ok(Out {

@@ -11,22 +11,27 @@ pub fn grid(n: u64, block: u32, max_blocks: u32) -> u32 {
     need.min(max_blocks.max(1) as u64) as u32
 }
 
-/// How a reduction over `[outer, len, inner]` runs.
+/// How a reduction over `[outer, len, inner]` runs. Either way the reduced
+/// axis is cut into `chunks` of `chunk_len` elements; with more than one
+/// chunk each gives a partial result, and `reduce_finish` combines each
+/// output's chunks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReducePlan {
-    /// `inner == 1`: `outer * chunks` blocks each reduce `chunk_len` elements
-    /// into a partial result; a second kernel combines each row's chunks.
+    /// `inner == 1`: `outer * chunks` blocks, each reducing one chunk of a
+    /// contiguous row.
     Rows { chunks: u64, chunk_len: u64 },
-    /// `inner != 1`: one thread per output walks the reduced axis.
-    Cols,
+    /// `inner != 1`: one thread per (output, chunk), neighbouring threads
+    /// reading neighbouring elements.
+    Cols { chunks: u64, chunk_len: u64 },
 }
 
 impl ReducePlan {
     /// Partial results the workspace must hold.
-    pub fn partials(&self, outer: u64) -> u64 {
+    pub fn partials(&self, outer: u64, inner: u64) -> u64 {
         match *self {
-            ReducePlan::Rows { chunks, .. } => outer * chunks,
-            ReducePlan::Cols => 0,
+            ReducePlan::Rows { chunks, .. } if chunks > 1 => outer * chunks,
+            ReducePlan::Cols { chunks, .. } if chunks > 1 => outer * inner * chunks,
+            _ => 0,
         }
     }
 }
@@ -35,23 +40,53 @@ impl ReducePlan {
 /// more than it saves.
 pub const MIN_CHUNK: u64 = 8 * BLOCK as u64;
 
-/// Splits rows so the whole device has work: about `target_blocks` blocks in
-/// all, each reducing at least `min_chunk` elements (`MIN_CHUNK` on a GPU;
-/// the CPU tests use small chunks to exercise the combining pass).
-pub fn reduce_plan(
-    outer: u64,
-    len: u64,
-    inner: u64,
-    target_blocks: u64,
-    min_chunk: u64,
-) -> ReducePlan {
-    if inner != 1 {
-        return ReducePlan::Cols;
+/// Elements one thread of the column pass reduces at the least, when it
+/// gives a partial result (24 bytes written per chunk).
+pub const MIN_COL_CHUNK: u64 = 64;
+
+/// What a reduction aims for on a launcher: about `blocks` blocks in the row
+/// pass, each reducing at least `min_chunk` elements; about `threads` threads
+/// in the column pass, each reducing at least `min_col_chunk`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReduceTargets {
+    pub blocks: u64,
+    pub min_chunk: u64,
+    pub threads: u64,
+    pub min_col_chunk: u64,
+}
+
+impl ReduceTargets {
+    /// A GPU with `sms` multiprocessors: four row blocks and 2048 column
+    /// threads (a full multiprocessor) each.
+    pub fn for_device(sms: u32) -> ReduceTargets {
+        let sms = sms.max(1) as u64;
+        ReduceTargets {
+            blocks: 4 * sms,
+            min_chunk: MIN_CHUNK,
+            threads: 2048 * sms,
+            min_col_chunk: MIN_COL_CHUNK,
+        }
     }
-    let per_row = (target_blocks / outer.max(1)).max(1);
-    let chunks = len.div_ceil(min_chunk.max(1)).clamp(1, per_row);
-    let chunk_len = len.div_ceil(chunks).max(1);
-    ReducePlan::Rows { chunks, chunk_len }
+}
+
+/// Splits the reduced axis so the whole device has work (the CPU tests use
+/// small targets to exercise the combining pass).
+pub fn reduce_plan(outer: u64, len: u64, inner: u64, t: ReduceTargets) -> ReducePlan {
+    // At most `most` chunks, at least `min` elements each, no chunk empty
+    // (except the one chunk of an empty axis: sums give 0 and means NaN).
+    let split = |most: u64, min: u64| {
+        let chunks = len.div_ceil(min.max(1)).clamp(1, most.max(1));
+        let chunk_len = len.div_ceil(chunks).max(1);
+        (len.div_ceil(chunk_len).max(1), chunk_len)
+    };
+    if inner == 1 {
+        let (chunks, chunk_len) = split(t.blocks / outer.max(1), t.min_chunk);
+        ReducePlan::Rows { chunks, chunk_len }
+    } else {
+        let outputs = (outer * inner).max(1);
+        let (chunks, chunk_len) = split(t.threads / outputs, t.min_col_chunk);
+        ReducePlan::Cols { chunks, chunk_len }
+    }
 }
 
 #[cfg(test)]
@@ -65,9 +100,12 @@ mod tests {
         assert_eq!(grid(1 << 28, 256, 4224), 4224);
     }
 
+    const H100: u32 = 132;
+
     #[test]
     fn a_full_sum_spreads_over_the_device_and_small_ones_stay_in_one_block() {
-        let big = reduce_plan(1, 1 << 28, 1, 132 * 4, MIN_CHUNK);
+        let t = ReduceTargets::for_device(H100);
+        let big = reduce_plan(1, 1 << 28, 1, t);
         assert_eq!(
             big,
             ReducePlan::Rows {
@@ -76,7 +114,7 @@ mod tests {
             }
         );
         assert_eq!(
-            reduce_plan(1, 1000, 1, 528, MIN_CHUNK),
+            reduce_plan(1, 1000, 1, t),
             ReducePlan::Rows {
                 chunks: 1,
                 chunk_len: 1000
@@ -84,38 +122,71 @@ mod tests {
         );
         // Many rows already fill the device: one chunk each.
         assert_eq!(
-            reduce_plan(10_000, 5000, 1, 528, MIN_CHUNK),
+            reduce_plan(10_000, 5000, 1, t),
             ReducePlan::Rows {
                 chunks: 1,
                 chunk_len: 5000
             }
         );
-        assert_eq!(reduce_plan(4, 10, 3, 528, MIN_CHUNK), ReducePlan::Cols);
-        // No outputs at all (an empty dimension after the reduced one): no
-        // row pass, which would read rows that are not there.
-        assert_eq!(reduce_plan(4, 1, 0, 528, MIN_CHUNK), ReducePlan::Cols);
         // An empty axis still has one (empty) chunk, so sums give 0 and means NaN.
         assert_eq!(
-            reduce_plan(3, 0, 1, 528, MIN_CHUNK),
+            reduce_plan(3, 0, 1, t),
             ReducePlan::Rows {
                 chunks: 1,
                 chunk_len: 1
             }
         );
+        assert_eq!(reduce_plan(3, 0, 1, t).partials(3, 1), 0);
+    }
+
+    #[test]
+    fn few_columns_split_their_axis_and_many_do_not() {
+        let t = ReduceTargets::for_device(H100);
+        // 16384 outputs of 16384 elements: 16 chunks of 1024 fill 132 SMs.
+        let p = reduce_plan(1, 16384, 16384, t);
+        assert_eq!(
+            p,
+            ReducePlan::Cols {
+                chunks: 16,
+                chunk_len: 1024
+            }
+        );
+        assert_eq!(p.partials(1, 16384), 16 * 16384);
+        // Enough outputs to fill the device: one chunk, no partials.
+        let p = reduce_plan(64, 100, 8192, t);
+        assert_eq!(
+            p,
+            ReducePlan::Cols {
+                chunks: 1,
+                chunk_len: 100
+            }
+        );
+        assert_eq!(p.partials(64, 8192), 0);
+        // No outputs at all (an empty dimension after the reduced one).
+        assert!(matches!(
+            reduce_plan(4, 1, 0, t),
+            ReducePlan::Cols { chunks: 1, .. }
+        ));
     }
 
     #[test]
     fn chunks_cover_each_row_exactly() {
+        let t = ReduceTargets {
+            blocks: 100,
+            min_chunk: MIN_CHUNK,
+            threads: 1000,
+            min_col_chunk: 3,
+        };
         for len in [1u64, 7, 2048, 2049, 1 << 20, 12_345_679] {
-            let ReducePlan::Rows { chunks, chunk_len } = reduce_plan(2, len, 1, 100, MIN_CHUNK)
-            else {
-                panic!()
-            };
-            assert!(chunks * chunk_len >= len, "{len}");
-            assert!(
-                (chunks - 1) * chunk_len < len,
-                "{len}: the last chunk is not empty"
-            );
+            for inner in [1, 2, 7] {
+                let (ReducePlan::Rows { chunks, chunk_len }
+                | ReducePlan::Cols { chunks, chunk_len }) = reduce_plan(2, len, inner, t);
+                assert!(chunks * chunk_len >= len, "{len}");
+                assert!(
+                    (chunks - 1) * chunk_len < len,
+                    "{len}: the last chunk is not empty"
+                );
+            }
         }
     }
 }

@@ -93,13 +93,20 @@ pub enum Output {
     Ptx,
 }
 
-/// NVRTC's options: the target, the language, and `defines`.
+/// NVRTC's options: the target, the language, exact rounding, and `defines`.
 fn options(defines: Vec<String>, arch: Arch, output: Output) -> Vec<String> {
     let target = match output {
         Output::Cubin => format!("--gpu-architecture=sm_{}{}", arch.0, arch.1),
         Output::Ptx => format!("--gpu-architecture=compute_{}{}", arch.0, arch.1),
     };
-    let mut opts = vec![target, "--std=c++17".to_string()];
+    // No fused multiply-adds: `start + i * step` (arange) and `mean + std * z`
+    // (randn) must round twice, as on the host, or an i32 arange can land on
+    // the other side of an integer (seen on an H100: 5 + 10 * -0.7 gave -1).
+    let mut opts = vec![
+        target,
+        "--std=c++17".to_string(),
+        "--fmad=false".to_string(),
+    ];
     opts.extend(defines);
     opts
 }
