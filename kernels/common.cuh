@@ -279,6 +279,13 @@ __device__ __forceinline__ i64 offset_of(const Shape& sh, const Strided& s, i64 
 // way PyTorch's vectorised elementwise kernels do.
 template <class T> struct alignas(4 * sizeof(T)) Pack4 { T v[4]; };
 
+// Tells the compiler that `p` points to global memory, so it reads and writes
+// with ld.global/st.global instead of generic accesses (a pointer read from an
+// argument struct is otherwise generic). Nothing on the host.
+#ifndef ASSUME_GLOBAL
+#define ASSUME_GLOBAL(p) __builtin_assume(__isGlobal(p))
+#endif
+
 template <class T> __device__ __forceinline__ bool pack_aligned(const T* p) {
     return (u64)p % sizeof(Pack4<T>) == 0;
 }
@@ -287,19 +294,47 @@ template <class T> __device__ __forceinline__ bool pack_aligned(const T* p) {
 #define GRID_LOOP(i, n) \
     for (i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += (i64)blockDim.x * gridDim.x)
 
+// Packs each thread moves per round of the flat paths, all loaded before any
+// is used (more bytes in flight); a block's round covers FLAT_UNROLL *
+// blockDim.x consecutive packs. A compile-time knob (CUDASH_KERNEL_DEFINES).
+#ifndef FLAT_UNROLL
+#define FLAT_UNROLL 4
+#endif
+// Packs each thread of a row reduction loads per round, each into its own
+// accumulator (combining is order-free for the extremes; sums are in f64).
+#ifndef REDUCE_UNROLL
+#define REDUCE_UNROLL 2
+#endif
+
 // out[k] = F::run(a[k], b[k]) for k in [0, n): operands contiguous (the flat
 // case), four elements per access where all three are aligned for it.
 template <class A, class B, class O, class F>
 __device__ __forceinline__ void flat_map2(const A* a, const B* b, O* out, i64 n) {
+    ASSUME_GLOBAL(a);
+    ASSUME_GLOBAL(b);
+    ASSUME_GLOBAL(out);
     i64 packs = 0;
     if (pack_aligned(a) && pack_aligned(b) && pack_aligned(out)) {
         packs = n / 4;
-        GRID_LOOP(j, packs) {
-            Pack4<A> x = ((const Pack4<A>*)a)[j];
-            Pack4<B> y = ((const Pack4<B>*)b)[j];
-            Pack4<O> r;
-            for (int q = 0; q < 4; ++q) r.v[q] = F::run(x.v[q], y.v[q]);
-            ((Pack4<O>*)out)[j] = r;
+        const Pack4<A>* pa = (const Pack4<A>*)a;
+        const Pack4<B>* pb = (const Pack4<B>*)b;
+        Pack4<O>* po = (Pack4<O>*)out;
+        const i64 tile = (i64)FLAT_UNROLL * blockDim.x;
+        for (i64 base = (i64)blockIdx.x * tile; base < packs; base += tile * gridDim.x) {
+            Pack4<A> x[FLAT_UNROLL];
+            Pack4<B> y[FLAT_UNROLL];
+            for (int u = 0; u < FLAT_UNROLL; ++u) {
+                i64 j = base + u * (i64)blockDim.x + threadIdx.x;
+                if (j < packs) { x[u] = pa[j]; y[u] = pb[j]; }
+            }
+            for (int u = 0; u < FLAT_UNROLL; ++u) {
+                i64 j = base + u * (i64)blockDim.x + threadIdx.x;
+                if (j < packs) {
+                    Pack4<O> r;
+                    for (int q = 0; q < 4; ++q) r.v[q] = F::run(x[u].v[q], y[u].v[q]);
+                    po[j] = r;
+                }
+            }
         }
     }
     GRID_LOOP(i, n - packs * 4) {
@@ -311,14 +346,28 @@ __device__ __forceinline__ void flat_map2(const A* a, const B* b, O* out, i64 n)
 // out[k] = F::run(a[k]), as flat_map2.
 template <class A, class O, class F>
 __device__ __forceinline__ void flat_map1(const A* a, O* out, i64 n) {
+    ASSUME_GLOBAL(a);
+    ASSUME_GLOBAL(out);
     i64 packs = 0;
     if (pack_aligned(a) && pack_aligned(out)) {
         packs = n / 4;
-        GRID_LOOP(j, packs) {
-            Pack4<A> x = ((const Pack4<A>*)a)[j];
-            Pack4<O> r;
-            for (int q = 0; q < 4; ++q) r.v[q] = F::run(x.v[q]);
-            ((Pack4<O>*)out)[j] = r;
+        const Pack4<A>* pa = (const Pack4<A>*)a;
+        Pack4<O>* po = (Pack4<O>*)out;
+        const i64 tile = (i64)FLAT_UNROLL * blockDim.x;
+        for (i64 base = (i64)blockIdx.x * tile; base < packs; base += tile * gridDim.x) {
+            Pack4<A> x[FLAT_UNROLL];
+            for (int u = 0; u < FLAT_UNROLL; ++u) {
+                i64 j = base + u * (i64)blockDim.x + threadIdx.x;
+                if (j < packs) x[u] = pa[j];
+            }
+            for (int u = 0; u < FLAT_UNROLL; ++u) {
+                i64 j = base + u * (i64)blockDim.x + threadIdx.x;
+                if (j < packs) {
+                    Pack4<O> r;
+                    for (int q = 0; q < 4; ++q) r.v[q] = F::run(x[u].v[q]);
+                    po[j] = r;
+                }
+            }
         }
     }
     GRID_LOOP(i, n - packs * 4) {

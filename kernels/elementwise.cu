@@ -199,7 +199,7 @@ template <class T, int OP> __device__ __forceinline__ void unary_kernel(const Un
 // ---- the kernels ------------------------------------------------------------
 
 #define BINARY(name, OP, dt, T) \
-    extern "C" __global__ void binary_##name##_##dt(const BinaryArgs p) { binary_kernel<T, OP>(p); }
+    extern "C" __global__ void binary_##name##_##dt(const __grid_constant__ BinaryArgs p) { binary_kernel<T, OP>(p); }
 #define ARITH_KERNELS(dt, T) \
     BINARY(add, ADD, dt, T) BINARY(sub, SUB, dt, T) BINARY(mul, MUL, dt, T) BINARY(div, DIV, dt, T) BINARY(pow, POW, dt, T)
 FOR_NUMS(ARITH_KERNELS)
@@ -207,13 +207,13 @@ FOR_NUMS(ARITH_KERNELS)
 DT_bool(BOOL_ARITH_KERNELS)
 
 #define COMPARE(name, OP, dt, T) \
-    extern "C" __global__ void compare_##name##_##dt(const BinaryArgs p) { compare_kernel<T, OP>(p); }
+    extern "C" __global__ void compare_##name##_##dt(const __grid_constant__ BinaryArgs p) { compare_kernel<T, OP>(p); }
 #define COMPARE_KERNELS(dt, T) \
     COMPARE(eq, EQ, dt, T) COMPARE(ne, NE, dt, T) COMPARE(lt, LT, dt, T) COMPARE(le, LE, dt, T) COMPARE(gt, GT, dt, T) COMPARE(ge, GE, dt, T)
 FOR_ALL(COMPARE_KERNELS)
 
 #define UNARY(name, OP, dt, T) \
-    extern "C" __global__ void unary_##name##_##dt(const UnaryArgs p) { unary_kernel<T, OP>(p); }
+    extern "C" __global__ void unary_##name##_##dt(const __grid_constant__ UnaryArgs p) { unary_kernel<T, OP>(p); }
 #define FLOAT_UNARY_KERNELS(dt, T)                                                                        \
     UNARY(neg, NEG, dt, T) UNARY(abs, ABS, dt, T) UNARY(relu, RELU, dt, T) UNARY(exp, EXP, dt, T)      \
     UNARY(log, LOG, dt, T) UNARY(sqrt, SQRT, dt, T) UNARY(sigmoid, SIGMOID, dt, T) UNARY(tanh, TANH, dt, T)

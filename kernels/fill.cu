@@ -20,10 +20,10 @@ template <class W> __device__ __forceinline__ void fill_kernel(const FillArgs& p
 }
 
 // By element size: the bits are the element's.
-extern "C" __global__ void fill_1(const FillArgs p) { fill_kernel<unsigned char>(p); }
-extern "C" __global__ void fill_2(const FillArgs p) { fill_kernel<unsigned short>(p); }
-extern "C" __global__ void fill_4(const FillArgs p) { fill_kernel<u32>(p); }
-extern "C" __global__ void fill_8(const FillArgs p) { fill_kernel<u64>(p); }
+extern "C" __global__ void fill_1(const __grid_constant__ FillArgs p) { fill_kernel<unsigned char>(p); }
+extern "C" __global__ void fill_2(const __grid_constant__ FillArgs p) { fill_kernel<unsigned short>(p); }
+extern "C" __global__ void fill_4(const __grid_constant__ FillArgs p) { fill_kernel<u32>(p); }
+extern "C" __global__ void fill_8(const __grid_constant__ FillArgs p) { fill_kernel<u64>(p); }
 
 // start + i * step in double, converted as a literal is (factory::from_value).
 template <class T> __device__ __forceinline__ void arange_kernel(const ArangeArgs& p) {
@@ -35,5 +35,5 @@ template <class T> __device__ __forceinline__ void arange_kernel(const ArangeArg
 }
 
 #define ARANGE(dt, T) \
-    extern "C" __global__ void arange_##dt(const ArangeArgs p) { arange_kernel<T>(p); }
+    extern "C" __global__ void arange_##dt(const __grid_constant__ ArangeArgs p) { arange_kernel<T>(p); }
 FOR_NUMS(ARANGE)

@@ -22,6 +22,8 @@ extern std::barrier<>* emu_block_barrier;
 #define __forceinline__ inline
 #define __noinline__ inline
 #define __shared__ static
+#define __grid_constant__
+#define ASSUME_GLOBAL(p)
 
 inline void __syncthreads() {
     if (emu_block_barrier) emu_block_barrier->arrive_and_wait();

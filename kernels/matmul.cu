@@ -4,7 +4,7 @@
 // One thread per output element; each operand is row-major contiguous per
 // matrix, `stride_a` / `stride_b` elements apart (0: one matrix for every batch).
 
-extern "C" __global__ void matmul_i64(const MatmulArgs p) {
+extern "C" __global__ void matmul_i64(const __grid_constant__ MatmulArgs p) {
     const i64* a = (const i64*)p.a;
     const i64* b = (const i64*)p.b;
     i64* out = (i64*)p.out;

@@ -57,6 +57,6 @@ template <class T> __device__ __forceinline__ void normal_kernel(const RandomArg
 }
 
 #define RANDOM(dt, T)                                                                       \
-    extern "C" __global__ void uniform_##dt(const RandomArgs p) { uniform_kernel<T>(p); } \
-    extern "C" __global__ void normal_##dt(const RandomArgs p) { normal_kernel<T>(p); }
+    extern "C" __global__ void uniform_##dt(const __grid_constant__ RandomArgs p) { uniform_kernel<T>(p); } \
+    extern "C" __global__ void normal_##dt(const __grid_constant__ RandomArgs p) { normal_kernel<T>(p); }
 FOR_FLOATS(RANDOM)

@@ -93,10 +93,11 @@ template <class T, int OP> __device__ __forceinline__ void acc_store(void* out, 
 
 // This thread's share of elements [start, end) of `in` (the block's threads
 // take turns), folded into `acc`: four elements per load over the part that is
-// aligned for it, two loads in flight per thread.
+// aligned for it, REDUCE_UNROLL loads in flight per thread.
 template <class T, int OP>
 __device__ __forceinline__ Acc reduce_range(const T* in, i64 start, i64 end, Acc acc) {
     const int FLOAT = !Kind<T>::is_int && !Kind<T>::is_bool;
+    ASSUME_GLOBAL(in);
     const i64 t = threadIdx.x, step = blockDim.x;
     // Elements before the first aligned pack, then whole packs, then the rest.
     i64 body = start;
@@ -104,17 +105,24 @@ __device__ __forceinline__ Acc reduce_range(const T* in, i64 start, i64 end, Acc
     i64 packs = (end - body) / 4;
     const Pack4<T>* pk = (const Pack4<T>*)(in + body);
     for (i64 k = start + t; k < body; k += step) acc = combine<FLOAT, OP>(acc, acc_load<T>(in[k], k));
+    Acc accs[REDUCE_UNROLL];
+    accs[0] = acc;
+    for (int u = 1; u < REDUCE_UNROLL; ++u) accs[u] = acc_empty();
     i64 j = t;
-    for (; j + step < packs; j += 2 * step) {
-        Pack4<T> x = pk[j], y = pk[j + step];
-        i64 kx = body + 4 * j, ky = body + 4 * (j + step);
-        for (int q = 0; q < 4; ++q) acc = combine<FLOAT, OP>(acc, acc_load<T>(x.v[q], kx + q));
-        for (int q = 0; q < 4; ++q) acc = combine<FLOAT, OP>(acc, acc_load<T>(y.v[q], ky + q));
+    for (; j + (REDUCE_UNROLL - 1) * step < packs; j += REDUCE_UNROLL * step) {
+        Pack4<T> x[REDUCE_UNROLL];
+        for (int u = 0; u < REDUCE_UNROLL; ++u) x[u] = pk[j + u * step];
+        for (int u = 0; u < REDUCE_UNROLL; ++u) {
+            i64 k0 = body + 4 * (j + u * step);
+            for (int q = 0; q < 4; ++q) accs[u] = combine<FLOAT, OP>(accs[u], acc_load<T>(x[u].v[q], k0 + q));
+        }
     }
-    if (j < packs) {
+    for (; j < packs; j += step) {
         Pack4<T> x = pk[j];
-        for (int q = 0; q < 4; ++q) acc = combine<FLOAT, OP>(acc, acc_load<T>(x.v[q], body + 4 * j + q));
+        for (int q = 0; q < 4; ++q) accs[0] = combine<FLOAT, OP>(accs[0], acc_load<T>(x.v[q], body + 4 * j + q));
     }
+    acc = accs[0];
+    for (int u = 1; u < REDUCE_UNROLL; ++u) acc = combine<FLOAT, OP>(acc, accs[u]);
     for (i64 k = body + 4 * packs + t; k < end; k += step) acc = combine<FLOAT, OP>(acc, acc_load<T>(in[k], k));
     return acc;
 }
@@ -180,9 +188,9 @@ template <class T, int OP> __device__ __forceinline__ void reduce_cols(const Red
 }
 
 #define REDUCE(name, OP, dt, T)                                                                         \
-    extern "C" __global__ void reduce_rows_##name##_##dt(const ReduceArgs p) { reduce_rows<T, OP>(p); }     \
-    extern "C" __global__ void reduce_finish_##name##_##dt(const ReduceArgs p) { reduce_finish<T, OP>(p); } \
-    extern "C" __global__ void reduce_cols_##name##_##dt(const ReduceArgs p) { reduce_cols<T, OP>(p); }
+    extern "C" __global__ void reduce_rows_##name##_##dt(const __grid_constant__ ReduceArgs p) { reduce_rows<T, OP>(p); }     \
+    extern "C" __global__ void reduce_finish_##name##_##dt(const __grid_constant__ ReduceArgs p) { reduce_finish<T, OP>(p); } \
+    extern "C" __global__ void reduce_cols_##name##_##dt(const __grid_constant__ ReduceArgs p) { reduce_cols<T, OP>(p); }
 #define REDUCE_ALL(dt, T) REDUCE(sum, SUM, dt, T) REDUCE(max, MAX, dt, T) REDUCE(min, MIN, dt, T) REDUCE(argmax, ARGMAX, dt, T)
 #define REDUCE_MEAN(dt, T) REDUCE(mean, MEAN, dt, T)
 FOR_ALL(REDUCE_ALL)

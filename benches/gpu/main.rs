@@ -7,6 +7,7 @@
 //! ```sh
 //! gpu-bench [--quick]        # JSON lines on stdout, one per measurement
 //! gpu-bench first-result     # one fresh process's time to its first result
+//! gpu-bench sweep            # add and sum at several launch shapes (tuning)
 //! ```
 
 use std::sync::{Arc, Mutex};
@@ -184,45 +185,6 @@ fn elementwise_and_reductions(b: &Bench) -> R<()> {
         &[("n", n as f64), ("gbs", gbs(12.0 * n as f64, ms))],
     );
 
-    // The launch shapes around the backend's, to see where they stand.
-    let sms = b.device.info.multiprocessors;
-    for per_sm in [8u32, 16, 64] {
-        let mut g = b.geometry;
-        g.max_blocks = per_sm * sms;
-        let on = OnStream {
-            geometry: g,
-            ..b.on()
-        };
-        let ms = b.time(3, 20, || {
-            exec::binary(&on, BinaryOp::Add, vx, vy, DType::F32)
-                .map(drop)
-                .map_err(s)
-        })?;
-        emit(
-            &format!("sweep_add_f32_{per_sm}_blocks_per_sm"),
-            ms,
-            &[("gbs", gbs(12.0 * n as f64, ms))],
-        );
-    }
-    for per_sm in [2u64, 8, 16] {
-        let mut g = b.geometry;
-        g.reduce.blocks = per_sm * sms as u64;
-        let on = OnStream {
-            geometry: g,
-            ..b.on()
-        };
-        let ms = b.time(3, 20, || {
-            exec::reduce(&on, ReduceOp::Sum, vx, None, vec![])
-                .map(drop)
-                .map_err(s)
-        })?;
-        emit(
-            &format!("sweep_sum_f32_{per_sm}_blocks_per_sm"),
-            ms,
-            &[("gbs", gbs(4.0 * n as f64, ms))],
-        );
-    }
-
     // The device-to-device copy of the same bytes: the bandwidth ceiling.
     let dst = on.memory(n * 4).map_err(s)?;
     let ms = b.time(3, 20, || {
@@ -296,6 +258,58 @@ fn elementwise_and_reductions(b: &Bench) -> R<()> {
             name,
             ms,
             &[("n", (side * side) as f64), ("gbs", gbs(bytes, ms))],
+        );
+    }
+    Ok(())
+}
+
+/// add and sum at launch shapes around the backend's, for tuning: the
+/// kernels' compile-time knobs come from CUDASH_KERNEL_DEFINES, and each
+/// line names them.
+fn sweep(b: &Bench) -> R<()> {
+    let n: usize = if b.quick { 1 << 24 } else { 1 << 28 };
+    let defines = std::env::var("CUDASH_KERNEL_DEFINES").unwrap_or_default();
+    let tag = defines.replace("-D", "").replace(' ', ",");
+    let mut gen = Generator::new(7);
+    let x = b.random(&mut gen, n, DType::F32)?;
+    let y = b.random(&mut gen, n, DType::F32)?;
+    let st = contiguous_strides(&x.shape);
+    let (vx, vy) = (view(&x, &st), view(&y, &st));
+    let sms = b.device.info.multiprocessors;
+    for per_sm in [2u32, 4, 8, 32] {
+        let mut g = b.geometry;
+        g.max_blocks = per_sm * sms;
+        let on = OnStream {
+            geometry: g,
+            ..b.on()
+        };
+        let ms = b.time(3, 20, || {
+            exec::binary(&on, BinaryOp::Add, vx, vy, DType::F32)
+                .map(drop)
+                .map_err(s)
+        })?;
+        emit(
+            &format!("sweep add [{tag}] {per_sm} blocks/SM"),
+            ms,
+            &[("gbs", gbs(12.0 * n as f64, ms))],
+        );
+    }
+    for per_sm in [2u64, 4, 8] {
+        let mut g = b.geometry;
+        g.reduce.blocks = per_sm * sms as u64;
+        let on = OnStream {
+            geometry: g,
+            ..b.on()
+        };
+        let ms = b.time(3, 20, || {
+            exec::reduce(&on, ReduceOp::Sum, vx, None, vec![])
+                .map(drop)
+                .map_err(s)
+        })?;
+        emit(
+            &format!("sweep sum [{tag}] {per_sm} blocks/SM"),
+            ms,
+            &[("gbs", gbs(4.0 * n as f64, ms))],
         );
     }
     Ok(())
@@ -466,6 +480,7 @@ fn small_adds(b: &Bench) -> R<()> {
         let next = exec::binary(&on, BinaryOp::Add, view(&y, &st), vone, DType::F32).map_err(s)?;
         y = next;
     }
+    let enqueued = t.elapsed().as_secs_f64() * 1e3;
     b.sync()?;
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let got = b.f32s(&y.mem, 1)?[0];
@@ -476,7 +491,10 @@ fn small_adds(b: &Bench) -> R<()> {
     emit(
         "small_adds_10k",
         ms,
-        &[("us_per_op", ms * 1e3 / ops as f64)],
+        &[
+            ("us_per_op", ms * 1e3 / ops as f64),
+            ("host_us_per_op", enqueued * 1e3 / ops as f64),
+        ],
     );
     Ok(())
 }
@@ -503,6 +521,8 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = if args.iter().any(|a| a == "first-result") {
         first_result(started)
+    } else if args.iter().any(|a| a == "sweep") {
+        Bench::open(false).and_then(|b| sweep(&b))
     } else {
         Bench::open(args.iter().any(|a| a == "--quick")).and_then(|b| {
             eprintln!(

@@ -286,9 +286,10 @@ pub fn binary_ops_and_comparisons_match_the_simulator(r: &impl Runner) {
 /// fills; reductions over rows and columns with the extreme at each position.
 pub fn flat_paths_match_the_simulator(r: &impl Runner) {
     for dt in DType::ALL {
-        let (base_a, base_b) = (edge_values(dt, 80, 4), edge_values(dt, 80, 6));
+        let (base_a, base_b) = (edge_values(dt, 1010, 4), edge_values(dt, 1010, 6));
         let (in_a, in_b) = (r.input(&base_a), r.input(&base_b));
-        for n in [1usize, 7, 64, 75] {
+        // 1003: more packs than a small grid has threads, twice over.
+        for n in [1usize, 7, 64, 75, 1003] {
             for (oa, ob) in [(0, 0), (1, 1), (0, 2), (3, 0)] {
                 let a = base_a.view(vec![n], vec![1], oa);
                 let b = base_b.view(vec![n], vec![1], ob);

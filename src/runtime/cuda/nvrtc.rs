@@ -108,6 +108,12 @@ fn options(defines: Vec<String>, arch: Arch, output: Output) -> Vec<String> {
         "--fmad=false".to_string(),
     ];
     opts.extend(defines);
+    // Tuning knobs of the kernels (FLAT_UNROLL, REDUCE_UNROLL in
+    // kernels/common.cuh), for benchmarks that compare launch shapes: part
+    // of the options, so part of the cache key.
+    if let Ok(extra) = std::env::var("CUDASH_KERNEL_DEFINES") {
+        opts.extend(extra.split_whitespace().map(str::to_string));
+    }
     opts
 }
 
