@@ -44,7 +44,8 @@ struct RandomArgs { void* out; i64 n; u64 seed; u64 first; double mean; double s
 // for every float dtype), an integer one, and the index it was found at.
 struct Acc { double f; i64 i; i64 idx; };
 
-// Input laid out as [outer, len, inner]; the reduced axis is the middle one.
+// Input laid out as [outer, len, inner]; the reduced axis is the middle one,
+// shared by `chunks` parts that take its elements in turns.
 struct ReduceArgs {
     const void* in;
     void* out;
@@ -53,7 +54,6 @@ struct ReduceArgs {
     i64 len;
     i64 inner;
     i64 chunks;
-    i64 chunk_len;
 };
 
 // `batch` row-major products of [m, k] by [k, n] into a contiguous output.
@@ -303,7 +303,7 @@ template <class T> __device__ __forceinline__ bool pack_aligned(const T* p) {
 // Packs each thread of a row reduction loads per round, each into its own
 // accumulator (combining is order-free for the extremes; sums are in f64).
 #ifndef REDUCE_UNROLL
-#define REDUCE_UNROLL 2
+#define REDUCE_UNROLL 8
 #endif
 
 // out[k] = F::run(a[k], b[k]) for k in [0, n): operands contiguous (the flat

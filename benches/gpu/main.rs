@@ -8,6 +8,7 @@
 //! gpu-bench [--quick]        # JSON lines on stdout, one per measurement
 //! gpu-bench first-result     # one fresh process's time to its first result
 //! gpu-bench sweep            # add and sum at several launch shapes (tuning)
+//! gpu-bench copies           # the host copies alone (run again to see their spread)
 //! ```
 
 use std::sync::{Arc, Mutex};
@@ -312,6 +313,27 @@ fn sweep(b: &Bench) -> R<()> {
             &[("gbs", gbs(4.0 * n as f64, ms))],
         );
     }
+    let side = (n as f64).sqrt() as usize;
+    let shape = [side, side];
+    let st2 = contiguous_strides(&shape);
+    let m = View {
+        mem: &x.mem,
+        dtype: DType::F32,
+        shape: &shape,
+        strides: &st2,
+        offset: 0,
+    };
+    let on = b.on();
+    let ms = b.time(3, 20, || {
+        exec::reduce(&on, ReduceOp::Sum, m, Some(0), vec![side])
+            .map(drop)
+            .map_err(s)
+    })?;
+    emit(
+        &format!("sweep sum dim 0 [{tag}]"),
+        ms,
+        &[("gbs", gbs(4.0 * (side * side) as f64, ms))],
+    );
     Ok(())
 }
 
@@ -384,34 +406,60 @@ fn matmuls(b: &Bench) -> R<()> {
     Ok(())
 }
 
+/// Host memory aligned to `align` bytes, freed when dropped.
+struct HostBuffer {
+    ptr: *mut u8,
+    layout: std::alloc::Layout,
+}
+
+impl HostBuffer {
+    fn new(bytes: usize, align: usize) -> R<HostBuffer> {
+        let layout = std::alloc::Layout::from_size_align(bytes, align).map_err(s)?;
+        // SAFETY: a non-zero size; the pointer is checked below.
+        let ptr = unsafe { std::alloc::alloc(layout) };
+        if ptr.is_null() {
+            return Err(format!("could not allocate {bytes} host bytes"));
+        }
+        Ok(HostBuffer { ptr, layout })
+    }
+}
+
+impl Drop for HostBuffer {
+    fn drop(&mut self) {
+        // SAFETY: allocated in `new` with this layout.
+        unsafe { std::alloc::dealloc(self.ptr, self.layout) };
+    }
+}
+
+/// 1 GiB each way between the device and: pageable memory as a `Vec` gives
+/// it (16-byte aligned), pageable memory aligned to 64 bytes (as PyTorch's
+/// CPU allocator gives it), and pinned memory.
 fn host_copies(b: &Bench) -> R<()> {
     let bytes: usize = if b.quick { 64 << 20 } else { 1 << 30 };
     let on = b.on();
     let dev = on.memory(bytes).map_err(s)?;
-    let mut pageable = vec![0u8; bytes];
-    for (i, v) in pageable.iter_mut().enumerate() {
+    let mut vec = vec![0u8; bytes];
+    for (i, v) in vec.iter_mut().enumerate() {
         *v = (i * 31 % 251) as u8;
     }
+    let aligned = HostBuffer::new(bytes, 64)?;
     let pinned = b.device.pinned(bytes).map_err(s)?;
-    // SAFETY: `pinned` holds `bytes`.
-    unsafe { std::ptr::copy_nonoverlapping(pageable.as_ptr(), pinned.ptr, bytes) };
-    let src_pageable = pageable.as_ptr();
-    let dst_pageable = pageable.as_mut_ptr();
-    let cases: [(&str, bool, *mut u8); 2] = [
-        ("pageable", false, dst_pageable),
-        ("pinned", true, pinned.ptr),
+    // SAFETY: each holds `bytes`.
+    unsafe {
+        std::ptr::copy_nonoverlapping(vec.as_ptr(), aligned.ptr, bytes);
+        std::ptr::copy_nonoverlapping(vec.as_ptr(), pinned.ptr, bytes);
+    }
+    let cases: [(&str, *mut u8); 3] = [
+        ("pageable", vec.as_mut_ptr()),
+        ("pageable_aligned64", aligned.ptr),
+        ("pinned", pinned.ptr),
     ];
-    for (kind, _, host) in cases {
-        let src = if kind == "pageable" {
-            src_pageable
-        } else {
-            host as *const u8
-        };
+    for (kind, host) in cases {
         let ms = b.time(2, 10, || {
             // SAFETY: `dev` and the host buffer hold `bytes` and outlive the sync in `time`.
             unsafe {
                 b.device
-                    .copy_to_device(dev.addr, src, bytes, Some(&b.stream))
+                    .copy_to_device(dev.addr, host, bytes, Some(&b.stream))
             }
             .map_err(s)
         })?;
@@ -523,6 +571,8 @@ fn main() {
         first_result(started)
     } else if args.iter().any(|a| a == "sweep") {
         Bench::open(false).and_then(|b| sweep(&b))
+    } else if args.iter().any(|a| a == "copies") {
+        Bench::open(false).and_then(|b| host_copies(&b))
     } else {
         Bench::open(args.iter().any(|a| a == "--quick")).and_then(|b| {
             eprintln!(

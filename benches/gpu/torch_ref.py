@@ -4,6 +4,7 @@ median of the runs after a warm-up). Prints one JSON object per line.
 
     python3 benches/gpu/torch_ref.py [--quick]
     python3 benches/gpu/torch_ref.py first-result
+    python3 benches/gpu/torch_ref.py copies
 """
 
 import json
@@ -71,17 +72,7 @@ def main(quick):
             emit(name, ms, n=k, tflops=2 * k**3 / (ms * 1e9))
             del a, b
 
-        nbytes = (64 << 20) if quick else (1 << 30)
-        d = torch.empty(nbytes, dtype=torch.uint8, device=dev)
-        pageable = torch.arange(nbytes, dtype=torch.int64).remainder_(251).to(torch.uint8)
-        pinned = pageable.pin_memory()
-        for kind, host in [("pageable", pageable), ("pinned", pinned)]:
-            nb = kind == "pinned"
-            ms = timed(lambda: d.copy_(host, non_blocking=nb), 2, 10, s)
-            emit("h2d_" + kind, ms, bytes=nbytes, gbs=nbytes / (ms * 1e6))
-            ms = timed(lambda: host.copy_(d, non_blocking=nb), 2, 10, s)
-            emit("d2h_" + kind, ms, bytes=nbytes, gbs=nbytes / (ms * 1e6))
-        del d, pageable, pinned
+        copies(dev, s, quick)
 
         # A cached 1 MiB allocation and free, as a user reaches it.
         torch.empty(1 << 20, dtype=torch.uint8, device=dev)
@@ -105,6 +96,20 @@ def main(quick):
         emit("small_adds_10k", ms, us_per_op=ms * 1e3 / 10_000)
 
 
+def copies(dev, s, quick):
+    with torch.cuda.stream(s):
+        nbytes = (64 << 20) if quick else (1 << 30)
+        d = torch.empty(nbytes, dtype=torch.uint8, device=dev)
+        pageable = torch.arange(nbytes, dtype=torch.int64).remainder_(251).to(torch.uint8)
+        pinned = pageable.pin_memory()
+        for kind, host in [("pageable", pageable), ("pinned", pinned)]:
+            nb = kind == "pinned"
+            ms = timed(lambda: d.copy_(host, non_blocking=nb), 2, 10, s)
+            emit("h2d_" + kind, ms, bytes=nbytes, gbs=nbytes / (ms * 1e6))
+            ms = timed(lambda: host.copy_(d, non_blocking=nb), 2, 10, s)
+            emit("d2h_" + kind, ms, bytes=nbytes, gbs=nbytes / (ms * 1e6))
+
+
 def first_result():
     x = torch.arange(1.0, 5.0, device="cuda:0")
     got = (x + x).tolist()
@@ -115,5 +120,7 @@ def first_result():
 if __name__ == "__main__":
     if "first-result" in sys.argv:
         first_result()
+    elif "copies" in sys.argv:
+        copies(torch.device("cuda:0"), torch.cuda.Stream(), False)
     else:
         main("--quick" in sys.argv)

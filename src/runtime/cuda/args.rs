@@ -104,8 +104,8 @@ pub struct ReduceArgs {
     pub outer: i64,
     pub len: i64,
     pub inner: i64,
+    /// How many parts the reduced axis is cut into (`launch::ReducePlan`).
     pub chunks: i64,
-    pub chunk_len: i64,
 }
 
 /// `batch` row-major products of `[m, k]` by `[k, n]` (integer matmul).

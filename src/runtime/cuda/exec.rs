@@ -439,43 +439,24 @@ pub fn reduce<L: Launcher>(
         outer: outer as i64,
         len: len as i64,
         inner: inner as i64,
-        chunks: 0,
-        chunk_len: 0,
+        chunks: plan.chunks() as i64,
     };
     let cap = |blocks: u64| blocks.clamp(1, g.max_blocks as u64) as u32;
-    // Each output's chunks combined, when there are several (`rows`: outputs).
-    let finish = |p: ReduceArgs, rows: u64| -> Result<(), Error> {
-        if p.chunks > 1 {
-            let k = source::reduce(Pass::Finish, op, dt).ok_or_else(missing)?;
-            let p = ReduceArgs {
-                outer: rows as i64,
-                ..p
-            };
-            l.launch(&k, cap(rows), g.reduce_block, p, true)?;
-        }
-        Ok(())
+    // The first pass, then each output's chunks combined when there are
+    // several (`outputs` rows of partial results).
+    let (first, grid, block, syncs, outputs) = match plan {
+        ReducePlan::Rows { chunks } => (Pass::Rows, cap(o * chunks), g.reduce_block, true, o),
+        ReducePlan::Cols { chunks } => (Pass::Cols, g.grid(o * i * chunks), g.block, false, o * i),
     };
-    match plan {
-        ReducePlan::Rows { chunks, chunk_len } => {
-            let p = ReduceArgs {
-                chunks: chunks as i64,
-                chunk_len: chunk_len as i64,
-                ..p
-            };
-            let rows = source::reduce(Pass::Rows, op, dt).ok_or_else(missing)?;
-            l.launch(&rows, cap(o * chunks), g.reduce_block, p, true)?;
-            finish(p, o)?;
-        }
-        ReducePlan::Cols { chunks, chunk_len } => {
-            let p = ReduceArgs {
-                chunks: chunks as i64,
-                chunk_len: chunk_len as i64,
-                ..p
-            };
-            let cols = source::reduce(Pass::Cols, op, dt).ok_or_else(missing)?;
-            l.launch(&cols, g.grid(o * i * chunks), g.block, p, false)?;
-            finish(p, o * i)?;
-        }
+    let kernel = source::reduce(first, op, dt).ok_or_else(missing)?;
+    l.launch(&kernel, grid, block, p, syncs)?;
+    if p.chunks > 1 {
+        let finish = source::reduce(Pass::Finish, op, dt).ok_or_else(missing)?;
+        let p = ReduceArgs {
+            outer: outputs as i64,
+            ..p
+        };
+        l.launch(&finish, cap(outputs), g.reduce_block, p, true)?;
     }
     Ok(Out {
         mem,

@@ -12,25 +12,30 @@ pub fn grid(n: u64, block: u32, max_blocks: u32) -> u32 {
 }
 
 /// How a reduction over `[outer, len, inner]` runs. Either way the reduced
-/// axis is cut into `chunks` of `chunk_len` elements; with more than one
-/// chunk each gives a partial result, and `reduce_finish` combines each
-/// output's chunks.
+/// axis is shared by `chunks` parts that take its elements in turns (so the
+/// parts read neighbouring memory); with more than one part each gives a
+/// partial result, and `reduce_finish` combines each output's parts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReducePlan {
-    /// `inner == 1`: `outer * chunks` blocks, each reducing one chunk of a
-    /// contiguous row.
-    Rows { chunks: u64, chunk_len: u64 },
+    /// `inner == 1`: `outer * chunks` blocks over contiguous rows.
+    Rows { chunks: u64 },
     /// `inner != 1`: one thread per (output, chunk), neighbouring threads
     /// reading neighbouring elements.
-    Cols { chunks: u64, chunk_len: u64 },
+    Cols { chunks: u64 },
 }
 
 impl ReducePlan {
+    pub fn chunks(&self) -> u64 {
+        match *self {
+            ReducePlan::Rows { chunks } | ReducePlan::Cols { chunks } => chunks,
+        }
+    }
+
     /// Partial results the workspace must hold.
     pub fn partials(&self, outer: u64, inner: u64) -> u64 {
         match *self {
-            ReducePlan::Rows { chunks, .. } if chunks > 1 => outer * chunks,
-            ReducePlan::Cols { chunks, .. } if chunks > 1 => outer * inner * chunks,
+            ReducePlan::Rows { chunks } if chunks > 1 => outer * chunks,
+            ReducePlan::Cols { chunks } if chunks > 1 => outer * inner * chunks,
             _ => 0,
         }
     }
@@ -70,22 +75,20 @@ impl ReduceTargets {
 }
 
 /// Splits the reduced axis so the whole device has work (the CPU tests use
-/// small targets to exercise the combining pass).
+/// small targets to exercise the combining pass): as many chunks as the
+/// targets ask, each with at least its minimum of elements, always at least
+/// one (an empty axis has one empty chunk: sums give 0 and means NaN).
 pub fn reduce_plan(outer: u64, len: u64, inner: u64, t: ReduceTargets) -> ReducePlan {
-    // At most `most` chunks, at least `min` elements each, no chunk empty
-    // (except the one chunk of an empty axis: sums give 0 and means NaN).
-    let split = |most: u64, min: u64| {
-        let chunks = len.div_ceil(min.max(1)).clamp(1, most.max(1));
-        let chunk_len = len.div_ceil(chunks).max(1);
-        (len.div_ceil(chunk_len).max(1), chunk_len)
-    };
+    let split = |most: u64, min: u64| (len / min.max(1)).clamp(1, most.max(1));
     if inner == 1 {
-        let (chunks, chunk_len) = split(t.blocks / outer.max(1), t.min_chunk);
-        ReducePlan::Rows { chunks, chunk_len }
+        ReducePlan::Rows {
+            chunks: split(t.blocks / outer.max(1), t.min_chunk),
+        }
     } else {
         let outputs = (outer * inner).max(1);
-        let (chunks, chunk_len) = split(t.threads / outputs, t.min_col_chunk);
-        ReducePlan::Cols { chunks, chunk_len }
+        ReducePlan::Cols {
+            chunks: split(t.threads / outputs, t.min_col_chunk),
+        }
     }
 }
 
@@ -105,86 +108,50 @@ mod tests {
     #[test]
     fn a_full_sum_spreads_over_the_device_and_small_ones_stay_in_one_block() {
         let t = ReduceTargets::for_device(H100);
-        let big = reduce_plan(1, 1 << 28, 1, t);
         assert_eq!(
-            big,
-            ReducePlan::Rows {
-                chunks: 528,
-                chunk_len: (1u64 << 28).div_ceil(528)
-            }
+            reduce_plan(1, 1 << 28, 1, t),
+            ReducePlan::Rows { chunks: 528 }
         );
-        assert_eq!(
-            reduce_plan(1, 1000, 1, t),
-            ReducePlan::Rows {
-                chunks: 1,
-                chunk_len: 1000
-            }
-        );
-        // Many rows already fill the device: one chunk each.
-        assert_eq!(
-            reduce_plan(10_000, 5000, 1, t),
-            ReducePlan::Rows {
-                chunks: 1,
-                chunk_len: 5000
-            }
-        );
-        // An empty axis still has one (empty) chunk, so sums give 0 and means NaN.
-        assert_eq!(
-            reduce_plan(3, 0, 1, t),
-            ReducePlan::Rows {
-                chunks: 1,
-                chunk_len: 1
-            }
-        );
-        assert_eq!(reduce_plan(3, 0, 1, t).partials(3, 1), 0);
+        assert_eq!(reduce_plan(1, 1000, 1, t), ReducePlan::Rows { chunks: 1 });
+        // Many rows already fill the device: one chunk each, no partials.
+        let p = reduce_plan(10_000, 5000, 1, t);
+        assert_eq!(p, ReducePlan::Rows { chunks: 1 });
+        assert_eq!(p.partials(10_000, 1), 0);
+        // An empty axis still has one (empty) chunk.
+        assert_eq!(reduce_plan(3, 0, 1, t), ReducePlan::Rows { chunks: 1 });
     }
 
     #[test]
     fn few_columns_split_their_axis_and_many_do_not() {
         let t = ReduceTargets::for_device(H100);
-        // 16384 outputs of 16384 elements: 16 chunks of 1024 fill 132 SMs.
+        // 16384 outputs of 16384 elements: 16 chunks fill 132 SMs.
         let p = reduce_plan(1, 16384, 16384, t);
-        assert_eq!(
-            p,
-            ReducePlan::Cols {
-                chunks: 16,
-                chunk_len: 1024
-            }
-        );
+        assert_eq!(p, ReducePlan::Cols { chunks: 16 });
         assert_eq!(p.partials(1, 16384), 16 * 16384);
         // Enough outputs to fill the device: one chunk, no partials.
         let p = reduce_plan(64, 100, 8192, t);
-        assert_eq!(
-            p,
-            ReducePlan::Cols {
-                chunks: 1,
-                chunk_len: 100
-            }
-        );
+        assert_eq!(p, ReducePlan::Cols { chunks: 1 });
         assert_eq!(p.partials(64, 8192), 0);
         // No outputs at all (an empty dimension after the reduced one).
-        assert!(matches!(
-            reduce_plan(4, 1, 0, t),
-            ReducePlan::Cols { chunks: 1, .. }
-        ));
+        assert_eq!(reduce_plan(4, 1, 0, t), ReducePlan::Cols { chunks: 1 });
     }
 
     #[test]
-    fn chunks_cover_each_row_exactly() {
+    fn every_chunk_has_its_minimum_of_elements() {
         let t = ReduceTargets {
             blocks: 100,
             min_chunk: MIN_CHUNK,
             threads: 1000,
             min_col_chunk: 3,
         };
-        for len in [1u64, 7, 2048, 2049, 1 << 20, 12_345_679] {
+        for len in [0u64, 1, 7, 2048, 2049, 1 << 20, 12_345_679] {
             for inner in [1, 2, 7] {
-                let (ReducePlan::Rows { chunks, chunk_len }
-                | ReducePlan::Cols { chunks, chunk_len }) = reduce_plan(2, len, inner, t);
-                assert!(chunks * chunk_len >= len, "{len}");
+                let p = reduce_plan(2, len, inner, t);
+                let min = if inner == 1 { MIN_CHUNK } else { 3 };
+                assert!(p.chunks() >= 1);
                 assert!(
-                    (chunks - 1) * chunk_len < len,
-                    "{len}: the last chunk is not empty"
+                    p.chunks() == 1 || len / p.chunks() >= min,
+                    "{len} {inner}: {p:?}"
                 );
             }
         }
