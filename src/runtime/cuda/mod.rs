@@ -9,6 +9,8 @@
 //! - `launch`: grid sizes and the reduction plan.
 //! - `exec`: each tensor op as the kernels it launches (kernel, arguments,
 //!   launch shape, temporaries), on any `Launcher`.
+//! - `launcher`: that `Launcher` on a real device: operands in blocks of the
+//!   caching allocator, kernels and cuBLAS queued on one stream.
 //! - `nvrtc`: compiling a unit to CUBIN for a device's architecture, with an
 //!   in-memory and an on-disk cache.
 //! - `blas`: a row-major matrix product as the column-major cuBLAS call, and
@@ -19,13 +21,15 @@
 //!
 //! Tested without a GPU: `tests/kernels_host.rs` compiles the kernels as C++
 //! and runs every op through `exec` on them, against the simulator (cuBLAS's
-//! part by its column-major contract); `tests/nvrtc.rs` compiles
-//! every unit with the real NVRTC for sm_90. Only on a GPU (ignored tests,
+//! part by its column-major contract); `tests/nvrtc.rs` compiles every unit
+//! with the real NVRTC for sm_90. Only on a GPU (ignored tests,
 //! `scripts/gpu-check`): `tests/kernels_gpu.rs` (the same checks through the
-//! driver and cuBLAS) and `tests/driver_gpu.rs`. Not yet written: tensors
-//! that live in device memory, i.e. the backend the session runs on (issue
-//! 5); it will implement `exec::Launcher` on the caching allocator's blocks
-//! and the current stream.
+//! driver and cuBLAS), `tests/driver_gpu.rs`, compute-sanitizer, and the
+//! benchmark beside PyTorch (`benches/gpu/`, which runs `exec` on
+//! `launcher::OnStream`); all passed on an H100 (`benches/gpu/results.md`).
+//! Not yet written: tensors that live in device memory, i.e. the backend the
+//! session runs on (issue 18), which will run `exec` on `OnStream` for the
+//! tensor's device and current stream.
 
 pub mod args;
 pub mod blas;
