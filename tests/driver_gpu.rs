@@ -10,7 +10,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use cudash::runtime::alloc::CachingAllocator;
+use cudash::runtime::alloc::{AllocError, CachingAllocator};
 use cudash::runtime::cuda::blas::{row_major, Blas};
 use cudash::runtime::cuda::driver::{CudaDevice, DriverSegments};
 use cudash::runtime::cuda::probe;
@@ -49,7 +49,7 @@ fn the_device_is_described_as_the_driver_sees_it() {
 fn events_order_streams_and_time_them() {
     let d = device();
     let (s, t) = (d.stream().unwrap(), d.stream().unwrap());
-    let (start, end) = (d.event().unwrap(), d.event().unwrap());
+    let (start, end) = (d.event(true).unwrap(), d.event(true).unwrap());
     let bytes = 256 << 20;
     let (a, b) = (d.alloc(bytes).unwrap(), d.alloc(bytes).unwrap());
     start.record(Some(&s)).unwrap();
@@ -62,7 +62,7 @@ fn events_order_streams_and_time_them() {
         "5 GiB of copies cannot be done already"
     );
     d.wait(Some(&t), &end).unwrap();
-    let after = d.event().unwrap();
+    let after = d.event(false).unwrap();
     after.record(Some(&t)).unwrap();
     after.synchronize().unwrap();
     assert!(end.query().unwrap(), "t waited for s's end event");
@@ -72,8 +72,60 @@ fn events_order_streams_and_time_them() {
         20.0 * 2.0 * bytes as f64 / (ms as f64 * 1e6)
     );
     assert!(ms > 0.0);
+    // An event made only to order work has no timing.
+    assert!(after.elapsed_ms(&end).is_err());
     d.free(a).unwrap();
     d.free(b).unwrap();
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU: cargo test --release --test driver_gpu -- --ignored"]
+fn copies_and_fills_are_queued_on_their_stream() {
+    let d = device();
+    let s = d.stream().unwrap();
+    let bytes = 256 << 20;
+    let src = d.pinned(bytes).unwrap();
+    let back = d.pinned(bytes).unwrap();
+    // SAFETY: both hold `bytes`.
+    let (src_bytes, back_bytes) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(src.ptr, bytes),
+            std::slice::from_raw_parts_mut(back.ptr, bytes),
+        )
+    };
+    for (i, b) in src_bytes.iter_mut().enumerate() {
+        *b = (i % 253) as u8;
+    }
+    let (a, b, c) = (
+        d.alloc(bytes).unwrap(),
+        d.alloc(bytes).unwrap(),
+        d.alloc(bytes).unwrap(),
+    );
+    let done = d.event(false).unwrap();
+    // SAFETY: every range is `bytes` long and lives past the synchronize below.
+    unsafe {
+        d.copy_to_device(a, src.ptr, bytes, Some(&s)).unwrap();
+        done.record(Some(&s)).unwrap();
+        // From pinned memory the copy is asynchronous: 256 MiB takes
+        // milliseconds, and the call has already returned.
+        assert!(!done.query().unwrap(), "the copy ran synchronously");
+        d.copy_on_device(b, a, bytes, Some(&s)).unwrap();
+        d.memset(c, 7, bytes, Some(&s)).unwrap();
+        d.copy_to_host(back.ptr, b, bytes, Some(&s)).unwrap();
+    }
+    d.synchronize_stream(Some(&s)).unwrap();
+    assert!(back_bytes == src_bytes, "the bytes came back changed");
+    // SAFETY: as above.
+    unsafe { d.copy_to_host(back.ptr, c, bytes, Some(&s)).unwrap() };
+    d.synchronize_stream(Some(&s)).unwrap();
+    assert!(back_bytes.iter().all(|&x| x == 7));
+    // Streams and events may be dropped on another thread: they bind their
+    // device's context first, and the device is still there.
+    std::thread::spawn(move || drop((s, done))).join().unwrap();
+    d.synchronize().unwrap();
+    for p in [a, b, c] {
+        d.free(p).unwrap();
+    }
 }
 
 #[test]
@@ -116,7 +168,11 @@ fn the_caching_allocator_runs_on_driver_segments_and_reports_out_of_memory() {
     let mut back = [0u8; 3];
     d.download(&mut back, addr).unwrap();
     assert_eq!(back, [1, 2, 3]);
-    let too_much = alloc.malloc(d.info.total_memory * 2, 0).unwrap_err();
+    // More than the device has: out of memory (the driver's
+    // CUDA_ERROR_OUT_OF_MEMORY), not any other failure.
+    let Err(AllocError::OutOfMemory(too_much)) = alloc.malloc(d.info.total_memory * 2, 0) else {
+        panic!("twice the device's memory must be out of memory");
+    };
     assert_eq!(too_much.requested, d.info.total_memory * 2);
     alloc.free(small);
     alloc.free(big);

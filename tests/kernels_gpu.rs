@@ -10,7 +10,7 @@
 #[macro_use]
 mod kernel_checks;
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use cudash::error::Error;
 use cudash::runtime::buffer::Buffer;
@@ -21,9 +21,9 @@ use cudash::runtime::cuda::source::Kernel;
 use cudash::runtime::{DType, Tensor};
 use kernel_checks::Runner;
 
-fn device() -> &'static CudaDevice {
-    static DEVICE: OnceLock<CudaDevice> = OnceLock::new();
-    DEVICE.get_or_init(|| CudaDevice::open(0).unwrap_or_else(|e| panic!("cuda:0: {e}")))
+fn device() -> &'static Arc<CudaDevice> {
+    static DEVICE: OnceLock<Arc<CudaDevice>> = OnceLock::new();
+    DEVICE.get_or_init(|| Arc::new(CudaDevice::open(0).unwrap_or_else(|e| panic!("cuda:0: {e}"))))
 }
 
 /// cuda:0, launching with the given shapes.

@@ -94,8 +94,8 @@ impl Bench {
         let mut events: Vec<(Event, Event)> = Vec::new();
         for _ in 0..reps {
             let (a, b) = (
-                self.device.event().map_err(s)?,
-                self.device.event().map_err(s)?,
+                self.device.event(true).map_err(s)?,
+                self.device.event(true).map_err(s)?,
             );
             a.record(Some(&self.stream)).map_err(s)?;
             f()?;

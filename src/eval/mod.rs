@@ -269,14 +269,7 @@ impl Interp {
         let mem = self
             .devices
             .alloc(d, bytes)
-            .map_err(|oom| Error::OutOfMemory {
-                device: Device::Cuda(d),
-                requested: oom.requested,
-                capacity: oom.capacity,
-                free: oom.free,
-                allocated: oom.allocated,
-                reserved: oom.reserved,
-            })?;
+            .map_err(|e| e.to_error(Device::Cuda(d)))?;
         self.counters.allocations += 1;
         self.counters.bytes += bytes as u64;
         Ok(mem)

@@ -15,10 +15,21 @@ pub const LARGE_SEGMENT: usize = 20 << 20;
 pub const MIN_LARGE_ALLOC: usize = 10 << 20;
 pub const ROUND_LARGE: usize = 2 << 20;
 
+/// Why a segment could not be had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SegmentError {
+    /// The device has too little free memory: the allocator releases its
+    /// cache and tries once more.
+    OutOfMemory,
+    /// Anything else the driver refused (a sticky error, a bad context): no
+    /// retry, and the user sees the driver's reason, not an out-of-memory one.
+    Failed(String),
+}
+
 /// Where segments come from: `cudaMalloc` on a real GPU, a capacity counter on the simulator.
 pub trait SegmentSource {
-    /// Reserves `bytes` of device memory, or `None` when the device cannot provide them.
-    fn reserve(&mut self, bytes: usize) -> Option<u64>;
+    /// Reserves `bytes` of device memory; the handle is its address on a GPU.
+    fn reserve(&mut self, bytes: usize) -> Result<u64, SegmentError>;
     fn release(&mut self, handle: u64, bytes: usize);
     /// Total device memory.
     fn capacity(&self) -> usize;
@@ -174,6 +185,34 @@ pub struct OutOfMemory {
     pub free: usize,
     pub allocated: usize,
     pub reserved: usize,
+}
+
+/// A failed allocation: out of memory (after the cache was released and the
+/// request tried again), or a device failure that is not about memory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AllocError {
+    OutOfMemory(OutOfMemory),
+    Failed(String),
+}
+
+impl AllocError {
+    /// The error a user reads, for `device`.
+    pub fn to_error(&self, device: crate::runtime::Device) -> crate::error::Error {
+        match self {
+            AllocError::OutOfMemory(oom) => crate::error::Error::OutOfMemory {
+                device,
+                requested: oom.requested,
+                capacity: oom.capacity,
+                free: oom.free,
+                allocated: oom.allocated,
+                reserved: oom.reserved,
+            },
+            AllocError::Failed(why) => crate::error::Error::Cuda {
+                device,
+                message: format!("could not allocate device memory: {why}"),
+            },
+        }
+    }
 }
 
 pub struct CachingAllocator<S: SegmentSource> {
@@ -372,7 +411,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
     }
 
     /// Allocates `size` bytes for use on `stream`.
-    pub fn malloc(&mut self, size: usize, stream: StreamId) -> Result<Block, OutOfMemory> {
+    pub fn malloc(&mut self, size: usize, stream: StreamId) -> Result<Block, AllocError> {
         let rounded = round_size(size);
         let pool = pool_for(rounded);
         let at = match self.best_fit(pool, stream, rounded) {
@@ -425,28 +464,37 @@ impl<S: SegmentSource> CachingAllocator<S> {
         rounded: usize,
         pool: Pool,
         stream: StreamId,
-    ) -> Result<u32, OutOfMemory> {
+    ) -> Result<u32, AllocError> {
         let seg_size = segment_size(rounded);
-        if let Some(n) = self.new_segment(seg_size, pool, stream) {
-            return Ok(n);
+        match self.new_segment(seg_size, pool, stream) {
+            Ok(n) => return Ok(n),
+            Err(SegmentError::Failed(why)) => return Err(AllocError::Failed(why)),
+            Err(SegmentError::OutOfMemory) => {}
         }
         self.stats.num_alloc_retries += 1;
         self.empty_cache();
-        if let Some(n) = self.new_segment(seg_size, pool, stream) {
-            return Ok(n);
+        match self.new_segment(seg_size, pool, stream) {
+            Ok(n) => return Ok(n),
+            Err(SegmentError::Failed(why)) => return Err(AllocError::Failed(why)),
+            Err(SegmentError::OutOfMemory) => {}
         }
         self.stats.num_ooms += 1;
-        Err(OutOfMemory {
+        Err(AllocError::OutOfMemory(OutOfMemory {
             requested: size,
             capacity: self.source.capacity(),
             free: self.source.free(),
             allocated: self.stats.allocated.current as usize,
             reserved: self.stats.reserved.current as usize,
-        })
+        }))
     }
 
     /// Reserves a segment and returns its single (free, unindexed) block.
-    fn new_segment(&mut self, size: usize, pool: Pool, stream: StreamId) -> Option<u32> {
+    fn new_segment(
+        &mut self,
+        size: usize,
+        pool: Pool,
+        stream: StreamId,
+    ) -> Result<u32, SegmentError> {
         let handle = self.source.reserve(size)?;
         let id = self.next_segment;
         self.next_segment += 1;
@@ -480,7 +528,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
             Pool::Small => st.small_segments.add(1),
             Pool::Large => st.large_segments.add(1),
         }
-        Some(first)
+        Ok(first)
     }
 
     /// The node of a block handed out earlier, if it still holds that block.
@@ -706,13 +754,15 @@ impl Capacity {
 }
 
 impl SegmentSource for Capacity {
-    fn reserve(&mut self, bytes: usize) -> Option<u64> {
-        if self.used.checked_add(bytes)? > self.total {
-            return None;
+    fn reserve(&mut self, bytes: usize) -> Result<u64, SegmentError> {
+        match self.used.checked_add(bytes) {
+            Some(used) if used <= self.total => {
+                self.used = used;
+                self.next += 1;
+                Ok(self.next)
+            }
+            _ => Err(SegmentError::OutOfMemory),
         }
-        self.used += bytes;
-        self.next += 1;
-        Some(self.next)
     }
     fn release(&mut self, _handle: u64, bytes: usize) {
         self.used -= bytes;
@@ -809,11 +859,54 @@ mod tests {
         // 30 MiB reserved (two 16 MiB... rounded segments), one cached: a third needs the cache released.
         let z = a.malloc(20 << 20, 0).unwrap();
         assert_eq!(a.stats().num_alloc_retries, 1);
-        let err = a.malloc(30 << 20, 0).unwrap_err();
+        let Err(AllocError::OutOfMemory(err)) = a.malloc(30 << 20, 0) else {
+            panic!("30 MiB more than 40 MiB holds is out of memory");
+        };
         assert_eq!(err.requested, 30 << 20);
         assert_eq!(a.stats().num_ooms, 1);
         a.free(y);
         a.free(z);
         a.check().unwrap();
+    }
+
+    /// A source whose device fails for another reason than memory.
+    struct Broken;
+    impl SegmentSource for Broken {
+        fn reserve(&mut self, _bytes: usize) -> Result<u64, SegmentError> {
+            Err(SegmentError::Failed("CUDA_ERROR_ILLEGAL_ADDRESS".into()))
+        }
+        fn release(&mut self, _handle: u64, _bytes: usize) {}
+        fn capacity(&self) -> usize {
+            1 << 30
+        }
+        fn free(&self) -> usize {
+            1 << 30
+        }
+    }
+
+    #[test]
+    fn a_device_failure_is_not_out_of_memory() {
+        let mut a = CachingAllocator::new(Broken);
+        let err = a.malloc(1000, 0).unwrap_err();
+        assert_eq!(err, AllocError::Failed("CUDA_ERROR_ILLEGAL_ADDRESS".into()));
+        // No retry after releasing the cache, and no out-of-memory counted.
+        assert_eq!(a.stats().num_alloc_retries, 0);
+        assert_eq!(a.stats().num_ooms, 0);
+        let msg = err.to_error(crate::runtime::Device::Cuda(0)).to_string();
+        assert!(
+            msg.contains("CUDA error on cuda:0") && msg.contains("ILLEGAL_ADDRESS"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn a_block_s_address_is_its_segment_s_handle_plus_its_offset() {
+        let mut a = CachingAllocator::new(Capacity::new(40 << 20));
+        let x = a.malloc(1000, 0).unwrap();
+        let y = a.malloc(1000, 0).unwrap();
+        let seg = a.segments().next().unwrap().handle;
+        assert_eq!(a.address(&x), Some(seg + x.offset as u64));
+        assert_eq!(a.address(&y), Some(seg + 1024));
+        assert_eq!(a.address(&Block { segment: 99, ..y }), None);
     }
 }

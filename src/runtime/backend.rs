@@ -2,7 +2,7 @@
 //! the simulator runs the host kernels; the CUDA backend (to come) runs its own.
 //! `--backend auto` picks CUDA when a driver and a device are found, else the simulator.
 
-use super::alloc::{Capacity, SegmentSource};
+use super::alloc::{Capacity, SegmentError, SegmentSource};
 
 /// The reference GPU the simulator's timing model uses.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,7 +83,7 @@ impl Backend for SimBackend {
 }
 
 impl<T: SegmentSource + ?Sized> SegmentSource for Box<T> {
-    fn reserve(&mut self, bytes: usize) -> Option<u64> {
+    fn reserve(&mut self, bytes: usize) -> Result<u64, SegmentError> {
         (**self).reserve(bytes)
     }
     fn release(&mut self, handle: u64, bytes: usize) {

@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::alloc::{Block, OutOfMemory, StreamId};
+use super::alloc::{AllocError, Block, StreamId};
 use super::backend::{Backend, DeviceInfo};
 use super::gpu::{lock, Gpu};
 use super::host_alloc::HostAllocator;
@@ -103,7 +103,7 @@ impl Devices {
     /// Device memory for `bytes` on `device`, for its current stream. When the
     /// device is full and blocks are held back for streams, their work is
     /// waited for (the blocks return to the cache) and the request tried again.
-    pub fn alloc(&self, device: u32, bytes: usize) -> Result<Memory, OutOfMemory> {
+    pub fn alloc(&self, device: u32, bytes: usize) -> Result<Memory, AllocError> {
         let g = &self.gpus[device as usize];
         let first = {
             let mut gpu = lock(g);
@@ -112,8 +112,7 @@ impl Devices {
         };
         let block = match first {
             Ok(b) => b,
-            Err(oom) if !lock(g).has_waiting() => return Err(oom),
-            Err(_) => {
+            Err(AllocError::OutOfMemory(_)) if lock(g).has_waiting() => {
                 // As PyTorch does before giving up: wait for the streams those blocks wait for.
                 self.sync_device(device);
                 let mut gpu = lock(g);
@@ -122,6 +121,7 @@ impl Devices {
                 gpu.allocator.oom_recovered();
                 block
             }
+            Err(e) => return Err(e),
         };
         Ok(Memory::Device {
             gpu: Arc::clone(g),

@@ -70,9 +70,12 @@ pub fn reference_gemm(g: &Gemm, a: &[f64], b: &[f64], c: &mut [f64]) {
     }
 }
 
-/// A cuBLAS handle for one device (its context current when made).
+/// A cuBLAS handle for one device: made with that device's context current,
+/// which every call and the drop bind again (cuBLAS works in whatever context
+/// is current on the calling thread), and which it keeps alive.
 pub struct Blas {
     handle: cudarc::cublas::sys::cublasHandle_t,
+    device: std::sync::Arc<super::driver::CudaDevice>,
 }
 
 // SAFETY: the handle is used from one thread at a time (the session's), behind `&mut self`.
@@ -80,7 +83,7 @@ unsafe impl Send for Blas {}
 
 impl Blas {
     /// A handle on `device`; a clear error when libcublas is missing.
-    pub fn new(device: &super::driver::CudaDevice) -> Result<Blas, String> {
+    pub fn new(device: &std::sync::Arc<super::driver::CudaDevice>) -> Result<Blas, String> {
         if !super::probe::cublas_present() {
             return Err("cuBLAS (libcublas.so.13) could not be loaded: install the CUDA toolkit's \
                         libraries, or `pip install nvidia-cublas` and add its lib folder to LD_LIBRARY_PATH"
@@ -88,7 +91,10 @@ impl Blas {
         }
         device.bind().map_err(|e| e.to_string())?;
         cudarc::cublas::result::create_handle()
-            .map(|handle| Blas { handle })
+            .map(|handle| Blas {
+                handle,
+                device: std::sync::Arc::clone(device),
+            })
             .map_err(|e| format!("cublasCreate failed: {e}"))
     }
 
@@ -133,6 +139,7 @@ impl Blas {
                 )
             };
         let stream = stream.map_or(std::ptr::null_mut(), |s| s.raw);
+        self.device.bind().map_err(|e| e.to_string())?;
         cudarc::cublas::result::set_stream(
             self.handle,
             stream as cudarc::cublas::sys::cudaStream_t,
@@ -169,6 +176,7 @@ impl Blas {
 
 impl Drop for Blas {
     fn drop(&mut self) {
+        let _ = self.device.bind();
         // SAFETY: a handle from `create_handle`, destroyed once.
         let _ = unsafe { cudarc::cublas::result::destroy_handle(self.handle) };
     }

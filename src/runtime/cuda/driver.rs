@@ -7,13 +7,14 @@
 
 use std::collections::HashMap;
 use std::ffi::{c_void, CString};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::{result, sys};
 
 use super::nvrtc::{Arch, Cache};
 use super::probe::{self, DriverDevice, Probe};
 use super::source::{Kernel, Unit};
+use crate::runtime::alloc::{SegmentError, SegmentSource};
 use crate::runtime::gpu::lock;
 
 /// A failed driver call, or a kernel that could not be prepared.
@@ -67,6 +68,8 @@ fn raw(stream: Option<&Stream>) -> sys::CUstream {
 
 pub struct CudaDevice {
     pub info: DriverDevice,
+    /// The CUDA version the driver supports (`cuDriverGetVersion`: 13000 is 13.0).
+    pub driver_version: i32,
     dev: sys::CUdevice,
     ctx: sys::CUcontext,
     modules: Mutex<HashMap<Unit, sys::CUmodule>>,
@@ -81,8 +84,8 @@ unsafe impl Sync for CudaDevice {}
 impl CudaDevice {
     /// Opens device `index` (its primary context, as the runtime API would).
     pub fn open(index: u32) -> Result<CudaDevice, DriverError> {
-        let count = match probe::probe() {
-            Probe::Driver { devices, .. } => devices,
+        let (count, driver_version) = match probe::probe() {
+            Probe::Driver { devices, version } => (devices, version),
             Probe::NoDriver => return Err(DriverError::Unavailable("no CUDA driver found".into())),
             Probe::InitFailed { code } => {
                 return Err(DriverError::Unavailable(format!(
@@ -103,6 +106,7 @@ impl CudaDevice {
         })?;
         let d = CudaDevice {
             info,
+            driver_version,
             dev,
             ctx,
             modules: Mutex::new(HashMap::new()),
@@ -136,6 +140,10 @@ impl CudaDevice {
             match modules.get(&kernel.unit) {
                 Some(&m) => m,
                 None => {
+                    let nvrtc =
+                        super::nvrtc::version().map_err(|e| DriverError::Compile(e.to_string()))?;
+                    probe::driver_runs_cubins_of(self.driver_version, nvrtc)
+                        .map_err(DriverError::Unavailable)?;
                     let cubin = Cache::global()
                         .cubin(&kernel.unit, self.arch())
                         .map_err(|e| DriverError::Compile(e.to_string()))?;
@@ -240,28 +248,43 @@ impl CudaDevice {
 
 /// A CUDA stream of one device, destroyed when dropped. Side streams do not
 /// synchronise with the legacy default stream (as PyTorch creates them).
+/// Streams, events and pinned memory hold their device, so its context
+/// outlives them, and bind it before they are destroyed (a drop may run on
+/// a thread where another device's context is current).
 pub struct Stream {
     pub raw: sys::CUstream,
+    device: Arc<CudaDevice>,
 }
 
 impl Drop for Stream {
     fn drop(&mut self) {
+        let _ = self.device.bind();
         // SAFETY: a stream created in `CudaDevice::stream`, destroyed once.
         let _ = unsafe { result::stream::destroy(self.raw) };
     }
 }
 
-/// A CUDA event (with timing), destroyed when dropped.
+/// A CUDA event, destroyed when dropped. Host waits on it block rather than
+/// spin; only events made for timing can give elapsed time.
 pub struct Event {
     pub raw: sys::CUevent,
+    device: Arc<CudaDevice>,
 }
 
 impl Drop for Event {
     fn drop(&mut self) {
+        let _ = self.device.bind();
         // SAFETY: an event created in `CudaDevice::event`, destroyed once.
         let _ = unsafe { result::event::destroy(self.raw) };
     }
 }
+
+// SAFETY: driver handles are valid from any thread once their context is
+// bound, which every use and the drop do.
+unsafe impl Send for Stream {}
+unsafe impl Sync for Stream {}
+unsafe impl Send for Event {}
+unsafe impl Sync for Event {}
 
 impl Event {
     /// Records the event at the tail of `stream` (None: the default stream).
@@ -303,32 +326,49 @@ impl Event {
 pub struct Pinned {
     pub ptr: *mut u8,
     pub bytes: usize,
+    device: Arc<CudaDevice>,
 }
 
 impl Drop for Pinned {
     fn drop(&mut self) {
+        let _ = self.device.bind();
         // SAFETY: memory from `cuMemHostAlloc`, freed once.
         let _ = unsafe { result::free_host(self.ptr.cast()) };
     }
 }
 
 impl CudaDevice {
-    pub fn stream(&self) -> Result<Stream, DriverError> {
+    /// A side stream (non-blocking, as PyTorch's).
+    pub fn stream(self: &Arc<Self>) -> Result<Stream, DriverError> {
         self.bind()?;
         let raw = call(
             "cuStreamCreate",
             result::stream::create(result::stream::StreamKind::NonBlocking),
         )?;
-        Ok(Stream { raw })
+        Ok(Stream {
+            raw,
+            device: Arc::clone(self),
+        })
     }
 
-    pub fn event(&self) -> Result<Event, DriverError> {
+    /// An event: with `timing` for `elapsed_ms` (`time`, `e1.elapsed(e2)`),
+    /// without for events that only order work, which cost less to record
+    /// and wait for. Host waits on either block rather than spin.
+    pub fn event(self: &Arc<Self>, timing: bool) -> Result<Event, DriverError> {
+        use sys::CUevent_flags as F;
         self.bind()?;
-        let raw = call(
-            "cuEventCreate",
-            result::event::create(sys::CUevent_flags::CU_EVENT_DEFAULT),
-        )?;
-        Ok(Event { raw })
+        let mut flags = F::CU_EVENT_BLOCKING_SYNC as u32;
+        if !timing {
+            flags |= F::CU_EVENT_DISABLE_TIMING as u32;
+        }
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a valid out-pointer; the flags are the driver's.
+        let r = unsafe { sys::cuEventCreate(&mut raw, flags) };
+        call("cuEventCreate", r.result())?;
+        Ok(Event {
+            raw,
+            device: Arc::clone(self),
+        })
     }
 
     /// Makes `stream`'s later work wait for `event` (`wait e`, and `wait s`
@@ -347,13 +387,14 @@ impl CudaDevice {
 
     /// `bytes` of page-locked host memory (flags 0: portable to this
     /// context only, not write-combined).
-    pub fn pinned(&self, bytes: usize) -> Result<Pinned, DriverError> {
+    pub fn pinned(self: &Arc<Self>, bytes: usize) -> Result<Pinned, DriverError> {
         self.bind()?;
         // SAFETY: an allocation of the asked size, freed by `Pinned`'s drop.
         match unsafe { result::malloc_host(bytes.max(1), 0) } {
             Ok(p) => Ok(Pinned {
                 ptr: p.cast(),
                 bytes,
+                device: Arc::clone(self),
             }),
             Err(e) if e.0 == sys::CUresult::CUDA_ERROR_OUT_OF_MEMORY => {
                 Err(DriverError::OutOfMemory { bytes })
@@ -492,9 +533,13 @@ pub struct DriverSegments {
     pub device: std::sync::Arc<CudaDevice>,
 }
 
-impl crate::runtime::alloc::SegmentSource for DriverSegments {
-    fn reserve(&mut self, bytes: usize) -> Option<u64> {
-        self.device.alloc(bytes).ok()
+impl SegmentSource for DriverSegments {
+    fn reserve(&mut self, bytes: usize) -> Result<u64, SegmentError> {
+        match self.device.alloc(bytes) {
+            Ok(address) => Ok(address),
+            Err(DriverError::OutOfMemory { .. }) => Err(SegmentError::OutOfMemory),
+            Err(e) => Err(SegmentError::Failed(e.to_string())),
+        }
     }
     fn release(&mut self, handle: u64, _bytes: usize) {
         // A failed free leaves the memory to the process's end; nothing better can be done here.

@@ -48,14 +48,7 @@ impl OnStream<'_> {
         let mut a = lock(self.allocator);
         let block = a
             .malloc(bytes, self.stream_id)
-            .map_err(|oom| Error::OutOfMemory {
-                device: Device::Cuda(self.index),
-                requested: oom.requested,
-                capacity: oom.capacity,
-                free: oom.free,
-                allocated: oom.allocated,
-                reserved: oom.reserved,
-            })?;
+            .map_err(|e| e.to_error(Device::Cuda(self.index)))?;
         let addr = a
             .address(&block)
             .expect("a block just allocated lies in a live segment");
@@ -107,8 +100,6 @@ impl Launcher for OnStream<'_> {
     }
 
     fn gemm(&self, dt: DType, g: &Gemm, first: u64, second: u64, out: u64) -> Result<(), Error> {
-        // cuBLAS uses the context current on this thread: this device's.
-        self.device.bind().map_err(|e| self.driver(e))?;
         let mut blas = lock(self.blas);
         // SAFETY: exec::matmul sizes the operands and output for `g`, all
         // live memory of this device.

@@ -122,6 +122,22 @@ fn query(index: u32) -> Result<DriverDevice, String> {
     }
 }
 
+/// Whether a driver that supports CUDA `driver` (as `cuDriverGetVersion`
+/// gives it: 13000 for 13.0) can load the CUBINs NVRTC `nvrtc` makes. A
+/// CUBIN needs a driver of at least NVRTC's major version (minor versions
+/// are compatible); an older one fails at `cuModuleLoadData` with an error
+/// that does not say why, so say it first.
+pub fn driver_runs_cubins_of(driver: i32, nvrtc: (i32, i32)) -> Result<(), String> {
+    let (major, minor) = (driver / 1000, driver % 1000 / 10);
+    if major >= nvrtc.0 {
+        return Ok(());
+    }
+    Err(format!(
+        "the NVIDIA driver supports CUDA {major}.{minor}, but NVRTC {}.{} compiles kernels that need          a CUDA {} driver: update the driver (CUDA 13 needs R580 or newer), or put an NVRTC {major}.x          first on the loader path (LD_LIBRARY_PATH)",
+        nvrtc.0, nvrtc.1, nvrtc.0
+    ))
+}
+
 /// Whether cuBLAS can be loaded (no call is made).
 pub fn cublas_present() -> bool {
     // SAFETY: dlopen of cuBLAS's library names only.
@@ -151,5 +167,22 @@ pub fn cuda_backend_error() -> String {
             "--backend cuda: found {devices} device(s) on driver {version}, but this build has no CUDA backend yet; \
              use --backend sim or auto"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_driver_older_than_nvrtc_is_refused_with_the_fix() {
+        assert_eq!(driver_runs_cubins_of(13000, (13, 0)), Ok(()));
+        assert_eq!(driver_runs_cubins_of(13000, (13, 2)), Ok(()));
+        assert_eq!(driver_runs_cubins_of(13010, (12, 8)), Ok(()));
+        let e = driver_runs_cubins_of(12080, (13, 0)).unwrap_err();
+        assert!(
+            e.contains("supports CUDA 12.8") && e.contains("NVRTC 13.0") && e.contains("R580"),
+            "{e}"
+        );
     }
 }
