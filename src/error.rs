@@ -1,9 +1,7 @@
 //! Errors as data: a kind with structured fields plus the span it refers to.
 //! They are rendered in one place, `diag::render`.
 
-use crate::lang::Span;
-use crate::runtime::host::human_bytes;
-use crate::runtime::Device;
+use crate::vocab::{human_bytes, Device, Span};
 
 fn human(b: usize) -> String {
     human_bytes(b as u128)
@@ -194,10 +192,7 @@ impl Error {
             Error::Interrupted => "stopped here".into(),
             Error::OutOfMemory { requested, .. } => format!("asks for {}", human(*requested)),
             Error::HostOutOfMemory { needed, .. } => {
-                format!(
-                    "asks for {}",
-                    crate::runtime::host::human_bytes(u128::from(*needed))
-                )
+                format!("asks for {}", human_bytes(u128::from(*needed)))
             }
             Error::Io { .. } => "file problem".into(),
             Error::Value { .. } => "invalid value".into(),

@@ -2,7 +2,8 @@
 //!
 //! The language (`lang`), the interpreter (`eval`), the tensor runtime
 //! (`runtime`) and rendering (`display`, `diag`) sit behind one seam,
-//! [`session::Session`], which every front end drives.
+//! [`session::Session`], which every front end drives. `vocab` holds what
+//! they all share (spans, dtypes, devices, byte counts) and uses none of them.
 
 pub mod cli;
 pub mod diag;
@@ -16,5 +17,6 @@ pub mod lesson;
 pub mod repl;
 pub mod runtime;
 pub mod session;
+pub mod vocab;
 
 pub use session::{Outcome, Session};

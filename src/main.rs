@@ -136,7 +136,7 @@ fn main() -> ExitCode {
                 }) => cli::run::run(
                     config,
                     &file,
-                    cli::run::Mode {
+                    cli::transcript::Mode {
                         check,
                         save,
                         keep_going,

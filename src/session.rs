@@ -118,7 +118,7 @@ impl Session {
             format!(
                 "{} simulated device(s) with {} each; {}",
                 config.sim_devices,
-                crate::runtime::host::human_bytes(config.sim_memory as u128),
+                crate::vocab::human_bytes(config.sim_memory as u128),
                 crate::runtime::cuda::probe::auto_reason()
             )
         };

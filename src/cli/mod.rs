@@ -7,6 +7,7 @@ pub mod notebook;
 pub mod present;
 pub mod repl;
 pub mod run;
+pub mod transcript;
 
 use crate::session::{Config, Session};
 

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::run::{first_difference, prompted, Mode};
+use super::transcript::{first_difference, prompted, Mode};
 use crate::lesson::outputs::{self, comparable, CellOutput};
 use crate::lesson::{help_query, Cell, Lesson};
 use crate::session::{Config, Session};

@@ -3,14 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use super::transcript::{first_difference, prompted, Mode};
 use crate::lesson::outputs::mask_times;
 use crate::session::{Config, Session};
-
-pub struct Mode {
-    pub check: bool,
-    pub save: bool,
-    pub keep_going: bool,
-}
 
 pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
     if crate::lesson::is_notebook(file) {
@@ -76,26 +71,6 @@ pub fn expected_path(file: &Path) -> PathBuf {
     PathBuf::from(p)
 }
 
-/// `>>> ` before the first line of a statement, `... ` before the rest; comments as they are.
-pub fn prompted(text: &str) -> String {
-    let mut out = String::new();
-    let mut first = true;
-    for line in text.lines() {
-        if first && line.trim_start().starts_with('#') {
-            out.push_str(line);
-        } else if first {
-            out.push_str(">>> ");
-            out.push_str(line);
-            first = false;
-        } else {
-            out.push_str("... ");
-            out.push_str(line);
-        }
-        out.push('\n');
-    }
-    out
-}
-
 fn check(expected_path: &Path, actual: &str) -> u8 {
     let expected = match std::fs::read_to_string(expected_path) {
         Ok(s) => s,
@@ -115,22 +90,4 @@ fn check(expected_path: &Path, actual: &str) -> u8 {
     println!("transcript differs from {}:", expected_path.display());
     print!("{}", first_difference(&e, &a, ""));
     1
-}
-
-/// Where two texts first differ: a few lines of each, `-` expected, `+` actual.
-pub fn first_difference(expected: &str, actual: &str, indent: &str) -> String {
-    let (el, al): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
-    let first = el
-        .iter()
-        .zip(&al)
-        .position(|(x, y)| x != y)
-        .unwrap_or(el.len().min(al.len()));
-    let mut out = format!("{indent}first difference at line {}:\n", first + 1);
-    for l in el.iter().skip(first).take(5) {
-        out.push_str(&format!("{indent}- {l}\n"));
-    }
-    for l in al.iter().skip(first).take(5) {
-        out.push_str(&format!("{indent}+ {l}\n"));
-    }
-    out
 }

@@ -7,9 +7,9 @@ use super::{memory, tensor};
 use crate::runtime::alloc::{BlockState, Pool, StreamId};
 use crate::runtime::backend::DeviceInfo;
 use crate::runtime::gpu::Gpu;
-use crate::runtime::host::human_bytes;
 use crate::runtime::host_alloc::HostStats;
 use crate::runtime::{Device, Tensor};
+use crate::vocab::human_bytes;
 
 /// Text made safe inside HTML elements and attribute values.
 pub fn escape(s: &str) -> String {

@@ -5,8 +5,8 @@ use crate::runtime::alloc::{BlockState, Pool, Stats, StreamId};
 use crate::runtime::backend::DeviceInfo;
 use crate::runtime::devices::DeviceAllocator;
 use crate::runtime::gpu::Gpu;
-use crate::runtime::host::human_bytes;
 use crate::runtime::host_alloc::HostStats;
+use crate::vocab::human_bytes;
 
 fn h(b: u64) -> String {
     human_bytes(b as u128)

@@ -7,7 +7,7 @@ pub mod tensor;
 pub mod value;
 
 use crate::eval::Counters;
-use crate::runtime::host::human_bytes;
+use crate::vocab::human_bytes;
 
 /// `1.23 ms`, `45.6 µs`.
 pub fn fmt_seconds(s: f64) -> String {

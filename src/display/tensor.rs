@@ -1,7 +1,7 @@
 //! PyTorch-style text for tensor values: aligned columns, 4 decimals or
 //! scientific notation as PyTorch chooses, summarised past 1000 elements.
 
-use crate::runtime::element::Element;
+use crate::runtime::buffer::Stored;
 use crate::runtime::shape::fmt_shape;
 use crate::runtime::{DType, Tensor};
 use crate::with_dtype;
@@ -130,7 +130,7 @@ fn collect_cells(t: &Tensor, shown: &[Vec<Option<usize>>]) -> Vec<Cell> {
     })
 }
 
-fn to_cell<T: Element>(x: T) -> Cell {
+fn to_cell<T: Stored>(x: T) -> Cell {
     match T::DTYPE {
         DType::Bool => Cell::B(x.to_bool()),
         DType::I32 | DType::I64 => Cell::I(x.to_i64()),

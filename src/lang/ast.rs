@@ -3,7 +3,7 @@
 
 use super::token::DeviceLit;
 use super::Span;
-use crate::runtime::DType;
+use crate::vocab::DType;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expr {

@@ -7,7 +7,7 @@ use chumsky::prelude::*;
 use super::token::{DeviceLit, Kw, Punct, Token};
 use super::Span;
 use crate::error::Diagnostic;
-use crate::runtime::DType;
+use crate::vocab::DType;
 
 /// Deepest bracket nesting accepted. Deeper input is an error, never a stack overflow.
 pub const MAX_NESTING: usize = 128;

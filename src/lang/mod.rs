@@ -13,8 +13,7 @@ use crate::error::Diagnostic;
 use ast::Block;
 use token::Token;
 
-/// Byte offsets into the source.
-pub type Span = SimpleSpan<usize>;
+pub use crate::vocab::Span;
 
 /// Parses a whole cell or script.
 pub fn parse(src: &str) -> Result<Block, Vec<Diagnostic>> {

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::runtime::DType;
+use crate::vocab::DType;
 
 /// Keywords that start statements. They cannot be used as variable names,
 /// but they can be used as method names (`e.sync()`).

@@ -6,6 +6,7 @@
 
 use serde_json::{json, Value};
 
+use super::multiline::text;
 use super::{outputs, Cell, CellKind, CellOutput};
 
 /// The tag that marks a cell whose error is part of the lesson (as in nbclient).
@@ -83,20 +84,6 @@ impl Notebook {
     fn raw_cells(&self) -> &[Value] {
         self.json["cells"].as_array().map_or(&[], Vec::as_slice)
     }
-}
-
-/// A multi-line string as nbformat stores it: a string, or a list of lines.
-pub fn text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Array(parts) => parts.iter().filter_map(Value::as_str).collect(),
-        _ => String::new(),
-    }
-}
-
-/// A string as a list of lines, each keeping its `\n` (as nbformat writes).
-pub fn lines(s: &str) -> Value {
-    Value::Array(s.split_inclusive('\n').map(|l| json!(l)).collect())
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 pub mod ipynb;
 pub mod markdown;
+pub mod multiline;
 pub mod outputs;
 pub mod script;
 

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::ipynb::{lines, text};
+use super::multiline::{lines, text};
 use crate::eval::{Output, Shown};
 use crate::session::{ErrorReport, Outcome};
 

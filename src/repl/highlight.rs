@@ -4,7 +4,7 @@
 use nu_ansi_term::{Color, Style};
 
 use crate::lang::token::Kw;
-use crate::runtime::DType;
+use crate::vocab::DType;
 
 /// Each device its own colour, the same in input and in tags.
 pub fn device_style(device: &str) -> Style {

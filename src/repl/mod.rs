@@ -19,8 +19,8 @@ use rustyline::history::DefaultHistory;
 use rustyline::{CompletionType, Config as RlConfig, Editor};
 
 use crate::eval::Output;
-use crate::runtime::host::human_bytes;
 use crate::session::{Config, Outcome, Session};
+use crate::vocab::human_bytes;
 use helper::ReplHelper;
 
 pub fn run(config: Config) -> u8 {

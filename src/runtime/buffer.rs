@@ -88,6 +88,39 @@ pub enum Buffer {
     F64(Vec<f64>),
 }
 
+/// An element type as a `Buffer` holds it: its variant, borrowed and built.
+pub trait Stored: Element {
+    fn slice(b: &Buffer) -> Option<&[Self]>;
+    fn slice_mut(b: &mut Buffer) -> Option<&mut [Self]>;
+    fn into_buffer(v: Vec<Self>) -> Buffer;
+}
+
+macro_rules! stored {
+    ($($t:ty => $variant:ident),* $(,)?) => {
+        $(
+            impl Stored for $t {
+                fn slice(b: &Buffer) -> Option<&[Self]> {
+                    match b {
+                        Buffer::$variant(v) => Some(v),
+                        _ => None,
+                    }
+                }
+                fn slice_mut(b: &mut Buffer) -> Option<&mut [Self]> {
+                    match b {
+                        Buffer::$variant(v) => Some(v),
+                        _ => None,
+                    }
+                }
+                fn into_buffer(v: Vec<Self>) -> Buffer {
+                    Buffer::$variant(v)
+                }
+            }
+        )*
+    };
+}
+
+stored!(bool => Bool, i32 => I32, i64 => I64, f16 => F16, bf16 => BF16, f32 => F32, f64 => F64);
+
 /// Element count above which element loops split across threads.
 pub const PAR_MIN: usize = 1 << 16;
 
@@ -117,7 +150,7 @@ impl Buffer {
     }
 
     /// The elements as `T`. `T` must be this buffer's type: a mismatch is a bug in cudash.
-    pub fn as_slice<T: Element>(&self) -> &[T] {
+    pub fn as_slice<T: Stored>(&self) -> &[T] {
         T::slice(self).unwrap_or_else(|| {
             panic!(
                 "internal error: buffer holds {} but {} was requested",
@@ -127,7 +160,7 @@ impl Buffer {
         })
     }
 
-    pub fn as_mut_slice<T: Element>(&mut self) -> &mut [T] {
+    pub fn as_mut_slice<T: Stored>(&mut self) -> &mut [T] {
         let have = self.dtype();
         T::slice_mut(self).unwrap_or_else(|| {
             panic!(
@@ -137,7 +170,7 @@ impl Buffer {
         })
     }
 
-    pub fn filled<T: Element>(n: usize, v: T) -> Buffer {
+    pub fn filled<T: Stored>(n: usize, v: T) -> Buffer {
         T::into_buffer(vec![v; n])
     }
 
@@ -190,7 +223,7 @@ impl Buffer {
 }
 
 /// Converts one element between types, through i64 for integers so large values stay exact.
-pub fn cast_one<S: Element, D: Element>(x: S) -> D {
+pub fn cast_one<S: Stored, D: Stored>(x: S) -> D {
     if S::DTYPE == DType::Bool || D::DTYPE == DType::Bool {
         D::from_bool(x.to_bool())
     } else if S::DTYPE.is_int() && D::DTYPE.is_int() {
@@ -204,7 +237,7 @@ pub fn cast_one<S: Element, D: Element>(x: S) -> D {
 }
 
 /// `src.iter().map(f).collect()`, split across threads for large inputs.
-pub fn map_slice<S: Element, D: Element>(src: &[S], f: impl Fn(S) -> D + Sync) -> Vec<D> {
+pub fn map_slice<S: Stored, D: Stored>(src: &[S], f: impl Fn(S) -> D + Sync) -> Vec<D> {
     let mut out: Vec<D> = Vec::with_capacity(src.len());
     {
         let dst = &mut out.spare_capacity_mut()[..src.len()];
@@ -228,7 +261,7 @@ pub fn map_slice<S: Element, D: Element>(src: &[S], f: impl Fn(S) -> D + Sync) -
 }
 
 /// `a.zip(b).map(f).collect()` for equal-length slices, split across threads for large inputs.
-pub fn zip_slices<A: Element, B: Element, D: Element>(
+pub fn zip_slices<A: Stored, B: Stored, D: Stored>(
     a: &[A],
     b: &[B],
     f: impl Fn(A, B) -> D + Sync,

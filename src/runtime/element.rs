@@ -2,7 +2,6 @@
 
 use half::{bf16, f16};
 
-use super::buffer::Buffer;
 use super::DType;
 
 /// A type that can live in a tensor.
@@ -22,9 +21,6 @@ pub trait Element: Copy + Send + Sync + PartialOrd + Default + std::fmt::Debug +
     fn from_bool(v: bool) -> Self {
         Self::from_f64(if v { 1.0 } else { 0.0 })
     }
-    fn slice(b: &Buffer) -> Option<&[Self]>;
-    fn slice_mut(b: &mut Buffer) -> Option<&mut [Self]>;
-    fn into_buffer(v: Vec<Self>) -> Buffer;
     /// NaN check for floats (max/min/argmax propagate NaN like PyTorch).
     fn is_nan(self) -> bool {
         false
@@ -60,21 +56,6 @@ macro_rules! int_element {
             }
             fn to_bool(self) -> bool {
                 self != 0
-            }
-            fn slice(b: &Buffer) -> Option<&[Self]> {
-                match b {
-                    Buffer::$dt(v) => Some(v),
-                    _ => None,
-                }
-            }
-            fn slice_mut(b: &mut Buffer) -> Option<&mut [Self]> {
-                match b {
-                    Buffer::$dt(v) => Some(v),
-                    _ => None,
-                }
-            }
-            fn into_buffer(v: Vec<Self>) -> Buffer {
-                Buffer::$dt(v)
             }
         }
         impl Num for $t {
@@ -116,21 +97,6 @@ macro_rules! float_element {
             }
             fn from_f64(v: f64) -> Self {
                 $from(v)
-            }
-            fn slice(b: &Buffer) -> Option<&[Self]> {
-                match b {
-                    Buffer::$dt(v) => Some(v),
-                    _ => None,
-                }
-            }
-            fn slice_mut(b: &mut Buffer) -> Option<&mut [Self]> {
-                match b {
-                    Buffer::$dt(v) => Some(v),
-                    _ => None,
-                }
-            }
-            fn into_buffer(v: Vec<Self>) -> Buffer {
-                Buffer::$dt(v)
             }
             fn is_nan(self) -> bool {
                 self != self
@@ -227,20 +193,5 @@ impl Element for bool {
     }
     fn from_bool(v: bool) -> Self {
         v
-    }
-    fn slice(b: &Buffer) -> Option<&[Self]> {
-        match b {
-            Buffer::Bool(v) => Some(v),
-            _ => None,
-        }
-    }
-    fn slice_mut(b: &mut Buffer) -> Option<&mut [Self]> {
-        match b {
-            Buffer::Bool(v) => Some(v),
-            _ => None,
-        }
-    }
-    fn into_buffer(v: Vec<Self>) -> Buffer {
-        Buffer::Bool(v)
     }
 }

@@ -4,9 +4,7 @@ pub mod alloc;
 pub mod backend;
 pub mod buffer;
 pub mod cuda;
-mod device;
 pub mod devices;
-mod dtype;
 pub mod element;
 pub mod event;
 pub mod gpu;
@@ -20,7 +18,6 @@ pub mod stream;
 mod tensor;
 pub mod timing;
 
+pub use crate::vocab::{DType, Device};
 pub use buffer::Buffer;
-pub use device::Device;
-pub use dtype::DType;
 pub use tensor::{BufRef, Tensor};

@@ -6,8 +6,8 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard}
 
 use super::alloc::StreamId;
 use super::buffer::Buffer;
+use super::buffer::Stored;
 use super::devices::Memory;
-use super::element::Element;
 use super::gpu::{lock, Access, Gpu, PendingWrite, Sees};
 use super::shape::{self, contiguous_strides, for_each_offset, numel};
 use super::{DType, Device};
@@ -95,12 +95,12 @@ impl Tensor {
         }
     }
 
-    pub fn from_vec<T: Element>(v: Vec<T>, shape: Vec<usize>) -> Tensor {
+    pub fn from_vec<T: Stored>(v: Vec<T>, shape: Vec<usize>) -> Tensor {
         Tensor::new(T::into_buffer(v), shape, Device::Cpu)
     }
 
     /// A 0-dimensional tensor holding one value.
-    pub fn scalar<T: Element>(v: T) -> Tensor {
+    pub fn scalar<T: Stored>(v: T) -> Tensor {
         Tensor::from_vec(vec![v], vec![])
     }
 
@@ -254,7 +254,7 @@ impl Tensor {
     }
 
     /// Calls `f` with the elements in logical order: borrowed when contiguous, gathered otherwise.
-    pub fn with_slice<T: Element, R>(&self, f: impl FnOnce(&[T]) -> R) -> R {
+    pub fn with_slice<T: Stored, R>(&self, f: impl FnOnce(&[T]) -> R) -> R {
         let buf = self.read();
         let all = buf.as_slice::<T>();
         if self.is_contiguous() {
@@ -267,7 +267,7 @@ impl Tensor {
     }
 
     /// The elements in logical order, converted to `T`.
-    pub fn to_vec<T: Element>(&self) -> Vec<T> {
+    pub fn to_vec<T: Stored>(&self) -> Vec<T> {
         let own = crate::with_dtype!(self.dtype, S => self.with_slice::<S, _>(|s| {
             S::into_buffer(s.to_vec())
         }));
@@ -380,7 +380,7 @@ fn reshape_error(shape: &[usize], dims: &[i64], n: usize) -> Error {
 }
 
 /// Copies the elements a strided view reads, in logical order.
-pub fn gather<T: Element>(src: &[T], shape: &[usize], strides: &[isize], offset: usize) -> Vec<T> {
+pub fn gather<T: Stored>(src: &[T], shape: &[usize], strides: &[isize], offset: usize) -> Vec<T> {
     let mut out = Vec::with_capacity(numel(shape));
     for_each_offset(shape, strides, offset, |o| out.push(src[o]));
     out

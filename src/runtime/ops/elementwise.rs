@@ -1,7 +1,8 @@
 //! Elementwise unary and binary ops with broadcasting and dtype promotion.
 
+use super::super::buffer::Stored;
 use super::super::buffer::{map_slice, zip_slices, Buffer};
-use super::super::element::{Element, Num};
+use super::super::element::Num;
 use super::super::shape::{
     broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, numel,
 };
@@ -167,7 +168,7 @@ fn has_negative(t: &Tensor) -> bool {
     t.to_vec::<i64>().iter().any(|&v| v < 0)
 }
 
-fn arith<T: Num>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Buffer {
+fn arith<T: Num + Stored>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Buffer {
     match op {
         BinaryOp::Add => zip::<T, T>(a, b, shape, |x, y| x.add(y)),
         BinaryOp::Sub => zip::<T, T>(a, b, shape, |x, y| x.sub(y)),
@@ -184,7 +185,7 @@ fn bool_arith(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Buffer {
     }
 }
 
-fn compare<T: Element>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Buffer {
+fn compare<T: Stored>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Buffer {
     match op {
         BinaryOp::Eq => zip::<T, bool>(a, b, shape, |x, y| x == y),
         BinaryOp::Ne => zip::<T, bool>(a, b, shape, |x, y| x != y),
@@ -196,7 +197,7 @@ fn compare<T: Element>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) ->
 }
 
 /// Applies `f` over two tensors of type `T` broadcast to `shape`.
-fn zip<T: Element, U: Element>(
+fn zip<T: Stored, U: Stored>(
     a: &Tensor,
     b: &Tensor,
     shape: &[usize],
@@ -314,7 +315,7 @@ fn f32_op(op: UnaryOp, x: f32) -> f32 {
     }
 }
 
-fn generic_op<T: Num>(op: UnaryOp, x: T) -> T {
+fn generic_op<T: Num + Stored>(op: UnaryOp, x: T) -> T {
     match op {
         UnaryOp::Neg => x.neg(),
         UnaryOp::Abs => {

@@ -1,6 +1,7 @@
 //! Tensor factories: zeros, ones, full, arange, linspace, eye, rand, randn.
 
 use super::super::buffer::Buffer;
+use super::super::buffer::Stored;
 use super::super::element::Element;
 use super::super::host::check_alloc;
 use super::super::rng::Generator;
@@ -15,7 +16,7 @@ pub fn full(shape: &[usize], value: f64, dtype: DType, device: Device) -> Result
 }
 
 /// Converts a number to `T` the way a literal would be.
-pub fn from_value<T: Element>(v: f64) -> T {
+pub fn from_value<T: Stored>(v: f64) -> T {
     if T::DTYPE.is_int() {
         T::from_i64(v as i64)
     } else {

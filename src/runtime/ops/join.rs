@@ -1,7 +1,7 @@
 //! `cat` and `stack`.
 
 use super::super::buffer::Buffer;
-use super::super::element::Element;
+use super::super::buffer::Stored;
 use super::super::shape::{fmt_shape, norm_dim};
 use super::super::{DType, Tensor};
 use crate::error::Error;

@@ -3,7 +3,7 @@
 
 use gemm::Parallelism;
 
-use super::super::buffer::Buffer;
+use super::super::buffer::{Buffer, Stored};
 use super::super::shape::{
     broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, numel,
 };
@@ -120,7 +120,7 @@ struct Mat {
     k: usize,
 }
 
-trait GemmFloat: super::super::element::Num {
+trait GemmFloat: super::super::element::Num + Stored {
     const ONE: Self;
 }
 impl GemmFloat for f32 {

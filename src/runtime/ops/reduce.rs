@@ -2,6 +2,7 @@
 
 use rayon::prelude::*;
 
+use super::super::buffer::Stored;
 use super::super::buffer::{Buffer, PAR_MIN};
 use super::super::element::Element;
 use super::super::shape::norm_dim;
@@ -136,7 +137,7 @@ fn sum(t: &Tensor, lay: Layout, mean: bool) -> Buffer {
     }
 }
 
-fn sum_axis<T: Element, A: Copy>(
+fn sum_axis<T: Stored, A: Copy>(
     s: &[T],
     lay: Layout,
     conv: impl Fn(T) -> A,
@@ -184,7 +185,7 @@ pub fn sum_f32(s: &[f32]) -> f64 {
 }
 
 /// Max (or min) and its index along the middle axis; NaN wins, as in PyTorch.
-fn extreme<T: Element>(s: &[T], lay: Layout, max: bool) -> (Vec<T>, Vec<i64>) {
+fn extreme<T: Stored>(s: &[T], lay: Layout, max: bool) -> (Vec<T>, Vec<i64>) {
     let n = lay.outer * lay.inner;
     let (mut vals, mut idxs) = (Vec::with_capacity(n), Vec::with_capacity(n));
     for o in 0..lay.outer {

@@ -1,0 +1,14 @@
+//! The vocabulary every layer shares and that uses nothing else of cudash:
+//! source spans, element types, devices, byte counts. The language, the
+//! runtime, errors and the front ends all speak it; it knows none of them.
+
+mod bytes;
+mod device;
+mod dtype;
+
+pub use bytes::human_bytes;
+pub use device::Device;
+pub use dtype::DType;
+
+/// Byte offsets into the source.
+pub type Span = chumsky::span::SimpleSpan<usize>;
