@@ -1,11 +1,10 @@
 //! Command-line front ends: `run` (transcripts, notebooks), `present`
-//! (lessons in the terminal), the line REPL, and `cuda` (what the machine
-//! offers the CUDA backend).
+//! (lessons in the terminal), and `cuda` (what the machine offers the CUDA
+//! backend). The REPL, the plain line one too, is `repl`.
 
 pub mod cuda;
 pub mod notebook;
 pub mod present;
-pub mod repl;
 pub mod run;
 pub mod transcript;
 

@@ -5,6 +5,7 @@
 
 pub mod helper;
 pub mod highlight;
+pub mod lines;
 pub mod progress;
 
 use std::cell::RefCell;
@@ -25,8 +26,20 @@ use helper::ReplHelper;
 
 pub fn run(config: Config) -> u8 {
     if !std::io::stdin().is_terminal() || !std::io::stdout().is_terminal() {
-        return crate::cli::repl::run(config);
+        return lines::run(config);
     }
+    let rl_config = RlConfig::builder()
+        .completion_type(CompletionType::List)
+        .auto_add_history(false)
+        .build();
+    let mut rl: Editor<ReplHelper, DefaultHistory> = match Editor::with_config(rl_config) {
+        Ok(rl) => rl,
+        Err(e) => {
+            // The user's options still hold (devices, seed, memory, colour).
+            eprintln!("cudash: cannot start the line editor ({e}); reading plain lines instead");
+            return lines::run(config);
+        }
+    };
     let color = config.color;
     let mut s = Session::new(config);
     s.set_progress(progress::bar());
@@ -35,17 +48,6 @@ pub fn run(config: Config) -> u8 {
     let flag = session.borrow().interrupt_handle();
     let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
 
-    let rl_config = RlConfig::builder()
-        .completion_type(CompletionType::List)
-        .auto_add_history(false)
-        .build();
-    let mut rl: Editor<ReplHelper, DefaultHistory> = match Editor::with_config(rl_config) {
-        Ok(rl) => rl,
-        Err(e) => {
-            eprintln!("cudash: cannot start the line editor ({e}); reading plain lines instead");
-            return crate::cli::repl::run(Config::default());
-        }
-    };
     rl.set_helper(Some(ReplHelper {
         session: Rc::clone(&session),
         color,
