@@ -173,7 +173,7 @@ impl Interp {
             }
             "exp" | "log" | "sqrt" | "abs" | "relu" | "sigmoid" | "tanh" => {
                 let t = b.tensor("input")?;
-                let r = elementwise::unary(unary_op(name), &t).map_err(at)?;
+                let r = elementwise::unary(unary_op(name).map_err(at)?, &t).map_err(at)?;
                 self.made(r).map_err(at)
             }
             "matmul" => {
@@ -488,14 +488,9 @@ impl Interp {
     }
 }
 
-pub(crate) fn unary_op(name: &str) -> UnaryOp {
-    match name {
-        "exp" => UnaryOp::Exp,
-        "log" => UnaryOp::Log,
-        "sqrt" => UnaryOp::Sqrt,
-        "abs" => UnaryOp::Abs,
-        "relu" => UnaryOp::Relu,
-        "sigmoid" => UnaryOp::Sigmoid,
-        _ => UnaryOp::Tanh,
-    }
+/// The unary op a builtin or method is named after; an internal error (not a
+/// quiet `tanh`) for a name that is routed here but names no op.
+pub(crate) fn unary_op(name: &str) -> Result<UnaryOp, Error> {
+    UnaryOp::from_name(name)
+        .ok_or_else(|| Error::shape(format!("internal error: `{name}` is not a unary op")))
 }

@@ -125,7 +125,7 @@ impl Interp {
             }
             "sum" | "mean" | "max" | "min" | "argmax" => self.reduce(doc.name, &t, &b),
             "exp" | "log" | "sqrt" | "abs" | "relu" | "sigmoid" | "tanh" => {
-                let r = elementwise::unary(unary_op(doc.name), &t).map_err(at)?;
+                let r = elementwise::unary(unary_op(doc.name).map_err(at)?, &t).map_err(at)?;
                 self.made(r).map_err(at)
             }
             "item" => {

@@ -193,16 +193,7 @@ pub const BINARY_OPS: [BinaryOp; 11] = [
     BinaryOp::Ge,
 ];
 
-pub const UNARY_OPS: [UnaryOp; 8] = [
-    UnaryOp::Neg,
-    UnaryOp::Abs,
-    UnaryOp::Relu,
-    UnaryOp::Exp,
-    UnaryOp::Log,
-    UnaryOp::Sqrt,
-    UnaryOp::Sigmoid,
-    UnaryOp::Tanh,
-];
+pub const UNARY_OPS: [UnaryOp; 8] = UnaryOp::ALL;
 
 pub const REDUCE_OPS: [ReduceOp; 5] = [
     ReduceOp::Sum,

@@ -245,6 +245,23 @@ pub enum UnaryOp {
 }
 
 impl UnaryOp {
+    pub const ALL: [UnaryOp; 8] = [
+        UnaryOp::Neg,
+        UnaryOp::Abs,
+        UnaryOp::Relu,
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Sqrt,
+        UnaryOp::Sigmoid,
+        UnaryOp::Tanh,
+    ];
+
+    /// The op a builtin or method name means (`exp`, `relu`, …); None for
+    /// any other name.
+    pub fn from_name(name: &str) -> Option<UnaryOp> {
+        UnaryOp::ALL.into_iter().find(|op| op.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             UnaryOp::Neg => "neg",
@@ -344,5 +361,19 @@ fn f32_like(op: UnaryOp, x: f64) -> f64 {
         UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
         UnaryOp::Tanh => x.tanh(),
         _ => x,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_unary_op_is_found_by_its_name_and_no_other_name_is() {
+        for op in UnaryOp::ALL {
+            assert_eq!(UnaryOp::from_name(op.name()), Some(op));
+        }
+        assert_eq!(UnaryOp::from_name("tan"), None);
+        assert_eq!(UnaryOp::from_name(""), None);
     }
 }
