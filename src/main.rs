@@ -101,7 +101,7 @@ fn main() -> ExitCode {
         eprintln!("cudash: {msg}");
         return ExitCode::from(2);
     }
-    let sim_memory = match cudash::runtime::backend::parse_size(&args.sim_memory) {
+    let sim_memory = match cudash::vocab::parse_size(&args.sim_memory) {
         Ok(m) => m,
         Err(msg) => {
             eprintln!("cudash: --sim-memory: {msg}");

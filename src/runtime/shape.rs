@@ -104,85 +104,70 @@ pub fn norm_dim(dim: i64, ndim: usize) -> Result<usize, Error> {
     Ok(d as usize)
 }
 
-/// Calls `f` with the storage offset of every element, in row-major logical order.
+/// Calls `f` with the storage offsets of every element of `N` operands read
+/// in lockstep over one shape, in row-major logical order. Each operand is
+/// (strides, offset) for the shape; the innermost dimension runs as a plain
+/// loop.
+pub fn for_each_offsets<const N: usize>(
+    shape: &[usize],
+    operands: [(&[isize], usize); N],
+    mut f: impl FnMut([usize; N]),
+) {
+    if shape.contains(&0) {
+        return;
+    }
+    let mut base: [isize; N] = std::array::from_fn(|k| operands[k].1 as isize);
+    let Some((&inner, outer)) = shape.split_last() else {
+        f(base.map(|o| o as usize));
+        return;
+    };
+    let step: [isize; N] = std::array::from_fn(|k| operands[k].0[outer.len()]);
+    let mut idx = vec![0usize; outer.len()];
+    loop {
+        let mut at = base;
+        for _ in 0..inner {
+            f(at.map(|o| o as usize));
+            for k in 0..N {
+                at[k] += step[k];
+            }
+        }
+        let mut d = outer.len();
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            idx[d] += 1;
+            for (b, (strides, _)) in base.iter_mut().zip(&operands) {
+                *b += strides[d];
+            }
+            if idx[d] < outer[d] {
+                break;
+            }
+            for (b, (strides, _)) in base.iter_mut().zip(&operands) {
+                *b -= strides[d] * outer[d] as isize;
+            }
+            idx[d] = 0;
+        }
+    }
+}
+
+/// The storage offset of every element of one tensor (`for_each_offsets`).
 pub fn for_each_offset(
     shape: &[usize],
     strides: &[isize],
     offset: usize,
     mut f: impl FnMut(usize),
 ) {
-    if shape.contains(&0) {
-        return;
-    }
-    let Some((&inner, outer)) = shape.split_last() else {
-        f(offset);
-        return;
-    };
-    let inner_stride = strides[strides.len() - 1];
-    let mut idx = vec![0usize; outer.len()];
-    let mut base = offset as isize;
-    loop {
-        let mut o = base;
-        for _ in 0..inner {
-            f(o as usize);
-            o += inner_stride;
-        }
-        let mut d = outer.len();
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            idx[d] += 1;
-            base += strides[d];
-            if idx[d] < outer[d] {
-                break;
-            }
-            base -= strides[d] * outer[d] as isize;
-            idx[d] = 0;
-        }
-    }
+    for_each_offsets(shape, [(strides, offset)], |[o]| f(o));
 }
 
-/// Like `for_each_offset` for two tensors read in lockstep over one shape.
+/// Two tensors read in lockstep over one shape (`for_each_offsets`).
 pub fn for_each_offset2(
     shape: &[usize],
-    (sa, oa): (&[isize], usize),
-    (sb, ob): (&[isize], usize),
+    a: (&[isize], usize),
+    b: (&[isize], usize),
     mut f: impl FnMut(usize, usize),
 ) {
-    if shape.contains(&0) {
-        return;
-    }
-    let Some((&inner, outer)) = shape.split_last() else {
-        f(oa, ob);
-        return;
-    };
-    let (ia, ib) = (sa[sa.len() - 1], sb[sb.len() - 1]);
-    let mut idx = vec![0usize; outer.len()];
-    let (mut base_a, mut base_b) = (oa as isize, ob as isize);
-    loop {
-        let (mut a, mut b) = (base_a, base_b);
-        for _ in 0..inner {
-            f(a as usize, b as usize);
-            a += ia;
-            b += ib;
-        }
-        let mut d = outer.len();
-        loop {
-            if d == 0 {
-                return;
-            }
-            d -= 1;
-            idx[d] += 1;
-            base_a += sa[d];
-            base_b += sb[d];
-            if idx[d] < outer[d] {
-                break;
-            }
-            base_a -= sa[d] * outer[d] as isize;
-            base_b -= sb[d] * outer[d] as isize;
-            idx[d] = 0;
-        }
-    }
+    for_each_offsets(shape, [a, b], |[i, j]| f(i, j));
 }

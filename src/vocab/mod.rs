@@ -6,7 +6,7 @@ mod bytes;
 mod device;
 mod dtype;
 
-pub use bytes::human_bytes;
+pub use bytes::{human_bytes, parse_size};
 pub use device::Device;
 pub use dtype::DType;
 

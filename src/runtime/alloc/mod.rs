@@ -6,6 +6,13 @@
 //! When a segment cannot be had, the cache is released and the request retried
 //! once before it fails with the figures an out-of-memory message needs.
 
+mod bins;
+mod capacity;
+mod check;
+
+use bins::Bins;
+pub use capacity::Capacity;
+
 use std::collections::{BTreeMap, BTreeSet};
 
 pub const MIN_BLOCK: usize = 512;
@@ -94,43 +101,6 @@ struct Node {
     stream: StreamId,
     /// Position in its size bin while free in the small pool.
     bin_pos: u32,
-}
-
-/// Free small-pool blocks of one stream, binned by size in 512 B classes (every
-/// small-pool block is at most one 2 MiB segment), with a bitmap of non-empty
-/// bins: best fit is a bit scan, removal a swap.
-struct Bins {
-    bits: [u64; BINS / 64],
-    bins: Vec<Vec<u32>>,
-}
-
-const BINS: usize = SMALL_SEGMENT / MIN_BLOCK;
-
-impl Bins {
-    fn new() -> Self {
-        Bins {
-            bits: [0; BINS / 64],
-            bins: vec![Vec::new(); BINS],
-        }
-    }
-
-    fn class(size: usize) -> usize {
-        size / MIN_BLOCK - 1
-    }
-
-    /// The first non-empty bin at or above `class`.
-    fn first_at_least(&self, class: usize) -> Option<usize> {
-        let (mut w, mut mask) = (class / 64, !0u64 << (class % 64));
-        while w < self.bits.len() {
-            let hit = self.bits[w] & mask;
-            if hit != 0 {
-                return Some(w * 64 + hit.trailing_zeros() as usize);
-            }
-            w += 1;
-            mask = !0;
-        }
-        None
-    }
 }
 
 const NIL: u32 = u32::MAX;
@@ -363,38 +333,6 @@ impl<S: SegmentSource> CachingAllocator<S> {
         };
         self.index_remove(i);
         Some(i)
-    }
-
-    /// Every free block in the index, for `check`.
-    fn indexed(&self) -> BTreeSet<(Pool, StreamId, usize, u32)> {
-        let mut out: BTreeSet<_> = self
-            .large
-            .iter()
-            .map(|&(st, size, i)| (Pool::Large, st, size, i))
-            .collect();
-        for (st, bins) in self.small.iter().enumerate() {
-            let Some(bins) = bins else { continue };
-            for (w, &word) in bins.bits.iter().enumerate() {
-                let mut word = word;
-                while word != 0 {
-                    let c = w * 64 + word.trailing_zeros() as usize;
-                    word &= word - 1;
-                    for &i in &bins.bins[c] {
-                        out.insert((Pool::Small, st as StreamId, self.nodes[i as usize].size, i));
-                    }
-                }
-            }
-            // A block in a bin whose bit is clear would be lost to best fit.
-            if bins
-                .bins
-                .iter()
-                .enumerate()
-                .any(|(c, b)| !b.is_empty() && bins.bits[c / 64] & (1 << (c % 64)) == 0)
-            {
-                out.insert((Pool::Small, StreamId::MAX, 0, u32::MAX));
-            }
-        }
-        out
     }
 
     fn node(&mut self, n: Node) -> u32 {
@@ -659,119 +597,6 @@ impl<S: SegmentSource> CachingAllocator<S> {
         ] {
             s.reset_peak();
         }
-    }
-
-    /// Checks the invariants: blocks tile each segment, the links agree, the free
-    /// index matches the blocks, and the stats equal a recount.
-    pub fn check(&self) -> Result<(), String> {
-        let (mut allocated, mut requested, mut count, mut reserved) = (0u64, 0u64, 0u64, 0u64);
-        let mut free_keys = BTreeSet::new();
-        for s in self.segments.values() {
-            reserved += s.size as u64;
-            let (mut at, mut prev, mut prev_free) = (0usize, NIL, false);
-            let mut i = s.first;
-            while i != NIL {
-                let n = &self.nodes[i as usize];
-                if n.offset != at || n.segment != s.id || n.prev != prev {
-                    return Err(format!(
-                        "segment {}: block at {} breaks the tiling or the links",
-                        s.id, n.offset
-                    ));
-                }
-                at += n.size;
-                match n.state {
-                    BlockState::Free => {
-                        if prev_free {
-                            return Err(format!(
-                                "segment {}: two adjacent free blocks at {}",
-                                s.id, n.offset
-                            ));
-                        }
-                        free_keys.insert((s.pool, s.stream, n.size, i));
-                        prev_free = true;
-                    }
-                    BlockState::Allocated { requested: r } => {
-                        allocated += n.size as u64;
-                        requested += r as u64;
-                        count += 1;
-                        prev_free = false;
-                    }
-                    BlockState::Waiting { .. } => prev_free = false,
-                }
-                prev = i;
-                i = n.next;
-            }
-            if at != s.size {
-                return Err(format!(
-                    "segment {}: blocks cover {at} of {} bytes",
-                    s.id, s.size
-                ));
-            }
-        }
-        if free_keys != self.indexed() {
-            return Err("the free-block index does not match the segments".into());
-        }
-        let st = &self.stats;
-        let recount = (
-            allocated,
-            requested,
-            count,
-            reserved,
-            self.segments.len() as u64,
-        );
-        let recorded = (
-            st.allocated.current,
-            st.requested.current,
-            st.allocations.current,
-            st.reserved.current,
-            st.segments.current,
-        );
-        if recount != recorded {
-            return Err(format!(
-                "stats {recorded:?} differ from a recount {recount:?}"
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// A device whose memory is a number: what the simulator uses.
-#[derive(Debug, Clone)]
-pub struct Capacity {
-    pub total: usize,
-    pub used: usize,
-    next: u64,
-}
-
-impl Capacity {
-    pub fn new(total: usize) -> Self {
-        Capacity {
-            total,
-            used: 0,
-            next: 0,
-        }
-    }
-}
-
-impl SegmentSource for Capacity {
-    fn reserve(&mut self, bytes: usize) -> Result<u64, SegmentError> {
-        match self.used.checked_add(bytes) {
-            Some(used) if used <= self.total => {
-                self.used = used;
-                self.next += 1;
-                Ok(self.next)
-            }
-            _ => Err(SegmentError::OutOfMemory),
-        }
-    }
-    fn release(&mut self, _handle: u64, bytes: usize) {
-        self.used -= bytes;
-    }
-    fn capacity(&self) -> usize {
-        self.total
-    }
-    fn free(&self) -> usize {
-        self.total - self.used
     }
 }
 
