@@ -2,6 +2,7 @@
 
 use cudash::lang::ast::{BinOp, ExprKind, StmtKind};
 use cudash::lang::{completeness, parse, Completeness};
+use cudash::vocab::BinaryOp;
 use proptest::prelude::*;
 
 fn expr(src: &str) -> ExprKind {
@@ -18,8 +19,11 @@ fn precedence_follows_python() {
     assert!(matches!(expr("-x ** 2"), ExprKind::Neg(_)));
     // a + b * c is a + (b * c)
     match expr("a + b * c") {
-        ExprKind::Binary(BinOp::Add, _, rhs) => {
-            assert!(matches!(rhs.kind, ExprKind::Binary(BinOp::Mul, ..)))
+        ExprKind::Binary(BinOp::Elementwise(BinaryOp::Add), _, rhs) => {
+            assert!(matches!(
+                rhs.kind,
+                ExprKind::Binary(BinOp::Elementwise(BinaryOp::Mul), ..)
+            ))
         }
         other => panic!("{other:?}"),
     }
@@ -30,8 +34,11 @@ fn precedence_follows_python() {
     }
     // ** is right-associative
     match expr("2 ** 3 ** 2") {
-        ExprKind::Binary(BinOp::Pow, _, rhs) => {
-            assert!(matches!(rhs.kind, ExprKind::Binary(BinOp::Pow, ..)))
+        ExprKind::Binary(BinOp::Elementwise(BinaryOp::Pow), _, rhs) => {
+            assert!(matches!(
+                rhs.kind,
+                ExprKind::Binary(BinOp::Elementwise(BinaryOp::Pow), ..)
+            ))
         }
         other => panic!("{other:?}"),
     }

@@ -242,8 +242,8 @@ impl Interp {
         }
         match (&a, &b, op) {
             (Value::Tensor(_), _, _) | (_, Value::Tensor(_), _) => self.tensor_binary(op, &a, &b),
-            (_, _, BinOp::Eq) => Ok(Value::Bool(equal(&a, &b))),
-            (_, _, BinOp::Ne) => Ok(Value::Bool(!equal(&a, &b))),
+            (_, _, BinOp::Elementwise(BinaryOp::Eq)) => Ok(Value::Bool(equal(&a, &b))),
+            (_, _, BinOp::Elementwise(BinaryOp::Ne)) => Ok(Value::Bool(!equal(&a, &b))),
             _ => Err(Error::wrong_type(
                 format!("the operands of `{}`", op.symbol()),
                 "numbers or tensors",
@@ -270,13 +270,8 @@ impl Interp {
         let (ta, wa) = operand(a)?;
         let (tb, wb) = operand(b)?;
         self.op_bytes = super::methods::device_bytes(&ta) + super::methods::device_bytes(&tb);
-        let r = if op == BinOp::MatMul {
-            let r = matmul::matmul(&ta, &tb)?;
-            self.note_matmul(&ta, &r);
-            r
-        } else {
-            let op = tensor_op(op);
-            elementwise::binary(
+        let r = match op {
+            BinOp::Elementwise(op) => elementwise::binary(
                 op,
                 Operand {
                     tensor: &ta,
@@ -286,7 +281,14 @@ impl Interp {
                     tensor: &tb,
                     weak: wb,
                 },
-            )?
+            )?,
+            BinOp::MatMul => {
+                let r = matmul::matmul(&ta, &tb)?;
+                self.note_matmul(&ta, &r);
+                r
+            }
+            // Answered before any tensor is looked at (`binary`).
+            BinOp::Is => return Ok(Value::Bool(same(a, b))),
         };
         self.made(r)
     }
@@ -484,12 +486,12 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
     let (x, y) = (a.as_f64(), b.as_f64());
     let cmp = |r: bool| Ok(Value::Bool(r));
     match op {
-        BinOp::Eq => return cmp(x == y),
-        BinOp::Ne => return cmp(x != y),
-        BinOp::Lt => return cmp(x < y),
-        BinOp::Le => return cmp(x <= y),
-        BinOp::Gt => return cmp(x > y),
-        BinOp::Ge => return cmp(x >= y),
+        BinOp::Elementwise(BinaryOp::Eq) => return cmp(x == y),
+        BinOp::Elementwise(BinaryOp::Ne) => return cmp(x != y),
+        BinOp::Elementwise(BinaryOp::Lt) => return cmp(x < y),
+        BinOp::Elementwise(BinaryOp::Le) => return cmp(x <= y),
+        BinOp::Elementwise(BinaryOp::Gt) => return cmp(x > y),
+        BinOp::Elementwise(BinaryOp::Ge) => return cmp(x >= y),
         BinOp::MatMul => {
             return Err(Error::wrong_type(
                 "the operands of `@`",
@@ -501,11 +503,13 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
     }
     if let Some((i, j)) = ints {
         let r = match op {
-            BinOp::Add => i.checked_add(j),
-            BinOp::Sub => i.checked_sub(j),
-            BinOp::Mul => i.checked_mul(j),
-            BinOp::Pow if j >= 0 => u32::try_from(j).ok().and_then(|j| i.checked_pow(j)),
-            BinOp::Pow => return Ok(Value::Float(x.powf(y))),
+            BinOp::Elementwise(BinaryOp::Add) => i.checked_add(j),
+            BinOp::Elementwise(BinaryOp::Sub) => i.checked_sub(j),
+            BinOp::Elementwise(BinaryOp::Mul) => i.checked_mul(j),
+            BinOp::Elementwise(BinaryOp::Pow) if j >= 0 => {
+                u32::try_from(j).ok().and_then(|j| i.checked_pow(j))
+            }
+            BinOp::Elementwise(BinaryOp::Pow) => return Ok(Value::Float(x.powf(y))),
             _ => {
                 if j == 0 {
                     return Err(Error::value_help(
@@ -519,28 +523,12 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
         return r.map(Value::Int).ok_or_else(overflow);
     }
     Ok(Value::Float(match op {
-        BinOp::Add => x + y,
-        BinOp::Sub => x - y,
-        BinOp::Mul => x * y,
-        BinOp::Div => x / y,
+        BinOp::Elementwise(BinaryOp::Add) => x + y,
+        BinOp::Elementwise(BinaryOp::Sub) => x - y,
+        BinOp::Elementwise(BinaryOp::Mul) => x * y,
+        BinOp::Elementwise(BinaryOp::Div) => x / y,
         _ => x.powf(y),
     }))
-}
-
-fn tensor_op(op: BinOp) -> BinaryOp {
-    match op {
-        BinOp::Add => BinaryOp::Add,
-        BinOp::Sub => BinaryOp::Sub,
-        BinOp::Mul => BinaryOp::Mul,
-        BinOp::Div => BinaryOp::Div,
-        BinOp::Pow => BinaryOp::Pow,
-        BinOp::Eq => BinaryOp::Eq,
-        BinOp::Ne => BinaryOp::Ne,
-        BinOp::Lt => BinaryOp::Lt,
-        BinOp::Le => BinaryOp::Le,
-        BinOp::Gt => BinaryOp::Gt,
-        BinOp::Ge | BinOp::Is | BinOp::MatMul => BinaryOp::Ge,
-    }
 }
 
 /// `is`: the same object for tensors and lists, equal for plain values.

@@ -3,7 +3,7 @@
 
 use super::token::DeviceLit;
 use super::Span;
-use crate::vocab::DType;
+use crate::vocab::{BinaryOp, DType};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Expr {
@@ -11,38 +11,19 @@ pub struct Expr {
     pub span: Span,
 }
 
+/// A binary operator as written: an elementwise one, `@` or `is`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BinOp {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Pow,
+    Elementwise(BinaryOp),
     MatMul,
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
     Is,
 }
 
 impl BinOp {
     pub fn symbol(self) -> &'static str {
         match self {
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
-            BinOp::Pow => "**",
+            BinOp::Elementwise(op) => op.symbol(),
             BinOp::MatMul => "@",
-            BinOp::Eq => "==",
-            BinOp::Ne => "!=",
-            BinOp::Lt => "<",
-            BinOp::Le => "<=",
-            BinOp::Gt => ">",
-            BinOp::Ge => ">=",
             BinOp::Is => "is",
         }
     }

@@ -5,6 +5,7 @@ use chumsky::{input::ValueInput, pratt::*, prelude::*};
 use super::ast::*;
 use super::token::{Kw, Punct, Token};
 use super::Span;
+use crate::vocab::BinaryOp;
 
 /// The parser runs with chumsky's zero-cost `EmptyErr` first and, only when that
 /// fails, again with `Rich` errors for the diagnostic: recording the expected
@@ -191,7 +192,7 @@ where
             }),
             infix(
                 right(9),
-                infix_op(Punct::StarStar, BinOp::Pow),
+                infix_op(Punct::StarStar, BinOp::Elementwise(BinaryOp::Pow)),
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
             prefix(8, p(Punct::Minus), |_, rhs: Expr, e| Expr {
@@ -203,8 +204,8 @@ where
             infix(
                 left(7),
                 select! {
-                    Token::P(Punct::Star) => BinOp::Mul,
-                    Token::P(Punct::Slash) => BinOp::Div,
+                    Token::P(Punct::Star) => BinOp::Elementwise(BinaryOp::Mul),
+                    Token::P(Punct::Slash) => BinOp::Elementwise(BinaryOp::Div),
                     Token::P(Punct::At) => BinOp::MatMul,
                 },
                 |a, op, b, e| bin(op, a, b, e.span()),
@@ -212,20 +213,20 @@ where
             infix(
                 left(6),
                 select! {
-                    Token::P(Punct::Plus) => BinOp::Add,
-                    Token::P(Punct::Minus) => BinOp::Sub,
+                    Token::P(Punct::Plus) => BinOp::Elementwise(BinaryOp::Add),
+                    Token::P(Punct::Minus) => BinOp::Elementwise(BinaryOp::Sub),
                 },
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
             infix(
                 none(5),
                 select! {
-                    Token::P(Punct::EqEq) => BinOp::Eq,
-                    Token::P(Punct::Ne) => BinOp::Ne,
-                    Token::P(Punct::Le) => BinOp::Le,
-                    Token::P(Punct::Ge) => BinOp::Ge,
-                    Token::P(Punct::Lt) => BinOp::Lt,
-                    Token::P(Punct::Gt) => BinOp::Gt,
+                    Token::P(Punct::EqEq) => BinOp::Elementwise(BinaryOp::Eq),
+                    Token::P(Punct::Ne) => BinOp::Elementwise(BinaryOp::Ne),
+                    Token::P(Punct::Le) => BinOp::Elementwise(BinaryOp::Le),
+                    Token::P(Punct::Ge) => BinOp::Elementwise(BinaryOp::Ge),
+                    Token::P(Punct::Lt) => BinOp::Elementwise(BinaryOp::Lt),
+                    Token::P(Punct::Gt) => BinOp::Elementwise(BinaryOp::Gt),
                     Token::Kw(Kw::Is) => BinOp::Is,
                 },
                 |a, op, b, e| bin(op, a, b, e.span()),
