@@ -145,6 +145,21 @@ fn view<'a>(o: &'a Out<DeviceMemory>, strides: &'a [isize]) -> View<'a, DeviceMe
     }
 }
 
+/// The first side² f32 of `mem` as a row-major square matrix.
+fn square<'a>(
+    mem: &'a DeviceMemory,
+    shape: &'a [usize; 2],
+    strides: &'a [isize; 2],
+) -> View<'a, DeviceMemory> {
+    View {
+        mem,
+        dtype: DType::F32,
+        shape,
+        strides,
+        offset: 0,
+    }
+}
+
 fn emit(name: &str, ms: f64, fields: &[(&str, f64)]) {
     let mut line = format!("{{\"name\":\"{name}\",\"ms\":{ms:.6}");
     for (k, v) in fields {
@@ -232,15 +247,8 @@ fn elementwise_and_reductions(b: &Bench) -> R<()> {
 
     // A matrix's columns and rows: sum over dim 0 (strided axis) and dim 1.
     let side = (n as f64).sqrt() as usize;
-    let shape = [side, side];
-    let st2 = contiguous_strides(&shape);
-    let m = View {
-        mem: &x.mem,
-        dtype: DType::F32,
-        shape: &shape,
-        strides: &st2,
-        offset: 0,
-    };
+    let (shape, st2) = ([side, side], [side as isize, 1]);
+    let m = square(&x.mem, &shape, &st2);
     for (dim, name) in [(0usize, "sum_dim0_f32"), (1, "sum_dim1_f32")] {
         let r = exec::reduce(&on, ReduceOp::Sum, m, Some(dim), vec![side]).map_err(s)?;
         let got = b.f32s(&r.mem, side)?;
@@ -321,15 +329,8 @@ fn sweep(b: &Bench) -> R<()> {
         );
     }
     let side = (n as f64).sqrt() as usize;
-    let shape = [side, side];
-    let st2 = contiguous_strides(&shape);
-    let m = View {
-        mem: &x.mem,
-        dtype: DType::F32,
-        shape: &shape,
-        strides: &st2,
-        offset: 0,
-    };
+    let (shape, st2) = ([side, side], [side as isize, 1]);
+    let m = square(&x.mem, &shape, &st2);
     let on = b.on();
     let ms = b.time(3, 20, || {
         exec::reduce(&on, ReduceOp::Sum, m, Some(0), vec![side])
