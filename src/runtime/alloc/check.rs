@@ -1,5 +1,5 @@
-//! The allocator's invariants, checked against a recount (tests, fuzzing
-//! and `--check-allocator` style debugging use it).
+//! The allocator's invariants, checked against a recount (the allocator's
+//! own tests, tests/allocator.rs, and `Session::check_invariants` for tests and debugging).
 
 use std::collections::BTreeSet;
 

@@ -443,11 +443,12 @@ pub fn reduce<L: Launcher>(
     };
     let cap = |blocks: u64| blocks.clamp(1, g.max_blocks as u64) as u32;
     // The first pass, then each output's chunks combined when there are
-    // several (`outputs` rows of partial results).
-    let (first, grid, block, syncs, outputs) = match plan {
-        ReducePlan::Rows { chunks } => (Pass::Rows, cap(o * chunks), g.reduce_block, true, o),
-        ReducePlan::Cols { chunks } => (Pass::Cols, g.grid(o * i * chunks), g.block, false, o * i),
+    // several (one row of partial results per output; rows have i == 1).
+    let (first, grid, block, syncs) = match plan {
+        ReducePlan::Rows { chunks } => (Pass::Rows, cap(o * chunks), g.reduce_block, true),
+        ReducePlan::Cols { chunks } => (Pass::Cols, g.grid(o * i * chunks), g.block, false),
     };
+    let outputs = o * i;
     let kernel = source::reduce(first, op, dt).ok_or_else(missing)?;
     l.launch(&kernel, grid, block, p, syncs)?;
     if p.chunks > 1 {

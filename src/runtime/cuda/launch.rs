@@ -31,12 +31,12 @@ impl ReducePlan {
         }
     }
 
-    /// Partial results the workspace must hold.
+    /// Partial results the workspace must hold: one per (output, chunk)
+    /// when there are several chunks. (Rows have `inner == 1`.)
     pub fn partials(&self, outer: u64, inner: u64) -> u64 {
-        match *self {
-            ReducePlan::Rows { chunks } if chunks > 1 => outer * chunks,
-            ReducePlan::Cols { chunks } if chunks > 1 => outer * inner * chunks,
-            _ => 0,
+        match self.chunks() {
+            1 => 0,
+            chunks => outer * inner * chunks,
         }
     }
 }
