@@ -10,6 +10,7 @@ pub mod diag;
 pub mod display;
 pub mod error;
 pub mod eval;
+pub mod evcxr;
 pub mod fuzz;
 pub mod kernel;
 pub mod lang;

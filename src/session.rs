@@ -307,7 +307,7 @@ impl Session {
             return None;
         }
         if let Some(v) = self.interp.vars().get(word) {
-            return Some(format!("{word}: {}", crate::display::value::repr(v)));
+            return Some(format!("{word}: {}", crate::eval::show::repr(v)));
         }
         let after_dot = src[..start].ends_with('.');
         let found: Vec<_> = docs::lookup(word)
@@ -414,7 +414,7 @@ impl Session {
                         format!("{} {} @{}", t.dtype(), fmt_shape(t.shape()), t.device()),
                         t.nbytes(),
                     ),
-                    other => (crate::display::value::repr(other), 0),
+                    other => (crate::eval::show::repr(other), 0),
                 };
                 VarInfo {
                     name: name.clone(),

@@ -1,12 +1,10 @@
 //! Turning values and runtime state into text.
 
-pub mod evcxr;
 pub mod html;
 pub mod memory;
 pub mod tensor;
-pub mod value;
 
-use crate::eval::Counters;
+use crate::runtime::counters::Counters;
 use crate::vocab::human_bytes;
 
 /// `1.23 ms`, `45.6 µs`.

@@ -194,7 +194,7 @@ impl Interp {
                 let parts: Vec<String> = b
                     .rest
                     .iter()
-                    .map(|(v, _)| display::value::print_text(v))
+                    .map(|(v, _)| super::show::print_text(v))
                     .collect();
                 self.emit(Output::Text(parts.join(" ")));
                 Ok(Value::None)

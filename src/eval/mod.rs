@@ -7,6 +7,7 @@ pub mod docs;
 mod expr;
 mod memory;
 mod methods;
+pub mod show;
 mod stmt;
 mod streams;
 pub mod suggest;
@@ -19,6 +20,7 @@ use std::sync::Arc;
 
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
+pub use crate::runtime::counters::Counters;
 use crate::runtime::devices::{Devices, Memory};
 use crate::runtime::rng::Generator;
 use crate::runtime::timing::Work;
@@ -62,25 +64,6 @@ impl Output {
 pub struct Shown {
     pub text: String,
     pub html: Option<String>,
-}
-
-/// Counters behind `profile { }`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Counters {
-    pub ops: u64,
-    /// Kernels queued on CUDA devices.
-    pub kernels: u64,
-    /// Modelled device time of everything queued, in nanoseconds.
-    pub device_ns: u64,
-    /// Segments the caching allocators reserved from the devices (filled in by `profile`).
-    pub segments: u64,
-    pub allocations: u64,
-    pub bytes: u64,
-    /// Copies and their bytes by direction: host to device, device to host, device to device.
-    pub h2d: (u64, u64),
-    pub d2h: (u64, u64),
-    pub d2d: (u64, u64),
-    pub host_syncs: u64,
 }
 
 pub struct Interp {

@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use super::args::to_tensor;
-use super::{docs, not_available, Counters, Interp, Output, Shown, Value};
+use super::{docs, not_available, Interp, Output, Shown, Value};
 use crate::display;
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{Block, ExprKind, ForIter, Stmt, StmtKind, SyncTarget};
@@ -31,7 +31,7 @@ impl Interp {
                 if self.quiet == 0 {
                     self.host_read(&v);
                     self.flush_hazards();
-                    if let Some(text) = display::value::display_text(&v) {
+                    if let Some(text) = super::show::display_text(&v) {
                         let html = match &v {
                             Value::Tensor(t) if self.html => Some(display::html::tensor(t)),
                             _ => None,
@@ -191,7 +191,7 @@ impl Interp {
                 let start = Instant::now();
                 self.exec_block(body)?;
                 let wall = start.elapsed().as_secs_f64();
-                let mut d = diff(&self.counters, &before);
+                let mut d = self.counters.since(&before);
                 d.segments = self.total_segments() - segments;
                 let model = self.modelled_on();
                 self.emit(Output::Text(display::profile_table(
@@ -243,7 +243,7 @@ impl Interp {
         self.quiet -= 1;
         r?;
         let wall = start.elapsed().as_secs_f64() / n as f64;
-        let d = diff(&self.counters, &before);
+        let d = self.counters.since(&before);
         let iterations = format!("{n} iteration{}", if n == 1 { "" } else { "s" });
         let device_work = d.kernels + d.h2d.0 + d.d2h.0 + d.d2d.0 > 0;
         let text = match (key, start_mark) {
@@ -331,20 +331,5 @@ impl Interp {
             }
         }
         Ok(())
-    }
-}
-
-fn diff(now: &Counters, before: &Counters) -> Counters {
-    Counters {
-        ops: now.ops - before.ops,
-        kernels: now.kernels - before.kernels,
-        device_ns: now.device_ns - before.device_ns,
-        segments: now.segments - before.segments,
-        allocations: now.allocations - before.allocations,
-        bytes: now.bytes - before.bytes,
-        h2d: (now.h2d.0 - before.h2d.0, now.h2d.1 - before.h2d.1),
-        d2h: (now.d2h.0 - before.d2h.0, now.d2h.1 - before.d2h.1),
-        d2d: (now.d2d.0 - before.d2d.0, now.d2d.1 - before.d2d.1),
-        host_syncs: now.host_syncs - before.host_syncs,
     }
 }

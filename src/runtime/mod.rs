@@ -3,6 +3,7 @@
 pub mod alloc;
 pub mod backend;
 pub mod buffer;
+pub mod counters;
 pub mod cuda;
 pub mod devices;
 pub mod element;

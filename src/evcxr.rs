@@ -28,8 +28,8 @@ impl Tensor {
     /// What evcxr prints for a tensor: its text and its HTML table.
     pub fn evcxr_content(&self) -> String {
         bundle(
-            &super::tensor::render(self),
-            Some(&super::html::tensor(self)),
+            &crate::display::tensor::render(self),
+            Some(&crate::display::html::tensor(self)),
         )
     }
 
@@ -43,7 +43,7 @@ impl Value {
     pub fn evcxr_content(&self) -> String {
         match self {
             Value::Tensor(t) => t.evcxr_content(),
-            v => bundle(&super::value::repr(v), None),
+            v => bundle(&crate::eval::show::repr(v), None),
         }
     }
 
@@ -64,20 +64,21 @@ impl Outcome {
                     text.push(s.text.clone());
                     match &s.html {
                         Some(h) => html.push_str(h),
-                        None => {
-                            html.push_str(&format!("<pre>{}</pre>", super::html::escape(&s.text)))
-                        }
+                        None => html.push_str(&format!(
+                            "<pre>{}</pre>",
+                            crate::display::html::escape(&s.text)
+                        )),
                     }
                 }
                 Output::Text(t) => {
                     text.push(t.clone());
-                    html.push_str(&format!("<pre>{}</pre>", super::html::escape(t)));
+                    html.push_str(&format!("<pre>{}</pre>", crate::display::html::escape(t)));
                 }
                 Output::Warning(w) => {
                     text.push(format!("warning: {w}"));
                     html.push_str(&format!(
                         "<pre style=\"color:#b45309\">warning: {}</pre>",
-                        super::html::escape(w)
+                        crate::display::html::escape(w)
                     ));
                 }
                 Output::Clear { .. } => {}
@@ -87,7 +88,7 @@ impl Outcome {
             text.push(e.report.trim_end().to_string());
             html.push_str(&format!(
                 "<pre style=\"color:#b91c1c\">{}</pre>",
-                super::html::escape(e.report.trim_end())
+                crate::display::html::escape(e.report.trim_end())
             ));
         }
         bundle(&text.join("\n"), Some(&html))

@@ -1,8 +1,7 @@
 //! Short readable forms of every value.
 
-use crate::eval::Value;
-
-use super::tensor;
+use super::Value;
+use crate::display::tensor;
 
 /// What an expression statement shows; `None` shows nothing (like Python's REPL).
 pub fn display_text(v: &Value) -> Option<String> {
