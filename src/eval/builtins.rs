@@ -9,11 +9,10 @@ use super::{Interp, Output, Value};
 use crate::display;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
-use crate::runtime::ops::elementwise::{self, UnaryOp};
-use crate::runtime::ops::factory::{self, Distribution};
+use crate::runtime::ops::elementwise::UnaryOp;
+use crate::runtime::ops::factory::Distribution;
 use crate::runtime::ops::index::{self, Index};
-use crate::runtime::ops::reduce::{self, ReduceOp};
-use crate::runtime::ops::{join, matmul};
+use crate::runtime::ops::reduce::ReduceOp;
 use crate::runtime::shape::norm_dim;
 use crate::runtime::{io, DType, Device, Tensor};
 
@@ -24,10 +23,6 @@ impl Interp {
         args: Vec<ArgVal>,
         span: Span,
     ) -> Result<Value, Diagnostic> {
-        self.op_bytes = args
-            .iter()
-            .map(|a| super::methods::value_device_bytes(&a.value))
-            .sum();
         let b = bind(doc, args, span)?;
         let at = |e: Error| e.at(span);
         let name = doc.name;
@@ -37,16 +32,15 @@ impl Interp {
                     .get("data")
                     .cloned()
                     .ok_or_else(|| at(Error::value("tensor() needs data")))?;
-                let t = match &data {
-                    Value::Tensor(t) => t.copy(),
-                    other => literal_tensor_from_value(other, dspan)?,
+                let data = match &data {
+                    Value::Tensor(t) => Arc::clone(t),
+                    other => Arc::new(literal_tensor_from_value(other, dspan)?),
                 };
-                let t = match b.dtype("dtype")? {
-                    Some(d) if d != t.dtype() => t.cast(d),
-                    _ => t,
-                };
+                let dtype = b.dtype("dtype")?.unwrap_or(data.dtype());
                 let device = self.device_arg(&b)?;
-                self.build(device, t.shape(), t.dtype(), |_| Ok(t.with_device(device)))
+                self.rt
+                    .tensor(&data, dtype, device)
+                    .map(Value::Tensor)
                     .map_err(at)
             }
             "zeros" | "ones" | "empty" => {
@@ -75,8 +69,9 @@ impl Interp {
                     b.dtype("dtype")?
                         .unwrap_or(if all_int { DType::I64 } else { DType::F32 });
                 let device = self.device_arg(&b)?;
-                let t = factory::arange(start, end, step, dtype, Device::Cpu).map_err(at)?;
-                self.build(device, t.shape(), dtype, |_| Ok(t.with_device(device)))
+                self.rt
+                    .arange(start, end, step, dtype, device)
+                    .map(Value::Tensor)
                     .map_err(at)
             }
             "linspace" => {
@@ -85,10 +80,10 @@ impl Interp {
                 let steps = b.sizes("steps")?[0];
                 let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
                 let device = self.device_arg(&b)?;
-                self.build(device, &[steps], dtype, |_| {
-                    factory::linspace(start, end, steps, dtype, device)
-                })
-                .map_err(at)
+                self.rt
+                    .linspace(start, end, steps, dtype, device)
+                    .map(Value::Tensor)
+                    .map_err(at)
             }
             "eye" => {
                 let n = b.sizes("n")?[0];
@@ -98,10 +93,10 @@ impl Interp {
                 };
                 let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
                 let device = self.device_arg(&b)?;
-                self.build(device, &[n, m], dtype, |_| {
-                    factory::eye(n, m, dtype, device)
-                })
-                .map_err(at)
+                self.rt
+                    .eye(n, m, dtype, device)
+                    .map(Value::Tensor)
+                    .map_err(at)
             }
             "rand" | "randn" => {
                 let shape = b.sizes_from_rest()?;
@@ -112,17 +107,17 @@ impl Interp {
                 };
                 let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
                 let device = self.device_arg(&b)?;
-                self.build(device, &shape, dtype, |me| {
-                    factory::random(&mut me.generator, dist, &shape, dtype, device)
-                })
-                .map_err(at)
+                self.rt
+                    .random(dist, &shape, dtype, device, None)
+                    .map(Value::Tensor)
+                    .map_err(at)
             }
             "zeros_like" | "ones_like" | "empty_like" | "full_like" | "rand_like"
             | "randn_like" => {
                 let like = b.tensor("input")?;
                 let dtype = b.dtype("dtype")?.unwrap_or(like.dtype());
                 let device = match b.device("device")? {
-                    Some(d) => self.check_device(d).map_err(at)?,
+                    Some(d) => self.rt.check_device(d).map_err(at)?,
                     None => like.device(),
                 };
                 let shape = like.shape().to_vec();
@@ -131,40 +126,33 @@ impl Interp {
                     "full_like" => b.float("value")?.unwrap_or(0.0),
                     _ => 0.0,
                 };
-                self.build(device, &shape, dtype, |me| match name {
-                    "rand_like" => factory::random(
-                        &mut me.generator,
-                        Distribution::Uniform,
-                        &shape,
-                        dtype,
-                        device,
-                    ),
-                    "randn_like" => factory::random(
-                        &mut me.generator,
-                        Distribution::Normal,
-                        &shape,
-                        dtype,
-                        device,
-                    ),
-                    _ => factory::full(&shape, value, dtype, device),
-                })
+                let like = Some(like.as_ref());
+                match name {
+                    "rand_like" => {
+                        self.rt
+                            .random(Distribution::Uniform, &shape, dtype, device, like)
+                    }
+                    "randn_like" => {
+                        self.rt
+                            .random(Distribution::Normal, &shape, dtype, device, like)
+                    }
+                    _ => self.rt.full(&shape, value, dtype, device, like),
+                }
+                .map(Value::Tensor)
                 .map_err(at)
             }
             "cat" | "stack" => {
                 let ts = self.tensor_list(&b, "tensors", name)?;
                 let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
                 let dim = b.int("dim")?.unwrap_or(0);
-                let t = if name == "cat" {
-                    join::cat(&refs, dim)
-                } else {
-                    join::stack(&refs, dim)
-                }
-                .map_err(at)?;
-                self.made(t).map_err(at)
+                self.rt
+                    .join(&refs, dim, name == "stack")
+                    .map(Value::Tensor)
+                    .map_err(at)
             }
             "seed" => {
                 let n = b.int("n")?.unwrap_or(0);
-                self.generator = crate::runtime::rng::Generator::new(n as u64);
+                self.rt.generator = crate::runtime::rng::Generator::new(n as u64);
                 Ok(Value::None)
             }
             "sum" | "mean" | "max" | "min" | "argmax" => {
@@ -173,14 +161,12 @@ impl Interp {
             }
             "exp" | "log" | "sqrt" | "abs" | "relu" | "sigmoid" | "tanh" => {
                 let t = b.tensor("input")?;
-                let r = elementwise::unary(unary_op(name).map_err(at)?, &t).map_err(at)?;
-                self.made(r).map_err(at)
+                let op = unary_op(name).map_err(at)?;
+                self.rt.unary(op, &t).map(Value::Tensor).map_err(at)
             }
             "matmul" => {
                 let (x, y) = (b.tensor("a")?, b.tensor("b")?);
-                let r = matmul::matmul(&x, &y).map_err(at)?;
-                self.note_matmul(&x, &r);
-                self.made(r).map_err(at)
+                self.rt.matmul(&x, &y).map(Value::Tensor).map_err(at)
             }
             "clear_output" => {
                 let wait = b.bool("wait", false)?;
@@ -203,30 +189,30 @@ impl Interp {
                 let i = b.int("index")?.unwrap_or(0);
                 let i = u32::try_from(i)
                     .map_err(|_| at(Error::value(format!("device index {i} is out of range"))))?;
-                self.cuda(Some(i)).map(Value::Device).map_err(at)
+                self.rt.cuda(Some(i)).map(Value::Device).map_err(at)
             }
             "devices" => {
-                let list = (0..self.devices.count())
+                let list = (0..self.rt.devices.count())
                     .map(|i| Value::Device(Device::Cuda(i)))
                     .collect();
                 Ok(Value::List(Arc::new(list)))
             }
-            "device_count" => Ok(Value::Int(self.devices.count() as i64)),
-            "current_device" => self.cuda(None).map(Value::Device).map_err(at),
+            "device_count" => Ok(Value::Int(self.rt.devices.count() as i64)),
+            "current_device" => self.rt.cuda(None).map(Value::Device).map_err(at),
             "empty_cache" => {
-                for d in 0..self.devices.count() {
-                    if let Some(mut a) = self.devices.gpu(d) {
+                for d in 0..self.rt.devices.count() {
+                    if let Some(mut a) = self.rt.devices.gpu(d) {
                         a.allocator.empty_cache();
                     }
                 }
-                self.devices.host().empty_cache();
+                self.rt.devices.host().empty_cache();
                 Ok(Value::None)
             }
             "reset_peak" => {
                 match self.stats_device(&b)? {
-                    Device::Cpu => self.devices.host().reset_peak(),
+                    Device::Cpu => self.rt.devices.host().reset_peak(),
                     Device::Cuda(d) => {
-                        if let Some(mut a) = self.devices.gpu(d) {
+                        if let Some(mut a) = self.rt.devices.gpu(d) {
                             a.allocator.reset_peak();
                         }
                     }
@@ -239,11 +225,12 @@ impl Interp {
             | "max_memory_reserved" => {
                 let (allocated, reserved) = match self.stats_device(&b)? {
                     Device::Cpu => {
-                        let h = self.devices.host();
+                        let h = self.rt.devices.host();
                         (h.stats().allocated, h.stats().reserved)
                     }
                     Device::Cuda(d) => {
                         let a = self
+                            .rt
                             .devices
                             .gpu(d)
                             .ok_or_else(|| at(Error::value("no such device")))?;
@@ -260,9 +247,10 @@ impl Interp {
             }
             "memory_stats" => {
                 let pairs = match self.stats_device(&b)? {
-                    Device::Cpu => display::memory::host_stat_pairs(self.devices.host().stats()),
+                    Device::Cpu => display::memory::host_stat_pairs(self.rt.devices.host().stats()),
                     Device::Cuda(d) => {
                         let a = self
+                            .rt
                             .devices
                             .gpu(d)
                             .ok_or_else(|| at(Error::value("no such device")))?;
@@ -300,7 +288,7 @@ impl Interp {
                         None,
                     ));
                     let part = index::select(&x, &idx).map_err(at)?;
-                    parts.push(self.copy_value(&part, d).map_err(at)?);
+                    parts.push(Value::Tensor(self.rt.copy_to(&part, d).map_err(at)?));
                 }
                 Ok(Value::List(Arc::new(parts)))
             }
@@ -311,33 +299,32 @@ impl Interp {
                 }
                 let target = b
                     .device("device")?
-                    .unwrap_or(Device::Cuda(self.current_device));
-                let target = self.check_device(target).map_err(at)?;
+                    .unwrap_or(Device::Cuda(self.rt.current_device));
+                let target = self.rt.check_device(target).map_err(at)?;
                 let dim = b.int("dim")?.unwrap_or(0);
                 let mut moved = Vec::with_capacity(ts.len());
                 for t in &ts {
-                    moved.push(self.move_tensor(t, target).map_err(at)?);
+                    moved.push(self.rt.move_to(t, target).map_err(at)?);
                 }
                 let refs: Vec<&Tensor> = moved.iter().map(|t| t.as_ref()).collect();
-                let t = join::cat(&refs, dim).map_err(at)?;
-                self.made(t).map_err(at)
+                self.rt
+                    .join(&refs, dim, false)
+                    .map(Value::Tensor)
+                    .map_err(at)
             }
             "replicate" => {
                 let x = b.tensor("input")?;
                 let targets = self.device_list(&b, "devices")?;
                 let mut copies = Vec::with_capacity(targets.len());
                 for d in targets {
-                    copies.push(self.copy_value(&x, d).map_err(at)?);
+                    copies.push(Value::Tensor(self.rt.copy_to(&x, d).map_err(at)?));
                 }
                 Ok(Value::List(Arc::new(copies)))
             }
             "save" => {
                 let x = b.tensor("tensor")?;
                 let path = self.path_arg(&b)?;
-                if x.device().is_cuda() {
-                    self.host_read(&Value::Tensor(Arc::clone(&x)));
-                    self.count_copy(x.device(), Device::Cpu, x.nbytes());
-                }
+                self.rt.read_all(&x);
                 io::save(&x, std::path::Path::new(&path)).map_err(at)?;
                 Ok(Value::None)
             }
@@ -347,11 +334,11 @@ impl Interp {
                 let mut loaded = io::load(std::path::Path::new(&path)).map_err(at)?;
                 if loaded.len() == 1 {
                     let (_, t) = loaded.remove(0);
-                    return self.copy_value(&t, device).map_err(at);
+                    return self.rt.copy_to(&t, device).map(Value::Tensor).map_err(at);
                 }
                 let mut pairs = Vec::with_capacity(loaded.len());
                 for (k, t) in loaded {
-                    pairs.push((k, self.copy_value(&t, device).map_err(at)?));
+                    pairs.push((k, Value::Tensor(self.rt.copy_to(&t, device).map_err(at)?)));
                 }
                 Ok(Value::Dict(Arc::new(pairs)))
             }
@@ -362,44 +349,24 @@ impl Interp {
         }
     }
 
-    /// Reserves device memory for a tensor of `shape`/`dtype` on `device`, then builds it.
-    fn build(
-        &mut self,
-        device: Device,
-        shape: &[usize],
-        dtype: DType,
-        make: impl FnOnce(&mut Self) -> Result<Tensor, Error>,
-    ) -> Result<Value, Error> {
-        let mem = self.reserve(device, shape, dtype)?;
-        let t = make(self)?;
-        self.made_in(t, mem).map(Value::Tensor)
-    }
-
     fn device_arg(&self, b: &Bound) -> Result<Device, Diagnostic> {
         match b.device("device")? {
             None => Ok(Device::Cpu),
             Some(d) => {
                 let span = b.get("device").map_or(b.span, |(_, s)| *s);
-                self.check_device(d).map_err(|e| e.at(span))
+                self.rt.check_device(d).map_err(|e| e.at(span))
             }
-        }
-    }
-
-    pub(crate) fn check_device(&self, d: Device) -> Result<Device, Error> {
-        match d {
-            Device::Cpu => Ok(d),
-            Device::Cuda(i) => self.cuda(Some(i)),
         }
     }
 
     /// The device a memory statistic is about: `device=` (a device or an index), else the current one.
     fn stats_device(&self, b: &Bound) -> Result<Device, Diagnostic> {
         let d = match b.given("device") {
-            None => self.cuda(None),
-            Some((Value::Int(i), _)) => self.cuda(Some(*i as u32)),
+            None => self.rt.cuda(None),
+            Some((Value::Int(i), _)) => self.rt.cuda(Some(*i as u32)),
             Some(_) => match b.device("device")? {
-                Some(d) => self.check_device(d),
-                None => self.cuda(None),
+                Some(d) => self.rt.check_device(d),
+                None => self.rt.cuda(None),
             },
         };
         d.map_err(|e| e.at(b.span))
@@ -413,7 +380,7 @@ impl Interp {
         items
             .iter()
             .map(|(v, s)| match v {
-                Value::Device(d) => self.check_device(*d).map_err(|e| e.at(*s)),
+                Value::Device(d) => self.rt.check_device(*d).map_err(|e| e.at(*s)),
                 other => Err(Error::wrong_type(
                     format!("an element of `{name}`"),
                     "a device",
@@ -462,10 +429,10 @@ impl Interp {
     ) -> Result<Value, Diagnostic> {
         let dtype = b.dtype("dtype")?.unwrap_or(default);
         let device = self.device_arg(b)?;
-        self.build(device, shape, dtype, |_| {
-            factory::full(shape, value, dtype, device)
-        })
-        .map_err(|e| e.at(b.span))
+        self.rt
+            .full(shape, value, dtype, device, None)
+            .map(Value::Tensor)
+            .map_err(|e| e.at(b.span))
     }
 
     pub(crate) fn reduce(
@@ -483,8 +450,10 @@ impl Interp {
         };
         let dim = b.int("dim")?;
         let keepdim = b.bool("keepdim", false)?;
-        let r = reduce::reduce(op, t, dim, keepdim).map_err(|e| e.at(b.span))?;
-        self.made(r).map_err(|e| e.at(b.span))
+        self.rt
+            .reduce(op, t, dim, keepdim)
+            .map(Value::Tensor)
+            .map_err(|e| e.at(b.span))
     }
 }
 

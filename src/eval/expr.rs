@@ -8,9 +8,9 @@ use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{BinOp, Expr, ExprKind, IndexItem};
 use crate::lang::token::DeviceLit;
 use crate::lang::Span;
-use crate::runtime::ops::elementwise::{self, BinaryOp, Operand, UnaryOp};
+use crate::runtime::ops::elementwise::{BinaryOp, Operand, UnaryOp};
+use crate::runtime::ops::index;
 use crate::runtime::ops::index::Index;
-use crate::runtime::ops::{index, matmul};
 use crate::runtime::{DType, Device, Tensor};
 
 impl Interp {
@@ -32,6 +32,7 @@ impl Interp {
             ExprKind::DType(t) => Ok(Value::DType(*t)),
             ExprKind::Device(DeviceLit::Cpu) => Ok(Value::Device(Device::Cpu)),
             ExprKind::Device(DeviceLit::Cuda(i)) => self
+                .rt
                 .cuda(*i)
                 .map(Value::Device)
                 .map_err(|err| err.at(e.span)),
@@ -220,11 +221,7 @@ impl Interp {
             Value::Int(i) => i.checked_neg().map(Value::Int).ok_or_else(overflow),
             Value::Float(x) => Ok(Value::Float(-x)),
             Value::Bool(b) => Ok(Value::Int(-(b as i64))),
-            Value::Tensor(t) => {
-                self.op_bytes = super::methods::device_bytes(&t);
-                let r = elementwise::unary(UnaryOp::Neg, &t)?;
-                self.made(r)
-            }
+            Value::Tensor(t) => self.rt.unary(UnaryOp::Neg, &t).map(Value::Tensor),
             other => Err(Error::wrong_type(
                 "the operand of unary `-`",
                 "a number or a tensor",
@@ -269,9 +266,8 @@ impl Interp {
         };
         let (ta, wa) = operand(a)?;
         let (tb, wb) = operand(b)?;
-        self.op_bytes = super::methods::device_bytes(&ta) + super::methods::device_bytes(&tb);
         let r = match op {
-            BinOp::Elementwise(op) => elementwise::binary(
+            BinOp::Elementwise(op) => self.rt.binary(
                 op,
                 Operand {
                     tensor: &ta,
@@ -282,15 +278,11 @@ impl Interp {
                     weak: wb,
                 },
             )?,
-            BinOp::MatMul => {
-                let r = matmul::matmul(&ta, &tb)?;
-                self.note_matmul(&ta, &r);
-                r
-            }
+            BinOp::MatMul => self.rt.matmul(&ta, &tb)?,
             // Answered before any tensor is looked at (`binary`).
             BinOp::Is => return Ok(Value::Bool(same(a, b))),
         };
-        self.made(r)
+        Ok(Value::Tensor(r))
     }
 
     fn eval_call(

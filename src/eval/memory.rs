@@ -18,17 +18,17 @@ impl Interp {
             SyncTarget::Of(e) => e.span,
             _ => crate::lang::Span::from(0..0),
         };
-        if self.devices.count() == 0 {
+        if self.rt.devices.count() == 0 {
             return Err(not_available("`mem`").at(span));
         }
         let targets: Vec<Device> = match target {
-            SyncTarget::Current => vec![Device::Cuda(self.current_device)],
-            SyncTarget::All => (0..self.devices.count())
+            SyncTarget::Current => vec![Device::Cuda(self.rt.current_device)],
+            SyncTarget::All => (0..self.rt.devices.count())
                 .map(Device::Cuda)
                 .chain([Device::Cpu])
                 .collect(),
             SyncTarget::Of(e) => match self.eval(e, 0)? {
-                Value::Device(d) => vec![self.check_device(d).map_err(|err| err.at(e.span))?],
+                Value::Device(d) => vec![self.rt.check_device(d).map_err(|err| err.at(e.span))?],
                 other => {
                     return Err(Error::wrong_type(
                         "the target of `mem`",
@@ -44,7 +44,7 @@ impl Interp {
         for d in targets {
             match d {
                 Device::Cpu => {
-                    let host = self.devices.host();
+                    let host = self.rt.devices.host();
                     texts.push(memory::host_summary(host.stats()));
                     if self.html {
                         htmls.push(html::host_mem(host.stats()));
@@ -52,6 +52,7 @@ impl Interp {
                 }
                 Device::Cuda(i) => {
                     let info = self
+                        .rt
                         .devices
                         .info(i)
                         .cloned()
@@ -65,6 +66,7 @@ impl Interp {
                             .collect()
                     };
                     let gpu = self
+                        .rt
                         .devices
                         .gpu(i)
                         .ok_or_else(|| Error::value("no such device").at(span))?;
@@ -112,11 +114,12 @@ impl Interp {
 
     pub fn devices_text(&self) -> String {
         let rows: Vec<_> = self
+            .rt
             .devices
             .infos()
             .iter()
             .map(|info| {
-                let a = self.devices.gpu(info.index);
+                let a = self.rt.devices.gpu(info.index);
                 let (allocated, reserved) = a
                     .map(|a| {
                         (
@@ -128,6 +131,6 @@ impl Interp {
                 (info.clone(), allocated, reserved)
             })
             .collect();
-        memory::devices_table(self.devices.backend(), &self.devices.reason, &rows)
+        memory::devices_table(self.rt.devices.backend(), &self.rt.devices.reason, &rows)
     }
 }

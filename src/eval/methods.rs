@@ -9,8 +9,6 @@ use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::Name;
 use crate::lang::Span;
-use crate::runtime::ops::{elementwise, factory, index};
-use crate::runtime::timing::{CopyPath, Work};
 use crate::runtime::{DType, Device, Tensor};
 
 impl Interp {
@@ -33,11 +31,6 @@ impl Interp {
             }
             other => return Err(no_member(other, name)),
         };
-        self.op_bytes = device_bytes(&t)
-            + args
-                .iter()
-                .map(|a| value_device_bytes(&a.value))
-                .sum::<u64>();
         let doc = docs::member("tensor", &name.name).ok_or_else(|| no_member(&recv, name))?;
         if doc.kind == Kind::Property {
             // `x.nbytes()` and friends: accept the call form when nothing is passed.
@@ -53,11 +46,15 @@ impl Interp {
                 let non_blocking = b.bool("non_blocking", false)?;
                 match b.get("target").map(|(v, s)| (v.clone(), *s)) {
                     Some((Value::Device(d), s)) => {
-                        let d = self.check_device(d).map_err(|e| e.at(s))?;
-                        self.transfer(&t, d, non_blocking).map_err(at)
+                        let d = self.rt.check_device(d).map_err(|e| e.at(s))?;
+                        let r = self.rt.transfer(&t, d, non_blocking);
+                        self.flush_notes();
+                        r.map(Value::Tensor).map_err(at)
                     }
                     Some((Value::DType(d), _)) if d == t.dtype() => Ok(Value::Tensor(t)),
-                    Some((Value::DType(d), _)) => self.made(t.cast(d)).map_err(at),
+                    Some((Value::DType(d), _)) => {
+                        self.rt.cast(&t, d).map(Value::Tensor).map_err(at)
+                    }
                     Some((v, s)) => Err(Error::wrong_type(
                         "the target of .to()",
                         "a device or a dtype",
@@ -67,18 +64,22 @@ impl Interp {
                     None => Err(at(Error::value(".to() needs a device or a dtype"))),
                 }
             }
-            "cpu" => self.move_value(&t, Device::Cpu).map_err(at),
+            "cpu" => self
+                .rt
+                .move_to(&t, Device::Cpu)
+                .map(Value::Tensor)
+                .map_err(at),
             "cuda" => {
                 let i = b.int("index")?;
                 let i = i.map(|i| u32::try_from(i).unwrap_or(u32::MAX));
-                let d = self.cuda(i).map_err(at)?;
-                self.move_value(&t, d).map_err(at)
+                let d = self.rt.cuda(i).map_err(at)?;
+                self.rt.move_to(&t, d).map(Value::Tensor).map_err(at)
             }
             "copy_to" => {
                 let d = b.device("device")?.unwrap_or(Device::Cpu);
-                self.copy_value(&t, d).map_err(at)
+                self.rt.copy_to(&t, d).map(Value::Tensor).map_err(at)
             }
-            "pin" => self.pinned_copy(&t).map_err(at),
+            "pin" => self.rt.pinned_copy(&t).map(Value::Tensor).map_err(at),
             "record_stream" => {
                 let (s, tspan) = b.stream("stream")?;
                 if t.device() != Device::Cuda(s.key.device) {
@@ -98,18 +99,13 @@ impl Interp {
             }
             "reshape" => {
                 let dims = reshape_dims(&b.rest)?;
-                let r = t.reshape(&dims).map_err(at)?;
-                if r.shares_storage(&t) {
-                    Ok(Value::tensor(r))
-                } else {
-                    self.made(r).map_err(at)
-                }
+                self.rt.reshape(&t, &dims).map(Value::Tensor).map_err(at)
             }
             "contiguous" => {
                 if t.is_contiguous() {
                     Ok(Value::Tensor(t))
                 } else {
-                    self.made(t.copy()).map_err(at)
+                    self.rt.copy(&t).map(Value::Tensor).map_err(at)
                 }
             }
             "transpose" => {
@@ -125,51 +121,32 @@ impl Interp {
             }
             "sum" | "mean" | "max" | "min" | "argmax" => self.reduce(doc.name, &t, &b),
             "exp" | "log" | "sqrt" | "abs" | "relu" | "sigmoid" | "tanh" => {
-                let r = elementwise::unary(unary_op(doc.name).map_err(at)?, &t).map_err(at)?;
-                self.made(r).map_err(at)
+                let op = unary_op(doc.name).map_err(at)?;
+                self.rt.unary(op, &t).map(Value::Tensor).map_err(at)
             }
             "item" => {
-                // A copy of the value to the host on the current stream, then a wait for it.
-                if let Device::Cuda(d) = t.device() {
-                    let bytes = t.dtype().size() as u64;
-                    let work = Work::Copy {
-                        bytes,
-                        path: CopyPath::Pageable,
-                    };
-                    self.issue(d, work, None);
-                    self.count_copy(t.device(), Device::Cpu, bytes as usize);
-                }
-                self.host_read(&recv);
+                self.rt.read_item(&t);
                 item(&t).map_err(at)
             }
             "numel" => Ok(Value::Int(t.numel() as i64)),
             "fill_" => {
                 let v = b.float("value")?.unwrap_or(0.0);
-                index::fill(&t, v);
-                self.wrote_in_place(&t);
+                self.rt.fill(&t, v);
                 Ok(Value::Tensor(t))
             }
             "normal_" => {
-                if !t.dtype().is_float() {
-                    return Err(at(Error::dtype(
-                        format!("normal_() needs a floating point tensor, not {}", t.dtype()),
-                        Some("create it with dtype=f32".into()),
-                    )));
-                }
                 let mean = b.float("mean")?.unwrap_or(0.0);
                 let std = b.float("std")?.unwrap_or(1.0);
-                let z = self.generator.normal(t.numel());
-                let vals = z.into_iter().map(|x| mean + std * x).collect();
-                let src = factory::from_f64s(vals, t.shape(), DType::F64, t.device());
-                index::assign(&t, &src).map_err(at)?;
-                self.wrote_in_place(&t);
+                self.rt.normal_(&t, mean, std).map_err(at)?;
                 Ok(Value::Tensor(t))
             }
             "new_full" => {
                 let shape = b.sizes("size")?;
                 let v = b.float("value")?.unwrap_or(0.0);
-                let r = factory::full(&shape, v, t.dtype(), t.device()).map_err(at)?;
-                self.made(r).map_err(at)
+                self.rt
+                    .full(&shape, v, t.dtype(), t.device(), Some(&t))
+                    .map(Value::Tensor)
+                    .map_err(at)
             }
             other => Err(at(Error::value(format!(
                 "`.{other}` is documented but not implemented yet"
@@ -262,23 +239,6 @@ fn property_called(name: &str) -> Error {
         format!("`.{name}` is a property, not a method"),
         format!("write `.{name}` without parentheses"),
     )
-}
-
-/// Bytes of device memory a value's tensor takes (what an op on it reads).
-pub(crate) fn device_bytes(t: &Tensor) -> u64 {
-    if t.device().is_cuda() {
-        t.nbytes() as u64
-    } else {
-        0
-    }
-}
-
-pub(crate) fn value_device_bytes(v: &Value) -> u64 {
-    match v {
-        Value::Tensor(t) => device_bytes(t),
-        Value::List(items) => items.iter().map(value_device_bytes).sum(),
-        _ => 0,
-    }
 }
 
 fn reshape_dims(rest: &[(Value, Span)]) -> Result<Vec<i64>, Diagnostic> {

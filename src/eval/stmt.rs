@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use super::args::to_tensor;
-use super::{docs, not_available, Interp, Output, Shown, Value};
+use super::{docs, Interp, Output, Shown, Value};
 use crate::display;
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{Block, ExprKind, ForIter, Stmt, StmtKind, SyncTarget};
@@ -54,9 +54,7 @@ impl Interp {
                     Error::wrong_type("the assigned value", "a number or a tensor", v.type_name())
                         .at(value.span)
                 })?;
-                self.op_bytes = super::methods::device_bytes(&src);
-                index::assign(&view, &src).map_err(at)?;
-                self.wrote_in_place(&view);
+                self.rt.assign(&view, &src).map_err(at)?;
             }
             StmtKind::Del(names) => {
                 for n in names {
@@ -79,10 +77,10 @@ impl Interp {
                 let v = self.eval(e, 0)?;
                 match v {
                     Value::Device(Device::Cuda(d)) => {
-                        let saved = self.current_device;
-                        self.current_device = d;
+                        let saved = self.rt.current_device;
+                        self.rt.current_device = d;
                         let r = self.exec_block(body);
-                        self.current_device = saved;
+                        self.rt.current_device = saved;
                         r?;
                     }
                     Value::Stream(st) => self.with_stream(&st, body)?,
@@ -99,14 +97,12 @@ impl Interp {
                 }
             }
             StmtKind::Stream(name, body) => {
-                if self.devices.count() == 0 {
-                    return Err(at(not_available("a stream block")));
-                }
+                self.rt.need_cuda("a stream block").map_err(at)?;
                 self.exec_stream_block(name, body)?
             }
             StmtKind::Wait(e) => {
                 let v = self.eval(e, 0)?;
-                let waiter = self.current_stream().map_err(at)?;
+                let waiter = self.rt.current_stream().map_err(at)?;
                 self.wait_for(waiter, &v).map_err(|err| err.at(e.span))?;
             }
             StmtKind::Pin(name) => {
@@ -125,9 +121,7 @@ impl Interp {
                     )
                     .at(name.span));
                 };
-                if self.devices.count() == 0 {
-                    return Err(at(not_available("`pin`")));
-                }
+                self.rt.need_cuda("`pin`").map_err(at)?;
                 if t.device() != Device::Cpu {
                     return Err(Error::value_help(
                         format!(
@@ -144,22 +138,22 @@ impl Interp {
                         "`{}` is already pinned",
                         name.name
                     )));
-                } else if t.attach(self.devices.register(t.read().nbytes())).is_err() {
-                    return Err(at(Error::value("this tensor's memory cannot be pinned")));
+                } else {
+                    self.rt.pin_in_place(&t).map_err(at)?;
                 }
             }
             StmtKind::Sync(target) => match target {
-                SyncTarget::Current if self.devices.count() > 0 => {
-                    self.sync_device(self.current_device)
+                SyncTarget::Current if self.rt.devices.count() > 0 => {
+                    self.rt.sync_device(self.rt.current_device)
                 }
                 SyncTarget::Current => {}
-                SyncTarget::All => self.sync_all(),
+                SyncTarget::All => self.rt.sync_all(),
                 SyncTarget::Of(e) => match self.eval(e, 0)? {
-                    Value::Stream(st) => self.sync_stream(st.key),
-                    Value::Device(Device::Cuda(d)) => self.sync_device(d),
+                    Value::Stream(st) => self.rt.sync_stream(st.key),
+                    Value::Device(Device::Cuda(d)) => self.rt.sync_device(d),
                     // Host work is synchronous: nothing to wait for.
                     Value::Device(Device::Cpu) => {}
-                    Value::Event(ev) => self.sync_event(&ev),
+                    Value::Event(ev) => self.rt.sync_event(&ev),
                     other => {
                         return Err(Error::wrong_type(
                             "the target of `sync`",
@@ -186,14 +180,14 @@ impl Interp {
                 self.exec_time(n, body)?;
             }
             StmtKind::Profile(body) => {
-                let before = self.counters.clone();
-                let segments = self.total_segments();
+                let before = self.rt.counters.clone();
+                let segments = self.rt.total_segments();
                 let start = Instant::now();
                 self.exec_block(body)?;
                 let wall = start.elapsed().as_secs_f64();
-                let mut d = self.counters.since(&before);
-                d.segments = self.total_segments() - segments;
-                let model = self.modelled_on();
+                let mut d = self.rt.counters.since(&before);
+                d.segments = self.rt.total_segments() - segments;
+                let model = self.rt.modelled_on();
                 self.emit(Output::Text(display::profile_table(
                     &d,
                     wall,
@@ -229,9 +223,9 @@ impl Interp {
     /// `time N { }`: device time per iteration between two events on the
     /// current stream (modelled on sim); host wall clock when no device work ran.
     fn exec_time(&mut self, n: i64, body: &Block) -> Result<(), Diagnostic> {
-        let key = self.current_stream().ok();
-        let start_mark = key.map(|k| self.devices.mark(k));
-        let before = self.counters.clone();
+        let key = self.rt.current_stream().ok();
+        let start_mark = key.map(|k| self.rt.mark(k));
+        let before = self.rt.counters.clone();
         let start = Instant::now();
         self.quiet += 1;
         let r = (0..n).try_for_each(|i| {
@@ -243,21 +237,19 @@ impl Interp {
         self.quiet -= 1;
         r?;
         let wall = start.elapsed().as_secs_f64() / n as f64;
-        let d = self.counters.since(&before);
+        let d = self.rt.counters.since(&before);
         let iterations = format!("{n} iteration{}", if n == 1 { "" } else { "s" });
         let device_work = d.kernels + d.h2d.0 + d.d2h.0 + d.d2d.0 > 0;
         let text = match (key, start_mark) {
             (Some(k), Some(m0)) if device_work => {
-                let m1 = self.devices.mark(k);
-                self.devices.complete(k, m1.seq, m1.time);
-                self.counters.host_syncs += 1;
+                let m1 = self.rt.finish_stream(k);
                 let per = (m1.time - m0.time) / n as f64;
-                let stream = self.stream_ref(k).name;
+                let stream = self.rt.stream_ref(k).name;
                 let mut text = format!(
                     "time: {} per iteration (device time on cuda:{} stream `{stream}`, {}; {iterations})",
                     display::fmt_seconds(per),
                     k.device,
-                    self.modelled_on().unwrap_or_default(),
+                    self.rt.modelled_on().unwrap_or_default(),
                 );
                 let bytes = d.h2d.1 + d.d2h.1 + d.d2d.1;
                 if bytes > 0 && per > 0.0 {
@@ -273,12 +265,6 @@ impl Interp {
         };
         self.emit(Output::Text(text));
         Ok(())
-    }
-
-    /// How device time is known: `modelled on NVIDIA H100 80GB HBM3` on the simulator.
-    fn modelled_on(&self) -> Option<String> {
-        let info = self.devices.info(self.current_device)?;
-        Some(format!("modelled on {}", info.spec.name))
     }
 
     fn exec_block(&mut self, b: &Block) -> Result<(), Diagnostic> {

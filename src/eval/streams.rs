@@ -6,60 +6,23 @@ use std::sync::Arc;
 
 use super::args::{bind, ArgVal};
 use super::docs::Doc;
-use super::{not_available, Interp, Output, Value};
+use super::{Interp, Output, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{Block, Name};
 use crate::lang::Span;
-use crate::runtime::event::{Event, Recorded, StreamRef};
+use crate::runtime::event::{Event, StreamRef};
 use crate::runtime::stream::StreamKey;
 use crate::runtime::Device;
 
 impl Interp {
-    /// The stream value for `key`.
-    pub(crate) fn stream_ref(&self, key: StreamKey) -> StreamRef {
-        let gpu = self
-            .devices
-            .gpu_handle(key.device)
-            .expect("streams belong to existing devices");
-        let name = Arc::clone(&crate::runtime::gpu::lock(gpu).streams.get(key.stream).name);
-        StreamRef {
-            key,
-            name,
-            gpu: Arc::clone(gpu),
-        }
-    }
-
-    /// The current stream of the current CUDA device.
-    pub(crate) fn current_stream(&self) -> Result<StreamKey, Error> {
-        if self.devices.count() == 0 {
-            return Err(not_available("a stream"));
-        }
-        Ok(self.stream_on(self.current_device))
-    }
-
     /// `default`: the current device's default stream.
     pub(crate) fn default_stream(&self) -> Option<Value> {
-        (self.devices.count() > 0)
-            .then(|| Value::Stream(self.stream_ref(StreamKey::new(self.current_device, 0))))
+        self.rt.default_stream().map(Value::Stream)
     }
 
-    /// A new stream on the current device; `stream s { }` after `del s` (or
-    /// after a failed first block) finds the stream of that name again.
-    pub(crate) fn new_stream(&mut self, name: Option<&str>) -> Result<StreamRef, Error> {
-        let d = self.current_stream()?.device;
-        let mut gpu = self.devices.gpu(d).expect("the current device exists");
-        let s = match name {
-            Some(n) => gpu.streams.find(n).unwrap_or_else(|| gpu.streams.create(n)),
-            None => {
-                let n = format!("stream{}", gpu.streams.iter().count());
-                gpu.streams.create(&n)
-            }
-        };
-        drop(gpu);
-        Ok(self.stream_ref(StreamKey::new(d, s)))
-    }
-
-    /// `stream s { }`: `s` is created on the current device on first use.
+    /// `stream s { }`: `s` is created on the current device on first use
+    /// (after `del s`, or after a failed first block, the stream of that name
+    /// is found again).
     pub(crate) fn exec_stream_block(
         &mut self,
         name: &Name,
@@ -76,6 +39,7 @@ impl Interp {
             }
             None => {
                 let s = self
+                    .rt
                     .new_stream(Some(&name.name))
                     .map_err(|e| e.at(name.span))?;
                 self.set_var(&name.name, Value::Stream(s.clone()));
@@ -88,29 +52,17 @@ impl Interp {
     /// Runs `body` with `s` as the current stream (and its device as the
     /// current device); both are restored afterwards, also after an error.
     pub(crate) fn with_stream(&mut self, s: &StreamRef, body: &Block) -> Result<(), Diagnostic> {
-        let d = s.key.device;
-        let saved_device = self.current_device;
-        let saved_stream = self.devices.gpu(d).map_or(0, |mut g| {
-            std::mem::replace(&mut g.streams.current, s.key.stream)
-        });
-        self.current_device = d;
+        let saved = self.rt.enter_stream(s.key);
         let r = body.iter().try_for_each(|st| self.exec(st));
-        if let Some(mut g) = self.devices.gpu(d) {
-            g.streams.current = saved_stream;
-        }
-        self.current_device = saved_device;
+        self.rt.restore(saved);
         r
     }
 
     /// Makes `waiter` wait for a stream's queued work or an event.
     pub(crate) fn wait_for(&mut self, waiter: StreamKey, target: &Value) -> Result<(), Error> {
-        let mark = match target {
-            Value::Stream(s) => self.devices.mark(s.key),
-            Value::Event(e) => match e.recorded() {
-                Some(r) => r.mark,
-                // CUDA: waiting for an event never recorded does nothing.
-                None => return Ok(()),
-            },
+        match target {
+            Value::Stream(s) => self.rt.wait_stream(waiter, s.key),
+            Value::Event(e) => self.rt.wait_event(waiter, e),
             other => {
                 return Err(Error::wrong_type(
                     "what `wait` waits for",
@@ -118,57 +70,28 @@ impl Interp {
                     other.type_name(),
                 ))
             }
-        };
-        self.devices.wait(waiter, &mark);
+        }
         Ok(())
     }
 
-    /// The host waits for one stream, counted as a host sync.
-    pub(crate) fn sync_stream(&mut self, key: StreamKey) {
-        self.devices.sync_stream(key);
-        self.counters.host_syncs += 1;
-    }
-
-    /// The host waits for a device, counted as a host sync.
-    pub(crate) fn sync_device(&mut self, d: u32) {
-        self.devices.sync_device(d);
-        self.counters.host_syncs += 1;
-    }
-
-    /// The host waits until the stream reaches the event (one host sync); an
-    /// event never recorded is complete, as in CUDA.
-    pub(crate) fn sync_event(&mut self, e: &Event) {
-        if let Some(r) = e.recorded() {
-            self.devices
-                .complete(r.mark.stream, r.mark.seq, r.mark.time);
-            self.counters.host_syncs += 1;
-        }
-    }
-
-    pub(crate) fn sync_all(&mut self) {
-        if self.devices.count() > 0 {
-            self.devices.sync_all();
-            self.counters.host_syncs += 1;
-        }
-    }
-
-    /// A blocking host read of `v` (display, `.item()`, `print`, `save`): like
-    /// `cudaMemcpy` on CUDA's legacy default stream, it waits for all work
-    /// queued on each device `v`'s tensors live on.
+    /// A blocking host read of every tensor in `v` (display, `print`).
     pub(crate) fn host_read(&mut self, v: &Value) {
         let mut devices = Vec::new();
         collect_devices(v, &mut devices);
-        devices.sort_unstable();
-        devices.dedup();
-        for d in devices {
-            self.sync_device(d);
+        self.rt.host_read(&devices);
+    }
+
+    /// Shows the runtime's notes (a non-blocking copy that had to block) as warnings.
+    pub(crate) fn flush_notes(&mut self) {
+        for note in self.rt.take_notes() {
+            self.emit(Output::Warning(note));
         }
     }
 
     /// Turns the hazards the runtime found into warnings; a warning repeated
     /// within one top-level statement (a loop) is shown once and counted.
     pub(crate) fn flush_hazards(&mut self) {
-        for msg in self.devices.take_hazards() {
+        for msg in self.rt.take_hazards() {
             match self.warned.iter_mut().find(|(m, _)| *m == msg) {
                 Some((_, n)) => *n += 1,
                 None => {
@@ -210,12 +133,10 @@ impl Interp {
                         ))
                     }
                 };
-                self.new_stream(n.as_deref()).map(Value::Stream)
+                self.rt.new_stream(n.as_deref()).map(Value::Stream)
             }
             _ => {
-                if self.devices.count() == 0 {
-                    return Err(not_available("an event"));
-                }
+                self.rt.need_cuda("an event")?;
                 Ok(Value::Event(Arc::new(Event::default())))
             }
         }
@@ -241,7 +162,7 @@ impl Interp {
                 Ok(Value::None)
             }
             (Value::Stream(s), "sync") => {
-                self.sync_stream(s.key);
+                self.rt.sync_stream(s.key);
                 Ok(Value::None)
             }
             (Value::Stream(s), "query") => Ok(Value::Bool(s.pending() == 0)),
@@ -250,7 +171,7 @@ impl Interp {
             (Value::Event(e), "record") => {
                 let key = match b.get("stream") {
                     Some((Value::Stream(s), _)) => s.key,
-                    Some((Value::None, _)) | None => self.current_stream().map_err(at)?,
+                    Some((Value::None, _)) | None => self.rt.current_stream().map_err(at)?,
                     Some((other, s)) => {
                         return Err(Error::wrong_type(
                             "the stream to record on",
@@ -260,15 +181,11 @@ impl Interp {
                         .at(*s))
                     }
                 };
-                let mark = self.devices.mark(key);
-                e.record(Recorded {
-                    mark,
-                    stream: self.stream_ref(key),
-                });
+                self.rt.record(e, key);
                 Ok(recv.clone())
             }
             (Value::Event(e), "sync") => {
-                self.sync_event(e);
+                self.rt.sync_event(e);
                 Ok(Value::None)
             }
             (Value::Event(e), "query") => {
@@ -300,13 +217,9 @@ impl Interp {
     }
 }
 
-fn collect_devices(v: &Value, out: &mut Vec<u32>) {
+fn collect_devices(v: &Value, out: &mut Vec<Device>) {
     match v {
-        Value::Tensor(t) => {
-            if let Device::Cuda(d) = t.device() {
-                out.push(d);
-            }
-        }
+        Value::Tensor(t) => out.push(t.device()),
         Value::List(items) => items.iter().for_each(|v| collect_devices(v, out)),
         Value::Dict(pairs) => pairs.iter().for_each(|(_, v)| collect_devices(v, out)),
         _ => {}

@@ -6,6 +6,7 @@ pub mod buffer;
 pub mod counters;
 pub mod cuda;
 pub mod devices;
+pub mod dispatch;
 pub mod element;
 pub mod event;
 pub mod gpu;

@@ -1,39 +1,29 @@
-//! Copies between the host and devices: `.to`, `.copy_to`, `.cuda`, `.cpu`,
-//! scatter/gather, and pinned memory.
+//! Copies between the host and devices (`.to`, `.copy_to`, scatter, gather,
+//! load), reads of device memory by the host, and pinned memory.
 
 use std::sync::Arc;
 
-use super::{Interp, Output, Value};
+use super::Runtime;
 use crate::error::Error;
 use crate::runtime::devices::Memory;
-use crate::runtime::stream::StreamKey;
 use crate::runtime::timing::{CopyPath, Work};
 use crate::runtime::{Device, Tensor};
 
-impl Interp {
+impl Runtime {
     /// `.to(d)`: the tensor itself when it is already on `d`, else a copy.
-    pub(crate) fn move_value(&mut self, t: &Arc<Tensor>, d: Device) -> Result<Value, Error> {
-        self.move_tensor(t, d).map(Value::Tensor)
-    }
-
-    /// `move_value` for callers that need the tensor itself.
-    pub(crate) fn move_tensor(&mut self, t: &Arc<Tensor>, d: Device) -> Result<Arc<Tensor>, Error> {
+    pub fn move_to(&mut self, t: &Arc<Tensor>, d: Device) -> Result<Arc<Tensor>, Error> {
         if t.device() == d {
             return Ok(Arc::clone(t));
         }
-        self.copy_tensor(t, d)
+        self.copy_to(t, d)
     }
 
-    /// Always a new tensor on `d` (`.copy_to`, scatter, replicate).
-    pub(crate) fn copy_value(&mut self, t: &Tensor, d: Device) -> Result<Value, Error> {
-        self.copy_tensor(t, d).map(Value::Tensor)
-    }
-
-    /// A blocking copy, queued on the current stream of the device that runs
+    /// Always a new tensor on `d` (`.copy_to`, scatter, replicate): a
+    /// blocking copy, queued on the current stream of the device that runs
     /// it. To the host it waits for the device (`cudaMemcpy`); from pageable
     /// host memory it waits for the copy (PyTorch's `non_blocking=false`);
     /// between two devices the destination's stream first waits for the source's.
-    fn copy_tensor(&mut self, t: &Tensor, d: Device) -> Result<Arc<Tensor>, Error> {
+    pub fn copy_to(&mut self, t: &Tensor, d: Device) -> Result<Arc<Tensor>, Error> {
         let d = self.check_device(d)?;
         let from = t.device();
         let mem = self.reserve(d, t.shape(), t.dtype())?;
@@ -43,14 +33,8 @@ impl Interp {
         let copy = match (from, d) {
             (Device::Cpu, Device::Cpu) => t.with_device(d),
             (Device::Cuda(s), Device::Cpu) => {
-                self.issue(
-                    s,
-                    Work::Copy {
-                        bytes,
-                        path: CopyPath::Pageable,
-                    },
-                    None,
-                );
+                let path = CopyPath::Pageable;
+                self.issue(s, Work::Copy { bytes, path }, None);
                 self.sync_device(s);
                 t.with_device(d)
             }
@@ -80,44 +64,33 @@ impl Interp {
                 let src_tail = self.devices.mark(self.stream_on(s));
                 self.devices.wait(self.stream_on(to), &src_tail);
                 let copy = attached(t.with_device(d), mem);
-                self.issue(
-                    to,
-                    Work::Copy {
-                        bytes,
-                        path: CopyPath::Peer,
-                    },
-                    Some(&copy),
-                );
+                let path = CopyPath::Peer;
+                self.issue(to, Work::Copy { bytes, path }, Some(&copy));
                 copy
             }
         };
         Ok(Arc::new(copy))
     }
 
-    /// The current stream of device `d`.
-    pub(crate) fn stream_on(&self, d: u32) -> StreamKey {
-        StreamKey::new(d, self.devices.gpu(d).map_or(0, |g| g.streams.current))
-    }
-
     /// `.to(d, non_blocking=true)`: asynchronous only from pinned memory; a
     /// device-to-host copy lands in pinned memory, as in PyTorch.
-    pub(crate) fn transfer(
+    pub fn transfer(
         &mut self,
         t: &Arc<Tensor>,
         d: Device,
         non_blocking: bool,
-    ) -> Result<Value, Error> {
+    ) -> Result<Arc<Tensor>, Error> {
         if !non_blocking || t.device() == d {
-            return self.move_value(t, d);
+            return self.move_to(t, d);
         }
         match (t.device(), d) {
             (Device::Cpu, Device::Cuda(_)) if !t.is_pinned() => {
-                self.emit(Output::Warning(
+                self.notes.push(
                     "non_blocking=true: the source is in pageable memory, so this copy runs synchronously; \
                      pin it first (`pin x`) to let the copy overlap other work"
                         .into(),
-                ));
-                self.move_value(t, d)
+                );
+                self.move_to(t, d)
             }
             (Device::Cuda(s), Device::Cpu) => {
                 // Lands in pinned memory; the host must sync before reading it.
@@ -131,12 +104,12 @@ impl Interp {
                 let copy = attached(t.with_device(d), mem);
                 Ok(self.queue_copy(t, copy, to))
             }
-            _ => self.move_value(t, d),
+            _ => self.move_to(t, d),
         }
     }
 
     /// Queues the asynchronous copy of `t` into `copy` on device `on`'s current stream.
-    fn queue_copy(&mut self, t: &Tensor, copy: Tensor, on: u32) -> Value {
+    fn queue_copy(&mut self, t: &Tensor, copy: Tensor, on: u32) -> Arc<Tensor> {
         self.count_copy(t.device(), copy.device(), t.nbytes());
         self.counters.ops += 1;
         let work = Work::Copy {
@@ -144,14 +117,12 @@ impl Interp {
             path: CopyPath::Pinned,
         };
         self.issue(on, work, Some(&copy));
-        Value::tensor(copy)
+        Arc::new(copy)
     }
 
     /// A copy in freshly pinned host memory (`x.pin()`).
-    pub(crate) fn pinned_copy(&mut self, t: &Tensor) -> Result<Value, Error> {
-        if self.devices.count() == 0 {
-            return Err(super::not_available(".pin()"));
-        }
+    pub fn pinned_copy(&mut self, t: &Tensor) -> Result<Arc<Tensor>, Error> {
+        self.need_cuda(".pin()")?;
         if t.device() != Device::Cpu {
             return Err(Error::value_help(
                 format!("only host tensors can be pinned, and this one is on {}", t.device()),
@@ -160,10 +131,38 @@ impl Interp {
         }
         let copy = t.copy();
         let _ = copy.attach(self.devices.pinned(t.nbytes()));
-        self.made(copy)
+        self.counters.ops += 1;
+        Ok(Arc::new(copy))
     }
 
-    pub(crate) fn count_copy(&mut self, from: Device, to: Device, bytes: usize) {
+    /// `pin x`: page-locks a host tensor's own memory in place.
+    pub fn pin_in_place(&mut self, t: &Tensor) -> Result<(), Error> {
+        let memory = self.devices.register(t.read().nbytes());
+        t.attach(memory)
+            .map_err(|_| Error::value("this tensor's memory cannot be pinned"))
+    }
+
+    /// `.item()`: a copy of one element to the host on the current stream,
+    /// then a wait for the device.
+    pub fn read_item(&mut self, t: &Tensor) {
+        if let Device::Cuda(d) = t.device() {
+            let bytes = t.dtype().size() as u64;
+            let path = CopyPath::Pageable;
+            self.issue(d, Work::Copy { bytes, path }, None);
+            self.count_copy(t.device(), Device::Cpu, bytes as usize);
+        }
+        self.host_read(&[t.device()]);
+    }
+
+    /// `save`: the host reads all of `t`, a copy to the host after waiting for its device.
+    pub fn read_all(&mut self, t: &Tensor) {
+        if t.device().is_cuda() {
+            self.host_read(&[t.device()]);
+            self.count_copy(t.device(), Device::Cpu, t.nbytes());
+        }
+    }
+
+    fn count_copy(&mut self, from: Device, to: Device, bytes: usize) {
         let slot = match (from, to) {
             (Device::Cpu, Device::Cuda(_)) => &mut self.counters.h2d,
             (Device::Cuda(_), Device::Cpu) => &mut self.counters.d2h,

@@ -1,0 +1,192 @@
+//! Ops that compute: elementwise, reductions, matmul, casts, joins, in-place
+//! writes and factories. Each checks its inputs, computes with the host ops
+//! (`runtime/ops`), and finishes as one kernel on the current stream.
+
+use std::sync::Arc;
+
+use super::{Flops, Runtime};
+use crate::error::Error;
+use crate::runtime::ops::elementwise::{self, BinaryOp, Operand, UnaryOp};
+use crate::runtime::ops::factory::{self, Distribution};
+use crate::runtime::ops::reduce::{self, ReduceOp};
+use crate::runtime::ops::{index, join, matmul};
+use crate::runtime::{DType, Device, Tensor};
+
+impl Runtime {
+    pub fn unary(&mut self, op: UnaryOp, x: &Tensor) -> Result<Arc<Tensor>, Error> {
+        let out = elementwise::unary(op, x)?;
+        self.finish(out, None, &[x], Flops::default())
+    }
+
+    /// `a op b`, broadcasting; a weak operand (a Python number) does not
+    /// promote the other's dtype.
+    pub fn binary(&mut self, op: BinaryOp, a: Operand, b: Operand) -> Result<Arc<Tensor>, Error> {
+        let out = elementwise::binary(op, a, b)?;
+        self.finish(out, None, &[a.tensor, b.tensor], Flops::default())
+    }
+
+    pub fn matmul(&mut self, a: &Tensor, b: &Tensor) -> Result<Arc<Tensor>, Error> {
+        let out = matmul::matmul(a, b)?;
+        let k = a.shape().last().copied().unwrap_or(1) as u64;
+        let cost = Flops {
+            flops: 2 * out.numel() as u64 * k,
+            half: matches!(out.dtype(), DType::F16 | DType::BF16),
+        };
+        self.finish(out, None, &[a, b], cost)
+    }
+
+    pub fn reduce(
+        &mut self,
+        op: ReduceOp,
+        x: &Tensor,
+        dim: Option<i64>,
+        keepdim: bool,
+    ) -> Result<Arc<Tensor>, Error> {
+        let out = reduce::reduce(op, x, dim, keepdim)?;
+        self.finish(out, None, &[x], Flops::default())
+    }
+
+    /// A converted copy (`.to(dtype)`).
+    pub fn cast(&mut self, x: &Tensor, dtype: DType) -> Result<Arc<Tensor>, Error> {
+        let out = x.cast(dtype);
+        self.finish(out, None, &[x], Flops::default())
+    }
+
+    /// A contiguous copy (`.contiguous()` of a strided view).
+    pub fn copy(&mut self, x: &Tensor) -> Result<Arc<Tensor>, Error> {
+        let out = x.copy();
+        self.finish(out, None, &[x], Flops::default())
+    }
+
+    /// `.reshape`: a view when the memory allows, else a copy (one kernel).
+    pub fn reshape(&mut self, x: &Arc<Tensor>, dims: &[i64]) -> Result<Arc<Tensor>, Error> {
+        let out = x.reshape(dims)?;
+        if out.shares_storage(x) {
+            return Ok(Arc::new(out));
+        }
+        self.finish(out, None, &[x], Flops::default())
+    }
+
+    /// `cat` (along an existing dimension) or `stack` (along a new one).
+    pub fn join(&mut self, xs: &[&Tensor], dim: i64, stack: bool) -> Result<Arc<Tensor>, Error> {
+        let out = if stack {
+            join::stack(xs, dim)?
+        } else {
+            join::cat(xs, dim)?
+        };
+        self.finish(out, None, xs, Flops::default())
+    }
+
+    /// `x.fill_(v)`.
+    pub fn fill(&mut self, x: &Tensor, value: f64) {
+        index::fill(x, value);
+        self.wrote_in_place(x, &[x]);
+    }
+
+    /// `x.normal_(mean, std)`: x's elements drawn again from the session's generator.
+    pub fn normal_(&mut self, x: &Tensor, mean: f64, std: f64) -> Result<(), Error> {
+        if !x.dtype().is_float() {
+            return Err(Error::dtype(
+                format!("normal_() needs a floating point tensor, not {}", x.dtype()),
+                Some("create it with dtype=f32".into()),
+            ));
+        }
+        let z = self.generator.normal(x.numel());
+        let vals = z.into_iter().map(|v| mean + std * v).collect();
+        let src = factory::from_f64s(vals, x.shape(), DType::F64, x.device());
+        index::assign(x, &src)?;
+        self.wrote_in_place(x, &[x]);
+        Ok(())
+    }
+
+    /// `x[i] = v`: writes `src` (broadcast) into the view `dst`.
+    pub fn assign(&mut self, dst: &Tensor, src: &Tensor) -> Result<(), Error> {
+        index::assign(dst, src)?;
+        self.wrote_in_place(dst, &[src]);
+        Ok(())
+    }
+
+    /// `zeros`, `ones`, `full`, `empty` (zero-filled, as fresh memory shows)
+    /// and `new_full`; `like` is the tensor a `*_like` or method call reads.
+    pub fn full(
+        &mut self,
+        shape: &[usize],
+        value: f64,
+        dtype: DType,
+        device: Device,
+        like: Option<&Tensor>,
+    ) -> Result<Arc<Tensor>, Error> {
+        let mem = self.reserve(device, shape, dtype)?;
+        let out = factory::full(shape, value, dtype, device)?;
+        self.finish(out, mem, like.as_slice(), Flops::default())
+    }
+
+    /// `rand`, `randn` and their `_like` forms, from the session's generator.
+    pub fn random(
+        &mut self,
+        dist: Distribution,
+        shape: &[usize],
+        dtype: DType,
+        device: Device,
+        like: Option<&Tensor>,
+    ) -> Result<Arc<Tensor>, Error> {
+        let mem = self.reserve(device, shape, dtype)?;
+        let out = factory::random(&mut self.generator, dist, shape, dtype, device)?;
+        self.finish(out, mem, like.as_slice(), Flops::default())
+    }
+
+    pub fn arange(
+        &mut self,
+        start: f64,
+        end: f64,
+        step: f64,
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error> {
+        // The length follows from the values; the host checks them first.
+        let host = factory::arange(start, end, step, dtype, Device::Cpu)?;
+        self.tensor(&host, dtype, device)
+    }
+
+    pub fn linspace(
+        &mut self,
+        start: f64,
+        end: f64,
+        steps: usize,
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error> {
+        let mem = self.reserve(device, &[steps], dtype)?;
+        let out = factory::linspace(start, end, steps, dtype, device)?;
+        self.finish(out, mem, &[], Flops::default())
+    }
+
+    pub fn eye(
+        &mut self,
+        n: usize,
+        m: usize,
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error> {
+        let mem = self.reserve(device, &[n, m], dtype)?;
+        let out = factory::eye(n, m, dtype, device)?;
+        self.finish(out, mem, &[], Flops::default())
+    }
+
+    /// `tensor(data)`: a new tensor of `dtype` on `device` holding `data`'s
+    /// elements (a host literal, or a tensor it copies).
+    pub fn tensor(
+        &mut self,
+        data: &Tensor,
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error> {
+        let mem = self.reserve(device, data.shape(), dtype)?;
+        let mut buf = data.contiguous_buffer();
+        if buf.dtype() != dtype {
+            buf = buf.cast(dtype);
+        }
+        let out = Tensor::new(buf, data.shape().to_vec(), device);
+        self.finish(out, mem, &[data], Flops::default())
+    }
+}

@@ -1,0 +1,233 @@
+//! The op layer: every operation a session runs goes through one `Runtime`
+//! function. Each checks its inputs, computes the result on the device's
+//! backend, takes the output's block from the device's caching allocator,
+//! and queues the work on the current stream with its cost for the time
+//! model (the bytes it moves, its floating point work). The interpreter
+//! resolves names and binds arguments, then calls one of these.
+//!
+//! - `compute.rs`: elementwise ops, reductions, matmul, casts, joins, fills
+//!   and factories;
+//! - `transfer.rs`: copies between the host and devices, pinned memory;
+//! - `sync.rs`: streams, events, waits and host syncs.
+//!
+//! Simulated devices compute with the host ops (`runtime/ops`) and keep the
+//! bytes beside the device block; the stream model decides when the host may
+//! see them.
+
+mod compute;
+mod sync;
+mod transfer;
+
+use std::sync::Arc;
+
+use super::counters::Counters;
+use super::devices::{Devices, Memory};
+use super::rng::Generator;
+use super::shape::checked_numel;
+use super::timing::Work;
+use super::{DType, Device, Tensor};
+use crate::error::Error;
+
+/// The runtime state of one session: its devices, the current CUDA device,
+/// the random generator, and what `profile` counts.
+pub struct Runtime {
+    pub devices: Arc<Devices>,
+    pub generator: Generator,
+    pub counters: Counters,
+    /// The current CUDA device: what `cuda` means (`with device(n)` changes it).
+    pub current_device: u32,
+    /// Notes about what the runtime did instead of what was asked (a
+    /// non-blocking copy that had to block), for the interpreter to show.
+    notes: Vec<String>,
+}
+
+/// The kernel cost of an op beyond the bytes it reads and writes.
+#[derive(Debug, Clone, Copy, Default)]
+struct Flops {
+    flops: u64,
+    half: bool,
+}
+
+impl Runtime {
+    pub fn new(seed: u64, devices: Arc<Devices>) -> Runtime {
+        Runtime {
+            devices,
+            generator: Generator::new(seed),
+            counters: Counters::default(),
+            current_device: 0,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Notes given since the last call, oldest first.
+    pub fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+
+    /// Resolves `cuda:N` (or `cuda`, the current device), checking that it exists.
+    pub fn cuda(&self, index: Option<u32>) -> Result<Device, Error> {
+        let n = self.devices.count();
+        let name = index.map_or("the current CUDA device (`cuda`)".to_string(), |i| {
+            format!("cuda:{i}")
+        });
+        match index {
+            _ if n == 0 => Err(Error::NoDevice {
+                device: name,
+                reason: "this session has no CUDA devices (started with --sim-devices 0)".into(),
+            }),
+            Some(i) if i >= n => Err(Error::NoDevice {
+                device: name,
+                reason: format!(
+                    "this session has {n} CUDA device(s), cuda:0 to cuda:{}",
+                    n - 1
+                ),
+            }),
+            Some(i) => Ok(Device::Cuda(i)),
+            None => Ok(Device::Cuda(self.current_device)),
+        }
+    }
+
+    /// `d` itself when it exists in this session.
+    pub fn check_device(&self, d: Device) -> Result<Device, Error> {
+        match d {
+            Device::Cpu => Ok(d),
+            Device::Cuda(i) => self.cuda(Some(i)),
+        }
+    }
+
+    /// Fails with a clear message when the session has no CUDA device.
+    pub fn need_cuda(&self, what: &str) -> Result<(), Error> {
+        if self.devices.count() == 0 {
+            return Err(not_available(what));
+        }
+        Ok(())
+    }
+
+    /// A block of `bytes` on CUDA device `d`, or the out-of-memory error.
+    fn alloc(&mut self, d: u32, bytes: usize) -> Result<Memory, Error> {
+        let mem = self
+            .devices
+            .alloc(d, bytes)
+            .map_err(|e| e.to_error(Device::Cuda(d)))?;
+        self.counters.allocations += 1;
+        self.counters.bytes += bytes as u64;
+        Ok(mem)
+    }
+
+    /// Reserves the memory of a tensor about to be built, so that a tensor too
+    /// big for its device fails as a CUDA out-of-memory error before any work.
+    fn reserve(
+        &mut self,
+        device: Device,
+        shape: &[usize],
+        dtype: DType,
+    ) -> Result<Option<Memory>, Error> {
+        match device {
+            Device::Cpu => Ok(None),
+            Device::Cuda(d) => {
+                self.cuda(Some(d))?;
+                let bytes = checked_numel(shape)?
+                    .checked_mul(dtype.size())
+                    .ok_or_else(|| Error::value("this tensor is too large"))?;
+                self.alloc(d, bytes).map(Some)
+            }
+        }
+    }
+
+    /// Finishes an op whose result is `out`: on a CUDA device the result gets
+    /// its block (unless `mem` was reserved for it) and the op is one kernel on
+    /// the current stream, reading `inputs` and writing `out`.
+    fn finish(
+        &mut self,
+        out: Tensor,
+        mem: Option<Memory>,
+        inputs: &[&Tensor],
+        cost: Flops,
+    ) -> Result<Arc<Tensor>, Error> {
+        self.counters.ops += 1;
+        if let Device::Cuda(d) = out.device() {
+            if out.memory().is_none() {
+                let mem = match mem {
+                    Some(m) => m,
+                    None => self.alloc(d, out.nbytes())?,
+                };
+                let _ = out.attach(mem);
+            }
+            let work = kernel(inputs, out.nbytes(), cost);
+            self.issue(d, work, Some(&out));
+        }
+        Ok(Arc::new(out))
+    }
+
+    /// An op that wrote `t` in place (`fill_`, `normal_`, `x[i] = v`): one
+    /// kernel on a CUDA device, reading `inputs` (its write was registered by
+    /// `Tensor::write`).
+    fn wrote_in_place(&mut self, t: &Tensor, inputs: &[&Tensor]) {
+        self.counters.ops += 1;
+        if let Device::Cuda(d) = t.device() {
+            let work = kernel(inputs, t.nbytes(), Flops::default());
+            self.issue(d, work, None);
+        }
+    }
+
+    /// Queues `work` on device `d`'s current stream; `out` is the new tensor it writes.
+    fn issue(&mut self, d: u32, work: Work, out: Option<&Tensor>) {
+        let (stream, seq) = self.devices.launch(d, work);
+        if matches!(work, Work::Kernel { .. }) {
+            self.counters.kernels += 1;
+        }
+        if let Some(info) = self.devices.info(d) {
+            self.counters.device_ns += (work.duration(info.spec) * 1e9).round() as u64;
+        }
+        if let (Some(t), Some(gpu)) = (out, self.devices.gpu_handle(d)) {
+            t.mark_written(gpu, stream, seq);
+        }
+    }
+
+    /// Segments every device's allocator has reserved so far.
+    pub fn total_segments(&self) -> u64 {
+        (0..self.devices.count())
+            .filter_map(|d| self.devices.gpu(d))
+            .map(|g| g.allocator.stats().total_segments)
+            .sum()
+    }
+
+    /// How device time is known: `modelled on NVIDIA H100 80GB HBM3` on the simulator.
+    pub fn modelled_on(&self) -> Option<String> {
+        let info = self.devices.info(self.current_device)?;
+        Some(format!("modelled on {}", info.spec.name))
+    }
+}
+
+/// The kernel of an op reading `inputs` and writing `out_bytes`: the bytes
+/// of device memory it moves, and its floating point work.
+fn kernel(inputs: &[&Tensor], out_bytes: usize, cost: Flops) -> Work {
+    let read: u64 = inputs.iter().map(|t| device_bytes(t)).sum();
+    Work::Kernel {
+        bytes: read + out_bytes as u64,
+        flops: cost.flops,
+        half: cost.half,
+    }
+}
+
+/// Bytes of device memory a tensor takes (what an op on it reads); host
+/// tensors (a scalar operand) cost the device nothing.
+fn device_bytes(t: &Tensor) -> u64 {
+    if t.device().is_cuda() {
+        t.nbytes() as u64
+    } else {
+        0
+    }
+}
+
+/// The error for CUDA-only features in a session without CUDA devices.
+pub fn not_available(what: &str) -> Error {
+    Error::NotAvailable {
+        message: format!(
+            "{what} needs a CUDA device, and this session has none (started with --sim-devices 0)"
+        ),
+        help: "streams, events, pinned memory and the caching allocator belong to CUDA devices; \
+               on cpu every op runs synchronously"
+            .into(),
+    }
+}
