@@ -54,7 +54,8 @@ pub fn execute(data: &[u8]) {
         sim_devices: 2,
         sim_memory: 256 << 20,
         ..Config::default()
-    });
+    })
+    .expect("the simulator always starts");
     assert!(s.execute("untouchable_ = arange(3)").error.is_none());
     let _watch = Watchdog::arm(s.interrupt_handle(), Duration::from_secs(1));
     let _ = s.execute(src);

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use cudash::cli;
+use cudash::runtime::backend::BackendChoice;
 use cudash::session::Config;
 
 const DEFAULT_SIM_DEVICES: u32 = 2;
@@ -19,9 +20,9 @@ const DEFAULT_SIM_MEMORY: &str = "16GiB";
 struct Args {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Which backend provides CUDA devices: auto (a real GPU when found, else simulated), cuda or sim.
-    #[arg(long, default_value = "auto", global = true)]
-    backend: String,
+    /// Which backend provides CUDA devices: auto (a real GPU when found, else simulated), sim, cuda, or emu (the CUDA backend's code on the CPU).
+    #[arg(long, default_value = "auto", value_parser = BackendChoice::from_name, global = true)]
+    backend: BackendChoice,
     /// Number of simulated CUDA devices (0: cpu only).
     #[arg(long, default_value_t = DEFAULT_SIM_DEVICES, global = true)]
     sim_devices: u32,
@@ -97,10 +98,6 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
     let args = Args::parse();
-    if let Err(msg) = cli::check_backend(&args.backend) {
-        eprintln!("cudash: {msg}");
-        return ExitCode::from(2);
-    }
     let sim_memory = match cudash::vocab::parse_size(&args.sim_memory) {
         Ok(m) => m,
         Err(msg) => {
@@ -112,7 +109,7 @@ fn main() -> ExitCode {
     // Options the installed kernel is started with, as given here.
     let global_args = kernel_args(&args);
     let command = args.command;
-    let (seed, sim_devices) = (args.seed, args.sim_devices);
+    let (backend, seed, sim_devices) = (args.backend, args.seed, args.sim_devices);
     let launch_blocking = args.launch_blocking
         || std::env::var("CUDA_LAUNCH_BLOCKING").is_ok_and(|v| v.trim() == "1");
     // Parsing and evaluation recurse; a big stack keeps deep (but bounded) input safe.
@@ -120,6 +117,7 @@ fn main() -> ExitCode {
         .stack_size(256 << 20)
         .spawn(move || {
             let config = Config {
+                backend,
                 seed,
                 color,
                 sim_devices,
@@ -171,8 +169,8 @@ fn main() -> ExitCode {
 /// The global options that differ from their defaults, to pass on to the kernel.
 fn kernel_args(args: &Args) -> Vec<String> {
     let mut out = Vec::new();
-    if args.backend != "auto" {
-        out.extend(["--backend".into(), args.backend.clone()]);
+    if args.backend != BackendChoice::Auto {
+        out.extend(["--backend".into(), args.backend.name().into()]);
     }
     if args.sim_devices != DEFAULT_SIM_DEVICES {
         out.extend(["--sim-devices".into(), args.sim_devices.to_string()]);

@@ -2,19 +2,21 @@
 //! `cudash run`, `cudash present`). Nothing reaches around it.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Once};
 
 use crate::diag;
 use crate::error::Diagnostic;
 use crate::eval::docs::{self, Kind};
 use crate::eval::{Interp, Output, Value};
 use crate::lang::{self, ast::Stmt, Completeness};
-use crate::runtime::backend::SimBackend;
+use crate::runtime::backend::{self, BackendChoice, SimBackend};
 use crate::runtime::devices::Devices;
 use crate::runtime::shape::fmt_shape;
 
 #[derive(Debug, Clone)]
 pub struct Config {
+    /// `--backend`: which backend provides the CUDA devices.
+    pub backend: BackendChoice,
     pub seed: u64,
     /// Colour in rendered diagnostics.
     pub color: bool,
@@ -29,6 +31,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
+            backend: BackendChoice::Auto,
             seed: 0,
             color: false,
             sim_devices: 2,
@@ -106,30 +109,22 @@ pub struct Session {
 }
 
 impl Session {
-    /// A session on simulated devices (the CUDA backend is not built yet).
-    pub fn new(config: Config) -> Session {
+    /// A session on the backend `config` picks; the error says why that
+    /// backend cannot run here (`--backend cuda` without a GPU) and what to use.
+    pub fn new(config: Config) -> Result<Session, String> {
         let sim = SimBackend {
             count: config.sim_devices,
             memory: config.sim_memory,
         };
-        let reason = if config.sim_devices == 0 {
-            String::new()
-        } else {
-            format!(
-                "{} simulated device(s) with {} each; {}",
-                config.sim_devices,
-                crate::vocab::human_bytes(config.sim_memory as u128),
-                crate::runtime::cuda::probe::auto_reason()
-            )
-        };
-        let devices = Arc::new(Devices::new(&sim, reason));
+        let picked = backend::pick(config.backend, sim)?;
+        let devices = Arc::new(Devices::new(picked.backend.as_ref(), picked.reason));
         devices.set_launch_blocking(config.launch_blocking);
-        Session {
+        Ok(Session {
             interp: Interp::new(config.seed, Arc::clone(&devices)),
             devices,
             config,
             history: Vec::new(),
-        }
+        })
     }
 
     pub fn backend_name(&self) -> &'static str {
@@ -398,6 +393,15 @@ impl Session {
         Arc::clone(&self.interp.interrupt)
     }
 
+    /// Ctrl-C stops this session's running statement (an `Interrupted` error
+    /// at its span) rather than killing the process. Returns the flag, which
+    /// stays set so the caller can stop too.
+    pub fn interrupt_on_ctrl_c(&self) -> Arc<AtomicBool> {
+        let flag = self.interrupt_handle();
+        interrupt_on_ctrl_c(&flag);
+        flag
+    }
+
     /// The value bound to `name`, for programs (and Rust notebooks) that drive a session.
     pub fn get(&self, name: &str) -> Option<Value> {
         self.interp.vars().get(name).cloned()
@@ -595,4 +599,21 @@ fn floor_char_boundary(s: &str, mut i: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+/// The one Ctrl-C (SIGINT) handler of the process: it raises `flag`, the
+/// interrupt flag of the session that called last. A process has one
+/// handler, installed on the first call; later calls point it at their flag.
+pub fn interrupt_on_ctrl_c(flag: &Arc<AtomicBool>) {
+    static TARGET: Mutex<Option<Arc<AtomicBool>>> = Mutex::new(None);
+    static INSTALL: Once = Once::new();
+    *TARGET.lock().unwrap_or_else(|e| e.into_inner()) = Some(Arc::clone(flag));
+    INSTALL.call_once(|| {
+        // ctrlc runs this on its own thread, not in the signal handler, so it may lock.
+        let _ = ctrlc::set_handler(|| {
+            if let Some(f) = TARGET.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+                f.store(true, Ordering::Relaxed);
+            }
+        });
+    });
 }

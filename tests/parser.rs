@@ -203,7 +203,7 @@ fn the_deepest_accepted_input_parses_and_runs_on_a_small_stack() {
         // Nested brackets and operator chains at the limits together.
         let src = format!("x = {}1{}", "(-".repeat(85), ")".repeat(85));
         assert!(parse(&src).is_ok());
-        let mut s = cudash::session::Session::new(Default::default());
+        let mut s = cudash::session::Session::new(Default::default()).unwrap();
         let o = s.execute(&format!("{src}\nx"));
         assert!(
             o.error.is_none() || o.error.as_ref().unwrap().ename == "ValueError",

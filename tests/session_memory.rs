@@ -35,7 +35,7 @@ static GLOBAL: Counting = Counting;
 
 #[test]
 fn a_thousand_executes_keep_the_heap_flat() {
-    let mut s = Session::new(Config::default());
+    let mut s = Session::new(Config::default()).unwrap();
     s.enable_html();
     let cell = "x = ones(1000, device=cuda)\ny = (x * 2).sum()\nstream s { z = x + 1 }\nsync\nprint(y)\nx\nmem";
     let run = |s: &mut Session, n: usize| {

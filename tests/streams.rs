@@ -223,7 +223,8 @@ fn launch_blocking_completes_every_op() {
     let mut s = Session::new(Config {
         launch_blocking: true,
         ..Config::default()
-    });
+    })
+    .unwrap();
     let o = s.execute(RACE);
     assert!(warnings(&o).is_empty(), "{:?}", warnings(&o));
     assert_eq!(value(&mut s, "B == A.sum()"), "true  bool[] @cuda:0");

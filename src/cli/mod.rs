@@ -10,30 +10,27 @@ pub mod transcript;
 
 use crate::session::{Config, Session};
 
-/// Ctrl-C stops the running statement (an `Interrupted` error at its span)
-/// rather than killing the process; the flag stays set so the caller can stop.
-pub fn interrupt_on_ctrl_c(session: &Session) -> std::sync::Arc<std::sync::atomic::AtomicBool> {
-    let flag = session.interrupt_handle();
-    let handler = std::sync::Arc::clone(&flag);
-    let _ = ctrlc::set_handler(move || handler.store(true, std::sync::atomic::Ordering::Relaxed));
-    flag
+/// A session for a command-line front end, or the message it exits with
+/// (status 2: a backend that cannot run here).
+pub fn open(config: Config) -> Result<Session, u8> {
+    Session::new(config).map_err(|msg| {
+        eprintln!("cudash: {msg}");
+        2
+    })
 }
 
 /// The exit status of a run stopped by Ctrl-C, as shells report SIGINT.
 pub const INTERRUPTED: u8 = 130;
 
-pub fn check_backend(name: &str) -> Result<(), String> {
-    match name {
-        "auto" | "sim" => Ok(()),
-        "cuda" => Err(crate::runtime::cuda::probe::cuda_backend_error()),
-        other => Err(format!("unknown backend `{other}`: use auto, cuda or sim")),
-    }
-}
-
 /// `cudash devices`: the device table.
 pub fn devices(config: Config) -> u8 {
-    println!("{}", Session::new(config).devices_table());
-    0
+    match open(config) {
+        Ok(s) => {
+            println!("{}", s.devices_table());
+            0
+        }
+        Err(code) => code,
+    }
 }
 
 /// `cudash kernel install [--user | --prefix P]`.

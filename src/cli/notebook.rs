@@ -27,8 +27,11 @@ pub fn run(config: Config, file: &Path, mode: &Mode) -> u8 {
 /// Each code cell's statements and outputs, as `cudash run` shows a script.
 /// A cell tagged `raises-exception` may fail; any other failure stops the run.
 fn transcript(config: Config, lesson: &Lesson, keep_going: bool) -> u8 {
-    let mut session = Session::new(config);
-    let interrupted = super::interrupt_on_ctrl_c(&session);
+    let mut session = match super::open(config) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let interrupted = session.interrupt_on_ctrl_c();
     let mut failed = false;
     for (i, cell) in lesson.cells.iter().enumerate() {
         if !cell.runs() {
@@ -76,8 +79,11 @@ fn fresh_outputs(session: &mut Session, cell: &Cell) -> Vec<CellOutput> {
 }
 
 fn check_or_save(config: Config, file: &Path, lesson: Lesson, save: bool) -> u8 {
-    let mut session = Session::new(config);
-    let interrupted = super::interrupt_on_ctrl_c(&session);
+    let mut session = match super::open(config) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let interrupted = session.interrupt_on_ctrl_c();
     if save {
         session.enable_html();
     }

@@ -10,7 +10,6 @@
 
 use std::io::{self, BufRead, IsTerminal, Read, Write};
 use std::path::Path;
-use std::sync::atomic::Ordering;
 
 use nu_ansi_term::{Color, Style};
 
@@ -36,12 +35,14 @@ pub fn present(config: Config, file: &Path) -> u8 {
     };
     let tty = io::stdin().is_terminal();
     let color = config.color && io::stdout().is_terminal();
-    let mut session = Session::new(Config { color, ..config });
+    let mut session = match super::open(Config { color, ..config }) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
     if tty && io::stdout().is_terminal() {
         session.set_progress(crate::repl::progress::bar());
     }
-    let flag = session.interrupt_handle();
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    session.interrupt_on_ctrl_c();
     let title = file.file_name().map_or_else(
         || file.display().to_string(),
         |n| n.to_string_lossy().into_owned(),

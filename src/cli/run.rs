@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::transcript::{first_difference, prompted, Mode};
 use crate::lesson::outputs::mask_times;
-use crate::session::{Config, Session};
+use crate::session::Config;
 
 pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
     if crate::lesson::is_notebook(file) {
@@ -24,11 +24,14 @@ pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
         |n| n.to_string_lossy().into_owned(),
     );
     let plain = mode.check || mode.save;
-    let mut session = Session::new(Config {
+    let mut session = match super::open(Config {
         color: config.color && !plain,
         ..config
-    });
-    let interrupted = super::interrupt_on_ctrl_c(&session);
+    }) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let interrupted = session.interrupt_on_ctrl_c();
     let mut transcript = String::new();
     let ok = session.run_script(&name, &src, mode.keep_going, |text, outcome| {
         let mut chunk = String::new();

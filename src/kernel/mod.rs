@@ -177,10 +177,7 @@ async fn serve(
     let interrupt = started.interrupt;
     // A SIGINT (a kernelspec without `interrupt_mode: message`, or Ctrl-C in
     // the terminal that started the kernel) interrupts the cell too.
-    {
-        let flag = Arc::clone(&interrupt);
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
-    }
+    crate::session::interrupt_on_ctrl_c(&interrupt);
     let session_id = uuid::Uuid::new_v4().to_string();
     // The ports the connection file names belong to the guard, which relays
     // to the ZeroMQ sockets on the private side (see `guard`).

@@ -38,7 +38,7 @@ pub struct Started {
 /// Starts the session thread. Jobs run one at a time, in the order sent.
 pub fn spawn(config: Config) -> std::io::Result<(mpsc::Sender<Job>, Started)> {
     let (jobs, inbox) = mpsc::channel::<Job>();
-    let (tell, started) = mpsc::channel::<Started>();
+    let (tell, started) = mpsc::channel::<Result<Started, String>>();
     std::thread::Builder::new()
         .name("cudash-session".into())
         // Parsing and evaluation recurse; the REPL's thread has the same stack.
@@ -46,12 +46,19 @@ pub fn spawn(config: Config) -> std::io::Result<(mpsc::Sender<Job>, Started)> {
         .spawn(move || run(config, inbox, tell))?;
     let started = started
         .recv()
-        .map_err(|_| std::io::Error::other("the session thread stopped while starting"))?;
+        .map_err(|_| std::io::Error::other("the session thread stopped while starting"))?
+        .map_err(std::io::Error::other)?;
     Ok((jobs, started))
 }
 
-fn run(config: Config, inbox: mpsc::Receiver<Job>, tell: mpsc::Sender<Started>) {
-    let mut session = Session::new(config);
+fn run(config: Config, inbox: mpsc::Receiver<Job>, tell: mpsc::Sender<Result<Started, String>>) {
+    let mut session = match Session::new(config) {
+        Ok(s) => s,
+        Err(msg) => {
+            let _ = tell.send(Err(msg));
+            return;
+        }
+    };
     session.enable_html();
     let route: Rc<RefCell<Option<UnboundedSender<Event>>>> = Rc::default();
     let sink = Rc::clone(&route);
@@ -60,10 +67,10 @@ fn run(config: Config, inbox: mpsc::Receiver<Job>, tell: mpsc::Sender<Started>) 
             let _ = tx.send(Event::Output(o));
         }
     });
-    let _ = tell.send(Started {
+    let _ = tell.send(Ok(Started {
         interrupt: session.interrupt_handle(),
         banner: session.banner(),
-    });
+    }));
     for job in inbox {
         match job {
             Job::Execute { code, events } => {

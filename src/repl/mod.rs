@@ -12,7 +12,6 @@ use std::cell::RefCell;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::rc::Rc;
-use std::sync::atomic::Ordering;
 
 use nu_ansi_term::{Color, Style};
 use rustyline::error::ReadlineError;
@@ -41,12 +40,17 @@ pub fn run(config: Config) -> u8 {
         }
     };
     let color = config.color;
-    let mut s = Session::new(config);
+    let mut s = match Session::new(config) {
+        Ok(s) => s,
+        Err(msg) => {
+            eprintln!("cudash: {msg}");
+            return 2;
+        }
+    };
     s.set_progress(progress::bar());
     let session = Rc::new(RefCell::new(s));
     // Ctrl-C while a statement runs stops it; while typing, rustyline cancels the line.
-    let flag = session.borrow().interrupt_handle();
-    let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    session.borrow().interrupt_on_ctrl_c();
 
     rl.set_helper(Some(ReplHelper {
         session: Rc::clone(&session),

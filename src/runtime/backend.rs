@@ -1,6 +1,7 @@
 //! Backends provide CUDA devices: their properties and their memory. Compute on
 //! the simulator runs the host kernels; the CUDA backend (to come) runs its own.
-//! `--backend auto` picks CUDA when a driver and a device are found, else the simulator.
+//! `pick` is the one place `--backend` is turned into a backend: `auto` will
+//! pick CUDA when a driver and a device are found, and picks the simulator today.
 
 use super::alloc::{Capacity, SegmentError, SegmentSource};
 
@@ -94,5 +95,82 @@ impl<T: SegmentSource + ?Sized> SegmentSource for Box<T> {
     }
     fn free(&self) -> usize {
         (**self).free()
+    }
+}
+
+/// `--backend`: which backend provides the session's CUDA devices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BackendChoice {
+    /// A real GPU when one is found and the CUDA backend is built, else the simulator.
+    #[default]
+    Auto,
+    /// Simulated devices: CUDA semantics on the host.
+    Sim,
+    /// Real NVIDIA GPUs through the CUDA driver.
+    Cuda,
+    /// The CUDA backend's own code on the CPU, to test it without a GPU.
+    Emu,
+}
+
+impl BackendChoice {
+    pub const ALL: [BackendChoice; 4] = [
+        BackendChoice::Auto,
+        BackendChoice::Sim,
+        BackendChoice::Cuda,
+        BackendChoice::Emu,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BackendChoice::Auto => "auto",
+            BackendChoice::Sim => "sim",
+            BackendChoice::Cuda => "cuda",
+            BackendChoice::Emu => "emu",
+        }
+    }
+
+    /// Parses a `--backend` value.
+    pub fn from_name(name: &str) -> Result<BackendChoice, String> {
+        Self::ALL
+            .into_iter()
+            .find(|c| c.name() == name)
+            .ok_or_else(|| format!("unknown backend `{name}`: use auto, sim, cuda or emu"))
+    }
+}
+
+/// The backend a session runs on, and why it was picked (the banner says).
+pub struct Picked {
+    pub backend: Box<dyn Backend>,
+    pub reason: String,
+}
+
+/// The one place a backend is picked: `choice`, with the simulator's device
+/// count and memory (used whenever the simulator is picked).
+pub fn pick(choice: BackendChoice, sim: SimBackend) -> Result<Picked, String> {
+    let sim_reason = |why: &str| {
+        if sim.count == 0 {
+            String::new()
+        } else {
+            format!(
+                "{} simulated device(s) with {} each; {why}",
+                sim.count,
+                crate::vocab::human_bytes(sim.memory as u128),
+            )
+        }
+    };
+    match choice {
+        BackendChoice::Auto => Ok(Picked {
+            reason: sim_reason(super::cuda::probe::auto_reason()),
+            backend: Box::new(sim),
+        }),
+        BackendChoice::Sim => Ok(Picked {
+            reason: sim_reason("chosen with --backend sim"),
+            backend: Box::new(sim),
+        }),
+        BackendChoice::Cuda => Err(super::cuda::probe::cuda_backend_error()),
+        BackendChoice::Emu => Err(
+            "--backend emu: the emulated CUDA backend is not built yet; use --backend sim or auto"
+                .into(),
+        ),
     }
 }

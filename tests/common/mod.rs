@@ -4,7 +4,7 @@
 use cudash::session::{Config, Session};
 
 pub fn session() -> Session {
-    Session::new(Config::default())
+    Session::new(Config::default()).unwrap()
 }
 
 /// A session with no CUDA devices at all (`--sim-devices 0`).
@@ -13,6 +13,7 @@ pub fn cpu_session() -> Session {
         sim_devices: 0,
         ..Config::default()
     })
+    .unwrap()
 }
 
 /// A session with `n` simulated devices of `memory` bytes each.
@@ -22,6 +23,7 @@ pub fn sim_session(n: u32, memory: usize) -> Session {
         sim_memory: memory,
         ..Config::default()
     })
+    .unwrap()
 }
 
 /// Runs `src` in a fresh session and returns everything it showed, errors included.
