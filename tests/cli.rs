@@ -169,12 +169,20 @@ fn unavailable_backends_fail_clearly() {
     assert!(!out.contains("panicked"), "{out}");
     let o = cudash(&["--backend", "tpu", "devices"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).contains("use auto, sim, cuda or emu"), "{}", text(&o));
+    assert!(
+        text(&o).contains("use auto, sim, cuda or emu"),
+        "{}",
+        text(&o)
+    );
     let o = cudash(&["--backend", "emu", "devices"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("--backend emu:"), "{}", text(&o));
     let o = cudash(&["--backend", "sim", "devices"]);
-    assert!(text(&o).contains("chosen with --backend sim"), "{}", text(&o));
+    assert!(
+        text(&o).contains("chosen with --backend sim"),
+        "{}",
+        text(&o)
+    );
     // A script run fails the same way, before running anything.
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/allocator.cudash");
     let o = cudash(&["--backend", "cuda", "run", script]);

@@ -1,9 +1,10 @@
-//! The `mem` and `devices` statements.
+//! The `mem`, `pin` and `devices` statements.
 
-use super::{not_available, Interp, Shown, Value};
+use super::{not_available, Interp, Output, Shown, Value};
 use crate::display::{html, memory};
 use crate::error::{Diagnostic, Error};
-use crate::lang::ast::SyncTarget;
+use crate::lang::ast::{Name, SyncTarget};
+use crate::lang::Span;
 use crate::runtime::Device;
 
 impl Interp {
@@ -85,6 +86,43 @@ impl Interp {
             text: texts.join("\n\n"),
             html: self.html.then(|| htmls.concat()),
         })
+    }
+
+    /// `pin x`: page-locks a host tensor's memory in place.
+    pub(crate) fn exec_pin(&mut self, name: &Name, span: Span) -> Result<(), Diagnostic> {
+        let v = self.vars.get(&name.name).cloned().ok_or_else(|| {
+            Error::UnknownName {
+                name: name.name.clone(),
+                suggestion: None,
+            }
+            .at(name.span)
+        })?;
+        let Value::Tensor(t) = v else {
+            return Err(
+                Error::wrong_type(format!("`{}`", name.name), "a tensor", v.type_name())
+                    .at(name.span),
+            );
+        };
+        self.rt.need_cuda("`pin`").map_err(|e| e.at(span))?;
+        if t.device() != Device::Cpu {
+            return Err(Error::value_help(
+                format!(
+                    "`{}` is on {}: only host tensors can be pinned",
+                    name.name,
+                    t.device()
+                ),
+                "pinned (page-locked) memory is host memory",
+            )
+            .at(name.span));
+        }
+        if t.is_pinned() {
+            self.emit(Output::Warning(format!(
+                "`{}` is already pinned",
+                name.name
+            )));
+            return Ok(());
+        }
+        self.rt.pin_in_place(&t).map_err(|e| e.at(span))
     }
 
     /// (device, segment, offset, name) for every named tensor holding a device block.

@@ -5,6 +5,8 @@ pub mod args;
 mod builtins;
 pub mod docs;
 mod expr;
+mod literal;
+mod measure;
 mod memory;
 mod methods;
 pub mod show;

@@ -1,16 +1,12 @@
-//! Streams, events and synchronisation: `stream s { }`, `with s { }`, `wait`,
-//! `sync`, host reads, stream and event methods, and the hazard warnings the
-//! runtime reports.
+//! Streams and synchronisation statements: `stream s { }`, `with s { }`,
+//! `wait`, `sync`, host reads, and the hazard warnings and notes the runtime
+//! reports. (Stream and event methods are in `methods/stream.rs`.)
 
-use std::sync::Arc;
-
-use super::args::{bind, ArgVal};
-use super::docs::Doc;
 use super::{Interp, Output, Value};
 use crate::error::{Diagnostic, Error};
-use crate::lang::ast::{Block, Name};
+use crate::lang::ast::{Block, Expr, Name, SyncTarget};
 use crate::lang::Span;
-use crate::runtime::event::{Event, StreamRef};
+use crate::runtime::event::StreamRef;
 use crate::runtime::stream::StreamKey;
 use crate::runtime::Device;
 
@@ -74,6 +70,40 @@ impl Interp {
         Ok(())
     }
 
+    /// `wait STREAM_OR_EVENT`: the current stream waits for it.
+    pub(crate) fn exec_wait(&mut self, e: &Expr, span: Span) -> Result<(), Diagnostic> {
+        let v = self.eval(e, 0)?;
+        let waiter = self.rt.current_stream().map_err(|err| err.at(span))?;
+        self.wait_for(waiter, &v).map_err(|err| err.at(e.span))
+    }
+
+    /// `sync`, `sync all`, `sync s`, `sync e`, `sync cuda:1`.
+    pub(crate) fn exec_sync(&mut self, target: &SyncTarget) -> Result<(), Diagnostic> {
+        match target {
+            SyncTarget::Current if self.rt.devices.count() > 0 => {
+                self.rt.sync_device(self.rt.current_device)
+            }
+            SyncTarget::Current => {}
+            SyncTarget::All => self.rt.sync_all(),
+            SyncTarget::Of(e) => match self.eval(e, 0)? {
+                Value::Stream(st) => self.rt.sync_stream(st.key),
+                Value::Device(Device::Cuda(d)) => self.rt.sync_device(d),
+                // Host work is synchronous: nothing to wait for.
+                Value::Device(Device::Cpu) => {}
+                Value::Event(ev) => self.rt.sync_event(&ev),
+                other => {
+                    return Err(Error::wrong_type(
+                        "the target of `sync`",
+                        "a stream, an event, a device or `all`",
+                        other.type_name(),
+                    )
+                    .at(e.span))
+                }
+            },
+        }
+        Ok(())
+    }
+
     /// A blocking host read of every tensor in `v` (display, `print`).
     pub(crate) fn host_read(&mut self, v: &Value) {
         let mut devices = Vec::new();
@@ -111,108 +141,6 @@ impl Interp {
                     if n == 2 { "" } else { "s" }
                 )));
             }
-        }
-    }
-
-    /// `stream(name=none)` and `event()`.
-    pub(crate) fn stream_builtin(
-        &mut self,
-        name: &str,
-        b: &super::args::Bound,
-    ) -> Result<Value, Error> {
-        match name {
-            "stream" => {
-                let n = match b.get("name") {
-                    Some((Value::Str(s), _)) => Some(s.to_string()),
-                    Some((Value::None, _)) | None => None,
-                    Some((other, _)) => {
-                        return Err(Error::wrong_type(
-                            "the name of a stream",
-                            "a string",
-                            other.type_name(),
-                        ))
-                    }
-                };
-                self.rt.new_stream(n.as_deref()).map(Value::Stream)
-            }
-            _ => {
-                self.rt.need_cuda("an event")?;
-                Ok(Value::Event(Arc::new(Event::default())))
-            }
-        }
-    }
-
-    /// Methods and properties of streams and events.
-    pub(crate) fn stream_member(
-        &mut self,
-        recv: &Value,
-        doc: &'static Doc,
-        args: Vec<ArgVal>,
-        span: Span,
-    ) -> Result<Value, Diagnostic> {
-        let b = bind(doc, args, span)?;
-        let at = |e: Error| e.at(span);
-        match (recv, doc.name) {
-            (Value::Stream(s), "wait") => {
-                let (target, tspan) = b
-                    .get("target")
-                    .cloned()
-                    .ok_or_else(|| at(Error::value(".wait() needs a stream or an event")))?;
-                self.wait_for(s.key, &target).map_err(|e| e.at(tspan))?;
-                Ok(Value::None)
-            }
-            (Value::Stream(s), "sync") => {
-                self.rt.sync_stream(s.key);
-                Ok(Value::None)
-            }
-            (Value::Stream(s), "query") => Ok(Value::Bool(s.pending() == 0)),
-            (Value::Stream(s), "pending") => Ok(Value::Int(s.pending() as i64)),
-            (Value::Stream(s), "device") => Ok(Value::Device(Device::Cuda(s.key.device))),
-            (Value::Event(e), "record") => {
-                let key = match b.get("stream") {
-                    Some((Value::Stream(s), _)) => s.key,
-                    Some((Value::None, _)) | None => self.rt.current_stream().map_err(at)?,
-                    Some((other, s)) => {
-                        return Err(Error::wrong_type(
-                            "the stream to record on",
-                            "a stream",
-                            other.type_name(),
-                        )
-                        .at(*s))
-                    }
-                };
-                self.rt.record(e, key);
-                Ok(recv.clone())
-            }
-            (Value::Event(e), "sync") => {
-                self.rt.sync_event(e);
-                Ok(Value::None)
-            }
-            (Value::Event(e), "query") => {
-                Ok(Value::Bool(e.recorded().is_none_or(|r| r.is_complete())))
-            }
-            (Value::Event(e), "elapsed") => {
-                let end = b.event("end")?;
-                let (Some(a), Some(z)) = (e.recorded(), end.recorded()) else {
-                    return Err(at(Error::value_help(
-                        "both events must be recorded before .elapsed()",
-                        "call `e.record()` on each, around the work to time",
-                    )));
-                };
-                if !a.is_complete() || !z.is_complete() {
-                    return Err(at(Error::value_help(
-                        "the events have not completed yet (CUDA: cudaErrorNotReady)",
-                        "wait for the later one first: `e2.sync()` (or `sync`)",
-                    )));
-                }
-                // CUDA events resolve about half a microsecond; show 0.1 µs.
-                let ms = (z.mark.time - a.mark.time) * 1e3;
-                Ok(Value::Float((ms * 1e4).round() / 1e4))
-            }
-            (v, name) => Err(at(Error::value(format!(
-                "{} has no member `.{name}`",
-                v.type_name()
-            )))),
         }
     }
 }

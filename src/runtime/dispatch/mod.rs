@@ -184,6 +184,29 @@ impl Runtime {
         }
     }
 
+    /// `empty_cache()`: every device's cached, unused segments go back to
+    /// the device, and the pinned allocator's cached blocks to the host.
+    pub fn empty_cache(&mut self) {
+        for d in 0..self.devices.count() {
+            if let Some(mut g) = self.devices.gpu(d) {
+                g.allocator.empty_cache();
+            }
+        }
+        self.devices.host().empty_cache();
+    }
+
+    /// `reset_peak()`: the peaks of one device's allocator (cpu: the pinned one).
+    pub fn reset_peak(&mut self, d: Device) {
+        match d {
+            Device::Cpu => self.devices.host().reset_peak(),
+            Device::Cuda(i) => {
+                if let Some(mut g) = self.devices.gpu(i) {
+                    g.allocator.reset_peak();
+                }
+            }
+        }
+    }
+
     /// Segments every device's allocator has reserved so far.
     pub fn total_segments(&self) -> u64 {
         (0..self.devices.count())

@@ -20,6 +20,19 @@ pub enum ReduceOp {
 }
 
 impl ReduceOp {
+    pub const ALL: [ReduceOp; 5] = [
+        ReduceOp::Sum,
+        ReduceOp::Mean,
+        ReduceOp::Max,
+        ReduceOp::Min,
+        ReduceOp::Argmax,
+    ];
+
+    /// The reduction a builtin or method name means; None for any other name.
+    pub fn from_name(name: &str) -> Option<ReduceOp> {
+        ReduceOp::ALL.into_iter().find(|op| op.name() == name)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             ReduceOp::Sum => "sum",

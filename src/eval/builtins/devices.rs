@@ -1,0 +1,146 @@
+//! Devices, streams and events, and DataParallel's steps: `scatter`,
+//! `gather`, `replicate`.
+
+use std::sync::Arc;
+
+use super::super::args::Bound;
+use super::super::{Interp, Value};
+use super::factories::tensor_list;
+use crate::error::{Diagnostic, Error};
+use crate::runtime::event::Event;
+use crate::runtime::ops::index::{self, Index};
+use crate::runtime::shape::norm_dim;
+use crate::runtime::{Device, Tensor};
+
+pub(super) fn device(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let i = b.int("index")?.unwrap_or(0);
+    let i = u32::try_from(i)
+        .map_err(|_| Error::value(format!("device index {i} is out of range")).at(b.span))?;
+    me.rt
+        .cuda(Some(i))
+        .map(Value::Device)
+        .map_err(|e| e.at(b.span))
+}
+
+pub(super) fn list(me: &mut Interp, _: &'static str, _: &Bound) -> Result<Value, Diagnostic> {
+    let list = (0..me.rt.devices.count())
+        .map(|i| Value::Device(Device::Cuda(i)))
+        .collect();
+    Ok(Value::List(Arc::new(list)))
+}
+
+pub(super) fn count(me: &mut Interp, _: &'static str, _: &Bound) -> Result<Value, Diagnostic> {
+    Ok(Value::Int(me.rt.devices.count() as i64))
+}
+
+pub(super) fn current(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    me.rt
+        .cuda(None)
+        .map(Value::Device)
+        .map_err(|e| e.at(b.span))
+}
+
+/// `stream(name=none)`: a new stream on the current device.
+pub(super) fn stream(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let name = match b.get("name") {
+        Some((Value::Str(s), _)) => Some(s.to_string()),
+        Some((Value::None, _)) | None => None,
+        Some((other, s)) => {
+            return Err(
+                Error::wrong_type("the name of a stream", "a string", other.type_name()).at(*s),
+            )
+        }
+    };
+    me.rt
+        .new_stream(name.as_deref())
+        .map(Value::Stream)
+        .map_err(|e| e.at(b.span))
+}
+
+pub(super) fn event(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    me.rt.need_cuda("an event").map_err(|e| e.at(b.span))?;
+    Ok(Value::Event(Arc::new(Event::default())))
+}
+
+/// Splits `input` along `dim` into one chunk per device (the last may be
+/// smaller, and devices past the end get none) and copies each there.
+pub(super) fn scatter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let at = |e: Error| e.at(b.span);
+    let x = b.tensor("input")?;
+    let targets = device_list(me, b, "devices")?;
+    let dim = norm_dim(b.int("dim")?.unwrap_or(0), x.ndim()).map_err(at)?;
+    if x.ndim() == 0 {
+        return Err(at(Error::shape(
+            "scatter() needs a tensor with at least one dimension",
+        )));
+    }
+    let n = x.shape()[dim];
+    let chunk = n.div_ceil(targets.len()).max(1);
+    let mut parts = Vec::new();
+    for (k, &d) in targets.iter().enumerate() {
+        let lo = k * chunk;
+        if lo >= n {
+            break;
+        }
+        let mut idx = vec![Index::Slice(None, None, None); dim];
+        idx.push(Index::Slice(
+            Some(lo as i64),
+            Some((lo + chunk).min(n) as i64),
+            None,
+        ));
+        let part = index::select(&x, &idx).map_err(at)?;
+        parts.push(Value::Tensor(me.rt.copy_to(&part, d).map_err(at)?));
+    }
+    Ok(Value::List(Arc::new(parts)))
+}
+
+/// Moves every tensor to one device (the current one by default) and joins them there.
+pub(super) fn gather(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let at = |e: Error| e.at(b.span);
+    let ts = tensor_list(b, "tensors", name)?;
+    if ts.is_empty() {
+        return Err(at(Error::value("gather() needs at least one tensor")));
+    }
+    let target = b
+        .device("device")?
+        .unwrap_or(Device::Cuda(me.rt.current_device));
+    let target = me.rt.check_device(target).map_err(at)?;
+    let dim = b.int("dim")?.unwrap_or(0);
+    let mut moved = Vec::with_capacity(ts.len());
+    for t in &ts {
+        moved.push(me.rt.move_to(t, target).map_err(at)?);
+    }
+    let refs: Vec<&Tensor> = moved.iter().map(|t| t.as_ref()).collect();
+    me.rt.join(&refs, dim, false).map(Value::Tensor).map_err(at)
+}
+
+pub(super) fn replicate(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let x = b.tensor("input")?;
+    let targets = device_list(me, b, "devices")?;
+    let mut copies = Vec::with_capacity(targets.len());
+    for d in targets {
+        let copy = me.rt.copy_to(&x, d).map_err(|e| e.at(b.span))?;
+        copies.push(Value::Tensor(copy));
+    }
+    Ok(Value::List(Arc::new(copies)))
+}
+
+/// The devices of the list argument `name`: at least one, each existing.
+fn device_list(me: &Interp, b: &Bound, name: &str) -> Result<Vec<Device>, Diagnostic> {
+    let items = b.list(name)?;
+    if items.is_empty() {
+        return Err(Error::value(format!("`{name}` must list at least one device")).at(b.span));
+    }
+    items
+        .iter()
+        .map(|(v, s)| match v {
+            Value::Device(d) => me.rt.check_device(*d).map_err(|e| e.at(*s)),
+            other => Err(Error::wrong_type(
+                format!("an element of `{name}`"),
+                "a device",
+                other.type_name(),
+            )
+            .at(*s)),
+        })
+        .collect()
+}

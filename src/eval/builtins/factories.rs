@@ -1,0 +1,191 @@
+//! Factories: `tensor`, `zeros`/`ones`/`empty`/`full`, `arange`, `linspace`,
+//! `eye`, `rand`/`randn`, the `*_like` family, `cat`/`stack` and `seed`.
+
+use std::sync::Arc;
+
+use super::super::args::{to_tensor, Bound};
+use super::super::literal::{dtype_of_value, literal_tensor_from_value};
+use super::super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::runtime::ops::factory::Distribution;
+use crate::runtime::rng::Generator;
+use crate::runtime::{DType, Tensor};
+
+pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let (data, dspan) = b
+        .get("data")
+        .cloned()
+        .ok_or_else(|| Error::value("tensor() needs data").at(b.span))?;
+    let data = match &data {
+        Value::Tensor(t) => Arc::clone(t),
+        other => Arc::new(literal_tensor_from_value(other, dspan)?),
+    };
+    let dtype = b.dtype("dtype")?.unwrap_or(data.dtype());
+    let device = me.device_arg(b)?;
+    me.rt
+        .tensor(&data, dtype, device)
+        .map(Value::Tensor)
+        .map_err(|e| e.at(b.span))
+}
+
+/// `zeros`, `ones` and `empty` (whose memory reads as zeros, as fresh memory does).
+pub(super) fn filled(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let shape = b.sizes_from_rest()?;
+    let value = if name == "ones" { 1.0 } else { 0.0 };
+    fill(me, b, &shape, value, DType::F32)
+}
+
+pub(super) fn full(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let shape = b.sizes("size")?;
+    let (v, _) = b
+        .get("value")
+        .cloned()
+        .unwrap_or((Value::Float(0.0), b.span));
+    let default = dtype_of_value(&v).unwrap_or(DType::F32);
+    let value = b.float("value")?.unwrap_or(0.0);
+    fill(me, b, &shape, value, default)
+}
+
+fn fill(
+    me: &mut Interp,
+    b: &Bound,
+    shape: &[usize],
+    value: f64,
+    default: DType,
+) -> Result<Value, Diagnostic> {
+    let dtype = b.dtype("dtype")?.unwrap_or(default);
+    let device = me.device_arg(b)?;
+    me.rt
+        .full(shape, value, dtype, device, None)
+        .map(Value::Tensor)
+        .map_err(|e| e.at(b.span))
+}
+
+pub(super) fn arange(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let first = b.float("start")?.unwrap_or(0.0);
+    let (start, end) = match b.float("end")? {
+        Some(end) => (first, end),
+        None => (0.0, first),
+    };
+    let step = b.float("step")?.unwrap_or(1.0);
+    let all_int = ["start", "end", "step"]
+        .iter()
+        .all(|n| !matches!(b.given(n), Some((Value::Float(_), _))));
+    let dtype = b
+        .dtype("dtype")?
+        .unwrap_or(if all_int { DType::I64 } else { DType::F32 });
+    let device = me.device_arg(b)?;
+    me.rt
+        .arange(start, end, step, dtype, device)
+        .map(Value::Tensor)
+        .map_err(|e| e.at(b.span))
+}
+
+pub(super) fn linspace(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let start = b.float("start")?.unwrap_or(0.0);
+    let end = b.float("end")?.unwrap_or(0.0);
+    let steps = b.sizes("steps")?[0];
+    let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
+    let device = me.device_arg(b)?;
+    me.rt
+        .linspace(start, end, steps, dtype, device)
+        .map(Value::Tensor)
+        .map_err(|e| e.at(b.span))
+}
+
+pub(super) fn eye(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let n = b.sizes("n")?[0];
+    let m = match b.given("m") {
+        Some(_) => b.sizes("m")?[0],
+        None => n,
+    };
+    let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
+    let device = me.device_arg(b)?;
+    me.rt
+        .eye(n, m, dtype, device)
+        .map(Value::Tensor)
+        .map_err(|e| e.at(b.span))
+}
+
+/// `rand` (uniform in [0, 1)) and `randn` (standard normal).
+pub(super) fn random(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let shape = b.sizes_from_rest()?;
+    let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
+    let device = me.device_arg(b)?;
+    me.rt
+        .random(distribution(name), &shape, dtype, device, None)
+        .map(Value::Tensor)
+        .map_err(|e| e.at(b.span))
+}
+
+fn distribution(name: &str) -> Distribution {
+    if name.starts_with("randn") {
+        Distribution::Normal
+    } else {
+        Distribution::Uniform
+    }
+}
+
+/// `zeros_like`, `ones_like`, `full_like`, `empty_like`, `rand_like`, `randn_like`.
+pub(super) fn like(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let at = |e: Error| e.at(b.span);
+    let like = b.tensor("input")?;
+    let dtype = b.dtype("dtype")?.unwrap_or(like.dtype());
+    let device = match b.device("device")? {
+        Some(d) => me.rt.check_device(d).map_err(at)?,
+        None => like.device(),
+    };
+    let shape = like.shape().to_vec();
+    let value = match name {
+        "ones_like" => 1.0,
+        "full_like" => b.float("value")?.unwrap_or(0.0),
+        _ => 0.0,
+    };
+    let like = Some(like.as_ref());
+    match name {
+        "rand_like" | "randn_like" => me
+            .rt
+            .random(distribution(name), &shape, dtype, device, like),
+        _ => me.rt.full(&shape, value, dtype, device, like),
+    }
+    .map(Value::Tensor)
+    .map_err(at)
+}
+
+/// `cat` (along an existing dimension) and `stack` (along a new one).
+pub(super) fn join(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let ts = tensor_list(b, "tensors", name)?;
+    let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
+    let dim = b.int("dim")?.unwrap_or(0);
+    me.rt
+        .join(&refs, dim, name == "stack")
+        .map(Value::Tensor)
+        .map_err(|e| e.at(b.span))
+}
+
+pub(super) fn seed(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let n = b.int("n")?.unwrap_or(0);
+    me.rt.generator = Generator::new(n as u64);
+    Ok(Value::None)
+}
+
+/// The tensors of the list argument `name` of `func`.
+pub(super) fn tensor_list(
+    b: &Bound,
+    name: &str,
+    func: &str,
+) -> Result<Vec<Arc<Tensor>>, Diagnostic> {
+    b.list(name)?
+        .iter()
+        .map(|(v, s)| {
+            to_tensor(v).ok_or_else(|| {
+                Error::wrong_type(
+                    format!("an element of the list given to {func}()"),
+                    "a tensor",
+                    v.type_name(),
+                )
+                .at(*s)
+            })
+        })
+        .collect()
+}

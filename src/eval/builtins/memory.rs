@@ -1,0 +1,83 @@
+//! The caching allocator's statistics: `memory_allocated` and friends,
+//! `memory_stats`, `reset_peak`, `empty_cache`.
+
+use std::sync::Arc;
+
+use super::super::args::Bound;
+use super::super::{Interp, Value};
+use crate::display::memory::{host_stat_pairs, stat_pairs};
+use crate::error::{Diagnostic, Error};
+use crate::runtime::Device;
+
+pub(super) fn empty_cache(
+    me: &mut Interp,
+    _: &'static str,
+    _: &Bound,
+) -> Result<Value, Diagnostic> {
+    me.rt.empty_cache();
+    Ok(Value::None)
+}
+
+pub(super) fn reset_peak(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let d = stats_device(me, b)?;
+    me.rt.reset_peak(d);
+    Ok(Value::None)
+}
+
+/// `memory_allocated`, `max_memory_allocated`, `memory_reserved`, `max_memory_reserved`.
+pub(super) fn stat(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let (allocated, reserved) = match stats_device(me, b)? {
+        Device::Cpu => {
+            let h = me.rt.devices.host();
+            (h.stats().allocated, h.stats().reserved)
+        }
+        Device::Cuda(d) => {
+            let a = me
+                .rt
+                .devices
+                .gpu(d)
+                .ok_or_else(|| Error::value("no such device").at(b.span))?;
+            (a.allocator.stats().allocated, a.allocator.stats().reserved)
+        }
+    };
+    let v = match name {
+        "memory_allocated" => allocated.current,
+        "max_memory_allocated" => allocated.peak,
+        "memory_reserved" => reserved.current,
+        _ => reserved.peak,
+    };
+    Ok(Value::Int(v as i64))
+}
+
+pub(super) fn stats(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let pairs = match stats_device(me, b)? {
+        Device::Cpu => host_stat_pairs(me.rt.devices.host().stats()),
+        Device::Cuda(d) => {
+            let a = me
+                .rt
+                .devices
+                .gpu(d)
+                .ok_or_else(|| Error::value("no such device").at(b.span))?;
+            stat_pairs(a.allocator.stats())
+        }
+    };
+    Ok(Value::Dict(Arc::new(
+        pairs
+            .into_iter()
+            .map(|(k, v)| (k, Value::Int(v as i64)))
+            .collect(),
+    )))
+}
+
+/// The device a statistic is about: `device=` (a device or an index), else the current one.
+fn stats_device(me: &Interp, b: &Bound) -> Result<Device, Diagnostic> {
+    let d = match b.given("device") {
+        None => me.rt.cuda(None),
+        Some((Value::Int(i), _)) => me.rt.cuda(Some(*i as u32)),
+        Some(_) => match b.device("device")? {
+            Some(d) => me.rt.check_device(d),
+            None => me.rt.cuda(None),
+        },
+    };
+    d.map_err(|e| e.at(b.span))
+}

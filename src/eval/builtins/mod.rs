@@ -1,0 +1,133 @@
+//! Builtin functions: one table maps each name to its handler. Signatures
+//! and help live in `docs.rs`; a test checks that the two list the same names,
+//! so a builtin that is documented but not wired fails the tests, not a user.
+//!
+//! - `factories.rs`: tensors from data, shapes and random numbers, and joins;
+//! - `math.rs`: reductions, elementwise functions, matmul;
+//! - `devices.rs`: devices, streams and events, scatter/gather/replicate;
+//! - `memory.rs`: the caching allocator's statistics;
+//! - `teaching.rs`: print, clear_output, save and load.
+
+mod devices;
+mod factories;
+pub(crate) mod math;
+mod memory;
+mod teaching;
+
+use super::args::{bind, ArgVal, Bound};
+use super::docs::Doc;
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
+use crate::runtime::Device;
+
+/// A builtin's handler: the name it was called by (one handler serves a
+/// family: `zeros`, `ones`, `empty`) and its bound arguments.
+type Handler = fn(&mut Interp, &'static str, &Bound) -> Result<Value, Diagnostic>;
+
+/// Every builtin function, by name.
+static BUILTINS: &[(&str, Handler)] = &[
+    ("tensor", factories::tensor),
+    ("zeros", factories::filled),
+    ("ones", factories::filled),
+    ("empty", factories::filled),
+    ("full", factories::full),
+    ("arange", factories::arange),
+    ("linspace", factories::linspace),
+    ("eye", factories::eye),
+    ("rand", factories::random),
+    ("randn", factories::random),
+    ("zeros_like", factories::like),
+    ("ones_like", factories::like),
+    ("full_like", factories::like),
+    ("empty_like", factories::like),
+    ("rand_like", factories::like),
+    ("randn_like", factories::like),
+    ("cat", factories::join),
+    ("stack", factories::join),
+    ("seed", factories::seed),
+    ("sum", math::reduce),
+    ("mean", math::reduce),
+    ("max", math::reduce),
+    ("min", math::reduce),
+    ("argmax", math::reduce),
+    ("exp", math::unary),
+    ("log", math::unary),
+    ("sqrt", math::unary),
+    ("abs", math::unary),
+    ("relu", math::unary),
+    ("sigmoid", math::unary),
+    ("tanh", math::unary),
+    ("matmul", math::matmul),
+    ("device", devices::device),
+    ("devices", devices::list),
+    ("device_count", devices::count),
+    ("current_device", devices::current),
+    ("stream", devices::stream),
+    ("event", devices::event),
+    ("scatter", devices::scatter),
+    ("gather", devices::gather),
+    ("replicate", devices::replicate),
+    ("empty_cache", memory::empty_cache),
+    ("reset_peak", memory::reset_peak),
+    ("memory_allocated", memory::stat),
+    ("max_memory_allocated", memory::stat),
+    ("memory_reserved", memory::stat),
+    ("max_memory_reserved", memory::stat),
+    ("memory_stats", memory::stats),
+    ("save", teaching::save),
+    ("load", teaching::load),
+    ("print", teaching::print),
+    ("clear_output", teaching::clear_output),
+];
+
+impl Interp {
+    pub(crate) fn call_builtin(
+        &mut self,
+        doc: &'static Doc,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let handler = handler(doc.name).ok_or_else(|| {
+            Error::value(format!("internal error: `{}` has no handler", doc.name)).at(span)
+        })?;
+        let b = bind(doc, args, span)?;
+        handler(self, doc.name, &b)
+    }
+
+    /// `device=` of a factory: cpu unless given; a device must exist.
+    fn device_arg(&self, b: &Bound) -> Result<Device, Diagnostic> {
+        match b.device("device")? {
+            None => Ok(Device::Cpu),
+            Some(d) => {
+                let span = b.get("device").map_or(b.span, |(_, s)| *s);
+                self.rt.check_device(d).map_err(|e| e.at(span))
+            }
+        }
+    }
+}
+
+fn handler(name: &str) -> Option<Handler> {
+    BUILTINS.iter().find(|(n, _)| *n == name).map(|(_, h)| *h)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::docs::{Kind, DOCS};
+    use super::*;
+
+    #[test]
+    fn every_documented_builtin_has_one_handler_and_every_handler_a_doc() {
+        for d in DOCS.iter().filter(|d| d.kind == Kind::Function) {
+            let n = BUILTINS.iter().filter(|(n, _)| *n == d.name).count();
+            assert_eq!(n, 1, "`{}` is documented; handlers: {n}", d.name);
+        }
+        for (name, _) in BUILTINS {
+            assert!(
+                DOCS.iter()
+                    .any(|d| d.kind == Kind::Function && d.name == *name),
+                "`{name}` has a handler but no doc"
+            );
+        }
+    }
+}

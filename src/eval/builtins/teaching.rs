@@ -1,0 +1,63 @@
+//! `print`, `clear_output`, and `save`/`load` (.npy, .safetensors).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::super::args::Bound;
+use super::super::show::print_text;
+use super::super::{Interp, Output, Value};
+use crate::error::{Diagnostic, Error};
+use crate::runtime::io;
+
+pub(super) fn print(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    for (v, _) in &b.rest {
+        me.host_read(v);
+    }
+    let parts: Vec<String> = b.rest.iter().map(|(v, _)| print_text(v)).collect();
+    me.emit(Output::Text(parts.join(" ")));
+    Ok(Value::None)
+}
+
+pub(super) fn clear_output(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let wait = b.bool("wait", false)?;
+    me.emit(Output::Clear { wait });
+    Ok(Value::None)
+}
+
+/// `save(tensor, path)`: the host reads the tensor (a copy from its device), then writes it.
+pub(super) fn save(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let x = b.tensor("tensor")?;
+    let path = path_arg(b)?;
+    me.rt.read_all(&x);
+    io::save(&x, Path::new(&path)).map_err(|e| e.at(b.span))?;
+    Ok(Value::None)
+}
+
+/// `load(path, device=cpu)`: one tensor, or a dict of several, copied to `device`.
+pub(super) fn load(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let at = |e: Error| e.at(b.span);
+    let path = path_arg(b)?;
+    let device = me.device_arg(b)?;
+    let mut loaded = io::load(Path::new(&path)).map_err(at)?;
+    if loaded.len() == 1 {
+        let (_, t) = loaded.remove(0);
+        return me.rt.copy_to(&t, device).map(Value::Tensor).map_err(at);
+    }
+    let mut pairs = Vec::with_capacity(loaded.len());
+    for (k, t) in loaded {
+        pairs.push((k, Value::Tensor(me.rt.copy_to(&t, device).map_err(at)?)));
+    }
+    Ok(Value::Dict(Arc::new(pairs)))
+}
+
+fn path_arg(b: &Bound) -> Result<String, Diagnostic> {
+    match b.get("path") {
+        Some((Value::Str(s), _)) => Ok(s.to_string()),
+        Some((v, s)) => Err(Error::wrong_type("the path", "a string", v.type_name()).at(*s)),
+        None => Err(Error::value("a path is needed").at(b.span)),
+    }
+}

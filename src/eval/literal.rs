@@ -1,0 +1,161 @@
+//! Literals: `[...]` nests become tensors (f32 if any float, else i64, else
+//! bool) when every leaf is a number, lists otherwise; and the plain scalars
+//! (ints, floats, bools) Python-style arithmetic works on.
+
+use std::sync::Arc;
+
+use super::Value;
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
+use crate::runtime::{DType, Tensor};
+
+/// A nested literal before it is known to be a tensor or a list.
+pub(super) enum Lit {
+    Leaf(Value, Span),
+    Node(Vec<Lit>, Span),
+}
+
+fn all_scalars(l: &Lit) -> bool {
+    match l {
+        Lit::Leaf(v, _) => scalar(v).is_some(),
+        Lit::Node(kids, _) => kids.iter().all(all_scalars),
+    }
+}
+
+pub(super) fn literal_value(l: Lit) -> Result<Value, Diagnostic> {
+    match l {
+        Lit::Leaf(v, _) => Ok(v),
+        node if all_scalars(&node) => literal_tensor(&node).map(Value::tensor),
+        Lit::Node(kids, _) => Ok(Value::List(Arc::new(
+            kids.into_iter()
+                .map(literal_value)
+                .collect::<Result<_, _>>()?,
+        ))),
+    }
+}
+
+/// A tensor from a rectangular nest of numbers: f32 if any float, else i64, else bool.
+pub(crate) fn literal_tensor_from_value(v: &Value, span: Span) -> Result<Tensor, Diagnostic> {
+    fn to_lit(v: &Value, span: Span) -> Lit {
+        match v {
+            Value::List(items) => Lit::Node(items.iter().map(|v| to_lit(v, span)).collect(), span),
+            other => Lit::Leaf(other.clone(), span),
+        }
+    }
+    let lit = to_lit(v, span);
+    if !all_scalars(&lit) {
+        return Err(Error::wrong_type(
+            "the data",
+            "numbers or nested lists of numbers",
+            v.type_name(),
+        )
+        .at(span));
+    }
+    literal_tensor(&lit)
+}
+
+fn literal_tensor(l: &Lit) -> Result<Tensor, Diagnostic> {
+    let mut shape = Vec::new();
+    let mut cur = l;
+    while let Lit::Node(kids, _) = cur {
+        shape.push(kids.len());
+        match kids.first() {
+            Some(k) => cur = k,
+            None => break,
+        }
+    }
+    let mut leaves = Vec::new();
+    check_shape(l, &shape, 0, &mut leaves)?;
+    let float = leaves.iter().any(|v| matches!(v, Scalar::Float(_)));
+    let int = leaves.iter().any(|v| matches!(v, Scalar::Int(_)));
+    let t = if float || leaves.is_empty() {
+        Tensor::from_vec(leaves.iter().map(|s| s.as_f64() as f32).collect(), shape)
+    } else if int {
+        Tensor::from_vec(leaves.iter().map(|s| s.as_i64()).collect(), shape)
+    } else {
+        Tensor::from_vec(leaves.iter().map(|s| s.as_f64() != 0.0).collect(), shape)
+    };
+    Ok(t)
+}
+
+fn check_shape(
+    l: &Lit,
+    shape: &[usize],
+    d: usize,
+    leaves: &mut Vec<Scalar>,
+) -> Result<(), Diagnostic> {
+    match l {
+        Lit::Leaf(v, span) => {
+            if d != shape.len() {
+                return Err(Error::shape(format!(
+                    "this tensor literal is ragged: a number stands where a list of {} was expected",
+                    shape[d]
+                ))
+                .at(*span));
+            }
+            leaves.push(scalar(v).unwrap_or(Scalar::Int(0)));
+        }
+        Lit::Node(kids, span) => {
+            if d >= shape.len() || kids.len() != shape[d] {
+                let want = shape
+                    .get(d)
+                    .map_or("a number".to_string(), |n| format!("{n} elements"));
+                return Err(Error::Shape {
+                    message: format!(
+                        "this tensor literal is ragged: expected {want} like the first, found {}",
+                        kids.len()
+                    ),
+                    help: Some("every row of a tensor literal must have the same length".into()),
+                }
+                .at(*span));
+            }
+            for k in kids {
+                check_shape(k, shape, d + 1, leaves)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy)]
+pub(super) enum Scalar {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
+impl Scalar {
+    pub(super) fn as_f64(self) -> f64 {
+        match self {
+            Scalar::Int(i) => i as f64,
+            Scalar::Float(x) => x,
+            Scalar::Bool(b) => b as i64 as f64,
+        }
+    }
+    pub(super) fn as_i64(self) -> i64 {
+        match self {
+            Scalar::Int(i) => i,
+            Scalar::Float(x) => x as i64,
+            Scalar::Bool(b) => b as i64,
+        }
+    }
+}
+
+pub(super) fn scalar(v: &Value) -> Option<Scalar> {
+    match v {
+        Value::Int(i) => Some(Scalar::Int(*i)),
+        Value::Float(x) => Some(Scalar::Float(*x)),
+        Value::Bool(b) => Some(Scalar::Bool(*b)),
+        _ => None,
+    }
+}
+
+pub(crate) fn dtype_of_value(v: &Value) -> Option<DType> {
+    match v {
+        Value::Int(_) => Some(DType::I64),
+        Value::Float(_) => Some(DType::F32),
+        Value::Bool(_) => Some(DType::Bool),
+        Value::Tensor(t) => Some(t.dtype()),
+        _ => None,
+    }
+}

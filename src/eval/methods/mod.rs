@@ -1,0 +1,225 @@
+//! Methods and properties (`x.to(cuda)`, `x.shape`, `s.sync()`, `e.record()`):
+//! one table maps each receiver's member names to their handlers. Their
+//! signatures and help live in `docs.rs`; a test checks that the two list
+//! the same members, so a documented member that is not wired fails the
+//! tests, not a user.
+//!
+//! - `tensor.rs`: tensor methods and properties;
+//! - `stream.rs`: stream and event methods and properties.
+
+mod stream;
+mod tensor;
+
+use std::sync::Arc;
+
+use super::args::{bind, ArgVal, Bound};
+use super::docs::{self, Kind};
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::lang::ast::Name;
+use crate::lang::Span;
+use crate::runtime::event::{Event, StreamRef};
+use crate::runtime::Tensor;
+
+type Call<R> = fn(&mut Interp, &'static str, &R, &Bound) -> Result<Value, Diagnostic>;
+
+/// A member's handler, by receiver and by method or property.
+#[derive(Clone, Copy)]
+enum Member {
+    TensorMethod(Call<Arc<Tensor>>),
+    TensorProperty(fn(&Tensor) -> Value),
+    StreamMethod(Call<StreamRef>),
+    StreamProperty(fn(&StreamRef) -> Value),
+    EventMethod(Call<Arc<Event>>),
+}
+
+impl Member {
+    fn receiver(self) -> &'static str {
+        match self {
+            Member::TensorMethod(_) | Member::TensorProperty(_) => "tensor",
+            Member::StreamMethod(_) | Member::StreamProperty(_) => "stream",
+            Member::EventMethod(_) => "event",
+        }
+    }
+
+    #[cfg(test)]
+    fn kind(self) -> Kind {
+        match self {
+            Member::TensorProperty(_) | Member::StreamProperty(_) => Kind::Property,
+            _ => Kind::Method,
+        }
+    }
+}
+
+/// Every method and property, by name (a receiver's names are unique).
+static MEMBERS: &[(&str, Member)] = {
+    use Member::*;
+    &[
+        ("to", TensorMethod(tensor::to)),
+        ("cuda", TensorMethod(tensor::cuda)),
+        ("cpu", TensorMethod(tensor::cpu)),
+        ("copy_to", TensorMethod(tensor::copy_to)),
+        ("pin", TensorMethod(tensor::pin)),
+        ("record_stream", TensorMethod(tensor::record_stream)),
+        ("reshape", TensorMethod(tensor::reshape)),
+        ("contiguous", TensorMethod(tensor::contiguous)),
+        ("transpose", TensorMethod(tensor::transpose)),
+        ("sum", TensorMethod(tensor::reduce)),
+        ("mean", TensorMethod(tensor::reduce)),
+        ("max", TensorMethod(tensor::reduce)),
+        ("min", TensorMethod(tensor::reduce)),
+        ("argmax", TensorMethod(tensor::reduce)),
+        ("exp", TensorMethod(tensor::unary)),
+        ("log", TensorMethod(tensor::unary)),
+        ("sqrt", TensorMethod(tensor::unary)),
+        ("abs", TensorMethod(tensor::unary)),
+        ("relu", TensorMethod(tensor::unary)),
+        ("sigmoid", TensorMethod(tensor::unary)),
+        ("tanh", TensorMethod(tensor::unary)),
+        ("item", TensorMethod(tensor::item)),
+        ("numel", TensorMethod(tensor::numel)),
+        ("fill_", TensorMethod(tensor::fill_)),
+        ("normal_", TensorMethod(tensor::normal_)),
+        ("new_full", TensorMethod(tensor::new_full)),
+        ("shape", TensorProperty(tensor::shape)),
+        ("dtype", TensorProperty(|t| Value::DType(t.dtype()))),
+        ("device", TensorProperty(|t| Value::Device(t.device()))),
+        ("ndim", TensorProperty(|t| Value::Int(t.ndim() as i64))),
+        ("nbytes", TensorProperty(|t| Value::Int(t.nbytes() as i64))),
+        ("T", TensorProperty(|t| Value::tensor(t.t()))),
+        ("is_pinned", TensorProperty(|t| Value::Bool(t.is_pinned()))),
+        ("wait", StreamMethod(stream::wait)),
+        ("sync", StreamMethod(stream::sync)),
+        ("query", StreamMethod(stream::query)),
+        ("device", StreamProperty(stream::device)),
+        (
+            "pending",
+            StreamProperty(|s| Value::Int(s.pending() as i64)),
+        ),
+        ("record", EventMethod(stream::record)),
+        ("sync", EventMethod(stream::event_sync)),
+        ("query", EventMethod(stream::event_query)),
+        ("elapsed", EventMethod(stream::elapsed)),
+    ]
+};
+
+fn member(receiver: &str, name: &str) -> Option<Member> {
+    MEMBERS
+        .iter()
+        .find(|(n, m)| *n == name && m.receiver() == receiver)
+        .map(|(_, m)| *m)
+}
+
+impl Interp {
+    /// `recv.name(args)`.
+    pub(crate) fn call_method(
+        &mut self,
+        recv: Value,
+        name: &Name,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let doc = docs::member(recv.kind(), &name.name).ok_or_else(|| no_member(&recv, name))?;
+        if doc.kind == Kind::Property {
+            // `x.nbytes()` and friends: accept the call form when nothing is passed.
+            if args.is_empty() {
+                return self.property(&recv, &name.name, name.span);
+            }
+            return Err(property_called(&name.name).at(name.span));
+        }
+        let b = bind(doc, args, span)?;
+        match (member(recv.kind(), doc.name), &recv) {
+            (Some(Member::TensorMethod(f)), Value::Tensor(t)) => f(self, doc.name, t, &b),
+            (Some(Member::StreamMethod(f)), Value::Stream(s)) => f(self, doc.name, s, &b),
+            (Some(Member::EventMethod(f)), Value::Event(e)) => f(self, doc.name, e, &b),
+            _ => Err(unwired(recv.kind(), doc.name).at(span)),
+        }
+    }
+
+    /// `recv.name`.
+    pub(crate) fn property(
+        &mut self,
+        recv: &Value,
+        name: &str,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let as_name = || Name {
+            name: name.into(),
+            span,
+        };
+        match docs::member(recv.kind(), name) {
+            None => Err(no_member(recv, &as_name())),
+            Some(d) if d.kind == Kind::Method => Err(Error::value_help(
+                format!("`.{name}` is a method"),
+                format!(
+                    "call it: `{}()`",
+                    d.signature.split('(').next().unwrap_or(name)
+                ),
+            )
+            .at(span)),
+            Some(d) => match (member(recv.kind(), d.name), recv) {
+                (Some(Member::TensorProperty(f)), Value::Tensor(t)) => Ok(f(t)),
+                (Some(Member::StreamProperty(f)), Value::Stream(s)) => Ok(f(s)),
+                _ => Err(unwired(recv.kind(), name).at(span)),
+            },
+        }
+    }
+}
+
+/// A member the docs list and the table does not (the tests rule it out).
+fn unwired(receiver: &str, name: &str) -> Error {
+    Error::value(format!(
+        "internal error: the {receiver} member `.{name}` has no handler"
+    ))
+}
+
+fn no_member(v: &Value, name: &Name) -> Diagnostic {
+    let suggestion = match v {
+        Value::Tensor(_) | Value::Stream(_) | Value::Event(_) => {
+            super::suggest::closest(&name.name, docs::members(v.kind()).map(|d| d.name))
+        }
+        _ => None,
+    };
+    Error::UnknownAttr {
+        ty: v.type_name().to_string(),
+        name: name.name.clone(),
+        suggestion,
+    }
+    .at(name.span)
+}
+
+fn property_called(name: &str) -> Error {
+    Error::value_help(
+        format!("`.{name}` is a property, not a method"),
+        format!("write `.{name}` without parentheses"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::docs::DOCS;
+    use super::*;
+
+    #[test]
+    fn every_documented_member_has_one_handler_and_every_handler_a_doc() {
+        for d in DOCS
+            .iter()
+            .filter(|d| matches!(d.kind, Kind::Method | Kind::Property))
+        {
+            let found: Vec<Member> = MEMBERS
+                .iter()
+                .filter(|(n, m)| *n == d.name && m.receiver() == d.receiver())
+                .map(|(_, m)| *m)
+                .collect();
+            assert_eq!(found.len(), 1, "{} `.{}`", d.receiver(), d.name);
+            assert_eq!(found[0].kind(), d.kind, "{} `.{}`", d.receiver(), d.name);
+        }
+        for (name, m) in MEMBERS {
+            assert!(
+                docs::member(m.receiver(), name).is_some(),
+                "{} `.{name}` has a handler but no doc",
+                m.receiver()
+            );
+        }
+    }
+}
