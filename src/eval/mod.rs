@@ -1,5 +1,8 @@
 //! The interpreter: variables, statements and expressions over the runtime.
-//! Front ends never call it directly; they go through `Session`.
+//! It resolves names, binds arguments and calls the runtime's op layer
+//! (`runtime::dispatch`); builtins and members are found in tables
+//! (`builtins/`, `methods/`). Front ends never call it directly; they go
+//! through `Session`.
 
 pub mod args;
 mod builtins;

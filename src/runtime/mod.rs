@@ -1,4 +1,11 @@
 //! The tensor runtime: dtypes, devices, buffers, tensors and the ops on them.
+//! It knows no syntax, interpreter, rendering or front end.
+//!
+//! `dispatch` is the op layer every session op goes through (`Runtime`);
+//! `ops` holds the host computations it runs for cpu and simulated devices;
+//! `alloc`, `gpu`, `stream`, `event` and `timing` model a CUDA device (its
+//! caching allocator, streams, hazards and time); `backend` and `devices`
+//! provide the devices; `cuda` is the real backend's parts.
 
 pub mod alloc;
 pub mod backend;
