@@ -1,15 +1,21 @@
 """The per-op host overhead of two cudash binaries, side by side in one run:
 the tiny-op loop and a small matmul loop, on cpu and on a simulated device.
 Runs alternate between the binaries and each figure is the best of several,
-so machine noise hits both alike.
+so machine noise hits both alike; CPU time rather than wall time, since
+other tenants of a shared machine disturb it less.
 
-Usage: python3 benches/before_after.py BEFORE_BIN AFTER_BIN [--reps N]
+With --callgrind it counts instructions under valgrind instead (a tenth of
+the iterations, start-up subtracted): deterministic for the tiny-op loops,
+which run on one thread, and the figure to trust on a noisy machine.
+
+Usage: python3 benches/before_after.py BEFORE_BIN AFTER_BIN [--reps N] [--callgrind]
 (build the old binary from a worktree: `git worktree add /tmp/before REV`,
 then `cargo build --release` there).
 """
 
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -19,44 +25,65 @@ REPS = int(sys.argv[sys.argv.index("--reps") + 1]) if "--reps" in sys.argv else 
 
 CASES = [
     ("tiny-op loop, 200,000 × `y = x * 2 + 1`, 16 f32, cpu",
-     "x = ones(16)\ntime 1 { for i in 0..200000 { y = x * 2 + 1 } }\n", 200_000),
+     "x = ones(16)\nfor i in 0..200000 { y = x * 2 + 1 }\n", 200_000),
     ("tiny-op loop, 200,000 × `y = x * 2 + 1`, 16 f32, sim cuda:0",
-     "x = ones(16, device=cuda)\ntime 1 { for i in 0..200000 { y = x * 2 + 1 } }\n", 200_000),
+     "x = ones(16, device=cuda)\nfor i in 0..200000 { y = x * 2 + 1 }\n", 200_000),
     ("small matmul, 50,000 × `c = a @ a`, 16×16 f32, cpu",
-     "a = randn(16, 16)\ntime 1 { for i in 0..50000 { c = a @ a } }\n", 50_000),
+     "a = randn(16, 16)\nfor i in 0..50000 { c = a @ a }\n", 50_000),
     ("small matmul, 50,000 × `c = a @ a`, 16×16 f32, sim cuda:0",
-     "a = randn(16, 16, device=cuda)\ntime 1 { for i in 0..50000 { c = a @ a } }\n", 50_000),
+     "a = randn(16, 16, device=cuda)\nfor i in 0..50000 { c = a @ a }\n", 50_000),
 ]
 
 
-def profiled(script: str) -> str:
-    """`profile { }` reports the host wall clock also where `time` would
-    report (modelled) device time."""
-    return script.replace("time 1 {", "profile {")
-
-
-def profile_wall(binary: str, script: str, ops: int) -> float:
+def cpu_per_op(binary: str, script: str, ops: int) -> float:
+    """CPU seconds (user + system) of the whole `cudash run` per op: less
+    disturbed by other tenants than wall time; start-up (a few ms) is the
+    same for both binaries and small beside the loop."""
     with tempfile.NamedTemporaryFile("w", suffix=".cudash", delete=False) as f:
-        f.write(profiled(script))
+        f.write(script)
         path = f.name
     try:
-        out = subprocess.run([binary, "run", path, "--no-color"], capture_output=True,
-                             text=True, check=True).stdout
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run([binary, "run", path, "--no-color"], capture_output=True, check=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
     finally:
         os.unlink(path)
-    m = re.findall(r"wall time\s+([0-9.]+) (ns|µs|ms|s)", out)
-    if not m:
-        raise SystemExit(f"no wall time in:\n{out}")
-    value, unit = m[-1]
-    return float(value) * {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}[unit] / ops
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu / ops
 
 
-print("| per-op host time | before | after | after / before |")
+def instructions(binary: str, script: str) -> int:
+    """Instructions `cudash run` executes on `script`, counted by callgrind."""
+    with tempfile.NamedTemporaryFile("w", suffix=".cudash", delete=False) as f:
+        f.write(script)
+        path = f.name
+    try:
+        err = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                              binary, "run", path], capture_output=True, text=True,
+                             check=True).stderr
+    finally:
+        os.unlink(path)
+    return int(re.search(r"Collected : (\d+)", err).group(1))
+
+
+if "--callgrind" in sys.argv:
+    print("| instructions per iteration (callgrind) | before | after | after / before |")
+    print("| --- | ---: | ---: | ---: |")
+    start = {k: instructions(b, "") for k, b in BINS.items()}
+    for name, script, ops in CASES:
+        n = ops // 10
+        small = script.replace(str(ops), str(n))
+        per = {k: (instructions(b, small) - start[k]) / n for k, b in BINS.items()}
+        print(f"| {name.replace(f'{ops:,}', f'{n:,}')} | {per['before']:,.0f} | {per['after']:,.0f} | "
+              f"{per['after'] / per['before']:.3f}× |", flush=True)
+    sys.exit(0)
+
+print("| host CPU time per iteration (best of %d) | before | after | after / before |" % REPS)
 print("| --- | ---: | ---: | ---: |")
 for name, script, ops in CASES:
     best = {k: float("inf") for k in BINS}
     for _ in range(REPS):
         for k, b in BINS.items():
-            best[k] = min(best[k], profile_wall(b, script, ops))
+            best[k] = min(best[k], cpu_per_op(b, script, ops))
     print(f"| {name} | {best['before'] * 1e9:.0f} ns | {best['after'] * 1e9:.0f} ns | "
           f"{best['after'] / best['before']:.2f}× |", flush=True)
