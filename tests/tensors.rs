@@ -135,3 +135,34 @@ fn absurd_sizes_are_errors() {
     let (_, msg) = common::err("zeros(4294967296, 4294967296, 4294967296)");
     assert!(msg.contains("more elements"), "{msg}");
 }
+
+#[test]
+fn a_tensor_placed_in_a_device_block_keeps_its_elements() {
+    use cudash::runtime::backend::SimBackend;
+    use cudash::runtime::devices::Devices;
+    use cudash::runtime::{Device, Tensor};
+    let sim = SimBackend {
+        count: 1,
+        memory: 1 << 30,
+    };
+    let devices = Devices::new(&sim, "");
+    let on_device =
+        |v: Vec<f32>, shape: Vec<usize>| Tensor::from_vec(v, shape).with_device(Device::Cuda(0));
+    // A fresh tensor keeps its own buffer.
+    let fresh = on_device(vec![1., 2.], vec![2]);
+    let a = fresh.placed(devices.alloc(0, 8).unwrap());
+    assert_eq!(a.to_vec::<f32>(), vec![1., 2.]);
+    assert!(a.memory().and_then(|m| m.block()).is_some());
+    // A strided view of shared storage: its elements, in logical order, and
+    // the storage it viewed is left as it was.
+    let t = on_device((0..6).map(|i| i as f32).collect(), vec![2, 3]);
+    let b = t.t().placed(devices.alloc(0, 24).unwrap());
+    assert_eq!(b.to_vec::<f32>(), vec![0., 3., 1., 4., 2., 5.]);
+    assert!(b.is_contiguous());
+    assert_eq!(t.to_vec::<f32>(), vec![0., 1., 2., 3., 4., 5.]);
+    // The last view gone, each block goes back to the allocator.
+    let allocated = || devices.gpu(0).unwrap().allocator.stats().allocated.current;
+    assert_eq!(allocated(), 1024);
+    drop((a, b));
+    assert_eq!(allocated(), 0);
+}

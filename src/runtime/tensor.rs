@@ -13,17 +13,36 @@ use super::shape::{self, contiguous_strides, for_each_offset, numel};
 use super::{DType, Device};
 use crate::error::Error;
 
-/// The elements, and the device or pinned memory they occupy (released when
-/// the last view of the storage drops).
+/// Where a tensor's elements live, shared by all its views and released when
+/// the last one drops: host memory (pageable, or page-locked), or a block of
+/// a CUDA device's caching allocator.
 ///
-/// Device memory is also watched for stream hazards (`gpu.rs`). Compute runs
-/// eagerly on the host, so `buf` always holds the newest bytes; while an
-/// asynchronous write may still be running, `stale` holds the bytes from
-/// before it (`None`: what a fresh block holds, shown as zeros), and a read
-/// that races the write sees those instead.
-struct Storage {
-    buf: RwLock<Buffer>,
-    memory: OnceLock<Memory>,
+/// Both are watched for stream hazards (`Watch`, checked in `gpu.rs`):
+/// device memory always, host memory while an asynchronous copy into it may
+/// still be running.
+enum Storage {
+    Host {
+        buf: RwLock<Buffer>,
+        /// The pinned allocator's block, or the registration of this memory
+        /// (`pin x`), when it is page-locked.
+        pinned: OnceLock<Memory>,
+        watch: Watch,
+    },
+    /// On a simulated device, `buf` stands in for the block's bytes: compute
+    /// runs eagerly on the host, so it always holds the newest bytes, and the
+    /// stream model decides which bytes a read sees.
+    Device {
+        block: Memory,
+        buf: RwLock<Buffer>,
+        watch: Watch,
+    },
+}
+
+/// The hazard bookkeeping of one storage. While an asynchronous write may
+/// still be running, `stale` holds the bytes from before it (`None`: what a
+/// fresh block holds, shown as zeros), and a read that races the write sees
+/// those instead.
+struct Watch {
     /// Set once reads and writes must consult `access` (device memory, or a
     /// pending asynchronous write into host memory).
     tracked: AtomicBool,
@@ -31,19 +50,73 @@ struct Storage {
     stale: RwLock<Option<Buffer>>,
 }
 
+impl Watch {
+    fn new(tracked: bool) -> Watch {
+        Watch {
+            tracked: AtomicBool::new(tracked),
+            access: Mutex::new(Access::default()),
+            stale: RwLock::new(None),
+        }
+    }
+}
+
+impl Storage {
+    fn buf(&self) -> &RwLock<Buffer> {
+        match self {
+            Storage::Host { buf, .. } | Storage::Device { buf, .. } => buf,
+        }
+    }
+
+    /// Elements the storage holds.
+    fn len(&self) -> usize {
+        self.buf().read().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    fn buf_mut(&mut self) -> &mut Buffer {
+        match self {
+            Storage::Host { buf, .. } | Storage::Device { buf, .. } => {
+                buf.get_mut().unwrap_or_else(|e| e.into_inner())
+            }
+        }
+    }
+
+    fn watch(&self) -> &Watch {
+        match self {
+            Storage::Host { watch, .. } | Storage::Device { watch, .. } => watch,
+        }
+    }
+
+    fn memory(&self) -> Option<&Memory> {
+        match self {
+            Storage::Host { pinned, .. } => pinned.get(),
+            Storage::Device { block, .. } => Some(block),
+        }
+    }
+
+    /// The state of the device whose block this is.
+    fn gpu(&self) -> Option<&Arc<Mutex<Gpu>>> {
+        match self {
+            Storage::Host { .. } => None,
+            Storage::Device { block, .. } => block.gpu(),
+        }
+    }
+}
+
 impl std::fmt::Debug for Storage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Storage")
-            .field("memory", &self.memory.get())
+            .field("memory", &self.memory())
             .finish_non_exhaustive()
     }
 }
 
 impl Drop for Storage {
     fn drop(&mut self) {
-        if let Some(Memory::Device { gpu, block, .. }) = self.memory.get() {
-            let access = self.access.get_mut().unwrap_or_else(|e| e.into_inner());
-            lock(gpu).retire(*block, access);
+        if let Storage::Device { block, watch, .. } = self {
+            if let (Some(gpu), Some(b)) = (block.gpu(), block.block()) {
+                let access = watch.access.get_mut().unwrap_or_else(|e| e.into_inner());
+                lock(gpu).retire(b, access);
+            }
         }
     }
 }
@@ -82,12 +155,10 @@ impl Tensor {
         Tensor {
             dtype: buf.dtype(),
             strides: contiguous_strides(&shape),
-            storage: Arc::new(Storage {
+            storage: Arc::new(Storage::Host {
                 buf: RwLock::new(buf),
-                memory: OnceLock::new(),
-                tracked: AtomicBool::new(false),
-                access: Mutex::new(Access::default()),
-                stale: RwLock::new(None),
+                pinned: OnceLock::new(),
+                watch: Watch::new(false),
             }),
             shape,
             offset: 0,
@@ -145,26 +216,28 @@ impl Tensor {
     /// races a pending write is reported and sees the bytes from before it.
     #[inline]
     pub fn read(&self) -> BufRef<'_> {
-        if self.storage.tracked.load(Ordering::Acquire) && self.before_read() == Sees::Stale {
+        let watch = self.storage.watch();
+        if watch.tracked.load(Ordering::Acquire) && self.before_read() == Sees::Stale {
             // A reader already holding the old bytes (`A + A`) means they exist.
-            if let Ok(mut stale) = self.storage.stale.try_write() {
+            if let Ok(mut stale) = watch.stale.try_write() {
                 if stale.is_none() {
                     *stale = Some(Buffer::zeros(self.dtype, self.read_live().len()));
                 }
             }
-            return BufRef::Stale(self.storage.stale.read().unwrap_or_else(|e| e.into_inner()));
+            return BufRef::Stale(watch.stale.read().unwrap_or_else(|e| e.into_inner()));
         }
         BufRef::Live(self.read_live())
     }
 
     fn read_live(&self) -> RwLockReadGuard<'_, Buffer> {
-        self.storage.buf.read().unwrap_or_else(|e| e.into_inner())
+        self.storage.buf().read().unwrap_or_else(|e| e.into_inner())
     }
 
     #[inline(never)]
     fn before_read(&self) -> Sees {
-        let mut access = lock(&self.storage.access);
-        let sees = match (self.memory().and_then(Memory::gpu), &access.write) {
+        let watch = self.storage.watch();
+        let mut access = lock(&watch.access);
+        let sees = match (self.storage.gpu(), &access.write) {
             (Some(gpu), _) => lock(gpu).on_read(&mut access),
             (None, Some(w)) => {
                 let gpu = Arc::clone(&w.gpu);
@@ -174,11 +247,9 @@ impl Tensor {
             (None, None) => Sees::Live,
         };
         if access.write.is_none() {
-            self.storage.tracked.store(
-                self.memory().is_some_and(|m| m.gpu().is_some()),
-                Ordering::Release,
-            );
-            if let Ok(mut stale) = self.storage.stale.try_write() {
+            let device = matches!(*self.storage, Storage::Device { .. });
+            watch.tracked.store(device, Ordering::Release);
+            if let Ok(mut stale) = watch.stale.try_write() {
                 *stale = None;
             }
         }
@@ -189,59 +260,102 @@ impl Tensor {
     /// the current stream: checked against pending writes, and the old bytes
     /// kept for readers that race it.
     pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
-        if let Some(gpu) = self.memory().and_then(Memory::gpu) {
+        if let Some(gpu) = self.storage.gpu() {
+            let watch = self.storage.watch();
             let keep_old = {
-                let mut access = lock(&self.storage.access);
+                let mut access = lock(&watch.access);
                 let keep = lock(gpu).on_write(&mut access, gpu);
                 keep
             };
             if keep_old {
                 let old = self.read_live().clone();
-                if let Ok(mut stale) = self.storage.stale.try_write() {
+                if let Ok(mut stale) = watch.stale.try_write() {
                     *stale = Some(old);
                 }
             }
         }
-        self.storage.buf.write().unwrap_or_else(|e| e.into_inner())
+        self.storage
+            .buf()
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// Records that item `seq` of `stream` on `gpu` writes this (new) storage:
     /// until it is known complete, racing reads see a fresh block's bytes.
     pub fn mark_written(&self, gpu: &Arc<Mutex<Gpu>>, stream: StreamId, seq: u64) {
-        let mut access = lock(&self.storage.access);
+        let watch = self.storage.watch();
+        let mut access = lock(&watch.access);
         access.write = Some(PendingWrite {
             gpu: Arc::clone(gpu),
             stream,
             seq,
         });
-        self.storage.tracked.store(true, Ordering::Release);
+        watch.tracked.store(true, Ordering::Release);
     }
 
     /// Names the storage after the variable it is bound to, for warnings.
     pub fn set_label(&self, name: &str) {
-        if self.storage.tracked.load(Ordering::Acquire) {
-            lock(&self.storage.access).label = Some(name.into());
+        let watch = self.storage.watch();
+        if watch.tracked.load(Ordering::Acquire) {
+            lock(&watch.access).label = Some(name.into());
         }
     }
 
     /// `x.record_stream(s)`: freeing the memory waits for `stream`'s work queued by then.
     pub fn record_stream(&self, stream: StreamId) {
-        lock(&self.storage.access).record_stream(stream);
+        lock(&self.storage.watch().access).record_stream(stream);
     }
 
     /// The device block or pinned memory behind this tensor's storage, if any.
     pub fn memory(&self) -> Option<&Memory> {
-        self.storage.memory.get()
+        self.storage.memory()
     }
 
-    /// Gives the storage its memory; fails (returning it) if it already has some.
-    pub fn attach(&self, memory: Memory) -> Result<(), Memory> {
-        let device = memory.gpu().is_some();
-        self.storage.memory.set(memory)?;
-        if device {
-            self.storage.tracked.store(true, Ordering::Release);
+    /// Page-locks this host tensor's memory with `memory` (a pinned block, or
+    /// the registration of this memory); fails, returning it, on device
+    /// memory or memory already pinned.
+    pub fn pin_with(&self, memory: Memory) -> Result<(), Memory> {
+        match (&*self.storage, &memory) {
+            (Storage::Host { pinned, .. }, Memory::Pinned { .. } | Memory::Registered { .. }) => {
+                pinned.set(memory)
+            }
+            _ => Err(memory),
         }
-        Ok(())
+    }
+
+    /// This new tensor's elements in the device block `block` (an op's
+    /// output, or a copy's destination): its storage becomes device storage,
+    /// watched for stream hazards from now on.
+    pub fn placed(self, block: Memory) -> Tensor {
+        debug_assert!(block.gpu().is_some(), "placed() takes device memory");
+        let (shape, dtype, device) = (self.shape.clone(), self.dtype, self.device);
+        let whole = self.offset == 0 && self.is_contiguous();
+        let buf = match Arc::try_unwrap(self.storage) {
+            Ok(mut storage) if whole && storage.len() == numel(&shape) => {
+                // Storage has a Drop, so the buffer is taken, not moved, out of it.
+                std::mem::replace(storage.buf_mut(), Buffer::zeros(dtype, 0))
+            }
+            // A view of part of its storage, or a shared one (never, for a
+            // new tensor): the elements in logical order.
+            Ok(storage) => Tensor {
+                storage: Arc::new(storage),
+                ..self
+            }
+            .contiguous_buffer(),
+            Err(storage) => Tensor { storage, ..self }.contiguous_buffer(),
+        };
+        Tensor {
+            storage: Arc::new(Storage::Device {
+                block,
+                buf: RwLock::new(buf),
+                watch: Watch::new(true),
+            }),
+            strides: contiguous_strides(&shape),
+            shape,
+            offset: 0,
+            dtype,
+            device,
+        }
     }
 
     pub fn is_pinned(&self) -> bool {

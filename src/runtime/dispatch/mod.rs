@@ -145,17 +145,16 @@ impl Runtime {
         cost: Flops,
     ) -> Result<Arc<Tensor>, Error> {
         self.counters.ops += 1;
-        if let Device::Cuda(d) = out.device() {
-            if out.memory().is_none() {
-                let mem = match mem {
-                    Some(m) => m,
-                    None => self.alloc(d, out.nbytes())?,
-                };
-                let _ = out.attach(mem);
-            }
-            let work = kernel(inputs, out.nbytes(), cost);
-            self.issue(d, work, Some(&out));
-        }
+        let Device::Cuda(d) = out.device() else {
+            return Ok(Arc::new(out));
+        };
+        let block = match mem {
+            Some(m) => m,
+            None => self.alloc(d, out.nbytes())?,
+        };
+        let out = out.placed(block);
+        let work = kernel(inputs, out.nbytes(), cost);
+        self.issue(d, work, Some(&out));
         Ok(Arc::new(out))
     }
 

@@ -95,7 +95,7 @@ impl Runtime {
             (Device::Cuda(s), Device::Cpu) => {
                 // Lands in pinned memory; the host must sync before reading it.
                 let copy = t.with_device(Device::Cpu);
-                let _ = copy.attach(self.devices.pinned(t.nbytes()));
+                let _ = copy.pin_with(self.devices.pinned(t.nbytes()));
                 Ok(self.queue_copy(t, copy, s))
             }
             (Device::Cpu, Device::Cuda(to)) => {
@@ -130,7 +130,7 @@ impl Runtime {
             ));
         }
         let copy = t.copy();
-        let _ = copy.attach(self.devices.pinned(t.nbytes()));
+        let _ = copy.pin_with(self.devices.pinned(t.nbytes()));
         self.counters.ops += 1;
         Ok(Arc::new(copy))
     }
@@ -138,7 +138,7 @@ impl Runtime {
     /// `pin x`: page-locks a host tensor's own memory in place.
     pub fn pin_in_place(&mut self, t: &Tensor) -> Result<(), Error> {
         let memory = self.devices.register(t.read().nbytes());
-        t.attach(memory)
+        t.pin_with(memory)
             .map_err(|_| Error::value("this tensor's memory cannot be pinned"))
     }
 
@@ -174,10 +174,10 @@ impl Runtime {
     }
 }
 
-/// `t` holding the block reserved for it.
+/// `t` in the block reserved for it.
 fn attached(t: Tensor, mem: Option<Memory>) -> Tensor {
-    if let Some(mem) = mem {
-        let _ = t.attach(mem);
+    match mem {
+        Some(block) => t.placed(block),
+        None => t,
     }
-    t
 }
