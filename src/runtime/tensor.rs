@@ -13,29 +13,28 @@ use super::shape::{self, contiguous_strides, for_each_offset, numel};
 use super::{DType, Device};
 use crate::error::Error;
 
-/// Where a tensor's elements live, shared by all its views and released when
-/// the last one drops: host memory (pageable, or page-locked), or a block of
-/// a CUDA device's caching allocator.
-///
-/// Both are watched for stream hazards (`Watch`, checked in `gpu.rs`):
-/// device memory always, host memory while an asynchronous copy into it may
-/// still be running.
-enum Storage {
+/// A tensor's elements, shared by all its views and released when the last
+/// one drops: where they live (`Place`), and their hazard bookkeeping
+/// (`Watch`, checked in `gpu.rs`): device memory is watched always, host
+/// memory while an asynchronous copy into it may still be running.
+struct Storage {
+    place: Place,
+    watch: Watch,
+}
+
+/// Host memory (pageable, or page-locked), or a block of a CUDA device's
+/// caching allocator.
+enum Place {
     Host {
         buf: RwLock<Buffer>,
         /// The pinned allocator's block, or the registration of this memory
         /// (`pin x`), when it is page-locked.
         pinned: OnceLock<Memory>,
-        watch: Watch,
     },
     /// On a simulated device, `buf` stands in for the block's bytes: compute
     /// runs eagerly on the host, so it always holds the newest bytes, and the
     /// stream model decides which bytes a read sees.
-    Device {
-        block: Memory,
-        buf: RwLock<Buffer>,
-        watch: Watch,
-    },
+    Device { block: Memory, buf: RwLock<Buffer> },
 }
 
 /// The hazard bookkeeping of one storage. While an asynchronous write may
@@ -62,43 +61,40 @@ impl Watch {
 
 impl Storage {
     fn buf(&self) -> &RwLock<Buffer> {
-        match self {
-            Storage::Host { buf, .. } | Storage::Device { buf, .. } => buf,
+        match &self.place {
+            Place::Host { buf, .. } | Place::Device { buf, .. } => buf,
         }
     }
 
-    /// Elements the storage holds.
-    fn len(&self) -> usize {
-        self.buf().read().unwrap_or_else(|e| e.into_inner()).len()
-    }
-
     fn buf_mut(&mut self) -> &mut Buffer {
-        match self {
-            Storage::Host { buf, .. } | Storage::Device { buf, .. } => {
+        match &mut self.place {
+            Place::Host { buf, .. } | Place::Device { buf, .. } => {
                 buf.get_mut().unwrap_or_else(|e| e.into_inner())
             }
         }
     }
 
     fn watch(&self) -> &Watch {
-        match self {
-            Storage::Host { watch, .. } | Storage::Device { watch, .. } => watch,
-        }
+        &self.watch
     }
 
     fn memory(&self) -> Option<&Memory> {
-        match self {
-            Storage::Host { pinned, .. } => pinned.get(),
-            Storage::Device { block, .. } => Some(block),
+        match &self.place {
+            Place::Host { pinned, .. } => pinned.get(),
+            Place::Device { block, .. } => Some(block),
         }
     }
 
     /// The state of the device whose block this is.
     fn gpu(&self) -> Option<&Arc<Mutex<Gpu>>> {
-        match self {
-            Storage::Host { .. } => None,
-            Storage::Device { block, .. } => block.gpu(),
+        match &self.place {
+            Place::Host { .. } => None,
+            Place::Device { block, .. } => block.gpu(),
         }
+    }
+
+    fn is_device(&self) -> bool {
+        matches!(self.place, Place::Device { .. })
     }
 }
 
@@ -112,9 +108,13 @@ impl std::fmt::Debug for Storage {
 
 impl Drop for Storage {
     fn drop(&mut self) {
-        if let Storage::Device { block, watch, .. } = self {
+        if let Place::Device { block, .. } = &self.place {
             if let (Some(gpu), Some(b)) = (block.gpu(), block.block()) {
-                let access = watch.access.get_mut().unwrap_or_else(|e| e.into_inner());
+                let access = self
+                    .watch
+                    .access
+                    .get_mut()
+                    .unwrap_or_else(|e| e.into_inner());
                 lock(gpu).retire(b, access);
             }
         }
@@ -155,9 +155,11 @@ impl Tensor {
         Tensor {
             dtype: buf.dtype(),
             strides: contiguous_strides(&shape),
-            storage: Arc::new(Storage::Host {
-                buf: RwLock::new(buf),
-                pinned: OnceLock::new(),
+            storage: Arc::new(Storage {
+                place: Place::Host {
+                    buf: RwLock::new(buf),
+                    pinned: OnceLock::new(),
+                },
                 watch: Watch::new(false),
             }),
             shape,
@@ -247,8 +249,9 @@ impl Tensor {
             (None, None) => Sees::Live,
         };
         if access.write.is_none() {
-            let device = matches!(*self.storage, Storage::Device { .. });
-            watch.tracked.store(device, Ordering::Release);
+            watch
+                .tracked
+                .store(self.storage.is_device(), Ordering::Release);
             if let Ok(mut stale) = watch.stale.try_write() {
                 *stale = None;
             }
@@ -315,8 +318,8 @@ impl Tensor {
     /// the registration of this memory); fails, returning it, on device
     /// memory or memory already pinned.
     pub fn pin_with(&self, memory: Memory) -> Result<(), Memory> {
-        match (&*self.storage, &memory) {
-            (Storage::Host { pinned, .. }, Memory::Pinned { .. } | Memory::Registered { .. }) => {
+        match (&self.storage.place, &memory) {
+            (Place::Host { pinned, .. }, Memory::Pinned { .. } | Memory::Registered { .. }) => {
                 pinned.set(memory)
             }
             _ => Err(memory),
@@ -326,35 +329,35 @@ impl Tensor {
     /// This new tensor's elements in the device block `block` (an op's
     /// output, or a copy's destination): its storage becomes device storage,
     /// watched for stream hazards from now on.
-    pub fn placed(self, block: Memory) -> Tensor {
+    pub fn placed(mut self, block: Memory) -> Tensor {
         debug_assert!(block.gpu().is_some(), "placed() takes device memory");
-        let (shape, dtype, device) = (self.shape.clone(), self.dtype, self.device);
         let whole = self.offset == 0 && self.is_contiguous();
-        let buf = match Arc::try_unwrap(self.storage) {
-            Ok(mut storage) if whole && storage.len() == numel(&shape) => {
-                // Storage has a Drop, so the buffer is taken, not moved, out of it.
-                std::mem::replace(storage.buf_mut(), Buffer::zeros(dtype, 0))
+        let n = self.numel();
+        if let Some(storage) = Arc::get_mut(&mut self.storage) {
+            // A new tensor: its storage moves into the block in place.
+            if !storage.is_device() && whole && storage.buf_mut().len() == n {
+                let buf = std::mem::replace(storage.buf_mut(), Buffer::zeros(self.dtype, 0));
+                storage.place = Place::Device {
+                    block,
+                    buf: RwLock::new(buf),
+                };
+                storage.watch.tracked.store(true, Ordering::Release);
+                return self;
             }
-            // A view of part of its storage, or a shared one (never, for a
-            // new tensor): the elements in logical order.
-            Ok(storage) => Tensor {
-                storage: Arc::new(storage),
-                ..self
-            }
-            .contiguous_buffer(),
-            Err(storage) => Tensor { storage, ..self }.contiguous_buffer(),
-        };
+        }
+        // A view of part of its storage, or a shared one (never, for a new
+        // tensor): the elements in logical order.
         Tensor {
-            storage: Arc::new(Storage::Device {
-                block,
-                buf: RwLock::new(buf),
+            storage: Arc::new(Storage {
+                place: Place::Device {
+                    block,
+                    buf: RwLock::new(self.contiguous_buffer()),
+                },
                 watch: Watch::new(true),
             }),
-            strides: contiguous_strides(&shape),
-            shape,
+            strides: contiguous_strides(&self.shape),
             offset: 0,
-            dtype,
-            device,
+            ..self
         }
     }
 
