@@ -7,6 +7,7 @@ use super::super::args::Bound;
 use super::super::{Interp, Value};
 use crate::display::memory::{host_stat_pairs, stat_pairs};
 use crate::error::{Diagnostic, Error};
+use crate::runtime::alloc::Stats;
 use crate::runtime::Device;
 
 pub(super) fn empty_cache(
@@ -32,12 +33,8 @@ pub(super) fn stat(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
             (h.stats().allocated, h.stats().reserved)
         }
         Device::Cuda(d) => {
-            let a = me
-                .rt
-                .devices
-                .gpu(d)
-                .ok_or_else(|| Error::value("no such device").at(b.span))?;
-            (a.allocator.stats().allocated, a.allocator.stats().reserved)
+            let s = allocator_stats(me, d, b)?;
+            (s.allocated, s.reserved)
         }
     };
     let v = match name {
@@ -52,14 +49,7 @@ pub(super) fn stat(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
 pub(super) fn stats(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let pairs = match stats_device(me, b)? {
         Device::Cpu => host_stat_pairs(me.rt.devices.host().stats()),
-        Device::Cuda(d) => {
-            let a = me
-                .rt
-                .devices
-                .gpu(d)
-                .ok_or_else(|| Error::value("no such device").at(b.span))?;
-            stat_pairs(a.allocator.stats())
-        }
+        Device::Cuda(d) => stat_pairs(&allocator_stats(me, d, b)?),
     };
     Ok(Value::Dict(Arc::new(
         pairs
@@ -67,6 +57,15 @@ pub(super) fn stats(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
             .map(|(k, v)| (k, Value::Int(v as i64)))
             .collect(),
     )))
+}
+
+/// A snapshot of device `d`'s caching allocator statistics.
+fn allocator_stats(me: &Interp, d: u32, b: &Bound) -> Result<Stats, Diagnostic> {
+    me.rt
+        .devices
+        .gpu(d)
+        .map(|g| g.allocator.stats().clone())
+        .ok_or_else(|| Error::value("no such device").at(b.span))
 }
 
 /// The device a statistic is about: `device=` (a device or an index), else the current one.
