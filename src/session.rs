@@ -109,6 +109,15 @@ pub struct Session {
 }
 
 impl Session {
+    /// For a front end: the session, or the exit status 2 after saying on
+    /// stderr why its backend cannot run here.
+    pub fn open(config: Config) -> Result<Session, u8> {
+        Session::new(config).map_err(|msg| {
+            eprintln!("cudash: {msg}");
+            2
+        })
+    }
+
     /// A session on the backend `config` picks; the error says why that
     /// backend cannot run here (`--backend cuda` without a GPU) and what to use.
     pub fn new(config: Config) -> Result<Session, String> {

@@ -10,21 +10,12 @@ pub mod transcript;
 
 use crate::session::{Config, Session};
 
-/// A session for a command-line front end, or the message it exits with
-/// (status 2: a backend that cannot run here).
-pub fn open(config: Config) -> Result<Session, u8> {
-    Session::new(config).map_err(|msg| {
-        eprintln!("cudash: {msg}");
-        2
-    })
-}
-
 /// The exit status of a run stopped by Ctrl-C, as shells report SIGINT.
 pub const INTERRUPTED: u8 = 130;
 
 /// `cudash devices`: the device table.
 pub fn devices(config: Config) -> u8 {
-    match open(config) {
+    match Session::open(config) {
         Ok(s) => {
             println!("{}", s.devices_table());
             0

@@ -27,7 +27,7 @@ pub fn run(config: Config, file: &Path, mode: &Mode) -> u8 {
 /// Each code cell's statements and outputs, as `cudash run` shows a script.
 /// A cell tagged `raises-exception` may fail; any other failure stops the run.
 fn transcript(config: Config, lesson: &Lesson, keep_going: bool) -> u8 {
-    let mut session = match super::open(config) {
+    let mut session = match Session::open(config) {
         Ok(s) => s,
         Err(code) => return code,
     };
@@ -79,7 +79,7 @@ fn fresh_outputs(session: &mut Session, cell: &Cell) -> Vec<CellOutput> {
 }
 
 fn check_or_save(config: Config, file: &Path, lesson: Lesson, save: bool) -> u8 {
-    let mut session = match super::open(config) {
+    let mut session = match Session::open(config) {
         Ok(s) => s,
         Err(code) => return code,
     };

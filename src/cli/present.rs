@@ -35,7 +35,7 @@ pub fn present(config: Config, file: &Path) -> u8 {
     };
     let tty = io::stdin().is_terminal();
     let color = config.color && io::stdout().is_terminal();
-    let mut session = match super::open(Config { color, ..config }) {
+    let mut session = match Session::open(Config { color, ..config }) {
         Ok(s) => s,
         Err(code) => return code,
     };

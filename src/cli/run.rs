@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use super::transcript::{first_difference, prompted, Mode};
 use crate::lesson::outputs::mask_times;
-use crate::session::Config;
+use crate::session::{Config, Session};
 
 pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
     if crate::lesson::is_notebook(file) {
@@ -24,7 +24,7 @@ pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
         |n| n.to_string_lossy().into_owned(),
     );
     let plain = mode.check || mode.save;
-    let mut session = match super::open(Config {
+    let mut session = match Session::open(Config {
         color: config.color && !plain,
         ..config
     }) {

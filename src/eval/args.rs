@@ -114,6 +114,11 @@ fn plural(n: usize, what: &str) -> String {
 }
 
 impl Bound {
+    /// An op's new tensor as the call's value, or its error at the call's span.
+    pub fn result(&self, r: Result<Arc<Tensor>, Error>) -> Result<Value, Diagnostic> {
+        r.map(Value::Tensor).map_err(|e| e.at(self.span))
+    }
+
     pub fn get(&self, name: &str) -> Option<&(Value, Span)> {
         self.slots
             .iter()

@@ -1,6 +1,6 @@
 //! The `mem`, `pin` and `devices` statements.
 
-use super::{not_available, Interp, Output, Shown, Value};
+use super::{Interp, Output, Shown, Value};
 use crate::display::{html, memory};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{Name, SyncTarget};
@@ -19,9 +19,7 @@ impl Interp {
             SyncTarget::Of(e) => e.span,
             _ => crate::lang::Span::from(0..0),
         };
-        if self.rt.devices.count() == 0 {
-            return Err(not_available("`mem`").at(span));
-        }
+        self.rt.need_cuda("`mem`").map_err(|e| e.at(span))?;
         let targets: Vec<Device> = match target {
             SyncTarget::Current => vec![Device::Cuda(self.rt.current_device)],
             SyncTarget::All => (0..self.rt.devices.count())

@@ -26,7 +26,6 @@ use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 pub use crate::runtime::counters::Counters;
 use crate::runtime::devices::Devices;
-pub(crate) use crate::runtime::dispatch::not_available;
 use crate::runtime::dispatch::Runtime;
 pub use value::Value;
 

@@ -10,15 +10,12 @@ use crate::session::{Config, Session};
 pub fn run(config: Config) -> u8 {
     let stdin = io::stdin();
     let tty = stdin.is_terminal();
-    let mut session = match Session::new(Config {
+    let mut session = match Session::open(Config {
         color: config.color && io::stdout().is_terminal(),
         ..config
     }) {
         Ok(s) => s,
-        Err(msg) => {
-            eprintln!("cudash: {msg}");
-            return 2;
-        }
+        Err(code) => return code,
     };
     if tty {
         println!("{}", session.banner());

@@ -40,12 +40,9 @@ pub fn run(config: Config) -> u8 {
         }
     };
     let color = config.color;
-    let mut s = match Session::new(config) {
+    let mut s = match Session::open(config) {
         Ok(s) => s,
-        Err(msg) => {
-            eprintln!("cudash: {msg}");
-            return 2;
-        }
+        Err(code) => return code,
     };
     s.set_progress(progress::bar());
     let session = Rc::new(RefCell::new(s));

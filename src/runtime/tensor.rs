@@ -74,10 +74,6 @@ impl Storage {
         }
     }
 
-    fn watch(&self) -> &Watch {
-        &self.watch
-    }
-
     fn memory(&self) -> Option<&Memory> {
         match &self.place {
             Place::Host { pinned, .. } => pinned.get(),
@@ -218,7 +214,7 @@ impl Tensor {
     /// races a pending write is reported and sees the bytes from before it.
     #[inline]
     pub fn read(&self) -> BufRef<'_> {
-        let watch = self.storage.watch();
+        let watch = &self.storage.watch;
         if watch.tracked.load(Ordering::Acquire) && self.before_read() == Sees::Stale {
             // A reader already holding the old bytes (`A + A`) means they exist.
             if let Ok(mut stale) = watch.stale.try_write() {
@@ -237,7 +233,7 @@ impl Tensor {
 
     #[inline(never)]
     fn before_read(&self) -> Sees {
-        let watch = self.storage.watch();
+        let watch = &self.storage.watch;
         let mut access = lock(&watch.access);
         let sees = match (self.storage.gpu(), &access.write) {
             (Some(gpu), _) => lock(gpu).on_read(&mut access),
@@ -264,7 +260,7 @@ impl Tensor {
     /// kept for readers that race it.
     pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
         if let Some(gpu) = self.storage.gpu() {
-            let watch = self.storage.watch();
+            let watch = &self.storage.watch;
             let keep_old = {
                 let mut access = lock(&watch.access);
                 let keep = lock(gpu).on_write(&mut access, gpu);
@@ -286,7 +282,7 @@ impl Tensor {
     /// Records that item `seq` of `stream` on `gpu` writes this (new) storage:
     /// until it is known complete, racing reads see a fresh block's bytes.
     pub fn mark_written(&self, gpu: &Arc<Mutex<Gpu>>, stream: StreamId, seq: u64) {
-        let watch = self.storage.watch();
+        let watch = &self.storage.watch;
         let mut access = lock(&watch.access);
         access.write = Some(PendingWrite {
             gpu: Arc::clone(gpu),
@@ -298,7 +294,7 @@ impl Tensor {
 
     /// Names the storage after the variable it is bound to, for warnings.
     pub fn set_label(&self, name: &str) {
-        let watch = self.storage.watch();
+        let watch = &self.storage.watch;
         if watch.tracked.load(Ordering::Acquire) {
             lock(&watch.access).label = Some(name.into());
         }
@@ -306,7 +302,7 @@ impl Tensor {
 
     /// `x.record_stream(s)`: freeing the memory waits for `stream`'s work queued by then.
     pub fn record_stream(&self, stream: StreamId) {
-        lock(&self.storage.watch().access).record_stream(stream);
+        lock(&self.storage.watch.access).record_stream(stream);
     }
 
     /// The device block or pinned memory behind this tensor's storage, if any.

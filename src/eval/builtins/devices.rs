@@ -111,7 +111,7 @@ pub(super) fn gather(me: &mut Interp, name: &'static str, b: &Bound) -> Result<V
         moved.push(me.rt.move_to(t, target).map_err(at)?);
     }
     let refs: Vec<&Tensor> = moved.iter().map(|t| t.as_ref()).collect();
-    me.rt.join(&refs, dim, false).map(Value::Tensor).map_err(at)
+    b.result(me.rt.join(&refs, dim, false))
 }
 
 pub(super) fn replicate(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {

@@ -22,10 +22,7 @@ pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
     };
     let dtype = b.dtype("dtype")?.unwrap_or(data.dtype());
     let device = me.device_arg(b)?;
-    me.rt
-        .tensor(&data, dtype, device)
-        .map(Value::Tensor)
-        .map_err(|e| e.at(b.span))
+    b.result(me.rt.tensor(&data, dtype, device))
 }
 
 /// `zeros`, `ones` and `empty` (whose memory reads as zeros, as fresh memory does).
@@ -55,10 +52,7 @@ fn fill(
 ) -> Result<Value, Diagnostic> {
     let dtype = b.dtype("dtype")?.unwrap_or(default);
     let device = me.device_arg(b)?;
-    me.rt
-        .full(shape, value, dtype, device, None)
-        .map(Value::Tensor)
-        .map_err(|e| e.at(b.span))
+    b.result(me.rt.full(shape, value, dtype, device, None))
 }
 
 pub(super) fn arange(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
@@ -75,10 +69,7 @@ pub(super) fn arange(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
         .dtype("dtype")?
         .unwrap_or(if all_int { DType::I64 } else { DType::F32 });
     let device = me.device_arg(b)?;
-    me.rt
-        .arange(start, end, step, dtype, device)
-        .map(Value::Tensor)
-        .map_err(|e| e.at(b.span))
+    b.result(me.rt.arange(start, end, step, dtype, device))
 }
 
 pub(super) fn linspace(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
@@ -87,10 +78,7 @@ pub(super) fn linspace(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Va
     let steps = b.sizes("steps")?[0];
     let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
     let device = me.device_arg(b)?;
-    me.rt
-        .linspace(start, end, steps, dtype, device)
-        .map(Value::Tensor)
-        .map_err(|e| e.at(b.span))
+    b.result(me.rt.linspace(start, end, steps, dtype, device))
 }
 
 pub(super) fn eye(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
@@ -101,10 +89,7 @@ pub(super) fn eye(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
     };
     let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
     let device = me.device_arg(b)?;
-    me.rt
-        .eye(n, m, dtype, device)
-        .map(Value::Tensor)
-        .map_err(|e| e.at(b.span))
+    b.result(me.rt.eye(n, m, dtype, device))
 }
 
 /// `rand` (uniform in [0, 1)) and `randn` (standard normal).
@@ -112,10 +97,10 @@ pub(super) fn random(me: &mut Interp, name: &'static str, b: &Bound) -> Result<V
     let shape = b.sizes_from_rest()?;
     let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
     let device = me.device_arg(b)?;
-    me.rt
-        .random(distribution(name), &shape, dtype, device, None)
-        .map(Value::Tensor)
-        .map_err(|e| e.at(b.span))
+    b.result(
+        me.rt
+            .random(distribution(name), &shape, dtype, device, None),
+    )
 }
 
 fn distribution(name: &str) -> Distribution {
@@ -142,14 +127,12 @@ pub(super) fn like(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
         _ => 0.0,
     };
     let like = Some(like.as_ref());
-    match name {
+    b.result(match name {
         "rand_like" | "randn_like" => me
             .rt
             .random(distribution(name), &shape, dtype, device, like),
         _ => me.rt.full(&shape, value, dtype, device, like),
-    }
-    .map(Value::Tensor)
-    .map_err(at)
+    })
 }
 
 /// `cat` (along an existing dimension) and `stack` (along a new one).
@@ -157,10 +140,7 @@ pub(super) fn join(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
     let ts = tensor_list(b, "tensors", name)?;
     let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
     let dim = b.int("dim")?.unwrap_or(0);
-    me.rt
-        .join(&refs, dim, name == "stack")
-        .map(Value::Tensor)
-        .map_err(|e| e.at(b.span))
+    b.result(me.rt.join(&refs, dim, name == "stack"))
 }
 
 pub(super) fn seed(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {

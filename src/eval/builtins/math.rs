@@ -18,18 +18,12 @@ pub(super) fn reduce(me: &mut Interp, name: &'static str, b: &Bound) -> Result<V
 pub(super) fn unary(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let t = b.tensor("input")?;
     let op = unary_op(name).map_err(|e| e.at(b.span))?;
-    me.rt
-        .unary(op, &t)
-        .map(Value::Tensor)
-        .map_err(|e| e.at(b.span))
+    b.result(me.rt.unary(op, &t))
 }
 
 pub(super) fn matmul(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (x, y) = (b.tensor("a")?, b.tensor("b")?);
-    me.rt
-        .matmul(&x, &y)
-        .map(Value::Tensor)
-        .map_err(|e| e.at(b.span))
+    b.result(me.rt.matmul(&x, &y))
 }
 
 impl Interp {
@@ -45,10 +39,7 @@ impl Interp {
         })?;
         let dim = b.int("dim")?;
         let keepdim = b.bool("keepdim", false)?;
-        self.rt
-            .reduce(op, t, dim, keepdim)
-            .map(Value::Tensor)
-            .map_err(|e| e.at(b.span))
+        b.result(self.rt.reduce(op, t, dim, keepdim))
     }
 }
 

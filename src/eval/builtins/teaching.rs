@@ -45,7 +45,7 @@ pub(super) fn load(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
     let mut loaded = io::load(Path::new(&path)).map_err(at)?;
     if loaded.len() == 1 {
         let (_, t) = loaded.remove(0);
-        return me.rt.copy_to(&t, device).map(Value::Tensor).map_err(at);
+        return b.result(me.rt.copy_to(&t, device));
     }
     let mut pairs = Vec::with_capacity(loaded.len());
     for (k, t) in loaded {

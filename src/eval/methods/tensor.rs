@@ -23,10 +23,10 @@ pub(super) fn to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -
             let d = me.rt.check_device(d).map_err(|e| e.at(s))?;
             let r = me.rt.transfer(t, d, non_blocking);
             me.flush_notes();
-            r.map(Value::Tensor).map_err(at)
+            b.result(r)
         }
         Some((Value::DType(d), _)) if d == t.dtype() => Ok(Value::Tensor(Arc::clone(t))),
-        Some((Value::DType(d), _)) => me.rt.cast(t, d).map(Value::Tensor).map_err(at),
+        Some((Value::DType(d), _)) => b.result(me.rt.cast(t, d)),
         Some((v, s)) => {
             Err(
                 Error::wrong_type("the target of .to()", "a device or a dtype", v.type_name())
@@ -38,10 +38,7 @@ pub(super) fn to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -
 }
 
 pub(super) fn cpu(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    me.rt
-        .move_to(t, Device::Cpu)
-        .map(Value::Tensor)
-        .map_err(|e| e.at(b.span))
+    b.result(me.rt.move_to(t, Device::Cpu))
 }
 
 pub(super) fn cuda(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
@@ -49,22 +46,16 @@ pub(super) fn cuda(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound)
     let i = b.int("index")?;
     let i = i.map(|i| u32::try_from(i).unwrap_or(u32::MAX));
     let d = me.rt.cuda(i).map_err(at)?;
-    me.rt.move_to(t, d).map(Value::Tensor).map_err(at)
+    b.result(me.rt.move_to(t, d))
 }
 
 pub(super) fn copy_to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let d = b.device("device")?.unwrap_or(Device::Cpu);
-    me.rt
-        .copy_to(t, d)
-        .map(Value::Tensor)
-        .map_err(|e| e.at(b.span))
+    b.result(me.rt.copy_to(t, d))
 }
 
 pub(super) fn pin(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    me.rt
-        .pinned_copy(t)
-        .map(Value::Tensor)
-        .map_err(|e| e.at(b.span))
+    b.result(me.rt.pinned_copy(t))
 }
 
 pub(super) fn record_stream(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
@@ -87,17 +78,14 @@ pub(super) fn record_stream(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b:
 
 pub(super) fn reshape(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dims = reshape_dims(&b.rest)?;
-    me.rt
-        .reshape(t, &dims)
-        .map(Value::Tensor)
-        .map_err(|e| e.at(b.span))
+    b.result(me.rt.reshape(t, &dims))
 }
 
 pub(super) fn contiguous(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     if t.is_contiguous() {
         return Ok(Value::Tensor(Arc::clone(t)));
     }
-    me.rt.copy(t).map(Value::Tensor).map_err(|e| e.at(b.span))
+    b.result(me.rt.copy(t))
 }
 
 pub(super) fn transpose(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
@@ -118,7 +106,7 @@ pub(super) fn reduce(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &B
 pub(super) fn unary(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
     let op = unary_op(name).map_err(at)?;
-    me.rt.unary(op, t).map(Value::Tensor).map_err(at)
+    b.result(me.rt.unary(op, t))
 }
 
 /// `.item()`: a host read of the one element (it waits for the device).
@@ -161,10 +149,7 @@ pub(super) fn normal_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
 pub(super) fn new_full(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let shape = b.sizes("size")?;
     let v = b.float("value")?.unwrap_or(0.0);
-    me.rt
-        .full(&shape, v, t.dtype(), t.device(), Some(t))
-        .map(Value::Tensor)
-        .map_err(|e| e.at(b.span))
+    b.result(me.rt.full(&shape, v, t.dtype(), t.device(), Some(t)))
 }
 
 pub(super) fn shape(t: &Tensor) -> Value {

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::{not_available, Runtime};
+use super::Runtime;
 use crate::error::Error;
 use crate::runtime::event::{Event, Recorded, StreamRef};
 use crate::runtime::gpu::lock;
@@ -19,9 +19,7 @@ impl Runtime {
 
     /// The current stream of the current CUDA device.
     pub fn current_stream(&self) -> Result<StreamKey, Error> {
-        if self.devices.count() == 0 {
-            return Err(not_available("a stream"));
-        }
+        self.need_cuda("a stream")?;
         Ok(self.stream_on(self.current_device))
     }
 
