@@ -28,6 +28,16 @@ fn temp(name: &str, contents: &[u8]) -> String {
 
 #[test]
 fn golden_transcripts_match() {
+    golden_transcripts_match_on(&[]);
+}
+
+/// The CUDA backend's code path (`--backend emu`) gives the simulator's transcripts.
+#[test]
+fn golden_transcripts_match_on_emu() {
+    golden_transcripts_match_on(&["--backend", "emu"]);
+}
+
+fn golden_transcripts_match_on(backend: &[&str]) {
     for entry in std::fs::read_dir(golden("")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "cudash") {
@@ -41,6 +51,7 @@ fn golden_transcripts_match() {
                 .unwrap_or_default();
             let mut args = vec!["run", path.to_str().unwrap(), "--check", "--keep-going"];
             args.extend(extra);
+            args.extend(backend);
             let o = cudash(&args);
             assert!(o.status.success(), "{}:\n{}", path.display(), text(&o));
         }
@@ -174,9 +185,27 @@ fn unavailable_backends_fail_clearly() {
         "{}",
         text(&o)
     );
-    let o = cudash(&["--backend", "emu", "devices"]);
+    // emu compiles the kernels for the host on first use: with no compiler
+    // (and nothing cached) it cannot start, and says why.
+    let cache = std::env::temp_dir().join(format!("cudash-no-cxx-{}", std::process::id()));
+    let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(["--backend", "emu", "devices"])
+        .env("CXX", "/nonexistent/c++")
+        .env("CUDASH_KERNEL_CACHE", &cache)
+        .output()
+        .unwrap();
     assert_eq!(o.status.code(), Some(2));
-    assert!(text(&o).contains("--backend emu:"), "{}", text(&o));
+    let out = text(&o);
+    assert!(
+        out.contains("--backend emu cannot start") && out.contains("install g++ or clang++"),
+        "{out}"
+    );
+    let o = cudash(&["--backend", "emu", "devices"]);
+    assert!(
+        text(&o).contains("backend: emu") && text(&o).contains("(emulated)"),
+        "{}",
+        text(&o)
+    );
     let o = cudash(&["--backend", "sim", "devices"]);
     assert!(
         text(&o).contains("chosen with --backend sim"),
@@ -331,6 +360,16 @@ fn write_notebook(name: &str, cells: &[(&str, &str, &[&str])]) -> String {
 
 #[test]
 fn every_lesson_matches_its_saved_outputs() {
+    every_lesson_matches_on(&[]);
+}
+
+/// Every lesson on the CUDA backend's code path shows what the simulator showed.
+#[test]
+fn every_lesson_matches_its_saved_outputs_on_emu() {
+    every_lesson_matches_on(&["--backend", "emu"]);
+}
+
+fn every_lesson_matches_on(backend: &[&str]) {
     let dir = format!("{}/notebooks", env!("CARGO_MANIFEST_DIR"));
     let mut lessons: Vec<_> = std::fs::read_dir(dir)
         .unwrap()
@@ -340,7 +379,9 @@ fn every_lesson_matches_its_saved_outputs() {
     lessons.sort();
     assert!(lessons.len() >= 7, "the tour and six lessons: {lessons:?}");
     for p in lessons {
-        let o = cudash(&["run", p.to_str().unwrap(), "--check"]);
+        let mut args = vec!["run", p.to_str().unwrap(), "--check"];
+        args.extend(backend);
+        let o = cudash(&args);
         assert!(o.status.success(), "{}:\n{}", p.display(), text(&o));
         assert!(text(&o).starts_with("ok: "), "{}", text(&o));
     }

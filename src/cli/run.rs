@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use super::transcript::{first_difference, prompted, Mode};
-use crate::lesson::outputs::mask_times;
+use crate::lesson::outputs::mask_for_check;
 use crate::session::{Config, Session};
 
 pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
@@ -85,7 +85,7 @@ fn check(expected_path: &Path, actual: &str) -> u8 {
             return 2;
         }
     };
-    let (e, a) = (mask_times(&expected), mask_times(actual));
+    let (e, a) = (mask_for_check(&expected), mask_for_check(actual));
     if e == a {
         println!("ok: transcript matches {}", expected_path.display());
         return 0;

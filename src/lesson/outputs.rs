@@ -212,7 +212,39 @@ pub fn comparable(outs: &[CellOutput]) -> String {
             s.push('\n');
         }
     }
-    mask_times(&strip_ansi(&s))
+    mask_for_check(&strip_ansi(&s))
+}
+
+/// What `--check` compares: the text with timings masked (`mask_times`) and
+/// what differs between backends running the same script: the backend line
+/// of the banner and `devices`, and whether a device is simulated or emulated.
+pub fn mask_for_check(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for line in mask_times(s).lines() {
+        if let Some(rest) = line.strip_prefix("backend: ") {
+            let name = rest.split(' ').next().unwrap_or("");
+            let masked = if matches!(name, "sim" | "emu") {
+                "<backend>"
+            } else {
+                rest
+            };
+            out.push_str("backend: ");
+            out.push_str(masked);
+        } else {
+            // The tag, and the padding a table gave its longer or shorter name.
+            let tagged = line
+                .replace(" (simulated)", " (<backend>)")
+                .replace(" (emulated)", " (<backend>)");
+            let mut parts = tagged.split(" (<backend>)");
+            out.push_str(parts.next().unwrap_or(""));
+            for rest in parts {
+                out.push_str(" (<backend>) ");
+                out.push_str(rest.trim_start_matches(' '));
+            }
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// Text without ANSI colour sequences.
@@ -269,6 +301,23 @@ pub fn mask_times(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn check_masks_the_backend_but_not_the_values() {
+        let sim = "backend: sim (2 simulated device(s); no CUDA driver found)\n\
+                   cuda:0  NVIDIA H100 80GB HBM3 (simulated)  9.0\n[1.]  f32[1] @cuda:0\n";
+        let emu = "backend: emu (2 emulated device(s), chosen with --backend emu)\n\
+                   cuda:0  NVIDIA H100 80GB HBM3 (emulated)  9.0\n[1.]  f32[1] @cuda:0\n";
+        assert_eq!(mask_for_check(sim), mask_for_check(emu));
+        assert_ne!(
+            mask_for_check(sim),
+            mask_for_check(&emu.replace("[1.]", "[2.]"))
+        );
+        assert_ne!(
+            mask_for_check("backend: cpu\n"),
+            mask_for_check("backend: sim (x)\n")
+        );
+    }
 
     fn shown(t: &str) -> Shown {
         Shown {

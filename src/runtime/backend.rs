@@ -1,9 +1,15 @@
 //! Backends provide CUDA devices: their properties and their memory. Compute on
-//! the simulator runs the host kernels; the CUDA backend (to come) runs its own.
+//! the simulator runs the host ops; on `emu` (and `cuda`, once wired) tensors
+//! live in a driver's device memory and ops run the CUDA kernels.
 //! `pick` is the one place `--backend` is turned into a backend: `auto` will
 //! pick CUDA when a driver and a device are found, and picks the simulator today.
 
+use std::sync::Arc;
+
 use super::alloc::{Capacity, SegmentError, SegmentSource};
+use super::cuda::backend::DriverBackend;
+use super::cuda::emu::Emu;
+use super::cuda::interface::Driver;
 
 /// The reference GPU the simulator's timing model uses.
 #[derive(Debug, Clone, PartialEq)]
@@ -53,6 +59,11 @@ pub trait Backend: Send + Sync {
     fn devices(&self) -> Vec<DeviceInfo>;
     /// Where device `index` gets its segments from.
     fn segment_source(&self, index: u32) -> Box<dyn SegmentSource + Send>;
+    /// The driver whose device memory tensors live in (`cuda`, `emu`); None
+    /// on the simulator, whose devices compute with the host ops.
+    fn driver(&self) -> Option<Arc<dyn Driver>> {
+        None
+    }
 }
 
 /// Simulated devices: host compute, CUDA semantics, a real capacity.
@@ -168,9 +179,20 @@ pub fn pick(choice: BackendChoice, sim: SimBackend) -> Result<Picked, String> {
             backend: Box::new(sim),
         }),
         BackendChoice::Cuda => Err(super::cuda::probe::cuda_backend_error()),
-        BackendChoice::Emu => Err(
-            "--backend emu: the emulated CUDA backend is not built yet; use --backend sim or auto"
-                .into(),
-        ),
+        BackendChoice::Emu => {
+            let emu = Emu::new(sim.count, sim.memory, H100.name, H100.compute_capability);
+            emu.prepare()
+                .map_err(|e| format!("--backend emu cannot start: {e}"))?;
+            let reason = format!(
+                "{} emulated device(s) with {} each: the CUDA backend's code with the kernels \
+                 compiled for the host, chosen with --backend emu",
+                sim.count,
+                crate::vocab::human_bytes(sim.memory as u128),
+            );
+            Ok(Picked {
+                backend: Box::new(DriverBackend::new(Arc::new(emu), &H100)?),
+                reason,
+            })
+        }
     }
 }

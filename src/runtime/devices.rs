@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::alloc::{AllocError, Block, StreamId};
 use super::backend::{Backend, DeviceInfo};
+use super::cuda::interface::Driver;
 use super::gpu::{lock, Gpu};
 use super::host_alloc::HostAllocator;
 use super::stream::{Mark, StreamKey};
@@ -26,6 +27,8 @@ pub struct Devices {
     host_time: Mutex<f64>,
     /// Raised when any device finds a hazard.
     hazard_flag: Arc<AtomicBool>,
+    /// The driver holding the devices' memory (`cuda`, `emu`); None on the simulator.
+    driver: Option<Arc<dyn Driver>>,
 }
 
 impl Devices {
@@ -51,7 +54,13 @@ impl Devices {
             host: Arc::new(Mutex::new(HostAllocator::default())),
             host_time: Mutex::new(0.0),
             hazard_flag,
+            driver: backend.driver(),
         }
+    }
+
+    /// The driver holding the devices' memory, when tensors live in it.
+    pub fn driver(&self) -> Option<&Arc<dyn Driver>> {
+        self.driver.as_ref()
     }
 
     pub fn backend(&self) -> &'static str {
@@ -247,6 +256,14 @@ pub enum Memory {
 }
 
 impl Memory {
+    /// The device address of a device block (on the simulator, a made-up one).
+    pub fn address(&self) -> Option<u64> {
+        match self {
+            Memory::Device { gpu, block, .. } => lock(gpu).allocator.address(block),
+            _ => None,
+        }
+    }
+
     pub fn block(&self) -> Option<Block> {
         match self {
             Memory::Device { block, .. } => Some(*block),

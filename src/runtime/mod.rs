@@ -5,13 +5,16 @@
 //! `ops` holds the host computations it runs for cpu and simulated devices;
 //! `alloc`, `gpu`, `stream`, `event` and `timing` model a CUDA device (its
 //! caching allocator, streams, hazards and time); `backend` and `devices`
-//! provide the devices; `cuda` is the real backend's parts.
+//! provide the devices; `cuda` is the CUDA backend's parts and its driver
+//! interface (`cuda::interface`, implemented by cudarc and by `cuda::emu`);
+//! `device_bytes` is a tensor's elements in a driver's device memory.
 
 pub mod alloc;
 pub mod backend;
 pub mod buffer;
 pub mod counters;
 pub mod cuda;
+pub mod device_bytes;
 pub mod devices;
 pub mod dispatch;
 pub mod element;
@@ -29,4 +32,4 @@ pub mod timing;
 
 pub use crate::vocab::{DType, Device};
 pub use buffer::Buffer;
-pub use tensor::{BufRef, Tensor};
+pub use tensor::{BufRef, Tensor, WriteRef};

@@ -7,6 +7,8 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard}
 use super::alloc::StreamId;
 use super::buffer::Buffer;
 use super::buffer::Stored;
+use super::cuda::interface::StreamHandle;
+use super::device_bytes::DeviceBytes;
 use super::devices::Memory;
 use super::gpu::{lock, Access, Gpu, PendingWrite, Sees};
 use super::shape::{self, contiguous_strides, for_each_offset, numel};
@@ -22,8 +24,8 @@ struct Storage {
     watch: Watch,
 }
 
-/// Host memory (pageable, or page-locked), or a block of a CUDA device's
-/// caching allocator.
+/// Host memory (pageable, or page-locked), a block of a simulated device's
+/// caching allocator, or device memory of a driver (`cuda`, `emu`).
 enum Place {
     Host {
         buf: RwLock<Buffer>,
@@ -35,6 +37,8 @@ enum Place {
     /// runs eagerly on the host, so it always holds the newest bytes, and the
     /// stream model decides which bytes a read sees.
     Device { block: Memory, buf: RwLock<Buffer> },
+    /// Device memory the host reaches only through copies.
+    Driver(DeviceBytes),
 }
 
 /// The hazard bookkeeping of one storage. While an asynchronous write may
@@ -60,38 +64,59 @@ impl Watch {
 }
 
 impl Storage {
-    fn buf(&self) -> &RwLock<Buffer> {
-        match &self.place {
-            Place::Host { buf, .. } | Place::Device { buf, .. } => buf,
-        }
-    }
-
-    fn buf_mut(&mut self) -> &mut Buffer {
+    fn buf_mut(&mut self) -> Option<&mut Buffer> {
         match &mut self.place {
             Place::Host { buf, .. } | Place::Device { buf, .. } => {
-                buf.get_mut().unwrap_or_else(|e| e.into_inner())
+                Some(buf.get_mut().unwrap_or_else(|e| e.into_inner()))
             }
+            Place::Driver(_) => None,
         }
     }
 
     fn memory(&self) -> Option<&Memory> {
         match &self.place {
             Place::Host { pinned, .. } => pinned.get(),
-            Place::Device { block, .. } => Some(block),
+            Place::Device { block, .. } | Place::Driver(DeviceBytes { block, .. }) => Some(block),
         }
     }
 
     /// The state of the device whose block this is.
     fn gpu(&self) -> Option<&Arc<Mutex<Gpu>>> {
-        match &self.place {
-            Place::Host { .. } => None,
-            Place::Device { block, .. } => block.gpu(),
-        }
+        self.memory().and_then(Memory::gpu)
     }
 
     fn is_device(&self) -> bool {
-        matches!(self.place, Place::Device { .. })
+        !matches!(self.place, Place::Host { .. })
     }
+
+    /// The elements, as the host sees them now: its own bytes, or a copy of
+    /// the device's.
+    fn live(&self) -> BufRef<'_> {
+        match &self.place {
+            Place::Driver(d) => BufRef::Copied(download(d)),
+            Place::Host { buf, .. } | Place::Device { buf, .. } => {
+                BufRef::Live(buf.read().unwrap_or_else(|e| e.into_inner()))
+            }
+        }
+    }
+
+    /// Elements the storage holds.
+    fn len(&self) -> usize {
+        match &self.place {
+            Place::Driver(d) => d.len,
+            Place::Host { buf, .. } | Place::Device { buf, .. } => {
+                buf.read().unwrap_or_else(|e| e.into_inner()).len()
+            }
+        }
+    }
+}
+
+/// A driver's bytes on the host. The host read is a synchronous copy on the
+/// device's default stream; a driver failing it leaves zeros, and the
+/// failure is reported by the next call that can return an error.
+fn download(d: &DeviceBytes) -> Buffer {
+    d.download(StreamHandle::default_of(d.device))
+        .unwrap_or_else(|_| Buffer::zeros(d.dtype, d.len))
 }
 
 impl std::fmt::Debug for Storage {
@@ -104,7 +129,8 @@ impl std::fmt::Debug for Storage {
 
 impl Drop for Storage {
     fn drop(&mut self) {
-        if let Place::Device { block, .. } = &self.place {
+        if let Place::Device { block, .. } | Place::Driver(DeviceBytes { block, .. }) = &self.place
+        {
             if let (Some(gpu), Some(b)) = (block.gpu(), block.block()) {
                 let access = self
                     .watch
@@ -117,11 +143,49 @@ impl Drop for Storage {
     }
 }
 
+/// A write into a tensor's storage: its own bytes, or a host copy of device
+/// memory that goes back to the device when the guard drops.
+pub enum WriteRef<'a> {
+    Live(RwLockWriteGuard<'a, Buffer>),
+    Staged { buf: Buffer, to: &'a DeviceBytes },
+}
+
+impl Deref for WriteRef<'_> {
+    type Target = Buffer;
+    fn deref(&self) -> &Buffer {
+        match self {
+            WriteRef::Live(b) => b,
+            WriteRef::Staged { buf, .. } => buf,
+        }
+    }
+}
+
+impl std::ops::DerefMut for WriteRef<'_> {
+    fn deref_mut(&mut self) -> &mut Buffer {
+        match self {
+            WriteRef::Live(b) => b,
+            WriteRef::Staged { buf, .. } => buf,
+        }
+    }
+}
+
+impl Drop for WriteRef<'_> {
+    fn drop(&mut self) {
+        if let WriteRef::Staged { buf, to } = self {
+            // A failed upload leaves the device's bytes as they were; the
+            // driver reports its error on the next call that returns one.
+            let _ = to.upload(buf, StreamHandle::default_of(to.device));
+        }
+    }
+}
+
 /// The bytes a read sees: the storage's own, or those from before a write
 /// that may still be running.
 pub enum BufRef<'a> {
     Live(RwLockReadGuard<'a, Buffer>),
     Stale(RwLockReadGuard<'a, Option<Buffer>>),
+    /// A copy of device memory.
+    Copied(Buffer),
 }
 
 impl Deref for BufRef<'_> {
@@ -130,6 +194,7 @@ impl Deref for BufRef<'_> {
         match self {
             BufRef::Live(b) => b,
             BufRef::Stale(b) => b.as_ref().expect("a stale read always has its bytes"),
+            BufRef::Copied(b) => b,
         }
     }
 }
@@ -219,16 +284,12 @@ impl Tensor {
             // A reader already holding the old bytes (`A + A`) means they exist.
             if let Ok(mut stale) = watch.stale.try_write() {
                 if stale.is_none() {
-                    *stale = Some(Buffer::zeros(self.dtype, self.read_live().len()));
+                    *stale = Some(Buffer::zeros(self.dtype, self.storage.len()));
                 }
             }
             return BufRef::Stale(watch.stale.read().unwrap_or_else(|e| e.into_inner()));
         }
-        BufRef::Live(self.read_live())
-    }
-
-    fn read_live(&self) -> RwLockReadGuard<'_, Buffer> {
-        self.storage.buf().read().unwrap_or_else(|e| e.into_inner())
+        self.storage.live()
     }
 
     #[inline(never)]
@@ -256,27 +317,92 @@ impl Tensor {
     }
 
     /// Writes the storage in place. On device memory the write is an item of
-    /// the current stream: checked against pending writes, and the old bytes
-    /// kept for readers that race it.
-    pub fn write(&self) -> RwLockWriteGuard<'_, Buffer> {
-        if let Some(gpu) = self.storage.gpu() {
-            let watch = &self.storage.watch;
-            let keep_old = {
-                let mut access = lock(&watch.access);
-                let keep = lock(gpu).on_write(&mut access, gpu);
-                keep
-            };
-            if keep_old {
-                let old = self.read_live().clone();
-                if let Ok(mut stale) = watch.stale.try_write() {
-                    *stale = Some(old);
-                }
+    /// the current stream (`before_write`). A driver's device memory is
+    /// written through a host copy uploaded when the guard drops (kernels
+    /// write it directly; this serves the host ops).
+    pub fn write(&self) -> WriteRef<'_> {
+        self.before_write();
+        match &self.storage.place {
+            Place::Host { buf, .. } | Place::Device { buf, .. } => {
+                WriteRef::Live(buf.write().unwrap_or_else(|e| e.into_inner()))
+            }
+            Place::Driver(d) => WriteRef::Staged {
+                buf: download(d),
+                to: d,
+            },
+        }
+    }
+
+    /// Registers an in-place write of device memory by the current stream's
+    /// next item: checked against pending work, and the bytes before it kept
+    /// for readers that race it.
+    pub fn before_write(&self) {
+        let Some(gpu) = self.storage.gpu() else {
+            return;
+        };
+        let watch = &self.storage.watch;
+        let keep_old = {
+            let mut access = lock(&watch.access);
+            let keep = lock(gpu).on_write(&mut access, gpu);
+            keep
+        };
+        if keep_old {
+            let old = self.storage.live().clone();
+            if let Ok(mut stale) = watch.stale.try_write() {
+                *stale = Some(old);
             }
         }
-        self.storage
-            .buf()
-            .write()
-            .unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Registers a read by the current stream's next item (a kernel reading
+    /// this tensor), as `read` does: whether it sees the live bytes or,
+    /// racing a pending write, the ones from before it.
+    pub fn before_device_read(&self) -> Sees {
+        let watch = &self.storage.watch;
+        if watch.tracked.load(Ordering::Acquire) {
+            self.before_read()
+        } else {
+            Sees::Live
+        }
+    }
+
+    /// The bytes a racing read sees (after `before_device_read` said
+    /// `Stale`): those from before the pending write, or a fresh block's zeros.
+    pub fn stale_bytes(&self) -> Buffer {
+        let stale = self
+            .storage
+            .watch
+            .stale
+            .read()
+            .unwrap_or_else(|e| e.into_inner());
+        match &*stale {
+            Some(b) => b.clone(),
+            None => Buffer::zeros(self.dtype, self.storage.len()),
+        }
+    }
+
+    /// The device memory behind this tensor's storage, when a driver holds it.
+    pub fn device_bytes(&self) -> Option<&DeviceBytes> {
+        match &self.storage.place {
+            Place::Driver(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// A new contiguous tensor of `shape` in the driver memory `bytes`.
+    pub fn in_device_memory(bytes: DeviceBytes, shape: Vec<usize>, device: Device) -> Tensor {
+        debug_assert_eq!(bytes.len, numel(&shape));
+        Tensor {
+            dtype: bytes.dtype,
+            strides: contiguous_strides(&shape),
+            storage: Arc::new(Storage {
+                place: Place::Driver(bytes),
+                watch: Watch::new(true),
+            }),
+            shape,
+            offset: 0,
+            device,
+        }
     }
 
     /// Records that item `seq` of `stream` on `gpu` writes this (new) storage:
@@ -331,8 +457,9 @@ impl Tensor {
         let n = self.numel();
         if let Some(storage) = Arc::get_mut(&mut self.storage) {
             // A new tensor: its storage moves into the block in place.
-            if !storage.is_device() && whole && storage.buf_mut().len() == n {
-                let buf = std::mem::replace(storage.buf_mut(), Buffer::zeros(self.dtype, 0));
+            let own = storage.buf_mut().filter(|b| b.len() == n);
+            if let (Some(buf), true) = (own, whole) {
+                let buf = std::mem::replace(buf, Buffer::zeros(self.dtype, 0));
                 storage.place = Place::Device {
                     block,
                     buf: RwLock::new(buf),

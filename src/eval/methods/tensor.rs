@@ -135,7 +135,7 @@ pub(super) fn numel(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, _: &Bound)
 
 pub(super) fn fill_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let v = b.float("value")?.unwrap_or(0.0);
-    me.rt.fill(t, v);
+    me.rt.fill(t, v).map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(Arc::clone(t)))
 }
 

@@ -66,6 +66,13 @@ pub trait Launcher {
     /// `n` elements of `dt`, uninitialised (as `cudaMalloc` and the caching
     /// allocator give them): every op writes each element of its output.
     fn alloc(&self, dt: DType, n: usize) -> Result<Self::Mem, Error>;
+    /// Memory for a temporary the op drops before it returns (an operand
+    /// cast to the compute dtype, a reduction's partial results): by default
+    /// what `alloc` gives. A session's devices take it outside the tensors'
+    /// caching allocator, so its statistics count tensors only.
+    fn scratch(&self, dt: DType, n: usize) -> Result<Self::Mem, Error> {
+        self.alloc(dt, n)
+    }
     /// The address kernels use.
     fn addr(&self, m: &Self::Mem) -> u64;
     /// Runs `kernel` with its argument struct over `grid` blocks of `block`
@@ -180,7 +187,22 @@ pub fn copy_into<L: Launcher>(l: &L, src: View<L::Mem>, dst: View<L::Mem>) -> Re
 
 /// `src` as a new contiguous tensor of dtype `to` (`.to(dtype)`, `.contiguous()`).
 pub fn cast<L: Launcher>(l: &L, src: View<L::Mem>, to: DType) -> Result<Out<L::Mem>, Error> {
-    let mem = l.alloc(to, numel(src.shape))?;
+    converted(l, src, to, false)
+}
+
+/// `src` converted to `to`, in scratch memory (`scratch`) or an output's.
+pub fn converted<L: Launcher>(
+    l: &L,
+    src: View<L::Mem>,
+    to: DType,
+    scratch: bool,
+) -> Result<Out<L::Mem>, Error> {
+    let n = numel(src.shape);
+    let mem = if scratch {
+        l.scratch(to, n)?
+    } else {
+        l.alloc(to, n)?
+    };
     let strides = contiguous_strides(src.shape);
     let dst = View::whole(&mem, to, src.shape, &strides);
     copy_into(l, src, dst)?;
@@ -209,10 +231,10 @@ pub fn binary<L: Launcher>(
     })?;
     // Operands in another dtype become contiguous temporaries in `compute`.
     let ca = (a.dtype != compute)
-        .then(|| cast(l, a, compute))
+        .then(|| converted(l, a, compute, true))
         .transpose()?;
     let cb = (b.dtype != compute)
-        .then(|| cast(l, b, compute))
+        .then(|| converted(l, b, compute, true))
         .transpose()?;
     let (sa_c, sb_c) = (contiguous_strides(a.shape), contiguous_strides(b.shape));
     let (a, b) = (
@@ -275,7 +297,9 @@ pub fn unary<L: Launcher>(
 ) -> Result<Out<L::Mem>, Error> {
     let kernel =
         source::unary(op, out).ok_or_else(|| no_kernel(format!("`{}` in {out}", op.name())))?;
-    let cx = (x.dtype != out).then(|| cast(l, x, out)).transpose()?;
+    let cx = (x.dtype != out)
+        .then(|| converted(l, x, out, true))
+        .transpose()?;
     let sc = contiguous_strides(x.shape);
     let x = as_view(cx.as_ref(), x, &sc);
     let (sh, lay) = layout(
@@ -397,7 +421,9 @@ pub fn reduce<L: Launcher>(
 ) -> Result<Out<L::Mem>, Error> {
     let dt = x.dtype;
     let missing = || no_kernel(format!("{}() in {dt}", op.name()));
-    let cx = (!x.is_contiguous()).then(|| cast(l, x, dt)).transpose()?;
+    let cx = (!x.is_contiguous())
+        .then(|| converted(l, x, dt, true))
+        .transpose()?;
     let sc = contiguous_strides(x.shape);
     let x = as_view(cx.as_ref(), x, &sc);
     let shape = x.shape;
@@ -431,7 +457,7 @@ pub fn reduce<L: Launcher>(
     let (o, n, i) = (outer as u64, len as u64, inner as u64);
     let plan = launch::reduce_plan(o, n, i, g.reduce);
     // The workspace: one `Acc` (three 8-byte fields) per partial result.
-    let partial = l.alloc(DType::F64, 3 * plan.partials(o, i).max(1) as usize)?;
+    let partial = l.scratch(DType::F64, 3 * plan.partials(o, i).max(1) as usize)?;
     let p = ReduceArgs {
         input: x.first(l),
         out: l.addr(&mem),
@@ -504,7 +530,11 @@ pub fn matmul<L: Launcher>(
     let gemm_dt = if dt.is_float() { dt } else { DType::I64 };
     let ga = gemm_operand(l, a, &shape[..shape.len() - 2], gemm_dt)?;
     let gb = gemm_operand(l, b, &shape[..shape.len() - 2], gemm_dt)?;
-    let mem = l.alloc(gemm_dt, numel(&shape))?;
+    let mem = if gemm_dt == dt {
+        l.alloc(gemm_dt, numel(&shape))?
+    } else {
+        l.scratch(gemm_dt, numel(&shape))?
+    };
     if k == 0 {
         // A sum over nothing: zeros, whatever the output's size.
         let strides = contiguous_strides(&shape);
@@ -582,7 +612,7 @@ fn gemm_operand<L: Launcher>(
     // Every batch's matrix, contiguous, in `dt`.
     let mut shape = batch.to_vec();
     shape.extend([rows, cols]);
-    let mem = l.alloc(dt, numel(&shape))?;
+    let mem = l.scratch(dt, numel(&shape))?;
     let strides = contiguous_strides(&shape);
     let dst = View::whole(&mem, dt, &shape, &strides);
     copy_into(l, x, dst)?;

@@ -32,9 +32,12 @@
 //! tensor's device and current stream.
 
 pub mod args;
+pub mod backend;
 pub mod blas;
 pub mod driver;
+pub mod emu;
 pub mod exec;
+pub mod interface;
 pub mod launch;
 pub mod launcher;
 pub mod nvrtc;

@@ -14,19 +14,32 @@ use crate::runtime::{DType, Device, Tensor};
 
 impl Runtime {
     pub fn unary(&mut self, op: UnaryOp, x: &Tensor) -> Result<Arc<Tensor>, Error> {
-        let out = elementwise::unary(op, x)?;
+        let out = match self.launches_on(x.device()) {
+            Some(d) => self.unary_on(d, op, x)?,
+            None => elementwise::unary(op, x)?,
+        };
         self.finish(out, None, &[x], Flops::default())
     }
 
     /// `a op b`, broadcasting; a weak operand (a Python number) does not
     /// promote the other's dtype.
     pub fn binary(&mut self, op: BinaryOp, a: Operand, b: Operand) -> Result<Arc<Tensor>, Error> {
-        let out = elementwise::binary(op, a, b)?;
+        let device = elementwise::result_device(a, b)?;
+        let out = match self.launches_on(device) {
+            Some(d) => self.binary_on(d, op, a, b)?,
+            None => elementwise::binary(op, a, b)?,
+        };
         self.finish(out, None, &[a.tensor, b.tensor], Flops::default())
     }
 
     pub fn matmul(&mut self, a: &Tensor, b: &Tensor) -> Result<Arc<Tensor>, Error> {
-        let out = matmul::matmul(a, b)?;
+        let out = match self
+            .launches_on(a.device())
+            .filter(|_| a.device() == b.device())
+        {
+            Some(d) if a.ndim() > 0 && b.ndim() > 0 => self.matmul_on(d, a, b)?,
+            _ => matmul::matmul(a, b)?,
+        };
         let k = a.shape().last().copied().unwrap_or(1) as u64;
         let cost = Flops {
             flops: 2 * out.numel() as u64 * k,
@@ -42,19 +55,28 @@ impl Runtime {
         dim: Option<i64>,
         keepdim: bool,
     ) -> Result<Arc<Tensor>, Error> {
-        let out = reduce::reduce(op, x, dim, keepdim)?;
+        let out = match self.launches_on(x.device()) {
+            Some(d) => self.reduce_on(d, op, x, dim, keepdim)?,
+            None => reduce::reduce(op, x, dim, keepdim)?,
+        };
         self.finish(out, None, &[x], Flops::default())
     }
 
     /// A converted copy (`.to(dtype)`).
     pub fn cast(&mut self, x: &Tensor, dtype: DType) -> Result<Arc<Tensor>, Error> {
-        let out = x.cast(dtype);
+        let out = match self.launches_on(x.device()) {
+            Some(d) => self.cast_on(d, x, dtype)?,
+            None => x.cast(dtype),
+        };
         self.finish(out, None, &[x], Flops::default())
     }
 
     /// A contiguous copy (`.contiguous()` of a strided view).
     pub fn copy(&mut self, x: &Tensor) -> Result<Arc<Tensor>, Error> {
-        let out = x.copy();
+        let out = match self.launches_on(x.device()) {
+            Some(d) => self.cast_on(d, x, x.dtype())?,
+            None => x.copy(),
+        };
         self.finish(out, None, &[x], Flops::default())
     }
 
@@ -64,6 +86,14 @@ impl Runtime {
         if out.shares_storage(x) {
             return Ok(Arc::new(out));
         }
+        // Not a view: the elements in order (on a device, by a kernel).
+        let out = match self.launches_on(x.device()) {
+            Some(d) => {
+                let copy = self.cast_on(d, x, x.dtype())?;
+                copy.reshape(dims)?
+            }
+            None => out,
+        };
         self.finish(out, None, &[x], Flops::default())
     }
 
@@ -78,9 +108,13 @@ impl Runtime {
     }
 
     /// `x.fill_(v)`.
-    pub fn fill(&mut self, x: &Tensor, value: f64) {
-        index::fill(x, value);
+    pub fn fill(&mut self, x: &Tensor, value: f64) -> Result<(), Error> {
+        match self.launches_on(x.device()) {
+            Some(d) => self.fill_on(d, x, value)?,
+            None => index::fill(x, value),
+        }
         self.wrote_in_place(x, &[x]);
+        Ok(())
     }
 
     /// `x.normal_(mean, std)`: x's elements drawn again from the session's generator.
@@ -101,7 +135,13 @@ impl Runtime {
 
     /// `x[i] = v`: writes `src` (broadcast) into the view `dst`.
     pub fn assign(&mut self, dst: &Tensor, src: &Tensor) -> Result<(), Error> {
-        index::assign(dst, src)?;
+        match self.launches_on(dst.device()) {
+            Some(d) if src.device() == dst.device() || src.device() == Device::Cpu => {
+                index::check_assign(dst, src)?;
+                self.assign_on(d, dst, src)?
+            }
+            _ => index::assign(dst, src)?,
+        }
         self.wrote_in_place(dst, &[src]);
         Ok(())
     }
@@ -116,6 +156,11 @@ impl Runtime {
         device: Device,
         like: Option<&Tensor>,
     ) -> Result<Arc<Tensor>, Error> {
+        if let Some(d) = self.launches_on(device) {
+            self.cuda(Some(d))?;
+            let out = self.full_on(d, shape, value, dtype)?;
+            return self.finish(out, None, like.as_slice(), Flops::default());
+        }
         let mem = self.reserve(device, shape, dtype)?;
         let out = factory::full(shape, value, dtype, device)?;
         self.finish(out, mem, like.as_slice(), Flops::default())
@@ -130,6 +175,11 @@ impl Runtime {
         device: Device,
         like: Option<&Tensor>,
     ) -> Result<Arc<Tensor>, Error> {
+        if let Some(d) = self.launches_on(device) {
+            self.cuda(Some(d))?;
+            let out = self.random_on(d, dist, shape, dtype, (0.0, 1.0))?;
+            return self.finish(out, None, like.as_slice(), Flops::default());
+        }
         let mem = self.reserve(device, shape, dtype)?;
         let out = factory::random(&mut self.generator, dist, shape, dtype, device)?;
         self.finish(out, mem, like.as_slice(), Flops::default())
@@ -145,6 +195,11 @@ impl Runtime {
     ) -> Result<Arc<Tensor>, Error> {
         // The length follows from the values; the host checks them first.
         let host = factory::arange(start, end, step, dtype, Device::Cpu)?;
+        if let Some(d) = self.launches_on(device) {
+            self.cuda(Some(d))?;
+            let out = self.arange_on(d, host.numel(), start, step, dtype)?;
+            return self.finish(out, None, &[], Flops::default());
+        }
         self.tensor(&host, dtype, device)
     }
 

@@ -15,6 +15,8 @@
 //! see them.
 
 mod compute;
+mod device;
+mod kernels;
 mod sync;
 mod transfer;
 
@@ -148,11 +150,15 @@ impl Runtime {
         let Device::Cuda(d) = out.device() else {
             return Ok(Arc::new(out));
         };
-        let block = match mem {
-            Some(m) => m,
-            None => self.alloc(d, out.nbytes())?,
+        // An output of kernels is in its device memory already.
+        let out = match (out.device_bytes(), mem) {
+            (Some(_), _) => out,
+            (None, Some(block)) => self.place(out, block)?,
+            (None, None) => {
+                let block = self.alloc(d, out.nbytes())?;
+                self.place(out, block)?
+            }
         };
-        let out = out.placed(block);
         let work = kernel(inputs, out.nbytes(), cost);
         self.issue(d, work, Some(&out));
         Ok(Arc::new(out))

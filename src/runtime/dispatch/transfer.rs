@@ -26,7 +26,12 @@ impl Runtime {
     pub fn copy_to(&mut self, t: &Tensor, d: Device) -> Result<Arc<Tensor>, Error> {
         let d = self.check_device(d)?;
         let from = t.device();
-        let mem = self.reserve(d, t.shape(), t.dtype())?;
+        // A copy within a driver's device is a kernel, which takes its own output.
+        let kernel_copy = from == d && self.launches_on(d).is_some();
+        let mem = match kernel_copy {
+            true => None,
+            false => self.reserve(d, t.shape(), t.dtype())?,
+        };
         self.count_copy(from, d, t.nbytes());
         self.counters.ops += 1;
         let bytes = t.nbytes() as u64;
@@ -39,7 +44,7 @@ impl Runtime {
                 t.with_device(d)
             }
             (Device::Cpu, Device::Cuda(to)) => {
-                let copy = attached(t.with_device(d), mem);
+                let copy = self.attached(t.with_device(d), mem)?;
                 let path = if t.is_pinned() {
                     CopyPath::Pinned
                 } else {
@@ -51,7 +56,10 @@ impl Runtime {
                 copy
             }
             (Device::Cuda(s), Device::Cuda(to)) if s == to => {
-                let copy = attached(t.with_device(d), mem);
+                let copy = match kernel_copy {
+                    true => self.cast_on(s, t, t.dtype())?,
+                    false => self.attached(t.with_device(d), mem)?,
+                };
                 let work = Work::Kernel {
                     bytes: 2 * bytes,
                     flops: 0,
@@ -63,7 +71,10 @@ impl Runtime {
             (Device::Cuda(s), Device::Cuda(to)) => {
                 let src_tail = self.devices.mark(self.stream_on(s));
                 self.devices.wait(self.stream_on(to), &src_tail);
-                let copy = attached(t.with_device(d), mem);
+                let copy = match (self.launches_on(d), mem) {
+                    (Some(_), Some(block)) => self.peer_copy(s, t, to, block)?,
+                    (_, mem) => self.attached(t.with_device(d), mem)?,
+                };
                 let path = CopyPath::Peer;
                 self.issue(to, Work::Copy { bytes, path }, Some(&copy));
                 copy
@@ -101,7 +112,7 @@ impl Runtime {
             (Device::Cpu, Device::Cuda(to)) => {
                 // From pinned memory: queued, and the host goes on at once.
                 let mem = self.reserve(d, t.shape(), t.dtype())?;
-                let copy = attached(t.with_device(d), mem);
+                let copy = self.attached(t.with_device(d), mem)?;
                 Ok(self.queue_copy(t, copy, to))
             }
             _ => self.move_to(t, d),
@@ -162,6 +173,14 @@ impl Runtime {
         }
     }
 
+    /// `t` in the block reserved for it.
+    fn attached(&self, t: Tensor, mem: Option<Memory>) -> Result<Tensor, Error> {
+        match mem {
+            Some(block) => self.place(t, block),
+            None => Ok(t),
+        }
+    }
+
     fn count_copy(&mut self, from: Device, to: Device, bytes: usize) {
         let slot = match (from, to) {
             (Device::Cpu, Device::Cuda(_)) => &mut self.counters.h2d,
@@ -171,13 +190,5 @@ impl Runtime {
         };
         slot.0 += 1;
         slot.1 += bytes as u64;
-    }
-}
-
-/// `t` in the block reserved for it.
-fn attached(t: Tensor, mem: Option<Memory>) -> Tensor {
-    match mem {
-        Some(block) => t.placed(block),
-        None => t,
     }
 }

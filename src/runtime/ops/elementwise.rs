@@ -84,27 +84,39 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
         rhs: fmt_shape(tb.shape()),
     })?;
     let compute = compute_dtype(op, result_dtype(a, b));
-    if op == BinaryOp::Sub && compute == DType::Bool {
-        return Err(Error::dtype(
-            "subtracting two bool tensors with `-` is not supported",
-            Some("use `.to(i64)` first, or `!=` for exclusive or".into()),
-        ));
-    }
+    check_binary(op, compute)?;
     let ca = cast_to(ta, compute);
     let cb = cast_to(tb, compute);
     let (ta, tb) = (ca.as_ref().unwrap_or(ta), cb.as_ref().unwrap_or(tb));
-    if op == BinaryOp::Pow && compute.is_int() && has_negative(tb) {
-        return Err(Error::dtype(
-            "integers to negative integer powers are not allowed",
-            Some("use a float base, e.g. `x.to(f32) ** -1`".into()),
-        ));
-    }
+    check_exponent(op, compute, tb)?;
     let buf = if op.is_comparison() {
         with_dtype!(compute, T => compare::<T>(op, ta, tb, &shape))
     } else {
         with_num_dtype!(compute, T => arith::<T>(op, ta, tb, &shape), bool => bool_arith(op, ta, tb, &shape))
     };
     Ok(Tensor::new(buf, shape, device))
+}
+
+/// Refuses what PyTorch refuses before computing `op` in `compute`.
+pub fn check_binary(op: BinaryOp, compute: DType) -> Result<(), Error> {
+    if op == BinaryOp::Sub && compute == DType::Bool {
+        return Err(Error::dtype(
+            "subtracting two bool tensors with `-` is not supported",
+            Some("use `.to(i64)` first, or `!=` for exclusive or".into()),
+        ));
+    }
+    Ok(())
+}
+
+/// Integer powers refuse negative exponents.
+pub fn check_exponent(op: BinaryOp, compute: DType, exponent: &Tensor) -> Result<(), Error> {
+    if op == BinaryOp::Pow && compute.is_int() && has_negative(exponent) {
+        return Err(Error::dtype(
+            "integers to negative integer powers are not allowed",
+            Some("use a float base, e.g. `x.to(f32) ** -1`".into()),
+        ));
+    }
+    Ok(())
 }
 
 /// Where a binary op runs. As in PyTorch, a number or a 0-d cpu tensor may join
@@ -237,7 +249,7 @@ impl UnaryOp {
         }
     }
 
-    fn keeps_int(self) -> bool {
+    pub fn keeps_int(self) -> bool {
         matches!(self, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu)
     }
 }
@@ -252,15 +264,21 @@ pub fn unary_dtype(op: UnaryOp, dt: DType) -> DType {
     }
 }
 
+/// Refuses what PyTorch refuses before computing `op` on `dt`.
+pub fn check_unary(op: UnaryOp, dt: DType) -> Result<(), Error> {
+    if dt == DType::Bool && op == UnaryOp::Neg {
+        return Err(Error::dtype(
+            "negation, the `-` operator, on a bool tensor is not supported",
+            Some("use `x == false` for logical not".into()),
+        ));
+    }
+    Ok(())
+}
+
 pub fn unary(op: UnaryOp, t: &Tensor) -> Result<Tensor, Error> {
     let dt = t.dtype();
+    check_unary(op, dt)?;
     if dt == DType::Bool && op.keeps_int() {
-        if op == UnaryOp::Neg {
-            return Err(Error::dtype(
-                "negation, the `-` operator, on a bool tensor is not supported",
-                Some("use `x == false` for logical not".into()),
-            ));
-        }
         return Ok(t.copy());
     }
     let out_dt = unary_dtype(op, dt);

@@ -95,6 +95,17 @@ pub enum Distribution {
     Normal,
 }
 
+/// Random numbers are floats.
+pub fn check_random(dtype: DType) -> Result<(), Error> {
+    if !dtype.is_float() {
+        return Err(Error::dtype(
+            format!("random numbers need a floating point dtype, not {dtype}"),
+            Some("use dtype=f32 (the default), f64, f16 or bf16".into()),
+        ));
+    }
+    Ok(())
+}
+
 pub fn random(
     gen: &mut Generator,
     dist: Distribution,
@@ -102,12 +113,7 @@ pub fn random(
     dtype: DType,
     device: Device,
 ) -> Result<Tensor, Error> {
-    if !dtype.is_float() {
-        return Err(Error::dtype(
-            format!("random numbers need a floating point dtype, not {dtype}"),
-            Some("use dtype=f32 (the default), f64, f16 or bf16".into()),
-        ));
-    }
+    check_random(dtype)?;
     let n = check_alloc(shape, dtype)?;
     let values = match dist {
         Distribution::Uniform => gen.uniform(n),

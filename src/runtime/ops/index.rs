@@ -71,7 +71,9 @@ pub fn select(t: &Tensor, items: &[Index]) -> Result<Tensor, Error> {
 }
 
 /// Writes `value` (broadcast and converted to the view's dtype) into the view `dst`.
-pub fn assign(dst: &Tensor, value: &Tensor) -> Result<(), Error> {
+/// Whether `value` may be written into `dst`: same device (or a host
+/// scalar), and a shape that broadcasts to `dst`'s.
+pub fn check_assign(dst: &Tensor, value: &Tensor) -> Result<(), Error> {
     let scalar = value.ndim() == 0 && value.device() == crate::runtime::Device::Cpu;
     if dst.device() != value.device() && !scalar {
         return Err(Error::DeviceMismatch {
@@ -90,6 +92,11 @@ pub fn assign(dst: &Tensor, value: &Tensor) -> Result<(), Error> {
             help: Some("the value must broadcast to the selected shape".into()),
         });
     }
+    Ok(())
+}
+
+pub fn assign(dst: &Tensor, value: &Tensor) -> Result<(), Error> {
+    check_assign(dst, value)?;
     // Gather the source first: it may share memory with the destination.
     let src = value.cast(dst.dtype());
     let src_strides = broadcast_strides(src.shape(), src.strides(), dst.shape());

@@ -55,14 +55,31 @@ pub fn reduce_dtype(op: ReduceOp, dt: DType) -> DType {
 }
 
 /// Reduces `t` over `dim` (all elements when `None`).
-pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor, Error> {
-    let dt = t.dtype();
+/// `mean` needs floats.
+pub fn check_dtype(op: ReduceOp, dt: DType) -> Result<(), Error> {
     if op == ReduceOp::Mean && !dt.is_float() {
         return Err(Error::dtype(
             format!("mean() needs a floating point tensor, but this one is {dt}"),
             Some("convert first: `x.to(f32).mean()`".into()),
         ));
     }
+    Ok(())
+}
+
+/// The extremes of nothing do not exist.
+pub fn check_len(op: ReduceOp, len: usize) -> Result<(), Error> {
+    if len == 0 && matches!(op, ReduceOp::Max | ReduceOp::Min | ReduceOp::Argmax) {
+        return Err(Error::shape(format!(
+            "{}() cannot reduce over a dimension of size 0: there is no largest or smallest element",
+            op.name()
+        )));
+    }
+    Ok(())
+}
+
+pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor, Error> {
+    let dt = t.dtype();
+    check_dtype(op, dt)?;
     // Lay the input out as [outer, len, inner] with the reduced dimension in the middle.
     let shape = t.shape();
     let (outer, len, inner, out_shape) = match dim {
@@ -91,12 +108,7 @@ pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Resu
             }
         }
     };
-    if len == 0 && matches!(op, ReduceOp::Max | ReduceOp::Min | ReduceOp::Argmax) {
-        return Err(Error::shape(format!(
-            "{}() cannot reduce over a dimension of size 0: there is no largest or smallest element",
-            op.name()
-        )));
-    }
+    check_len(op, len)?;
     let lay = Layout { outer, len, inner };
     let buf = match op {
         ReduceOp::Sum | ReduceOp::Mean => sum(t, lay, op == ReduceOp::Mean),
@@ -170,24 +182,19 @@ fn sum_axis<T: Stored, A: Copy>(
     out
 }
 
-/// Sums f32 in 16 lanes (vectorisable) over blocks of 128, folding each block into
-/// f64 lanes so the error stays at f32's epsilon; chunks run in parallel.
+/// Sums f32 in 16 f64 lanes (vectorisable): every element is added in f64,
+/// as the CUDA kernels do (`kernels/reduce.cu`), so the f32 result is the
+/// correctly rounded sum but for ties; chunks run in parallel.
 pub fn sum_f32(s: &[f32]) -> f64 {
     fn chunk(c: &[f32]) -> f64 {
         let mut wide = [0f64; 16];
-        let mut blocks = c.chunks_exact(128);
-        for block in &mut blocks {
-            let mut lanes = [0f32; 16];
-            for row in block.chunks_exact(16) {
-                for (l, &x) in lanes.iter_mut().zip(row) {
-                    *l += x;
-                }
-            }
-            for (w, l) in wide.iter_mut().zip(lanes) {
-                *w += l as f64;
+        let mut rows = c.chunks_exact(16);
+        for row in &mut rows {
+            for (w, &x) in wide.iter_mut().zip(row) {
+                *w += x as f64;
             }
         }
-        let rest: f64 = blocks.remainder().iter().map(|&x| x as f64).sum();
+        let rest: f64 = rows.remainder().iter().map(|&x| x as f64).sum();
         wide.iter().sum::<f64>() + rest
     }
     if s.len() >= PAR_MIN {

@@ -1,0 +1,191 @@
+//! The driver interface: every operation the CUDA backend asks of a device,
+//! as one object-safe trait. Two implementations: `emu` (the CPU stand-in
+//! that runs the same kernels compiled for the host, so CI tests the
+//! backend's code path without a GPU) and the CUDA driver through cudarc.
+//! Everything above this trait (tensor storage, `exec`'s launch plans, the
+//! op layer) is shared by both.
+//!
+//! Handles are plain numbers the implementation hands out; `StreamHandle`
+//! 0 is each device's default (legacy) stream.
+
+use super::blas::Gemm;
+pub use super::driver::DriverError;
+use super::source::Kernel;
+use crate::runtime::DType;
+
+/// A device address. On `emu` it is a host address of memory the emulated
+/// device owns, so the host-compiled kernels use it as it is.
+pub type DevicePtr = u64;
+
+/// A stream of one device; 0 is the default stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct StreamHandle {
+    pub device: u32,
+    pub id: u64,
+}
+
+impl StreamHandle {
+    pub fn default_of(device: u32) -> StreamHandle {
+        StreamHandle { device, id: 0 }
+    }
+}
+
+/// An event of one device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct EventHandle {
+    pub device: u32,
+    pub id: u64,
+}
+
+/// One end of a copy: host memory (pageable or page-locked) or device memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Addr {
+    Host(*const u8),
+    Device { device: u32, ptr: DevicePtr },
+}
+
+impl Addr {
+    pub fn direction(src: Addr, dst: Addr) -> Direction {
+        match (src, dst) {
+            (Addr::Host(_), Addr::Host(_)) => Direction::HostToHost,
+            (Addr::Host(_), Addr::Device { .. }) => Direction::HostToDevice,
+            (Addr::Device { .. }, Addr::Host(_)) => Direction::DeviceToHost,
+            (Addr::Device { device: a, .. }, Addr::Device { device: b, .. }) if a == b => {
+                Direction::DeviceToDevice
+            }
+            (Addr::Device { .. }, Addr::Device { .. }) => Direction::Peer,
+        }
+    }
+}
+
+/// Which way a copy goes (`cuMemcpy*Async`'s kinds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    HostToHost,
+    HostToDevice,
+    DeviceToHost,
+    DeviceToDevice,
+    Peer,
+}
+
+/// What the backend needs to know of a device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Properties {
+    pub name: String,
+    pub total_memory: usize,
+    pub compute_capability: (u32, u32),
+    pub multiprocessors: u32,
+}
+
+/// Work the host is told about when a stream reaches it (`cuLaunchHostFunc`).
+pub type Callback = Box<dyn FnOnce() + Send>;
+
+/// The operations the CUDA backend uses, one driver call each.
+///
+/// # Safety
+/// Copies, memsets, launches and products take raw addresses: the caller
+/// guarantees they lie in live memory of the right size on the right device
+/// (host memory: live for as long as the stream may use it).
+pub trait Driver: Send + Sync {
+    /// `cuda` or `emu`: shown in the banner and `devices`.
+    fn name(&self) -> &'static str;
+    fn device_count(&self) -> u32;
+    fn properties(&self, device: u32) -> Result<Properties, DriverError>;
+
+    // Memory.
+    fn mem_alloc(&self, device: u32, bytes: usize) -> Result<DevicePtr, DriverError>;
+    fn mem_free(&self, device: u32, ptr: DevicePtr) -> Result<(), DriverError>;
+    /// (free, total) bytes, as `cuMemGetInfo`.
+    fn mem_info(&self, device: u32) -> Result<(usize, usize), DriverError>;
+    /// Page-locked host memory (`cuMemHostAlloc`), zeroed.
+    fn host_alloc(&self, bytes: usize) -> Result<*mut u8, DriverError>;
+    /// # Safety
+    /// `ptr` came from `host_alloc` of this driver and no stream still uses it.
+    unsafe fn host_free(&self, ptr: *mut u8) -> Result<(), DriverError>;
+
+    // Streams and copies.
+    fn stream_create(&self, device: u32) -> Result<StreamHandle, DriverError>;
+    fn stream_destroy(&self, stream: StreamHandle) -> Result<(), DriverError>;
+    /// Copies `bytes` from `src` to `dst` in `stream`'s order (peer copies
+    /// included); asynchronous unless host memory is pageable.
+    ///
+    /// # Safety
+    /// Both ranges are live memory of `bytes` bytes.
+    unsafe fn copy(
+        &self,
+        dst: Addr,
+        src: Addr,
+        bytes: usize,
+        stream: StreamHandle,
+    ) -> Result<(), DriverError>;
+    /// # Safety
+    /// `ptr..ptr+bytes` is live memory of `device`.
+    unsafe fn memset(
+        &self,
+        device: u32,
+        ptr: DevicePtr,
+        value: u8,
+        bytes: usize,
+        stream: StreamHandle,
+    ) -> Result<(), DriverError>;
+
+    // Work.
+    /// Queues `kernel` over `grid` blocks of `block` threads; `args` are the
+    /// bytes of its one argument struct; `syncs` says it calls `__syncthreads`.
+    ///
+    /// # Safety
+    /// Every address in `args` is live memory of `stream`'s device.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn launch(
+        &self,
+        stream: StreamHandle,
+        kernel: &Kernel,
+        grid: u32,
+        block: u32,
+        args: &[u8],
+        syncs: bool,
+    ) -> Result<(), DriverError>;
+    /// A cuBLAS matrix product (`blas::Gemm`) in `dt`, queued on `stream`.
+    ///
+    /// # Safety
+    /// The operands and output hold what `g` says, on `stream`'s device.
+    unsafe fn gemm(
+        &self,
+        stream: StreamHandle,
+        dt: DType,
+        g: &Gemm,
+        first: DevicePtr,
+        second: DevicePtr,
+        out: DevicePtr,
+    ) -> Result<(), DriverError>;
+
+    // Events.
+    /// `timing`: whether `elapsed` may measure with it (events that only
+    /// order work have timing disabled).
+    fn event_create(&self, device: u32, timing: bool) -> Result<EventHandle, DriverError>;
+    fn event_destroy(&self, event: EventHandle) -> Result<(), DriverError>;
+    fn event_record(&self, event: EventHandle, stream: StreamHandle) -> Result<(), DriverError>;
+    /// Whether the work before the event's record is done.
+    fn event_query(&self, event: EventHandle) -> Result<bool, DriverError>;
+    fn event_synchronize(&self, event: EventHandle) -> Result<(), DriverError>;
+    /// Milliseconds between two recorded timing events.
+    fn event_elapsed(&self, start: EventHandle, end: EventHandle) -> Result<f32, DriverError>;
+    fn stream_wait_event(
+        &self,
+        stream: StreamHandle,
+        event: EventHandle,
+    ) -> Result<(), DriverError>;
+
+    // Synchronisation.
+    fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), DriverError>;
+    fn device_synchronize(&self, device: u32) -> Result<(), DriverError>;
+    /// Runs `f` on a host thread once the work queued on `stream` so far is done.
+    fn host_callback(&self, stream: StreamHandle, f: Callback) -> Result<(), DriverError>;
+}
+
+/// A value's bytes, for `Driver::launch`'s argument struct.
+pub fn bytes_of<A: Copy>(a: &A) -> &[u8] {
+    // SAFETY: any initialised `Copy` value may be read as bytes; the argument
+    // structs (args.rs) are `repr(C)` with explicit padding.
+    unsafe { std::slice::from_raw_parts((a as *const A).cast::<u8>(), std::mem::size_of::<A>()) }
+}

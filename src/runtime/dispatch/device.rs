@@ -1,0 +1,329 @@
+//! Devices whose memory a driver holds (`emu`, and `cuda` once wired): a
+//! tensor's elements live in device memory, and ops run `cuda::exec`'s
+//! launch plans on the driver (`OnDevice`, the `exec::Launcher` of one
+//! device and its current stream).
+//!
+//! The stream model is the simulator's: it decides what a racing read sees
+//! and what `time` reports. `emu` runs each launch when it is queued, so
+//! where the model says a kernel reads bytes a pending write has not yet
+//! replaced, the kernel is given a copy of the bytes from before it
+//! (`operand`): racy programs show the simulator's worst case.
+
+use std::sync::Arc;
+
+use super::Runtime;
+use crate::error::Error;
+use crate::runtime::buffer::Buffer;
+use crate::runtime::cuda::blas::Gemm;
+use crate::runtime::cuda::exec::{Geometry, Launcher, Out, View};
+use crate::runtime::cuda::interface::{bytes_of, Driver, DriverError, StreamHandle};
+use crate::runtime::cuda::source::Kernel;
+use crate::runtime::device_bytes::{upload, DeviceBytes};
+use crate::runtime::devices::{Devices, Memory};
+use crate::runtime::gpu::Sees;
+use crate::runtime::{DType, Device, Tensor};
+
+/// Device memory an op uses: a tensor's (borrowed), a block of the caching
+/// allocator (an output), or scratch memory straight from the driver.
+pub struct DevMem {
+    pub addr: u64,
+    keep: Keep,
+}
+
+enum Keep {
+    Borrowed,
+    Block(Memory),
+    Scratch {
+        driver: Arc<dyn Driver>,
+        device: u32,
+    },
+}
+
+impl Drop for DevMem {
+    fn drop(&mut self) {
+        if let Keep::Scratch { driver, device } = &self.keep {
+            // The work using it was queued before; a driver frees memory
+            // only once that work is done (cuMemFree waits, emu ran it already).
+            let _ = driver.mem_free(*device, self.addr);
+        }
+    }
+}
+
+/// One device and its current stream, as `exec` launches on it.
+pub struct OnDevice<'a> {
+    devices: &'a Devices,
+    driver: &'a Arc<dyn Driver>,
+    device: u32,
+    stream: StreamHandle,
+}
+
+/// Elements `exec` launches spread over on an emulated device: small grids
+/// keep a launch's host cost low, and reduction blocks of 8 threads (each
+/// an OS thread while the block synchronises) still exercise the combining passes.
+const GEOMETRY: Geometry = Geometry {
+    block: 128,
+    max_blocks: 16,
+    reduce_block: 8,
+    reduce: crate::runtime::cuda::launch::ReduceTargets {
+        blocks: 4,
+        min_chunk: crate::runtime::cuda::launch::MIN_CHUNK,
+        threads: 256,
+        min_col_chunk: crate::runtime::cuda::launch::MIN_COL_CHUNK,
+    },
+};
+
+impl OnDevice<'_> {
+    fn failed(&self, e: DriverError) -> Error {
+        driver_error(self.device, e)
+    }
+}
+
+pub fn driver_error(device: u32, e: DriverError) -> Error {
+    match e {
+        DriverError::OutOfMemory { bytes } => Error::value(format!(
+            "cuda:{device}: the driver could not allocate {bytes} bytes for a temporary"
+        )),
+        e => Error::Cuda {
+            device: Device::Cuda(device),
+            message: e.to_string(),
+        },
+    }
+}
+
+impl Launcher for OnDevice<'_> {
+    type Mem = DevMem;
+
+    fn alloc(&self, dt: DType, n: usize) -> Result<DevMem, Error> {
+        let block = self
+            .devices
+            .alloc(self.device, n * dt.size())
+            .map_err(|e| e.to_error(Device::Cuda(self.device)))?;
+        let addr = block
+            .address()
+            .ok_or_else(|| Error::value("internal error: a device block without an address"))?;
+        Ok(DevMem {
+            addr,
+            keep: Keep::Block(block),
+        })
+    }
+
+    fn scratch(&self, dt: DType, n: usize) -> Result<DevMem, Error> {
+        let addr = self
+            .driver
+            .mem_alloc(self.device, (n * dt.size()).max(1))
+            .map_err(|e| self.failed(e))?;
+        Ok(DevMem {
+            addr,
+            keep: Keep::Scratch {
+                driver: Arc::clone(self.driver),
+                device: self.device,
+            },
+        })
+    }
+
+    fn addr(&self, m: &DevMem) -> u64 {
+        m.addr
+    }
+
+    fn geometry(&self) -> Geometry {
+        GEOMETRY
+    }
+
+    fn launch<A: Copy + Send + Sync>(
+        &self,
+        kernel: &Kernel,
+        grid: u32,
+        block: u32,
+        args: A,
+        syncs: bool,
+    ) -> Result<(), Error> {
+        // SAFETY: exec sizes every address in `args` from live memory of this
+        // device (tensors the op holds, blocks and scratch it keeps until the
+        // launch is queued; a dropped block is reused only by later work).
+        unsafe {
+            self.driver
+                .launch(self.stream, kernel, grid, block, bytes_of(&args), syncs)
+        }
+        .map_err(|e| self.failed(e))
+    }
+
+    fn gemm(&self, dt: DType, g: &Gemm, first: u64, second: u64, out: u64) -> Result<(), Error> {
+        // SAFETY: exec::matmul sizes the operands and output for `g`.
+        unsafe { self.driver.gemm(self.stream, dt, g, first, second, out) }
+            .map_err(|e| self.failed(e))
+    }
+}
+
+/// An op's input in device memory, as a kernel reads it.
+pub struct Operand {
+    mem: DevMem,
+    /// Where the view starts (a copy of stale bytes starts at the storage's start too).
+    offset: usize,
+    /// The strides of a host operand's contiguous copy (None: the tensor's own).
+    strides: Option<Vec<isize>>,
+}
+
+impl Runtime {
+    /// The launcher for device `d`'s current stream, when a driver holds its memory.
+    pub(super) fn on_device(&self, d: u32) -> Option<OnDevice<'_>> {
+        let driver = self.devices.driver()?;
+        Some(OnDevice {
+            devices: &self.devices,
+            driver,
+            device: d,
+            stream: StreamHandle::default_of(d),
+        })
+    }
+
+    /// Whether `device`'s memory is a driver's (ops launch kernels there).
+    pub(super) fn launches_on(&self, device: Device) -> Option<u32> {
+        match device {
+            Device::Cuda(d) if self.devices.driver().is_some() => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The new tensor `out` (computed on the host) in the device block
+    /// `block`: on a driver's device its elements are copied there.
+    pub(super) fn place(&self, out: Tensor, block: Memory) -> Result<Tensor, Error> {
+        let (Some(driver), Device::Cuda(d)) = (self.devices.driver(), out.device()) else {
+            return Ok(out.placed(block));
+        };
+        let buf = out.contiguous_buffer();
+        let bytes = self.device_bytes(d, block, out.dtype(), out.numel(), driver)?;
+        bytes
+            .upload(&buf, StreamHandle::default_of(d))
+            .map_err(|e| driver_error(d, e))?;
+        Ok(Tensor::in_device_memory(
+            bytes,
+            out.shape().to_vec(),
+            out.device(),
+        ))
+    }
+
+    pub(super) fn device_bytes(
+        &self,
+        d: u32,
+        block: Memory,
+        dtype: DType,
+        len: usize,
+        driver: &Arc<dyn Driver>,
+    ) -> Result<DeviceBytes, Error> {
+        let addr = block
+            .address()
+            .ok_or_else(|| Error::value("internal error: a device block without an address"))?;
+        Ok(DeviceBytes {
+            block,
+            addr,
+            device: d,
+            len,
+            dtype,
+            driver: Arc::clone(driver),
+        })
+    }
+
+    /// `t` as a kernel on its device's current stream reads it: its own
+    /// memory, or (racing a pending write, on a driver that has already run
+    /// it) a scratch copy of the bytes from before the write.
+    pub(super) fn operand(&self, l: &OnDevice, t: &Tensor) -> Result<Operand, Error> {
+        let Some(bytes) = t.device_bytes() else {
+            if t.device().is_cuda() {
+                return Err(Error::value(format!(
+                    "internal error: a {} tensor without device memory",
+                    t.device()
+                )));
+            }
+            // A host operand (a number, a 0-d cpu tensor): copied over for the
+            // kernel, in scratch memory (the simulator allocates nothing for it).
+            let buf = t.contiguous_buffer();
+            let mem = l.scratch(buf.dtype(), buf.len())?;
+            upload(&**l.driver, l.device, mem.addr, &buf, l.stream)
+                .map_err(|e| driver_error(l.device, e))?;
+            return Ok(Operand {
+                mem,
+                offset: 0,
+                strides: Some(crate::runtime::shape::contiguous_strides(t.shape())),
+            });
+        };
+        if t.before_device_read() == Sees::Stale {
+            let old: Buffer = t.stale_bytes();
+            let mem = l.scratch(old.dtype(), old.len())?;
+            upload(&**l.driver, l.device, mem.addr, &old, l.stream)
+                .map_err(|e| driver_error(l.device, e))?;
+            return Ok(Operand {
+                mem,
+                offset: t.offset(),
+                strides: None,
+            });
+        }
+        Ok(Operand {
+            mem: DevMem {
+                addr: bytes.addr,
+                keep: Keep::Borrowed,
+            },
+            offset: t.offset(),
+            strides: None,
+        })
+    }
+
+    /// The output of `exec` as a tensor on device `d`.
+    pub(super) fn launched(&mut self, d: u32, out: Out<DevMem>) -> Result<Tensor, Error> {
+        let driver = self
+            .devices
+            .driver()
+            .ok_or_else(|| Error::value("internal error: launched on a device without a driver"))?;
+        let Keep::Block(block) = replace_keep(out.mem) else {
+            return Err(Error::value(
+                "internal error: an op's output is not a block of the caching allocator",
+            ));
+        };
+        let len = crate::runtime::shape::numel(&out.shape);
+        let driver = Arc::clone(driver);
+        self.counters.allocations += 1;
+        self.counters.bytes += (len * out.dtype.size()) as u64;
+        let bytes = self.device_bytes(d, block, out.dtype, len, &driver)?;
+        Ok(Tensor::in_device_memory(bytes, out.shape, Device::Cuda(d)))
+    }
+}
+
+/// Takes the memory's ownership out of `m` (leaving it borrowed, so its drop does nothing).
+fn replace_keep(mut m: DevMem) -> Keep {
+    std::mem::replace(&mut m.keep, Keep::Borrowed)
+}
+
+impl Operand {
+    /// The device address of the operand's storage (a view's offset is
+    /// added by the kernels).
+    pub fn addr(&self) -> u64 {
+        self.mem.addr
+    }
+
+    /// `t`'s own memory, for a kernel writing it in place (after `before_write`).
+    pub fn written(t: &Tensor) -> Result<Operand, Error> {
+        let bytes = t.device_bytes().ok_or_else(|| {
+            Error::value(format!(
+                "internal error: a {} tensor without device memory",
+                t.device()
+            ))
+        })?;
+        Ok(Operand {
+            mem: DevMem {
+                addr: bytes.addr,
+                keep: Keep::Borrowed,
+            },
+            offset: t.offset(),
+            strides: None,
+        })
+    }
+
+    /// The kernel's view of `t` through this operand.
+    pub fn view<'a>(&'a self, t: &'a Tensor) -> View<'a, DevMem> {
+        View {
+            mem: &self.mem,
+            dtype: t.dtype(),
+            shape: t.shape(),
+            strides: self.strides.as_deref().unwrap_or(t.strides()),
+            offset: self.offset,
+        }
+    }
+}

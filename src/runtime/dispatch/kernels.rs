@@ -1,0 +1,317 @@
+//! The ops of `compute.rs` on a driver's device: the same checks, then
+//! `cuda::exec`'s kernels on the device's memory instead of the host ops.
+//! Each returns the new tensor; `compute.rs` finishes it as one item of
+//! the current stream, as on the simulator.
+
+use std::sync::Arc;
+
+use super::device::{driver_error, DevMem, OnDevice, Operand};
+use super::Runtime;
+use crate::error::Error;
+use crate::runtime::buffer::Stored;
+use crate::runtime::cuda::exec::{self, Out, View};
+use crate::runtime::cuda::interface::{Addr, StreamHandle};
+use crate::runtime::devices::Memory;
+use crate::runtime::ops::elementwise::{self, BinaryOp, UnaryOp};
+use crate::runtime::ops::factory::{check_random, from_value, Distribution};
+use crate::runtime::ops::matmul::{matmul_dtypes, not_lined_up};
+use crate::runtime::ops::reduce::{self, ReduceOp};
+use crate::runtime::shape::{
+    broadcast_shapes, checked_numel, contiguous_strides, fmt_shape, norm_dim,
+};
+use crate::runtime::{DType, Device, Tensor};
+use crate::with_dtype;
+
+impl Runtime {
+    /// Runs `f` on device `d` with `inputs` as kernel operands; its output
+    /// becomes a tensor in device memory.
+    fn kernels(
+        &mut self,
+        d: u32,
+        inputs: &[&Tensor],
+        f: impl FnOnce(&OnDevice, &[View<DevMem>]) -> Result<Out<DevMem>, Error>,
+    ) -> Result<Tensor, Error> {
+        let out = {
+            let l = self.on_device(d).ok_or_else(no_driver)?;
+            let operands = inputs
+                .iter()
+                .map(|t| self.operand(&l, t))
+                .collect::<Result<Vec<Operand>, Error>>()?;
+            let views: Vec<View<DevMem>> = operands
+                .iter()
+                .zip(inputs)
+                .map(|(o, t)| o.view(t))
+                .collect();
+            f(&l, &views)?
+        };
+        self.launched(d, out)
+    }
+
+    pub(super) fn unary_on(&mut self, d: u32, op: UnaryOp, x: &Tensor) -> Result<Tensor, Error> {
+        let dt = x.dtype();
+        elementwise::check_unary(op, dt)?;
+        if dt == DType::Bool && op.keeps_int() {
+            return self.kernels(d, &[x], |l, v| exec::cast(l, v[0], DType::Bool));
+        }
+        let out = elementwise::unary_dtype(op, dt);
+        self.kernels(d, &[x], |l, v| exec::unary(l, op, v[0], out))
+    }
+
+    pub(super) fn binary_on(
+        &mut self,
+        d: u32,
+        op: BinaryOp,
+        a: elementwise::Operand,
+        b: elementwise::Operand,
+    ) -> Result<Tensor, Error> {
+        elementwise::result_device(a, b)?;
+        let compute = elementwise::compute_dtype(op, elementwise::result_dtype(a, b));
+        elementwise::check_binary(op, compute)?;
+        let (ta, tb) = (a.tensor, b.tensor);
+        // A host exponent is checked where it is; one in device memory is
+        // not read back for it (PyTorch does not check device tensors either).
+        if !b.tensor.device().is_cuda() {
+            elementwise::check_exponent(op, compute, b.tensor)?;
+        }
+        self.kernels(d, &[ta, tb], |l, v| {
+            exec::binary(l, op, v[0], v[1], compute)
+        })
+    }
+
+    pub(super) fn matmul_on(&mut self, d: u32, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
+        let (dt, _) = matmul_dtypes(a.dtype(), b.dtype())?;
+        // Checked on the shapes as written, before 1-D operands become matrices.
+        let (k, k2) = (
+            a.shape()[a.ndim() - 1],
+            b.shape()[b.ndim().saturating_sub(2)],
+        );
+        if k != k2 {
+            return Err(not_lined_up(a.shape(), b.shape(), k, k2));
+        }
+        let batch = |t: &Tensor| t.shape()[..t.ndim().saturating_sub(2)].to_vec();
+        if broadcast_shapes(&batch(a), &batch(b)).is_none() {
+            return Err(Error::Broadcast {
+                op: "@".into(),
+                lhs: fmt_shape(a.shape()),
+                rhs: fmt_shape(b.shape()),
+            });
+        }
+        // 1-D operands are matrices of one row (a) or one column (b), dropped after.
+        let a2 = if a.ndim() == 1 {
+            a.reshape(&[1, a.shape()[0] as i64])?
+        } else {
+            a.view(a.shape().to_vec(), a.strides().to_vec(), a.offset())
+        };
+        let b2 = if b.ndim() == 1 {
+            b.reshape(&[b.shape()[0] as i64, 1])?
+        } else {
+            b.view(b.shape().to_vec(), b.strides().to_vec(), b.offset())
+        };
+        let out = self.kernels(d, &[&a2, &b2], |l, v| exec::matmul(l, v[0], v[1], dt))?;
+        let mut shape = out.shape().to_vec();
+        if b.ndim() == 1 {
+            shape.pop();
+        }
+        if a.ndim() == 1 {
+            shape.remove(shape.len() - 1 - (b.ndim() != 1) as usize);
+        }
+        let dims: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+        out.reshape(&dims)
+    }
+
+    pub(super) fn reduce_on(
+        &mut self,
+        d: u32,
+        op: ReduceOp,
+        x: &Tensor,
+        dim: Option<i64>,
+        keepdim: bool,
+    ) -> Result<Tensor, Error> {
+        let shape = x.shape();
+        let (dim, out_shape, len) = match dim {
+            None => {
+                let out = if keepdim {
+                    vec![1; shape.len()]
+                } else {
+                    vec![]
+                };
+                (None, out, x.numel())
+            }
+            Some(k) => {
+                let k = norm_dim(k, shape.len())?;
+                let mut out = shape.to_vec();
+                if !out.is_empty() {
+                    if keepdim {
+                        out[k] = 1;
+                    } else {
+                        out.remove(k);
+                    }
+                }
+                (Some(k), out, shape.get(k).copied().unwrap_or(1))
+            }
+        };
+        reduce::check_dtype(op, x.dtype())?;
+        reduce::check_len(op, len)?;
+        self.kernels(d, &[x], |l, v| exec::reduce(l, op, v[0], dim, out_shape))
+    }
+
+    /// `.to(dtype)` and `.contiguous()`: a converted copy.
+    pub(super) fn cast_on(&mut self, d: u32, x: &Tensor, to: DType) -> Result<Tensor, Error> {
+        self.kernels(d, &[x], |l, v| exec::cast(l, v[0], to))
+    }
+
+    /// `full` and friends: a new tensor with every element `value`.
+    pub(super) fn full_on(
+        &mut self,
+        d: u32,
+        shape: &[usize],
+        value: f64,
+        dtype: DType,
+    ) -> Result<Tensor, Error> {
+        let n = device_numel(shape, dtype)?;
+        let element =
+            with_dtype!(dtype, T => T::into_buffer(vec![from_value::<T>(value)])).to_le_bytes();
+        self.kernels(d, &[], |l, _| {
+            let mem = exec::Launcher::alloc(l, dtype, n)?;
+            let strides = contiguous_strides(shape);
+            let view = View {
+                mem: &mem,
+                dtype,
+                shape,
+                strides: &strides,
+                offset: 0,
+            };
+            exec::fill(l, view, &element)?;
+            Ok(Out {
+                mem,
+                dtype,
+                shape: shape.to_vec(),
+            })
+        })
+    }
+
+    /// `rand`, `randn`: the session's generator's numbers, drawn on the device.
+    pub(super) fn random_on(
+        &mut self,
+        d: u32,
+        dist: Distribution,
+        shape: &[usize],
+        dtype: DType,
+        (mean, std): (f64, f64),
+    ) -> Result<Tensor, Error> {
+        check_random(dtype)?;
+        device_numel(shape, dtype)?;
+        let mut gen = self.generator.clone();
+        let out = self.kernels(d, &[], |l, _| {
+            exec::random(l, &mut gen, dist, shape, dtype, (mean, std))
+        })?;
+        self.generator = gen;
+        Ok(out)
+    }
+
+    /// `arange`: `n` values from `start` by `step`.
+    pub(super) fn arange_on(
+        &mut self,
+        d: u32,
+        n: usize,
+        start: f64,
+        step: f64,
+        dtype: DType,
+    ) -> Result<Tensor, Error> {
+        self.kernels(d, &[], |l, _| exec::arange(l, n, start, step, dtype))
+    }
+
+    /// `dst[...] = src`: `src` (a device tensor, or a host one copied over
+    /// first) converted and broadcast into the view `dst`.
+    pub(super) fn assign_on(&mut self, d: u32, dst: &Tensor, src: &Tensor) -> Result<(), Error> {
+        let l = self.on_device(d).ok_or_else(no_driver)?;
+        let from = self.operand(&l, src)?;
+        // A source sharing memory with the destination is read whole first.
+        let staged = dst
+            .shares_storage(src)
+            .then(|| exec::converted(&l, from.view(src), src.dtype(), true))
+            .transpose()?;
+        let strides = contiguous_strides(src.shape());
+        let from_view = match &staged {
+            Some(out) => View {
+                mem: &out.mem,
+                dtype: out.dtype,
+                shape: src.shape(),
+                strides: &strides,
+                offset: 0,
+            },
+            None => from.view(src),
+        };
+        dst.before_write();
+        let to = Operand::written(dst)?;
+        exec::copy_into(&l, from_view, to.view(dst))
+    }
+
+    /// `x.fill_(v)`.
+    pub(super) fn fill_on(&mut self, d: u32, x: &Tensor, value: f64) -> Result<(), Error> {
+        let l = self.on_device(d).ok_or_else(no_driver)?;
+        let element =
+            with_dtype!(x.dtype(), T => T::into_buffer(vec![from_value::<T>(value)])).to_le_bytes();
+        x.before_write();
+        let to = Operand::written(x)?;
+        exec::fill(&l, to.view(x), &element)
+    }
+}
+
+impl Runtime {
+    /// `t` (on device `s`) copied into `block` on device `to` by the
+    /// driver's peer copy; a view that is not its storage's contiguous whole
+    /// is made contiguous on its own device first.
+    pub(super) fn peer_copy(
+        &mut self,
+        s: u32,
+        t: &Tensor,
+        to: u32,
+        block: Memory,
+    ) -> Result<Tensor, Error> {
+        let whole = t.is_contiguous() && t.offset() == 0;
+        let driver = Arc::clone(self.devices.driver().ok_or_else(no_driver)?);
+        let l = self.on_device(s).ok_or_else(no_driver)?;
+        let operand = self.operand(&l, t)?;
+        // A view that is not its storage's contiguous start: made so in scratch.
+        let staged = (!whole)
+            .then(|| exec::converted(&l, operand.view(t), t.dtype(), true))
+            .transpose()?;
+        let from = staged.as_ref().map_or(operand.addr(), |o| o.mem.addr);
+        let dst = self.device_bytes(to, block, t.dtype(), t.numel(), &driver)?;
+        // SAFETY: both ranges hold `t.nbytes()` bytes of live device memory.
+        unsafe {
+            driver.copy(
+                Addr::Device {
+                    device: to,
+                    ptr: dst.addr,
+                },
+                Addr::Device {
+                    device: s,
+                    ptr: from,
+                },
+                t.nbytes(),
+                StreamHandle::default_of(to),
+            )
+        }
+        .map_err(|e| driver_error(to, e))?;
+        Ok(Tensor::in_device_memory(
+            dst,
+            t.shape().to_vec(),
+            Device::Cuda(to),
+        ))
+    }
+}
+
+/// Elements of a new device tensor; its memory is the device allocator's
+/// to refuse (an out-of-memory error), not the host's.
+fn device_numel(shape: &[usize], dtype: DType) -> Result<usize, Error> {
+    let n = checked_numel(shape)?;
+    n.checked_mul(dtype.size())
+        .ok_or_else(|| Error::value("this tensor is too large"))?;
+    Ok(n)
+}
+
+fn no_driver() -> Error {
+    Error::value("internal error: a device op on a device without a driver")
+}

@@ -1,0 +1,181 @@
+//! The `emu` backend: the CUDA backend's code path (tensors in a driver's
+//! device memory, `cuda::exec` launches, driver copies) on the CPU. Every
+//! program shows what the simulator shows, and its ops run as kernels.
+//!
+//! Needs a C++20 compiler for the kernels, as `--backend emu` does.
+
+mod common;
+
+use std::sync::Arc;
+
+use cudash::lesson::outputs::mask_for_check;
+use cudash::runtime::backend::{BackendChoice, H100};
+use cudash::runtime::cuda::backend::DriverBackend;
+use cudash::runtime::cuda::emu::Emu;
+use cudash::runtime::devices::Devices;
+use cudash::runtime::dispatch::Runtime;
+use cudash::runtime::ops::elementwise::{BinaryOp, Operand, UnaryOp};
+use cudash::runtime::ops::factory::Distribution;
+use cudash::runtime::ops::reduce::ReduceOp;
+use cudash::runtime::{DType, Device, Tensor};
+use cudash::session::{Config, Session};
+use proptest::prelude::*;
+
+fn session(backend: BackendChoice) -> Session {
+    Session::new(Config {
+        backend,
+        ..Config::default()
+    })
+    .unwrap_or_else(|e| panic!("--backend {}: {e}", backend.name()))
+}
+
+/// `src`, statement by statement, shows the same on emu as on the simulator.
+fn same_as_sim(src: &str) {
+    let (mut sim, mut emu) = (session(BackendChoice::Sim), session(BackendChoice::Emu));
+    for line in src.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let (a, b) = (sim.execute(line), emu.execute(line));
+        assert_eq!(
+            mask_for_check(&a.plain_text()),
+            mask_for_check(&b.plain_text()),
+            "`{line}` shows something else on emu"
+        );
+    }
+}
+
+#[test]
+fn ops_show_what_the_simulator_shows() {
+    same_as_sim(
+        "x = randn(3, 4, device=cuda)
+         x
+         y = x * 2 + 1
+         y.sum(); y.sum(1); y.mean(0, keepdim=true); y.max(); y.min(1); y.argmax()
+         x @ x.T; x[0] @ x.T; x.T @ x[1]; x @ x[0]
+         randn(2, 3, 4, device=cuda) @ randn(4, 5, device=cuda)
+         x.to(f16) + x.to(bf16); (x.to(f16) @ x.T.to(f16)).sum()
+         a = arange(12, device=cuda).reshape(3, 4)
+         a.T.contiguous(); a.T.reshape(12); a * a; a / 2; a ** 2; -a; a.abs()
+         (x > 0).sum(); (x > 0) == (x >= 0); (a > 5).to(f32)
+         exp(x); log(x.abs()); sqrt(x.abs()); relu(x); sigmoid(x); tanh(x)
+         b = zeros(2, 3, device=cuda)
+         b[1, 1:] = 7; b
+         b[0] = b[1]; b
+         b[:, 1:] = b[:, :2]; b
+         b.fill_(2); b[0].fill_(5); b
+         ones(2, dtype=i32, device=cuda) + 1.5
+         full([2, 2], 3, device=cuda:1); empty(3, device=cuda); eye(3, device=cuda)
+         linspace(0, 1, 5, device=cuda); arange(0, 1, 0.25, device=cuda)
+         c = x.to(cuda:1); c; c.device; x.to(cuda:1) is x
+         x[1:].copy_to(cuda:1); x.T.to(cuda:1); x.copy_to(cuda:0)
+         x.cpu(); x[2, 3].item(); x.sum().item()
+         cat([x, x], 0); stack([x[0], x[1]]); x.T[1:3]
+         d = randn(2, 2, device=cuda:1).normal_(1., 2.); d",
+    );
+}
+
+#[test]
+fn refusals_are_the_simulators() {
+    same_as_sim(
+        "t = [true, false].cuda()
+         -t
+         t - t
+         arange(3, device=cuda).mean()
+         zeros(0, device=cuda).max()
+         randn(2, dtype=i64, device=cuda)
+         arange(3, device=cuda) ** -1
+         randn(2, 3, device=cuda) @ randn(2, 3, device=cuda)
+         randn(2, device=cuda) + randn(3, device=cuda)
+         randn(2, device=cuda:0) + randn(2, device=cuda:1)
+         zeros(2, device=cuda)[0] = [1., 2.]",
+    );
+}
+
+#[test]
+fn streams_races_and_memory_are_the_simulators() {
+    same_as_sim(
+        "x = randn(1000, device=cuda)
+         stream s { y = x * 2 }
+         y.sum()
+         z = y + 1
+         z[0:3]
+         wait s; sync
+         A = empty(100, 100, device=cuda).normal_(0., 1.)
+         stream s { B = A.sum() }
+         B
+         mem
+         del x; del y; empty_cache(); mem
+         profile { for i in 0..5 { l = (A * A).sum().item() } }
+         big = zeros(2**40, device=cuda)",
+    );
+}
+
+/// A runtime on `n` emulated devices, and the driver (to count its launches).
+fn emulated(n: u32) -> (Runtime, Arc<Emu>) {
+    let emu = Arc::new(Emu::new(n, 1 << 30, H100.name, H100.compute_capability));
+    emu.prepare().expect("a C++20 compiler for the kernels");
+    let backend = DriverBackend::new(emu.clone(), &H100).unwrap();
+    let devices = Arc::new(Devices::new(&backend, "test"));
+    (Runtime::new(0, devices), emu)
+}
+
+#[test]
+fn tensors_live_in_device_memory_and_ops_launch_kernels() {
+    let (mut rt, emu) = emulated(2);
+    let dev = Device::Cuda(0);
+    let x = rt
+        .random(Distribution::Normal, &[64, 64], DType::F32, dev, None)
+        .unwrap();
+    assert!(x.device_bytes().is_some(), "x is in device memory");
+    let launched = |what: &str, before: u64, emu: &Emu| {
+        assert!(emu.launches() > before, "{what} ran no kernel");
+        emu.launches()
+    };
+    let mut n = launched("randn", 0, &emu);
+    let y = rt
+        .binary(
+            BinaryOp::Mul,
+            Operand {
+                tensor: &x,
+                weak: false,
+            },
+            Operand {
+                tensor: &Tensor::scalar(2.0f32),
+                weak: true,
+            },
+        )
+        .unwrap();
+    n = launched("x * 2", n, &emu);
+    let z = rt.unary(UnaryOp::Exp, &y).unwrap();
+    n = launched("exp", n, &emu);
+    let s = rt.reduce(ReduceOp::Sum, &z, Some(1), false).unwrap();
+    n = launched("sum(1)", n, &emu);
+    let p = rt.matmul(&x, &z).unwrap();
+    n = launched("matmul", n, &emu);
+    let c = rt.cast(&p, DType::F16).unwrap();
+    n = launched("cast", n, &emu);
+    rt.fill(&c, 1.0).unwrap();
+    launched("fill_", n, &emu);
+    for t in [&y, &z, &s, &p, &c] {
+        assert!(t.device_bytes().is_some());
+    }
+    let moved = rt.copy_to(&s, Device::Cuda(1)).unwrap();
+    assert_eq!(moved.device_bytes().map(|b| b.device), Some(1));
+    assert_eq!(moved.to_vec::<f32>(), s.to_vec::<f32>());
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    /// Elementwise ops over views (transposed, sliced, broadcast) and
+    /// reductions over every dimension give the simulator's values.
+    #[test]
+    fn views_and_reductions_match_the_simulator(
+        rows in 1usize..6, cols in 1usize..6, seed in 0u64..1000, dim in 0i64..2,
+    ) {
+        let src = format!(
+            "seed({seed}); x = randn({rows}, {cols}, device=cuda)
+             x.T * x.T[0]
+             x[::2] - x[0]
+             x.sum({dim}); x.max({dim}); x.argmax({dim}); x.T.mean({dim}, keepdim=true)"
+        );
+        same_as_sim(&src);
+    }
+}
