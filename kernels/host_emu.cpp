@@ -24,28 +24,87 @@ extern "C" void emu_begin_block(unsigned int threads) { emu_block_barrier = new 
 extern "C" void emu_end_block() { delete emu_block_barrier; emu_block_barrier = nullptr; }
 
 // Runs a kernel's whole grid (the `emu` backend's launch): `args` holds its
-// argument struct's bytes. Blocks run one after another; a kernel that
-// synchronises gets one OS thread per GPU thread of the block.
-#include <thread>
+// argument struct's bytes. Blocks run one after another. The threads of a
+// kernel that synchronises run as fibers on the calling thread: each runs
+// until its next __syncthreads, then the next one, so every thread of the
+// block has reached the barrier before any goes past it.
+#include <ucontext.h>
 #include <vector>
+
+void (*emu_fiber_sync)() = nullptr;
+
+namespace {
+constexpr size_t FIBER_STACK = 256 * 1024;
+
+struct Fibers {
+    ucontext_t scheduler;
+    std::vector<ucontext_t> context;
+    std::vector<std::vector<char>> stacks;
+    std::vector<char> done;
+    unsigned int current = 0;
+    void (*body)(const void*) = nullptr;
+    const void* arg = nullptr;
+};
+Fibers* const fibers = new Fibers();  // never destroyed; launches are serialised
+
+void fiber_yield() { swapcontext(&fibers->context[fibers->current], &fibers->scheduler); }
+
+void fiber_main(int id) {
+    fibers->body(fibers->arg);
+    fibers->done[id] = 1;
+}  // returning resumes the scheduler (uc_link)
+
+// Runs `body(arg)` once per thread of block `b`, as fibers.
+void run_fibers(unsigned int b, unsigned int block, void (*body)(const void*), const void* arg) {
+    Fibers& f = *fibers;
+    f.context.resize(block);
+    f.done.assign(block, 0);
+    while (f.stacks.size() < block) f.stacks.emplace_back(FIBER_STACK);
+    f.body = body;
+    f.arg = arg;
+    for (unsigned int t = 0; t < block; ++t) {
+        getcontext(&f.context[t]);
+        f.context[t].uc_stack.ss_sp = f.stacks[t].data();
+        f.context[t].uc_stack.ss_size = FIBER_STACK;
+        f.context[t].uc_link = &f.scheduler;
+        makecontext(&f.context[t], reinterpret_cast<void (*)()>(fiber_main), 1, (int)t);
+    }
+    emu_fiber_sync = fiber_yield;
+    for (bool running = true; running;) {
+        running = false;
+        for (unsigned int t = 0; t < block; ++t) {
+            if (f.done[t]) continue;
+            f.current = t;
+            emu_thread(b, t);
+            swapcontext(&f.scheduler, &f.context[t]);
+            running |= !f.done[t];
+        }
+    }
+    emu_fiber_sync = nullptr;
+}
+
+template <class A> struct Call {
+    void (*kernel)(A);
+    A a;
+    static void run(const void* p) {
+        const Call* c = static_cast<const Call*>(p);
+        c->kernel(c->a);
+    }
+};
+}  // namespace
+
 template <class A>
 static void emu_run(void (*kernel)(A), const void* args, unsigned int grid, unsigned int block, int syncs) {
-    A a;
-    std::memcpy(static_cast<void*>(&a), args, sizeof(A));
+    Call<A> call{kernel, {}};
+    std::memcpy(static_cast<void*>(&call.a), args, sizeof(A));
     emu_launch_dims(grid, block);
     for (unsigned int b = 0; b < grid; ++b) {
         if (syncs) {
-            emu_begin_block(block);
-            std::vector<std::thread> threads;
-            threads.reserve(block);
-            for (unsigned int t = 0; t < block; ++t)
-                threads.emplace_back([=] { emu_thread(b, t); kernel(a); });
-            for (auto& t : threads) t.join();
-            emu_end_block();
+            run_fibers(b, block, &Call<A>::run, &call);
         } else {
             for (unsigned int t = 0; t < block; ++t) {
                 emu_thread(b, t);
-                kernel(a);
+                kernel(call.a);
             }
         }
     }

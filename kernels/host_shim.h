@@ -1,8 +1,9 @@
 // Compiles the kernels as plain C++ for the CPU tests (tests/kernels_host.rs):
 // the CUDA keywords become nothing, the thread indices are per-thread
 // globals the test sets before each call, __syncthreads is a barrier over the
-// block's threads, and __shared__ memory is a function-local static (blocks
-// run one at a time). Never part of a GPU build.
+// block's threads (OS threads in the tests, fibers in the emu backend), and
+// __shared__ memory is a function-local static (blocks run one at a time).
+// Never part of a GPU build.
 
 #include <cmath>
 #include <math.h>
@@ -25,8 +26,13 @@ extern std::barrier<>* emu_block_barrier;
 #define __grid_constant__
 #define ASSUME_GLOBAL(p)
 
+// Set while a block's threads run as fibers on one OS thread (the emu
+// backend): the barrier is a switch to the next fiber.
+extern void (*emu_fiber_sync)();
+
 inline void __syncthreads() {
     if (emu_block_barrier) emu_block_barrier->arrive_and_wait();
+    else if (emu_fiber_sync) emu_fiber_sync();
 }
 
 inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }

@@ -72,6 +72,18 @@ fn ops_show_what_the_simulator_shows() {
     );
 }
 
+/// Reductions big enough to split across blocks (a combining pass) and
+/// columns, whose synchronising kernels run their threads as fibers.
+#[test]
+fn large_reductions_show_what_the_simulator_shows() {
+    same_as_sim(
+        "x = randn(300, 700, device=cuda)
+         x.sum(); x.mean(); x.sum(0)[0:5]; x.sum(1)[0:5]; x.T.sum(0)[0:5]
+         x.max(0)[0:5]; x.min(1)[0:5]; x.argmax(); x.argmax(0)[0:5]; x.to(f64).mean(1)[0:5]
+         arange(100000, device=cuda).sum(); (x > 0).sum(1)[0:5]",
+    );
+}
+
 #[test]
 fn refusals_are_the_simulators() {
     same_as_sim(
@@ -153,8 +165,14 @@ fn tensors_live_in_device_memory_and_ops_launch_kernels() {
     let c = rt.cast(&p, DType::F16).unwrap();
     n = launched("cast", n, &emu);
     rt.fill(&c, 1.0).unwrap();
-    launched("fill_", n, &emu);
-    for t in [&y, &z, &s, &p, &c] {
+    n = launched("fill_", n, &emu);
+    rt.normal_(&p, 0.0, 1.0).unwrap();
+    n = launched("normal_", n, &emu);
+    let joined = rt.join(&[&x, &y], 0, false).unwrap();
+    n = launched("cat", n, &emu);
+    let eye = rt.eye(3, 3, DType::F32, dev).unwrap();
+    launched("eye", n, &emu);
+    for t in [&y, &z, &s, &p, &c, &joined, &eye] {
         assert!(t.device_bytes().is_some());
     }
     let moved = rt.copy_to(&s, Device::Cuda(1)).unwrap();

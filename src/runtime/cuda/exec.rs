@@ -384,13 +384,41 @@ pub fn random<L: Launcher>(
     dist: Distribution,
     shape: &[usize],
     dt: DType,
+    params: (f64, f64),
+) -> Result<Out<L::Mem>, Error> {
+    draw(l, gen, dist, shape, dt, params, false)
+}
+
+/// `random`'s numbers in scratch memory (what `normal_` writes into a view).
+pub fn random_scratch<L: Launcher>(
+    l: &L,
+    gen: &mut Generator,
+    dist: Distribution,
+    shape: &[usize],
+    dt: DType,
+    params: (f64, f64),
+) -> Result<Out<L::Mem>, Error> {
+    draw(l, gen, dist, shape, dt, params, true)
+}
+
+fn draw<L: Launcher>(
+    l: &L,
+    gen: &mut Generator,
+    dist: Distribution,
+    shape: &[usize],
+    dt: DType,
     (mean, std): (f64, f64),
+    scratch: bool,
 ) -> Result<Out<L::Mem>, Error> {
     let normal = dist == Distribution::Normal;
     let kernel =
         source::random(normal, dt).ok_or_else(|| no_kernel(format!("random numbers in {dt}")))?;
     let n = numel(shape);
-    let mem = l.alloc(dt, n)?;
+    let mem = if scratch {
+        l.scratch(dt, n)?
+    } else {
+        l.alloc(dt, n)?
+    };
     let p = RandomArgs {
         out: l.addr(&mem),
         n: n as i64,

@@ -99,10 +99,17 @@ impl Runtime {
 
     /// `cat` (along an existing dimension) or `stack` (along a new one).
     pub fn join(&mut self, xs: &[&Tensor], dim: i64, stack: bool) -> Result<Arc<Tensor>, Error> {
-        let out = if stack {
-            join::stack(xs, dim)?
-        } else {
-            join::cat(xs, dim)?
+        let device = xs.first().map(|t| t.device()).unwrap_or(Device::Cpu);
+        let out = match (self.launches_on(device), stack) {
+            (Some(d), true) => {
+                let views = join::stacked(xs, dim)?;
+                let refs: Vec<&Tensor> = views.iter().collect();
+                let at = crate::runtime::shape::norm_dim(dim, xs[0].ndim() + 1)? as i64;
+                self.cat_on(d, &refs, at)?
+            }
+            (Some(d), false) => self.cat_on(d, xs, dim)?,
+            (None, true) => join::stack(xs, dim)?,
+            (None, false) => join::cat(xs, dim)?,
         };
         self.finish(out, None, xs, Flops::default())
     }
@@ -124,6 +131,11 @@ impl Runtime {
                 format!("normal_() needs a floating point tensor, not {}", x.dtype()),
                 Some("create it with dtype=f32".into()),
             ));
+        }
+        if let Some(d) = self.launches_on(x.device()) {
+            self.normal_on(d, x, mean, std)?;
+            self.wrote_in_place(x, &[x]);
+            return Ok(());
         }
         let z = self.generator.normal(x.numel());
         let vals = z.into_iter().map(|v| mean + std * v).collect();
@@ -223,6 +235,11 @@ impl Runtime {
         dtype: DType,
         device: Device,
     ) -> Result<Arc<Tensor>, Error> {
+        if let Some(d) = self.launches_on(device) {
+            self.cuda(Some(d))?;
+            let out = self.eye_on(d, n, m, dtype)?;
+            return self.finish(out, None, &[], Flops::default());
+        }
         let mem = self.reserve(device, &[n, m], dtype)?;
         let out = factory::eye(n, m, dtype, device)?;
         self.finish(out, mem, &[], Flops::default())

@@ -61,8 +61,8 @@ pub struct OnDevice<'a> {
 /// keep a launch's host cost low, and reduction blocks of 8 threads (each
 /// an OS thread while the block synchronises) still exercise the combining passes.
 const GEOMETRY: Geometry = Geometry {
-    block: 128,
-    max_blocks: 16,
+    block: 32,
+    max_blocks: 32,
     reduce_block: 8,
     reduce: crate::runtime::cuda::launch::ReduceTargets {
         blocks: 4,

@@ -14,10 +14,11 @@ use crate::runtime::cuda::interface::{Addr, StreamHandle};
 use crate::runtime::devices::Memory;
 use crate::runtime::ops::elementwise::{self, BinaryOp, UnaryOp};
 use crate::runtime::ops::factory::{check_random, from_value, Distribution};
+use crate::runtime::ops::join;
 use crate::runtime::ops::matmul::{matmul_dtypes, not_lined_up};
 use crate::runtime::ops::reduce::{self, ReduceOp};
 use crate::runtime::shape::{
-    broadcast_shapes, checked_numel, contiguous_strides, fmt_shape, norm_dim,
+    broadcast_shapes, checked_numel, contiguous_strides, fmt_shape, norm_dim, numel,
 };
 use crate::runtime::{DType, Device, Tensor};
 use crate::with_dtype;
@@ -67,7 +68,15 @@ impl Runtime {
         elementwise::result_device(a, b)?;
         let compute = elementwise::compute_dtype(op, elementwise::result_dtype(a, b));
         elementwise::check_binary(op, compute)?;
-        let (ta, tb) = (a.tensor, b.tensor);
+        // A host operand is tiny (a number, a 0-d tensor): it goes over in the
+        // compute dtype, so no kernel converts it.
+        let host =
+            |t: &Tensor| (!t.device().is_cuda() && t.dtype() != compute).then(|| t.cast(compute));
+        let (ca, cb) = (host(a.tensor), host(b.tensor));
+        let (ta, tb) = (
+            ca.as_ref().unwrap_or(a.tensor),
+            cb.as_ref().unwrap_or(b.tensor),
+        );
         // A host exponent is checked where it is; one in device memory is
         // not read back for it (PyTorch does not check device tensors either).
         if !b.tensor.device().is_cuda() {
@@ -259,6 +268,84 @@ impl Runtime {
 }
 
 impl Runtime {
+    /// `cat` (and `stack`, of views with the new dimension): each input
+    /// copied into its slice of the output by a kernel.
+    pub(super) fn cat_on(&mut self, d: u32, xs: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
+        let plan = join::cat_plan(xs, dim)?;
+        self.kernels(d, xs, |l, views| {
+            let mem = exec::Launcher::alloc(l, plan.dtype, numel(&plan.shape))?;
+            let strides = contiguous_strides(&plan.shape);
+            let mut start = 0;
+            for v in views {
+                let part = View {
+                    mem: &mem,
+                    dtype: plan.dtype,
+                    shape: v.shape,
+                    strides: &strides,
+                    offset: start * strides[plan.dim] as usize,
+                };
+                exec::copy_into(l, *v, part)?;
+                start += v.shape[plan.dim];
+            }
+            Ok(Out {
+                mem,
+                dtype: plan.dtype,
+                shape: plan.shape.clone(),
+            })
+        })
+    }
+
+    /// `eye(n, m)`: zeros, then ones along the diagonal (a strided view).
+    pub(super) fn eye_on(
+        &mut self,
+        d: u32,
+        n: usize,
+        m: usize,
+        dtype: DType,
+    ) -> Result<Tensor, Error> {
+        let out = self.full_on(d, &[n, m], 0.0, dtype)?;
+        let diagonal = out.view(vec![n.min(m)], vec![m as isize + 1], 0);
+        self.fill_on(d, &diagonal, 1.0)?;
+        Ok(out)
+    }
+
+    /// `x.normal_(mean, std)`: the session's generator's numbers drawn on
+    /// the device, then written into `x` (which may be a strided view).
+    pub(super) fn normal_on(
+        &mut self,
+        d: u32,
+        x: &Tensor,
+        mean: f64,
+        std: f64,
+    ) -> Result<(), Error> {
+        let mut gen = self.generator.clone();
+        {
+            let l = self.on_device(d).ok_or_else(no_driver)?;
+            let params = (mean, std);
+            let drawn = exec::random_scratch(
+                &l,
+                &mut gen,
+                Distribution::Normal,
+                x.shape(),
+                x.dtype(),
+                params,
+            )?;
+            let strides = contiguous_strides(x.shape());
+            let from = View {
+                mem: &drawn.mem,
+                dtype: x.dtype(),
+                shape: x.shape(),
+                strides: &strides,
+                offset: 0,
+            };
+            x.before_write();
+            let to = Operand::written(x)?;
+            exec::copy_into(&l, from, to.view(x))?;
+        }
+        self.generator = gen;
+        Ok(())
+    }
+
     /// `t` (on device `s`) copied into `block` on device `to` by the
     /// driver's peer copy; a view that is not its storage's contiguous whole
     /// is made contiguous on its own device first.

@@ -7,7 +7,17 @@ use super::super::{DType, Tensor};
 use crate::error::Error;
 use crate::with_dtype;
 
-pub fn cat(ts: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
+/// What `cat` makes: the dimension joined along, the result's dtype and shape.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CatPlan {
+    pub dim: usize,
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+}
+
+/// Checks `cat`'s operands (one device, one rank, equal shapes but along
+/// `dim`) and works out the result.
+pub fn cat_plan(ts: &[&Tensor], dim: i64) -> Result<CatPlan, Error> {
     let first = ts
         .first()
         .ok_or_else(|| Error::value("cat() needs at least one tensor"))?;
@@ -41,10 +51,26 @@ pub fn cat(ts: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
         .map(|t| t.dtype())
         .reduce(DType::promote)
         .unwrap_or(DType::F32);
+    let mut shape = first.shape().to_vec();
+    shape[d] = ts.iter().map(|t| t.shape()[d]).sum();
+    Ok(CatPlan {
+        dim: d,
+        dtype: dt,
+        shape,
+    })
+}
+
+pub fn cat(ts: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
+    let CatPlan {
+        dim: d,
+        dtype: dt,
+        shape,
+    } = cat_plan(ts, dim)?;
+    let first = ts[0];
     let outer: usize = first.shape()[..d].iter().product();
     let inner: usize = first.shape()[d + 1..].iter().product();
     let parts: Vec<Buffer> = ts.iter().map(|t| t.contiguous_buffer().cast(dt)).collect();
-    let total: usize = ts.iter().map(|t| t.shape()[d]).sum();
+    let total = shape[d];
     let buf = with_dtype!(dt, T => {
         let mut out: Vec<T> = Vec::with_capacity(outer * total * inner);
         for o in 0..outer {
@@ -55,12 +81,12 @@ pub fn cat(ts: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
         }
         T::into_buffer(out)
     });
-    let mut shape = first.shape().to_vec();
-    shape[d] = total;
     Ok(Tensor::new(buf, shape, first.device()))
 }
 
-pub fn stack(ts: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
+/// `stack`'s operands checked (one shape) and given their new dimension,
+/// ready for `cat` along it.
+pub fn stacked(ts: &[&Tensor], dim: i64) -> Result<Vec<Tensor>, Error> {
     let first = ts
         .first()
         .ok_or_else(|| Error::value("stack() needs at least one tensor"))?;
@@ -77,12 +103,20 @@ pub fn stack(ts: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
         }
     }
     let d = norm_dim(dim, first.ndim() + 1)?;
-    let mut dims: Vec<i64> = first.shape().iter().map(|&s| s as i64).collect();
-    dims.insert(d, 1);
-    let expanded: Vec<Tensor> = ts
-        .iter()
-        .map(|t| t.reshape(&dims))
-        .collect::<Result<_, _>>()?;
-    let refs: Vec<&Tensor> = expanded.iter().collect();
-    cat(&refs, d as i64)
+    Ok(ts.iter().map(|t| unsqueeze(t, d)).collect())
+}
+
+/// `t` with a dimension of size 1 inserted at `d`: a view.
+fn unsqueeze(t: &Tensor, d: usize) -> Tensor {
+    let (mut shape, mut strides) = (t.shape().to_vec(), t.strides().to_vec());
+    let stride = strides.get(d).map_or(1, |&s| s * shape[d] as isize);
+    shape.insert(d, 1);
+    strides.insert(d, stride);
+    t.view(shape, strides, t.offset())
+}
+
+pub fn stack(ts: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
+    let views = stacked(ts, dim)?;
+    let refs: Vec<&Tensor> = views.iter().collect();
+    cat(&refs, norm_dim(dim, ts[0].ndim() + 1)? as i64)
 }

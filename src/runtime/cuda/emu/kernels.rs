@@ -17,7 +17,17 @@ use crate::runtime::cuda::source::{self, Kernel};
 
 const SHIM: &str = include_str!("../../../../kernels/host_shim.h");
 const HOST_EMU: &str = include_str!("../../../../kernels/host_emu.cpp");
-const FLAGS: [&str; 5] = ["-std=c++20", "-O2", "-fPIC", "-shared", "-pthread"];
+/// `initial-exec`: the thread indices are thread-locals read by every
+/// emulated thread, and the default model for a shared library makes each
+/// read a call.
+const FLAGS: [&str; 6] = [
+    "-std=c++20",
+    "-O2",
+    "-fPIC",
+    "-shared",
+    "-pthread",
+    "-ftls-model=initial-exec",
+];
 
 type Run = unsafe extern "C" fn(*const c_void, u32, u32, i32);
 

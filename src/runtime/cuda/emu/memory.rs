@@ -1,17 +1,30 @@
-//! The emulated devices' memory: host pages each device owns, mapped on
-//! allocation (zeroed, and committed only when touched, as device memory
-//! costs nothing until used) and unmapped when freed. Device addresses are
+//! The emulated devices' memory: host memory each device owns, zeroed on
+//! allocation (large allocations are mapped pages, committed only when
+//! touched, as device memory costs nothing until used) and freed when freed. Device addresses are
 //! these pages' host addresses, which the host-compiled kernels use as they are.
 
 use std::collections::BTreeMap;
 
-/// One mapping of `bytes` at a host address.
+/// Host memory for one allocation: small ones from the heap, large ones
+/// mapped (zeroed, and committed only when touched).
 pub struct Region;
 
+/// Allocations up to this size come from the heap: a launch's scratch
+/// memory is small, and a heap allocation costs far less than a mapping.
+const HEAP_MAX: usize = 1 << 20;
+/// CUDA's allocations are aligned to at least 256 bytes.
+const ALIGN: usize = 256;
+
 impl Region {
-    /// `bytes` of zeroed, page-aligned memory, or None when the host refuses.
+    /// `bytes` of zeroed memory, or None when the host refuses.
     pub fn map(bytes: usize) -> Option<u64> {
         let len = bytes.max(1);
+        if len <= HEAP_MAX {
+            let layout = std::alloc::Layout::from_size_align(len, ALIGN).ok()?;
+            // SAFETY: a layout of non-zero size.
+            let p = unsafe { std::alloc::alloc_zeroed(layout) };
+            return (!p.is_null()).then_some(p as u64);
+        }
         // SAFETY: an anonymous private mapping; no existing memory is touched.
         let p = unsafe {
             libc::mmap(
@@ -27,9 +40,15 @@ impl Region {
     }
 
     /// # Safety
-    /// `addr` and `bytes` are a mapping `map` returned, not used afterwards.
+    /// `addr` and `bytes` are what `map` returned and was given, not used afterwards.
     pub unsafe fn unmap(addr: u64, bytes: usize) {
-        libc::munmap(addr as *mut libc::c_void, bytes.max(1));
+        let len = bytes.max(1);
+        if len <= HEAP_MAX {
+            let layout = std::alloc::Layout::from_size_align_unchecked(len, ALIGN);
+            std::alloc::dealloc(addr as *mut u8, layout);
+        } else {
+            libc::munmap(addr as *mut libc::c_void, len);
+        }
     }
 }
 
@@ -91,14 +110,17 @@ mod tests {
     }
 
     #[test]
-    fn mapped_memory_is_zeroed_and_writable() {
-        let addr = Region::map(8192).expect("the host maps 8 KiB");
-        // SAFETY: the mapping just made, unmapped once.
-        unsafe {
-            let s = std::slice::from_raw_parts_mut(addr as *mut u8, 8192);
-            assert!(s.iter().all(|&b| b == 0));
-            s[8191] = 7;
-            Region::unmap(addr, 8192);
+    fn memory_is_zeroed_aligned_and_writable() {
+        for bytes in [1, 8192, HEAP_MAX + 1] {
+            let addr = Region::map(bytes).expect("the host gives the memory");
+            assert_eq!(addr % ALIGN as u64, 0);
+            // SAFETY: the memory just allocated, freed once.
+            unsafe {
+                let s = std::slice::from_raw_parts_mut(addr as *mut u8, bytes);
+                assert!(s.iter().all(|&b| b == 0));
+                s[bytes - 1] = 7;
+                Region::unmap(addr, bytes);
+            }
         }
     }
 }
