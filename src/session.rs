@@ -9,8 +9,9 @@ use crate::error::Diagnostic;
 use crate::eval::docs::{self, Kind};
 use crate::eval::{Interp, Output, Value};
 use crate::lang::{self, ast::Stmt, Completeness};
-use crate::runtime::backend::{self, BackendChoice, SimBackend};
+use crate::runtime::backend::{BackendChoice, SimBackend};
 use crate::runtime::devices::Devices;
+use crate::runtime::pick;
 use crate::runtime::shape::fmt_shape;
 
 #[derive(Debug, Clone)]
@@ -125,7 +126,7 @@ impl Session {
             count: config.sim_devices,
             memory: config.sim_memory,
         };
-        let picked = backend::pick(config.backend, sim)?;
+        let picked = pick::pick(config.backend, sim)?;
         let devices = Arc::new(Devices::new(picked.backend.as_ref(), picked.reason));
         devices.set_launch_blocking(config.launch_blocking);
         Ok(Session {

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::alloc::{Block, CachingAllocator, SegmentSource, StreamId};
-use super::backend::GpuSpec;
+use super::spec::GpuSpec;
 use super::stream::{Mark, StreamKey, Streams};
 use super::timing::Work;
 

@@ -2,7 +2,7 @@
 //! GPU (`GpuSpec`). Device time is modelled, never measured, so it is the same
 //! on every run and every machine; output that shows it says so.
 
-use super::backend::GpuSpec;
+use super::spec::GpuSpec;
 
 /// The shortest a kernel runs, however little it does.
 pub const MIN_KERNEL: f64 = 2e-6;
@@ -56,7 +56,7 @@ impl Work {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::backend::H100;
+    use crate::runtime::spec::H100;
 
     #[test]
     fn tiny_kernels_cost_the_minimum_and_big_ones_their_bandwidth() {

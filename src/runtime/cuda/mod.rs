@@ -18,6 +18,9 @@
 //! - `driver`: one device on the driver API: context, modules, memory,
 //!   copies, launches, streams, events, pinned memory, peer access, and
 //!   segments for the caching allocator.
+//! - `interface`: the driver interface the backend runs on (`Driver`), one
+//!   call per operation; `emu` implements it on the CPU, and `backend`
+//!   turns any implementation's devices into the session's.
 //!
 //! Tested without a GPU: `tests/kernels_host.rs` compiles the kernels as C++
 //! and runs every op through `exec` on them, against the simulator (cuBLAS's
@@ -27,9 +30,10 @@
 //! driver and cuBLAS), `tests/driver_gpu.rs`, compute-sanitizer, and the
 //! benchmark beside PyTorch (`benches/gpu/`, which runs `exec` on
 //! `launcher::OnStream`); all passed on an H100 (`benches/gpu/results.md`).
-//! Not yet written: tensors that live in device memory, i.e. the backend the
-//! session runs on (issue 18), which will run `exec` on `OnStream` for the
-//! tensor's device and current stream.
+//! Tensors in device memory run `exec` on the `Launcher` of
+//! `runtime/dispatch/device.rs`, over a `Driver`: tested on every machine
+//! with `emu` (`--backend emu`, `tests/emu.rs`, the golden transcripts and
+//! lessons). Not yet written: `Driver` on cudarc, so no tensor has run on a GPU.
 
 pub mod args;
 pub mod backend;

@@ -8,11 +8,14 @@
 //! - `compute.rs`: elementwise ops, reductions, matmul, casts, joins, fills
 //!   and factories;
 //! - `transfer.rs`: copies between the host and devices, pinned memory;
-//! - `sync.rs`: streams, events, waits and host syncs.
+//! - `sync.rs`: streams, events, waits and host syncs;
+//! - `kernels.rs`: the ops of `compute.rs` on a driver's devices, as
+//!   `cuda::exec` launches on `device.rs`'s `Launcher`.
 //!
 //! Simulated devices compute with the host ops (`runtime/ops`) and keep the
 //! bytes beside the device block; the stream model decides when the host may
-//! see them.
+//! see them. On a driver's devices (`emu`, and `cuda` once wired) the bytes
+//! are device memory and the same stream model decides what a racing read sees.
 
 mod compute;
 mod device;

@@ -82,7 +82,7 @@ impl Kernels {
     pub fn load() -> Result<Kernels, String> {
         let unit = translation_unit();
         let cxx = compiler();
-        let dir = super::super::nvrtc::default_dir()
+        let dir = crate::runtime::cuda::nvrtc::default_dir()
             .unwrap_or_else(|| std::env::temp_dir().join("cudash-kernels"));
         let path = library_path(&dir, &unit, &cxx);
         if !path.exists() {

@@ -21,14 +21,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
-use self::kernels::Kernels;
-use self::memory::{Allocations, Region};
 use super::blas::Gemm;
 use super::interface::*;
 use super::source::Kernel;
 use crate::runtime::element::Element;
 use crate::runtime::gpu::lock;
 use crate::runtime::DType;
+use kernels::Kernels;
+use memory::{Allocations, Region};
 
 /// Emulated devices.
 pub struct Emu {
