@@ -7,6 +7,8 @@ use std::sync::Arc;
 use super::backend::{Backend, BackendChoice, SimBackend, H100};
 use super::cuda::backend::DriverBackend;
 use super::cuda::emu::Emu;
+use super::cuda::interface::{Driver, DriverError};
+use super::cuda::real::Cuda;
 
 /// The backend a session runs on, and why it was picked (the banner says).
 pub struct Picked {
@@ -37,7 +39,21 @@ pub fn pick(choice: BackendChoice, sim: SimBackend) -> Result<Picked, String> {
             reason: sim_reason("chosen with --backend sim"),
             backend: Box::new(sim),
         }),
-        BackendChoice::Cuda => Err(super::cuda::probe::cuda_backend_error()),
+        BackendChoice::Cuda => {
+            let cuda = Cuda::open().map_err(|e| match e {
+                DriverError::Unavailable(why) => why,
+                e => format!("--backend cuda: {e}; use --backend sim or auto"),
+            })?;
+            let n = cuda.device_count();
+            let reason = format!(
+                "{n} NVIDIA GPU(s) through the CUDA driver, chosen with --backend cuda \
+                 (not yet verified on a GPU: see README)"
+            );
+            Ok(Picked {
+                backend: Box::new(DriverBackend::new(Arc::new(cuda), &H100)?),
+                reason,
+            })
+        }
         BackendChoice::Emu => {
             let emu = Emu::new(sim.count, sim.memory, H100.name, H100.compute_capability);
             emu.prepare()

@@ -178,11 +178,36 @@ impl CudaDevice {
         stream: Option<&Stream>,
         args: &A,
     ) -> Result<(), DriverError> {
+        // SAFETY: the caller's contract; `A`'s bytes are the argument struct.
+        unsafe {
+            self.launch_bytes(
+                kernel,
+                grid,
+                block,
+                stream,
+                super::interface::bytes_of(args),
+            )
+        }
+    }
+
+    /// `launch` with the argument struct as bytes.
+    ///
+    /// # Safety
+    /// As `launch`; `args` is the bytes of the kernel's argument struct.
+    pub unsafe fn launch_bytes(
+        &self,
+        kernel: &Kernel,
+        grid: u32,
+        block: u32,
+        stream: Option<&Stream>,
+        args: &[u8],
+    ) -> Result<(), DriverError> {
         let f = self.function(kernel)?;
         self.bind()?;
-        let mut params = [args as *const A as *mut c_void];
-        // SAFETY: every kernel takes exactly one parameter laid out as `A`
-        // (args.rs mirrors common.cuh); the driver copies it at launch.
+        let mut params = [args.as_ptr() as *mut c_void];
+        // SAFETY: every kernel takes exactly one parameter laid out as the
+        // struct whose bytes `args` are (args.rs mirrors common.cuh); the
+        // driver copies it at launch.
         call("cuLaunchKernel", unsafe {
             result::launch_kernel(
                 f,
@@ -285,6 +310,10 @@ unsafe impl Send for Stream {}
 unsafe impl Sync for Stream {}
 unsafe impl Send for Event {}
 unsafe impl Sync for Event {}
+// SAFETY: page-locked memory is ordinary host memory owned by this value;
+// freeing it binds its device's context, as above.
+unsafe impl Send for Pinned {}
+unsafe impl Sync for Pinned {}
 
 impl Event {
     /// Records the event at the tail of `stream` (None: the default stream).

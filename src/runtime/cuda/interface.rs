@@ -10,6 +10,7 @@
 
 use super::blas::Gemm;
 pub use super::driver::DriverError;
+use super::exec::Geometry;
 use super::source::Kernel;
 use crate::runtime::DType;
 
@@ -91,6 +92,14 @@ pub trait Driver: Send + Sync {
     fn name(&self) -> &'static str;
     fn device_count(&self) -> u32;
     fn properties(&self, device: u32) -> Result<Properties, DriverError>;
+    /// How big `exec`'s launches are on `device`.
+    fn geometry(&self, device: u32) -> Geometry;
+    /// Whether queued work has run by the time its call returns (`emu`):
+    /// then the runtime gives a kernel racing a pending write the bytes
+    /// from before it, as the simulator shows; a GPU's kernels read what is there.
+    fn runs_when_queued(&self) -> bool {
+        false
+    }
 
     // Memory.
     fn mem_alloc(&self, device: u32, bytes: usize) -> Result<DevicePtr, DriverError>;

@@ -20,7 +20,8 @@
 //!   segments for the caching allocator.
 //! - `interface`: the driver interface the backend runs on (`Driver`), one
 //!   call per operation; `emu` implements it on the CPU, and `backend`
-//!   turns any implementation's devices into the session's.
+//!   turns any implementation's devices into the session's; `real`
+//!   implements it on cudarc through `driver` (not yet run on a GPU).
 //!
 //! Tested without a GPU: `tests/kernels_host.rs` compiles the kernels as C++
 //! and runs every op through `exec` on them, against the simulator (cuBLAS's
@@ -46,4 +47,5 @@ pub mod launch;
 pub mod launcher;
 pub mod nvrtc;
 pub mod probe;
+pub mod real;
 pub mod source;

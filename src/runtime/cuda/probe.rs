@@ -133,7 +133,7 @@ pub fn driver_runs_cubins_of(driver: i32, nvrtc: (i32, i32)) -> Result<(), Strin
         return Ok(());
     }
     Err(format!(
-        "the NVIDIA driver supports CUDA {major}.{minor}, but NVRTC {}.{} compiles kernels that need          a CUDA {} driver: update the driver (CUDA 13 needs R580 or newer), or put an NVRTC {major}.x          first on the loader path (LD_LIBRARY_PATH)",
+        "the NVIDIA driver supports CUDA {major}.{minor}, but NVRTC {}.{} compiles kernels that need a CUDA {} driver: update the driver (CUDA 13 needs R580 or newer), or put an NVRTC {major}.x first on the loader path (LD_LIBRARY_PATH)",
         nvrtc.0, nvrtc.1, nvrtc.0
     ))
 }
@@ -147,7 +147,8 @@ pub fn cublas_present() -> bool {
 /// Why `--backend auto` chose the simulator, for the banner and `devices`.
 pub fn auto_reason() -> &'static str {
     if driver_present() {
-        "a CUDA driver is installed, but this build has no CUDA backend yet"
+        "a CUDA driver is installed; --backend cuda runs tensors on it, but has not yet been \
+         verified on a GPU, so auto keeps the simulator"
     } else {
         "no CUDA driver found"
     }
@@ -164,7 +165,7 @@ pub fn cuda_backend_error() -> String {
             format!("--backend cuda: the CUDA driver ({version}) sees no devices; use --backend sim or auto")
         }
         Probe::Driver { devices, version } => format!(
-            "--backend cuda: found {devices} device(s) on driver {version}, but this build has no CUDA backend yet; \
+            "--backend cuda: found {devices} device(s) on driver {version}, but they could not be opened; \
              use --backend sim or auto"
         ),
     }

@@ -57,21 +57,6 @@ pub struct OnDevice<'a> {
     stream: StreamHandle,
 }
 
-/// Elements `exec` launches spread over on an emulated device: small grids
-/// keep a launch's host cost low, and reduction blocks of 8 threads (each
-/// an OS thread while the block synchronises) still exercise the combining passes.
-const GEOMETRY: Geometry = Geometry {
-    block: 32,
-    max_blocks: 32,
-    reduce_block: 8,
-    reduce: crate::runtime::cuda::launch::ReduceTargets {
-        blocks: 4,
-        min_chunk: crate::runtime::cuda::launch::MIN_CHUNK,
-        threads: 256,
-        min_col_chunk: crate::runtime::cuda::launch::MIN_COL_CHUNK,
-    },
-};
-
 impl OnDevice<'_> {
     fn failed(&self, e: DriverError) -> Error {
         driver_error(self.device, e)
@@ -126,7 +111,7 @@ impl Launcher for OnDevice<'_> {
     }
 
     fn geometry(&self) -> Geometry {
-        GEOMETRY
+        self.driver.geometry(self.device)
     }
 
     fn launch<A: Copy + Send + Sync>(
@@ -245,7 +230,7 @@ impl Runtime {
                 strides: Some(crate::runtime::shape::contiguous_strides(t.shape())),
             });
         };
-        if t.before_device_read() == Sees::Stale {
+        if t.before_device_read() == Sees::Stale && l.driver.runs_when_queued() {
             let old: Buffer = t.stale_bytes();
             let mem = l.scratch(old.dtype(), old.len())?;
             upload(&**l.driver, l.device, mem.addr, &old, l.stream)

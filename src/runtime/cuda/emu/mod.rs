@@ -22,13 +22,30 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use super::blas::Gemm;
+use super::exec::Geometry;
 use super::interface::*;
+use super::launch::{ReduceTargets, MIN_CHUNK, MIN_COL_CHUNK};
 use super::source::Kernel;
 use crate::runtime::element::Element;
 use crate::runtime::gpu::lock;
 use crate::runtime::DType;
 use kernels::Kernels;
 use memory::{Allocations, Region};
+
+/// Launch shapes on an emulated device: small grids keep a launch's host
+/// cost low, and reduction blocks of 8 threads (fibers while the block
+/// synchronises) still exercise the combining passes.
+const GEOMETRY: Geometry = Geometry {
+    block: 32,
+    max_blocks: 32,
+    reduce_block: 8,
+    reduce: ReduceTargets {
+        blocks: 4,
+        min_chunk: MIN_CHUNK,
+        threads: 256,
+        min_col_chunk: MIN_COL_CHUNK,
+    },
+};
 
 /// Emulated devices.
 pub struct Emu {
@@ -172,6 +189,14 @@ impl Driver for Emu {
     fn properties(&self, device: u32) -> Result<Properties, DriverError> {
         self.check_device(device, "cuDeviceGetAttribute")?;
         Ok(self.props[device as usize].clone())
+    }
+
+    fn geometry(&self, _device: u32) -> Geometry {
+        GEOMETRY
+    }
+
+    fn runs_when_queued(&self) -> bool {
+        true
     }
 
     fn mem_alloc(&self, device: u32, bytes: usize) -> Result<DevicePtr, DriverError> {
