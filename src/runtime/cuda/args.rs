@@ -6,6 +6,13 @@
 
 pub const MAX_DIMS: usize = 8;
 
+/// An argument struct's bytes, as a launch passes them (`Driver::launch`).
+pub fn bytes_of<A: Copy>(a: &A) -> &[u8] {
+    // SAFETY: any initialised `Copy` value may be read as bytes; the argument
+    // structs (args.rs) are `repr(C)` with explicit padding.
+    unsafe { std::slice::from_raw_parts((a as *const A).cast::<u8>(), std::mem::size_of::<A>()) }
+}
+
 /// The iteration space: `numel` elements of an `ndim`-dimensional shape, row-major.
 /// `flat` (0 or 1) says every operand is contiguous over it.
 #[repr(C)]

@@ -179,15 +179,7 @@ impl CudaDevice {
         args: &A,
     ) -> Result<(), DriverError> {
         // SAFETY: the caller's contract; `A`'s bytes are the argument struct.
-        unsafe {
-            self.launch_bytes(
-                kernel,
-                grid,
-                block,
-                stream,
-                super::interface::bytes_of(args),
-            )
-        }
+        unsafe { self.launch_bytes(kernel, grid, block, stream, super::args::bytes_of(args)) }
     }
 
     /// `launch` with the argument struct as bytes.

@@ -191,10 +191,3 @@ pub trait Driver: Send + Sync {
     /// Runs `f` on a host thread once the work queued on `stream` so far is done.
     fn host_callback(&self, stream: StreamHandle, f: Callback) -> Result<(), DriverError>;
 }
-
-/// A value's bytes, for `Driver::launch`'s argument struct.
-pub fn bytes_of<A: Copy>(a: &A) -> &[u8] {
-    // SAFETY: any initialised `Copy` value may be read as bytes; the argument
-    // structs (args.rs) are `repr(C)` with explicit padding.
-    unsafe { std::slice::from_raw_parts((a as *const A).cast::<u8>(), std::mem::size_of::<A>()) }
-}
