@@ -49,7 +49,7 @@ fn ops_show_what_the_simulator_shows() {
          x
          y = x * 2 + 1
          y.sum(); y.sum(1); y.mean(0, keepdim=true); y.max(); y.min(1); y.argmax()
-         x @ x.T; x[0] @ x.T; x.T @ x[1]; x @ x[0]
+         x @ x.T; x[0] @ x.T; x.T @ x[1]; x @ x[0]; x.T @ x.T[1]; x.T[1] @ x
          randn(2, 3, 4, device=cuda) @ randn(4, 5, device=cuda)
          x.to(f16) + x.to(bf16); (x.to(f16) @ x.T.to(f16)).sum()
          a = arange(12, device=cuda).reshape(3, 4)

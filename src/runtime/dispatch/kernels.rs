@@ -15,7 +15,7 @@ use crate::runtime::devices::Memory;
 use crate::runtime::ops::elementwise::{self, BinaryOp, UnaryOp};
 use crate::runtime::ops::factory::{check_random, from_value, Distribution};
 use crate::runtime::ops::join;
-use crate::runtime::ops::matmul::{matmul_dtypes, not_lined_up};
+use crate::runtime::ops::matmul::{as_matrices, matmul_dtypes, not_lined_up};
 use crate::runtime::ops::reduce::{self, ReduceOp};
 use crate::runtime::shape::{
     broadcast_shapes, checked_numel, contiguous_strides, fmt_shape, norm_dim, numel,
@@ -106,16 +106,7 @@ impl Runtime {
             });
         }
         // 1-D operands are matrices of one row (a) or one column (b), dropped after.
-        let a2 = if a.ndim() == 1 {
-            a.reshape(&[1, a.shape()[0] as i64])?
-        } else {
-            a.view(a.shape().to_vec(), a.strides().to_vec(), a.offset())
-        };
-        let b2 = if b.ndim() == 1 {
-            b.reshape(&[b.shape()[0] as i64, 1])?
-        } else {
-            b.view(b.shape().to_vec(), b.strides().to_vec(), b.offset())
-        };
+        let (a2, b2) = as_matrices(a, b);
         let out = self.kernels(d, &[&a2, &b2], |l, v| exec::matmul(l, v[0], v[1], dt))?;
         let mut shape = out.shape().to_vec();
         if b.ndim() == 1 {

@@ -42,6 +42,24 @@ pub fn not_lined_up(a: &[usize], b: &[usize], k: usize, k2: usize) -> Error {
     }
 }
 
+/// `a` and `b` as matrices (views): a 1-D `a` is one row, a 1-D `b` one
+/// column; the product drops those dimensions again.
+pub fn as_matrices(a: &Tensor, b: &Tensor) -> (Tensor, Tensor) {
+    let matrix = |t: &Tensor, row: bool| match t.shape() {
+        &[k] => {
+            let s = t.strides()[0];
+            let (shape, strides) = if row {
+                (vec![1, k], vec![s * k as isize, s])
+            } else {
+                (vec![k, 1], vec![s, 1])
+            };
+            t.view(shape, strides, t.offset())
+        }
+        _ => t.view(t.shape().to_vec(), t.strides().to_vec(), t.offset()),
+    };
+    (matrix(a, true), matrix(b, false))
+}
+
 pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
     if a.device() != b.device() {
         return Err(Error::DeviceMismatch {
@@ -56,16 +74,7 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
         });
     }
     // Promote 1-D operands to matrices, remembering which dimensions to drop afterwards.
-    let a2 = if a.ndim() == 1 {
-        a.reshape(&[1, a.shape()[0] as i64])?
-    } else {
-        a.view(a.shape().to_vec(), a.strides().to_vec(), a.offset())
-    };
-    let b2 = if b.ndim() == 1 {
-        b.reshape(&[b.shape()[0] as i64, 1])?
-    } else {
-        b.view(b.shape().to_vec(), b.strides().to_vec(), b.offset())
-    };
+    let (a2, b2) = as_matrices(a, b);
     let (m, k) = (a2.shape()[a2.ndim() - 2], a2.shape()[a2.ndim() - 1]);
     let (k2, n) = (b2.shape()[b2.ndim() - 2], b2.shape()[b2.ndim() - 1]);
     if k != k2 {
