@@ -132,15 +132,7 @@ impl Launcher for Lib {
     }
     /// cuBLAS's contract (`blas::reference_gemm`), on the host's memory.
     fn gemm(&self, dt: DType, g: &Gemm, first: u64, second: u64, out: u64) -> Result<(), Error> {
-        // Elements a column-major operand spans over all batches.
-        let span = |rows: i32, cols: i32, ld: i32, stride: i64| {
-            ((g.batch as i64 - 1) * stride + (cols as i64 - 1) * ld as i64 + rows as i64) as usize
-        };
-        let (na, nb, nc) = (
-            span(g.m, g.k, g.lda, g.stride_a),
-            span(g.k, g.n, g.ldb, g.stride_b),
-            span(g.m, g.n, g.ldc, g.stride_c),
-        );
+        let (na, nb, nc) = g.extents();
         let mut c = vec![0.0; nc];
         with_dtype!(dt, T => {
             // SAFETY: the addresses are live host buffers of `dt` holding at

@@ -22,6 +22,25 @@ pub struct Gemm {
     pub batch: i32,
 }
 
+impl Gemm {
+    /// Elements the first operand, the second and the result span over all
+    /// batches (column-major, with their leading dimensions and strides).
+    pub fn extents(&self) -> (usize, usize, usize) {
+        let span = |rows: i32, cols: i32, ld: i32, stride: i64| {
+            if self.batch == 0 || rows == 0 || cols == 0 {
+                return 0;
+            }
+            ((self.batch as i64 - 1) * stride + (cols as i64 - 1) * ld as i64 + rows as i64)
+                as usize
+        };
+        (
+            span(self.m, self.k, self.lda, self.stride_a),
+            span(self.k, self.n, self.ldb, self.stride_b),
+            span(self.m, self.n, self.ldc, self.stride_c),
+        )
+    }
+}
+
 /// `batch` row-major products of `[m, k]` by `[k, n]`, each operand contiguous
 /// per matrix (`a_stride`, `b_stride` elements apart; 0 to reuse one matrix
 /// for every batch, as a broadcast does). None if a size exceeds cuBLAS's `int`.

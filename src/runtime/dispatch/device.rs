@@ -212,13 +212,7 @@ impl Runtime {
     /// memory, or (racing a pending write, on a driver that has already run
     /// it) a scratch copy of the bytes from before the write.
     pub(super) fn operand(&self, l: &OnDevice, t: &Tensor) -> Result<Operand, Error> {
-        let Some(bytes) = t.device_bytes() else {
-            if t.device().is_cuda() {
-                return Err(Error::value(format!(
-                    "internal error: a {} tensor without device memory",
-                    t.device()
-                )));
-            }
+        if !t.device().is_cuda() {
             // A host operand (a number, a 0-d cpu tensor): copied over for the
             // kernel, in scratch memory (the simulator allocates nothing for it).
             let buf = t.contiguous_buffer();
@@ -230,7 +224,8 @@ impl Runtime {
                 offset: 0,
                 strides: Some(crate::runtime::shape::contiguous_strides(t.shape())),
             });
-        };
+        }
+        let bytes = device_memory(t)?;
         if t.before_device_read() == Sees::Stale && l.driver.runs_when_queued() {
             let old: Buffer = t.stale_bytes();
             let mem = l.scratch(old.dtype(), old.len())?;
@@ -272,6 +267,16 @@ impl Runtime {
     }
 }
 
+/// The driver memory of `t`, a tensor on a driver's device.
+fn device_memory(t: &Tensor) -> Result<&DeviceBytes, Error> {
+    t.device_bytes().ok_or_else(|| {
+        Error::value(format!(
+            "internal error: a {} tensor without device memory",
+            t.device()
+        ))
+    })
+}
+
 /// Takes the memory's ownership out of `m` (leaving it borrowed, so its drop does nothing).
 fn replace_keep(mut m: DevMem) -> Keep {
     std::mem::replace(&mut m.keep, Keep::Borrowed)
@@ -286,12 +291,7 @@ impl Operand {
 
     /// `t`'s own memory, for a kernel writing it in place (after `before_write`).
     pub fn written(t: &Tensor) -> Result<Operand, Error> {
-        let bytes = t.device_bytes().ok_or_else(|| {
-            Error::value(format!(
-                "internal error: a {} tensor without device memory",
-                t.device()
-            ))
-        })?;
+        let bytes = device_memory(t)?;
         Ok(Operand {
             mem: DevMem {
                 addr: bytes.addr,

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::device::{driver_error, DevMem, OnDevice, Operand};
-use super::Runtime;
+use super::{tensor_bytes, Runtime};
 use crate::error::Error;
 use crate::runtime::buffer::Stored;
 use crate::runtime::cuda::exec::{self, Out, View};
@@ -169,8 +169,7 @@ impl Runtime {
         dtype: DType,
     ) -> Result<Tensor, Error> {
         let n = device_numel(shape, dtype)?;
-        let element =
-            with_dtype!(dtype, T => T::into_buffer(vec![from_value::<T>(value)])).to_le_bytes();
+        let element = element_bytes(dtype, value);
         self.kernels(d, &[], |l, _| {
             let mem = exec::Launcher::alloc(l, dtype, n)?;
             let strides = contiguous_strides(shape);
@@ -250,8 +249,7 @@ impl Runtime {
     /// `x.fill_(v)`.
     pub(super) fn fill_on(&mut self, d: u32, x: &Tensor, value: f64) -> Result<(), Error> {
         let l = self.on_device(d).ok_or_else(no_driver)?;
-        let element =
-            with_dtype!(x.dtype(), T => T::into_buffer(vec![from_value::<T>(value)])).to_le_bytes();
+        let element = element_bytes(x.dtype(), value);
         x.before_write();
         let to = Operand::written(x)?;
         exec::fill(&l, to.view(x), &element)
@@ -384,10 +382,13 @@ impl Runtime {
 /// Elements of a new device tensor; its memory is the device allocator's
 /// to refuse (an out-of-memory error), not the host's.
 fn device_numel(shape: &[usize], dtype: DType) -> Result<usize, Error> {
-    let n = checked_numel(shape)?;
-    n.checked_mul(dtype.size())
-        .ok_or_else(|| Error::value("this tensor is too large"))?;
-    Ok(n)
+    tensor_bytes(shape, dtype)?;
+    checked_numel(shape)
+}
+
+/// `value` as one element of `dtype`, in the bytes a fill kernel writes.
+fn element_bytes(dtype: DType, value: f64) -> Vec<u8> {
+    with_dtype!(dtype, T => T::into_buffer(vec![from_value::<T>(value)])).to_le_bytes()
 }
 
 fn no_driver() -> Error {

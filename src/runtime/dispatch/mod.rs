@@ -131,9 +131,7 @@ impl Runtime {
             Device::Cpu => Ok(None),
             Device::Cuda(d) => {
                 self.cuda(Some(d))?;
-                let bytes = checked_numel(shape)?
-                    .checked_mul(dtype.size())
-                    .ok_or_else(|| Error::value("this tensor is too large"))?;
+                let bytes = tensor_bytes(shape, dtype)?;
                 self.alloc(d, bytes).map(Some)
             }
         }
@@ -249,6 +247,14 @@ fn device_bytes(t: &Tensor) -> u64 {
     } else {
         0
     }
+}
+
+/// The bytes of a tensor of `shape` and `dtype`, or the error for one too
+/// large to count.
+fn tensor_bytes(shape: &[usize], dtype: DType) -> Result<usize, Error> {
+    checked_numel(shape)?
+        .checked_mul(dtype.size())
+        .ok_or_else(|| Error::value("this tensor is too large"))
 }
 
 /// The error for CUDA-only features in a session without CUDA devices.

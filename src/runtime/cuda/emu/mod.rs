@@ -339,18 +339,7 @@ impl Driver for Emu {
     ) -> Result<(), DriverError> {
         self.check_stream(stream, "cublasGemmStridedBatchedEx")?;
         self.launches.fetch_add(1, Ordering::Relaxed);
-        // Elements a column-major operand spans over all batches.
-        let span = |rows: i32, cols: i32, ld: i32, stride: i64| {
-            if g.batch == 0 || rows == 0 || cols == 0 {
-                return 0;
-            }
-            ((g.batch as i64 - 1) * stride + (cols as i64 - 1) * ld as i64 + rows as i64) as usize
-        };
-        let (na, nb, nc) = (
-            span(g.m, g.k, g.lda, g.stride_a),
-            span(g.k, g.n, g.ldb, g.stride_b),
-            span(g.m, g.n, g.ldc, g.stride_c),
-        );
+        let (na, nb, nc) = g.extents();
         let wide = |p: DevicePtr, n: usize| -> Vec<f32> {
             crate::with_dtype!(dt, T => std::slice::from_raw_parts(p as *const T, n)
                 .iter()
