@@ -357,7 +357,7 @@ impl Session {
             .sum();
         let devices = (0..self.devices.count())
             .filter_map(|i| {
-                self.devices.gpu(i).map(|a| DeviceStatus {
+                self.devices.gpu(i).map(|mut a| DeviceStatus {
                     index: i,
                     allocated: a.allocator.stats().allocated.current,
                     reserved: a.allocator.stats().reserved.current,
@@ -445,7 +445,8 @@ impl Session {
     /// Forgets every variable. Queued work is waited for first, so the freed
     /// memory returns to the caches without warnings about streams in flight.
     pub fn reset(&mut self) {
-        self.devices.sync_all();
+        // A driver failing the wait is reported by the next statement that syncs.
+        let _ = self.devices.sync_all();
         let mut fresh = Interp::new(self.config.seed, Arc::clone(&self.devices));
         // What the front end set up stays: the interrupt flag it holds, its
         // progress display, where outputs go and whether HTML is wanted.

@@ -197,3 +197,112 @@ proptest! {
         same_as_sim(&src);
     }
 }
+
+fn times_two(rt: &mut Runtime, x: &Tensor) -> Arc<Tensor> {
+    let two = Tensor::scalar(2.0f32);
+    rt.binary(
+        BinaryOp::Mul,
+        Operand {
+            tensor: x,
+            weak: false,
+        },
+        Operand {
+            tensor: &two,
+            weak: true,
+        },
+    )
+    .unwrap()
+}
+
+/// A stream of the program is a stream of the driver: work inside
+/// `stream s { }` is queued there, and `wait` and events order streams
+/// through the driver's events.
+#[test]
+fn streams_and_events_are_the_drivers() {
+    let (mut rt, emu) = emulated(1);
+    let x = rt
+        .random(
+            Distribution::Normal,
+            &[256],
+            DType::F32,
+            Device::Cuda(0),
+            None,
+        )
+        .unwrap();
+    let default = rt.current_stream().unwrap();
+    let on_default = rt.devices.stream_handle(default);
+    let s = rt.new_stream(Some("s")).unwrap();
+    let side = rt.devices.stream_handle(s.key);
+    assert_ne!(side, on_default, "s has a driver stream of its own");
+    assert_eq!(
+        rt.new_stream(Some("s")).unwrap().key,
+        s.key,
+        "the name finds it again"
+    );
+
+    let waits = emu.waits();
+    rt.wait_stream(s.key, default).unwrap();
+    assert_eq!(emu.waits(), waits + 1, "`wait` is a driver wait");
+    let (before_default, before_side) = (emu.work_on(on_default), emu.work_on(side));
+    let saved = rt.enter_stream(s.key);
+    let y = times_two(&mut rt, &x);
+    rt.restore(saved);
+    assert!(
+        emu.work_on(side) > before_side,
+        "x * 2 in `stream s` ran on s"
+    );
+    assert_eq!(emu.work_on(on_default), before_default);
+
+    let e = cudash::runtime::event::Event::default();
+    rt.record(&e, s.key).unwrap();
+    assert!(e.recorded().unwrap().driver.is_some(), "a driver event");
+    rt.wait_event(default, &e).unwrap();
+    assert_eq!(emu.waits(), waits + 2, "`wait e` is a driver wait");
+    assert!(rt.take_hazards().is_empty());
+    rt.sync_event(&e).unwrap();
+    assert!(e.recorded().unwrap().is_complete());
+    rt.sync_all().unwrap();
+    assert_eq!(y.to_vec::<f32>()[0], 2.0 * x.to_vec::<f32>()[0]);
+}
+
+/// On a GPU the runtime asks the driver what has completed, and measures
+/// device time with events: here on `emu` presented as a GPU.
+#[test]
+fn on_a_gpu_pending_work_follows_the_driver_and_time_is_measured() {
+    let emu = Arc::new(Emu::new(1, 1 << 30, H100.name, H100.compute_capability).like_a_gpu());
+    emu.prepare().expect("a C++20 compiler for the kernels");
+    let backend = DriverBackend::new(emu.clone(), &H100).unwrap();
+    let mut rt = Runtime::new(0, Arc::new(Devices::new(&backend, "test")));
+    let x = rt
+        .random(
+            Distribution::Normal,
+            &[256],
+            DType::F32,
+            Device::Cuda(0),
+            None,
+        )
+        .unwrap();
+    let key = rt.current_stream().unwrap();
+    let start = rt.time_start(key).unwrap();
+    let _y = times_two(&mut rt, &x);
+    emu.set_busy(true);
+    let stream = rt.stream_ref(key);
+    assert!(stream.pending() > 0, "the driver says it is still running");
+    let e = cudash::runtime::event::Event::default();
+    rt.record(&e, key).unwrap();
+    assert!(!e.recorded().unwrap().is_complete());
+    emu.set_busy(false);
+    assert!(
+        e.recorded().unwrap().is_complete(),
+        "the driver's event query"
+    );
+    assert_eq!(stream.pending(), 0, "the driver says the stream is idle");
+    let t = rt.time_end(key, start).unwrap();
+    assert!(
+        t.basis
+            .starts_with("measured with CUDA events on NVIDIA H100"),
+        "{}",
+        t.basis
+    );
+    assert!(t.seconds >= 0.0 && t.seconds < 10.0, "{}", t.seconds);
+}

@@ -24,14 +24,18 @@ impl Interp {
         if n < 1 {
             return Err(Error::value("`time` needs at least 1 iteration").at(span));
         }
-        self.time_loop(n, body)
+        self.time_loop(n, body, span)
     }
 
     /// `time N { }`: device time per iteration between two events on the
-    /// current stream (modelled on sim); host wall clock when no device work ran.
-    fn time_loop(&mut self, n: i64, body: &Block) -> Result<(), Diagnostic> {
+    /// current stream (measured on a GPU, modelled elsewhere); host wall
+    /// clock when no device work ran.
+    fn time_loop(&mut self, n: i64, body: &Block, span: Span) -> Result<(), Diagnostic> {
         let key = self.rt.current_stream().ok();
-        let start_mark = key.map(|k| self.rt.mark(k));
+        let start_mark = match key {
+            Some(k) => Some(self.rt.time_start(k).map_err(|e| e.at(span))?),
+            None => None,
+        };
         let before = self.rt.counters.clone();
         let start = Instant::now();
         self.quiet += 1;
@@ -49,14 +53,14 @@ impl Interp {
         let device_work = d.kernels + d.h2d.0 + d.d2h.0 + d.d2d.0 > 0;
         let text = match (key, start_mark) {
             (Some(k), Some(m0)) if device_work => {
-                let m1 = self.rt.finish_stream(k);
-                let per = (m1.time - m0.time) / n as f64;
+                let t = self.rt.time_end(k, m0).map_err(|e| e.at(span))?;
+                let per = t.seconds / n as f64;
                 let stream = self.rt.stream_ref(k).name;
                 let mut text = format!(
                     "time: {} per iteration (device time on cuda:{} stream `{stream}`, {}; {iterations})",
                     display::fmt_seconds(per),
                     k.device,
-                    self.rt.modelled_on().unwrap_or_default(),
+                    t.basis,
                 );
                 let bytes = d.h2d.1 + d.d2h.1 + d.d2d.1;
                 if bytes > 0 && per > 0.0 {

@@ -41,7 +41,7 @@ impl Interp {
             }
             StmtKind::Wait(e) => self.exec_wait(e, s.span),
             StmtKind::Pin(name) => self.exec_pin(name, s.span),
-            StmtKind::Sync(target) => self.exec_sync(target),
+            StmtKind::Sync(target) => self.exec_sync(target, s.span),
             StmtKind::Mem { map, target } => {
                 let shown = self.mem_shown(*map, target)?;
                 self.emit(Output::Display(shown));
@@ -64,7 +64,7 @@ impl Interp {
         }
         let v = self.eval(e, 0)?;
         if self.quiet == 0 {
-            self.host_read(&v);
+            self.host_read(&v).map_err(|err| err.at(e.span))?;
             self.flush_hazards();
             if let Some(text) = super::show::display_text(&v) {
                 let html = match &v {

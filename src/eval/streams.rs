@@ -59,15 +59,12 @@ impl Interp {
         match target {
             Value::Stream(s) => self.rt.wait_stream(waiter, s.key),
             Value::Event(e) => self.rt.wait_event(waiter, e),
-            other => {
-                return Err(Error::wrong_type(
-                    "what `wait` waits for",
-                    "a stream or an event",
-                    other.type_name(),
-                ))
-            }
+            other => Err(Error::wrong_type(
+                "what `wait` waits for",
+                "a stream or an event",
+                other.type_name(),
+            )),
         }
-        Ok(())
     }
 
     /// `wait STREAM_OR_EVENT`: the current stream waits for it.
@@ -78,18 +75,18 @@ impl Interp {
     }
 
     /// `sync`, `sync all`, `sync s`, `sync e`, `sync cuda:1`.
-    pub(crate) fn exec_sync(&mut self, target: &SyncTarget) -> Result<(), Diagnostic> {
-        match target {
+    pub(crate) fn exec_sync(&mut self, target: &SyncTarget, span: Span) -> Result<(), Diagnostic> {
+        let r = match target {
             SyncTarget::Current if self.rt.devices.count() > 0 => {
                 self.rt.sync_device(self.rt.current_device)
             }
-            SyncTarget::Current => {}
+            SyncTarget::Current => Ok(()),
             SyncTarget::All => self.rt.sync_all(),
             SyncTarget::Of(e) => match self.eval(e, 0)? {
                 Value::Stream(st) => self.rt.sync_stream(st.key),
                 Value::Device(Device::Cuda(d)) => self.rt.sync_device(d),
                 // Host work is synchronous: nothing to wait for.
-                Value::Device(Device::Cpu) => {}
+                Value::Device(Device::Cpu) => Ok(()),
                 Value::Event(ev) => self.rt.sync_event(&ev),
                 other => {
                     return Err(Error::wrong_type(
@@ -100,15 +97,15 @@ impl Interp {
                     .at(e.span))
                 }
             },
-        }
-        Ok(())
+        };
+        r.map_err(|e| e.at(span))
     }
 
     /// A blocking host read of every tensor in `v` (display, `print`).
-    pub(crate) fn host_read(&mut self, v: &Value) {
+    pub(crate) fn host_read(&mut self, v: &Value) -> Result<(), Error> {
         let mut devices = Vec::new();
         collect_devices(v, &mut devices);
-        self.rt.host_read(&devices);
+        self.rt.host_read(&devices)
     }
 
     /// Shows the runtime's notes (a non-blocking copy that had to block) as warnings.

@@ -217,13 +217,15 @@ pub fn comparable(outs: &[CellOutput]) -> String {
 
 /// What `--check` compares: the text with timings masked (`mask_times`) and
 /// what differs between backends running the same script: the backend line
-/// of the banner and `devices`, and whether a device is simulated or emulated.
+/// of the banner and `devices`, whether a device is simulated or emulated,
+/// and whether device time is modelled or measured (and on which GPU).
 pub fn mask_for_check(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for line in mask_times(s).lines() {
+        let line = &mask_time_basis(line);
         if let Some(rest) = line.strip_prefix("backend: ") {
             let name = rest.split(' ').next().unwrap_or("");
-            let masked = if matches!(name, "sim" | "emu") {
+            let masked = if matches!(name, "sim" | "emu" | "cuda") {
                 "<backend>"
             } else {
                 rest
@@ -245,6 +247,20 @@ pub fn mask_for_check(s: &str) -> String {
         out.push('\n');
     }
     out
+}
+
+/// `modelled on GPU` or `measured with CUDA events on GPU` (up to the next
+/// `;` or `)`) as `<device time>`.
+fn mask_time_basis(line: &str) -> String {
+    let Some(at) = ["modelled on ", "measured with CUDA events on "]
+        .iter()
+        .find_map(|p| line.find(p))
+    else {
+        return line.to_string();
+    };
+    let rest = &line[at..];
+    let end = rest.find([';', ')']).unwrap_or(rest.len());
+    format!("{}<device time>{}", &line[..at], &rest[end..])
 }
 
 /// Text without ANSI colour sequences.
@@ -316,6 +332,15 @@ mod tests {
         assert_ne!(
             mask_for_check("backend: cpu\n"),
             mask_for_check("backend: sim (x)\n")
+        );
+        let modelled = "time: 2.0 µs per iteration (device time on cuda:0 stream `default`, \
+                        modelled on NVIDIA H100 80GB HBM3; 1 iteration)\n";
+        let measured = "time: 7.5 µs per iteration (device time on cuda:0 stream `default`, \
+                        measured with CUDA events on NVIDIA H200; 1 iteration)\n";
+        assert_eq!(mask_for_check(modelled), mask_for_check(measured));
+        assert_ne!(
+            mask_for_check(modelled),
+            mask_for_check(&measured.replace("stream `default`", "stream `s`"))
         );
     }
 

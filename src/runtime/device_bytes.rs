@@ -42,7 +42,9 @@ impl DeviceBytes {
 }
 
 /// `len` elements of `dtype` at `ptr` on `device`, copied to the host on
-/// `stream` and waited for.
+/// `stream` and waited for. The device finishes all its queued work first:
+/// a host read sees what the device's streams wrote (the stream model has
+/// already warned about any read racing a write).
 pub fn download(
     driver: &dyn Driver,
     device: u32,
@@ -51,6 +53,7 @@ pub fn download(
     len: usize,
     stream: StreamHandle,
 ) -> Result<Buffer, DriverError> {
+    driver.device_synchronize(device)?;
     let mut buf = Buffer::zeros(dtype, len);
     let dst = with_dtype!(dtype, T => buf.as_mut_slice::<T>().as_mut_ptr() as *const u8);
     // SAFETY: `buf` holds `len` elements; the caller's device memory at least as many.

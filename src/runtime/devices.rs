@@ -8,7 +8,8 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::alloc::{AllocError, Block, StreamId};
 use super::backend::{Backend, DeviceInfo};
-use super::cuda::interface::Driver;
+use super::cuda::interface::{Driver, DriverError, StreamHandle};
+use super::cuda::scratch::Scratch;
 use super::gpu::{lock, Gpu};
 use super::host_alloc::HostAllocator;
 use super::stream::{Mark, StreamKey};
@@ -29,12 +30,15 @@ pub struct Devices {
     hazard_flag: Arc<AtomicBool>,
     /// The driver holding the devices' memory (`cuda`, `emu`); None on the simulator.
     driver: Option<Arc<dyn Driver>>,
+    /// Each device's temporaries (with a driver).
+    scratch: Vec<Arc<Mutex<Scratch>>>,
 }
 
 impl Devices {
     pub fn new(backend: &dyn Backend, reason: impl Into<String>) -> Devices {
         let infos = backend.devices();
         let hazard_flag = Arc::new(AtomicBool::new(false));
+        let driver = backend.driver();
         let gpus = infos
             .iter()
             .map(|d| {
@@ -43,10 +47,19 @@ impl Devices {
                     d.spec,
                     backend.segment_source(d.index),
                     Arc::clone(&hazard_flag),
+                    driver.clone(),
                 )))
             })
             .collect();
+        let scratch = match &driver {
+            Some(driver) => infos
+                .iter()
+                .map(|d| Arc::new(Mutex::new(Scratch::new(Arc::clone(driver), d.index))))
+                .collect(),
+            None => Vec::new(),
+        };
         Devices {
+            scratch,
             backend: backend.name(),
             reason: reason.into(),
             infos,
@@ -54,7 +67,19 @@ impl Devices {
             host: Arc::new(Mutex::new(HostAllocator::default())),
             host_time: Mutex::new(0.0),
             hazard_flag,
-            driver: backend.driver(),
+            driver,
+        }
+    }
+
+    /// Device `index`'s temporaries, on a driver's device.
+    pub fn scratch(&self, index: u32) -> Option<&Arc<Mutex<Scratch>>> {
+        self.scratch.get(index as usize)
+    }
+
+    /// Every device's kept temporaries go back to the driver (`empty_cache()`).
+    pub fn release_scratch(&self) {
+        for s in &self.scratch {
+            lock(s).release();
         }
     }
 
@@ -122,8 +147,11 @@ impl Devices {
         let block = match first {
             Ok(b) => b,
             Err(AllocError::OutOfMemory(_)) if lock(g).has_waiting() => {
-                // As PyTorch does before giving up: wait for the streams those blocks wait for.
-                self.sync_device(device);
+                // As PyTorch does before giving up: wait for the streams those
+                // blocks wait for. A driver failing the wait fails the retry.
+                if let Err(e) = self.sync_device(device) {
+                    return Err(AllocError::Failed(e.to_string()));
+                }
                 let mut gpu = lock(g);
                 let s = gpu.streams.current;
                 let block = gpu.allocator.malloc(bytes, s)?;
@@ -175,34 +203,80 @@ impl Devices {
         *host = host.max(finish_time);
     }
 
+    /// A new stream named `name` on `device`: on `cuda` and `emu` also one of
+    /// the driver's, which the stream's work is queued on.
+    pub fn create_stream(&self, device: u32, name: &str) -> Result<StreamId, DriverError> {
+        let handle = match &self.driver {
+            Some(driver) => Some(driver.stream_create(device)?),
+            None => None,
+        };
+        Ok(lock(&self.gpus[device as usize])
+            .streams
+            .create(name, handle))
+    }
+
+    /// The driver's stream behind `key`.
+    pub fn stream_handle(&self, key: StreamKey) -> StreamHandle {
+        lock(&self.gpus[key.device as usize])
+            .streams
+            .handle(key.stream)
+    }
+
+    /// `waiter` waits for all the work queued on `target` so far: in the
+    /// stream model, and on a driver through an event recorded at `target`'s
+    /// tail (destroying it right after is allowed: the wait keeps the record).
+    pub fn wait_for_stream(&self, waiter: StreamKey, target: StreamKey) -> Result<(), DriverError> {
+        let mark = self.mark(target);
+        self.wait(waiter, &mark);
+        let Some(driver) = &self.driver else {
+            return Ok(());
+        };
+        let (w, t) = (self.stream_handle(waiter), self.stream_handle(target));
+        if w == t {
+            return Ok(());
+        }
+        let e = driver.event_create(target.device, false)?;
+        let queued = driver
+            .event_record(e, t)
+            .and_then(|()| driver.stream_wait_event(w, e));
+        let destroyed = driver.event_destroy(e);
+        queued.and(destroyed)
+    }
+
     /// The host waits for everything queued on one stream (`sync s`).
-    pub fn sync_stream(&self, key: StreamKey) {
+    pub fn sync_stream(&self, key: StreamKey) -> Result<(), DriverError> {
+        if let Some(driver) = &self.driver {
+            driver.stream_synchronize(self.stream_handle(key))?;
+        }
         let (seq, clock) = {
             let gpu = lock(&self.gpus[key.device as usize]);
             let s = gpu.streams.get(key.stream);
             (s.issued, s.clock)
         };
         self.complete(key, seq, clock);
+        Ok(())
     }
 
     /// The host waits for every stream of a device (`sync cuda:1`).
-    pub fn sync_device(&self, device: u32) {
-        let streams: Vec<StreamKey> = {
+    pub fn sync_device(&self, device: u32) -> Result<(), DriverError> {
+        if let Some(driver) = &self.driver {
+            driver.device_synchronize(device)?;
+        }
+        let streams: Vec<(StreamKey, u64, f64)> = {
             let gpu = lock(&self.gpus[device as usize]);
             gpu.streams
                 .iter()
-                .map(|(i, _)| gpu.streams.key(i))
+                .map(|(i, s)| (gpu.streams.key(i), s.issued, s.clock))
                 .collect()
         };
-        for key in streams {
-            self.sync_stream(key);
+        for (key, seq, clock) in streams {
+            self.complete(key, seq, clock);
         }
+        Ok(())
     }
 
-    pub fn sync_all(&self) {
-        for d in 0..self.count() {
-            self.sync_device(d);
-        }
+    pub fn sync_all(&self) -> Result<(), DriverError> {
+        (0..self.count()).try_for_each(|d| self.sync_device(d))
     }
 
     /// Hazards every device found since the last call.
@@ -231,6 +305,24 @@ impl Devices {
         Memory::Registered {
             host: Arc::clone(&self.host),
             bytes,
+        }
+    }
+}
+
+impl Drop for Devices {
+    fn drop(&mut self) {
+        let Some(driver) = &self.driver else {
+            return;
+        };
+        for g in &self.gpus {
+            let gpu = lock(g);
+            for (_, s) in gpu.streams.iter() {
+                if let Some(h) = s.handle {
+                    // The session is ending; a stream the driver refuses to
+                    // destroy goes with the process.
+                    let _ = driver.stream_destroy(h);
+                }
+            }
         }
     }
 }

@@ -2,6 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use super::cuda::interface::{Driver, EventHandle};
 use super::gpu::{lock, Gpu};
 use super::stream::{Mark, StreamKey};
 
@@ -16,7 +17,9 @@ pub struct StreamRef {
 impl StreamRef {
     /// Items queued on it and not known complete.
     pub fn pending(&self) -> u64 {
-        lock(&self.gpu).streams.get(self.key.stream).pending()
+        let mut gpu = lock(&self.gpu);
+        gpu.refresh();
+        gpu.streams.get(self.key.stream).pending()
     }
 
     /// `<stream s @cuda:0: 2 pending>`
@@ -46,16 +49,44 @@ pub struct Event {
 pub struct Recorded {
     pub mark: Mark,
     pub stream: StreamRef,
+    /// The driver's event recorded at the same point (`cuda`, `emu`).
+    pub driver: Option<Arc<DriverEvent>>,
+}
+
+/// An event of a driver, destroyed when the last record holding it goes.
+pub struct DriverEvent {
+    pub driver: Arc<dyn Driver>,
+    pub handle: EventHandle,
+}
+
+impl Drop for DriverEvent {
+    fn drop(&mut self) {
+        // Destroying an event whose work is still queued is allowed; a
+        // refusal leaves the handle to the session's end.
+        let _ = self.driver.event_destroy(self.handle);
+    }
 }
 
 impl Recorded {
-    /// Whether the stream has run past the event.
+    /// Whether the stream has run past the event: known from a sync, or (on
+    /// a GPU) because the driver says the event's work is done.
     pub fn is_complete(&self) -> bool {
-        lock(&self.stream.gpu)
-            .streams
-            .get(self.mark.stream.stream)
-            .done
-            >= self.mark.seq
+        let (stream, seq) = (self.mark.stream.stream, self.mark.seq);
+        let mut gpu = lock(&self.stream.gpu);
+        if gpu.streams.get(stream).done >= seq {
+            return true;
+        }
+        let reached = gpu.asks_driver()
+            && self
+                .driver
+                .as_ref()
+                .is_some_and(|e| e.driver.event_query(e.handle) == Ok(true));
+        if reached {
+            // Other devices' work it waited for is done too; each of their
+            // streams answers for itself when asked.
+            gpu.complete(stream, seq);
+        }
+        reached
     }
 }
 

@@ -8,20 +8,16 @@
 //! simulator also shows the consequence (a racing read sees the old bytes).
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
+pub use super::alloc::DeviceAllocator;
 use super::alloc::{Block, CachingAllocator, SegmentSource, StreamId};
+use super::cuda::interface::Driver;
 use super::spec::GpuSpec;
 use super::stream::{Mark, StreamKey, Streams};
 use super::timing::Work;
 
-pub type DeviceAllocator = CachingAllocator<Box<dyn SegmentSource + Send>>;
-
-pub fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    // A panic while holding the lock cannot leave the bookkeeping worse than the
-    // bug that caused it; keep going rather than poison every later statement.
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
+pub use super::lock::lock;
 
 pub struct Gpu {
     pub index: u32,
@@ -39,6 +35,10 @@ pub struct Gpu {
     pub launch_blocking: bool,
     /// Modelled device time of all work queued so far (for `profile`).
     pub busy: f64,
+    /// The driver to ask what queued work has completed, where work runs
+    /// asynchronously (a GPU). None on the simulator and `emu`, whose
+    /// queued work completes only at synchronisation points.
+    completion: Option<Arc<dyn Driver>>,
 }
 
 /// An asynchronous write not yet known to be complete: item `seq` of `stream`
@@ -105,6 +105,7 @@ impl Gpu {
         spec: &'static GpuSpec,
         source: Box<dyn SegmentSource + Send>,
         hazard_flag: Arc<AtomicBool>,
+        driver: Option<Arc<dyn Driver>>,
     ) -> Gpu {
         Gpu {
             index,
@@ -116,6 +117,35 @@ impl Gpu {
             hazard_flag,
             launch_blocking: false,
             busy: 0.0,
+            completion: driver.filter(|d| !d.runs_when_queued()),
+        }
+    }
+
+    /// Whether the driver says what has completed (a GPU), rather than sync points.
+    pub fn asks_driver(&self) -> bool {
+        self.completion.is_some()
+    }
+
+    /// On a GPU: every stream the driver reports idle has completed all it
+    /// queued, so `pending`, the status line, event queries and the blocks
+    /// held back for streams follow real completion. A failed query
+    /// changes nothing (the error surfaces at the next sync).
+    pub fn refresh(&mut self) {
+        let Some(driver) = &self.completion else {
+            return;
+        };
+        let idle: Vec<(StreamId, u64)> = self
+            .streams
+            .iter()
+            .filter(|(i, s)| {
+                s.pending() > 0 && driver.stream_query(self.streams.handle(*i)) == Ok(true)
+            })
+            .map(|(i, s)| (i, s.issued))
+            .collect();
+        for (stream, issued) in idle {
+            // Other devices' items it waited for are done too; each of
+            // their streams answers for itself when asked.
+            self.complete(stream, issued);
         }
     }
 
@@ -319,7 +349,8 @@ impl Gpu {
     }
 
     /// Streams with queued work, as (name, pending items).
-    pub fn busy_streams(&self) -> Vec<(Arc<str>, u64)> {
+    pub fn busy_streams(&mut self) -> Vec<(Arc<str>, u64)> {
+        self.refresh();
         self.streams
             .iter()
             .filter(|(_, s)| s.pending() > 0)

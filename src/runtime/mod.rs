@@ -23,6 +23,7 @@ pub mod gpu;
 pub mod host;
 pub mod host_alloc;
 pub mod io;
+pub mod lock;
 pub mod ops;
 pub mod pick;
 pub mod rng;

@@ -19,6 +19,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::alloc::StreamId;
+use super::cuda::interface::StreamHandle;
 
 /// A stream of some device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -36,6 +37,9 @@ impl StreamKey {
 #[derive(Debug, Clone)]
 pub struct Stream {
     pub name: Arc<str>,
+    /// The driver's stream this one is, on `cuda` and `emu` (None: the
+    /// default stream, or a simulated device's stream).
+    pub handle: Option<StreamHandle>,
     /// The last item queued.
     pub issued: u64,
     /// The last item known complete.
@@ -50,9 +54,10 @@ pub struct Stream {
 }
 
 impl Stream {
-    fn new(name: &str) -> Stream {
+    fn new(name: &str, handle: Option<StreamHandle>) -> Stream {
         Stream {
             name: name.into(),
+            handle,
             issued: 0,
             done: 0,
             clock: 0.0,
@@ -97,7 +102,7 @@ impl Streams {
     pub fn new(device: u32) -> Streams {
         Streams {
             device,
-            list: vec![Stream::new("default")],
+            list: vec![Stream::new("default", None)],
             current: 0,
         }
     }
@@ -124,10 +129,17 @@ impl Streams {
             .map(|i| i as StreamId)
     }
 
-    /// A new stream named `name`.
-    pub fn create(&mut self, name: &str) -> StreamId {
-        self.list.push(Stream::new(name));
+    /// A new stream named `name`, the driver's `handle` on `cuda` and `emu`.
+    pub fn create(&mut self, name: &str, handle: Option<StreamHandle>) -> StreamId {
+        self.list.push(Stream::new(name, handle));
         (self.list.len() - 1) as StreamId
+    }
+
+    /// The driver's stream for `stream` (the default stream when it has none).
+    pub fn handle(&self, stream: StreamId) -> StreamHandle {
+        self.list[stream as usize]
+            .handle
+            .unwrap_or(StreamHandle::default_of(self.device))
     }
 
     /// Queues one item that takes `duration` seconds of device time on `stream`,
@@ -228,7 +240,7 @@ mod tests {
     #[test]
     fn nothing_completes_until_drained() {
         let mut s = Streams::new(0);
-        let side = s.create("s");
+        let side = s.create("s", None);
         let (seq, _) = s.enqueue(0, 0.0, 1e-6);
         assert!(!s.ordered_after(side, 0, seq));
         assert_eq!(s.get(0).pending(), 1);
@@ -240,8 +252,8 @@ mod tests {
     #[test]
     fn a_wait_orders_the_waiter_after_the_mark_and_transitively() {
         let mut s = Streams::new(0);
-        let a = s.create("a");
-        let b = s.create("b");
+        let a = s.create("a", None);
+        let b = s.create("b", None);
         let (seq, _) = s.enqueue(0, 0.0, 1e-6);
         let m = s.mark(0, 0.0);
         s.wait(a, &m, 0.0);
@@ -258,7 +270,7 @@ mod tests {
     #[test]
     fn completing_a_waiter_completes_what_it_waited_for() {
         let mut s = Streams::new(0);
-        let a = s.create("a");
+        let a = s.create("a", None);
         s.enqueue(0, 0.0, 1e-3);
         let m = s.mark(0, 0.0);
         s.wait(a, &m, 0.0);

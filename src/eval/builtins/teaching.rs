@@ -11,7 +11,7 @@ use crate::runtime::io;
 
 pub(super) fn print(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     for (v, _) in &b.rest {
-        me.host_read(v);
+        me.host_read(v).map_err(|e| e.at(b.span))?;
     }
     let parts: Vec<String> = b.rest.iter().map(|(v, _)| print_text(v)).collect();
     me.emit(Output::Text(parts.join(" ")));
@@ -32,7 +32,7 @@ pub(super) fn clear_output(
 pub(super) fn save(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let x = b.tensor("tensor")?;
     let path = path_arg(b)?;
-    me.rt.read_all(&x);
+    me.rt.read_all(&x).map_err(|e| e.at(b.span))?;
     io::save(&x, Path::new(&path)).map_err(|e| e.at(b.span))?;
     Ok(Value::None)
 }

@@ -21,8 +21,8 @@ pub(super) fn wait(me: &mut Interp, _: &'static str, s: &StreamRef, b: &Bound) -
     Ok(Value::None)
 }
 
-pub(super) fn sync(me: &mut Interp, _: &'static str, s: &StreamRef, _: &Bound) -> Out {
-    me.rt.sync_stream(s.key);
+pub(super) fn sync(me: &mut Interp, _: &'static str, s: &StreamRef, b: &Bound) -> Out {
+    me.rt.sync_stream(s.key).map_err(|e| e.at(b.span))?;
     Ok(Value::None)
 }
 
@@ -45,12 +45,12 @@ pub(super) fn record(me: &mut Interp, _: &'static str, e: &Arc<Event>, b: &Bound
             )
         }
     };
-    me.rt.record(e, key);
+    me.rt.record(e, key).map_err(|e| e.at(b.span))?;
     Ok(Value::Event(Arc::clone(e)))
 }
 
-pub(super) fn event_sync(me: &mut Interp, _: &'static str, e: &Arc<Event>, _: &Bound) -> Out {
-    me.rt.sync_event(e);
+pub(super) fn event_sync(me: &mut Interp, _: &'static str, e: &Arc<Event>, b: &Bound) -> Out {
+    me.rt.sync_event(e).map_err(|e| e.at(b.span))?;
     Ok(Value::None)
 }
 
@@ -59,7 +59,7 @@ pub(super) fn event_query(_: &mut Interp, _: &'static str, e: &Arc<Event>, _: &B
 }
 
 /// `e.elapsed(end)`: milliseconds of device time, once both have completed.
-pub(super) fn elapsed(_: &mut Interp, _: &'static str, e: &Arc<Event>, b: &Bound) -> Out {
+pub(super) fn elapsed(me: &mut Interp, _: &'static str, e: &Arc<Event>, b: &Bound) -> Out {
     let at = |err: Error| err.at(b.span);
     let end = b.event("end")?;
     let (Some(a), Some(z)) = (e.recorded(), end.recorded()) else {
@@ -75,6 +75,6 @@ pub(super) fn elapsed(_: &mut Interp, _: &'static str, e: &Arc<Event>, b: &Bound
         )));
     }
     // CUDA events resolve about half a microsecond; show 0.1 µs.
-    let ms = (z.mark.time - a.mark.time) * 1e3;
+    let ms = me.rt.elapsed(&a, &z).map_err(at)?;
     Ok(Value::Float((ms * 1e4).round() / 1e4))
 }

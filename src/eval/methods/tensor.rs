@@ -111,7 +111,7 @@ pub(super) fn unary(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bo
 
 /// `.item()`: a host read of the one element (it waits for the device).
 pub(super) fn item(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    me.rt.read_item(t);
+    me.rt.read_item(t).map_err(|e| e.at(b.span))?;
     if t.numel() != 1 {
         return Err(Error::value_help(
             format!(

@@ -185,6 +185,9 @@ impl AllocError {
     }
 }
 
+/// A device's caching allocator, whatever its segments come from.
+pub type DeviceAllocator = CachingAllocator<Box<dyn SegmentSource + Send>>;
+
 pub struct CachingAllocator<S: SegmentSource> {
     source: S,
     segments: BTreeMap<u64, Segment>,

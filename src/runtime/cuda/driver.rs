@@ -15,7 +15,7 @@ use super::nvrtc::{Arch, Cache};
 use super::probe::{self, DriverDevice, Probe};
 use super::source::{Kernel, Unit};
 use crate::runtime::alloc::{SegmentError, SegmentSource};
-use crate::runtime::gpu::lock;
+use crate::runtime::lock::lock;
 
 /// A failed driver call, or a kernel that could not be prepared.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -545,6 +545,17 @@ impl CudaDevice {
         call("cuStreamSynchronize", unsafe {
             result::stream::synchronize(raw(stream))
         })
+    }
+
+    /// Whether everything queued on `stream` (None: the default stream) is done.
+    pub fn query_stream(&self, stream: Option<&Stream>) -> Result<bool, DriverError> {
+        self.bind()?;
+        // SAFETY: a live stream or null.
+        match unsafe { sys::cuStreamQuery(raw(stream)) } {
+            sys::CUresult::CUDA_SUCCESS => Ok(true),
+            sys::CUresult::CUDA_ERROR_NOT_READY => Ok(false),
+            e => call("cuStreamQuery", Err(result::DriverError(e))),
+        }
     }
 }
 

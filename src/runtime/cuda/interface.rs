@@ -186,6 +186,8 @@ pub trait Driver: Send + Sync {
     ) -> Result<(), DriverError>;
 
     // Synchronisation.
+    /// Whether everything queued on `stream` so far is done; never blocks.
+    fn stream_query(&self, stream: StreamHandle) -> Result<bool, DriverError>;
     fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), DriverError>;
     fn device_synchronize(&self, device: u32) -> Result<(), DriverError>;
     /// Runs `f` on a host thread once the work queued on `stream` so far is done.

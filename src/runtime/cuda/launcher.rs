@@ -12,8 +12,9 @@ use super::driver::{CudaDevice, Stream};
 use super::exec::{Geometry, Launcher};
 use super::source::Kernel;
 use crate::error::Error;
+use crate::runtime::alloc::DeviceAllocator;
 use crate::runtime::alloc::{Block, StreamId};
-use crate::runtime::gpu::{lock, DeviceAllocator};
+use crate::runtime::lock::lock;
 use crate::runtime::{DType, Device};
 
 /// Device memory from the caching allocator, returned to it when dropped.

@@ -22,6 +22,8 @@
 //!   call per operation; `emu` implements it on the CPU, and `backend`
 //!   turns any implementation's devices into the session's; `real`
 //!   implements it on cudarc through `driver` (not yet run on a GPU).
+//! - `scratch`: device memory for ops' temporaries, kept for stream-ordered
+//!   reuse outside the caching allocator.
 //!
 //! Tested without a GPU: `tests/kernels_host.rs` compiles the kernels as C++
 //! and runs every op through `exec` on them, against the simulator (cuBLAS's
@@ -34,7 +36,8 @@
 //! Tensors in device memory run `exec` on the `Launcher` of
 //! `runtime/dispatch/device.rs`, over a `Driver`: tested on every machine
 //! with `emu` (`--backend emu`, `tests/emu.rs`, the golden transcripts and
-//! lessons). Not yet written: `Driver` on cudarc, so no tensor has run on a GPU.
+//! lessons). `--backend cuda` runs the same code over `real`, which has not
+//! yet run on a GPU, so no tensor has been in GPU memory yet.
 
 pub mod args;
 pub mod backend;
@@ -48,4 +51,5 @@ pub mod launcher;
 pub mod nvrtc;
 pub mod probe;
 pub mod real;
+pub mod scratch;
 pub mod source;

@@ -254,7 +254,7 @@ impl Cache {
     /// The CUBIN for `unit` on `arch`: from memory, from disk, or compiled now
     /// (and then kept in both). A damaged disk entry is compiled again.
     pub fn cubin(&self, unit: &Unit, arch: Arch) -> Result<Cubin, NvrtcError> {
-        if let Some(c) = crate::runtime::gpu::lock(&self.memory).get(&(*unit, arch)) {
+        if let Some(c) = crate::runtime::lock::lock(&self.memory).get(&(*unit, arch)) {
             return Ok(Arc::clone(c));
         }
         let nvrtc = version()?;
@@ -275,7 +275,7 @@ impl Cache {
             }
         };
         let bytes = Arc::new(bytes);
-        crate::runtime::gpu::lock(&self.memory).insert((*unit, arch), Arc::clone(&bytes));
+        crate::runtime::lock::lock(&self.memory).insert((*unit, arch), Arc::clone(&bytes));
         Ok(bytes)
     }
 }

@@ -4,8 +4,8 @@
 //! each holds its device, so the context outlives it and is bound when it
 //! is destroyed. One cuBLAS handle per device, made on first use.
 //!
-//! NOT YET RUN ON A GPU: it compiles everywhere, and `--backend cuda` does
-//! not use it yet (see README, *The CUDA backend*).
+//! NOT YET RUN ON A GPU: it compiles everywhere, and `--backend cuda` runs
+//! on it, but no GPU has run it yet (see README, *The CUDA backend*).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,7 +18,7 @@ use super::driver::{CudaDevice, DevicePtr as RawPtr, Event, Pinned, Stream};
 use super::exec::Geometry;
 use super::interface::*;
 use super::source::Kernel;
-use crate::runtime::gpu::lock;
+use crate::runtime::lock::lock;
 use crate::runtime::DType;
 
 pub struct Cuda {
@@ -341,6 +341,12 @@ impl Driver for Cuda {
         let s = self.stream(stream, "cuStreamSynchronize")?;
         self.device(stream.device, "cuStreamSynchronize")?
             .synchronize_stream(s.as_deref())
+    }
+
+    fn stream_query(&self, stream: StreamHandle) -> Result<bool, DriverError> {
+        let s = self.stream(stream, "cuStreamQuery")?;
+        self.device(stream.device, "cuStreamQuery")?
+            .query_stream(s.as_deref())
     }
 
     fn device_synchronize(&self, device: u32) -> Result<(), DriverError> {

@@ -9,7 +9,7 @@
 //! replaced, the kernel is given a copy of the bytes from before it
 //! (`operand`): racy programs show the simulator's worst case.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use super::Runtime;
 use crate::error::Error;
@@ -18,10 +18,12 @@ use crate::runtime::cuda::args::bytes_of;
 use crate::runtime::cuda::blas::Gemm;
 use crate::runtime::cuda::exec::{Geometry, Launcher, Out, View};
 use crate::runtime::cuda::interface::{Driver, DriverError, StreamHandle};
+use crate::runtime::cuda::scratch::Scratch;
 use crate::runtime::cuda::source::Kernel;
 use crate::runtime::device_bytes::{upload, DeviceBytes};
 use crate::runtime::devices::{Devices, Memory};
 use crate::runtime::gpu::Sees;
+use crate::runtime::lock::lock;
 use crate::runtime::{DType, Device, Tensor};
 
 /// Device memory an op uses: a tensor's (borrowed), a block of the caching
@@ -35,17 +37,18 @@ enum Keep {
     Borrowed,
     Block(Memory),
     Scratch {
-        driver: Arc<dyn Driver>,
-        device: u32,
+        pool: Arc<Mutex<Scratch>>,
+        size: usize,
+        stream: StreamHandle,
     },
 }
 
 impl Drop for DevMem {
     fn drop(&mut self) {
-        if let Keep::Scratch { driver, device } = &self.keep {
-            // The work using it was queued before; a driver frees memory
-            // only once that work is done (cuMemFree waits, emu ran it already).
-            let _ = driver.mem_free(*device, self.addr);
+        if let Keep::Scratch { pool, size, stream } = &self.keep {
+            // The work using it is queued on `stream`, so later work there
+            // may have it (scratch.rs).
+            lock(pool).give_back(self.addr, *size, *stream);
         }
     }
 }
@@ -94,15 +97,19 @@ impl Launcher for OnDevice<'_> {
     }
 
     fn scratch(&self, dt: DType, n: usize) -> Result<DevMem, Error> {
-        let addr = self
-            .driver
-            .mem_alloc(self.device, (n * dt.size()).max(1))
+        let pool = self
+            .devices
+            .scratch(self.device)
+            .ok_or_else(|| Error::value("internal error: scratch memory without a driver"))?;
+        let (addr, size) = lock(pool)
+            .take(n * dt.size(), self.stream)
             .map_err(|e| self.failed(e))?;
         Ok(DevMem {
             addr,
             keep: Keep::Scratch {
-                driver: Arc::clone(self.driver),
-                device: self.device,
+                pool: Arc::clone(pool),
+                size,
+                stream: self.stream,
             },
         })
     }
@@ -157,7 +164,7 @@ impl Runtime {
             devices: &self.devices,
             driver,
             device: d,
-            stream: StreamHandle::default_of(d),
+            stream: self.devices.stream_handle(self.stream_on(d)),
         })
     }
 
@@ -178,7 +185,7 @@ impl Runtime {
         let buf = out.contiguous_buffer();
         let bytes = self.device_bytes(d, block, out.dtype(), out.numel(), driver)?;
         bytes
-            .upload(&buf, StreamHandle::default_of(d))
+            .upload(&buf, self.devices.stream_handle(self.stream_on(d)))
             .map_err(|e| driver_error(d, e))?;
         Ok(Tensor::in_device_memory(
             bytes,

@@ -10,7 +10,7 @@ use super::{tensor_bytes, Runtime};
 use crate::error::Error;
 use crate::runtime::buffer::Stored;
 use crate::runtime::cuda::exec::{self, Out, View};
-use crate::runtime::cuda::interface::{Addr, StreamHandle};
+use crate::runtime::cuda::interface::Addr;
 use crate::runtime::devices::Memory;
 use crate::runtime::ops::elementwise::{self, BinaryOp, UnaryOp};
 use crate::runtime::ops::factory::{check_random, from_value, Distribution};
@@ -367,7 +367,7 @@ impl Runtime {
                     ptr: from,
                 },
                 t.nbytes(),
-                StreamHandle::default_of(to),
+                self.devices.stream_handle(self.stream_on(to)),
             )
         }
         .map_err(|e| driver_error(to, e))?;

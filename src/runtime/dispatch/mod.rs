@@ -9,6 +9,8 @@
 //!   and factories;
 //! - `transfer.rs`: copies between the host and devices, pinned memory;
 //! - `sync.rs`: streams, events, waits and host syncs;
+//! - `timer.rs`: device time for `time` and `elapsed` (measured on a GPU,
+//!   modelled elsewhere);
 //! - `kernels.rs`: the ops of `compute.rs` on a driver's devices, as
 //!   `cuda::exec` launches on `device.rs`'s `Launcher`.
 //!
@@ -21,6 +23,7 @@ mod compute;
 mod device;
 mod kernels;
 mod sync;
+pub mod timer;
 mod transfer;
 
 use std::sync::Arc;
@@ -199,6 +202,7 @@ impl Runtime {
             }
         }
         self.devices.host().empty_cache();
+        self.devices.release_scratch();
     }
 
     /// `reset_peak()`: the peaks of one device's allocator (cpu: the pinned one).
@@ -221,7 +225,7 @@ impl Runtime {
             .sum()
     }
 
-    /// How device time is known: `modelled on NVIDIA H100 80GB HBM3` on the simulator.
+    /// The time model's reference GPU, for `profile`'s modelled device time.
     pub fn modelled_on(&self) -> Option<String> {
         let info = self.devices.info(self.current_device)?;
         Some(format!("modelled on {}", info.spec.name))

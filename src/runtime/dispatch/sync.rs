@@ -4,9 +4,10 @@
 
 use std::sync::Arc;
 
+use super::device::driver_error;
 use super::Runtime;
 use crate::error::Error;
-use crate::runtime::event::{Event, Recorded, StreamRef};
+use crate::runtime::event::{DriverEvent, Event, Recorded, StreamRef};
 use crate::runtime::gpu::lock;
 use crate::runtime::stream::{Mark, StreamKey};
 use crate::runtime::Device;
@@ -46,15 +47,24 @@ impl Runtime {
     /// stream again.
     pub fn new_stream(&mut self, name: Option<&str>) -> Result<StreamRef, Error> {
         let d = self.current_stream()?.device;
-        let mut gpu = self.devices.gpu(d).expect("the current device exists");
-        let s = match name {
-            Some(n) => gpu.streams.find(n).unwrap_or_else(|| gpu.streams.create(n)),
-            None => {
-                let n = format!("stream{}", gpu.streams.iter().count());
-                gpu.streams.create(&n)
-            }
+        let (found, count) = {
+            let gpu = self.devices.gpu(d).expect("the current device exists");
+            (
+                name.and_then(|n| gpu.streams.find(n)),
+                gpu.streams.iter().count(),
+            )
         };
-        drop(gpu);
+        let s = match (found, name) {
+            (Some(s), _) => s,
+            (None, Some(n)) => self
+                .devices
+                .create_stream(d, n)
+                .map_err(|e| driver_error(d, e))?,
+            (None, None) => self
+                .devices
+                .create_stream(d, &format!("stream{count}"))
+                .map_err(|e| driver_error(d, e))?,
+        };
         Ok(self.stream_ref(StreamKey::new(d, s)))
     }
 
@@ -82,70 +92,111 @@ impl Runtime {
     }
 
     /// `wait s`: `waiter` waits for all work queued on `target` so far.
-    pub fn wait_stream(&mut self, waiter: StreamKey, target: StreamKey) {
-        let mark = self.devices.mark(target);
-        self.devices.wait(waiter, &mark);
+    pub fn wait_stream(&mut self, waiter: StreamKey, target: StreamKey) -> Result<(), Error> {
+        self.devices
+            .wait_for_stream(waiter, target)
+            .map_err(|e| driver_error(waiter.device, e))
     }
 
     /// `wait e`: `waiter` waits for the work before the event's record; an
     /// event never recorded is nothing to wait for, as in CUDA.
-    pub fn wait_event(&mut self, waiter: StreamKey, e: &Event) {
-        if let Some(r) = e.recorded() {
-            self.devices.wait(waiter, &r.mark);
+    pub fn wait_event(&mut self, waiter: StreamKey, e: &Event) -> Result<(), Error> {
+        let Some(r) = e.recorded() else {
+            return Ok(());
+        };
+        self.devices.wait(waiter, &r.mark);
+        if let Some(ev) = &r.driver {
+            let w = self.devices.stream_handle(waiter);
+            ev.driver
+                .stream_wait_event(w, ev.handle)
+                .map_err(|e| driver_error(waiter.device, e))?;
         }
+        Ok(())
     }
 
-    /// `e.record(s)`: the event marks the tail of stream `key`.
-    pub fn record(&mut self, e: &Event, key: StreamKey) {
+    /// `e.record(s)`: the event marks the tail of stream `key` (on a driver,
+    /// a fresh timing event recorded there, so `elapsed` can measure).
+    pub fn record(&mut self, e: &Event, key: StreamKey) -> Result<(), Error> {
+        let driver = match self.devices.driver() {
+            Some(driver) => {
+                let failed = |err| driver_error(key.device, err);
+                let handle = driver.event_create(key.device, true).map_err(failed)?;
+                let ev = DriverEvent {
+                    driver: Arc::clone(driver),
+                    handle,
+                };
+                driver
+                    .event_record(handle, self.devices.stream_handle(key))
+                    .map_err(failed)?;
+                Some(Arc::new(ev))
+            }
+            None => None,
+        };
         let mark = self.devices.mark(key);
         e.record(Recorded {
             mark,
             stream: self.stream_ref(key),
+            driver,
         });
+        Ok(())
     }
 
     /// The host waits for one stream.
-    pub fn sync_stream(&mut self, key: StreamKey) {
-        self.devices.sync_stream(key);
+    pub fn sync_stream(&mut self, key: StreamKey) -> Result<(), Error> {
         self.counters.host_syncs += 1;
+        self.devices
+            .sync_stream(key)
+            .map_err(|e| driver_error(key.device, e))
     }
 
     /// The host waits for every stream of a device.
-    pub fn sync_device(&mut self, d: u32) {
-        self.devices.sync_device(d);
+    pub fn sync_device(&mut self, d: u32) -> Result<(), Error> {
         self.counters.host_syncs += 1;
+        self.devices.sync_device(d).map_err(|e| driver_error(d, e))
     }
 
     /// The host waits until the stream reaches the event; an event never
     /// recorded is complete, as in CUDA.
-    pub fn sync_event(&mut self, e: &Event) {
-        if let Some(r) = e.recorded() {
-            self.devices
-                .complete(r.mark.stream, r.mark.seq, r.mark.time);
-            self.counters.host_syncs += 1;
+    pub fn sync_event(&mut self, e: &Event) -> Result<(), Error> {
+        let Some(r) = e.recorded() else {
+            return Ok(());
+        };
+        self.counters.host_syncs += 1;
+        if let Some(ev) = &r.driver {
+            ev.driver
+                .event_synchronize(ev.handle)
+                .map_err(|err| driver_error(r.mark.stream.device, err))?;
         }
+        self.devices
+            .complete(r.mark.stream, r.mark.seq, r.mark.time);
+        Ok(())
     }
 
-    pub fn sync_all(&mut self) {
-        if self.devices.count() > 0 {
-            self.devices.sync_all();
-            self.counters.host_syncs += 1;
+    pub fn sync_all(&mut self) -> Result<(), Error> {
+        if self.devices.count() == 0 {
+            return Ok(());
         }
+        self.counters.host_syncs += 1;
+        for d in 0..self.devices.count() {
+            self.devices
+                .sync_device(d)
+                .map_err(|e| driver_error(d, e))?;
+        }
+        Ok(())
     }
 
     /// The host waits until everything queued on `key` so far is done, and
     /// returns the mark it waited for (the end of a `time` loop).
-    pub fn finish_stream(&mut self, key: StreamKey) -> Mark {
+    pub fn finish_stream(&mut self, key: StreamKey) -> Result<Mark, Error> {
         let m = self.devices.mark(key);
-        self.devices.complete(key, m.seq, m.time);
-        self.counters.host_syncs += 1;
-        m
+        self.sync_stream(key)?;
+        Ok(m)
     }
 
     /// A blocking host read of tensors on `devices` (display, `.item()`,
     /// `print`, `save`): like `cudaMemcpy` on CUDA's legacy default stream, it
     /// waits for all work queued on each of those devices.
-    pub fn host_read(&mut self, devices: &[Device]) {
+    pub fn host_read(&mut self, devices: &[Device]) -> Result<(), Error> {
         let mut cuda: Vec<u32> = devices
             .iter()
             .filter_map(|d| match d {
@@ -155,9 +206,7 @@ impl Runtime {
             .collect();
         cuda.sort_unstable();
         cuda.dedup();
-        for d in cuda {
-            self.sync_device(d);
-        }
+        cuda.into_iter().try_for_each(|d| self.sync_device(d))
     }
 
     /// Hazards the devices found since the last call.

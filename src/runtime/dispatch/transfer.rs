@@ -40,7 +40,7 @@ impl Runtime {
             (Device::Cuda(s), Device::Cpu) => {
                 let path = CopyPath::Pageable;
                 self.issue(s, Work::Copy { bytes, path }, None);
-                self.sync_device(s);
+                self.sync_device(s)?;
                 t.with_device(d)
             }
             (Device::Cpu, Device::Cuda(to)) => {
@@ -52,7 +52,7 @@ impl Runtime {
                 };
                 self.issue(to, Work::Copy { bytes, path }, Some(&copy));
                 let key = self.stream_on(to);
-                self.sync_stream(key);
+                self.sync_stream(key)?;
                 copy
             }
             (Device::Cuda(s), Device::Cuda(to)) if s == to => {
@@ -69,8 +69,7 @@ impl Runtime {
                 copy
             }
             (Device::Cuda(s), Device::Cuda(to)) => {
-                let src_tail = self.devices.mark(self.stream_on(s));
-                self.devices.wait(self.stream_on(to), &src_tail);
+                self.wait_stream(self.stream_on(to), self.stream_on(s))?;
                 let copy = match (self.launches_on(d), mem) {
                     (Some(_), Some(block)) => self.peer_copy(s, t, to, block)?,
                     (_, mem) => self.attached(t.with_device(d), mem)?,
@@ -155,22 +154,23 @@ impl Runtime {
 
     /// `.item()`: a copy of one element to the host on the current stream,
     /// then a wait for the device.
-    pub fn read_item(&mut self, t: &Tensor) {
+    pub fn read_item(&mut self, t: &Tensor) -> Result<(), Error> {
         if let Device::Cuda(d) = t.device() {
             let bytes = t.dtype().size() as u64;
             let path = CopyPath::Pageable;
             self.issue(d, Work::Copy { bytes, path }, None);
             self.count_copy(t.device(), Device::Cpu, bytes as usize);
         }
-        self.host_read(&[t.device()]);
+        self.host_read(&[t.device()])
     }
 
     /// `save`: the host reads all of `t`, a copy to the host after waiting for its device.
-    pub fn read_all(&mut self, t: &Tensor) {
+    pub fn read_all(&mut self, t: &Tensor) -> Result<(), Error> {
         if t.device().is_cuda() {
-            self.host_read(&[t.device()]);
+            self.host_read(&[t.device()])?;
             self.count_copy(t.device(), Device::Cpu, t.nbytes());
         }
+        Ok(())
     }
 
     /// `t` in the block reserved for it.

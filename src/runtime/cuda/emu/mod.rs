@@ -12,12 +12,15 @@
 //!   case deterministically on both.
 //! - Copies check their direction and that each device address lies inside
 //!   one allocation of the device it names. Events are real markers.
+//! - For tests of the runtime's GPU-only paths, `like_a_gpu` makes it say
+//!   that work does not run when queued, and answer stream and event
+//!   queries as the test says (`set_busy`).
 
 mod kernels;
 mod memory;
 
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
@@ -27,7 +30,7 @@ use super::interface::*;
 use super::launch::{ReduceTargets, MIN_CHUNK, MIN_COL_CHUNK};
 use super::source::Kernel;
 use crate::runtime::element::Element;
-use crate::runtime::gpu::lock;
+use crate::runtime::lock::lock;
 use crate::runtime::DType;
 use kernels::Kernels;
 use memory::{Allocations, Region};
@@ -53,6 +56,10 @@ pub struct Emu {
     state: Mutex<State>,
     /// Kernel launches and products run so far (what tests count).
     launches: AtomicU64,
+    /// `like_a_gpu`: the runtime treats this driver as it treats a GPU.
+    gpu_like: bool,
+    /// What stream and event queries answer when `gpu_like`: still running.
+    busy: AtomicBool,
 }
 
 #[derive(Default)]
@@ -62,6 +69,10 @@ struct State {
     streams: HashSet<StreamHandle>,
     events: HashMap<EventHandle, EventState>,
     next: u64,
+    /// Items queued on each stream (launches, products, copies, memsets).
+    work: HashMap<StreamHandle, u64>,
+    /// Waits queued (`cuStreamWaitEvent`).
+    waits: u64,
 }
 
 struct EventState {
@@ -101,6 +112,8 @@ impl Emu {
         Emu {
             props,
             launches: AtomicU64::new(0),
+            gpu_like: false,
+            busy: AtomicBool::new(false),
             state: Mutex::new(State {
                 devices: (0..count).map(|_| Allocations::default()).collect(),
                 ..State::default()
@@ -111,6 +124,41 @@ impl Emu {
     /// Kernels launched and products run so far.
     pub fn launches(&self) -> u64 {
         self.launches.load(Ordering::Relaxed)
+    }
+
+    /// The same devices, presented to the runtime as a GPU's: work is not
+    /// said to run when queued, so the runtime asks the driver what has
+    /// completed and measures time with events. For tests of those paths.
+    pub fn like_a_gpu(mut self) -> Emu {
+        self.gpu_like = true;
+        self
+    }
+
+    /// `like_a_gpu`: whether stream and event queries say work is still running.
+    pub fn set_busy(&self, busy: bool) {
+        self.busy.store(busy, Ordering::Relaxed);
+    }
+
+    /// Items (launches, products, copies, memsets) queued on `stream` so far.
+    pub fn work_on(&self, stream: StreamHandle) -> u64 {
+        lock(&self.state).work.get(&stream).copied().unwrap_or(0)
+    }
+
+    /// Waits of one stream for an event queued so far.
+    pub fn waits(&self) -> u64 {
+        lock(&self.state).waits
+    }
+
+    /// Checks `s` and counts one item queued on it.
+    fn queue_on(&self, s: StreamHandle, call: &'static str) -> Result<(), DriverError> {
+        self.check_stream(s, call)?;
+        *lock(&self.state).work.entry(s).or_insert(0) += 1;
+        Ok(())
+    }
+
+    /// What a query answers: done, unless a test says a GPU-like device is busy.
+    fn done(&self) -> bool {
+        !(self.gpu_like && self.busy.load(Ordering::Relaxed))
     }
 
     /// Compiles and loads the kernels now (they are otherwise loaded by the
@@ -196,7 +244,7 @@ impl Driver for Emu {
     }
 
     fn runs_when_queued(&self) -> bool {
-        true
+        !self.gpu_like
     }
 
     fn mem_alloc(&self, device: u32, bytes: usize) -> Result<DevicePtr, DriverError> {
@@ -277,7 +325,7 @@ impl Driver for Emu {
             Direction::DeviceToDevice => "cuMemcpyDtoDAsync",
             Direction::Peer => "cuMemcpyPeerAsync",
         };
-        self.check_stream(stream, call)?;
+        self.queue_on(stream, call)?;
         self.check_end(src, bytes, call)?;
         self.check_end(dst, bytes, call)?;
         let at = |a: Addr| match a {
@@ -299,7 +347,7 @@ impl Driver for Emu {
         bytes: usize,
         stream: StreamHandle,
     ) -> Result<(), DriverError> {
-        self.check_stream(stream, "cuMemsetD8Async")?;
+        self.queue_on(stream, "cuMemsetD8Async")?;
         self.check_end(Addr::Device { device, ptr }, bytes, "cuMemsetD8Async")?;
         std::ptr::write_bytes(ptr as *mut u8, value, bytes);
         Ok(())
@@ -314,7 +362,7 @@ impl Driver for Emu {
         args: &[u8],
         syncs: bool,
     ) -> Result<(), DriverError> {
-        self.check_stream(stream, "cuLaunchKernel")?;
+        self.queue_on(stream, "cuLaunchKernel")?;
         if grid == 0 || block == 0 {
             return Err(refused(
                 "cuLaunchKernel",
@@ -337,7 +385,7 @@ impl Driver for Emu {
         second: DevicePtr,
         out: DevicePtr,
     ) -> Result<(), DriverError> {
-        self.check_stream(stream, "cublasGemmStridedBatchedEx")?;
+        self.queue_on(stream, "cublasGemmStridedBatchedEx")?;
         self.launches.fetch_add(1, Ordering::Relaxed);
         let (na, nb, nc) = g.extents();
         let wide = |p: DevicePtr, n: usize| -> Vec<f32> {
@@ -415,7 +463,7 @@ impl Driver for Emu {
 
     fn event_query(&self, event: EventHandle) -> Result<bool, DriverError> {
         self.event(event, "cuEventQuery")?;
-        Ok(true)
+        Ok(self.done())
     }
 
     fn event_synchronize(&self, event: EventHandle) -> Result<(), DriverError> {
@@ -453,11 +501,18 @@ impl Driver for Emu {
         event: EventHandle,
     ) -> Result<(), DriverError> {
         self.check_stream(stream, "cuStreamWaitEvent")?;
-        self.event(event, "cuStreamWaitEvent")
+        self.event(event, "cuStreamWaitEvent")?;
+        lock(&self.state).waits += 1;
+        Ok(())
     }
 
     fn stream_synchronize(&self, stream: StreamHandle) -> Result<(), DriverError> {
         self.check_stream(stream, "cuStreamSynchronize")
+    }
+
+    fn stream_query(&self, stream: StreamHandle) -> Result<bool, DriverError> {
+        self.check_stream(stream, "cuStreamQuery")?;
+        Ok(self.done())
     }
 
     fn device_synchronize(&self, device: u32) -> Result<(), DriverError> {

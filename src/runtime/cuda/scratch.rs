@@ -1,0 +1,159 @@
+//! Temporaries of device ops: an operand converted to another dtype, a
+//! reduction's partial results, a host number a kernel reads. They come
+//! straight from the driver, outside the caching allocator (so `mem` shows
+//! what the simulator shows: tensors only), and are kept for reuse: a
+//! `cuMemFree` per temporary would wait for the whole device each time.
+//!
+//! Reuse is stream-ordered, as in the caching allocator: a temporary
+//! returned after work on stream S was queued goes back to S's list, and
+//! only later work on S gets it again, which S runs after that work.
+
+use std::sync::Arc;
+
+use super::interface::{DevicePtr, Driver, DriverError, StreamHandle};
+
+/// Bytes of temporaries kept for reuse per device; more are freed.
+const KEEP: usize = 256 << 20;
+/// Temporaries up to this size are rounded to a power of two (at least
+/// `SMALLEST`), larger ones to whole `LARGE_STEP`s.
+const SMALL: usize = 1 << 20;
+const SMALLEST: usize = 512;
+const LARGE_STEP: usize = 2 << 20;
+
+/// One device's temporaries.
+pub struct Scratch {
+    driver: Arc<dyn Driver>,
+    device: u32,
+    /// Temporaries free for reuse: (address, bytes, the stream that last used it).
+    free: Vec<(DevicePtr, usize, StreamHandle)>,
+    /// Bytes in `free`.
+    kept: usize,
+}
+
+/// The size a request of `bytes` takes.
+fn rounded(bytes: usize) -> usize {
+    if bytes <= SMALL {
+        bytes.next_power_of_two().max(SMALLEST)
+    } else {
+        bytes.div_ceil(LARGE_STEP) * LARGE_STEP
+    }
+}
+
+impl Scratch {
+    pub fn new(driver: Arc<dyn Driver>, device: u32) -> Scratch {
+        Scratch {
+            driver,
+            device,
+            free: Vec::new(),
+            kept: 0,
+        }
+    }
+
+    /// A temporary of at least `bytes` for work on `stream`: (address, size).
+    /// When the device is full, the kept temporaries are freed and the
+    /// request tried again.
+    pub fn take(
+        &mut self,
+        bytes: usize,
+        stream: StreamHandle,
+    ) -> Result<(DevicePtr, usize), DriverError> {
+        let size = rounded(bytes);
+        if let Some(i) = self
+            .free
+            .iter()
+            .position(|&(_, b, s)| b == size && s == stream)
+        {
+            let (addr, _, _) = self.free.swap_remove(i);
+            self.kept -= size;
+            return Ok((addr, size));
+        }
+        match self.driver.mem_alloc(self.device, size) {
+            Err(DriverError::OutOfMemory { .. }) if !self.free.is_empty() => {
+                self.release();
+                self.driver
+                    .mem_alloc(self.device, size)
+                    .map(|addr| (addr, size))
+            }
+            r => r.map(|addr| (addr, size)),
+        }
+    }
+
+    /// `take`'s temporary back, once the work using it is queued on `stream`.
+    pub fn give_back(&mut self, addr: DevicePtr, size: usize, stream: StreamHandle) {
+        if self.kept + size > KEEP {
+            // cuMemFree waits for the work using it; a refusal leaves the
+            // memory to the process's end.
+            let _ = self.driver.mem_free(self.device, addr);
+            return;
+        }
+        self.free.push((addr, size, stream));
+        self.kept += size;
+    }
+
+    /// Frees every kept temporary (`empty_cache()`, out of memory, the end).
+    pub fn release(&mut self) {
+        for (addr, _, _) in self.free.drain(..) {
+            let _ = self.driver.mem_free(self.device, addr);
+        }
+        self.kept = 0;
+    }
+
+    /// Bytes kept for reuse.
+    pub fn kept(&self) -> usize {
+        self.kept
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        self.release();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::cuda::emu::Emu;
+
+    fn scratch() -> (Scratch, Arc<Emu>) {
+        let emu = Arc::new(Emu::new(1, 64 << 20, "test", (9, 0)));
+        (Scratch::new(emu.clone(), 0), emu)
+    }
+
+    fn used(emu: &Emu) -> usize {
+        let (free, total) = emu.mem_info(0).unwrap();
+        total - free
+    }
+
+    #[test]
+    fn a_temporary_is_reused_only_by_the_stream_that_used_it() {
+        let (mut s, emu) = scratch();
+        let (a, b) = (StreamHandle::default_of(0), emu.stream_create(0).unwrap());
+        let (p, size) = s.take(100, a).unwrap();
+        assert_eq!(size, 512);
+        s.give_back(p, size, a);
+        let (q, _) = s.take(300, b).unwrap();
+        assert_ne!(q, p, "stream b must not get a's temporary");
+        let (r, _) = s.take(400, a).unwrap();
+        assert_eq!(r, p, "stream a gets it back");
+        assert_eq!(s.kept(), 0);
+    }
+
+    #[test]
+    fn a_full_device_frees_the_kept_temporaries_first() {
+        let (mut s, emu) = scratch();
+        let a = StreamHandle::default_of(0);
+        let (p, size) = s.take(40 << 20, a).unwrap();
+        s.give_back(p, size, a);
+        let before = used(&emu);
+        let (q, size) = s.take(30 << 20, a).unwrap();
+        assert_eq!(size, 30 << 20);
+        assert!(
+            used(&emu) <= before,
+            "the 40 MiB temporary was freed for it"
+        );
+        s.give_back(q, size, a);
+        s.release();
+        assert_eq!(used(&emu), 0);
+    }
+}
