@@ -69,9 +69,14 @@ pub enum Error {
     IndexOutOfRange { index: i64, dim: usize, size: usize },
     #[error("Expected all tensors to be on the same device, but found at least two devices, {a} and {b}!")]
     DeviceMismatch { a: Device, b: Device },
-    /// A failed driver, NVRTC or cuBLAS call on a real GPU.
+    /// A failed driver, NVRTC or cuBLAS call on a real GPU. `sticky`: an
+    /// error after which the device's context can run nothing more.
     #[error("CUDA error on {device}: {message}")]
-    Cuda { device: Device, message: String },
+    Cuda {
+        device: Device,
+        message: String,
+        sticky: bool,
+    },
     #[error("{device} does not exist: {reason}")]
     NoDevice { device: String, reason: String },
     #[error("{message}")]
@@ -233,6 +238,13 @@ impl Error {
                 Some("use a smaller shape or a smaller dtype (f16, bf16)".into())
             }
             Error::Shape { help, .. } | Error::DType { help, .. } | Error::Value { help, .. } => help.clone(),
+            Error::Cuda { sticky: true, .. } => Some(
+                "after this error CUDA runs nothing more on the device in this process: restart cudash. \
+                 CUDA reports a fault at the first call after it, so the work that caused it may have \
+                 been queued by an earlier statement; `--launch-blocking` reports each fault at the \
+                 statement that caused it"
+                    .into(),
+            ),
             Error::IndexOutOfRange { size, .. } => Some(format!(
                 "valid indices are 0..{size} (or -{size}..-1 counting from the end)"
             )),
@@ -329,5 +341,22 @@ fn expected_text(expected: &[String]) -> String {
         [] => "not expected here".into(),
         [one] => format!("expected {one}"),
         [init @ .., last] => format!("expected {} or {last}", init.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Error;
+    use crate::vocab::Device;
+
+    #[test]
+    fn a_sticky_cuda_error_says_the_session_must_restart() {
+        let e = |sticky| Error::Cuda {
+            device: Device::Cuda(0),
+            message: "cuStreamSynchronize failed: CUDA_ERROR_ILLEGAL_ADDRESS".into(),
+            sticky,
+        };
+        assert!(e(true).help().unwrap().contains("restart cudash"));
+        assert_eq!(e(false).help(), None);
     }
 }

@@ -176,7 +176,7 @@ impl Session {
         keep_going: bool,
         mut each: impl FnMut(&str, Outcome),
     ) -> bool {
-        self.interp.interrupt.store(false, Ordering::Relaxed);
+        self.interp.rt.interrupt.store(false, Ordering::Relaxed);
         let stmts = match lang::parse(src) {
             Ok(s) => s,
             Err(diags) => {
@@ -196,7 +196,7 @@ impl Session {
                 ok = false;
             }
             let failed = o.error.is_some();
-            let interrupted = self.interp.interrupt.load(Ordering::Relaxed);
+            let interrupted = self.interp.rt.interrupted();
             each(statement_text(src, &stmts, i), o);
             // Ctrl-C stops the script even when it keeps going past errors.
             if failed && (!keep_going || interrupted) {
@@ -400,7 +400,7 @@ impl Session {
 
     /// Set from another thread (Ctrl-C, a Jupyter interrupt) to stop the running statement.
     pub fn interrupt_handle(&self) -> Arc<AtomicBool> {
-        Arc::clone(&self.interp.interrupt)
+        Arc::clone(&self.interp.rt.interrupt)
     }
 
     /// Ctrl-C stops this session's running statement (an `Interrupted` error
@@ -450,7 +450,7 @@ impl Session {
         let mut fresh = Interp::new(self.config.seed, Arc::clone(&self.devices));
         // What the front end set up stays: the interrupt flag it holds, its
         // progress display, where outputs go and whether HTML is wanted.
-        fresh.interrupt = Arc::clone(&self.interp.interrupt);
+        fresh.rt.interrupt = Arc::clone(&self.interp.rt.interrupt);
         fresh.on_progress = self.interp.on_progress.take();
         fresh.sink = self.interp.sink.take();
         fresh.html = self.interp.html;

@@ -306,3 +306,32 @@ fn on_a_gpu_pending_work_follows_the_driver_and_time_is_measured() {
     );
     assert!(t.seconds >= 0.0 && t.seconds < 10.0, "{}", t.seconds);
 }
+
+/// Ctrl-C stops a device op at its next launch; the runtime goes on after.
+#[test]
+fn a_stop_request_stops_at_the_next_launch() {
+    let (mut rt, emu) = emulated(1);
+    let x = rt
+        .random(
+            Distribution::Normal,
+            &[64],
+            DType::F32,
+            Device::Cuda(0),
+            None,
+        )
+        .unwrap();
+    let before = emu.launches();
+    rt.interrupt
+        .store(true, std::sync::atomic::Ordering::Relaxed);
+    let stopped = rt.unary(UnaryOp::Exp, &x);
+    assert!(
+        matches!(stopped, Err(cudash::error::Error::Interrupted)),
+        "{:?}",
+        stopped.err()
+    );
+    assert_eq!(emu.launches(), before, "nothing launched");
+    rt.interrupt
+        .store(false, std::sync::atomic::Ordering::Relaxed);
+    let y = rt.unary(UnaryOp::Exp, &x).unwrap();
+    assert_eq!(y.to_vec::<f32>()[0], x.to_vec::<f32>()[0].exp());
+}

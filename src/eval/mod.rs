@@ -19,7 +19,6 @@ pub mod suggest;
 pub mod value;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use crate::error::{Diagnostic, Error};
@@ -72,7 +71,6 @@ pub struct Interp {
     vars: HashMap<String, Value>,
     /// Old values of names assigned by the running top-level statement, to undo on error.
     undo: HashMap<String, Option<Value>>,
-    pub interrupt: Arc<AtomicBool>,
     pub out: Vec<Output>,
     /// The op layer and the runtime state: devices, streams, the current
     /// device, the random generator, `profile`'s counters.
@@ -95,7 +93,6 @@ impl Interp {
         Interp {
             vars: HashMap::new(),
             undo: HashMap::new(),
-            interrupt: Arc::new(AtomicBool::new(false)),
             out: Vec::new(),
             rt: Runtime::new(seed, devices),
             quiet: 0,
@@ -169,7 +166,7 @@ impl Interp {
     }
 
     fn check_interrupt(&self, span: Span) -> Result<(), Diagnostic> {
-        if self.interrupt.load(Ordering::Relaxed) {
+        if self.rt.interrupted() {
             return Err(Error::Interrupted.at(span));
         }
         Ok(())

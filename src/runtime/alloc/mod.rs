@@ -180,6 +180,7 @@ impl AllocError {
             AllocError::Failed(why) => crate::error::Error::Cuda {
                 device,
                 message: format!("could not allocate device memory: {why}"),
+                sticky: false,
             },
         }
     }

@@ -48,6 +48,26 @@ impl std::fmt::Display for DriverError {
 
 impl std::error::Error for DriverError {}
 
+impl DriverError {
+    /// Whether the error leaves the context unusable: a kernel fault, after
+    /// which every later call in the process fails the same way.
+    pub fn is_sticky(&self) -> bool {
+        const STICKY: [&str; 10] = [
+            "CUDA_ERROR_ILLEGAL_ADDRESS",
+            "CUDA_ERROR_LAUNCH_FAILED",
+            "CUDA_ERROR_LAUNCH_TIMEOUT",
+            "CUDA_ERROR_HARDWARE_STACK_ERROR",
+            "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+            "CUDA_ERROR_MISALIGNED_ADDRESS",
+            "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+            "CUDA_ERROR_INVALID_PC",
+            "CUDA_ERROR_ASSERT",
+            "CUDA_ERROR_ECC_UNCORRECTABLE",
+        ];
+        matches!(self, DriverError::Call { error, .. } if STICKY.iter().any(|s| error.starts_with(s)))
+    }
+}
+
 fn call<T>(name: &'static str, r: Result<T, result::DriverError>) -> Result<T, DriverError> {
     r.map_err(|e| {
         let error = e
@@ -595,5 +615,22 @@ impl Drop for CudaDevice {
         }
         // SAFETY: the primary context retained in `open`.
         let _ = unsafe { result::primary_ctx::release(self.dev) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::DriverError;
+
+    #[test]
+    fn kernel_faults_are_sticky_and_refusals_are_not() {
+        let call = |error: &str| DriverError::Call {
+            call: "cuStreamSynchronize",
+            error: error.into(),
+        };
+        assert!(call("CUDA_ERROR_ILLEGAL_ADDRESS").is_sticky());
+        assert!(call("CUDA_ERROR_LAUNCH_FAILED").is_sticky());
+        assert!(!call("CUDA_ERROR_INVALID_VALUE").is_sticky());
+        assert!(!DriverError::OutOfMemory { bytes: 1 }.is_sticky());
     }
 }

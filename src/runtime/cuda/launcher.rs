@@ -66,6 +66,7 @@ impl OnStream<'_> {
         Error::Cuda {
             device: Device::Cuda(self.index),
             message: e.to_string(),
+            sticky: false,
         }
     }
 }

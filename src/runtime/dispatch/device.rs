@@ -9,6 +9,7 @@
 //! replaced, the kernel is given a copy of the bytes from before it
 //! (`operand`): racy programs show the simulator's worst case.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::Runtime;
@@ -59,11 +60,32 @@ pub struct OnDevice<'a> {
     driver: &'a Arc<dyn Driver>,
     device: u32,
     stream: StreamHandle,
+    /// The session's stop request: no launch starts once it is set.
+    interrupt: &'a AtomicBool,
 }
 
 impl OnDevice<'_> {
     fn failed(&self, e: DriverError) -> Error {
         driver_error(self.device, e)
+    }
+
+    /// Before a launch: a stop request (Ctrl-C) stops the op here.
+    fn may_launch(&self) -> Result<(), Error> {
+        if self.interrupt.load(Ordering::Relaxed) {
+            return Err(Error::Interrupted);
+        }
+        Ok(())
+    }
+
+    /// After a launch: with `--launch-blocking` the host waits for it, so a
+    /// fault is reported by the statement that caused it.
+    fn launched(&self) -> Result<(), Error> {
+        if self.devices.launch_blocking() {
+            self.driver
+                .stream_synchronize(self.stream)
+                .map_err(|e| self.failed(e))?;
+        }
+        Ok(())
     }
 }
 
@@ -74,6 +96,7 @@ pub fn driver_error(device: u32, e: DriverError) -> Error {
         )),
         e => Error::Cuda {
             device: Device::Cuda(device),
+            sticky: e.is_sticky(),
             message: e.to_string(),
         },
     }
@@ -130,6 +153,7 @@ impl Launcher for OnDevice<'_> {
         args: A,
         syncs: bool,
     ) -> Result<(), Error> {
+        self.may_launch()?;
         // SAFETY: exec sizes every address in `args` from live memory of this
         // device (tensors the op holds, blocks and scratch it keeps until the
         // launch is queued; a dropped block is reused only by later work).
@@ -137,13 +161,16 @@ impl Launcher for OnDevice<'_> {
             self.driver
                 .launch(self.stream, kernel, grid, block, bytes_of(&args), syncs)
         }
-        .map_err(|e| self.failed(e))
+        .map_err(|e| self.failed(e))?;
+        self.launched()
     }
 
     fn gemm(&self, dt: DType, g: &Gemm, first: u64, second: u64, out: u64) -> Result<(), Error> {
+        self.may_launch()?;
         // SAFETY: exec::matmul sizes the operands and output for `g`.
         unsafe { self.driver.gemm(self.stream, dt, g, first, second, out) }
-            .map_err(|e| self.failed(e))
+            .map_err(|e| self.failed(e))?;
+        self.launched()
     }
 }
 
@@ -165,6 +192,7 @@ impl Runtime {
             driver,
             device: d,
             stream: self.devices.stream_handle(self.stream_on(d)),
+            interrupt: &self.interrupt,
         })
     }
 

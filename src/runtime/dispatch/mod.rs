@@ -26,6 +26,7 @@ mod sync;
 pub mod timer;
 mod transfer;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 use super::counters::Counters;
@@ -47,6 +48,10 @@ pub struct Runtime {
     /// Notes about what the runtime did instead of what was asked (a
     /// non-blocking copy that had to block), for the interpreter to show.
     notes: Vec<String>,
+    /// Set from another thread (Ctrl-C, a Jupyter interrupt) to stop the
+    /// running statement: the interpreter checks it before each statement,
+    /// and a driver's device before each launch.
+    pub interrupt: Arc<AtomicBool>,
 }
 
 /// The kernel cost of an op beyond the bytes it reads and writes.
@@ -64,7 +69,13 @@ impl Runtime {
             counters: Counters::default(),
             current_device: 0,
             notes: Vec::new(),
+            interrupt: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// Whether the running statement is asked to stop.
+    pub fn interrupted(&self) -> bool {
+        self.interrupt.load(Ordering::Relaxed)
     }
 
     /// Notes given since the last call, oldest first.
