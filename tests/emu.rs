@@ -16,6 +16,7 @@ use cudash::runtime::devices::Devices;
 use cudash::runtime::dispatch::Runtime;
 use cudash::runtime::ops::elementwise::{BinaryOp, Operand, UnaryOp};
 use cudash::runtime::ops::factory::Distribution;
+use cudash::runtime::ops::index::{select, Index};
 use cudash::runtime::ops::reduce::ReduceOp;
 use cudash::runtime::{DType, Device, Tensor};
 use cudash::session::{Config, Session};
@@ -334,4 +335,49 @@ fn a_stop_request_stops_at_the_next_launch() {
         .store(false, std::sync::atomic::Ordering::Relaxed);
     let y = rt.unary(UnaryOp::Exp, &x).unwrap();
     assert_eq!(y.to_vec::<f32>()[0], x.to_vec::<f32>()[0].exp());
+}
+
+/// Pinned tensors own page-locked memory on a driver: `.pin()`, `pin x` and
+/// a non-blocking copy to the host lock their memory in place, copies go
+/// to and from it, and dropping the tensor unlocks it.
+#[test]
+fn pinned_tensors_are_page_locked_memory() {
+    let (mut rt, emu) = emulated(1);
+    let host = Tensor::from_vec((0..1000).map(|i| i as f32).collect(), vec![1000]);
+    let pinned = rt.pinned_copy(&host).unwrap();
+    assert!(pinned.is_page_locked());
+    assert_eq!(emu.registered_bytes(), 4000);
+
+    let on_device = rt.transfer(&pinned, Device::Cuda(0), true).unwrap();
+    let back = rt.transfer(&on_device, Device::Cpu, true).unwrap();
+    assert!(back.is_pinned() && back.is_page_locked());
+    assert_eq!(emu.registered_bytes(), 8000);
+    rt.sync_all().unwrap();
+    assert_eq!(back.to_vec::<f32>(), host.to_vec::<f32>());
+    let view = rt
+        .transfer(
+            &Arc::new(select(&on_device, &[Index::Slice(Some(10), Some(20), None)]).unwrap()),
+            Device::Cpu,
+            true,
+        )
+        .unwrap();
+    assert!(
+        view.is_page_locked(),
+        "a view lands in page-locked memory too"
+    );
+    rt.sync_all().unwrap();
+    assert_eq!(
+        view.to_vec::<f32>(),
+        (10..20).map(|i| i as f32).collect::<Vec<_>>()
+    );
+
+    let in_place = Tensor::from_vec(vec![1f32; 64], vec![64]);
+    rt.pin_in_place(&in_place).unwrap();
+    assert!(in_place.is_page_locked());
+    drop((pinned, back, view, in_place));
+    assert_eq!(
+        emu.registered_bytes(),
+        0,
+        "dropping a pinned tensor unlocks it"
+    );
 }

@@ -53,20 +53,33 @@ pub fn download(
     len: usize,
     stream: StreamHandle,
 ) -> Result<Buffer, DriverError> {
-    driver.device_synchronize(device)?;
     let mut buf = Buffer::zeros(dtype, len);
-    let dst = with_dtype!(dtype, T => buf.as_mut_slice::<T>().as_mut_ptr() as *const u8);
-    // SAFETY: `buf` holds `len` elements; the caller's device memory at least as many.
+    download_into(driver, device, ptr, &mut buf, stream)?;
+    Ok(buf)
+}
+
+/// As `download`, into `buf` (all of it; the device memory at `ptr` holds
+/// at least as many elements of its dtype): a pinned tensor's own
+/// page-locked memory, for one.
+pub fn download_into(
+    driver: &dyn Driver,
+    device: u32,
+    ptr: DevicePtr,
+    buf: &mut Buffer,
+    stream: StreamHandle,
+) -> Result<(), DriverError> {
+    driver.device_synchronize(device)?;
+    let dst = with_dtype!(buf.dtype(), T => buf.as_mut_slice::<T>().as_mut_ptr() as *const u8);
+    // SAFETY: `buf` holds its `nbytes`; the caller's device memory at least as many.
     unsafe {
         driver.copy(
             Addr::Host(dst),
             Addr::Device { device, ptr },
-            len * dtype.size(),
+            buf.nbytes(),
             stream,
         )?
     };
-    driver.stream_synchronize(stream)?;
-    Ok(buf)
+    driver.stream_synchronize(stream)
 }
 
 /// Copies `buf` to `ptr` on `device` on `stream`, waited for (the host

@@ -231,6 +231,12 @@ impl Devices {
             .handle(key.stream)
     }
 
+    /// The driver's stream behind device `device`'s current stream.
+    pub fn current_handle(&self, device: u32) -> StreamHandle {
+        let gpu = lock(&self.gpus[device as usize]);
+        gpu.streams.handle(gpu.streams.current)
+    }
+
     /// `waiter` waits for all the work queued on `target` so far: in the
     /// stream model, and on a driver through an event recorded at `target`'s
     /// tail (destroying it right after is allowed: the wait keeps the record).

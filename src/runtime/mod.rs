@@ -25,6 +25,7 @@ pub mod host_alloc;
 pub mod io;
 pub mod lock;
 pub mod ops;
+pub mod page_locked;
 pub mod pick;
 pub mod rng;
 pub mod shape;

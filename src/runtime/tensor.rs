@@ -8,9 +8,11 @@ use super::alloc::StreamId;
 use super::buffer::Buffer;
 use super::buffer::Stored;
 use super::cuda::interface::StreamHandle;
+use super::cuda::interface::{Driver, DriverError};
 use super::device_bytes::DeviceBytes;
 use super::devices::Memory;
 use super::gpu::{lock, Access, Gpu, PendingWrite, Sees};
+use super::page_locked::PageLocked;
 use super::shape::{self, contiguous_strides, for_each_offset, numel};
 use super::{DType, Device};
 use crate::error::Error;
@@ -28,6 +30,10 @@ struct Storage {
 /// caching allocator, or device memory of a driver (`cuda`, `emu`).
 enum Place {
     Host {
+        /// On a driver (`cuda`, `emu`), `buf`'s memory page-locked in place
+        /// once the tensor is pinned. Declared before `buf`: it is unlocked
+        /// before the memory is freed.
+        locked: OnceLock<PageLocked>,
         buf: RwLock<Buffer>,
         /// The pinned allocator's block, or the registration of this memory
         /// (`pin x`), when it is page-locked.
@@ -218,6 +224,7 @@ impl Tensor {
             strides: contiguous_strides(&shape),
             storage: Arc::new(Storage {
                 place: Place::Host {
+                    locked: OnceLock::new(),
                     buf: RwLock::new(buf),
                     pinned: OnceLock::new(),
                 },
@@ -486,6 +493,40 @@ impl Tensor {
 
     pub fn is_pinned(&self) -> bool {
         self.memory().is_some_and(Memory::is_pinned)
+    }
+
+    /// Page-locks this pinned host tensor's memory in place with `driver`
+    /// (once; device memory and pageable tensors are left alone).
+    pub fn page_lock(&self, driver: &Arc<dyn Driver>) -> Result<(), DriverError> {
+        let Place::Host {
+            locked,
+            buf,
+            pinned,
+        } = &self.storage.place
+        else {
+            return Ok(());
+        };
+        if locked.get().is_some() || pinned.get().is_none() {
+            return Ok(());
+        }
+        let mut buf = buf.write().unwrap_or_else(|e| e.into_inner());
+        let bytes = buf.nbytes();
+        if bytes == 0 {
+            return Ok(());
+        }
+        let ptr =
+            crate::with_dtype!(buf.dtype(), T => buf.as_mut_slice::<T>().as_mut_ptr().cast::<u8>());
+        // SAFETY: a host storage's buffer never grows or moves while the
+        // storage holds it, and `locked` is dropped before `buf` (a move into
+        // a device block, `placed`, drops this place, unlocking it first).
+        let page = unsafe { PageLocked::lock(driver, ptr, bytes)? };
+        let _ = locked.set(page);
+        Ok(())
+    }
+
+    /// Whether a driver has page-locked this tensor's memory.
+    pub fn is_page_locked(&self) -> bool {
+        matches!(&self.storage.place, Place::Host { locked, .. } if locked.get().is_some())
     }
 
     /// Identifies the storage (for naming blocks in `mem map`).

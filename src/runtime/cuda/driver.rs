@@ -567,6 +567,25 @@ impl CudaDevice {
         })
     }
 
+    /// Page-locks `bytes` of existing host memory at `ptr` for every
+    /// context (portable), as `cudaHostRegister` does for `pin x`.
+    pub fn register(&self, ptr: *mut u8, bytes: usize) -> Result<(), DriverError> {
+        self.bind()?;
+        // SAFETY: the caller keeps the memory allocated until `unregister`.
+        let r = unsafe {
+            sys::cuMemHostRegister_v2(ptr.cast(), bytes, sys::CU_MEMHOSTREGISTER_PORTABLE)
+        };
+        call("cuMemHostRegister", r.result())
+    }
+
+    /// Undoes `register`.
+    pub fn unregister(&self, ptr: *mut u8) -> Result<(), DriverError> {
+        self.bind()?;
+        // SAFETY: memory registered by `register`.
+        let r = unsafe { sys::cuMemHostUnregister(ptr.cast()) };
+        call("cuMemHostUnregister", r.result())
+    }
+
     /// Whether everything queued on `stream` (None: the default stream) is done.
     pub fn query_stream(&self, stream: Option<&Stream>) -> Result<bool, DriverError> {
         self.bind()?;

@@ -112,6 +112,14 @@ pub trait Driver: Send + Sync {
     /// `ptr` came from `host_alloc` of this driver and no stream still uses it.
     unsafe fn host_free(&self, ptr: *mut u8) -> Result<(), DriverError>;
 
+    /// Page-locks existing host memory in place (`cuMemHostRegister`,
+    /// portable to every device).
+    fn host_register(&self, ptr: *mut u8, bytes: usize) -> Result<(), DriverError>;
+    /// # Safety
+    /// `ptr` was registered with `host_register` of this driver and no
+    /// stream still uses it.
+    unsafe fn host_unregister(&self, ptr: *mut u8) -> Result<(), DriverError>;
+
     // Streams and copies.
     fn stream_create(&self, device: u32) -> Result<StreamHandle, DriverError>;
     fn stream_destroy(&self, stream: StreamHandle) -> Result<(), DriverError>;

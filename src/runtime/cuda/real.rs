@@ -154,6 +154,14 @@ impl Driver for Cuda {
             .ok_or_else(|| failed("cuMemFreeHost", "CUDA_ERROR_INVALID_VALUE"))
     }
 
+    fn host_register(&self, ptr: *mut u8, bytes: usize) -> Result<(), DriverError> {
+        self.device(0, "cuMemHostRegister")?.register(ptr, bytes)
+    }
+
+    unsafe fn host_unregister(&self, ptr: *mut u8) -> Result<(), DriverError> {
+        self.device(0, "cuMemHostUnregister")?.unregister(ptr)
+    }
+
     fn stream_create(&self, device: u32) -> Result<StreamHandle, DriverError> {
         let s = self.device(device, "cuStreamCreate")?.stream()?;
         let h = StreamHandle {

@@ -191,7 +191,7 @@ impl Runtime {
             devices: &self.devices,
             driver,
             device: d,
-            stream: self.devices.stream_handle(self.stream_on(d)),
+            stream: self.devices.current_handle(d),
             interrupt: &self.interrupt,
         })
     }
@@ -210,11 +210,18 @@ impl Runtime {
         let (Some(driver), Device::Cuda(d)) = (self.devices.driver(), out.device()) else {
             return Ok(out.placed(block));
         };
-        let buf = out.contiguous_buffer();
         let bytes = self.device_bytes(d, block, out.dtype(), out.numel(), driver)?;
-        bytes
-            .upload(&buf, self.devices.stream_handle(self.stream_on(d)))
-            .map_err(|e| driver_error(d, e))?;
+        let stream = self.devices.current_handle(d);
+        // A whole contiguous host tensor is copied from its own memory (a
+        // pinned one's page-locked memory: direct DMA); a view, gathered first.
+        let own = out.read();
+        let uploaded = if out.is_contiguous() && out.offset() == 0 && own.len() == out.numel() {
+            bytes.upload(&own, stream)
+        } else {
+            drop(own);
+            bytes.upload(&out.contiguous_buffer(), stream)
+        };
+        uploaded.map_err(|e| driver_error(d, e))?;
         Ok(Tensor::in_device_memory(
             bytes,
             out.shape().to_vec(),

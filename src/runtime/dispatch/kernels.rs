@@ -367,7 +367,7 @@ impl Runtime {
                     ptr: from,
                 },
                 t.nbytes(),
-                self.devices.stream_handle(self.stream_on(to)),
+                self.devices.current_handle(to),
             )
         }
         .map_err(|e| driver_error(to, e))?;

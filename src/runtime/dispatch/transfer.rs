@@ -3,9 +3,13 @@
 
 use std::sync::Arc;
 
+use super::device::driver_error;
 use super::Runtime;
 use crate::error::Error;
+use crate::runtime::buffer::Buffer;
+use crate::runtime::device_bytes::download_into;
 use crate::runtime::devices::Memory;
+use crate::runtime::gpu::Sees;
 use crate::runtime::timing::{CopyPath, Work};
 use crate::runtime::{Device, Tensor};
 
@@ -104,8 +108,7 @@ impl Runtime {
             }
             (Device::Cuda(s), Device::Cpu) => {
                 // Lands in pinned memory; the host must sync before reading it.
-                let copy = t.with_device(Device::Cpu);
-                let _ = copy.pin_with(self.devices.pinned(t.nbytes()));
+                let copy = self.download_pinned(t, s)?;
                 Ok(self.queue_copy(t, copy, s))
             }
             (Device::Cpu, Device::Cuda(to)) => {
@@ -141,6 +144,7 @@ impl Runtime {
         }
         let copy = t.copy();
         let _ = copy.pin_with(self.devices.pinned(t.nbytes()));
+        self.page_lock(&copy)?;
         self.counters.ops += 1;
         Ok(Arc::new(copy))
     }
@@ -149,7 +153,53 @@ impl Runtime {
     pub fn pin_in_place(&mut self, t: &Tensor) -> Result<(), Error> {
         let memory = self.devices.register(t.read().nbytes());
         t.pin_with(memory)
-            .map_err(|_| Error::value("this tensor's memory cannot be pinned"))
+            .map_err(|_| Error::value("this tensor's memory cannot be pinned"))?;
+        self.page_lock(t)
+    }
+
+    /// A device tensor's elements in new pinned host memory. On a driver the
+    /// copy lands straight in the page-locked memory when the tensor is its
+    /// whole storage; a view is gathered on the host.
+    fn download_pinned(&mut self, t: &Tensor, s: u32) -> Result<Tensor, Error> {
+        let whole = t.device_bytes().filter(|b| {
+            t.is_contiguous() && t.offset() == 0 && b.len == t.numel() && b.dtype == t.dtype()
+        });
+        let Some(src) = whole else {
+            let copy = t.with_device(Device::Cpu);
+            let _ = copy.pin_with(self.devices.pinned(t.nbytes()));
+            self.page_lock(&copy)?;
+            return Ok(copy);
+        };
+        // The copy reads `t` on s's current stream: racing a pending write
+        // on a driver that has run it already, it sees the bytes from before.
+        let stale = t.before_device_read() == Sees::Stale && src.driver.runs_when_queued();
+        let bytes = match stale {
+            true => t.stale_bytes(),
+            false => Buffer::zeros(t.dtype(), t.numel()),
+        };
+        let copy = Tensor::new(bytes, t.shape().to_vec(), Device::Cpu);
+        let _ = copy.pin_with(self.devices.pinned(t.nbytes()));
+        self.page_lock(&copy)?;
+        if !stale {
+            let stream = self.devices.current_handle(s);
+            download_into(&*src.driver, s, src.addr, &mut copy.write(), stream)
+                .map_err(|e| driver_error(s, e))?;
+        }
+        Ok(copy)
+    }
+
+    /// On a driver (`cuda`, `emu`), a pinned host tensor's memory becomes
+    /// page-locked memory (`cuMemHostRegister`); the simulator keeps the
+    /// pinned allocator's bookkeeping only.
+    fn page_lock(&self, t: &Tensor) -> Result<(), Error> {
+        let Some(driver) = self.devices.driver() else {
+            return Ok(());
+        };
+        t.page_lock(driver).map_err(|e| Error::Cuda {
+            device: Device::Cpu,
+            sticky: e.is_sticky(),
+            message: format!("could not page-lock host memory: {e}"),
+        })
     }
 
     /// `.item()`: a copy of one element to the host on the current stream,

@@ -73,6 +73,8 @@ struct State {
     work: HashMap<StreamHandle, u64>,
     /// Waits queued (`cuStreamWaitEvent`).
     waits: u64,
+    /// Host memory page-locked in place: address to bytes.
+    registered: HashMap<usize, usize>,
 }
 
 struct EventState {
@@ -142,6 +144,11 @@ impl Emu {
     /// Items (launches, products, copies, memsets) queued on `stream` so far.
     pub fn work_on(&self, stream: StreamHandle) -> u64 {
         lock(&self.state).work.get(&stream).copied().unwrap_or(0)
+    }
+
+    /// Bytes of host memory page-locked in place now (`host_register`).
+    pub fn registered_bytes(&self) -> usize {
+        lock(&self.state).registered.values().sum()
     }
 
     /// Waits of one stream for an event queued so far.
@@ -289,6 +296,36 @@ impl Driver for Emu {
             .ok_or_else(|| refused("cuMemFreeHost", "CUDA_ERROR_INVALID_VALUE"))?;
         Region::unmap(ptr as u64, bytes);
         Ok(())
+    }
+
+    fn host_register(&self, ptr: *mut u8, bytes: usize) -> Result<(), DriverError> {
+        let mut state = lock(&self.state);
+        let (start, end) = (ptr as usize, ptr as usize + bytes);
+        let overlaps = state
+            .registered
+            .iter()
+            .any(|(&a, &n)| a < end && start < a + n);
+        if bytes == 0 || overlaps {
+            return Err(refused(
+                "cuMemHostRegister",
+                "CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED or an empty range",
+            ));
+        }
+        state.registered.insert(start, bytes);
+        Ok(())
+    }
+
+    unsafe fn host_unregister(&self, ptr: *mut u8) -> Result<(), DriverError> {
+        lock(&self.state)
+            .registered
+            .remove(&(ptr as usize))
+            .map(|_| ())
+            .ok_or_else(|| {
+                refused(
+                    "cuMemHostUnregister",
+                    "CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED",
+                )
+            })
     }
 
     fn stream_create(&self, device: u32) -> Result<StreamHandle, DriverError> {
