@@ -1,6 +1,8 @@
 //! `Session`: the one object every front end drives (REPL, Jupyter kernel,
 //! `cudash run`, `cudash present`). Nothing reaches around it.
 
+pub mod watch;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Once};
 
@@ -343,6 +345,12 @@ impl Session {
             None if name == "default" => "stream",
             None => "tensor",
         }
+    }
+
+    /// What `:watch` polls: None where queued work completes only at sync
+    /// points (the simulator, `emu`).
+    pub fn stream_watcher(&self) -> Option<watch::StreamWatcher> {
+        watch::StreamWatcher::new(Arc::clone(&self.devices))
     }
 
     pub fn status(&self) -> Status {

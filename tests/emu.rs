@@ -381,3 +381,36 @@ fn pinned_tensors_are_page_locked_memory() {
         "dropping a pinned tensor unlocks it"
     );
 }
+
+/// `:watch` on a GPU: a line when a stream's queued work finishes; nothing
+/// to watch where work completes only at sync points.
+#[test]
+fn the_watcher_reports_streams_the_driver_says_drained() {
+    use cudash::session::watch::StreamWatcher;
+    let (rt, _) = emulated(1);
+    assert!(StreamWatcher::new(Arc::clone(&rt.devices)).is_none());
+
+    let emu = Arc::new(Emu::new(1, 1 << 30, H100.name, H100.compute_capability).like_a_gpu());
+    emu.prepare().expect("a C++20 compiler for the kernels");
+    let backend = DriverBackend::new(emu.clone(), &H100).unwrap();
+    let mut rt = Runtime::new(0, Arc::new(Devices::new(&backend, "test")));
+    let mut watcher = StreamWatcher::new(Arc::clone(&rt.devices)).expect("a GPU-like driver");
+    emu.set_busy(true);
+    let x = rt
+        .random(
+            Distribution::Normal,
+            &[64],
+            DType::F32,
+            Device::Cuda(0),
+            None,
+        )
+        .unwrap();
+    let _y = times_two(&mut rt, &x);
+    assert!(watcher.poll().is_empty(), "still running");
+    emu.set_busy(false);
+    assert_eq!(
+        watcher.poll(),
+        vec!["cuda:0 stream `default` drained (2 items done)".to_string()]
+    );
+    assert!(watcher.poll().is_empty(), "said once");
+}

@@ -12,11 +12,14 @@ use std::cell::RefCell;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 use nu_ansi_term::{Color, Style};
 use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
-use rustyline::{CompletionType, Config as RlConfig, Editor};
+use rustyline::{CompletionType, Config as RlConfig, Editor, ExternalPrinter};
 
 use crate::eval::Output;
 use crate::session::{Config, Outcome, Session};
@@ -63,6 +66,7 @@ pub fn run(config: Config) -> u8 {
         color,
         status: true,
         transcript: Vec::new(),
+        watching: None,
     };
     println!("{}", repl.session.borrow().banner());
     let prompt = if color {
@@ -81,7 +85,9 @@ pub fn run(config: Config) -> u8 {
                 if let Some(h) = &history {
                     let _ = rl.append_history(h);
                 }
-                if input.starts_with(':') {
+                if let Some(arg) = input.strip_prefix(":watch") {
+                    repl.watch(arg.trim(), &mut rl);
+                } else if input.starts_with(':') {
                     if repl.meta(&input) {
                         break;
                     }
@@ -97,6 +103,7 @@ pub fn run(config: Config) -> u8 {
             }
         }
     }
+    repl.stop_watching();
     0
 }
 
@@ -106,6 +113,8 @@ struct Repl {
     status: bool,
     /// Cells that ran without error, for `:save`.
     transcript: Vec<String>,
+    /// `:watch on`: the stop flag of the thread printing drained streams.
+    watching: Option<Arc<AtomicBool>>,
 }
 
 impl Repl {
@@ -120,6 +129,52 @@ impl Repl {
             if !line.is_empty() {
                 println!("{}", self.paint(Style::new().dimmed(), &line));
             }
+        }
+    }
+
+    /// `:watch on|off`: on a GPU, a thread polls the streams and prints a
+    /// line above the prompt whenever one drains.
+    fn watch(&mut self, arg: &str, rl: &mut Editor<ReplHelper, DefaultHistory>) {
+        match arg {
+            "off" => {
+                self.stop_watching();
+                println!("stopped watching streams");
+            }
+            "on" if self.watching.is_some() => println!("already watching streams"),
+            "on" => {
+                let Some(mut watcher) = self.session.borrow().stream_watcher() else {
+                    println!("{}", watch_unavailable());
+                    return;
+                };
+                let mut printer = match rl.create_external_printer() {
+                    Ok(p) => p,
+                    Err(e) => {
+                        println!("cannot watch streams in this terminal: {e}");
+                        return;
+                    }
+                };
+                let stop = Arc::new(AtomicBool::new(false));
+                let stopped = Arc::clone(&stop);
+                std::thread::spawn(move || {
+                    while !stopped.load(Ordering::Relaxed) {
+                        std::thread::sleep(Duration::from_millis(100));
+                        for line in watcher.poll() {
+                            if printer.print(format!("{line}\n")).is_err() {
+                                return;
+                            }
+                        }
+                    }
+                });
+                self.watching = Some(stop);
+                println!("watching streams: a line whenever one drains (`:watch off` stops)");
+            }
+            _ => println!("usage: :watch on|off"),
+        }
+    }
+
+    fn stop_watching(&mut self) {
+        if let Some(stop) = self.watching.take() {
+            stop.store(true, Ordering::Relaxed);
         }
     }
 
@@ -164,10 +219,6 @@ impl Repl {
                 "off" => self.status = false,
                 _ => println!("usage: :status on|off"),
             },
-            ":watch" => match arg {
-                "on" | "off" => println!("{}", watch_unavailable()),
-                _ => println!("usage: :watch on|off"),
-            },
             ":load" => match std::fs::read_to_string(arg) {
                 Ok(src) => self.run_cell(&src),
                 Err(e) => println!("cannot read `{arg}`: {e}"),
@@ -185,12 +236,12 @@ impl Repl {
     }
 }
 
-/// Why `:watch` has nothing to report in this build.
+/// Why `:watch` has nothing to report on this session's devices.
 fn watch_unavailable() -> &'static str {
-    ":watch reports streams draining while you type, which happens only on a real GPU. Simulated \
-     devices complete queued work at sync points (`sync`, a host read, an event's `.sync()`), so \
-     no stream drains by itself: the status line shows what is pending, and `sync` drains it. \
-     This build has no CUDA backend yet (`cudash cuda` shows what this machine offers)."
+    ":watch reports streams draining while you type, which happens only on a real GPU \
+     (`--backend cuda`). Simulated and emulated devices complete queued work at sync points \
+     (`sync`, a host read, an event's `.sync()`), so no stream drains by itself: the status line \
+     shows what is pending, and `sync` drains it."
 }
 
 fn meta_help() -> &'static str {
