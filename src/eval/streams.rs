@@ -8,7 +8,7 @@ use crate::lang::ast::{Block, Expr, Name, SyncTarget};
 use crate::lang::Span;
 use crate::runtime::event::StreamRef;
 use crate::runtime::stream::StreamKey;
-use crate::runtime::Device;
+use crate::runtime::{Device, Tensor};
 
 impl Interp {
     /// `default`: the current device's default stream.
@@ -103,9 +103,9 @@ impl Interp {
 
     /// A blocking host read of every tensor in `v` (display, `print`).
     pub(crate) fn host_read(&mut self, v: &Value) -> Result<(), Error> {
-        let mut devices = Vec::new();
-        collect_devices(v, &mut devices);
-        self.rt.host_read(&devices)
+        let mut tensors = Vec::new();
+        collect_tensors(v, &mut tensors);
+        self.rt.show(&tensors)
     }
 
     /// Shows the runtime's notes (a non-blocking copy that had to block) as warnings.
@@ -142,11 +142,11 @@ impl Interp {
     }
 }
 
-fn collect_devices(v: &Value, out: &mut Vec<Device>) {
+fn collect_tensors<'v>(v: &'v Value, out: &mut Vec<&'v Tensor>) {
     match v {
-        Value::Tensor(t) => out.push(t.device()),
-        Value::List(items) => items.iter().for_each(|v| collect_devices(v, out)),
-        Value::Dict(pairs) => pairs.iter().for_each(|(_, v)| collect_devices(v, out)),
+        Value::Tensor(t) => out.push(t),
+        Value::List(items) => items.iter().for_each(|v| collect_tensors(v, out)),
+        Value::Dict(pairs) => pairs.iter().for_each(|(_, v)| collect_tensors(v, out)),
         _ => {}
     }
 }

@@ -214,6 +214,22 @@ impl Runtime {
         self.host_read(&[t.device()])
     }
 
+    /// Showing device tensors (display, `print`): each is a device-to-host
+    /// copy queued on its device's current stream, which the host waits for
+    /// (one host sync per device), as PyTorch's printing copies to the host.
+    pub fn show(&mut self, tensors: &[&Tensor]) -> Result<(), Error> {
+        let mut devices = Vec::new();
+        for t in tensors {
+            if let Device::Cuda(d) = t.device() {
+                let (bytes, path) = (t.nbytes() as u64, CopyPath::Pageable);
+                self.issue(d, Work::Copy { bytes, path }, None);
+                self.count_copy(t.device(), Device::Cpu, t.nbytes());
+                devices.push(t.device());
+            }
+        }
+        self.host_read(&devices)
+    }
+
     /// `save`: the host reads all of `t`, a copy to the host after waiting for its device.
     pub fn read_all(&mut self, t: &Tensor) -> Result<(), Error> {
         if t.device().is_cuda() {
