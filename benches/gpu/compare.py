@@ -39,10 +39,14 @@ ROWS = [
     ("h2d_pinned", "host→device 1 GiB, pinned", "gbs", True, "≥ 0.95× PyTorch"),
     ("d2h_pinned", "device→host 1 GiB, pinned", "gbs", True, "≥ 0.95× PyTorch"),
     ("alloc_free_1mib", "cached 1 MiB alloc+free (host)", "ns", False, "—"),
-    ("small_adds_10k", "10,000 adds of 1,000 f32 (cudash: the runtime's loop, not yet a script)", "ms", False, "≥ 2× faster than PyTorch eager"),
+    ("small_adds_10k", "10,000 adds of 1,000 f32 (cudash: the runtime's loop in Rust)", "ms", False, "—"),
+    ("small_adds_script_10k", "10,000 adds of 1,000 f32 from a script (`--backend cuda`)", "ms", False, "≥ 2× faster than PyTorch eager"),
     ("first_result_cold", "fresh process to first result, kernel cache cold", "ms", False, "—"),
     ("first_result_warm", "fresh process to first result, kernel cache warm", "ms", False, "—"),
 ]
+
+# Our measurements compared with a PyTorch one of another name.
+THEIRS = {"small_adds_script_10k": "small_adds_10k"}
 
 UNITS = {"gbs": "GB/s", "tflops": "TFLOP/s", "ns": "ns", "ms": "ms"}
 
@@ -58,7 +62,7 @@ def verdict(name, ratio, ours):
         return ("met" if ok else "MISSED") + extra
     if name.startswith(("matmul", "h2d", "d2h")):
         return "met" if ratio >= 0.95 else "MISSED"
-    if name == "small_adds_10k":
+    if name == "small_adds_script_10k":
         return "met" if ratio >= 2.0 else "MISSED"
     return "—"
 
@@ -68,7 +72,7 @@ def main(ours_path, theirs_path):
     print("| measure | cudash | PyTorch | ratio (≥ 1: cudash faster) | target | verdict |")
     print("| --- | --- | --- | --- | --- | --- |")
     for name, what, key, higher, target in ROWS:
-        o, t = ours.get(name), theirs.get(name.replace("_aligned64", ""))
+        o, t = ours.get(name), theirs.get(THEIRS.get(name, name.replace("_aligned64", "")))
         unit = UNITS[key]
         fo = f"{o[key]:.1f} {unit}" if o and key in o else "—"
         ft = f"{t[key]:.1f} {unit}" if t and key in t else "—"
