@@ -87,7 +87,7 @@ fn help_covers_builtins_methods_and_statements() {
         assert!(all.contains(group), "{group} missing from:\n{all}");
     }
     assert!(ok("help randn").contains("randn(*size, dtype=f32, device=cpu)"));
-    assert!(ok("help .to").contains("x.to(target, non_blocking=false)"));
+    assert!(ok("help .to").contains("x.to(target=none, non_blocking=false"));
     let both = ok("help sum");
     assert!(
         both.contains("sum(input, dim=none") && both.contains("x.sum(dim=none"),
@@ -120,6 +120,7 @@ fn every_cpu_example_in_the_help_runs() {
         "cuda",
         "record_stream",
         "current_device",
+        "get_device_name",
         "sync",
         "query",
         "pending",

@@ -4,6 +4,7 @@
 use rayon::prelude::*;
 
 use super::buffer::PAR_MIN;
+use crate::vocab::Device;
 
 const M0: u32 = 0xD251_1F53;
 const M1: u32 = 0xCD9E_8D57;
@@ -24,7 +25,45 @@ pub fn philox(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
     c
 }
 
-/// The session's generator: a seed and how many 4-word blocks have been used.
+/// One generator per device, as PyTorch has (the CPU's and each CUDA
+/// device's default generator): a draw on cuda:0 does not change what
+/// cuda:1 draws next. `seed(n)` seeds them all with `n`
+/// (`torch.manual_seed`, which seeds every device).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generators {
+    seed: u64,
+    /// The host's, then cuda:0's, cuda:1's, ... (made when first drawn from).
+    devices: Vec<Generator>,
+}
+
+impl Generators {
+    pub fn new(seed: u64) -> Generators {
+        Generators {
+            seed,
+            devices: Vec::new(),
+        }
+    }
+
+    /// Every device's generator starts again from `seed`.
+    pub fn reseed(&mut self, seed: u64) {
+        *self = Generators::new(seed);
+    }
+
+    /// The generator of `device`.
+    pub fn of(&mut self, device: Device) -> &mut Generator {
+        let i = match device {
+            Device::Cpu => 0,
+            Device::Cuda(d) => d as usize + 1,
+        };
+        if self.devices.len() <= i {
+            let seed = self.seed;
+            self.devices.resize_with(i + 1, || Generator::new(seed));
+        }
+        &mut self.devices[i]
+    }
+}
+
+/// A device's generator: a seed and how many 4-word blocks have been used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Generator {
     pub seed: u64,

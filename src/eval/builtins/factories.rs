@@ -8,7 +8,6 @@ use super::super::literal::{dtype_of_value, literal_tensor_from_value};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::ops::factory::Distribution;
-use crate::runtime::rng::Generator;
 use crate::runtime::{DType, Tensor};
 
 pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
@@ -145,7 +144,7 @@ pub(super) fn join(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
 
 pub(super) fn seed(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let n = b.int("n")?.unwrap_or(0);
-    me.rt.generator = Generator::new(n as u64);
+    me.rt.generators.reseed(n as u64);
     Ok(Value::None)
 }
 

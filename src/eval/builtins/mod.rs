@@ -63,6 +63,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("devices", devices::list),
     ("device_count", devices::count),
     ("current_device", devices::current),
+    ("is_available", devices::is_available),
+    ("get_device_name", devices::name),
     ("stream", devices::stream),
     ("event", devices::event),
     ("scatter", devices::scatter),

@@ -6,47 +6,92 @@ use std::sync::Arc;
 
 use super::super::args::{flatten, Bound};
 use super::super::builtins::math::unary_op;
+use super::super::literal::literal_tensor_from_value;
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
+use crate::runtime::ops::elementwise::{BinaryOp, Operand};
+use crate::runtime::ops::reduce::ReduceOp;
 use crate::runtime::shape::norm_dim;
 use crate::runtime::{DType, Device, Tensor};
 
 type Out = Result<Value, Diagnostic>;
 
 /// `x.to(device | dtype, non_blocking=false)`: `x` itself when nothing changes.
+/// `x.to(target)`, `x.to(device=…, dtype=…)`: the dtype first, then the
+/// device (one or both); `x` itself when nothing changes.
 pub(super) fn to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
     let non_blocking = b.bool("non_blocking", false)?;
+    let (mut device, mut dtype) = (b.device("device")?, b.dtype("dtype")?);
     match b.get("target").map(|(v, s)| (v.clone(), *s)) {
-        Some((Value::Device(d), s)) => {
-            let d = me.rt.check_device(d).map_err(|e| e.at(s))?;
-            let r = me.rt.transfer(t, d, non_blocking);
-            me.flush_notes();
-            b.result(r)
+        Some((Value::Device(d), _)) if device.is_none() => device = Some(d),
+        Some((Value::DType(d), _)) if dtype.is_none() => dtype = Some(d),
+        Some((v @ (Value::Device(_) | Value::DType(_)), s)) => {
+            let what = match v {
+                Value::Device(_) => "device",
+                _ => "dtype",
+            };
+            return Err(Error::value(format!(
+                "the {what} is given twice: positionally and as `{what}=`"
+            ))
+            .at(s));
         }
-        Some((Value::DType(d), _)) if d == t.dtype() => Ok(Value::Tensor(Arc::clone(t))),
-        Some((Value::DType(d), _)) => b.result(me.rt.cast(t, d)),
         Some((v, s)) => {
-            Err(
-                Error::wrong_type("the target of .to()", "a device or a dtype", v.type_name())
-                    .at(s),
+            return Err(Error::wrong_type(
+                "the target of .to()",
+                "a device or a dtype",
+                v.type_name(),
             )
+            .at(s))
         }
-        None => Err(at(Error::value(".to() needs a device or a dtype"))),
+        None => {}
     }
+    if device.is_none() && dtype.is_none() {
+        return Err(at(Error::value(".to() needs a device or a dtype")));
+    }
+    let mut x = Arc::clone(t);
+    if let Some(d) = dtype.filter(|&d| d != x.dtype()) {
+        x = me.rt.cast(&x, d).map_err(at)?;
+    }
+    if let Some(d) = device {
+        let span = b
+            .get("device")
+            .or(b.get("target"))
+            .map_or(b.span, |(_, s)| *s);
+        let d = me.rt.check_device(d).map_err(|e| e.at(span))?;
+        let r = me.rt.transfer(&x, d, non_blocking);
+        me.flush_notes();
+        x = r.map_err(at)?;
+    }
+    Ok(Value::Tensor(x))
 }
 
 pub(super) fn cpu(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     b.result(me.rt.move_to(t, Device::Cpu))
 }
 
+/// `x.cuda(device=none, non_blocking=false)`: to the current CUDA device,
+/// or the one given as an index or as `cuda:N`.
 pub(super) fn cuda(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
-    let i = b.int("index")?;
-    let i = i.map(|i| u32::try_from(i).unwrap_or(u32::MAX));
-    let d = me.rt.cuda(i).map_err(at)?;
-    b.result(me.rt.move_to(t, d))
+    let index = match b.get("device") {
+        None | Some((Value::None, _)) => None,
+        Some((Value::Int(i), _)) => Some(u32::try_from(*i).unwrap_or(u32::MAX)),
+        Some((Value::Device(Device::Cuda(i)), _)) => Some(*i),
+        Some((other, s)) => {
+            return Err(Error::wrong_type(
+                "the device of .cuda()",
+                "a CUDA device (an index or cuda:N)",
+                other.type_name(),
+            )
+            .at(*s))
+        }
+    };
+    let d = me.rt.cuda(index).map_err(at)?;
+    let r = me.rt.transfer(t, d, b.bool("non_blocking", false)?);
+    me.flush_notes();
+    b.result(r)
 }
 
 pub(super) fn copy_to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
@@ -54,7 +99,11 @@ pub(super) fn copy_to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
     b.result(me.rt.copy_to(t, d))
 }
 
+/// `x.pin()`: a copy in pinned memory; `x` itself when it is pinned already.
 pub(super) fn pin(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    if t.is_pinned() {
+        return Ok(Value::Tensor(Arc::clone(t)));
+    }
     b.result(me.rt.pinned_copy(t))
 }
 
@@ -175,4 +224,79 @@ fn reshape_dims(rest: &[(Value, Span)]) -> Result<Vec<i64>, Diagnostic> {
             }
         })
         .collect()
+}
+
+/// `x.matmul(other)`: `x @ other`.
+pub(super) fn matmul(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let other = b.tensor("other")?;
+    b.result(me.rt.matmul(t, &other))
+}
+
+/// `x.any()` / `x.all()`: whether any / every element is nonzero (NaN
+/// counts as nonzero), as a 0-d bool tensor on x's device.
+pub(super) fn any_all(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let zero = Tensor::scalar(0i64);
+    let operand = |tensor| Operand { tensor, weak: true };
+    let nonzero = me
+        .rt
+        .binary(BinaryOp::Ne, operand(t), operand(&zero))
+        .map_err(at)?;
+    let count = me
+        .rt
+        .reduce(ReduceOp::Sum, &nonzero, None, false)
+        .map_err(at)?;
+    let (op, against) = match name {
+        "any" => (BinaryOp::Gt, Tensor::scalar(0i64)),
+        _ => (BinaryOp::Eq, Tensor::scalar(t.numel() as i64)),
+    };
+    b.result(me.rt.binary(op, operand(&count), operand(&against)))
+}
+
+/// `x.trace()`: the sum of a matrix's diagonal.
+pub(super) fn trace(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let [n, m] = t.shape() else {
+        return Err(at(Error::value(format!(
+            "trace() needs a matrix (2 dimensions), and this tensor has {}",
+            t.ndim()
+        ))));
+    };
+    let diagonal = t.view(
+        vec![(*n).min(*m)],
+        vec![t.strides()[0] + t.strides()[1]],
+        t.offset(),
+    );
+    b.result(me.rt.reduce(ReduceOp::Sum, &diagonal, None, false))
+}
+
+/// `x.copy_(src, non_blocking=false)`: `src`'s elements into x in place,
+/// broadcast and converted to x's dtype, from any device; returns x.
+pub(super) fn copy_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let src = b.tensor("src")?;
+    let non_blocking = b.bool("non_blocking", false)?;
+    let src = match src.device() == t.device() {
+        true => src,
+        false => {
+            let moved = me.rt.transfer(&src, t.device(), non_blocking);
+            me.flush_notes();
+            moved.map_err(at)?
+        }
+    };
+    me.rt.assign(t, &src).map_err(at)?;
+    Ok(Value::Tensor(Arc::clone(t)))
+}
+
+/// `x.new_tensor(data)`: a tensor of `data` with x's dtype, on x's device.
+pub(super) fn new_tensor(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let (data, span) = b
+        .get("data")
+        .cloned()
+        .ok_or_else(|| Error::value("new_tensor() needs data").at(b.span))?;
+    let data = match &data {
+        Value::Tensor(d) => Arc::clone(d),
+        other => Arc::new(literal_tensor_from_value(other, span)?),
+    };
+    b.result(me.rt.tensor(&data, t.dtype(), t.device()))
 }

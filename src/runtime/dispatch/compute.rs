@@ -137,7 +137,7 @@ impl Runtime {
             self.wrote_in_place(x, &[x]);
             return Ok(());
         }
-        let z = self.generator.normal(x.numel());
+        let z = self.generators.of(x.device()).normal(x.numel());
         let vals = z.into_iter().map(|v| mean + std * v).collect();
         let src = factory::from_f64s(vals, x.shape(), DType::F64, x.device());
         index::assign(x, &src)?;
@@ -193,7 +193,7 @@ impl Runtime {
             return self.finish(out, None, like.as_slice(), Flops::default());
         }
         let mem = self.reserve(device, shape, dtype)?;
-        let out = factory::random(&mut self.generator, dist, shape, dtype, device)?;
+        let out = factory::random(self.generators.of(device), dist, shape, dtype, device)?;
         self.finish(out, mem, like.as_slice(), Flops::default())
     }
 

@@ -200,11 +200,11 @@ impl Runtime {
     ) -> Result<Tensor, Error> {
         check_random(dtype)?;
         device_numel(shape, dtype)?;
-        let mut gen = self.generator.clone();
+        let mut gen = self.generators.of(Device::Cuda(d)).clone();
         let out = self.kernels(d, &[], |l, _| {
             exec::random(l, &mut gen, dist, shape, dtype, (mean, std))
         })?;
-        self.generator = gen;
+        *self.generators.of(Device::Cuda(d)) = gen;
         Ok(out)
     }
 
@@ -307,7 +307,7 @@ impl Runtime {
         mean: f64,
         std: f64,
     ) -> Result<(), Error> {
-        let mut gen = self.generator.clone();
+        let mut gen = self.generators.of(Device::Cuda(d)).clone();
         {
             let l = self.on_device(d).ok_or_else(no_driver)?;
             let params = (mean, std);
@@ -331,7 +331,7 @@ impl Runtime {
             let to = Operand::written(x)?;
             exec::copy_into(&l, from, to.view(x))?;
         }
-        self.generator = gen;
+        *self.generators.of(Device::Cuda(d)) = gen;
         Ok(())
     }
 

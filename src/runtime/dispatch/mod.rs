@@ -31,17 +31,18 @@ use std::sync::Arc;
 
 use super::counters::Counters;
 use super::devices::{Devices, Memory};
-use super::rng::Generator;
+use super::rng::Generators;
 use super::shape::checked_numel;
 use super::timing::Work;
 use super::{DType, Device, Tensor};
 use crate::error::Error;
 
 /// The runtime state of one session: its devices, the current CUDA device,
-/// the random generator, and what `profile` counts.
+/// the random generators, and what `profile` counts.
 pub struct Runtime {
     pub devices: Arc<Devices>,
-    pub generator: Generator,
+    /// One random generator per device.
+    pub generators: Generators,
     pub counters: Counters,
     /// The current CUDA device: what `cuda` means (`with device(n)` changes it).
     pub current_device: u32,
@@ -65,7 +66,7 @@ impl Runtime {
     pub fn new(seed: u64, devices: Arc<Devices>) -> Runtime {
         Runtime {
             devices,
-            generator: Generator::new(seed),
+            generators: Generators::new(seed),
             counters: Counters::default(),
             current_device: 0,
             notes: Vec::new(),
@@ -92,7 +93,7 @@ impl Runtime {
         match index {
             _ if n == 0 => Err(Error::NoDevice {
                 device: name,
-                reason: "this session has no CUDA devices (started with --sim-devices 0)".into(),
+                reason: format!("this session has no CUDA devices ({})", self.why_none()),
             }),
             Some(i) if i >= n => Err(Error::NoDevice {
                 device: name,
@@ -103,6 +104,15 @@ impl Runtime {
             }),
             Some(i) => Ok(Device::Cuda(i)),
             None => Ok(Device::Cuda(self.current_device)),
+        }
+    }
+
+    /// Why a session has no CUDA device: `CUDA_VISIBLE_DEVICES` hid them
+    /// all (the backend's reason says so), or `--sim-devices 0`.
+    fn why_none(&self) -> String {
+        match self.devices.reason.find("CUDA_VISIBLE_DEVICES") {
+            Some(_) => "CUDA_VISIBLE_DEVICES hides every device".into(),
+            None => "started with --sim-devices 0".into(),
         }
     }
 
@@ -117,7 +127,7 @@ impl Runtime {
     /// Fails with a clear message when the session has no CUDA device.
     pub fn need_cuda(&self, what: &str) -> Result<(), Error> {
         if self.devices.count() == 0 {
-            return Err(not_available(what));
+            return Err(not_available(what, &self.why_none()));
         }
         Ok(())
     }
@@ -273,11 +283,9 @@ fn tensor_bytes(shape: &[usize], dtype: DType) -> Result<usize, Error> {
 }
 
 /// The error for CUDA-only features in a session without CUDA devices.
-pub fn not_available(what: &str) -> Error {
+pub fn not_available(what: &str, why: &str) -> Error {
     Error::NotAvailable {
-        message: format!(
-            "{what} needs a CUDA device, and this session has none (started with --sim-devices 0)"
-        ),
+        message: format!("{what} needs a CUDA device, and this session has none ({why})"),
         help: "streams, events, pinned memory and the caching allocator belong to CUDA devices; \
                on cpu every op runs synchronously"
             .into(),
