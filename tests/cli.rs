@@ -639,3 +639,30 @@ fn cuda_compile_fills_the_kernel_cache() {
     assert_eq!(cubins.count(), 27);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Simulated devices honour CUDA_VISIBLE_DEVICES as the driver does for real ones.
+#[test]
+fn cuda_visible_devices_selects_simulated_devices() {
+    let f = temp(
+        "visible.cudash",
+        b"device_count()\nx = ones(2, device=cuda:1)\n",
+    );
+    let run = |visible: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
+            .args(["run", &f, "--no-color", "--sim-devices", "4"])
+            .env("CUDA_VISIBLE_DEVICES", visible)
+            .output()
+            .unwrap();
+        text(&o)
+    };
+    let two = run("1,3");
+    assert!(two.contains(">>> device_count()\n2\n"), "{two}");
+    let one = run("2,9,0");
+    assert!(one.contains(">>> device_count()\n1\n"), "{one}");
+    assert!(one.contains("cuda:1 does not exist"), "{one}");
+    let none = run("");
+    assert!(
+        none.contains("CUDA_VISIBLE_DEVICES hides every device"),
+        "{none}"
+    );
+}
