@@ -56,6 +56,8 @@ pub struct Access {
     /// The variable it was last bound to, for warnings.
     pub label: Option<Arc<str>>,
     pub write: Option<PendingWrite>,
+    /// A non-blocking copy still reading this host memory (same shape as a write).
+    pub read: Option<PendingWrite>,
     /// The last item of each stream of its device that used it.
     uses: Vec<(StreamId, u64)>,
     /// Streams named by `record_stream`: a free waits for them.
@@ -324,6 +326,26 @@ impl Gpu {
         );
         self.report(msg);
         Sees::Stale
+    }
+
+    /// A host write to host memory that a non-blocking copy queued on this
+    /// device may still be reading.
+    pub fn on_host_write(&mut self, access: &mut Access) {
+        let Some(r) = access.read.take() else {
+            return;
+        };
+        if self.streams.get(r.stream).done >= r.seq {
+            return;
+        }
+        let msg = format!(
+            "{} is written on the host while the non-blocking copy from it (queued on {} @cuda:{}) \
+             may still be reading it: the copy may take the new values. Fix: `sync` (or an \
+             event's `.sync()`) before writing it.",
+            access.name(),
+            self.stream_name(r.stream),
+            self.index,
+        );
+        self.report(msg);
     }
 
     fn report(&mut self, msg: String) {

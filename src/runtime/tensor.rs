@@ -312,10 +312,19 @@ impl Tensor {
             }
             (None, None) => Sees::Live,
         };
+        // A host source of a non-blocking copy stays watched (for writes)
+        // until the copy is known complete.
+        let reading = access.read.as_ref().is_some_and(|r| {
+            let g = lock(&r.gpu);
+            g.streams.get(r.stream).done < r.seq
+        });
+        if !reading {
+            access.read = None;
+        }
         if access.write.is_none() {
             watch
                 .tracked
-                .store(self.storage.is_device(), Ordering::Release);
+                .store(self.storage.is_device() || reading, Ordering::Release);
             if let Ok(mut stale) = watch.stale.try_write() {
                 *stale = None;
             }
@@ -345,6 +354,7 @@ impl Tensor {
     /// for readers that race it.
     pub fn before_write(&self) {
         let Some(gpu) = self.storage.gpu() else {
+            self.before_host_write();
             return;
         };
         let watch = &self.storage.watch;
@@ -358,6 +368,19 @@ impl Tensor {
             if let Ok(mut stale) = watch.stale.try_write() {
                 *stale = Some(old);
             }
+        }
+    }
+
+    /// A host write to host memory a non-blocking copy may still be reading:
+    /// reported as a race, then forgotten.
+    fn before_host_write(&self) {
+        let watch = &self.storage.watch;
+        if !watch.tracked.load(Ordering::Acquire) {
+            return;
+        }
+        let mut access = lock(&watch.access);
+        if let Some(r) = access.read.clone() {
+            lock(&r.gpu).on_host_write(&mut access);
         }
     }
 
@@ -425,10 +448,24 @@ impl Tensor {
         watch.tracked.store(true, Ordering::Release);
     }
 
+    /// Records that item `seq` of `stream` on `gpu` (a non-blocking copy
+    /// from this host memory) reads this storage: until it is known
+    /// complete, a host write to it races the copy.
+    pub fn mark_read(&self, gpu: &Arc<Mutex<Gpu>>, stream: StreamId, seq: u64) {
+        let watch = &self.storage.watch;
+        lock(&watch.access).read = Some(PendingWrite {
+            gpu: Arc::clone(gpu),
+            stream,
+            seq,
+        });
+        watch.tracked.store(true, Ordering::Release);
+    }
+
     /// Names the storage after the variable it is bound to, for warnings.
     pub fn set_label(&self, name: &str) {
         let watch = &self.storage.watch;
-        if watch.tracked.load(Ordering::Acquire) {
+        // Pinned host memory: a non-blocking copy from it may race a write.
+        if watch.tracked.load(Ordering::Acquire) || self.is_pinned() {
             lock(&watch.access).label = Some(name.into());
         }
     }

@@ -29,6 +29,7 @@ mod transfer;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use super::alloc::StreamId;
 use super::counters::Counters;
 use super::devices::{Devices, Memory};
 use super::rng::Generators;
@@ -201,7 +202,8 @@ impl Runtime {
     }
 
     /// Queues `work` on device `d`'s current stream; `out` is the new tensor it writes.
-    fn issue(&mut self, d: u32, work: Work, out: Option<&Tensor>) {
+    /// Returns the stream and the item's number.
+    fn issue(&mut self, d: u32, work: Work, out: Option<&Tensor>) -> (StreamId, u64) {
         let (stream, seq) = self.devices.launch(d, work);
         if matches!(work, Work::Kernel { .. }) {
             self.counters.kernels += 1;
@@ -212,6 +214,7 @@ impl Runtime {
         if let (Some(t), Some(gpu)) = (out, self.devices.gpu_handle(d)) {
             t.mark_written(gpu, stream, seq);
         }
+        (stream, seq)
     }
 
     /// `empty_cache()`: every device's cached, unused segments go back to

@@ -121,7 +121,9 @@ impl Runtime {
         }
     }
 
-    /// Queues the asynchronous copy of `t` into `copy` on device `on`'s current stream.
+    /// Queues the asynchronous copy of `t` into `copy` on device `on`'s
+    /// current stream. A host source is read by the copy until it is done:
+    /// writing it before then is a race (`Tensor::mark_read`).
     fn queue_copy(&mut self, t: &Tensor, copy: Tensor, on: u32) -> Arc<Tensor> {
         self.count_copy(t.device(), copy.device(), t.nbytes());
         self.counters.ops += 1;
@@ -129,7 +131,10 @@ impl Runtime {
             bytes: t.nbytes() as u64,
             path: CopyPath::Pinned,
         };
-        self.issue(on, work, Some(&copy));
+        let (stream, seq) = self.issue(on, work, Some(&copy));
+        if let (Device::Cpu, Some(gpu)) = (t.device(), self.devices.gpu_handle(on)) {
+            t.mark_read(gpu, stream, seq);
+        }
         Arc::new(copy)
     }
 
