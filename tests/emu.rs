@@ -123,7 +123,16 @@ fn streams_races_and_memory_are_the_simulators() {
 
 /// A runtime on `n` emulated devices, and the driver (to count its launches).
 fn emulated(n: u32) -> (Runtime, Arc<Emu>) {
-    let emu = Arc::new(Emu::new(n, 1 << 30, H100.name, H100.compute_capability));
+    on(Emu::new(n, 1 << 30, H100.name, H100.compute_capability))
+}
+
+/// A runtime on one emulated device presented as a GPU (`Emu::like_a_gpu`).
+fn like_a_gpu() -> (Runtime, Arc<Emu>) {
+    on(Emu::new(1, 1 << 30, H100.name, H100.compute_capability).like_a_gpu())
+}
+
+fn on(emu: Emu) -> (Runtime, Arc<Emu>) {
+    let emu = Arc::new(emu);
     emu.prepare().expect("a C++20 compiler for the kernels");
     let backend = DriverBackend::new(emu.clone(), &H100).unwrap();
     let devices = Arc::new(Devices::new(&backend, "test"));
@@ -199,6 +208,18 @@ proptest! {
     }
 }
 
+/// `n` normal numbers on cuda:0.
+fn randn(rt: &mut Runtime, n: usize) -> Arc<Tensor> {
+    rt.random(
+        Distribution::Normal,
+        &[n],
+        DType::F32,
+        Device::Cuda(0),
+        None,
+    )
+    .unwrap()
+}
+
 fn times_two(rt: &mut Runtime, x: &Tensor) -> Arc<Tensor> {
     let two = Tensor::scalar(2.0f32);
     rt.binary(
@@ -221,15 +242,7 @@ fn times_two(rt: &mut Runtime, x: &Tensor) -> Arc<Tensor> {
 #[test]
 fn streams_and_events_are_the_drivers() {
     let (mut rt, emu) = emulated(1);
-    let x = rt
-        .random(
-            Distribution::Normal,
-            &[256],
-            DType::F32,
-            Device::Cuda(0),
-            None,
-        )
-        .unwrap();
+    let x = randn(&mut rt, 256);
     let default = rt.current_stream().unwrap();
     let on_default = rt.devices.stream_handle(default);
     let s = rt.new_stream(Some("s")).unwrap();
@@ -270,19 +283,8 @@ fn streams_and_events_are_the_drivers() {
 /// device time with events: here on `emu` presented as a GPU.
 #[test]
 fn on_a_gpu_pending_work_follows_the_driver_and_time_is_measured() {
-    let emu = Arc::new(Emu::new(1, 1 << 30, H100.name, H100.compute_capability).like_a_gpu());
-    emu.prepare().expect("a C++20 compiler for the kernels");
-    let backend = DriverBackend::new(emu.clone(), &H100).unwrap();
-    let mut rt = Runtime::new(0, Arc::new(Devices::new(&backend, "test")));
-    let x = rt
-        .random(
-            Distribution::Normal,
-            &[256],
-            DType::F32,
-            Device::Cuda(0),
-            None,
-        )
-        .unwrap();
+    let (mut rt, emu) = like_a_gpu();
+    let x = randn(&mut rt, 256);
     let key = rt.current_stream().unwrap();
     let start = rt.time_start(key).unwrap();
     let _y = times_two(&mut rt, &x);
@@ -312,15 +314,7 @@ fn on_a_gpu_pending_work_follows_the_driver_and_time_is_measured() {
 #[test]
 fn a_stop_request_stops_at_the_next_launch() {
     let (mut rt, emu) = emulated(1);
-    let x = rt
-        .random(
-            Distribution::Normal,
-            &[64],
-            DType::F32,
-            Device::Cuda(0),
-            None,
-        )
-        .unwrap();
+    let x = randn(&mut rt, 64);
     let before = emu.launches();
     rt.interrupt
         .store(true, std::sync::atomic::Ordering::Relaxed);
@@ -390,21 +384,10 @@ fn the_watcher_reports_streams_the_driver_says_drained() {
     let (rt, _) = emulated(1);
     assert!(StreamWatcher::new(Arc::clone(&rt.devices)).is_none());
 
-    let emu = Arc::new(Emu::new(1, 1 << 30, H100.name, H100.compute_capability).like_a_gpu());
-    emu.prepare().expect("a C++20 compiler for the kernels");
-    let backend = DriverBackend::new(emu.clone(), &H100).unwrap();
-    let mut rt = Runtime::new(0, Arc::new(Devices::new(&backend, "test")));
+    let (mut rt, emu) = like_a_gpu();
     let mut watcher = StreamWatcher::new(Arc::clone(&rt.devices)).expect("a GPU-like driver");
     emu.set_busy(true);
-    let x = rt
-        .random(
-            Distribution::Normal,
-            &[64],
-            DType::F32,
-            Device::Cuda(0),
-            None,
-        )
-        .unwrap();
+    let x = randn(&mut rt, 64);
     let _y = times_two(&mut rt, &x);
     assert!(watcher.poll().is_empty(), "still running");
     emu.set_busy(false);

@@ -209,6 +209,18 @@ impl Bound {
         }
     }
 
+    /// A CUDA device given as an index (`1`) or as `cuda:1` (None: not given).
+    pub fn cuda_index(&self, name: &str) -> Result<Option<u32>, Diagnostic> {
+        match self.given(name) {
+            None => Ok(None),
+            Some((Value::Int(i), _)) => Ok(Some(u32::try_from(*i).unwrap_or(u32::MAX))),
+            Some((Value::Device(Device::Cuda(i)), _)) => Ok(Some(*i)),
+            Some((v, span)) => {
+                Err(self.wrong(name, "a CUDA device (an index or cuda:N)", v, *span))
+            }
+        }
+    }
+
     pub fn list(&self, name: &str) -> Result<Vec<(Value, Span)>, Diagnostic> {
         let (v, span) = self.get(name).ok_or_else(|| self.missing(name))?;
         match v {

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use super::args::Bound;
 use super::Value;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
@@ -31,6 +32,18 @@ pub(super) fn literal_value(l: Lit) -> Result<Value, Diagnostic> {
                 .map(literal_value)
                 .collect::<Result<_, _>>()?,
         ))),
+    }
+}
+
+/// The `data` argument of `tensor(data)` and `x.new_tensor(data)`: a
+/// tensor, or a literal (numbers, nested lists) made into one.
+pub(crate) fn data_arg(b: &Bound, func: &str) -> Result<Arc<Tensor>, Diagnostic> {
+    let (data, span) = b
+        .get("data")
+        .ok_or_else(|| Error::value(format!("{func} needs data")).at(b.span))?;
+    match data {
+        Value::Tensor(t) => Ok(Arc::clone(t)),
+        other => Ok(Arc::new(literal_tensor_from_value(other, *span)?)),
     }
 }
 

@@ -50,19 +50,7 @@ pub(super) fn is_available(
 
 /// `get_device_name(device=none)`: an index or `cuda:N`; the current device by default.
 pub(super) fn name(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    let index = match b.get("device") {
-        None | Some((Value::None, _)) => None,
-        Some((Value::Int(i), _)) => Some(u32::try_from(*i).unwrap_or(u32::MAX)),
-        Some((Value::Device(Device::Cuda(i)), _)) => Some(*i),
-        Some((other, s)) => {
-            return Err(Error::wrong_type(
-                "the device of get_device_name()",
-                "a CUDA device (an index or cuda:N)",
-                other.type_name(),
-            )
-            .at(*s))
-        }
-    };
+    let index = b.cuda_index("device")?;
     let name = match me.rt.cuda(index).map_err(|e| e.at(b.span))? {
         Device::Cuda(d) => me
             .rt

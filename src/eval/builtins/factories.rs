@@ -4,21 +4,14 @@
 use std::sync::Arc;
 
 use super::super::args::{to_tensor, Bound};
-use super::super::literal::{dtype_of_value, literal_tensor_from_value};
+use super::super::literal::{data_arg, dtype_of_value};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::ops::factory::Distribution;
 use crate::runtime::{DType, Tensor};
 
 pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    let (data, dspan) = b
-        .get("data")
-        .cloned()
-        .ok_or_else(|| Error::value("tensor() needs data").at(b.span))?;
-    let data = match &data {
-        Value::Tensor(t) => Arc::clone(t),
-        other => Arc::new(literal_tensor_from_value(other, dspan)?),
-    };
+    let data = data_arg(b, "tensor()")?;
     let dtype = b.dtype("dtype")?.unwrap_or(data.dtype());
     let device = me.device_arg(b)?;
     b.result(me.rt.tensor(&data, dtype, device))

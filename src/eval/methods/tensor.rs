@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::super::args::{flatten, Bound};
 use super::super::builtins::math::unary_op;
-use super::super::literal::literal_tensor_from_value;
+use super::super::literal::data_arg;
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
@@ -75,20 +75,7 @@ pub(super) fn cpu(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) 
 /// or the one given as an index or as `cuda:N`.
 pub(super) fn cuda(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
-    let index = match b.get("device") {
-        None | Some((Value::None, _)) => None,
-        Some((Value::Int(i), _)) => Some(u32::try_from(*i).unwrap_or(u32::MAX)),
-        Some((Value::Device(Device::Cuda(i)), _)) => Some(*i),
-        Some((other, s)) => {
-            return Err(Error::wrong_type(
-                "the device of .cuda()",
-                "a CUDA device (an index or cuda:N)",
-                other.type_name(),
-            )
-            .at(*s))
-        }
-    };
-    let d = me.rt.cuda(index).map_err(at)?;
+    let d = me.rt.cuda(b.cuda_index("device")?).map_err(at)?;
     let r = me.rt.transfer(t, d, b.bool("non_blocking", false)?);
     me.flush_notes();
     b.result(r)
@@ -290,13 +277,6 @@ pub(super) fn copy_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
 
 /// `x.new_tensor(data)`: a tensor of `data` with x's dtype, on x's device.
 pub(super) fn new_tensor(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    let (data, span) = b
-        .get("data")
-        .cloned()
-        .ok_or_else(|| Error::value("new_tensor() needs data").at(b.span))?;
-    let data = match &data {
-        Value::Tensor(d) => Arc::clone(d),
-        other => Arc::new(literal_tensor_from_value(other, span)?),
-    };
+    let data = data_arg(b, "new_tensor()")?;
     b.result(me.rt.tensor(&data, t.dtype(), t.device()))
 }

@@ -117,21 +117,7 @@ impl Runtime {
     /// `e.record(s)`: the event marks the tail of stream `key` (on a driver,
     /// a fresh timing event recorded there, so `elapsed` can measure).
     pub fn record(&mut self, e: &Event, key: StreamKey) -> Result<(), Error> {
-        let driver = match self.devices.driver() {
-            Some(driver) => {
-                let failed = |err| driver_error(key.device, err);
-                let handle = driver.event_create(key.device, true).map_err(failed)?;
-                let ev = DriverEvent {
-                    driver: Arc::clone(driver),
-                    handle,
-                };
-                driver
-                    .event_record(handle, self.devices.stream_handle(key))
-                    .map_err(failed)?;
-                Some(Arc::new(ev))
-            }
-            None => None,
-        };
+        let driver = self.driver_event(key)?.map(Arc::new);
         let mark = self.devices.mark(key);
         e.record(Recorded {
             mark,
@@ -139,6 +125,23 @@ impl Runtime {
             driver,
         });
         Ok(())
+    }
+
+    /// On a driver's device, a new timing event recorded at the tail of `key`.
+    pub(super) fn driver_event(&self, key: StreamKey) -> Result<Option<DriverEvent>, Error> {
+        let Some(driver) = self.devices.driver() else {
+            return Ok(None);
+        };
+        let failed = |e| driver_error(key.device, e);
+        let handle = driver.event_create(key.device, true).map_err(failed)?;
+        let event = DriverEvent {
+            driver: Arc::clone(driver),
+            handle,
+        };
+        driver
+            .event_record(handle, self.devices.stream_handle(key))
+            .map_err(failed)?;
+        Ok(Some(event))
     }
 
     /// The host waits for one stream.

@@ -3,8 +3,6 @@
 //! the simulator and `emu` (whose work runs on the host, at no telling
 //! speed) it is the time model's, the same on every run. Output says which.
 
-use std::sync::Arc;
-
 use super::device::driver_error;
 use super::Runtime;
 use crate::error::Error;
@@ -43,26 +41,9 @@ impl Runtime {
         }
     }
 
-    /// A timing event at the tail of `key` on a driver's device.
-    fn timing_event(&self, key: StreamKey) -> Result<Option<DriverEvent>, Error> {
-        let Some(driver) = self.devices.driver() else {
-            return Ok(None);
-        };
-        let failed = |e| driver_error(key.device, e);
-        let handle = driver.event_create(key.device, true).map_err(failed)?;
-        let event = DriverEvent {
-            driver: Arc::clone(driver),
-            handle,
-        };
-        driver
-            .event_record(handle, self.devices.stream_handle(key))
-            .map_err(failed)?;
-        Ok(Some(event))
-    }
-
     /// The start of a `time` loop on stream `key`.
     pub fn time_start(&mut self, key: StreamKey) -> Result<Start, Error> {
-        let event = self.timing_event(key)?;
+        let event = self.driver_event(key)?;
         Ok(Start {
             mark: self.devices.mark(key),
             event,
@@ -72,7 +53,7 @@ impl Runtime {
     /// The end of a `time` loop: the host waits for the stream (one host
     /// sync), and the device time since `start` comes back.
     pub fn time_end(&mut self, key: StreamKey, start: Start) -> Result<DeviceTime, Error> {
-        let end_event = self.timing_event(key)?;
+        let end_event = self.driver_event(key)?;
         let end = self.finish_stream(key)?;
         let modelled = end.time - start.mark.time;
         let measured = match (&start.event, &end_event) {
