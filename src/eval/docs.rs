@@ -147,9 +147,9 @@ docs! {
     Function Memory "memory_reserved", "memory_reserved(device=none)", "Bytes the caching allocator holds from the device (used and cached).", "memory_reserved()";
     Function Memory "memory_stats", "memory_stats(device=none)", "Every allocator statistic, PyTorch-style keys.", "memory_stats()";
     Function Memory "max_memory_reserved", "max_memory_reserved(device=none)", "Peak bytes reserved by the caching allocator since the last reset_peak().", "max_memory_reserved()";
-    Function Devices "scatter", "scatter(input, devices, dim=0)", "Splits `input` into chunks along `dim`, one per device, and copies each there (DataParallel's first step).", "parts = scatter(randn(8, 4), [cuda:0, cuda:1])";
+    Function Devices "scatter", "scatter(input, devices, dim=0)", "Splits `input` into chunks along `dim`, one per device, and copies each there; the chunk for input's own device stays a view of it (DataParallel's first step, as `torch.cuda.comm.scatter`).", "parts = scatter(randn(8, 4), [cuda:0, cuda:1])";
     Function Devices "gather", "gather(tensors, device=none, dim=0)", "Copies every tensor to one device and joins them there (DataParallel's last step: that device holds it all).", "parts = scatter(randn(8, 4), [cuda:0, cuda:1])\ny = gather(parts, cuda:0)";
-    Function Devices "replicate", "replicate(input, devices)", "A copy of `input` on every device in the list.", "copies = replicate(ones(4), [cuda:0, cuda:1])";
+    Function Devices "replicate", "replicate(input, devices)", "`input` on every device in the list: a copy on each other device, `input` itself on its own (as `torch.cuda.comm.broadcast`).", "copies = replicate(ones(4), [cuda:0, cuda:1])";
     Function Teaching "save", "save(tensor, path)", "Writes a tensor to a .npy (NumPy) or .safetensors file, keeping dtype and shape.", "save(arange(4), \"/tmp/cudash-example.npy\")";
     Function Teaching "load", "load(path, device=cpu)", "Reads a .npy or .safetensors file (several tensors come back as a dict).", "save(arange(4), \"/tmp/cudash-example.npy\")\nload(\"/tmp/cudash-example.npy\")";
     Function Teaching "print", "print(*values)", "Prints values separated by spaces.", "print(\"x is\", [1., 2.])";

@@ -111,7 +111,12 @@ pub(super) fn scatter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
             None,
         ));
         let part = index::select(&x, &idx).map_err(at)?;
-        parts.push(Value::Tensor(me.rt.copy_to(&part, d).map_err(at)?));
+        // As torch.cuda.comm.scatter: the chunk for x's own device stays a view of x.
+        let part = match d == x.device() {
+            true => Arc::new(part),
+            false => me.rt.copy_to(&part, d).map_err(at)?,
+        };
+        parts.push(Value::Tensor(part));
     }
     Ok(Value::List(Arc::new(parts)))
 }
@@ -141,7 +146,11 @@ pub(super) fn replicate(me: &mut Interp, _: &'static str, b: &Bound) -> Result<V
     let targets = device_list(me, b, "devices")?;
     let mut copies = Vec::with_capacity(targets.len());
     for d in targets {
-        let copy = me.rt.copy_to(&x, d).map_err(|e| e.at(b.span))?;
+        // As torch.cuda.comm.broadcast: x itself for its own device.
+        let copy = match d == x.device() {
+            true => Arc::clone(&x),
+            false => me.rt.copy_to(&x, d).map_err(|e| e.at(b.span))?,
+        };
         copies.push(Value::Tensor(copy));
     }
     Ok(Value::List(Arc::new(copies)))
