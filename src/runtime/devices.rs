@@ -32,8 +32,6 @@ pub struct Devices {
     driver: Option<Arc<dyn Driver>>,
     /// Each device's temporaries (with a driver).
     scratch: Vec<Arc<Mutex<Scratch>>>,
-    /// `--launch-blocking` (also kept by each device's state).
-    launch_blocking: AtomicBool,
 }
 
 impl Devices {
@@ -62,7 +60,6 @@ impl Devices {
         };
         Devices {
             scratch,
-            launch_blocking: AtomicBool::new(false),
             backend: backend.name(),
             reason: reason.into(),
             infos,
@@ -127,15 +124,9 @@ impl Devices {
 
     /// `--launch-blocking`: every queued item completes before the host goes on.
     pub fn set_launch_blocking(&self, on: bool) {
-        self.launch_blocking.store(on, Ordering::Relaxed);
         for g in &self.gpus {
             lock(g).launch_blocking = on;
         }
-    }
-
-    /// `--launch-blocking`: the host waits for every launch before going on.
-    pub fn launch_blocking(&self) -> bool {
-        self.launch_blocking.load(Ordering::Relaxed)
     }
 
     /// The host's modelled clock.

@@ -62,6 +62,8 @@ pub struct OnDevice<'a> {
     stream: StreamHandle,
     /// The session's stop request: no launch starts once it is set.
     interrupt: &'a AtomicBool,
+    /// `--launch-blocking`: the host waits for each launch.
+    blocking: bool,
 }
 
 impl OnDevice<'_> {
@@ -80,7 +82,7 @@ impl OnDevice<'_> {
     /// After a launch: with `--launch-blocking` the host waits for it, so a
     /// fault is reported by the statement that caused it.
     fn launched(&self) -> Result<(), Error> {
-        if self.devices.launch_blocking() {
+        if self.blocking {
             self.driver
                 .stream_synchronize(self.stream)
                 .map_err(|e| self.failed(e))?;
@@ -187,12 +189,17 @@ impl Runtime {
     /// The launcher for device `d`'s current stream, when a driver holds its memory.
     pub(super) fn on_device(&self, d: u32) -> Option<OnDevice<'_>> {
         let driver = self.devices.driver()?;
+        let (stream, blocking) = {
+            let gpu = self.devices.gpu(d)?;
+            (gpu.streams.handle(gpu.streams.current), gpu.launch_blocking)
+        };
         Some(OnDevice {
             devices: &self.devices,
             driver,
             device: d,
-            stream: self.devices.current_handle(d),
+            stream,
             interrupt: &self.interrupt,
+            blocking,
         })
     }
 
@@ -267,7 +274,7 @@ impl Runtime {
                 strides: Some(crate::runtime::shape::contiguous_strides(t.shape())),
             });
         }
-        let bytes = device_memory(t)?;
+        let own = Operand::own(t)?;
         if t.before_device_read() == Sees::Stale && l.driver.runs_when_queued() {
             let old: Buffer = t.stale_bytes();
             let mem = l.scratch(old.dtype(), old.len())?;
@@ -279,14 +286,7 @@ impl Runtime {
                 strides: None,
             });
         }
-        Ok(Operand {
-            mem: DevMem {
-                addr: bytes.addr,
-                keep: Keep::Borrowed,
-            },
-            offset: t.offset(),
-            strides: None,
-        })
+        Ok(own)
     }
 
     /// The output of `exec` as a tensor on device `d`.
@@ -331,8 +331,9 @@ impl Operand {
         self.mem.addr
     }
 
-    /// `t`'s own memory, for a kernel writing it in place (after `before_write`).
-    pub fn written(t: &Tensor) -> Result<Operand, Error> {
+    /// `t`'s own device memory, as a kernel reads it or writes it in place
+    /// (after `before_write`).
+    pub fn own(t: &Tensor) -> Result<Operand, Error> {
         let bytes = device_memory(t)?;
         Ok(Operand {
             mem: DevMem {

@@ -242,7 +242,7 @@ impl Runtime {
             None => from.view(src),
         };
         dst.before_write();
-        let to = Operand::written(dst)?;
+        let to = Operand::own(dst)?;
         exec::copy_into(&l, from_view, to.view(dst))
     }
 
@@ -251,7 +251,7 @@ impl Runtime {
         let l = self.on_device(d).ok_or_else(no_driver)?;
         let element = element_bytes(x.dtype(), value);
         x.before_write();
-        let to = Operand::written(x)?;
+        let to = Operand::own(x)?;
         exec::fill(&l, to.view(x), &element)
     }
 }
@@ -328,7 +328,7 @@ impl Runtime {
                 offset: 0,
             };
             x.before_write();
-            let to = Operand::written(x)?;
+            let to = Operand::own(x)?;
             exec::copy_into(&l, from, to.view(x))?;
         }
         *self.generators.of(Device::Cuda(d)) = gen;
