@@ -38,6 +38,7 @@ struct UnaryArgs { void* out; const void* in; Shape shape; Strided s; };
 struct CastArgs { void* out; const void* in; Shape shape; Strided sin; Strided sout; };
 struct FillArgs { void* out; Shape shape; Strided s; u64 bits; };
 struct ArangeArgs { void* out; i64 n; double start; double step; };
+struct LinspaceArgs { void* out; i64 n; double start; double end; double step; };
 struct RandomArgs { void* out; i64 n; u64 seed; u64 first; double mean; double std; };
 
 // One partial result of a reduction: a float sum or extreme (exact in double

@@ -53,6 +53,7 @@ fn build() -> Option<Lib> {
         .args([
             "-std=c++20",
             "-O2",
+            "-ffp-contract=off",
             "-fPIC",
             "-shared",
             "-pthread",

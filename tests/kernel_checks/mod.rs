@@ -85,7 +85,7 @@ macro_rules! all_checks {
             flat_paths_match_the_simulator,
             integer_edges_match_the_simulator,
             unary_ops_match_the_simulator,
-            fill_and_arange_match_the_simulator,
+            fill_arange_and_linspace_match_the_simulator,
             random_numbers_match_the_simulator,
             reductions_match_the_simulator,
             matmul_matches_the_simulator,
@@ -455,7 +455,7 @@ pub fn unary_ops_match_the_simulator(r: &impl Runner) {
     }
 }
 
-pub fn fill_and_arange_match_the_simulator(r: &impl Runner) {
+pub fn fill_arange_and_linspace_match_the_simulator(r: &impl Runner) {
     for dt in DType::ALL {
         for value in [0.0, 1.5, -2.0, 1e10, f64::NAN] {
             let want = factory::full(&[2, 5], value, dt, Device::Cpu).unwrap();
@@ -488,6 +488,26 @@ pub fn fill_and_arange_match_the_simulator(r: &impl Runner) {
                 &want.read(),
                 0.0,
                 &format!("arange {dt} {start} {end} {step}"),
+            );
+        }
+        // PyTorch's symmetric formula, with steps either side of f16's
+        // 2048 (where the index itself rounds) and values that truncate.
+        for (start, end, steps) in [
+            (0.0, 1.0, 5),
+            (-3.7, 2.2, 7),
+            (10.0, -10.0, 3001),
+            (0.1, 0.3, 1),
+            (0.0, 1.0, 0),
+            (1e6, 1e6 + 1.0, 2),
+        ] {
+            let want = factory::linspace(start, end, steps, dt, Device::Cuda(0)).unwrap();
+            let plan = factory::Linspace::plan(start, end, steps, dt, Device::Cuda(0)).unwrap();
+            let out = ok(exec::linspace(r, &plan, dt), "linspace");
+            assert_same(
+                &r.download(&out.mem),
+                &want.read(),
+                0.0,
+                &format!("linspace {dt} {start} {end} {steps}"),
             );
         }
     }

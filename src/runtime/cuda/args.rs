@@ -83,6 +83,16 @@ pub struct ArangeArgs {
 
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
+pub struct LinspaceArgs {
+    pub out: u64,
+    pub n: i64,
+    pub start: f64,
+    pub end: f64,
+    pub step: f64,
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
 pub struct RandomArgs {
     pub out: u64,
     pub n: i64,

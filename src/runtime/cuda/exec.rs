@@ -17,7 +17,7 @@ use super::launch::{self, ReducePlan, ReduceTargets};
 use super::source::{self, Kernel, Pass};
 use crate::error::Error;
 use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
-use crate::runtime::ops::factory::Distribution;
+use crate::runtime::ops::factory::{Distribution, Linspace};
 use crate::runtime::ops::matmul::not_lined_up;
 use crate::runtime::ops::reduce::{reduce_dtype, ReduceOp};
 use crate::runtime::rng::Generator;
@@ -372,6 +372,28 @@ pub fn arange<L: Launcher>(
         mem,
         dtype: dt,
         shape: vec![n],
+    })
+}
+
+/// `linspace`'s values as `plan` says (PyTorch's symmetric formula).
+pub fn linspace<L: Launcher>(l: &L, plan: &Linspace, dt: DType) -> Result<Out<L::Mem>, Error> {
+    let kernel = source::linspace(dt).ok_or_else(|| no_kernel(format!("linspace in {dt}")))?;
+    let mem = l.alloc(dt, plan.n)?;
+    let p = LinspaceArgs {
+        out: l.addr(&mem),
+        n: plan.n as i64,
+        start: plan.start,
+        end: plan.end,
+        step: plan.step,
+    };
+    let g = l.geometry();
+    if plan.n > 0 {
+        l.launch(&kernel, g.grid(plan.n as u64), g.block, p, false)?;
+    }
+    Ok(Out {
+        mem,
+        dtype: dt,
+        shape: vec![plan.n],
     })
 }
 

@@ -145,6 +145,11 @@ pub fn arange(dt: DType) -> Option<Kernel> {
     (dt != DType::Bool).then(|| kernel("fill", None, format!("arange_{}", dt.name())))
 }
 
+/// `linspace` in a number dtype (`factory::Linspace` says how).
+pub fn linspace(dt: DType) -> Option<Kernel> {
+    (dt != DType::Bool).then(|| kernel("fill", None, format!("linspace_{}", dt.name())))
+}
+
 /// `rand` (uniform) or `randn` / `normal_` (normal) in a float dtype.
 pub fn random(normal: bool, dt: DType) -> Option<Kernel> {
     let dist = if normal { "normal" } else { "uniform" };
@@ -211,6 +216,7 @@ pub fn all_kernels() -> Vec<Kernel> {
         out.extend(UNARY_OPS.iter().filter_map(|&op| unary(op, dt)));
         out.extend(DType::ALL.iter().map(|&to| cast(dt, to)));
         out.extend(arange(dt));
+        out.extend(linspace(dt));
         out.extend([false, true].iter().filter_map(|&n| random(n, dt)));
         for op in REDUCE_OPS {
             for pass in [Pass::Rows, Pass::Finish, Pass::Cols] {

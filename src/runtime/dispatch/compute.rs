@@ -223,6 +223,12 @@ impl Runtime {
         dtype: DType,
         device: Device,
     ) -> Result<Arc<Tensor>, Error> {
+        let plan = factory::Linspace::plan(start, end, steps, dtype, device)?;
+        if let Some(d) = self.launches_on(device) {
+            self.cuda(Some(d))?;
+            let out = self.linspace_on(d, &plan, dtype)?;
+            return self.finish(out, None, &[], Flops::default());
+        }
         let mem = self.reserve(device, &[steps], dtype)?;
         let out = factory::linspace(start, end, steps, dtype, device)?;
         self.finish(out, mem, &[], Flops::default())

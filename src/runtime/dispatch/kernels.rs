@@ -13,7 +13,7 @@ use crate::runtime::cuda::exec::{self, Out, View};
 use crate::runtime::cuda::interface::Addr;
 use crate::runtime::devices::Memory;
 use crate::runtime::ops::elementwise::{self, BinaryOp, UnaryOp};
-use crate::runtime::ops::factory::{check_random, from_value, Distribution};
+use crate::runtime::ops::factory::{check_random, from_value, Distribution, Linspace};
 use crate::runtime::ops::join;
 use crate::runtime::ops::matmul::{as_matrices, matmul_dtypes, not_lined_up};
 use crate::runtime::ops::reduce::{self, ReduceOp};
@@ -218,6 +218,16 @@ impl Runtime {
         dtype: DType,
     ) -> Result<Tensor, Error> {
         self.kernels(d, &[], |l, _| exec::arange(l, n, start, step, dtype))
+    }
+
+    /// `linspace`: the values `plan` says.
+    pub(super) fn linspace_on(
+        &mut self,
+        d: u32,
+        plan: &Linspace,
+        dtype: DType,
+    ) -> Result<Tensor, Error> {
+        self.kernels(d, &[], |l, _| exec::linspace(l, plan, dtype))
     }
 
     /// `dst[...] = src`: `src` (a device tensor, or a host one copied over

@@ -57,6 +57,109 @@ pub fn arange(
     Ok(from_f64s(values, &[n], dtype, device))
 }
 
+/// `linspace`'s numbers as PyTorch computes them: `start` and `end` as the
+/// dtype, a step `(end - start) / (steps - 1)`, the first half counted up
+/// from `start` and the second half down from `end` (so the last value is
+/// `end` exactly), every operation rounded to the dtype's arithmetic.
+/// Integers use an f32 step on CUDA devices (RangeFactories.cu) and an f64
+/// one on the cpu (RangeFactoriesKernel.cpp).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Linspace {
+    pub n: usize,
+    /// `start`, `end` and the step, each a value of the arithmetic.
+    pub start: f64,
+    pub end: f64,
+    pub step: f64,
+    arith: Arith,
+}
+
+/// The arithmetic `linspace` computes in: each result rounded to it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arith {
+    F64,
+    F32,
+    /// f32 operations, each result rounded to f16 (c10::Half's operators).
+    F16,
+    BF16,
+}
+
+impl Arith {
+    fn round(self, x: f64) -> f64 {
+        // An f64 operation on two values of a narrower format, rounded to
+        // it, is that format's correctly rounded operation (53 >= 2p + 2).
+        match self {
+            Arith::F64 => x,
+            Arith::F32 => x as f32 as f64,
+            Arith::F16 => half::f16::from_f32(x as f32).to_f64(),
+            Arith::BF16 => half::bf16::from_f32(x as f32).to_f64(),
+        }
+    }
+}
+
+impl Linspace {
+    pub fn plan(
+        start: f64,
+        end: f64,
+        steps: usize,
+        dtype: DType,
+        device: Device,
+    ) -> Result<Linspace, Error> {
+        if dtype == DType::Bool {
+            return Err(Error::dtype(
+                "linspace() is not implemented for bool",
+                Some("use a number dtype (f32, the default, or i64, …)".into()),
+            ));
+        }
+        if !start.is_finite() || !end.is_finite() {
+            return Err(Error::value("linspace(): start and end must be finite"));
+        }
+        check_alloc(&[steps], dtype)?;
+        let arith = match dtype {
+            DType::F64 => Arith::F64,
+            DType::F16 => Arith::F16,
+            DType::BF16 => Arith::BF16,
+            DType::I32 | DType::I64 if device == Device::Cpu => Arith::F64,
+            _ => Arith::F32,
+        };
+        // `start` and `end` as the dtype first (an integer dtype truncates).
+        let as_dtype = |v: f64| with_dtype!(dtype, T => from_value::<T>(v).to_f64());
+        if steps == 1 {
+            // One value: `start` itself, as `fill_` writes it.
+            let start = as_dtype(start);
+            return Ok(Linspace {
+                n: 1,
+                start,
+                end: start,
+                step: 0.0,
+                arith,
+            });
+        }
+        let (start, end) = (arith.round(as_dtype(start)), arith.round(as_dtype(end)));
+        let divisor = arith.round(steps.saturating_sub(1) as f64);
+        let step = arith.round(arith.round(end - start) / divisor);
+        Ok(Linspace {
+            n: steps,
+            start,
+            end,
+            step,
+            arith,
+        })
+    }
+
+    /// The `i`th value, in the arithmetic (the caller converts it to the dtype).
+    pub fn value(&self, i: usize) -> f64 {
+        let r = |x: f64| self.arith.round(x);
+        if self.n == 1 {
+            return self.start;
+        }
+        if i < self.n / 2 {
+            r(self.start + r(self.step * r(i as f64)))
+        } else {
+            r(self.end - r(self.step * r((self.n - i - 1) as f64)))
+        }
+    }
+}
+
 pub fn linspace(
     start: f64,
     end: f64,
@@ -64,17 +167,11 @@ pub fn linspace(
     dtype: DType,
     device: Device,
 ) -> Result<Tensor, Error> {
-    check_alloc(&[steps], dtype)?;
-    let values = (0..steps)
-        .map(|i| {
-            if steps == 1 {
-                start
-            } else {
-                start + (end - start) * i as f64 / (steps - 1) as f64
-            }
-        })
-        .collect();
-    Ok(from_f64s(values, &[steps], dtype, device))
+    let plan = Linspace::plan(start, end, steps, dtype, device)?;
+    let buf = with_dtype!(dtype, T => T::into_buffer(
+        (0..steps).map(|i| T::from_f64(plan.value(i))).collect()
+    ));
+    Ok(Tensor::new(buf, vec![steps], device))
 }
 
 pub fn eye(n: usize, m: usize, dtype: DType, device: Device) -> Result<Tensor, Error> {
@@ -120,4 +217,55 @@ pub fn random(
         Distribution::Normal => gen.normal(n),
     };
     Ok(from_f64s(values, shape, dtype, device))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn values<T: Stored>(start: f64, end: f64, steps: usize, dt: DType, dev: Device) -> Vec<T> {
+        linspace(start, end, steps, dt, dev).unwrap().to_vec::<T>()
+    }
+
+    #[test]
+    fn linspace_counts_up_from_start_and_down_from_end_as_pytorch() {
+        let v = values::<f32>(0.0, 1.0, 10, DType::F32, Device::Cpu);
+        let step = 1.0f32 / 9.0;
+        assert_eq!(v[9], 1.0, "the last value is end exactly");
+        assert_eq!(v[4], step * 4.0);
+        assert_eq!(v[5], 1.0 - step * 4.0, "the second half counts from end");
+        assert_eq!(
+            values::<f32>(0.0, 1.0, 5, DType::F32, Device::Cpu),
+            [0.0, 0.25, 0.5, 0.75, 1.0]
+        );
+        assert_eq!(values::<f32>(2.5, 9.0, 1, DType::F32, Device::Cpu), [2.5]);
+        assert!(values::<f32>(0.0, 1.0, 0, DType::F32, Device::Cpu).is_empty());
+    }
+
+    #[test]
+    fn linspace_rounds_each_step_to_half_precision_as_c10_half() {
+        // Past 2048 the index itself rounds to f16 (2049 -> 2048), so
+        // neighbours can repeat, as they do in PyTorch's f16 linspace.
+        let v = values::<half::f16>(0.0, 4100.0, 4101, DType::F16, Device::Cuda(0));
+        assert_eq!(v[2049], v[2048]);
+        assert_eq!(v[4100].to_f32(), 4100.0);
+    }
+
+    #[test]
+    fn integer_linspace_truncates_with_the_step_of_each_device() {
+        assert_eq!(
+            values::<i64>(0.0, 10.0, 4, DType::I64, Device::Cpu),
+            [0, 3, 6, 10]
+        );
+        assert_eq!(
+            values::<i32>(0.0, 10.0, 4, DType::I32, Device::Cuda(0)),
+            [0, 3, 6, 10]
+        );
+        assert_eq!(
+            values::<i32>(-7.9, 7.9, 3, DType::I32, Device::Cuda(0)),
+            [-7, 0, 7]
+        );
+        let e = linspace(0.0, 1.0, 3, DType::Bool, Device::Cpu).unwrap_err();
+        assert!(e.to_string().contains("bool"), "{e}");
+    }
 }

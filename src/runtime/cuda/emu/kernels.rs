@@ -20,9 +20,11 @@ const HOST_EMU: &str = include_str!("../../../../kernels/host_emu.cpp");
 /// `initial-exec`: the thread indices are thread-locals read by every
 /// emulated thread, and the default model for a shared library makes each
 /// read a call.
-const FLAGS: [&str; 6] = [
+/// `-ffp-contract=off`: no fused multiply-adds, as NVRTC's `--fmad=false`.
+const FLAGS: [&str; 7] = [
     "-std=c++20",
     "-O2",
+    "-ffp-contract=off",
     "-fPIC",
     "-shared",
     "-pthread",
