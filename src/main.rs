@@ -20,7 +20,7 @@ const DEFAULT_SIM_MEMORY: &str = "16GiB";
 struct Args {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Which backend provides CUDA devices: auto (a real GPU when found, else simulated), sim, cuda, or emu (the CUDA backend's code on the CPU).
+    /// Which backend provides CUDA devices: auto (real GPUs when found and they pass a first check, else simulated; CUDASH_BACKEND, when set, decides instead), sim, cuda, or emu (the CUDA backend's code on the CPU).
     #[arg(long, default_value = "auto", value_parser = BackendChoice::from_name, global = true)]
     backend: BackendChoice,
     /// Number of simulated CUDA devices (0: cpu only).

@@ -212,6 +212,30 @@ fn unavailable_backends_fail_clearly() {
         "{}",
         text(&o)
     );
+    // CUDASH_BACKEND stands in for `auto` (a front end Jupyter starts takes
+    // no flags); an explicit --backend wins, and a bad value is refused.
+    let with_env = |value: &str, args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_cudash"))
+            .args(args)
+            .env("CUDASH_BACKEND", value)
+            .output()
+            .unwrap()
+    };
+    let o = with_env("emu", &["devices"]);
+    assert!(
+        text(&o).contains("backend: emu") && text(&o).contains("chosen with CUDASH_BACKEND=emu"),
+        "{}",
+        text(&o)
+    );
+    let o = with_env("emu", &["--backend", "sim", "devices"]);
+    assert!(text(&o).contains("backend: sim"), "{}", text(&o));
+    let o = with_env("tpu", &["devices"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("CUDASH_BACKEND=tpu: unknown backend"),
+        "{}",
+        text(&o)
+    );
     // A script run fails the same way, before running anything.
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/allocator.cudash");
     let o = cudash(&["--backend", "cuda", "run", script]);
@@ -597,7 +621,7 @@ fn cuda_reports_the_machine() {
         "driver ",
         "NVRTC ",
         "cuBLAS ",
-        "kernels  276 in 27 compile units",
+        "kernels  282 in 27 compile units",
         "backend ",
     ] {
         assert!(t.contains(line), "no `{line}` in:\n{t}");

@@ -397,3 +397,38 @@ fn the_watcher_reports_streams_the_driver_says_drained() {
     );
     assert!(watcher.poll().is_empty(), "said once");
 }
+
+/// `--backend auto` picks a driver's devices only when they pass the first
+/// check: emu's pass it; devices with no memory to run it fail it, and the
+/// reason says so.
+#[test]
+fn auto_picks_a_drivers_devices_only_after_its_first_check() {
+    use cudash::runtime::cuda::interface::Driver;
+    use cudash::runtime::pick::auto_on;
+    let emu = |memory: usize| {
+        let e = Emu::new(2, memory, H100.name, H100.compute_capability);
+        e.prepare().expect("a C++20 compiler for the kernels");
+        Ok(Arc::new(e) as Arc<dyn Driver>)
+    };
+    let driver = emu(1 << 30);
+    let used = |driver: &Arc<dyn Driver>| {
+        let (free, total) = driver.mem_info(0).unwrap();
+        total - free
+    };
+    let shared = driver.as_ref().map(Arc::clone).unwrap();
+    let picked = auto_on(driver).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(picked.backend.name(), "emu");
+    assert!(picked.reason.contains("2 "), "{}", picked.reason);
+    assert!(
+        picked.reason.contains("picked by --backend auto"),
+        "{}",
+        picked.reason
+    );
+    // The check gives its memory back: the session starts with all of it.
+    assert_eq!(used(&shared), 0, "the first check's memory is back");
+    let why = auto_on(emu(0)).err().expect("no memory: the check fails");
+    assert!(
+        why.contains("first check failed on cuda:0") && why.contains("auto picked the simulator"),
+        "{why}"
+    );
+}

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use crate::runtime::cuda::nvrtc::{self, Arch, Cache};
 use crate::runtime::cuda::probe::{self, Probe};
 use crate::runtime::cuda::source;
+use crate::runtime::pick;
 use crate::vocab::human_bytes;
 
 /// `sm_90`, `90`, `9.0` or `compute_90` as (9, 0).
@@ -91,7 +92,10 @@ pub fn cuda(compile: Option<&str>) -> u8 {
             .map(|d| d.display().to_string())
             .unwrap_or_else(|| "none (no home directory)".into())
     );
-    println!("backend  {}", probe::auto_reason());
+    match pick::auto_cuda() {
+        Ok(picked) => println!("backend  auto picks cuda: {}", picked.reason),
+        Err(why) => println!("backend  auto picks the simulator: {why}"),
+    }
     let Some(arch) = arch else { return 0 };
     if nvrtc_version.is_err() {
         eprintln!("cudash cuda: cannot compile without NVRTC");

@@ -1,6 +1,7 @@
-//! The one place `--backend` becomes a backend: `auto` will pick CUDA when a
-//! driver and a device are found, and picks the simulator today; `emu` is
-//! the CUDA backend's code on the CPU.
+//! The one place `--backend` becomes a backend: `auto` picks CUDA when a
+//! driver and a device are found and pass a first check (a copy and a few
+//! kernels, `dispatch::first_check`), and the simulator otherwise, saying
+//! why; `emu` is the CUDA backend's code on the CPU.
 
 use std::sync::Arc;
 
@@ -8,7 +9,9 @@ use super::backend::{Backend, BackendChoice, SimBackend, H100};
 use super::cuda::backend::DriverBackend;
 use super::cuda::emu::Emu;
 use super::cuda::interface::{Driver, DriverError};
+use super::cuda::probe::{self, Probe};
 use super::cuda::real::Cuda;
+use super::dispatch::first_check::first_check;
 
 /// The backend a session runs on, and why it was picked (the banner says).
 pub struct Picked {
@@ -18,7 +21,20 @@ pub struct Picked {
 
 /// The one place a backend is picked: `choice`, with the simulator's device
 /// count and memory (used whenever the simulator is picked).
+/// `auto` (the default) defers to `CUDASH_BACKEND` when it is set, so a
+/// front end started by another program (Jupyter) can be told which
+/// backend to use, and the test suite runs on the simulator everywhere.
 pub fn pick(choice: BackendChoice, sim: SimBackend) -> Result<Picked, String> {
+    let from_env = std::env::var("CUDASH_BACKEND")
+        .ok()
+        .filter(|v| !v.is_empty());
+    let (choice, chosen_with) = match (choice, from_env) {
+        (BackendChoice::Auto, Some(v)) => (
+            BackendChoice::from_name(&v).map_err(|e| format!("CUDASH_BACKEND={v}: {e}"))?,
+            format!("CUDASH_BACKEND={v}"),
+        ),
+        (choice, _) => (choice, format!("--backend {}", choice.name())),
+    };
     // Simulated and emulated devices honour CUDA_VISIBLE_DEVICES as the
     // driver does for real ones: a selection, renumbered from 0.
     let env = std::env::var("CUDA_VISIBLE_DEVICES").ok();
@@ -36,24 +52,23 @@ pub fn pick(choice: BackendChoice, sim: SimBackend) -> Result<Picked, String> {
         }
     };
     match choice {
-        BackendChoice::Auto => Ok(Picked {
-            reason: sim_reason(super::cuda::probe::auto_reason()),
-            backend: Box::new(sim),
+        BackendChoice::Auto => Ok(match auto_cuda() {
+            Ok(picked) => picked,
+            Err(why) => Picked {
+                reason: sim_reason(&why),
+                backend: Box::new(sim),
+            },
         }),
         BackendChoice::Sim => Ok(Picked {
-            reason: sim_reason("chosen with --backend sim"),
+            reason: sim_reason(&format!("chosen with {chosen_with}")),
             backend: Box::new(sim),
         }),
         BackendChoice::Cuda => {
             let cuda = Cuda::open().map_err(|e| match e {
                 DriverError::Unavailable(why) => why,
-                e => format!("--backend cuda: {e}; use --backend sim or auto"),
+                e => format!("{chosen_with}: {e}; use --backend sim or auto"),
             })?;
-            let n = cuda.device_count();
-            let reason = format!(
-                "{n} NVIDIA GPU(s) through the CUDA driver, chosen with --backend cuda \
-                 (not yet verified on a GPU: see README)"
-            );
+            let reason = format!("{}, chosen with {chosen_with}", gpus(&cuda));
             Ok(Picked {
                 backend: Box::new(DriverBackend::new(Arc::new(cuda), &H100)?),
                 reason,
@@ -62,10 +77,10 @@ pub fn pick(choice: BackendChoice, sim: SimBackend) -> Result<Picked, String> {
         BackendChoice::Emu => {
             let emu = Emu::new(sim.count, sim.memory, H100.name, H100.compute_capability);
             emu.prepare()
-                .map_err(|e| format!("--backend emu cannot start: {e}"))?;
+                .map_err(|e| format!("{chosen_with} cannot start: {e}"))?;
             let reason = format!(
                 "{} emulated device(s) with {} each{visible_note}: the CUDA backend's code with \
-                 the kernels compiled for the host, chosen with --backend emu",
+                 the kernels compiled for the host, chosen with {chosen_with}",
                 sim.count,
                 crate::vocab::human_bytes(sim.memory as u128),
             );
@@ -75,6 +90,42 @@ pub fn pick(choice: BackendChoice, sim: SimBackend) -> Result<Picked, String> {
             })
         }
     }
+}
+
+/// The GPUs `auto` picks, or (the error) why it picks none.
+pub fn auto_cuda() -> Result<Picked, String> {
+    match probe::probe() {
+        Probe::Driver { devices, .. } if devices > 0 => {
+            auto_on(Cuda::open().map(|c| Arc::new(c) as Arc<dyn Driver>))
+        }
+        found => Err(probe::auto_reason(&found)),
+    }
+}
+
+/// What `auto` picks when a driver offers devices: them, when they pass
+/// the first check; otherwise (the error) why not, for the banner.
+pub fn auto_on(driver: Result<Arc<dyn Driver>, DriverError>) -> Result<Picked, String> {
+    let not_picked = |why: String| {
+        format!("a CUDA driver and GPU were found, but {why}; auto picked the simulator (`cudash cuda` says more)")
+    };
+    let driver = driver.map_err(|e| not_picked(format!("they could not be opened ({e})")))?;
+    let backend = DriverBackend::new(Arc::clone(&driver), &H100)
+        .map_err(|e| not_picked(format!("they could not be described ({e})")))?;
+    first_check(&backend).map_err(|e| not_picked(format!("the first check failed on {e}")))?;
+    Ok(Picked {
+        reason: format!("{}, picked by --backend auto", gpus(driver.as_ref())),
+        backend: Box::new(backend),
+    })
+}
+
+/// "2 NVIDIA H100 80GB HBM3 GPU(s) through the CUDA driver".
+fn gpus(driver: &dyn Driver) -> String {
+    let n = driver.device_count();
+    let name = driver
+        .properties(0)
+        .map(|p| p.name)
+        .unwrap_or_else(|_| "NVIDIA".into());
+    format!("{n} {name} GPU(s) through the {} driver", driver.name())
 }
 
 /// How many of `count` devices `CUDA_VISIBLE_DEVICES` (`env`) leaves

@@ -144,13 +144,16 @@ pub fn cublas_present() -> bool {
     unsafe { cudarc::cublas::sys::is_culib_present() }
 }
 
-/// Why `--backend auto` chose the simulator, for the banner and `devices`.
-pub fn auto_reason() -> &'static str {
-    if driver_present() {
-        "a CUDA driver is installed; --backend cuda runs tensors on it, but has not yet been \
-         verified on a GPU, so auto keeps the simulator"
-    } else {
-        "no CUDA driver found"
+/// Why `--backend auto` found no devices to run on, for the banner and
+/// `devices` (`found`: what `probe` said).
+pub fn auto_reason(found: &Probe) -> String {
+    match found {
+        Probe::NoDriver => "no CUDA driver found".into(),
+        Probe::InitFailed { code } => {
+            format!("a CUDA driver is installed but did not start ({code})")
+        }
+        Probe::Driver { devices: 0, .. } => "a CUDA driver is installed but sees no GPU".into(),
+        Probe::Driver { .. } => "a CUDA driver and GPU were found".into(),
     }
 }
 

@@ -278,7 +278,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 276);
+        assert_eq!(all.len(), 282);
     }
 
     #[test]

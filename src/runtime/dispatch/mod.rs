@@ -12,15 +12,18 @@
 //! - `timer.rs`: device time for `time` and `elapsed` (measured on a GPU,
 //!   modelled elsewhere);
 //! - `kernels.rs`: the ops of `compute.rs` on a driver's devices, as
-//!   `cuda::exec` launches on `device.rs`'s `Launcher`.
+//!   `cuda::exec` launches on `device.rs`'s `Launcher`;
+//! - `first_check.rs`: what `--backend auto` runs on a driver's devices
+//!   before it picks them.
 //!
 //! Simulated devices compute with the host ops (`runtime/ops`) and keep the
 //! bytes beside the device block; the stream model decides when the host may
-//! see them. On a driver's devices (`emu`, and `cuda` once wired) the bytes
+//! see them. On a driver's devices (`cuda`, `emu`) the bytes
 //! are device memory and the same stream model decides what a racing read sees.
 
 mod compute;
 mod device;
+pub mod first_check;
 mod kernels;
 mod sync;
 pub mod timer;
