@@ -51,7 +51,7 @@ enum Command {
         /// Write the transcript to FILE.out (a notebook: the outputs into it), to create or update them.
         #[arg(long, conflicts_with = "check")]
         save: bool,
-        /// Go on after a failing statement (errors still show in the transcript).
+        /// Go on after a failing statement (errors still show in the transcript, and the exit status is still 1, as with make -k).
         #[arg(long)]
         keep_going: bool,
     },
@@ -105,7 +105,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let color = !args.no_color && std::env::var_os("NO_COLOR").is_none();
+    let color = cudash::cli::colour_wanted(args.no_color, std::env::var_os("NO_COLOR").as_deref());
     // Options the installed kernel is started with, as given here.
     let global_args = kernel_args(&args);
     let command = args.command;

@@ -69,8 +69,9 @@ fn run_prints_a_transcript_and_stops_at_the_first_error() {
         "{out}"
     );
     assert!(!out.contains("c = 3"), "{out}");
+    // --keep-going runs the rest, and still fails, as `make -k` does.
     let o = cudash(&["run", &f, "--no-color", "--keep-going"]);
-    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(o.status.code(), Some(1));
     assert!(text(&o).contains(">>> c = 3"));
 }
 
@@ -530,7 +531,7 @@ fn run_gives_a_notebook_transcript() {
     assert!(!out.contains("never"), "{out}");
     let o = cudash(&["--no-color", "run", &f, "--keep-going"]);
     assert!(
-        o.status.success() && text(&o).contains("never"),
+        o.status.code() == Some(1) && text(&o).contains("never"),
         "{}",
         text(&o)
     );
@@ -689,4 +690,24 @@ fn cuda_visible_devices_selects_simulated_devices() {
         none.contains("CUDA_VISIBLE_DEVICES hides every device"),
         "{none}"
     );
+}
+
+/// Colour follows no-color.org and the output: an empty NO_COLOR leaves it
+/// on, a set one turns it off, and `run` writes no escapes into a pipe.
+#[test]
+fn colour_only_reaches_a_terminal() {
+    let f = temp("colour.cudash", b"x = nope\n");
+    for no_color in [None, Some(""), Some("1")] {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cudash"));
+        c.args(["run", &f]);
+        if let Some(v) = no_color {
+            c.env("NO_COLOR", v);
+        }
+        let o = c.output().unwrap();
+        assert!(
+            !text(&o).contains('\x1b'),
+            "escapes in a pipe (NO_COLOR={no_color:?}): {}",
+            text(&o)
+        );
+    }
 }

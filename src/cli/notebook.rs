@@ -2,6 +2,7 @@
 //! `--check` compares each cell's fresh outputs with the ones saved in the
 //! notebook (timings masked); `--save` writes them into it, as Jupyter would.
 
+use std::io::IsTerminal;
 use std::path::Path;
 
 use super::transcript::{first_difference, prompted, Mode};
@@ -27,7 +28,10 @@ pub fn run(config: Config, file: &Path, mode: &Mode) -> u8 {
 /// Each code cell's statements and outputs, as `cudash run` shows a script.
 /// A cell tagged `raises-exception` may fail; any other failure stops the run.
 fn transcript(config: Config, lesson: &Lesson, keep_going: bool) -> u8 {
-    let mut session = match Session::open(config) {
+    let mut session = match Session::open(Config {
+        color: config.color && std::io::stdout().is_terminal(),
+        ..config
+    }) {
         Ok(s) => s,
         Err(code) => return code,
     };
@@ -67,7 +71,8 @@ fn transcript(config: Config, lesson: &Lesson, keep_going: bool) -> u8 {
             }
         }
     }
-    u8::from(failed && !keep_going)
+    // As `make -k`: going on past a failure still ends in failure.
+    u8::from(failed)
 }
 
 /// The outputs Jupyter would save for a cell.

@@ -1,6 +1,7 @@
 //! `cudash run FILE`: a script as a transcript, optionally checked against
 //! FILE.out. Notebooks go to `notebook.rs`.
 
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use super::transcript::{first_difference, prompted, Mode};
@@ -25,7 +26,8 @@ pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
     );
     let plain = mode.check || mode.save;
     let mut session = match Session::open(Config {
-        color: config.color && !plain,
+        // No colour escapes where they would land in a file or a pager.
+        color: config.color && !plain && std::io::stdout().is_terminal(),
         ..config
     }) {
         Ok(s) => s,
@@ -59,12 +61,13 @@ pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
             return 2;
         }
         println!("wrote {}", expected_path.display());
-        return u8::from(!ok && !mode.keep_going);
+        return u8::from(!ok);
     }
     if mode.check {
         return check(&expected_path, &transcript);
     }
-    u8::from(!ok && !mode.keep_going)
+    // As `make -k`: going on past a failure still ends in failure.
+    u8::from(!ok)
 }
 
 /// `script.cudash` -> `script.cudash.out`.
