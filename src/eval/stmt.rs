@@ -24,7 +24,12 @@ impl Interp {
         match &s.kind {
             StmtKind::Expr(e) => self.exec_expr(e),
             StmtKind::Assign(name, e) => {
-                let v = self.eval(e, 0)?;
+                let mut v = self.eval(e, 0)?;
+                if let Value::Stream(s) = &v {
+                    if let Some(named) = self.rt.name_stream(s, &name.name) {
+                        v = Value::Stream(named);
+                    }
+                }
                 self.set_var(&name.name, v);
                 Ok(())
             }

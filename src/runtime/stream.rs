@@ -37,6 +37,9 @@ impl StreamKey {
 #[derive(Debug, Clone)]
 pub struct Stream {
     pub name: Arc<str>,
+    /// Made by `stream()` without a name: the first variable it is assigned
+    /// to names it (`s = stream()` is `s` in warnings, as the user knows it).
+    pub unnamed: bool,
     /// The driver's stream this one is, on `cuda` and `emu` (None: the
     /// default stream, or a simulated device's stream).
     pub handle: Option<StreamHandle>,
@@ -57,6 +60,7 @@ impl Stream {
     fn new(name: &str, handle: Option<StreamHandle>) -> Stream {
         Stream {
             name: name.into(),
+            unnamed: false,
             handle,
             issued: 0,
             done: 0,
@@ -133,6 +137,23 @@ impl Streams {
     pub fn create(&mut self, name: &str, handle: Option<StreamHandle>) -> StreamId {
         self.list.push(Stream::new(name, handle));
         (self.list.len() - 1) as StreamId
+    }
+
+    /// Marks `stream` as made without a name (see `Stream::unnamed`).
+    pub fn unnamed(&mut self, stream: StreamId) {
+        self.list[stream as usize].unnamed = true;
+    }
+
+    /// Gives the unnamed `stream` the name `name`, unless a stream of this
+    /// device has it already; whether it did.
+    pub fn name(&mut self, stream: StreamId, name: &str) -> bool {
+        if !self.list[stream as usize].unnamed || self.find(name).is_some() {
+            return false;
+        }
+        let s = &mut self.list[stream as usize];
+        s.name = name.into();
+        s.unnamed = false;
+        true
     }
 
     /// The driver's stream for `stream` (the default stream when it has none).

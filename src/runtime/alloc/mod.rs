@@ -1,6 +1,7 @@
 //! The caching device allocator, with PyTorch's rules: sizes round up to 512 B;
-//! requests up to 1 MiB come from 2 MiB segments (small pool), 1–10 MiB from
-//! 20 MiB segments, larger ones get segments rounded up to 2 MiB (large pool);
+//! requests up to 1 MiB come from 2 MiB segments (small pool), those over 1 MiB
+//! and under 10 MiB from 20 MiB segments, larger ones get segments rounded up
+//! to 2 MiB (large pool);
 //! blocks split and merge; a free block is reused only by the stream that
 //! allocated it. Segments come from a `SegmentSource` (the sim or CUDA backend).
 //! When a segment cannot be had, the cache is released and the request retried

@@ -60,12 +60,27 @@ impl Runtime {
                 .devices
                 .create_stream(d, n)
                 .map_err(|e| driver_error(d, e))?,
-            (None, None) => self
-                .devices
-                .create_stream(d, &format!("stream{count}"))
-                .map_err(|e| driver_error(d, e))?,
+            (None, None) => {
+                let s = self
+                    .devices
+                    .create_stream(d, &format!("stream{count}"))
+                    .map_err(|e| driver_error(d, e))?;
+                if let Some(mut gpu) = self.devices.gpu(d) {
+                    gpu.streams.unnamed(s);
+                }
+                s
+            }
         };
         Ok(self.stream_ref(StreamKey::new(d, s)))
+    }
+
+    /// `s` named `name` when it was made without a name and is first
+    /// assigned to the variable `name` (None: it keeps its name).
+    pub fn name_stream(&mut self, s: &StreamRef, name: &str) -> Option<StreamRef> {
+        let mut gpu = self.devices.gpu(s.key.device)?;
+        gpu.streams.name(s.key.stream, name).then_some(())?;
+        drop(gpu);
+        Some(self.stream_ref(s.key))
     }
 
     /// Makes `key` the current stream (and its device the current device);
