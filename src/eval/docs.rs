@@ -135,7 +135,7 @@ docs! {
     Function Devices "device", "device(index)", "The CUDA device `cuda:index`; `with device(1) { }` makes it current.", "with device(1) {\n  a = ones(2, device=cuda)\n}";
     Function Devices "devices", "devices()", "The list of CUDA devices in this session.", "devices()";
     Function Devices "device_count", "device_count()", "How many CUDA devices this session has.", "device_count()";
-    Function Devices "current_device", "current_device()", "The current CUDA device (what `cuda` means).", "current_device()";
+    Function Devices "current_device", "current_device()", "The current CUDA device: what `cuda` (no index) means where it is used, so `dev = cuda` used inside `with device(1)` is cuda:1. As torch.device, `cuda == cuda:0` is false.", "current_device()";
     Function Devices "is_available", "is_available()", "Whether this session has a CUDA device (PyTorch's `torch.cuda.is_available()`).", "is_available()";
     Function Devices "get_device_name", "get_device_name(device=none)", "The name of a CUDA device: an index or `cuda:N`, the current device by default.", "get_device_name(0)";
     Function Streams "stream", "stream(name=none)", "A new stream on the current CUDA device; `stream s { }` creates and uses one, `with s { }` uses it again.", "s = stream()\nwith s { x = ones(2, device=cuda) }";

@@ -15,6 +15,34 @@ use crate::runtime::ops::index::Index;
 use crate::runtime::{Device, Tensor};
 
 impl Interp {
+    /// `v` with `cuda` (no index) made the current CUDA device, also inside
+    /// lists: what a value means where it is used.
+    pub(crate) fn resolve(&self, v: Value) -> Value {
+        match v {
+            Value::CurrentCuda => Value::Device(Device::Cuda(self.rt.current_device)),
+            Value::List(items)
+                if items
+                    .iter()
+                    .any(|i| matches!(i, Value::CurrentCuda | Value::List(_))) =>
+            {
+                Value::List(Arc::new(
+                    items.iter().map(|i| self.resolve(i.clone())).collect(),
+                ))
+            }
+            v => v,
+        }
+    }
+
+    /// The arguments of a call, resolved (`resolve`).
+    pub(crate) fn resolve_args(&self, args: Vec<ArgVal>) -> Vec<ArgVal> {
+        args.into_iter()
+            .map(|a| ArgVal {
+                value: self.resolve(a.value),
+                ..a
+            })
+            .collect()
+    }
+
     pub(crate) fn eval(&mut self, e: &Expr, depth: usize) -> Result<Value, Diagnostic> {
         if depth > MAX_DEPTH {
             return Err(Error::value_help(
@@ -32,6 +60,12 @@ impl Interp {
             ExprKind::None => Ok(Value::None),
             ExprKind::DType(t) => Ok(Value::DType(*t)),
             ExprKind::Device(DeviceLit::Cpu) => Ok(Value::Device(Device::Cpu)),
+            // `cuda` stays without an index until it is used (`resolve`).
+            ExprKind::Device(DeviceLit::Cuda(None)) => self
+                .rt
+                .cuda(None)
+                .map(|_| Value::CurrentCuda)
+                .map_err(|err| err.at(e.span)),
             ExprKind::Device(DeviceLit::Cuda(i)) => self
                 .rt
                 .cuda(*i)
@@ -396,7 +430,9 @@ fn equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::None, Value::None) => true,
         (Value::Str(x), Value::Str(y)) => x == y,
+        // As torch.device: `cuda` equals only `cuda`, never `cuda:0`.
         (Value::Device(x), Value::Device(y)) => x == y,
+        (Value::CurrentCuda, Value::CurrentCuda) => true,
         (Value::DType(x), Value::DType(y)) => x == y,
         (Value::Builtin(x), Value::Builtin(y)) => std::ptr::eq(*x, *y),
         (Value::List(x), Value::List(y)) => {

@@ -26,7 +26,7 @@ impl Interp {
                 .map(Device::Cuda)
                 .chain([Device::Cpu])
                 .collect(),
-            SyncTarget::Of(e) => match self.eval(e, 0)? {
+            SyncTarget::Of(e) => match self.eval(e, 0).map(|v| self.resolve(v))? {
                 Value::Device(d) => vec![self.rt.check_device(d).map_err(|err| err.at(e.span))?],
                 other => {
                     return Err(Error::wrong_type(

@@ -29,6 +29,7 @@ pub fn repr(v: &Value) -> String {
         Value::Float(x) => float(*x),
         Value::Str(s) => format!("{:?}", s.as_ref()),
         Value::Device(d) => d.to_string(),
+        Value::CurrentCuda => "cuda".into(),
         Value::DType(d) => d.to_string(),
         Value::Tensor(t) => tensor::render(t),
         Value::List(items) => {

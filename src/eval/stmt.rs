@@ -124,7 +124,8 @@ impl Interp {
 
     /// `with device(n) { }` or `with s { }`: restored afterwards, also after an error.
     fn exec_with(&mut self, e: &Expr, body: &Block) -> Result<(), Diagnostic> {
-        match self.eval(e, 0)? {
+        let target = self.eval(e, 0)?;
+        match self.resolve(target) {
             Value::Device(Device::Cuda(d)) => {
                 let saved = std::mem::replace(&mut self.rt.current_device, d);
                 let r = self.exec_block(body);

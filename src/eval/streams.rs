@@ -82,7 +82,7 @@ impl Interp {
             }
             SyncTarget::Current => Ok(()),
             SyncTarget::All => self.rt.sync_all(),
-            SyncTarget::Of(e) => match self.eval(e, 0)? {
+            SyncTarget::Of(e) => match self.eval(e, 0).map(|v| self.resolve(v))? {
                 Value::Stream(st) => self.rt.sync_stream(st.key),
                 Value::Device(Device::Cuda(d)) => self.rt.sync_device(d),
                 // Host work is synchronous: nothing to wait for.

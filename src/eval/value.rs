@@ -15,6 +15,9 @@ pub enum Value {
     Float(f64),
     Str(Arc<str>),
     Device(Device),
+    /// `cuda` without an index: the current CUDA device where it is used
+    /// (a function's argument, `with`, `sync`, `mem`), as `torch.device('cuda')`.
+    CurrentCuda,
     DType(DType),
     Tensor(Arc<Tensor>),
     List(Arc<Vec<Value>>),
@@ -39,7 +42,7 @@ impl Value {
             Value::Int(_) => "an int",
             Value::Float(_) => "a float",
             Value::Str(_) => "a string",
-            Value::Device(_) => "a device",
+            Value::Device(_) | Value::CurrentCuda => "a device",
             Value::DType(_) => "a dtype",
             Value::Tensor(_) => "a tensor",
             Value::List(_) => "a list",
@@ -54,7 +57,7 @@ impl Value {
     pub fn kind(&self) -> &'static str {
         match self {
             Value::Tensor(_) => "tensor",
-            Value::Device(_) => "device",
+            Value::Device(_) | Value::CurrentCuda => "device",
             Value::DType(_) => "dtype",
             Value::List(_) => "list",
             Value::Dict(_) => "dict",

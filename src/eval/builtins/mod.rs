@@ -93,6 +93,12 @@ impl Interp {
         let handler = handler(doc.name).ok_or_else(|| {
             Error::value(format!("internal error: `{}` has no handler", doc.name)).at(span)
         })?;
+        // `print(cuda)` shows `cuda`; every other builtin takes it as the
+        // current device.
+        let args = match doc.name {
+            "print" => args,
+            _ => self.resolve_args(args),
+        };
         let b = bind(doc, args, span)?;
         handler(self, doc.name, &b)
     }

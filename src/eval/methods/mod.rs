@@ -133,7 +133,7 @@ impl Interp {
             }
             return Err(property_called(&name.name).at(name.span));
         }
-        let b = bind(doc, args, span)?;
+        let b = bind(doc, self.resolve_args(args), span)?;
         match (member(recv.kind(), doc.name), &recv) {
             (Some(Member::TensorMethod(f)), Value::Tensor(t)) => f(self, doc.name, t, &b),
             (Some(Member::StreamMethod(f)), Value::Stream(s)) => f(self, doc.name, s, &b),
