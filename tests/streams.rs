@@ -33,8 +33,9 @@ fn the_classic_race_warns_and_reads_the_old_bytes() {
     for part in ["`A`", "stream `s`", "`default`", "`wait default`"] {
         assert!(w[0].contains(part), "{part} missing from: {}", w[0]);
     }
+    // (`wait s` first: the host's own read of B is the next test's race.)
     assert_eq!(
-        value(&mut s, "B.item()"),
+        value(&mut s, "wait s\nB.item()"),
         "0.0",
         "empty() left zeros; normal_ had not run for s"
     );
@@ -45,7 +46,7 @@ fn the_classic_race_warns_and_reads_the_old_bytes() {
 fn waiting_for_the_default_stream_fixes_the_race() {
     let mut s = common::session();
     let o = s.execute(
-        "A = empty(100, 100, device=cuda:0).normal_(0., 1.)\nstream s {\n  wait default\n  B = A.sum()\n}\nB",
+        "A = empty(100, 100, device=cuda:0).normal_(0., 1.)\nstream s {\n  wait default\n  B = A.sum()\n}\nwait s\nB",
     );
     assert!(o.error.is_none());
     assert!(warnings(&o).is_empty(), "{:?}", warnings(&o));
@@ -54,6 +55,43 @@ fn waiting_for_the_default_stream_fixes_the_race() {
     let o = s.execute("C = randn(10, device=cuda:0)\nsync\nstream s { D = C * 2 }\nsync\n(D == C * 2).sum().item()");
     assert!(warnings(&o).is_empty(), "{:?}", warnings(&o));
     assert_eq!(o.plain_text(), "10");
+}
+
+/// A host read (display, `.item()`, `print`, a blocking `.to(cpu)`) copies
+/// on the current stream and waits for that stream only, as PyTorch's
+/// `.item()` does: what a side stream may still be writing is a race.
+#[test]
+fn host_reads_wait_for_the_current_stream_only() {
+    let mut s = common::session();
+    value(
+        &mut s,
+        "x = ones(1000, device=cuda:0)\nsync\nstream s { y = x * 2 }",
+    );
+    let o = s.execute("y[0].item()");
+    let w = warnings(&o);
+    assert_eq!(w.len(), 1, "{w:?}");
+    for part in ["on the host", "`default`", "`s`", "`sync s`", "`wait s`"] {
+        assert!(w[0].contains(part), "{part} missing from: {}", w[0]);
+    }
+    assert_eq!(
+        value(&mut s, "s.pending"),
+        "1",
+        "the host did not wait for s"
+    );
+    assert_eq!(value(&mut s, "default.pending"), "0");
+    for read in ["print(y)", "y.to(cpu)", "y"] {
+        let o = s.execute(read);
+        assert_eq!(warnings(&o).len(), 1, "{read}: {:?}", warnings(&o));
+    }
+    // On s itself the copy is ordered after the write; after a sync of s
+    // nothing is pending.
+    let o = s.execute("with s { t = y.sum().item() }\nt");
+    assert!(warnings(&o).is_empty(), "{:?}", warnings(&o));
+    assert_eq!(o.plain_text(), "2000.0");
+    value(&mut s, "s.sync()");
+    let o = s.execute("y[0].item()");
+    assert!(warnings(&o).is_empty(), "{:?}", warnings(&o));
+    assert_eq!(o.plain_text(), "2.0");
 }
 
 #[test]

@@ -69,14 +69,20 @@ impl Interp {
         }
         let v = self.eval(e, 0)?;
         if self.quiet == 0 {
-            self.host_read(&v).map_err(|err| err.at(e.span))?;
+            let html = self.html;
+            let shown = self
+                .host_read(&[&v], || {
+                    let text = super::show::display_text(&v)?;
+                    let html = match &v {
+                        Value::Tensor(t) if html => Some(display::html::tensor(t)),
+                        _ => None,
+                    };
+                    Some(Shown { text, html })
+                })
+                .map_err(|err| err.at(e.span))?;
             self.flush_hazards();
-            if let Some(text) = super::show::display_text(&v) {
-                let html = match &v {
-                    Value::Tensor(t) if self.html => Some(display::html::tensor(t)),
-                    _ => None,
-                };
-                self.emit(Output::Value(Shown { text, html }));
+            if let Some(shown) = shown {
+                self.emit(Output::Value(shown));
             }
         }
         Ok(())

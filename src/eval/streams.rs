@@ -101,11 +101,18 @@ impl Interp {
         r.map_err(|e| e.at(span))
     }
 
-    /// A blocking host read of every tensor in `v` (display, `print`).
-    pub(crate) fn host_read(&mut self, v: &Value) -> Result<(), Error> {
+    /// A blocking host read of every tensor in `values` (display, `print`),
+    /// then `show`, which renders them.
+    pub(crate) fn host_read<R>(
+        &mut self,
+        values: &[&Value],
+        show: impl FnOnce() -> R,
+    ) -> Result<R, Error> {
         let mut tensors = Vec::new();
-        collect_tensors(v, &mut tensors);
-        self.rt.show(&tensors)
+        for v in values {
+            collect_tensors(v, &mut tensors);
+        }
+        self.rt.show(&tensors, show)
     }
 
     /// Shows the runtime's notes (a non-blocking copy that had to block) as warnings.

@@ -33,6 +33,9 @@ pub struct Gpu {
     hazard_flag: Arc<AtomicBool>,
     /// `--launch-blocking`: every item completes before the host goes on.
     pub launch_blocking: bool,
+    /// Set while the host reads its copies of this device's memory
+    /// (`Runtime::host_read`): races were reported with the copies.
+    pub host_reading: bool,
     /// Modelled device time of all work queued so far (for `profile`).
     pub busy: f64,
     /// The driver to ask what queued work has completed, where work runs
@@ -62,6 +65,10 @@ pub struct Access {
     uses: Vec<(StreamId, u64)>,
     /// Streams named by `record_stream`: a free waits for them.
     recorded: Vec<StreamId>,
+    /// The last host read reported as a race: (reader stream, writer stream,
+    /// the write's item). The host's reading of its copy (`Gpu::host_reading`)
+    /// sees the same old bytes without a second warning.
+    warned: Option<(StreamId, StreamId, u64)>,
 }
 
 impl Access {
@@ -86,9 +93,11 @@ impl Access {
     }
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Verb {
     Read,
+    /// Read by the host, through a copy on the reading stream.
+    HostRead,
     Write,
 }
 
@@ -118,6 +127,7 @@ impl Gpu {
             hazards: Vec::new(),
             hazard_flag,
             launch_blocking: false,
+            host_reading: false,
             busy: 0.0,
             completion: driver.filter(|d| !d.runs_when_queued()),
         }
@@ -267,6 +277,15 @@ impl Gpu {
         !self.launch_blocking && !earlier_pending
     }
 
+    /// A host read of this device's memory (display, `print`, `.item()`, a
+    /// blocking `.to(cpu)`, `save`) through a copy on the current stream.
+    pub fn on_copy_to_host(&mut self, access: &mut Access) -> Sees {
+        let r = self.streams.current;
+        let next = self.streams.get(r).issued + 1;
+        access.note_use(r, next);
+        self.check(access, r, Verb::HostRead)
+    }
+
     /// The pending write as (stream, item), unless it is known complete (then it is forgotten).
     fn running_write(&self, access: &mut Access) -> Option<(StreamId, u64)> {
         let w = access.write.as_ref()?;
@@ -286,27 +305,34 @@ impl Gpu {
         if self.streams.ordered_after(r, ws, seq) {
             return Sees::Live;
         }
+        // The host reading its copy of racing memory: reported with the copy.
+        if self.host_reading && access.warned == Some((r, ws, seq)) {
+            return Sees::Stale;
+        }
+        if verb == Verb::HostRead {
+            access.warned = Some((r, ws, seq));
+        }
         let (reader, writer) = (self.stream_name(r), self.stream_name(ws));
-        let (what, earlier, effect) = match verb {
-            Verb::Read => (
-                "read",
-                "a write",
-                format!("{reader} sees the values from before that write"),
+        let name = access.name();
+        let (d, w) = (self.index, &self.streams.get(ws).name);
+        let msg = match verb {
+            Verb::Read => format!(
+                "{name} is read on stream {reader} (cuda:{d}) while a write to it queued on \
+                 {writer} may still be running: {reader} sees the values from before that write. \
+                 Fix: `wait {w}` inside {reader} before using it (or `sync` first)."
             ),
-            Verb::Write => (
-                "written",
-                "an earlier write",
-                "the two writes race".to_string(),
+            Verb::HostRead => format!(
+                "{name} is read on the host, through a copy on {reader} (cuda:{d}), while a \
+                 write to it queued on {writer} may still be running: the host waits for \
+                 {reader} only, and sees the values from before that write. Fix: `sync {w}` \
+                 (or `{w}.sync()`) before reading it, or `wait {w}` on {reader} first."
+            ),
+            Verb::Write => format!(
+                "{name} is written on stream {reader} (cuda:{d}) while an earlier write to it \
+                 queued on {writer} may still be running: the two writes race. Fix: `wait {w}` \
+                 inside {reader} before using it (or `sync` first)."
             ),
         };
-        let msg = format!(
-            "{} is {what} on stream {reader} (cuda:{}) while {earlier} to it queued on {writer} \
-             may still be running: {effect}. Fix: `wait {}` inside {reader} before using it \
-             (or `sync` first).",
-            access.name(),
-            self.index,
-            self.streams.get(ws).name,
-        );
         self.report(msg);
         Sees::Stale
     }

@@ -349,6 +349,18 @@ impl Tensor {
         }
     }
 
+    /// Registers a host read of device memory through a copy on the current
+    /// stream (`Runtime::host_read`): a race with a pending write on another
+    /// stream is reported once, and reads after it see the bytes from before
+    /// that write.
+    pub fn before_host_copy(&self) {
+        let Some(gpu) = self.storage.gpu() else {
+            return;
+        };
+        let mut access = lock(&self.storage.watch.access);
+        lock(gpu).on_copy_to_host(&mut access);
+    }
+
     /// Registers an in-place write of device memory by the current stream's
     /// next item: checked against pending work, and the bytes before it kept
     /// for readers that race it.

@@ -10,10 +10,12 @@ use crate::error::{Diagnostic, Error};
 use crate::runtime::io;
 
 pub(super) fn print(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    for (v, _) in &b.rest {
-        me.host_read(v).map_err(|e| e.at(b.span))?;
-    }
-    let parts: Vec<String> = b.rest.iter().map(|(v, _)| print_text(v)).collect();
+    let values: Vec<&Value> = b.rest.iter().map(|(v, _)| v).collect();
+    let parts = me
+        .host_read(&values, || {
+            values.iter().map(|v| print_text(v)).collect::<Vec<_>>()
+        })
+        .map_err(|e| e.at(b.span))?;
     me.emit(Output::Text(parts.join(" ")));
     Ok(Value::None)
 }
@@ -32,8 +34,10 @@ pub(super) fn clear_output(
 pub(super) fn save(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let x = b.tensor("tensor")?;
     let path = path_arg(b)?;
-    me.rt.read_all(&x).map_err(|e| e.at(b.span))?;
-    io::save(&x, Path::new(&path)).map_err(|e| e.at(b.span))?;
+    me.rt
+        .read_all(&x, || io::save(&x, Path::new(&path)))
+        .and_then(|written| written)
+        .map_err(|e| e.at(b.span))?;
     Ok(Value::None)
 }
 

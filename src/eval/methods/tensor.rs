@@ -147,7 +147,6 @@ pub(super) fn unary(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bo
 
 /// `.item()`: a host read of the one element (it waits for the device).
 pub(super) fn item(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    me.rt.read_item(t).map_err(|e| e.at(b.span))?;
     if t.numel() != 1 {
         return Err(Error::value_help(
             format!(
@@ -158,11 +157,12 @@ pub(super) fn item(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound)
         )
         .at(b.span));
     }
-    Ok(match t.dtype() {
+    let value = || match t.dtype() {
         DType::Bool => Value::Bool(t.to_vec::<bool>()[0]),
         DType::I32 | DType::I64 => Value::Int(t.to_vec::<i64>()[0]),
         _ => Value::Float(t.to_vec::<f64>()[0]),
-    })
+    };
+    me.rt.read_item(t, value).map_err(|e| e.at(b.span))
 }
 
 pub(super) fn numel(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, _: &Bound) -> Out {

@@ -10,7 +10,8 @@ use crate::error::Error;
 use crate::runtime::event::{DriverEvent, Event, Recorded, StreamRef};
 use crate::runtime::gpu::lock;
 use crate::runtime::stream::{Mark, StreamKey};
-use crate::runtime::Device;
+use crate::runtime::timing::{CopyPath, Work};
+use crate::runtime::{Device, Tensor};
 
 impl Runtime {
     /// The current stream of device `d`.
@@ -211,20 +212,50 @@ impl Runtime {
         Ok(m)
     }
 
-    /// A blocking host read of tensors on `devices` (display, `.item()`,
-    /// `print`, `save`): like `cudaMemcpy` on CUDA's legacy default stream, it
-    /// waits for all work queued on each of those devices.
-    pub fn host_read(&mut self, devices: &[Device]) -> Result<(), Error> {
-        let mut cuda: Vec<u32> = devices
-            .iter()
-            .filter_map(|d| match d {
-                Device::Cuda(i) => Some(*i),
-                Device::Cpu => None,
-            })
-            .collect();
-        cuda.sort_unstable();
-        cuda.dedup();
-        cuda.into_iter().try_for_each(|d| self.sync_device(d))
+    /// A blocking host read of `tensors` (display, `print`, `.item()`, a
+    /// blocking `.to(cpu)`, `save`), as PyTorch does one: each device
+    /// tensor's bytes are copied to the host on its device's current stream
+    /// (`bytes` of it: all, or one element), and the host waits for those
+    /// streams only. Side streams are created non-blocking, so their work is
+    /// not waited for: a read of what one may still be writing is reported
+    /// as a race. Then `read` runs: the host reading its copies (rendering
+    /// them, taking the element, writing the file), which see the bytes from
+    /// before a racing write without a second warning.
+    pub fn host_read<R>(
+        &mut self,
+        tensors: &[&Tensor],
+        bytes: impl Fn(&Tensor) -> u64,
+        read: impl FnOnce() -> R,
+    ) -> Result<R, Error> {
+        let mut streams: Vec<StreamKey> = Vec::new();
+        for t in tensors {
+            let Device::Cuda(d) = t.device() else {
+                continue;
+            };
+            t.before_host_copy();
+            let n = bytes(t);
+            let path = CopyPath::Pageable;
+            self.issue(d, Work::Copy { bytes: n, path }, None);
+            self.count_copy(t.device(), Device::Cpu, n as usize);
+            let key = self.stream_on(d);
+            if !streams.contains(&key) {
+                streams.push(key);
+            }
+        }
+        for &key in &streams {
+            self.sync_stream(key)?;
+        }
+        let reading = |on: bool| {
+            for key in &streams {
+                if let Some(mut g) = self.devices.gpu(key.device) {
+                    g.host_reading = on;
+                }
+            }
+        };
+        reading(true);
+        let r = read();
+        reading(false);
+        Ok(r)
     }
 
     /// Hazards the devices found since the last call.

@@ -24,7 +24,8 @@ impl Runtime {
 
     /// Always a new tensor on `d` (`.copy_to`, scatter, replicate): a
     /// blocking copy, queued on the current stream of the device that runs
-    /// it. To the host it waits for the device (`cudaMemcpy`); from pageable
+    /// it. To the host it is a host read (`host_read`: the current stream's
+    /// copy, which the host waits for); from pageable
     /// host memory it waits for the copy (PyTorch's `non_blocking=false`);
     /// between two devices the destination's stream first waits for the source's.
     pub fn copy_to(&mut self, t: &Tensor, d: Device) -> Result<Arc<Tensor>, Error> {
@@ -36,16 +37,16 @@ impl Runtime {
             true => None,
             false => self.reserve(d, t.shape(), t.dtype())?,
         };
-        self.count_copy(from, d, t.nbytes());
+        if !(from.is_cuda() && d == Device::Cpu) {
+            // (`host_read` counts its own copies.)
+            self.count_copy(from, d, t.nbytes());
+        }
         self.counters.ops += 1;
         let bytes = t.nbytes() as u64;
         let copy = match (from, d) {
             (Device::Cpu, Device::Cpu) => t.with_device(d),
-            (Device::Cuda(s), Device::Cpu) => {
-                let path = CopyPath::Pageable;
-                self.issue(s, Work::Copy { bytes, path }, None);
-                self.sync_device(s)?;
-                t.with_device(d)
+            (Device::Cuda(_), Device::Cpu) => {
+                self.host_read(&[t], |t| t.nbytes() as u64, || t.with_device(d))?
             }
             (Device::Cpu, Device::Cuda(to)) => {
                 let copy = self.attached(t.with_device(d), mem)?;
@@ -209,39 +210,20 @@ impl Runtime {
 
     /// `.item()`: a copy of one element to the host on the current stream,
     /// then a wait for the device.
-    pub fn read_item(&mut self, t: &Tensor) -> Result<(), Error> {
-        if let Device::Cuda(d) = t.device() {
-            let bytes = t.dtype().size() as u64;
-            let path = CopyPath::Pageable;
-            self.issue(d, Work::Copy { bytes, path }, None);
-            self.count_copy(t.device(), Device::Cpu, bytes as usize);
-        }
-        self.host_read(&[t.device()])
+    pub fn read_item<R>(&mut self, t: &Tensor, read: impl FnOnce() -> R) -> Result<R, Error> {
+        self.host_read(&[t], |t| t.dtype().size() as u64, read)
     }
 
     /// Showing device tensors (display, `print`): each is a device-to-host
-    /// copy queued on its device's current stream, which the host waits for
-    /// (one host sync per device), as PyTorch's printing copies to the host.
-    pub fn show(&mut self, tensors: &[&Tensor]) -> Result<(), Error> {
-        let mut devices = Vec::new();
-        for t in tensors {
-            if let Device::Cuda(d) = t.device() {
-                let (bytes, path) = (t.nbytes() as u64, CopyPath::Pageable);
-                self.issue(d, Work::Copy { bytes, path }, None);
-                self.count_copy(t.device(), Device::Cpu, t.nbytes());
-                devices.push(t.device());
-            }
-        }
-        self.host_read(&devices)
+    /// copy of the whole tensor (`host_read`), as PyTorch's printing is;
+    /// `show` renders them.
+    pub fn show<R>(&mut self, tensors: &[&Tensor], show: impl FnOnce() -> R) -> Result<R, Error> {
+        self.host_read(tensors, |t| t.nbytes() as u64, show)
     }
 
-    /// `save`: the host reads all of `t`, a copy to the host after waiting for its device.
-    pub fn read_all(&mut self, t: &Tensor) -> Result<(), Error> {
-        if t.device().is_cuda() {
-            self.host_read(&[t.device()])?;
-            self.count_copy(t.device(), Device::Cpu, t.nbytes());
-        }
-        Ok(())
+    /// `save`: the host reads all of `t` (`host_read`), and `write` writes it.
+    pub fn read_all<R>(&mut self, t: &Tensor, write: impl FnOnce() -> R) -> Result<R, Error> {
+        self.host_read(&[t], |t| t.nbytes() as u64, write)
     }
 
     /// `t` in the block reserved for it.
@@ -252,7 +234,7 @@ impl Runtime {
         }
     }
 
-    fn count_copy(&mut self, from: Device, to: Device, bytes: usize) {
+    pub(super) fn count_copy(&mut self, from: Device, to: Device, bytes: usize) {
         let slot = match (from, to) {
             (Device::Cpu, Device::Cuda(_)) => &mut self.counters.h2d,
             (Device::Cuda(_), Device::Cpu) => &mut self.counters.d2h,
