@@ -139,6 +139,15 @@ impl Devices {
     /// waited for (the blocks return to the cache) and the request tried again.
     pub fn alloc(&self, device: u32, bytes: usize) -> Result<Memory, AllocError> {
         let g = &self.gpus[device as usize];
+        if bytes == 0 {
+            // As PyTorch's allocator: an empty tensor takes no block (its
+            // data pointer is null).
+            return Ok(Memory::Device {
+                gpu: Arc::clone(g),
+                block: None,
+                device,
+            });
+        }
         let first = {
             let mut gpu = lock(g);
             let s = gpu.streams.current;
@@ -162,7 +171,7 @@ impl Devices {
         };
         Ok(Memory::Device {
             gpu: Arc::clone(g),
-            block,
+            block: Some(block),
             device,
         })
     }
@@ -335,10 +344,11 @@ impl Drop for Devices {
 
 /// Memory a tensor's storage holds beyond its host buffer.
 pub enum Memory {
-    /// A block of a CUDA device's caching allocator.
+    /// A block of a CUDA device's caching allocator (None: an empty
+    /// tensor's, which takes no block).
     Device {
         gpu: Arc<Mutex<Gpu>>,
-        block: Block,
+        block: Option<Block>,
         device: u32,
     },
     /// A block from the pinned host allocator.
@@ -354,17 +364,23 @@ pub enum Memory {
 }
 
 impl Memory {
-    /// The device address of a device block (on the simulator, a made-up one).
+    /// The device address of a device block (on the simulator, a made-up
+    /// one; 0, the null pointer, for an empty tensor's).
     pub fn address(&self) -> Option<u64> {
         match self {
-            Memory::Device { gpu, block, .. } => lock(gpu).allocator.address(block),
+            Memory::Device {
+                gpu,
+                block: Some(block),
+                ..
+            } => lock(gpu).allocator.address(block),
+            Memory::Device { block: None, .. } => Some(0),
             _ => None,
         }
     }
 
     pub fn block(&self) -> Option<Block> {
         match self {
-            Memory::Device { block, .. } => Some(*block),
+            Memory::Device { block, .. } => *block,
             _ => None,
         }
     }
@@ -395,7 +411,12 @@ impl std::fmt::Debug for Memory {
 impl Drop for Memory {
     fn drop(&mut self) {
         match self {
-            Memory::Device { gpu, block, .. } => lock(gpu).free(*block),
+            Memory::Device {
+                gpu,
+                block: Some(block),
+                ..
+            } => lock(gpu).free(*block),
+            Memory::Device { block: None, .. } => {}
             Memory::Pinned { host, size } => lock(host).free(*size),
             Memory::Registered { host, bytes } => lock(host).unregister(*bytes),
         }

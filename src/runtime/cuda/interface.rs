@@ -125,6 +125,7 @@ pub trait Driver: Send + Sync {
     fn stream_destroy(&self, stream: StreamHandle) -> Result<(), DriverError>;
     /// Copies `bytes` from `src` to `dst` in `stream`'s order (peer copies
     /// included); asynchronous unless host memory is pageable.
+    /// A copy of 0 bytes does nothing (an empty tensor's address is null).
     ///
     /// # Safety
     /// Both ranges are live memory of `bytes` bytes.

@@ -188,6 +188,10 @@ impl Driver for Cuda {
     ) -> Result<(), DriverError> {
         let s = self.stream(stream, "cuMemcpyAsync")?;
         let on = self.device(stream.device, "cuMemcpyAsync")?;
+        if bytes == 0 {
+            // An empty tensor's address is null: nothing to copy.
+            return Ok(());
+        }
         let s = s.as_deref();
         // SAFETY (all arms): the caller's contract on both ranges.
         match (src, dst) {
@@ -239,6 +243,9 @@ impl Driver for Cuda {
         stream: StreamHandle,
     ) -> Result<(), DriverError> {
         let s = self.stream(stream, "cuMemsetD8Async")?;
+        if bytes == 0 {
+            return Ok(());
+        }
         // SAFETY: the caller's contract.
         unsafe {
             self.device(device, "cuMemsetD8Async")?
