@@ -21,6 +21,7 @@ pub struct Picked {
 
 /// The one place a backend is picked: `choice`, with the simulator's device
 /// count and memory (used whenever the simulator is picked).
+///
 /// `auto` (the default) defers to `CUDASH_BACKEND` when it is set, so a
 /// front end started by another program (Jupyter) can be told which
 /// backend to use, and the test suite runs on the simulator everywhere.

@@ -4,8 +4,10 @@ shows what is saved in it: the lessons cannot rot silently.
 The saved outputs come from `cudash run NOTEBOOK --save`; this runs the same
 cells through Jupyter (nbclient and the kernel), so it also checks that the
 kernel and `cudash run` agree. Outputs are compared as `cudash run --check`
-compares them: stream text joined, colours stripped, timings masked, HTML
-left out (it is made from the same values as the text).
+compares them: stream text joined, colours stripped, timings and the
+backend line's reason masked (it says what the machine offers, and
+scripts/test picks the simulator with CUDASH_BACKEND), HTML left out (it is
+made from the same values as the text).
 """
 
 import copy
@@ -22,6 +24,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 LESSONS = [p for p in NOTEBOOKS if p.name[:2].isdigit() and p.name[:2] != "00"]
 
 ANSI = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]")
+BACKEND = re.compile(r"^(backend: \w+) \(.*\)$", re.M)
 TIME = re.compile(r"(?<![^ ])-?\d+(\.\d+)?(e[-+]?\d+)? (ns|µs|ms|s)(?=,|$| )", re.M)
 
 
@@ -42,7 +45,7 @@ def comparable(outputs) -> str:
         elif kind == "error":
             parts.append([f"[error] {o['ename']}: {o['evalue']}", "\n".join(o["traceback"])])
     text = "".join(f"{h}\n{t}" + ("" if t.endswith("\n") else "\n") for h, t in parts)
-    text = ANSI.sub("", text)
+    text = BACKEND.sub(r"\1 (<reason>)", ANSI.sub("", text))
     lines = [TIME.sub("<time>", line).rstrip() for line in text.splitlines()]
     return "\n".join(lines)
 
@@ -51,13 +54,18 @@ def test_there_are_six_lessons():
     assert len(LESSONS) >= 6, [p.name for p in NOTEBOOKS]
 
 
-def test_the_comparison_masks_times_only():
+def test_the_comparison_masks_times_and_the_backends_reason_only():
     a = [{"output_type": "stream", "name": "stdout", "text": "wall time    930.815 µs\n"}]
     b = [{"output_type": "stream", "name": "stdout", "text": "wall time    12.5 µs\n"}]
     c = [{"output_type": "stream", "name": "stdout", "text": "copies: 11.6 GB/s\n"}]
     d = [{"output_type": "stream", "name": "stdout", "text": "copies: 45.3 GB/s\n"}]
+    e = [{"output_type": "stream", "name": "stdout", "text": "backend: sim (2 devices; no CUDA driver found)\n"}]
+    f = [{"output_type": "stream", "name": "stdout", "text": "backend: sim (2 devices; chosen with CUDASH_BACKEND=sim)\n"}]
+    g = [{"output_type": "stream", "name": "stdout", "text": "backend: emu (2 devices; chosen with CUDASH_BACKEND=emu)\n"}]
     assert comparable(a) == comparable(b)
     assert comparable(c) != comparable(d)
+    assert comparable(e) == comparable(f)
+    assert comparable(e) != comparable(g), "the backend itself is compared"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])

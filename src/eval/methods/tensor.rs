@@ -145,7 +145,8 @@ pub(super) fn unary(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bo
     b.result(me.rt.unary(op, t))
 }
 
-/// `.item()`: a host read of the one element (it waits for the device).
+/// `.item()`: a host read of the one element (a copy on the current stream,
+/// which the host waits for).
 pub(super) fn item(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     if t.numel() != 1 {
         return Err(Error::value_help(

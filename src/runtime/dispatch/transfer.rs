@@ -209,7 +209,7 @@ impl Runtime {
     }
 
     /// `.item()`: a copy of one element to the host on the current stream,
-    /// then a wait for the device.
+    /// which the host waits for (`host_read`); `read` takes the element.
     pub fn read_item<R>(&mut self, t: &Tensor, read: impl FnOnce() -> R) -> Result<R, Error> {
         self.host_read(&[t], |t| t.dtype().size() as u64, read)
     }
