@@ -82,6 +82,11 @@ fn host_reads_wait_for_the_current_stream_only() {
     for read in ["print(y)", "y.to(cpu)", "y"] {
         let o = s.execute(read);
         assert_eq!(warnings(&o).len(), 1, "{read}: {:?}", warnings(&o));
+        assert!(
+            matches!(o.outputs.first(), Some(Output::Warning(_))),
+            "{read}: the warning comes before what was read: {:?}",
+            o.outputs
+        );
     }
     // On s itself the copy is ordered after the write; after a sync of s
     // nothing is pending.

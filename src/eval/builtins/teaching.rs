@@ -16,6 +16,8 @@ pub(super) fn print(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
             values.iter().map(|v| print_text(v)).collect::<Vec<_>>()
         })
         .map_err(|e| e.at(b.span))?;
+    // A race the host's read ran into is said before what it printed.
+    me.flush_hazards();
     me.emit(Output::Text(parts.join(" ")));
     Ok(Value::None)
 }
