@@ -230,8 +230,7 @@ impl Runtime {
             return self.finish(out, None, &[], Flops::default());
         }
         let mem = self.reserve(device, &[steps], dtype)?;
-        let out = factory::linspace(start, end, steps, dtype, device)?;
-        self.finish(out, mem, &[], Flops::default())
+        self.finish(plan.tensor(dtype, device), mem, &[], Flops::default())
     }
 
     pub fn eye(

@@ -146,6 +146,15 @@ impl Linspace {
         })
     }
 
+    /// The values as a host tensor of `dtype` on `device` (the simulator's
+    /// `linspace`; a driver's device runs `exec::linspace` instead).
+    pub fn tensor(&self, dtype: DType, device: Device) -> Tensor {
+        let buf = with_dtype!(dtype, T => T::into_buffer(
+            (0..self.n).map(|i| T::from_f64(self.value(i))).collect()
+        ));
+        Tensor::new(buf, vec![self.n], device)
+    }
+
     /// The `i`th value, in the arithmetic (the caller converts it to the dtype).
     pub fn value(&self, i: usize) -> f64 {
         let r = |x: f64| self.arith.round(x);
@@ -167,11 +176,7 @@ pub fn linspace(
     dtype: DType,
     device: Device,
 ) -> Result<Tensor, Error> {
-    let plan = Linspace::plan(start, end, steps, dtype, device)?;
-    let buf = with_dtype!(dtype, T => T::into_buffer(
-        (0..steps).map(|i| T::from_f64(plan.value(i))).collect()
-    ));
-    Ok(Tensor::new(buf, vec![steps], device))
+    Ok(Linspace::plan(start, end, steps, dtype, device)?.tensor(dtype, device))
 }
 
 pub fn eye(n: usize, m: usize, dtype: DType, device: Device) -> Result<Tensor, Error> {
