@@ -195,7 +195,9 @@ fn profile_counts_one_host_sync_per_item_in_a_loop() {
     assert_eq!(count(&p, "copies D2H"), "7 (28 B)");
     let p = value(&mut s, "profile { for i in 0..7 { l = (w * w).sum() } }");
     assert_eq!(count(&p, "host syncs"), "0");
-    assert!(count(&p, "device time").contains("modelled on NVIDIA H100"));
+    assert!(
+        count(&p, "device time").contains("on cuda:0 stream `default`, modelled on NVIDIA H100")
+    );
 }
 
 #[test]
@@ -222,6 +224,129 @@ fn time_reports_modelled_device_time_and_copy_bandwidth() {
         rate(&pinned) > 3.0 * rate(&pageable),
         "{pageable}\n{pinned}"
     );
+}
+
+/// The figure after `prefix` in `text`, in seconds (`80.000 µs` …).
+fn seconds_after(text: &str, prefix: &str) -> f64 {
+    let at = text
+        .find(prefix)
+        .unwrap_or_else(|| panic!("no `{prefix}` in {text}"))
+        + prefix.len();
+    let mut words = text[at..].split_whitespace();
+    let n: f64 = words.next().unwrap().parse().unwrap();
+    let unit = match words.next().unwrap() {
+        "s" => 1.0,
+        "ms" => 1e-3,
+        "µs" => 1e-6,
+        "ns" => 1e-9,
+        u => panic!("unit {u}"),
+    };
+    n * unit
+}
+
+#[test]
+fn time_and_profile_report_the_same_device_time_for_the_same_work() {
+    for work in [
+        "for i in 0..10 { l = (w * w).sum() }",
+        "for i in 0..10 { l = (w * w).sum().item() }",
+        "for i in 0..3 { print((w * w).sum()) }",
+    ] {
+        // Two sessions in the same state, so the stream has the same backlog.
+        let measure = |how: &str| {
+            let mut s = common::session();
+            value(
+                &mut s,
+                "w = randn(64, device=cuda:0)
+sync",
+            );
+            value(&mut s, &format!("{how} {{ {work} }}"))
+        };
+        let p = measure("profile");
+        let t = measure("time 1");
+        let (pt, tt) = (
+            seconds_after(&p, "device time  "),
+            seconds_after(&t, "time: "),
+        );
+        assert!((pt - tt).abs() < 1e-9, "{work}:\n{p}\n{t}");
+        let busy = seconds_after(&p, "device busy  ");
+        assert!(
+            busy < pt,
+            "launch-bound: the device waits for the host\n{p}"
+        );
+    }
+}
+
+#[test]
+fn time_covers_every_stream_and_device_its_block_touches() {
+    let mut s = common::session();
+    value(
+        &mut s,
+        "w = randn(1024, 1024, device=cuda:0)
+v = randn(64, device=cuda:1)
+side = stream()
+sync",
+    );
+    // A big matmul on a side stream: timing only `default` would miss it.
+    let t = value(&mut s, "time 1 { z = v * 2; with side { m = w @ w } }");
+    assert!(
+        t.contains("cuda:0 stream `side` and cuda:1 stream `default`"),
+        "{t}"
+    );
+    let matmul = seconds_after(&value(&mut s, "time 1 { m = w @ w }"), "time: ");
+    assert!(seconds_after(&t, "time: ") >= matmul, "{t}");
+    assert_eq!(
+        value(&mut s, "side.pending"),
+        "0",
+        "time waits for what it timed"
+    );
+}
+
+#[test]
+fn pinning_costs_host_time_and_a_cached_pinned_block_does_not() {
+    let mut s = common::session();
+    value(&mut s, "p = randn(1024, 1024)");
+    let pageable = seconds_after(&value(&mut s, "time 1 { q = p.to(cuda:0) }"), "time: ");
+    let first = value(
+        &mut s,
+        "time 1 { q = p.pin().to(cuda:0, non_blocking=true) }",
+    );
+    assert!(
+        seconds_after(&first, "time: ") > pageable,
+        "page-locking 4 MiB is slow: {first}"
+    );
+    let again = seconds_after(
+        &value(
+            &mut s,
+            "time 1 { q = p.pin().to(cuda:0, non_blocking=true) }",
+        ),
+        "time: ",
+    );
+    assert!(
+        again < pageable / 2.0,
+        "the pinned block comes from the cache"
+    );
+    let pin = value(&mut s, "r = randn(1024, 1024)\ntime 1 { pin r }");
+    assert!(pin.contains("host time: page-locking, modelled"), "{pin}");
+    assert!(seconds_after(&pin, "time: ") > 1e-3, "{pin}");
+}
+
+#[test]
+fn ops_on_empty_tensors_launch_and_allocate_nothing() {
+    let mut s = common::session();
+    let p = value(
+        &mut s,
+        "profile { e = zeros(0, 3, device=cuda:0); f = e * 2; g = e.to(cpu); h = g.to(cuda:0) }",
+    );
+    for (row, want) in [
+        ("kernels", "0"),
+        ("allocations", "0 (0 B)"),
+        ("copies H2D", "0 (0 B)"),
+        ("copies D2H", "0 (0 B)"),
+    ] {
+        let line = p.lines().find(|l| l.trim_start().starts_with(row)).unwrap();
+        assert_eq!(line.trim_start()[row.len()..].trim(), want, "{p}");
+    }
+    assert_eq!(value(&mut s, "default.pending"), "0", "{p}");
 }
 
 #[test]

@@ -20,8 +20,19 @@ pub fn fmt_seconds(s: f64) -> String {
     }
 }
 
-/// The `profile { }` table; `model` says how device time is known.
-pub fn profile_table(c: &Counters, wall: f64, model: Option<&str>) -> String {
+/// A block's device time, for the `profile { }` table.
+pub struct ProfileTime {
+    pub seconds: f64,
+    /// Where and how it was timed: `cuda:0 stream `default`, modelled on …`.
+    pub on: String,
+    /// The busy time (the sum of the items' durations) is always modelled:
+    /// on a GPU, where device time is measured, this says so.
+    pub busy_modelled_on: Option<String>,
+}
+
+/// The `profile { }` table: the counters, the block's device time (the
+/// figure `time` gives) and how much of it the devices were busy.
+pub fn profile_table(c: &Counters, wall: f64, device: Option<&ProfileTime>) -> String {
     let copies = |(n, b): (u64, u64)| format!("{n} ({})", human_bytes(b as u128));
     let mut rows = vec![
         ("ops", c.ops.to_string()),
@@ -36,10 +47,25 @@ pub fn profile_table(c: &Counters, wall: f64, model: Option<&str>) -> String {
         ("copies D2D", copies(c.d2d)),
         ("host syncs", c.host_syncs.to_string()),
     ];
-    if let Some(model) = model {
+    if let Some(t) = device {
         rows.push((
             "device time",
-            format!("{} ({model})", fmt_seconds(c.device_ns as f64 * 1e-9)),
+            format!("{} (on {})", fmt_seconds(t.seconds), t.on),
+        ));
+        let busy = c.device_ns as f64 * 1e-9;
+        // Devices working side by side can be busy longer than the span.
+        let share = if t.seconds > 0.0 && busy <= t.seconds * 1.0005 {
+            format!(", {:.0}% of it", busy / t.seconds * 100.0)
+        } else {
+            String::new()
+        };
+        let basis = match &t.busy_modelled_on {
+            Some(m) => format!(", {m}"),
+            None => String::new(),
+        };
+        rows.push((
+            "device busy",
+            format!("{} (kernels and copies{share}{basis})", fmt_seconds(busy)),
         ));
     }
     rows.push(("wall time", fmt_seconds(wall)));

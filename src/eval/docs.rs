@@ -211,8 +211,8 @@ docs! {
     Statement Memory "mem", "mem [map] [DEVICE | all]", "The caching allocator's state: a summary table, or `mem map` for every segment's blocks.", "mem";
     Statement Teaching "del", "del NAME, ...", "Forgets names; their memory goes back to the allocator's cache.", "x = ones(2)\ndel x";
     Statement Teaching "for", "for NAME in A..B { ... }", "Repeats the block for NAME = A, A+1, ..., B-1 (or over a list, or a tensor's first dimension).", "x = ones(2)\nfor i in 0..3 { x = x * 2 }\nx";
-    Statement Teaching "time", "time [N] { ... }", "Runs the block N times and reports the time per iteration: device time between events on the current stream (modelled on the simulator), or host wall time when no device work ran; bandwidth for copies.", "x = ones(1024, 1024, device=cuda)\ntime 10 { y = x @ x }";
-    Statement Teaching "profile", "profile { ... }", "Runs the block once and counts ops, kernels, allocations and new segments, copies by direction and bytes, host syncs, and device time.", "w = randn(64, device=cuda)\nprofile { for i in 0..10 { loss = (w * w).sum().item() } }";
+    Statement Teaching "time", "time [N] { ... }", "Runs the block N times and reports the time per iteration: device time over every stream the block queued work on, from its start to the end of that work (measured with CUDA events on a GPU, modelled on the simulator), or host wall time when no device work ran; bandwidth for copies.", "x = ones(1024, 1024, device=cuda)\ntime 10 { y = x @ x }";
+    Statement Teaching "profile", "profile { ... }", "Runs the block once and counts ops, kernels, allocations and new segments, copies by direction and bytes and host syncs; gives the device time `time` would, and how much of it the devices were busy.", "w = randn(64, device=cuda)\nprofile { for i in 0..10 { loss = (w * w).sum().item() } }";
     Statement Teaching "help", "help [TOPIC]", "Lists topics, or explains one builtin, method or statement.", "help randn";
 }
 

@@ -54,7 +54,7 @@ impl Interp {
             }
             StmtKind::For(var, iter, body) => self.exec_for(&var.name, iter, body),
             StmtKind::Time(count, body) => self.exec_time(count.as_ref(), body, s.span),
-            StmtKind::Profile(body) => self.exec_profile(body),
+            StmtKind::Profile(body) => self.exec_profile(body, s.span),
             StmtKind::Help(topic) => self.exec_help(topic.as_ref()),
         }
     }

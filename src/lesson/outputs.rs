@@ -284,7 +284,8 @@ pub fn strip_ansi(s: &str) -> String {
 }
 
 /// Timings differ between runs: each number followed by a unit of time
-/// becomes `<time>`. Trailing spaces go too.
+/// becomes `<time>`, and a share of device time (`61% of it`) `<share>`.
+/// Trailing spaces go too.
 pub fn mask_times(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for line in s.lines() {
@@ -296,7 +297,15 @@ pub fn mask_times(s: &str) -> String {
             let unit = toks
                 .get(i + 1)
                 .is_some_and(|u| matches!(u.trim_end_matches(','), "ns" | "µs" | "ms" | "s"));
-            if is_num && unit {
+            // `device busy`'s share of a measured span differs on a GPU.
+            let share = toks[i].ends_with('%')
+                && toks[i].trim_end_matches('%').parse::<f64>().is_ok()
+                && toks.get(i + 1) == Some(&"of")
+                && toks.get(i + 2).is_some_and(|t| t.starts_with("it"));
+            if share {
+                words.push("<share>");
+                i += 1;
+            } else if is_num && unit {
                 words.push(if toks[i + 1].ends_with(',') {
                     "<time>,"
                 } else {

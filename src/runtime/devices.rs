@@ -13,7 +13,7 @@ use super::cuda::scratch::Scratch;
 use super::gpu::{lock, Gpu};
 use super::host_alloc::HostAllocator;
 use super::stream::{Mark, StreamKey};
-use super::timing::Work;
+use super::timing::{page_lock, Work};
 
 pub use super::gpu::DeviceAllocator;
 
@@ -305,9 +305,19 @@ impl Devices {
             .collect()
     }
 
-    /// A block from the pinned host allocator.
+    /// A block from the pinned host allocator. A block the cache had costs
+    /// nothing; a new one is page-locked, which takes the host's time
+    /// (`timing::page_lock`).
     pub fn pinned(&self, bytes: usize) -> Memory {
-        let size = lock(&self.host).malloc(bytes);
+        let (size, fresh) = {
+            let mut host = lock(&self.host);
+            let hits = host.stats().cache_hits;
+            let size = host.malloc(bytes);
+            (size, host.stats().cache_hits == hits)
+        };
+        if fresh {
+            *lock(&self.host_time) += page_lock(size as u64);
+        }
         Memory::Pinned {
             host: Arc::clone(&self.host),
             size,
@@ -317,6 +327,7 @@ impl Devices {
     /// Page-locks existing host memory in place (`pin x`).
     pub fn register(&self, bytes: usize) -> Memory {
         lock(&self.host).register(bytes);
+        *lock(&self.host_time) += page_lock(bytes as u64);
         Memory::Registered {
             host: Arc::clone(&self.host),
             bytes,

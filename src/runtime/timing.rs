@@ -9,6 +9,19 @@ pub const MIN_KERNEL: f64 = 2e-6;
 /// Fixed cost of a copy between host and device (driver and DMA set-up).
 pub const COPY_OVERHEAD: f64 = 8e-6;
 
+/// Fixed cost of page-locking host memory (`cudaHostAlloc`, `cudaHostRegister`).
+pub const PAGE_LOCK_OVERHEAD: f64 = 10e-6;
+/// Page-locking maps and locks every page of the range: a few GB/s on a
+/// Linux host, far slower than copying the bytes, and paid on the host.
+pub const PAGE_LOCK_RATE: f64 = 4e9;
+
+/// Host time to page-lock `bytes` of memory: what pinning costs, so that
+/// pinning a buffer for one copy costs more than the pinned copy saves,
+/// and a pinned buffer pays off when it is reused.
+pub fn page_lock(bytes: u64) -> f64 {
+    PAGE_LOCK_OVERHEAD + bytes as f64 / PAGE_LOCK_RATE
+}
+
 /// What a queued item does, for its duration.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Work {
@@ -30,6 +43,13 @@ pub enum CopyPath {
 }
 
 impl Work {
+    /// Work on no bytes at all: an op on empty tensors, which queues nothing.
+    pub fn is_empty(&self) -> bool {
+        match *self {
+            Work::Kernel { bytes, .. } | Work::Copy { bytes, .. } => bytes == 0,
+        }
+    }
+
     /// Modelled device time of this item, in seconds.
     pub fn duration(&self, spec: &GpuSpec) -> f64 {
         match *self {
@@ -88,5 +108,14 @@ mod tests {
         }
         .duration(&H100);
         assert!(pinned * 3.0 < pageable, "{pinned} vs {pageable}");
+    }
+
+    #[test]
+    fn pinning_for_one_copy_costs_more_than_it_saves() {
+        let bytes = 64 << 20;
+        let copy = |path| Work::Copy { bytes, path }.duration(&H100);
+        let saved = copy(CopyPath::Pageable) - copy(CopyPath::Pinned);
+        assert!(page_lock(bytes) > saved, "{} vs {saved}", page_lock(bytes));
+        assert!(page_lock(bytes) < 10.0 * saved, "but reuse pays it back");
     }
 }

@@ -142,8 +142,11 @@ impl Runtime {
             .devices
             .alloc(d, bytes)
             .map_err(|e| e.to_error(Device::Cuda(d)))?;
-        self.counters.allocations += 1;
-        self.counters.bytes += bytes as u64;
+        if bytes > 0 {
+            // An empty tensor takes no block: nothing was allocated.
+            self.counters.allocations += 1;
+            self.counters.bytes += bytes as u64;
+        }
         Ok(mem)
     }
 
@@ -207,6 +210,13 @@ impl Runtime {
     /// Queues `work` on device `d`'s current stream; `out` is the new tensor it writes.
     /// Returns the stream and the item's number.
     fn issue(&mut self, d: u32, work: Work, out: Option<&Tensor>) -> (StreamId, u64) {
+        if work.is_empty() {
+            // As PyTorch: an op on empty tensors launches nothing (its
+            // kernels and copies return early when there is no element).
+            let gpu = self.devices.gpu(d).expect("work goes to existing devices");
+            let s = gpu.streams.current;
+            return (s, gpu.streams.get(s).issued);
+        }
         let (stream, seq) = self.devices.launch(d, work);
         if matches!(work, Work::Kernel { .. }) {
             self.counters.kernels += 1;

@@ -241,6 +241,9 @@ impl Runtime {
             (Device::Cuda(_), Device::Cuda(_)) => &mut self.counters.d2d,
             (Device::Cpu, Device::Cpu) => return,
         };
+        if bytes == 0 {
+            return; // an empty copy copies nothing (`Runtime::issue`)
+        }
         slot.0 += 1;
         slot.1 += bytes as u64;
     }

@@ -165,38 +165,44 @@ fn float_batches<T: GemmFloat>(
         let dst = &mut out[bi * m * n..(bi + 1) * m * n];
         let rows = m.div_ceil(threads);
         let (pa, pb) = (SendPtr(sa.as_ptr()), SendPtr(sb.as_ptr()));
+        let part = move |t: usize, chunk: &mut [T]| {
+            let rows_here = chunk.len() / n;
+            let a_start = oa as isize + (t * rows) as isize * ars;
+            // SAFETY: the pointers and strides describe in-bounds views of the
+            // operands (validated when the tensors were made) and of `chunk`.
+            unsafe {
+                gemm::gemm(
+                    rows_here,
+                    n,
+                    k,
+                    chunk.as_mut_ptr(),
+                    1,
+                    n as isize,
+                    false,
+                    pa.get().offset(a_start),
+                    acs,
+                    ars,
+                    pb.get().add(ob),
+                    bcs,
+                    brs,
+                    T::zero(),
+                    T::ONE,
+                    false,
+                    false,
+                    false,
+                    Parallelism::None,
+                );
+            }
+        };
+        if threads == 1 {
+            // Small products stay on this thread: handing one to the pool
+            // costs more than computing it.
+            part(0, dst);
+            continue;
+        }
         rayon::scope(|scope| {
             for (t, chunk) in dst.chunks_mut(rows * n).enumerate() {
-                let (pa, pb) = (pa, pb);
-                scope.spawn(move |_| {
-                    let rows_here = chunk.len() / n;
-                    let a_start = oa as isize + (t * rows) as isize * ars;
-                    // SAFETY: the pointers and strides describe in-bounds views of the
-                    // operands (validated when the tensors were made) and of `chunk`.
-                    unsafe {
-                        gemm::gemm(
-                            rows_here,
-                            n,
-                            k,
-                            chunk.as_mut_ptr(),
-                            1,
-                            n as isize,
-                            false,
-                            pa.get().offset(a_start),
-                            acs,
-                            ars,
-                            pb.get().add(ob),
-                            bcs,
-                            brs,
-                            T::zero(),
-                            T::ONE,
-                            false,
-                            false,
-                            false,
-                            Parallelism::None,
-                        );
-                    }
-                });
+                scope.spawn(move |_| part(t, chunk));
             }
         });
     }
