@@ -8,7 +8,7 @@ use super::super::{Interp, Value};
 use super::factories::tensor_list;
 use crate::error::{Diagnostic, Error};
 use crate::runtime::event::Event;
-use crate::runtime::ops::index::{self, Index};
+use crate::runtime::ops::index;
 use crate::runtime::shape::norm_dim;
 use crate::runtime::{Device, Tensor};
 
@@ -104,13 +104,7 @@ pub(super) fn scatter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
         if lo >= n {
             break;
         }
-        let mut idx = vec![Index::Slice(None, None, None); dim];
-        idx.push(Index::Slice(
-            Some(lo as i64),
-            Some((lo + chunk).min(n) as i64),
-            None,
-        ));
-        let part = index::select(&x, &idx).map_err(at)?;
+        let part = index::narrow(&x, dim, lo, chunk.min(n - lo)).map_err(at)?;
         // As torch.cuda.comm.scatter: the chunk for x's own device stays a view of x.
         let part = match d == x.device() {
             true => Arc::new(part),
@@ -121,7 +115,8 @@ pub(super) fn scatter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
     Ok(Value::List(Arc::new(parts)))
 }
 
-/// Moves every tensor to one device (the current one by default) and joins them there.
+/// Joins the tensors of several devices on one (the current one by
+/// default), copying each into its slice of one output (`Runtime::gather`).
 pub(super) fn gather(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let at = |e: Error| e.at(b.span);
     let ts = tensor_list(b, "tensors", name)?;
@@ -133,12 +128,8 @@ pub(super) fn gather(me: &mut Interp, name: &'static str, b: &Bound) -> Result<V
         .unwrap_or(Device::Cuda(me.rt.current_device));
     let target = me.rt.check_device(target).map_err(at)?;
     let dim = b.int("dim")?.unwrap_or(0);
-    let mut moved = Vec::with_capacity(ts.len());
-    for t in &ts {
-        moved.push(me.rt.move_to(t, target).map_err(at)?);
-    }
-    let refs: Vec<&Tensor> = moved.iter().map(|t| t.as_ref()).collect();
-    b.result(me.rt.join(&refs, dim, false))
+    let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
+    b.result(me.rt.gather(&refs, dim, target))
 }
 
 pub(super) fn replicate(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {

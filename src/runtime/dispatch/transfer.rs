@@ -10,6 +10,7 @@ use crate::runtime::buffer::Buffer;
 use crate::runtime::device_bytes::download_into;
 use crate::runtime::devices::Memory;
 use crate::runtime::gpu::Sees;
+use crate::runtime::ops::{index, join};
 use crate::runtime::timing::{CopyPath, Work};
 use crate::runtime::{Device, Tensor};
 
@@ -85,6 +86,104 @@ impl Runtime {
             }
         };
         Ok(Arc::new(copy))
+    }
+
+    /// `gather(parts, dim, device)`, as `torch.cuda.comm.gather`: the output
+    /// is allocated once on `target` (uninitialised, no kernel), and each
+    /// part is copied into its slice along `dim`, as `narrow(dim).copy_(part)`
+    /// does. A part on the target is one copy kernel; a part on another
+    /// device is one peer copy straight into the slice when both are
+    /// contiguous (memcpy-eligible), else it goes through a temporary on
+    /// the target first, as PyTorch's cross-device `copy_` does.
+    pub fn gather(
+        &mut self,
+        parts: &[&Tensor],
+        dim: i64,
+        target: Device,
+    ) -> Result<Arc<Tensor>, Error> {
+        let target = self.check_device(target)?;
+        let plan = join::join_plan(parts, dim, "gather()")?;
+        let mem = self.reserve(target, &plan.shape, plan.dtype)?;
+        let out = self.uninitialised(target, &plan, mem)?;
+        self.counters.ops += 1;
+        let mut at = 0;
+        for &part in parts {
+            let n = part.shape()[plan.dim];
+            let slice = index::narrow(&out, plan.dim, at, n)?;
+            at += n;
+            match (part.device(), target) {
+                (from, to) if from == to => self.assign(&slice, part)?,
+                (Device::Cuda(s), Device::Cuda(to))
+                    if slice.is_contiguous()
+                        && part.is_contiguous()
+                        && part.dtype() == slice.dtype() =>
+                {
+                    self.peer_copy_to_slice(s, part, to, &slice)?
+                }
+                _ => {
+                    let moved = self.copy_to(part, target)?;
+                    self.assign(&slice, &moved)?;
+                }
+            }
+        }
+        Ok(Arc::new(out))
+    }
+
+    /// A tensor for `plan` on `target` in `mem`, whose elements are all
+    /// about to be written: no kernel fills it (zeros on the simulator,
+    /// whatever the block held on a driver's device).
+    fn uninitialised(
+        &mut self,
+        target: Device,
+        plan: &join::CatPlan,
+        mem: Option<Memory>,
+    ) -> Result<Tensor, Error> {
+        let n = crate::runtime::shape::numel(&plan.shape);
+        let (Device::Cuda(d), Some(block)) = (target, mem) else {
+            return Ok(Tensor::new(
+                Buffer::zeros(plan.dtype, n),
+                plan.shape.clone(),
+                target,
+            ));
+        };
+        match self.devices.driver().map(Arc::clone) {
+            Some(driver) => {
+                let bytes = self.device_bytes(d, block, plan.dtype, n, &driver)?;
+                Ok(Tensor::in_device_memory(bytes, plan.shape.clone(), target))
+            }
+            None => Ok(
+                Tensor::new(Buffer::zeros(plan.dtype, n), plan.shape.clone(), target).placed(block),
+            ),
+        }
+    }
+
+    /// The peer copy of the contiguous `part` (on device `s`) into the
+    /// contiguous `slice` of a tensor on device `to`, after the work queued
+    /// on `s`'s current stream: one D2D copy on `to`'s current stream.
+    fn peer_copy_to_slice(
+        &mut self,
+        s: u32,
+        part: &Tensor,
+        to: u32,
+        slice: &Tensor,
+    ) -> Result<(), Error> {
+        self.wait_stream(self.stream_on(to), self.stream_on(s))?;
+        match slice.device_bytes().map(|b| b.addr) {
+            Some(base) => {
+                slice.before_write();
+                let addr = base + (slice.offset() * slice.dtype().size()) as u64;
+                self.peer_copy_into(s, part, to, addr)?;
+            }
+            None => index::assign(slice, &part.with_device(slice.device()))?,
+        }
+        self.count_copy(part.device(), slice.device(), part.nbytes());
+        self.counters.ops += 1;
+        let work = Work::Copy {
+            bytes: part.nbytes() as u64,
+            path: CopyPath::Peer,
+        };
+        self.issue(to, work, Some(slice));
+        Ok(())
     }
 
     /// `.to(d, non_blocking=true)`: asynchronous only from pinned memory; a

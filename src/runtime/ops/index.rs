@@ -13,6 +13,18 @@ pub enum Index {
     Slice(Option<i64>, Option<i64>, Option<i64>),
 }
 
+/// `t.narrow(dim, start, len)`: elements `start..start + len` along `dim`,
+/// a view sharing `t`'s memory.
+pub fn narrow(t: &Tensor, dim: usize, start: usize, len: usize) -> Result<Tensor, Error> {
+    let mut items = vec![Index::Slice(None, None, None); dim];
+    items.push(Index::Slice(
+        Some(start as i64),
+        Some((start + len) as i64),
+        None,
+    ));
+    select(t, &items)
+}
+
 /// `t[items]` as a view sharing `t`'s memory. Missing trailing items take the whole dimension.
 pub fn select(t: &Tensor, items: &[Index]) -> Result<Tensor, Error> {
     if items.len() > t.ndim() {

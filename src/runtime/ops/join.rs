@@ -18,27 +18,38 @@ pub struct CatPlan {
 /// Checks `cat`'s operands (one device, one rank, equal shapes but along
 /// `dim`) and works out the result.
 pub fn cat_plan(ts: &[&Tensor], dim: i64) -> Result<CatPlan, Error> {
-    let first = ts
-        .first()
-        .ok_or_else(|| Error::value("cat() needs at least one tensor"))?;
-    if first.ndim() == 0 {
-        return Err(Error::shape("cat() cannot join 0-d tensors; use stack()"));
-    }
-    let d = norm_dim(dim, first.ndim())?;
-    for t in ts {
-        if t.device() != first.device() {
+    if let Some(first) = ts.first() {
+        if let Some(t) = ts.iter().find(|t| t.device() != first.device()) {
             return Err(Error::DeviceMismatch {
                 a: first.device(),
                 b: t.device(),
             });
         }
+    }
+    join_plan(ts, dim, "cat()")
+}
+
+/// The checks and result of joining `ts` along `dim` wherever they are
+/// (`cat`; `gather` joins tensors of several devices): one rank, equal
+/// shapes but along `dim`, the promoted dtype.
+pub fn join_plan(ts: &[&Tensor], dim: i64, what: &str) -> Result<CatPlan, Error> {
+    let first = ts
+        .first()
+        .ok_or_else(|| Error::value(format!("{what} needs at least one tensor")))?;
+    if first.ndim() == 0 {
+        return Err(Error::shape(format!(
+            "{what} cannot join 0-d tensors; use stack()"
+        )));
+    }
+    let d = norm_dim(dim, first.ndim())?;
+    for t in ts {
         let same_rank = t.ndim() == first.ndim();
         let same_other =
             same_rank && (0..t.ndim()).all(|i| i == d || t.shape()[i] == first.shape()[i]);
         if !same_other {
             return Err(Error::Shape {
                 message: format!(
-                    "cat(): shapes {} and {} differ outside dimension {d}",
+                    "{what}: shapes {} and {} differ outside dimension {d}",
                     fmt_shape(first.shape()),
                     fmt_shape(t.shape())
                 ),
