@@ -276,6 +276,31 @@ sync",
     }
 }
 
+/// d2l's exercise: 1,000 small matrix products, logging the norm of the
+/// state every step; printing it (a copy to the host and a host sync each
+/// step) is slower than keeping the log on the device and reading it once.
+#[test]
+fn printing_every_step_is_slower_than_a_log_kept_on_the_device() {
+    let mut s = common::session();
+    let setup = "seed(2)\nA = randn(100, 100, device=cuda:0) * 0.1\nx = randn(100, 100, device=cuda:0)\nlog = zeros(1000, device=cuda:0)\nsync";
+    value(&mut s, setup);
+    let printed = value(
+        &mut s,
+        "time 1 { for i in 0..1000 { x = (A @ x).tanh(); print(sqrt((x * x).sum())) } }",
+    );
+    value(&mut s, setup);
+    let kept = value(
+        &mut s,
+        "time 1 { for i in 0..1000 { x = (A @ x).tanh(); log[i] = sqrt((x * x).sum()) }\n l = log.cpu() }",
+    );
+    let last = |t: &str| t.lines().last().unwrap().to_string();
+    let (p, k) = (
+        seconds_after(&last(&printed), "time: "),
+        seconds_after(&kept, "time: "),
+    );
+    assert!(p > 1.2 * k, "printing {p} s, kept on the device {k} s");
+}
+
 #[test]
 fn time_covers_every_stream_and_device_its_block_touches() {
     let mut s = common::session();
