@@ -16,10 +16,10 @@ template <int OP> struct Arith<bool, OP> {
 };
 
 template <class T, class U> __device__ __forceinline__ T int_pow(T base, T e) {
-    // Rust's wrapping_pow with the exponent clamped to [0, u32::MAX].
-    U result = 1, b = (U)base;
-    u64 n = e < 0 ? 0 : (u64)e;
-    if (n > 0xFFFFFFFFull) n = 0xFFFFFFFFull;
+    // As PyTorch's powi: a negative exponent gives 1 for a base of 1, +-1 for
+    // -1 and 0 otherwise; the rest is exponentiation by squaring, wrapping.
+    if (e < 0) return base == 1 ? (T)1 : base == -1 ? ((e & 1) ? (T)-1 : (T)1) : (T)0;
+    U result = 1, b = (U)base, n = (U)e;
     while (n) {
         if (n & 1) result *= b;
         b *= b;
@@ -126,7 +126,7 @@ template <class T, int OP> __device__ __forceinline__ void compare_kernel(const 
 template <int OP> __device__ __forceinline__ float unary_f32(float x) {
     if (OP == NEG) return -x;
     if (OP == ABS) return fabsf(x);
-    if (OP == RELU) return x > 0.0f ? x : 0.0f;
+    if (OP == RELU) return x < 0.0f ? 0.0f : x; // as PyTorch: NaN and -0 pass
     if (OP == EXP) return expf(x);
     if (OP == LOG) return logf(x);
     if (OP == SQRT) return sqrtf(x);
@@ -136,8 +136,8 @@ template <int OP> __device__ __forceinline__ float unary_f32(float x) {
 
 template <int OP> __device__ __forceinline__ double unary_f64(double x) {
     if (OP == NEG) return -x;
-    if (OP == ABS) return x < 0.0 ? -x : x;
-    if (OP == RELU) return x > 0.0 ? x : 0.0;
+    if (OP == ABS) return fabs(x);
+    if (OP == RELU) return x < 0.0 ? 0.0 : x;
     if (OP == EXP) return exp(x);
     if (OP == LOG) return log(x);
     if (OP == SQRT) return sqrt(x);
@@ -161,8 +161,8 @@ template <int OP> struct Unary<f16, OP> {
     __device__ static __forceinline__ f16 run(f16 x) {
         if (OP == NEG) { x.bits ^= 0x8000u; return x; }
         double v = to_f64(x);
-        if (OP == ABS) return v < 0.0 ? Unary<f16, NEG>::run(x) : x;
-        if (OP == RELU) return v > 0.0 ? x : f64_to_f16(0.0);
+        if (OP == ABS) { x.bits &= 0x7FFFu; return x; }
+        if (OP == RELU) return v < 0.0 ? f64_to_f16(0.0) : x;
         return f64_to_f16(unary_f64<OP>(v));
     }
 };
@@ -170,8 +170,8 @@ template <int OP> struct Unary<bf16, OP> {
     __device__ static __forceinline__ bf16 run(bf16 x) {
         if (OP == NEG) { x.bits ^= 0x8000u; return x; }
         double v = to_f64(x);
-        if (OP == ABS) return v < 0.0 ? Unary<bf16, NEG>::run(x) : x;
-        if (OP == RELU) return v > 0.0 ? x : f64_to_bf16(0.0);
+        if (OP == ABS) { x.bits &= 0x7FFFu; return x; }
+        if (OP == RELU) return v < 0.0 ? f64_to_bf16(0.0) : x;
         return f64_to_bf16(unary_f64<OP>(v));
     }
 };
@@ -180,7 +180,7 @@ template <int OP> struct Unary<bf16, OP> {
         __device__ static __forceinline__ T run(T x) {                 \
             if (OP == NEG) return (T)(0 - (U)x);                       \
             if (OP == ABS) return x < 0 ? (T)(0 - (U)x) : x;           \
-            return x > 0 ? x : (T)0;                                   \
+            return x < 0 ? (T)0 : x;                                   \
         }                                                              \
     };
 INT_UNARY(int, u32)

@@ -166,3 +166,61 @@ fn a_tensor_placed_in_a_device_block_keeps_its_elements() {
     drop((a, b));
     assert_eq!(allocated(), 0);
 }
+
+/// Where cudash differed from PyTorch (issue 21), PyTorch's behaviour,
+/// checked against PyTorch's own rules (`powi`, `sub_check`, arange's bound
+/// check, matmul's equal dtypes, relu as a clamp).
+#[test]
+fn integer_powers_follow_pytorch() {
+    // Once a panic: the exponent was read as i64 whatever its dtype.
+    shows!("tensor([3], dtype=i32) ** 2" => "[9]  i32[1] @cpu");
+    shows!("tensor([3], dtype=i32) ** tensor([2], dtype=i32)" => "[9]  i32[1] @cpu");
+    // Tensor exponents below 0: 1 for 1, ±1 for -1, 0 for the rest.
+    shows!("tensor([1, -1, -1, 2, 0]) ** tensor([-3, -3, -2, -1, -1])" => "[ 1, -1,  1,  0,  0]  i64[5] @cpu");
+    // Exponents past 2^32 are not clamped: squaring goes on, wrapping.
+    shows!("tensor([3]) ** tensor([2**33])" => "[4982619357117939713]  i64[1] @cpu");
+    shows!("tensor([-1]) ** tensor([2**33 + 1])" => "[-1]  i64[1] @cpu");
+    let (_, msg) = common::err("tensor([2], dtype=i32) ** -1");
+    assert!(msg.contains("negative integer powers"), "{msg}");
+    let (class, msg) = common::err("[true, false] ** [true, true]");
+    assert_eq!(class, "DTypeError");
+    assert!(msg.contains("bool"), "{msg}");
+    shows!("[true, false] ** 2" => "[1, 0]  i64[2] @cpu");
+}
+
+#[test]
+fn pytorch_refuses_these_and_so_does_cudash() {
+    for (src, says) in [
+        ("[true, false] - 1", "with a bool tensor"),
+        ("[1, 2] - [true, false]", "with a bool tensor"),
+        ("[true] - [true]", "two bool tensors"),
+        ("arange(0, -5)", "goes against the step"),
+        ("arange(0, 5, -1)", "goes against the step"),
+        ("[true, false].argmax()", "bool"),
+        ("ones(2, 2) @ ones(2, 2, dtype=f64)", "one dtype"),
+        ("[true].abs()", "bool"),
+        ("relu([true])", "bool"),
+    ] {
+        let (_, msg) = common::err(src);
+        assert!(msg.contains(says), "{src}: {msg}");
+    }
+    shows!("arange(5, 5)" => "[]  i64[0] @cpu");
+}
+
+#[test]
+fn relu_lets_nan_through_and_cat_skips_1d_empty_tensors() {
+    shows!("relu([0. / 0., -1., 2.])" => "[nan,  0.,  2.]  f32[3] @cpu");
+    shows!("relu(tensor([0. / 0.], dtype=f16))" => "[nan]  f16[1] @cpu");
+    shows!("cat([ones(2, 2), zeros(0)]).shape" => "[2, 2]");
+    shows!("cat([zeros(0), ones(1, 2), zeros(0)], 1).shape" => "[1, 2]");
+    shows!("cat([zeros(0), zeros(0)]).shape" => "[0]");
+}
+
+#[test]
+fn tensor_reads_its_literal_exactly() {
+    shows!("tensor([0.1, 1e-300], dtype=f64) * 1e300" => "[1.0000e+299,  1.0000e+00]  f64[2] @cpu");
+    shows!("tensor([0.1], dtype=f64) == 0.1" => "[true]  bool[1] @cpu");
+    shows!("tensor([0.1]).dtype" => "f32");
+    shows!("tensor([1, 2]).dtype" => "i64");
+    shows!("ones(1, dtype=f64).new_tensor([0.1]) == 0.1" => "[true]  bool[1] @cpu");
+}

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::args::{to_tensor, ArgVal};
-use super::literal::{literal_value, scalar, Lit, Scalar};
+use super::literal::{literal_list, literal_value, scalar, Lit, Scalar};
 use super::{docs, Interp, Value, MAX_DEPTH};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{BinOp, Expr, ExprKind, IndexItem};
@@ -301,6 +301,28 @@ impl Interp {
         };
         let (ta, wa) = operand(a)?;
         let (tb, wb) = operand(b)?;
+        if op == BinOp::Elementwise(BinaryOp::Div) && wa && !wb {
+            // `3 / x` is `x.reciprocal() * 3`, as Python's `__rtruediv__`
+            // on a tensor runs it: two kernels, rounded twice.
+            let one = Tensor::scalar(1i64);
+            let reciprocal = self.rt.binary(
+                BinaryOp::Div,
+                Operand {
+                    tensor: &one,
+                    weak: true,
+                },
+                Operand::strong(&tb),
+            )?;
+            let r = self.rt.binary(
+                BinaryOp::Mul,
+                Operand::strong(&reciprocal),
+                Operand {
+                    tensor: &ta,
+                    weak: true,
+                },
+            )?;
+            return Ok(Value::Tensor(r));
+        }
         let r = match op {
             BinOp::Elementwise(op) => self.rt.binary(
                 op,
@@ -332,11 +354,29 @@ impl Interp {
             ExprKind::Attr(obj, name) => Some((self.eval(obj, d)?, name)),
             _ => None,
         };
+        // `tensor([...])` and `x.new_tensor([...])` read their literal's
+        // numbers exactly (an f64 literal keeps its digits), so it goes to
+        // them as a list rather than an f32 tensor.
+        let exact = match &callee.kind {
+            ExprKind::Var(n) => n == "tensor",
+            ExprKind::Attr(_, n) => n.name == "new_tensor",
+            _ => false,
+        };
         let mut vals = Vec::with_capacity(args.len());
-        for a in args {
+        for (i, a) in args.iter().enumerate() {
+            let data = match &a.keyword {
+                Some(k) => k.name == "data",
+                None => i == 0,
+            };
+            let value = match &a.value.kind {
+                ExprKind::List(items) if exact && data => {
+                    literal_list(self.literal_tree(items, a.value.span, d)?)
+                }
+                _ => self.eval(&a.value, d)?,
+            };
             vals.push(ArgVal {
                 keyword: a.keyword.clone(),
-                value: self.eval(&a.value, d)?,
+                value,
                 span: a.value.span,
             });
         }

@@ -26,7 +26,7 @@ fn all_scalars(l: &Lit) -> bool {
 pub(super) fn literal_value(l: Lit) -> Result<Value, Diagnostic> {
     match l {
         Lit::Leaf(v, _) => Ok(v),
-        node if all_scalars(&node) => literal_tensor(&node).map(Value::tensor),
+        node if all_scalars(&node) => literal_tensor(&node, DType::F32).map(Value::tensor),
         Lit::Node(kids, _) => Ok(Value::List(Arc::new(
             kids.into_iter()
                 .map(literal_value)
@@ -35,20 +35,45 @@ pub(super) fn literal_value(l: Lit) -> Result<Value, Diagnostic> {
     }
 }
 
-/// The `data` argument of `tensor(data)` and `x.new_tensor(data)`: a
-/// tensor, or a literal (numbers, nested lists) made into one.
-pub(crate) fn data_arg(b: &Bound, func: &str) -> Result<Arc<Tensor>, Diagnostic> {
+/// The `data` argument of `tensor(data)` and `x.new_tensor(data)`, and the
+/// dtype it gives when none is asked for: a tensor and its own dtype, or a
+/// literal (numbers, nested lists; `Interp::eval_call` passes those as
+/// lists) made into one that keeps every number exactly (floats in f64,
+/// f32 by default, as PyTorch reads Python's floats).
+pub(crate) fn data_arg(b: &Bound, func: &str) -> Result<(Arc<Tensor>, DType), Diagnostic> {
     let (data, span) = b
         .get("data")
         .ok_or_else(|| Error::value(format!("{func} needs data")).at(b.span))?;
     match data {
-        Value::Tensor(t) => Ok(Arc::clone(t)),
-        other => Ok(Arc::new(literal_tensor_from_value(other, *span)?)),
+        Value::Tensor(t) => Ok((Arc::clone(t), t.dtype())),
+        other => {
+            let t = literal_tensor_from_value(other, *span, DType::F64)?;
+            let default = if t.dtype() == DType::F64 {
+                DType::F32
+            } else {
+                t.dtype()
+            };
+            Ok((Arc::new(t), default))
+        }
     }
 }
 
-/// A tensor from a rectangular nest of numbers: f32 if any float, else i64, else bool.
-pub(crate) fn literal_tensor_from_value(v: &Value, span: Span) -> Result<Tensor, Diagnostic> {
+/// A literal nest as plain values (lists of numbers), for a function that
+/// reads its numbers exactly (`data_arg`).
+pub(super) fn literal_list(l: Lit) -> Value {
+    match l {
+        Lit::Leaf(v, _) => v,
+        Lit::Node(kids, _) => Value::List(Arc::new(kids.into_iter().map(literal_list).collect())),
+    }
+}
+
+/// A tensor from a rectangular nest of numbers: `float` if any float, else
+/// i64, else bool.
+pub(crate) fn literal_tensor_from_value(
+    v: &Value,
+    span: Span,
+    float: DType,
+) -> Result<Tensor, Diagnostic> {
     fn to_lit(v: &Value, span: Span) -> Lit {
         match v {
             Value::List(items) => Lit::Node(items.iter().map(|v| to_lit(v, span)).collect(), span),
@@ -64,10 +89,10 @@ pub(crate) fn literal_tensor_from_value(v: &Value, span: Span) -> Result<Tensor,
         )
         .at(span));
     }
-    literal_tensor(&lit)
+    literal_tensor(&lit, float)
 }
 
-fn literal_tensor(l: &Lit) -> Result<Tensor, Diagnostic> {
+fn literal_tensor(l: &Lit, float_dtype: DType) -> Result<Tensor, Diagnostic> {
     let mut shape = Vec::new();
     let mut cur = l;
     while let Lit::Node(kids, _) = cur {
@@ -81,7 +106,9 @@ fn literal_tensor(l: &Lit) -> Result<Tensor, Diagnostic> {
     check_shape(l, &shape, 0, &mut leaves)?;
     let float = leaves.iter().any(|v| matches!(v, Scalar::Float(_)));
     let int = leaves.iter().any(|v| matches!(v, Scalar::Int(_)));
-    let t = if float || leaves.is_empty() {
+    let t = if (float || leaves.is_empty()) && float_dtype == DType::F64 {
+        Tensor::from_vec(leaves.iter().map(|s| s.as_f64()).collect(), shape)
+    } else if float || leaves.is_empty() {
         Tensor::from_vec(leaves.iter().map(|s| s.as_f64() as f32).collect(), shape)
     } else if int {
         Tensor::from_vec(leaves.iter().map(|s| s.as_i64()).collect(), shape)

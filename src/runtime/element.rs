@@ -73,8 +73,31 @@ macro_rules! int_element {
                 self.checked_div(o).unwrap_or(0)
             }
             fn pow(self, o: Self) -> Self {
-                // Negative exponents are rejected before any kernel runs.
-                self.wrapping_pow((o.max(0) as u64).min(u32::MAX as u64) as u32)
+                // As PyTorch's `powi`: a negative exponent gives 1 for a
+                // base of 1, ±1 for -1 and 0 otherwise; the rest is
+                // exponentiation by squaring, wrapping on overflow.
+                if o < 0 {
+                    return match self {
+                        1 => 1,
+                        -1 => {
+                            if o % 2 == 0 {
+                                1
+                            } else {
+                                -1
+                            }
+                        }
+                        _ => 0,
+                    };
+                }
+                let (mut base, mut e, mut acc) = (self, o, 1 as $t);
+                while e != 0 {
+                    if e & 1 == 1 {
+                        acc = acc.wrapping_mul(base);
+                    }
+                    e >>= 1;
+                    base = base.wrapping_mul(base);
+                }
+                acc
             }
             fn neg(self) -> Self {
                 self.wrapping_neg()

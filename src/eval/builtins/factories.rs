@@ -11,8 +11,8 @@ use crate::runtime::ops::factory::Distribution;
 use crate::runtime::{DType, Tensor};
 
 pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    let data = data_arg(b, "tensor()")?;
-    let dtype = b.dtype("dtype")?.unwrap_or(data.dtype());
+    let (data, default) = data_arg(b, "tensor()")?;
+    let dtype = b.dtype("dtype")?.unwrap_or(default);
     let device = me.device_arg(b)?;
     b.result(me.rt.tensor(&data, dtype, device))
 }

@@ -278,6 +278,6 @@ pub(super) fn copy_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
 
 /// `x.new_tensor(data)`: a tensor of `data` with x's dtype, on x's device.
 pub(super) fn new_tensor(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    let data = data_arg(b, "new_tensor()")?;
+    let (data, _) = data_arg(b, "new_tensor()")?;
     b.result(me.rt.tensor(&data, t.dtype(), t.device()))
 }

@@ -67,7 +67,10 @@ impl Runtime {
     ) -> Result<Tensor, Error> {
         elementwise::result_device(a, b)?;
         let compute = elementwise::compute_dtype(op, elementwise::result_dtype(a, b));
-        elementwise::check_binary(op, compute)?;
+        elementwise::check_binary(op, a, b, compute)?;
+        // A number written as the exponent is checked; a tensor of them is
+        // computed (PyTorch does not check tensors either).
+        elementwise::check_exponent(op, compute, b)?;
         // A host operand is tiny (a number, a 0-d tensor): it goes over in the
         // compute dtype, so no kernel converts it.
         let host =
@@ -77,11 +80,6 @@ impl Runtime {
             ca.as_ref().unwrap_or(a.tensor),
             cb.as_ref().unwrap_or(b.tensor),
         );
-        // A host exponent is checked where it is; one in device memory is
-        // not read back for it (PyTorch does not check device tensors either).
-        if !b.tensor.device().is_cuda() {
-            elementwise::check_exponent(op, compute, b.tensor)?;
-        }
         self.kernels(d, &[ta, tb], |l, v| {
             exec::binary(l, op, v[0], v[1], compute)
         })
@@ -271,7 +269,7 @@ impl Runtime {
     /// copied into its slice of the output by a kernel.
     pub(super) fn cat_on(&mut self, d: u32, xs: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
         let plan = join::cat_plan(xs, dim)?;
-        self.kernels(d, xs, |l, views| {
+        self.kernels(d, &join::skipping_empty(xs), |l, views| {
             let mem = exec::Launcher::alloc(l, plan.dtype, numel(&plan.shape))?;
             let strides = contiguous_strides(&plan.shape);
             let mut start = 0;

@@ -107,7 +107,7 @@ impl Runtime {
         let out = self.uninitialised(target, &plan, mem)?;
         self.counters.ops += 1;
         let mut at = 0;
-        for &part in parts {
+        for part in join::skipping_empty(parts) {
             let n = part.shape()[plan.dim];
             let slice = index::narrow(&out, plan.dim, at, n)?;
             at += n;

@@ -66,11 +66,10 @@ pub fn result_dtype(a: Operand, b: Operand) -> DType {
 }
 
 /// The dtype `op` computes in when its operands promote to `dt`: true
-/// division is in floating point, and `**` on bools in i64.
+/// division is in floating point.
 pub fn compute_dtype(op: BinaryOp, dt: DType) -> DType {
     match op {
         BinaryOp::Div => dt.to_float(),
-        BinaryOp::Pow if dt == DType::Bool => DType::I64,
         _ => dt,
     }
 }
@@ -84,11 +83,11 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
         rhs: fmt_shape(tb.shape()),
     })?;
     let compute = compute_dtype(op, result_dtype(a, b));
-    check_binary(op, compute)?;
+    check_binary(op, a, b, compute)?;
+    check_exponent(op, compute, b)?;
     let ca = cast_to(ta, compute);
     let cb = cast_to(tb, compute);
     let (ta, tb) = (ca.as_ref().unwrap_or(ta), cb.as_ref().unwrap_or(tb));
-    check_exponent(op, compute, tb)?;
     let buf = if op.is_comparison() {
         with_dtype!(compute, T => compare::<T>(op, ta, tb, &shape))
     } else {
@@ -97,20 +96,39 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
     Ok(Tensor::new(buf, shape, device))
 }
 
-/// Refuses what PyTorch refuses before computing `op` in `compute`.
-pub fn check_binary(op: BinaryOp, compute: DType) -> Result<(), Error> {
-    if op == BinaryOp::Sub && compute == DType::Bool {
+/// Refuses what PyTorch refuses before computing `op` over `a` and `b` in
+/// `compute`: `-` with a bool operand, `**` computed in bool.
+pub fn check_binary(op: BinaryOp, a: Operand, b: Operand, compute: DType) -> Result<(), Error> {
+    let (ba, bb) = (
+        a.tensor.dtype() == DType::Bool,
+        b.tensor.dtype() == DType::Bool,
+    );
+    if op == BinaryOp::Sub && ba && bb {
         return Err(Error::dtype(
             "subtracting two bool tensors with `-` is not supported",
-            Some("use `.to(i64)` first, or `!=` for exclusive or".into()),
+            Some("use `!=` for exclusive or, or `.to(i64)` first".into()),
+        ));
+    }
+    if op == BinaryOp::Sub && (ba || bb) {
+        return Err(Error::dtype(
+            "subtraction, the `-` operator, with a bool tensor is not supported",
+            Some("to invert a mask use `x == false`; to count, `.to(i64)` first".into()),
+        ));
+    }
+    if op == BinaryOp::Pow && compute == DType::Bool {
+        return Err(Error::dtype(
+            "`**` is not implemented for bool",
+            Some("convert first, e.g. `x.to(i64) ** y`".into()),
         ));
     }
     Ok(())
 }
 
-/// Integer powers refuse negative exponents.
-pub fn check_exponent(op: BinaryOp, compute: DType, exponent: &Tensor) -> Result<(), Error> {
-    if op == BinaryOp::Pow && compute.is_int() && has_negative(exponent) {
+/// An integer raised to a negative number written in the program is
+/// refused, as PyTorch refuses a negative scalar exponent; a tensor of
+/// exponents is computed (`Element::pow`: 1, ±1 or 0).
+pub fn check_exponent(op: BinaryOp, compute: DType, exponent: Operand) -> Result<(), Error> {
+    if op == BinaryOp::Pow && compute.is_int() && exponent.weak && has_negative(exponent.tensor) {
         return Err(Error::dtype(
             "integers to negative integer powers are not allowed",
             Some("use a float base, e.g. `x.to(f32) ** -1`".into()),
@@ -139,7 +157,7 @@ fn cast_to(t: &Tensor, dt: DType) -> Option<Tensor> {
 }
 
 fn has_negative(t: &Tensor) -> bool {
-    t.to_vec::<i64>().iter().any(|&v| v < 0)
+    t.cast(DType::F64).to_vec::<f64>().iter().any(|&v| v < 0.0)
 }
 
 fn arith<T: Num + Stored>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Buffer {
@@ -272,6 +290,12 @@ pub fn check_unary(op: UnaryOp, dt: DType) -> Result<(), Error> {
             Some("use `x == false` for logical not".into()),
         ));
     }
+    if dt == DType::Bool && matches!(op, UnaryOp::Abs | UnaryOp::Relu) {
+        return Err(Error::dtype(
+            format!("`{}` is not implemented for bool", op.name()),
+            Some("convert first, e.g. `x.to(i64)`".into()),
+        ));
+    }
     Ok(())
 }
 
@@ -297,11 +321,12 @@ fn f32_op(op: UnaryOp, x: f32) -> f32 {
     match op {
         UnaryOp::Neg => -x,
         UnaryOp::Abs => x.abs(),
+        // As PyTorch's relu: NaN and -0. pass through.
         UnaryOp::Relu => {
-            if x > 0.0 {
-                x
-            } else {
+            if x < 0.0 {
                 0.0
+            } else {
+                x
             }
         }
         UnaryOp::Exp => x.exp(),
@@ -315,6 +340,8 @@ fn f32_op(op: UnaryOp, x: f32) -> f32 {
 fn generic_op<T: Num + Stored>(op: UnaryOp, x: T) -> T {
     match op {
         UnaryOp::Neg => x.neg(),
+        // Floats drop the sign (-0. too), as PyTorch's abs.
+        UnaryOp::Abs if T::DTYPE.is_float() => T::from_f64(x.to_f64().abs()),
         UnaryOp::Abs => {
             if x < T::zero() {
                 x.neg()
@@ -322,11 +349,12 @@ fn generic_op<T: Num + Stored>(op: UnaryOp, x: T) -> T {
                 x
             }
         }
+        // As PyTorch's relu: NaN and -0. pass through.
         UnaryOp::Relu => {
-            if x > T::zero() {
-                x
-            } else {
+            if x < T::zero() {
                 T::zero()
+            } else {
+                x
             }
         }
         _ => T::from_f64(f32_like(op, x.to_f64())),

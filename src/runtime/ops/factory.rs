@@ -45,6 +45,12 @@ pub fn arange(
     if !start.is_finite() || !end.is_finite() {
         return Err(Error::value("arange(): start and end must be finite"));
     }
+    if (step > 0.0 && end < start) || (step < 0.0 && end > start) {
+        return Err(Error::value_help(
+            format!("arange(): the range {start} to {end} goes against the step {step}"),
+            "count down with a negative step, e.g. `arange(0, -5, -1)`",
+        ));
+    }
     let n = ((end - start) / step).ceil().max(0.0);
     if n > 1e15 {
         return Err(Error::value(format!(

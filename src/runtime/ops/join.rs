@@ -7,6 +7,17 @@ use super::super::{DType, Tensor};
 use crate::error::Error;
 use crate::with_dtype;
 
+/// The tensors a join takes its shape from: as PyTorch still does for
+/// old code, 1-D empty tensors (shape `[0]`) are skipped whatever the others'
+/// shapes, unless all of them are such.
+pub fn skipping_empty<'a>(ts: &[&'a Tensor]) -> Vec<&'a Tensor> {
+    let legacy = |t: &&Tensor| t.shape() == [0];
+    if ts.iter().all(legacy) {
+        return ts.to_vec();
+    }
+    ts.iter().copied().filter(|t| !legacy(t)).collect()
+}
+
 /// What `cat` makes: the dimension joined along, the result's dtype and shape.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CatPlan {
@@ -32,7 +43,8 @@ pub fn cat_plan(ts: &[&Tensor], dim: i64) -> Result<CatPlan, Error> {
 /// The checks and result of joining `ts` along `dim` wherever they are
 /// (`cat`; `gather` joins tensors of several devices): one rank, equal
 /// shapes but along `dim`, the promoted dtype.
-pub fn join_plan(ts: &[&Tensor], dim: i64, what: &str) -> Result<CatPlan, Error> {
+pub fn join_plan(all: &[&Tensor], dim: i64, what: &str) -> Result<CatPlan, Error> {
+    let ts = &skipping_empty(all)[..];
     let first = ts
         .first()
         .ok_or_else(|| Error::value(format!("{what} needs at least one tensor")))?;
@@ -57,7 +69,7 @@ pub fn join_plan(ts: &[&Tensor], dim: i64, what: &str) -> Result<CatPlan, Error>
             });
         }
     }
-    let dt = ts
+    let dt = all
         .iter()
         .map(|t| t.dtype())
         .reduce(DType::promote)
@@ -77,6 +89,7 @@ pub fn cat(ts: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
         dtype: dt,
         shape,
     } = cat_plan(ts, dim)?;
+    let ts = &skipping_empty(ts)[..];
     let first = ts[0];
     let outer: usize = first.shape()[..d].iter().product();
     let inner: usize = first.shape()[d + 1..].iter().product();

@@ -14,7 +14,14 @@ use crate::error::Error;
 /// computed in: f16 and bf16 accumulate in f32, integers in i64 (wrapping),
 /// and the result is rounded to the dtype once.
 pub fn matmul_dtypes(a: DType, b: DType) -> Result<(DType, DType), Error> {
-    let dt = DType::promote(a, b);
+    if a != b {
+        // As PyTorch: a product does not promote its operands.
+        return Err(Error::dtype(
+            format!("matmul needs operands of one dtype, but these are {a} and {b}"),
+            Some(format!("convert one first, e.g. `a.to({b}) @ b`")),
+        ));
+    }
+    let dt = a;
     let compute = match dt {
         DType::Bool => {
             return Err(Error::dtype(

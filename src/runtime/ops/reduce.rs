@@ -57,6 +57,12 @@ pub fn reduce_dtype(op: ReduceOp, dt: DType) -> DType {
 /// Reduces `t` over `dim` (all elements when `None`).
 /// `mean` needs floats.
 pub fn check_dtype(op: ReduceOp, dt: DType) -> Result<(), Error> {
+    if op == ReduceOp::Argmax && dt == DType::Bool {
+        return Err(Error::dtype(
+            "argmax() is not implemented for bool",
+            Some("convert first: `x.to(i64).argmax()`".into()),
+        ));
+    }
     if op == ReduceOp::Mean && !dt.is_float() {
         return Err(Error::dtype(
             format!("mean() needs a floating point tensor, but this one is {dt}"),

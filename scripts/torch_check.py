@@ -1,0 +1,384 @@
+#!/usr/bin/env python3
+"""The differential test against PyTorch (CPU): generated cases run in cudash
+and in PyTorch on the same inputs, compared for dtype, shape, values bit for
+bit, and which inputs raise an error.
+
+`scripts/torch-check` runs this in a private venv with torch installed; it is
+not part of CI (the wheel is large). Usage:
+
+    torch_check.py --cudash target/release/cudash [--work DIR] [--show N]
+
+Inputs are written by PyTorch as .safetensors and loaded by cudash, so both
+sides start from the same bits. Each case is one cudash statement that saves
+its result; a case whose statement fails leaves no file, and counts as
+raising. NaNs compare as NaNs (their sign and payload are not compared).
+"""
+
+import argparse
+import json
+import math
+import random
+import struct
+import subprocess
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import numpy as np
+import torch
+
+DTYPES = ["bool", "i32", "i64", "f16", "bf16", "f32", "f64"]
+TORCH = {
+    "bool": torch.bool,
+    "i32": torch.int32,
+    "i64": torch.int64,
+    "f16": torch.float16,
+    "bf16": torch.bfloat16,
+    "f32": torch.float32,
+    "f64": torch.float64,
+}
+NAME = {v: k for k, v in TORCH.items()}
+ST = {
+    "BOOL": "bool",
+    "I32": "i32",
+    "I64": "i64",
+    "F16": "f16",
+    "BF16": "bf16",
+    "F32": "f32",
+    "F64": "f64",
+}
+ST_OF = {v: k for k, v in ST.items()}
+# The integer type holding each dtype's bits.
+BITS = {
+    "bool": np.uint8,
+    "i32": np.uint32,
+    "i64": np.uint64,
+    "f16": np.uint16,
+    "bf16": np.uint16,
+    "f32": np.uint32,
+    "f64": np.uint64,
+}
+FLOATS = {"f16", "bf16", "f32", "f64"}
+
+
+# ---- safetensors, both ways ----------------------------------------------
+
+
+def raw_bytes(t):
+    t = t.contiguous()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().tobytes()
+    if t.dtype == torch.bool:
+        return t.numpy().astype(np.uint8).tobytes()
+    return t.numpy().tobytes()
+
+
+def write_safetensors(path, t):
+    data = raw_bytes(t)
+    header = {
+        "tensor": {
+            "dtype": ST_OF[NAME[t.dtype]],
+            "shape": list(t.shape),
+            "data_offsets": [0, len(data)],
+        }
+    }
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    path.write_bytes(struct.pack("<Q", len(h)) + h + data)
+
+
+def read_safetensors(path):
+    """(dtype name, shape, the raw bits as an integer array)."""
+    b = path.read_bytes()
+    (n,) = struct.unpack("<Q", b[:8])
+    header = json.loads(b[8 : 8 + n])
+    (entry,) = [v for k, v in header.items() if k != "__metadata__"]
+    s, e = entry["data_offsets"]
+    dt = ST[entry["dtype"]]
+    bits = np.frombuffer(b[8 + n + s : 8 + n + e], dtype=BITS[dt])
+    return dt, tuple(entry["shape"]), bits
+
+
+def bits_of(t):
+    return np.frombuffer(raw_bytes(t), dtype=BITS[NAME[t.dtype]])
+
+
+# ---- inputs ---------------------------------------------------------------
+
+
+def values(dt, n, rng, special):
+    if dt == "bool":
+        return [rng.random() < 0.5 for _ in range(n)]
+    if dt in ("i32", "i64"):
+        pool = [-7, -3, -2, -1, 0, 1, 2, 3, 5, 9, 100]
+        if dt == "i64" and special:
+            pool += [2**40 + 1, -(2**35)]
+        return [rng.choice(pool) for _ in range(n)]
+    pool = [-3.0, -1.5, -1.0, -0.5, -0.0, 0.0, 0.1, 0.5, 1.0, 2.0, 3.7, 1e-3, 7.25]
+    vals = [rng.choice(pool) if rng.random() < 0.5 else rng.gauss(0, 2) for _ in range(n)]
+    if special and n >= 4:
+        vals[rng.randrange(n)] = math.nan
+        vals[rng.randrange(n)] = math.inf
+        vals[rng.randrange(n)] = -math.inf
+    return vals
+
+
+def make(dt, shape, rng, special=False):
+    n = math.prod(shape)
+    t = torch.tensor(values(dt, n, rng, special), dtype=torch.float64 if dt in FLOATS else None)
+    return t.to(TORCH[dt]).reshape(shape)
+
+
+# ---- the cases --------------------------------------------------------------
+
+
+class Case:
+    def __init__(self, group, src, torch_src, inputs):
+        self.group = group
+        self.src = src
+        self.torch_src = torch_src
+        self.inputs = inputs  # name -> torch tensor
+
+
+def cases(rng):
+    out = []
+    binary = ["+", "-", "*", "/", "**", "==", "!=", "<", "<=", ">", ">="]
+    # Same dtype, with and without broadcasting.
+    for op in binary:
+        for dt in DTYPES:
+            for sa, sb in [((3, 4), (3, 4)), ((3, 1), (1, 4))]:
+                a, b = make(dt, sa, rng, True), make(dt, sb, rng, True)
+                out.append(Case("binary", f"a {op} b", f"a {op} b", {"a": a, "b": b}))
+    # Mixed dtypes: promotion.
+    pairs = [
+        ("i32", "f32"),
+        ("bool", "i64"),
+        ("f16", "f32"),
+        ("bf16", "f16"),
+        ("i64", "f64"),
+        ("bool", "f32"),
+        ("i32", "i64"),
+        ("f16", "i64"),
+    ]
+    for op in ["+", "-", "*", "/", "**", "==", "<"]:
+        for da, db in pairs:
+            a, b = make(da, (2, 3), rng), make(db, (2, 3), rng)
+            out.append(Case("promotion", f"a {op} b", f"a {op} b", {"a": a, "b": b}))
+    # A 0-d tensor beside a dimensioned one.
+    for da, db in [("f16", "f32"), ("i32", "i64"), ("i64", "f32"), ("bool", "i32")]:
+        a, b = make(da, (5,), rng), make(db, (), rng)
+        for op in ["+", "*"]:
+            out.append(Case("zero-dim", f"a {op} b", f"a {op} b", {"a": a, "b": b}))
+    # Numbers written in the program (weak scalars), on either side.
+    scalars = [("2", "2"), ("2.5", "2.5"), ("-1", "-1"), ("0.1", "0.1"), ("true", "True")]
+    for dt in DTYPES:
+        a = make(dt, (2, 4), rng)
+        for op in ["+", "-", "*", "/", "**"]:
+            for s, ts in scalars:
+                out.append(Case("scalar", f"a {op} {s}", f"a {op} {ts}", {"a": a}))
+            out.append(Case("scalar", f"3 {op} a", f"3 {op} a", {"a": a}))
+    # Unary ops.
+    for name in ["abs", "relu", "exp", "log", "sqrt", "sigmoid", "tanh"]:
+        for dt in DTYPES:
+            a = make(dt, (9,), rng, True)
+            t = f"torch.{name}(a)" if name != "relu" else "torch.relu(a)"
+            out.append(Case("unary", f"a.{name}()", t, {"a": a}))
+    for dt in DTYPES:
+        out.append(Case("unary", "-a", "-a", {"a": make(dt, (6,), rng, True)}))
+    # Reductions.
+    for name in ["sum", "mean", "max", "min", "argmax"]:
+        for dt in DTYPES:
+            a = make(dt, (4, 5), rng)
+            out.append(Case("reduce", f"a.{name}()", f"a.{name}()", {"a": a}))
+            for dim in [0, 1, -1]:
+                tsrc = f"a.{name}({dim})" + (".values" if name in ("max", "min") else "")
+                out.append(Case("reduce", f"a.{name}({dim})", tsrc, {"a": a}))
+            tsrc = f"a.{name}(1, keepdim=True)" + (".values" if name in ("max", "min") else "")
+            out.append(Case("reduce", f"a.{name}(1, keepdim=true)", tsrc, {"a": a}))
+    for dt in ["f32", "f64", "f16", "bf16"]:
+        a = make(dt, (1000,), rng)
+        out.append(Case("reduce", "a.sum()", "a.sum()", {"a": a}))
+        out.append(Case("reduce", "a.mean()", "a.mean()", {"a": a}))
+    # Matrix products.
+    for dt in DTYPES:
+        for sa, sb in [((4, 4), (4, 4)), ((2, 3, 4), (4, 5)), ((3,), (3, 4)), ((4, 3), (3,)), ((7, 33), (33, 5))]:
+            a, b = make(dt, sa, rng), make(dt, sb, rng)
+            out.append(Case("matmul", "a @ b", "a @ b", {"a": a, "b": b}))
+    for da, db in [("f32", "f64"), ("i64", "f32"), ("f16", "f32")]:
+        a, b = make(da, (3, 3), rng), make(db, (3, 3), rng)
+        out.append(Case("matmul", "a @ b", "a @ b", {"a": a, "b": b}))
+    # Casts.
+    for da in DTYPES:
+        a = make(da, (12,), rng, True)
+        for db in DTYPES:
+            out.append(Case("cast", f"a.to({db})", f"a.to(torch.{str(TORCH[db]).split('.')[1]})", {"a": a}))
+    big = torch.tensor([1e10, -1e10, 3e9, -3e9, 2.0**31, 1e300], dtype=torch.float64)
+    for db in ["i32", "i64", "f16", "bf16", "f32"]:
+        out.append(Case("cast", f"a.to({db})", f"a.to(torch.{str(TORCH[db]).split('.')[1]})", {"a": big}))
+    # Joins.
+    for dt in DTYPES:
+        a, b = make(dt, (2, 3), rng), make(dt, (4, 3), rng)
+        out.append(Case("join", "cat([a, b])", "torch.cat([a, b])", {"a": a, "b": b}))
+        out.append(Case("join", "stack([a, a], 1)", "torch.stack([a, a], 1)", {"a": a}))
+    a = make("f32", (2, 3), rng)
+    out.append(Case("join", "cat([a, zeros(0)])", "torch.cat([a, torch.zeros(0)])", {"a": a}))
+    out.append(Case("join", "cat([a, a.to(f64)], 1)", "torch.cat([a, a.double()], 1)", {"a": a}))
+    # Factories (no inputs).
+    facts = [
+        ("arange(10)", "torch.arange(10)"),
+        ("arange(0, 10, 3)", "torch.arange(0, 10, 3)"),
+        ("arange(0, -5)", "torch.arange(0, -5)"),
+        ("arange(5, -5, -0.7)", "torch.arange(5, -5, -0.7)"),
+        ("arange(1, 2, 0.1, dtype=f64)", "torch.arange(1, 2, 0.1, dtype=torch.float64)"),
+        ("arange(0, 1, 0.1, dtype=f16)", "torch.arange(0, 1, 0.1, dtype=torch.float16)"),
+        ("linspace(0, 1, 7)", "torch.linspace(0, 1, 7)"),
+        ("linspace(-1, 1, 5, dtype=f16)", "torch.linspace(-1, 1, 5, dtype=torch.float16)"),
+        ("linspace(0, 10, 4, dtype=i32)", "torch.linspace(0, 10, 4, dtype=torch.int32)"),
+        ("linspace(0.1, 2.3, 3001)", "torch.linspace(0.1, 2.3, 3001)"),
+        ("full(3, 3e9, dtype=i32)", "torch.full((3,), 3e9, dtype=torch.int32)"),
+        ("full(2, 2**60 + 1, dtype=i64)", "torch.full((2,), 2**60 + 1, dtype=torch.int64)"),
+        ("full(2, 0.1, dtype=f64)", "torch.full((2,), 0.1, dtype=torch.float64)"),
+        ("tensor([0.1, 1e-300], dtype=f64)", "torch.tensor([0.1, 1e-300], dtype=torch.float64)"),
+        ("tensor([1, 2, 3])", "torch.tensor([1, 2, 3])"),
+        ("tensor([1.5, 2])", "torch.tensor([1.5, 2])"),
+        ("tensor([true, false])", "torch.tensor([True, False])"),
+        ("tensor([3], dtype=i32) ** 2", "torch.tensor([3], dtype=torch.int32) ** 2"),
+        ("tensor([2, 3], dtype=i32) ** tensor([-1, 2], dtype=i32)", "torch.tensor([2, 3], dtype=torch.int32) ** torch.tensor([-1, 2], dtype=torch.int32)"),
+        ("tensor([1, -1, 2]) ** tensor([-3, -3, -3])", "torch.tensor([1, -1, 2]) ** torch.tensor([-3, -3, -3])"),
+        ("tensor([3]) ** 2**33", "torch.tensor([3]) ** 2**33"),
+        ("tensor([3]) ** tensor([2**33])", "torch.tensor([3]) ** torch.tensor([2**33])"),
+        ("tensor([2.0]).to(f16) * 1.0001", "torch.tensor([2.0]).half() * 1.0001"),
+        ("tensor([true, false]) - 1", "torch.tensor([True, False]) - 1"),
+        ("tensor([true, false]).argmax()", "torch.tensor([True, False]).argmax()"),
+        ("eye(3)", "torch.eye(3)"),
+        ("zeros(2, 3, dtype=i32)", "torch.zeros(2, 3, dtype=torch.int32)"),
+    ]
+    for src, tsrc in facts:
+        out.append(Case("factory", src, tsrc, {}))
+    return out
+
+
+# ---- running both sides -----------------------------------------------------
+
+
+def torch_result(case):
+    ns = {"torch": torch, **case.inputs}
+    try:
+        r = eval(case.torch_src, ns)  # noqa: S307 (our own case strings)
+    except Exception as e:  # PyTorch refusing the case
+        return None, f"{type(e).__name__}: {str(e).splitlines()[0]}"
+    if not isinstance(r, torch.Tensor):
+        r = torch.tensor(r)
+    return r, None
+
+
+def run_cudash(binary, work, all_cases):
+    inp, out = work / "in", work / "out"
+    for d in (inp, out):
+        d.mkdir(parents=True, exist_ok=True)
+        for f in d.iterdir():
+            f.unlink()
+    lines = []
+    for i, c in enumerate(all_cases):
+        for name, t in c.inputs.items():
+            p = inp / f"{i}_{name}.safetensors"
+            write_safetensors(p, t)
+            lines.append(f'{name} = load("{p}")')
+        lines.append(f'save({c.src}, "{out / f"{i}.safetensors"}")')
+    script = work / "cases.cudash"
+    script.write_text("\n".join(lines) + "\n")
+    proc = subprocess.run(
+        [binary, "run", str(script), "--keep-going", "--backend", "sim", "--no-color"],
+        capture_output=True,
+        text=True,
+    )
+    (work / "transcript.txt").write_text(proc.stdout + proc.stderr)
+    if "panicked" in proc.stdout + proc.stderr:
+        print("cudash panicked: see", work / "transcript.txt")
+    return out
+
+
+def ulps(dt, x, y):
+    """The largest distance in units in the last place between two float bit arrays."""
+    signed = {"f16": np.int16, "bf16": np.int16, "f32": np.int32, "f64": np.int64}[dt]
+    def order(b):
+        s = b.astype(signed).astype(np.int64)
+        return np.where(s < 0, np.iinfo(signed).min - s, s)
+    return int(np.max(np.abs(order(x) - order(y)))) if len(x) else 0
+
+
+def is_nan(dt, bits):
+    if dt not in FLOATS:
+        return np.zeros(len(bits), dtype=bool)
+    exp, man = {"f16": (0x7C00, 0x03FF), "bf16": (0x7F80, 0x007F), "f32": (0x7F800000, 0x007FFFFF), "f64": (0x7FF0000000000000, 0x000FFFFFFFFFFFFF)}[dt]
+    b = bits.astype(np.uint64)
+    return ((b & exp) == exp) & ((b & man) != 0)
+
+
+def compare(case, i, out):
+    want, err = torch_result(case)
+    path = out / f"{i}.safetensors"
+    got = read_safetensors(path) if path.exists() else None
+    if want is None and got is None:
+        return "both raise", ""
+    if want is None:
+        return "cudash computes, PyTorch raises", err
+    if got is None:
+        return "cudash raises, PyTorch computes", f"PyTorch gives {NAME[want.dtype]}{list(want.shape)}"
+    dt, shape, bits = got
+    wdt = NAME[want.dtype]
+    if dt != wdt:
+        return "dtype differs", f"cudash {dt}, PyTorch {wdt}"
+    if shape != tuple(want.shape):
+        return "shape differs", f"cudash {list(shape)}, PyTorch {list(want.shape)}"
+    wbits = bits_of(want)
+    nan_a, nan_b = is_nan(dt, bits), is_nan(dt, wbits)
+    if (nan_a != nan_b).any():
+        return "values differ", "NaN in one only"
+    same = (bits == wbits) | nan_a
+    if same.all():
+        return "exact", ""
+    if dt in FLOATS:
+        keep = ~nan_a
+        u = ulps(dt, bits[keep], wbits[keep])
+        return ("within 1 ulp" if u <= 1 else "values differ"), f"{int((~same).sum())} of {len(bits)} elements, up to {u} ulp"
+    return "values differ", f"{int((~same).sum())} of {len(bits)} elements"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cudash", default="target/release/cudash")
+    ap.add_argument("--work", default="target/torch-check")
+    ap.add_argument("--show", type=int, default=6, help="examples shown per outcome and group")
+    ap.add_argument("--seed", type=int, default=7)
+    args = ap.parse_args()
+    torch.manual_seed(0)
+    rng = random.Random(args.seed)
+    all_cases = cases(rng)
+    work = Path(args.work).resolve()
+    out = run_cudash(args.cudash, work, all_cases)
+    outcomes = Counter()
+    by = defaultdict(list)
+    for i, c in enumerate(all_cases):
+        outcome, detail = compare(c, i, out)
+        outcomes[outcome] += 1
+        by[(outcome, c.group)].append((c, detail))
+    agree = outcomes["exact"] + outcomes["both raise"]
+    print(f"torch-check: {len(all_cases)} cases against PyTorch {torch.__version__} (CPU)")
+    for k, v in sorted(outcomes.items(), key=lambda kv: -kv[1]):
+        print(f"  {k:34} {v}")
+    print(f"  agree (exact or both raise)        {agree} of {len(all_cases)}")
+    for (outcome, group), items in sorted(by.items()):
+        if outcome in ("exact", "both raise"):
+            continue
+        print(f"\n{outcome} — {group} ({len(items)})")
+        for c, detail in items[: args.show]:
+            shapes = ", ".join(f"{k}: {NAME[t.dtype]}{list(t.shape)}" for k, t in c.inputs.items())
+            print(f"  {c.src:40} {shapes:36} {detail}")
+    report = work / "report.json"
+    report.write_text(json.dumps({k: v for k, v in outcomes.items()}, indent=1))
+    sys.exit(0 if agree == len(all_cases) else 1)
+
+
+if __name__ == "__main__":
+    main()
