@@ -223,6 +223,20 @@ def cases(rng):
     a = make("f32", (2, 3), rng)
     out.append(Case("join", "cat([a, zeros(0)])", "torch.cat([a, torch.zeros(0)])", {"a": a}))
     out.append(Case("join", "cat([a, a.to(f64)], 1)", "torch.cat([a, a.double()], 1)", {"a": a}))
+    # Shapes: views, and the copies flip and repeat make.
+    shape_cases = [
+        "a.view(6, 4)", "a.view(-1)", "a.view(2, 3, 2, 2)", "a.transpose(1, 2).view(2, 12)",
+        "a.transpose(1, 2).view(2, 4, 3, 1)", "a.flatten()", "a.flatten(1)", "a.flatten(0, 1)",
+        "a.unsqueeze(0)", "a.unsqueeze(-1)", "a.unsqueeze(4)", "a[0:1].squeeze()", "a[0:1].squeeze(0)",
+        "a[0:1].squeeze(1)", "a.permute(2, 0, 1)", "a.permute(0, 0, 1)", "a[:, 0:1].expand(2, 5, 4)",
+        "a[:, 0:1].expand(3, -1, -1, 4)", "a.expand(2, 5, 4)", "a.repeat(2, 1, 2)", "a.repeat(2, 1, 1, 1)",
+        "a.flip(0)", "a.flip(0, 2)", "a.transpose(0, 2).flip(1)", "a.chunk(2, 1)[1]", "a.chunk(3, 2)[0]",
+        "a.split(2, 1)[1]", "a.split([1, 2], 1)[1]", "a.split([1, 1], 1)[0]", "a.mT", "a[0, 0].mT",
+    ]
+    for dt in ["f32", "i64", "bool", "f16"]:
+        a = make(dt, (2, 3, 4), rng)
+        for src in shape_cases:
+            out.append(Case("shape", src, src.replace("a.mT", "a.mT"), {"a": a}))
     # Factories (no inputs).
     facts = [
         ("arange(10)", "torch.arange(10)"),

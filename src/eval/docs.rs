@@ -163,6 +163,16 @@ docs! {
     Method Tensors "reshape", "x.reshape(*shape)", "Same elements in a new shape (a view when possible); one dimension may be -1.", "arange(6).reshape(2, -1)";
     Method Tensors "contiguous", "x.contiguous()", "`x` itself if its memory is contiguous, else a contiguous copy.", "ones(2, 3).T.contiguous()";
     Method Tensors "transpose", "x.transpose(dim0, dim1)", "A view with two dimensions swapped.", "ones(2, 3).transpose(0, 1)";
+    Method Tensors "view", "x.view(*shape)", "The same memory in a new shape (one size may be -1); an error when the strides do not allow it without a copy (`reshape` copies then).", "arange(6).view(2, 3)";
+    Method Tensors "flatten", "x.flatten(start_dim=0, end_dim=-1)", "Dimensions start_dim to end_dim merged into one: a view when possible, else a copy.", "ones(2, 3, 4).flatten(1).shape";
+    Method Tensors "unsqueeze", "x.unsqueeze(dim)", "A view with a new dimension of size 1 at `dim` (-1: last).", "arange(3).unsqueeze(1)";
+    Method Tensors "squeeze", "x.squeeze(dim=none)", "A view without its dimensions of size 1 (or without `dim`, if its size is 1).", "ones(1, 3, 1).squeeze().shape";
+    Method Tensors "permute", "x.permute(*dims)", "A view with the dimensions in the order `dims` gives.", "ones(2, 3, 4).permute(2, 0, 1).shape";
+    Method Tensors "expand", "x.expand(*sizes)", "A view with dimensions of size 1 repeated without copying (stride 0) and new leading ones; -1 keeps a size.", "arange(3).unsqueeze(1).expand(3, 4)";
+    Method Tensors "repeat", "x.repeat(*sizes)", "A new tensor: `x` tiled `sizes` times along each dimension (more sizes than dimensions add leading ones).", "arange(3).repeat(2, 2)";
+    Method Tensors "flip", "x.flip(*dims)", "A new tensor with the elements in reverse order along `dims`.", "arange(6).reshape(2, 3).flip(1)";
+    Method Tensors "chunk", "x.chunk(chunks, dim=0)", "At most `chunks` views along `dim`, each of the same size but the last.", "arange(5).chunk(2)";
+    Method Tensors "split", "x.split(split_size, dim=0)", "Views of `split_size` elements along `dim` (the last may be smaller), or of the sizes a list gives.", "arange(5).split([2, 3])";
     Method Math "sum", "x.sum(dim=none, keepdim=false)", "Sum of all elements, or along `dim`.", "ones(2, 3).sum(dim=1)";
     Method Math "any", "x.any()", "Whether any element is nonzero (NaN counts), as a 0-d bool tensor.", "tensor([0, 2]).any()";
     Method Math "all", "x.all()", "Whether every element is nonzero (NaN counts; true for no elements), as a 0-d bool tensor.", "tensor([0, 2]).all()";
@@ -201,6 +211,7 @@ docs! {
     Property Tensors "ndim", "x.ndim", "Number of dimensions.", "ones(2, 3).ndim";
     Property Tensors "nbytes", "x.nbytes", "Bytes taken by the elements.", "ones(2, 3).nbytes";
     Property Tensors "T", "x.T", "The transpose (dimensions reversed), a view.", "arange(6).reshape(2, 3).T";
+    Property Tensors "mT", "x.mT", "The last two dimensions swapped (every matrix of a batch transposed), a view.", "ones(2, 3, 4).mT.shape";
     Property Memory "is_pinned", "x.is_pinned", "Whether `x` lives in page-locked host memory.", "ones(2).is_pinned";
     Statement Devices "devices", "devices", "The device table: backend, names, memory used and total, allocated and reserved.", "devices";
     Statement Devices "with", "with device(n) { ... }", "Runs the block with cuda:n as the current CUDA device (or a stream as the current stream); restored afterwards, also on error.", "with device(1) {\n  a = [1., 2.].to(cuda)\n}";

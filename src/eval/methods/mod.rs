@@ -5,8 +5,10 @@
 //! tests, not a user.
 //!
 //! - `tensor.rs`: tensor methods and properties;
+//! - `shape.rs`: tensor methods that change the shape (views, `flip`, `repeat`);
 //! - `stream.rs`: stream and event methods and properties.
 
+mod shape;
 mod stream;
 mod tensor;
 
@@ -27,7 +29,7 @@ type Call<R> = fn(&mut Interp, &'static str, &R, &Bound) -> Result<Value, Diagno
 #[derive(Clone, Copy)]
 enum Member {
     TensorMethod(Call<Arc<Tensor>>),
-    TensorProperty(fn(&Tensor) -> Value),
+    TensorProperty(fn(&Tensor) -> Result<Value, Error>),
     StreamMethod(Call<StreamRef>),
     StreamProperty(fn(&StreamRef) -> Value),
     EventMethod(Call<Arc<Event>>),
@@ -87,13 +89,30 @@ static MEMBERS: &[(&str, Member)] = {
         ("any", TensorMethod(tensor::any_all)),
         ("all", TensorMethod(tensor::any_all)),
         ("trace", TensorMethod(tensor::trace)),
-        ("shape", TensorProperty(tensor::shape)),
-        ("dtype", TensorProperty(|t| Value::DType(t.dtype()))),
-        ("device", TensorProperty(|t| Value::Device(t.device()))),
-        ("ndim", TensorProperty(|t| Value::Int(t.ndim() as i64))),
-        ("nbytes", TensorProperty(|t| Value::Int(t.nbytes() as i64))),
-        ("T", TensorProperty(|t| Value::tensor(t.t()))),
-        ("is_pinned", TensorProperty(|t| Value::Bool(t.is_pinned()))),
+        ("view", TensorMethod(shape::view)),
+        ("flatten", TensorMethod(shape::flatten)),
+        ("unsqueeze", TensorMethod(shape::unsqueeze)),
+        ("squeeze", TensorMethod(shape::squeeze)),
+        ("permute", TensorMethod(shape::permute)),
+        ("expand", TensorMethod(shape::expand)),
+        ("repeat", TensorMethod(shape::repeat)),
+        ("flip", TensorMethod(shape::flip)),
+        ("chunk", TensorMethod(shape::chunk)),
+        ("split", TensorMethod(shape::split)),
+        ("shape", TensorProperty(|t| Ok(tensor::shape(t)))),
+        ("dtype", TensorProperty(|t| Ok(Value::DType(t.dtype())))),
+        ("device", TensorProperty(|t| Ok(Value::Device(t.device())))),
+        ("ndim", TensorProperty(|t| Ok(Value::Int(t.ndim() as i64)))),
+        (
+            "nbytes",
+            TensorProperty(|t| Ok(Value::Int(t.nbytes() as i64))),
+        ),
+        ("T", TensorProperty(|t| Ok(Value::tensor(t.t())))),
+        (
+            "is_pinned",
+            TensorProperty(|t| Ok(Value::Bool(t.is_pinned()))),
+        ),
+        ("mT", TensorProperty(shape::matrix_transpose)),
         ("wait", StreamMethod(stream::wait)),
         ("sync", StreamMethod(stream::sync)),
         ("query", StreamMethod(stream::query)),
@@ -164,7 +183,7 @@ impl Interp {
             )
             .at(span)),
             Some(d) => match (member(recv.kind(), d.name), recv) {
-                (Some(Member::TensorProperty(f)), Value::Tensor(t)) => Ok(f(t)),
+                (Some(Member::TensorProperty(f)), Value::Tensor(t)) => f(t).map_err(|e| e.at(span)),
                 (Some(Member::StreamProperty(f)), Value::Stream(s)) => Ok(f(s)),
                 _ => Err(unwired(recv.kind(), name).at(span)),
             },

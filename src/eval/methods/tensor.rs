@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::super::args::{flatten, Bound};
+use super::super::args::Bound;
 use super::super::builtins::math::unary_op;
 use super::super::literal::data_arg;
 use super::super::{Interp, Value};
@@ -197,21 +197,7 @@ pub(super) fn shape(t: &Tensor) -> Value {
 
 /// `reshape(2, 3)` or `reshape([2, 3])`.
 fn reshape_dims(rest: &[(Value, Span)]) -> Result<Vec<i64>, Diagnostic> {
-    let flat: Vec<(Value, Span)> = match rest {
-        [(v @ (Value::List(_) | Value::Tensor(_)), s)] => flatten(v, *s)?,
-        _ => rest.to_vec(),
-    };
-    flat.iter()
-        .map(|(v, s)| match v {
-            Value::Int(i) => Ok(*i),
-            other => {
-                Err(
-                    Error::wrong_type("a dimension of reshape()", "an int", other.type_name())
-                        .at(*s),
-                )
-            }
-        })
-        .collect()
+    super::shape::int_list(rest, "a dimension of reshape()")
 }
 
 /// `x.matmul(other)`: `x @ other`.

@@ -6,3 +6,4 @@ pub mod index;
 pub mod join;
 pub mod matmul;
 pub mod reduce;
+pub mod view;

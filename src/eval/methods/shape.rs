@@ -1,0 +1,148 @@
+//! Tensor methods that change the shape: views (`view`, `unsqueeze`,
+//! `squeeze`, `permute`, `expand`, `chunk`, `split`, `.mT`) and the two that
+//! copy a strided layout out (`flip`, `repeat`), as PyTorch's.
+
+use std::sync::Arc;
+
+use super::super::args::Bound;
+use super::super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
+use crate::runtime::ops::view;
+use crate::runtime::Tensor;
+
+type Out = Result<Value, Diagnostic>;
+
+/// The ints of `*rest` (or of one list or tuple of them), for `what`.
+pub(super) fn int_list(items: &[(Value, Span)], what: &str) -> Result<Vec<i64>, Diagnostic> {
+    let flat: Vec<(Value, Span)> = match items {
+        [(v @ (Value::List(_) | Value::Tensor(_)), s)] => super::super::args::flatten(v, *s)?,
+        rest => rest.to_vec(),
+    };
+    flat.iter()
+        .map(|(v, s)| match v {
+            Value::Int(i) => Ok(*i),
+            other => Err(Error::wrong_type(what, "an int", other.type_name()).at(*s)),
+        })
+        .collect()
+}
+
+fn ints(b: &Bound, what: &str) -> Result<Vec<i64>, Diagnostic> {
+    int_list(&b.rest, what)
+}
+
+fn shown(t: Tensor) -> Out {
+    Ok(Value::tensor(t))
+}
+
+pub(super) fn view(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let dims = ints(b, "a size of view()")?;
+    view::view(t, &dims)
+        .map_err(|e| e.at(b.span))
+        .and_then(shown)
+}
+
+pub(super) fn unsqueeze(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let dim = b.int("dim")?.unwrap_or(0);
+    view::unsqueeze(t, dim)
+        .map_err(|e| e.at(b.span))
+        .and_then(shown)
+}
+
+pub(super) fn squeeze(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let dim = b.int("dim")?;
+    view::squeeze(t, dim)
+        .map_err(|e| e.at(b.span))
+        .and_then(shown)
+}
+
+pub(super) fn permute(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let dims = ints(b, "a dimension of permute()")?;
+    view::permute(t, &dims)
+        .map_err(|e| e.at(b.span))
+        .and_then(shown)
+}
+
+pub(super) fn expand(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let sizes = ints(b, "a size of expand()")?;
+    view::expand(t, &sizes)
+        .map_err(|e| e.at(b.span))
+        .and_then(shown)
+}
+
+/// `x.flatten(start_dim=0, end_dim=-1)`: a reshape (a view when possible).
+pub(super) fn flatten(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    if t.ndim() == 0 {
+        return b.result(me.rt.reshape(t, &[1]));
+    }
+    let n = t.ndim();
+    let start = crate::runtime::shape::norm_dim(b.int("start_dim")?.unwrap_or(0), n).map_err(at)?;
+    let end = crate::runtime::shape::norm_dim(b.int("end_dim")?.unwrap_or(-1), n).map_err(at)?;
+    if start > end {
+        return Err(at(Error::shape(format!(
+            "flatten(): start_dim {start} comes after end_dim {end}"
+        ))));
+    }
+    let mut dims: Vec<i64> = t.shape()[..start].iter().map(|&s| s as i64).collect();
+    dims.push(t.shape()[start..=end].iter().product::<usize>() as i64);
+    dims.extend(t.shape()[end + 1..].iter().map(|&s| s as i64));
+    b.result(me.rt.reshape(t, &dims))
+}
+
+/// `x.flip(*dims)`: a copy of `x` read backwards along `dims`.
+pub(super) fn flip(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let dims = ints(b, "a dimension of flip()")?;
+    let layout = view::flipped(t, &dims).map_err(|e| e.at(b.span))?;
+    b.result(me.rt.copy(&layout))
+}
+
+/// `x.repeat(*sizes)`: a copy of `x` tiled `sizes` times.
+pub(super) fn repeat(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let sizes = ints(b, "a size of repeat()")?;
+    let (layout, shape) = view::repeated(t, &sizes).map_err(at)?;
+    let copy = me.rt.copy(&layout).map_err(at)?;
+    let dims: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+    b.result(me.rt.reshape(&copy, &dims))
+}
+
+pub(super) fn chunk(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let chunks = b.int("chunks")?.unwrap_or(1);
+    let dim = b.int("dim")?.unwrap_or(0);
+    let parts = view::chunk(t, chunks, dim).map_err(|e| e.at(b.span))?;
+    Ok(list(parts))
+}
+
+/// `x.split(size, dim=0)` or `x.split([sizes], dim=0)`.
+pub(super) fn split(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let dim = b.int("dim")?.unwrap_or(0);
+    let parts = match b.get("split_size") {
+        Some((Value::Int(n), _)) => view::split(t, *n, dim),
+        Some((v @ (Value::List(_) | Value::Tensor(_)), s)) => {
+            let sizes = int_list(&[(v.clone(), *s)], "a size of split()")?;
+            view::split_sizes(t, &sizes, dim)
+        }
+        Some((other, s)) => {
+            return Err(Error::wrong_type(
+                "the size of split()",
+                "an int or a list of ints",
+                other.type_name(),
+            )
+            .at(*s))
+        }
+        None => return Err(at(Error::value("split() needs the size of its parts"))),
+    }
+    .map_err(at)?;
+    Ok(list(parts))
+}
+
+fn list(parts: Vec<Tensor>) -> Value {
+    Value::List(Arc::new(parts.into_iter().map(Value::tensor).collect()))
+}
+
+/// `x.mT`.
+pub(super) fn matrix_transpose(t: &Tensor) -> Result<Value, Error> {
+    view::matrix_transpose(t).map(Value::tensor)
+}
