@@ -4,7 +4,7 @@
 
 enum BinOp { ADD, SUB, MUL, DIV, POW };
 enum CmpOp { EQ, NE, LT, LE, GT, GE };
-enum UnOp { NEG, ABS, RELU, EXP, LOG, SQRT, SIGMOID, TANH };
+enum UnOp { NEG, ABS, RELU, EXP, LOG, SQRT, SIGMOID, TANH, SIN, COS, FLOOR, CEIL, ROUND, TRUNC };
 
 // ---- arithmetic per element type ------------------------------------------
 
@@ -131,6 +131,12 @@ template <int OP> __device__ __forceinline__ float unary_f32(float x) {
     if (OP == LOG) return logf(x);
     if (OP == SQRT) return sqrtf(x);
     if (OP == SIGMOID) return 1.0f / (1.0f + expf(-x));
+    if (OP == SIN) return sinf(x);
+    if (OP == COS) return cosf(x);
+    if (OP == FLOOR) return floorf(x);
+    if (OP == CEIL) return ceilf(x);
+    if (OP == ROUND) return rintf(x); // halves to even, as PyTorch's nearbyint
+    if (OP == TRUNC) return truncf(x);
     return tanhf(x);
 }
 
@@ -142,6 +148,12 @@ template <int OP> __device__ __forceinline__ double unary_f64(double x) {
     if (OP == LOG) return log(x);
     if (OP == SQRT) return sqrt(x);
     if (OP == SIGMOID) return 1.0 / (1.0 + exp(-x));
+    if (OP == SIN) return sin(x);
+    if (OP == COS) return cos(x);
+    if (OP == FLOOR) return floor(x);
+    if (OP == CEIL) return ceil(x);
+    if (OP == ROUND) return rint(x);
+    if (OP == TRUNC) return trunc(x);
     return tanh(x);
 }
 
@@ -180,6 +192,8 @@ template <int OP> struct Unary<bf16, OP> {
         __device__ static __forceinline__ T run(T x) {                 \
             if (OP == NEG) return (T)(0 - (U)x);                       \
             if (OP == ABS) return x < 0 ? (T)(0 - (U)x) : x;           \
+            if (OP == FLOOR || OP == CEIL || OP == ROUND || OP == TRUNC) \
+                return x;                                              \
             return x < 0 ? (T)0 : x;                                   \
         }                                                              \
     };
@@ -216,7 +230,11 @@ FOR_ALL(COMPARE_KERNELS)
     extern "C" __global__ void unary_##name##_##dt(const __grid_constant__ UnaryArgs p) { unary_kernel<T, OP>(p); }
 #define FLOAT_UNARY_KERNELS(dt, T)                                                                        \
     UNARY(neg, NEG, dt, T) UNARY(abs, ABS, dt, T) UNARY(relu, RELU, dt, T) UNARY(exp, EXP, dt, T)      \
-    UNARY(log, LOG, dt, T) UNARY(sqrt, SQRT, dt, T) UNARY(sigmoid, SIGMOID, dt, T) UNARY(tanh, TANH, dt, T)
-#define INT_UNARY_KERNELS(dt, T) UNARY(neg, NEG, dt, T) UNARY(abs, ABS, dt, T) UNARY(relu, RELU, dt, T)
+    UNARY(log, LOG, dt, T) UNARY(sqrt, SQRT, dt, T) UNARY(sigmoid, SIGMOID, dt, T) UNARY(tanh, TANH, dt, T)   \
+    UNARY(sin, SIN, dt, T) UNARY(cos, COS, dt, T) UNARY(floor, FLOOR, dt, T) UNARY(ceil, CEIL, dt, T)      \
+    UNARY(round, ROUND, dt, T) UNARY(trunc, TRUNC, dt, T)
+#define INT_UNARY_KERNELS(dt, T)                                                                        \
+    UNARY(neg, NEG, dt, T) UNARY(abs, ABS, dt, T) UNARY(relu, RELU, dt, T) UNARY(floor, FLOOR, dt, T)  \
+    UNARY(ceil, CEIL, dt, T) UNARY(round, ROUND, dt, T) UNARY(trunc, TRUNC, dt, T)
 FOR_FLOATS(FLOAT_UNARY_KERNELS)
 FOR_INTS(INT_UNARY_KERNELS)

@@ -178,7 +178,7 @@ def cases(rng):
                 out.append(Case("scalar", f"a {op} {s}", f"a {op} {ts}", {"a": a}))
             out.append(Case("scalar", f"3 {op} a", f"3 {op} a", {"a": a}))
     # Unary ops.
-    for name in ["abs", "relu", "exp", "log", "sqrt", "sigmoid", "tanh"]:
+    for name in ["abs", "relu", "exp", "log", "sqrt", "sigmoid", "tanh", "sin", "cos", "floor", "ceil", "round", "trunc"]:
         for dt in DTYPES:
             a = make(dt, (9,), rng, True)
             t = f"torch.{name}(a)" if name != "relu" else "torch.relu(a)"

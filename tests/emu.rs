@@ -174,7 +174,7 @@ fn tensors_live_in_device_memory_and_ops_launch_kernels() {
     n = launched("matmul", n, &emu);
     let c = rt.cast(&p, DType::F16).unwrap();
     n = launched("cast", n, &emu);
-    rt.fill(&c, 1.0).unwrap();
+    rt.fill(&c, 1.0.into()).unwrap();
     n = launched("fill_", n, &emu);
     rt.normal_(&p, 0.0, 1.0).unwrap();
     n = launched("normal_", n, &emu);

@@ -224,3 +224,42 @@ fn tensor_reads_its_literal_exactly() {
     shows!("tensor([1, 2]).dtype" => "i64");
     shows!("ones(1, dtype=f64).new_tensor([0.1]) == 0.1" => "[true]  bool[1] @cpu");
 }
+
+/// `full`, `fill_`, `new_full` and `full_like` take the number as written
+/// (integers exact past 2^53) and refuse what does not fit, as PyTorch's
+/// `value cannot be converted ... without overflow`.
+#[test]
+fn fills_are_exact_and_refuse_what_does_not_fit() {
+    shows!("full(1, 2**60 + 1, dtype=i64)" => "[1152921504606846977]  i64[1] @cpu");
+    shows!("ones(1, dtype=i64).new_full([1], 2**62 + 3)" => "[4611686018427387907]  i64[1] @cpu");
+    shows!("zeros(1, dtype=i64).fill_(2**62 + 3)" => "[4611686018427387907]  i64[1] @cpu");
+    shows!("full(1, 2147483647.5, dtype=i32)" => "[2147483647]  i32[1] @cpu");
+    shows!("full(1, 70000., dtype=f16)" => "[inf]  f16[1] @cpu");
+    for src in [
+        "full(3, 3e9, dtype=i32)",
+        "full(1, -2147483648.5, dtype=i32)",
+        "full(1, 1e39)",
+        "zeros(2, dtype=i32).fill_(0. / 0.)",
+        "full_like(ones(1, dtype=i32), 2**40)",
+    ] {
+        let (class, msg) = common::err(src);
+        assert_eq!(class, "DTypeError", "{src}");
+        assert!(msg.contains("without overflow"), "{src}: {msg}");
+    }
+}
+
+#[test]
+fn rounding_and_trigonometry_follow_pytorch() {
+    shows!("round(tensor([0.5, 1.5, 2.5, -0.5]))" => "[ 0.,  2.,  2., -0.]  f32[4] @cpu");
+    shows!("floor(tensor([-1.5, 2.7]))" => "[-2.,  2.]  f32[2] @cpu");
+    shows!("ceil(tensor([-1.5, 2.2]))" => "[-1.,  3.]  f32[2] @cpu");
+    shows!("trunc(tensor([-1.7, 1.7]))" => "[-1.,  1.]  f32[2] @cpu");
+    // Integers are integral already: the same dtype, every digit kept.
+    shows!("tensor([2**60 + 1]).floor()" => "[1152921504606846977]  i64[1] @cpu");
+    shows!("round(tensor([3], dtype=i32)).dtype" => "i32");
+    shows!("sin(tensor([0, 1])).dtype" => "f32");
+    shows!("cos([0.])" => "[1.]  f32[1] @cpu");
+    let (class, msg) = common::err("floor([true])");
+    assert_eq!(class, "DTypeError");
+    assert!(msg.contains("bool"), "{msg}");
+}

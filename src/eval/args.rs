@@ -9,6 +9,7 @@ use crate::error::{Diagnostic, Error};
 use crate::lang::ast::Name;
 use crate::lang::Span;
 use crate::runtime::event::{Event, StreamRef};
+use crate::runtime::ops::factory::Fill;
 use crate::runtime::{DType, Device, Tensor};
 
 /// An evaluated argument.
@@ -180,6 +181,23 @@ impl Bound {
                     _ => Err(self.wrong(name, "a number", v, *span)),
                 },
             },
+        }
+    }
+
+    /// A number to fill with, as written (`full`, `fill_`, `new_full`): an
+    /// int stays exact, and a one-element tensor gives its element.
+    pub fn fill(&self, name: &str) -> Result<Option<Fill>, Diagnostic> {
+        match self.given(name) {
+            None => Ok(None),
+            Some((Value::Int(i), _)) => Ok(Some(Fill::Int(*i))),
+            Some((Value::Float(x), _)) => Ok(Some(Fill::Float(*x))),
+            Some((Value::Bool(b), _)) => Ok(Some(Fill::Bool(*b))),
+            Some((Value::Tensor(t), _)) if t.numel() == 1 => Ok(Some(match t.dtype() {
+                DType::Bool => Fill::Bool(t.to_vec::<bool>()[0]),
+                d if d.is_int() => Fill::Int(t.to_vec::<i64>()[0]),
+                _ => Fill::Float(t.to_vec::<f64>()[0]),
+            })),
+            Some((v, span)) => Err(self.wrong(name, "a number", v, *span)),
         }
     }
 

@@ -131,6 +131,12 @@ docs! {
     Function Math "relu", "relu(input)", "max(x, 0) for each element.", "relu([-1., 2.])";
     Function Math "sigmoid", "sigmoid(input)", "1 / (1 + e^-x) for each element.", "sigmoid([0.])";
     Function Math "tanh", "tanh(input)", "Hyperbolic tangent of each element.", "tanh([0., 1.])";
+    Function Math "sin", "sin(input)", "Sine of each element (radians).", "sin([0., 1.5708])";
+    Function Math "cos", "cos(input)", "Cosine of each element (radians).", "cos([0., 3.14159])";
+    Function Math "floor", "floor(input)", "The largest integer not above each element (integers stay as they are).", "floor([-1.5, 2.7])";
+    Function Math "ceil", "ceil(input)", "The smallest integer not below each element (integers stay as they are).", "ceil([-1.5, 2.2])";
+    Function Math "round", "round(input)", "Each element to the nearest integer, halves to even as PyTorch (0.5 -> 0, 1.5 -> 2).", "round([0.5, 1.5, 2.5])";
+    Function Math "trunc", "trunc(input)", "Each element with its fraction dropped, towards zero.", "trunc([-1.7, 1.7])";
     Function Math "matmul", "matmul(a, b)", "Matrix product, like `a @ b`: 1-D operands are vectors, extra leading dimensions are batches.", "matmul(ones(2, 3), ones(3, 4))";
     Function Devices "device", "device(index)", "The CUDA device `cuda:index`; `with device(1) { }` makes it current.", "with device(1) {\n  a = ones(2, device=cuda)\n}";
     Function Devices "devices", "devices()", "The list of CUDA devices in this session.", "devices()";
@@ -189,6 +195,12 @@ docs! {
     Method Math "relu", "x.relu()", "max(x, 0) for each element.", "randn(3).relu()";
     Method Math "sigmoid", "x.sigmoid()", "1 / (1 + e^-x) for each element.", "zeros(2).sigmoid()";
     Method Math "tanh", "x.tanh()", "Hyperbolic tangent of each element.", "zeros(2).tanh()";
+    Method Math "sin", "x.sin()", "Sine of each element (radians).", "zeros(2).sin()";
+    Method Math "cos", "x.cos()", "Cosine of each element (radians).", "zeros(2).cos()";
+    Method Math "floor", "x.floor()", "The largest integer not above each element (integers stay as they are).", "tensor([-1.5, 2.7]).floor()";
+    Method Math "ceil", "x.ceil()", "The smallest integer not below each element (integers stay as they are).", "tensor([-1.5, 2.2]).ceil()";
+    Method Math "round", "x.round()", "Each element to the nearest integer, halves to even as PyTorch (0.5 -> 0, 1.5 -> 2).", "tensor([0.5, 1.5]).round()";
+    Method Math "trunc", "x.trunc()", "Each element with its fraction dropped, towards zero.", "tensor([-1.7, 1.7]).trunc()";
     Method Tensors "item", "x.item()", "The value of a one-element tensor as a number (a host read: it waits for the device).", "ones(1).item()";
     Method Tensors "fill_", "x.fill_(value)", "Fills `x` in place and returns it.", "x = zeros(3)\nx.fill_(2)";
     Method Tensors "normal_", "x.normal_(mean=0., std=1.)", "Fills `x` in place with normal random numbers and returns it.", "seed(0)\nempty(3).normal_(0., 1.)";

@@ -7,7 +7,7 @@ use super::super::args::{to_tensor, Bound};
 use super::super::literal::{data_arg, dtype_of_value};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
-use crate::runtime::ops::factory::Distribution;
+use crate::runtime::ops::factory::{Distribution, Fill};
 use crate::runtime::{DType, Tensor};
 
 pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
@@ -20,7 +20,7 @@ pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
 /// `zeros`, `ones` and `empty` (whose memory reads as zeros, as fresh memory does).
 pub(super) fn filled(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let shape = b.sizes_from_rest()?;
-    let value = if name == "ones" { 1.0 } else { 0.0 };
+    let value = Fill::Int(if name == "ones" { 1 } else { 0 });
     fill(me, b, &shape, value, DType::F32)
 }
 
@@ -31,7 +31,7 @@ pub(super) fn full(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
         .cloned()
         .unwrap_or((Value::Float(0.0), b.span));
     let default = dtype_of_value(&v).unwrap_or(DType::F32);
-    let value = b.float("value")?.unwrap_or(0.0);
+    let value = b.fill("value")?.unwrap_or(Fill::Float(0.0));
     fill(me, b, &shape, value, default)
 }
 
@@ -39,7 +39,7 @@ fn fill(
     me: &mut Interp,
     b: &Bound,
     shape: &[usize],
-    value: f64,
+    value: Fill,
     default: DType,
 ) -> Result<Value, Diagnostic> {
     let dtype = b.dtype("dtype")?.unwrap_or(default);
@@ -114,9 +114,9 @@ pub(super) fn like(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
     };
     let shape = like.shape().to_vec();
     let value = match name {
-        "ones_like" => 1.0,
-        "full_like" => b.float("value")?.unwrap_or(0.0),
-        _ => 0.0,
+        "ones_like" => Fill::Int(1),
+        "full_like" => b.fill("value")?.unwrap_or(Fill::Int(0)),
+        _ => Fill::Int(0),
     };
     let like = Some(like.as_ref());
     b.result(match name {

@@ -11,6 +11,7 @@ use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::ops::elementwise::{BinaryOp, Operand};
+use crate::runtime::ops::factory::Fill;
 use crate::runtime::ops::reduce::ReduceOp;
 use crate::runtime::shape::norm_dim;
 use crate::runtime::{DType, Device, Tensor};
@@ -171,7 +172,7 @@ pub(super) fn numel(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, _: &Bound)
 }
 
 pub(super) fn fill_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    let v = b.float("value")?.unwrap_or(0.0);
+    let v = b.fill("value")?.unwrap_or(Fill::Int(0));
     me.rt.fill(t, v).map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(Arc::clone(t)))
 }
@@ -185,7 +186,7 @@ pub(super) fn normal_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
 
 pub(super) fn new_full(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let shape = b.sizes("size")?;
-    let v = b.float("value")?.unwrap_or(0.0);
+    let v = b.fill("value")?.unwrap_or(Fill::Int(0));
     b.result(me.rt.full(&shape, v, t.dtype(), t.device(), Some(t)))
 }
 

@@ -111,7 +111,7 @@ pub fn binary(op: BinaryOp, dt: DType) -> Option<Kernel> {
 
 /// A unary op on `dt` (already the op's output dtype).
 pub fn unary(op: UnaryOp, dt: DType) -> Option<Kernel> {
-    let int_ok = matches!(op, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu);
+    let int_ok = op.keeps_int();
     let supported = dt.is_float() || (dt.is_int() && int_ok);
     supported.then(|| {
         kernel(
@@ -198,7 +198,7 @@ pub const BINARY_OPS: [BinaryOp; 11] = [
     BinaryOp::Ge,
 ];
 
-pub const UNARY_OPS: [UnaryOp; 8] = UnaryOp::ALL;
+pub const UNARY_OPS: [UnaryOp; 14] = UnaryOp::ALL;
 
 pub const REDUCE_OPS: [ReduceOp; 5] = [
     ReduceOp::Sum,
@@ -278,7 +278,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 282);
+        assert_eq!(all.len(), 314);
     }
 
     #[test]

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::{Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::ops::elementwise::{self, BinaryOp, Operand, UnaryOp};
-use crate::runtime::ops::factory::{self, Distribution};
+use crate::runtime::ops::factory::{self, Distribution, Fill};
 use crate::runtime::ops::reduce::{self, ReduceOp};
 use crate::runtime::ops::{index, join, matmul};
 use crate::runtime::{DType, Device, Tensor};
@@ -115,7 +115,8 @@ impl Runtime {
     }
 
     /// `x.fill_(v)`.
-    pub fn fill(&mut self, x: &Tensor, value: f64) -> Result<(), Error> {
+    pub fn fill(&mut self, x: &Tensor, value: Fill) -> Result<(), Error> {
+        value.check(x.dtype())?;
         match self.launches_on(x.device()) {
             Some(d) => self.fill_on(d, x, value)?,
             None => index::fill(x, value),
@@ -163,11 +164,12 @@ impl Runtime {
     pub fn full(
         &mut self,
         shape: &[usize],
-        value: f64,
+        value: Fill,
         dtype: DType,
         device: Device,
         like: Option<&Tensor>,
     ) -> Result<Arc<Tensor>, Error> {
+        value.check(dtype)?;
         if let Some(d) = self.launches_on(device) {
             self.cuda(Some(d))?;
             let out = self.full_on(d, shape, value, dtype)?;

@@ -13,7 +13,7 @@ use crate::runtime::cuda::exec::{self, Out, View};
 use crate::runtime::cuda::interface::{Addr, DevicePtr};
 use crate::runtime::devices::Memory;
 use crate::runtime::ops::elementwise::{self, BinaryOp, UnaryOp};
-use crate::runtime::ops::factory::{check_random, from_value, Distribution, Linspace};
+use crate::runtime::ops::factory::{check_random, Distribution, Fill, Linspace};
 use crate::runtime::ops::join;
 use crate::runtime::ops::matmul::{as_matrices, matmul_dtypes, not_lined_up};
 use crate::runtime::ops::reduce::{self, ReduceOp};
@@ -163,7 +163,7 @@ impl Runtime {
         &mut self,
         d: u32,
         shape: &[usize],
-        value: f64,
+        value: Fill,
         dtype: DType,
     ) -> Result<Tensor, Error> {
         let n = device_numel(shape, dtype)?;
@@ -255,7 +255,7 @@ impl Runtime {
     }
 
     /// `x.fill_(v)`.
-    pub(super) fn fill_on(&mut self, d: u32, x: &Tensor, value: f64) -> Result<(), Error> {
+    pub(super) fn fill_on(&mut self, d: u32, x: &Tensor, value: Fill) -> Result<(), Error> {
         let l = self.on_device(d).ok_or_else(no_driver)?;
         let element = element_bytes(x.dtype(), value);
         x.before_write();
@@ -300,9 +300,9 @@ impl Runtime {
         m: usize,
         dtype: DType,
     ) -> Result<Tensor, Error> {
-        let out = self.full_on(d, &[n, m], 0.0, dtype)?;
+        let out = self.full_on(d, &[n, m], Fill::Int(0), dtype)?;
         let diagonal = out.view(vec![n.min(m)], vec![m as isize + 1], 0);
-        self.fill_on(d, &diagonal, 1.0)?;
+        self.fill_on(d, &diagonal, Fill::Int(1))?;
         Ok(out)
     }
 
@@ -411,8 +411,8 @@ fn device_numel(shape: &[usize], dtype: DType) -> Result<usize, Error> {
 }
 
 /// `value` as one element of `dtype`, in the bytes a fill kernel writes.
-fn element_bytes(dtype: DType, value: f64) -> Vec<u8> {
-    with_dtype!(dtype, T => T::into_buffer(vec![from_value::<T>(value)])).to_le_bytes()
+fn element_bytes(dtype: DType, value: Fill) -> Vec<u8> {
+    with_dtype!(dtype, T => T::into_buffer(vec![value.element::<T>()])).to_le_bytes()
 }
 
 fn no_driver() -> Error {

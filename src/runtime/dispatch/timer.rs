@@ -98,10 +98,15 @@ impl Runtime {
         if touched.is_empty() {
             return Ok(None);
         }
+        // Every end event is recorded before the host waits for any stream,
+        // so that no stream's end is taken after another stream's wait.
+        let end_events = touched
+            .iter()
+            .map(|&key| self.driver_event(key))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut spans: Vec<Span> = Vec::new();
-        for &key in &touched {
+        for (&key, end_event) in touched.iter().zip(end_events) {
             let from = start.streams.iter().find(|s| s.key == key);
-            let end_event = self.driver_event(key)?;
             let end = self.finish_stream(key)?;
             let begin = from.map_or(start.host, |s| s.at);
             let span = match spans.iter_mut().find(|s| s.device == key.device) {

@@ -234,10 +234,16 @@ pub enum UnaryOp {
     Sqrt,
     Sigmoid,
     Tanh,
+    Sin,
+    Cos,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 8] = [
+    pub const ALL: [UnaryOp; 14] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Relu,
@@ -246,6 +252,12 @@ impl UnaryOp {
         UnaryOp::Sqrt,
         UnaryOp::Sigmoid,
         UnaryOp::Tanh,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Floor,
+        UnaryOp::Ceil,
+        UnaryOp::Round,
+        UnaryOp::Trunc,
     ];
 
     /// The op a builtin or method name means (`exp`, `relu`, …); None for
@@ -264,11 +276,35 @@ impl UnaryOp {
             UnaryOp::Sqrt => "sqrt",
             UnaryOp::Sigmoid => "sigmoid",
             UnaryOp::Tanh => "tanh",
+            UnaryOp::Sin => "sin",
+            UnaryOp::Cos => "cos",
+            UnaryOp::Floor => "floor",
+            UnaryOp::Ceil => "ceil",
+            UnaryOp::Round => "round",
+            UnaryOp::Trunc => "trunc",
         }
     }
 
+    /// Whether an integer tensor keeps its dtype (the rest compute in floats).
     pub fn keeps_int(self) -> bool {
-        matches!(self, UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu)
+        matches!(
+            self,
+            UnaryOp::Neg
+                | UnaryOp::Abs
+                | UnaryOp::Relu
+                | UnaryOp::Floor
+                | UnaryOp::Ceil
+                | UnaryOp::Round
+                | UnaryOp::Trunc
+        )
+    }
+
+    /// Rounding to an integral value: the identity on integers.
+    pub fn rounds(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Trunc
+        )
     }
 }
 
@@ -290,7 +326,7 @@ pub fn check_unary(op: UnaryOp, dt: DType) -> Result<(), Error> {
             Some("use `x == false` for logical not".into()),
         ));
     }
-    if dt == DType::Bool && matches!(op, UnaryOp::Abs | UnaryOp::Relu) {
+    if dt == DType::Bool && (matches!(op, UnaryOp::Abs | UnaryOp::Relu) || op.rounds()) {
         return Err(Error::dtype(
             format!("`{}` is not implemented for bool", op.name()),
             Some("convert first, e.g. `x.to(i64)`".into()),
@@ -334,12 +370,21 @@ fn f32_op(op: UnaryOp, x: f32) -> f32 {
         UnaryOp::Sqrt => x.sqrt(),
         UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
         UnaryOp::Tanh => x.tanh(),
+        UnaryOp::Sin => x.sin(),
+        UnaryOp::Cos => x.cos(),
+        UnaryOp::Floor => x.floor(),
+        UnaryOp::Ceil => x.ceil(),
+        // Halves to even, as PyTorch's (nearbyint).
+        UnaryOp::Round => x.round_ties_even(),
+        UnaryOp::Trunc => x.trunc(),
     }
 }
 
 fn generic_op<T: Num + Stored>(op: UnaryOp, x: T) -> T {
     match op {
         UnaryOp::Neg => x.neg(),
+        // Integers are integral already.
+        op if op.rounds() && !T::DTYPE.is_float() => x,
         // Floats drop the sign (-0. too), as PyTorch's abs.
         UnaryOp::Abs if T::DTYPE.is_float() => T::from_f64(x.to_f64().abs()),
         UnaryOp::Abs => {
@@ -368,6 +413,12 @@ fn f32_like(op: UnaryOp, x: f64) -> f64 {
         UnaryOp::Sqrt => x.sqrt(),
         UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
         UnaryOp::Tanh => x.tanh(),
+        UnaryOp::Sin => x.sin(),
+        UnaryOp::Cos => x.cos(),
+        UnaryOp::Floor => x.floor(),
+        UnaryOp::Ceil => x.ceil(),
+        UnaryOp::Round => x.round_ties_even(),
+        UnaryOp::Trunc => x.trunc(),
         _ => x,
     }
 }

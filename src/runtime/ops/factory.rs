@@ -9,10 +9,85 @@ use super::super::{DType, Device, Tensor};
 use crate::error::Error;
 use crate::with_dtype;
 
-pub fn full(shape: &[usize], value: f64, dtype: DType, device: Device) -> Result<Tensor, Error> {
+pub fn full(shape: &[usize], value: Fill, dtype: DType, device: Device) -> Result<Tensor, Error> {
+    value.check(dtype)?;
     let n = check_alloc(shape, dtype)?;
-    let buf = with_dtype!(dtype, T => Buffer::filled::<T>(n, from_value::<T>(value)));
+    let buf = with_dtype!(dtype, T => Buffer::filled::<T>(n, value.element::<T>()));
     Ok(Tensor::new(buf, shape.to_vec(), device))
+}
+
+/// A number to fill with (`full`, `fill_`, `new_full`), as it was written:
+/// an integer stays exact past 2^53.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Fill {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+}
+
+impl From<f64> for Fill {
+    fn from(v: f64) -> Fill {
+        Fill::Float(v)
+    }
+}
+
+impl std::fmt::Display for Fill {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fill::Int(i) => write!(f, "{i}"),
+            Fill::Float(x) => write!(f, "{x:?}"),
+            Fill::Bool(b) => write!(f, "{b}"),
+        }
+    }
+}
+
+impl Fill {
+    /// Refuses what PyTorch refuses (`value cannot be converted ... without
+    /// overflow`): into an integer dtype, NaN, an infinity or a number out
+    /// of its range (a float is truncated first); into f32, a finite number
+    /// past its range. f16 and bf16 take an infinity instead, as PyTorch's.
+    pub fn check(self, dtype: DType) -> Result<(), Error> {
+        let (lo, hi) = match dtype {
+            DType::I32 => (i32::MIN as i64, i32::MAX as i64),
+            DType::I64 => (i64::MIN, i64::MAX),
+            DType::F32 => {
+                return match self {
+                    Fill::Float(x) if x.is_finite() && x.abs() > f32::MAX as f64 => {
+                        Err(overflow(self, dtype))
+                    }
+                    _ => Ok(()),
+                }
+            }
+            _ => return Ok(()),
+        };
+        let fits = match self {
+            Fill::Int(i) => (lo..=hi).contains(&i),
+            Fill::Float(x) => x.is_finite() && x >= lo as f64 && x.trunc() <= hi as f64,
+            Fill::Bool(_) => true,
+        };
+        if fits {
+            Ok(())
+        } else {
+            Err(overflow(self, dtype))
+        }
+    }
+
+    /// The value as an element of `T` (checked first with `check`).
+    pub fn element<T: Stored>(self) -> T {
+        match self {
+            Fill::Int(i) if T::DTYPE.is_int() => T::from_i64(i),
+            Fill::Int(i) => T::from_f64(i as f64),
+            Fill::Float(x) => from_value::<T>(x),
+            Fill::Bool(b) => from_value::<T>(if b { 1.0 } else { 0.0 }),
+        }
+    }
+}
+
+fn overflow(v: Fill, dtype: DType) -> Error {
+    Error::dtype(
+        format!("the value {v} cannot be converted to {dtype} without overflow"),
+        Some("use a wider dtype, e.g. i64 or f64".into()),
+    )
 }
 
 /// Converts a number to `T` the way a literal would be.
@@ -186,7 +261,7 @@ pub fn linspace(
 }
 
 pub fn eye(n: usize, m: usize, dtype: DType, device: Device) -> Result<Tensor, Error> {
-    let t = full(&[n, m], 0.0, dtype, device)?;
+    let t = full(&[n, m], Fill::Int(0), dtype, device)?;
     with_dtype!(dtype, T => {
         let mut b = t.write();
         let s = b.as_mut_slice::<T>();

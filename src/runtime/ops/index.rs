@@ -1,7 +1,5 @@
 //! Indexing and slicing (views), and writing through them (`x[i] = v`).
 
-use super::super::buffer::cast_one;
-use super::super::element::Element;
 use super::super::shape::{broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2};
 use super::super::Tensor;
 use crate::error::Error;
@@ -125,9 +123,9 @@ pub fn assign(dst: &Tensor, value: &Tensor) -> Result<(), Error> {
 }
 
 /// Fills every element of the view `dst` with `v` (converted to its dtype).
-pub fn fill(dst: &Tensor, v: f64) {
+pub fn fill(dst: &Tensor, v: super::factory::Fill) {
     with_dtype!(dst.dtype(), T => {
-        let x: T = if T::DTYPE.is_int() { cast_one::<i64, T>(v as i64) } else { T::from_f64(v) };
+        let x: T = v.element::<T>();
         let mut d = dst.write();
         let dv = d.as_mut_slice::<T>();
         super::super::shape::for_each_offset(dst.shape(), dst.strides(), dst.offset(), |i| dv[i] = x);
