@@ -237,6 +237,14 @@ def cases(rng):
         a = make(dt, (2, 3, 4), rng)
         for src in shape_cases:
             out.append(Case("shape", src, src.replace("a.mT", "a.mT"), {"a": a}))
+    # Method forms and cast methods.
+    for dt in DTYPES:
+        a, b = make(dt, (2, 3), rng), make(dt, (3,), rng)
+        for m in ["add", "sub", "mul", "div", "pow"]:
+            out.append(Case("methods", f"a.{m}(b)", f"a.{m}(b)", {"a": a, "b": b}))
+            out.append(Case("methods", f"a.{m}(2)", f"a.{m}(2)", {"a": a}))
+        for m in ["float", "double", "half", "bfloat16", "int", "long", "bool"]:
+            out.append(Case("methods", f"a.{m}()", f"a.{m}()", {"a": a}))
     # Factories (no inputs).
     facts = [
         ("arange(10)", "torch.arange(10)"),

@@ -263,3 +263,16 @@ fn rounding_and_trigonometry_follow_pytorch() {
     assert_eq!(class, "DTypeError");
     assert!(msg.contains("bool"), "{msg}");
 }
+
+#[test]
+fn cast_methods_and_method_forms_of_the_operators() {
+    shows!("arange(3).float()" => "[0., 1., 2.]  f32[3] @cpu");
+    shows!("[arange(2).half().dtype, arange(2).bfloat16().dtype, arange(2).double().dtype]" => "[f16, bf16, f64]");
+    shows!("[ones(2).int().dtype, ones(2).long().dtype, ones(2).bool().dtype]" => "[i32, i64, bool]");
+    shows!("x = arange(2)\nx.long() is x" => "true");
+    shows!("tensor([1, 2], dtype=i32).add(2)" => "[3, 4]  i32[2] @cpu");
+    shows!("arange(3).mul(2.5).dtype" => "f32");
+    shows!("arange(3).pow(2)" => "[0, 1, 4]  i64[3] @cpu");
+    let (class, _) = common::err("arange(3).add(\"a\")");
+    assert_eq!(class, "TypeError");
+}

@@ -169,6 +169,18 @@ docs! {
     Method Tensors "reshape", "x.reshape(*shape)", "Same elements in a new shape (a view when possible); one dimension may be -1.", "arange(6).reshape(2, -1)";
     Method Tensors "contiguous", "x.contiguous()", "`x` itself if its memory is contiguous, else a contiguous copy.", "ones(2, 3).T.contiguous()";
     Method Tensors "transpose", "x.transpose(dim0, dim1)", "A view with two dimensions swapped.", "ones(2, 3).transpose(0, 1)";
+    Method Tensors "float", "x.float()", "`x.to(f32)`: `x` itself when it is f32 already.", "arange(3).float()";
+    Method Tensors "double", "x.double()", "`x.to(f64)`: `x` itself when it is f64 already.", "arange(3).double()";
+    Method Tensors "half", "x.half()", "`x.to(f16)`: `x` itself when it is f16 already.", "arange(3).half()";
+    Method Tensors "bfloat16", "x.bfloat16()", "`x.to(bf16)`: `x` itself when it is bf16 already.", "arange(3).bfloat16()";
+    Method Tensors "int", "x.int()", "`x.to(i32)`: `x` itself when it is i32 already.", "arange(3).int()";
+    Method Tensors "long", "x.long()", "`x.to(i64)`: `x` itself when it is i64 already.", "arange(3).long()";
+    Method Tensors "bool", "x.bool()", "`x.to(bool)`: `x` itself when it is bool already.", "arange(3).bool()";
+    Method Math "add", "x.add(other)", "`x + other` (a number counts as one written beside `+`).", "arange(3).add(2)";
+    Method Math "sub", "x.sub(other)", "`x - other` (a number counts as one written beside `-`).", "arange(3).sub(2)";
+    Method Math "mul", "x.mul(other)", "`x * other` (a number counts as one written beside `*`).", "arange(3).mul(2)";
+    Method Math "div", "x.div(other)", "`x / other` (a number counts as one written beside `/`).", "arange(3).div(2)";
+    Method Math "pow", "x.pow(other)", "`x ** other` (a number counts as one written beside `**`).", "arange(3).pow(2)";
     Method Tensors "view", "x.view(*shape)", "The same memory in a new shape (one size may be -1); an error when the strides do not allow it without a copy (`reshape` copies then).", "arange(6).view(2, 3)";
     Method Tensors "flatten", "x.flatten(start_dim=0, end_dim=-1)", "Dimensions start_dim to end_dim merged into one: a view when possible, else a copy.", "ones(2, 3, 4).flatten(1).shape";
     Method Tensors "unsqueeze", "x.unsqueeze(dim)", "A view with a new dimension of size 1 at `dim` (-1: last).", "arange(3).unsqueeze(1)";

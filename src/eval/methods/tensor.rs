@@ -268,3 +268,57 @@ pub(super) fn new_tensor(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &
     let (data, _) = data_arg(b, "new_tensor()")?;
     b.result(me.rt.tensor(&data, t.dtype(), t.device()))
 }
+
+/// `.float()`, `.double()`, `.half()`, `.bfloat16()`, `.int()`, `.long()`,
+/// `.bool()`: `.to(dtype)`, `x` itself when it has that dtype already.
+pub(super) fn cast_to(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let dtype = match name {
+        "float" => DType::F32,
+        "double" => DType::F64,
+        "half" => DType::F16,
+        "bfloat16" => DType::BF16,
+        "int" => DType::I32,
+        "long" => DType::I64,
+        _ => DType::Bool,
+    };
+    if t.dtype() == dtype {
+        return Ok(Value::Tensor(Arc::clone(t)));
+    }
+    b.result(me.rt.cast(t, dtype))
+}
+
+/// `x.add(y)`, `x.sub(y)`, `x.mul(y)`, `x.div(y)`, `x.pow(y)`: `x OP y`,
+/// with a number as weak as one written beside the operator.
+pub(super) fn arith(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let op = match name {
+        "add" => BinaryOp::Add,
+        "sub" => BinaryOp::Sub,
+        "mul" => BinaryOp::Mul,
+        "div" => BinaryOp::Div,
+        _ => BinaryOp::Pow,
+    };
+    let (v, span) = b
+        .get("other")
+        .cloned()
+        .ok_or_else(|| Error::value(format!(".{name}() needs an operand")).at(b.span))?;
+    let weak = matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_));
+    let other = match &v {
+        Value::Float(x) => Arc::new(Tensor::scalar(*x)),
+        other => super::super::args::to_tensor(other).ok_or_else(|| {
+            Error::wrong_type(
+                format!("the operand of .{name}()"),
+                "a number or a tensor",
+                other.type_name(),
+            )
+            .at(span)
+        })?,
+    };
+    b.result(me.rt.binary(
+        op,
+        Operand::strong(t),
+        Operand {
+            tensor: &other,
+            weak,
+        },
+    ))
+}
