@@ -65,10 +65,10 @@ fn tab_completes_names_and_methods() {
     line(&mut p, "weights = ones(3)");
     p.send("weig\t").unwrap();
     p.expect(">>> weights").unwrap();
-    p.send(".su\t").unwrap();
-    p.expect(">>> weights.sum").unwrap();
+    p.send(".mea\t").unwrap();
+    p.expect(">>> weights.mean").unwrap();
     p.send("()\r").unwrap();
-    p.expect("3.  f32[] @cpu").unwrap();
+    p.expect("1.  f32[] @cpu").unwrap();
     p.expect(READY).unwrap();
     p.send("rand\t\t").unwrap();
     p.expect("randn_like").unwrap();
