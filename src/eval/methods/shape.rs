@@ -31,43 +31,29 @@ fn ints(b: &Bound, what: &str) -> Result<Vec<i64>, Diagnostic> {
     int_list(&b.rest, what)
 }
 
-fn shown(t: Tensor) -> Out {
-    Ok(Value::tensor(t))
-}
-
 pub(super) fn view(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dims = ints(b, "a size of view()")?;
-    view::view(t, &dims)
-        .map_err(|e| e.at(b.span))
-        .and_then(shown)
+    b.result(view::view(t, &dims).map(Arc::new))
 }
 
 pub(super) fn unsqueeze(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dim = b.int("dim")?.unwrap_or(0);
-    view::unsqueeze(t, dim)
-        .map_err(|e| e.at(b.span))
-        .and_then(shown)
+    b.result(view::unsqueeze(t, dim).map(Arc::new))
 }
 
 pub(super) fn squeeze(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dim = b.int("dim")?;
-    view::squeeze(t, dim)
-        .map_err(|e| e.at(b.span))
-        .and_then(shown)
+    b.result(view::squeeze(t, dim).map(Arc::new))
 }
 
 pub(super) fn permute(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dims = ints(b, "a dimension of permute()")?;
-    view::permute(t, &dims)
-        .map_err(|e| e.at(b.span))
-        .and_then(shown)
+    b.result(view::permute(t, &dims).map(Arc::new))
 }
 
 pub(super) fn expand(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let sizes = ints(b, "a size of expand()")?;
-    view::expand(t, &sizes)
-        .map_err(|e| e.at(b.span))
-        .and_then(shown)
+    b.result(view::expand(t, &sizes).map(Arc::new))
 }
 
 /// `x.flatten(start_dim=0, end_dim=-1)`: a reshape (a view when possible).

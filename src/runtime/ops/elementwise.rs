@@ -365,18 +365,7 @@ fn f32_op(op: UnaryOp, x: f32) -> f32 {
                 x
             }
         }
-        UnaryOp::Exp => x.exp(),
-        UnaryOp::Log => x.ln(),
-        UnaryOp::Sqrt => x.sqrt(),
-        UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
-        UnaryOp::Tanh => x.tanh(),
-        UnaryOp::Sin => x.sin(),
-        UnaryOp::Cos => x.cos(),
-        UnaryOp::Floor => x.floor(),
-        UnaryOp::Ceil => x.ceil(),
-        // Halves to even, as PyTorch's (nearbyint).
-        UnaryOp::Round => x.round_ties_even(),
-        UnaryOp::Trunc => x.trunc(),
+        _ => math_f32(op, x),
     }
 }
 
@@ -402,26 +391,35 @@ fn generic_op<T: Num + Stored>(op: UnaryOp, x: T) -> T {
                 x
             }
         }
-        _ => T::from_f64(f32_like(op, x.to_f64())),
+        _ => T::from_f64(math_f64(op, x.to_f64())),
     }
 }
 
-fn f32_like(op: UnaryOp, x: f64) -> f64 {
-    match op {
-        UnaryOp::Exp => x.exp(),
-        UnaryOp::Log => x.ln(),
-        UnaryOp::Sqrt => x.sqrt(),
-        UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
-        UnaryOp::Tanh => x.tanh(),
-        UnaryOp::Sin => x.sin(),
-        UnaryOp::Cos => x.cos(),
-        UnaryOp::Floor => x.floor(),
-        UnaryOp::Ceil => x.ceil(),
-        UnaryOp::Round => x.round_ties_even(),
-        UnaryOp::Trunc => x.trunc(),
-        _ => x,
-    }
+/// The floating point ops, in one precision: f32 runs its own math (as
+/// PyTorch's float kernels), f64, f16 and bf16 go through f64 and round once.
+macro_rules! float_math {
+    ($name:ident, $t:ty) => {
+        fn $name(op: UnaryOp, x: $t) -> $t {
+            match op {
+                UnaryOp::Exp => x.exp(),
+                UnaryOp::Log => x.ln(),
+                UnaryOp::Sqrt => x.sqrt(),
+                UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
+                UnaryOp::Tanh => x.tanh(),
+                UnaryOp::Sin => x.sin(),
+                UnaryOp::Cos => x.cos(),
+                UnaryOp::Floor => x.floor(),
+                UnaryOp::Ceil => x.ceil(),
+                // Halves to even, as PyTorch's (nearbyint).
+                UnaryOp::Round => x.round_ties_even(),
+                UnaryOp::Trunc => x.trunc(),
+                UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu => x,
+            }
+        }
+    };
 }
+float_math!(math_f32, f32);
+float_math!(math_f64, f64);
 
 #[cfg(test)]
 mod tests {
