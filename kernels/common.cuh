@@ -35,6 +35,7 @@ struct Strided {
 
 struct BinaryArgs { void* out; const void* a; const void* b; Shape shape; Strided sa; Strided sb; };
 struct UnaryArgs { void* out; const void* in; Shape shape; Strided s; };
+struct TernaryArgs { void* out; const void* a; const void* b; const void* c; Shape shape; Strided sa; Strided sb; Strided sc; };
 struct CastArgs { void* out; const void* in; Shape shape; Strided sin; Strided sout; };
 struct FillArgs { void* out; Shape shape; Strided s; u64 bits; };
 struct ArangeArgs { void* out; i64 n; double start; double step; };

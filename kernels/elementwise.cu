@@ -2,18 +2,53 @@
 // inputs into a new contiguous output. Semantics follow src/runtime/element.rs:
 // integers wrap, f16/bf16 compute in f32 and round once.
 
-enum BinOp { ADD, SUB, MUL, DIV, POW };
-enum CmpOp { EQ, NE, LT, LE, GT, GE };
-enum UnOp { NEG, ABS, RELU, EXP, LOG, SQRT, SIGMOID, TANH, SIN, COS, FLOOR, CEIL, ROUND, TRUNC };
+enum BinOp { ADD, SUB, MUL, DIV, POW, FLOORDIV, REM, BAND, BOR, BXOR, MAXIMUM, MINIMUM };
+enum CmpOp { EQ, NE, LT, LE, GT, GE, LAND, LOR, LXOR };
+enum UnOp { NEG, ABS, RELU, EXP, LOG, SQRT, SIGMOID, TANH, SIN, COS, FLOOR, CEIL, ROUND, TRUNC, BNOT };
 
 // ---- arithmetic per element type ------------------------------------------
 
 template <class T, int OP> struct Arith;
 
 template <int OP> struct Arith<bool, OP> {
-    // Only `*` (and) and `+` (or) reach bool: the others compute in another dtype.
-    __device__ static __forceinline__ bool run(bool a, bool b) { return OP == MUL ? (a && b) : (a || b); }
+    // `*`, `&` and minimum are and; `+`, `|` and maximum or; `^` differs.
+    __device__ static __forceinline__ bool run(bool a, bool b) {
+        if (OP == MUL || OP == BAND || OP == MINIMUM) return a && b;
+        if (OP == BXOR) return a != b;
+        return a || b;
+    }
 };
+
+// maximum and minimum: NaN if either is; of two equal values the first
+// (0. and -0.), as PyTorch's.
+template <class T> __device__ __forceinline__ T max_of(T a, T b) { return a != a ? a : b != b ? b : a < b ? b : a; }
+template <class T> __device__ __forceinline__ T min_of(T a, T b) { return a != a ? a : b != b ? b : b < a ? b : a; }
+
+// `//` and `%` on floats, as PyTorch's div_floor_floating and remainder:
+// the exact remainder (fmod) decides the step down; the quotient is rounded
+// to the nearest integer so that (a - r) / b rounding up loses no unit.
+__device__ __forceinline__ float fmod_of(float a, float b) { return fmodf(a, b); }
+__device__ __forceinline__ double fmod_of(double a, double b) { return fmod(a, b); }
+__device__ __forceinline__ float floor_of(float x) { return floorf(x); }
+__device__ __forceinline__ double floor_of(double x) { return floor(x); }
+__device__ __forceinline__ float copysign_of(float a, float b) { return copysignf(a, b); }
+__device__ __forceinline__ double copysign_of(double a, double b) { return copysign(a, b); }
+template <class T> __device__ __forceinline__ T floor_div_float(T a, T b) {
+    if (b == (T)0) return a / b;
+    T m = fmod_of(a, b);
+    T div = (a - m) / b;
+    if (m != (T)0 && ((b < (T)0) != (m < (T)0))) div -= (T)1;
+    if (div != (T)0) {
+        T f = floor_of(div);
+        if (div - f > (T)0.5) f += (T)1;
+        return f;
+    }
+    return copysign_of((T)0, a / b);
+}
+template <class T> __device__ __forceinline__ T rem_float(T a, T b) {
+    T m = fmod_of(a, b);
+    return (m != (T)0 && ((b < (T)0) != (m < (T)0))) ? m + b : m;
+}
 
 template <class T, class U> __device__ __forceinline__ T int_pow(T base, T e) {
     // As PyTorch's powi: a negative exponent gives 1 for a base of 1, +-1 for
@@ -28,15 +63,31 @@ template <class T, class U> __device__ __forceinline__ T int_pow(T base, T e) {
     return (T)result;
 }
 
-#define INT_ARITH(T, U, MIN)                                                           \
-    template <int OP> struct Arith<T, OP> {                                            \
-        __device__ static __forceinline__ T run(T a, T b) {                            \
-            if (OP == ADD) return (T)((U)a + (U)b);                                    \
-            if (OP == SUB) return (T)((U)a - (U)b);                                    \
-            if (OP == MUL) return (T)((U)a * (U)b);                                    \
-            if (OP == DIV) return (b == 0 || (a == (MIN) && b == -1)) ? (T)0 : a / b; \
-            return int_pow<T, U>(a, b);                                                \
-        }                                                                              \
+// `//` and `%` on integers: truncating division stepped to the floor, and
+// wrapping (MIN // -1 is MIN, MIN % -1 is 0). A divisor of 0 gives -1 and
+// x (CUDA leaves it unspecified; PyTorch's CUDA kernels do not check).
+#define INT_ARITH(T, U, LOWEST)                                                          \
+    template <int OP> struct Arith<T, OP> {                                              \
+        __device__ static __forceinline__ T run(T a, T b) {                              \
+            if (OP == ADD) return (T)((U)a + (U)b);                                      \
+            if (OP == SUB) return (T)((U)a - (U)b);                                      \
+            if (OP == MUL) return (T)((U)a * (U)b);                                      \
+            if (OP == BAND) return a & b;                                                \
+            if (OP == BOR) return a | b;                                                 \
+            if (OP == BXOR) return a ^ b;                                                \
+            if (OP == MAXIMUM) return a < b ? b : a;                                         \
+            if (OP == MINIMUM) return b < a ? b : a;                                         \
+            if (OP == DIV || OP == FLOORDIV || OP == REM) {                              \
+                if (b == 0) return OP == REM ? a : (OP == FLOORDIV ? (T)-1 : (T)0);      \
+                bool wraps = a == (LOWEST) && b == -1;                                   \
+                T q = wraps ? a : a / b, r = wraps ? (T)0 : a % b;                       \
+                bool step = r != 0 && ((r < 0) != (b < 0));                             \
+                if (OP == DIV) return wraps ? (T)0 : q;                                  \
+                if (OP == FLOORDIV) return step ? (T)((U)q - 1) : q;                     \
+                return step ? (T)((U)r + (U)b) : r;                                      \
+            }                                                                            \
+            return int_pow<T, U>(a, b);                                                  \
+        }                                                                                \
     };
 INT_ARITH(int, u32, (-2147483647 - 1))
 INT_ARITH(i64, u64, (-0x7FFFFFFFFFFFFFFFLL - 1))
@@ -47,6 +98,10 @@ template <int OP> struct Arith<float, OP> {
         if (OP == SUB) return a - b;
         if (OP == MUL) return a * b;
         if (OP == DIV) return a / b;
+        if (OP == FLOORDIV) return floor_div_float<float>(a, b);
+        if (OP == REM) return rem_float<float>(a, b);
+        if (OP == MAXIMUM) return max_of<float>(a, b);
+        if (OP == MINIMUM) return min_of<float>(a, b);
         return powf(a, b);
     }
 };
@@ -57,6 +112,10 @@ template <int OP> struct Arith<double, OP> {
         if (OP == SUB) return a - b;
         if (OP == MUL) return a * b;
         if (OP == DIV) return a / b;
+        if (OP == FLOORDIV) return floor_div_float<double>(a, b);
+        if (OP == REM) return rem_float<double>(a, b);
+        if (OP == MAXIMUM) return max_of<double>(a, b);
+        if (OP == MINIMUM) return min_of<double>(a, b);
         return pow(a, b);
     }
 };
@@ -81,6 +140,9 @@ template <> struct Cmp<bf16> { typedef float type; __device__ static __forceinli
 
 template <class T, int OP> __device__ __forceinline__ bool compare(T x, T y) {
     typename Cmp<T>::type a = Cmp<T>::key(x), b = Cmp<T>::key(y);
+    if (OP == LAND) return a != 0 && b != 0;
+    if (OP == LOR) return a != 0 || b != 0;
+    if (OP == LXOR) return (a != 0) != (b != 0);
     if (OP == EQ) return a == b;
     if (OP == NE) return a != b;
     if (OP == LT) return a < b;
@@ -191,6 +253,7 @@ template <int OP> struct Unary<bf16, OP> {
     template <int OP> struct Unary<T, OP> {                            \
         __device__ static __forceinline__ T run(T x) {                 \
             if (OP == NEG) return (T)(0 - (U)x);                       \
+            if (OP == BNOT) return ~x;                                 \
             if (OP == ABS) return x < 0 ? (T)(0 - (U)x) : x;           \
             if (OP == FLOOR || OP == CEIL || OP == ROUND || OP == TRUNC) \
                 return x;                                              \
@@ -199,6 +262,10 @@ template <int OP> struct Unary<bf16, OP> {
     };
 INT_UNARY(int, u32)
 INT_UNARY(i64, u64)
+// Only `~` (logical not) reaches bool: the rest copy or compute in another dtype.
+template <int OP> struct Unary<bool, OP> {
+    __device__ static __forceinline__ bool run(bool x) { return !x; }
+};
 
 template <class T, int OP> __device__ __forceinline__ void unary_kernel(const UnaryArgs& p) {
     const T* in = (const T*)p.in;
@@ -210,20 +277,70 @@ template <class T, int OP> __device__ __forceinline__ void unary_kernel(const Un
     GRID_LOOP(i, p.shape.numel) { out[i] = Unary<T, OP>::run(in[offset_of(p.shape, p.s, i)]); }
 }
 
+// where(cond, x, y) and clamp(x, lo, hi): three broadcast operands. clamp
+// as PyTorch's: a NaN in any operand wins, then min(max(x, lo), hi); f16 and
+// bf16 through f32 (exact: the result is one of the operands).
+template <class T> struct Clamp {
+    __device__ static __forceinline__ T run(T x, T lo, T hi) {
+        if (x != x) return x;
+        if (lo != lo) return lo;
+        if (hi != hi) return hi;
+        T m = x < lo ? lo : x;
+        return hi < m ? hi : m;
+    }
+};
+template <> struct Clamp<f16> {
+    __device__ static __forceinline__ f16 run(f16 x, f16 lo, f16 hi) {
+        return f32_to_f16(Clamp<float>::run(f16_to_f32(x), f16_to_f32(lo), f16_to_f32(hi)));
+    }
+};
+template <> struct Clamp<bf16> {
+    __device__ static __forceinline__ bf16 run(bf16 x, bf16 lo, bf16 hi) {
+        return f32_to_bf16(Clamp<float>::run(bf16_to_f32(x), bf16_to_f32(lo), bf16_to_f32(hi)));
+    }
+};
+
+template <class T> __device__ __forceinline__ void where_kernel(const TernaryArgs& p) {
+    const bool* cond = (const bool*)p.a;
+    const T* x = (const T*)p.b;
+    const T* y = (const T*)p.c;
+    T* out = (T*)p.out;
+    GRID_LOOP(i, p.shape.numel) {
+        out[i] = cond[offset_of(p.shape, p.sa, i)] ? x[offset_of(p.shape, p.sb, i)] : y[offset_of(p.shape, p.sc, i)];
+    }
+}
+
+template <class T> __device__ __forceinline__ void clamp_kernel(const TernaryArgs& p) {
+    const T* x = (const T*)p.a;
+    const T* lo = (const T*)p.b;
+    const T* hi = (const T*)p.c;
+    T* out = (T*)p.out;
+    GRID_LOOP(i, p.shape.numel) {
+        out[i] = Clamp<T>::run(x[offset_of(p.shape, p.sa, i)], lo[offset_of(p.shape, p.sb, i)], hi[offset_of(p.shape, p.sc, i)]);
+    }
+}
+
 // ---- the kernels ------------------------------------------------------------
 
 #define BINARY(name, OP, dt, T) \
     extern "C" __global__ void binary_##name##_##dt(const __grid_constant__ BinaryArgs p) { binary_kernel<T, OP>(p); }
-#define ARITH_KERNELS(dt, T) \
-    BINARY(add, ADD, dt, T) BINARY(sub, SUB, dt, T) BINARY(mul, MUL, dt, T) BINARY(div, DIV, dt, T) BINARY(pow, POW, dt, T)
+#define ARITH_KERNELS(dt, T)                                                                     \
+    BINARY(add, ADD, dt, T) BINARY(sub, SUB, dt, T) BINARY(mul, MUL, dt, T) BINARY(div, DIV, dt, T) \
+    BINARY(pow, POW, dt, T) BINARY(floor_divide, FLOORDIV, dt, T) BINARY(remainder, REM, dt, T)      \
+    BINARY(maximum, MAXIMUM, dt, T) BINARY(minimum, MINIMUM, dt, T)
 FOR_NUMS(ARITH_KERNELS)
-#define BOOL_ARITH_KERNELS(dt, T) BINARY(add, ADD, dt, T) BINARY(mul, MUL, dt, T)
+#define BITWISE_KERNELS(dt, T) \
+    BINARY(bitwise_and, BAND, dt, T) BINARY(bitwise_or, BOR, dt, T) BINARY(bitwise_xor, BXOR, dt, T)
+FOR_INTS(BITWISE_KERNELS)
+#define BOOL_ARITH_KERNELS(dt, T) \
+    BINARY(add, ADD, dt, T) BINARY(mul, MUL, dt, T) BINARY(maximum, MAXIMUM, dt, T) BINARY(minimum, MINIMUM, dt, T) BITWISE_KERNELS(dt, T)
 DT_bool(BOOL_ARITH_KERNELS)
 
 #define COMPARE(name, OP, dt, T) \
     extern "C" __global__ void compare_##name##_##dt(const __grid_constant__ BinaryArgs p) { compare_kernel<T, OP>(p); }
 #define COMPARE_KERNELS(dt, T) \
-    COMPARE(eq, EQ, dt, T) COMPARE(ne, NE, dt, T) COMPARE(lt, LT, dt, T) COMPARE(le, LE, dt, T) COMPARE(gt, GT, dt, T) COMPARE(ge, GE, dt, T)
+    COMPARE(eq, EQ, dt, T) COMPARE(ne, NE, dt, T) COMPARE(lt, LT, dt, T) COMPARE(le, LE, dt, T) COMPARE(gt, GT, dt, T) COMPARE(ge, GE, dt, T) \
+    COMPARE(logical_and, LAND, dt, T) COMPARE(logical_or, LOR, dt, T) COMPARE(logical_xor, LXOR, dt, T)
 FOR_ALL(COMPARE_KERNELS)
 
 #define UNARY(name, OP, dt, T) \
@@ -235,6 +352,15 @@ FOR_ALL(COMPARE_KERNELS)
     UNARY(round, ROUND, dt, T) UNARY(trunc, TRUNC, dt, T)
 #define INT_UNARY_KERNELS(dt, T)                                                                        \
     UNARY(neg, NEG, dt, T) UNARY(abs, ABS, dt, T) UNARY(relu, RELU, dt, T) UNARY(floor, FLOOR, dt, T)  \
-    UNARY(ceil, CEIL, dt, T) UNARY(round, ROUND, dt, T) UNARY(trunc, TRUNC, dt, T)
+    UNARY(ceil, CEIL, dt, T) UNARY(round, ROUND, dt, T) UNARY(trunc, TRUNC, dt, T) UNARY(bitwise_not, BNOT, dt, T)
 FOR_FLOATS(FLOAT_UNARY_KERNELS)
 FOR_INTS(INT_UNARY_KERNELS)
+#define BOOL_UNARY_KERNELS(dt, T) UNARY(bitwise_not, BNOT, dt, T)
+DT_bool(BOOL_UNARY_KERNELS)
+
+#define WHERE_KERNEL(dt, T) \
+    extern "C" __global__ void where_##dt(const __grid_constant__ TernaryArgs p) { where_kernel<T>(p); }
+FOR_ALL(WHERE_KERNEL)
+#define CLAMP_KERNEL(dt, T) \
+    extern "C" __global__ void clamp_##dt(const __grid_constant__ TernaryArgs p) { clamp_kernel<T>(p); }
+FOR_NUMS(CLAMP_KERNEL)

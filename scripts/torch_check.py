@@ -142,7 +142,7 @@ class Case:
 
 def cases(rng):
     out = []
-    binary = ["+", "-", "*", "/", "**", "==", "!=", "<", "<=", ">", ">="]
+    binary = ["+", "-", "*", "/", "**", "//", "%", "&", "|", "^", "==", "!=", "<", "<=", ">", ">="]
     # Same dtype, with and without broadcasting.
     for op in binary:
         for dt in DTYPES:
@@ -160,7 +160,7 @@ def cases(rng):
         ("i32", "i64"),
         ("f16", "i64"),
     ]
-    for op in ["+", "-", "*", "/", "**", "==", "<"]:
+    for op in ["+", "-", "*", "/", "**", "//", "%", "&", "==", "<"]:
         for da, db in pairs:
             a, b = make(da, (2, 3), rng), make(db, (2, 3), rng)
             out.append(Case("promotion", f"a {op} b", f"a {op} b", {"a": a, "b": b}))
@@ -173,7 +173,7 @@ def cases(rng):
     scalars = [("2", "2"), ("2.5", "2.5"), ("-1", "-1"), ("0.1", "0.1"), ("true", "True")]
     for dt in DTYPES:
         a = make(dt, (2, 4), rng)
-        for op in ["+", "-", "*", "/", "**"]:
+        for op in ["+", "-", "*", "/", "**", "//", "%", "&", "|"]:
             for s, ts in scalars:
                 out.append(Case("scalar", f"a {op} {s}", f"a {op} {ts}", {"a": a}))
             out.append(Case("scalar", f"3 {op} a", f"3 {op} a", {"a": a}))
@@ -185,6 +185,44 @@ def cases(rng):
             out.append(Case("unary", f"a.{name}()", t, {"a": a}))
     for dt in DTYPES:
         out.append(Case("unary", "-a", "-a", {"a": make(dt, (6,), rng, True)}))
+        out.append(Case("unary", "~a", "~a", {"a": make(dt, (6,), rng, True)}))
+        for name in ["logical_not", "isnan", "bitwise_not"]:
+            out.append(Case("unary", f"{name}(a)", f"torch.{name}(a)", {"a": make(dt, (7,), rng, True)}))
+    # Binary functions, the bounds of clamp, where.
+    for dt in DTYPES:
+        a, b = make(dt, (3, 4), rng, True), make(dt, (1, 4), rng, True)
+        for name in ["maximum", "minimum", "logical_and", "logical_or", "logical_xor", "floor_divide", "remainder"]:
+            out.append(Case("functions", f"{name}(a, b)", f"torch.{name}(a, b)", {"a": a, "b": b}))
+            out.append(Case("functions", f"a.{name}(b)", f"a.{name}(b)", {"a": a, "b": b}))
+        out.append(Case("functions", "maximum(a, 2)", "torch.maximum(a, 2)", {"a": a}))
+        for src, tsrc in [
+            ("clamp(a, -1, 1)", "torch.clamp(a, -1, 1)"),
+            ("clamp(a, min=0)", "torch.clamp(a, min=0)"),
+            ("clamp(a, max=0.5)", "torch.clamp(a, max=0.5)"),
+            ("clamp(a, 1, -1)", "torch.clamp(a, 1, -1)"),
+            ("a.clamp(b, c)", "a.clamp(b, c)"),
+            ("a.clamp(min=b)", "a.clamp(min=b)"),
+            ("where(c > 0, a, b)", "torch.where(c > 0, a, b)"),
+            ("where(c > 0, a, 0)", "torch.where(c > 0, a, 0)"),
+            ("where(c > 0, 1, 2.5)", "torch.where(c > 0, 1, 2.5)"),
+            ("where(c, a, b)", "torch.where(c, a, b)"),
+            ("a.where(c > 0, b)", "a.where(c > 0, b)"),
+        ]:
+            c = make("f32", (3, 1), rng)
+            out.append(Case("functions", src, tsrc, {"a": a, "b": b, "c": c}))
+    for da, db in pairs:
+        a, b = make(da, (2, 3), rng, True), make(db, (2, 3), rng, True)
+        for src, tsrc in [("maximum(a, b)", "torch.maximum(a, b)"), ("logical_and(a, b)", "torch.logical_and(a, b)"),
+                          ("clamp(a, b, 2)", "torch.clamp(a, b, 2)"), ("where(a > b, a, b)", "torch.where(a > b, a, b)")]:
+            out.append(Case("functions", src, tsrc, {"a": a, "b": b}))
+    # In place: the updated tensor (PyTorch's result dtype rule for outputs).
+    for dt in DTYPES:
+        a, b = make(dt, (2, 3), rng, True), make(dt, (3,), rng, True)
+        for src in ["a.add_(b)", "a.sub_(2)", "a.mul_(b)", "a.div_(2)", "a.pow_(2)", "a.floor_divide_(b)",
+                    "a.remainder_(3)", "a.clamp_(-1, 1)", "a.clamp_(max=b)", "a.add_(1.5)", "a.mul_(true)",
+                    "a[0].add_(b)", "a.add_(ones(2, 3, 1))"]:
+            tsrc = src.replace("true", "True").replace("ones(", "torch.ones(")
+            out.append(Case("in-place", src, tsrc, {"a": a.clone(), "b": b}))
     # Reductions.
     for name in ["sum", "mean", "max", "min", "argmax"]:
         for dt in DTYPES:

@@ -37,8 +37,44 @@ fn indexed_assignment_broadcasts_and_converts() {
 }
 
 #[test]
-fn overlapping_assignment_reads_before_writing() {
-    shows!("x = arange(5); x[1:] = x[:4]; x" => "[0, 0, 1, 2, 3]  i64[5] @cpu");
+fn overlapping_assignment_is_refused_as_pytorch_refuses_it() {
+    // Shifted slices of one tensor: PyTorch's assert_no_partial_overlap.
+    let (_, msg) = common::err("x = arange(5); x[1:] = x[:4]");
+    assert!(msg.contains("refer to a single memory location"), "{msg}");
+    shows!("x = arange(5); x[1:] = x[:4].clone(); x" => "[0, 0, 1, 2, 3]  i64[5] @cpu");
+    // In place: x += x.T reads what it writes; an expanded view repeats elements.
+    let (_, msg) = common::err("m = arange(4).reshape(2, 2); m += m.T");
+    assert!(msg.contains("refer to a single memory location"), "{msg}");
+    let (_, msg) = common::err("e = ones(1).expand(3); e += 1");
+    assert!(msg.contains("more than one element"), "{msg}");
+    let (_, msg) = common::err("e = ones(1).expand(3); e.fill_(2)");
+    assert!(msg.contains("more than one element"), "{msg}");
+    // Views that skip elements PyTorch cannot judge, and lets through:
+    // cudash reads the source as it was before the write.
+    shows!("x = arange(6).reshape(2, 3); x[:, 1:] = x[:, :-1]; x[0]" => "[0, 0, 1]  i64[3] @cpu");
+}
+
+#[test]
+fn in_place_ops_write_where_the_tensor_lies() {
+    shows!("x = arange(4); v = x[1:3]; x += 10; v" => "[11, 12]  i64[2] @cpu");
+    shows!("x = arange(4); x[1:3] *= -1; x" => "[ 0, -1, -2,  3]  i64[4] @cpu");
+    shows!("x = ones(2, 3); x.add_(tensor([1., 2., 3.])).sub_(1)[1]" => "[1., 2., 3.]  f32[3] @cpu");
+    shows!("n = 7; n //= 2; n **= 2; n" => "9");
+    shows!("x = zeros(2, 3); x[0] = ones(1, 3); x[0]" => "[1., 1., 1.]  f32[3] @cpu");
+    let (_, msg) = common::err("x = arange(3); x /= 2");
+    assert!(
+        msg.contains("can't be cast to the desired output type i64"),
+        "{msg}"
+    );
+    let (_, msg) = common::err("x = arange(3); x += ones(2, 3)");
+    assert!(
+        msg.contains("doesn't match the broadcast shape [2,3]"),
+        "{msg}"
+    );
+    let (_, msg) = common::err("x = tensor([true]); x += 1");
+    assert!(msg.contains("can't be cast"), "{msg}");
+    let (_, msg) = common::err("f(1) += 2");
+    assert!(msg.contains("cannot update this in place"), "{msg}");
 }
 
 #[test]
@@ -58,4 +94,14 @@ fn properties() {
     let (class, msg) = common::err("ones(2).sum");
     assert_eq!(class, "ValueError");
     assert!(msg.contains("is a method"), "{msg}");
+}
+
+#[test]
+fn python_operators_bind_as_in_python() {
+    // * over +, + over &, & over ^, ^ over |, | over comparisons.
+    shows!("1 + 2 * 3 & 5 | 8 ^ 1" => "13");
+    shows!("-7 // 2 * 2 % 5" => "2");
+    shows!("~5 & 15" => "10");
+    shows!("x = arange(6); (x > 1) & ~(x > 4) | (x == 0)" => "[ true, false,  true,  true,  true, false]  bool[6] @cpu");
+    shows!("2 ** -1 // 1" => "0.0");
 }

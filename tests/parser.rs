@@ -159,7 +159,7 @@ proptest! {
     #[test]
     fn parser_never_panics_on_token_soup(parts in prop::collection::vec(prop::sample::select(vec![
         "x", "1", "2.5", "(", ")", "[", "]", "{", "}", ",", ";", "\n", "=", "+", "-", "*", "/", "**", "@",
-        "==", "<", "is", ".", "..", ":", "cuda:1", "cuda", "cpu", "f16", "for", "in", "with", "stream",
+        "//", "%", "&", "|", "^", "~", "+=", "**=", "//=", "==", "<", "is", ".", "..", ":", "cuda:1", "cuda", "cpu", "f16", "for", "in", "with", "stream",
         "sync", "mem", "map", "all", "del", "help", "time", "profile", "\"s\"", "#c\n", "sum", "T",
     ]), 0..40)) {
         let src = parts.join(" ");

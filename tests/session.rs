@@ -61,7 +61,7 @@ fn completion() {
     assert_eq!((c.start, c.end), (0, 2));
     assert!(s.complete("ran", 3).matches.contains(&"randn".to_string()));
     let m = s.complete("weights.su", 10).matches;
-    assert_eq!(m, vec!["sub", "sum"]);
+    assert_eq!(m, vec!["sub", "sub_", "sum"]);
     assert!(s.complete("x = f1", 6).matches.contains(&"f16".to_string()));
     // A cursor inside a multi-byte character does not panic.
     let _ = s.complete("é", 1);

@@ -20,7 +20,7 @@ pub struct ArgVal {
 }
 
 pub struct Bound {
-    func: String,
+    pub func: String,
     slots: Vec<(Param, Option<(Value, Span)>)>,
     /// Values for the variadic parameter (`*size`).
     pub rest: Vec<(Value, Span)>,
@@ -314,6 +314,17 @@ pub fn sizes(items: &[(Value, Span)]) -> Result<Vec<usize>, Diagnostic> {
 }
 
 /// A tensor from a tensor value or a plain number (`exp(1.)`).
+/// An operand of an elementwise op and whether it is weak: a number written
+/// in the program adapts to a tensor's dtype (a float keeps its f64 digits
+/// until then), a tensor counts with its own dtype.
+pub fn operand_value(v: &Value) -> Option<(Arc<Tensor>, bool)> {
+    match v {
+        Value::Float(x) => Some((Arc::new(Tensor::scalar(*x)), true)),
+        Value::Int(_) | Value::Bool(_) => to_tensor(v).map(|t| (t, true)),
+        _ => to_tensor(v).map(|t| (t, false)),
+    }
+}
+
 pub fn to_tensor(v: &Value) -> Option<Arc<Tensor>> {
     match v {
         Value::Tensor(t) => Some(Arc::clone(t)),

@@ -2,13 +2,14 @@
 
 use std::sync::Arc;
 
-use super::args::{to_tensor, ArgVal};
+use super::args::{operand_value, ArgVal};
 use super::literal::{literal_list, literal_value, scalar, Lit, Scalar};
 use super::{docs, Interp, Value, MAX_DEPTH};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{BinOp, Expr, ExprKind, IndexItem};
 use crate::lang::token::DeviceLit;
 use crate::lang::Span;
+use crate::runtime::element::Num;
 use crate::runtime::ops::elementwise::{BinaryOp, Operand, UnaryOp};
 use crate::runtime::ops::index;
 use crate::runtime::ops::index::Index;
@@ -76,6 +77,10 @@ impl Interp {
             ExprKind::Neg(inner) => {
                 let v = self.eval(inner, d)?;
                 self.negate(v).map_err(|err| err.at(e.span))
+            }
+            ExprKind::Invert(inner) => {
+                let v = self.eval(inner, d)?;
+                self.invert(v).map_err(|err| err.at(e.span))
             }
             ExprKind::Binary(op, a, b) => {
                 let (va, vb) = (self.eval(a, d)?, self.eval(b, d)?);
@@ -265,6 +270,21 @@ impl Interp {
         }
     }
 
+    /// `~x`: bitwise not; on a bool tensor logical not. Python's `~True`
+    /// is -2 (the int), and so is cudash's.
+    fn invert(&mut self, v: Value) -> Result<Value, Error> {
+        match v {
+            Value::Int(i) => Ok(Value::Int(!i)),
+            Value::Bool(b) => Ok(Value::Int(!(b as i64))),
+            Value::Tensor(t) => self.rt.unary(UnaryOp::BitNot, &t).map(Value::Tensor),
+            other => Err(Error::wrong_type(
+                "the operand of `~`",
+                "an integer, a bool or a tensor of them",
+                other.type_name(),
+            )),
+        }
+    }
+
     pub(crate) fn binary(&mut self, op: BinOp, a: Value, b: Value) -> Result<Value, Error> {
         if op == BinOp::Is {
             return Ok(Value::Bool(same(&a, &b)));
@@ -286,12 +306,7 @@ impl Interp {
 
     fn tensor_binary(&mut self, op: BinOp, a: &Value, b: &Value) -> Result<Value, Error> {
         let operand = |v: &Value| -> Result<(Arc<Tensor>, bool), Error> {
-            let weak = matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_));
-            let t = match v {
-                Value::Float(x) => Some(Arc::new(Tensor::scalar(*x))),
-                _ => to_tensor(v),
-            };
-            t.map(|t| (t, weak)).ok_or_else(|| {
+            operand_value(v).ok_or_else(|| {
                 Error::wrong_type(
                     format!("an operand of `{}`", op.symbol()),
                     "a number or a tensor",
@@ -411,13 +426,8 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
     };
     let (x, y) = (a.as_f64(), b.as_f64());
     let cmp = |r: bool| Ok(Value::Bool(r));
-    match op {
-        BinOp::Elementwise(BinaryOp::Eq) => return cmp(x == y),
-        BinOp::Elementwise(BinaryOp::Ne) => return cmp(x != y),
-        BinOp::Elementwise(BinaryOp::Lt) => return cmp(x < y),
-        BinOp::Elementwise(BinaryOp::Le) => return cmp(x <= y),
-        BinOp::Elementwise(BinaryOp::Gt) => return cmp(x > y),
-        BinOp::Elementwise(BinaryOp::Ge) => return cmp(x >= y),
+    let op = match op {
+        BinOp::Elementwise(op) => op,
         BinOp::MatMul => {
             return Err(Error::wrong_type(
                 "the operands of `@`",
@@ -425,34 +435,64 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
                 "numbers",
             ))
         }
+        BinOp::Is => return cmp(x == y),
+    };
+    match op {
+        BinaryOp::Eq => return cmp(x == y),
+        BinaryOp::Ne => return cmp(x != y),
+        BinaryOp::Lt => return cmp(x < y),
+        BinaryOp::Le => return cmp(x <= y),
+        BinaryOp::Gt => return cmp(x > y),
+        BinaryOp::Ge => return cmp(x >= y),
         _ => {}
+    }
+    if op.is_bitwise() {
+        let Some((i, j)) = ints else {
+            return Err(Error::wrong_type(
+                format!("the operands of `{}`", op.symbol()),
+                "integers or bools",
+                "a float",
+            ));
+        };
+        let r = match op {
+            BinaryOp::BitAnd => i & j,
+            BinaryOp::BitOr => i | j,
+            _ => i ^ j,
+        };
+        // bool op bool stays bool, as in Python.
+        return Ok(match (a, b) {
+            (Bool(_), Bool(_)) => Value::Bool(r != 0),
+            _ => Value::Int(r),
+        });
     }
     if let Some((i, j)) = ints {
         let r = match op {
-            BinOp::Elementwise(BinaryOp::Add) => i.checked_add(j),
-            BinOp::Elementwise(BinaryOp::Sub) => i.checked_sub(j),
-            BinOp::Elementwise(BinaryOp::Mul) => i.checked_mul(j),
-            BinOp::Elementwise(BinaryOp::Pow) if j >= 0 => {
-                u32::try_from(j).ok().and_then(|j| i.checked_pow(j))
+            BinaryOp::Add => i.checked_add(j),
+            BinaryOp::Sub => i.checked_sub(j),
+            BinaryOp::Mul => i.checked_mul(j),
+            BinaryOp::Pow if j >= 0 => u32::try_from(j).ok().and_then(|j| i.checked_pow(j)),
+            BinaryOp::Pow => return Ok(Value::Float(x.powf(y))),
+            BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Div if j == 0 => {
+                return Err(Error::value_help(
+                    "division by zero",
+                    "a divisor of 0 has no result",
+                ));
             }
-            BinOp::Elementwise(BinaryOp::Pow) => return Ok(Value::Float(x.powf(y))),
-            _ => {
-                if j == 0 {
-                    return Err(Error::value_help(
-                        "division by zero",
-                        "a divisor of 0 has no result",
-                    ));
-                }
-                return Ok(Value::Float(x / y));
-            }
+            // i64::MIN // -1 does not fit.
+            BinaryOp::FloorDiv if i == i64::MIN && j == -1 => None,
+            BinaryOp::FloorDiv => Some(Num::floor_div(i, j)),
+            BinaryOp::Rem => Some(Num::rem(i, j)),
+            _ => return Ok(Value::Float(x / y)),
         };
         return r.map(Value::Int).ok_or_else(overflow);
     }
     Ok(Value::Float(match op {
-        BinOp::Elementwise(BinaryOp::Add) => x + y,
-        BinOp::Elementwise(BinaryOp::Sub) => x - y,
-        BinOp::Elementwise(BinaryOp::Mul) => x * y,
-        BinOp::Elementwise(BinaryOp::Div) => x / y,
+        BinaryOp::Add => x + y,
+        BinaryOp::Sub => x - y,
+        BinaryOp::Mul => x * y,
+        BinaryOp::Div => x / y,
+        BinaryOp::FloorDiv => Num::floor_div(x, y),
+        BinaryOp::Rem => Num::rem(x, y),
         _ => x.powf(y),
     }))
 }

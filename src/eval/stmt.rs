@@ -3,14 +3,17 @@
 //! `streams.rs`, `mem` and `pin` in `memory.rs`, `time` and `profile` in
 //! `measure.rs`.
 
-use super::args::to_tensor;
+use super::args::{operand_value, to_tensor};
 use super::{docs, Interp, Output, Shown, Value};
 use crate::display;
 use crate::error::{Diagnostic, Error};
-use crate::lang::ast::{Block, Expr, ExprKind, ForIter, IndexItem, Name, Stmt, StmtKind};
+use crate::lang::ast::{BinOp, Block, Expr, ExprKind, ForIter, IndexItem, Name, Stmt, StmtKind};
 use crate::lang::Span;
+use crate::runtime::ops::elementwise::{BinaryOp, Operand};
 use crate::runtime::ops::index;
+use crate::runtime::shape::{broadcast_shapes, fmt_shape};
 use crate::runtime::Device;
+use std::sync::Arc;
 
 impl Interp {
     pub(crate) fn exec(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
@@ -35,6 +38,9 @@ impl Interp {
             }
             StmtKind::IndexAssign(obj, items, value) => {
                 self.exec_index_assign(obj, items, value, s.span)
+            }
+            StmtKind::Augmented(target, op, value) => {
+                self.exec_augmented(target, *op, value, s.span)
             }
             StmtKind::Del(names) => self.exec_del(names),
             StmtKind::With(e, body) => self.exec_with(e, body),
@@ -88,6 +94,48 @@ impl Interp {
         Ok(())
     }
 
+    /// `x += v` and its kin, as Python runs them: a tensor (or the view
+    /// `x[i]` selects) is updated in place (`__iadd__`), so every name for
+    /// it sees the change; a number is replaced by the result.
+    fn exec_augmented(
+        &mut self,
+        target: &Expr,
+        op: BinaryOp,
+        value: &Expr,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let current = self.eval(target, 0)?;
+        let v = self.eval(value, 0)?;
+        match (&current, &target.kind) {
+            (Value::Tensor(t), _) => {
+                let (y, weak) = operand_value(&v).ok_or_else(|| {
+                    Error::wrong_type(
+                        format!("the right of `{}=`", op.symbol()),
+                        "a number or a tensor",
+                        v.type_name(),
+                    )
+                    .at(value.span)
+                })?;
+                self.rt
+                    .binary_(op, t, Operand { tensor: &y, weak })
+                    .map_err(|e| e.at(span))
+            }
+            (_, ExprKind::Var(name)) => {
+                let r = self
+                    .binary(BinOp::Elementwise(op), current, v)
+                    .map_err(|e| e.at(span))?;
+                self.set_var(name, r);
+                Ok(())
+            }
+            _ => Err(Error::wrong_type(
+                format!("the left of `{}=`", op.symbol()),
+                "a name or a tensor's elements",
+                current.type_name(),
+            )
+            .at(target.span)),
+        }
+    }
+
     /// `x[i] = v`: writes into the view `x[i]` selects.
     fn exec_index_assign(
         &mut self,
@@ -105,6 +153,32 @@ impl Interp {
             Error::wrong_type("the assigned value", "a number or a tensor", v.type_name())
                 .at(value.span)
         })?;
+        // As PyTorch's indexed assignment, the value's leading 1s go first:
+        // `x[0] = ones(1, 3)` fills a row of 3.
+        let lead = src.shape().iter().take_while(|&&n| n == 1).count();
+        let fits =
+            broadcast_shapes(view.shape(), &src.shape()[lead..]).is_some_and(|s| s == view.shape());
+        if !fits {
+            return Err(Error::Shape {
+                message: format!(
+                    "cannot assign a value of shape {} to a selection of shape {}",
+                    fmt_shape(src.shape()),
+                    fmt_shape(view.shape())
+                ),
+                help: Some(
+                    "the value must broadcast to the selected shape (leading 1s aside)".into(),
+                ),
+            }
+            .at(span));
+        }
+        let src = match lead {
+            0 => src,
+            _ => Arc::new(src.view(
+                src.shape()[lead..].to_vec(),
+                src.strides()[lead..].to_vec(),
+                src.offset(),
+            )),
+        };
         self.rt.assign(&view, &src).map_err(|e| e.at(span))
     }
 

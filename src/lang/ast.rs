@@ -66,6 +66,8 @@ pub enum ExprKind {
     /// `[a, b, ...]`: a tensor literal when every leaf is a number, else a list.
     List(Vec<Expr>),
     Neg(Box<Expr>),
+    /// `~x`: bitwise not (logical not of bool).
+    Invert(Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
     Call(Box<Expr>, Vec<Arg>),
     Attr(Box<Expr>, Name),
@@ -100,6 +102,9 @@ pub enum StmtKind {
     Assign(Name, Expr),
     /// `x[i, j] = v`
     IndexAssign(Expr, Vec<IndexItem>, Expr),
+    /// `x += v`, `x[i] *= v`: the target (a name or an indexed tensor)
+    /// updated in place by the op.
+    Augmented(Expr, BinaryOp, Expr),
     Del(Vec<Name>),
     With(Expr, Block),
     Stream(Name, Block),

@@ -7,7 +7,7 @@ use chumsky::prelude::*;
 use super::token::{DeviceLit, Kw, Punct, Token};
 use super::Span;
 use crate::error::Diagnostic;
-use crate::vocab::DType;
+use crate::vocab::{BinaryOp, DType};
 
 /// Deepest bracket nesting accepted. Deeper input is an error, never a stack overflow.
 pub const MAX_NESTING: usize = 128;
@@ -116,20 +116,36 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
         }
     });
 
-    // One character, then maybe a second: `**`, `..`, `==`, `!=`, `<=`, `>=`.
-    let punct = one_of("()[]{},;:.=+-*/@<>!")
-        .then(one_of("*.=").or_not())
-        .try_map(|(a, b): (char, Option<char>), span| {
-            let two = match (a, b) {
-                ('*', Some('*')) => Some(Punct::StarStar),
-                ('.', Some('.')) => Some(Punct::DotDot),
-                ('=', Some('=')) => Some(Punct::EqEq),
-                ('!', Some('=')) => Some(Punct::Ne),
-                ('<', Some('=')) => Some(Punct::Le),
-                ('>', Some('=')) => Some(Punct::Ge),
+    // One character, then maybe a second and a third: `**`, `..`, `==`,
+    // `!=`, `<=`, `>=`, `//`, `+=` and the other augmented assignments,
+    // `**=`, `//=`.
+    let punct = one_of("()[]{},;:.=+-*/@<>!%&|^~")
+        .then(one_of("*./=").or_not())
+        .then(just('=').or_not())
+        .try_map(|((a, b), c): ((char, Option<char>), Option<char>), span| {
+            let aug = |op| Some(Punct::Augmented(op));
+            let known = match (a, b, c) {
+                ('*', Some('*'), Some('=')) => aug(BinaryOp::Pow),
+                ('/', Some('/'), Some('=')) => aug(BinaryOp::FloorDiv),
+                (_, _, Some(_)) => None,
+                ('*', Some('*'), None) => Some(Punct::StarStar),
+                ('/', Some('/'), None) => Some(Punct::SlashSlash),
+                ('.', Some('.'), None) => Some(Punct::DotDot),
+                ('=', Some('='), None) => Some(Punct::EqEq),
+                ('!', Some('='), None) => Some(Punct::Ne),
+                ('<', Some('='), None) => Some(Punct::Le),
+                ('>', Some('='), None) => Some(Punct::Ge),
+                ('+', Some('='), None) => aug(BinaryOp::Add),
+                ('-', Some('='), None) => aug(BinaryOp::Sub),
+                ('*', Some('='), None) => aug(BinaryOp::Mul),
+                ('/', Some('='), None) => aug(BinaryOp::Div),
+                ('%', Some('='), None) => aug(BinaryOp::Rem),
+                ('&', Some('='), None) => aug(BinaryOp::BitAnd),
+                ('|', Some('='), None) => aug(BinaryOp::BitOr),
+                ('^', Some('='), None) => aug(BinaryOp::BitXor),
                 _ => None,
             };
-            match (two, b) {
+            match (known, b) {
                 (Some(p), _) => Ok(p),
                 // The second character belongs to the next token: only single ones get here.
                 (None, None) => {
@@ -138,7 +154,7 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
                 (None, Some(_)) => Err(E::message(span, String::new())),
             }
         })
-        .or(one_of("()[]{},;:.=+-*/@<>").map(|c| single(c).unwrap_or(Punct::Dot)))
+        .or(one_of("()[]{},;:.=+-*/@<>%&|^~").map(|c| single(c).unwrap_or(Punct::Dot)))
         .map(Token::P);
 
     let newline = just('\n').to(Token::Newline);
@@ -186,6 +202,11 @@ fn single(c: char) -> Option<Punct> {
         '-' => Punct::Minus,
         '*' => Punct::Star,
         '/' => Punct::Slash,
+        '%' => Punct::Percent,
+        '&' => Punct::Amp,
+        '|' => Punct::Pipe,
+        '^' => Punct::Caret,
+        '~' => Punct::Tilde,
         '@' => Punct::At,
         '<' => Punct::Lt,
         '>' => Punct::Gt,

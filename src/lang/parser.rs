@@ -195,17 +195,31 @@ where
                 infix_op(Punct::StarStar, BinOp::Elementwise(BinaryOp::Pow)),
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
-            prefix(8, p(Punct::Minus), |_, rhs: Expr, e| Expr {
-                kind: ExprKind::Neg(Box::new(rhs)),
-                span: e.span(),
-            }),
+            prefix(
+                8,
+                select! {
+                    Token::P(Punct::Minus) => false,
+                    Token::P(Punct::Tilde) => true,
+                },
+                |invert: bool, rhs: Expr, e| Expr {
+                    kind: if invert {
+                        ExprKind::Invert(Box::new(rhs))
+                    } else {
+                        ExprKind::Neg(Box::new(rhs))
+                    },
+                    span: e.span(),
+                },
+            ),
             // One `select!` per level: each failed alternative costs chumsky a
-            // record of what was expected, on every operand.
+            // record of what was expected, on every operand. Python's levels:
+            // `* / // % @`, `+ -`, `&`, `^`, `|`, then comparisons.
             infix(
                 left(7),
                 select! {
                     Token::P(Punct::Star) => BinOp::Elementwise(BinaryOp::Mul),
                     Token::P(Punct::Slash) => BinOp::Elementwise(BinaryOp::Div),
+                    Token::P(Punct::SlashSlash) => BinOp::Elementwise(BinaryOp::FloorDiv),
+                    Token::P(Punct::Percent) => BinOp::Elementwise(BinaryOp::Rem),
                     Token::P(Punct::At) => BinOp::MatMul,
                 },
                 |a, op, b, e| bin(op, a, b, e.span()),
@@ -219,7 +233,22 @@ where
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
             infix(
-                none(5),
+                left(5),
+                p(Punct::Amp).to(BinOp::Elementwise(BinaryOp::BitAnd)),
+                |a, op, b, e| bin(op, a, b, e.span()),
+            ),
+            infix(
+                left(4),
+                p(Punct::Caret).to(BinOp::Elementwise(BinaryOp::BitXor)),
+                |a, op, b, e| bin(op, a, b, e.span()),
+            ),
+            infix(
+                left(3),
+                p(Punct::Pipe).to(BinOp::Elementwise(BinaryOp::BitOr)),
+                |a, op, b, e| bin(op, a, b, e.span()),
+            ),
+            infix(
+                none(2),
                 select! {
                     Token::P(Punct::EqEq) => BinOp::Elementwise(BinaryOp::Eq),
                     Token::P(Punct::Ne) => BinOp::Elementwise(BinaryOp::Ne),
@@ -336,18 +365,33 @@ where
         ))
         .boxed();
 
+        let augmented = select! { Token::P(Punct::Augmented(op)) => op };
         let assign_or_expr = expr
             .clone()
-            .then(p(Punct::Assign).ignore_then(expr).or_not())
+            .then(
+                choice((p(Punct::Assign).to(None), augmented.map(Some)))
+                    .then(expr)
+                    .or_not(),
+            )
             .validate(|(lhs, rhs), _, emitter| match rhs {
                 None => StmtKind::Expr(lhs),
-                Some(value) => match lhs.kind {
+                Some((None, value)) => match lhs.kind {
                     ExprKind::Var(name) => StmtKind::Assign(Name { name, span: lhs.span }, value),
                     ExprKind::Index(obj, items) => StmtKind::IndexAssign(*obj, items, value),
                     _ => {
                         emitter.emit(E::message(
                             lhs.span,
                             "cannot assign to this: the left of `=` must be a name or an indexed tensor (`x[0] = 1`)",
+                        ));
+                        StmtKind::Expr(value)
+                    }
+                },
+                Some((Some(op), value)) => match lhs.kind {
+                    ExprKind::Var(_) | ExprKind::Index(..) => StmtKind::Augmented(lhs, op, value),
+                    _ => {
+                        emitter.emit(E::message(
+                            lhs.span,
+                            "cannot update this in place: the left of an augmented assignment must be a name or an indexed tensor (`x += 1`, `x[0] *= 2`)",
                         ));
                         StmtKind::Expr(value)
                     }

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::vocab::DType;
+use crate::vocab::{BinaryOp, DType};
 
 /// Keywords that start statements. They cannot be used as variable names,
 /// but they can be used as method names (`e.sync()`).
@@ -81,6 +81,14 @@ pub enum Punct {
     Star,
     StarStar,
     Slash,
+    SlashSlash,
+    Percent,
+    Amp,
+    Pipe,
+    Caret,
+    Tilde,
+    /// `+=`, `//=`, `**=` and the rest: an op written in place.
+    Augmented(BinaryOp),
     At,
     EqEq,
     Ne,
@@ -110,6 +118,25 @@ impl Punct {
             Punct::Star => "*",
             Punct::StarStar => "**",
             Punct::Slash => "/",
+            Punct::SlashSlash => "//",
+            Punct::Percent => "%",
+            Punct::Amp => "&",
+            Punct::Pipe => "|",
+            Punct::Caret => "^",
+            Punct::Tilde => "~",
+            Punct::Augmented(op) => match op {
+                BinaryOp::Add => "+=",
+                BinaryOp::Sub => "-=",
+                BinaryOp::Mul => "*=",
+                BinaryOp::Div => "/=",
+                BinaryOp::Pow => "**=",
+                BinaryOp::FloorDiv => "//=",
+                BinaryOp::Rem => "%=",
+                BinaryOp::BitAnd => "&=",
+                BinaryOp::BitOr => "|=",
+                BinaryOp::BitXor => "^=",
+                _ => "=",
+            },
             Punct::At => "@",
             Punct::EqEq => "==",
             Punct::Ne => "!=",

@@ -36,6 +36,47 @@ pub trait Num: Element {
     fn pow(self, o: Self) -> Self;
     fn neg(self) -> Self;
     fn zero() -> Self;
+    /// `//`: rounded towards minus infinity (PyTorch's `div_floor`).
+    fn floor_div(self, o: Self) -> Self;
+    /// `%`: the remainder with the divisor's sign.
+    fn rem(self, o: Self) -> Self;
+    /// The larger; NaN if either is (PyTorch's `maximum`). Of two equal
+    /// values (0. and -0.) the first.
+    fn maximum(self, o: Self) -> Self {
+        if self.is_nan() {
+            self
+        } else if o.is_nan() || self < o {
+            o
+        } else {
+            self
+        }
+    }
+    /// The smaller; NaN if either is. Of two equal values the first.
+    fn minimum(self, o: Self) -> Self {
+        if self.is_nan() {
+            self
+        } else if o.is_nan() || o < self {
+            o
+        } else {
+            self
+        }
+    }
+    /// `&`, `|`, `^` and `~` on integers; floats are refused before any
+    /// element is computed (`check_binary`, `check_unary`) and keep `self`.
+    fn bit(self, _op: Bit, _o: Self) -> Self {
+        self
+    }
+    fn bit_not(self) -> Self {
+        self
+    }
+}
+
+/// A bitwise binary op.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bit {
+    And,
+    Or,
+    Xor,
 }
 
 macro_rules! int_element {
@@ -105,6 +146,42 @@ macro_rules! int_element {
             fn zero() -> Self {
                 0
             }
+            fn floor_div(self, o: Self) -> Self {
+                // A divisor of 0 is refused on the cpu, as PyTorch's
+                // ZeroDivisionError; on a device it gives -1 (CUDA leaves
+                // it unspecified).
+                if o == 0 {
+                    return -1;
+                }
+                let (q, r) = (self.wrapping_div(o), self.wrapping_rem(o));
+                if r != 0 && ((r < 0) != (o < 0)) {
+                    q.wrapping_sub(1)
+                } else {
+                    q
+                }
+            }
+            fn rem(self, o: Self) -> Self {
+                // On a device, `x % 0` gives x (see floor_div).
+                if o == 0 {
+                    return self;
+                }
+                let r = self.wrapping_rem(o);
+                if r != 0 && ((r < 0) != (o < 0)) {
+                    r.wrapping_add(o)
+                } else {
+                    r
+                }
+            }
+            fn bit(self, op: Bit, o: Self) -> Self {
+                match op {
+                    Bit::And => self & o,
+                    Bit::Or => self | o,
+                    Bit::Xor => self ^ o,
+                }
+            }
+            fn bit_not(self) -> Self {
+                !self
+            }
         }
     };
 }
@@ -132,6 +209,34 @@ float_element!(f64, F64, |x: f64| x, |v: f64| v);
 float_element!(f16, F16, |x: f16| x.to_f64(), f16::from_f64);
 float_element!(bf16, BF16, |x: bf16| x.to_f64(), bf16::from_f64);
 
+/// PyTorch's `div_floor_floating`: the quotient of the exact remainder,
+/// stepped down when the remainder's sign differs from the divisor's, and
+/// rounded to the nearest integer (not just floored) so that `(a - r) / b`
+/// rounding up by an ulp does not lose a whole unit.
+macro_rules! floor_div_float {
+    ($a:expr, $b:expr) => {{
+        let (a, b) = ($a, $b);
+        if b == 0.0 {
+            a / b
+        } else {
+            let m = a % b;
+            let mut div = (a - m) / b;
+            if m != 0.0 && ((b < 0.0) != (m < 0.0)) {
+                div -= 1.0;
+            }
+            if div != 0.0 {
+                let mut f = div.floor();
+                if div - f > 0.5 {
+                    f += 1.0;
+                }
+                f
+            } else {
+                (0.0 as Self).copysign(a / b)
+            }
+        }
+    }};
+}
+
 macro_rules! native_float_num {
     ($t:ty) => {
         impl Num for $t {
@@ -155,6 +260,17 @@ macro_rules! native_float_num {
             }
             fn zero() -> Self {
                 0.0
+            }
+            fn floor_div(self, o: Self) -> Self {
+                floor_div_float!(self, o)
+            }
+            fn rem(self, o: Self) -> Self {
+                let m = self % o;
+                if m != 0.0 && ((o < 0.0) != (m < 0.0)) {
+                    m + o
+                } else {
+                    m
+                }
             }
         }
     };
@@ -186,6 +302,12 @@ macro_rules! half_num {
             }
             fn zero() -> Self {
                 <$t>::ZERO
+            }
+            fn floor_div(self, o: Self) -> Self {
+                <$t>::from_f32(self.to_f32().floor_div(o.to_f32()))
+            }
+            fn rem(self, o: Self) -> Self {
+                <$t>::from_f32(Num::rem(self.to_f32(), o.to_f32()))
             }
         }
     };

@@ -84,6 +84,7 @@ macro_rules! all_checks {
             binary_ops_and_comparisons_match_the_simulator,
             flat_paths_match_the_simulator,
             integer_edges_match_the_simulator,
+            ternary_ops_match_the_simulator,
             unary_ops_match_the_simulator,
             fill_arange_and_linspace_match_the_simulator,
             random_numbers_match_the_simulator,
@@ -392,6 +393,29 @@ pub fn integer_edges_match_the_simulator(r: &impl Runner) {
             &format!("i64 {}", op.symbol()),
         );
     }
+    // `//` and `%`: floors, wrapping, and a divisor of 0, which the cpu
+    // refuses and a device computes (-1 and x) without looking.
+    let on_device =
+        |t: &Tensor| Tensor::new(t.contiguous_buffer(), t.shape().to_vec(), Device::Cuda(0));
+    for op in [BinaryOp::FloorDiv, BinaryOp::Rem] {
+        for dt in [DType::I32, DType::I64] {
+            let (x, y) = (a.cast(dt), b.cast(dt));
+            assert!(binary(op, SimOperand::strong(&x), SimOperand::strong(&y)).is_err());
+            let want = binary(
+                op,
+                SimOperand::strong(&on_device(&x)),
+                SimOperand::strong(&on_device(&y)),
+            )
+            .unwrap();
+            let got = emu_binary(r, op, &x, &y, dt);
+            assert_same(
+                &got.read(),
+                &want.read(),
+                0.0,
+                &format!("{dt} {}", op.symbol()),
+            );
+        }
+    }
     let got = emu_binary(
         r,
         BinaryOp::Div,
@@ -404,6 +428,47 @@ pub fn integer_edges_match_the_simulator(r: &impl Runner) {
         0,
         "i64::MIN / -1 wraps to 0, as the simulator's checked_div"
     );
+}
+
+/// `where` and `clamp` in every dtype, over a transposed view, a strided
+/// column and a row broadcast together, against `ops::ternary`: NaN
+/// bounds, -0 against 0, and bounds the wrong way round among the values.
+pub fn ternary_ops_match_the_simulator(r: &impl Runner) {
+    use cudash::runtime::ops::ternary::{plan, ternary, TernaryOp};
+    for dt in DType::ALL {
+        let x = edge_values(dt, 24, 2).reshape(&[4, 6]).unwrap().t();
+        let column = edge_values(dt, 30, 3).view(vec![6, 1], vec![5, 1], 2);
+        let row = edge_values(dt, 4, 7);
+        let cond = edge_values(DType::Bool, 24, 9).reshape(&[6, 4]).unwrap();
+        for (op, [a, b, c]) in [
+            (TernaryOp::Where, [&cond, &x, &column]),
+            (TernaryOp::Clamp, [&x, &column, &row]),
+        ] {
+            let operands = [a, b, c].map(SimOperand::strong);
+            let Ok(want) = ternary(op, operands[0], operands[1], operands[2]) else {
+                assert_eq!(
+                    (op, dt),
+                    (TernaryOp::Clamp, DType::Bool),
+                    "only bool clamp is refused"
+                );
+                continue;
+            };
+            let compute = plan(op, operands[0], operands[1], operands[2])
+                .unwrap()
+                .compute;
+            let ins = [r.input(a), r.input(b), r.input(c)];
+            let views = [view(&ins[0], a), view(&ins[1], b), view(&ins[2], c)];
+            let out = ok(exec::ternary(r, op, views, compute), op.name());
+            let got = Tensor::new(r.download(&out.mem), out.shape, Device::Cpu);
+            assert_eq!(got.shape(), want.shape());
+            assert_same(
+                &got.read(),
+                &want.read(),
+                0.0,
+                &format!("{dt} {}", op.name()),
+            );
+        }
+    }
 }
 
 trait AbsForPow {

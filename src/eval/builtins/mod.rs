@@ -4,6 +4,8 @@
 //!
 //! - `factories.rs`: tensors from data, shapes and random numbers, and joins;
 //! - `math.rs`: reductions, elementwise functions, matmul;
+//! - `pointwise.rs`: maximum, minimum, logical ops, floor_divide,
+//!   remainder, isnan, where, clamp;
 //! - `devices.rs`: devices, streams and events, scatter/gather/replicate;
 //! - `memory.rs`: the caching allocator's statistics;
 //! - `teaching.rs`: print, clear_output, save and load.
@@ -12,6 +14,7 @@ mod devices;
 mod factories;
 pub(crate) mod math;
 mod memory;
+pub(crate) mod pointwise;
 mod teaching;
 
 use super::args::{bind, ArgVal, Bound};
@@ -65,6 +68,18 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("round", math::unary),
     ("trunc", math::unary),
     ("matmul", math::matmul),
+    ("maximum", pointwise::binary),
+    ("minimum", pointwise::binary),
+    ("floor_divide", pointwise::binary),
+    ("remainder", pointwise::binary),
+    ("logical_and", pointwise::binary),
+    ("logical_or", pointwise::binary),
+    ("logical_xor", pointwise::binary),
+    ("logical_not", pointwise::unary),
+    ("isnan", pointwise::unary),
+    ("bitwise_not", pointwise::unary),
+    ("where", pointwise::where_),
+    ("clamp", pointwise::clamp),
     ("device", devices::device),
     ("devices", devices::list),
     ("device_count", devices::count),

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::super::args::Bound;
 use super::super::builtins::math::unary_op;
+use super::super::builtins::pointwise::binary_op;
 use super::super::literal::data_arg;
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
@@ -321,4 +322,71 @@ pub(super) fn arith(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bo
             weak,
         },
     ))
+}
+
+/// `x.maximum(y)`, `x.floor_divide(y)` and the other binary methods named
+/// as PyTorch's functions (`pointwise.rs`).
+pub(super) fn pointwise(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    me.pointwise_binary(name, t, b)
+}
+
+/// `x.logical_not()`, `x.isnan()`, `x.bitwise_not()`.
+pub(super) fn pointwise_unary(
+    me: &mut Interp,
+    name: &'static str,
+    t: &Arc<Tensor>,
+    b: &Bound,
+) -> Out {
+    me.pointwise_unary(name, t, b.span)
+}
+
+/// `x.where(condition, other)`: `where(condition, x, other)`.
+pub(super) fn where_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let cond = b.tensor("condition")?;
+    me.where_of(&cond, (Arc::clone(t), false), b)
+}
+
+/// `x.clamp(min, max)`.
+pub(super) fn clamp(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    me.clamp_of(t, b).map(Value::Tensor)
+}
+
+/// `x.add_(y)` and the other in-place ops: `x` updated where it lies (every
+/// view of it sees the change) and returned, as `x += y`.
+pub(super) fn in_place(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let op = binary_op(name).map_err(|e| e.at(b.span))?;
+    let (y, weak) = me.operand_arg(b, "other")?;
+    me.rt
+        .binary_(op, t, Operand { tensor: &y, weak })
+        .map_err(|e| e.at(b.span))?;
+    Ok(Value::Tensor(Arc::clone(t)))
+}
+
+/// `x.clamp_(min, max)`: `maximum` then `minimum` in place (the same values
+/// as `clamp`, NaN included), and `x` returned.
+pub(super) fn clamp_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let mut any = false;
+    for (name, op) in [("min", BinaryOp::Maximum), ("max", BinaryOp::Minimum)] {
+        if b.given(name).is_none() {
+            continue;
+        }
+        any = true;
+        let (y, weak) = me.operand_arg(b, name)?;
+        me.rt
+            .binary_(op, t, Operand { tensor: &y, weak })
+            .map_err(|e| e.at(b.span))?;
+    }
+    if !any {
+        return Err(Error::value_help(
+            "clamp_ needs `min` or `max` (or both)",
+            "e.g. `x.clamp_(min=0)`",
+        )
+        .at(b.span));
+    }
+    Ok(Value::Tensor(Arc::clone(t)))
+}
+
+/// `x.clone()`: a copy in new memory (contiguous), whatever x's layout.
+pub(super) fn clone(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    b.result(me.rt.copy(t))
 }

@@ -43,6 +43,20 @@ pub struct BinaryArgs {
     pub sb: Strided,
 }
 
+/// `where(a, b, c)` and `clamp(a, b, c)`: three broadcast operands.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TernaryArgs {
+    pub out: u64,
+    pub a: u64,
+    pub b: u64,
+    pub c: u64,
+    pub shape: Shape,
+    pub sa: Strided,
+    pub sb: Strided,
+    pub sc: Strided,
+}
+
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct UnaryArgs {

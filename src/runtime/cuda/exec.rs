@@ -20,6 +20,7 @@ use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::runtime::ops::factory::{Distribution, Linspace};
 use crate::runtime::ops::matmul::not_lined_up;
 use crate::runtime::ops::reduce::{reduce_dtype, ReduceOp};
+use crate::runtime::ops::ternary::TernaryOp;
 use crate::runtime::rng::Generator;
 use crate::runtime::shape::{
     broadcast_shapes, broadcast_strides, contiguous_strides, fmt_shape, is_contiguous, numel,
@@ -214,7 +215,7 @@ pub fn converted<L: Launcher>(
 }
 
 /// `a op b` computed in `compute` (operands of another dtype are cast first),
-/// broadcast; comparisons give bool.
+/// broadcast; comparisons and logical ops give bool.
 pub fn binary<L: Launcher>(
     l: &L,
     op: BinaryOp,
@@ -222,13 +223,64 @@ pub fn binary<L: Launcher>(
     b: View<L::Mem>,
     compute: DType,
 ) -> Result<Out<L::Mem>, Error> {
-    let kernel = source::binary(op, compute)
-        .ok_or_else(|| no_kernel(format!("`{}` in {compute}", op.symbol())))?;
-    let shape = broadcast_shapes(a.shape, b.shape).ok_or_else(|| Error::Broadcast {
+    let shape = binary_shape(op, a, b)?;
+    let dtype = binary_dtype(op, compute);
+    let mem = l.alloc(dtype, numel(&shape))?;
+    binary_at(l, op, a, b, compute, &shape, l.addr(&mem))?;
+    Ok(Out { mem, dtype, shape })
+}
+
+/// `dst op= b` in place, `a` being what `dst` held (`x += y`): written
+/// straight into `dst` when it is contiguous, of the result's dtype and
+/// not read elsewhere by `b` (`b_aliases`); otherwise computed into
+/// scratch and copied in, converted to dst's dtype.
+pub fn binary_into<L: Launcher>(
+    l: &L,
+    op: BinaryOp,
+    (a, b): (View<L::Mem>, View<L::Mem>),
+    compute: DType,
+    dst: View<L::Mem>,
+    b_aliases: bool,
+) -> Result<(), Error> {
+    let shape = binary_shape(op, a, b)?;
+    let dtype = binary_dtype(op, compute);
+    if dst.is_contiguous() && dst.dtype == dtype && !b_aliases && shape == dst.shape {
+        return binary_at(l, op, a, b, compute, &shape, dst.first(l));
+    }
+    let tmp = l.scratch(dtype, numel(&shape))?;
+    binary_at(l, op, a, b, compute, &shape, l.addr(&tmp))?;
+    let strides = contiguous_strides(&shape);
+    copy_into(l, View::whole(&tmp, dtype, &shape, &strides), dst)
+}
+
+fn binary_shape<M>(op: BinaryOp, a: View<M>, b: View<M>) -> Result<Vec<usize>, Error> {
+    broadcast_shapes(a.shape, b.shape).ok_or_else(|| Error::Broadcast {
         op: op.symbol().into(),
         lhs: fmt_shape(a.shape),
         rhs: fmt_shape(b.shape),
-    })?;
+    })
+}
+
+fn binary_dtype(op: BinaryOp, compute: DType) -> DType {
+    if op.gives_bool() {
+        DType::Bool
+    } else {
+        compute
+    }
+}
+
+/// Launches `a op b` over `shape` into contiguous memory at `out`.
+fn binary_at<L: Launcher>(
+    l: &L,
+    op: BinaryOp,
+    a: View<L::Mem>,
+    b: View<L::Mem>,
+    compute: DType,
+    shape: &[usize],
+    out: u64,
+) -> Result<(), Error> {
+    let kernel = source::binary(op, compute)
+        .ok_or_else(|| no_kernel(format!("`{}` in {compute}", op.symbol())))?;
     // Operands in another dtype become contiguous temporaries in `compute`.
     let ca = (a.dtype != compute)
         .then(|| converted(l, a, compute, true))
@@ -241,10 +293,10 @@ pub fn binary<L: Launcher>(
         as_view(ca.as_ref(), a, &sa_c),
         as_view(cb.as_ref(), b, &sb_c),
     );
-    let sa = broadcast_strides(a.shape, a.strides, &shape);
-    let sb = broadcast_strides(b.shape, b.strides, &shape);
+    let sa = broadcast_strides(a.shape, a.strides, shape);
+    let sb = broadcast_strides(b.shape, b.strides, shape);
     let (sh, lay) = layout(
-        &shape,
+        shape,
         &[
             args::Operand {
                 strides: &sa,
@@ -256,15 +308,8 @@ pub fn binary<L: Launcher>(
             },
         ],
     )?;
-    let dtype = if op.is_comparison() {
-        DType::Bool
-    } else {
-        compute
-    };
-    let n = numel(&shape);
-    let mem = l.alloc(dtype, n)?;
     let p = BinaryArgs {
-        out: l.addr(&mem),
+        out,
         a: l.addr(a.mem),
         b: l.addr(b.mem),
         shape: sh,
@@ -272,8 +317,71 @@ pub fn binary<L: Launcher>(
         sb: lay[1],
     };
     let g = l.geometry();
+    l.launch(&kernel, g.grid(numel(shape) as u64), g.block, p, false)
+}
+
+/// `where(a, b, c)` (`a` bool) or `clamp(a, b, c)`, the values in
+/// `compute` (operands of another dtype are cast first), broadcast.
+pub fn ternary<L: Launcher>(
+    l: &L,
+    op: TernaryOp,
+    [a, b, c]: [View<L::Mem>; 3],
+    compute: DType,
+) -> Result<Out<L::Mem>, Error> {
+    let kernel = source::ternary(op, compute)
+        .ok_or_else(|| no_kernel(format!("`{}` in {compute}", op.name())))?;
+    let shape = broadcast_shapes(a.shape, b.shape)
+        .and_then(|s| broadcast_shapes(&s, c.shape))
+        .ok_or_else(|| Error::Broadcast {
+            op: op.name().into(),
+            lhs: fmt_shape(a.shape),
+            rhs: format!("{} and {}", fmt_shape(b.shape), fmt_shape(c.shape)),
+        })?;
+    let first = match op {
+        TernaryOp::Where => DType::Bool,
+        TernaryOp::Clamp => compute,
+    };
+    let cast = |v: View<L::Mem>, to: DType| {
+        (v.dtype != to)
+            .then(|| converted(l, v, to, true))
+            .transpose()
+    };
+    let (ca, cb, cc) = (cast(a, first)?, cast(b, compute)?, cast(c, compute)?);
+    let contiguous = [a, b, c].map(|v| contiguous_strides(v.shape));
+    let views = [
+        as_view(ca.as_ref(), a, &contiguous[0]),
+        as_view(cb.as_ref(), b, &contiguous[1]),
+        as_view(cc.as_ref(), c, &contiguous[2]),
+    ];
+    let strides = views.map(|v| broadcast_strides(v.shape, v.strides, &shape));
+    let operands: Vec<args::Operand> = views
+        .iter()
+        .zip(&strides)
+        .map(|(v, s)| args::Operand {
+            strides: s,
+            offset: v.offset,
+        })
+        .collect();
+    let (sh, lay) = layout(&shape, &operands)?;
+    let n = numel(&shape);
+    let mem = l.alloc(compute, n)?;
+    let p = TernaryArgs {
+        out: l.addr(&mem),
+        a: l.addr(views[0].mem),
+        b: l.addr(views[1].mem),
+        c: l.addr(views[2].mem),
+        shape: sh,
+        sa: lay[0],
+        sb: lay[1],
+        sc: lay[2],
+    };
+    let g = l.geometry();
     l.launch(&kernel, g.grid(n as u64), g.block, p, false)?;
-    Ok(Out { mem, dtype, shape })
+    Ok(Out {
+        mem,
+        dtype: compute,
+        shape,
+    })
 }
 
 /// The cast temporary's view when there is one, else the operand itself.

@@ -6,6 +6,7 @@
 
 use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::runtime::ops::reduce::ReduceOp;
+use crate::runtime::ops::ternary::TernaryOp;
 use crate::runtime::DType;
 
 /// Included first by every unit.
@@ -74,50 +75,55 @@ fn kernel(file: &'static str, dtype: Option<DType>, name: String) -> Kernel {
     }
 }
 
-fn binary_name(op: BinaryOp) -> &'static str {
-    match op {
-        BinaryOp::Add => "add",
-        BinaryOp::Sub => "sub",
-        BinaryOp::Mul => "mul",
-        BinaryOp::Div => "div",
-        BinaryOp::Pow => "pow",
-        BinaryOp::Eq => "eq",
-        BinaryOp::Ne => "ne",
-        BinaryOp::Lt => "lt",
-        BinaryOp::Le => "le",
-        BinaryOp::Gt => "gt",
-        BinaryOp::Ge => "ge",
-    }
-}
-
-/// `a op b` computed in `dt` (arithmetic, or a comparison giving bool).
-/// None where the simulator never computes that op in that dtype.
+/// `a op b` computed in `dt` (arithmetic or bitwise, or a comparison or
+/// logical op giving bool). None where the simulator never computes that op
+/// in that dtype (`check_binary` refuses it first).
 pub fn binary(op: BinaryOp, dt: DType) -> Option<Kernel> {
-    let family = if op.is_comparison() {
-        "compare"
-    } else {
-        "binary"
+    let family = if op.gives_bool() { "compare" } else { "binary" };
+    let supported = match dt {
+        _ if op.gives_bool() => true,
+        DType::Bool => {
+            matches!(
+                op,
+                BinaryOp::Add | BinaryOp::Mul | BinaryOp::Maximum | BinaryOp::Minimum
+            ) || op.is_bitwise()
+        }
+        _ if dt.is_float() => !op.is_bitwise(),
+        _ => true,
     };
-    let supported =
-        op.is_comparison() || dt != DType::Bool || matches!(op, BinaryOp::Add | BinaryOp::Mul);
     supported.then(|| {
         kernel(
             "elementwise",
             Some(dt),
-            format!("{family}_{}_{}", binary_name(op), dt.name()),
+            format!("{family}_{}_{}", op.name(), dt.name()),
         )
     })
 }
 
 /// A unary op on `dt` (already the op's output dtype).
 pub fn unary(op: UnaryOp, dt: DType) -> Option<Kernel> {
-    let int_ok = op.keeps_int();
-    let supported = dt.is_float() || (dt.is_int() && int_ok);
+    let supported = match dt {
+        DType::Bool => op == UnaryOp::BitNot,
+        _ if dt.is_float() => op != UnaryOp::BitNot,
+        _ => op.keeps_int(),
+    };
     supported.then(|| {
         kernel(
             "elementwise",
             Some(dt),
             format!("unary_{}_{}", op.name(), dt.name()),
+        )
+    })
+}
+
+/// `where` (a bool condition, values in `dt`) or `clamp` in `dt`.
+pub fn ternary(op: TernaryOp, dt: DType) -> Option<Kernel> {
+    let supported = op == TernaryOp::Where || dt != DType::Bool;
+    supported.then(|| {
+        kernel(
+            "elementwise",
+            Some(dt),
+            format!("{}_{}", op.name(), dt.name()),
         )
     })
 }
@@ -184,21 +190,9 @@ pub fn reduce(pass: Pass, op: ReduceOp, dt: DType) -> Option<Kernel> {
     ))
 }
 
-pub const BINARY_OPS: [BinaryOp; 11] = [
-    BinaryOp::Add,
-    BinaryOp::Sub,
-    BinaryOp::Mul,
-    BinaryOp::Div,
-    BinaryOp::Pow,
-    BinaryOp::Eq,
-    BinaryOp::Ne,
-    BinaryOp::Lt,
-    BinaryOp::Le,
-    BinaryOp::Gt,
-    BinaryOp::Ge,
-];
+pub const BINARY_OPS: [BinaryOp; 21] = BinaryOp::ALL;
 
-pub const UNARY_OPS: [UnaryOp; 14] = UnaryOp::ALL;
+pub const UNARY_OPS: [UnaryOp; 15] = UnaryOp::ALL;
 
 pub const REDUCE_OPS: [ReduceOp; 5] = [
     ReduceOp::Sum,
@@ -214,6 +208,11 @@ pub fn all_kernels() -> Vec<Kernel> {
     for dt in DType::ALL {
         out.extend(BINARY_OPS.iter().filter_map(|&op| binary(op, dt)));
         out.extend(UNARY_OPS.iter().filter_map(|&op| unary(op, dt)));
+        out.extend(
+            [TernaryOp::Where, TernaryOp::Clamp]
+                .iter()
+                .filter_map(|&op| ternary(op, dt)),
+        );
         out.extend(DType::ALL.iter().map(|&to| cast(dt, to)));
         out.extend(arange(dt));
         out.extend(linspace(dt));
@@ -278,7 +277,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 314);
+        assert_eq!(all.len(), 386);
     }
 
     #[test]

@@ -9,7 +9,8 @@ use crate::error::Error;
 use crate::runtime::ops::elementwise::{self, BinaryOp, Operand, UnaryOp};
 use crate::runtime::ops::factory::{self, Distribution, Fill};
 use crate::runtime::ops::reduce::{self, ReduceOp};
-use crate::runtime::ops::{index, join, matmul};
+use crate::runtime::ops::ternary::{self, TernaryOp};
+use crate::runtime::ops::{index, join, matmul, overlap};
 use crate::runtime::{DType, Device, Tensor};
 
 impl Runtime {
@@ -30,6 +31,49 @@ impl Runtime {
             None => elementwise::binary(op, a, b)?,
         };
         self.finish(out, None, &[a.tensor, b.tensor], Flops::default())
+    }
+
+    /// `x op= y` (`x += y`, `x.add_(y)`): `x` updated in place, as PyTorch's
+    /// in-place ops: `y` broadcasts to x's shape, the result casts to x's
+    /// dtype, and no element is written through two names.
+    pub fn binary_(&mut self, op: BinaryOp, x: &Tensor, y: Operand) -> Result<(), Error> {
+        let xo = Operand::strong(x);
+        let device = elementwise::result_device(xo, y)?;
+        if device != x.device() {
+            return Err(Error::DeviceMismatch {
+                a: x.device(),
+                b: y.tensor.device(),
+            });
+        }
+        elementwise::check_in_place(op, x, y)?;
+        overlap::check_write(x)?;
+        overlap::check_partial(x, y.tensor)?;
+        match self.launches_on(device) {
+            Some(d) => self.binary_in_place_on(d, op, x, y)?,
+            None => {
+                let r = elementwise::binary(op, xo, y)?;
+                index::assign(x, &r)?;
+            }
+        }
+        self.wrote_in_place(x, &[x, y.tensor]);
+        Ok(())
+    }
+
+    /// `where(cond, x, y)` or `clamp(x, min, max)`: three operands
+    /// broadcast together, one kernel.
+    pub fn ternary(
+        &mut self,
+        op: TernaryOp,
+        a: Operand,
+        b: Operand,
+        c: Operand,
+    ) -> Result<Arc<Tensor>, Error> {
+        let plan = ternary::plan(op, a, b, c)?;
+        let out = match self.launches_on(plan.device) {
+            Some(d) => self.ternary_on(d, op, [a, b, c], plan.compute)?,
+            None => ternary::ternary(op, a, b, c)?,
+        };
+        self.finish(out, None, &[a.tensor, b.tensor, c.tensor], Flops::default())
     }
 
     pub fn matmul(&mut self, a: &Tensor, b: &Tensor) -> Result<Arc<Tensor>, Error> {
@@ -117,6 +161,7 @@ impl Runtime {
     /// `x.fill_(v)`.
     pub fn fill(&mut self, x: &Tensor, value: Fill) -> Result<(), Error> {
         value.check(x.dtype())?;
+        overlap::check_write(x)?;
         match self.launches_on(x.device()) {
             Some(d) => self.fill_on(d, x, value)?,
             None => index::fill(x, value),
@@ -148,6 +193,8 @@ impl Runtime {
 
     /// `x[i] = v`: writes `src` (broadcast) into the view `dst`.
     pub fn assign(&mut self, dst: &Tensor, src: &Tensor) -> Result<(), Error> {
+        overlap::check_write(dst)?;
+        overlap::check_partial(dst, src)?;
         match self.launches_on(dst.device()) {
             Some(d) if src.device() == dst.device() || src.device() == Device::Cpu => {
                 index::check_assign(dst, src)?;

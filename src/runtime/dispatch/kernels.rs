@@ -17,6 +17,7 @@ use crate::runtime::ops::factory::{check_random, Distribution, Fill, Linspace};
 use crate::runtime::ops::join;
 use crate::runtime::ops::matmul::{as_matrices, matmul_dtypes, not_lined_up};
 use crate::runtime::ops::reduce::{self, ReduceOp};
+use crate::runtime::ops::ternary::TernaryOp;
 use crate::runtime::shape::{
     broadcast_shapes, checked_numel, contiguous_strides, fmt_shape, norm_dim, numel,
 };
@@ -51,7 +52,7 @@ impl Runtime {
     pub(super) fn unary_on(&mut self, d: u32, op: UnaryOp, x: &Tensor) -> Result<Tensor, Error> {
         let dt = x.dtype();
         elementwise::check_unary(op, dt)?;
-        if dt == DType::Bool && op.keeps_int() {
+        if dt == DType::Bool && op.keeps_int() && op != UnaryOp::BitNot {
             return self.kernels(d, &[x], |l, v| exec::cast(l, v[0], DType::Bool));
         }
         let out = elementwise::unary_dtype(op, dt);
@@ -83,6 +84,73 @@ impl Runtime {
         self.kernels(d, &[ta, tb], |l, v| {
             exec::binary(l, op, v[0], v[1], compute)
         })
+    }
+
+    /// `where` or `clamp` on the device (`compute` from `ternary::plan`);
+    /// host operands go over in the dtype the kernel reads them in.
+    pub(super) fn ternary_on(
+        &mut self,
+        d: u32,
+        op: TernaryOp,
+        operands: [elementwise::Operand; 3],
+        compute: DType,
+    ) -> Result<Tensor, Error> {
+        let wants = |k: usize| match (op, k) {
+            (TernaryOp::Where, 0) => DType::Bool,
+            _ => compute,
+        };
+        let host: Vec<Option<Tensor>> = operands
+            .iter()
+            .enumerate()
+            .map(|(k, o)| {
+                (!o.tensor.device().is_cuda() && o.tensor.dtype() != wants(k))
+                    .then(|| o.tensor.cast(wants(k)))
+            })
+            .collect();
+        let ts: Vec<&Tensor> = operands
+            .iter()
+            .zip(&host)
+            .map(|(o, h)| h.as_ref().unwrap_or(o.tensor))
+            .collect();
+        self.kernels(d, &ts, |l, v| {
+            exec::ternary(l, op, [v[0], v[1], v[2]], compute)
+        })
+    }
+
+    /// `x op= y` on the device: checked as `binary_on`, then written into
+    /// x's own memory (`exec::binary_into`).
+    pub(super) fn binary_in_place_on(
+        &mut self,
+        d: u32,
+        op: BinaryOp,
+        x: &Tensor,
+        y: elementwise::Operand,
+    ) -> Result<(), Error> {
+        let xo = elementwise::Operand::strong(x);
+        let compute = elementwise::compute_dtype(op, elementwise::result_dtype(xo, y));
+        elementwise::check_binary(op, xo, y, compute)?;
+        elementwise::check_exponent(op, compute, y)?;
+        let host = (!y.tensor.device().is_cuda() && y.tensor.dtype() != compute)
+            .then(|| y.tensor.cast(compute));
+        let yt = host.as_ref().unwrap_or(y.tensor);
+        let l = self.on_device(d).ok_or_else(no_driver)?;
+        let from = self.operand(&l, yt)?;
+        // `y` reading memory that `x` is written to, other than x's own
+        // elements in place: computed aside first.
+        let aliases = yt.shares_storage(x)
+            && !(yt.offset() == x.offset()
+                && yt.strides() == x.strides()
+                && yt.shape() == x.shape());
+        x.before_write();
+        let own = Operand::own(x)?;
+        exec::binary_into(
+            &l,
+            op,
+            (own.view(x), from.view(yt)),
+            compute,
+            own.view(x),
+            aliases,
+        )
     }
 
     pub(super) fn matmul_on(&mut self, d: u32, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {

@@ -2,7 +2,7 @@
 
 use super::super::buffer::Stored;
 use super::super::buffer::{map_slice, zip_slices, Buffer};
-use super::super::element::Num;
+use super::super::element::{Bit, Num};
 use super::super::shape::{
     broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, numel,
 };
@@ -29,7 +29,7 @@ impl<'a> Operand<'a> {
         }
     }
 
-    fn rank(&self) -> u8 {
+    pub(super) fn rank(&self) -> u8 {
         if self.weak {
             0
         } else if self.tensor.ndim() == 0 {
@@ -42,18 +42,24 @@ impl<'a> Operand<'a> {
 
 /// The dtype an op over these operands computes in (`torch.result_type`).
 pub fn result_dtype(a: Operand, b: Operand) -> DType {
-    let (da, db) = (a.tensor.dtype(), b.tensor.dtype());
-    let cat = da.category().max(db.category());
-    let cands: Vec<&Operand> = [&a, &b]
-        .into_iter()
+    result_dtype_of(&[a, b])
+}
+
+/// `torch.result_type` over any number of operands: the highest category
+/// (bool, integer, float) wins; within it dimensioned tensors outrank 0-d
+/// ones, which outrank numbers; a number alone in its category gives that
+/// category's default dtype.
+pub fn result_dtype_of(operands: &[Operand]) -> DType {
+    let cat = operands
+        .iter()
+        .map(|o| o.tensor.dtype().category())
+        .max()
+        .unwrap_or(0);
+    let cands: Vec<&Operand> = operands
+        .iter()
         .filter(|o| o.tensor.dtype().category() == cat)
         .collect();
     let top = cands.iter().map(|o| o.rank()).max().unwrap_or(0);
-    let top_dtypes: Vec<DType> = cands
-        .iter()
-        .filter(|o| o.rank() == top)
-        .map(|o| o.tensor.dtype())
-        .collect();
     if top == 0 && cands.len() < 2 {
         // Only a plain number has the highest category: use the default dtype of that category.
         return match cat {
@@ -62,7 +68,12 @@ pub fn result_dtype(a: Operand, b: Operand) -> DType {
             _ => DType::F32,
         };
     }
-    top_dtypes.into_iter().reduce(DType::promote).unwrap_or(da)
+    cands
+        .iter()
+        .filter(|o| o.rank() == top)
+        .map(|o| o.tensor.dtype())
+        .reduce(DType::promote)
+        .unwrap_or(DType::F32)
 }
 
 /// The dtype `op` computes in when its operands promote to `dt`: true
@@ -85,10 +96,13 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
     let compute = compute_dtype(op, result_dtype(a, b));
     check_binary(op, a, b, compute)?;
     check_exponent(op, compute, b)?;
+    if device == crate::runtime::Device::Cpu {
+        check_divisor(op, compute, b.tensor)?;
+    }
     let ca = cast_to(ta, compute);
     let cb = cast_to(tb, compute);
     let (ta, tb) = (ca.as_ref().unwrap_or(ta), cb.as_ref().unwrap_or(tb));
-    let buf = if op.is_comparison() {
+    let buf = if op.gives_bool() {
         with_dtype!(compute, T => compare::<T>(op, ta, tb, &shape))
     } else {
         with_num_dtype!(compute, T => arith::<T>(op, ta, tb, &shape), bool => bool_arith(op, ta, tb, &shape))
@@ -121,6 +135,78 @@ pub fn check_binary(op: BinaryOp, a: Operand, b: Operand, compute: DType) -> Res
             Some("convert first, e.g. `x.to(i64) ** y`".into()),
         ));
     }
+    if op.divides() && compute == DType::Bool {
+        return Err(Error::dtype(
+            format!("`{}` is not implemented for bool", op.symbol()),
+            Some("convert first, e.g. `x.to(i64)`".into()),
+        ));
+    }
+    if op.is_bitwise() && compute.is_float() {
+        return Err(Error::dtype(
+            format!(
+                "`{}` is not implemented for {compute}: bitwise ops take integers and bool",
+                op.symbol()
+            ),
+            Some(
+                if a.tensor.dtype() == DType::Bool || b.tensor.dtype() == DType::Bool {
+                    "for a mask, compare first: `(x > 0) & m`".into()
+                } else {
+                    "convert first, e.g. `x.to(i64)`".into()
+                },
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `x op= y` can run in place: PyTorch's in-place ops keep x's
+/// shape (y broadcasts to it) and cast their result to x's dtype only
+/// where no information class is lost (not float into integers, not
+/// numbers into bool).
+pub fn check_in_place(op: BinaryOp, x: &Tensor, y: Operand) -> Result<(), Error> {
+    let fits = broadcast_shapes(x.shape(), y.tensor.shape()).is_some_and(|s| s == x.shape());
+    if !fits {
+        return Err(Error::Shape {
+            message: format!(
+                "output with shape {} doesn't match the broadcast shape {}",
+                fmt_shape(x.shape()),
+                broadcast_shapes(x.shape(), y.tensor.shape())
+                    .map_or_else(|| fmt_shape(y.tensor.shape()), |s| fmt_shape(&s))
+            ),
+            help: Some("an in-place op keeps the shape of the tensor it updates; write `x = x + y` for a new one".into()),
+        });
+    }
+    let compute = compute_dtype(op, result_dtype(Operand::strong(x), y));
+    let result = if op.gives_bool() {
+        DType::Bool
+    } else {
+        compute
+    };
+    let to = x.dtype();
+    let lossy =
+        (result.is_float() && !to.is_float()) || (result != DType::Bool && to == DType::Bool);
+    if lossy {
+        return Err(Error::dtype(
+            format!("result type {result} can't be cast to the desired output type {to}"),
+            Some(format!(
+                "an in-place op keeps x's dtype; write `x = x {} y` for a new {result} tensor",
+                op.symbol()
+            )),
+        ));
+    }
+    Ok(())
+}
+
+/// An integer `//` or `%` by 0 on the cpu is an error, as PyTorch's
+/// ZeroDivisionError; CUDA devices compute without looking (the kernels
+/// give -1 and x), as PyTorch's CUDA kernels do not check either.
+pub fn check_divisor(op: BinaryOp, compute: DType, divisor: &Tensor) -> Result<(), Error> {
+    if op.divides() && compute.is_int() && has_zero(divisor) {
+        return Err(Error::value_help(
+            format!("integer division by zero in `{}`", op.symbol()),
+            "a divisor of 0 has no integer result; divide floats to get inf or nan",
+        ));
+    }
     Ok(())
 }
 
@@ -140,20 +226,39 @@ pub fn check_exponent(op: BinaryOp, compute: DType, exponent: Operand) -> Result
 /// Where a binary op runs. As in PyTorch, a number or a 0-d cpu tensor may join
 /// a tensor on any device; otherwise both operands must be on one device.
 pub fn result_device(a: Operand, b: Operand) -> Result<crate::runtime::Device, Error> {
-    let (da, db) = (a.tensor.device(), b.tensor.device());
+    result_device_of(&[a, b])
+}
+
+/// Where an op over these operands runs (`result_device` for any number).
+pub fn result_device_of(operands: &[Operand]) -> Result<crate::runtime::Device, Error> {
     let movable = |o: &Operand| {
         o.weak || (o.tensor.ndim() == 0 && o.tensor.device() == crate::runtime::Device::Cpu)
     };
-    match (da == db, movable(&a), movable(&b)) {
-        (true, _, _) => Ok(da),
-        (false, true, _) => Ok(db),
-        (false, _, true) => Ok(da),
-        _ => Err(Error::DeviceMismatch { a: da, b: db }),
+    let fixed: Vec<crate::runtime::Device> = operands
+        .iter()
+        .filter(|o| !movable(o))
+        .map(|o| o.tensor.device())
+        .collect();
+    match fixed.first() {
+        Some(&d) => match fixed.iter().find(|&&e| e != d) {
+            Some(&e) => Err(Error::DeviceMismatch { a: d, b: e }),
+            None => Ok(d),
+        },
+        // Every operand could move: a device one wins over the cpu.
+        None => Ok(operands
+            .iter()
+            .map(|o| o.tensor.device())
+            .find(|d| d.is_cuda())
+            .unwrap_or(crate::runtime::Device::Cpu)),
     }
 }
 
-fn cast_to(t: &Tensor, dt: DType) -> Option<Tensor> {
+pub(super) fn cast_to(t: &Tensor, dt: DType) -> Option<Tensor> {
     (t.dtype() != dt).then(|| t.cast(dt))
+}
+
+fn has_zero(t: &Tensor) -> bool {
+    t.cast(DType::I64).to_vec::<i64>().contains(&0)
 }
 
 fn has_negative(t: &Tensor) -> bool {
@@ -166,19 +271,33 @@ fn arith<T: Num + Stored>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize])
         BinaryOp::Sub => zip::<T, T>(a, b, shape, |x, y| x.sub(y)),
         BinaryOp::Mul => zip::<T, T>(a, b, shape, |x, y| x.mul(y)),
         BinaryOp::Div => zip::<T, T>(a, b, shape, |x, y| x.div(y)),
+        BinaryOp::FloorDiv => zip::<T, T>(a, b, shape, |x, y| x.floor_div(y)),
+        BinaryOp::Rem => zip::<T, T>(a, b, shape, |x, y| x.rem(y)),
+        BinaryOp::BitAnd => zip::<T, T>(a, b, shape, |x, y| x.bit(Bit::And, y)),
+        BinaryOp::BitOr => zip::<T, T>(a, b, shape, |x, y| x.bit(Bit::Or, y)),
+        BinaryOp::BitXor => zip::<T, T>(a, b, shape, |x, y| x.bit(Bit::Xor, y)),
+        BinaryOp::Maximum => zip::<T, T>(a, b, shape, |x, y| x.maximum(y)),
+        BinaryOp::Minimum => zip::<T, T>(a, b, shape, |x, y| x.minimum(y)),
         _ => zip::<T, T>(a, b, shape, |x, y| x.pow(y)),
     }
 }
 
+/// The ops that reach bool: `*`, `&`, minimum (and); `+`, `|`, maximum (or); `^`.
 fn bool_arith(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Buffer {
     match op {
-        BinaryOp::Mul => zip::<bool, bool>(a, b, shape, |x, y| x && y),
+        BinaryOp::Mul | BinaryOp::BitAnd | BinaryOp::Minimum => {
+            zip::<bool, bool>(a, b, shape, |x, y| x && y)
+        }
+        BinaryOp::BitXor => zip::<bool, bool>(a, b, shape, |x, y| x != y),
         _ => zip::<bool, bool>(a, b, shape, |x, y| x || y),
     }
 }
 
 fn compare<T: Stored>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Buffer {
     match op {
+        BinaryOp::LogicalAnd => zip::<T, bool>(a, b, shape, |x, y| x.to_bool() && y.to_bool()),
+        BinaryOp::LogicalOr => zip::<T, bool>(a, b, shape, |x, y| x.to_bool() || y.to_bool()),
+        BinaryOp::LogicalXor => zip::<T, bool>(a, b, shape, |x, y| x.to_bool() != y.to_bool()),
         BinaryOp::Eq => zip::<T, bool>(a, b, shape, |x, y| x == y),
         BinaryOp::Ne => zip::<T, bool>(a, b, shape, |x, y| x != y),
         BinaryOp::Lt => zip::<T, bool>(a, b, shape, |x, y| x < y),
@@ -240,10 +359,12 @@ pub enum UnaryOp {
     Ceil,
     Round,
     Trunc,
+    /// `~`: each bit flipped; on bool, logical not.
+    BitNot,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 14] = [
+    pub const ALL: [UnaryOp; 15] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Relu,
@@ -258,6 +379,7 @@ impl UnaryOp {
         UnaryOp::Ceil,
         UnaryOp::Round,
         UnaryOp::Trunc,
+        UnaryOp::BitNot,
     ];
 
     /// The op a builtin or method name means (`exp`, `relu`, …); None for
@@ -282,6 +404,7 @@ impl UnaryOp {
             UnaryOp::Ceil => "ceil",
             UnaryOp::Round => "round",
             UnaryOp::Trunc => "trunc",
+            UnaryOp::BitNot => "bitwise_not",
         }
     }
 
@@ -296,6 +419,7 @@ impl UnaryOp {
                 | UnaryOp::Ceil
                 | UnaryOp::Round
                 | UnaryOp::Trunc
+                | UnaryOp::BitNot
         )
     }
 
@@ -326,6 +450,12 @@ pub fn check_unary(op: UnaryOp, dt: DType) -> Result<(), Error> {
             Some("use `x == false` for logical not".into()),
         ));
     }
+    if op == UnaryOp::BitNot && dt.is_float() {
+        return Err(Error::dtype(
+            format!("`~` is not implemented for {dt}: it takes integers and bool"),
+            Some("for a mask, compare first: `~(x > 0)`".into()),
+        ));
+    }
     if dt == DType::Bool && (matches!(op, UnaryOp::Abs | UnaryOp::Relu) || op.rounds()) {
         return Err(Error::dtype(
             format!("`{}` is not implemented for bool", op.name()),
@@ -338,6 +468,10 @@ pub fn check_unary(op: UnaryOp, dt: DType) -> Result<(), Error> {
 pub fn unary(op: UnaryOp, t: &Tensor) -> Result<Tensor, Error> {
     let dt = t.dtype();
     check_unary(op, dt)?;
+    if dt == DType::Bool && op == UnaryOp::BitNot {
+        let buf = t.with_slice::<bool, _>(|s| Buffer::Bool(map_slice(s, |x| !x)));
+        return Ok(Tensor::new(buf, t.shape().to_vec(), t.device()));
+    }
     if dt == DType::Bool && op.keeps_int() {
         return Ok(t.copy());
     }
@@ -372,6 +506,7 @@ fn f32_op(op: UnaryOp, x: f32) -> f32 {
 fn generic_op<T: Num + Stored>(op: UnaryOp, x: T) -> T {
     match op {
         UnaryOp::Neg => x.neg(),
+        UnaryOp::BitNot => x.bit_not(),
         // Integers are integral already.
         op if op.rounds() && !T::DTYPE.is_float() => x,
         // Floats drop the sign (-0. too), as PyTorch's abs.
@@ -413,7 +548,7 @@ macro_rules! float_math {
                 // Halves to even, as PyTorch's (nearbyint).
                 UnaryOp::Round => x.round_ties_even(),
                 UnaryOp::Trunc => x.trunc(),
-                UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu => x,
+                UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu | UnaryOp::BitNot => x,
             }
         }
     };

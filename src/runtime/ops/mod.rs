@@ -5,5 +5,7 @@ pub mod factory;
 pub mod index;
 pub mod join;
 pub mod matmul;
+pub mod overlap;
 pub mod reduce;
+pub mod ternary;
 pub mod view;

@@ -1,0 +1,214 @@
+//! Elementwise functions beyond the operators: `maximum`, `minimum`, the
+//! logical ops, `floor_divide`, `remainder`, `isnan`, `bitwise_not`,
+//! `where` and `clamp`. The tensor methods of the same names call the same
+//! helpers, so a function and its method cannot disagree.
+
+use std::sync::Arc;
+
+use super::super::args::{operand_value, Bound};
+use super::super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
+use crate::runtime::ops::elementwise::{self, BinaryOp, Operand, UnaryOp};
+use crate::runtime::ops::ternary::TernaryOp;
+use crate::runtime::{DType, Tensor};
+
+/// `maximum(input, other)` and the other binary functions.
+pub(super) fn binary(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let t = b.tensor("input")?;
+    me.pointwise_binary(name, &t, b)
+}
+
+/// `logical_not(input)`, `isnan(input)`, `bitwise_not(input)`.
+pub(super) fn unary(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let t = b.tensor("input")?;
+    me.pointwise_unary(name, &t, b.span)
+}
+
+/// `where(condition, input, other)`.
+pub(super) fn where_(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let cond = b.tensor("condition")?;
+    let x = me.operand_arg(b, "input")?;
+    me.where_of(&cond, x, b)
+}
+
+/// `clamp(input, min=none, max=none)`.
+pub(super) fn clamp(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let t = b.tensor("input")?;
+    me.clamp_of(&t, b).map(Value::Tensor)
+}
+
+impl Interp {
+    /// `name(t, other)` for the binary functions and methods; `maximum`,
+    /// `minimum` and the logical ops take tensors only, as PyTorch's.
+    pub(crate) fn pointwise_binary(
+        &mut self,
+        name: &str,
+        t: &Arc<Tensor>,
+        b: &Bound,
+    ) -> Result<Value, Diagnostic> {
+        let op = binary_op(name).map_err(|e| e.at(b.span))?;
+        let (other, weak) = self.operand_arg(b, "other")?;
+        if weak && !op.divides() {
+            let span = b.get("other").map_or(b.span, |(_, s)| *s);
+            let hint = match op {
+                BinaryOp::Maximum => " (for a number, `clamp(x, min=n)`)",
+                BinaryOp::Minimum => " (for a number, `clamp(x, max=n)`)",
+                _ => "",
+            };
+            return Err(Error::wrong_type(
+                format!("argument `other` of {name}()"),
+                format!("a tensor{hint}"),
+                "a number",
+            )
+            .at(span));
+        }
+        b.result(self.rt.binary(
+            op,
+            Operand::strong(t),
+            Operand {
+                tensor: &other,
+                weak,
+            },
+        ))
+    }
+
+    /// `logical_not`, `isnan` (both comparisons, one kernel) and `bitwise_not`.
+    pub(crate) fn pointwise_unary(
+        &mut self,
+        name: &str,
+        t: &Arc<Tensor>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let r = match name {
+            // x == 0 in x's own dtype: NaN is true, as PyTorch's.
+            "logical_not" => {
+                let zero = Tensor::scalar(0i64).cast(t.dtype());
+                self.rt
+                    .binary(BinaryOp::Eq, Operand::strong(t), Operand::strong(&zero))
+            }
+            "isnan" => self
+                .rt
+                .binary(BinaryOp::Ne, Operand::strong(t), Operand::strong(t)),
+            _ => self.rt.unary(UnaryOp::BitNot, t),
+        };
+        r.map(Value::Tensor).map_err(|e| e.at(span))
+    }
+
+    /// `where(cond, x, other)`: x where cond holds, else other.
+    pub(crate) fn where_of(
+        &mut self,
+        cond: &Arc<Tensor>,
+        (x, wx): (Arc<Tensor>, bool),
+        b: &Bound,
+    ) -> Result<Value, Diagnostic> {
+        let (y, wy) = self.operand_arg(b, "other")?;
+        b.result(self.rt.ternary(
+            TernaryOp::Where,
+            Operand::strong(cond),
+            Operand {
+                tensor: &x,
+                weak: wx,
+            },
+            Operand {
+                tensor: &y,
+                weak: wy,
+            },
+        ))
+    }
+
+    /// `clamp(t, min, max)`: one kernel with both bounds; with one, that
+    /// bound's `maximum` or `minimum` (as PyTorch's clamp_min, clamp_max).
+    pub(crate) fn clamp_of(
+        &mut self,
+        t: &Arc<Tensor>,
+        b: &Bound,
+    ) -> Result<Arc<Tensor>, Diagnostic> {
+        let lo = self.bound_arg(b, "min")?;
+        let hi = self.bound_arg(b, "max")?;
+        let x = Operand::strong(t);
+        if let (Some((_, lw)), Some((_, hw))) = (&lo, &hi) {
+            if lw != hw {
+                return Err(Error::wrong_type(
+                    "the bounds of clamp",
+                    "two numbers or two tensors (as PyTorch's overloads)",
+                    "a number and a tensor",
+                )
+                .at(b.span));
+            }
+        }
+        let r = match (&lo, &hi) {
+            (Some((l, lw)), Some((h, hw))) => self.rt.ternary(
+                TernaryOp::Clamp,
+                x,
+                Operand {
+                    tensor: l,
+                    weak: *lw,
+                },
+                Operand {
+                    tensor: h,
+                    weak: *hw,
+                },
+            ),
+            (Some((bound, weak)), None) | (None, Some((bound, weak))) => {
+                let op = if lo.is_some() {
+                    BinaryOp::Maximum
+                } else {
+                    BinaryOp::Minimum
+                };
+                let y = Operand {
+                    tensor: bound,
+                    weak: *weak,
+                };
+                // A tensor bound is PyTorch's maximum/minimum, which takes
+                // bool; a number is clamp_min/clamp_max, which does not.
+                if *weak && elementwise::result_dtype(x, y) == DType::Bool {
+                    Err(Error::dtype(
+                        "`clamp` is not implemented for bool",
+                        Some("convert first, e.g. `x.to(i64)`".into()),
+                    ))
+                } else {
+                    self.rt.binary(op, x, y)
+                }
+            }
+            (None, None) => Err(Error::value_help(
+                "clamp needs `min` or `max` (or both)",
+                "e.g. `clamp(x, min=0)`, `clamp(x, -1, 1)`",
+            )),
+        };
+        r.map_err(|e| e.at(b.span))
+    }
+
+    /// A required operand: a tensor, or a number (weak).
+    pub(crate) fn operand_arg(
+        &self,
+        b: &Bound,
+        name: &str,
+    ) -> Result<(Arc<Tensor>, bool), Diagnostic> {
+        let (v, span) = b
+            .get(name)
+            .ok_or_else(|| Error::value(format!("{}() needs `{name}`", b.func)).at(b.span))?;
+        operand_value(v).ok_or_else(|| {
+            Error::wrong_type(
+                format!("argument `{name}` of {}()", b.func),
+                "a number or a tensor",
+                v.type_name(),
+            )
+            .at(*span)
+        })
+    }
+
+    /// An optional bound (`min=`, `max=`): none when left out.
+    fn bound_arg(&self, b: &Bound, name: &str) -> Result<Option<(Arc<Tensor>, bool)>, Diagnostic> {
+        match b.given(name) {
+            None => Ok(None),
+            Some(_) => self.operand_arg(b, name).map(Some),
+        }
+    }
+}
+
+/// The binary op a function or method is named after.
+pub(crate) fn binary_op(name: &str) -> Result<BinaryOp, Error> {
+    BinaryOp::from_name(name.trim_end_matches('_'))
+        .ok_or_else(|| Error::value(format!("internal error: `{name}` is not a binary op")))
+}
