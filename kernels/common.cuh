@@ -37,6 +37,8 @@ struct BinaryArgs { void* out; const void* a; const void* b; Shape shape; Stride
 struct UnaryArgs { void* out; const void* in; Shape shape; Strided s; };
 struct TernaryArgs { void* out; const void* a; const void* b; const void* c; Shape shape; Strided sa; Strided sb; Strided sc; };
 struct CastArgs { void* out; const void* in; Shape shape; Strided sin; Strided sout; };
+struct PutArgs { void* dst; const void* value; const void* index; Shape shape; Strided sd; Strided sv; Strided si; i64 size; i64 stride; int wrap; };
+struct TakeArgs { void* out; const void* src; const void* index; Shape shape; Strided s; Strided si; i64 size; i64 stride; int wrap; };
 struct FillArgs { void* out; Shape shape; Strided s; u64 bits; };
 struct ArangeArgs { void* out; i64 n; double start; double step; };
 struct LinspaceArgs { void* out; i64 n; double start; double end; double step; };

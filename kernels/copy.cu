@@ -20,3 +20,52 @@ template <class S, class D> __device__ __forceinline__ void cast_kernel(const Ca
     CAST(sdt, S, bool, bool) CAST(sdt, S, i32, int) CAST(sdt, S, i64, i64) CAST(sdt, S, f16, f16) \
     CAST(sdt, S, bf16, bf16) CAST(sdt, S, f32, float) CAST(sdt, S, f64, double)
 FOR_ALL(CAST_FROM)
+
+// Advanced indexing (x[i], x[mask]): out[i] = src[offset + step], where the
+// step comes from the index array: integer indices into one dimension
+// (`wrap`: negative ones count from the end, then times the stride; one out
+// of range gives 0, as the host has checked what it could see) or a mask's
+// element offsets, precomputed (`wrap` 0).
+template <class T> __device__ __forceinline__ void take_kernel(const TakeArgs& p) {
+    const T* src = (const T*)p.src;
+    const i64* index = (const i64*)p.index;
+    T* out = (T*)p.out;
+    GRID_LOOP(i, p.shape.numel) {
+        i64 v = index[offset_of(p.shape, p.si, i)];
+        if (p.wrap) {
+            if (v < 0) v += p.size;
+            if (v < 0 || v >= p.size) {
+                out[i] = T();
+                continue;
+            }
+            v *= p.stride;
+        }
+        out[i] = src[offset_of(p.shape, p.s, i) + v];
+    }
+}
+
+#define TAKE(dt, T) \
+    extern "C" __global__ void take_##dt(const __grid_constant__ TakeArgs p) { take_kernel<T>(p); }
+FOR_ALL(TAKE)
+
+// Advanced indexing's write (x[i] = v, x[mask] = v): dst[offset + step] =
+// value[...], value converted and broadcast over the collapsed layout; the
+// step as in take_kernel (an index out of range writes nothing).
+template <class S, class D> __device__ __forceinline__ void put_kernel(const PutArgs& p) {
+    const S* value = (const S*)p.value;
+    const i64* index = (const i64*)p.index;
+    D* dst = (D*)p.dst;
+    GRID_LOOP(i, p.shape.numel) {
+        i64 v = index[offset_of(p.shape, p.si, i)];
+        if (p.wrap) {
+            if (v < 0) v += p.size;
+            if (v < 0 || v >= p.size) continue;
+            v *= p.stride;
+        }
+        dst[offset_of(p.shape, p.sd, i) + v] = Cast<S, D>::run(value[offset_of(p.shape, p.sv, i)]);
+    }
+}
+
+#define PUT(dt, T) \
+    extern "C" __global__ void put_##dt(const __grid_constant__ PutArgs p) { put_kernel<T, T>(p); }
+FOR_ALL(PUT)

@@ -133,11 +133,14 @@ def make(dt, shape, rng, special=False):
 
 
 class Case:
-    def __init__(self, group, src, torch_src, inputs):
+    def __init__(self, group, src, torch_src, inputs, setup=None):
         self.group = group
         self.src = src
         self.torch_src = torch_src
         self.inputs = inputs  # name -> torch tensor
+        # A statement run first on both sides (an indexed assignment), as
+        # (cudash, torch).
+        self.setup = setup
 
 
 def cases(rng):
@@ -283,6 +286,38 @@ def cases(rng):
             out.append(Case("methods", f"a.{m}(2)", f"a.{m}(2)", {"a": a}))
         for m in ["float", "double", "half", "bfloat16", "int", "long", "bool"]:
             out.append(Case("methods", f"a.{m}()", f"a.{m}()", {"a": a}))
+    # Indexing: none, ..., integer tensors and masks, reading and writing.
+    reads = [
+        ("a[none]", "a[None]"), ("a[:, none, 1]", "a[:, None, 1]"), ("a[..., 2]", "a[..., 2]"),
+        ("a[1, ...]", "a[1, ...]"), ("a[none, ..., none]", "a[None, ..., None]"),
+        ("a[i]", "a[i]"), ("a[:, i]", "a[:, i]"), ("a[..., i]", "a[..., i]"), ("a[1, i]", "a[1, i]"),
+        ("a[j]", "a[j]"), ("a[[0, 2]]", "a[[0, 2]]"), ("a[tensor([1])]", "a[torch.tensor([1])]"),
+        ("a[a > 0]", "a[a > 0]"), ("a[m]", "a[m]"), ("a[:, m2]", "a[:, m2]"), ("a[m, 1:]", "a[m, 1:]"),
+        ("a[tensor([5])]", "a[torch.tensor([5])]"), ("a[tensor([1.0])]", "a[torch.tensor([1.0])]"),
+        ("a[tensor([true, false])]", "a[torch.tensor([True, False])]"),
+    ]
+    writes = [
+        ("a[a > 0] = 0", "a[a > 0] = 0"), ("a[m] = 7", "a[m] = 7"), ("a[m] = b", "a[m] = b"),
+        ("a[i] = 1", "a[i] = 1"), ("a[:, i] = c", "a[:, i] = c"), ("a[j] = 2", "a[j] = 2"),
+        ("a[m2.logical_not()] = 0", "a[m2.logical_not()] = 0"), ("a[i] = ones(1, 4)", "a[i] = torch.ones(1, 4)"),
+        ("a[m] = tensor([1, 2])", "a[m] = torch.tensor([1, 2])"), ("a[0] = ones(1, 4)", "a[0] = torch.ones(1, 4)"),
+        ("a[1:] = a[:-1]", "a[1:] = a[:-1]"), ("a[a > 0] = 2.5", "a[a > 0] = 2.5"),
+    ]
+    for dt in DTYPES:
+        a = make(dt, (3, 4), rng, True)
+        ins = {
+            "a": a,
+            "i": torch.tensor([2, -1, 0, 2]),
+            "j": torch.tensor([[0, 1], [2, 2]], dtype=torch.int32),
+            "m": torch.tensor([True, False, True]),
+            "m2": torch.tensor([False, True, True, False]),
+            "b": make(dt, (2, 4), rng),
+            "c": make(dt, (3, 4), rng),
+        }
+        for src, tsrc in reads:
+            out.append(Case("indexing", src, tsrc, ins))
+        for src, tsrc in writes:
+            out.append(Case("index writes", "a", "a", ins, setup=(src, tsrc)))
     # Factories (no inputs).
     facts = [
         ("arange(10)", "torch.arange(10)"),
@@ -322,8 +357,10 @@ def cases(rng):
 
 
 def torch_result(case):
-    ns = {"torch": torch, **case.inputs}
+    ns = {"torch": torch, **{k: v.clone() for k, v in case.inputs.items()}}
     try:
+        if case.setup:
+            exec(case.setup[1], ns)  # noqa: S102 (our own case strings)
         r = eval(case.torch_src, ns)  # noqa: S307 (our own case strings)
     except Exception as e:  # PyTorch refusing the case
         return None, f"{type(e).__name__}: {str(e).splitlines()[0]}"
@@ -344,6 +381,11 @@ def run_cudash(binary, work, all_cases):
             p = inp / f"{i}_{name}.safetensors"
             write_safetensors(p, t)
             lines.append(f'{name} = load("{p}")')
+        if c.setup:
+            # Only when the setup succeeds is the result saved: an error
+            # leaves the block.
+            lines.append(f'for once in 0..1 {{ {c.setup[0]}; save({c.src}, "{out / f"{i}.safetensors"}") }}')
+            continue
         lines.append(f'save({c.src}, "{out / f"{i}.safetensors"}")')
     script = work / "cases.cudash"
     script.write_text("\n".join(lines) + "\n")

@@ -105,3 +105,23 @@ fn python_operators_bind_as_in_python() {
     shows!("x = arange(6); (x > 1) & ~(x > 4) | (x == 0)" => "[ true, false,  true,  true,  true, false]  bool[6] @cpu");
     shows!("2 ** -1 // 1" => "0.0");
 }
+
+#[test]
+fn none_ellipsis_index_tensors_and_masks_as_pytorch() {
+    shows!("x = arange(6).reshape(2, 3); x[none, ..., none].shape" => "[1, 2, 3, 1]");
+    shows!("x = arange(6).reshape(2, 3); x[..., 1]" => "[1, 4]  i64[2] @cpu");
+    shows!("x = arange(6).reshape(2, 3); x[tensor([1])]" => "[[3, 4, 5]]  i64[1,3] @cpu");
+    shows!("x = arange(6).reshape(2, 3); x[:, [2, -3]]" => "[[2, 0],\n [5, 3]]\ni64[2,2] @cpu");
+    shows!("x = arange(6).reshape(2, 3); x[x % 2 == 1]" => "[1, 3, 5]  i64[3] @cpu");
+    // A copy, not a view.
+    shows!("x = arange(3); y = x[[0]]; y[0] = 9; x" => "[0, 1, 2]  i64[3] @cpu");
+    shows!("x = arange(6); x[x > 3] = 0; x[[0, 1]] = tensor([7, 8]); x" => "[7, 8, 2, 3, 0, 0]  i64[6] @cpu");
+    let (_, msg) = common::err("x = arange(3); x[tensor([3])]");
+    assert!(msg.contains("index 3 is out of range"), "{msg}");
+    let (_, msg) = common::err("x = arange(3); x[..., ...]");
+    assert!(msg.contains("single ellipsis"), "{msg}");
+    let (_, msg) = common::err("x = arange(6).reshape(2, 3); x[[0], [1]]");
+    assert!(msg.contains("more than one tensor"), "{msg}");
+    let (_, msg) = common::err("x = arange(3); x[[0]] = ones(1)");
+    assert!(msg.contains("dtypes match"), "{msg}");
+}

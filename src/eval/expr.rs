@@ -11,7 +11,6 @@ use crate::lang::token::DeviceLit;
 use crate::lang::Span;
 use crate::runtime::element::Num;
 use crate::runtime::ops::elementwise::{BinaryOp, Operand, UnaryOp};
-use crate::runtime::ops::index;
 use crate::runtime::ops::index::Index;
 use crate::runtime::{Device, Tensor};
 
@@ -101,8 +100,8 @@ impl Interp {
                 }
                 let t = self.indexable(&v, obj.span)?;
                 let idx = self.eval_index(items, d)?;
-                let view = index::select(&t, &idx).map_err(|err| err.at(e.span))?;
-                Ok(Value::tensor(view))
+                let r = self.rt.index(&t, &idx).map_err(|err| err.at(e.span))?;
+                Ok(Value::Tensor(r))
             }
         }
     }
@@ -215,7 +214,24 @@ impl Interp {
         let mut out = Vec::with_capacity(items.len());
         for item in items {
             out.push(match item {
-                IndexItem::At(e) => Index::At(self.eval_int(e, d, "an index")?),
+                IndexItem::Ellipsis => Index::Ellipsis,
+                IndexItem::At(e) => match self.eval(e, d)? {
+                    Value::Int(i) => Index::At(i),
+                    Value::None => Index::NewAxis,
+                    Value::Bool(b) => Index::Tensor(Arc::new(Tensor::scalar(b))),
+                    Value::Tensor(t) if t.ndim() == 0 && t.dtype().is_int() => {
+                        Index::At(t.to_vec::<i64>()[0])
+                    }
+                    Value::Tensor(t) => Index::Tensor(t),
+                    other => {
+                        return Err(Error::wrong_type(
+                            "an index",
+                            "an int, a slice, `none`, `...`, or a tensor of indices or a mask",
+                            other.type_name(),
+                        )
+                        .at(e.span))
+                    }
+                },
                 IndexItem::Slice {
                     start, stop, step, ..
                 } => {

@@ -12,7 +12,7 @@ use crate::lang::Span;
 use crate::runtime::ops::elementwise::{BinaryOp, Operand};
 use crate::runtime::ops::index;
 use crate::runtime::shape::{broadcast_shapes, fmt_shape};
-use crate::runtime::Device;
+use crate::runtime::{DType, Device};
 use std::sync::Arc;
 
 impl Interp {
@@ -147,12 +147,39 @@ impl Interp {
         let target = self.eval(obj, 0)?;
         let t = self.indexable(&target, obj.span)?;
         let idx = self.eval_index(items, 0)?;
-        let view = index::select(&t, &idx).map_err(|e| e.at(span))?;
         let v = self.eval(value, 0)?;
         let src = to_tensor(&v).ok_or_else(|| {
             Error::wrong_type("the assigned value", "a number or a tensor", v.type_name())
                 .at(value.span)
         })?;
+        if index::is_advanced(&idx) {
+            // PyTorch converts a number to the tensor's dtype, and fills
+            // through a mask with one value of any dtype (masked_fill_);
+            // any other tensor value must have the tensor's dtype.
+            let mask_fill = src.ndim() == 0
+                && idx
+                    .iter()
+                    .any(|i| matches!(i, index::Index::Tensor(m) if m.dtype() == DType::Bool));
+            if matches!(v, Value::Tensor(_)) && !mask_fill && src.dtype() != t.dtype() {
+                return Err(Error::dtype(
+                    format!(
+                        "index put requires the source and destination dtypes match, got {} for the destination and {} for the source",
+                        t.dtype(),
+                        src.dtype()
+                    ),
+                    Some(format!("convert the value first, e.g. `.to({})`", t.dtype())),
+                )
+                .at(span));
+            }
+            let lead = src.shape().iter().take_while(|&&n| n == 1).count();
+            let src = src.view(
+                src.shape()[lead..].to_vec(),
+                src.strides()[lead..].to_vec(),
+                src.offset(),
+            );
+            return self.rt.index_put(&t, &idx, &src).map_err(|e| e.at(span));
+        }
+        let view = index::select(&t, &idx).map_err(|e| e.at(span))?;
         // As PyTorch's indexed assignment, the value's leading 1s go first:
         // `x[0] = ones(1, 3)` fills a row of 3.
         let lead = src.shape().iter().take_while(|&&n| n == 1).count();

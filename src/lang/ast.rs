@@ -44,7 +44,10 @@ pub struct Arg {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum IndexItem {
+    /// An int, `none` (a new dimension), or a tensor of indices or a mask.
     At(Expr),
+    /// `...`
+    Ellipsis,
     Slice {
         start: Option<Expr>,
         stop: Option<Expr>,

@@ -121,10 +121,11 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
     // `**=`, `//=`.
     let punct = one_of("()[]{},;:.=+-*/@<>!%&|^~")
         .then(one_of("*./=").or_not())
-        .then(just('=').or_not())
+        .then(one_of("=.").or_not())
         .try_map(|((a, b), c): ((char, Option<char>), Option<char>), span| {
             let aug = |op| Some(Punct::Augmented(op));
             let known = match (a, b, c) {
+                ('.', Some('.'), Some('.')) => Some(Punct::Ellipsis),
                 ('*', Some('*'), Some('=')) => aug(BinaryOp::Pow),
                 ('/', Some('/'), Some('=')) => aug(BinaryOp::FloorDiv),
                 (_, _, Some(_)) => None,

@@ -166,7 +166,11 @@ where
                 step: step.flatten(),
                 span: e.span(),
             });
-        let index_item = choice((slice, expr.clone().map(IndexItem::At)));
+        let index_item = choice((
+            p(Punct::Ellipsis).to(IndexItem::Ellipsis),
+            slice,
+            expr.clone().map(IndexItem::At),
+        ));
         let index = index_item
             .separated_by(p(Punct::Comma))
             .at_least(1)

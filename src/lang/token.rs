@@ -75,6 +75,8 @@ pub enum Punct {
     Colon,
     Dot,
     DotDot,
+    /// `...` in an index: every dimension not indexed otherwise.
+    Ellipsis,
     Assign,
     Plus,
     Minus,
@@ -112,6 +114,7 @@ impl Punct {
             Punct::Colon => ":",
             Punct::Dot => ".",
             Punct::DotDot => "..",
+            Punct::Ellipsis => "...",
             Punct::Assign => "=",
             Punct::Plus => "+",
             Punct::Minus => "-",

@@ -14,7 +14,7 @@ use cudash::runtime::ops::factory::{self, Distribution};
 use cudash::runtime::ops::matmul::{matmul, matmul_dtypes};
 use cudash::runtime::ops::reduce::{reduce, ReduceOp};
 use cudash::runtime::rng::Generator;
-use cudash::runtime::shape::contiguous_strides;
+use cudash::runtime::shape::{contiguous_strides, numel};
 use cudash::runtime::{DType, Device, Tensor};
 use cudash::with_dtype;
 
@@ -85,6 +85,7 @@ macro_rules! all_checks {
             flat_paths_match_the_simulator,
             integer_edges_match_the_simulator,
             ternary_ops_match_the_simulator,
+            take_and_put_match_the_simulator,
             unary_ops_match_the_simulator,
             fill_arange_and_linspace_match_the_simulator,
             random_numbers_match_the_simulator,
@@ -467,6 +468,75 @@ pub fn ternary_ops_match_the_simulator(r: &impl Runner) {
                 0.0,
                 &format!("{dt} {}", op.name()),
             );
+        }
+    }
+}
+
+/// Advanced indexing's gather and store in every dtype, on a transposed
+/// view: integer indices (negative ones, repeats, a multi-dimensional
+/// index) along the second dimension, and a mask over both, against the
+/// host's `Take`.
+pub fn take_and_put_match_the_simulator(r: &impl Runner) {
+    use cudash::runtime::ops::index::{Index, Take};
+    use std::sync::Arc;
+    let ints = Arc::new(Tensor::from_vec(vec![2i64, -1, 0, 3, 3, 1], vec![2, 3]));
+    let mask = Arc::new(factory::from_f64s(
+        (0..24).map(|i| ((i * 7) % 3 == 0) as i64 as f64).collect(),
+        &[6, 4],
+        DType::Bool,
+        Device::Cpu,
+    ));
+    for dt in DType::ALL {
+        let base = edge_values(dt, 24, 5);
+        for items in [
+            vec![
+                Index::Slice(None, None, None),
+                Index::Tensor(Arc::clone(&ints)),
+            ],
+            vec![Index::Tensor(Arc::clone(&mask))],
+        ] {
+            let x = base.copy().reshape(&[4, 6]).unwrap().t();
+            let take = Take::plan(&x, &items).unwrap();
+            let (index, wrap): (Vec<i64>, _) = if take.index.dtype() == DType::Bool {
+                (take.mask_offsets(&take.index.to_vec::<bool>()), None)
+            } else {
+                (take.index.to_vec::<i64>(), Some(take.size_and_stride()))
+            };
+            let n = index.len();
+            let idx = Tensor::from_vec(index.clone(), vec![n]);
+            let (shape, src, at) = take.layout(n);
+            let want = take.host(&index, wrap);
+            let (x_in, idx_in) = (r.input(&x), r.input(&idx));
+            let out = ok(
+                exec::take(
+                    r,
+                    view(&x_in, &take.view),
+                    view(&idx_in, &idx),
+                    (&shape, &src, &at),
+                    wrap,
+                ),
+                "take",
+            );
+            assert_same(&r.download(&out.mem), &want, 0.0, &format!("{dt} take"));
+            // Store a value of the output's (collapsed) shape back.
+            let value = edge_values(dt, numel(&shape), 11)
+                .reshape(&shape.iter().map(|&s| s as i64).collect::<Vec<_>>())
+                .unwrap();
+            let v_in = r.input(&value);
+            ok(
+                exec::put(
+                    r,
+                    view(&x_in, &take.view),
+                    view(&v_in, &value),
+                    view(&idx_in, &idx),
+                    (&shape, &src, &at),
+                    wrap,
+                ),
+                "put",
+            );
+            take.put_host(&index, wrap, &value);
+            let storage: Buffer = (*x.read()).clone();
+            assert_same(&r.download(&x_in), &storage, 0.0, &format!("{dt} put"));
         }
     }
 }

@@ -76,6 +76,39 @@ pub struct CastArgs {
     pub sout: Strided,
 }
 
+/// Advanced indexing: `src` read at the offsets an i64 `index` gives.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TakeArgs {
+    pub out: u64,
+    pub src: u64,
+    pub index: u64,
+    pub shape: Shape,
+    pub s: Strided,
+    pub si: Strided,
+    pub size: i64,
+    pub stride: i64,
+    pub wrap: i32,
+    pub _pad: i32,
+}
+
+/// Advanced indexing's write: `value` stored at the offsets `index` gives.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct PutArgs {
+    pub dst: u64,
+    pub value: u64,
+    pub index: u64,
+    pub shape: Shape,
+    pub sd: Strided,
+    pub sv: Strided,
+    pub si: Strided,
+    pub size: i64,
+    pub stride: i64,
+    pub wrap: i32,
+    pub _pad: i32,
+}
+
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct FillArgs {

@@ -325,18 +325,55 @@ fn binary_at<L: Launcher>(
 pub fn ternary<L: Launcher>(
     l: &L,
     op: TernaryOp,
-    [a, b, c]: [View<L::Mem>; 3],
+    views: [View<L::Mem>; 3],
     compute: DType,
 ) -> Result<Out<L::Mem>, Error> {
-    let kernel = source::ternary(op, compute)
-        .ok_or_else(|| no_kernel(format!("`{}` in {compute}", op.name())))?;
-    let shape = broadcast_shapes(a.shape, b.shape)
+    let shape = ternary_shape(op, &views)?;
+    let mem = l.alloc(compute, numel(&shape))?;
+    ternary_at(l, op, views, compute, &shape, l.addr(&mem))?;
+    Ok(Out {
+        mem,
+        dtype: compute,
+        shape,
+    })
+}
+
+/// `op` written into `dst` in place (`x[mask] = v` as `where(mask, v,
+/// x)`): through scratch memory, then copied in, converted to dst's dtype.
+pub fn ternary_into<L: Launcher>(
+    l: &L,
+    op: TernaryOp,
+    views: [View<L::Mem>; 3],
+    compute: DType,
+    dst: View<L::Mem>,
+) -> Result<(), Error> {
+    let shape = ternary_shape(op, &views)?;
+    let tmp = l.scratch(compute, numel(&shape))?;
+    ternary_at(l, op, views, compute, &shape, l.addr(&tmp))?;
+    let strides = contiguous_strides(&shape);
+    copy_into(l, View::whole(&tmp, compute, &shape, &strides), dst)
+}
+
+fn ternary_shape<M>(op: TernaryOp, [a, b, c]: &[View<M>; 3]) -> Result<Vec<usize>, Error> {
+    broadcast_shapes(a.shape, b.shape)
         .and_then(|s| broadcast_shapes(&s, c.shape))
         .ok_or_else(|| Error::Broadcast {
             op: op.name().into(),
             lhs: fmt_shape(a.shape),
             rhs: format!("{} and {}", fmt_shape(b.shape), fmt_shape(c.shape)),
-        })?;
+        })
+}
+
+fn ternary_at<L: Launcher>(
+    l: &L,
+    op: TernaryOp,
+    [a, b, c]: [View<L::Mem>; 3],
+    compute: DType,
+    shape: &[usize],
+    out: u64,
+) -> Result<(), Error> {
+    let kernel = source::ternary(op, compute)
+        .ok_or_else(|| no_kernel(format!("`{}` in {compute}", op.name())))?;
     let first = match op {
         TernaryOp::Where => DType::Bool,
         TernaryOp::Clamp => compute,
@@ -353,7 +390,7 @@ pub fn ternary<L: Launcher>(
         as_view(cb.as_ref(), b, &contiguous[1]),
         as_view(cc.as_ref(), c, &contiguous[2]),
     ];
-    let strides = views.map(|v| broadcast_strides(v.shape, v.strides, &shape));
+    let strides = views.map(|v| broadcast_strides(v.shape, v.strides, shape));
     let operands: Vec<args::Operand> = views
         .iter()
         .zip(&strides)
@@ -362,11 +399,9 @@ pub fn ternary<L: Launcher>(
             offset: v.offset,
         })
         .collect();
-    let (sh, lay) = layout(&shape, &operands)?;
-    let n = numel(&shape);
-    let mem = l.alloc(compute, n)?;
+    let (sh, lay) = layout(shape, &operands)?;
     let p = TernaryArgs {
-        out: l.addr(&mem),
+        out,
         a: l.addr(views[0].mem),
         b: l.addr(views[1].mem),
         c: l.addr(views[2].mem),
@@ -376,12 +411,127 @@ pub fn ternary<L: Launcher>(
         sc: lay[2],
     };
     let g = l.geometry();
-    l.launch(&kernel, g.grid(n as u64), g.block, p, false)?;
+    l.launch(&kernel, g.grid(numel(shape) as u64), g.block, p, false)
+}
+
+/// Advanced indexing's gather: `src` (a view whose indexed dimensions are
+/// collapsed into one of stride 0 in `collapsed`) read at `index`'s offsets
+/// into a new contiguous tensor of `collapsed.0`'s shape. `wrap` (size,
+/// stride): integer indices into the dimension; none: a mask's offsets.
+pub fn take<L: Launcher>(
+    l: &L,
+    src: View<L::Mem>,
+    index: View<L::Mem>,
+    collapsed: (&[usize], &[isize], &[isize]),
+    wrap: Option<(usize, isize)>,
+) -> Result<Out<L::Mem>, Error> {
+    let (shape, src_strides, at) = collapsed;
+    // The index as contiguous i64, row-major.
+    let ci = (index.dtype != DType::I64 || !index.is_contiguous())
+        .then(|| converted(l, index, DType::I64, true))
+        .transpose()?;
+    let ci_strides = contiguous_strides(index.shape);
+    let index = as_view(ci.as_ref(), index, &ci_strides);
+    let (sh, lay) = layout(
+        shape,
+        &[
+            args::Operand {
+                strides: src_strides,
+                offset: src.offset,
+            },
+            args::Operand {
+                strides: at,
+                offset: index.offset,
+            },
+        ],
+    )?;
+    let n = numel(shape);
+    let mem = l.alloc(src.dtype, n)?;
+    let (size, stride) = wrap.unwrap_or((0, 0));
+    let p = TakeArgs {
+        out: l.addr(&mem),
+        src: l.addr(src.mem),
+        index: l.addr(index.mem),
+        shape: sh,
+        s: lay[0],
+        si: lay[1],
+        size: size as i64,
+        stride: stride as i64,
+        wrap: wrap.is_some() as i32,
+        _pad: 0,
+    };
+    let g = l.geometry();
+    l.launch(
+        &source::take(src.dtype),
+        g.grid(n as u64),
+        g.block,
+        p,
+        false,
+    )?;
     Ok(Out {
         mem,
-        dtype: compute,
-        shape,
+        dtype: src.dtype,
+        shape: shape.to_vec(),
     })
+}
+
+/// Advanced indexing's write: `value` (already of dst's dtype, broadcast
+/// over `collapsed.0`) stored into `dst` at `index`'s offsets (`take`'s
+/// layout and `wrap`).
+pub fn put<L: Launcher>(
+    l: &L,
+    dst: View<L::Mem>,
+    value: View<L::Mem>,
+    index: View<L::Mem>,
+    collapsed: (&[usize], &[isize], &[isize]),
+    wrap: Option<(usize, isize)>,
+) -> Result<(), Error> {
+    let (shape, dst_strides, at) = collapsed;
+    let ci = (index.dtype != DType::I64 || !index.is_contiguous())
+        .then(|| converted(l, index, DType::I64, true))
+        .transpose()?;
+    let ci_strides = contiguous_strides(index.shape);
+    let index = as_view(ci.as_ref(), index, &ci_strides);
+    let cv = (value.dtype != dst.dtype)
+        .then(|| converted(l, value, dst.dtype, true))
+        .transpose()?;
+    let cv_strides = contiguous_strides(value.shape);
+    let value = as_view(cv.as_ref(), value, &cv_strides);
+    let sv = broadcast_strides(value.shape, value.strides, shape);
+    let (sh, lay) = layout(
+        shape,
+        &[
+            args::Operand {
+                strides: dst_strides,
+                offset: dst.offset,
+            },
+            args::Operand {
+                strides: &sv,
+                offset: value.offset,
+            },
+            args::Operand {
+                strides: at,
+                offset: index.offset,
+            },
+        ],
+    )?;
+    let (size, stride) = wrap.unwrap_or((0, 0));
+    let p = PutArgs {
+        dst: l.addr(dst.mem),
+        value: l.addr(value.mem),
+        index: l.addr(index.mem),
+        shape: sh,
+        sd: lay[0],
+        sv: lay[1],
+        si: lay[2],
+        size: size as i64,
+        stride: stride as i64,
+        wrap: wrap.is_some() as i32,
+        _pad: 0,
+    };
+    let g = l.geometry();
+    let n = numel(shape) as u64;
+    l.launch(&source::put(dst.dtype), g.grid(n), g.block, p, false)
 }
 
 /// The cast temporary's view when there is one, else the operand itself.

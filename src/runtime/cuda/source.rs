@@ -137,6 +137,16 @@ pub fn cast(from: DType, to: DType) -> Kernel {
     )
 }
 
+/// Advanced indexing's gather (`x[i]`, `x[mask]`) of `dt` elements.
+pub fn take(dt: DType) -> Kernel {
+    kernel("copy", Some(dt), format!("take_{}", dt.name()))
+}
+
+/// Advanced indexing's write (`x[i] = v`) of `dt` elements.
+pub fn put(dt: DType) -> Kernel {
+    kernel("copy", Some(dt), format!("put_{}", dt.name()))
+}
+
 /// Fills elements of `size` bytes with one bit pattern.
 pub fn fill(size: usize) -> Kernel {
     kernel("fill", None, format!("fill_{size}"))
@@ -214,6 +224,8 @@ pub fn all_kernels() -> Vec<Kernel> {
                 .filter_map(|&op| ternary(op, dt)),
         );
         out.extend(DType::ALL.iter().map(|&to| cast(dt, to)));
+        out.push(take(dt));
+        out.push(put(dt));
         out.extend(arange(dt));
         out.extend(linspace(dt));
         out.extend([false, true].iter().filter_map(|&n| random(n, dt)));
@@ -277,7 +289,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 386);
+        assert_eq!(all.len(), 400);
     }
 
     #[test]

@@ -117,6 +117,65 @@ impl Runtime {
         })
     }
 
+    /// Advanced indexing's gather on the device (`exec::take`).
+    pub(super) fn take_on(
+        &mut self,
+        d: u32,
+        view: &Tensor,
+        index: &Tensor,
+        layout: (&[usize], &[isize], &[isize]),
+        wrap: Option<(usize, isize)>,
+    ) -> Result<Tensor, Error> {
+        self.kernels(d, &[view, index], |l, v| {
+            exec::take(l, v[0], v[1], layout, wrap)
+        })
+    }
+
+    /// `x[mask] = v`: `where(mask, v, x)` written into x (`exec::ternary_into`).
+    pub(super) fn masked_fill_on(
+        &mut self,
+        d: u32,
+        view: &Tensor,
+        mask: &Tensor,
+        value: &Tensor,
+    ) -> Result<(), Error> {
+        let l = self.on_device(d).ok_or_else(no_driver)?;
+        let m = self.operand(&l, mask)?;
+        let host = (!value.device().is_cuda() && value.dtype() != view.dtype())
+            .then(|| value.cast(view.dtype()));
+        let value = host.as_ref().unwrap_or(value);
+        let v = self.operand(&l, value)?;
+        view.before_write();
+        let own = Operand::own(view)?;
+        let views = [m.view(mask), v.view(value), own.view(view)];
+        exec::ternary_into(&l, TernaryOp::Where, views, view.dtype(), own.view(view))
+    }
+
+    /// Advanced indexing's write on the device (`exec::put`).
+    pub(super) fn put_on(
+        &mut self,
+        d: u32,
+        view: &Tensor,
+        value: &Tensor,
+        index: &Tensor,
+        collapsed: (&[usize], &[isize], &[isize]),
+        wrap: Option<(usize, isize)>,
+    ) -> Result<(), Error> {
+        let l = self.on_device(d).ok_or_else(no_driver)?;
+        let from = self.operand(&l, value)?;
+        let ix = self.operand(&l, index)?;
+        view.before_write();
+        let to = Operand::own(view)?;
+        exec::put(
+            &l,
+            to.view(view),
+            from.view(value),
+            ix.view(index),
+            collapsed,
+            wrap,
+        )
+    }
+
     /// `x op= y` on the device: checked as `binary_on`, then written into
     /// x's own memory (`exec::binary_into`).
     pub(super) fn binary_in_place_on(

@@ -24,6 +24,7 @@
 mod compute;
 mod device;
 pub mod first_check;
+mod indexing;
 mod kernels;
 mod sync;
 pub mod timer;

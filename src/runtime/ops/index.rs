@@ -1,14 +1,72 @@
 //! Indexing and slicing (views), and writing through them (`x[i] = v`).
 
-use super::super::shape::{broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2};
-use super::super::Tensor;
+use std::sync::Arc;
+
+use super::super::buffer::{Buffer, Stored};
+use super::super::shape::{
+    broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, for_each_offsets,
+};
+use super::super::{DType, Tensor};
 use crate::error::Error;
 use crate::with_dtype;
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// One item of `x[...]`.
+#[derive(Debug, Clone)]
 pub enum Index {
     At(i64),
     Slice(Option<i64>, Option<i64>, Option<i64>),
+    /// `none`: a new dimension of size 1.
+    NewAxis,
+    /// `...`: as many whole dimensions as the other items leave.
+    Ellipsis,
+    /// Advanced indexing: an integer tensor picks elements along one
+    /// dimension, a bool mask the elements where it holds (a copy).
+    Tensor(Arc<Tensor>),
+}
+
+impl Index {
+    /// How many of the tensor's dimensions the item uses up.
+    fn consumes(&self) -> usize {
+        match self {
+            Index::At(_) | Index::Slice(..) => 1,
+            Index::Tensor(t) if t.dtype() == DType::Bool => t.ndim(),
+            Index::Tensor(_) => 1,
+            Index::NewAxis | Index::Ellipsis => 0,
+        }
+    }
+}
+
+/// `items` with `...` spelled out as whole slices, checked against `ndim`.
+fn expand_ellipsis(items: &[Index], ndim: usize, shape: &[usize]) -> Result<Vec<Index>, Error> {
+    let used: usize = items.iter().map(Index::consumes).sum();
+    if used > ndim {
+        return Err(Error::Shape {
+            message: format!(
+                "too many indices: {used} given for a tensor with {ndim} dimension(s) (shape {})",
+                fmt_shape(shape)
+            ),
+            help: None,
+        });
+    }
+    let ellipses = items
+        .iter()
+        .filter(|i| matches!(i, Index::Ellipsis))
+        .count();
+    if ellipses > 1 {
+        return Err(Error::value(
+            "an index can only have a single ellipsis (`...`)",
+        ));
+    }
+    let mut out = Vec::with_capacity(items.len() + ndim - used);
+    for item in items {
+        match item {
+            Index::Ellipsis => {
+                out.extend((0..ndim - used).map(|_| Index::Slice(None, None, None)));
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    Ok(out)
 }
 
 /// `t.narrow(dim, start, len)`: elements `start..start + len` along `dim`,
@@ -23,25 +81,23 @@ pub fn narrow(t: &Tensor, dim: usize, start: usize, len: usize) -> Result<Tensor
     select(t, &items)
 }
 
-/// `t[items]` as a view sharing `t`'s memory. Missing trailing items take the whole dimension.
+/// `t[items]` as a view sharing `t`'s memory (basic indexing: ints, slices,
+/// `none` and `...`). Missing trailing items take the whole dimension.
 pub fn select(t: &Tensor, items: &[Index]) -> Result<Tensor, Error> {
-    if items.len() > t.ndim() {
-        return Err(Error::Shape {
-            message: format!(
-                "too many indices: {} given for a tensor with {} dimension(s) (shape {})",
-                items.len(),
-                t.ndim(),
-                fmt_shape(t.shape())
-            ),
-            help: None,
-        });
-    }
+    let items = expand_ellipsis(items, t.ndim(), t.shape())?;
     let mut shape = Vec::with_capacity(t.ndim());
     let mut strides = Vec::with_capacity(t.ndim());
     let mut offset = t.offset() as isize;
-    for (dim, (&size, &stride)) in t.shape().iter().zip(t.strides()).enumerate() {
-        match items.get(dim) {
-            Some(&Index::At(i)) => {
+    let mut dim = 0;
+    for item in &items {
+        if let Index::NewAxis = item {
+            shape.push(1);
+            strides.push(0);
+            continue;
+        }
+        let (size, stride) = (t.shape()[dim], t.strides()[dim]);
+        match *item {
+            Index::At(i) => {
                 let j = if i < 0 { i + size as i64 } else { i };
                 if j < 0 || j >= size as i64 {
                     return Err(Error::IndexOutOfRange {
@@ -52,7 +108,7 @@ pub fn select(t: &Tensor, items: &[Index]) -> Result<Tensor, Error> {
                 }
                 offset += j as isize * stride;
             }
-            Some(&Index::Slice(start, stop, step)) => {
+            Index::Slice(start, stop, step) => {
                 let step = step.unwrap_or(1);
                 if step <= 0 {
                     return Err(Error::value_help(
@@ -71,13 +127,209 @@ pub fn select(t: &Tensor, items: &[Index]) -> Result<Tensor, Error> {
                 shape.push(len);
                 strides.push(stride * step as isize);
             }
-            None => {
-                shape.push(size);
-                strides.push(stride);
+            _ => {
+                return Err(Error::value(
+                    "internal error: a tensor index reached basic indexing",
+                ))
             }
         }
+        dim += 1;
     }
+    shape.extend_from_slice(&t.shape()[dim..]);
+    strides.extend_from_slice(&t.strides()[dim..]);
     Ok(t.view(shape, strides, offset as usize))
+}
+
+/// Whether `items` hold a tensor index (advanced indexing: a copy, not a view).
+pub fn is_advanced(items: &[Index]) -> bool {
+    items.iter().any(|i| matches!(i, Index::Tensor(_)))
+}
+
+/// Advanced indexing with one tensor index, planned: the basic view the
+/// other items select (the indexed dimensions still whole), where the
+/// indexed dimensions start in it and how many there are, and the index.
+pub struct Take {
+    pub view: Tensor,
+    pub dim: usize,
+    pub dims: usize,
+    pub index: Arc<Tensor>,
+}
+
+impl Take {
+    /// Plans `t[items]`; one tensor index, as the rest of cudash's indexing.
+    pub fn plan(t: &Tensor, items: &[Index]) -> Result<Take, Error> {
+        let items = expand_ellipsis(items, t.ndim(), t.shape())?;
+        let tensors: Vec<usize> = (0..items.len())
+            .filter(|&k| matches!(items[k], Index::Tensor(_)))
+            .collect();
+        let [at] = tensors[..] else {
+            return Err(Error::value_help(
+                "indexing with more than one tensor is not supported yet",
+                "index with one tensor at a time, e.g. `x[i][:, j]`",
+            ));
+        };
+        let Index::Tensor(index) = &items[at] else {
+            unreachable!("`at` is a tensor item")
+        };
+        let dims = items[at].consumes();
+        if index.dtype() != DType::Bool && !index.dtype().is_int() {
+            return Err(Error::dtype(
+                format!(
+                    "tensors used as indices must be integer or bool tensors, not {}",
+                    index.dtype()
+                ),
+                Some("convert first, e.g. `i.to(i64)`".into()),
+            ));
+        }
+        // The view's dimension where the index applies: one per slice and
+        // `none` before it.
+        let dim = items[..at]
+            .iter()
+            .filter(|i| matches!(i, Index::Slice(..) | Index::NewAxis))
+            .count();
+        let mut basic = items.clone();
+        basic.splice(at..=at, (0..dims).map(|_| Index::Slice(None, None, None)));
+        let view = select(t, &basic)?;
+        if index.dtype() == DType::Bool {
+            let indexed = &view.shape()[dim..dim + dims];
+            if index.shape() != indexed {
+                return Err(Error::Shape {
+                    message: format!(
+                        "the shape of the mask {} does not match the shape of the indexed dimensions {}",
+                        fmt_shape(index.shape()),
+                        fmt_shape(indexed)
+                    ),
+                    help: Some("a mask has the shape of the dimensions it selects from".into()),
+                });
+            }
+        }
+        Ok(Take {
+            view,
+            dim,
+            dims,
+            index: Arc::clone(index),
+        })
+    }
+
+    /// The output's shape, given the index's shape (a mask's: its count of
+    /// true elements).
+    pub fn shape(&self, index_shape: &[usize]) -> Vec<usize> {
+        let s = self.view.shape();
+        let mut out = s[..self.dim].to_vec();
+        out.extend_from_slice(index_shape);
+        out.extend_from_slice(&s[self.dim + self.dims..]);
+        out
+    }
+
+    /// The indexed dimension's size and stride (integer indices wrap by the
+    /// size and step by the stride).
+    pub fn size_and_stride(&self) -> (usize, isize) {
+        (self.view.shape()[self.dim], self.view.strides()[self.dim])
+    }
+
+    /// A mask's true elements as offsets into the view, row-major.
+    pub fn mask_offsets(&self, mask: &[bool]) -> Vec<i64> {
+        let shape = &self.view.shape()[self.dim..self.dim + self.dims];
+        let strides = &self.view.strides()[self.dim..self.dim + self.dims];
+        let mut out = Vec::new();
+        let mut k = 0;
+        for_each_offsets(shape, [(strides, 0)], |[o]| {
+            if mask[k] {
+                out.push(o as i64);
+            }
+            k += 1;
+        });
+        out
+    }
+
+    /// Checks integer indices against the dimension's size, as PyTorch's
+    /// CPU kernels do (its CUDA kernels assert on the device instead).
+    pub fn check_bounds(&self, index: &[i64]) -> Result<(), Error> {
+        let (size, _) = self.size_and_stride();
+        match index
+            .iter()
+            .find(|&&i| i < -(size as i64) || i >= size as i64)
+        {
+            Some(&i) => Err(Error::IndexOutOfRange {
+                index: i,
+                dim: self.dim,
+                size,
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The view's layout over the output with the indexed dimensions
+    /// collapsed into one of `n` (stride 0: the index supplies the step),
+    /// and the index's position in that layout (stride 1 along it).
+    pub fn layout(&self, n: usize) -> (Vec<usize>, Vec<isize>, Vec<isize>) {
+        let (s, st) = (self.view.shape(), self.view.strides());
+        let mut shape = s[..self.dim].to_vec();
+        shape.push(n);
+        shape.extend_from_slice(&s[self.dim + self.dims..]);
+        let mut src = st[..self.dim].to_vec();
+        src.push(0);
+        src.extend_from_slice(&st[self.dim + self.dims..]);
+        let at: Vec<isize> = (0..shape.len()).map(|d| (d == self.dim) as isize).collect();
+        (shape, src, at)
+    }
+
+    /// The elements on the host: `index` holds offsets (`wrap` none, for a
+    /// mask) or integer indices into the dimension (`wrap`: size and stride).
+    pub fn host(&self, index: &[i64], wrap: Option<(usize, isize)>) -> Buffer {
+        let (shape, src, at) = self.layout(index.len());
+        with_dtype!(self.view.dtype(), T => take::<T>(&self.view, &shape, &src, &at, index, wrap))
+    }
+}
+
+impl Take {
+    /// Writes `value` (converted to the view's dtype, broadcast over the
+    /// collapsed layout) at the elements `index` picks (as `host`).
+    pub fn put_host(&self, index: &[i64], wrap: Option<(usize, isize)>, value: &Tensor) {
+        let (shape, dst, at) = self.layout(index.len());
+        let value = value.cast(self.view.dtype());
+        let sv = broadcast_strides(value.shape(), value.strides(), &shape);
+        with_dtype!(self.view.dtype(), T => {
+            let v = value.read();
+            let vs = v.as_slice::<T>();
+            let mut d = self.view.write();
+            let ds = d.as_mut_slice::<T>();
+            for_each_offsets(&shape, [(&dst, self.view.offset()), (&at, 0), (&sv, value.offset())], |[o, b, j]| {
+                let step = match wrap {
+                    Some((size, stride)) => {
+                        let i = index[b];
+                        (if i < 0 { i + size as i64 } else { i }) as isize * stride
+                    }
+                    None => index[b] as isize,
+                };
+                ds[(o as isize + step) as usize] = vs[j];
+            });
+        });
+    }
+}
+
+fn take<T: Stored>(
+    view: &Tensor,
+    shape: &[usize],
+    src: &[isize],
+    at: &[isize],
+    index: &[i64],
+    wrap: Option<(usize, isize)>,
+) -> Buffer {
+    let g = view.read();
+    let s = g.as_slice::<T>();
+    let mut out = Vec::with_capacity(shape.iter().product());
+    for_each_offsets(shape, [(src, view.offset()), (at, 0)], |[o, b]| {
+        let step = match wrap {
+            Some((size, stride)) => {
+                let i = index[b];
+                (if i < 0 { i + size as i64 } else { i }) as isize * stride
+            }
+            None => index[b] as isize,
+        };
+        out.push(s[(o as isize + step) as usize]);
+    });
+    T::into_buffer(out)
 }
 
 /// Writes `value` (broadcast and converted to the view's dtype) into the view `dst`.

@@ -1,0 +1,180 @@
+//! `x[...]`: basic indexing is a view; a tensor index (integers along one
+//! dimension, or a bool mask) is a copy made by one gather kernel. A mask
+//! is read by the host first to count its true elements, as PyTorch's
+//! `nonzero` does: on a device that is a host sync.
+
+use std::sync::Arc;
+
+use super::{Flops, Runtime};
+use crate::error::Error;
+use crate::runtime::ops::elementwise::Operand;
+use crate::runtime::ops::index::{self, Index, Take};
+use crate::runtime::ops::overlap;
+use crate::runtime::ops::ternary::{self, TernaryOp};
+use crate::runtime::shape::{broadcast_shapes, fmt_shape};
+use crate::runtime::{DType, Device, Tensor};
+
+impl Runtime {
+    pub fn index(&mut self, t: &Arc<Tensor>, items: &[Index]) -> Result<Arc<Tensor>, Error> {
+        if !index::is_advanced(items) {
+            return Ok(Arc::new(index::select(t, items)?));
+        }
+        let take = Take::plan(t, items)?;
+        let device = take.view.device();
+        let ix = &take.index;
+        // As PyTorch: the index lives on the cpu or beside the tensor.
+        if ix.device() != device && ix.device() != Device::Cpu {
+            return Err(Error::DeviceMismatch {
+                a: device,
+                b: ix.device(),
+            });
+        }
+        let (index, wrap, index_shape) = self.resolve(&take)?;
+        let shape = take.shape(&index_shape);
+        let out = match self.launches_on(device) {
+            Some(d) => {
+                let (sh, src, at) = take.layout(index.numel());
+                let dims: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+                self.take_on(d, &take.view, &index, (&sh, &src, &at), wrap)?
+                    .reshape(&dims)?
+            }
+            None => {
+                let vals = index.cast(DType::I64).to_vec::<i64>();
+                Tensor::new(take.host(&vals, wrap), shape, device)
+            }
+        };
+        self.finish(out, None, &[t, ix], Flops::default())
+    }
+
+    /// `t[items] = value` with a tensor index. A mask and a single value
+    /// is PyTorch's `masked_fill_`: `where` written in place, with no host
+    /// read. Otherwise the index is resolved as for reading (a mask read by
+    /// the host) and one kernel stores the value's elements.
+    pub fn index_put(
+        &mut self,
+        t: &Arc<Tensor>,
+        items: &[Index],
+        value: &Tensor,
+    ) -> Result<(), Error> {
+        let take = Take::plan(t, items)?;
+        let device = take.view.device();
+        let ix = Arc::clone(&take.index);
+        for other in [ix.device(), value.device()] {
+            if other != device && other != Device::Cpu {
+                return Err(Error::DeviceMismatch {
+                    a: device,
+                    b: other,
+                });
+            }
+        }
+        overlap::check_write(&take.view)?;
+        overlap::check_partial(&take.view, value)?;
+        if ix.dtype() == DType::Bool && value.numel() == 1 && value.ndim() == 0 {
+            return self.masked_fill(&take, value);
+        }
+        let (index, wrap, index_shape) = self.resolve(&take)?;
+        let shape = take.shape(&index_shape);
+        let fits = broadcast_shapes(&shape, value.shape()).is_some_and(|s| s == shape);
+        if !fits {
+            return Err(Error::Shape {
+                message: format!(
+                    "shape mismatch: a value of shape {} cannot be broadcast to the indexing result of shape {}",
+                    fmt_shape(value.shape()),
+                    fmt_shape(&shape)
+                ),
+                help: None,
+            });
+        }
+        // The value over the collapsed layout: a multi-dimensional index's
+        // dimensions are one there, so the value is laid out in order first.
+        let (collapsed, dst, at) = take.layout(index.numel());
+        let expanded = value.expand(&shape);
+        let value = if shape == collapsed || value.numel() == 1 {
+            expanded
+        } else {
+            self.copy(&expanded)?
+                .reshape(&collapsed.iter().map(|&s| s as i64).collect::<Vec<_>>())?
+        };
+        match self.launches_on(device) {
+            Some(d) => self.put_on(d, &take.view, &value, &index, (&collapsed, &dst, &at), wrap)?,
+            None => take.put_host(&index.cast(DType::I64).to_vec::<i64>(), wrap, &value),
+        }
+        self.wrote_in_place(&take.view, &[&take.view, &value, &ix]);
+        Ok(())
+    }
+
+    /// `x[mask] = v` with one value: `where(mask, v, x)` into x's elements.
+    fn masked_fill(&mut self, take: &Take, value: &Tensor) -> Result<(), Error> {
+        let view = &take.view;
+        // The mask over the view: its dimensions, then 1s for the rest.
+        let post = view.ndim() - take.dim - take.dims;
+        let mut shape = take.index.shape().to_vec();
+        let mut strides = take.index.strides().to_vec();
+        shape.extend(std::iter::repeat_n(1, post));
+        strides.extend(std::iter::repeat_n(0, post));
+        let mask = take.index.view(shape, strides, take.index.offset());
+        match self.launches_on(view.device()) {
+            Some(d) => self.masked_fill_on(d, view, &mask, value)?,
+            None => {
+                // A cpu mask for a simulated device's tensor: its elements
+                // are host memory either way.
+                let here = Tensor::new(
+                    mask.contiguous_buffer(),
+                    mask.shape().to_vec(),
+                    view.device(),
+                );
+                let weak = Operand {
+                    tensor: value,
+                    weak: true,
+                };
+                let filled = ternary::ternary(
+                    TernaryOp::Where,
+                    Operand::strong(&here),
+                    weak,
+                    Operand::strong(view),
+                )?;
+                index::assign(view, &filled)?;
+            }
+        }
+        self.wrote_in_place(view, &[view, &take.index, value]);
+        Ok(())
+    }
+
+    /// The index as the kernels take it: a mask's true elements as offsets
+    /// (read by the host), or the integer indices (checked where the host
+    /// can see them), with the shape they give the result.
+    #[allow(clippy::type_complexity)]
+    fn resolve(
+        &mut self,
+        take: &Take,
+    ) -> Result<(Arc<Tensor>, Option<(usize, isize)>, Vec<usize>), Error> {
+        let ix = &take.index;
+        if ix.dtype() == DType::Bool {
+            let mask = self.host_values::<bool>(ix)?;
+            let offsets = take.mask_offsets(&mask);
+            let n = offsets.len();
+            return Ok((Arc::new(Tensor::from_vec(offsets, vec![n])), None, vec![n]));
+        }
+        if self.launches_on(ix.device()).is_none() {
+            take.check_bounds(&ix.cast(DType::I64).to_vec::<i64>())?;
+        }
+        Ok((
+            Arc::clone(ix),
+            Some(take.size_and_stride()),
+            ix.shape().to_vec(),
+        ))
+    }
+
+    /// `t`'s elements as the host sees them: a device tensor is read
+    /// (`host_read`, a sync of its stream) first.
+    fn host_values<T: crate::runtime::buffer::Stored>(
+        &mut self,
+        t: &Tensor,
+    ) -> Result<Vec<T>, Error> {
+        if t.device().is_cuda() {
+            self.host_read(&[t], |t| t.nbytes() as u64, || t.to_vec::<T>())
+        } else {
+            Ok(t.to_vec::<T>())
+        }
+    }
+}
