@@ -1,6 +1,6 @@
 // Reductions over the middle axis of an input laid out as [outer, len, inner]
 // (src/runtime/ops/reduce.rs): sum and mean accumulate floats in double and
-// integers in wrapping i64; max, min and argmax keep the first extreme, and
+// integers in wrapping i64; max, min, argmax and argmin keep the first extreme, and
 // the first NaN wins. Combining partial results is order-independent for the
 // extremes, so every grid shape gives the simulator's answer.
 //
@@ -8,9 +8,9 @@
 // combines a row's chunks (a row of one chunk is stored at once). inner > 1:
 // reduce_cols, one thread per (output, chunk), then reduce_finish likewise.
 
-enum RedOp { SUM, MEAN, MAX, MIN, ARGMAX };
+enum RedOp { SUM, MEAN, MAX, MIN, ARGMAX, ARGMIN };
 
-template <int OP> struct Extreme { enum { value = OP == MAX || OP == MIN || OP == ARGMAX }; };
+template <int OP> struct Extreme { enum { value = OP == MAX || OP == MIN || OP == ARGMAX || OP == ARGMIN }; };
 
 __device__ __forceinline__ Acc acc_empty() {
     Acc a;
@@ -47,7 +47,7 @@ template <int FLOAT, int OP> __device__ __forceinline__ Acc combine(Acc a, Acc b
     }
     if (a.idx < 0) return b;
     if (b.idx < 0) return a;
-    bool want_max = OP != MIN;
+    bool want_max = OP != MIN && OP != ARGMIN;
     Acc first = a.idx <= b.idx ? a : b;
     if (FLOAT) {
         bool an = is_nan_f64(a.f), bn = is_nan_f64(b.f);
@@ -78,7 +78,7 @@ template <int FLOAT, int OP> __device__ __forceinline__ Acc block_reduce(Acc v) 
 
 template <class T, int OP> __device__ __forceinline__ void acc_store(void* out, i64 j, Acc a, i64 len) {
     bool float_in = !Kind<T>::is_int && !Kind<T>::is_bool;
-    if (OP == ARGMAX) {
+    if (OP == ARGMAX || OP == ARGMIN) {
         ((i64*)out)[j] = a.idx < 0 ? 0 : a.idx;
     } else if (OP == SUM && !float_in) {
         ((i64*)out)[j] = a.i;
@@ -193,7 +193,7 @@ template <class T, int OP> __device__ __forceinline__ void reduce_cols(const Red
     extern "C" __global__ void reduce_rows_##name##_##dt(const __grid_constant__ ReduceArgs p) { reduce_rows<T, OP>(p); }     \
     extern "C" __global__ void reduce_finish_##name##_##dt(const __grid_constant__ ReduceArgs p) { reduce_finish<T, OP>(p); } \
     extern "C" __global__ void reduce_cols_##name##_##dt(const __grid_constant__ ReduceArgs p) { reduce_cols<T, OP>(p); }
-#define REDUCE_ALL(dt, T) REDUCE(sum, SUM, dt, T) REDUCE(max, MAX, dt, T) REDUCE(min, MIN, dt, T) REDUCE(argmax, ARGMAX, dt, T)
+#define REDUCE_ALL(dt, T) REDUCE(sum, SUM, dt, T) REDUCE(max, MAX, dt, T) REDUCE(min, MIN, dt, T) REDUCE(argmax, ARGMAX, dt, T) REDUCE(argmin, ARGMIN, dt, T)
 #define REDUCE_MEAN(dt, T) REDUCE(mean, MEAN, dt, T)
 FOR_ALL(REDUCE_ALL)
 FOR_FLOATS(REDUCE_MEAN)

@@ -227,7 +227,7 @@ def cases(rng):
             tsrc = src.replace("true", "True").replace("ones(", "torch.ones(")
             out.append(Case("in-place", src, tsrc, {"a": a.clone(), "b": b}))
     # Reductions.
-    for name in ["sum", "mean", "max", "min", "argmax"]:
+    for name in ["sum", "mean", "max", "min", "argmax", "argmin"]:
         for dt in DTYPES:
             a = make(dt, (4, 5), rng)
             out.append(Case("reduce", f"a.{name}()", f"a.{name}()", {"a": a}))
@@ -236,6 +236,13 @@ def cases(rng):
                 out.append(Case("reduce", f"a.{name}({dim})", tsrc, {"a": a}))
             tsrc = f"a.{name}(1, keepdim=True)" + (".values" if name in ("max", "min") else "")
             out.append(Case("reduce", f"a.{name}(1, keepdim=true)", tsrc, {"a": a}))
+    for dt in DTYPES:
+        a = make(dt, (2, 3, 4), rng)
+        for src, tsrc in [("a.sum((0, 2))", "a.sum((0, 2))"), ("a.sum([2, 0], keepdim=true)", "a.sum([2, 0], keepdim=True)"),
+                          ("a.mean((1, 2))", "a.mean((1, 2))"), ("a.sum(dtype=f64)", "a.sum(dtype=torch.float64)"),
+                          ("a.sum(1, dtype=i32)", "a.sum(1, dtype=torch.int32)"), ("a.mean(dtype=f32)", "a.mean(dtype=torch.float32)"),
+                          ("a.sum((0, 0))", "a.sum((0, 0))"), ("a.sum(())", "a.sum(())"), ("zeros((2, 3), dtype=i32)", "torch.zeros((2, 3), dtype=torch.int32)")]:
+            out.append(Case("reduce", src, tsrc, {"a": a}))
     for dt in ["f32", "f64", "f16", "bf16"]:
         a = make(dt, (1000,), rng)
         out.append(Case("reduce", "a.sum()", "a.sum()", {"a": a}))

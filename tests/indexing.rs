@@ -122,6 +122,9 @@ fn none_ellipsis_index_tensors_and_masks_as_pytorch() {
     assert!(msg.contains("single ellipsis"), "{msg}");
     let (_, msg) = common::err("x = arange(6).reshape(2, 3); x[[0], [1]]");
     assert!(msg.contains("more than one tensor"), "{msg}");
+    // Python's x[i] = x[i] + 1: the selection is updated and written back.
+    shows!("x = arange(4); x[[0, 2]] += 10; x" => "[10,  1, 12,  3]  i64[4] @cpu");
+    shows!("x = arange(4); x[x > 1] *= -1; x" => "[ 0,  1, -2, -3]  i64[4] @cpu");
     let (_, msg) = common::err("x = arange(3); x[[0]] = ones(1)");
     assert!(msg.contains("dtypes match"), "{msg}");
 }

@@ -192,3 +192,23 @@ fn large_f32_sum_is_accurate() {
     assert!((s - want).abs() / want < 1e-6, "{s} vs {want}");
     let _ = Arc::new(t);
 }
+
+#[test]
+fn argmin_lists_of_dims_and_dtype_as_pytorch() {
+    shows!("argmin(tensor([3, 1, 4, 1]))" => "1  i64[] @cpu");
+    shows!("tensor([[3., 0.], [-1., 5.]]).argmin(dim=0)" => "[1, 0]  i64[2] @cpu");
+    shows!("ones(2, 3, 4).sum(dim=(0, 2))" => "[8., 8., 8.]  f32[3] @cpu");
+    shows!("ones(2, 3, 4).sum([2, 0], keepdim=true).shape" => "[1, 3, 1]");
+    shows!("arange(4).mean(dtype=f64)" => "1.5000  f64[] @cpu");
+    shows!("tensor([true, true]).sum(dtype=i32)" => "2  i32[] @cpu");
+    shows!("zeros((2, 3)).shape" => "[2, 3]");
+    let (_, msg) = common::err("argmin(tensor([true]))");
+    assert!(
+        msg.contains("argmin() is not implemented for bool"),
+        "{msg}"
+    );
+    let (_, msg) = common::err("ones(2, 2).sum((1, -1))");
+    assert!(msg.contains("appears multiple times"), "{msg}");
+    let (_, msg) = common::err("ones(2, 2).max((0, 1))");
+    assert!(msg.contains("one int"), "{msg}");
+}

@@ -119,11 +119,12 @@ docs! {
     Function Tensors "cat", "cat(tensors, dim=0)", "Joins a list of tensors along an existing dimension.", "cat([ones(2), zeros(3)])";
     Function Tensors "stack", "stack(tensors, dim=0)", "Joins a list of same-shaped tensors along a new dimension.", "stack([ones(2), zeros(2)])";
     Function Tensors "seed", "seed(n)", "Reseeds every device's random generator (each device has its own, as in PyTorch): the same seed gives the same numbers on every backend.", "seed(42)\nrandn(2)";
-    Function Math "sum", "sum(input, dim=none, keepdim=false)", "Sum of all elements, or along `dim`. Integer sums are i64.", "sum([[1, 2], [3, 4]], dim=0)";
-    Function Math "mean", "mean(input, dim=none, keepdim=false)", "Mean of all elements, or along `dim` (floating point tensors only).", "mean([1., 2., 3.])";
+    Function Math "sum", "sum(input, dim=none, keepdim=false, dtype=none)", "Sum of all elements, or along `dim` (an int, or a list of them). Integer sums are i64; `dtype` converts the input first.", "sum([[1, 2], [3, 4]], dim=0)\nsum(ones(2, 3, 4), dim=(0, 2))";
+    Function Math "mean", "mean(input, dim=none, keepdim=false, dtype=none)", "Mean of all elements, or along `dim` (an int, or a list of them; floating point tensors, or `dtype=` one).", "mean([1., 2., 3.])\nmean(arange(4), dtype=f64)";
     Function Math "max", "max(input, dim=none, keepdim=false)", "Largest element, or the largest along `dim` (NaN wins).", "max([3, 1, 4])";
     Function Math "min", "min(input, dim=none, keepdim=false)", "Smallest element, or the smallest along `dim` (NaN wins).", "min([3, 1, 4])";
     Function Math "argmax", "argmax(input, dim=none, keepdim=false)", "Index of the largest element (of the flattened tensor without `dim`).", "argmax([3, 1, 4])";
+    Function Math "argmin", "argmin(input, dim=none, keepdim=false)", "Index of the smallest element (of the flattened tensor without `dim`); the first of equal ones, NaN wins.", "argmin([3, 1, 4, 1])";
     Function Math "exp", "exp(input)", "e to the power of each element.", "exp([0., 1.])";
     Function Math "log", "log(input)", "Natural logarithm of each element.", "log([1., 2.718281828])";
     Function Math "sqrt", "sqrt(input)", "Square root of each element.", "sqrt([4., 9.])";
@@ -224,12 +225,12 @@ docs! {
     Method Tensors "flip", "x.flip(*dims)", "A new tensor with the elements in reverse order along `dims`.", "arange(6).reshape(2, 3).flip(1)";
     Method Tensors "chunk", "x.chunk(chunks, dim=0)", "At most `chunks` views along `dim`, each of the same size but the last.", "arange(5).chunk(2)";
     Method Tensors "split", "x.split(split_size, dim=0)", "Views of `split_size` elements along `dim` (the last may be smaller), or of the sizes a list gives.", "arange(5).split([2, 3])";
-    Method Math "sum", "x.sum(dim=none, keepdim=false)", "Sum of all elements, or along `dim`.", "ones(2, 3).sum(dim=1)";
+    Method Math "sum", "x.sum(dim=none, keepdim=false, dtype=none)", "Sum of all elements, or along `dim` (an int or a list of them); `dtype` converts first.", "ones(2, 3).sum(dim=1)\nones(2, 3, 4).sum((0, 2))";
     Method Math "any", "x.any()", "Whether any element is nonzero (NaN counts), as a 0-d bool tensor.", "tensor([0, 2]).any()";
     Method Math "all", "x.all()", "Whether every element is nonzero (NaN counts; true for no elements), as a 0-d bool tensor.", "tensor([0, 2]).all()";
     Method Math "trace", "x.trace()", "The sum of a matrix's diagonal.", "eye(3).trace()";
     Method Math "matmul", "x.matmul(other)", "Matrix product, like `x @ other`.", "ones(2, 3).matmul(ones(3))";
-    Method Math "mean", "x.mean(dim=none, keepdim=false)", "Mean of all elements, or along `dim`.", "ones(2, 3).mean()";
+    Method Math "mean", "x.mean(dim=none, keepdim=false, dtype=none)", "Mean of all elements, or along `dim` (an int or a list of them); `dtype` converts first.", "ones(2, 3).mean()\nones(2, 3, 4).mean([0, 2])";
     Method Math "max", "x.max(dim=none, keepdim=false)", "Largest element, or the largest along `dim`.", "arange(5).max()";
     Method Math "min", "x.min(dim=none, keepdim=false)", "Smallest element, or the smallest along `dim`.", "arange(5).min()";
     Method Math "argmax", "x.argmax(dim=none, keepdim=false)", "Index of the largest element.", "arange(5).argmax()";
@@ -237,6 +238,7 @@ docs! {
     Method Math "log", "x.log()", "Natural logarithm of each element.", "ones(2).log()";
     Method Math "sqrt", "x.sqrt()", "Square root of each element.", "full([2], 4.).sqrt()";
     Method Math "abs", "x.abs()", "Absolute value of each element.", "(-ones(2)).abs()";
+    Method Math "argmin", "x.argmin(dim=none, keepdim=false)", "Index of the smallest element.", "tensor([3, 1, 4, 1]).argmin()";
     Method Math "relu", "x.relu()", "max(x, 0) for each element.", "randn(3).relu()";
     Method Math "sigmoid", "x.sigmoid()", "1 / (1 + e^-x) for each element.", "zeros(2).sigmoid()";
     Method Math "tanh", "x.tanh()", "Hyperbolic tangent of each element.", "zeros(2).tanh()";

@@ -104,7 +104,35 @@ impl Interp {
         value: &Expr,
         span: Span,
     ) -> Result<(), Diagnostic> {
-        let current = self.eval(target, 0)?;
+        // `x[i] += v`: a view of x updated in place; with a tensor index,
+        // Python's x[i] = x[i] + v in place: the selection is a copy,
+        // updated, then written back.
+        let current = match &target.kind {
+            ExprKind::Index(obj, items) => {
+                let base = self.eval(obj, 0)?;
+                let t = self.indexable(&base, obj.span)?;
+                let idx = self.eval_index(items, 0)?;
+                let at = |e: Error| e.at(span);
+                let picked = self.rt.index(&t, &idx).map_err(at)?;
+                if index::is_advanced(&idx) {
+                    let v = self.eval(value, 0)?;
+                    let (y, weak) = operand_value(&v).ok_or_else(|| {
+                        Error::wrong_type(
+                            format!("the right of `{}=`", op.symbol()),
+                            "a number or a tensor",
+                            v.type_name(),
+                        )
+                        .at(value.span)
+                    })?;
+                    self.rt
+                        .binary_(op, &picked, Operand { tensor: &y, weak })
+                        .map_err(at)?;
+                    return self.rt.index_put(&t, &idx, &picked).map_err(at);
+                }
+                Value::Tensor(picked)
+            }
+            _ => self.eval(target, 0)?,
+        };
         let v = self.eval(value, 0)?;
         match (&current, &target.kind) {
             (Value::Tensor(t), _) => {

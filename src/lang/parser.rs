@@ -108,11 +108,33 @@ where
                 kind,
                 span: e.span(),
             }),
+            // `(x)` groups; `(a, b)`, `(a,)` and `()` are tuples, which
+            // cudash keeps as lists (`zeros((2, 3))`, `dim=(0, 1)`).
             expr.clone()
+                .then(
+                    p(Punct::Comma)
+                        .ignore_then(
+                            expr.clone()
+                                .separated_by(p(Punct::Comma))
+                                .allow_trailing()
+                                .collect::<Vec<_>>(),
+                        )
+                        .or_not(),
+                )
+                .or_not()
                 .delimited_by(p(Punct::LParen), p(Punct::RParen))
-                .map_with(|inner: Expr, e| Expr {
-                    kind: inner.kind,
-                    span: e.span(),
+                .map_with(|inner: Option<(Expr, Option<Vec<Expr>>)>, e| {
+                    let kind = match inner {
+                        Some((first, None)) => first.kind,
+                        Some((first, Some(rest))) => {
+                            ExprKind::List(std::iter::once(first).chain(rest).collect())
+                        }
+                        None => ExprKind::List(vec![]),
+                    };
+                    Expr {
+                        kind,
+                        span: e.span(),
+                    }
                 }),
         ))
         .labelled("an expression")

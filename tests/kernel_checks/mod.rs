@@ -359,7 +359,12 @@ pub fn flat_paths_match_the_simulator(r: &impl Runner) {
             let base = Tensor::from_vec(v, vec![401]);
             let row = base.view(vec![400], vec![1], offset);
             let cols = base.view(vec![100, 4], vec![4, 1], offset);
-            for op in [ReduceOp::Argmax, ReduceOp::Max, ReduceOp::Sum] {
+            for op in [
+                ReduceOp::Argmax,
+                ReduceOp::Argmin,
+                ReduceOp::Max,
+                ReduceOp::Sum,
+            ] {
                 for (t, dim) in [(&row, None), (&cols, Some(0)), (&cols, Some(1))] {
                     let want = reduce(op, t, dim.map(|d| d as i64), false).unwrap();
                     let got = emu_reduce(r, op, t, dim, want.shape());
@@ -759,6 +764,7 @@ pub fn reductions_match_the_simulator(r: &impl Runner) {
         ReduceOp::Max,
         ReduceOp::Min,
         ReduceOp::Argmax,
+        ReduceOp::Argmin,
         ReduceOp::Sum,
         ReduceOp::Mean,
     ] {

@@ -1,14 +1,18 @@
 //! Reductions, elementwise functions and matmul (the methods of the same
 //! names use `reduce` and `unary_op` too).
 
-use super::super::args::Bound;
+use std::sync::Arc;
+
+use super::super::args::{flatten, Bound};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::ops::elementwise::UnaryOp;
 use crate::runtime::ops::reduce::ReduceOp;
+use crate::runtime::ops::view;
+use crate::runtime::shape::norm_dim;
 use crate::runtime::Tensor;
 
-/// `sum`, `mean`, `max`, `min`, `argmax`.
+/// `sum`, `mean`, `max`, `min`, `argmax`, `argmin`.
 pub(super) fn reduce(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let t = b.tensor("input")?;
     me.reduce(name, &t, b)
@@ -27,20 +31,119 @@ pub(super) fn matmul(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
 }
 
 impl Interp {
-    /// The reduction `name` of `t`, with `dim` and `keepdim` from `b`.
+    /// The reduction `name` of `t`, with `dim` and `keepdim` from `b`, and
+    /// for `sum` and `mean` a list of dims and `dtype` (the input converted
+    /// first, as PyTorch's `sum(dtype=)` computes in it).
     pub(crate) fn reduce(
         &mut self,
         name: &str,
-        t: &Tensor,
+        t: &Arc<Tensor>,
         b: &Bound,
     ) -> Result<Value, Diagnostic> {
         let op = ReduceOp::from_name(name).ok_or_else(|| {
             Error::value(format!("internal error: `{name}` is not a reduction")).at(b.span)
         })?;
-        let dim = b.int("dim")?;
         let keepdim = b.bool("keepdim", false)?;
-        b.result(self.rt.reduce(op, t, dim, keepdim))
+        let mut t = Arc::clone(t);
+        let dtype = b.dtype("dtype")?;
+        if let Some(dt) = dtype {
+            t = self.rt.cast(&t, dt).map_err(|e| e.at(b.span))?;
+        }
+        let r = self.reduce_over(op, name, &t, b, keepdim)?;
+        // `sum(dtype=i32)` is i32 (integer sums are i64 otherwise).
+        match (dtype, &r) {
+            (Some(dt), Value::Tensor(x)) if x.dtype() != dt => b.result(self.rt.cast(x, dt)),
+            _ => Ok(r),
+        }
     }
+
+    fn reduce_over(
+        &mut self,
+        op: ReduceOp,
+        name: &str,
+        t: &Arc<Tensor>,
+        b: &Bound,
+        keepdim: bool,
+    ) -> Result<Value, Diagnostic> {
+        let dims = match b.given("dim") {
+            Some((v @ (Value::List(_) | Value::Tensor(_)), span)) if !matches!(v, Value::Tensor(x) if x.ndim() == 0) =>
+            {
+                let items = flatten(v, *span)?;
+                Some(sizes_as_ints(&items)?)
+            }
+            _ => b.int("dim")?.map(|d| vec![d]),
+        };
+        match dims.as_deref() {
+            None | Some([]) => b.result(self.rt.reduce(op, t, None, keepdim)),
+            Some(&[d]) => b.result(self.rt.reduce(op, t, Some(d), keepdim)),
+            Some(dims) => {
+                if !matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
+                    let span = b.get("dim").map_or(b.span, |(_, s)| *s);
+                    return Err(Error::wrong_type(
+                        format!("argument `dim` of {name}()"),
+                        "one int (a list of dims is for sum and mean)",
+                        "a list",
+                    )
+                    .at(span));
+                }
+                b.result(self.reduce_dims(op, t, dims, keepdim))
+            }
+        }
+    }
+
+    /// `op` over several dims at once: the reduced dims moved last and
+    /// merged (a view when the memory allows, else one copy), then one
+    /// reduction over them.
+    fn reduce_dims(
+        &mut self,
+        op: ReduceOp,
+        t: &Arc<Tensor>,
+        dims: &[i64],
+        keepdim: bool,
+    ) -> Result<Arc<Tensor>, Error> {
+        let n = t.ndim();
+        let mut reduced = Vec::with_capacity(dims.len());
+        for &d in dims {
+            let k = norm_dim(d, n)?;
+            if reduced.contains(&k) {
+                return Err(Error::value(format!(
+                    "dim {k} appears multiple times in the list of dims"
+                )));
+            }
+            reduced.push(k);
+        }
+        let kept: Vec<usize> = (0..n).filter(|k| !reduced.contains(k)).collect();
+        let order: Vec<i64> = kept.iter().chain(&reduced).map(|&k| k as i64).collect();
+        let moved = Arc::new(view::permute(t, &order)?);
+        let mut merged: Vec<i64> = kept.iter().map(|&k| t.shape()[k] as i64).collect();
+        merged.push(reduced.iter().map(|&k| t.shape()[k] as i64).product());
+        let flat = self.rt.reshape(&moved, &merged)?;
+        let out = self.rt.reduce(op, &flat, Some(-1), false)?;
+        if !keepdim {
+            return Ok(out);
+        }
+        let shape: Vec<i64> = (0..n)
+            .map(|k| {
+                if reduced.contains(&k) {
+                    1
+                } else {
+                    t.shape()[k] as i64
+                }
+            })
+            .collect();
+        self.rt.reshape(&out, &shape)
+    }
+}
+
+/// A list of dims as ints.
+fn sizes_as_ints(items: &[(Value, crate::lang::Span)]) -> Result<Vec<i64>, Diagnostic> {
+    items
+        .iter()
+        .map(|(v, span)| match v {
+            Value::Int(i) => Ok(*i),
+            other => Err(Error::wrong_type("a dim", "an int", other.type_name()).at(*span)),
+        })
+        .collect()
 }
 
 /// The unary op a builtin or method is named after; an internal error (not a

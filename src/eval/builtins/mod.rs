@@ -54,6 +54,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("max", math::reduce),
     ("min", math::reduce),
     ("argmax", math::reduce),
+    ("argmin", math::reduce),
     ("exp", math::unary),
     ("log", math::unary),
     ("sqrt", math::unary),

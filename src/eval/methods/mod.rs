@@ -72,6 +72,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("max", TensorMethod(tensor::reduce)),
         ("min", TensorMethod(tensor::reduce)),
         ("argmax", TensorMethod(tensor::reduce)),
+        ("argmin", TensorMethod(tensor::reduce)),
         ("exp", TensorMethod(tensor::unary)),
         ("log", TensorMethod(tensor::unary)),
         ("sqrt", TensorMethod(tensor::unary)),

@@ -204,12 +204,13 @@ pub const BINARY_OPS: [BinaryOp; 21] = BinaryOp::ALL;
 
 pub const UNARY_OPS: [UnaryOp; 15] = UnaryOp::ALL;
 
-pub const REDUCE_OPS: [ReduceOp; 5] = [
+pub const REDUCE_OPS: [ReduceOp; 6] = [
     ReduceOp::Sum,
     ReduceOp::Mean,
     ReduceOp::Max,
     ReduceOp::Min,
     ReduceOp::Argmax,
+    ReduceOp::Argmin,
 ];
 
 /// Every kernel the runtime can ask for, sorted.
@@ -289,7 +290,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 400);
+        assert_eq!(all.len(), 421);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Reductions: sum, mean, max, min, argmax, over everything or one dimension.
+//! Reductions: sum, mean, max, min, argmax, argmin, over everything or one dimension.
 
 use rayon::prelude::*;
 
@@ -17,15 +17,17 @@ pub enum ReduceOp {
     Max,
     Min,
     Argmax,
+    Argmin,
 }
 
 impl ReduceOp {
-    pub const ALL: [ReduceOp; 5] = [
+    pub const ALL: [ReduceOp; 6] = [
         ReduceOp::Sum,
         ReduceOp::Mean,
         ReduceOp::Max,
         ReduceOp::Min,
         ReduceOp::Argmax,
+        ReduceOp::Argmin,
     ];
 
     /// The reduction a builtin or method name means; None for any other name.
@@ -40,6 +42,7 @@ impl ReduceOp {
             ReduceOp::Max => "max",
             ReduceOp::Min => "min",
             ReduceOp::Argmax => "argmax",
+            ReduceOp::Argmin => "argmin",
         }
     }
 }
@@ -48,7 +51,7 @@ impl ReduceOp {
 /// integer and bool sums are i64, as in PyTorch.
 pub fn reduce_dtype(op: ReduceOp, dt: DType) -> DType {
     match op {
-        ReduceOp::Argmax => DType::I64,
+        ReduceOp::Argmax | ReduceOp::Argmin => DType::I64,
         ReduceOp::Sum if !dt.is_float() => DType::I64,
         _ => dt,
     }
@@ -57,10 +60,10 @@ pub fn reduce_dtype(op: ReduceOp, dt: DType) -> DType {
 /// Reduces `t` over `dim` (all elements when `None`).
 /// `mean` needs floats.
 pub fn check_dtype(op: ReduceOp, dt: DType) -> Result<(), Error> {
-    if op == ReduceOp::Argmax && dt == DType::Bool {
+    if matches!(op, ReduceOp::Argmax | ReduceOp::Argmin) && dt == DType::Bool {
         return Err(Error::dtype(
-            "argmax() is not implemented for bool",
-            Some("convert first: `x.to(i64).argmax()`".into()),
+            format!("{}() is not implemented for bool", op.name()),
+            Some(format!("convert first: `x.to(i64).{}()`", op.name())),
         ));
     }
     if op == ReduceOp::Mean && !dt.is_float() {
@@ -74,7 +77,12 @@ pub fn check_dtype(op: ReduceOp, dt: DType) -> Result<(), Error> {
 
 /// The extremes of nothing do not exist.
 pub fn check_len(op: ReduceOp, len: usize) -> Result<(), Error> {
-    if len == 0 && matches!(op, ReduceOp::Max | ReduceOp::Min | ReduceOp::Argmax) {
+    if len == 0
+        && matches!(
+            op,
+            ReduceOp::Max | ReduceOp::Min | ReduceOp::Argmax | ReduceOp::Argmin
+        )
+    {
         return Err(Error::shape(format!(
             "{}() cannot reduce over a dimension of size 0: there is no largest or smallest element",
             op.name()
@@ -126,6 +134,9 @@ pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Resu
         }
         ReduceOp::Argmax => {
             with_dtype!(dt, T => t.with_slice::<T, _>(|s| Buffer::I64(extreme(s, lay, true).1)))
+        }
+        ReduceOp::Argmin => {
+            with_dtype!(dt, T => t.with_slice::<T, _>(|s| Buffer::I64(extreme(s, lay, false).1)))
         }
     };
     debug_assert_eq!(
