@@ -1,4 +1,6 @@
-"""Side-by-side benchmark: cudash (cpu backend) vs Python+NumPy, in one run.
+"""Side-by-side benchmark: cudash (cpu backend) vs Python+NumPy, in one run,
+and vs PyTorch's CPU tensors when this Python has torch (benches/run uses
+scripts/torch-check's venv when it exists).
 
 Each figure is measured inside its own process (cudash's `time` statement,
 Python's perf_counter), so start-up is excluded except where start-up is the
@@ -15,6 +17,13 @@ import tempfile
 import time
 
 import numpy as np
+
+try:
+    import torch
+
+    torch.set_num_threads(os.cpu_count() or 1)
+except ImportError:  # PyTorch is optional: its wheel is several GB
+    torch = None
 
 CUDASH = sys.argv[1]
 QUICK = "--quick" in sys.argv
@@ -48,6 +57,13 @@ def numpy_time(stmt, n: int) -> float:
 
 
 rows = []
+# (name, cudash, NumPy, PyTorch) for the table against the faster of the two.
+torch_rows = []
+
+
+def torch_row(name, ours, theirs, torch_fn, reps):
+    if torch is not None:
+        torch_rows.append((name, ours, theirs, best_of(lambda: numpy_time(torch_fn, reps), 3)))
 
 
 def row(name, ours, theirs, target, ok):
@@ -77,6 +93,16 @@ def py_loop():
 
 theirs = best_of(py_loop, 3)
 row(f"tiny-op loop ({iters:,} × `y = x * 2 + 1`, 16 f32)", ours, theirs, "faster than NumPy", ours < theirs)
+if torch is not None:
+    xt = torch.ones(16)
+
+    def torch_loop():
+        t = time.perf_counter()
+        for _ in range(iters):
+            y = xt * 2 + 1  # noqa: F841
+        return time.perf_counter() - t
+
+    torch_rows.append((f"tiny-op loop ({iters:,} × `y = x * 2 + 1`, 16 f32)", ours, theirs, best_of(torch_loop, 3)))
 
 # 2. Elementwise add and sum on 16M f32.
 n = (1 << 24) // SCALE
@@ -85,10 +111,15 @@ ours = best_of(lambda: cudash_time(f"x = ones({n})\ny = ones({n})\ntime {reps} {
 xa, ya = np.ones(n, dtype=np.float32), np.ones(n, dtype=np.float32)
 theirs = best_of(lambda: numpy_time(lambda: xa + ya, reps), 3)
 row(f"add, {n:,} f32", ours, theirs, "≥ NumPy", ours <= theirs * 1.0)
+if torch is not None:
+    xt, yt = torch.ones(n), torch.ones(n)
+    torch_row(f"add, {n:,} f32", ours, theirs, lambda: xt + yt, reps)
 
 ours = best_of(lambda: cudash_time(f"x = ones({n})\ntime {reps} {{ s = x.sum() }}\n"), 3)
 theirs = best_of(lambda: numpy_time(lambda: xa.sum(), reps), 3)
 row(f"sum, {n:,} f32", ours, theirs, "≥ NumPy", ours <= theirs * 1.0)
+if torch is not None:
+    torch_row(f"sum, {n:,} f32", ours, theirs, lambda: xt.sum(), reps)
 
 # 3. 1024² f32 matmul.
 m = 1024 // (4 if QUICK else 1)
@@ -97,6 +128,17 @@ ours = best_of(lambda: cudash_time(f"a = randn({m}, {m})\ntime {reps} {{ c = a @
 am = np.random.default_rng(0).standard_normal((m, m), dtype=np.float32)
 theirs = best_of(lambda: numpy_time(lambda: am @ am, reps), 3)
 row(f"matmul {m}×{m} f32", ours, theirs, "within 1.25× of NumPy", ours <= theirs * 1.25)
+if torch is not None:
+    at = torch.from_numpy(am)
+    torch_row(f"matmul {m}×{m} f32", ours, theirs, lambda: at @ at, reps)
+    # Small products, where threading and packing overheads show (issue 21).
+    for k in [4, 64, 128, 256]:
+        sreps = max(10, 200_000 // (k * k * 4) // SCALE)
+        ours_k = best_of(lambda: cudash_time(f"a = randn({k}, {k})\ntime {sreps} {{ c = a @ a }}\n"), 3)
+        ak = np.random.default_rng(1).standard_normal((k, k), dtype=np.float32)
+        tk = torch.from_numpy(ak)
+        theirs_k = best_of(lambda: numpy_time(lambda: ak @ ak, sreps), 3)
+        torch_row(f"matmul {k}×{k} f32", ours_k, theirs_k, lambda: tk @ tk, sreps)
 
 # 4. Start-up: `cudash run` on an empty script, whole process.
 with tempfile.NamedTemporaryFile("w", suffix=".cudash", delete=False) as f:
@@ -149,6 +191,18 @@ print("| benchmark | cudash | NumPy | NumPy time / cudash time | target | met |"
 print("| --- | ---: | ---: | ---: | --- | --- |")
 for name, ours, theirs, ratio, target, ok in rows:
     print(f"| {name} | {fmt(ours)} | {fmt(theirs)} | {ratio:.2f}× | {target} | {ok} |")
+
+
+if torch_rows:
+    print()
+    print(f"Against PyTorch {torch.__version__} (CPU, {torch.get_num_threads()} threads) and NumPy, in the same run:")
+    print()
+    print("| benchmark | cudash | NumPy | PyTorch | faster of the two / cudash | target | met |")
+    print("| --- | ---: | ---: | ---: | ---: | --- | --- |")
+    for name, ours, np_t, torch_t in torch_rows:
+        best = min(np_t, torch_t)
+        met = "n/a (quick)" if QUICK else "yes" if ours <= best else "**no**"
+        print(f"| {name} | {fmt(ours)} | {fmt(np_t)} | {fmt(torch_t)} | {best / ours:.2f}× | ≤ 1.0× the faster | {met} |")
 
 
 # Scaling: cost per element as tensors grow, and per statement as scripts grow.

@@ -26,21 +26,29 @@ FOR_ALL(CAST_FROM)
 // (`wrap`: negative ones count from the end, then times the stride; one out
 // of range gives 0, as the host has checked what it could see) or a mask's
 // element offsets, precomputed (`wrap` 0).
+// The step an index entry gives: an offset as it is, or an integer index
+// wrapped and times the stride; false when the index is out of range.
+__device__ __forceinline__ bool index_step(i64 v, i64 size, i64 stride, int wrap, i64* step) {
+    if (wrap) {
+        if (v < 0) v += size;
+        if (v < 0 || v >= size) return false;
+        v *= stride;
+    }
+    *step = v;
+    return true;
+}
+
 template <class T> __device__ __forceinline__ void take_kernel(const TakeArgs& p) {
     const T* src = (const T*)p.src;
     const i64* index = (const i64*)p.index;
     T* out = (T*)p.out;
     GRID_LOOP(i, p.shape.numel) {
-        i64 v = index[offset_of(p.shape, p.si, i)];
-        if (p.wrap) {
-            if (v < 0) v += p.size;
-            if (v < 0 || v >= p.size) {
-                out[i] = T();
-                continue;
-            }
-            v *= p.stride;
+        i64 step;
+        if (index_step(index[offset_of(p.shape, p.si, i)], p.size, p.stride, p.wrap, &step)) {
+            out[i] = src[offset_of(p.shape, p.s, i) + step];
+        } else {
+            out[i] = T();
         }
-        out[i] = src[offset_of(p.shape, p.s, i) + v];
     }
 }
 
@@ -56,13 +64,10 @@ template <class S, class D> __device__ __forceinline__ void put_kernel(const Put
     const i64* index = (const i64*)p.index;
     D* dst = (D*)p.dst;
     GRID_LOOP(i, p.shape.numel) {
-        i64 v = index[offset_of(p.shape, p.si, i)];
-        if (p.wrap) {
-            if (v < 0) v += p.size;
-            if (v < 0 || v >= p.size) continue;
-            v *= p.stride;
+        i64 step;
+        if (index_step(index[offset_of(p.shape, p.si, i)], p.size, p.stride, p.wrap, &step)) {
+            dst[offset_of(p.shape, p.sd, i) + step] = Cast<S, D>::run(value[offset_of(p.shape, p.sv, i)]);
         }
-        dst[offset_of(p.shape, p.sd, i) + v] = Cast<S, D>::run(value[offset_of(p.shape, p.sv, i)]);
     }
 }
 

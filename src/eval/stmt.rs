@@ -116,14 +116,7 @@ impl Interp {
                 let picked = self.rt.index(&t, &idx).map_err(at)?;
                 if index::is_advanced(&idx) {
                     let v = self.eval(value, 0)?;
-                    let (y, weak) = operand_value(&v).ok_or_else(|| {
-                        Error::wrong_type(
-                            format!("the right of `{}=`", op.symbol()),
-                            "a number or a tensor",
-                            v.type_name(),
-                        )
-                        .at(value.span)
-                    })?;
+                    let (y, weak) = augmented_operand(&v, op, value.span)?;
                     self.rt
                         .binary_(op, &picked, Operand { tensor: &y, weak })
                         .map_err(at)?;
@@ -136,14 +129,7 @@ impl Interp {
         let v = self.eval(value, 0)?;
         match (&current, &target.kind) {
             (Value::Tensor(t), _) => {
-                let (y, weak) = operand_value(&v).ok_or_else(|| {
-                    Error::wrong_type(
-                        format!("the right of `{}=`", op.symbol()),
-                        "a number or a tensor",
-                        v.type_name(),
-                    )
-                    .at(value.span)
-                })?;
+                let (y, weak) = augmented_operand(&v, op, value.span)?;
                 self.rt
                     .binary_(op, t, Operand { tensor: &y, weak })
                     .map_err(|e| e.at(span))
@@ -358,4 +344,20 @@ impl Interp {
         }
         Ok(())
     }
+}
+
+/// The right of `x op= v` as an operand (a number is weak, as beside `op`).
+fn augmented_operand(
+    v: &Value,
+    op: BinaryOp,
+    span: Span,
+) -> Result<(Arc<crate::runtime::Tensor>, bool), Diagnostic> {
+    operand_value(v).ok_or_else(|| {
+        Error::wrong_type(
+            format!("the right of `{}=`", op.symbol()),
+            "a number or a tensor",
+            v.type_name(),
+        )
+        .at(span)
+    })
 }

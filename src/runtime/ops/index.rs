@@ -295,16 +295,18 @@ impl Take {
             let mut d = self.view.write();
             let ds = d.as_mut_slice::<T>();
             for_each_offsets(&shape, [(&dst, self.view.offset()), (&at, 0), (&sv, value.offset())], |[o, b, j]| {
-                let step = match wrap {
-                    Some((size, stride)) => {
-                        let i = index[b];
-                        (if i < 0 { i + size as i64 } else { i }) as isize * stride
-                    }
-                    None => index[b] as isize,
-                };
-                ds[(o as isize + step) as usize] = vs[j];
+                ds[(o as isize + step(index[b], wrap)) as usize] = vs[j];
             });
         });
+    }
+}
+
+/// The offset an index entry gives: a mask's offset as it is, or an
+/// integer index (checked before) wrapped and times the stride.
+fn step(i: i64, wrap: Option<(usize, isize)>) -> isize {
+    match wrap {
+        Some((size, stride)) => (if i < 0 { i + size as i64 } else { i }) as isize * stride,
+        None => i as isize,
     }
 }
 
@@ -320,14 +322,7 @@ fn take<T: Stored>(
     let s = g.as_slice::<T>();
     let mut out = Vec::with_capacity(shape.iter().product());
     for_each_offsets(shape, [(src, view.offset()), (at, 0)], |[o, b]| {
-        let step = match wrap {
-            Some((size, stride)) => {
-                let i = index[b];
-                (if i < 0 { i + size as i64 } else { i }) as isize * stride
-            }
-            None => index[b] as isize,
-        };
-        out.push(s[(o as isize + step) as usize]);
+        out.push(s[(o as isize + step(index[b], wrap)) as usize]);
     });
     T::into_buffer(out)
 }
