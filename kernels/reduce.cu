@@ -1,5 +1,5 @@
 // Reductions over the middle axis of an input laid out as [outer, len, inner]
-// (src/runtime/ops/reduce.rs): sum and mean accumulate floats in double and
+// (src/runtime/ops/reduce.rs): sum, mean and prod accumulate floats in double and
 // integers in wrapping i64; max, min, argmax and argmin keep the first extreme, and
 // the first NaN wins. Combining partial results is order-independent for the
 // extremes, so every grid shape gives the simulator's answer.
@@ -8,14 +8,16 @@
 // combines a row's chunks (a row of one chunk is stored at once). inner > 1:
 // reduce_cols, one thread per (output, chunk), then reduce_finish likewise.
 
-enum RedOp { SUM, MEAN, MAX, MIN, ARGMAX, ARGMIN };
+enum RedOp { SUM, MEAN, MAX, MIN, ARGMAX, ARGMIN, PROD };
 
 template <int OP> struct Extreme { enum { value = OP == MAX || OP == MIN || OP == ARGMAX || OP == ARGMIN }; };
 
-__device__ __forceinline__ Acc acc_empty() {
+// Nothing reduced yet: the op's identity (1 for prod, 0 for sums; the
+// extremes look at idx < 0).
+template <int OP> __device__ __forceinline__ Acc acc_empty() {
     Acc a;
-    a.f = 0.0;
-    a.i = 0;
+    a.f = OP == PROD ? 1.0 : 0.0;
+    a.i = OP == PROD ? 1 : 0;
     a.idx = -1;
     return a;
 }
@@ -40,6 +42,11 @@ INT_LOAD(int)
 INT_LOAD(i64)
 
 template <int FLOAT, int OP> __device__ __forceinline__ Acc combine(Acc a, Acc b) {
+    if (OP == PROD) {
+        a.f *= b.f;
+        a.i = (i64)((u64)a.i * (u64)b.i);
+        return a;
+    }
     if (!Extreme<OP>::value) {
         a.f += b.f;
         a.i = (i64)((u64)a.i + (u64)b.i);
@@ -80,7 +87,7 @@ template <class T, int OP> __device__ __forceinline__ void acc_store(void* out, 
     bool float_in = !Kind<T>::is_int && !Kind<T>::is_bool;
     if (OP == ARGMAX || OP == ARGMIN) {
         ((i64*)out)[j] = a.idx < 0 ? 0 : a.idx;
-    } else if (OP == SUM && !float_in) {
+    } else if ((OP == SUM || OP == PROD) && !float_in) {
         ((i64*)out)[j] = a.i;
     } else if (OP == MEAN) {
         ((T*)out)[j] = from_f64<T>(a.f / (double)len);
@@ -106,7 +113,7 @@ __device__ __forceinline__ Acc reduce_range(const T* in, i64 start, i64 end, i64
     for (i64 k = start + lane; k < body; k += lanes) acc = combine<FLOAT, OP>(acc, acc_load<T>(in[k], k));
     Acc accs[REDUCE_UNROLL];
     accs[0] = acc;
-    for (int u = 1; u < REDUCE_UNROLL; ++u) accs[u] = acc_empty();
+    for (int u = 1; u < REDUCE_UNROLL; ++u) accs[u] = acc_empty<OP>();
     i64 j = lane;
     for (; j + (REDUCE_UNROLL - 1) * lanes < packs; j += REDUCE_UNROLL * lanes) {
         Pack4<T> x[REDUCE_UNROLL];
@@ -137,7 +144,7 @@ template <class T, int OP> __device__ __forceinline__ void reduce_rows(const Red
         i64 row = b / p.chunks, c = b % p.chunks;
         // Indices count from the row's start (argmax), so the row is the base.
         const T* base = in + row * p.len;
-        Acc acc = reduce_range<T, OP>(base, 0, p.len, c * blockDim.x + threadIdx.x, p.chunks * blockDim.x, acc_empty());
+        Acc acc = reduce_range<T, OP>(base, 0, p.len, c * blockDim.x + threadIdx.x, p.chunks * blockDim.x, acc_empty<OP>());
         Acc r = block_reduce<FLOAT, OP>(acc);
         if (threadIdx.x == 0) {
             // One chunk per row: the result itself, no combining pass.
@@ -150,7 +157,7 @@ template <class T, int OP> __device__ __forceinline__ void reduce_rows(const Red
 template <class T, int OP> __device__ __forceinline__ void reduce_finish(const ReduceArgs& p) {
     const int FLOAT = !Kind<T>::is_int && !Kind<T>::is_bool;
     for (i64 row = blockIdx.x; row < p.outer; row += gridDim.x) {
-        Acc acc = acc_empty();
+        Acc acc = acc_empty<OP>();
         for (i64 c = threadIdx.x; c < p.chunks; c += blockDim.x) {
             acc = combine<FLOAT, OP>(acc, p.partial[row * p.chunks + c]);
         }
@@ -171,7 +178,7 @@ template <class T, int OP> __device__ __forceinline__ void reduce_cols(const Red
         i64 j = t % outputs, c = t / outputs;
         i64 o = j / p.inner, i = j % p.inner;
         const T* col = in + o * p.len * p.inner + i;
-        Acc acc = acc_empty();
+        Acc acc = acc_empty<OP>();
         // Chunk c takes rows c, c + chunks, ...: the chunks read neighbouring rows.
         const i64 first = c, step = p.chunks, end = p.len;
         i64 k = first;
@@ -193,7 +200,7 @@ template <class T, int OP> __device__ __forceinline__ void reduce_cols(const Red
     extern "C" __global__ void reduce_rows_##name##_##dt(const __grid_constant__ ReduceArgs p) { reduce_rows<T, OP>(p); }     \
     extern "C" __global__ void reduce_finish_##name##_##dt(const __grid_constant__ ReduceArgs p) { reduce_finish<T, OP>(p); } \
     extern "C" __global__ void reduce_cols_##name##_##dt(const __grid_constant__ ReduceArgs p) { reduce_cols<T, OP>(p); }
-#define REDUCE_ALL(dt, T) REDUCE(sum, SUM, dt, T) REDUCE(max, MAX, dt, T) REDUCE(min, MIN, dt, T) REDUCE(argmax, ARGMAX, dt, T) REDUCE(argmin, ARGMIN, dt, T)
+#define REDUCE_ALL(dt, T) REDUCE(sum, SUM, dt, T) REDUCE(max, MAX, dt, T) REDUCE(min, MIN, dt, T) REDUCE(argmax, ARGMAX, dt, T) REDUCE(argmin, ARGMIN, dt, T) REDUCE(prod, PROD, dt, T)
 #define REDUCE_MEAN(dt, T) REDUCE(mean, MEAN, dt, T)
 FOR_ALL(REDUCE_ALL)
 FOR_FLOATS(REDUCE_MEAN)

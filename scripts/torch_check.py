@@ -227,7 +227,7 @@ def cases(rng):
             tsrc = src.replace("true", "True").replace("ones(", "torch.ones(")
             out.append(Case("in-place", src, tsrc, {"a": a.clone(), "b": b}))
     # Reductions.
-    for name in ["sum", "mean", "max", "min", "argmax", "argmin"]:
+    for name in ["sum", "mean", "max", "min", "argmax", "argmin", "prod"]:
         for dt in DTYPES:
             a = make(dt, (4, 5), rng)
             out.append(Case("reduce", f"a.{name}()", f"a.{name}()", {"a": a}))

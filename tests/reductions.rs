@@ -202,6 +202,9 @@ fn argmin_lists_of_dims_and_dtype_as_pytorch() {
     shows!("arange(4).mean(dtype=f64)" => "1.5000  f64[] @cpu");
     shows!("tensor([true, true]).sum(dtype=i32)" => "2  i32[] @cpu");
     shows!("zeros((2, 3)).shape" => "[2, 3]");
+    shows!("prod(tensor([1, 2, 3, 4]))" => "24  i64[] @cpu");
+    shows!("tensor([[1., 2.], [3., 4.]]).prod(dim=1)" => "[ 2., 12.]  f32[2] @cpu");
+    shows!("tensor([true, false]).prod()" => "0  i64[] @cpu");
     let (_, msg) = common::err("argmin(tensor([true]))");
     assert!(
         msg.contains("argmin() is not implemented for bool"),

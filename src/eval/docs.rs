@@ -125,6 +125,7 @@ docs! {
     Function Math "min", "min(input, dim=none, keepdim=false)", "Smallest element, or the smallest along `dim` (NaN wins).", "min([3, 1, 4])";
     Function Math "argmax", "argmax(input, dim=none, keepdim=false)", "Index of the largest element (of the flattened tensor without `dim`).", "argmax([3, 1, 4])";
     Function Math "argmin", "argmin(input, dim=none, keepdim=false)", "Index of the smallest element (of the flattened tensor without `dim`); the first of equal ones, NaN wins.", "argmin([3, 1, 4, 1])";
+    Function Math "prod", "prod(input, dim=none, keepdim=false, dtype=none)", "Product of all elements, or along `dim`. Integer and bool products are i64 (wrapping); `dtype` converts the input first.", "prod([1, 2, 3, 4])";
     Function Math "exp", "exp(input)", "e to the power of each element.", "exp([0., 1.])";
     Function Math "log", "log(input)", "Natural logarithm of each element.", "log([1., 2.718281828])";
     Function Math "sqrt", "sqrt(input)", "Square root of each element.", "sqrt([4., 9.])";
@@ -239,6 +240,7 @@ docs! {
     Method Math "sqrt", "x.sqrt()", "Square root of each element.", "full([2], 4.).sqrt()";
     Method Math "abs", "x.abs()", "Absolute value of each element.", "(-ones(2)).abs()";
     Method Math "argmin", "x.argmin(dim=none, keepdim=false)", "Index of the smallest element.", "tensor([3, 1, 4, 1]).argmin()";
+    Method Math "prod", "x.prod(dim=none, keepdim=false, dtype=none)", "Product of all elements, or along `dim`.", "arange(1, 5).prod()";
     Method Math "relu", "x.relu()", "max(x, 0) for each element.", "randn(3).relu()";
     Method Math "sigmoid", "x.sigmoid()", "1 / (1 + e^-x) for each element.", "zeros(2).sigmoid()";
     Method Math "tanh", "x.tanh()", "Hyperbolic tangent of each element.", "zeros(2).tanh()";

@@ -727,9 +727,10 @@ pub fn reductions_match_the_simulator(r: &impl Runner) {
                         continue;
                     };
                     let got = emu_reduce(r, op, &t, dim, want.shape());
-                    // Sums add in another order: equal up to the last bits of the
-                    // f64 accumulation, which may round the result either way.
-                    let tol = if matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
+                    // Sums and products accumulate in another order: equal up to
+                    // the last bits of the f64 accumulation, which may round the
+                    // result either way.
+                    let tol = if matches!(op, ReduceOp::Sum | ReduceOp::Mean | ReduceOp::Prod) {
                         math_tolerance(r, dt, true).max(1e-12)
                     } else {
                         0.0
@@ -767,6 +768,7 @@ pub fn reductions_match_the_simulator(r: &impl Runner) {
         ReduceOp::Argmin,
         ReduceOp::Sum,
         ReduceOp::Mean,
+        ReduceOp::Prod,
     ] {
         for (t, dim) in [(&t, None), (&cols, Some(0))] {
             let want = reduce(op, t, dim.map(|d| d as i64), false).unwrap();

@@ -12,7 +12,7 @@ use crate::runtime::ops::view;
 use crate::runtime::shape::norm_dim;
 use crate::runtime::Tensor;
 
-/// `sum`, `mean`, `max`, `min`, `argmax`, `argmin`.
+/// `sum`, `mean`, `max`, `min`, `argmax`, `argmin`, `prod`.
 pub(super) fn reduce(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let t = b.tensor("input")?;
     me.reduce(name, &t, b)

@@ -55,6 +55,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("min", math::reduce),
     ("argmax", math::reduce),
     ("argmin", math::reduce),
+    ("prod", math::reduce),
     ("exp", math::unary),
     ("log", math::unary),
     ("sqrt", math::unary),

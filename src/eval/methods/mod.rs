@@ -73,6 +73,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("min", TensorMethod(tensor::reduce)),
         ("argmax", TensorMethod(tensor::reduce)),
         ("argmin", TensorMethod(tensor::reduce)),
+        ("prod", TensorMethod(tensor::reduce)),
         ("exp", TensorMethod(tensor::unary)),
         ("log", TensorMethod(tensor::unary)),
         ("sqrt", TensorMethod(tensor::unary)),

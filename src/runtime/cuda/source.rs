@@ -204,13 +204,14 @@ pub const BINARY_OPS: [BinaryOp; 21] = BinaryOp::ALL;
 
 pub const UNARY_OPS: [UnaryOp; 15] = UnaryOp::ALL;
 
-pub const REDUCE_OPS: [ReduceOp; 6] = [
+pub const REDUCE_OPS: [ReduceOp; 7] = [
     ReduceOp::Sum,
     ReduceOp::Mean,
     ReduceOp::Max,
     ReduceOp::Min,
     ReduceOp::Argmax,
     ReduceOp::Argmin,
+    ReduceOp::Prod,
 ];
 
 /// Every kernel the runtime can ask for, sorted.
@@ -290,7 +291,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 421);
+        assert_eq!(all.len(), 442);
     }
 
     #[test]

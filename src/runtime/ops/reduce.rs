@@ -1,4 +1,4 @@
-//! Reductions: sum, mean, max, min, argmax, argmin, over everything or one dimension.
+//! Reductions: sum, mean, max, min, argmax, argmin, prod, over everything or one dimension.
 
 use rayon::prelude::*;
 
@@ -18,16 +18,18 @@ pub enum ReduceOp {
     Min,
     Argmax,
     Argmin,
+    Prod,
 }
 
 impl ReduceOp {
-    pub const ALL: [ReduceOp; 6] = [
+    pub const ALL: [ReduceOp; 7] = [
         ReduceOp::Sum,
         ReduceOp::Mean,
         ReduceOp::Max,
         ReduceOp::Min,
         ReduceOp::Argmax,
         ReduceOp::Argmin,
+        ReduceOp::Prod,
     ];
 
     /// The reduction a builtin or method name means; None for any other name.
@@ -43,16 +45,17 @@ impl ReduceOp {
             ReduceOp::Min => "min",
             ReduceOp::Argmax => "argmax",
             ReduceOp::Argmin => "argmin",
+            ReduceOp::Prod => "prod",
         }
     }
 }
 
-/// The dtype `op` gives on a tensor of `dt`: argmax gives indices (i64), and
-/// integer and bool sums are i64, as in PyTorch.
+/// The dtype `op` gives on a tensor of `dt`: argmax and argmin give indices
+/// (i64), and integer and bool sums and products are i64, as in PyTorch.
 pub fn reduce_dtype(op: ReduceOp, dt: DType) -> DType {
     match op {
         ReduceOp::Argmax | ReduceOp::Argmin => DType::I64,
-        ReduceOp::Sum if !dt.is_float() => DType::I64,
+        ReduceOp::Sum | ReduceOp::Prod if !dt.is_float() => DType::I64,
         _ => dt,
     }
 }
@@ -138,6 +141,7 @@ pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Resu
         ReduceOp::Argmin => {
             with_dtype!(dt, T => t.with_slice::<T, _>(|s| Buffer::I64(extreme(s, lay, false).1)))
         }
+        ReduceOp::Prod => prod(t, lay),
     };
     debug_assert_eq!(
         buf.dtype(),
@@ -179,6 +183,21 @@ fn sum(t: &Tensor, lay: Layout, mean: bool) -> Buffer {
     }
 }
 
+/// Products: floats multiplied in f64 and rounded once, as the kernels do;
+/// integers and bool wrap in i64, as PyTorch's.
+fn prod(t: &Tensor, lay: Layout) -> Buffer {
+    let dt = t.dtype();
+    if dt.is_float() {
+        let p: Vec<f64> = with_dtype!(dt, T => t.with_slice::<T, _>(|s| sum_axis(s, lay, |x: T| x.to_f64(), 1.0, |a, b| a * b)));
+        with_dtype!(dt, T => T::into_buffer(p.into_iter().map(T::from_f64).collect()))
+    } else {
+        Buffer::I64(with_dtype!(dt, T => t.with_slice::<T, _>(|s| {
+            sum_axis(s, lay, |x: T| x.to_i64(), 1i64, i64::wrapping_mul)
+        })))
+    }
+}
+
+/// Folds the middle axis with `add`, starting from `zero` (the identity).
 fn sum_axis<T: Stored, A: Copy>(
     s: &[T],
     lay: Layout,
