@@ -133,7 +133,9 @@ if torch is not None:
     torch_row(f"matmul {m}×{m} f32", ours, theirs, lambda: at @ at, reps)
     # Small products, where threading and packing overheads show (issue 21).
     for k in [4, 64, 128, 256]:
-        sreps = max(10, 200_000 // (k * k * 4) // SCALE)
+        # Enough products for tens of milliseconds: first-use costs (the
+        # thread pool, the first output block) must not dominate.
+        sreps = max(200, 10**8 // k**3) // SCALE
         ours_k = best_of(lambda: cudash_time(f"a = randn({k}, {k})\ntime {sreps} {{ c = a @ a }}\n"), 3)
         ak = np.random.default_rng(1).standard_normal((k, k), dtype=np.float32)
         tk = torch.from_numpy(ak)
