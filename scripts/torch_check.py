@@ -255,6 +255,14 @@ def cases(rng):
     for da, db in [("f32", "f64"), ("i64", "f32"), ("f16", "f32")]:
         a, b = make(da, (3, 3), rng), make(db, (3, 3), rng)
         out.append(Case("matmul", "a @ b", "a @ b", {"a": a, "b": b}))
+    for dt in DTYPES:
+        a, b = make(dt, (5,), rng), make(dt, (5,), rng)
+        out.append(Case("matmul", "dot(a, b)", "torch.dot(a, b)", {"a": a, "b": b}))
+        out.append(Case("matmul", "dot(a, b[:3])", "torch.dot(a, b[:3])", {"a": a, "b": b}))
+        out.append(Case("matmul", "dot(a.to(f64), b)", "torch.dot(a.double(), b)", {"a": a, "b": b}))
+        out.append(Case("matmul", "dot(a.reshape(1, 5), b)", "torch.dot(a.reshape(1, 5), b)", {"a": a, "b": b}))
+        for src, tsrc in [("pow(a, 2)", "torch.pow(a, 2)"), ("pow(2, a)", "torch.pow(2, a)"), ("pow(a, b)", "torch.pow(a, b)")]:
+            out.append(Case("functions", src, tsrc, {"a": a, "b": b}))
     # Casts.
     for da in DTYPES:
         a = make(da, (12,), rng, True)

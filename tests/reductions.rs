@@ -205,6 +205,10 @@ fn argmin_lists_of_dims_and_dtype_as_pytorch() {
     shows!("prod(tensor([1, 2, 3, 4]))" => "24  i64[] @cpu");
     shows!("tensor([[1., 2.], [3., 4.]]).prod(dim=1)" => "[ 2., 12.]  f32[2] @cpu");
     shows!("tensor([true, false]).prod()" => "0  i64[] @cpu");
+    shows!("dot([1., 2.], [3., 4.])" => "11.  f32[] @cpu");
+    shows!("pow(2, tensor([2, 3]))" => "[4, 8]  i64[2] @cpu");
+    let (_, msg) = common::err("dot(ones(2, 2), ones(2, 2))");
+    assert!(msg.contains("1D tensors expected"), "{msg}");
     let (_, msg) = common::err("argmin(tensor([true]))");
     assert!(
         msg.contains("argmin() is not implemented for bool"),

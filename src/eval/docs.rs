@@ -139,6 +139,8 @@ docs! {
     Function Math "ceil", "ceil(input)", "The smallest integer not below each element (integers stay as they are).", "ceil([-1.5, 2.2])";
     Function Math "round", "round(input)", "Each element to the nearest integer, halves to even as PyTorch (0.5 -> 0, 1.5 -> 2).", "round([0.5, 1.5, 2.5])";
     Function Math "trunc", "trunc(input)", "Each element with its fraction dropped, towards zero.", "trunc([-1.7, 1.7])";
+    Function Math "dot", "dot(input, other)", "The dot product of two vectors of one dtype and length, as a 0-d tensor.", "dot([1., 2.], [3., 4.])";
+    Function Math "pow", "pow(input, exponent)", "`input ** exponent`: either may be a number (it adapts to the tensor's dtype, as beside `**`).", "pow(tensor([2, 3]), 2)\npow(2, tensor([2, 3]))";
     Function Math "maximum", "maximum(input, other)", "The larger of two tensors' elements, broadcast (NaN if either is); for a number use clamp(x, min=n).", "maximum([1., 5.], [3., 2.])";
     Function Math "minimum", "minimum(input, other)", "The smaller of two tensors' elements, broadcast (NaN if either is); for a number use clamp(x, max=n).", "minimum([1., 5.], [3., 2.])";
     Function Math "floor_divide", "floor_divide(input, other)", "`input // other`: division rounded down (towards minus infinity), as Python's.", "floor_divide([7, -7], 2)";

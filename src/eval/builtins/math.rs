@@ -6,7 +6,8 @@ use std::sync::Arc;
 use super::super::args::{flatten, Bound};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
-use crate::runtime::ops::elementwise::UnaryOp;
+use crate::lang::ast::BinOp;
+use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::runtime::ops::reduce::ReduceOp;
 use crate::runtime::ops::view;
 use crate::runtime::shape::norm_dim;
@@ -28,6 +29,48 @@ pub(super) fn unary(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Va
 pub(super) fn matmul(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (x, y) = (b.tensor("a")?, b.tensor("b")?);
     b.result(me.rt.matmul(&x, &y))
+}
+
+/// `dot(a, b)`: two vectors of one dtype and length, as PyTorch's `dot`
+/// (one matmul of a row by a column).
+pub(super) fn dot(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let (x, y) = (b.tensor("input")?, b.tensor("other")?);
+    if x.ndim() != 1 || y.ndim() != 1 {
+        return Err(Error::shape(format!(
+            "1D tensors expected, but got {}D and {}D tensors",
+            x.ndim(),
+            y.ndim()
+        ))
+        .at(b.span));
+    }
+    if x.dtype() != y.dtype() {
+        return Err(Error::dtype(
+            format!(
+                "dot expects both vectors to have the same dtype, but found {} and {}",
+                x.dtype(),
+                y.dtype()
+            ),
+            Some(format!("convert one first, e.g. `.to({})`", x.dtype())),
+        )
+        .at(b.span));
+    }
+    if x.numel() != y.numel() {
+        return Err(Error::shape(format!(
+            "inconsistent tensor size: dot of vectors of {} and {} elements",
+            x.numel(),
+            y.numel()
+        ))
+        .at(b.span));
+    }
+    b.result(me.rt.matmul(&x, &y))
+}
+
+/// `pow(input, exponent)`: `input ** exponent`, numbers as weak as beside `**`.
+pub(super) fn pow(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let get = |name: &str| b.get(name).map(|(v, _)| v.clone()).unwrap_or(Value::None);
+    let (base, exponent) = (get("input"), get("exponent"));
+    me.binary(BinOp::Elementwise(BinaryOp::Pow), base, exponent)
+        .map_err(|e| e.at(b.span))
 }
 
 impl Interp {

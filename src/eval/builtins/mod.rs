@@ -70,6 +70,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("round", math::unary),
     ("trunc", math::unary),
     ("matmul", math::matmul),
+    ("dot", math::dot),
+    ("pow", math::pow),
     ("maximum", pointwise::binary),
     ("minimum", pointwise::binary),
     ("floor_divide", pointwise::binary),
