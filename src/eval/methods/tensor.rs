@@ -298,22 +298,7 @@ pub(super) fn arith(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bo
         "div" => BinaryOp::Div,
         _ => BinaryOp::Pow,
     };
-    let (v, span) = b
-        .get("other")
-        .cloned()
-        .ok_or_else(|| Error::value(format!(".{name}() needs an operand")).at(b.span))?;
-    let weak = matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_));
-    let other = match &v {
-        Value::Float(x) => Arc::new(Tensor::scalar(*x)),
-        other => super::super::args::to_tensor(other).ok_or_else(|| {
-            Error::wrong_type(
-                format!("the operand of .{name}()"),
-                "a number or a tensor",
-                other.type_name(),
-            )
-            .at(span)
-        })?,
-    };
+    let (other, weak) = me.operand_arg(b, "other")?;
     b.result(me.rt.binary(
         op,
         Operand::strong(t),

@@ -74,9 +74,7 @@ impl Runtime {
         elementwise::check_exponent(op, compute, b)?;
         // A host operand is tiny (a number, a 0-d tensor): it goes over in the
         // compute dtype, so no kernel converts it.
-        let host =
-            |t: &Tensor| (!t.device().is_cuda() && t.dtype() != compute).then(|| t.cast(compute));
-        let (ca, cb) = (host(a.tensor), host(b.tensor));
+        let (ca, cb) = (in_dtype(a.tensor, compute), in_dtype(b.tensor, compute));
         let (ta, tb) = (
             ca.as_ref().unwrap_or(a.tensor),
             cb.as_ref().unwrap_or(b.tensor),
@@ -102,10 +100,7 @@ impl Runtime {
         let host: Vec<Option<Tensor>> = operands
             .iter()
             .enumerate()
-            .map(|(k, o)| {
-                (!o.tensor.device().is_cuda() && o.tensor.dtype() != wants(k))
-                    .then(|| o.tensor.cast(wants(k)))
-            })
+            .map(|(k, o)| in_dtype(o.tensor, wants(k)))
             .collect();
         let ts: Vec<&Tensor> = operands
             .iter()
@@ -141,8 +136,7 @@ impl Runtime {
     ) -> Result<(), Error> {
         let l = self.on_device(d).ok_or_else(no_driver)?;
         let m = self.operand(&l, mask)?;
-        let host = (!value.device().is_cuda() && value.dtype() != view.dtype())
-            .then(|| value.cast(view.dtype()));
+        let host = in_dtype(value, view.dtype());
         let value = host.as_ref().unwrap_or(value);
         let v = self.operand(&l, value)?;
         view.before_write();
@@ -189,8 +183,7 @@ impl Runtime {
         let compute = elementwise::compute_dtype(op, elementwise::result_dtype(xo, y));
         elementwise::check_binary(op, xo, y, compute)?;
         elementwise::check_exponent(op, compute, y)?;
-        let host = (!y.tensor.device().is_cuda() && y.tensor.dtype() != compute)
-            .then(|| y.tensor.cast(compute));
+        let host = in_dtype(y.tensor, compute);
         let yt = host.as_ref().unwrap_or(y.tensor);
         let l = self.on_device(d).ok_or_else(no_driver)?;
         let from = self.operand(&l, yt)?;
@@ -540,6 +533,13 @@ fn device_numel(shape: &[usize], dtype: DType) -> Result<usize, Error> {
 /// `value` as one element of `dtype`, in the bytes a fill kernel writes.
 fn element_bytes(dtype: DType, value: Fill) -> Vec<u8> {
     with_dtype!(dtype, T => T::into_buffer(vec![value.element::<T>()])).to_le_bytes()
+}
+
+/// A host operand (a number, a 0-d or cpu tensor) converted to the dtype
+/// the kernel reads, so it goes over as such and no kernel converts it;
+/// None for a device operand or one already in `dt`.
+fn in_dtype(t: &Tensor, dt: DType) -> Option<Tensor> {
+    (!t.device().is_cuda() && t.dtype() != dt).then(|| t.cast(dt))
 }
 
 fn no_driver() -> Error {
