@@ -42,6 +42,14 @@ struct TakeArgs { void* out; const void* src; const void* index; Shape shape; St
 struct FillArgs { void* out; Shape shape; Strided s; u64 bits; };
 struct ArangeArgs { void* out; i64 n; double start; double step; };
 struct LinspaceArgs { void* out; i64 n; double start; double end; double step; };
+// Ops along the middle axis of a contiguous input laid out as [outer, len,
+// inner] (along.cu); `param` is var's correction or norm's order.
+struct AlongArgs { void* out; const void* in; i64 outer; i64 len; i64 inner; double param; };
+// One merge pass of a sort (sort.cu): runs of `width` sorted elements of each
+// line of `len` merged in pairs. `first`: the indices are the positions.
+struct SortArgs { void* out_v; i64* out_i; const void* in_v; const i64* in_i; i64 lines; i64 len; i64 width; int descending; int first; };
+// tril / triu of contiguous matrices of rows x cols.
+struct TriArgs { void* out; const void* in; i64 numel; i64 rows; i64 cols; i64 diagonal; int upper; int _pad; };
 struct RandomArgs { void* out; i64 n; u64 seed; u64 first; double mean; double std; };
 
 // One partial result of a reduction: a float sum or extreme (exact in double

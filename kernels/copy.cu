@@ -74,3 +74,20 @@ template <class S, class D> __device__ __forceinline__ void put_kernel(const Put
 #define PUT(dt, T) \
     extern "C" __global__ void put_##dt(const __grid_constant__ PutArgs p) { put_kernel<T, T>(p); }
 FOR_ALL(PUT)
+
+// tril (upper = 0) and triu (upper = 1) of contiguous matrices: element (r, c)
+// of each is kept where c - r is at most (at least) `diagonal`, else zero.
+template <class T> __device__ __forceinline__ void tri_kernel(const TriArgs& p) {
+    const T* in = (const T*)p.in;
+    T* out = (T*)p.out;
+    GRID_LOOP(e, p.numel) {
+        i64 c = e % p.cols, r = (e / p.cols) % p.rows;
+        i64 d = c - r;
+        bool keep = p.upper ? d >= p.diagonal : d <= p.diagonal;
+        out[e] = keep ? in[e] : from_i64<T>(0);
+    }
+}
+
+#define TRI(dt, T) \
+    extern "C" __global__ void tri_##dt(const __grid_constant__ TriArgs p) { tri_kernel<T>(p); }
+FOR_ALL(TRI)

@@ -106,7 +106,7 @@ pub fn bind(doc: &'static Doc, args: Vec<ArgVal>, span: Span) -> Result<Bound, D
     })
 }
 
-fn plural(n: usize, what: &str) -> String {
+pub(crate) fn plural(n: usize, what: &str) -> String {
     match n {
         0 => format!("no {what}s"),
         1 => format!("1 {what}"),

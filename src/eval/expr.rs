@@ -110,6 +110,12 @@ impl Interp {
         if let Some(v) = self.vars.get(name) {
             return Ok(v.clone());
         }
+        // Python's float('inf') and float('nan'), as torch.inf and torch.nan.
+        match name {
+            "inf" => return Ok(Value::Float(f64::INFINITY)),
+            "nan" => return Ok(Value::Float(f64::NAN)),
+            _ => {}
+        }
         if name == "default" {
             if let Some(s) = self.default_stream() {
                 return Ok(s);
@@ -160,10 +166,18 @@ impl Interp {
         let key = match items {
             [IndexItem::At(k)] => match self.eval(k, d)? {
                 Value::Str(s) => s,
+                // `x.sort()[0]`: by position, as a named tuple.
+                Value::Int(_) => {
+                    let values: Vec<Value> = pairs.iter().map(|(_, v)| v.clone()).collect();
+                    return self.list_get(&values, items, span, d);
+                }
                 other => {
-                    return Err(
-                        Error::wrong_type("a dict key", "a string", other.type_name()).at(k.span),
+                    return Err(Error::wrong_type(
+                        "a dict key",
+                        "a string (or a position)",
+                        other.type_name(),
                     )
+                    .at(k.span))
                 }
             },
             _ => {

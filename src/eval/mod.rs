@@ -175,6 +175,7 @@ impl Interp {
     /// The names a completion or "did you mean" may offer.
     pub fn known_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self.vars.keys().cloned().collect();
+        names.extend(["inf".to_string(), "nan".to_string()]);
         names.extend(
             docs::DOCS
                 .iter()

@@ -53,10 +53,12 @@ pub fn repr(v: &Value) -> String {
             let rows: Vec<String> = pairs
                 .iter()
                 .map(|(k, v)| {
+                    // Continuation lines (a matrix's rows) under the value's first.
+                    let indent = format!("\n{}", " ".repeat(width + 7));
                     format!(
                         "  {:<width$}  {}",
                         format!("{k:?}:"),
-                        repr(v).replace('\n', "\n    "),
+                        repr(v).replace('\n', &indent),
                         width = width + 3
                     )
                 })

@@ -3,7 +3,7 @@
 //! `streams.rs`, `mem` and `pin` in `memory.rs`, `time` and `profile` in
 //! `measure.rs`.
 
-use super::args::{operand_value, to_tensor};
+use super::args::{operand_value, plural, to_tensor};
 use super::{docs, Interp, Output, Shown, Value};
 use crate::display;
 use crate::error::{Diagnostic, Error};
@@ -34,6 +34,33 @@ impl Interp {
                     }
                 }
                 self.set_var(&name.name, v);
+                Ok(())
+            }
+            StmtKind::Unpack(names, e) => {
+                let v = self.eval(e, 0)?;
+                let items: Vec<Value> = match &v {
+                    Value::List(items) => items.to_vec(),
+                    Value::Dict(pairs) => pairs.iter().map(|(_, v)| v.clone()).collect(),
+                    other => {
+                        return Err(Error::wrong_type(
+                            "the value unpacked into names",
+                            "a list (e.g. `values, indices = x.sort()`)",
+                            other.type_name(),
+                        )
+                        .at(e.span))
+                    }
+                };
+                if items.len() != names.len() {
+                    return Err(Error::value(format!(
+                        "cannot unpack {} into {}",
+                        plural(items.len(), "value"),
+                        plural(names.len(), "name")
+                    ))
+                    .at(s.span));
+                }
+                for (name, v) in names.iter().zip(items) {
+                    self.set_var(&name.name, v);
+                }
                 Ok(())
             }
             StmtKind::IndexAssign(obj, items, value) => {

@@ -103,6 +103,8 @@ pub enum SyncTarget {
 pub enum StmtKind {
     Expr(Expr),
     Assign(Name, Expr),
+    /// `v, i = x.sort()`: each name gets one item of a list (or of a dict, in order).
+    Unpack(Vec<Name>, Expr),
     /// `x[i, j] = v`
     IndexAssign(Expr, Vec<IndexItem>, Expr),
     /// `x += v`, `x[i] *= v`: the target (a name or an indexed tensor)

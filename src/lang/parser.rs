@@ -392,6 +392,26 @@ where
         .boxed();
 
         let augmented = select! { Token::P(Punct::Augmented(op)) => op };
+        // `v, i = x.sort()`: names unpacking a list, as Python's tuples.
+        let unpack = expr
+            .clone()
+            .then_ignore(p(Punct::Comma))
+            .then(expr.clone().separated_by(p(Punct::Comma)).allow_trailing().at_least(1).collect::<Vec<_>>())
+            .then_ignore(p(Punct::Assign))
+            .then(expr.clone())
+            .validate(|((first, rest), value), _, emitter| {
+                let mut names = Vec::with_capacity(rest.len() + 1);
+                for target in std::iter::once(first).chain(rest) {
+                    match target.kind {
+                        ExprKind::Var(name) => names.push(Name { name, span: target.span }),
+                        _ => emitter.emit(E::message(
+                            target.span,
+                            "cannot unpack into this: each name left of `=` must be a plain name (`values, indices = x.sort()`)",
+                        )),
+                    }
+                }
+                StmtKind::Unpack(names, value)
+            });
         let assign_or_expr = expr
             .clone()
             .then(
@@ -404,6 +424,17 @@ where
                 Some((None, value)) => match lhs.kind {
                     ExprKind::Var(name) => StmtKind::Assign(Name { name, span: lhs.span }, value),
                     ExprKind::Index(obj, items) => StmtKind::IndexAssign(*obj, items, value),
+                    // `(v, i) = x.sort()`
+                    ExprKind::List(items) if !items.is_empty() && items.iter().all(|e| matches!(e.kind, ExprKind::Var(_))) => {
+                        let names = items
+                            .into_iter()
+                            .filter_map(|e| match e.kind {
+                                ExprKind::Var(name) => Some(Name { name, span: e.span }),
+                                _ => None,
+                            })
+                            .collect();
+                        StmtKind::Unpack(names, value)
+                    }
                     _ => {
                         emitter.emit(E::message(
                             lhs.span,
@@ -430,13 +461,17 @@ where
                 matches!(t, Token::Kw(_)) || matches!(t, Token::Ident(s) if &**s == "stream")
             })
             .rewind();
-        choice((starts_keyword.ignore_then(keyword_stmt), assign_or_expr))
-            .map_with(|kind, e| Stmt {
-                kind,
-                span: e.span(),
-            })
-            .labelled("a statement")
-            .boxed()
+        choice((
+            starts_keyword.ignore_then(keyword_stmt),
+            unpack,
+            assign_or_expr,
+        ))
+        .map_with(|kind, e| Stmt {
+            kind,
+            span: e.span(),
+        })
+        .labelled("a statement")
+        .boxed()
     });
 
     stmt.separated_by(separator())

@@ -171,3 +171,64 @@ pub fn for_each_offset2(
 ) {
     for_each_offsets(shape, [a, b], |[i, j]| f(i, j));
 }
+
+/// A tensor seen as `[outer, len, inner]` around one dimension: the lines
+/// an op along that dimension (a reduction, a scan, softmax, sort) walks.
+/// Element `k` of line `(o, i)` is at `(o * len + k) * inner + i` of the
+/// contiguous tensor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lines {
+    pub outer: usize,
+    pub len: usize,
+    pub inner: usize,
+}
+
+impl Lines {
+    /// The lines along `dim` of `shape` (already normalised), or one line
+    /// of every element when `dim` is None. A 0-d tensor is one line of one
+    /// element, whatever the dim.
+    pub fn of(shape: &[usize], dim: Option<usize>) -> Lines {
+        match dim {
+            Some(d) if d < shape.len() => Lines {
+                outer: shape[..d].iter().product(),
+                len: shape[d],
+                inner: shape[d + 1..].iter().product(),
+            },
+            _ => Lines {
+                outer: 1,
+                len: numel(shape),
+                inner: 1,
+            },
+        }
+    }
+
+    /// How many lines there are.
+    pub fn count(&self) -> usize {
+        self.outer * self.inner
+    }
+
+    /// The index of element `k` of line `line` (counted `o * inner + i`).
+    pub fn at(&self, line: usize, k: usize) -> usize {
+        let (o, i) = (line / self.inner.max(1), line % self.inner.max(1));
+        (o * self.len + k) * self.inner + i
+    }
+}
+
+/// The shape left after reducing `dim` (every dimension when None) of
+/// `shape`: removed, or kept as 1 with `keepdim`. A 0-d tensor stays 0-d.
+pub fn reduced_shape(shape: &[usize], dim: Option<usize>, keepdim: bool) -> Vec<usize> {
+    match dim {
+        None if keepdim => vec![1; shape.len()],
+        None => vec![],
+        Some(_) if shape.is_empty() => vec![],
+        Some(d) => {
+            let mut out = shape.to_vec();
+            if keepdim {
+                out[d] = 1;
+            } else {
+                out.remove(d);
+            }
+            out
+        }
+    }
+}

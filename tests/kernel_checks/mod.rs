@@ -18,6 +18,9 @@ use cudash::runtime::shape::{contiguous_strides, numel};
 use cudash::runtime::{DType, Device, Tensor};
 use cudash::with_dtype;
 
+mod along;
+pub use along::*;
+
 /// A `Launcher` the checks can also fill and read back.
 pub trait Runner: Launcher {
     /// A copy of `t`'s whole storage (views keep their offset and strides).
@@ -91,6 +94,9 @@ macro_rules! all_checks {
             random_numbers_match_the_simulator,
             reductions_match_the_simulator,
             matmul_matches_the_simulator,
+            scans_match_the_simulator,
+            softmax_var_and_norm_match_the_simulator,
+            sorts_and_triangles_match_the_simulator,
         );
     };
 }

@@ -7,6 +7,7 @@ use super::super::args::{flatten, Bound};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::BinOp;
+use crate::runtime::dispatch::Runtime;
 use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::runtime::ops::reduce::ReduceOp;
 use crate::runtime::ops::view;
@@ -108,15 +109,7 @@ impl Interp {
         b: &Bound,
         keepdim: bool,
     ) -> Result<Value, Diagnostic> {
-        let dims = match b.given("dim") {
-            Some((v @ (Value::List(_) | Value::Tensor(_)), span)) if !matches!(v, Value::Tensor(x) if x.ndim() == 0) =>
-            {
-                let items = flatten(v, *span)?;
-                Some(sizes_as_ints(&items)?)
-            }
-            _ => b.int("dim")?.map(|d| vec![d]),
-        };
-        match dims.as_deref() {
+        match dims_arg(b)?.as_deref() {
             None | Some([]) => b.result(self.rt.reduce(op, t, None, keepdim)),
             Some(&[d]) => b.result(self.rt.reduce(op, t, Some(d), keepdim)),
             Some(dims) => {
@@ -124,25 +117,27 @@ impl Interp {
                     let span = b.get("dim").map_or(b.span, |(_, s)| *s);
                     return Err(Error::wrong_type(
                         format!("argument `dim` of {name}()"),
-                        "one int (a list of dims is for sum and mean)",
+                        "one int (a list of dims is for sum, mean, var, std and norm)",
                         "a list",
                     )
                     .at(span));
                 }
-                b.result(self.reduce_dims(op, t, dims, keepdim))
+                b.result(self.over_dims(t, dims, keepdim, |rt, flat| {
+                    rt.reduce(op, flat, Some(-1), false)
+                }))
             }
         }
     }
 
-    /// `op` over several dims at once: the reduced dims moved last and
-    /// merged (a view when the memory allows, else one copy), then one
-    /// reduction over them.
-    fn reduce_dims(
+    /// A reduction over several dims at once: the reduced dims moved last
+    /// and merged (a view when the memory allows, else one copy), then
+    /// `reduce` over the last dim of that.
+    pub(crate) fn over_dims(
         &mut self,
-        op: ReduceOp,
         t: &Arc<Tensor>,
         dims: &[i64],
         keepdim: bool,
+        reduce: impl FnOnce(&mut Runtime, &Arc<Tensor>) -> Result<Arc<Tensor>, Error>,
     ) -> Result<Arc<Tensor>, Error> {
         let n = t.ndim();
         let mut reduced = Vec::with_capacity(dims.len());
@@ -161,7 +156,7 @@ impl Interp {
         let mut merged: Vec<i64> = kept.iter().map(|&k| t.shape()[k] as i64).collect();
         merged.push(reduced.iter().map(|&k| t.shape()[k] as i64).product());
         let flat = self.rt.reshape(&moved, &merged)?;
-        let out = self.rt.reduce(op, &flat, Some(-1), false)?;
+        let out = reduce(&mut self.rt, &flat)?;
         if !keepdim {
             return Ok(out);
         }
@@ -175,6 +170,18 @@ impl Interp {
             })
             .collect();
         self.rt.reshape(&out, &shape)
+    }
+}
+
+/// `dim` as a list of dims: an int, a list or tuple of them, or none.
+pub(crate) fn dims_arg(b: &Bound) -> Result<Option<Vec<i64>>, Diagnostic> {
+    match b.given("dim") {
+        Some((v @ (Value::List(_) | Value::Tensor(_)), span)) if !matches!(v, Value::Tensor(x) if x.ndim() == 0) =>
+        {
+            let items = flatten(v, *span)?;
+            Ok(Some(sizes_as_ints(&items)?))
+        }
+        _ => Ok(b.int("dim")?.map(|d| vec![d])),
     }
 }
 

@@ -4,12 +4,14 @@
 //!
 //! - `factories.rs`: tensors from data, shapes and random numbers, and joins;
 //! - `math.rs`: reductions, elementwise functions, matmul;
+//! - `along.rs`: scans, softmax, var, std, norm, sort, topk, tril/triu;
 //! - `pointwise.rs`: maximum, minimum, logical ops, floor_divide,
 //!   remainder, isnan, where, clamp;
 //! - `devices.rs`: devices, streams and events, scatter/gather/replicate;
 //! - `memory.rs`: the caching allocator's statistics;
 //! - `teaching.rs`: print, clear_output, save and load.
 
+pub(crate) mod along;
 mod devices;
 mod factories;
 pub(crate) mod math;
@@ -84,6 +86,18 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("bitwise_not", pointwise::unary),
     ("where", pointwise::where_),
     ("clamp", pointwise::clamp),
+    ("cumsum", along::call),
+    ("cumprod", along::call),
+    ("softmax", along::call),
+    ("log_softmax", along::call),
+    ("var", along::call),
+    ("std", along::call),
+    ("norm", along::call),
+    ("sort", along::call),
+    ("argsort", along::call),
+    ("topk", along::call),
+    ("tril", along::call),
+    ("triu", along::call),
     ("device", devices::device),
     ("devices", devices::list),
     ("device_count", devices::count),

@@ -130,6 +130,18 @@ static MEMBERS: &[(&str, Member)] = {
         ("floor_divide_", TensorMethod(tensor::in_place)),
         ("remainder_", TensorMethod(tensor::in_place)),
         ("clamp_", TensorMethod(tensor::clamp_)),
+        ("cumsum", TensorMethod(tensor::along)),
+        ("cumprod", TensorMethod(tensor::along)),
+        ("softmax", TensorMethod(tensor::along)),
+        ("log_softmax", TensorMethod(tensor::along)),
+        ("var", TensorMethod(tensor::along)),
+        ("std", TensorMethod(tensor::along)),
+        ("norm", TensorMethod(tensor::along)),
+        ("sort", TensorMethod(tensor::along)),
+        ("argsort", TensorMethod(tensor::along)),
+        ("topk", TensorMethod(tensor::along)),
+        ("tril", TensorMethod(tensor::along)),
+        ("triu", TensorMethod(tensor::along)),
         ("view", TensorMethod(shape::view)),
         ("flatten", TensorMethod(shape::flatten)),
         ("unsqueeze", TensorMethod(shape::unsqueeze)),
@@ -213,6 +225,13 @@ impl Interp {
             name: name.into(),
             span,
         };
+        // `s.values` of `s = x.sort()`: a dict's keys read as fields, as
+        // PyTorch's named tuples.
+        if let Value::Dict(pairs) = recv {
+            if let Some((_, v)) = pairs.iter().find(|(k, _)| k == name) {
+                return Ok(v.clone());
+            }
+        }
         match docs::member(recv.kind(), name) {
             None => Err(no_member(recv, &as_name())),
             Some(d) if d.kind == Kind::Method => Err(Error::value_help(
@@ -243,6 +262,9 @@ fn no_member(v: &Value, name: &Name) -> Diagnostic {
     let suggestion = match v {
         Value::Tensor(_) | Value::Stream(_) | Value::Event(_) => {
             super::suggest::closest(&name.name, docs::members(v.kind()).map(|d| d.name))
+        }
+        Value::Dict(pairs) => {
+            super::suggest::closest(&name.name, pairs.iter().map(|(k, _)| k.as_str()))
         }
         _ => None,
     };

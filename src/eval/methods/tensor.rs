@@ -331,6 +331,12 @@ pub(super) fn where_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
     me.where_of(&cond, (Arc::clone(t), false), b)
 }
 
+/// `x.cumsum(dim)`, `x.softmax(dim)`, `x.var()`, `x.sort()`, `x.tril()`
+/// and the rest of `builtins/along.rs`.
+pub(super) fn along(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    me.along_op(name, t, b)
+}
+
 /// `x.clamp(min, max)`.
 pub(super) fn clamp(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     me.clamp_of(t, b).map(Value::Tensor)

@@ -109,6 +109,48 @@ pub struct PutArgs {
     pub _pad: i32,
 }
 
+/// Ops along the middle axis of a contiguous `[outer, len, inner]` input
+/// (`kernels/along.cu`): `param` is var's correction or norm's order.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct AlongArgs {
+    pub out: u64,
+    pub input: u64,
+    pub outer: i64,
+    pub len: i64,
+    pub inner: i64,
+    pub param: f64,
+}
+
+/// One merge pass of a sort (`kernels/sort.cu`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct SortArgs {
+    pub out_v: u64,
+    pub out_i: u64,
+    pub in_v: u64,
+    pub in_i: u64,
+    pub lines: i64,
+    pub len: i64,
+    pub width: i64,
+    pub descending: i32,
+    pub first: i32,
+}
+
+/// `tril` / `triu` of contiguous matrices.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct TriArgs {
+    pub out: u64,
+    pub input: u64,
+    pub numel: i64,
+    pub rows: i64,
+    pub cols: i64,
+    pub diagonal: i64,
+    pub upper: i32,
+    pub _pad: i32,
+}
+
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct FillArgs {

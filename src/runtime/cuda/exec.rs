@@ -27,6 +27,8 @@ use crate::runtime::shape::{
 };
 use crate::runtime::DType;
 
+pub use super::exec_along::{along, sort, topk, tri, Sorted};
+
 /// How big launches are on this launcher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Geometry {
@@ -52,7 +54,7 @@ impl Geometry {
         }
     }
 
-    fn grid(&self, n: u64) -> u32 {
+    pub(super) fn grid(&self, n: u64) -> u32 {
         launch::grid(n, self.block, self.max_blocks)
     }
 }
@@ -113,7 +115,12 @@ impl<M> Copy for View<'_, M> {}
 
 impl<'a, M> View<'a, M> {
     /// All of `mem` as a contiguous `shape` (`strides`: its contiguous strides).
-    fn whole(mem: &'a M, dtype: DType, shape: &'a [usize], strides: &'a [isize]) -> Self {
+    pub(super) fn whole(
+        mem: &'a M,
+        dtype: DType,
+        shape: &'a [usize],
+        strides: &'a [isize],
+    ) -> Self {
         debug_assert_eq!(strides, contiguous_strides(shape).as_slice());
         View {
             mem,
@@ -124,13 +131,13 @@ impl<'a, M> View<'a, M> {
         }
     }
 
-    fn is_contiguous(&self) -> bool {
+    pub(super) fn is_contiguous(&self) -> bool {
         is_contiguous(self.shape, self.strides)
     }
 
     /// The address of the view's first element (for the passes that take a
     /// contiguous input by pointer rather than by strides).
-    fn first<L: Launcher<Mem = M>>(&self, l: &L) -> u64 {
+    pub(super) fn first<L: Launcher<Mem = M>>(&self, l: &L) -> u64 {
         l.addr(self.mem) + (self.offset * self.dtype.size()) as u64
     }
 }
@@ -147,7 +154,7 @@ fn layout(shape: &[usize], operands: &[args::Operand]) -> Result<(Shape, Vec<Str
     args::plan(shape, operands).map_err(|e| Error::shape(e.to_string()))
 }
 
-fn no_kernel(what: String) -> Error {
+pub(super) fn no_kernel(what: String) -> Error {
     Error::dtype(format!("the CUDA backend has no kernel for {what}"), None)
 }
 
@@ -535,7 +542,7 @@ pub fn put<L: Launcher>(
 }
 
 /// The cast temporary's view when there is one, else the operand itself.
-fn as_view<'a, M>(
+pub(super) fn as_view<'a, M>(
     cast: Option<&'a Out<M>>,
     orig: View<'a, M>,
     strides: &'a [isize],

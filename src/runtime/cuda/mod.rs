@@ -9,6 +9,8 @@
 //! - `launch`: grid sizes and the reduction plan.
 //! - `exec`: each tensor op as the kernels it launches (kernel, arguments,
 //!   launch shape, temporaries), on any `Launcher`.
+//!   `exec_along` holds the ops along one dimension (scans, softmax, var,
+//!   std, norm, sort, topk) and tril/triu.
 //! - `launcher`: that `Launcher` on a real device: operands in blocks of the
 //!   caching allocator, kernels and cuBLAS queued on one stream.
 //! - `nvrtc`: compiling a unit to CUBIN for a device's architecture, with an
@@ -45,6 +47,7 @@ pub mod blas;
 pub mod driver;
 pub mod emu;
 pub mod exec;
+mod exec_along;
 pub mod interface;
 pub mod launch;
 pub mod launcher;

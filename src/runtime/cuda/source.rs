@@ -4,6 +4,7 @@
 //! Kernels compile in units of one file and one dtype (`-DONE_DTYPE
 //! -DDTYPE_f32`): a first use compiles seconds of code, not a minute.
 
+use crate::runtime::ops::along::AlongOp;
 use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::runtime::ops::reduce::ReduceOp;
 use crate::runtime::ops::ternary::TernaryOp;
@@ -13,7 +14,7 @@ use crate::runtime::DType;
 pub const COMMON: &str = include_str!("../../../kernels/common.cuh");
 
 /// The kernel files, by name.
-pub const FILES: [(&str, &str); 6] = [
+pub const FILES: [(&str, &str); 8] = [
     (
         "elementwise",
         include_str!("../../../kernels/elementwise.cu"),
@@ -23,6 +24,8 @@ pub const FILES: [(&str, &str); 6] = [
     ("random", include_str!("../../../kernels/random.cu")),
     ("reduce", include_str!("../../../kernels/reduce.cu")),
     ("matmul", include_str!("../../../kernels/matmul.cu")),
+    ("along", include_str!("../../../kernels/along.cu")),
+    ("sort", include_str!("../../../kernels/sort.cu")),
 ];
 
 /// One NVRTC program: a kernel file restricted to one dtype's kernels
@@ -147,6 +150,22 @@ pub fn put(dt: DType) -> Kernel {
     kernel("copy", Some(dt), format!("put_{}", dt.name()))
 }
 
+/// `tril` / `triu` of `dt` matrices.
+pub fn tri(dt: DType) -> Kernel {
+    kernel("copy", Some(dt), format!("tri_{}", dt.name()))
+}
+
+/// A scan, softmax, var, std or norm along one dimension of a `dt` input.
+pub fn along(op: AlongOp, dt: DType) -> Option<Kernel> {
+    op.takes(dt)
+        .then(|| kernel("along", Some(dt), format!("{}_{}", op.name(), dt.name())))
+}
+
+/// One merge pass of a sort of `dt` elements.
+pub fn sort_pass(dt: DType) -> Kernel {
+    kernel("sort", Some(dt), format!("sort_pass_{}", dt.name()))
+}
+
 /// Fills elements of `size` bytes with one bit pattern.
 pub fn fill(size: usize) -> Kernel {
     kernel("fill", None, format!("fill_{size}"))
@@ -228,6 +247,9 @@ pub fn all_kernels() -> Vec<Kernel> {
         out.extend(DType::ALL.iter().map(|&to| cast(dt, to)));
         out.push(take(dt));
         out.push(put(dt));
+        out.push(tri(dt));
+        out.extend(AlongOp::ALL.iter().filter_map(|&op| along(op, dt)));
+        out.push(sort_pass(dt));
         out.extend(arange(dt));
         out.extend(linspace(dt));
         out.extend([false, true].iter().filter_map(|&n| random(n, dt)));
@@ -269,7 +291,7 @@ mod tests {
             );
         }
         let units: BTreeSet<String> = all_units().iter().map(Unit::label).collect();
-        for file in ["elementwise", "copy", "random", "reduce"] {
+        for file in ["elementwise", "copy", "random", "reduce", "along", "sort"] {
             for dt in DType::ALL {
                 let label = format!("{file}.{}", dt.name());
                 let has = units.contains(&label);
@@ -291,7 +313,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 442);
+        assert_eq!(all.len(), 490);
     }
 
     #[test]

@@ -27,7 +27,7 @@ use crate::with_dtype;
 impl Runtime {
     /// Runs `f` on device `d` with `inputs` as kernel operands; its output
     /// becomes a tensor in device memory.
-    fn kernels(
+    pub(super) fn kernels(
         &mut self,
         d: u32,
         inputs: &[&Tensor],
@@ -542,6 +542,6 @@ fn in_dtype(t: &Tensor, dt: DType) -> Option<Tensor> {
     (!t.device().is_cuda() && t.dtype() != dt).then(|| t.cast(dt))
 }
 
-fn no_driver() -> Error {
+pub(super) fn no_driver() -> Error {
     Error::value("internal error: a device op on a device without a driver")
 }

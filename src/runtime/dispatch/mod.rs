@@ -21,6 +21,7 @@
 //! see them. On a driver's devices (`cuda`, `emu`) the bytes
 //! are device memory and the same stream model decides what a racing read sees.
 
+mod along;
 mod compute;
 mod device;
 pub mod first_check;

@@ -1,5 +1,6 @@
 //! Tensor operations. Each file is one family; all take tensors and return new ones or views.
 
+pub mod along;
 pub mod elementwise;
 pub mod factory;
 pub mod index;
@@ -7,5 +8,7 @@ pub mod join;
 pub mod matmul;
 pub mod overlap;
 pub mod reduce;
+pub mod sort;
 pub mod ternary;
+pub mod tri;
 pub mod view;

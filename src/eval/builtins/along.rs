@@ -1,0 +1,175 @@
+//! Ops along a dimension: cumsum, cumprod, softmax, log_softmax, var, std,
+//! norm, sort, argsort, topk; and tril, triu. Each is a function and a
+//! method of the same name (`methods/tensor.rs` calls `Interp::along_op`).
+
+use std::sync::Arc;
+
+use super::super::args::Bound;
+use super::super::{Interp, Value};
+use super::math::dims_arg;
+use crate::error::{Diagnostic, Error};
+use crate::runtime::ops::along::AlongOp;
+use crate::runtime::Tensor;
+
+/// Every function here, by name.
+pub(super) fn call(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let t = b.tensor("input")?;
+    me.along_op(name, &t, b)
+}
+
+impl Interp {
+    /// The op `name` of `t`, its other arguments in `b`.
+    pub(crate) fn along_op(
+        &mut self,
+        name: &str,
+        t: &Arc<Tensor>,
+        b: &Bound,
+    ) -> Result<Value, Diagnostic> {
+        let at = |e: Error| e.at(b.span);
+        match name {
+            "cumsum" | "cumprod" | "softmax" | "log_softmax" => {
+                let op = along_named(name).map_err(at)?;
+                let dim = b.int("dim")?.ok_or_else(|| {
+                    Error::value_help(
+                        format!("{name}() needs `dim`: the dimension it runs along"),
+                        format!("e.g. `{name}(x, dim=-1)`"),
+                    )
+                    .at(b.span)
+                })?;
+                let t = self.converted(t, b)?;
+                b.result(self.rt.along(op, 0.0, &t, Some(dim), false))
+            }
+            "var" | "std" => {
+                let op = along_named(name).map_err(at)?;
+                let correction = correction(b)?;
+                let keepdim = b.bool("keepdim", false)?;
+                // `x.var(false)`: PyTorch's older var(input, unbiased).
+                let dims = match b.given("dim") {
+                    Some((Value::Bool(_), _)) => None,
+                    _ => dims_arg(b)?,
+                };
+                self.reduce_along(op, correction, t, dims, keepdim, b)
+            }
+            "norm" => {
+                let p = norm_order(b)?;
+                let keepdim = b.bool("keepdim", false)?;
+                let t = self.converted(t, b)?;
+                self.reduce_along(AlongOp::Norm, p, &t, dims_arg(b)?, keepdim, b)
+            }
+            "tril" | "triu" => {
+                let diagonal = b.int("diagonal")?.unwrap_or(0);
+                b.result(self.rt.tri(t, diagonal, name == "triu"))
+            }
+            "sort" | "argsort" => {
+                let dim = b.int("dim")?.unwrap_or(-1);
+                let descending = b.bool("descending", false)?;
+                // Every sort is stable, so `stable=true` asks for nothing more.
+                b.bool("stable", false)?;
+                let (v, i) = self.rt.sort(t, dim, descending).map_err(at)?;
+                Ok(if name == "argsort" {
+                    Value::Tensor(i)
+                } else {
+                    values_indices(v, i)
+                })
+            }
+            "topk" => {
+                let k = b.int("k")?.ok_or_else(|| {
+                    Error::value_help("topk() needs `k`: how many", "e.g. `x.topk(3)`").at(b.span)
+                })?;
+                let dim = b.int("dim")?.unwrap_or(-1);
+                let largest = b.bool("largest", true)?;
+                // Always in order: `sorted=false` leaves the order open, and sorted is one.
+                b.bool("sorted", true)?;
+                let (v, i) = self.rt.topk(t, k, dim, largest).map_err(at)?;
+                Ok(values_indices(v, i))
+            }
+            _ => Err(at(Error::value(format!(
+                "internal error: `{name}` is not an op along a dimension"
+            )))),
+        }
+    }
+
+    /// `t` in the `dtype=` the call asks for (PyTorch converts the input first).
+    fn converted(&mut self, t: &Arc<Tensor>, b: &Bound) -> Result<Arc<Tensor>, Diagnostic> {
+        match b.dtype("dtype")? {
+            Some(dt) if dt != t.dtype() => self.rt.cast(t, dt).map_err(|e| e.at(b.span)),
+            _ => Ok(Arc::clone(t)),
+        }
+    }
+
+    /// var, std or norm over every element, one dim, or a list of them.
+    fn reduce_along(
+        &mut self,
+        op: AlongOp,
+        p: f64,
+        t: &Arc<Tensor>,
+        dims: Option<Vec<i64>>,
+        keepdim: bool,
+        b: &Bound,
+    ) -> Result<Value, Diagnostic> {
+        match dims.as_deref() {
+            None | Some([]) => b.result(self.rt.along(op, p, t, None, keepdim)),
+            Some(&[d]) => b.result(self.rt.along(op, p, t, Some(d), keepdim)),
+            Some(dims) => b.result(self.over_dims(t, dims, keepdim, |rt, flat| {
+                rt.along(op, p, flat, Some(-1), false)
+            })),
+        }
+    }
+}
+
+fn along_named(name: &str) -> Result<AlongOp, Error> {
+    AlongOp::ALL
+        .into_iter()
+        .find(|op| op.name() == name)
+        .ok_or_else(|| Error::value(format!("internal error: `{name}` is not an AlongOp")))
+}
+
+/// `(values, indices)`, readable as `r.values`, `r[0]`, or unpacked.
+fn values_indices(v: Arc<Tensor>, i: Arc<Tensor>) -> Value {
+    Value::Dict(Arc::new(vec![
+        ("values".to_string(), Value::Tensor(v)),
+        ("indices".to_string(), Value::Tensor(i)),
+    ]))
+}
+
+/// var and std's divisor `n - correction`: `correction=` (a number) or
+/// `unbiased=` (true: 1, false: 0), not both; 1 by default.
+fn correction(b: &Bound) -> Result<f64, Diagnostic> {
+    let unbiased = match (b.given("unbiased"), b.given("dim")) {
+        (Some((Value::Bool(u), _)), _) | (None, Some((Value::Bool(u), _))) => Some(*u),
+        (Some((v, span)), _) => {
+            return Err(Error::wrong_type(
+                format!("argument `unbiased` of {}", b.func),
+                "true or false",
+                v.type_name(),
+            )
+            .at(*span))
+        }
+        _ => None,
+    };
+    match (b.float("correction")?, unbiased) {
+        (Some(_), Some(_)) => Err(Error::value_help(
+            "pass `correction` or `unbiased`, not both",
+            "`correction=0` is `unbiased=false`, `correction=1` is `unbiased=true`",
+        )
+        .at(b.span)),
+        (Some(c), None) => Ok(c),
+        (None, Some(u)) => Ok(if u { 1.0 } else { 0.0 }),
+        (None, None) => Ok(1.0),
+    }
+}
+
+/// norm's `p`: a number (`inf` and `-inf` too) or "fro" (2, over the
+/// elements); "nuc" and other matrix norms are not there.
+fn norm_order(b: &Bound) -> Result<f64, Diagnostic> {
+    match b.given("p") {
+        None => Ok(2.0),
+        Some((Value::Str(s), _)) if &**s == "fro" => Ok(2.0),
+        Some((Value::Str(s), span)) => Err(Error::value_help(
+            format!("norm(p={s:?}) is not available: cudash has vector norms only"),
+            "use a number for p (`2`, `1`, `inf`), or \"fro\" (the 2-norm of the elements)",
+        )
+        .at(*span)),
+        Some(_) => Ok(b.float("p")?.unwrap_or(2.0)),
+    }
+}

@@ -1,0 +1,114 @@
+//! Ops along one dimension (scans, softmax, var, std, norm, sort, topk)
+//! and tril/triu: checked by the host ops (`ops::along`, `ops::sort`,
+//! `ops::tri`), computed by them on the simulator and by `cuda::exec`'s
+//! kernels on a driver's device, finished as the current stream's work.
+
+use std::sync::Arc;
+
+use super::device::{DevMem, OnDevice, Operand};
+use super::kernels::no_driver;
+use super::{Flops, Runtime};
+use crate::error::Error;
+use crate::runtime::cuda::exec::{self, Sorted, View};
+use crate::runtime::ops::along::{self, AlongOp, Param};
+use crate::runtime::ops::{sort, tri};
+use crate::runtime::shape::{norm_dim, reduced_shape, Lines};
+use crate::runtime::Tensor;
+
+impl Runtime {
+    /// `op` along `dim` (every element when None: var, std, norm), the
+    /// reduced dimension kept as 1 with `keepdim`.
+    pub fn along(
+        &mut self,
+        op: AlongOp,
+        p: Param,
+        x: &Tensor,
+        dim: Option<i64>,
+        keepdim: bool,
+    ) -> Result<Arc<Tensor>, Error> {
+        let out = match self.launches_on(x.device()) {
+            Some(d) => {
+                let k = dim.map(|k| norm_dim(k, x.ndim())).transpose()?;
+                along::check(op, x.dtype(), p, Lines::of(x.shape(), k).len)?;
+                let shape = if op.reduces() {
+                    reduced_shape(x.shape(), k, keepdim)
+                } else {
+                    x.shape().to_vec()
+                };
+                self.kernels(d, &[x], |l, v| exec::along(l, op, p, v[0], k, shape))?
+            }
+            None => along::along(op, p, x, dim, keepdim)?,
+        };
+        self.finish(out, None, &[x], Flops::default())
+    }
+
+    /// `tril` (or `triu` with `upper`) of x's matrices.
+    pub fn tri(&mut self, x: &Tensor, diagonal: i64, upper: bool) -> Result<Arc<Tensor>, Error> {
+        let out = match self.launches_on(x.device()) {
+            Some(d) => {
+                tri::matrices(if upper { "triu" } else { "tril" }, x)?;
+                self.kernels(d, &[x], |l, v| exec::tri(l, v[0], diagonal, upper))?
+            }
+            None => tri::tri(x, diagonal, upper)?,
+        };
+        self.finish(out, None, &[x], Flops::default())
+    }
+
+    /// `x` sorted along `dim`: (values, indices).
+    pub fn sort(
+        &mut self,
+        x: &Tensor,
+        dim: i64,
+        descending: bool,
+    ) -> Result<(Arc<Tensor>, Arc<Tensor>), Error> {
+        let (v, i) = match self.launches_on(x.device()) {
+            Some(d) => {
+                let k = norm_dim(dim, x.ndim())?;
+                self.kernels2(d, x, |l, v| exec::sort(l, v, k, descending))?
+            }
+            None => sort::sort(x, dim, descending)?,
+        };
+        Ok((
+            self.finish(v, None, &[x], Flops::default())?,
+            self.finish(i, None, &[x], Flops::default())?,
+        ))
+    }
+
+    /// The `k` largest (or smallest) along `dim`, in order: (values, indices).
+    pub fn topk(
+        &mut self,
+        x: &Tensor,
+        k: i64,
+        dim: i64,
+        largest: bool,
+    ) -> Result<(Arc<Tensor>, Arc<Tensor>), Error> {
+        let (v, i) = match self.launches_on(x.device()) {
+            Some(d) => {
+                sort::check_topk(x.dtype())?;
+                let at = norm_dim(dim, x.ndim())?;
+                let k = sort::check_k(k, x.shape().get(at).copied().unwrap_or(1))?;
+                self.kernels2(d, x, |l, v| exec::topk(l, v, k, at, largest))?
+            }
+            None => sort::topk(x, k, dim, largest)?,
+        };
+        Ok((
+            self.finish(v, None, &[x], Flops::default())?,
+            self.finish(i, None, &[x], Flops::default())?,
+        ))
+    }
+
+    /// As `kernels`, for ops of one input and two outputs.
+    fn kernels2(
+        &mut self,
+        d: u32,
+        x: &Tensor,
+        f: impl FnOnce(&OnDevice, View<DevMem>) -> Result<Sorted<DevMem>, Error>,
+    ) -> Result<(Tensor, Tensor), Error> {
+        let (a, b) = {
+            let l = self.on_device(d).ok_or_else(no_driver)?;
+            let operand: Operand = self.operand(&l, x)?;
+            f(&l, operand.view(x))?
+        };
+        Ok((self.launched(d, a)?, self.launched(d, b)?))
+    }
+}
