@@ -115,34 +115,51 @@ template <class T, int SQRT> __device__ __forceinline__ void var_kernel(const Al
 }
 
 // The p-norm (p.param): non-zeros for 0, the largest (smallest) magnitude
-// for inf (-inf), (sum |x|^p)^(1/p) otherwise.
+// for inf (-inf), (sum |x|^p)^(1/p) otherwise. Accumulated in float but for
+// double (PyTorch's opmath type): each thread's sum in A, the block's
+// partials combined in double and rounded to A once.
+template <class T> struct NormAcc { typedef float type; };
+__device__ __forceinline__ float along_pow(float a, float b) { return powf(a, b); }
+__device__ __forceinline__ double along_pow(double a, double b) { return pow(a, b); }
+__device__ __forceinline__ float along_sqrt(float a) { return sqrtf(a); }
+__device__ __forceinline__ double along_sqrt(double a) { return sqrt(a); }
+template <> struct NormAcc<double> { typedef double type; };
+
 template <class T> __device__ __forceinline__ void norm_kernel(const AlongArgs& p) {
+    typedef typename NormAcc<T>::type A;
     const T* in = (const T*)p.in;
     const double q = p.param, inf = along_inf();
+    const A qa = (A)q;
+    const int extreme = q == inf || q == -inf;
     for (i64 line = blockIdx.x; line < p.outer * p.inner; line += gridDim.x) {
-        // inf and -inf: the maximum of |x| or of -|x|.
-        const int extreme = q == inf || q == -inf;
-        double acc = extreme ? -inf : 0.0;
+        // inf and -inf: the maximum of |x| or of -|x|, in double (exact).
+        double ext = -inf;
+        A acc = 0;
         for (i64 k = threadIdx.x; k < p.len; k += blockDim.x) {
             double x = to_f64(in[along_at(p, line, k)]);
-            double a = x < 0.0 ? -x : x;
             if (extreme) {
+                double a = x < 0.0 ? -x : x;
                 double v = q > 0.0 ? a : -a;
-                acc = (acc != acc || v != v) ? acc + v : (v > acc ? v : acc);
-            } else if (q == 0.0) {
-                acc += x != 0.0 ? 1.0 : 0.0;
-            } else if (q == 1.0) {
-                acc += a;
-            } else if (q == 2.0) {
-                acc += a * a;
+                ext = (ext != ext || v != v) ? ext + v : (v > ext ? v : ext);
             } else {
-                acc += pow(a, q);
+                A a = (A)x;
+                a = a < 0 ? -a : a;
+                if (q == 0.0) acc += x != 0.0 ? (A)1 : (A)0;
+                else if (q == 1.0) acc += a;
+                else if (q == 2.0) acc += a * a;
+                else acc += along_pow(a, qa);
             }
         }
-        double r = extreme ? along_block<1>(acc) : along_block<0>(acc);
-        if (extreme && q < 0.0) r = -r;
-        else if (q == 2.0) r = sqrt(r);
-        else if (q != 0.0 && q != 1.0 && !extreme) r = pow(r, 1.0 / q);
+        double r;
+        if (extreme) {
+            r = along_block<1>(ext);
+            if (q < 0.0) r = -r;
+        } else {
+            A sum = (A)along_block<0>((double)acc);
+            if (q == 2.0) sum = along_sqrt(sum);
+            else if (q != 0.0 && q != 1.0) sum = along_pow(sum, (A)1 / qa);
+            r = (double)sum;
+        }
         if (threadIdx.x == 0) ((T*)p.out)[line] = from_f64<T>(r);
     }
 }

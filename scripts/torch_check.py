@@ -333,6 +333,41 @@ def cases(rng):
             out.append(Case("indexing", src, tsrc, ins))
         for src, tsrc in writes:
             out.append(Case("index writes", "a", "a", ins, setup=(src, tsrc)))
+    # Ops along a dimension: scans, softmax, var/std, norm, sorts, triangles.
+    along = [
+        ("a.cumsum(0)", "a.cumsum(0)"), ("a.cumsum(-1)", "a.cumsum(-1)"), ("cumprod(a, 1)", "torch.cumprod(a, 1)"),
+        ("a.cumsum(0, dtype=f64)", "a.cumsum(0, dtype=torch.float64)"), ("a.cumprod(0, dtype=i32)", "a.cumprod(0, dtype=torch.int32)"),
+        ("a.softmax(1)", "a.softmax(1)"), ("log_softmax(a, 0)", "torch.log_softmax(a, 0)"),
+        ("a.softmax(-1, dtype=f64)", "a.softmax(-1, dtype=torch.float64)"), ("softmax(a)", "torch.softmax(a)"),
+        ("a.var()", "a.var()"), ("a.var(1)", "a.var(1)"), ("a.std(0, keepdim=true)", "a.std(0, keepdim=True)"),
+        ("a.var(correction=0)", "a.var(correction=0)"), ("a.var(1, unbiased=false)", "a.var(1, unbiased=False)"),
+        ("a.std((0, 1))", "a.std((0, 1))"), ("a.var(0, correction=3)", "a.var(0, correction=3)"),
+        ("a.norm()", "a.norm()"), ("a.norm(1)", "a.norm(1)"), ("a.norm(inf)", "a.norm(float('inf'))"),
+        ("a.norm(-inf, 1)", "a.norm(float('-inf'), 1)"), ("a.norm(0)", "a.norm(0)"), ("a.norm(3, dim=1)", "a.norm(3, dim=1)"),
+        ("norm(a, dim=0, keepdim=true)", "torch.norm(a, dim=0, keepdim=True)"), ("a.norm(0.5)", "a.norm(0.5)"),
+        ("a.sort().values", "a.sort(stable=True).values"), ("a.sort(0).indices", "a.sort(dim=0, stable=True).indices"),
+        ("a.sort(descending=true).indices", "a.sort(descending=True, stable=True).indices"),
+        ("a.sort(0, descending=true).values", "a.sort(dim=0, descending=True, stable=True).values"),
+        ("a.argsort(0)", "a.argsort(dim=0, stable=True)"), ("argsort(a, descending=true)", "torch.argsort(a, descending=True, stable=True)"),
+        ("a.topk(2).values", "a.topk(2).values"), ("a.topk(2, 0, largest=false).values", "a.topk(2, 0, largest=False).values"),
+        ("a.topk(5).values", "a.topk(5).values"), ("a.topk(0).values", "a.topk(0).values"),
+        ("a.tril()", "a.tril()"), ("a.triu(1)", "a.triu(1)"), ("tril(a, -1)", "torch.tril(a, -1)"), ("a[0].triu()", "a[0].triu()"),
+    ]
+    for dt in DTYPES:
+        a = make(dt, (3, 4), rng, True)
+        for src, tsrc in along:
+            out.append(Case("along", src, tsrc, {"a": a}))
+        # Without ties, topk's indices are PyTorch's too.
+        g = torch.Generator().manual_seed(len(out))
+        b = torch.randn(4, 6, generator=g).to(TORCH[dt]) if dt in FLOATS else torch.randperm(24, generator=g).reshape(4, 6).to(TORCH[dt])
+        for src, tsrc in [("b.topk(3).indices", "b.topk(3).indices"), ("b.topk(2, 0, largest=false).indices", "b.topk(2, 0, largest=False).indices"),
+                          ("b.sort(1).indices", "b.sort(1).indices"), ("b.softmax(0)", "b.softmax(0)"), ("b.var(1)", "b.var(1)"), ("b.norm()", "b.norm()")]:
+            out.append(Case("along", src, tsrc, {"b": b}))
+    for src, tsrc in [("tensor(2.5).sort().values", "torch.tensor(2.5).sort().values"), ("zeros(0).softmax(0)", "torch.zeros(0).softmax(0)"),
+                      ("zeros(0).norm(inf)", "torch.zeros(0).norm(float('inf'))"), ("zeros(0, 3).var(0)", "torch.zeros(0, 3).var(0)"),
+                      ("tensor(2.5).var()", "torch.tensor(2.5).var()"), ("tensor([1e30, 1e30], dtype=f32).norm()", "torch.tensor([1e30, 1e30]).norm()"),
+                      ("tensor([1000., 0.]).softmax(0)", "torch.tensor([1000., 0.]).softmax(0)"), ("tensor([-inf, -inf]).softmax(0)", "torch.tensor([-float('inf'), -float('inf')]).softmax(0)")]:
+        out.append(Case("along", src, tsrc, {}))
     # Factories (no inputs).
     facts = [
         ("arange(10)", "torch.arange(10)"),

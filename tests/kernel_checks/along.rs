@@ -93,7 +93,11 @@ pub fn softmax_var_and_norm_match_the_simulator(r: &impl Runner) {
                         );
                         assert_eq!(out.shape, want.shape());
                         let got = r.download(&out.mem);
-                        let tol = one_ulp(dt).max(math_tolerance(r, dt, true));
+                        let mut tol = one_ulp(dt).max(math_tolerance(r, dt, true));
+                        if op == AlongOp::Norm && dt != DType::F64 {
+                            // Summed in f32, in another order: a few f32 roundings.
+                            tol = tol.max(2e-6);
+                        }
                         if op == AlongOp::LogSoftmax {
                             // x - max - ln(sum): near 0 its error is the sum's, absolute.
                             let (g, w) = (Tensor::new(got, out.shape.clone(), Device::Cpu), &want);

@@ -36,8 +36,14 @@ impl Interp {
                     )
                     .at(b.span)
                 })?;
+                let dtype = b.dtype("dtype")?;
                 let t = self.converted(t, b)?;
-                b.result(self.rt.along(op, 0.0, &t, Some(dim), false))
+                let r = self.rt.along(op, 0.0, &t, Some(dim), false).map_err(at)?;
+                // `cumsum(x, 0, dtype=i32)` is i32: integer scans are i64 otherwise.
+                match dtype {
+                    Some(dt) if dt != r.dtype() => b.result(self.rt.cast(&r, dt)),
+                    _ => Ok(Value::Tensor(r)),
+                }
             }
             "var" | "std" => {
                 let op = along_named(name).map_err(at)?;

@@ -6,8 +6,10 @@
 //! Arithmetic, as PyTorch's CPU kernels where they say it:
 //! - scans accumulate as `at::acc_type<T, false>`: f16 and bf16 in f32,
 //!   f32 and f64 in f64, integers and bool in wrapping i64 (giving i64);
-//! - softmax, var, std and norm compute in f64 and round once (PyTorch
-//!   accumulates f32 in f32, so it may differ in the last bits; README).
+//! - softmax, var and std compute in f64 and round once (PyTorch's CPU
+//!   softmax works in f32, so it may differ in the last bits; README);
+//! - norm accumulates in f32 but for f64 (PyTorch's opmath type, on the CPU
+//!   and on CUDA), so squares that overflow f32 give inf, as there.
 
 use super::super::buffer::{Buffer, Stored};
 use super::super::shape::{norm_dim, reduced_shape, Lines};
@@ -144,7 +146,8 @@ fn run<T: Stored>(op: AlongOp, p: Param, s: &[T], lines: Lines) -> Buffer {
                         .map(|k| s[lines.at(line, k)].to_f64())
                         .collect();
                     T::from_f64(match op {
-                        AlongOp::Norm => norm(&xs, p),
+                        AlongOp::Norm if T::DTYPE == DType::F64 => norm(&xs, p),
+                        AlongOp::Norm => norm_f32(&xs, p),
                         _ => var(&xs, p, op == AlongOp::Std),
                     })
                 })
@@ -261,6 +264,21 @@ fn norm(xs: &[f64], p: f64) -> f64 {
         f64::NEG_INFINITY => -max_nan(&abs.map(|a| -a).collect::<Vec<_>>()),
         _ => total(abs.map(|a| a.powf(p))).powf(1.0 / p),
     }
+}
+
+/// `norm` accumulated in f32, as PyTorch's (CPU and CUDA) for f32, f16 and
+/// bf16: a norm whose squares overflow f32 is inf there too.
+fn norm_f32(xs: &[f64], p: f64) -> f64 {
+    let abs = xs.iter().map(|&x| (x as f32).abs());
+    let sum = |it: &mut dyn Iterator<Item = f32>| it.fold(0f32, |a, x| a + x);
+    let pf = p as f32;
+    f64::from(match p {
+        0.0 => xs.iter().filter(|&&x| x != 0.0).count() as f32,
+        1.0 => sum(&mut abs.into_iter()),
+        2.0 => sum(&mut abs.map(|a| a * a)).sqrt(),
+        f64::INFINITY | f64::NEG_INFINITY => return norm(xs, p),
+        _ => sum(&mut abs.map(|a| a.powf(pf))).powf(1.0 / pf),
+    })
 }
 
 #[cfg(test)]

@@ -139,4 +139,46 @@ mod tests {
         assert_eq!(v.to_vec::<i64>(), vec![1, 2, 0]);
         assert!(topk(&x, 4, 0, true).is_err());
     }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Along every line: the values are in order (NaN last), each is
+        /// the input's element at its index, the indices are a permutation,
+        /// and equal values keep their indices' order (stable).
+        #[test]
+        fn a_sort_is_an_ordered_stable_permutation(
+            dims in proptest::collection::vec(1usize..5, 1..4),
+            picks in proptest::collection::vec(0usize..6, 64),
+            dim_pick in 0usize..3,
+            descending in any::<bool>(),
+        ) {
+            let pool = [1.0, -2.0, 0.0, -0.0, f64::NAN, 3.5];
+            let n: usize = dims.iter().product();
+            let vals: Vec<f64> = (0..n).map(|k| pool[picks[k % picks.len()]]).collect();
+            let x = from_f64s(vals, &dims, DType::F32, Device::Cpu);
+            let dim = dim_pick % dims.len();
+            let (v, i) = sort(&x, dim as i64, descending).unwrap();
+            let lines = Lines::of(&dims, Some(dim));
+            let (xs, vs, is) = (x.to_vec::<f32>(), v.to_vec::<f32>(), i.to_vec::<i64>());
+            for line in 0..lines.count() {
+                let mut seen = vec![false; lines.len];
+                for k in 0..lines.len {
+                    let (val, from) = (vs[lines.at(line, k)], is[lines.at(line, k)] as usize);
+                    let orig = xs[lines.at(line, from)];
+                    prop_assert!(val.to_bits() == orig.to_bits());
+                    prop_assert!(!seen[from]);
+                    seen[from] = true;
+                    if k > 0 {
+                        let prev = vs[lines.at(line, k - 1)];
+                        let ord = if descending { order(val, prev) } else { order(prev, val) };
+                        prop_assert!(ord != Ordering::Greater, "out of order");
+                        if ord == Ordering::Equal {
+                            prop_assert!(is[lines.at(line, k - 1)] < from as i64, "not stable");
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
