@@ -166,6 +166,24 @@ template <class T, int OP> __device__ __forceinline__ void binary_kernel(const B
     }
 }
 
+// `a op s` with `s` an f32 scalar (`b`, one element): PyTorch's opmath for
+// `*`, `/` and `//` of f16/bf16 by a CPU scalar. `a` is widened to f32, the
+// op runs in f32, and the result rounds once.
+__device__ __forceinline__ float half_to_f32(f16 x) { return f16_to_f32(x); }
+__device__ __forceinline__ float half_to_f32(bf16 x) { return bf16_to_f32(x); }
+template <class T> __device__ __forceinline__ T f32_to_half(float x);
+template <> __device__ __forceinline__ f16 f32_to_half<f16>(float x) { return f32_to_f16(x); }
+template <> __device__ __forceinline__ bf16 f32_to_half<bf16>(float x) { return f32_to_bf16(x); }
+
+template <class T, int OP> __device__ __forceinline__ void scalar_kernel(const BinaryArgs& p) {
+    const T* a = (const T*)p.a;
+    const float s = ((const float*)p.b)[p.sb.offset];
+    T* out = (T*)p.out;
+    GRID_LOOP(i, p.shape.numel) {
+        out[i] = f32_to_half<T>(Arith<float, OP>::run(half_to_f32(a[offset_of(p.shape, p.sa, i)]), s));
+    }
+}
+
 template <class T, int OP> struct Compare {
     __device__ static __forceinline__ bool run(T a, T b) { return compare<T, OP>(a, b); }
 };
@@ -335,6 +353,13 @@ FOR_INTS(BITWISE_KERNELS)
 #define BOOL_ARITH_KERNELS(dt, T) \
     BINARY(add, ADD, dt, T) BINARY(mul, MUL, dt, T) BINARY(maximum, MAXIMUM, dt, T) BINARY(minimum, MINIMUM, dt, T) BITWISE_KERNELS(dt, T)
 DT_bool(BOOL_ARITH_KERNELS)
+
+#define SCALAR_KERNELS(dt, T)                                                                                        \
+    extern "C" __global__ void scalar_mul_##dt(const __grid_constant__ BinaryArgs p) { scalar_kernel<T, MUL>(p); }          \
+    extern "C" __global__ void scalar_div_##dt(const __grid_constant__ BinaryArgs p) { scalar_kernel<T, DIV>(p); }          \
+    extern "C" __global__ void scalar_floor_divide_##dt(const __grid_constant__ BinaryArgs p) { scalar_kernel<T, FLOORDIV>(p); }
+DT_f16(SCALAR_KERNELS)
+DT_bf16(SCALAR_KERNELS)
 
 #define COMPARE(name, OP, dt, T) \
     extern "C" __global__ void compare_##name##_##dt(const __grid_constant__ BinaryArgs p) { compare_kernel<T, OP>(p); }

@@ -333,6 +333,18 @@ def cases(rng):
             out.append(Case("indexing", src, tsrc, ins))
         for src, tsrc in writes:
             out.append(Case("index writes", "a", "a", ins, setup=(src, tsrc)))
+    # f16/bf16 by a CPU scalar: `*`, `/`, `//` read it as f32 (opmath), the rest round it first.
+    for dt in ["f16", "bf16"]:
+        g = torch.Generator().manual_seed(3)
+        h = (torch.randn(64, generator=g) * 4).to(TORCH[dt])
+        z = torch.tensor(0.1)
+        for src, tsrc in [("h * 0.1", "h * 0.1"), ("0.1 * h", "0.1 * h"), ("h / 3.3", "h / 3.3"), ("3.3 / h", "3.3 / h"),
+                          ("h // 0.1", "h // 0.1"), ("h + 0.1", "h + 0.1"), ("h % 0.1", "h % 0.1"), ("h * z", "h * z"),
+                          ("h.mul(0.1)", "h.mul(0.1)"), ("h.div(3.3)", "h.div(3.3)"), ("h < 0.1", "h < 0.1")]:
+            out.append(Case("opmath", src, tsrc, {"h": h, "z": z}))
+        for src in ["h.mul_(0.1)", "h.div_(3.3)", "h.floor_divide_(0.1)"]:
+            out.append(Case("opmath", src, src, {"h": h.clone()}))
+        out.append(Case("opmath", "h", "h", {"h": h.clone()}, setup=("h *= 0.1", "h *= 0.1")))
     # Ops along a dimension: scans, softmax, var/std, norm, sorts, triangles.
     along = [
         ("a.cumsum(0)", "a.cumsum(0)"), ("a.cumsum(-1)", "a.cumsum(-1)"), ("cumprod(a, 1)", "torch.cumprod(a, 1)"),

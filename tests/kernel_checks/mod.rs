@@ -88,6 +88,7 @@ macro_rules! all_checks {
             flat_paths_match_the_simulator,
             integer_edges_match_the_simulator,
             ternary_ops_match_the_simulator,
+            opmath_scalars_match_the_simulator,
             take_and_put_match_the_simulator,
             unary_ops_match_the_simulator,
             fill_arange_and_linspace_match_the_simulator,
@@ -440,6 +441,39 @@ pub fn integer_edges_match_the_simulator(r: &impl Runner) {
         0,
         "i64::MIN / -1 wraps to 0, as the simulator's checked_div"
     );
+}
+
+/// `*`, `/` and `//` of f16/bf16 tensors (a transposed view) by numbers
+/// that f16 cannot hold, read as f32 (PyTorch's opmath), against
+/// `ops::elementwise::binary` with the same number as a weak scalar.
+pub fn opmath_scalars_match_the_simulator(r: &impl Runner) {
+    use cudash::runtime::ops::elementwise::opmath_scalar;
+    for dt in [DType::F16, DType::BF16] {
+        let x = edge_values(dt, 24, 5).reshape(&[4, 6]).unwrap().t();
+        for number in [0.1, 3.3, 1e-3, -7.77, 0.0, f64::NAN] {
+            let s = Tensor::scalar(number);
+            for op in [BinaryOp::Mul, BinaryOp::Div, BinaryOp::FloorDiv] {
+                let (a, b) = (
+                    SimOperand::strong(&x),
+                    SimOperand {
+                        tensor: &s,
+                        weak: true,
+                    },
+                );
+                assert_eq!(opmath_scalar(op, dt, a, b), Some(1));
+                let want = binary(op, a, b).unwrap();
+                let s32 = s.cast(DType::F32);
+                let (xi, si) = (r.input(&x), r.input(&s32));
+                let out = ok(
+                    exec::binary_opmath(r, op, view(&xi, &x), view(&si, &s32), dt),
+                    op.name(),
+                );
+                let got = Tensor::new(r.download(&out.mem), out.shape, Device::Cpu);
+                let what = format!("{dt} {} {number}", op.symbol());
+                assert_same(&got.read(), &want.read(), 0.0, &what);
+            }
+        }
+    }
 }
 
 /// `where` and `clamp` in every dtype, over a transposed view, a strided

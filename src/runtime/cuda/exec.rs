@@ -237,6 +237,88 @@ pub fn binary<L: Launcher>(
     Ok(Out { mem, dtype, shape })
 }
 
+/// `a op s` for an f16/bf16 `a` and a scalar `s` held as one f32 element:
+/// PyTorch's opmath for `*`, `/` and `//` by a CPU scalar
+/// (`elementwise::opmath_scalar`), one `scalar_*` kernel.
+pub fn binary_opmath<L: Launcher>(
+    l: &L,
+    op: BinaryOp,
+    a: View<L::Mem>,
+    s: View<L::Mem>,
+    compute: DType,
+) -> Result<Out<L::Mem>, Error> {
+    let mem = l.alloc(compute, numel(a.shape))?;
+    opmath_at(l, op, a, s, compute, l.addr(&mem))?;
+    Ok(Out {
+        mem,
+        dtype: compute,
+        shape: a.shape.to_vec(),
+    })
+}
+
+/// `dst op= s` in place by an f32 scalar (`x *= 0.1` for f16 x): straight
+/// into a contiguous `dst`, else through scratch.
+pub fn binary_opmath_into<L: Launcher>(
+    l: &L,
+    op: BinaryOp,
+    (a, s): (View<L::Mem>, View<L::Mem>),
+    compute: DType,
+    dst: View<L::Mem>,
+) -> Result<(), Error> {
+    if dst.is_contiguous() && dst.dtype == compute && a.shape == dst.shape {
+        return opmath_at(l, op, a, s, compute, dst.first(l));
+    }
+    let tmp = l.scratch(compute, numel(a.shape))?;
+    opmath_at(l, op, a, s, compute, l.addr(&tmp))?;
+    let strides = contiguous_strides(a.shape);
+    copy_into(l, View::whole(&tmp, compute, a.shape, &strides), dst)
+}
+
+fn opmath_at<L: Launcher>(
+    l: &L,
+    op: BinaryOp,
+    a: View<L::Mem>,
+    s: View<L::Mem>,
+    compute: DType,
+    out: u64,
+) -> Result<(), Error> {
+    let kernel = source::opmath(op, compute)
+        .ok_or_else(|| no_kernel(format!("`{}` of {compute} by an f32 scalar", op.symbol())))?;
+    if s.dtype != DType::F32 || numel(s.shape) != 1 {
+        return Err(Error::dtype(
+            "internal error: opmath takes its scalar as one f32 element",
+            None,
+        ));
+    }
+    // A tensor of another dtype (`arange(3) * tensor(0.5, dtype=f16)`)
+    // is converted to the compute dtype first, as PyTorch's inputs are.
+    let ca = (a.dtype != compute)
+        .then(|| converted(l, a, compute, true))
+        .transpose()?;
+    let sa_c = contiguous_strides(a.shape);
+    let a = as_view(ca.as_ref(), a, &sa_c);
+    let (sh, lay) = layout(
+        a.shape,
+        &[args::Operand {
+            strides: a.strides,
+            offset: a.offset,
+        }],
+    )?;
+    let p = BinaryArgs {
+        out,
+        a: l.addr(a.mem),
+        b: l.addr(s.mem),
+        shape: sh,
+        sa: lay[0],
+        sb: Strided {
+            offset: s.offset as i64,
+            strides: [0; args::MAX_DIMS],
+        },
+    };
+    let g = l.geometry();
+    l.launch(&kernel, g.grid(numel(a.shape) as u64), g.block, p, false)
+}
+
 /// `dst op= b` in place, `a` being what `dst` held (`x += y`): written
 /// straight into `dst` when it is contiguous, of the result's dtype and
 /// not read elsewhere by `b` (`b_aliases`); otherwise computed into

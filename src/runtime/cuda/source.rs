@@ -103,6 +103,20 @@ pub fn binary(op: BinaryOp, dt: DType) -> Option<Kernel> {
     })
 }
 
+/// `a op s` of an f16/bf16 tensor and an f32 scalar (PyTorch's opmath for
+/// `*`, `/` and `//` by a CPU scalar, `elementwise::opmath_scalar`).
+pub fn opmath(op: BinaryOp, dt: DType) -> Option<Kernel> {
+    let supported = matches!(dt, DType::F16 | DType::BF16)
+        && matches!(op, BinaryOp::Mul | BinaryOp::Div | BinaryOp::FloorDiv);
+    supported.then(|| {
+        kernel(
+            "elementwise",
+            Some(dt),
+            format!("scalar_{}_{}", op.name(), dt.name()),
+        )
+    })
+}
+
 /// A unary op on `dt` (already the op's output dtype).
 pub fn unary(op: UnaryOp, dt: DType) -> Option<Kernel> {
     let supported = match dt {
@@ -238,6 +252,7 @@ pub fn all_kernels() -> Vec<Kernel> {
     let mut out = Vec::new();
     for dt in DType::ALL {
         out.extend(BINARY_OPS.iter().filter_map(|&op| binary(op, dt)));
+        out.extend(BINARY_OPS.iter().filter_map(|&op| opmath(op, dt)));
         out.extend(UNARY_OPS.iter().filter_map(|&op| unary(op, dt)));
         out.extend(
             [TernaryOp::Where, TernaryOp::Clamp]
@@ -313,7 +328,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 490);
+        assert_eq!(all.len(), 496);
     }
 
     #[test]

@@ -72,6 +72,14 @@ impl Runtime {
         // A number written as the exponent is checked; a tensor of them is
         // computed (PyTorch does not check tensors either).
         elementwise::check_exponent(op, compute, b)?;
+        if let Some(side) = elementwise::opmath_scalar(op, compute, a, b) {
+            // The CPU scalar goes over as f32 (PyTorch's opmath), the tensor as it is.
+            let (t, s) = if side == 1 { (a, b) } else { (b, a) };
+            let s32 = s.tensor.cast(DType::F32);
+            return self.kernels(d, &[t.tensor, &s32], |l, v| {
+                exec::binary_opmath(l, op, v[0], v[1], compute)
+            });
+        }
         // A host operand is tiny (a number, a 0-d tensor): it goes over in the
         // compute dtype, so no kernel converts it.
         let (ca, cb) = (in_dtype(a.tensor, compute), in_dtype(b.tensor, compute));
@@ -183,6 +191,21 @@ impl Runtime {
         let compute = elementwise::compute_dtype(op, elementwise::result_dtype(xo, y));
         elementwise::check_binary(op, xo, y, compute)?;
         elementwise::check_exponent(op, compute, y)?;
+        if elementwise::opmath_scalar(op, compute, xo, y) == Some(1) {
+            // `h *= 0.1`: the CPU scalar as f32 (PyTorch's opmath).
+            let s32 = y.tensor.cast(DType::F32);
+            let l = self.on_device(d).ok_or_else(no_driver)?;
+            let from = self.operand(&l, &s32)?;
+            x.before_write();
+            let own = Operand::own(x)?;
+            return exec::binary_opmath_into(
+                &l,
+                op,
+                (own.view(x), from.view(&s32)),
+                compute,
+                own.view(x),
+            );
+        }
         let host = in_dtype(y.tensor, compute);
         let yt = host.as_ref().unwrap_or(y.tensor);
         let l = self.on_device(d).ok_or_else(no_driver)?;

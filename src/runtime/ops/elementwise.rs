@@ -99,6 +99,14 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
     if device == crate::runtime::Device::Cpu {
         check_divisor(op, compute, b.tensor)?;
     }
+    if let Some(side) = opmath_scalar(op, compute, a, b) {
+        // f32 math on the widened tensor and the scalar as f32, rounded once.
+        let (t, s) = if side == 1 { (ta, tb) } else { (tb, ta) };
+        // The tensor in the compute dtype first, as PyTorch's inputs are.
+        let (t32, s32) = (t.cast(compute).cast(DType::F32), s.cast(DType::F32));
+        let wide = arith::<f32>(op, &t32, &s32, &shape);
+        return Ok(Tensor::new(wide.cast(compute), shape, device));
+    }
     let ca = cast_to(ta, compute);
     let cb = cast_to(tb, compute);
     let (ta, tb) = (ca.as_ref().unwrap_or(ta), cb.as_ref().unwrap_or(tb));
@@ -108,6 +116,24 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
         with_num_dtype!(compute, T => arith::<T>(op, ta, tb, &shape), bool => bool_arith(op, ta, tb, &shape))
     };
     Ok(Tensor::new(buf, shape, device))
+}
+
+/// Which operand (0 or 1) PyTorch's CPU kernels read as an f32 "opmath"
+/// scalar: `*`, `/` and `//` of an f16 or bf16 tensor by a CPU scalar (a
+/// number, or a 0-d cpu tensor) take the scalar's value in f32, not rounded
+/// to f16 first (`h * 0.1` multiplies by 0.1f); the rest (`+`, `-`, `%`,
+/// `**`, comparisons) round it to the tensor's dtype. For `//` and `/` only
+/// the divisor; `*` either side.
+pub fn opmath_scalar(op: BinaryOp, compute: DType, a: Operand, b: Operand) -> Option<usize> {
+    if !matches!(compute, DType::F16 | DType::BF16) {
+        return None;
+    }
+    let cpu_scalar = |t: &Tensor| t.ndim() == 0 && t.device() == crate::runtime::Device::Cpu;
+    match op {
+        BinaryOp::Mul | BinaryOp::Div | BinaryOp::FloorDiv if cpu_scalar(b.tensor) => Some(1),
+        BinaryOp::Mul if cpu_scalar(a.tensor) => Some(0),
+        _ => None,
+    }
 }
 
 /// Refuses what PyTorch refuses before computing `op` over `a` and `b` in
