@@ -310,13 +310,21 @@ def cases(rng):
         ("a[a > 0]", "a[a > 0]"), ("a[m]", "a[m]"), ("a[:, m2]", "a[:, m2]"), ("a[m, 1:]", "a[m, 1:]"),
         ("a[tensor([5])]", "a[torch.tensor([5])]"), ("a[tensor([1.0])]", "a[torch.tensor([1.0])]"),
         ("a[tensor([true, false])]", "a[torch.tensor([True, False])]"),
+        ("a[i, i2]", "a[i, i2]"), ("a[i[:, none], i2]", "a[i[:, None], i2]"), ("a[m, i2[:2]]", "a[m, i2[:2]]"),
+        ("a[j, j]", "a[j, j]"), ("a[none, i, i2]", "a[None, i, i2]"), ("a[i, i2[:3]]", "a[i, i2[:3]]"),
+        ("a[[0, 2], [1, 3]]", "a[[0, 2], [1, 3]]"), ("a[i, tensor([4, 0, 0, 0])]", "a[i, torch.tensor([4, 0, 0, 0])]"),
+        ("a[m, m2]", "a[m, m2]"), ("a[m, 1:][:, i2]", "a[m, 1:][:, i2]"),
     ]
+    reads3 = [("b3[i3, :, k3]", "b3[i3, :, k3]"), ("b3[:, i3, k3]", "b3[:, i3, k3]"), ("b3[i3, none, k3]", "b3[i3, None, k3]"),
+              ("b3[0, :, k3]", "b3[0, :, k3]"), ("b3[i3[:, none], :, k3]", "b3[i3[:, None], :, k3]"), ("b3[..., i3, k3]", "b3[..., i3, k3]")]
     writes = [
         ("a[a > 0] = 0", "a[a > 0] = 0"), ("a[m] = 7", "a[m] = 7"), ("a[m] = b", "a[m] = b"),
         ("a[i] = 1", "a[i] = 1"), ("a[:, i] = c", "a[:, i] = c"), ("a[j] = 2", "a[j] = 2"),
         ("a[m2.logical_not()] = 0", "a[m2.logical_not()] = 0"), ("a[i] = ones(1, 4)", "a[i] = torch.ones(1, 4)"),
         ("a[m] = tensor([1, 2])", "a[m] = torch.tensor([1, 2])"), ("a[0] = ones(1, 4)", "a[0] = torch.ones(1, 4)"),
         ("a[1:] = a[:-1]", "a[1:] = a[:-1]"), ("a[a > 0] = 2.5", "a[a > 0] = 2.5"),
+        ("a[i, i2] = 0", "a[i, i2] = 0"), ("a[i[:3], i2[:3]] = c[0, :3]", "a[i[:3], i2[:3]] = c[0, :3]"),
+        ("a[m, m2] = 5", "a[m, m2] = 5"),
     ]
     for dt in DTYPES:
         a = make(dt, (3, 4), rng, True)
@@ -328,9 +336,13 @@ def cases(rng):
             "m2": torch.tensor([False, True, True, False]),
             "b": make(dt, (2, 4), rng),
             "c": make(dt, (3, 4), rng),
+            "i2": torch.tensor([3, 0, -1, 1]),
         }
         for src, tsrc in reads:
             out.append(Case("indexing", src, tsrc, ins))
+        ins3 = {"b3": make(dt, (2, 3, 4), rng), "i3": torch.tensor([1, 0, 1]), "k3": torch.tensor([3, 0, 2])}
+        for src, tsrc in reads3:
+            out.append(Case("indexing", src, tsrc, ins3))
         for src, tsrc in writes:
             out.append(Case("index writes", "a", "a", ins, setup=(src, tsrc)))
     # f16/bf16 by a CPU scalar: `*`, `/`, `//` read it as f32 (opmath), the rest round it first.

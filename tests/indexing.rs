@@ -120,8 +120,13 @@ fn none_ellipsis_index_tensors_and_masks_as_pytorch() {
     assert!(msg.contains("index 3 is out of range"), "{msg}");
     let (_, msg) = common::err("x = arange(3); x[..., ...]");
     assert!(msg.contains("single ellipsis"), "{msg}");
-    let (_, msg) = common::err("x = arange(6).reshape(2, 3); x[[0], [1]]");
-    assert!(msg.contains("more than one tensor"), "{msg}");
+    // Several tensor indices broadcast together, as PyTorch's.
+    shows!("x = arange(6).reshape(2, 3); x[[0, 1], [2, 0]]" => "[2, 3]  i64[2] @cpu");
+    shows!("x = arange(6).reshape(2, 3); x[tensor([[1], [0]]), tensor([0, 2])]" => "[[3, 5],\n [0, 2]]\ni64[2,2] @cpu");
+    shows!("x = arange(24).reshape(2, 3, 4); x[[1, 0], :, [0, 3]].shape" => "[2, 3]");
+    shows!("x = arange(6).reshape(2, 3); x[[0, 1], [2, 0]] = -1; x" => "[[ 0,  1, -1],\n [-1,  4,  5]]\ni64[2,3] @cpu");
+    let (_, msg) = common::err("x = arange(6).reshape(2, 3); x[[0, 1], [0, 1, 2]]");
+    assert!(msg.contains("could not be broadcast together"), "{msg}");
     // Python's x[i] = x[i] + 1: the selection is updated and written back.
     shows!("x = arange(4); x[[0, 2]] += 10; x" => "[10,  1, 12,  3]  i64[4] @cpu");
     shows!("x = arange(4); x[x > 1] *= -1; x" => "[ 0,  1, -2, -3]  i64[4] @cpu");

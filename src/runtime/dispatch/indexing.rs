@@ -1,5 +1,5 @@
-//! `x[...]`: basic indexing is a view; a tensor index (integers along one
-//! dimension, or a bool mask) is a copy made by one gather kernel. A mask
+//! `x[...]`: basic indexing is a view; tensor indices (integers, or bool
+//! masks; several broadcast together) give a copy made by one gather kernel. A mask
 //! is read by the host first to count its true elements, as PyTorch's
 //! `nonzero` does: on a device that is a host sync.
 
@@ -19,7 +19,7 @@ impl Runtime {
         if !index::is_advanced(items) {
             return Ok(Arc::new(index::select(t, items)?));
         }
-        let take = Take::plan(t, items)?;
+        let take = self.plan(t, items)?;
         let device = take.view.device();
         let ix = &take.index;
         // As PyTorch: the index lives on the cpu or beside the tensor.
@@ -56,7 +56,7 @@ impl Runtime {
         items: &[Index],
         value: &Tensor,
     ) -> Result<(), Error> {
-        let take = Take::plan(t, items)?;
+        let take = self.plan(t, items)?;
         let device = take.view.device();
         let ix = Arc::clone(&take.index);
         for other in [ix.device(), value.device()] {
@@ -140,6 +140,33 @@ impl Runtime {
         Ok(())
     }
 
+    /// Plans `t[items]`: one tensor index as it is; several combined into
+    /// offsets on the host (`Take::plan_many`), so index tensors on a device
+    /// are read first (a host sync, where PyTorch's kernel would not wait).
+    fn plan(&mut self, t: &Tensor, items: &[Index]) -> Result<Take, Error> {
+        if Take::tensors(items) < 2 {
+            return Take::plan(t, items);
+        }
+        let mut host = Vec::with_capacity(items.len());
+        for item in items {
+            host.push(match item {
+                Index::Tensor(i) if i.device() != t.device() && i.device() != Device::Cpu => {
+                    return Err(Error::DeviceMismatch {
+                        a: t.device(),
+                        b: i.device(),
+                    })
+                }
+                Index::Tensor(i) if i.device().is_cuda() => {
+                    let buf =
+                        self.host_read(&[i], |t| t.nbytes() as u64, || i.contiguous_buffer())?;
+                    Index::Tensor(Arc::new(Tensor::new(buf, i.shape().to_vec(), Device::Cpu)))
+                }
+                other => other.clone(),
+            });
+        }
+        Take::plan_many(t, &host)
+    }
+
     /// The index as the kernels take it: a mask's true elements as offsets
     /// (read by the host), or the integer indices (checked where the host
     /// can see them), with the shape they give the result.
@@ -149,6 +176,9 @@ impl Runtime {
         take: &Take,
     ) -> Result<(Arc<Tensor>, Option<(usize, isize)>, Vec<usize>), Error> {
         let ix = &take.index;
+        if take.offsets {
+            return Ok((Arc::clone(ix), None, ix.shape().to_vec()));
+        }
         if ix.dtype() == DType::Bool {
             let mask = self.host_values::<bool>(ix)?;
             let offsets = take.mask_offsets(&mask);

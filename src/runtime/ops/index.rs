@@ -153,19 +153,21 @@ pub struct Take {
     pub dim: usize,
     pub dims: usize,
     pub index: Arc<Tensor>,
+    /// The index holds offsets into the indexed dimensions (several tensor
+    /// indices, combined by `plan_many`), not indices along one.
+    pub offsets: bool,
 }
 
 impl Take {
-    /// Plans `t[items]`; one tensor index, as the rest of cudash's indexing.
+    /// Plans `t[items]` with one tensor index (`plan_many` takes several).
     pub fn plan(t: &Tensor, items: &[Index]) -> Result<Take, Error> {
         let items = expand_ellipsis(items, t.ndim(), t.shape())?;
         let tensors: Vec<usize> = (0..items.len())
             .filter(|&k| matches!(items[k], Index::Tensor(_)))
             .collect();
         let [at] = tensors[..] else {
-            return Err(Error::value_help(
-                "indexing with more than one tensor is not supported yet",
-                "index with one tensor at a time, e.g. `x[i][:, j]`",
+            return Err(Error::value(
+                "internal error: Take::plan takes one tensor index (plan_many several)",
             ));
         };
         let Index::Tensor(index) = &items[at] else {
@@ -173,13 +175,7 @@ impl Take {
         };
         let dims = items[at].consumes();
         if index.dtype() != DType::Bool && !index.dtype().is_int() {
-            return Err(Error::dtype(
-                format!(
-                    "tensors used as indices must be integer or bool tensors, not {}",
-                    index.dtype()
-                ),
-                Some("convert first, e.g. `i.to(i64)`".into()),
-            ));
+            return Err(index_dtype(index.dtype()));
         }
         // The view's dimension where the index applies: one per slice and
         // `none` before it.
@@ -208,6 +204,112 @@ impl Take {
             dim,
             dims,
             index: Arc::clone(index),
+            offsets: false,
+        })
+    }
+
+    /// How many tensor items `items` hold (masks count once).
+    pub fn tensors(items: &[Index]) -> usize {
+        items
+            .iter()
+            .filter(|i| matches!(i, Index::Tensor(_)))
+            .count()
+    }
+
+    /// Plans `t[items]` with several tensor indices, all on the host (the
+    /// caller reads device ones first): as PyTorch, a mask stands for the
+    /// coordinates of its true elements, the index tensors broadcast
+    /// together, and the result's dimensions take the first index's place
+    /// when the indices are side by side, else go first. The indices
+    /// become one tensor of offsets into the indexed dimensions.
+    pub fn plan_many(t: &Tensor, items: &[Index]) -> Result<Take, Error> {
+        let items = expand_ellipsis(items, t.ndim(), t.shape())?;
+        let mut flat = Vec::with_capacity(items.len());
+        for item in items {
+            match item {
+                Index::Tensor(m) if m.dtype() == DType::Bool => {
+                    flat.extend(nonzero(&m).into_iter().map(|c| Index::Tensor(Arc::new(c))));
+                }
+                Index::Tensor(i) if !i.dtype().is_int() => return Err(index_dtype(i.dtype())),
+                other => flat.push(other),
+            }
+        }
+        // The basic view, each tensor item a whole dimension of it.
+        let mut basic = Vec::with_capacity(flat.len());
+        let mut indexed: Vec<(usize, Arc<Tensor>)> = Vec::new();
+        let mut d = 0;
+        for item in flat {
+            match item {
+                Index::Tensor(i) => {
+                    indexed.push((d, i));
+                    basic.push(Index::Slice(None, None, None));
+                    d += 1;
+                }
+                Index::At(_) => basic.push(item),
+                other => {
+                    basic.push(other);
+                    d += 1;
+                }
+            }
+        }
+        let view = select(t, &basic)?;
+        let mut shape: Vec<usize> = Vec::new();
+        for (_, i) in &indexed {
+            shape = broadcast_shapes(&shape, i.shape()).ok_or_else(|| Error::Shape {
+                message: format!(
+                    "shape mismatch: indexing tensors could not be broadcast together with shapes {}",
+                    indexed.iter().map(|(_, i)| fmt_shape(i.shape())).collect::<Vec<_>>().join(", ")
+                ),
+                help: Some("index tensors broadcast together, as in `x[rows[:, none], cols]`".into()),
+            })?;
+        }
+        let n: usize = shape.iter().product();
+        let mut offsets = vec![0i64; n];
+        for (dim, i) in &indexed {
+            let (size, stride) = (view.shape()[*dim], view.strides()[*dim]);
+            let vals = i.cast(DType::I64);
+            let strides = broadcast_strides(vals.shape(), vals.strides(), &shape);
+            let vs = vals.to_vec::<i64>();
+            let mut k = 0;
+            let mut bad = None;
+            for_each_offsets(&shape, [(&strides, 0)], |[o]| {
+                let v = vs[o];
+                if v < -(size as i64) || v >= size as i64 {
+                    bad.get_or_insert(v);
+                } else {
+                    offsets[k] += step(v, Some((size, stride))) as i64;
+                }
+                k += 1;
+            });
+            if let Some(index) = bad {
+                return Err(Error::IndexOutOfRange {
+                    index,
+                    dim: *dim,
+                    size,
+                });
+            }
+        }
+        let dims = indexed.len();
+        let first = indexed[0].0;
+        let side_by_side = indexed
+            .iter()
+            .enumerate()
+            .all(|(k, (d, _))| *d == first + k);
+        let (view, dim) = if side_by_side {
+            (view, first)
+        } else {
+            // Apart: the indexed dimensions first, the rest after, in order.
+            let at: Vec<i64> = indexed.iter().map(|(d, _)| *d as i64).collect();
+            let rest = (0..view.ndim() as i64).filter(|d| !at.contains(d));
+            let order: Vec<i64> = at.iter().copied().chain(rest).collect();
+            (super::view::permute(&view, &order)?, 0)
+        };
+        Ok(Take {
+            view,
+            dim,
+            dims,
+            index: Arc::new(Tensor::from_vec(offsets, shape)),
+            offsets: true,
         })
     }
 
@@ -299,6 +401,35 @@ impl Take {
             });
         });
     }
+}
+
+fn index_dtype(dt: DType) -> Error {
+    Error::dtype(
+        format!("tensors used as indices must be integer or bool tensors, not {dt}"),
+        Some("convert first, e.g. `i.to(i64)`".into()),
+    )
+}
+
+/// The coordinates of a host mask's true elements, one i64 tensor per
+/// dimension (PyTorch's `nonzero(as_tuple=True)`).
+fn nonzero(mask: &Tensor) -> Vec<Tensor> {
+    let m = mask.to_vec::<bool>();
+    let shape = mask.shape();
+    let mut coords: Vec<Vec<i64>> = vec![Vec::new(); shape.len()];
+    for (k, _) in m.iter().enumerate().filter(|(_, &b)| b) {
+        let mut rest = k;
+        for d in (0..shape.len()).rev() {
+            coords[d].push((rest % shape[d]) as i64);
+            rest /= shape[d];
+        }
+    }
+    coords
+        .into_iter()
+        .map(|c| {
+            let n = c.len();
+            Tensor::from_vec(c, vec![n])
+        })
+        .collect()
 }
 
 /// The offset an index entry gives: a mask's offset as it is, or an
