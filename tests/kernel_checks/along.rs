@@ -2,6 +2,7 @@
 //! tril/triu, against `ops::along`, `ops::sort` and `ops::tri`.
 
 use super::*;
+use cudash::runtime::cuda::exec_along;
 use cudash::runtime::ops::along::{along, AlongOp};
 use cudash::runtime::ops::{sort, tri};
 use cudash::runtime::shape::reduced_shape;
@@ -45,7 +46,14 @@ pub fn scans_match_the_simulator(r: &impl Runner) {
                     let want = along(op, 0.0, &t, Some(dim as i64), false).unwrap();
                     let input = r.input(&t);
                     let out = ok(
-                        exec::along(r, op, 0.0, view(&input, &t), Some(dim), t.shape().to_vec()),
+                        exec_along::along(
+                            r,
+                            op,
+                            0.0,
+                            view(&input, &t),
+                            Some(dim),
+                            t.shape().to_vec(),
+                        ),
                         op.name(),
                     );
                     let got = r.download(&out.mem);
@@ -88,7 +96,7 @@ pub fn softmax_var_and_norm_match_the_simulator(r: &impl Runner) {
                         };
                         let input = r.input(x);
                         let out = ok(
-                            exec::along(r, op, p, view(&input, x), dim, shape),
+                            exec_along::along(r, op, p, view(&input, x), dim, shape),
                             op.name(),
                         );
                         assert_eq!(out.shape, want.shape());
@@ -134,7 +142,10 @@ pub fn sorts_and_triangles_match_the_simulator(r: &impl Runner) {
             for dim in 0..3 {
                 for descending in [false, true] {
                     let (wv, wi) = sort::sort(&t, dim as i64, descending).unwrap();
-                    let (v, i) = ok(exec::sort(r, view(&input, &t), dim, descending), "sort");
+                    let (v, i) = ok(
+                        exec_along::sort(r, view(&input, &t), dim, descending),
+                        "sort",
+                    );
                     let what = format!(
                         "{dt} sort(dim={dim}, descending={descending}) of {:?}",
                         t.strides()
@@ -145,7 +156,10 @@ pub fn sorts_and_triangles_match_the_simulator(r: &impl Runner) {
                 if dt != DType::Bool {
                     for largest in [false, true] {
                         let (wv, wi) = sort::topk(&t, 2, dim as i64, largest).unwrap();
-                        let (v, i) = ok(exec::topk(r, view(&input, &t), 2, dim, largest), "topk");
+                        let (v, i) = ok(
+                            exec_along::topk(r, view(&input, &t), 2, dim, largest),
+                            "topk",
+                        );
                         assert_eq!(v.shape, wv.shape());
                         let what = format!("{dt} topk(2, dim={dim}, largest={largest})");
                         assert_same(&r.download(&v.mem), &wv.read(), 0.0, &what);
@@ -156,7 +170,7 @@ pub fn sorts_and_triangles_match_the_simulator(r: &impl Runner) {
             for diagonal in [-1, 0, 2] {
                 for upper in [false, true] {
                     let want = tri::tri(&t, diagonal, upper).unwrap();
-                    let out = ok(exec::tri(r, view(&input, &t), diagonal, upper), "tri");
+                    let out = ok(exec_along::tri(r, view(&input, &t), diagonal, upper), "tri");
                     let what = format!("{dt} tri(diagonal={diagonal}, upper={upper})");
                     assert_same(&r.download(&out.mem), &want.read(), 0.0, &what);
                 }
@@ -167,7 +181,7 @@ pub fn sorts_and_triangles_match_the_simulator(r: &impl Runner) {
     let long = edge_values(DType::F32, 1000, 14);
     let input = r.input(&long);
     let (wv, wi) = sort::sort(&long, 0, false).unwrap();
-    let (v, i) = ok(exec::sort(r, view(&input, &long), 0, false), "sort");
+    let (v, i) = ok(exec_along::sort(r, view(&input, &long), 0, false), "sort");
     assert_same(&r.download(&v.mem), &wv.read(), 0.0, "sort of 1000");
     assert_same(&r.download(&i.mem), &wi.read(), 0.0, "sort of 1000");
 }

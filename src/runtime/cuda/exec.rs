@@ -27,8 +27,6 @@ use crate::runtime::shape::{
 };
 use crate::runtime::DType;
 
-pub use super::exec_along::{along, sort, topk, tri, Sorted};
-
 /// How big launches are on this launcher.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Geometry {

@@ -47,7 +47,7 @@ pub mod blas;
 pub mod driver;
 pub mod emu;
 pub mod exec;
-mod exec_along;
+pub mod exec_along;
 pub mod interface;
 pub mod launch;
 pub mod launcher;

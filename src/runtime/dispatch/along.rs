@@ -1,6 +1,6 @@
 //! Ops along one dimension (scans, softmax, var, std, norm, sort, topk)
 //! and tril/triu: checked by the host ops (`ops::along`, `ops::sort`,
-//! `ops::tri`), computed by them on the simulator and by `cuda::exec`'s
+//! `ops::tri`), computed by them on the simulator and by `cuda::exec_along`'s
 //! kernels on a driver's device, finished as the current stream's work.
 
 use std::sync::Arc;
@@ -9,7 +9,8 @@ use super::device::{DevMem, OnDevice, Operand};
 use super::kernels::no_driver;
 use super::{Flops, Runtime};
 use crate::error::Error;
-use crate::runtime::cuda::exec::{self, Sorted, View};
+use crate::runtime::cuda::exec::View;
+use crate::runtime::cuda::exec_along::{self, Sorted};
 use crate::runtime::ops::along::{self, AlongOp, Param};
 use crate::runtime::ops::{sort, tri};
 use crate::runtime::shape::{norm_dim, reduced_shape, Lines};
@@ -35,7 +36,7 @@ impl Runtime {
                 } else {
                     x.shape().to_vec()
                 };
-                self.kernels(d, &[x], |l, v| exec::along(l, op, p, v[0], k, shape))?
+                self.kernels(d, &[x], |l, v| exec_along::along(l, op, p, v[0], k, shape))?
             }
             None => along::along(op, p, x, dim, keepdim)?,
         };
@@ -47,7 +48,7 @@ impl Runtime {
         let out = match self.launches_on(x.device()) {
             Some(d) => {
                 tri::matrices(if upper { "triu" } else { "tril" }, x)?;
-                self.kernels(d, &[x], |l, v| exec::tri(l, v[0], diagonal, upper))?
+                self.kernels(d, &[x], |l, v| exec_along::tri(l, v[0], diagonal, upper))?
             }
             None => tri::tri(x, diagonal, upper)?,
         };
@@ -64,7 +65,7 @@ impl Runtime {
         let (v, i) = match self.launches_on(x.device()) {
             Some(d) => {
                 let k = norm_dim(dim, x.ndim())?;
-                self.kernels2(d, x, |l, v| exec::sort(l, v, k, descending))?
+                self.kernels2(d, x, |l, v| exec_along::sort(l, v, k, descending))?
             }
             None => sort::sort(x, dim, descending)?,
         };
@@ -87,7 +88,7 @@ impl Runtime {
                 sort::check_topk(x.dtype())?;
                 let at = norm_dim(dim, x.ndim())?;
                 let k = sort::check_k(k, x.shape().get(at).copied().unwrap_or(1))?;
-                self.kernels2(d, x, |l, v| exec::topk(l, v, k, at, largest))?
+                self.kernels2(d, x, |l, v| exec_along::topk(l, v, k, at, largest))?
             }
             None => sort::topk(x, k, dim, largest)?,
         };

@@ -299,10 +299,12 @@ impl Take {
             (view, first)
         } else {
             // Apart: the indexed dimensions first, the rest after, in order.
-            let at: Vec<i64> = indexed.iter().map(|(d, _)| *d as i64).collect();
-            let rest = (0..view.ndim() as i64).filter(|d| !at.contains(d));
-            let order: Vec<i64> = at.iter().copied().chain(rest).collect();
-            (super::view::permute(&view, &order)?, 0)
+            let at: Vec<usize> = indexed.iter().map(|(d, _)| *d).collect();
+            let rest = (0..view.ndim()).filter(|d| !at.contains(d));
+            let order: Vec<usize> = at.iter().copied().chain(rest).collect();
+            let shape = order.iter().map(|&d| view.shape()[d]).collect();
+            let strides = order.iter().map(|&d| view.strides()[d]).collect();
+            (view.view(shape, strides, view.offset()), 0)
         };
         Ok(Take {
             view,
