@@ -80,7 +80,7 @@ fn large_reductions_show_what_the_simulator_shows() {
     same_as_sim(
         "x = randn(300, 700, device=cuda)
          x.sum(); x.mean(); x.sum(0)[0:5]; x.sum(1)[0:5]; x.T.sum(0)[0:5]
-         x.max(0)[0:5]; x.min(1)[0:5]; x.argmax(); x.argmax(0)[0:5]; x.to(f64).mean(1)[0:5]
+         x.max(0).values[0:5]; x.min(1).indices[0:5]; x.argmax(); x.argmax(0)[0:5]; x.to(f64).mean(1)[0:5]
          arange(100000, device=cuda).sum(); (x > 0).sum(1)[0:5]",
     );
 }

@@ -18,7 +18,10 @@ fn reductions() {
     shows!(&format!("{m}m.sum(dim=-1, keepdim=true)") => "[[6.],\n [5.]]\nf32[2,1] @cpu");
     shows!(&format!("{m}m.mean(dim=1)") => "[3.0000, 2.5000]  f32[2] @cpu");
     shows!(&format!("{m}max(m)") => "5.  f32[] @cpu");
-    shows!(&format!("{m}m.min(dim=0)") => "[1., 2.]  f32[2] @cpu");
+    shows!(&format!("{m}m.min(dim=0).values") => "[1., 2.]  f32[2] @cpu");
+    // With a dim, PyTorch's (values, indices).
+    shows!(&format!("{m}v, i = m.max(1); i") => "[1, 0]  i64[2] @cpu");
+    shows!(&format!("{m}min(m, 0, keepdim=true)[1]") => "[[0, 1]]  i64[1,2] @cpu");
     shows!(&format!("{m}m.argmax()") => "1  i64[] @cpu");
     shows!(&format!("{m}argmax(m, dim=0)") => "[1, 0]  i64[2] @cpu");
     shows!("[1, 2, 3].sum()" => "6  i64[] @cpu");

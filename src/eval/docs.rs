@@ -121,8 +121,8 @@ docs! {
     Function Tensors "seed", "seed(n)", "Reseeds every device's random generator (each device has its own, as in PyTorch): the same seed gives the same numbers on every backend.", "seed(42)\nrandn(2)";
     Function Math "sum", "sum(input, dim=none, keepdim=false, dtype=none)", "Sum of all elements, or along `dim` (an int, or a list of them). Integer sums are i64; `dtype` converts the input first.", "sum([[1, 2], [3, 4]], dim=0)\nsum(ones(2, 3, 4), dim=(0, 2))";
     Function Math "mean", "mean(input, dim=none, keepdim=false, dtype=none)", "Mean of all elements, or along `dim` (an int, or a list of them; floating point tensors, or `dtype=` one).", "mean([1., 2., 3.])\nmean(arange(4), dtype=f64)";
-    Function Math "max", "max(input, dim=none, keepdim=false)", "Largest element, or the largest along `dim` (NaN wins).", "max([3, 1, 4])";
-    Function Math "min", "min(input, dim=none, keepdim=false)", "Smallest element, or the smallest along `dim` (NaN wins).", "min([3, 1, 4])";
+    Function Math "max", "max(input, dim=none, keepdim=false)", "Largest element; with `dim`, the largest along it and where each is, as PyTorch's (values, indices): `values, indices = max(x, 1)`. NaN wins.", "max([3, 1, 4])\nmax(tensor([[3, 1], [0, 4]]), 1).values";
+    Function Math "min", "min(input, dim=none, keepdim=false)", "Smallest element; with `dim`, the smallest along it and where each is, as PyTorch's (values, indices): `values, indices = min(x, 1)`. NaN wins.", "min([3, 1, 4])\nmin(tensor([[3, 1], [0, 4]]), 1).indices";
     Function Math "argmax", "argmax(input, dim=none, keepdim=false)", "Index of the largest element (of the flattened tensor without `dim`).", "argmax([3, 1, 4])";
     Function Math "argmin", "argmin(input, dim=none, keepdim=false)", "Index of the smallest element (of the flattened tensor without `dim`); the first of equal ones, NaN wins.", "argmin([3, 1, 4, 1])";
     Function Math "prod", "prod(input, dim=none, keepdim=false, dtype=none)", "Product of all elements, or along `dim`. Integer and bool products are i64 (wrapping); `dtype` converts the input first.", "prod([1, 2, 3, 4])";
@@ -258,8 +258,8 @@ docs! {
     Method Math "trace", "x.trace()", "The sum of a matrix's diagonal.", "eye(3).trace()";
     Method Math "matmul", "x.matmul(other)", "Matrix product, like `x @ other`.", "ones(2, 3).matmul(ones(3))";
     Method Math "mean", "x.mean(dim=none, keepdim=false, dtype=none)", "Mean of all elements, or along `dim` (an int or a list of them); `dtype` converts first.", "ones(2, 3).mean()\nones(2, 3, 4).mean([0, 2])";
-    Method Math "max", "x.max(dim=none, keepdim=false)", "Largest element, or the largest along `dim`.", "arange(5).max()";
-    Method Math "min", "x.min(dim=none, keepdim=false)", "Smallest element, or the smallest along `dim`.", "arange(5).min()";
+    Method Math "max", "x.max(dim=none, keepdim=false)", "Largest element; with `dim`, the largest along it and their indices (`values, indices = x.max(1)`).", "arange(5).max()";
+    Method Math "min", "x.min(dim=none, keepdim=false)", "Smallest element; with `dim`, the smallest along it and their indices (`values, indices = x.min(1)`).", "arange(5).min()";
     Method Math "argmax", "x.argmax(dim=none, keepdim=false)", "Index of the largest element.", "arange(5).argmax()";
     Method Math "exp", "x.exp()", "e to the power of each element.", "zeros(2).exp()";
     Method Math "log", "x.log()", "Natural logarithm of each element.", "ones(2).log()";

@@ -131,7 +131,7 @@ fn along_named(name: &str) -> Result<AlongOp, Error> {
 }
 
 /// `(values, indices)`, readable as `r.values`, `r[0]`, or unpacked.
-fn values_indices(v: Arc<Tensor>, i: Arc<Tensor>) -> Value {
+pub(crate) fn values_indices(v: Arc<Tensor>, i: Arc<Tensor>) -> Value {
     Value::Dict(Arc::new(vec![
         ("values".to_string(), Value::Tensor(v)),
         ("indices".to_string(), Value::Tensor(i)),

@@ -12,7 +12,7 @@ use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::runtime::ops::reduce::ReduceOp;
 use crate::runtime::ops::view;
 use crate::runtime::shape::norm_dim;
-use crate::runtime::Tensor;
+use crate::runtime::{DType, Tensor};
 
 /// `sum`, `mean`, `max`, `min`, `argmax`, `argmin`, `prod`.
 pub(super) fn reduce(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
@@ -92,6 +92,28 @@ impl Interp {
         let dtype = b.dtype("dtype")?;
         if let Some(dt) = dtype {
             t = self.rt.cast(&t, dt).map_err(|e| e.at(b.span))?;
+        }
+        // `x.max(dim)` is (values, indices), as PyTorch's: two reductions.
+        // (A list of dims goes on to `reduce_over`, which refuses it.)
+        let with_dim = match (op, dims_arg(b)?.as_deref()) {
+            (ReduceOp::Max | ReduceOp::Min, Some(&[d])) => Some(d),
+            _ => None,
+        };
+        if let Some(dim) = with_dim {
+            let arg = if op == ReduceOp::Max {
+                ReduceOp::Argmax
+            } else {
+                ReduceOp::Argmin
+            };
+            let at = |e: Error| e.at(b.span);
+            let values = self.rt.reduce(op, &t, Some(dim), keepdim).map_err(at)?;
+            // Bool has no argmax of its own (PyTorch's max(dim) takes it).
+            let ints = match t.dtype() {
+                DType::Bool => self.rt.cast(&t, DType::I64).map_err(at)?,
+                _ => Arc::clone(&t),
+            };
+            let indices = self.rt.reduce(arg, &ints, Some(dim), keepdim).map_err(at)?;
+            return Ok(super::along::values_indices(values, indices));
         }
         let r = self.reduce_over(op, name, &t, b, keepdim)?;
         // `sum(dtype=i32)` is i32 (integer sums are i64 otherwise).
