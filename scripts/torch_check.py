@@ -376,6 +376,8 @@ def cases(rng):
         ("a.topk(2).values", "a.topk(2).values"), ("a.topk(2, 0, largest=false).values", "a.topk(2, 0, largest=False).values"),
         ("a.topk(5).values", "a.topk(5).values"), ("a.topk(0).values", "a.topk(0).values"),
         ("a.tril()", "a.tril()"), ("a.triu(1)", "a.triu(1)"), ("tril(a, -1)", "torch.tril(a, -1)"), ("a[0].triu()", "a[0].triu()"),
+        ("a.nonzero()", "a.nonzero()"), ("argwhere(a)", "torch.argwhere(a)"), ("a.nonzero(as_tuple=true)[1]", "a.nonzero(as_tuple=True)[1]"),
+        ("a[a.nonzero(as_tuple=true)]", "a[a.nonzero(as_tuple=True)]"), ("a[0, 0].nonzero()", "a[0, 0].nonzero()"),
     ]
     for dt in DTYPES:
         a = make(dt, (3, 4), rng, True)

@@ -120,6 +120,9 @@ fn none_ellipsis_index_tensors_and_masks_as_pytorch() {
     assert!(msg.contains("index 3 is out of range"), "{msg}");
     let (_, msg) = common::err("x = arange(3); x[..., ...]");
     assert!(msg.contains("single ellipsis"), "{msg}");
+    // nonzero: one row of coordinates per non-zero element; as a tuple, an index.
+    shows!("nonzero(tensor([[0, 3], [5, 0]]))" => "[[0, 1],\n [1, 0]]\ni64[2,2] @cpu");
+    shows!("x = arange(6).reshape(2, 3); x[(x % 2 == 1).nonzero(as_tuple=true)]" => "[1, 3, 5]  i64[3] @cpu");
     // Several tensor indices broadcast together, as PyTorch's.
     shows!("x = arange(6).reshape(2, 3); x[[0, 1], [2, 0]]" => "[2, 3]  i64[2] @cpu");
     shows!("x = arange(6).reshape(2, 3); x[tensor([[1], [0]]), tensor([0, 2])]" => "[[3, 5],\n [0, 2]]\ni64[2,2] @cpu");

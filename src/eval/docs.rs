@@ -165,6 +165,8 @@ docs! {
     Function Math "topk", "topk(input, k, dim=-1, largest=true, sorted=true)", "The `k` largest elements along `dim` (smallest with largest=false), in order, and their indices: `values, indices = topk(x, 2)`.", "topk(tensor([1., 5., 3., 4.]), 2)";
     Function Math "tril", "tril(input, diagonal=0)", "The lower triangle of each matrix (the last two dims), the rest zero; `diagonal` moves the edge up (1) or down (-1).", "tril(ones(3, 3))";
     Function Math "triu", "triu(input, diagonal=0)", "The upper triangle of each matrix (the last two dims), the rest zero; `diagonal` moves the edge up (1) or down (-1).", "triu(ones(3, 3), 1)";
+    Function Math "nonzero", "nonzero(input, as_tuple=false)", "The coordinates of the non-zero elements (NaN counts), one row each: i64 of [count, ndim]; `as_tuple=true` gives one index tensor per dimension. The count decides the shape, so on a GPU the host waits for the data (a sync), as in PyTorch.", "nonzero(tensor([[0, 3], [5, 0]]))";
+    Function Math "argwhere", "argwhere(input)", "`nonzero(input)`: the coordinates of the non-zero elements.", "argwhere(tensor([0., 2., 0., 1.]))";
     Function Math "matmul", "matmul(a, b)", "Matrix product, like `a @ b`: 1-D operands are vectors, extra leading dimensions are batches.", "matmul(ones(2, 3), ones(3, 4))";
     Function Devices "device", "device(index)", "The CUDA device `cuda:index`; `with device(1) { }` makes it current.", "with device(1) {\n  a = ones(2, device=cuda)\n}";
     Function Devices "devices", "devices()", "The list of CUDA devices in this session.", "devices()";
@@ -242,6 +244,8 @@ docs! {
     Method Math "topk", "x.topk(k, dim=-1, largest=true, sorted=true)", "`topk(x, k)`: the k largest and their indices.", "tensor([1., 5., 3.]).topk(2).values";
     Method Math "tril", "x.tril(diagonal=0)", "`tril(x)`: the lower triangle.", "ones(3, 3).tril()";
     Method Math "triu", "x.triu(diagonal=0)", "`triu(x)`: the upper triangle.", "ones(3, 3).triu(1)";
+    Method Math "nonzero", "x.nonzero(as_tuple=false)", "`nonzero(x)`: coordinates of the non-zero elements (a host sync on a GPU).", "tensor([0, 1, 1]).nonzero()";
+    Method Math "argwhere", "x.argwhere()", "`argwhere(x)`.", "tensor([0, 1, 1]).argwhere()";
     Method Tensors "view", "x.view(*shape)", "The same memory in a new shape (one size may be -1); an error when the strides do not allow it without a copy (`reshape` copies then).", "arange(6).view(2, 3)";
     Method Tensors "flatten", "x.flatten(start_dim=0, end_dim=-1)", "Dimensions start_dim to end_dim merged into one: a view when possible, else a copy.", "ones(2, 3, 4).flatten(1).shape";
     Method Tensors "unsqueeze", "x.unsqueeze(dim)", "A view with a new dimension of size 1 at `dim` (-1: last).", "arange(3).unsqueeze(1)";

@@ -237,6 +237,19 @@ impl Interp {
                         Index::At(t.to_vec::<i64>()[0])
                     }
                     Value::Tensor(t) => Index::Tensor(t),
+                    // `x[nonzero(m, as_tuple=true)]`: a tuple of index
+                    // tensors is the index itself, as in Python.
+                    Value::List(parts)
+                        if items.len() == 1
+                            && !parts.is_empty()
+                            && parts.iter().all(|p| matches!(p, Value::Tensor(_))) =>
+                    {
+                        out.extend(parts.iter().filter_map(|p| match p {
+                            Value::Tensor(t) => Some(Index::Tensor(Arc::clone(t))),
+                            _ => None,
+                        }));
+                        continue;
+                    }
                     other => {
                         return Err(Error::wrong_type(
                             "an index",

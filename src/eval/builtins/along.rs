@@ -1,5 +1,5 @@
 //! Ops along a dimension: cumsum, cumprod, softmax, log_softmax, var, std,
-//! norm, sort, argsort, topk; and tril, triu. Each is a function and a
+//! norm, sort, argsort, topk; tril, triu; and nonzero / argwhere. Each is a function and a
 //! method of the same name (`methods/tensor.rs` calls `Interp::along_op`).
 
 use std::sync::Arc;
@@ -9,6 +9,7 @@ use super::super::{Interp, Value};
 use super::math::dims_arg;
 use crate::error::{Diagnostic, Error};
 use crate::runtime::ops::along::AlongOp;
+use crate::runtime::ops::index::Index;
 use crate::runtime::Tensor;
 
 /// Every function here, by name.
@@ -88,6 +89,24 @@ impl Interp {
                 b.bool("sorted", true)?;
                 let (v, i) = self.rt.topk(t, k, dim, largest).map_err(at)?;
                 Ok(values_indices(v, i))
+            }
+            "nonzero" | "argwhere" => {
+                let rows = self.rt.nonzero(t).map_err(at)?;
+                if !b.bool("as_tuple", false)? {
+                    return Ok(Value::Tensor(rows));
+                }
+                // One index tensor per dimension: `x[nonzero(m, as_tuple=true)]`'s parts.
+                let cols = (0..t.ndim() as i64)
+                    .map(|d| {
+                        let col = crate::runtime::ops::index::select(
+                            &rows,
+                            &[Index::Slice(None, None, None), Index::At(d)],
+                        )?;
+                        self.rt.copy(&col).map(Value::Tensor)
+                    })
+                    .collect::<Result<Vec<Value>, Error>>()
+                    .map_err(at)?;
+                Ok(Value::List(Arc::new(cols)))
             }
             _ => Err(at(Error::value(format!(
                 "internal error: `{name}` is not an op along a dimension"

@@ -98,6 +98,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("topk", along::call),
     ("tril", along::call),
     ("triu", along::call),
+    ("nonzero", along::call),
+    ("argwhere", along::call),
     ("device", devices::device),
     ("devices", devices::list),
     ("device_count", devices::count),

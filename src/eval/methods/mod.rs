@@ -142,6 +142,8 @@ static MEMBERS: &[(&str, Member)] = {
         ("topk", TensorMethod(tensor::along)),
         ("tril", TensorMethod(tensor::along)),
         ("triu", TensorMethod(tensor::along)),
+        ("nonzero", TensorMethod(tensor::along)),
+        ("argwhere", TensorMethod(tensor::along)),
         ("view", TensorMethod(shape::view)),
         ("flatten", TensorMethod(shape::flatten)),
         ("unsqueeze", TensorMethod(shape::unsqueeze)),

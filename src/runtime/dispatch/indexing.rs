@@ -140,6 +140,20 @@ impl Runtime {
         Ok(())
     }
 
+    /// `nonzero(x)`: the coordinates of x's non-zero elements, [count,
+    /// ndim] i64 on x's device. The count decides the shape, so the host
+    /// reads x first: on a GPU a host sync, as PyTorch's `nonzero`.
+    pub fn nonzero(&mut self, t: &Tensor) -> Result<Arc<Tensor>, Error> {
+        let host = if t.device().is_cuda() {
+            let buf = self.host_read(&[t], |t| t.nbytes() as u64, || t.contiguous_buffer())?;
+            Tensor::new(buf, t.shape().to_vec(), Device::Cpu)
+        } else {
+            t.copy()
+        };
+        let rows = index::nonzero_rows(&host);
+        self.tensor(&rows, DType::I64, t.device())
+    }
+
     /// Plans `t[items]`: one tensor index as it is; several combined into
     /// offsets on the host (`Take::plan_many`), so index tensors on a device
     /// are read first (a host sync, where PyTorch's kernel would not wait).

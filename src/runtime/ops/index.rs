@@ -412,6 +412,22 @@ fn index_dtype(dt: DType) -> Error {
     )
 }
 
+/// The coordinates of a host tensor's non-zero elements (NaN counts), as
+/// PyTorch's `nonzero`: an i64 tensor of [count, ndim], row-major order.
+pub fn nonzero_rows(t: &Tensor) -> Tensor {
+    let mask = t.to_vec::<bool>();
+    let count = mask.iter().filter(|&&b| b).count();
+    let coords = nonzero(&Tensor::from_vec(mask, t.shape().to_vec()));
+    let nd = t.ndim();
+    let mut rows = vec![0i64; count * nd];
+    for (d, c) in coords.iter().enumerate() {
+        for (k, v) in c.to_vec::<i64>().into_iter().enumerate() {
+            rows[k * nd + d] = v;
+        }
+    }
+    Tensor::from_vec(rows, vec![count, nd])
+}
+
 /// The coordinates of a host mask's true elements, one i64 tensor per
 /// dimension (PyTorch's `nonzero(as_tuple=True)`).
 fn nonzero(mask: &Tensor) -> Vec<Tensor> {
