@@ -144,14 +144,18 @@ impl Runtime {
     /// ndim] i64 on x's device. The count decides the shape, so the host
     /// reads x first: on a GPU a host sync, as PyTorch's `nonzero`.
     pub fn nonzero(&mut self, t: &Tensor) -> Result<Arc<Tensor>, Error> {
-        let host = if t.device().is_cuda() {
-            let buf = self.host_read(&[t], |t| t.nbytes() as u64, || t.contiguous_buffer())?;
-            Tensor::new(buf, t.shape().to_vec(), Device::Cpu)
-        } else {
-            t.copy()
-        };
-        let rows = index::nonzero_rows(&host);
+        let rows = index::nonzero_rows(&self.on_host(t)?);
         self.tensor(&rows, DType::I64, t.device())
+    }
+
+    /// `t`'s elements in a cpu tensor: a device tensor is read by the host
+    /// (`host_read`, a sync of its stream).
+    fn on_host(&mut self, t: &Tensor) -> Result<Tensor, Error> {
+        if !t.device().is_cuda() {
+            return Ok(t.copy());
+        }
+        let buf = self.host_read(&[t], |t| t.nbytes() as u64, || t.contiguous_buffer())?;
+        Ok(Tensor::new(buf, t.shape().to_vec(), Device::Cpu))
     }
 
     /// Plans `t[items]`: one tensor index as it is; several combined into
@@ -171,9 +175,7 @@ impl Runtime {
                     })
                 }
                 Index::Tensor(i) if i.device().is_cuda() => {
-                    let buf =
-                        self.host_read(&[i], |t| t.nbytes() as u64, || i.contiguous_buffer())?;
-                    Index::Tensor(Arc::new(Tensor::new(buf, i.shape().to_vec(), Device::Cpu)))
+                    Index::Tensor(Arc::new(self.on_host(i)?))
                 }
                 other => other.clone(),
             });
