@@ -34,6 +34,15 @@ impl Value {
         Value::Tensor(Arc::new(t))
     }
 
+    /// PyTorch's `(values, indices)` result (`sort`, `topk`, `max(dim)`),
+    /// readable as `r.values`, `r[0]`, or unpacked.
+    pub fn values_indices(values: Arc<Tensor>, indices: Arc<Tensor>) -> Value {
+        Value::Dict(Arc::new(vec![
+            ("values".to_string(), Value::Tensor(values)),
+            ("indices".to_string(), Value::Tensor(indices)),
+        ]))
+    }
+
     /// "a tensor", "an int": for messages.
     pub fn type_name(&self) -> &'static str {
         match self {

@@ -76,7 +76,7 @@ impl Interp {
                 Ok(if name == "argsort" {
                     Value::Tensor(i)
                 } else {
-                    values_indices(v, i)
+                    Value::values_indices(v, i)
                 })
             }
             "topk" => {
@@ -88,7 +88,7 @@ impl Interp {
                 // Always in order: `sorted=false` leaves the order open, and sorted is one.
                 b.bool("sorted", true)?;
                 let (v, i) = self.rt.topk(t, k, dim, largest).map_err(at)?;
-                Ok(values_indices(v, i))
+                Ok(Value::values_indices(v, i))
             }
             "nonzero" | "argwhere" => {
                 let rows = self.rt.nonzero(t).map_err(at)?;
@@ -147,14 +147,6 @@ fn along_named(name: &str) -> Result<AlongOp, Error> {
         .into_iter()
         .find(|op| op.name() == name)
         .ok_or_else(|| Error::value(format!("internal error: `{name}` is not an AlongOp")))
-}
-
-/// `(values, indices)`, readable as `r.values`, `r[0]`, or unpacked.
-pub(crate) fn values_indices(v: Arc<Tensor>, i: Arc<Tensor>) -> Value {
-    Value::Dict(Arc::new(vec![
-        ("values".to_string(), Value::Tensor(v)),
-        ("indices".to_string(), Value::Tensor(i)),
-    ]))
 }
 
 /// var and std's divisor `n - correction`: `correction=` (a number) or

@@ -113,7 +113,7 @@ impl Interp {
                 _ => Arc::clone(&t),
             };
             let indices = self.rt.reduce(arg, &ints, Some(dim), keepdim).map_err(at)?;
-            return Ok(super::along::values_indices(values, indices));
+            return Ok(Value::values_indices(values, indices));
         }
         let r = self.reduce_over(op, name, &t, b, keepdim)?;
         // `sum(dtype=i32)` is i32 (integer sums are i64 otherwise).
