@@ -1,5 +1,6 @@
 //! Matrix products (`@`, `matmul`) with NumPy's rules for 1-D and batched operands.
-//! Floats go to the `gemm` crate; integers use a plain loop.
+//! f32 goes to [`sgemm`] (AVX2 and FMA) up to mid sizes, other floats and
+//! larger products to the `gemm` crate; integers use a plain loop.
 
 use gemm::Parallelism;
 
@@ -8,6 +9,7 @@ use super::super::shape::{
     broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, numel,
 };
 use super::super::{DType, Tensor};
+use super::sgemm;
 use crate::error::Error;
 
 /// The dtype a product of `a` and `b` tensors gives, and the one it is
@@ -129,6 +131,15 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
     Ok(if out.dtype() != dt { out.cast(dt) } else { out })
 }
 
+/// Products of at least this many multiply-adds (about 80³) use every
+/// thread; below, handing work to the pool costs more than it saves.
+const THREADED: usize = 1 << 19;
+
+/// Products of up to this many multiply-adds (about 320³) go to
+/// [`sgemm`] where it runs; larger ones gain from the `gemm` crate's deeper
+/// blocking. Measured beside PyTorch and NumPy on 2 cores (README).
+const UNPACKED_MAX: usize = 1 << 25;
+
 #[derive(Clone, Copy)]
 struct Mat {
     m: usize,
@@ -138,9 +149,27 @@ struct Mat {
 
 trait GemmFloat: super::super::element::Num + Stored {
     const ONE: Self;
+
+    /// Computes `c = a · b` on up to `threads` threads without the `gemm`
+    /// crate where this dtype and CPU have a faster way (`b`'s rows
+    /// contiguous); false otherwise.
+    ///
+    /// # Safety
+    /// As [`sgemm::sgemm`], but for `available`.
+    unsafe fn unpacked(_: sgemm::Operands, _threads: usize) -> bool {
+        false
+    }
 }
 impl GemmFloat for f32 {
     const ONE: Self = 1.0;
+
+    unsafe fn unpacked(o: sgemm::Operands, threads: usize) -> bool {
+        if !sgemm::available() {
+            return false;
+        }
+        sgemm::sgemm_parallel(o, threads);
+        true
+    }
 }
 impl GemmFloat for f64 {
     const ONE: Self = 1.0;
@@ -158,11 +187,7 @@ fn float_batches<T: GemmFloat>(
     let (ars, acs) = (a.strides()[a.ndim() - 2], a.strides()[a.ndim() - 1]);
     let (brs, bcs) = (b.strides()[b.ndim() - 2], b.strides()[b.ndim() - 1]);
     let mut out = vec![T::zero(); offsets.len() * m * n];
-    // Large products split their output rows across the threads, each running a
-    // single-threaded gemm: on few cores that scales better than gemm's own split.
-    // Below 128³ multiply-adds one thread is faster (64²: 6.9 µs against 15 µs
-    // on two threads, beside PyTorch's 7.5 µs on this machine).
-    let threads = if m * n * k >= 1 << 21 {
+    let threads = if m * n * k >= THREADED {
         rayon::current_num_threads().min(m)
     } else {
         1
@@ -172,6 +197,33 @@ fn float_batches<T: GemmFloat>(
             continue;
         }
         let dst = &mut out[bi * m * n..(bi + 1) * m * n];
+        // SAFETY: the pointers and strides describe in-bounds views of the
+        // operands (validated when the tensors were made) and of `dst`.
+        let done = bcs == 1
+            && m * n * k <= UNPACKED_MAX
+            && unsafe {
+                T::unpacked(
+                    sgemm::Operands {
+                        m,
+                        n,
+                        k,
+                        a: sa.as_ptr().add(oa) as *const f32,
+                        a_row: ars,
+                        a_col: acs,
+                        b: sb.as_ptr().add(ob) as *const f32,
+                        b_row: brs,
+                        c: dst.as_mut_ptr() as *mut f32,
+                        c_row: n,
+                    },
+                    threads,
+                )
+            };
+        if done {
+            continue;
+        }
+        // The `gemm` crate: output rows split across the threads, each
+        // running a single-threaded gemm, which scales better on few cores
+        // than its own split.
         let rows = m.div_ceil(threads);
         let (pa, pb) = (SendPtr(sa.as_ptr()), SendPtr(sb.as_ptr()));
         let part = move |t: usize, chunk: &mut [T]| {
@@ -209,9 +261,17 @@ fn float_batches<T: GemmFloat>(
             part(0, dst);
             continue;
         }
-        rayon::scope(|scope| {
-            for (t, chunk) in dst.chunks_mut(rows * n).enumerate() {
+        // This thread computes the first rows itself while the pool takes
+        // the rest: handing every part to the pool and sleeping until they
+        // finish costs two wake-ups per product.
+        rayon::in_place_scope(|scope| {
+            let mut chunks = dst.chunks_mut(rows * n).enumerate();
+            let first = chunks.next();
+            for (t, chunk) in chunks {
                 scope.spawn(move |_| part(t, chunk));
+            }
+            if let Some((t, chunk)) = first {
+                part(t, chunk);
             }
         });
     }

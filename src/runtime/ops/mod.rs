@@ -8,6 +8,7 @@ pub mod join;
 pub mod matmul;
 pub mod overlap;
 pub mod reduce;
+mod sgemm;
 pub mod sort;
 pub mod ternary;
 pub mod tri;
