@@ -252,3 +252,18 @@ for n in sizes:
 for stmts in [1_000, 10_000] + ([] if QUICK else [100_000, 1_000_000]):
     elapsed = whole_process("x = ones(16)\n" + "x = x + 1\n" * stmts)
     print(f"| script of {stmts:,} statements (`cudash run`, parse + run + transcript) | {elapsed / stmts * 1e6:.1f} µs/statement | | whole process |")
+
+# `profile`'s timeline on a long block (issue 22): the same loop of kernels
+# run plainly, under `profile`, and under `profile` writing a Chrome trace.
+ops = 100_000 // SCALE
+setup = "w = randn(16, device=cuda)\n"
+loop = f"for i in 0..{ops} {{ y = w * 2 }}"
+trace = os.path.join(tempfile.gettempdir(), f"cudash-bench-{os.getpid()}.json")
+plain = best_of(lambda: whole_process(setup + loop + "\nsync\n"), 3)
+profiled = best_of(lambda: whole_process(setup + f"profile {{ {loop} }}\n"), 3)
+traced = best_of(lambda: whole_process(setup + f'profile "{trace}" {{ {loop} }}\n'), 3)
+size = os.path.getsize(trace)
+os.unlink(trace)
+print(f"| {ops:,} kernels, plain (`cudash run`) | {plain * 1e3:.0f} ms | | whole process |")
+print(f"| {ops:,} kernels under `profile` (timeline) | {profiled * 1e3:.0f} ms | | whole process; {profiled / plain:.2f}× plain |")
+print(f"| {ops:,} kernels under `profile \"run.json\"` (timeline and trace) | {traced * 1e3:.0f} ms | | whole process; {traced / plain:.2f}× plain; {size / 2**20:.1f} MiB of trace |")

@@ -3,6 +3,7 @@
 pub mod html;
 pub mod memory;
 pub mod tensor;
+pub mod timeline;
 
 use crate::runtime::counters::Counters;
 use crate::vocab::human_bytes;

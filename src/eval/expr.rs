@@ -75,14 +75,17 @@ impl Interp {
             ExprKind::List(items) => self.eval_list(items, e.span, d),
             ExprKind::Neg(inner) => {
                 let v = self.eval(inner, d)?;
+                self.rt.op = "neg";
                 self.negate(v).map_err(|err| err.at(e.span))
             }
             ExprKind::Invert(inner) => {
                 let v = self.eval(inner, d)?;
+                self.rt.op = "bitwise_not";
                 self.invert(v).map_err(|err| err.at(e.span))
             }
             ExprKind::Binary(op, a, b) => {
                 let (va, vb) = (self.eval(a, d)?, self.eval(b, d)?);
+                self.rt.op = op.name();
                 self.binary(*op, va, vb).map_err(|err| err.at(e.span))
             }
             ExprKind::Call(callee, args) => self.eval_call(callee, args, e.span, d),
@@ -100,6 +103,7 @@ impl Interp {
                 }
                 let t = self.indexable(&v, obj.span)?;
                 let idx = self.eval_index(items, d)?;
+                self.rt.op = "index";
                 let r = self.rt.index(&t, &idx).map_err(|err| err.at(e.span))?;
                 Ok(Value::Tensor(r))
             }
@@ -279,6 +283,14 @@ impl Interp {
             Value::Int(i) => Ok(i),
             Value::Tensor(t) if t.numel() == 1 && t.dtype().is_int() => Ok(t.to_vec::<i64>()[0]),
             other => Err(Error::wrong_type(what, "an int", other.type_name()).at(e.span)),
+        }
+    }
+
+    /// A string (a file name).
+    pub(crate) fn eval_str(&mut self, e: &Expr, what: &str) -> Result<String, Diagnostic> {
+        match self.eval(e, 0)? {
+            Value::Str(s) => Ok(s.to_string()),
+            other => Err(Error::wrong_type(what, "a string", other.type_name()).at(e.span)),
         }
     }
 

@@ -2,15 +2,17 @@
 //! events on the current stream; modelled on the simulator) and in the
 //! runtime's counters.
 
+use std::path::Path;
 use std::time::Instant;
 
-use super::{Interp, Output};
+use super::{Interp, Output, Shown};
 use crate::display;
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{Block, Expr};
 use crate::lang::Span;
 use crate::runtime::dispatch::timer;
 use crate::runtime::stream::StreamKey;
+use crate::runtime::timeline::trace::TraceWriter;
 
 impl Interp {
     pub(crate) fn exec_time(
@@ -84,30 +86,83 @@ impl Interp {
     }
 
     /// `profile { }`: the block once, then what it counted and its device
-    /// time, the same figure `time 1 { }` gives. At the end the host waits
-    /// for the work the block queued, as PyTorch's profiler synchronises on
-    /// exit; that wait is not counted as one of the block's host syncs.
-    pub(crate) fn exec_profile(&mut self, body: &Block, span: Span) -> Result<(), Diagnostic> {
+    /// time, the same figure `time 1 { }` gives, and its timeline when it
+    /// queued device work. At the end the host waits for the work the block
+    /// queued, as PyTorch's profiler synchronises on exit; that wait is not
+    /// counted as one of the block's host syncs. `profile "run.json" { }`
+    /// also writes the timeline as a Chrome trace, as it is recorded.
+    pub(crate) fn exec_profile(
+        &mut self,
+        file: Option<&Expr>,
+        body: &Block,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        if self.rt.recording() {
+            return Err(Error::value_help(
+                "`profile` blocks do not nest",
+                "profile the outer block only; its timeline shows the inner one's work too",
+            )
+            .at(span));
+        }
+        let trace = match file {
+            Some(e) => {
+                let path = self.eval_str(e, "the trace file of `profile`")?;
+                let w = TraceWriter::create(Path::new(&path))
+                    .map_err(|err| trace_error(&path, err).at(e.span))?;
+                Some((path, w))
+            }
+            None => None,
+        };
         let start_mark = self.timer_start(span)?;
         let before = self.rt.counters.clone();
         let segments = self.rt.total_segments();
+        let (path, writer) = trace.unzip();
+        self.rt.timeline_start(writer);
         let start = Instant::now();
-        self.exec_block(body)?;
+        let ran = self.exec_block(body);
         let wall = start.elapsed().as_secs_f64();
+        if let Err(e) = ran {
+            self.rt.timeline_end();
+            return Err(e);
+        }
         let mut d = self.rt.counters.since(&before);
         d.segments = self.rt.total_segments() - segments;
-        let device = self
-            .timer_end(start_mark, span)?
-            .map(|t| display::ProfileTime {
-                seconds: t.seconds,
-                on: format!("{}, {}", self.where_timed(&t.streams), t.basis),
-                busy_modelled_on: t.measured.then(|| self.rt.modelled_on()).flatten(),
-            });
-        self.emit(Output::Text(display::profile_table(
-            &d,
-            wall,
-            device.as_ref(),
-        )));
+        // The timeline ends before the profile's own final wait, which is
+        // not the block's; items still running end past the host clock.
+        let timeline = self.rt.timeline_end();
+        self.rt.op = "profile";
+        let timed = self.timer_end(start_mark, span);
+        let device = timed?.map(|t| display::ProfileTime {
+            seconds: t.seconds,
+            on: format!("{}, {}", self.where_timed(&t.streams), t.basis),
+            busy_modelled_on: t.measured.then(|| self.rt.modelled_on()).flatten(),
+        });
+        let mut text = display::profile_table(&d, wall, device.as_ref());
+        // With a timeline, a display (a notebook draws it as SVG).
+        let mut svg = None;
+        if let Some((timeline, written)) = timeline {
+            if !timeline.items.is_empty() {
+                text.push_str("\n\n");
+                text.push_str(&display::timeline::text(&timeline, TEXT_WIDTH));
+                svg = Some(self.html.then(|| display::timeline::svg(&timeline)));
+            }
+            if let Some(path) = path {
+                written.map_err(|err| trace_error(&path, err).at(span))?;
+                text.push_str(&format!(
+                    "\ntrace written to {path} (open it in https://ui.perfetto.dev)"
+                ));
+            }
+        }
+        match svg {
+            Some(svg) => {
+                let html = svg.map(|svg| {
+                    let table = display::profile_table(&d, wall, device.as_ref());
+                    format!("<pre>{}</pre>{svg}", display::html::escape(&table))
+                });
+                self.emit(Output::Display(Shown { html, text }))
+            }
+            None => self.emit(Output::Text(text)),
+        }
         Ok(())
     }
 
@@ -151,6 +206,19 @@ impl Interp {
         parts.join(" and ")
     }
 }
+
+/// A trace file that could not be created or written.
+fn trace_error(path: &str, err: std::io::Error) -> Error {
+    Error::Io {
+        action: "write the trace".into(),
+        path: path.into(),
+        reason: err.to_string(),
+    }
+}
+
+/// Columns of the text timeline (its bars and lane names): it fits an
+/// 80-column terminal, a notebook's text output and the lesson transcripts.
+const TEXT_WIDTH: usize = 80;
 
 /// Below this many bytes copied per iteration, `time` gives no copy rate:
 /// a few bytes in a fixed-cost copy make a meaningless GB/s.

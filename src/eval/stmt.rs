@@ -69,6 +69,18 @@ impl Interp {
             StmtKind::Augmented(target, op, value) => {
                 self.exec_augmented(target, *op, value, s.span)
             }
+            StmtKind::Wait(e) => {
+                self.rt.op = "wait";
+                self.exec_wait(e, s.span)
+            }
+            StmtKind::Pin(name) => {
+                self.rt.op = "pin";
+                self.exec_pin(name, s.span)
+            }
+            StmtKind::Sync(target) => {
+                self.rt.op = "sync";
+                self.exec_sync(target, s.span)
+            }
             StmtKind::Del(names) => self.exec_del(names),
             StmtKind::With(e, body) => self.exec_with(e, body),
             StmtKind::Stream(name, body) => {
@@ -77,9 +89,6 @@ impl Interp {
                     .map_err(|e| e.at(s.span))?;
                 self.exec_stream_block(name, body)
             }
-            StmtKind::Wait(e) => self.exec_wait(e, s.span),
-            StmtKind::Pin(name) => self.exec_pin(name, s.span),
-            StmtKind::Sync(target) => self.exec_sync(target, s.span),
             StmtKind::Mem { map, target } => {
                 let shown = self.mem_shown(*map, target)?;
                 self.emit(Output::Display(shown));
@@ -87,7 +96,7 @@ impl Interp {
             }
             StmtKind::For(var, iter, body) => self.exec_for(&var.name, iter, body),
             StmtKind::Time(count, body) => self.exec_time(count.as_ref(), body, s.span),
-            StmtKind::Profile(body) => self.exec_profile(body, s.span),
+            StmtKind::Profile(file, body) => self.exec_profile(file.as_ref(), body, s.span),
             StmtKind::Help(topic) => self.exec_help(topic.as_ref()),
         }
     }
@@ -102,6 +111,8 @@ impl Interp {
         }
         let v = self.eval(e, 0)?;
         if self.quiet == 0 {
+            // Showing a value reads it on the host, as PyTorch's repr does.
+            self.rt.op = "show";
             let html = self.html;
             let shown = self
                 .host_read(&[&v], || {
@@ -144,9 +155,11 @@ impl Interp {
                 if index::is_advanced(&idx) {
                     let v = self.eval(value, 0)?;
                     let (y, weak) = augmented_operand(&v, op, value.span)?;
+                    self.rt.op = op.name();
                     self.rt
                         .binary_(op, &picked, Operand { tensor: &y, weak })
                         .map_err(at)?;
+                    self.rt.op = "index_put_";
                     return self.rt.index_put(&t, &idx, &picked).map_err(at);
                 }
                 Value::Tensor(picked)
@@ -154,6 +167,7 @@ impl Interp {
             _ => self.eval(target, 0)?,
         };
         let v = self.eval(value, 0)?;
+        self.rt.op = op.name();
         match (&current, &target.kind) {
             (Value::Tensor(t), _) => {
                 let (y, weak) = augmented_operand(&v, op, value.span)?;
@@ -189,6 +203,7 @@ impl Interp {
         let t = self.indexable(&target, obj.span)?;
         let idx = self.eval_index(items, 0)?;
         let v = self.eval(value, 0)?;
+        self.rt.op = "index_put_";
         let src = to_tensor(&v).ok_or_else(|| {
             Error::wrong_type("the assigned value", "a number or a tensor", v.type_name())
                 .at(value.span)

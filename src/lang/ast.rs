@@ -27,6 +27,15 @@ impl BinOp {
             BinOp::Is => "is",
         }
     }
+
+    /// PyTorch's name for the op (`add`, `matmul`), as a profile labels it.
+    pub fn name(self) -> &'static str {
+        match self {
+            BinOp::Elementwise(op) => op.name(),
+            BinOp::MatMul => "matmul",
+            BinOp::Is => "is",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -123,6 +132,7 @@ pub enum StmtKind {
     },
     For(Name, ForIter, Block),
     Time(Option<Expr>, Block),
-    Profile(Block),
+    /// `profile { }`, or `profile "run.json" { }` to write a Chrome trace too.
+    Profile(Option<Expr>, Block),
     Help(Option<Name>),
 }

@@ -384,7 +384,10 @@ where
                 .ignore_then(expr.clone().or_not())
                 .then(block.clone())
                 .map(|(n, b)| StmtKind::Time(n, b)),
-            kw(Kw::Profile).ignore_then(block).map(StmtKind::Profile),
+            kw(Kw::Profile)
+                .ignore_then(expr.clone().or_not())
+                .then(block)
+                .map(|(file, b)| StmtKind::Profile(file, b)),
             kw(Kw::Help)
                 .ignore_then(help_topic.or_not())
                 .map(StmtKind::Help),

@@ -10,7 +10,7 @@ use super::alloc::{AllocError, Block, StreamId};
 use super::backend::{Backend, DeviceInfo};
 use super::cuda::interface::{Driver, DriverError, StreamHandle};
 use super::cuda::scratch::Scratch;
-use super::gpu::{lock, Gpu};
+use super::gpu::{lock, Gpu, Queued};
 use super::host_alloc::HostAllocator;
 use super::stream::{Mark, StreamKey};
 use super::timing::{page_lock, Work};
@@ -176,12 +176,11 @@ impl Devices {
         })
     }
 
-    /// Queues `work` on `device`'s current stream; returns the stream and the item's number.
-    pub fn launch(&self, device: u32, work: Work) -> (StreamId, u64) {
+    /// Queues `work` on `device`'s current stream.
+    pub fn launch(&self, device: u32, work: Work) -> Queued {
         let mut gpu = lock(&self.gpus[device as usize]);
         let mut host = lock(&self.host_time);
-        let s = gpu.streams.current;
-        (s, gpu.launch(work, &mut host))
+        gpu.launch(work, &mut host)
     }
 
     /// The tail of a stream, recorded now.

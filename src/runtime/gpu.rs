@@ -44,6 +44,16 @@ pub struct Gpu {
     completion: Option<Arc<dyn Driver>>,
 }
 
+/// An item just queued: its stream, its number there, and when it runs on
+/// the modelled clock (seconds).
+#[derive(Debug, Clone, Copy)]
+pub struct Queued {
+    pub stream: StreamId,
+    pub seq: u64,
+    pub start: f64,
+    pub end: f64,
+}
+
 /// An asynchronous write not yet known to be complete: item `seq` of `stream`
 /// on the device `gpu`.
 #[derive(Clone)]
@@ -166,8 +176,9 @@ impl Gpu {
     }
 
     /// Queues `work` on the current stream; `host` is the host's modelled
-    /// clock, advanced by the cost of issuing it. Returns the item's number.
-    pub fn launch(&mut self, work: Work, host: &mut f64) -> u64 {
+    /// clock, advanced by the cost of issuing it. Returns the item's number
+    /// and when it starts and ends on the modelled clock.
+    pub fn launch(&mut self, work: Work, host: &mut f64) -> Queued {
         let s = self.streams.current;
         let d = work.duration(self.spec);
         *host += self.spec.launch_latency;
@@ -178,7 +189,12 @@ impl Gpu {
             self.streams.complete(s, seq);
             self.release_ready();
         }
-        seq
+        Queued {
+            stream: s,
+            seq,
+            start: end - d,
+            end,
+        }
     }
 
     /// A mark at the tail of `stream` (an event record, or the point a wait waits for).

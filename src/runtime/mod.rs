@@ -4,7 +4,8 @@
 //! `dispatch` is the op layer every session op goes through (`Runtime`);
 //! `ops` holds the host computations it runs for cpu and simulated devices;
 //! `alloc`, `gpu`, `stream`, `event` and `timing` model a CUDA device (its
-//! caching allocator, streams, hazards and time); `backend` and `devices`
+//! caching allocator, streams, hazards and time); `timeline` records what
+//! `profile` saw in that time (and writes Chrome traces); `backend` and `devices`
 //! provide the devices; `cuda` is the CUDA backend's parts and its driver
 //! interface (`cuda::interface`, implemented by cudarc and by `cuda::emu`);
 //! `device_bytes` is a tensor's elements in a driver's device memory.
@@ -32,6 +33,7 @@ pub mod shape;
 pub mod spec;
 pub mod stream;
 mod tensor;
+pub mod timeline;
 pub mod timing;
 
 pub use crate::vocab::{DType, Device};

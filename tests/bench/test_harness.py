@@ -25,6 +25,8 @@ ROWS = [
     "sum, 4,194,304 f32, cpu",
     "add, 4,194,304 f32, simulated cuda:0 (host cost)",
     "script of 10,000 statements",
+    "10,000 kernels under `profile` (timeline)",
+    "10,000 kernels under `profile \"run.json\"`",
     "round trip of `1 + 1`",
     "launch to first kernel_info_reply",
     "cached 1 MiB alloc+free (allocator)",

@@ -2,6 +2,7 @@
 restarts, memory over many executes, and what a tensor looks like."""
 
 import time
+import xml.etree.ElementTree as ET
 
 import zmq
 from jupyter_client.session import Session
@@ -137,6 +138,29 @@ def test_tensor_html_has_badge_and_table(kernel):
     reply, msgs = execute(kc, "mem cuda:1")
     [(kind, content)] = [m for m in msgs if m[0] == "display_data"]
     assert "<svg" in content["data"]["text/html"] and "t: requested" in content["data"]["text/html"]
+
+
+def test_profile_draws_its_timeline_as_svg(kernel):
+    km, kc, _ = kernel
+    reply, msgs = execute(
+        kc, "w = randn(64, device=cuda)\nprofile { for i in 0..3 { l = (w * w).sum().item() } }"
+    )
+    assert reply["status"] == "ok"
+    [(kind, content)] = [m for m in msgs if m[0] == "display_data"]
+    assert "timeline (modelled" in content["data"]["text/plain"]
+    html = content["data"]["text/html"]
+    assert "host syncs   3" in html
+    svg = ET.fromstring(html[html.index("<svg") :])
+    ns = "{http://www.w3.org/2000/svg}"
+    titles = [t.text for t in svg.iter(ns + "title")]
+    # Hover text: op, shape, bytes, duration and stream.
+    kernel = next(t for t in titles if t.startswith("sum kernel"))
+    assert "f32[]" in kernel and "4 B" in kernel and "µs from" in kernel and "on cuda:0 default" in kernel
+    assert any(t.startswith("D2H copy (item)") for t in titles)
+    assert any(t.startswith("host waits (item)") and "for cuda:0 default" in t for t in titles)
+    assert sum(t.startswith("host sync (item)") for t in titles) == 3
+    lanes = [t.text for t in svg.iter(ns + "text") if t.text and "%" in t.text]
+    assert [name.split(" (")[0] for name in lanes] == ["host", "cuda:0 default"]
 
 
 def test_warnings_go_to_stderr_and_values_to_results(kernel):

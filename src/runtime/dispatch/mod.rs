@@ -9,6 +9,7 @@
 //!   and factories;
 //! - `transfer.rs`: copies between the host and devices, pinned memory;
 //! - `sync.rs`: streams, events, waits and host syncs;
+//! - `record.rs`: `profile`'s timeline of what was queued and waited for;
 //! - `timer.rs`: device time for `time` and `elapsed` (measured on a GPU,
 //!   modelled elsewhere);
 //! - `kernels.rs`: the ops of `compute.rs` on a driver's devices, as
@@ -27,6 +28,7 @@ mod device;
 pub mod first_check;
 mod indexing;
 mod kernels;
+mod record;
 mod sync;
 pub mod timer;
 mod transfer;
@@ -39,6 +41,7 @@ use super::counters::Counters;
 use super::devices::{Devices, Memory};
 use super::rng::Generators;
 use super::shape::checked_numel;
+use super::timeline::Timeline;
 use super::timing::Work;
 use super::{DType, Device, Tensor};
 use crate::error::Error;
@@ -59,6 +62,11 @@ pub struct Runtime {
     /// running statement: the interpreter checks it before each statement,
     /// and a driver's device before each launch.
     pub interrupt: Arc<AtomicBool>,
+    /// The op running now (`matmul`, `item`), set by the interpreter before
+    /// it calls one: `profile`'s timeline labels the work it queues with it.
+    pub op: &'static str,
+    /// While `profile` runs: what was queued and waited for, in time.
+    timeline: Option<Timeline>,
 }
 
 /// The kernel cost of an op beyond the bytes it reads and writes.
@@ -77,6 +85,8 @@ impl Runtime {
             current_device: 0,
             notes: Vec::new(),
             interrupt: Arc::new(AtomicBool::new(false)),
+            op: "op",
+            timeline: None,
         }
     }
 
@@ -219,7 +229,11 @@ impl Runtime {
             let s = gpu.streams.current;
             return (s, gpu.streams.get(s).issued);
         }
-        let (stream, seq) = self.devices.launch(d, work);
+        let queued = self.devices.launch(d, work);
+        let (stream, seq) = (queued.stream, queued.seq);
+        if self.timeline.is_some() {
+            self.record_item(d, work, queued, out);
+        }
         if matches!(work, Work::Kernel { .. }) {
             self.counters.kernels += 1;
         }

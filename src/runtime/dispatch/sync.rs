@@ -163,15 +163,26 @@ impl Runtime {
     /// The host waits for one stream.
     pub fn sync_stream(&mut self, key: StreamKey) -> Result<(), Error> {
         self.counters.host_syncs += 1;
+        let before = self.devices.host_time();
         self.devices
             .sync_stream(key)
-            .map_err(|e| driver_error(key.device, e))
+            .map_err(|e| driver_error(key.device, e))?;
+        if self.recording() {
+            let name = self.stream_ref(key).name.to_string();
+            self.record_wait(before, || format!("cuda:{} {name}", key.device));
+        }
+        Ok(())
     }
 
     /// The host waits for every stream of a device.
     pub fn sync_device(&mut self, d: u32) -> Result<(), Error> {
         self.counters.host_syncs += 1;
-        self.devices.sync_device(d).map_err(|e| driver_error(d, e))
+        let before = self.devices.host_time();
+        self.devices
+            .sync_device(d)
+            .map_err(|e| driver_error(d, e))?;
+        self.record_wait(before, || format!("cuda:{d}"));
+        Ok(())
     }
 
     /// The host waits until the stream reaches the event; an event never
@@ -181,6 +192,7 @@ impl Runtime {
             return Ok(());
         };
         self.counters.host_syncs += 1;
+        let before = self.devices.host_time();
         if let Some(ev) = &r.driver {
             ev.driver
                 .event_synchronize(ev.handle)
@@ -188,6 +200,7 @@ impl Runtime {
         }
         self.devices
             .complete(r.mark.stream, r.mark.seq, r.mark.time);
+        self.record_wait(before, || "an event".into());
         Ok(())
     }
 
@@ -196,11 +209,13 @@ impl Runtime {
             return Ok(());
         }
         self.counters.host_syncs += 1;
+        let before = self.devices.host_time();
         for d in 0..self.devices.count() {
             self.devices
                 .sync_device(d)
                 .map_err(|e| driver_error(d, e))?;
         }
+        self.record_wait(before, || "every device".into());
         Ok(())
     }
 

@@ -1,0 +1,279 @@
+//! `profile`'s timeline, drawn: one lane per (device, stream) and one for
+//! the host, each kernel, copy and host wait a segment in time. The terminal
+//! gets text scaled to a width; a notebook gets an SVG whose segments give
+//! the op, shape, bytes, duration and stream on hover. Items too short to
+//! see at that scale merge with their neighbours, so a block of 10⁵ ops
+//! draws as fast as it reads.
+
+use super::fmt_seconds;
+use crate::runtime::timeline::{Item, Kind, Timeline};
+use crate::vocab::human_bytes;
+
+const KERNEL: char = '█';
+const COPY: char = '▒';
+const WAIT: char = '░';
+const SYNC: char = '|';
+
+fn fill(kind: Kind) -> char {
+    match kind {
+        Kind::Kernel => KERNEL,
+        Kind::Copy(_) => COPY,
+        Kind::HostWait => WAIT,
+    }
+}
+
+/// What a segment is called on the timeline: the op for kernels and waits,
+/// the direction for copies.
+fn label(item: &Item) -> String {
+    match item.kind {
+        Kind::Copy(dir) => dir.to_string(),
+        _ => item.op.to_string(),
+    }
+}
+
+/// The lanes in the order they are drawn: the host, then each device's
+/// streams in order of creation (`default` first).
+fn order(t: &Timeline) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..t.lanes.len()).collect();
+    order.sort_by_key(|&i| t.lanes[i].0);
+    order
+}
+
+/// The share of the span each lane was busy (the host: waiting).
+fn busy(t: &Timeline) -> Vec<f64> {
+    let mut busy = vec![0.0; t.lanes.len()];
+    for i in &t.items {
+        busy[i.lane] += i.end - i.start;
+    }
+    busy
+}
+
+/// The timeline as text `width` columns wide.
+pub fn text(t: &Timeline, width: usize) -> String {
+    let names: Vec<&str> = t.lanes.iter().map(|(_, n)| n.as_str()).collect();
+    let name_w = names.iter().map(|n| n.chars().count()).max().unwrap_or(4);
+    // "  name │bars│ 100%"
+    let bars = width.saturating_sub(2 + name_w + 2 + 6).max(10);
+    let span = t.end.max(1e-12);
+    let unit = span / bars as f64;
+    let mut rows: Vec<Vec<char>> = vec![vec![' '; bars]; t.lanes.len()];
+    let mut labelled: Vec<Vec<bool>> = vec![vec![false; bars]; t.lanes.len()];
+    let col = |s: f64| ((s / unit) as usize).min(bars - 1);
+    let cols = |i: &Item| {
+        let c0 = col(i.start);
+        let c1 = ((i.end / unit).ceil() as usize).clamp(c0 + 1, bars);
+        (c0, c1)
+    };
+    for i in &t.items {
+        let (c0, c1) = cols(i);
+        for c in &mut rows[i.lane][c0..c1] {
+            *c = fill(i.kind);
+        }
+    }
+    for &(at, _) in &t.syncs {
+        let c = col(at);
+        if rows[0][c] == ' ' {
+            rows[0][c] = SYNC;
+        }
+    }
+    // Labels inside the segments wide enough to hold them.
+    for i in &t.items {
+        let (c0, c1) = cols(i);
+        let name = label(i);
+        let n = name.chars().count();
+        if c1 - c0 < n + 2 || labelled[i.lane][c0..c1].iter().any(|&l| l) {
+            continue;
+        }
+        let at = c0 + (c1 - c0 - n) / 2;
+        for (k, ch) in name.chars().enumerate() {
+            rows[i.lane][at + k] = ch;
+        }
+        for l in &mut labelled[i.lane][c0..c1] {
+            *l = true;
+        }
+    }
+    let busy = busy(t);
+    let mut out = format!("timeline (modelled; {} per column)", fmt_seconds(unit));
+    for lane in order(t) {
+        let bar: String = rows[lane].iter().collect();
+        let share = (busy[lane] / span * 100.0).round().min(100.0);
+        out.push_str(&format!("\n  {:<name_w$} │{bar}│ {share:>3}%", names[lane]));
+    }
+    let end = fmt_seconds(t.end);
+    out.push_str(&format!(
+        "\n  {:<name_w$}  0{end:>w$}",
+        "",
+        w = bars.saturating_sub(1)
+    ));
+    out.push_str(&format!(
+        "\n  {KERNEL} kernel  {COPY} copy  {WAIT} host waits  {SYNC} host sync    % busy (the host: waiting)"
+    ));
+    out
+}
+
+/// One rectangle of the SVG: one item, or neighbours too short to draw apart.
+struct Rect {
+    lane: usize,
+    x0: f64,
+    x1: f64,
+    first: usize,
+    count: usize,
+    busy: f64,
+    kernels: usize,
+}
+
+const SVG_LANE_H: f64 = 22.0;
+const SVG_NAME_W: f64 = 150.0;
+const SVG_BARS_W: f64 = 650.0;
+
+/// The timeline as an SVG for a notebook; every rectangle says what it is
+/// on hover.
+pub fn svg(t: &Timeline) -> String {
+    let span = t.end.max(1e-12);
+    let px = |s: f64| s / span * SVG_BARS_W;
+    // Each lane's row, top to bottom.
+    let mut row = vec![0; t.lanes.len()];
+    for (r, lane) in order(t).into_iter().enumerate() {
+        row[lane] = r;
+    }
+    let mut rects: Vec<Rect> = Vec::new();
+    // The last rectangle of each lane, to merge short neighbours into.
+    let mut last: Vec<Option<usize>> = vec![None; t.lanes.len()];
+    for (n, i) in t.items.iter().enumerate() {
+        let (x0, x1) = (px(i.start), px(i.end));
+        let short = x1 - x0 < 2.0;
+        if let Some(r) = last[i.lane].map(|k| &mut rects[k]) {
+            if short && r.x1 - r.x0 < 2.0 * r.count as f64 + 2.0 && x0 <= r.x1 + 1.0 {
+                r.x1 = r.x1.max(x1);
+                r.count += 1;
+                r.busy += i.end - i.start;
+                r.kernels += usize::from(i.kind == Kind::Kernel);
+                continue;
+            }
+        }
+        last[i.lane] = Some(rects.len());
+        rects.push(Rect {
+            lane: i.lane,
+            x0,
+            x1,
+            first: n,
+            count: 1,
+            busy: i.end - i.start,
+            kernels: usize::from(i.kind == Kind::Kernel),
+        });
+    }
+    let h = SVG_LANE_H * (t.lanes.len() as f64 + 1.0);
+    let w = SVG_NAME_W + SVG_BARS_W + 10.0;
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"cudash-timeline\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\" font-size=\"11\">"
+    );
+    let busy = busy(t);
+    for (lane, (_, name)) in t.lanes.iter().enumerate() {
+        let y = row[lane] as f64 * SVG_LANE_H;
+        let share = (busy[lane] / span * 100.0).round().min(100.0);
+        s.push_str(&format!(
+            "<text x=\"0\" y=\"{:.1}\">{} ({share}%)</text><line x1=\"{SVG_NAME_W}\" x2=\"{:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#ccc\"/>",
+            y + 15.0,
+            super::html::escape(name),
+            SVG_NAME_W + SVG_BARS_W,
+            y + SVG_LANE_H - 2.0,
+            y + SVG_LANE_H - 2.0,
+        ));
+    }
+    // Host syncs as ticks; those within 2 px of the last tick share it.
+    let mut ticks: Vec<(f64, usize, f64, &str)> = Vec::new();
+    for &(at, op) in &t.syncs {
+        match ticks.last_mut() {
+            Some((x, n, _, _)) if px(at) - *x < 2.0 => *n += 1,
+            _ => ticks.push((px(at), 1, at, op)),
+        }
+    }
+    for (x, n, at, op) in ticks {
+        let x = SVG_NAME_W + x;
+        let title = match n {
+            1 => format!("host sync ({op}) at {}", fmt_seconds(at)),
+            n => format!("{n} host syncs from {}", fmt_seconds(at)),
+        };
+        s.push_str(&format!(
+            "<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"1\" y2=\"{:.1}\" stroke=\"#333\"><title>{title}</title></line>",
+            SVG_LANE_H - 3.0,
+        ));
+    }
+    for r in &rects {
+        let first = &t.items[r.first];
+        let y = row[r.lane] as f64 * SVG_LANE_H + 3.0;
+        let x = SVG_NAME_W + r.x0;
+        let width = (r.x1 - r.x0).max(1.0);
+        let (color, title) = if r.count == 1 {
+            (color(first.kind), hover(t, first))
+        } else {
+            (
+                "#7f7f7f",
+                format!(
+                    "{} items ({} kernels, {} other) from {} to {}, busy {}",
+                    r.count,
+                    r.kernels,
+                    r.count - r.kernels,
+                    fmt_seconds(first.start),
+                    fmt_seconds(r.x1 / SVG_BARS_W * span),
+                    fmt_seconds(r.busy)
+                ),
+            )
+        };
+        s.push_str(&format!(
+            "<rect x=\"{x:.2}\" y=\"{y:.1}\" width=\"{width:.2}\" height=\"{:.1}\" fill=\"{color}\"><title>{}</title></rect>",
+            SVG_LANE_H - 6.0,
+            super::html::escape(&title)
+        ));
+        let name = label(first);
+        if r.count == 1 && width >= 7.0 * name.len() as f64 + 6.0 {
+            s.push_str(&format!(
+                "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"white\" text-anchor=\"middle\" pointer-events=\"none\">{}</text>",
+                x + width / 2.0,
+                y + 12.0,
+                super::html::escape(&name)
+            ));
+        }
+    }
+    let y = t.lanes.len() as f64 * SVG_LANE_H + 14.0;
+    s.push_str(&format!(
+        "<text x=\"{SVG_NAME_W}\" y=\"{y:.1}\">0</text><text x=\"{:.1}\" y=\"{y:.1}\" text-anchor=\"end\">{} (modelled)</text></svg>",
+        SVG_NAME_W + SVG_BARS_W,
+        fmt_seconds(t.end)
+    ));
+    s
+}
+
+fn color(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Kernel => "#4c78a8",
+        Kind::Copy(_) => "#f58518",
+        Kind::HostWait => "#e45756",
+    }
+}
+
+/// An item's hover text: op, shape, bytes, duration and lane.
+fn hover(t: &Timeline, i: &Item) -> String {
+    let what = match i.kind {
+        Kind::Kernel => format!("{} kernel", i.op),
+        Kind::Copy(dir) => format!("{dir} copy ({})", i.op),
+        Kind::HostWait => format!("host waits ({})", i.op),
+    };
+    let mut parts = vec![what];
+    if let Some(d) = &i.detail {
+        parts.push(match i.kind {
+            Kind::HostWait => format!("for {d}"),
+            _ => d.to_string(),
+        });
+    }
+    if i.bytes > 0 {
+        parts.push(human_bytes(i.bytes as u128));
+    }
+    parts.push(format!(
+        "{} from {}",
+        fmt_seconds(i.end - i.start),
+        fmt_seconds(i.start)
+    ));
+    parts.push(format!("on {}", t.lanes[i.lane].1));
+    parts.join("\n")
+}

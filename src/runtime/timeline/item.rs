@@ -1,0 +1,37 @@
+//! What a timeline records: items on lanes.
+
+use std::sync::Arc;
+
+use crate::runtime::stream::StreamKey;
+
+/// Where an item ran: the host, or one stream of one device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Lane {
+    Host,
+    Stream(StreamKey),
+}
+
+/// What an item was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Kernel,
+    /// A copy: `H2D`, `D2H` or `D2D` (between devices).
+    Copy(&'static str),
+    /// The host waiting for device work (`sync`, `.item()`, a blocking copy).
+    HostWait,
+}
+
+/// One segment of the timeline; times in seconds since the profile began.
+#[derive(Debug, Clone)]
+pub struct Item {
+    pub lane: usize,
+    pub kind: Kind,
+    /// The op that issued it (`matmul`, `to`, `item`, `sync`).
+    pub op: &'static str,
+    pub start: f64,
+    pub end: f64,
+    /// Bytes written (kernels) or moved (copies); 0 for host waits.
+    pub bytes: u64,
+    /// `f32[1024, 1024]` for a kernel's output, or what a wait waited for.
+    pub detail: Option<Arc<str>>,
+}

@@ -1,0 +1,127 @@
+//! What `profile { }` saw, in time: every kernel and copy as a segment on
+//! its (device, stream) lane, and the host's syncs on the host lane, at the
+//! times the simulator's model gives them (`timing.rs`; the same on every
+//! run). `profile "run.json" { }` also streams each item to a Chrome trace
+//! (`trace.rs`) as it is recorded; `item.rs` holds what is recorded.
+
+use std::sync::Arc;
+
+mod item;
+pub mod trace;
+
+pub use item::{Item, Kind, Lane};
+use trace::TraceWriter;
+
+use super::shape::fmt_shape;
+use super::DType;
+
+/// The timeline of one `profile` block.
+pub struct Timeline {
+    /// The lanes in order of first use, with their names (`host`,
+    /// `cuda:0 default`).
+    pub lanes: Vec<(Lane, String)>,
+    pub items: Vec<Item>,
+    /// Host syncs, as instants (seconds since the start), with what they waited for.
+    pub syncs: Vec<(f64, &'static str)>,
+    /// The modelled host clock when the profile began.
+    origin: f64,
+    /// The host clock when the profile ended (set by `close`).
+    pub end: f64,
+    trace: Option<TraceWriter>,
+    last_shape: Option<(DType, Vec<usize>, Arc<str>)>,
+}
+
+impl Timeline {
+    /// A timeline starting at host time `origin`, streaming to `trace` when given.
+    pub fn new(origin: f64, trace: Option<TraceWriter>) -> Timeline {
+        let mut t = Timeline {
+            lanes: Vec::new(),
+            items: Vec::new(),
+            syncs: Vec::new(),
+            origin,
+            end: 0.0,
+            trace,
+            last_shape: None,
+        };
+        t.lane(Lane::Host, || "host".into());
+        t
+    }
+
+    /// Whether `lane` has had an item.
+    pub fn has_lane(&self, lane: Lane) -> bool {
+        self.lanes.iter().any(|(l, _)| *l == lane)
+    }
+
+    /// `f32[1024, 1024]`, shared with the last item of that dtype and shape
+    /// (a loop's items all have one).
+    pub fn shape_label(&mut self, dtype: DType, shape: &[usize]) -> Arc<str> {
+        if let Some((d, s, label)) = &self.last_shape {
+            if *d == dtype && s.as_slice() == shape {
+                return Arc::clone(label);
+            }
+        }
+        let label: Arc<str> = Arc::from(format!("{dtype}{}", fmt_shape(shape)));
+        self.last_shape = Some((dtype, shape.to_vec(), Arc::clone(&label)));
+        label
+    }
+
+    /// The index of `lane`, added (named by `name`) on first use.
+    pub fn lane(&mut self, lane: Lane, name: impl FnOnce() -> String) -> usize {
+        if let Some(i) = self.lanes.iter().position(|(l, _)| *l == lane) {
+            return i;
+        }
+        let name = name();
+        if let Some(w) = &mut self.trace {
+            w.lane(lane, &name);
+        }
+        self.lanes.push((lane, name));
+        self.lanes.len() - 1
+    }
+
+    /// Records an item that ran from host-clock `start` to `end`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(
+        &mut self,
+        lane: usize,
+        kind: Kind,
+        op: &'static str,
+        start: f64,
+        end: f64,
+        bytes: u64,
+        detail: Option<Arc<str>>,
+    ) {
+        let item = Item {
+            lane,
+            kind,
+            op,
+            start: (start - self.origin).max(0.0),
+            end: (end - self.origin).max(0.0),
+            bytes,
+            detail,
+        };
+        if let Some(w) = &mut self.trace {
+            w.item(self.lanes[lane].0, &item);
+        }
+        self.items.push(item);
+    }
+
+    /// A host sync at host-clock `at`, by `op`.
+    pub fn sync(&mut self, op: &'static str, at: f64) {
+        let at = (at - self.origin).max(0.0);
+        if let Some(w) = &mut self.trace {
+            w.instant(op, at);
+        }
+        self.syncs.push((at, op));
+    }
+
+    /// Ends the timeline at host-clock `end` (everything queued has finished
+    /// by then); finishes the trace file. Returns the file's error, if any.
+    pub fn close(&mut self, end: f64) -> std::io::Result<()> {
+        let last = self.items.iter().map(|i| i.end).fold(0.0, f64::max);
+        self.end = (end - self.origin).max(last);
+        match self.trace.take() {
+            Some(w) => w.finish(),
+            None => Ok(()),
+        }
+    }
+}
