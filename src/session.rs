@@ -395,6 +395,12 @@ impl Session {
         self.interp.on_progress = Some(Box::new(f));
     }
 
+    /// The columns text drawings may fill (`profile`'s timeline): 80 unless
+    /// a terminal says otherwise; kept between 60 and 240.
+    pub fn set_width(&mut self, columns: usize) {
+        self.interp.width = columns.clamp(60, 240);
+    }
+
     /// Values and `mem` displays carry HTML too (for notebooks).
     pub fn enable_html(&mut self) {
         self.interp.html = true;
@@ -462,6 +468,7 @@ impl Session {
         fresh.on_progress = self.interp.on_progress.take();
         fresh.sink = self.interp.sink.take();
         fresh.html = self.interp.html;
+        fresh.width = self.interp.width;
         self.interp = fresh;
         self.devices.take_hazards();
     }

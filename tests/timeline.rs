@@ -215,3 +215,16 @@ fn a_long_block_keeps_its_timeline_small() {
         .count();
     assert_eq!(kernels, 20000);
 }
+
+#[test]
+fn the_timeline_fills_the_width_it_is_given() {
+    let mut s = sim_session(1, 1 << 30);
+    s.set_width(120);
+    ok_in(&mut s, "w = randn(64, device=cuda)");
+    let out = ok_in(
+        &mut s,
+        "profile { for i in 0..3 { y = (w * 2).sum().item() } }",
+    );
+    let lane = out.lines().find(|l| l.contains("cuda:0 default")).unwrap();
+    assert_eq!(lane.chars().count(), 120, "{out}");
+}

@@ -288,18 +288,7 @@ impl Drop for RawMode {
 
 /// The width to wrap narration to: the terminal's, at most 100 columns.
 fn terminal_width() -> usize {
-    // SAFETY: winsize is plain data; TIOCGWINSZ fills it or fails.
-    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
-    // SAFETY: fd 1 and a valid pointer to a winsize.
-    let cols = if unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut ws) } == 0 && ws.ws_col > 0 {
-        usize::from(ws.ws_col)
-    } else {
-        std::env::var("COLUMNS")
-            .ok()
-            .and_then(|c| c.parse().ok())
-            .unwrap_or(80)
-    };
-    cols.clamp(40, 100)
+    crate::repl::terminal_columns().clamp(40, 100)
 }
 
 #[cfg(test)]

@@ -143,7 +143,7 @@ impl Interp {
         if let Some((timeline, written)) = timeline {
             if !timeline.items.is_empty() {
                 text.push_str("\n\n");
-                text.push_str(&display::timeline::text(&timeline, TEXT_WIDTH));
+                text.push_str(&display::timeline::text(&timeline, self.width));
                 svg = Some(self.html.then(|| display::timeline::svg(&timeline)));
             }
             if let Some(path) = path {
@@ -215,10 +215,6 @@ fn trace_error(path: &str, err: std::io::Error) -> Error {
         reason: err.to_string(),
     }
 }
-
-/// Columns of the text timeline (its bars and lane names): it fits an
-/// 80-column terminal, a notebook's text output and the lesson transcripts.
-const TEXT_WIDTH: usize = 80;
 
 /// Below this many bytes copied per iteration, `time` gives no copy rate:
 /// a few bytes in a fixed-cost copy make a meaningless GB/s.

@@ -84,6 +84,8 @@ pub struct Interp {
     pub sink: Option<Box<dyn FnMut(Output)>>,
     /// Render HTML beside the text of values and displays.
     pub html: bool,
+    /// Columns for text drawings (`profile`'s timeline); 80 in transcripts.
+    pub width: usize,
     /// Warnings given by the running top-level statement, with repeat counts.
     warned: Vec<(String, u64)>,
 }
@@ -99,6 +101,7 @@ impl Interp {
             on_progress: None,
             sink: None,
             html: false,
+            width: 80,
             warned: Vec::new(),
         }
     }

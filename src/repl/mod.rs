@@ -3,6 +3,7 @@
 //! commands. It talks only to `Session`. Without a terminal (`cudash < script`)
 //! it falls back to plain line-by-line input.
 
+mod columns;
 pub mod helper;
 pub mod highlight;
 pub mod lines;
@@ -20,6 +21,8 @@ use nu_ansi_term::{Color, Style};
 use rustyline::error::ReadlineError;
 use rustyline::history::DefaultHistory;
 use rustyline::{CompletionType, Config as RlConfig, Editor, ExternalPrinter};
+
+pub use columns::terminal_columns;
 
 use crate::eval::Output;
 use crate::session::{Config, Outcome, Session};
@@ -48,6 +51,8 @@ pub fn run(config: Config) -> u8 {
         Err(code) => return code,
     };
     s.set_progress(progress::bar());
+    // `profile`'s timeline fills the terminal (transcripts keep 80 columns).
+    s.set_width(terminal_columns());
     let session = Rc::new(RefCell::new(s));
     // Ctrl-C while a statement runs stops it; while typing, rustyline cancels the line.
     session.borrow().interrupt_on_ctrl_c();
