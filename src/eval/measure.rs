@@ -104,6 +104,7 @@ impl Interp {
             )
             .at(span));
         }
+        let start_mark = self.timer_start(span)?;
         let trace = match file {
             Some(e) => {
                 let path = self.eval_str(e, "the trace file of `profile`")?;
@@ -113,7 +114,6 @@ impl Interp {
             }
             None => None,
         };
-        let start_mark = self.timer_start(span)?;
         let before = self.rt.counters.clone();
         let segments = self.rt.total_segments();
         let (path, writer) = trace.unzip();
@@ -122,7 +122,12 @@ impl Interp {
         let ran = self.exec_block(body);
         let wall = start.elapsed().as_secs_f64();
         if let Err(e) = ran {
-            self.rt.timeline_end();
+            // The trace keeps what ran before the error (or the interrupt).
+            if let (Some(path), Some((_, Ok(())))) = (&path, self.rt.timeline_end()) {
+                self.emit(Output::Warning(format!(
+                    "the block stopped early: the trace in {path} has what ran until then"
+                )));
+            }
             return Err(e);
         }
         let mut d = self.rt.counters.since(&before);
