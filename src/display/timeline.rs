@@ -59,9 +59,11 @@ pub fn text(t: &Timeline, width: usize) -> String {
     let mut rows: Vec<Vec<char>> = vec![vec![' '; bars]; t.lanes.len()];
     let mut labelled: Vec<Vec<bool>> = vec![vec![false; bars]; t.lanes.len()];
     let col = |s: f64| ((s / unit) as usize).min(bars - 1);
+    // An item fills the columns it covers at least half of, and at least
+    // one: rounding both ends keeps a gap of a column or more visible.
     let cols = |i: &Item| {
-        let c0 = col(i.start);
-        let c1 = ((i.end / unit).ceil() as usize).clamp(c0 + 1, bars);
+        let c0 = ((i.start / unit).round() as usize).min(bars - 1);
+        let c1 = ((i.end / unit).round() as usize).clamp(c0 + 1, bars);
         (c0, c1)
     };
     for i in &t.items {
