@@ -2,8 +2,9 @@
 //! mid-size products where the `gemm` crate's set-up shows. Register tiles of
 //! 6 rows × 16 columns read `a` in place and `b` from 16-column panels packed
 //! once per block of 256 steps of `k` (a panel, 16 KiB, stays in L1 while a
-//! block of `a`'s rows passes over it). Nothing is threaded here: the caller
-//! splits rows across threads when a product is large enough to gain.
+//! block of `a`'s rows passes over it). [`sgemm_parallel`] deals a product's
+//! columns to threads a few panels at a time, when the caller finds it large
+//! enough to gain.
 //!
 //! Each output element is `Σ_p a[i,p]·b[p,j]` accumulated in f32 with fused
 //! multiply-adds, in order of `p`.
