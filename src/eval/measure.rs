@@ -142,7 +142,8 @@ impl Interp {
             on: format!("{}, {}", self.where_timed(&t.streams), t.basis),
             busy_modelled_on: t.measured.then(|| self.rt.modelled_on()).flatten(),
         });
-        let mut text = display::profile_table(&d, wall, device.as_ref());
+        let table = display::profile_table(&d, wall, device.as_ref());
+        let mut text = table.clone();
         // With a timeline, a display (a notebook draws it as SVG).
         let mut svg = None;
         if let Some((timeline, written)) = timeline {
@@ -160,10 +161,8 @@ impl Interp {
         }
         match svg {
             Some(svg) => {
-                let html = svg.map(|svg| {
-                    let table = display::profile_table(&d, wall, device.as_ref());
-                    format!("<pre>{}</pre>{svg}", display::html::escape(&table))
-                });
+                let html =
+                    svg.map(|svg| format!("<pre>{}</pre>{svg}", display::html::escape(&table)));
                 self.emit(Output::Display(Shown { html, text }))
             }
             None => self.emit(Output::Text(text)),

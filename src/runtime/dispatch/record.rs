@@ -58,9 +58,19 @@ impl Runtime {
         t.push(lane, kind, op, q.start, q.end, bytes, detail);
     }
 
-    /// After a host sync that began at host time `before`: an instant, and
-    /// the wait as a segment on the host lane when the host had to wait.
-    pub(super) fn record_wait(&mut self, before: f64, waited_for: impl FnOnce() -> String) {
+    /// The host time a sync begins at, while a timeline is recorded (the
+    /// host clock's lock is not taken otherwise).
+    pub(super) fn sync_began(&self) -> Option<f64> {
+        self.timeline.as_ref().map(|_| self.devices.host_time())
+    }
+
+    /// After a host sync that began at `before` (from `sync_began`): an
+    /// instant, and the wait as a segment on the host lane when the host had
+    /// to wait.
+    pub(super) fn record_wait(&mut self, before: Option<f64>, waited_for: impl FnOnce() -> String) {
+        let Some(before) = before else {
+            return;
+        };
         let after = self.devices.host_time();
         let op = self.op;
         let Some(t) = &mut self.timeline else {

@@ -163,11 +163,11 @@ impl Runtime {
     /// The host waits for one stream.
     pub fn sync_stream(&mut self, key: StreamKey) -> Result<(), Error> {
         self.counters.host_syncs += 1;
-        let before = self.devices.host_time();
+        let before = self.sync_began();
         self.devices
             .sync_stream(key)
             .map_err(|e| driver_error(key.device, e))?;
-        if self.recording() {
+        if before.is_some() {
             let name = self.stream_ref(key).name.to_string();
             self.record_wait(before, || format!("cuda:{} {name}", key.device));
         }
@@ -177,7 +177,7 @@ impl Runtime {
     /// The host waits for every stream of a device.
     pub fn sync_device(&mut self, d: u32) -> Result<(), Error> {
         self.counters.host_syncs += 1;
-        let before = self.devices.host_time();
+        let before = self.sync_began();
         self.devices
             .sync_device(d)
             .map_err(|e| driver_error(d, e))?;
@@ -192,7 +192,7 @@ impl Runtime {
             return Ok(());
         };
         self.counters.host_syncs += 1;
-        let before = self.devices.host_time();
+        let before = self.sync_began();
         if let Some(ev) = &r.driver {
             ev.driver
                 .event_synchronize(ev.handle)
@@ -209,7 +209,7 @@ impl Runtime {
             return Ok(());
         }
         self.counters.host_syncs += 1;
-        let before = self.devices.host_time();
+        let before = self.sync_began();
         for d in 0..self.devices.count() {
             self.devices
                 .sync_device(d)
