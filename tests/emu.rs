@@ -432,3 +432,74 @@ fn auto_picks_a_drivers_devices_only_after_its_first_check() {
         "{why}"
     );
 }
+
+/// On a GPU `profile`'s timeline is measured with events, not modelled:
+/// here on `emu` presented as a GPU, whose events carry the host's clock.
+/// A host that sleeps between two launches shows as a gap on the stream,
+/// and the trace file gets the measured times.
+#[test]
+fn on_a_gpu_the_timeline_is_measured_with_events() {
+    use cudash::runtime::timeline::trace::TraceWriter;
+    use cudash::runtime::timeline::Kind;
+    use std::time::{Duration, Instant};
+
+    let (mut rt, _emu) = like_a_gpu();
+    let x = randn(&mut rt, 1 << 16);
+    let path = std::env::temp_dir().join(format!("cudash-measured-{}.json", std::process::id()));
+    rt.timeline_start(Some(TraceWriter::create(&path).unwrap()))
+        .unwrap();
+    let wall = Instant::now();
+    rt.begin_op("mul");
+    let y = times_two(&mut rt, &x);
+    std::thread::sleep(Duration::from_millis(30));
+    rt.begin_op("mul");
+    let _z = times_two(&mut rt, &y);
+    rt.begin_op("to");
+    rt.copy_to(&y, Device::Cpu).unwrap();
+    let (t, written) = rt.timeline_end().unwrap().expect("a timeline");
+    let wall = wall.elapsed().as_secs_f64();
+    written.unwrap();
+    assert!(t.measured);
+    let kernels: Vec<_> = t.items.iter().filter(|i| i.kind == Kind::Kernel).collect();
+    assert_eq!(kernels.len(), 2, "{:?}", t.items);
+    for i in &t.items {
+        assert!(
+            0.0 <= i.start && i.start <= i.end && i.end <= t.end,
+            "{i:?}"
+        );
+    }
+    let gap = kernels[1].start - kernels[0].end;
+    assert!(
+        gap >= 0.029,
+        "the host slept 30 ms between the launches: {gap}"
+    );
+    assert!(t.end <= wall + 0.01, "{} of {wall}", t.end);
+    let copy = t.items.iter().find(|i| i.kind == Kind::Copy("D2H"));
+    let copy = copy.unwrap_or_else(|| panic!("a D2H copy in {:?}", t.items));
+    assert!(
+        copy.start >= kernels[1].end,
+        "the copy follows the second kernel on the stream"
+    );
+    let text = cudash::display::timeline::text(&t, 80);
+    assert!(
+        text.starts_with("timeline (measured with CUDA events; "),
+        "{text}"
+    );
+
+    // The trace file holds the same, measured, times.
+    let trace: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let kernels_ts: Vec<f64> = trace["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["cat"] == "kernel")
+        .map(|e| e["ts"].as_f64().unwrap())
+        .collect();
+    assert_eq!(kernels_ts.len(), 2, "{trace}");
+    assert!(
+        kernels_ts[1] - kernels_ts[0] >= 29_000.0,
+        "{kernels_ts:?} µs"
+    );
+}

@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use super::transcript::{first_difference, prompted, Mode};
-use crate::lesson::outputs::{self, comparable, CellOutput};
+use crate::lesson::outputs::{self, comparable, mask_measured_timelines, CellOutput};
 use crate::lesson::{help_query, Cell, Lesson};
 use crate::session::{Config, Session};
 
@@ -151,7 +151,7 @@ fn check_or_save(config: Config, file: &Path, lesson: Lesson, save: bool) -> u8 
 
 /// The first lines where `fresh` differs from `saved`, or `None` when they agree.
 fn difference(saved: &[CellOutput], fresh: &[CellOutput]) -> Option<String> {
-    let (s, f) = (comparable(saved), comparable(fresh));
+    let (s, f) = mask_measured_timelines(comparable(saved), comparable(fresh));
     if s == f {
         return None;
     }

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use super::transcript::{first_difference, prompted, Mode};
-use crate::lesson::outputs::mask_for_check;
+use crate::lesson::outputs::{mask_for_check, mask_measured_timelines};
 use crate::session::{Config, Session};
 
 pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
@@ -88,7 +88,7 @@ fn check(expected_path: &Path, actual: &str) -> u8 {
             return 2;
         }
     };
-    let (e, a) = (mask_for_check(&expected), mask_for_check(actual));
+    let (e, a) = mask_measured_timelines(mask_for_check(&expected), mask_for_check(actual));
     if e == a {
         println!("ok: transcript matches {}", expected_path.display());
         return 0;

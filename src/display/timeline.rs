@@ -95,7 +95,7 @@ pub fn text(t: &Timeline, width: usize) -> String {
         }
     }
     let busy = busy(t);
-    let mut out = format!("timeline (modelled; {} per column)", fmt_seconds(unit));
+    let mut out = format!("timeline ({}; {} per column)", basis(t), fmt_seconds(unit));
     for lane in order(t) {
         let bar: String = rows[lane].iter().collect();
         let share = (busy[lane] / span * 100.0).round().min(100.0);
@@ -239,11 +239,21 @@ pub fn svg(t: &Timeline) -> String {
     }
     let y = t.lanes.len() as f64 * SVG_LANE_H + 14.0;
     s.push_str(&format!(
-        "<text x=\"{SVG_NAME_W}\" y=\"{y:.1}\">0</text><text x=\"{:.1}\" y=\"{y:.1}\" text-anchor=\"end\">{} (modelled)</text></svg>",
+        "<text x=\"{SVG_NAME_W}\" y=\"{y:.1}\">0</text><text x=\"{:.1}\" y=\"{y:.1}\" text-anchor=\"end\">{} ({})</text></svg>",
         SVG_NAME_W + SVG_BARS_W,
-        fmt_seconds(t.end)
+        fmt_seconds(t.end),
+        basis(t)
     ));
     s
+}
+
+/// How the times are known: `modelled` (the simulator, `emu`) or
+/// `measured with CUDA events` (a GPU).
+fn basis(t: &Timeline) -> &'static str {
+    match t.measured {
+        true => "measured with CUDA events",
+        false => "modelled",
+    }
 }
 
 fn color(kind: Kind) -> &'static str {

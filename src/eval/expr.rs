@@ -75,17 +75,17 @@ impl Interp {
             ExprKind::List(items) => self.eval_list(items, e.span, d),
             ExprKind::Neg(inner) => {
                 let v = self.eval(inner, d)?;
-                self.rt.op = "neg";
+                self.rt.begin_op("neg");
                 self.negate(v).map_err(|err| err.at(e.span))
             }
             ExprKind::Invert(inner) => {
                 let v = self.eval(inner, d)?;
-                self.rt.op = "bitwise_not";
+                self.rt.begin_op("bitwise_not");
                 self.invert(v).map_err(|err| err.at(e.span))
             }
             ExprKind::Binary(op, a, b) => {
                 let (va, vb) = (self.eval(a, d)?, self.eval(b, d)?);
-                self.rt.op = op.name();
+                self.rt.begin_op(op.name());
                 self.binary(*op, va, vb).map_err(|err| err.at(e.span))
             }
             ExprKind::Call(callee, args) => self.eval_call(callee, args, e.span, d),
@@ -103,7 +103,7 @@ impl Interp {
                 }
                 let t = self.indexable(&v, obj.span)?;
                 let idx = self.eval_index(items, d)?;
-                self.rt.op = "index";
+                self.rt.begin_op("index");
                 let r = self.rt.index(&t, &idx).map_err(|err| err.at(e.span))?;
                 Ok(Value::Tensor(r))
             }

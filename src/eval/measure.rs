@@ -117,13 +117,13 @@ impl Interp {
         let before = self.rt.counters.clone();
         let segments = self.rt.total_segments();
         let (path, writer) = trace.unzip();
-        self.rt.timeline_start(writer);
+        self.rt.timeline_start(writer).map_err(|e| e.at(span))?;
         let start = Instant::now();
         let ran = self.exec_block(body);
         let wall = start.elapsed().as_secs_f64();
         if let Err(e) = ran {
             // The trace keeps what ran before the error (or the interrupt).
-            if let (Some(path), Some((_, Ok(())))) = (&path, self.rt.timeline_end()) {
+            if let (Some(path), Ok(Some((_, Ok(()))))) = (&path, self.rt.timeline_end()) {
                 self.emit(Output::Warning(format!(
                     "the block stopped early: the trace in {path} has what ran until then"
                 )));
@@ -134,8 +134,8 @@ impl Interp {
         d.segments = self.rt.total_segments() - segments;
         // The timeline ends before the profile's own final wait, which is
         // not the block's; items still running end past the host clock.
-        let timeline = self.rt.timeline_end();
-        self.rt.op = "profile";
+        let timeline = self.rt.timeline_end().map_err(|e| e.at(span))?;
+        self.rt.begin_op("profile");
         let timed = self.timer_end(start_mark, span);
         let device = timed?.map(|t| display::ProfileTime {
             seconds: t.seconds,

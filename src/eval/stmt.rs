@@ -70,15 +70,15 @@ impl Interp {
                 self.exec_augmented(target, *op, value, s.span)
             }
             StmtKind::Wait(e) => {
-                self.rt.op = "wait";
+                self.rt.begin_op("wait");
                 self.exec_wait(e, s.span)
             }
             StmtKind::Pin(name) => {
-                self.rt.op = "pin";
+                self.rt.begin_op("pin");
                 self.exec_pin(name, s.span)
             }
             StmtKind::Sync(target) => {
-                self.rt.op = "sync";
+                self.rt.begin_op("sync");
                 self.exec_sync(target, s.span)
             }
             StmtKind::Del(names) => self.exec_del(names),
@@ -112,7 +112,7 @@ impl Interp {
         let v = self.eval(e, 0)?;
         if self.quiet == 0 {
             // Showing a value reads it on the host, as PyTorch's repr does.
-            self.rt.op = "show";
+            self.rt.begin_op("show");
             let html = self.html;
             let shown = self
                 .host_read(&[&v], || {
@@ -155,11 +155,11 @@ impl Interp {
                 if index::is_advanced(&idx) {
                     let v = self.eval(value, 0)?;
                     let (y, weak) = augmented_operand(&v, op, value.span)?;
-                    self.rt.op = op.name();
+                    self.rt.begin_op(op.name());
                     self.rt
                         .binary_(op, &picked, Operand { tensor: &y, weak })
                         .map_err(at)?;
-                    self.rt.op = "index_put_";
+                    self.rt.begin_op("index_put_");
                     return self.rt.index_put(&t, &idx, &picked).map_err(at);
                 }
                 Value::Tensor(picked)
@@ -167,7 +167,7 @@ impl Interp {
             _ => self.eval(target, 0)?,
         };
         let v = self.eval(value, 0)?;
-        self.rt.op = op.name();
+        self.rt.begin_op(op.name());
         match (&current, &target.kind) {
             (Value::Tensor(t), _) => {
                 let (y, weak) = augmented_operand(&v, op, value.span)?;
@@ -203,7 +203,7 @@ impl Interp {
         let t = self.indexable(&target, obj.span)?;
         let idx = self.eval_index(items, 0)?;
         let v = self.eval(value, 0)?;
-        self.rt.op = "index_put_";
+        self.rt.begin_op("index_put_");
         let src = to_tensor(&v).ok_or_else(|| {
             Error::wrong_type("the assigned value", "a number or a tensor", v.type_name())
                 .at(value.span)

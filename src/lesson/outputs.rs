@@ -249,6 +249,40 @@ pub fn mask_for_check(s: &str) -> String {
     out
 }
 
+/// A timeline measured on a GPU is drawn from that run's times: where
+/// `actual` has one, both texts' timelines are compared by their lanes
+/// (names and order) only. Both texts are `mask_for_check`'s.
+pub fn mask_measured_timelines(expected: String, actual: String) -> (String, String) {
+    if !actual.contains("\ntimeline (measured") && !actual.starts_with("timeline (measured") {
+        return (expected, actual);
+    }
+    (lanes_only(&expected), lanes_only(&actual))
+}
+
+/// Each timeline drawing as its lane names: `timeline (<drawing>)`, then
+/// `  host │<lane>│` for each lane, the axis as `<axis>`, the legend as it is.
+fn lanes_only(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut drawing = false;
+    for line in s.lines() {
+        if line.starts_with("timeline (") {
+            drawing = true;
+            out.push_str("timeline (<drawing>)");
+        } else if drawing && line.contains('│') {
+            let name = line.split('│').next().unwrap_or("").trim_end();
+            out.push_str(name);
+            out.push_str(" │<lane>│");
+        } else if drawing && line.trim_start().starts_with('0') {
+            out.push_str("  <axis>");
+        } else {
+            drawing = false;
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out
+}
+
 /// `modelled on GPU` or `measured with CUDA events on GPU` (up to the next
 /// `;` or `)`) as `<device time>`.
 fn mask_time_basis(line: &str) -> String {
@@ -326,6 +360,23 @@ pub fn mask_times(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_measured_timeline_is_compared_by_its_lanes() {
+        let modelled = "profile\ntimeline (modelled; 13.408 µs per column)\n  host           │░░░to░░   │  94%\n  cuda:0 default │▒▒▒H2D▒▒███│  99%\n                  0   750.859 µs\n  █ kernel  ▒ copy\n>>> x\n";
+        let measured = "profile\ntimeline (measured with CUDA events; 9.1 µs per column)\n  host           │░░to░      │  60%\n  cuda:0 default │▒▒H2D▒█    │  70%\n                  0   512.000 µs\n  █ kernel  ▒ copy\n>>> x\n";
+        let (e, a) = mask_measured_timelines(mask_for_check(modelled), mask_for_check(measured));
+        assert_eq!(e, a);
+        assert!(a.contains("  cuda:0 default │<lane>│\n"), "{a}");
+        // Two modelled timelines are compared as drawn.
+        let other = modelled.replace("░░░to░░   ", "░░░to░░░  ");
+        let (e, a) = mask_measured_timelines(mask_for_check(modelled), mask_for_check(&other));
+        assert_ne!(e, a);
+        // A lane missing on the GPU is a difference still.
+        let fewer = measured.replace("  host           │░░to░      │  60%\n", "");
+        let (e, a) = mask_measured_timelines(mask_for_check(modelled), mask_for_check(&fewer));
+        assert_ne!(e, a);
+    }
 
     #[test]
     fn check_masks_the_backend_but_not_the_values() {

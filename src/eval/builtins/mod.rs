@@ -141,7 +141,7 @@ impl Interp {
             _ => self.resolve_args(args),
         };
         let b = bind(doc, args, span)?;
-        self.rt.op = doc.name;
+        self.rt.begin_op(doc.name);
         handler(self, doc.name, &b)
     }
 

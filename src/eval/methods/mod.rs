@@ -208,7 +208,7 @@ impl Interp {
             return Err(property_called(&name.name).at(name.span));
         }
         let b = bind(doc, self.resolve_args(args), span)?;
-        self.rt.op = doc.name;
+        self.rt.begin_op(doc.name);
         match (member(recv.kind(), doc.name), &recv) {
             (Some(Member::TensorMethod(f)), Value::Tensor(t)) => f(self, doc.name, t, &b),
             (Some(Member::StreamMethod(f)), Value::Stream(s)) => f(self, doc.name, s, &b),

@@ -10,6 +10,7 @@
 //! - `transfer.rs`: copies between the host and devices, pinned memory;
 //! - `sync.rs`: streams, events, waits and host syncs;
 //! - `record.rs`: `profile`'s timeline of what was queued and waited for;
+//!   `measured.rs`: its times on a GPU, from events;
 //! - `timer.rs`: device time for `time` and `elapsed` (measured on a GPU,
 //!   modelled elsewhere);
 //! - `kernels.rs`: the ops of `compute.rs` on a driver's devices, as
@@ -28,6 +29,7 @@ mod device;
 pub mod first_check;
 mod indexing;
 mod kernels;
+mod measured;
 mod record;
 mod sync;
 pub mod timer;
@@ -67,6 +69,8 @@ pub struct Runtime {
     pub op: &'static str,
     /// While `profile` runs: what was queued and waited for, in time.
     timeline: Option<Timeline>,
+    /// A timeline's events and clocks until its times are read (a GPU).
+    measured: Option<measured::Measured>,
 }
 
 /// The kernel cost of an op beyond the bytes it reads and writes.
@@ -87,6 +91,7 @@ impl Runtime {
             interrupt: Arc::new(AtomicBool::new(false)),
             op: "op",
             timeline: None,
+            measured: None,
         }
     }
 

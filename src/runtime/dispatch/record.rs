@@ -1,8 +1,10 @@
 //! `profile`'s timeline: `Runtime::issue` records each kernel and copy with
 //! the times the stream model gives it, and the host syncs record how long
-//! the host waited (`runtime/timeline.rs`).
+//! the host waited (`runtime/timeline.rs`). On a GPU the times are measured
+//! instead (`measured.rs`).
 
 use super::Runtime;
+use crate::error::Error;
 use crate::runtime::gpu::Queued;
 use crate::runtime::stream::StreamKey;
 use crate::runtime::timeline::trace::TraceWriter;
@@ -11,19 +13,45 @@ use crate::runtime::timing::{CopyPath, Work};
 use crate::runtime::{Device, Tensor};
 
 impl Runtime {
-    /// Starts recording a timeline (and streaming it to `trace`).
-    pub fn timeline_start(&mut self, trace: Option<TraceWriter>) {
-        let origin = self.devices.host_time();
-        self.timeline = Some(Timeline::new(origin, trace));
+    /// Starts recording a timeline (and writing it to `trace`): measured
+    /// on a GPU, modelled elsewhere.
+    pub fn timeline_start(&mut self, trace: Option<TraceWriter>) -> Result<(), Error> {
+        self.measured = match self.measures_time() {
+            true => Some(self.measure_start()?),
+            false => None,
+        };
+        let measured = self.measured.is_some();
+        let origin = match measured {
+            true => 0.0,
+            false => self.devices.host_time(),
+        };
+        self.timeline = Some(Timeline::new(origin, trace, measured));
+        Ok(())
     }
 
-    /// Stops recording: the timeline ends when the host clock says (after
-    /// the profile's final wait). A trace file that could not be written
-    /// gives its error with the timeline.
-    pub fn timeline_end(&mut self) -> Option<(Timeline, std::io::Result<()>)> {
-        let mut t = self.timeline.take()?;
-        let r = t.close(self.devices.host_time());
-        Some((t, r))
+    /// Stops recording: the timeline ends now, on the host's clock (before
+    /// the profile's final wait; items still running end later). A measured
+    /// timeline reads its times first, which waits for its work. A trace
+    /// file that could not be written gives its error with the timeline.
+    pub fn timeline_end(&mut self) -> Result<Option<(Timeline, std::io::Result<()>)>, Error> {
+        let end = self.timeline_clock();
+        let Some(mut t) = self.timeline.take() else {
+            return Ok(None);
+        };
+        if let Some(m) = self.measured.take() {
+            self.measure_end(m, &mut t)?;
+        }
+        let r = t.close(end);
+        Ok(Some((t, r)))
+    }
+
+    /// The timeline's clock: the host's wall clock since the start when
+    /// measured, else the modelled host clock.
+    fn timeline_clock(&self) -> f64 {
+        match &self.measured {
+            Some(m) => m.now(),
+            None => self.devices.host_time(),
+        }
     }
 
     /// Whether a timeline is being recorded.
@@ -56,12 +84,16 @@ impl Runtime {
         };
         let detail = out.map(|o| t.shape_label(o.dtype(), o.shape()));
         t.push(lane, kind, op, q.start, q.end, bytes, detail);
+        if self.measured.is_some() {
+            let index = t.items.len() - 1;
+            self.measure_item(index, key);
+        }
     }
 
     /// The host time a sync begins at, while a timeline is recorded (the
     /// host clock's lock is not taken otherwise).
     pub(super) fn sync_began(&self) -> Option<f64> {
-        self.timeline.as_ref().map(|_| self.devices.host_time())
+        self.timeline.as_ref().map(|_| self.timeline_clock())
     }
 
     /// After a host sync that began at `before` (from `sync_began`): an
@@ -71,7 +103,7 @@ impl Runtime {
         let Some(before) = before else {
             return;
         };
-        let after = self.devices.host_time();
+        let after = self.timeline_clock();
         let op = self.op;
         let Some(t) = &mut self.timeline else {
             return;

@@ -47,7 +47,7 @@ pub struct DeviceTime {
 
 impl Runtime {
     /// Whether device time is measured (a GPU) rather than modelled.
-    fn measures_time(&self) -> bool {
+    pub(super) fn measures_time(&self) -> bool {
         self.devices.driver().is_some_and(|d| !d.runs_when_queued())
     }
 

@@ -1,8 +1,10 @@
 //! What `profile { }` saw, in time: every kernel and copy as a segment on
-//! its (device, stream) lane, and the host's syncs on the host lane, at the
-//! times the simulator's model gives them (`timing.rs`; the same on every
-//! run). `profile "run.json" { }` also streams each item to a Chrome trace
-//! (`trace.rs`) as it is recorded; `item.rs` holds what is recorded.
+//! its (device, stream) lane, and the host's syncs on the host lane. On the
+//! simulator and `emu` the times are the model's (`timing.rs`; the same on
+//! every run); on a GPU they are measured (`dispatch/measured.rs`) and known
+//! only once the work has run. `profile "run.json" { }` also writes each item
+//! to a Chrome trace (`trace.rs`): as it is recorded when modelled, at the
+//! end when measured. `item.rs` holds what is recorded.
 
 use std::sync::Arc;
 
@@ -27,19 +29,24 @@ pub struct Timeline {
     origin: f64,
     /// The host clock when the profile ended (set by `close`).
     pub end: f64,
+    /// Times measured on a GPU (set by `retime` at the end), not modelled.
+    pub measured: bool,
     trace: Option<TraceWriter>,
     last_shape: Option<(DType, Vec<usize>, Arc<str>)>,
 }
 
 impl Timeline {
-    /// A timeline starting at host time `origin`, streaming to `trace` when given.
-    pub fn new(origin: f64, trace: Option<TraceWriter>) -> Timeline {
+    /// A timeline starting at host time `origin`, streaming to `trace` when
+    /// given. A `measured` one gets its items' times at the end (`retime`),
+    /// and writes them to the trace then.
+    pub fn new(origin: f64, trace: Option<TraceWriter>, measured: bool) -> Timeline {
         let mut t = Timeline {
             lanes: Vec::new(),
             items: Vec::new(),
             syncs: Vec::new(),
             origin,
             end: 0.0,
+            measured,
             trace,
             last_shape: None,
         };
@@ -99,10 +106,17 @@ impl Timeline {
             bytes,
             detail,
         };
-        if let Some(w) = &mut self.trace {
+        if let (Some(w), false) = (&mut self.trace, self.measured) {
             w.item(self.lanes[lane].0, &item);
         }
         self.items.push(item);
+    }
+
+    /// The measured times of item `index` (seconds since the start).
+    pub fn retime(&mut self, index: usize, start: f64, end: f64) {
+        let item = &mut self.items[index];
+        item.start = start.max(0.0);
+        item.end = end.max(item.start);
     }
 
     /// A host sync at host-clock `at`, by `op`.
@@ -114,14 +128,20 @@ impl Timeline {
         self.syncs.push((at, op));
     }
 
-    /// Ends the timeline at host-clock `end` (everything queued has finished
-    /// by then); finishes the trace file. Returns the file's error, if any.
+    /// Ends the timeline at host-clock `end` (items still running end
+    /// later); finishes the trace file, writing a measured timeline's items
+    /// to it now. Returns the file's error, if any.
     pub fn close(&mut self, end: f64) -> std::io::Result<()> {
         let last = self.items.iter().map(|i| i.end).fold(0.0, f64::max);
         self.end = (end - self.origin).max(last);
-        match self.trace.take() {
-            Some(w) => w.finish(),
-            None => Ok(()),
+        let Some(mut w) = self.trace.take() else {
+            return Ok(());
+        };
+        if self.measured {
+            for item in &self.items {
+                w.item(self.lanes[item.lane].0, item);
+            }
         }
+        w.finish()
     }
 }
