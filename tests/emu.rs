@@ -503,3 +503,21 @@ fn on_a_gpu_the_timeline_is_measured_with_events() {
         "{kernels_ts:?} µs"
     );
 }
+
+/// Collectives on `emu` read and write each device's memory through the
+/// driver and show what the simulator shows (values, traffic, timeline).
+#[test]
+fn collectives_are_the_simulators() {
+    same_as_sim(
+        "g = [randn(4, 3, device=cuda:0), randn(4, 3, device=cuda:1)]
+         all_reduce(g); g
+         all_reduce(g, op=\"max\"); g[1]
+         h = [arange(6, device=cuda:0), arange(6, device=cuda:1)]
+         all_reduce(h, op=\"avg\"); h
+         reduce_scatter(g); all_gather(g)
+         broadcast(g[1], [cuda:0, cuda:1])
+         profile { all_reduce(g)
+           p = reduce_scatter(g, op=\"min\") }
+         p",
+    );
+}

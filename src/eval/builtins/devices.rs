@@ -148,7 +148,7 @@ pub(super) fn replicate(me: &mut Interp, _: &'static str, b: &Bound) -> Result<V
 }
 
 /// The devices of the list argument `name`: at least one, each existing.
-fn device_list(me: &Interp, b: &Bound, name: &str) -> Result<Vec<Device>, Diagnostic> {
+pub(super) fn device_list(me: &Interp, b: &Bound, name: &str) -> Result<Vec<Device>, Diagnostic> {
     let items = b.list(name)?;
     if items.is_empty() {
         return Err(Error::value(format!("`{name}` must list at least one device")).at(b.span));

@@ -8,10 +8,12 @@
 //! - `pointwise.rs`: maximum, minimum, logical ops, floor_divide,
 //!   remainder, isnan, where, clamp;
 //! - `devices.rs`: devices, streams and events, scatter/gather/replicate;
+//! - `collectives.rs`: all_reduce, reduce_scatter, all_gather, broadcast;
 //! - `memory.rs`: the caching allocator's statistics;
 //! - `teaching.rs`: print, clear_output, save and load.
 
 pub(crate) mod along;
+mod collectives;
 mod devices;
 mod factories;
 pub(crate) mod math;
@@ -111,6 +113,10 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("scatter", devices::scatter),
     ("gather", devices::gather),
     ("replicate", devices::replicate),
+    ("all_reduce", collectives::all_reduce),
+    ("reduce_scatter", collectives::reduce_scatter),
+    ("all_gather", collectives::all_gather),
+    ("broadcast", collectives::broadcast),
     ("empty_cache", memory::empty_cache),
     ("reset_peak", memory::reset_peak),
     ("memory_allocated", memory::stat),

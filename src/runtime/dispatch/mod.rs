@@ -8,6 +8,7 @@
 //! - `compute.rs`: elementwise ops, reductions, matmul, casts, joins, fills
 //!   and factories;
 //! - `transfer.rs`: copies between the host and devices, pinned memory;
+//! - `collective.rs`: all_reduce and its kin across devices, as NCCL's ring;
 //! - `sync.rs`: streams, events, waits and host syncs;
 //! - `record.rs`: `profile`'s timeline of what was queued and waited for;
 //!   `measured.rs`: its times on a GPU, from events;
@@ -24,6 +25,7 @@
 //! are device memory and the same stream model decides what a racing read sees.
 
 mod along;
+pub mod collective;
 mod compute;
 mod device;
 pub mod first_check;

@@ -326,7 +326,7 @@ impl Runtime {
     }
 
     /// `t` in the block reserved for it.
-    fn attached(&self, t: Tensor, mem: Option<Memory>) -> Result<Tensor, Error> {
+    pub(super) fn attached(&self, t: Tensor, mem: Option<Memory>) -> Result<Tensor, Error> {
         match mem {
             Some(block) => self.place(t, block),
             None => Ok(t),

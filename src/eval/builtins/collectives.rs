@@ -1,0 +1,115 @@
+//! Collectives across devices (`runtime/dispatch/collective.rs`):
+//! `all_reduce`, `reduce_scatter`, `all_gather` over a list of tensors, one
+//! per device, and `broadcast` of one tensor to a list of devices.
+
+use std::sync::Arc;
+
+use super::super::args::Bound;
+use super::super::{Interp, Value};
+use super::devices::device_list;
+use crate::error::{Diagnostic, Error};
+use crate::runtime::dispatch::collective::{Misfit, RedOp};
+use crate::runtime::Tensor;
+use crate::vocab::Span;
+
+/// `all_reduce(tensors, op="sum")`: in place; shows nothing.
+pub(super) fn all_reduce(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let (ts, spans) = tensors(b)?;
+    let op = red_op(b)?;
+    let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
+    me.rt
+        .all_reduce(&refs, op)
+        .map_err(|m| located(m, &spans, b.span))?;
+    Ok(Value::None)
+}
+
+/// `reduce_scatter(tensors, op="sum")`: device i's share of the reduction.
+pub(super) fn reduce_scatter(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let (ts, spans) = tensors(b)?;
+    let op = red_op(b)?;
+    let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
+    let outs = me
+        .rt
+        .reduce_scatter(&refs, op)
+        .map_err(|m| located(m, &spans, b.span))?;
+    Ok(list(outs))
+}
+
+/// `all_gather(tensors)`: every device gets all of them, joined.
+pub(super) fn all_gather(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let (ts, spans) = tensors(b)?;
+    let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
+    let outs = me
+        .rt
+        .all_gather(&refs)
+        .map_err(|m| located(m, &spans, b.span))?;
+    Ok(list(outs))
+}
+
+/// `broadcast(input, devices)`: `input` on each device of the list.
+pub(super) fn broadcast(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let x = b.tensor("input")?;
+    let targets = device_list(me, b, "devices")?;
+    let spans: Vec<Span> = b.list("devices")?.iter().map(|(_, s)| *s).collect();
+    let outs = me
+        .rt
+        .broadcast(&x, &targets)
+        .map_err(|m| located(m, &spans, b.span))?;
+    Ok(list(outs))
+}
+
+/// The `tensors` list, with each element's span.
+fn tensors(b: &Bound) -> Result<(Vec<Arc<Tensor>>, Vec<Span>), Diagnostic> {
+    let mut ts = Vec::new();
+    let mut spans = Vec::new();
+    for (v, s) in b.list("tensors")? {
+        let Some(t) = super::super::args::to_tensor(&v) else {
+            return Err(Error::wrong_type(
+                "an element of `tensors`",
+                "a tensor (one per device)",
+                v.type_name(),
+            )
+            .at(s));
+        };
+        ts.push(t);
+        spans.push(s);
+    }
+    Ok((ts, spans))
+}
+
+/// `op=`: one of NCCL's reductions, by name.
+fn red_op(b: &Bound) -> Result<RedOp, Diagnostic> {
+    let Some((v, span)) = b.given("op") else {
+        return Ok(RedOp::Sum);
+    };
+    let name = match v {
+        Value::Str(s) => s.to_string(),
+        other => {
+            return Err(Error::wrong_type("`op`", "a string", other.type_name()).at(*span));
+        }
+    };
+    RedOp::from_name(&name).ok_or_else(|| {
+        Error::value_help(
+            format!("there is no reduction `{name}`"),
+            format!(
+                "op is one of {}",
+                RedOp::NAMES.map(|n| format!("\"{n}\"")).join(", ")
+            ),
+        )
+        .at(*span)
+    })
+}
+
+/// A misfit at the element it names, else at the call.
+fn located(m: Misfit, spans: &[Span], call: Span) -> Diagnostic {
+    let span = m.index.and_then(|i| spans.get(i).copied()).unwrap_or(call);
+    m.error.at(span)
+}
+
+fn list(ts: Vec<Arc<Tensor>>) -> Value {
+    Value::List(Arc::new(ts.into_iter().map(Value::Tensor).collect()))
+}

@@ -1,0 +1,421 @@
+//! Collectives across devices, as NCCL runs them on a ring of the
+//! participating devices (in list order): `all_reduce`, `broadcast`,
+//! `reduce_scatter` and `all_gather`.
+//!
+//! - **Checks** as NCCL's and PyTorch's: one tensor per device, on distinct
+//!   CUDA devices, contiguous, of one shape and dtype.
+//! - **Values** as the ring computes them: the buffer is cut into one chunk
+//!   per device, and chunk `c` is reduced in ring order, starting with
+//!   device `c + 1`'s part and ending with device `c`'s (the device that
+//!   holds it reduced after the reduce-scatter half), in the tensors' dtype.
+//!   `avg` multiplies each part by 1/n first for floats (NCCL's premultiplied
+//!   sum), and divides the integer sum, truncating. On bool, `sum` is `max`
+//!   (logical or) and `avg` is refused, as PyTorch's NCCL group does.
+//! - **Cost**: one item per device on its current stream, after every
+//!   participant's stream has reached the collective, and before any goes
+//!   on past it (a barrier at both ends: the ring finishes everywhere at
+//!   once, as NCCL's kernels do, each waiting for its peers). The
+//!   item is the peer traffic the device receives, which `profile` counts as
+//!   D2D copies and the time model prices at the peer bandwidth: 2(n−1)/n of
+//!   the buffer for `all_reduce`, (n−1)/n of the input for `reduce_scatter`,
+//!   (n−1)/n of the output for `all_gather`, and the buffer for every device
+//!   but the root for `broadcast` (its pipeline passes it down the ring).
+//!
+//! The values are computed on the host from each device's bytes and written
+//! back to device memory, on every backend; NCCL's kernels, and `emu`'s ring
+//! of peer copies, are the next step.
+
+use std::sync::Arc;
+
+use super::Runtime;
+use crate::error::Error;
+use crate::runtime::buffer::Buffer;
+use crate::runtime::ops::elementwise::{self, BinaryOp, Operand};
+use crate::runtime::ops::index;
+use crate::runtime::timing::{CopyPath, Work};
+use crate::runtime::{DType, Device, Tensor};
+
+/// The reduction of `all_reduce` and `reduce_scatter` (NCCL's `ncclRedOp_t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RedOp {
+    Sum,
+    Avg,
+    Max,
+    Min,
+}
+
+impl RedOp {
+    pub const NAMES: [&'static str; 4] = ["sum", "avg", "max", "min"];
+
+    pub fn from_name(name: &str) -> Option<RedOp> {
+        match name {
+            "sum" => Some(RedOp::Sum),
+            "avg" => Some(RedOp::Avg),
+            "max" => Some(RedOp::Max),
+            "min" => Some(RedOp::Min),
+            _ => None,
+        }
+    }
+}
+
+/// A collective's argument that does not fit: which tensor of the list
+/// (None: the call as a whole), and why.
+#[derive(Debug)]
+pub struct Misfit {
+    pub index: Option<usize>,
+    pub error: Error,
+}
+
+fn misfit(index: Option<usize>, error: Error) -> Misfit {
+    Misfit { index, error }
+}
+
+impl Runtime {
+    /// `all_reduce(tensors, op)`: every tensor becomes the reduction of all
+    /// of them, in place.
+    pub fn all_reduce(&mut self, ts: &[&Tensor], op: RedOp) -> Result<(), Misfit> {
+        let devices = self.participants(ts, "all_reduce()")?;
+        let op = reduction(op, ts[0].dtype()).map_err(|e| misfit(None, e))?;
+        let n = ts.len();
+        self.counters.ops += 1;
+        if n == 1 {
+            // A ring of one: the buffer is its own reduction.
+            return Ok(());
+        }
+        let parts = flat_parts(ts);
+        let reduced = ring_reduce(&parts, op, n).map_err(|e| misfit(None, e))?;
+        let bytes = ts[0].nbytes() as u64;
+        let received = 2 * (n as u64 - 1) * bytes / n as u64;
+        self.barrier(&devices).map_err(|e| misfit(None, e))?;
+        for (t, &d) in ts.iter().zip(&devices) {
+            let whole = Tensor::new(reduced.clone(), t.shape().to_vec(), t.device());
+            index::assign(t, &whole).map_err(|e| misfit(None, e))?;
+            self.received(d, received, None);
+        }
+        self.barrier(&devices).map_err(|e| misfit(None, e))?;
+        Ok(())
+    }
+
+    /// `reduce_scatter(tensors, op)`: device `i` gets chunk `i` (along the
+    /// first dimension) of the reduction of all of them.
+    pub fn reduce_scatter(
+        &mut self,
+        ts: &[&Tensor],
+        op: RedOp,
+    ) -> Result<Vec<Arc<Tensor>>, Misfit> {
+        let devices = self.participants(ts, "reduce_scatter()")?;
+        let op = reduction(op, ts[0].dtype()).map_err(|e| misfit(None, e))?;
+        let n = ts.len();
+        let shape = ts[0].shape();
+        let Some(&rows) = shape.first() else {
+            return Err(misfit(
+                None,
+                Error::shape(
+                    "reduce_scatter() splits the first dimension, and a 0-d tensor has none",
+                ),
+            ));
+        };
+        if !rows.is_multiple_of(n) {
+            return Err(misfit(
+                None,
+                Error::shape(format!(
+                    "reduce_scatter() gives each of the {n} devices an equal share of the first dimension, and {rows} rows do not divide by {n}"
+                )),
+            ));
+        }
+        let mut out_shape = shape.to_vec();
+        out_shape[0] /= n;
+        let parts = flat_parts(ts);
+        let reduced = ring_reduce(&parts, op, n).map_err(|e| misfit(None, e))?;
+        let whole = Tensor::new(reduced, vec![ts[0].numel()], Device::Cpu);
+        let chunk = ts[0].numel() / n;
+        let received = (n as u64 - 1) * ts[0].nbytes() as u64 / n as u64;
+        self.barrier(&devices).map_err(|e| misfit(None, e))?;
+        let mut outs = Vec::with_capacity(n);
+        for (i, &d) in devices.iter().enumerate() {
+            let part = index::narrow(&whole, 0, i * chunk, chunk).map_err(|e| misfit(None, e))?;
+            let part = Tensor::new(part.contiguous_buffer(), out_shape.clone(), Device::Cpu);
+            outs.push(
+                self.output_on(d, part, received)
+                    .map_err(|e| misfit(None, e))?,
+            );
+        }
+        self.barrier(&devices).map_err(|e| misfit(None, e))?;
+        self.counters.ops += 1;
+        Ok(outs)
+    }
+
+    /// `all_gather(tensors)`: each device gets all of them joined along a
+    /// new first dimension's worth of rows (in list order).
+    pub fn all_gather(&mut self, ts: &[&Tensor]) -> Result<Vec<Arc<Tensor>>, Misfit> {
+        let devices = self.participants(ts, "all_gather()")?;
+        let n = ts.len();
+        let mut out_shape = ts[0].shape().to_vec();
+        match out_shape.first_mut() {
+            Some(rows) => *rows *= n,
+            None => out_shape.push(n),
+        }
+        let joined: Vec<Tensor> = flat_parts(ts);
+        let refs: Vec<&Tensor> = joined.iter().collect();
+        let all = crate::runtime::ops::join::cat(&refs, 0).map_err(|e| misfit(None, e))?;
+        let all = all.contiguous_buffer();
+        let received = (n as u64 - 1) * ts[0].nbytes() as u64;
+        self.barrier(&devices).map_err(|e| misfit(None, e))?;
+        let mut outs = Vec::with_capacity(n);
+        for &d in &devices {
+            let values = Tensor::new(all.clone(), out_shape.clone(), Device::Cpu);
+            outs.push(
+                self.output_on(d, values, received)
+                    .map_err(|e| misfit(None, e))?,
+            );
+        }
+        self.barrier(&devices).map_err(|e| misfit(None, e))?;
+        self.counters.ops += 1;
+        Ok(outs)
+    }
+
+    /// `broadcast(t, devices)`: `t` on every device of the list, down the
+    /// ring from `t`'s own; `t` itself for its own device.
+    pub fn broadcast(
+        &mut self,
+        t: &Arc<Tensor>,
+        devices: &[Device],
+    ) -> Result<Vec<Arc<Tensor>>, Misfit> {
+        let Device::Cuda(root) = t.device() else {
+            return Err(misfit(
+                None,
+                Error::NotAvailable {
+                    message:
+                        "broadcast() sends a tensor from a CUDA device, and this one is on cpu"
+                            .into(),
+                    help: "move it first: broadcast(t.to(cuda:0), devices)".into(),
+                },
+            ));
+        };
+        if !t.is_contiguous() {
+            return Err(misfit(None, not_contiguous("broadcast()")));
+        }
+        let mut ids = Vec::with_capacity(devices.len());
+        for (i, d) in devices.iter().enumerate() {
+            let Device::Cuda(id) = *d else {
+                return Err(misfit(Some(i), cpu_participant("broadcast()", i)));
+            };
+            if let Some(j) = ids.iter().position(|&x| x == id) {
+                return Err(misfit(Some(i), twice("broadcast()", j, i, *d)));
+            }
+            ids.push(id);
+        }
+        if !ids.contains(&root) {
+            return Err(misfit(
+                None,
+                Error::value_help(
+                    format!(
+                        "broadcast() sends from cuda:{root}, which is not in the list of devices"
+                    ),
+                    format!("add cuda:{root} to the list: the root takes part in the ring"),
+                ),
+            ));
+        }
+        let bytes = t.nbytes() as u64;
+        let data = t.contiguous_buffer();
+        self.barrier(&ids).map_err(|e| misfit(None, e))?;
+        let mut outs = Vec::with_capacity(ids.len());
+        for &d in &ids {
+            outs.push(match d == root {
+                true => Arc::clone(t),
+                false => {
+                    let values = Tensor::new(data.clone(), t.shape().to_vec(), Device::Cpu);
+                    self.output_on(d, values, bytes)
+                        .map_err(|e| misfit(None, e))?
+                }
+            });
+        }
+        self.barrier(&ids).map_err(|e| misfit(None, e))?;
+        self.counters.ops += 1;
+        Ok(outs)
+    }
+
+    /// The devices of a collective's tensors, checked: one contiguous tensor
+    /// per CUDA device, all of one shape and dtype.
+    fn participants(&self, ts: &[&Tensor], what: &str) -> Result<Vec<u32>, Misfit> {
+        let Some(first) = ts.first() else {
+            return Err(misfit(
+                None,
+                Error::value(format!("{what} needs at least one tensor")),
+            ));
+        };
+        let mut devices: Vec<u32> = Vec::with_capacity(ts.len());
+        for (i, t) in ts.iter().enumerate() {
+            let Device::Cuda(d) = t.device() else {
+                return Err(misfit(Some(i), cpu_participant(what, i)));
+            };
+            if let Some(j) = devices.iter().position(|&x| x == d) {
+                return Err(misfit(Some(i), twice(what, j, i, t.device())));
+            }
+            if t.dtype() != first.dtype() {
+                return Err(misfit(
+                    Some(i),
+                    Error::dtype(
+                        format!(
+                            "{what} needs one dtype on every device: tensor {i} is {} and tensor 0 is {}",
+                            t.dtype(),
+                            first.dtype()
+                        ),
+                        Some(format!("convert it: .to({})", first.dtype())),
+                    ),
+                ));
+            }
+            if t.shape() != first.shape() {
+                return Err(misfit(
+                    Some(i),
+                    Error::shape(format!(
+                        "{what} needs one shape on every device: tensor {i} is {} and tensor 0 is {}",
+                        crate::runtime::shape::fmt_shape(t.shape()),
+                        crate::runtime::shape::fmt_shape(first.shape())
+                    )),
+                ));
+            }
+            if !t.is_contiguous() {
+                return Err(misfit(Some(i), not_contiguous(what)));
+            }
+            devices.push(d);
+        }
+        Ok(devices)
+    }
+
+    /// Every participant's current stream waits for every other's: no
+    /// device's part of the ring starts before all have reached it.
+    fn barrier(&mut self, devices: &[u32]) -> Result<(), Error> {
+        for &a in devices {
+            for &b in devices {
+                if a != b {
+                    self.wait_stream(self.stream_on(a), self.stream_on(b))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Device `d` received `bytes` from its neighbour in the ring: one item
+    /// on its current stream (none when it received nothing).
+    fn received(&mut self, d: u32, bytes: u64, out: Option<&Tensor>) {
+        if bytes == 0 {
+            return;
+        }
+        let from = Device::Cuda(d);
+        self.count_copy(from, from, bytes as usize);
+        let path = CopyPath::Peer;
+        self.issue(d, Work::Copy { bytes, path }, out);
+    }
+
+    /// The new tensor `values` on device `d`, after receiving `bytes`.
+    fn output_on(&mut self, d: u32, values: Tensor, bytes: u64) -> Result<Arc<Tensor>, Error> {
+        let device = Device::Cuda(d);
+        let mem = self.reserve(device, values.shape(), values.dtype())?;
+        let out = self.attached(values.with_device(device), mem)?;
+        self.received(d, bytes, Some(&out));
+        Ok(Arc::new(out))
+    }
+}
+
+/// What the ring computes for `op` on `dt` (bool: `sum` is `max`), or an
+/// error where PyTorch's NCCL group refuses it.
+fn reduction(op: RedOp, dt: DType) -> Result<RedOp, Error> {
+    match (dt, op) {
+        (DType::Bool, RedOp::Sum) => Ok(RedOp::Max),
+        (DType::Bool, RedOp::Avg) => Err(Error::dtype(
+            "op=\"avg\" cannot average bool tensors",
+            Some("use op=\"max\" (any) or op=\"min\" (all), or convert to a number type".into()),
+        )),
+        _ => Ok(op),
+    }
+}
+
+/// Each tensor's elements as a flat host tensor.
+fn flat_parts(ts: &[&Tensor]) -> Vec<Tensor> {
+    ts.iter()
+        .map(|t| Tensor::new(t.contiguous_buffer(), vec![t.numel()], Device::Cpu))
+        .collect()
+}
+
+/// The ring's reduction of `parts` (flat, one per device): chunk `c` folded
+/// from device `c + 1` round to device `c`.
+fn ring_reduce(parts: &[Tensor], op: RedOp, n: usize) -> Result<Buffer, Error> {
+    let len = parts[0].numel();
+    let dt = parts[0].dtype();
+    let premul = op == RedOp::Avg && dt.is_float();
+    let premultiplied: Vec<Tensor> = match premul {
+        true => {
+            let k = Tensor::scalar(1.0 / n as f64);
+            parts
+                .iter()
+                .map(|p| binary(BinaryOp::Mul, p, &k, true))
+                .collect::<Result<_, _>>()?
+        }
+        false => Vec::new(),
+    };
+    let scaled: &[Tensor] = match premul {
+        true => &premultiplied,
+        false => parts,
+    };
+    let combine = match op {
+        RedOp::Sum | RedOp::Avg => BinaryOp::Add,
+        RedOp::Max => BinaryOp::Maximum,
+        RedOp::Min => BinaryOp::Minimum,
+    };
+    let size = len.div_ceil(n).max(1);
+    let mut chunks = Vec::with_capacity(n);
+    for c in 0..n {
+        let lo = (c * size).min(len);
+        let hi = ((c + 1) * size).min(len);
+        let part = |k: usize| index::narrow(&scaled[(c + k) % n], 0, lo, hi - lo);
+        let mut acc = part(1)?;
+        for k in 2..=n {
+            acc = binary(combine, &acc, &part(k)?, false)?;
+        }
+        chunks.push(acc);
+    }
+    let refs: Vec<&Tensor> = chunks.iter().collect();
+    let all = crate::runtime::ops::join::cat(&refs, 0)?;
+    let mut buf = all.contiguous_buffer();
+    if op == RedOp::Avg && !premul {
+        let n = n as i64;
+        match &mut buf {
+            Buffer::I32(v) => v.iter_mut().for_each(|x| *x /= n as i32),
+            Buffer::I64(v) => v.iter_mut().for_each(|x| *x /= n),
+            _ => {}
+        }
+    }
+    Ok(buf)
+}
+
+fn binary(op: BinaryOp, a: &Tensor, b: &Tensor, weak: bool) -> Result<Tensor, Error> {
+    let a = Operand {
+        tensor: a,
+        weak: false,
+    };
+    let b = Operand { tensor: b, weak };
+    // A product with the number 1/n (weak) keeps the parts' dtype.
+    elementwise::binary(op, a, b)
+}
+
+fn cpu_participant(what: &str, i: usize) -> Error {
+    Error::NotAvailable {
+        message: format!("{what} runs between CUDA devices, and tensor {i} is on cpu"),
+        help: "move each part to its own device first: scatter(x, [cuda:0, cuda:1])".into(),
+    }
+}
+
+fn twice(what: &str, j: usize, i: usize, d: Device) -> Error {
+    Error::value_help(
+        format!("{what} takes one tensor per device, and tensors {j} and {i} are both on {d}"),
+        "give each device of the ring one tensor",
+    )
+}
+
+fn not_contiguous(what: &str) -> Error {
+    Error::value_help(
+        format!("{what} sends whole buffers, and this tensor is a strided view"),
+        "pass .contiguous() of it (NCCL needs dense buffers)",
+    )
+}

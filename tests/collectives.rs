@@ -1,0 +1,227 @@
+//! Collectives across devices: values as NCCL's ring computes them, the
+//! peer traffic `profile` counts, and the checks on their arguments.
+
+mod common;
+
+use common::{err_in, ok_in, sim_session};
+
+/// The number after `label` in the profile table (`copies D2D   2 (8.0 MiB)`).
+fn row<'a>(out: &'a str, label: &str) -> &'a str {
+    out.lines()
+        .find(|l| l.trim_start().starts_with(label))
+        .unwrap_or_else(|| panic!("no `{label}` in:\n{out}"))
+        .trim_start()[label.len()..]
+        .trim()
+}
+
+#[test]
+fn all_reduce_combines_in_place_with_each_reduction() {
+    let mut s = sim_session(2, 1 << 30);
+    ok_in(
+        &mut s,
+        "g = [tensor([1., -2., 3.], device=cuda:0), tensor([4., 5., -6.], device=cuda:1)]",
+    );
+    assert_eq!(
+        ok_in(&mut s, "all_reduce(g)"),
+        "",
+        "in place: it shows nothing"
+    );
+    assert_eq!(
+        ok_in(&mut s, "g"),
+        "[[ 5.,  3., -3.]  f32[3] @cuda:0, [ 5.,  3., -3.]  f32[3] @cuda:1]"
+    );
+    ok_in(&mut s, "all_reduce(g, op=\"avg\")");
+    assert_eq!(
+        ok_in(&mut s, "g[1]"),
+        "[ 5.,  3., -3.]  f32[3] @cuda:1",
+        "the average of equal parts"
+    );
+    ok_in(
+        &mut s,
+        "m = [tensor([1, 7, -3], device=cuda:0), tensor([2, -2, 4], device=cuda:1)]",
+    );
+    ok_in(&mut s, "all_reduce(m, op=\"max\")");
+    assert_eq!(ok_in(&mut s, "m[0]"), "[2, 7, 4]  i64[3] @cuda:0");
+    ok_in(
+        &mut s,
+        "m = [tensor([1, 7, -3], device=cuda:0), tensor([2, -2, 4], device=cuda:1)]",
+    );
+    ok_in(&mut s, "all_reduce(m, op=\"min\")");
+    assert_eq!(ok_in(&mut s, "m[1]"), "[ 1, -2, -3]  i64[3] @cuda:1");
+    ok_in(
+        &mut s,
+        "m = [tensor([1, 7, -3], device=cuda:0), tensor([2, -2, 4], device=cuda:1)]",
+    );
+    ok_in(&mut s, "all_reduce(m, op=\"avg\")");
+    assert_eq!(
+        ok_in(&mut s, "m[0]"),
+        "[1, 2, 0]  i64[3] @cuda:0",
+        "integers: the sum divided, truncating (3/2, 5/2, 1/2)"
+    );
+    ok_in(
+        &mut s,
+        "b = [tensor([true, false, false], device=cuda:0), tensor([false, false, true], device=cuda:1)]",
+    );
+    ok_in(&mut s, "all_reduce(b)");
+    assert_eq!(
+        ok_in(&mut s, "b[0]"),
+        "[ true, false,  true]  bool[3] @cuda:0",
+        "a bool sum is max (or), as PyTorch's NCCL group"
+    );
+}
+
+/// Each chunk is summed in ring order: chunk c from device c + 1 round to
+/// device c. In f32, 1e8 + 1 - 1e8 depends on the order, so each chunk shows it.
+#[test]
+fn each_chunk_is_summed_in_ring_order() {
+    let mut s = sim_session(3, 1 << 30);
+    ok_in(
+        &mut s,
+        "r = [full([3], 1e8, device=cuda:0), ones(3, device=cuda:1), full([3], -1e8, device=cuda:2)]",
+    );
+    ok_in(&mut s, "all_reduce(r)");
+    // chunk 0: (1 + -1e8) + 1e8 = 0; chunk 1: (-1e8 + 1e8) + 1 = 1; chunk 2: (1e8 + 1) + -1e8 = 0.
+    assert_eq!(ok_in(&mut s, "r[2]"), "[0., 1., 0.]  f32[3] @cuda:2");
+    assert_eq!(ok_in(&mut s, "r[0]"), ok_in(&mut s, "r[2].to(cuda:0)"));
+}
+
+#[test]
+fn reduce_scatter_all_gather_and_broadcast_give_each_device_its_part() {
+    let mut s = sim_session(2, 1 << 30);
+    assert_eq!(
+        ok_in(
+            &mut s,
+            "reduce_scatter([arange(6., device=cuda:0).reshape(2, 3), ones(2, 3, device=cuda:1)])"
+        ),
+        "[[[1., 2., 3.]]  f32[1,3] @cuda:0, [[4., 5., 6.]]  f32[1,3] @cuda:1]"
+    );
+    assert_eq!(
+        ok_in(
+            &mut s,
+            "all_gather([zeros(1, 2, device=cuda:0), ones(1, 2, device=cuda:1)])[1]"
+        ),
+        "[[0., 0.],\n [1., 1.]]\nf32[2,2] @cuda:1"
+    );
+    ok_in(
+        &mut s,
+        "x = arange(3, device=cuda:1)\nc = broadcast(x, [cuda:0, cuda:1])",
+    );
+    assert_eq!(ok_in(&mut s, "c[0]"), "[0, 1, 2]  i64[3] @cuda:0");
+    assert_eq!(
+        ok_in(&mut s, "c[1] is x"),
+        "true",
+        "the root's own is the input itself"
+    );
+}
+
+/// `profile` counts the ring's traffic as D2D copies: for an all_reduce of
+/// B bytes over n devices, each device receives 2(n−1)/n·B.
+#[test]
+fn profile_counts_the_ring_traffic() {
+    let mut s = sim_session(3, 1 << 30);
+    ok_in(
+        &mut s,
+        "g = [randn(3, 1024, 1024, device=cuda:0), randn(3, 1024, 1024, device=cuda:1), randn(3, 1024, 1024, device=cuda:2)]",
+    );
+    let out = ok_in(&mut s, "profile { all_reduce(g) }");
+    // 12 MiB each: 2·2/3·12 = 16 MiB received by each of 3.
+    assert_eq!(row(&out, "copies D2D"), "3 (48.0 MiB)", "{out}");
+    assert_eq!(row(&out, "kernels"), "0");
+    assert_eq!(row(&out, "allocations"), "0 (0 B)", "in place");
+    assert!(out.contains("cuda:2 default │"), "{out}");
+    let out = ok_in(&mut s, "profile { p = reduce_scatter(g) }");
+    // (n−1)/n of 12 MiB each: 8 MiB.
+    assert_eq!(row(&out, "copies D2D"), "3 (24.0 MiB)", "{out}");
+    assert_eq!(row(&out, "allocations"), "3 (12.0 MiB)", "{out}");
+    let out = ok_in(&mut s, "profile { a = all_gather(p) }");
+    assert_eq!(row(&out, "copies D2D"), "3 (24.0 MiB)", "{out}");
+    let out = ok_in(
+        &mut s,
+        "profile { c = broadcast(g[0], [cuda:0, cuda:1, cuda:2]) }",
+    );
+    assert_eq!(
+        row(&out, "copies D2D"),
+        "2 (24.0 MiB)",
+        "down the ring: each device but the root receives it once"
+    );
+}
+
+#[test]
+fn misfits_are_errors_and_leave_the_tensors_as_they_were() {
+    let mut s = sim_session(2, 1 << 30);
+    ok_in(
+        &mut s,
+        "a = ones(2, device=cuda:0)\nb = 2 * ones(2, device=cuda:1)",
+    );
+    let cases = [
+        (
+            "all_reduce([a, ones(2)])",
+            "DeviceError",
+            "tensor 1 is on cpu",
+        ),
+        (
+            "all_reduce([a, a])",
+            "ValueError",
+            "tensors 0 and 1 are both on cuda:0",
+        ),
+        (
+            "all_reduce([a, ones(3, device=cuda:1)])",
+            "ShapeError",
+            "tensor 1 is [3] and tensor 0 is [2]",
+        ),
+        (
+            "all_reduce([a, b.to(f64)])",
+            "DTypeError",
+            "tensor 1 is f64 and tensor 0 is f32",
+        ),
+        (
+            "all_reduce([a, b], op=\"prod\")",
+            "ValueError",
+            "no reduction `prod`",
+        ),
+        (
+            "all_reduce([a, b], op=1)",
+            "TypeError",
+            "`op` must be a string",
+        ),
+        (
+            "all_reduce([ones(2, 2, device=cuda:0).T, ones(2, 2, device=cuda:1)])",
+            "ValueError",
+            "strided view",
+        ),
+        ("all_reduce([])", "ValueError", "at least one tensor"),
+        (
+            "all_reduce([a > 0, b > 0], op=\"avg\")",
+            "DTypeError",
+            "cannot average bool",
+        ),
+        (
+            "all_reduce([a, \"x\"])",
+            "TypeError",
+            "an element of `tensors`",
+        ),
+        (
+            "reduce_scatter([ones(3, device=cuda:0), ones(3, device=cuda:1)])",
+            "ShapeError",
+            "3 rows do not divide by 2",
+        ),
+        ("broadcast(ones(2), [cuda:0])", "DeviceError", "on cpu"),
+        (
+            "broadcast(b, [cuda:0])",
+            "ValueError",
+            "cuda:1, which is not in the list",
+        ),
+        (
+            "broadcast(b, [cuda:1, cuda:1])",
+            "ValueError",
+            "both on cuda:1",
+        ),
+    ];
+    for (src, class, says) in cases {
+        let (ename, evalue) = err_in(&mut s, src);
+        assert_eq!(ename, class, "{src}: {evalue}");
+        assert!(evalue.contains(says), "{src}: {evalue}");
+    }
+    assert_eq!(ok_in(&mut s, "a"), "[1., 1.]  f32[2] @cuda:0");
+    assert_eq!(ok_in(&mut s, "b"), "[2., 2.]  f32[2] @cuda:1");
+}
