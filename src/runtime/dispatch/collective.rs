@@ -22,8 +22,8 @@
 //!   but the root for `broadcast` (its pipeline passes it down the ring).
 //!
 //! The values are computed on the host from each device's bytes and written
-//! back to device memory, on every backend; NCCL's kernels, and `emu`'s ring
-//! of peer copies, are the next step.
+//! back to device memory, on every backend; NCCL's kernels on `cuda`, and
+//! `emu`'s ring of its own peer copies, are the next step.
 
 use std::sync::Arc;
 
