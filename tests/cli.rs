@@ -402,7 +402,10 @@ fn every_lesson_matches_on(backend: &[&str]) {
         .filter(|p| p.extension().is_some_and(|e| e == "ipynb"))
         .collect();
     lessons.sort();
-    assert!(lessons.len() >= 8, "the tour and seven lessons: {lessons:?}");
+    assert!(
+        lessons.len() >= 8,
+        "the tour and seven lessons: {lessons:?}"
+    );
     for p in lessons {
         let mut args = vec!["run", p.to_str().unwrap(), "--check"];
         args.extend(backend);
