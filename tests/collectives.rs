@@ -225,3 +225,62 @@ fn misfits_are_errors_and_leave_the_tensors_as_they_were() {
     assert_eq!(ok_in(&mut s, "a"), "[1., 1.]  f32[2] @cuda:0");
     assert_eq!(ok_in(&mut s, "b"), "[2., 2.]  f32[2] @cuda:1");
 }
+
+/// On the simulator (the host computes the ring's values) and on `emu` (the
+/// ring runs over peer copies and kernels, `ring.rs`), every chunk is the
+/// fold in ring order, bit for bit: checked against the same folds on the cpu.
+#[test]
+fn the_ring_order_holds_bit_for_bit_on_sim_and_emu() {
+    use cudash::runtime::backend::BackendChoice;
+    use cudash::session::{Config, Session};
+    for backend in [BackendChoice::Sim, BackendChoice::Emu] {
+        let mut s = Session::new(Config {
+            backend,
+            sim_devices: 3,
+            sim_memory: 1 << 30,
+            ..Config::default()
+        })
+        .unwrap();
+        let name = if backend == BackendChoice::Emu {
+            "emu"
+        } else {
+            "sim"
+        };
+        assert_eq!(s.backend_name(), name);
+        for dtype in ["f32", "f16", "bf16", "f64"] {
+            ok_in(
+                &mut s,
+                &format!(
+                    "p = [((arange(1000., dtype={dtype}) * 0.37).sin() * 1e3).to(cuda:0),
+                          ((arange(1000., dtype={dtype}) * 1.3).cos() * 7).to(cuda:1),
+                          ((arange(1000., dtype={dtype}) * 0.11).sin() * -1e3).to(cuda:2)]
+                     h = [p[0].to(cpu), p[1].to(cpu), p[2].to(cpu)]
+                     all_reduce(p)"
+                ),
+            );
+            // 1000 elements in chunks of 334: chunk c folds from device c + 1.
+            let want = "cat([(h[1][:334] + h[2][:334]) + h[0][:334],
+                             (h[2][334:668] + h[0][334:668]) + h[1][334:668],
+                             (h[0][668:] + h[1][668:]) + h[2][668:]])";
+            for d in 0..3 {
+                assert_eq!(
+                    ok_in(&mut s, &format!("(p[{d}].to(cpu) == {want}).all()")),
+                    "true  bool[] @cpu",
+                    "{backend:?} {dtype} device {d}"
+                );
+            }
+            ok_in(
+                &mut s,
+                "q = [h[0].to(cuda:0), h[1].to(cuda:1), h[2].to(cuda:2)]\nall_reduce(q, op=\"max\")",
+            );
+            assert_eq!(
+                ok_in(
+                    &mut s,
+                    "(q[1].to(cpu) == maximum(maximum(h[0], h[1]), h[2])).all()"
+                ),
+                "true  bool[] @cpu",
+                "{backend:?} {dtype} max"
+            );
+        }
+    }
+}

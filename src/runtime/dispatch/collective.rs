@@ -21,9 +21,10 @@
 //!   (n−1)/n of the output for `all_gather`, and the buffer for every device
 //!   but the root for `broadcast` (its pipeline passes it down the ring).
 //!
-//! The values are computed on the host from each device's bytes and written
-//! back to device memory, on every backend; NCCL's kernels on `cuda`, and
-//! `emu`'s ring of its own peer copies, are the next step.
+//! On a driver's devices (`emu`, and `cuda` until NCCL is used) `all_reduce`
+//! runs the ring itself over peer copies and kernels (`ring.rs`); the other
+//! collectives, an integer `avg` and the simulator compute the values on the
+//! host from each device's bytes and write them to device memory.
 
 use std::sync::Arc;
 
@@ -82,14 +83,39 @@ impl Runtime {
             // A ring of one: the buffer is its own reduction.
             return Ok(());
         }
-        let parts = flat_parts(ts);
-        let reduced = ring_reduce(&parts, op, n).map_err(|e| misfit(None, e))?;
         let bytes = ts[0].nbytes() as u64;
         let received = 2 * (n as u64 - 1) * bytes / n as u64;
         self.barrier(&devices).map_err(|e| misfit(None, e))?;
-        for (t, &d) in ts.iter().zip(&devices) {
-            let whole = Tensor::new(reduced.clone(), t.shape().to_vec(), t.device());
-            index::assign(t, &whole).map_err(|e| misfit(None, e))?;
+        let dtype = ts[0].dtype();
+        let on_driver = self.launches_on(ts[0].device()).is_some();
+        if on_driver && !(op == RedOp::Avg && !dtype.is_float()) {
+            // The ring on the devices (`ring.rs`); an integer average, whose
+            // truncating division no kernel does, is computed on the host.
+            if op == RedOp::Avg {
+                let k = Tensor::scalar(1.0 / n as f64);
+                for (t, &d) in ts.iter().zip(&devices) {
+                    let k = Operand {
+                        tensor: &k,
+                        weak: true,
+                    };
+                    self.binary_in_place_on(d, BinaryOp::Mul, t, k)
+                        .map_err(|e| misfit(None, e))?;
+                }
+            }
+            for t in ts {
+                t.before_write();
+            }
+            self.ring_all_reduce_on(ts, &devices, combine(op))
+                .map_err(|e| misfit(None, e))?;
+        } else {
+            let parts = flat_parts(ts);
+            let reduced = ring_reduce(&parts, op, n).map_err(|e| misfit(None, e))?;
+            for t in ts {
+                let whole = Tensor::new(reduced.clone(), t.shape().to_vec(), t.device());
+                index::assign(t, &whole).map_err(|e| misfit(None, e))?;
+            }
+        }
+        for &d in &devices {
             self.received(d, received, None);
         }
         self.barrier(&devices).map_err(|e| misfit(None, e))?;
@@ -358,11 +384,7 @@ fn ring_reduce(parts: &[Tensor], op: RedOp, n: usize) -> Result<Buffer, Error> {
         true => &premultiplied,
         false => parts,
     };
-    let combine = match op {
-        RedOp::Sum | RedOp::Avg => BinaryOp::Add,
-        RedOp::Max => BinaryOp::Maximum,
-        RedOp::Min => BinaryOp::Minimum,
-    };
+    let combine = combine(op);
     let size = len.div_ceil(n).max(1);
     let mut chunks = Vec::with_capacity(n);
     for c in 0..n {
@@ -387,6 +409,15 @@ fn ring_reduce(parts: &[Tensor], op: RedOp, n: usize) -> Result<Buffer, Error> {
         }
     }
     Ok(buf)
+}
+
+/// The elementwise op that folds two parts.
+fn combine(op: RedOp) -> BinaryOp {
+    match op {
+        RedOp::Sum | RedOp::Avg => BinaryOp::Add,
+        RedOp::Max => BinaryOp::Maximum,
+        RedOp::Min => BinaryOp::Minimum,
+    }
 }
 
 fn binary(op: BinaryOp, a: &Tensor, b: &Tensor, weak: bool) -> Result<Tensor, Error> {

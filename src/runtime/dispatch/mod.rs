@@ -9,6 +9,7 @@
 //!   and factories;
 //! - `transfer.rs`: copies between the host and devices, pinned memory;
 //! - `collective.rs`: all_reduce and its kin across devices, as NCCL's ring;
+//!   `ring.rs`: all_reduce's ring on a driver's devices;
 //! - `sync.rs`: streams, events, waits and host syncs;
 //! - `record.rs`: `profile`'s timeline of what was queued and waited for;
 //!   `measured.rs`: its times on a GPU, from events;
@@ -33,6 +34,7 @@ mod indexing;
 mod kernels;
 mod measured;
 mod record;
+mod ring;
 mod sync;
 pub mod timer;
 mod transfer;

@@ -1,0 +1,87 @@
+//! `all_reduce` on a driver's devices (`cuda` without NCCL, and `emu`): the
+//! ring itself, over peer copies and reduction kernels, so the buffers never
+//! leave device memory.
+//!
+//! Each device's flat buffer is cut into n chunks. In the reduce-scatter
+//! half, at step s each device r sends chunk (r − 1 − s) mod n to device
+//! r + 1, which receives it into scratch memory and folds its own chunk in
+//! (`received ⊕ own`, in place); after n − 1 steps device c holds chunk c
+//! reduced, folded from device c + 1 round to device c. In the all-gather
+//! half, at step s device r sends chunk (r − s) mod n on, copied straight
+//! into place. Before each copy the receiving stream waits for the sending
+//! one, so every step follows the last on both devices. The values are the
+//! ones `collective.rs` computes on the host for the simulator.
+
+use super::device::Operand;
+use super::kernels::no_driver;
+use super::Runtime;
+use crate::error::Error;
+use crate::runtime::cuda::exec::{self, Launcher, View};
+use crate::runtime::ops::elementwise::{self, BinaryOp};
+use crate::runtime::ops::{index, view};
+use crate::runtime::Tensor;
+
+impl Runtime {
+    /// Reduces `ts` (contiguous, one per device of `devices`, checked) in
+    /// place with `combine`, as NCCL's ring does.
+    pub(super) fn ring_all_reduce_on(
+        &mut self,
+        ts: &[&Tensor],
+        devices: &[u32],
+        combine: BinaryOp,
+    ) -> Result<(), Error> {
+        let n = ts.len();
+        let flat: Vec<Tensor> = ts
+            .iter()
+            .map(|t| view::view(t, &[-1]))
+            .collect::<Result<_, _>>()?;
+        let len = flat[0].numel();
+        let size = len.div_ceil(n).max(1);
+        let chunk = |c: usize| ((c * size).min(len), ((c + 1) * size).min(len));
+        let dtype = flat[0].dtype();
+        let compute = elementwise::compute_dtype(combine, dtype);
+        for s in 0..n - 1 {
+            for r in 0..n {
+                let to = (r + 1) % n;
+                let (lo, hi) = chunk((r + n - 1 - s) % n);
+                if lo == hi {
+                    continue;
+                }
+                let sent = index::narrow(&flat[r], 0, lo, hi - lo)?;
+                let own = index::narrow(&flat[to], 0, lo, hi - lo)?;
+                self.wait_stream(self.stream_on(devices[to]), self.stream_on(devices[r]))?;
+                let l = self.on_device(devices[to]).ok_or_else(no_driver)?;
+                let scratch = l.scratch(dtype, hi - lo)?;
+                let addr = l.addr(&scratch);
+                drop(l);
+                self.peer_copy_into(devices[r], &sent, devices[to], addr)?;
+                let l = self.on_device(devices[to]).ok_or_else(no_driver)?;
+                let place = Operand::own(&own)?;
+                let received = View {
+                    mem: &scratch,
+                    dtype,
+                    shape: own.shape(),
+                    strides: &[1],
+                    offset: 0,
+                };
+                let dst = place.view(&own);
+                exec::binary_into(&l, combine, (received, dst), compute, dst, false)?;
+            }
+        }
+        for s in 0..n - 1 {
+            for r in 0..n {
+                let to = (r + 1) % n;
+                let (lo, hi) = chunk((r + n - s) % n);
+                if lo == hi {
+                    continue;
+                }
+                let sent = index::narrow(&flat[r], 0, lo, hi - lo)?;
+                let place = index::narrow(&flat[to], 0, lo, hi - lo)?;
+                self.wait_stream(self.stream_on(devices[to]), self.stream_on(devices[r]))?;
+                let at = Operand::own(&place)?.addr() + (place.offset() * dtype.size()) as u64;
+                self.peer_copy_into(devices[r], &sent, devices[to], at)?;
+            }
+        }
+        Ok(())
+    }
+}
