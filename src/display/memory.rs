@@ -263,5 +263,12 @@ pub fn devices_table(backend: &str, reason: &str, rows: &[(DeviceInfo, u64, u64)
             h(*reserved)
         ));
     }
+    if backend == "cuda" && rows.len() > 1 {
+        out.push_str(&format!("\n{CUDA_COLLECTIVES}"));
+    }
     out
 }
+
+/// How collectives run on real GPUs, under `devices` there (the simulator
+/// and `emu` model NCCL's ring; `--check` leaves the line out).
+pub const CUDA_COLLECTIVES: &str = "collectives: NCCL is not used yet; all_reduce runs NCCL's ring over peer copies and kernels, the others through the host";

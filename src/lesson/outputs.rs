@@ -222,6 +222,10 @@ pub fn comparable(outs: &[CellOutput]) -> String {
 pub fn mask_for_check(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for line in mask_times(s).lines() {
+        if line == crate::display::memory::CUDA_COLLECTIVES {
+            // Said under `devices` on real GPUs only.
+            continue;
+        }
         let line = &mask_time_basis(line);
         if let Some(rest) = line.strip_prefix("backend: ") {
             let name = rest.split(' ').next().unwrap_or("");
@@ -360,6 +364,13 @@ pub fn mask_times(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_collectives_line_of_real_gpus_is_left_out() {
+        let table = "index   name\ncuda:0  H100\ncuda:1  H100\n";
+        let on_gpu = format!("{table}{}\n", crate::display::memory::CUDA_COLLECTIVES);
+        assert_eq!(mask_for_check(table), mask_for_check(&on_gpu));
+    }
 
     #[test]
     fn a_measured_timeline_is_compared_by_its_lanes() {

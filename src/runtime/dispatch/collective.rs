@@ -88,7 +88,8 @@ impl Runtime {
         self.barrier(&devices).map_err(|e| misfit(None, e))?;
         let dtype = ts[0].dtype();
         let on_driver = self.launches_on(ts[0].device()).is_some();
-        if on_driver && !(op == RedOp::Avg && !dtype.is_float()) {
+        let int_avg = op == RedOp::Avg && !dtype.is_float();
+        if on_driver && !int_avg {
             // The ring on the devices (`ring.rs`); an integer average, whose
             // truncating division no kernel does, is computed on the host.
             if op == RedOp::Avg {

@@ -53,7 +53,6 @@ impl Runtime {
                 let l = self.on_device(devices[to]).ok_or_else(no_driver)?;
                 let scratch = l.scratch(dtype, hi - lo)?;
                 let addr = l.addr(&scratch);
-                drop(l);
                 self.peer_copy_into(devices[r], &sent, devices[to], addr)?;
                 let l = self.on_device(devices[to]).ok_or_else(no_driver)?;
                 let place = Operand::own(&own)?;
