@@ -281,6 +281,27 @@ fn the_ring_order_holds_bit_for_bit_on_sim_and_emu() {
                 "true  bool[] @cpu",
                 "{backend:?} {dtype} max"
             );
+            // all_gather and broadcast move the bytes as they are.
+            ok_in(
+                &mut s,
+                "a = all_gather([h[0].to(cuda:0), h[1].to(cuda:1), h[2].to(cuda:2)])\nc = broadcast(q[1], [cuda:2, cuda:1, cuda:0])",
+            );
+            assert_eq!(
+                ok_in(
+                    &mut s,
+                    "(a[2].to(cpu) == cat(h)).all() & (a[0].to(cpu) == cat(h)).all()"
+                ),
+                "true  bool[] @cpu",
+                "{backend:?} {dtype} all_gather"
+            );
+            assert_eq!(
+                ok_in(
+                    &mut s,
+                    "(c[0].to(cpu) == q[1].to(cpu)).all() & (c[2].to(cpu) == q[1].to(cpu)).all()"
+                ),
+                "true  bool[] @cpu",
+                "{backend:?} {dtype} broadcast"
+            );
         }
     }
 }

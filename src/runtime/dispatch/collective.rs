@@ -22,9 +22,10 @@
 //!   but the root for `broadcast` (its pipeline passes it down the ring).
 //!
 //! On a driver's devices (`emu`, and `cuda` until NCCL is used) `all_reduce`
-//! runs the ring itself over peer copies and kernels (`ring.rs`); the other
-//! collectives, an integer `avg` and the simulator compute the values on the
-//! host from each device's bytes and write them to device memory.
+//! runs the ring itself over peer copies and kernels, and `all_gather` and
+//! `broadcast` are peer copies (`ring.rs`); `reduce_scatter`, an integer
+//! `avg` and the simulator compute the values on the host from each
+//! device's bytes and write them to device memory.
 
 use std::sync::Arc;
 
@@ -182,19 +183,29 @@ impl Runtime {
             Some(rows) => *rows *= n,
             None => out_shape.push(n),
         }
-        let joined: Vec<Tensor> = flat_parts(ts);
-        let refs: Vec<&Tensor> = joined.iter().collect();
-        let all = crate::runtime::ops::join::cat(&refs, 0).map_err(|e| misfit(None, e))?;
-        let all = all.contiguous_buffer();
         let received = (n as u64 - 1) * ts[0].nbytes() as u64;
         self.barrier(&devices).map_err(|e| misfit(None, e))?;
         let mut outs = Vec::with_capacity(n);
-        for &d in &devices {
-            let values = Tensor::new(all.clone(), out_shape.clone(), Device::Cpu);
-            outs.push(
-                self.output_on(d, values, received)
-                    .map_err(|e| misfit(None, e))?,
-            );
+        if self.launches_on(ts[0].device()).is_some() {
+            let filled = self
+                .all_gather_on(ts, &devices, &out_shape)
+                .map_err(|e| misfit(None, e))?;
+            for (out, &d) in filled.into_iter().zip(&devices) {
+                self.received(d, received, Some(&out));
+                outs.push(Arc::new(out));
+            }
+        } else {
+            let joined: Vec<Tensor> = flat_parts(ts);
+            let refs: Vec<&Tensor> = joined.iter().collect();
+            let all = crate::runtime::ops::join::cat(&refs, 0).map_err(|e| misfit(None, e))?;
+            let all = all.contiguous_buffer();
+            for &d in &devices {
+                let values = Tensor::new(all.clone(), out_shape.clone(), Device::Cpu);
+                outs.push(
+                    self.output_on(d, values, received)
+                        .map_err(|e| misfit(None, e))?,
+                );
+            }
         }
         self.barrier(&devices).map_err(|e| misfit(None, e))?;
         self.counters.ops += 1;
@@ -244,18 +255,30 @@ impl Runtime {
             ));
         }
         let bytes = t.nbytes() as u64;
-        let data = t.contiguous_buffer();
         self.barrier(&ids).map_err(|e| misfit(None, e))?;
+        let on_driver = self.launches_on(t.device()).is_some();
+        let data = (!on_driver).then(|| t.contiguous_buffer());
         let mut outs = Vec::with_capacity(ids.len());
         for &d in &ids {
-            outs.push(match d == root {
-                true => Arc::clone(t),
-                false => {
+            if d == root {
+                outs.push(Arc::clone(t));
+                continue;
+            }
+            let out = match &data {
+                Some(data) => {
                     let values = Tensor::new(data.clone(), t.shape().to_vec(), Device::Cpu);
                     self.output_on(d, values, bytes)
-                        .map_err(|e| misfit(None, e))?
                 }
-            });
+                None => self
+                    .filled_on(d, t.shape(), t.dtype(), |rt, addr| {
+                        rt.peer_copy_into(root, t, d, addr)
+                    })
+                    .map(|out| {
+                        self.received(d, bytes, Some(&out));
+                        Arc::new(out)
+                    }),
+            };
+            outs.push(out.map_err(|e| misfit(None, e))?);
         }
         self.barrier(&ids).map_err(|e| misfit(None, e))?;
         self.counters.ops += 1;

@@ -11,6 +11,11 @@
 //! into place. Before each copy the receiving stream waits for the sending
 //! one, so every step follows the last on both devices. The values are the
 //! ones `collective.rs` computes on the host for the simulator.
+//!
+//! `all_gather` and `broadcast` move bytes only: each device's output is
+//! filled by peer copies straight from the devices that hold the parts.
+
+use std::sync::Arc;
 
 use super::device::Operand;
 use super::kernels::no_driver;
@@ -19,6 +24,7 @@ use crate::error::Error;
 use crate::runtime::cuda::exec::{self, Launcher, View};
 use crate::runtime::ops::elementwise::{self, BinaryOp};
 use crate::runtime::ops::{index, view};
+use crate::runtime::DType;
 use crate::runtime::Tensor;
 
 impl Runtime {
@@ -82,5 +88,46 @@ impl Runtime {
             }
         }
         Ok(())
+    }
+
+    /// A new tensor of `shape` on driver device `d`, its bytes written by
+    /// `fill` (given the device address) with copies queued on `d`'s stream.
+    pub(super) fn filled_on(
+        &mut self,
+        d: u32,
+        shape: &[usize],
+        dtype: DType,
+        fill: impl FnOnce(&mut Runtime, u64) -> Result<(), Error>,
+    ) -> Result<Tensor, Error> {
+        let device = crate::runtime::Device::Cuda(d);
+        let block = self.reserve(device, shape, dtype)?.ok_or_else(no_driver)?;
+        let driver = Arc::clone(self.devices.driver().ok_or_else(no_driver)?);
+        let len = crate::runtime::shape::numel(shape);
+        let bytes = self.device_bytes(d, block, dtype, len, &driver)?;
+        fill(self, bytes.addr)?;
+        Ok(Tensor::in_device_memory(bytes, shape.to_vec(), device))
+    }
+
+    /// `all_gather` on a driver's devices: each output filled with every
+    /// part, in list order, by peer copies (a device's own part by a copy
+    /// within it).
+    pub(super) fn all_gather_on(
+        &mut self,
+        ts: &[&Tensor],
+        devices: &[u32],
+        shape: &[usize],
+    ) -> Result<Vec<Tensor>, Error> {
+        let part = ts[0].nbytes() as u64;
+        let mut outs = Vec::with_capacity(ts.len());
+        for &to in devices {
+            let out = self.filled_on(to, shape, ts[0].dtype(), |rt, addr| {
+                for (j, (t, &from)) in ts.iter().zip(devices).enumerate() {
+                    rt.peer_copy_into(from, t, to, addr + j as u64 * part)?;
+                }
+                Ok(())
+            })?;
+            outs.push(out);
+        }
+        Ok(outs)
     }
 }
