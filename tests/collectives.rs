@@ -281,6 +281,19 @@ fn the_ring_order_holds_bit_for_bit_on_sim_and_emu() {
                 "true  bool[] @cpu",
                 "{backend:?} {dtype} max"
             );
+            // reduce_scatter: device i's share is chunk i folded from device i + 1.
+            ok_in(
+                &mut s,
+                "rs = reduce_scatter([h[0][:999].to(cuda:0), h[1][:999].to(cuda:1), h[2][:999].to(cuda:2)])",
+            );
+            assert_eq!(
+                ok_in(
+                    &mut s,
+                    "(rs[1].to(cpu) == (h[2][333:666] + h[0][333:666]) + h[1][333:666]).all()"
+                ),
+                "true  bool[] @cpu",
+                "{backend:?} {dtype} reduce_scatter"
+            );
             // all_gather and broadcast move the bytes as they are.
             ok_in(
                 &mut s,

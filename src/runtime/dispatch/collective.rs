@@ -21,11 +21,11 @@
 //!   (n−1)/n of the output for `all_gather`, and the buffer for every device
 //!   but the root for `broadcast` (its pipeline passes it down the ring).
 //!
-//! On a driver's devices (`emu`, and `cuda` until NCCL is used) `all_reduce`
-//! runs the ring itself over peer copies and kernels, and `all_gather` and
-//! `broadcast` are peer copies (`ring.rs`); `reduce_scatter`, an integer
-//! `avg` and the simulator compute the values on the host from each
-//! device's bytes and write them to device memory.
+//! On a driver's devices (`emu`, and `cuda` until NCCL is used) the values
+//! are computed there, by peer copies and kernels (`ring.rs`); on the
+//! simulator, and for `reduce_scatter`'s `avg` and an integer `all_reduce`
+//! `avg`, they are computed on the host from each device's bytes and
+//! written to device memory.
 
 use std::sync::Arc;
 
@@ -153,20 +153,33 @@ impl Runtime {
         }
         let mut out_shape = shape.to_vec();
         out_shape[0] /= n;
-        let parts = flat_parts(ts);
-        let reduced = ring_reduce(&parts, op, n).map_err(|e| misfit(None, e))?;
-        let whole = Tensor::new(reduced, vec![ts[0].numel()], Device::Cpu);
-        let chunk = ts[0].numel() / n;
         let received = (n as u64 - 1) * ts[0].nbytes() as u64 / n as u64;
         self.barrier(&devices).map_err(|e| misfit(None, e))?;
         let mut outs = Vec::with_capacity(n);
-        for (i, &d) in devices.iter().enumerate() {
-            let part = index::narrow(&whole, 0, i * chunk, chunk).map_err(|e| misfit(None, e))?;
-            let part = Tensor::new(part.contiguous_buffer(), out_shape.clone(), Device::Cpu);
-            outs.push(
-                self.output_on(d, part, received)
-                    .map_err(|e| misfit(None, e))?,
-            );
+        let on_driver = self.launches_on(ts[0].device()).is_some();
+        if on_driver && op != RedOp::Avg {
+            let filled = self
+                .reduce_scatter_on(ts, &devices, combine(op), &out_shape)
+                .map_err(|e| misfit(None, e))?;
+            for (out, &d) in filled.into_iter().zip(&devices) {
+                self.received(d, received, Some(&out));
+                outs.push(Arc::new(out));
+            }
+        } else {
+            // The simulator, and `avg` (premultiplied as the host does it).
+            let parts = flat_parts(ts);
+            let reduced = ring_reduce(&parts, op, n).map_err(|e| misfit(None, e))?;
+            let whole = Tensor::new(reduced, vec![ts[0].numel()], Device::Cpu);
+            let chunk = ts[0].numel() / n;
+            for (i, &d) in devices.iter().enumerate() {
+                let part =
+                    index::narrow(&whole, 0, i * chunk, chunk).map_err(|e| misfit(None, e))?;
+                let part = Tensor::new(part.contiguous_buffer(), out_shape.clone(), Device::Cpu);
+                outs.push(
+                    self.output_on(d, part, received)
+                        .map_err(|e| misfit(None, e))?,
+                );
+            }
         }
         self.barrier(&devices).map_err(|e| misfit(None, e))?;
         self.counters.ops += 1;

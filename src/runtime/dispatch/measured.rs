@@ -1,9 +1,10 @@
 //! `profile`'s timeline on a GPU: times measured, not modelled.
 //!
-//! - At the start, the host waits for the work queued before the profile,
-//!   then each device gets an anchor: a timing event recorded on its idle
-//!   stream, so its time on the device's clock is a known moment of the
-//!   host's wall clock.
+//! - At the start, the host waits for each device's current stream (on the
+//!   legacy default stream that is every blocking stream's work too), then
+//!   records an anchor there: a timing event on an idle stream completes as
+//!   the host records it, so its time on the device's clock is a known
+//!   moment of the host's wall clock.
 //! - Each item's end is a timing event recorded on its stream right after
 //!   the item was queued; the event completes when the item's work does.
 //! - An item starts when both its stream had finished the item before it and
@@ -55,10 +56,9 @@ impl Measured {
 }
 
 impl Runtime {
-    /// A measured timeline's anchors, one per device. The work queued
-    /// before the profile finishes first (that wait is not one of the
-    /// block's host syncs), so each anchor is recorded on an idle stream and
-    /// completes as the host records it.
+    /// A measured timeline's anchors, one per device, each recorded on its
+    /// current stream once the host has waited for it (that wait is not one
+    /// of the block's host syncs), so each completes as the host records it.
     pub(super) fn measure_start(&self) -> Result<Measured, Error> {
         let count = self.devices.count();
         for d in 0..count {

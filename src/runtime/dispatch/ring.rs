@@ -1,6 +1,7 @@
-//! `all_reduce` on a driver's devices (`cuda` without NCCL, and `emu`): the
-//! ring itself, over peer copies and reduction kernels, so the buffers never
-//! leave device memory.
+//! Collectives on a driver's devices (`cuda` without NCCL, and `emu`):
+//! `all_reduce`'s ring itself, over peer copies and reduction kernels, and
+//! the others as copies and folds on the devices, so the buffers never leave
+//! device memory.
 //!
 //! Each device's flat buffer is cut into n chunks. In the reduce-scatter
 //! half, at step s each device r sends chunk (r − 1 − s) mod n to device
@@ -12,8 +13,12 @@
 //! one, so every step follows the last on both devices. The values are the
 //! ones `collective.rs` computes on the host for the simulator.
 //!
-//! `all_gather` and `broadcast` move bytes only: each device's output is
-//! filled by peer copies straight from the devices that hold the parts.
+//! `reduce_scatter` pulls: device i's output starts as device i + 1's
+//! chunk i, and each other device's chunk i, copied into scratch on device
+//! i, is folded in, in ring order (the same bytes cross the links as in the
+//! ring, and the same values come out). `all_gather` and `broadcast` move
+//! bytes only: each device's output is filled by peer copies straight from
+//! the devices that hold the parts.
 
 use std::sync::Arc;
 
@@ -126,6 +131,58 @@ impl Runtime {
                 }
                 Ok(())
             })?;
+            outs.push(out);
+        }
+        Ok(outs)
+    }
+
+    /// `reduce_scatter` on a driver's devices: device i's output is chunk i
+    /// folded in ring order, from device i + 1 round to device i, each part
+    /// copied to device i (into its output first, then into scratch) and
+    /// folded in there, on device i's stream.
+    pub(super) fn reduce_scatter_on(
+        &mut self,
+        ts: &[&Tensor],
+        devices: &[u32],
+        combine: BinaryOp,
+        shape: &[usize],
+    ) -> Result<Vec<Tensor>, Error> {
+        let n = ts.len();
+        let flat: Vec<Tensor> = ts
+            .iter()
+            .map(|t| view::view(t, &[-1]))
+            .collect::<Result<_, _>>()?;
+        let len = flat[0].numel() / n;
+        let dtype = flat[0].dtype();
+        let compute = elementwise::compute_dtype(combine, dtype);
+        let strides = crate::runtime::shape::contiguous_strides(shape);
+        let mut outs = Vec::with_capacity(n);
+        for i in 0..n {
+            let to = devices[i];
+            let part = |k: usize| index::narrow(&flat[(i + k) % n], 0, i * len, len);
+            let first = part(1)?;
+            let from = devices[(i + 1) % n];
+            let out = self.filled_on(to, shape, dtype, |rt, addr| {
+                rt.peer_copy_into(from, &first, to, addr)
+            })?;
+            for k in 2..=n {
+                let next = part(k)?;
+                let l = self.on_device(to).ok_or_else(no_driver)?;
+                let scratch = l.scratch(dtype, len)?;
+                let addr = l.addr(&scratch);
+                self.peer_copy_into(devices[(i + k) % n], &next, to, addr)?;
+                let l = self.on_device(to).ok_or_else(no_driver)?;
+                let acc = Operand::own(&out)?;
+                let received = View {
+                    mem: &scratch,
+                    dtype,
+                    shape,
+                    strides: &strides,
+                    offset: 0,
+                };
+                let dst = acc.view(&out);
+                exec::binary_into(&l, combine, (dst, received), compute, dst, false)?;
+            }
             outs.push(out);
         }
         Ok(outs)
