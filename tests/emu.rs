@@ -518,6 +518,13 @@ fn collectives_are_the_simulators() {
          broadcast(g[1], [cuda:0, cuda:1])
          profile { all_reduce(g)
            p = reduce_scatter(g, op=\"min\") }
-         p",
+         p
+         x = arange(8., device=cuda:0); y = arange(8., device=cuda:1) * 10
+         all_reduce([x[2:6], y[1:5]]); x; y
+         reduce_scatter([x[0:4], y[4:8]], op=\"max\"); all_gather([x[1:3], y[5:7]])
+         broadcast(y[3:5], [cuda:1, cuda:0])
+         z = zeros(0, device=cuda:0); all_reduce([z, zeros(0, device=cuda:1)]); z
+         all_gather([z, zeros(0, device=cuda:1)])
+         m = [ones(1, device=cuda:0)]; all_reduce(m); reduce_scatter(m); m",
     );
 }
