@@ -281,6 +281,19 @@ fn the_ring_order_holds_bit_for_bit_on_sim_and_emu() {
                 "true  bool[] @cpu",
                 "{backend:?} {dtype} max"
             );
+            // avg: each part premultiplied by 1/n (in the parts' dtype), then folded.
+            ok_in(
+                &mut s,
+                "v = [h[0].to(cuda:0), h[1].to(cuda:1), h[2].to(cuda:2)]\nall_reduce(v, op=\"avg\")",
+            );
+            assert_eq!(
+                ok_in(
+                    &mut s,
+                    "k = 1 / 3\n(v[0].to(cpu)[334:668] == (h[2][334:668] * k + h[0][334:668] * k) + h[1][334:668] * k).all()"
+                ),
+                "true  bool[] @cpu",
+                "{backend:?} {dtype} avg"
+            );
             // reduce_scatter: device i's share is chunk i folded from device i + 1.
             ok_in(
                 &mut s,
