@@ -271,4 +271,4 @@ pub fn devices_table(backend: &str, reason: &str, rows: &[(DeviceInfo, u64, u64)
 
 /// How collectives run on real GPUs, under `devices` there (the simulator
 /// and `emu` model NCCL's ring; `--check` leaves the line out).
-pub const CUDA_COLLECTIVES: &str = "collectives: NCCL is not used yet; all_reduce runs NCCL's ring over peer copies and kernels, the others through the host";
+pub const CUDA_COLLECTIVES: &str = "collectives: NCCL is not used yet; they run on the devices as peer copies and kernels, in NCCL's ring order";
