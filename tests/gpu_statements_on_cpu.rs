@@ -105,6 +105,7 @@ fn every_cpu_example_in_the_help_runs() {
         "stream",
         "wait",
         "pin",
+        "pin_memory",
         "mem",
         "event",
         "empty_cache",

@@ -199,6 +199,7 @@ docs! {
     Method Devices "cpu", "x.cpu()", "Copies to host memory; returns `x` itself when it is already there.", "ones(2).cpu()";
     Method Devices "copy_to", "x.copy_to(device)", "Always copies, even to the device `x` is on (MXNet's copyto).", "x = ones(2)\ny = x.copy_to(cpu)\ny is x";
     Method Memory "pin", "x.pin()", "A copy in page-locked host memory, or `x` itself when it is pinned already (`pin x` pins in place).", "ones(2).pin()";
+    Method Memory "pin_memory", "x.pin_memory()", "PyTorch's name for `x.pin()`: a copy in page-locked host memory, or `x` itself when it is pinned already.", "ones(2).pin_memory().is_pinned";
     Method Streams "record_stream", "x.record_stream(stream)", "Marks `x` as used on `stream`: when `x` is freed, its block waits for the work queued on that stream by then before it is reused.", "x = ones(1000, device=cuda)\nstream s { y = x * 2 }\nx.record_stream(s)\ndel x";
     Method Tensors "reshape", "x.reshape(*shape)", "Same elements in a new shape (a view when possible); one dimension may be -1.", "arange(6).reshape(2, -1)";
     Method Tensors "contiguous", "x.contiguous()", "`x` itself if its memory is contiguous, else a contiguous copy.", "ones(2, 3).T.contiguous()";

@@ -62,6 +62,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("cpu", TensorMethod(tensor::cpu)),
         ("copy_to", TensorMethod(tensor::copy_to)),
         ("pin", TensorMethod(tensor::pin)),
+        ("pin_memory", TensorMethod(tensor::pin)),
         ("record_stream", TensorMethod(tensor::record_stream)),
         ("reshape", TensorMethod(tensor::reshape)),
         ("contiguous", TensorMethod(tensor::contiguous)),

@@ -240,7 +240,7 @@ impl Runtime {
 
     /// A copy in freshly pinned host memory (`x.pin()`).
     pub fn pinned_copy(&mut self, t: &Tensor) -> Result<Arc<Tensor>, Error> {
-        self.need_cuda(".pin()")?;
+        self.need_cuda("pinned memory")?;
         if t.device() != Device::Cpu {
             return Err(Error::value_help(
                 format!("only host tensors can be pinned, and this one is on {}", t.device()),
