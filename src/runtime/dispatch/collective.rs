@@ -72,12 +72,19 @@ fn misfit(index: Option<usize>, error: Error) -> Misfit {
     Misfit { index, error }
 }
 
+/// An error of the call as a whole (`?` on the runtime's own errors).
+impl From<Error> for Misfit {
+    fn from(error: Error) -> Misfit {
+        misfit(None, error)
+    }
+}
+
 impl Runtime {
     /// `all_reduce(tensors, op)`: every tensor becomes the reduction of all
     /// of them, in place.
     pub fn all_reduce(&mut self, ts: &[&Tensor], op: RedOp) -> Result<(), Misfit> {
         let devices = self.participants(ts, "all_reduce()")?;
-        let op = reduction(op, ts[0].dtype()).map_err(|e| misfit(None, e))?;
+        let op = reduction(op, ts[0].dtype())?;
         let n = ts.len();
         self.counters.ops += 1;
         if n == 1 {
@@ -86,7 +93,7 @@ impl Runtime {
         }
         let bytes = ts[0].nbytes() as u64;
         let received = 2 * (n as u64 - 1) * bytes / n as u64;
-        self.barrier(&devices).map_err(|e| misfit(None, e))?;
+        self.barrier(&devices)?;
         let dtype = ts[0].dtype();
         let on_driver = self.launches_on(ts[0].device()).is_some();
         let int_avg = op == RedOp::Avg && !dtype.is_float();
@@ -100,27 +107,25 @@ impl Runtime {
                         tensor: &k,
                         weak: true,
                     };
-                    self.binary_in_place_on(d, BinaryOp::Mul, t, k)
-                        .map_err(|e| misfit(None, e))?;
+                    self.binary_in_place_on(d, BinaryOp::Mul, t, k)?;
                 }
             }
             for t in ts {
                 t.before_write();
             }
-            self.ring_all_reduce_on(ts, &devices, combine(op))
-                .map_err(|e| misfit(None, e))?;
+            self.ring_all_reduce_on(ts, &devices, combine(op))?;
         } else {
             let parts = flat_parts(ts);
-            let reduced = ring_reduce(&parts, op, n).map_err(|e| misfit(None, e))?;
+            let reduced = ring_reduce(&parts, op, n)?;
             for t in ts {
                 let whole = Tensor::new(reduced.clone(), t.shape().to_vec(), t.device());
-                index::assign(t, &whole).map_err(|e| misfit(None, e))?;
+                index::assign(t, &whole)?;
             }
         }
         for &d in &devices {
             self.received(d, received, None);
         }
-        self.barrier(&devices).map_err(|e| misfit(None, e))?;
+        self.barrier(&devices)?;
         Ok(())
     }
 
@@ -132,7 +137,7 @@ impl Runtime {
         op: RedOp,
     ) -> Result<Vec<Arc<Tensor>>, Misfit> {
         let devices = self.participants(ts, "reduce_scatter()")?;
-        let op = reduction(op, ts[0].dtype()).map_err(|e| misfit(None, e))?;
+        let op = reduction(op, ts[0].dtype())?;
         let n = ts.len();
         let shape = ts[0].shape();
         let Some(&rows) = shape.first() else {
@@ -154,34 +159,26 @@ impl Runtime {
         let mut out_shape = shape.to_vec();
         out_shape[0] /= n;
         let received = (n as u64 - 1) * ts[0].nbytes() as u64 / n as u64;
-        self.barrier(&devices).map_err(|e| misfit(None, e))?;
-        let mut outs = Vec::with_capacity(n);
+        self.barrier(&devices)?;
         let on_driver = self.launches_on(ts[0].device()).is_some();
-        if on_driver && op != RedOp::Avg {
-            let filled = self
-                .reduce_scatter_on(ts, &devices, combine(op), &out_shape)
-                .map_err(|e| misfit(None, e))?;
-            for (out, &d) in filled.into_iter().zip(&devices) {
-                self.received(d, received, Some(&out));
-                outs.push(Arc::new(out));
-            }
+        let outs = if on_driver && op != RedOp::Avg {
+            let filled = self.reduce_scatter_on(ts, &devices, combine(op), &out_shape)?;
+            self.delivered(filled, &devices, received)
         } else {
             // The simulator, and `avg` (premultiplied as the host does it).
             let parts = flat_parts(ts);
-            let reduced = ring_reduce(&parts, op, n).map_err(|e| misfit(None, e))?;
+            let reduced = ring_reduce(&parts, op, n)?;
             let whole = Tensor::new(reduced, vec![ts[0].numel()], Device::Cpu);
             let chunk = ts[0].numel() / n;
+            let mut outs = Vec::with_capacity(n);
             for (i, &d) in devices.iter().enumerate() {
-                let part =
-                    index::narrow(&whole, 0, i * chunk, chunk).map_err(|e| misfit(None, e))?;
+                let part = index::narrow(&whole, 0, i * chunk, chunk)?;
                 let part = Tensor::new(part.contiguous_buffer(), out_shape.clone(), Device::Cpu);
-                outs.push(
-                    self.output_on(d, part, received)
-                        .map_err(|e| misfit(None, e))?,
-                );
+                outs.push(self.output_on(d, part, received)?);
             }
-        }
-        self.barrier(&devices).map_err(|e| misfit(None, e))?;
+            outs
+        };
+        self.barrier(&devices)?;
         self.counters.ops += 1;
         Ok(outs)
     }
@@ -197,30 +194,23 @@ impl Runtime {
             None => out_shape.push(n),
         }
         let received = (n as u64 - 1) * ts[0].nbytes() as u64;
-        self.barrier(&devices).map_err(|e| misfit(None, e))?;
-        let mut outs = Vec::with_capacity(n);
-        if self.launches_on(ts[0].device()).is_some() {
-            let filled = self
-                .all_gather_on(ts, &devices, &out_shape)
-                .map_err(|e| misfit(None, e))?;
-            for (out, &d) in filled.into_iter().zip(&devices) {
-                self.received(d, received, Some(&out));
-                outs.push(Arc::new(out));
-            }
+        self.barrier(&devices)?;
+        let outs = if self.launches_on(ts[0].device()).is_some() {
+            let filled = self.all_gather_on(ts, &devices, &out_shape)?;
+            self.delivered(filled, &devices, received)
         } else {
             let joined: Vec<Tensor> = flat_parts(ts);
             let refs: Vec<&Tensor> = joined.iter().collect();
-            let all = crate::runtime::ops::join::cat(&refs, 0).map_err(|e| misfit(None, e))?;
+            let all = crate::runtime::ops::join::cat(&refs, 0)?;
             let all = all.contiguous_buffer();
+            let mut outs = Vec::with_capacity(n);
             for &d in &devices {
                 let values = Tensor::new(all.clone(), out_shape.clone(), Device::Cpu);
-                outs.push(
-                    self.output_on(d, values, received)
-                        .map_err(|e| misfit(None, e))?,
-                );
+                outs.push(self.output_on(d, values, received)?);
             }
-        }
-        self.barrier(&devices).map_err(|e| misfit(None, e))?;
+            outs
+        };
+        self.barrier(&devices)?;
         self.counters.ops += 1;
         Ok(outs)
     }
@@ -268,7 +258,7 @@ impl Runtime {
             ));
         }
         let bytes = t.nbytes() as u64;
-        self.barrier(&ids).map_err(|e| misfit(None, e))?;
+        self.barrier(&ids)?;
         let on_driver = self.launches_on(t.device()).is_some();
         let data = (!on_driver).then(|| t.contiguous_buffer());
         let mut outs = Vec::with_capacity(ids.len());
@@ -291,9 +281,9 @@ impl Runtime {
                         Arc::new(out)
                     }),
             };
-            outs.push(out.map_err(|e| misfit(None, e))?);
+            outs.push(out?);
         }
-        self.barrier(&ids).map_err(|e| misfit(None, e))?;
+        self.barrier(&ids)?;
         self.counters.ops += 1;
         Ok(outs)
     }
@@ -369,6 +359,16 @@ impl Runtime {
         self.count_copy(from, from, bytes as usize);
         let path = CopyPath::Peer;
         self.issue(d, Work::Copy { bytes, path }, out);
+    }
+
+    /// Outputs filled on the devices (`ring.rs`), each having received `bytes`.
+    fn delivered(&mut self, outs: Vec<Tensor>, devices: &[u32], bytes: u64) -> Vec<Arc<Tensor>> {
+        let mut delivered = Vec::with_capacity(outs.len());
+        for (out, &d) in outs.into_iter().zip(devices) {
+            self.received(d, bytes, Some(&out));
+            delivered.push(Arc::new(out));
+        }
+        delivered
     }
 
     /// The new tensor `values` on device `d`, after receiving `bytes`.
