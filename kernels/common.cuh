@@ -16,6 +16,16 @@ typedef unsigned int u32;
 struct f16 { unsigned short bits; };
 struct bf16 { unsigned short bits; };
 
+// A device-side assertion, as PyTorch's CUDA_KERNEL_ASSERT: on a GPU, NVRTC's
+// assert prints the failed condition with its block and thread, and the
+// context is lost (CUDA_ERROR_ASSERT, "device-side assert triggered", at the
+// next driver call and every one after). host_shim.h defines it first for
+// the CPU, where the thread records the failure and goes on, so kernels
+// guard the access an assertion protects as well.
+#ifndef KERNEL_ASSERT
+#define KERNEL_ASSERT(cond) assert(cond)
+#endif
+
 // ---- argument structs: one per kernel family, passed by value -------------
 
 // The iteration space: `numel` elements of an n-dimensional shape, row-major.

@@ -23,18 +23,20 @@ FOR_ALL(CAST_FROM)
 
 // Advanced indexing (x[i], x[mask]): out[i] = src[offset + step], where the
 // step comes from the index array: integer indices into one dimension
-// (`wrap`: negative ones count from the end, then times the stride; one out
-// of range gives 0, as the host has checked what it could see) or a mask's
-// element offsets, precomputed (`wrap` 0).
+// (`wrap`: negative ones count from the end, then times the stride) or a
+// mask's element offsets, precomputed (`wrap` 0). An integer index out of
+// range is a device-side assert, as in PyTorch's index kernels: the host
+// never reads a device's index tensor to check it.
 // The step an index entry gives: an offset as it is, or an integer index
-// wrapped and times the stride; false when the index is out of range.
-__device__ __forceinline__ bool index_step(i64 v, i64 size, i64 stride, int wrap, i64* step) {
+// wrapped and times the stride; false (and the assert) when out of range.
+__device__ __forceinline__ bool index_step(i64 index, i64 size, i64 stride, int wrap, i64* step) {
     if (wrap) {
-        if (v < 0) v += size;
-        if (v < 0 || v >= size) return false;
-        v *= stride;
+        KERNEL_ASSERT(-size <= index && index < size && "index out of bounds");
+        if (index < -size || index >= size) return false;
+        *step = (index < 0 ? index + size : index) * stride;
+        return true;
     }
-    *step = v;
+    *step = index;
     return true;
 }
 
@@ -46,8 +48,6 @@ template <class T> __device__ __forceinline__ void take_kernel(const TakeArgs& p
         i64 step;
         if (index_step(index[offset_of(p.shape, p.si, i)], p.size, p.stride, p.wrap, &step)) {
             out[i] = src[offset_of(p.shape, p.s, i) + step];
-        } else {
-            out[i] = T();
         }
     }
 }
@@ -58,7 +58,7 @@ FOR_ALL(TAKE)
 
 // Advanced indexing's write (x[i] = v, x[mask] = v): dst[offset + step] =
 // value[...], value converted and broadcast over the collapsed layout; the
-// step as in take_kernel (an index out of range writes nothing).
+// step as in take_kernel (an index out of range asserts and writes nothing).
 template <class S, class D> __device__ __forceinline__ void put_kernel(const PutArgs& p) {
     const S* value = (const S*)p.value;
     const i64* index = (const i64*)p.index;

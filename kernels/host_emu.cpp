@@ -19,6 +19,32 @@ extern "C" void emu_thread(unsigned int block, unsigned int thread) {
     threadIdx = dim3{thread, 0, 0};
 }
 
+// The condition of the first failed KERNEL_ASSERT since the last
+// emu_take_assert. Blocks run one at a time, but a test's threads of one
+// block run at once: a lock keeps the first.
+namespace {
+std::mutex assert_lock;
+char assert_text[512];
+bool assert_seen = false;
+}  // namespace
+
+extern "C" void emu_assert_failed(const char* assertion) {
+    std::lock_guard<std::mutex> guard(assert_lock);
+    if (assert_seen) return;
+    assert_seen = true;
+    std::snprintf(assert_text, sizeof assert_text, "%s", assertion);
+}
+
+// Whether an assertion failed since the last call; its text goes to `out`
+// (`len` bytes, NUL-terminated) and the record is cleared.
+extern "C" int emu_take_assert(char* out, unsigned long len) {
+    std::lock_guard<std::mutex> guard(assert_lock);
+    if (!assert_seen) return 0;
+    assert_seen = false;
+    if (len > 0) std::snprintf(out, len, "%s", assert_text);
+    return 1;
+}
+
 // A block whose threads run concurrently (kernels that call __syncthreads).
 extern "C" void emu_begin_block(unsigned int threads) { emu_block_barrier = new std::barrier<>(threads); }
 extern "C" void emu_end_block() { delete emu_block_barrier; emu_block_barrier = nullptr; }

@@ -9,6 +9,8 @@
 #include <math.h>
 #include <cstring>
 #include <barrier>
+#include <cstdio>
+#include <mutex>
 
 struct dim3 { unsigned int x, y, z; };
 
@@ -34,6 +36,13 @@ inline void __syncthreads() {
     if (emu_block_barrier) emu_block_barrier->arrive_and_wait();
     else if (emu_fiber_sync) emu_fiber_sync();
 }
+
+// A failed KERNEL_ASSERT (common.cuh) on the CPU: the first one of a launch
+// is kept for the emu driver, which reports it as a GPU reports
+// CUDA_ERROR_ASSERT; the thread goes on past it.
+extern "C" void emu_assert_failed(const char* assertion);
+#define KERNEL_ASSERT(cond) \
+    do { if (!(cond)) emu_assert_failed(#cond); } while (0)
 
 inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
 inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }

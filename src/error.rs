@@ -77,6 +77,15 @@ pub enum Error {
         message: String,
         sticky: bool,
     },
+    /// `CUDA_ERROR_ASSERT`: a kernel on `device` failed a device-side
+    /// assertion (an index out of range, as PyTorch's kernels check), and
+    /// CUDA runs nothing more there. `printed`: the assertion as the device
+    /// printed it, where cudash can tell.
+    #[error("CUDA error on {device}: device-side assert triggered")]
+    DeviceAssert {
+        device: Device,
+        printed: Option<String>,
+    },
     #[error("{device} does not exist: {reason}")]
     NoDevice { device: String, reason: String },
     #[error("{message}")]
@@ -170,7 +179,7 @@ impl Error {
             Error::DeviceMismatch { .. } | Error::NoDevice { .. } | Error::NotAvailable { .. } => {
                 "DeviceError"
             }
-            Error::Cuda { .. } => "CudaError",
+            Error::Cuda { .. } | Error::DeviceAssert { .. } => "CudaError",
             Error::Interrupted => "Interrupted",
             Error::OutOfMemory { .. } | Error::HostOutOfMemory { .. } => "OutOfMemoryError",
             Error::Io { .. } => "IOError",
@@ -194,6 +203,7 @@ impl Error {
             Error::DeviceMismatch { a, b } => format!("operands on {a} and {b}"),
             Error::NoDevice { .. } | Error::NotAvailable { .. } => "needs a CUDA device".into(),
             Error::Cuda { .. } => "failed on the GPU".into(),
+            Error::DeviceAssert { .. } => "reported here".into(),
             Error::Interrupted => "stopped here".into(),
             Error::OutOfMemory { requested, .. } => format!("asks for {}", human(*requested)),
             Error::HostOutOfMemory { needed, .. } => {
@@ -245,6 +255,17 @@ impl Error {
                  statement that caused it"
                     .into(),
             ),
+            Error::DeviceAssert { device, printed } => Some(format!(
+                "a kernel on {device} failed an assertion ({}) CUDA reports this at the first \
+                 call on {device} after the kernel ran, so the statement shown may not be the one \
+                 that queued the kernel (`--launch-blocking` reports it at that statement). CUDA \
+                 runs nothing more on {device} in this process: restart cudash (in Jupyter, \
+                 restart the kernel)",
+                printed.as_ref().map_or_else(
+                    || "the GPU printed which one on cudash's standard output.".to_string(),
+                    |p| format!("the device printed: {p}")
+                )
+            )),
             Error::IndexOutOfRange { size, .. } => Some(format!(
                 "valid indices are 0..{size} (or -{size}..-1 counting from the end)"
             )),
@@ -348,6 +369,29 @@ fn expected_text(expected: &[String]) -> String {
 mod tests {
     use super::Error;
     use crate::vocab::Device;
+
+    #[test]
+    fn a_device_assert_says_where_it_is_reported_and_what_the_device_printed() {
+        let e = |printed: Option<&str>| Error::DeviceAssert {
+            device: Device::Cuda(1),
+            printed: printed.map(str::to_string),
+        };
+        let with = e(Some("take_f32: Assertion `c` failed.")).help().unwrap();
+        assert!(
+            with.contains("the device printed: take_f32: Assertion `c` failed.)"),
+            "{with}"
+        );
+        assert!(with.contains("first call on cuda:1"), "{with}");
+        assert!(with.contains("--launch-blocking"), "{with}");
+        assert!(with.contains("restart cudash"), "{with}");
+        let without = e(None).help().unwrap();
+        assert!(without.contains("the GPU printed which one"), "{without}");
+        assert_eq!(e(None).class(), "CudaError");
+        assert_eq!(
+            e(None).to_string(),
+            "CUDA error on cuda:1: device-side assert triggered"
+        );
+    }
 
     #[test]
     fn a_sticky_cuda_error_says_the_session_must_restart() {

@@ -528,3 +528,36 @@ fn collectives_are_the_simulators() {
          m = [ones(1, device=cuda:0)]; all_reduce(m); reduce_scatter(m); m",
     );
 }
+
+/// An index out of range is the kernel's assertion: the launch succeeds, the
+/// device's next call fails with what it printed, every call after it too,
+/// and the other device and the device's attributes are untouched.
+#[test]
+fn a_failed_device_assert_is_sticky_on_its_device_only() {
+    let (mut rt, emu) = emulated(2);
+    let x = rt.tensor(
+        &Tensor::from_vec(vec![1.0f32, 2.0, 3.0], vec![3]),
+        DType::F32,
+        Device::Cuda(0),
+    );
+    let x = x.unwrap();
+    let i = Arc::new(Tensor::from_vec(vec![1i64, 3], vec![2]));
+    let y = rt.index(&x, &[Index::Tensor(i)]);
+    assert!(y.is_ok(), "the launch itself succeeds: {y:?}");
+    let printed = emu.fault(0).expect("cuda:0 failed an assertion");
+    assert!(printed.starts_with("take_f32: Assertion `"), "{printed}");
+    assert!(printed.contains("index out of bounds"), "{printed}");
+    assert_eq!(emu.fault(1), None);
+    for _ in 0..2 {
+        match rt.sync_device(0) {
+            Err(cudash::error::Error::DeviceAssert { device, printed: p }) => {
+                assert_eq!(device, Device::Cuda(0));
+                assert_eq!(p.as_deref(), Some(printed.as_str()));
+            }
+            other => panic!("cuda:0 should report the assert, not {other:?}"),
+        }
+    }
+    rt.sync_device(1).expect("cuda:1 still works");
+    use cudash::runtime::cuda::interface::Driver;
+    emu.properties(0).expect("attributes need no context");
+}

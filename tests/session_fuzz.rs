@@ -103,6 +103,8 @@ fn piece() -> impl Strategy<Value = &'static str> {
         "e.sync()",
         ".record_stream(s)",
         "time 2 {",
+        ".cuda()",
+        "[tensor([7])]",
     ])
 }
 

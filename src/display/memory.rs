@@ -60,7 +60,7 @@ pub type Row = (&'static str, String, String);
 /// The rows of `mem` for one device, shared by the text and the HTML.
 pub fn summary_rows(info: &DeviceInfo, a: &DeviceAllocator) -> Vec<Row> {
     let s = a.stats();
-    let free = a.source().free() as u64;
+    let free = a.device_free() as u64;
     let unused = s.reserved.current - s.allocated.current;
     vec![
         (

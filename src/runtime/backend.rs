@@ -71,7 +71,7 @@ impl<T: SegmentSource + ?Sized> SegmentSource for Box<T> {
     fn capacity(&self) -> usize {
         (**self).capacity()
     }
-    fn free(&self) -> usize {
+    fn free(&self) -> Option<usize> {
         (**self).free()
     }
 }

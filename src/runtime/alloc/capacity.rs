@@ -37,7 +37,7 @@ impl SegmentSource for Capacity {
     fn capacity(&self) -> usize {
         self.total
     }
-    fn free(&self) -> usize {
-        self.total - self.used
+    fn free(&self) -> Option<usize> {
+        Some(self.total - self.used)
     }
 }

@@ -32,6 +32,9 @@ pub enum SegmentError {
     /// Anything else the driver refused (a sticky error, a bad context): no
     /// retry, and the user sees the driver's reason, not an out-of-memory one.
     Failed(String),
+    /// The device's kernel failed an assertion earlier (`CUDA_ERROR_ASSERT`),
+    /// with what the device printed where known: nothing runs there any more.
+    Assert(Option<String>),
 }
 
 /// Where segments come from: `cudaMalloc` on a real GPU, a capacity counter on the simulator.
@@ -41,8 +44,10 @@ pub trait SegmentSource {
     fn release(&mut self, handle: u64, bytes: usize);
     /// Total device memory.
     fn capacity(&self) -> usize;
-    /// Memory the device has left (what `cudaMemGetInfo` reports as free).
-    fn free(&self) -> usize;
+    /// Memory the device has left (what `cudaMemGetInfo` reports as free);
+    /// None where the device cannot say (its context was lost to a
+    /// device-side assert, and `cudaMemGetInfo` fails).
+    fn free(&self) -> Option<usize>;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -164,6 +169,7 @@ pub struct OutOfMemory {
 pub enum AllocError {
     OutOfMemory(OutOfMemory),
     Failed(String),
+    Assert(Option<String>),
 }
 
 impl AllocError {
@@ -182,6 +188,10 @@ impl AllocError {
                 device,
                 message: format!("could not allocate device memory: {why}"),
                 sticky: false,
+            },
+            AllocError::Assert(printed) => crate::error::Error::DeviceAssert {
+                device,
+                printed: printed.clone(),
             },
         }
     }
@@ -252,6 +262,16 @@ impl<S: SegmentSource> CachingAllocator<S> {
 
     pub fn source(&self) -> &S {
         &self.source
+    }
+
+    /// Memory the device has left: what its driver says, or where it cannot
+    /// say, its capacity less what this allocator holds.
+    pub fn device_free(&self) -> usize {
+        self.source.free().unwrap_or_else(|| {
+            self.source
+                .capacity()
+                .saturating_sub(self.stats.reserved.current as usize)
+        })
     }
 
     /// The device address of `block`: its segment's handle (a `cuMemAlloc`
@@ -412,6 +432,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         match self.new_segment(seg_size, pool, stream) {
             Ok(n) => return Ok(n),
             Err(SegmentError::Failed(why)) => return Err(AllocError::Failed(why)),
+            Err(SegmentError::Assert(printed)) => return Err(AllocError::Assert(printed)),
             Err(SegmentError::OutOfMemory) => {}
         }
         self.stats.num_alloc_retries += 1;
@@ -419,13 +440,14 @@ impl<S: SegmentSource> CachingAllocator<S> {
         match self.new_segment(seg_size, pool, stream) {
             Ok(n) => return Ok(n),
             Err(SegmentError::Failed(why)) => return Err(AllocError::Failed(why)),
+            Err(SegmentError::Assert(printed)) => return Err(AllocError::Assert(printed)),
             Err(SegmentError::OutOfMemory) => {}
         }
         self.stats.num_ooms += 1;
         Err(AllocError::OutOfMemory(OutOfMemory {
             requested: size,
             capacity: self.source.capacity(),
-            free: self.source.free(),
+            free: self.device_free(),
             allocated: self.stats.allocated.current as usize,
             reserved: self.stats.reserved.current as usize,
         }))
@@ -709,8 +731,8 @@ mod tests {
         fn capacity(&self) -> usize {
             1 << 30
         }
-        fn free(&self) -> usize {
-            1 << 30
+        fn free(&self) -> Option<usize> {
+            Some(1 << 30)
         }
     }
 

@@ -66,6 +66,7 @@ impl SegmentSource for Segments {
         match self.driver.mem_alloc(self.device, bytes) {
             Ok(address) => Ok(address),
             Err(DriverError::OutOfMemory { .. }) => Err(SegmentError::OutOfMemory),
+            Err(DriverError::Assert { printed, .. }) => Err(SegmentError::Assert(printed)),
             Err(e) => Err(SegmentError::Failed(e.to_string())),
         }
     }
@@ -76,10 +77,7 @@ impl SegmentSource for Segments {
     fn capacity(&self) -> usize {
         self.total
     }
-    fn free(&self) -> usize {
-        self.driver
-            .mem_info(self.device)
-            .map(|(free, _)| free)
-            .unwrap_or(0)
+    fn free(&self) -> Option<usize> {
+        self.driver.mem_info(self.device).map(|(free, _)| free).ok()
     }
 }

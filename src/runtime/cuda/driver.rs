@@ -28,6 +28,17 @@ pub enum DriverError {
     Call { call: &'static str, error: String },
     /// NVRTC could not provide the kernel.
     Compile(String),
+    /// `CUDA_ERROR_ASSERT`: a kernel failed a device-side assertion, and
+    /// every call on the device fails so from then on (a sticky error).
+    /// `device`: the device whose kernel failed, where the driver can tell
+    /// (a peer copy's call is another device's); `printed`: the assertion
+    /// as the device printed it, where the driver can tell (`emu`; a GPU
+    /// prints it to the process's output itself).
+    Assert {
+        call: &'static str,
+        device: Option<u32>,
+        printed: Option<String>,
+    },
 }
 
 impl std::fmt::Display for DriverError {
@@ -42,6 +53,12 @@ impl std::fmt::Display for DriverError {
             }
             DriverError::Call { call, error } => write!(f, "{call} failed: {error}"),
             DriverError::Compile(e) => write!(f, "{e}"),
+            DriverError::Assert { call, .. } => {
+                write!(
+                    f,
+                    "{call} failed: CUDA_ERROR_ASSERT: device-side assert triggered"
+                )
+            }
         }
     }
 }
@@ -64,16 +81,32 @@ impl DriverError {
             "CUDA_ERROR_ASSERT",
             "CUDA_ERROR_ECC_UNCORRECTABLE",
         ];
-        matches!(self, DriverError::Call { error, .. } if STICKY.iter().any(|s| error.starts_with(s)))
+        match self {
+            DriverError::Assert { .. } => true,
+            DriverError::Call { error, .. } => STICKY.iter().any(|s| error.starts_with(s)),
+            _ => false,
+        }
     }
 }
 
 fn call<T>(name: &'static str, r: Result<T, result::DriverError>) -> Result<T, DriverError> {
     r.map_err(|e| {
-        let error = e
+        if e.0 == sys::CUresult::CUDA_ERROR_ASSERT {
+            return DriverError::Assert {
+                call: name,
+                device: None,
+                printed: None,
+            };
+        }
+        // The error's name, then the driver's description of it:
+        // "CUDA_ERROR_ASSERT: device-side assert triggered".
+        let mut error = e
             .error_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|_| format!("{:?}", e.0));
+        if let Ok(what) = e.error_string() {
+            error = format!("{error}: {}", what.to_string_lossy());
+        }
         DriverError::Call { call: name, error }
     })
 }
@@ -609,6 +642,7 @@ impl SegmentSource for DriverSegments {
         match self.device.alloc(bytes) {
             Ok(address) => Ok(address),
             Err(DriverError::OutOfMemory { .. }) => Err(SegmentError::OutOfMemory),
+            Err(DriverError::Assert { printed, .. }) => Err(SegmentError::Assert(printed)),
             Err(e) => Err(SegmentError::Failed(e.to_string())),
         }
     }
@@ -619,8 +653,8 @@ impl SegmentSource for DriverSegments {
     fn capacity(&self) -> usize {
         self.device.info.total_memory
     }
-    fn free(&self) -> usize {
-        self.device.memory().map(|(free, _)| free).unwrap_or(0)
+    fn free(&self) -> Option<usize> {
+        self.device.memory().map(|(free, _)| free).ok()
     }
 }
 

@@ -123,7 +123,7 @@ impl Runtime {
             }
         }
         for &d in &devices {
-            self.received(d, received, None);
+            self.received(d, received, None)?;
         }
         self.barrier(&devices)?;
         Ok(())
@@ -163,7 +163,7 @@ impl Runtime {
         let on_driver = self.launches_on(ts[0].device()).is_some();
         let outs = if on_driver && op != RedOp::Avg {
             let filled = self.reduce_scatter_on(ts, &devices, combine(op), &out_shape)?;
-            self.delivered(filled, &devices, received)
+            self.delivered(filled, &devices, received)?
         } else {
             // The simulator, and `avg` (premultiplied as the host does it).
             let parts = flat_parts(ts);
@@ -197,7 +197,7 @@ impl Runtime {
         self.barrier(&devices)?;
         let outs = if self.launches_on(ts[0].device()).is_some() {
             let filled = self.all_gather_on(ts, &devices, &out_shape)?;
-            self.delivered(filled, &devices, received)
+            self.delivered(filled, &devices, received)?
         } else {
             let joined: Vec<Tensor> = flat_parts(ts);
             let refs: Vec<&Tensor> = joined.iter().collect();
@@ -276,9 +276,9 @@ impl Runtime {
                     .filled_on(d, t.shape(), t.dtype(), |rt, addr| {
                         rt.peer_copy_into(root, t, d, addr)
                     })
-                    .map(|out| {
-                        self.received(d, bytes, Some(&out));
-                        Arc::new(out)
+                    .and_then(|out| {
+                        self.received(d, bytes, Some(&out))?;
+                        Ok(Arc::new(out))
                     }),
             };
             outs.push(out?);
@@ -351,24 +351,30 @@ impl Runtime {
 
     /// Device `d` received `bytes` from its neighbour in the ring: one item
     /// on its current stream (none when it received nothing).
-    fn received(&mut self, d: u32, bytes: u64, out: Option<&Tensor>) {
+    fn received(&mut self, d: u32, bytes: u64, out: Option<&Tensor>) -> Result<(), Error> {
         if bytes == 0 {
-            return;
+            return Ok(());
         }
         let from = Device::Cuda(d);
         self.count_copy(from, from, bytes as usize);
         let path = CopyPath::Peer;
-        self.issue(d, Work::Copy { bytes, path }, out);
+        self.issue(d, Work::Copy { bytes, path }, out)?;
+        Ok(())
     }
 
     /// Outputs filled on the devices (`ring.rs`), each having received `bytes`.
-    fn delivered(&mut self, outs: Vec<Tensor>, devices: &[u32], bytes: u64) -> Vec<Arc<Tensor>> {
+    fn delivered(
+        &mut self,
+        outs: Vec<Tensor>,
+        devices: &[u32],
+        bytes: u64,
+    ) -> Result<Vec<Arc<Tensor>>, Error> {
         let mut delivered = Vec::with_capacity(outs.len());
         for (out, &d) in outs.into_iter().zip(devices) {
-            self.received(d, bytes, Some(&out));
+            self.received(d, bytes, Some(&out))?;
             delivered.push(Arc::new(out));
         }
-        delivered
+        Ok(delivered)
     }
 
     /// The new tensor `values` on device `d`, after receiving `bytes`.
@@ -376,7 +382,7 @@ impl Runtime {
         let device = Device::Cuda(d);
         let mem = self.reserve(device, values.shape(), values.dtype())?;
         let out = self.attached(values.with_device(device), mem)?;
-        self.received(d, bytes, Some(&out));
+        self.received(d, bytes, Some(&out))?;
         Ok(Arc::new(out))
     }
 }

@@ -55,7 +55,7 @@ impl Runtime {
                 index::assign(x, &r)?;
             }
         }
-        self.wrote_in_place(x, &[x, y.tensor]);
+        self.wrote_in_place(x, &[x, y.tensor])?;
         Ok(())
     }
 
@@ -166,7 +166,7 @@ impl Runtime {
             Some(d) => self.fill_on(d, x, value)?,
             None => index::fill(x, value),
         }
-        self.wrote_in_place(x, &[x]);
+        self.wrote_in_place(x, &[x])?;
         Ok(())
     }
 
@@ -180,14 +180,14 @@ impl Runtime {
         }
         if let Some(d) = self.launches_on(x.device()) {
             self.normal_on(d, x, mean, std)?;
-            self.wrote_in_place(x, &[x]);
+            self.wrote_in_place(x, &[x])?;
             return Ok(());
         }
         let z = self.generators.of(x.device()).normal(x.numel());
         let vals = z.into_iter().map(|v| mean + std * v).collect();
         let src = factory::from_f64s(vals, x.shape(), DType::F64, x.device());
         index::assign(x, &src)?;
-        self.wrote_in_place(x, &[x]);
+        self.wrote_in_place(x, &[x])?;
         Ok(())
     }
 
@@ -202,7 +202,7 @@ impl Runtime {
             }
             _ => index::assign(dst, src)?,
         }
-        self.wrote_in_place(dst, &[src]);
+        self.wrote_in_place(dst, &[src])?;
         Ok(())
     }
 

@@ -96,6 +96,14 @@ pub fn driver_error(device: u32, e: DriverError) -> Error {
         DriverError::OutOfMemory { bytes } => Error::value(format!(
             "cuda:{device}: the driver could not allocate {bytes} bytes for a temporary"
         )),
+        DriverError::Assert {
+            device: failed,
+            printed,
+            ..
+        } => Error::DeviceAssert {
+            device: Device::Cuda(failed.unwrap_or(device)),
+            printed,
+        },
         e => Error::Cuda {
             device: Device::Cuda(device),
             sticky: e.is_sticky(),

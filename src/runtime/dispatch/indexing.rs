@@ -2,11 +2,17 @@
 //! masks; several broadcast together) give a copy made by one gather kernel. A mask
 //! is read by the host first to count its true elements, as PyTorch's
 //! `nonzero` does: on a device that is a host sync.
+//!
+//! An integer index out of range is an `IndexError` for a cpu tensor; into
+//! a CUDA tensor it is a device-side assert in the kernel (`fault.rs`), as
+//! PyTorch's index kernels check: the host never reads the index to check it.
 
 use std::sync::Arc;
 
+use super::fault::INDEX_ASSERTION;
 use super::{Flops, Runtime};
 use crate::error::Error;
+use crate::runtime::buffer::Buffer;
 use crate::runtime::ops::elementwise::Operand;
 use crate::runtime::ops::index::{self, Index, Take};
 use crate::runtime::ops::overlap;
@@ -29,7 +35,7 @@ impl Runtime {
                 b: ix.device(),
             });
         }
-        let (index, wrap, index_shape) = self.resolve(&take)?;
+        let (index, wrap, index_shape, asserts) = self.resolve(&take)?;
         let shape = take.shape(&index_shape);
         let out = match self.launches_on(device) {
             Some(d) => {
@@ -38,12 +44,23 @@ impl Runtime {
                 self.take_on(d, &take.view, &index, (&sh, &src, &at), wrap)?
                     .reshape(&dims)?
             }
+            // The kernel's threads stop at the assertion; what they wrote
+            // is never read (the device runs nothing more).
+            None if asserts => {
+                let n = shape.iter().product();
+                Tensor::new(Buffer::zeros(t.dtype(), n), shape, device)
+            }
             None => {
                 let vals = index.cast(DType::I64).to_vec::<i64>();
                 Tensor::new(take.host(&vals, wrap), shape, device)
             }
         };
-        self.finish(out, None, &[t, ix], Flops::default())
+        let out = self.finish(out, None, &[t, ix], Flops::default())?;
+        if let (true, Device::Cuda(d)) = (asserts, device) {
+            let kernel = format!("take_{}", t.dtype().name());
+            self.assert_failed(d, &kernel, INDEX_ASSERTION)?;
+        }
+        Ok(out)
     }
 
     /// `t[items] = value` with a tensor index. A mask and a single value
@@ -72,7 +89,7 @@ impl Runtime {
         if ix.dtype() == DType::Bool && value.numel() == 1 && value.ndim() == 0 {
             return self.masked_fill(&take, value);
         }
-        let (index, wrap, index_shape) = self.resolve(&take)?;
+        let (index, wrap, index_shape, asserts) = self.resolve(&take)?;
         let shape = take.shape(&index_shape);
         let fits = broadcast_shapes(&shape, value.shape()).is_some_and(|s| s == shape);
         if !fits {
@@ -97,9 +114,15 @@ impl Runtime {
         };
         match self.launches_on(device) {
             Some(d) => self.put_on(d, &take.view, &value, &index, (&collapsed, &dst, &at), wrap)?,
+            // The kernel's threads stop at the assertion (see `index`).
+            None if asserts => {}
             None => take.put_host(&index.cast(DType::I64).to_vec::<i64>(), wrap, &value),
         }
-        self.wrote_in_place(&take.view, &[&take.view, &value, &ix]);
+        self.wrote_in_place(&take.view, &[&take.view, &value, &ix])?;
+        if let (true, Device::Cuda(d)) = (asserts, device) {
+            let kernel = format!("put_{}", take.view.dtype().name());
+            self.assert_failed(d, &kernel, INDEX_ASSERTION)?;
+        }
         Ok(())
     }
 
@@ -136,7 +159,7 @@ impl Runtime {
                 index::assign(view, &filled)?;
             }
         }
-        self.wrote_in_place(view, &[view, &take.index, value]);
+        self.wrote_in_place(view, &[view, &take.index, value])?;
         Ok(())
     }
 
@@ -184,30 +207,44 @@ impl Runtime {
     }
 
     /// The index as the kernels take it: a mask's true elements as offsets
-    /// (read by the host), or the integer indices (checked where the host
-    /// can see them), with the shape they give the result.
+    /// (read by the host), or the integer indices, with the shape they give
+    /// the result, and whether a simulated device's kernel asserts on an
+    /// index out of range. A cpu tensor's indices are checked here (an
+    /// `IndexError`, as PyTorch's cpu kernels raise); a driver's kernel
+    /// checks its own.
     #[allow(clippy::type_complexity)]
     fn resolve(
         &mut self,
         take: &Take,
-    ) -> Result<(Arc<Tensor>, Option<(usize, isize)>, Vec<usize>), Error> {
+    ) -> Result<(Arc<Tensor>, Option<(usize, isize)>, Vec<usize>, bool), Error> {
         let ix = &take.index;
         if take.offsets {
-            return Ok((Arc::clone(ix), None, ix.shape().to_vec()));
+            return Ok((Arc::clone(ix), None, ix.shape().to_vec(), false));
         }
         if ix.dtype() == DType::Bool {
             let mask = self.host_values::<bool>(ix)?;
             let offsets = take.mask_offsets(&mask);
             let n = offsets.len();
-            return Ok((Arc::new(Tensor::from_vec(offsets, vec![n])), None, vec![n]));
+            let offsets = Arc::new(Tensor::from_vec(offsets, vec![n]));
+            return Ok((offsets, None, vec![n], false));
         }
-        if self.launches_on(ix.device()).is_none() {
-            take.check_bounds(&ix.cast(DType::I64).to_vec::<i64>())?;
-        }
+        let device = take.view.device();
+        let asserts = match (device, self.launches_on(device)) {
+            (_, Some(_)) => false,
+            (Device::Cpu, None) => {
+                take.check_bounds(&ix.cast(DType::I64).to_vec::<i64>())?;
+                false
+            }
+            // A simulated device's index is host memory: what the kernel reads.
+            (Device::Cuda(_), None) => take
+                .check_bounds(&ix.cast(DType::I64).to_vec::<i64>())
+                .is_err(),
+        };
         Ok((
             Arc::clone(ix),
             Some(take.size_and_stride()),
             ix.shape().to_vec(),
+            asserts,
         ))
     }
 

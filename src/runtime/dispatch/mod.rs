@@ -29,6 +29,7 @@ mod along;
 pub mod collective;
 mod compute;
 mod device;
+mod fault;
 pub mod first_check;
 mod indexing;
 mod kernels;
@@ -39,6 +40,7 @@ mod sync;
 pub mod timer;
 mod transfer;
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -75,6 +77,9 @@ pub struct Runtime {
     timeline: Option<Timeline>,
     /// A timeline's events and clocks until its times are read (a GPU).
     measured: Option<measured::Measured>,
+    /// Simulated devices whose kernel failed a device-side assertion, with
+    /// what the device printed (`fault.rs`).
+    faults: HashMap<u32, String>,
 }
 
 /// The kernel cost of an op beyond the bytes it reads and writes.
@@ -96,6 +101,7 @@ impl Runtime {
             op: "op",
             timeline: None,
             measured: None,
+            faults: HashMap::new(),
         }
     }
 
@@ -159,6 +165,7 @@ impl Runtime {
 
     /// A block of `bytes` on CUDA device `d`, or the out-of-memory error.
     fn alloc(&mut self, d: u32, bytes: usize) -> Result<Memory, Error> {
+        self.check_fault(d)?;
         let mem = self
             .devices
             .alloc(d, bytes)
@@ -213,30 +220,37 @@ impl Runtime {
             }
         };
         let work = kernel(inputs, out.nbytes(), cost);
-        self.issue(d, work, Some(&out));
+        self.issue(d, work, Some(&out))?;
         Ok(Arc::new(out))
     }
 
     /// An op that wrote `t` in place (`fill_`, `normal_`, `x[i] = v`): one
     /// kernel on a CUDA device, reading `inputs` (its write was registered by
     /// `Tensor::write`).
-    fn wrote_in_place(&mut self, t: &Tensor, inputs: &[&Tensor]) {
+    fn wrote_in_place(&mut self, t: &Tensor, inputs: &[&Tensor]) -> Result<(), Error> {
         self.counters.ops += 1;
         if let Device::Cuda(d) = t.device() {
             let work = kernel(inputs, t.nbytes(), Flops::default());
-            self.issue(d, work, None);
+            self.issue(d, work, None)?;
         }
+        Ok(())
     }
 
     /// Queues `work` on device `d`'s current stream; `out` is the new tensor it writes.
     /// Returns the stream and the item's number.
-    fn issue(&mut self, d: u32, work: Work, out: Option<&Tensor>) -> (StreamId, u64) {
+    fn issue(
+        &mut self,
+        d: u32,
+        work: Work,
+        out: Option<&Tensor>,
+    ) -> Result<(StreamId, u64), Error> {
+        self.check_fault(d)?;
         if work.is_empty() {
             // As PyTorch: an op on empty tensors launches nothing (its
             // kernels and copies return early when there is no element).
             let gpu = self.devices.gpu(d).expect("work goes to existing devices");
             let s = gpu.streams.current;
-            return (s, gpu.streams.get(s).issued);
+            return Ok((s, gpu.streams.get(s).issued));
         }
         let queued = self.devices.launch(d, work);
         let (stream, seq) = (queued.stream, queued.seq);
@@ -252,7 +266,7 @@ impl Runtime {
         if let (Some(t), Some(gpu)) = (out, self.devices.gpu_handle(d)) {
             t.mark_written(gpu, stream, seq);
         }
-        (stream, seq)
+        Ok((stream, seq))
     }
 
     /// `empty_cache()`: every device's cached, unused segments go back to

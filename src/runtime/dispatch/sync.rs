@@ -48,6 +48,7 @@ impl Runtime {
     /// stream again.
     pub fn new_stream(&mut self, name: Option<&str>) -> Result<StreamRef, Error> {
         let d = self.current_stream()?.device;
+        self.check_fault(d)?;
         let (found, count) = {
             let gpu = self.devices.gpu(d).expect("the current device exists");
             (
@@ -109,6 +110,8 @@ impl Runtime {
 
     /// `wait s`: `waiter` waits for all work queued on `target` so far.
     pub fn wait_stream(&mut self, waiter: StreamKey, target: StreamKey) -> Result<(), Error> {
+        self.check_fault(waiter.device)?;
+        self.check_fault(target.device)?;
         self.devices
             .wait_for_stream(waiter, target)
             .map_err(|e| driver_error(waiter.device, e))
@@ -120,6 +123,7 @@ impl Runtime {
         let Some(r) = e.recorded() else {
             return Ok(());
         };
+        self.check_fault(waiter.device)?;
         self.devices.wait(waiter, &r.mark);
         if let Some(ev) = &r.driver {
             let w = self.devices.stream_handle(waiter);
@@ -133,6 +137,7 @@ impl Runtime {
     /// `e.record(s)`: the event marks the tail of stream `key` (on a driver,
     /// a fresh timing event recorded there, so `elapsed` can measure).
     pub fn record(&mut self, e: &Event, key: StreamKey) -> Result<(), Error> {
+        self.check_fault(key.device)?;
         let driver = self.driver_event(key)?.map(Arc::new);
         let mark = self.devices.mark(key);
         e.record(Recorded {
@@ -162,6 +167,7 @@ impl Runtime {
 
     /// The host waits for one stream.
     pub fn sync_stream(&mut self, key: StreamKey) -> Result<(), Error> {
+        self.check_fault(key.device)?;
         self.counters.host_syncs += 1;
         let before = self.sync_began();
         self.devices
@@ -176,6 +182,7 @@ impl Runtime {
 
     /// The host waits for every stream of a device.
     pub fn sync_device(&mut self, d: u32) -> Result<(), Error> {
+        self.check_fault(d)?;
         self.counters.host_syncs += 1;
         let before = self.sync_began();
         self.devices
@@ -191,6 +198,7 @@ impl Runtime {
         let Some(r) = e.recorded() else {
             return Ok(());
         };
+        self.check_fault(r.mark.stream.device)?;
         self.counters.host_syncs += 1;
         let before = self.sync_began();
         if let Some(ev) = &r.driver {
@@ -211,6 +219,7 @@ impl Runtime {
         self.counters.host_syncs += 1;
         let before = self.sync_began();
         for d in 0..self.devices.count() {
+            self.check_fault(d)?;
             self.devices
                 .sync_device(d)
                 .map_err(|e| driver_error(d, e))?;
@@ -250,7 +259,7 @@ impl Runtime {
             t.before_host_copy();
             let n = bytes(t);
             let path = CopyPath::Pageable;
-            self.issue(d, Work::Copy { bytes: n, path }, None);
+            self.issue(d, Work::Copy { bytes: n, path }, None)?;
             self.count_copy(t.device(), Device::Cpu, n as usize);
             let key = self.stream_on(d);
             if !streams.contains(&key) {

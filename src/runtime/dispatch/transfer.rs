@@ -32,6 +32,7 @@ impl Runtime {
     pub fn copy_to(&mut self, t: &Tensor, d: Device) -> Result<Arc<Tensor>, Error> {
         let d = self.check_device(d)?;
         let from = t.device();
+        self.check_faults(&[from, d])?;
         // A copy within a driver's device is a kernel, which takes its own output.
         let kernel_copy = from == d && self.launches_on(d).is_some();
         let mem = match kernel_copy {
@@ -56,7 +57,7 @@ impl Runtime {
                 } else {
                     CopyPath::Pageable
                 };
-                self.issue(to, Work::Copy { bytes, path }, Some(&copy));
+                self.issue(to, Work::Copy { bytes, path }, Some(&copy))?;
                 let key = self.stream_on(to);
                 self.sync_stream(key)?;
                 copy
@@ -71,7 +72,7 @@ impl Runtime {
                     flops: 0,
                     half: false,
                 };
-                self.issue(to, work, Some(&copy));
+                self.issue(to, work, Some(&copy))?;
                 copy
             }
             (Device::Cuda(s), Device::Cuda(to)) => {
@@ -81,7 +82,7 @@ impl Runtime {
                     (_, mem) => self.attached(t.with_device(d), mem)?,
                 };
                 let path = CopyPath::Peer;
-                self.issue(to, Work::Copy { bytes, path }, Some(&copy));
+                self.issue(to, Work::Copy { bytes, path }, Some(&copy))?;
                 copy
             }
         };
@@ -182,7 +183,7 @@ impl Runtime {
             bytes: part.nbytes() as u64,
             path: CopyPath::Peer,
         };
-        self.issue(to, work, Some(slice));
+        self.issue(to, work, Some(slice))?;
         Ok(())
     }
 
@@ -209,13 +210,13 @@ impl Runtime {
             (Device::Cuda(s), Device::Cpu) => {
                 // Lands in pinned memory; the host must sync before reading it.
                 let copy = self.download_pinned(t, s)?;
-                Ok(self.queue_copy(t, copy, s))
+                self.queue_copy(t, copy, s)
             }
             (Device::Cpu, Device::Cuda(to)) => {
                 // From pinned memory: queued, and the host goes on at once.
                 let mem = self.reserve(d, t.shape(), t.dtype())?;
                 let copy = self.attached(t.with_device(d), mem)?;
-                Ok(self.queue_copy(t, copy, to))
+                self.queue_copy(t, copy, to)
             }
             _ => self.move_to(t, d),
         }
@@ -224,18 +225,18 @@ impl Runtime {
     /// Queues the asynchronous copy of `t` into `copy` on device `on`'s
     /// current stream. A host source is read by the copy until it is done:
     /// writing it before then is a race (`Tensor::mark_read`).
-    fn queue_copy(&mut self, t: &Tensor, copy: Tensor, on: u32) -> Arc<Tensor> {
+    fn queue_copy(&mut self, t: &Tensor, copy: Tensor, on: u32) -> Result<Arc<Tensor>, Error> {
         self.count_copy(t.device(), copy.device(), t.nbytes());
         self.counters.ops += 1;
         let work = Work::Copy {
             bytes: t.nbytes() as u64,
             path: CopyPath::Pinned,
         };
-        let (stream, seq) = self.issue(on, work, Some(&copy));
+        let (stream, seq) = self.issue(on, work, Some(&copy))?;
         if let (Device::Cpu, Some(gpu)) = (t.device(), self.devices.gpu_handle(on)) {
             t.mark_read(gpu, stream, seq);
         }
-        Arc::new(copy)
+        Ok(Arc::new(copy))
     }
 
     /// A copy in freshly pinned host memory (`x.pin()`).

@@ -107,6 +107,30 @@ impl Kernels {
     }
 
     /// The entry point that runs `kernel`'s grid.
+    /// The device-side assertion that failed in the launches since the
+    /// last call, as CUDA's device printf shows it (`emu_take_assert`).
+    pub fn take_assert(&self) -> Option<String> {
+        type Take = unsafe extern "C" fn(*mut libc::c_char, libc::c_ulong) -> i32;
+        // SAFETY: a symbol of the loaded library, with this C signature
+        // (kernels/host_emu.cpp); the buffer outlives the call.
+        unsafe {
+            let p = libc::dlsym(self.handle, c"emu_take_assert".as_ptr());
+            if p.is_null() {
+                return None;
+            }
+            let take = std::mem::transmute::<*mut c_void, Take>(p);
+            let mut buf = [0 as libc::c_char; 512];
+            if take(buf.as_mut_ptr(), buf.len() as libc::c_ulong) == 0 {
+                return None;
+            }
+            Some(
+                std::ffi::CStr::from_ptr(buf.as_ptr())
+                    .to_string_lossy()
+                    .into_owned(),
+            )
+        }
+    }
+
     pub fn entry(&self, kernel: &Kernel) -> Result<Run, String> {
         let mut entries = crate::runtime::gpu::lock(&self.entries);
         if let Some(f) = entries.get(&kernel.name) {

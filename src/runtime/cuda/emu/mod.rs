@@ -75,6 +75,9 @@ struct State {
     waits: u64,
     /// Host memory page-locked in place: address to bytes.
     registered: HashMap<usize, usize>,
+    /// Devices whose kernel failed a device-side assertion, with its text:
+    /// as on a GPU, every later call on the device fails (a sticky error).
+    faulted: HashMap<u32, String>,
 }
 
 struct EventState {
@@ -175,11 +178,23 @@ impl Emu {
     }
 
     fn check_device(&self, device: u32, call: &'static str) -> Result<(), DriverError> {
-        if (device as usize) < self.props.len() {
-            Ok(())
-        } else {
-            Err(refused(call, format!("no device {device}")))
+        if (device as usize) >= self.props.len() {
+            return Err(refused(call, format!("no device {device}")));
         }
+        match lock(&self.state).faulted.get(&device) {
+            Some(printed) => Err(DriverError::Assert {
+                call,
+                device: Some(device),
+                printed: Some(printed.clone()),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    /// The device-side assertion a kernel of `device` failed, as its device
+    /// printf showed it; none while the device works.
+    pub fn fault(&self, device: u32) -> Option<String> {
+        lock(&self.state).faulted.get(&device).cloned()
     }
 
     fn check_stream(&self, s: StreamHandle, call: &'static str) -> Result<(), DriverError> {
@@ -243,7 +258,13 @@ impl Driver for Emu {
     }
 
     fn properties(&self, device: u32) -> Result<Properties, DriverError> {
-        self.check_device(device, "cuDeviceGetAttribute")?;
+        // Attributes need no context: they answer after a sticky error too.
+        if device as usize >= self.props.len() {
+            return Err(refused(
+                "cuDeviceGetAttribute",
+                format!("no device {device}"),
+            ));
+        }
         Ok(self.props[device as usize].clone())
     }
 
@@ -411,6 +432,12 @@ impl Driver for Emu {
         let run = kernels.entry(kernel).map_err(DriverError::Compile)?;
         run(args.as_ptr().cast(), grid, block, syncs as i32);
         self.launches.fetch_add(1, Ordering::Relaxed);
+        // As on a GPU, the launch itself succeeds: the fault is what the
+        // device's next call reports.
+        if let Some(assertion) = kernels.take_assert() {
+            let printed = format!("{}: Assertion `{assertion}` failed.", kernel.name);
+            lock(&self.state).faulted.insert(stream.device, printed);
+        }
         Ok(())
     }
 
