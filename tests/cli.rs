@@ -625,6 +625,7 @@ fn cuda_reports_the_machine() {
         "driver ",
         "NVRTC ",
         "cuBLAS ",
+        "NCCL ",
         "kernels  496 in 41 compile units",
         "backend ",
     ] {

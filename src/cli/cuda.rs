@@ -82,6 +82,12 @@ pub fn cuda(compile: Option<&str>) -> u8 {
             "not found (libcublas.so could not be loaded)"
         }
     );
+    match crate::runtime::cuda::nccl::Nccl::load() {
+        Some(n) => println!("NCCL     {} (the collectives)", &n.describe()["NCCL ".len()..]),
+        None => println!(
+            "NCCL     not found (libnccl.so.2 could not be loaded): the collectives run as peer copies and kernels"
+        ),
+    }
     let units = source::all_units();
     let dir = nvrtc::default_dir();
     println!(

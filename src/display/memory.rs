@@ -236,7 +236,13 @@ pub fn waiting_for(gpu: &Gpu, segment: u64, offset: usize) -> String {
 }
 
 /// The `devices` table, nvidia-smi style.
-pub fn devices_table(backend: &str, reason: &str, rows: &[(DeviceInfo, u64, u64)]) -> String {
+/// `nccl`: the NCCL a real GPU's collectives run with, if any.
+pub fn devices_table(
+    backend: &str,
+    reason: &str,
+    rows: &[(DeviceInfo, u64, u64)],
+    nccl: Option<&str>,
+) -> String {
     let mut out = format!("backend: {backend}");
     if !reason.is_empty() {
         out.push_str(&format!(" ({reason})"));
@@ -263,12 +269,23 @@ pub fn devices_table(backend: &str, reason: &str, rows: &[(DeviceInfo, u64, u64)
             h(*reserved)
         ));
     }
-    if backend == "cuda" && rows.len() > 1 {
-        out.push_str(&format!("\n{CUDA_COLLECTIVES}"));
+    if backend == "cuda" {
+        out.push_str(&format!("\n{}", cuda_collectives(nccl)));
     }
     out
 }
 
 /// How collectives run on real GPUs, under `devices` there (the simulator
 /// and `emu` model NCCL's ring; `--check` leaves the line out).
-pub const CUDA_COLLECTIVES: &str = "collectives: NCCL is not used yet; they run on the devices as peer copies and kernels, in NCCL's ring order";
+pub fn cuda_collectives(nccl: Option<&str>) -> String {
+    match nccl {
+        Some(v) => format!("{COLLECTIVES}{v}, one group per call on the devices' current streams"),
+        None => format!(
+            "{COLLECTIVES}NCCL not found (libnccl.so.2 on the loader's path), so they run \
+             on the devices as peer copies and kernels, in NCCL's ring order"
+        ),
+    }
+}
+
+/// How the collectives line under `devices` begins.
+pub const COLLECTIVES: &str = "collectives: ";

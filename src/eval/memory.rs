@@ -167,6 +167,12 @@ impl Interp {
                 (info.clone(), allocated, reserved)
             })
             .collect();
-        memory::devices_table(self.rt.devices.backend(), &self.rt.devices.reason, &rows)
+        let nccl = self.rt.devices.driver().and_then(|d| d.nccl());
+        memory::devices_table(
+            self.rt.devices.backend(),
+            &self.rt.devices.reason,
+            &rows,
+            nccl.as_deref(),
+        )
     }
 }

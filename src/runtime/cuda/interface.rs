@@ -78,6 +78,47 @@ pub struct Properties {
     pub multiprocessors: u32,
 }
 
+/// The reduction of a collective (NCCL's `ncclRedOp_t`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reduce {
+    Sum,
+    Avg,
+    Max,
+    Min,
+}
+
+/// Which collective, as NCCL names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CollectiveOp {
+    AllReduce(Reduce),
+    /// `count` is each rank's share of the input.
+    ReduceScatter(Reduce),
+    /// `count` is each rank's part.
+    AllGather,
+    /// `root`: the rank whose buffer everyone receives.
+    Broadcast {
+        root: usize,
+    },
+}
+
+/// One device's side of a collective: its stream and buffers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rank {
+    pub stream: StreamHandle,
+    pub send: DevicePtr,
+    pub recv: DevicePtr,
+}
+
+/// A collective over `ranks` (one per device, in ring order) of `count`
+/// elements of `dtype` (see `CollectiveOp` for what `count` counts).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Collective {
+    pub op: CollectiveOp,
+    pub dtype: DType,
+    pub count: usize,
+    pub ranks: Vec<Rank>,
+}
+
 /// Work the host is told about when a stream reaches it (`cuLaunchHostFunc`).
 pub type Callback = Box<dyn FnOnce() + Send>;
 
@@ -201,4 +242,21 @@ pub trait Driver: Send + Sync {
     fn device_synchronize(&self, device: u32) -> Result<(), DriverError>;
     /// Runs `f` on a host thread once the work queued on `stream` so far is done.
     fn host_callback(&self, stream: StreamHandle, f: Callback) -> Result<(), DriverError>;
+
+    // Collectives.
+    /// The NCCL the driver runs collectives with ("NCCL 2.21.5"); None
+    /// where it has none (`emu`, or the library is missing), and the
+    /// runtime runs its own ring of peer copies and kernels.
+    fn nccl(&self) -> Option<String> {
+        None
+    }
+    /// Queues `c` with NCCL, as one group on the ranks' streams.
+    ///
+    /// # Safety
+    /// Each rank's buffers are live memory of its stream's device, of the
+    /// sizes `c` implies.
+    unsafe fn collective(&self, c: &Collective) -> Result<(), DriverError> {
+        let _ = c;
+        Err(DriverError::Unavailable("this driver has no NCCL".into()))
+    }
 }

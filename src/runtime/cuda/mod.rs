@@ -51,6 +51,7 @@ pub mod exec_along;
 pub mod interface;
 pub mod launch;
 pub mod launcher;
+pub mod nccl;
 pub mod nvrtc;
 pub mod probe;
 pub mod real;

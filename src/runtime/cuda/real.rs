@@ -17,6 +17,7 @@ use super::blas::{Blas, Gemm};
 use super::driver::{CudaDevice, DevicePtr as RawPtr, Event, Pinned, Stream};
 use super::exec::Geometry;
 use super::interface::*;
+use super::nccl::Nccl;
 use super::source::Kernel;
 use crate::runtime::lock::lock;
 use crate::runtime::DType;
@@ -28,6 +29,8 @@ pub struct Cuda {
     events: Mutex<HashMap<EventHandle, Arc<Event>>>,
     pinned: Mutex<HashMap<usize, Pinned>>,
     next: AtomicU64,
+    /// The collectives' library, where the loader finds it.
+    nccl: Option<Nccl>,
 }
 
 fn failed(call: &'static str, error: impl Into<String>) -> DriverError {
@@ -54,6 +57,7 @@ impl Cuda {
             events: Mutex::new(HashMap::new()),
             pinned: Mutex::new(HashMap::new()),
             next: AtomicU64::new(1),
+            nccl: Nccl::load(),
         })
     }
 
@@ -383,5 +387,27 @@ impl Driver for Cuda {
             return Err(failed("cuLaunchHostFunc", format!("{r:?}")));
         }
         Ok(())
+    }
+
+    fn nccl(&self) -> Option<String> {
+        self.nccl.as_ref().map(Nccl::describe)
+    }
+
+    unsafe fn collective(&self, c: &Collective) -> Result<(), DriverError> {
+        let nccl = self
+            .nccl
+            .as_ref()
+            .ok_or_else(|| DriverError::Unavailable("NCCL was not found".into()))?;
+        // Keep the streams alive until the group is queued.
+        let streams: Vec<Option<Arc<Stream>>> = c
+            .ranks
+            .iter()
+            .map(|r| self.stream(r.stream, "ncclGroupStart"))
+            .collect::<Result<_, _>>()?;
+        let raw: Vec<*mut std::ffi::c_void> = streams
+            .iter()
+            .map(|s| s.as_ref().map_or(std::ptr::null_mut(), |s| s.raw.cast()))
+            .collect();
+        nccl.run(c, &raw)
     }
 }

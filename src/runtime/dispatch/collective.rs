@@ -21,7 +21,8 @@
 //!   (n−1)/n of the output for `all_gather`, and the buffer for every device
 //!   but the root for `broadcast` (its pipeline passes it down the ring).
 //!
-//! On a driver's devices (`emu`, and `cuda` until NCCL is used) the values
+//! On `cuda` with NCCL the values are NCCL's (`nccl.rs`). On a driver's
+//! devices without it (`emu`, and `cuda` where NCCL is missing) the values
 //! are computed there, by peer copies and kernels (`ring.rs`); on the
 //! simulator, and for `reduce_scatter`'s `avg` and an integer `all_reduce`
 //! `avg`, they are computed on the host from each device's bytes and
@@ -87,17 +88,21 @@ impl Runtime {
         let op = reduction(op, ts[0].dtype())?;
         let n = ts.len();
         self.counters.ops += 1;
-        if n == 1 {
+        let dtype = ts[0].dtype();
+        let int_avg = op == RedOp::Avg && !dtype.is_float();
+        // NCCL is called for a ring of one too, as PyTorch's group does.
+        let nccl = self.uses_nccl(ts[0]) && !int_avg;
+        if n == 1 && !nccl {
             // A ring of one: the buffer is its own reduction.
             return Ok(());
         }
         let bytes = ts[0].nbytes() as u64;
         let received = 2 * (n as u64 - 1) * bytes / n as u64;
         self.barrier(&devices)?;
-        let dtype = ts[0].dtype();
         let on_driver = self.launches_on(ts[0].device()).is_some();
-        let int_avg = op == RedOp::Avg && !dtype.is_float();
-        if on_driver && !int_avg {
+        if nccl {
+            self.nccl_all_reduce(ts, &devices, op)?;
+        } else if on_driver && !int_avg {
             // The ring on the devices (`ring.rs`); an integer average, whose
             // truncating division no kernel does, is computed on the host.
             if op == RedOp::Avg {
@@ -161,7 +166,11 @@ impl Runtime {
         let received = (n as u64 - 1) * ts[0].nbytes() as u64 / n as u64;
         self.barrier(&devices)?;
         let on_driver = self.launches_on(ts[0].device()).is_some();
-        let outs = if on_driver && op != RedOp::Avg {
+        let int_avg = op == RedOp::Avg && !ts[0].dtype().is_float();
+        let outs = if self.uses_nccl(ts[0]) && !int_avg {
+            let filled = self.nccl_reduce_scatter(ts, &devices, op, &out_shape)?;
+            self.delivered(filled, &devices, received)?
+        } else if on_driver && op != RedOp::Avg {
             let filled = self.reduce_scatter_on(ts, &devices, combine(op), &out_shape)?;
             self.delivered(filled, &devices, received)?
         } else {
@@ -195,7 +204,10 @@ impl Runtime {
         }
         let received = (n as u64 - 1) * ts[0].nbytes() as u64;
         self.barrier(&devices)?;
-        let outs = if self.launches_on(ts[0].device()).is_some() {
+        let outs = if self.uses_nccl(ts[0]) {
+            let filled = self.nccl_all_gather(ts, &devices, &out_shape)?;
+            self.delivered(filled, &devices, received)?
+        } else if self.launches_on(ts[0].device()).is_some() {
             let filled = self.all_gather_on(ts, &devices, &out_shape)?;
             self.delivered(filled, &devices, received)?
         } else {
@@ -260,6 +272,24 @@ impl Runtime {
         let bytes = t.nbytes() as u64;
         self.barrier(&ids)?;
         let on_driver = self.launches_on(t.device()).is_some();
+        if self.uses_nccl(t) {
+            let mut filled = self.nccl_broadcast(t, &ids, root)?.into_iter();
+            let mut outs = Vec::with_capacity(ids.len());
+            for &d in &ids {
+                if d == root {
+                    outs.push(Arc::clone(t));
+                    continue;
+                }
+                // One output per other device, in list order.
+                if let Some(out) = filled.next() {
+                    self.received(d, bytes, Some(&out))?;
+                    outs.push(Arc::new(out));
+                }
+            }
+            self.barrier(&ids)?;
+            self.counters.ops += 1;
+            return Ok(outs);
+        }
         let data = (!on_driver).then(|| t.contiguous_buffer());
         let mut outs = Vec::with_capacity(ids.len());
         for &d in &ids {

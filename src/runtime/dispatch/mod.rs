@@ -34,6 +34,7 @@ pub mod first_check;
 mod indexing;
 mod kernels;
 mod measured;
+mod nccl;
 mod record;
 mod ring;
 mod sync;

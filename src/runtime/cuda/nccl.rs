@@ -1,0 +1,263 @@
+//! NCCL for the collectives on real GPUs, loaded at run time. The library's
+//! soname is `libnccl.so.2` (PyTorch's wheels ship it so), a name cudarc's
+//! loader does not try, so the few entry points used are looked up here.
+//! Where NCCL is missing, the runtime runs its own ring of peer copies
+//! (`dispatch/ring.rs`) and `devices` says so.
+//!
+//! One communicator per device, made once per set of devices
+//! (`ncclCommInitAll`, as `torch.cuda.nccl` does in one process); a
+//! collective is one NCCL group: a call per device on that device's stream.
+//!
+//! NOT YET RUN: no lent GPU has run this (see README, *Collectives*).
+
+use std::collections::HashMap;
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::sync::Mutex;
+
+use super::driver::DriverError;
+use super::interface::{Collective, CollectiveOp, Reduce};
+use crate::runtime::lock::lock;
+use crate::runtime::DType;
+
+type Comm = *mut c_void;
+type Stream = *mut c_void;
+type Status = c_int;
+
+type GetVersion = unsafe extern "C" fn(*mut c_int) -> Status;
+type InitAll = unsafe extern "C" fn(*mut Comm, c_int, *const c_int) -> Status;
+type Destroy = unsafe extern "C" fn(Comm) -> Status;
+type Group = unsafe extern "C" fn() -> Status;
+type ErrorString = unsafe extern "C" fn(Status) -> *const c_char;
+type AllReduce =
+    unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, c_int, Comm, Stream) -> Status;
+type AllGather =
+    unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, Comm, Stream) -> Status;
+type Broadcast =
+    unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, c_int, Comm, Stream) -> Status;
+
+/// The entry points, from the loaded library.
+struct Entries {
+    init_all: InitAll,
+    destroy: Destroy,
+    group_start: Group,
+    group_end: Group,
+    error_string: ErrorString,
+    all_reduce: AllReduce,
+    reduce_scatter: AllReduce,
+    all_gather: AllGather,
+    broadcast: Broadcast,
+}
+
+/// NCCL, loaded, with the communicators made so far.
+pub struct Nccl {
+    version: c_int,
+    entries: Entries,
+    /// Per list of devices: one communicator per device, in list order.
+    comms: Mutex<HashMap<Vec<u32>, Vec<Comm>>>,
+}
+
+// SAFETY: communicators are plain handles NCCL lets any thread use; the
+// table is behind a lock, and one collective runs at a time (the runtime's).
+unsafe impl Send for Nccl {}
+unsafe impl Sync for Nccl {}
+
+/// The names tried, the soname first.
+const LIBRARIES: [&CStr; 2] = [c"libnccl.so.2", c"libnccl.so"];
+
+impl Nccl {
+    /// NCCL from the loader's path; None where it is not there (or lacks an
+    /// entry point: older than 2.10, which has no `avg` or bf16).
+    pub fn load() -> Option<Nccl> {
+        // SAFETY: dlopen of a library by name; a failure is a null handle.
+        let handle = LIBRARIES.iter().find_map(|name| {
+            let h = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+            (!h.is_null()).then_some(h)
+        })?;
+        // The handle stays open for the process: NCCL keeps threads of its own.
+        let symbol = |name: &CStr| {
+            // SAFETY: a symbol lookup in a live handle.
+            let p = unsafe { libc::dlsym(handle, name.as_ptr()) };
+            (!p.is_null()).then_some(p)
+        };
+        // SAFETY: each symbol has the C signature of NCCL's header (nccl.h,
+        // 2.10 and later) that its type here spells.
+        unsafe {
+            let get_version: GetVersion = std::mem::transmute(symbol(c"ncclGetVersion")?);
+            let entries = Entries {
+                init_all: std::mem::transmute::<*mut c_void, InitAll>(symbol(c"ncclCommInitAll")?),
+                destroy: std::mem::transmute::<*mut c_void, Destroy>(symbol(c"ncclCommDestroy")?),
+                group_start: std::mem::transmute::<*mut c_void, Group>(symbol(c"ncclGroupStart")?),
+                group_end: std::mem::transmute::<*mut c_void, Group>(symbol(c"ncclGroupEnd")?),
+                error_string: std::mem::transmute::<*mut c_void, ErrorString>(symbol(
+                    c"ncclGetErrorString",
+                )?),
+                all_reduce: std::mem::transmute::<*mut c_void, AllReduce>(symbol(
+                    c"ncclAllReduce",
+                )?),
+                reduce_scatter: std::mem::transmute::<*mut c_void, AllReduce>(symbol(
+                    c"ncclReduceScatter",
+                )?),
+                all_gather: std::mem::transmute::<*mut c_void, AllGather>(symbol(
+                    c"ncclAllGather",
+                )?),
+                broadcast: std::mem::transmute::<*mut c_void, Broadcast>(symbol(c"ncclBroadcast")?),
+            };
+            let mut version = 0;
+            if get_version(&mut version) != 0 || version < 21000 {
+                return None;
+            }
+            Some(Nccl {
+                version,
+                entries,
+                comms: Mutex::new(HashMap::new()),
+            })
+        }
+    }
+
+    /// "NCCL 2.21.5".
+    pub fn describe(&self) -> String {
+        version_name(self.version)
+    }
+
+    fn check(&self, call: &'static str, status: Status) -> Result<(), DriverError> {
+        if status == 0 {
+            return Ok(());
+        }
+        // SAFETY: NCCL returns a static string for any status.
+        let why = unsafe { CStr::from_ptr((self.entries.error_string)(status)) };
+        Err(DriverError::Call {
+            call,
+            error: format!("ncclResult {status}: {}", why.to_string_lossy()),
+        })
+    }
+
+    /// The communicators of `devices` (made on first use).
+    fn comms(&self, devices: &[u32]) -> Result<Vec<Comm>, DriverError> {
+        let mut table = lock(&self.comms);
+        if let Some(c) = table.get(devices) {
+            return Ok(c.clone());
+        }
+        let list: Vec<c_int> = devices.iter().map(|&d| d as c_int).collect();
+        let mut comms = vec![std::ptr::null_mut(); devices.len()];
+        // SAFETY: room for one communicator per listed device.
+        let status = unsafe {
+            (self.entries.init_all)(comms.as_mut_ptr(), list.len() as c_int, list.as_ptr())
+        };
+        self.check("ncclCommInitAll", status)?;
+        table.insert(devices.to_vec(), comms.clone());
+        Ok(comms)
+    }
+
+    /// Queues `c` as one group: each rank's call on its stream (`streams`,
+    /// the raw handles, in rank order; null is the legacy default stream).
+    ///
+    /// # Safety
+    /// Each rank's buffers are live device memory of its device, of the
+    /// sizes `c` implies, and each stream belongs to that device.
+    pub unsafe fn run(&self, c: &Collective, streams: &[Stream]) -> Result<(), DriverError> {
+        let devices: Vec<u32> = c.ranks.iter().map(|r| r.stream.device).collect();
+        let comms = self.comms(&devices)?;
+        let dt = data_type(c.dtype);
+        let e = &self.entries;
+        self.check("ncclGroupStart", (e.group_start)())?;
+        let mut first_error = Ok(());
+        for (k, rank) in c.ranks.iter().enumerate() {
+            let (send, recv) = (rank.send as *const c_void, rank.recv as *mut c_void);
+            let (comm, stream) = (comms[k], streams[k]);
+            let (call, status) = match c.op {
+                CollectiveOp::AllReduce(op) => (
+                    "ncclAllReduce",
+                    (e.all_reduce)(send, recv, c.count, dt, red_op(op, c.dtype), comm, stream),
+                ),
+                CollectiveOp::ReduceScatter(op) => (
+                    "ncclReduceScatter",
+                    (e.reduce_scatter)(send, recv, c.count, dt, red_op(op, c.dtype), comm, stream),
+                ),
+                CollectiveOp::AllGather => (
+                    "ncclAllGather",
+                    (e.all_gather)(send, recv, c.count, dt, comm, stream),
+                ),
+                CollectiveOp::Broadcast { root } => (
+                    "ncclBroadcast",
+                    (e.broadcast)(send, recv, c.count, dt, root as c_int, comm, stream),
+                ),
+            };
+            if first_error.is_ok() {
+                first_error = self.check(call, status);
+            }
+        }
+        // The group is closed whatever happened inside it.
+        let end = self.check("ncclGroupEnd", (e.group_end)());
+        first_error.and(end)
+    }
+}
+
+impl Drop for Nccl {
+    fn drop(&mut self) {
+        for comms in lock(&self.comms).drain().map(|(_, c)| c) {
+            for comm in comms {
+                // SAFETY: a communicator made by ncclCommInitAll, destroyed once.
+                unsafe { (self.entries.destroy)(comm) };
+            }
+        }
+    }
+}
+
+/// NCCL's version code (2.9 and later: major·10000 + minor·100 + patch).
+fn version_name(v: c_int) -> String {
+    format!("NCCL {}.{}.{}", v / 10000, v / 100 % 100, v % 100)
+}
+
+/// NCCL's `ncclDataType_t` for `dt`; bool travels as bytes (`ncclUint8`).
+fn data_type(dt: DType) -> c_int {
+    match dt {
+        DType::Bool => 1,
+        DType::I32 => 2,
+        DType::I64 => 4,
+        DType::F16 => 6,
+        DType::F32 => 7,
+        DType::F64 => 8,
+        DType::BF16 => 9,
+    }
+}
+
+/// NCCL's `ncclRedOp_t`; on bool, `sum` is `max` (logical or), as PyTorch's
+/// NCCL group has it.
+fn red_op(op: Reduce, dt: DType) -> c_int {
+    match op {
+        Reduce::Sum if dt == DType::Bool => 2,
+        Reduce::Sum => 0,
+        Reduce::Max => 2,
+        Reduce::Min => 3,
+        Reduce::Avg => 4,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn version_codes_read_as_nccl_writes_them() {
+        assert_eq!(version_name(22105), "NCCL 2.21.5");
+        assert_eq!(version_name(21003), "NCCL 2.10.3");
+    }
+
+    #[test]
+    fn types_and_reductions_are_nccl_hs_values() {
+        let types = [
+            DType::Bool,
+            DType::I32,
+            DType::I64,
+            DType::F16,
+            DType::F32,
+            DType::F64,
+            DType::BF16,
+        ];
+        assert_eq!(types.map(data_type), [1, 2, 4, 6, 7, 8, 9]);
+        let ops = [Reduce::Sum, Reduce::Max, Reduce::Min, Reduce::Avg];
+        assert_eq!(ops.map(|o| red_op(o, DType::F32)), [0, 2, 3, 4]);
+        // PyTorch's NCCL group sums bools as a logical or.
+        assert_eq!(red_op(Reduce::Sum, DType::Bool), 2);
+    }
+}
