@@ -32,10 +32,7 @@ impl Runtime {
         devices: &[u32],
         op: RedOp,
     ) -> Result<(), Error> {
-        let addrs = ts
-            .iter()
-            .map(|t| address(t))
-            .collect::<Result<Vec<_>, _>>()?;
+        let addrs = addresses(ts)?;
         for t in ts {
             t.before_write();
         }
@@ -51,15 +48,8 @@ impl Runtime {
         op: RedOp,
         shape: &[usize],
     ) -> Result<Vec<Tensor>, Error> {
-        let send = ts
-            .iter()
-            .map(|t| address(t))
-            .collect::<Result<Vec<_>, _>>()?;
-        let (outs, recv) = self.outputs(devices, shape, ts[0].dtype())?;
-        let count = ts[0].numel() / ts.len();
         let op = CollectiveOp::ReduceScatter(reduce(op));
-        self.nccl(op, ts[0].dtype(), count, devices, &send, &recv)?;
-        Ok(outs)
+        self.nccl_to_outputs(op, ts[0].numel() / ts.len(), ts, devices, shape)
     }
 
     /// `all_gather` into new outputs of `shape`, with `ncclAllGather`.
@@ -69,13 +59,22 @@ impl Runtime {
         devices: &[u32],
         shape: &[usize],
     ) -> Result<Vec<Tensor>, Error> {
-        let send = ts
-            .iter()
-            .map(|t| address(t))
-            .collect::<Result<Vec<_>, _>>()?;
+        self.nccl_to_outputs(CollectiveOp::AllGather, ts[0].numel(), ts, devices, shape)
+    }
+
+    /// `op` of `count` elements from each of `ts` into a new output of
+    /// `shape` on each device.
+    fn nccl_to_outputs(
+        &mut self,
+        op: CollectiveOp,
+        count: usize,
+        ts: &[&Tensor],
+        devices: &[u32],
+        shape: &[usize],
+    ) -> Result<Vec<Tensor>, Error> {
+        let send = addresses(ts)?;
         let (outs, recv) = self.outputs(devices, shape, ts[0].dtype())?;
-        let op = CollectiveOp::AllGather;
-        self.nccl(op, ts[0].dtype(), ts[0].numel(), devices, &send, &recv)?;
+        self.nccl(op, ts[0].dtype(), count, devices, &send, &recv)?;
         Ok(outs)
     }
 
@@ -150,6 +149,11 @@ impl Runtime {
         // `participants`) or a new output of `count`'s size on its device.
         unsafe { driver.collective(&c) }.map_err(|e| driver_error(devices[0], e))
     }
+}
+
+/// The device addresses of contiguous tensors' first elements.
+fn addresses(ts: &[&Tensor]) -> Result<Vec<u64>, Error> {
+    ts.iter().map(|t| address(t)).collect()
 }
 
 /// The device address of a contiguous tensor's first element.

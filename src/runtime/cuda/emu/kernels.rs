@@ -34,9 +34,13 @@ const FLAGS: [&str; 7] = [
 type Run = unsafe extern "C" fn(*const c_void, u32, u32, i32);
 
 /// The loaded library and the entry points found so far.
+/// `emu_take_assert` (kernels/host_emu.cpp).
+type TakeAssert = unsafe extern "C" fn(*mut libc::c_char, libc::c_ulong) -> i32;
+
 pub struct Kernels {
     handle: *mut c_void,
     entries: Mutex<std::collections::HashMap<String, Run>>,
+    take_assert: TakeAssert,
 }
 
 // SAFETY: the handle is only used for dlsym, which is thread-safe; the
@@ -100,9 +104,20 @@ impl Kernels {
                 path.display()
             ));
         }
+        // SAFETY: a symbol lookup in the library just loaded.
+        let p = unsafe { libc::dlsym(handle, c"emu_take_assert".as_ptr()) };
+        if p.is_null() {
+            return Err(format!(
+                "the emulated kernels in {} lack emu_take_assert (delete the file to compile them again)",
+                path.display()
+            ));
+        }
+        // SAFETY: the symbol has this C signature (kernels/host_emu.cpp).
+        let take_assert = unsafe { std::mem::transmute::<*mut c_void, TakeAssert>(p) };
         Ok(Kernels {
             handle,
             entries: Mutex::new(Default::default()),
+            take_assert,
         })
     }
 
@@ -110,25 +125,14 @@ impl Kernels {
     /// The device-side assertion that failed in the launches since the
     /// last call, as CUDA's device printf shows it (`emu_take_assert`).
     pub fn take_assert(&self) -> Option<String> {
-        type Take = unsafe extern "C" fn(*mut libc::c_char, libc::c_ulong) -> i32;
-        // SAFETY: a symbol of the loaded library, with this C signature
-        // (kernels/host_emu.cpp); the buffer outlives the call.
-        unsafe {
-            let p = libc::dlsym(self.handle, c"emu_take_assert".as_ptr());
-            if p.is_null() {
-                return None;
-            }
-            let take = std::mem::transmute::<*mut c_void, Take>(p);
-            let mut buf = [0 as libc::c_char; 512];
-            if take(buf.as_mut_ptr(), buf.len() as libc::c_ulong) == 0 {
-                return None;
-            }
-            Some(
-                std::ffi::CStr::from_ptr(buf.as_ptr())
-                    .to_string_lossy()
-                    .into_owned(),
-            )
+        let mut buf = [0 as libc::c_char; 512];
+        // SAFETY: the library's function, given a buffer of `buf.len()` bytes.
+        if unsafe { (self.take_assert)(buf.as_mut_ptr(), buf.len() as libc::c_ulong) } == 0 {
+            return None;
         }
+        // SAFETY: the function wrote a NUL-terminated string into `buf`.
+        let text = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) };
+        Some(text.to_string_lossy().into_owned())
     }
 
     pub fn entry(&self, kernel: &Kernel) -> Result<Run, String> {
