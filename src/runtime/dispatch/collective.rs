@@ -272,24 +272,11 @@ impl Runtime {
         let bytes = t.nbytes() as u64;
         self.barrier(&ids)?;
         let on_driver = self.launches_on(t.device()).is_some();
-        if self.uses_nccl(t) {
-            let mut filled = self.nccl_broadcast(t, &ids, root)?.into_iter();
-            let mut outs = Vec::with_capacity(ids.len());
-            for &d in &ids {
-                if d == root {
-                    outs.push(Arc::clone(t));
-                    continue;
-                }
-                // One output per other device, in list order.
-                if let Some(out) = filled.next() {
-                    self.received(d, bytes, Some(&out))?;
-                    outs.push(Arc::new(out));
-                }
-            }
-            self.barrier(&ids)?;
-            self.counters.ops += 1;
-            return Ok(outs);
-        }
+        // With NCCL, one group fills every other device's output at once.
+        let mut nccl = match self.uses_nccl(t) {
+            true => Some(self.nccl_broadcast(t, &ids, root)?.into_iter()),
+            false => None,
+        };
         let data = (!on_driver).then(|| t.contiguous_buffer());
         let mut outs = Vec::with_capacity(ids.len());
         for &d in &ids {
@@ -297,21 +284,21 @@ impl Runtime {
                 outs.push(Arc::clone(t));
                 continue;
             }
-            let out = match &data {
-                Some(data) => {
+            let out = match (&mut nccl, &data) {
+                (None, Some(data)) => {
                     let values = Tensor::new(data.clone(), t.shape().to_vec(), Device::Cpu);
-                    self.output_on(d, values, bytes)
+                    outs.push(self.output_on(d, values, bytes)?);
+                    continue;
                 }
-                None => self
-                    .filled_on(d, t.shape(), t.dtype(), |rt, addr| {
-                        rt.peer_copy_into(root, t, d, addr)
-                    })
-                    .and_then(|out| {
-                        self.received(d, bytes, Some(&out))?;
-                        Ok(Arc::new(out))
-                    }),
+                (Some(filled), _) => filled
+                    .next()
+                    .ok_or_else(|| Error::value("NCCL's broadcast gave too few outputs"))?,
+                (None, None) => self.filled_on(d, t.shape(), t.dtype(), |rt, addr| {
+                    rt.peer_copy_into(root, t, d, addr)
+                })?,
             };
-            outs.push(out?);
+            self.received(d, bytes, Some(&out))?;
+            outs.push(Arc::new(out));
         }
         self.barrier(&ids)?;
         self.counters.ops += 1;

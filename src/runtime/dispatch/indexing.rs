@@ -229,16 +229,13 @@ impl Runtime {
             return Ok((offsets, None, vec![n], false));
         }
         let device = take.view.device();
-        let asserts = match (device, self.launches_on(device)) {
-            (_, Some(_)) => false,
-            (Device::Cpu, None) => {
-                take.check_bounds(&ix.cast(DType::I64).to_vec::<i64>())?;
-                false
-            }
+        let asserts = match self.launches_on(device) {
+            Some(_) => false,
             // A simulated device's index is host memory: what the kernel reads.
-            (Device::Cuda(_), None) => take
-                .check_bounds(&ix.cast(DType::I64).to_vec::<i64>())
-                .is_err(),
+            None => match take.check_bounds(&ix.cast(DType::I64).to_vec::<i64>()) {
+                Err(e) if device == Device::Cpu => return Err(e),
+                checked => checked.is_err(),
+            },
         };
         Ok((
             Arc::clone(ix),

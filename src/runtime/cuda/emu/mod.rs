@@ -177,10 +177,17 @@ impl Emu {
         kernels().map(|_| ())
     }
 
-    fn check_device(&self, device: u32, call: &'static str) -> Result<(), DriverError> {
-        if (device as usize) >= self.props.len() {
-            return Err(refused(call, format!("no device {device}")));
+    /// Whether `device` exists (what calls that need no context check).
+    fn exists(&self, device: u32, call: &'static str) -> Result<(), DriverError> {
+        match (device as usize) < self.props.len() {
+            true => Ok(()),
+            false => Err(refused(call, format!("no device {device}"))),
         }
+    }
+
+    /// `exists`, and the device's context still works.
+    fn check_device(&self, device: u32, call: &'static str) -> Result<(), DriverError> {
+        self.exists(device, call)?;
         match lock(&self.state).faulted.get(&device) {
             Some(printed) => Err(DriverError::Assert {
                 call,
@@ -259,12 +266,7 @@ impl Driver for Emu {
 
     fn properties(&self, device: u32) -> Result<Properties, DriverError> {
         // Attributes need no context: they answer after a sticky error too.
-        if device as usize >= self.props.len() {
-            return Err(refused(
-                "cuDeviceGetAttribute",
-                format!("no device {device}"),
-            ));
-        }
+        self.exists(device, "cuDeviceGetAttribute")?;
         Ok(self.props[device as usize].clone())
     }
 
