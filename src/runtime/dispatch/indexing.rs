@@ -13,6 +13,7 @@ use super::fault::INDEX_ASSERTION;
 use super::{Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::buffer::Buffer;
+use crate::runtime::cuda::source;
 use crate::runtime::ops::elementwise::Operand;
 use crate::runtime::ops::index::{self, Index, Take};
 use crate::runtime::ops::overlap;
@@ -57,8 +58,8 @@ impl Runtime {
         };
         let out = self.finish(out, None, &[t, ix], Flops::default())?;
         if let (true, Device::Cuda(d)) = (asserts, device) {
-            let kernel = format!("take_{}", t.dtype().name());
-            self.assert_failed(d, &kernel, INDEX_ASSERTION)?;
+            let kernel = source::take(t.dtype());
+            self.assert_failed(d, &kernel.name, INDEX_ASSERTION)?;
         }
         Ok(out)
     }
@@ -120,8 +121,8 @@ impl Runtime {
         }
         self.wrote_in_place(&take.view, &[&take.view, &value, &ix])?;
         if let (true, Device::Cuda(d)) = (asserts, device) {
-            let kernel = format!("put_{}", take.view.dtype().name());
-            self.assert_failed(d, &kernel, INDEX_ASSERTION)?;
+            let kernel = source::put(take.view.dtype());
+            self.assert_failed(d, &kernel.name, INDEX_ASSERTION)?;
         }
         Ok(())
     }
