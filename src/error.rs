@@ -79,13 +79,10 @@ pub enum Error {
     },
     /// `CUDA_ERROR_ASSERT`: a kernel on `device` failed a device-side
     /// assertion (an index out of range, as PyTorch's kernels check), and
-    /// CUDA runs nothing more there. `printed`: the assertion as the device
-    /// printed it, where cudash can tell.
+    /// CUDA runs nothing more there. The device prints which assertion
+    /// failed on the process's standard output.
     #[error("CUDA error on {device}: device-side assert triggered")]
-    DeviceAssert {
-        device: Device,
-        printed: Option<String>,
-    },
+    DeviceAssert { device: Device },
     #[error("{device} does not exist: {reason}")]
     NoDevice { device: String, reason: String },
     #[error("{message}")]
@@ -255,16 +252,13 @@ impl Error {
                  statement that caused it"
                     .into(),
             ),
-            Error::DeviceAssert { device, printed } => Some(format!(
-                "a kernel on {device} failed an assertion ({}) CUDA reports this at the first \
-                 call on {device} after the kernel ran, so the statement shown may not be the one \
-                 that queued the kernel (`--launch-blocking` reports it at that statement). CUDA \
-                 runs nothing more on {device} in this process: restart cudash (in Jupyter, \
-                 restart the kernel)",
-                printed.as_ref().map_or_else(
-                    || "the GPU printed which one on cudash's standard output.".to_string(),
-                    |p| format!("the device printed: {p}")
-                )
+            Error::DeviceAssert { device } => Some(format!(
+                "a kernel on {device} failed an assertion: the device printed which one, and \
+                 where, on the standard output of cudash (in Jupyter, of the kernel's process). \
+                 CUDA reports this at the first call on {device} after the kernel ran, so the \
+                 statement shown may not be the one that queued the kernel (`--launch-blocking` \
+                 reports it at that statement). CUDA runs nothing more on {device} in this \
+                 process: restart cudash (in Jupyter, restart the kernel)"
             )),
             Error::IndexOutOfRange { size, .. } => Some(format!(
                 "valid indices are 0..{size} (or -{size}..-1 counting from the end)"
@@ -371,24 +365,18 @@ mod tests {
     use crate::vocab::Device;
 
     #[test]
-    fn a_device_assert_says_where_it_is_reported_and_what_the_device_printed() {
-        let e = |printed: Option<&str>| Error::DeviceAssert {
+    fn a_device_assert_says_where_it_is_reported_and_where_the_device_printed() {
+        let e = Error::DeviceAssert {
             device: Device::Cuda(1),
-            printed: printed.map(str::to_string),
         };
-        let with = e(Some("take_f32: Assertion `c` failed.")).help().unwrap();
-        assert!(
-            with.contains("the device printed: take_f32: Assertion `c` failed.)"),
-            "{with}"
-        );
-        assert!(with.contains("first call on cuda:1"), "{with}");
-        assert!(with.contains("--launch-blocking"), "{with}");
-        assert!(with.contains("restart cudash"), "{with}");
-        let without = e(None).help().unwrap();
-        assert!(without.contains("the GPU printed which one"), "{without}");
-        assert_eq!(e(None).class(), "CudaError");
+        let help = e.help().unwrap();
+        assert!(help.contains("the device printed which one"), "{help}");
+        assert!(help.contains("first call on cuda:1"), "{help}");
+        assert!(help.contains("--launch-blocking"), "{help}");
+        assert!(help.contains("restart cudash"), "{help}");
+        assert_eq!(e.class(), "CudaError");
         assert_eq!(
-            e(None).to_string(),
+            e.to_string(),
             "CUDA error on cuda:1: device-side assert triggered"
         );
     }

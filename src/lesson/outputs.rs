@@ -227,6 +227,18 @@ pub fn mask_for_check(s: &str) -> String {
             continue;
         }
         let line = &mask_time_basis(line);
+        // A GPU's `device busy` says what its busy time is modelled on; the
+        // simulator's is all modelled and says nothing.
+        let line = &line
+            .replace(", <device time>)", ")")
+            .replace(", <measured device time>)", ")");
+        // What the device has free depends on the machine (a GPU's context
+        // takes some; the simulator's capacity is `--sim-memory`).
+        if let Some(at) = line.find("device free ") {
+            out.push_str(&line[..at]);
+            out.push_str("device free <free> of <total>\n");
+            continue;
+        }
         if let Some(rest) = line.strip_prefix("backend: ") {
             let name = rest.split(' ').next().unwrap_or("");
             let masked = if matches!(name, "sim" | "emu" | "cuda") {
@@ -237,30 +249,45 @@ pub fn mask_for_check(s: &str) -> String {
             out.push_str("backend: ");
             out.push_str(masked);
         } else {
-            // The tag, and the padding a table gave its longer or shorter name.
-            let tagged = line
-                .replace(" (simulated)", " (<backend>)")
-                .replace(" (emulated)", " (<backend>)");
-            let mut parts = tagged.split(" (<backend>)");
-            out.push_str(parts.next().unwrap_or(""));
-            for rest in parts {
-                out.push_str(" (<backend>) ");
-                out.push_str(rest.trim_start_matches(' '));
-            }
+            // A simulated or emulated device's name is tagged; a GPU's is not.
+            let untagged = line.replace(" (simulated)", "").replace(" (emulated)", "");
+            out.push_str(&mask_device_row(&untagged));
         }
         out.push('\n');
     }
     out
 }
 
-/// A timeline measured on a GPU is drawn from that run's times: where
-/// `actual` has one, both texts' timelines are compared by their lanes
-/// (names and order) only. Both texts are `mask_for_check`'s.
+/// Times measured on a GPU are that run's: where `actual` has any, both
+/// texts' timelines are compared by their lanes (names and order) only, and
+/// neither copies' bandwidth nor how much of a span the device was busy is
+/// compared. Both texts are `mask_for_check`'s.
 pub fn mask_measured_timelines(expected: String, actual: String) -> (String, String) {
-    if !actual.contains("\ntimeline (measured") && !actual.starts_with("timeline (measured") {
+    let measured = actual.contains("\ntimeline (measured")
+        || actual.starts_with("timeline (measured")
+        || actual.contains(MEASURED);
+    if !measured {
         return (expected, actual);
     }
-    (lanes_only(&expected), lanes_only(&actual))
+    let masked = |s: &str| without_measures(&lanes_only(&s.replace(MEASURED, "<device time>")));
+    (masked(&expected), masked(&actual))
+}
+
+/// `copies: 11.6 GB/s` as `copies: <bandwidth>`, and `device busy`'s share
+/// of the span left out.
+fn without_measures(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for line in s.lines() {
+        match line.find("copies: ") {
+            Some(at) if line.ends_with("GB/s") => {
+                out.push_str(&line[..at]);
+                out.push_str("copies: <bandwidth>");
+            }
+            _ => out.push_str(&line.replace(", <share> of it", "")),
+        }
+        out.push('\n');
+    }
+    out
 }
 
 /// Each timeline drawing as its lane names: `timeline (<drawing>)`, then
@@ -287,8 +314,35 @@ fn lanes_only(s: &str) -> String {
     out
 }
 
-/// `modelled on GPU` or `measured with CUDA events on GPU` (up to the next
-/// `;` or `)`) as `<device time>`.
+/// A row of the `devices` table (`cuda:0  NAME  cc  used / total  …`) as
+/// `cuda:0 <gpu> used / <total> …`: which GPU, and how much memory it has,
+/// depend on the machine (the simulator's come from `--sim-memory`), and
+/// the name column's padding on the name.
+fn mask_device_row(line: &str) -> String {
+    let is_row = line.strip_prefix("cuda:").is_some_and(|rest| {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        digits > 0 && rest[digits..].starts_with("  ")
+    });
+    let toks: Vec<&str> = line.split_whitespace().collect();
+    let Some(slash) = toks.iter().position(|t| *t == "/") else {
+        return line.to_string();
+    };
+    if !is_row || slash < 3 || toks.len() < slash + 3 {
+        return line.to_string();
+    }
+    let mut out = vec![toks[0], "<gpu>"];
+    out.extend(&toks[slash - 2..=slash]);
+    out.push("<total>");
+    out.extend(&toks[slash + 3..]);
+    out.join(" ")
+}
+
+/// How `mask_time_basis` masks device time measured on a GPU.
+const MEASURED: &str = "<measured device time>";
+
+/// `modelled on GPU` (up to the next `;` or `)`) as `<device time>`, and
+/// `measured with CUDA events on GPU` as `<measured device time>`, which
+/// `mask_measured_timelines` compares as `<device time>`.
 fn mask_time_basis(line: &str) -> String {
     let Some(at) = ["modelled on ", "measured with CUDA events on "]
         .iter()
@@ -298,7 +352,11 @@ fn mask_time_basis(line: &str) -> String {
     };
     let rest = &line[at..];
     let end = rest.find([';', ')']).unwrap_or(rest.len());
-    format!("{}<device time>{}", &line[..at], &rest[end..])
+    let mask = match rest.starts_with("measured") {
+        true => MEASURED,
+        false => "<device time>",
+    };
+    format!("{}{mask}{}", &line[..at], &rest[end..])
 }
 
 /// Text without ANSI colour sequences.
@@ -411,11 +469,52 @@ mod tests {
                         modelled on NVIDIA H100 80GB HBM3; 1 iteration)\n";
         let measured = "time: 7.5 µs per iteration (device time on cuda:0 stream `default`, \
                         measured with CUDA events on NVIDIA H200; 1 iteration)\n";
-        assert_eq!(mask_for_check(modelled), mask_for_check(measured));
-        assert_ne!(
-            mask_for_check(modelled),
-            mask_for_check(&measured.replace("stream `default`", "stream `s`"))
+        let masked =
+            |e: &str, a: &str| mask_measured_timelines(mask_for_check(e), mask_for_check(a));
+        let (e, a) = masked(modelled, measured);
+        assert_eq!(e, a);
+        let (e, a) = masked(
+            modelled,
+            &measured.replace("stream `default`", "stream `s`"),
         );
+        assert_ne!(e, a);
+    }
+
+    #[test]
+    fn check_masks_what_the_gpu_and_the_simulator_say_of_themselves() {
+        // As an H100 and the simulator printed them (issue 19's first run).
+        let sim = "cuda:0  NVIDIA H100 80GB HBM3 (simulated)        9.0           0 B / 16.0 GiB         0 B         0 B\n\
+                   cuda:0 — NVIDIA H100 80GB HBM3 (simulated) — caching allocator\n\
+                   \"NVIDIA H100 80GB HBM3 (simulated)\"\n\
+                   device busy  1.0 µs (kernels and copies, 3% of it)\n";
+        let gpu = "cuda:0  NVIDIA H100 80GB HBM3                    9.0           0 B / 79.2 GiB         0 B         0 B\n\
+                   cuda:0 — NVIDIA H100 80GB HBM3 — caching allocator\n\
+                   \"NVIDIA H100 80GB HBM3\"\n\
+                   device busy  2.0 µs (kernels and copies, 5% of it, modelled on NVIDIA H100 80GB HBM3)\n";
+        assert_eq!(mask_for_check(sim), mask_for_check(gpu));
+        // What the device holds is still compared.
+        let used = gpu.replacen("0 B / 79.2", "2.0 MiB / 79.2", 1);
+        assert_ne!(mask_for_check(sim), mask_for_check(&used));
+        let allocated = gpu.replacen("GiB         0 B", "GiB     2.0 MiB", 1);
+        assert_ne!(mask_for_check(sim), mask_for_check(&allocated));
+        assert_eq!(
+            mask_for_check("  device free                16.0 GiB of 16.0 GiB\n"),
+            mask_for_check("  device free                78.6 GiB of 79.2 GiB\n")
+        );
+        // A GPU's measured copies and busy share, beside the simulator's model.
+        let modelled = "time: 2.0 µs per iteration (device time on cuda:0 stream `default`, \
+                        modelled on NVIDIA H100 80GB HBM3; 5 iterations)\n      copies: 11.6 GB/s\n\
+                        device busy  1.0 µs (kernels and copies)\n";
+        let measured = "time: 7.5 µs per iteration (device time on cuda:0 stream `default`, \
+                        measured with CUDA events on NVIDIA H100 80GB HBM3; 5 iterations)\n      \
+                        copies: 3.7 GB/s\ndevice busy  1.0 µs (kernels and copies, 3% of it)\n";
+        let masked =
+            |e: &str, a: &str| mask_measured_timelines(mask_for_check(e), mask_for_check(a));
+        let (e, a) = masked(modelled, measured);
+        assert_eq!(e, a);
+        // The simulator's own runs still compare its modelled bandwidth.
+        let (e, a) = masked(modelled, &modelled.replace("11.6", "12.0"));
+        assert_ne!(e, a);
     }
 
     fn shown(t: &str) -> Shown {

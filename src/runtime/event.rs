@@ -73,14 +73,17 @@ impl Recorded {
     pub fn is_complete(&self) -> bool {
         let (stream, seq) = (self.mark.stream.stream, self.mark.seq);
         let mut gpu = lock(&self.stream.gpu);
-        if gpu.streams.get(stream).done >= seq {
+        if gpu.streams.get(stream).synced >= seq {
             return true;
         }
-        let reached = gpu.asks_driver()
-            && self
-                .driver
-                .as_ref()
-                .is_some_and(|e| e.driver.event_query(e.handle) == Ok(true));
+        // A query that sees the event complete synchronises with it, as
+        // `cudaEventQuery` returning `cudaSuccess` does.
+        let reached = gpu.streams.get(stream).done >= seq
+            || gpu.asks_driver()
+                && self
+                    .driver
+                    .as_ref()
+                    .is_some_and(|e| e.driver.event_query(e.handle) == Ok(true));
         if reached {
             // Other devices' work it waited for is done too; each of their
             // streams answers for itself when asked.

@@ -150,25 +150,27 @@ impl Gpu {
 
     /// On a GPU: every stream the driver reports idle has completed all it
     /// queued, so `pending`, the status line, event queries and the blocks
-    /// held back for streams follow real completion. A failed query
-    /// changes nothing (the error surfaces at the next sync).
+    /// held back for streams follow real completion. Hazards do not: the
+    /// program has not synchronised with that work (`Streams::observe_idle`).
+    /// A failed query changes nothing (the error surfaces at the next sync).
     pub fn refresh(&mut self) {
         let Some(driver) = &self.completion else {
             return;
         };
-        let idle: Vec<(StreamId, u64)> = self
+        let idle: Vec<StreamId> = self
             .streams
             .iter()
             .filter(|(i, s)| {
                 s.pending() > 0 && driver.stream_query(self.streams.handle(*i)) == Ok(true)
             })
-            .map(|(i, s)| (i, s.issued))
+            .map(|(i, _)| i)
             .collect();
-        for (stream, issued) in idle {
+        for stream in idle {
             // Other devices' items it waited for are done too; each of
             // their streams answers for itself when asked.
-            self.complete(stream, issued);
+            self.streams.observe_idle(stream);
         }
+        self.release_ready();
     }
 
     fn stream_name(&self, s: StreamId) -> String {
@@ -245,7 +247,7 @@ impl Gpu {
             }
         }
         for &(s, seq) in &access.uses {
-            let unfinished = self.streams.get(s).done < seq;
+            let unfinished = self.streams.get(s).synced < seq;
             if s != own && unfinished && !access.recorded.contains(&s) {
                 let msg = format!(
                     "{} is freed while stream {} (cuda:{}) may still be using it: its block goes back \
@@ -305,7 +307,7 @@ impl Gpu {
     /// The pending write as (stream, item), unless it is known complete (then it is forgotten).
     fn running_write(&self, access: &mut Access) -> Option<(StreamId, u64)> {
         let w = access.write.as_ref()?;
-        if self.streams.get(w.stream).done >= w.seq {
+        if self.streams.get(w.stream).synced >= w.seq {
             access.write = None;
             return None;
         }
@@ -376,7 +378,7 @@ impl Gpu {
         let Some(r) = access.read.take() else {
             return;
         };
-        if self.streams.get(r.stream).done >= r.seq {
+        if self.streams.get(r.stream).synced >= r.seq {
             return;
         }
         let msg = format!(

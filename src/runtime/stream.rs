@@ -1,11 +1,15 @@
 //! Streams and events: the order in which a device runs queued work.
 //!
 //! Each stream numbers the items queued on it (kernels, copies, event records,
-//! waits) 1, 2, 3, ...; `issued` is the last number handed out and `done` the
-//! last item known to be complete. Nothing completes on its own: as CUDA
-//! allows, queued work counts as still running until a synchronisation point
-//! (`sync`, a host read, an event's `.sync()`) says otherwise — so a racy
-//! program shows its worst case, the same way on every run.
+//! waits) 1, 2, 3, ...; `issued` is the last number handed out, `done` the
+//! last item known to be complete, and `synced` the last one the program has
+//! synchronised with (`sync`, a host read, an event's `.sync()` or a query
+//! that saw it complete). On the simulator nothing completes on its own: as
+//! CUDA allows, queued work counts as still running until a synchronisation
+//! point, so `done` is `synced`. On a GPU `done` follows what the driver
+//! reports (`Gpu::refresh`), for `pending` and the caching allocator; hazard
+//! checks go by `synced` on every backend, so a racy program is reported the
+//! same way on every run, however fast the GPU finished the write.
 //!
 //! `seen` is a vector clock: for every other stream, the last of its items this
 //! stream's next item is ordered after (through `wait`). A read on stream R of
@@ -47,6 +51,8 @@ pub struct Stream {
     pub issued: u64,
     /// The last item known complete.
     pub done: u64,
+    /// The last item the program has synchronised with (`done` or earlier).
+    pub synced: u64,
     /// Modelled time at which the last queued item finishes.
     pub clock: f64,
     /// For each other stream, the last of its items this stream has waited for.
@@ -64,6 +70,7 @@ impl Stream {
             handle,
             issued: 0,
             done: 0,
+            synced: 0,
             clock: 0.0,
             seen: HashMap::new(),
             deps: Vec::new(),
@@ -202,18 +209,20 @@ impl Streams {
         }
     }
 
-    /// Records that `stream` has run up to item `seq`. Returns the items of
-    /// streams (here or on other devices) that are therefore complete too.
+    /// Records that the program has synchronised with `stream` up to item
+    /// `seq`. Returns the items of streams (here or on other devices) that
+    /// are therefore complete too.
     pub fn complete(&mut self, stream: StreamId, seq: u64) -> Vec<(StreamKey, u64)> {
         let mut follow = Vec::new();
         let mut work = vec![(stream, seq)];
         while let Some((st, seq)) = work.pop() {
             let s = &mut self.list[st as usize];
             let seq = seq.min(s.issued);
-            if seq <= s.done {
+            if seq <= s.synced {
                 continue;
             }
-            s.done = seq;
+            s.synced = seq;
+            s.done = s.done.max(seq);
             let mut i = 0;
             while i < s.deps.len() {
                 let (own, target, k) = s.deps[i];
@@ -232,6 +241,13 @@ impl Streams {
         follow
     }
 
+    /// The driver reports `stream` idle (a GPU): everything it queued has
+    /// run, though the program has not synchronised with it.
+    pub fn observe_idle(&mut self, stream: StreamId) {
+        let s = &mut self.list[stream as usize];
+        s.done = s.issued;
+    }
+
     /// Everything queued on `stream` completes; returns the finishing time and
     /// the items of other devices' streams that completed with it.
     pub fn drain(&mut self, stream: StreamId) -> (f64, Vec<(StreamKey, u64)>) {
@@ -241,10 +257,10 @@ impl Streams {
     }
 
     /// Whether `reader`'s next item is ordered after item `seq` of `writer`,
-    /// both of this device: the same stream, a completed item, or a wait.
+    /// both of this device: the same stream, an item synchronised with, or a wait.
     pub fn ordered_after(&self, reader: StreamId, writer: StreamId, seq: u64) -> bool {
         reader == writer
-            || self.list[writer as usize].done >= seq
+            || self.list[writer as usize].synced >= seq
             || self.list[reader as usize].has_seen(self.key(writer), seq)
     }
 
@@ -268,6 +284,20 @@ mod tests {
         s.drain(0);
         assert!(s.ordered_after(side, 0, seq));
         assert_eq!(s.pending(), 0);
+    }
+
+    #[test]
+    fn work_a_gpu_finished_is_not_ordered_until_the_program_syncs() {
+        let mut s = Streams::new(0);
+        let side = s.create("s", None);
+        let (seq, _) = s.enqueue(0, 0.0, 1e-6);
+        s.observe_idle(0);
+        // Nothing pending any more, but the side stream is not ordered after
+        // the write: the program has not synchronised with it.
+        assert_eq!(s.pending(), 0);
+        assert!(!s.ordered_after(side, 0, seq));
+        s.complete(0, seq);
+        assert!(s.ordered_after(side, 0, seq));
     }
 
     #[test]

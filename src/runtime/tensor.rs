@@ -316,7 +316,7 @@ impl Tensor {
         // until the copy is known complete.
         let reading = access.read.as_ref().is_some_and(|r| {
             let g = lock(&r.gpu);
-            g.streams.get(r.stream).done < r.seq
+            g.streams.get(r.stream).synced < r.seq
         });
         if !reading {
             access.read = None;

@@ -32,9 +32,9 @@ pub enum SegmentError {
     /// Anything else the driver refused (a sticky error, a bad context): no
     /// retry, and the user sees the driver's reason, not an out-of-memory one.
     Failed(String),
-    /// The device's kernel failed an assertion earlier (`CUDA_ERROR_ASSERT`),
-    /// with what the device printed where known: nothing runs there any more.
-    Assert(Option<String>),
+    /// The device's kernel failed an assertion earlier (`CUDA_ERROR_ASSERT`):
+    /// nothing runs there any more.
+    Assert,
 }
 
 /// Where segments come from: `cudaMalloc` on a real GPU, a capacity counter on the simulator.
@@ -169,7 +169,7 @@ pub struct OutOfMemory {
 pub enum AllocError {
     OutOfMemory(OutOfMemory),
     Failed(String),
-    Assert(Option<String>),
+    Assert,
 }
 
 impl AllocError {
@@ -189,10 +189,7 @@ impl AllocError {
                 message: format!("could not allocate device memory: {why}"),
                 sticky: false,
             },
-            AllocError::Assert(printed) => crate::error::Error::DeviceAssert {
-                device,
-                printed: printed.clone(),
-            },
+            AllocError::Assert => crate::error::Error::DeviceAssert { device },
         }
     }
 }
@@ -432,7 +429,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         match self.new_segment(seg_size, pool, stream) {
             Ok(n) => return Ok(n),
             Err(SegmentError::Failed(why)) => return Err(AllocError::Failed(why)),
-            Err(SegmentError::Assert(printed)) => return Err(AllocError::Assert(printed)),
+            Err(SegmentError::Assert) => return Err(AllocError::Assert),
             Err(SegmentError::OutOfMemory) => {}
         }
         self.stats.num_alloc_retries += 1;
@@ -440,7 +437,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         match self.new_segment(seg_size, pool, stream) {
             Ok(n) => return Ok(n),
             Err(SegmentError::Failed(why)) => return Err(AllocError::Failed(why)),
-            Err(SegmentError::Assert(printed)) => return Err(AllocError::Assert(printed)),
+            Err(SegmentError::Assert) => return Err(AllocError::Assert),
             Err(SegmentError::OutOfMemory) => {}
         }
         self.stats.num_ooms += 1;

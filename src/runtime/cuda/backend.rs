@@ -66,7 +66,7 @@ impl SegmentSource for Segments {
         match self.driver.mem_alloc(self.device, bytes) {
             Ok(address) => Ok(address),
             Err(DriverError::OutOfMemory { .. }) => Err(SegmentError::OutOfMemory),
-            Err(DriverError::Assert { printed, .. }) => Err(SegmentError::Assert(printed)),
+            Err(DriverError::Assert { .. }) => Err(SegmentError::Assert),
             Err(e) => Err(SegmentError::Failed(e.to_string())),
         }
     }

@@ -31,13 +31,11 @@ pub enum DriverError {
     /// `CUDA_ERROR_ASSERT`: a kernel failed a device-side assertion, and
     /// every call on the device fails so from then on (a sticky error).
     /// `device`: the device whose kernel failed, where the driver can tell
-    /// (a peer copy's call is another device's); `printed`: the assertion
-    /// as the device printed it, where the driver can tell (`emu`; a GPU
-    /// prints it to the process's output itself).
+    /// (a peer copy's call is another device's). The device itself prints
+    /// which assertion failed, on the process's standard output.
     Assert {
         call: &'static str,
         device: Option<u32>,
-        printed: Option<String>,
     },
 }
 
@@ -95,7 +93,6 @@ fn call<T>(name: &'static str, r: Result<T, result::DriverError>) -> Result<T, D
             return DriverError::Assert {
                 call: name,
                 device: None,
-                printed: None,
             };
         }
         // The error's name, then the driver's description of it:
@@ -642,7 +639,7 @@ impl SegmentSource for DriverSegments {
         match self.device.alloc(bytes) {
             Ok(address) => Ok(address),
             Err(DriverError::OutOfMemory { .. }) => Err(SegmentError::OutOfMemory),
-            Err(DriverError::Assert { printed, .. }) => Err(SegmentError::Assert(printed)),
+            Err(DriverError::Assert { .. }) => Err(SegmentError::Assert),
             Err(e) => Err(SegmentError::Failed(e.to_string())),
         }
     }

@@ -96,13 +96,8 @@ pub fn driver_error(device: u32, e: DriverError) -> Error {
         DriverError::OutOfMemory { bytes } => Error::value(format!(
             "cuda:{device}: the driver could not allocate {bytes} bytes for a temporary"
         )),
-        DriverError::Assert {
-            device: failed,
-            printed,
-            ..
-        } => Error::DeviceAssert {
+        DriverError::Assert { device: failed, .. } => Error::DeviceAssert {
             device: Device::Cuda(failed.unwrap_or(device)),
-            printed,
         },
         e => Error::Cuda {
             device: Device::Cuda(device),

@@ -41,7 +41,7 @@ mod sync;
 pub mod timer;
 mod transfer;
 
-use std::collections::HashMap;
+use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -78,9 +78,9 @@ pub struct Runtime {
     timeline: Option<Timeline>,
     /// A timeline's events and clocks until its times are read (a GPU).
     measured: Option<measured::Measured>,
-    /// Simulated devices whose kernel failed a device-side assertion, with
-    /// what the device printed (`fault.rs`).
-    faults: HashMap<u32, String>,
+    /// Simulated devices whose kernel failed a device-side assertion
+    /// (`fault.rs`).
+    faults: HashSet<u32>,
 }
 
 /// The kernel cost of an op beyond the bytes it reads and writes.
@@ -102,7 +102,7 @@ impl Runtime {
             op: "op",
             timeline: None,
             measured: None,
-            faults: HashMap::new(),
+            faults: HashSet::new(),
         }
     }
 

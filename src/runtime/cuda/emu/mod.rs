@@ -189,10 +189,9 @@ impl Emu {
     fn check_device(&self, device: u32, call: &'static str) -> Result<(), DriverError> {
         self.exists(device, call)?;
         match lock(&self.state).faulted.get(&device) {
-            Some(printed) => Err(DriverError::Assert {
+            Some(_) => Err(DriverError::Assert {
                 call,
                 device: Some(device),
-                printed: Some(printed.clone()),
             }),
             None => Ok(()),
         }
@@ -437,7 +436,10 @@ impl Driver for Emu {
         // As on a GPU, the launch itself succeeds: the fault is what the
         // device's next call reports.
         if let Some(assertion) = kernels.take_assert() {
+            // A GPU prints the failed assertion on the process's standard
+            // output (`file:line: function: block, thread Assertion … failed.`).
             let printed = format!("{}: Assertion `{assertion}` failed.", kernel.name);
+            println!("{printed}");
             lock(&self.state).faulted.insert(stream.device, printed);
         }
         Ok(())
