@@ -249,11 +249,17 @@ __device__ __forceinline__ bool to_bool(i64 x) { return x != 0; }
 template <class T> __device__ __forceinline__ bool to_bool(T x) { return to_f64(x) != 0.0; }
 
 // cast_one in src/runtime/buffer.rs: bool through bool, integers through i64,
-// to integers through a saturating cast (NaN is 0), everything else through double.
+// floats to integers as CUDA's conversion does (toward zero, saturating at the
+// target's range; NaN is 0 for i32 and the minimum for i64, as PyTorch gave on
+// an H100), everything else through double.
 template <class S, class D> struct Cast {
     __device__ static __forceinline__ D run(S x) {
         if (Kind<S>::is_bool || Kind<D>::is_bool) return from_i64<D>(to_bool(x) ? 1 : 0);
-        if (Kind<D>::is_int) return from_i64<D>(sat_i64(to_f64(x)));
+        if (Kind<D>::is_int) {
+            double v = to_f64(x);
+            if (sizeof(D) == 8 && v != v) return from_i64<D>(-0x7FFFFFFFFFFFFFFFLL - 1);
+            return from_f64<D>(v);
+        }
         return from_f64<D>(to_f64(x));
     }
 };

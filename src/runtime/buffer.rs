@@ -229,8 +229,15 @@ pub fn cast_one<S: Stored, D: Stored>(x: S) -> D {
     } else if S::DTYPE.is_int() && D::DTYPE.is_int() {
         D::from_i64(x.to_i64())
     } else if D::DTYPE.is_int() {
+        // As CUDA converts (`cvt.rzi`): toward zero, saturating at the
+        // target's range; NaN is 0 for i32 and the minimum for i64 (what
+        // PyTorch gave on an H100; its x86 CPU gives the minimum for both).
         let v = x.to_f64();
-        D::from_i64(if v.is_nan() { 0 } else { v as i64 })
+        D::from_i64(match D::DTYPE {
+            DType::I32 => i64::from(v as i32),
+            _ if v.is_nan() => i64::MIN,
+            _ => v as i64,
+        })
     } else {
         D::from_f64(x.to_f64())
     }
@@ -287,4 +294,32 @@ pub fn zip_slices<A: Stored, B: Stored, D: Stored>(
     // SAFETY: every one of the first `n` slots was written above.
     unsafe { out.set_len(n) };
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cast_one;
+
+    /// What `f.to(torch.int32)` and `f.to(torch.int64)` gave for these on an
+    /// H100 (PyTorch 2.11, 2026-11-24): CUDA's conversion, which the kernels'
+    /// `Cast` does too.
+    #[test]
+    fn floats_to_integers_convert_as_cuda_does() {
+        let f = [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            1e20,
+            -1e20,
+            3.7,
+            -3.7,
+        ];
+        let i32s: Vec<i32> = f.iter().map(|&x| cast_one::<f64, i32>(x)).collect();
+        assert_eq!(i32s, [0, i32::MAX, i32::MIN, i32::MAX, i32::MIN, 3, -3]);
+        let i64s: Vec<i64> = f.iter().map(|&x| cast_one::<f32, i64>(x as f32)).collect();
+        assert_eq!(
+            i64s,
+            [i64::MIN, i64::MAX, i64::MIN, i64::MAX, i64::MIN, 3, -3]
+        );
+    }
 }

@@ -165,6 +165,9 @@ impl Gpu {
             })
             .map(|(i, _)| i)
             .collect();
+        if idle.is_empty() {
+            return;
+        }
         for stream in idle {
             // Other devices' items it waited for are done too; each of
             // their streams answers for itself when asked.

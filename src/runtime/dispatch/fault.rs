@@ -44,12 +44,12 @@ impl Runtime {
     /// The error every call on simulated device `d` gives once one of its
     /// kernels failed an assertion.
     pub(super) fn check_fault(&self, d: u32) -> Result<(), Error> {
-        match self.faults.contains(&d) {
-            false => Ok(()),
-            true => Err(Error::DeviceAssert {
+        if self.faults.contains(&d) {
+            return Err(Error::DeviceAssert {
                 device: Device::Cuda(d),
-            }),
+            });
         }
+        Ok(())
     }
 
     /// `check_fault` for each CUDA device among `devices`.
