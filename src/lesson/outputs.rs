@@ -226,12 +226,13 @@ pub fn mask_for_check(s: &str) -> String {
             // Said under `devices` on real GPUs only.
             continue;
         }
-        let line = &mask_time_basis(line);
+        let mut line = mask_time_basis(line);
         // A GPU's `device busy` says what its busy time is modelled on; the
         // simulator's is all modelled and says nothing.
-        let line = &line
-            .replace(", <device time>)", ")")
-            .replace(", <measured device time>)", ")");
+        if line.trim_start().starts_with("device busy") {
+            line = line.replace(", <device time>)", ")");
+        }
+        let line = &line;
         // What the device has free depends on the machine (a GPU's context
         // takes some; the simulator's capacity is `--sim-memory`).
         if let Some(at) = line.find("device free ") {
@@ -323,11 +324,14 @@ fn mask_device_row(line: &str) -> String {
         let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
         digits > 0 && rest[digits..].starts_with("  ")
     });
+    if !is_row {
+        return line.to_string();
+    }
     let toks: Vec<&str> = line.split_whitespace().collect();
     let Some(slash) = toks.iter().position(|t| *t == "/") else {
         return line.to_string();
     };
-    if !is_row || slash < 3 || toks.len() < slash + 3 {
+    if slash < 3 || toks.len() < slash + 3 {
         return line.to_string();
     }
     let mut out = vec![toks[0], "<gpu>"];
