@@ -218,52 +218,66 @@ fn sum_axis<T: Stored, A: Copy>(
     out
 }
 
-/// Sums f32 in 16 f64 lanes (vectorisable): every element is added in f64,
-/// as the CUDA kernels do (`kernels/reduce.cu`), so the f32 result is the
+/// Sums f32 in f64 lanes (vectorisable): every element is added in f64, as
+/// the CUDA kernels do (`kernels/reduce.cu`), so the f32 result is the
 /// correctly rounded sum but for ties; chunks run in parallel.
+///
+/// Each chunk is read as four runs side by side, each run into 16 lanes of
+/// its own. Converting to f64 costs enough instructions per byte that one
+/// run, read front to back, leaves memory idle between requests; four runs
+/// (and a prefetch ahead in each) keep it busy: 25–30% faster on a 2-core
+/// EPYC, where one run trailed PyTorch's f32 sum by 8–20%.
 pub fn sum_f32(s: &[f32]) -> f64 {
     const LANES: usize = 16;
-    /// The lanes' total and the elements past the last whole row of lanes.
-    fn finish(wide: &[f64; LANES], rest: &[f32]) -> f64 {
-        wide.iter().sum::<f64>() + rest.iter().map(|&x| x as f64).sum::<f64>()
+    const RUNS: usize = 4;
+    /// The length of each run: whole rows of lanes.
+    fn run_len(c: &[f32]) -> usize {
+        c.len() / RUNS / LANES * LANES
+    }
+    /// The lanes' total and the elements after the last run.
+    fn finish(wide: &[[f64; LANES]; RUNS], rest: &[f32]) -> f64 {
+        wide.iter().flatten().sum::<f64>() + rest.iter().map(|&x| x as f64).sum::<f64>()
     }
     fn lanes(c: &[f32]) -> f64 {
-        let mut wide = [0f64; LANES];
-        let mut rows = c.chunks_exact(LANES);
-        for row in &mut rows {
-            for (w, &x) in wide.iter_mut().zip(row) {
-                *w += x as f64;
+        let h = run_len(c);
+        let mut wide = [[0f64; LANES]; RUNS];
+        for i in (0..h).step_by(LANES) {
+            for (r, w) in wide.iter_mut().enumerate() {
+                for (l, &x) in w.iter_mut().zip(&c[r * h + i..r * h + i + LANES]) {
+                    *l += x as f64;
+                }
             }
         }
-        finish(&wide, rows.remainder())
+        finish(&wide, &c[RUNS * h..])
     }
     /// The same lanes in AVX2's 4-wide registers (the lanes, not the
-    /// register width, fix the order of the additions: the bits agree),
-    /// with the memory 4 KiB ahead prefetched: converting to f64 costs
-    /// enough instructions per byte that the CPU's own look-ahead no
-    /// longer covers memory's latency (10–15% on a 2-core EPYC).
+    /// register width, fix the order of the additions: the bits agree).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn lanes_avx2(c: &[f32]) -> f64 {
         use std::arch::x86_64::*;
         const AHEAD: usize = 4096 / 4;
-        let mut acc = [_mm256_setzero_pd(); LANES / 4];
-        let mut rows = c.chunks_exact(LANES);
-        for row in &mut rows {
-            let p = row.as_ptr();
-            // A hint, never a fault, even past the end of the slice.
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(AHEAD) as *const i8);
-            let (lo, hi) = (_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8)));
-            acc[0] = _mm256_add_pd(acc[0], _mm256_cvtps_pd(_mm256_castps256_ps128(lo)));
-            acc[1] = _mm256_add_pd(acc[1], _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(lo)));
-            acc[2] = _mm256_add_pd(acc[2], _mm256_cvtps_pd(_mm256_castps256_ps128(hi)));
-            acc[3] = _mm256_add_pd(acc[3], _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(hi)));
+        let h = run_len(c);
+        let mut acc = [[_mm256_setzero_pd(); LANES / 4]; RUNS];
+        for i in (0..h).step_by(LANES) {
+            for (r, a) in acc.iter_mut().enumerate() {
+                let p = c.as_ptr().add(r * h + i);
+                // A hint, never a fault, even past the end of the slice.
+                _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(AHEAD) as *const i8);
+                let (lo, hi) = (_mm256_loadu_ps(p), _mm256_loadu_ps(p.add(8)));
+                a[0] = _mm256_add_pd(a[0], _mm256_cvtps_pd(_mm256_castps256_ps128(lo)));
+                a[1] = _mm256_add_pd(a[1], _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(lo)));
+                a[2] = _mm256_add_pd(a[2], _mm256_cvtps_pd(_mm256_castps256_ps128(hi)));
+                a[3] = _mm256_add_pd(a[3], _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(hi)));
+            }
         }
-        let mut wide = [0f64; LANES];
-        for (k, a) in acc.iter().enumerate() {
-            _mm256_storeu_pd(wide.as_mut_ptr().add(4 * k), *a);
+        let mut wide = [[0f64; LANES]; RUNS];
+        for (w, a) in wide.iter_mut().zip(&acc) {
+            for (k, v) in a.iter().enumerate() {
+                _mm256_storeu_pd(w.as_mut_ptr().add(4 * k), *v);
+            }
         }
-        finish(&wide, rows.remainder())
+        finish(&wide, &c[RUNS * h..])
     }
     fn chunk(c: &[f32]) -> f64 {
         #[cfg(target_arch = "x86_64")]
@@ -273,11 +287,17 @@ pub fn sum_f32(s: &[f32]) -> f64 {
         }
         lanes(c)
     }
-    if s.len() >= PAR_MIN {
-        s.par_chunks(PAR_MIN * 4).map(chunk).sum::<f64>() + 0.0
-    } else {
-        s.chunks(PAR_MIN * 4).map(chunk).sum::<f64>() + 0.0
+    if s.len() < PAR_MIN {
+        return chunk(s) + 0.0;
     }
+    // Sixteen chunks (more past 16M elements), by the length alone, and
+    // their sums added in order: the bits do not depend on the thread count
+    // or on which thread took which chunk.
+    let size = (s.len() / 16)
+        .next_multiple_of(LANES * RUNS)
+        .min(PAR_MIN * 16);
+    let sums: Vec<f64> = s.par_chunks(size).map(chunk).collect();
+    sums.iter().sum::<f64>() + 0.0
 }
 
 /// Max (or min) and its index along the middle axis; NaN wins, as in PyTorch.
