@@ -44,12 +44,20 @@ def cudash_time(script: str) -> float:
     return float(value) * {"ns": 1e-9, "µs": 1e-6, "ms": 1e-3, "s": 1.0}[unit]
 
 
+def twice(reps: int, stmt: str) -> str:
+    """A `time` loop run twice: the first warms up, the second is measured."""
+    return f"time {reps} {{ {stmt} }}\n" * 2
+
+
 def best_of(fn, reps: int = 5) -> float:
     return min(fn() for _ in range(reps))
 
 
 def numpy_time(stmt, n: int) -> float:
-    stmt()  # warm up (the cudash scripts run their statement once before `time` too)
+    # Warm up with the same loop, untimed (the cudash scripts below run their
+    # `time` loop twice and report the second).
+    for _ in range(n):
+        stmt()
     t = time.perf_counter()
     for _ in range(n):
         stmt()
@@ -119,7 +127,7 @@ xa, ya = np.ones(n, dtype=np.float32), np.ones(n, dtype=np.float32)
 xt, yt = (torch.ones(n), torch.ones(n)) if torch is not None else (None, None)
 name = f"add, {n:,} f32"
 ours, theirs, tt = side_by_side(
-    lambda: cudash_time(f"x = ones({n})\ny = ones({n})\nz = x + y\ntime {reps} {{ z = x + y }}\n"),
+    lambda: cudash_time(f"x = ones({n})\ny = ones({n})\n" + twice(reps, "z = x + y")),
     lambda: numpy_time(lambda: xa + ya, reps),
     torch and (lambda: numpy_time(lambda: xt + yt, reps)),
 )
@@ -129,7 +137,7 @@ if torch is not None:
 
 name = f"sum, {n:,} f32"
 ours, theirs, tt = side_by_side(
-    lambda: cudash_time(f"x = ones({n})\ns = x.sum()\ntime {reps} {{ s = x.sum() }}\n"),
+    lambda: cudash_time(f"x = ones({n})\n" + twice(reps, "s = x.sum()")),
     lambda: numpy_time(lambda: xa.sum(), reps),
     torch and (lambda: numpy_time(lambda: xt.sum(), reps)),
 )
@@ -148,7 +156,7 @@ for k in [big] + ([] if torch is None else [k for k in (4, 64, 128, 256) if k !=
     tk = torch.from_numpy(ak) if torch is not None else None
     name = f"matmul {k}×{k} f32"
     ours, theirs, tt = side_by_side(
-        lambda: cudash_time(f"a = randn({k}, {k})\nc = a @ a\ntime {kreps} {{ c = a @ a }}\n"),
+        lambda: cudash_time(f"a = randn({k}, {k})\n" + twice(kreps, "c = a @ a")),
         lambda: numpy_time(lambda: ak @ ak, kreps),
         torch and (lambda: numpy_time(lambda: tk @ tk, kreps)),
     )
@@ -248,7 +256,7 @@ for op, ours_src, theirs_fn in (
 ):
     for n in sizes:
         reps = max(3, min(200, (1 << 24) // n))
-        ours = best_of(lambda: cudash_time(f"x = ones({n})\ny = ones({n})\ntime {reps} {{ {ours_src} }}\n"), 3)
+        ours = best_of(lambda: cudash_time(f"x = ones({n})\ny = ones({n})\n" + twice(reps, ours_src)), 3)
         xa, ya = np.ones(n, dtype=np.float32), np.ones(n, dtype=np.float32)
         theirs = best_of(lambda: numpy_time(lambda: theirs_fn(xa, ya), reps), 3)
         print(f"| {op}, {n:,} f32, cpu | {ours / n * 1e9:.2f} ns/element | {theirs / n * 1e9:.2f} ns/element | {threads(n)} |")

@@ -225,8 +225,8 @@ fn sum_axis<T: Stored, A: Copy>(
 /// Each chunk is read as four runs side by side, each run into 16 lanes of
 /// its own. Converting to f64 costs enough instructions per byte that one
 /// run, read front to back, leaves memory idle between requests; four runs
-/// (and a prefetch ahead in each) keep it busy: 25–30% faster on a 2-core
-/// EPYC, where one run trailed PyTorch's f32 sum by 8–20%.
+/// (and a prefetch ahead in each) keep it busy: 16M elements took 1.93 ms
+/// instead of 2.55 on a 2-core EPYC, ahead of PyTorch's f32 sum (README).
 pub fn sum_f32(s: &[f32]) -> f64 {
     const LANES: usize = 16;
     const RUNS: usize = 4;
