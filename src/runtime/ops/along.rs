@@ -8,6 +8,8 @@
 //!   f32 and f64 in f64, integers and bool in wrapping i64 (giving i64);
 //! - softmax, var and std compute in f64 and round once (PyTorch's CPU
 //!   softmax works in f32, so it may differ in the last bits; README);
+//!   var and std take two passes for one f32/f64 result and Welford's
+//!   single pass otherwise, as PyTorch's CPU kernels choose;
 //! - norm accumulates in f32 but for f64 (PyTorch's opmath type, on the CPU
 //!   and on CUDA), so squares that overflow f32 give inf, as there.
 
@@ -140,6 +142,9 @@ fn run<T: Stored>(op: AlongOp, p: Param, s: &[T], lines: Lines) -> Buffer {
             T::into_buffer(out)
         }
         AlongOp::Var | AlongOp::Std | AlongOp::Norm => {
+            // PyTorch's CPU var and std: one f32 or f64 result (everything
+            // reduced) in two passes, any other in Welford's single pass.
+            let welford = lines.count() != 1 || !matches!(T::DTYPE, DType::F32 | DType::F64);
             let out = (0..lines.count())
                 .map(|line| {
                     let xs: Vec<f64> = (0..lines.len)
@@ -148,6 +153,7 @@ fn run<T: Stored>(op: AlongOp, p: Param, s: &[T], lines: Lines) -> Buffer {
                     T::from_f64(match op {
                         AlongOp::Norm if T::DTYPE == DType::F64 => norm(&xs, p),
                         AlongOp::Norm => norm_f32(&xs, p),
+                        _ if welford => var_welford(&xs, p, op == AlongOp::Std),
                         _ => var(&xs, p, op == AlongOp::Std),
                     })
                 })
@@ -252,6 +258,25 @@ fn var(xs: &[f64], correction: f64, sqrt: bool) -> f64 {
     }
 }
 
+/// The variance as [`var`] gives it, in Welford's single pass: a running
+/// mean and sum of squared deviations, updated element by element in order,
+/// as PyTorch's CPU `WelfordOps` does (in f64 for every float dtype), so
+/// the bits agree with it.
+fn var_welford(xs: &[f64], correction: f64, sqrt: bool) -> f64 {
+    let (mut mean, mut m2) = (0.0f64, 0.0f64);
+    for (i, &x) in xs.iter().enumerate() {
+        let delta = x - mean;
+        mean += delta / (i + 1) as f64;
+        m2 += delta * (x - mean);
+    }
+    let v = m2 / (xs.len() as f64 - correction).max(0.0);
+    if sqrt {
+        v.sqrt()
+    } else {
+        v
+    }
+}
+
 /// The vector p-norm: the count of non-zeros for p = 0, the largest
 /// (smallest) magnitude for inf (-inf), `(Σ |x|^p)^(1/p)` otherwise.
 fn norm(xs: &[f64], p: f64) -> f64 {
@@ -322,6 +347,25 @@ mod tests {
         let neg = t(&[f64::NEG_INFINITY; 2], &[2], DType::F32);
         let r = along(AlongOp::Softmax, 0.0, &neg, Some(0), false).unwrap();
         assert!(r.to_vec::<f64>().iter().all(|y| y.is_nan()));
+    }
+
+    #[test]
+    fn var_along_a_dim_is_welfords_and_of_everything_two_passes_as_in_pytorch() {
+        // PyTorch 2.15 (CPU) gives 19.54566666666667 for this row's var(1)
+        // in a [2, 6] f64 tensor (Welford); two passes give 1 ulp less, as
+        // PyTorch does when the row is the whole tensor.
+        let row = [-0.6, -5.1, 0.9, 1.5, -9.7, -5.7];
+        let two = row
+            .iter()
+            .chain(&[1., 2., 3., 4., 5., 6.])
+            .copied()
+            .collect::<Vec<_>>();
+        let x = t(&two, &[2, 6], DType::F64);
+        let v = along(AlongOp::Var, 1.0, &x, Some(1), false).unwrap();
+        assert_eq!(v.to_vec::<f64>()[0], 19.54566666666667);
+        let one = t(&row, &[6], DType::F64);
+        let v = along(AlongOp::Var, 1.0, &one, Some(0), false).unwrap();
+        assert_eq!(v.to_vec::<f64>()[0], 19.545666666666666);
     }
 
     #[test]
