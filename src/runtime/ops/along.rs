@@ -8,8 +8,8 @@
 //!   f32 and f64 in f64, integers and bool in wrapping i64 (giving i64);
 //! - softmax, var and std compute in f64 and round once (PyTorch's CPU
 //!   softmax works in f32, so it may differ in the last bits; README);
-//!   var and std take two passes for one f32/f64 result and Welford's
-//!   single pass otherwise, as PyTorch's CPU kernels choose;
+//!   var and std take two passes for one result and Welford's single pass
+//!   for several, as PyTorch's CPU kernels choose;
 //! - norm accumulates in f32 but for f64 (PyTorch's opmath type, on the CPU
 //!   and on CUDA), so squares that overflow f32 give inf, as there.
 
@@ -142,9 +142,9 @@ fn run<T: Stored>(op: AlongOp, p: Param, s: &[T], lines: Lines) -> Buffer {
             T::into_buffer(out)
         }
         AlongOp::Var | AlongOp::Std | AlongOp::Norm => {
-            // PyTorch's CPU var and std: one f32 or f64 result (everything
-            // reduced) in two passes, any other in Welford's single pass.
-            let welford = lines.count() != 1 || !matches!(T::DTYPE, DType::F32 | DType::F64);
+            // PyTorch's CPU var and std: one result (everything reduced)
+            // in two passes, several in Welford's single pass.
+            let welford = lines.count() != 1;
             let out = (0..lines.count())
                 .map(|line| {
                     let xs: Vec<f64> = (0..lines.len)

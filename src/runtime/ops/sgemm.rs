@@ -71,9 +71,9 @@ pub unsafe fn sgemm(_: Operands) {
 /// This thread never sleeps on the pool: when the counter runs out it spins
 /// until the pieces other threads took are written (a piece is a few
 /// microseconds of work), where sleeping on the pool's latch added a
-/// wake-up: a 128² product took 32.7 µs that way, 27.6 µs this way. A pool thread that starts after the last
-/// piece was taken finds the counter spent and touches none of the operands,
-/// which by then may be gone.
+/// wake-up: a 128² product took 32.7 µs that way, 27.6 µs this way. A pool
+/// thread that starts after the last piece was taken finds the counter
+/// spent and touches none of the operands, which by then may be gone.
 ///
 /// # Safety
 /// As [`sgemm`].
