@@ -1,6 +1,6 @@
 //! Matrix products (`@`, `matmul`) with NumPy's rules for 1-D and batched operands.
-//! f32 goes to [`sgemm`] (AVX2 and FMA) up to mid sizes, other floats and
-//! larger products to the `gemm` crate; integers use a plain loop.
+//! f32 goes to [`sgemm`] (AVX2 and FMA) where it runs and gains, other
+//! products to the `gemm` crate; integers use a plain loop.
 
 use gemm::Parallelism;
 
@@ -135,9 +135,12 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
 /// thread; below, handing work to the pool costs more than it saves.
 const THREADED: usize = 1 << 19;
 
-/// Products of up to this many multiply-adds (about 320³) go to
-/// [`sgemm`] where it runs; larger ones gain from the `gemm` crate's deeper
-/// blocking. Measured beside PyTorch and NumPy on 2 cores (README).
+/// Products of up to this many multiply-adds (about 320³) go to [`sgemm`]
+/// where it runs, and larger ones with at least [`sgemm::PACK_A_MIN_N`]
+/// columns (it packs `a` for those). Larger products with fewer columns read
+/// `a` in place there, and the `gemm` crate was faster on them: 16 × 65536
+/// @ 65536 × 64 took 2.2 ms against 2.5, and 4096² @ 4096 × 256 as long.
+/// Measured beside PyTorch and NumPy on 2 cores (README).
 const UNPACKED_MAX: usize = 1 << 25;
 
 #[derive(Clone, Copy)]
@@ -156,14 +159,14 @@ trait GemmFloat: super::super::element::Num + Stored {
     ///
     /// # Safety
     /// As [`sgemm::sgemm`], but for `available`.
-    unsafe fn unpacked(_: sgemm::Operands, _threads: usize) -> bool {
+    unsafe fn by_sgemm(_: sgemm::Operands, _threads: usize) -> bool {
         false
     }
 }
 impl GemmFloat for f32 {
     const ONE: Self = 1.0;
 
-    unsafe fn unpacked(o: sgemm::Operands, threads: usize) -> bool {
+    unsafe fn by_sgemm(o: sgemm::Operands, threads: usize) -> bool {
         if !sgemm::available() {
             return false;
         }
@@ -186,7 +189,14 @@ fn float_batches<T: GemmFloat>(
     let (sa, sb) = (ga.as_slice::<T>(), gb.as_slice::<T>());
     let (ars, acs) = (a.strides()[a.ndim() - 2], a.strides()[a.ndim() - 1]);
     let (brs, bcs) = (b.strides()[b.ndim() - 2], b.strides()[b.ndim() - 1]);
-    let mut out = vec![T::zero(); offsets.len() * m * n];
+    // Not zeroed first: each product writes all of its part (zeroing took 1%
+    // of a 1024² product's time), and empty sums are zeroed here.
+    let len = offsets.len() * m * n;
+    let mut out: Vec<T> = Vec::with_capacity(len);
+    let spare = &mut out.spare_capacity_mut()[..len];
+    if k == 0 {
+        spare.fill(std::mem::MaybeUninit::new(T::zero()));
+    }
     let threads = if m * n * k >= THREADED {
         rayon::current_num_threads().min(m)
     } else {
@@ -196,13 +206,13 @@ fn float_batches<T: GemmFloat>(
         if m == 0 || n == 0 || k == 0 {
             continue;
         }
-        let dst = &mut out[bi * m * n..(bi + 1) * m * n];
+        let dst = &mut spare[bi * m * n..(bi + 1) * m * n];
         // SAFETY: the pointers and strides describe in-bounds views of the
         // operands (validated when the tensors were made) and of `dst`.
         let done = bcs == 1
-            && m * n * k <= UNPACKED_MAX
+            && (m * n * k <= UNPACKED_MAX || n >= sgemm::PACK_A_MIN_N)
             && unsafe {
-                T::unpacked(
+                T::by_sgemm(
                     sgemm::Operands {
                         m,
                         n,
@@ -212,7 +222,7 @@ fn float_batches<T: GemmFloat>(
                         a_col: acs,
                         b: sb.as_ptr().add(ob) as *const f32,
                         b_row: brs,
-                        c: dst.as_mut_ptr() as *mut f32,
+                        c: dst.as_mut_ptr().cast(),
                         c_row: n,
                     },
                     threads,
@@ -226,7 +236,7 @@ fn float_batches<T: GemmFloat>(
         // than its own split.
         let rows = m.div_ceil(threads);
         let (pa, pb) = (SendPtr(sa.as_ptr()), SendPtr(sb.as_ptr()));
-        let part = move |t: usize, chunk: &mut [T]| {
+        let part = move |t: usize, chunk: &mut [std::mem::MaybeUninit<T>]| {
             let rows_here = chunk.len() / n;
             let a_start = oa as isize + (t * rows) as isize * ars;
             // SAFETY: the pointers and strides describe in-bounds views of the
@@ -236,7 +246,7 @@ fn float_batches<T: GemmFloat>(
                     rows_here,
                     n,
                     k,
-                    chunk.as_mut_ptr(),
+                    chunk.as_mut_ptr().cast(),
                     1,
                     n as isize,
                     false,
@@ -275,6 +285,9 @@ fn float_batches<T: GemmFloat>(
             }
         });
     }
+    // SAFETY: every element was written: by a product, or zeroed above when
+    // the products are empty sums (`m` or `n` of 0 leaves nothing to write).
+    unsafe { out.set_len(len) };
     out
 }
 
