@@ -97,7 +97,13 @@ pub unsafe fn sgemm_parallel(o: Operands, threads: usize) {
     // re-reading the packed `b` for each piece of rows costs more than
     // re-reading `a` for each piece of columns (256 × 4096 @ 4096² took 84 ms
     // that way, 67 in the `gemm` crate, 51 to 56 dealing columns).
-    if o.n >= PACK_A_MIN_N && 2 * o.m >= o.n && o.m >= 2 * MR * threads {
+    // The packed `b` is as large as `b`: past PACKED_MAX the columns are
+    // dealt instead, which packs a block at a time.
+    if o.n >= PACK_A_MIN_N
+        && 2 * o.m >= o.n
+        && o.m >= 2 * MR * threads
+        && o.k * o.n.next_multiple_of(NR) <= PACKED_MAX
+    {
         return packed_first(o, threads);
     }
     // About four pieces per thread: enough to even out a late start.
@@ -117,8 +123,7 @@ unsafe fn packed_first(o: Operands, threads: usize) {
     let blocks = o.k.div_ceil(KC);
     // This thread's panel buffer, lent to every thread for this product:
     // allocated afresh, its pages (4 MiB for 1024²) took 3% of the time in a
-    // test program.
-    // Every value is written by `pack_b`, padding included.
+    // test program. Every value is written by `pack_b`, padding included.
     let mut packed = BUFFERS.with(|buffers| std::mem::take(&mut buffers.borrow_mut().0));
     packed.clear();
     packed.reserve(o.k * panels * NR);
@@ -200,6 +205,9 @@ impl RowPieces {
         (i0, height.min(self.m - i0))
     }
 }
+
+/// The most values of `b` [`packed_first`] packs at once (256 MiB).
+const PACKED_MAX: usize = 1 << 26;
 
 /// The most values of packed `b` a thread keeps between products (16 MiB).
 const KEEP_MAX: usize = 1 << 22;
