@@ -141,7 +141,7 @@ const THREADED: usize = 1 << 19;
 /// `a` in place there, and the `gemm` crate was faster on them: 16 × 65536
 /// @ 65536 × 64 took 2.2 ms against 2.5, and 4096² @ 4096 × 256 as long.
 /// Measured beside PyTorch and NumPy on 2 cores (README).
-const UNPACKED_MAX: usize = 1 << 25;
+const ANY_SHAPE_MAX: usize = 1 << 25;
 
 #[derive(Clone, Copy)]
 struct Mat {
@@ -210,7 +210,7 @@ fn float_batches<T: GemmFloat>(
         // SAFETY: the pointers and strides describe in-bounds views of the
         // operands (validated when the tensors were made) and of `dst`.
         let done = bcs == 1
-            && (m * n * k <= UNPACKED_MAX || n >= sgemm::PACK_A_MIN_N)
+            && (m * n * k <= ANY_SHAPE_MAX || n >= sgemm::PACK_A_MIN_N)
             && unsafe {
                 T::by_sgemm(
                     sgemm::Operands {
