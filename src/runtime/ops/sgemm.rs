@@ -99,6 +99,7 @@ pub unsafe fn sgemm_parallel(o: Operands, threads: usize) {
     // that way, 67 in the `gemm` crate, 51 to 56 dealing columns).
     // The packed `b` is as large as `b`: past PACKED_MAX the columns are
     // dealt instead, which packs a block at a time.
+    #[cfg(target_arch = "x86_64")]
     if o.n >= PACK_A_MIN_N
         && 2 * o.m >= o.n
         && o.m >= 2 * MR * threads
@@ -118,6 +119,7 @@ pub unsafe fn sgemm_parallel(o: Operands, threads: usize) {
 /// pieces pack `b` into one buffer shared by the threads, a block of steps
 /// and a share of the columns each; the rest compute blocks of rows against
 /// it.
+#[cfg(target_arch = "x86_64")]
 unsafe fn packed_first(o: Operands, threads: usize) {
     let panels = o.n.div_ceil(NR);
     let blocks = o.k.div_ceil(KC);
@@ -148,14 +150,8 @@ unsafe fn packed_first(o: Operands, threads: usize) {
         BUFFERS.with(|buffers| {
             let apack = &mut buffers.borrow_mut().1;
             for block in 0..blocks {
-                let p0 = block * KC;
-                let kc = KC.min(o.k - p0);
-                let mut i = i0;
-                while i < i0 + rows {
-                    let mc = MC.min(i0 + rows - i);
-                    rows_times_panels(&o, i, mc, p0, kc, at(block), Some(&mut *apack));
-                    i += MC;
-                }
+                let (p0, kc) = (block * KC, KC.min(o.k - block * KC));
+                rows_times_panels(&o, i0, rows, p0, kc, at(block), Some(&mut *apack));
             }
         })
     });
@@ -169,6 +165,7 @@ unsafe fn packed_first(o: Operands, threads: usize) {
 /// pieces per thread for seven eighths of the rows, then pieces of 24 rows,
 /// so a thread that starts late (a pool thread woke after 3 to 300 µs here)
 /// leaves little for the others to wait on at the end.
+#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct RowPieces {
     m: usize,
@@ -177,6 +174,7 @@ struct RowPieces {
     covered: usize,
 }
 
+#[cfg(target_arch = "x86_64")]
 impl RowPieces {
     const SMALL: usize = 4 * MR;
 
@@ -207,9 +205,11 @@ impl RowPieces {
 }
 
 /// The most values of `b` [`packed_first`] packs at once (256 MiB).
+#[cfg(target_arch = "x86_64")]
 const PACKED_MAX: usize = 1 << 26;
 
 /// The most values of packed `b` a thread keeps between products (16 MiB).
+#[cfg(target_arch = "x86_64")]
 const KEEP_MAX: usize = 1 << 22;
 
 /// Runs `work(piece)` for `pieces` pieces on this thread and up to
@@ -311,13 +311,17 @@ impl Part {
 
 /// The packed `b` of [`packed_first`]: each part is written by one piece and
 /// read only after every part is written.
+#[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy)]
 struct Shared(*mut f32);
 // SAFETY: see the type's comment.
+#[cfg(target_arch = "x86_64")]
 unsafe impl Send for Shared {}
 // SAFETY: as for Send.
+#[cfg(target_arch = "x86_64")]
 unsafe impl Sync for Shared {}
 
+#[cfg(target_arch = "x86_64")]
 impl Shared {
     // A method, so closures capture the whole wrapper rather than the field.
     fn get(self) -> *mut f32 {
@@ -345,13 +349,8 @@ unsafe fn sgemm_avx2(o: Operands) {
             panels.reserve(len);
             pack_b(&o, p0, kc, panels.as_mut_ptr());
             panels.set_len(len);
-            let mut i0 = 0;
-            while i0 < o.m {
-                let mc = MC.min(o.m - i0);
-                let apack = if pack_a { Some(&mut *apack) } else { None };
-                rows_times_panels(&o, i0, mc, p0, kc, panels.as_ptr(), apack);
-                i0 += MC;
-            }
+            let apack = if pack_a { Some(&mut *apack) } else { None };
+            rows_times_panels(&o, 0, o.m, p0, kc, panels.as_ptr(), apack);
             p0 += KC;
         }
         if panels.capacity() > KEEP_MAX {
@@ -367,12 +366,33 @@ thread_local! {
         const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
 }
 
+/// Rows `i0..i0 + rows` of `c` after steps `p0..p0 + kc`, in blocks of
+/// [`MC`] rows (see [`block_times_panels`]).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn rows_times_panels(
+    o: &Operands,
+    i0: usize,
+    rows: usize,
+    p0: usize,
+    kc: usize,
+    panels: *const f32,
+    mut apack: Option<&mut Vec<f32>>,
+) {
+    let mut i = i0;
+    while i < i0 + rows {
+        let mc = MC.min(i0 + rows - i);
+        block_times_panels(o, i, mc, p0, kc, panels, apack.as_deref_mut());
+        i += MC;
+    }
+}
+
 /// Rows `i0..i0 + mc` of `c` after steps `p0..p0 + kc`: every panel of
 /// `panels` (packed by [`pack_b`]) times those rows of `a`, read in place or,
 /// given a buffer, packed into it first.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn rows_times_panels(
+unsafe fn block_times_panels(
     o: &Operands,
     i0: usize,
     mc: usize,
@@ -469,29 +489,19 @@ unsafe fn pack_a(o: &Operands, i0: usize, mc: usize, p0: usize, kc: usize, out: 
         let from =
             o.a.offset((i0 + g) as isize * o.a_row + p0 as isize * o.a_col);
         let to = dst.add(g * kc);
-        if rows == MR {
+        let mut p = 0;
+        if rows == MR && o.a_col == 1 {
+            // Eight steps at a time: the scalar copy took 2.7% of a 1024²
+            // product on one thread, this 0.5%.
             let src: [*const f32; MR] = std::array::from_fn(|r| from.offset(r as isize * o.a_row));
-            let mut p = 0;
-            if o.a_col == 1 {
-                // Eight steps at a time: the scalar copy took 2.7% of a
-                // 1024² product on one thread, this 0.5%.
-                while p + 8 <= kc {
-                    transpose_6x8(src.map(|row| row.add(p)), to.add(p * MR));
-                    p += 8;
-                }
+            while p + 8 <= kc {
+                transpose_6x8(src.map(|row| row.add(p)), to.add(p * MR));
+                p += 8;
             }
-            for p in p..kc {
-                let at = p as isize * o.a_col;
-                for (r, row) in src.iter().enumerate() {
-                    *to.add(p * MR + r) = *row.offset(at);
-                }
-            }
-        } else {
-            for p in 0..kc {
-                for r in 0..rows {
-                    *to.add(p * rows + r) =
-                        *from.offset(r as isize * o.a_row + p as isize * o.a_col);
-                }
+        }
+        for p in p..kc {
+            for r in 0..rows {
+                *to.add(p * rows + r) = *from.offset(r as isize * o.a_row + p as isize * o.a_col);
             }
         }
         g += MR;
