@@ -18,9 +18,15 @@ const NR: usize = 16;
 /// thread took 23.2 ms at 512, 23.5 at 384 and 23.8 at 256 (best of 15,
 /// in turn with the `gemm` crate's 24.2).
 const KC: usize = 512;
-/// Rows of `a` taken over every panel of `b` before the next rows: 120 rows
-/// of a 512-deep block are 240 KiB, which stay in L2.
-const MC: usize = 120;
+/// Rows of `a` taken over every panel of `b` before the next rows: 48 rows
+/// of a 512-deep block are 96 KiB, which stay in L2 beside the rows of `c`
+/// that each panel's tiles load and store. With 120 rows, products whose
+/// rows of `c` are a power of two apart fell behind OpenBLAS: those rows
+/// share few L2 sets (at 8 KiB apart, 120 rows fall in 8 sets), and padding
+/// `c`'s rows closed the gap as fewer rows did. On one thread, in turn with
+/// OpenBLAS (best of 6): 2048² took 185 ms at 48 rows, 202 at 120, 187 in
+/// OpenBLAS; 1024² took 23.0, 23.9 and 23.0.
+const MC: usize = 48;
 /// Products with at least this many columns pack `a`: each packed value is
 /// then read by `n / 16` tiles, enough to repay the copy.
 pub const PACK_A_MIN_N: usize = 512;
