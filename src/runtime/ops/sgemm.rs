@@ -167,46 +167,39 @@ unsafe fn packed_first(o: Operands, threads: usize) {
     }
 }
 
-/// The rows of [`packed_first`] in pieces of whole register tiles: two large
-/// pieces per thread for seven eighths of the rows, then pieces of 24 rows,
-/// so a thread that starts late (a pool thread woke after 3 to 300 µs here)
-/// leaves little for the others to wait on at the end.
+/// The rows of [`packed_first`] in pieces of whole register tiles, each a
+/// share of the rows left: large first, smaller towards the end, so a thread
+/// that starts late (a pool thread woke after 3 µs to 1.7 ms here) or is
+/// slowed leaves the others little to wait on at the end.
 #[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy)]
 struct RowPieces {
-    m: usize,
-    /// Rows of a large piece, and how many rows the large pieces cover.
-    height: usize,
-    covered: usize,
+    /// Piece `q` is rows `starts[q]..starts[q + 1]`.
+    starts: Vec<usize>,
 }
 
 #[cfg(target_arch = "x86_64")]
 impl RowPieces {
-    const SMALL: usize = 4 * MR;
+    /// The fewest rows of a piece but the last.
+    const SMALLEST: usize = 2 * MR;
 
     fn new(m: usize, threads: usize) -> RowPieces {
-        let large = 2 * threads;
-        let height = (m * 7 / 8 / large / MR * MR).max(MR);
-        RowPieces {
-            m,
-            height,
-            covered: (large * height).min(m),
+        let mut starts = vec![0];
+        let mut i = 0;
+        while i < m {
+            let share = (m - i) / (2 * threads) / MR * MR;
+            i += share.max(Self::SMALLEST).min(m - i);
+            starts.push(i);
         }
+        RowPieces { starts }
     }
 
-    fn count(self) -> usize {
-        self.covered.div_ceil(self.height) + (self.m - self.covered).div_ceil(Self::SMALL)
+    fn count(&self) -> usize {
+        self.starts.len() - 1
     }
 
     /// The first row and the number of rows of piece `q`.
-    fn piece(self, q: usize) -> (usize, usize) {
-        let large = self.covered.div_ceil(self.height);
-        let (i0, height) = if q < large {
-            (q * self.height, self.height)
-        } else {
-            (self.covered + (q - large) * Self::SMALL, Self::SMALL)
-        };
-        (i0, height.min(self.m - i0))
+    fn piece(&self, q: usize) -> (usize, usize) {
+        (self.starts[q], self.starts[q + 1] - self.starts[q])
     }
 }
 
@@ -776,12 +769,15 @@ mod tests {
         for m in [1, 5, 6, 24, 25, 97, 1000, 1024, 4099] {
             for threads in 1..=4 {
                 let rows = RowPieces::new(m, threads);
-                let mut next = 0;
+                let (mut next, mut last) = (0, usize::MAX);
                 for q in 0..rows.count() {
                     let (i0, height) = rows.piece(q);
                     assert_eq!(i0, next, "m {m}, {threads} threads, piece {q}");
                     assert!(height > 0 && (height % MR == 0 || i0 + height == m));
-                    next += height;
+                    // Smaller towards the end, and not below SMALLEST but the last.
+                    assert!(height <= last, "m {m}, {threads} threads, piece {q}");
+                    assert!(height >= RowPieces::SMALLEST || i0 + height == m);
+                    (next, last) = (next + height, height);
                 }
                 assert_eq!(next, m, "m {m}, {threads} threads");
             }
