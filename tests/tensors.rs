@@ -186,6 +186,13 @@ fn integer_powers_follow_pytorch() {
     assert_eq!(class, "DTypeError");
     assert!(msg.contains("bool"), "{msg}");
     shows!("[true, false] ** 2" => "[1, 0]  i64[2] @cpu");
+    // To the power of a written `true` or `false`, PyTorch copies or fills
+    // ones before its kernel's dtype check; a tensor exponent is refused.
+    shows!("[true, false] ** true" => "[ true, false]  bool[2] @cpu");
+    shows!("[true, false] ** false" => "[true, true]  bool[2] @cpu");
+    shows!("x = tensor([true, false]); x **= false; x" => "[true, true]  bool[2] @cpu");
+    let (class, _) = common::err("[true, false] ** tensor(true)");
+    assert_eq!(class, "DTypeError");
 }
 
 #[test]

@@ -25,6 +25,16 @@ impl Runtime {
     /// `a op b`, broadcasting; a weak operand (a Python number) does not
     /// promote the other's dtype.
     pub fn binary(&mut self, op: BinaryOp, a: Operand, b: Operand) -> Result<Arc<Tensor>, Error> {
+        if let Some((op, e)) = elementwise::bool_power(op, a, b) {
+            return self.binary(
+                op,
+                a,
+                Operand {
+                    tensor: &e,
+                    weak: true,
+                },
+            );
+        }
         let device = elementwise::result_device(a, b)?;
         let out = match self.launches_on(device) {
             Some(d) => self.binary_on(d, op, a, b)?,
@@ -38,6 +48,16 @@ impl Runtime {
     /// dtype, and no element is written through two names.
     pub fn binary_(&mut self, op: BinaryOp, x: &Tensor, y: Operand) -> Result<(), Error> {
         let xo = Operand::strong(x);
+        if let Some((op, e)) = elementwise::bool_power(op, xo, y) {
+            return self.binary_(
+                op,
+                x,
+                Operand {
+                    tensor: &e,
+                    weak: true,
+                },
+            );
+        }
         let device = elementwise::result_device(xo, y)?;
         if device != x.device() {
             return Err(Error::DeviceMismatch {

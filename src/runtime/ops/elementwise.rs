@@ -136,6 +136,20 @@ pub fn opmath_scalar(op: BinaryOp, compute: DType, a: Operand, b: Operand) -> Op
     }
 }
 
+/// A bool tensor to the power of `true` or `false` written in the program,
+/// as `x | !e`: PyTorch refuses bool `**` in its kernels, but a tensor to a
+/// number's power of 1 is copied and of 0 filled with ones before any kernel
+/// runs (`pow(Tensor, Scalar)`), so `x ** true` is `x` and `x ** false` is
+/// all true. Returns the operator and the exponent to use instead.
+pub fn bool_power(op: BinaryOp, a: Operand, b: Operand) -> Option<(BinaryOp, Tensor)> {
+    let bool_literal = b.weak && b.tensor.dtype() == DType::Bool && b.tensor.numel() == 1;
+    if op != BinaryOp::Pow || a.tensor.dtype() != DType::Bool || !bool_literal {
+        return None;
+    }
+    let e = b.tensor.to_vec::<bool>()[0];
+    Some((BinaryOp::BitOr, Tensor::scalar(!e)))
+}
+
 /// Refuses what PyTorch refuses before computing `op` over `a` and `b` in
 /// `compute`: `-` with a bool operand, `**` computed in bool.
 pub fn check_binary(op: BinaryOp, a: Operand, b: Operand, compute: DType) -> Result<(), Error> {
