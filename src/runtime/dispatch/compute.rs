@@ -26,14 +26,7 @@ impl Runtime {
     /// promote the other's dtype.
     pub fn binary(&mut self, op: BinaryOp, a: Operand, b: Operand) -> Result<Arc<Tensor>, Error> {
         if let Some((op, e)) = elementwise::bool_power(op, a, b) {
-            return self.binary(
-                op,
-                a,
-                Operand {
-                    tensor: &e,
-                    weak: true,
-                },
-            );
+            return self.binary(op, a, Operand::weak(&e));
         }
         let device = elementwise::result_device(a, b)?;
         let out = match self.launches_on(device) {
@@ -49,14 +42,7 @@ impl Runtime {
     pub fn binary_(&mut self, op: BinaryOp, x: &Tensor, y: Operand) -> Result<(), Error> {
         let xo = Operand::strong(x);
         if let Some((op, e)) = elementwise::bool_power(op, xo, y) {
-            return self.binary_(
-                op,
-                x,
-                Operand {
-                    tensor: &e,
-                    weak: true,
-                },
-            );
+            return self.binary_(op, x, Operand::weak(&e));
         }
         let device = elementwise::result_device(xo, y)?;
         if device != x.device() {

@@ -29,6 +29,11 @@ impl<'a> Operand<'a> {
         }
     }
 
+    /// A number written in the program.
+    pub fn weak(tensor: &'a Tensor) -> Self {
+        Operand { tensor, weak: true }
+    }
+
     pub(super) fn rank(&self) -> u8 {
         if self.weak {
             0
