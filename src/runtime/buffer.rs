@@ -4,7 +4,7 @@ use half::{bf16, f16};
 use rayon::prelude::*;
 
 use super::element::Element;
-use super::DType;
+use super::{DType, Device};
 
 /// Runs `$body` with `$T` bound to the Rust type of dtype `$dt`.
 #[macro_export]
@@ -210,28 +210,63 @@ impl Buffer {
         }
     }
 
-    /// Converts every element to `dtype`.
+    /// Converts every element to `dtype` as CUDA does (see `FloatToInt`).
     pub fn cast(&self, dtype: DType) -> Buffer {
+        self.cast_by(dtype, FloatToInt::Cuda)
+    }
+
+    /// Converts every element to `dtype`, floats that no integer of `dtype`
+    /// holds as `rule` says.
+    pub fn cast_by(&self, dtype: DType, rule: FloatToInt) -> Buffer {
         if dtype == self.dtype() {
             return self.clone();
         }
         with_dtype!(self.dtype(), S => {
             let src = self.as_slice::<S>();
-            with_dtype!(dtype, D => D::into_buffer(map_slice(src, cast_one::<S, D>)))
+            with_dtype!(dtype, D => D::into_buffer(match rule {
+                FloatToInt::Cuda => map_slice(src, cast_one::<S, D>),
+                FloatToInt::Host => map_slice(src, cast_one_host::<S, D>),
+            }))
         })
     }
 }
 
-/// Converts one element between types, through i64 for integers so large values stay exact.
+/// What a float becomes as an integer when its integer part does not fit
+/// (NaN, infinities, 3e9 as i32). C++ leaves it undefined, so PyTorch gives
+/// what the processor's conversion instruction gives, and that differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FloatToInt {
+    /// A GPU's `cvt.rzi`: saturates at the target's range; NaN is 0 as i32
+    /// and the minimum as i64 (what PyTorch gave on an H100). Every device
+    /// tensor, simulated or real, converts this way.
+    Cuda,
+    /// The host CPU's conversion, as PyTorch's CPU tensors give it. On x86
+    /// (`cvttss2si` and kin) every such value becomes the target's minimum,
+    /// "the integer indefinite": `tensor([nan, 3e9]).to(i32)` is
+    /// `[-2147483648, -2147483648]`. On ARM (`fcvtzs`) it saturates and NaN
+    /// is 0, which is Rust's `as`.
+    Host,
+}
+
+impl FloatToInt {
+    /// How tensors on `device` convert: CPU tensors on the host, the rest as CUDA.
+    pub fn on(device: Device) -> FloatToInt {
+        if device == Device::Cpu {
+            FloatToInt::Host
+        } else {
+            FloatToInt::Cuda
+        }
+    }
+}
+
+/// Converts one element between types, through i64 for integers so large
+/// values stay exact; floats that do not fit an integer as `FloatToInt::Cuda`.
 pub fn cast_one<S: Stored, D: Stored>(x: S) -> D {
     if S::DTYPE == DType::Bool || D::DTYPE == DType::Bool {
         D::from_bool(x.to_bool())
     } else if S::DTYPE.is_int() && D::DTYPE.is_int() {
         D::from_i64(x.to_i64())
     } else if D::DTYPE.is_int() {
-        // As CUDA converts (`cvt.rzi`): toward zero, saturating at the
-        // target's range; NaN is 0 for i32 and the minimum for i64 (what
-        // PyTorch gave on an H100; its x86 CPU gives the minimum for both).
         let v = x.to_f64();
         D::from_i64(match D::DTYPE {
             DType::I32 => i64::from(v as i32),
@@ -241,6 +276,35 @@ pub fn cast_one<S: Stored, D: Stored>(x: S) -> D {
     } else {
         D::from_f64(x.to_f64())
     }
+}
+
+/// `cast_one` with `FloatToInt::Host`'s rule for floats that do not fit.
+pub fn cast_one_host<S: Stored, D: Stored>(x: S) -> D {
+    if !(S::DTYPE.is_float() && D::DTYPE.is_int()) {
+        return cast_one(x);
+    }
+    let v = x.to_f64();
+    if !cfg!(target_arch = "x86_64") {
+        // ARM and the rest: Rust's `as`, which saturates and makes NaN 0.
+        return D::from_i64(match D::DTYPE {
+            DType::I32 => i64::from(v as i32),
+            _ => v as i64,
+        });
+    }
+    // The integer part must lie in [MIN, MAX]; NaN fails both comparisons.
+    // 2^63, the first f64 past i64::MAX, bounds i64 from above.
+    let t = v.trunc();
+    let (fits, min) = match D::DTYPE {
+        DType::I32 => (
+            t >= -2_147_483_648.0 && t <= 2_147_483_647.0,
+            i64::from(i32::MIN),
+        ),
+        _ => (
+            t >= -9_223_372_036_854_775_808.0 && t < 9_223_372_036_854_775_808.0,
+            i64::MIN,
+        ),
+    };
+    D::from_i64(if fits { t as i64 } else { min })
 }
 
 /// `src.iter().map(f).collect()`, split across threads for large inputs.
@@ -298,7 +362,7 @@ pub fn zip_slices<A: Stored, B: Stored, D: Stored>(
 
 #[cfg(test)]
 mod tests {
-    use super::cast_one;
+    use super::{cast_one, cast_one_host};
 
     /// What `f.to(torch.int32)` and `f.to(torch.int64)` gave for these on an
     /// H100 (PyTorch 2.11, 2026-11-24): CUDA's conversion, which the kernels'
@@ -321,5 +385,73 @@ mod tests {
             i64s,
             [i64::MIN, i64::MAX, i64::MIN, i64::MAX, i64::MIN, 3, -3]
         );
+    }
+
+    /// What `f.to(torch.int32)` and `f.to(torch.int64)` gave for these on
+    /// PyTorch 2.15's x86 CPU build (AVX2, long and short tensors alike):
+    /// whatever does not fit becomes the minimum, NaN and infinities too.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn floats_to_integers_convert_as_pytorchs_x86_cpu_does() {
+        let f = [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            3e9,
+            -3e9,
+            2147483647.5,
+            2147483648.0,
+            -2147483648.7,
+            -2147483649.0,
+            9.3e18,
+            -9.223372036854775808e18,
+            -3.7,
+        ];
+        let m32 = i32::MIN;
+        let i32s: Vec<i32> = f.iter().map(|&x| cast_one_host::<f64, i32>(x)).collect();
+        assert_eq!(
+            i32s,
+            [
+                m32,
+                m32,
+                m32,
+                m32,
+                m32,
+                i32::MAX,
+                m32,
+                m32,
+                m32,
+                m32,
+                m32,
+                -3
+            ]
+        );
+        let m64 = i64::MIN;
+        let i64s: Vec<i64> = f.iter().map(|&x| cast_one_host::<f64, i64>(x)).collect();
+        assert_eq!(
+            i64s,
+            [
+                m64,
+                m64,
+                m64,
+                3_000_000_000,
+                -3_000_000_000,
+                2147483647,
+                2147483648,
+                -2147483648,
+                -2147483649,
+                m64,
+                m64,
+                -3
+            ]
+        );
+        // Through f32 and the halves alike: 1e19 is past i64 in every one.
+        assert_eq!(cast_one_host::<f32, i64>(1e19), m64);
+        assert_eq!(
+            cast_one_host::<half::bf16, i32>(half::bf16::from_f32(3e9)),
+            m32
+        );
+        assert_eq!(cast_one_host::<half::f16, i64>(half::f16::INFINITY), m64);
+        assert!(cast_one_host::<f32, bool>(f32::NAN));
     }
 }

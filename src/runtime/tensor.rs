@@ -5,8 +5,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use super::alloc::StreamId;
-use super::buffer::Buffer;
 use super::buffer::Stored;
+use super::buffer::{Buffer, FloatToInt};
 use super::cuda::interface::StreamHandle;
 use super::cuda::interface::{Driver, DriverError};
 use super::device_bytes::DeviceBytes;
@@ -627,9 +627,12 @@ impl Tensor {
         Tensor::new(self.contiguous_buffer(), self.shape.clone(), self.device)
     }
 
-    /// Converts to `dtype` (a copy, even when the dtype is unchanged).
+    /// Converts to `dtype` (a copy, even when the dtype is unchanged), floats
+    /// that do not fit an integer as the tensor's device does (`FloatToInt`).
     pub fn cast(&self, dtype: DType) -> Tensor {
-        let buf = self.contiguous_buffer().cast(dtype);
+        let buf = self
+            .contiguous_buffer()
+            .cast_by(dtype, FloatToInt::on(self.device));
         Tensor::new(buf, self.shape.clone(), self.device)
     }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::{Flops, Runtime};
 use crate::error::Error;
+use crate::runtime::buffer::FloatToInt;
 use crate::runtime::ops::elementwise::{self, BinaryOp, Operand, UnaryOp};
 use crate::runtime::ops::factory::{self, Distribution, Fill};
 use crate::runtime::ops::reduce::{self, ReduceOp};
@@ -316,7 +317,7 @@ impl Runtime {
         let mem = self.reserve(device, data.shape(), dtype)?;
         let mut buf = data.contiguous_buffer();
         if buf.dtype() != dtype {
-            buf = buf.cast(dtype);
+            buf = buf.cast_by(dtype, FloatToInt::on(data.device()));
         }
         let out = Tensor::new(buf, data.shape().to_vec(), device);
         self.finish(out, mem, &[data], Flops::default())
