@@ -247,6 +247,30 @@ def cases(rng):
         a = make(dt, (1000,), rng)
         out.append(Case("reduce", "a.sum()", "a.sum()", {"a": a}))
         out.append(Case("reduce", "a.mean()", "a.mean()", {"a": a}))
+    # Sums in PyTorch's order: its vector lanes and cascades, the kernel the
+    # strides pick (rows, columns, strided views), and past 32,768 elements
+    # its split over threads (one result, or columns).
+    for dt in ["f32", "f64", "f16", "bf16"]:
+        for shape, srcs in [
+            ((37, 45), ["a.sum()", "a.sum(0)", "a.sum(1)", "a.mT.sum()", "a.mT.sum(0)", "a.mT.sum(1)",
+                        "a[:, ::2].sum(0)", "a[:, ::2].sum(1)", "a.mean(0)", "a.mT.mean(1)"]),
+            ((300, 257), ["a.sum()", "a.sum(0)", "a.sum(1)", "a.mT.sum(1)", "a.mean()", "a[::3].sum(0)"]),
+            ((5, 7, 2000), ["a.sum((0, 2))", "a.sum(1)", "a.sum(2)", "a.sum(0)", "a.mean((0, 1))",
+                            "a.transpose(0, 2).sum(0)", "a.sum((2, 1), keepdim=true)"]),
+            ((100003,), ["a.sum()", "a.mean()", "a[1:].sum()"]),
+        ]:
+            a = make(dt, shape, rng)
+            for src in srcs:
+                tsrc = src.replace("true", "True")
+                out.append(Case("sum order", src, tsrc, {"a": a}))
+    # Long enough that each thread's share is read as runs side by side.
+    for dt in ["f32", "f64", "bf16"]:
+        a = make(dt, (2_100_001,), rng)
+        for src in ["a.sum()", "a[3:].mean()"]:
+            out.append(Case("sum order", src, src, {"a": a}))
+        a = make(dt, (70_001, 40), rng)
+        for src in ["a.sum(0)", "a.mT.sum(1)"]:
+            out.append(Case("sum order", src, src, {"a": a}))
     # Matrix products.
     for dt in DTYPES:
         for sa, sb in [((4, 4), (4, 4)), ((2, 3, 4), (4, 5)), ((3,), (3, 4)), ((4, 3), (3,)), ((7, 33), (33, 5))]:

@@ -222,3 +222,110 @@ fn argmin_lists_of_dims_and_dtype_as_pytorch() {
     let (_, msg) = common::err("ones(2, 2).max((0, 1))");
     assert!(msg.contains("one int"), "{msg}");
 }
+
+/// Values both sides can make: `((k * 2654435761) % 1000003) / 1000003 * 4 - 2`
+/// in f64, rounded to the dtype.
+fn spread(n: usize) -> Vec<f64> {
+    (0..n as u64)
+        .map(|k| ((k * 2_654_435_761) % 1_000_003) as f64 / 1_000_003.0 * 4.0 - 2.0)
+        .collect()
+}
+
+fn spread_tensor(shape: &[usize], dt: cudash::runtime::DType) -> Tensor {
+    let n = shape.iter().product();
+    cudash::runtime::ops::factory::from_f64s(spread(n), shape, dt, cudash::runtime::Device::Cpu)
+}
+
+/// The bits of every element, widened to u64.
+fn bits(t: &Tensor) -> Vec<u64> {
+    use cudash::runtime::DType;
+    match t.dtype() {
+        DType::F64 => t.to_vec::<f64>().iter().map(|x| x.to_bits()).collect(),
+        DType::F32 => t
+            .to_vec::<f32>()
+            .iter()
+            .map(|x| x.to_bits() as u64)
+            .collect(),
+        DType::F16 => t
+            .to_vec::<half::f16>()
+            .iter()
+            .map(|x| x.to_bits() as u64)
+            .collect(),
+        _ => t
+            .to_vec::<half::bf16>()
+            .iter()
+            .map(|x| x.to_bits() as u64)
+            .collect(),
+    }
+}
+
+/// What PyTorch 2.15's CPU build (AVX2, 2 threads) gave for the same sums
+/// of `spread`: its order of additions (vector lanes, four levels of
+/// cascade, rows or columns by stride, a chunk per thread past 32,768
+/// elements, f16 in f32 where partial sums would be rounded) to the bit.
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn sums_add_in_pytorchs_order() {
+    use cudash::runtime::ops::reduce::reduce_dims;
+    use cudash::runtime::DType;
+    if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
+        // PyTorch's AVX-512 build has lanes twice as wide, so other bits.
+        eprintln!("skipped: these bits are AVX2's, and this CPU has AVX-512");
+        return;
+    }
+    // PyTorch's chunks follow its thread count; these bits are for two.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let sum =
+            |t: &Tensor, dim: Option<i64>| bits(&reduce(ReduceOp::Sum, t, dim, false).unwrap());
+        assert_eq!(
+            sum(&spread_tensor(&[100_003], DType::F32), None),
+            [0x41a7e56e]
+        );
+        assert_eq!(
+            sum(&spread_tensor(&[2_100_001], DType::F32), None),
+            [0x418699b6]
+        );
+        let a = spread_tensor(&[37, 45], DType::F32);
+        assert_eq!(
+            sum(&a, Some(0))[..6],
+            [0xc18ce0bc, 0x411b44ee, 0x3f825aa2, 0xc13aae46, 0x417a5821, 0x403d7a16]
+        );
+        let rows = [
+            0x41014368, 0x3f9ec776, 0xbfcc8c5e, 0xc106fc06, 0x410b9980, 0x3ff1782d,
+        ];
+        assert_eq!(sum(&a, Some(1))[..6], rows);
+        assert_eq!(
+            sum(&a.t(), Some(0))[..6],
+            rows,
+            "the same sums through a transpose"
+        );
+        let long = spread_tensor(&[70_001, 40], DType::F64);
+        assert_eq!(
+            sum(&long, Some(0))[..6],
+            [
+                0xc021cdafb969f180,
+                0x40205718974dc1de,
+                0x4014f7c1d00aeaca,
+                0x4024a0a938bd28bb,
+                0x400b15c625d370ed,
+                0xc01e2b8c4ba6e0b9
+            ]
+        );
+        let h = spread_tensor(&[5, 7, 2000], DType::F16);
+        assert_eq!(
+            bits(&reduce_dims(ReduceOp::Sum, &h, &[0, 2], false).unwrap()),
+            [0xc858, 0xc75d, 0x48fb, 0x4ba7, 0x484f, 0x3fd2, 0xc85c]
+        );
+        assert_eq!(sum(&spread_tensor(&[1000], DType::F16), None), [0x49eb]);
+        let b = spread_tensor(&[1000], DType::BF16);
+        assert_eq!(sum(&b, None), [0x413d]);
+        assert_eq!(
+            bits(&reduce(ReduceOp::Mean, &b, None, false).unwrap()),
+            [0x3c42]
+        );
+    });
+}

@@ -104,6 +104,21 @@ pub fn norm_dim(dim: i64, ndim: usize) -> Result<usize, Error> {
     Ok(d as usize)
 }
 
+/// A list of dims (`sum((0, -1))`), each in range and named once.
+pub fn norm_dims(dims: &[i64], ndim: usize) -> Result<Vec<usize>, Error> {
+    let mut out = Vec::with_capacity(dims.len());
+    for &d in dims {
+        let k = norm_dim(d, ndim)?;
+        if out.contains(&k) {
+            return Err(Error::value(format!(
+                "dim {k} appears multiple times in the list of dims"
+            )));
+        }
+        out.push(k);
+    }
+    Ok(out)
+}
+
 /// Calls `f` with the storage offsets of every element of `N` operands read
 /// in lockstep over one shape, in row-major logical order. Each operand is
 /// (strides, offset) for the shape; the innermost dimension runs as a plain

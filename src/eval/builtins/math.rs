@@ -7,11 +7,8 @@ use super::super::args::{flatten, Bound};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::BinOp;
-use crate::runtime::dispatch::Runtime;
 use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::runtime::ops::reduce::ReduceOp;
-use crate::runtime::ops::view;
-use crate::runtime::shape::norm_dim;
 use crate::runtime::{DType, Tensor};
 
 /// `sum`, `mean`, `max`, `min`, `argmax`, `argmin`, `prod`.
@@ -144,54 +141,9 @@ impl Interp {
                     )
                     .at(span));
                 }
-                b.result(self.over_dims(t, dims, keepdim, |rt, flat| {
-                    rt.reduce(op, flat, Some(-1), false)
-                }))
+                b.result(self.rt.reduce_dims(op, t, dims, keepdim))
             }
         }
-    }
-
-    /// A reduction over several dims at once: the reduced dims moved last
-    /// and merged (a view when the memory allows, else one copy), then
-    /// `reduce` over the last dim of that.
-    pub(crate) fn over_dims(
-        &mut self,
-        t: &Arc<Tensor>,
-        dims: &[i64],
-        keepdim: bool,
-        reduce: impl FnOnce(&mut Runtime, &Arc<Tensor>) -> Result<Arc<Tensor>, Error>,
-    ) -> Result<Arc<Tensor>, Error> {
-        let n = t.ndim();
-        let mut reduced = Vec::with_capacity(dims.len());
-        for &d in dims {
-            let k = norm_dim(d, n)?;
-            if reduced.contains(&k) {
-                return Err(Error::value(format!(
-                    "dim {k} appears multiple times in the list of dims"
-                )));
-            }
-            reduced.push(k);
-        }
-        let kept: Vec<usize> = (0..n).filter(|k| !reduced.contains(k)).collect();
-        let order: Vec<i64> = kept.iter().chain(&reduced).map(|&k| k as i64).collect();
-        let moved = Arc::new(view::permute(t, &order)?);
-        let mut merged: Vec<i64> = kept.iter().map(|&k| t.shape()[k] as i64).collect();
-        merged.push(reduced.iter().map(|&k| t.shape()[k] as i64).product());
-        let flat = self.rt.reshape(&moved, &merged)?;
-        let out = reduce(&mut self.rt, &flat)?;
-        if !keepdim {
-            return Ok(out);
-        }
-        let shape: Vec<i64> = (0..n)
-            .map(|k| {
-                if reduced.contains(&k) {
-                    1
-                } else {
-                    t.shape()[k] as i64
-                }
-            })
-            .collect();
-        self.rt.reshape(&out, &shape)
     }
 }
 

@@ -11,7 +11,9 @@ use crate::runtime::ops::elementwise::{self, BinaryOp, Operand, UnaryOp};
 use crate::runtime::ops::factory::{self, Distribution, Fill};
 use crate::runtime::ops::reduce::{self, ReduceOp};
 use crate::runtime::ops::ternary::{self, TernaryOp};
+use crate::runtime::ops::view;
 use crate::runtime::ops::{index, join, matmul, overlap};
+use crate::runtime::shape::norm_dims;
 use crate::runtime::{DType, Device, Tensor};
 
 impl Runtime {
@@ -111,6 +113,60 @@ impl Runtime {
             None => reduce::reduce(op, x, dim, keepdim)?,
         };
         self.finish(out, None, &[x], Flops::default())
+    }
+
+    /// A sum or mean over several dims (`sum((0, 2))`). A CPU tensor's in one
+    /// pass, adding as PyTorch's CPU sum does; a device's kernels reduce one
+    /// dim, so there the dims are merged first (`over_dims`), on a simulated
+    /// device too, so that it shows the kernels' bits.
+    pub fn reduce_dims(
+        &mut self,
+        op: ReduceOp,
+        x: &Arc<Tensor>,
+        dims: &[i64],
+        keepdim: bool,
+    ) -> Result<Arc<Tensor>, Error> {
+        if x.device() != Device::Cpu {
+            return self.over_dims(x, dims, keepdim, |rt, flat| {
+                rt.reduce(op, flat, Some(-1), false)
+            });
+        }
+        let out = reduce::reduce_dims(op, x, dims, keepdim)?;
+        self.finish(out, None, &[x], Flops::default())
+    }
+
+    /// A reduction over several dims at once: the reduced dims moved last
+    /// and merged (a view when the memory allows, else one copy), then
+    /// `reduce` over the last dim of that.
+    pub fn over_dims(
+        &mut self,
+        t: &Arc<Tensor>,
+        dims: &[i64],
+        keepdim: bool,
+        reduce: impl FnOnce(&mut Runtime, &Arc<Tensor>) -> Result<Arc<Tensor>, Error>,
+    ) -> Result<Arc<Tensor>, Error> {
+        let n = t.ndim();
+        let reduced = norm_dims(dims, n)?;
+        let kept: Vec<usize> = (0..n).filter(|k| !reduced.contains(k)).collect();
+        let order: Vec<i64> = kept.iter().chain(&reduced).map(|&k| k as i64).collect();
+        let moved = Arc::new(view::permute(t, &order)?);
+        let mut merged: Vec<i64> = kept.iter().map(|&k| t.shape()[k] as i64).collect();
+        merged.push(reduced.iter().map(|&k| t.shape()[k] as i64).product());
+        let flat = self.reshape(&moved, &merged)?;
+        let out = reduce(self, &flat)?;
+        if !keepdim {
+            return Ok(out);
+        }
+        let shape: Vec<i64> = (0..n)
+            .map(|k| {
+                if reduced.contains(&k) {
+                    1
+                } else {
+                    t.shape()[k] as i64
+                }
+            })
+            .collect();
+        self.reshape(&out, &shape)
     }
 
     /// A converted copy (`.to(dtype)`).

@@ -1,6 +1,9 @@
 //! Tensor operations. Each file is one family; all take tensors and return new ones or views.
 
 pub mod along;
+mod axis;
+mod cascade;
+mod device_sum;
 pub mod elementwise;
 pub mod factory;
 pub mod index;

@@ -1,12 +1,16 @@
 //! Reductions: sum, mean, max, min, argmax, argmin, prod, over everything or one dimension.
 
-use rayon::prelude::*;
+use half::{bf16, f16};
 
+use super::super::buffer::Buffer;
 use super::super::buffer::Stored;
-use super::super::buffer::{Buffer, PAR_MIN};
 use super::super::element::Element;
-use super::super::shape::norm_dim;
-use super::super::{DType, Tensor};
+use super::super::shape::for_each_offset2;
+use super::super::shape::{norm_dim, norm_dims};
+use super::super::{DType, Device, Tensor};
+use super::axis::{sum_axis, Layout};
+use super::cascade::{self, Summand};
+use super::device_sum;
 use crate::error::Error;
 use crate::with_dtype;
 
@@ -128,7 +132,15 @@ pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Resu
     check_len(op, len)?;
     let lay = Layout { outer, len, inner };
     let buf = match op {
-        ReduceOp::Sum | ReduceOp::Mean => sum(t, lay, op == ReduceOp::Mean),
+        ReduceOp::Sum | ReduceOp::Mean if t.device() != Device::Cpu => {
+            device_sum::sum(t, lay, op == ReduceOp::Mean)
+        }
+        ReduceOp::Sum | ReduceOp::Mean => {
+            let reduced: Vec<bool> = (0..shape.len())
+                .map(|k| dim.is_none() || norm_dim(dim.unwrap_or(0), shape.len()) == Ok(k))
+                .collect();
+            sum(t, &reduced, op == ReduceOp::Mean)
+        }
         ReduceOp::Max => {
             with_dtype!(dt, T => t.with_slice::<T, _>(|s| T::into_buffer(extreme(s, lay, true).0)))
         }
@@ -151,36 +163,134 @@ pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Resu
     Ok(Tensor::new(buf, out_shape, t.device()))
 }
 
-#[derive(Clone, Copy)]
-struct Layout {
-    outer: usize,
-    len: usize,
-    inner: usize,
-}
-
-impl Layout {
-    fn at(&self, o: usize, k: usize, i: usize) -> usize {
-        (o * self.len + k) * self.inner + i
+/// A sum or mean of a CPU tensor over the dims `dims` (a list: `sum((0,
+/// 2))`) in one pass, as PyTorch's. (Device tensors merge the dims first:
+/// `Runtime::reduce_dims`.)
+pub fn reduce_dims(op: ReduceOp, t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor, Error> {
+    if !matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
+        return Err(Error::value(format!(
+            "internal error: {}() takes one dim",
+            op.name()
+        )));
     }
+    check_dtype(op, t.dtype())?;
+    let dims = norm_dims(dims, t.ndim())?;
+    let shape = t.shape();
+    let reduced: Vec<bool> = (0..shape.len()).map(|k| dims.contains(&k)).collect();
+    let out_shape: Vec<usize> = shape
+        .iter()
+        .zip(&reduced)
+        .filter_map(|(&n, &r)| match (r, keepdim) {
+            (false, _) => Some(n),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect();
+    let buf = sum(t, &reduced, op == ReduceOp::Mean);
+    Ok(Tensor::new(buf, out_shape, t.device()))
 }
 
-fn sum(t: &Tensor, lay: Layout, mean: bool) -> Buffer {
+/// `t` summed over the dims marked in `reduced` (mean: divided by their
+/// count), contiguous over the dims kept.
+///
+/// Floats add as PyTorch's CPU sum adds them (`cascade`), in the dtype of
+/// `t` (f32 for a mean of f16 or bf16, rounded last, as PyTorch's). The
+/// mean divides in that dtype. Integers and bool sum in i64 (wrapping), as
+/// in PyTorch; their order does not matter.
+fn sum(t: &Tensor, reduced: &[bool], mean: bool) -> Buffer {
     let dt = t.dtype();
-    let div = if mean { lay.len as f64 } else { 1.0 };
-    if dt.is_float() {
-        let sums: Vec<f64> = if dt == DType::F32 && lay.outer == 1 && lay.inner == 1 {
-            vec![t.with_slice::<f32, _>(sum_f32)]
-        } else {
-            with_dtype!(dt, T => t.with_slice::<T, _>(|s| sum_axis(s, lay, |x: T| x.to_f64(), 0.0, |a, b| a + b)))
-        };
-        with_dtype!(dt, T => T::into_buffer(sums.into_iter().map(|v| T::from_f64(v / div)).collect()))
-    } else {
-        // Integer and bool sums are i64, as in PyTorch.
-        let sums = with_dtype!(dt, T => t.with_slice::<T, _>(|s| {
-            sum_axis(s, lay, |x: T| x.to_i64(), 0i64, i64::wrapping_add)
-        }));
-        Buffer::I64(sums)
+    let count: usize = t
+        .shape()
+        .iter()
+        .zip(reduced)
+        .filter(|(_, &r)| r)
+        .map(|(&n, _)| n)
+        .product();
+    if !dt.is_float() {
+        let kept = t.shape().iter().zip(reduced).filter(|(_, &r)| !r);
+        let mut out = vec![0i64; kept.map(|(&n, _)| n).product()];
+        let to = kept_strides(t.shape(), reduced);
+        let buf = t.read();
+        with_dtype!(dt, T => {
+            let s = buf.as_slice::<T>();
+            for_each_offset2(t.shape(), (t.strides(), t.offset()), (&to, 0), |i, o| {
+                out[o] = out[o].wrapping_add(s[i].to_i64());
+            });
+        });
+        return Buffer::I64(out);
     }
+    // f16 and bf16 sum in f32 for a mean, and where an output would take
+    // several partial sums, as PyTorch's do; the result is rounded last.
+    let half = matches!(dt, DType::F16 | DType::BF16)
+        && (mean || cascade::adds_twice(t.shape(), t.strides(), reduced));
+    let x = if half {
+        dense_cast(t, DType::F32)
+    } else {
+        t.view(t.shape().to_vec(), t.strides().to_vec(), t.offset())
+    };
+    let sums = match x.dtype() {
+        DType::F16 => float_sum::<f16>(&x, reduced, mean.then_some(count)),
+        DType::BF16 => float_sum::<bf16>(&x, reduced, mean.then_some(count)),
+        DType::F32 => float_sum::<f32>(&x, reduced, mean.then_some(count)),
+        _ => float_sum::<f64>(&x, reduced, mean.then_some(count)),
+    };
+    if half {
+        sums.cast(dt)
+    } else {
+        sums
+    }
+}
+
+/// The cascade sum of a float tensor; divided by `count` in its dtype when given.
+fn float_sum<T: Summand>(x: &Tensor, reduced: &[bool], count: Option<usize>) -> Buffer {
+    let buf = x.read();
+    let data = buf.as_slice::<T>();
+    let mut v = cascade::sum(data, x.shape(), x.strides(), x.offset(), reduced);
+    if let Some(n) = count {
+        let n = T::from_f64(n as f64).to_f64();
+        for s in &mut v {
+            *s = T::from_f64(s.to_f64() / n);
+        }
+    }
+    T::into_buffer(v)
+}
+
+/// The output strides of a reduction: contiguous over the kept dims, 0
+/// along the reduced.
+fn kept_strides(shape: &[usize], reduced: &[bool]) -> Vec<isize> {
+    let mut strides = vec![0isize; shape.len()];
+    let mut step = 1isize;
+    for d in (0..shape.len()).rev() {
+        if !reduced[d] {
+            strides[d] = step;
+            step *= shape[d] as isize;
+        }
+    }
+    strides
+}
+
+/// `t` converted to `dtype` as PyTorch's `.to(dtype)` lays it out: with the
+/// same strides where its elements fill their span of memory (a transpose),
+/// else contiguous.
+fn dense_cast(t: &Tensor, dtype: DType) -> Tensor {
+    let mut dims: Vec<usize> = (0..t.ndim()).filter(|&d| t.shape()[d] > 1).collect();
+    dims.sort_by_key(|&d| std::cmp::Reverse(t.strides()[d]));
+    let mut step = 1isize;
+    let dense = dims.iter().rev().all(|&d| {
+        let ok = t.strides()[d] == step;
+        step *= t.shape()[d] as isize;
+        ok
+    });
+    if !dense || t.numel() == 0 {
+        return t.cast(dtype);
+    }
+    // The span the elements fill, converted element for element.
+    let buf = t.read();
+    let span = with_dtype!(t.dtype(), T => {
+        T::into_buffer(buf.as_slice::<T>()[t.offset()..t.offset() + t.numel()].to_vec())
+    });
+    let span = Tensor::new(span.cast(dtype), vec![t.numel()], t.device());
+    span.view(t.shape().to_vec(), t.strides().to_vec(), 0)
 }
 
 /// Products: floats multiplied in f64 and rounded once, as the kernels do;
@@ -195,84 +305,6 @@ fn prod(t: &Tensor, lay: Layout) -> Buffer {
             sum_axis(s, lay, |x: T| x.to_i64(), 1i64, i64::wrapping_mul)
         })))
     }
-}
-
-/// Folds the middle axis with `add`, starting from `zero` (the identity).
-fn sum_axis<T: Stored, A: Copy>(
-    s: &[T],
-    lay: Layout,
-    conv: impl Fn(T) -> A,
-    zero: A,
-    add: impl Fn(A, A) -> A,
-) -> Vec<A> {
-    let mut out = vec![zero; lay.outer * lay.inner];
-    for o in 0..lay.outer {
-        let acc = &mut out[o * lay.inner..(o + 1) * lay.inner];
-        for k in 0..lay.len {
-            let row = &s[lay.at(o, k, 0)..lay.at(o, k, 0) + lay.inner];
-            for (a, &x) in acc.iter_mut().zip(row) {
-                *a = add(*a, conv(x));
-            }
-        }
-    }
-    out
-}
-
-/// Sums f32 in f64 lanes (vectorisable): every element is added in f64, as
-/// the CUDA kernels do (`kernels/reduce.cu`), so the f32 result is the
-/// correctly rounded sum but for ties; chunks run in parallel.
-///
-/// Each chunk is read as four runs side by side, each run into 16 lanes of
-/// its own. Converting to f64 costs enough instructions per byte that one
-/// run, read front to back, leaves memory idle between requests; four runs
-/// keep it busy (an explicit prefetch added nothing more): 16M elements
-/// took 1.93 ms instead of 2.55 on a 2-core EPYC, ahead of PyTorch's f32
-/// sum (README).
-pub fn sum_f32(s: &[f32]) -> f64 {
-    const LANES: usize = 16;
-    const RUNS: usize = 4;
-    #[inline(always)]
-    fn lanes(c: &[f32]) -> f64 {
-        // The length of each run: whole rows of lanes.
-        let h = c.len() / RUNS / LANES * LANES;
-        let mut wide = [[0f64; LANES]; RUNS];
-        for i in (0..h).step_by(LANES) {
-            for (r, w) in wide.iter_mut().enumerate() {
-                for (l, &x) in w.iter_mut().zip(&c[r * h + i..r * h + i + LANES]) {
-                    *l += x as f64;
-                }
-            }
-        }
-        // The lanes' total, then the elements after the last run.
-        let rest = &c[RUNS * h..];
-        wide.iter().flatten().sum::<f64>() + rest.iter().map(|&x| x as f64).sum::<f64>()
-    }
-    /// The same lanes in AVX2's 4-wide registers (the lanes, not the
-    /// register width, fix the order of the additions: the bits agree).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn lanes_avx2(c: &[f32]) -> f64 {
-        lanes(c)
-    }
-    fn chunk(c: &[f32]) -> f64 {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2 (checked just above; the check is cached).
-            return unsafe { lanes_avx2(c) };
-        }
-        lanes(c)
-    }
-    if s.len() < PAR_MIN {
-        return chunk(s) + 0.0;
-    }
-    // Sixteen chunks (more past 16M elements), by the length alone, and
-    // their sums added in order: the bits do not depend on the thread count
-    // or on which thread took which chunk.
-    let size = (s.len() / 16)
-        .next_multiple_of(LANES * RUNS)
-        .min(PAR_MIN * 16);
-    let sums: Vec<f64> = s.par_chunks(size).map(chunk).collect();
-    sums.iter().sum::<f64>() + 0.0
 }
 
 /// Max (or min) and its index along the middle axis; NaN wins, as in PyTorch.
@@ -298,44 +330,4 @@ fn extreme<T: Stored>(s: &[T], lay: Layout, max: bool) -> (Vec<T>, Vec<i64>) {
         }
     }
     (vals, idxs)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn f32_sums_are_exact_where_f64_holds_every_partial_sum() {
-        // Multiples of 2^-24 in [-1, 1): every partial sum of fewer than
-        // 2^29 of them is exact in f64, in any order, so each length (rows of
-        // lanes, a remainder, chunks, threads) must give the plain loop's bits.
-        let mut s = 0x9E37_79B9_7F4A_7C15u64;
-        let data: Vec<f32> = (0..3 * PAR_MIN * 4 + 37)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                ((s >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0
-            })
-            .collect();
-        for len in [
-            0,
-            1,
-            15,
-            16,
-            17,
-            1000,
-            PAR_MIN - 1,
-            PAR_MIN,
-            PAR_MIN * 4 + 5,
-            data.len(),
-        ] {
-            let want: f64 = data[..len].iter().map(|&x| x as f64).sum();
-            assert_eq!(
-                sum_f32(&data[..len]).to_bits(),
-                (want + 0.0).to_bits(),
-                "{len} elements"
-            );
-        }
-    }
 }
