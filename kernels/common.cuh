@@ -164,35 +164,9 @@ __device__ __forceinline__ bf16 f32_to_bf16(float v) {
     return b;
 }
 
-// Rounds from the top 32 bits of the double, like the half crate.
-__device__ __forceinline__ bf16 f64_to_bf16(double v) {
-    u64 val = f64_bits(v);
-    u32 x = (u32)(val >> 32);
-    u32 sign = (x & 0x80000000u) >> 16;
-    u32 exp = x & 0x7FF00000u;
-    u32 man = x & 0x000FFFFFu;
-    bf16 b;
-    if (exp == 0x7FF00000u) {
-        u32 nan = (man == 0 && (u32)val == 0) ? 0u : 0x0040u;
-        b.bits = (unsigned short)(sign | 0x7F80u | nan | (man >> 13));
-        return b;
-    }
-    i64 e = (i64)(exp >> 20) - 1023 + 127;
-    if (e >= 0xFF) { b.bits = (unsigned short)(sign | 0x7F80u); return b; }
-    if (e <= 0) {
-        if (7 - e > 21) { b.bits = (unsigned short)sign; return b; }
-        man |= 0x00100000u;
-        u32 hm = man >> (14 - e);
-        u32 round = 1u << (13 - e);
-        if ((man & round) && (man & (3u * round - 1u))) hm += 1;
-        b.bits = (unsigned short)(sign | hm);
-        return b;
-    }
-    u32 r = sign | ((u32)e << 7) | (man >> 13);
-    if ((man & 0x1000u) && (man & 0x2FFFu)) r += 1;
-    b.bits = (unsigned short)r;
-    return b;
-}
+// Through f32, as PyTorch's c10::BFloat16(double) converts (and the
+// simulator's `Element::from_f64`).
+__device__ __forceinline__ bf16 f64_to_bf16(double v) { return f32_to_bf16((float)v); }
 
 // ---- every element type as double, and back (Element::to_f64 / from_f64) --
 

@@ -448,6 +448,16 @@ def cases(rng):
         ("eye(3)", "torch.eye(3)"),
         ("zeros(2, 3, dtype=i32)", "torch.zeros(2, 3, dtype=torch.int32)"),
     ]
+    # Ranges in PyTorch's CPU order: fused multiply-adds, vectors counted
+    # from their first element, a chunk per thread past 32,768 elements.
+    for dt in ["f32", "f64", "f16", "bf16", "i32", "i64"]:
+        tdt = "torch." + TORCH[dt].__repr__().split(".")[-1]
+        for a in ["-3.7, 11.1, 0.013", "0, 100, 0.3", "0.5, 40, 1.5", "0, 90000, 0.7"]:
+            if dt in ("f16", "bf16") and "90000" in a:
+                continue
+            facts.append((f"arange({a}, dtype={dt})", f"torch.arange({a}, dtype={tdt})"))
+        for a in ["-3.7, 11.1, 517", "0, 1, 100", "0.1, 2.3, 40001"]:
+            facts.append((f"linspace({a}, dtype={dt})", f"torch.linspace({a}, dtype={tdt})"))
     for src, tsrc in facts:
         out.append(Case("factory", src, tsrc, {}))
     return out

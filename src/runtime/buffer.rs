@@ -454,4 +454,12 @@ mod tests {
         assert_eq!(cast_one_host::<half::f16, i64>(half::f16::INFINITY), m64);
         assert!(cast_one_host::<f32, bool>(f32::NAN));
     }
+
+    /// f64 to bf16 rounds through f32, as PyTorch's c10::BFloat16(double):
+    /// 1 + 2^-8 + 2^-21 is past the midpoint of 1 and 1 + 2^-7, so up.
+    #[test]
+    fn f64_to_bf16_rounds_through_f32() {
+        let x = 1.0 + 2f64.powi(-8) + 2f64.powi(-21);
+        assert_eq!(cast_one::<f64, half::bf16>(x).to_f32(), 1.0078125);
+    }
 }

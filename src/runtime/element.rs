@@ -206,8 +206,15 @@ macro_rules! float_element {
 }
 float_element!(f32, F32, |x: f32| x as f64, |v: f64| v as f32);
 float_element!(f64, F64, |x: f64| x, |v: f64| v);
-float_element!(f16, F16, |x: f16| x.to_f64(), f16::from_f64);
-float_element!(bf16, BF16, |x: bf16| x.to_f64(), bf16::from_f64);
+// f64 to f16 and bf16 through f32, as PyTorch's c10::Half(double) and
+// c10::BFloat16(double) convert (the half crate's bf16::from_f64 rounds
+// from the top 32 bits alone, so 1 + 2^-8 + 2^-21 would fall to 1).
+float_element!(f16, F16, |x: f16| x.to_f64(), |v: f64| f16::from_f32(
+    v as f32
+));
+float_element!(bf16, BF16, |x: bf16| x.to_f64(), |v: f64| bf16::from_f32(
+    v as f32
+));
 
 /// PyTorch's `div_floor_floating`: the quotient of the exact remainder,
 /// stepped down when the remainder's sign differs from the divisor's, and

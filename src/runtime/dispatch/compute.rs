@@ -318,7 +318,7 @@ impl Runtime {
         device: Device,
     ) -> Result<Arc<Tensor>, Error> {
         // The length follows from the values; the host checks them first.
-        let host = factory::arange(start, end, step, dtype, Device::Cpu)?;
+        let host = factory::arange(start, end, step, dtype, device)?;
         if let Some(d) = self.launches_on(device) {
             self.cuda(Some(d))?;
             let out = self.arange_on(d, host.numel(), start, step, dtype)?;

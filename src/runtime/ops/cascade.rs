@@ -22,9 +22,7 @@ use half::{bf16, f16};
 use rayon::prelude::*;
 
 use super::super::buffer::Stored;
-
-/// PyTorch's `at::internal::GRAIN_SIZE`: smaller reductions run on one thread.
-const GRAIN: usize = 32_768;
+use super::pytorch_cpu::{chunks, vector_bytes, GRAIN};
 
 /// The type the sums accumulate in.
 pub trait Acc: Copy + Add<Output = Self> + Send + Sync + 'static {
@@ -130,9 +128,9 @@ pub fn sum<S: Summand>(
     if it.numel() == 0 {
         return out;
     }
-    match width() {
-        Width::Avx512 => run::<S, 64>(&it, data, &mut out),
-        Width::Bytes32 => run::<S, 32>(&it, data, &mut out),
+    match vector_bytes() {
+        64 => run::<S, 64>(&it, data, &mut out),
+        _ => run::<S, 32>(&it, data, &mut out),
     }
     out
 }
@@ -144,24 +142,6 @@ pub fn sum<S: Summand>(
 pub fn adds_twice(shape: &[usize], strides: &[isize], reduced: &[bool]) -> bool {
     let it = Iter::new(shape, strides, 0, reduced);
     it.shape.len() >= 2 && it.out[0] == 0 && it.out[1] == 0
-}
-
-/// The bytes in one of PyTorch's `Vectorized` registers on this CPU.
-enum Width {
-    Bytes32,
-    Avx512,
-}
-
-fn width() -> Width {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx512f")
-        && std::is_x86_feature_detected!("avx512bw")
-        && std::is_x86_feature_detected!("avx512vl")
-        && std::is_x86_feature_detected!("avx512dq")
-    {
-        return Width::Avx512;
-    }
-    Width::Bytes32
 }
 
 /// Instantiates the kernels for the lane counts `B` bytes give `S`.
@@ -334,17 +314,6 @@ fn drive<S: Summand, const W: usize, const VEC: usize>(it: &Iter, data: &[S], ou
     } else {
         split_by_columns::<S, W, VEC>(it, threads, data, &sink);
     }
-}
-
-/// `at::parallel_for`'s chunks of `0..n` (OpenMP): as many as threads, at
-/// least `grain` long, equal but for the last.
-fn chunks(n: usize, grain: usize, threads: usize) -> Vec<(usize, usize)> {
-    let count = threads.min(n.div_ceil(grain)).max(1);
-    let size = n.div_ceil(count);
-    (0..count)
-        .map(|t| (t * size, ((t + 1) * size).min(n)))
-        .filter(|(b, e)| b < e)
-        .collect()
 }
 
 /// A single result: each thread's chunk summed into a slot of its own, then

@@ -10,6 +10,7 @@ pub mod index;
 pub mod join;
 pub mod matmul;
 pub mod overlap;
+mod pytorch_cpu;
 pub mod reduce;
 mod sgemm;
 pub mod sort;
