@@ -263,6 +263,15 @@ def cases(rng):
             for src in srcs:
                 tsrc = src.replace("true", "True")
                 out.append(Case("sum order", src, tsrc, {"a": a}))
+    # Products in PyTorch's order: four vectors side by side along rows,
+    # vectors of columns, element by element otherwise, split over threads.
+    for dt in ["f32", "f64", "f16", "bf16"]:
+        a = make(dt, (37, 70), rng) / 4 + 1
+        for src in ["a.prod()", "a.prod(0)", "a.prod(1)", "a.mT.prod(0)", "a.mT.prod(1)", "a[:, ::2].prod(1)"]:
+            out.append(Case("prod order", src, src, {"a": a}))
+        a = make(dt, (300, 130), rng) / 64 + 1
+        for src in ["a.prod()", "a.prod(0)", "a.prod(1)"]:
+            out.append(Case("prod order", src, src, {"a": a}))
     # Long enough that each thread's share is read as runs side by side.
     for dt in ["f32", "f64", "bf16"]:
         a = make(dt, (2_100_001,), rng)

@@ -232,8 +232,18 @@ fn spread(n: usize) -> Vec<f64> {
 }
 
 fn spread_tensor(shape: &[usize], dt: cudash::runtime::DType) -> Tensor {
+    spread_near_one(shape, dt, None)
+}
+
+/// `spread`, or `spread / div + 1` (factors near 1, for products).
+fn spread_near_one(shape: &[usize], dt: cudash::runtime::DType, div: Option<f64>) -> Tensor {
     let n = shape.iter().product();
-    cudash::runtime::ops::factory::from_f64s(spread(n), shape, dt, cudash::runtime::Device::Cpu)
+    let v = spread(n);
+    let v = match div {
+        Some(d) => v.iter().map(|x| x / d + 1.0).collect(),
+        None => v,
+    };
+    cudash::runtime::ops::factory::from_f64s(v, shape, dt, cudash::runtime::Device::Cpu)
 }
 
 /// The bits of every element, widened to u64.
@@ -327,5 +337,44 @@ fn sums_add_in_pytorchs_order() {
             bits(&reduce(ReduceOp::Mean, &b, None, false).unwrap()),
             [0x3c42]
         );
+    });
+}
+
+/// As `sums_add_in_pytorchs_order`, for `prod`: products in the dtype, four
+/// vectors side by side along rows, vectors of columns down columns, a
+/// chunk per thread past 32,768 elements (PyTorch 2.15, AVX2, 2 threads).
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn products_multiply_in_pytorchs_order() {
+    use cudash::runtime::DType;
+    if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
+        eprintln!("skipped: these bits are AVX2's, and this CPU has AVX-512");
+        return;
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let prod =
+            |t: &Tensor, dim: Option<i64>| bits(&reduce(ReduceOp::Prod, t, dim, false).unwrap());
+        let a = spread_near_one(&[37, 70], DType::F32, Some(4.0));
+        let rows = [0x3ed6b440, 0x3caf9429, 0x3cc15b40, 0x3e9a4add];
+        assert_eq!(prod(&a, Some(1))[..4], rows);
+        assert_eq!(
+            prod(&a.t(), Some(0))[..4],
+            rows,
+            "the same products through a transpose"
+        );
+        assert_eq!(
+            prod(&a, Some(0))[..4],
+            [0x3dcb8a49, 0x3e7fdca9, 0x3e52a915, 0x3e2fe5f4]
+        );
+        let big = spread_near_one(&[300, 130], DType::F32, Some(64.0));
+        assert_eq!(prod(&big, None), [0x3b16fea0]);
+        let h = spread_near_one(&[37, 70], DType::F16, Some(4.0));
+        assert_eq!(prod(&h, Some(0))[..4], [0x2e5d, 0x3402, 0x3293, 0x317f]);
+        let d = spread_near_one(&[37, 70], DType::F64, Some(4.0));
+        assert_eq!(prod(&d, None), [0x357607ce017e0fd9]);
     });
 }

@@ -16,7 +16,7 @@
 //! last), otherwise by output columns. Both are followed here with rayon's
 //! thread count, which is PyTorch's default (one per core) on most machines.
 
-use std::ops::Add;
+use std::ops::{Add, Mul};
 
 use half::{bf16, f16};
 use rayon::prelude::*;
@@ -25,14 +25,17 @@ use super::super::buffer::Stored;
 use super::pytorch_cpu::{chunks, vector_bytes, GRAIN};
 
 /// The type the sums accumulate in.
-pub trait Acc: Copy + Add<Output = Self> + Send + Sync + 'static {
+pub trait Acc: Copy + Add<Output = Self> + Mul<Output = Self> + Send + Sync + 'static {
     const ZERO: Self;
+    const ONE: Self;
 }
 impl Acc for f32 {
     const ZERO: f32 = 0.0;
+    const ONE: f32 = 1.0;
 }
 impl Acc for f64 {
     const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
 }
 
 /// A float dtype PyTorch's cascade sums, with its accumulator type.
@@ -117,6 +120,32 @@ pub fn sum<S: Summand>(
     offset: usize,
     reduced: &[bool],
 ) -> Vec<S> {
+    reduce::<S, false>(data, shape, strides, offset, reduced)
+}
+
+/// The product over the dims marked in `reduced`, as PyTorch's CPU `prod`
+/// multiplies (`binary_kernel_reduce_vec`): in the dtype, each product
+/// rounded to it, four vectors of lanes side by side along contiguous rows
+/// and then the lanes in order, whole vectors of columns down contiguous
+/// columns, the rest one element at a time; the same split over threads as
+/// the sum.
+pub fn prod<S: Summand>(
+    data: &[S],
+    shape: &[usize],
+    strides: &[isize],
+    offset: usize,
+    reduced: &[bool],
+) -> Vec<S> {
+    reduce::<S, true>(data, shape, strides, offset, reduced)
+}
+
+fn reduce<S: Summand, const PROD: bool>(
+    data: &[S],
+    shape: &[usize],
+    strides: &[isize],
+    offset: usize,
+    reduced: &[bool],
+) -> Vec<S> {
     let it = Iter::new(shape, strides, offset, reduced);
     let outputs = shape
         .iter()
@@ -124,15 +153,20 @@ pub fn sum<S: Summand>(
         .filter(|(_, &r)| !r)
         .map(|(&n, _)| n)
         .product();
-    let mut out = vec![S::from_acc(S::Acc::ZERO); outputs];
+    let mut out = vec![identity::<S, PROD>(); outputs];
     if it.numel() == 0 {
         return out;
     }
     match vector_bytes() {
-        64 => run::<S, 64>(&it, data, &mut out),
-        _ => run::<S, 32>(&it, data, &mut out),
+        64 => run::<S, PROD, 64>(&it, data, &mut out),
+        _ => run::<S, PROD, 32>(&it, data, &mut out),
     }
     out
+}
+
+/// What the outputs start from: 0 for a sum, 1 for a product.
+fn identity<S: Summand, const PROD: bool>() -> S {
+    S::from_acc(if PROD { S::Acc::ONE } else { S::Acc::ZERO })
 }
 
 /// Whether the reduction adds into its outputs more than once: two reduced
@@ -145,15 +179,15 @@ pub fn adds_twice(shape: &[usize], strides: &[isize], reduced: &[bool]) -> bool 
 }
 
 /// Instantiates the kernels for the lane counts `B` bytes give `S`.
-fn run<S: Summand, const B: usize>(it: &Iter, data: &[S], out: &mut [S]) {
+fn run<S: Summand, const PROD: bool, const B: usize>(it: &Iter, data: &[S], out: &mut [S]) {
     let size = std::mem::size_of::<S>();
     match (B, size) {
-        (32, 8) => drive::<S, 4, 4>(it, data, out),
-        (32, 4) => drive::<S, 8, 8>(it, data, out),
-        (32, _) => drive::<S, 8, 16>(it, data, out),
-        (_, 8) => drive::<S, 8, 8>(it, data, out),
-        (_, 4) => drive::<S, 16, 16>(it, data, out),
-        _ => drive::<S, 16, 32>(it, data, out),
+        (32, 8) => drive::<S, PROD, 4, 4>(it, data, out),
+        (32, 4) => drive::<S, PROD, 8, 8>(it, data, out),
+        (32, _) => drive::<S, PROD, 8, 16>(it, data, out),
+        (_, 8) => drive::<S, PROD, 8, 8>(it, data, out),
+        (_, 4) => drive::<S, PROD, 16, 16>(it, data, out),
+        _ => drive::<S, PROD, 16, 32>(it, data, out),
     }
 }
 
@@ -296,11 +330,34 @@ impl<S: Summand> Out<S> {
             *p = S::from_acc((*p).acc() + v);
         }
     }
+
+    /// The element times `v`, rounded to its dtype.
+    #[inline(always)]
+    fn mul(&self, at: isize, v: S) {
+        let i = at as usize;
+        assert!(i < self.len, "prod output index {i} of {}", self.len);
+        // SAFETY: in bounds (checked); no other thread writes element `i`.
+        unsafe {
+            let p = self.ptr.add(i);
+            *p = times(*p, v);
+        }
+    }
+}
+
+/// `a * b` in the dtype: computed in the accumulator type, rounded once
+/// (c10::Half's and BFloat16's operators, and their vectors', do so too).
+#[inline(always)]
+fn times<S: Summand>(a: S, b: S) -> S {
+    S::from_acc(a.acc() * b.acc())
 }
 
 /// `TensorIterator::parallel_reduce`: one thread below `GRAIN` elements,
 /// else one chunk per thread (a single result) or columns per thread.
-fn drive<S: Summand, const W: usize, const VEC: usize>(it: &Iter, data: &[S], out: &mut [S]) {
+fn drive<S: Summand, const PROD: bool, const W: usize, const VEC: usize>(
+    it: &Iter,
+    data: &[S],
+    out: &mut [S],
+) {
     let threads = rayon::current_num_threads();
     let numel = it.numel();
     let sink = Out {
@@ -308,23 +365,23 @@ fn drive<S: Summand, const W: usize, const VEC: usize>(it: &Iter, data: &[S], ou
         len: out.len(),
     };
     if numel < GRAIN || threads == 1 {
-        serial::<S, W, VEC>(it, 0, numel, data, &sink);
+        serial::<S, PROD, W, VEC>(it, 0, numel, data, &sink);
     } else if out.len() == 1 {
-        two_pass::<S, W, VEC>(it, threads, data, &sink);
+        two_pass::<S, PROD, W, VEC>(it, threads, data, &sink);
     } else {
-        split_by_columns::<S, W, VEC>(it, threads, data, &sink);
+        split_by_columns::<S, PROD, W, VEC>(it, threads, data, &sink);
     }
 }
 
 /// A single result: each thread's chunk summed into a slot of its own, then
 /// the slots (one per thread, written or not) summed as a tensor of its own.
-fn two_pass<S: Summand, const W: usize, const VEC: usize>(
+fn two_pass<S: Summand, const PROD: bool, const W: usize, const VEC: usize>(
     it: &Iter,
     threads: usize,
     data: &[S],
     sink: &Out<S>,
 ) {
-    let zero = S::from_acc(S::Acc::ZERO);
+    let zero = identity::<S, PROD>();
     let mut slots = vec![zero; threads];
     let parts: Vec<(usize, S)> = chunks(it.numel(), GRAIN, threads)
         .into_par_iter()
@@ -335,7 +392,7 @@ fn two_pass<S: Summand, const W: usize, const VEC: usize>(
                 ptr: slot.as_mut_ptr(),
                 len: 1,
             };
-            serial::<S, W, VEC>(it, b, e, data, &one);
+            serial::<S, PROD, W, VEC>(it, b, e, data, &one);
             (t, slot[0])
         })
         .collect();
@@ -343,13 +400,13 @@ fn two_pass<S: Summand, const W: usize, const VEC: usize>(
         slots[t] = v;
     }
     let last = Iter::new(&[threads], &[1], 0, &[true]);
-    serial::<S, W, VEC>(&last, 0, threads, &slots, sink);
+    serial::<S, PROD, W, VEC>(&last, 0, threads, &slots, sink);
 }
 
 /// Several results: the outermost kept dim at least as long as the thread
 /// count (else the longest) split among the threads, in whole 128-byte
 /// groups where it is the input's contiguous dim (`parallel_dim_reduction`).
-fn split_by_columns<S: Summand, const W: usize, const VEC: usize>(
+fn split_by_columns<S: Summand, const PROD: bool, const W: usize, const VEC: usize>(
     it: &Iter,
     threads: usize,
     data: &[S],
@@ -389,13 +446,13 @@ fn split_by_columns<S: Summand, const W: usize, const VEC: usize>(
         part.shape[dim] = (e - b) as usize;
         part.out_base += b * it.out[dim];
         part.in_base += b * it.inp[dim];
-        serial::<S, W, VEC>(&part, 0, part.numel(), data, sink);
+        serial::<S, PROD, W, VEC>(&part, 0, part.numel(), data, sink);
     });
 }
 
 /// `serial_for_each`: the 2-D loop over elements `begin..end` of the
 /// iteration, in steps of whole rows of the first two dims where it can.
-fn serial<S: Summand, const W: usize, const VEC: usize>(
+fn serial<S: Summand, const PROD: bool, const W: usize, const VEC: usize>(
     it: &Iter,
     begin: usize,
     end: usize,
@@ -409,7 +466,7 @@ fn serial<S: Summand, const W: usize, const VEC: usize>(
     if n <= 1 {
         let b = begin as isize;
         let at = (it.out_base + b * o0, it.in_base + b * i0);
-        loop2d::<S, W, VEC>(data, sink, at, strides, end - begin, 1);
+        loop2d::<S, PROD, W, VEC>(data, sink, at, strides, end - begin, 1);
         return;
     }
     let mut offset = begin;
@@ -433,7 +490,7 @@ fn serial<S: Summand, const W: usize, const VEC: usize>(
         } else {
             1
         };
-        loop2d::<S, W, VEC>(data, sink, (out_at, in_at), strides, size0, size1);
+        loop2d::<S, PROD, W, VEC>(data, sink, (out_at, in_at), strides, size0, size1);
         offset += size0 * size1;
     }
 }
@@ -441,7 +498,7 @@ fn serial<S: Summand, const W: usize, const VEC: usize>(
 /// `cascade_sum`'s loop: which kernel the strides call for. The same
 /// additions in AVX2's registers where the CPU has them (the lanes, not the
 /// instructions, fix the order).
-fn loop2d<S: Summand, const W: usize, const VEC: usize>(
+fn loop2d<S: Summand, const PROD: bool, const W: usize, const VEC: usize>(
     data: &[S],
     sink: &Out<S>,
     at: (isize, isize),
@@ -452,14 +509,14 @@ fn loop2d<S: Summand, const W: usize, const VEC: usize>(
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2 (checked just above; the check is cached).
-        return unsafe { loop2d_avx2::<S, W, VEC>(data, sink, at, strides, size0, size1) };
+        return unsafe { loop2d_avx2::<S, PROD, W, VEC>(data, sink, at, strides, size0, size1) };
     }
-    loop2d_body::<S, W, VEC>(data, sink, at, strides, size0, size1)
+    loop2d_body::<S, PROD, W, VEC>(data, sink, at, strides, size0, size1)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn loop2d_avx2<S: Summand, const W: usize, const VEC: usize>(
+unsafe fn loop2d_avx2<S: Summand, const PROD: bool, const W: usize, const VEC: usize>(
     data: &[S],
     sink: &Out<S>,
     at: (isize, isize),
@@ -467,11 +524,11 @@ unsafe fn loop2d_avx2<S: Summand, const W: usize, const VEC: usize>(
     size0: usize,
     size1: usize,
 ) {
-    loop2d_body::<S, W, VEC>(data, sink, at, strides, size0, size1)
+    loop2d_body::<S, PROD, W, VEC>(data, sink, at, strides, size0, size1)
 }
 
 #[inline(always)]
-fn loop2d_body<S: Summand, const W: usize, const VEC: usize>(
+fn loop2d_body<S: Summand, const PROD: bool, const W: usize, const VEC: usize>(
     data: &[S],
     sink: &Out<S>,
     (out_at, in_at): (isize, isize),
@@ -479,6 +536,10 @@ fn loop2d_body<S: Summand, const W: usize, const VEC: usize>(
     size0: usize,
     size1: usize,
 ) {
+    if PROD {
+        let strides = [o0, i0, o1, i1];
+        return prod_loop::<S, VEC>(data, sink, (out_at, in_at), strides, size0, size1);
+    }
     let (mut os, mut is, mut sizes) = ([o0, o1], [i0, i1], [size0, size1]);
     // The reduced dim first.
     if os[0] != 0 && os[1] == 0 {
@@ -568,6 +629,89 @@ fn loop2d_body<S: Summand, const W: usize, const VEC: usize>(
                 row_sum::<S::Acc, 1>(size0, |i| [x(at + i as isize * is[0]).acc()])[0],
             );
             j += 1;
+        }
+    }
+}
+
+/// `binary_kernel_reduce_vec`'s loop for a product: no reordering of the
+/// two dims; contiguous rows into the output, contiguous columns of input
+/// and output, or element by element.
+#[inline(always)]
+fn prod_loop<S: Summand, const VEC: usize>(
+    data: &[S],
+    sink: &Out<S>,
+    (out_at, in_at): (isize, isize),
+    [o0, i0, o1, i1]: [isize; 4],
+    size0: usize,
+    size1: usize,
+) {
+    let block = 4 * VEC;
+    let vector = |at: isize| -> [S; VEC] {
+        *data[at as usize..]
+            .first_chunk::<VEC>()
+            .expect("a whole vector")
+    };
+    let times_lanes = |a: &mut [S; VEC], b: [S; VEC]| {
+        for (a, b) in a.iter_mut().zip(b) {
+            *a = times(*a, b);
+        }
+    };
+    if o0 == 0 && i0 == 1 {
+        // `vectorized_inner_reduction`: four vectors side by side, then
+        // the four multiplied in a tree, then the lanes in order.
+        for j in 0..size1 as isize {
+            let row = in_at + j * i1;
+            let out = out_at + j * o1;
+            let count = size0 / block;
+            if count > 0 {
+                let mut acc: [[S; VEC]; 4] =
+                    std::array::from_fn(|k| vector(row + (k * VEC) as isize));
+                for i in 1..count {
+                    for (k, a) in acc.iter_mut().enumerate() {
+                        times_lanes(a, vector(row + (i * block + k * VEC) as isize));
+                    }
+                }
+                let [mut a0, a1, mut a2, a3] = acc;
+                times_lanes(&mut a0, a1);
+                times_lanes(&mut a2, a3);
+                times_lanes(&mut a0, a2);
+                let lanes = a0.into_iter().reduce(times).expect("VEC lanes");
+                sink.mul(out, lanes);
+            }
+            for i in count * block..size0 {
+                sink.mul(out, data[(row + i as isize) as usize]);
+            }
+        }
+    } else if o0 == 0 && o1 == 1 && i1 == 1 {
+        // `vectorized_outer_reduction`: four vectors of columns down the
+        // rows, then into the output; the columns after them one by one.
+        let blocks = size1 / block;
+        for c in 0..blocks {
+            let col = (c * block) as isize;
+            let mut acc: [[S; VEC]; 4] =
+                std::array::from_fn(|k| vector(in_at + col + (k * VEC) as isize));
+            for i in 1..size0 as isize {
+                for (k, a) in acc.iter_mut().enumerate() {
+                    times_lanes(a, vector(in_at + i * i0 + col + (k * VEC) as isize));
+                }
+            }
+            for (k, a) in acc.iter().enumerate() {
+                for (l, &v) in a.iter().enumerate() {
+                    sink.mul(out_at + col + (k * VEC + l) as isize, v);
+                }
+            }
+        }
+        for col in (blocks * block) as isize..size1 as isize {
+            for i in 0..size0 as isize {
+                sink.mul(out_at + col, data[(in_at + i * i0 + col) as usize]);
+            }
+        }
+    } else {
+        for j in 0..size1 as isize {
+            for i in 0..size0 as isize {
+                let x = data[(in_at + j * i1 + i * i0) as usize];
+                sink.mul(out_at + j * o1 + i * o0, x);
+            }
         }
     }
 }

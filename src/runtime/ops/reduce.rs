@@ -131,16 +131,14 @@ pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Resu
     };
     check_len(op, len)?;
     let lay = Layout { outer, len, inner };
+    let reduced: Vec<bool> = (0..shape.len())
+        .map(|k| dim.is_none() || norm_dim(dim.unwrap_or(0), shape.len()) == Ok(k))
+        .collect();
     let buf = match op {
         ReduceOp::Sum | ReduceOp::Mean if t.device() != Device::Cpu => {
             device_sum::sum(t, lay, op == ReduceOp::Mean)
         }
-        ReduceOp::Sum | ReduceOp::Mean => {
-            let reduced: Vec<bool> = (0..shape.len())
-                .map(|k| dim.is_none() || norm_dim(dim.unwrap_or(0), shape.len()) == Ok(k))
-                .collect();
-            sum(t, &reduced, op == ReduceOp::Mean)
-        }
+        ReduceOp::Sum | ReduceOp::Mean => sum(t, &reduced, op == ReduceOp::Mean),
         ReduceOp::Max => {
             with_dtype!(dt, T => t.with_slice::<T, _>(|s| T::into_buffer(extreme(s, lay, true).0)))
         }
@@ -153,6 +151,12 @@ pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Resu
         ReduceOp::Argmin => {
             with_dtype!(dt, T => t.with_slice::<T, _>(|s| Buffer::I64(extreme(s, lay, false).1)))
         }
+        ReduceOp::Prod if t.device() == Device::Cpu && dt.is_float() => match dt {
+            DType::F16 => float_prod::<f16>(t, &reduced),
+            DType::BF16 => float_prod::<bf16>(t, &reduced),
+            DType::F32 => float_prod::<f32>(t, &reduced),
+            _ => float_prod::<f64>(t, &reduced),
+        },
         ReduceOp::Prod => prod(t, lay),
     };
     debug_assert_eq!(
@@ -293,7 +297,20 @@ fn dense_cast(t: &Tensor, dtype: DType) -> Tensor {
     span.view(t.shape().to_vec(), t.strides().to_vec(), 0)
 }
 
-/// Products: floats multiplied in f64 and rounded once, as the kernels do;
+/// A CPU tensor's float product, multiplied as PyTorch's CPU `prod` does.
+fn float_prod<T: Summand>(x: &Tensor, reduced: &[bool]) -> Buffer {
+    let buf = x.read();
+    let data = buf.as_slice::<T>();
+    T::into_buffer(cascade::prod(
+        data,
+        x.shape(),
+        x.strides(),
+        x.offset(),
+        reduced,
+    ))
+}
+
+/// Device tensors' products: floats multiplied in f64 and rounded once, as the kernels do;
 /// integers and bool wrap in i64, as PyTorch's.
 fn prod(t: &Tensor, lay: Layout) -> Buffer {
     let dt = t.dtype();
