@@ -57,6 +57,13 @@ fn view<'a, M>(mem: &'a M, t: &'a Tensor) -> View<'a, M> {
     }
 }
 
+/// `t`'s elements on a simulated device: the reference a kernel must
+/// match. (CPU tensors sum, multiply, cast and count ranges as PyTorch's
+/// CPU kernels do; device tensors as cudash's CUDA kernels.)
+fn on_sim(t: &Tensor) -> Tensor {
+    t.with_device(Device::Cuda(0))
+}
+
 /// Fails the check with the error's message.
 fn ok<T>(r: Result<T, cudash::error::Error>, what: &str) -> T {
     r.unwrap_or_else(|e| panic!("{what}: {e}"))
@@ -373,7 +380,7 @@ pub fn flat_paths_match_the_simulator(r: &impl Runner) {
                 ReduceOp::Sum,
             ] {
                 for (t, dim) in [(&row, None), (&cols, Some(0)), (&cols, Some(1))] {
-                    let want = reduce(op, t, dim.map(|d| d as i64), false).unwrap();
+                    let want = reduce(op, &on_sim(t), dim.map(|d| d as i64), false).unwrap();
                     let got = emu_reduce(r, op, t, dim, want.shape());
                     let what = format!(
                         "{} over {dim:?}, largest at {at}, offset {offset}",
@@ -682,7 +689,7 @@ pub fn fill_arange_and_linspace_match_the_simulator(r: &impl Runner) {
             continue;
         }
         for (start, end, step) in [(0.0, 10.0, 1.0), (-3.0, 2.0, 0.25), (5.0, -5.0, -0.7)] {
-            let want = factory::arange(start, end, step, dt, Device::Cpu).unwrap();
+            let want = factory::arange(start, end, step, dt, Device::Cuda(0)).unwrap();
             let out = ok(exec::arange(r, want.numel(), start, step, dt), "arange");
             assert_same(
                 &r.download(&out.mem),
@@ -779,7 +786,7 @@ pub fn reductions_match_the_simulator(r: &impl Runner) {
         for t in [t.copy(), t.transpose(0, 2)] {
             for op in REDUCE_OPS {
                 for dim in [None, Some(0), Some(1), Some(2)] {
-                    let Ok(want) = reduce(op, &t, dim.map(|d| d as i64), false) else {
+                    let Ok(want) = reduce(op, &on_sim(&t), dim.map(|d| d as i64), false) else {
                         continue;
                     };
                     let got = emu_reduce(r, op, &t, dim, want.shape());
@@ -827,7 +834,7 @@ pub fn reductions_match_the_simulator(r: &impl Runner) {
         ReduceOp::Prod,
     ] {
         for (t, dim) in [(&t, None), (&cols, Some(0))] {
-            let want = reduce(op, t, dim.map(|d| d as i64), false).unwrap();
+            let want = reduce(op, &on_sim(t), dim.map(|d| d as i64), false).unwrap();
             assert_same(
                 &emu_reduce(r, op, t, dim, want.shape()),
                 &want.read(),
@@ -994,13 +1001,18 @@ pub fn views_match_the_simulator(r: &impl Runner, l: &Layout) {
         assert_same(&r.download(&got.mem), &want.read(), 0.0, &what);
     }
     let got = ok(exec::cast(r, av, other), &what);
-    assert_same(&r.download(&got.mem), &a.cast(other).read(), 0.0, &what);
+    assert_same(
+        &r.download(&got.mem),
+        &on_sim(&a).cast(other).read(),
+        0.0,
+        &what,
+    );
     let want = unary(UnaryOp::Neg, &a).unwrap();
     let got = ok(exec::unary(r, UnaryOp::Neg, av, dt), &what);
     assert_same(&r.download(&got.mem), &want.read(), 0.0, &what);
     for op in [ReduceOp::Sum, ReduceOp::Argmax] {
         for dim in [None, Some(l.dim % nd)] {
-            let Ok(want) = reduce(op, &a, dim.map(|d| d as i64), false) else {
+            let Ok(want) = reduce(op, &on_sim(&a), dim.map(|d| d as i64), false) else {
                 continue; // argmax over nothing
             };
             let got = ok(exec::reduce(r, op, av, dim, want.shape().to_vec()), &what);
