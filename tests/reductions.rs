@@ -269,6 +269,22 @@ fn bits(t: &Tensor) -> Vec<u64> {
     }
 }
 
+/// Runs `check` as the bits below were measured: PyTorch's chunks follow
+/// its thread count (two here), and its lanes the CPU's vector width (AVX2
+/// here; skipped where AVX-512 would double it).
+#[cfg(target_arch = "x86_64")]
+fn as_pytorch_measured(check: impl FnOnce() + Send) {
+    if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
+        eprintln!("skipped: these bits are AVX2's, and this CPU has AVX-512");
+        return;
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    pool.install(check);
+}
+
 /// What PyTorch 2.15's CPU build (AVX2, 2 threads) gave for the same sums
 /// of `spread`: its order of additions (vector lanes, four levels of
 /// cascade, rows or columns by stride, a chunk per thread past 32,768
@@ -278,17 +294,7 @@ fn bits(t: &Tensor) -> Vec<u64> {
 fn sums_add_in_pytorchs_order() {
     use cudash::runtime::ops::reduce::reduce_dims;
     use cudash::runtime::DType;
-    if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
-        // PyTorch's AVX-512 build has lanes twice as wide, so other bits.
-        eprintln!("skipped: these bits are AVX2's, and this CPU has AVX-512");
-        return;
-    }
-    // PyTorch's chunks follow its thread count; these bits are for two.
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
-    pool.install(|| {
+    as_pytorch_measured(|| {
         let sum =
             |t: &Tensor, dim: Option<i64>| bits(&reduce(ReduceOp::Sum, t, dim, false).unwrap());
         assert_eq!(
@@ -347,15 +353,7 @@ fn sums_add_in_pytorchs_order() {
 #[cfg(target_arch = "x86_64")]
 fn products_multiply_in_pytorchs_order() {
     use cudash::runtime::DType;
-    if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
-        eprintln!("skipped: these bits are AVX2's, and this CPU has AVX-512");
-        return;
-    }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
-    pool.install(|| {
+    as_pytorch_measured(|| {
         let prod =
             |t: &Tensor, dim: Option<i64>| bits(&reduce(ReduceOp::Prod, t, dim, false).unwrap());
         let a = spread_near_one(&[37, 70], DType::F32, Some(4.0));

@@ -1,5 +1,5 @@
-//! PyTorch's CPU sum of floats, addition for addition, so that `sum` and
-//! `mean` of a CPU tensor give PyTorch's bits.
+//! PyTorch's CPU sum and product of floats, operation for operation, so
+//! that `sum`, `mean` and `prod` of a CPU tensor give PyTorch's bits.
 //!
 //! PyTorch (`aten/src/ATen/native/cpu/SumKernel.cpp`) lays the reduction out
 //! as a `TensorIterator` does: the reduced dims first, each list ordered by
@@ -10,6 +10,9 @@
 //! more partial sums are summed, then the runs' sums, four levels deep, in
 //! vector lanes of the CPU's width (AVX2 and NEON: 32 bytes; AVX-512: 64).
 //! Each loop's result is added into the output element, rounded to its dtype.
+//!
+//! Products (`binary_kernel_reduce_vec`) share the layout and the thread
+//! split, with a loop of their own (`prod_loop`).
 //!
 //! Past 32,768 elements PyTorch splits the work over its threads: a single
 //! result in one chunk per thread (each summed into a slot, the slots summed
