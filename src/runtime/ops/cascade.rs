@@ -54,29 +54,23 @@ pub trait Summand: Stored {
     }
 }
 
-impl Summand for f32 {
-    type Acc = f32;
-    #[inline(always)]
-    fn acc(self) -> f32 {
-        self
-    }
-    #[inline(always)]
-    fn from_acc(a: f32) -> f32 {
-        a
-    }
+/// f32 and f64 accumulate in themselves.
+macro_rules! own_accumulator {
+    ($($t:ty),*) => {$(
+        impl Summand for $t {
+            type Acc = $t;
+            #[inline(always)]
+            fn acc(self) -> $t {
+                self
+            }
+            #[inline(always)]
+            fn from_acc(a: $t) -> $t {
+                a
+            }
+        }
+    )*};
 }
-
-impl Summand for f64 {
-    type Acc = f64;
-    #[inline(always)]
-    fn acc(self) -> f64 {
-        self
-    }
-    #[inline(always)]
-    fn from_acc(a: f64) -> f64 {
-        a
-    }
-}
+own_accumulator!(f32, f64);
 
 impl Summand for f16 {
     type Acc = f32;
@@ -181,6 +175,20 @@ pub fn adds_twice(shape: &[usize], strides: &[isize], reduced: &[bool]) -> bool 
     it.shape.len() >= 2 && it.out[0] == 0 && it.out[1] == 0
 }
 
+/// The output strides of a reduction: contiguous over the kept dims, 0
+/// along the reduced.
+pub fn kept_strides(shape: &[usize], reduced: &[bool]) -> Vec<isize> {
+    let mut strides = vec![0isize; shape.len()];
+    let mut step = 1isize;
+    for d in (0..shape.len()).rev() {
+        if !reduced[d] {
+            strides[d] = step;
+            step *= shape[d] as isize;
+        }
+    }
+    strides
+}
+
 /// Instantiates the kernels for the lane counts `B` bytes give `S`.
 fn run<S: Summand, const PROD: bool, const B: usize>(it: &Iter, data: &[S], out: &mut [S]) {
     let size = std::mem::size_of::<S>();
@@ -209,14 +217,7 @@ impl Iter {
     fn new(shape: &[usize], strides: &[isize], offset: usize, reduced: &[bool]) -> Iter {
         let n = shape.len();
         // The output is contiguous over the kept dims, 0 along the reduced.
-        let mut out = vec![0isize; n];
-        let mut step = 1isize;
-        for d in (0..n).rev() {
-            if !reduced[d] {
-                out[d] = step;
-                step *= shape[d] as isize;
-            }
-        }
+        let out = kept_strides(shape, reduced);
         // `reorder_dimensions`: 1 when dim `a` should come after dim `b`.
         let order = |a: usize, b: usize| -> i32 {
             if (out[a] == 0) != (out[b] == 0) {

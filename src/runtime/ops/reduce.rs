@@ -213,7 +213,7 @@ fn sum(t: &Tensor, reduced: &[bool], mean: bool) -> Buffer {
     if !dt.is_float() {
         let kept = t.shape().iter().zip(reduced).filter(|(_, &r)| !r);
         let mut out = vec![0i64; kept.map(|(&n, _)| n).product()];
-        let to = kept_strides(t.shape(), reduced);
+        let to = cascade::kept_strides(t.shape(), reduced);
         let buf = t.read();
         with_dtype!(dt, T => {
             let s = buf.as_slice::<T>();
@@ -257,20 +257,6 @@ fn float_sum<T: Summand>(x: &Tensor, reduced: &[bool], count: Option<usize>) -> 
         }
     }
     T::into_buffer(v)
-}
-
-/// The output strides of a reduction: contiguous over the kept dims, 0
-/// along the reduced.
-fn kept_strides(shape: &[usize], reduced: &[bool]) -> Vec<isize> {
-    let mut strides = vec![0isize; shape.len()];
-    let mut step = 1isize;
-    for d in (0..shape.len()).rev() {
-        if !reduced[d] {
-            strides[d] = step;
-            step *= shape[d] as isize;
-        }
-    }
-    strides
 }
 
 /// `t` converted to `dtype` as PyTorch's `.to(dtype)` lays it out: with the
