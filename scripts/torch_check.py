@@ -427,6 +427,24 @@ def cases(rng):
                       ("tensor(2.5).var()", "torch.tensor(2.5).var()"), ("tensor([1e30, 1e30], dtype=f32).norm()", "torch.tensor([1e30, 1e30]).norm()"),
                       ("tensor([1000., 0.]).softmax(0)", "torch.tensor([1000., 0.]).softmax(0)"), ("tensor([-inf, -inf]).softmax(0)", "torch.tensor([-float('inf'), -float('inf')]).softmax(0)")]:
         out.append(Case("along", src, tsrc, {}))
+    # softmax in PyTorch's CPU order: SLEEF's exp and log in vector lanes,
+    # libm's in the tails, one kernel for the last dim and one for the rest,
+    # f16/bf16 rounded where the kernels store them.
+    g = torch.Generator().manual_seed(11)
+    shapes = [((5, 1), -1), ((3, 7), -1), ((2, 8), -1), ((4, 9), 1), ((2, 17), -1), ((3, 33), -1), ((2, 1000), -1),
+              ((1, 4099), -1), ((7, 3), 0), ((9, 8), 0), ((17, 20), 0), ((5, 7, 1), 1), ((3, 40, 37), 1), ((4, 33, 5), 0),
+              ((2, 3, 300), 1), ((64, 130), 0), ((6, 2, 2000), 1), ((257, 40), 0), ((4,), 0), ((), 0)]
+    for dt in ["f32", "f64", "f16", "bf16"]:
+        for k, (shape, dim) in enumerate(shapes):
+            x = torch.randn(shape, generator=g, dtype=torch.float64) * (30 if k % 3 == 2 else 3)
+            x = x.to(TORCH[dt])
+            for fn in ["softmax", "log_softmax"]:
+                out.append(Case("softmax order", f"x.{fn}({dim})", f"x.{fn}({dim})", {"x": x}))
+        s = make(dt, (6, 24), rng, True)
+        for src in ["s.softmax(1)", "s.softmax(0)", "s.log_softmax(1)", "s.log_softmax(0)"]:
+            out.append(Case("softmax order", src, src, {"s": s}))
+    for src, tsrc in [("x.softmax(1, dtype=f32)", "x.softmax(1, dtype=torch.float32)"), ("x.log_softmax(0, dtype=f64)", "x.log_softmax(0, dtype=torch.float64)")]:
+        out.append(Case("softmax order", src, tsrc, {"x": torch.randn(5, 19, generator=g).half()}))
     # Factories (no inputs).
     facts = [
         ("arange(10)", "torch.arange(10)"),

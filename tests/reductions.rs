@@ -376,3 +376,80 @@ fn products_multiply_in_pytorchs_order() {
         assert_eq!(prod(&d, None), [0x357607ce017e0fd9]);
     });
 }
+
+/// What PyTorch 2.15's CPU build (AVX2, 2 threads) gave for softmax and
+/// log_softmax of `spread` times a scale: SLEEF's exp and log in vector
+/// lanes and libm's in the tails (columns 8, 9, 18 and 19 of the second
+/// case, the last two of the third), a thread's chunk ending mid-register,
+/// f16 and bf16 rounded where the kernels store them.
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn softmax_rounds_as_pytorchs_cpu_kernels() {
+    use cudash::runtime::ops::along::{along, AlongOp};
+    use cudash::runtime::DType;
+    let scaled = |shape: &[usize], dt: DType, scale: f64| {
+        let v = spread(shape.iter().product())
+            .iter()
+            .map(|x| x * scale)
+            .collect();
+        cudash::runtime::ops::factory::from_f64s(v, shape, dt, cudash::runtime::Device::Cpu)
+    };
+    let run = |op, t: &Tensor, dim: i64, row: usize| {
+        let y = along(op, 0.0, t, Some(dim), false).unwrap();
+        let width = t.shape()[1];
+        bits(&y)[row * width..(row + 1) * width].to_vec()
+    };
+    as_pytorch_measured(|| {
+        let a = scaled(&[3, 13], DType::F32, 8.0);
+        assert_eq!(
+            run(AlongOp::Softmax, &a, 1, 0),
+            [
+                0x2884c3e6, 0x325f4135, 0x3c3bb5ac, 0x2f0ca580, 0x38ec81f6, 0x2bb135a6, 0x3594fee0,
+                0x3f7a8c1f, 0x323bbac1, 0x3c1dd72b, 0x2eec8850, 0x38c6dfa3, 0x2b9502f3
+            ]
+        );
+        let b = scaled(&[5, 20], DType::F32, 8.0);
+        assert_eq!(
+            run(AlongOp::Softmax, &b, 0, 0),
+            [
+                0x300bd777, 0x32a14ded, 0x3cddee96, 0x300bd777, 0x3a459b26, 0x300bd777, 0x3a459b20,
+                0x3f7ffe5e, 0x32a14ded, 0x3cddee96, 0x300bd777, 0x3a459b26, 0x300bd777, 0x3a459b2d,
+                0x3f7ffe5e, 0x32a14ded, 0x3cddee89, 0x300bd777, 0x3a459b2d, 0x300bd777
+            ]
+        );
+        let c = scaled(&[4, 6], DType::F64, 8.0);
+        assert_eq!(
+            run(AlongOp::LogSoftmax, &c, 0, 0),
+            [
+                0xc0366ce121a61728,
+                0xc032231d15d266c8,
+                0xc0112710af5233f3,
+                0xc0366ce121a61728,
+                0xc0112710af5233f7,
+                0xc0366ce121a61728
+            ]
+        );
+        let h = scaled(&[2, 21], DType::F16, 8.0);
+        assert_eq!(
+            run(AlongOp::LogSoftmax, &h, 1, 0),
+            [
+                0xd00f, 0xccb1, 0xc512, 0xcdd9, 0xc8d9, 0xcf01, 0xcb29, 0xb904, 0xccbc, 0xc540,
+                0xcde4, 0xc8ef, 0xcf0c, 0xcb3f, 0xba64, 0xccc7, 0xc56c, 0xcdef, 0xc906, 0xcf17,
+                0xcb55
+            ]
+        );
+        let g = scaled(&[3, 40], DType::BF16, 8.0);
+        assert_eq!(
+            run(AlongOp::Softmax, &g, 0, 0)[14..22],
+            [0x3f80, 0x3a47, 0x3ce2, 0x3a45, 0x3a46, 0x3a4d, 0x3a48, 0x3f80]
+        );
+        let l = scaled(&[2, 11], DType::F32, 20.0);
+        assert_eq!(
+            run(AlongOp::LogSoftmax, &l, 1, 1),
+            [
+                0xc1b95eb9, 0xc289e516, 0xc20ae4fb, 0xbeffe5b2, 0xc2391a9b, 0xc140d5aa, 0xc2675039,
+                0xc1bcd614, 0xc28ac2ed, 0xc20ca0a9, 0xbf6ede19
+            ]
+        );
+    });
+}

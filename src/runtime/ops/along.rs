@@ -6,8 +6,9 @@
 //! Arithmetic, as PyTorch's CPU kernels where they say it:
 //! - scans accumulate as `at::acc_type<T, false>`: f16 and bf16 in f32,
 //!   f32 and f64 in f64, integers and bool in wrapping i64 (giving i64);
-//! - softmax, var and std compute in f64 and round once (PyTorch's CPU
-//!   softmax works in f32, so it may differ in the last bits; README);
+//! - softmax of CPU tensors is PyTorch's CPU kernels' (`softmax.rs`); on a
+//!   device (simulated too) it computes in f64 and rounds once, as the
+//!   kernels do; var and std compute in f64 and round once;
 //!   var and std take two passes for one result and Welford's single pass
 //!   for several, as PyTorch's CPU kernels choose;
 //! - norm accumulates in f32 but for f64 (PyTorch's opmath type, on the CPU
@@ -15,7 +16,8 @@
 
 use super::super::buffer::{Buffer, Stored};
 use super::super::shape::{norm_dim, reduced_shape, Lines};
-use super::super::{DType, Tensor};
+use super::super::{DType, Device, Tensor};
+use super::softmax;
 use crate::error::Error;
 use crate::with_dtype;
 
@@ -117,6 +119,9 @@ pub fn along(
     let dim = dim.map(|d| norm_dim(d, t.ndim())).transpose()?;
     let lines = Lines::of(t.shape(), dim);
     check(op, dt, p, lines.len)?;
+    if let (AlongOp::Softmax | AlongOp::LogSoftmax, Some(k), Device::Cpu) = (op, dim, t.device()) {
+        return Ok(softmax::on_cpu(t, k, op == AlongOp::LogSoftmax));
+    }
     let shape = if op.reduces() {
         reduced_shape(t.shape(), dim, keepdim)
     } else {

@@ -13,6 +13,8 @@ pub mod overlap;
 mod pytorch_cpu;
 pub mod reduce;
 mod sgemm;
+mod sleef;
+mod softmax;
 pub mod sort;
 pub mod ternary;
 pub mod tri;

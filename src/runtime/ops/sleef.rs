@@ -1,0 +1,297 @@
+//! The exp and log that PyTorch's CPU kernels call through `Vectorized`
+//! (`x.exp()`, `x.log()`): SLEEF's `Sleef_expf8_u10`, `Sleef_logf8_u10`,
+//! `Sleef_expd4_u10` and `Sleef_logd4_u10` in their FMA builds (AVX2,
+//! AVX-512's exp, NEON), one lane at a time. They are accurate to 1 ulp but
+//! not correctly rounded, so a kernel that matches PyTorch's bits must use
+//! these and not libm's.
+//!
+//! The algorithms are SLEEF 3.8/3.9's (Boost licence), read from
+//! `src/libm/sleefsimd{sp,dp}.c`, `src/common/{df,dd}.h` and
+//! `src/arch/helperavx2.h`: range reduction by a rounded multiple of ln 2 in
+//! two parts, a polynomial in Horner's (f32) or Estrin's (f64) order, every
+//! `mla` a fused multiply-add, and logs in double-float arithmetic. SLEEF is
+//! built with `-ffp-contract=off`, so every other multiply and add rounds on
+//! its own, as here. Integer steps use the same bit patterns (and the
+//! x86 conversion's 0x80000000 for values that do not fit).
+//!
+//! The lane functions are `#[inline(always)]`, so a caller compiled with
+//! `fma` (`softmax`'s kernels) turns each `mul_add` into one instruction.
+
+// The constants are written with SLEEF's digits, so that they can be
+// checked against its source; each rounds to the same f32 or f64.
+#![allow(clippy::excessive_precision)]
+
+/// x86's `cvtps2dq`/`cvtpd2dq`: the nearest integer, ties to even; NaN and
+/// values out of range give `i32::MIN`.
+#[inline(always)]
+fn rint_i32(x: f64) -> i32 {
+    let r = x.round_ties_even();
+    if (-2147483648.0..=2147483647.0).contains(&r) {
+        r as i32
+    } else {
+        i32::MIN
+    }
+}
+
+/// 2^q as an f32 built from its bits (`vpow2i`): q + 127 in the exponent.
+#[inline(always)]
+fn pow2i_f32(q: i32) -> f32 {
+    f32::from_bits((q.wrapping_add(0x7f) as u32).wrapping_shl(23))
+}
+
+/// `d * 2^q` in two steps, so that q may reach 2 * 127 (`vldexp2`).
+#[inline(always)]
+fn ldexp2_f32(d: f32, q: i32) -> f32 {
+    d * pow2i_f32(q >> 1) * pow2i_f32(q.wrapping_sub(q >> 1))
+}
+
+/// `Sleef_expf8_u10`'s lane (`xexpf`).
+#[inline(always)]
+pub fn expf(d: f32) -> f32 {
+    const R_LN2: f32 = std::f32::consts::LOG2_E;
+    const L2U: f32 = 0.693_145_751_953_125;
+    const L2L: f32 = 1.428_606_765_330_187_045e-6;
+    let q = rint_i32((d * R_LN2) as f64);
+    let qf = q as f32;
+    let s = qf.mul_add(-L2U, d);
+    let s = qf.mul_add(-L2L, s);
+    let mut u: f32 = 0.000_198_527_617_612_853_646_278_381;
+    u = u.mul_add(s, 0.001_393_043_552_525_341_510_772_71);
+    u = u.mul_add(s, 0.008_333_360_776_305_198_669_433_59);
+    u = u.mul_add(s, 0.041_666_485_369_205_474_853_515_6);
+    u = u.mul_add(s, 0.166_666_671_633_720_397_949_219);
+    u = u.mul_add(s, 0.5);
+    let u = 1.0 + (s * s).mul_add(u, s);
+    let u = ldexp2_f32(u, q);
+    if d < -104.0 {
+        0.0
+    } else if 100.0 < d {
+        f32::INFINITY
+    } else {
+        u
+    }
+}
+
+/// A double-float: an f32 and the error below it.
+#[derive(Clone, Copy)]
+struct F2(f32, f32);
+
+#[inline(always)]
+fn f2_add2(x: f32, y: f32) -> F2 {
+    let s = x + y;
+    let v = s - x;
+    F2(s, (x - (s - v)) + (y - v))
+}
+
+/// x + y for |x| >= |y| (`dfadd_vf2_vf2_vf2`).
+#[inline(always)]
+fn f2_add(x: F2, y: F2) -> F2 {
+    let s = x.0 + y.0;
+    F2(s, (((x.0 - s) + y.0) + x.1) + y.1)
+}
+
+#[inline(always)]
+fn f2_add_f(x: F2, y: f32) -> F2 {
+    let s = x.0 + y;
+    F2(s, ((x.0 - s) + y) + x.1)
+}
+
+#[inline(always)]
+fn f2_mul_f(x: F2, y: f32) -> F2 {
+    let s = x.0 * y;
+    F2(s, x.1.mul_add(y, x.0.mul_add(y, -s)))
+}
+
+#[inline(always)]
+fn f2_div(n: F2, d: F2) -> F2 {
+    let t = 1.0 / d.0;
+    let s = n.0 * t;
+    let u = t.mul_add(n.0, -s);
+    let v = (-d.1).mul_add(t, (-d.0).mul_add(t, 1.0));
+    F2(s, s.mul_add(v, n.1.mul_add(t, u)))
+}
+
+/// `Sleef_logf8_u10`'s lane (`xlogf_u1`, the branch for all but AVX-512).
+#[inline(always)]
+pub fn logf(d: f32) -> f32 {
+    let tiny = d < f32::MIN_POSITIVE;
+    let x = if tiny {
+        d * (4294967296.0 * 4294967296.0)
+    } else {
+        d
+    };
+    let e = (((x * (1.0 / 0.75)).to_bits() >> 23) & 0xff) as i32 - 0x7f;
+    let m =
+        f32::from_bits((x.to_bits() as i32).wrapping_add(e.wrapping_neg().wrapping_shl(23)) as u32);
+    let e = if tiny { e - 64 } else { e };
+    let s = f2_mul_f(
+        F2(0.693_147_182_464_599_609_38, -1.904_654_323_148_236_017e-9),
+        e as f32,
+    );
+    let q = f2_div(f2_add2(-1.0, m), f2_add2(1.0, m));
+    let x2 = q.0 * q.0;
+    let mut t: f32 = 0.302_729_487_4;
+    t = t.mul_add(x2, 0.399_610_817_4);
+    t = t.mul_add(x2, 0.666_669_488_0);
+    let s = f2_add(s, F2(q.0 * 2.0, q.1 * 2.0));
+    let s = f2_add_f(s, x2 * q.0 * t);
+    let r = s.0 + s.1;
+    if x == f32::INFINITY {
+        f32::INFINITY
+    } else if x < 0.0 || x.is_nan() {
+        f32::NAN
+    } else if x == 0.0 {
+        f32::NEG_INFINITY
+    } else {
+        r
+    }
+}
+
+/// 2^q as an f64 from its bits: q + 1023 in the exponent.
+#[inline(always)]
+fn pow2i_f64(q: i32) -> f64 {
+    f64::from_bits(((q.wrapping_add(0x3ff) as u32).wrapping_shl(20) as u64) << 32)
+}
+
+#[inline(always)]
+fn ldexp2_f64(d: f64, q: i32) -> f64 {
+    d * pow2i_f64(q >> 1) * pow2i_f64(q.wrapping_sub(q >> 1))
+}
+
+/// `Sleef_expd4_u10`'s lane (`xexp`, FMA branch).
+#[inline(always)]
+pub fn exp(d: f64) -> f64 {
+    const R_LN2: f64 = std::f64::consts::LOG2_E;
+    const L2U: f64 = 0.693_147_180_559_662_956_511_601_805_686_950_683_593_75;
+    const L2L: f64 = 0.282_352_905_630_315_771_225_884_481_750_134_360_255_254_120_68e-12;
+    const LOG_DBL_MAX: f64 = 709.782_712_893_384;
+    let u = (d * R_LN2).round_ties_even();
+    let q = rint_i32(u);
+    let s = u.mul_add(-L2U, d);
+    let s = u.mul_add(-L2L, s);
+    let s2 = s * s;
+    let s4 = s2 * s2;
+    let s8 = s4 * s4;
+    // Estrin's scheme, as SLEEF's POLY10 groups it.
+    let p = |c1: f64, c0: f64| s.mul_add(c1, c0);
+    let p4 = |c3, c2, c1, c0| s2.mul_add(p(c3, c2), p(c1, c0));
+    let u = s8.mul_add(
+        p(
+            0.208_127_637_823_716_445_7e-8,
+            0.251_121_070_304_228_802_2e-7,
+        ),
+        s4.mul_add(
+            p4(
+                0.275_576_262_816_949_119_2e-6,
+                0.275_572_340_202_538_823_9e-5,
+                0.248_015_868_747_968_626_4e-4,
+                0.198_412_698_985_586_585_0e-3,
+            ),
+            p4(
+                0.138_888_888_891_449_779_7e-2,
+                0.833_333_333_331_493_821_0e-2,
+                0.416_666_666_666_660_259_8e-1,
+                0.166_666_666_666_666_907_2e0,
+            ),
+        ),
+    );
+    let u = u.mul_add(s, 0.5);
+    let u = u.mul_add(s, 1.0);
+    let u = u.mul_add(s, 1.0);
+    let u = ldexp2_f64(u, q);
+    if d > LOG_DBL_MAX {
+        f64::INFINITY
+    } else if d < -1000.0 {
+        0.0
+    } else {
+        u
+    }
+}
+
+/// A double-double: an f64 and the error below it.
+#[derive(Clone, Copy)]
+struct D2(f64, f64);
+
+#[inline(always)]
+fn d2_add2(x: f64, y: f64) -> D2 {
+    let s = x + y;
+    let v = s - x;
+    D2(s, (x - (s - v)) + (y - v))
+}
+
+#[inline(always)]
+fn d2_add(x: D2, y: D2) -> D2 {
+    let s = x.0 + y.0;
+    D2(s, (((x.0 - s) + y.0) + x.1) + y.1)
+}
+
+#[inline(always)]
+fn d2_add_f(x: D2, y: f64) -> D2 {
+    let s = x.0 + y;
+    D2(s, ((x.0 - s) + y) + x.1)
+}
+
+#[inline(always)]
+fn d2_mul_f(x: D2, y: f64) -> D2 {
+    let s = x.0 * y;
+    D2(s, x.1.mul_add(y, x.0.mul_add(y, -s)))
+}
+
+#[inline(always)]
+fn d2_div(n: D2, d: D2) -> D2 {
+    let t = 1.0 / d.0;
+    let s = n.0 * t;
+    let u = t.mul_add(n.0, -s);
+    let v = (-d.1).mul_add(t, (-d.0).mul_add(t, 1.0));
+    D2(s, s.mul_add(v, n.1.mul_add(t, u)))
+}
+
+/// `Sleef_logd4_u10`'s lane (`xlog_u1`, the branch for all but AVX-512).
+#[inline(always)]
+pub fn log(d: f64) -> f64 {
+    let tiny = d < f64::MIN_POSITIVE;
+    let x = if tiny {
+        d * (4294967296.0 * 4294967296.0)
+    } else {
+        d
+    };
+    let e = ((((x * (1.0 / 0.75)).to_bits() >> 32) as u32 >> 20) & 0x7ff) as i32 - 0x3ff;
+    let shift = ((e.wrapping_neg() as u32).wrapping_shl(20) as u64) << 32;
+    let m = f64::from_bits(x.to_bits().wrapping_add(shift));
+    let e = if tiny { e - 64 } else { e };
+    let q = d2_div(d2_add2(-1.0, m), d2_add2(1.0, m));
+    let x2 = q.0 * q.0;
+    let x4 = x2 * x2;
+    let x8 = x4 * x4;
+    // POLY7(x2, x4, x8, c6..c0) of SLEEF's estrin.h.
+    let p = |c1: f64, c0: f64| x2.mul_add(c1, c0);
+    let t = x8.mul_add(
+        x4.mul_add(
+            0.153_207_698_850_270_135_3,
+            p(0.152_562_905_100_342_871_6, 0.181_860_593_293_778_599_6),
+        ),
+        x4.mul_add(
+            p(0.222_221_451_983_938_000_9, 0.285_714_293_279_429_931_7),
+            p(0.399_999_999_963_525_199_0, 0.666_666_666_666_733_354_1),
+        ),
+    );
+    let s = d2_mul_f(
+        D2(
+            std::f64::consts::LN_2, // SLEEF's 0.693147180559945286226764
+            2.319_046_813_846_299_558_417_771e-17,
+        ),
+        e as f64,
+    );
+    let s = d2_add(s, D2(q.0 * 2.0, q.1 * 2.0));
+    let s = d2_add_f(s, x2 * q.0 * t);
+    let r = s.0 + s.1;
+    if x == f64::INFINITY {
+        f64::INFINITY
+    } else if x < 0.0 || x.is_nan() {
+        f64::NAN
+    } else if x == 0.0 {
+        f64::NEG_INFINITY
+    } else {
+        r
+    }
+}
