@@ -18,4 +18,5 @@ mod softmax;
 pub mod sort;
 pub mod ternary;
 pub mod tri;
+mod vectorized;
 pub mod view;

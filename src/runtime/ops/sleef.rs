@@ -11,8 +11,9 @@
 //! two parts, a polynomial in Horner's (f32) or Estrin's (f64) order, every
 //! `mla` a fused multiply-add, and logs in double-float arithmetic. SLEEF is
 //! built with `-ffp-contract=off`, so every other multiply and add rounds on
-//! its own, as here. Integer steps use the same bit patterns (and the
-//! x86 conversion's 0x80000000 for values that do not fit).
+//! its own, as here. Integer steps use the same bit patterns; where an
+//! input is out of range the result is replaced (by 0, inf or NaN) as in
+//! SLEEF, so the integer computed on the way does not matter.
 //!
 //! The lane functions are `#[inline(always)]`, so a caller compiled with
 //! `fma` (`softmax`'s kernels) turns each `mul_add` into one instruction.
@@ -21,16 +22,22 @@
 // checked against its source; each rounds to the same f32 or f64.
 #![allow(clippy::excessive_precision)]
 
-/// x86's `cvtps2dq`/`cvtpd2dq`: the nearest integer, ties to even; NaN and
-/// values out of range give `i32::MIN`.
+/// The nearest integer to `x`, ties to even, as x86's `cvtps2dq` gives it
+/// for |x| < 2^22 (the only values whose result the callers keep): the
+/// add of 1.5 * 2^23 rounds away the fraction, and the low bits are the
+/// integer. Unlike a cast it stays in vector registers.
 #[inline(always)]
-fn rint_i32(x: f64) -> i32 {
-    let r = x.round_ties_even();
-    if (-2147483648.0..=2147483647.0).contains(&r) {
-        r as i32
-    } else {
-        i32::MIN
-    }
+fn rint_small_f32(x: f32) -> i32 {
+    const MAGIC: f32 = 12_582_912.0;
+    ((x + MAGIC).to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32)
+}
+
+/// The same for an f64 already rounded to an integer with |x| < 2^31
+/// (`cvtpd2dq`), with 1.5 * 2^52.
+#[inline(always)]
+fn rint_small_f64(x: f64) -> i32 {
+    const MAGIC: f64 = 6_755_399_441_055_744.0;
+    (x + MAGIC).to_bits() as u32 as i32
 }
 
 /// 2^q as an f32 built from its bits (`vpow2i`): q + 127 in the exponent.
@@ -51,7 +58,8 @@ pub fn expf(d: f32) -> f32 {
     const R_LN2: f32 = std::f32::consts::LOG2_E;
     const L2U: f32 = 0.693_145_751_953_125;
     const L2L: f32 = 1.428_606_765_330_187_045e-6;
-    let q = rint_i32((d * R_LN2) as f64);
+    // |d| <= 104 wherever u is kept, so |q| <= 151.
+    let q = rint_small_f32(d * R_LN2);
     let qf = q as f32;
     let s = qf.mul_add(-L2U, d);
     let s = qf.mul_add(-L2L, s);
@@ -166,7 +174,8 @@ pub fn exp(d: f64) -> f64 {
     const L2L: f64 = 0.282_352_905_630_315_771_225_884_481_750_134_360_255_254_120_68e-12;
     const LOG_DBL_MAX: f64 = 709.782_712_893_384;
     let u = (d * R_LN2).round_ties_even();
-    let q = rint_i32(u);
+    // d in [-1000, 710] wherever u is kept, so |q| <= 1443.
+    let q = rint_small_f64(u);
     let s = u.mul_add(-L2U, d);
     let s = u.mul_add(-L2L, s);
     let s2 = s * s;

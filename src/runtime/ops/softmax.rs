@@ -6,8 +6,8 @@
 //! - the kernel: one for the last dim (a row at a time, reduced in vector
 //!   lanes by `vec::reduce_all` and `vec::map_reduce_all`) and one for any
 //!   other dim (columns side by side, one lane each);
-//! - the exp and log: SLEEF's (`sleef.rs`) wherever a `Vectorized` register
-//!   computes, libm's where a scalar tail does;
+//! - the exp and log: SLEEF's wherever a `Vectorized` register computes,
+//!   libm's where a scalar tail does (`vectorized.rs`);
 //! - the softmax divides by the sum in the other kernel but multiplies by
 //!   `1 / sum` along the last dim;
 //! - f16 and bf16 compute in f32 and round where the kernels store an f16
@@ -17,16 +17,23 @@
 //!   softmax the ends of `at::parallel_for`'s chunks, which depend on the
 //!   thread count (rayon's here, PyTorch's one per core).
 //!
-//! Lanes are 32 bytes (AVX2) or 64 (AVX-512), from `pytorch_cpu`.
+//! Lanes are 32 bytes (AVX2) or 64 (AVX-512), from `pytorch_cpu`. The work
+//! is split across rayon's threads as independent jobs (rows, chunks of
+//! columns, blocks of columns), each compiled with AVX2 and FMA where the
+//! CPU has them; the split of rows and blocks does not change any bit.
 
-use std::ops::{Add, Div, Mul, Sub};
+use std::mem::MaybeUninit;
 
+use half::slice::HalfFloatSliceExt;
 use half::{bf16, f16};
+use rayon::prelude::*;
 
 use super::super::buffer::Buffer;
 use super::super::{DType, Tensor};
-use super::pytorch_cpu::{chunks, vector_bytes};
-use super::sleef;
+use super::pytorch_cpu::{chunks, vector_bytes, GRAIN};
+use super::vectorized::{
+    add, maximum, reduce_all, reduce_all_halves, std_max, AsBF16, AsF16, Exact, Opmath, Store,
+};
 
 /// softmax (or log_softmax with `log`) of a CPU tensor of floats along
 /// dim `k` (in range; 0 for a 0-d tensor, as PyTorch views it as [1]).
@@ -40,21 +47,33 @@ pub fn on_cpu(t: &Tensor, k: usize, log: bool) -> Tensor {
         last: k + 1 >= shape.len(),
     };
     let buf = match t.dtype() {
-        DType::F64 => Buffer::F64(softmax(&t.to_vec::<f64>(), g, log, None)),
-        DType::F32 => Buffer::F32(softmax(&t.to_vec::<f32>(), g, log, None)),
+        DType::F64 => Buffer::F64(t.with_slice(|x| softmax::<f64, Exact>(x, g, log))),
+        DType::F32 => Buffer::F32(t.with_slice(|x| softmax::<f32, Exact>(x, g, log))),
         DType::F16 => {
-            let x: Vec<f32> = t.to_vec::<f16>().into_iter().map(f32::from).collect();
-            let y = softmax(&x, g, log, Some(|v| f16::from_f32(v).to_f32()));
-            Buffer::F16(y.into_iter().map(f16::from_f32).collect())
+            let x = t.with_slice::<f16, _>(|x| widen(x, <[f16]>::convert_to_f32_slice));
+            let y = softmax::<f32, AsF16>(&x, g, log);
+            let mut h = vec![f16::ZERO; y.len()];
+            h.convert_from_f32_slice(&y);
+            Buffer::F16(h)
         }
         DType::BF16 => {
-            let x: Vec<f32> = t.to_vec::<bf16>().into_iter().map(f32::from).collect();
-            let y = softmax(&x, g, log, Some(|v| bf16::from_f32(v).to_f32()));
-            Buffer::BF16(y.into_iter().map(bf16::from_f32).collect())
+            let x = t.with_slice::<bf16, _>(|x| widen(x, <[bf16]>::convert_to_f32_slice));
+            let y = softmax::<f32, AsBF16>(&x, g, log);
+            let mut h = vec![bf16::ZERO; y.len()];
+            h.convert_from_f32_slice(&y);
+            Buffer::BF16(h)
         }
         dt => unreachable!("softmax of {dt} is refused before it runs"),
     };
     Tensor::new(buf, shape.to_vec(), t.device())
+}
+
+/// f16s or bf16s as f32s (exactly), with the half crate's slice
+/// conversion (vector instructions where the CPU has them).
+fn widen<H>(x: &[H], convert: fn(&[H], &mut [f32])) -> Vec<f32> {
+    let mut wide = vec![0.0; x.len()];
+    convert(x, &mut wide);
+    wide
 }
 
 /// The shape around the softmax dim: `outer` lines of `dim` elements,
@@ -68,429 +87,459 @@ pub struct Geometry {
     pub last: bool,
 }
 
-/// The two types the kernels compute in (PyTorch's opmath types).
-pub trait Opmath:
-    Copy
-    + PartialOrd
-    + Add<Output = Self>
-    + Sub<Output = Self>
-    + Mul<Output = Self>
-    + Div<Output = Self>
-    + Send
-    + Sync
-    + 'static
-{
-    const ZERO: Self;
-    const ONE: Self;
-    const NEG_INF: Self;
-    const NAN: Self;
-    /// `Vectorized<T>::exp`: SLEEF's.
-    fn vexp(self) -> Self;
-    /// `Vectorized<T>::log`: SLEEF's.
-    fn vlog(self) -> Self;
-    /// `std::exp`: libm's, in the scalar tails.
-    fn exp(self) -> Self;
-    fn is_nan(self) -> bool;
-    /// `vec_reduce_all` of one full register: f32 folds it in halves
-    /// (AVX2's and AVX-512's shuffles), f64 lane after lane.
-    fn horizontal(acc: &[Self], op: impl Fn(Self, Self) -> Self) -> Self;
+impl Geometry {
+    /// Where element `d` of column `p` (an index into outer × inner) is.
+    fn at(&self, p: usize, d: usize) -> usize {
+        (p / self.inner * self.dim + d) * self.inner + p % self.inner
+    }
 }
 
-impl Opmath for f32 {
-    const ZERO: f32 = 0.0;
-    const ONE: f32 = 1.0;
-    const NEG_INF: f32 = f32::NEG_INFINITY;
-    const NAN: f32 = f32::NAN;
-    #[inline(always)]
-    fn vexp(self) -> f32 {
-        sleef::expf(self)
+/// One piece of the work, computed on one thread.
+enum Job<'a, F> {
+    /// Whole rows along the last dim, into `out` (not yet written: the
+    /// kernels write each element before they read it).
+    Rows {
+        x: &'a [F],
+        out: &'a mut [MaybeUninit<F>],
+        dim: usize,
+        log: bool,
+    },
+    /// softmax (log_softmax with `log`) of columns `begin..end` of the
+    /// other kernel, into their parts of the output's lines (`Segments`).
+    Columns {
+        x: &'a [F],
+        g: Geometry,
+        begin: usize,
+        end: usize,
+        out: Segments<'a, F>,
+        log: bool,
+    },
+}
+
+/// A piece's columns `begin..end` (indices into outer × inner) of every
+/// line `(o, d)` of the output: `lines[(o - first) * dim + d]` holds
+/// columns from `begin` (in the first outer index) or the line's start.
+struct Segments<'a, F> {
+    lines: Vec<&'a mut [F]>,
+    g: Geometry,
+    begin: usize,
+}
+
+impl<F> Segments<'_, F> {
+    /// The output's elements `d` of the `n` adjacent columns from `p`.
+    fn at(&mut self, p: usize, d: usize, n: usize) -> &mut [F] {
+        let (o, first) = (p / self.g.inner, self.begin / self.g.inner);
+        let start = if o == first {
+            self.begin % self.g.inner
+        } else {
+            0
+        };
+        let i = p % self.g.inner - start;
+        &mut self.lines[(o - first) * self.g.dim + d][i..i + n]
     }
-    #[inline(always)]
-    fn vlog(self) -> f32 {
-        sleef::logf(self)
-    }
-    #[inline(always)]
-    fn exp(self) -> f32 {
-        f32::exp(self)
-    }
-    #[inline(always)]
-    fn is_nan(self) -> bool {
-        f32::is_nan(self)
-    }
-    #[inline(always)]
-    fn horizontal(acc: &[f32], op: impl Fn(f32, f32) -> f32) -> f32 {
-        let mut v = [0.0f32; 16];
-        v[..acc.len()].copy_from_slice(acc);
-        let mut step = acc.len() / 2;
-        while step > 0 {
-            let mut next = v;
-            for (i, n) in next.iter_mut().enumerate().take(acc.len()) {
-                *n = op(v[i], v[i ^ step]);
+}
+
+/// `out` cut into the pieces' `Segments`: each line (o, d) split where
+/// the pieces (in order, covering outer × inner) begin and end.
+fn split_lines<'a, F>(
+    out: &'a mut [F],
+    g: Geometry,
+    pieces: &[(usize, usize)],
+) -> Vec<Segments<'a, F>> {
+    let mut segs: Vec<Segments<F>> = pieces
+        .iter()
+        .map(|&(begin, _)| Segments {
+            lines: Vec::new(),
+            g,
+            begin,
+        })
+        .collect();
+    let mut lines = out.chunks_mut(g.inner);
+    for o in 0..g.outer {
+        let (lo, hi) = (o * g.inner, (o + 1) * g.inner);
+        for _ in 0..g.dim {
+            let mut line = lines.next().expect("outer × dim lines");
+            for (k, &(b, e)) in pieces.iter().enumerate() {
+                if e <= lo || b >= hi {
+                    continue;
+                }
+                let (seg, rest) = std::mem::take(&mut line).split_at_mut(e.min(hi) - b.max(lo));
+                segs[k].lines.push(seg);
+                line = rest;
             }
-            v = next;
-            step /= 2;
         }
-        v[0]
     }
+    segs
 }
 
-impl Opmath for f64 {
-    const ZERO: f64 = 0.0;
-    const ONE: f64 = 1.0;
-    const NEG_INF: f64 = f64::NEG_INFINITY;
-    const NAN: f64 = f64::NAN;
-    #[inline(always)]
-    fn vexp(self) -> f64 {
-        sleef::exp(self)
-    }
-    #[inline(always)]
-    fn vlog(self) -> f64 {
-        sleef::log(self)
-    }
-    #[inline(always)]
-    fn exp(self) -> f64 {
-        f64::exp(self)
-    }
-    #[inline(always)]
-    fn is_nan(self) -> bool {
-        f64::is_nan(self)
-    }
-    #[inline(always)]
-    fn horizontal(acc: &[f64], op: impl Fn(f64, f64) -> f64) -> f64 {
-        acc[1..].iter().fold(acc[0], |r, &x| op(r, x))
-    }
-}
-
-/// `vec::maximum`: NaN if either is, else the larger (b when equal).
-#[inline(always)]
-fn maximum<F: Opmath>(a: F, b: F) -> F {
-    if a.is_nan() || b.is_nan() {
-        F::NAN
-    } else if a > b {
-        a
-    } else {
-        b
-    }
-}
-
-/// `std::max(a, b)`: `a < b ? b : a`, so a NaN after the first is passed over.
-#[inline(always)]
-fn std_max<F: Opmath>(a: F, b: F) -> F {
-    if a < b {
-        b
-    } else {
-        a
-    }
-}
-
-#[inline(always)]
-fn add<F: Opmath>(a: F, b: F) -> F {
-    a + b
-}
-
-/// Rounds an f32 to an f16's or bf16's precision (and range).
-pub type Round<F> = Option<fn(F) -> F>;
-
-/// softmax (or log_softmax) of `x` (contiguous, f32 or f64) around
-/// `g.dim`. For an f16 or bf16 input widened to f32, `round` rounds to its
-/// dtype where the kernels store one; None for f32 and f64.
-pub fn softmax<F: Opmath>(x: &[F], g: Geometry, log: bool, round: Round<F>) -> Vec<F> {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has FMA, the one feature `with_fma` enables.
-        return unsafe { with_fma(x, g, log, round) };
-    }
-    kernels(x, g, log, round)
-}
-
-/// The kernels compiled with FMA, so that SLEEF's `mul_add`s are single
-/// instructions (the results are the same without it, only slower).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "fma")]
-unsafe fn with_fma<F: Opmath>(x: &[F], g: Geometry, log: bool, round: Round<F>) -> Vec<F> {
-    kernels(x, g, log, round)
-}
-
-#[inline(always)]
-fn kernels<F: Opmath>(x: &[F], g: Geometry, log: bool, round: Round<F>) -> Vec<F> {
-    let mut out = vec![F::ZERO; x.len()];
+/// softmax (or log_softmax) of `x` (contiguous) around `g`, in F and
+/// stored as S says.
+pub fn softmax<F: Opmath, S: Store<F>>(x: &[F], g: Geometry, log: bool) -> Vec<F> {
     if x.is_empty() {
+        return Vec::new();
+    }
+    let run = |job: Job<F>| match vector_bytes() / std::mem::size_of::<F>() {
+        4 => dispatch::<F, S, 4>(job),
+        8 => dispatch::<F, S, 8>(job),
+        _ => dispatch::<F, S, 16>(job),
+    };
+    if g.last {
+        // Not zeroed first: at these speeds that would be a fifth of the time.
+        let mut out = Vec::with_capacity(x.len());
+        let rows = (GRAIN / g.dim).max(1) * g.dim;
+        x.par_chunks(rows)
+            .zip(out.spare_capacity_mut()[..x.len()].par_chunks_mut(rows))
+            .for_each(|(x, out)| {
+                run(Job::Rows {
+                    x,
+                    out,
+                    dim: g.dim,
+                    log,
+                })
+            });
+        // SAFETY: the rows cover all x.len() elements, and the row kernels
+        // write every element of theirs.
+        unsafe { out.set_len(x.len()) };
         return out;
     }
-    let w = vector_bytes() / std::mem::size_of::<F>();
-    let reduced = round.is_some();
-    let round = |v: F| round.map_or(v, |r| r(v));
-    let rows = x.chunks_exact(g.dim).zip(out.chunks_exact_mut(g.dim));
-    match (g.last, log) {
-        (true, false) if reduced => rows.for_each(|(x, o)| softmax_row_reduced(x, o, w, round)),
-        (true, false) => rows.for_each(|(x, o)| softmax_row(x, o, w)),
-        (true, true) => rows.for_each(|(x, o)| log_softmax_row(x, o, w, reduced, round)),
-        (false, false) => softmax_columns(x, &mut out, g, w, reduced, round),
-        (false, true) => log_softmax_columns(x, &mut out, g, w, reduced, round),
-    }
+    let mut out = vec![F::ZERO; x.len()];
+    // The column kernels' pieces: PyTorch's thread chunks for softmax; for
+    // log_softmax its blocks of 128 KiB of columns within one outer index.
+    let pieces: Vec<(usize, usize)> = if log {
+        let lanes = lanes::<F, S>(vector_bytes() / std::mem::size_of::<F>());
+        let size = if S::REDUCED {
+            2
+        } else {
+            std::mem::size_of::<F>()
+        };
+        let widest = ((128 * 1024) / g.dim / size).max(lanes) / lanes * lanes;
+        let block = widest.min(g.inner);
+        (0..g.outer)
+            .flat_map(|o| {
+                let lo = o * g.inner;
+                (0..g.inner)
+                    .step_by(block)
+                    .map(move |s| (lo + s, lo + (s + block).min(g.inner)))
+            })
+            .collect()
+    } else {
+        chunks(g.outer * g.inner, 1, rayon::current_num_threads())
+    };
+    let segments = split_lines(&mut out, g, &pieces);
+    pieces
+        .into_par_iter()
+        .zip(segments)
+        .for_each(|((begin, end), out)| {
+            run(Job::Columns {
+                x,
+                g,
+                begin,
+                end,
+                out,
+                log,
+            })
+        });
     out
 }
 
-/// `vec::reduce_all` / `vec::map_reduce_all` over one row of an f32 or f64
-/// tensor: registers side by side, the last one partly, then the lanes.
-#[inline(always)]
-fn reduce_row<F: Opmath>(
-    xs: &[F],
-    w: usize,
-    map: impl Fn(F) -> F,
-    op: impl Fn(F, F) -> F + Copy,
-) -> F {
-    let n = xs.len();
-    if n < w {
-        return xs[1..].iter().fold(map(xs[0]), |r, &x| op(r, map(x)));
+/// The lanes of a register of the stored dtype: twice the f32 lanes for
+/// f16 and bf16.
+fn lanes<F: Opmath, S: Store<F>>(w: usize) -> usize {
+    if S::REDUCED {
+        2 * w
+    } else {
+        w
     }
-    let mut acc = [F::ZERO; 16];
-    for l in 0..w {
-        acc[l] = map(xs[l]);
-    }
-    let full = n - n % w;
-    for c in xs[w..full].chunks_exact(w) {
-        for l in 0..w {
-            acc[l] = op(acc[l], map(c[l]));
-        }
-    }
-    for (l, &x) in xs[full..].iter().enumerate() {
-        acc[l] = op(acc[l], map(x));
-    }
-    F::horizontal(&acc[..w], op)
 }
 
-/// The same for a row of f16 or bf16 widened to f32
-/// (`functional_bfloat16.h`): registers of 2w elements as two f32 halves.
+fn dispatch<F: Opmath, S: Store<F>, const W: usize>(job: Job<F>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has both features `with_avx2` enables.
+        return unsafe { with_avx2::<F, S, W>(job) };
+    }
+    work::<F, S, W>(job)
+}
+
+/// The job compiled for AVX2 and FMA: SLEEF's `mul_add`s as single
+/// instructions and the lane loops in 256-bit registers (the same bits
+/// either way, only faster).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn with_avx2<F: Opmath, S: Store<F>, const W: usize>(job: Job<F>) {
+    work::<F, S, W>(job)
+}
+
 #[inline(always)]
-fn reduce_row_reduced<F: Opmath>(
-    xs: &[F],
-    w: usize,
-    map: impl Fn(F) -> F,
-    op: impl Fn(F, F) -> F + Copy,
-) -> F {
-    let (n, b) = (xs.len(), 2 * w);
-    let fold = |v: &[F]| v[1..].iter().fold(v[0], |r, &x| op(r, x));
-    if n < b {
-        let mut f0 = [F::ZERO; 16];
-        for l in 0..w.min(n) {
-            f0[l] = map(xs[l]);
+fn work<F: Opmath, S: Store<F>, const W: usize>(job: Job<F>) {
+    match job {
+        Job::Rows { x, out, dim, log } => {
+            for (x, out) in x.chunks_exact(dim).zip(out.chunks_exact_mut(dim)) {
+                match (log, S::REDUCED) {
+                    (true, _) => log_softmax_row::<F, S, W>(x, out),
+                    (false, true) => softmax_row_halves::<F, S, W>(x, out),
+                    (false, false) => softmax_row::<F, W>(x, out),
+                }
+            }
         }
-        if n <= w {
-            return fold(&f0[..n]);
-        }
-        for l in 0..n - w {
-            f0[l] = op(f0[l], map(xs[w + l]));
-        }
-        return fold(&f0[..w]);
+        Job::Columns {
+            x,
+            g,
+            begin,
+            end,
+            mut out,
+            log: false,
+        } => softmax_columns::<F, S, W>(x, g, begin, end, &mut out),
+        Job::Columns {
+            x,
+            g,
+            begin,
+            end,
+            mut out,
+            log: true,
+        } => log_softmax_columns::<F, S, W>(x, g, begin, end, &mut out),
     }
-    let (mut a0, mut a1) = ([F::ZERO; 16], [F::ZERO; 16]);
-    for l in 0..w {
-        a0[l] = map(xs[l]);
-        a1[l] = map(xs[w + l]);
-    }
-    let full = n - n % b;
-    for c in xs[b..full].chunks_exact(b) {
-        for l in 0..w {
-            a0[l] = op(a0[l], map(c[l]));
-            a1[l] = op(a1[l], map(c[w + l]));
-        }
-    }
-    let rest = &xs[full..];
-    for (l, &x) in rest.iter().enumerate() {
-        if l < w {
-            a0[l] = op(a0[l], map(x));
-        } else {
-            a1[l - w] = op(a1[l - w], map(x));
-        }
-    }
-    for l in 0..w {
-        a0[l] = op(a0[l], a1[l]);
-    }
-    F::horizontal(&a0[..w], op)
+}
+
+/// `out` as written values.
+///
+/// # Safety
+/// Every element of `out` has been written.
+#[inline(always)]
+unsafe fn written<F>(out: &mut [MaybeUninit<F>]) -> &mut [F] {
+    // SAFETY: MaybeUninit<F> is laid out as F, and the caller has written
+    // every element.
+    unsafe { &mut *(out as *mut [MaybeUninit<F>] as *mut [F]) }
 }
 
 /// `_vec_softmax_lastdim` for f32 and f64: max, exp, sum, times 1 / sum.
 #[inline(always)]
-fn softmax_row<F: Opmath>(x: &[F], out: &mut [F], w: usize) {
-    let max = reduce_row(x, w, |v| v, maximum);
+fn softmax_row<F: Opmath, const W: usize>(x: &[F], out: &mut [MaybeUninit<F>]) {
+    let max = reduce_all::<F, W>(x, |v| v, maximum);
     for (o, &v) in out.iter_mut().zip(x) {
-        *o = (v - max).vexp();
+        o.write((v - max).vexp());
     }
-    let inv = F::ONE / reduce_row(out, w, |v| v, add);
+    // SAFETY: the loop wrote each element (out is as long as x).
+    let out = unsafe { written(out) };
+    let inv = F::ONE / reduce_all::<F, W>(out, |v| v, add);
     for o in out.iter_mut() {
         *o = *o * inv;
     }
 }
 
-/// `_vec_softmax_lastdim` for f16 and bf16: in f32, registers of 2w
-/// elements for the max, w for the exp, libm's exp for the tail.
+/// `_vec_softmax_lastdim` for f16 and bf16: in f32, registers of 2W
+/// elements for the max, W for the exp, libm's exp for the tail.
 #[inline(always)]
-fn softmax_row_reduced<F: Opmath>(x: &[F], out: &mut [F], w: usize, round: impl Fn(F) -> F) {
+fn softmax_row_halves<F: Opmath, S: Store<F>, const W: usize>(x: &[F], out: &mut [MaybeUninit<F>]) {
     let n = x.len();
-    let mut maxv = [F::NEG_INF; 16];
-    let full = n - n % (2 * w);
-    for c in x[..full].chunks_exact(2 * w) {
-        for l in 0..w {
+    let mut maxv = [F::NEG_INF; W];
+    let full = n - n % (2 * W);
+    for c in x[..full].chunks_exact(2 * W) {
+        for l in 0..W {
             maxv[l] = maximum(maxv[l], c[l]);
         }
-        for l in 0..w {
-            maxv[l] = maximum(maxv[l], c[w + l]);
+        for l in 0..W {
+            maxv[l] = maximum(maxv[l], c[W + l]);
         }
     }
     let max = x[full..]
         .iter()
-        .fold(F::horizontal(&maxv[..w], maximum), |m, &v| std_max(m, v));
-    let mut sumv = [F::ZERO; 16];
-    let full = n - n % w;
-    for (c, o) in x[..full].chunks_exact(w).zip(out.chunks_exact_mut(w)) {
-        for l in 0..w {
-            o[l] = (c[l] - max).vexp();
-            sumv[l] = sumv[l] + o[l];
+        .fold(F::horizontal(maxv, maximum), |m, &v| std_max(m, v));
+    let full = n - n % W;
+    for (o, &v) in out[..full].iter_mut().zip(&x[..full]) {
+        o.write((v - max).vexp());
+    }
+    for (o, &v) in out[full..].iter_mut().zip(&x[full..]) {
+        o.write((v - max).exp());
+    }
+    // SAFETY: the two loops wrote each element, the first up to `full`,
+    // the second from there (out is as long as x).
+    let out = unsafe { written(out) };
+    let mut sumv = [F::ZERO; W];
+    for c in out[..full].chunks_exact(W) {
+        for l in 0..W {
+            sumv[l] = sumv[l] + c[l];
         }
     }
-    let mut sum = F::horizontal(&sumv[..w], add);
-    for (o, &v) in out[full..].iter_mut().zip(&x[full..]) {
-        *o = (v - max).exp();
-        sum = sum + *o;
-    }
+    let sum = out[full..]
+        .iter()
+        .fold(F::horizontal(sumv, add), |s, &e| s + e);
     let inv = F::ONE / sum;
     for o in out.iter_mut() {
-        *o = round(*o * inv);
+        *o = S::round(*o * inv);
     }
 }
 
 /// `_vec_log_softmax_lastdim`: x - max - log Σ exp(x - max). For f16 and
 /// bf16 the max, the sum and its log are stored in their dtype.
 #[inline(always)]
-fn log_softmax_row<F: Opmath>(
-    x: &[F],
-    out: &mut [F],
-    w: usize,
-    reduced: bool,
-    round: impl Fn(F) -> F,
-) {
-    let (max, sum);
-    if reduced {
-        max = round(reduce_row_reduced(x, w, |v| v, maximum));
-        sum = round(reduce_row_reduced(x, w, |v| (v - max).vexp(), add));
-    } else {
-        max = reduce_row(x, w, |v| v, maximum);
-        sum = reduce_row(x, w, |v| (v - max).vexp(), add);
-    }
-    let ln = round(sum.vlog());
+fn log_softmax_row<F: Opmath, S: Store<F>, const W: usize>(x: &[F], out: &mut [MaybeUninit<F>]) {
+    // `map_reduce_all` adds the exps in the order `reduce_all` adds them
+    // once stored, so they are stored first (in `out`), in one loop.
+    let max = reduce_stored::<F, S, W>(x, maximum);
     for (o, &v) in out.iter_mut().zip(x) {
-        *o = round(v - max - ln);
+        o.write((v - max).vexp());
+    }
+    // SAFETY: the loop wrote each element (out is as long as x).
+    let out = unsafe { written(out) };
+    let ln = S::round(reduce_stored::<F, S, W>(out, add).vlog());
+    for (o, &v) in out.iter_mut().zip(x) {
+        *o = S::round(v - max - ln);
     }
 }
 
-/// `_vec_softmax` (a dim other than the last): each column on its own
-/// lane, a register of them at a time where the column and the thread's
-/// chunk have that many left, else one by one with libm's exp; f32 and f64
-/// divide by the sum, f16 and bf16 store each exp in their dtype first.
+/// `vec::reduce_all` of a row in the stored dtype's registers, its result
+/// stored in that dtype.
 #[inline(always)]
-fn softmax_columns<F: Opmath>(
+fn reduce_stored<F: Opmath, S: Store<F>, const W: usize>(
     x: &[F],
-    out: &mut [F],
-    g: Geometry,
-    w: usize,
-    reduced: bool,
-    round: impl Fn(F) -> F,
-) {
-    let step = if reduced { 2 * w } else { w };
-    let at = |p: usize, d: usize| (p / g.inner) * g.dim * g.inner + d * g.inner + p % g.inner;
-    let column = |out: &mut [F], p: usize, vector: bool| {
-        let mut max = x[at(p, 0)];
-        for d in 1..g.dim {
-            let v = x[at(p, d)];
-            max = if vector {
-                maximum(max, v)
-            } else {
-                std_max(max, v)
-            };
-        }
-        let mut sum = F::ZERO;
-        for d in 0..g.dim {
-            let k = at(p, d);
-            let e = if vector {
-                (x[k] - max).vexp()
-            } else {
-                (x[k] - max).exp()
-            };
-            sum = sum + e;
-            out[k] = if vector { e } else { round(e) };
-        }
-        for d in 0..g.dim {
-            let k = at(p, d);
-            out[k] = round(out[k] / sum);
-        }
-    };
-    let n = g.outer * g.inner;
-    for (begin, end) in chunks(n, 1, rayon::current_num_threads()) {
-        let mut idx = begin;
-        while idx < end {
-            let i = idx % g.inner;
-            if i + step <= g.inner && idx + step <= end {
-                for p in idx..idx + step {
-                    column(out, p, true);
-                }
-                idx += step;
-            } else {
-                let tail = if idx + step > end {
-                    end - idx
-                } else {
-                    g.inner - i
-                };
-                for p in idx..idx + tail {
-                    column(out, p, false);
-                }
-                idx += tail;
-            }
-        }
-    }
-}
-
-/// `_vec_logsoftmax` (a dim other than the last): columns in blocks of
-/// 128 KiB, each column on its own lane; the max passes NaN over, the
-/// columns after the last full register take libm's exp; all take SLEEF's
-/// log.
-#[inline(always)]
-fn log_softmax_columns<F: Opmath>(
-    x: &[F],
-    out: &mut [F],
-    g: Geometry,
-    w: usize,
-    reduced: bool,
-    round: impl Fn(F) -> F,
-) {
-    let (lanes, size) = if reduced {
-        (2 * w, 2)
+    op: impl Fn(F, F) -> F + Copy,
+) -> F {
+    if S::REDUCED {
+        S::round(reduce_all_halves::<F, W>(x, |v| v, op))
     } else {
-        (w, std::mem::size_of::<F>())
-    };
-    let widest = ((128 * 1024) / g.dim / size).max(lanes) / lanes * lanes;
-    let chunk = widest.min(g.inner);
-    for o in 0..g.outer {
-        for start in (0..g.inner).step_by(chunk) {
-            let len = chunk.min(g.inner - start);
-            let vectors = len - len % lanes;
-            for j in 0..len {
-                let at = |d: usize| o * g.dim * g.inner + d * g.inner + start + j;
-                let mut max = F::NEG_INF;
-                for d in 0..g.dim {
-                    let v = x[at(d)];
-                    max = if v > max { v } else { max };
-                }
+        reduce_all::<F, W>(x, |v| v, op)
+    }
+}
+
+/// `_vec_softmax` (a dim other than the last) over one thread's chunk of
+/// columns: a register of adjacent columns at a time where the column's
+/// line and the chunk have that many left, else one by one with
+/// `std::max` and libm's exp. f32 and f64 divide by the sum; f16 and bf16
+/// store each exp in their dtype first in the one-by-one columns. Each
+/// column is computed on its own lane, so runs of whole registers are done
+/// together (`softmax_lanes`), up to 128 columns at a time.
+#[inline(always)]
+fn softmax_columns<F: Opmath, S: Store<F>, const W: usize>(
+    x: &[F],
+    g: Geometry,
+    begin: usize,
+    end: usize,
+    out: &mut Segments<F>,
+) {
+    let step = lanes::<F, S>(W);
+    let mut idx = begin;
+    while idx < end {
+        let i = idx % g.inner;
+        if i + step <= g.inner && idx + step <= end {
+            let registers = ((g.inner - i) / step)
+                .min((end - idx) / step)
+                .min(128 / step)
+                .max(1);
+            softmax_lanes::<F, S>(x, g, idx, registers * step, out);
+            idx += registers * step;
+        } else {
+            let tail = if idx + step > end {
+                end - idx
+            } else {
+                g.inner - i
+            };
+            for p in idx..idx + tail {
+                let max = (1..g.dim).fold(x[g.at(p, 0)], |m, d| std_max(m, x[g.at(p, d)]));
                 let mut sum = F::ZERO;
                 for d in 0..g.dim {
-                    let v = x[at(d)] - max;
-                    sum = sum + if j < vectors { v.vexp() } else { v.exp() };
+                    let e = (x[g.at(p, d)] - max).exp();
+                    sum = sum + e;
+                    out.at(p, d, 1)[0] = S::round(e);
                 }
-                let ln = sum.vlog();
                 for d in 0..g.dim {
-                    out[at(d)] = round(x[at(d)] - max - ln);
+                    let o = &mut out.at(p, d, 1)[0];
+                    *o = S::round(*o / sum);
                 }
             }
+            idx += tail;
+        }
+    }
+}
+
+/// `_vec_softmax`'s vector steps for the `n` adjacent columns from `p`
+/// (whole registers, in one line): each column on its own lane.
+#[inline(always)]
+fn softmax_lanes<F: Opmath, S: Store<F>>(
+    x: &[F],
+    g: Geometry,
+    p: usize,
+    n: usize,
+    out: &mut Segments<F>,
+) {
+    let line = |d: usize| &x[g.at(p, d)..][..n];
+    let mut max = [F::ZERO; 128];
+    let max = &mut max[..n];
+    max.copy_from_slice(line(0));
+    for d in 1..g.dim {
+        for (m, &v) in max.iter_mut().zip(line(d)) {
+            *m = maximum(*m, v);
+        }
+    }
+    let mut sum = [F::ZERO; 128];
+    let sum = &mut sum[..n];
+    for d in 0..g.dim {
+        let o = out.at(p, d, n);
+        for ((o, &v), &m) in o.iter_mut().zip(line(d)).zip(&*max) {
+            *o = (v - m).vexp();
+        }
+        for (s, &e) in sum.iter_mut().zip(&*o) {
+            *s = *s + e;
+        }
+    }
+    for d in 0..g.dim {
+        for (o, &s) in out.at(p, d, n).iter_mut().zip(&*sum) {
+            *o = S::round(*o / s);
+        }
+    }
+}
+
+/// `_vec_logsoftmax` (a dim other than the last) over one block of
+/// adjacent columns: each column on its own lane; the max passes NaN
+/// over; the columns after the last full register take libm's exp; all
+/// take SLEEF's log.
+#[inline(always)]
+fn log_softmax_columns<F: Opmath, S: Store<F>, const W: usize>(
+    x: &[F],
+    g: Geometry,
+    begin: usize,
+    end: usize,
+    out: &mut Segments<F>,
+) {
+    let len = end - begin;
+    let vectors = len - len % lanes::<F, S>(W);
+    let line = |d: usize| &x[g.at(begin, d)..][..len];
+    let mut max = vec![F::NEG_INF; len];
+    for d in 0..g.dim {
+        for (m, &v) in max.iter_mut().zip(line(d)) {
+            *m = if v > *m { v } else { *m };
+        }
+    }
+    let mut sum = vec![F::ZERO; len];
+    for d in 0..g.dim {
+        let v = line(d);
+        for ((s, &v), &m) in sum[..vectors]
+            .iter_mut()
+            .zip(&v[..vectors])
+            .zip(&max[..vectors])
+        {
+            *s = *s + (v - m).vexp();
+        }
+        for ((s, &v), &m) in sum[vectors..]
+            .iter_mut()
+            .zip(&v[vectors..])
+            .zip(&max[vectors..])
+        {
+            *s = *s + (v - m).exp();
+        }
+    }
+    for s in sum.iter_mut() {
+        *s = s.vlog();
+    }
+    for d in 0..g.dim {
+        for (((o, &v), &m), &ln) in out
+            .at(begin, d, len)
+            .iter_mut()
+            .zip(line(d))
+            .zip(&max)
+            .zip(&sum)
+        {
+            *o = S::round(v - m - ln);
         }
     }
 }

@@ -1,0 +1,316 @@
+//! What PyTorch's CPU kernels do in their `Vectorized` registers, one lane
+//! at a time, for kernels that must match their bits (`softmax.rs`): the
+//! f32 and f64 they compute in, SLEEF's exp and log, `vec::maximum`, and
+//! `vec::reduce_all`'s order of reduction (`functional_base.h`, and
+//! `functional_bfloat16.h` for f16 and bf16 widened to f32).
+//!
+//! Register widths are const generics (`W` lanes), so that the compiler
+//! turns the lane loops into vector instructions.
+
+use std::ops::{Add, Div, Mul, Sub};
+
+use super::sleef;
+
+/// The two types the kernels compute in (PyTorch's opmath types).
+pub trait Opmath:
+    Copy
+    + PartialOrd
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Send
+    + Sync
+    + 'static
+{
+    const ZERO: Self;
+    const ONE: Self;
+    const NEG_INF: Self;
+    const NAN: Self;
+    /// `Vectorized<T>::exp`: SLEEF's.
+    fn vexp(self) -> Self;
+    /// `Vectorized<T>::log`: SLEEF's.
+    fn vlog(self) -> Self;
+    /// `std::exp`: libm's, in the scalar tails.
+    fn exp(self) -> Self;
+    fn is_nan(self) -> bool;
+    /// `vec_reduce_all` of one full register: f32 folds it in halves
+    /// (AVX2's and AVX-512's shuffles), f64 lane after lane.
+    fn horizontal<const W: usize>(acc: [Self; W], op: impl Fn(Self, Self) -> Self) -> Self;
+}
+
+impl Opmath for f32 {
+    const ZERO: f32 = 0.0;
+    const ONE: f32 = 1.0;
+    const NEG_INF: f32 = f32::NEG_INFINITY;
+    const NAN: f32 = f32::NAN;
+    #[inline(always)]
+    fn vexp(self) -> f32 {
+        sleef::expf(self)
+    }
+    #[inline(always)]
+    fn vlog(self) -> f32 {
+        sleef::logf(self)
+    }
+    #[inline(always)]
+    fn exp(self) -> f32 {
+        f32::exp(self)
+    }
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        f32::is_nan(self)
+    }
+    #[inline(always)]
+    fn horizontal<const W: usize>(mut v: [f32; W], op: impl Fn(f32, f32) -> f32) -> f32 {
+        let mut step = W / 2;
+        while step > 0 {
+            let prev = v;
+            for (i, x) in v.iter_mut().enumerate() {
+                *x = op(prev[i], prev[i ^ step]);
+            }
+            step /= 2;
+        }
+        v[0]
+    }
+}
+
+impl Opmath for f64 {
+    const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
+    const NEG_INF: f64 = f64::NEG_INFINITY;
+    const NAN: f64 = f64::NAN;
+    #[inline(always)]
+    fn vexp(self) -> f64 {
+        sleef::exp(self)
+    }
+    #[inline(always)]
+    fn vlog(self) -> f64 {
+        sleef::log(self)
+    }
+    #[inline(always)]
+    fn exp(self) -> f64 {
+        f64::exp(self)
+    }
+    #[inline(always)]
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+    #[inline(always)]
+    fn horizontal<const W: usize>(v: [f64; W], op: impl Fn(f64, f64) -> f64) -> f64 {
+        v[1..].iter().fold(v[0], |r, &x| op(r, x))
+    }
+}
+
+/// How a kernel stores a result: f32 and f64 as computed, f16 and bf16
+/// (computed in f32) rounded to their precision.
+pub trait Store<F: Opmath>: Copy + Send + Sync + 'static {
+    /// A 16-bit dtype: its registers hold twice the f32 lanes.
+    const REDUCED: bool;
+    fn round(v: F) -> F;
+}
+
+/// f32 and f64: stored as computed.
+#[derive(Clone, Copy)]
+pub struct Exact;
+
+impl<F: Opmath> Store<F> for Exact {
+    const REDUCED: bool = false;
+    #[inline(always)]
+    fn round(v: F) -> F {
+        v
+    }
+}
+
+/// f16, computed in f32.
+#[derive(Clone, Copy)]
+pub struct AsF16;
+
+impl Store<f32> for AsF16 {
+    const REDUCED: bool = true;
+    /// `f16::from_f32(v).to_f32()` in arithmetic a vector register can do:
+    /// 13 bits rounded off the mantissa (to nearest, ties to even), below
+    /// 2^-14 (subnormal f16s) to a multiple of 2^-24 by an add of 0.5,
+    /// from 65520 up to inf.
+    #[inline(always)]
+    fn round(v: f32) -> f32 {
+        let b = v.to_bits();
+        let normal = f32::from_bits(b.wrapping_add(0xfff + ((b >> 13) & 1)) & 0xffff_e000);
+        let tiny = ((v.abs() + 0.5) - 0.5).copysign(v);
+        let r = if v.abs() < 1.0 / 16384.0 {
+            tiny
+        } else {
+            normal
+        };
+        if v.is_nan() {
+            v
+        } else if r.abs() >= 65536.0 {
+            f32::INFINITY.copysign(v)
+        } else {
+            r
+        }
+    }
+}
+
+/// bf16, computed in f32: to nearest, ties to even (NaN stays NaN).
+#[derive(Clone, Copy)]
+pub struct AsBF16;
+
+impl Store<f32> for AsBF16 {
+    const REDUCED: bool = true;
+    #[inline(always)]
+    fn round(v: f32) -> f32 {
+        let b = v.to_bits();
+        let r = f32::from_bits(b.wrapping_add(0x7fff + ((b >> 16) & 1)) & 0xffff_0000);
+        if v.is_nan() {
+            v
+        } else {
+            r
+        }
+    }
+}
+
+/// `vec::maximum`: NaN if either is, else the larger (b when equal).
+#[inline(always)]
+pub fn maximum<F: Opmath>(a: F, b: F) -> F {
+    if a.is_nan() || b.is_nan() {
+        F::NAN
+    } else if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+/// `std::max(a, b)`: `a < b ? b : a`, so a NaN after the first is passed over.
+#[inline(always)]
+pub fn std_max<F: Opmath>(a: F, b: F) -> F {
+    if a < b {
+        b
+    } else {
+        a
+    }
+}
+
+#[inline(always)]
+pub fn add<F: Opmath>(a: F, b: F) -> F {
+    a + b
+}
+
+/// `vec::reduce_all` (with `map`, `vec::map_reduce_all`) of f32 or f64:
+/// registers side by side, the last one partly, then across the lanes;
+/// fewer elements than a register are folded in order.
+#[inline(always)]
+pub fn reduce_all<F: Opmath, const W: usize>(
+    xs: &[F],
+    map: impl Fn(F) -> F,
+    op: impl Fn(F, F) -> F + Copy,
+) -> F {
+    let n = xs.len();
+    if n < W {
+        return xs[1..].iter().fold(map(xs[0]), |r, &x| op(r, map(x)));
+    }
+    // Loops over the lanes, not `array::from_fn`, whose closures are not
+    // compiled with the caller's target features.
+    let mut acc = [F::ZERO; W];
+    for l in 0..W {
+        acc[l] = map(xs[l]);
+    }
+    let full = n - n % W;
+    for c in xs[W..full].chunks_exact(W) {
+        let c: &[F; W] = c.try_into().expect("chunks of W");
+        for l in 0..W {
+            acc[l] = op(acc[l], map(c[l]));
+        }
+    }
+    for (l, &x) in xs[full..].iter().enumerate() {
+        acc[l] = op(acc[l], map(x));
+    }
+    F::horizontal(acc, op)
+}
+
+/// The same for f16 or bf16 widened to f32 (`functional_bfloat16.h`):
+/// registers of 2W elements as two f32 halves, reduced into the first.
+#[inline(always)]
+pub fn reduce_all_halves<F: Opmath, const W: usize>(
+    xs: &[F],
+    map: impl Fn(F) -> F,
+    op: impl Fn(F, F) -> F + Copy,
+) -> F {
+    let n = xs.len();
+    let fold = |v: &[F]| v[1..].iter().fold(v[0], |r, &x| op(r, x));
+    if n < 2 * W {
+        let mut f0 = [F::ZERO; W];
+        for (l, f) in f0.iter_mut().enumerate().take(n) {
+            *f = map(xs[l]);
+        }
+        if n <= W {
+            return fold(&f0[..n]);
+        }
+        for l in 0..n - W {
+            f0[l] = op(f0[l], map(xs[W + l]));
+        }
+        return fold(&f0);
+    }
+    let (mut a0, mut a1) = ([F::ZERO; W], [F::ZERO; W]);
+    for l in 0..W {
+        a0[l] = map(xs[l]);
+        a1[l] = map(xs[W + l]);
+    }
+    let full = n - n % (2 * W);
+    for c in xs[2 * W..full].chunks_exact(2 * W) {
+        for l in 0..W {
+            a0[l] = op(a0[l], map(c[l]));
+            a1[l] = op(a1[l], map(c[W + l]));
+        }
+    }
+    for (l, &x) in xs[full..].iter().enumerate() {
+        if l < W {
+            a0[l] = op(a0[l], map(x));
+        } else {
+            a1[l - W] = op(a1[l - W], map(x));
+        }
+    }
+    for l in 0..W {
+        a0[l] = op(a0[l], a1[l]);
+    }
+    F::horizontal(a0, op)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use half::{bf16, f16};
+
+    /// The rounding in arithmetic agrees with the half crate's conversions
+    /// on every sign and exponent and on mantissas near the halfway points.
+    #[test]
+    fn f16_and_bf16_rounding_is_the_half_crates() {
+        let mut bits: Vec<u32> = Vec::new();
+        for hi in 0..512u32 {
+            for lo in [
+                0, 1, 0xfff, 0x1000, 0x1001, 0x1fff, 0x2000, 0x3000, 0x7fff, 0x8000, 0x8001,
+                0xffff, 0x12345, 0x7fffff,
+            ] {
+                bits.push(hi << 23 | lo);
+            }
+        }
+        for b in bits {
+            let v = f32::from_bits(b);
+            let (h, bh) = (AsF16::round(v), AsBF16::round(v));
+            if v.is_nan() {
+                assert!(h.is_nan() && bh.is_nan());
+                continue;
+            }
+            assert_eq!(
+                h.to_bits(),
+                f16::from_f32(v).to_f32().to_bits(),
+                "f16 of {v:e} ({b:#x})"
+            );
+            assert_eq!(
+                bh.to_bits(),
+                bf16::from_f32(v).to_f32().to_bits(),
+                "bf16 of {v:e} ({b:#x})"
+            );
+        }
+    }
+}
