@@ -165,6 +165,28 @@ for k in [big] + ([] if torch is None else [k for k in (4, 64, 128, 256) if k !=
     if torch is not None:
         torch_rows.append((name, ours, theirs, tt))
 
+# 3b. softmax along the last dim and the first, against PyTorch's (which
+# cudash matches bit for bit) and NumPy's two-pass expression.
+if torch is not None:
+    m = 1000 // (4 if QUICK else 1)
+    am = np.random.default_rng(7).standard_normal((m, m), dtype=np.float32)
+    tm = torch.from_numpy(am)
+    sreps = 30 // SCALE
+
+    def np_softmax(a, axis):
+        e = np.exp(a - a.max(axis, keepdims=True))
+        return e / e.sum(axis, keepdims=True)
+
+    for op, axis in (("softmax", 1), ("softmax", 0), ("log_softmax", 1), ("log_softmax", 0)):
+        name = f"{op}({axis}), {m}×{m} f32"
+        np_fn = (lambda: np_softmax(am, axis)) if op == "softmax" else (lambda: np.log(np_softmax(am, axis)))
+        ours, theirs, tt = side_by_side(
+            lambda: cudash_time(f"x = randn({m}, {m})\n" + twice(sreps, f"y = x.{op}({axis})")),
+            lambda: numpy_time(np_fn, sreps),
+            lambda: numpy_time(lambda: getattr(tm, op)(axis), sreps),
+        )
+        torch_rows.append((name, ours, theirs, tt))
+
 # 4. Start-up: `cudash run` on an empty script, whole process.
 with tempfile.NamedTemporaryFile("w", suffix=".cudash", delete=False) as f:
     empty = f.name

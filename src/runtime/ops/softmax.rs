@@ -126,17 +126,32 @@ struct Segments<'a, F> {
 }
 
 impl<F> Segments<'_, F> {
-    /// The output's elements `d` of the `n` adjacent columns from `p`.
-    fn at(&mut self, p: usize, d: usize, n: usize) -> &mut [F] {
+    /// Where column `p` is: the index of its line for d = 0 and its place
+    /// in that line (the lines for later d follow it, one each).
+    fn locate(&self, p: usize) -> Place {
         let (o, first) = (p / self.g.inner, self.begin / self.g.inner);
         let start = if o == first {
             self.begin % self.g.inner
         } else {
             0
         };
-        let i = p % self.g.inner - start;
-        &mut self.lines[(o - first) * self.g.dim + d][i..i + n]
+        Place {
+            line: (o - first) * self.g.dim,
+            i: p % self.g.inner - start,
+        }
     }
+
+    /// The output's elements `d` of the `n` adjacent columns at `at`.
+    fn at(&mut self, at: Place, d: usize, n: usize) -> &mut [F] {
+        &mut self.lines[at.line + d][at.i..at.i + n]
+    }
+}
+
+/// A column's place in `Segments` (found once: it takes divisions).
+#[derive(Clone, Copy)]
+struct Place {
+    line: usize,
+    i: usize,
 }
 
 /// `out` cut into the pieces' `Segments`: each line (o, d) split where
@@ -435,15 +450,17 @@ fn softmax_columns<F: Opmath, S: Store<F>, const W: usize>(
                 g.inner - i
             };
             for p in idx..idx + tail {
-                let max = (1..g.dim).fold(x[g.at(p, 0)], |m, d| std_max(m, x[g.at(p, d)]));
+                let (base, place) = (g.at(p, 0), out.locate(p));
+                let v = |d: usize| x[base + d * g.inner];
+                let max = (1..g.dim).fold(v(0), |m, d| std_max(m, v(d)));
                 let mut sum = F::ZERO;
                 for d in 0..g.dim {
-                    let e = (x[g.at(p, d)] - max).exp();
+                    let e = (v(d) - max).exp();
                     sum = sum + e;
-                    out.at(p, d, 1)[0] = S::round(e);
+                    out.at(place, d, 1)[0] = S::round(e);
                 }
                 for d in 0..g.dim {
-                    let o = &mut out.at(p, d, 1)[0];
+                    let o = &mut out.at(place, d, 1)[0];
                     *o = S::round(*o / sum);
                 }
             }
@@ -462,7 +479,8 @@ fn softmax_lanes<F: Opmath, S: Store<F>>(
     n: usize,
     out: &mut Segments<F>,
 ) {
-    let line = |d: usize| &x[g.at(p, d)..][..n];
+    let (base, place) = (g.at(p, 0), out.locate(p));
+    let line = |d: usize| &x[base + d * g.inner..][..n];
     let mut max = [F::ZERO; 128];
     let max = &mut max[..n];
     max.copy_from_slice(line(0));
@@ -474,7 +492,7 @@ fn softmax_lanes<F: Opmath, S: Store<F>>(
     let mut sum = [F::ZERO; 128];
     let sum = &mut sum[..n];
     for d in 0..g.dim {
-        let o = out.at(p, d, n);
+        let o = out.at(place, d, n);
         for ((o, &v), &m) in o.iter_mut().zip(line(d)).zip(&*max) {
             *o = (v - m).vexp();
         }
@@ -483,7 +501,7 @@ fn softmax_lanes<F: Opmath, S: Store<F>>(
         }
     }
     for d in 0..g.dim {
-        for (o, &s) in out.at(p, d, n).iter_mut().zip(&*sum) {
+        for (o, &s) in out.at(place, d, n).iter_mut().zip(&*sum) {
             *o = S::round(*o / s);
         }
     }
@@ -503,12 +521,16 @@ fn log_softmax_columns<F: Opmath, S: Store<F>, const W: usize>(
 ) {
     let len = end - begin;
     let vectors = len - len % lanes::<F, S>(W);
-    let line = |d: usize| &x[g.at(begin, d)..][..len];
-    let mut max = vec![F::NEG_INF; len];
+    let (base, place) = (g.at(begin, 0), out.locate(begin));
+    let line = |d: usize| &x[base + d * g.inner..][..len];
+    // From one array into another, d after d: updated in place, the
+    // compiler stores only where `v > m`, with slow masked stores.
+    let (mut max, mut next) = (vec![F::NEG_INF; len], vec![F::NEG_INF; len]);
     for d in 0..g.dim {
-        for (m, &v) in max.iter_mut().zip(line(d)) {
-            *m = if v > *m { v } else { *m };
+        for ((n, &m), &v) in next.iter_mut().zip(&max).zip(line(d)) {
+            *n = if v > m { v } else { m };
         }
+        std::mem::swap(&mut max, &mut next);
     }
     let mut sum = vec![F::ZERO; len];
     for d in 0..g.dim {
@@ -533,7 +555,7 @@ fn log_softmax_columns<F: Opmath, S: Store<F>, const W: usize>(
     }
     for d in 0..g.dim {
         for (((o, &v), &m), &ln) in out
-            .at(begin, d, len)
+            .at(place, d, len)
             .iter_mut()
             .zip(line(d))
             .zip(&max)
