@@ -8,9 +8,10 @@
 //!   f32 and f64 in f64, integers and bool in wrapping i64 (giving i64);
 //! - softmax of CPU tensors is PyTorch's CPU kernels' (`softmax.rs`); on a
 //!   device (simulated too) it computes in f64 and rounds once, as the
-//!   kernels do; var and std compute in f64 and round once;
-//!   var and std take two passes for one result and Welford's single pass
-//!   for several, as PyTorch's CPU kernels choose;
+//!   kernels do;
+//! - var and std compute in f64 and round once, in two passes for one
+//!   result and Welford's single pass for several, as PyTorch's CPU
+//!   kernels choose;
 //! - norm accumulates in f32 but for f64 (PyTorch's opmath type, on the CPU
 //!   and on CUDA), so squares that overflow f32 give inf, as there.
 

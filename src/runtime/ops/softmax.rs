@@ -170,13 +170,17 @@ fn split_lines<'a, F>(
         })
         .collect();
     let mut lines = out.chunks_mut(g.inner);
+    let mut first = 0; // the first piece that reaches outer index o
     for o in 0..g.outer {
         let (lo, hi) = (o * g.inner, (o + 1) * g.inner);
+        while pieces[first].1 <= lo {
+            first += 1;
+        }
         for _ in 0..g.dim {
             let mut line = lines.next().expect("outer × dim lines");
-            for (k, &(b, e)) in pieces.iter().enumerate() {
-                if e <= lo || b >= hi {
-                    continue;
+            for (k, &(b, e)) in pieces.iter().enumerate().skip(first) {
+                if b >= hi {
+                    break;
                 }
                 let (seg, rest) = std::mem::take(&mut line).split_at_mut(e.min(hi) - b.max(lo));
                 segs[k].lines.push(seg);
