@@ -187,6 +187,23 @@ if torch is not None:
         )
         torch_rows.append((name, ours, theirs, tt))
 
+# 3c. pow and sigmoid, whose vector registers use SLEEF's math in PyTorch
+# (and in cudash, which matches its bits), against NumPy's libm loops.
+if torch is not None:
+    ap = np.abs(am) + 0.5
+    tp = torch.from_numpy(ap)
+    for name, ours_src, np_fn, torch_fn in (
+        (f"`x ** 2.5`, {m}×{m} f32", "y = x ** 2.5", lambda: ap**2.5, lambda: tp**2.5),
+        (f"`x ** y`, {m}×{m} f32", "y = x ** x", lambda: ap**ap, lambda: tp**tp),
+        (f"sigmoid, {m}×{m} f32", "y = x.sigmoid()", lambda: 1 / (1 + np.exp(-ap)), lambda: tp.sigmoid()),
+    ):
+        ours, theirs, tt = side_by_side(
+            lambda: cudash_time(f"x = rand({m}, {m}) + 0.5\n" + twice(sreps, ours_src)),
+            lambda: numpy_time(np_fn, sreps),
+            lambda: numpy_time(torch_fn, sreps),
+        )
+        torch_rows.append((name, ours, theirs, tt))
+
 # 4. Start-up: `cudash run` on an empty script, whole process.
 with tempfile.NamedTemporaryFile("w", suffix=".cudash", delete=False) as f:
     empty = f.name

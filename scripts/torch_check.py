@@ -445,6 +445,36 @@ def cases(rng):
             out.append(Case("softmax order", src, src, {"s": s}))
     for src, tsrc in [("x.softmax(1, dtype=f32)", "x.softmax(1, dtype=torch.float32)"), ("x.log_softmax(0, dtype=f64)", "x.log_softmax(0, dtype=torch.float64)")]:
         out.append(Case("softmax order", src, tsrc, {"x": torch.randn(5, 19, generator=g).half()}))
+    # pow and sigmoid in PyTorch's CPU order: SLEEF's pow and exp in pairs
+    # of vector registers, libm's after the last pair of each thread's chunk
+    # and row; pow's shortcuts for some exponents, which differ by dtype.
+    def base(shape, dt, k):
+        x = torch.randn(shape, generator=g, dtype=torch.float64) * (3 if k % 2 else 30)
+        flat = x.view(-1)
+        if flat.numel() >= 40:
+            flat[:12] = torch.tensor([0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 2.0, -2.0, 1e-30, 0.5, 4.0])
+        return x.to(TORCH[dt])
+    for dt in ["f32", "f64", "f16", "bf16"]:
+        for k, shape in enumerate([(37,), (16,), (5, 33), (70001,), ()]):
+            x = base(shape, dt, k)
+            a = x.abs()
+            for e in ["2.5", "0.1", "-1.7", "2", "3", "-2", "0.5", "-0.5", "-1", "0", "1", "7", "2.001", "-3", "1e-3"]:
+                out.append(Case("pow order", f"x ** {e}", f"x ** {e}", {"x": x}))
+                out.append(Case("pow order", f"a ** {e}", f"a ** {e}", {"a": a}))
+            y = (torch.randn(shape, generator=g, dtype=torch.float64) * 4).to(TORCH[dt])
+            out.append(Case("pow order", "x ** y", "x ** y", {"x": x, "y": y}))
+            out.append(Case("pow order", "a ** y", "a ** y", {"a": a, "y": y}))
+            out.append(Case("pow order", "2.5 ** y", "2.5 ** y", {"y": y}))
+            out.append(Case("pow order", "x.sigmoid()", "x.sigmoid()", {"x": x}))
+        t = base((40, 37), dt, 0).abs()
+        r, c = base((40, 1), dt, 1).abs(), base((1, 37), dt, 2)
+        z = torch.tensor(1.3, dtype=torch.float64).to(TORCH[dt])
+        for src in ["t.T ** 2.5", "t ** c", "r ** c", "t.T ** t.T", "t ** z", "z ** t", "t.T.sigmoid()", "t[:, 1:] ** 0.3", "t[:, ::2].sigmoid()"]:
+            out.append(Case("pow order", src, src, {"t": t, "r": r, "c": c, "z": z}))
+    for src, tsrc in [("tensor([1, 2, 40000], dtype=i32) ** 2.5", "torch.tensor([1, 2, 40000], dtype=torch.int32) ** 2.5"),
+                      ("arange(100, dtype=i64) ** 0.5", "torch.arange(100) ** 0.5"), ("arange(40, dtype=i32).sigmoid()", "torch.arange(40, dtype=torch.int32).sigmoid()"),
+                      ("ones(20, dtype=f16) ** 1e6", "torch.ones(20, dtype=torch.float16) ** 1e6")]:
+        out.append(Case("pow order", src, tsrc, {}))
     # Factories (no inputs).
     facts = [
         ("arange(10)", "torch.arange(10)"),

@@ -453,3 +453,110 @@ fn softmax_rounds_as_pytorchs_cpu_kernels() {
         );
     });
 }
+
+/// What PyTorch 2.15's CPU build (AVX2, 2 threads) gave for `**` and
+/// sigmoid: SLEEF's pow and exp in pairs of registers (the first 32 of 37
+/// f32s, 8 of 11 f64s, 32 of 40 f16s or bf16s), libm's after them; f32's
+/// scalar path raising to the number in f64; a transposed tensor split in
+/// its memory order (the last 8 of its 120 elements one by one).
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn pow_and_sigmoid_round_as_pytorchs_cpu_kernels() {
+    use cudash::runtime::ops::elementwise::{unary, UnaryOp};
+    use cudash::runtime::DType;
+    // `spread`, scaled, through f32 (so every dtype rounds it once).
+    let t = |n: usize, dt: DType, f: fn(f64) -> f64| {
+        let v = spread(n).iter().map(|&x| f(x) as f32 as f64).collect();
+        cudash::runtime::ops::factory::from_f64s(v, &[n], dt, cudash::runtime::Device::Cpu)
+    };
+    let pos = |x: f64| (x + 2.5) * 3.0;
+    let pow = |x: &Tensor, e: f64| {
+        let e = Tensor::scalar(e);
+        bits(&binary(BinaryOp::Pow, Operand::strong(x), Operand::weak(&e)).unwrap())
+    };
+    let sigmoid = |x: &Tensor| bits(&unary(UnaryOp::Sigmoid, x).unwrap());
+    as_pytorch_measured(|| {
+        assert_eq!(pow(&t(37, DType::F32, pos), 2.5), P32);
+        let (x, y) = (t(37, DType::F32, pos), t(37, DType::F32, |x| x * 3.0));
+        let xy = binary(BinaryOp::Pow, Operand::strong(&x), Operand::strong(&y)).unwrap();
+        assert_eq!(bits(&xy), TT32);
+        assert_eq!(pow(&t(11, DType::F64, pos), 0.1), P64);
+        assert_eq!(pow(&t(40, DType::BF16, pos), 1.7), BF);
+        assert_eq!(pow(&t(40, DType::F16, pos), 0.5), H);
+        assert_eq!(sigmoid(&t(20, DType::F32, |x| x * 8.0)), S32);
+        assert_eq!(sigmoid(&t(11, DType::F64, |x| x * 8.0)), S64);
+        assert_eq!(sigmoid(&t(40, DType::BF16, |x| x * 8.0)), SBF);
+        let m = t(120, DType::F32, pos).reshape(&[6, 20]).unwrap().t();
+        let r = pow(&m, 2.5);
+        let last: Vec<u64> = (12..20).map(|i| r[i * 6 + 5]).collect();
+        assert_eq!(last, T);
+    });
+}
+
+/// PyTorch's bits for `pow_and_sigmoid_round_as_pytorchs_cpu_kernels`.
+const P32: [u64; 37] = [
+    0x40305cff, 0x42e2ac25, 0x43ed7dc9, 0x4254abe5, 0x439f790a, 0x418ee42f, 0x43468e55, 0x44256656,
+    0x42dd2941, 0x43ea39c4, 0x424db0c2, 0x439ce731, 0x4187acc3, 0x4342b14a, 0x4423681d, 0x42d7bb29,
+    0x43e6fcaf, 0x4246d94e, 0x439a5bbe, 0x4180ae7b, 0x433edfe2, 0x44216d99, 0x42d261bd, 0x43e3c688,
+    0x42402543, 0x4397d6af, 0x4173d178, 0x433b1a16, 0x441f76ca, 0x42cd1ce5, 0x43e09744, 0x42399469,
+    0x439557fa, 0x4166b5da, 0x43375fd1, 0x441d83a9, 0x42c7ec89,
+];
+const TT32: [u64; 37] = [
+    0x3db3cc07, 0x3e46c0f8, 0x4710b33f, 0x3c83960e, 0x43ac984b, 0x3bddd9d9, 0x40ae7fa7, 0x4a979551,
+    0x3e315fe2, 0x46f0e219, 0x3c75f042, 0x4392353e, 0x3be17a04, 0x40973239, 0x4a78e1be, 0x3e1e835d,
+    0x46c89e6b, 0x3c66588a, 0x4377e4f6, 0x3be63ae5, 0x4083224a, 0x4a4c6af4, 0x3e0ddb0c, 0x46a72f34,
+    0x3c583bdb, 0x43524f12, 0x3bec3878, 0x4063b171, 0x4a27fb1f, 0x3dfe4214, 0x468b67e3, 0x3c4b75a3,
+    0x43328ea0, 0x3bf39552, 0x4045dff2, 0x4a0a1ba3, 0x3de43107,
+];
+const P64: [u64; 11] = [
+    0x3ff0a97dce72a0cb,
+    0x3ff355324d57b827,
+    0x3ff47927d9f85af1,
+    0x3ff2c1996d459134,
+    0x3ff42652ef524bd5,
+    0x3ff1f4994172948b,
+    0x3ff3c5742506b771,
+    0x3ff4bf174a7dfefa,
+    0x3ff35053776e3cb7,
+    0x3ff47640f08393d0,
+    0x3ff2bb317907b2bd,
+];
+const BF: [u64; 40] = [
+    0x3fff, 0x41c8, 0x4285, 0x4170, 0x424c, 0x40e5, 0x4213, 0x42a7, 0x41c5, 0x4284, 0x416b, 0x424a,
+    0x40dd, 0x4212, 0x42a6, 0x41c2, 0x4282, 0x4166, 0x4246, 0x40d4, 0x4210, 0x42a4, 0x41bf, 0x4281,
+    0x4161, 0x4244, 0x40cc, 0x420e, 0x42a3, 0x41bc, 0x4280, 0x415c, 0x4241, 0x40c5, 0x420c, 0x42a2,
+    0x41b8, 0x427e, 0x4154, 0x423f,
+];
+const H: [u64; 40] = [
+    0x3ce6, 0x4127, 0x42dc, 0x406e, 0x4256, 0x3f1f, 0x41c3, 0x4355, 0x4120, 0x42d8, 0x4066, 0x4251,
+    0x3f0c, 0x41bd, 0x4350, 0x411a, 0x42d3, 0x405e, 0x424b, 0x3ef9, 0x41b8, 0x434c, 0x4113, 0x42ce,
+    0x4057, 0x4246, 0x3ee6, 0x41b2, 0x4347, 0x410d, 0x42c9, 0x404f, 0x4241, 0x3ed2, 0x41ac, 0x4342,
+    0x4106, 0x42c4, 0x4047, 0x423c,
+];
+const S32: [u64; 20] = [
+    0x33f1aadb, 0x3db8d9df, 0x3f7fff40, 0x3a7fc37e, 0x3f7fb3f9, 0x37214851, 0x3f64fb86, 0x3f7ffffe,
+    0x3d9db3a5, 0x3f7fff1c, 0x3a57194f, 0x3f7fa59c, 0x37079e67, 0x3f607fba, 0x3f7ffffe, 0x3d8640a5,
+    0x3f7ffef0, 0x3a34e51d, 0x3f7f9487, 0x36e413c2,
+];
+const S64: [u64; 11] = [
+    0x3e7e355b81e5bc48,
+    0x3fb71b3bc90d0b9e,
+    0x3fefffe80650ec33,
+    0x3f4ff86fbf1c4894,
+    0x3feff67f241a1210,
+    0x3ee4290a263dcc18,
+    0x3fec9f70c8217ca3,
+    0x3fefffffb8266c69,
+    0x3fb3b6749542b6da,
+    0x3fefffe37cdc2c91,
+    0x3f4ae329eba7cf38,
+];
+const SBF: [u64; 40] = [
+    0x33f2, 0x3db9, 0x3f80, 0x3a7e, 0x3f80, 0x3720, 0x3f65, 0x3f80, 0x3d9e, 0x3f80, 0x3a59, 0x3f80,
+    0x3704, 0x3f60, 0x3f80, 0x3d86, 0x3f80, 0x3a34, 0x3f80, 0x36ea, 0x3f5b, 0x3f80, 0x3d65, 0x3f80,
+    0x3a1a, 0x3f80, 0x36c2, 0x3f56, 0x3f80, 0x3d42, 0x3f80, 0x3a00, 0x3f7f, 0x36a1, 0x3f4f, 0x3f80,
+    0x3d25, 0x3f80, 0x39d4, 0x3f7f,
+];
+const T: [u64; 8] = [
+    0x44090218, 0x4294017a, 0x43bc72ec, 0x41ea5037, 0x43729fa8, 0x40d362ca, 0x430e1812, 0x44073a86,
+];

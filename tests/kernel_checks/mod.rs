@@ -278,7 +278,8 @@ pub fn binary_ops_and_comparisons_match_the_simulator(r: &impl Runner) {
         let a = edge_values(dt, 24, 2).reshape(&[4, 6]).unwrap().t();
         let b = edge_values(dt, 30, 3).view(vec![6, 1], vec![5, 1], 2);
         for op in BINARY_OPS {
-            let Ok(want) = binary(op, SimOperand::strong(&a), SimOperand::strong(&b)) else {
+            let (sa, sb) = (on_sim(&a), on_sim(&b));
+            let Ok(want) = binary(op, SimOperand::strong(&sa), SimOperand::strong(&sb)) else {
                 continue; // refused before any kernel runs (negative integer powers, bool `-`)
             };
             let compute = compute_dtype(op, dt);
@@ -310,8 +311,9 @@ pub fn flat_paths_match_the_simulator(r: &impl Runner) {
                 let a = base_a.view(vec![n], vec![1], oa);
                 let b = base_b.view(vec![n], vec![1], ob);
                 let what = |op: &str| format!("{dt} {op} over {n} at offsets {oa}, {ob}");
+                let (sa, sb) = (on_sim(&a), on_sim(&b));
                 for op in BINARY_OPS {
-                    let Ok(want) = binary(op, SimOperand::strong(&a), SimOperand::strong(&b))
+                    let Ok(want) = binary(op, SimOperand::strong(&sa), SimOperand::strong(&sb))
                     else {
                         continue;
                     };
@@ -325,7 +327,7 @@ pub fn flat_paths_match_the_simulator(r: &impl Runner) {
                 }
                 for op in UNARY_OPS {
                     let out_dt = unary_dtype(op, dt);
-                    let (Ok(want), Some(_)) = (unary(op, &a), source::unary(op, out_dt)) else {
+                    let (Ok(want), Some(_)) = (unary(op, &sa), source::unary(op, out_dt)) else {
                         continue;
                     };
                     let got = ok(exec::unary(r, op, view(&in_a, &a), out_dt), op.name());
@@ -632,7 +634,9 @@ pub fn unary_ops_match_the_simulator(r: &impl Runner) {
     for dt in DType::ALL {
         let t = edge_values(dt, 40, 4);
         for op in UNARY_OPS {
-            let Ok(want) = unary(op, &t) else { continue };
+            let Ok(want) = unary(op, &on_sim(&t)) else {
+                continue;
+            };
             let out_dt = unary_dtype(op, dt);
             assert_eq!(out_dt, want.dtype());
             if source::unary(op, out_dt).is_none() {
@@ -641,7 +645,7 @@ pub fn unary_ops_match_the_simulator(r: &impl Runner) {
             }
             // A strided view: every other element.
             let src = t.view(vec![20], vec![2], 0);
-            let want = unary(op, &src).unwrap();
+            let want = unary(op, &on_sim(&src)).unwrap();
             let src_in = r.input(&t);
             let out = ok(exec::unary(r, op, view(&src_in, &src), out_dt), op.name());
             let approximate = !matches!(

@@ -103,6 +103,11 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
     check_exponent(op, compute, b)?;
     if device == crate::runtime::Device::Cpu {
         check_divisor(op, compute, b.tensor)?;
+        if op == BinaryOp::Pow && compute.is_float() {
+            // PyTorch's CPU kernels: SLEEF's pow in registers, shortcuts.
+            let number = b.weak && !a.weak;
+            return Ok(super::pow::on_cpu(ta, tb, number, compute, &shape));
+        }
     }
     if let Some(side) = opmath_scalar(op, compute, a, b) {
         // f32 math on the widened tensor and the scalar as f32, rounded once.
@@ -264,6 +269,22 @@ pub fn check_exponent(op: BinaryOp, compute: DType, exponent: Operand) -> Result
             "integers to negative integer powers are not allowed",
             Some("use a float base, e.g. `x.to(f32) ** -1`".into()),
         ));
+    }
+    // PyTorch converts a number exponent to the tensor's dtype first
+    // (`Scalar::to<Half>`), refusing finite numbers past its range.
+    let max = match compute {
+        DType::F16 => half::f16::MAX.to_f64(),
+        DType::BF16 => half::bf16::MAX.to_f64(),
+        _ => f64::INFINITY,
+    };
+    if op == BinaryOp::Pow && exponent.weak && exponent.tensor.numel() == 1 {
+        let e = exponent.tensor.to_vec::<f64>()[0];
+        if e.is_finite() && e.abs() > max {
+            return Err(Error::dtype(
+                format!("the exponent {e} cannot be converted to {compute} without overflow"),
+                Some("compute in f32: `x.float() ** e`".into()),
+            ));
+        }
     }
     Ok(())
 }
@@ -523,6 +544,11 @@ pub fn unary(op: UnaryOp, t: &Tensor) -> Result<Tensor, Error> {
     let out_dt = unary_dtype(op, dt);
     let src = cast_to(t, out_dt);
     let src = src.as_ref().unwrap_or(t);
+    if op == UnaryOp::Sigmoid && t.device() == crate::runtime::Device::Cpu {
+        // PyTorch's CPU kernel: SLEEF's exp in registers.
+        let buf = super::sigmoid::on_cpu(t, src);
+        return Ok(Tensor::new(buf, t.shape().to_vec(), t.device()));
+    }
     let buf = match out_dt {
         DType::F32 => src.with_slice::<f32, _>(|s| Buffer::F32(map_slice(s, |x| f32_op(op, x)))),
         _ => with_num_dtype!(out_dt, T => src.with_slice::<T, _>(|s| {

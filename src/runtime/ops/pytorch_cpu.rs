@@ -55,3 +55,124 @@ pub fn range_fill(
     }
     out
 }
+
+/// Which elements of an elementwise op PyTorch's `cpu_kernel_vec` computes
+/// in `Vectorized` registers (its vector op) and which one by one (its
+/// scalar op): they round differently where the two call different math
+/// (SLEEF's in registers, libm's one by one).
+///
+/// `TensorIterator` orders the dims by the inputs' strides
+/// (`reorder_dimensions`), merges the dims it can (`coalesce_dimensions`),
+/// and gives each thread a chunk of the elements in that order. Each row
+/// of the innermost dim within a chunk runs in pairs of registers (`2 *
+/// lanes` elements) where every input is contiguous along it, or all but
+/// one which is broadcast; the elements after the last pair, and whole rows
+/// that cannot run in registers, go one by one.
+///
+/// `inputs` are `(shape, strides)` as stored, broadcast to `shape`.
+/// Returns, for each element of the output in row-major order, whether
+/// the vector op computes it.
+pub fn vectorized(shape: &[usize], inputs: &[(&[usize], &[isize])], lanes: usize) -> Vec<bool> {
+    let n: usize = shape.iter().product();
+    let ndim = shape.len();
+    let strides: Vec<Vec<isize>> = inputs
+        .iter()
+        .map(|(s, st)| super::super::shape::broadcast_strides(s, st, shape))
+        .collect();
+    // `perm[0]` is the fastest dim; PyTorch starts from the last dim first.
+    let mut perm: Vec<usize> = (0..ndim).rev().collect();
+    let should_swap = |d0: usize, d1: usize| -> i32 {
+        for st in &strides {
+            let (s0, s1) = (st[d0], st[d1]);
+            if s0 == 0 || s1 == 0 {
+                continue;
+            }
+            if s0 != s1 {
+                return if s0 < s1 { -1 } else { 1 };
+            }
+            if shape[d0] > shape[d1] {
+                return 1;
+            }
+        }
+        0
+    };
+    for i in 1..ndim {
+        let mut d1 = i;
+        for d0 in (0..i).rev() {
+            match should_swap(perm[d0], perm[d1]) {
+                c if c > 0 => {
+                    perm.swap(d0, d1);
+                    d1 = d0;
+                }
+                c if c < 0 => break,
+                _ => {}
+            }
+        }
+    }
+    // The innermost dim once merged: its length, and each input's stride.
+    let mut inner = perm.first().map_or(1, |&d| shape[d]);
+    let mut inner_strides: Vec<isize> = strides
+        .iter()
+        .map(|st| perm.first().map_or(0, |&d| st[d]))
+        .collect();
+    for &d in perm.iter().skip(1) {
+        let merges = inner == 1
+            || shape[d] == 1
+            || strides
+                .iter()
+                .zip(&inner_strides)
+                .all(|(st, &s)| inner as isize * s == st[d]);
+        if !merges {
+            break;
+        }
+        if inner == 1 {
+            for (s, st) in inner_strides.iter_mut().zip(&strides) {
+                *s = st[d];
+            }
+        }
+        inner *= shape[d];
+    }
+    let registers = inner_strides.iter().all(|&s| s == 1)
+        || (0..inputs.len()).any(|k| {
+            inner_strides
+                .iter()
+                .enumerate()
+                .all(|(j, &s)| if j == k { s == 0 } else { s == 1 })
+        });
+    // Each position in that order: in a pair of registers or not.
+    let mut in_register = vec![false; n];
+    if registers {
+        for (b, e) in chunks(n, GRAIN, rayon::current_num_threads()) {
+            let mut row = b;
+            while row < e {
+                let end = ((row / inner + 1) * inner).min(e);
+                let pairs = (end - row) / (2 * lanes) * (2 * lanes);
+                in_register[row..row + pairs].fill(true);
+                row = end;
+            }
+        }
+    }
+    // Back to row-major order: walk the dims in PyTorch's order.
+    let mut row_major = vec![0usize; ndim];
+    let mut acc = 1;
+    for d in (0..ndim).rev() {
+        row_major[d] = acc;
+        acc *= shape[d];
+    }
+    let mut out = vec![false; n];
+    let mut index = vec![0usize; ndim];
+    let mut at = 0usize;
+    for &v in &in_register {
+        out[at] = v;
+        for &d in &perm {
+            index[d] += 1;
+            at += row_major[d];
+            if index[d] < shape[d] {
+                break;
+            }
+            at -= index[d] * row_major[d];
+            index[d] = 0;
+        }
+    }
+    out
+}

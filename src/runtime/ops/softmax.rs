@@ -105,13 +105,14 @@ enum Job<'a, F> {
         log: bool,
     },
     /// softmax (log_softmax with `log`) of columns `begin..end` of the
-    /// other kernel, into their parts of the output's lines (`Segments`).
+    /// other kernel, into their parts of the output's lines (`Segments`,
+    /// not yet written either).
     Columns {
         x: &'a [F],
         g: Geometry,
         begin: usize,
         end: usize,
-        out: Segments<'a, F>,
+        out: Segments<'a, MaybeUninit<F>>,
         log: bool,
     },
 }
@@ -163,8 +164,9 @@ fn split_lines<'a, F>(
 ) -> Vec<Segments<'a, F>> {
     let mut segs: Vec<Segments<F>> = pieces
         .iter()
-        .map(|&(begin, _)| Segments {
-            lines: Vec::new(),
+        .map(|&(begin, end)| Segments {
+            // A piece reaches this many outer indices, each `dim` lines.
+            lines: Vec::with_capacity(((end - 1) / g.inner - begin / g.inner + 1) * g.dim),
             g,
             begin,
         })
@@ -221,7 +223,8 @@ pub fn softmax<F: Opmath, S: Store<F>>(x: &[F], g: Geometry, log: bool) -> Vec<F
         unsafe { out.set_len(x.len()) };
         return out;
     }
-    let mut out = vec![F::ZERO; x.len()];
+    // Not zeroed first either: the column kernels write every element.
+    let mut out = Vec::with_capacity(x.len());
     // The column kernels' pieces: PyTorch's thread chunks for softmax; for
     // log_softmax its blocks of 128 KiB of columns within one outer index.
     let pieces: Vec<(usize, usize)> = if log {
@@ -244,7 +247,7 @@ pub fn softmax<F: Opmath, S: Store<F>>(x: &[F], g: Geometry, log: bool) -> Vec<F
     } else {
         chunks(g.outer * g.inner, 1, rayon::current_num_threads())
     };
-    let segments = split_lines(&mut out, g, &pieces);
+    let segments = split_lines(&mut out.spare_capacity_mut()[..x.len()], g, &pieces);
     pieces
         .into_par_iter()
         .zip(segments)
@@ -258,6 +261,9 @@ pub fn softmax<F: Opmath, S: Store<F>>(x: &[F], g: Geometry, log: bool) -> Vec<F
                 log,
             })
         });
+    // SAFETY: the pieces cover every column, and the column kernels write
+    // every element of theirs.
+    unsafe { out.set_len(x.len()) };
     out
 }
 
@@ -434,7 +440,7 @@ fn softmax_columns<F: Opmath, S: Store<F>, const W: usize>(
     g: Geometry,
     begin: usize,
     end: usize,
-    out: &mut Segments<F>,
+    out: &mut Segments<MaybeUninit<F>>,
 ) {
     let step = lanes::<F, S>(W);
     let mut idx = begin;
@@ -461,10 +467,11 @@ fn softmax_columns<F: Opmath, S: Store<F>, const W: usize>(
                 for d in 0..g.dim {
                     let e = (v(d) - max).exp();
                     sum = sum + e;
-                    out.at(place, d, 1)[0] = S::round(e);
+                    out.at(place, d, 1)[0].write(S::round(e));
                 }
                 for d in 0..g.dim {
-                    let o = &mut out.at(place, d, 1)[0];
+                    // SAFETY: the loop above wrote it.
+                    let o = &mut unsafe { written(out.at(place, d, 1)) }[0];
                     *o = S::round(*o / sum);
                 }
             }
@@ -481,7 +488,7 @@ fn softmax_lanes<F: Opmath, S: Store<F>>(
     g: Geometry,
     p: usize,
     n: usize,
-    out: &mut Segments<F>,
+    out: &mut Segments<MaybeUninit<F>>,
 ) {
     let (base, place) = (g.at(p, 0), out.locate(p));
     let line = |d: usize| &x[base + d * g.inner..][..n];
@@ -498,14 +505,18 @@ fn softmax_lanes<F: Opmath, S: Store<F>>(
     for d in 0..g.dim {
         let o = out.at(place, d, n);
         for ((o, &v), &m) in o.iter_mut().zip(line(d)).zip(&*max) {
-            *o = (v - m).vexp();
+            o.write((v - m).vexp());
         }
+        // SAFETY: the loop above wrote each of the n elements.
+        let o = unsafe { written(o) };
         for (s, &e) in sum.iter_mut().zip(&*o) {
             *s = *s + e;
         }
     }
     for d in 0..g.dim {
-        for (o, &s) in out.at(place, d, n).iter_mut().zip(&*sum) {
+        // SAFETY: written in the loop above.
+        let o = unsafe { written(out.at(place, d, n)) };
+        for (o, &s) in o.iter_mut().zip(&*sum) {
             *o = S::round(*o / s);
         }
     }
@@ -521,7 +532,7 @@ fn log_softmax_columns<F: Opmath, S: Store<F>, const W: usize>(
     g: Geometry,
     begin: usize,
     end: usize,
-    out: &mut Segments<F>,
+    out: &mut Segments<MaybeUninit<F>>,
 ) {
     let len = end - begin;
     let vectors = len - len % lanes::<F, S>(W);
@@ -565,7 +576,7 @@ fn log_softmax_columns<F: Opmath, S: Store<F>, const W: usize>(
             .zip(&max)
             .zip(&sum)
         {
-            *o = S::round(v - m - ln);
+            o.write(S::round(v - m - ln));
         }
     }
 }
