@@ -24,7 +24,6 @@
 
 use std::mem::MaybeUninit;
 
-use half::slice::HalfFloatSliceExt;
 use half::{bf16, f16};
 use rayon::prelude::*;
 
@@ -32,7 +31,8 @@ use super::super::buffer::Buffer;
 use super::super::{DType, Tensor};
 use super::pytorch_cpu::{chunks, vector_bytes, GRAIN};
 use super::vectorized::{
-    add, maximum, reduce_all, reduce_all_halves, std_max, AsBF16, AsF16, Exact, Opmath, Store,
+    add, maximum, narrow_bf16, narrow_f16, reduce_all, reduce_all_halves, std_max, widen_bf16,
+    widen_f16, AsBF16, AsF16, Exact, Opmath, Store,
 };
 
 /// softmax (or log_softmax with `log`) of a CPU tensor of floats along
@@ -50,30 +50,44 @@ pub fn on_cpu(t: &Tensor, k: usize, log: bool) -> Tensor {
         DType::F64 => Buffer::F64(t.with_slice(|x| softmax::<f64, Exact>(x, g, log))),
         DType::F32 => Buffer::F32(t.with_slice(|x| softmax::<f32, Exact>(x, g, log))),
         DType::F16 => {
-            let x = t.with_slice::<f16, _>(|x| widen(x, <[f16]>::convert_to_f32_slice));
-            let y = softmax::<f32, AsF16>(&x, g, log);
-            let mut h = vec![f16::ZERO; y.len()];
-            h.convert_from_f32_slice(&y);
-            Buffer::F16(h)
+            Buffer::F16(t.with_slice(|x| halves::<f16, AsF16>(x, g, log, widen_f16, narrow_f16)))
         }
-        DType::BF16 => {
-            let x = t.with_slice::<bf16, _>(|x| widen(x, <[bf16]>::convert_to_f32_slice));
-            let y = softmax::<f32, AsBF16>(&x, g, log);
-            let mut h = vec![bf16::ZERO; y.len()];
-            h.convert_from_f32_slice(&y);
-            Buffer::BF16(h)
-        }
+        DType::BF16 => Buffer::BF16(
+            t.with_slice(|x| halves::<bf16, AsBF16>(x, g, log, widen_bf16, narrow_bf16)),
+        ),
         dt => unreachable!("softmax of {dt} is refused before it runs"),
     };
     Tensor::new(buf, shape.to_vec(), t.device())
 }
 
-/// f16s or bf16s as f32s (exactly), with the half crate's slice
-/// conversion (vector instructions where the CPU has them).
-fn widen<H>(x: &[H], convert: fn(&[H], &mut [f32])) -> Vec<f32> {
-    let mut wide = vec![0.0; x.len()];
-    convert(x, &mut wide);
-    wide
+/// softmax of f16s or bf16s: the kernels in f32, which round where
+/// PyTorch's store an f16 or bf16 (`S`), so the narrowing back is exact.
+/// Along the last dim each row is on its own, so batches of rows are
+/// widened and narrowed where they are computed, in cache; along another
+/// dim the whole tensor is (PyTorch's thread chunks there span it).
+fn halves<H: Copy + Default + Send + Sync, S: Store<f32>>(
+    x: &[H],
+    g: Geometry,
+    log: bool,
+    widen: fn(&[H], &mut [f32]),
+    narrow: fn(&mut [H], &[f32]),
+) -> Vec<H> {
+    let mut out = vec![H::default(); x.len()];
+    let batch = if g.last && g.dim > 0 {
+        (GRAIN / g.dim).max(1) * g.dim
+    } else {
+        x.len().max(1)
+    };
+    out.par_chunks_mut(batch)
+        .zip(x.par_chunks(batch))
+        .for_each(|(out, x)| {
+            let mut wide = vec![0.0; x.len()];
+            widen(x, &mut wide);
+            let outer = if g.last { x.len() / g.dim } else { g.outer };
+            let y = softmax::<f32, S>(&wide, Geometry { outer, ..g }, log);
+            narrow(out, &y);
+        });
+    out
 }
 
 /// The shape around the softmax dim: `outer` lines of `dim` elements,

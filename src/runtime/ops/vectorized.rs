@@ -9,6 +9,9 @@
 
 use std::ops::{Add, Div, Mul, Sub};
 
+use half::slice::HalfFloatSliceExt;
+use half::{bf16, f16};
+
 use super::sleef;
 
 /// The two types the kernels compute in (PyTorch's opmath types).
@@ -276,25 +279,92 @@ pub fn reduce_all_halves<F: Opmath, const W: usize>(
     F::horizontal(a0, op)
 }
 
+/// f16s to f32s (exactly), as `cvt_to_fp32` does: F16C's `vcvtph2ps`
+/// where the CPU has it, eight at a time.
+pub fn widen_f16(x: &[f16], out: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx") && std::is_x86_feature_detected!("f16c") {
+        // SAFETY: the CPU has the features `widen_f16c` enables.
+        return unsafe { widen_f16c(x, out) };
+    }
+    x.convert_to_f32_slice(out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,f16c")]
+unsafe fn widen_f16c(x: &[f16], out: &mut [f32]) {
+    use std::arch::x86_64::{__m128i, _mm256_cvtph_ps, _mm256_storeu_ps, _mm_loadu_si128};
+    let n = x.len() / 8 * 8;
+    for (h, o) in x[..n].chunks_exact(8).zip(out[..n].chunks_exact_mut(8)) {
+        // SAFETY: `h` holds 8 f16s (16 bytes) to read and `o` 8 f32s to
+        // write; both intrinsics take unaligned addresses.
+        unsafe {
+            _mm256_storeu_ps(
+                o.as_mut_ptr(),
+                _mm256_cvtph_ps(_mm_loadu_si128(h.as_ptr() as *const __m128i)),
+            )
+        };
+    }
+    x[n..].convert_to_f32_slice(&mut out[n..]);
+}
+
+/// f32s to f16s, to nearest (ties to even), as `cvt_from_fp32` does:
+/// F16C's `vcvtps2ph` where the CPU has it.
+pub fn narrow_f16(out: &mut [f16], x: &[f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("avx") && std::is_x86_feature_detected!("f16c") {
+        // SAFETY: the CPU has the features `narrow_f16c` enables.
+        return unsafe { narrow_f16c(out, x) };
+    }
+    out.convert_from_f32_slice(x)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx,f16c")]
+unsafe fn narrow_f16c(out: &mut [f16], x: &[f32]) {
+    use std::arch::x86_64::{
+        __m128i, _mm256_cvtps_ph, _mm256_loadu_ps, _mm_storeu_si128, _MM_FROUND_TO_NEAREST_INT,
+    };
+    let n = x.len() / 8 * 8;
+    for (v, o) in x[..n].chunks_exact(8).zip(out[..n].chunks_exact_mut(8)) {
+        // SAFETY: `v` holds 8 f32s to read and `o` 8 f16s (16 bytes) to
+        // write; both intrinsics take unaligned addresses.
+        unsafe {
+            let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(v.as_ptr()));
+            _mm_storeu_si128(o.as_mut_ptr() as *mut __m128i, h)
+        };
+    }
+    out[n..].convert_from_f32_slice(&x[n..]);
+}
+
+/// bf16s to f32s: the bits moved up (exact), in plain arithmetic the
+/// compiler puts in vector registers.
+pub fn widen_bf16(x: &[bf16], out: &mut [f32]) {
+    for (o, &h) in out.iter_mut().zip(x) {
+        *o = f32::from_bits((h.to_bits() as u32) << 16);
+    }
+}
+
+/// f32s to bf16s, to nearest (ties to even), NaN kept a quiet NaN: the
+/// half crate's rounding, in plain arithmetic for vector registers.
+pub fn narrow_bf16(out: &mut [bf16], x: &[f32]) {
+    for (o, &v) in out.iter_mut().zip(x) {
+        let b = v.to_bits();
+        let rounded = (b.wrapping_add(0x7fff + ((b >> 16) & 1)) >> 16) as u16;
+        let nan = ((b >> 16) as u16) | 0x40;
+        *o = bf16::from_bits(if v.is_nan() { nan } else { rounded });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use half::{bf16, f16};
 
     /// The rounding in arithmetic agrees with the half crate's conversions
     /// on every sign and exponent and on mantissas near the halfway points.
     #[test]
     fn f16_and_bf16_rounding_is_the_half_crates() {
-        let mut bits: Vec<u32> = Vec::new();
-        for hi in 0..512u32 {
-            for lo in [
-                0, 1, 0xfff, 0x1000, 0x1001, 0x1fff, 0x2000, 0x3000, 0x7fff, 0x8000, 0x8001,
-                0xffff, 0x12345, 0x7fffff,
-            ] {
-                bits.push(hi << 23 | lo);
-            }
-        }
-        for b in bits {
+        for b in boundary_bits() {
             let v = f32::from_bits(b);
             let (h, bh) = (AsF16::round(v), AsBF16::round(v));
             if v.is_nan() {
@@ -311,6 +381,52 @@ mod tests {
                 bf16::from_f32(v).to_f32().to_bits(),
                 "bf16 of {v:e} ({b:#x})"
             );
+        }
+    }
+
+    /// f32s of every sign and exponent, with mantissas near the halfway
+    /// points of f16 and bf16 (and NaNs, infinities, subnormals).
+    fn boundary_bits() -> Vec<u32> {
+        let mut bits = Vec::new();
+        for hi in 0..512u32 {
+            for lo in [
+                0, 1, 0xfff, 0x1000, 0x1001, 0x1fff, 0x2000, 0x3000, 0x7fff, 0x8000, 0x8001,
+                0xffff, 0x12345, 0x7fffff,
+            ] {
+                bits.push(hi << 23 | lo);
+            }
+        }
+        bits
+    }
+
+    /// The slice conversions agree with the half crate's: every f16 and
+    /// bf16 widened, and `boundary_bits` narrowed, from offsets that leave
+    /// a tail after the 8-wide steps.
+    #[test]
+    fn slice_conversions_are_the_half_crates() {
+        let same = |a: f32, b: f32| a.to_bits() == b.to_bits() || a.is_nan() && b.is_nan();
+        let h: Vec<f16> = (0..=u16::MAX).map(f16::from_bits).collect();
+        let b: Vec<bf16> = (0..=u16::MAX).map(bf16::from_bits).collect();
+        let v: Vec<f32> = boundary_bits().into_iter().map(f32::from_bits).collect();
+        for skip in [0, 3] {
+            let mut w = vec![0.0; h.len() - skip];
+            widen_f16(&h[skip..], &mut w);
+            assert!(h[skip..].iter().zip(&w).all(|(h, &w)| same(h.to_f32(), w)));
+            widen_bf16(&b[skip..], &mut w);
+            assert!(b[skip..].iter().zip(&w).all(|(b, &w)| same(b.to_f32(), w)));
+            let mut oh = vec![f16::ZERO; v.len() - skip];
+            narrow_f16(&mut oh, &v[skip..]);
+            for (&x, o) in v[skip..].iter().zip(&oh) {
+                assert!(same(f16::from_f32(x).to_f32(), o.to_f32()), "f16 of {x:e}");
+            }
+            let mut ob = vec![bf16::ZERO; v.len() - skip];
+            narrow_bf16(&mut ob, &v[skip..]);
+            for (&x, o) in v[skip..].iter().zip(&ob) {
+                assert!(
+                    same(bf16::from_f32(x).to_f32(), o.to_f32()),
+                    "bf16 of {x:e}"
+                );
+            }
         }
     }
 }
