@@ -7,6 +7,8 @@
 //! The vector and scalar functions are per element: a register's lanes
 //! are independent in these ops, so one lane at a time gives its bits.
 
+use std::mem::MaybeUninit;
+
 use half::{bf16, f16};
 use rayon::prelude::*;
 
@@ -107,11 +109,14 @@ impl Reduced for bf16 {
 /// A unary op over `x` (the input's elements in row-major order, already
 /// in the dtype the op computes in).
 pub fn map<T: Stored, O: Paths<T>>(split: &Split, x: &[T], op: &O) -> Vec<O::Out> {
-    let mut out = vec![O::Out::default(); x.len()];
+    // Not zeroed first: every element is written once, below.
+    let mut out = Vec::with_capacity(x.len());
+    let slots = &mut out.spare_capacity_mut()[..x.len()];
     match split {
         Split::Chunks(chunks) => {
             let size = chunks.first().map_or(1, |c| c.end - c.begin);
-            out.par_chunks_mut(size)
+            slots
+                .par_chunks_mut(size)
                 .zip(chunks.par_iter())
                 .for_each(|(out, c)| {
                     let x = &x[c.begin..c.end];
@@ -125,31 +130,40 @@ pub fn map<T: Stored, O: Paths<T>>(split: &Split, x: &[T], op: &O) -> Vec<O::Out
                 });
         }
         Split::Mask(mask) => {
-            for ((o, &v), &in_register) in out.iter_mut().zip(x).zip(mask) {
-                *o = if in_register {
+            for ((o, &v), &in_register) in slots.iter_mut().zip(x).zip(mask) {
+                o.write(if in_register {
                     op.vector(v)
                 } else {
                     op.scalar(v)
-                };
+                });
             }
         }
     }
+    // SAFETY: the chunks (or the mask's loop) wrote every one of the
+    // first x.len() slots.
+    unsafe { out.set_len(x.len()) };
     out
 }
 
+/// Writes every element of `out`.
 #[inline(always)]
-fn map_run<T: Copy, O: Paths<T>>(out: &mut [O::Out], x: &[T], pairs: usize, op: &O) {
+fn map_run<T: Copy, O: Paths<T>>(out: &mut [MaybeUninit<O::Out>], x: &[T], pairs: usize, op: &O) {
     for (o, &v) in out[..pairs].iter_mut().zip(&x[..pairs]) {
-        *o = op.vector(v);
+        o.write(op.vector(v));
     }
     for (o, &v) in out[pairs..].iter_mut().zip(&x[pairs..]) {
-        *o = op.scalar(v);
+        o.write(op.scalar(v));
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn map_avx2<T: Copy, O: Paths<T>>(out: &mut [O::Out], x: &[T], pairs: usize, op: &O) {
+unsafe fn map_avx2<T: Copy, O: Paths<T>>(
+    out: &mut [MaybeUninit<O::Out>],
+    x: &[T],
+    pairs: usize,
+    op: &O,
+) {
     map_run(out, x, pairs, op)
 }
 
