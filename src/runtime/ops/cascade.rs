@@ -25,7 +25,7 @@ use half::{bf16, f16};
 use rayon::prelude::*;
 
 use super::super::buffer::Stored;
-use super::pytorch_cpu::{chunks, vector_bytes, GRAIN};
+use super::pytorch_cpu::{chunks, reorder_dims, vector_bytes, GRAIN};
 
 /// The type the sums accumulate in.
 pub trait Acc: Copy + Add<Output = Self> + Mul<Output = Self> + Send + Sync + 'static {
@@ -238,19 +238,7 @@ impl Iter {
             0
         };
         let mut perm: Vec<usize> = (0..n).rev().collect();
-        for i in 1..n {
-            let mut later = i;
-            for earlier in (0..i).rev() {
-                match order(perm[earlier], perm[later]) {
-                    c if c > 0 => {
-                        perm.swap(earlier, later);
-                        later = earlier;
-                    }
-                    c if c < 0 => break,
-                    _ => {}
-                }
-            }
-        }
+        reorder_dims(&mut perm, order);
         let mut it = Iter {
             shape: perm.iter().map(|&d| shape[d]).collect(),
             out: perm.iter().map(|&d| out[d]).collect(),

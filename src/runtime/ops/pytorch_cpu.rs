@@ -56,6 +56,25 @@ pub fn range_fill(
     out
 }
 
+/// `TensorIterator::reorder_dimensions`' insertion sort of `perm` (dims,
+/// fastest first), with ambiguous comparisons: `order(a, b)` is 1 when dim
+/// `a` should come after dim `b`, -1 when before, 0 when it cannot tell.
+pub fn reorder_dims(perm: &mut [usize], order: impl Fn(usize, usize) -> i32) {
+    for i in 1..perm.len() {
+        let mut later = i;
+        for earlier in (0..i).rev() {
+            match order(perm[earlier], perm[later]) {
+                c if c > 0 => {
+                    perm.swap(earlier, later);
+                    later = earlier;
+                }
+                c if c < 0 => break,
+                _ => {}
+            }
+        }
+    }
+}
+
 /// Which elements of an elementwise op PyTorch's `cpu_kernel_vec` computes
 /// in `Vectorized` registers (its vector op) and which one by one (its
 /// scalar op): they round differently where the two call different math
@@ -96,19 +115,7 @@ pub fn vectorized(shape: &[usize], inputs: &[(&[usize], &[isize])], lanes: usize
         }
         0
     };
-    for i in 1..ndim {
-        let mut d1 = i;
-        for d0 in (0..i).rev() {
-            match should_swap(perm[d0], perm[d1]) {
-                c if c > 0 => {
-                    perm.swap(d0, d1);
-                    d1 = d0;
-                }
-                c if c < 0 => break,
-                _ => {}
-            }
-        }
-    }
+    reorder_dims(&mut perm, should_swap);
     // The innermost dim once merged: its length, and each input's stride.
     let mut inner = perm.first().map_or(1, |&d| shape[d]);
     let mut inner_strides: Vec<isize> = strides
