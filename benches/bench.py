@@ -45,7 +45,11 @@ def cudash_time(script: str) -> float:
 
 
 def twice(reps: int, stmt: str) -> str:
-    """A `time` loop run twice: the first warms up, the second is measured."""
+    """A `time` loop run twice: the first warms up, the second is measured.
+    Where the NumPy and PyTorch sides are lambdas that return (and so drop)
+    their result, `stmt` is the bare expression, which `time` evaluates and
+    drops too: `y = ...` would keep the last result alive while the next is
+    made, which the other side does not do."""
     return f"time {reps} {{ {stmt} }}\n" * 2
 
 
@@ -127,7 +131,7 @@ xa, ya = np.ones(n, dtype=np.float32), np.ones(n, dtype=np.float32)
 xt, yt = (torch.ones(n), torch.ones(n)) if torch is not None else (None, None)
 name = f"add, {n:,} f32"
 ours, theirs, tt = side_by_side(
-    lambda: cudash_time(f"x = ones({n})\ny = ones({n})\n" + twice(reps, "z = x + y")),
+    lambda: cudash_time(f"x = ones({n})\ny = ones({n})\n" + twice(reps, "x + y")),
     lambda: numpy_time(lambda: xa + ya, reps),
     torch and (lambda: numpy_time(lambda: xt + yt, reps)),
 )
@@ -137,7 +141,7 @@ if torch is not None:
 
 name = f"sum, {n:,} f32"
 ours, theirs, tt = side_by_side(
-    lambda: cudash_time(f"x = ones({n})\n" + twice(reps, "s = x.sum()")),
+    lambda: cudash_time(f"x = ones({n})\n" + twice(reps, "x.sum()")),
     lambda: numpy_time(lambda: xa.sum(), reps),
     torch and (lambda: numpy_time(lambda: xt.sum(), reps)),
 )
@@ -156,7 +160,7 @@ for k in [big] + ([] if torch is None else [k for k in (4, 64, 128, 256) if k !=
     tk = torch.from_numpy(ak) if torch is not None else None
     name = f"matmul {k}×{k} f32"
     ours, theirs, tt = side_by_side(
-        lambda: cudash_time(f"a = randn({k}, {k})\n" + twice(kreps, "c = a @ a")),
+        lambda: cudash_time(f"a = randn({k}, {k})\n" + twice(kreps, "a @ a")),
         lambda: numpy_time(lambda: ak @ ak, kreps),
         torch and (lambda: numpy_time(lambda: tk @ tk, kreps)),
     )
@@ -181,7 +185,7 @@ if torch is not None:
         name = f"{op}({axis}), {m}×{m} f32"
         np_fn = (lambda: np_softmax(am, axis)) if op == "softmax" else (lambda: np.log(np_softmax(am, axis)))
         ours, theirs, tt = side_by_side(
-            lambda: cudash_time(f"x = randn({m}, {m})\n" + twice(sreps, f"y = x.{op}({axis})")),
+            lambda: cudash_time(f"x = randn({m}, {m})\n" + twice(sreps, f"x.{op}({axis})")),
             lambda: numpy_time(np_fn, sreps),
             lambda: numpy_time(lambda: getattr(tm, op)(axis), sreps),
         )
@@ -193,9 +197,9 @@ if torch is not None:
     ap = np.abs(am) + 0.5
     tp = torch.from_numpy(ap)
     for name, ours_src, np_fn, torch_fn in (
-        (f"`x ** 2.5`, {m}×{m} f32", "y = x ** 2.5", lambda: ap**2.5, lambda: tp**2.5),
-        (f"`x ** y`, {m}×{m} f32", "y = x ** x", lambda: ap**ap, lambda: tp**tp),
-        (f"sigmoid, {m}×{m} f32", "y = x.sigmoid()", lambda: 1 / (1 + np.exp(-ap)), lambda: tp.sigmoid()),
+        (f"`x ** 2.5`, {m}×{m} f32", "x ** 2.5", lambda: ap**2.5, lambda: tp**2.5),
+        (f"`x ** y`, {m}×{m} f32", "x ** x", lambda: ap**ap, lambda: tp**tp),
+        (f"sigmoid, {m}×{m} f32", "x.sigmoid()", lambda: 1 / (1 + np.exp(-ap)), lambda: tp.sigmoid()),
     ):
         ours, theirs, tt = side_by_side(
             lambda: cudash_time(f"x = rand({m}, {m}) + 0.5\n" + twice(sreps, ours_src)),

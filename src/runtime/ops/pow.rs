@@ -60,23 +60,25 @@ fn by_number(t: &Tensor, x: &Tensor, e: f64, compute: DType) -> Buffer {
         return x.contiguous_buffer();
     }
     match compute {
-        DType::F32 => Buffer::F32(x.with_slice::<f32, _>(|x| match shortcut::<f32>(e) {
-            Some(f) => map_slice(x, f),
+        DType::F32 => Buffer::F32(x.with_slice::<f32, _>(|x| match Shortcut::of(e) {
+            Some(s) => s.apply(x),
             None => map(&Split::of::<f32>(t.shape(), &[t]), x, &PowBy(e)),
         })),
-        DType::F64 => Buffer::F64(x.with_slice::<f64, _>(|x| match shortcut::<f64>(e) {
-            Some(f) => map_slice(x, f),
+        DType::F64 => Buffer::F64(x.with_slice::<f64, _>(|x| match Shortcut::of(e) {
+            Some(s) => s.apply(x),
             None => map(&Split::of::<f64>(t.shape(), &[t]), x, &PowBy(e)),
         })),
         DType::BF16 => {
-            let split = Split::of::<bf16>(t.shape(), &[t]);
+            // Built only for the two exponents whose kernels split (an O(n)
+            // mask for a strided tensor).
+            let split = || Split::of::<bf16>(t.shape(), &[t]);
             // The kernel's checks after sqrt's see the number as a bf16.
             let eb = bf16::from_f32(e as f32).to_f32();
             let f = |g: fn(f32) -> f32| move |v: bf16| bf16::from_f32(g(v.to_f32()));
             let round = |v: f32| bf16::from_f32(v).to_f32();
             Buffer::BF16(x.with_slice::<bf16, _>(|x| match e {
                 0.5 => map_slice(x, f(|v| v.sqrt())),
-                -0.5 => map(&split, x, &RsqrtBf16),
+                -0.5 => map(&split(), x, &RsqrtBf16),
                 -1.0 => map_slice(x, f(|v| 1.0 / v)),
                 _ if eb == 2.0 => map_slice(x, f(|v| v * v)),
                 _ if eb == 3.0 => map_slice(x, move |v: bf16| {
@@ -87,7 +89,7 @@ fn by_number(t: &Tensor, x: &Tensor, e: f64, compute: DType) -> Buffer {
                     let v = v.to_f32();
                     bf16::from_f32(1.0 / round(v * v))
                 }),
-                _ => map(&split, x, &PowBy(eb as f64)),
+                _ => map(&split(), x, &PowBy(eb as f64)),
             }))
         }
         DType::F16 => {
@@ -102,15 +104,40 @@ fn by_number(t: &Tensor, x: &Tensor, e: f64, compute: DType) -> Buffer {
 /// The exponents f32 and f64 compute without `pow`, the same on both
 /// paths (for f32 the scalar path's `1.0 / (x * x)` divides in f64, which
 /// rounds to f32 as f32's division does).
-fn shortcut<T: Opmath + Root>(e: f64) -> Option<fn(T) -> T> {
-    match e {
-        0.5 => Some(|v: T| v.sqrt()),
-        -0.5 => Some(|v: T| T::ONE / v.sqrt()),
-        -1.0 => Some(|v: T| T::ONE / v),
-        2.0 => Some(|v: T| v * v),
-        3.0 => Some(|v: T| v * v * v),
-        -2.0 => Some(|v: T| T::ONE / (v * v)),
-        _ => None,
+#[derive(Clone, Copy)]
+enum Shortcut {
+    Sqrt,
+    Rsqrt,
+    Reciprocal,
+    Square,
+    Cube,
+    ReciprocalSquare,
+}
+
+impl Shortcut {
+    fn of(e: f64) -> Option<Shortcut> {
+        Some(match e {
+            0.5 => Shortcut::Sqrt,
+            -0.5 => Shortcut::Rsqrt,
+            -1.0 => Shortcut::Reciprocal,
+            2.0 => Shortcut::Square,
+            3.0 => Shortcut::Cube,
+            -2.0 => Shortcut::ReciprocalSquare,
+            _ => return None,
+        })
+    }
+
+    /// Chosen once, each arm its own loop (a function pointer called per
+    /// element kept the loops from being vectorised).
+    fn apply<T: Opmath + Root>(self, x: &[T]) -> Vec<T> {
+        match self {
+            Shortcut::Sqrt => map_slice(x, |v: T| v.sqrt()),
+            Shortcut::Rsqrt => map_slice(x, |v: T| T::ONE / v.sqrt()),
+            Shortcut::Reciprocal => map_slice(x, |v: T| T::ONE / v),
+            Shortcut::Square => map_slice(x, |v: T| v * v),
+            Shortcut::Cube => map_slice(x, |v: T| v * v * v),
+            Shortcut::ReciprocalSquare => map_slice(x, |v: T| T::ONE / (v * v)),
+        }
     }
 }
 
@@ -120,12 +147,14 @@ trait Root: Stored {
 }
 
 impl Root for f32 {
+    #[inline(always)]
     fn sqrt(self) -> f32 {
         f32::sqrt(self)
     }
 }
 
 impl Root for f64 {
+    #[inline(always)]
     fn sqrt(self) -> f64 {
         f64::sqrt(self)
     }

@@ -20,6 +20,11 @@ pub fn vector_bytes() -> usize {
     32
 }
 
+/// The lanes of one of PyTorch's registers of `T` on this CPU.
+pub fn lanes<T>() -> usize {
+    vector_bytes() / std::mem::size_of::<T>()
+}
+
 /// `at::parallel_for`'s chunks of `0..n` (OpenMP): as many as threads, at
 /// least `grain` long, equal but for the last. PyTorch's thread count is
 /// one per core by default, as rayon's is on most machines.

@@ -25,11 +25,16 @@
 /// The nearest integer to `x`, ties to even, as x86's `cvtps2dq` gives it
 /// for |x| < 2^22 (the only values whose result the callers keep): the
 /// add of 1.5 * 2^23 rounds away the fraction, and the low bits are the
-/// integer. Unlike a cast it stays in vector registers.
+/// integer. Unlike a cast it stays in vector registers. The integer's
+/// value as an f32 comes with it, by subtracting the constant again: the
+/// same value as converting the integer, one instruction sooner on the
+/// exp's chain of dependent instructions.
 #[inline(always)]
-fn rint_small_f32(x: f32) -> i32 {
+fn rint_small_f32(x: f32) -> (i32, f32) {
     const MAGIC: f32 = 12_582_912.0;
-    ((x + MAGIC).to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32)
+    let t = x + MAGIC;
+    let q = (t.to_bits() as i32).wrapping_sub(MAGIC.to_bits() as i32);
+    (q, t - MAGIC)
 }
 
 /// The same for an f64 already rounded to an integer with |x| < 2^31
@@ -59,8 +64,7 @@ pub fn expf(d: f32) -> f32 {
     const L2U: f32 = 0.693_145_751_953_125;
     const L2L: f32 = 1.428_606_765_330_187_045e-6;
     // |d| <= 104 wherever u is kept, so |q| <= 151.
-    let q = rint_small_f32(d * R_LN2);
-    let qf = q as f32;
+    let (q, qf) = rint_small_f32(d * R_LN2);
     let s = qf.mul_add(-L2U, d);
     let s = qf.mul_add(-L2L, s);
     let mut u: f32 = 0.000_198_527_617_612_853_646_278_381;

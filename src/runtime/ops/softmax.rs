@@ -29,7 +29,7 @@ use rayon::prelude::*;
 
 use super::super::buffer::Buffer;
 use super::super::{DType, Tensor};
-use super::pytorch_cpu::{chunks, vector_bytes, GRAIN};
+use super::pytorch_cpu::{chunks, lanes, GRAIN};
 use super::vectorized::{
     add, maximum, narrow_bf16, narrow_f16, reduce_all, reduce_all_halves, std_max, widen_bf16,
     widen_f16, AsBF16, AsF16, Exact, Opmath, Store,
@@ -213,7 +213,7 @@ pub fn softmax<F: Opmath, S: Store<F>>(x: &[F], g: Geometry, log: bool) -> Vec<F
     if x.is_empty() {
         return Vec::new();
     }
-    let run = |job: Job<F>| match vector_bytes() / std::mem::size_of::<F>() {
+    let run = |job: Job<F>| match lanes::<F>() {
         4 => dispatch::<F, S, 4>(job),
         8 => dispatch::<F, S, 8>(job),
         _ => dispatch::<F, S, 16>(job),
@@ -242,7 +242,7 @@ pub fn softmax<F: Opmath, S: Store<F>>(x: &[F], g: Geometry, log: bool) -> Vec<F
     // The column kernels' pieces: PyTorch's thread chunks for softmax; for
     // log_softmax its blocks of 128 KiB of columns within one outer index.
     let pieces: Vec<(usize, usize)> = if log {
-        let lanes = lanes::<F, S>(vector_bytes() / std::mem::size_of::<F>());
+        let lanes = stored_lanes::<F, S>(lanes::<F>());
         let size = if S::REDUCED {
             2
         } else {
@@ -283,7 +283,7 @@ pub fn softmax<F: Opmath, S: Store<F>>(x: &[F], g: Geometry, log: bool) -> Vec<F
 
 /// The lanes of a register of the stored dtype: twice the f32 lanes for
 /// f16 and bf16.
-fn lanes<F: Opmath, S: Store<F>>(w: usize) -> usize {
+fn stored_lanes<F: Opmath, S: Store<F>>(w: usize) -> usize {
     if S::REDUCED {
         2 * w
     } else {
@@ -456,7 +456,7 @@ fn softmax_columns<F: Opmath, S: Store<F>, const W: usize>(
     end: usize,
     out: &mut Segments<MaybeUninit<F>>,
 ) {
-    let step = lanes::<F, S>(W);
+    let step = stored_lanes::<F, S>(W);
     let mut idx = begin;
     while idx < end {
         let i = idx % g.inner;
@@ -549,7 +549,7 @@ fn log_softmax_columns<F: Opmath, S: Store<F>, const W: usize>(
     out: &mut Segments<MaybeUninit<F>>,
 ) {
     let len = end - begin;
-    let vectors = len - len % lanes::<F, S>(W);
+    let vectors = len - len % stored_lanes::<F, S>(W);
     let (base, place) = (g.at(begin, 0), out.locate(begin));
     let line = |d: usize| &x[base + d * g.inner..][..len];
     // From one array into another, d after d: updated in place, the

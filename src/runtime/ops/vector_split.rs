@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use super::super::buffer::Stored;
 use super::super::shape::{broadcast_strides, for_each_offset2, numel};
 use super::super::Tensor;
-use super::pytorch_cpu::{chunks, vector_bytes, vectorized, GRAIN};
+use super::pytorch_cpu::{chunks, lanes, vectorized, GRAIN};
 
 /// Which elements of an op's output (row-major) the vector op computes.
 pub enum Split {
@@ -59,11 +59,6 @@ impl Split {
             inputs.iter().map(|t| (t.shape(), t.strides())).collect();
         Split::Mask(vectorized(shape, &geometry, lanes))
     }
-}
-
-/// The lanes of one of PyTorch's registers of `T` on this CPU.
-pub fn lanes<T>() -> usize {
-    vector_bytes() / std::mem::size_of::<T>()
 }
 
 /// An elementwise op's two paths for one element of input `I` (a value,

@@ -212,23 +212,45 @@ pub fn reduce_all<F: Opmath, const W: usize>(
     if n < W {
         return xs[1..].iter().fold(map(xs[0]), |r, &x| op(r, map(x)));
     }
-    // Loops over the lanes, not `array::from_fn`, whose closures are not
-    // compiled with the caller's target features.
-    let mut acc = [F::ZERO; W];
-    for l in 0..W {
-        acc[l] = map(xs[l]);
-    }
+    // Each step makes a new register from the last (not `acc[l] = ...` in
+    // place, nor `array::from_fn`, whose closures are not compiled with the
+    // caller's target features): that is the form LLVM keeps in one vector
+    // register. Updated lane by lane in place, or with the register folded
+    // across its lanes right after the loop, LLVM split the lanes across
+    // 2- and 4-wide registers to suit that fold: 3x the instructions. The
+    // register passes through `black_box` (a store and a load, once per
+    // call) so the loop is vectorised on its own.
     let full = n - n % W;
+    let mut acc = lanes_of::<F, W>(&xs[..W], &map);
     for c in xs[W..full].chunks_exact(W) {
-        let c: &[F; W] = c.try_into().expect("chunks of W");
-        for l in 0..W {
-            acc[l] = op(acc[l], map(c[l]));
-        }
+        acc = combine(acc, lanes_of::<F, W>(c, &map), op);
     }
-    for (l, &x) in xs[full..].iter().enumerate() {
-        acc[l] = op(acc[l], map(x));
+    let mut last = std::hint::black_box(acc);
+    for (a, &x) in last.iter_mut().zip(&xs[full..]) {
+        *a = op(*a, map(x));
     }
-    F::horizontal(acc, op)
+    F::horizontal(last, op)
+}
+
+/// One register's lanes loaded from `xs` (W long) through `map`.
+#[inline(always)]
+fn lanes_of<F: Opmath, const W: usize>(xs: &[F], map: &impl Fn(F) -> F) -> [F; W] {
+    let xs: &[F; W] = xs.try_into().expect("a register of W");
+    let mut v = *xs;
+    for x in v.iter_mut() {
+        *x = map(*x);
+    }
+    v
+}
+
+/// `op` of two registers, lane by lane.
+#[inline(always)]
+fn combine<F: Opmath, const W: usize>(a: [F; W], b: [F; W], op: impl Fn(F, F) -> F) -> [F; W] {
+    let mut r = a;
+    for l in 0..W {
+        r[l] = op(a[l], b[l]);
+    }
+    r
 }
 
 /// The same for f16 or bf16 widened to f32 (`functional_bfloat16.h`):
@@ -254,29 +276,22 @@ pub fn reduce_all_halves<F: Opmath, const W: usize>(
         }
         return fold(&f0);
     }
-    let (mut a0, mut a1) = ([F::ZERO; W], [F::ZERO; W]);
-    for l in 0..W {
-        a0[l] = map(xs[l]);
-        a1[l] = map(xs[W + l]);
-    }
     let full = n - n % (2 * W);
+    let mut a0 = lanes_of::<F, W>(&xs[..W], &map);
+    let mut a1 = lanes_of::<F, W>(&xs[W..2 * W], &map);
     for c in xs[2 * W..full].chunks_exact(2 * W) {
-        for l in 0..W {
-            a0[l] = op(a0[l], map(c[l]));
-            a1[l] = op(a1[l], map(c[W + l]));
-        }
+        a0 = combine(a0, lanes_of::<F, W>(&c[..W], &map), op);
+        a1 = combine(a1, lanes_of::<F, W>(&c[W..], &map), op);
     }
+    let (mut l0, mut l1) = std::hint::black_box((a0, a1));
     for (l, &x) in xs[full..].iter().enumerate() {
         if l < W {
-            a0[l] = op(a0[l], map(x));
+            l0[l] = op(l0[l], map(x));
         } else {
-            a1[l - W] = op(a1[l - W], map(x));
+            l1[l - W] = op(l1[l - W], map(x));
         }
     }
-    for l in 0..W {
-        a0[l] = op(a0[l], a1[l]);
-    }
-    F::horizontal(a0, op)
+    F::horizontal(combine(l0, l1, op), op)
 }
 
 /// f16s to f32s (exactly), as `cvt_to_fp32` does: F16C's `vcvtph2ps`
