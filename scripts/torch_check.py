@@ -475,6 +475,24 @@ def cases(rng):
                       ("arange(100, dtype=i64) ** 0.5", "torch.arange(100) ** 0.5"), ("arange(40, dtype=i32).sigmoid()", "torch.arange(40, dtype=torch.int32).sigmoid()"),
                       ("ones(20, dtype=f16) ** 1e6", "torch.ones(20, dtype=torch.float16) ** 1e6")]:
         out.append(Case("pow order", src, tsrc, {}))
+    # norm in PyTorch's CPU order: register lanes along one contiguous dim
+    # (2-norm of f32, f64, bf16), a fold in the iterator's order otherwise,
+    # one chunk per thread for one result of 32,768 elements or more.
+    for dt in ["f32", "f64", "f16", "bf16"]:
+        for k, (shape, dims) in enumerate([((7,), ""), ((13,), ""), ((37,), ""), ((1003,), ""), ((70001,), ""),
+                                           ((5, 33), "dim=1"), ((5, 33), "dim=0"), ((33, 5), "dim=0"), ((40, 70), ""),
+                                           ((3, 5, 4), "dim=(0, 2)"), ((3, 5, 4), "dim=(1, 2)"), ((2, 3, 7), "dim=1")]):
+            x = (torch.randn(shape, generator=g, dtype=torch.float64) * (0.3 + k)).to(TORCH[dt])
+            for order in ["", "1", "3", "0.5"] if shape[0] < 1000 else [""]:
+                args = ", ".join(a for a in [order, dims] if a)
+                out.append(Case("norm order", f"x.norm({args})", f"x.norm({args})", {"x": x}))
+        t = (torch.randn(40, 37, generator=g, dtype=torch.float64) * 2).to(TORCH[dt])
+        w = (torch.randn(300, 400, generator=g, dtype=torch.float64) * 2).to(TORCH[dt])
+        s = base((40, 37), dt, 1)
+        for src in ["t.T.norm()", "t[:, :30].norm()", "t[:, ::2].norm(dim=0)", "t.T.norm(dim=1)", "t.norm(inf, dim=0)",
+                    "t.norm(-inf)", "t[::3].norm(1)", "w[:, :350].norm()", "w[:, :350].norm(1)", "w.T.norm(dim=0)",
+                    "s.norm(inf, dim=1)", "s.norm(-inf, dim=0)", "s.norm(dim=1)", "s[1:].norm(0)"]:
+            out.append(Case("norm order", src, src.replace("inf", "float('inf')"), {"t": t, "w": w, "s": s}))
     # Factories (no inputs).
     facts = [
         ("arange(10)", "torch.arange(10)"),

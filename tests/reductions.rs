@@ -560,3 +560,77 @@ const SBF: [u64; 40] = [
 const T: [u64; 8] = [
     0x44090218, 0x4294017a, 0x43bc72ec, 0x41ea5037, 0x43729fa8, 0x40d362ca, 0x430e1812, 0x44073a86,
 ];
+
+/// `norm` of CPU tensors walks the elements as PyTorch's CPU kernel does:
+/// register lanes along one contiguous dim (2-norm of f32, f64, bf16), the
+/// rest of the row fused as GCC compiled it; a fold in the iterator's order
+/// otherwise, one chunk per thread past 32,768 elements for one result.
+#[test]
+fn norms_walk_as_pytorchs_cpu_kernel() {
+    use cudash::runtime::ops::along::{along, norm_over_cpu, AlongOp};
+    use cudash::runtime::ops::view::split_sizes;
+    use cudash::runtime::DType;
+    // `spread` through f32 (so every dtype rounds it once), in `shape`.
+    let t = |shape: &[usize], dt: DType| {
+        let n = shape.iter().product();
+        let v = spread(n).iter().map(|&x| x as f32 as f64).collect();
+        cudash::runtime::ops::factory::from_f64s(v, shape, dt, cudash::runtime::Device::Cpu)
+    };
+    let norm = |x: &Tensor, p: f64, dim: Option<i64>| {
+        bits(&along(AlongOp::Norm, p, x, dim, false).unwrap())
+    };
+    as_pytorch_measured(|| {
+        let n32: Vec<u64> = [1003, 1004, 1005, 1007]
+            .iter()
+            .flat_map(|&n| norm(&t(&[n], DType::F32), 2.0, None))
+            .collect();
+        assert_eq!(n32, N32);
+        let f64s = |n: usize| {
+            cudash::runtime::ops::factory::from_f64s(
+                spread(n),
+                &[n],
+                DType::F64,
+                cudash::runtime::Device::Cpu,
+            )
+        };
+        let n64: Vec<u64> = [1001, 1003]
+            .iter()
+            .flat_map(|&n| norm(&f64s(n), 2.0, None))
+            .collect();
+        assert_eq!(n64, N64);
+        let nbf: Vec<u64> = [1001, 40]
+            .iter()
+            .flat_map(|&n| norm(&t(&[n], DType::BF16), 2.0, None))
+            .collect();
+        assert_eq!(nbf, NBF);
+        assert_eq!(norm(&t(&[1001], DType::F16), 2.0, None), NH);
+        assert_eq!(norm(&t(&[40, 37], DType::F32), 2.0, Some(0)), COLS);
+        let wide = t(&[300, 400], DType::F32);
+        let sliced = split_sizes(&wide, &[350, 50], 1).unwrap().remove(0);
+        let mut s = norm(&sliced, 2.0, None);
+        s.extend(norm(&sliced, 1.0, None));
+        assert_eq!(s, SLICED);
+        let cube = t(&[3, 5, 4], DType::F32);
+        assert_eq!(
+            bits(&norm_over_cpu(2.0, &cube, &[0, 2], false).unwrap()),
+            DIMS
+        );
+        assert_eq!(norm(&t(&[5, 33], DType::F32), 3.0, Some(1)), P3);
+    });
+}
+
+/// PyTorch's bits for `norms_walk_as_pytorchs_cpu_kernel`.
+const N32: [u64; 4] = [0x421251cb, 0x42127911, 0x42127916, 0x4212a7d4];
+const N64: [u64; 2] = [0x40424774b64e7c81, 0x40424a394b0690ac];
+const NBF: [u64; 2] = [0x4212, 0x40ed];
+const NH: [u64; 1] = [0x5092];
+const COLS: [u64; 37] = [
+    0x40e9da6c, 0x40eb7ac1, 0x40e59302, 0x40eba92c, 0x40e89539, 0x40eafa4c, 0x40ea6c69, 0x40e96c2e,
+    0x40eb630d, 0x40e56f9e, 0x40eb7be6, 0x40e8be19, 0x40eab73b, 0x40ea7f49, 0x40e912dd, 0x40eb603e,
+    0x40e561a9, 0x40eb6380, 0x40e8fc10, 0x40ea8915, 0x40eaa71f, 0x40e8ce8d, 0x40eb7258, 0x40e56928,
+    0x40eb6002, 0x40e94f12, 0x40ea6fe3, 0x40eae3e3, 0x40e89f52, 0x40eb9955, 0x40e58617, 0x40eb716a,
+    0x40e9b702, 0x40ea6baf, 0x40eb3587, 0x40e882e0, 0x40ebd402,
+];
+const SLICED: [u64; 2] = [0x43bb1534, 0x47cd1375];
+const DIMS: [u64; 5] = [0x408a7a60, 0x4080e9fe, 0x407a08cb, 0x4082f9ec, 0x407920d3];
+const P3: [u64; 5] = [0x4083f2d2, 0x408230a0, 0x4080c70a, 0x407f6da3, 0x407fcd26];

@@ -135,9 +135,7 @@ impl Interp {
         match dims.as_deref() {
             None | Some([]) => b.result(self.rt.along(op, p, t, None, keepdim)),
             Some(&[d]) => b.result(self.rt.along(op, p, t, Some(d), keepdim)),
-            Some(dims) => b.result(self.rt.over_dims(t, dims, keepdim, |rt, flat| {
-                rt.along(op, p, flat, Some(-1), false)
-            })),
+            Some(dims) => b.result(self.rt.along_dims(op, p, t, dims, keepdim)),
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::runtime::cuda::exec_along::{self, Sorted};
 use crate::runtime::ops::along::{self, AlongOp, Param};
 use crate::runtime::ops::{sort, tri};
 use crate::runtime::shape::{norm_dim, reduced_shape, Lines};
-use crate::runtime::Tensor;
+use crate::runtime::{Device, Tensor};
 
 impl Runtime {
     /// `op` along `dim` (every element when None: var, std, norm), the
@@ -41,6 +41,26 @@ impl Runtime {
             None => along::along(op, p, x, dim, keepdim)?,
         };
         self.finish(out, None, &[x], Flops::default())
+    }
+
+    /// `op` over several dims at once (var, std, norm): the dims moved
+    /// together into one, but for a CPU tensor's norm, which PyTorch's
+    /// kernel walks in the order of the dims' strides (`ops::norm`).
+    pub fn along_dims(
+        &mut self,
+        op: AlongOp,
+        p: Param,
+        x: &Arc<Tensor>,
+        dims: &[i64],
+        keepdim: bool,
+    ) -> Result<Arc<Tensor>, Error> {
+        if op == AlongOp::Norm && x.device() == Device::Cpu {
+            let out = along::norm_over_cpu(p, x, dims, keepdim)?;
+            return self.finish(out, None, &[x], Flops::default());
+        }
+        self.over_dims(x, dims, keepdim, |rt, flat| {
+            rt.along(op, p, flat, Some(-1), false)
+        })
     }
 
     /// `tril` (or `triu` with `upper`) of x's matrices.

@@ -12,13 +12,14 @@
 //! - var and std compute in f64 and round once, in two passes for one
 //!   result and Welford's single pass for several, as PyTorch's CPU
 //!   kernels choose;
-//! - norm accumulates in f32 but for f64 (PyTorch's opmath type, on the CPU
-//!   and on CUDA), so squares that overflow f32 give inf, as there.
+//! - norm of CPU tensors is PyTorch's CPU kernels' (`norm.rs`); on a
+//!   device it accumulates in f32 but for f64 (PyTorch's opmath type, on
+//!   CUDA too), so squares that overflow f32 give inf, as there.
 
 use super::super::buffer::{Buffer, Stored};
-use super::super::shape::{norm_dim, reduced_shape, Lines};
+use super::super::shape::{norm_dim, norm_dims, reduced_shape, Lines};
 use super::super::{DType, Device, Tensor};
-use super::softmax;
+use super::{norm, softmax};
 use crate::error::Error;
 use crate::with_dtype;
 
@@ -128,9 +129,39 @@ pub fn along(
     } else {
         t.shape().to_vec()
     };
+    if let (AlongOp::Norm, Device::Cpu) = (op, t.device()) {
+        let reduced: Vec<bool> = (0..t.ndim()).map(|d| dim.is_none_or(|k| k == d)).collect();
+        return Ok(Tensor::new(
+            norm::on_cpu(t, &reduced, p),
+            shape,
+            Device::Cpu,
+        ));
+    }
     let buf = with_dtype!(dt, T => t.with_slice::<T, _>(|s| run::<T>(op, p, s, lines)));
     debug_assert_eq!(buf.dtype(), op.out_dtype(dt));
     Ok(Tensor::new(buf, shape, t.device()))
+}
+
+/// The p-norm of a CPU tensor over several dims at once, as PyTorch walks
+/// them (its order depends on the dims' strides, which moving the dims
+/// together into one would lose).
+pub fn norm_over_cpu(p: Param, t: &Tensor, dims: &[i64], keepdim: bool) -> Result<Tensor, Error> {
+    let dims = norm_dims(dims, t.ndim())?;
+    let reduced: Vec<bool> = (0..t.ndim()).map(|d| dims.contains(&d)).collect();
+    let len = dims.iter().map(|&d| t.shape()[d]).product();
+    check(AlongOp::Norm, t.dtype(), p, len)?;
+    let shape: Vec<usize> = (0..t.ndim())
+        .filter_map(|d| match (reduced[d], keepdim) {
+            (false, _) => Some(t.shape()[d]),
+            (true, true) => Some(1),
+            (true, false) => None,
+        })
+        .collect();
+    Ok(Tensor::new(
+        norm::on_cpu(t, &reduced, p),
+        shape,
+        Device::Cpu,
+    ))
 }
 
 fn run<T: Stored>(op: AlongOp, p: Param, s: &[T], lines: Lines) -> Buffer {

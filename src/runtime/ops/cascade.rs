@@ -204,17 +204,18 @@ fn run<S: Summand, const PROD: bool, const B: usize>(it: &Iter, data: &[S], out:
 
 /// The reduction as PyTorch's `TensorIterator` lays it out: per dim, its
 /// size and the output's and input's strides (in elements), fastest first.
+/// The norm (`norm.rs`) walks the same layout.
 #[derive(Clone, Debug)]
-struct Iter {
-    shape: Vec<usize>,
-    out: Vec<isize>,
-    inp: Vec<isize>,
+pub(super) struct Iter {
+    pub(super) shape: Vec<usize>,
+    pub(super) out: Vec<isize>,
+    pub(super) inp: Vec<isize>,
     out_base: isize,
-    in_base: isize,
+    pub(super) in_base: isize,
 }
 
 impl Iter {
-    fn new(shape: &[usize], strides: &[isize], offset: usize, reduced: &[bool]) -> Iter {
+    pub(super) fn new(shape: &[usize], strides: &[isize], offset: usize, reduced: &[bool]) -> Iter {
         let n = shape.len();
         // The output is contiguous over the kept dims, 0 along the reduced.
         let out = kept_strides(shape, reduced);
@@ -281,7 +282,7 @@ impl Iter {
         self.inp.truncate(prev + 1);
     }
 
-    fn numel(&self) -> usize {
+    pub(super) fn numel(&self) -> usize {
         self.shape.iter().product()
     }
 
@@ -293,7 +294,7 @@ impl Iter {
         )
     }
 
-    fn is_reduced(&self, d: usize) -> bool {
+    pub(super) fn is_reduced(&self, d: usize) -> bool {
         self.out[d] == 0 && self.shape[d] > 1
     }
 }

@@ -9,6 +9,7 @@ pub mod factory;
 pub mod index;
 pub mod join;
 pub mod matmul;
+mod norm;
 pub mod overlap;
 mod pow;
 mod pytorch_cpu;
