@@ -245,15 +245,42 @@ fn norm<S: Normed>(
             S::from_acc(S::row_squares(row).sqrt())
         });
     }
-    let order = Order::<S::Acc>::of(p);
+    // Each order's `reduce` in a loop of its own (matched once, here).
+    macro_rules! fold_with {
+        ($order:expr) => {
+            folds(data, &walk, &it, outputs, $order, &move |a, x| {
+                $order.reduce(a, x)
+            })
+        };
+    }
+    match Order::<S::Acc>::of(p) {
+        Order::Zero => fold_with!(Order::Zero),
+        Order::One => fold_with!(Order::One),
+        Order::Two => fold_with!(Order::Two),
+        Order::Inf => fold_with!(Order::Inf),
+        Order::NegInf => fold_with!(Order::NegInf),
+        Order::P(e) => fold_with!(Order::P(e)),
+    }
+}
+
+/// `binary_kernel_reduce`: each output a fold in the walk's order; one
+/// output past 32,768 elements in one chunk per thread, the chunks' folds
+/// combined in order.
+fn folds<S: Normed>(
+    data: &[S],
+    walk: &Walk,
+    it: &Iter,
+    outputs: usize,
+    order: Order<S::Acc>,
+    reduce: &(impl Fn(S::Acc, S::Acc) -> S::Acc + Sync),
+) -> Vec<S> {
     let fold = |base: usize, range: (usize, usize)| {
         let mut acc = order.init();
-        walk.each(base, range, |i| acc = order.reduce(acc, data[i].acc()));
+        walk.each(base, range, |i| acc = reduce(acc, data[i].acc()));
         acc
     };
     let threads = rayon::current_num_threads();
     if outputs == 1 && walk.reduced_len >= GRAIN && threads > 1 {
-        // One slot per thread, each folded from the start, added in order.
         let base = it.in_base as usize;
         let slots: Vec<S::Acc> = chunks(walk.reduced_len, GRAIN, threads)
             .into_par_iter()
