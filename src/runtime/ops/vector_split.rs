@@ -175,9 +175,11 @@ pub fn zip<T: Stored, O: Paths<(T, T)>>(
     let n = numel(shape);
     match split {
         Split::Chunks(chunks) => {
-            let mut out = vec![O::Out::default(); n];
+            // Not zeroed first, as in `map`: every element is written once.
+            let mut out = Vec::with_capacity(n);
             let size = chunks.first().map_or(1, |c| c.end - c.begin);
-            out.par_chunks_mut(size)
+            out.spare_capacity_mut()[..n]
+                .par_chunks_mut(size)
                 .zip(chunks.par_iter())
                 .for_each(|(out, c)| {
                     let (head, tail) = out.split_at_mut(c.pairs_end - c.begin);
@@ -188,6 +190,9 @@ pub fn zip<T: Stored, O: Paths<(T, T)>>(
                     }
                     zip_run(head, tail, a, b, c.begin, op)
                 });
+            // SAFETY: the chunks cover all n elements, and each chunk's
+            // head and tail are written whole by `apply`.
+            unsafe { out.set_len(n) };
             out
         }
         Split::Mask(mask) => {
@@ -218,8 +223,8 @@ pub fn zip<T: Stored, O: Paths<(T, T)>>(
 /// One chunk from element `begin`: `head` in registers, `tail` one by one.
 #[inline(always)]
 fn zip_run<T: Copy, O: Paths<(T, T)>>(
-    head: &mut [O::Out],
-    tail: &mut [O::Out],
+    head: &mut [MaybeUninit<O::Out>],
+    tail: &mut [MaybeUninit<O::Out>],
     a: &[T],
     b: &[T],
     begin: usize,
@@ -233,8 +238,8 @@ fn zip_run<T: Copy, O: Paths<(T, T)>>(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn zip_avx2<T: Copy, O: Paths<(T, T)>>(
-    head: &mut [O::Out],
-    tail: &mut [O::Out],
+    head: &mut [MaybeUninit<O::Out>],
+    tail: &mut [MaybeUninit<O::Out>],
     a: &[T],
     b: &[T],
     begin: usize,
@@ -243,11 +248,11 @@ unsafe fn zip_avx2<T: Copy, O: Paths<(T, T)>>(
     zip_run(head, tail, a, b, begin, op)
 }
 
-/// `out[k]` = the op's vector (or scalar) path at element `begin + k` of
-/// `a` and `b`, which each hold every element or one broadcast value.
+/// Writes `out[k]`: the op's vector (or scalar) path at element `begin +
+/// k` of `a` and `b`, which each hold every element or one broadcast value.
 #[inline(always)]
 fn apply<T: Copy, O: Paths<(T, T)>, const VECTOR: bool>(
-    out: &mut [O::Out],
+    out: &mut [MaybeUninit<O::Out>],
     a: &[T],
     b: &[T],
     begin: usize,
@@ -257,22 +262,22 @@ fn apply<T: Copy, O: Paths<(T, T)>, const VECTOR: bool>(
     match (a.len() == 1, b.len() == 1) {
         (false, false) => {
             for ((o, &x), &y) in out.iter_mut().zip(&a[r.clone()]).zip(&b[r]) {
-                *o = pick::<T, O, VECTOR>(op, x, y);
+                o.write(pick::<T, O, VECTOR>(op, x, y));
             }
         }
         (true, false) => {
             for (o, &y) in out.iter_mut().zip(&b[r]) {
-                *o = pick::<T, O, VECTOR>(op, a[0], y);
+                o.write(pick::<T, O, VECTOR>(op, a[0], y));
             }
         }
         (false, true) => {
             for (o, &x) in out.iter_mut().zip(&a[r]) {
-                *o = pick::<T, O, VECTOR>(op, x, b[0]);
+                o.write(pick::<T, O, VECTOR>(op, x, b[0]));
             }
         }
         (true, true) => {
             for o in out.iter_mut() {
-                *o = pick::<T, O, VECTOR>(op, a[0], b[0]);
+                o.write(pick::<T, O, VECTOR>(op, a[0], b[0]));
             }
         }
     }
