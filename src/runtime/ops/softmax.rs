@@ -31,8 +31,8 @@ use super::super::buffer::Buffer;
 use super::super::{DType, Tensor};
 use super::pytorch_cpu::{chunks, lanes, GRAIN};
 use super::vectorized::{
-    add, maximum, narrow_bf16, narrow_f16, reduce_all, reduce_all_halves, std_max, widen_bf16,
-    widen_f16, AsBF16, AsF16, Exact, Opmath, Store,
+    add, combine, filled_by, maximum, narrow_bf16, narrow_f16, reduce_all, reduce_all_halves,
+    std_max, widen_bf16, widen_f16, AsBF16, AsF16, Exact, Opmath, Store,
 };
 
 /// softmax (or log_softmax with `log`) of a CPU tensor of floats along
@@ -65,29 +65,31 @@ pub fn on_cpu(t: &Tensor, k: usize, log: bool) -> Tensor {
 /// Along the last dim each row is on its own, so batches of rows are
 /// widened and narrowed where they are computed, in cache; along another
 /// dim the whole tensor is (PyTorch's thread chunks there span it).
-fn halves<H: Copy + Default + Send + Sync, S: Store<f32>>(
+fn halves<H: Copy + Send + Sync, S: Store<f32>>(
     x: &[H],
     g: Geometry,
     log: bool,
-    widen: fn(&[H], &mut [f32]),
-    narrow: fn(&mut [H], &[f32]),
+    widen: fn(&[H], &mut [MaybeUninit<f32>]),
+    narrow: fn(&mut [MaybeUninit<H>], &[f32]),
 ) -> Vec<H> {
-    let mut out = vec![H::default(); x.len()];
     let batch = if g.last && g.dim > 0 {
         (GRAIN / g.dim).max(1) * g.dim
     } else {
         x.len().max(1)
     };
-    out.par_chunks_mut(batch)
-        .zip(x.par_chunks(batch))
-        .for_each(|(out, x)| {
-            let mut wide = vec![0.0; x.len()];
-            widen(x, &mut wide);
-            let outer = if g.last { x.len() / g.dim } else { g.outer };
-            let y = softmax::<f32, S>(&wide, Geometry { outer, ..g }, log);
-            narrow(out, &y);
-        });
-    out
+    let fill = |out: &mut [MaybeUninit<H>]| {
+        out.par_chunks_mut(batch)
+            .zip(x.par_chunks(batch))
+            .for_each(|(out, x)| {
+                // SAFETY: `widen` writes every element.
+                let wide = unsafe { filled_by(x.len(), |w| widen(x, w)) };
+                let outer = if g.last { x.len() / g.dim } else { g.outer };
+                let y = softmax::<f32, S>(&wide, Geometry { outer, ..g }, log);
+                narrow(out, &y);
+            })
+    };
+    // SAFETY: the batches cover `out`, and `narrow` writes each whole.
+    unsafe { filled_by(x.len(), fill) }
 }
 
 /// The shape around the softmax dim: `outer` lines of `dim` elements,
@@ -396,16 +398,19 @@ fn softmax_row_halves<F: Opmath, S: Store<F>, const W: usize>(x: &[F], out: &mut
     let out = unsafe { written(out) };
     let mut sumv = [F::ZERO; W];
     for c in out[..full].chunks_exact(W) {
-        for l in 0..W {
-            sumv[l] = sumv[l] + c[l];
-        }
+        sumv = combine(sumv, c.try_into().expect("a register of W"), add);
     }
+    // Kept from the fold's shape, so the loop stays in one register (as in
+    // `reduce_all`).
+    let sumv = std::hint::black_box(sumv);
     let sum = out[full..]
         .iter()
         .fold(F::horizontal(sumv, add), |s, &e| s + e);
     let inv = F::ONE / sum;
+    // Not rounded to the stored dtype here: `halves` narrows every element
+    // to it next, which rounds the same way once.
     for o in out.iter_mut() {
-        *o = S::round(*o * inv);
+        *o = *o * inv;
     }
 }
 

@@ -7,9 +7,9 @@
 //! Register widths are const generics (`W` lanes), so that the compiler
 //! turns the lane loops into vector instructions.
 
+use std::mem::MaybeUninit;
 use std::ops::{Add, Div, Mul, Sub};
 
-use half::slice::HalfFloatSliceExt;
 use half::{bf16, f16};
 
 use super::sleef;
@@ -245,7 +245,7 @@ fn lanes_of<F: Opmath, const W: usize>(xs: &[F], map: &impl Fn(F) -> F) -> [F; W
 
 /// `op` of two registers, lane by lane.
 #[inline(always)]
-fn combine<F: Opmath, const W: usize>(a: [F; W], b: [F; W], op: impl Fn(F, F) -> F) -> [F; W] {
+pub fn combine<F: Opmath, const W: usize>(a: [F; W], b: [F; W], op: impl Fn(F, F) -> F) -> [F; W] {
     let mut r = a;
     for l in 0..W {
         r[l] = op(a[l], b[l]);
@@ -294,80 +294,103 @@ pub fn reduce_all_halves<F: Opmath, const W: usize>(
     F::horizontal(combine(l0, l1, op), op)
 }
 
+/// A vector of `n` elements, each written by `fill` (not zeroed first).
+///
+/// # Safety
+/// `fill` writes every element of the slice it is given.
+pub unsafe fn filled_by<T>(n: usize, fill: impl FnOnce(&mut [MaybeUninit<T>])) -> Vec<T> {
+    let mut v = Vec::with_capacity(n);
+    fill(&mut v.spare_capacity_mut()[..n]);
+    // SAFETY: the caller's `fill` wrote all n elements.
+    unsafe { v.set_len(n) };
+    v
+}
+
 /// f16s to f32s (exactly), as `cvt_to_fp32` does: F16C's `vcvtph2ps`
-/// where the CPU has it, eight at a time.
-pub fn widen_f16(x: &[f16], out: &mut [f32]) {
+/// where the CPU has it, eight at a time. Writes every element of `out`
+/// (as long as `x`).
+pub fn widen_f16(x: &[f16], out: &mut [MaybeUninit<f32>]) {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx") && std::is_x86_feature_detected!("f16c") {
         // SAFETY: the CPU has the features `widen_f16c` enables.
         return unsafe { widen_f16c(x, out) };
     }
-    x.convert_to_f32_slice(out)
+    for (o, h) in out.iter_mut().zip(x) {
+        o.write(h.to_f32());
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx,f16c")]
-unsafe fn widen_f16c(x: &[f16], out: &mut [f32]) {
+unsafe fn widen_f16c(x: &[f16], out: &mut [MaybeUninit<f32>]) {
     use std::arch::x86_64::{__m128i, _mm256_cvtph_ps, _mm256_storeu_ps, _mm_loadu_si128};
     let n = x.len() / 8 * 8;
     for (h, o) in x[..n].chunks_exact(8).zip(out[..n].chunks_exact_mut(8)) {
-        // SAFETY: `h` holds 8 f16s (16 bytes) to read and `o` 8 f32s to
-        // write; both intrinsics take unaligned addresses.
+        // SAFETY: `h` holds 8 f16s (16 bytes) to read and `o` room for 8
+        // f32s to write; both intrinsics take unaligned addresses.
         unsafe {
             _mm256_storeu_ps(
-                o.as_mut_ptr(),
+                o.as_mut_ptr() as *mut f32,
                 _mm256_cvtph_ps(_mm_loadu_si128(h.as_ptr() as *const __m128i)),
             )
         };
     }
-    x[n..].convert_to_f32_slice(&mut out[n..]);
+    for (o, h) in out[n..].iter_mut().zip(&x[n..]) {
+        o.write(h.to_f32());
+    }
 }
 
 /// f32s to f16s, to nearest (ties to even), as `cvt_from_fp32` does:
-/// F16C's `vcvtps2ph` where the CPU has it.
-pub fn narrow_f16(out: &mut [f16], x: &[f32]) {
+/// F16C's `vcvtps2ph` where the CPU has it. Writes every element of `out`
+/// (as long as `x`).
+pub fn narrow_f16(out: &mut [MaybeUninit<f16>], x: &[f32]) {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx") && std::is_x86_feature_detected!("f16c") {
         // SAFETY: the CPU has the features `narrow_f16c` enables.
         return unsafe { narrow_f16c(out, x) };
     }
-    out.convert_from_f32_slice(x)
+    for (o, &v) in out.iter_mut().zip(x) {
+        o.write(f16::from_f32(v));
+    }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx,f16c")]
-unsafe fn narrow_f16c(out: &mut [f16], x: &[f32]) {
+unsafe fn narrow_f16c(out: &mut [MaybeUninit<f16>], x: &[f32]) {
     use std::arch::x86_64::{
         __m128i, _mm256_cvtps_ph, _mm256_loadu_ps, _mm_storeu_si128, _MM_FROUND_TO_NEAREST_INT,
     };
     let n = x.len() / 8 * 8;
     for (v, o) in x[..n].chunks_exact(8).zip(out[..n].chunks_exact_mut(8)) {
-        // SAFETY: `v` holds 8 f32s to read and `o` 8 f16s (16 bytes) to
-        // write; both intrinsics take unaligned addresses.
+        // SAFETY: `v` holds 8 f32s to read and `o` room for 8 f16s (16
+        // bytes) to write; both intrinsics take unaligned addresses.
         unsafe {
             let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_loadu_ps(v.as_ptr()));
             _mm_storeu_si128(o.as_mut_ptr() as *mut __m128i, h)
         };
     }
-    out[n..].convert_from_f32_slice(&x[n..]);
+    for (o, &v) in out[n..].iter_mut().zip(&x[n..]) {
+        o.write(f16::from_f32(v));
+    }
 }
 
 /// bf16s to f32s: the bits moved up (exact), in plain arithmetic the
-/// compiler puts in vector registers.
-pub fn widen_bf16(x: &[bf16], out: &mut [f32]) {
+/// compiler puts in vector registers. Writes every element of `out`.
+pub fn widen_bf16(x: &[bf16], out: &mut [MaybeUninit<f32>]) {
     for (o, &h) in out.iter_mut().zip(x) {
-        *o = f32::from_bits((h.to_bits() as u32) << 16);
+        o.write(f32::from_bits((h.to_bits() as u32) << 16));
     }
 }
 
 /// f32s to bf16s, to nearest (ties to even), NaN kept a quiet NaN: the
 /// half crate's rounding, in plain arithmetic for vector registers.
-pub fn narrow_bf16(out: &mut [bf16], x: &[f32]) {
+/// Writes every element of `out`.
+pub fn narrow_bf16(out: &mut [MaybeUninit<bf16>], x: &[f32]) {
     for (o, &v) in out.iter_mut().zip(x) {
         let b = v.to_bits();
         let rounded = (b.wrapping_add(0x7fff + ((b >> 16) & 1)) >> 16) as u16;
         let nan = ((b >> 16) as u16) | 0x40;
-        *o = bf16::from_bits(if v.is_nan() { nan } else { rounded });
+        o.write(bf16::from_bits(if v.is_nan() { nan } else { rounded }));
     }
 }
 
@@ -424,18 +447,16 @@ mod tests {
         let b: Vec<bf16> = (0..=u16::MAX).map(bf16::from_bits).collect();
         let v: Vec<f32> = boundary_bits().into_iter().map(f32::from_bits).collect();
         for skip in [0, 3] {
-            let mut w = vec![0.0; h.len() - skip];
-            widen_f16(&h[skip..], &mut w);
+            // SAFETY (each): the conversions write every element.
+            let w = unsafe { filled_by(h.len() - skip, |w| widen_f16(&h[skip..], w)) };
             assert!(h[skip..].iter().zip(&w).all(|(h, &w)| same(h.to_f32(), w)));
-            widen_bf16(&b[skip..], &mut w);
+            let w = unsafe { filled_by(b.len() - skip, |w| widen_bf16(&b[skip..], w)) };
             assert!(b[skip..].iter().zip(&w).all(|(b, &w)| same(b.to_f32(), w)));
-            let mut oh = vec![f16::ZERO; v.len() - skip];
-            narrow_f16(&mut oh, &v[skip..]);
+            let oh = unsafe { filled_by(v.len() - skip, |o| narrow_f16(o, &v[skip..])) };
             for (&x, o) in v[skip..].iter().zip(&oh) {
                 assert!(same(f16::from_f32(x).to_f32(), o.to_f32()), "f16 of {x:e}");
             }
-            let mut ob = vec![bf16::ZERO; v.len() - skip];
-            narrow_bf16(&mut ob, &v[skip..]);
+            let ob = unsafe { filled_by(v.len() - skip, |o| narrow_bf16(o, &v[skip..])) };
             for (&x, o) in v[skip..].iter().zip(&ob) {
                 assert!(
                     same(bf16::from_f32(x).to_f32(), o.to_f32()),
