@@ -405,14 +405,15 @@ impl Walk {
     }
 }
 
-/// `norm_two_reduce_step` over whole registers of `W` f32 lanes, the lanes
-/// added left to right, then the rest as GCC compiles the scalar loop.
+/// `norm_two_reduce_step` over the whole registers of `W` lanes at the
+/// start of `x` (`acc + x * x`, each rounded), the lanes added left to
+/// right; and the rest of the row.
 #[inline(always)]
-fn squares_f32<const W: usize>(x: &[f32]) -> f32 {
+fn lane_squares<A: Real, const W: usize>(x: &[A]) -> (A, &[A]) {
     let full = x.len() - x.len() % W;
-    let mut acc = [0f32; W];
+    let mut acc = [A::ZERO; W];
     for c in x[..full].chunks_exact(W) {
-        let c: &[f32; W] = c.try_into().expect("a register of W");
+        let c: &[A; W] = c.try_into().expect("a register of W");
         let mut next = acc;
         for l in 0..W {
             next[l] = acc[l] + c[l] * c[l];
@@ -421,11 +422,16 @@ fn squares_f32<const W: usize>(x: &[f32]) -> f32 {
     }
     // Kept from the fold's shape, so the loop stays in one register.
     let acc = std::hint::black_box(acc);
-    let mut b = acc[0];
-    for &a in &acc[1..] {
-        b += a;
-    }
-    let tail = &x[full..];
+    let b = acc[1..].iter().fold(acc[0], |b, &a| b + a);
+    (b, &x[full..])
+}
+
+/// f32's row: the lanes, then the rest as GCC compiles the scalar loop:
+/// with four or more left, four squares in a register added in turn, then
+/// the others fused.
+#[inline(always)]
+fn squares_f32<const W: usize>(x: &[f32]) -> f32 {
+    let (mut b, tail) = lane_squares::<f32, W>(x);
     let (squared, fused) = tail.split_at(if tail.len() >= 4 { 4 } else { 0 });
     for &v in squared {
         b += v * v;
@@ -436,28 +442,11 @@ fn squares_f32<const W: usize>(x: &[f32]) -> f32 {
     b
 }
 
-/// The same for f64: the rest all fused.
+/// f64's row: the lanes, then the rest all fused.
 #[inline(always)]
 fn squares_f64<const W: usize>(x: &[f64]) -> f64 {
-    let full = x.len() - x.len() % W;
-    let mut acc = [0f64; W];
-    for c in x[..full].chunks_exact(W) {
-        let c: &[f64; W] = c.try_into().expect("a register of W");
-        let mut next = acc;
-        for l in 0..W {
-            next[l] = acc[l] + c[l] * c[l];
-        }
-        acc = next;
-    }
-    let acc = std::hint::black_box(acc);
-    let mut b = acc[0];
-    for &a in &acc[1..] {
-        b += a;
-    }
-    for &v in &x[full..] {
-        b = v.mul_add(v, b);
-    }
-    b
+    let (b, tail) = lane_squares::<f64, W>(x);
+    tail.iter().fold(b, |b, &v| v.mul_add(v, b))
 }
 
 /// bf16: registers of 2W, widened to two f32 halves added in turn (the
