@@ -491,7 +491,9 @@ def cases(rng):
         s = base((40, 37), dt, 1)
         for src in ["t.T.norm()", "t[:, :30].norm()", "t[:, ::2].norm(dim=0)", "t.T.norm(dim=1)", "t.norm(inf, dim=0)",
                     "t.norm(-inf)", "t[::3].norm(1)", "w[:, :350].norm()", "w[:, :350].norm(1)", "w.T.norm(dim=0)",
-                    "s.norm(inf, dim=1)", "s.norm(-inf, dim=0)", "s.norm(dim=1)", "s[1:].norm(0)"]:
+                    "s.norm(inf, dim=1)", "s.norm(-inf, dim=0)", "s.norm(dim=1)", "s[1:].norm(0)",
+                    "s[:, :1].norm(dim=1)", "s[:, :1].norm(3, dim=1)", "s[:, :1].norm(0, dim=1)", "s[0, 0].norm()",
+                    "(t[:1, :1] * 1e20).norm()"]:
             out.append(Case("norm order", src, src.replace("inf", "float('inf')"), {"t": t, "w": w, "s": s}))
     # Factories (no inputs).
     facts = [

@@ -35,6 +35,18 @@ use super::pytorch_cpu::{chunks, lanes, GRAIN};
 /// The p-norm of `x` over the dims marked in `reduced`, contiguous over
 /// the dims kept. `x` is a float tensor.
 pub fn on_cpu(x: &Tensor, reduced: &[bool], p: f64) -> Buffer {
+    // `linalg_vector_norm` over dims that are all 1 long (or none: a 0-d
+    // tensor) folds nothing: it is `abs(x)`, or `x != 0` for p = 0, so
+    // `(|x|^p)^(1/p)` does not round and `x * x` does not overflow.
+    if x.shape().iter().zip(reduced).all(|(&n, &r)| !r || n == 1) {
+        return match x.dtype() {
+            DType::F32 => Buffer::F32(x.with_slice(|s| one_each(s, p))),
+            DType::F64 => Buffer::F64(x.with_slice(|s| one_each(s, p))),
+            DType::F16 => Buffer::F16(x.with_slice(|s| one_each(s, p))),
+            DType::BF16 => Buffer::BF16(x.with_slice(|s| one_each(s, p))),
+            dt => unreachable!("norm takes floats, not {dt}"),
+        };
+    }
     let buf = x.read();
     let (shape, strides, offset) = (x.shape(), x.strides(), x.offset());
     match x.dtype() {
@@ -44,6 +56,21 @@ pub fn on_cpu(x: &Tensor, reduced: &[bool], p: f64) -> Buffer {
         DType::BF16 => Buffer::BF16(norm(buf.as_slice(), shape, strides, offset, reduced, p)),
         dt => unreachable!("norm takes floats, not {dt}"),
     }
+}
+
+/// The norm of each element on its own: `|x|`, or 1 where x is not 0
+/// (NaN included) for p = 0.
+fn one_each<S: Normed>(xs: &[S], p: f64) -> Vec<S> {
+    xs.iter()
+        .map(|&v| {
+            let a = v.acc();
+            S::from_acc(match p {
+                0.0 if a == S::Acc::ZERO => S::Acc::ZERO,
+                0.0 => S::Acc::ONE,
+                _ => a.abs(),
+            })
+        })
+        .collect()
 }
 
 /// What the accumulators (f32, f64) need beyond a sum.
@@ -578,6 +605,25 @@ mod tests {
             norm::<f32>(&[], &[0], &[1], 0, &[true], -1.0),
             vec![f32::INFINITY]
         );
+    }
+
+    /// Dims of one element reduce to |x| (x != 0 for p = 0), unrounded.
+    #[test]
+    fn a_norm_over_dims_of_one_is_the_magnitude() {
+        use crate::runtime::ops::factory::from_f64s;
+        use crate::runtime::Device;
+        let x = from_f64s(vec![-3.0, 0.0, 1e30, f64::NAN], &[4, 1], DType::F32, Device::Cpu);
+        let got = |p: f64| match on_cpu(&x, &[false, true], p) {
+            Buffer::F32(v) => v,
+            _ => unreachable!(),
+        };
+        let three = got(3.0);
+        assert_eq!(&three[..3], &[3.0, 0.0, 1e30]);
+        assert!(three[3].is_nan());
+        assert_eq!(got(2.0)[2], 1e30);
+        assert_eq!(got(0.0), vec![1.0, 0.0, 1.0, 1.0]);
+        let scalar = from_f64s(vec![-2.5], &[], DType::F64, Device::Cpu);
+        assert!(matches!(on_cpu(&scalar, &[], 2.0), Buffer::F64(v) if v == vec![2.5]));
     }
 
     /// The walk visits every reduced element once, in TensorIterator's
