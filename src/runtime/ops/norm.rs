@@ -612,7 +612,12 @@ mod tests {
     fn a_norm_over_dims_of_one_is_the_magnitude() {
         use crate::runtime::ops::factory::from_f64s;
         use crate::runtime::Device;
-        let x = from_f64s(vec![-3.0, 0.0, 1e30, f64::NAN], &[4, 1], DType::F32, Device::Cpu);
+        let x = from_f64s(
+            vec![-3.0, 0.0, 1e30, f64::NAN],
+            &[4, 1],
+            DType::F32,
+            Device::Cpu,
+        );
         let got = |p: f64| match on_cpu(&x, &[false, true], p) {
             Buffer::F32(v) => v,
             _ => unreachable!(),
