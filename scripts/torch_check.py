@@ -653,7 +653,10 @@ def main():
         outcomes[outcome] += 1
         by[(outcome, c.group)].append((c, detail))
     agree = outcomes["exact"] + outcomes["both raise"]
-    print(f"torch-check: {len(all_cases)} cases against PyTorch {torch.__version__} (CPU)")
+    # The capability decides the register width of the kernels registered
+    # for AVX-512 (ATEN_CPU_CAPABILITY=avx2 sets both sides to AVX2).
+    cpu = f"CPU, {torch.backends.cpu.get_cpu_capability()}, {torch.get_num_threads()} threads"
+    print(f"torch-check: {len(all_cases)} cases against PyTorch {torch.__version__} ({cpu})")
     for k, v in sorted(outcomes.items(), key=lambda kv: -kv[1]):
         print(f"  {k:34} {v}")
     print(f"  agree (exact or both raise)        {agree} of {len(all_cases)}")

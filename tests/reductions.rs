@@ -7,6 +7,8 @@ use std::sync::Arc;
 use cudash::runtime::ops::elementwise::{binary, BinaryOp, Operand};
 use cudash::runtime::ops::matmul::matmul;
 use cudash::runtime::ops::reduce::{reduce, ReduceOp};
+#[cfg(target_arch = "x86_64")]
+use cudash::runtime::ops::Capability;
 use cudash::runtime::Tensor;
 use proptest::prelude::*;
 
@@ -269,20 +271,37 @@ fn bits(t: &Tensor) -> Vec<u64> {
     }
 }
 
-/// Runs `check` as the bits below were measured: PyTorch's chunks follow
-/// its thread count (two here), and its lanes the CPU's vector width (AVX2
-/// here; skipped where AVX-512 would double it).
+/// Runs `check` as the bits it holds were measured: on two threads
+/// (PyTorch's chunks follow its thread count) and, where its kernels'
+/// register width depends on the CPU (softmax, pow, sigmoid: registered for
+/// AVX-512 too), under `capability`; `None` for sum, prod and norm, whose
+/// kernels are AVX2's on every x86 CPU. Where this process models another
+/// capability, the test `name` runs again in a child process with
+/// `ATEN_CPU_CAPABILITY` set, the variable PyTorch and cudash both read.
 #[cfg(target_arch = "x86_64")]
-fn as_pytorch_measured(check: impl FnOnce() + Send) {
-    if std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw") {
-        eprintln!("skipped: these bits are AVX2's, and this CPU has AVX-512");
-        return;
+fn as_pytorch_measured(name: &str, capability: Option<Capability>, check: impl FnOnce() + Send) {
+    use cudash::runtime::ops::{capability as current, capability_name};
+    match capability {
+        Some(wanted) if wanted != current() => {
+            let out = std::process::Command::new(std::env::current_exe().unwrap())
+                .args([name, "--exact", "--test-threads=1"])
+                .env("ATEN_CPU_CAPABILITY", capability_name(wanted))
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success() && stdout.contains("1 passed"),
+                "{name} under ATEN_CPU_CAPABILITY={}:\n{stdout}\n{}",
+                capability_name(wanted),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        _ => rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap()
+            .install(check),
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .unwrap();
-    pool.install(check);
 }
 
 /// What PyTorch 2.15's CPU build (AVX2, 2 threads) gave for the same sums
@@ -294,7 +313,7 @@ fn as_pytorch_measured(check: impl FnOnce() + Send) {
 fn sums_add_in_pytorchs_order() {
     use cudash::runtime::ops::reduce::reduce_dims;
     use cudash::runtime::DType;
-    as_pytorch_measured(|| {
+    as_pytorch_measured("sums_add_in_pytorchs_order", None, || {
         let sum =
             |t: &Tensor, dim: Option<i64>| bits(&reduce(ReduceOp::Sum, t, dim, false).unwrap());
         assert_eq!(
@@ -353,7 +372,7 @@ fn sums_add_in_pytorchs_order() {
 #[cfg(target_arch = "x86_64")]
 fn products_multiply_in_pytorchs_order() {
     use cudash::runtime::DType;
-    as_pytorch_measured(|| {
+    as_pytorch_measured("products_multiply_in_pytorchs_order", None, || {
         let prod =
             |t: &Tensor, dim: Option<i64>| bits(&reduce(ReduceOp::Prod, t, dim, false).unwrap());
         let a = spread_near_one(&[37, 70], DType::F32, Some(4.0));
@@ -399,59 +418,65 @@ fn softmax_rounds_as_pytorchs_cpu_kernels() {
         let width = t.shape()[1];
         bits(&y)[row * width..(row + 1) * width].to_vec()
     };
-    as_pytorch_measured(|| {
-        let a = scaled(&[3, 13], DType::F32, 8.0);
-        assert_eq!(
-            run(AlongOp::Softmax, &a, 1, 0),
-            [
-                0x2884c3e6, 0x325f4135, 0x3c3bb5ac, 0x2f0ca580, 0x38ec81f6, 0x2bb135a6, 0x3594fee0,
-                0x3f7a8c1f, 0x323bbac1, 0x3c1dd72b, 0x2eec8850, 0x38c6dfa3, 0x2b9502f3
-            ]
-        );
-        let b = scaled(&[5, 20], DType::F32, 8.0);
-        assert_eq!(
-            run(AlongOp::Softmax, &b, 0, 0),
-            [
-                0x300bd777, 0x32a14ded, 0x3cddee96, 0x300bd777, 0x3a459b26, 0x300bd777, 0x3a459b20,
-                0x3f7ffe5e, 0x32a14ded, 0x3cddee96, 0x300bd777, 0x3a459b26, 0x300bd777, 0x3a459b2d,
-                0x3f7ffe5e, 0x32a14ded, 0x3cddee89, 0x300bd777, 0x3a459b2d, 0x300bd777
-            ]
-        );
-        let c = scaled(&[4, 6], DType::F64, 8.0);
-        assert_eq!(
-            run(AlongOp::LogSoftmax, &c, 0, 0),
-            [
-                0xc0366ce121a61728,
-                0xc032231d15d266c8,
-                0xc0112710af5233f3,
-                0xc0366ce121a61728,
-                0xc0112710af5233f7,
-                0xc0366ce121a61728
-            ]
-        );
-        let h = scaled(&[2, 21], DType::F16, 8.0);
-        assert_eq!(
-            run(AlongOp::LogSoftmax, &h, 1, 0),
-            [
-                0xd00f, 0xccb1, 0xc512, 0xcdd9, 0xc8d9, 0xcf01, 0xcb29, 0xb904, 0xccbc, 0xc540,
-                0xcde4, 0xc8ef, 0xcf0c, 0xcb3f, 0xba64, 0xccc7, 0xc56c, 0xcdef, 0xc906, 0xcf17,
-                0xcb55
-            ]
-        );
-        let g = scaled(&[3, 40], DType::BF16, 8.0);
-        assert_eq!(
-            run(AlongOp::Softmax, &g, 0, 0)[14..22],
-            [0x3f80, 0x3a47, 0x3ce2, 0x3a45, 0x3a46, 0x3a4d, 0x3a48, 0x3f80]
-        );
-        let l = scaled(&[2, 11], DType::F32, 20.0);
-        assert_eq!(
-            run(AlongOp::LogSoftmax, &l, 1, 1),
-            [
-                0xc1b95eb9, 0xc289e516, 0xc20ae4fb, 0xbeffe5b2, 0xc2391a9b, 0xc140d5aa, 0xc2675039,
-                0xc1bcd614, 0xc28ac2ed, 0xc20ca0a9, 0xbf6ede19
-            ]
-        );
-    });
+    as_pytorch_measured(
+        "softmax_rounds_as_pytorchs_cpu_kernels",
+        Some(Capability::Avx2),
+        || {
+            let a = scaled(&[3, 13], DType::F32, 8.0);
+            assert_eq!(
+                run(AlongOp::Softmax, &a, 1, 0),
+                [
+                    0x2884c3e6, 0x325f4135, 0x3c3bb5ac, 0x2f0ca580, 0x38ec81f6, 0x2bb135a6,
+                    0x3594fee0, 0x3f7a8c1f, 0x323bbac1, 0x3c1dd72b, 0x2eec8850, 0x38c6dfa3,
+                    0x2b9502f3
+                ]
+            );
+            let b = scaled(&[5, 20], DType::F32, 8.0);
+            assert_eq!(
+                run(AlongOp::Softmax, &b, 0, 0),
+                [
+                    0x300bd777, 0x32a14ded, 0x3cddee96, 0x300bd777, 0x3a459b26, 0x300bd777,
+                    0x3a459b20, 0x3f7ffe5e, 0x32a14ded, 0x3cddee96, 0x300bd777, 0x3a459b26,
+                    0x300bd777, 0x3a459b2d, 0x3f7ffe5e, 0x32a14ded, 0x3cddee89, 0x300bd777,
+                    0x3a459b2d, 0x300bd777
+                ]
+            );
+            let c = scaled(&[4, 6], DType::F64, 8.0);
+            assert_eq!(
+                run(AlongOp::LogSoftmax, &c, 0, 0),
+                [
+                    0xc0366ce121a61728,
+                    0xc032231d15d266c8,
+                    0xc0112710af5233f3,
+                    0xc0366ce121a61728,
+                    0xc0112710af5233f7,
+                    0xc0366ce121a61728
+                ]
+            );
+            let h = scaled(&[2, 21], DType::F16, 8.0);
+            assert_eq!(
+                run(AlongOp::LogSoftmax, &h, 1, 0),
+                [
+                    0xd00f, 0xccb1, 0xc512, 0xcdd9, 0xc8d9, 0xcf01, 0xcb29, 0xb904, 0xccbc, 0xc540,
+                    0xcde4, 0xc8ef, 0xcf0c, 0xcb3f, 0xba64, 0xccc7, 0xc56c, 0xcdef, 0xc906, 0xcf17,
+                    0xcb55
+                ]
+            );
+            let g = scaled(&[3, 40], DType::BF16, 8.0);
+            assert_eq!(
+                run(AlongOp::Softmax, &g, 0, 0)[14..22],
+                [0x3f80, 0x3a47, 0x3ce2, 0x3a45, 0x3a46, 0x3a4d, 0x3a48, 0x3f80]
+            );
+            let l = scaled(&[2, 11], DType::F32, 20.0);
+            assert_eq!(
+                run(AlongOp::LogSoftmax, &l, 1, 1),
+                [
+                    0xc1b95eb9, 0xc289e516, 0xc20ae4fb, 0xbeffe5b2, 0xc2391a9b, 0xc140d5aa,
+                    0xc2675039, 0xc1bcd614, 0xc28ac2ed, 0xc20ca0a9, 0xbf6ede19
+                ]
+            );
+        },
+    );
 }
 
 /// What PyTorch 2.15's CPU build (AVX2, 2 threads) gave for `**` and
@@ -475,22 +500,26 @@ fn pow_and_sigmoid_round_as_pytorchs_cpu_kernels() {
         bits(&binary(BinaryOp::Pow, Operand::strong(x), Operand::weak(&e)).unwrap())
     };
     let sigmoid = |x: &Tensor| bits(&unary(UnaryOp::Sigmoid, x).unwrap());
-    as_pytorch_measured(|| {
-        assert_eq!(pow(&t(37, DType::F32, pos), 2.5), P32);
-        let (x, y) = (t(37, DType::F32, pos), t(37, DType::F32, |x| x * 3.0));
-        let xy = binary(BinaryOp::Pow, Operand::strong(&x), Operand::strong(&y)).unwrap();
-        assert_eq!(bits(&xy), TT32);
-        assert_eq!(pow(&t(11, DType::F64, pos), 0.1), P64);
-        assert_eq!(pow(&t(40, DType::BF16, pos), 1.7), BF);
-        assert_eq!(pow(&t(40, DType::F16, pos), 0.5), H);
-        assert_eq!(sigmoid(&t(20, DType::F32, |x| x * 8.0)), S32);
-        assert_eq!(sigmoid(&t(11, DType::F64, |x| x * 8.0)), S64);
-        assert_eq!(sigmoid(&t(40, DType::BF16, |x| x * 8.0)), SBF);
-        let m = t(120, DType::F32, pos).reshape(&[6, 20]).unwrap().t();
-        let r = pow(&m, 2.5);
-        let last: Vec<u64> = (12..20).map(|i| r[i * 6 + 5]).collect();
-        assert_eq!(last, T);
-    });
+    as_pytorch_measured(
+        "pow_and_sigmoid_round_as_pytorchs_cpu_kernels",
+        Some(Capability::Avx2),
+        || {
+            assert_eq!(pow(&t(37, DType::F32, pos), 2.5), P32);
+            let (x, y) = (t(37, DType::F32, pos), t(37, DType::F32, |x| x * 3.0));
+            let xy = binary(BinaryOp::Pow, Operand::strong(&x), Operand::strong(&y)).unwrap();
+            assert_eq!(bits(&xy), TT32);
+            assert_eq!(pow(&t(11, DType::F64, pos), 0.1), P64);
+            assert_eq!(pow(&t(40, DType::BF16, pos), 1.7), BF);
+            assert_eq!(pow(&t(40, DType::F16, pos), 0.5), H);
+            assert_eq!(sigmoid(&t(20, DType::F32, |x| x * 8.0)), S32);
+            assert_eq!(sigmoid(&t(11, DType::F64, |x| x * 8.0)), S64);
+            assert_eq!(sigmoid(&t(40, DType::BF16, |x| x * 8.0)), SBF);
+            let m = t(120, DType::F32, pos).reshape(&[6, 20]).unwrap().t();
+            let r = pow(&m, 2.5);
+            let last: Vec<u64> = (12..20).map(|i| r[i * 6 + 5]).collect();
+            assert_eq!(last, T);
+        },
+    );
 }
 
 /// PyTorch's bits for `pow_and_sigmoid_round_as_pytorchs_cpu_kernels`.
@@ -561,6 +590,111 @@ const T: [u64; 8] = [
     0x44090218, 0x4294017a, 0x43bc72ec, 0x41ea5037, 0x43729fa8, 0x40d362ca, 0x430e1812, 0x44073a86,
 ];
 
+/// What PyTorch 2.15's AVX-512 build (2 threads) gave where its kernels
+/// are registered for AVX-512 (softmax, log_softmax, pow, sigmoid): 16 f32
+/// lanes, so other elements take SLEEF's math and other lanes sum a row
+/// than under AVX2 (each case differs from AVX2's bits in some elements).
+/// Sums, products and norms are AVX2's kernels there too (the tests above).
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn avx512_kernels_round_as_pytorchs() {
+    use cudash::runtime::ops::along::{along, AlongOp};
+    use cudash::runtime::ops::elementwise::{unary, UnaryOp};
+    use cudash::runtime::DType;
+    // `spread` times `scale`, or through f32 with `f`, rounded to `dt`.
+    let make = |shape: &[usize], dt: DType, f: &dyn Fn(f64) -> f64| {
+        let v = spread(shape.iter().product()).into_iter().map(f).collect();
+        cudash::runtime::ops::factory::from_f64s(v, shape, dt, cudash::runtime::Device::Cpu)
+    };
+    let along_bits = |op, t: &Tensor, dim: i64| bits(&along(op, 0.0, t, Some(dim), false).unwrap());
+    as_pytorch_measured(
+        "avx512_kernels_round_as_pytorchs",
+        Some(Capability::Avx512),
+        || {
+            let a = make(&[3, 70], DType::F32, &|x| x * 8.0);
+            assert_eq!(
+                along_bits(AlongOp::Softmax, &a, 1)[..16],
+                [
+                    0x2757fac0, 0x313597c7, 0x3b18ae51, 0x2de4ccf1, 0x37c05f68, 0x2a9023e9,
+                    0x347261f9, 0x3e4bcadb, 0x3118b274, 0x3b0062bd, 0x2dc06492, 0x37a1c2f4,
+                    0x2a72689a, 0x344bd054, 0x3e2b5d2b, 0x31006628
+                ]
+            );
+            let b = make(&[2, 21], DType::F64, &|x| x * 8.0);
+            assert_eq!(
+                along_bits(AlongOp::LogSoftmax, &b, 1)[..21],
+                [
+                    0xc0403a012e60d875,
+                    0xc032c37d867d88cc,
+                    0xc0144be2c0e582b3,
+                    0xc0376273d9f5388e,
+                    0xc02363de076220dd,
+                    0xc03c016a2d6ce850,
+                    0xc02ca1caae518061,
+                    0xbfe40c101c930237,
+                    0xc032efdbaaa06ff2,
+                    0xc014fd5b51711f4f,
+                    0xc0378ed1fe181fb4,
+                    0xc023bc9a4fa7ef2b,
+                    0xc03c2dc8518fcf76,
+                    0xc02cfa86f6974eaf,
+                    0xbfe997d4a0efe717,
+                    0xc0331c39cec3571a,
+                    0xc015aed3e1fcbbe7,
+                    0xc037bb30223b06dc,
+                    0xc024155697edbd77,
+                    0xc03c5a2675b2b69d,
+                    0xc02d53433edd1cfb
+                ]
+            );
+            let c = make(&[5, 20], DType::F32, &|x| x * 8.0);
+            assert_eq!(
+                along_bits(AlongOp::Softmax, &c, 0)[20..40],
+                [
+                    0x3cddee8f, 0x3f7ffe5e, 0x329cf030, 0x3cddee89, 0x300bbc81, 0x3cddee96,
+                    0x300bbc81, 0x35350663, 0x3f7ffe5e, 0x329cf030, 0x3cddee96, 0x300bbc81,
+                    0x3cddee8f, 0x300bbc81, 0x35350663, 0x3f7ffe5e, 0x329cf030, 0x3cddee89,
+                    0x300bbc81, 0x3cddee8f
+                ]
+            );
+            let h = make(&[2, 40], DType::F16, &|x| x * 8.0);
+            assert_eq!(
+                along_bits(AlongOp::Softmax, &h, 0)[..16],
+                [
+                    0x26f4, 0x26f0, 0x26f4, 0x26f1, 0x26f4, 0x26ee, 0x26ee, 0x3c00, 0x26ee, 0x26e7,
+                    0x26ee, 0x26f4, 0x26f4, 0x26ec, 0x3c00, 0x26f1
+                ]
+            );
+            let x = make(&[20], DType::F32, &|x| ((x + 2.5) * 3.0) as f32 as f64);
+            let e = Tensor::scalar(1.7);
+            let p = binary(BinaryOp::Pow, Operand::strong(&x), Operand::weak(&e)).unwrap();
+            assert_eq!(
+                bits(&p),
+                [
+                    0x3fff03bf, 0x41c78ddb, 0x42842e7b, 0x416e8a46, 0x4249a51a, 0x40e33929,
+                    0x42121709, 0x42a59714, 0x41c43de9, 0x4282f15f, 0x41692ff0, 0x42476e00,
+                    0x40db5afc, 0x421026a5, 0x42a43b0d, 0x41c0f3d2, 0x4281b57f, 0x4163e272,
+                    0x4245397a, 0x40d39a21
+                ]
+            );
+            let s = make(&[40], DType::F64, &|x| (x * 8.0) as f32 as f64);
+            assert_eq!(
+                bits(&unary(UnaryOp::Sigmoid, &s).unwrap())[32..],
+                [
+                    0x3fefed037104bde2,
+                    0x3ed4288e1787af03,
+                    0x3fe9e3d268988deb,
+                    0x3fefffff70493875,
+                    0x3fa480085ec9c08a,
+                    0x3fefffc6f876b472,
+                    0x3f3ae54f399596e5,
+                    0x3fefe96e2e9bded1
+                ]
+            );
+        },
+    );
+}
+
 /// `norm` of CPU tensors walks the elements as PyTorch's CPU kernel does:
 /// register lanes along one contiguous dim (2-norm of f32, f64, bf16), the
 /// rest of the row fused as GCC compiled it; a fold in the iterator's order
@@ -579,7 +713,7 @@ fn norms_walk_as_pytorchs_cpu_kernel() {
     let norm = |x: &Tensor, p: f64, dim: Option<i64>| {
         bits(&along(AlongOp::Norm, p, x, dim, false).unwrap())
     };
-    as_pytorch_measured(|| {
+    as_pytorch_measured("norms_walk_as_pytorchs_cpu_kernel", None, || {
         let n32: Vec<u64> = [1003, 1004, 1005, 1007]
             .iter()
             .flat_map(|&n| norm(&t(&[n], DType::F32), 2.0, None))

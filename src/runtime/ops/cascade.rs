@@ -8,7 +8,8 @@
 //! one of four kernels by the strides it sees; each adds in the accumulator
 //! type (f32 for f16, bf16 and f32; f64 for f64) in a cascade: runs of 16 or
 //! more partial sums are summed, then the runs' sums, four levels deep, in
-//! vector lanes of the CPU's width (AVX2 and NEON: 32 bytes; AVX-512: 64).
+//! vector lanes of 32 bytes (AVX2's: `sum_stub` is not registered for
+//! AVX-512, so AVX-512 CPUs run the AVX2 kernel too; see `pytorch_cpu`).
 //! Each loop's result is added into the output element, rounded to its dtype.
 //!
 //! Products (`binary_kernel_reduce_vec`) share the layout and the thread
@@ -25,7 +26,7 @@ use half::{bf16, f16};
 use rayon::prelude::*;
 
 use super::super::buffer::Stored;
-use super::pytorch_cpu::{chunks, reorder_dims, vector_bytes, GRAIN};
+use super::pytorch_cpu::{chunks, reorder_dims, vector_bytes, Kernel, GRAIN};
 
 /// The type the sums accumulate in.
 pub trait Acc: Copy + Add<Output = Self> + Mul<Output = Self> + Send + Sync + 'static {
@@ -154,7 +155,8 @@ fn reduce<S: Summand, const PROD: bool>(
     if it.numel() == 0 {
         return out;
     }
-    match vector_bytes() {
+    // `sum_stub` and `prod_stub` are registered for AVX2 only.
+    match vector_bytes(Kernel::Avx2Only) {
         64 => run::<S, PROD, 64>(&it, data, &mut out),
         _ => run::<S, PROD, 32>(&it, data, &mut out),
     }

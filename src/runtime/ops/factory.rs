@@ -6,7 +6,7 @@ use super::super::element::Element;
 use super::super::host::check_alloc;
 use super::super::rng::Generator;
 use super::super::{DType, Device, Tensor};
-use super::pytorch_cpu::{range_fill, vector_bytes};
+use super::pytorch_cpu::{range_fill, vector_bytes, Kernel};
 use crate::error::Error;
 use crate::with_dtype;
 
@@ -150,7 +150,8 @@ pub fn arange(
 /// first, rounded to the dtype (`range_fill`); integers in i64, the step
 /// truncated.
 fn arange_cpu(start: f64, step: f64, n: usize, dtype: DType) -> Vec<f64> {
-    let lanes = vector_bytes() / dtype.size();
+    // `arange_stub` is registered for AVX2 only.
+    let lanes = vector_bytes(Kernel::Avx2Only) / dtype.size();
     let as_dtype = |v: f64| with_dtype!(dtype, T => from_value::<T>(v).to_f64());
     match dtype {
         DType::F64 | DType::F32 => range_fill(
@@ -384,15 +385,13 @@ mod tests {
         linspace(start, end, steps, dt, dev).unwrap().to_vec::<T>()
     }
 
-    /// What PyTorch 2.15's CPU build (AVX2) gave: fused multiply-adds, and
-    /// `arange`'s vectors counted from their first element (329 and 330 lie
-    /// in one vector of four; 333 is past the last pair, on its own).
+    /// What PyTorch 2.15's CPU build gave (its AVX2 kernel, which AVX-512
+    /// CPUs run too): fused multiply-adds, and `arange`'s vectors counted
+    /// from their first element (329 and 330 lie in one vector of four; 333
+    /// is past the last pair, on its own).
     #[test]
     #[cfg(target_arch = "x86_64")]
     fn cpu_ranges_round_as_pytorchs_cpu_kernels() {
-        if super::vector_bytes() != 32 {
-            return; // these are AVX2's vectors
-        }
         let a = arange(0.0, 100.0, 0.3, DType::F64, Device::Cpu).unwrap();
         let a = a.to_vec::<f64>();
         assert_eq!(a.len(), 334);

@@ -30,7 +30,7 @@ use rayon::prelude::*;
 use super::super::buffer::Buffer;
 use super::super::{DType, Tensor};
 use super::cascade::{Acc, Iter, Summand};
-use super::pytorch_cpu::{chunks, lanes, GRAIN};
+use super::pytorch_cpu::{chunks, lanes, Kernel, GRAIN};
 
 /// The p-norm of `x` over the dims marked in `reduced`, contiguous over
 /// the dims kept. `x` is a float tensor.
@@ -521,7 +521,7 @@ macro_rules! dispatch {
                 // SAFETY: the CPU has both features `$avx2` enables.
                 return unsafe { $avx2(x) };
             }
-            match lanes::<$acc>() {
+            match lanes::<$acc>(Kernel::Avx2Only) {
                 2 => $body::<2>(x),
                 4 => $body::<4>(x),
                 8 => $body::<8>(x),
@@ -532,7 +532,7 @@ macro_rules! dispatch {
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2,fma")]
         unsafe fn $avx2(x: &[$t]) -> $acc {
-            match lanes::<$acc>() {
+            match lanes::<$acc>(Kernel::Avx2Only) {
                 2 => $body::<2>(x),
                 4 => $body::<4>(x),
                 8 => $body::<8>(x),
@@ -656,7 +656,7 @@ mod tests {
     fn the_row_kernels_fuse_the_rest_as_gcc_compiles_it() {
         // f32: the lanes leave 2^-24 (one lane of 2^-12); e = 1 + 2^-12
         // squares to 1 + 2^-11 + 2^-24, a tie that rounds down.
-        let w = lanes::<f32>();
+        let w = lanes::<f32>(Kernel::Avx2Only);
         let e = 1.0 + 2f32.powi(-12);
         let row = |tail: &[f32]| {
             let mut r = vec![0.0f32; w];
@@ -673,7 +673,7 @@ mod tests {
         assert_eq!(row(&[e, 0.0, 0.0, 0.0, 0.0]), squared);
         assert_eq!(row(&[0.0, 0.0, 0.0, 0.0, e]), fused);
         // f64: two lanes of 2^-27 leave 2^-53; e = 1 + 2^-27.
-        let w = lanes::<f64>();
+        let w = lanes::<f64>(Kernel::Avx2Only);
         let e = 1.0 + 2f64.powi(-27);
         let mut r = vec![0.0f64; w];
         r[0] = 2f64.powi(-27);

@@ -22,6 +22,7 @@ use half::{bf16, f16};
 
 use super::super::buffer::{map_slice, Buffer, Stored};
 use super::super::{DType, Device, Tensor};
+use super::pytorch_cpu::Kernel;
 use super::sleef;
 use super::vector_split::{map, zip, Paths, Reduced, Split};
 use super::vectorized::Opmath;
@@ -62,16 +63,24 @@ fn by_number(t: &Tensor, x: &Tensor, e: f64, compute: DType) -> Buffer {
     match compute {
         DType::F32 => Buffer::F32(x.with_slice::<f32, _>(|x| match Shortcut::of(e) {
             Some(s) => s.apply(x),
-            None => map(&Split::of::<f32>(t.shape(), &[t]), x, &PowBy(e)),
+            None => map(
+                &Split::of::<f32>(Kernel::AlsoAvx512, t.shape(), &[t]),
+                x,
+                &PowBy(e),
+            ),
         })),
         DType::F64 => Buffer::F64(x.with_slice::<f64, _>(|x| match Shortcut::of(e) {
             Some(s) => s.apply(x),
-            None => map(&Split::of::<f64>(t.shape(), &[t]), x, &PowBy(e)),
+            None => map(
+                &Split::of::<f64>(Kernel::AlsoAvx512, t.shape(), &[t]),
+                x,
+                &PowBy(e),
+            ),
         })),
         DType::BF16 => {
             // Built only for the two exponents whose kernels split (an O(n)
             // mask for a strided tensor).
-            let split = || Split::of::<bf16>(t.shape(), &[t]);
+            let split = || Split::of::<bf16>(Kernel::AlsoAvx512, t.shape(), &[t]);
             // The kernel's checks after sqrt's see the number as a bf16.
             let eb = bf16::from_f32(e as f32).to_f32();
             let f = |g: fn(f32) -> f32| move |v: bf16| bf16::from_f32(g(v.to_f32()));
@@ -93,7 +102,7 @@ fn by_number(t: &Tensor, x: &Tensor, e: f64, compute: DType) -> Buffer {
             }))
         }
         DType::F16 => {
-            let split = Split::of::<f16>(t.shape(), &[t]);
+            let split = Split::of::<f16>(Kernel::AlsoAvx512, t.shape(), &[t]);
             let eh = f16::from_f32(e as f32).to_f64();
             Buffer::F16(x.with_slice::<f16, _>(|x| map(&split, x, &PowBy(eh))))
         }
@@ -230,7 +239,7 @@ fn by_tensor(
     where
         PowOf: Paths<(T, T), Out = T>,
     {
-        let split = Split::of::<T>(shape, &[a, b]);
+        let split = Split::of::<T>(Kernel::AlsoAvx512, shape, &[a, b]);
         x.with_slice::<T, _>(|xs| {
             y.with_slice::<T, _>(|ys| zip(&split, (xs, x.shape()), (ys, y.shape()), shape, &PowOf))
         })

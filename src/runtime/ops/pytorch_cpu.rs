@@ -5,24 +5,84 @@
 /// PyTorch's `at::internal::GRAIN_SIZE`: fewer elements run on one thread.
 pub const GRAIN: usize = 32_768;
 
-/// The bytes in one of PyTorch's `Vectorized` registers on this CPU: 64
-/// where its AVX-512 kernels run, else 32 (AVX2, and NEON's pairs of
-/// registers).
-pub fn vector_bytes() -> usize {
+/// How a PyTorch CPU kernel is registered, which decides the width of
+/// its `Vectorized` registers on an AVX-512 CPU. PyTorch compiles every
+/// kernel for AVX2 and for AVX-512, but `REGISTER_DISPATCH` leaves the
+/// AVX-512 slot empty (`DispatchStub.h`), and the dispatcher then runs the
+/// AVX2 build; only kernels registered with `ALSO_REGISTER_AVX512_DISPATCH`
+/// run in 64-byte registers there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kernel {
+    /// `REGISTER_DISPATCH`: sum, prod, norm, arange, linspace.
+    Avx2Only,
+    /// `ALSO_REGISTER_AVX512_DISPATCH`: softmax and log_softmax, pow, sigmoid.
+    AlsoAvx512,
+}
+
+/// The instruction set PyTorch's CPU kernels are dispatched for
+/// (`at::native::get_cpu_capability`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capability {
+    /// AVX2 and FMA, or any CPU without AVX-512 (NEON's pairs of registers
+    /// are as wide).
+    Avx2,
+    /// AVX-512 F, BW, VL and DQ.
+    Avx512,
+}
+
+/// This CPU's capability as PyTorch picks it: AVX-512 where the CPU has
+/// it, unless `ATEN_CPU_CAPABILITY` (PyTorch's own variable) says `avx2`.
+/// cudash computes AVX-512's bits without AVX-512 instructions, so
+/// `ATEN_CPU_CAPABILITY=avx512` gives them on any CPU (where PyTorch would
+/// stay at AVX2). PyTorch's `default` build, whose registers call libm
+/// rather than SLEEF, is not modelled; that value is ignored.
+pub fn capability() -> Capability {
+    static CAPABILITY: std::sync::OnceLock<Capability> = std::sync::OnceLock::new();
+    *CAPABILITY.get_or_init(|| {
+        let forced = std::env::var("ATEN_CPU_CAPABILITY").unwrap_or_default();
+        match forced.to_ascii_lowercase().as_str() {
+            "avx2" => Capability::Avx2,
+            "avx512" => Capability::Avx512,
+            _ if cpu_has_avx512() => Capability::Avx512,
+            _ => Capability::Avx2,
+        }
+    })
+}
+
+/// Whether the CPU has what PyTorch's AVX-512 build needs: F, BW, VL, DQ.
+fn cpu_has_avx512() -> bool {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx512f")
         && std::is_x86_feature_detected!("avx512bw")
         && std::is_x86_feature_detected!("avx512vl")
         && std::is_x86_feature_detected!("avx512dq")
     {
-        return 64;
+        return true;
     }
-    32
+    false
 }
 
-/// The lanes of one of PyTorch's registers of `T` on this CPU.
-pub fn lanes<T>() -> usize {
-    vector_bytes() / std::mem::size_of::<T>()
+/// The name `ATEN_CPU_CAPABILITY` takes for `c`.
+pub fn capability_name(c: Capability) -> &'static str {
+    match c {
+        Capability::Avx2 => "avx2",
+        Capability::Avx512 => "avx512",
+    }
+}
+
+/// The bytes in one of `kernel`'s `Vectorized` registers on this CPU: 64
+/// where PyTorch runs its AVX-512 build, else 32 (AVX2, and NEON's pairs of
+/// registers).
+pub fn vector_bytes(kernel: Kernel) -> usize {
+    match (capability(), kernel) {
+        (Capability::Avx512, Kernel::AlsoAvx512) => 64,
+        _ => 32,
+    }
+}
+
+/// The lanes of one of `kernel`'s registers of `T` on this CPU.
+pub fn lanes<T>(kernel: Kernel) -> usize {
+    vector_bytes(kernel) / std::mem::size_of::<T>()
 }
 
 /// `at::parallel_for`'s chunks of `0..n` (OpenMP): as many as threads, at

@@ -5,6 +5,7 @@
 
 use super::super::buffer::{Buffer, Stored};
 use super::super::{DType, Tensor};
+use super::pytorch_cpu::Kernel;
 use super::sleef;
 use super::vector_split::{map, Paths, Reduced, Split};
 
@@ -15,7 +16,13 @@ pub fn on_cpu(t: &Tensor, x: &Tensor) -> Buffer {
     where
         Sigmoid: Paths<T, Out = T>,
     {
-        x.with_slice::<T, _>(|x| map(&Split::of::<T>(t.shape(), &[t]), x, &Sigmoid))
+        x.with_slice::<T, _>(|x| {
+            map(
+                &Split::of::<T>(Kernel::AlsoAvx512, t.shape(), &[t]),
+                x,
+                &Sigmoid,
+            )
+        })
     }
     match x.dtype() {
         DType::F32 => Buffer::F32(run(t, x)),

@@ -123,7 +123,10 @@ fn f2_div(n: F2, d: F2) -> F2 {
     F2(s, s.mul_add(v, n.1.mul_add(t, u)))
 }
 
-/// `Sleef_logf8_u10`'s lane (`xlogf_u1`, the branch for all but AVX-512).
+/// `Sleef_logf8_u10`'s lane (`xlogf_u1`, the branch for all but AVX-512,
+/// whose `vgetexp`/`vgetmant` find the same exponent and mantissa for
+/// every normal input; the one log PyTorch's kernels take here is of a
+/// softmax sum, which is at least 1, or NaN).
 #[inline(always)]
 pub fn logf(d: f32) -> f32 {
     let tiny = d < f32::MIN_POSITIVE;
@@ -460,7 +463,8 @@ fn d2_div(n: D2, d: D2) -> D2 {
     D2(s, s.mul_add(v, n.1.mul_add(t, u)))
 }
 
-/// `Sleef_logd4_u10`'s lane (`xlog_u1`, the branch for all but AVX-512).
+/// `Sleef_logd4_u10`'s lane (`xlog_u1`, the branch for all but AVX-512,
+/// the same for normal inputs: see `logf`).
 #[inline(always)]
 pub fn log(d: f64) -> f64 {
     let tiny = d < f64::MIN_POSITIVE;

@@ -17,7 +17,8 @@
 //!   softmax the ends of `at::parallel_for`'s chunks, which depend on the
 //!   thread count (rayon's here, PyTorch's one per core).
 //!
-//! Lanes are 32 bytes (AVX2) or 64 (AVX-512), from `pytorch_cpu`. The work
+//! Lanes are 32 bytes (AVX2) or 64 (AVX-512: these kernels are registered
+//! for it), from `pytorch_cpu`. The work
 //! is split across rayon's threads as independent jobs (rows, chunks of
 //! columns, blocks of columns), each compiled with AVX2 and FMA where the
 //! CPU has them; the split of rows and blocks does not change any bit.
@@ -29,7 +30,7 @@ use rayon::prelude::*;
 
 use super::super::buffer::Buffer;
 use super::super::{DType, Tensor};
-use super::pytorch_cpu::{chunks, lanes, GRAIN};
+use super::pytorch_cpu::{chunks, lanes, Kernel, GRAIN};
 use super::vectorized::{
     add, combine, filled_by, maximum, narrow_bf16, narrow_f16, reduce_all, reduce_all_halves,
     std_max, widen_bf16, widen_f16, AsBF16, AsF16, Exact, Opmath, Store,
@@ -215,7 +216,7 @@ pub fn softmax<F: Opmath, S: Store<F>>(x: &[F], g: Geometry, log: bool) -> Vec<F
     if x.is_empty() {
         return Vec::new();
     }
-    let run = |job: Job<F>| match lanes::<F>() {
+    let run = |job: Job<F>| match lanes::<F>(Kernel::AlsoAvx512) {
         4 => dispatch::<F, S, 4>(job),
         8 => dispatch::<F, S, 8>(job),
         _ => dispatch::<F, S, 16>(job),
@@ -244,7 +245,7 @@ pub fn softmax<F: Opmath, S: Store<F>>(x: &[F], g: Geometry, log: bool) -> Vec<F
     // The column kernels' pieces: PyTorch's thread chunks for softmax; for
     // log_softmax its blocks of 128 KiB of columns within one outer index.
     let pieces: Vec<(usize, usize)> = if log {
-        let lanes = stored_lanes::<F, S>(lanes::<F>());
+        let lanes = stored_lanes::<F, S>(lanes::<F>(Kernel::AlsoAvx512));
         let size = if S::REDUCED {
             2
         } else {

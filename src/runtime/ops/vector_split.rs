@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use super::super::buffer::Stored;
 use super::super::shape::{broadcast_strides, for_each_offset2, numel};
 use super::super::Tensor;
-use super::pytorch_cpu::{chunks, lanes, vectorized, GRAIN};
+use super::pytorch_cpu::{chunks, lanes, vectorized, Kernel, GRAIN};
 
 /// Which elements of an op's output (row-major) the vector op computes.
 pub enum Split {
@@ -37,9 +37,9 @@ pub struct Chunk {
 impl Split {
     /// The split of an op over `inputs` (as stored: PyTorch's iteration
     /// follows their strides) whose output has `shape`, with registers of
-    /// `T` (the dtype the op computes in).
-    pub fn of<T>(shape: &[usize], inputs: &[&Tensor]) -> Split {
-        let lanes = lanes::<T>();
+    /// `T` (the dtype the op computes in) as wide as `kernel`'s.
+    pub fn of<T>(kernel: Kernel, shape: &[usize], inputs: &[&Tensor]) -> Split {
+        let lanes = lanes::<T>(kernel);
         let n = numel(shape);
         let flat = inputs
             .iter()
