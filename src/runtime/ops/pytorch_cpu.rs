@@ -62,6 +62,32 @@ fn cpu_has_avx512() -> bool {
     false
 }
 
+/// The instructions cudash's own loops are compiled for on this CPU (the
+/// loops take the same bits in any of them: only their speed differs).
+/// Independent of `capability`: an AVX-512 CPU computing AVX2's bits still
+/// runs them in 512-bit registers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Isa {
+    Avx512,
+    Avx2,
+    Portable,
+}
+
+impl Isa {
+    pub fn of_cpu() -> Isa {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if cpu_has_avx512() && std::is_x86_feature_detected!("fma") {
+                return Isa::Avx512;
+            }
+            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+                return Isa::Avx2;
+            }
+        }
+        Isa::Portable
+    }
+}
+
 /// The name `ATEN_CPU_CAPABILITY` takes for `c`.
 pub fn capability_name(c: Capability) -> &'static str {
     match c {

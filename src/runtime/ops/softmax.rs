@@ -30,7 +30,7 @@ use rayon::prelude::*;
 
 use super::super::buffer::Buffer;
 use super::super::{DType, Tensor};
-use super::pytorch_cpu::{chunks, lanes, Kernel, GRAIN};
+use super::pytorch_cpu::{chunks, lanes, Isa, Kernel, GRAIN};
 use super::vectorized::{
     add, combine, filled_by, maximum, narrow_bf16, narrow_f16, reduce_all, reduce_all_halves,
     std_max, widen_bf16, widen_f16, AsBF16, AsF16, Exact, Opmath, Store,
@@ -296,9 +296,11 @@ fn stored_lanes<F: Opmath, S: Store<F>>(w: usize) -> usize {
 
 fn dispatch<F: Opmath, S: Store<F>, const W: usize>(job: Job<F>) {
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
-        // SAFETY: the CPU has both features `with_avx2` enables.
-        return unsafe { with_avx2::<F, S, W>(job) };
+    match Isa::of_cpu() {
+        // SAFETY: the CPU has the features each enables.
+        Isa::Avx512 => return unsafe { with_avx512::<F, S, W>(job) },
+        Isa::Avx2 => return unsafe { with_avx2::<F, S, W>(job) },
+        Isa::Portable => {}
     }
     work::<F, S, W>(job)
 }
@@ -309,6 +311,13 @@ fn dispatch<F: Opmath, S: Store<F>, const W: usize>(job: Job<F>) {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,fma")]
 unsafe fn with_avx2<F: Opmath, S: Store<F>, const W: usize>(job: Job<F>) {
+    work::<F, S, W>(job)
+}
+
+/// The job in 512-bit registers where the CPU has them: the same bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,fma")]
+unsafe fn with_avx512<F: Opmath, S: Store<F>, const W: usize>(job: Job<F>) {
     work::<F, S, W>(job)
 }
 

@@ -15,7 +15,7 @@ use rayon::prelude::*;
 use super::super::buffer::Stored;
 use super::super::shape::{broadcast_strides, for_each_offset2, numel};
 use super::super::Tensor;
-use super::pytorch_cpu::{chunks, lanes, vectorized, Kernel, GRAIN};
+use super::pytorch_cpu::{chunks, lanes, vectorized, Isa, Kernel, GRAIN};
 
 /// Which elements of an op's output (row-major) the vector op computes.
 pub enum Split {
@@ -117,9 +117,11 @@ pub fn map<T: Stored, O: Paths<T>>(split: &Split, x: &[T], op: &O) -> Vec<O::Out
                     let x = &x[c.begin..c.end];
                     let pairs = c.pairs_end - c.begin;
                     #[cfg(target_arch = "x86_64")]
-                    if avx2_fma() {
-                        // SAFETY: the CPU has the features `map_avx2` enables.
-                        return unsafe { map_avx2(out, x, pairs, op) };
+                    match Isa::of_cpu() {
+                        // SAFETY: the CPU has the features each enables.
+                        Isa::Avx512 => return unsafe { map_avx512(out, x, pairs, op) },
+                        Isa::Avx2 => return unsafe { map_avx2(out, x, pairs, op) },
+                        Isa::Portable => {}
                     }
                     map_run(out, x, pairs, op)
                 });
@@ -162,6 +164,17 @@ unsafe fn map_avx2<T: Copy, O: Paths<T>>(
     map_run(out, x, pairs, op)
 }
 
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,fma")]
+unsafe fn map_avx512<T: Copy, O: Paths<T>>(
+    out: &mut [MaybeUninit<O::Out>],
+    x: &[T],
+    pairs: usize,
+    op: &O,
+) {
+    map_run(out, x, pairs, op)
+}
+
 /// A binary op over `a` and `b` (each its tensor's elements in row-major
 /// order, in the dtype the op computes in, with its shape) broadcast to
 /// `shape`.
@@ -184,9 +197,11 @@ pub fn zip<T: Stored, O: Paths<(T, T)>>(
                 .for_each(|(out, c)| {
                     let (head, tail) = out.split_at_mut(c.pairs_end - c.begin);
                     #[cfg(target_arch = "x86_64")]
-                    if avx2_fma() {
-                        // SAFETY: the CPU has the features `zip_avx2` enables.
-                        return unsafe { zip_avx2(head, tail, a, b, c.begin, op) };
+                    match Isa::of_cpu() {
+                        // SAFETY: the CPU has the features each enables.
+                        Isa::Avx512 => return unsafe { zip_avx512(head, tail, a, b, c.begin, op) },
+                        Isa::Avx2 => return unsafe { zip_avx2(head, tail, a, b, c.begin, op) },
+                        Isa::Portable => {}
                     }
                     zip_run(head, tail, a, b, c.begin, op)
                 });
@@ -248,6 +263,19 @@ unsafe fn zip_avx2<T: Copy, O: Paths<(T, T)>>(
     zip_run(head, tail, a, b, begin, op)
 }
 
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq,fma")]
+unsafe fn zip_avx512<T: Copy, O: Paths<(T, T)>>(
+    head: &mut [MaybeUninit<O::Out>],
+    tail: &mut [MaybeUninit<O::Out>],
+    a: &[T],
+    b: &[T],
+    begin: usize,
+    op: &O,
+) {
+    zip_run(head, tail, a, b, begin, op)
+}
+
 /// Writes `out[k]`: the op's vector (or scalar) path at element `begin +
 /// k` of `a` and `b`, which each hold every element or one broadcast value.
 #[inline(always)]
@@ -290,10 +318,4 @@ fn pick<T, O: Paths<(T, T)>, const VECTOR: bool>(op: &O, x: T, y: T) -> O::Out {
     } else {
         op.scalar((x, y))
     }
-}
-
-/// Whether this CPU runs the AVX2 and FMA loops.
-#[cfg(target_arch = "x86_64")]
-fn avx2_fma() -> bool {
-    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
 }
