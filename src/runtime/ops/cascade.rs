@@ -26,7 +26,7 @@ use half::{bf16, f16};
 use rayon::prelude::*;
 
 use super::super::buffer::Stored;
-use super::pytorch_cpu::{chunks, reorder_dims, vector_bytes, Kernel, GRAIN};
+use super::pytorch_cpu::{chunks, reorder_dims, vector_bytes, Isa, Kernel, GRAIN};
 
 /// The type the sums accumulate in.
 pub trait Acc: Copy + Add<Output = Self> + Mul<Output = Self> + Send + Sync + 'static {
@@ -502,10 +502,33 @@ fn loop2d<S: Summand, const PROD: bool, const W: usize, const VEC: usize>(
     size1: usize,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2 (checked just above; the check is cached).
-        return unsafe { loop2d_avx2::<S, PROD, W, VEC>(data, sink, at, strides, size0, size1) };
+    match Isa::of_cpu() {
+        // SAFETY: the CPU has the features each enables.
+        Isa::Avx512 => {
+            return unsafe {
+                loop2d_avx512::<S, PROD, W, VEC>(data, sink, at, strides, size0, size1)
+            }
+        }
+        Isa::Avx2 => {
+            return unsafe { loop2d_avx2::<S, PROD, W, VEC>(data, sink, at, strides, size0, size1) }
+        }
+        Isa::Portable => {}
     }
+    loop2d_body::<S, PROD, W, VEC>(data, sink, at, strides, size0, size1)
+}
+
+/// In 512-bit registers where the CPU has them: the same additions (in
+/// AVX2's lanes, two registers to one), so the same bits.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
+unsafe fn loop2d_avx512<S: Summand, const PROD: bool, const W: usize, const VEC: usize>(
+    data: &[S],
+    sink: &Out<S>,
+    at: (isize, isize),
+    strides: [isize; 4],
+    size0: usize,
+    size1: usize,
+) {
     loop2d_body::<S, PROD, W, VEC>(data, sink, at, strides, size0, size1)
 }
 
