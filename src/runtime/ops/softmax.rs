@@ -425,17 +425,22 @@ fn softmax_row_halves<F: Opmath, S: Store<F>, const W: usize>(x: &[F], out: &mut
 /// bf16 the max, the sum and its log are stored in their dtype.
 #[inline(always)]
 fn log_softmax_row<F: Opmath, S: Store<F>, const W: usize>(x: &[F], out: &mut [MaybeUninit<F>]) {
-    // `map_reduce_all` adds the exps in the order `reduce_all` adds them
-    // once stored, so they are stored first (in `out`), in one loop.
     let max = reduce_stored::<F, S, W>(x, maximum);
+    let sum = if S::REDUCED {
+        // The exps stored first (in `out`), then summed as f16/bf16
+        // registers of twice the lanes are.
+        for (o, &v) in out.iter_mut().zip(x) {
+            o.write((v - max).vexp());
+        }
+        // SAFETY: the loop wrote each element (out is as long as x).
+        reduce_stored::<F, S, W>(unsafe { written(out) }, add)
+    } else {
+        // `map_reduce_all`: each register's exps added as they are made.
+        reduce_all::<F, W>(x, |v| (v - max).vexp(), add)
+    };
+    let ln = S::round(sum.vlog());
     for (o, &v) in out.iter_mut().zip(x) {
-        o.write((v - max).vexp());
-    }
-    // SAFETY: the loop wrote each element (out is as long as x).
-    let out = unsafe { written(out) };
-    let ln = S::round(reduce_stored::<F, S, W>(out, add).vlog());
-    for (o, &v) in out.iter_mut().zip(x) {
-        *o = S::round(v - max - ln);
+        o.write(S::round(v - max - ln));
     }
 }
 
