@@ -143,6 +143,28 @@ const THREADED: usize = 1 << 19;
 /// Measured beside PyTorch and NumPy on 2 cores (README).
 const ANY_SHAPE_MAX: usize = 1 << 25;
 
+/// On a CPU with AVX-512 the `gemm` crate's 512-bit kernels beat
+/// [`sgemm`]'s AVX2 ones but where the call or the threads cost more than
+/// the arithmetic: up to 16³ multiply-adds [`sgemm`] is as fast or faster
+/// (4² 350 ns against 395), and from [`THREADED`] to 2²² (about 160³) its
+/// split over threads is (100² 11–12 µs against 24–29, 128² 17–18 against
+/// 26–28, 160² 37–39 against 41–42). Elsewhere the crate is faster, on 2
+/// cores of an AMD EPYC (Zen 5): 32² 0.66 µs against 0.92, 64² 2.5 against
+/// 4.5, 80² 5.0 against 7.9, 224² 64–68 against 97, 256² 84–90 against
+/// 135–140, 1024² 4.6 ms against 9.0–10.3 (NumPy's OpenBLAS 7.8), 2048² 42–45
+/// against 75–76.
+const TINY: usize = 1 << 12;
+const THREADED_MAX_AVX512: usize = 1 << 22;
+
+/// Whether an f32 product of `flops` multiply-adds and `n` columns goes to
+/// [`sgemm`] (where it runs) rather than the `gemm` crate.
+fn own_kernel_first(flops: usize, n: usize) -> bool {
+    if super::pytorch_cpu::Isa::of_cpu() == super::pytorch_cpu::Isa::Avx512 {
+        return flops <= TINY || (THREADED..=THREADED_MAX_AVX512).contains(&flops);
+    }
+    flops <= ANY_SHAPE_MAX || n >= sgemm::PACK_A_MIN_N
+}
+
 #[derive(Clone, Copy)]
 struct Mat {
     m: usize,
@@ -210,7 +232,7 @@ fn float_batches<T: GemmFloat>(
         // SAFETY: the pointers and strides describe in-bounds views of the
         // operands (validated when the tensors were made) and of `dst`.
         let done = bcs == 1
-            && (m * n * k <= ANY_SHAPE_MAX || n >= sgemm::PACK_A_MIN_N)
+            && own_kernel_first(m * n * k, n)
             && unsafe {
                 T::by_sgemm(
                     sgemm::Operands {
