@@ -835,8 +835,11 @@ fn multi_row_sum<A: Acc, const R: usize, const W: usize>(
     total
 }
 
-/// Groups read side by side in `multi_row_sum`.
-const RUNS: usize = 4;
+/// Groups read side by side in `multi_row_sum`. Four were faster than one
+/// on the AVX2 machine of 2026-11-25; on an AMD EPYC (Zen 5) two beat four
+/// (16M f32 on 2 threads, in turn: 695–824 µs against 701–918 in eight of
+/// nine pairs; PyTorch 690–710).
+const RUNS: usize = 2;
 
 /// The sums of `RUNS` consecutive groups of `step^3` steps from `start`,
 /// each as `multi_row_sum` forms it: `step` items a level-0 sum, `step` of
