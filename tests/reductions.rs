@@ -278,30 +278,44 @@ fn bits(t: &Tensor) -> Vec<u64> {
 /// kernels are AVX2's on every x86 CPU. Where this process models another
 /// capability, the test `name` runs again in a child process with
 /// `ATEN_CPU_CAPABILITY` set, the variable PyTorch and cudash both read.
+/// Where cudash's loops run in AVX-512 registers, it runs once more with
+/// them built for AVX2 (`CUDASH_ISA`), so that such a CPU tests both builds.
 #[cfg(target_arch = "x86_64")]
 fn as_pytorch_measured(name: &str, capability: Option<Capability>, check: impl FnOnce() + Send) {
-    use cudash::runtime::ops::{capability as current, capability_name};
-    match capability {
-        Some(wanted) if wanted != current() => {
-            let out = std::process::Command::new(std::env::current_exe().unwrap())
-                .args([name, "--exact", "--test-threads=1"])
-                .env("ATEN_CPU_CAPABILITY", capability_name(wanted))
-                .output()
-                .unwrap();
-            let stdout = String::from_utf8_lossy(&out.stdout);
-            assert!(
-                out.status.success() && stdout.contains("1 passed"),
-                "{name} under ATEN_CPU_CAPABILITY={}:\n{stdout}\n{}",
-                capability_name(wanted),
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        _ => rayon::ThreadPoolBuilder::new()
-            .num_threads(2)
-            .build()
-            .unwrap()
-            .install(check),
+    use cudash::runtime::ops::{capability as current, Isa};
+    let wanted = capability.unwrap_or_else(current);
+    if wanted != current() {
+        return in_child(name, wanted, Isa::Avx2);
     }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap()
+        .install(check);
+    if Isa::of_cpu() == Isa::Avx512 {
+        in_child(name, wanted, Isa::Avx2);
+    }
+}
+
+/// Runs the test `name` in a child process under `capability`, with
+/// cudash's loops built for no more than `isa`.
+#[cfg(target_arch = "x86_64")]
+fn in_child(name: &str, capability: Capability, isa: cudash::runtime::ops::Isa) {
+    use cudash::runtime::ops::{capability_name, Isa};
+    let isa = if isa == Isa::Avx2 { "avx2" } else { "portable" };
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([name, "--exact", "--test-threads=1"])
+        .env("ATEN_CPU_CAPABILITY", capability_name(capability))
+        .env("CUDASH_ISA", isa)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("1 passed"),
+        "{name} under ATEN_CPU_CAPABILITY={} CUDASH_ISA={isa}:\n{stdout}\n{}",
+        capability_name(capability),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// What PyTorch 2.15's CPU build (AVX2, 2 threads) gave for the same sums

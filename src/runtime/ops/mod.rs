@@ -13,7 +13,7 @@ mod norm;
 pub mod overlap;
 mod pow;
 mod pytorch_cpu;
-pub use pytorch_cpu::{capability, capability_name, Capability};
+pub use pytorch_cpu::{capability, capability_name, Capability, Isa};
 pub mod reduce;
 mod sgemm;
 mod sigmoid;

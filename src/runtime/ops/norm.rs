@@ -30,7 +30,7 @@ use rayon::prelude::*;
 use super::super::buffer::Buffer;
 use super::super::{DType, Tensor};
 use super::cascade::{Acc, Iter, Summand};
-use super::pytorch_cpu::{chunks, lanes, Kernel, GRAIN};
+use super::pytorch_cpu::{chunks, lanes, Isa, Kernel, GRAIN};
 
 /// The p-norm of `x` over the dims marked in `reduced`, contiguous over
 /// the dims kept. `x` is a float tensor.
@@ -517,7 +517,7 @@ macro_rules! dispatch {
     ($name:ident, $avx2:ident, $body:ident, $t:ty, $acc:ty) => {
         fn $name(x: &[$t]) -> $acc {
             #[cfg(target_arch = "x86_64")]
-            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            if Isa::of_cpu() >= Isa::Avx2 {
                 // SAFETY: the CPU has both features `$avx2` enables.
                 return unsafe { $avx2(x) };
             }

@@ -62,19 +62,34 @@ fn cpu_has_avx512() -> bool {
     false
 }
 
-/// The instructions cudash's own loops are compiled for on this CPU (the
-/// loops take the same bits in any of them: only their speed differs).
+/// The instructions cudash's own CPU loops are compiled for on this CPU
+/// (they take the same bits in any of them: only their speed differs).
 /// Independent of `capability`: an AVX-512 CPU computing AVX2's bits still
 /// runs them in 512-bit registers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Isa {
-    Avx512,
-    Avx2,
     Portable,
+    Avx2,
+    Avx512,
 }
 
 impl Isa {
+    /// The best this CPU has, or less where `CUDASH_ISA` (`avx2` or
+    /// `portable`) says so: the tests run the other builds of the loops
+    /// that way, and a comparison of speeds can.
     pub fn of_cpu() -> Isa {
+        static ISA: std::sync::OnceLock<Isa> = std::sync::OnceLock::new();
+        *ISA.get_or_init(|| {
+            let cap = match std::env::var("CUDASH_ISA").as_deref() {
+                Ok("portable") => Isa::Portable,
+                Ok("avx2") => Isa::Avx2,
+                _ => Isa::Avx512,
+            };
+            cap.min(Isa::detected())
+        })
+    }
+
+    fn detected() -> Isa {
         #[cfg(target_arch = "x86_64")]
         {
             if cpu_has_avx512() && std::is_x86_feature_detected!("fma") {

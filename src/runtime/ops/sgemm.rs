@@ -47,11 +47,11 @@ pub struct Operands {
     pub c_row: usize,
 }
 
-/// Whether this CPU runs [`sgemm`] (the check is cached by std).
+/// Whether this CPU runs [`sgemm`] (`Isa::of_cpu`: AVX2 and FMA).
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+        super::pytorch_cpu::Isa::of_cpu() >= super::pytorch_cpu::Isa::Avx2
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
