@@ -285,7 +285,7 @@ fn as_pytorch_measured(name: &str, capability: Option<Capability>, check: impl F
     use cudash::runtime::ops::{capability as current, Isa};
     let wanted = capability.unwrap_or_else(current);
     if wanted != current() {
-        return in_child(name, wanted, Isa::Avx2);
+        return in_avx2_child(name, wanted);
     }
     rayon::ThreadPoolBuilder::new()
         .num_threads(2)
@@ -293,16 +293,16 @@ fn as_pytorch_measured(name: &str, capability: Option<Capability>, check: impl F
         .unwrap()
         .install(check);
     if Isa::of_cpu() == Isa::Avx512 {
-        in_child(name, wanted, Isa::Avx2);
+        in_avx2_child(name, wanted);
     }
 }
 
 /// Runs the test `name` in a child process under `capability`, with
-/// cudash's loops built for no more than `isa`.
+/// cudash's loops built for AVX2.
 #[cfg(target_arch = "x86_64")]
-fn in_child(name: &str, capability: Capability, isa: cudash::runtime::ops::Isa) {
-    use cudash::runtime::ops::{capability_name, Isa};
-    let isa = if isa == Isa::Avx2 { "avx2" } else { "portable" };
+fn in_avx2_child(name: &str, capability: Capability) {
+    use cudash::runtime::ops::capability_name;
+    let isa = "avx2";
     let out = std::process::Command::new(std::env::current_exe().unwrap())
         .args([name, "--exact", "--test-threads=1"])
         .env("ATEN_CPU_CAPABILITY", capability_name(capability))

@@ -26,7 +26,7 @@ use half::{bf16, f16};
 use rayon::prelude::*;
 
 use super::super::buffer::Stored;
-use super::pytorch_cpu::{chunks, reorder_dims, vector_bytes, Isa, Kernel, GRAIN};
+use super::pytorch_cpu::{chunks, reorder_dims, Isa, AVX2_BYTES, GRAIN};
 
 /// The type the sums accumulate in.
 pub trait Acc: Copy + Add<Output = Self> + Mul<Output = Self> + Send + Sync + 'static {
@@ -155,11 +155,9 @@ fn reduce<S: Summand, const PROD: bool>(
     if it.numel() == 0 {
         return out;
     }
-    // `sum_stub` and `prod_stub` are registered for AVX2 only.
-    match vector_bytes(Kernel::Avx2Only) {
-        64 => run::<S, PROD, 64>(&it, data, &mut out),
-        _ => run::<S, PROD, 32>(&it, data, &mut out),
-    }
+    // `sum_stub` and `prod_stub` are registered for AVX2 only, so their
+    // registers are AVX2's on every CPU.
+    run::<S, PROD, AVX2_BYTES>(&it, data, &mut out);
     out
 }
 

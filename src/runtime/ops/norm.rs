@@ -30,7 +30,7 @@ use rayon::prelude::*;
 use super::super::buffer::Buffer;
 use super::super::{DType, Tensor};
 use super::cascade::{Acc, Iter, Summand};
-use super::pytorch_cpu::{chunks, lanes, Isa, Kernel, GRAIN};
+use super::pytorch_cpu::{chunks, Isa, AVX2_BYTES, GRAIN};
 
 /// The p-norm of `x` over the dims marked in `reduced`, contiguous over
 /// the dims kept. `x` is a float tensor.
@@ -510,7 +510,8 @@ fn squares_bf16<const W: usize>(x: &[bf16]) -> f32 {
     b
 }
 
-/// Defines `$name(x)`: `$body::<W>` for this CPU's register width, compiled
+/// Defines `$name(x)`: `$body::<W>` for AVX2's register width (`norm_stub`
+/// is registered for AVX2 only, so AVX-512 CPUs run it too), compiled
 /// with AVX2 and FMA where the CPU has them (an FMA instruction, not a
 /// library call, for each fused step; the lanes in vector registers).
 macro_rules! dispatch {
@@ -521,23 +522,13 @@ macro_rules! dispatch {
                 // SAFETY: the CPU has both features `$avx2` enables.
                 return unsafe { $avx2(x) };
             }
-            match lanes::<$acc>(Kernel::Avx2Only) {
-                2 => $body::<2>(x),
-                4 => $body::<4>(x),
-                8 => $body::<8>(x),
-                _ => $body::<16>(x),
-            }
+            $body::<{ AVX2_BYTES / std::mem::size_of::<$acc>() }>(x)
         }
 
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2,fma")]
         unsafe fn $avx2(x: &[$t]) -> $acc {
-            match lanes::<$acc>(Kernel::Avx2Only) {
-                2 => $body::<2>(x),
-                4 => $body::<4>(x),
-                8 => $body::<8>(x),
-                _ => $body::<16>(x),
-            }
+            $body::<{ AVX2_BYTES / std::mem::size_of::<$acc>() }>(x)
         }
     };
 }
@@ -656,7 +647,7 @@ mod tests {
     fn the_row_kernels_fuse_the_rest_as_gcc_compiles_it() {
         // f32: the lanes leave 2^-24 (one lane of 2^-12); e = 1 + 2^-12
         // squares to 1 + 2^-11 + 2^-24, a tie that rounds down.
-        let w = lanes::<f32>(Kernel::Avx2Only);
+        let w = AVX2_BYTES / 4;
         let e = 1.0 + 2f32.powi(-12);
         let row = |tail: &[f32]| {
             let mut r = vec![0.0f32; w];
@@ -673,7 +664,7 @@ mod tests {
         assert_eq!(row(&[e, 0.0, 0.0, 0.0, 0.0]), squared);
         assert_eq!(row(&[0.0, 0.0, 0.0, 0.0, e]), fused);
         // f64: two lanes of 2^-27 leave 2^-53; e = 1 + 2^-27.
-        let w = lanes::<f64>(Kernel::Avx2Only);
+        let w = AVX2_BYTES / 8;
         let e = 1.0 + 2f64.powi(-27);
         let mut r = vec![0.0f64; w];
         r[0] = 2f64.powi(-27);

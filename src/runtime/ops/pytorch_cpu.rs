@@ -117,9 +117,12 @@ pub fn capability_name(c: Capability) -> &'static str {
 pub fn vector_bytes(kernel: Kernel) -> usize {
     match (capability(), kernel) {
         (Capability::Avx512, Kernel::AlsoAvx512) => 64,
-        _ => 32,
+        _ => AVX2_BYTES,
     }
 }
+
+/// The bytes of an AVX2 `Vectorized` register (and of NEON's pairs).
+pub const AVX2_BYTES: usize = 32;
 
 /// The lanes of one of `kernel`'s registers of `T` on this CPU.
 pub fn lanes<T>(kernel: Kernel) -> usize {

@@ -20,8 +20,8 @@
 //! Lanes are 32 bytes (AVX2) or 64 (AVX-512: these kernels are registered
 //! for it), from `pytorch_cpu`. The work
 //! is split across rayon's threads as independent jobs (rows, chunks of
-//! columns, blocks of columns), each compiled with AVX2 and FMA where the
-//! CPU has them; the split of rows and blocks does not change any bit.
+//! columns, blocks of columns), each compiled for AVX-512, or AVX2 and
+//! FMA, where the CPU has them; the split of rows and blocks does not change any bit.
 
 use std::mem::MaybeUninit;
 
@@ -152,8 +152,13 @@ struct Segments<'a, F> {
 unsafe impl<F: Send> Send for Segments<'_, F> {}
 
 impl<'a, F> Segments<'a, F> {
-    /// Each piece's view of `out`; the pieces must not overlap.
+    /// Each piece's view of `out`, for pieces in order that do not overlap
+    /// (checked: the views' soundness rests on it).
     fn of(out: &'a mut [F], g: Geometry, pieces: &[(usize, usize)]) -> Vec<Segments<'a, F>> {
+        assert!(
+            pieces.iter().all(|&(b, e)| b <= e) && pieces.windows(2).all(|w| w[0].1 <= w[1].0),
+            "column pieces must be in order and apart"
+        );
         let (ptr, len) = (out.as_mut_ptr(), out.len());
         pieces
             .iter()
