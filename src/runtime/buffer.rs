@@ -1,7 +1,7 @@
 //! A typed, contiguous block of elements: the storage behind tensors.
 
+use super::parallel;
 use half::{bf16, f16};
-use rayon::prelude::*;
 
 use super::element::Element;
 use super::{DType, Device};
@@ -313,13 +313,12 @@ pub fn map_slice<S: Stored, D: Stored>(src: &[S], f: impl Fn(S) -> D + Sync) -> 
     {
         let dst = &mut out.spare_capacity_mut()[..src.len()];
         if src.len() >= PAR_MIN {
-            dst.par_chunks_mut(PAR_MIN)
-                .zip(src.par_chunks(PAR_MIN))
-                .for_each(|(d, s)| {
-                    for (d, &s) in d.iter_mut().zip(s) {
-                        d.write(f(s));
-                    }
-                });
+            parallel::for_each_part(dst, PAR_MIN, |piece, d| {
+                let s = &src[piece * PAR_MIN..][..d.len()];
+                for (d, &s) in d.iter_mut().zip(s) {
+                    d.write(f(s));
+                }
+            });
         } else {
             for (d, &s) in dst.iter_mut().zip(src) {
                 d.write(f(s));
@@ -342,13 +341,12 @@ pub fn zip_slices<A: Stored, B: Stored, D: Stored>(
     {
         let dst = &mut out.spare_capacity_mut()[..n];
         if n >= PAR_MIN {
-            dst.par_chunks_mut(PAR_MIN)
-                .zip(a[..n].par_chunks(PAR_MIN).zip(b[..n].par_chunks(PAR_MIN)))
-                .for_each(|(d, (a, b))| {
-                    for ((d, &a), &b) in d.iter_mut().zip(a).zip(b) {
-                        d.write(f(a, b));
-                    }
-                });
+            parallel::for_each_part(dst, PAR_MIN, |piece, d| {
+                let (a, b) = (&a[piece * PAR_MIN..], &b[piece * PAR_MIN..]);
+                for ((d, &a), &b) in d.iter_mut().zip(a).zip(b) {
+                    d.write(f(a, b));
+                }
+            });
         } else {
             for ((d, &a), &b) in dst.iter_mut().zip(a).zip(b) {
                 d.write(f(a, b));

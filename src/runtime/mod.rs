@@ -27,6 +27,7 @@ pub mod io;
 pub mod lock;
 pub mod ops;
 pub mod page_locked;
+mod parallel;
 pub mod pick;
 pub mod rng;
 pub mod shape;

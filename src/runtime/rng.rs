@@ -1,7 +1,7 @@
 //! A counter-based generator (Philox4x32-10), the same family CUDA's curand uses,
 //! so every backend can draw identical numbers from a seed and an offset.
 
-use rayon::prelude::*;
+use super::parallel;
 
 use super::buffer::PAR_MIN;
 use crate::vocab::Device;
@@ -122,9 +122,13 @@ impl Generator {
     fn fill(&self, n: usize, f: impl Fn(&Generator, u64, &mut [f64]) + Sync) -> Vec<f64> {
         let mut out = vec![0f64; n];
         if n >= PAR_MIN {
-            out.par_chunks_mut(4)
-                .enumerate()
-                .for_each(|(b, c)| f(self, b as u64, c));
+            let size = PAR_MIN.next_multiple_of(4);
+            parallel::for_each_part(&mut out, size, |piece, part| {
+                let first = piece * size / 4;
+                for (b, c) in part.chunks_mut(4).enumerate() {
+                    f(self, (first + b) as u64, c)
+                }
+            });
         } else {
             out.chunks_mut(4)
                 .enumerate()

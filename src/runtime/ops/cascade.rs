@@ -17,15 +17,15 @@
 //!
 //! Past 32,768 elements PyTorch splits the work over its threads: a single
 //! result in one chunk per thread (each summed into a slot, the slots summed
-//! last), otherwise by output columns. Both are followed here with rayon's
-//! thread count, which is PyTorch's default (one per core) on most machines.
+//! last), otherwise by output columns. Both are followed here with
+//! `parallel`'s thread count (rayon's pool size), which is PyTorch's default (one per core) on most machines.
 
 use std::ops::{Add, Mul};
 
 use half::{bf16, f16};
-use rayon::prelude::*;
 
 use super::super::buffer::Stored;
+use super::super::parallel;
 use super::pytorch_cpu::{chunks, reorder_dims, Isa, AVX2_BYTES, GRAIN};
 
 /// The type the sums accumulate in.
@@ -351,7 +351,7 @@ fn drive<S: Summand, const PROD: bool, const W: usize, const VEC: usize>(
     data: &[S],
     out: &mut [S],
 ) {
-    let threads = rayon::current_num_threads();
+    let threads = parallel::threads();
     let numel = it.numel();
     let sink = Out {
         ptr: out.as_mut_ptr(),
@@ -376,22 +376,18 @@ fn two_pass<S: Summand, const PROD: bool, const W: usize, const VEC: usize>(
 ) {
     let zero = identity::<S, PROD>();
     let mut slots = vec![zero; threads];
-    let parts: Vec<(usize, S)> = chunks(it.numel(), GRAIN, threads)
-        .into_par_iter()
-        .enumerate()
-        .map(|(t, (b, e))| {
-            let mut slot = [zero];
-            let one = Out {
-                ptr: slot.as_mut_ptr(),
-                len: 1,
-            };
-            serial::<S, PROD, W, VEC>(it, b, e, data, &one);
-            (t, slot[0])
-        })
-        .collect();
-    for (t, v) in parts {
-        slots[t] = v;
-    }
+    let pieces = chunks(it.numel(), GRAIN, threads);
+    let parts = parallel::map(pieces.len(), |t| {
+        let (b, e) = pieces[t];
+        let mut slot = [zero];
+        let one = Out {
+            ptr: slot.as_mut_ptr(),
+            len: 1,
+        };
+        serial::<S, PROD, W, VEC>(it, b, e, data, &one);
+        slot[0]
+    });
+    slots[..parts.len()].copy_from_slice(&parts);
     let last = Iter::new(&[threads], &[1], 0, &[true]);
     serial::<S, PROD, W, VEC>(&last, 0, threads, &slots, sink);
 }
@@ -424,7 +420,7 @@ fn split_by_columns<S: Summand, const PROD: bool, const W: usize, const VEC: usi
     let round = it.inp[dim] == 1;
     // Each chunk owns the output elements of its columns: `dim` is kept, so
     // its output stride is not 0 and distinct columns reach distinct elements.
-    chunks(cols, 1, threads).into_par_iter().for_each(|(b, e)| {
+    parallel::for_each_item(chunks(cols, 1, threads), |(b, e)| {
         let (mut b, mut e) = (b as isize, e as isize);
         if round {
             b -= b % group;

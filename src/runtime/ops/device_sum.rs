@@ -3,10 +3,9 @@
 //! simulated GPU and a real one (or the `emu` stand-in) show the same bits.
 //! CPU tensors add as PyTorch's CPU does instead (`cascade`).
 
-use rayon::prelude::*;
-
 use super::super::buffer::{Buffer, Stored, PAR_MIN};
 use super::super::element::Element;
+use super::super::parallel;
 use super::super::{DType, Tensor};
 use super::axis::{sum_axis, Layout};
 use crate::with_dtype;
@@ -84,7 +83,9 @@ pub fn sum_f32(s: &[f32]) -> f64 {
     let size = (s.len() / 16)
         .next_multiple_of(LANES * RUNS)
         .min(PAR_MIN * 16);
-    let sums: Vec<f64> = s.par_chunks(size).map(chunk).collect();
+    let sums = parallel::map(s.len().div_ceil(size), |p| {
+        chunk(&s[p * size..s.len().min((p + 1) * size)])
+    });
     sums.iter().sum::<f64>() + 0.0
 }
 

@@ -5,6 +5,7 @@
 use gemm::Parallelism;
 
 use super::super::buffer::{Buffer, Stored};
+use super::super::parallel;
 use super::super::shape::{
     broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, numel,
 };
@@ -220,7 +221,7 @@ fn float_batches<T: GemmFloat>(
         spare.fill(std::mem::MaybeUninit::new(T::zero()));
     }
     let threads = if m * n * k >= THREADED {
-        rayon::current_num_threads().min(m)
+        parallel::threads().min(m)
     } else {
         1
     };
@@ -293,19 +294,10 @@ fn float_batches<T: GemmFloat>(
             part(0, dst);
             continue;
         }
-        // This thread computes the first rows itself while the pool takes
-        // the rest: handing every part to the pool and sleeping until they
-        // finish costs two wake-ups per product.
-        rayon::in_place_scope(|scope| {
-            let mut chunks = dst.chunks_mut(rows * n).enumerate();
-            let first = chunks.next();
-            for (t, chunk) in chunks {
-                scope.spawn(move |_| part(t, chunk));
-            }
-            if let Some((t, chunk)) = first {
-                part(t, chunk);
-            }
-        });
+        // This thread computes rows itself while the pool takes the rest:
+        // handing every part to the pool and sleeping until they finish
+        // costs two wake-ups per product.
+        parallel::for_each_part(dst, rows * n, part);
     }
     // SAFETY: every element was written: by a product, or zeroed above when
     // the products are empty sums (`m` or `n` of 0 leaves nothing to write).
@@ -313,10 +305,11 @@ fn float_batches<T: GemmFloat>(
     out
 }
 
-/// A raw pointer that may cross to a rayon task (the data outlives the scope).
+/// A raw pointer that may cross to another thread (the data outlives the
+/// parallel loop).
 #[derive(Clone, Copy)]
 struct SendPtr<T>(*const T);
-// SAFETY: only read, inside a scope that ends before the buffers are released.
+// SAFETY: only read, inside a loop that ends before the buffers are released.
 unsafe impl<T> Send for SendPtr<T> {}
 unsafe impl<T> Sync for SendPtr<T> {}
 

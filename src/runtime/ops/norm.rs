@@ -25,9 +25,9 @@
 //! accumulator's type, rounded once to the dtype.
 
 use half::{bf16, f16};
-use rayon::prelude::*;
 
 use super::super::buffer::Buffer;
+use super::super::parallel;
 use super::super::{DType, Tensor};
 use super::cascade::{Acc, Iter, Summand};
 use super::pytorch_cpu::{chunks, Isa, AVX2_BYTES, GRAIN};
@@ -306,13 +306,11 @@ fn folds<S: Normed>(
         walk.each(base, range, |i| acc = reduce(acc, data[i].acc()));
         acc
     };
-    let threads = rayon::current_num_threads();
+    let threads = parallel::threads();
     if outputs == 1 && walk.reduced_len >= GRAIN && threads > 1 {
         let base = it.in_base as usize;
-        let slots: Vec<S::Acc> = chunks(walk.reduced_len, GRAIN, threads)
-            .into_par_iter()
-            .map(|range| fold(base, range))
-            .collect();
+        let ranges = chunks(walk.reduced_len, GRAIN, threads);
+        let slots: Vec<S::Acc> = parallel::map(ranges.len(), |t| fold(base, ranges[t]));
         let total = slots
             .into_iter()
             .fold(order.init(), |t, s| order.combine(t, s));
@@ -356,7 +354,7 @@ impl Walk {
     }
 
     /// `f(input offset of the output's first element)` for every output,
-    /// in the output's order; over rayon's threads when there are enough
+    /// in the output's order; over the threads when there are enough
     /// elements (each output is computed whole by one thread, so the
     /// threads do not change the bits).
     fn map_outputs<S: Send>(
@@ -383,7 +381,19 @@ impl Walk {
             }
         }
         let values: Vec<(usize, S)> = if numel >= GRAIN {
-            slots.into_par_iter().map(|(o, i)| (o, f(i))).collect()
+            // Each thread a run of outputs, as `parallel_dim_reduction`.
+            let runs = chunks(outputs, 1, parallel::threads());
+            let run = |t: usize| {
+                let (b, e) = runs[t];
+                slots[b..e]
+                    .iter()
+                    .map(|&(o, i)| (o, f(i)))
+                    .collect::<Vec<_>>()
+            };
+            parallel::map(runs.len(), run)
+                .into_iter()
+                .flatten()
+                .collect()
         } else {
             slots.into_iter().map(|(o, i)| (o, f(i))).collect()
         };

@@ -2,6 +2,8 @@
 //! their floating-point operations: the width of its `Vectorized` registers
 //! and the chunks `at::parallel_for` gives its threads.
 
+use super::super::parallel;
+
 /// PyTorch's `at::internal::GRAIN_SIZE`: fewer elements run on one thread.
 pub const GRAIN: usize = 32_768;
 
@@ -153,7 +155,7 @@ pub fn range_fill(
     vector: impl Fn(usize, usize) -> f64,
 ) -> Vec<f64> {
     let mut out = vec![0.0; n];
-    for (b, e) in chunks(n, GRAIN, rayon::current_num_threads()) {
+    for (b, e) in chunks(n, GRAIN, parallel::threads()) {
         let pairs = b + (e - b) / (2 * lanes) * (2 * lanes);
         for (k, v) in out[b..pairs].iter_mut().enumerate() {
             *v = vector(b + k / lanes * lanes, k % lanes);
@@ -258,7 +260,7 @@ pub fn vectorized(shape: &[usize], inputs: &[(&[usize], &[isize])], lanes: usize
     // Each position in that order: in a pair of registers or not.
     let mut in_register = vec![false; n];
     if registers {
-        for (b, e) in chunks(n, GRAIN, rayon::current_num_threads()) {
+        for (b, e) in chunks(n, GRAIN, parallel::threads()) {
             let mut row = b;
             while row < e {
                 let end = ((row / inner + 1) * inner).min(e);

@@ -47,6 +47,8 @@ pub struct Operands {
     pub c_row: usize,
 }
 
+use super::super::parallel::deal;
+
 /// Whether this CPU runs [`sgemm`] (`Isa::of_cpu`: AVX2 and FMA).
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -90,7 +92,8 @@ pub unsafe fn sgemm(_: Operands) {
 /// added a wake-up: a 128² product took 32.7 µs that way, 27.6 µs this way.
 /// A pool thread that starts after the last piece was taken finds the
 /// counter spent and touches none of the operands, which by then may be gone.
-/// Pool threads that took part stay awake a while after (see [`linger`]).
+/// Pool threads that took part stay awake a while after (see
+/// [`deal`]).
 ///
 /// # Safety
 /// As [`sgemm`].
@@ -211,111 +214,6 @@ const PACKED_MAX: usize = 1 << 26;
 /// The most values of packed `b` a thread keeps between products (16 MiB).
 #[cfg(target_arch = "x86_64")]
 const KEEP_MAX: usize = 1 << 22;
-
-/// Runs `work(piece)` for `pieces` pieces on this thread and up to
-/// `threads - 1` of the pool's; returns when every piece is done. Pieces
-/// `0..first` must all be done before any later one starts (they are taken
-/// first, so a thread waiting for them waits for threads already at work).
-fn deal<F: Fn(usize) + Send + Sync + 'static>(
-    threads: usize,
-    pieces: usize,
-    first: usize,
-    work: F,
-) {
-    use std::sync::Arc;
-    let deal = Arc::new(Deal {
-        pieces,
-        first,
-        next: 0.into(),
-        done: 0.into(),
-        work,
-    });
-    for _ in 1..threads.min(pieces) {
-        let deal = Arc::clone(&deal);
-        rayon::spawn(move || {
-            deal.take();
-            drop(deal);
-            linger();
-        });
-    }
-    deal.take();
-    deal.wait_for(pieces);
-}
-
-/// How long a pool thread stays awake after it last ran rayon work in
-/// [`linger`].
-const LINGER: std::time::Duration = std::time::Duration::from_millis(1);
-
-thread_local! {
-    /// Whether this pool thread is in [`linger`].
-    static LINGERING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Keeps this pool thread awake after its pieces of a product, running any
-/// rayon work that appears (the next product's pieces, or anything else) as
-/// an idle pool thread would, until none has come for [`LINGER`]. Asleep, a
-/// pool thread started 95 to 130 µs after the next product's `rayon::spawn`
-/// (median) and 3.4 to 4 ms after in one product of ten (on a loaded
-/// machine, 1024² back to back); lingering, 2.5 to 65 µs and 57 to 121 µs.
-/// OpenBLAS's threads likewise stay awake between products. Work run from
-/// here does not linger again, so a thread is in here once at most.
-fn linger() {
-    if LINGERING.get() {
-        return;
-    }
-    LINGERING.set(true);
-    let mut since = std::time::Instant::now();
-    while since.elapsed() < LINGER {
-        match rayon::yield_now() {
-            Some(rayon::Yield::Executed) => since = std::time::Instant::now(),
-            _ => std::hint::spin_loop(),
-        }
-    }
-    LINGERING.set(false);
-}
-
-/// The pieces of one product: which goes next, and how many are done.
-struct Deal<F> {
-    pieces: usize,
-    first: usize,
-    next: std::sync::atomic::AtomicUsize,
-    done: std::sync::atomic::AtomicUsize,
-    work: F,
-}
-
-impl<F: Fn(usize)> Deal<F> {
-    /// Takes pieces until none are left; each is counted once done.
-    fn take(&self) {
-        use std::sync::atomic::Ordering;
-        loop {
-            let piece = self.next.fetch_add(1, Ordering::Relaxed);
-            if piece >= self.pieces {
-                break;
-            }
-            if piece >= self.first {
-                // No later piece is done before these, so the count is theirs.
-                self.wait_for(self.first);
-            }
-            (self.work)(piece);
-            self.done.fetch_add(1, Ordering::Release);
-        }
-    }
-
-    /// Spins until `count` pieces are done: briefly, then letting another
-    /// thread run should it share this core.
-    fn wait_for(&self, count: usize) {
-        use std::sync::atomic::Ordering;
-        let mut spins = 0u32;
-        while self.done.load(Ordering::Acquire) < count {
-            if spins < 1 << 14 {
-                std::hint::spin_loop();
-                spins += 1;
-            } else {
-                std::thread::yield_now();
-            }
-        }
-    }
-}
 
 /// Operands that may cross to a pool thread: the caller keeps the matrices
 /// alive until every piece is done (see [`sgemm_parallel`]), and pieces

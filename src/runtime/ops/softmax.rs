@@ -19,16 +19,16 @@
 //!
 //! Lanes are 32 bytes (AVX2) or 64 (AVX-512: these kernels are registered
 //! for it), from `pytorch_cpu`. The work
-//! is split across rayon's threads as independent jobs (rows, chunks of
+//! is split across the threads (`parallel`) as independent jobs (rows, chunks of
 //! columns, blocks of columns), each compiled for AVX-512, or AVX2 and
 //! FMA, where the CPU has them; the split of rows and blocks does not change any bit.
 
 use std::mem::MaybeUninit;
 
 use half::{bf16, f16};
-use rayon::prelude::*;
 
 use super::super::buffer::Buffer;
+use super::super::parallel;
 use super::super::{DType, Tensor};
 use super::pytorch_cpu::{chunks, lanes, Isa, Kernel, GRAIN};
 use super::vectorized::{
@@ -79,15 +79,14 @@ fn halves<H: Copy + Send + Sync, S: Store<f32>>(
         x.len().max(1)
     };
     let fill = |out: &mut [MaybeUninit<H>]| {
-        out.par_chunks_mut(batch)
-            .zip(x.par_chunks(batch))
-            .for_each(|(out, x)| {
-                // SAFETY: `widen` writes every element.
-                let wide = unsafe { filled_by(x.len(), |w| widen(x, w)) };
-                let outer = if g.last { x.len() / g.dim } else { g.outer };
-                let y = softmax::<f32, S>(&wide, Geometry { outer, ..g }, log);
-                narrow(out, &y);
-            })
+        parallel::for_each_part(out, batch, |piece, out| {
+            let x = &x[piece * batch..][..out.len()];
+            // SAFETY: `widen` writes every element.
+            let wide = unsafe { filled_by(x.len(), |w| widen(x, w)) };
+            let outer = if g.last { x.len() / g.dim } else { g.outer };
+            let y = softmax::<f32, S>(&wide, Geometry { outer, ..g }, log);
+            narrow(out, &y);
+        })
     };
     // SAFETY: the batches cover `out`, and `narrow` writes each whole.
     unsafe { filled_by(x.len(), fill) }
@@ -227,16 +226,19 @@ pub fn softmax<F: Opmath, S: Store<F>>(x: &[F], g: Geometry, log: bool) -> Vec<F
         // Not zeroed first: at these speeds that would be a fifth of the time.
         let mut out = Vec::with_capacity(x.len());
         let rows = (GRAIN / g.dim).max(1) * g.dim;
-        x.par_chunks(rows)
-            .zip(out.spare_capacity_mut()[..x.len()].par_chunks_mut(rows))
-            .for_each(|(x, out)| {
+        parallel::for_each_part(
+            &mut out.spare_capacity_mut()[..x.len()],
+            rows,
+            |piece, out| {
+                let x = &x[piece * rows..][..out.len()];
                 run(Job::Rows {
                     x,
                     out,
                     dim: g.dim,
                     log,
                 })
-            });
+            },
+        );
         // SAFETY: the rows cover all x.len() elements, and the row kernels
         // write every element of theirs.
         unsafe { out.set_len(x.len()) };
@@ -264,13 +266,12 @@ pub fn softmax<F: Opmath, S: Store<F>>(x: &[F], g: Geometry, log: bool) -> Vec<F
             })
             .collect()
     } else {
-        chunks(g.outer * g.inner, 1, rayon::current_num_threads())
+        chunks(g.outer * g.inner, 1, parallel::threads())
     };
     let segments = Segments::of(&mut out.spare_capacity_mut()[..x.len()], g, &pieces);
-    pieces
-        .into_par_iter()
-        .zip(segments)
-        .for_each(|((begin, end), out)| {
+    parallel::for_each_item(
+        pieces.into_iter().zip(segments).collect(),
+        |((begin, end), out)| {
             run(Job::Columns {
                 x,
                 g,
@@ -279,7 +280,8 @@ pub fn softmax<F: Opmath, S: Store<F>>(x: &[F], g: Geometry, log: bool) -> Vec<F
                 out,
                 log,
             })
-        });
+        },
+    );
     // SAFETY: the pieces cover every column, and the column kernels write
     // every element of theirs.
     unsafe { out.set_len(x.len()) };

@@ -9,8 +9,8 @@
 
 use std::mem::MaybeUninit;
 
+use super::super::parallel;
 use half::{bf16, f16};
-use rayon::prelude::*;
 
 use super::super::buffer::Stored;
 use super::super::shape::{broadcast_strides, for_each_offset2, numel};
@@ -45,7 +45,7 @@ impl Split {
             .iter()
             .all(|t| t.is_contiguous() && (t.shape() == shape || t.numel() == 1));
         if flat {
-            let chunks = chunks(n, GRAIN, rayon::current_num_threads())
+            let chunks = chunks(n, GRAIN, parallel::threads())
                 .into_iter()
                 .map(|(begin, end)| Chunk {
                     begin,
@@ -110,21 +110,19 @@ pub fn map<T: Stored, O: Paths<T>>(split: &Split, x: &[T], op: &O) -> Vec<O::Out
     match split {
         Split::Chunks(chunks) => {
             let size = chunks.first().map_or(1, |c| c.end - c.begin);
-            slots
-                .par_chunks_mut(size)
-                .zip(chunks.par_iter())
-                .for_each(|(out, c)| {
-                    let x = &x[c.begin..c.end];
-                    let pairs = c.pairs_end - c.begin;
-                    #[cfg(target_arch = "x86_64")]
-                    match Isa::of_cpu() {
-                        // SAFETY: the CPU has the features each enables.
-                        Isa::Avx512 => return unsafe { map_avx512(out, x, pairs, op) },
-                        Isa::Avx2 => return unsafe { map_avx2(out, x, pairs, op) },
-                        Isa::Portable => {}
-                    }
-                    map_run(out, x, pairs, op)
-                });
+            parallel::for_each_part(slots, size, |piece, out| {
+                let c = &chunks[piece];
+                let x = &x[c.begin..c.end];
+                let pairs = c.pairs_end - c.begin;
+                #[cfg(target_arch = "x86_64")]
+                match Isa::of_cpu() {
+                    // SAFETY: the CPU has the features each enables.
+                    Isa::Avx512 => return unsafe { map_avx512(out, x, pairs, op) },
+                    Isa::Avx2 => return unsafe { map_avx2(out, x, pairs, op) },
+                    Isa::Portable => {}
+                }
+                map_run(out, x, pairs, op)
+            });
         }
         Split::Mask(mask) => {
             for ((o, &v), &in_register) in slots.iter_mut().zip(x).zip(mask) {
@@ -191,20 +189,18 @@ pub fn zip<T: Stored, O: Paths<(T, T)>>(
             // Not zeroed first, as in `map`: every element is written once.
             let mut out = Vec::with_capacity(n);
             let size = chunks.first().map_or(1, |c| c.end - c.begin);
-            out.spare_capacity_mut()[..n]
-                .par_chunks_mut(size)
-                .zip(chunks.par_iter())
-                .for_each(|(out, c)| {
-                    let (head, tail) = out.split_at_mut(c.pairs_end - c.begin);
-                    #[cfg(target_arch = "x86_64")]
-                    match Isa::of_cpu() {
-                        // SAFETY: the CPU has the features each enables.
-                        Isa::Avx512 => return unsafe { zip_avx512(head, tail, a, b, c.begin, op) },
-                        Isa::Avx2 => return unsafe { zip_avx2(head, tail, a, b, c.begin, op) },
-                        Isa::Portable => {}
-                    }
-                    zip_run(head, tail, a, b, c.begin, op)
-                });
+            parallel::for_each_part(&mut out.spare_capacity_mut()[..n], size, |piece, out| {
+                let c = &chunks[piece];
+                let (head, tail) = out.split_at_mut(c.pairs_end - c.begin);
+                #[cfg(target_arch = "x86_64")]
+                match Isa::of_cpu() {
+                    // SAFETY: the CPU has the features each enables.
+                    Isa::Avx512 => return unsafe { zip_avx512(head, tail, a, b, c.begin, op) },
+                    Isa::Avx2 => return unsafe { zip_avx2(head, tail, a, b, c.begin, op) },
+                    Isa::Portable => {}
+                }
+                zip_run(head, tail, a, b, c.begin, op)
+            });
             // SAFETY: the chunks cover all n elements, and each chunk's
             // head and tail are written whole by `apply`.
             unsafe { out.set_len(n) };
