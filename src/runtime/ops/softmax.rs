@@ -32,8 +32,8 @@ use super::super::parallel;
 use super::super::{DType, Tensor};
 use super::pytorch_cpu::{chunks, lanes, Isa, Kernel, GRAIN};
 use super::vectorized::{
-    add, combine, filled_by, maximum, narrow_bf16, narrow_f16, reduce_all, reduce_all_halves,
-    std_max, widen_bf16, widen_f16, AsBF16, AsF16, Exact, Opmath, Store,
+    add, combine, filled_by, max_all, maximum, narrow_bf16, narrow_f16, reduce_all,
+    reduce_all_halves, std_max, widen_bf16, widen_f16, AsBF16, AsF16, Exact, Opmath, Store,
 };
 
 /// softmax (or log_softmax with `log`) of a CPU tensor of floats along
@@ -370,7 +370,7 @@ unsafe fn written<F>(out: &mut [MaybeUninit<F>]) -> &mut [F] {
 /// `_vec_softmax_lastdim` for f32 and f64: max, exp, sum, times 1 / sum.
 #[inline(always)]
 fn softmax_row<F: Opmath, const W: usize>(x: &[F], out: &mut [MaybeUninit<F>]) {
-    let max = reduce_all::<F, W>(x, |v| v, maximum);
+    let max = max_all::<F, W>(x);
     for (o, &v) in out.iter_mut().zip(x) {
         o.write((v - max).vexp());
     }
@@ -432,7 +432,11 @@ fn softmax_row_halves<F: Opmath, S: Store<F>, const W: usize>(x: &[F], out: &mut
 /// bf16 the max, the sum and its log are stored in their dtype.
 #[inline(always)]
 fn log_softmax_row<F: Opmath, S: Store<F>, const W: usize>(x: &[F], out: &mut [MaybeUninit<F>]) {
-    let max = reduce_stored::<F, S, W>(x, maximum);
+    let max = if S::REDUCED {
+        reduce_stored::<F, S, W>(x, maximum)
+    } else {
+        max_all::<F, W>(x)
+    };
     let sum = if S::REDUCED {
         // The exps stored first (in `out`), then summed as f16/bf16
         // registers of twice the lanes are.
