@@ -250,8 +250,12 @@ pub fn max_all<F: Opmath, const W: usize>(xs: &[F]) -> F {
     }
     let (blocks, full) = (n - n % block, n - n % W);
     let same = |v: F| v;
-    let [mut a, mut b, mut c, mut d] =
-        [0, 1, 2, 3].map(|k| lanes_of::<F, W>(&xs[k * W..(k + 1) * W], &same));
+    // Not `[0, 1, 2, 3].map(..)`: its closure is not compiled with the
+    // caller's target features, and its registers were copied with memmove.
+    let mut a = lanes_of::<F, W>(&xs[..W], &same);
+    let mut b = lanes_of::<F, W>(&xs[W..2 * W], &same);
+    let mut c = lanes_of::<F, W>(&xs[2 * W..3 * W], &same);
+    let mut d = lanes_of::<F, W>(&xs[3 * W..block], &same);
     for r in xs[block..blocks].chunks_exact(block) {
         a = combine(a, lanes_of::<F, W>(&r[..W], &same), maximum);
         b = combine(b, lanes_of::<F, W>(&r[W..2 * W], &same), maximum);
