@@ -65,7 +65,8 @@ pub fn on_cpu(t: &Tensor, k: usize, log: bool) -> Tensor {
 /// PyTorch's store an f16 or bf16 (`S`), so the narrowing back is exact.
 /// Along the last dim each row is on its own, so batches of rows are
 /// widened and narrowed where they are computed, in cache; along another
-/// dim the whole tensor is (PyTorch's thread chunks there span it).
+/// dim the whole tensor is (PyTorch's thread chunks there span it), each
+/// pass split across the threads.
 fn halves<H: Copy + Send + Sync, S: Store<f32>>(
     x: &[H],
     g: Geometry,
@@ -73,17 +74,28 @@ fn halves<H: Copy + Send + Sync, S: Store<f32>>(
     widen: fn(&[H], &mut [MaybeUninit<f32>]),
     narrow: fn(&mut [MaybeUninit<H>], &[f32]),
 ) -> Vec<H> {
-    let batch = if g.last && g.dim > 0 {
-        (GRAIN / g.dim).max(1) * g.dim
-    } else {
-        x.len().max(1)
-    };
+    if !g.last || g.dim == 0 {
+        // SAFETY (both): the pieces cover the output, and `widen` and
+        // `narrow` write every element of theirs.
+        let wide = unsafe {
+            filled_by(x.len(), |w| {
+                parallel::for_each_part(w, GRAIN, |p, w| widen(&x[p * GRAIN..][..w.len()], w))
+            })
+        };
+        let y = softmax::<f32, S>(&wide, g, log);
+        return unsafe {
+            filled_by(x.len(), |out| {
+                parallel::for_each_part(out, GRAIN, |p, o| narrow(o, &y[p * GRAIN..][..o.len()]))
+            })
+        };
+    }
+    let batch = (GRAIN / g.dim).max(1) * g.dim;
     let fill = |out: &mut [MaybeUninit<H>]| {
         parallel::for_each_part(out, batch, |piece, out| {
             let x = &x[piece * batch..][..out.len()];
             // SAFETY: `widen` writes every element.
             let wide = unsafe { filled_by(x.len(), |w| widen(x, w)) };
-            let outer = if g.last { x.len() / g.dim } else { g.outer };
+            let outer = x.len() / g.dim;
             let y = softmax::<f32, S>(&wide, Geometry { outer, ..g }, log);
             narrow(out, &y);
         })
