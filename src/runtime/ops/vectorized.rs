@@ -12,6 +12,7 @@ use std::ops::{Add, Div, Mul, Sub};
 
 use half::{bf16, f16};
 
+use super::pytorch_cpu::Isa;
 use super::sleef;
 
 /// The two types the kernels compute in (PyTorch's opmath types).
@@ -421,23 +422,72 @@ unsafe fn narrow_f16c(out: &mut [MaybeUninit<f16>], x: &[f32]) {
 }
 
 /// bf16s to f32s: the bits moved up (exact), in plain arithmetic the
-/// compiler puts in vector registers. Writes every element of `out`.
+/// compiler puts in vector registers (AVX-512's or AVX2's where the CPU
+/// has them). Writes every element of `out`.
 pub fn widen_bf16(x: &[bf16], out: &mut [MaybeUninit<f32>]) {
+    #[cfg(target_arch = "x86_64")]
+    match Isa::of_cpu() {
+        // SAFETY: the CPU has the features each enables.
+        Isa::Avx512 => return unsafe { widen_bf16_avx512(x, out) },
+        Isa::Avx2 => return unsafe { widen_bf16_avx2(x, out) },
+        Isa::Portable => {}
+    }
+    widen_bf16_run(x, out)
+}
+
+#[inline(always)]
+fn widen_bf16_run(x: &[bf16], out: &mut [MaybeUninit<f32>]) {
     for (o, &h) in out.iter_mut().zip(x) {
         o.write(f32::from_bits((h.to_bits() as u32) << 16));
     }
 }
 
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn widen_bf16_avx2(x: &[bf16], out: &mut [MaybeUninit<f32>]) {
+    widen_bf16_run(x, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn widen_bf16_avx512(x: &[bf16], out: &mut [MaybeUninit<f32>]) {
+    widen_bf16_run(x, out)
+}
+
 /// f32s to bf16s, to nearest (ties to even), NaN kept a quiet NaN: the
-/// half crate's rounding, in plain arithmetic for vector registers.
-/// Writes every element of `out`.
+/// half crate's rounding, in plain arithmetic for vector registers, as
+/// `widen_bf16`. Writes every element of `out`.
 pub fn narrow_bf16(out: &mut [MaybeUninit<bf16>], x: &[f32]) {
+    #[cfg(target_arch = "x86_64")]
+    match Isa::of_cpu() {
+        // SAFETY: the CPU has the features each enables.
+        Isa::Avx512 => return unsafe { narrow_bf16_avx512(out, x) },
+        Isa::Avx2 => return unsafe { narrow_bf16_avx2(out, x) },
+        Isa::Portable => {}
+    }
+    narrow_bf16_run(out, x)
+}
+
+#[inline(always)]
+fn narrow_bf16_run(out: &mut [MaybeUninit<bf16>], x: &[f32]) {
     for (o, &v) in out.iter_mut().zip(x) {
         let b = v.to_bits();
         let rounded = (b.wrapping_add(0x7fff + ((b >> 16) & 1)) >> 16) as u16;
         let nan = ((b >> 16) as u16) | 0x40;
         o.write(bf16::from_bits(if v.is_nan() { nan } else { rounded }));
     }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn narrow_bf16_avx2(out: &mut [MaybeUninit<bf16>], x: &[f32]) {
+    narrow_bf16_run(out, x)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+unsafe fn narrow_bf16_avx512(out: &mut [MaybeUninit<bf16>], x: &[f32]) {
+    narrow_bf16_run(out, x)
 }
 
 #[cfg(test)]
