@@ -1,9 +1,9 @@
 //! A typed, contiguous block of elements: the storage behind tensors.
 
-use super::parallel;
 use half::{bf16, f16};
 
 use super::element::Element;
+use super::parallel;
 use super::{DType, Device};
 
 /// Runs `$body` with `$T` bound to the Rust type of dtype `$dt`.
@@ -313,8 +313,7 @@ pub fn map_slice<S: Stored, D: Stored>(src: &[S], f: impl Fn(S) -> D + Sync) -> 
     {
         let dst = &mut out.spare_capacity_mut()[..src.len()];
         if src.len() >= PAR_MIN {
-            parallel::for_each_part(dst, PAR_MIN, |piece, d| {
-                let s = &src[piece * PAR_MIN..][..d.len()];
+            parallel::for_each_pair(dst, src, PAR_MIN, |d, s| {
                 for (d, &s) in d.iter_mut().zip(s) {
                     d.write(f(s));
                 }

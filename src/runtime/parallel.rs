@@ -73,6 +73,21 @@ pub fn for_each_part<T: Send>(out: &mut [T], size: usize, work: impl Fn(usize, &
     })
 }
 
+/// Runs `work(out_part, x_part)` for `out` and `x` (as long) cut alike into
+/// parts of `size` elements, as [`for_each`] does.
+pub fn for_each_pair<T: Send, U: Sync>(
+    out: &mut [T],
+    x: &[U],
+    size: usize,
+    work: impl Fn(&mut [T], &[U]) + Sync,
+) {
+    assert_eq!(out.len(), x.len(), "parts of equal slices");
+    let size = size.max(1);
+    for_each_part(out, size, |piece, part| {
+        work(part, &x[piece * size..][..part.len()])
+    })
+}
+
 /// The start of [`for_each_part`]'s `out`, shared by its pieces.
 struct Parts<T>(*mut T);
 // SAFETY: pieces reach disjoint parts only (see `for_each_part`); `T: Send`
@@ -250,6 +265,19 @@ mod tests {
             }
         });
         assert_eq!(out, (0..1001).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn pairs_are_cut_alike() {
+        let x: Vec<usize> = (0..1001).collect();
+        let mut out = vec![0usize; 1001];
+        for_each_pair(&mut out, &x, 100, |o, x| {
+            assert_eq!(o.len(), x.len());
+            for (o, &x) in o.iter_mut().zip(x) {
+                *o = 2 * x;
+            }
+        });
+        assert_eq!(out, (0..1001).map(|v| 2 * v).collect::<Vec<_>>());
     }
 
     #[test]

@@ -1,9 +1,8 @@
 //! A counter-based generator (Philox4x32-10), the same family CUDA's curand uses,
 //! so every backend can draw identical numbers from a seed and an offset.
 
-use super::parallel;
-
 use super::buffer::PAR_MIN;
+use super::parallel;
 use crate::vocab::Device;
 
 const M0: u32 = 0xD251_1F53;

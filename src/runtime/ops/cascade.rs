@@ -18,7 +18,8 @@
 //! Past 32,768 elements PyTorch splits the work over its threads: a single
 //! result in one chunk per thread (each summed into a slot, the slots summed
 //! last), otherwise by output columns. Both are followed here with
-//! `parallel`'s thread count (rayon's pool size), which is PyTorch's default (one per core) on most machines.
+//! `parallel`'s thread count (rayon's pool size), which is PyTorch's default
+//! (one per core) on most machines.
 
 use std::ops::{Add, Mul};
 

@@ -9,6 +9,8 @@
 //! Each output element is `Σ_p a[i,p]·b[p,j]` accumulated in f32 with fused
 //! multiply-adds, in order of `p`.
 
+use super::super::parallel::deal;
+
 /// Rows of a register tile.
 const MR: usize = 6;
 /// Columns of a register tile: two 8-lane registers.
@@ -46,8 +48,6 @@ pub struct Operands {
     pub c: *mut f32,
     pub c_row: usize,
 }
-
-use super::super::parallel::deal;
 
 /// Whether this CPU runs [`sgemm`] (`Isa::of_cpu`: AVX2 and FMA).
 pub fn available() -> bool {
@@ -92,8 +92,7 @@ pub unsafe fn sgemm(_: Operands) {
 /// added a wake-up: a 128² product took 32.7 µs that way, 27.6 µs this way.
 /// A pool thread that starts after the last piece was taken finds the
 /// counter spent and touches none of the operands, which by then may be gone.
-/// Pool threads that took part stay awake a while after (see
-/// [`deal`]).
+/// Pool threads that took part stay awake a while after (see [`deal`]).
 ///
 /// # Safety
 /// As [`sgemm`].

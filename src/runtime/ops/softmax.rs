@@ -18,10 +18,10 @@
 //!   thread count (rayon's here, PyTorch's one per core).
 //!
 //! Lanes are 32 bytes (AVX2) or 64 (AVX-512: these kernels are registered
-//! for it), from `pytorch_cpu`. The work
-//! is split across the threads (`parallel`) as independent jobs (rows, chunks of
-//! columns, blocks of columns), each compiled for AVX-512, or AVX2 and
-//! FMA, where the CPU has them; the split of rows and blocks does not change any bit.
+//! for it), from `pytorch_cpu`. The work is split across the threads
+//! (`parallel`) as independent jobs (rows, chunks of columns, blocks of
+//! columns), each compiled for AVX-512, or AVX2 and FMA, where the CPU has
+//! them; the split of rows and blocks does not change any bit.
 
 use std::mem::MaybeUninit;
 
@@ -79,20 +79,19 @@ fn halves<H: Copy + Send + Sync, S: Store<f32>>(
         // `narrow` write every element of theirs.
         let wide = unsafe {
             filled_by(x.len(), |w| {
-                parallel::for_each_part(w, GRAIN, |p, w| widen(&x[p * GRAIN..][..w.len()], w))
+                parallel::for_each_pair(w, x, GRAIN, |w, x| widen(x, w))
             })
         };
         let y = softmax::<f32, S>(&wide, g, log);
         return unsafe {
             filled_by(x.len(), |out| {
-                parallel::for_each_part(out, GRAIN, |p, o| narrow(o, &y[p * GRAIN..][..o.len()]))
+                parallel::for_each_pair(out, &y, GRAIN, narrow)
             })
         };
     }
     let batch = (GRAIN / g.dim).max(1) * g.dim;
     let fill = |out: &mut [MaybeUninit<H>]| {
-        parallel::for_each_part(out, batch, |piece, out| {
-            let x = &x[piece * batch..][..out.len()];
+        parallel::for_each_pair(out, x, batch, |out, x| {
             // SAFETY: `widen` writes every element.
             let wide = unsafe { filled_by(x.len(), |w| widen(x, w)) };
             let outer = x.len() / g.dim;
@@ -238,11 +237,11 @@ pub fn softmax<F: Opmath, S: Store<F>>(x: &[F], g: Geometry, log: bool) -> Vec<F
         // Not zeroed first: at these speeds that would be a fifth of the time.
         let mut out = Vec::with_capacity(x.len());
         let rows = (GRAIN / g.dim).max(1) * g.dim;
-        parallel::for_each_part(
+        parallel::for_each_pair(
             &mut out.spare_capacity_mut()[..x.len()],
+            x,
             rows,
-            |piece, out| {
-                let x = &x[piece * rows..][..out.len()];
+            |out, x| {
                 run(Job::Rows {
                     x,
                     out,
@@ -452,8 +451,9 @@ fn log_softmax_row<F: Opmath, S: Store<F>, const W: usize>(x: &[F], out: &mut [M
     let sum = if S::REDUCED || W < 16 {
         // The exps stored first (in `out`), then summed: as f16/bf16
         // registers of twice the lanes, or as `map_reduce_all` adds them.
-        // In AVX2's registers LLVM computed the fused form below one lane
-        // at a time (4x the time of this form); in AVX-512's it does not.
+        // At fewer than 16 lanes (AVX2's, and f64's in AVX-512) LLVM
+        // computed the fused form below one lane at a time: 4x the time of
+        // this form in AVX2's registers. At 16 it vectorises it.
         for (o, &v) in out.iter_mut().zip(x) {
             o.write((v - max).vexp());
         }
