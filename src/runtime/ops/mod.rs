@@ -12,6 +12,8 @@ pub mod matmul;
 mod norm;
 pub mod overlap;
 mod pow;
+#[cfg(target_arch = "x86_64")]
+mod powf_avx512;
 mod pytorch_cpu;
 pub use pytorch_cpu::{capability, capability_name, Capability, Isa};
 pub mod reduce;

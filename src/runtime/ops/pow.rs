@@ -18,13 +18,17 @@
 //! SLEEF's `pow` in registers and libm's one by one, both in the common
 //! dtype (f16 and bf16 in f32, rounded once).
 
+use std::mem::MaybeUninit;
+
 use half::{bf16, f16};
 
 use super::super::buffer::{map_slice, Buffer, Stored};
 use super::super::{DType, Device, Tensor};
+#[cfg(target_arch = "x86_64")]
+use super::powf_avx512;
 use super::pytorch_cpu::Kernel;
 use super::sleef;
-use super::vector_split::{map, zip, Paths, Reduced, Split};
+use super::vector_split::{map, zip, Operand, Paths, Reduced, Split};
 use super::vectorized::Opmath;
 
 /// `base ** exp` computed in `compute` (a float dtype), broadcast to
@@ -184,6 +188,14 @@ impl Paths<f32> for PowBy {
     fn scalar(&self, x: f32) -> f32 {
         (x as f64).powf(self.0) as f32
     }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn map_avx512(&self, out: &mut [MaybeUninit<f32>], x: &[f32]) -> bool {
+        let y = Operand::One(self.0 as f32);
+        // SAFETY: the CPU has AVX-512 (this function's contract).
+        unsafe { powf_avx512::powf(out, Operand::Each(x), y) };
+        true
+    }
 }
 
 impl Paths<f64> for PowBy {
@@ -265,6 +277,18 @@ impl Paths<(f32, f32)> for PowOf {
     #[inline(always)]
     fn scalar(&self, (x, y): (f32, f32)) -> f32 {
         x.powf(y)
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(always)]
+    unsafe fn zip_avx512(
+        &self,
+        out: &mut [MaybeUninit<f32>],
+        a: Operand<'_, f32>,
+        b: Operand<'_, f32>,
+    ) -> bool {
+        // SAFETY: the CPU has AVX-512 (this function's contract).
+        unsafe { powf_avx512::powf(out, a, b) };
+        true
     }
 }
 

@@ -52,7 +52,7 @@ pub fn capability() -> Capability {
 }
 
 /// Whether the CPU has what PyTorch's AVX-512 build needs: F, BW, VL, DQ.
-fn cpu_has_avx512() -> bool {
+pub(super) fn cpu_has_avx512() -> bool {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("avx512f")
         && std::is_x86_feature_detected!("avx512bw")

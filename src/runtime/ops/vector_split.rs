@@ -71,6 +71,53 @@ pub trait Paths<I>: Sync {
     fn vector(&self, x: I) -> Self::Out;
     /// What its scalar op gives.
     fn scalar(&self, x: I) -> Self::Out;
+
+    /// The vector op over a run of a unary op's elements at once, for an
+    /// op with an AVX-512 kernel faster than its lane function: writes all
+    /// of `out` and returns true. The default returns false, and `vector`
+    /// runs lane by lane.
+    ///
+    /// # Safety
+    /// The CPU has `Isa::Avx512`'s features.
+    #[inline(always)]
+    unsafe fn map_avx512(&self, _out: &mut [MaybeUninit<Self::Out>], _x: &[I]) -> bool {
+        false
+    }
+
+    /// The same for a binary op, whose operands `a` and `b` are over
+    /// `out`'s elements.
+    ///
+    /// # Safety
+    /// The CPU has `Isa::Avx512`'s features.
+    #[inline(always)]
+    unsafe fn zip_avx512(
+        &self,
+        _out: &mut [MaybeUninit<Self::Out>],
+        _a: Operand<'_, I::Of>,
+        _b: Operand<'_, I::Of>,
+    ) -> bool
+    where
+        I: Pair,
+    {
+        false
+    }
+}
+
+/// A binary op's element pair, and the type of each.
+pub trait Pair {
+    type Of: Copy;
+}
+
+impl<T: Copy> Pair for (T, T) {
+    type Of = T;
+}
+
+/// One operand of a binary op over a run of its output: an element for
+/// each, or one value broadcast to all.
+#[derive(Clone, Copy)]
+pub enum Operand<'a, T> {
+    Each(&'a [T]),
+    One(T),
 }
 
 /// f16 and bf16, which PyTorch's kernels compute in f32 and round once.
@@ -170,6 +217,13 @@ unsafe fn map_avx512<T: Copy, O: Paths<T>>(
     pairs: usize,
     op: &O,
 ) {
+    // SAFETY: this CPU has AVX-512 (the caller's contract).
+    if unsafe { op.map_avx512(&mut out[..pairs], &x[..pairs]) } {
+        for (o, &v) in out[pairs..].iter_mut().zip(&x[pairs..]) {
+            o.write(op.scalar(v));
+        }
+        return;
+    }
     map_run(out, x, pairs, op)
 }
 
@@ -269,6 +323,18 @@ unsafe fn zip_avx512<T: Copy, O: Paths<(T, T)>>(
     begin: usize,
     op: &O,
 ) {
+    fn operand<T: Copy>(v: &[T], r: std::ops::Range<usize>) -> Operand<'_, T> {
+        match v.len() {
+            1 => Operand::One(v[0]),
+            _ => Operand::Each(&v[r]),
+        }
+    }
+    let r = begin..begin + head.len();
+    let (x, y) = (operand(a, r.clone()), operand(b, r.clone()));
+    // SAFETY: this CPU has AVX-512 (the caller's contract).
+    if unsafe { op.zip_avx512(head, x, y) } {
+        return apply::<T, O, false>(tail, a, b, r.end, op);
+    }
     zip_run(head, tail, a, b, begin, op)
 }
 
