@@ -17,7 +17,11 @@
 //! Any other exponent (a tensor, or `2 ** x`) is `pow(Tensor, Tensor)`:
 //! SLEEF's `pow` in registers and libm's one by one, both in the common
 //! dtype (f16 and bf16 in f32, rounded once).
+//!
+//! On an AVX-512 CPU the registers' f32 `pow` (either kind of exponent)
+//! runs as `powf_avx512`: SLEEF's bits, 1.75 times as fast.
 
+#[cfg(target_arch = "x86_64")]
 use std::mem::MaybeUninit;
 
 use half::{bf16, f16};
@@ -28,7 +32,9 @@ use super::super::{DType, Device, Tensor};
 use super::powf_avx512;
 use super::pytorch_cpu::Kernel;
 use super::sleef;
-use super::vector_split::{map, zip, Operand, Paths, Reduced, Split};
+#[cfg(target_arch = "x86_64")]
+use super::vector_split::Operand;
+use super::vector_split::{map, zip, Paths, Reduced, Split};
 use super::vectorized::Opmath;
 
 /// `base ** exp` computed in `compute` (a float dtype), broadcast to
