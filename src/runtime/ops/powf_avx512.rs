@@ -408,7 +408,7 @@ mod tests {
     }
 
     /// Compares `powf` with `sleef::powf` on `n` pairs of each kind, with
-    /// both operands in full and with y broadcast; returns the fraction of
+    /// both operands in full and with either broadcast; returns the fraction of
     /// lanes of typical values that took SLEEF's own steps.
     fn compare(n: usize) -> f64 {
         let mut typical_fallbacks = 0.0;
@@ -441,6 +441,20 @@ mod tests {
                     sleef::powf(x[i], one).to_bits(),
                     "powf({:e}, {one:e})",
                     x[i]
+                );
+            }
+            // And x broadcast (`2 ** y`).
+            let one = x[0];
+            // SAFETY: as above.
+            unsafe { powf(&mut out, Operand::One(one), Operand::Each(&y)) };
+            for i in 0..n {
+                // SAFETY: as above.
+                let got = unsafe { out[i].assume_init() };
+                assert_eq!(
+                    got.to_bits(),
+                    sleef::powf(one, y[i]).to_bits(),
+                    "powf({one:e}, {:e})",
+                    y[i]
                 );
             }
             if kind == 0 {
