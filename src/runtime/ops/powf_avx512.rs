@@ -40,7 +40,7 @@
 use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
-use super::sleef;
+use super::sleef::{self, EXPKF_LN2, EXPKF_U, LOGKF_C, LOGKF_LN2, LOGKF_T};
 use super::vector_split::Operand;
 
 /// `$e` for each of four registers of f32 (`$j` = 0 to 3), or each of
@@ -64,12 +64,11 @@ macro_rules! each8 {
 }
 
 /// SLEEF's double-float constants, each the exact sum of its two f32s: 2/3
-/// as its log polynomial has it, and ln 2.
-const C: f64 =
-    0.666_666_626_930_236_816_406_25_f32 as f64 + 3.691_838_612_596_143_320_843_11e-9_f32 as f64;
-const LN2: f64 = 0.693_147_182_464_599_609_38_f32 as f64 + -1.904_654_323_148_236_017e-9_f32 as f64;
-/// SLEEF's ln 2 for the reduction: the sum of its two parts.
-const L2: f64 = 0.693_145_751_953_125_f32 as f64 + 1.428_606_765_330_187_045e-6_f32 as f64;
+/// as its log polynomial has it, ln 2 for the log, and ln 2 for the
+/// reduction.
+const C: f64 = LOGKF_C.0 as f64 + LOGKF_C.1 as f64;
+const LN2: f64 = LOGKF_LN2.0 as f64 + LOGKF_LN2.1 as f64;
+const L2: f64 = EXPKF_LN2.0 as f64 + EXPKF_LN2.1 as f64;
 /// The bound on the difference between SLEEF's `y log x`, `s` or `1 + s +
 /// s² u` (relative) and these: `|d| KD + K0`.
 const KD: f64 = 1.0 / (1u64 << 41) as f64;
@@ -220,7 +219,7 @@ unsafe fn block(x: [__m512; 4], y: [__m512d; 8]) -> ([__m512; 4], u64) {
     let one = _mm512_set1_ps(1.0);
     let oned = _mm512_set1_pd(1.0);
     // A positive normal x. (A y that is not finite makes y log x infinite
-    // or NaN, which fails the check on q below.)
+    // or NaN, which fails the check on s below.)
     let plain_x = each4!(j => _mm512_cmp_ps_mask::<_CMP_GE_OQ>(x[j], _mm512_set1_ps(f32::MIN_POSITIVE))
         & _mm512_cmp_ps_mask::<_CMP_LT_OQ>(x[j], _mm512_set1_ps(f32::INFINITY)));
 
@@ -242,8 +241,9 @@ unsafe fn block(x: [__m512; 4], y: [__m512d; 8]) -> ([__m512; 4], u64) {
     let n = each4!(j => _mm512_sub_ps(m[j], one));
     let x0 = each4!(j => _mm512_mul_ps(n[j], rcp[j]));
     let x20 = each4!(j => _mm512_mul_ps(x0[j], x0[j]));
-    let t = each4!(j => _mm512_fmadd_ps(_mm512_set1_ps(0.240_320_354_700_088_500_976_562), x20[j], _mm512_set1_ps(0.285_112_679_004_669_189_453_125)));
-    let t = each4!(j => _mm512_fmadd_ps(t[j], x20[j], _mm512_set1_ps(0.400_007_992_982_864_379_882_812)));
+    let [t0, t1, t2] = [LOGKF_T[0], LOGKF_T[1], LOGKF_T[2]];
+    let t = each4!(j => _mm512_fmadd_ps(_mm512_set1_ps(t0), x20[j], _mm512_set1_ps(t1)));
+    let t = each4!(j => _mm512_fmadd_ps(t[j], x20[j], _mm512_set1_ps(t2)));
 
     // The rest of the log in f64, with the quotient x to f64: e ln 2 + x (2
     // + x^2 (C + x^2 t)), the sum of SLEEF's parts; then d = y log x.
@@ -258,8 +258,8 @@ unsafe fn block(x: [__m512; 4], y: [__m512d; 8]) -> ([__m512; 4], u64) {
     let log = each8!(h => _mm512_fmadd_pd(xq[h], poly[h], eln2[h]));
     let d = each8!(h => _mm512_mul_pd(y[h], log[h]));
 
-    // q as SLEEF rounds it (in f32, from d's f32): the nearest integer to
-    // d / ln 2, unless that is near a half-integer.
+    // q: the nearest integer to d / ln 2, as SLEEF's (rounded from d's f32)
+    // unless that is near a half-integer (the check on s below).
     let w = each8!(h => _mm512_mul_pd(d[h], _mm512_set1_pd(std::f64::consts::LOG2_E)));
     let q = each8!(h => _mm512_roundscale_pd::<{ _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC }>(w[h]));
 
@@ -280,10 +280,10 @@ unsafe fn block(x: [__m512; 4], y: [__m512d; 8]) -> ([__m512; 4], u64) {
 
     // SLEEF's u, in f32 from the f32 of s.
     let s0 = each4!(j => join(s_lo[2 * j], s_lo[2 * j + 1]));
-    let u = each4!(j => _mm512_fmadd_ps(_mm512_set1_ps(0.001_363_246_468_827_128_410_339_36), s0[j], _mm512_set1_ps(0.008_365_969_173_610_210_418_701_17)));
-    let u = each4!(j => _mm512_fmadd_ps(u[j], s0[j], _mm512_set1_ps(0.041_671_082_377_433_776_855_468_8)));
-    let u = each4!(j => _mm512_fmadd_ps(u[j], s0[j], _mm512_set1_ps(0.166_665_524_244_308_471_679_688)));
-    let u = each4!(j => _mm512_fmadd_ps(u[j], s0[j], _mm512_set1_ps(0.499_999_850_988_388_061_523_438)));
+    let mut u = [_mm512_set1_ps(EXPKF_U[0]); 4];
+    for &c in &EXPKF_U[1..] {
+        u = each4!(j => _mm512_fmadd_ps(u[j], s0[j], _mm512_set1_ps(c)));
+    }
 
     // (1 + s + s^2 u) 2^q, and its f32 where SLEEF's rounds to the same.
     let ud = each8!(h => half(u[h / 2], h % 2));
@@ -329,6 +329,7 @@ unsafe fn half(v: __m512, h: usize) -> __m512d {
     _mm512_cvtps_pd(part)
 }
 
+/// The same for i32 lanes.
 #[inline(always)]
 unsafe fn half_i(v: __m512i, h: usize) -> __m512d {
     let part = if h == 0 {
@@ -339,6 +340,7 @@ unsafe fn half_i(v: __m512i, h: usize) -> __m512d {
     _mm512_cvtepi32_pd(part)
 }
 
+/// Two halves of f32 lanes as one register.
 #[inline(always)]
 unsafe fn join(lo: __m256, hi: __m256) -> __m512 {
     _mm512_insertf32x8::<1>(_mm512_castps256_ps512(lo), hi)
@@ -407,6 +409,25 @@ mod tests {
         }
     }
 
+    /// Asserts that `powf` gives `sleef::powf`'s bits for the first `n`
+    /// elements of `x` and `y`. The caller checked the CPU's features.
+    fn agrees(x: Operand<'_, f32>, y: Operand<'_, f32>, n: usize) {
+        let mut out = vec![MaybeUninit::uninit(); n];
+        // SAFETY: the CPU has the features (the caller checked).
+        unsafe { powf(&mut out, x, y) };
+        for (i, o) in out.iter().enumerate() {
+            // SAFETY: `powf` wrote every element.
+            let got = unsafe { o.assume_init() };
+            let (xi, yi) = (at(x, i), at(y, i));
+            let want = sleef::powf(xi, yi);
+            assert_eq!(
+                got.to_bits(),
+                want.to_bits(),
+                "n = {n}: powf({xi:e}, {yi:e}): {got:e}, SLEEF {want:e}"
+            );
+        }
+    }
+
     /// Compares `powf` with `sleef::powf` on `n` pairs of each kind, with
     /// both operands in full and with either broadcast; returns the fraction of
     /// lanes of typical values that took SLEEF's own steps.
@@ -415,48 +436,10 @@ mod tests {
         for kind in 0..7 {
             let mut g = Rng(0x9e37_79b9_7f4a_7c15 ^ kind as u64);
             let (x, y): (Vec<f32>, Vec<f32>) = (0..n).map(|_| pair(kind, &mut g)).unzip();
-            let mut out = vec![MaybeUninit::uninit(); n];
-            // SAFETY: the caller checked the CPU's features.
-            unsafe { powf(&mut out, Operand::Each(&x), Operand::Each(&y)) };
-            for i in 0..n {
-                // SAFETY: `powf` wrote every element.
-                let got = unsafe { out[i].assume_init() };
-                let want = sleef::powf(x[i], y[i]);
-                assert_eq!(
-                    got.to_bits(),
-                    want.to_bits(),
-                    "powf({:e}, {:e}): {got:e}, SLEEF {want:e}",
-                    x[i],
-                    y[i]
-                );
-            }
-            let one = y[0];
-            // SAFETY: as above.
-            unsafe { powf(&mut out, Operand::Each(&x), Operand::One(one)) };
-            for i in 0..n {
-                // SAFETY: as above.
-                let got = unsafe { out[i].assume_init() };
-                assert_eq!(
-                    got.to_bits(),
-                    sleef::powf(x[i], one).to_bits(),
-                    "powf({:e}, {one:e})",
-                    x[i]
-                );
-            }
+            agrees(Operand::Each(&x), Operand::Each(&y), n);
+            agrees(Operand::Each(&x), Operand::One(y[0]), n);
             // And x broadcast (`2 ** y`).
-            let one = x[0];
-            // SAFETY: as above.
-            unsafe { powf(&mut out, Operand::One(one), Operand::Each(&y)) };
-            for i in 0..n {
-                // SAFETY: as above.
-                let got = unsafe { out[i].assume_init() };
-                assert_eq!(
-                    got.to_bits(),
-                    sleef::powf(one, y[i]).to_bits(),
-                    "powf({one:e}, {:e})",
-                    y[i]
-                );
-            }
+            agrees(Operand::One(x[0]), Operand::Each(&y), n);
             if kind == 0 {
                 let mut taken = 0;
                 for k in (0..n / 64 * 64).step_by(64) {
@@ -501,18 +484,7 @@ mod tests {
         let mut g = Rng(7);
         for n in 0..3 * BLOCK {
             let (x, y): (Vec<f32>, Vec<f32>) = (0..n).map(|i| pair(i % 7, &mut g)).unzip();
-            let mut out = vec![MaybeUninit::uninit(); n];
-            // SAFETY: the CPU's features are checked above.
-            unsafe { powf(&mut out, Operand::Each(&x), Operand::Each(&y)) };
-            for i in 0..n {
-                // SAFETY: `powf` wrote every element.
-                let got = unsafe { out[i].assume_init() };
-                assert_eq!(
-                    got.to_bits(),
-                    sleef::powf(x[i], y[i]).to_bits(),
-                    "n = {n}, element {i}"
-                );
-            }
+            agrees(Operand::Each(&x), Operand::Each(&y), n);
         }
     }
 

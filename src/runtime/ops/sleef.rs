@@ -232,6 +232,29 @@ fn f2_squ(x: F2) -> F2 {
     F2(s, (x.0 + x.0).mul_add(x.1, x.0.mul_add(x.0, -s)))
 }
 
+/// `logkf`'s polynomial in x² (highest power first), its 2/3 and its ln 2
+/// (each a double-float), and `expkf`'s ln 2 in two parts and polynomial
+/// in s: also `powf_avx512`'s, which must round as these do.
+pub(super) const LOGKF_T: [f32; 3] = [
+    0.240_320_354_700_088_500_976_562,
+    0.285_112_679_004_669_189_453_125,
+    0.400_007_992_982_864_379_882_812,
+];
+pub(super) const LOGKF_C: (f32, f32) = (
+    0.666_666_626_930_236_816_406_25,
+    3.691_838_612_596_143_320_843_11e-9,
+);
+pub(super) const LOGKF_LN2: (f32, f32) =
+    (0.693_147_182_464_599_609_38, -1.904_654_323_148_236_017e-9);
+pub(super) const EXPKF_LN2: (f32, f32) = (0.693_145_751_953_125, 1.428_606_765_330_187_045e-6);
+pub(super) const EXPKF_U: [f32; 5] = [
+    0.001_363_246_468_827_128_410_339_36,
+    0.008_365_969_173_610_210_418_701_17,
+    0.041_671_082_377_433_776_855_468_8,
+    0.166_665_524_244_308_471_679_688,
+    0.499_999_850_988_388_061_523_438,
+];
+
 /// `logkf`: log d as a double-float, for `powf`.
 #[inline(always)]
 fn logkf(d: f32) -> F2 {
@@ -250,17 +273,10 @@ fn logkf(d: f32) -> F2 {
     let e = if tiny { e - 64 } else { e };
     let x = f2_div(f2_add2(-1.0, m), f2_add2(1.0, m));
     let x2 = f2_squ(x);
-    let mut t: f32 = 0.240_320_354_700_088_500_976_562;
-    t = t.mul_add(x2.0, 0.285_112_679_004_669_189_453_125);
-    t = t.mul_add(x2.0, 0.400_007_992_982_864_379_882_812);
-    let c = F2(
-        0.666_666_626_930_236_816_406_25,
-        3.691_838_612_596_143_320_843_11e-9,
-    );
-    let s = f2_mul_f(
-        F2(0.693_147_182_464_599_609_38, -1.904_654_323_148_236_017e-9),
-        e as f32,
-    );
+    let [t0, t1, t2] = LOGKF_T;
+    let t = t0.mul_add(x2.0, t1).mul_add(x2.0, t2);
+    let c = F2(LOGKF_C.0, LOGKF_C.1);
+    let s = f2_mul_f(F2(LOGKF_LN2.0, LOGKF_LN2.1), e as f32);
     let s = f2_add(s, F2(x.0 * 2.0, x.1 * 2.0));
     f2_add(s, f2_mul(f2_mul(x2, x), f2_add2_f2(f2_mul_f(x2, t), c)))
 }
@@ -269,22 +285,20 @@ fn logkf(d: f32) -> F2 {
 #[inline(always)]
 fn expkf(d: F2) -> f32 {
     const R_LN2: f32 = std::f32::consts::LOG2_E;
-    const L2U: f32 = 0.693_145_751_953_125;
-    const L2L: f32 = 1.428_606_765_330_187_045e-6;
+    let (l2u, l2l) = EXPKF_LN2;
     // SLEEF rounds with `cvtps2dq`. The magic-number rounding gives the
     // same q for |u| < 2^22, in fewer dependent steps (8% of powf's time
     // here: its chain of dependent steps, not its count of steps, sets the
     // pace). Past that the result is fixed below.
     let u = (d.0 + d.1) * R_LN2;
     let (q, qf) = rint_small_f32(u);
-    let s = f2_add2_f(d, qf * -L2U);
-    let s = f2_add2_f(s, qf * -L2L);
+    let s = f2_add2_f(d, qf * -l2u);
+    let s = f2_add2_f(s, qf * -l2l);
     let s = f2_normalize(s);
-    let mut u: f32 = 0.001_363_246_468_827_128_410_339_36;
-    u = u.mul_add(s.0, 0.008_365_969_173_610_210_418_701_17);
-    u = u.mul_add(s.0, 0.041_671_082_377_433_776_855_468_8);
-    u = u.mul_add(s.0, 0.166_665_524_244_308_471_679_688);
-    u = u.mul_add(s.0, 0.499_999_850_988_388_061_523_438);
+    let mut u = EXPKF_U[0];
+    for &c in &EXPKF_U[1..] {
+        u = u.mul_add(s.0, c);
+    }
     let t = f2_add(s, f2_mul_f(f2_squ(s), u));
     let t = f_add_f2(1.0, t);
     let r = ldexp_f32(t.0 + t.1, q);

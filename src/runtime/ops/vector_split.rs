@@ -222,10 +222,8 @@ unsafe fn map_avx512<T: Copy, O: Paths<T>>(
 ) {
     // SAFETY: this CPU has AVX-512 (the caller's contract).
     if unsafe { op.map_avx512(&mut out[..pairs], &x[..pairs]) } {
-        for (o, &v) in out[pairs..].iter_mut().zip(&x[pairs..]) {
-            o.write(op.scalar(v));
-        }
-        return;
+        // The rest one by one: a run with no pairs.
+        return map_run(&mut out[pairs..], &x[pairs..], 0, op);
     }
     map_run(out, x, pairs, op)
 }
