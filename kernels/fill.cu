@@ -26,13 +26,39 @@ extern "C" __global__ void fill_2(const __grid_constant__ FillArgs p) { fill_ker
 extern "C" __global__ void fill_4(const __grid_constant__ FillArgs p) { fill_kernel<u32>(p); }
 extern "C" __global__ void fill_8(const __grid_constant__ FillArgs p) { fill_kernel<u64>(p); }
 
-// start + i * step in double, converted as a literal is (factory::from_value).
-template <class T> __device__ __forceinline__ void arange_kernel(const ArangeArgs& p) {
-    T* out = (T*)p.out;
-    GRID_LOOP(i, p.n) {
-        double v = p.start + (double)i * p.step;
-        out[i] = Kind<T>::is_int ? from_i64<T>(sat_i64(v)) : from_f64<T>(v);
+// arange as PyTorch's CUDA kernel computes it (RangeFactories.cu):
+// start + i * step in the dtype's accumulate type, multiply and add fused
+// into one rounding (nvcc contracts them): f32 for f32, f16 and bf16, f64
+// for f64, and i64 for integers, start and step truncated (factory::arange).
+template <class T> struct RangeAcc {
+    typedef float A;
+    __device__ static __forceinline__ A of(double v) { return (float)v; }
+    __device__ static __forceinline__ A at(A start, A step, i64 i) { return fmaf((float)i, step, start); }
+    __device__ static __forceinline__ T store(A v) { return from_f64<T>((double)v); }
+};
+template <> struct RangeAcc<double> {
+    typedef double A;
+    __device__ static __forceinline__ A of(double v) { return v; }
+    __device__ static __forceinline__ A at(A start, A step, i64 i) { return fma((double)i, step, start); }
+    __device__ static __forceinline__ double store(A v) { return v; }
+};
+template <class T> struct RangeAccInt {
+    typedef i64 A;
+    __device__ static __forceinline__ A of(double v) { return sat_i64(v); }
+    // Two's complement wrapping, as the i64 arithmetic does on a GPU.
+    __device__ static __forceinline__ A at(A start, A step, i64 i) {
+        return (i64)((unsigned long long)start + (unsigned long long)i * (unsigned long long)step);
     }
+    __device__ static __forceinline__ T store(A v) { return (T)v; }
+};
+template <> struct RangeAcc<int> : RangeAccInt<int> {};
+template <> struct RangeAcc<i64> : RangeAccInt<i64> {};
+
+template <class T> __device__ __forceinline__ void arange_kernel(const ArangeArgs& p) {
+    typedef RangeAcc<T> R;
+    T* out = (T*)p.out;
+    const typename R::A start = R::of(p.start), step = R::of(p.step);
+    GRID_LOOP(i, p.n) { out[i] = R::store(R::at(start, step, i)); }
 }
 
 #define ARANGE(dt, T) \
@@ -40,24 +66,28 @@ template <class T> __device__ __forceinline__ void arange_kernel(const ArangeArg
 FOR_NUMS(ARANGE)
 
 // linspace as PyTorch's CUDA kernel computes it (factory::Linspace): the
-// first half up from start, the second down from end, in the dtype's
-// arithmetic (integers: f32), each operation rounded to it. The host gives
-// start, end and the step already as values of that arithmetic.
+// first half up from start, the second down from end. f32 and f64 (and
+// integers, in f32) fuse each multiply-add into one rounding, as nvcc
+// contracts them; f16 and bf16 round every operation to the dtype
+// (c10::Half's operators). The host gives start, end and the step already
+// as values of that arithmetic.
 template <class T> struct Lin {
     typedef float A;
-    __device__ static __forceinline__ A round(A x) { return x; }
+    __device__ static __forceinline__ A at(A from, A step, i64 k) { return fmaf(step, (float)k, from); }
 };
 template <> struct Lin<double> {
     typedef double A;
-    __device__ static __forceinline__ A round(A x) { return x; }
+    __device__ static __forceinline__ A at(A from, A step, i64 k) { return fma(step, (double)k, from); }
 };
 template <> struct Lin<f16> {
     typedef float A;
     __device__ static __forceinline__ A round(A x) { return f16_to_f32(f32_to_f16(x)); }
+    __device__ static __forceinline__ A at(A from, A step, i64 k) { return round(from + round(step * round((A)k))); }
 };
 template <> struct Lin<bf16> {
     typedef float A;
     __device__ static __forceinline__ A round(A x) { return bf16_to_f32(f32_to_bf16(x)); }
+    __device__ static __forceinline__ A at(A from, A step, i64 k) { return round(from + round(step * round((A)k))); }
 };
 
 template <class T> __device__ __forceinline__ void linspace_kernel(const LinspaceArgs& p) {
@@ -70,9 +100,9 @@ template <class T> __device__ __forceinline__ void linspace_kernel(const Linspac
         if (p.n == 1) {
             v = start;
         } else if (i < halfway) {
-            v = Lin<T>::round(start + Lin<T>::round(step * Lin<T>::round((A)i)));
+            v = Lin<T>::at(start, step, i);
         } else {
-            v = Lin<T>::round(end - Lin<T>::round(step * Lin<T>::round((A)(p.n - i - 1))));
+            v = Lin<T>::at(end, -step, p.n - i - 1);
         }
         out[i] = from_f64<T>((double)v);
     }

@@ -7,6 +7,14 @@ bit, and which inputs raise an error.
 not part of CI (the wheel is large). Usage:
 
     torch_check.py --cudash target/release/cudash [--work DIR] [--show N]
+    torch_check.py --device cuda --backend cuda ...   # on a machine with a GPU
+
+With `--device cuda` both sides compute on a GPU: the inputs are moved to
+`cuda` first, factories get `device=cuda`, and PyTorch's CUDA tensors are the
+reference for cudash's (`--backend cuda`; `--backend emu` runs the same
+kernels on the CPU). Cases whose index is out of range on PyTorch's CPU are
+left out there: on a GPU they stop the kernel with a device-side assert,
+which leaves the device unusable for the rest of the run.
 
 Inputs are written by PyTorch as .safetensors and loaded by cudash, so both
 sides start from the same bits. Each case is one cudash statement that saves
@@ -18,6 +26,7 @@ import argparse
 import json
 import math
 import random
+import re
 import struct
 import subprocess
 import sys
@@ -543,12 +552,44 @@ def cases(rng):
 # ---- running both sides -----------------------------------------------------
 
 
-def torch_result(case):
-    ns = {"torch": torch, **{k: v.clone() for k, v in case.inputs.items()}}
+FACTORIES = re.compile(r"\b(arange|linspace|full|tensor|eye|zeros|ones|empty|rand|randn)\(")
+
+
+def on_device(src, device, prefix=""):
+    """`src` with `device=...` added to each factory call in it (prefix:
+    `torch.` for PyTorch's spelling)."""
+    out, i = [], 0
+    pat = re.compile(re.escape(prefix) + FACTORIES.pattern[2:]) if prefix else FACTORIES
+    for m in pat.finditer(src):
+        if not prefix and m.start() > 0 and src[m.start() - 1] in ".":
+            continue  # a method (x.full), not a factory
+        depth, j = 0, m.end() - 1
+        while j < len(src):
+            depth += {"(": 1, ")": -1}.get(src[j], 0)
+            if depth == 0:
+                break
+            j += 1
+        if j < i:
+            continue
+        empty = src[m.end() : j].strip() == ""
+        out.append(src[i:j] + ("" if empty else ", ") + device)
+        i = j
+    out.append(src[i:])
+    return "".join(out)
+
+
+def torch_result(case, device="cpu"):
+    moved = {k: v.clone().to(device) for k, v in case.inputs.items()}
+    ns = {"torch": torch, **moved}
+    src = case.torch_src
+    if device != "cpu":
+        src = on_device(src, f"device='{device}'", prefix="torch.")
     try:
         if case.setup:
             exec(case.setup[1], ns)  # noqa: S102 (our own case strings)
-        r = eval(case.torch_src, ns)  # noqa: S307 (our own case strings)
+        r = eval(src, ns)  # noqa: S307 (our own case strings)
+        if isinstance(r, torch.Tensor):
+            r = r.cpu()
     except Exception as e:  # PyTorch refusing the case
         return None, f"{type(e).__name__}: {str(e).splitlines()[0]}"
     if not isinstance(r, torch.Tensor):
@@ -556,7 +597,7 @@ def torch_result(case):
     return r, None
 
 
-def run_cudash(binary, work, all_cases):
+def run_cudash(binary, work, all_cases, backend="sim", device="cpu"):
     inp, out = work / "in", work / "out"
     for d in (inp, out):
         d.mkdir(parents=True, exist_ok=True)
@@ -567,23 +608,26 @@ def run_cudash(binary, work, all_cases):
         for name, t in c.inputs.items():
             p = inp / f"{i}_{name}.safetensors"
             write_safetensors(p, t)
-            lines.append(f'{name} = load("{p}")')
+            move = "" if device == "cpu" else f".to({device})"
+            lines.append(f'{name} = load("{p}"){move}')
+        src = c.src if device == "cpu" else on_device(c.src, f"device={device}")
         if c.setup:
             # Only when the setup succeeds is the result saved: an error
             # leaves the block.
-            lines.append(f'for once in 0..1 {{ {c.setup[0]}; save({c.src}, "{out / f"{i}.safetensors"}") }}')
+            lines.append(f'for once in 0..1 {{ {c.setup[0]}; save({src}, "{out / f"{i}.safetensors"}") }}')
             continue
-        lines.append(f'save({c.src}, "{out / f"{i}.safetensors"}")')
+        lines.append(f'save({src}, "{out / f"{i}.safetensors"}")')
     script = work / "cases.cudash"
     script.write_text("\n".join(lines) + "\n")
     proc = subprocess.run(
-        [binary, "run", str(script), "--keep-going", "--backend", "sim", "--no-color"],
+        [binary, "run", str(script), "--keep-going", "--backend", backend, "--no-color"],
         capture_output=True,
         text=True,
     )
     (work / "transcript.txt").write_text(proc.stdout + proc.stderr)
-    if "panicked" in proc.stdout + proc.stderr:
-        print("cudash panicked: see", work / "transcript.txt")
+    for bad in ["panicked", "device-side assert"]:
+        if bad in proc.stdout + proc.stderr:
+            print(f"cudash: {bad}: see", work / "transcript.txt")
     return out
 
 
@@ -604,23 +648,70 @@ def is_nan(dt, bits):
     return ((b & exp) == exp) & ((b & man) != 0)
 
 
-def compare(case, i, out):
-    want, err = torch_result(case)
-    path = out / f"{i}.safetensors"
+def reference(args, work, kept):
+    """PyTorch's result for each case (`kept`: their numbers among all the
+    generated cases), written to work/ref by a child process
+    (`--reference-from`): as `{i}.safetensors`, or `{i}.err` for an error.
+    A case that crashes PyTorch (2.11 raises SIGFPE for some integer
+    divisions by zero) costs that case alone: it is recorded, and a new child
+    goes on from the next."""
+    ref = work / "ref"
+    ref.mkdir(parents=True, exist_ok=True)
+    for f in ref.iterdir():
+        f.unlink()
+    (work / "keep.json").write_text(json.dumps(kept))
+    start = 0
+    while start < len(kept):
+        cmd = [sys.executable, __file__, "--reference-from", str(start), "--work", str(work), "--seed", str(args.seed),
+               "--torch-device", args.torch_device or args.device]
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+        if proc.returncode == 0:
+            return ref
+        done = (work / "progress").read_text().split()
+        i = int(done[-1]) if done else start
+        why = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit {proc.returncode}: {proc.stderr.strip()[-300:]}"
+        (ref / f"{i}.err").write_text(f"crashed ({why})")
+        start = i + 1
+    return ref
+
+
+def reference_from(args):
+    """The child of `reference`: cases from number `--reference-from` on."""
+    device = args.torch_device or args.device
+    torch.manual_seed(0)
+    all_cases = cases(random.Random(args.seed))
+    work = Path(args.work).resolve()
+    kept = json.loads((work / "keep.json").read_text())
+    with open(work / "progress", "w") as progress:
+        for i in range(args.reference_from, len(kept)):
+            progress.write(f"{i}\n")
+            progress.flush()
+            want, err = torch_result(all_cases[kept[i]], device)
+            if want is None:
+                (work / "ref" / f"{i}.err").write_text(err)
+            else:
+                write_safetensors(work / "ref" / f"{i}.safetensors", want)
+
+
+def compare(i, out, ref):
+    path, wpath = out / f"{i}.safetensors", ref / f"{i}.safetensors"
     got = read_safetensors(path) if path.exists() else None
+    want = read_safetensors(wpath) if wpath.exists() else None
+    err = "" if want else (ref / f"{i}.err").read_text()
+    if err.startswith("crashed"):
+        return "PyTorch crashes", err
     if want is None and got is None:
         return "both raise", ""
     if want is None:
         return "cudash computes, PyTorch raises", err
+    wdt, wshape, wbits = want
     if got is None:
-        return "cudash raises, PyTorch computes", f"PyTorch gives {NAME[want.dtype]}{list(want.shape)}"
+        return "cudash raises, PyTorch computes", f"PyTorch gives {wdt}{list(wshape)}"
     dt, shape, bits = got
-    wdt = NAME[want.dtype]
     if dt != wdt:
         return "dtype differs", f"cudash {dt}, PyTorch {wdt}"
-    if shape != tuple(want.shape):
-        return "shape differs", f"cudash {list(shape)}, PyTorch {list(want.shape)}"
-    wbits = bits_of(want)
+    if shape != wshape:
+        return "shape differs", f"cudash {list(shape)}, PyTorch {list(wshape)}"
     nan_a, nan_b = is_nan(dt, bits), is_nan(dt, wbits)
     if (nan_a != nan_b).any():
         return "values differ", "NaN in one only"
@@ -640,22 +731,47 @@ def main():
     ap.add_argument("--work", default="target/torch-check")
     ap.add_argument("--show", type=int, default=6, help="examples shown per outcome and group")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--device", default="cpu", help="where both sides compute: cpu, or cuda (PyTorch's CUDA tensors as the reference)")
+    ap.add_argument("--backend", default="sim", help="cudash's backend: sim, emu or cuda")
+    ap.add_argument("--torch-device", help="where PyTorch computes, when not --device (a trial run of --device cuda on a machine without a GPU)")
+    ap.add_argument("--reference-from", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.reference_from is not None:
+        return reference_from(args)
+    on = args.torch_device or args.device
     torch.manual_seed(0)
     rng = random.Random(args.seed)
-    all_cases = cases(rng)
+    all_cases = list(enumerate(cases(rng)))
+    if args.device != "cpu":
+        # An index out of range is a device-side assert on a GPU: such cases
+        # are found on the CPU first. Only the indexing groups are tried
+        # there (PyTorch 2.11's CPU integer division by zero can raise
+        # SIGFPE instead of ZeroDivisionError, and end the run).
+        def out_of_range(c):
+            return c.group in ("indexing", "index writes") and (torch_result(c)[1] or "").startswith("IndexError")
+
+        all_cases = [(n, c) for n, c in all_cases if not out_of_range(c)]
+    kept = [n for n, _ in all_cases]
+    all_cases = [c for _, c in all_cases]
     work = Path(args.work).resolve()
-    out = run_cudash(args.cudash, work, all_cases)
+    out = run_cudash(args.cudash, work, all_cases, args.backend, args.device)
+    ref = reference(args, work, kept)
     outcomes = Counter()
     by = defaultdict(list)
+    each = []
     for i, c in enumerate(all_cases):
-        outcome, detail = compare(c, i, out)
+        outcome, detail = compare(i, out, ref)
         outcomes[outcome] += 1
         by[(outcome, c.group)].append((c, detail))
+        each.append({"case": i, "group": c.group, "src": c.src, "setup": c.setup[0] if c.setup else None,
+                     "outcome": outcome, "detail": detail})
+    (work / "cases.json").write_text(json.dumps(each, indent=0))
     agree = outcomes["exact"] + outcomes["both raise"]
     # The capability decides the register width of the kernels registered
     # for AVX-512 (ATEN_CPU_CAPABILITY=avx2 sets both sides to AVX2).
     cpu = f"CPU, {torch.backends.cpu.get_cpu_capability()}, {torch.get_num_threads()} threads"
+    if on != "cpu":
+        cpu = f"{torch.cuda.get_device_name()}; cudash --backend {args.backend}"
     print(f"torch-check: {len(all_cases)} cases against PyTorch {torch.__version__} ({cpu})")
     for k, v in sorted(outcomes.items(), key=lambda kv: -kv[1]):
         print(f"  {k:34} {v}")

@@ -252,7 +252,7 @@ pub fn mask_for_check(s: &str) -> String {
         } else {
             // A simulated or emulated device's name is tagged; a GPU's is not.
             let untagged = line.replace(" (simulated)", "").replace(" (emulated)", "");
-            out.push_str(&mask_device_row(&untagged));
+            out.push_str(&mask_gpu_name(&mask_device_row(&untagged)));
         }
         out.push('\n');
     }
@@ -339,6 +339,26 @@ fn mask_device_row(line: &str) -> String {
     out.push("<total>");
     out.extend(&toks[slash + 3..]);
     out.join(" ")
+}
+
+/// Which GPU a device is, where a line names it: `mem`'s heading
+/// (`cuda:0 — NAME — caching allocator`) and a quoted name
+/// (`get_device_name()`, `"NVIDIA …"`). The simulator models an H100; a GPU
+/// is whichever the machine has.
+fn mask_gpu_name(line: &str) -> String {
+    const MEM: &str = " — caching allocator";
+    if let (Some(dash), Some(end)) = (line.find(" — "), line.find(MEM)) {
+        if line.starts_with("cuda:") && dash + 3 <= end {
+            return format!("{} — <gpu>{}", &line[..dash], &line[end..]);
+        }
+    }
+    match line.find("\"NVIDIA ") {
+        Some(at) => match line[at + 1..].find('"') {
+            Some(len) => format!("{}\"<gpu>\"{}", &line[..at], &line[at + 2 + len..]),
+            None => line.to_string(),
+        },
+        None => line.to_string(),
+    }
 }
 
 /// How `mask_time_basis` masks device time measured on a GPU.
@@ -496,6 +516,21 @@ mod tests {
                    \"NVIDIA H100 80GB HBM3\"\n\
                    device busy  2.0 µs (kernels and copies, 5% of it, modelled on NVIDIA H100 80GB HBM3)\n";
         assert_eq!(mask_for_check(sim), mask_for_check(gpu));
+        // An H200 (session 30's run): a GPU other than the one modelled.
+        let h200 = "cuda:0  NVIDIA H200                              9.0          0 B / 139.8 GiB         0 B         0 B\n\
+                    cuda:0 — NVIDIA H200 — caching allocator\n\
+                    \"NVIDIA H200\"\n\
+                    device busy  2.0 µs (kernels and copies, 5% of it, modelled on NVIDIA H100 80GB HBM3)\n";
+        assert_eq!(mask_for_check(sim), mask_for_check(h200));
+        // Which device, and what follows the name, are still compared.
+        assert_ne!(
+            mask_for_check(h200),
+            mask_for_check(&h200.replace("cuda:0 — NVIDIA H200", "cuda:1 — NVIDIA H200"))
+        );
+        assert_ne!(
+            mask_for_check("\"NVIDIA H200\" x\n"),
+            mask_for_check("\"NVIDIA H200\" y\n")
+        );
         // What the device holds is still compared.
         let used = gpu.replacen("0 B / 79.2", "2.0 MiB / 79.2", 1);
         assert_ne!(mask_for_check(sim), mask_for_check(&used));

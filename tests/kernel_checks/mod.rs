@@ -692,7 +692,16 @@ pub fn fill_arange_and_linspace_match_the_simulator(r: &impl Runner) {
         if source::arange(dt).is_none() {
             continue;
         }
-        for (start, end, step) in [(0.0, 10.0, 1.0), (-3.0, 2.0, 0.25), (5.0, -5.0, -0.7)] {
+        // PyTorch's CUDA formula: fused in f32 or f64 (these cross zero,
+        // where fusing shows), integers from a truncated start and step.
+        for (start, end, step) in [
+            (0.0, 10.0, 1.0),
+            (-3.0, 2.0, 0.25),
+            (5.0, -5.0, -0.7),
+            (-3.7, 11.1, 0.013),
+            (0.5, 40.0, 1.5),
+            (0.0, 30000.0, 0.7),
+        ] {
             let want = factory::arange(start, end, step, dt, Device::Cuda(0)).unwrap();
             let out = ok(exec::arange(r, want.numel(), start, step, dt), "arange");
             assert_same(
@@ -711,6 +720,7 @@ pub fn fill_arange_and_linspace_match_the_simulator(r: &impl Runner) {
             (0.1, 0.3, 1),
             (0.0, 1.0, 0),
             (1e6, 1e6 + 1.0, 2),
+            (-3.7, 11.1, 517),
         ] {
             let want = factory::linspace(start, end, steps, dt, Device::Cuda(0)).unwrap();
             let plan = factory::Linspace::plan(start, end, steps, dt, Device::Cuda(0)).unwrap();

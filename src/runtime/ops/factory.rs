@@ -135,12 +135,46 @@ pub fn arange(
     }
     let n = n as usize;
     check_alloc(&[n], dtype)?;
+    if dtype.is_int() {
+        // Integers count in i64 (PyTorch's accumulate type), which must hold
+        // start, end and step.
+        let fits = |v: f64| (-(2f64.powi(63))..2f64.powi(63)).contains(&v);
+        if let Some(v) = [start, end, step].into_iter().find(|v| !fits(*v)) {
+            return Err(Error::value(format!(
+                "arange(): {v} cannot be converted to i64 without overflow"
+            )));
+        }
+    }
     let values = if device == Device::Cpu {
         arange_cpu(start, step, n, dtype)
     } else {
-        (0..n).map(|i| start + i as f64 * step).collect()
+        arange_cuda(start, step, n, dtype)
     };
     Ok(from_f64s(values, &[n], dtype, device))
+}
+
+/// `arange`'s values as PyTorch's CUDA kernel computes them (before the
+/// conversion to `dtype`), which the kernels compute on a device
+/// (kernels/fill.cu): `start + i * step` in the dtype's accumulate type, the
+/// multiply-add fused into one rounding (nvcc contracts it): f32 for f32, f16
+/// and bf16, f64 for f64, i64 for integers (start and step truncated,
+/// wrapping).
+fn arange_cuda(start: f64, step: f64, n: usize, dtype: DType) -> Vec<f64> {
+    match dtype {
+        DType::F64 => (0..n).map(|i| (i as f64).mul_add(step, start)).collect(),
+        DType::F32 | DType::F16 | DType::BF16 => {
+            let (start, step) = (start as f32, step as f32);
+            (0..n)
+                .map(|i| (i as f32).mul_add(step, start) as f64)
+                .collect()
+        }
+        _ => {
+            let (start, step) = (start as i64, step as i64);
+            (0..n)
+                .map(|i| start.wrapping_add((i as i64).wrapping_mul(step)) as f64)
+                .collect()
+        }
+    }
 }
 
 /// `arange`'s values as PyTorch's CPU kernel computes them (before the
@@ -283,14 +317,14 @@ impl Linspace {
         if self.n == 1 {
             return self.start;
         }
-        let (k, from, step) = if i < self.n / 2 {
-            (i, self.start, self.step)
+        let (k, from) = if i < self.n / 2 {
+            (i, self.start)
         } else {
-            (self.n - i - 1, self.end, -self.step)
+            (self.n - i - 1, self.end)
         };
         match self.arith {
-            Arith::F64 => step.mul_add(k as f64, from),
-            Arith::F32 => (step as f32).mul_add(k as f32, from as f32) as f64,
+            // As on a GPU.
+            Arith::F64 | Arith::F32 => self.value(i),
             // The step stays f32 (PyTorch's opmath), unrounded to 16 bits;
             // f16's second half is not fused (as measured: PyTorch 2.15's
             // AVX2 build, against 5 ranges of 100 to 40,001 values).
@@ -308,16 +342,25 @@ impl Linspace {
         }
     }
 
-    /// The `i`th value, in the arithmetic (the caller converts it to the dtype).
+    /// The `i`th value as PyTorch's CUDA kernel computes it, in the
+    /// arithmetic (the caller converts it to the dtype): in f32 and f64 (and
+    /// for integers, in f32) `start + step * i` and `end - step * k` fused
+    /// into one rounding, as nvcc contracts them; f16 and bf16 round every
+    /// operation (c10::Half's operators).
     pub fn value(&self, i: usize) -> f64 {
         let r = |x: f64| self.arith.round(x);
         if self.n == 1 {
             return self.start;
         }
-        if i < self.n / 2 {
-            r(self.start + r(self.step * r(i as f64)))
+        let (k, from, step) = if i < self.n / 2 {
+            (i, self.start, self.step)
         } else {
-            r(self.end - r(self.step * r((self.n - i - 1) as f64)))
+            (self.n - i - 1, self.end, -self.step)
+        };
+        match self.arith {
+            Arith::F64 => step.mul_add(k as f64, from),
+            Arith::F32 => (step as f32).mul_add(k as f32, from as f32) as f64,
+            Arith::F16 | Arith::BF16 => r(from + r(step * r(k as f64))),
         }
     }
 }
