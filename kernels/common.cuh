@@ -78,19 +78,6 @@ struct ReduceArgs {
     i64 chunks;
 };
 
-// `batch` row-major products of [m, k] by [k, n] into a contiguous output.
-struct MatmulArgs {
-    void* out;
-    const void* a;
-    const void* b;
-    i64 batch;
-    i64 m;
-    i64 n;
-    i64 k;
-    i64 stride_a;
-    i64 stride_b;
-};
-
 // ---- bit casts ------------------------------------------------------------
 
 __device__ __forceinline__ float bits_f32(u32 b) { return __int_as_float((int)b); }

@@ -2,7 +2,7 @@
 // inputs into a new contiguous output. Semantics follow src/runtime/element.rs:
 // integers wrap, f16/bf16 compute in f32 and round once.
 
-enum BinOp { ADD, SUB, MUL, DIV, POW, FLOORDIV, REM, BAND, BOR, BXOR, MAXIMUM, MINIMUM };
+enum BinOp { ADD, SUB, MUL, DIV, POW, FLOORDIV, REM, BAND, BOR, BXOR, MAXIMUM, MINIMUM, RSUB };
 enum CmpOp { EQ, NE, LT, LE, GT, GE, LAND, LOR, LXOR };
 enum UnOp { NEG, ABS, RELU, EXP, LOG, SQRT, SIGMOID, TANH, SIN, COS, FLOOR, CEIL, ROUND, TRUNC, BNOT };
 
@@ -96,6 +96,7 @@ template <int OP> struct Arith<float, OP> {
     __device__ static __forceinline__ float run(float a, float b) {
         if (OP == ADD) return a + b;
         if (OP == SUB) return a - b;
+        if (OP == RSUB) return b - a;
         if (OP == MUL) return a * b;
         if (OP == DIV) return a / b;
         if (OP == FLOORDIV) return floor_div_float<float>(a, b);
@@ -167,8 +168,9 @@ template <class T, int OP> __device__ __forceinline__ void binary_kernel(const B
 }
 
 // `a op s` with `s` an f32 scalar (`b`, one element): PyTorch's opmath for
-// `*`, `/` and `//` of f16/bf16 by a CPU scalar. `a` is widened to f32, the
-// op runs in f32, and the result rounds once.
+// `*`, `/` and `//` of f16/bf16 by a CPU scalar, and on a GPU for `+` and
+// `-` too (`rsub`: `s - a`). `a` is widened to f32, the op runs in f32, and
+// the result rounds once.
 __device__ __forceinline__ float half_to_f32(f16 x) { return f16_to_f32(x); }
 __device__ __forceinline__ float half_to_f32(bf16 x) { return bf16_to_f32(x); }
 template <class T> __device__ __forceinline__ T f32_to_half(float x);
@@ -295,6 +297,57 @@ template <class T, int OP> __device__ __forceinline__ void unary_kernel(const Un
     GRID_LOOP(i, p.shape.numel) { out[i] = Unary<T, OP>::run(in[offset_of(p.shape, p.s, i)]); }
 }
 
+// `x ** s` for a number `s` that PyTorch's CUDA kernel takes a shortcut for
+// (PowKernel.cu, ops::pow_cuda): sqrt for 0.5, rsqrt for -0.5 and 1 / x for
+// -1 in the opmath type (f16/bf16 in f32, rounded once); x * x for 2,
+// x * x * x for 3 and 1.0 / (x * x) for -2 in the dtype's own arithmetic:
+// f16/bf16 round each product to the dtype, and 1.0 / (...) divides in f64
+// (a double literal), rounded to the dtype through f32.
+enum PowShortcut { PS_SQRT, PS_RSQRT, PS_RECIP, PS_SQUARE, PS_CUBE, PS_INV_SQUARE };
+
+template <class T, int S> struct PowBy;
+template <int S> struct PowBy<float, S> {
+    __device__ static __forceinline__ float run(float x) {
+        if (S == PS_SQRT) return sqrtf(x);
+        if (S == PS_RSQRT) return rsqrtf(x);
+        if (S == PS_RECIP) return 1.0f / x;
+        if (S == PS_SQUARE) return x * x;
+        if (S == PS_CUBE) return x * x * x;
+        return (float)(1.0 / (double)(x * x));
+    }
+};
+template <int S> struct PowBy<double, S> {
+    __device__ static __forceinline__ double run(double x) {
+        if (S == PS_SQRT) return sqrt(x);
+        if (S == PS_RSQRT) return rsqrt(x);
+        if (S == PS_RECIP) return 1.0 / x;
+        if (S == PS_SQUARE) return x * x;
+        if (S == PS_CUBE) return x * x * x;
+        return 1.0 / (x * x);
+    }
+};
+template <class H, int S> struct PowByHalf {
+    __device__ static __forceinline__ float r(float x) { return half_to_f32(f32_to_half<H>(x)); }
+    __device__ static __forceinline__ H run(H h) {
+        float x = half_to_f32(h);
+        if (S == PS_CUBE) return f32_to_half<H>(r(x * x) * x);
+        if (S == PS_INV_SQUARE) return f32_to_half<H>((float)(1.0 / (double)r(x * x)));
+        return f32_to_half<H>(PowBy<float, S>::run(x));
+    }
+};
+template <int S> struct PowBy<f16, S> : PowByHalf<f16, S> {};
+template <int S> struct PowBy<bf16, S> : PowByHalf<bf16, S> {};
+
+template <class T, int S> __device__ __forceinline__ void pow_by_kernel(const UnaryArgs& p) {
+    const T* in = (const T*)p.in;
+    T* out = (T*)p.out;
+    if (p.shape.flat) {
+        flat_map1<T, T, PowBy<T, S> >(in + p.s.offset, out, p.shape.numel);
+        return;
+    }
+    GRID_LOOP(i, p.shape.numel) { out[i] = PowBy<T, S>::run(in[offset_of(p.shape, p.s, i)]); }
+}
+
 // where(cond, x, y) and clamp(x, lo, hi): three broadcast operands. clamp
 // as PyTorch's: a NaN in any operand wins, then min(max(x, lo), hi); f16 and
 // bf16 through f32 (exact: the result is one of the operands).
@@ -354,7 +407,17 @@ FOR_INTS(BITWISE_KERNELS)
     BINARY(add, ADD, dt, T) BINARY(mul, MUL, dt, T) BINARY(maximum, MAXIMUM, dt, T) BINARY(minimum, MINIMUM, dt, T) BITWISE_KERNELS(dt, T)
 DT_bool(BOOL_ARITH_KERNELS)
 
+#define POW_BY(name, S, dt, T) \
+    extern "C" __global__ void pow_##name##_##dt(const __grid_constant__ UnaryArgs p) { pow_by_kernel<T, S>(p); }
+#define POW_BY_KERNELS(dt, T)                                                                        \
+    POW_BY(sqrt, PS_SQRT, dt, T) POW_BY(rsqrt, PS_RSQRT, dt, T) POW_BY(reciprocal, PS_RECIP, dt, T) \
+    POW_BY(square, PS_SQUARE, dt, T) POW_BY(cube, PS_CUBE, dt, T) POW_BY(inv_square, PS_INV_SQUARE, dt, T)
+FOR_FLOATS(POW_BY_KERNELS)
+
 #define SCALAR_KERNELS(dt, T)                                                                                        \
+    extern "C" __global__ void scalar_add_##dt(const __grid_constant__ BinaryArgs p) { scalar_kernel<T, ADD>(p); }          \
+    extern "C" __global__ void scalar_sub_##dt(const __grid_constant__ BinaryArgs p) { scalar_kernel<T, SUB>(p); }          \
+    extern "C" __global__ void scalar_rsub_##dt(const __grid_constant__ BinaryArgs p) { scalar_kernel<T, RSUB>(p); }        \
     extern "C" __global__ void scalar_mul_##dt(const __grid_constant__ BinaryArgs p) { scalar_kernel<T, MUL>(p); }          \
     extern "C" __global__ void scalar_div_##dt(const __grid_constant__ BinaryArgs p) { scalar_kernel<T, DIV>(p); }          \
     extern "C" __global__ void scalar_floor_divide_##dt(const __grid_constant__ BinaryArgs p) { scalar_kernel<T, FLOORDIV>(p); }

@@ -96,6 +96,7 @@ macro_rules! all_checks {
             integer_edges_match_the_simulator,
             ternary_ops_match_the_simulator,
             opmath_scalars_match_the_simulator,
+            pow_shortcuts_match_the_simulator,
             take_and_put_match_the_simulator,
             unary_ops_match_the_simulator,
             fill_arange_and_linspace_match_the_simulator,
@@ -453,35 +454,105 @@ pub fn integer_edges_match_the_simulator(r: &impl Runner) {
 }
 
 /// `*`, `/` and `//` of f16/bf16 tensors (a transposed view) by numbers
-/// that f16 cannot hold, read as f32 (PyTorch's opmath), against
+/// that f16 cannot hold, read as f32 (PyTorch's opmath), and on a CUDA
+/// device `+` and `-` too, the number on either side, against
 /// `ops::elementwise::binary` with the same number as a weak scalar.
 pub fn opmath_scalars_match_the_simulator(r: &impl Runner) {
     use cudash::runtime::ops::elementwise::opmath_scalar;
     for dt in [DType::F16, DType::BF16] {
         let x = edge_values(dt, 24, 5).reshape(&[4, 6]).unwrap().t();
+        let on_gpu = x.with_device(Device::Cuda(0)).t();
         for number in [0.1, 3.3, 1e-3, -7.77, 0.0, f64::NAN] {
             let s = Tensor::scalar(number);
-            for op in [BinaryOp::Mul, BinaryOp::Div, BinaryOp::FloorDiv] {
-                let (a, b) = (
-                    SimOperand::strong(&x),
-                    SimOperand {
-                        tensor: &s,
-                        weak: true,
-                    },
-                );
-                assert_eq!(opmath_scalar(op, dt, a, b), Some(1));
+            let number = SimOperand {
+                tensor: &s,
+                weak: true,
+            };
+            let cases = [
+                (BinaryOp::Mul, &x, false),
+                (BinaryOp::Div, &x, false),
+                (BinaryOp::FloorDiv, &x, false),
+                (BinaryOp::Add, &on_gpu, false),
+                (BinaryOp::Sub, &on_gpu, false),
+                (BinaryOp::Sub, &on_gpu, true),
+                (BinaryOp::Add, &on_gpu, true),
+            ];
+            for (op, t, scalar_first) in cases {
+                let (a, b) = match scalar_first {
+                    false => (SimOperand::strong(t), number),
+                    true => (number, SimOperand::strong(t)),
+                };
+                let side = if scalar_first { 0 } else { 1 };
+                assert_eq!(opmath_scalar(op, dt, a, b), Some(side));
                 let want = binary(op, a, b).unwrap();
                 let s32 = s.cast(DType::F32);
-                let (xi, si) = (r.input(&x), r.input(&s32));
+                let (xi, si) = (r.input(t), r.input(&s32));
                 let out = ok(
-                    exec::binary_opmath(r, op, view(&xi, &x), view(&si, &s32), dt),
+                    exec::binary_opmath(r, (op, scalar_first), view(&xi, t), view(&si, &s32), dt),
                     op.name(),
                 );
                 let got = Tensor::new(r.download(&out.mem), out.shape, Device::Cpu);
-                let what = format!("{dt} {} {number}", op.symbol());
+                let what = format!(
+                    "{dt} {} {} (scalar first: {scalar_first})",
+                    op.symbol(),
+                    s.to_vec::<f64>()[0]
+                );
                 assert_same(&got.read(), &want.read(), 0.0, &what);
             }
+            // On the cpu, `+` rounds the number to the tensor's dtype first.
+            let (a, b) = (SimOperand::strong(&x), number);
+            assert_eq!(opmath_scalar(BinaryOp::Add, dt, a, b), None);
         }
+    }
+}
+
+/// `x ** number` on a CUDA device for the six numbers PyTorch's CUDA
+/// kernel takes a shortcut for (`ops::pow_cuda`), in every float dtype, over
+/// a transposed view of edge values, against `ops::elementwise::binary`:
+/// bit for bit but for rsqrt, which a GPU's `rsqrtf` rounds its own way.
+pub fn pow_shortcuts_match_the_simulator(r: &impl Runner) {
+    use cudash::runtime::ops::pow_cuda::PowShortcut;
+    for dt in [DType::F16, DType::BF16, DType::F32, DType::F64] {
+        let x = edge_values(dt, 40, 8).reshape(&[5, 8]).unwrap().t();
+        let on_gpu = x.with_device(Device::Cuda(0)).t();
+        // 2.0001 is 2 in f16 and bf16 (a square there), not in f32 or f64.
+        for number in [0.5, -0.5, -1.0, 2.0, 3.0, -2.0, 2.0001, 2.5] {
+            let s = Tensor::scalar(number);
+            let (a, b) = (
+                SimOperand::strong(&on_gpu),
+                SimOperand {
+                    tensor: &s,
+                    weak: true,
+                },
+            );
+            let Some(shortcut) = PowShortcut::of(BinaryOp::Pow, dt, a, b) else {
+                let half = matches!(dt, DType::F16 | DType::BF16);
+                assert!(
+                    number == 2.5 || (number == 2.0001 && !half),
+                    "{dt} ** {number}"
+                );
+                continue;
+            };
+            let want = binary(BinaryOp::Pow, a, b).unwrap();
+            let xi = r.input(&on_gpu);
+            let out = ok(
+                exec::pow_shortcut(r, shortcut, view(&xi, &on_gpu), dt),
+                shortcut.name(),
+            );
+            let got = Tensor::new(r.download(&out.mem), out.shape, Device::Cpu);
+            let tol = math_tolerance(r, dt, shortcut == PowShortcut::Rsqrt);
+            assert_same(&got.read(), &want.read(), tol, &format!("{dt} ** {number}"));
+        }
+        // On the cpu the same numbers take PyTorch's CPU kernels instead.
+        let s = Tensor::scalar(3.0);
+        let number = SimOperand {
+            tensor: &s,
+            weak: true,
+        };
+        assert_eq!(
+            PowShortcut::of(BinaryOp::Pow, dt, SimOperand::strong(&x), number),
+            None
+        );
     }
 }
 
@@ -869,12 +940,13 @@ fn small_values(dt: DType, n: usize, seed: usize) -> Tensor {
     factory::from_f64s(vals, &[n], dt, Device::Cpu)
 }
 
-/// Matrix products in every dtype but bool, against `ops::matmul`: batches
+/// Matrix products in every float dtype, against `ops::matmul`: batches
 /// broadcast on either side or both, transposed and offset operands, mixed
-/// dtypes, empty products, and integer overflow wrapping.
+/// dtypes, empty products. Integers are refused, as on PyTorch's CUDA
+/// tensors.
 pub fn matmul_matches_the_simulator(r: &impl Runner) {
     for dt in DType::ALL {
-        if dt == DType::Bool {
+        if !dt.is_float() {
             continue;
         }
         let mat = |shape: &[i64], seed| {
@@ -915,10 +987,10 @@ pub fn matmul_matches_the_simulator(r: &impl Runner) {
         panic!("[2, 3] @ [2, 3] was launched");
     };
     assert!(err.to_string().contains("do not line up"), "{err}");
-    // Integers wrap, as the simulator's wrapping_mul and wrapping_add.
-    let a = Tensor::from_vec(vec![i64::MAX, 3, i64::MIN, -1], vec![2, 2]);
-    let b = Tensor::from_vec(vec![2i64, -5, 7, i64::MAX], vec![2, 2]);
-    check_matmul(r, &a, &b);
+    // Integers have no product on a device (the dispatcher says so first).
+    let a = Tensor::from_vec(vec![1i64, 3, 5, -1], vec![2, 2]);
+    let a_in = r.input(&a);
+    assert!(exec::matmul(r, view(&a_in, &a), view(&a_in, &a), DType::I64).is_err());
 }
 
 fn check_matmul(r: &impl Runner, a: &Tensor, b: &Tensor) {

@@ -214,22 +214,6 @@ pub struct ReduceArgs {
     pub chunks: i64,
 }
 
-/// `batch` row-major products of `[m, k]` by `[k, n]` (integer matmul).
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct MatmulArgs {
-    pub out: u64,
-    pub a: u64,
-    pub b: u64,
-    pub batch: i64,
-    pub m: i64,
-    pub n: i64,
-    pub k: i64,
-    /// Elements between one batch's matrix and the next (0: broadcast).
-    pub stride_a: i64,
-    pub stride_b: i64,
-}
-
 /// A shape and strides the kernels cannot walk: more than `MAX_DIMS`
 /// dimensions remain after merging the ones that can be merged.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -19,6 +19,7 @@ use crate::error::Error;
 use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::runtime::ops::factory::{Distribution, Linspace};
 use crate::runtime::ops::matmul::not_lined_up;
+use crate::runtime::ops::pow_cuda::PowShortcut;
 use crate::runtime::ops::reduce::{reduce_dtype, ReduceOp};
 use crate::runtime::ops::ternary::TernaryOp;
 use crate::runtime::rng::Generator;
@@ -235,18 +236,18 @@ pub fn binary<L: Launcher>(
     Ok(Out { mem, dtype, shape })
 }
 
-/// `a op s` for an f16/bf16 `a` and a scalar `s` held as one f32 element:
-/// PyTorch's opmath for `*`, `/` and `//` by a CPU scalar
+/// `a op s` (or `s op a`, `scalar_first`) for an f16/bf16 `a` and a
+/// scalar `s` held as one f32 element: PyTorch's opmath for a CPU scalar
 /// (`elementwise::opmath_scalar`), one `scalar_*` kernel.
 pub fn binary_opmath<L: Launcher>(
     l: &L,
-    op: BinaryOp,
+    (op, scalar_first): (BinaryOp, bool),
     a: View<L::Mem>,
     s: View<L::Mem>,
     compute: DType,
 ) -> Result<Out<L::Mem>, Error> {
     let mem = l.alloc(compute, numel(a.shape))?;
-    opmath_at(l, op, a, s, compute, l.addr(&mem))?;
+    opmath_at(l, (op, scalar_first), a, s, compute, l.addr(&mem))?;
     Ok(Out {
         mem,
         dtype: compute,
@@ -264,23 +265,23 @@ pub fn binary_opmath_into<L: Launcher>(
     dst: View<L::Mem>,
 ) -> Result<(), Error> {
     if dst.is_contiguous() && dst.dtype == compute && a.shape == dst.shape {
-        return opmath_at(l, op, a, s, compute, dst.first(l));
+        return opmath_at(l, (op, false), a, s, compute, dst.first(l));
     }
     let tmp = l.scratch(compute, numel(a.shape))?;
-    opmath_at(l, op, a, s, compute, l.addr(&tmp))?;
+    opmath_at(l, (op, false), a, s, compute, l.addr(&tmp))?;
     let strides = contiguous_strides(a.shape);
     copy_into(l, View::whole(&tmp, compute, a.shape, &strides), dst)
 }
 
 fn opmath_at<L: Launcher>(
     l: &L,
-    op: BinaryOp,
+    (op, scalar_first): (BinaryOp, bool),
     a: View<L::Mem>,
     s: View<L::Mem>,
     compute: DType,
     out: u64,
 ) -> Result<(), Error> {
-    let kernel = source::opmath(op, compute)
+    let kernel = source::opmath(op, compute, scalar_first)
         .ok_or_else(|| no_kernel(format!("`{}` of {compute} by an f32 scalar", op.symbol())))?;
     if s.dtype != DType::F32 || numel(s.shape) != 1 {
         return Err(Error::dtype(
@@ -642,6 +643,63 @@ pub fn unary<L: Launcher>(
 ) -> Result<Out<L::Mem>, Error> {
     let kernel =
         source::unary(op, out).ok_or_else(|| no_kernel(format!("`{}` in {out}", op.name())))?;
+    one_operand(l, &kernel, x, out)
+}
+
+/// `x ** number` for the numbers PyTorch's CUDA kernel takes a shortcut
+/// for (`ops::pow_cuda`), in `out` (a float dtype).
+pub fn pow_shortcut<L: Launcher>(
+    l: &L,
+    s: PowShortcut,
+    x: View<L::Mem>,
+    out: DType,
+) -> Result<Out<L::Mem>, Error> {
+    let kernel = source::pow_shortcut(s, out)
+        .ok_or_else(|| no_kernel(format!("`** {}` in {out}", s.name())))?;
+    one_operand(l, &kernel, x, out)
+}
+
+/// `x ** number` in place (`x **= 2`, `x.pow_(2)`), through scratch and
+/// converted to dst's dtype.
+pub fn pow_shortcut_into<L: Launcher>(
+    l: &L,
+    s: PowShortcut,
+    x: View<L::Mem>,
+    out: DType,
+    dst: View<L::Mem>,
+) -> Result<(), Error> {
+    let kernel = source::pow_shortcut(s, out)
+        .ok_or_else(|| no_kernel(format!("`** {}` in {out}", s.name())))?;
+    let tmp = l.scratch(out, numel(x.shape))?;
+    one_operand_at(l, &kernel, x, out, l.addr(&tmp))?;
+    let strides = contiguous_strides(x.shape);
+    copy_into(l, View::whole(&tmp, out, x.shape, &strides), dst)
+}
+
+/// A kernel of `UnaryArgs`: `x` (converted to `out` first) to a new tensor of `out`.
+fn one_operand<L: Launcher>(
+    l: &L,
+    kernel: &Kernel,
+    x: View<L::Mem>,
+    out: DType,
+) -> Result<Out<L::Mem>, Error> {
+    let mem = l.alloc(out, numel(x.shape))?;
+    one_operand_at(l, kernel, x, out, l.addr(&mem))?;
+    Ok(Out {
+        mem,
+        dtype: out,
+        shape: x.shape.to_vec(),
+    })
+}
+
+/// `one_operand` into contiguous memory at `at`.
+fn one_operand_at<L: Launcher>(
+    l: &L,
+    kernel: &Kernel,
+    x: View<L::Mem>,
+    out: DType,
+    at: u64,
+) -> Result<(), Error> {
     let cx = (x.dtype != out)
         .then(|| converted(l, x, out, true))
         .transpose()?;
@@ -655,20 +713,14 @@ pub fn unary<L: Launcher>(
         }],
     )?;
     let n = numel(x.shape);
-    let mem = l.alloc(out, n)?;
     let p = UnaryArgs {
-        out: l.addr(&mem),
+        out: at,
         input: l.addr(x.mem),
         shape: sh,
         s: lay[0],
     };
     let g = l.geometry();
-    l.launch(&kernel, g.grid(n as u64), g.block, p, false)?;
-    Ok(Out {
-        mem,
-        dtype: out,
-        shape: x.shape.to_vec(),
-    })
+    l.launch(kernel, g.grid(n as u64), g.block, p, false)
 }
 
 /// Writes one element's bit pattern (`element`, little-endian, the dtype's
@@ -890,8 +942,8 @@ pub fn reduce<L: Launcher>(
 /// `a @ b` for operands of two or more dimensions (the caller makes 1-D
 /// operands matrices, as `ops::matmul` does): `[..., m, k] @ [..., k, n]`,
 /// batch dimensions broadcast, giving `dt` (`ops::matmul::matmul_dtypes`).
-/// Floats go to cuBLAS, accumulating in f32 (f64 for f64) and rounding once;
-/// integers to the i64 kernel, then to `dt`.
+/// Floats only, as on PyTorch's CUDA tensors: cuBLAS, accumulating in f32
+/// (f64 for f64) and rounding once.
 pub fn matmul<L: Launcher>(
     l: &L,
     a: View<L::Mem>,
@@ -899,9 +951,9 @@ pub fn matmul<L: Launcher>(
     dt: DType,
 ) -> Result<Out<L::Mem>, Error> {
     let (ra, rb) = (a.shape.len(), b.shape.len());
-    if ra < 2 || rb < 2 {
+    if ra < 2 || rb < 2 || !dt.is_float() {
         return Err(Error::shape(
-            "internal error: the CUDA matmul takes matrices; 1-D operands are reshaped first",
+            "internal error: the CUDA matmul takes float matrices; 1-D operands are reshaped first",
         ));
     }
     let (m, k, k2, n) = (
@@ -922,53 +974,26 @@ pub fn matmul<L: Launcher>(
     })?;
     let nb = numel(&shape);
     shape.extend([m, n]);
-    let gemm_dt = if dt.is_float() { dt } else { DType::I64 };
-    let ga = gemm_operand(l, a, &shape[..shape.len() - 2], gemm_dt)?;
-    let gb = gemm_operand(l, b, &shape[..shape.len() - 2], gemm_dt)?;
-    let mem = if gemm_dt == dt {
-        l.alloc(gemm_dt, numel(&shape))?
-    } else {
-        l.scratch(gemm_dt, numel(&shape))?
-    };
+    let ga = gemm_operand(l, a, &shape[..shape.len() - 2], dt)?;
+    let gb = gemm_operand(l, b, &shape[..shape.len() - 2], dt)?;
+    let mem = l.alloc(dt, numel(&shape))?;
     if k == 0 {
         // A sum over nothing: zeros, whatever the output's size.
         let strides = contiguous_strides(&shape);
-        fill(l, View::whole(&mem, gemm_dt, &shape, &strides), &[0; 8])?;
+        fill(l, View::whole(&mem, dt, &shape, &strides), &[0; 8])?;
     } else if nb * m * n > 0 {
-        if gemm_dt.is_float() {
-            let g = blas::row_major(m, k, n, nb, ga.stride, gb.stride).ok_or_else(|| {
-                Error::shape(format!(
-                    "matmul: {m}x{k} @ {k}x{n} in {nb} batches exceeds cuBLAS's 32-bit sizes"
-                ))
-            })?;
-            l.gemm(dt, &g, gb.addr, ga.addr, l.addr(&mem))?;
-        } else {
-            let p = MatmulArgs {
-                out: l.addr(&mem),
-                a: ga.addr,
-                b: gb.addr,
-                batch: nb as i64,
-                m: m as i64,
-                n: n as i64,
-                k: k as i64,
-                stride_a: ga.stride as i64,
-                stride_b: gb.stride as i64,
-            };
-            let g = l.geometry();
-            let outputs = (nb * m * n) as u64;
-            l.launch(&source::matmul_int(), g.grid(outputs), g.block, p, false)?;
-        }
+        let g = blas::row_major(m, k, n, nb, ga.stride, gb.stride).ok_or_else(|| {
+            Error::shape(format!(
+                "matmul: {m}x{k} @ {k}x{n} in {nb} batches exceeds cuBLAS's 32-bit sizes"
+            ))
+        })?;
+        l.gemm(dt, &g, gb.addr, ga.addr, l.addr(&mem))?;
     }
-    if gemm_dt == dt {
-        return Ok(Out {
-            mem,
-            dtype: dt,
-            shape,
-        });
-    }
-    let strides = contiguous_strides(&shape);
-    let wide = View::whole(&mem, gemm_dt, &shape, &strides);
-    cast(l, wide, dt)
+    Ok(Out {
+        mem,
+        dtype: dt,
+        shape,
+    })
 }
 
 /// A matmul operand as the gemm takes it: in its dtype, each matrix

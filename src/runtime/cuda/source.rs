@@ -6,6 +6,7 @@
 
 use crate::runtime::ops::along::AlongOp;
 use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
+use crate::runtime::ops::pow_cuda::PowShortcut;
 use crate::runtime::ops::reduce::ReduceOp;
 use crate::runtime::ops::ternary::TernaryOp;
 use crate::runtime::DType;
@@ -14,7 +15,7 @@ use crate::runtime::DType;
 pub const COMMON: &str = include_str!("../../../kernels/common.cuh");
 
 /// The kernel files, by name.
-pub const FILES: [(&str, &str); 8] = [
+pub const FILES: [(&str, &str); 7] = [
     (
         "elementwise",
         include_str!("../../../kernels/elementwise.cu"),
@@ -23,7 +24,6 @@ pub const FILES: [(&str, &str); 8] = [
     ("fill", include_str!("../../../kernels/fill.cu")),
     ("random", include_str!("../../../kernels/random.cu")),
     ("reduce", include_str!("../../../kernels/reduce.cu")),
-    ("matmul", include_str!("../../../kernels/matmul.cu")),
     ("along", include_str!("../../../kernels/along.cu")),
     ("sort", include_str!("../../../kernels/sort.cu")),
 ];
@@ -104,15 +104,35 @@ pub fn binary(op: BinaryOp, dt: DType) -> Option<Kernel> {
 }
 
 /// `a op s` of an f16/bf16 tensor and an f32 scalar (PyTorch's opmath for
-/// `*`, `/` and `//` by a CPU scalar, `elementwise::opmath_scalar`).
-pub fn opmath(op: BinaryOp, dt: DType) -> Option<Kernel> {
+/// `+`, `-`, `*`, `/` and `//` by a CPU scalar, `elementwise::opmath_scalar`);
+/// `scalar_first`: `s op a` (`s - a` is `rsub`).
+pub fn opmath(op: BinaryOp, dt: DType, scalar_first: bool) -> Option<Kernel> {
     let supported = matches!(dt, DType::F16 | DType::BF16)
-        && matches!(op, BinaryOp::Mul | BinaryOp::Div | BinaryOp::FloorDiv);
+        && matches!(
+            op,
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div | BinaryOp::FloorDiv
+        );
+    let name = match (op, scalar_first) {
+        (BinaryOp::Sub, true) => "rsub",
+        (BinaryOp::Add | BinaryOp::Mul, _) | (_, false) => op.name(),
+        _ => return None,
+    };
     supported.then(|| {
         kernel(
             "elementwise",
             Some(dt),
-            format!("scalar_{}_{}", op.name(), dt.name()),
+            format!("scalar_{name}_{}", dt.name()),
+        )
+    })
+}
+
+/// `x ** number` by one of PyTorch's CUDA shortcuts, in a float `dt`.
+pub fn pow_shortcut(s: PowShortcut, dt: DType) -> Option<Kernel> {
+    dt.is_float().then(|| {
+        kernel(
+            "elementwise",
+            Some(dt),
+            format!("pow_{}_{}", s.name(), dt.name()),
         )
     })
 }
@@ -185,11 +205,6 @@ pub fn fill(size: usize) -> Kernel {
     kernel("fill", None, format!("fill_{size}"))
 }
 
-/// Integer matrix products, in i64 (floats go to cuBLAS).
-pub fn matmul_int() -> Kernel {
-    kernel("matmul", Some(DType::I64), "matmul_i64".into())
-}
-
 pub fn arange(dt: DType) -> Option<Kernel> {
     (dt != DType::Bool).then(|| kernel("fill", None, format!("arange_{}", dt.name())))
 }
@@ -252,7 +267,9 @@ pub fn all_kernels() -> Vec<Kernel> {
     let mut out = Vec::new();
     for dt in DType::ALL {
         out.extend(BINARY_OPS.iter().filter_map(|&op| binary(op, dt)));
-        out.extend(BINARY_OPS.iter().filter_map(|&op| opmath(op, dt)));
+        out.extend(BINARY_OPS.iter().filter_map(|&op| opmath(op, dt, false)));
+        out.extend(opmath(BinaryOp::Sub, dt, true));
+        out.extend(PowShortcut::ALL.iter().filter_map(|&s| pow_shortcut(s, dt)));
         out.extend(UNARY_OPS.iter().filter_map(|&op| unary(op, dt)));
         out.extend(
             [TernaryOp::Where, TernaryOp::Clamp]
@@ -275,7 +292,6 @@ pub fn all_kernels() -> Vec<Kernel> {
         }
     }
     out.extend([1, 2, 4, 8].map(fill));
-    out.push(matmul_int());
     out.sort();
     out
 }
@@ -315,7 +331,6 @@ mod tests {
             }
         }
         assert!(units.contains("fill"));
-        assert!(units.contains("matmul.i64"));
     }
 
     #[test]
@@ -328,7 +343,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 496);
+        assert_eq!(all.len(), 525);
     }
 
     #[test]

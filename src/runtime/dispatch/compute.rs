@@ -31,6 +31,9 @@ impl Runtime {
         if let Some((op, e)) = elementwise::bool_power(op, a, b) {
             return self.binary(op, a, Operand::weak(&e));
         }
+        if let Some((op, inv)) = elementwise::reciprocal_divisor(op, a, b) {
+            return self.binary(op, a, Operand::weak(&inv));
+        }
         let device = elementwise::result_device(a, b)?;
         let out = match self.launches_on(device) {
             Some(d) => self.binary_on(d, op, a, b)?,
@@ -55,6 +58,9 @@ impl Runtime {
             });
         }
         elementwise::check_in_place(op, x, y)?;
+        if let Some((op, inv)) = elementwise::reciprocal_divisor(op, xo, y) {
+            return self.binary_(op, x, Operand::weak(&inv));
+        }
         overlap::check_write(x)?;
         overlap::check_partial(x, y.tensor)?;
         match self.launches_on(device) {
@@ -86,6 +92,22 @@ impl Runtime {
     }
 
     pub fn matmul(&mut self, a: &Tensor, b: &Tensor) -> Result<Arc<Tensor>, Error> {
+        let dt = a.dtype();
+        if dt.is_int() && dt == b.dtype() && (a.device().is_cuda() || b.device().is_cuda()) {
+            // PyTorch's CUDA products are cuBLAS's, for floats only
+            // ("addmm_cuda" not implemented for 'Int'); its cpu has them.
+            let device = if a.device().is_cuda() {
+                a.device()
+            } else {
+                b.device()
+            };
+            return Err(Error::dtype(
+                format!("matmul of {dt} tensors is not implemented on a CUDA device ({device})"),
+                Some(format!(
+                    "a GPU's products take floats: `a.to(f32) @ b.to(f32)`, or multiply {dt} on the cpu"
+                )),
+            ));
+        }
         let out = match self
             .launches_on(a.device())
             .filter(|_| a.device() == b.device())
@@ -254,10 +276,21 @@ impl Runtime {
         Ok(())
     }
 
-    /// `x[i] = v`: writes `src` (broadcast) into the view `dst`.
+    /// `x[i] = v`: writes `src` (broadcast) into the view `dst`. As
+    /// PyTorch's `copy_`, `src` may be on another device: it is copied to
+    /// `dst`'s first (a host scalar is read as it is).
     pub fn assign(&mut self, dst: &Tensor, src: &Tensor) -> Result<(), Error> {
         overlap::check_write(dst)?;
         overlap::check_partial(dst, src)?;
+        let host_scalar = src.ndim() == 0 && src.device() == Device::Cpu;
+        let moved;
+        let src = if src.device() != dst.device() && !host_scalar {
+            index::check_fits(dst, src)?;
+            moved = self.copy_to(src, dst.device())?;
+            &*moved
+        } else {
+            src
+        };
         match self.launches_on(dst.device()) {
             Some(d) if src.device() == dst.device() || src.device() == Device::Cpu => {
                 index::check_assign(dst, src)?;

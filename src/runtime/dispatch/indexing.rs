@@ -77,13 +77,24 @@ impl Runtime {
         let take = self.plan(t, items)?;
         let device = take.view.device();
         let ix = Arc::clone(&take.index);
-        for other in [ix.device(), value.device()] {
+        // As PyTorch's index_put_: indices may be on the cpu, and the value
+        // too when it is one number (a 0-d tensor); any other value must be
+        // on the tensor's device.
+        let host_scalar = value.ndim() == 0 && value.device() == Device::Cpu;
+        let value_device = if host_scalar { device } else { value.device() };
+        for other in [ix.device(), value_device] {
             if other != device && other != Device::Cpu {
                 return Err(Error::DeviceMismatch {
                     a: device,
                     b: other,
                 });
             }
+        }
+        if value_device != device {
+            return Err(Error::DeviceMismatch {
+                a: device,
+                b: value_device,
+            });
         }
         overlap::check_write(&take.view)?;
         overlap::check_partial(&take.view, value)?;

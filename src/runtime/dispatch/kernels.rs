@@ -16,6 +16,7 @@ use crate::runtime::ops::elementwise::{self, BinaryOp, UnaryOp};
 use crate::runtime::ops::factory::{check_random, Distribution, Fill, Linspace};
 use crate::runtime::ops::join;
 use crate::runtime::ops::matmul::{as_matrices, matmul_dtypes, not_lined_up};
+use crate::runtime::ops::pow_cuda::{self, PowShortcut};
 use crate::runtime::ops::reduce::{self, ReduceOp};
 use crate::runtime::ops::ternary::TernaryOp;
 use crate::runtime::shape::{
@@ -72,12 +73,20 @@ impl Runtime {
         // A number written as the exponent is checked; a tensor of them is
         // computed (PyTorch does not check tensors either).
         elementwise::check_exponent(op, compute, b)?;
+        if pow_cuda::copies_base(op, a, b) {
+            return self.kernels(d, &[a.tensor], |l, v| exec::cast(l, v[0], compute));
+        }
+        if let Some(s) = PowShortcut::of(op, compute, a, b) {
+            return self.kernels(d, &[a.tensor], |l, v| {
+                exec::pow_shortcut(l, s, v[0], compute)
+            });
+        }
         if let Some(side) = elementwise::opmath_scalar(op, compute, a, b) {
             // The CPU scalar goes over as f32 (PyTorch's opmath), the tensor as it is.
             let (t, s) = if side == 1 { (a, b) } else { (b, a) };
             let s32 = s.tensor.cast(DType::F32);
             return self.kernels(d, &[t.tensor, &s32], |l, v| {
-                exec::binary_opmath(l, op, v[0], v[1], compute)
+                exec::binary_opmath(l, (op, side == 0), v[0], v[1], compute)
             });
         }
         // A host operand is tiny (a number, a 0-d tensor): it goes over in the
@@ -191,6 +200,16 @@ impl Runtime {
         let compute = elementwise::compute_dtype(op, elementwise::result_dtype(xo, y));
         elementwise::check_binary(op, xo, y, compute)?;
         elementwise::check_exponent(op, compute, y)?;
+        if pow_cuda::copies_base(op, xo, y) {
+            // `x **= 1` leaves x as it is (PyTorch's copy of x onto itself).
+            return Ok(());
+        }
+        if let Some(s) = PowShortcut::of(op, compute, xo, y) {
+            let l = self.on_device(d).ok_or_else(no_driver)?;
+            x.before_write();
+            let own = Operand::own(x)?;
+            return exec::pow_shortcut_into(&l, s, own.view(x), compute, own.view(x));
+        }
         if elementwise::opmath_scalar(op, compute, xo, y) == Some(1) {
             // `h *= 0.1`: the CPU scalar as f32 (PyTorch's opmath).
             let s32 = y.tensor.cast(DType::F32);

@@ -109,13 +109,20 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
             return Ok(super::pow::on_cpu(ta, tb, number, compute, &shape));
         }
     }
+    if let Some(s) = super::pow_cuda::PowShortcut::of(op, compute, a, b) {
+        let x = cast_to(ta, compute);
+        return Ok(Tensor::new(s.host(x.as_ref().unwrap_or(ta)), shape, device));
+    }
     if let Some(side) = opmath_scalar(op, compute, a, b) {
-        // f32 math on the widened tensor and the scalar as f32, rounded once.
-        let (t, s) = if side == 1 { (ta, tb) } else { (tb, ta) };
-        // The tensor in the compute dtype first, as PyTorch's inputs are.
-        let (t32, s32) = (t.cast(compute).cast(DType::F32), s.cast(DType::F32));
-        let wide = arith::<f32>(op, &t32, &s32, &shape);
-        return Ok(Tensor::new(wide.cast(compute), shape, device));
+        // f32 math on the widened tensor and the scalar as f32, rounded once;
+        // the tensor in the compute dtype first, as PyTorch's inputs are.
+        let wide = |t: &Tensor, scalar: bool| match scalar {
+            true => t.cast(DType::F32),
+            false => t.cast(compute).cast(DType::F32),
+        };
+        let (a32, b32) = (wide(ta, side == 0), wide(tb, side == 1));
+        let out = arith::<f32>(op, &a32, &b32, &shape);
+        return Ok(Tensor::new(out.cast(compute), shape, device));
     }
     let ca = cast_to(ta, compute);
     let cb = cast_to(tb, compute);
@@ -128,22 +135,44 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
     Ok(Tensor::new(buf, shape, device))
 }
 
-/// Which operand (0 or 1) PyTorch's CPU kernels read as an f32 "opmath"
+/// Which operand (0 or 1) PyTorch's kernels read as an f32 "opmath"
 /// scalar: `*`, `/` and `//` of an f16 or bf16 tensor by a CPU scalar (a
 /// number, or a 0-d cpu tensor) take the scalar's value in f32, not rounded
-/// to f16 first (`h * 0.1` multiplies by 0.1f); the rest (`+`, `-`, `%`,
-/// `**`, comparisons) round it to the tensor's dtype. For `//` and `/` only
-/// the divisor; `*` either side.
+/// to f16 first (`h * 0.1` multiplies by 0.1f); on the cpu the rest (`+`,
+/// `-`, `%`, `**`, comparisons) round it to the tensor's dtype. For `//`
+/// and `/` only the divisor; `*` either side. A CUDA device's kernels read
+/// it so for `+` and `-` too, either side (`opmath_symmetric_gpu_kernel_with_scalars`).
 pub fn opmath_scalar(op: BinaryOp, compute: DType, a: Operand, b: Operand) -> Option<usize> {
     if !matches!(compute, DType::F16 | DType::BF16) {
         return None;
     }
     let cpu_scalar = |t: &Tensor| t.ndim() == 0 && t.device() == crate::runtime::Device::Cpu;
+    let cuda = a.tensor.device().is_cuda() || b.tensor.device().is_cuda();
     match op {
         BinaryOp::Mul | BinaryOp::Div | BinaryOp::FloorDiv if cpu_scalar(b.tensor) => Some(1),
+        BinaryOp::Add | BinaryOp::Sub if cuda && cpu_scalar(b.tensor) => Some(1),
+        BinaryOp::Add | BinaryOp::Sub if cuda && cpu_scalar(a.tensor) => Some(0),
         BinaryOp::Mul if cpu_scalar(a.tensor) => Some(0),
         _ => None,
     }
+}
+
+/// `x / s` of a tensor on a CUDA device by a CPU scalar, as PyTorch's CUDA
+/// kernel computes it (`div_true_kernel_cuda`): `x * (1 / s)`, the
+/// reciprocal taken in the opmath type (f32, or f64 for f64). Returns the
+/// operator and the operand to use instead: the reciprocal, as a number
+/// (which keeps the result's dtype).
+pub fn reciprocal_divisor(op: BinaryOp, a: Operand, b: Operand) -> Option<(BinaryOp, Tensor)> {
+    let cpu_scalar = b.tensor.ndim() == 0 && b.tensor.device() == crate::runtime::Device::Cpu;
+    if op != BinaryOp::Div || !cpu_scalar || !a.tensor.device().is_cuda() {
+        return None;
+    }
+    let s = b.tensor.to_vec::<f64>()[0];
+    let inv = match compute_dtype(op, result_dtype(a, b)) {
+        DType::F64 => 1.0 / s,
+        _ => (1.0f32 / s as f32) as f64,
+    };
+    Some((BinaryOp::Mul, Tensor::scalar(inv)))
 }
 
 /// A bool tensor to the power of `true` or `false` written in the program,

@@ -487,6 +487,11 @@ pub fn check_assign(dst: &Tensor, value: &Tensor) -> Result<(), Error> {
             b: value.device(),
         });
     }
+    check_fits(dst, value)
+}
+
+/// Whether `value`'s shape broadcasts to `dst`'s.
+pub fn check_fits(dst: &Tensor, value: &Tensor) -> Result<(), Error> {
     let fits = broadcast_shapes(dst.shape(), value.shape()).is_some_and(|s| s == dst.shape());
     if !fits {
         return Err(Error::Shape {
