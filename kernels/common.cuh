@@ -211,14 +211,16 @@ template <class T> __device__ __forceinline__ bool to_bool(T x) { return to_f64(
 
 // cast_one in src/runtime/buffer.rs: bool through bool, integers through i64,
 // floats to integers as CUDA's conversion does (toward zero, saturating at the
-// target's range; NaN is 0 for i32 and the minimum for i64, as PyTorch gave on
-// an H100), everything else through double.
+// target's range; NaN is the minimum for i64, and for i32 0 from f32, f16 and
+// bf16 but the minimum from f64, as PyTorch gave on an H100 and an H200),
+// everything else through double.
 template <class S, class D> struct Cast {
     __device__ static __forceinline__ D run(S x) {
         if (Kind<S>::is_bool || Kind<D>::is_bool) return from_i64<D>(to_bool(x) ? 1 : 0);
         if (Kind<D>::is_int) {
             double v = to_f64(x);
             if (sizeof(D) == 8 && v != v) return from_i64<D>(-0x7FFFFFFFFFFFFFFFLL - 1);
+            if (sizeof(S) == 8 && v != v) return from_i64<D>(-2147483647 - 1);
             return from_f64<D>(v);
         }
         return from_f64<D>(to_f64(x));

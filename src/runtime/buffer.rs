@@ -236,8 +236,9 @@ impl Buffer {
 /// what the processor's conversion instruction gives, and that differs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FloatToInt {
-    /// A GPU's `cvt.rzi`: saturates at the target's range; NaN is 0 as i32
-    /// and the minimum as i64 (what PyTorch gave on an H100). Every device
+    /// A GPU's `cvt.rzi`: saturates at the target's range; NaN is the
+    /// minimum as i64, and as i32 0 from f32 (f16, bf16) but the minimum
+    /// from f64 (what PyTorch gave on an H100 and an H200). Every device
     /// tensor, simulated or real, converts this way.
     Cuda,
     /// The host CPU's conversion, as PyTorch's CPU tensors give it. On x86
@@ -269,6 +270,8 @@ pub fn cast_one<S: Stored, D: Stored>(x: S) -> D {
     } else if D::DTYPE.is_int() {
         let v = x.to_f64();
         D::from_i64(match D::DTYPE {
+            // NaN: 0 from f32, f16 and bf16, the minimum from f64 (an H200).
+            DType::I32 if v.is_nan() && S::DTYPE == DType::F64 => i64::from(i32::MIN),
             DType::I32 => i64::from(v as i32),
             _ if v.is_nan() => i64::MIN,
             _ => v as i64,
@@ -375,8 +378,14 @@ mod tests {
             3.7,
             -3.7,
         ];
-        let i32s: Vec<i32> = f.iter().map(|&x| cast_one::<f64, i32>(x)).collect();
+        // NaN: 0 from f32 (an H100), the minimum from f64 (an H200).
+        let i32s: Vec<i32> = f.iter().map(|&x| cast_one::<f32, i32>(x as f32)).collect();
         assert_eq!(i32s, [0, i32::MAX, i32::MIN, i32::MAX, i32::MIN, 3, -3]);
+        let i32s: Vec<i32> = f.iter().map(|&x| cast_one::<f64, i32>(x)).collect();
+        assert_eq!(
+            i32s,
+            [i32::MIN, i32::MAX, i32::MIN, i32::MAX, i32::MIN, 3, -3]
+        );
         let i64s: Vec<i64> = f.iter().map(|&x| cast_one::<f32, i64>(x as f32)).collect();
         assert_eq!(
             i64s,

@@ -16,7 +16,7 @@ use crate::runtime::ops::elementwise::{self, BinaryOp, UnaryOp};
 use crate::runtime::ops::factory::{check_random, Distribution, Fill, Linspace};
 use crate::runtime::ops::join;
 use crate::runtime::ops::matmul::{as_matrices, matmul_dtypes, not_lined_up};
-use crate::runtime::ops::pow_cuda::{self, PowShortcut};
+use crate::runtime::ops::pow_cuda::PowShortcut;
 use crate::runtime::ops::reduce::{self, ReduceOp};
 use crate::runtime::ops::ternary::TernaryOp;
 use crate::runtime::shape::{
@@ -73,10 +73,13 @@ impl Runtime {
         // A number written as the exponent is checked; a tensor of them is
         // computed (PyTorch does not check tensors either).
         elementwise::check_exponent(op, compute, b)?;
-        if pow_cuda::copies_base(op, a, b) {
+        // PyTorch copies the base for a number 1 (`pow(Tensor, Scalar)`),
+        // where a GPU's `pow(x, 1.0)` may differ from x in the last place.
+        let number = elementwise::pow_number_on_cuda(op, a, b);
+        if number == Some(1.0) {
             return self.kernels(d, &[a.tensor], |l, v| exec::cast(l, v[0], compute));
         }
-        if let Some(s) = PowShortcut::of(op, compute, a, b) {
+        if let Some(s) = number.and_then(|e| PowShortcut::of(compute, e)) {
             return self.kernels(d, &[a.tensor], |l, v| {
                 exec::pow_shortcut(l, s, v[0], compute)
             });
@@ -200,11 +203,12 @@ impl Runtime {
         let compute = elementwise::compute_dtype(op, elementwise::result_dtype(xo, y));
         elementwise::check_binary(op, xo, y, compute)?;
         elementwise::check_exponent(op, compute, y)?;
-        if pow_cuda::copies_base(op, xo, y) {
+        let number = elementwise::pow_number_on_cuda(op, xo, y);
+        if number == Some(1.0) {
             // `x **= 1` leaves x as it is (PyTorch's copy of x onto itself).
             return Ok(());
         }
-        if let Some(s) = PowShortcut::of(op, compute, xo, y) {
+        if let Some(s) = number.and_then(|e| PowShortcut::of(compute, e)) {
             let l = self.on_device(d).ok_or_else(no_driver)?;
             x.before_write();
             let own = Operand::own(x)?;

@@ -7,6 +7,7 @@ use super::super::shape::{
     broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, numel,
 };
 use super::super::{DType, Tensor};
+use super::pow_cuda::PowShortcut;
 use crate::error::Error;
 use crate::{with_dtype, with_num_dtype};
 
@@ -109,7 +110,8 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
             return Ok(super::pow::on_cpu(ta, tb, number, compute, &shape));
         }
     }
-    if let Some(s) = super::pow_cuda::PowShortcut::of(op, compute, a, b) {
+    let shortcut = pow_number_on_cuda(op, a, b).and_then(|e| PowShortcut::of(compute, e));
+    if let Some(s) = shortcut {
         let x = cast_to(ta, compute);
         return Ok(Tensor::new(s.host(x.as_ref().unwrap_or(ta)), shape, device));
     }
@@ -155,6 +157,15 @@ pub fn opmath_scalar(op: BinaryOp, compute: DType, a: Operand, b: Operand) -> Op
         BinaryOp::Mul if cpu_scalar(a.tensor) => Some(0),
         _ => None,
     }
+}
+
+/// The number `e` in `a ** e` where `a` is a tensor on a CUDA device and
+/// `e` a number written in the program (PyTorch's `pow(Tensor, Scalar)`,
+/// whose CUDA kernel takes shortcuts: `ops::pow_cuda`).
+pub fn pow_number_on_cuda(op: BinaryOp, a: Operand, b: Operand) -> Option<f64> {
+    let number = b.weak && !a.weak && b.tensor.numel() == 1;
+    let on_cuda = a.tensor.device().is_cuda();
+    (op == BinaryOp::Pow && number && on_cuda).then(|| b.tensor.to_vec::<f64>()[0])
 }
 
 /// `x / s` of a tensor on a CUDA device by a CPU scalar, as PyTorch's CUDA
@@ -667,5 +678,72 @@ mod tests {
         }
         assert_eq!(UnaryOp::from_name("tan"), None);
         assert_eq!(UnaryOp::from_name(""), None);
+    }
+
+    /// `x / 2.5` on a CUDA device is `x * (1 / 2.5)`, the reciprocal in f32
+    /// (f64 for f64), as an H200 gave; on the cpu it stays a division.
+    #[test]
+    fn a_cuda_tensor_divides_by_a_number_through_its_reciprocal() {
+        use crate::runtime::Device;
+        let s = Tensor::scalar(2.5);
+        let number = Operand {
+            tensor: &s,
+            weak: true,
+        };
+        let inv = |x: &Tensor| reciprocal_divisor(BinaryOp::Div, Operand::strong(x), number);
+        let f32s = Tensor::from_vec(vec![1.0f32, 3.0], vec![2]).with_device(Device::Cuda(0));
+        let (op, r) = inv(&f32s).unwrap();
+        assert_eq!(op, BinaryOp::Mul);
+        assert_eq!(r.to_vec::<f64>(), [(1.0f32 / 2.5) as f64]);
+        let f64s = Tensor::from_vec(vec![1.0f64], vec![1]).with_device(Device::Cuda(0));
+        assert_eq!(inv(&f64s).unwrap().1.to_vec::<f64>(), [1.0 / 2.5]);
+        // An i32 tensor divides in f32, so by an f32 reciprocal.
+        let i32s = Tensor::from_vec(vec![1i32], vec![1]).with_device(Device::Cuda(0));
+        assert_eq!(
+            inv(&i32s).unwrap().1.to_vec::<f64>(),
+            [(1.0f32 / 2.5) as f64]
+        );
+        assert!(inv(&f64s.with_device(Device::Cpu)).is_none());
+        let x = Operand::strong(&f32s);
+        assert!(reciprocal_divisor(BinaryOp::Mul, x, number).is_none());
+        // The number first (`2.5 / x`) is not a division by it.
+        assert!(reciprocal_divisor(BinaryOp::Div, number, x).is_none());
+    }
+
+    /// f16/bf16 `+` and `-` by a number: opmath on a CUDA device, either
+    /// side; on the cpu the number rounds to the dtype.
+    #[test]
+    fn a_cuda_tensor_adds_a_number_in_f32() {
+        use crate::runtime::Device;
+        let s = Tensor::scalar(0.1);
+        let number = Operand {
+            tensor: &s,
+            weak: true,
+        };
+        let h = Tensor::from_vec(vec![half::bf16::from_f32(-0.125)], vec![1]);
+        let gpu = h.with_device(Device::Cuda(0));
+        let on = |t: &Tensor, op| {
+            binary(op, Operand::strong(t), number)
+                .unwrap()
+                .to_vec::<f64>()
+        };
+        assert_eq!(
+            on(&gpu, BinaryOp::Add),
+            [half::bf16::from_f32(-0.125 + 0.1f32).to_f64()]
+        );
+        assert_ne!(on(&gpu, BinaryOp::Add), on(&h, BinaryOp::Add));
+        let first = binary(BinaryOp::Sub, number, Operand::strong(&gpu)).unwrap();
+        assert_eq!(
+            first.to_vec::<f64>(),
+            [half::bf16::from_f32(0.1f32 + 0.125).to_f64()]
+        );
+        assert_eq!(
+            opmath_scalar(BinaryOp::Sub, DType::BF16, number, Operand::strong(&gpu)),
+            Some(0)
+        );
+        assert_eq!(
+            opmath_scalar(BinaryOp::Sub, DType::BF16, number, Operand::strong(&h)),
+            None
+        );
     }
 }

@@ -16,17 +16,6 @@ use half::{bf16, f16};
 
 use super::super::buffer::{map_slice, Buffer};
 use super::super::{DType, Tensor};
-use super::elementwise::Operand;
-use crate::vocab::BinaryOp;
-
-/// Whether `a ** b` is `a` itself, converted to `compute`: PyTorch copies
-/// the base for a number 1 written as the exponent, before any kernel
-/// (`pow(Tensor, Scalar)`), where a GPU's `pow(x, 1.0)` may differ from x in
-/// the last place.
-pub fn copies_base(op: BinaryOp, a: Operand, b: Operand) -> bool {
-    let number = b.weak && !a.weak && b.tensor.numel() == 1;
-    op == BinaryOp::Pow && number && b.tensor.to_vec::<f64>()[0] == 1.0
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PowShortcut {
@@ -48,14 +37,13 @@ impl PowShortcut {
         PowShortcut::InvSquare,
     ];
 
-    /// The shortcut for `a ** b` computed in `compute`, where `a` is a
-    /// tensor on a CUDA device and `b` a number written in the program.
-    pub fn of(op: BinaryOp, compute: DType, a: Operand, b: Operand) -> Option<PowShortcut> {
-        let number = b.weak && !a.weak && b.tensor.numel() == 1;
-        if op != BinaryOp::Pow || !compute.is_float() || !number || !a.tensor.device().is_cuda() {
+    /// The shortcut for a CUDA tensor to the power of the number `e`
+    /// written in the program (`elementwise::pow_number_on_cuda`), computed
+    /// in `compute`.
+    pub fn of(compute: DType, e: f64) -> Option<PowShortcut> {
+        if !compute.is_float() {
             return None;
         }
-        let e = b.tensor.to_vec::<f64>()[0];
         match e {
             0.5 => return Some(PowShortcut::Sqrt),
             -0.5 => return Some(PowShortcut::Rsqrt),
