@@ -654,9 +654,11 @@ pub fn pow_shortcut<L: Launcher>(
     x: View<L::Mem>,
     out: DType,
 ) -> Result<Out<L::Mem>, Error> {
-    let kernel = source::pow_shortcut(s, out)
-        .ok_or_else(|| no_kernel(format!("`** {}` in {out}", s.name())))?;
-    one_operand(l, &kernel, x, out)
+    one_operand(l, &pow_kernel(s, out)?, x, out)
+}
+
+fn pow_kernel(s: PowShortcut, out: DType) -> Result<Kernel, Error> {
+    source::pow_shortcut(s, out).ok_or_else(|| no_kernel(format!("`** {}` in {out}", s.name())))
 }
 
 /// `x ** number` in place (`x **= 2`, `x.pow_(2)`), through scratch and
@@ -668,10 +670,8 @@ pub fn pow_shortcut_into<L: Launcher>(
     out: DType,
     dst: View<L::Mem>,
 ) -> Result<(), Error> {
-    let kernel = source::pow_shortcut(s, out)
-        .ok_or_else(|| no_kernel(format!("`** {}` in {out}", s.name())))?;
     let tmp = l.scratch(out, numel(x.shape))?;
-    one_operand_at(l, &kernel, x, out, l.addr(&tmp))?;
+    one_operand_at(l, &pow_kernel(s, out)?, x, out, l.addr(&tmp))?;
     let strides = contiguous_strides(x.shape);
     copy_into(l, View::whole(&tmp, out, x.shape, &strides), dst)
 }
