@@ -287,18 +287,19 @@ template <int OP> struct Unary<bool, OP> {
     __device__ static __forceinline__ bool run(bool x) { return !x; }
 };
 
-template <class T, int OP> __device__ __forceinline__ void unary_kernel(const UnaryArgs& p) {
+// `F::run` over every element (unary ops, the pow shortcuts).
+template <class T, class F> __device__ __forceinline__ void map_kernel(const UnaryArgs& p) {
     const T* in = (const T*)p.in;
     T* out = (T*)p.out;
     if (p.shape.flat) {
-        flat_map1<T, T, Unary<T, OP> >(in + p.s.offset, out, p.shape.numel);
+        flat_map1<T, T, F>(in + p.s.offset, out, p.shape.numel);
         return;
     }
-    GRID_LOOP(i, p.shape.numel) { out[i] = Unary<T, OP>::run(in[offset_of(p.shape, p.s, i)]); }
+    GRID_LOOP(i, p.shape.numel) { out[i] = F::run(in[offset_of(p.shape, p.s, i)]); }
 }
 
 // `x ** s` for a number `s` that PyTorch's CUDA kernel takes a shortcut for
-// (PowKernel.cu, ops::pow_cuda): sqrt for 0.5, rsqrt for -0.5 and 1 / x for
+// (PowKernel.cu, ops::pow_shortcut): sqrt for 0.5, rsqrt for -0.5 and 1 / x for
 // -1 in the opmath type (f16/bf16 in f32, rounded once); x * x for 2,
 // x * x * x for 3 and 1.0 / (x * x) for -2 in the dtype's own arithmetic:
 // f16/bf16 round each product to the dtype, and 1.0 / (...) divides in f64
@@ -337,16 +338,6 @@ template <class H, int S> struct PowByHalf {
 };
 template <int S> struct PowBy<f16, S> : PowByHalf<f16, S> {};
 template <int S> struct PowBy<bf16, S> : PowByHalf<bf16, S> {};
-
-template <class T, int S> __device__ __forceinline__ void pow_by_kernel(const UnaryArgs& p) {
-    const T* in = (const T*)p.in;
-    T* out = (T*)p.out;
-    if (p.shape.flat) {
-        flat_map1<T, T, PowBy<T, S> >(in + p.s.offset, out, p.shape.numel);
-        return;
-    }
-    GRID_LOOP(i, p.shape.numel) { out[i] = PowBy<T, S>::run(in[offset_of(p.shape, p.s, i)]); }
-}
 
 // where(cond, x, y) and clamp(x, lo, hi): three broadcast operands. clamp
 // as PyTorch's: a NaN in any operand wins, then min(max(x, lo), hi); f16 and
@@ -408,7 +399,7 @@ FOR_INTS(BITWISE_KERNELS)
 DT_bool(BOOL_ARITH_KERNELS)
 
 #define POW_BY(name, S, dt, T) \
-    extern "C" __global__ void pow_##name##_##dt(const __grid_constant__ UnaryArgs p) { pow_by_kernel<T, S>(p); }
+    extern "C" __global__ void pow_##name##_##dt(const __grid_constant__ UnaryArgs p) { map_kernel<T, PowBy<T, S> >(p); }
 #define POW_BY_KERNELS(dt, T)                                                                        \
     POW_BY(sqrt, PS_SQRT, dt, T) POW_BY(rsqrt, PS_RSQRT, dt, T) POW_BY(reciprocal, PS_RECIP, dt, T) \
     POW_BY(square, PS_SQUARE, dt, T) POW_BY(cube, PS_CUBE, dt, T) POW_BY(inv_square, PS_INV_SQUARE, dt, T)
@@ -432,7 +423,7 @@ DT_bf16(SCALAR_KERNELS)
 FOR_ALL(COMPARE_KERNELS)
 
 #define UNARY(name, OP, dt, T) \
-    extern "C" __global__ void unary_##name##_##dt(const __grid_constant__ UnaryArgs p) { unary_kernel<T, OP>(p); }
+    extern "C" __global__ void unary_##name##_##dt(const __grid_constant__ UnaryArgs p) { map_kernel<T, Unary<T, OP> >(p); }
 #define FLOAT_UNARY_KERNELS(dt, T)                                                                        \
     UNARY(neg, NEG, dt, T) UNARY(abs, ABS, dt, T) UNARY(relu, RELU, dt, T) UNARY(exp, EXP, dt, T)      \
     UNARY(log, LOG, dt, T) UNARY(sqrt, SQRT, dt, T) UNARY(sigmoid, SIGMOID, dt, T) UNARY(tanh, TANH, dt, T)   \

@@ -47,7 +47,7 @@ extern "C" void emu_assert_failed(const char* assertion);
 inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; }
 inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
 // CUDA's reciprocal square roots, as 1 / sqrt (a GPU's rsqrtf differs by
-// up to 2 ulp; ops::pow_cuda computes the host's value the same way).
+// up to 2 ulp; ops::pow_shortcut computes the host's value the same way).
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 inline long long __double_as_longlong(double d) { long long i; std::memcpy(&i, &d, 8); return i; }

@@ -263,6 +263,11 @@ impl Tensor {
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
+    /// A 0-d cpu tensor (a number, or `tensor(2.5)`): PyTorch lets it join
+    /// a tensor on any device, as a CPU scalar.
+    pub fn is_cpu_scalar(&self) -> bool {
+        self.ndim() == 0 && self.device == Device::Cpu
+    }
     pub fn numel(&self) -> usize {
         numel(&self.shape)
     }

@@ -507,12 +507,12 @@ pub fn opmath_scalars_match_the_simulator(r: &impl Runner) {
 }
 
 /// `x ** number` on a CUDA device for the six numbers PyTorch's CUDA
-/// kernel takes a shortcut for (`ops::pow_cuda`), in every float dtype, over
+/// kernel takes a shortcut for (`ops::pow_shortcut`), in every float dtype, over
 /// a transposed view of edge values, against `ops::elementwise::binary`:
 /// bit for bit but for rsqrt, which a GPU's `rsqrtf` rounds its own way.
 pub fn pow_shortcuts_match_the_simulator(r: &impl Runner) {
     use cudash::runtime::ops::elementwise::pow_number_on_cuda;
-    use cudash::runtime::ops::pow_cuda::PowShortcut;
+    use cudash::runtime::ops::pow_shortcut::PowShortcut;
     for dt in [DType::F16, DType::BF16, DType::F32, DType::F64] {
         let x = edge_values(dt, 40, 8).reshape(&[5, 8]).unwrap().t();
         let on_gpu = x.with_device(Device::Cuda(0)).t();
@@ -528,7 +528,7 @@ pub fn pow_shortcuts_match_the_simulator(r: &impl Runner) {
             );
             let e = pow_number_on_cuda(BinaryOp::Pow, a, b);
             assert_eq!(e, Some(number));
-            let Some(shortcut) = PowShortcut::of(dt, number) else {
+            let Some(shortcut) = PowShortcut::on_cuda(dt, number) else {
                 let half = matches!(dt, DType::F16 | DType::BF16);
                 assert!(
                     number == 2.5 || (number == 2.0001 && !half),

@@ -19,7 +19,7 @@ use crate::error::Error;
 use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::runtime::ops::factory::{Distribution, Linspace};
 use crate::runtime::ops::matmul::not_lined_up;
-use crate::runtime::ops::pow_cuda::PowShortcut;
+use crate::runtime::ops::pow_shortcut::PowShortcut;
 use crate::runtime::ops::reduce::{reduce_dtype, ReduceOp};
 use crate::runtime::ops::ternary::TernaryOp;
 use crate::runtime::rng::Generator;
@@ -647,7 +647,7 @@ pub fn unary<L: Launcher>(
 }
 
 /// `x ** number` for the numbers PyTorch's CUDA kernel takes a shortcut
-/// for (`ops::pow_cuda`), in `out` (a float dtype).
+/// for (`ops::pow_shortcut`), in `out` (a float dtype).
 pub fn pow_shortcut<L: Launcher>(
     l: &L,
     s: PowShortcut,

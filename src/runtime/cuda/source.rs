@@ -6,7 +6,7 @@
 
 use crate::runtime::ops::along::AlongOp;
 use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
-use crate::runtime::ops::pow_cuda::PowShortcut;
+use crate::runtime::ops::pow_shortcut::PowShortcut;
 use crate::runtime::ops::reduce::ReduceOp;
 use crate::runtime::ops::ternary::TernaryOp;
 use crate::runtime::DType;

@@ -282,9 +282,8 @@ impl Runtime {
     pub fn assign(&mut self, dst: &Tensor, src: &Tensor) -> Result<(), Error> {
         overlap::check_write(dst)?;
         overlap::check_partial(dst, src)?;
-        let host_scalar = src.ndim() == 0 && src.device() == Device::Cpu;
         let moved;
-        let src = if src.device() != dst.device() && !host_scalar {
+        let src = if src.device() != dst.device() && !src.is_cpu_scalar() {
             index::check_fits(dst, src)?;
             moved = self.copy_to(src, dst.device())?;
             &*moved

@@ -80,20 +80,16 @@ impl Runtime {
         // As PyTorch's index_put_: indices may be on the cpu, and the value
         // too when it is one number (a 0-d tensor); any other value must be
         // on the tensor's device.
-        let host_scalar = value.ndim() == 0 && value.device() == Device::Cpu;
-        let value_device = if host_scalar { device } else { value.device() };
-        for other in [ix.device(), value_device] {
-            if other != device && other != Device::Cpu {
-                return Err(Error::DeviceMismatch {
-                    a: device,
-                    b: other,
-                });
-            }
-        }
-        if value_device != device {
+        let index_elsewhere = ix.device() != device && ix.device() != Device::Cpu;
+        let value_elsewhere = value.device() != device && !value.is_cpu_scalar();
+        if index_elsewhere || value_elsewhere {
             return Err(Error::DeviceMismatch {
                 a: device,
-                b: value_device,
+                b: if index_elsewhere {
+                    ix.device()
+                } else {
+                    value.device()
+                },
             });
         }
         overlap::check_write(&take.view)?;

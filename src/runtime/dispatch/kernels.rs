@@ -16,7 +16,7 @@ use crate::runtime::ops::elementwise::{self, BinaryOp, UnaryOp};
 use crate::runtime::ops::factory::{check_random, Distribution, Fill, Linspace};
 use crate::runtime::ops::join;
 use crate::runtime::ops::matmul::{as_matrices, matmul_dtypes, not_lined_up};
-use crate::runtime::ops::pow_cuda::PowShortcut;
+use crate::runtime::ops::pow_shortcut::PowShortcut;
 use crate::runtime::ops::reduce::{self, ReduceOp};
 use crate::runtime::ops::ternary::TernaryOp;
 use crate::runtime::shape::{
@@ -79,7 +79,7 @@ impl Runtime {
         if number == Some(1.0) {
             return self.kernels(d, &[a.tensor], |l, v| exec::cast(l, v[0], compute));
         }
-        if let Some(s) = number.and_then(|e| PowShortcut::of(compute, e)) {
+        if let Some(s) = number.and_then(|e| PowShortcut::on_cuda(compute, e)) {
             return self.kernels(d, &[a.tensor], |l, v| {
                 exec::pow_shortcut(l, s, v[0], compute)
             });
@@ -208,7 +208,7 @@ impl Runtime {
             // `x **= 1` leaves x as it is (PyTorch's copy of x onto itself).
             return Ok(());
         }
-        if let Some(s) = number.and_then(|e| PowShortcut::of(compute, e)) {
+        if let Some(s) = number.and_then(|e| PowShortcut::on_cuda(compute, e)) {
             let l = self.on_device(d).ok_or_else(no_driver)?;
             x.before_write();
             let own = Operand::own(x)?;

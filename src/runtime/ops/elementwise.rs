@@ -7,7 +7,7 @@ use super::super::shape::{
     broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, numel,
 };
 use super::super::{DType, Tensor};
-use super::pow_cuda::PowShortcut;
+use super::pow_shortcut::PowShortcut;
 use crate::error::Error;
 use crate::{with_dtype, with_num_dtype};
 
@@ -110,7 +110,7 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
             return Ok(super::pow::on_cpu(ta, tb, number, compute, &shape));
         }
     }
-    let shortcut = pow_number_on_cuda(op, a, b).and_then(|e| PowShortcut::of(compute, e));
+    let shortcut = pow_number_on_cuda(op, a, b).and_then(|e| PowShortcut::on_cuda(compute, e));
     if let Some(s) = shortcut {
         let x = cast_to(ta, compute);
         return Ok(Tensor::new(s.host(x.as_ref().unwrap_or(ta)), shape, device));
@@ -148,20 +148,20 @@ pub fn opmath_scalar(op: BinaryOp, compute: DType, a: Operand, b: Operand) -> Op
     if !matches!(compute, DType::F16 | DType::BF16) {
         return None;
     }
-    let cpu_scalar = |t: &Tensor| t.ndim() == 0 && t.device() == crate::runtime::Device::Cpu;
     let cuda = a.tensor.device().is_cuda() || b.tensor.device().is_cuda();
+    let (a_scalar, b_scalar) = (a.tensor.is_cpu_scalar(), b.tensor.is_cpu_scalar());
     match op {
-        BinaryOp::Mul | BinaryOp::Div | BinaryOp::FloorDiv if cpu_scalar(b.tensor) => Some(1),
-        BinaryOp::Add | BinaryOp::Sub if cuda && cpu_scalar(b.tensor) => Some(1),
-        BinaryOp::Add | BinaryOp::Sub if cuda && cpu_scalar(a.tensor) => Some(0),
-        BinaryOp::Mul if cpu_scalar(a.tensor) => Some(0),
+        BinaryOp::Mul | BinaryOp::Div | BinaryOp::FloorDiv if b_scalar => Some(1),
+        BinaryOp::Add | BinaryOp::Sub if cuda && b_scalar => Some(1),
+        BinaryOp::Add | BinaryOp::Sub if cuda && a_scalar => Some(0),
+        BinaryOp::Mul if a_scalar => Some(0),
         _ => None,
     }
 }
 
 /// The number `e` in `a ** e` where `a` is a tensor on a CUDA device and
 /// `e` a number written in the program (PyTorch's `pow(Tensor, Scalar)`,
-/// whose CUDA kernel takes shortcuts: `ops::pow_cuda`).
+/// whose CUDA kernel takes shortcuts: `ops::pow_shortcut`).
 pub fn pow_number_on_cuda(op: BinaryOp, a: Operand, b: Operand) -> Option<f64> {
     let number = b.weak && !a.weak && b.tensor.numel() == 1;
     let on_cuda = a.tensor.device().is_cuda();
@@ -174,8 +174,7 @@ pub fn pow_number_on_cuda(op: BinaryOp, a: Operand, b: Operand) -> Option<f64> {
 /// operator and the operand to use instead: the reciprocal, as a number
 /// (which keeps the result's dtype).
 pub fn reciprocal_divisor(op: BinaryOp, a: Operand, b: Operand) -> Option<(BinaryOp, Tensor)> {
-    let cpu_scalar = b.tensor.ndim() == 0 && b.tensor.device() == crate::runtime::Device::Cpu;
-    if op != BinaryOp::Div || !cpu_scalar || !a.tensor.device().is_cuda() {
+    if op != BinaryOp::Div || !b.tensor.is_cpu_scalar() || !a.tensor.device().is_cuda() {
         return None;
     }
     let s = b.tensor.to_vec::<f64>()[0];
@@ -337,9 +336,7 @@ pub fn result_device(a: Operand, b: Operand) -> Result<crate::runtime::Device, E
 
 /// Where an op over these operands runs (`result_device` for any number).
 pub fn result_device_of(operands: &[Operand]) -> Result<crate::runtime::Device, Error> {
-    let movable = |o: &Operand| {
-        o.weak || (o.tensor.ndim() == 0 && o.tensor.device() == crate::runtime::Device::Cpu)
-    };
+    let movable = |o: &Operand| o.weak || o.tensor.is_cpu_scalar();
     let fixed: Vec<crate::runtime::Device> = operands
         .iter()
         .filter(|o| !movable(o))

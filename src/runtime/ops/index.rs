@@ -480,8 +480,7 @@ fn take<T: Stored>(
 /// Whether `value` may be written into `dst`: same device (or a host
 /// scalar), and a shape that broadcasts to `dst`'s.
 pub fn check_assign(dst: &Tensor, value: &Tensor) -> Result<(), Error> {
-    let scalar = value.ndim() == 0 && value.device() == crate::runtime::Device::Cpu;
-    if dst.device() != value.device() && !scalar {
+    if dst.device() != value.device() && !value.is_cpu_scalar() {
         return Err(Error::DeviceMismatch {
             a: dst.device(),
             b: value.device(),

@@ -12,7 +12,7 @@ pub mod matmul;
 mod norm;
 pub mod overlap;
 mod pow;
-pub mod pow_cuda;
+pub mod pow_shortcut;
 #[cfg(target_arch = "x86_64")]
 mod powf_avx512;
 mod pytorch_cpu;

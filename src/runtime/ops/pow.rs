@@ -28,6 +28,7 @@ use half::{bf16, f16};
 
 use super::super::buffer::{map_slice, Buffer, Stored};
 use super::super::{DType, Device, Tensor};
+use super::pow_shortcut::PowShortcut;
 #[cfg(target_arch = "x86_64")]
 use super::powf_avx512;
 use super::pytorch_cpu::Kernel;
@@ -35,7 +36,6 @@ use super::sleef;
 #[cfg(target_arch = "x86_64")]
 use super::vector_split::Operand;
 use super::vector_split::{map, zip, Paths, Reduced, Split};
-use super::vectorized::Opmath;
 
 /// `base ** exp` computed in `compute` (a float dtype), broadcast to
 /// `shape`; `number` when the exponent is a number written in the program
@@ -71,7 +71,7 @@ fn by_number(t: &Tensor, x: &Tensor, e: f64, compute: DType) -> Buffer {
         return x.contiguous_buffer();
     }
     match compute {
-        DType::F32 => Buffer::F32(x.with_slice::<f32, _>(|x| match Shortcut::of(e) {
+        DType::F32 => Buffer::F32(x.with_slice::<f32, _>(|x| match PowShortcut::written(e) {
             Some(s) => s.apply(x),
             None => map(
                 &Split::of::<f32>(Kernel::AlsoAvx512, t.shape(), &[t]),
@@ -79,7 +79,7 @@ fn by_number(t: &Tensor, x: &Tensor, e: f64, compute: DType) -> Buffer {
                 &PowBy(e),
             ),
         })),
-        DType::F64 => Buffer::F64(x.with_slice::<f64, _>(|x| match Shortcut::of(e) {
+        DType::F64 => Buffer::F64(x.with_slice::<f64, _>(|x| match PowShortcut::written(e) {
             Some(s) => s.apply(x),
             None => map(
                 &Split::of::<f64>(Kernel::AlsoAvx512, t.shape(), &[t]),
@@ -117,65 +117,6 @@ fn by_number(t: &Tensor, x: &Tensor, e: f64, compute: DType) -> Buffer {
             Buffer::F16(x.with_slice::<f16, _>(|x| map(&split, x, &PowBy(eh))))
         }
         dt => unreachable!("pow computes in a float dtype, not {dt}"),
-    }
-}
-
-/// The exponents f32 and f64 compute without `pow`, the same on both
-/// paths (for f32 the scalar path's `1.0 / (x * x)` divides in f64, which
-/// rounds to f32 as f32's division does).
-#[derive(Clone, Copy)]
-enum Shortcut {
-    Sqrt,
-    Rsqrt,
-    Reciprocal,
-    Square,
-    Cube,
-    ReciprocalSquare,
-}
-
-impl Shortcut {
-    fn of(e: f64) -> Option<Shortcut> {
-        Some(match e {
-            0.5 => Shortcut::Sqrt,
-            -0.5 => Shortcut::Rsqrt,
-            -1.0 => Shortcut::Reciprocal,
-            2.0 => Shortcut::Square,
-            3.0 => Shortcut::Cube,
-            -2.0 => Shortcut::ReciprocalSquare,
-            _ => return None,
-        })
-    }
-
-    /// Chosen once, each arm its own loop (a function pointer called per
-    /// element kept the loops from being vectorised).
-    fn apply<T: Opmath + Root>(self, x: &[T]) -> Vec<T> {
-        match self {
-            Shortcut::Sqrt => map_slice(x, |v: T| v.sqrt()),
-            Shortcut::Rsqrt => map_slice(x, |v: T| T::ONE / v.sqrt()),
-            Shortcut::Reciprocal => map_slice(x, |v: T| T::ONE / v),
-            Shortcut::Square => map_slice(x, |v: T| v * v),
-            Shortcut::Cube => map_slice(x, |v: T| v * v * v),
-            Shortcut::ReciprocalSquare => map_slice(x, |v: T| T::ONE / (v * v)),
-        }
-    }
-}
-
-/// The square root, correctly rounded.
-trait Root: Stored {
-    fn sqrt(self) -> Self;
-}
-
-impl Root for f32 {
-    #[inline(always)]
-    fn sqrt(self) -> f32 {
-        f32::sqrt(self)
-    }
-}
-
-impl Root for f64 {
-    #[inline(always)]
-    fn sqrt(self) -> f64 {
-        f64::sqrt(self)
     }
 }
 
