@@ -134,7 +134,9 @@ impl Interp {
     }
 
     fn set_var(&mut self, name: &str, v: Value) {
-        if let Value::Tensor(t) = &v {
+        // `_` is Python's name for a value thrown away: warnings keep the
+        // tensor's own name (`_ = h.copy_(d)` still says `h`).
+        if let (Value::Tensor(t), false) = (&v, name == "_") {
             t.set_label(name);
         }
         let old = self.vars.insert(name.to_string(), v);

@@ -250,7 +250,7 @@ impl Gpu {
             }
         }
         for &(s, seq) in &access.uses {
-            let unfinished = self.streams.get(s).synced < seq;
+            let unfinished = self.still_queued(s, seq);
             if s != own && unfinished && !access.recorded.contains(&s) {
                 let msg = format!(
                     "{} is freed while stream {} (cuda:{}) may still be using it: its block goes back \
@@ -276,8 +276,12 @@ impl Gpu {
     /// A read of this device's memory by its current stream's next item.
     pub fn on_read(&mut self, access: &mut Access) -> Sees {
         let r = self.streams.current;
-        let next = self.streams.get(r).issued + 1;
-        access.note_use(r, next);
+        // The host reading its own copy (`host_reading`) is no device item:
+        // the copy was noted when it was queued (`on_copy_to_host`).
+        if !self.host_reading {
+            let next = self.streams.get(r).issued + 1;
+            access.note_use(r, next);
+        }
         self.check(access, r, Verb::Read)
     }
 
@@ -305,6 +309,15 @@ impl Gpu {
         let next = self.streams.get(r).issued + 1;
         access.note_use(r, next);
         self.check(access, r, Verb::HostRead)
+    }
+
+    /// Whether item `seq` of `stream` may still be using memory being freed:
+    /// queued, and not synchronised with. A use noted for an item that was
+    /// never queued (an op that failed, or copied no bytes) counts as the
+    /// last item queued before it.
+    fn still_queued(&self, stream: StreamId, seq: u64) -> bool {
+        let s = self.streams.get(stream);
+        s.synced < seq.min(s.issued)
     }
 
     /// The pending write as (stream, item), unless it is known complete (then it is forgotten).

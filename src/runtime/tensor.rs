@@ -292,7 +292,9 @@ impl Tensor {
     #[inline]
     pub fn read(&self) -> BufRef<'_> {
         let watch = &self.storage.watch;
-        if watch.tracked.load(Ordering::Acquire) && self.before_read() == Sees::Stale {
+        // No element, no access: an empty view reads nothing (and queues nothing).
+        let tracked = watch.tracked.load(Ordering::Acquire) && self.numel() > 0;
+        if tracked && self.before_read() == Sees::Stale {
             // A reader already holding the old bytes (`A + A`) means they exist.
             if let Ok(mut stale) = watch.stale.try_write() {
                 if stale.is_none() {
@@ -359,7 +361,7 @@ impl Tensor {
     /// stream is reported once, and reads after it see the bytes from before
     /// that write.
     pub fn before_host_copy(&self) {
-        let Some(gpu) = self.storage.gpu() else {
+        let Some(gpu) = self.storage.gpu().filter(|_| self.numel() > 0) else {
             return;
         };
         let mut access = lock(&self.storage.watch.access);
@@ -370,6 +372,9 @@ impl Tensor {
     /// next item: checked against pending work, and the bytes before it kept
     /// for readers that race it.
     pub fn before_write(&self) {
+        if self.numel() == 0 {
+            return; // writes nothing, and queues nothing (`Runtime::issue`)
+        }
         let Some(gpu) = self.storage.gpu() else {
             self.before_host_write();
             return;
@@ -406,7 +411,7 @@ impl Tensor {
     /// racing a pending write, the ones from before it.
     pub fn before_device_read(&self) -> Sees {
         let watch = &self.storage.watch;
-        if watch.tracked.load(Ordering::Acquire) {
+        if watch.tracked.load(Ordering::Acquire) && self.numel() > 0 {
             self.before_read()
         } else {
             Sees::Live
@@ -463,6 +468,21 @@ impl Tensor {
             seq,
         });
         watch.tracked.store(true, Ordering::Release);
+    }
+
+    /// Host memory about to receive a non-blocking copy from a device
+    /// (`copy_`, then `mark_written` with the copy's item): until the copy is
+    /// known complete, a host read sees what the memory holds now. An
+    /// earlier copy still pending keeps the older bytes.
+    pub fn keep_bytes_for_racing_reads(&self) {
+        let watch = &self.storage.watch;
+        if lock(&watch.access).write.is_some() {
+            return;
+        }
+        let old = self.storage.live().clone();
+        if let Ok(mut stale) = watch.stale.try_write() {
+            *stale = Some(old);
+        }
     }
 
     /// Records that item `seq` of `stream` on `gpu` (a non-blocking copy

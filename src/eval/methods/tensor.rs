@@ -249,18 +249,11 @@ pub(super) fn trace(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
 /// `x.copy_(src, non_blocking=false)`: `src`'s elements into x in place,
 /// broadcast and converted to x's dtype, from any device; returns x.
 pub(super) fn copy_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    let at = |e: Error| e.at(b.span);
     let src = b.tensor("src")?;
     let non_blocking = b.bool("non_blocking", false)?;
-    let src = match src.device() == t.device() {
-        true => src,
-        false => {
-            let moved = me.rt.transfer(&src, t.device(), non_blocking);
-            me.flush_notes();
-            moved.map_err(at)?
-        }
-    };
-    me.rt.assign(t, &src).map_err(at)?;
+    let r = me.rt.copy_(t, &src, non_blocking);
+    me.flush_notes();
+    r.map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(Arc::clone(t)))
 }
 

@@ -7,10 +7,10 @@ use super::device::driver_error;
 use super::Runtime;
 use crate::error::Error;
 use crate::runtime::buffer::Buffer;
-use crate::runtime::device_bytes::download_into;
+use crate::runtime::device_bytes::{download_into, upload};
 use crate::runtime::devices::Memory;
 use crate::runtime::gpu::Sees;
-use crate::runtime::ops::{index, join};
+use crate::runtime::ops::{index, join, overlap};
 use crate::runtime::timing::{CopyPath, Work};
 use crate::runtime::{Device, Tensor};
 
@@ -187,6 +187,118 @@ impl Runtime {
         Ok(())
     }
 
+    /// `dst.copy_(src, non_blocking)`: `src` (broadcast, converted to
+    /// `dst`'s dtype) written into `dst`, from any device, as PyTorch's
+    /// `copy_`. Between the host and a device the copy is queued on the
+    /// device's current stream straight into `dst` when both are laid out
+    /// alike (`direct_to_device`, `direct_to_host`); with `non_blocking` and
+    /// pinned host memory the host goes on at once, else it waits for it.
+    pub fn copy_(&mut self, dst: &Tensor, src: &Arc<Tensor>, non_blocking: bool) -> Result<(), Error> {
+        let direct = |src: &Tensor| {
+            src.dtype() == dst.dtype()
+                && src.shape() == dst.shape()
+                && src.is_contiguous()
+                && dst.is_contiguous()
+        };
+        match (src.device(), dst.device()) {
+            (Device::Cpu, Device::Cuda(to)) if direct(src) => {
+                overlap::check_write(dst)?;
+                self.direct_to_device(dst, src, to, non_blocking)
+            }
+            (Device::Cuda(from), Device::Cpu) if non_blocking => {
+                index::check_fits(dst, src)?;
+                overlap::check_write(dst)?;
+                if !(dst.is_pinned() && dst.is_contiguous()) {
+                    self.notes.push(host_waits_note(dst));
+                    let moved = self.copy_to(src, Device::Cpu)?;
+                    return self.assign(dst, &moved);
+                }
+                // Converted and laid out like `dst` on the device first, as
+                // PyTorch's non-blocking copy does.
+                let mut src = Arc::clone(src);
+                if src.dtype() != dst.dtype() {
+                    src = self.cast(&src, dst.dtype())?;
+                }
+                if !direct(&src) {
+                    src = self.copy(&src.expand(dst.shape()))?;
+                }
+                self.direct_to_host(dst, &src, from)
+            }
+            _ => {
+                let moved = match src.device() == dst.device() || src.is_cpu_scalar() {
+                    true => Arc::clone(src),
+                    false => self.transfer(src, dst.device(), non_blocking)?,
+                };
+                self.assign(dst, &moved)
+            }
+        }
+    }
+
+    /// A host-to-device copy of `src` into `dst` (same dtype, shape and
+    /// layout, both contiguous), queued on device `to`'s current stream.
+    /// From pinned memory with `non_blocking` the host goes on at once, and
+    /// `src` is read by the copy until it completes; otherwise the host
+    /// waits for the copy (pageable memory is staged by the driver).
+    fn direct_to_device(
+        &mut self,
+        dst: &Tensor,
+        src: &Tensor,
+        to: u32,
+        non_blocking: bool,
+    ) -> Result<(), Error> {
+        self.check_faults(&[dst.device()])?;
+        let asynchronous = non_blocking && src.is_pinned();
+        if non_blocking && !asynchronous {
+            self.notes.push(PAGEABLE_SOURCE.into());
+        }
+        dst.before_write();
+        match dst.device_bytes() {
+            Some(b) => {
+                let addr = b.addr + (dst.offset() * dst.dtype().size()) as u64;
+                let stream = self.devices.current_handle(to);
+                upload(&*b.driver, to, addr, &src.contiguous_buffer(), stream)
+                    .map_err(|e| driver_error(to, e))?;
+            }
+            None => index::assign(dst, &src.with_device(dst.device()))?,
+        }
+        self.count_copy(Device::Cpu, dst.device(), src.nbytes());
+        self.counters.ops += 1;
+        let path = match src.is_pinned() {
+            true => CopyPath::Pinned,
+            false => CopyPath::Pageable,
+        };
+        let bytes = src.nbytes() as u64;
+        let (stream, seq) = self.issue(to, Work::Copy { bytes, path }, None)?;
+        match (asynchronous, self.devices.gpu_handle(to)) {
+            (true, Some(gpu)) => src.mark_read(gpu, stream, seq),
+            (true, None) => {}
+            (false, _) => self.sync_stream(self.stream_on(to))?,
+        }
+        Ok(())
+    }
+
+    /// A non-blocking device-to-host copy of `src` (on device `from`) into
+    /// the pinned, contiguous `dst` of the same dtype and shape, queued on
+    /// `from`'s current stream: the host goes on at once, and until the
+    /// copy is known complete (`sync`, an event) a host read of `dst` is a
+    /// race that sees what `dst` held before.
+    fn direct_to_host(&mut self, dst: &Tensor, src: &Tensor, from: u32) -> Result<(), Error> {
+        self.check_faults(&[src.device()])?;
+        let bytes = self.bytes_for_host(src, from)?;
+        if dst.numel() > 0 {
+            dst.keep_bytes_for_racing_reads();
+        }
+        index::assign(dst, &Tensor::new(bytes, dst.shape().to_vec(), Device::Cpu))?;
+        self.count_copy(src.device(), Device::Cpu, src.nbytes());
+        self.counters.ops += 1;
+        let work = Work::Copy {
+            bytes: src.nbytes() as u64,
+            path: CopyPath::Pinned,
+        };
+        self.issue(from, work, Some(dst))?;
+        Ok(())
+    }
+
     /// `.to(d, non_blocking=true)`: asynchronous only from pinned memory; a
     /// device-to-host copy lands in pinned memory, as in PyTorch.
     pub fn transfer(
@@ -200,11 +312,7 @@ impl Runtime {
         }
         match (t.device(), d) {
             (Device::Cpu, Device::Cuda(_)) if !t.is_pinned() => {
-                self.notes.push(
-                    "non_blocking=true: the source is in pageable memory, so this copy runs synchronously; \
-                     pin it first (`pin x`) to let the copy overlap other work"
-                        .into(),
-                );
+                self.notes.push(PAGEABLE_SOURCE.into());
                 self.move_to(t, d)
             }
             (Device::Cuda(s), Device::Cpu) => {
@@ -263,35 +371,35 @@ impl Runtime {
         self.page_lock(t)
     }
 
-    /// A device tensor's elements in new pinned host memory. On a driver the
-    /// copy lands straight in the page-locked memory when the tensor is its
-    /// whole storage; a view is gathered on the host.
+    /// A device tensor's elements in new pinned host memory (a
+    /// non-blocking `.to(cpu)`).
     fn download_pinned(&mut self, t: &Tensor, s: u32) -> Result<Tensor, Error> {
+        let bytes = self.bytes_for_host(t, s)?;
+        let copy = Tensor::new(bytes, t.shape().to_vec(), Device::Cpu);
+        let _ = copy.pin_with(self.devices.pinned(t.nbytes()));
+        self.page_lock(&copy)?;
+        Ok(copy)
+    }
+
+    /// What a copy of the device tensor `t` to the host, queued on device
+    /// `s`'s current stream, reads: racing a pending write on a driver that
+    /// has run it already, the bytes from before it (the simulator's reads
+    /// decide that themselves). A view is gathered on the host.
+    fn bytes_for_host(&mut self, t: &Tensor, s: u32) -> Result<Buffer, Error> {
         let whole = t.device_bytes().filter(|b| {
             t.is_contiguous() && t.offset() == 0 && b.len == t.numel() && b.dtype == t.dtype()
         });
         let Some(src) = whole else {
-            let copy = t.with_device(Device::Cpu);
-            let _ = copy.pin_with(self.devices.pinned(t.nbytes()));
-            self.page_lock(&copy)?;
-            return Ok(copy);
+            return Ok(t.contiguous_buffer());
         };
-        // The copy reads `t` on s's current stream: racing a pending write
-        // on a driver that has run it already, it sees the bytes from before.
-        let stale = t.before_device_read() == Sees::Stale && src.driver.runs_when_queued();
-        let bytes = match stale {
-            true => t.stale_bytes(),
-            false => Buffer::zeros(t.dtype(), t.numel()),
-        };
-        let copy = Tensor::new(bytes, t.shape().to_vec(), Device::Cpu);
-        let _ = copy.pin_with(self.devices.pinned(t.nbytes()));
-        self.page_lock(&copy)?;
-        if !stale {
-            let stream = self.devices.current_handle(s);
-            download_into(&*src.driver, s, src.addr, &mut copy.write(), stream)
-                .map_err(|e| driver_error(s, e))?;
+        if t.before_device_read() == Sees::Stale && src.driver.runs_when_queued() {
+            return Ok(t.stale_bytes());
         }
-        Ok(copy)
+        let mut bytes = Buffer::zeros(t.dtype(), t.numel());
+        let stream = self.devices.current_handle(s);
+        download_into(&*src.driver, s, src.addr, &mut bytes, stream)
+            .map_err(|e| driver_error(s, e))?;
+        Ok(bytes)
     }
 
     /// On a driver (`cuda`, `emu`), a pinned host tensor's memory becomes
@@ -347,4 +455,21 @@ impl Runtime {
         slot.0 += 1;
         slot.1 += bytes as u64;
     }
+}
+
+/// The note for a non-blocking copy from pageable host memory.
+const PAGEABLE_SOURCE: &str = "non_blocking=true: the source is in pageable memory, so this copy runs \
+     synchronously; pin it first (`pin x`) to let the copy overlap other work";
+
+/// The note for a non-blocking copy into host memory the device cannot
+/// write asynchronously: the host waits for it, as with PyTorch.
+fn host_waits_note(dst: &Tensor) -> String {
+    let why = match dst.is_pinned() {
+        true => "the destination is a strided view, copied through a pageable temporary",
+        false => "the destination is in pageable memory",
+    };
+    format!(
+        "non_blocking=true: {why}, so the host waits for this copy; copy into a contiguous \
+         pinned tensor (`h = empty(...).pin()`) to let it overlap other work"
+    )
 }
