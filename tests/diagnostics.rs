@@ -82,3 +82,5 @@ diagnostic!(
     "ones(4).var(correction=0, unbiased=true)"
 );
 diagnostic!(matrix_norm, "ones(2, 2).norm(\"nuc\")");
+diagnostic!(chunk_of_a_0d_tensor, "zeros().chunk(2)");
+diagnostic!(split_of_a_0d_tensor, "randn(dtype=f64, device=cuda).split(1)");

@@ -18,7 +18,7 @@ mod streams;
 pub mod suggest;
 pub mod value;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::error::{Diagnostic, Error};
@@ -69,8 +69,10 @@ pub struct Shown {
 
 pub struct Interp {
     vars: HashMap<String, Value>,
-    /// Old values of names assigned by the running top-level statement, to undo on error.
-    undo: HashMap<String, Option<Value>>,
+    /// Old values of names assigned by the running top-level statement, to
+    /// undo on error. Ordered, so what they free is freed (and warned about)
+    /// in the same order on every run.
+    undo: BTreeMap<String, Option<Value>>,
     pub out: Vec<Output>,
     /// The op layer and the runtime state: devices, streams, the current
     /// device, the random generator, `profile`'s counters.
@@ -94,7 +96,7 @@ impl Interp {
     pub fn new(seed: u64, devices: Arc<Devices>) -> Interp {
         Interp {
             vars: HashMap::new(),
-            undo: HashMap::new(),
+            undo: BTreeMap::new(),
             out: Vec::new(),
             rt: Runtime::new(seed, devices),
             quiet: 0,
@@ -111,7 +113,12 @@ impl Interp {
     }
 
     pub fn reset_vars(&mut self) {
-        self.vars.clear();
+        // Freed in name order, the same on every run.
+        let mut names: Vec<String> = self.vars.keys().cloned().collect();
+        names.sort();
+        for name in names {
+            self.vars.remove(&name);
+        }
     }
 
     /// Runs one top-level statement; on error every name it assigned gets its old value back.
@@ -119,7 +126,7 @@ impl Interp {
         self.undo.clear();
         let r = self.exec(s);
         if r.is_err() {
-            for (name, old) in self.undo.drain() {
+            for (name, old) in std::mem::take(&mut self.undo) {
                 match old {
                     Some(v) => self.vars.insert(name, v),
                     None => self.vars.remove(&name),

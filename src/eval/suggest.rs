@@ -7,7 +7,9 @@ pub fn closest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .filter(|c| *c != name)
         .map(|c| (distance(name, c), c))
         .filter(|(d, _)| *d <= limit)
-        .min_by_key(|(d, c)| (*d, c.len().abs_diff(name.len())))
+        // Ties go to the first name in order, so the same script gets the
+        // same suggestion on every run, whatever order the names came in.
+        .min_by_key(|(d, c)| (*d, c.len().abs_diff(name.len()), *c))
         .map(|(_, c)| c.to_string())
 }
 
@@ -50,5 +52,8 @@ mod tests {
             Some("zeros".into())
         );
         assert_eq!(closest("qqqqq", ["rand", "randn", "zeros"]), None);
+        // A tie does not depend on the order of the candidates.
+        assert_eq!(closest("t3", ["t2", "t0"]), Some("t0".into()));
+        assert_eq!(closest("t3", ["t0", "t2"]), Some("t0".into()));
     }
 }

@@ -79,6 +79,10 @@ pub struct Access {
     /// the write's item). The host's reading of its copy (`Gpu::host_reading`)
     /// sees the same old bytes without a second warning.
     warned: Option<(StreamId, StreamId, u64)>,
+    /// The last device read reported as a race: (reader stream, its item,
+    /// writer stream, the write's item). One op reading a tensor twice
+    /// (`x += x`) races once.
+    warned_read: Option<(StreamId, u64, StreamId, u64)>,
 }
 
 impl Access {
@@ -346,10 +350,32 @@ impl Gpu {
         if verb == Verb::HostRead {
             access.warned = Some((r, ws, seq));
         }
+        let this_item = Some((r, self.streams.get(r).issued + 1, ws, seq));
+        if verb == Verb::Read {
+            if access.warned_read == this_item {
+                return Sees::Stale;
+            }
+            access.warned_read = this_item;
+        }
+        if verb == Verb::Write && access.warned_read == this_item {
+            // The item that read it writes it too (`x += 1`, `all_reduce`):
+            // one race, reported as the write.
+            let read = self.race_message(access, r, ws, Verb::Read);
+            if let Some(at) = self.hazards.iter().rposition(|m| *m == read) {
+                self.hazards.remove(at);
+            }
+        }
+        let msg = self.race_message(access, r, ws, verb);
+        self.report(msg);
+        Sees::Stale
+    }
+
+    /// The warning for `verb` by stream `r` racing a write queued on `ws`.
+    fn race_message(&self, access: &Access, r: StreamId, ws: StreamId, verb: Verb) -> String {
         let (reader, writer) = (self.stream_name(r), self.stream_name(ws));
         let name = access.name();
         let (d, w) = (self.index, &self.streams.get(ws).name);
-        let msg = match verb {
+        match verb {
             Verb::Read => format!(
                 "{name} is read on stream {reader} (cuda:{d}) while a write to it queued on \
                  {writer} may still be running: {reader} sees the values from before that write. \
@@ -366,9 +392,7 @@ impl Gpu {
                  queued on {writer} may still be running: the two writes race. Fix: `wait {w}` \
                  inside {reader} before using it (or `sync` first)."
             ),
-        };
-        self.report(msg);
-        Sees::Stale
+        }
     }
 
     /// A host read of memory an asynchronous copy from this device writes.

@@ -631,7 +631,10 @@ impl Tensor {
     }
 
     /// A new tensor sharing this one's storage.
+    /// An empty view starts at 0: it has no element, and its offset (which
+    /// PyTorch lets run past the storage) is never read.
     pub fn view(&self, shape: Vec<usize>, strides: Vec<isize>, offset: usize) -> Tensor {
+        let offset = if numel(&shape) == 0 { 0 } else { offset };
         Tensor {
             storage: Arc::clone(&self.storage),
             shape,

@@ -66,6 +66,10 @@ impl Runtime {
         match self.launches_on(device) {
             Some(d) => self.binary_in_place_on(d, op, x, y)?,
             None => {
+                // One item reads and writes x: checked as the write (as on a
+                // driver's device), so a race is reported once.
+                elementwise::plan_binary(op, xo, y)?;
+                x.before_write();
                 let r = elementwise::binary(op, xo, y)?;
                 index::assign(x, &r)?;
             }
@@ -331,6 +335,8 @@ impl Runtime {
         device: Device,
         like: Option<&Tensor>,
     ) -> Result<Arc<Tensor>, Error> {
+        // Checked before any memory is taken, as on every backend.
+        factory::check_random(dtype)?;
         if let Some(d) = self.launches_on(device) {
             self.cuda(Some(d))?;
             let out = self.random_on(d, dist, shape, dtype, (0.0, 1.0))?;

@@ -305,8 +305,11 @@ impl Runtime {
         };
         let len = crate::runtime::shape::numel(&out.shape);
         let driver = Arc::clone(driver);
-        self.counters.allocations += 1;
-        self.counters.bytes += (len * out.dtype.size()) as u64;
+        if len > 0 {
+            // An empty tensor takes no block: nothing was allocated (`alloc`).
+            self.counters.allocations += 1;
+            self.counters.bytes += (len * out.dtype.size()) as u64;
+        }
         let bytes = self.device_bytes(d, block, out.dtype, len, &driver)?;
         Ok(Tensor::in_device_memory(bytes, out.shape, Device::Cuda(d)))
     }

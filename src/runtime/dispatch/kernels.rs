@@ -67,12 +67,7 @@ impl Runtime {
         a: elementwise::Operand,
         b: elementwise::Operand,
     ) -> Result<Tensor, Error> {
-        elementwise::result_device(a, b)?;
-        let compute = elementwise::compute_dtype(op, elementwise::result_dtype(a, b));
-        elementwise::check_binary(op, a, b, compute)?;
-        // A number written as the exponent is checked; a tensor of them is
-        // computed (PyTorch does not check tensors either).
-        elementwise::check_exponent(op, compute, b)?;
+        let compute = elementwise::plan_binary(op, a, b)?.compute;
         // PyTorch copies the base for a number 1 (`pow(Tensor, Scalar)`),
         // where a GPU's `pow(x, 1.0)` may differ from x in the last place.
         let number = elementwise::pow_number_on_cuda(op, a, b);
@@ -252,8 +247,8 @@ impl Runtime {
     }
 
     pub(super) fn matmul_on(&mut self, d: u32, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
-        let (dt, _) = matmul_dtypes(a.dtype(), b.dtype())?;
-        // Checked on the shapes as written, before 1-D operands become matrices.
+        // Checked in the host op's order (PyTorch's: shapes, then dtypes),
+        // on the shapes as written, before 1-D operands become matrices.
         let (k, k2) = (
             a.shape()[a.ndim() - 1],
             b.shape()[b.ndim().saturating_sub(2)],
@@ -269,6 +264,7 @@ impl Runtime {
                 rhs: fmt_shape(b.shape()),
             });
         }
+        let (dt, _) = matmul_dtypes(a.dtype(), b.dtype())?;
         // 1-D operands are matrices of one row (a) or one column (b), dropped after.
         let (a2, b2) = as_matrices(a, b);
         let out = self.kernels(d, &[&a2, &b2], |l, v| exec::matmul(l, v[0], v[1], dt))?;

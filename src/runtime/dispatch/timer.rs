@@ -78,6 +78,10 @@ impl Runtime {
                 None => Vec::new(),
             };
             for (key, issued, at) in places {
+                // Recording the start event is a call on the device: one
+                // that failed an assertion reports it here (on a driver the
+                // record itself fails).
+                self.check_fault(d)?;
                 streams.push(StreamStart {
                     key,
                     issued,

@@ -91,7 +91,15 @@ pub fn compute_dtype(op: BinaryOp, dt: DType) -> DType {
     }
 }
 
-pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
+/// What `a op b` is, checked in one order on every backend (devices,
+/// shapes, dtypes): where it runs, its shape, and the dtype it computes in.
+pub struct BinaryPlan {
+    pub device: crate::runtime::Device,
+    pub shape: Vec<usize>,
+    pub compute: DType,
+}
+
+pub fn plan_binary(op: BinaryOp, a: Operand, b: Operand) -> Result<BinaryPlan, Error> {
     let (ta, tb) = (a.tensor, b.tensor);
     let device = result_device(a, b)?;
     let shape = broadcast_shapes(ta.shape(), tb.shape()).ok_or_else(|| Error::Broadcast {
@@ -101,7 +109,23 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
     })?;
     let compute = compute_dtype(op, result_dtype(a, b));
     check_binary(op, a, b, compute)?;
+    // A number written as the exponent is checked; a tensor of them is
+    // computed (PyTorch does not check tensors either).
     check_exponent(op, compute, b)?;
+    Ok(BinaryPlan {
+        device,
+        shape,
+        compute,
+    })
+}
+
+pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
+    let (ta, tb) = (a.tensor, b.tensor);
+    let BinaryPlan {
+        device,
+        shape,
+        compute,
+    } = plan_binary(op, a, b)?;
     if device == crate::runtime::Device::Cpu {
         check_divisor(op, compute, b.tensor)?;
         if op == BinaryOp::Pow && compute.is_float() {

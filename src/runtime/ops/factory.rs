@@ -113,6 +113,13 @@ pub fn arange(
     dtype: DType,
     device: Device,
 ) -> Result<Tensor, Error> {
+    if dtype == DType::Bool {
+        // PyTorch: "arange_cpu" (and "arange_cuda") not implemented for 'Bool'.
+        return Err(Error::dtype(
+            "arange() is not implemented for bool",
+            Some("count in a number dtype and compare: `arange(5) > 2`".into()),
+        ));
+    }
     if step == 0.0 || !step.is_finite() {
         return Err(Error::value(
             "arange(): step must be a non-zero finite number",

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::super::buffer::{Buffer, Stored};
+use super::super::buffer::{Buffer, FloatToInt, Stored};
 use super::super::shape::{
     broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, for_each_offsets,
 };
@@ -508,7 +508,15 @@ pub fn check_fits(dst: &Tensor, value: &Tensor) -> Result<(), Error> {
 pub fn assign(dst: &Tensor, value: &Tensor) -> Result<(), Error> {
     check_assign(dst, value)?;
     // Gather the source first: it may share memory with the destination.
-    let src = value.cast(dst.dtype());
+    // It converts where the copy runs: on dst's device (a CPU number
+    // written into a device tensor converts as a GPU does).
+    let src = Tensor::new(
+        value
+            .contiguous_buffer()
+            .cast_by(dst.dtype(), FloatToInt::on(dst.device())),
+        value.shape().to_vec(),
+        value.device(),
+    );
     let src_strides = broadcast_strides(src.shape(), src.strides(), dst.shape());
     with_dtype!(dst.dtype(), T => {
         let s = src.read();

@@ -254,7 +254,7 @@ pub fn chunk(t: &Tensor, n: i64, dim: i64) -> Result<Vec<Tensor>, Error> {
             "chunk(): the number of chunks must be at least 1, not {n}"
         )));
     }
-    let d = norm_dim(dim, t.ndim())?;
+    let d = norm_dim(dim, at_least_1d(t, "chunk")?)?;
     let size = t.shape()[d];
     let step = size.div_ceil(n as usize).max(1);
     split_at(t, d, step)
@@ -268,14 +268,14 @@ pub fn split(t: &Tensor, size: i64, dim: i64) -> Result<Vec<Tensor>, Error> {
             "split(): the size of a part must be at least 1, not {size}"
         )));
     }
-    let d = norm_dim(dim, t.ndim())?;
+    let d = norm_dim(dim, at_least_1d(t, "split")?)?;
     split_at(t, d, size as usize)
 }
 
 /// `x.split([a, b, ...], dim)`: views of those sizes, which must add up to
 /// the dimension's size.
 pub fn split_sizes(t: &Tensor, sizes: &[i64], dim: i64) -> Result<Vec<Tensor>, Error> {
-    let d = norm_dim(dim, t.ndim())?;
+    let d = norm_dim(dim, at_least_1d(t, "split")?)?;
     let total: i64 = sizes.iter().sum();
     if sizes.iter().any(|&s| s < 0) || total != t.shape()[d] as i64 {
         return Err(Error::shape(format!(
@@ -290,6 +290,18 @@ pub fn split_sizes(t: &Tensor, sizes: &[i64], dim: i64) -> Result<Vec<Tensor>, E
         at += s as usize;
     }
     Ok(parts)
+}
+
+/// `t`'s number of dimensions, which `op` needs to be at least 1 (as PyTorch's
+/// "chunk expects at least a 1-dimensional tensor").
+fn at_least_1d(t: &Tensor, op: &str) -> Result<usize, Error> {
+    match t.ndim() {
+        0 => Err(Error::Shape {
+            message: format!("{op}() expects at least a 1-dimensional tensor, and this one is 0-d"),
+            help: Some("a 0-d tensor holds one value: `x.reshape(1)` makes it 1-d".into()),
+        }),
+        n => Ok(n),
+    }
 }
 
 fn split_at(t: &Tensor, d: usize, step: usize) -> Result<Vec<Tensor>, Error> {
