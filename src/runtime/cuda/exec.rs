@@ -53,8 +53,13 @@ impl Geometry {
         }
     }
 
+    /// Blocks for `n` elements; none for no element (`Launcher::run`
+    /// launches nothing then, as PyTorch's kernels return early).
     pub(super) fn grid(&self, n: u64) -> u32 {
-        launch::grid(n, self.block, self.max_blocks)
+        match n {
+            0 => 0,
+            n => launch::grid(n, self.block, self.max_blocks),
+        }
     }
 }
 
@@ -88,6 +93,21 @@ pub trait Launcher {
         args: A,
         syncs: bool,
     ) -> Result<(), Error>;
+    /// `launch`, unless the grid is empty: work on no element reaches no
+    /// driver (no launch, so no launch error, and no sticky fault reported).
+    fn run<A: Copy + Send + Sync>(
+        &self,
+        kernel: &Kernel,
+        grid: u32,
+        block: u32,
+        args: A,
+        syncs: bool,
+    ) -> Result<(), Error> {
+        match grid {
+            0 => Ok(()),
+            _ => self.launch(kernel, grid, block, args, syncs),
+        }
+    }
     /// A matrix product in `dt` (f16, bf16, f32, f64) as cuBLAS defines it
     /// (`blas::Blas::gemm`): `first` is the row-major B, `second` the row-major A.
     fn gemm(&self, dt: DType, g: &Gemm, first: u64, second: u64, out: u64) -> Result<(), Error>;
@@ -183,7 +203,7 @@ pub fn copy_into<L: Launcher>(l: &L, src: View<L::Mem>, dst: View<L::Mem>) -> Re
     };
     let g = l.geometry();
     let n = numel(dst.shape) as u64;
-    l.launch(
+    l.run(
         &source::cast(src.dtype, dst.dtype),
         g.grid(n),
         g.block,
@@ -315,7 +335,7 @@ fn opmath_at<L: Launcher>(
         },
     };
     let g = l.geometry();
-    l.launch(&kernel, g.grid(numel(a.shape) as u64), g.block, p, false)
+    l.run(&kernel, g.grid(numel(a.shape) as u64), g.block, p, false)
 }
 
 /// `dst op= b` in place, `a` being what `dst` held (`x += y`): written
@@ -405,7 +425,7 @@ fn binary_at<L: Launcher>(
         sb: lay[1],
     };
     let g = l.geometry();
-    l.launch(&kernel, g.grid(numel(shape) as u64), g.block, p, false)
+    l.run(&kernel, g.grid(numel(shape) as u64), g.block, p, false)
 }
 
 /// `where(a, b, c)` (`a` bool) or `clamp(a, b, c)`, the values in
@@ -499,7 +519,7 @@ fn ternary_at<L: Launcher>(
         sc: lay[2],
     };
     let g = l.geometry();
-    l.launch(&kernel, g.grid(numel(shape) as u64), g.block, p, false)
+    l.run(&kernel, g.grid(numel(shape) as u64), g.block, p, false)
 }
 
 /// Advanced indexing's gather: `src` (a view whose indexed dimensions are
@@ -549,7 +569,7 @@ pub fn take<L: Launcher>(
         _pad: 0,
     };
     let g = l.geometry();
-    l.launch(
+    l.run(
         &source::take(src.dtype),
         g.grid(n as u64),
         g.block,
@@ -619,7 +639,7 @@ pub fn put<L: Launcher>(
     };
     let g = l.geometry();
     let n = numel(shape) as u64;
-    l.launch(&source::put(dst.dtype), g.grid(n), g.block, p, false)
+    l.run(&source::put(dst.dtype), g.grid(n), g.block, p, false)
 }
 
 /// The cast temporary's view when there is one, else the operand itself.
@@ -720,7 +740,7 @@ fn one_operand_at<L: Launcher>(
         s: lay[0],
     };
     let g = l.geometry();
-    l.launch(kernel, g.grid(n as u64), g.block, p, false)
+    l.run(kernel, g.grid(n as u64), g.block, p, false)
 }
 
 /// Writes one element's bit pattern (`element`, little-endian, the dtype's
@@ -744,7 +764,7 @@ pub fn fill<L: Launcher>(l: &L, dst: View<L::Mem>, element: &[u8]) -> Result<(),
     };
     let g = l.geometry();
     let n = numel(dst.shape) as u64;
-    l.launch(&source::fill(size), g.grid(n), g.block, p, false)
+    l.run(&source::fill(size), g.grid(n), g.block, p, false)
 }
 
 /// `n` elements `start, start + step, …` (the caller has checked the range).
@@ -764,7 +784,7 @@ pub fn arange<L: Launcher>(
         step,
     };
     let g = l.geometry();
-    l.launch(&kernel, g.grid(n as u64), g.block, p, false)?;
+    l.run(&kernel, g.grid(n as u64), g.block, p, false)?;
     Ok(Out {
         mem,
         dtype: dt,
@@ -785,7 +805,7 @@ pub fn linspace<L: Launcher>(l: &L, plan: &Linspace, dt: DType) -> Result<Out<L:
     };
     let g = l.geometry();
     if plan.n > 0 {
-        l.launch(&kernel, g.grid(plan.n as u64), g.block, p, false)?;
+        l.run(&kernel, g.grid(plan.n as u64), g.block, p, false)?;
     }
     Ok(Out {
         mem,
@@ -847,7 +867,7 @@ fn draw<L: Launcher>(
         std,
     };
     let g = l.geometry();
-    l.launch(&kernel, g.grid(n.div_ceil(4) as u64), g.block, p, false)?;
+    l.run(&kernel, g.grid(n.div_ceil(4) as u64), g.block, p, false)?;
     gen.offset += n.div_ceil(4) as u64;
     Ok(Out {
         mem,
@@ -923,14 +943,14 @@ pub fn reduce<L: Launcher>(
     };
     let outputs = o * i;
     let kernel = source::reduce(first, op, dt).ok_or_else(missing)?;
-    l.launch(&kernel, grid, block, p, syncs)?;
+    l.run(&kernel, grid, block, p, syncs)?;
     if p.chunks > 1 {
         let finish = source::reduce(Pass::Finish, op, dt).ok_or_else(missing)?;
         let p = ReduceArgs {
             outer: outputs as i64,
             ..p
         };
-        l.launch(&finish, cap(outputs), g.reduce_block, p, true)?;
+        l.run(&finish, cap(outputs), g.reduce_block, p, true)?;
     }
     Ok(Out {
         mem,

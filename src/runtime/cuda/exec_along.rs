@@ -56,12 +56,12 @@ pub fn along<L: Launcher>(
     let count = lines.count() as u64;
     if op.scans() {
         // One thread per line.
-        l.launch(&kernel, g.grid(count), g.block, p, false)?;
+        l.run(&kernel, g.grid(count), g.block, p, false)?;
     } else {
         // One block per line, no wider than the line needs (a power of two).
         let block = (lines.len.max(32).next_power_of_two() as u32).min(g.reduce_block);
         let grid = count.clamp(1, g.max_blocks as u64) as u32;
-        l.launch(&kernel, grid, block, p, true)?;
+        l.run(&kernel, grid, block, p, true)?;
     }
     Ok(out)
 }
@@ -98,7 +98,7 @@ pub fn tri<L: Launcher>(
             _pad: 0,
         };
         let g = l.geometry();
-        l.launch(&source::tri(dt), g.grid(n as u64), g.block, p, false)?;
+        l.run(&source::tri(dt), g.grid(n as u64), g.block, p, false)?;
     }
     Ok(Out {
         mem,
@@ -222,7 +222,7 @@ fn sorted<L: Launcher>(
             descending: descending as i32,
             first: (pass == 0) as i32,
         };
-        l.launch(&kernel, g.grid(n as u64), g.block, p, false)?;
+        l.run(&kernel, g.grid(n as u64), g.block, p, false)?;
         (in_v, in_i) = (ov, oi);
     }
     if !back {

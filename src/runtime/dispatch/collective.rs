@@ -100,6 +100,13 @@ impl Runtime {
         let received = 2 * (n as u64 - 1) * bytes / n as u64;
         self.barrier(&devices)?;
         let on_driver = self.launches_on(ts[0].device()).is_some();
+        if !nccl {
+            // Each buffer is read and written by one collective: checked as
+            // the write (one race reported, not two), before it is read.
+            for t in ts {
+                t.before_write();
+            }
+        }
         if nccl {
             self.nccl_all_reduce(ts, &devices, op)?;
         } else if on_driver && !int_avg {
@@ -114,9 +121,6 @@ impl Runtime {
                     };
                     self.binary_in_place_on(d, BinaryOp::Mul, t, k)?;
                 }
-            }
-            for t in ts {
-                t.before_write();
             }
             self.ring_all_reduce_on(ts, &devices, combine(op))?;
         } else {

@@ -13,7 +13,7 @@ use crate::runtime::ops::reduce::{self, ReduceOp};
 use crate::runtime::ops::ternary::{self, TernaryOp};
 use crate::runtime::ops::view;
 use crate::runtime::ops::{index, join, matmul, overlap};
-use crate::runtime::shape::norm_dims;
+use crate::runtime::shape::{norm_dims, numel};
 use crate::runtime::{DType, Device, Tensor};
 
 impl Runtime {
@@ -37,7 +37,13 @@ impl Runtime {
         let device = elementwise::result_device(a, b)?;
         let out = match self.launches_on(device) {
             Some(d) => self.binary_on(d, op, a, b)?,
-            None => elementwise::binary(op, a, b)?,
+            None => {
+                let plan = elementwise::plan_binary(op, a, b)?;
+                if numel(&plan.shape) > 0 {
+                    read_in_order(&[a.tensor, b.tensor]);
+                }
+                elementwise::binary(op, a, b)?
+            }
         };
         self.finish(out, None, &[a.tensor, b.tensor], Flops::default())
     }
@@ -66,10 +72,10 @@ impl Runtime {
         match self.launches_on(device) {
             Some(d) => self.binary_in_place_on(d, op, x, y)?,
             None => {
-                // One item reads and writes x: checked as the write (as on a
-                // driver's device), so a race is reported once.
                 elementwise::plan_binary(op, xo, y)?;
-                x.before_write();
+                if x.numel() > 0 {
+                    read_in_order(&[x, y.tensor]);
+                }
                 let r = elementwise::binary(op, xo, y)?;
                 index::assign(x, &r)?;
             }
@@ -89,8 +95,13 @@ impl Runtime {
     ) -> Result<Arc<Tensor>, Error> {
         let plan = ternary::plan(op, a, b, c)?;
         let out = match self.launches_on(plan.device) {
-            Some(d) => self.ternary_on(d, op, [a, b, c], plan.compute)?,
-            None => ternary::ternary(op, a, b, c)?,
+            Some(d) => self.ternary_on(d, op, [a, b, c], plan.compute, &plan.shape)?,
+            None => {
+                if numel(&plan.shape) > 0 {
+                    read_in_order(&[a.tensor, b.tensor, c.tensor]);
+                }
+                ternary::ternary(op, a, b, c)?
+            }
         };
         self.finish(out, None, &[a.tensor, b.tensor, c.tensor], Flops::default())
     }
@@ -415,5 +426,14 @@ impl Runtime {
         }
         let out = Tensor::new(buf, data.shape().to_vec(), device);
         self.finish(out, mem, &[data], Flops::default())
+    }
+}
+
+/// A host op's operands, checked for races in the order a kernel takes
+/// them (the first operand's warning first, as on a driver's device); the
+/// op's own reads after this see the same bytes without a second warning.
+fn read_in_order(operands: &[&Tensor]) {
+    for t in operands {
+        t.before_device_read();
     }
 }

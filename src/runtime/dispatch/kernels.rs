@@ -67,7 +67,12 @@ impl Runtime {
         a: elementwise::Operand,
         b: elementwise::Operand,
     ) -> Result<Tensor, Error> {
-        let compute = elementwise::plan_binary(op, a, b)?.compute;
+        let plan = elementwise::plan_binary(op, a, b)?;
+        let compute = plan.compute;
+        if numel(&plan.shape) == 0 {
+            let dt = if op.gives_bool() { DType::Bool } else { compute };
+            return self.empty_on(d, plan.shape, dt);
+        }
         // PyTorch copies the base for a number 1 (`pow(Tensor, Scalar)`),
         // where a GPU's `pow(x, 1.0)` may differ from x in the last place.
         let number = elementwise::pow_number_on_cuda(op, a, b);
@@ -99,6 +104,19 @@ impl Runtime {
         })
     }
 
+    /// An op's result with no element on device `d`: no kernel runs and
+    /// no operand goes over, so no driver is called (as PyTorch's kernels
+    /// return early on empty tensors).
+    fn empty_on(&mut self, d: u32, shape: Vec<usize>, dtype: DType) -> Result<Tensor, Error> {
+        self.kernels(d, &[], |l, _| {
+            Ok(Out {
+                mem: exec::Launcher::alloc(l, dtype, 0)?,
+                dtype,
+                shape,
+            })
+        })
+    }
+
     /// `where` or `clamp` on the device (`compute` from `ternary::plan`);
     /// host operands go over in the dtype the kernel reads them in.
     pub(super) fn ternary_on(
@@ -107,7 +125,11 @@ impl Runtime {
         op: TernaryOp,
         operands: [elementwise::Operand; 3],
         compute: DType,
+        shape: &[usize],
     ) -> Result<Tensor, Error> {
+        if numel(shape) == 0 {
+            return self.empty_on(d, shape.to_vec(), compute);
+        }
         let wants = |k: usize| match (op, k) {
             (TernaryOp::Where, 0) => DType::Bool,
             _ => compute,
@@ -199,27 +221,30 @@ impl Runtime {
         elementwise::check_binary(op, xo, y, compute)?;
         elementwise::check_exponent(op, compute, y)?;
         let number = elementwise::pow_number_on_cuda(op, xo, y);
-        if number == Some(1.0) {
-            // `x **= 1` leaves x as it is (PyTorch's copy of x onto itself).
+        if number == Some(1.0) || x.numel() == 0 {
+            // `x **= 1` leaves x as it is (PyTorch's copy of x onto itself);
+            // an empty x launches nothing.
             return Ok(());
         }
         if let Some(s) = number.and_then(|e| PowShortcut::on_cuda(compute, e)) {
             let l = self.on_device(d).ok_or_else(no_driver)?;
+            let xin = self.operand(&l, x)?;
             x.before_write();
             let own = Operand::own(x)?;
-            return exec::pow_shortcut_into(&l, s, own.view(x), compute, own.view(x));
+            return exec::pow_shortcut_into(&l, s, xin.view(x), compute, own.view(x));
         }
         if elementwise::opmath_scalar(op, compute, xo, y) == Some(1) {
             // `h *= 0.1`: the CPU scalar as f32 (PyTorch's opmath).
             let s32 = y.tensor.cast(DType::F32);
             let l = self.on_device(d).ok_or_else(no_driver)?;
+            let xin = self.operand(&l, x)?;
             let from = self.operand(&l, &s32)?;
             x.before_write();
             let own = Operand::own(x)?;
             return exec::binary_opmath_into(
                 &l,
                 op,
-                (own.view(x), from.view(&s32)),
+                (xin.view(x), from.view(&s32)),
                 compute,
                 own.view(x),
             );
@@ -227,6 +252,9 @@ impl Runtime {
         let host = in_dtype(y.tensor, compute);
         let yt = host.as_ref().unwrap_or(y.tensor);
         let l = self.on_device(d).ok_or_else(no_driver)?;
+        // x and y are read first (racing a pending write, the bytes from
+        // before it), then x is written: as the host op does.
+        let xin = self.operand(&l, x)?;
         let from = self.operand(&l, yt)?;
         // `y` reading memory that `x` is written to, other than x's own
         // elements in place: computed aside first.
@@ -239,7 +267,7 @@ impl Runtime {
         exec::binary_into(
             &l,
             op,
-            (own.view(x), from.view(yt)),
+            (xin.view(x), from.view(yt)),
             compute,
             own.view(x),
             aliases,

@@ -89,6 +89,10 @@ pub fn plan(op: TernaryOp, a: Operand, b: Operand, c: Operand) -> Result<Plan, E
 /// The op on the host (the cpu, and the simulator's devices).
 pub fn ternary(op: TernaryOp, a: Operand, b: Operand, c: Operand) -> Result<Tensor, Error> {
     let p = plan(op, a, b, c)?;
+    if numel(&p.shape) == 0 {
+        // No element: no operand is read (a kernel would not launch).
+        return Ok(Tensor::new(Buffer::zeros(p.compute, 0), p.shape, p.device));
+    }
     let first = match op {
         TernaryOp::Where => DType::Bool,
         TernaryOp::Clamp => p.compute,
