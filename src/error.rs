@@ -118,6 +118,18 @@ pub enum Error {
         message: String,
         help: Option<String>,
     },
+    /// Python or PyTorch written where cudash has its own form (`import
+    /// torch`, `torch.zeros(2)`, `range(3)`, a `:` block): what it is here.
+    #[error("{message}")]
+    Spelling {
+        message: String,
+        /// Under the caret: `PyTorch's spelling`, `Python's block`.
+        label: String,
+        /// The cudash form.
+        help: String,
+        /// `SyntaxError` (the program did not parse), `NameError`, `AttributeError`.
+        class: &'static str,
+    },
 }
 
 impl Error {
@@ -181,6 +193,7 @@ impl Error {
             Error::OutOfMemory { .. } | Error::HostOutOfMemory { .. } => "OutOfMemoryError",
             Error::Io { .. } => "IOError",
             Error::Value { .. } => "ValueError",
+            Error::Spelling { class, .. } => class,
         }
     }
 
@@ -208,6 +221,7 @@ impl Error {
             }
             Error::Io { .. } => "file problem".into(),
             Error::Value { .. } => "invalid value".into(),
+            Error::Spelling { label, .. } => label.clone(),
         }
     }
 
@@ -245,6 +259,7 @@ impl Error {
                 Some("use a smaller shape or a smaller dtype (f16, bf16)".into())
             }
             Error::Shape { help, .. } | Error::DType { help, .. } | Error::Value { help, .. } => help.clone(),
+            Error::Spelling { help, .. } => Some(help.clone()),
             Error::Cuda { sticky: true, .. } => Some(
                 "after this error CUDA runs nothing more on the device in this process: restart cudash. \
                  CUDA reports a fault at the first call after it, so the work that caused it may have \

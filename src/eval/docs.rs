@@ -72,8 +72,11 @@ impl Doc {
             Kind::Property => "property",
             Kind::Statement => "statement",
         };
+        let pytorch = pytorch_name(self)
+            .map(|p| format!("\n\nPyTorch: {p}"))
+            .unwrap_or_default();
         format!(
-            "{}  ({what}, {})\n\n  {}\n\nexample:\n{}",
+            "{}  ({what}, {})\n\n  {}{pytorch}\n\nexample:\n{}",
             self.signature,
             self.group.title(),
             self.summary,
@@ -174,10 +177,14 @@ docs! {
     Function Devices "current_device", "current_device()", "The current CUDA device: what `cuda` (no index) means where it is used, so `dev = cuda` used inside `with device(1)` is cuda:1. As torch.device, `cuda == cuda:0` is false.", "current_device()";
     Function Devices "is_available", "is_available()", "Whether this session has a CUDA device (PyTorch's `torch.cuda.is_available()`).", "is_available()";
     Function Devices "get_device_name", "get_device_name(device=none)", "The name of a CUDA device: an index or `cuda:N`, the current device by default.", "get_device_name(0)";
-    Function Streams "stream", "stream(name=none)", "A new stream on the current CUDA device; `stream s { }` creates and uses one, `with s { }` uses it again.", "s = stream()\nwith s { x = ones(2, device=cuda) }";
+    Function Streams "stream", "stream(name=none)", "A new stream on the current CUDA device; `stream s { }` creates and uses one, `with s { }` uses it again. Given a stream, that stream: `with stream(s) { }` as PyTorch's `with torch.cuda.stream(s):`.", "s = stream()\nwith s { x = ones(2, device=cuda) }\nwith stream(s) { y = x * 2 }";
+    Function Streams "current_stream", "current_stream(device=none)", "The stream the current (or the given) device's work goes to now: `default`, or the stream of the `stream`/`with` block running (PyTorch's `torch.cuda.current_stream()`).", "s = stream()\nwith s { current_stream() }";
+    Function Streams "synchronize", "synchronize(device=none)", "PyTorch's `torch.cuda.synchronize()`: the host waits until everything queued on the current (or the given) device is done, as the statement `sync` (one host sync).", "x = randn(1000, device=cuda)\nsynchronize()";
     Function Streams "event", "event()", "A new CUDA event: record it on a stream, wait on it, time between two.", "e = event(); e.record()";
     Function Memory "empty_cache", "empty_cache()", "Releases every cached, unused segment back to the device.", "empty_cache()";
     Function Memory "reset_peak", "reset_peak(device=none)", "Resets the peak statistics of the caching allocator.", "reset_peak()";
+    Function Memory "reset_peak_memory_stats", "reset_peak_memory_stats(device=none)", "PyTorch's name for `reset_peak`: the peak statistics start again from the current ones.", "reset_peak_memory_stats()";
+    Function Memory "memory_summary", "memory_summary(device=none)", "The text `mem` shows for one device (the cpu: pinned memory), as a string: `print(memory_summary())`, as PyTorch's.", "x = ones(1000, device=cuda)\nprint(memory_summary())";
     Function Memory "memory_allocated", "memory_allocated(device=none)", "Bytes held by live tensors on a CUDA device.", "memory_allocated()";
     Function Memory "max_memory_allocated", "max_memory_allocated(device=none)", "Peak bytes held by tensors since the last reset_peak().", "max_memory_allocated()";
     Function Memory "memory_reserved", "memory_reserved(device=none)", "Bytes the caching allocator holds from the device (used and cached).", "memory_reserved()";
@@ -193,6 +200,7 @@ docs! {
     Function Teaching "save", "save(tensor, path)", "Writes a tensor to a .npy (NumPy) or .safetensors file, keeping dtype and shape.", "save(arange(4), \"/tmp/cudash-example.npy\")";
     Function Teaching "load", "load(path, device=cpu)", "Reads a .npy or .safetensors file (several tensors come back as a dict).", "save(arange(4), \"/tmp/cudash-example.npy\")\nload(\"/tmp/cudash-example.npy\")";
     Function Teaching "print", "print(*values)", "Prints values separated by spaces.", "print(\"x is\", [1., 2.])";
+    Function Teaching "len", "len(obj)", "Python's `len`: a tensor's first dimension (a 0-d tensor has none), or the items of a list or dict, or a string's characters.", "len(ones(3, 2))\nlen([cuda:0, cuda:1])";
     Function Teaching "clear_output", "clear_output(wait=false)", "Clears the cell's output in a notebook (with `wait=true`, once the next output comes) and the screen in a terminal.", "for i in 0..3 {\n  clear_output(wait=true)\n  print(\"step\", i)\n}";
     Method Tensors "to", "x.to(target=none, non_blocking=false, device=none, dtype=none)", "Moves to a device and/or converts to a dtype (positionally, or by `device=`/`dtype=`); returns `x` itself when nothing changes.", "x = ones(2)\nx.to(f64)\nx.to(device=cpu, dtype=f16)";
     Method Devices "cuda", "x.cuda(device=none, non_blocking=false)", "Copies to the current CUDA device, or the one given (`1` or `cuda:1`); returns `x` itself when it is there already.", "ones(2).cuda()\nones(2).cuda(cuda:0, non_blocking=true)";
@@ -292,16 +300,23 @@ docs! {
     Method Tensors "new_tensor", "x.new_tensor(data)", "A new tensor of `data` with the dtype and device of `x`.", "ones(2, dtype=f64).new_tensor([1, 2, 3])";
     Method Tensors "copy_", "x.copy_(src, non_blocking=false)", "Copies `src` into `x` in place (broadcast, converted to x's dtype, from any device) and returns `x`.", "x = zeros(2, 3)\nx.copy_([1., 2., 3.])";
     Method Tensors "numel", "x.numel()", "Number of elements.", "ones(2, 3).numel()";
+    Method Tensors "size", "x.size(dim=none)", "PyTorch's: the shape as a list of ints (`x.shape`), or the size of dimension `dim`.", "ones(2, 3).size()\nones(2, 3).size(-1)";
+    Method Tensors "tolist", "x.tolist()", "The elements as nested lists of numbers (a number for a 0-d tensor); like `.item()`, a host read that waits for the device.", "arange(6).reshape(2, 3).tolist()";
     Method Streams "wait", "s.wait(target)", "Stream `s` waits, on the device and without blocking the host, for all work queued so far on another stream, or for an event.", "s = stream()\ns.wait(default)";
     Method Streams "sync", "s.sync()", "The host waits until everything queued on `s` is done (one host sync).", "s = stream()\ns.sync()";
+    Method Streams "synchronize", "s.synchronize()", "PyTorch's name for `s.sync()`: the host waits for everything queued on `s`.", "s = stream()\ns.synchronize()";
+    Method Streams "wait_stream", "s.wait_stream(stream)", "PyTorch's name for `s.wait(stream)`: `s` waits, on the device, for the work queued so far on `stream`.", "s = stream()\ns.wait_stream(default)";
     Method Streams "query", "s.query()", "Whether `s` has finished all its queued work; never blocks.", "default.query()";
     Property Streams "device", "s.device", "The device the stream belongs to.", "default.device";
     Property Streams "pending", "s.pending", "How many items queued on `s` are not known to be done.", "default.pending";
     Method Streams "record", "e.record(stream=none)", "Records the event at the tail of a stream (the current stream by default) and returns it.", "e = event()\ne.record()";
     Method Streams "sync", "e.sync()", "The host waits until the stream reaches the event (one host sync).", "e = event().record()\ne.sync()";
+    Method Streams "synchronize", "e.synchronize()", "PyTorch's name for `e.sync()`: the host waits until the stream reaches the event.", "e = event().record()\ne.synchronize()";
     Method Streams "query", "e.query()", "Whether the stream has reached the event; never blocks.", "e = event().record()\ne.query()";
     Method Streams "elapsed", "e.elapsed(end)", "Milliseconds of device time from this event to `end`; both must have completed (modelled on sim).", "a = event().record()\nx = randn(1000, 1000, device=cuda)\nb = event().record()\nb.sync()\na.elapsed(b)";
+    Method Streams "elapsed_time", "e.elapsed_time(end)", "PyTorch's name for `e.elapsed(end)`: milliseconds of device time from this event to `end`.", "a = event().record()\nx = randn(1000, 1000, device=cuda)\nb = event().record()\nb.synchronize()\na.elapsed_time(b)";
     Property Tensors "shape", "x.shape", "The shape, as a list of ints.", "ones(2, 3).shape";
+    Property Devices "is_cuda", "x.is_cuda", "Whether `x` lives on a CUDA device.", "ones(2).is_cuda";
     Property Tensors "dtype", "x.dtype", "The element type.", "ones(2).dtype";
     Property Devices "device", "x.device", "Where the tensor lives.", "ones(2).device";
     Property Tensors "ndim", "x.ndim", "Number of dimensions.", "ones(2, 3).ndim";
@@ -321,6 +336,73 @@ docs! {
     Statement Teaching "time", "time [N] { ... }", "Runs the block N times and reports the time per iteration: device time over every stream the block queued work on, from its start to the end of that work (measured with CUDA events on a GPU, modelled on the simulator), or host wall time when no device work ran; bandwidth for copies.", "x = ones(1024, 1024, device=cuda)\ntime 10 { y = x @ x }";
     Statement Teaching "profile", "profile { ... }  or  profile \"run.json\" { ... }", "Runs the block once and counts ops, kernels, allocations and new segments, copies by direction and bytes and host syncs; gives the device time `time` would, how much of it the devices were busy, and a timeline: one lane per stream and one for the host, each kernel, copy and host wait in time (modelled on the simulator, measured with CUDA events on a GPU). With a file name it also writes the timeline as a Chrome trace, which https://ui.perfetto.dev and chrome://tracing open.", "w = randn(64, device=cuda)\nprofile { for i in 0..10 { loss = (w * w).sum().item() } }";
     Statement Teaching "help", "help [TOPIC]", "Lists topics, or explains one builtin, method or statement.", "help randn";
+}
+
+/// PyTorch's spelling of a help topic, shown beside it by `help`.
+pub fn pytorch_name(doc: &Doc) -> Option<String> {
+    let special = match (doc.kind, doc.name) {
+        (Kind::Statement, "devices") => "nvidia-smi (a shell command)",
+        (Kind::Statement, "with") => "with torch.cuda.device(n):  /  with torch.cuda.stream(s):",
+        (Kind::Statement, "stream") => "with torch.cuda.stream(s):",
+        (Kind::Statement, "wait") => "torch.cuda.current_stream().wait_stream(s)  /  .wait_event(e)",
+        (Kind::Statement, "pin") => "x = x.pin_memory()",
+        (Kind::Statement, "sync") => "torch.cuda.synchronize()  /  s.synchronize()  /  e.synchronize()",
+        (Kind::Statement, "mem") => "print(torch.cuda.memory_summary())",
+        (Kind::Statement, "del") => "del x",
+        (Kind::Statement, "for") => "for i in range(a, b):",
+        (Kind::Statement, "time") => {
+            "torch.cuda.Event(enable_timing=True) around the work, then start.elapsed_time(end)"
+        }
+        (Kind::Statement, "profile") => "with torch.profiler.profile() as prof:",
+        (Kind::Statement, "help") => "help(torch.zeros)",
+        (Kind::Function, "seed") => "torch.manual_seed(n)",
+        (Kind::Function, "device") => "torch.device(\"cuda\", n)",
+        (Kind::Function, "devices") => "[torch.device(\"cuda\", i) for i in range(torch.cuda.device_count())]",
+        (Kind::Function, "stream") => "torch.cuda.Stream()  /  torch.cuda.stream(s)",
+        (Kind::Function, "event") => "torch.cuda.Event(enable_timing=True)",
+        (Kind::Function, "reset_peak") => "torch.cuda.reset_peak_memory_stats()",
+        (Kind::Function, "scatter" | "gather") => return Some(format!("torch.cuda.comm.{}", doc.name)),
+        (Kind::Function, "replicate") => "torch.cuda.comm.broadcast(x, devices)",
+        (Kind::Function, "broadcast") => "torch.distributed.broadcast",
+        (Kind::Function, "save") => "numpy.save / safetensors.torch.save_file",
+        (Kind::Function, "load") => "numpy.load / safetensors.torch.load_file",
+        (Kind::Function, "print" | "len") => return Some(format!("{} (Python's)", doc.name)),
+        (Kind::Function, "clear_output") => "IPython.display.clear_output(wait=True)",
+        (Kind::Function, "relu" | "softmax" | "log_softmax") => {
+            return Some(format!("torch.{0} / F.{0}", doc.name))
+        }
+        (Kind::Method, "copy_to") => return None, // MXNet's copyto
+        (Kind::Method, "pin") => "x.pin_memory()",
+        (Kind::Method, "wait") => "s.wait_stream(t)  /  s.wait_event(e)",
+        (Kind::Method, "sync") => return Some(format!("{}.synchronize()", receiver_letter(doc))),
+        (Kind::Method, "elapsed") => "e.elapsed_time(end)",
+        (Kind::Property, "is_pinned") => "x.is_pinned()",
+        (Kind::Property, "pending") => return None,
+        _ => "",
+    };
+    if !special.is_empty() {
+        return Some(special.to_string());
+    }
+    Some(match (doc.kind, doc.group) {
+        (Kind::Method, _) => format!("{}.{}(...)", receiver_letter(doc), doc.name),
+        (Kind::Property, _) => format!("{}.{}", receiver_letter(doc), doc.name),
+        (Kind::Function, Group::Tensors | Group::Math) => format!("torch.{}", doc.name),
+        (Kind::Function, Group::Devices)
+            if matches!(doc.name, "all_reduce" | "reduce_scatter" | "all_gather") =>
+        {
+            format!("torch.distributed.{}", doc.name)
+        }
+        (Kind::Function, _) => format!("torch.cuda.{}", doc.name),
+        (Kind::Statement, _) => return None,
+    })
+}
+
+fn receiver_letter(doc: &Doc) -> &'static str {
+    match doc.receiver() {
+        "stream" => "s",
+        "event" => "e",
+        _ => "x",
+    }
 }
 
 /// Every entry named `topic`: a function and a method can share a name.
@@ -409,4 +491,19 @@ pub fn params(signature: &'static str) -> Vec<Param> {
             }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_topic_but_a_few_names_its_pytorch_spelling() {
+        let missing: Vec<&str> = DOCS
+            .iter()
+            .filter(|d| pytorch_name(d).is_none())
+            .map(|d| d.name)
+            .collect();
+        assert_eq!(missing, ["copy_to", "pending"]);
+    }
 }

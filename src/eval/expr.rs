@@ -20,6 +20,14 @@ impl Interp {
     pub(crate) fn resolve(&self, v: Value) -> Value {
         match v {
             Value::CurrentCuda => Value::Device(Device::Cuda(self.rt.current_device)),
+            // PyTorch's devices as strings: `device="cuda:1"`, `.to("cpu")`.
+            Value::Str(s) if super::spelling::device_string(&s).is_some() => {
+                match super::spelling::device_string(&s) {
+                    Some(Value::CurrentCuda) => Value::Device(Device::Cuda(self.rt.current_device)),
+                    Some(v) => v,
+                    None => Value::Str(s),
+                }
+            }
             Value::List(items)
                 if items
                     .iter()
@@ -90,6 +98,7 @@ impl Interp {
             }
             ExprKind::Call(callee, args) => self.eval_call(callee, args, e.span, d),
             ExprKind::Attr(obj, name) => {
+                self.no_module_path(e)?;
                 let v = self.eval(obj, d)?;
                 self.property(&v, &name.name, name.span)
             }
@@ -110,6 +119,29 @@ impl Interp {
         }
     }
 
+    /// `torch.zeros`, `torch.cuda.synchronize`, `F.relu` written where no
+    /// variable holds the module: the cudash form, as an error.
+    fn no_module_path(&self, e: &Expr) -> Result<(), Diagnostic> {
+        let mut path = Vec::new();
+        let mut at = e;
+        while let ExprKind::Attr(obj, name) = &at.kind {
+            path.push(name.name.as_str());
+            at = obj;
+        }
+        let ExprKind::Var(root) = &at.kind else {
+            return Ok(());
+        };
+        if self.vars.contains_key(root) {
+            return Ok(());
+        }
+        path.push(root);
+        path.reverse();
+        match super::spelling::dotted_hint(&path) {
+            Some(hint) => Err(hint.at(e.span)),
+            None => Ok(()),
+        }
+    }
+
     fn lookup(&self, name: &str, span: Span) -> Result<Value, Diagnostic> {
         if let Some(v) = self.vars.get(name) {
             return Ok(v.clone());
@@ -127,6 +159,13 @@ impl Interp {
         }
         if let Some(doc) = docs::function(name) {
             return Ok(Value::Builtin(doc));
+        }
+        // Python's `True`, PyTorch's `float32`: the same values here.
+        if let Some(v) = super::spelling::value(name) {
+            return Ok(v);
+        }
+        if let Some(hint) = super::spelling::name_hint(name) {
+            return Err(hint.at(span));
         }
         let known = self.known_names();
         Err(Error::UnknownName {
@@ -419,6 +458,7 @@ impl Interp {
         span: Span,
         d: usize,
     ) -> Result<Value, Diagnostic> {
+        self.no_module_path(callee)?;
         // A method call evaluates its receiver first.
         let receiver = match &callee.kind {
             ExprKind::Attr(obj, name) => Some((self.eval(obj, d)?, name)),

@@ -13,6 +13,7 @@ mod measure;
 mod memory;
 mod methods;
 pub mod show;
+pub mod spelling;
 mod stmt;
 mod streams;
 pub mod suggest;
@@ -188,6 +189,7 @@ impl Interp {
     pub fn known_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self.vars.keys().cloned().collect();
         names.extend(["inf".to_string(), "nan".to_string()]);
+        names.extend(spelling::VALUES.iter().map(|(n, _)| n.to_string()));
         names.extend(
             docs::DOCS
                 .iter()

@@ -4,6 +4,7 @@
 pub mod ast;
 pub mod lexer;
 pub mod parser;
+pub mod python;
 pub mod token;
 
 use chumsky::error::{RichPattern, RichReason};
@@ -25,6 +26,8 @@ pub fn parse(src: &str) -> Result<Block, Vec<Diagnostic>> {
         .into_output_errors();
     match ast {
         Some(ast) if errs.is_empty() => Ok(ast),
+        // Python where cudash has its own form: say what to write instead.
+        _ if python::hint(src).is_some() => Err(python::hint(src).into_iter().collect()),
         _ => Err(at_least_one(
             parser::program_parser::<_, Rich<'_, Token, Span>>()
                 .parse(input())

@@ -62,9 +62,11 @@ pub(super) fn name(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
     Ok(Value::Str(name.into()))
 }
 
-/// `stream(name=none)`: a new stream on the current device.
+/// `stream(name=none)`: a new stream on the current device; given a stream,
+/// that stream (PyTorch's `torch.cuda.stream(s)`, for `with stream(s) { }`).
 pub(super) fn stream(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let name = match b.get("name") {
+        Some((Value::Stream(s), _)) => return Ok(Value::Stream(s.clone())),
         Some((Value::Str(s), _)) => Some(s.to_string()),
         Some((Value::None, _)) | None => None,
         Some((other, s)) => {
@@ -165,4 +167,37 @@ pub(super) fn device_list(me: &Interp, b: &Bound, name: &str) -> Result<Vec<Devi
             .at(*s)),
         })
         .collect()
+}
+
+/// `synchronize(device=none)`: PyTorch's `torch.cuda.synchronize`, the
+/// statement `sync` (the current device) or `sync cuda:1`.
+pub(super) fn synchronize(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let index = b.cuda_index("device")?;
+    if index.is_none() && me.rt.devices.count() == 0 {
+        return Ok(Value::None); // no device: nothing queued anywhere
+    }
+    let d = match me.rt.cuda(index).map_err(|e| e.at(b.span))? {
+        Device::Cuda(d) => d,
+        Device::Cpu => return Ok(Value::None),
+    };
+    me.rt.sync_device(d).map_err(|e| e.at(b.span))?;
+    Ok(Value::None)
+}
+
+/// `current_stream(device=none)`: the stream work on a device goes to now.
+pub(super) fn current_stream(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let index = b.cuda_index("device")?;
+    let d = match me.rt.cuda(index).map_err(|e| e.at(b.span))? {
+        Device::Cuda(d) => d,
+        Device::Cpu => return Err(Error::value("the cpu has no streams").at(b.span)),
+    };
+    Ok(Value::Stream(me.rt.stream_ref(me.rt.stream_on(d))))
 }

@@ -80,3 +80,21 @@ fn stats_device(me: &Interp, b: &Bound) -> Result<Device, Diagnostic> {
     };
     d.map_err(|e| e.at(b.span))
 }
+
+/// `memory_summary(device=none)`: PyTorch's `torch.cuda.memory_summary`,
+/// the text of `mem` for one device (the cpu: pinned host memory), as a
+/// string to `print`.
+pub(super) fn summary(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let text = match stats_device(me, b)? {
+        Device::Cpu => crate::display::memory::host_summary(me.rt.devices.host().stats()),
+        Device::Cuda(d) => {
+            let info = me.rt.devices.info(d).cloned();
+            let gpu = me.rt.devices.gpu(d);
+            match (info, gpu) {
+                (Some(info), Some(gpu)) => crate::display::memory::summary(&info, &gpu.allocator),
+                _ => return Err(Error::value("no such device").at(b.span)),
+            }
+        }
+    };
+    Ok(Value::Str(text.into()))
+}

@@ -109,6 +109,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("is_available", devices::is_available),
     ("get_device_name", devices::name),
     ("stream", devices::stream),
+    ("current_stream", devices::current_stream),
+    ("synchronize", devices::synchronize),
     ("event", devices::event),
     ("scatter", devices::scatter),
     ("gather", devices::gather),
@@ -119,6 +121,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("broadcast", collectives::broadcast),
     ("empty_cache", memory::empty_cache),
     ("reset_peak", memory::reset_peak),
+    ("reset_peak_memory_stats", memory::reset_peak),
+    ("memory_summary", memory::summary),
     ("memory_allocated", memory::stat),
     ("max_memory_allocated", memory::stat),
     ("memory_reserved", memory::stat),
@@ -128,6 +132,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("load", teaching::load),
     ("print", teaching::print),
     ("clear_output", teaching::clear_output),
+    ("len", teaching::len),
 ];
 
 impl Interp {

@@ -67,3 +67,33 @@ fn path_arg(b: &Bound) -> Result<String, Diagnostic> {
         None => Err(Error::value("a path is needed").at(b.span)),
     }
 }
+
+/// `len(x)`: Python's: a tensor's first dimension (PyTorch: a 0-d tensor has
+/// none), a list's or dict's items, a string's characters.
+pub(super) fn len(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let (v, span) = b
+        .get("obj")
+        .ok_or_else(|| Error::value("len() needs a value").at(b.span))?;
+    let n = match v {
+        Value::Tensor(t) if t.ndim() == 0 => {
+            return Err(Error::value_help(
+                "len() of a 0-d tensor: it has no first dimension",
+                "`x.numel()` counts its elements (1)",
+            )
+            .at(*span))
+        }
+        Value::Tensor(t) => t.shape()[0],
+        Value::List(items) => items.len(),
+        Value::Dict(pairs) => pairs.len(),
+        Value::Str(s) => s.chars().count(),
+        other => {
+            return Err(Error::wrong_type(
+                "the argument of len()",
+                "a tensor, a list, a dict or a string",
+                other.type_name(),
+            )
+            .at(*span))
+        }
+    };
+    Ok(Value::Int(n as i64))
+}

@@ -155,6 +155,12 @@ static MEMBERS: &[(&str, Member)] = {
         ("flip", TensorMethod(shape::flip)),
         ("chunk", TensorMethod(shape::chunk)),
         ("split", TensorMethod(shape::split)),
+        ("size", TensorMethod(tensor::size)),
+        ("tolist", TensorMethod(tensor::tolist)),
+        (
+            "is_cuda",
+            TensorProperty(|t| Ok(Value::Bool(t.device().is_cuda()))),
+        ),
         ("shape", TensorProperty(|t| Ok(tensor::shape(t)))),
         ("dtype", TensorProperty(|t| Ok(Value::DType(t.dtype())))),
         ("device", TensorProperty(|t| Ok(Value::Device(t.device())))),
@@ -171,6 +177,8 @@ static MEMBERS: &[(&str, Member)] = {
         ("mT", TensorProperty(shape::matrix_transpose)),
         ("wait", StreamMethod(stream::wait)),
         ("sync", StreamMethod(stream::sync)),
+        ("synchronize", StreamMethod(stream::sync)),
+        ("wait_stream", StreamMethod(stream::wait_stream)),
         ("query", StreamMethod(stream::query)),
         ("device", StreamProperty(stream::device)),
         (
@@ -179,8 +187,10 @@ static MEMBERS: &[(&str, Member)] = {
         ),
         ("record", EventMethod(stream::record)),
         ("sync", EventMethod(stream::event_sync)),
+        ("synchronize", EventMethod(stream::event_sync)),
         ("query", EventMethod(stream::event_query)),
         ("elapsed", EventMethod(stream::elapsed)),
+        ("elapsed_time", EventMethod(stream::elapsed)),
     ]
 };
 
@@ -263,6 +273,9 @@ fn unwired(receiver: &str, name: &str) -> Error {
 }
 
 fn no_member(v: &Value, name: &Name) -> Diagnostic {
+    if let Some(hint) = super::spelling::member_hint(v.kind(), &name.name) {
+        return hint.at(name.span);
+    }
     let suggestion = match v {
         Value::Tensor(_) | Value::Stream(_) | Value::Event(_) => {
             super::suggest::closest(&name.name, docs::members(v.kind()).map(|d| d.name))

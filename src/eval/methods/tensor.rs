@@ -374,3 +374,51 @@ pub(super) fn clamp_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
 pub(super) fn clone(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     b.result(me.rt.copy(t))
 }
+
+/// `x.size(dim=none)`: PyTorch's: the shape, or the size of one dimension.
+pub(super) fn size(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    match b.int("dim")? {
+        None => Ok(shape(t)),
+        Some(d) => {
+            let d = norm_dim(d, t.ndim()).map_err(|e| e.at(b.span))?;
+            match t.shape().get(d) {
+                Some(&n) => Ok(Value::Int(n as i64)),
+                // A 0-d tensor: PyTorch's "dimension specified as 0 but tensor has no dimensions".
+                None => Err(Error::value(format!(
+                    "size({d}): the tensor is 0-d and has no dimension {d}"
+                ))
+                .at(b.span)),
+            }
+        }
+    }
+}
+
+/// `x.tolist()`: the elements as (nested) lists of numbers, a number for a
+/// 0-d tensor; like `.item()`, a host read that waits for the device.
+pub(super) fn tolist(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let values = || -> Vec<Value> {
+        match t.dtype() {
+            DType::Bool => t.to_vec::<bool>().into_iter().map(Value::Bool).collect(),
+            DType::I32 | DType::I64 => t.to_vec::<i64>().into_iter().map(Value::Int).collect(),
+            _ => t.to_vec::<f64>().into_iter().map(Value::Float).collect(),
+        }
+    };
+    let flat = me.rt.read_all(t, values).map_err(|e| e.at(b.span))?;
+    Ok(nest(&flat, t.shape()))
+}
+
+/// `flat` (row-major) as lists nested by `shape`; a 0-d tensor's one value as itself.
+fn nest(flat: &[Value], shape: &[usize]) -> Value {
+    match shape {
+        [] => flat.first().cloned().unwrap_or(Value::None),
+        [_] => Value::List(Arc::new(flat.to_vec())),
+        [n, rest @ ..] => {
+            let step = rest.iter().product::<usize>();
+            Value::List(Arc::new(
+                (0..*n)
+                    .map(|i| nest(&flat[i * step..(i + 1) * step], rest))
+                    .collect(),
+            ))
+        }
+    }
+}

@@ -1,0 +1,217 @@
+//! PyTorch's and Python's spellings. Where cudash has the same thing under
+//! another name and PyTorch's is unambiguous, it is accepted (`True`,
+//! `float32`, `device="cuda:1"`; the functions and methods themselves are
+//! rows of `docs.rs`, such as `synchronize` and `x.size`). The rest gets a
+//! hint that shows the cudash form (`import torch`, `torch.zeros`, `F.relu`,
+//! `range(3)`, `.numpy()`; Python's `:` blocks are `lang::python`'s).
+//! Each help topic names its PyTorch spelling (`docs::Doc::pytorch_name`).
+
+use super::docs;
+use super::Value;
+use crate::error::Error;
+use crate::runtime::{DType, Device};
+
+/// A name PyTorch or Python writes for a value cudash has.
+#[derive(Debug, Clone, Copy)]
+pub enum Alias {
+    Bool(bool),
+    None,
+    DType(DType),
+}
+
+/// Python's constants and PyTorch's dtype names (`torch.float32` is
+/// `float32`, also written `f32`).
+pub const VALUES: &[(&str, Alias)] = &[
+    ("True", Alias::Bool(true)),
+    ("False", Alias::Bool(false)),
+    ("None", Alias::None),
+    ("float32", Alias::DType(DType::F32)),
+    ("float16", Alias::DType(DType::F16)),
+    ("bfloat16", Alias::DType(DType::BF16)),
+    ("float64", Alias::DType(DType::F64)),
+    ("int32", Alias::DType(DType::I32)),
+    ("int64", Alias::DType(DType::I64)),
+];
+
+/// The value of an accepted name (`True`, `float32`).
+pub fn value(name: &str) -> Option<Value> {
+    VALUES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, a)| match *a {
+            Alias::Bool(b) => Value::Bool(b),
+            Alias::None => Value::None,
+            Alias::DType(d) => Value::DType(d),
+        })
+}
+
+/// A device written as PyTorch's string: `"cpu"`, `"cuda"`, `"cuda:1"`.
+pub fn device_string(s: &str) -> Option<Value> {
+    match s {
+        "cpu" => Some(Value::Device(Device::Cpu)),
+        "cuda" => Some(Value::CurrentCuda),
+        _ => {
+            let index = s.strip_prefix("cuda:")?;
+            // Digits only, as torch.device reads them (no sign, no spaces).
+            if index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            index.parse().ok().map(|i| Value::Device(Device::Cuda(i)))
+        }
+    }
+}
+
+fn hint(message: impl Into<String>, label: &str, help: impl Into<String>) -> Error {
+    Error::Spelling {
+        message: message.into(),
+        label: label.into(),
+        help: help.into(),
+        class: "NameError",
+    }
+}
+
+/// The modules a PyTorch program names, which cudash's builtins replace.
+const MODULES: &[&str] = &["torch", "F", "nn", "np", "numpy"];
+
+/// A hint for a bare name cudash does not have but PyTorch or Python does.
+pub fn name_hint(name: &str) -> Option<Error> {
+    if MODULES.contains(&name) {
+        return Some(module_hint(&[name]));
+    }
+    match name {
+        "range" => Some(hint(
+            "`range` is Python's: cudash counts with `a..b`",
+            "Python's range",
+            "`for i in 0..3 { ... }` runs i = 0, 1, 2 (`range(3)`); `arange(3)` makes a tensor of them",
+        )),
+        "import" => Some(module_hint(&["torch"])),
+        _ => None,
+    }
+}
+
+/// A hint for `torch.zeros`, `torch.cuda.synchronize`, `F.relu`,
+/// `nn.Linear`, `np.array`: `path` is what was written, from the module on.
+pub fn dotted_hint(path: &[&str]) -> Option<Error> {
+    MODULES
+        .contains(path.first()?)
+        .then(|| module_hint(path))
+}
+
+fn module_hint(path: &[&str]) -> Error {
+    let written = path.join(".");
+    let label = "PyTorch's spelling";
+    let last = path.last().copied().unwrap_or("");
+    match path.first().copied().unwrap_or("") {
+        "np" | "numpy" => hint(
+            format!("cudash has no NumPy (`{written}`): tensors are its arrays"),
+            "NumPy's spelling",
+            "make a tensor with `tensor([...])` or `arange(n)`; `save(x, \"x.npy\")` writes a file NumPy reads",
+        ),
+        "nn" => hint(
+            format!("cudash has no modules yet (`{written}`)"),
+            label,
+            "the functions are builtins: `relu(x)`, `softmax(x, dim=1)`, `x @ w`; `help` lists them",
+        ),
+        _ if path.len() == 1 => hint(
+            format!("cudash needs no `{written}`: PyTorch's functions are its builtins"),
+            label,
+            "write `zeros(2, 3)` for `torch.zeros(2, 3)` and `synchronize()` for \
+             `torch.cuda.synchronize()`; `help` lists every builtin",
+        ),
+        _ => match cudash_form(last) {
+            Some(form) => hint(
+                format!("`{written}` is `{form}` in cudash"),
+                label,
+                format!(
+                    "cudash has PyTorch's names as builtins, without the `{}.` prefix: write `{form}`{}",
+                    path[..path.len() - 1].join("."),
+                    short_dtype(last)
+                        .map(|d| format!(" (or `{d}`)"))
+                        .unwrap_or_default()
+                ),
+            ),
+            None => hint(
+                format!("cudash has no `{written}`"),
+                label,
+                "its builtins are PyTorch's functions without the `torch.` prefix; `help` lists them",
+            ),
+        },
+    }
+}
+
+/// What cudash calls PyTorch's `torch.X` / `F.X` / `torch.cuda.X`, when it has it.
+fn cudash_form(name: &str) -> Option<String> {
+    let renamed = match name {
+        "Event" => "event()",
+        "Stream" => "stream()",
+        "manual_seed" => "seed",
+        "cuda" => "cuda",
+        "device" => "device",
+        "Tensor" => "tensor",
+        "float" => "float32",
+        "double" => "float64",
+        "half" => "float16",
+        "long" => "int64",
+        "int" => "int32",
+        "bool" => "bool",
+        _ => "",
+    };
+    if !renamed.is_empty() {
+        return Some(renamed.to_string());
+    }
+    if value(name).is_some() {
+        return Some(name.to_string());
+    }
+    docs::function(name).map(|d| d.name.to_string())
+}
+
+/// cudash's short name for PyTorch's dtype `name` (`torch.float32`: `f32`).
+fn short_dtype(name: &str) -> Option<String> {
+    let name = cudash_form(name)?;
+    match value(&name)? {
+        Value::DType(d) => Some(d.to_string()),
+        _ => None,
+    }
+}
+
+/// A hint for a member cudash's tensors do not have but PyTorch's do.
+pub fn member_hint(receiver: &str, name: &str) -> Option<Error> {
+    match (receiver, name) {
+        ("tensor", "numpy") => Some(Error::Spelling {
+            message: "cudash has no NumPy arrays: `.numpy()` has nothing to give".into(),
+            label: "NumPy's spelling".into(),
+            help: "`x.tolist()` gives the values as lists, `x.cpu()` a host tensor, and \
+                   `save(x, \"x.npy\")` a file NumPy reads"
+                .into(),
+            class: "AttributeError",
+        }),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_as_strings() {
+        assert!(matches!(
+            device_string("cuda:1"),
+            Some(Value::Device(Device::Cuda(1)))
+        ));
+        assert!(matches!(device_string("cuda"), Some(Value::CurrentCuda)));
+        assert!(matches!(device_string("cpu"), Some(Value::Device(Device::Cpu))));
+        for not in ["cuda:", "cuda:-1", "cuda: 1", "gpu", "CUDA:0", "cuda:1x"] {
+            assert!(device_string(not).is_none(), "{not}");
+        }
+    }
+
+    #[test]
+    fn torch_paths_name_the_builtin() {
+        let e = dotted_hint(&["torch", "cuda", "synchronize"]).unwrap();
+        assert!(e.to_string().contains("is `synchronize`"), "{e}");
+        let e = dotted_hint(&["F", "relu"]).unwrap();
+        assert!(e.to_string().contains("is `relu`"), "{e}");
+        assert!(dotted_hint(&["x", "sum"]).is_none());
+    }
+}
