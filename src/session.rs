@@ -208,6 +208,14 @@ impl Session {
         ok
     }
 
+    /// The text of each top-level statement of `src` (with the comments
+    /// just before it), as `run_script` shows them; None when it does not
+    /// parse.
+    pub fn statement_texts(src: &str) -> Option<Vec<&str>> {
+        let stmts = lang::parse(src).ok()?;
+        Some((0..stmts.len()).map(|i| statement_text(src, &stmts, i)).collect())
+    }
+
     fn error_outcome(&self, diags: &[Diagnostic], name: &str, src: &str) -> Outcome {
         let first = &diags[0];
         let mut report = self.report(first, name, src);

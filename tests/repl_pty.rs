@@ -81,11 +81,27 @@ fn tab_completes_names_and_methods() {
 fn multi_line_blocks_wait_for_the_closing_brace() {
     let mut p = start();
     line(&mut p, "x = ones(2)");
-    // Inside one readline the block's lines can be typed in one go.
-    p.send("for i in 0..3 {\r  x = x * 2\r}\r").unwrap();
+    // Each further line of a block gets Python's `... ` prompt, with the
+    // block's indent already typed.
+    p.send("for i in 0..3 {\r").unwrap();
+    p.expect(READY).unwrap();
+    p.expect("... ").unwrap();
+    p.send("x = x * 2\r").unwrap();
+    p.expect(READY).unwrap();
+    p.expect("...   ").unwrap();
+    p.send("\u{8}\u{8}}\r").unwrap();
     p.expect(READY).unwrap();
     p.send("x\r").unwrap();
     p.expect("[8., 8.]  f32[2] @cpu").unwrap();
+    p.expect(READY).unwrap();
+    // A bracket left open continues the statement too; Ctrl-C drops the
+    // unfinished cell.
+    p.send("y = [1.,\r").unwrap();
+    p.expect("... ").unwrap();
+    p.send(ControlCode::EndOfText).unwrap();
+    p.expect(">>> ").unwrap();
+    p.send("y\r").unwrap();
+    p.expect("NameError: unknown name `y`").unwrap();
     p.expect(READY).unwrap();
     quit(p);
 }
@@ -152,7 +168,7 @@ fn present_steps_through_a_lesson() {
     std::fs::write(
         &file,
         "# Placement\n# where tensors **live**\n\nx = ones(2, device=cuda:1)\nx\n\n\
-         # A long loop: Ctrl-C stops it.\nfor i in 0..1000000000 { n = i }\n\nx * 2\n",
+         # A long loop: Ctrl-C stops it.\nfor i in 0..1000000000 {\n  n = i\n}\n\nx * 2\n",
     )
     .unwrap();
     let mut p = present(file.to_str().unwrap());
@@ -160,6 +176,9 @@ fn present_steps_through_a_lesson() {
     p.expect("Placement").unwrap();
     p.expect("where tensors live").unwrap();
     p.expect("── cell 1/3 ").unwrap();
+    // Each statement with the REPL's prompts.
+    p.expect(">>> x = ones(2, device=cuda:1)").unwrap();
+    p.expect(">>> x").unwrap();
     p.expect(HINT).unwrap();
     p.send("\r").unwrap();
     p.expect("[1., 1.]  f32[2] @cuda:1").unwrap();
@@ -178,6 +197,9 @@ fn present_steps_through_a_lesson() {
     p.expect(HINT).unwrap();
     p.send("\r").unwrap();
     p.expect("── cell 2/3 ").unwrap();
+    p.expect(">>> for i in 0..1000000000 {").unwrap();
+    p.expect("...   n = i").unwrap();
+    p.expect("... }").unwrap();
     p.expect(HINT).unwrap();
     // Run the long loop, then stop it; the session keeps `x`.
     p.send("\r").unwrap();

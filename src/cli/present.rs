@@ -13,6 +13,7 @@ use std::path::Path;
 
 use nu_ansi_term::{Color, Style};
 
+use super::transcript::prompted;
 use crate::lesson::{help_query, markdown, CellKind, Lesson};
 use crate::repl::{highlight, print_outcome, status_line};
 use crate::session::{Config, Session};
@@ -153,11 +154,24 @@ impl Presenter {
                 &format!("{head}{}", "─".repeat(fill))
             )
         );
-        for line in self.lesson.cells[self.code[at]].source.trim_end().lines() {
-            if self.color {
-                println!("{}", highlight::highlight(line));
-            } else {
-                println!("{line}");
+        // Each statement as the REPL shows it: `>>> `, then `... ` before its
+        // other lines.
+        let src = self.lesson.cells[self.code[at]].source.trim_end();
+        let texts = Session::statement_texts(src).unwrap_or_else(|| vec![src]);
+        for text in texts {
+            for line in prompted(text).lines() {
+                let (prompt, code) = match line.get(..4) {
+                    Some(p @ (">>> " | "... ")) => (p, &line[4..]),
+                    _ => ("", line),
+                };
+                match self.color {
+                    true => println!(
+                        "{}{}",
+                        Color::Green.bold().paint(prompt),
+                        highlight::highlight(code)
+                    ),
+                    false => println!("{prompt}{code}"),
+                }
             }
         }
     }

@@ -1,5 +1,5 @@
-//! The rustyline helper: highlighting, completion, signature hints and a
-//! validator, all answered by the `Session`.
+//! The rustyline helper: highlighting, completion and signature hints, all
+//! answered by the `Session`.
 
 use std::borrow::Cow;
 use std::cell::RefCell;
@@ -12,7 +12,6 @@ use rustyline::hint::Hinter;
 use rustyline::validate::{ValidationContext, ValidationResult, Validator};
 use rustyline::{Context, Helper};
 
-use crate::lang::Completeness;
 use crate::session::Session;
 
 pub struct ReplHelper {
@@ -100,25 +99,11 @@ impl Highlighter for ReplHelper {
     }
 }
 
+/// Every line is submitted as it is: the REPL loop (`repl::run`) reads a
+/// block's further lines under its own `... ` prompt, which rustyline's
+/// multi-line buffer cannot show.
 impl Validator for ReplHelper {
-    /// Keeps reading lines while the parser says the input ended early; a blank
-    /// line forces it through, and real syntax errors are submitted and reported.
-    fn validate(&self, ctx: &mut ValidationContext) -> rustyline::Result<ValidationResult> {
-        let input = ctx.input();
-        let blank_line = input.contains('\n') && last_line_blank(input);
-        if input.starts_with(':') || blank_line || input.trim().is_empty() {
-            return Ok(ValidationResult::Valid(None));
-        }
-        Ok(match self.session.borrow().is_complete(input) {
-            Completeness::Incomplete { .. } => ValidationResult::Incomplete,
-            _ => ValidationResult::Valid(None),
-        })
+    fn validate(&self, _: &mut ValidationContext) -> rustyline::Result<ValidationResult> {
+        Ok(ValidationResult::Valid(None))
     }
-}
-
-fn last_line_blank(input: &str) -> bool {
-    input
-        .rsplit('\n')
-        .next()
-        .is_some_and(|l| l.trim().is_empty())
 }

@@ -25,6 +25,7 @@ use rustyline::{CompletionType, Config as RlConfig, Editor, ExternalPrinter};
 pub use columns::terminal_columns;
 
 use crate::eval::Output;
+use crate::lang::Completeness;
 use crate::session::{Config, Outcome, Session};
 use crate::vocab::human_bytes;
 use helper::ReplHelper;
@@ -74,33 +75,56 @@ pub fn run(config: Config) -> u8 {
         watching: None,
     };
     println!("{}", repl.session.borrow().banner());
-    let prompt = if color {
-        Color::Green.bold().paint(">>> ").to_string()
-    } else {
-        ">>> ".into()
+    let paint_prompt = |p: &str| match color {
+        true => Color::Green.bold().paint(p).to_string(),
+        false => p.to_string(),
     };
+    let (prompt, more) = (paint_prompt(">>> "), paint_prompt("... "));
+    // A cell is read line by line, as Python's REPL does: `>>> ` for its
+    // first line, `... ` (with the block's indent typed for you) while the
+    // parser says it is not finished; a blank line runs it as it is.
+    let mut cell = String::new();
+    let mut indent = String::new();
     loop {
-        match rl.readline(&prompt) {
+        let read = match cell.is_empty() {
+            true => rl.readline(&prompt),
+            false => rl.readline_with_initial(&more, (&indent, "")),
+        };
+        match read {
             Ok(input) => {
-                let input = input.trim_end().to_string();
-                if input.trim().is_empty() {
+                if cell.is_empty() && input.trim().is_empty() {
                     continue;
                 }
-                let _ = rl.add_history_entry(input.as_str());
-                if let Some(h) = &history {
-                    let _ = rl.append_history(h);
+                if !input.trim().is_empty() {
+                    let _ = rl.add_history_entry(input.trim_end());
+                    if let Some(h) = &history {
+                        let _ = rl.append_history(h);
+                    }
                 }
-                if let Some(arg) = input.strip_prefix(":watch") {
-                    repl.watch(arg.trim(), &mut rl);
-                } else if input.starts_with(':') {
-                    if repl.meta(&input) {
+                if cell.is_empty() && input.starts_with(':') {
+                    let input = input.trim_end();
+                    if let Some(arg) = input.strip_prefix(":watch") {
+                        repl.watch(arg.trim(), &mut rl);
+                    } else if repl.meta(input) {
                         break;
                     }
-                } else {
-                    repl.run_cell(&input);
+                    continue;
                 }
+                cell.push_str(input.trim_end());
+                cell.push('\n');
+                let blank = input.trim().is_empty();
+                if !blank {
+                    let done = repl.session.borrow().is_complete(&cell);
+                    if let Completeness::Incomplete { indent: next } = done {
+                        indent = next;
+                        continue;
+                    }
+                }
+                let src = std::mem::take(&mut cell);
+                repl.run_cell(src.trim_end());
             }
-            Err(ReadlineError::Interrupted) => continue,
+            // Ctrl-C while typing drops the whole cell, as in Python.
+            Err(ReadlineError::Interrupted) => cell.clear(),
             Err(ReadlineError::Eof) => break,
             Err(e) => {
                 eprintln!("cudash: {e}");
