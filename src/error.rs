@@ -103,9 +103,7 @@ pub enum Error {
     /// A tensor larger than the host's available memory (checked before allocating).
     #[error("{message}")]
     HostOutOfMemory { message: String, needed: u64 },
-    #[error(
-        "interrupted: the statement was stopped; every variable keeps the value it had before it"
-    )]
+    #[error("the statement was stopped (Ctrl-C); every variable keeps the value it had before it")]
     Interrupted,
     #[error("cannot {action} `{path}`: {reason}")]
     Io {

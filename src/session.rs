@@ -213,7 +213,11 @@ impl Session {
     /// parse.
     pub fn statement_texts(src: &str) -> Option<Vec<&str>> {
         let stmts = lang::parse(src).ok()?;
-        Some((0..stmts.len()).map(|i| statement_text(src, &stmts, i)).collect())
+        Some(
+            (0..stmts.len())
+                .map(|i| statement_text(src, &stmts, i))
+                .collect(),
+        )
     }
 
     fn error_outcome(&self, diags: &[Diagnostic], name: &str, src: &str) -> Outcome {

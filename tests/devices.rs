@@ -149,7 +149,7 @@ fn pinned_memory() {
     );
     let out = ok(&mut s, "mem cpu");
     assert!(
-        out.contains("registered (pin x)") && out.contains("3.9 KiB"),
+        out.contains("registered (by `pin`)") && out.contains("3.9 KiB"),
         "{out}"
     );
     ok(&mut s, "p = ones(3).pin()");

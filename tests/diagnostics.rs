@@ -83,7 +83,10 @@ diagnostic!(
 );
 diagnostic!(matrix_norm, "ones(2, 2).norm(\"nuc\")");
 diagnostic!(chunk_of_a_0d_tensor, "zeros().chunk(2)");
-diagnostic!(split_of_a_0d_tensor, "randn(dtype=f64, device=cuda).split(1)");
+diagnostic!(
+    split_of_a_0d_tensor,
+    "randn(dtype=f64, device=cuda).split(1)"
+);
 // PyTorch's and Python's spellings that cudash writes another way: the hint shows its form.
 diagnostic!(import_torch, "import torch\nx = torch.zeros(2)");
 diagnostic!(from_import, "from torch import nn");
@@ -95,7 +98,10 @@ diagnostic!(torch_event, "start = torch.cuda.Event(enable_timing=True)");
 diagnostic!(nn_module, "layer = nn.Linear(4, 2)");
 diagnostic!(numpy_module, "a = np.array([1, 2])");
 diagnostic!(python_block, "for i in range(3):\n    x = ones(2)");
-diagnostic!(python_with_block, "with torch.cuda.device(1):\n    x = ones(2, device=\"cuda\")");
+diagnostic!(
+    python_with_block,
+    "with torch.cuda.device(1):\n    x = ones(2, device=\"cuda\")"
+);
 diagnostic!(python_range, "for i in range(3) { x = ones(2) }");
 diagnostic!(numpy_method, "x = ones(2)\nx.numpy()");
 diagnostic!(len_of_0d, "len(tensor(3.))");

@@ -43,11 +43,15 @@ fn device() -> BoxedStrategy<String> {
 
 /// Shapes as a factory's arguments: 0-d, zero-size, and small.
 fn shape() -> BoxedStrategy<String> {
-    pick(&["", "0", "1", "3", "2, 3", "3, 2", "2, 0", "0, 3", "1, 3", "2, 1, 3", "4"])
+    pick(&[
+        "", "0", "1", "3", "2, 3", "3, 2", "2, 0", "0, 3", "1, 3", "2, 1, 3", "4",
+    ])
 }
 
 fn number() -> BoxedStrategy<String> {
-    pick(&["0", "1", "-1", "2", "3", "2.5", "-0.5", "true", "false", "inf", "nan"])
+    pick(&[
+        "0", "1", "-1", "2", "3", "2.5", "-0.5", "true", "false", "inf", "nan",
+    ])
 }
 
 fn factory() -> BoxedStrategy<String> {
@@ -78,28 +82,106 @@ fn factory() -> BoxedStrategy<String> {
 
 fn index() -> BoxedStrategy<String> {
     pick(&[
-        "[0]", "[-1]", "[1:]", "[:, 0]", "[..., -1]", "[none]", "[::2]", "[0, 1]", "[1:1]",
-        "[tensor([0, 0])]", "[t0 > 0]",
+        "[0]",
+        "[-1]",
+        "[1:]",
+        "[:, 0]",
+        "[..., -1]",
+        "[none]",
+        "[::2]",
+        "[0, 1]",
+        "[1:1]",
+        "[tensor([0, 0])]",
+        "[t0 > 0]",
     ])
 }
 
 fn method() -> BoxedStrategy<String> {
     prop_oneof![
         pick(&[
-            ".sum()", ".sum(0)", ".sum(-1, keepdim=true)", ".mean()", ".mean(0)", ".max()",
-            ".min(0)", ".argmax()", ".argmin(0)", ".prod()", ".any()", ".all()", ".norm()",
-            ".var()", ".std(0)", ".cumsum(0)", ".cumprod(-1)", ".softmax(0)", ".log_softmax(-1)",
-            ".sort()", ".argsort()", ".topk(1)", ".tril()", ".triu()", ".nonzero()",
-            ".argwhere()", ".trace()", ".flip(0)", ".repeat(2)", ".squeeze()", ".unsqueeze(0)",
-            ".flatten()", ".reshape(-1)", ".reshape(2, -1)", ".view(-1)", ".permute(1, 0)",
-            ".expand(2, 3)", ".transpose(0, 1)", ".T", ".mT", ".contiguous()", ".clone()",
-            ".chunk(2)", ".split(1)", ".split([1, 1])", ".float()", ".double()", ".half()",
-            ".bfloat16()", ".int()", ".long()", ".bool()", ".abs()", ".exp()", ".log()",
-            ".sqrt()", ".relu()", ".sigmoid()", ".tanh()", ".sin()", ".floor()", ".round()",
-            ".logical_not()", ".isnan()", ".bitwise_not()", ".clamp(0, 1)", ".cpu()",
-            ".cuda()", ".pin()", ".item()", ".numel()", ".shape", ".dtype", ".device",
-            ".ndim", ".nbytes", ".is_pinned", ".copy_to(cuda:1)", ".to(cuda:0)", ".to(cpu)",
-            ".to(f16)", ".to(cuda:1, non_blocking=true)", ".to(cpu, non_blocking=true)",
+            ".sum()",
+            ".sum(0)",
+            ".sum(-1, keepdim=true)",
+            ".mean()",
+            ".mean(0)",
+            ".max()",
+            ".min(0)",
+            ".argmax()",
+            ".argmin(0)",
+            ".prod()",
+            ".any()",
+            ".all()",
+            ".norm()",
+            ".var()",
+            ".std(0)",
+            ".cumsum(0)",
+            ".cumprod(-1)",
+            ".softmax(0)",
+            ".log_softmax(-1)",
+            ".sort()",
+            ".argsort()",
+            ".topk(1)",
+            ".tril()",
+            ".triu()",
+            ".nonzero()",
+            ".argwhere()",
+            ".trace()",
+            ".flip(0)",
+            ".repeat(2)",
+            ".squeeze()",
+            ".unsqueeze(0)",
+            ".flatten()",
+            ".reshape(-1)",
+            ".reshape(2, -1)",
+            ".view(-1)",
+            ".permute(1, 0)",
+            ".expand(2, 3)",
+            ".transpose(0, 1)",
+            ".T",
+            ".mT",
+            ".contiguous()",
+            ".clone()",
+            ".chunk(2)",
+            ".split(1)",
+            ".split([1, 1])",
+            ".float()",
+            ".double()",
+            ".half()",
+            ".bfloat16()",
+            ".int()",
+            ".long()",
+            ".bool()",
+            ".abs()",
+            ".exp()",
+            ".log()",
+            ".sqrt()",
+            ".relu()",
+            ".sigmoid()",
+            ".tanh()",
+            ".sin()",
+            ".floor()",
+            ".round()",
+            ".logical_not()",
+            ".isnan()",
+            ".bitwise_not()",
+            ".clamp(0, 1)",
+            ".cpu()",
+            ".cuda()",
+            ".pin()",
+            ".item()",
+            ".numel()",
+            ".shape",
+            ".dtype",
+            ".device",
+            ".ndim",
+            ".nbytes",
+            ".is_pinned",
+            ".copy_to(cuda:1)",
+            ".to(cuda:0)",
+            ".to(cpu)",
+            ".to(f16)",
+            ".to(cuda:1, non_blocking=true)",
+            ".to(cpu, non_blocking=true)",
             ".new_full([2], 7)",
         ]),
         dtype().prop_map(|t| format!(".to({t})")),
@@ -223,9 +305,8 @@ const PROLOGUE: &[&str] = &[
 ];
 
 fn program() -> impl Strategy<Value = Vec<String>> {
-    prop::collection::vec(statement(), 10..60).prop_map(|body| {
-        PROLOGUE.iter().map(|s| s.to_string()).chain(body).collect()
-    })
+    prop::collection::vec(statement(), 10..60)
+        .prop_map(|body| PROLOGUE.iter().map(|s| s.to_string()).chain(body).collect())
 }
 
 fn session(backend: BackendChoice) -> Session {
@@ -324,12 +405,20 @@ fn sim_and_emu_give_the_same_transcript_and_never_panic() {
     run(cases(120), |p| {
         let sim = transcript(BackendChoice::Sim, &p);
         let again = transcript(BackendChoice::Sim, &p);
-        prop_assert!(sim == again, "the same program gave two transcripts:\n{}", first_difference(&sim, &again));
+        prop_assert!(
+            sim == again,
+            "the same program gave two transcripts:\n{}",
+            first_difference(&sim, &again)
+        );
         let emu = transcript(BackendChoice::Emu, &p);
         if sim != emu {
             keep_for_replay(&p);
         }
-        prop_assert!(sim == emu, "sim and emu differ:\n{}", first_difference(&sim, &emu));
+        prop_assert!(
+            sim == emu,
+            "sim and emu differ:\n{}",
+            first_difference(&sim, &emu)
+        );
         Ok(())
     });
 }

@@ -39,6 +39,15 @@ fn device_colour(d: Device) -> &'static str {
 }
 
 /// The device badge: `cuda:1` in the device's colour.
+/// Text laid out in columns (`profile`'s table) as HTML: in a monospace
+/// font however a notebook styles its outputs, and never wrapped.
+pub fn preformatted(text: &str) -> String {
+    format!(
+        "<pre style=\"font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, 'Liberation Mono', monospace; white-space: pre\">{}</pre>",
+        escape(text)
+    )
+}
+
 pub fn badge(d: Device) -> String {
     format!(
         "<span style=\"background:{};color:#fff;border-radius:3px;padding:0 5px;font-family:monospace\">{d}</span>",
@@ -220,8 +229,12 @@ pub fn segments_svg(gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<String>) -> Str
          width=\"6\" height=\"6\" patternUnits=\"userSpaceOnUse\" patternTransform=\"rotate(45)\">\
          <rect width=\"3\" height=\"6\" fill=\"#f59e0b\"/></pattern></defs>"
     );
+    // What each segment's blocks hold, as text under the drawing: hover
+    // text is lost in a static render (nbconvert, GitHub).
+    let mut legend: Vec<String> = Vec::new();
     for (row, seg) in segs.iter().enumerate() {
         let y = row as f64 * ROW;
+        let mut held: Vec<String> = Vec::new();
         let pool = match seg.pool {
             Pool::Small => "small",
             Pool::Large => "large",
@@ -239,18 +252,16 @@ pub fn segments_svg(gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<String>) -> Str
         for (off, size, state) in a.blocks(seg) {
             let x = off as f64 / seg.size as f64 * WIDTH;
             let w = (size as f64 / seg.size as f64 * WIDTH).max(1.0);
-            let (fill, what) = match state {
-                BlockState::Free => ("none".to_string(), "free".to_string()),
-                BlockState::Allocated { requested } => (
-                    colour.to_string(),
-                    format!(
-                        "{}: requested {}",
-                        memory::block_owner(owner(seg.id, off)),
-                        human_bytes(requested as u128)
-                    ),
-                ),
+            let (fill, name, what) = match state {
+                BlockState::Free => ("none".to_string(), None, "free".to_string()),
+                BlockState::Allocated { requested } => {
+                    let name = memory::block_owner(owner(seg.id, off));
+                    let what = format!("{name}: requested {}", human_bytes(requested as u128));
+                    (colour.to_string(), Some(name), what)
+                }
                 BlockState::Waiting { .. } => (
                     "url(#cudash-wait)".to_string(),
+                    Some("waiting".to_string()),
                     format!(
                         "waiting for stream {}",
                         memory::waiting_for(gpu, seg.id, off)
@@ -266,9 +277,37 @@ pub fn segments_svg(gpu: &Gpu, owner: &dyn Fn(u64, usize) -> Vec<String>) -> Str
                 h(size as u64),
                 escape(&what)
             );
+            if let Some(name) = name {
+                // The owner's name on its block, where it fits.
+                if w >= 7.0 * name.chars().count() as f64 + 6.0 {
+                    let _ = write!(
+                        out,
+                        "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"white\" text-anchor=\"middle\" \
+                         pointer-events=\"none\">{}</text>",
+                        x + w / 2.0,
+                        y + 29.0,
+                        escape(&name)
+                    );
+                }
+                held.push(format!("+{} {} {}", h(off as u64), h(size as u64), what));
+            }
         }
+        let list = match held.is_empty() {
+            true => "all free".to_string(),
+            false => held.join(" · "),
+        };
+        legend.push(format!("segment {}: {list}", seg.id));
     }
     out.push_str("</svg>");
+    let _ = write!(
+        out,
+        "<div class=\"cudash-mem-legend\" style=\"font-family:monospace;font-size:11px;color:#374151\">{}</div>",
+        legend
+            .iter()
+            .map(|l| escape(l))
+            .collect::<Vec<_>>()
+            .join("<br>")
+    );
     out
 }
 

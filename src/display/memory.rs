@@ -6,7 +6,7 @@ use crate::runtime::backend::DeviceInfo;
 use crate::runtime::devices::DeviceAllocator;
 use crate::runtime::gpu::Gpu;
 use crate::runtime::host_alloc::HostStats;
-use crate::vocab::human_bytes;
+use crate::vocab::{bytes_of, human_bytes};
 
 fn h(b: u64) -> String {
     human_bytes(b as u128)
@@ -78,7 +78,10 @@ pub fn summary_rows(info: &DeviceInfo, a: &DeviceAllocator) -> Vec<Row> {
         (
             "device free",
             // Padded so the figure lines up with the column in text.
-            format!("{:>12} of {}", h(free), h(info.total_memory as u64)),
+            {
+                let (free, total) = bytes_of(free as u128, info.total_memory as u128);
+                format!("{free:>12} of {total}")
+            },
             String::new(),
         ),
     ]
@@ -116,7 +119,7 @@ pub fn host_rows(s: &HostStats) -> Vec<Row> {
             h(s.reserved.peak),
         ),
         (
-            "registered (pin x)",
+            "registered (by `pin`)",
             h(s.registered.current),
             h(s.registered.peak),
         ),

@@ -4,6 +4,7 @@ pub mod html;
 pub mod memory;
 pub mod tensor;
 pub mod timeline;
+pub mod wrap;
 
 use crate::runtime::counters::Counters;
 use crate::vocab::human_bytes;

@@ -164,7 +164,8 @@ pub fn svg(t: &Timeline) -> String {
             kernels: usize::from(i.kind == Kind::Kernel),
         });
     }
-    let h = SVG_LANE_H * (t.lanes.len() as f64 + 1.0);
+    // The lanes, the time axis, then the legend.
+    let h = SVG_LANE_H * (t.lanes.len() as f64 + 2.0);
     let w = SVG_NAME_W + SVG_BARS_W + 10.0;
     let mut s = format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"cudash-timeline\" width=\"{w}\" height=\"{h}\" viewBox=\"0 0 {w} {h}\" font-family=\"monospace\" font-size=\"11\">"
@@ -239,10 +240,43 @@ pub fn svg(t: &Timeline) -> String {
     }
     let y = t.lanes.len() as f64 * SVG_LANE_H + 14.0;
     s.push_str(&format!(
-        "<text x=\"{SVG_NAME_W}\" y=\"{y:.1}\">0</text><text x=\"{:.1}\" y=\"{y:.1}\" text-anchor=\"end\">{} ({})</text></svg>",
+        "<text x=\"{SVG_NAME_W}\" y=\"{y:.1}\">0</text><text x=\"{:.1}\" y=\"{y:.1}\" text-anchor=\"end\">{} ({})</text>",
         SVG_NAME_W + SVG_BARS_W,
         fmt_seconds(t.end),
         basis(t)
+    ));
+    s.push_str(&svg_legend(y + SVG_LANE_H));
+    s.push_str("</svg>");
+    s
+}
+
+/// The terminal's legend, drawn: what each colour and mark means, and
+/// what the percentages are (a static render keeps it, unlike hover text).
+fn svg_legend(y: f64) -> String {
+    let mut s = String::new();
+    let mut x = SVG_NAME_W;
+    for (kind, name) in [
+        (Kind::Kernel, "kernel"),
+        (Kind::Copy("H2D"), "copy"),
+        (Kind::HostWait, "host waits"),
+    ] {
+        s.push_str(&format!(
+            "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"12\" height=\"10\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{y:.1}\">{name}</text>",
+            y - 9.0,
+            color(kind),
+            x + 16.0
+        ));
+        x += 16.0 + 7.0 * name.len() as f64 + 14.0;
+    }
+    s.push_str(&format!(
+        "<line x1=\"{x:.1}\" x2=\"{x:.1}\" y1=\"{:.1}\" y2=\"{:.1}\" stroke=\"#333\"/><text x=\"{:.1}\" y=\"{y:.1}\">host sync</text>",
+        y - 10.0,
+        y + 1.0,
+        x + 5.0
+    ));
+    x += 5.0 + 7.0 * 9.0 + 14.0;
+    s.push_str(&format!(
+        "<text x=\"{x:.1}\" y=\"{y:.1}\">% busy (the host: waiting)</text>"
     ));
     s
 }

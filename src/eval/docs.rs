@@ -344,9 +344,13 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Kind::Statement, "devices") => "nvidia-smi (a shell command)",
         (Kind::Statement, "with") => "with torch.cuda.device(n):  /  with torch.cuda.stream(s):",
         (Kind::Statement, "stream") => "with torch.cuda.stream(s):",
-        (Kind::Statement, "wait") => "torch.cuda.current_stream().wait_stream(s)  /  .wait_event(e)",
+        (Kind::Statement, "wait") => {
+            "torch.cuda.current_stream().wait_stream(s)  /  .wait_event(e)"
+        }
         (Kind::Statement, "pin") => "x = x.pin_memory()",
-        (Kind::Statement, "sync") => "torch.cuda.synchronize()  /  s.synchronize()  /  e.synchronize()",
+        (Kind::Statement, "sync") => {
+            "torch.cuda.synchronize()  /  s.synchronize()  /  e.synchronize()"
+        }
         (Kind::Statement, "mem") => "print(torch.cuda.memory_summary())",
         (Kind::Statement, "del") => "del x",
         (Kind::Statement, "for") => "for i in range(a, b):",
@@ -357,11 +361,15 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Kind::Statement, "help") => "help(torch.zeros)",
         (Kind::Function, "seed") => "torch.manual_seed(n)",
         (Kind::Function, "device") => "torch.device(\"cuda\", n)",
-        (Kind::Function, "devices") => "[torch.device(\"cuda\", i) for i in range(torch.cuda.device_count())]",
+        (Kind::Function, "devices") => {
+            "[torch.device(\"cuda\", i) for i in range(torch.cuda.device_count())]"
+        }
         (Kind::Function, "stream") => "torch.cuda.Stream()  /  torch.cuda.stream(s)",
         (Kind::Function, "event") => "torch.cuda.Event(enable_timing=True)",
         (Kind::Function, "reset_peak") => "torch.cuda.reset_peak_memory_stats()",
-        (Kind::Function, "scatter" | "gather") => return Some(format!("torch.cuda.comm.{}", doc.name)),
+        (Kind::Function, "scatter" | "gather") => {
+            return Some(format!("torch.cuda.comm.{}", doc.name))
+        }
         (Kind::Function, "replicate") => "torch.cuda.comm.broadcast(x, devices)",
         (Kind::Function, "broadcast") => "torch.distributed.broadcast",
         (Kind::Function, "save") => "numpy.save / safetensors.torch.save_file",

@@ -161,8 +161,7 @@ impl Interp {
         }
         match svg {
             Some(svg) => {
-                let html =
-                    svg.map(|svg| format!("<pre>{}</pre>{svg}", display::html::escape(&table)));
+                let html = svg.map(|svg| format!("{}{svg}", display::html::preformatted(&table)));
                 self.emit(Output::Display(Shown { html, text }))
             }
             None => self.emit(Output::Text(text)),

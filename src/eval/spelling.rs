@@ -92,9 +92,7 @@ pub fn name_hint(name: &str) -> Option<Error> {
 /// A hint for `torch.zeros`, `torch.cuda.synchronize`, `F.relu`,
 /// `nn.Linear`, `np.array`: `path` is what was written, from the module on.
 pub fn dotted_hint(path: &[&str]) -> Option<Error> {
-    MODULES
-        .contains(path.first()?)
-        .then(|| module_hint(path))
+    MODULES.contains(path.first()?).then(|| module_hint(path))
 }
 
 fn module_hint(path: &[&str]) -> Error {
@@ -200,7 +198,10 @@ mod tests {
             Some(Value::Device(Device::Cuda(1)))
         ));
         assert!(matches!(device_string("cuda"), Some(Value::CurrentCuda)));
-        assert!(matches!(device_string("cpu"), Some(Value::Device(Device::Cpu))));
+        assert!(matches!(
+            device_string("cpu"),
+            Some(Value::Device(Device::Cpu))
+        ));
         for not in ["cuda:", "cuda:-1", "cuda: 1", "gpu", "CUDA:0", "cuda:1x"] {
             assert!(device_string(not).is_none(), "{not}");
         }

@@ -23,22 +23,28 @@ pub fn hint(src: &str) -> Option<Diagnostic> {
         let span = Span::from(start + indent..start + indent + code.len());
         let first = code.split_whitespace().next().unwrap_or("");
         if first == "import" || (first == "from" && code.contains(" import ")) {
-            return Some(spelling(
-                format!("cudash needs no imports (`{code}`): PyTorch's functions are its builtins"),
-                "Python's import",
-                "write `zeros(2, 3)` for `torch.zeros(2, 3)` and `synchronize()` for \
+            return Some(
+                spelling(
+                    format!(
+                        "cudash needs no imports (`{code}`): PyTorch's functions are its builtins"
+                    ),
+                    "Python's import",
+                    "write `zeros(2, 3)` for `torch.zeros(2, 3)` and `synchronize()` for \
                  `torch.cuda.synchronize()`; `help` lists every builtin",
-            )
-            .at(span));
+                )
+                .at(span),
+            );
         }
         if BLOCK_WORDS.contains(&first.trim_end_matches(':')) && code.ends_with(':') {
             let header = code.trim_end_matches(':').trim_end();
-            return Some(spelling(
-                "cudash writes a block in braces, not with `:` and indentation".into(),
-                "Python's block",
-                &format!("write `{} {{ ... }}`", cudash_header(header)),
-            )
-            .at(span));
+            return Some(
+                spelling(
+                    "cudash writes a block in braces, not with `:` and indentation".into(),
+                    "Python's block",
+                    &format!("write `{} {{ ... }}`", cudash_header(header)),
+                )
+                .at(span),
+            );
         }
     }
     None
@@ -56,9 +62,7 @@ fn spelling(message: String, label: &str, help: &str) -> Error {
 /// `for i in range(3)` as cudash writes it: `for i in 0..3`; `with
 /// torch.cuda.device(1)` as `with device(1)`.
 fn cudash_header(header: &str) -> String {
-    let header = header
-        .replace("torch.cuda.", "")
-        .replace("torch.", "");
+    let header = header.replace("torch.cuda.", "").replace("torch.", "");
     if let Some((head, arg)) = header.split_once(" in range(") {
         if let Some(args) = arg.strip_suffix(')') {
             let parts: Vec<&str> = args.split(',').map(str::trim).collect();

@@ -5,6 +5,7 @@
 use serde_json::{json, Value};
 
 use super::multiline::{lines, text};
+use crate::display::wrap;
 use crate::eval::{Output, Shown};
 use crate::session::{ErrorReport, Outcome};
 
@@ -23,18 +24,25 @@ pub enum CellOutput {
     },
 }
 
+/// Columns a notebook's warnings and tracebacks are broken to, between
+/// words: Jupyter's output areas break longer lines anywhere, mid-word too.
+pub const NOTEBOOK_WIDTH: usize = 100;
+
 /// The stream text an output makes, `(is stderr, text)`, as the kernel sends it.
 pub fn stream_text(o: &Output) -> Option<(bool, String)> {
     match o {
         Output::Text(t) => Some((false, format!("{t}\n"))),
-        Output::Warning(w) => Some((true, format!("warning: {w}\n"))),
+        Output::Warning(w) => Some((true, format!("{}\n", wrap::warning(w, NOTEBOOK_WIDTH)))),
         _ => None,
     }
 }
 
 /// An error report as the lines of a Jupyter traceback.
 pub fn traceback(e: &ErrorReport) -> Vec<String> {
-    e.report.trim_end().lines().map(String::from).collect()
+    wrap::report(e.report.trim_end(), NOTEBOOK_WIDTH)
+        .lines()
+        .map(String::from)
+        .collect()
 }
 
 /// What a notebook shows for a cell that produced `outcome`: consecutive
@@ -251,7 +259,9 @@ pub fn mask_for_check(s: &str) -> String {
             out.push_str(masked);
         } else {
             // A simulated or emulated device's name is tagged; a GPU's is not.
-            let untagged = line.replace(" (simulated)", "").replace(" (emulated)", "");
+            let untagged = line
+                .replace("(simulated, ", "(")
+                .replace("(emulated, ", "(");
             out.push_str(&mask_gpu_name(&mask_device_row(&untagged)));
         }
         out.push('\n');

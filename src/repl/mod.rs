@@ -24,6 +24,7 @@ use rustyline::{CompletionType, Config as RlConfig, Editor, ExternalPrinter};
 
 pub use columns::terminal_columns;
 
+use crate::display::wrap;
 use crate::eval::Output;
 use crate::lang::Completeness;
 use crate::session::{Config, Outcome, Session};
@@ -287,13 +288,16 @@ fn meta_help() -> &'static str {
 
 /// Prints what a statement produced: values and text, warnings in yellow,
 /// the error report last. With `color`, device tags are coloured.
+/// What a statement showed, in the terminal: long warnings and error
+/// reports broken between words to its width.
 pub fn print_outcome(o: &Outcome, color: bool) {
+    let width = terminal_columns();
     for out in &o.outputs {
         match out {
             Output::Warning(s) if color => {
-                println!("{}", Color::Yellow.paint(format!("warning: {s}")))
+                println!("{}", Color::Yellow.paint(wrap::warning(s, width)))
             }
-            Output::Warning(s) => println!("warning: {s}"),
+            Output::Warning(s) => println!("{}", wrap::warning(s, width)),
             // Clearing the screen only makes sense on a terminal.
             Output::Clear { .. } => {
                 if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
@@ -305,7 +309,7 @@ pub fn print_outcome(o: &Outcome, color: bool) {
         }
     }
     if let Some(e) = &o.error {
-        print!("{}", e.report);
+        print!("{}", wrap::report(&e.report, width));
     }
 }
 

@@ -48,7 +48,7 @@ impl Backend for SimBackend {
         (0..self.count)
             .map(|index| DeviceInfo {
                 index,
-                name: format!("{} (simulated)", H100.name),
+                name: super::spec::stand_in_name(&H100, "simulated", self.memory),
                 total_memory: self.memory,
                 compute_capability: H100.compute_capability,
                 spec: &H100,

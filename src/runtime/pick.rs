@@ -76,7 +76,8 @@ pub fn pick(choice: BackendChoice, sim: SimBackend) -> Result<Picked, String> {
             })
         }
         BackendChoice::Emu => {
-            let emu = Emu::new(sim.count, sim.memory, H100.name, H100.compute_capability);
+            let name = crate::runtime::spec::stand_in_name(&H100, "emulated", sim.memory);
+            let emu = Emu::new(sim.count, sim.memory, &name, H100.compute_capability);
             emu.prepare()
                 .map_err(|e| format!("{chosen_with} cannot start: {e}"))?;
             let reason = format!(

@@ -4,6 +4,9 @@
 #[derive(Debug, Clone, PartialEq)]
 pub struct GpuSpec {
     pub name: &'static str,
+    /// The GPU without its memory size (`NVIDIA H100`), for a simulated
+    /// device that has another size.
+    pub family: &'static str,
     pub compute_capability: (u32, u32),
     /// Device memory bandwidth, bytes per second.
     pub memory_bandwidth: f64,
@@ -22,6 +25,7 @@ pub struct GpuSpec {
 /// NVIDIA H100 SXM5 (public datasheet figures; PCIe gen5 x16 practical rates).
 pub const H100: GpuSpec = GpuSpec {
     name: "NVIDIA H100 80GB HBM3",
+    family: "NVIDIA H100",
     compute_capability: (9, 0),
     memory_bandwidth: 3.35e12,
     fp32_flops: 67e12,
@@ -31,3 +35,14 @@ pub const H100: GpuSpec = GpuSpec {
     pcie_pinned: 50e9,
     peer_bandwidth: 450e9,
 };
+
+/// What a device standing in for `spec` with `memory` bytes is called:
+/// `NVIDIA H100 (simulated, 16.0 GiB)`, its own size and not the model's
+/// 80 GB. `how` is `simulated` or `emulated`.
+pub fn stand_in_name(spec: &GpuSpec, how: &str, memory: usize) -> String {
+    format!(
+        "{} ({how}, {})",
+        spec.family,
+        crate::vocab::human_bytes(memory as u128)
+    )
+}

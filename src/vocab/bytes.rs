@@ -18,6 +18,30 @@ pub fn human_bytes(b: u128) -> String {
     }
 }
 
+/// `part` of `whole`, each in `whole`'s unit with as many decimals (up to
+/// 3) as it takes for a difference to show: `15.98 GiB` of `16.00 GiB`
+/// rather than `16.0 GiB` of `16.0 GiB` when 22 MiB are taken.
+pub fn bytes_of(part: u128, whole: u128) -> (String, String) {
+    const UNITS: [&str; 6] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB"];
+    let (a, b) = (human_bytes(part), human_bytes(whole));
+    if part == whole || a != b {
+        return (a, b);
+    }
+    let u = b.rsplit(' ').next().unwrap_or("B");
+    let Some(k) = UNITS.iter().position(|x| *x == u).filter(|&k| k > 0) else {
+        return (a, b);
+    };
+    let scale = 1024f64.powi(k as i32);
+    let (p, w) = (part as f64 / scale, whole as f64 / scale);
+    for d in 2..=3 {
+        let (x, y) = (format!("{p:.d$} {u}"), format!("{w:.d$} {u}"));
+        if x != y || d == 3 {
+            return (x, y);
+        }
+    }
+    (a, b)
+}
+
 /// Parses `16GiB`, `512MiB`, `2GB`, `1048576`.
 pub fn parse_size(s: &str) -> Result<usize, String> {
     let t = s.trim();
@@ -54,6 +78,27 @@ pub fn parse_size(s: &str) -> Result<usize, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_part_shows_enough_digits_to_differ_from_the_whole() {
+        let gib = 1u128 << 30;
+        assert_eq!(
+            bytes_of(16 * gib - (22 << 20), 16 * gib),
+            ("15.98 GiB".into(), "16.00 GiB".into())
+        );
+        assert_eq!(
+            bytes_of(16 * gib - (512 << 10), 16 * gib),
+            ("16.000 GiB".into(), "16.000 GiB".into())
+        );
+        assert_eq!(
+            bytes_of(16 * gib, 16 * gib),
+            ("16.0 GiB".into(), "16.0 GiB".into())
+        );
+        assert_eq!(
+            bytes_of(gib, 16 * gib),
+            ("1.0 GiB".into(), "16.0 GiB".into())
+        );
+    }
 
     #[test]
     fn sizes_print() {

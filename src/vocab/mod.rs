@@ -7,7 +7,7 @@ mod device;
 mod dtype;
 mod op;
 
-pub use bytes::{human_bytes, parse_size};
+pub use bytes::{bytes_of, human_bytes, parse_size};
 pub use device::Device;
 pub use dtype::DType;
 pub use op::BinaryOp;

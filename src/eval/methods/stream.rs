@@ -82,6 +82,8 @@ pub(super) fn elapsed(me: &mut Interp, _: &'static str, e: &Arc<Event>, b: &Boun
 /// `s.wait_stream(other)`: PyTorch's name for `s.wait(other)` with a stream.
 pub(super) fn wait_stream(me: &mut Interp, _: &'static str, s: &StreamRef, b: &Bound) -> Out {
     let (other, span) = b.stream("stream")?;
-    me.rt.wait_stream(s.key, other.key).map_err(|e| e.at(span))?;
+    me.rt
+        .wait_stream(s.key, other.key)
+        .map_err(|e| e.at(span))?;
     Ok(Value::None)
 }

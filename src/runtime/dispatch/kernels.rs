@@ -70,7 +70,11 @@ impl Runtime {
         let plan = elementwise::plan_binary(op, a, b)?;
         let compute = plan.compute;
         if numel(&plan.shape) == 0 {
-            let dt = if op.gives_bool() { DType::Bool } else { compute };
+            let dt = if op.gives_bool() {
+                DType::Bool
+            } else {
+                compute
+            };
             return self.empty_on(d, plan.shape, dt);
         }
         // PyTorch copies the base for a number 1 (`pow(Tensor, Scalar)`),

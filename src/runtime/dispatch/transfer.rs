@@ -193,7 +193,12 @@ impl Runtime {
     /// device's current stream straight into `dst` when both are laid out
     /// alike (`direct_to_device`, `direct_to_host`); with `non_blocking` and
     /// pinned host memory the host goes on at once, else it waits for it.
-    pub fn copy_(&mut self, dst: &Tensor, src: &Arc<Tensor>, non_blocking: bool) -> Result<(), Error> {
+    pub fn copy_(
+        &mut self,
+        dst: &Tensor,
+        src: &Arc<Tensor>,
+        non_blocking: bool,
+    ) -> Result<(), Error> {
         let direct = |src: &Tensor| {
             src.dtype() == dst.dtype()
                 && src.shape() == dst.shape()
@@ -458,7 +463,8 @@ impl Runtime {
 }
 
 /// The note for a non-blocking copy from pageable host memory.
-const PAGEABLE_SOURCE: &str = "non_blocking=true: the source is in pageable memory, so this copy runs \
+const PAGEABLE_SOURCE: &str =
+    "non_blocking=true: the source is in pageable memory, so this copy runs \
      synchronously; pin it first (`pin x`) to let the copy overlap other work";
 
 /// The note for a non-blocking copy into host memory the device cannot

@@ -128,7 +128,11 @@ pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
     } = plan_binary(op, a, b)?;
     if numel(&shape) == 0 {
         // No element: no operand is read (a kernel would not launch).
-        let dt = if op.gives_bool() { DType::Bool } else { compute };
+        let dt = if op.gives_bool() {
+            DType::Bool
+        } else {
+            compute
+        };
         return Ok(Tensor::new(Buffer::zeros(dt, 0), shape, device));
     }
     if device == crate::runtime::Device::Cpu {

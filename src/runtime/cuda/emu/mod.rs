@@ -104,11 +104,11 @@ fn kernels() -> Result<&'static Mutex<Kernels>, DriverError> {
 }
 
 impl Emu {
-    /// `count` devices of `memory` bytes each, named after `name`.
+    /// `count` devices of `memory` bytes each, named `name`.
     pub fn new(count: u32, memory: usize, name: &str, cc: (u32, u32)) -> Emu {
         let props = (0..count)
             .map(|_| Properties {
-                name: format!("{name} (emulated)"),
+                name: name.to_string(),
                 total_memory: memory,
                 compute_capability: cc,
                 multiprocessors: 4,
