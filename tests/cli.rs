@@ -203,7 +203,7 @@ fn unavailable_backends_fail_clearly() {
     );
     let o = cudash(&["--backend", "emu", "devices"]);
     assert!(
-        text(&o).contains("backend: emu") && text(&o).contains("(emulated)"),
+        text(&o).contains("backend: emu") && text(&o).contains("NVIDIA H100 (emulated, 16.0 GiB)"),
         "{}",
         text(&o)
     );
@@ -595,16 +595,16 @@ fn present_reads_keys_as_lines_without_a_terminal() {
         "steps.cudash · 2 cells to run",
         "Steps one at a time",
         "── cell 1/2 ─",
-        "x = 1\nprint(\"first\")\nfirst\n",
+        ">>> x = 1\n>>> print(\"first\")\nfirst\n",
         "Then:",
         "── cell 2/2 ─",
-        "print(\"second\")\nsecond\n",
+        ">>> print(\"second\")\nsecond\n",
         // back: cell 2 shown again with its narration
         "Then:",
         "── cell 2/2 ─",
         // rerun: the last cell that ran
         "── cell 2/2 ─",
-        "print(\"second\")\nsecond\n",
+        ">>> print(\"second\")\nsecond\n",
     ];
     let mut rest = out.as_str();
     for piece in expected {

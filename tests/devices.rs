@@ -224,7 +224,7 @@ fn sim_devices_are_tagged_like_real_ones() {
     assert_eq!(out, "[1., 1.]  f32[2] @cuda:1");
     let out = common::ok("devices");
     assert!(
-        out.starts_with("backend: sim") && out.contains("NVIDIA H100 80GB HBM3 (simulated)"),
+        out.starts_with("backend: sim") && out.contains("NVIDIA H100 (simulated, 16.0 GiB)"),
         "{out}"
     );
 }

@@ -133,6 +133,12 @@ fn every_cpu_example_in_the_help_runs() {
         "elapsed",
         "time",
         "profile",
+        "current_stream",
+        "synchronize",
+        "wait_stream",
+        "elapsed_time",
+        "reset_peak_memory_stats",
+        "memory_summary",
     ];
     for d in cudash::eval::docs::DOCS {
         if needs_cuda.contains(&d.name) {

@@ -100,10 +100,20 @@ fn mem_is_a_table_and_a_drawing_of_the_segments() {
         "{h}"
     );
     assert!(h.contains("<svg") && h.contains("</svg>"), "{h}");
+    let (svg, legend) = h.split_once("</svg>").unwrap();
     // One bar per segment (a small and a large one), blocks named on hover.
-    assert_eq!(h.matches("segment ").count(), 2, "{h}");
-    assert!(h.contains("a: requested 3.9 KiB"), "{h}");
-    assert!(h.contains("b: requested 4.0 MiB"), "{h}");
+    assert_eq!(svg.matches("segment ").count(), 2, "{h}");
+    assert!(svg.contains("a: requested 3.9 KiB"), "{h}");
+    assert!(svg.contains("b: requested 4.0 MiB"), "{h}");
+    // A block wide enough carries its owner's name, and a legend under the
+    // drawing names every block's owner: a static render (nbconvert,
+    // GitHub) has no hover.
+    assert!(svg.contains(">b</text>"), "{svg}");
+    assert!(
+        legend.contains("segment 0: +0 B 4.0 KiB a: requested 3.9 KiB<br>"),
+        "{legend}"
+    );
+    assert!(legend.contains("b: requested 4.0 MiB"), "{legend}");
     let cpu = htmls(&mut s, "mem cpu");
     assert!(cpu[0].contains("pinned (page-locked)"), "{}", cpu[0]);
 }
@@ -133,4 +143,24 @@ fn evcxr_display_frames_text_and_html() {
     assert!(x.evcxr_content().contains("<table"));
     let err = s.execute("x + ones(2)").evcxr_content();
     assert!(err.contains("DeviceError"), "{err}");
+}
+
+#[test]
+fn profile_draws_a_timeline_with_the_terminals_legend_and_a_monospace_table() {
+    let mut s = html_session();
+    let h = htmls(
+        &mut s,
+        "x = ones(1000, device=cuda)\nprofile { y = (x * 2).sum().item() }",
+    );
+    let [h] = &h[..] else { panic!("one display") };
+    assert!(h.contains("<pre style=\"font-family: ui-monospace"), "{h}");
+    for item in [
+        "kernel</text>",
+        "copy</text>",
+        "host waits</text>",
+        "host sync</text>",
+        "% busy",
+    ] {
+        assert!(h.contains(item), "legend lacks {item}: {h}");
+    }
 }

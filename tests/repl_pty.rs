@@ -228,7 +228,7 @@ fn present_shows_a_notebook_lesson() {
     p.expect("── cell 1/13 ").unwrap();
     p.expect(HINT).unwrap();
     p.send("\r").unwrap();
-    p.expect("cuda:1  NVIDIA H100 80GB HBM3 (simulated)")
+    p.expect("cuda:1  NVIDIA H100 (simulated, 16.0 GiB)")
         .unwrap();
     p.expect("Where a tensor is made").unwrap();
     p.expect(HINT).unwrap();

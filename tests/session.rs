@@ -147,3 +147,23 @@ fn history_keeps_cells() {
     s.execute("a");
     assert_eq!(s.history(), &["a = 1".to_string(), "a".to_string()]);
 }
+
+/// `help` names each topic's PyTorch spelling beside cudash's.
+#[test]
+fn help_names_the_pytorch_spelling() {
+    let mut s = common::session();
+    for (topic, pytorch) in [
+        ("sync", "PyTorch: torch.cuda.synchronize()"),
+        ("zeros", "PyTorch: torch.zeros"),
+        (
+            "reset_peak",
+            "PyTorch: torch.cuda.reset_peak_memory_stats()",
+        ),
+        ("elapsed", "PyTorch: e.elapsed_time(end)"),
+        ("pin_memory", "PyTorch: x.pin_memory(...)"),
+        ("mem", "PyTorch: print(torch.cuda.memory_summary())"),
+    ] {
+        let out = s.execute(&format!("help {topic}")).plain_text();
+        assert!(out.contains(pytorch), "help {topic}:\n{out}");
+    }
+}

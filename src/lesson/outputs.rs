@@ -487,9 +487,9 @@ mod tests {
     #[test]
     fn check_masks_the_backend_but_not_the_values() {
         let sim = "backend: sim (2 simulated device(s); no CUDA driver found)\n\
-                   cuda:0  NVIDIA H100 80GB HBM3 (simulated)  9.0\n[1.]  f32[1] @cuda:0\n";
+                   cuda:0  NVIDIA H100 (simulated, 16.0 GiB)  9.0\n[1.]  f32[1] @cuda:0\n";
         let emu = "backend: emu (2 emulated device(s), chosen with --backend emu)\n\
-                   cuda:0  NVIDIA H100 80GB HBM3 (emulated)  9.0\n[1.]  f32[1] @cuda:0\n";
+                   cuda:0  NVIDIA H100 (emulated, 16.0 GiB)  9.0\n[1.]  f32[1] @cuda:0\n";
         assert_eq!(mask_for_check(sim), mask_for_check(emu));
         assert_ne!(
             mask_for_check(sim),
@@ -517,9 +517,9 @@ mod tests {
     #[test]
     fn check_masks_what_the_gpu_and_the_simulator_say_of_themselves() {
         // As an H100 and the simulator printed them (issue 19's first run).
-        let sim = "cuda:0  NVIDIA H100 80GB HBM3 (simulated)        9.0           0 B / 16.0 GiB         0 B         0 B\n\
-                   cuda:0 — NVIDIA H100 80GB HBM3 (simulated) — caching allocator\n\
-                   \"NVIDIA H100 80GB HBM3 (simulated)\"\n\
+        let sim = "cuda:0  NVIDIA H100 (simulated, 16.0 GiB)        9.0           0 B / 16.0 GiB         0 B         0 B\n\
+                   cuda:0 — NVIDIA H100 (simulated, 16.0 GiB) — caching allocator\n\
+                   \"NVIDIA H100 (simulated, 16.0 GiB)\"\n\
                    device busy  1.0 µs (kernels and copies, 3% of it)\n";
         let gpu = "cuda:0  NVIDIA H100 80GB HBM3                    9.0           0 B / 79.2 GiB         0 B         0 B\n\
                    cuda:0 — NVIDIA H100 80GB HBM3 — caching allocator\n\

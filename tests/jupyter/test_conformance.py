@@ -16,7 +16,7 @@ class CudashKernelTests(jkt.KernelTests):
     completion_samples = [
         {"text": "zeros_l", "matches": {"zeros_like"}},
         {"text": "x = ones(2, dev", "matches": {"device=", "device", "device_count", "devices"}},
-        {"text": "sync", "matches": {"sync"}},
+        {"text": "sync", "matches": {"sync", "synchronize"}},
     ]
 
     complete_code_samples = ["1 + 1", "x = ones(3)", "for i in 0..3 { print(i) }", "stream s { y = 1 }"]
