@@ -402,7 +402,7 @@ fn run(cases: u32, test: impl Fn(Vec<String>) -> Result<(), TestCaseError>) {
 
 #[test]
 fn sim_and_emu_give_the_same_transcript_and_never_panic() {
-    run(cases(120), |p| {
+    run(cases(1000), |p| {
         let sim = transcript(BackendChoice::Sim, &p);
         let again = transcript(BackendChoice::Sim, &p);
         prop_assert!(
@@ -427,7 +427,7 @@ fn sim_and_emu_give_the_same_transcript_and_never_panic() {
 /// variable on the host and freeing it warns about nothing.
 #[test]
 fn after_sync_all_nothing_warns_about_earlier_work() {
-    run(cases(120), |p| {
+    run(cases(1000), |p| {
         let mut s = session(BackendChoice::Sim);
         for stmt in &p {
             s.execute(stmt);

@@ -433,7 +433,8 @@ impl Runtime {
 /// them (the first operand's warning first, as on a driver's device); the
 /// op's own reads after this see the same bytes without a second warning.
 fn read_in_order(operands: &[&Tensor]) {
-    for t in operands {
+    // (A host operand is read once, by the op itself, as on a driver.)
+    for t in operands.iter().filter(|t| t.device().is_cuda()) {
         t.before_device_read();
     }
 }

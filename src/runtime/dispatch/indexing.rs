@@ -123,6 +123,11 @@ impl Runtime {
             self.copy(&expanded)?
                 .reshape(&collapsed.iter().map(|&s| s as i64).collect::<Vec<_>>())?
         };
+        if numel(&shape) > 0 {
+            // The kernel runs over the index's elements, even into an empty
+            // view: it reaches the device (and a fault there).
+            self.check_faults(&[device])?;
+        }
         match self.launches_on(device) {
             Some(d) => self.put_on(d, &take.view, &value, &index, (&collapsed, &dst, &at), wrap)?,
             // The kernel's threads stop at the assertion (see `index`).
