@@ -176,14 +176,10 @@ pub(super) fn synchronize(
     _: &'static str,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
-    let index = b.cuda_index("device")?;
-    if index.is_none() && me.rt.devices.count() == 0 {
+    if b.given("device").is_none() && me.rt.devices.count() == 0 {
         return Ok(Value::None); // no device: nothing queued anywhere
     }
-    let d = match me.rt.cuda(index).map_err(|e| e.at(b.span))? {
-        Device::Cuda(d) => d,
-        Device::Cpu => return Ok(Value::None),
-    };
+    let d = cuda_arg(me, b)?;
     me.rt.sync_device(d).map_err(|e| e.at(b.span))?;
     Ok(Value::None)
 }
@@ -194,10 +190,15 @@ pub(super) fn current_stream(
     _: &'static str,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
-    let index = b.cuda_index("device")?;
-    let d = match me.rt.cuda(index).map_err(|e| e.at(b.span))? {
-        Device::Cuda(d) => d,
-        Device::Cpu => return Err(Error::value("the cpu has no streams").at(b.span)),
-    };
+    let d = cuda_arg(me, b)?;
     Ok(Value::Stream(me.rt.stream_ref(me.rt.stream_on(d))))
+}
+
+/// `device=`: a CUDA device (an index or `cuda:N`), the current one by default.
+fn cuda_arg(me: &Interp, b: &Bound) -> Result<u32, Diagnostic> {
+    match me.rt.cuda(b.cuda_index("device")?) {
+        Ok(Device::Cuda(d)) => Ok(d),
+        Ok(Device::Cpu) => Err(Error::value("the cpu has no streams to wait for").at(b.span)),
+        Err(e) => Err(e.at(b.span)),
+    }
 }
