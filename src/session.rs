@@ -55,6 +55,20 @@ pub struct ErrorReport {
     pub report: String,
 }
 
+impl ErrorReport {
+    /// A panic inside cudash, as the front ends report it: the session goes on.
+    pub fn internal() -> ErrorReport {
+        let evalue = "internal error: this is a bug in cudash; please report it with the cell \
+                      that caused it. The session goes on, but the cell's effects may be partial."
+            .to_string();
+        ErrorReport {
+            ename: "InternalError".into(),
+            report: format!("InternalError: {evalue}\n"),
+            evalue,
+        }
+    }
+}
+
 /// What running a cell produced: outputs in order, then the error that stopped it, if any.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Outcome {
@@ -158,6 +172,16 @@ impl Session {
     /// The device table (`cudash devices`, the `devices` statement).
     pub fn devices_table(&self) -> String {
         self.interp.devices_text()
+    }
+
+    /// `execute`, with a panic inside cudash (a bug) reported as an
+    /// `InternalError` rather than ending the terminal session.
+    pub fn execute_guarded(&mut self, src: &str) -> Outcome {
+        let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.execute(src)));
+        run.unwrap_or_else(|_| Outcome {
+            outputs: std::mem::take(&mut self.interp.out),
+            error: Some(ErrorReport::internal()),
+        })
     }
 
     /// Runs a cell. Statements run in order; the first error stops the cell and

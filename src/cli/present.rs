@@ -184,7 +184,7 @@ impl Presenter {
                 None => println!("no builtin, method or variable named `{name}`"),
             }
         } else {
-            let outcome = self.session.execute(src);
+            let outcome = self.session.execute_guarded(src);
             print_outcome(&outcome, self.color);
         }
         let status = status_line(&self.session);

@@ -79,7 +79,7 @@ fn run(config: Config, inbox: mpsc::Receiver<Job>, tell: mpsc::Sender<Result<Sta
                 *route.borrow_mut() = None;
                 let error = match run {
                     Ok(outcome) => outcome.error,
-                    Err(_) => Some(internal_error()),
+                    Err(_) => Some(ErrorReport::internal()),
                 };
                 let _ = events.send(Event::Done(error));
             }
@@ -89,17 +89,5 @@ fn run(config: Config, inbox: mpsc::Receiver<Job>, tell: mpsc::Sender<Result<Sta
                 }
             }
         }
-    }
-}
-
-fn internal_error() -> ErrorReport {
-    let evalue =
-        "internal error: this is a bug in cudash; please report it with the cell that caused it. \
-                  The session goes on, but the cell's effects may be partial."
-            .to_string();
-    ErrorReport {
-        ename: "InternalError".into(),
-        report: format!("InternalError: {evalue}\n"),
-        evalue,
     }
 }

@@ -55,7 +55,7 @@ pub fn run(config: Config) -> u8 {
 }
 
 fn show(session: &mut Session, src: &str) -> bool {
-    let outcome = session.execute(src);
+    let outcome = session.execute_guarded(src);
     let text = outcome.plain_text();
     if !text.is_empty() {
         println!("{text}");

@@ -149,7 +149,7 @@ struct Repl {
 
 impl Repl {
     fn run_cell(&mut self, src: &str) {
-        let outcome = self.session.borrow_mut().execute(src);
+        let outcome = self.session.borrow_mut().execute_guarded(src);
         if outcome.error.is_none() {
             self.transcript.push(src.to_string());
         }
