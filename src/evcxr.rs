@@ -2,9 +2,9 @@
 //! `:dep cudash`) show tensors and cells as the cudash kernel does: a type
 //! with an `evcxr_display` method prints its MIME bundle between markers.
 
-use crate::eval::{Output, Value};
 use crate::runtime::Tensor;
 use crate::session::Outcome;
+use crate::session::{Output, Value};
 
 /// One MIME part in evcxr's framing.
 fn part(out: &mut String, mime: &str, body: &str) {
@@ -43,7 +43,7 @@ impl Value {
     pub fn evcxr_content(&self) -> String {
         match self {
             Value::Tensor(t) => t.evcxr_content(),
-            v => bundle(&crate::eval::show::repr(v), None),
+            v => bundle(&crate::session::repr(v), None),
         }
     }
 

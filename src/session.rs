@@ -1,6 +1,7 @@
 //! `Session`: the one object every front end drives (REPL, Jupyter kernel,
 //! `cudash run`, `cudash present`). Nothing reaches around it.
 
+pub mod jupyter;
 pub mod watch;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -9,7 +10,11 @@ use std::sync::{Arc, Mutex, Once};
 use crate::diag;
 use crate::error::Diagnostic;
 use crate::eval::docs::{self, Kind};
-use crate::eval::{Interp, Output, Value};
+/// The values and outputs front ends see: the interpreter's, as the session
+/// hands them over.
+pub use crate::eval::show::repr;
+use crate::eval::Interp;
+pub use crate::eval::{Output, Shown, Value};
 use crate::lang::{self, ast::Stmt, Completeness};
 use crate::runtime::backend::{BackendChoice, SimBackend};
 use crate::runtime::devices::Devices;

@@ -12,8 +12,8 @@ use jupyter_protocol::{
 use tokio::time::Instant;
 
 use super::{wire, Iopub};
-use crate::eval::{Output, Shown};
-use crate::lesson::outputs::stream_text;
+use crate::session::jupyter::stream_text;
+use crate::session::{Output, Shown};
 
 /// How long stream text may wait to be sent with what follows it.
 pub const BATCH: Duration = Duration::from_millis(50);

@@ -21,7 +21,7 @@ use super::publish::Publisher;
 use super::worker::{Event, Job};
 use super::{wire, Iopub};
 use crate::lang::Completeness;
-use crate::lesson::help_query;
+use crate::session::jupyter::help_query;
 use crate::session::{ErrorReport, Session};
 
 struct Shell {
@@ -248,7 +248,7 @@ impl Shell {
             ..Default::default()
         };
         if let Some(e) = error {
-            let traceback = crate::lesson::outputs::traceback(&e);
+            let traceback = crate::session::jupyter::traceback(&e);
             if !req.silent {
                 self.iopub.send(wire::child(
                     ErrorOutput {
@@ -354,7 +354,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::{byte_offset, StopOnError};
-    use crate::lesson::help_query;
+    use crate::session::jupyter::help_query;
 
     #[test]
     fn stop_on_error_aborts_only_what_arrived_before_the_failure() {

@@ -9,7 +9,7 @@ use std::sync::{mpsc, Arc};
 
 use tokio::sync::mpsc::UnboundedSender;
 
-use crate::eval::Output;
+use crate::session::Output;
 use crate::session::{Config, ErrorReport, Session};
 
 /// What a running cell reports, in order: its outputs, then `Done` once.

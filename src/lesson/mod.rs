@@ -9,6 +9,8 @@ pub mod ipynb;
 pub mod markdown;
 pub mod multiline;
 pub mod outputs;
+
+pub use crate::session::jupyter::help_query;
 pub mod script;
 
 use std::path::Path;
@@ -109,16 +111,4 @@ pub fn read_text(path: &Path) -> Result<String, String> {
 pub fn is_notebook(path: &Path) -> bool {
     path.extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("ipynb"))
-}
-
-/// The name in a help query (`zeros?`, `?zeros`, `x.sum??`), if the cell is
-/// one. Jupyter opens its help in the pager; a notebook saves no output for it.
-pub fn help_query(code: &str) -> Option<&str> {
-    let code = code.trim();
-    let name = code.trim_start_matches('?').trim_end_matches('?');
-    let is_name = !name.is_empty()
-        && name
-            .split('.')
-            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_'));
-    (name.len() < code.len() && is_name).then_some(name)
 }

@@ -5,9 +5,8 @@
 use serde_json::{json, Value};
 
 use super::multiline::{lines, text};
-use crate::display::wrap;
-use crate::eval::{Output, Shown};
-use crate::session::{ErrorReport, Outcome};
+pub use crate::session::jupyter::{stream_text, traceback, NOTEBOOK_WIDTH};
+use crate::session::{Outcome, Output, Shown};
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum CellOutput {
@@ -22,27 +21,6 @@ pub enum CellOutput {
         evalue: String,
         traceback: Vec<String>,
     },
-}
-
-/// Columns a notebook's warnings and tracebacks are broken to, between
-/// words: Jupyter's output areas break longer lines anywhere, mid-word too.
-pub const NOTEBOOK_WIDTH: usize = 100;
-
-/// The stream text an output makes, `(is stderr, text)`, as the kernel sends it.
-pub fn stream_text(o: &Output) -> Option<(bool, String)> {
-    match o {
-        Output::Text(t) => Some((false, format!("{t}\n"))),
-        Output::Warning(w) => Some((true, format!("{}\n", wrap::warning(w, NOTEBOOK_WIDTH)))),
-        _ => None,
-    }
-}
-
-/// An error report as the lines of a Jupyter traceback.
-pub fn traceback(e: &ErrorReport) -> Vec<String> {
-    wrap::report(e.report.trim_end(), NOTEBOOK_WIDTH)
-        .lines()
-        .map(String::from)
-        .collect()
 }
 
 /// What a notebook shows for a cell that produced `outcome`: consecutive

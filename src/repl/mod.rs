@@ -25,8 +25,8 @@ use rustyline::{CompletionType, Config as RlConfig, Editor, ExternalPrinter};
 pub use columns::terminal_columns;
 
 use crate::display::wrap;
-use crate::eval::Output;
 use crate::lang::Completeness;
+use crate::session::Output;
 use crate::session::{Config, Outcome, Session};
 use crate::vocab::human_bytes;
 use helper::ReplHelper;
