@@ -18,7 +18,7 @@ pub use crate::eval::{Output, Shown, Value};
 use crate::lang::{self, ast::Stmt, Completeness};
 use crate::runtime::backend::{BackendChoice, SimBackend};
 use crate::runtime::devices::Devices;
-use crate::runtime::pick;
+use crate::runtime::dispatch::pick;
 use crate::runtime::shape::fmt_shape;
 
 #[derive(Debug, Clone)]

@@ -429,8 +429,8 @@ fn the_watcher_reports_streams_the_driver_says_drained() {
 /// reason says so.
 #[test]
 fn auto_picks_a_drivers_devices_only_after_its_first_check() {
-    use cudash::runtime::cuda::interface::Driver;
-    use cudash::runtime::pick::auto_on;
+    use cudash::runtime::dispatch::pick::auto_on;
+    use cudash::runtime::driver::Driver;
     let emu = |memory: usize| {
         let e = Emu::new(2, memory, H100.name, H100.compute_capability);
         e.prepare().expect("a C++20 compiler for the kernels");
@@ -583,6 +583,6 @@ fn a_failed_device_assert_is_sticky_on_its_device_only() {
         }
     }
     rt.sync_device(1).expect("cuda:1 still works");
-    use cudash::runtime::cuda::interface::Driver;
+    use cudash::runtime::driver::Driver;
     emu.properties(0).expect("attributes need no context");
 }

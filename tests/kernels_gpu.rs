@@ -14,10 +14,10 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use cudash::error::Error;
 use cudash::runtime::buffer::Buffer;
-use cudash::runtime::cuda::blas::{Blas, Gemm};
+use cudash::runtime::cuda::blas::Blas;
 use cudash::runtime::cuda::driver::{CudaDevice, DevicePtr};
-use cudash::runtime::cuda::exec::{Geometry, Launcher};
-use cudash::runtime::cuda::source::Kernel;
+use cudash::runtime::cuda::exec::Launcher;
+use cudash::runtime::driver::{Gemm, Geometry, Kernel};
 use cudash::runtime::{DType, Tensor};
 use kernel_checks::Runner;
 

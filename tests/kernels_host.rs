@@ -18,9 +18,10 @@ use std::sync::{Mutex, OnceLock};
 
 use cudash::error::Error;
 use cudash::runtime::buffer::Buffer;
-use cudash::runtime::cuda::blas::{reference_gemm, Gemm};
-use cudash::runtime::cuda::exec::{Geometry, Launcher};
-use cudash::runtime::cuda::source::{self, Kernel};
+use cudash::runtime::cuda::blas::reference_gemm;
+use cudash::runtime::cuda::exec::Launcher;
+use cudash::runtime::cuda::source;
+use cudash::runtime::driver::{Gemm, Geometry, Kernel};
 use cudash::runtime::element::Element;
 use cudash::runtime::{DType, Tensor};
 use cudash::with_dtype;

@@ -5,9 +5,9 @@
 //! collectives themselves need a GPU (`scripts/gpu-check`, the golden
 //! `collectives_one_device` on `--backend cuda`).
 
-use cudash::runtime::cuda::driver::DriverError;
-use cudash::runtime::cuda::interface::{Collective, CollectiveOp, Rank, Reduce, StreamHandle};
 use cudash::runtime::cuda::nccl::Nccl;
+use cudash::runtime::driver::DriverError;
+use cudash::runtime::driver::{Collective, CollectiveOp, Rank, Reduce, StreamHandle};
 use cudash::runtime::DType;
 
 /// NCCL, which the test run must find (as CI's does).

@@ -7,7 +7,8 @@
 use std::collections::BTreeSet;
 
 use cudash::runtime::cuda::nvrtc::{self, Cache, NvrtcError, Output};
-use cudash::runtime::cuda::source::{self, Unit};
+use cudash::runtime::cuda::source;
+use cudash::runtime::driver::Unit;
 use cudash::runtime::DType;
 
 const H100: nvrtc::Arch = (9, 0);

@@ -16,8 +16,9 @@ use std::time::Instant;
 
 use cudash::runtime::cuda::blas::Blas;
 use cudash::runtime::cuda::driver::{CudaDevice, DriverSegments, Event, Stream};
-use cudash::runtime::cuda::exec::{self, Geometry, Out, View};
+use cudash::runtime::cuda::exec::{self, Out, View};
 use cudash::runtime::cuda::launcher::{DeviceMemory, OnStream};
+use cudash::runtime::driver::Geometry;
 use cudash::runtime::gpu::DeviceAllocator;
 use cudash::runtime::ops::elementwise::BinaryOp;
 use cudash::runtime::ops::factory::Distribution;

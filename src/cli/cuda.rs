@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use crate::runtime::cuda::nvrtc::{self, Arch, Cache};
 use crate::runtime::cuda::probe::{self, Probe};
 use crate::runtime::cuda::source;
-use crate::runtime::pick;
+use crate::runtime::dispatch::pick;
 use crate::vocab::human_bytes;
 
 /// `sm_90`, `90`, `9.0` or `compute_90` as (9, 0).

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::alloc::{Capacity, SegmentError, SegmentSource};
-use super::cuda::interface::Driver;
+use super::driver::Driver;
 
 pub use super::spec::{GpuSpec, H100};
 

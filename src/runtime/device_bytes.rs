@@ -5,8 +5,8 @@
 use std::sync::Arc;
 
 use super::buffer::Buffer;
-use super::cuda::interface::{Addr, DevicePtr, Driver, DriverError, StreamHandle};
 use super::devices::Memory;
+use super::driver::{Addr, DevicePtr, Driver, DriverError, StreamHandle};
 use super::DType;
 use crate::with_dtype;
 

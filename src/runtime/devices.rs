@@ -8,10 +8,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::alloc::{AllocError, Block, StreamId};
 use super::backend::{Backend, DeviceInfo};
-use super::cuda::interface::{Driver, DriverError, StreamHandle};
-use super::cuda::scratch::Scratch;
+use super::driver::{Driver, DriverError, StreamHandle};
 use super::gpu::{lock, Gpu, Queued};
 use super::host_alloc::HostAllocator;
+use super::scratch::Scratch;
 use super::stream::{Mark, StreamKey};
 use super::timing::{page_lock, Work};
 

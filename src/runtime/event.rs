@@ -2,7 +2,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::cuda::interface::{Driver, EventHandle};
+use super::driver::{Driver, EventHandle};
 use super::gpu::{lock, Gpu};
 use super::stream::{Mark, StreamKey};
 

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 
 pub use super::alloc::DeviceAllocator;
 use super::alloc::{Block, CachingAllocator, SegmentSource, StreamId};
-use super::cuda::interface::Driver;
+use super::driver::Driver;
 use super::spec::GpuSpec;
 use super::stream::{Mark, StreamKey, Streams};
 use super::timing::Work;

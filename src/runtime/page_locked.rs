@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::cuda::interface::{Driver, DriverError};
+use super::driver::{Driver, DriverError};
 
 pub struct PageLocked {
     driver: Arc<dyn Driver>,

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::alloc::StreamId;
-use super::cuda::interface::StreamHandle;
+use super::driver::StreamHandle;
 
 /// A stream of some device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

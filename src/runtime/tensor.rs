@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard}
 use super::alloc::StreamId;
 use super::buffer::Stored;
 use super::buffer::{Buffer, FloatToInt};
-use super::cuda::interface::StreamHandle;
-use super::cuda::interface::{Driver, DriverError};
 use super::device_bytes::DeviceBytes;
 use super::devices::Memory;
+use super::driver::StreamHandle;
+use super::driver::{Driver, DriverError};
 use super::gpu::{lock, Access, Gpu, PendingWrite, Sees};
 use super::page_locked::PageLocked;
 use super::shape::{self, contiguous_strides, for_each_offset, numel};

@@ -5,7 +5,8 @@
 
 use cudash::runtime::buffer::Buffer;
 use cudash::runtime::cuda::exec::{self, Launcher, View};
-use cudash::runtime::cuda::source::{self, Kernel, BINARY_OPS, REDUCE_OPS, UNARY_OPS};
+use cudash::runtime::cuda::source::{self, BINARY_OPS, REDUCE_OPS, UNARY_OPS};
+use cudash::runtime::driver::Kernel;
 use cudash::runtime::element::Element;
 use cudash::runtime::ops::elementwise::{
     binary, compute_dtype, unary, unary_dtype, BinaryOp, Operand as SimOperand, UnaryOp,
@@ -112,11 +113,11 @@ macro_rules! all_checks {
 
 /// Small grids, so grid-stride loops go round more than once, and small
 /// reduction chunks, so the combining pass has several partial results per row.
-pub const SMALL: exec::Geometry = exec::Geometry {
+pub const SMALL: cudash::runtime::driver::Geometry = cudash::runtime::driver::Geometry {
     block: 32,
     max_blocks: 3,
     reduce_block: 8,
-    reduce: cudash::runtime::cuda::launch::ReduceTargets {
+    reduce: cudash::runtime::driver::ReduceTargets {
         blocks: 6,
         min_chunk: 5,
         threads: 24,

@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
-use super::interface::{Driver, DriverError};
 use crate::runtime::alloc::{SegmentError, SegmentSource};
 use crate::runtime::backend::{Backend, DeviceInfo, GpuSpec};
+use crate::runtime::driver::{Driver, DriverError};
 
 pub struct DriverBackend {
     pub driver: Arc<dyn Driver>,

@@ -12,10 +12,11 @@
 //! without a GPU.
 
 use super::args::{self, *};
-use super::blas::{self, Gemm};
-use super::launch::{self, ReducePlan, ReduceTargets};
-use super::source::{self, Kernel, Pass};
+use super::blas;
+use super::launch::{self, ReducePlan};
+use super::source::{self, Pass};
 use crate::error::Error;
+use crate::runtime::driver::{Gemm, Geometry, Kernel, ReduceTargets};
 use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::runtime::ops::factory::{Distribution, Linspace};
 use crate::runtime::ops::matmul::not_lined_up;
@@ -27,20 +28,6 @@ use crate::runtime::shape::{
     broadcast_shapes, broadcast_strides, contiguous_strides, fmt_shape, is_contiguous, numel,
 };
 use crate::runtime::DType;
-
-/// How big launches are on this launcher.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Geometry {
-    /// Threads per block of a grid-stride kernel.
-    pub block: u32,
-    /// The most blocks a grid-stride kernel gets (enough to fill the device).
-    pub max_blocks: u32,
-    /// Threads per block of a reduction pass that synchronises (a power of
-    /// two, at most `MAX_BLOCK` of common.cuh).
-    pub reduce_block: u32,
-    /// How a reduction spreads its work (`launch::reduce_plan`).
-    pub reduce: ReduceTargets,
-}
 
 impl Geometry {
     /// A GPU with `sms` multiprocessors.

@@ -1,6 +1,8 @@
 //! Launch shapes: how many blocks of how many threads each kernel runs with,
 //! and how a reduction splits its work.
 
+use crate::runtime::driver::ReduceTargets;
+
 /// Threads per block for every kernel (a power of two, as the reductions need).
 pub const BLOCK: u32 = 256;
 
@@ -48,17 +50,6 @@ pub const MIN_CHUNK: u64 = 8 * BLOCK as u64;
 /// Elements one thread of the column pass reduces at the least, when it
 /// gives a partial result (24 bytes written per chunk).
 pub const MIN_COL_CHUNK: u64 = 64;
-
-/// What a reduction aims for on a launcher: about `blocks` blocks in the row
-/// pass, each reducing at least `min_chunk` elements; about `threads` threads
-/// in the column pass, each reducing at least `min_col_chunk`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ReduceTargets {
-    pub blocks: u64,
-    pub min_chunk: u64,
-    pub threads: u64,
-    pub min_col_chunk: u64,
-}
 
 impl ReduceTargets {
     /// A GPU with `sms` multiprocessors: four row blocks and 2048 column

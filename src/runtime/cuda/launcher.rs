@@ -7,13 +7,13 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::blas::{Blas, Gemm};
+use super::blas::Blas;
 use super::driver::{CudaDevice, Stream};
-use super::exec::{Geometry, Launcher};
-use super::source::Kernel;
+use super::exec::Launcher;
 use crate::error::Error;
 use crate::runtime::alloc::DeviceAllocator;
 use crate::runtime::alloc::{Block, StreamId};
+use crate::runtime::driver::{Gemm, Geometry, Kernel};
 use crate::runtime::lock::lock;
 use crate::runtime::{DType, Device};
 

@@ -20,12 +20,10 @@
 //! - `driver`: one device on the driver API: context, modules, memory,
 //!   copies, launches, streams, events, pinned memory, peer access, and
 //!   segments for the caching allocator.
-//! - `interface`: the driver interface the backend runs on (`Driver`), one
-//!   call per operation; `emu` implements it on the CPU, and `backend`
-//!   turns any implementation's devices into the session's; `real`
-//!   implements it on cudarc through `driver` (not yet run on a GPU).
-//! - `scratch`: device memory for ops' temporaries, kept for stream-ordered
-//!   reuse outside the caching allocator.
+//! - `real`: the driver interface (`runtime/driver/`, the vocabulary the
+//!   core speaks to a device) on cudarc through `driver`; `emu` implements
+//!   the same interface on the CPU, and `backend` turns any implementation's
+//!   devices into the session's.
 //!
 //! Tested without a GPU: `tests/kernels_host.rs` compiles the kernels as C++
 //! and runs every op through `exec` on them, against the simulator (cuBLAS's
@@ -38,8 +36,7 @@
 //! Tensors in device memory run `exec` on the `Launcher` of
 //! `runtime/dispatch/device.rs`, over a `Driver`: tested on every machine
 //! with `emu` (`--backend emu`, `tests/emu.rs`, the golden transcripts and
-//! lessons). `--backend cuda` runs the same code over `real`, which has not
-//! yet run on a GPU, so no tensor has been in GPU memory yet.
+//! lessons), and on an H100 and an H200 over `real` (`benches/gpu/results.md`).
 
 pub mod args;
 pub mod backend;
@@ -48,12 +45,10 @@ pub mod driver;
 pub mod emu;
 pub mod exec;
 pub mod exec_along;
-pub mod interface;
 pub mod launch;
 pub mod launcher;
 pub mod nccl;
 pub mod nvrtc;
 pub mod probe;
 pub mod real;
-pub mod scratch;
 pub mod source;

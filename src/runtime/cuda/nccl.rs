@@ -14,8 +14,8 @@ use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::Mutex;
 
-use super::driver::DriverError;
-use super::interface::{Collective, CollectiveOp, Reduce};
+use crate::runtime::driver::DriverError;
+use crate::runtime::driver::{Collective, CollectiveOp, Reduce};
 use crate::runtime::lock::lock;
 use crate::runtime::DType;
 

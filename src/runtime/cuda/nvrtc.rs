@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use cudarc::nvrtc::{result, sys};
 
-use super::source::Unit;
+use crate::runtime::driver::Unit;
 
 /// A GPU architecture: compute capability (major, minor), e.g. (9, 0) for `sm_90`.
 pub type Arch = (u32, u32);

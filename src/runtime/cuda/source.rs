@@ -4,6 +4,7 @@
 //! Kernels compile in units of one file and one dtype (`-DONE_DTYPE
 //! -DDTYPE_f32`): a first use compiles seconds of code, not a minute.
 
+use crate::runtime::driver::{Kernel, Unit};
 use crate::runtime::ops::along::AlongOp;
 use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
 use crate::runtime::ops::pow_shortcut::PowShortcut;
@@ -27,14 +28,6 @@ pub const FILES: [(&str, &str); 7] = [
     ("along", include_str!("../../../kernels/along.cu")),
     ("sort", include_str!("../../../kernels/sort.cu")),
 ];
-
-/// One NVRTC program: a kernel file restricted to one dtype's kernels
-/// (`fill` has none per dtype beyond `arange`, and is compiled whole).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Unit {
-    pub file: &'static str,
-    pub dtype: Option<DType>,
-}
 
 impl Unit {
     /// The program's source: `common.cuh` and the file.
@@ -62,13 +55,6 @@ impl Unit {
             None => self.file.to_string(),
         }
     }
-}
-
-/// A kernel: its unit and its `extern "C"` name.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Kernel {
-    pub unit: Unit,
-    pub name: String,
 }
 
 fn kernel(file: &'static str, dtype: Option<DType>, name: String) -> Kernel {

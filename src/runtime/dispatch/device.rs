@@ -16,15 +16,14 @@ use super::Runtime;
 use crate::error::Error;
 use crate::runtime::buffer::Buffer;
 use crate::runtime::cuda::args::bytes_of;
-use crate::runtime::cuda::blas::Gemm;
-use crate::runtime::cuda::exec::{Geometry, Launcher, Out, View};
-use crate::runtime::cuda::interface::{Driver, DriverError, StreamHandle};
-use crate::runtime::cuda::scratch::Scratch;
-use crate::runtime::cuda::source::Kernel;
+use crate::runtime::cuda::exec::{Launcher, Out, View};
 use crate::runtime::device_bytes::{upload, DeviceBytes};
 use crate::runtime::devices::{Devices, Memory};
+use crate::runtime::driver::{Driver, DriverError, StreamHandle};
+use crate::runtime::driver::{Gemm, Geometry, Kernel};
 use crate::runtime::gpu::Sees;
 use crate::runtime::lock::lock;
+use crate::runtime::scratch::Scratch;
 use crate::runtime::{DType, Device, Tensor};
 
 /// Device memory an op uses: a tensor's (borrowed), a block of the caching

@@ -35,6 +35,7 @@ mod indexing;
 mod kernels;
 mod measured;
 mod nccl;
+pub mod pick;
 mod record;
 mod ring;
 mod sync;

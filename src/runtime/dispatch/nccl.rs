@@ -15,7 +15,7 @@ use super::device::{driver_error, Operand};
 use super::kernels::no_driver;
 use super::Runtime;
 use crate::error::Error;
-use crate::runtime::cuda::interface::{Collective, CollectiveOp, Rank, Reduce};
+use crate::runtime::driver::{Collective, CollectiveOp, Rank, Reduce};
 use crate::runtime::{DType, Tensor};
 
 impl Runtime {

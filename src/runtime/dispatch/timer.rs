@@ -204,7 +204,7 @@ impl Runtime {
 struct Span {
     device: u32,
     modelled: (f64, f64),
-    events: Vec<(crate::runtime::cuda::interface::EventHandle, DriverEvent)>,
+    events: Vec<(crate::runtime::driver::EventHandle, DriverEvent)>,
 }
 
 impl Span {

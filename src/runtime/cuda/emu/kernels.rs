@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
-use crate::runtime::cuda::source::{self, Kernel};
+use crate::runtime::cuda::source;
+use crate::runtime::driver::Kernel;
 
 const SHIM: &str = include_str!("../../../../kernels/host_shim.h");
 const HOST_EMU: &str = include_str!("../../../../kernels/host_emu.cpp");

@@ -24,11 +24,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
-use super::blas::Gemm;
-use super::exec::Geometry;
-use super::interface::*;
-use super::launch::{ReduceTargets, MIN_CHUNK, MIN_COL_CHUNK};
-use super::source::Kernel;
+use super::launch::{MIN_CHUNK, MIN_COL_CHUNK};
+use crate::runtime::driver::*;
+use crate::runtime::driver::{Gemm, Geometry, Kernel, ReduceTargets};
 use crate::runtime::element::Element;
 use crate::runtime::lock::lock;
 use crate::runtime::DType;

@@ -5,13 +5,13 @@
 
 use std::sync::Arc;
 
-use super::backend::{Backend, BackendChoice, SimBackend, H100};
-use super::cuda::backend::DriverBackend;
-use super::cuda::emu::Emu;
-use super::cuda::interface::{Driver, DriverError};
-use super::cuda::probe::{self, Probe};
-use super::cuda::real::Cuda;
-use super::dispatch::first_check::first_check;
+use super::first_check::first_check;
+use crate::runtime::backend::{Backend, BackendChoice, SimBackend, H100};
+use crate::runtime::cuda::backend::DriverBackend;
+use crate::runtime::cuda::emu::Emu;
+use crate::runtime::cuda::probe::{self, Probe};
+use crate::runtime::cuda::real::Cuda;
+use crate::runtime::driver::{Driver, DriverError};
 
 /// The backend a session runs on, and why it was picked (the banner says).
 pub struct Picked {

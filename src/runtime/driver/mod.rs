@@ -7,11 +7,22 @@
 //!
 //! Handles are plain numbers the implementation hands out; `StreamHandle`
 //! 0 is each device's default (legacy) stream.
+//!
+//! This is the vocabulary the core (tensor storage, devices, streams,
+//! events, pinned memory) speaks to a device, so it sits below the backends
+//! that implement it (`cuda/`): the errors, the gemm descriptor, the kernel
+//! names and the launch geometry are here too.
 
-use super::blas::Gemm;
-pub use super::driver::DriverError;
-use super::exec::Geometry;
-use super::source::Kernel;
+mod error;
+mod gemm;
+mod geometry;
+mod kernel;
+
+pub use error::DriverError;
+pub use gemm::Gemm;
+pub use geometry::{Geometry, ReduceTargets};
+pub use kernel::{Kernel, Unit};
+
 use crate::runtime::DType;
 
 /// A device address. On `emu` it is a host address of memory the emulated
