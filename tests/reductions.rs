@@ -4,9 +4,11 @@ mod common;
 
 use std::sync::Arc;
 
-use cudash::runtime::ops::elementwise::{binary, BinaryOp, Operand};
+use cudash::runtime::op::binary::{BinaryOp, Operand};
+use cudash::runtime::op::reduce::ReduceOp;
+use cudash::runtime::ops::elementwise::binary;
 use cudash::runtime::ops::matmul::matmul;
-use cudash::runtime::ops::reduce::{reduce, ReduceOp};
+use cudash::runtime::ops::reduce::reduce;
 #[cfg(target_arch = "x86_64")]
 use cudash::runtime::ops::Capability;
 use cudash::runtime::Tensor;
@@ -418,7 +420,8 @@ fn products_multiply_in_pytorchs_order() {
 #[test]
 #[cfg(target_arch = "x86_64")]
 fn softmax_rounds_as_pytorchs_cpu_kernels() {
-    use cudash::runtime::ops::along::{along, AlongOp};
+    use cudash::runtime::op::along::AlongOp;
+    use cudash::runtime::ops::along::along;
     use cudash::runtime::DType;
     let scaled = |shape: &[usize], dt: DType, scale: f64| {
         let v = spread(shape.iter().product())
@@ -501,7 +504,8 @@ fn softmax_rounds_as_pytorchs_cpu_kernels() {
 #[test]
 #[cfg(target_arch = "x86_64")]
 fn pow_and_sigmoid_round_as_pytorchs_cpu_kernels() {
-    use cudash::runtime::ops::elementwise::{unary, UnaryOp};
+    use cudash::runtime::op::unary::UnaryOp;
+    use cudash::runtime::ops::elementwise::unary;
     use cudash::runtime::DType;
     // `spread`, scaled, through f32 (so every dtype rounds it once).
     let t = |n: usize, dt: DType, f: fn(f64) -> f64| {
@@ -612,8 +616,10 @@ const T: [u64; 8] = [
 #[test]
 #[cfg(target_arch = "x86_64")]
 fn avx512_kernels_round_as_pytorchs() {
-    use cudash::runtime::ops::along::{along, AlongOp};
-    use cudash::runtime::ops::elementwise::{unary, UnaryOp};
+    use cudash::runtime::op::along::AlongOp;
+    use cudash::runtime::op::unary::UnaryOp;
+    use cudash::runtime::ops::along::along;
+    use cudash::runtime::ops::elementwise::unary;
     use cudash::runtime::DType;
     // `spread` times `scale`, or through f32 with `f`, rounded to `dt`.
     let make = |shape: &[usize], dt: DType, f: &dyn Fn(f64) -> f64| {
@@ -715,8 +721,9 @@ fn avx512_kernels_round_as_pytorchs() {
 /// otherwise, one chunk per thread past 32,768 elements for one result.
 #[test]
 fn norms_walk_as_pytorchs_cpu_kernel() {
-    use cudash::runtime::ops::along::{along, norm_over_cpu, AlongOp};
-    use cudash::runtime::ops::view::split_sizes;
+    use cudash::runtime::op::along::AlongOp;
+    use cudash::runtime::op::view::split_sizes;
+    use cudash::runtime::ops::along::{along, norm_over_cpu};
     use cudash::runtime::DType;
     // `spread` through f32 (so every dtype rounds it once), in `shape`.
     let t = |shape: &[usize], dt: DType| {

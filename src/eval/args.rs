@@ -9,7 +9,7 @@ use crate::error::{Diagnostic, Error};
 use crate::lang::ast::Name;
 use crate::lang::Span;
 use crate::runtime::event::{Event, StreamRef};
-use crate::runtime::ops::factory::Fill;
+use crate::runtime::op::factory::Fill;
 use crate::runtime::{DType, Device, Tensor};
 
 /// An evaluated argument.
@@ -245,9 +245,9 @@ impl Bound {
             Value::List(items) => Ok(items.iter().map(|v| (v.clone(), *span)).collect()),
             Value::Tensor(t) if t.ndim() > 0 => Ok((0..t.shape()[0])
                 .map(|i| {
-                    let row = crate::runtime::ops::index::select(
+                    let row = crate::runtime::op::index::select(
                         t,
-                        &[crate::runtime::ops::index::Index::At(i as i64)],
+                        &[crate::runtime::op::index::Index::At(i as i64)],
                     );
                     (row.map(Value::tensor).unwrap_or(Value::None), *span)
                 })

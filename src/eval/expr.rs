@@ -10,8 +10,9 @@ use crate::lang::ast::{BinOp, Expr, ExprKind, IndexItem};
 use crate::lang::token::DeviceLit;
 use crate::lang::Span;
 use crate::runtime::element::Num;
-use crate::runtime::ops::elementwise::{BinaryOp, Operand, UnaryOp};
-use crate::runtime::ops::index::Index;
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::index::Index;
+use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::{Device, Tensor};
 
 impl Interp {

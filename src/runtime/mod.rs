@@ -26,6 +26,7 @@ pub mod host;
 pub mod host_alloc;
 pub mod io;
 pub mod lock;
+pub mod op;
 pub mod ops;
 pub mod page_locked;
 mod parallel;

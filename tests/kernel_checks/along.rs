@@ -3,7 +3,8 @@
 
 use super::*;
 use cudash::runtime::cuda::exec_along;
-use cudash::runtime::ops::along::{along, AlongOp};
+use cudash::runtime::op::along::AlongOp;
+use cudash::runtime::ops::along::along;
 use cudash::runtime::ops::{sort, tri};
 use cudash::runtime::shape::reduced_shape;
 

@@ -8,12 +8,15 @@ use cudash::runtime::cuda::exec::{self, Launcher, View};
 use cudash::runtime::cuda::source::{self, BINARY_OPS, REDUCE_OPS, UNARY_OPS};
 use cudash::runtime::driver::Kernel;
 use cudash::runtime::element::Element;
-use cudash::runtime::ops::elementwise::{
-    binary, compute_dtype, unary, unary_dtype, BinaryOp, Operand as SimOperand, UnaryOp,
-};
-use cudash::runtime::ops::factory::{self, Distribution};
-use cudash::runtime::ops::matmul::{matmul, matmul_dtypes};
-use cudash::runtime::ops::reduce::{reduce, ReduceOp};
+use cudash::runtime::op::binary::{compute_dtype, BinaryOp, Operand as SimOperand};
+use cudash::runtime::op::factory::Distribution;
+use cudash::runtime::op::matmul::matmul_dtypes;
+use cudash::runtime::op::reduce::ReduceOp;
+use cudash::runtime::op::unary::{unary_dtype, UnaryOp};
+use cudash::runtime::ops::elementwise::{binary, unary};
+use cudash::runtime::ops::factory;
+use cudash::runtime::ops::matmul::matmul;
+use cudash::runtime::ops::reduce::reduce;
 use cudash::runtime::rng::Generator;
 use cudash::runtime::shape::{contiguous_strides, numel};
 use cudash::runtime::{DType, Device, Tensor};
@@ -459,7 +462,7 @@ pub fn integer_edges_match_the_simulator(r: &impl Runner) {
 /// device `+` and `-` too, the number on either side, against
 /// `ops::elementwise::binary` with the same number as a weak scalar.
 pub fn opmath_scalars_match_the_simulator(r: &impl Runner) {
-    use cudash::runtime::ops::elementwise::opmath_scalar;
+    use cudash::runtime::op::binary::opmath_scalar;
     for dt in [DType::F16, DType::BF16] {
         let x = edge_values(dt, 24, 5).reshape(&[4, 6]).unwrap().t();
         let on_gpu = x.with_device(Device::Cuda(0)).t();
@@ -512,8 +515,8 @@ pub fn opmath_scalars_match_the_simulator(r: &impl Runner) {
 /// a transposed view of edge values, against `ops::elementwise::binary`:
 /// bit for bit but for rsqrt, which a GPU's `rsqrtf` rounds its own way.
 pub fn pow_shortcuts_match_the_simulator(r: &impl Runner) {
-    use cudash::runtime::ops::elementwise::pow_number_on_cuda;
-    use cudash::runtime::ops::pow_shortcut::PowShortcut;
+    use cudash::runtime::op::binary::pow_number_on_cuda;
+    use cudash::runtime::op::pow_shortcut::PowShortcut;
     for dt in [DType::F16, DType::BF16, DType::F32, DType::F64] {
         let x = edge_values(dt, 40, 8).reshape(&[5, 8]).unwrap().t();
         let on_gpu = x.with_device(Device::Cuda(0)).t();
@@ -564,7 +567,8 @@ pub fn pow_shortcuts_match_the_simulator(r: &impl Runner) {
 /// column and a row broadcast together, against `ops::ternary`: NaN
 /// bounds, -0 against 0, and bounds the wrong way round among the values.
 pub fn ternary_ops_match_the_simulator(r: &impl Runner) {
-    use cudash::runtime::ops::ternary::{plan, ternary, TernaryOp};
+    use cudash::runtime::op::ternary::{plan, TernaryOp};
+    use cudash::runtime::ops::ternary::ternary;
     for dt in DType::ALL {
         let x = edge_values(dt, 24, 2).reshape(&[4, 6]).unwrap().t();
         let column = edge_values(dt, 30, 3).view(vec![6, 1], vec![5, 1], 2);
@@ -608,7 +612,8 @@ pub fn ternary_ops_match_the_simulator(r: &impl Runner) {
 /// repeated index, which thread's write lands is undefined on a GPU (as
 /// PyTorch's `index_put_` documents), where the host's loop keeps the last.
 pub fn take_and_put_match_the_simulator(r: &impl Runner) {
-    use cudash::runtime::ops::index::{Index, Take};
+    use cudash::runtime::op::index::Index;
+    use cudash::runtime::ops::index::Take;
     use std::sync::Arc;
     let ints = Arc::new(Tensor::from_vec(vec![2i64, -1, 0, 3, 3, 1], vec![2, 3]));
     let distinct = Arc::new(Tensor::from_vec(vec![2i64, -1, 0, 1], vec![2, 2]));

@@ -8,8 +8,8 @@ use super::super::args::Bound;
 use super::super::{Interp, Value};
 use super::math::dims_arg;
 use crate::error::{Diagnostic, Error};
-use crate::runtime::ops::along::AlongOp;
-use crate::runtime::ops::index::Index;
+use crate::runtime::op::along::AlongOp;
+use crate::runtime::op::index::Index;
 use crate::runtime::Tensor;
 
 /// Every function here, by name.
@@ -98,7 +98,7 @@ impl Interp {
                 // One index tensor per dimension: `x[nonzero(m, as_tuple=true)]`'s parts.
                 let cols = (0..t.ndim() as i64)
                     .map(|d| {
-                        let col = crate::runtime::ops::index::select(
+                        let col = crate::runtime::op::index::select(
                             &rows,
                             &[Index::Slice(None, None, None), Index::At(d)],
                         )?;

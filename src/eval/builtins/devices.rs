@@ -8,7 +8,7 @@ use super::super::{Interp, Value};
 use super::factories::tensor_list;
 use crate::error::{Diagnostic, Error};
 use crate::runtime::event::Event;
-use crate::runtime::ops::index;
+use crate::runtime::op::index;
 use crate::runtime::shape::norm_dim;
 use crate::runtime::{Device, Tensor};
 

@@ -7,7 +7,7 @@ use super::super::args::{to_tensor, Bound};
 use super::super::literal::{data_arg, dtype_of_value};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
-use crate::runtime::ops::factory::{Distribution, Fill};
+use crate::runtime::op::factory::{Distribution, Fill};
 use crate::runtime::{DType, Tensor};
 
 pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {

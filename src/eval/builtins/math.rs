@@ -7,8 +7,9 @@ use super::super::args::{flatten, Bound};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::BinOp;
-use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
-use crate::runtime::ops::reduce::ReduceOp;
+use crate::runtime::op::binary::BinaryOp;
+use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::{DType, Tensor};
 
 /// `sum`, `mean`, `max`, `min`, `argmax`, `argmin`, `prod`.

@@ -9,8 +9,10 @@ use super::super::args::{operand_value, Bound};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
-use crate::runtime::ops::elementwise::{self, BinaryOp, Operand, UnaryOp};
-use crate::runtime::ops::ternary::TernaryOp;
+use crate::runtime::op::binary;
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::ternary::TernaryOp;
+use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::{DType, Tensor};
 
 /// `maximum(input, other)` and the other binary functions.
@@ -162,7 +164,7 @@ impl Interp {
                 };
                 // A tensor bound is PyTorch's maximum/minimum, which takes
                 // bool; a number is clamp_min/clamp_max, which does not.
-                if *weak && elementwise::result_dtype(x, y) == DType::Bool {
+                if *weak && binary::result_dtype(x, y) == DType::Bool {
                     Err(Error::dtype(
                         "`clamp` is not implemented for bool",
                         Some("convert first, e.g. `x.to(i64)`".into()),

@@ -8,7 +8,7 @@ use super::super::args::Bound;
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
-use crate::runtime::ops::view;
+use crate::runtime::op::view;
 use crate::runtime::Tensor;
 
 type Out = Result<Value, Diagnostic>;

@@ -11,9 +11,9 @@ use super::super::literal::data_arg;
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
-use crate::runtime::ops::elementwise::{BinaryOp, Operand};
-use crate::runtime::ops::factory::Fill;
-use crate::runtime::ops::reduce::ReduceOp;
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::factory::Fill;
+use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::shape::norm_dim;
 use crate::runtime::{DType, Device, Tensor};
 

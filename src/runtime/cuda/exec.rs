@@ -4,8 +4,8 @@
 //! reduction's partial results).
 //!
 //! The decisions of what an op computes (result dtype, refusals) are the
-//! simulator's (`ops::elementwise::compute_dtype`, `unary_dtype`,
-//! `ops::reduce::reduce_dtype`, `ops::matmul::matmul_dtypes`); these functions only carry them out on
+//! op layer's (`op::binary::compute_dtype`, `op::unary::unary_dtype`,
+//! `op::reduce::reduce_dtype`, `op::matmul::matmul_dtypes`); these functions only carry them out on
 //! device memory. Where the kernels run is a `Launcher`: a CUDA device, or in
 //! the CPU tests the same kernels compiled for the host
 //! (`tests/kernels_host.rs`), so this code is checked against the simulator
@@ -17,12 +17,13 @@ use super::launch::{self, ReducePlan};
 use super::source::{self, Pass};
 use crate::error::Error;
 use crate::runtime::driver::{Gemm, Geometry, Kernel, ReduceTargets};
-use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
-use crate::runtime::ops::factory::{Distribution, Linspace};
-use crate::runtime::ops::matmul::not_lined_up;
-use crate::runtime::ops::pow_shortcut::PowShortcut;
-use crate::runtime::ops::reduce::{reduce_dtype, ReduceOp};
-use crate::runtime::ops::ternary::TernaryOp;
+use crate::runtime::op::binary::BinaryOp;
+use crate::runtime::op::factory::{Distribution, Linspace};
+use crate::runtime::op::matmul::not_lined_up;
+use crate::runtime::op::pow_shortcut::PowShortcut;
+use crate::runtime::op::reduce::{reduce_dtype, ReduceOp};
+use crate::runtime::op::ternary::TernaryOp;
+use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::rng::Generator;
 use crate::runtime::shape::{
     broadcast_shapes, broadcast_strides, contiguous_strides, fmt_shape, is_contiguous, numel,
@@ -948,7 +949,7 @@ pub fn reduce<L: Launcher>(
 
 /// `a @ b` for operands of two or more dimensions (the caller makes 1-D
 /// operands matrices, as `ops::matmul` does): `[..., m, k] @ [..., k, n]`,
-/// batch dimensions broadcast, giving `dt` (`ops::matmul::matmul_dtypes`).
+/// batch dimensions broadcast, giving `dt` (`op::matmul::matmul_dtypes`).
 /// Floats only, as on PyTorch's CUDA tensors: cuBLAS, accumulating in f32
 /// (f64 for f64) and rounding once.
 pub fn matmul<L: Launcher>(

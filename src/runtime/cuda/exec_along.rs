@@ -8,7 +8,7 @@ use super::args::{AlongArgs, SortArgs, TriArgs};
 use super::exec::{as_view, converted, copy_into, no_kernel, Launcher, Out, View};
 use super::source;
 use crate::error::Error;
-use crate::runtime::ops::along::{AlongOp, Param};
+use crate::runtime::op::along::{AlongOp, Param};
 use crate::runtime::shape::{contiguous_strides, numel, Lines};
 use crate::runtime::DType;
 

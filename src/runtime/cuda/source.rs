@@ -5,11 +5,12 @@
 //! -DDTYPE_f32`): a first use compiles seconds of code, not a minute.
 
 use crate::runtime::driver::{Kernel, Unit};
-use crate::runtime::ops::along::AlongOp;
-use crate::runtime::ops::elementwise::{BinaryOp, UnaryOp};
-use crate::runtime::ops::pow_shortcut::PowShortcut;
-use crate::runtime::ops::reduce::ReduceOp;
-use crate::runtime::ops::ternary::TernaryOp;
+use crate::runtime::op::along::AlongOp;
+use crate::runtime::op::binary::BinaryOp;
+use crate::runtime::op::pow_shortcut::PowShortcut;
+use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::op::ternary::TernaryOp;
+use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::DType;
 
 /// Included first by every unit.

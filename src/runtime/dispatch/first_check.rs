@@ -9,8 +9,8 @@ use std::sync::Arc;
 use super::Runtime;
 use crate::runtime::backend::Backend;
 use crate::runtime::devices::Devices;
-use crate::runtime::ops::elementwise::{BinaryOp, Operand};
-use crate::runtime::ops::reduce::ReduceOp;
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::{DType, Device, Tensor};
 
 /// Elements in the check's tensors: more than one block of threads.

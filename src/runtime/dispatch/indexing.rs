@@ -14,10 +14,12 @@ use super::{Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::buffer::Buffer;
 use crate::runtime::cuda::source;
-use crate::runtime::ops::elementwise::Operand;
-use crate::runtime::ops::index::{self, Index, Take};
-use crate::runtime::ops::overlap;
-use crate::runtime::ops::ternary::{self, TernaryOp};
+use crate::runtime::op::binary::Operand;
+use crate::runtime::op::index::Index;
+use crate::runtime::op::overlap;
+use crate::runtime::op::ternary::TernaryOp;
+use crate::runtime::ops::index::{self, Take};
+use crate::runtime::ops::ternary;
 use crate::runtime::shape::{broadcast_shapes, fmt_shape, numel};
 use crate::runtime::{DType, Device, Tensor};
 

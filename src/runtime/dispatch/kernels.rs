@@ -12,13 +12,16 @@ use crate::runtime::buffer::Stored;
 use crate::runtime::cuda::exec::{self, Out, View};
 use crate::runtime::devices::Memory;
 use crate::runtime::driver::{Addr, DevicePtr};
-use crate::runtime::ops::elementwise::{self, BinaryOp, UnaryOp};
-use crate::runtime::ops::factory::{check_random, Distribution, Fill, Linspace};
+use crate::runtime::op::binary::BinaryOp;
+use crate::runtime::op::factory::{check_random, Distribution, Fill, Linspace};
+use crate::runtime::op::matmul::{as_matrices, matmul_dtypes, not_lined_up};
+use crate::runtime::op::pow_shortcut::PowShortcut;
+use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::op::ternary::TernaryOp;
+use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::ops::elementwise;
 use crate::runtime::ops::join;
-use crate::runtime::ops::matmul::{as_matrices, matmul_dtypes, not_lined_up};
-use crate::runtime::ops::pow_shortcut::PowShortcut;
-use crate::runtime::ops::reduce::{self, ReduceOp};
-use crate::runtime::ops::ternary::TernaryOp;
+use crate::runtime::ops::reduce;
 use crate::runtime::shape::{
     broadcast_shapes, checked_numel, contiguous_strides, fmt_shape, norm_dim, numel,
 };

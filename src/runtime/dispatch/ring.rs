@@ -27,8 +27,10 @@ use super::kernels::no_driver;
 use super::Runtime;
 use crate::error::Error;
 use crate::runtime::cuda::exec::{self, Launcher, View};
-use crate::runtime::ops::elementwise::{self, BinaryOp};
-use crate::runtime::ops::{index, view};
+use crate::runtime::op::binary::BinaryOp;
+use crate::runtime::op::view;
+use crate::runtime::ops::elementwise;
+use crate::runtime::ops::index;
 use crate::runtime::DType;
 use crate::runtime::Tensor;
 

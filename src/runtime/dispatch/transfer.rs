@@ -10,7 +10,8 @@ use crate::runtime::buffer::Buffer;
 use crate::runtime::device_bytes::{download_into, upload};
 use crate::runtime::devices::Memory;
 use crate::runtime::gpu::Sees;
-use crate::runtime::ops::{index, join, overlap};
+use crate::runtime::op::overlap;
+use crate::runtime::ops::{index, join};
 use crate::runtime::timing::{CopyPath, Work};
 use crate::runtime::{Device, Tensor};
 

@@ -10,94 +10,13 @@ use super::pytorch_cpu::{range_fill, vector_bytes, Kernel};
 use crate::error::Error;
 use crate::with_dtype;
 
+pub use crate::runtime::op::factory::{check_random, from_value, Distribution, Fill, Linspace};
+
 pub fn full(shape: &[usize], value: Fill, dtype: DType, device: Device) -> Result<Tensor, Error> {
     value.check(dtype)?;
     let n = check_alloc(shape, dtype)?;
     let buf = with_dtype!(dtype, T => Buffer::filled::<T>(n, value.element::<T>()));
     Ok(Tensor::new(buf, shape.to_vec(), device))
-}
-
-/// A number to fill with (`full`, `fill_`, `new_full`), as it was written:
-/// an integer stays exact past 2^53.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Fill {
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-}
-
-impl From<f64> for Fill {
-    fn from(v: f64) -> Fill {
-        Fill::Float(v)
-    }
-}
-
-impl std::fmt::Display for Fill {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Fill::Int(i) => write!(f, "{i}"),
-            Fill::Float(x) => write!(f, "{x:?}"),
-            Fill::Bool(b) => write!(f, "{b}"),
-        }
-    }
-}
-
-impl Fill {
-    /// Refuses what PyTorch refuses (`value cannot be converted ... without
-    /// overflow`): into an integer dtype, NaN, an infinity or a number out
-    /// of its range (a float is truncated first); into f32, a finite number
-    /// past its range. f16 and bf16 take an infinity instead, as PyTorch's.
-    pub fn check(self, dtype: DType) -> Result<(), Error> {
-        let (lo, hi) = match dtype {
-            DType::I32 => (i32::MIN as i64, i32::MAX as i64),
-            DType::I64 => (i64::MIN, i64::MAX),
-            DType::F32 => {
-                return match self {
-                    Fill::Float(x) if x.is_finite() && x.abs() > f32::MAX as f64 => {
-                        Err(overflow(self, dtype))
-                    }
-                    _ => Ok(()),
-                }
-            }
-            _ => return Ok(()),
-        };
-        let fits = match self {
-            Fill::Int(i) => (lo..=hi).contains(&i),
-            Fill::Float(x) => x.is_finite() && x >= lo as f64 && x.trunc() <= hi as f64,
-            Fill::Bool(_) => true,
-        };
-        if fits {
-            Ok(())
-        } else {
-            Err(overflow(self, dtype))
-        }
-    }
-
-    /// The value as an element of `T` (checked first with `check`).
-    pub fn element<T: Stored>(self) -> T {
-        match self {
-            Fill::Int(i) if T::DTYPE.is_int() => T::from_i64(i),
-            Fill::Int(i) => T::from_f64(i as f64),
-            Fill::Float(x) => from_value::<T>(x),
-            Fill::Bool(b) => from_value::<T>(if b { 1.0 } else { 0.0 }),
-        }
-    }
-}
-
-fn overflow(v: Fill, dtype: DType) -> Error {
-    Error::dtype(
-        format!("the value {v} cannot be converted to {dtype} without overflow"),
-        Some("use a wider dtype, e.g. i64 or f64".into()),
-    )
-}
-
-/// Converts a number to `T` the way a literal would be.
-pub fn from_value<T: Stored>(v: f64) -> T {
-    if T::DTYPE.is_int() {
-        T::from_i64(v as i64)
-    } else {
-        T::from_f64(v)
-    }
 }
 
 pub fn from_f64s(values: Vec<f64>, shape: &[usize], dtype: DType, device: Device) -> Tensor {
@@ -215,163 +134,6 @@ fn arange_cpu(start: f64, step: f64, n: usize, dtype: DType) -> Vec<f64> {
     }
 }
 
-/// `linspace`'s numbers as PyTorch computes them: `start` and `end` as the
-/// dtype, a step `(end - start) / (steps - 1)`, the first half counted up
-/// from `start` and the second half down from `end` (so the last value is
-/// `end` exactly), every operation rounded to the dtype's arithmetic.
-/// Integers use an f32 step on CUDA devices (RangeFactories.cu) and an f64
-/// one on the cpu (RangeFactoriesKernel.cpp).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Linspace {
-    pub n: usize,
-    /// `start`, `end` and the step, each a value of the arithmetic.
-    pub start: f64,
-    pub end: f64,
-    pub step: f64,
-    arith: Arith,
-}
-
-/// The arithmetic `linspace` computes in: each result rounded to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Arith {
-    F64,
-    F32,
-    /// f32 operations, each result rounded to f16 (c10::Half's operators).
-    F16,
-    BF16,
-}
-
-impl Arith {
-    fn round(self, x: f64) -> f64 {
-        // An f64 operation on two values of a narrower format, rounded to
-        // it, is that format's correctly rounded operation (53 >= 2p + 2).
-        match self {
-            Arith::F64 => x,
-            Arith::F32 => x as f32 as f64,
-            Arith::F16 => half::f16::from_f32(x as f32).to_f64(),
-            Arith::BF16 => half::bf16::from_f32(x as f32).to_f64(),
-        }
-    }
-}
-
-impl Linspace {
-    pub fn plan(
-        start: f64,
-        end: f64,
-        steps: usize,
-        dtype: DType,
-        device: Device,
-    ) -> Result<Linspace, Error> {
-        if dtype == DType::Bool {
-            return Err(Error::dtype(
-                "linspace() is not implemented for bool",
-                Some("use a number dtype (f32, the default, or i64, …)".into()),
-            ));
-        }
-        if !start.is_finite() || !end.is_finite() {
-            return Err(Error::value("linspace(): start and end must be finite"));
-        }
-        check_alloc(&[steps], dtype)?;
-        let arith = match dtype {
-            DType::F64 => Arith::F64,
-            DType::F16 => Arith::F16,
-            DType::BF16 => Arith::BF16,
-            DType::I32 | DType::I64 if device == Device::Cpu => Arith::F64,
-            _ => Arith::F32,
-        };
-        // `start` and `end` as the dtype first (an integer dtype truncates).
-        let as_dtype = |v: f64| with_dtype!(dtype, T => from_value::<T>(v).to_f64());
-        if steps == 1 {
-            // One value: `start` itself, as `fill_` writes it.
-            let start = as_dtype(start);
-            return Ok(Linspace {
-                n: 1,
-                start,
-                end: start,
-                step: 0.0,
-                arith,
-            });
-        }
-        let (start, end) = (arith.round(as_dtype(start)), arith.round(as_dtype(end)));
-        let divisor = arith.round(steps.saturating_sub(1) as f64);
-        let step = arith.round(arith.round(end - start) / divisor);
-        Ok(Linspace {
-            n: steps,
-            start,
-            end,
-            step,
-            arith,
-        })
-    }
-
-    /// The values as a host tensor of `dtype` on `device` (the simulator's
-    /// `linspace`; a driver's device runs `exec::linspace` instead).
-    /// On the CPU as PyTorch's CPU kernel computes it (`value_cpu`).
-    pub fn tensor(&self, dtype: DType, device: Device) -> Tensor {
-        let values: Vec<f64> = if device == Device::Cpu {
-            (0..self.n).map(|i| self.value_cpu(i)).collect()
-        } else {
-            (0..self.n).map(|i| self.value(i)).collect()
-        };
-        from_f64s(values, &[self.n], dtype, device)
-    }
-
-    /// `value` as PyTorch's CPU kernel computes it: in f32 and f64 (and for
-    /// integers, whose step is f64) `start + step * i` and `end - step * k`
-    /// fused into one rounding, as its AVX2 build contracts them into FMAs;
-    /// f16 and bf16 in f32, rounded last.
-    pub fn value_cpu(&self, i: usize) -> f64 {
-        if self.n == 1 {
-            return self.start;
-        }
-        let (k, from) = if i < self.n / 2 {
-            (i, self.start)
-        } else {
-            (self.n - i - 1, self.end)
-        };
-        match self.arith {
-            // As on a GPU.
-            Arith::F64 | Arith::F32 => self.value(i),
-            // The step stays f32 (PyTorch's opmath), unrounded to 16 bits;
-            // f16's second half is not fused (as measured: PyTorch 2.15's
-            // AVX2 build, against 5 ranges of 100 to 40,001 values).
-            Arith::F16 | Arith::BF16 => {
-                let wide = (self.end as f32 - self.start as f32) / (self.n - 1) as f32;
-                let (k, from) = (k as f32, from as f32);
-                if i < self.n / 2 {
-                    wide.mul_add(k, from) as f64
-                } else if self.arith == Arith::F16 {
-                    (from - wide * k) as f64
-                } else {
-                    (-wide).mul_add(k, from) as f64
-                }
-            }
-        }
-    }
-
-    /// The `i`th value as PyTorch's CUDA kernel computes it, in the
-    /// arithmetic (the caller converts it to the dtype): in f32 and f64 (and
-    /// for integers, in f32) `start + step * i` and `end - step * k` fused
-    /// into one rounding, as nvcc contracts them; f16 and bf16 round every
-    /// operation (c10::Half's operators).
-    pub fn value(&self, i: usize) -> f64 {
-        let r = |x: f64| self.arith.round(x);
-        if self.n == 1 {
-            return self.start;
-        }
-        let (k, from, step) = if i < self.n / 2 {
-            (i, self.start, self.step)
-        } else {
-            (self.n - i - 1, self.end, -self.step)
-        };
-        match self.arith {
-            Arith::F64 => step.mul_add(k as f64, from),
-            Arith::F32 => (step as f32).mul_add(k as f32, from as f32) as f64,
-            Arith::F16 | Arith::BF16 => r(from + r(step * r(k as f64))),
-        }
-    }
-}
-
 pub fn linspace(
     start: f64,
     end: f64,
@@ -394,23 +156,6 @@ pub fn eye(n: usize, m: usize, dtype: DType, device: Device) -> Result<Tensor, E
     Ok(t)
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Distribution {
-    Uniform,
-    Normal,
-}
-
-/// Random numbers are floats.
-pub fn check_random(dtype: DType) -> Result<(), Error> {
-    if !dtype.is_float() {
-        return Err(Error::dtype(
-            format!("random numbers need a floating point dtype, not {dtype}"),
-            Some("use dtype=f32 (the default), f64, f16 or bf16".into()),
-        ));
-    }
-    Ok(())
-}
-
 pub fn random(
     gen: &mut Generator,
     dist: Distribution,
@@ -425,6 +170,20 @@ pub fn random(
         Distribution::Normal => gen.normal(n),
     };
     Ok(from_f64s(values, shape, dtype, device))
+}
+
+impl Linspace {
+    /// The values as a host tensor of `dtype` on `device` (the simulator's
+    /// `linspace`; a driver's device runs `exec::linspace` instead).
+    /// On the CPU as PyTorch's CPU kernel computes it (`value_cpu`).
+    pub fn tensor(&self, dtype: DType, device: Device) -> Tensor {
+        let values: Vec<f64> = if device == Device::Cpu {
+            (0..self.n).map(|i| self.value_cpu(i)).collect()
+        } else {
+            (0..self.n).map(|i| self.value(i)).collect()
+        };
+        from_f64s(values, &[self.n], dtype, device)
+    }
 }
 
 #[cfg(test)]

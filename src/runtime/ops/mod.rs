@@ -1,4 +1,8 @@
-//! Tensor operations. Each file is one family; all take tensors and return new ones or views.
+//! How the host (the CPU, and the simulator's devices) computes each op
+//! that `op/` defines and plans: one file per family, each taking tensors
+//! and returning new ones, with PyTorch's CPU numerics (SLEEF, the cascade
+//! sum, sgemm, the vectorised reductions) beside them. The CUDA backend
+//! (`cuda/`) never uses these loops.
 
 pub mod along;
 mod axis;
@@ -10,7 +14,6 @@ pub mod index;
 pub mod join;
 pub mod matmul;
 mod norm;
-pub mod overlap;
 mod pow;
 pub mod pow_shortcut;
 #[cfg(target_arch = "x86_64")]
@@ -27,4 +30,3 @@ pub mod ternary;
 pub mod tri;
 mod vector_split;
 mod vectorized;
-pub mod view;

@@ -74,7 +74,7 @@ fn dense(t: &Tensor) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::ops::index::{select, Index};
+    use crate::runtime::op::index::{select, Index};
 
     fn arange(n: i64) -> Tensor {
         Tensor::from_vec((0..n).collect::<Vec<i64>>(), vec![n as usize])

@@ -1,0 +1,127 @@
+//! The unary elementwise ops (`-x`, `exp`, `~x`, ...): their names, result
+//! dtypes and which dtypes each takes.
+
+use crate::error::Error;
+use crate::runtime::DType;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnaryOp {
+    Neg,
+    Abs,
+    Relu,
+    Exp,
+    Log,
+    Sqrt,
+    Sigmoid,
+    Tanh,
+    Sin,
+    Cos,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    /// `~`: each bit flipped; on bool, logical not.
+    BitNot,
+}
+
+impl UnaryOp {
+    pub const ALL: [UnaryOp; 15] = [
+        UnaryOp::Neg,
+        UnaryOp::Abs,
+        UnaryOp::Relu,
+        UnaryOp::Exp,
+        UnaryOp::Log,
+        UnaryOp::Sqrt,
+        UnaryOp::Sigmoid,
+        UnaryOp::Tanh,
+        UnaryOp::Sin,
+        UnaryOp::Cos,
+        UnaryOp::Floor,
+        UnaryOp::Ceil,
+        UnaryOp::Round,
+        UnaryOp::Trunc,
+        UnaryOp::BitNot,
+    ];
+
+    /// The op a builtin or method name means (`exp`, `relu`, …); None for
+    /// any other name.
+    pub fn from_name(name: &str) -> Option<UnaryOp> {
+        UnaryOp::ALL.into_iter().find(|op| op.name() == name)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            UnaryOp::Neg => "neg",
+            UnaryOp::Abs => "abs",
+            UnaryOp::Relu => "relu",
+            UnaryOp::Exp => "exp",
+            UnaryOp::Log => "log",
+            UnaryOp::Sqrt => "sqrt",
+            UnaryOp::Sigmoid => "sigmoid",
+            UnaryOp::Tanh => "tanh",
+            UnaryOp::Sin => "sin",
+            UnaryOp::Cos => "cos",
+            UnaryOp::Floor => "floor",
+            UnaryOp::Ceil => "ceil",
+            UnaryOp::Round => "round",
+            UnaryOp::Trunc => "trunc",
+            UnaryOp::BitNot => "bitwise_not",
+        }
+    }
+
+    /// Whether an integer tensor keeps its dtype (the rest compute in floats).
+    pub fn keeps_int(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::Neg
+                | UnaryOp::Abs
+                | UnaryOp::Relu
+                | UnaryOp::Floor
+                | UnaryOp::Ceil
+                | UnaryOp::Round
+                | UnaryOp::Trunc
+                | UnaryOp::BitNot
+        )
+    }
+
+    /// Rounding to an integral value: the identity on integers.
+    pub fn rounds(self) -> bool {
+        matches!(
+            self,
+            UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Trunc
+        )
+    }
+}
+
+/// The dtype `op` gives on a tensor of `dt`: neg, abs and relu keep it, the
+/// rest are floating point.
+pub fn unary_dtype(op: UnaryOp, dt: DType) -> DType {
+    if op.keeps_int() {
+        dt
+    } else {
+        dt.to_float()
+    }
+}
+
+/// Refuses what PyTorch refuses before computing `op` on `dt`.
+pub fn check_unary(op: UnaryOp, dt: DType) -> Result<(), Error> {
+    if dt == DType::Bool && op == UnaryOp::Neg {
+        return Err(Error::dtype(
+            "negation, the `-` operator, on a bool tensor is not supported",
+            Some("use `x == false` for logical not".into()),
+        ));
+    }
+    if op == UnaryOp::BitNot && dt.is_float() {
+        return Err(Error::dtype(
+            format!("`~` is not implemented for {dt}: it takes integers and bool"),
+            Some("for a mask, compare first: `~(x > 0)`".into()),
+        ));
+    }
+    if dt == DType::Bool && (matches!(op, UnaryOp::Abs | UnaryOp::Relu) || op.rounds()) {
+        return Err(Error::dtype(
+            format!("`{}` is not implemented for bool", op.name()),
+            Some("convert first, e.g. `x.to(i64)`".into()),
+        ));
+    }
+    Ok(())
+}
