@@ -1,6 +1,7 @@
 //! `Session`: the one object every front end drives (REPL, Jupyter kernel,
 //! `cudash run`, `cudash present`). Nothing reaches around it.
 
+mod complete;
 pub mod jupyter;
 pub mod watch;
 
@@ -9,11 +10,10 @@ use std::sync::{Arc, Mutex, Once};
 
 use crate::diag;
 use crate::error::Diagnostic;
-use crate::eval::docs::{self, Kind};
 /// The values and outputs front ends see: the interpreter's, as the session
 /// hands them over.
 pub use crate::eval::show::repr;
-use crate::eval::Interp;
+use crate::eval::{Hooks, Interp};
 pub use crate::eval::{Output, Shown, Value};
 use crate::lang::{self, ast::Stmt, Completeness};
 use crate::runtime::backend::{BackendChoice, SimBackend};
@@ -151,7 +151,7 @@ impl Session {
         let devices = Arc::new(Devices::new(picked.backend.as_ref(), picked.reason));
         devices.set_launch_blocking(config.launch_blocking);
         Ok(Session {
-            interp: Interp::new(config.seed, Arc::clone(&devices)),
+            interp: Interp::new(config.seed, Arc::clone(&devices), Hooks::default()),
             devices,
             config,
             history: Vec::new(),
@@ -284,108 +284,12 @@ impl Session {
         lang::completeness(src)
     }
 
-    /// Completes the word before `cursor` (a byte offset): file paths inside a
-    /// string; after `.`, the members of the receiver's type; after `help`, topics;
-    /// otherwise variables, builtins, keywords, dtypes, devices and the keyword
-    /// arguments of the call the cursor is in.
-    pub fn complete(&self, src: &str, cursor: usize) -> Completion {
-        let cursor = floor_char_boundary(src, cursor);
-        let before = &src[..cursor];
-        if let Some(q) = open_string(before) {
-            return complete_path(&before[q + 1..], q + 1, cursor);
-        }
-        let prefix = word_before(before);
-        let start = cursor - prefix.len();
-        let head = before[..start].trim_end();
-        let mut candidates: Vec<String> = if before[..start].ends_with('.') {
-            let receiver = word_before(&before[..start - 1]);
-            docs::members(self.kind_of(receiver))
-                .map(|d| d.name.to_string())
-                .collect()
-        } else if head.ends_with("help") && word_before(head) == "help" {
-            docs::DOCS.iter().map(|d| d.name.to_string()).collect()
-        } else {
-            let mut names = self.interp.known_names();
-            names.extend(lang::token::Kw::ALL.iter().map(|k| k.as_str().to_string()));
-            names.extend(
-                crate::runtime::DType::ALL
-                    .iter()
-                    .map(|d| d.name().to_string()),
-            );
-            names.extend(["cpu", "cuda", "true", "false", "none", "stream"].map(String::from));
-            names.extend((0..self.devices.count()).map(|i| format!("cuda:{i}")));
-            if let Some(doc) = enclosing_call(&before[..start], &|r| self.kind_of(r)) {
-                names.extend(
-                    docs::params(doc.signature)
-                        .into_iter()
-                        .filter(|p| !p.variadic)
-                        .map(|p| format!("{}=", p.name)),
-                );
-            }
-            names
-        };
-        candidates.retain(|c| c.starts_with(prefix));
-        candidates.sort();
-        candidates.dedup();
-        Completion {
-            start,
-            end: cursor,
-            matches: candidates,
-        }
-    }
-
-    /// The signature of the builtin or method whose argument list the cursor is in.
-    pub fn signature_at(&self, src: &str, cursor: usize) -> Option<&'static str> {
-        let cursor = floor_char_boundary(src, cursor);
-        enclosing_call(&src[..cursor], &|r| self.kind_of(r)).map(|d| d.signature)
-    }
-
-    /// Help for the name under (or just before) the cursor.
-    pub fn inspect(&self, src: &str, cursor: usize) -> Option<String> {
-        let cursor = floor_char_boundary(src, cursor);
-        let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-        let start = src[..cursor]
-            .rfind(|c: char| !is_word(c))
-            .map_or(0, |i| i + 1);
-        let end = src[cursor..]
-            .find(|c: char| !is_word(c))
-            .map_or(src.len(), |i| cursor + i);
-        let word = &src[start..end];
-        if word.is_empty() {
-            return None;
-        }
-        if let Some(v) = self.interp.vars().get(word) {
-            return Some(format!("{word}: {}", crate::eval::show::repr(v)));
-        }
-        let after_dot = src[..start].ends_with('.');
-        let found: Vec<_> = docs::lookup(word)
-            .into_iter()
-            .filter(|d| !after_dot || matches!(d.kind, Kind::Method | Kind::Property))
-            .collect();
-        (!found.is_empty()).then(|| {
-            found
-                .iter()
-                .map(|d| d.help_text())
-                .collect::<Vec<_>>()
-                .join("\n\n")
-        })
-    }
-
     /// Checks every device allocator's invariants (for tests and debugging).
     pub fn check_invariants(&self) -> Result<(), String> {
         (0..self.devices.count()).try_for_each(|i| match self.devices.gpu(i) {
             Some(g) => g.allocator.check().map_err(|e| format!("cuda:{i}: {e}")),
             None => Ok(()),
         })
-    }
-
-    /// The kind of value a name holds, for member completion (`tensor` when unknown).
-    fn kind_of(&self, name: &str) -> &'static str {
-        match self.interp.vars().get(name) {
-            Some(v) => v.kind(),
-            None if name == "default" => "stream",
-            None => "tensor",
-        }
     }
 
     /// What `:watch` polls: None where queued work completes only at sync
@@ -433,24 +337,24 @@ impl Session {
     /// Called with `(done, total)` as a long `for` or `time` loop advances, and with
     /// `(u64::MAX, u64::MAX)` when it ends however it ends.
     pub fn set_progress(&mut self, f: impl FnMut(u64, u64) + 'static) {
-        self.interp.on_progress = Some(Box::new(f));
+        self.interp.hooks.progress = Some(Box::new(f));
     }
 
     /// The columns text drawings may fill (`profile`'s timeline): 80 unless
     /// a terminal says otherwise; kept between 60 and 240.
     pub fn set_width(&mut self, columns: usize) {
-        self.interp.width = columns.clamp(60, 240);
+        self.interp.hooks.width = columns.clamp(60, 240);
     }
 
     /// Values and `mem` displays carry HTML too (for notebooks).
     pub fn enable_html(&mut self) {
-        self.interp.html = true;
+        self.interp.hooks.html = true;
     }
 
     /// Outputs go to `f` as they happen (a long loop's `print`s stream out)
     /// instead of collecting in the `Outcome`.
     pub fn set_output_sink(&mut self, f: impl FnMut(Output) + 'static) {
-        self.interp.sink = Some(Box::new(f));
+        self.interp.hooks.sink = Some(Box::new(f));
     }
 
     /// Set from another thread (Ctrl-C, a Jupyter interrupt) to stop the running statement.
@@ -496,21 +400,15 @@ impl Session {
         rows
     }
 
-    /// Forgets every variable and reseeds the generator.
-    /// Forgets every variable. Queued work is waited for first, so the freed
+    /// Forgets every variable and reseeds the generators. Queued work is waited for first, so the freed
     /// memory returns to the caches without warnings about streams in flight.
     pub fn reset(&mut self) {
         // A driver failing the wait is reported by the next statement that syncs.
         let _ = self.devices.sync_all();
-        let mut fresh = Interp::new(self.config.seed, Arc::clone(&self.devices));
-        // What the front end set up stays: the interrupt flag it holds, its
-        // progress display, where outputs go and whether HTML is wanted.
-        fresh.rt.interrupt = Arc::clone(&self.interp.rt.interrupt);
-        fresh.on_progress = self.interp.on_progress.take();
-        fresh.sink = self.interp.sink.take();
-        fresh.html = self.interp.html;
-        fresh.width = self.interp.width;
-        self.interp = fresh;
+        // What the front end set up stays (`Hooks`): the interrupt flag it
+        // holds, its progress display, where outputs go, HTML and width.
+        let hooks = std::mem::take(&mut self.interp.hooks);
+        self.interp = Interp::new(self.config.seed, Arc::clone(&self.devices), hooks);
         self.devices.take_hazards();
     }
 
@@ -576,96 +474,6 @@ fn line_end(src: &str, at: usize) -> usize {
     } else {
         at
     }
-}
-
-/// Where the string literal the text ends inside starts, if it does.
-fn open_string(s: &str) -> Option<usize> {
-    let mut open: Option<(usize, char)> = None;
-    for (i, c) in s.char_indices() {
-        match open {
-            Some((_, q)) if c == q => open = None,
-            Some(_) => {}
-            None if c == '"' || c == '\'' => open = Some((i, c)),
-            None if c == '#' => return None,
-            None => {}
-        }
-    }
-    open.map(|(i, _)| i)
-}
-
-/// File names completing `partial` (a path typed inside a string).
-fn complete_path(partial: &str, start: usize, end: usize) -> Completion {
-    let (dir, file) = match partial.rfind('/') {
-        Some(i) => (&partial[..=i], &partial[i + 1..]),
-        None => ("", partial),
-    };
-    let read = if dir.is_empty() {
-        std::fs::read_dir(".")
-    } else {
-        std::fs::read_dir(dir)
-    };
-    let mut matches: Vec<String> = read
-        .into_iter()
-        .flatten()
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            let slash = if e.file_type().is_ok_and(|t| t.is_dir()) {
-                "/"
-            } else {
-                ""
-            };
-            name.starts_with(file)
-                .then(|| format!("{dir}{name}{slash}"))
-        })
-        .collect();
-    matches.sort();
-    Completion {
-        start,
-        end,
-        matches,
-    }
-}
-
-/// The builtin or method named just before the innermost `(` still open in `s`.
-fn enclosing_call(s: &str, kind_of: &dyn Fn(&str) -> &'static str) -> Option<&'static docs::Doc> {
-    let mut depth = 0i32;
-    for (i, c) in s.char_indices().rev() {
-        match c {
-            ')' | ']' => depth += 1,
-            '(' | '[' if depth > 0 => depth -= 1,
-            '[' => return None,
-            '(' => {
-                let name = word_before(&s[..i]);
-                let is_method = s[..i - name.len()].ends_with('.');
-                return if is_method {
-                    docs::member(kind_of(word_before(&s[..i - name.len() - 1])), name)
-                } else {
-                    docs::function(name)
-                };
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-fn word_before(s: &str) -> &str {
-    let start = s
-        .char_indices()
-        .rev()
-        .take_while(|(_, c)| c.is_ascii_alphanumeric() || *c == '_')
-        .last()
-        .map_or(s.len(), |(i, _)| i);
-    &s[start..]
-}
-
-fn floor_char_boundary(s: &str, mut i: usize) -> usize {
-    i = i.min(s.len());
-    while !s.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 /// The one Ctrl-C (SIGINT) handler of the process: it raises `flag`, the

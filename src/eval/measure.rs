@@ -149,8 +149,8 @@ impl Interp {
         if let Some((timeline, written)) = timeline {
             if !timeline.items.is_empty() {
                 text.push_str("\n\n");
-                text.push_str(&display::timeline::text(&timeline, self.width));
-                svg = Some(self.html.then(|| display::timeline::svg(&timeline)));
+                text.push_str(&display::timeline::text(&timeline, self.hooks.width));
+                svg = Some(self.hooks.html.then(|| display::timeline::svg(&timeline)));
             }
             if let Some(path) = path {
                 written.map_err(|err| trace_error(&path, err).at(span))?;

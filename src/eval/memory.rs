@@ -45,7 +45,7 @@ impl Interp {
                 Device::Cpu => {
                     let host = self.rt.devices.host();
                     texts.push(memory::host_summary(host.stats()));
-                    if self.html {
+                    if self.hooks.html {
                         htmls.push(html::host_mem(host.stats()));
                     }
                 }
@@ -74,7 +74,7 @@ impl Interp {
                     } else {
                         memory::summary(&info, &gpu.allocator)
                     });
-                    if self.html {
+                    if self.hooks.html {
                         htmls.push(html::mem(&info, &gpu, &lookup));
                     }
                 }
@@ -82,7 +82,7 @@ impl Interp {
         }
         Ok(Shown {
             text: texts.join("\n\n"),
-            html: self.html.then(|| htmls.concat()),
+            html: self.hooks.html.then(|| htmls.concat()),
         })
     }
 

@@ -68,6 +68,37 @@ pub struct Shown {
     pub html: Option<String>,
 }
 
+/// What the front end hands the interpreter, as one value the `Session`
+/// keeps across a reset: where outputs go as they happen, the loop progress
+/// display, whether values are rendered as HTML too, the width of text
+/// drawings, and the flag that stops the running statement.
+pub struct Hooks {
+    /// Where outputs go as they happen; when unset they collect in `out`.
+    pub sink: Option<Box<dyn FnMut(Output)>>,
+    /// Told `(done, total)` as the outermost `for` or `time` loop advances (the
+    /// REPL draws a progress bar from it).
+    pub progress: Option<Box<dyn FnMut(u64, u64)>>,
+    /// Render HTML beside the text of values and displays.
+    pub html: bool,
+    /// Columns for text drawings (`profile`'s timeline); 80 in transcripts.
+    pub width: usize,
+    /// Set from another thread (Ctrl-C, a Jupyter interrupt) to stop the
+    /// running statement; the runtime checks it between ops.
+    pub interrupt: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Default for Hooks {
+    fn default() -> Hooks {
+        Hooks {
+            sink: None,
+            progress: None,
+            html: false,
+            width: 80,
+            interrupt: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        }
+    }
+}
+
 pub struct Interp {
     vars: HashMap<String, Value>,
     /// Old values of names assigned by the running top-level statement, to
@@ -80,31 +111,23 @@ pub struct Interp {
     pub rt: Runtime,
     /// Inside a loop body expression statements do not display.
     quiet: usize,
-    /// Told `(done, total)` as the outermost `for` or `time` loop advances (the
-    /// REPL draws a progress bar from it).
-    pub on_progress: Option<Box<dyn FnMut(u64, u64)>>,
-    /// Where outputs go as they happen; when unset they collect in `out`.
-    pub sink: Option<Box<dyn FnMut(Output)>>,
-    /// Render HTML beside the text of values and displays.
-    pub html: bool,
-    /// Columns for text drawings (`profile`'s timeline); 80 in transcripts.
-    pub width: usize,
+    /// The front end's hooks (`Hooks`).
+    pub hooks: Hooks,
     /// Warnings given by the running top-level statement, with repeat counts.
     warned: Vec<(String, u64)>,
 }
 
 impl Interp {
-    pub fn new(seed: u64, devices: Arc<Devices>) -> Interp {
+    pub fn new(seed: u64, devices: Arc<Devices>, hooks: Hooks) -> Interp {
+        let mut rt = Runtime::new(seed, devices);
+        rt.interrupt = Arc::clone(&hooks.interrupt);
         Interp {
             vars: HashMap::new(),
             undo: BTreeMap::new(),
             out: Vec::new(),
-            rt: Runtime::new(seed, devices),
+            rt,
             quiet: 0,
-            on_progress: None,
-            sink: None,
-            html: false,
-            width: 80,
+            hooks,
             warned: Vec::new(),
         }
     }
@@ -163,7 +186,7 @@ impl Interp {
 
     /// Hands an output to the front end: at once when it listens, else into `out`.
     pub(crate) fn emit(&mut self, o: Output) {
-        match self.sink.as_mut() {
+        match self.hooks.sink.as_mut() {
             Some(f) => f(o),
             None => self.out.push(o),
         }
@@ -172,7 +195,7 @@ impl Interp {
     /// Reports loop progress, for the outermost loop only.
     fn progress(&mut self, done: u64, total: u64) {
         if self.quiet == 1 {
-            if let Some(f) = self.on_progress.as_mut() {
+            if let Some(f) = self.hooks.progress.as_mut() {
                 f(done, total);
             }
         }

@@ -113,7 +113,7 @@ impl Interp {
         if self.quiet == 0 {
             // Showing a value reads it on the host, as PyTorch's repr does.
             self.rt.begin_op("show");
-            let html = self.html;
+            let html = self.hooks.html;
             let shown = self
                 .host_read(&[&v], || {
                     let text = super::show::display_text(&v)?;

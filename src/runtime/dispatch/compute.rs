@@ -39,15 +39,15 @@ impl Runtime {
         if let Some((op, inv)) = elementwise::reciprocal_divisor(op, a, b) {
             return self.binary(op, a, Operand::weak(&inv));
         }
-        let device = elementwise::result_device(a, b)?;
-        let out = match self.launches_on(device) {
-            Some(d) => self.binary_on(d, op, a, b)?,
+        // Planned once (devices, shapes, dtypes), then computed where it runs.
+        let plan = elementwise::plan_binary(op, a, b)?;
+        let out = match self.launches_on(plan.device) {
+            Some(d) => self.binary_on(d, op, a, b, plan)?,
             None => {
-                let plan = elementwise::plan_binary(op, a, b)?;
                 if numel(&plan.shape) > 0 {
                     read_in_order(&[a.tensor, b.tensor]);
                 }
-                elementwise::binary(op, a, b)?
+                elementwise::binary_planned(op, a, b, plan)?
             }
         };
         self.finish(out, None, &[a.tensor, b.tensor], Flops::default())

@@ -69,8 +69,8 @@ impl Runtime {
         op: BinaryOp,
         a: elementwise::Operand,
         b: elementwise::Operand,
+        plan: elementwise::BinaryPlan,
     ) -> Result<Tensor, Error> {
-        let plan = elementwise::plan_binary(op, a, b)?;
         let compute = plan.compute;
         if numel(&plan.shape) == 0 {
             let dt = if op.gives_bool() {

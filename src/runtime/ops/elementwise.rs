@@ -18,12 +18,23 @@ pub use crate::runtime::op::binary::{
 pub use crate::runtime::op::unary::{check_unary, unary_dtype, UnaryOp};
 
 pub fn binary(op: BinaryOp, a: Operand, b: Operand) -> Result<Tensor, Error> {
+    let plan = plan_binary(op, a, b)?;
+    binary_planned(op, a, b, plan)
+}
+
+/// `a op b` as `plan_binary` planned it.
+pub fn binary_planned(
+    op: BinaryOp,
+    a: Operand,
+    b: Operand,
+    plan: BinaryPlan,
+) -> Result<Tensor, Error> {
     let (ta, tb) = (a.tensor, b.tensor);
     let BinaryPlan {
         device,
         shape,
         compute,
-    } = plan_binary(op, a, b)?;
+    } = plan;
     if numel(&shape) == 0 {
         // No element: no operand is read (a kernel would not launch).
         let dt = if op.gives_bool() {
