@@ -46,7 +46,7 @@ impl Runtime {
 
     /// `op` over several dims at once (var, std, norm): the dims moved
     /// together into one, but for a CPU tensor's norm, which PyTorch's
-    /// kernel walks in the order of the dims' strides (`ops::norm`).
+    /// kernel walks in the order of the dims' strides (`ops::pytorch::norm`).
     pub fn along_dims(
         &mut self,
         op: AlongOp,

@@ -19,7 +19,7 @@
 use super::super::buffer::{Buffer, Stored};
 use super::super::shape::{norm_dim, norm_dims, reduced_shape, Lines};
 use super::super::{DType, Device, Tensor};
-use super::{norm, softmax};
+use super::pytorch::{norm, softmax};
 use crate::error::Error;
 use crate::with_dtype;
 

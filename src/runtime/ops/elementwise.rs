@@ -49,7 +49,7 @@ pub fn binary_planned(
         if op == BinaryOp::Pow && compute.is_float() {
             // PyTorch's CPU kernels: SLEEF's pow in registers, shortcuts.
             let number = b.weak && !a.weak;
-            return Ok(super::pow::on_cpu(ta, tb, number, compute, &shape));
+            return Ok(super::pytorch::pow::on_cpu(ta, tb, number, compute, &shape));
         }
     }
     let shortcut = pow_number_on_cuda(op, a, b).and_then(|e| PowShortcut::on_cuda(compute, e));
@@ -172,7 +172,7 @@ pub fn unary(op: UnaryOp, t: &Tensor) -> Result<Tensor, Error> {
     let src = src.as_ref().unwrap_or(t);
     if op == UnaryOp::Sigmoid && t.device() == crate::runtime::Device::Cpu {
         // PyTorch's CPU kernel: SLEEF's exp in registers.
-        let buf = super::sigmoid::on_cpu(t, src);
+        let buf = super::pytorch::sigmoid::on_cpu(t, src);
         return Ok(Tensor::new(buf, t.shape().to_vec(), t.device()));
     }
     let buf = match out_dt {

@@ -6,7 +6,7 @@ use super::super::element::Element;
 use super::super::host::check_alloc;
 use super::super::rng::Generator;
 use super::super::{DType, Device, Tensor};
-use super::pytorch_cpu::{range_fill, vector_bytes, Kernel};
+use super::pytorch::pytorch_cpu::{range_fill, vector_bytes, Kernel};
 use crate::error::Error;
 use crate::with_dtype;
 

@@ -10,7 +10,7 @@ use super::super::shape::{
     broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, numel,
 };
 use super::super::{DType, Tensor};
-use super::sgemm;
+use super::pytorch::sgemm;
 use crate::error::Error;
 pub use crate::runtime::op::matmul::{as_matrices, matmul_dtypes, not_lined_up};
 
@@ -104,7 +104,7 @@ const THREADED_MAX_AVX512: usize = 1 << 22;
 /// Whether an f32 product of `flops` multiply-adds and `n` columns goes to
 /// [`sgemm`] (where it runs) rather than the `gemm` crate.
 fn own_kernel_first(flops: usize, n: usize) -> bool {
-    if super::pytorch_cpu::Isa::of_cpu() == super::pytorch_cpu::Isa::Avx512 {
+    if super::pytorch::pytorch_cpu::Isa::of_cpu() == super::pytorch::pytorch_cpu::Isa::Avx512 {
         return flops <= TINY || (THREADED..=THREADED_MAX_AVX512).contains(&flops);
     }
     flops <= ANY_SHAPE_MAX || n >= sgemm::PACK_A_MIN_N

@@ -6,7 +6,7 @@ use half::{bf16, f16};
 
 use super::super::buffer::{map_slice, Buffer, Stored};
 use super::super::{DType, Tensor};
-use super::vectorized::Opmath;
+use super::pytorch::vectorized::Opmath;
 pub use crate::runtime::op::pow_shortcut::PowShortcut;
 
 impl PowShortcut {

@@ -9,8 +9,8 @@ use super::super::shape::for_each_offset2;
 use super::super::shape::{norm_dim, norm_dims};
 use super::super::{DType, Device, Tensor};
 use super::axis::{sum_axis, Layout};
-use super::cascade::{self, Summand};
 use super::device_sum;
+use super::pytorch::cascade::{self, Summand};
 use crate::error::Error;
 use crate::with_dtype;
 

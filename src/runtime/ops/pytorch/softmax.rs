@@ -27,14 +27,14 @@ use std::mem::MaybeUninit;
 
 use half::{bf16, f16};
 
-use super::super::buffer::Buffer;
-use super::super::parallel;
-use super::super::{DType, Tensor};
 use super::pytorch_cpu::{chunks, lanes, Isa, Kernel, GRAIN};
 use super::vectorized::{
     add, combine, filled_by, max_all, maximum, narrow_bf16, narrow_f16, reduce_all,
     reduce_all_halves, std_max, widen_bf16, widen_f16, AsBF16, AsF16, Exact, Opmath, Store,
 };
+use crate::runtime::buffer::Buffer;
+use crate::runtime::parallel;
+use crate::runtime::{DType, Tensor};
 
 /// softmax (or log_softmax with `log`) of a CPU tensor of floats along
 /// dim `k` (in range; 0 for a 0-d tensor, as PyTorch views it as [1]).

@@ -2,7 +2,7 @@
 //! their floating-point operations: the width of its `Vectorized` registers
 //! and the chunks `at::parallel_for` gives its threads.
 
-use super::super::parallel;
+use crate::runtime::parallel;
 
 /// PyTorch's `at::internal::GRAIN_SIZE`: fewer elements run on one thread.
 pub const GRAIN: usize = 32_768;
@@ -207,7 +207,7 @@ pub fn vectorized(shape: &[usize], inputs: &[(&[usize], &[isize])], lanes: usize
     let ndim = shape.len();
     let strides: Vec<Vec<isize>> = inputs
         .iter()
-        .map(|(s, st)| super::super::shape::broadcast_strides(s, st, shape))
+        .map(|(s, st)| crate::runtime::shape::broadcast_strides(s, st, shape))
         .collect();
     // `perm[0]` is the fastest dim; PyTorch starts from the last dim first.
     let mut perm: Vec<usize> = (0..ndim).rev().collect();

@@ -25,9 +25,9 @@ use std::ops::{Add, Mul};
 
 use half::{bf16, f16};
 
-use super::super::buffer::Stored;
-use super::super::parallel;
 use super::pytorch_cpu::{chunks, reorder_dims, Isa, AVX2_BYTES, GRAIN};
+use crate::runtime::buffer::Stored;
+use crate::runtime::parallel;
 
 /// The type the sums accumulate in.
 pub trait Acc: Copy + Add<Output = Self> + Mul<Output = Self> + Send + Sync + 'static {

@@ -9,7 +9,7 @@
 //! Each output element is `Σ_p a[i,p]·b[p,j]` accumulated in f32 with fused
 //! multiply-adds, in order of `p`.
 
-use super::super::parallel::deal;
+use crate::runtime::parallel::deal;
 
 /// Rows of a register tile.
 const MR: usize = 6;

@@ -3,11 +3,11 @@
 //! `1 / (1 + exp(-x))` with SLEEF's exp in registers and libm's one by one
 //! (`vector_split`); f16 and bf16 in f32, rounded once.
 
-use super::super::buffer::{Buffer, Stored};
-use super::super::{DType, Tensor};
 use super::pytorch_cpu::Kernel;
 use super::sleef;
 use super::vector_split::{map, Paths, Reduced, Split};
+use crate::runtime::buffer::{Buffer, Stored};
+use crate::runtime::{DType, Tensor};
 
 /// sigmoid of `t` (as stored: its strides fix PyTorch's split of the
 /// elements), whose values in the float dtype it computes in are `x`.

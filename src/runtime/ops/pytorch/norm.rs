@@ -26,11 +26,11 @@
 
 use half::{bf16, f16};
 
-use super::super::buffer::Buffer;
-use super::super::parallel;
-use super::super::{DType, Tensor};
 use super::cascade::{Acc, Iter, Summand};
 use super::pytorch_cpu::{chunks, Isa, AVX2_BYTES, GRAIN};
+use crate::runtime::buffer::Buffer;
+use crate::runtime::parallel;
+use crate::runtime::{DType, Tensor};
 
 /// The p-norm of `x` over the dims marked in `reduced`, contiguous over
 /// the dims kept. `x` is a float tensor.

@@ -12,13 +12,13 @@
 
 use std::mem::MaybeUninit;
 
-use super::super::parallel;
+use crate::runtime::parallel;
 use half::{bf16, f16};
 
-use super::super::buffer::Stored;
-use super::super::shape::{broadcast_strides, for_each_offset2, numel};
-use super::super::Tensor;
 use super::pytorch_cpu::{chunks, lanes, vectorized, Isa, Kernel, GRAIN};
+use crate::runtime::buffer::Stored;
+use crate::runtime::shape::{broadcast_strides, for_each_offset2, numel};
+use crate::runtime::Tensor;
 
 /// Which elements of an op's output (row-major) the vector op computes.
 pub enum Split {

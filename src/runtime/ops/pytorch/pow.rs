@@ -26,9 +26,7 @@ use std::mem::MaybeUninit;
 
 use half::{bf16, f16};
 
-use super::super::buffer::{map_slice, Buffer, Stored};
-use super::super::{DType, Device, Tensor};
-use super::pow_shortcut::PowShortcut;
+use super::super::pow_shortcut::PowShortcut;
 #[cfg(target_arch = "x86_64")]
 use super::powf_avx512;
 use super::pytorch_cpu::Kernel;
@@ -36,6 +34,8 @@ use super::sleef;
 #[cfg(target_arch = "x86_64")]
 use super::vector_split::Operand;
 use super::vector_split::{map, zip, Paths, Reduced, Split};
+use crate::runtime::buffer::{map_slice, Buffer, Stored};
+use crate::runtime::{DType, Device, Tensor};
 
 /// `base ** exp` computed in `compute` (a float dtype), broadcast to
 /// `shape`; `number` when the exponent is a number written in the program
