@@ -28,19 +28,9 @@ impl Runtime {
         dim: Option<i64>,
         keepdim: bool,
     ) -> Result<Arc<Tensor>, Error> {
-        let out = match self.launches_on(x.device()) {
-            Some(d) => {
-                let k = dim.map(|k| norm_dim(k, x.ndim())).transpose()?;
-                along::check(op, x.dtype(), p, Lines::of(x.shape(), k).len)?;
-                let shape = if op.reduces() {
-                    reduced_shape(x.shape(), k, keepdim)
-                } else {
-                    x.shape().to_vec()
-                };
-                self.kernels(d, &[x], |l, v| exec_along::along(l, op, p, v[0], k, shape))?
-            }
-            None => along::along(op, p, x, dim, keepdim)?,
-        };
+        let out = self
+            .compute(x.device())
+            .along(self, (op, p), x, dim, keepdim)?;
         self.finish(out, None, &[x], Flops::default())
     }
 
@@ -66,13 +56,7 @@ impl Runtime {
 
     /// `tril` (or `triu` with `upper`) of x's matrices.
     pub fn tri(&mut self, x: &Tensor, diagonal: i64, upper: bool) -> Result<Arc<Tensor>, Error> {
-        let out = match self.launches_on(x.device()) {
-            Some(d) => {
-                tri::matrices(if upper { "triu" } else { "tril" }, x)?;
-                self.kernels(d, &[x], |l, v| exec_along::tri(l, v[0], diagonal, upper))?
-            }
-            None => tri::tri(x, diagonal, upper)?,
-        };
+        let out = self.compute(x.device()).tri(self, x, diagonal, upper)?;
         self.finish(out, None, &[x], Flops::default())
     }
 
@@ -83,13 +67,7 @@ impl Runtime {
         dim: i64,
         descending: bool,
     ) -> Result<(Arc<Tensor>, Arc<Tensor>), Error> {
-        let (v, i) = match self.launches_on(x.device()) {
-            Some(d) => {
-                let k = norm_dim(dim, x.ndim())?;
-                self.kernels2(d, x, |l, v| exec_along::sort(l, v, k, descending))?
-            }
-            None => sort::sort(x, dim, descending)?,
-        };
+        let (v, i) = self.compute(x.device()).sort(self, x, dim, descending)?;
         Ok((
             self.finish(v, None, &[x], Flops::default())?,
             self.finish(i, None, &[x], Flops::default())?,
@@ -104,19 +82,66 @@ impl Runtime {
         dim: i64,
         largest: bool,
     ) -> Result<(Arc<Tensor>, Arc<Tensor>), Error> {
-        let (v, i) = match self.launches_on(x.device()) {
-            Some(d) => {
-                sort::check_topk(x.dtype())?;
-                let at = norm_dim(dim, x.ndim())?;
-                let k = sort::check_k(k, x.shape().get(at).copied().unwrap_or(1))?;
-                self.kernels2(d, x, |l, v| exec_along::topk(l, v, k, at, largest))?
-            }
-            None => sort::topk(x, k, dim, largest)?,
-        };
+        let (v, i) = self.compute(x.device()).topk(self, x, (k, dim), largest)?;
         Ok((
             self.finish(v, None, &[x], Flops::default())?,
             self.finish(i, None, &[x], Flops::default())?,
         ))
+    }
+
+    /// `Kernels`' `along`: checked as the host op checks it, then
+    /// `exec_along`'s kernels.
+    pub(super) fn along_on(
+        &mut self,
+        d: u32,
+        (op, p): (AlongOp, Param),
+        x: &Tensor,
+        dim: Option<i64>,
+        keepdim: bool,
+    ) -> Result<Tensor, Error> {
+        let k = dim.map(|k| norm_dim(k, x.ndim())).transpose()?;
+        along::check(op, x.dtype(), p, Lines::of(x.shape(), k).len)?;
+        let shape = if op.reduces() {
+            reduced_shape(x.shape(), k, keepdim)
+        } else {
+            x.shape().to_vec()
+        };
+        self.kernels(d, &[x], |l, v| exec_along::along(l, op, p, v[0], k, shape))
+    }
+
+    pub(super) fn tri_on(
+        &mut self,
+        d: u32,
+        x: &Tensor,
+        diagonal: i64,
+        upper: bool,
+    ) -> Result<Tensor, Error> {
+        tri::matrices(if upper { "triu" } else { "tril" }, x)?;
+        self.kernels(d, &[x], |l, v| exec_along::tri(l, v[0], diagonal, upper))
+    }
+
+    pub(super) fn sort_on(
+        &mut self,
+        d: u32,
+        x: &Tensor,
+        dim: i64,
+        descending: bool,
+    ) -> Result<(Tensor, Tensor), Error> {
+        let k = norm_dim(dim, x.ndim())?;
+        self.kernels2(d, x, |l, v| exec_along::sort(l, v, k, descending))
+    }
+
+    pub(super) fn topk_on(
+        &mut self,
+        d: u32,
+        x: &Tensor,
+        (k, dim): (i64, i64),
+        largest: bool,
+    ) -> Result<(Tensor, Tensor), Error> {
+        sort::check_topk(x.dtype())?;
+        let at = norm_dim(dim, x.ndim())?;
+        let k = sort::check_k(k, x.shape().get(at).copied().unwrap_or(1))?;
+        self.kernels2(d, x, |l, v| exec_along::topk(l, v, k, at, largest))
     }
 
     /// As `kernels`, for ops of one input and two outputs.

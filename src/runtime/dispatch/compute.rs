@@ -1,32 +1,199 @@
 //! Ops that compute: elementwise, reductions, matmul, casts, joins, in-place
-//! writes and factories. Each checks its inputs, computes with the host ops
-//! (`runtime/ops`), and finishes as one kernel on the current stream.
+//! writes and factories. Each plans (`runtime/op`), hands the plan to its
+//! device's `Compute` (the host's loops, `host.rs`, or a driver's kernels,
+//! `kernels.rs`: chosen once per device, `Runtime::compute`), and finishes
+//! the result as one item of the current stream.
 
 use std::sync::Arc;
 
+use super::host::Host;
+use super::kernels::Kernels;
 use super::{Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::buffer::FloatToInt;
-use crate::runtime::op::binary::{BinaryOp, Operand};
-use crate::runtime::op::factory::{Distribution, Fill};
+use crate::runtime::op::along::{AlongOp, Param};
+use crate::runtime::op::binary::{BinaryOp, BinaryPlan, Operand};
+use crate::runtime::op::factory::{Distribution, Fill, Linspace};
 use crate::runtime::op::reduce::ReduceOp;
-use crate::runtime::op::ternary::TernaryOp;
+use crate::runtime::op::ternary::{Plan, TernaryOp};
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::op::{overlap, view};
 use crate::runtime::ops::elementwise;
 use crate::runtime::ops::factory;
+use crate::runtime::ops::index::{self, Take};
+use crate::runtime::ops::matmul;
 use crate::runtime::ops::reduce;
 use crate::runtime::ops::ternary;
-use crate::runtime::ops::{index, join, matmul};
-use crate::runtime::shape::{norm_dims, numel};
+use crate::runtime::shape::norm_dims;
 use crate::runtime::{DType, Device, Tensor};
 
+/// How a device computes the ops the op layer planned: the host's loops
+/// (the CPU and simulated devices: `host::Host`) or a driver's kernels
+/// (`cuda` and `emu`: `kernels::Kernels`). A new backend is one more
+/// implementation; the ops (`Runtime::unary` and the rest) plan, pick the
+/// device's and finish, whichever it is.
+pub(super) trait Compute: Sync {
+    fn unary(&self, rt: &mut Runtime, op: UnaryOp, x: &Tensor) -> Result<Tensor, Error>;
+    fn binary(
+        &self,
+        rt: &mut Runtime,
+        op: BinaryOp,
+        a: Operand,
+        b: Operand,
+        plan: BinaryPlan,
+    ) -> Result<Tensor, Error>;
+    /// `x op= y`, checked by `Runtime::binary_`.
+    fn binary_in_place(
+        &self,
+        rt: &mut Runtime,
+        op: BinaryOp,
+        x: &Tensor,
+        y: Operand,
+    ) -> Result<(), Error>;
+    fn ternary(
+        &self,
+        rt: &mut Runtime,
+        op: TernaryOp,
+        operands: [Operand; 3],
+        plan: &Plan,
+    ) -> Result<Tensor, Error>;
+    fn matmul(&self, rt: &mut Runtime, a: &Tensor, b: &Tensor) -> Result<Tensor, Error>;
+    fn reduce(
+        &self,
+        rt: &mut Runtime,
+        op: ReduceOp,
+        x: &Tensor,
+        dim: Option<i64>,
+        keepdim: bool,
+    ) -> Result<Tensor, Error>;
+    /// A contiguous copy converted to `dtype` (the same dtype: a copy).
+    fn cast(&self, rt: &mut Runtime, x: &Tensor, dtype: DType) -> Result<Tensor, Error>;
+    fn join(
+        &self,
+        rt: &mut Runtime,
+        xs: &[&Tensor],
+        dim: i64,
+        stack: bool,
+    ) -> Result<Tensor, Error>;
+    fn fill(&self, rt: &mut Runtime, x: &Tensor, value: Fill) -> Result<(), Error>;
+    fn normal_(&self, rt: &mut Runtime, x: &Tensor, mean: f64, std: f64) -> Result<(), Error>;
+    /// `src` (on dst's device, or a cpu scalar) written into `dst`.
+    fn assign(&self, rt: &mut Runtime, dst: &Tensor, src: &Tensor) -> Result<(), Error>;
+    // The factories finish their own result: the host's takes its block
+    // first (a too big tensor fails before any work), a kernel its own.
+    fn full(
+        &self,
+        rt: &mut Runtime,
+        shape: &[usize],
+        value: Fill,
+        dtype: DType,
+        device: Device,
+        like: Option<&Tensor>,
+    ) -> Result<Arc<Tensor>, Error>;
+    fn random(
+        &self,
+        rt: &mut Runtime,
+        dist: Distribution,
+        shape: &[usize],
+        dtype: DType,
+        device: Device,
+        like: Option<&Tensor>,
+    ) -> Result<Arc<Tensor>, Error>;
+    /// `arange`, whose values the host computed (and checked) already.
+    fn arange(
+        &self,
+        rt: &mut Runtime,
+        values: &Tensor,
+        start_step: (f64, f64),
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error>;
+    fn linspace(
+        &self,
+        rt: &mut Runtime,
+        plan: &Linspace,
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error>;
+    fn eye(
+        &self,
+        rt: &mut Runtime,
+        n_m: (usize, usize),
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error>;
+    fn along(
+        &self,
+        rt: &mut Runtime,
+        op: (AlongOp, Param),
+        x: &Tensor,
+        dim: Option<i64>,
+        keepdim: bool,
+    ) -> Result<Tensor, Error>;
+    fn tri(
+        &self,
+        rt: &mut Runtime,
+        x: &Tensor,
+        diagonal: i64,
+        upper: bool,
+    ) -> Result<Tensor, Error>;
+    fn sort(
+        &self,
+        rt: &mut Runtime,
+        x: &Tensor,
+        dim: i64,
+        descending: bool,
+    ) -> Result<(Tensor, Tensor), Error>;
+    fn topk(
+        &self,
+        rt: &mut Runtime,
+        x: &Tensor,
+        k_dim: (i64, i64),
+        largest: bool,
+    ) -> Result<(Tensor, Tensor), Error>;
+    /// Advanced indexing's gather (`Runtime::index`): `shape` the result's,
+    /// `asserts` whether an index is out of range (the simulator's check).
+    fn take(
+        &self,
+        rt: &mut Runtime,
+        take: &Take,
+        index: (&Tensor, Option<(usize, isize)>),
+        shape: Vec<usize>,
+        asserts: bool,
+    ) -> Result<Tensor, Error>;
+    /// Advanced indexing's scatter (`Runtime::index_put`) of `value`, laid
+    /// out over `layout` (collapsed shape, destination and index strides).
+    fn put(
+        &self,
+        rt: &mut Runtime,
+        take: &Take,
+        value: &Tensor,
+        index: (&Tensor, Option<(usize, isize)>),
+        layout: (&[usize], &[isize], &[isize]),
+        asserts: bool,
+    ) -> Result<(), Error>;
+    /// `view[mask] = value` with one value.
+    fn masked_fill(
+        &self,
+        rt: &mut Runtime,
+        view: &Tensor,
+        mask: &Tensor,
+        value: &Tensor,
+    ) -> Result<(), Error>;
+}
+
 impl Runtime {
+    /// How `device` computes: a driver's kernels on its devices, the host's
+    /// loops on the cpu and on simulated devices.
+    pub(super) fn compute(&self, device: Device) -> &'static dyn Compute {
+        match self.launches_on(device) {
+            Some(_) => &Kernels,
+            None => &Host,
+        }
+    }
+
     pub fn unary(&mut self, op: UnaryOp, x: &Tensor) -> Result<Arc<Tensor>, Error> {
-        let out = match self.launches_on(x.device()) {
-            Some(d) => self.unary_on(d, op, x)?,
-            None => elementwise::unary(op, x)?,
-        };
+        let out = self.compute(x.device()).unary(self, op, x)?;
         self.finish(out, None, &[x], Flops::default())
     }
 
@@ -41,15 +208,7 @@ impl Runtime {
         }
         // Planned once (devices, shapes, dtypes), then computed where it runs.
         let plan = elementwise::plan_binary(op, a, b)?;
-        let out = match self.launches_on(plan.device) {
-            Some(d) => self.binary_on(d, op, a, b, plan)?,
-            None => {
-                if numel(&plan.shape) > 0 {
-                    read_in_order(&[a.tensor, b.tensor]);
-                }
-                elementwise::binary_planned(op, a, b, plan)?
-            }
-        };
+        let out = self.compute(plan.device).binary(self, op, a, b, plan)?;
         self.finish(out, None, &[a.tensor, b.tensor], Flops::default())
     }
 
@@ -74,17 +233,7 @@ impl Runtime {
         }
         overlap::check_write(x)?;
         overlap::check_partial(x, y.tensor)?;
-        match self.launches_on(device) {
-            Some(d) => self.binary_in_place_on(d, op, x, y)?,
-            None => {
-                elementwise::plan_binary(op, xo, y)?;
-                if x.numel() > 0 {
-                    read_in_order(&[x, y.tensor]);
-                }
-                let r = elementwise::binary(op, xo, y)?;
-                index::assign(x, &r)?;
-            }
-        }
+        self.compute(device).binary_in_place(self, op, x, y)?;
         self.wrote_in_place(x, &[x, y.tensor])?;
         Ok(())
     }
@@ -99,15 +248,9 @@ impl Runtime {
         c: Operand,
     ) -> Result<Arc<Tensor>, Error> {
         let plan = ternary::plan(op, a, b, c)?;
-        let out = match self.launches_on(plan.device) {
-            Some(d) => self.ternary_on(d, op, [a, b, c], plan.compute, &plan.shape)?,
-            None => {
-                if numel(&plan.shape) > 0 {
-                    read_in_order(&[a.tensor, b.tensor, c.tensor]);
-                }
-                ternary::ternary(op, a, b, c)?
-            }
-        };
+        let out = self
+            .compute(plan.device)
+            .ternary(self, op, [a, b, c], &plan)?;
         self.finish(out, None, &[a.tensor, b.tensor, c.tensor], Flops::default())
     }
 
@@ -128,12 +271,10 @@ impl Runtime {
                 )),
             ));
         }
-        let out = match self
-            .launches_on(a.device())
-            .filter(|_| a.device() == b.device())
-        {
-            Some(d) if a.ndim() > 0 && b.ndim() > 0 => self.matmul_on(d, a, b)?,
-            _ => matmul::matmul(a, b)?,
+        // Operands on two devices, or a 0-d one, are the host's error to give.
+        let out = match a.device() == b.device() && a.ndim() > 0 && b.ndim() > 0 {
+            true => self.compute(a.device()).matmul(self, a, b)?,
+            false => matmul::matmul(a, b)?,
         };
         let k = a.shape().last().copied().unwrap_or(1) as u64;
         let cost = Flops {
@@ -150,10 +291,7 @@ impl Runtime {
         dim: Option<i64>,
         keepdim: bool,
     ) -> Result<Arc<Tensor>, Error> {
-        let out = match self.launches_on(x.device()) {
-            Some(d) => self.reduce_on(d, op, x, dim, keepdim)?,
-            None => reduce::reduce(op, x, dim, keepdim)?,
-        };
+        let out = self.compute(x.device()).reduce(self, op, x, dim, keepdim)?;
         self.finish(out, None, &[x], Flops::default())
     }
 
@@ -213,53 +351,36 @@ impl Runtime {
 
     /// A converted copy (`.to(dtype)`).
     pub fn cast(&mut self, x: &Tensor, dtype: DType) -> Result<Arc<Tensor>, Error> {
-        let out = match self.launches_on(x.device()) {
-            Some(d) => self.cast_on(d, x, dtype)?,
-            None => x.cast(dtype),
-        };
+        let out = self.compute(x.device()).cast(self, x, dtype)?;
         self.finish(out, None, &[x], Flops::default())
     }
 
     /// A contiguous copy (`.contiguous()` of a strided view).
     pub fn copy(&mut self, x: &Tensor) -> Result<Arc<Tensor>, Error> {
-        let out = match self.launches_on(x.device()) {
-            Some(d) => self.cast_on(d, x, x.dtype())?,
-            None => x.copy(),
-        };
+        let out = self.compute(x.device()).cast(self, x, x.dtype())?;
         self.finish(out, None, &[x], Flops::default())
     }
 
     /// `.reshape`: a view when the memory allows, else a copy (one kernel).
     pub fn reshape(&mut self, x: &Arc<Tensor>, dims: &[i64]) -> Result<Arc<Tensor>, Error> {
-        if let (Some(d), false) = (self.launches_on(x.device()), x.is_contiguous()) {
-            // Not a view: the dims are checked on a contiguous stand-in (no
-            // bytes read), then a kernel lays the elements out in order.
-            let strides = crate::runtime::shape::contiguous_strides(x.shape());
-            x.view(x.shape().to_vec(), strides, 0).reshape(dims)?;
-            let out = self.cast_on(d, x, x.dtype())?.reshape(dims)?;
-            return self.finish(out, None, &[x], Flops::default());
+        if x.is_contiguous() {
+            return Ok(Arc::new(x.reshape(dims)?));
         }
-        let out = x.reshape(dims)?;
-        if out.shares_storage(x) {
-            return Ok(Arc::new(out));
-        }
+        // Not a view: the dims are checked on a contiguous stand-in (no
+        // bytes read), then one copy lays the elements out in order.
+        let strides = crate::runtime::shape::contiguous_strides(x.shape());
+        x.view(x.shape().to_vec(), strides, 0).reshape(dims)?;
+        let out = self
+            .compute(x.device())
+            .cast(self, x, x.dtype())?
+            .reshape(dims)?;
         self.finish(out, None, &[x], Flops::default())
     }
 
     /// `cat` (along an existing dimension) or `stack` (along a new one).
     pub fn join(&mut self, xs: &[&Tensor], dim: i64, stack: bool) -> Result<Arc<Tensor>, Error> {
         let device = xs.first().map(|t| t.device()).unwrap_or(Device::Cpu);
-        let out = match (self.launches_on(device), stack) {
-            (Some(d), true) => {
-                let views = join::stacked(xs, dim)?;
-                let refs: Vec<&Tensor> = views.iter().collect();
-                let at = crate::runtime::shape::norm_dim(dim, xs[0].ndim() + 1)? as i64;
-                self.cat_on(d, &refs, at)?
-            }
-            (Some(d), false) => self.cat_on(d, xs, dim)?,
-            (None, true) => join::stack(xs, dim)?,
-            (None, false) => join::cat(xs, dim)?,
-        };
+        let out = self.compute(device).join(self, xs, dim, stack)?;
         self.finish(out, None, xs, Flops::default())
     }
 
@@ -267,10 +388,7 @@ impl Runtime {
     pub fn fill(&mut self, x: &Tensor, value: Fill) -> Result<(), Error> {
         value.check(x.dtype())?;
         overlap::check_write(x)?;
-        match self.launches_on(x.device()) {
-            Some(d) => self.fill_on(d, x, value)?,
-            None => index::fill(x, value),
-        }
+        self.compute(x.device()).fill(self, x, value)?;
         self.wrote_in_place(x, &[x])?;
         Ok(())
     }
@@ -283,15 +401,7 @@ impl Runtime {
                 Some("create it with dtype=f32".into()),
             ));
         }
-        if let Some(d) = self.launches_on(x.device()) {
-            self.normal_on(d, x, mean, std)?;
-            self.wrote_in_place(x, &[x])?;
-            return Ok(());
-        }
-        let z = self.generators.of(x.device()).normal(x.numel());
-        let vals = z.into_iter().map(|v| mean + std * v).collect();
-        let src = factory::from_f64s(vals, x.shape(), DType::F64, x.device());
-        index::assign(x, &src)?;
+        self.compute(x.device()).normal_(self, x, mean, std)?;
         self.wrote_in_place(x, &[x])?;
         Ok(())
     }
@@ -310,13 +420,8 @@ impl Runtime {
         } else {
             src
         };
-        match self.launches_on(dst.device()) {
-            Some(d) if src.device() == dst.device() || src.device() == Device::Cpu => {
-                index::check_assign(dst, src)?;
-                self.assign_on(d, dst, src)?
-            }
-            _ => index::assign(dst, src)?,
-        }
+        index::check_assign(dst, src)?;
+        self.compute(dst.device()).assign(self, dst, src)?;
         self.wrote_in_place(dst, &[src])?;
         Ok(())
     }
@@ -332,14 +437,8 @@ impl Runtime {
         like: Option<&Tensor>,
     ) -> Result<Arc<Tensor>, Error> {
         value.check(dtype)?;
-        if let Some(d) = self.launches_on(device) {
-            self.cuda(Some(d))?;
-            let out = self.full_on(d, shape, value, dtype)?;
-            return self.finish(out, None, like.as_slice(), Flops::default());
-        }
-        let mem = self.reserve(device, shape, dtype)?;
-        let out = factory::full(shape, value, dtype, device)?;
-        self.finish(out, mem, like.as_slice(), Flops::default())
+        self.compute(device)
+            .full(self, shape, value, dtype, device, like)
     }
 
     /// `rand`, `randn` and their `_like` forms, from the session's generator.
@@ -353,14 +452,8 @@ impl Runtime {
     ) -> Result<Arc<Tensor>, Error> {
         // Checked before any memory is taken, as on every backend.
         factory::check_random(dtype)?;
-        if let Some(d) = self.launches_on(device) {
-            self.cuda(Some(d))?;
-            let out = self.random_on(d, dist, shape, dtype, (0.0, 1.0))?;
-            return self.finish(out, None, like.as_slice(), Flops::default());
-        }
-        let mem = self.reserve(device, shape, dtype)?;
-        let out = factory::random(self.generators.of(device), dist, shape, dtype, device)?;
-        self.finish(out, mem, like.as_slice(), Flops::default())
+        self.compute(device)
+            .random(self, dist, shape, dtype, device, like)
     }
 
     pub fn arange(
@@ -373,12 +466,8 @@ impl Runtime {
     ) -> Result<Arc<Tensor>, Error> {
         // The length follows from the values; the host checks them first.
         let host = factory::arange(start, end, step, dtype, device)?;
-        if let Some(d) = self.launches_on(device) {
-            self.cuda(Some(d))?;
-            let out = self.arange_on(d, host.numel(), start, step, dtype)?;
-            return self.finish(out, None, &[], Flops::default());
-        }
-        self.tensor(&host, dtype, device)
+        self.compute(device)
+            .arange(self, &host, (start, step), dtype, device)
     }
 
     pub fn linspace(
@@ -390,13 +479,7 @@ impl Runtime {
         device: Device,
     ) -> Result<Arc<Tensor>, Error> {
         let plan = factory::Linspace::plan(start, end, steps, dtype, device)?;
-        if let Some(d) = self.launches_on(device) {
-            self.cuda(Some(d))?;
-            let out = self.linspace_on(d, &plan, dtype)?;
-            return self.finish(out, None, &[], Flops::default());
-        }
-        let mem = self.reserve(device, &[steps], dtype)?;
-        self.finish(plan.tensor(dtype, device), mem, &[], Flops::default())
+        self.compute(device).linspace(self, &plan, dtype, device)
     }
 
     pub fn eye(
@@ -406,14 +489,7 @@ impl Runtime {
         dtype: DType,
         device: Device,
     ) -> Result<Arc<Tensor>, Error> {
-        if let Some(d) = self.launches_on(device) {
-            self.cuda(Some(d))?;
-            let out = self.eye_on(d, n, m, dtype)?;
-            return self.finish(out, None, &[], Flops::default());
-        }
-        let mem = self.reserve(device, &[n, m], dtype)?;
-        let out = factory::eye(n, m, dtype, device)?;
-        self.finish(out, mem, &[], Flops::default())
+        self.compute(device).eye(self, (n, m), dtype, device)
     }
 
     /// `tensor(data)`: a new tensor of `dtype` on `device` holding `data`'s
@@ -437,7 +513,7 @@ impl Runtime {
 /// A host op's operands, checked for races in the order a kernel takes
 /// them (the first operand's warning first, as on a driver's device); the
 /// op's own reads after this see the same bytes without a second warning.
-fn read_in_order(operands: &[&Tensor]) {
+pub(super) fn read_in_order(operands: &[&Tensor]) {
     // (A host operand is read once, by the op itself, as on a driver.)
     for t in operands.iter().filter(|t| t.device().is_cuda()) {
         t.before_device_read();

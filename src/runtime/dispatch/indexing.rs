@@ -12,14 +12,10 @@ use std::sync::Arc;
 use super::fault::INDEX_ASSERTION;
 use super::{Flops, Runtime};
 use crate::error::Error;
-use crate::runtime::buffer::Buffer;
 use crate::runtime::cuda::source;
-use crate::runtime::op::binary::Operand;
 use crate::runtime::op::index::Index;
 use crate::runtime::op::overlap;
-use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::ops::index::{self, Take};
-use crate::runtime::ops::ternary;
 use crate::runtime::shape::{broadcast_shapes, fmt_shape, numel};
 use crate::runtime::{DType, Device, Tensor};
 
@@ -42,24 +38,9 @@ impl Runtime {
         let shape = take.shape(&index_shape);
         // An empty result launches no kernel, so nothing asserts.
         let asserts = asserts && numel(&shape) > 0;
-        let out = match self.launches_on(device) {
-            Some(d) => {
-                let (sh, src, at) = take.layout(index.numel());
-                let dims: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
-                self.take_on(d, &take.view, &index, (&sh, &src, &at), wrap)?
-                    .reshape(&dims)?
-            }
-            // The kernel's threads stop at the assertion; what they wrote
-            // is never read (the device runs nothing more).
-            None if asserts => {
-                let n = shape.iter().product();
-                Tensor::new(Buffer::zeros(t.dtype(), n), shape, device)
-            }
-            None => {
-                let vals = index.cast(DType::I64).to_vec::<i64>();
-                Tensor::new(take.host(&vals, wrap), shape, device)
-            }
-        };
+        let out = self
+            .compute(device)
+            .take(self, &take, (&index, wrap), shape, asserts)?;
         let out = self.finish(out, None, &[t, ix], Flops::default())?;
         if let (true, Device::Cuda(d)) = (asserts, device) {
             let kernel = source::take(t.dtype());
@@ -130,12 +111,14 @@ impl Runtime {
             // view: it reaches the device (and a fault there).
             self.check_faults(&[device])?;
         }
-        match self.launches_on(device) {
-            Some(d) => self.put_on(d, &take.view, &value, &index, (&collapsed, &dst, &at), wrap)?,
-            // The kernel's threads stop at the assertion (see `index`).
-            None if asserts => {}
-            None => take.put_host(&index.cast(DType::I64).to_vec::<i64>(), wrap, &value),
-        }
+        self.compute(device).put(
+            self,
+            &take,
+            &value,
+            (&index, wrap),
+            (&collapsed, &dst, &at),
+            asserts,
+        )?;
         self.wrote_in_place(&take.view, &[&take.view, &value, &ix])?;
         if let (true, Device::Cuda(d)) = (asserts, device) {
             let kernel = source::put(take.view.dtype());
@@ -154,29 +137,8 @@ impl Runtime {
         shape.extend(std::iter::repeat_n(1, post));
         strides.extend(std::iter::repeat_n(0, post));
         let mask = take.index.view(shape, strides, take.index.offset());
-        match self.launches_on(view.device()) {
-            Some(d) => self.masked_fill_on(d, view, &mask, value)?,
-            None => {
-                // A cpu mask for a simulated device's tensor: its elements
-                // are host memory either way.
-                let here = Tensor::new(
-                    mask.contiguous_buffer(),
-                    mask.shape().to_vec(),
-                    view.device(),
-                );
-                let weak = Operand {
-                    tensor: value,
-                    weak: true,
-                };
-                let filled = ternary::ternary(
-                    TernaryOp::Where,
-                    Operand::strong(&here),
-                    weak,
-                    Operand::strong(view),
-                )?;
-                index::assign(view, &filled)?;
-            }
-        }
+        self.compute(view.device())
+            .masked_fill(self, view, &mask, value)?;
         self.wrote_in_place(view, &[view, &take.index, value])?;
         Ok(())
     }

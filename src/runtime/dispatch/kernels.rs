@@ -1,25 +1,28 @@
-//! The ops of `compute.rs` on a driver's device: the same checks, then
-//! `cuda::exec`'s kernels on the device's memory instead of the host ops.
-//! Each returns the new tensor; `compute.rs` finishes it as one item of
-//! the current stream, as on the simulator.
+//! How a driver's device (`cuda`, `emu`) computes each planned op
+//! (`Compute` for `Kernels`): `cuda::exec`'s kernels on the device's
+//! memory. Each returns the new tensor; the op (`compute.rs`) finishes it as
+//! one item of the current stream, as the host's result.
 
 use std::sync::Arc;
 
+use super::compute::Compute;
 use super::device::{driver_error, DevMem, OnDevice, Operand};
-use super::{tensor_bytes, Runtime};
+use super::{tensor_bytes, Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::buffer::Stored;
 use crate::runtime::cuda::exec::{self, Out, View};
 use crate::runtime::devices::Memory;
 use crate::runtime::driver::{Addr, DevicePtr};
+use crate::runtime::op::along::{AlongOp, Param};
 use crate::runtime::op::binary::BinaryOp;
 use crate::runtime::op::factory::{check_random, Distribution, Fill, Linspace};
 use crate::runtime::op::matmul::{as_matrices, matmul_dtypes, not_lined_up};
 use crate::runtime::op::pow_shortcut::PowShortcut;
 use crate::runtime::op::reduce::ReduceOp;
-use crate::runtime::op::ternary::TernaryOp;
+use crate::runtime::op::ternary::{Plan, TernaryOp};
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::ops::elementwise;
+use crate::runtime::ops::index::Take;
 use crate::runtime::ops::join;
 use crate::runtime::ops::reduce;
 use crate::runtime::shape::{
@@ -621,4 +624,255 @@ fn in_dtype(t: &Tensor, dt: DType) -> Option<Tensor> {
 
 pub(super) fn no_driver() -> Error {
     Error::value("internal error: a device op on a device without a driver")
+}
+
+/// A driver's kernels.
+pub(super) struct Kernels;
+
+/// The index of a driver's device (the ops pick `Kernels` for those only).
+fn on(device: Device) -> Result<u32, Error> {
+    match device {
+        Device::Cuda(d) => Ok(d),
+        Device::Cpu => Err(Error::value("internal error: kernels for a cpu tensor")),
+    }
+}
+
+impl Compute for Kernels {
+    fn unary(&self, rt: &mut Runtime, op: UnaryOp, x: &Tensor) -> Result<Tensor, Error> {
+        rt.unary_on(on(x.device())?, op, x)
+    }
+
+    fn binary(
+        &self,
+        rt: &mut Runtime,
+        op: BinaryOp,
+        a: elementwise::Operand,
+        b: elementwise::Operand,
+        plan: elementwise::BinaryPlan,
+    ) -> Result<Tensor, Error> {
+        rt.binary_on(on(plan.device)?, op, a, b, plan)
+    }
+
+    fn binary_in_place(
+        &self,
+        rt: &mut Runtime,
+        op: BinaryOp,
+        x: &Tensor,
+        y: elementwise::Operand,
+    ) -> Result<(), Error> {
+        rt.binary_in_place_on(on(x.device())?, op, x, y)
+    }
+
+    fn ternary(
+        &self,
+        rt: &mut Runtime,
+        op: TernaryOp,
+        operands: [elementwise::Operand; 3],
+        plan: &Plan,
+    ) -> Result<Tensor, Error> {
+        rt.ternary_on(on(plan.device)?, op, operands, plan.compute, &plan.shape)
+    }
+
+    fn matmul(&self, rt: &mut Runtime, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
+        rt.matmul_on(on(a.device())?, a, b)
+    }
+
+    fn reduce(
+        &self,
+        rt: &mut Runtime,
+        op: ReduceOp,
+        x: &Tensor,
+        dim: Option<i64>,
+        keepdim: bool,
+    ) -> Result<Tensor, Error> {
+        rt.reduce_on(on(x.device())?, op, x, dim, keepdim)
+    }
+
+    fn cast(&self, rt: &mut Runtime, x: &Tensor, dtype: DType) -> Result<Tensor, Error> {
+        rt.cast_on(on(x.device())?, x, dtype)
+    }
+
+    fn join(
+        &self,
+        rt: &mut Runtime,
+        xs: &[&Tensor],
+        dim: i64,
+        stack: bool,
+    ) -> Result<Tensor, Error> {
+        let d = on(xs.first().map_or(Device::Cpu, |t| t.device()))?;
+        if !stack {
+            return rt.cat_on(d, xs, dim);
+        }
+        let views = join::stacked(xs, dim)?;
+        let refs: Vec<&Tensor> = views.iter().collect();
+        let at = norm_dim(dim, xs[0].ndim() + 1)? as i64;
+        rt.cat_on(d, &refs, at)
+    }
+
+    fn fill(&self, rt: &mut Runtime, x: &Tensor, value: Fill) -> Result<(), Error> {
+        rt.fill_on(on(x.device())?, x, value)
+    }
+
+    fn normal_(&self, rt: &mut Runtime, x: &Tensor, mean: f64, std: f64) -> Result<(), Error> {
+        rt.normal_on(on(x.device())?, x, mean, std)
+    }
+
+    fn assign(&self, rt: &mut Runtime, dst: &Tensor, src: &Tensor) -> Result<(), Error> {
+        rt.assign_on(on(dst.device())?, dst, src)
+    }
+
+    fn full(
+        &self,
+        rt: &mut Runtime,
+        shape: &[usize],
+        value: Fill,
+        dtype: DType,
+        device: Device,
+        like: Option<&Tensor>,
+    ) -> Result<Arc<Tensor>, Error> {
+        let d = on(rt.check_device(device)?)?;
+        let out = rt.full_on(d, shape, value, dtype)?;
+        rt.finish(out, None, like.as_slice(), Flops::default())
+    }
+
+    fn random(
+        &self,
+        rt: &mut Runtime,
+        dist: Distribution,
+        shape: &[usize],
+        dtype: DType,
+        device: Device,
+        like: Option<&Tensor>,
+    ) -> Result<Arc<Tensor>, Error> {
+        let d = on(rt.check_device(device)?)?;
+        let out = rt.random_on(d, dist, shape, dtype, (0.0, 1.0))?;
+        rt.finish(out, None, like.as_slice(), Flops::default())
+    }
+
+    fn arange(
+        &self,
+        rt: &mut Runtime,
+        values: &Tensor,
+        (start, step): (f64, f64),
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error> {
+        let d = on(rt.check_device(device)?)?;
+        let out = rt.arange_on(d, values.numel(), start, step, dtype)?;
+        rt.finish(out, None, &[], Flops::default())
+    }
+
+    fn linspace(
+        &self,
+        rt: &mut Runtime,
+        plan: &Linspace,
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error> {
+        let d = on(rt.check_device(device)?)?;
+        let out = rt.linspace_on(d, plan, dtype)?;
+        rt.finish(out, None, &[], Flops::default())
+    }
+
+    fn eye(
+        &self,
+        rt: &mut Runtime,
+        (n, m): (usize, usize),
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error> {
+        let d = on(rt.check_device(device)?)?;
+        let out = rt.eye_on(d, n, m, dtype)?;
+        rt.finish(out, None, &[], Flops::default())
+    }
+
+    fn along(
+        &self,
+        rt: &mut Runtime,
+        op: (AlongOp, Param),
+        x: &Tensor,
+        dim: Option<i64>,
+        keepdim: bool,
+    ) -> Result<Tensor, Error> {
+        rt.along_on(on(x.device())?, op, x, dim, keepdim)
+    }
+
+    fn tri(
+        &self,
+        rt: &mut Runtime,
+        x: &Tensor,
+        diagonal: i64,
+        upper: bool,
+    ) -> Result<Tensor, Error> {
+        rt.tri_on(on(x.device())?, x, diagonal, upper)
+    }
+
+    fn sort(
+        &self,
+        rt: &mut Runtime,
+        x: &Tensor,
+        dim: i64,
+        descending: bool,
+    ) -> Result<(Tensor, Tensor), Error> {
+        rt.sort_on(on(x.device())?, x, dim, descending)
+    }
+
+    fn topk(
+        &self,
+        rt: &mut Runtime,
+        x: &Tensor,
+        k_dim: (i64, i64),
+        largest: bool,
+    ) -> Result<(Tensor, Tensor), Error> {
+        rt.topk_on(on(x.device())?, x, k_dim, largest)
+    }
+
+    fn take(
+        &self,
+        rt: &mut Runtime,
+        take: &Take,
+        (index, wrap): (&Tensor, Option<(usize, isize)>),
+        shape: Vec<usize>,
+        _: bool,
+    ) -> Result<Tensor, Error> {
+        let (sh, src, at) = take.layout(index.numel());
+        let dims: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+        rt.take_on(
+            on(take.view.device())?,
+            &take.view,
+            index,
+            (&sh, &src, &at),
+            wrap,
+        )?
+        .reshape(&dims)
+    }
+
+    fn put(
+        &self,
+        rt: &mut Runtime,
+        take: &Take,
+        value: &Tensor,
+        (index, wrap): (&Tensor, Option<(usize, isize)>),
+        layout: (&[usize], &[isize], &[isize]),
+        _: bool,
+    ) -> Result<(), Error> {
+        rt.put_on(
+            on(take.view.device())?,
+            &take.view,
+            value,
+            index,
+            layout,
+            wrap,
+        )
+    }
+
+    fn masked_fill(
+        &self,
+        rt: &mut Runtime,
+        view: &Tensor,
+        mask: &Tensor,
+        value: &Tensor,
+    ) -> Result<(), Error> {
+        rt.masked_fill_on(on(view.device())?, view, mask, value)
+    }
 }

@@ -31,6 +31,7 @@ mod compute;
 mod device;
 mod fault;
 pub mod first_check;
+mod host;
 mod indexing;
 mod kernels;
 mod measured;

@@ -1,0 +1,290 @@
+//! How the host computes each planned op (`Compute` for the CPU and the
+//! simulator's devices): the loops of `runtime/ops`. A simulated device's
+//! tensors are host memory too; its results take a block of the device's
+//! caching allocator (`Runtime::reserve`) as a kernel's output would.
+
+use std::sync::Arc;
+
+use super::compute::{read_in_order, Compute};
+use super::{Flops, Runtime};
+use crate::error::Error;
+use crate::runtime::buffer::Buffer;
+use crate::runtime::op::along::{AlongOp, Param};
+use crate::runtime::op::binary::{BinaryOp, BinaryPlan, Operand};
+use crate::runtime::op::factory::{Distribution, Fill, Linspace};
+use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::op::ternary::{Plan, TernaryOp};
+use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::ops::index::{self, Take};
+use crate::runtime::ops::{along, elementwise, factory, join, matmul, reduce, sort, ternary, tri};
+use crate::runtime::shape::numel;
+use crate::runtime::{DType, Device, Tensor};
+
+/// The host's loops.
+pub(super) struct Host;
+
+impl Compute for Host {
+    fn unary(&self, _: &mut Runtime, op: UnaryOp, x: &Tensor) -> Result<Tensor, Error> {
+        elementwise::unary(op, x)
+    }
+
+    fn binary(
+        &self,
+        _: &mut Runtime,
+        op: BinaryOp,
+        a: Operand,
+        b: Operand,
+        plan: BinaryPlan,
+    ) -> Result<Tensor, Error> {
+        if numel(&plan.shape) > 0 {
+            read_in_order(&[a.tensor, b.tensor]);
+        }
+        elementwise::binary_planned(op, a, b, plan)
+    }
+
+    fn binary_in_place(
+        &self,
+        _: &mut Runtime,
+        op: BinaryOp,
+        x: &Tensor,
+        y: Operand,
+    ) -> Result<(), Error> {
+        let xo = Operand::strong(x);
+        elementwise::plan_binary(op, xo, y)?;
+        if x.numel() > 0 {
+            read_in_order(&[x, y.tensor]);
+        }
+        let r = elementwise::binary(op, xo, y)?;
+        index::assign(x, &r)
+    }
+
+    fn ternary(
+        &self,
+        _: &mut Runtime,
+        op: TernaryOp,
+        [a, b, c]: [Operand; 3],
+        plan: &Plan,
+    ) -> Result<Tensor, Error> {
+        if numel(&plan.shape) > 0 {
+            read_in_order(&[a.tensor, b.tensor, c.tensor]);
+        }
+        ternary::ternary(op, a, b, c)
+    }
+
+    fn matmul(&self, _: &mut Runtime, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
+        matmul::matmul(a, b)
+    }
+
+    fn reduce(
+        &self,
+        _: &mut Runtime,
+        op: ReduceOp,
+        x: &Tensor,
+        dim: Option<i64>,
+        keepdim: bool,
+    ) -> Result<Tensor, Error> {
+        reduce::reduce(op, x, dim, keepdim)
+    }
+
+    fn cast(&self, _: &mut Runtime, x: &Tensor, dtype: DType) -> Result<Tensor, Error> {
+        Ok(x.cast(dtype))
+    }
+
+    fn join(
+        &self,
+        _: &mut Runtime,
+        xs: &[&Tensor],
+        dim: i64,
+        stack: bool,
+    ) -> Result<Tensor, Error> {
+        match stack {
+            true => join::stack(xs, dim),
+            false => join::cat(xs, dim),
+        }
+    }
+
+    fn fill(&self, _: &mut Runtime, x: &Tensor, value: Fill) -> Result<(), Error> {
+        index::fill(x, value);
+        Ok(())
+    }
+
+    fn normal_(&self, rt: &mut Runtime, x: &Tensor, mean: f64, std: f64) -> Result<(), Error> {
+        let z = rt.generators.of(x.device()).normal(x.numel());
+        let vals = z.into_iter().map(|v| mean + std * v).collect();
+        let src = factory::from_f64s(vals, x.shape(), DType::F64, x.device());
+        index::assign(x, &src)
+    }
+
+    fn assign(&self, _: &mut Runtime, dst: &Tensor, src: &Tensor) -> Result<(), Error> {
+        index::assign(dst, src)
+    }
+
+    fn full(
+        &self,
+        rt: &mut Runtime,
+        shape: &[usize],
+        value: Fill,
+        dtype: DType,
+        device: Device,
+        like: Option<&Tensor>,
+    ) -> Result<Arc<Tensor>, Error> {
+        let mem = rt.reserve(device, shape, dtype)?;
+        let out = factory::full(shape, value, dtype, device)?;
+        rt.finish(out, mem, like.as_slice(), Flops::default())
+    }
+
+    fn random(
+        &self,
+        rt: &mut Runtime,
+        dist: Distribution,
+        shape: &[usize],
+        dtype: DType,
+        device: Device,
+        like: Option<&Tensor>,
+    ) -> Result<Arc<Tensor>, Error> {
+        let mem = rt.reserve(device, shape, dtype)?;
+        let out = factory::random(rt.generators.of(device), dist, shape, dtype, device)?;
+        rt.finish(out, mem, like.as_slice(), Flops::default())
+    }
+
+    fn arange(
+        &self,
+        rt: &mut Runtime,
+        values: &Tensor,
+        _: (f64, f64),
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error> {
+        rt.tensor(values, dtype, device)
+    }
+
+    fn linspace(
+        &self,
+        rt: &mut Runtime,
+        plan: &Linspace,
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error> {
+        let mem = rt.reserve(device, &[plan.n], dtype)?;
+        rt.finish(plan.tensor(dtype, device), mem, &[], Flops::default())
+    }
+
+    fn eye(
+        &self,
+        rt: &mut Runtime,
+        (n, m): (usize, usize),
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error> {
+        let mem = rt.reserve(device, &[n, m], dtype)?;
+        let out = factory::eye(n, m, dtype, device)?;
+        rt.finish(out, mem, &[], Flops::default())
+    }
+
+    fn along(
+        &self,
+        _: &mut Runtime,
+        (op, p): (AlongOp, Param),
+        x: &Tensor,
+        dim: Option<i64>,
+        keepdim: bool,
+    ) -> Result<Tensor, Error> {
+        along::along(op, p, x, dim, keepdim)
+    }
+
+    fn tri(
+        &self,
+        _: &mut Runtime,
+        x: &Tensor,
+        diagonal: i64,
+        upper: bool,
+    ) -> Result<Tensor, Error> {
+        tri::tri(x, diagonal, upper)
+    }
+
+    fn sort(
+        &self,
+        _: &mut Runtime,
+        x: &Tensor,
+        dim: i64,
+        descending: bool,
+    ) -> Result<(Tensor, Tensor), Error> {
+        sort::sort(x, dim, descending)
+    }
+
+    fn topk(
+        &self,
+        _: &mut Runtime,
+        x: &Tensor,
+        (k, dim): (i64, i64),
+        largest: bool,
+    ) -> Result<(Tensor, Tensor), Error> {
+        sort::topk(x, k, dim, largest)
+    }
+
+    fn take(
+        &self,
+        _: &mut Runtime,
+        take: &Take,
+        (index, wrap): (&Tensor, Option<(usize, isize)>),
+        shape: Vec<usize>,
+        asserts: bool,
+    ) -> Result<Tensor, Error> {
+        let device = take.view.device();
+        if asserts {
+            // The kernel's threads stop at the assertion; what they wrote
+            // is never read (the device runs nothing more).
+            let n = shape.iter().product();
+            return Ok(Tensor::new(
+                Buffer::zeros(take.view.dtype(), n),
+                shape,
+                device,
+            ));
+        }
+        let vals = index.cast(DType::I64).to_vec::<i64>();
+        Ok(Tensor::new(take.host(&vals, wrap), shape, device))
+    }
+
+    fn put(
+        &self,
+        _: &mut Runtime,
+        take: &Take,
+        value: &Tensor,
+        (index, wrap): (&Tensor, Option<(usize, isize)>),
+        _: (&[usize], &[isize], &[isize]),
+        asserts: bool,
+    ) -> Result<(), Error> {
+        // The kernel's threads stop at the assertion (see `take`).
+        if !asserts {
+            take.put_host(&index.cast(DType::I64).to_vec::<i64>(), wrap, value);
+        }
+        Ok(())
+    }
+
+    fn masked_fill(
+        &self,
+        _: &mut Runtime,
+        view: &Tensor,
+        mask: &Tensor,
+        value: &Tensor,
+    ) -> Result<(), Error> {
+        // A cpu mask for a simulated device's tensor: its elements are host
+        // memory either way.
+        let here = Tensor::new(
+            mask.contiguous_buffer(),
+            mask.shape().to_vec(),
+            view.device(),
+        );
+        let weak = Operand {
+            tensor: value,
+            weak: true,
+        };
+        let filled = ternary::ternary(
+            TernaryOp::Where,
+            Operand::strong(&here),
+            weak,
+            Operand::strong(view),
+        )?;
+        index::assign(view, &filled)
+    }
+}
