@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::compute::{read_in_order, Compute};
+use super::device_compute::Compute;
 use super::{Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::buffer::Buffer;
@@ -286,5 +286,15 @@ impl Compute for Host {
             Operand::strong(view),
         )?;
         index::assign(view, &filled)
+    }
+}
+
+/// A host op's operands, checked for races in the order a kernel takes
+/// them (the first operand's warning first, as on a driver's device); the
+/// op's own reads after this see the same bytes without a second warning.
+fn read_in_order(operands: &[&Tensor]) {
+    // (A host operand is read once, by the op itself, as on a driver.)
+    for t in operands.iter().filter(|t| t.device().is_cuda()) {
+        t.before_device_read();
     }
 }

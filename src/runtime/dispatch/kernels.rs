@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use super::compute::Compute;
 use super::device::{driver_error, DevMem, OnDevice, Operand};
+use super::device_compute::Compute;
 use super::{tensor_bytes, Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::buffer::Stored;

@@ -29,6 +29,7 @@ mod along;
 pub mod collective;
 mod compute;
 mod device;
+mod device_compute;
 mod fault;
 pub mod first_check;
 mod host;

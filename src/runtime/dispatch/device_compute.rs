@@ -1,0 +1,171 @@
+//! The seam between the op layer and the backends: how a device computes
+//! the ops `compute.rs` plans (`Compute`), implemented once for the host
+//! (`host.rs`) and once for a driver's kernels (`kernels.rs`).
+
+use std::sync::Arc;
+
+use super::Runtime;
+use crate::error::Error;
+use crate::runtime::op::along::{AlongOp, Param};
+use crate::runtime::op::binary::{BinaryOp, BinaryPlan, Operand};
+use crate::runtime::op::factory::{Distribution, Fill, Linspace};
+use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::op::ternary::{Plan, TernaryOp};
+use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::ops::index::Take;
+use crate::runtime::{DType, Device, Tensor};
+
+/// How a device computes the ops the op layer planned: the host's loops
+/// (the CPU and simulated devices: `host::Host`) or a driver's kernels
+/// (`cuda` and `emu`: `kernels::Kernels`). A new backend is one more
+/// implementation; the ops (`Runtime::unary` and the rest) plan, pick the
+/// device's and finish, whichever it is.
+pub(super) trait Compute: Sync {
+    fn unary(&self, rt: &mut Runtime, op: UnaryOp, x: &Tensor) -> Result<Tensor, Error>;
+    fn binary(
+        &self,
+        rt: &mut Runtime,
+        op: BinaryOp,
+        a: Operand,
+        b: Operand,
+        plan: BinaryPlan,
+    ) -> Result<Tensor, Error>;
+    /// `x op= y`, checked by `Runtime::binary_`.
+    fn binary_in_place(
+        &self,
+        rt: &mut Runtime,
+        op: BinaryOp,
+        x: &Tensor,
+        y: Operand,
+    ) -> Result<(), Error>;
+    fn ternary(
+        &self,
+        rt: &mut Runtime,
+        op: TernaryOp,
+        operands: [Operand; 3],
+        plan: &Plan,
+    ) -> Result<Tensor, Error>;
+    fn matmul(&self, rt: &mut Runtime, a: &Tensor, b: &Tensor) -> Result<Tensor, Error>;
+    fn reduce(
+        &self,
+        rt: &mut Runtime,
+        op: ReduceOp,
+        x: &Tensor,
+        dim: Option<i64>,
+        keepdim: bool,
+    ) -> Result<Tensor, Error>;
+    /// A contiguous copy converted to `dtype` (the same dtype: a copy).
+    fn cast(&self, rt: &mut Runtime, x: &Tensor, dtype: DType) -> Result<Tensor, Error>;
+    fn join(
+        &self,
+        rt: &mut Runtime,
+        xs: &[&Tensor],
+        dim: i64,
+        stack: bool,
+    ) -> Result<Tensor, Error>;
+    fn fill(&self, rt: &mut Runtime, x: &Tensor, value: Fill) -> Result<(), Error>;
+    fn normal_(&self, rt: &mut Runtime, x: &Tensor, mean: f64, std: f64) -> Result<(), Error>;
+    /// `src` (on dst's device, or a cpu scalar) written into `dst`.
+    fn assign(&self, rt: &mut Runtime, dst: &Tensor, src: &Tensor) -> Result<(), Error>;
+    // The factories finish their own result: the host's takes its block
+    // first (a too big tensor fails before any work), a kernel its own.
+    fn full(
+        &self,
+        rt: &mut Runtime,
+        shape: &[usize],
+        value: Fill,
+        dtype: DType,
+        device: Device,
+        like: Option<&Tensor>,
+    ) -> Result<Arc<Tensor>, Error>;
+    fn random(
+        &self,
+        rt: &mut Runtime,
+        dist: Distribution,
+        shape: &[usize],
+        dtype: DType,
+        device: Device,
+        like: Option<&Tensor>,
+    ) -> Result<Arc<Tensor>, Error>;
+    /// `arange`, whose values the host computed (and checked) already.
+    fn arange(
+        &self,
+        rt: &mut Runtime,
+        values: &Tensor,
+        start_step: (f64, f64),
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error>;
+    fn linspace(
+        &self,
+        rt: &mut Runtime,
+        plan: &Linspace,
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error>;
+    fn eye(
+        &self,
+        rt: &mut Runtime,
+        n_m: (usize, usize),
+        dtype: DType,
+        device: Device,
+    ) -> Result<Arc<Tensor>, Error>;
+    fn along(
+        &self,
+        rt: &mut Runtime,
+        op: (AlongOp, Param),
+        x: &Tensor,
+        dim: Option<i64>,
+        keepdim: bool,
+    ) -> Result<Tensor, Error>;
+    fn tri(
+        &self,
+        rt: &mut Runtime,
+        x: &Tensor,
+        diagonal: i64,
+        upper: bool,
+    ) -> Result<Tensor, Error>;
+    fn sort(
+        &self,
+        rt: &mut Runtime,
+        x: &Tensor,
+        dim: i64,
+        descending: bool,
+    ) -> Result<(Tensor, Tensor), Error>;
+    fn topk(
+        &self,
+        rt: &mut Runtime,
+        x: &Tensor,
+        k_dim: (i64, i64),
+        largest: bool,
+    ) -> Result<(Tensor, Tensor), Error>;
+    /// Advanced indexing's gather (`Runtime::index`): `shape` the result's,
+    /// `asserts` whether an index is out of range (the simulator's check).
+    fn take(
+        &self,
+        rt: &mut Runtime,
+        take: &Take,
+        index: (&Tensor, Option<(usize, isize)>),
+        shape: Vec<usize>,
+        asserts: bool,
+    ) -> Result<Tensor, Error>;
+    /// Advanced indexing's scatter (`Runtime::index_put`) of `value`, laid
+    /// out over `layout` (collapsed shape, destination and index strides).
+    fn put(
+        &self,
+        rt: &mut Runtime,
+        take: &Take,
+        value: &Tensor,
+        index: (&Tensor, Option<(usize, isize)>),
+        layout: (&[usize], &[isize], &[isize]),
+        asserts: bool,
+    ) -> Result<(), Error>;
+    /// `view[mask] = value` with one value.
+    fn masked_fill(
+        &self,
+        rt: &mut Runtime,
+        view: &Tensor,
+        mask: &Tensor,
+        value: &Tensor,
+    ) -> Result<(), Error>;
+}
