@@ -15,7 +15,7 @@ use cudash::runtime::cuda::emu::Emu;
 use cudash::runtime::devices::Devices;
 use cudash::runtime::dispatch::Runtime;
 use cudash::runtime::op::binary::{BinaryOp, Operand};
-use cudash::runtime::op::factory::Distribution;
+use cudash::runtime::op::factory::{Distribution, NewTensor};
 use cudash::runtime::op::index::{select, Index};
 use cudash::runtime::op::reduce::ReduceOp;
 use cudash::runtime::op::unary::UnaryOp;
@@ -144,9 +144,13 @@ fn on(emu: Emu) -> (Runtime, Arc<Emu>) {
 fn tensors_live_in_device_memory_and_ops_launch_kernels() {
     let (mut rt, emu) = emulated(2);
     let dev = Device::Cuda(0);
-    let x = rt
-        .random(Distribution::Normal, &[64, 64], DType::F32, dev, None)
-        .unwrap();
+    let new = NewTensor {
+        shape: &[64, 64],
+        dtype: DType::F32,
+        device: dev,
+        like: None,
+    };
+    let x = rt.random(new, Distribution::Normal).unwrap();
     assert!(x.device_bytes().is_some(), "x is in device memory");
     let launched = |what: &str, before: u64, emu: &Emu| {
         assert!(emu.launches() > before, "{what} ran no kernel");
@@ -211,14 +215,13 @@ proptest! {
 
 /// `n` normal numbers on cuda:0.
 fn randn(rt: &mut Runtime, n: usize) -> Arc<Tensor> {
-    rt.random(
-        Distribution::Normal,
-        &[n],
-        DType::F32,
-        Device::Cuda(0),
-        None,
-    )
-    .unwrap()
+    let new = NewTensor {
+        shape: &[n],
+        dtype: DType::F32,
+        device: Device::Cuda(0),
+        like: None,
+    };
+    rt.random(new, Distribution::Normal).unwrap()
 }
 
 fn times_two(rt: &mut Runtime, x: &Tensor) -> Arc<Tensor> {

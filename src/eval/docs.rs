@@ -340,52 +340,47 @@ docs! {
 
 /// PyTorch's spelling of a help topic, shown beside it by `help`.
 pub fn pytorch_name(doc: &Doc) -> Option<String> {
+    use Kind::{Function, Method, Property, Statement};
     let special = match (doc.kind, doc.name) {
-        (Kind::Statement, "devices") => "nvidia-smi (a shell command)",
-        (Kind::Statement, "with") => "with torch.cuda.device(n):  /  with torch.cuda.stream(s):",
-        (Kind::Statement, "stream") => "with torch.cuda.stream(s):",
-        (Kind::Statement, "wait") => {
-            "torch.cuda.current_stream().wait_stream(s)  /  .wait_event(e)"
-        }
-        (Kind::Statement, "pin") => "x = x.pin_memory()",
-        (Kind::Statement, "sync") => {
-            "torch.cuda.synchronize()  /  s.synchronize()  /  e.synchronize()"
-        }
-        (Kind::Statement, "mem") => "print(torch.cuda.memory_summary())",
-        (Kind::Statement, "del") => "del x",
-        (Kind::Statement, "for") => "for i in range(a, b):",
-        (Kind::Statement, "time") => {
+        (Statement, "devices") => "nvidia-smi (a shell command)",
+        (Statement, "with") => "with torch.cuda.device(n):  /  with torch.cuda.stream(s):",
+        (Statement, "stream") => "with torch.cuda.stream(s):",
+        (Statement, "wait") => "torch.cuda.current_stream().wait_stream(s)  /  .wait_event(e)",
+        (Statement, "pin") => "x = x.pin_memory()",
+        (Statement, "sync") => "torch.cuda.synchronize()  /  s.synchronize()  /  e.synchronize()",
+        (Statement, "mem") => "print(torch.cuda.memory_summary())",
+        (Statement, "del") => "del x",
+        (Statement, "for") => "for i in range(a, b):",
+        (Statement, "time") => {
             "torch.cuda.Event(enable_timing=True) around the work, then start.elapsed_time(end)"
         }
-        (Kind::Statement, "profile") => "with torch.profiler.profile() as prof:",
-        (Kind::Statement, "help") => "help(torch.zeros)",
-        (Kind::Function, "seed") => "torch.manual_seed(n)",
-        (Kind::Function, "device") => "torch.device(\"cuda\", n)",
-        (Kind::Function, "devices") => {
+        (Statement, "profile") => "with torch.profiler.profile() as prof:",
+        (Statement, "help") => "help(torch.zeros)",
+        (Function, "seed") => "torch.manual_seed(n)",
+        (Function, "device") => "torch.device(\"cuda\", n)",
+        (Function, "devices") => {
             "[torch.device(\"cuda\", i) for i in range(torch.cuda.device_count())]"
         }
-        (Kind::Function, "stream") => "torch.cuda.Stream()  /  torch.cuda.stream(s)",
-        (Kind::Function, "event") => "torch.cuda.Event(enable_timing=True)",
-        (Kind::Function, "reset_peak") => "torch.cuda.reset_peak_memory_stats()",
-        (Kind::Function, "scatter" | "gather") => {
-            return Some(format!("torch.cuda.comm.{}", doc.name))
-        }
-        (Kind::Function, "replicate") => "torch.cuda.comm.broadcast(x, devices)",
-        (Kind::Function, "broadcast") => "torch.distributed.broadcast",
-        (Kind::Function, "save") => "numpy.save / safetensors.torch.save_file",
-        (Kind::Function, "load") => "numpy.load / safetensors.torch.load_file",
-        (Kind::Function, "print" | "len") => return Some(format!("{} (Python's)", doc.name)),
-        (Kind::Function, "clear_output") => "IPython.display.clear_output(wait=True)",
-        (Kind::Function, "relu" | "softmax" | "log_softmax") => {
+        (Function, "stream") => "torch.cuda.Stream()  /  torch.cuda.stream(s)",
+        (Function, "event") => "torch.cuda.Event(enable_timing=True)",
+        (Function, "reset_peak") => "torch.cuda.reset_peak_memory_stats()",
+        (Function, "scatter" | "gather") => return Some(format!("torch.cuda.comm.{}", doc.name)),
+        (Function, "replicate") => "torch.cuda.comm.broadcast(x, devices)",
+        (Function, "broadcast") => "torch.distributed.broadcast",
+        (Function, "save") => "numpy.save / safetensors.torch.save_file",
+        (Function, "load") => "numpy.load / safetensors.torch.load_file",
+        (Function, "print" | "len") => return Some(format!("{} (Python's)", doc.name)),
+        (Function, "clear_output") => "IPython.display.clear_output(wait=True)",
+        (Function, "relu" | "softmax" | "log_softmax") => {
             return Some(format!("torch.{0} / F.{0}", doc.name))
         }
-        (Kind::Method, "copy_to") => return None, // MXNet's copyto
-        (Kind::Method, "pin") => "x.pin_memory()",
-        (Kind::Method, "wait") => "s.wait_stream(t)  /  s.wait_event(e)",
-        (Kind::Method, "sync") => return Some(format!("{}.synchronize()", receiver_letter(doc))),
-        (Kind::Method, "elapsed") => "e.elapsed_time(end)",
-        (Kind::Property, "is_pinned") => "x.is_pinned()",
-        (Kind::Property, "pending") => return None,
+        (Method, "copy_to") => return None, // MXNet's copyto
+        (Method, "pin") => "x.pin_memory()",
+        (Method, "wait") => "s.wait_stream(t)  /  s.wait_event(e)",
+        (Method, "sync") => return Some(format!("{}.synchronize()", receiver_letter(doc))),
+        (Method, "elapsed") => "e.elapsed_time(end)",
+        (Property, "is_pinned") => "x.is_pinned()",
+        (Property, "pending") => return None,
         _ => "",
     };
     if !special.is_empty() {

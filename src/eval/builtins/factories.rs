@@ -7,7 +7,7 @@ use super::super::args::{to_tensor, Bound};
 use super::super::literal::{data_arg, dtype_of_value};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
-use crate::runtime::op::factory::{Distribution, Fill};
+use crate::runtime::op::factory::{Distribution, Fill, NewTensor};
 use crate::runtime::{DType, Tensor};
 
 pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
@@ -44,7 +44,13 @@ fn fill(
 ) -> Result<Value, Diagnostic> {
     let dtype = b.dtype("dtype")?.unwrap_or(default);
     let device = me.device_arg(b)?;
-    b.result(me.rt.full(shape, value, dtype, device, None))
+    let new = NewTensor {
+        shape,
+        dtype,
+        device,
+        like: None,
+    };
+    b.result(me.rt.full(new, value))
 }
 
 pub(super) fn arange(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
@@ -89,10 +95,13 @@ pub(super) fn random(me: &mut Interp, name: &'static str, b: &Bound) -> Result<V
     let shape = b.sizes_from_rest()?;
     let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
     let device = me.device_arg(b)?;
-    b.result(
-        me.rt
-            .random(distribution(name), &shape, dtype, device, None),
-    )
+    let new = NewTensor {
+        shape: &shape,
+        dtype,
+        device,
+        like: None,
+    };
+    b.result(me.rt.random(new, distribution(name)))
 }
 
 fn distribution(name: &str) -> Distribution {
@@ -119,11 +128,15 @@ pub(super) fn like(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
         _ => Fill::Int(0),
     };
     let like = Some(like.as_ref());
+    let new = NewTensor {
+        shape: &shape,
+        dtype,
+        device,
+        like,
+    };
     b.result(match name {
-        "rand_like" | "randn_like" => me
-            .rt
-            .random(distribution(name), &shape, dtype, device, like),
-        _ => me.rt.full(&shape, value, dtype, device, like),
+        "rand_like" | "randn_like" => me.rt.random(new, distribution(name)),
+        _ => me.rt.full(new, value),
     })
 }
 

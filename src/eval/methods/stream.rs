@@ -30,6 +30,11 @@ pub(super) fn query(_: &mut Interp, _: &'static str, s: &StreamRef, _: &Bound) -
     Ok(Value::Bool(s.pending() == 0))
 }
 
+/// `s.pending`: how many items the stream has queued and not yet run.
+pub(super) fn pending(s: &StreamRef) -> Value {
+    Value::Int(s.pending() as i64)
+}
+
 pub(super) fn device(s: &StreamRef) -> Value {
     Value::Device(Device::Cuda(s.key.device))
 }

@@ -12,7 +12,7 @@ use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::op::binary::{BinaryOp, Operand};
-use crate::runtime::op::factory::Fill;
+use crate::runtime::op::factory::{Fill, NewTensor};
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::shape::norm_dim;
 use crate::runtime::{DType, Device, Tensor};
@@ -188,7 +188,26 @@ pub(super) fn normal_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
 pub(super) fn new_full(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let shape = b.sizes("size")?;
     let v = b.fill("value")?.unwrap_or(Fill::Int(0));
-    b.result(me.rt.full(&shape, v, t.dtype(), t.device(), Some(t)))
+    let (dtype, device) = (t.dtype(), t.device());
+    let new = NewTensor {
+        shape: &shape,
+        dtype,
+        device,
+        like: Some(t),
+    };
+    b.result(me.rt.full(new, v))
+}
+
+pub(super) fn is_cuda(t: &Tensor) -> Result<Value, Error> {
+    Ok(Value::Bool(t.device().is_cuda()))
+}
+
+pub(super) fn is_pinned(t: &Tensor) -> Result<Value, Error> {
+    Ok(Value::Bool(t.is_pinned()))
+}
+
+pub(super) fn nbytes(t: &Tensor) -> Result<Value, Error> {
+    Ok(Value::Int(t.nbytes() as i64))
 }
 
 pub(super) fn shape(t: &Tensor) -> Value {

@@ -13,7 +13,7 @@ use super::{Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::buffer::FloatToInt;
 use crate::runtime::op::binary::{BinaryOp, Operand};
-use crate::runtime::op::factory::{Distribution, Fill};
+use crate::runtime::op::factory::{Distribution, Fill, Make, NewTensor};
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::op::unary::UnaryOp;
@@ -272,33 +272,17 @@ impl Runtime {
     }
 
     /// `zeros`, `ones`, `full`, `empty` (zero-filled, as fresh memory shows)
-    /// and `new_full`; `like` is the tensor a `*_like` or method call reads.
-    pub fn full(
-        &mut self,
-        shape: &[usize],
-        value: Fill,
-        dtype: DType,
-        device: Device,
-        like: Option<&Tensor>,
-    ) -> Result<Arc<Tensor>, Error> {
-        value.check(dtype)?;
-        self.compute(device)
-            .full(self, shape, value, dtype, device, like)
+    /// and `new_full`.
+    pub fn full(&mut self, new: NewTensor, value: Fill) -> Result<Arc<Tensor>, Error> {
+        value.check(new.dtype)?;
+        self.compute(new.device).make(self, Make::Full(value), new)
     }
 
     /// `rand`, `randn` and their `_like` forms, from the session's generator.
-    pub fn random(
-        &mut self,
-        dist: Distribution,
-        shape: &[usize],
-        dtype: DType,
-        device: Device,
-        like: Option<&Tensor>,
-    ) -> Result<Arc<Tensor>, Error> {
+    pub fn random(&mut self, new: NewTensor, dist: Distribution) -> Result<Arc<Tensor>, Error> {
         // Checked before any memory is taken, as on every backend.
-        factory::check_random(dtype)?;
-        self.compute(device)
-            .random(self, dist, shape, dtype, device, like)
+        factory::check_random(new.dtype)?;
+        self.compute(new.device).make(self, Make::Random(dist), new)
     }
 
     pub fn arange(
@@ -310,9 +294,20 @@ impl Runtime {
         device: Device,
     ) -> Result<Arc<Tensor>, Error> {
         // The length follows from the values; the host checks them first.
-        let host = factory::arange(start, end, step, dtype, device)?;
-        self.compute(device)
-            .arange(self, &host, (start, step), dtype, device)
+        let values = factory::arange(start, end, step, dtype, device)?;
+        let shape = values.shape().to_vec();
+        let new = NewTensor {
+            shape: &shape,
+            dtype,
+            device,
+            like: None,
+        };
+        let what = Make::Arange {
+            values,
+            start,
+            step,
+        };
+        self.compute(device).make(self, what, new)
     }
 
     pub fn linspace(
@@ -324,7 +319,13 @@ impl Runtime {
         device: Device,
     ) -> Result<Arc<Tensor>, Error> {
         let plan = factory::Linspace::plan(start, end, steps, dtype, device)?;
-        self.compute(device).linspace(self, &plan, dtype, device)
+        let new = NewTensor {
+            shape: &[plan.n],
+            dtype,
+            device,
+            like: None,
+        };
+        self.compute(device).make(self, Make::Linspace(&plan), new)
     }
 
     pub fn eye(
@@ -334,7 +335,13 @@ impl Runtime {
         dtype: DType,
         device: Device,
     ) -> Result<Arc<Tensor>, Error> {
-        self.compute(device).eye(self, (n, m), dtype, device)
+        let new = NewTensor {
+            shape: &[n, m],
+            dtype,
+            device,
+            like: None,
+        };
+        self.compute(device).make(self, Make::Eye, new)
     }
 
     /// `tensor(data)`: a new tensor of `dtype` on `device` holding `data`'s

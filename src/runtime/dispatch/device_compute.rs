@@ -8,12 +8,12 @@ use super::Runtime;
 use crate::error::Error;
 use crate::runtime::op::along::{AlongOp, Param};
 use crate::runtime::op::binary::{BinaryOp, BinaryPlan, Operand};
-use crate::runtime::op::factory::{Distribution, Fill, Linspace};
+use crate::runtime::op::factory::{Fill, Make, NewTensor};
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::{Plan, TernaryOp};
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::ops::index::Take;
-use crate::runtime::{DType, Device, Tensor};
+use crate::runtime::{DType, Tensor};
 
 /// How a device computes the ops the op layer planned: the host's loops
 /// (the CPU and simulated devices: `host::Host`) or a driver's kernels
@@ -67,49 +67,9 @@ pub(super) trait Compute: Sync {
     fn normal_(&self, rt: &mut Runtime, x: &Tensor, mean: f64, std: f64) -> Result<(), Error>;
     /// `src` (on dst's device, or a cpu scalar) written into `dst`.
     fn assign(&self, rt: &mut Runtime, dst: &Tensor, src: &Tensor) -> Result<(), Error>;
-    // The factories finish their own result: the host's takes its block
-    // first (a too big tensor fails before any work), a kernel its own.
-    fn full(
-        &self,
-        rt: &mut Runtime,
-        shape: &[usize],
-        value: Fill,
-        dtype: DType,
-        device: Device,
-        like: Option<&Tensor>,
-    ) -> Result<Arc<Tensor>, Error>;
-    fn random(
-        &self,
-        rt: &mut Runtime,
-        dist: Distribution,
-        shape: &[usize],
-        dtype: DType,
-        device: Device,
-        like: Option<&Tensor>,
-    ) -> Result<Arc<Tensor>, Error>;
-    /// `arange`, whose values the host computed (and checked) already.
-    fn arange(
-        &self,
-        rt: &mut Runtime,
-        values: &Tensor,
-        start_step: (f64, f64),
-        dtype: DType,
-        device: Device,
-    ) -> Result<Arc<Tensor>, Error>;
-    fn linspace(
-        &self,
-        rt: &mut Runtime,
-        plan: &Linspace,
-        dtype: DType,
-        device: Device,
-    ) -> Result<Arc<Tensor>, Error>;
-    fn eye(
-        &self,
-        rt: &mut Runtime,
-        n_m: (usize, usize),
-        dtype: DType,
-        device: Device,
-    ) -> Result<Arc<Tensor>, Error>;
+    /// A factory's new tensor, finished: the host's takes its block first
+    /// (a too big tensor fails before any work), a kernel its own.
+    fn make(&self, rt: &mut Runtime, what: Make, new: NewTensor) -> Result<Arc<Tensor>, Error>;
     fn along(
         &self,
         rt: &mut Runtime,

@@ -11,14 +11,14 @@ use crate::error::Error;
 use crate::runtime::buffer::Buffer;
 use crate::runtime::op::along::{AlongOp, Param};
 use crate::runtime::op::binary::{BinaryOp, BinaryPlan, Operand};
-use crate::runtime::op::factory::{Distribution, Fill, Linspace};
+use crate::runtime::op::factory::{Fill, Make, NewTensor};
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::{Plan, TernaryOp};
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::ops::index::{self, Take};
 use crate::runtime::ops::{along, elementwise, factory, join, matmul, reduce, sort, ternary, tri};
 use crate::runtime::shape::numel;
-use crate::runtime::{DType, Device, Tensor};
+use crate::runtime::{DType, Tensor};
 
 /// The host's loops.
 pub(super) struct Host;
@@ -119,66 +119,24 @@ impl Compute for Host {
         index::assign(dst, src)
     }
 
-    fn full(
-        &self,
-        rt: &mut Runtime,
-        shape: &[usize],
-        value: Fill,
-        dtype: DType,
-        device: Device,
-        like: Option<&Tensor>,
-    ) -> Result<Arc<Tensor>, Error> {
+    fn make(&self, rt: &mut Runtime, what: Make, new: NewTensor) -> Result<Arc<Tensor>, Error> {
+        let NewTensor {
+            shape,
+            dtype,
+            device,
+            like,
+        } = new;
         let mem = rt.reserve(device, shape, dtype)?;
-        let out = factory::full(shape, value, dtype, device)?;
+        let out = match what {
+            Make::Full(value) => factory::full(shape, value, dtype, device)?,
+            Make::Random(dist) => {
+                factory::random(rt.generators.of(device), dist, shape, dtype, device)?
+            }
+            Make::Arange { values, .. } => values,
+            Make::Linspace(plan) => plan.tensor(dtype, device),
+            Make::Eye => factory::eye(shape[0], shape[1], dtype, device)?,
+        };
         rt.finish(out, mem, like.as_slice(), Flops::default())
-    }
-
-    fn random(
-        &self,
-        rt: &mut Runtime,
-        dist: Distribution,
-        shape: &[usize],
-        dtype: DType,
-        device: Device,
-        like: Option<&Tensor>,
-    ) -> Result<Arc<Tensor>, Error> {
-        let mem = rt.reserve(device, shape, dtype)?;
-        let out = factory::random(rt.generators.of(device), dist, shape, dtype, device)?;
-        rt.finish(out, mem, like.as_slice(), Flops::default())
-    }
-
-    fn arange(
-        &self,
-        rt: &mut Runtime,
-        values: &Tensor,
-        _: (f64, f64),
-        dtype: DType,
-        device: Device,
-    ) -> Result<Arc<Tensor>, Error> {
-        rt.tensor(values, dtype, device)
-    }
-
-    fn linspace(
-        &self,
-        rt: &mut Runtime,
-        plan: &Linspace,
-        dtype: DType,
-        device: Device,
-    ) -> Result<Arc<Tensor>, Error> {
-        let mem = rt.reserve(device, &[plan.n], dtype)?;
-        rt.finish(plan.tensor(dtype, device), mem, &[], Flops::default())
-    }
-
-    fn eye(
-        &self,
-        rt: &mut Runtime,
-        (n, m): (usize, usize),
-        dtype: DType,
-        device: Device,
-    ) -> Result<Arc<Tensor>, Error> {
-        let mem = rt.reserve(device, &[n, m], dtype)?;
-        let out = factory::eye(n, m, dtype, device)?;
-        rt.finish(out, mem, &[], Flops::default())
     }
 
     fn along(

@@ -15,7 +15,7 @@ use crate::runtime::devices::Memory;
 use crate::runtime::driver::{Addr, DevicePtr};
 use crate::runtime::op::along::{AlongOp, Param};
 use crate::runtime::op::binary::BinaryOp;
-use crate::runtime::op::factory::{check_random, Distribution, Fill, Linspace};
+use crate::runtime::op::factory::{check_random, Distribution, Fill, Linspace, Make, NewTensor};
 use crate::runtime::op::matmul::{as_matrices, matmul_dtypes, not_lined_up};
 use crate::runtime::op::pow_shortcut::PowShortcut;
 use crate::runtime::op::reduce::ReduceOp;
@@ -721,69 +721,26 @@ impl Compute for Kernels {
         rt.assign_on(on(dst.device())?, dst, src)
     }
 
-    fn full(
-        &self,
-        rt: &mut Runtime,
-        shape: &[usize],
-        value: Fill,
-        dtype: DType,
-        device: Device,
-        like: Option<&Tensor>,
-    ) -> Result<Arc<Tensor>, Error> {
+    fn make(&self, rt: &mut Runtime, what: Make, new: NewTensor) -> Result<Arc<Tensor>, Error> {
+        let NewTensor {
+            shape,
+            dtype,
+            device,
+            like,
+        } = new;
         let d = on(rt.check_device(device)?)?;
-        let out = rt.full_on(d, shape, value, dtype)?;
+        let out = match what {
+            Make::Full(value) => rt.full_on(d, shape, value, dtype)?,
+            Make::Random(dist) => rt.random_on(d, dist, shape, dtype, (0.0, 1.0))?,
+            Make::Arange {
+                values,
+                start,
+                step,
+            } => rt.arange_on(d, values.numel(), start, step, dtype)?,
+            Make::Linspace(plan) => rt.linspace_on(d, plan, dtype)?,
+            Make::Eye => rt.eye_on(d, shape[0], shape[1], dtype)?,
+        };
         rt.finish(out, None, like.as_slice(), Flops::default())
-    }
-
-    fn random(
-        &self,
-        rt: &mut Runtime,
-        dist: Distribution,
-        shape: &[usize],
-        dtype: DType,
-        device: Device,
-        like: Option<&Tensor>,
-    ) -> Result<Arc<Tensor>, Error> {
-        let d = on(rt.check_device(device)?)?;
-        let out = rt.random_on(d, dist, shape, dtype, (0.0, 1.0))?;
-        rt.finish(out, None, like.as_slice(), Flops::default())
-    }
-
-    fn arange(
-        &self,
-        rt: &mut Runtime,
-        values: &Tensor,
-        (start, step): (f64, f64),
-        dtype: DType,
-        device: Device,
-    ) -> Result<Arc<Tensor>, Error> {
-        let d = on(rt.check_device(device)?)?;
-        let out = rt.arange_on(d, values.numel(), start, step, dtype)?;
-        rt.finish(out, None, &[], Flops::default())
-    }
-
-    fn linspace(
-        &self,
-        rt: &mut Runtime,
-        plan: &Linspace,
-        dtype: DType,
-        device: Device,
-    ) -> Result<Arc<Tensor>, Error> {
-        let d = on(rt.check_device(device)?)?;
-        let out = rt.linspace_on(d, plan, dtype)?;
-        rt.finish(out, None, &[], Flops::default())
-    }
-
-    fn eye(
-        &self,
-        rt: &mut Runtime,
-        (n, m): (usize, usize),
-        dtype: DType,
-        device: Device,
-    ) -> Result<Arc<Tensor>, Error> {
-        let d = on(rt.check_device(device)?)?;
-        let out = rt.eye_on(d, n, m, dtype)?;
-        rt.finish(out, None, &[], Flops::default())
     }
 
     fn along(

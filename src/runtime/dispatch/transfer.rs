@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::device::driver_error;
 use super::Runtime;
 use crate::error::Error;
+use crate::runtime::alloc::StreamId;
 use crate::runtime::buffer::Buffer;
 use crate::runtime::device_bytes::{download_into, upload};
 use crate::runtime::devices::Memory;
@@ -182,13 +183,8 @@ impl Runtime {
             }
             None => index::assign(slice, &part.with_device(slice.device()))?,
         }
-        self.count_copy(part.device(), slice.device(), part.nbytes());
-        self.counters.ops += 1;
-        let work = Work::Copy {
-            bytes: part.nbytes() as u64,
-            path: CopyPath::Peer,
-        };
-        self.issue(to, work, Some(slice))?;
+        let copy = (part.device(), slice.device(), part.nbytes());
+        self.issue_copy(to, copy, CopyPath::Peer, Some(slice))?;
         Ok(())
     }
 
@@ -271,14 +267,12 @@ impl Runtime {
             }
             None => index::assign(dst, &src.with_device(dst.device()))?,
         }
-        self.count_copy(Device::Cpu, dst.device(), src.nbytes());
-        self.counters.ops += 1;
         let path = match src.is_pinned() {
             true => CopyPath::Pinned,
             false => CopyPath::Pageable,
         };
-        let bytes = src.nbytes() as u64;
-        let (stream, seq) = self.issue(to, Work::Copy { bytes, path }, None)?;
+        let copy = (Device::Cpu, dst.device(), src.nbytes());
+        let (stream, seq) = self.issue_copy(to, copy, path, None)?;
         match (asynchronous, self.devices.gpu_handle(to)) {
             (true, Some(gpu)) => src.mark_read(gpu, stream, seq),
             (true, None) => {}
@@ -299,13 +293,8 @@ impl Runtime {
             dst.keep_bytes_for_racing_reads();
         }
         index::assign(dst, &Tensor::new(bytes, dst.shape().to_vec(), Device::Cpu))?;
-        self.count_copy(src.device(), Device::Cpu, src.nbytes());
-        self.counters.ops += 1;
-        let work = Work::Copy {
-            bytes: src.nbytes() as u64,
-            path: CopyPath::Pinned,
-        };
-        self.issue(from, work, Some(dst))?;
+        let copy = (src.device(), Device::Cpu, src.nbytes());
+        self.issue_copy(from, copy, CopyPath::Pinned, Some(dst))?;
         Ok(())
     }
 
@@ -344,13 +333,8 @@ impl Runtime {
     /// current stream. A host source is read by the copy until it is done:
     /// writing it before then is a race (`Tensor::mark_read`).
     fn queue_copy(&mut self, t: &Tensor, copy: Tensor, on: u32) -> Result<Arc<Tensor>, Error> {
-        self.count_copy(t.device(), copy.device(), t.nbytes());
-        self.counters.ops += 1;
-        let work = Work::Copy {
-            bytes: t.nbytes() as u64,
-            path: CopyPath::Pinned,
-        };
-        let (stream, seq) = self.issue(on, work, Some(&copy))?;
+        let what = (t.device(), copy.device(), t.nbytes());
+        let (stream, seq) = self.issue_copy(on, what, CopyPath::Pinned, Some(&copy))?;
         if let (Device::Cpu, Some(gpu)) = (t.device(), self.devices.gpu_handle(on)) {
             t.mark_read(gpu, stream, seq);
         }
@@ -450,6 +434,24 @@ impl Runtime {
             Some(block) => self.place(t, block),
             None => Ok(t),
         }
+    }
+
+    /// Queues one copy of `bytes` from `from` to `to` on device `on`'s
+    /// current stream, counted as an op and in the copy counters.
+    fn issue_copy(
+        &mut self,
+        on: u32,
+        (from, to, bytes): (Device, Device, usize),
+        path: CopyPath,
+        out: Option<&Tensor>,
+    ) -> Result<(StreamId, u64), Error> {
+        self.count_copy(from, to, bytes);
+        self.counters.ops += 1;
+        let work = Work::Copy {
+            bytes: bytes as u64,
+            path,
+        };
+        self.issue(on, work, out)
     }
 
     pub(super) fn count_copy(&mut self, from: Device, to: Device, bytes: usize) {

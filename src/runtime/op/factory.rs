@@ -6,7 +6,7 @@ use crate::error::Error;
 use crate::runtime::buffer::Stored;
 use crate::runtime::element::Element;
 use crate::runtime::host::check_alloc;
-use crate::runtime::{DType, Device};
+use crate::runtime::{DType, Device, Tensor};
 use crate::with_dtype;
 
 /// A number to fill with (`full`, `fill_`, `new_full`), as it was written:
@@ -235,6 +235,36 @@ impl Linspace {
             Arith::F16 | Arith::BF16 => r(from + r(step * r(k as f64))),
         }
     }
+}
+
+/// The tensor a factory makes: PyTorch's `size`, `dtype` and `device`,
+/// and `like`, the tensor a `*_like` or method call (`new_full`) reads.
+#[derive(Clone, Copy)]
+pub struct NewTensor<'a> {
+    pub shape: &'a [usize],
+    pub dtype: DType,
+    pub device: Device,
+    pub like: Option<&'a Tensor>,
+}
+
+/// What a factory fills its tensor with, checked by the op layer; each
+/// backend makes it its own way (`Compute::make`).
+pub enum Make<'a> {
+    /// `zeros`, `ones`, `full`, `empty` (zero-filled, as fresh memory
+    /// shows) and `new_full`.
+    Full(Fill),
+    /// `rand`, `randn` and their `_like` forms, from the device's generator.
+    Random(Distribution),
+    /// `arange`: the values the host computed (and checked) already, and
+    /// the start and step a kernel counts from.
+    Arange {
+        values: Tensor,
+        start: f64,
+        step: f64,
+    },
+    Linspace(&'a Linspace),
+    /// `eye`: ones on the diagonal of the `[n, m]` shape.
+    Eye,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
