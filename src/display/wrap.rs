@@ -3,6 +3,8 @@
 //! output areas break long lines anywhere, mid-word included). ANSI colour
 //! escapes take no columns.
 
+use crate::diag::strip_ansi;
+
 /// A warning as shown: `warning: ` and the text, its further lines indented.
 pub fn warning(text: &str, width: usize) -> String {
     line(&format!("warning: {text}"), width, "  ")
@@ -35,28 +37,13 @@ pub fn report(report: &str, width: usize) -> String {
 /// What comes before a report's `Help: ` text on a line of its box
 /// (`   │ `), without colour.
 fn help_prefix(l: &str) -> Option<String> {
-    let plain = plain(l);
+    let plain = strip_ansi(l);
     let at = plain.find("Help: ")?;
     let prefix = &plain[..at];
     prefix
         .chars()
         .all(|c| c == ' ' || c == '│')
         .then(|| prefix.to_string())
-}
-
-/// `s` without ANSI escape sequences.
-fn plain(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    let mut escape = false;
-    for c in s.chars() {
-        match (escape, c) {
-            (false, '\u{1b}') => escape = true,
-            (true, c) if c.is_ascii_alphabetic() => escape = false,
-            (true, _) => {}
-            (false, c) => out.push(c),
-        }
-    }
-    out
 }
 
 /// `text` (one line) broken at spaces so each piece fits `width` columns
@@ -90,7 +77,7 @@ pub fn line(text: &str, width: usize, indent: &str) -> String {
 
 /// Display columns of `s`: characters, without ANSI escape sequences.
 fn columns(s: &str) -> usize {
-    plain(s).chars().count()
+    strip_ansi(s).chars().count()
 }
 
 #[cfg(test)]

@@ -120,7 +120,8 @@ impl Runtime {
                         tensor: &k,
                         weak: true,
                     };
-                    self.binary_in_place_on(d, BinaryOp::Mul, t, k)?;
+                    let plan = elementwise::plan_binary(BinaryOp::Mul, Operand::strong(t), k)?;
+                    self.binary_in_place_on(d, BinaryOp::Mul, t, k, plan)?;
                 }
             }
             self.ring_all_reduce_on(ts, &devices, combine(op))?;

@@ -78,7 +78,8 @@ impl Runtime {
         }
         overlap::check_write(x)?;
         overlap::check_partial(x, y.tensor)?;
-        self.compute(device).binary_in_place(self, op, x, y)?;
+        let plan = elementwise::plan_binary(op, xo, y)?;
+        self.compute(device).binary_in_place(self, op, x, y, plan)?;
         self.wrote_in_place(x, &[x, y.tensor])?;
         Ok(())
     }

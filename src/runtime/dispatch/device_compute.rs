@@ -30,13 +30,14 @@ pub(super) trait Compute: Sync {
         b: Operand,
         plan: BinaryPlan,
     ) -> Result<Tensor, Error>;
-    /// `x op= y`, checked by `Runtime::binary_`.
+    /// `x op= y`, checked and planned by `Runtime::binary_`.
     fn binary_in_place(
         &self,
         rt: &mut Runtime,
         op: BinaryOp,
         x: &Tensor,
         y: Operand,
+        plan: BinaryPlan,
     ) -> Result<(), Error>;
     fn ternary(
         &self,

@@ -48,13 +48,12 @@ impl Compute for Host {
         op: BinaryOp,
         x: &Tensor,
         y: Operand,
+        plan: BinaryPlan,
     ) -> Result<(), Error> {
-        let xo = Operand::strong(x);
-        elementwise::plan_binary(op, xo, y)?;
         if x.numel() > 0 {
             read_in_order(&[x, y.tensor]);
         }
-        let r = elementwise::binary(op, xo, y)?;
+        let r = elementwise::binary_planned(op, Operand::strong(x), y, plan)?;
         index::assign(x, &r)
     }
 

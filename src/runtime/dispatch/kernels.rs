@@ -15,7 +15,7 @@ use crate::runtime::devices::Memory;
 use crate::runtime::driver::{Addr, DevicePtr};
 use crate::runtime::op::along::{AlongOp, Param};
 use crate::runtime::op::binary::BinaryOp;
-use crate::runtime::op::factory::{check_random, Distribution, Fill, Linspace, Make, NewTensor};
+use crate::runtime::op::factory::{Distribution, Fill, Linspace, Make, NewTensor};
 use crate::runtime::op::matmul::{as_matrices, matmul_dtypes, not_lined_up};
 use crate::runtime::op::pow_shortcut::PowShortcut;
 use crate::runtime::op::reduce::ReduceOp;
@@ -217,7 +217,7 @@ impl Runtime {
         )
     }
 
-    /// `x op= y` on the device: checked as `binary_on`, then written into
+    /// `x op= y` on the device, as `plan_binary` planned it: written into
     /// x's own memory (`exec::binary_into`).
     pub(super) fn binary_in_place_on(
         &mut self,
@@ -225,11 +225,10 @@ impl Runtime {
         op: BinaryOp,
         x: &Tensor,
         y: elementwise::Operand,
+        plan: elementwise::BinaryPlan,
     ) -> Result<(), Error> {
         let xo = elementwise::Operand::strong(x);
-        let compute = elementwise::compute_dtype(op, elementwise::result_dtype(xo, y));
-        elementwise::check_binary(op, xo, y, compute)?;
-        elementwise::check_exponent(op, compute, y)?;
+        let compute = plan.compute;
         let number = elementwise::pow_number_on_cuda(op, xo, y);
         if number == Some(1.0) || x.numel() == 0 {
             // `x **= 1` leaves x as it is (PyTorch's copy of x onto itself);
@@ -396,7 +395,6 @@ impl Runtime {
         dtype: DType,
         (mean, std): (f64, f64),
     ) -> Result<Tensor, Error> {
-        check_random(dtype)?;
         device_numel(shape, dtype)?;
         let mut gen = self.generators.of(Device::Cuda(d)).clone();
         let out = self.kernels(d, &[], |l, _| {
@@ -659,8 +657,9 @@ impl Compute for Kernels {
         op: BinaryOp,
         x: &Tensor,
         y: elementwise::Operand,
+        plan: elementwise::BinaryPlan,
     ) -> Result<(), Error> {
-        rt.binary_in_place_on(on(x.device())?, op, x, y)
+        rt.binary_in_place_on(on(x.device())?, op, x, y, plan)
     }
 
     fn ternary(
