@@ -207,15 +207,15 @@ impl Runtime {
         self.finish(out, None, &[x], Flops::default())
     }
 
-    /// `.reshape`: a view when the memory allows, else a copy (one kernel).
+    /// `.reshape`: a view when the strides allow (PyTorch's `view`, also of
+    /// a strided tensor: `x.T.reshape(3, 2, 1)`), else a copy (one kernel).
     pub fn reshape(&mut self, x: &Arc<Tensor>, dims: &[i64]) -> Result<Arc<Tensor>, Error> {
-        if x.is_contiguous() {
-            return Ok(Arc::new(x.reshape(dims)?));
+        // The dims are checked on a contiguous stand-in (no bytes read).
+        view::infer_shape(x, dims)?;
+        if let Ok(v) = view::view(x, dims) {
+            return Ok(Arc::new(v));
         }
-        // Not a view: the dims are checked on a contiguous stand-in (no
-        // bytes read), then one copy lays the elements out in order.
-        let strides = crate::runtime::shape::contiguous_strides(x.shape());
-        x.view(x.shape().to_vec(), strides, 0).reshape(dims)?;
+        // Not a view: one copy lays the elements out in order.
         let out = self
             .compute(x.device())
             .cast(self, x, x.dtype())?
