@@ -9,6 +9,7 @@
 use super::docs;
 use super::Value;
 use crate::error::Error;
+use crate::lang::python;
 use crate::runtime::{DType, Device};
 
 /// A name PyTorch or Python writes for a value cudash has.
@@ -113,8 +114,7 @@ fn module_hint(path: &[&str]) -> Error {
         _ if path.len() == 1 => hint(
             format!("cudash needs no `{written}`: PyTorch's functions are its builtins"),
             label,
-            "write `zeros(2, 3)` for `torch.zeros(2, 3)` and `synchronize()` for \
-             `torch.cuda.synchronize()`; `help` lists every builtin",
+            python::BUILTINS_HELP,
         ),
         _ => match cudash_form(last) {
             Some(form) => hint(

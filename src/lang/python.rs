@@ -6,6 +6,10 @@
 use crate::error::{Diagnostic, Error};
 use crate::vocab::Span;
 
+/// What to write instead of PyTorch's module prefix (an import, `torch`).
+pub const BUILTINS_HELP: &str = "write `zeros(2, 3)` for `torch.zeros(2, 3)` and `synchronize()` \
+     for `torch.cuda.synchronize()`; `help` lists every builtin";
+
 /// Words that open a Python block with `:`.
 const BLOCK_WORDS: &[&str] = &[
     "for", "with", "while", "if", "elif", "else", "def", "try", "except", "class",
@@ -29,8 +33,7 @@ pub fn hint(src: &str) -> Option<Diagnostic> {
                         "cudash needs no imports (`{code}`): PyTorch's functions are its builtins"
                     ),
                     "Python's import",
-                    "write `zeros(2, 3)` for `torch.zeros(2, 3)` and `synchronize()` for \
-                 `torch.cuda.synchronize()`; `help` lists every builtin",
+                    BUILTINS_HELP,
                 )
                 .at(span),
             );
