@@ -16,8 +16,8 @@ use cudash::error::Error;
 use cudash::runtime::buffer::Buffer;
 use cudash::runtime::cuda::blas::Blas;
 use cudash::runtime::cuda::driver::{CudaDevice, DevicePtr};
-use cudash::runtime::cuda::exec::Launcher;
-use cudash::runtime::driver::{Gemm, Geometry, Kernel};
+use cudash::runtime::cuda::exec::{KernelArgs, Launcher};
+use cudash::runtime::driver::{Gemm, Geometry, Kernel, Launch};
 use cudash::runtime::{DType, Tensor};
 use kernel_checks::Runner;
 
@@ -102,18 +102,11 @@ impl Launcher for Gpu {
             .unwrap_or_else(|e| panic!("gemm: {e}"));
         Ok(())
     }
-    fn launch<A: Copy + Send + Sync>(
-        &self,
-        kernel: &Kernel,
-        grid: u32,
-        block: u32,
-        args: A,
-        _syncs: bool,
-    ) -> Result<(), Error> {
+    fn launch<A: KernelArgs>(&self, kernel: &Kernel, at: Launch, args: A) -> Result<(), Error> {
         let d = device();
         // SAFETY: the default stream; every buffer stays alive past the
         // synchronize below (the checks free temporaries after a launch).
-        unsafe { d.launch(kernel, grid, block, None, &args) }
+        unsafe { d.launch(kernel, at, None, &args) }
             .unwrap_or_else(|e| panic!("{}: {e}", kernel.name));
         d.synchronize()
             .unwrap_or_else(|e| panic!("{}: {e}", kernel.name));

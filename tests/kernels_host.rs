@@ -19,9 +19,9 @@ use std::sync::{Mutex, OnceLock};
 use cudash::error::Error;
 use cudash::runtime::buffer::Buffer;
 use cudash::runtime::cuda::blas::reference_gemm;
-use cudash::runtime::cuda::exec::Launcher;
+use cudash::runtime::cuda::exec::{KernelArgs, Launcher};
 use cudash::runtime::cuda::source;
-use cudash::runtime::driver::{Gemm, Geometry, Kernel};
+use cudash::runtime::driver::{Gemm, Geometry, Kernel, Launch};
 use cudash::runtime::element::Element;
 use cudash::runtime::{DType, Tensor};
 use cudash::with_dtype;
@@ -156,14 +156,8 @@ impl Launcher for Lib {
     }
     /// Runs `kernel` over `grid` blocks of `block` threads, as a GPU would:
     /// sequential calls, or one OS thread per GPU thread when it synchronises.
-    fn launch<A: Copy + Send + Sync>(
-        &self,
-        kernel: &Kernel,
-        grid: u32,
-        block: u32,
-        args: A,
-        syncs: bool,
-    ) -> Result<(), Error> {
+    fn launch<A: KernelArgs>(&self, kernel: &Kernel, at: Launch, args: A) -> Result<(), Error> {
+        let Launch { grid, block, syncs } = at;
         static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
         let _guard = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         type Dims = unsafe extern "C" fn(u32, u32);

@@ -421,7 +421,6 @@ fn products_multiply_in_pytorchs_order() {
 #[cfg(target_arch = "x86_64")]
 fn softmax_rounds_as_pytorchs_cpu_kernels() {
     use cudash::runtime::op::along::AlongOp;
-    use cudash::runtime::ops::along::along;
     use cudash::runtime::DType;
     let scaled = |shape: &[usize], dt: DType, scale: f64| {
         let v = spread(shape.iter().product())
@@ -618,7 +617,6 @@ const T: [u64; 8] = [
 fn avx512_kernels_round_as_pytorchs() {
     use cudash::runtime::op::along::AlongOp;
     use cudash::runtime::op::unary::UnaryOp;
-    use cudash::runtime::ops::along::along;
     use cudash::runtime::ops::elementwise::unary;
     use cudash::runtime::DType;
     // `spread` times `scale`, or through f32 with `f`, rounded to `dt`.
@@ -723,7 +721,7 @@ fn avx512_kernels_round_as_pytorchs() {
 fn norms_walk_as_pytorchs_cpu_kernel() {
     use cudash::runtime::op::along::AlongOp;
     use cudash::runtime::op::view::split_sizes;
-    use cudash::runtime::ops::along::{along, norm_over_cpu};
+    use cudash::runtime::ops::along::norm_over_cpu;
     use cudash::runtime::DType;
     // `spread` through f32 (so every dtype rounds it once), in `shape`.
     let t = |shape: &[usize], dt: DType| {
@@ -789,3 +787,16 @@ const COLS: [u64; 37] = [
 const SLICED: [u64; 2] = [0x43bb1534, 0x47cd1375];
 const DIMS: [u64; 5] = [0x408a7a60, 0x4080e9fe, 0x407a08cb, 0x4082f9ec, 0x407920d3];
 const P3: [u64; 5] = [0x4083f2d2, 0x408230a0, 0x4080c70a, 0x407f6da3, 0x407fcd26];
+
+/// The host's op along a dim, planned and computed as the runtime does.
+fn along(
+    op: cudash::runtime::op::along::AlongOp,
+    p: f64,
+    t: &Tensor,
+    dim: Option<i64>,
+    keepdim: bool,
+) -> Result<Tensor, cudash::error::Error> {
+    let plan =
+        cudash::runtime::op::along::Along::plan((op, p), (t.shape(), t.dtype()), dim, keepdim)?;
+    cudash::runtime::ops::along::along(t, &plan)
+}

@@ -1,5 +1,5 @@
 //! Backends provide CUDA devices: their properties and their memory. Compute on
-//! the simulator runs the host ops; on `emu` (and `cuda`, once wired) tensors
+//! the simulator runs the host ops; on `emu` and `cuda` tensors
 //! live in a driver's device memory and ops run the CUDA kernels.
 //! `pick.rs` is the one place `--backend` is turned into a backend.
 

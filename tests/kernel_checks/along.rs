@@ -3,10 +3,22 @@
 
 use super::*;
 use cudash::runtime::cuda::exec_along;
-use cudash::runtime::op::along::AlongOp;
-use cudash::runtime::ops::along::along;
+use cudash::runtime::op::along::{Along, AlongOp, Param};
+use cudash::runtime::ops::along;
 use cudash::runtime::ops::{sort, tri};
 use cudash::runtime::shape::reduced_shape;
+
+/// The host's op, planned and computed as the runtime does.
+fn along(
+    op: AlongOp,
+    p: Param,
+    t: &Tensor,
+    dim: Option<i64>,
+    keepdim: bool,
+) -> Result<Tensor, cudash::error::Error> {
+    let plan = Along::plan((op, p), (t.shape(), t.dtype()), dim, keepdim)?;
+    along::along(t, &plan)
+}
 
 /// Edge values as [3, 4, 5], and the same seen through a transposed view.
 fn inputs(dt: DType, seed: u64) -> [Tensor; 2] {

@@ -15,7 +15,7 @@ use super::nvrtc::{Arch, Cache};
 use super::probe::{self, DriverDevice, Probe};
 use crate::runtime::alloc::{SegmentError, SegmentSource};
 use crate::runtime::driver::DriverError;
-use crate::runtime::driver::{Kernel, Unit};
+use crate::runtime::driver::{Kernel, Launch, Unit};
 use crate::runtime::lock::lock;
 
 fn call<T>(name: &'static str, r: Result<T, result::DriverError>) -> Result<T, DriverError> {
@@ -154,13 +154,12 @@ impl CudaDevice {
     pub unsafe fn launch<A: Copy>(
         &self,
         kernel: &Kernel,
-        grid: u32,
-        block: u32,
+        at: Launch,
         stream: Option<&Stream>,
         args: &A,
     ) -> Result<(), DriverError> {
         // SAFETY: the caller's contract; `A`'s bytes are the argument struct.
-        unsafe { self.launch_bytes(kernel, grid, block, stream, super::args::bytes_of(args)) }
+        unsafe { self.launch_bytes(kernel, at, stream, super::args::bytes_of(args)) }
     }
 
     /// `launch` with the argument struct as bytes.
@@ -170,11 +169,11 @@ impl CudaDevice {
     pub unsafe fn launch_bytes(
         &self,
         kernel: &Kernel,
-        grid: u32,
-        block: u32,
+        at: Launch,
         stream: Option<&Stream>,
         args: &[u8],
     ) -> Result<(), DriverError> {
+        let Launch { grid, block, .. } = at;
         let f = self.function(kernel)?;
         self.bind()?;
         let mut params = [args.as_ptr() as *mut c_void];

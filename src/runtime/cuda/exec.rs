@@ -16,7 +16,7 @@ use super::blas;
 use super::launch::{self, ReducePlan};
 use super::source::{self, Pass};
 use crate::error::Error;
-use crate::runtime::driver::{Gemm, Geometry, Kernel, ReduceTargets};
+use crate::runtime::driver::{Gemm, Geometry, Kernel, Launch, ReduceTargets};
 use crate::runtime::op::binary::BinaryOp;
 use crate::runtime::op::factory::{Distribution, Linspace};
 use crate::runtime::op::matmul::not_lined_up;
@@ -49,7 +49,16 @@ impl Geometry {
             n => launch::grid(n, self.block, self.max_blocks),
         }
     }
+
+    /// A grid-stride launch over `n` elements (`grid(n)` blocks of `block`).
+    pub(super) fn over(&self, n: u64) -> Launch {
+        Launch::independent(self.grid(n), self.block)
+    }
 }
+
+/// A kernel's one argument struct (`args.rs`), passed by value.
+pub trait KernelArgs: Copy + Send + Sync {}
+impl<T: Copy + Send + Sync> KernelArgs for T {}
 
 /// Where kernels run: device memory and launches.
 pub trait Launcher {
@@ -70,30 +79,15 @@ pub trait Launcher {
     }
     /// The address kernels use.
     fn addr(&self, m: &Self::Mem) -> u64;
-    /// Runs `kernel` with its argument struct over `grid` blocks of `block`
-    /// threads, after everything launched before it; `syncs` says the kernel
-    /// calls `__syncthreads`.
-    fn launch<A: Copy + Send + Sync>(
-        &self,
-        kernel: &Kernel,
-        grid: u32,
-        block: u32,
-        args: A,
-        syncs: bool,
-    ) -> Result<(), Error>;
+    /// Runs `kernel` with its argument struct as `at` says, after
+    /// everything launched before it.
+    fn launch<A: KernelArgs>(&self, kernel: &Kernel, at: Launch, args: A) -> Result<(), Error>;
     /// `launch`, unless the grid is empty: work on no element reaches no
     /// driver (no launch, so no launch error, and no sticky fault reported).
-    fn run<A: Copy + Send + Sync>(
-        &self,
-        kernel: &Kernel,
-        grid: u32,
-        block: u32,
-        args: A,
-        syncs: bool,
-    ) -> Result<(), Error> {
-        match grid {
+    fn run<A: KernelArgs>(&self, kernel: &Kernel, at: Launch, args: A) -> Result<(), Error> {
+        match at.grid {
             0 => Ok(()),
-            _ => self.launch(kernel, grid, block, args, syncs),
+            _ => self.launch(kernel, at, args),
         }
     }
     /// A matrix product in `dt` (f16, bf16, f32, f64) as cuBLAS defines it
@@ -191,13 +185,7 @@ pub fn copy_into<L: Launcher>(l: &L, src: View<L::Mem>, dst: View<L::Mem>) -> Re
     };
     let g = l.geometry();
     let n = numel(dst.shape) as u64;
-    l.run(
-        &source::cast(src.dtype, dst.dtype),
-        g.grid(n),
-        g.block,
-        a,
-        false,
-    )
+    l.run(&source::cast(src.dtype, dst.dtype), g.over(n), a)
 }
 
 /// `src` as a new contiguous tensor of dtype `to` (`.to(dtype)`, `.contiguous()`).
@@ -323,7 +311,7 @@ fn opmath_at<L: Launcher>(
         },
     };
     let g = l.geometry();
-    l.run(&kernel, g.grid(numel(a.shape) as u64), g.block, p, false)
+    l.run(&kernel, g.over(numel(a.shape) as u64), p)
 }
 
 /// `dst op= b` in place, `a` being what `dst` held (`x += y`): written
@@ -413,7 +401,7 @@ fn binary_at<L: Launcher>(
         sb: lay[1],
     };
     let g = l.geometry();
-    l.run(&kernel, g.grid(numel(shape) as u64), g.block, p, false)
+    l.run(&kernel, g.over(numel(shape) as u64), p)
 }
 
 /// `where(a, b, c)` (`a` bool) or `clamp(a, b, c)`, the values in
@@ -507,7 +495,7 @@ fn ternary_at<L: Launcher>(
         sc: lay[2],
     };
     let g = l.geometry();
-    l.run(&kernel, g.grid(numel(shape) as u64), g.block, p, false)
+    l.run(&kernel, g.over(numel(shape) as u64), p)
 }
 
 /// Advanced indexing's gather: `src` (a view whose indexed dimensions are
@@ -557,13 +545,7 @@ pub fn take<L: Launcher>(
         _pad: 0,
     };
     let g = l.geometry();
-    l.run(
-        &source::take(src.dtype),
-        g.grid(n as u64),
-        g.block,
-        p,
-        false,
-    )?;
+    l.run(&source::take(src.dtype), g.over(n as u64), p)?;
     Ok(Out {
         mem,
         dtype: src.dtype,
@@ -627,7 +609,7 @@ pub fn put<L: Launcher>(
     };
     let g = l.geometry();
     let n = numel(shape) as u64;
-    l.run(&source::put(dst.dtype), g.grid(n), g.block, p, false)
+    l.run(&source::put(dst.dtype), g.over(n), p)
 }
 
 /// The cast temporary's view when there is one, else the operand itself.
@@ -728,7 +710,7 @@ fn one_operand_at<L: Launcher>(
         s: lay[0],
     };
     let g = l.geometry();
-    l.run(kernel, g.grid(n as u64), g.block, p, false)
+    l.run(kernel, g.over(n as u64), p)
 }
 
 /// Writes one element's bit pattern (`element`, little-endian, the dtype's
@@ -752,7 +734,7 @@ pub fn fill<L: Launcher>(l: &L, dst: View<L::Mem>, element: &[u8]) -> Result<(),
     };
     let g = l.geometry();
     let n = numel(dst.shape) as u64;
-    l.run(&source::fill(size), g.grid(n), g.block, p, false)
+    l.run(&source::fill(size), g.over(n), p)
 }
 
 /// `n` elements `start, start + step, …` (the caller has checked the range).
@@ -772,7 +754,7 @@ pub fn arange<L: Launcher>(
         step,
     };
     let g = l.geometry();
-    l.run(&kernel, g.grid(n as u64), g.block, p, false)?;
+    l.run(&kernel, g.over(n as u64), p)?;
     Ok(Out {
         mem,
         dtype: dt,
@@ -793,7 +775,7 @@ pub fn linspace<L: Launcher>(l: &L, plan: &Linspace, dt: DType) -> Result<Out<L:
     };
     let g = l.geometry();
     if plan.n > 0 {
-        l.run(&kernel, g.grid(plan.n as u64), g.block, p, false)?;
+        l.run(&kernel, g.over(plan.n as u64), p)?;
     }
     Ok(Out {
         mem,
@@ -855,7 +837,7 @@ fn draw<L: Launcher>(
         std,
     };
     let g = l.geometry();
-    l.run(&kernel, g.grid(n.div_ceil(4) as u64), g.block, p, false)?;
+    l.run(&kernel, g.over(n.div_ceil(4) as u64), p)?;
     gen.offset += n.div_ceil(4) as u64;
     Ok(Out {
         mem,
@@ -925,20 +907,22 @@ pub fn reduce<L: Launcher>(
     let cap = |blocks: u64| blocks.clamp(1, g.max_blocks as u64) as u32;
     // The first pass, then each output's chunks combined when there are
     // several (one row of partial results per output; rows have i == 1).
-    let (first, grid, block, syncs) = match plan {
-        ReducePlan::Rows { chunks } => (Pass::Rows, cap(o * chunks), g.reduce_block, true),
-        ReducePlan::Cols { chunks } => (Pass::Cols, g.grid(o * i * chunks), g.block, false),
+    let (first, at) = match plan {
+        ReducePlan::Rows { chunks } => {
+            (Pass::Rows, Launch::syncing(cap(o * chunks), g.reduce_block))
+        }
+        ReducePlan::Cols { chunks } => (Pass::Cols, g.over(o * i * chunks)),
     };
     let outputs = o * i;
     let kernel = source::reduce(first, op, dt).ok_or_else(missing)?;
-    l.run(&kernel, grid, block, p, syncs)?;
+    l.run(&kernel, at, p)?;
     if p.chunks > 1 {
         let finish = source::reduce(Pass::Finish, op, dt).ok_or_else(missing)?;
         let p = ReduceArgs {
             outer: outputs as i64,
             ..p
         };
-        l.run(&finish, cap(outputs), g.reduce_block, p, true)?;
+        l.run(&finish, Launch::syncing(cap(outputs), g.reduce_block), p)?;
     }
     Ok(Out {
         mem,

@@ -8,6 +8,7 @@ use super::args::{AlongArgs, SortArgs, TriArgs};
 use super::exec::{as_view, converted, copy_into, no_kernel, Launcher, Out, View};
 use super::source;
 use crate::error::Error;
+use crate::runtime::driver::Launch;
 use crate::runtime::op::along::{AlongOp, Param};
 use crate::runtime::shape::{contiguous_strides, numel, Lines};
 use crate::runtime::DType;
@@ -56,12 +57,12 @@ pub fn along<L: Launcher>(
     let count = lines.count() as u64;
     if op.scans() {
         // One thread per line.
-        l.run(&kernel, g.grid(count), g.block, p, false)?;
+        l.run(&kernel, g.over(count), p)?;
     } else {
         // One block per line, no wider than the line needs (a power of two).
         let block = (lines.len.max(32).next_power_of_two() as u32).min(g.reduce_block);
         let grid = count.clamp(1, g.max_blocks as u64) as u32;
-        l.run(&kernel, grid, block, p, true)?;
+        l.run(&kernel, Launch::syncing(grid, block), p)?;
     }
     Ok(out)
 }
@@ -98,7 +99,7 @@ pub fn tri<L: Launcher>(
             _pad: 0,
         };
         let g = l.geometry();
-        l.run(&source::tri(dt), g.grid(n as u64), g.block, p, false)?;
+        l.run(&source::tri(dt), g.over(n as u64), p)?;
     }
     Ok(Out {
         mem,
@@ -222,7 +223,7 @@ fn sorted<L: Launcher>(
             descending: descending as i32,
             first: (pass == 0) as i32,
         };
-        l.run(&kernel, g.grid(n as u64), g.block, p, false)?;
+        l.run(&kernel, g.over(n as u64), p)?;
         (in_v, in_i) = (ov, oi);
     }
     if !back {

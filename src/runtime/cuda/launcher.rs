@@ -9,11 +9,11 @@ use std::sync::{Arc, Mutex};
 
 use super::blas::Blas;
 use super::driver::{CudaDevice, Stream};
-use super::exec::Launcher;
+use super::exec::{KernelArgs, Launcher};
 use crate::error::Error;
 use crate::runtime::alloc::DeviceAllocator;
 use crate::runtime::alloc::{Block, StreamId};
-use crate::runtime::driver::{Gemm, Geometry, Kernel};
+use crate::runtime::driver::{Gemm, Geometry, Kernel, Launch};
 use crate::runtime::lock::lock;
 use crate::runtime::{DType, Device};
 
@@ -86,19 +86,11 @@ impl Launcher for OnStream<'_> {
         self.geometry
     }
 
-    fn launch<A: Copy + Send + Sync>(
-        &self,
-        kernel: &Kernel,
-        grid: u32,
-        block: u32,
-        args: A,
-        _syncs: bool,
-    ) -> Result<(), Error> {
+    fn launch<A: KernelArgs>(&self, kernel: &Kernel, at: Launch, args: A) -> Result<(), Error> {
         // SAFETY: exec sizes every address in `args` from live memory of this
         // device, and memory dropped after the launch is reused only by work
         // queued later on the same stream.
-        unsafe { self.device.launch(kernel, grid, block, self.stream, &args) }
-            .map_err(|e| self.driver(e))
+        unsafe { self.device.launch(kernel, at, self.stream, &args) }.map_err(|e| self.driver(e))
     }
 
     fn gemm(&self, dt: DType, g: &Gemm, first: u64, second: u64, out: u64) -> Result<(), Error> {

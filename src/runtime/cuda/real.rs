@@ -260,22 +260,13 @@ impl Driver for Cuda {
         &self,
         stream: StreamHandle,
         kernel: &Kernel,
-        grid: u32,
-        block: u32,
+        at: Launch,
         args: &[u8],
-        _syncs: bool,
     ) -> Result<(), DriverError> {
         let s = self.stream(stream, "cuLaunchKernel")?;
+        let device = self.device(stream.device, "cuLaunchKernel")?;
         // SAFETY: the caller's contract: `args` is the kernel's argument struct.
-        unsafe {
-            self.device(stream.device, "cuLaunchKernel")?.launch_bytes(
-                kernel,
-                grid,
-                block,
-                s.as_deref(),
-                args,
-            )
-        }
+        unsafe { device.launch_bytes(kernel, at, s.as_deref(), args) }
     }
 
     unsafe fn gemm(

@@ -239,15 +239,7 @@ pub const BINARY_OPS: [BinaryOp; 21] = BinaryOp::ALL;
 
 pub const UNARY_OPS: [UnaryOp; 15] = UnaryOp::ALL;
 
-pub const REDUCE_OPS: [ReduceOp; 7] = [
-    ReduceOp::Sum,
-    ReduceOp::Mean,
-    ReduceOp::Max,
-    ReduceOp::Min,
-    ReduceOp::Argmax,
-    ReduceOp::Argmin,
-    ReduceOp::Prod,
-];
+pub const REDUCE_OPS: [ReduceOp; 7] = ReduceOp::ALL;
 
 /// Every kernel the runtime can ask for, sorted.
 pub fn all_kernels() -> Vec<Kernel> {

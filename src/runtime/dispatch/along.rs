@@ -1,20 +1,14 @@
 //! Ops along one dimension (scans, softmax, var, std, norm, sort, topk)
-//! and tril/triu: checked by the host ops (`ops::along`, `ops::sort`,
-//! `ops::tri`), computed by them on the simulator and by `cuda::exec_along`'s
-//! kernels on a driver's device, finished as the current stream's work.
+//! and tril/triu: planned (`op::along`), computed by the device's
+//! `Compute` (the host's `ops::along`, `ops::sort`, `ops::tri`, or
+//! `cuda::exec_along`'s kernels), finished as the current stream's work.
 
 use std::sync::Arc;
 
-use super::device::{DevMem, OnDevice, Operand};
-use super::kernels::no_driver;
 use super::{Flops, Runtime};
 use crate::error::Error;
-use crate::runtime::cuda::exec::View;
-use crate::runtime::cuda::exec_along::{self, Sorted};
-use crate::runtime::op::along::{AlongOp, Param};
+use crate::runtime::op::along::{Along, AlongOp, Param};
 use crate::runtime::ops::along;
-use crate::runtime::ops::{sort, tri};
-use crate::runtime::shape::{norm_dim, reduced_shape, Lines};
 use crate::runtime::{Device, Tensor};
 
 impl Runtime {
@@ -28,9 +22,8 @@ impl Runtime {
         dim: Option<i64>,
         keepdim: bool,
     ) -> Result<Arc<Tensor>, Error> {
-        let out = self
-            .compute(x.device())
-            .along(self, (op, p), x, dim, keepdim)?;
+        let plan = Along::plan((op, p), (x.shape(), x.dtype()), dim, keepdim)?;
+        let out = self.compute(x.device()).along(self, x, &plan)?;
         self.finish(out, None, &[x], Flops::default())
     }
 
@@ -87,75 +80,5 @@ impl Runtime {
             self.finish(v, None, &[x], Flops::default())?,
             self.finish(i, None, &[x], Flops::default())?,
         ))
-    }
-
-    /// `Kernels`' `along`: checked as the host op checks it, then
-    /// `exec_along`'s kernels.
-    pub(super) fn along_on(
-        &mut self,
-        d: u32,
-        (op, p): (AlongOp, Param),
-        x: &Tensor,
-        dim: Option<i64>,
-        keepdim: bool,
-    ) -> Result<Tensor, Error> {
-        let k = dim.map(|k| norm_dim(k, x.ndim())).transpose()?;
-        along::check(op, x.dtype(), p, Lines::of(x.shape(), k).len)?;
-        let shape = if op.reduces() {
-            reduced_shape(x.shape(), k, keepdim)
-        } else {
-            x.shape().to_vec()
-        };
-        self.kernels(d, &[x], |l, v| exec_along::along(l, op, p, v[0], k, shape))
-    }
-
-    pub(super) fn tri_on(
-        &mut self,
-        d: u32,
-        x: &Tensor,
-        diagonal: i64,
-        upper: bool,
-    ) -> Result<Tensor, Error> {
-        tri::matrices(if upper { "triu" } else { "tril" }, x)?;
-        self.kernels(d, &[x], |l, v| exec_along::tri(l, v[0], diagonal, upper))
-    }
-
-    pub(super) fn sort_on(
-        &mut self,
-        d: u32,
-        x: &Tensor,
-        dim: i64,
-        descending: bool,
-    ) -> Result<(Tensor, Tensor), Error> {
-        let k = norm_dim(dim, x.ndim())?;
-        self.kernels2(d, x, |l, v| exec_along::sort(l, v, k, descending))
-    }
-
-    pub(super) fn topk_on(
-        &mut self,
-        d: u32,
-        x: &Tensor,
-        (k, dim): (i64, i64),
-        largest: bool,
-    ) -> Result<(Tensor, Tensor), Error> {
-        sort::check_topk(x.dtype())?;
-        let at = norm_dim(dim, x.ndim())?;
-        let k = sort::check_k(k, x.shape().get(at).copied().unwrap_or(1))?;
-        self.kernels2(d, x, |l, v| exec_along::topk(l, v, k, at, largest))
-    }
-
-    /// As `kernels`, for ops of one input and two outputs.
-    fn kernels2(
-        &mut self,
-        d: u32,
-        x: &Tensor,
-        f: impl FnOnce(&OnDevice, View<DevMem>) -> Result<Sorted<DevMem>, Error>,
-    ) -> Result<(Tensor, Tensor), Error> {
-        let (a, b) = {
-            let l = self.on_device(d).ok_or_else(no_driver)?;
-            let operand: Operand = self.operand(&l, x)?;
-            f(&l, operand.view(x))?
-        };
-        Ok((self.launched(d, a)?, self.launched(d, b)?))
     }
 }

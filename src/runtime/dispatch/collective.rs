@@ -115,13 +115,14 @@ impl Runtime {
             // truncating division no kernel does, is computed on the host.
             if op == RedOp::Avg {
                 let k = Tensor::scalar(1.0 / n as f64);
-                for (t, &d) in ts.iter().zip(&devices) {
+                for t in ts.iter() {
                     let k = Operand {
                         tensor: &k,
                         weak: true,
                     };
                     let plan = elementwise::plan_binary(BinaryOp::Mul, Operand::strong(t), k)?;
-                    self.binary_in_place_on(d, BinaryOp::Mul, t, k, plan)?;
+                    self.compute(t.device())
+                        .binary_in_place(self, BinaryOp::Mul, t, k, plan)?;
                 }
             }
             self.ring_all_reduce_on(ts, &devices, combine(op))?;

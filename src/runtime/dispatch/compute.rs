@@ -14,7 +14,7 @@ use crate::error::Error;
 use crate::runtime::buffer::FloatToInt;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::factory::{Distribution, Fill, Make, NewTensor};
-use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::op::reduce::{ReduceOp, Reduction};
 use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::op::{overlap, view};
@@ -137,7 +137,8 @@ impl Runtime {
         dim: Option<i64>,
         keepdim: bool,
     ) -> Result<Arc<Tensor>, Error> {
-        let out = self.compute(x.device()).reduce(self, op, x, dim, keepdim)?;
+        let plan = Reduction::plan(op, (x.shape(), x.dtype()), dim, keepdim)?;
+        let out = self.compute(x.device()).reduce(self, x, &plan)?;
         self.finish(out, None, &[x], Flops::default())
     }
 

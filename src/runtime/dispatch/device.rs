@@ -1,4 +1,4 @@
-//! Devices whose memory a driver holds (`emu`, and `cuda` once wired): a
+//! Devices whose memory a driver holds (`emu`, `cuda`): a
 //! tensor's elements live in device memory, and ops run `cuda::exec`'s
 //! launch plans on the driver (`OnDevice`, the `exec::Launcher` of one
 //! device and its current stream).
@@ -16,11 +16,11 @@ use super::Runtime;
 use crate::error::Error;
 use crate::runtime::buffer::Buffer;
 use crate::runtime::cuda::args::bytes_of;
-use crate::runtime::cuda::exec::{Launcher, Out, View};
+use crate::runtime::cuda::exec::{KernelArgs, Launcher, Out, View};
 use crate::runtime::device_bytes::{upload, DeviceBytes};
 use crate::runtime::devices::{Devices, Memory};
 use crate::runtime::driver::{Driver, DriverError, StreamHandle};
-use crate::runtime::driver::{Gemm, Geometry, Kernel};
+use crate::runtime::driver::{Gemm, Geometry, Kernel, Launch};
 use crate::runtime::gpu::Sees;
 use crate::runtime::lock::lock;
 use crate::runtime::scratch::Scratch;
@@ -90,6 +90,12 @@ impl OnDevice<'_> {
     }
 }
 
+/// What an op on a driver's device reports when the session has no driver
+/// (the ops pick kernels for a driver's devices only).
+pub(super) fn no_driver() -> Error {
+    Error::value("internal error: a device op on a device without a driver")
+}
+
 pub fn driver_error(device: u32, e: DriverError) -> Error {
     match e {
         DriverError::OutOfMemory { bytes } => Error::value(format!(
@@ -149,23 +155,13 @@ impl Launcher for OnDevice<'_> {
         self.driver.geometry(self.device)
     }
 
-    fn launch<A: Copy + Send + Sync>(
-        &self,
-        kernel: &Kernel,
-        grid: u32,
-        block: u32,
-        args: A,
-        syncs: bool,
-    ) -> Result<(), Error> {
+    fn launch<A: KernelArgs>(&self, kernel: &Kernel, at: Launch, args: A) -> Result<(), Error> {
         self.may_launch()?;
         // SAFETY: exec sizes every address in `args` from live memory of this
         // device (tensors the op holds, blocks and scratch it keeps until the
         // launch is queued; a dropped block is reused only by later work).
-        unsafe {
-            self.driver
-                .launch(self.stream, kernel, grid, block, bytes_of(&args), syncs)
-        }
-        .map_err(|e| self.failed(e))?;
+        unsafe { self.driver.launch(self.stream, kernel, at, bytes_of(&args)) }
+            .map_err(|e| self.failed(e))?;
         self.launched()
     }
 

@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use super::Runtime;
 use crate::error::Error;
-use crate::runtime::op::along::{AlongOp, Param};
+use crate::runtime::op::along::Along;
 use crate::runtime::op::binary::{BinaryOp, BinaryPlan, Operand};
 use crate::runtime::op::factory::{Fill, Make, NewTensor};
-use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::op::reduce::Reduction;
 use crate::runtime::op::ternary::{Plan, TernaryOp};
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::ops::index::Take;
@@ -47,14 +47,7 @@ pub(super) trait Compute: Sync {
         plan: &Plan,
     ) -> Result<Tensor, Error>;
     fn matmul(&self, rt: &mut Runtime, a: &Tensor, b: &Tensor) -> Result<Tensor, Error>;
-    fn reduce(
-        &self,
-        rt: &mut Runtime,
-        op: ReduceOp,
-        x: &Tensor,
-        dim: Option<i64>,
-        keepdim: bool,
-    ) -> Result<Tensor, Error>;
+    fn reduce(&self, rt: &mut Runtime, x: &Tensor, plan: &Reduction) -> Result<Tensor, Error>;
     /// A contiguous copy converted to `dtype` (the same dtype: a copy).
     fn cast(&self, rt: &mut Runtime, x: &Tensor, dtype: DType) -> Result<Tensor, Error>;
     fn join(
@@ -71,14 +64,7 @@ pub(super) trait Compute: Sync {
     /// A factory's new tensor, finished: the host's takes its block first
     /// (a too big tensor fails before any work), a kernel its own.
     fn make(&self, rt: &mut Runtime, what: Make, new: NewTensor) -> Result<Arc<Tensor>, Error>;
-    fn along(
-        &self,
-        rt: &mut Runtime,
-        op: (AlongOp, Param),
-        x: &Tensor,
-        dim: Option<i64>,
-        keepdim: bool,
-    ) -> Result<Tensor, Error>;
+    fn along(&self, rt: &mut Runtime, x: &Tensor, plan: &Along) -> Result<Tensor, Error>;
     fn tri(
         &self,
         rt: &mut Runtime,

@@ -9,10 +9,10 @@ use super::device_compute::Compute;
 use super::{Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::buffer::Buffer;
-use crate::runtime::op::along::{AlongOp, Param};
+use crate::runtime::op::along::Along;
 use crate::runtime::op::binary::{BinaryOp, BinaryPlan, Operand};
 use crate::runtime::op::factory::{Fill, Make, NewTensor};
-use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::op::reduce::Reduction;
 use crate::runtime::op::ternary::{Plan, TernaryOp};
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::ops::index::{self, Take};
@@ -74,15 +74,8 @@ impl Compute for Host {
         matmul::matmul(a, b)
     }
 
-    fn reduce(
-        &self,
-        _: &mut Runtime,
-        op: ReduceOp,
-        x: &Tensor,
-        dim: Option<i64>,
-        keepdim: bool,
-    ) -> Result<Tensor, Error> {
-        reduce::reduce(op, x, dim, keepdim)
+    fn reduce(&self, _: &mut Runtime, x: &Tensor, plan: &Reduction) -> Result<Tensor, Error> {
+        reduce::reduce_planned(x, plan)
     }
 
     fn cast(&self, _: &mut Runtime, x: &Tensor, dtype: DType) -> Result<Tensor, Error> {
@@ -138,15 +131,8 @@ impl Compute for Host {
         rt.finish(out, mem, like.as_slice(), Flops::default())
     }
 
-    fn along(
-        &self,
-        _: &mut Runtime,
-        (op, p): (AlongOp, Param),
-        x: &Tensor,
-        dim: Option<i64>,
-        keepdim: bool,
-    ) -> Result<Tensor, Error> {
-        along::along(op, p, x, dim, keepdim)
+    fn along(&self, _: &mut Runtime, x: &Tensor, plan: &Along) -> Result<Tensor, Error> {
+        along::along(x, plan)
     }
 
     fn tri(

@@ -37,6 +37,7 @@ mod indexing;
 mod kernels;
 mod measured;
 mod nccl;
+mod peer;
 pub mod pick;
 mod record;
 mod ring;

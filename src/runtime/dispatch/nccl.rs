@@ -11,8 +11,8 @@
 use std::sync::Arc;
 
 use super::collective::RedOp;
+use super::device::no_driver;
 use super::device::{driver_error, Operand};
-use super::kernels::no_driver;
 use super::Runtime;
 use crate::error::Error;
 use crate::runtime::driver::{Collective, CollectiveOp, Rank, Reduce};

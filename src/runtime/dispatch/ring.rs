@@ -22,8 +22,8 @@
 
 use std::sync::Arc;
 
+use super::device::no_driver;
 use super::device::Operand;
-use super::kernels::no_driver;
 use super::Runtime;
 use crate::error::Error;
 use crate::runtime::cuda::exec::{self, Launcher, View};

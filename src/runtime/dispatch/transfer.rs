@@ -70,7 +70,7 @@ impl Runtime {
             }
             (Device::Cuda(s), Device::Cuda(to)) if s == to => {
                 let copy = match kernel_copy {
-                    true => self.cast_on(s, t, t.dtype())?,
+                    true => self.compute(t.device()).cast(self, t, t.dtype())?,
                     false => self.attached(t.with_device(d), mem)?,
                 };
                 let work = Work::Kernel {

@@ -24,3 +24,33 @@ pub struct ReduceTargets {
     pub threads: u64,
     pub min_col_chunk: u64,
 }
+
+/// One launch's shape: `grid` blocks of `block` threads; `syncs` says the
+/// kernel calls `__syncthreads` (the emulator then runs a block's threads
+/// side by side).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Launch {
+    pub grid: u32,
+    pub block: u32,
+    pub syncs: bool,
+}
+
+impl Launch {
+    /// Threads that never wait for each other (a grid-stride kernel).
+    pub fn independent(grid: u32, block: u32) -> Launch {
+        Launch {
+            grid,
+            block,
+            syncs: false,
+        }
+    }
+
+    /// A block's threads that synchronise (a reduction's pass).
+    pub fn syncing(grid: u32, block: u32) -> Launch {
+        Launch {
+            grid,
+            block,
+            syncs: true,
+        }
+    }
+}

@@ -20,7 +20,7 @@ mod kernel;
 
 pub use error::DriverError;
 pub use gemm::Gemm;
-pub use geometry::{Geometry, ReduceTargets};
+pub use geometry::{Geometry, Launch, ReduceTargets};
 pub use kernel::{Kernel, Unit};
 
 use crate::runtime::DType;
@@ -200,20 +200,17 @@ pub trait Driver: Send + Sync {
     ) -> Result<(), DriverError>;
 
     // Work.
-    /// Queues `kernel` over `grid` blocks of `block` threads; `args` are the
-    /// bytes of its one argument struct; `syncs` says it calls `__syncthreads`.
+    /// Queues `kernel` as `at` says; `args` are the bytes of its one
+    /// argument struct.
     ///
     /// # Safety
     /// Every address in `args` is live memory of `stream`'s device.
-    #[allow(clippy::too_many_arguments)]
     unsafe fn launch(
         &self,
         stream: StreamHandle,
         kernel: &Kernel,
-        grid: u32,
-        block: u32,
+        at: Launch,
         args: &[u8],
-        syncs: bool,
     ) -> Result<(), DriverError>;
     /// A cuBLAS matrix product (`blas::Gemm`) in `dt`, queued on `stream`.
     ///

@@ -2,6 +2,7 @@
 //! var, std, norm): their names, parameters, dtypes and checks.
 
 use crate::error::Error;
+use crate::runtime::shape::{norm_dim, reduced_shape, Lines};
 use crate::runtime::DType;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,4 +88,40 @@ pub fn check(op: AlongOp, dt: DType, p: Param, len: usize) -> Result<(), Error> 
         )));
     }
     Ok(())
+}
+
+/// An op along one dimension, checked and shaped once (`Along::plan`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Along {
+    pub op: AlongOp,
+    pub p: Param,
+    /// The dimension, normalised; None: every element (var, std, norm).
+    pub dim: Option<usize>,
+    pub lines: Lines,
+    /// The result's shape: the input's, or reduced (var, std, norm).
+    pub shape: Vec<usize>,
+}
+
+impl Along {
+    pub fn plan(
+        (op, p): (AlongOp, Param),
+        (shape, dt): (&[usize], DType),
+        dim: Option<i64>,
+        keepdim: bool,
+    ) -> Result<Along, Error> {
+        let dim = dim.map(|d| norm_dim(d, shape.len())).transpose()?;
+        let lines = Lines::of(shape, dim);
+        check(op, dt, p, lines.len)?;
+        let shape = match op.reduces() {
+            true => reduced_shape(shape, dim, keepdim),
+            false => shape.to_vec(),
+        };
+        Ok(Along {
+            op,
+            p,
+            dim,
+            lines,
+            shape,
+        })
+    }
 }

@@ -2,6 +2,7 @@
 //! result dtypes and the dtypes and lengths each takes.
 
 use crate::error::Error;
+use crate::runtime::shape::{norm_dim, reduced_shape, Lines};
 use crate::runtime::DType;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,8 +55,7 @@ pub fn reduce_dtype(op: ReduceOp, dt: DType) -> DType {
     }
 }
 
-/// Reduces `t` over `dim` (all elements when `None`).
-/// `mean` needs floats.
+/// The dtypes `op` refuses: argmax and argmin of bool, mean of integers.
 pub fn check_dtype(op: ReduceOp, dt: DType) -> Result<(), Error> {
     if matches!(op, ReduceOp::Argmax | ReduceOp::Argmin) && dt == DType::Bool {
         return Err(Error::dtype(
@@ -86,4 +86,39 @@ pub fn check_len(op: ReduceOp, len: usize) -> Result<(), Error> {
         )));
     }
     Ok(())
+}
+
+/// A reduction checked and shaped once (`Reduction::plan`): what every
+/// backend computes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reduction {
+    pub op: ReduceOp,
+    /// The reduced dimension, normalised; None: every element.
+    pub dim: Option<usize>,
+    /// The input's lines along `dim`.
+    pub lines: Lines,
+    /// The result's shape.
+    pub shape: Vec<usize>,
+}
+
+impl Reduction {
+    /// `op` over `dim` of a tensor of `shape` and `dt`, checked as PyTorch
+    /// checks it (the dtype, then the dim, then an empty extreme).
+    pub fn plan(
+        op: ReduceOp,
+        (shape, dt): (&[usize], DType),
+        dim: Option<i64>,
+        keepdim: bool,
+    ) -> Result<Reduction, Error> {
+        check_dtype(op, dt)?;
+        let dim = dim.map(|d| norm_dim(d, shape.len())).transpose()?;
+        let lines = Lines::of(shape, dim);
+        check_len(op, lines.len)?;
+        Ok(Reduction {
+            op,
+            dim,
+            lines,
+            shape: reduced_shape(shape, dim, keepdim),
+        })
+    }
 }

@@ -17,35 +17,24 @@
 //!   CUDA too), so squares that overflow f32 give inf, as there.
 
 use super::super::buffer::{Buffer, Stored};
-use super::super::shape::{norm_dim, norm_dims, reduced_shape, Lines};
+use super::super::shape::{norm_dims, Lines};
 use super::super::{DType, Device, Tensor};
 use super::pytorch::{norm, softmax};
 use crate::error::Error;
 use crate::with_dtype;
 
-pub use crate::runtime::op::along::{check, AlongOp, Param};
+pub use crate::runtime::op::along::{check, Along, AlongOp, Param};
 
-/// The op over `dim` (every element when None; scans and softmax need a
-/// dim), the reduced dimension dropped unless `keepdim`.
-pub fn along(
-    op: AlongOp,
-    p: Param,
-    t: &Tensor,
-    dim: Option<i64>,
-    keepdim: bool,
-) -> Result<Tensor, Error> {
+/// The op `plan` says (`Along::plan`: checked, shaped) on `t`'s elements.
+pub fn along(t: &Tensor, plan: &Along) -> Result<Tensor, Error> {
+    let Along {
+        op, p, dim, lines, ..
+    } = *plan;
     let dt = t.dtype();
-    let dim = dim.map(|d| norm_dim(d, t.ndim())).transpose()?;
-    let lines = Lines::of(t.shape(), dim);
-    check(op, dt, p, lines.len)?;
     if let (AlongOp::Softmax | AlongOp::LogSoftmax, Some(k), Device::Cpu) = (op, dim, t.device()) {
         return Ok(softmax::on_cpu(t, k, op == AlongOp::LogSoftmax));
     }
-    let shape = if op.reduces() {
-        reduced_shape(t.shape(), dim, keepdim)
-    } else {
-        t.shape().to_vec()
-    };
+    let shape = plan.shape.clone();
     if let (AlongOp::Norm, Device::Cpu) = (op, t.device()) {
         let reduced: Vec<bool> = (0..t.ndim()).map(|d| dim.is_none_or(|k| k == d)).collect();
         return Ok(Tensor::new(
@@ -268,6 +257,18 @@ mod tests {
 
     fn t(v: &[f64], shape: &[usize], dt: DType) -> Tensor {
         from_f64s(v.to_vec(), shape, dt, Device::Cpu)
+    }
+
+    /// Planned, then computed, as the runtime's `along` does.
+    fn along(
+        op: AlongOp,
+        p: Param,
+        x: &Tensor,
+        dim: Option<i64>,
+        keepdim: bool,
+    ) -> Result<Tensor, Error> {
+        let plan = Along::plan((op, p), (x.shape(), x.dtype()), dim, keepdim)?;
+        super::along(x, &plan)
     }
 
     #[test]

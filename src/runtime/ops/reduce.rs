@@ -5,8 +5,8 @@ use half::{bf16, f16};
 use super::super::buffer::Buffer;
 use super::super::buffer::Stored;
 use super::super::element::Element;
-use super::super::shape::for_each_offset2;
-use super::super::shape::{norm_dim, norm_dims};
+use super::super::shape::norm_dims;
+use super::super::shape::{for_each_offset2, Lines};
 use super::super::{DType, Device, Tensor};
 use super::axis::{sum_axis, Layout};
 use super::device_sum;
@@ -14,43 +14,23 @@ use super::pytorch::cascade::{self, Summand};
 use crate::error::Error;
 use crate::with_dtype;
 
-pub use crate::runtime::op::reduce::{check_dtype, check_len, reduce_dtype, ReduceOp};
+pub use crate::runtime::op::reduce::{check_dtype, check_len, reduce_dtype, ReduceOp, Reduction};
 
+/// Reduces `t` over `dim` (all elements when `None`).
 pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Result<Tensor, Error> {
-    let dt = t.dtype();
-    check_dtype(op, dt)?;
-    // Lay the input out as [outer, len, inner] with the reduced dimension in the middle.
-    let shape = t.shape();
-    let (outer, len, inner, out_shape) = match dim {
-        None => {
-            let out = if keepdim {
-                vec![1; shape.len()]
-            } else {
-                vec![]
-            };
-            (1, t.numel(), 1, out)
-        }
-        Some(d) => {
-            let d = norm_dim(d, shape.len())?;
-            if shape.is_empty() {
-                (1, 1, 1, vec![])
-            } else {
-                let outer = shape[..d].iter().product();
-                let inner = shape[d + 1..].iter().product();
-                let mut out = shape.to_vec();
-                if keepdim {
-                    out[d] = 1;
-                } else {
-                    out.remove(d);
-                }
-                (outer, shape[d], inner, out)
-            }
-        }
-    };
-    check_len(op, len)?;
+    reduce_planned(
+        t,
+        &Reduction::plan(op, (t.shape(), t.dtype()), dim, keepdim)?,
+    )
+}
+
+/// The reduction `plan` says (`Reduction::plan`: checked, shaped) of `t`.
+pub fn reduce_planned(t: &Tensor, plan: &Reduction) -> Result<Tensor, Error> {
+    let (op, dt) = (plan.op, t.dtype());
+    let Lines { outer, len, inner } = plan.lines;
     let lay = Layout { outer, len, inner };
-    let reduced: Vec<bool> = (0..shape.len())
-        .map(|k| dim.is_none() || norm_dim(dim.unwrap_or(0), shape.len()) == Ok(k))
+    let reduced: Vec<bool> = (0..t.ndim())
+        .map(|k| plan.dim.is_none_or(|d| d == k))
         .collect();
     let buf = match op {
         ReduceOp::Sum | ReduceOp::Mean if t.device() != Device::Cpu => {
@@ -82,7 +62,7 @@ pub fn reduce(op: ReduceOp, t: &Tensor, dim: Option<i64>, keepdim: bool) -> Resu
         reduce_dtype(op, dt),
         "reduce_dtype says what this gives"
     );
-    Ok(Tensor::new(buf, out_shape, t.device()))
+    Ok(Tensor::new(buf, plan.shape.clone(), t.device()))
 }
 
 /// A sum or mean of a CPU tensor over the dims `dims` (a list: `sum((0,

@@ -415,12 +415,11 @@ impl Driver for Emu {
         &self,
         stream: StreamHandle,
         kernel: &Kernel,
-        grid: u32,
-        block: u32,
+        at: Launch,
         args: &[u8],
-        syncs: bool,
     ) -> Result<(), DriverError> {
         self.queue_on(stream, "cuLaunchKernel")?;
+        let Launch { grid, block, syncs } = at;
         if grid == 0 || block == 0 {
             return Err(refused(
                 "cuLaunchKernel",
