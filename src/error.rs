@@ -116,6 +116,17 @@ pub enum Error {
         message: String,
         help: Option<String>,
     },
+    /// A call of a user function that does not fit its parameters (a
+    /// missing argument, one given twice): Python's `TypeError`.
+    #[error("{message}")]
+    Call { message: String, signature: String },
+    /// More calls deep than `MAX_CALLS`: Python's `RecursionError`.
+    #[error("maximum recursion depth exceeded: {depth} calls deep, in `{function}`")]
+    Recursion { function: String, depth: usize },
+    /// A function's local read before the body assigned it: Python's
+    /// `UnboundLocalError`.
+    #[error("cannot read the local variable `{name}` before it is assigned")]
+    Unbound { name: String },
     /// Python or PyTorch written where cudash has its own form (`import
     /// torch`, `torch.zeros(2)`, `range(3)`, a `:` block): what it is here.
     #[error("{message}")]
@@ -177,9 +188,12 @@ impl Error {
             Error::Syntax { .. } => "SyntaxError",
             Error::UnknownName { .. } => "NameError",
             Error::UnknownAttr { .. } => "AttributeError",
-            Error::UnknownKeyword { .. } | Error::Arity { .. } | Error::WrongType { .. } => {
-                "TypeError"
-            }
+            Error::UnknownKeyword { .. }
+            | Error::Arity { .. }
+            | Error::WrongType { .. }
+            | Error::Call { .. } => "TypeError",
+            Error::Recursion { .. } => "RecursionError",
+            Error::Unbound { .. } => "UnboundLocalError",
             Error::Broadcast { .. } | Error::Shape { .. } => "ShapeError",
             Error::DType { .. } => "DTypeError",
             Error::IndexOutOfRange { .. } => "IndexError",
@@ -220,6 +234,9 @@ impl Error {
             Error::Io { .. } => "file problem".into(),
             Error::Value { .. } => "invalid value".into(),
             Error::Spelling { label, .. } => label.clone(),
+            Error::Call { .. } => "in this call".into(),
+            Error::Recursion { .. } => "one call too many".into(),
+            Error::Unbound { .. } => "not assigned yet".into(),
         }
     }
 
@@ -258,6 +275,14 @@ impl Error {
             }
             Error::Shape { help, .. } | Error::DType { help, .. } | Error::Value { help, .. } => help.clone(),
             Error::Spelling { help, .. } => Some(help.clone()),
+            Error::Call { signature, .. } => Some(format!("usage: {signature}")),
+            Error::Recursion { .. } => Some(
+                "a recursive function needs a case that returns without calling itself".into(),
+            ),
+            Error::Unbound { name } => Some(format!(
+                "the function assigns `{name}` somewhere, so `{name}` is its own local everywhere in it \
+                 (Python's rule); assign it before reading it, or pass the value in as an argument"
+            )),
             Error::Cuda { sticky: true, .. } => Some(
                 "after this error CUDA runs nothing more on the device in this process: restart cudash. \
                  CUDA reports a fault at the first call after it, so the work that caused it may have \

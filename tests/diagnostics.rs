@@ -105,3 +105,45 @@ diagnostic!(
 diagnostic!(python_range, "for i in range(3) { x = ones(2) }");
 diagnostic!(numpy_method, "x = ones(2)\nx.numpy()");
 diagnostic!(len_of_0d, "len(tensor(3.))");
+
+// Functions and control flow (issue 49).
+diagnostic!(break_outside_a_loop, "x = 1\nbreak");
+diagnostic!(
+    continue_in_a_function_outside_its_loop,
+    "for i in 0..3 {\n  fn f() { continue }\n}"
+);
+diagnostic!(return_outside_a_function, "for i in 0..3 { return i }");
+diagnostic!(duplicate_parameter, "fn f(a, a) { }");
+diagnostic!(parameter_without_default_after_default, "fn f(a=1, b) { }");
+diagnostic!(
+    too_many_arguments_to_a_function,
+    "fn f(a, b=2) { }\nf(1, 2, 3)"
+);
+diagnostic!(missing_argument_of_a_function, "fn f(a, b) { }\nf(1)");
+diagnostic!(unknown_keyword_of_a_function, "fn f(rate) { }\nf(rtae=1)");
+diagnostic!(argument_given_twice, "fn f(a) { }\nf(1, a=2)");
+diagnostic!(
+    local_read_before_assignment,
+    "n = 1\nfn f() {\n  y = n + 1\n  n = 2\n}\nf()"
+);
+diagnostic!(
+    runaway_recursion,
+    "fn down(n) { return down(n - 1) }\ndown(3)"
+);
+diagnostic!(condition_on_many_elements, "x = ones(3)\nif x > 0 { }");
+diagnostic!(while_on_an_empty_tensor, "while zeros(0) { }");
+diagnostic!(python_def, "def step(w, lr=0.1):\n  w -= lr");
+diagnostic!(append_to_a_tensor, "losses = []\nlosses.append(1.0)");
+diagnostic!(
+    append_to_a_tuple,
+    "parts = ones(4).chunk(2)\nparts.append(1)"
+);
+diagnostic!(call_a_number, "f = 3\nf(1)");
+diagnostic!(
+    unpack_in_for,
+    "pairs = list()\npairs.append([1, 2, 3])\nfor a, b in pairs { }"
+);
+diagnostic!(
+    error_in_a_call_points_inside,
+    "fn f(x) {\n  return x @ ones(3, 3)\n}\nf(ones(2))"
+);

@@ -161,6 +161,7 @@ proptest! {
         "x", "1", "2.5", "(", ")", "[", "]", "{", "}", ",", ";", "\n", "=", "+", "-", "*", "/", "**", "@",
         "//", "%", "&", "|", "^", "~", "+=", "**=", "//=", "==", "<", "is", ".", "..", ":", "cuda:1", "cuda", "cpu", "f16", "for", "in", "with", "stream",
         "sync", "mem", "map", "all", "del", "help", "time", "profile", "\"s\"", "#c\n", "sum", "T",
+        "fn", "return", "if", "elif", "else", "while", "break", "continue", "and", "or", "not",
     ]), 0..40)) {
         let src = parts.join(" ");
         let _ = parse(&src);
@@ -186,6 +187,9 @@ fn long_chains_are_errors_on_any_stack() {
             format!("x = {}1", "-".repeat(10_000)),
             format!("x = {}", vec!["1"; 10_000].join("**")),
             format!("x = ones(2){}", ".T".repeat(10_000)),
+            format!("x = {}1", "not ".repeat(10_000)),
+            format!("x = {}", vec!["a"; 10_000].join(" and ")),
+            format!("x = {}", vec!["a"; 10_000].join(" or ")),
         ] {
             let errs = parse(&src).unwrap_err();
             assert!(
@@ -212,7 +216,75 @@ fn the_deepest_accepted_input_parses_and_runs_on_a_small_stack() {
         );
         let wide = format!("x = {}", vec!["1"; 250].join("+"));
         assert_eq!(s.execute(&format!("{wide}\nx")).plain_text(), "250");
+        // Recursion to the call limit runs on any stack (the interpreter
+        // grows it on the heap), and one call more is a RecursionError.
+        let down = "fn down(n) { if n == 0 { return 0 }; return down(n - 1) + 1 }";
+        assert_eq!(s.execute(&format!("{down}\ndown(998)")).plain_text(), "998");
+        let o = s.execute("down(1000)");
+        assert_eq!(o.error.map(|e| e.ename), Some("RecursionError".to_string()));
     });
+}
+
+#[test]
+fn python_levels_for_not_and_or() {
+    // not a == b is not (a == b); a or b and c is a or (b and c).
+    assert!(
+        matches!(expr("not a == b"), ExprKind::Not(inner) if matches!(inner.kind, ExprKind::Binary(..)))
+    );
+    assert!(
+        matches!(expr("a or b and c"), ExprKind::Or(_, rhs) if matches!(rhs.kind, ExprKind::And(..)))
+    );
+    assert!(
+        matches!(expr("not a and b"), ExprKind::And(lhs, _) if matches!(lhs.kind, ExprKind::Not(_)))
+    );
+    assert!(matches!(
+        expr("x is not none"),
+        ExprKind::Binary(BinOp::IsNot, ..)
+    ));
+    assert!(matches!(
+        expr("x not in xs"),
+        ExprKind::Binary(BinOp::NotIn, ..)
+    ));
+    assert!(
+        matches!(expr("x + 1 in xs"), ExprKind::Binary(BinOp::In, lhs, _) if matches!(lhs.kind, ExprKind::Binary(..)))
+    );
+}
+
+#[test]
+fn if_elif_else_may_span_lines() {
+    let s =
+        parse("if a { x = 1 }\nelif b { x = 2 }\nelif c { }\nelse {\n  x = 3\n}\ny = 1").unwrap();
+    assert_eq!(s.len(), 2);
+    match &s[0].kind {
+        StmtKind::If(branches, otherwise) => {
+            assert_eq!(branches.len(), 3);
+            assert!(otherwise.is_some());
+        }
+        other => panic!("{other:?}"),
+    }
+    // An open `fn` or `if` body asks for more lines.
+    assert!(matches!(
+        completeness("fn f(a) {"),
+        Completeness::Incomplete { .. }
+    ));
+    assert!(matches!(
+        completeness("if x {\n  y = 1"),
+        Completeness::Incomplete { .. }
+    ));
+}
+
+#[test]
+fn a_function_knows_its_locals() {
+    // Parameters, assignments in nested blocks, loop names, unpacking and
+    // a nested function's name; not the nested function's own locals, and
+    // not what is only read (`a`, `h`) or written through (`x[0]`).
+    let src =
+        "fn f(a, b=1) { c = a; for i in 0..2 { d += i }; x[0] = 1; e, g = h; fn k() { m = 1 } }";
+    let s = parse(src).unwrap();
+    match &s[0].kind {
+        StmtKind::Fn(f) => assert_eq!(f.locals, ["a", "b", "c", "i", "d", "e", "g", "k"]),
+        other => panic!("{other:?}"),
+    }
 }
 
 #[test]

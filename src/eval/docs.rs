@@ -60,6 +60,7 @@ impl Doc {
         match self.signature.split_once('.').map(|(r, _)| r) {
             Some("s") => "stream",
             Some("e") => "event",
+            Some("xs") => "list",
             _ => "tensor",
         }
     }
@@ -332,9 +333,21 @@ docs! {
     Statement Streams "sync", "sync [STREAM | EVENT | DEVICE | all]", "The host waits until queued work is done: the current device, a stream, an event, a device, or everything (one host sync).", "sync\nsync default\nsync all";
     Statement Memory "mem", "mem [map] [DEVICE | all]", "The caching allocator's state: a summary table, or `mem map` for every segment's blocks.", "mem";
     Statement Teaching "del", "del NAME, ...", "Forgets names; their memory goes back to the allocator's cache.", "x = ones(2)\ndel x";
-    Statement Teaching "for", "for NAME in A..B { ... }", "Repeats the block for NAME = A, A+1, ..., B-1 (or over a list, or a tensor's first dimension).", "x = ones(2)\nfor i in 0..3 { x = x * 2 }\nx";
+    Statement Teaching "for", "for NAME in A..B { ... }", "Repeats the block for NAME = A, A+1, ..., B-1 (or over a list, or a tensor's first dimension); `for a, b in pairs { }` unpacks each item. `break` and `continue` as in Python.", "x = ones(2)\nfor i in 0..3 { x = x * 2 }\nx";
     Statement Teaching "time", "time [N] { ... }", "Runs the block N times and reports the time per iteration: device time over every stream the block queued work on, from its start to the end of that work (measured with CUDA events on a GPU, modelled on the simulator), or host wall time when no device work ran; bandwidth for copies.", "x = ones(1024, 1024, device=cuda)\ntime 10 { y = x @ x }";
     Statement Teaching "profile", "profile { ... }  or  profile \"run.json\" { ... }", "Runs the block once and counts ops, kernels, allocations and new segments, copies by direction and bytes and host syncs; gives the device time `time` would, how much of it the devices were busy, and a timeline: one lane per stream and one for the host, each kernel, copy and host wait in time (modelled on the simulator, measured with CUDA events on a GPU). With a file name it also writes the timeline as a Chrome trace, which https://ui.perfetto.dev and chrome://tracing open.", "w = randn(64, device=cuda)\nprofile { for i in 0..10 { loss = (w * w).sum().item() } }";
+    Statement Teaching "fn", "fn NAME(a, b=default) { ... }", "Defines a function: arguments by position, then by keyword, then the defaults (evaluated once, when `fn` runs). A name the body assigns is local to each call (Python's rule); other names read the session's variables. Tensors are passed by reference: `w -= lr * g` on a parameter updates the caller's tensor. `return v` gives its value (none without one).", "fn step(w, g, lr=0.1) {\n  w -= lr * g\n  return w.norm()\n}\nw = ones(3)\nstep(w, ones(3))\nw";
+    Statement Teaching "return", "return [VALUE]", "Ends the function's call with VALUE (none when left out).", "fn sq(x) { return x * x }\nsq(3)";
+    Statement Teaching "if", "if COND { ... } elif COND { ... } else { ... }", "Runs the first block whose condition is true. A condition is a bool, a number (0 is false), none (false), a list or string (empty is false), or a one-element tensor: reading a device tensor's value is a host sync, as PyTorch's `if loss > 0:`; a tensor of more elements is an error.", "x = randn(3)\nif x.sum() > 0 { print(\"positive\") } else { print(\"not positive\") }";
+    Statement Teaching "while", "while COND { ... }", "Repeats the block while the condition is true (a host sync per test when it reads a device tensor). Ctrl-C stops it.", "i = 0\nwhile i < 3 { i += 1 }\ni";
+    Statement Teaching "break", "break", "Leaves the innermost `for` or `while` loop.", "for i in 0..10 { if i == 3 { break } }\ni";
+    Statement Teaching "continue", "continue", "Goes on with the next iteration of the innermost loop.", "n = 0\nfor i in 0..10 { if i % 2 == 0 { continue }\n n += 1 }\nn";
+    Statement Teaching "and", "A and B", "A when A is false, else B (B is not evaluated otherwise), as Python's `and`; `or` gives A when A is true, else B; `not A` is a bool. Tensors in them are conditions (one element, a host read).", "x = 3\nx > 0 and x < 5";
+    Statement Teaching "or", "A or B", "A when A is true, else B (B is not evaluated otherwise), as Python's `or`.", "name = none\nname or \"default\"";
+    Statement Teaching "not", "not A", "True when A is false (Python's truth: 0, none, empty and false are false).", "not none";
+    Statement Teaching "in", "A in B", "Whether B holds A: an item of a list, a key of a dict, a substring of a string, an element of a tensor (a host read); `not in` is the opposite.", "xs = list()\nxs.append(2)\n2 in xs";
+    Function Teaching "list", "list(items=none)", "A Python list: empty, or the items of a list, a result's parts or a tensor's first dimension. `xs.append(v)` grows it and every name for it sees that; `len`, `xs[-1]`, `for v in xs` and `in` read it. (`[]` is an empty tensor.)", "losses = list()\nfor i in 0..3 { losses.append(i * 0.5) }\nlosses";
+    Method Teaching "append", "xs.append(value)", "Adds `value` at the end of the list (a list made with `list()`).", "xs = list()\nxs.append(1)\nxs";
     Statement Teaching "help", "help [TOPIC]", "Lists topics, or explains one builtin, method or statement.", "help randn";
 }
 
@@ -356,6 +369,12 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         }
         (Statement, "profile") => "with torch.profiler.profile() as prof:",
         (Statement, "help") => "help(torch.zeros)",
+        (Statement, "fn") => "def name(a, b=default):",
+        (Statement, "if") => "if c:  /  elif c:  /  else:",
+        (Statement, "while") => "while c:",
+        (Statement, "return" | "break" | "continue" | "and" | "or" | "not" | "in") => {
+            return Some(format!("{} (Python's)", doc.name))
+        }
         (Function, "seed") => "torch.manual_seed(n)",
         (Function, "device") => "torch.device(\"cuda\", n)",
         (Function, "devices") => {
@@ -369,7 +388,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Function, "broadcast") => "torch.distributed.broadcast",
         (Function, "save") => "numpy.save / safetensors.torch.save_file",
         (Function, "load") => "numpy.load / safetensors.torch.load_file",
-        (Function, "print" | "len") => return Some(format!("{} (Python's)", doc.name)),
+        (Function, "print" | "len" | "list") => return Some(format!("{} (Python's)", doc.name)),
+        (Method, "append") => return Some("xs.append(v) (Python's)".into()),
         (Function, "clear_output") => "IPython.display.clear_output(wait=True)",
         (Function, "relu" | "softmax" | "log_softmax") => {
             return Some(format!("torch.{0} / F.{0}", doc.name))
@@ -404,6 +424,7 @@ fn receiver_letter(doc: &Doc) -> &'static str {
     match doc.receiver() {
         "stream" => "s",
         "event" => "e",
+        "list" => "xs",
         _ => "x",
     }
 }

@@ -92,6 +92,14 @@ impl Interp {
                 self.rt.begin_op("bitwise_not");
                 self.invert(v).map_err(|err| err.at(e.span))
             }
+            // Each in a function of its own: `eval` recurses, so its frame
+            // stays small (a debug build keeps every arm's temporaries in it).
+            ExprKind::And(a, b) => self.eval_and(a, b, d),
+            ExprKind::Or(a, b) => self.eval_or(a, b, d),
+            ExprKind::Not(inner) => self.eval_not(inner, d),
+            ExprKind::Binary(op @ (BinOp::In | BinOp::NotIn), a, b) => {
+                self.eval_in(*op == BinOp::In, a, b, e.span, d)
+            }
             ExprKind::Binary(op, a, b) => {
                 let (va, vb) = (self.eval(a, d)?, self.eval(b, d)?);
                 self.rt.begin_op(op.name());
@@ -108,8 +116,8 @@ impl Interp {
                 if let Value::Dict(pairs) = &v {
                     return self.dict_get(pairs, items, e.span, d);
                 }
-                if let Value::List(list) = &v {
-                    return self.list_get(list, items, e.span, d);
+                if let Some(list) = v.items() {
+                    return self.list_get(&list, items, e.span, d);
                 }
                 let t = self.indexable(&v, obj.span)?;
                 let idx = self.eval_index(items, d)?;
@@ -123,6 +131,9 @@ impl Interp {
     /// `torch.zeros`, `torch.cuda.synchronize`, `F.relu` written where no
     /// variable holds the module: the cudash form, as an error.
     fn no_module_path(&self, e: &Expr) -> Result<(), Diagnostic> {
+        if !matches!(e.kind, ExprKind::Attr(..)) {
+            return Ok(());
+        }
         let mut path = Vec::new();
         let mut at = e;
         while let ExprKind::Attr(obj, name) = &at.kind {
@@ -132,7 +143,7 @@ impl Interp {
         let ExprKind::Var(root) = &at.kind else {
             return Ok(());
         };
-        if self.vars.contains_key(root) {
+        if self.get_var(root).is_some() {
             return Ok(());
         }
         path.push(root);
@@ -144,6 +155,16 @@ impl Interp {
     }
 
     fn lookup(&self, name: &str, span: Span) -> Result<Value, Diagnostic> {
+        if let Some(frame) = self.frames.last() {
+            if let Some(k) = frame.slot(name) {
+                return frame.slots[k].clone().ok_or_else(|| {
+                    Error::Unbound {
+                        name: name.to_string(),
+                    }
+                    .at(span)
+                });
+            }
+        }
         if let Some(v) = self.vars.get(name) {
             return Ok(v.clone());
         }
@@ -381,8 +402,13 @@ impl Interp {
     }
 
     pub(crate) fn binary(&mut self, op: BinOp, a: Value, b: Value) -> Result<Value, Error> {
-        if op == BinOp::Is {
-            return Ok(Value::Bool(same(&a, &b)));
+        match op {
+            BinOp::Is => return Ok(Value::Bool(same(&a, &b))),
+            BinOp::IsNot => return Ok(Value::Bool(!same(&a, &b))),
+            BinOp::In | BinOp::NotIn => {
+                return Err(Error::value("internal error: `in` reached the arithmetic"))
+            }
+            _ => {}
         }
         if let (Some(x), Some(y)) = (scalar(&a), scalar(&b)) {
             return scalar_binary(op, x, y);
@@ -447,7 +473,11 @@ impl Interp {
             )?,
             BinOp::MatMul => self.rt.matmul(&ta, &tb)?,
             // Answered before any tensor is looked at (`binary`).
-            BinOp::Is => return Ok(Value::Bool(same(a, b))),
+            BinOp::Is | BinOp::IsNot | BinOp::In | BinOp::NotIn => {
+                return Err(Error::value(
+                    "internal error: an object comparison reached a tensor op",
+                ))
+            }
         };
         Ok(Value::Tensor(r))
     }
@@ -492,9 +522,12 @@ impl Interp {
             });
         }
         match receiver {
-            Some((recv, name)) => self.call_method(recv, name, vals, span),
+            Some((recv, name)) => self.call_method(recv, name, snapshot(vals), span),
             None => match self.eval(callee, d)? {
-                Value::Builtin(doc) => self.call_builtin(doc, vals, span),
+                Value::Builtin(doc) => self.call_builtin(doc, snapshot(vals), span),
+                // A user function gets its arguments as they are (a list
+                // by reference, as in Python).
+                Value::Function(f) => self.call_function(&f, vals, span),
                 other => {
                     Err(
                         Error::wrong_type("the called value", "a function", other.type_name())
@@ -504,6 +537,19 @@ impl Interp {
             },
         }
     }
+}
+
+/// Builtins and methods read a `list()` argument as it is at the call.
+fn snapshot(args: Vec<ArgVal>) -> Vec<ArgVal> {
+    args.into_iter()
+        .map(|a| match &a.value {
+            Value::MutList(_) => ArgVal {
+                value: Value::List(a.value.items().unwrap_or_default()),
+                ..a
+            },
+            _ => a,
+        })
+        .collect()
 }
 
 fn overflow() -> Error {
@@ -532,6 +578,10 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
             ))
         }
         BinOp::Is => return cmp(x == y),
+        BinOp::IsNot => return cmp(x != y),
+        BinOp::In | BinOp::NotIn => {
+            return Err(Error::value("internal error: `in` reached the arithmetic"))
+        }
     };
     match op {
         BinaryOp::Eq => return cmp(x == y),
@@ -598,11 +648,19 @@ fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Tensor(x), Value::Tensor(y)) => Arc::ptr_eq(x, y),
         (Value::List(x), Value::List(y)) => Arc::ptr_eq(x, y),
+        (Value::MutList(x), Value::MutList(y)) => Arc::ptr_eq(x, y),
+        (Value::Function(x), Value::Function(y)) => Arc::ptr_eq(x, y),
         _ => equal(a, b),
     }
 }
 
-fn equal(a: &Value, b: &Value) -> bool {
+/// Python's `==` between values that are not tensors.
+pub(crate) fn equal(a: &Value, b: &Value) -> bool {
+    if let (Some(x), Some(y)) = (a.items(), b.items()) {
+        if matches!(a, Value::MutList(_)) || matches!(b, Value::MutList(_)) {
+            return x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q));
+        }
+    }
     match (a, b) {
         (Value::None, Value::None) => true,
         (Value::Str(x), Value::Str(y)) => x == y,
@@ -611,6 +669,7 @@ fn equal(a: &Value, b: &Value) -> bool {
         (Value::CurrentCuda, Value::CurrentCuda) => true,
         (Value::DType(x), Value::DType(y)) => x == y,
         (Value::Builtin(x), Value::Builtin(y)) => std::ptr::eq(*x, *y),
+        (Value::Function(x), Value::Function(y)) => Arc::ptr_eq(x, y),
         (Value::List(x), Value::List(y)) => {
             x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q))
         }

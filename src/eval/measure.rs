@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::time::Instant;
 
+use super::stmt::Flow;
 use super::{Interp, Output, Shown};
 use crate::display;
 use crate::error::{Diagnostic, Error};
@@ -20,7 +21,7 @@ impl Interp {
         count: Option<&Expr>,
         body: &Block,
         span: Span,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<Flow, Diagnostic> {
         let n = match count {
             Some(e) => self.eval_int(e, 0, "the iteration count of `time`")?,
             None => 1,
@@ -33,20 +34,24 @@ impl Interp {
 
     /// `time N { }`: device time per iteration, over every stream the block
     /// queued work on (`Runtime::time_end`); host wall clock when it queued
-    /// no device work.
-    fn time_loop(&mut self, n: i64, body: &Block, span: Span) -> Result<(), Diagnostic> {
+    /// no device work. A `break`, `continue` or `return` in the block ends
+    /// the timing there (the iterations run so far are reported) and leaves
+    /// the block, as out of any block.
+    fn time_loop(&mut self, n: i64, body: &Block, span: Span) -> Result<Flow, Diagnostic> {
         let start_mark = self.timer_start(span)?;
         let before = self.rt.counters.clone();
         let start = Instant::now();
         self.quiet += 1;
-        let r = (0..n).try_for_each(|i| {
-            let r = self.exec_block(body);
-            self.progress(i as u64 + 1, n as u64);
-            r
-        });
+        let (mut ran, mut flow) = (0, Ok(Flow::Next));
+        while ran < n && matches!(flow, Ok(Flow::Next)) {
+            flow = self.exec_block(body);
+            ran += 1;
+            self.progress(ran as u64, n as u64);
+        }
         self.progress(n as u64, n as u64);
         self.quiet -= 1;
-        r?;
+        let flow = flow?;
+        let n = ran;
         let wall = start.elapsed().as_secs_f64() / n as f64;
         let d = self.rt.counters.since(&before);
         let host = start_mark
@@ -82,7 +87,7 @@ impl Interp {
             },
         };
         self.emit(Output::Text(text));
-        Ok(())
+        Ok(flow)
     }
 
     /// `profile { }`: the block once, then what it counted and its device
@@ -96,7 +101,7 @@ impl Interp {
         file: Option<&Expr>,
         body: &Block,
         span: Span,
-    ) -> Result<(), Diagnostic> {
+    ) -> Result<Flow, Diagnostic> {
         if self.rt.recording() {
             return Err(Error::value_help(
                 "`profile` blocks do not nest",
@@ -121,15 +126,18 @@ impl Interp {
         let start = Instant::now();
         let ran = self.exec_block(body);
         let wall = start.elapsed().as_secs_f64();
-        if let Err(e) = ran {
-            // The trace keeps what ran before the error (or the interrupt).
-            if let (Some(path), Ok(Some((_, Ok(()))))) = (&path, self.rt.timeline_end()) {
-                self.emit(Output::Warning(format!(
-                    "the block stopped early: the trace in {path} has what ran until then"
-                )));
+        let flow = match ran {
+            Ok(flow) => flow,
+            Err(e) => {
+                // The trace keeps what ran before the error (or the interrupt).
+                if let (Some(path), Ok(Some((_, Ok(()))))) = (&path, self.rt.timeline_end()) {
+                    self.emit(Output::Warning(format!(
+                        "the block stopped early: the trace in {path} has what ran until then"
+                    )));
+                }
+                return Err(e);
             }
-            return Err(e);
-        }
+        };
         let mut d = self.rt.counters.since(&before);
         d.segments = self.rt.total_segments() - segments;
         // The timeline ends before the profile's own final wait, which is
@@ -166,7 +174,7 @@ impl Interp {
             }
             None => self.emit(Output::Text(text)),
         }
-        Ok(())
+        Ok(flow)
     }
 
     fn timer_start(&mut self, span: Span) -> Result<Option<timer::Start>, Diagnostic> {

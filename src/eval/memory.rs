@@ -88,7 +88,7 @@ impl Interp {
 
     /// `pin x`: page-locks a host tensor's memory in place.
     pub(crate) fn exec_pin(&mut self, name: &Name, span: Span) -> Result<(), Diagnostic> {
-        let v = self.vars.get(&name.name).cloned().ok_or_else(|| {
+        let v = self.get_var(&name.name).cloned().ok_or_else(|| {
             Error::UnknownName {
                 name: name.name.clone(),
                 suggestion: None,
@@ -134,15 +134,17 @@ impl Interp {
                 }
             }
         };
-        let mut names: Vec<(&String, &Value)> = self.vars.iter().collect();
+        // The session's names, and the running call's own.
+        let locals = self.frames.last().into_iter().flat_map(|f| f.vars());
+        let mut names: Vec<(&String, &Value)> = self.vars.iter().chain(locals).collect();
         names.sort_by(|a, b| a.0.cmp(b.0));
         for (name, v) in names {
-            match v {
-                Value::List(items) => items
+            match v.items() {
+                Some(items) => items
                     .iter()
                     .enumerate()
                     .for_each(|(i, v)| visit(format!("{name}[{i}]"), v)),
-                v => visit(name.clone(), v),
+                None => visit(name.clone(), v),
             }
         }
         out

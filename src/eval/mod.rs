@@ -6,8 +6,10 @@
 
 pub mod args;
 mod builtins;
+mod control;
 pub mod docs;
 mod expr;
+pub mod function;
 mod literal;
 mod measure;
 mod memory;
@@ -19,7 +21,9 @@ mod streams;
 pub mod suggest;
 pub mod value;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
+
+use foldhash::HashMap;
 use std::sync::Arc;
 
 use crate::error::{Diagnostic, Error};
@@ -101,6 +105,9 @@ impl Default for Hooks {
 
 pub struct Interp {
     vars: HashMap<String, Value>,
+    /// The running calls of user functions, innermost last: each holds its
+    /// locals (`function::Frame`).
+    frames: Vec<function::Frame>,
     /// Old values of names assigned by the running top-level statement, to
     /// undo on error. Ordered, so what they free is freed (and warned about)
     /// in the same order on every run.
@@ -122,7 +129,8 @@ impl Interp {
         let mut rt = Runtime::new(seed, devices);
         rt.interrupt = Arc::clone(&hooks.interrupt);
         Interp {
-            vars: HashMap::new(),
+            vars: HashMap::default(),
+            frames: Vec::new(),
             undo: BTreeMap::new(),
             out: Vec::new(),
             rt,
@@ -148,8 +156,12 @@ impl Interp {
     /// Runs one top-level statement; on error every name it assigned gets its old value back.
     pub fn run_top(&mut self, s: &crate::lang::ast::Stmt) -> Result<(), Diagnostic> {
         self.undo.clear();
-        let r = self.exec(s);
+        // `break`, `continue` and `return` out of place do not parse
+        // (`lang::flow`), so a top-level statement always ends with `Next`.
+        let r = self.exec(s).map(|_| ());
         if r.is_err() {
+            // A failed call's frames end with it.
+            self.frames.clear();
             for (name, old) in std::mem::take(&mut self.undo) {
                 match old {
                     Some(v) => self.vars.insert(name, v),
@@ -170,13 +182,38 @@ impl Interp {
         if let (Value::Tensor(t), false) = (&v, name == "_") {
             t.set_label(name);
         }
-        let old = self.vars.insert(name.to_string(), v);
+        // Inside a call every name the body assigns is the call's own.
+        if let Some(frame) = self.frames.last_mut() {
+            if let Some(k) = frame.slot(name) {
+                frame.slots[k] = Some(v);
+                return;
+            }
+        }
+        // A name assigned again keeps its key (no new string in a loop).
+        let old = match self.vars.get_mut(name) {
+            Some(slot) => Some(std::mem::replace(slot, v)),
+            None => self.vars.insert(name.to_string(), v),
+        };
         if !self.undo.contains_key(name) {
             self.undo.insert(name.to_string(), old);
         }
     }
 
+    /// The value `name` holds where the running code reads it: the call's
+    /// own local, or else the session's variable.
+    fn get_var(&self, name: &str) -> Option<&Value> {
+        match self.frames.last().map(|f| (f, f.slot(name))) {
+            Some((frame, Some(k))) => frame.slots[k].as_ref(),
+            _ => self.vars.get(name),
+        }
+    }
+
     fn remove_var(&mut self, name: &str) -> Option<Value> {
+        if let Some(frame) = self.frames.last_mut() {
+            if let Some(k) = frame.slot(name) {
+                return frame.slots[k].take();
+            }
+        }
         let old = self.vars.remove(name);
         if !self.undo.contains_key(name) {
             self.undo.insert(name.to_string(), old.clone());

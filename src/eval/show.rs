@@ -45,7 +45,9 @@ pub fn repr(v: &Value) -> String {
                 format!("[{}]", parts.join(", "))
             }
         }
+        Value::MutList(_) => repr(&Value::List(v.items().unwrap_or_default())),
         Value::Builtin(doc) => format!("<builtin {}>", doc.signature),
+        Value::Function(f) => format!("<function {}>", f.signature()),
         Value::Stream(s) => s.describe(),
         Value::Event(e) => e.describe(),
         Value::Dict(pairs) => {

@@ -183,6 +183,22 @@ pub fn member_hint(receiver: &str, name: &str) -> Option<Error> {
                 .into(),
             class: "AttributeError",
         }),
+        ("tensor", "append") => Some(Error::Spelling {
+            message: "`.append` on a tensor: `[]` is an empty tensor in cudash, not a Python list"
+                .into(),
+            label: "Python's list".into(),
+            help: "start the list with `xs = list()`, then `xs.append(v)`".into(),
+            class: "AttributeError",
+        }),
+        ("list", "append") => Some(Error::Spelling {
+            message:
+                "this list cannot grow: it is a tuple (a result's parts, `(a, b)`, a list literal)"
+                    .into(),
+            label: "a tuple".into(),
+            help: "copy it into a Python list first: `xs = list(parts)`, then `xs.append(v)`"
+                .into(),
+            class: "AttributeError",
+        }),
         _ => None,
     }
 }

@@ -15,15 +15,54 @@ use crate::runtime::shape::{broadcast_shapes, fmt_shape};
 use crate::runtime::{DType, Device};
 use std::sync::Arc;
 
+/// How a statement ended: on to the next one, or out of the loop or the
+/// call around it (`break`, `continue`, `return`).
+#[derive(Debug)]
+pub(crate) enum Flow {
+    Next,
+    Break,
+    Continue,
+    Return(Value),
+}
+
 impl Interp {
-    pub(crate) fn exec(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
+    pub(crate) fn exec(&mut self, s: &Stmt) -> Result<Flow, Diagnostic> {
         self.check_interrupt(s.span)?;
         let r = self.exec_kind(s);
         self.flush_hazards();
         r
     }
 
-    fn exec_kind(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
+    fn exec_kind(&mut self, s: &Stmt) -> Result<Flow, Diagnostic> {
+        match &s.kind {
+            StmtKind::With(e, body) => return self.exec_with(e, body),
+            StmtKind::Stream(name, body) => {
+                self.rt
+                    .need_cuda("a stream block")
+                    .map_err(|e| e.at(s.span))?;
+                return self.exec_stream_block(name, body);
+            }
+            StmtKind::For(names, iter, body) => return self.exec_for(names, iter, body),
+            StmtKind::Time(count, body) => return self.exec_time(count.as_ref(), body, s.span),
+            StmtKind::Profile(file, body) => return self.exec_profile(file.as_ref(), body, s.span),
+            StmtKind::If(branches, otherwise) => return self.exec_if(branches, otherwise.as_ref()),
+            StmtKind::While(c, body) => return self.exec_while(c, body),
+            StmtKind::Break => return Ok(Flow::Break),
+            StmtKind::Continue => return Ok(Flow::Continue),
+            StmtKind::Return(e) => {
+                let v = match e {
+                    Some(e) => self.eval(e, 0)?,
+                    None => Value::None,
+                };
+                return Ok(Flow::Return(v));
+            }
+            _ => {}
+        }
+        self.exec_simple(s).map(|()| Flow::Next)
+    }
+
+    /// A statement that holds no other statements.
+    fn exec_simple(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
         match &s.kind {
             StmtKind::Expr(e) => self.exec_expr(e),
             StmtKind::Assign(name, e) => {
@@ -38,30 +77,16 @@ impl Interp {
             }
             StmtKind::Unpack(names, e) => {
                 let v = self.eval(e, 0)?;
-                let items: Vec<Value> = match &v {
-                    Value::List(items) => items.to_vec(),
-                    Value::Dict(pairs) => pairs.iter().map(|(_, v)| v.clone()).collect(),
-                    other => {
-                        return Err(Error::wrong_type(
-                            "the value unpacked into names",
-                            "a list (e.g. `values, indices = x.sort()`)",
-                            other.type_name(),
-                        )
-                        .at(e.span))
-                    }
+                // The count mismatch points at the whole statement, as before.
+                let count = match &v {
+                    Value::Dict(pairs) => Some(pairs.len()),
+                    v => v.items().map(|i| i.len()),
                 };
-                if items.len() != names.len() {
-                    return Err(Error::value(format!(
-                        "cannot unpack {} into {}",
-                        plural(items.len(), "value"),
-                        plural(names.len(), "name")
-                    ))
-                    .at(s.span));
-                }
-                for (name, v) in names.iter().zip(items) {
-                    self.set_var(&name.name, v);
-                }
-                Ok(())
+                let span = match count {
+                    Some(n) if n != names.len() => s.span,
+                    _ => e.span,
+                };
+                self.unpack(names, v, span)
             }
             StmtKind::IndexAssign(obj, items, value) => {
                 self.exec_index_assign(obj, items, value, s.span)
@@ -82,29 +107,31 @@ impl Interp {
                 self.exec_sync(target, s.span)
             }
             StmtKind::Del(names) => self.exec_del(names),
-            StmtKind::With(e, body) => self.exec_with(e, body),
-            StmtKind::Stream(name, body) => {
-                self.rt
-                    .need_cuda("a stream block")
-                    .map_err(|e| e.at(s.span))?;
-                self.exec_stream_block(name, body)
-            }
             StmtKind::Mem { map, target } => {
                 let shown = self.mem_shown(*map, target)?;
                 self.emit(Output::Display(shown));
                 Ok(())
             }
-            StmtKind::For(var, iter, body) => self.exec_for(&var.name, iter, body),
-            StmtKind::Time(count, body) => self.exec_time(count.as_ref(), body, s.span),
-            StmtKind::Profile(file, body) => self.exec_profile(file.as_ref(), body, s.span),
             StmtKind::Help(topic) => self.exec_help(topic.as_ref()),
+            StmtKind::Fn(def) => self.define(def),
+            // The statements that hold others: `exec_kind`.
+            StmtKind::With(..)
+            | StmtKind::Stream(..)
+            | StmtKind::For(..)
+            | StmtKind::Time(..)
+            | StmtKind::Profile(..)
+            | StmtKind::If(..)
+            | StmtKind::While(..)
+            | StmtKind::Break
+            | StmtKind::Continue
+            | StmtKind::Return(_) => Ok(()),
         }
     }
 
     /// An expression statement shows its value (a host read); `devices`, when
     /// no variable has that name, shows the device table.
     fn exec_expr(&mut self, e: &Expr) -> Result<(), Diagnostic> {
-        if matches!(&e.kind, ExprKind::Var(n) if n == "devices" && !self.vars.contains_key(n)) {
+        if matches!(&e.kind, ExprKind::Var(n) if n == "devices" && self.get_var(n).is_none()) {
             let text = self.devices_text();
             self.emit(Output::Text(text));
             return Ok(());
@@ -268,7 +295,7 @@ impl Interp {
     /// `del a, b`: every name must exist before any is forgotten.
     fn exec_del(&mut self, names: &[Name]) -> Result<(), Diagnostic> {
         for n in names {
-            if !self.vars.contains_key(&n.name) {
+            if self.get_var(&n.name).is_none() {
                 return Err(Error::UnknownName {
                     name: n.name.clone(),
                     suggestion: super::suggest::closest(
@@ -286,7 +313,7 @@ impl Interp {
     }
 
     /// `with device(n) { }` or `with s { }`: restored afterwards, also after an error.
-    fn exec_with(&mut self, e: &Expr, body: &Block) -> Result<(), Diagnostic> {
+    fn exec_with(&mut self, e: &Expr, body: &Block) -> Result<Flow, Diagnostic> {
         let target = self.eval(e, 0)?;
         match self.resolve(target) {
             Value::Device(Device::Cuda(d)) => {
@@ -335,54 +362,124 @@ impl Interp {
         Ok(())
     }
 
-    pub(crate) fn exec_block(&mut self, b: &Block) -> Result<(), Diagnostic> {
-        b.iter().try_for_each(|s| self.exec(s))
+    /// Runs the statements of a block until one leaves it (`Flow`).
+    pub(crate) fn exec_block(&mut self, b: &Block) -> Result<Flow, Diagnostic> {
+        for s in b {
+            match self.exec(s)? {
+                Flow::Next => {}
+                flow => return Ok(flow),
+            }
+        }
+        Ok(Flow::Next)
     }
 
-    fn exec_for(&mut self, var: &str, iter: &ForIter, body: &Block) -> Result<(), Diagnostic> {
+    fn exec_for(
+        &mut self,
+        names: &[Name],
+        iter: &ForIter,
+        body: &Block,
+    ) -> Result<Flow, Diagnostic> {
         self.quiet += 1;
-        let r = self.run_for(var, iter, body);
+        let r = self.run_for(names, iter, body);
         // Always end the progress display, also after an error or an interrupt.
         self.progress(u64::MAX, u64::MAX);
         self.quiet -= 1;
         r
     }
 
-    fn run_for(&mut self, var: &str, iter: &ForIter, body: &Block) -> Result<(), Diagnostic> {
+    fn run_for(
+        &mut self,
+        names: &[Name],
+        iter: &ForIter,
+        body: &Block,
+    ) -> Result<Flow, Diagnostic> {
         match iter {
             ForIter::Range(a, b) => {
                 let lo = self.eval_int(a, 0, "the start of a range")?;
                 let hi = self.eval_int(b, 0, "the end of a range")?;
                 let total = hi.saturating_sub(lo).max(0) as u64;
                 for i in lo..hi {
-                    self.set_var(var, Value::Int(i));
-                    self.exec_block(body)?;
+                    self.bind_loop(names, Value::Int(i), a.span)?;
+                    match self.exec_block(body)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        Flow::Next | Flow::Continue => {}
+                    }
                     self.progress((i - lo) as u64 + 1, total);
                 }
             }
             ForIter::Each(e) => {
-                let items: Vec<Value> = match self.eval(e, 0)? {
-                    Value::List(items) => items.as_ref().clone(),
-                    Value::Tensor(t) if t.ndim() > 0 => (0..t.shape()[0] as i64)
-                        .map(|i| index::select(&t, &[index::Index::At(i)]).map(Value::tensor))
-                        .collect::<Result<_, _>>()
-                        .map_err(|err| err.at(e.span))?,
-                    other => {
-                        return Err(Error::wrong_type(
-                            "what `for` iterates over",
-                            "a range `a..b`, a list or a tensor",
-                            other.type_name(),
-                        )
-                        .at(e.span))
-                    }
+                let v = self.eval(e, 0)?;
+                let items: Vec<Value> = match v.items() {
+                    Some(items) => items.as_ref().clone(),
+                    None => match v {
+                        Value::Tensor(t) if t.ndim() > 0 => (0..t.shape()[0] as i64)
+                            .map(|i| index::select(&t, &[index::Index::At(i)]).map(Value::tensor))
+                            .collect::<Result<_, _>>()
+                            .map_err(|err| err.at(e.span))?,
+                        other => {
+                            return Err(Error::wrong_type(
+                                "what `for` iterates over",
+                                "a range `a..b`, a list or a tensor",
+                                other.type_name(),
+                            )
+                            .at(e.span))
+                        }
+                    },
                 };
                 let total = items.len() as u64;
                 for (k, v) in items.into_iter().enumerate() {
-                    self.set_var(var, v);
-                    self.exec_block(body)?;
+                    self.bind_loop(names, v, e.span)?;
+                    match self.exec_block(body)? {
+                        Flow::Break => break,
+                        Flow::Return(v) => return Ok(Flow::Return(v)),
+                        Flow::Next | Flow::Continue => {}
+                    }
                     self.progress(k as u64 + 1, total);
                 }
             }
+        }
+        Ok(Flow::Next)
+    }
+
+    /// A loop's item bound to its name, or unpacked into its names (`for a,
+    /// b in pairs`: a list, a tuple or a result with parts, as Python does).
+    fn bind_loop(&mut self, names: &[Name], v: Value, span: Span) -> Result<(), Diagnostic> {
+        if let [name] = names {
+            self.set_var(&name.name, v);
+            return Ok(());
+        }
+        self.unpack(names, v, span)
+    }
+
+    /// `a, b = v`: each name gets one item of a list (or of a dict, in order).
+    fn unpack(&mut self, names: &[Name], v: Value, span: Span) -> Result<(), Diagnostic> {
+        let items: Vec<Value> = match (&v, v.items()) {
+            (_, Some(items)) => items.as_ref().clone(),
+            (Value::Dict(pairs), _) => pairs.iter().map(|(_, v)| v.clone()).collect(),
+            (Value::Tensor(t), _) if t.ndim() > 0 => (0..t.shape()[0] as i64)
+                .map(|i| index::select(t, &[index::Index::At(i)]).map(Value::tensor))
+                .collect::<Result<_, _>>()
+                .map_err(|err| err.at(span))?,
+            (other, _) => {
+                return Err(Error::wrong_type(
+                    "the value unpacked into names",
+                    "a list (e.g. `values, indices = x.sort()`)",
+                    other.type_name(),
+                )
+                .at(span))
+            }
+        };
+        if items.len() != names.len() {
+            return Err(Error::value(format!(
+                "cannot unpack {} into {}",
+                plural(items.len(), "value"),
+                plural(names.len(), "name")
+            ))
+            .at(span));
+        }
+        for (name, v) in names.iter().zip(items) {
+            self.set_var(&name.name, v);
         }
         Ok(())
     }

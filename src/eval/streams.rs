@@ -2,6 +2,7 @@
 //! `wait`, `sync`, host reads, and the hazard warnings and notes the runtime
 //! reports. (Stream and event methods are in `methods/stream.rs`.)
 
+use super::stmt::Flow;
 use super::{Interp, Output, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{Block, Expr, Name, SyncTarget};
@@ -23,8 +24,8 @@ impl Interp {
         &mut self,
         name: &Name,
         body: &Block,
-    ) -> Result<(), Diagnostic> {
-        let s = match self.vars.get(&name.name) {
+    ) -> Result<Flow, Diagnostic> {
+        let s = match self.get_var(&name.name) {
             Some(Value::Stream(s)) => s.clone(),
             Some(other) => {
                 return Err(Error::value_help(
@@ -47,9 +48,9 @@ impl Interp {
 
     /// Runs `body` with `s` as the current stream (and its device as the
     /// current device); both are restored afterwards, also after an error.
-    pub(crate) fn with_stream(&mut self, s: &StreamRef, body: &Block) -> Result<(), Diagnostic> {
+    pub(crate) fn with_stream(&mut self, s: &StreamRef, body: &Block) -> Result<Flow, Diagnostic> {
         let saved = self.rt.enter_stream(s.key);
-        let r = body.iter().try_for_each(|st| self.exec(st));
+        let r = self.exec_block(body);
         self.rt.restore(saved);
         r
     }

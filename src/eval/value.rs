@@ -1,11 +1,12 @@
 //! Values a program computes with.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use crate::runtime::event::{Event, StreamRef};
 use crate::runtime::{DType, Device, Tensor};
 
 use super::docs::Doc;
+use super::function::Function;
 
 #[derive(Debug, Clone)]
 pub enum Value {
@@ -20,11 +21,18 @@ pub enum Value {
     CurrentCuda,
     DType(DType),
     Tensor(Arc<Tensor>),
+    /// A sequence that does not change: a tuple in Python's terms (`(2, 3)`,
+    /// `x.chunk(2)`, a list literal of non-numbers).
     List(Arc<Vec<Value>>),
+    /// Python's list (`list()`): shared by every name for it, grown by
+    /// `.append`.
+    MutList(Arc<Mutex<Vec<Value>>>),
     /// Named values in order (`memory_stats()`, a multi-tensor `load`); index with a string.
     Dict(Arc<Vec<(String, Value)>>),
     /// A builtin function used as a value (`f = randn`).
     Builtin(&'static Doc),
+    /// A function `fn` defined.
+    Function(Arc<Function>),
     Stream(StreamRef),
     Event(Arc<Event>),
 }
@@ -54,9 +62,9 @@ impl Value {
             Value::Device(_) | Value::CurrentCuda => "a device",
             Value::DType(_) => "a dtype",
             Value::Tensor(_) => "a tensor",
-            Value::List(_) => "a list",
+            Value::List(_) | Value::MutList(_) => "a list",
             Value::Dict(_) => "a dict",
-            Value::Builtin(_) => "a function",
+            Value::Builtin(_) | Value::Function(_) => "a function",
             Value::Stream(_) => "a stream",
             Value::Event(_) => "an event",
         }
@@ -68,12 +76,12 @@ impl Value {
             Value::Tensor(_) => "tensor",
             Value::Device(_) | Value::CurrentCuda => "device",
             Value::DType(_) => "dtype",
-            Value::List(_) => "list",
+            Value::List(_) | Value::MutList(_) => "list",
             Value::Dict(_) => "dict",
             Value::Str(_) => "string",
             Value::Int(_) | Value::Float(_) | Value::Bool(_) => "number",
             Value::None => "none",
-            Value::Builtin(_) => "function",
+            Value::Builtin(_) | Value::Function(_) => "function",
             Value::Stream(_) => "stream",
             Value::Event(_) => "event",
         }
@@ -84,6 +92,18 @@ impl Value {
             Value::Int(i) => Some(*i as f64),
             Value::Float(x) => Some(*x),
             Value::Bool(b) => Some(*b as i64 as f64),
+            _ => None,
+        }
+    }
+}
+
+impl Value {
+    /// A list's items as they are now (a `list()`'s too), for what reads a
+    /// sequence; None for anything else.
+    pub fn items(&self) -> Option<Arc<Vec<Value>>> {
+        match self {
+            Value::List(items) => Some(Arc::clone(items)),
+            Value::MutList(items) => Some(Arc::new(crate::runtime::lock::lock(items).clone())),
             _ => None,
         }
     }

@@ -11,12 +11,16 @@ pub struct Expr {
     pub span: Span,
 }
 
-/// A binary operator as written: an elementwise one, `@` or `is`.
+/// A binary operator as written: an elementwise one, `@`, or one of
+/// Python's comparisons of objects (`is`, `is not`, `in`, `not in`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BinOp {
     Elementwise(BinaryOp),
     MatMul,
     Is,
+    IsNot,
+    In,
+    NotIn,
 }
 
 impl BinOp {
@@ -25,6 +29,9 @@ impl BinOp {
             BinOp::Elementwise(op) => op.symbol(),
             BinOp::MatMul => "@",
             BinOp::Is => "is",
+            BinOp::IsNot => "is not",
+            BinOp::In => "in",
+            BinOp::NotIn => "not in",
         }
     }
 
@@ -33,7 +40,7 @@ impl BinOp {
         match self {
             BinOp::Elementwise(op) => op.name(),
             BinOp::MatMul => "matmul",
-            BinOp::Is => "is",
+            other => other.symbol(),
         }
     }
 }
@@ -81,6 +88,11 @@ pub enum ExprKind {
     /// `~x`: bitwise not (logical not of bool).
     Invert(Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `a and b`, `a or b`: Python's, short-circuit, giving an operand.
+    And(Box<Expr>, Box<Expr>),
+    Or(Box<Expr>, Box<Expr>),
+    /// `not x`: a bool.
+    Not(Box<Expr>),
     Call(Box<Expr>, Vec<Arg>),
     Attr(Box<Expr>, Name),
     Index(Box<Expr>, Vec<IndexItem>),
@@ -130,9 +142,111 @@ pub enum StmtKind {
         map: bool,
         target: SyncTarget,
     },
-    For(Name, ForIter, Block),
+    /// `for i in 0..n { }`, `for x in xs { }`, `for a, b in pairs { }`.
+    For(Vec<Name>, ForIter, Block),
+    /// `fn name(a, b=1) { ... }`: defines a function.
+    Fn(std::sync::Arc<FnDef>),
+    /// `return`, `return v`.
+    Return(Option<Expr>),
+    /// `if c { } elif c { } else { }`: the branches in order, then `else`.
+    If(Vec<(Expr, Block)>, Option<Block>),
+    While(Expr, Block),
+    Break,
+    Continue,
     Time(Option<Expr>, Block),
     /// `profile { }`, or `profile "run.json" { }` to write a Chrome trace too.
     Profile(Option<Expr>, Block),
     Help(Option<Name>),
+}
+
+/// A function as written: `fn name(params) { body }`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FnDef {
+    pub name: Name,
+    pub params: Vec<Param>,
+    pub body: Block,
+    /// Every name the body assigns (Python's rule: those are its locals),
+    /// the parameters first.
+    pub locals: Vec<String>,
+}
+
+/// A parameter: its name and, after `=`, its default.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Param {
+    pub name: Name,
+    pub default: Option<Expr>,
+}
+
+impl FnDef {
+    /// `fn name(a, b=1) { body }` with its locals found (`assigned`).
+    pub fn new(name: Name, params: Vec<Param>, body: Block) -> FnDef {
+        let mut locals: Vec<String> = params.iter().map(|p| p.name.name.clone()).collect();
+        assigned(&body, &mut locals);
+        FnDef {
+            name,
+            params,
+            body,
+            locals,
+        }
+    }
+
+    /// `name(a, b=1)`: how help, completion and errors show it.
+    pub fn signature(&self) -> String {
+        let params: Vec<String> = self
+            .params
+            .iter()
+            .map(|p| match &p.default {
+                Some(_) => format!("{}=…", p.name.name),
+                None => p.name.name.clone(),
+            })
+            .collect();
+        format!("{}({})", self.name.name, params.join(", "))
+    }
+}
+
+/// The names `block` binds, nested blocks included but not the bodies of
+/// the functions it defines (their names only), in order of first binding.
+fn assigned(block: &Block, out: &mut Vec<String>) {
+    let add = |n: &Name, out: &mut Vec<String>| {
+        if !out.contains(&n.name) {
+            out.push(n.name.clone());
+        }
+    };
+    for s in block {
+        match &s.kind {
+            StmtKind::Assign(n, _) | StmtKind::Pin(n) => add(n, out),
+            StmtKind::Augmented(e, _, _) => {
+                if let ExprKind::Var(name) = &e.kind {
+                    let n = Name {
+                        name: name.clone(),
+                        span: e.span,
+                    };
+                    add(&n, out);
+                }
+            }
+            StmtKind::Unpack(names, _) | StmtKind::Del(names) => {
+                names.iter().for_each(|n| add(n, out))
+            }
+            StmtKind::Fn(f) => add(&f.name, out),
+            StmtKind::Stream(n, b) => {
+                add(n, out);
+                assigned(b, out);
+            }
+            StmtKind::For(names, _, b) => {
+                names.iter().for_each(|n| add(n, out));
+                assigned(b, out);
+            }
+            StmtKind::With(_, b)
+            | StmtKind::Time(_, b)
+            | StmtKind::Profile(_, b)
+            | StmtKind::While(_, b) => assigned(b, out),
+            StmtKind::If(branches, otherwise) => {
+                branches.iter().for_each(|(_, b)| assigned(b, out));
+                if let Some(b) = otherwise {
+                    assigned(b, out);
+                }
+            }
+            _ => {}
+        }
+    }
 }

@@ -279,7 +279,7 @@ fn structure(tokens: Vec<Spanned<Token>>, len: usize) -> Result<Vec<Spanned<Toke
             Token::P(Punct::RParen | Punct::RBracket | Punct::RBrace) if runs.len() > 1 => {
                 depth -= runs.pop().unwrap_or(0) + 1;
             }
-            Token::P(_) | Token::Kw(crate::lang::token::Kw::Is) => {
+            Token::P(_) | Token::Kw(Kw::Is | Kw::In | Kw::Not | Kw::And | Kw::Or) => {
                 *runs.last_mut().expect("top level is never popped") += 1;
                 depth += 1;
                 if depth > MAX_EXPR_DEPTH {

@@ -2,6 +2,7 @@
 //! `grammar/cudash.ebnf` is the reference the parser is tested against.
 
 pub mod ast;
+pub mod flow;
 pub mod lexer;
 pub mod parser;
 pub mod python;
@@ -25,7 +26,10 @@ pub fn parse(src: &str) -> Result<Block, Vec<Diagnostic>> {
         .parse(input())
         .into_output_errors();
     match ast {
-        Some(ast) if errs.is_empty() => Ok(ast),
+        Some(ast) if errs.is_empty() => match flow::check(&ast) {
+            Ok(()) => Ok(ast),
+            Err(d) => Err(vec![d]),
+        },
         // Python where cudash has its own form: say what to write instead.
         _ if python::hint(src).is_some() => Err(python::hint(src).into_iter().collect()),
         _ => Err(at_least_one(

@@ -1,5 +1,7 @@
 //! The chumsky parser: token slice -> spanned AST. `grammar/cudash.ebnf` is its reference.
 
+use std::sync::Arc;
+
 use chumsky::{input::ValueInput, pratt::*, prelude::*};
 
 use super::ast::*;
@@ -204,8 +206,29 @@ where
         let postfix_op = choice((call, attr, index)).boxed();
         let infix_op = |punct: Punct, op: BinOp| p(punct).to(op);
 
+        // Python's object comparisons: `is`, `is not`, `in`, `not in`
+        // (two tokens each for the negated ones).
+        let comparison = choice((
+            select! {
+                Token::P(Punct::EqEq) => BinOp::Elementwise(BinaryOp::Eq),
+                Token::P(Punct::Ne) => BinOp::Elementwise(BinaryOp::Ne),
+                Token::P(Punct::Le) => BinOp::Elementwise(BinaryOp::Le),
+                Token::P(Punct::Ge) => BinOp::Elementwise(BinaryOp::Ge),
+                Token::P(Punct::Lt) => BinOp::Elementwise(BinaryOp::Lt),
+                Token::P(Punct::Gt) => BinOp::Elementwise(BinaryOp::Gt),
+                Token::Kw(Kw::In) => BinOp::In,
+            },
+            kw(Kw::Is)
+                .ignore_then(kw(Kw::Not).or_not())
+                .map(|not| match not {
+                    Some(_) => BinOp::IsNot,
+                    None => BinOp::Is,
+                }),
+            kw(Kw::Not).ignore_then(kw(Kw::In)).to(BinOp::NotIn),
+        ));
+
         atom.pratt((
-            postfix(10, postfix_op, |lhs: Expr, op, e| {
+            postfix(13, postfix_op, |lhs: Expr, op, e| {
                 let kind = match op {
                     Postfix::Call(args) => ExprKind::Call(Box::new(lhs), args),
                     Postfix::Attr(name) => ExprKind::Attr(Box::new(lhs), name),
@@ -217,12 +240,12 @@ where
                 }
             }),
             infix(
-                right(9),
+                right(12),
                 infix_op(Punct::StarStar, BinOp::Elementwise(BinaryOp::Pow)),
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
             prefix(
-                8,
+                11,
                 select! {
                     Token::P(Punct::Minus) => false,
                     Token::P(Punct::Tilde) => true,
@@ -238,9 +261,9 @@ where
             ),
             // One `select!` per level: each failed alternative costs chumsky a
             // record of what was expected, on every operand. Python's levels:
-            // `* / // % @`, `+ -`, `&`, `^`, `|`, then comparisons.
+            // `* / // % @`, `+ -`, `&`, `^`, `|`, comparisons, `not`, `and`, `or`.
             infix(
-                left(7),
+                left(10),
                 select! {
                     Token::P(Punct::Star) => BinOp::Elementwise(BinaryOp::Mul),
                     Token::P(Punct::Slash) => BinOp::Elementwise(BinaryOp::Div),
@@ -251,7 +274,7 @@ where
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
             infix(
-                left(6),
+                left(9),
                 select! {
                     Token::P(Punct::Plus) => BinOp::Elementwise(BinaryOp::Add),
                     Token::P(Punct::Minus) => BinOp::Elementwise(BinaryOp::Sub),
@@ -259,33 +282,37 @@ where
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
             infix(
-                left(5),
+                left(8),
                 p(Punct::Amp).to(BinOp::Elementwise(BinaryOp::BitAnd)),
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
             infix(
-                left(4),
+                left(7),
                 p(Punct::Caret).to(BinOp::Elementwise(BinaryOp::BitXor)),
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
             infix(
-                left(3),
+                left(6),
                 p(Punct::Pipe).to(BinOp::Elementwise(BinaryOp::BitOr)),
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
-            infix(
-                none(2),
-                select! {
-                    Token::P(Punct::EqEq) => BinOp::Elementwise(BinaryOp::Eq),
-                    Token::P(Punct::Ne) => BinOp::Elementwise(BinaryOp::Ne),
-                    Token::P(Punct::Le) => BinOp::Elementwise(BinaryOp::Le),
-                    Token::P(Punct::Ge) => BinOp::Elementwise(BinaryOp::Ge),
-                    Token::P(Punct::Lt) => BinOp::Elementwise(BinaryOp::Lt),
-                    Token::P(Punct::Gt) => BinOp::Elementwise(BinaryOp::Gt),
-                    Token::Kw(Kw::Is) => BinOp::Is,
+            infix(none(5), comparison, |a, op, b, e| bin(op, a, b, e.span())),
+            prefix(
+                4,
+                kw(Kw::Not).labelled("an expression"),
+                |_, rhs: Expr, e| Expr {
+                    kind: ExprKind::Not(Box::new(rhs)),
+                    span: e.span(),
                 },
-                |a, op, b, e| bin(op, a, b, e.span()),
             ),
+            infix(left(3), kw(Kw::And), |a, _, b, e| Expr {
+                kind: ExprKind::And(Box::new(a), Box::new(b)),
+                span: e.span(),
+            }),
+            infix(left(2), kw(Kw::Or), |a, _, b, e| Expr {
+                kind: ExprKind::Or(Box::new(a), Box::new(b)),
+                span: e.span(),
+            }),
         ))
         .labelled("an expression")
         .boxed()
@@ -311,6 +338,7 @@ where
         let expr = expr_parser();
         let newlines = just(Token::Newline).repeated();
         let block = newlines
+            .clone()
             .ignore_then(
                 stmt.separated_by(separator())
                     .allow_leading()
@@ -347,6 +375,10 @@ where
                 )),
             });
 
+        let param = ident()
+            .then(p(Punct::Assign).ignore_then(expr.clone()).or_not())
+            .map(|(name, default)| Param { name, default });
+
         let for_iter = expr
             .clone()
             .then(p(Punct::DotDot).ignore_then(expr.clone()).or_not())
@@ -375,11 +407,64 @@ where
                 .then(target)
                 .map(|(map, target)| StmtKind::Mem { map, target }),
             kw(Kw::For)
-                .ignore_then(ident())
+                .ignore_then(
+                    ident()
+                        .separated_by(p(Punct::Comma))
+                        .at_least(1)
+                        .allow_trailing()
+                        .collect(),
+                )
                 .then_ignore(kw(Kw::In))
                 .then(for_iter)
                 .then(block.clone())
                 .map(|((n, it), b)| StmtKind::For(n, it, b)),
+            kw(Kw::Fn)
+                .ignore_then(ident())
+                .then(
+                    param
+                        .separated_by(p(Punct::Comma))
+                        .allow_trailing()
+                        .collect::<Vec<_>>()
+                        .delimited_by(p(Punct::LParen), p(Punct::RParen)),
+                )
+                .then(block.clone())
+                .validate(|((name, params), body), _, emitter| {
+                    check_params(&params, &mut |span, msg| {
+                        emitter.emit(E::message(span, msg))
+                    });
+                    StmtKind::Fn(Arc::new(FnDef::new(name, params, body)))
+                }),
+            kw(Kw::Return)
+                .ignore_then(expr.clone().or_not())
+                .map(StmtKind::Return),
+            kw(Kw::If)
+                .ignore_then(expr.clone())
+                .then(block.clone())
+                .then(
+                    newlines
+                        .clone()
+                        .ignore_then(kw(Kw::Elif))
+                        .ignore_then(expr.clone())
+                        .then(block.clone())
+                        .repeated()
+                        .collect::<Vec<_>>(),
+                )
+                .then(
+                    newlines
+                        .clone()
+                        .ignore_then(kw(Kw::Else))
+                        .ignore_then(block.clone())
+                        .or_not(),
+                )
+                .map(|(((c, b), elifs), otherwise)| {
+                    StmtKind::If(std::iter::once((c, b)).chain(elifs).collect(), otherwise)
+                }),
+            kw(Kw::While)
+                .ignore_then(expr.clone())
+                .then(block.clone())
+                .map(|(c, b)| StmtKind::While(c, b)),
+            kw(Kw::Break).to(StmtKind::Break),
+            kw(Kw::Continue).to(StmtKind::Continue),
             kw(Kw::Time)
                 .ignore_then(expr.clone().or_not())
                 .then(block.clone())
@@ -482,4 +567,26 @@ where
         .allow_trailing()
         .collect::<Vec<_>>()
         .then_ignore(end())
+}
+
+/// Python's rules for a parameter list: no name twice, and no parameter
+/// without a default after one with a default.
+fn check_params(params: &[Param], error: &mut dyn FnMut(Span, &str)) {
+    let mut seen_default = false;
+    for (k, p) in params.iter().enumerate() {
+        if params[..k].iter().any(|q| q.name.name == p.name.name) {
+            error(
+                p.name.span,
+                "duplicate argument in the function's definition",
+            );
+        }
+        match (&p.default, seen_default) {
+            (Some(_), _) => seen_default = true,
+            (None, true) => error(
+                p.name.span,
+                "a parameter without a default follows one with a default",
+            ),
+            _ => {}
+        }
+    }
 }

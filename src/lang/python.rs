@@ -38,6 +38,17 @@ pub fn hint(src: &str) -> Option<Diagnostic> {
                 .at(span),
             );
         }
+        if first == "def" {
+            let header = code.trim_end_matches(['{', ':']).trim_end();
+            return Some(
+                spelling(
+                    "cudash defines a function with `fn` and a block in braces".into(),
+                    "Python's def",
+                    &format!("write `fn{} {{ ... }}`", &header["def".len()..]),
+                )
+                .at(span),
+            );
+        }
         if BLOCK_WORDS.contains(&first.trim_end_matches(':')) && code.ends_with(':') {
             let header = code.trim_end_matches(':').trim_end();
             return Some(

@@ -21,10 +21,21 @@ pub enum Kw {
     Profile,
     Help,
     Is,
+    Fn,
+    Return,
+    If,
+    Elif,
+    Else,
+    While,
+    Break,
+    Continue,
+    And,
+    Or,
+    Not,
 }
 
 impl Kw {
-    pub const ALL: [Kw; 12] = [
+    pub const ALL: [Kw; 23] = [
         Kw::Del,
         Kw::With,
         Kw::Wait,
@@ -37,6 +48,17 @@ impl Kw {
         Kw::Profile,
         Kw::Help,
         Kw::Is,
+        Kw::Fn,
+        Kw::Return,
+        Kw::If,
+        Kw::Elif,
+        Kw::Else,
+        Kw::While,
+        Kw::Break,
+        Kw::Continue,
+        Kw::And,
+        Kw::Or,
+        Kw::Not,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -53,6 +75,17 @@ impl Kw {
             Kw::Profile => "profile",
             Kw::Help => "help",
             Kw::Is => "is",
+            Kw::Fn => "fn",
+            Kw::Return => "return",
+            Kw::If => "if",
+            Kw::Elif => "elif",
+            Kw::Else => "else",
+            Kw::While => "while",
+            Kw::Break => "break",
+            Kw::Continue => "continue",
+            Kw::And => "and",
+            Kw::Or => "or",
+            Kw::Not => "not",
         }
     }
 

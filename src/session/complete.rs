@@ -4,6 +4,7 @@
 
 use super::{Completion, Session};
 use crate::eval::docs::{self, Kind};
+use crate::eval::Value;
 use crate::lang;
 
 impl Session {
@@ -45,6 +46,12 @@ impl Session {
                         .map(|p| format!("{}=", p.name)),
                 );
             }
+            // A function `fn` defined: its parameters, as keywords.
+            if let Some((name, None)) = open_call(&before[..start]) {
+                if let Some(Value::Function(f)) = self.interp.vars().get(name) {
+                    names.extend(f.def.params.iter().map(|p| format!("{}=", p.name.name)));
+                }
+            }
             names
         };
         candidates.retain(|c| c.starts_with(prefix));
@@ -57,10 +64,17 @@ impl Session {
         }
     }
 
-    /// The signature of the builtin or method whose argument list the cursor is in.
-    pub fn signature_at(&self, src: &str, cursor: usize) -> Option<&'static str> {
+    /// The signature of the function (a builtin, a method, or one `fn`
+    /// defined) whose argument list the cursor is in.
+    pub fn signature_at(&self, src: &str, cursor: usize) -> Option<String> {
         let cursor = floor_char_boundary(src, cursor);
-        enclosing_call(&src[..cursor], &|r| self.kind_of(r)).map(|d| d.signature)
+        let before = &src[..cursor];
+        if let Some((name, None)) = open_call(before) {
+            if let Some(Value::Function(f)) = self.interp.vars().get(name) {
+                return Some(f.signature());
+            }
+        }
+        enclosing_call(before, &|r| self.kind_of(r)).map(|d| d.signature.to_string())
     }
 
     /// Help for the name under (or just before) the cursor.
@@ -124,6 +138,16 @@ fn word_before(s: &str) -> &str {
 
 /// The builtin or method named just before the innermost `(` still open in `s`.
 fn enclosing_call(s: &str, kind_of: &dyn Fn(&str) -> &'static str) -> Option<&'static docs::Doc> {
+    let (name, receiver) = open_call(s)?;
+    match receiver {
+        Some(r) => docs::member(kind_of(r), name),
+        None => docs::function(name),
+    }
+}
+
+/// The name before the innermost `(` still open in `s`, and its receiver
+/// when it is a method (`x` in `x.sum(`); None inside `[ ]` or no call.
+fn open_call(s: &str) -> Option<(&str, Option<&str>)> {
     let mut depth = 0i32;
     for (i, c) in s.char_indices().rev() {
         match c {
@@ -133,11 +157,8 @@ fn enclosing_call(s: &str, kind_of: &dyn Fn(&str) -> &'static str) -> Option<&'s
             '(' => {
                 let name = word_before(&s[..i]);
                 let is_method = s[..i - name.len()].ends_with('.');
-                return if is_method {
-                    docs::member(kind_of(word_before(&s[..i - name.len() - 1])), name)
-                } else {
-                    docs::function(name)
-                };
+                let receiver = is_method.then(|| word_before(&s[..i - name.len() - 1]));
+                return Some((name, receiver));
             }
             _ => {}
         }

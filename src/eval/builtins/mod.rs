@@ -133,6 +133,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("print", teaching::print),
     ("clear_output", teaching::clear_output),
     ("len", teaching::len),
+    ("list", teaching::list),
 ];
 
 impl Interp {

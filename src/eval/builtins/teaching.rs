@@ -8,6 +8,7 @@ use super::super::show::print_text;
 use super::super::{Interp, Output, Value};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::io;
+use crate::runtime::op::index::{select, Index};
 
 pub(super) fn print(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let values: Vec<&Value> = b.rest.iter().map(|(v, _)| v).collect();
@@ -70,6 +71,34 @@ fn path_arg(b: &Bound) -> Result<String, Diagnostic> {
 
 /// `len(x)`: Python's: a tensor's first dimension (PyTorch: a 0-d tensor has
 /// none), a list's or dict's items, a string's characters.
+/// `list(items)`: a Python list, empty or with the items of a list, a
+/// result's parts or a tensor's first dimension.
+pub(super) fn list(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let items: Vec<Value> = match b.get("items") {
+        None | Some((Value::None, _)) => Vec::new(),
+        Some((v, span)) => match (v, v.items()) {
+            (_, Some(items)) => items.as_ref().clone(),
+            (Value::Dict(pairs), _) => pairs
+                .iter()
+                .map(|(k, _)| Value::Str(k.as_str().into()))
+                .collect(),
+            (Value::Tensor(t), _) if t.ndim() > 0 => (0..t.shape()[0] as i64)
+                .map(|i| select(t, &[Index::At(i)]).map(Value::tensor))
+                .collect::<Result<_, _>>()
+                .map_err(|e| e.at(*span))?,
+            (other, _) => {
+                return Err(Error::wrong_type(
+                    "the argument of list()",
+                    "a list, a dict or a tensor with a dimension",
+                    other.type_name(),
+                )
+                .at(*span))
+            }
+        },
+    };
+    Ok(Value::MutList(Arc::new(std::sync::Mutex::new(items))))
+}
+
 pub(super) fn len(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (v, span) = b
         .get("obj")

@@ -6,8 +6,10 @@
 //!
 //! - `tensor.rs`: tensor methods and properties;
 //! - `shape.rs`: tensor methods that change the shape (views, `flip`, `repeat`);
-//! - `stream.rs`: stream and event methods and properties.
+//! - `stream.rs`: stream and event methods and properties;
+//! - `list.rs`: a Python list's methods (`append`).
 
+mod list;
 mod shape;
 mod stream;
 mod tensor;
@@ -33,6 +35,7 @@ enum Member {
     StreamMethod(Call<StreamRef>),
     StreamProperty(fn(&StreamRef) -> Value),
     EventMethod(Call<Arc<Event>>),
+    ListMethod(Call<list::List>),
 }
 
 impl Member {
@@ -41,6 +44,7 @@ impl Member {
             Member::TensorMethod(_) | Member::TensorProperty(_) => "tensor",
             Member::StreamMethod(_) | Member::StreamProperty(_) => "stream",
             Member::EventMethod(_) => "event",
+            Member::ListMethod(_) => "list",
         }
     }
 
@@ -179,6 +183,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("query", EventMethod(stream::event_query)),
         ("elapsed", EventMethod(stream::elapsed)),
         ("elapsed_time", EventMethod(stream::elapsed)),
+        ("append", ListMethod(list::append)),
     ]
 };
 
@@ -198,7 +203,9 @@ impl Interp {
         args: Vec<ArgVal>,
         span: Span,
     ) -> Result<Value, Diagnostic> {
-        let doc = docs::member(recv.kind(), &name.name).ok_or_else(|| no_member(&recv, name))?;
+        let doc = docs::member(recv.kind(), &name.name)
+            .filter(|_| !matches!(recv, Value::List(_)))
+            .ok_or_else(|| no_member(&recv, name))?;
         if doc.kind == Kind::Property {
             // `x.nbytes()` and friends: accept the call form when nothing is passed.
             if args.is_empty() {
@@ -212,6 +219,7 @@ impl Interp {
             (Some(Member::TensorMethod(f)), Value::Tensor(t)) => f(self, doc.name, t, &b),
             (Some(Member::StreamMethod(f)), Value::Stream(s)) => f(self, doc.name, s, &b),
             (Some(Member::EventMethod(f)), Value::Event(e)) => f(self, doc.name, e, &b),
+            (Some(Member::ListMethod(f)), Value::MutList(xs)) => f(self, doc.name, xs, &b),
             _ => Err(unwired(recv.kind(), doc.name).at(span)),
         }
     }

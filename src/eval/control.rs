@@ -1,0 +1,187 @@
+//! Conditions and the statements that test them: `if`/`elif`/`else`,
+//! `while`, and the expressions `and`, `or`, `not`, `in`, as Python runs
+//! them. A condition on a device tensor reads its one value on the host, a
+//! sync, as PyTorch's `bool(t)` is.
+
+use super::stmt::Flow;
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::lang::ast::{BinOp, Block, Expr};
+use crate::lang::Span;
+use crate::runtime::op::binary::BinaryOp;
+use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::DType;
+
+impl Interp {
+    /// Python's truth of `v`: false for `false`, `none`, zero, an empty
+    /// string or list; a one-element tensor's value, read on the host (a
+    /// sync when it lives on a device, counted by `profile`).
+    pub(crate) fn truth(&mut self, v: &Value, span: Span) -> Result<bool, Diagnostic> {
+        Ok(match v {
+            Value::None => false,
+            Value::Bool(b) => *b,
+            Value::Int(i) => *i != 0,
+            Value::Float(x) => *x != 0.0,
+            Value::Str(s) => !s.is_empty(),
+            Value::List(items) => !items.is_empty(),
+            Value::MutList(items) => !crate::runtime::lock::lock(items).is_empty(),
+            Value::Dict(pairs) => !pairs.is_empty(),
+            Value::Tensor(t) if t.numel() == 1 => {
+                self.rt.begin_op("is_nonzero");
+                let value = || match t.dtype() {
+                    DType::Bool => t.to_vec::<bool>()[0],
+                    _ => t.to_vec::<f64>()[0] != 0.0,
+                };
+                self.rt.read_item(t, value).map_err(|e| e.at(span))?
+            }
+            Value::Tensor(t) => {
+                let what = match t.numel() {
+                    0 => "Boolean value of Tensor with no values is ambiguous",
+                    _ => "Boolean value of Tensor with more than one value is ambiguous",
+                };
+                return Err(Error::value_help(
+                    what,
+                    "reduce it to one value first: `(x > 0).any()`, `(x > 0).all()` or `x.sum() > 0`",
+                )
+                .at(span));
+            }
+            _ => true,
+        })
+    }
+
+    /// A condition's truth (`if`, `while`, `not`, `and`, `or`).
+    pub(crate) fn condition(&mut self, e: &Expr, depth: usize) -> Result<bool, Diagnostic> {
+        let v = self.eval(e, depth)?;
+        self.truth(&v, e.span)
+    }
+
+    /// `a and b`: a when a is false, else b (b is not evaluated otherwise).
+    pub(crate) fn eval_and(&mut self, a: &Expr, b: &Expr, d: usize) -> Result<Value, Diagnostic> {
+        let va = self.eval(a, d)?;
+        match self.truth(&va, a.span)? {
+            true => self.eval(b, d),
+            false => Ok(va),
+        }
+    }
+
+    /// `a or b`: a when a is true, else b.
+    pub(crate) fn eval_or(&mut self, a: &Expr, b: &Expr, d: usize) -> Result<Value, Diagnostic> {
+        let va = self.eval(a, d)?;
+        match self.truth(&va, a.span)? {
+            true => Ok(va),
+            false => self.eval(b, d),
+        }
+    }
+
+    /// `not a`: a bool.
+    pub(crate) fn eval_not(&mut self, a: &Expr, d: usize) -> Result<Value, Diagnostic> {
+        Ok(Value::Bool(!self.condition(a, d)?))
+    }
+
+    /// `a in b` (`is_in`), or `a not in b`.
+    pub(crate) fn eval_in(
+        &mut self,
+        is_in: bool,
+        a: &Expr,
+        b: &Expr,
+        span: Span,
+        d: usize,
+    ) -> Result<Value, Diagnostic> {
+        let (va, vb) = (self.eval(a, d)?, self.eval(b, d)?);
+        Ok(Value::Bool(self.contains(&va, &vb, span)? == is_in))
+    }
+
+    /// `if c { } elif c { } else { }`: the first branch whose condition holds.
+    pub(crate) fn exec_if(
+        &mut self,
+        branches: &[(Expr, Block)],
+        otherwise: Option<&Block>,
+    ) -> Result<Flow, Diagnostic> {
+        for (c, body) in branches {
+            if self.condition(c, 0)? {
+                return self.exec_block(body);
+            }
+        }
+        match otherwise {
+            Some(body) => self.exec_block(body),
+            None => Ok(Flow::Next),
+        }
+    }
+
+    /// `while c { }`: Ctrl-C stops it between statements, as any loop.
+    pub(crate) fn exec_while(&mut self, c: &Expr, body: &Block) -> Result<Flow, Diagnostic> {
+        self.quiet += 1;
+        let r = self.run_while(c, body);
+        self.quiet -= 1;
+        r
+    }
+
+    fn run_while(&mut self, c: &Expr, body: &Block) -> Result<Flow, Diagnostic> {
+        loop {
+            self.check_interrupt(c.span)?;
+            if !self.condition(c, 0)? {
+                return Ok(Flow::Next);
+            }
+            match self.exec_block(body)? {
+                Flow::Break => return Ok(Flow::Next),
+                Flow::Return(v) => return Ok(Flow::Return(v)),
+                Flow::Next | Flow::Continue => {}
+            }
+        }
+    }
+}
+
+impl Interp {
+    /// `item in container`: an element of a list or tuple (`==` as Python
+    /// compares), a key of a dict, a substring of a string; in a tensor, as
+    /// PyTorch's `__contains__`: whether any element equals it (a host read).
+    pub(crate) fn contains(
+        &mut self,
+        item: &Value,
+        container: &Value,
+        span: Span,
+    ) -> Result<bool, Diagnostic> {
+        let equal = |v: &Value| super::expr::equal(v, item);
+        Ok(match container {
+            Value::List(items) => items.iter().any(equal),
+            Value::MutList(items) => crate::runtime::lock::lock(items).iter().any(equal),
+            Value::Dict(pairs) => {
+                matches!(item, Value::Str(k) if pairs.iter().any(|(n, _)| **n == **k))
+            }
+            Value::Str(s) => match item {
+                Value::Str(sub) => s.contains(&**sub),
+                other => {
+                    return Err(Error::wrong_type(
+                        "the left of `in` a string",
+                        "a string",
+                        other.type_name(),
+                    )
+                    .at(span))
+                }
+            },
+            Value::Tensor(t) if t.numel() == 0 => false,
+            Value::Tensor(_) => {
+                let eq = BinOp::Elementwise(BinaryOp::Eq);
+                let eq = self
+                    .binary(eq, container.clone(), item.clone())
+                    .map_err(|e| e.at(span))?;
+                let Value::Tensor(eq) = eq else {
+                    return self.truth(&eq, span);
+                };
+                let any = self
+                    .rt
+                    .reduce(ReduceOp::Max, &eq, None, false)
+                    .map_err(|e| e.at(span))?;
+                self.truth(&Value::Tensor(any), span)?
+            }
+            other => {
+                return Err(Error::wrong_type(
+                    "the right of `in`",
+                    "a list, a dict, a string or a tensor",
+                    other.type_name(),
+                )
+                .at(span))
+            }
+        })
+    }
+}

@@ -1,0 +1,220 @@
+//! User functions: `fn name(a, b=1) { ... }` defines one, a value like any
+//! other; a call binds its arguments as Python does (by position, then by
+//! keyword, then the defaults) and runs the body in a frame of its own.
+//!
+//! Python's scoping: a name the body assigns anywhere is local to the call
+//! (`FnDef::locals`); any other name is read from the session's variables.
+//! Tensors are passed by reference, so `w -= lr * g` on a parameter updates
+//! the caller's tensor in place.
+
+use std::sync::Arc;
+
+use super::args::{plural, ArgVal};
+use super::stmt::Flow;
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::lang::ast::FnDef;
+use crate::lang::Span;
+
+/// The deepest chain of calls (Python's default recursion limit).
+pub const MAX_CALLS: usize = 1000;
+
+/// Below this much stack left, a call's body runs on a new segment of
+/// `STACK_SEGMENT` bytes taken from the heap.
+const STACK_RED_ZONE: usize = 1 << 20;
+const STACK_SEGMENT: usize = 16 << 20;
+
+/// A function value: its definition and its defaults, evaluated once when
+/// `fn` ran (as Python evaluates them at `def`).
+#[derive(Debug)]
+pub struct Function {
+    pub def: Arc<FnDef>,
+    pub defaults: Vec<Option<Value>>,
+}
+
+impl Function {
+    /// `name(a, b=1)`, defaults shown as they were evaluated.
+    pub fn signature(&self) -> String {
+        let params: Vec<String> = self
+            .def
+            .params
+            .iter()
+            .zip(&self.defaults)
+            .map(|(p, d)| match d {
+                Some(v) => format!("{}={}", p.name.name, short(v)),
+                None => p.name.name.clone(),
+            })
+            .collect();
+        format!("{}({})", self.def.name.name, params.join(", "))
+    }
+
+    fn name(&self) -> &str {
+        &self.def.name.name
+    }
+}
+
+/// A default as a signature shows it: numbers, strings, bools and none as
+/// written, anything else by its kind.
+fn short(v: &Value) -> String {
+    match v {
+        Value::None => "none".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(x) => format!("{x:?}"),
+        Value::Str(s) => format!("{s:?}"),
+        Value::DType(d) => d.to_string(),
+        Value::Device(d) => d.to_string(),
+        other => format!("<{}>", other.kind()),
+    }
+}
+
+/// One running call: its function and its local variables, one slot per
+/// name in `FnDef::locals` (empty until assigned).
+pub(crate) struct Frame {
+    pub def: Arc<FnDef>,
+    pub slots: Vec<Option<Value>>,
+}
+
+impl Frame {
+    /// The slot of `name` when it is this call's (assigned somewhere in
+    /// the body), else None.
+    pub fn slot(&self, name: &str) -> Option<usize> {
+        self.def.locals.iter().position(|n| n == name)
+    }
+
+    /// The locals that hold a value, with their names.
+    pub fn vars(&self) -> impl Iterator<Item = (&String, &Value)> {
+        self.def
+            .locals
+            .iter()
+            .zip(&self.slots)
+            .filter_map(|(n, v)| v.as_ref().map(|v| (n, v)))
+    }
+}
+
+impl Interp {
+    /// `fn name(...) { }`: evaluates the defaults and binds the function.
+    pub(crate) fn define(&mut self, def: &Arc<FnDef>) -> Result<(), Diagnostic> {
+        let defaults = def
+            .params
+            .iter()
+            .map(|p| p.default.as_ref().map(|e| self.eval(e, 0)).transpose())
+            .collect::<Result<Vec<_>, _>>()?;
+        let f = Function {
+            def: Arc::clone(def),
+            defaults,
+        };
+        self.set_var(&def.name.name, Value::Function(Arc::new(f)));
+        Ok(())
+    }
+
+    /// Calls `f` with `args` (the call written at `span`): its value is what
+    /// `return` gives, none when the body ends without one.
+    pub(crate) fn call_function(
+        &mut self,
+        f: &Arc<Function>,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        if self.frames.len() >= MAX_CALLS {
+            return Err(Error::Recursion {
+                function: f.name().to_string(),
+                depth: MAX_CALLS,
+            }
+            .at(span));
+        }
+        let slots = bind(f, args, span)?;
+        self.frames.push(Frame {
+            def: Arc::clone(&f.def),
+            slots,
+        });
+        // Each call may need more stack than the thread was given (a test's
+        // 2 MiB, a debug build): more is taken on the heap as it runs low.
+        let ran = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            self.exec_block(&f.def.body)
+        });
+        self.frames.pop();
+        match ran? {
+            Flow::Return(v) => Ok(v),
+            _ => Ok(Value::None),
+        }
+    }
+}
+
+/// Python's argument binding: positional arguments fill the parameters in
+/// order, keywords by name, defaults what is left; anything else is a
+/// `TypeError` that names the function and points at the argument.
+fn bind(f: &Function, args: Vec<ArgVal>, span: Span) -> Result<Vec<Option<Value>>, Diagnostic> {
+    let params = &f.def.params;
+    // One slot per local, the parameters first (`FnDef::new`).
+    let mut slots: Vec<Option<Value>> = Vec::with_capacity(f.def.locals.len());
+    slots.resize_with(f.def.locals.len(), || None);
+    let mut positional = 0;
+    let given = args.iter().filter(|a| a.keyword.is_none()).count();
+    for a in args {
+        match a.keyword {
+            None if positional >= params.len() => {
+                return Err(Error::Arity {
+                    func: f.name().to_string(),
+                    expected: plural(params.len(), "positional argument"),
+                    found: match given {
+                        1 => "1 was".into(),
+                        n => format!("{n} were"),
+                    },
+                    signature: f.signature(),
+                }
+                .at(a.span));
+            }
+            None => {
+                slots[positional] = Some(a.value);
+                positional += 1;
+            }
+            Some(k) => {
+                let Some(at) = params.iter().position(|p| p.name.name == k.name) else {
+                    return Err(Error::UnknownKeyword {
+                        func: f.name().to_string(),
+                        name: k.name.clone(),
+                        suggestion: super::suggest::closest(
+                            &k.name,
+                            params.iter().map(|p| p.name.name.as_str()),
+                        ),
+                        signature: f.signature(),
+                    }
+                    .at(k.span));
+                };
+                if slots[at].is_some() {
+                    return Err(Error::Call {
+                        message: format!("`{}` got two values for `{}`", f.name(), k.name),
+                        signature: f.signature(),
+                    }
+                    .at(k.span));
+                }
+                slots[at] = Some(a.value);
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    for ((p, slot), default) in params.iter().zip(&mut slots).zip(&f.defaults) {
+        if slot.is_none() {
+            *slot = default.clone();
+        }
+        match slot {
+            Some(Value::Tensor(t)) => t.set_label(&p.name.name),
+            Some(_) => {}
+            None => missing.push(format!("`{}`", p.name.name)),
+        }
+    }
+    if !missing.is_empty() {
+        return Err(Error::Call {
+            message: format!(
+                "`{}` is missing {}: {}",
+                f.name(),
+                plural(missing.len(), "argument"),
+                missing.join(", ")
+            ),
+            signature: f.signature(),
+        }
+        .at(span));
+    }
+    Ok(slots)
+}
