@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use super::args::{plural, ArgVal};
 use super::stmt::Flow;
+use super::value::Function;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::FnDef;
@@ -23,50 +24,6 @@ pub const MAX_CALLS: usize = 1000;
 /// `STACK_SEGMENT` bytes taken from the heap.
 const STACK_RED_ZONE: usize = 1 << 20;
 const STACK_SEGMENT: usize = 16 << 20;
-
-/// A function value: its definition and its defaults, evaluated once when
-/// `fn` ran (as Python evaluates them at `def`).
-#[derive(Debug)]
-pub struct Function {
-    pub def: Arc<FnDef>,
-    pub defaults: Vec<Option<Value>>,
-}
-
-impl Function {
-    /// `name(a, b=1)`, defaults shown as they were evaluated.
-    pub fn signature(&self) -> String {
-        let params: Vec<String> = self
-            .def
-            .params
-            .iter()
-            .zip(&self.defaults)
-            .map(|(p, d)| match d {
-                Some(v) => format!("{}={}", p.name.name, short(v)),
-                None => p.name.name.clone(),
-            })
-            .collect();
-        format!("{}({})", self.def.name.name, params.join(", "))
-    }
-
-    fn name(&self) -> &str {
-        &self.def.name.name
-    }
-}
-
-/// A default as a signature shows it: numbers, strings, bools and none as
-/// written, anything else by its kind.
-fn short(v: &Value) -> String {
-    match v {
-        Value::None => "none".into(),
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::Float(x) => format!("{x:?}"),
-        Value::Str(s) => format!("{s:?}"),
-        Value::DType(d) => d.to_string(),
-        Value::Device(d) => d.to_string(),
-        other => format!("<{}>", other.kind()),
-    }
-}
 
 /// One running call: its function and its local variables, one slot per
 /// name in `FnDef::locals` (empty until assigned).

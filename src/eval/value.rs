@@ -6,7 +6,7 @@ use crate::runtime::event::{Event, StreamRef};
 use crate::runtime::{DType, Device, Tensor};
 
 use super::docs::Doc;
-use super::function::Function;
+use crate::lang::ast::FnDef;
 
 #[derive(Debug, Clone)]
 pub enum Value {
@@ -106,5 +106,49 @@ impl Value {
             Value::MutList(items) => Some(Arc::new(crate::runtime::lock::lock(items).clone())),
             _ => None,
         }
+    }
+}
+
+/// A function value: its definition and its defaults, evaluated once when
+/// `fn` ran (as Python evaluates them at `def`).
+#[derive(Debug)]
+pub struct Function {
+    pub def: Arc<FnDef>,
+    pub defaults: Vec<Option<Value>>,
+}
+
+impl Function {
+    /// `name(a, b=1)`, defaults shown as they were evaluated.
+    pub fn signature(&self) -> String {
+        let params: Vec<String> = self
+            .def
+            .params
+            .iter()
+            .zip(&self.defaults)
+            .map(|(p, d)| match d {
+                Some(v) => format!("{}={}", p.name.name, short(v)),
+                None => p.name.name.clone(),
+            })
+            .collect();
+        format!("{}({})", self.def.name.name, params.join(", "))
+    }
+
+    pub fn name(&self) -> &str {
+        &self.def.name.name
+    }
+}
+
+/// A default as a signature shows it: numbers, strings, bools and none as
+/// written, anything else by its kind.
+fn short(v: &Value) -> String {
+    match v {
+        Value::None => "none".into(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Float(x) => format!("{x:?}"),
+        Value::Str(s) => format!("{s:?}"),
+        Value::DType(d) => d.to_string(),
+        Value::Device(d) => d.to_string(),
+        other => format!("<{}>", other.kind()),
     }
 }
