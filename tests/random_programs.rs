@@ -285,9 +285,34 @@ fn statement() -> BoxedStrategy<String> {
         1 => (pick(&["0", "1", "2"]), block.clone()).prop_map(|(d, b)| format!("with device({d}) {b}")),
         1 => block.clone().prop_map(|b| format!("for i in 0..2 {b}")),
         1 => block.clone().prop_map(|b| format!("profile {b}")),
-        1 => block.prop_map(|b| format!("time 2 {b}")),
+        1 => block.clone().prop_map(|b| format!("time 2 {b}")),
+        // Functions and control flow: a condition on a device value (a host
+        // read), an ambiguous one (an error), loops left early, a call.
+        2 => (condition(), block.clone(), block.clone())
+            .prop_map(|(c, a, b)| format!("if {c} {a} else {b}")),
+        1 => block.clone().prop_map(|b| format!("k = 0; while k < 2 {{ k += 1\n  {b}\n}}")),
+        1 => (block.clone(), condition())
+            .prop_map(|(b, c)| format!("for i in 0..3 {{\n  if i == 1 {{ continue }}\n  {b}\n  if {c} {{ break }}\n}}")),
+        1 => (block, pick(&["t0", "t1", "t4", "t2"]))
+            .prop_map(|(b, arg)| format!("fn g(a, b=1) {b}\nr = g({arg}) is none and not g(a={arg}, b=2)")),
     ]
     .boxed()
+}
+
+/// What `if` and `break` test: numbers, one-element tensors on every
+/// device (a host read), `and`/`or`/`not`/`in`, and a many-element tensor
+/// (PyTorch's error).
+fn condition() -> BoxedStrategy<String> {
+    pick(&[
+        "true",
+        "t4 > 1",
+        "t0.sum() > 0",
+        "t1.max() == 5 and t4 < 3",
+        "not t3.numel() or t0[0, 0] > 0",
+        "2 in t1",
+        "none is not none",
+        "t0 > 0",
+    ])
 }
 
 /// What every program starts with: each name bound, on every device and
