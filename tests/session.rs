@@ -72,6 +72,24 @@ fn completion() {
 }
 
 #[test]
+fn a_defined_function_completes_with_its_signature() {
+    let mut s = common::session();
+    s.execute("fn linear(x, w, bias=none) { return x @ w.T }");
+    assert_eq!(s.complete("line", 4).matches, vec!["linear"]);
+    let src = "linear(ones(2), ones(2), bi";
+    assert_eq!(
+        s.signature_at(src, src.len()).as_deref(),
+        Some("linear(x, w, bias=none)")
+    );
+    assert!(s.complete(src, src.len()).matches.contains(&"bias=".to_string()));
+    assert_eq!(
+        s.inspect("linear", 3).as_deref(),
+        Some("linear: <function linear(x, w, bias=none)>")
+    );
+    assert!(s.complete("whi", 3).matches.contains(&"while".to_string()));
+}
+
+#[test]
 fn inspect_reads_the_builtins_table() {
     let mut s = common::session();
     let h = s.inspect("randn(2)", 3).unwrap();
@@ -110,6 +128,31 @@ fn interrupt_stops_a_loop_and_keeps_variables() {
     assert_eq!(e.ename, "Interrupted");
     assert_eq!(s.execute("k").plain_text(), "0");
     assert_eq!(s.execute("x").plain_text(), "[1., 1.]  f32[2] @cpu");
+}
+
+#[test]
+fn interrupt_stops_a_while_true_and_a_recursion_and_keeps_variables() {
+    let mut s = common::session();
+    s.execute("k = 0\nfn spin(n) { while true { n += 1 } }");
+    for src in [
+        "while true { k = k + 1 }",
+        "while true { }",
+        "spin(0)",
+        "fn deep(n) { for i in 0..1000000 { } ; return deep(n + 1) }\ndeep(0)",
+    ] {
+        let flag = s.interrupt_handle();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            flag.store(true, Ordering::Relaxed);
+        });
+        let o = s.execute(src);
+        t.join().unwrap();
+        let e = o
+            .error
+            .unwrap_or_else(|| panic!("`{src}` must be interrupted"));
+        assert_eq!(e.ename, "Interrupted", "{src}");
+        assert_eq!(s.execute("k").plain_text(), "0", "{src}");
+    }
 }
 
 #[test]
