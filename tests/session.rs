@@ -81,7 +81,10 @@ fn a_defined_function_completes_with_its_signature() {
         s.signature_at(src, src.len()).as_deref(),
         Some("linear(x, w, bias=none)")
     );
-    assert!(s.complete(src, src.len()).matches.contains(&"bias=".to_string()));
+    assert!(s
+        .complete(src, src.len())
+        .matches
+        .contains(&"bias=".to_string()));
     assert_eq!(
         s.inspect("linear", 3).as_deref(),
         Some("linear: <function linear(x, w, bias=none)>")

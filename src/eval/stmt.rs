@@ -413,10 +413,9 @@ impl Interp {
                 let items: Vec<Value> = match v.items() {
                     Some(items) => items.as_ref().clone(),
                     None => match v {
-                        Value::Tensor(t) if t.ndim() > 0 => (0..t.shape()[0] as i64)
-                            .map(|i| index::select(&t, &[index::Index::At(i)]).map(Value::tensor))
-                            .collect::<Result<_, _>>()
-                            .map_err(|err| err.at(e.span))?,
+                        Value::Tensor(t) if t.ndim() > 0 => {
+                            Value::rows(&t).map_err(|err| err.at(e.span))?
+                        }
                         other => {
                             return Err(Error::wrong_type(
                                 "what `for` iterates over",
@@ -457,10 +456,7 @@ impl Interp {
         let items: Vec<Value> = match (&v, v.items()) {
             (_, Some(items)) => items.as_ref().clone(),
             (Value::Dict(pairs), _) => pairs.iter().map(|(_, v)| v.clone()).collect(),
-            (Value::Tensor(t), _) if t.ndim() > 0 => (0..t.shape()[0] as i64)
-                .map(|i| index::select(t, &[index::Index::At(i)]).map(Value::tensor))
-                .collect::<Result<_, _>>()
-                .map_err(|err| err.at(span))?,
+            (Value::Tensor(t), _) if t.ndim() > 0 => Value::rows(t).map_err(|err| err.at(span))?,
             (other, _) => {
                 return Err(Error::wrong_type(
                     "the value unpacked into names",

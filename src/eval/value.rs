@@ -98,6 +98,15 @@ impl Value {
 }
 
 impl Value {
+    /// A tensor's items along its first dimension, as Python iterates one
+    /// (views, no copy); a 0-d tensor has none to give.
+    pub fn rows(t: &Tensor) -> Result<Vec<Value>, crate::error::Error> {
+        use crate::runtime::op::index::{select, Index};
+        (0..t.shape()[0] as i64)
+            .map(|i| select(t, &[Index::At(i)]).map(Value::tensor))
+            .collect()
+    }
+
     /// A list's items as they are now (a `list()`'s too), for what reads a
     /// sequence; None for anything else.
     pub fn items(&self) -> Option<Arc<Vec<Value>>> {

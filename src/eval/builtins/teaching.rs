@@ -8,7 +8,6 @@ use super::super::show::print_text;
 use super::super::{Interp, Output, Value};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::io;
-use crate::runtime::op::index::{select, Index};
 
 pub(super) fn print(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let values: Vec<&Value> = b.rest.iter().map(|(v, _)| v).collect();
@@ -82,10 +81,7 @@ pub(super) fn list(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
                 .iter()
                 .map(|(k, _)| Value::Str(k.as_str().into()))
                 .collect(),
-            (Value::Tensor(t), _) if t.ndim() > 0 => (0..t.shape()[0] as i64)
-                .map(|i| select(t, &[Index::At(i)]).map(Value::tensor))
-                .collect::<Result<_, _>>()
-                .map_err(|e| e.at(*span))?,
+            (Value::Tensor(t), _) if t.ndim() > 0 => Value::rows(t).map_err(|e| e.at(*span))?,
             (other, _) => {
                 return Err(Error::wrong_type(
                     "the argument of list()",
