@@ -156,7 +156,7 @@ fn bind(f: &Function, args: Vec<ArgVal>, span: Span) -> Result<Vec<Option<Value>
             *slot = default.clone();
         }
         match slot {
-            Some(Value::Tensor(t)) => t.set_label(&p.name.name),
+            Some(Value::Tensor(t)) => t.label_if_unnamed(&p.name.name),
             Some(_) => {}
             None => missing.push(format!("`{}`", p.name.name)),
         }

@@ -179,15 +179,20 @@ impl Interp {
     fn set_var(&mut self, name: &str, v: Value) {
         // `_` is Python's name for a value thrown away: warnings keep the
         // tensor's own name (`_ = h.copy_(d)` still says `h`).
-        if let (Value::Tensor(t), false) = (&v, name == "_") {
-            t.set_label(name);
-        }
-        // Inside a call every name the body assigns is the call's own.
+        // Inside a call every name the body assigns is the call's own; it
+        // names a tensor only when the session has not (the caller's
+        // tensor keeps the caller's name).
         if let Some(frame) = self.frames.last_mut() {
             if let Some(k) = frame.slot(name) {
+                if let (Value::Tensor(t), false) = (&v, name == "_") {
+                    t.label_if_unnamed(name);
+                }
                 frame.slots[k] = Some(v);
                 return;
             }
+        }
+        if let (Value::Tensor(t), false) = (&v, name == "_") {
+            t.set_label(name);
         }
         // A name assigned again keeps its key (no new string in a loop).
         let old = match self.vars.get_mut(name) {

@@ -507,6 +507,16 @@ impl Tensor {
         }
     }
 
+    /// `set_label` unless the storage has a name already: a function's
+    /// parameters and locals name only what the session has not named, so
+    /// the caller's tensor keeps the caller's name after the call.
+    pub fn label_if_unnamed(&self, name: &str) {
+        let watch = &self.storage.watch;
+        if watch.tracked.load(Ordering::Acquire) || self.is_pinned() {
+            lock(&watch.access).label.get_or_insert_with(|| name.into());
+        }
+    }
+
     /// `x.record_stream(s)`: freeing the memory waits for `stream`'s work queued by then.
     pub fn record_stream(&self, stream: StreamId) {
         lock(&self.storage.watch.access).record_stream(stream);
