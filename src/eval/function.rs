@@ -87,9 +87,12 @@ impl Interp {
         });
         // Each call may need more stack than the thread was given (a test's
         // 2 MiB, a debug build): more is taken on the heap as it runs low.
+        // A body's expression statements show nothing (as in Python).
+        self.quiet += 1;
         let ran = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
             self.exec_block(&f.def.body)
         });
+        self.quiet -= 1;
         self.frames.pop();
         match ran? {
             Flow::Return(v) => Ok(v),
