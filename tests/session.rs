@@ -114,6 +114,24 @@ fn is_complete() {
         Completeness::Incomplete { .. }
     ));
     assert_eq!(s.is_complete("x = )"), Completeness::Invalid);
+    // An open function body or branch asks for more lines (Jupyter's
+    // is_complete, the REPL's continuation prompt).
+    for open in [
+        "fn f(a) {",
+        "fn f(a) {\n  return a",
+        "if x > 0 {",
+        "while true {\n  k += 1",
+    ] {
+        assert!(
+            matches!(s.is_complete(open), Completeness::Incomplete { .. }),
+            "{open:?}"
+        );
+    }
+    assert_eq!(
+        s.is_complete("fn f(a) { return a }"),
+        Completeness::Complete
+    );
+    assert_eq!(s.is_complete("break"), Completeness::Invalid);
 }
 
 #[test]
