@@ -117,7 +117,8 @@ impl Interp {
                     return self.dict_get(pairs, items, e.span, d);
                 }
                 if let Some(list) = v.items() {
-                    return self.list_get(&list, items, e.span, d);
+                    let grows = matches!(v, Value::MutList(_));
+                    return self.list_get(&list, grows, items, e.span, d);
                 }
                 let t = self.indexable(&v, obj.span)?;
                 let idx = self.eval_index(items, d)?;
@@ -197,28 +198,46 @@ impl Interp {
         .at(span))
     }
 
+    /// `xs[i]` (from the end when negative) or `xs[a:b:c]` (a new list of
+    /// the same kind, as Python slices one).
     fn list_get(
         &mut self,
         list: &[Value],
+        grows: bool,
         items: &[IndexItem],
         span: Span,
         d: usize,
     ) -> Result<Value, Diagnostic> {
-        let [IndexItem::At(k)] = items else {
-            return Err(Error::value("a list takes one integer index, e.g. `parts[0]`").at(span));
-        };
-        let i = self.eval_int(k, d, "a list index")?;
-        let n = list.len() as i64;
-        let j = if i < 0 { i + n } else { i };
-        if j < 0 || j >= n {
-            return Err(Error::IndexOutOfRange {
-                index: i,
-                dim: 0,
-                size: list.len(),
+        match items {
+            [IndexItem::At(k)] => {
+                let i = self.eval_int(k, d, "a list index")?;
+                let j = list_index(i, list.len()).map_err(|e| e.at(k.span))?;
+                Ok(list[j].clone())
             }
-            .at(k.span));
+            [IndexItem::Slice {
+                start, stop, step, ..
+            }] => {
+                let mut bound = |p: &Option<Expr>| -> Result<Option<i64>, Diagnostic> {
+                    p.as_ref()
+                        .map(|e| self.eval_int(e, d, "a slice bound"))
+                        .transpose()
+                };
+                let (a, b, c) = (bound(start)?, bound(stop)?, bound(step)?);
+                let picked = python_slice(list.len(), a, b, c.unwrap_or(1))
+                    .map_err(|e| e.at(span))?
+                    .into_iter()
+                    .map(|k| list[k].clone())
+                    .collect();
+                Ok(match grows {
+                    true => Value::MutList(Arc::new(std::sync::Mutex::new(picked))),
+                    false => Value::List(Arc::new(picked)),
+                })
+            }
+            _ => Err(Error::value(
+                "a list takes one integer index or a slice, e.g. `parts[0]`, `losses[-10:]`",
+            )
+            .at(span)),
         }
-        Ok(list[j as usize].clone())
     }
 
     fn dict_get(
@@ -234,7 +253,7 @@ impl Interp {
                 // `x.sort()[0]`: by position, as a named tuple.
                 Value::Int(_) => {
                     let values: Vec<Value> = pairs.iter().map(|(_, v)| v.clone()).collect();
-                    return self.list_get(&values, items, span, d);
+                    return self.list_get(&values, false, items, span, d);
                 }
                 other => {
                     return Err(Error::wrong_type(
@@ -537,6 +556,47 @@ impl Interp {
             },
         }
     }
+}
+
+/// Position `i` of a list of `n` items, counting from the end when negative.
+pub(crate) fn list_index(i: i64, n: usize) -> Result<usize, Error> {
+    let j = if i < 0 { i + n as i64 } else { i };
+    match (0..n as i64).contains(&j) {
+        true => Ok(j as usize),
+        false => Err(Error::IndexOutOfRange {
+            index: i,
+            dim: 0,
+            size: n,
+        }),
+    }
+}
+
+/// The positions Python's `xs[start:stop:step]` picks from `n` items.
+fn python_slice(
+    n: usize,
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: i64,
+) -> Result<Vec<usize>, Error> {
+    let n = n as i64;
+    if step == 0 {
+        return Err(Error::value("slice step cannot be zero"));
+    }
+    // Negative bounds count from the end, then clamp, as Python's slice.indices.
+    let at = |v: i64, lo: i64, hi: i64| (if v < 0 { v + n } else { v }).clamp(lo, hi);
+    let (mut k, end) = match step > 0 {
+        true => (at(start.unwrap_or(0), 0, n), at(stop.unwrap_or(n), 0, n)),
+        false => (
+            start.map_or(n - 1, |v| at(v, -1, n - 1)),
+            stop.map_or(-1, |v| at(v, -1, n - 1)),
+        ),
+    };
+    let mut out = Vec::new();
+    while (step > 0 && k < end) || (step < 0 && k > end) {
+        out.push(k as usize);
+        k += step;
+    }
+    Ok(out)
 }
 
 /// Builtins and methods read a `list()` argument as it is at the call.

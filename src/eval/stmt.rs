@@ -227,6 +227,21 @@ impl Interp {
         span: Span,
     ) -> Result<(), Diagnostic> {
         let target = self.eval(obj, 0)?;
+        if let Value::MutList(list) = &target {
+            // `xs[i] = v`: Python's list item assignment.
+            let [IndexItem::At(k)] = items else {
+                return Err(Error::value(
+                    "a list item is assigned by one integer index, e.g. `xs[0] = v`",
+                )
+                .at(span));
+            };
+            let i = self.eval_int(k, 0, "a list index")?;
+            let v = self.eval(value, 0)?;
+            let mut list = crate::runtime::lock::lock(list);
+            let j = super::expr::list_index(i, list.len()).map_err(|e| e.at(k.span))?;
+            list[j] = v;
+            return Ok(());
+        }
         let t = self.indexable(&target, obj.span)?;
         let idx = self.eval_index(items, 0)?;
         let v = self.eval(value, 0)?;
