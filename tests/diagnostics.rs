@@ -147,3 +147,7 @@ diagnostic!(
     error_in_a_call_points_inside,
     "fn f(x) {\n  return x @ ones(3, 3)\n}\nf(ones(2))"
 );
+diagnostic!(
+    enclosing_local,
+    "fn outer(lr) {\n  fn inner(w) { return w * lr }\n  return inner(2)\n}\nouter(0.1)"
+);

@@ -190,6 +190,21 @@ impl Interp {
         if let Some(hint) = super::spelling::name_hint(name) {
             return Err(hint.at(span));
         }
+        // A nested function reading its enclosing function's local:
+        // cudash's functions see their own locals and the session's.
+        let enclosing = self.frames.last().and_then(|f| f.enclosing.as_ref());
+        if let Some(outer) = enclosing.filter(|d| d.locals.iter().any(|n| n == name)) {
+            return Err(Error::Spelling {
+                message: format!(
+                    "`{name}` is a local of `{}`, the function this one is defined in: a function reads its own locals and the session's variables, not an enclosing function's (Python's closures)",
+                    outer.name.name
+                ),
+                label: "an enclosing function's local".into(),
+                help: format!("pass `{name}` in as an argument"),
+                class: "NameError",
+            }
+            .at(span));
+        }
         let known = self.known_names();
         Err(Error::UnknownName {
             name: name.to_string(),

@@ -30,6 +30,8 @@ const STACK_SEGMENT: usize = 16 << 20;
 pub(crate) struct Frame {
     pub def: Arc<FnDef>,
     pub slots: Vec<Option<Value>>,
+    /// The function whose body defined this one (`Function::enclosing`).
+    pub enclosing: Option<Arc<FnDef>>,
 }
 
 impl Frame {
@@ -60,6 +62,7 @@ impl Interp {
         let f = Function {
             def: Arc::clone(def),
             defaults,
+            enclosing: self.frames.last().map(|frame| Arc::clone(&frame.def)),
         };
         self.set_var(&def.name.name, Value::Function(Arc::new(f)));
         Ok(())
@@ -84,6 +87,7 @@ impl Interp {
         self.frames.push(Frame {
             def: Arc::clone(&f.def),
             slots,
+            enclosing: f.enclosing.clone(),
         });
         // Each call may need more stack than the thread was given (a test's
         // 2 MiB, a debug build): more is taken on the heap as it runs low.

@@ -124,6 +124,9 @@ impl Value {
 pub struct Function {
     pub def: Arc<FnDef>,
     pub defaults: Vec<Option<Value>>,
+    /// The function whose body defined this one, if any (for the error
+    /// that reading its locals gives: cudash has no closures).
+    pub enclosing: Option<Arc<FnDef>>,
 }
 
 impl Function {
