@@ -190,7 +190,63 @@ fn kernel_args(args: &Args) -> Vec<String> {
 // Large tensors are allocated and freed constantly; mimalloc keeps freed pages
 // for reuse instead of returning them to the kernel and faulting them in again.
 #[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static GLOBAL: Mimalloc = Mimalloc;
+
+/// mimalloc as the global allocator, through its plain entry points where
+/// the alignment asked for is what every mimalloc block has anyway (8 bytes):
+/// the `mimalloc` crate calls `mi_malloc_aligned` for every allocation,
+/// whose refill path over-allocates and re-aligns (half of a small
+/// allocation's instructions in the interpreter's loops).
+struct Mimalloc;
+
+/// The alignment of every block `mi_malloc` returns (its smallest size class).
+const MI_MIN_ALIGN: usize = 8;
+
+// SAFETY: each method forwards to mimalloc, which returns memory of at least
+// `layout.size()` bytes aligned to `layout.align()` (the plain entry points
+// only when that alignment is at most `MI_MIN_ALIGN`), or null on failure.
+unsafe impl std::alloc::GlobalAlloc for Mimalloc {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        use libmimalloc_sys::{mi_malloc, mi_malloc_aligned};
+        // SAFETY: see the impl.
+        unsafe {
+            match layout.align() <= MI_MIN_ALIGN {
+                true => mi_malloc(layout.size()),
+                false => mi_malloc_aligned(layout.size(), layout.align()),
+            }
+        }
+        .cast()
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        use libmimalloc_sys::{mi_zalloc, mi_zalloc_aligned};
+        // SAFETY: see the impl.
+        unsafe {
+            match layout.align() <= MI_MIN_ALIGN {
+                true => mi_zalloc(layout.size()),
+                false => mi_zalloc_aligned(layout.size(), layout.align()),
+            }
+        }
+        .cast()
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, _: std::alloc::Layout) {
+        // SAFETY: `ptr` came from this allocator (mi_free takes every kind).
+        unsafe { libmimalloc_sys::mi_free(ptr.cast()) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        use libmimalloc_sys::{mi_realloc, mi_realloc_aligned};
+        // SAFETY: see the impl; `ptr` came from this allocator with `layout`.
+        unsafe {
+            match layout.align() <= MI_MIN_ALIGN {
+                true => mi_realloc(ptr.cast(), new_size),
+                false => mi_realloc_aligned(ptr.cast(), new_size, layout.align()),
+            }
+        }
+        .cast()
+    }
+}
 
 /// `mi_option_purge_delay` in mimalloc v3's `mimalloc.h` (libmimalloc-sys names no constant for it).
 const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;

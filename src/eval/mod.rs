@@ -21,8 +21,6 @@ mod streams;
 pub mod suggest;
 pub mod value;
 
-use std::collections::BTreeMap;
-
 use foldhash::HashMap;
 use std::sync::Arc;
 
@@ -109,9 +107,10 @@ pub struct Interp {
     /// locals (`function::Frame`).
     frames: Vec<function::Frame>,
     /// Old values of names assigned by the running top-level statement, to
-    /// undo on error. Ordered, so what they free is freed (and warned about)
+    /// undo on error; a short list, searched on every assignment (`saved`).
+    /// Taken in name order, so what they free is freed (and warned about)
     /// in the same order on every run.
-    undo: BTreeMap<String, Option<Value>>,
+    undo: Vec<(String, Option<Value>)>,
     pub out: Vec<Output>,
     /// The op layer and the runtime state: devices, streams, the current
     /// device, the random generator, `profile`'s counters.
@@ -131,7 +130,7 @@ impl Interp {
         Interp {
             vars: HashMap::default(),
             frames: Vec::new(),
-            undo: BTreeMap::new(),
+            undo: Vec::new(),
             out: Vec::new(),
             rt,
             quiet: 0,
@@ -162,7 +161,7 @@ impl Interp {
         if r.is_err() {
             // A failed call's frames end with it.
             self.frames.clear();
-            for (name, old) in std::mem::take(&mut self.undo) {
+            for (name, old) in self.take_undo() {
                 match old {
                     Some(v) => self.vars.insert(name, v),
                     None => self.vars.remove(&name),
@@ -170,7 +169,7 @@ impl Interp {
             }
         }
         // Values the statement replaced or deleted are freed here: report what that frees.
-        self.undo.clear();
+        drop(self.take_undo());
         self.flush_hazards();
         self.summarise_repeats();
         r
@@ -199,9 +198,21 @@ impl Interp {
             Some(slot) => Some(std::mem::replace(slot, v)),
             None => self.vars.insert(name.to_string(), v),
         };
-        if !self.undo.contains_key(name) {
-            self.undo.insert(name.to_string(), old);
+        if !self.saved(name) {
+            self.undo.push((name.to_string(), old));
         }
+    }
+
+    /// Whether the running statement has saved `name`'s old value.
+    fn saved(&self, name: &str) -> bool {
+        self.undo.iter().any(|(n, _)| n == name)
+    }
+
+    /// The saved old values, in name order.
+    fn take_undo(&mut self) -> Vec<(String, Option<Value>)> {
+        let mut undo = std::mem::take(&mut self.undo);
+        undo.sort_by(|a, b| a.0.cmp(&b.0));
+        undo
     }
 
     /// The value `name` holds where the running code reads it: the call's
@@ -220,8 +231,8 @@ impl Interp {
             }
         }
         let old = self.vars.remove(name);
-        if !self.undo.contains_key(name) {
-            self.undo.insert(name.to_string(), old.clone());
+        if !self.saved(name) {
+            self.undo.push((name.to_string(), old.clone()));
         }
         old
     }
