@@ -23,9 +23,7 @@ impl Interp {
             Value::Int(i) => *i != 0,
             Value::Float(x) => *x != 0.0,
             Value::Str(s) => !s.is_empty(),
-            Value::List(items) => !items.is_empty(),
-            Value::MutList(items) => !crate::runtime::lock::lock(items).is_empty(),
-            Value::Dict(pairs) => !pairs.is_empty(),
+            v @ (Value::List(_) | Value::MutList(_) | Value::Dict(_)) => v.count() != Some(0),
             Value::Tensor(t) if t.numel() == 1 => {
                 self.rt.begin_op("is_nonzero");
                 let value = || match t.dtype() {
@@ -122,10 +120,8 @@ impl Interp {
             if !self.condition(c, 0)? {
                 return Ok(Flow::Next);
             }
-            match self.exec_block(body)? {
-                Flow::Break => return Ok(Flow::Next),
-                Flow::Return(v) => return Ok(Flow::Return(v)),
-                Flow::Next | Flow::Continue => {}
+            if let Some(out) = self.loop_body(body)? {
+                return Ok(out);
             }
         }
     }

@@ -116,9 +116,15 @@ impl Interp {
                 if let Value::Dict(pairs) = &v {
                     return self.dict_get(pairs, items, e.span, d);
                 }
-                if let Some(list) = v.items() {
-                    let grows = matches!(v, Value::MutList(_));
-                    return self.list_get(&list, grows, items, e.span, d);
+                match &v {
+                    Value::List(list) => return self.list_get(list, false, items, e.span, d),
+                    Value::MutList(list) => {
+                        // The index first: it may read the list itself.
+                        let at = self.list_at(items, e.span, d)?;
+                        let list = crate::runtime::lock::lock(list);
+                        return pick(&list, true, at, e.span);
+                    }
+                    _ => {}
                 }
                 let t = self.indexable(&v, obj.span)?;
                 let idx = self.eval_index(items, d)?;
@@ -223,12 +229,14 @@ impl Interp {
         span: Span,
         d: usize,
     ) -> Result<Value, Diagnostic> {
+        let at = self.list_at(items, span, d)?;
+        pick(list, grows, at, span)
+    }
+
+    /// A list's index as written: one integer, or a slice's bounds.
+    fn list_at(&mut self, items: &[IndexItem], span: Span, d: usize) -> Result<ListAt, Diagnostic> {
         match items {
-            [IndexItem::At(k)] => {
-                let i = self.eval_int(k, d, "a list index")?;
-                let j = list_index(i, list.len()).map_err(|e| e.at(k.span))?;
-                Ok(list[j].clone())
-            }
+            [IndexItem::At(k)] => Ok(ListAt::One(self.eval_int(k, d, "a list index")?, k.span)),
             [IndexItem::Slice {
                 start, stop, step, ..
             }] => {
@@ -237,16 +245,7 @@ impl Interp {
                         .map(|e| self.eval_int(e, d, "a slice bound"))
                         .transpose()
                 };
-                let (a, b, c) = (bound(start)?, bound(stop)?, bound(step)?);
-                let picked = python_slice(list.len(), a, b, c.unwrap_or(1))
-                    .map_err(|e| e.at(span))?
-                    .into_iter()
-                    .map(|k| list[k].clone())
-                    .collect();
-                Ok(match grows {
-                    true => Value::MutList(Arc::new(std::sync::Mutex::new(picked))),
-                    false => Value::List(Arc::new(picked)),
-                })
+                Ok(ListAt::Slice(bound(start)?, bound(stop)?, bound(step)?))
             }
             _ => Err(Error::value(
                 "a list takes one integer index or a slice, e.g. `parts[0]`, `losses[-10:]`",
@@ -569,6 +568,36 @@ impl Interp {
                     )
                 }
             },
+        }
+    }
+}
+
+/// A list's index, evaluated (`Interp::list_at`).
+enum ListAt {
+    /// One position, and where it was written.
+    One(i64, Span),
+    Slice(Option<i64>, Option<i64>, Option<i64>),
+}
+
+/// The item or the slice `at` picks from `list` (a slice of a `list()` is
+/// a new `list()`, of a tuple a tuple).
+/// `span`: the indexing, where a bad slice step is reported.
+fn pick(list: &[Value], grows: bool, at: ListAt, span: Span) -> Result<Value, Diagnostic> {
+    match at {
+        ListAt::One(i, span) => {
+            let j = list_index(i, list.len()).map_err(|e| e.at(span))?;
+            Ok(list[j].clone())
+        }
+        ListAt::Slice(a, b, c) => {
+            let picked = python_slice(list.len(), a, b, c.unwrap_or(1))
+                .map_err(|e| e.at(span))?
+                .into_iter()
+                .map(|k| list[k].clone())
+                .collect();
+            Ok(match grows {
+                true => Value::MutList(Arc::new(std::sync::Mutex::new(picked))),
+                false => Value::List(Arc::new(picked)),
+            })
         }
     }
 }

@@ -78,11 +78,7 @@ impl Interp {
             StmtKind::Unpack(names, e) => {
                 let v = self.eval(e, 0)?;
                 // The count mismatch points at the whole statement, as before.
-                let count = match &v {
-                    Value::Dict(pairs) => Some(pairs.len()),
-                    v => v.items().map(|i| i.len()),
-                };
-                let span = match count {
+                let span = match v.count() {
                     Some(n) if n != names.len() => s.span,
                     _ => e.span,
                 };
@@ -415,45 +411,46 @@ impl Interp {
                 let total = hi.saturating_sub(lo).max(0) as u64;
                 for i in lo..hi {
                     self.bind_loop(names, Value::Int(i), a.span)?;
-                    match self.exec_block(body)? {
-                        Flow::Break => break,
-                        Flow::Return(v) => return Ok(Flow::Return(v)),
-                        Flow::Next | Flow::Continue => {}
+                    if let Some(out) = self.loop_body(body)? {
+                        return Ok(out);
                     }
                     self.progress((i - lo) as u64 + 1, total);
                 }
             }
             ForIter::Each(e) => {
                 let v = self.eval(e, 0)?;
-                let items: Vec<Value> = match v.items() {
-                    Some(items) => items.as_ref().clone(),
-                    None => match v {
-                        Value::Tensor(t) if t.ndim() > 0 => {
-                            Value::rows(&t).map_err(|err| err.at(e.span))?
-                        }
-                        other => {
-                            return Err(Error::wrong_type(
-                                "what `for` iterates over",
-                                "a range `a..b`, a list or a tensor",
-                                other.type_name(),
-                            )
-                            .at(e.span))
-                        }
-                    },
-                };
+                let items = v
+                    .elements()
+                    .ok_or_else(|| {
+                        Error::wrong_type(
+                            "what `for` iterates over",
+                            "a range `a..b`, a list or a tensor",
+                            v.type_name(),
+                        )
+                    })
+                    .and_then(|items| items)
+                    .map_err(|err| err.at(e.span))?;
                 let total = items.len() as u64;
                 for (k, v) in items.into_iter().enumerate() {
                     self.bind_loop(names, v, e.span)?;
-                    match self.exec_block(body)? {
-                        Flow::Break => break,
-                        Flow::Return(v) => return Ok(Flow::Return(v)),
-                        Flow::Next | Flow::Continue => {}
+                    if let Some(out) = self.loop_body(body)? {
+                        return Ok(out);
                     }
                     self.progress(k as u64 + 1, total);
                 }
             }
         }
         Ok(Flow::Next)
+    }
+
+    /// One pass of a loop's body: None to go on (`continue` too), or how
+    /// the loop ends (`break`: the statement after it; `return`: the call's).
+    pub(crate) fn loop_body(&mut self, body: &Block) -> Result<Option<Flow>, Diagnostic> {
+        Ok(match self.exec_block(body)? {
+            Flow::Next | Flow::Continue => None,
+            Flow::Break => Some(Flow::Next),
+            Flow::Return(v) => Some(Flow::Return(v)),
+        })
     }
 
     /// A loop's item bound to its name, or unpacked into its names (`for a,
@@ -468,11 +465,10 @@ impl Interp {
 
     /// `a, b = v`: each name gets one item of a list (or of a dict, in order).
     fn unpack(&mut self, names: &[Name], v: Value, span: Span) -> Result<(), Diagnostic> {
-        let items: Vec<Value> = match (&v, v.items()) {
-            (_, Some(items)) => items.as_ref().clone(),
-            (Value::Dict(pairs), _) => pairs.iter().map(|(_, v)| v.clone()).collect(),
-            (Value::Tensor(t), _) if t.ndim() > 0 => Value::rows(t).map_err(|err| err.at(span))?,
-            (other, _) => {
+        let items: Vec<Value> = match (&v, v.elements()) {
+            (_, Some(items)) => items.map_err(|err| err.at(span))?,
+            (Value::Dict(pairs), None) => pairs.iter().map(|(_, v)| v.clone()).collect(),
+            (other, None) => {
                 return Err(Error::wrong_type(
                     "the value unpacked into names",
                     "a list (e.g. `values, indices = x.sort()`)",

@@ -107,6 +107,26 @@ impl Value {
             .collect()
     }
 
+    /// What `for` iterates over and unpacking takes apart: a list's or a
+    /// tuple's items, a tensor's rows; None for anything else.
+    pub fn elements(&self) -> Option<Result<Vec<Value>, crate::error::Error>> {
+        match self {
+            Value::Tensor(t) if t.ndim() > 0 => Some(Value::rows(t)),
+            v => v.items().map(|items| Ok(items.to_vec())),
+        }
+    }
+
+    /// How many items a list, a tuple or a result with parts holds, without
+    /// copying them; None for anything else.
+    pub fn count(&self) -> Option<usize> {
+        match self {
+            Value::List(items) => Some(items.len()),
+            Value::MutList(items) => Some(crate::runtime::lock::lock(items).len()),
+            Value::Dict(pairs) => Some(pairs.len()),
+            _ => None,
+        }
+    }
+
     /// A list's items as they are now (a `list()`'s too), for what reads a
     /// sequence; None for anything else.
     pub fn items(&self) -> Option<Arc<Vec<Value>>> {

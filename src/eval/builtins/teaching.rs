@@ -75,14 +75,14 @@ fn path_arg(b: &Bound) -> Result<String, Diagnostic> {
 pub(super) fn list(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let items: Vec<Value> = match b.get("items") {
         None | Some((Value::None, _)) => Vec::new(),
-        Some((v, span)) => match (v, v.items()) {
-            (_, Some(items)) => items.as_ref().clone(),
-            (Value::Dict(pairs), _) => pairs
+        Some((v, span)) => match (v, v.elements()) {
+            (_, Some(items)) => items.map_err(|e| e.at(*span))?,
+            // A dict's keys, as Python's list(d).
+            (Value::Dict(pairs), None) => pairs
                 .iter()
                 .map(|(k, _)| Value::Str(k.as_str().into()))
                 .collect(),
-            (Value::Tensor(t), _) if t.ndim() > 0 => Value::rows(t).map_err(|e| e.at(*span))?,
-            (other, _) => {
+            (other, None) => {
                 return Err(Error::wrong_type(
                     "the argument of list()",
                     "a list, a dict or a tensor with a dimension",
