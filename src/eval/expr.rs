@@ -121,8 +121,8 @@ impl Interp {
                     Value::MutList(list) => {
                         // The index first: it may read the list itself.
                         let at = self.list_at(items, e.span, d)?;
-                        let list = crate::runtime::lock::lock(list);
-                        return pick(&list, true, at, e.span);
+                        let now = Arc::clone(&crate::runtime::lock::lock(list));
+                        return pick(&now, true, at, e.span);
                     }
                     _ => {}
                 }
@@ -595,7 +595,7 @@ fn pick(list: &[Value], grows: bool, at: ListAt, span: Span) -> Result<Value, Di
                 .map(|k| list[k].clone())
                 .collect();
             Ok(match grows {
-                true => Value::MutList(Arc::new(std::sync::Mutex::new(picked))),
+                true => Value::list(picked),
                 false => Value::List(Arc::new(picked)),
             })
         }

@@ -235,7 +235,7 @@ impl Interp {
             let v = self.eval(value, 0)?;
             let mut list = crate::runtime::lock::lock(list);
             let j = super::expr::list_index(i, list.len()).map_err(|e| e.at(k.span))?;
-            list[j] = v;
+            Arc::make_mut(&mut list)[j] = v;
             return Ok(());
         }
         let t = self.indexable(&target, obj.span)?;

@@ -25,8 +25,10 @@ pub enum Value {
     /// `x.chunk(2)`, a list literal of non-numbers).
     List(Arc<Vec<Value>>),
     /// Python's list (`list()`): shared by every name for it, grown by
-    /// `.append`.
-    MutList(Arc<Mutex<Vec<Value>>>),
+    /// `.append`. Its items are copied on write: what reads the list as it
+    /// is now (a builtin's argument, `xs[i]`, `len`) takes the inner `Arc`,
+    /// and an append copies only while such a reading is alive.
+    MutList(Arc<Mutex<Arc<Vec<Value>>>>),
     /// Named values in order (`memory_stats()`, a multi-tensor `load`); index with a string.
     Dict(Arc<Vec<(String, Value)>>),
     /// A builtin function used as a value (`f = randn`).
@@ -40,6 +42,11 @@ pub enum Value {
 impl Value {
     pub fn tensor(t: Tensor) -> Value {
         Value::Tensor(Arc::new(t))
+    }
+
+    /// A new Python list (`list()`) of `items`.
+    pub fn list(items: Vec<Value>) -> Value {
+        Value::MutList(Arc::new(Mutex::new(Arc::new(items))))
     }
 
     /// PyTorch's `(values, indices)` result (`sort`, `topk`, `max(dim)`),
@@ -112,7 +119,9 @@ impl Value {
     pub fn elements(&self) -> Option<Result<Vec<Value>, crate::error::Error>> {
         match self {
             Value::Tensor(t) if t.ndim() > 0 => Some(Value::rows(t)),
-            v => v.items().map(|items| Ok(items.to_vec())),
+            Value::List(items) => Some(Ok(items.to_vec())),
+            Value::MutList(items) => Some(Ok(crate::runtime::lock::lock(items).to_vec())),
+            _ => None,
         }
     }
 
@@ -132,7 +141,7 @@ impl Value {
     pub fn items(&self) -> Option<Arc<Vec<Value>>> {
         match self {
             Value::List(items) => Some(Arc::clone(items)),
-            Value::MutList(items) => Some(Arc::new(crate::runtime::lock::lock(items).clone())),
+            Value::MutList(items) => Some(Arc::clone(&crate::runtime::lock::lock(items))),
             _ => None,
         }
     }

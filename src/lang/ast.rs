@@ -189,51 +189,34 @@ impl FnDef {
             locals,
         }
     }
-
-    /// `name(a, b=1)`: how help, completion and errors show it.
-    pub fn signature(&self) -> String {
-        let params: Vec<String> = self
-            .params
-            .iter()
-            .map(|p| match &p.default {
-                Some(_) => format!("{}=…", p.name.name),
-                None => p.name.name.clone(),
-            })
-            .collect();
-        format!("{}({})", self.name.name, params.join(", "))
-    }
 }
 
 /// The names `block` binds, nested blocks included but not the bodies of
 /// the functions it defines (their names only), in order of first binding.
 fn assigned(block: &Block, out: &mut Vec<String>) {
-    let add = |n: &Name, out: &mut Vec<String>| {
-        if !out.contains(&n.name) {
-            out.push(n.name.clone());
+    let add = |name: &str, out: &mut Vec<String>| {
+        if !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
         }
     };
     for s in block {
         match &s.kind {
-            StmtKind::Assign(n, _) | StmtKind::Pin(n) => add(n, out),
+            StmtKind::Assign(n, _) | StmtKind::Pin(n) => add(&n.name, out),
             StmtKind::Augmented(e, _, _) => {
                 if let ExprKind::Var(name) = &e.kind {
-                    let n = Name {
-                        name: name.clone(),
-                        span: e.span,
-                    };
-                    add(&n, out);
+                    add(name, out);
                 }
             }
             StmtKind::Unpack(names, _) | StmtKind::Del(names) => {
-                names.iter().for_each(|n| add(n, out))
+                names.iter().for_each(|n| add(&n.name, out))
             }
-            StmtKind::Fn(f) => add(&f.name, out),
+            StmtKind::Fn(f) => add(&f.name.name, out),
             StmtKind::Stream(n, b) => {
-                add(n, out);
+                add(&n.name, out);
                 assigned(b, out);
             }
             StmtKind::For(names, _, b) => {
-                names.iter().for_each(|n| add(n, out));
+                names.iter().for_each(|n| add(&n.name, out));
                 assigned(b, out);
             }
             StmtKind::With(_, b)

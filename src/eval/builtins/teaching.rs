@@ -92,7 +92,7 @@ pub(super) fn list(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
             }
         },
     };
-    Ok(Value::MutList(Arc::new(std::sync::Mutex::new(items))))
+    Ok(Value::list(items))
 }
 
 pub(super) fn len(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {

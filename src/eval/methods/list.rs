@@ -8,7 +8,7 @@ use crate::error::{Diagnostic, Error};
 use crate::runtime::lock::lock;
 
 /// A Python list: one vector every name for it shares.
-pub(super) type List = Arc<Mutex<Vec<Value>>>;
+pub(super) type List = Arc<Mutex<Arc<Vec<Value>>>>;
 
 /// `xs.append(v)`: `v` at the end of `xs` (every name for `xs` sees it).
 pub(super) fn append(
@@ -20,6 +20,7 @@ pub(super) fn append(
     let (v, _) = b
         .get("value")
         .ok_or_else(|| Error::value("append() needs a value").at(b.span))?;
-    lock(xs).push(v.clone());
+    // Copied only while a reading of the list as it was is still alive.
+    Arc::make_mut(&mut lock(xs)).push(v.clone());
     Ok(Value::None)
 }
