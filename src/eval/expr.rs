@@ -760,10 +760,9 @@ fn same(a: &Value, b: &Value) -> bool {
 
 /// Python's `==` between values that are not tensors.
 pub(crate) fn equal(a: &Value, b: &Value) -> bool {
+    // Lists and tuples: item by item, as Python compares them.
     if let (Some(x), Some(y)) = (a.items(), b.items()) {
-        if matches!(a, Value::MutList(_)) || matches!(b, Value::MutList(_)) {
-            return x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q));
-        }
+        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q));
     }
     match (a, b) {
         (Value::None, Value::None) => true,
@@ -774,9 +773,6 @@ pub(crate) fn equal(a: &Value, b: &Value) -> bool {
         (Value::DType(x), Value::DType(y)) => x == y,
         (Value::Builtin(x), Value::Builtin(y)) => std::ptr::eq(*x, *y),
         (Value::Function(x), Value::Function(y)) => Arc::ptr_eq(x, y),
-        (Value::List(x), Value::List(y)) => {
-            x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q))
-        }
         _ => match (scalar(a), scalar(b)) {
             (Some(x), Some(y)) => x.as_f64() == y.as_f64(),
             _ => false,
