@@ -111,28 +111,37 @@ impl Interp {
                 let v = self.eval(obj, d)?;
                 self.property(&v, &name.name, name.span)
             }
-            ExprKind::Index(obj, items) => {
-                let v = self.eval(obj, d)?;
-                if let Value::Dict(pairs) = &v {
-                    return self.dict_get(pairs, items, e.span, d);
-                }
-                match &v {
-                    Value::List(list) => return self.list_get(list, false, items, e.span, d),
-                    Value::MutList(list) => {
-                        // The index first: it may read the list itself.
-                        let at = self.list_at(items, e.span, d)?;
-                        let now = Arc::clone(&crate::runtime::lock::lock(list));
-                        return pick(&now, true, at, e.span);
-                    }
-                    _ => {}
-                }
-                let t = self.indexable(&v, obj.span)?;
-                let idx = self.eval_index(items, d)?;
-                self.rt.begin_op("index");
-                let r = self.rt.index(&t, &idx).map_err(|err| err.at(e.span))?;
-                Ok(Value::Tensor(r))
-            }
+            ExprKind::Index(obj, items) => self.eval_indexed(obj, items, e.span, d),
         }
+    }
+
+    /// `obj[items]`: a dict's entry, a list's item or slice, or a tensor's
+    /// view or selection. Apart from `eval`, which recurses: its frame stays
+    /// small (a debug build keeps every arm's temporaries in it).
+    fn eval_indexed(
+        &mut self,
+        obj: &Expr,
+        items: &[IndexItem],
+        span: Span,
+        d: usize,
+    ) -> Result<Value, Diagnostic> {
+        let v = self.eval(obj, d)?;
+        match &v {
+            Value::Dict(pairs) => return self.dict_get(pairs, items, span, d),
+            Value::List(list) => return self.list_get(list, false, items, span, d),
+            Value::MutList(list) => {
+                // The index first: it may read the list itself.
+                let at = self.list_at(items, span, d)?;
+                let now = Arc::clone(&crate::runtime::lock::lock(list));
+                return pick(&now, true, at, span);
+            }
+            _ => {}
+        }
+        let t = self.indexable(&v, obj.span)?;
+        let idx = self.eval_index(items, d)?;
+        self.rt.begin_op("index");
+        let r = self.rt.index(&t, &idx).map_err(|err| err.at(span))?;
+        Ok(Value::Tensor(r))
     }
 
     /// `torch.zeros`, `torch.cuda.synchronize`, `F.relu` written where no
