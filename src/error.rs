@@ -306,15 +306,34 @@ impl Error {
     }
 
     pub fn at(self, span: Span) -> Diagnostic {
-        Diagnostic { error: self, span }
+        Diagnostic(Box::new(Located { error: self, span }))
     }
 }
 
-/// An error with the span of source it refers to.
+/// An error with the span of source it refers to. Boxed: a `Result` of
+/// the interpreter's stays the size of its value, so the calls that return
+/// one (every expression evaluated) move a few words, not the whole error.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Diagnostic {
+pub struct Diagnostic(Box<Located>);
+
+/// What a `Diagnostic` holds: the error and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Located {
     pub error: Error,
     pub span: Span,
+}
+
+impl std::ops::Deref for Diagnostic {
+    type Target = Located;
+    fn deref(&self) -> &Located {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Diagnostic {
+    fn deref_mut(&mut self) -> &mut Located {
+        &mut self.0
+    }
 }
 
 impl Diagnostic {
