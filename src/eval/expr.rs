@@ -6,7 +6,7 @@ use super::args::{operand_value, ArgVal};
 use super::literal::{literal_list, literal_value, scalar, Lit, Scalar};
 use super::{docs, Interp, Value, MAX_DEPTH};
 use crate::error::{Diagnostic, Error};
-use crate::lang::ast::{BinOp, Expr, ExprKind, IndexItem};
+use crate::lang::ast::{BinOp, Expr, ExprKind, IndexItem, Name, Scope};
 use crate::lang::token::DeviceLit;
 use crate::lang::Span;
 use crate::runtime::element::Num;
@@ -102,6 +102,9 @@ impl Interp {
             }
             ExprKind::Binary(op, a, b) => {
                 let (va, vb) = (self.eval(a, d)?, self.eval(b, d)?);
+                if let Some(v) = quick_scalar(*op, &va, &vb) {
+                    return Ok(v);
+                }
                 self.rt.begin_op(op.name());
                 self.binary(*op, va, vb).map_err(|err| err.at(e.span))
             }
@@ -162,7 +165,7 @@ impl Interp {
         if self.get_var(root).is_some() {
             return Ok(());
         }
-        path.push(root);
+        path.push(&root.name);
         path.reverse();
         match super::spelling::dotted_hint(&path) {
             Some(hint) => Err(hint.at(e.span)),
@@ -170,20 +173,28 @@ impl Interp {
         }
     }
 
-    fn lookup(&self, name: &str, span: Span) -> Result<Value, Diagnostic> {
-        if let Some(frame) = self.frames.last() {
-            if let Some(k) = frame.slot(name) {
-                return frame.slots[k].clone().ok_or_else(|| {
+    /// A variable's value: the running call's local (by its slot), or
+    /// the session's variable, or a builtin name.
+    fn lookup(&self, name: &Name, span: Span) -> Result<Value, Diagnostic> {
+        if let (Scope::Local(k), Some(frame)) = (name.scope, self.frames.last()) {
+            if let Some(slot) = frame.slots.get(k as usize) {
+                return slot.clone().ok_or_else(|| {
                     Error::Unbound {
-                        name: name.to_string(),
+                        name: name.name.to_string(),
                     }
                     .at(span)
                 });
             }
         }
-        if let Some(v) = self.vars.get(name) {
-            return Ok(v.clone());
+        match self.vars.read(name) {
+            Some(v) => Ok(v.clone()),
+            None => self.lookup_builtin(&name.name, span),
         }
+    }
+
+    /// A name no variable holds: `inf`, a builtin, PyTorch's spelling of
+    /// a value, or a `NameError`.
+    fn lookup_builtin(&self, name: &str, span: Span) -> Result<Value, Diagnostic> {
         // Python's float('inf') and float('nan'), as torch.inf and torch.nan.
         match name {
             "inf" => return Ok(Value::Float(f64::INFINITY)),
@@ -207,7 +218,7 @@ impl Interp {
         }
         // A nested function reading its enclosing function's local:
         // cudash's functions see their own locals and the session's.
-        let enclosing = self.frames.last().and_then(|f| f.enclosing.as_ref());
+        let enclosing = self.frames.last().and_then(|f| f.function.enclosing.as_ref());
         if let Some(outer) = enclosing.filter(|d| d.locals.iter().any(|n| n == name)) {
             return Err(Error::Spelling {
                 message: format!(
@@ -531,6 +542,16 @@ impl Interp {
         span: Span,
         d: usize,
     ) -> Result<Value, Diagnostic> {
+        // A user function called with its arguments in order, the common
+        // call, binds them as it evaluates them. (Evaluating them cannot
+        // change what the name holds: only top-level code assigns globals.)
+        if let ExprKind::Var(n) = &callee.kind {
+            if let Some(Value::Function(f)) = self.get_var(n) {
+                if super::function::positional(f, args) {
+                    return self.call_positional(Arc::clone(f), args, span, d);
+                }
+            }
+        }
         self.no_module_path(callee)?;
         // A method call evaluates its receiver first.
         let receiver = match &callee.kind {
@@ -541,7 +562,7 @@ impl Interp {
         // numbers exactly (an f64 literal keeps its digits), so it goes to
         // them as a list rather than an f32 tensor.
         let exact = match &callee.kind {
-            ExprKind::Var(n) => n == "tensor",
+            ExprKind::Var(n) => n.name == "tensor",
             ExprKind::Attr(_, n) => n.name == "new_tensor",
             _ => false,
         };
@@ -569,7 +590,7 @@ impl Interp {
                 Value::Builtin(doc) => self.call_builtin(doc, snapshot(vals), span),
                 // A user function gets its arguments as they are (a list
                 // by reference, as in Python).
-                Value::Function(f) => self.call_function(&f, vals, span),
+                Value::Function(f) => self.call_function(f, vals, span),
                 other => {
                     Err(
                         Error::wrong_type("the called value", "a function", other.type_name())
@@ -672,6 +693,46 @@ fn overflow() -> Error {
     )
 }
 
+/// `a op b` when `op` compares.
+#[inline]
+fn compare<T: PartialOrd>(op: BinaryOp, a: T, b: T) -> Option<bool> {
+    Some(match op {
+        BinaryOp::Eq => a == b,
+        BinaryOp::Ne => a != b,
+        BinaryOp::Lt => a < b,
+        BinaryOp::Le => a <= b,
+        BinaryOp::Gt => a > b,
+        BinaryOp::Ge => a >= b,
+        _ => return None,
+    })
+}
+
+/// The arithmetic loops do most, int with int and float with float, done
+/// at once: the same result `scalar_binary` gives, or None for the rest
+/// (other ops, mixed types, an overflow to report).
+#[inline]
+pub(super) fn quick_scalar(op: BinOp, a: &Value, b: &Value) -> Option<Value> {
+    let BinOp::Elementwise(op) = op else {
+        return None;
+    };
+    match (a, b) {
+        (&Value::Int(i), &Value::Int(j)) => Some(match op {
+            BinaryOp::Add => Value::Int(i.checked_add(j)?),
+            BinaryOp::Sub => Value::Int(i.checked_sub(j)?),
+            BinaryOp::Mul => Value::Int(i.checked_mul(j)?),
+            _ => Value::Bool(compare(op, i, j)?),
+        }),
+        (&Value::Float(x), &Value::Float(y)) => Some(match op {
+            BinaryOp::Add => Value::Float(x + y),
+            BinaryOp::Sub => Value::Float(x - y),
+            BinaryOp::Mul => Value::Float(x * y),
+            BinaryOp::Div => Value::Float(x / y),
+            _ => Value::Bool(compare(op, x, y)?),
+        }),
+        _ => None,
+    }
+}
+
 /// Python-like arithmetic on plain numbers.
 fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
     use Scalar::*;
@@ -696,14 +757,12 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
             return Err(Error::value("internal error: `in` reached the arithmetic"))
         }
     };
-    match op {
-        BinaryOp::Eq => return cmp(x == y),
-        BinaryOp::Ne => return cmp(x != y),
-        BinaryOp::Lt => return cmp(x < y),
-        BinaryOp::Le => return cmp(x <= y),
-        BinaryOp::Gt => return cmp(x > y),
-        BinaryOp::Ge => return cmp(x >= y),
-        _ => {}
+    // Integers compare exactly, as Python's do (2**53 + 1 != 2**53).
+    if let Some(r) = match ints {
+        Some((i, j)) => compare(op, i, j),
+        None => compare(op, x, y),
+    } {
+        return cmp(r);
     }
     if op.is_bitwise() {
         let Some((i, j)) = ints else {

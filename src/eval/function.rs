@@ -14,7 +14,7 @@ use super::stmt::Flow;
 use super::value::Function;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
-use crate::lang::ast::FnDef;
+use crate::lang::ast::{Arg, FnDef};
 use crate::lang::Span;
 
 /// The deepest chain of calls (Python's default recursion limit).
@@ -25,25 +25,21 @@ pub const MAX_CALLS: usize = 1000;
 const STACK_RED_ZONE: usize = 1 << 20;
 const STACK_SEGMENT: usize = 16 << 20;
 
+/// How many emptied slot vectors are kept for the next calls.
+const SPARE_SLOTS: usize = 64;
+
 /// One running call: its function and its local variables, one slot per
 /// name in `FnDef::locals` (empty until assigned).
 pub(crate) struct Frame {
-    pub def: Arc<FnDef>,
+    pub function: Arc<Function>,
     pub slots: Vec<Option<Value>>,
-    /// The function whose body defined this one (`Function::enclosing`).
-    pub enclosing: Option<Arc<FnDef>>,
 }
 
 impl Frame {
-    /// The slot of `name` when it is this call's (assigned somewhere in
-    /// the body), else None.
-    pub fn slot(&self, name: &str) -> Option<usize> {
-        self.def.locals.iter().position(|n| n == name)
-    }
-
     /// The locals that hold a value, with their names.
     pub fn vars(&self) -> impl Iterator<Item = (&String, &Value)> {
-        self.def
+        self.function
+            .def
             .locals
             .iter()
             .zip(&self.slots)
@@ -62,9 +58,9 @@ impl Interp {
         let f = Function {
             def: Arc::clone(def),
             defaults,
-            enclosing: self.frames.last().map(|frame| Arc::clone(&frame.def)),
+            enclosing: self.frames.last().map(|frame| Arc::clone(&frame.function.def)),
         };
-        self.set_var(&def.name.name, Value::Function(Arc::new(f)));
+        self.set_var(&def.name, Value::Function(Arc::new(f)));
         Ok(())
     }
 
@@ -72,8 +68,48 @@ impl Interp {
     /// `return` gives, none when the body ends without one.
     pub(crate) fn call_function(
         &mut self,
-        f: &Arc<Function>,
+        f: Arc<Function>,
         args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let slots = self.new_slots(&f);
+        let slots = bind(&f, args, slots, span)?;
+        self.run_call(f, slots, span)
+    }
+
+    /// `f(a, b)` with one value for each parameter, none by keyword (most
+    /// calls; `positional` says whether `args` are so): each argument goes
+    /// to its slot as it is evaluated.
+    pub(crate) fn call_positional(
+        &mut self,
+        f: Arc<Function>,
+        args: &[Arg],
+        span: Span,
+        depth: usize,
+    ) -> Result<Value, Diagnostic> {
+        let mut slots = self.new_slots(&f);
+        for ((a, p), slot) in args.iter().zip(&f.def.params).zip(&mut slots) {
+            let v = self.eval(&a.value, depth)?;
+            if let Value::Tensor(t) = &v {
+                t.label_if_unnamed(&p.name.name);
+            }
+            *slot = Some(v);
+        }
+        self.run_call(f, slots, span)
+    }
+
+    /// Empty slots for a call of `f`, in a vector an earlier call gave back.
+    fn new_slots(&mut self, f: &Function) -> Vec<Option<Value>> {
+        let mut slots = self.spare_slots.pop().unwrap_or_default();
+        slots.resize_with(f.def.locals.len(), || None);
+        slots
+    }
+
+    /// Runs `f`'s body in a new frame holding `slots`.
+    fn run_call(
+        &mut self,
+        f: Arc<Function>,
+        slots: Vec<Option<Value>>,
         span: Span,
     ) -> Result<Value, Diagnostic> {
         if self.frames.len() >= MAX_CALLS {
@@ -83,21 +119,24 @@ impl Interp {
             }
             .at(span));
         }
-        let slots = bind(f, args, span)?;
-        self.frames.push(Frame {
-            def: Arc::clone(&f.def),
-            slots,
-            enclosing: f.enclosing.clone(),
-        });
+        self.frames.push(Frame { function: f, slots });
         // Each call may need more stack than the thread was given (a test's
         // 2 MiB, a debug build): more is taken on the heap as it runs low.
         // A body's expression statements show nothing (as in Python).
         self.quiet += 1;
+        let def = Arc::clone(&self.frames[self.frames.len() - 1].function.def);
         let ran = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
-            self.exec_block(&f.def.body)
+            self.exec_block(&def.body)
         });
         self.quiet -= 1;
-        self.frames.pop();
+        if let Some(frame) = self.frames.pop() {
+            let mut slots = frame.slots;
+            // The locals are freed here, at the call's end, as in Python.
+            slots.clear();
+            if self.spare_slots.len() < SPARE_SLOTS {
+                self.spare_slots.push(slots);
+            }
+        }
         match ran? {
             Flow::Return(v) => Ok(v),
             _ => Ok(Value::None),
@@ -105,14 +144,23 @@ impl Interp {
     }
 }
 
+/// Whether `args` give `f` one value for each parameter, none by keyword
+/// (`Interp::call_positional`).
+pub(crate) fn positional(f: &Function, args: &[Arg]) -> bool {
+    args.len() == f.def.params.len() && args.iter().all(|a| a.keyword.is_none())
+}
+
 /// Python's argument binding: positional arguments fill the parameters in
 /// order, keywords by name, defaults what is left; anything else is a
 /// `TypeError` that names the function and points at the argument.
-fn bind(f: &Function, args: Vec<ArgVal>, span: Span) -> Result<Vec<Option<Value>>, Diagnostic> {
+fn bind(
+    f: &Function,
+    args: Vec<ArgVal>,
+    mut slots: Vec<Option<Value>>,
+    span: Span,
+) -> Result<Vec<Option<Value>>, Diagnostic> {
     let params = &f.def.params;
     // One slot per local, the parameters first (`FnDef::new`).
-    let mut slots: Vec<Option<Value>> = Vec::with_capacity(f.def.locals.len());
-    slots.resize_with(f.def.locals.len(), || None);
     let mut positional = 0;
     let given = args.iter().filter(|a| a.keyword.is_none()).count();
     for a in args {

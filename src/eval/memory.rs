@@ -88,7 +88,7 @@ impl Interp {
 
     /// `pin x`: page-locks a host tensor's memory in place.
     pub(crate) fn exec_pin(&mut self, name: &Name, span: Span) -> Result<(), Diagnostic> {
-        let v = self.get_var(&name.name).cloned().ok_or_else(|| {
+        let v = self.get_var(name).cloned().ok_or_else(|| {
             Error::UnknownName {
                 name: name.name.clone(),
                 suggestion: None,

@@ -10,6 +10,7 @@ mod control;
 pub mod docs;
 mod expr;
 pub mod function;
+mod globals;
 mod literal;
 mod measure;
 mod memory;
@@ -21,14 +22,15 @@ mod streams;
 pub mod suggest;
 pub mod value;
 
-use foldhash::HashMap;
 use std::sync::Arc;
 
 use crate::error::{Diagnostic, Error};
+use crate::lang::ast::{Name, Scope};
 use crate::lang::Span;
 pub use crate::runtime::counters::Counters;
 use crate::runtime::devices::Devices;
 use crate::runtime::dispatch::Runtime;
+pub use globals::Globals;
 pub use value::Value;
 
 /// Deepest expression nesting evaluated; deeper input is an error, not a crash.
@@ -102,15 +104,12 @@ impl Default for Hooks {
 }
 
 pub struct Interp {
-    vars: HashMap<String, Value>,
+    vars: Globals,
     /// The running calls of user functions, innermost last: each holds its
     /// locals (`function::Frame`).
     frames: Vec<function::Frame>,
-    /// Old values of names assigned by the running top-level statement, to
-    /// undo on error; a short list, searched on every assignment (`saved`).
-    /// Taken in name order, so what they free is freed (and warned about)
-    /// in the same order on every run.
-    undo: Vec<(String, Option<Value>)>,
+    /// Slot vectors of calls that ended, emptied, for the next calls.
+    spare_slots: Vec<Vec<Option<Value>>>,
     pub out: Vec<Output>,
     /// The op layer and the runtime state: devices, streams, the current
     /// device, the random generator, `profile`'s counters.
@@ -128,9 +127,9 @@ impl Interp {
         let mut rt = Runtime::new(seed, devices);
         rt.interrupt = Arc::clone(&hooks.interrupt);
         Interp {
-            vars: HashMap::default(),
+            vars: Globals::default(),
             frames: Vec::new(),
-            undo: Vec::new(),
+            spare_slots: Vec::new(),
             out: Vec::new(),
             rt,
             quiet: 0,
@@ -139,102 +138,74 @@ impl Interp {
         }
     }
 
-    pub fn vars(&self) -> &HashMap<String, Value> {
+    pub fn vars(&self) -> &Globals {
         &self.vars
     }
 
     pub fn reset_vars(&mut self) {
         // Freed in name order, the same on every run.
-        let mut names: Vec<String> = self.vars.keys().cloned().collect();
-        names.sort();
-        for name in names {
-            self.vars.remove(&name);
-        }
+        self.vars.clear();
     }
 
     /// Runs one top-level statement; on error every name it assigned gets its old value back.
     pub fn run_top(&mut self, s: &crate::lang::ast::Stmt) -> Result<(), Diagnostic> {
-        self.undo.clear();
+        self.vars.begin_statement();
         // `break`, `continue` and `return` out of place do not parse
         // (`lang::flow`), so a top-level statement always ends with `Next`.
         let r = self.exec(s).map(|_| ());
         if r.is_err() {
             // A failed call's frames end with it.
             self.frames.clear();
-            for (name, old) in self.take_undo() {
-                match old {
-                    Some(v) => self.vars.insert(name, v),
-                    None => self.vars.remove(&name),
-                };
-            }
+            self.vars.undo();
         }
         // Values the statement replaced or deleted are freed here: report what that frees.
-        drop(self.take_undo());
+        drop(self.vars.take_undo());
         self.flush_hazards();
         self.summarise_repeats();
         r
     }
 
-    fn set_var(&mut self, name: &str, v: Value) {
+    /// The running call's slot for `name`, when it is a local (`Scope`).
+    fn local_mut(&mut self, name: &Name) -> Option<&mut Option<Value>> {
+        match name.scope {
+            Scope::Local(k) => self.frames.last_mut()?.slots.get_mut(k as usize),
+            Scope::Global => None,
+        }
+    }
+
+    fn set_var(&mut self, name: &Name, v: Value) {
         // `_` is Python's name for a value thrown away: warnings keep the
         // tensor's own name (`_ = h.copy_(d)` still says `h`).
         // Inside a call every name the body assigns is the call's own; it
         // names a tensor only when the session has not (the caller's
         // tensor keeps the caller's name).
-        if let Some(frame) = self.frames.last_mut() {
-            if let Some(k) = frame.slot(name) {
-                if let (Value::Tensor(t), false) = (&v, name == "_") {
-                    t.label_if_unnamed(name);
-                }
-                frame.slots[k] = Some(v);
-                return;
+        if let Some(slot) = self.local_mut(name) {
+            if let (Value::Tensor(t), false) = (&v, name.name == "_") {
+                t.label_if_unnamed(&name.name);
             }
+            *slot = Some(v);
+            return;
         }
-        if let (Value::Tensor(t), false) = (&v, name == "_") {
-            t.set_label(name);
+        if let (Value::Tensor(t), false) = (&v, name.name == "_") {
+            t.set_label(&name.name);
         }
-        // A name assigned again keeps its key (no new string in a loop).
-        let old = match self.vars.get_mut(name) {
-            Some(slot) => Some(std::mem::replace(slot, v)),
-            None => self.vars.insert(name.to_string(), v),
-        };
-        if !self.saved(name) {
-            self.undo.push((name.to_string(), old));
-        }
-    }
-
-    /// Whether the running statement has saved `name`'s old value.
-    fn saved(&self, name: &str) -> bool {
-        self.undo.iter().any(|(n, _)| n == name)
-    }
-
-    /// The saved old values, in name order.
-    fn take_undo(&mut self) -> Vec<(String, Option<Value>)> {
-        let mut undo = std::mem::take(&mut self.undo);
-        undo.sort_by(|a, b| a.0.cmp(&b.0));
-        undo
+        self.vars.assign(name, v);
     }
 
     /// The value `name` holds where the running code reads it: the call's
     /// own local, or else the session's variable.
-    fn get_var(&self, name: &str) -> Option<&Value> {
-        match self.frames.last().map(|f| (f, f.slot(name))) {
-            Some((frame, Some(k))) => frame.slots[k].as_ref(),
-            _ => self.vars.get(name),
+    fn get_var(&self, name: &Name) -> Option<&Value> {
+        match (name.scope, self.frames.last()) {
+            (Scope::Local(k), Some(frame)) => frame.slots.get(k as usize)?.as_ref(),
+            _ => self.vars.read(name),
         }
     }
 
-    fn remove_var(&mut self, name: &str) -> Option<Value> {
-        if let Some(frame) = self.frames.last_mut() {
-            if let Some(k) = frame.slot(name) {
-                return frame.slots[k].take();
-            }
+    fn remove_var(&mut self, name: &Name) -> Option<Value> {
+        if let Some(slot) = self.local_mut(name) {
+            return slot.take();
         }
-        let old = self.vars.remove(name);
-        if !self.saved(name) {
-            self.undo.push((name.to_string(), old.clone()));
-        }
-        old
+        self.vars.delete(&name.name)
     }
 
     /// Hands an output to the front end: at once when it listens, else into `out`.

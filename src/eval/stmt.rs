@@ -72,7 +72,7 @@ impl Interp {
                         v = Value::Stream(named);
                     }
                 }
-                self.set_var(&name.name, v);
+                self.set_var(name, v);
                 Ok(())
             }
             StmtKind::Unpack(names, e) => {
@@ -127,7 +127,7 @@ impl Interp {
     /// An expression statement shows its value (a host read); `devices`, when
     /// no variable has that name, shows the device table.
     fn exec_expr(&mut self, e: &Expr) -> Result<(), Diagnostic> {
-        if matches!(&e.kind, ExprKind::Var(n) if n == "devices" && self.get_var(n).is_none()) {
+        if matches!(&e.kind, ExprKind::Var(n) if n.name == "devices" && self.get_var(n).is_none()) {
             let text = self.devices_text();
             self.emit(Output::Text(text));
             return Ok(());
@@ -190,6 +190,12 @@ impl Interp {
             _ => self.eval(target, 0)?,
         };
         let v = self.eval(value, 0)?;
+        if let ExprKind::Var(name) = &target.kind {
+            if let Some(r) = super::expr::quick_scalar(BinOp::Elementwise(op), &current, &v) {
+                self.set_var(name, r);
+                return Ok(());
+            }
+        }
         self.rt.begin_op(op.name());
         match (&current, &target.kind) {
             (Value::Tensor(t), _) => {
@@ -306,7 +312,7 @@ impl Interp {
     /// `del a, b`: every name must exist before any is forgotten.
     fn exec_del(&mut self, names: &[Name]) -> Result<(), Diagnostic> {
         for n in names {
-            if self.get_var(&n.name).is_none() {
+            if self.get_var(n).is_none() {
                 return Err(Error::UnknownName {
                     name: n.name.clone(),
                     suggestion: super::suggest::closest(
@@ -318,7 +324,7 @@ impl Interp {
             }
         }
         for n in names {
-            self.remove_var(&n.name);
+            self.remove_var(n);
         }
         Ok(())
     }
@@ -457,7 +463,7 @@ impl Interp {
     /// b in pairs`: a list, a tuple or a result with parts, as Python does).
     fn bind_loop(&mut self, names: &[Name], v: Value, span: Span) -> Result<(), Diagnostic> {
         if let [name] = names {
-            self.set_var(&name.name, v);
+            self.set_var(name, v);
             return Ok(());
         }
         self.unpack(names, v, span)
@@ -486,7 +492,7 @@ impl Interp {
             .at(span));
         }
         for (name, v) in names.iter().zip(items) {
-            self.set_var(&name.name, v);
+            self.set_var(name, v);
         }
         Ok(())
     }

@@ -25,7 +25,7 @@ impl Interp {
         name: &Name,
         body: &Block,
     ) -> Result<Flow, Diagnostic> {
-        let s = match self.get_var(&name.name) {
+        let s = match self.get_var(name) {
             Some(Value::Stream(s)) => s.clone(),
             Some(other) => {
                 return Err(Error::value_help(
@@ -39,7 +39,7 @@ impl Interp {
                     .rt
                     .new_stream(Some(&name.name))
                     .map_err(|e| e.at(name.span))?;
-                self.set_var(&name.name, Value::Stream(s.clone()));
+                self.set_var(name, Value::Stream(s.clone()));
                 s
             }
         };

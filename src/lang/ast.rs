@@ -45,10 +45,83 @@ impl BinOp {
     }
 }
 
+/// A name as written. Where it names a variable (read, assigned, a loop's
+/// or a parameter's), `scope` says where the variable lives, found once
+/// when the function around it is defined (`FnDef::new`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Name {
     pub name: String,
     pub span: Span,
+    pub scope: Scope,
+    /// Where the session's table last found this global (`Found`).
+    pub found: Found,
+}
+
+impl Name {
+    /// A name found outside any function: the session's.
+    pub fn new(name: String, span: Span) -> Name {
+        Name {
+            name,
+            span,
+            scope: Scope::Global,
+            found: Found::default(),
+        }
+    }
+}
+
+/// An inline cache: which table of session variables (`eval::Globals`)
+/// last looked this name up, and the slot it found, so a loop reads and
+/// writes a global by its slot, without hashing its name each time. A
+/// table checks the number is its own before it trusts the slot; 0 is
+/// "not looked up". Not part of what the name is: names compare equal
+/// whatever they cached.
+#[derive(Default)]
+pub struct Found(std::sync::atomic::AtomicU64);
+
+impl Found {
+    /// `(table, slot)` as last stored, or None.
+    pub fn get(&self) -> Option<(u32, u32)> {
+        match self.0.load(std::sync::atomic::Ordering::Relaxed) {
+            0 => None,
+            v => Some(((v >> 32) as u32, v as u32)),
+        }
+    }
+
+    /// Remembers that `table` (never 0) holds this name in `slot`.
+    pub fn set(&self, table: u32, slot: u32) {
+        let v = (u64::from(table) << 32) | u64::from(slot);
+        self.0.store(v, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+impl Clone for Found {
+    fn clone(&self) -> Found {
+        Found(std::sync::atomic::AtomicU64::new(
+            self.0.load(std::sync::atomic::Ordering::Relaxed),
+        ))
+    }
+}
+
+impl PartialEq for Found {
+    fn eq(&self, _: &Found) -> bool {
+        true
+    }
+}
+
+impl std::fmt::Debug for Found {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Found")
+    }
+}
+
+/// Where a variable lives: Python's rule, decided by the code around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The session's variables (top level, or a name a function reads
+    /// and never assigns).
+    Global,
+    /// Slot `k` of the running call's locals (`FnDef::locals[k]`).
+    Local(u32),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -81,7 +154,7 @@ pub enum ExprKind {
     None,
     Device(DeviceLit),
     DType(DType),
-    Var(String),
+    Var(Name),
     /// `[a, b, ...]`: a tensor literal when every leaf is a number, else a list.
     List(Vec<Expr>),
     Neg(Box<Expr>),
@@ -179,9 +252,14 @@ pub struct Param {
 
 impl FnDef {
     /// `fn name(a, b=1) { body }` with its locals found (`assigned`).
-    pub fn new(name: Name, params: Vec<Param>, body: Block) -> FnDef {
+    pub fn new(name: Name, params: Vec<Param>, mut body: Block) -> FnDef {
         let mut locals: Vec<String> = params.iter().map(|p| p.name.name.clone()).collect();
         assigned(&body, &mut locals);
+        let mut params = params;
+        for (k, p) in params.iter_mut().enumerate() {
+            p.name.scope = Scope::Local(k as u32);
+        }
+        super::resolve::block(&mut body, &locals);
         FnDef {
             name,
             params,
@@ -204,7 +282,7 @@ fn assigned(block: &Block, out: &mut Vec<String>) {
             StmtKind::Assign(n, _) | StmtKind::Pin(n) => add(&n.name, out),
             StmtKind::Augmented(e, _, _) => {
                 if let ExprKind::Var(name) = &e.kind {
-                    add(name, out);
+                    add(&name.name, out);
                 }
             }
             StmtKind::Unpack(names, _) | StmtKind::Del(names) => {

@@ -6,6 +6,7 @@ pub mod flow;
 pub mod lexer;
 pub mod parser;
 pub mod python;
+pub mod resolve;
 pub mod token;
 
 use chumsky::error::{RichPattern, RichReason};

@@ -54,7 +54,7 @@ fn ident<'t, I, E: ParseError<'t, I>>() -> impl Parser<'t, I, Name, PErr<E>> + C
 where
     I: ValueInput<'t, Token = Token, Span = Span>,
 {
-    select! { Token::Ident(s) = e => Name { name: s.to_string(), span: e.span() } }
+    select! { Token::Ident(s) = e => Name::new(s.to_string(), e.span()) }
         .labelled("a name")
 }
 
@@ -92,7 +92,7 @@ where
             Token::None => ExprKind::None,
             Token::Device(d) => ExprKind::Device(d),
             Token::DType(d) => ExprKind::DType(d),
-            Token::Ident(s) => ExprKind::Var(s.to_string()),
+            Token::Ident(s) = e => ExprKind::Var(Name::new(s.to_string(), e.span())),
         };
         let list = expr
             .clone()
@@ -145,7 +145,7 @@ where
         // A keyword argument may be named like a keyword (`clear_output(wait=true)`):
         // `=` after it leaves no doubt.
         let arg_name = ident().or(select! {
-            Token::Kw(k) = e => Name { name: k.as_str().to_string(), span: e.span() }
+            Token::Kw(k) = e => Name::new(k.as_str().to_string(), e.span())
         });
         let arg = choice((
             arg_name
@@ -169,7 +169,7 @@ where
 
         let method_name = select! { t = e => (t, e.span()) }
             .try_map(|(t, span): (Token, Span), _| match t.as_word() {
-                Some(name) => Ok(Name { name, span }),
+                Some(name) => Ok(Name::new(name, span)),
                 None => Err(E::message(
                     span,
                     "expected a method or property name after `.`",
@@ -360,15 +360,9 @@ where
             .or_not()
             .ignore_then(select! { t = e => (t, e.span()) })
             .try_map(|(t, span): (Token, Span), _| match (t.as_word(), &t) {
-                (Some(name), _) => Ok(Name { name, span }),
-                (None, Token::Str(s)) => Ok(Name {
-                    name: s.to_string(),
-                    span,
-                }),
-                (None, Token::Device(d)) => Ok(Name {
-                    name: d.to_string(),
-                    span,
-                }),
+                (Some(name), _) => Ok(Name::new(name, span)),
+                (None, Token::Str(s)) => Ok(Name::new(s.to_string(), span)),
+                (None, Token::Device(d)) => Ok(Name::new(d.to_string(), span)),
                 _ => Err(E::message(
                     span,
                     "expected a topic after `help`, e.g. `help randn`",
@@ -491,7 +485,7 @@ where
                 let mut names = Vec::with_capacity(rest.len() + 1);
                 for target in std::iter::once(first).chain(rest) {
                     match target.kind {
-                        ExprKind::Var(name) => names.push(Name { name, span: target.span }),
+                        ExprKind::Var(name) => names.push(name),
                         _ => emitter.emit(E::message(
                             target.span,
                             "cannot unpack into this: each name left of `=` must be a plain name (`values, indices = x.sort()`)",
@@ -510,14 +504,14 @@ where
             .validate(|(lhs, rhs), _, emitter| match rhs {
                 None => StmtKind::Expr(lhs),
                 Some((None, value)) => match lhs.kind {
-                    ExprKind::Var(name) => StmtKind::Assign(Name { name, span: lhs.span }, value),
+                    ExprKind::Var(name) => StmtKind::Assign(name, value),
                     ExprKind::Index(obj, items) => StmtKind::IndexAssign(*obj, items, value),
                     // `(v, i) = x.sort()`
                     ExprKind::List(items) if !items.is_empty() && items.iter().all(|e| matches!(e.kind, ExprKind::Var(_))) => {
                         let names = items
                             .into_iter()
                             .filter_map(|e| match e.kind {
-                                ExprKind::Var(name) => Some(Name { name, span: e.span }),
+                                ExprKind::Var(name) => Some(name),
                                 _ => None,
                             })
                             .collect();

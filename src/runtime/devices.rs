@@ -295,7 +295,11 @@ impl Devices {
 
     /// Hazards every device found since the last call.
     pub fn take_hazards(&self) -> Vec<String> {
-        if !self.hazard_flag.swap(false, Ordering::AcqRel) {
+        // Read before it is cleared: most statements find none, and a
+        // plain load costs less than the swap.
+        if !self.hazard_flag.load(Ordering::Acquire)
+            || !self.hazard_flag.swap(false, Ordering::AcqRel)
+        {
             return Vec::new();
         }
         self.gpus

@@ -231,10 +231,7 @@ impl Interp {
         name: &str,
         span: Span,
     ) -> Result<Value, Diagnostic> {
-        let as_name = || Name {
-            name: name.into(),
-            span,
-        };
+        let as_name = || Name::new(name.into(), span);
         // `s.values` of `s = x.sort()`: a dict's keys read as fields, as
         // PyTorch's named tuples.
         if let Value::Dict(pairs) = recv {

@@ -1,0 +1,147 @@
+//! Where each variable of a function body lives, decided once when the
+//! function is defined (Python's rule): a name the body assigns anywhere
+//! is slot `k` of the call's locals, any other is the session's. The
+//! interpreter then reads and writes a local by its slot, with no search.
+//!
+//! Names that are not variables (a keyword argument's, an attribute's,
+//! `help`'s topic) are left alone, and so are the bodies of the functions
+//! the body defines: those were resolved when they were defined. A nested
+//! function's name and its parameters' defaults are this body's.
+
+use super::ast::{Block, Expr, ExprKind, ForIter, IndexItem, Name, Scope, StmtKind, SyncTarget};
+use std::sync::Arc;
+
+/// Resolves every variable in `body` against `locals` (`FnDef::locals`).
+pub fn block(body: &mut Block, locals: &[String]) {
+    for s in body {
+        stmt(&mut s.kind, locals);
+    }
+}
+
+fn name(n: &mut Name, locals: &[String]) {
+    n.scope = match locals.iter().position(|l| *l == n.name) {
+        Some(k) => Scope::Local(k as u32),
+        None => Scope::Global,
+    };
+}
+
+fn stmt(s: &mut StmtKind, locals: &[String]) {
+    let exprs = |es: &mut [&mut Expr]| es.iter_mut().for_each(|e| expr(e, locals));
+    match s {
+        StmtKind::Expr(e) | StmtKind::Wait(e) => expr(e, locals),
+        StmtKind::Assign(n, e) => {
+            name(n, locals);
+            expr(e, locals);
+        }
+        StmtKind::Unpack(names, e) => {
+            names.iter_mut().for_each(|n| name(n, locals));
+            expr(e, locals);
+        }
+        StmtKind::IndexAssign(obj, items, value) => {
+            exprs(&mut [obj, value]);
+            index(items, locals);
+        }
+        StmtKind::Augmented(target, _, value) => exprs(&mut [target, value]),
+        StmtKind::Del(names) => names.iter_mut().for_each(|n| name(n, locals)),
+        StmtKind::Pin(n) => name(n, locals),
+        StmtKind::With(e, b) => {
+            expr(e, locals);
+            block(b, locals);
+        }
+        StmtKind::Stream(n, b) => {
+            name(n, locals);
+            block(b, locals);
+        }
+        StmtKind::Sync(t) | StmtKind::Mem { target: t, .. } => {
+            if let SyncTarget::Of(e) = t {
+                expr(e, locals);
+            }
+        }
+        StmtKind::For(names, iter, b) => {
+            names.iter_mut().for_each(|n| name(n, locals));
+            match iter {
+                ForIter::Range(from, to) => exprs(&mut [from, to]),
+                ForIter::Each(e) => expr(e, locals),
+            }
+            block(b, locals);
+        }
+        StmtKind::Fn(f) => {
+            let f = Arc::make_mut(f);
+            name(&mut f.name, locals);
+            for p in &mut f.params {
+                if let Some(e) = &mut p.default {
+                    expr(e, locals);
+                }
+            }
+        }
+        StmtKind::Return(e) => {
+            if let Some(e) = e {
+                expr(e, locals);
+            }
+        }
+        StmtKind::If(branches, otherwise) => {
+            for (c, b) in branches {
+                expr(c, locals);
+                block(b, locals);
+            }
+            if let Some(b) = otherwise {
+                block(b, locals);
+            }
+        }
+        StmtKind::While(c, b) => {
+            expr(c, locals);
+            block(b, locals);
+        }
+        StmtKind::Time(e, b) | StmtKind::Profile(e, b) => {
+            if let Some(e) = e {
+                expr(e, locals);
+            }
+            block(b, locals);
+        }
+        StmtKind::Break | StmtKind::Continue | StmtKind::Help(_) => {}
+    }
+}
+
+fn expr(e: &mut Expr, locals: &[String]) {
+    match &mut e.kind {
+        ExprKind::Var(n) => name(n, locals),
+        ExprKind::List(items) => items.iter_mut().for_each(|e| expr(e, locals)),
+        ExprKind::Neg(a) | ExprKind::Invert(a) | ExprKind::Not(a) | ExprKind::Attr(a, _) => {
+            expr(a, locals)
+        }
+        ExprKind::Binary(_, a, b) | ExprKind::And(a, b) | ExprKind::Or(a, b) => {
+            expr(a, locals);
+            expr(b, locals);
+        }
+        ExprKind::Call(callee, args) => {
+            expr(callee, locals);
+            args.iter_mut().for_each(|a| expr(&mut a.value, locals));
+        }
+        ExprKind::Index(obj, items) => {
+            expr(obj, locals);
+            index(items, locals);
+        }
+        ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Str(_)
+        | ExprKind::Bool(_)
+        | ExprKind::None
+        | ExprKind::Device(_)
+        | ExprKind::DType(_) => {}
+    }
+}
+
+fn index(items: &mut [IndexItem], locals: &[String]) {
+    for item in items {
+        match item {
+            IndexItem::At(e) => expr(e, locals),
+            IndexItem::Ellipsis => {}
+            IndexItem::Slice {
+                start, stop, step, ..
+            } => [start, stop, step]
+                .into_iter()
+                .flatten()
+                .for_each(|e| expr(e, locals)),
+        }
+    }
+}
