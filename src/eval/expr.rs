@@ -52,7 +52,45 @@ impl Interp {
             .collect()
     }
 
+    /// The value of `e`. What loops evaluate most (numbers, names, plain
+    /// arithmetic, calls) is decided here, in a function small enough to
+    /// cost little per node; everything else is `eval_node`.
     pub(crate) fn eval(&mut self, e: &Expr, depth: usize) -> Result<Value, Diagnostic> {
+        match &e.kind {
+            ExprKind::Int(i) => Ok(Value::Int(*i)),
+            ExprKind::Float(x) => Ok(Value::Float(*x)),
+            ExprKind::Var(name) => self.lookup(name, e.span),
+            ExprKind::Binary(op, a, b)
+                if depth < MAX_DEPTH && !matches!(op, BinOp::In | BinOp::NotIn) =>
+            {
+                let (va, vb) = (self.eval(a, depth + 1)?, self.eval(b, depth + 1)?);
+                match quick_scalar(*op, &va, &vb) {
+                    Some(v) => Ok(v),
+                    None => self.eval_binary(*op, va, vb, e.span),
+                }
+            }
+            ExprKind::Call(callee, args) if depth < MAX_DEPTH => {
+                self.eval_call(callee, args, e.span, depth + 1)
+            }
+            _ => self.eval_node(e, depth),
+        }
+    }
+
+    /// `a op b` of two values, beyond `quick_scalar`.
+    #[inline(never)]
+    fn eval_binary(
+        &mut self,
+        op: BinOp,
+        a: Value,
+        b: Value,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        self.rt.begin_op(op.name());
+        self.binary(op, a, b).map_err(|err| err.at(span))
+    }
+
+    #[inline(never)]
+    fn eval_node(&mut self, e: &Expr, depth: usize) -> Result<Value, Diagnostic> {
         if depth > MAX_DEPTH {
             return Err(Error::value_help(
                 format!("this expression nests more than {MAX_DEPTH} levels deep"),
@@ -102,11 +140,10 @@ impl Interp {
             }
             ExprKind::Binary(op, a, b) => {
                 let (va, vb) = (self.eval(a, d)?, self.eval(b, d)?);
-                if let Some(v) = quick_scalar(*op, &va, &vb) {
-                    return Ok(v);
+                match quick_scalar(*op, &va, &vb) {
+                    Some(v) => Ok(v),
+                    None => self.eval_binary(*op, va, vb, e.span),
                 }
-                self.rt.begin_op(op.name());
-                self.binary(*op, va, vb).map_err(|err| err.at(e.span))
             }
             ExprKind::Call(callee, args) => self.eval_call(callee, args, e.span, d),
             ExprKind::Attr(obj, name) => {
@@ -194,6 +231,7 @@ impl Interp {
 
     /// A name no variable holds: `inf`, a builtin, PyTorch's spelling of
     /// a value, or a `NameError`.
+    #[inline(never)]
     fn lookup_builtin(&self, name: &str, span: Span) -> Result<Value, Diagnostic> {
         // Python's float('inf') and float('nan'), as torch.inf and torch.nan.
         match name {
@@ -218,7 +256,10 @@ impl Interp {
         }
         // A nested function reading its enclosing function's local:
         // cudash's functions see their own locals and the session's.
-        let enclosing = self.frames.last().and_then(|f| f.function.enclosing.as_ref());
+        let enclosing = self
+            .frames
+            .last()
+            .and_then(|f| f.function.enclosing.as_ref());
         if let Some(outer) = enclosing.filter(|d| d.locals.iter().any(|n| n == name)) {
             return Err(Error::Spelling {
                 message: format!(

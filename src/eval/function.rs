@@ -58,7 +58,10 @@ impl Interp {
         let f = Function {
             def: Arc::clone(def),
             defaults,
-            enclosing: self.frames.last().map(|frame| Arc::clone(&frame.function.def)),
+            enclosing: self
+                .frames
+                .last()
+                .map(|frame| Arc::clone(&frame.function.def)),
         };
         self.set_var(&def.name, Value::Function(Arc::new(f)));
         Ok(())
@@ -125,9 +128,7 @@ impl Interp {
         // A body's expression statements show nothing (as in Python).
         self.quiet += 1;
         let def = Arc::clone(&self.frames[self.frames.len() - 1].function.def);
-        let ran = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
-            self.exec_block(&def.body)
-        });
+        let ran = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.exec_block(&def.body));
         self.quiet -= 1;
         if let Some(frame) = self.frames.pop() {
             let mut slots = frame.slots;

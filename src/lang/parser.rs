@@ -54,8 +54,7 @@ fn ident<'t, I, E: ParseError<'t, I>>() -> impl Parser<'t, I, Name, PErr<E>> + C
 where
     I: ValueInput<'t, Token = Token, Span = Span>,
 {
-    select! { Token::Ident(s) = e => Name::new(s.to_string(), e.span()) }
-        .labelled("a name")
+    select! { Token::Ident(s) = e => Name::new(s.to_string(), e.span()) }.labelled("a name")
 }
 
 /// A contextual word such as `all` or `map` after `mem`.
