@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::args::{operand_value, ArgVal};
 use super::literal::{literal_list, literal_value, scalar, Lit, Scalar};
+use super::quick::{compare, quick_scalar};
 use super::{docs, Interp, Value, MAX_DEPTH};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{BinOp, Expr, ExprKind, IndexItem, Name, Scope};
@@ -588,7 +589,7 @@ impl Interp {
         // change what the name holds: only top-level code assigns globals.)
         if let ExprKind::Var(n) = &callee.kind {
             if let Some(Value::Function(f)) = self.get_var(n) {
-                if super::function::positional(f, args) {
+                if f.positional(args) {
                     return self.call_positional(Arc::clone(f), args, span, d);
                 }
             }
@@ -732,46 +733,6 @@ fn overflow() -> Error {
         "integer overflow: the result does not fit in 64 bits",
         "use floats for very large numbers (`2.0 ** 70`)",
     )
-}
-
-/// `a op b` when `op` compares.
-#[inline]
-fn compare<T: PartialOrd>(op: BinaryOp, a: T, b: T) -> Option<bool> {
-    Some(match op {
-        BinaryOp::Eq => a == b,
-        BinaryOp::Ne => a != b,
-        BinaryOp::Lt => a < b,
-        BinaryOp::Le => a <= b,
-        BinaryOp::Gt => a > b,
-        BinaryOp::Ge => a >= b,
-        _ => return None,
-    })
-}
-
-/// The arithmetic loops do most, int with int and float with float, done
-/// at once: the same result `scalar_binary` gives, or None for the rest
-/// (other ops, mixed types, an overflow to report).
-#[inline]
-pub(super) fn quick_scalar(op: BinOp, a: &Value, b: &Value) -> Option<Value> {
-    let BinOp::Elementwise(op) = op else {
-        return None;
-    };
-    match (a, b) {
-        (&Value::Int(i), &Value::Int(j)) => Some(match op {
-            BinaryOp::Add => Value::Int(i.checked_add(j)?),
-            BinaryOp::Sub => Value::Int(i.checked_sub(j)?),
-            BinaryOp::Mul => Value::Int(i.checked_mul(j)?),
-            _ => Value::Bool(compare(op, i, j)?),
-        }),
-        (&Value::Float(x), &Value::Float(y)) => Some(match op {
-            BinaryOp::Add => Value::Float(x + y),
-            BinaryOp::Sub => Value::Float(x - y),
-            BinaryOp::Mul => Value::Float(x * y),
-            BinaryOp::Div => Value::Float(x / y),
-            _ => Value::Bool(compare(op, x, y)?),
-        }),
-        _ => None,
-    }
 }
 
 /// Python-like arithmetic on plain numbers.

@@ -145,12 +145,6 @@ impl Interp {
     }
 }
 
-/// Whether `args` give `f` one value for each parameter, none by keyword
-/// (`Interp::call_positional`).
-pub(crate) fn positional(f: &Function, args: &[Arg]) -> bool {
-    args.len() == f.def.params.len() && args.iter().all(|a| a.keyword.is_none())
-}
-
 /// Python's argument binding: positional arguments fill the parameters in
 /// order, keywords by name, defaults what is left; anything else is a
 /// `TypeError` that names the function and points at the argument.
@@ -161,7 +155,7 @@ fn bind(
     span: Span,
 ) -> Result<Vec<Option<Value>>, Diagnostic> {
     let params = &f.def.params;
-    // One slot per local, the parameters first (`FnDef::new`).
+    // One slot per local, the parameters first (`resolve::function`).
     let mut positional = 0;
     let given = args.iter().filter(|a| a.keyword.is_none()).count();
     for a in args {

@@ -15,6 +15,7 @@ mod literal;
 mod measure;
 mod memory;
 mod methods;
+mod quick;
 pub mod show;
 pub mod spelling;
 mod stmt;

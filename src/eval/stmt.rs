@@ -191,7 +191,7 @@ impl Interp {
         };
         let v = self.eval(value, 0)?;
         if let ExprKind::Var(name) = &target.kind {
-            if let Some(r) = super::expr::quick_scalar(BinOp::Elementwise(op), &current, &v) {
+            if let Some(r) = super::quick::quick_scalar(BinOp::Elementwise(op), &current, &v) {
                 self.set_var(name, r);
                 return Ok(());
             }

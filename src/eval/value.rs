@@ -174,6 +174,12 @@ impl Function {
         format!("{}({})", self.def.name.name, params.join(", "))
     }
 
+    /// Whether `args` give one value for each parameter, none by keyword
+    /// (`Interp::call_positional`).
+    pub fn positional(&self, args: &[crate::lang::ast::Arg]) -> bool {
+        args.len() == self.def.params.len() && args.iter().all(|a| a.keyword.is_none())
+    }
+
     pub fn name(&self) -> &str {
         &self.def.name.name
     }

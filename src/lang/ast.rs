@@ -47,7 +47,7 @@ impl BinOp {
 
 /// A name as written. Where it names a variable (read, assigned, a loop's
 /// or a parameter's), `scope` says where the variable lives, found once
-/// when the function around it is defined (`FnDef::new`).
+/// when the function around it is defined (`resolve::function`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Name {
     pub name: String,
@@ -248,66 +248,4 @@ pub struct FnDef {
 pub struct Param {
     pub name: Name,
     pub default: Option<Expr>,
-}
-
-impl FnDef {
-    /// `fn name(a, b=1) { body }` with its locals found (`assigned`).
-    pub fn new(name: Name, params: Vec<Param>, mut body: Block) -> FnDef {
-        let mut locals: Vec<String> = params.iter().map(|p| p.name.name.clone()).collect();
-        assigned(&body, &mut locals);
-        let mut params = params;
-        for (k, p) in params.iter_mut().enumerate() {
-            p.name.scope = Scope::Local(k as u32);
-        }
-        super::resolve::block(&mut body, &locals);
-        FnDef {
-            name,
-            params,
-            body,
-            locals,
-        }
-    }
-}
-
-/// The names `block` binds, nested blocks included but not the bodies of
-/// the functions it defines (their names only), in order of first binding.
-fn assigned(block: &Block, out: &mut Vec<String>) {
-    let add = |name: &str, out: &mut Vec<String>| {
-        if !out.iter().any(|n| n == name) {
-            out.push(name.to_string());
-        }
-    };
-    for s in block {
-        match &s.kind {
-            StmtKind::Assign(n, _) | StmtKind::Pin(n) => add(&n.name, out),
-            StmtKind::Augmented(e, _, _) => {
-                if let ExprKind::Var(name) = &e.kind {
-                    add(&name.name, out);
-                }
-            }
-            StmtKind::Unpack(names, _) | StmtKind::Del(names) => {
-                names.iter().for_each(|n| add(&n.name, out))
-            }
-            StmtKind::Fn(f) => add(&f.name.name, out),
-            StmtKind::Stream(n, b) => {
-                add(&n.name, out);
-                assigned(b, out);
-            }
-            StmtKind::For(names, _, b) => {
-                names.iter().for_each(|n| add(&n.name, out));
-                assigned(b, out);
-            }
-            StmtKind::With(_, b)
-            | StmtKind::Time(_, b)
-            | StmtKind::Profile(_, b)
-            | StmtKind::While(_, b) => assigned(b, out),
-            StmtKind::If(branches, otherwise) => {
-                branches.iter().for_each(|(_, b)| assigned(b, out));
-                if let Some(b) = otherwise {
-                    assigned(b, out);
-                }
-            }
-            _ => {}
-        }
-    }
 }

@@ -425,7 +425,7 @@ where
                     check_params(&params, &mut |span, msg| {
                         emitter.emit(E::message(span, msg))
                     });
-                    StmtKind::Fn(Arc::new(FnDef::new(name, params, body)))
+                    StmtKind::Fn(Arc::new(super::resolve::function(name, params, body)))
                 }),
             kw(Kw::Return)
                 .ignore_then(expr.clone().or_not())

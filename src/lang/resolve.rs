@@ -8,11 +8,73 @@
 //! the body defines: those were resolved when they were defined. A nested
 //! function's name and its parameters' defaults are this body's.
 
-use super::ast::{Block, Expr, ExprKind, ForIter, IndexItem, Name, Scope, StmtKind, SyncTarget};
+use super::ast::{
+    Block, Expr, ExprKind, FnDef, ForIter, IndexItem, Name, Param, Scope, StmtKind, SyncTarget,
+};
 use std::sync::Arc;
 
+/// `fn name(a, b=1) { body }`: its locals found (the parameters, then
+/// every name the body assigns) and every variable in the body resolved.
+pub fn function(name: Name, mut params: Vec<Param>, mut body: Block) -> FnDef {
+    let mut locals: Vec<String> = params.iter().map(|p| p.name.name.clone()).collect();
+    assigned(&body, &mut locals);
+    for (k, p) in params.iter_mut().enumerate() {
+        p.name.scope = Scope::Local(k as u32);
+    }
+    block(&mut body, &locals);
+    FnDef {
+        name,
+        params,
+        body,
+        locals,
+    }
+}
+
+/// The names `block` binds, nested blocks included but not the bodies of
+/// the functions it defines (their names only), in order of first binding.
+fn assigned(block: &Block, out: &mut Vec<String>) {
+    let add = |name: &str, out: &mut Vec<String>| {
+        if !out.iter().any(|n| n == name) {
+            out.push(name.to_string());
+        }
+    };
+    for s in block {
+        match &s.kind {
+            StmtKind::Assign(n, _) | StmtKind::Pin(n) => add(&n.name, out),
+            StmtKind::Augmented(e, _, _) => {
+                if let ExprKind::Var(name) = &e.kind {
+                    add(&name.name, out);
+                }
+            }
+            StmtKind::Unpack(names, _) | StmtKind::Del(names) => {
+                names.iter().for_each(|n| add(&n.name, out))
+            }
+            StmtKind::Fn(f) => add(&f.name.name, out),
+            StmtKind::Stream(n, b) => {
+                add(&n.name, out);
+                assigned(b, out);
+            }
+            StmtKind::For(names, _, b) => {
+                names.iter().for_each(|n| add(&n.name, out));
+                assigned(b, out);
+            }
+            StmtKind::With(_, b)
+            | StmtKind::Time(_, b)
+            | StmtKind::Profile(_, b)
+            | StmtKind::While(_, b) => assigned(b, out),
+            StmtKind::If(branches, otherwise) => {
+                branches.iter().for_each(|(_, b)| assigned(b, out));
+                if let Some(b) = otherwise {
+                    assigned(b, out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Resolves every variable in `body` against `locals` (`FnDef::locals`).
-pub fn block(body: &mut Block, locals: &[String]) {
+fn block(body: &mut Block, locals: &[String]) {
     for s in body {
         stmt(&mut s.kind, locals);
     }
