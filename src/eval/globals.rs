@@ -13,24 +13,23 @@
 //! saves once and checks a number after that.
 
 use foldhash::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::Value;
 use crate::lang::ast::Name;
 
 /// The number the next table gets (0 is "not looked up" in `Found`).
-static NEXT_TABLE: AtomicU32 = AtomicU32::new(1);
+static NEXT_TABLE: AtomicU64 = AtomicU64::new(1);
 
-fn next_table() -> u32 {
-    match NEXT_TABLE.fetch_add(1, Ordering::Relaxed) {
-        0 => NEXT_TABLE.fetch_add(1, Ordering::Relaxed),
-        n => n,
-    }
+/// A number no other table of this process has had (past `Found::TABLES`,
+/// names stop remembering slots and every lookup hashes).
+fn next_table() -> u64 {
+    NEXT_TABLE.fetch_add(1, Ordering::Relaxed)
 }
 
 pub struct Globals {
     /// This table's number, as names remember it.
-    table: u32,
+    table: u64,
     /// Each name's slot.
     index: HashMap<String, u32>,
     slots: Vec<Slot>,
@@ -67,7 +66,7 @@ impl Globals {
             Some((table, slot)) if table == self.table => Some(slot as usize),
             _ => {
                 let slot = *self.index.get(&name.name)?;
-                name.found.set(self.table, slot);
+                name.found.set(self.table, slot as usize);
                 Some(slot as usize)
             }
         }
@@ -100,7 +99,7 @@ impl Globals {
             Some(k) => k,
             None => {
                 let k = self.find_or_add(&name.name);
-                name.found.set(self.table, k as u32);
+                name.found.set(self.table, k);
                 k
             }
         };
@@ -185,5 +184,68 @@ impl Globals {
             }
         }
         *self = Globals::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lang::ast::Found;
+    use crate::lang::Span;
+
+    fn name(n: &str) -> Name {
+        Name::new(n.to_string(), Span::from(0..n.len()))
+    }
+
+    #[test]
+    fn a_name_remembers_its_slot_per_table_and_each_table_checks_it_is_its_own() {
+        let (mut a, mut b) = (Globals::default(), Globals::default());
+        let (x, y) = (name("x"), name("y"));
+        a.assign(&y, Value::Int(1));
+        a.assign(&x, Value::Int(2));
+        // x is slot 1 in a, slot 0 in b: each table reads its own.
+        b.assign(&x, Value::Int(3));
+        assert!(matches!(a.read(&x), Some(Value::Int(2))));
+        assert!(matches!(b.read(&x), Some(Value::Int(3))));
+        assert!(matches!(a.read(&x), Some(Value::Int(2))));
+        // A copy of the name (a function's body cloned) reads the same.
+        assert!(matches!(b.read(&x.clone()), Some(Value::Int(3))));
+        a.clear();
+        assert!(a.read(&x).is_none());
+        a.assign(&name("z"), Value::Int(4));
+        assert!(
+            a.read(&x).is_none(),
+            "a slot remembered before clear is not trusted"
+        );
+    }
+
+    #[test]
+    fn undo_gives_back_what_the_statement_replaced_once_per_name() {
+        let mut g = Globals::default();
+        let x = name("x");
+        g.assign(&x, Value::Int(1));
+        g.begin_statement();
+        for i in 2..10 {
+            g.assign(&x, Value::Int(i));
+        }
+        assert_eq!(g.take_undo().len(), 1);
+        g.begin_statement();
+        g.assign(&x, Value::Int(20));
+        g.delete("x");
+        g.assign(&name("new"), Value::Int(0));
+        g.undo();
+        assert!(matches!(g.get("x"), Some(Value::Int(9))));
+        assert!(g.get("new").is_none());
+    }
+
+    #[test]
+    fn a_slot_or_table_too_large_to_keep_is_not_remembered() {
+        let x = name("x");
+        x.found.set(7, 1 << 24);
+        assert_eq!(x.found.get(), None);
+        x.found.set(Found::TABLES + 1, 3);
+        assert_eq!(x.found.get(), None);
+        x.found.set(Found::TABLES, (1 << 24) - 1);
+        assert_eq!(x.found.get(), Some((Found::TABLES, (1 << 24) - 1)));
     }
 }

@@ -75,22 +75,36 @@ impl Name {
 /// table checks the number is its own before it trusts the slot; 0 is
 /// "not looked up". Not part of what the name is: names compare equal
 /// whatever they cached.
+///
+/// One word: a table number of 40 bits (a process would need a trillion
+/// sessions or resets to reuse one) and a slot of 24 bits (a table with
+/// more variables than that finds the rest by name).
 #[derive(Default)]
 pub struct Found(std::sync::atomic::AtomicU64);
 
 impl Found {
+    /// The largest table number `set` keeps.
+    pub const TABLES: u64 = (1 << 40) - 1;
+    const SLOT_BITS: u32 = 24;
+
     /// `(table, slot)` as last stored, or None.
-    pub fn get(&self) -> Option<(u32, u32)> {
+    pub fn get(&self) -> Option<(u64, u32)> {
         match self.0.load(std::sync::atomic::Ordering::Relaxed) {
             0 => None,
-            v => Some(((v >> 32) as u32, v as u32)),
+            v => Some((
+                v >> Self::SLOT_BITS,
+                (v & ((1 << Self::SLOT_BITS) - 1)) as u32,
+            )),
         }
     }
 
-    /// Remembers that `table` (never 0) holds this name in `slot`.
-    pub fn set(&self, table: u32, slot: u32) {
-        let v = (u64::from(table) << 32) | u64::from(slot);
-        self.0.store(v, std::sync::atomic::Ordering::Relaxed);
+    /// Remembers that `table` (1 to `TABLES`) holds this name in `slot`;
+    /// a slot too large to keep is not remembered.
+    pub fn set(&self, table: u64, slot: usize) {
+        if slot < 1 << Self::SLOT_BITS && (1..=Self::TABLES).contains(&table) {
+            let v = (table << Self::SLOT_BITS) | slot as u64;
+            self.0.store(v, std::sync::atomic::Ordering::Relaxed);
+        }
     }
 }
 
