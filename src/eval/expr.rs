@@ -849,3 +849,74 @@ pub(crate) fn equal(a: &Value, b: &Value) -> bool {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::quick::quick_scalar;
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The same value, floats bit for bit.
+    fn same_value(a: &Value, b: &Value) -> bool {
+        match (a, b) {
+            (Value::Int(x), Value::Int(y)) => x == y,
+            (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
+            (Value::Bool(x), Value::Bool(y)) => x == y,
+            _ => false,
+        }
+    }
+
+    fn agree(op: BinaryOp, a: Value, b: Value) {
+        let (Some(x), Some(y)) = (scalar(&a), scalar(&b)) else {
+            unreachable!("numbers")
+        };
+        if let Some(quick) = quick_scalar(BinOp::Elementwise(op), &a, &b) {
+            let general = scalar_binary(BinOp::Elementwise(op), x, y);
+            assert!(
+                matches!(&general, Ok(v) if same_value(v, &quick)),
+                "{a:?} {} {b:?}: quick {quick:?}, general {general:?}",
+                op.symbol()
+            );
+        }
+    }
+
+    const EDGES: [i64; 7] = [i64::MIN, i64::MIN + 1, -1, 0, 1, i64::MAX - 1, i64::MAX];
+
+    #[test]
+    fn quick_arithmetic_agrees_with_the_general_path_at_the_edges() {
+        let floats = [
+            f64::NAN,
+            f64::INFINITY,
+            -f64::INFINITY,
+            -0.0,
+            0.0,
+            1.5,
+            -1e308,
+            1e308,
+        ];
+        for op in BinaryOp::ALL {
+            for (&i, &j) in EDGES.iter().flat_map(|i| EDGES.iter().map(move |j| (i, j))) {
+                agree(op, Value::Int(i), Value::Int(j));
+            }
+            for (&x, &y) in floats
+                .iter()
+                .flat_map(|x| floats.iter().map(move |y| (x, y)))
+            {
+                agree(op, Value::Float(x), Value::Float(y));
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn quick_arithmetic_agrees_with_the_general_path(
+            i in any::<i64>(), j in any::<i64>(), x in any::<f64>(), y in any::<f64>(),
+            k in 0..BinaryOp::ALL.len(),
+        ) {
+            let op = BinaryOp::ALL[k];
+            agree(op, Value::Int(i), Value::Int(j));
+            agree(op, Value::Int(i >> 40), Value::Int(j >> 40));
+            agree(op, Value::Float(x), Value::Float(y));
+        }
+    }
+}

@@ -190,6 +190,8 @@ impl Interp {
             _ => self.eval(target, 0)?,
         };
         let v = self.eval(value, 0)?;
+        // A number by a number (`i += 1`): the name takes the result, as
+        // Python rebinds it; done before the op is named for `profile`.
         if let ExprKind::Var(name) = &target.kind {
             if let Some(r) = super::quick::quick_scalar(BinOp::Elementwise(op), &current, &v) {
                 self.set_var(name, r);
