@@ -65,10 +65,7 @@ impl Interp {
                 if depth < MAX_DEPTH && !matches!(op, BinOp::In | BinOp::NotIn) =>
             {
                 let (va, vb) = (self.eval(a, depth + 1)?, self.eval(b, depth + 1)?);
-                match quick_scalar(*op, &va, &vb) {
-                    Some(v) => Ok(v),
-                    None => self.eval_binary(*op, va, vb, e.span),
-                }
+                self.arith(*op, va, vb, e.span)
             }
             ExprKind::Call(callee, args) if depth < MAX_DEPTH => {
                 self.eval_call(callee, args, e.span, depth + 1)
@@ -77,9 +74,25 @@ impl Interp {
         }
     }
 
-    /// `a op b` of two values, beyond `quick_scalar`.
+    /// `a op b` of two values (the operation at `span`): numbers by
+    /// `quick_scalar` at once, anything else named for `profile` and done
+    /// by `binary`.
+    #[inline(always)]
+    pub(crate) fn arith(
+        &mut self,
+        op: BinOp,
+        a: Value,
+        b: Value,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        match quick_scalar(op, &a, &b) {
+            Some(v) => Ok(v),
+            None => self.arith_general(op, a, b, span),
+        }
+    }
+
     #[inline(never)]
-    fn eval_binary(
+    fn arith_general(
         &mut self,
         op: BinOp,
         a: Value,
@@ -141,10 +154,7 @@ impl Interp {
             }
             ExprKind::Binary(op, a, b) => {
                 let (va, vb) = (self.eval(a, d)?, self.eval(b, d)?);
-                match quick_scalar(*op, &va, &vb) {
-                    Some(v) => Ok(v),
-                    None => self.eval_binary(*op, va, vb, e.span),
-                }
+                self.arith(*op, va, vb, e.span)
             }
             ExprKind::Call(callee, args) => self.eval_call(callee, args, e.span, d),
             ExprKind::Attr(obj, name) => {
@@ -214,18 +224,13 @@ impl Interp {
     /// A variable's value: the running call's local (by its slot), or
     /// the session's variable, or a builtin name.
     fn lookup(&self, name: &Name, span: Span) -> Result<Value, Diagnostic> {
-        if let (Scope::Local(k), Some(frame)) = (name.scope, self.frames.last()) {
-            if let Some(slot) = frame.slots.get(k as usize) {
-                return slot.clone().ok_or_else(|| {
-                    Error::Unbound {
-                        name: name.name.to_string(),
-                    }
-                    .at(span)
-                });
-            }
-        }
-        match self.vars.read(name) {
+        match self.get_var(name) {
             Some(v) => Ok(v.clone()),
+            // A local the body has not assigned yet: Python's UnboundLocalError.
+            None if name.scope != Scope::Global && !self.frames.is_empty() => Err(Error::Unbound {
+                name: name.name.to_string(),
+            }
+            .at(span)),
             None => self.lookup_builtin(&name.name, span),
         }
     }
@@ -852,7 +857,6 @@ pub(crate) fn equal(a: &Value, b: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::super::quick::quick_scalar;
     use super::*;
     use proptest::prelude::*;
 

@@ -122,12 +122,12 @@ impl Interp {
             }
             .at(span));
         }
+        let def = Arc::clone(&f.def);
         self.frames.push(Frame { function: f, slots });
         // Each call may need more stack than the thread was given (a test's
         // 2 MiB, a debug build): more is taken on the heap as it runs low.
         // A body's expression statements show nothing (as in Python).
         self.quiet += 1;
-        let def = Arc::clone(&self.frames[self.frames.len() - 1].function.def);
         let ran = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.exec_block(&def.body));
         self.quiet -= 1;
         if let Some(frame) = self.frames.pop() {
