@@ -120,6 +120,11 @@ pub enum Error {
     /// missing argument, one given twice): Python's `TypeError`.
     #[error("{message}")]
     Call { message: String, signature: String },
+    /// What autograd refuses (backward twice, a saved tensor changed in
+    /// place, an integer tensor that would require grad): PyTorch's
+    /// `RuntimeError`, with what to do.
+    #[error("{message}")]
+    Autograd { message: String, help: String },
     /// More calls deep than `MAX_CALLS`: Python's `RecursionError`.
     #[error("maximum recursion depth exceeded: {depth} calls deep, in `{function}`")]
     Recursion { function: String, depth: usize },
@@ -205,6 +210,7 @@ impl Error {
             Error::OutOfMemory { .. } | Error::HostOutOfMemory { .. } => "OutOfMemoryError",
             Error::Io { .. } => "IOError",
             Error::Value { .. } => "ValueError",
+            Error::Autograd { .. } => "RuntimeError",
             Error::Spelling { class, .. } => class,
         }
     }
@@ -235,6 +241,7 @@ impl Error {
             Error::Value { .. } => "invalid value".into(),
             Error::Spelling { label, .. } => label.clone(),
             Error::Call { .. } => "in this call".into(),
+            Error::Autograd { .. } => "autograd".into(),
             Error::Recursion { .. } => "one call too many".into(),
             Error::Unbound { .. } => "not assigned yet".into(),
         }
@@ -276,6 +283,7 @@ impl Error {
             Error::Shape { help, .. } | Error::DType { help, .. } | Error::Value { help, .. } => help.clone(),
             Error::Spelling { help, .. } => Some(help.clone()),
             Error::Call { signature, .. } => Some(format!("usage: {signature}")),
+            Error::Autograd { help, .. } => Some(help.clone()),
             Error::Recursion { .. } => Some(
                 "a recursive function needs a case that returns without calling itself".into(),
             ),

@@ -5,6 +5,7 @@
 //! [`session::Session`], which every front end drives. `vocab` holds what
 //! they all share (spans, dtypes, devices, byte counts) and uses none of them.
 
+pub mod autograd;
 pub mod cli;
 pub mod diag;
 pub mod display;

@@ -14,8 +14,11 @@ const LINE_WIDTH: usize = 80;
 /// The tag shown with every tensor: `f32[2,3] @cuda:1`.
 pub fn tag(t: &Tensor) -> String {
     let pinned = if t.is_pinned() { " pinned" } else { "" };
+    let grad = crate::autograd::meta::describe(t)
+        .map(|d| format!(" {d}"))
+        .unwrap_or_default();
     format!(
-        "{}{} @{}{pinned}",
+        "{}{} @{}{pinned}{grad}",
         t.dtype(),
         fmt_shape(t.shape()),
         t.device()

@@ -120,6 +120,15 @@ impl Bound {
         r.map(Value::Tensor).map_err(|e| e.at(self.span))
     }
 
+    /// Every value passed (named slots, then the variadic ones).
+    pub fn values(&self) -> Vec<&Value> {
+        let named = self
+            .slots
+            .iter()
+            .filter_map(|(_, v)| v.as_ref().map(|(v, _)| v));
+        named.chain(self.rest.iter().map(|(v, _)| v)).collect()
+    }
+
     pub fn get(&self, name: &str) -> Option<&(Value, Span)> {
         self.slots
             .iter()

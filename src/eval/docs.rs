@@ -17,16 +17,18 @@ pub enum Group {
     Devices,
     Streams,
     Memory,
+    Training,
     Teaching,
 }
 
 impl Group {
-    pub const ALL: [Group; 6] = [
+    pub const ALL: [Group; 7] = [
         Group::Tensors,
         Group::Math,
         Group::Devices,
         Group::Streams,
         Group::Memory,
+        Group::Training,
         Group::Teaching,
     ];
 
@@ -37,6 +39,7 @@ impl Group {
             Group::Devices => "devices",
             Group::Streams => "streams",
             Group::Memory => "memory",
+            Group::Training => "training (autograd, optimizers)",
             Group::Teaching => "teaching and the language",
         }
     }
@@ -61,6 +64,7 @@ impl Doc {
             Some("s") => "stream",
             Some("e") => "event",
             Some("xs") => "list",
+            Some("opt") => "optimizer",
             _ => "tensor",
         }
     }
@@ -104,16 +108,16 @@ macro_rules! docs {
 }
 
 docs! {
-    Function Tensors "tensor", "tensor(data, dtype=none, device=cpu)", "A tensor from a number or nested list; floats default to f32, ints to i64.", "tensor([[1, 2], [3, 4]], dtype=f32)";
-    Function Tensors "zeros", "zeros(*size, dtype=f32, device=cpu)", "A tensor filled with 0.", "zeros(2, 3)";
-    Function Tensors "ones", "ones(*size, dtype=f32, device=cpu)", "A tensor filled with 1.", "ones(2, 3, dtype=i64)";
-    Function Tensors "full", "full(size, value, dtype=none, device=cpu)", "A tensor of shape `size` filled with `value`.", "full([2, 2], 7.)";
-    Function Tensors "empty", "empty(*size, dtype=f32, device=cpu)", "A tensor whose contents are not initialised (on cpu they read as 0).", "empty(4)";
-    Function Tensors "arange", "arange(start, end=none, step=1, dtype=none, device=cpu)", "Evenly spaced values in [start, end); `arange(n)` is 0..n.", "arange(0, 10, 2)";
-    Function Tensors "linspace", "linspace(start, end, steps, dtype=f32, device=cpu)", "`steps` values evenly spaced from start to end inclusive.", "linspace(0, 1, 5)";
-    Function Tensors "eye", "eye(n, m=none, dtype=f32, device=cpu)", "An identity matrix (n x m).", "eye(3)";
-    Function Tensors "rand", "rand(*size, dtype=f32, device=cpu)", "Uniform random numbers in [0, 1), from the device's own seeded generator.", "seed(0)\nrand(2, 2)";
-    Function Tensors "randn", "randn(*size, dtype=f32, device=cpu)", "Standard normal random numbers, from the device's own seeded generator.", "seed(0)\nrandn(2, 3)";
+    Function Tensors "tensor", "tensor(data, dtype=none, device=cpu, requires_grad=false)", "A tensor from a number or nested list; floats default to f32, ints to i64.", "tensor([[1, 2], [3, 4]], dtype=f32)";
+    Function Tensors "zeros", "zeros(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor filled with 0.", "zeros(2, 3)";
+    Function Tensors "ones", "ones(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor filled with 1.", "ones(2, 3, dtype=i64)";
+    Function Tensors "full", "full(size, value, dtype=none, device=cpu, requires_grad=false)", "A tensor of shape `size` filled with `value`.", "full([2, 2], 7.)";
+    Function Tensors "empty", "empty(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor whose contents are not initialised (on cpu they read as 0).", "empty(4)";
+    Function Tensors "arange", "arange(start, end=none, step=1, dtype=none, device=cpu, requires_grad=false)", "Evenly spaced values in [start, end); `arange(n)` is 0..n.", "arange(0, 10, 2)";
+    Function Tensors "linspace", "linspace(start, end, steps, dtype=f32, device=cpu, requires_grad=false)", "`steps` values evenly spaced from start to end inclusive.", "linspace(0, 1, 5)";
+    Function Tensors "eye", "eye(n, m=none, dtype=f32, device=cpu, requires_grad=false)", "An identity matrix (n x m).", "eye(3)";
+    Function Tensors "rand", "rand(*size, dtype=f32, device=cpu, requires_grad=false)", "Uniform random numbers in [0, 1), from the device's own seeded generator.", "seed(0)\nrand(2, 2)";
+    Function Tensors "randn", "randn(*size, dtype=f32, device=cpu, requires_grad=false)", "Standard normal random numbers, from the device's own seeded generator.", "seed(0)\nrandn(2, 3)";
     Function Tensors "zeros_like", "zeros_like(input, dtype=none, device=none)", "Zeros with the shape, dtype and device of `input`.", "zeros_like(randn(2, 2))";
     Function Tensors "ones_like", "ones_like(input, dtype=none, device=none)", "Ones with the shape, dtype and device of `input`.", "ones_like(randn(2, 2))";
     Function Tensors "full_like", "full_like(input, value, dtype=none, device=none)", "`value` with the shape, dtype and device of `input`.", "full_like(randn(2, 2), 3.)";
@@ -348,6 +352,19 @@ docs! {
     Statement Teaching "in", "A in B", "Whether B holds A: an item of a list, a key of a dict, a substring of a string, an element of a tensor (a host read); `not in` is the opposite.", "xs = list()\nxs.append(2)\n2 in xs";
     Function Teaching "list", "list(items=none)", "A Python list: empty, or the items of a list, a result's parts or a tensor's first dimension. `xs.append(v)` grows it and every name for it sees that; `len`, `xs[-1]`, `for v in xs` and `in` read it. (`[]` is an empty tensor.)", "losses = list()\nfor i in 0..3 { losses.append(i * 0.5) }\nlosses";
     Method Teaching "append", "xs.append(value)", "Adds `value` at the end of the list (a list made with `list()`).", "xs = list()\nxs.append(1)\nxs";
+    Property Training "requires_grad", "x.requires_grad", "Whether autograd computes a gradient for `x`: a leaf made with `requires_grad=true`, or a result of ops on one (outside `no_grad { }`).", "w = ones(2, requires_grad=true)\n(w * 2).requires_grad";
+    Property Training "is_leaf", "x.is_leaf", "Whether `x` was made by the user rather than by an op on tensors that require grad; backward fills `.grad` of leaves only.", "w = ones(2, requires_grad=true)\n(w * 2).is_leaf";
+    Property Training "grad", "x.grad", "The gradient `backward()` accumulated into a leaf (none before the first backward, and for a non-leaf that did not `retain_grad()`).", "w = ones(3, requires_grad=true)\n(w * w).sum().backward()\nw.grad";
+    Property Training "grad_fn", "x.grad_fn", "The autograd node that made `x`, as PyTorch names it (`<MulBackward0>`); none for a leaf.", "w = ones(2, requires_grad=true)\n(w * 3).sum().grad_fn";
+    Method Training "backward", "x.backward(gradient=none, retain_graph=false)", "Computes the gradients of `x` with respect to every leaf behind it and adds them to their `.grad`. A one-element `x` needs no `gradient`. The graph's saved tensors are freed afterwards unless `retain_graph=true`.", "w = tensor([1., 2., 3.], requires_grad=true)\nloss = (w * w).sum()\nloss.backward()\nw.grad";
+    Method Training "requires_grad_", "x.requires_grad_(requires_grad=true)", "Makes a leaf require grad (floating point tensors only), in place; returns `x`.", "w = zeros(3).requires_grad_()\nw.requires_grad";
+    Method Training "detach", "x.detach()", "The same elements (shared memory) without autograd history: a new leaf that does not require grad.", "w = ones(2, requires_grad=true)\n(w * 2).detach().requires_grad";
+    Method Training "retain_grad", "x.retain_grad()", "Makes a non-leaf keep its gradient in `.grad` at the next backward.", "w = ones(2, requires_grad=true)\ny = w * 3\ny.retain_grad()\ny.sum().backward()\ny.grad";
+    Function Training "SGD", "SGD(params, lr=0.001, momentum=0, dampening=0, weight_decay=0, nesterov=false)", "Stochastic gradient descent over a list of parameters, as torch.optim.SGD: `step()` updates each parameter in place from its `.grad` (momentum buffers are made at the first step, beside each parameter); `zero_grad()` sets the grads to none.", "w = tensor([1., 2.], requires_grad=true)\nopt = SGD([w], lr=0.1)\n(w * w).sum().backward()\nopt.step()\nw";
+    Function Training "Adam", "Adam(params, lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)", "Adam over a list of parameters, as torch.optim.Adam: two averages per parameter (`exp_avg`, `exp_avg_sq`), allocated at the first step beside the parameter, so its state is twice the parameters' memory.", "w = tensor([1., 2.], requires_grad=true)\nopt = Adam([w], lr=0.1)\n(w * w).sum().backward()\nopt.step()\nw";
+    Method Training "step", "opt.step()", "Updates every parameter that has a `.grad`, in place.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.5)\nw.sum().backward()\nopt.step()\nw";
+    Method Training "zero_grad", "opt.zero_grad()", "Sets every parameter's `.grad` to none (as PyTorch 2's default), so the next backward starts afresh and the old gradients' memory is freed.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.5)\nw.sum().backward()\nopt.zero_grad()\nw.grad";
+    Statement Training "no_grad", "no_grad { ... }", "Runs the block without recording autograd's graph: results do not require grad and nothing is saved for backward (PyTorch's `with torch.no_grad():`). Parameters may be changed in place inside it.", "w = ones(2, requires_grad=true)\nno_grad { y = w * 2 }\ny.requires_grad";
     Statement Teaching "help", "help [TOPIC]", "Lists topics, or explains one builtin, method or statement.", "help randn";
 }
 

@@ -6,6 +6,7 @@ use super::args::{operand_value, ArgVal};
 use super::literal::{literal_list, literal_value, scalar, Lit, Scalar};
 use super::quick::{compare, quick_scalar};
 use super::{docs, Interp, Value, MAX_DEPTH};
+use crate::autograd;
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{BinOp, Expr, ExprKind, IndexItem, Name, Scope};
 use crate::lang::token::DeviceLit;
@@ -191,6 +192,8 @@ impl Interp {
         let t = self.indexable(&v, obj.span)?;
         let idx = self.eval_index(items, d)?;
         self.rt.begin_op("index");
+        autograd::record::refuse_untracked(self.grad, "indexing", &[&t])
+            .map_err(|err| err.at(span))?;
         let r = self.rt.index(&t, &idx).map_err(|err| err.at(span))?;
         Ok(Value::Tensor(r))
     }
@@ -477,7 +480,8 @@ impl Interp {
             Value::Int(i) => i.checked_neg().map(Value::Int).ok_or_else(overflow),
             Value::Float(x) => Ok(Value::Float(-x)),
             Value::Bool(b) => Ok(Value::Int(-(b as i64))),
-            Value::Tensor(t) => self.rt.unary(UnaryOp::Neg, &t).map(Value::Tensor),
+            Value::Tensor(t) => autograd::record::unary(&mut self.rt, self.grad, UnaryOp::Neg, &t)
+                .map(Value::Tensor),
             other => Err(Error::wrong_type(
                 "the operand of unary `-`",
                 "a number or a tensor",
@@ -541,7 +545,9 @@ impl Interp {
             // `3 / x` is `x.reciprocal() * 3`, as Python's `__rtruediv__`
             // on a tensor runs it: two kernels, rounded twice.
             let one = Tensor::scalar(1i64);
-            let reciprocal = self.rt.binary(
+            let reciprocal = autograd::record::binary(
+                &mut self.rt,
+                self.grad,
                 BinaryOp::Div,
                 Operand {
                     tensor: &one,
@@ -549,7 +555,9 @@ impl Interp {
                 },
                 Operand::strong(&tb),
             )?;
-            let r = self.rt.binary(
+            let r = autograd::record::binary(
+                &mut self.rt,
+                self.grad,
                 BinaryOp::Mul,
                 Operand::strong(&reciprocal),
                 Operand {
@@ -560,7 +568,9 @@ impl Interp {
             return Ok(Value::Tensor(r));
         }
         let r = match op {
-            BinOp::Elementwise(op) => self.rt.binary(
+            BinOp::Elementwise(op) => autograd::record::binary(
+                &mut self.rt,
+                self.grad,
                 op,
                 Operand {
                     tensor: &ta,
@@ -571,7 +581,7 @@ impl Interp {
                     weak: wb,
                 },
             )?,
-            BinOp::MatMul => self.rt.matmul(&ta, &tb)?,
+            BinOp::MatMul => autograd::record::matmul(&mut self.rt, self.grad, &ta, &tb)?,
             // Answered before any tensor is looked at (`binary`).
             BinOp::Is | BinOp::IsNot | BinOp::In | BinOp::NotIn => {
                 return Err(Error::value(
@@ -829,6 +839,7 @@ fn same(a: &Value, b: &Value) -> bool {
         (Value::List(x), Value::List(y)) => Arc::ptr_eq(x, y),
         (Value::MutList(x), Value::MutList(y)) => Arc::ptr_eq(x, y),
         (Value::Function(x), Value::Function(y)) => Arc::ptr_eq(x, y),
+        (Value::Optimizer(x), Value::Optimizer(y)) => Arc::ptr_eq(x, y),
         _ => equal(a, b),
     }
 }

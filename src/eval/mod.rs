@@ -11,6 +11,7 @@ pub mod docs;
 mod expr;
 pub mod function;
 mod globals;
+mod grad;
 mod literal;
 mod measure;
 mod memory;
@@ -121,6 +122,8 @@ pub struct Interp {
     pub hooks: Hooks,
     /// Warnings given by the running top-level statement, with repeat counts.
     warned: Vec<(String, u64)>,
+    /// Whether ops record autograd's graph (off inside `no_grad { }`).
+    pub(crate) grad: crate::autograd::Mode,
 }
 
 impl Interp {
@@ -136,6 +139,7 @@ impl Interp {
             quiet: 0,
             hooks,
             warned: Vec::new(),
+            grad: crate::autograd::Mode::default(),
         }
     }
 

@@ -50,6 +50,10 @@ pub fn repr(v: &Value) -> String {
         Value::Function(f) => format!("<function {}>", f.signature()),
         Value::Stream(s) => s.describe(),
         Value::Event(e) => e.describe(),
+        Value::Optimizer(o) => {
+            let o = crate::runtime::lock::lock(o);
+            o.describe()
+        }
         Value::Dict(pairs) => {
             let width = pairs.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
             let rows: Vec<String> = pairs

@@ -47,6 +47,7 @@ impl Interp {
             StmtKind::Profile(file, body) => return self.exec_profile(file.as_ref(), body, s.span),
             StmtKind::If(branches, otherwise) => return self.exec_if(branches, otherwise.as_ref()),
             StmtKind::While(c, body) => return self.exec_while(c, body),
+            StmtKind::NoGrad(body) => return self.exec_no_grad(body),
             StmtKind::Break => return Ok(Flow::Break),
             StmtKind::Continue => return Ok(Flow::Continue),
             StmtKind::Return(e) => {
@@ -118,6 +119,7 @@ impl Interp {
             | StmtKind::Profile(..)
             | StmtKind::If(..)
             | StmtKind::While(..)
+            | StmtKind::NoGrad(..)
             | StmtKind::Break
             | StmtKind::Continue
             | StmtKind::Return(_) => Ok(()),
@@ -174,6 +176,7 @@ impl Interp {
                 let t = self.indexable(&base, obj.span)?;
                 let idx = self.eval_index(items, 0)?;
                 let at = |e: Error| e.at(span);
+                crate::autograd::record::check_in_place(self.grad, &t, &[]).map_err(at)?;
                 let picked = self.rt.index(&t, &idx).map_err(at)?;
                 if index::is_advanced(&idx) {
                     let v = self.eval(value, 0)?;
@@ -202,6 +205,8 @@ impl Interp {
         match (&current, &target.kind) {
             (Value::Tensor(t), _) => {
                 let (y, weak) = augmented_operand(&v, op, value.span)?;
+                crate::autograd::record::check_in_place(self.grad, t, &[&y])
+                    .map_err(|e| e.at(span))?;
                 self.rt
                     .binary_(op, t, Operand { tensor: &y, weak })
                     .map_err(|e| e.at(span))
@@ -254,6 +259,7 @@ impl Interp {
             Error::wrong_type("the assigned value", "a number or a tensor", v.type_name())
                 .at(value.span)
         })?;
+        crate::autograd::record::check_in_place(self.grad, &t, &[&src]).map_err(|e| e.at(span))?;
         if index::is_advanced(&idx) {
             // PyTorch converts a number to the tensor's dtype, and fills
             // through a mask with one value of any dtype (masked_fill_);

@@ -37,6 +37,8 @@ pub enum Value {
     Function(Arc<Function>),
     Stream(StreamRef),
     Event(Arc<Event>),
+    /// `SGD(...)`, `Adam(...)`: its parameters and state.
+    Optimizer(Arc<Mutex<crate::autograd::optim::Optimizer>>),
 }
 
 impl Value {
@@ -74,6 +76,7 @@ impl Value {
             Value::Builtin(_) | Value::Function(_) => "a function",
             Value::Stream(_) => "a stream",
             Value::Event(_) => "an event",
+            Value::Optimizer(_) => "an optimizer",
         }
     }
 
@@ -91,6 +94,7 @@ impl Value {
             Value::Builtin(_) | Value::Function(_) => "function",
             Value::Stream(_) => "stream",
             Value::Event(_) => "event",
+            Value::Optimizer(_) => "optimizer",
         }
     }
 

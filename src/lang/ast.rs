@@ -243,6 +243,8 @@ pub enum StmtKind {
     Time(Option<Expr>, Block),
     /// `profile { }`, or `profile "run.json" { }` to write a Chrome trace too.
     Profile(Option<Expr>, Block),
+    /// `no_grad { }`: autograd records nothing in the block.
+    NoGrad(Block),
     Help(Option<Name>),
 }
 

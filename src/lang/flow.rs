@@ -45,7 +45,8 @@ fn walk(block: &Block, at: Place) -> Result<(), Diagnostic> {
             StmtKind::With(_, b)
             | StmtKind::Stream(_, b)
             | StmtKind::Time(_, b)
-            | StmtKind::Profile(_, b) => walk(b, at)?,
+            | StmtKind::Profile(_, b)
+            | StmtKind::NoGrad(b) => walk(b, at)?,
             StmtKind::If(branches, otherwise) => {
                 for (_, b) in branches {
                     walk(b, at)?;

@@ -464,8 +464,9 @@ where
                 .map(|(n, b)| StmtKind::Time(n, b)),
             kw(Kw::Profile)
                 .ignore_then(expr.clone().or_not())
-                .then(block)
+                .then(block.clone())
                 .map(|(file, b)| StmtKind::Profile(file, b)),
+            kw(Kw::NoGrad).ignore_then(block).map(StmtKind::NoGrad),
             kw(Kw::Help)
                 .ignore_then(help_topic.or_not())
                 .map(StmtKind::Help),

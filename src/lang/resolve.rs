@@ -61,6 +61,7 @@ fn assigned(block: &Block, out: &mut Vec<String>) {
             StmtKind::With(_, b)
             | StmtKind::Time(_, b)
             | StmtKind::Profile(_, b)
+            | StmtKind::NoGrad(b)
             | StmtKind::While(_, b) => assigned(b, out),
             StmtKind::If(branches, otherwise) => {
                 branches.iter().for_each(|(_, b)| assigned(b, out));
@@ -154,6 +155,7 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
             expr(c, locals);
             block(b, locals);
         }
+        StmtKind::NoGrad(b) => block(b, locals),
         StmtKind::Time(e, b) | StmtKind::Profile(e, b) => {
             if let Some(e) = e {
                 expr(e, locals);

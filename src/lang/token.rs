@@ -32,10 +32,11 @@ pub enum Kw {
     And,
     Or,
     Not,
+    NoGrad,
 }
 
 impl Kw {
-    pub const ALL: [Kw; 23] = [
+    pub const ALL: [Kw; 24] = [
         Kw::Del,
         Kw::With,
         Kw::Wait,
@@ -59,6 +60,7 @@ impl Kw {
         Kw::And,
         Kw::Or,
         Kw::Not,
+        Kw::NoGrad,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -86,6 +88,7 @@ impl Kw {
             Kw::And => "and",
             Kw::Or => "or",
             Kw::Not => "not",
+            Kw::NoGrad => "no_grad",
         }
     }
 

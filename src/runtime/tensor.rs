@@ -1,7 +1,8 @@
 //! A tensor: a strided view of a shared buffer on a device.
 
+use std::any::Any;
 use std::ops::Deref;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use super::alloc::StreamId;
@@ -24,6 +25,10 @@ use crate::error::Error;
 struct Storage {
     place: Place,
     watch: Watch,
+    /// PyTorch's version counter (`x._version`), shared by every view of
+    /// the storage: each in-place write adds one, so autograd can tell a
+    /// tensor it saved was changed before backward used it.
+    version: AtomicU64,
 }
 
 /// Host memory (pageable, or page-locked), a block of a simulated device's
@@ -213,6 +218,11 @@ pub struct Tensor {
     offset: usize,
     dtype: DType,
     device: Device,
+    /// What autograd keeps about this tensor (whether it requires grad,
+    /// its `.grad`, the node that made it), set by the autograd layer above
+    /// the op layer; the core only holds it, as PyTorch's TensorImpl holds
+    /// its autograd meta. Every new tensor, views included, starts without.
+    autograd: OnceLock<Arc<dyn Any + Send + Sync>>,
 }
 
 impl Tensor {
@@ -229,10 +239,12 @@ impl Tensor {
                     pinned: OnceLock::new(),
                 },
                 watch: Watch::new(false),
+                version: AtomicU64::new(0),
             }),
             shape,
             offset: 0,
             device,
+            autograd: OnceLock::new(),
         }
     }
 
@@ -450,10 +462,12 @@ impl Tensor {
             storage: Arc::new(Storage {
                 place: Place::Driver(bytes),
                 watch: Watch::new(true),
+                version: AtomicU64::new(0),
             }),
             shape,
             offset: 0,
             device,
+            autograd: OnceLock::new(),
         }
     }
 
@@ -568,6 +582,7 @@ impl Tensor {
                     buf: RwLock::new(self.contiguous_buffer()),
                 },
                 watch: Watch::new(true),
+                version: AtomicU64::new(self.version()),
             }),
             strides: contiguous_strides(&self.shape),
             offset: 0,
@@ -652,7 +667,46 @@ impl Tensor {
             offset,
             dtype: self.dtype,
             device: self.device,
+            autograd: OnceLock::new(),
         }
+    }
+
+    /// Whether no other tensor (no view, no alias) shares these elements,
+    /// and this one covers all of them from the start.
+    pub fn owns_storage(&self) -> bool {
+        Arc::strong_count(&self.storage) == 1
+            && self.offset == 0
+            && self.storage.len() == self.numel()
+    }
+
+    /// PyTorch's `x._version`: how many in-place writes its storage has had.
+    pub fn version(&self) -> u64 {
+        self.storage.version.load(Ordering::Acquire)
+    }
+
+    /// An in-place write changed the storage (the op layer calls this).
+    pub fn bump_version(&self) {
+        self.storage.version.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The autograd layer's record of this tensor, when it has one.
+    pub fn autograd(&self) -> Option<&Arc<dyn Any + Send + Sync>> {
+        self.autograd.get()
+    }
+
+    /// Gives this tensor its autograd record, once: the one it has already
+    /// (the new one if there was none).
+    pub fn autograd_or_init(
+        &self,
+        make: impl FnOnce() -> Arc<dyn Any + Send + Sync>,
+    ) -> &Arc<dyn Any + Send + Sync> {
+        self.autograd.get_or_init(make)
+    }
+
+    /// A new tensor for the same elements with no autograd record (what
+    /// `detach()` and a saved tensor are).
+    pub fn alias(&self) -> Tensor {
+        self.view(self.shape.clone(), self.strides.clone(), self.offset)
     }
 
     /// The same elements in a fresh contiguous buffer.

@@ -39,7 +39,11 @@ impl Interp {
                 })?;
                 let dtype = b.dtype("dtype")?;
                 let t = self.converted(t, b)?;
-                let r = self.rt.along(op, 0.0, &t, Some(dim), false).map_err(at)?;
+                let mut r = self.rt.along(op, 0.0, &t, Some(dim), false).map_err(at)?;
+                if matches!(op, AlongOp::Softmax | AlongOp::LogSoftmax) {
+                    let log = op == AlongOp::LogSoftmax;
+                    r = crate::autograd::record::softmax(self.grad, &t, r, dim, log).map_err(at)?;
+                }
                 // `cumsum(x, 0, dtype=i32)` is i32: integer scans are i64 otherwise.
                 match dtype {
                     Some(dt) if dt != r.dtype() => b.result(self.rt.cast(&r, dt)),
@@ -117,7 +121,11 @@ impl Interp {
     /// `t` in the `dtype=` the call asks for (PyTorch converts the input first).
     fn converted(&mut self, t: &Arc<Tensor>, b: &Bound) -> Result<Arc<Tensor>, Diagnostic> {
         match b.dtype("dtype")? {
-            Some(dt) if dt != t.dtype() => self.rt.cast(t, dt).map_err(|e| e.at(b.span)),
+            Some(dt) if dt != t.dtype() => {
+                let x = self.rt.cast(t, dt).map_err(|e| e.at(b.span))?;
+                let backward = crate::autograd::node::Backward::Identity;
+                Ok(self.recorded(t, x, "ToCopyBackward0", backward))
+            }
             _ => Ok(Arc::clone(t)),
         }
     }

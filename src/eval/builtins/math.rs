@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::super::args::{flatten, Bound};
 use super::super::{Interp, Value};
+use crate::autograd::record;
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::BinOp;
 use crate::runtime::op::binary::BinaryOp;
@@ -22,12 +23,12 @@ pub(super) fn reduce(me: &mut Interp, name: &'static str, b: &Bound) -> Result<V
 pub(super) fn unary(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let t = b.tensor("input")?;
     let op = unary_op(name).map_err(|e| e.at(b.span))?;
-    b.result(me.rt.unary(op, &t))
+    b.result(record::unary(&mut me.rt, me.grad, op, &t))
 }
 
 pub(super) fn matmul(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (x, y) = (b.tensor("a")?, b.tensor("b")?);
-    b.result(me.rt.matmul(&x, &y))
+    b.result(record::matmul(&mut me.rt, me.grad, &x, &y))
 }
 
 /// `dot(a, b)`: two vectors of one dtype and length, as PyTorch's `dot`
@@ -61,7 +62,7 @@ pub(super) fn dot(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
         ))
         .at(b.span));
     }
-    b.result(me.rt.matmul(&x, &y))
+    b.result(record::matmul(&mut me.rt, me.grad, &x, &y))
 }
 
 /// `pow(input, exponent)`: `input ** exponent`, numbers as weak as beside `**`.
@@ -88,8 +89,10 @@ impl Interp {
         let keepdim = b.bool("keepdim", false)?;
         let mut t = Arc::clone(t);
         let dtype = b.dtype("dtype")?;
-        if let Some(dt) = dtype {
-            t = self.rt.cast(&t, dt).map_err(|e| e.at(b.span))?;
+        if let Some(dt) = dtype.filter(|&dt| dt != t.dtype()) {
+            let x = self.rt.cast(&t, dt).map_err(|e| e.at(b.span))?;
+            let backward = crate::autograd::node::Backward::Identity;
+            t = self.recorded(&t, x, "ToCopyBackward0", backward);
         }
         // `x.max(dim)` is (values, indices), as PyTorch's: two reductions.
         // (A list of dims goes on to `reduce_over`, which refuses it.)
@@ -130,8 +133,22 @@ impl Interp {
         keepdim: bool,
     ) -> Result<Value, Diagnostic> {
         match dims_arg(b)?.as_deref() {
-            None | Some([]) => b.result(self.rt.reduce(op, t, None, keepdim)),
-            Some(&[d]) => b.result(self.rt.reduce(op, t, Some(d), keepdim)),
+            None | Some([]) => b.result(record::reduce(
+                &mut self.rt,
+                self.grad,
+                op,
+                t,
+                None,
+                keepdim,
+            )),
+            Some(&[d]) => b.result(record::reduce(
+                &mut self.rt,
+                self.grad,
+                op,
+                t,
+                Some(d),
+                keepdim,
+            )),
             Some(dims) => {
                 if !matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
                     let span = b.get("dim").map_or(b.span, |(_, s)| *s);
@@ -142,7 +159,14 @@ impl Interp {
                     )
                     .at(span));
                 }
-                b.result(self.rt.reduce_dims(op, t, dims, keepdim))
+                b.result(record::reduce_dims(
+                    &mut self.rt,
+                    self.grad,
+                    op,
+                    t,
+                    dims,
+                    keepdim,
+                ))
             }
         }
     }

@@ -134,6 +134,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("clear_output", teaching::clear_output),
     ("len", teaching::len),
     ("list", teaching::list),
+    ("SGD", super::grad::sgd),
+    ("Adam", super::grad::adam),
 ];
 
 impl Interp {
@@ -154,7 +156,16 @@ impl Interp {
         };
         let b = bind(doc, args, span)?;
         self.rt.begin_op(doc.name);
-        handler(self, doc.name, &b)
+        let inputs = b.values();
+        let watch = self.grad_inputs(&inputs);
+        let v = handler(self, doc.name, &b)?;
+        if watch {
+            self.check_recorded(doc.name, &inputs, &v, span)?;
+        }
+        match b.get("requires_grad") {
+            Some(_) => super::grad::factory_requires_grad(v, &b),
+            None => Ok(v),
+        }
     }
 
     /// `device=` of a factory: cpu unless given; a device must exist.

@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use super::args::{bind, ArgVal, Bound};
 use super::docs::{self, Kind};
+use super::grad;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::Name;
@@ -36,6 +37,7 @@ enum Member {
     StreamProperty(fn(&StreamRef) -> Value),
     EventMethod(Call<Arc<Event>>),
     ListMethod(Call<list::List>),
+    OptimizerMethod(Call<Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>>),
 }
 
 impl Member {
@@ -45,6 +47,7 @@ impl Member {
             Member::StreamMethod(_) | Member::StreamProperty(_) => "stream",
             Member::EventMethod(_) => "event",
             Member::ListMethod(_) => "list",
+            Member::OptimizerMethod(_) => "optimizer",
         }
     }
 
@@ -184,6 +187,19 @@ static MEMBERS: &[(&str, Member)] = {
         ("elapsed", EventMethod(stream::elapsed)),
         ("elapsed_time", EventMethod(stream::elapsed)),
         ("append", ListMethod(list::append)),
+        (
+            "requires_grad",
+            TensorProperty(grad::requires_grad_property),
+        ),
+        ("is_leaf", TensorProperty(grad::is_leaf_property)),
+        ("grad", TensorProperty(grad::grad_property)),
+        ("grad_fn", TensorProperty(grad::grad_fn_property)),
+        ("backward", TensorMethod(grad::backward)),
+        ("requires_grad_", TensorMethod(grad::requires_grad_)),
+        ("detach", TensorMethod(grad::detach)),
+        ("retain_grad", TensorMethod(grad::retain_grad)),
+        ("step", OptimizerMethod(grad::step)),
+        ("zero_grad", OptimizerMethod(grad::zero_grad)),
     ]
 };
 
@@ -215,11 +231,23 @@ impl Interp {
         }
         let b = bind(doc, self.resolve_args(args), span)?;
         self.rt.begin_op(doc.name);
+        let mut inputs = b.values();
+        inputs.push(&recv);
+        if let (Some(Member::TensorMethod(f)), Value::Tensor(t)) =
+            (member(recv.kind(), doc.name), &recv)
+        {
+            let watch = self.grad_inputs(&inputs);
+            let v = f(self, doc.name, t, &b)?;
+            if watch {
+                self.check_recorded(doc.name, &inputs, &v, span)?;
+            }
+            return Ok(v);
+        }
         match (member(recv.kind(), doc.name), &recv) {
-            (Some(Member::TensorMethod(f)), Value::Tensor(t)) => f(self, doc.name, t, &b),
             (Some(Member::StreamMethod(f)), Value::Stream(s)) => f(self, doc.name, s, &b),
             (Some(Member::EventMethod(f)), Value::Event(e)) => f(self, doc.name, e, &b),
             (Some(Member::ListMethod(f)), Value::MutList(xs)) => f(self, doc.name, xs, &b),
+            (Some(Member::OptimizerMethod(f)), Value::Optimizer(o)) => f(self, doc.name, o, &b),
             _ => Err(unwired(recv.kind(), doc.name).at(span)),
         }
     }
@@ -250,11 +278,39 @@ impl Interp {
             )
             .at(span)),
             Some(d) => match (member(recv.kind(), d.name), recv) {
-                (Some(Member::TensorProperty(f)), Value::Tensor(t)) => f(t).map_err(|e| e.at(span)),
+                (Some(Member::TensorProperty(f)), Value::Tensor(t)) => {
+                    let v = f(t).map_err(|e| e.at(span))?;
+                    Ok(self.transposed(t, name, v))
+                }
                 (Some(Member::StreamProperty(f)), Value::Stream(s)) => Ok(f(s)),
                 _ => Err(unwired(recv.kind(), name).at(span)),
             },
         }
+    }
+}
+
+impl Interp {
+    /// `x.T` and `x.mT` recorded for autograd (the other properties are
+    /// not tensors computed from `x`).
+    fn transposed(&self, t: &Arc<Tensor>, name: &str, v: Value) -> Value {
+        use crate::autograd::node::Backward;
+        let Value::Tensor(x) = v else { return v };
+        let n = t.ndim();
+        let recorded = match name {
+            "T" => {
+                let dims = (0..n).rev().collect();
+                self.recorded(t, x, "PermuteBackward0", Backward::Permute { dims })
+            }
+            "mT" if n >= 2 => {
+                let backward = Backward::Transpose {
+                    d0: n - 2,
+                    d1: n - 1,
+                };
+                self.recorded(t, x, "TransposeBackward0", backward)
+            }
+            _ => x,
+        };
+        Value::Tensor(recorded)
     }
 }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::super::args::Bound;
 use super::super::{Interp, Value};
+use crate::autograd::node::Backward;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::op::view;
@@ -31,36 +32,84 @@ fn ints(b: &Bound, what: &str) -> Result<Vec<i64>, Diagnostic> {
     int_list(&b.rest, what)
 }
 
-pub(super) fn view(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+/// A view of `t` (or an error at the call), recorded for autograd as `name`.
+fn viewed(
+    me: &Interp,
+    t: &Arc<Tensor>,
+    r: Result<Tensor, Error>,
+    b: &Bound,
+    name: &'static str,
+    backward: Backward,
+) -> Out {
+    let x = Arc::new(r.map_err(|e| e.at(b.span))?);
+    Ok(Value::Tensor(me.recorded(t, x, name, backward)))
+}
+
+pub(super) fn view(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dims = ints(b, "a size of view()")?;
-    b.result(view::view(t, &dims).map(Arc::new))
+    viewed(
+        me,
+        t,
+        view::view(t, &dims),
+        b,
+        "ViewBackward0",
+        Backward::Reshape,
+    )
 }
 
-pub(super) fn unsqueeze(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+pub(super) fn unsqueeze(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dim = b.int("dim")?.unwrap_or(0);
-    b.result(view::unsqueeze(t, dim).map(Arc::new))
+    viewed(
+        me,
+        t,
+        view::unsqueeze(t, dim),
+        b,
+        "UnsqueezeBackward0",
+        Backward::Reshape,
+    )
 }
 
-pub(super) fn squeeze(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+pub(super) fn squeeze(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dim = b.int("dim")?;
-    b.result(view::squeeze(t, dim).map(Arc::new))
+    let name = match dim {
+        None => "SqueezeBackward0",
+        Some(_) => "SqueezeBackward1",
+    };
+    viewed(me, t, view::squeeze(t, dim), b, name, Backward::Reshape)
 }
 
-pub(super) fn permute(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+pub(super) fn permute(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dims = ints(b, "a dimension of permute()")?;
-    b.result(view::permute(t, &dims).map(Arc::new))
+    let order = crate::runtime::shape::norm_dims(&dims, t.ndim()).unwrap_or_default();
+    let backward = Backward::Permute { dims: order };
+    viewed(
+        me,
+        t,
+        view::permute(t, &dims),
+        b,
+        "PermuteBackward0",
+        backward,
+    )
 }
 
-pub(super) fn expand(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+pub(super) fn expand(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let sizes = ints(b, "a size of expand()")?;
-    b.result(view::expand(t, &sizes).map(Arc::new))
+    viewed(
+        me,
+        t,
+        view::expand(t, &sizes),
+        b,
+        "ExpandBackward0",
+        Backward::Expand,
+    )
 }
 
 /// `x.flatten(start_dim=0, end_dim=-1)`: a reshape (a view when possible).
 pub(super) fn flatten(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
     if t.ndim() == 0 {
-        return b.result(me.rt.reshape(t, &[1]));
+        let x = me.rt.reshape(t, &[1]).map_err(at)?;
+        return Ok(Value::Tensor(super::tensor::reshaped(me, t, x)));
     }
     let n = t.ndim();
     let start = crate::runtime::shape::norm_dim(b.int("start_dim")?.unwrap_or(0), n).map_err(at)?;
@@ -73,7 +122,8 @@ pub(super) fn flatten(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
     let mut dims: Vec<i64> = t.shape()[..start].iter().map(|&s| s as i64).collect();
     dims.push(t.shape()[start..=end].iter().product::<usize>() as i64);
     dims.extend(t.shape()[end + 1..].iter().map(|&s| s as i64));
-    b.result(me.rt.reshape(t, &dims))
+    let x = me.rt.reshape(t, &dims).map_err(at)?;
+    Ok(Value::Tensor(super::tensor::reshaped(me, t, x)))
 }
 
 /// `x.flip(*dims)`: a copy of `x` read backwards along `dims`.

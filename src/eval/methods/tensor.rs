@@ -9,6 +9,8 @@ use super::super::builtins::math::unary_op;
 use super::super::builtins::pointwise::binary_op;
 use super::super::literal::data_arg;
 use super::super::{Interp, Value};
+use crate::autograd::node::Backward;
+use crate::autograd::record;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -66,11 +68,21 @@ pub(super) fn to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -
         me.flush_notes();
         x = r.map_err(at)?;
     }
-    Ok(Value::Tensor(x))
+    Ok(Value::Tensor(to_copy(me, t, x)))
+}
+
+/// `x` moved or converted (`to`, `cuda`, `cpu`, `float()`): a new tensor
+/// autograd follows back to `t` (`ToCopyBackward0`), or `t` itself.
+fn to_copy(me: &Interp, t: &Arc<Tensor>, x: Arc<Tensor>) -> Arc<Tensor> {
+    match Arc::ptr_eq(t, &x) {
+        true => x,
+        false => me.recorded(t, x, "ToCopyBackward0", Backward::Identity),
+    }
 }
 
 pub(super) fn cpu(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    b.result(me.rt.move_to(t, Device::Cpu))
+    let x = me.rt.move_to(t, Device::Cpu).map_err(|e| e.at(b.span))?;
+    Ok(Value::Tensor(to_copy(me, t, x)))
 }
 
 /// `x.cuda(device=none, non_blocking=false)`: to the current CUDA device,
@@ -80,12 +92,14 @@ pub(super) fn cuda(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound)
     let d = me.rt.cuda(b.cuda_index("device")?).map_err(at)?;
     let r = me.rt.transfer(t, d, b.bool("non_blocking", false)?);
     me.flush_notes();
-    b.result(r)
+    let x = r.map_err(at)?;
+    Ok(Value::Tensor(to_copy(me, t, x)))
 }
 
 pub(super) fn copy_to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let d = b.device("device")?.unwrap_or(Device::Cpu);
-    b.result(me.rt.copy_to(t, d))
+    let x = me.rt.copy_to(t, d).map_err(|e| e.at(b.span))?;
+    Ok(Value::Tensor(to_copy(me, t, x)))
 }
 
 /// `x.pin()`: a copy in pinned memory; `x` itself when it is pinned already.
@@ -116,17 +130,28 @@ pub(super) fn record_stream(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b:
 
 pub(super) fn reshape(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dims = reshape_dims(&b.rest)?;
-    b.result(me.rt.reshape(t, &dims))
+    let x = me.rt.reshape(t, &dims).map_err(|e| e.at(b.span))?;
+    Ok(Value::Tensor(reshaped(me, t, x)))
+}
+
+/// A reshape of `t`: `ViewBackward0` when it is a view, else
+/// `UnsafeViewBackward0` (PyTorch's names for the two).
+pub(super) fn reshaped(me: &Interp, t: &Arc<Tensor>, x: Arc<Tensor>) -> Arc<Tensor> {
+    let name = match x.shares_storage(t) {
+        true => "ViewBackward0",
+        false => "UnsafeViewBackward0",
+    };
+    me.recorded(t, x, name, Backward::Reshape)
 }
 
 pub(super) fn contiguous(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     if t.is_contiguous() {
         return Ok(Value::Tensor(Arc::clone(t)));
     }
-    b.result(me.rt.copy(t))
+    clone(me, "clone", t, b)
 }
 
-pub(super) fn transpose(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+pub(super) fn transpose(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
     let n = t.ndim();
     let d0 = norm_dim(b.int("dim0")?.unwrap_or(0), n).map_err(at)?;
@@ -134,7 +159,13 @@ pub(super) fn transpose(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bo
     if n == 0 {
         return Ok(Value::Tensor(Arc::clone(t)));
     }
-    Ok(Value::tensor(t.transpose(d0, d1)))
+    let x = Arc::new(t.transpose(d0, d1));
+    Ok(Value::Tensor(me.recorded(
+        t,
+        x,
+        "TransposeBackward0",
+        Backward::Transpose { d0, d1 },
+    )))
 }
 
 pub(super) fn reduce(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
@@ -144,7 +175,7 @@ pub(super) fn reduce(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &B
 pub(super) fn unary(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
     let op = unary_op(name).map_err(at)?;
-    b.result(me.rt.unary(op, t))
+    b.result(record::unary(&mut me.rt, me.grad, op, t))
 }
 
 /// `.item()`: a host read of the one element (a copy on the current stream,
@@ -174,6 +205,7 @@ pub(super) fn numel(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, _: &Bound)
 
 pub(super) fn fill_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let v = b.fill("value")?.unwrap_or(Fill::Int(0));
+    record::check_in_place(me.grad, t, &[]).map_err(|e| e.at(b.span))?;
     me.rt.fill(t, v).map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(Arc::clone(t)))
 }
@@ -181,6 +213,7 @@ pub(super) fn fill_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
 pub(super) fn normal_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let mean = b.float("mean")?.unwrap_or(0.0);
     let std = b.float("std")?.unwrap_or(1.0);
+    record::check_in_place(me.grad, t, &[]).map_err(|e| e.at(b.span))?;
     me.rt.normal_(t, mean, std).map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(Arc::clone(t)))
 }
@@ -224,7 +257,7 @@ fn reshape_dims(rest: &[(Value, Span)]) -> Result<Vec<i64>, Diagnostic> {
 /// `x.matmul(other)`: `x @ other`.
 pub(super) fn matmul(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let other = b.tensor("other")?;
-    b.result(me.rt.matmul(t, &other))
+    b.result(record::matmul(&mut me.rt, me.grad, t, &other))
 }
 
 /// `x.any()` / `x.all()`: whether any / every element is nonzero (NaN
@@ -270,6 +303,7 @@ pub(super) fn trace(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
 pub(super) fn copy_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let src = b.tensor("src")?;
     let non_blocking = b.bool("non_blocking", false)?;
+    record::check_in_place(me.grad, t, &[&src]).map_err(|e| e.at(b.span))?;
     let r = me.rt.copy_(t, &src, non_blocking);
     me.flush_notes();
     r.map_err(|e| e.at(b.span))?;
@@ -297,7 +331,8 @@ pub(super) fn cast_to(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &
     if t.dtype() == dtype {
         return Ok(Value::Tensor(Arc::clone(t)));
     }
-    b.result(me.rt.cast(t, dtype))
+    let x = me.rt.cast(t, dtype).map_err(|e| e.at(b.span))?;
+    Ok(Value::Tensor(to_copy(me, t, x)))
 }
 
 /// `x.add(y)`, `x.sub(y)`, `x.mul(y)`, `x.div(y)`, `x.pow(y)`: `x OP y`,
@@ -311,7 +346,9 @@ pub(super) fn arith(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bo
         _ => BinaryOp::Pow,
     };
     let (other, weak) = me.operand_arg(b, "other")?;
-    b.result(me.rt.binary(
+    b.result(record::binary(
+        &mut me.rt,
+        me.grad,
         op,
         Operand::strong(t),
         Operand {
@@ -359,6 +396,7 @@ pub(super) fn clamp(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
 pub(super) fn in_place(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let op = binary_op(name).map_err(|e| e.at(b.span))?;
     let (y, weak) = me.operand_arg(b, "other")?;
+    record::check_in_place(me.grad, t, &[&y]).map_err(|e| e.at(b.span))?;
     me.rt
         .binary_(op, t, Operand { tensor: &y, weak })
         .map_err(|e| e.at(b.span))?;
@@ -375,6 +413,7 @@ pub(super) fn clamp_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
         }
         any = true;
         let (y, weak) = me.operand_arg(b, name)?;
+        record::check_in_place(me.grad, t, &[&y]).map_err(|e| e.at(b.span))?;
         me.rt
             .binary_(op, t, Operand { tensor: &y, weak })
             .map_err(|e| e.at(b.span))?;
@@ -391,7 +430,13 @@ pub(super) fn clamp_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
 
 /// `x.clone()`: a copy in new memory (contiguous), whatever x's layout.
 pub(super) fn clone(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    b.result(me.rt.copy(t))
+    let x = me.rt.copy(t).map_err(|e| e.at(b.span))?;
+    Ok(Value::Tensor(me.recorded(
+        t,
+        x,
+        "CloneBackward0",
+        Backward::Identity,
+    )))
 }
 
 /// `x.size(dim=none)`: PyTorch's: the shape, or the size of one dimension.

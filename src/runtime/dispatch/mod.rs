@@ -237,6 +237,7 @@ impl Runtime {
     /// `Tensor::write`).
     fn wrote_in_place(&mut self, t: &Tensor, inputs: &[&Tensor]) -> Result<(), Error> {
         self.counters.ops += 1;
+        t.bump_version();
         if let Device::Cuda(d) = t.device() {
             let work = kernel(inputs, t.nbytes(), Flops::default());
             self.issue(d, work, None)?;

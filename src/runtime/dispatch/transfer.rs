@@ -200,6 +200,7 @@ impl Runtime {
         src: &Arc<Tensor>,
         non_blocking: bool,
     ) -> Result<(), Error> {
+        dst.bump_version();
         let direct = |src: &Tensor| {
             src.dtype() == dst.dtype()
                 && src.shape() == dst.shape()

@@ -1,0 +1,210 @@
+//! `loss.backward()`: the graph behind a tensor walked from it to the
+//! leaves, each node run once every gradient of its output has arrived
+//! (newest node first among the ready ones, as PyTorch's engine orders
+//! them), each input's gradient given the input's shape, dtype and
+//! device, and added to the `.grad` of the leaves. Without `retain_graph`
+//! the nodes free what they saved once the whole backward succeeded.
+
+use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
+
+use super::formulas::{ones_like, sum_to};
+use super::meta::{meta, requires_grad, Meta};
+use super::node::{Edge, InputMeta, Node};
+use crate::error::Error;
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::shape::fmt_shape;
+use crate::runtime::Tensor;
+
+type R<T> = Result<T, Error>;
+
+fn key(n: &Arc<Node>) -> usize {
+    Arc::as_ptr(n) as usize
+}
+
+/// Runs backward from `root` with `gradient` (ones for a one-element root
+/// when none is given).
+pub fn backward(
+    rt: &mut Runtime,
+    root: &Arc<Tensor>,
+    gradient: Option<Arc<Tensor>>,
+    retain_graph: bool,
+) -> R<()> {
+    if !requires_grad(root) {
+        return Err(Error::Autograd {
+            message: "element 0 of tensors does not require grad and does not have a grad_fn"
+                .into(),
+            help: "make a leaf require grad (`requires_grad=true` where it is made, or \
+                   `x.requires_grad_()`), and compute outside `no_grad { }`"
+                .into(),
+        });
+    }
+    let gradient = match gradient {
+        Some(g) => {
+            if g.shape() != root.shape() {
+                return Err(Error::Autograd {
+                    message: format!(
+                        "Mismatch in shape: grad_output[0] has a shape of {} and output[0] has a shape of {}",
+                        fmt_shape(g.shape()),
+                        fmt_shape(root.shape())
+                    ),
+                    help: "give `backward(gradient)` a tensor of the output's shape".into(),
+                });
+            }
+            g
+        }
+        None if root.numel() == 1 => ones_like(rt, root)?,
+        None => return Err(Error::Autograd {
+            message: format!(
+                "grad can be implicitly created only for scalar outputs (this one has shape {})",
+                fmt_shape(root.shape())
+            ),
+            help: "reduce it first (`y.sum().backward()`), or pass the gradient: \
+                       `y.backward(ones_like(y))`"
+                .into(),
+        }),
+    };
+    let root_meta = meta(root).expect("a tensor that requires grad has a record");
+    let Some((node, k)) = root_meta.grad_fn.clone() else {
+        let input = InputMeta::of(root);
+        let g = validate(rt, gradient, &input)?;
+        return accumulate(rt, root_meta, g);
+    };
+    // Nodes have one output for now: `k` is 0.
+    debug_assert_eq!(k, 0);
+    run(rt, node, gradient, retain_graph)
+}
+
+fn run(rt: &mut Runtime, root: Arc<Node>, gradient: Arc<Tensor>, retain: bool) -> R<()> {
+    // Every node behind the root, and how many edges lead into each.
+    let mut deps: HashMap<usize, usize> = HashMap::new();
+    let mut seen: Vec<Arc<Node>> = vec![Arc::clone(&root)];
+    let mut stack = vec![Arc::clone(&root)];
+    deps.insert(key(&root), 0);
+    while let Some(n) = stack.pop() {
+        for e in &n.next {
+            if let Edge::Node(next, _) = e {
+                let first = !deps.contains_key(&key(next));
+                *deps.entry(key(next)).or_insert(0) += 1;
+                if first {
+                    seen.push(Arc::clone(next));
+                    stack.push(Arc::clone(next));
+                }
+            }
+        }
+    }
+    let mut grads: HashMap<usize, Option<Arc<Tensor>>> = HashMap::new();
+    grads.insert(key(&root), Some(gradient));
+    let mut ready = BinaryHeap::new();
+    ready.push(Ready(root.sequence, Arc::clone(&root)));
+    while let Some(Ready(_, node)) = ready.pop() {
+        if rt.interrupted() {
+            return Err(Error::Interrupted);
+        }
+        let g = grads.remove(&key(&node)).flatten();
+        let Some(g) = g else { continue };
+        keep_retained(rt, &node, &g)?;
+        let backward = node.saved()?;
+        let computed = backward.apply(rt, &node, &g)?;
+        drop(g);
+        for ((edge, input), grad) in node.next.iter().zip(&node.inputs).zip(computed) {
+            let Some(grad) = grad else { continue };
+            match edge {
+                Edge::None => {}
+                Edge::Leaf(m) => {
+                    let grad = validate(rt, grad, input)?;
+                    accumulate(rt, m, grad)?;
+                }
+                Edge::Node(next, _) => {
+                    let grad = validate(rt, grad, input)?;
+                    let slot = grads.entry(key(next)).or_insert(None);
+                    *slot = Some(match slot.take() {
+                        None => grad,
+                        Some(old) => {
+                            rt.binary(BinaryOp::Add, Operand::strong(&old), Operand::strong(&grad))?
+                        }
+                    });
+                    let d = deps.get_mut(&key(next)).expect("every node was counted");
+                    *d -= 1;
+                    if *d == 0 {
+                        ready.push(Ready(next.sequence, Arc::clone(next)));
+                    }
+                }
+            }
+        }
+    }
+    if !retain {
+        for n in &seen {
+            n.release();
+        }
+    }
+    Ok(())
+}
+
+/// A node ready to run, ordered by its sequence number (newest first).
+struct Ready(u64, Arc<Node>);
+
+impl PartialEq for Ready {
+    fn eq(&self, other: &Ready) -> bool {
+        self.0 == other.0
+    }
+}
+impl Eq for Ready {}
+impl PartialOrd for Ready {
+    fn partial_cmp(&self, other: &Ready) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ready {
+    fn cmp(&self, other: &Ready) -> std::cmp::Ordering {
+        self.0.cmp(&other.0)
+    }
+}
+
+/// The gradient of the node's output, kept by the tensors that asked to
+/// (`retain_grad()`).
+fn keep_retained(rt: &mut Runtime, node: &Node, g: &Arc<Tensor>) -> R<()> {
+    let retained: Vec<Arc<Meta>> = crate::runtime::lock::lock(&node.retained)
+        .iter()
+        .filter_map(std::sync::Weak::upgrade)
+        .collect();
+    for m in retained {
+        accumulate(rt, &m, Arc::clone(g))?;
+    }
+    Ok(())
+}
+
+/// `grad` in the shape, dtype and device of the input it is for.
+fn validate(rt: &mut Runtime, grad: Arc<Tensor>, input: &InputMeta) -> R<Arc<Tensor>> {
+    let mut grad = grad;
+    if grad.shape() != input.shape.as_slice() {
+        grad = sum_to(rt, &grad, &input.shape)?;
+    }
+    if grad.dtype() != input.dtype {
+        grad = rt.cast(&grad, input.dtype)?;
+    }
+    if grad.device() != input.device {
+        grad = rt.copy_to(&grad, input.device)?;
+    }
+    Ok(grad)
+}
+
+/// Adds `g` to a `.grad` (PyTorch's `AccumulateGrad`): the first gradient
+/// is kept as it is when nothing else holds it and it is laid out plainly,
+/// else copied; later ones are added in place.
+fn accumulate(rt: &mut Runtime, m: &Meta, g: Arc<Tensor>) -> R<()> {
+    match m.grad() {
+        None => {
+            // Nothing else may see its elements: a later backward adds in place.
+            let plain = Arc::strong_count(&g) == 1 && g.owns_storage() && g.is_contiguous();
+            let g = match plain {
+                true => g,
+                false => rt.copy(&g)?,
+            };
+            m.set_grad(Some(g));
+        }
+        Some(old) => rt.binary_(BinaryOp::Add, &old, Operand::strong(&g))?,
+    }
+    Ok(())
+}

@@ -1,0 +1,381 @@
+//! Each node's backward: the gradients of its inputs from the gradient of
+//! its output, computed with the op layer's ops (so on sim, emu and cuda
+//! alike), as PyTorch's `derivatives.yaml` gives them. The engine then
+//! gives each gradient its input's shape, dtype and device.
+
+use std::sync::Arc;
+
+use super::node::{Backward, Node, Saved};
+use crate::error::Error;
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::op::ternary::TernaryOp;
+use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::op::view;
+use crate::runtime::{DType, Tensor};
+
+type Grads = Vec<Option<Arc<Tensor>>>;
+type R<T> = Result<T, Error>;
+
+fn bin(rt: &mut Runtime, op: BinaryOp, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
+    rt.binary(op, Operand::strong(a), Operand::strong(b))
+}
+
+/// `g op s` with what a node saved (weak when it was a number).
+fn bin_saved(rt: &mut Runtime, op: BinaryOp, g: &Tensor, s: &Saved, node: &str) -> R<Arc<Tensor>> {
+    let t = s.get(node)?;
+    rt.binary(
+        op,
+        Operand::strong(g),
+        Operand {
+            tensor: t,
+            weak: s.weak,
+        },
+    )
+}
+
+/// `a op s` with a number `s` (weak: `a`'s dtype stays).
+fn bin_s(rt: &mut Runtime, op: BinaryOp, a: &Tensor, s: f64) -> R<Arc<Tensor>> {
+    let s = Tensor::scalar(s);
+    rt.binary(op, Operand::strong(a), Operand::weak(&s))
+}
+
+/// `s op a` with a number `s`.
+fn s_bin(rt: &mut Runtime, op: BinaryOp, s: f64, a: &Tensor) -> R<Arc<Tensor>> {
+    let s = Tensor::scalar(s);
+    rt.binary(op, Operand::weak(&s), Operand::strong(a))
+}
+
+/// `where(cond, a, 0)`.
+fn masked(rt: &mut Runtime, cond: &Tensor, a: &Tensor) -> R<Arc<Tensor>> {
+    let zero = Tensor::scalar(0.0f64);
+    rt.ternary(
+        TernaryOp::Where,
+        Operand::strong(cond),
+        Operand::strong(a),
+        Operand::weak(&zero),
+    )
+}
+
+/// Which inputs of `node` need a gradient.
+fn wants(node: &Node, k: usize) -> bool {
+    node.next.get(k).is_some_and(|e| e.is_some())
+}
+
+/// `g` with size-1 dims put back where a reduction without `keepdim`
+/// removed them, then expanded to `shape` (a view).
+fn expand_back(g: &Tensor, dims: &[usize], keepdim: bool, shape: &[usize]) -> R<Arc<Tensor>> {
+    let mut g = g.alias();
+    if !keepdim {
+        let mut sorted = dims.to_vec();
+        sorted.sort_unstable();
+        for d in sorted {
+            g = view::unsqueeze(&g, d as i64)?;
+        }
+    }
+    Ok(Arc::new(g.expand(shape)))
+}
+
+impl Backward {
+    /// The gradients of the node's inputs (one per edge; `None` where no
+    /// gradient is wanted) from `g`, the gradient of its output.
+    pub fn apply(&self, rt: &mut Runtime, node: &Node, g: &Arc<Tensor>) -> R<Grads> {
+        let name = node.name;
+        let shape_of = |k: usize| node.inputs[k].shape.clone();
+        Ok(match self {
+            Backward::Add => vec![Some(Arc::clone(g)), Some(Arc::clone(g))],
+            Backward::Sub => {
+                let gb = match wants(node, 1) {
+                    true => Some(rt.unary(UnaryOp::Neg, g)?),
+                    false => None,
+                };
+                vec![Some(Arc::clone(g)), gb]
+            }
+            Backward::Mul { a, b } => {
+                let ga = match b {
+                    Some(b) if wants(node, 0) => Some(bin_saved(rt, BinaryOp::Mul, g, b, name)?),
+                    _ => None,
+                };
+                let gb = match a {
+                    Some(a) if wants(node, 1) => Some(bin_saved(rt, BinaryOp::Mul, g, a, name)?),
+                    _ => None,
+                };
+                vec![ga, gb]
+            }
+            Backward::Div { a, b } => {
+                let ga = match wants(node, 0) {
+                    true => Some(bin_saved(rt, BinaryOp::Div, g, b, name)?),
+                    false => None,
+                };
+                // -g * a / (b * b), in PyTorch's order.
+                let gb = match a {
+                    Some(a) if wants(node, 1) => {
+                        let bt = b.get(name)?;
+                        let neg = rt.unary(UnaryOp::Neg, g)?;
+                        let num = bin_saved(rt, BinaryOp::Mul, &neg, a, name)?;
+                        let den = bin(rt, BinaryOp::Mul, bt, bt)?;
+                        Some(bin(rt, BinaryOp::Div, &num, &den)?)
+                    }
+                    _ => None,
+                };
+                vec![ga, gb]
+            }
+            Backward::PowScalar { x, e } => {
+                let x = x.get(name)?;
+                let gx = if *e == 0.0 {
+                    rt.binary(
+                        BinaryOp::Mul,
+                        Operand::strong(g),
+                        Operand::weak(&Tensor::scalar(0.0f64)),
+                    )?
+                } else {
+                    // grad * (e * x ** (e - 1))
+                    let p = bin_s(rt, BinaryOp::Pow, x, e - 1.0)?;
+                    let d = s_bin(rt, BinaryOp::Mul, *e, &p)?;
+                    bin(rt, BinaryOp::Mul, g, &d)?
+                };
+                vec![Some(gx), None]
+            }
+            Backward::Pow { x, y, out } => {
+                let (xs, ys) = (x.get(name)?, y.get(name)?);
+                let gx = match wants(node, 0) {
+                    true => {
+                        // grad * (y * x ** (y - 1)), 0 where y == 0.
+                        let y1 = bin_s(rt, BinaryOp::Sub, ys, 1.0)?;
+                        let p = bin(rt, BinaryOp::Pow, xs, &y1)?;
+                        let d = bin(rt, BinaryOp::Mul, ys, &p)?;
+                        let full = bin(rt, BinaryOp::Mul, g, &d)?;
+                        let nonzero = bin_s(rt, BinaryOp::Ne, ys, 0.0)?;
+                        Some(masked(rt, &nonzero, &full)?)
+                    }
+                    false => None,
+                };
+                let gy = match out {
+                    Some(out) if wants(node, 1) => {
+                        // grad * (out * log(x)), 0 where x == 0 and y >= 0.
+                        let log = rt.unary(UnaryOp::Log, xs)?;
+                        let d = bin(rt, BinaryOp::Mul, out.get(name)?, &log)?;
+                        let full = bin(rt, BinaryOp::Mul, g, &d)?;
+                        let x0 = bin_s(rt, BinaryOp::Eq, xs, 0.0)?;
+                        let y0 = bin_s(rt, BinaryOp::Ge, ys, 0.0)?;
+                        let both = bin(rt, BinaryOp::LogicalAnd, &x0, &y0)?;
+                        let keep = rt.unary(UnaryOp::BitNot, &both)?;
+                        Some(masked(rt, &keep, &full)?)
+                    }
+                    _ => None,
+                };
+                vec![gx, gy]
+            }
+            Backward::ScalarPow { e, out } => {
+                // grad * (out * log(e)), 0 where e == 0 (PyTorch's masking).
+                let out = out.get(name)?;
+                let gx = if *e == 0.0 {
+                    bin_s(rt, BinaryOp::Mul, g, 0.0)?
+                } else {
+                    let d = bin_s(rt, BinaryOp::Mul, out, e.ln())?;
+                    bin(rt, BinaryOp::Mul, g, &d)?
+                };
+                vec![None, Some(gx)]
+            }
+            Backward::Neg => vec![Some(rt.unary(UnaryOp::Neg, g)?)],
+            Backward::Unary { op, saved } => {
+                let s = saved.get(name)?;
+                vec![Some(unary(rt, *op, g, s)?)]
+            }
+            Backward::Zero => vec![Some(bin_s(rt, BinaryOp::Mul, g, 0.0)?)],
+            Backward::Sum { dims, keepdim } => {
+                vec![Some(expand_back(g, dims, *keepdim, &shape_of(0))?)]
+            }
+            Backward::Mean {
+                dims,
+                keepdim,
+                count,
+            } => {
+                let e = expand_back(g, dims, *keepdim, &shape_of(0))?;
+                vec![Some(bin_s(rt, BinaryOp::Div, &e, *count as f64)?)]
+            }
+            Backward::MatMul { a, b } => matmul(rt, node, g, a.as_ref(), b.as_ref())?,
+            Backward::Reshape => {
+                let dims: Vec<i64> = shape_of(0).iter().map(|&d| d as i64).collect();
+                vec![Some(rt.reshape(g, &dims)?)]
+            }
+            Backward::Transpose { d0, d1 } => vec![Some(Arc::new(g.transpose(*d0, *d1)))],
+            Backward::Permute { dims } => {
+                let mut inverse = vec![0i64; dims.len()];
+                for (k, &d) in dims.iter().enumerate() {
+                    inverse[d] = k as i64;
+                }
+                vec![Some(Arc::new(view::permute(g, &inverse)?))]
+            }
+            Backward::Expand | Backward::Identity => vec![Some(Arc::clone(g))],
+            Backward::Softmax { out, dim } => {
+                // (g - sum(g * y, dim)) * y
+                let y = out.get(name)?;
+                let gy = bin(rt, BinaryOp::Mul, g, y)?;
+                let s = rt.reduce(ReduceOp::Sum, &gy, Some(*dim as i64), true)?;
+                let d = bin(rt, BinaryOp::Sub, g, &s)?;
+                vec![Some(bin(rt, BinaryOp::Mul, &d, y)?)]
+            }
+            Backward::LogSoftmax { out, dim } => {
+                // g - exp(y) * sum(g, dim)
+                let y = out.get(name)?;
+                let e = rt.unary(UnaryOp::Exp, y)?;
+                let s = rt.reduce(ReduceOp::Sum, g, Some(*dim as i64), true)?;
+                let p = bin(rt, BinaryOp::Mul, &e, &s)?;
+                vec![Some(bin(rt, BinaryOp::Sub, g, &p)?)]
+            }
+        })
+    }
+}
+
+/// A unary op's input gradient from `g` and what it saved (`s`: its input
+/// or its result, as PyTorch's formula needs).
+fn unary(rt: &mut Runtime, op: UnaryOp, g: &Tensor, s: &Tensor) -> R<Arc<Tensor>> {
+    use BinaryOp::*;
+    match op {
+        // exp: g * result
+        UnaryOp::Exp => bin(rt, Mul, g, s),
+        // log: g / x
+        UnaryOp::Log => bin(rt, Div, g, s),
+        // sqrt: g / (2 * result)
+        UnaryOp::Sqrt => {
+            let two = s_bin(rt, Mul, 2.0, s)?;
+            bin(rt, Div, g, &two)
+        }
+        // abs: g * sgn(x)
+        UnaryOp::Abs => {
+            let pos = bin_s(rt, Gt, s, 0.0)?;
+            let neg = bin_s(rt, Lt, s, 0.0)?;
+            let pos = rt.cast(&pos, g.dtype())?;
+            let sign = bin(rt, Sub, &pos, &neg)?;
+            bin(rt, Mul, g, &sign)
+        }
+        // relu: g where result > 0, else 0 (threshold_backward)
+        UnaryOp::Relu => {
+            let on = bin_s(rt, Gt, s, 0.0)?;
+            masked(rt, &on, g)
+        }
+        // sigmoid: g * (1 - y) * y
+        UnaryOp::Sigmoid => {
+            let one_minus = s_bin(rt, Sub, 1.0, s)?;
+            let a = bin(rt, Mul, g, &one_minus)?;
+            bin(rt, Mul, &a, s)
+        }
+        // tanh: g * (1 - y * y)
+        UnaryOp::Tanh => {
+            let yy = bin(rt, Mul, s, s)?;
+            let d = s_bin(rt, Sub, 1.0, &yy)?;
+            bin(rt, Mul, g, &d)
+        }
+        // sin: g * cos(x)
+        UnaryOp::Sin => {
+            let c = rt.unary(UnaryOp::Cos, s)?;
+            bin(rt, Mul, g, &c)
+        }
+        // cos: g * -sin(x)
+        UnaryOp::Cos => {
+            let sn = rt.unary(UnaryOp::Sin, s)?;
+            let n = rt.unary(UnaryOp::Neg, &sn)?;
+            bin(rt, Mul, g, &n)
+        }
+        _ => Err(Error::value(format!(
+            "internal error: no gradient for `{}`",
+            op.name()
+        ))),
+    }
+}
+
+/// `a @ b` in every form: each operand made a matrix (a vector `a` a row,
+/// a vector `b` a column), the products of the matrices, and the
+/// gradients given back the operands' ranks (batch dims are summed by the
+/// engine, as broadcasting's are).
+fn matmul(
+    rt: &mut Runtime,
+    node: &Node,
+    g: &Arc<Tensor>,
+    a: Option<&Saved>,
+    b: Option<&Saved>,
+) -> R<Grads> {
+    let name = node.name;
+    let (ra, rb) = (node.inputs[0].shape.len(), node.inputs[1].shape.len());
+    let mut g2 = g.alias();
+    if rb == 1 {
+        g2 = view::unsqueeze(&g2, g2.ndim() as i64)?;
+    }
+    if ra == 1 {
+        g2 = view::unsqueeze(&g2, g2.ndim() as i64 - 1)?;
+    }
+    let ga = match b {
+        Some(b) => {
+            let b = b.get(name)?;
+            let b2 = match rb {
+                1 => view::unsqueeze(b, 1)?,
+                _ => b.alias(),
+            };
+            let bt = view::matrix_transpose(&b2)?;
+            let ga = rt.matmul(&g2, &bt)?;
+            Some(match ra {
+                1 => Arc::new(view::squeeze(&ga, Some(-2))?),
+                _ => ga,
+            })
+        }
+        None => None,
+    };
+    let gb = match a {
+        Some(a) => {
+            let a = a.get(name)?;
+            let a2 = match ra {
+                1 => view::unsqueeze(a, 0)?,
+                _ => a.alias(),
+            };
+            let at = view::matrix_transpose(&a2)?;
+            let gb = rt.matmul(&at, &g2)?;
+            Some(match rb {
+                1 => Arc::new(view::squeeze(&gb, Some(-1))?),
+                _ => gb,
+            })
+        }
+        None => None,
+    };
+    Ok(vec![ga, gb])
+}
+
+/// `g` summed down to `shape` (the dims broadcasting added or stretched).
+pub fn sum_to(rt: &mut Runtime, g: &Arc<Tensor>, shape: &[usize]) -> R<Arc<Tensor>> {
+    if g.shape() == shape {
+        return Ok(Arc::clone(g));
+    }
+    let lead = g.ndim().saturating_sub(shape.len());
+    let mut dims: Vec<i64> = (0..lead as i64).collect();
+    for (k, &n) in shape.iter().enumerate() {
+        if n == 1 && g.shape().get(lead + k).is_some_and(|&m| m != 1) {
+            dims.push((lead + k) as i64);
+        }
+    }
+    let summed = match dims.is_empty() {
+        true => Arc::clone(g),
+        false => rt.reduce_dims(ReduceOp::Sum, g, &dims, true)?,
+    };
+    let target: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    rt.reshape(&summed, &target)
+}
+
+/// A gradient of ones for `like` (`backward()` of a scalar).
+pub fn ones_like(rt: &mut Runtime, like: &Tensor) -> R<Arc<Tensor>> {
+    use crate::runtime::op::factory::{Fill, NewTensor};
+    rt.full(
+        NewTensor {
+            shape: like.shape(),
+            dtype: like.dtype(),
+            device: like.device(),
+            like: None,
+        },
+        Fill::Int(1),
+    )
+}
+
+/// Whether a dtype can hold gradients.
+pub fn differentiable(dtype: DType) -> bool {
+    dtype.is_float()
+}

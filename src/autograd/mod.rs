@@ -1,0 +1,26 @@
+//! Autograd, above the op layer (as PyTorch's autograd sits above its
+//! kernels): the ops in `record.rs` call the op layer and record a graph of
+//! nodes (`node.rs`, named as PyTorch names them: `MulBackward0`) when an
+//! input requires grad; `engine.rs` runs it backward with the formulas of
+//! `formulas.rs`, built from the same op layer, so gradients are computed
+//! on sim, emu and cuda alike; `meta.rs` is what a tensor keeps
+//! (`requires_grad`, `.grad`, `grad_fn`); `optim.rs` has the optimizers.
+
+pub mod engine;
+pub mod formulas;
+pub mod meta;
+pub mod node;
+pub mod optim;
+pub mod record;
+
+/// Whether ops are recorded (PyTorch's grad mode): off inside `no_grad { }`.
+#[derive(Clone, Copy, Debug)]
+pub struct Mode {
+    pub enabled: bool,
+}
+
+impl Default for Mode {
+    fn default() -> Mode {
+        Mode { enabled: true }
+    }
+}

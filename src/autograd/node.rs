@@ -1,0 +1,275 @@
+//! A node of the graph autograd records (PyTorch's `Node`, shown as
+//! `<MulBackward0>`): what the forward op saved for its backward, and one
+//! edge per input that requires grad, to the node that made that input or
+//! to the leaf whose `.grad` the gradient goes to (`AccumulateGrad`).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::meta::Meta;
+use crate::error::Error;
+use crate::runtime::lock::lock;
+use crate::runtime::op::binary::BinaryOp;
+use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::{DType, Device, Tensor};
+
+/// Where an input's gradient goes.
+pub enum Edge {
+    /// The input requires no grad (or is a number): its gradient is not computed.
+    None,
+    /// A leaf that requires grad: the gradient is added to its `.grad`.
+    Leaf(Arc<Meta>),
+    /// Output `k` of another node.
+    Node(Arc<Node>, usize),
+}
+
+impl Edge {
+    pub fn is_some(&self) -> bool {
+        !matches!(self, Edge::None)
+    }
+}
+
+/// What an input was, so that its gradient is given back in its shape,
+/// dtype and device (PyTorch's `InputMetadata`).
+#[derive(Clone, Debug)]
+pub struct InputMeta {
+    pub shape: Vec<usize>,
+    pub dtype: DType,
+    pub device: Device,
+}
+
+impl InputMeta {
+    pub fn of(t: &Tensor) -> InputMeta {
+        InputMeta {
+            shape: t.shape().to_vec(),
+            dtype: t.dtype(),
+            device: t.device(),
+        }
+    }
+}
+
+/// A tensor a node keeps for its backward: the same elements (the memory
+/// stays allocated while the graph holds it), and the storage's version
+/// when it was saved, so a later in-place change is caught.
+pub struct Saved {
+    pub tensor: Arc<Tensor>,
+    version: u64,
+    /// A number written in the program (a weak scalar): it stays weak in
+    /// the backward's ops, so it does not promote the gradient's dtype.
+    pub weak: bool,
+}
+
+impl Saved {
+    pub fn new(t: &Tensor) -> Saved {
+        // An alias: the saved tensor holds no autograd record, so an output
+        // saved by its own node makes no cycle.
+        Saved {
+            tensor: Arc::new(t.alias()),
+            version: t.version(),
+            weak: false,
+        }
+    }
+
+    /// A saved operand: weak when it is a number.
+    pub fn operand(t: &Tensor, weak: bool) -> Saved {
+        Saved {
+            weak,
+            ..Saved::new(t)
+        }
+    }
+
+    /// The saved tensor, checked unchanged since it was saved.
+    pub fn get(&self, node: &str) -> Result<&Arc<Tensor>, Error> {
+        let now = self.tensor.version();
+        if now != self.version {
+            let shape = crate::runtime::shape::fmt_shape(self.tensor.shape());
+            return Err(Error::Autograd {
+                message: format!(
+                    "one of the variables needed for gradient computation has been modified by an \
+                     inplace operation: [{} {shape}], which is output 0 of {node}, is at version {now}; \
+                     expected version {} instead",
+                    self.tensor.dtype(),
+                    self.version
+                ),
+                help: "change the tensor out of place (`x = x * 2`, not `x *= 2`), or `.clone()` it \
+                       before changing it"
+                    .into(),
+            });
+        }
+        Ok(&self.tensor)
+    }
+}
+
+/// What each kind of node computes its input gradients from.
+pub enum Backward {
+    Add,
+    Sub,
+    /// `a * b`: each input's gradient needs the other (saved only when that
+    /// input requires grad).
+    Mul {
+        a: Option<Saved>,
+        b: Option<Saved>,
+    },
+    Div {
+        a: Option<Saved>,
+        b: Saved,
+    },
+    /// `x ** e` with a number `e`.
+    PowScalar {
+        x: Saved,
+        e: f64,
+    },
+    /// `x ** y` of two tensors.
+    Pow {
+        x: Saved,
+        y: Saved,
+        out: Option<Saved>,
+    },
+    /// `e ** x` with a number `e`: `out * log(e)`.
+    ScalarPow {
+        e: f64,
+        out: Saved,
+    },
+    Neg,
+    /// `floor`, `ceil`, `round`, `trunc`: a gradient of zeros.
+    Zero,
+    /// A unary op and what its gradient needs (its input or its result).
+    Unary {
+        op: UnaryOp,
+        saved: Saved,
+    },
+    /// `sum()` / `sum(dims)`: the gradient expanded back over the summed dims.
+    Sum {
+        dims: Vec<usize>,
+        keepdim: bool,
+    },
+    /// `mean()` / `mean(dims)`: as sum, divided by the count.
+    Mean {
+        dims: Vec<usize>,
+        keepdim: bool,
+        count: usize,
+    },
+    /// `a @ b` (every form: dot, mv, mm, batched).
+    MatMul {
+        a: Option<Saved>,
+        b: Option<Saved>,
+    },
+    /// A view or copy with another shape: the gradient reshaped back.
+    Reshape,
+    /// `transpose(d0, d1)` (`T`, `mT`, `t()`).
+    Transpose {
+        d0: usize,
+        d1: usize,
+    },
+    Permute {
+        dims: Vec<usize>,
+    },
+    /// `expand`: summed back to the input's shape (the engine does it).
+    Expand,
+    /// `clone()`, `contiguous()`, `.to(dtype)`, `.to(device)`: the
+    /// gradient as it is (the engine gives it the input's dtype and device).
+    Identity,
+    Softmax {
+        out: Saved,
+        dim: usize,
+    },
+    LogSoftmax {
+        out: Saved,
+        dim: usize,
+    },
+}
+
+static SEQUENCE: AtomicU64 = AtomicU64::new(0);
+
+pub struct Node {
+    /// PyTorch's name (`MulBackward0`).
+    pub name: &'static str,
+    /// One edge per input of the forward op.
+    pub next: Vec<Edge>,
+    pub inputs: Vec<InputMeta>,
+    /// The shape of the forward op's output (the gradient this node takes).
+    pub out_shape: Vec<usize>,
+    /// The order nodes were made in: backward runs the newest ready node first.
+    pub sequence: u64,
+    /// What the forward op saved; `None` once a backward without
+    /// `retain_graph` has used (and freed) it.
+    backward: Mutex<Option<Arc<Backward>>>,
+    /// Non-leaf tensors of this node's output that keep their gradient
+    /// (`retain_grad()`).
+    pub retained: Mutex<Vec<std::sync::Weak<Meta>>>,
+}
+
+impl Node {
+    pub fn new(
+        name: &'static str,
+        backward: Backward,
+        next: Vec<Edge>,
+        inputs: Vec<InputMeta>,
+        out_shape: Vec<usize>,
+    ) -> Node {
+        Node {
+            name,
+            next,
+            inputs,
+            out_shape,
+            sequence: SEQUENCE.fetch_add(1, Ordering::Relaxed),
+            backward: Mutex::new(Some(Arc::new(backward))),
+            retained: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// What backward needs, or PyTorch's error when a backward already freed it.
+    pub fn saved(&self) -> Result<Arc<Backward>, Error> {
+        lock(&self.backward).clone().ok_or_else(|| Error::Autograd {
+            message: format!(
+                "Trying to backward through the graph a second time (or directly access saved \
+                 tensors after they have already been freed); {} freed them at the first backward",
+                self.name
+            ),
+            help:
+                "pass `retain_graph=true` to the first `backward()` to keep the graph for another"
+                    .into(),
+        })
+    }
+
+    /// Frees what the node saved (the end of a backward without `retain_graph`).
+    pub fn release(&self) {
+        lock(&self.backward).take();
+    }
+}
+
+/// PyTorch's node name for a binary op.
+pub fn binary_name(op: BinaryOp, scalar_base: bool, scalar_exponent: bool) -> &'static str {
+    match op {
+        BinaryOp::Add => "AddBackward0",
+        BinaryOp::Sub if scalar_base => "RsubBackward1",
+        BinaryOp::Sub => "SubBackward0",
+        BinaryOp::Mul => "MulBackward0",
+        BinaryOp::Div => "DivBackward0",
+        BinaryOp::Pow if scalar_exponent => "PowBackward0",
+        BinaryOp::Pow if scalar_base => "PowBackward2",
+        BinaryOp::Pow => "PowBackward1",
+        _ => "",
+    }
+}
+
+/// PyTorch's node name for a unary op.
+pub fn unary_name(op: UnaryOp) -> &'static str {
+    match op {
+        UnaryOp::Neg => "NegBackward0",
+        UnaryOp::Abs => "AbsBackward0",
+        UnaryOp::Relu => "ReluBackward0",
+        UnaryOp::Exp => "ExpBackward0",
+        UnaryOp::Log => "LogBackward0",
+        UnaryOp::Sqrt => "SqrtBackward0",
+        UnaryOp::Sigmoid => "SigmoidBackward0",
+        UnaryOp::Tanh => "TanhBackward0",
+        UnaryOp::Sin => "SinBackward0",
+        UnaryOp::Cos => "CosBackward0",
+        UnaryOp::Floor => "FloorBackward0",
+        UnaryOp::Ceil => "CeilBackward0",
+        UnaryOp::Round => "RoundBackward0",
+        UnaryOp::Trunc => "TruncBackward0",
+        UnaryOp::BitNot => "",
+    }
+}

@@ -1,0 +1,289 @@
+//! Optimizers as PyTorch's `torch.optim` runs them one tensor at a time
+//! (`_single_tensor_sgd`, `_single_tensor_adam`): each `step()` updates the
+//! parameters in place from their `.grad`, with the op layer's ops (so on
+//! every backend, on each parameter's device); state (momentum buffers,
+//! Adam's two averages) is allocated at the first step, beside its parameter.
+//! `zero_grad()` sets the grads to none, as PyTorch 2 does.
+
+use std::sync::Arc;
+
+use super::meta::meta;
+use crate::error::Error;
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::factory::{Fill, NewTensor};
+use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::Tensor;
+
+type R<T> = Result<T, Error>;
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    Sgd {
+        lr: f64,
+        momentum: f64,
+        dampening: f64,
+        weight_decay: f64,
+        nesterov: bool,
+    },
+    Adam {
+        lr: f64,
+        betas: (f64, f64),
+        eps: f64,
+        weight_decay: f64,
+    },
+}
+
+/// One parameter's state.
+#[derive(Default)]
+struct State {
+    /// SGD's momentum buffer, Adam's first moment (`exp_avg`).
+    first: Option<Arc<Tensor>>,
+    /// Adam's second moment (`exp_avg_sq`).
+    second: Option<Arc<Tensor>>,
+    steps: u64,
+}
+
+impl std::fmt::Debug for Optimizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.describe())
+    }
+}
+
+pub struct Optimizer {
+    pub kind: Kind,
+    pub params: Vec<Arc<Tensor>>,
+    state: Vec<State>,
+}
+
+fn bin(rt: &mut Runtime, op: BinaryOp, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
+    rt.binary(op, Operand::strong(a), Operand::strong(b))
+}
+
+fn bin_s(rt: &mut Runtime, op: BinaryOp, a: &Tensor, s: f64) -> R<Arc<Tensor>> {
+    rt.binary(op, Operand::strong(a), Operand::weak(&Tensor::scalar(s)))
+}
+
+/// `x op= s` in place.
+fn inplace_s(rt: &mut Runtime, op: BinaryOp, x: &Tensor, s: f64) -> R<()> {
+    rt.binary_(op, x, Operand::weak(&Tensor::scalar(s)))
+}
+
+fn zeros_like(rt: &mut Runtime, t: &Tensor) -> R<Arc<Tensor>> {
+    rt.full(
+        NewTensor {
+            shape: t.shape(),
+            dtype: t.dtype(),
+            device: t.device(),
+            like: None,
+        },
+        Fill::Int(0),
+    )
+}
+
+impl Optimizer {
+    /// An optimizer of `params`: each a floating point leaf that requires grad.
+    pub fn new(kind: Kind, params: Vec<Arc<Tensor>>) -> R<Optimizer> {
+        if params.is_empty() {
+            return Err(Error::value("optimizer got an empty parameter list"));
+        }
+        for p in &params {
+            if !meta(p).is_some_and(|m| m.grad_fn.is_none() && m.requires_grad()) {
+                return Err(Error::value_help(
+                    "an optimizer can only optimize leaf tensors that require grad",
+                    "make the parameter with `requires_grad=true`, or call `p.requires_grad_()` on it; \
+                     a result of ops on parameters is not a parameter",
+                ));
+            }
+        }
+        let state = params.iter().map(|_| State::default()).collect();
+        Ok(Optimizer {
+            kind,
+            params,
+            state,
+        })
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self.kind {
+            Kind::Sgd { .. } => "SGD",
+            Kind::Adam { .. } => "Adam",
+        }
+    }
+
+    /// `SGD(lr=0.1, momentum=0.9) of 2 parameters, state 4.0 KiB`.
+    pub fn describe(&self) -> String {
+        let number = |x: f64| format!("{x}");
+        let settings = match &self.kind {
+            Kind::Sgd {
+                lr,
+                momentum,
+                dampening,
+                weight_decay,
+                nesterov,
+            } => format!(
+                "lr={}, momentum={}, dampening={}, weight_decay={}, nesterov={nesterov}",
+                number(*lr),
+                number(*momentum),
+                number(*dampening),
+                number(*weight_decay)
+            ),
+            Kind::Adam {
+                lr,
+                betas,
+                eps,
+                weight_decay,
+            } => format!(
+                "lr={}, betas=({}, {}), eps={}, weight_decay={}",
+                number(*lr),
+                number(betas.0),
+                number(betas.1),
+                number(*eps),
+                number(*weight_decay)
+            ),
+        };
+        let n = self.params.len();
+        let s = if n == 1 { "" } else { "s" };
+        format!(
+            "{}({settings}) of {n} parameter{s}, state {} bytes",
+            self.name(),
+            self.state_bytes()
+        )
+    }
+
+    /// `opt.zero_grad()`: every parameter's `.grad` set to none.
+    pub fn zero_grad(&self) {
+        for p in &self.params {
+            if let Some(m) = meta(p) {
+                m.set_grad(None);
+            }
+        }
+    }
+
+    /// `opt.step()`: each parameter with a gradient updated in place.
+    pub fn step(&mut self, rt: &mut Runtime) -> R<()> {
+        for (p, state) in self.params.iter().zip(&mut self.state) {
+            let Some(grad) = meta(p).and_then(|m| m.grad()) else {
+                continue;
+            };
+            match self.kind {
+                Kind::Sgd {
+                    lr,
+                    momentum,
+                    dampening,
+                    weight_decay,
+                    nesterov,
+                } => sgd(
+                    rt,
+                    p,
+                    grad,
+                    state,
+                    (lr, momentum, dampening, weight_decay, nesterov),
+                )?,
+                Kind::Adam {
+                    lr,
+                    betas,
+                    eps,
+                    weight_decay,
+                } => adam(rt, p, grad, state, lr, betas, eps, weight_decay)?,
+            }
+        }
+        Ok(())
+    }
+
+    /// Bytes of state the optimizer holds (momentum buffers, Adam's moments).
+    pub fn state_bytes(&self) -> usize {
+        self.state
+            .iter()
+            .flat_map(|s| [&s.first, &s.second])
+            .flatten()
+            .map(|t| t.nbytes())
+            .sum()
+    }
+}
+
+fn sgd(
+    rt: &mut Runtime,
+    p: &Tensor,
+    grad: Arc<Tensor>,
+    state: &mut State,
+    (lr, momentum, dampening, weight_decay, nesterov): (f64, f64, f64, f64, bool),
+) -> R<()> {
+    let mut grad = grad;
+    if weight_decay != 0.0 {
+        // grad + weight_decay * p
+        let d = bin_s(rt, BinaryOp::Mul, p, weight_decay)?;
+        grad = bin(rt, BinaryOp::Add, &grad, &d)?;
+    }
+    if momentum != 0.0 {
+        let buf = match state.first.take() {
+            None => rt.copy(&grad)?,
+            Some(buf) => {
+                // buf = buf * momentum + (1 - dampening) * grad
+                inplace_s(rt, BinaryOp::Mul, &buf, momentum)?;
+                let d = bin_s(rt, BinaryOp::Mul, &grad, 1.0 - dampening)?;
+                rt.binary_(BinaryOp::Add, &buf, Operand::strong(&d))?;
+                buf
+            }
+        };
+        grad = match nesterov {
+            true => {
+                let d = bin_s(rt, BinaryOp::Mul, &buf, momentum)?;
+                bin(rt, BinaryOp::Add, &grad, &d)?
+            }
+            false => Arc::clone(&buf),
+        };
+        state.first = Some(buf);
+    }
+    // p -= lr * grad
+    let step = bin_s(rt, BinaryOp::Mul, &grad, lr)?;
+    rt.binary_(BinaryOp::Sub, p, Operand::strong(&step))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn adam(
+    rt: &mut Runtime,
+    p: &Tensor,
+    grad: Arc<Tensor>,
+    state: &mut State,
+    lr: f64,
+    (beta1, beta2): (f64, f64),
+    eps: f64,
+    weight_decay: f64,
+) -> R<()> {
+    let mut grad = grad;
+    if state.first.is_none() {
+        state.first = Some(zeros_like(rt, p)?);
+        state.second = Some(zeros_like(rt, p)?);
+    }
+    let (m, v) = match (&state.first, &state.second) {
+        (Some(m), Some(v)) => (Arc::clone(m), Arc::clone(v)),
+        _ => unreachable!("both moments are made together"),
+    };
+    state.steps += 1;
+    if weight_decay != 0.0 {
+        let d = bin_s(rt, BinaryOp::Mul, p, weight_decay)?;
+        grad = bin(rt, BinaryOp::Add, &grad, &d)?;
+    }
+    // m.lerp_(grad, 1 - beta1): m + (1 - beta1) * (grad - m)
+    let diff = bin(rt, BinaryOp::Sub, &grad, &m)?;
+    let scaled = bin_s(rt, BinaryOp::Mul, &diff, 1.0 - beta1)?;
+    rt.binary_(BinaryOp::Add, &m, Operand::strong(&scaled))?;
+    // v = v * beta2 + (1 - beta2) * grad * grad
+    inplace_s(rt, BinaryOp::Mul, &v, beta2)?;
+    let gg = bin(rt, BinaryOp::Mul, &grad, &grad)?;
+    let gg = bin_s(rt, BinaryOp::Mul, &gg, 1.0 - beta2)?;
+    rt.binary_(BinaryOp::Add, &v, Operand::strong(&gg))?;
+    let step = state.steps as f64;
+    let bias1 = 1.0 - beta1.powf(step);
+    let bias2 = 1.0 - beta2.powf(step);
+    let step_size = lr / bias1;
+    // denom = sqrt(v) / sqrt(bias2) + eps
+    let root = rt.unary(UnaryOp::Sqrt, &v)?;
+    let denom = bin_s(rt, BinaryOp::Div, &root, bias2.sqrt())?;
+    inplace_s(rt, BinaryOp::Add, &denom, eps)?;
+    // p -= step_size * m / denom
+    let ratio = bin(rt, BinaryOp::Div, &m, &denom)?;
+    let update = bin_s(rt, BinaryOp::Mul, &ratio, step_size)?;
+    rt.binary_(BinaryOp::Sub, p, Operand::strong(&update))
+}

@@ -1,0 +1,333 @@
+//! The forward ops as autograd sees them: each calls the op layer, then,
+//! when grad mode is on and an input requires grad, gives the result a
+//! node that saves what its backward needs (PyTorch's autograd layer above
+//! its kernels). With nothing to record they cost one check.
+
+use std::sync::Arc;
+
+use super::meta::{meta, requires_grad, shared_meta, Meta};
+use super::node::{binary_name, unary_name, Backward, Edge, InputMeta, Node, Saved};
+use super::Mode;
+use crate::error::Error;
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::shape::norm_dim;
+use crate::runtime::Tensor;
+
+type R<T> = Result<T, Error>;
+
+/// Where the gradient of `t` goes.
+pub fn edge(t: &Tensor) -> Edge {
+    match meta(t) {
+        Some(Meta {
+            grad_fn: Some((node, k)),
+            ..
+        }) => Edge::Node(Arc::clone(node), *k),
+        Some(m) if m.requires_grad() => match shared_meta(t) {
+            Some(m) => Edge::Leaf(m),
+            None => Edge::None,
+        },
+        _ => Edge::None,
+    }
+}
+
+/// Gives `out` a new node made from `inputs`; `out` itself when it already
+/// has an autograd record (an op that gave back its input), an alias.
+fn attach(
+    out: Arc<Tensor>,
+    name: &'static str,
+    backward: Backward,
+    inputs: &[(&Tensor, bool)],
+) -> Arc<Tensor> {
+    let next = inputs
+        .iter()
+        .map(|&(t, weak)| if weak { Edge::None } else { edge(t) })
+        .collect();
+    let metas = inputs.iter().map(|(t, _)| InputMeta::of(t)).collect();
+    let node = Arc::new(Node::new(name, backward, next, metas, out.shape().to_vec()));
+    let out = match out.autograd().is_some() {
+        true => Arc::new(out.alias()),
+        false => out,
+    };
+    out.autograd_or_init(|| Arc::new(Meta::output_of(node, 0)));
+    out
+}
+
+/// Whether an op on `inputs` is recorded.
+fn recording(mode: Mode, inputs: &[&Tensor]) -> bool {
+    mode.enabled && inputs.iter().any(|t| requires_grad(t))
+}
+
+fn unsupported(what: &str) -> Error {
+    Error::Autograd {
+        message: format!("cudash cannot differentiate `{what}` yet"),
+        help: "compute it under `no_grad { }`, or on a `.detach()`ed tensor, if no gradient is needed \
+               through it"
+            .into(),
+    }
+}
+
+/// `a op b` (a number is a weak operand: it never requires grad).
+pub fn binary(
+    rt: &mut Runtime,
+    mode: Mode,
+    op: BinaryOp,
+    a: Operand,
+    b: Operand,
+) -> R<Arc<Tensor>> {
+    let out = rt.binary(op, a, b)?;
+    let ra = !a.weak && requires_grad(a.tensor);
+    let rb = !b.weak && requires_grad(b.tensor);
+    if !mode.enabled || !(ra || rb) || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let saved = |t: &Tensor, weak: bool, needed: bool| needed.then(|| Saved::operand(t, weak));
+    let backward = match op {
+        BinaryOp::Add => Backward::Add,
+        BinaryOp::Sub => Backward::Sub,
+        BinaryOp::Mul => Backward::Mul {
+            a: saved(a.tensor, a.weak, rb),
+            b: saved(b.tensor, b.weak, ra),
+        },
+        BinaryOp::Div => Backward::Div {
+            a: saved(a.tensor, a.weak, rb),
+            b: Saved::operand(b.tensor, b.weak),
+        },
+        BinaryOp::Pow if b.weak => Backward::PowScalar {
+            x: Saved::new(a.tensor),
+            e: number(b.tensor)?,
+        },
+        BinaryOp::Pow if a.weak => Backward::ScalarPow {
+            e: number(a.tensor)?,
+            out: Saved::new(&out),
+        },
+        BinaryOp::Pow => Backward::Pow {
+            x: Saved::new(a.tensor),
+            y: Saved::new(b.tensor),
+            out: rb.then(|| Saved::new(&out)),
+        },
+        other => return Err(unsupported(other.name())),
+    };
+    let name = binary_name(op, a.weak, b.weak);
+    Ok(attach(
+        out,
+        name,
+        backward,
+        &[(a.tensor, a.weak), (b.tensor, b.weak)],
+    ))
+}
+
+/// The value of a number written in the program (a weak 0-d tensor).
+fn number(t: &Tensor) -> R<f64> {
+    use crate::runtime::buffer::Buffer;
+    let b = t.read();
+    let at = t.offset();
+    Ok(match &*b {
+        Buffer::F64(v) => v[at],
+        Buffer::F32(v) => f64::from(v[at]),
+        Buffer::I64(v) => v[at] as f64,
+        Buffer::I32(v) => f64::from(v[at]),
+        Buffer::Bool(v) => f64::from(u8::from(v[at])),
+        Buffer::F16(v) => f64::from(v[at]),
+        Buffer::BF16(v) => f64::from(v[at]),
+    })
+}
+
+pub fn unary(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<Arc<Tensor>> {
+    let out = rt.unary(op, x)?;
+    if !recording(mode, &[x]) || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let backward = match op {
+        UnaryOp::Neg => Backward::Neg,
+        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Trunc => Backward::Zero,
+        // What each formula needs: the result, or the input.
+        UnaryOp::Exp | UnaryOp::Sqrt | UnaryOp::Relu | UnaryOp::Sigmoid | UnaryOp::Tanh => {
+            Backward::Unary {
+                op,
+                saved: Saved::new(&out),
+            }
+        }
+        UnaryOp::Log | UnaryOp::Abs | UnaryOp::Sin | UnaryOp::Cos => Backward::Unary {
+            op,
+            saved: Saved::new(x),
+        },
+        UnaryOp::BitNot => return Ok(out),
+    };
+    Ok(attach(out, unary_name(op), backward, &[(x, false)]))
+}
+
+pub fn matmul(rt: &mut Runtime, mode: Mode, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
+    let out = rt.matmul(a, b)?;
+    if !recording(mode, &[a, b]) {
+        return Ok(out);
+    }
+    let (ra, rb) = (requires_grad(a), requires_grad(b));
+    let name = match (a.ndim(), b.ndim()) {
+        (1, 1) => "DotBackward0",
+        (2, 1) => "MvBackward0",
+        (2, 2) => "MmBackward0",
+        (1, 2) => "SqueezeBackward1",
+        _ => "UnsafeViewBackward0",
+    };
+    let backward = Backward::MatMul {
+        a: rb.then(|| Saved::new(a)),
+        b: ra.then(|| Saved::new(b)),
+    };
+    Ok(attach(out, name, backward, &[(a, false), (b, false)]))
+}
+
+/// `x.sum()`, `x.mean(dim)` and the other reductions over one dim or all.
+pub fn reduce(
+    rt: &mut Runtime,
+    mode: Mode,
+    op: ReduceOp,
+    x: &Tensor,
+    dim: Option<i64>,
+    keepdim: bool,
+) -> R<Arc<Tensor>> {
+    let out = rt.reduce(op, x, dim, keepdim)?;
+    if !recording(mode, &[x]) || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let dims: Vec<usize> = match dim {
+        Some(d) if x.ndim() > 0 => vec![norm_dim(d, x.ndim())?],
+        Some(_) => vec![],
+        None => (0..x.ndim()).collect(),
+    };
+    // Without a dim the result is 0-d whatever keepdim says.
+    let keepdim = keepdim && dim.is_some();
+    reduction(op, x, out, dims, keepdim, dim.is_some())
+}
+
+/// `x.sum((0, 2))`, `x.mean((0, 1), keepdim=true)`.
+pub fn reduce_dims(
+    rt: &mut Runtime,
+    mode: Mode,
+    op: ReduceOp,
+    x: &Arc<Tensor>,
+    dims: &[i64],
+    keepdim: bool,
+) -> R<Arc<Tensor>> {
+    let out = rt.reduce_dims(op, x, dims, keepdim)?;
+    if !recording(mode, &[x]) || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let dims = crate::runtime::shape::norm_dims(dims, x.ndim())?;
+    reduction(op, x, out, dims, keepdim, true)
+}
+
+fn reduction(
+    op: ReduceOp,
+    x: &Tensor,
+    out: Arc<Tensor>,
+    dims: Vec<usize>,
+    keepdim: bool,
+    with_dim: bool,
+) -> R<Arc<Tensor>> {
+    let count = dims.iter().map(|&d| x.shape()[d]).product::<usize>();
+    let (name, backward) = match op {
+        ReduceOp::Sum => (
+            if with_dim {
+                "SumBackward1"
+            } else {
+                "SumBackward0"
+            },
+            Backward::Sum { dims, keepdim },
+        ),
+        ReduceOp::Mean => (
+            if with_dim {
+                "MeanBackward1"
+            } else {
+                "MeanBackward0"
+            },
+            Backward::Mean {
+                dims,
+                keepdim,
+                count,
+            },
+        ),
+        other => return Err(unsupported(other.name())),
+    };
+    Ok(attach(out, name, backward, &[(x, false)]))
+}
+
+/// A result of one input whose backward needs nothing saved: views
+/// (`ViewBackward0`, `TransposeBackward0`, `PermuteBackward0`,
+/// `ExpandBackward0`, ...), copies and casts (`CloneBackward0`,
+/// `ToCopyBackward0`).
+pub fn one_input(
+    mode: Mode,
+    x: &Tensor,
+    out: Arc<Tensor>,
+    name: &'static str,
+    backward: Backward,
+) -> Arc<Tensor> {
+    if !recording(mode, &[x]) || !out.dtype().is_float() {
+        return out;
+    }
+    attach(out, name, backward, &[(x, false)])
+}
+
+/// `softmax(x, dim)` and `log_softmax(x, dim)`: their backward needs their result.
+pub fn softmax(mode: Mode, x: &Tensor, out: Arc<Tensor>, dim: i64, log: bool) -> R<Arc<Tensor>> {
+    if !recording(mode, &[x]) || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let dim = norm_dim(dim, x.ndim().max(1))?;
+    let saved = Saved::new(&out);
+    Ok(match log {
+        true => attach(
+            out,
+            "LogSoftmaxBackward0",
+            Backward::LogSoftmax { out: saved, dim },
+            &[(x, false)],
+        ),
+        false => attach(
+            out,
+            "SoftmaxBackward0",
+            Backward::Softmax { out: saved, dim },
+            &[(x, false)],
+        ),
+    })
+}
+
+/// An op autograd cannot follow yet, on tensors that require grad: refused
+/// rather than giving a result whose gradient would be silently wrong.
+pub fn refuse_untracked(mode: Mode, what: &str, inputs: &[&Tensor]) -> R<()> {
+    match recording(mode, inputs) {
+        true => Err(unsupported(what)),
+        false => Ok(()),
+    }
+}
+
+/// An in-place op on `x` (with `others` read): PyTorch's refusal on a leaf
+/// that requires grad while grad mode is on; cudash does not yet rebase
+/// the history of a non-leaf changed in place.
+pub fn check_in_place(mode: Mode, x: &Tensor, others: &[&Tensor]) -> R<()> {
+    if !mode.enabled {
+        return Ok(());
+    }
+    if let Some(m) = meta(x) {
+        if m.grad_fn.is_none() && m.requires_grad() {
+            return Err(Error::Autograd {
+                message:
+                    "a leaf Variable that requires grad is being used in an in-place operation"
+                        .into(),
+                help:
+                    "change parameters in place under `no_grad { }` (as an optimizer's step does), \
+                       or work on `x.detach()`"
+                        .into(),
+            });
+        }
+        if m.grad_fn.is_some() {
+            return Err(unsupported("an in-place op on a tensor that requires grad"));
+        }
+    }
+    if others.iter().any(|t| requires_grad(t)) {
+        return Err(unsupported("an in-place op whose operand requires grad"));
+    }
+    Ok(())
+}

@@ -1,0 +1,353 @@
+//! The interpreter's side of autograd (`crate::autograd`): the tensor
+//! members PyTorch users know (`.backward()`, `.grad`, `.requires_grad`,
+//! `.requires_grad_()`, `.detach()`, `.retain_grad()`, `.is_leaf`,
+//! `.grad_fn`), `requires_grad=` of the factories, `no_grad { }`, the
+//! optimizers (`SGD`, `Adam`), and the check that no op on a tensor that
+//! requires grad gives a result autograd did not record (a gradient that
+//! would be silently wrong is refused instead).
+
+use std::sync::{Arc, Mutex};
+
+use super::args::{to_tensor, Bound};
+use super::stmt::Flow;
+use super::{Interp, Value};
+use crate::autograd::meta::{
+    is_leaf, leaf_meta, meta, requires_grad, set_requires_grad, set_retains_grad,
+};
+use crate::autograd::node::Backward;
+use crate::autograd::optim::{Kind, Optimizer};
+use crate::autograd::{engine, record};
+use crate::error::{Diagnostic, Error};
+use crate::lang::ast::Block;
+use crate::lang::Span;
+use crate::runtime::lock::lock;
+use crate::runtime::Tensor;
+
+type Out = Result<Value, Diagnostic>;
+
+/// Makes `t` (a new leaf) require grad: floating point tensors only, as PyTorch.
+pub(crate) fn make_requires_grad(t: &Tensor, flag: bool) -> Result<(), Error> {
+    if flag && !t.dtype().is_float() {
+        return Err(Error::Autograd {
+            message: format!(
+                "only Tensors of floating point dtype can require gradients (this one is {})",
+                t.dtype()
+            ),
+            help: "make it a float tensor first: `x.to(f32)`, or `dtype=f32` where it is made"
+                .into(),
+        });
+    }
+    match leaf_meta(t) {
+        Some(m) => {
+            set_requires_grad(m, flag);
+            Ok(())
+        }
+        None if flag => Ok(()),
+        None => Err(Error::Autograd {
+            message: "you can only change requires_grad flags of leaf variables".into(),
+            help: "use `y.detach()` for a tensor that does not require grad".into(),
+        }),
+    }
+}
+
+/// `requires_grad=true` of a factory, applied to what it made.
+pub(crate) fn factory_requires_grad(v: Value, b: &Bound) -> Out {
+    if b.bool("requires_grad", false)? {
+        if let Value::Tensor(t) = &v {
+            let span = b.get("requires_grad").map_or(b.span, |(_, s)| *s);
+            make_requires_grad(t, true).map_err(|e| e.at(span))?;
+        }
+    }
+    Ok(v)
+}
+
+/// `x.requires_grad`.
+pub(super) fn requires_grad_property(t: &Tensor) -> Result<Value, Error> {
+    Ok(Value::Bool(requires_grad(t)))
+}
+
+/// `x.is_leaf`.
+pub(super) fn is_leaf_property(t: &Tensor) -> Result<Value, Error> {
+    Ok(Value::Bool(is_leaf(t)))
+}
+
+/// `x.grad`: the gradient backward accumulated (none before, and for a
+/// non-leaf that does not `retain_grad()`).
+pub(super) fn grad_property(t: &Tensor) -> Result<Value, Error> {
+    Ok(match meta(t).and_then(|m| m.grad()) {
+        Some(g) => Value::Tensor(g),
+        None => Value::None,
+    })
+}
+
+/// `x.grad_fn`: the node that made `x`, as PyTorch prints it (`<MulBackward0>`).
+pub(super) fn grad_fn_property(t: &Tensor) -> Result<Value, Error> {
+    Ok(match meta(t).and_then(|m| m.grad_fn.as_ref()) {
+        Some((node, _)) => Value::Str(Arc::from(format!("<{}>", node.name))),
+        None => Value::None,
+    })
+}
+
+pub(super) fn requires_grad_(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let flag = b.bool("requires_grad", true)?;
+    make_requires_grad(t, flag).map_err(|e| e.at(b.span))?;
+    Ok(Value::Tensor(Arc::clone(t)))
+}
+
+/// `x.detach()`: the same elements, no autograd history.
+pub(super) fn detach(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, _: &Bound) -> Out {
+    Ok(Value::tensor(t.alias()))
+}
+
+/// `y.retain_grad()`: a non-leaf keeps its gradient in `.grad`.
+pub(super) fn retain_grad(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let Some(m) = meta(t).filter(|m| m.requires_grad()) else {
+        return Err(Error::Autograd {
+            message: "can't retain_grad on Tensor that has requires_grad=False".into(),
+            help: "only tensors computed from ones that require grad have a gradient".into(),
+        }
+        .at(b.span));
+    };
+    if let Some((node, _)) = &m.grad_fn {
+        if !m.retains_grad() {
+            set_retains_grad(m);
+            if let Some(shared) = crate::autograd::meta::shared_meta(t) {
+                lock(&node.retained).push(Arc::downgrade(&shared));
+            }
+        }
+    }
+    Ok(Value::None)
+}
+
+/// `loss.backward(gradient=none, retain_graph=false)`.
+pub(super) fn backward(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let gradient = match b.given("gradient") {
+        Some((v, span)) => Some(to_tensor(v).ok_or_else(|| {
+            Error::wrong_type("the gradient of backward()", "a tensor", v.type_name()).at(*span)
+        })?),
+        None => None,
+    };
+    let retain = b.bool("retain_graph", false)?;
+    engine::backward(&mut me.rt, t, gradient, retain).map_err(|e| e.at(b.span))?;
+    Ok(Value::None)
+}
+
+/// `SGD(params, lr, momentum=0, dampening=0, weight_decay=0, nesterov=false)`.
+pub(super) fn sgd(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let lr = b.float("lr")?.unwrap_or(0.001);
+    let momentum = b.float("momentum")?.unwrap_or(0.0);
+    let dampening = b.float("dampening")?.unwrap_or(0.0);
+    let weight_decay = b.float("weight_decay")?.unwrap_or(0.0);
+    let nesterov = b.bool("nesterov", false)?;
+    check_hyper(
+        b,
+        &[
+            ("lr", lr),
+            ("momentum", momentum),
+            ("weight_decay", weight_decay),
+        ],
+    )?;
+    if nesterov && (momentum <= 0.0 || dampening != 0.0) {
+        return Err(
+            Error::value("Nesterov momentum requires a momentum and zero dampening").at(b.span),
+        );
+    }
+    let kind = Kind::Sgd {
+        lr,
+        momentum,
+        dampening,
+        weight_decay,
+        nesterov,
+    };
+    optimizer(kind, b)
+}
+
+/// `Adam(params, lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)`.
+pub(super) fn adam(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let lr = b.float("lr")?.unwrap_or(0.001);
+    let eps = b.float("eps")?.unwrap_or(1e-8);
+    let weight_decay = b.float("weight_decay")?.unwrap_or(0.0);
+    let betas = match b.given("betas") {
+        None => (0.9, 0.999),
+        Some((v, span)) => match v.elements() {
+            Some(Ok(items)) if items.len() == 2 => {
+                match (items[0].as_number(), items[1].as_number()) {
+                    (Some(b1), Some(b2)) => (b1, b2),
+                    _ => {
+                        return Err(
+                            Error::wrong_type("betas", "two numbers", "something else").at(*span)
+                        )
+                    }
+                }
+            }
+            _ => {
+                return Err(
+                    Error::wrong_type("betas", "two numbers: (0.9, 0.999)", v.type_name())
+                        .at(*span),
+                )
+            }
+        },
+    };
+    check_hyper(
+        b,
+        &[("lr", lr), ("eps", eps), ("weight_decay", weight_decay)],
+    )?;
+    for (k, beta) in [betas.0, betas.1].into_iter().enumerate() {
+        if !(0.0..1.0).contains(&beta) {
+            return Err(
+                Error::value(format!("Invalid beta parameter at index {k}: {beta}")).at(b.span),
+            );
+        }
+    }
+    let kind = Kind::Adam {
+        lr,
+        betas,
+        eps,
+        weight_decay,
+    };
+    optimizer(kind, b)
+}
+
+/// PyTorch's checks of the hyper-parameters: none may be negative.
+fn check_hyper(b: &Bound, values: &[(&str, f64)]) -> Result<(), Diagnostic> {
+    for &(name, v) in values {
+        if v < 0.0 || v.is_nan() {
+            let span = b.get(name).map_or(b.span, |(_, s)| *s);
+            return Err(Error::value(format!("Invalid {name} value: {v}")).at(span));
+        }
+    }
+    Ok(())
+}
+
+fn optimizer(kind: Kind, b: &Bound) -> Out {
+    let (v, span) = b
+        .get("params")
+        .ok_or_else(|| Error::value("missing params").at(b.span))?;
+    let items = match v.elements() {
+        Some(Ok(items)) => items,
+        _ => {
+            return Err(
+                Error::wrong_type("params", "a list of tensors: `[W, b]`", v.type_name()).at(*span),
+            )
+        }
+    };
+    let params = items
+        .iter()
+        .map(|v| match v {
+            Value::Tensor(t) => Ok(Arc::clone(t)),
+            other => Err(Error::wrong_type("a parameter", "a tensor", other.type_name()).at(*span)),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let opt = Optimizer::new(kind, params).map_err(|e| e.at(*span))?;
+    Ok(Value::Optimizer(Arc::new(Mutex::new(opt))))
+}
+
+/// `opt.step()`.
+pub(super) fn step(me: &mut Interp, _: &'static str, o: &Arc<Mutex<Optimizer>>, b: &Bound) -> Out {
+    lock(o).step(&mut me.rt).map_err(|e| e.at(b.span))?;
+    Ok(Value::None)
+}
+
+/// `opt.zero_grad()`.
+pub(super) fn zero_grad(
+    _: &mut Interp,
+    _: &'static str,
+    o: &Arc<Mutex<Optimizer>>,
+    _: &Bound,
+) -> Out {
+    lock(o).zero_grad();
+    Ok(Value::None)
+}
+
+impl Interp {
+    /// `no_grad { }`: nothing in the block is recorded (restored after, also
+    /// after an error or a `break` out of it).
+    pub(crate) fn exec_no_grad(&mut self, body: &Block) -> Result<Flow, Diagnostic> {
+        let saved = std::mem::replace(&mut self.grad.enabled, false);
+        let r = self.exec_block(body);
+        self.grad.enabled = saved;
+        r
+    }
+
+    /// A view or copy of `x` that autograd follows with `backward`.
+    pub(crate) fn recorded(
+        &self,
+        x: &Tensor,
+        out: Arc<Tensor>,
+        name: &'static str,
+        backward: Backward,
+    ) -> Arc<Tensor> {
+        record::one_input(self.grad, x, out, name, backward)
+    }
+
+    /// Whether any of `args` is a tensor that requires grad while ops are recorded.
+    pub(crate) fn grad_inputs(&self, args: &[&Value]) -> bool {
+        self.grad.enabled
+            && args
+                .iter()
+                .any(|v| tensors(v).iter().any(|t| requires_grad(t)))
+    }
+
+    /// After `name` ran on inputs that require grad: each float tensor it
+    /// gave that autograd did not record (and that is not an input given
+    /// back) is refused, naming the op.
+    pub(crate) fn check_recorded(
+        &self,
+        name: &str,
+        inputs: &[&Value],
+        out: &Value,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        if UNTRACKED.contains(&name) {
+            return Ok(());
+        }
+        let ins: Vec<Arc<Tensor>> = inputs.iter().flat_map(|v| tensors(v)).collect();
+        for t in tensors(out) {
+            let given_back = ins.iter().any(|i| Arc::ptr_eq(i, &t));
+            if t.dtype().is_float() && meta(&t).is_none() && !given_back {
+                return Err(Error::Autograd {
+                    message: format!("cudash cannot differentiate `{name}` yet"),
+                    help: "compute it under `no_grad { }`, or on a `.detach()`ed tensor, if no gradient \
+                           is needed through it"
+                        .into(),
+                }
+                .at(span));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Calls whose results are rightly outside the graph: new tensors that do
+/// not depend on the input's values, host reads, and autograd's own.
+const UNTRACKED: &[&str] = &[
+    "detach",
+    "new_full",
+    "new_tensor",
+    "item",
+    "tolist",
+    "save",
+    "print",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "empty_like",
+    "rand_like",
+    "randn_like",
+    "backward",
+    "requires_grad_",
+    "retain_grad",
+    "len",
+    "list",
+];
+
+/// The tensors in a value (itself, or the items of a list, tuple or dict).
+fn tensors(v: &Value) -> Vec<Arc<Tensor>> {
+    match v {
+        Value::Tensor(t) => vec![Arc::clone(t)],
+        Value::List(items) => items.iter().flat_map(tensors).collect(),
+        Value::MutList(items) => lock(items).iter().flat_map(tensors).collect(),
+        Value::Dict(pairs) => pairs.iter().flat_map(|(_, v)| tensors(v)).collect(),
+        _ => vec![],
+    }
+}
