@@ -546,6 +546,115 @@ def cases(rng):
             facts.append((f"linspace({a}, dtype={dt})", f"torch.linspace({a}, dtype={tdt})"))
     for src, tsrc in facts:
         out.append(Case("factory", src, tsrc, {}))
+    out += autograd_cases(rng)
+    return out
+
+
+def grad_case(group, inputs, fwd, tfwd, wrt, rng, shape_of_out):
+    """The gradient of `sum(fwd * g)` with respect to input `wrt`, g random
+    (so every output element's gradient differs), on both sides."""
+    names = [k for k in inputs if k != "g"]
+    inputs = dict(inputs)
+    inputs["g"] = make(NAME[inputs[wrt].dtype], shape_of_out, rng)
+    req = "; ".join(f"{k}.requires_grad_()" for k in names)
+    setup = (f"{req}; ({fwd} * g).sum().backward()",
+             "\n".join(f"{k}.requires_grad_()" for k in names) + f"\n({tfwd} * g).sum().backward()")
+    return Case(group, f"{wrt}.grad", f"{wrt}.grad", inputs, setup)
+
+
+def positive(dt, shape, rng):
+    return make(dt, shape, rng).abs() + 0.25
+
+
+def autograd_cases(rng):
+    """Gradients against PyTorch's autograd: each op's input gradients for a
+    random output gradient, a few chains, the refusals, and optimizer steps."""
+    out = []
+    for dt in ["f32", "f64", "f16", "bf16"]:
+        for op in ["+", "-", "*", "/"]:
+            for sa, sb in [((3, 4), (3, 4)), ((3, 1), (1, 4)), ((2, 3), (3,))]:
+                a, b = make(dt, sa, rng), positive(dt, sb, rng)
+                shape = torch.broadcast_shapes(sa, sb)
+                for wrt in "ab":
+                    out.append(grad_case("grad binary", {"a": a, "b": b}, f"(a {op} b)", f"(a {op} b)", wrt, rng, shape))
+        for src in ["a * 2.5", "a / 3", "2 - a", "a ** 2", "a ** 0.5", "a ** 3", "2 ** a", "3 / a", "-a"]:
+            a = positive(dt, (2, 5), rng)
+            out.append(grad_case("grad scalar", {"a": a}, f"({src})", f"({src})", "a", rng, (2, 5)))
+        a, b = positive(dt, (3, 4), rng), make(dt, (3, 4), rng)
+        for wrt in "ab":
+            out.append(grad_case("grad binary", {"a": a, "b": b}, "(a ** b)", "(a ** b)", wrt, rng, (3, 4)))
+    for dt in ["f32", "f64"]:
+        for name in ["exp", "log", "sqrt", "abs", "relu", "sigmoid", "tanh", "sin", "cos", "floor"]:
+            a = positive(dt, (7,), rng) if name in ("log", "sqrt") else make(dt, (7,), rng)
+            out.append(grad_case("grad unary", {"a": a}, f"a.{name}()", f"torch.{name}(a)", "a", rng, (7,)))
+        for src, tsrc, shape in [
+            ("a.sum()", "a.sum()", ()),
+            ("a.mean()", "a.mean()", ()),
+            ("a.sum(1)", "a.sum(1)", (3,)),
+            ("a.mean(0, keepdim=true)", "a.mean(0, keepdim=True)", (1, 4)),
+            ("a.sum((0, 1))", "a.sum((0, 1))", ()),
+            ("a.reshape(4, 3)", "a.reshape(4, 3)", (4, 3)),
+            ("a.T", "a.T", (4, 3)),
+            ("a.transpose(0, 1)", "a.transpose(0, 1)", (4, 3)),
+            ("a.permute(1, 0)", "a.permute(1, 0)", (4, 3)),
+            ("a.unsqueeze(1)", "a.unsqueeze(1)", (3, 1, 4)),
+            ("a.reshape(3, 1, 4).squeeze()", "a.reshape(3, 1, 4).squeeze()", (3, 4)),
+            ("a.reshape(3, 1, 4).expand(3, 2, 4)", "a.reshape(3, 1, 4).expand(3, 2, 4)", (3, 2, 4)),
+            ("a.flatten()", "a.flatten()", (12,)),
+            ("softmax(a, dim=1)", "torch.softmax(a, dim=1)", (3, 4)),
+            ("log_softmax(a, dim=0)", "torch.log_softmax(a, dim=0)", (3, 4)),
+            ("a.clone()", "a.clone()", (3, 4)),
+            ("a.to(f64)", "a.to(torch.float64)", (3, 4)),
+        ]:
+            a = make(dt, (3, 4), rng)
+            out.append(grad_case("grad shape and reduce", {"a": a}, src, tsrc, "a", rng, shape))
+        for sa, sb in [((3, 4), (4, 2)), ((4,), (4,)), ((3, 4), (4,)), ((4,), (4, 2)), ((2, 3, 4), (2, 4, 5)), ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5))]:
+            a, b = make(dt, sa, rng), make(dt, sb, rng)
+            shape = torch.matmul(a, b).shape
+            for wrt in "ab":
+                out.append(grad_case("grad matmul", {"a": a, "b": b}, "(a @ b)", "(a @ b)", wrt, rng, shape))
+        # A small MLP's loss, every parameter's gradient.
+        x, w1, w2 = make(dt, (5, 4), rng), make(dt, (4, 6), rng), make(dt, (6, 3), rng)
+        for wrt in ["w1", "w2"]:
+            inputs = {"x": x, "w1": w1, "w2": w2}
+            fwd = "log_softmax((x @ w1).tanh() @ w2, dim=1).mean()"
+            tfwd = "torch.log_softmax((x @ w1).tanh() @ w2, dim=1).mean()"
+            out.append(Case("grad chain", f"{wrt}.grad", f"{wrt}.grad", inputs,
+                            (f"w1.requires_grad_(); w2.requires_grad_(); {fwd}.backward()",
+                             f"w1.requires_grad_(); w2.requires_grad_(); {tfwd}.backward()")))
+        # Accumulation over two backward calls, and a retained non-leaf grad.
+        a = make(dt, (4,), rng)
+        out.append(Case("grad chain", "a.grad", "a.grad", {"a": a},
+                        ("a.requires_grad_(); (a * a).sum().backward(); (a * 3).sum().backward()",
+                         "a.requires_grad_(); (a * a).sum().backward(); (a * 3).sum().backward()")))
+        out.append(Case("grad chain", "y.grad", "y.grad", {"a": a},
+                        ("a.requires_grad_(); y = a.exp(); y.retain_grad(); (y * y).sum().backward()",
+                         "a.requires_grad_(); y = a.exp(); y.retain_grad(); (y * y).sum().backward()")))
+        # Optimizer steps.
+        p, q = make(dt, (3, 4), rng), make(dt, (3, 4), rng)
+        for opt, topt in [
+            ("SGD([p], lr=0.1)", "torch.optim.SGD([p], lr=0.1)"),
+            ("SGD([p], lr=0.1, momentum=0.9)", "torch.optim.SGD([p], lr=0.1, momentum=0.9)"),
+            ("SGD([p], lr=0.05, momentum=0.9, nesterov=true, weight_decay=0.01)", "torch.optim.SGD([p], lr=0.05, momentum=0.9, nesterov=True, weight_decay=0.01)"),
+            ("Adam([p], lr=0.01)", "torch.optim.Adam([p], lr=0.01)"),
+            ("Adam([p], lr=0.01, betas=(0.8, 0.99), weight_decay=0.1)", "torch.optim.Adam([p], lr=0.01, betas=(0.8, 0.99), weight_decay=0.1)"),
+        ]:
+            out.append(Case("optimizer", "p.detach()", "p.detach()", {"p": p, "q": q},
+                            (f"p.requires_grad_(); opt = {opt}; for i in 0..3 {{ opt.zero_grad(); ((p * p * q).sum() + (p * q).mean()).backward(); opt.step() }}",
+                             f"p.requires_grad_(); opt = {topt}\nfor i in range(3):\n  opt.zero_grad(); ((p * p * q).sum() + (p * q).mean()).backward(); opt.step()")))
+    # What autograd refuses.
+    a = make("f32", (3,), rng)
+    for setup, tsetup in [
+        ("a.requires_grad_(); y = a * 2; y.backward()", "a.requires_grad_(); y = a * 2; y.backward()"),
+        ("a.requires_grad_(); y = (a * a).sum(); y.backward(); y.backward()", "a.requires_grad_(); y = (a * a).sum(); y.backward(); y.backward()"),
+        ("a.requires_grad_(); b = a.exp(); c = a * 1; c.mul_(2); b.sum().backward()", "a.requires_grad_(); b = a.exp(); c = a * 1; c.mul_(2); b.sum().backward()"),
+        ("a.requires_grad_(); y = a.exp(); y.add_(1); y.sum().backward()", "a.requires_grad_(); y = a.exp(); y.add_(1); y.sum().backward()"),
+        ("a.requires_grad_(); a.add_(1)", "a.requires_grad_(); a.add_(1)"),
+        ("a.sum().backward()", "a.sum().backward()"),
+    ]:
+        out.append(Case("grad errors", "a.grad", "a.grad", {"a": a}, (setup, tsetup)))
+    i = make("i64", (3,), rng)
+    out.append(Case("grad errors", "i", "i", {"i": i}, ("i.requires_grad_()", "i.requires_grad_()")))
     return out
 
 
@@ -734,6 +843,7 @@ def main():
     ap.add_argument("--device", default="cpu", help="where both sides compute: cpu, or cuda (PyTorch's CUDA tensors as the reference)")
     ap.add_argument("--backend", default="sim", help="cudash's backend: sim, emu or cuda")
     ap.add_argument("--torch-device", help="where PyTorch computes, when not --device (a trial run of --device cuda on a machine without a GPU)")
+    ap.add_argument("--only", help="only the groups whose name contains this (e.g. grad)")
     ap.add_argument("--reference-from", type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.reference_from is not None:
@@ -742,6 +852,8 @@ def main():
     torch.manual_seed(0)
     rng = random.Random(args.seed)
     all_cases = list(enumerate(cases(rng)))
+    if args.only:
+        all_cases = [(n, c) for n, c in all_cases if args.only in c.group]
     if args.device != "cpu":
         # An index out of range is a device-side assert on a GPU: such cases
         # are found on the CPU first. Only the indexing groups are tried

@@ -9,8 +9,8 @@ use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
 use super::formulas::{ones_like, sum_to};
-use super::meta::{meta, requires_grad, Meta};
-use super::node::{Edge, InputMeta, Node};
+use super::meta::{meta, requires_grad};
+use super::node::{Edge, GradCell, InputMeta, Node};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -55,21 +55,23 @@ pub fn backward(
             g
         }
         None if root.numel() == 1 => ones_like(rt, root)?,
-        None => return Err(Error::Autograd {
-            message: format!(
+        None => {
+            return Err(Error::Autograd {
+                message: format!(
                 "grad can be implicitly created only for scalar outputs (this one has shape {})",
                 fmt_shape(root.shape())
             ),
-            help: "reduce it first (`y.sum().backward()`), or pass the gradient: \
+                help: "reduce it first (`y.sum().backward()`), or pass the gradient: \
                        `y.backward(ones_like(y))`"
-                .into(),
-        }),
+                    .into(),
+            })
+        }
     };
     let root_meta = meta(root).expect("a tensor that requires grad has a record");
     let Some((node, k)) = root_meta.grad_fn.clone() else {
         let input = InputMeta::of(root);
         let g = validate(rt, gradient, &input)?;
-        return accumulate(rt, root_meta, g);
+        return accumulate(rt, &root_meta.grad, g);
     };
     // Nodes have one output for now: `k` is 0.
     debug_assert_eq!(k, 0);
@@ -165,7 +167,7 @@ impl Ord for Ready {
 /// The gradient of the node's output, kept by the tensors that asked to
 /// (`retain_grad()`).
 fn keep_retained(rt: &mut Runtime, node: &Node, g: &Arc<Tensor>) -> R<()> {
-    let retained: Vec<Arc<Meta>> = crate::runtime::lock::lock(&node.retained)
+    let retained: Vec<Arc<GradCell>> = crate::runtime::lock::lock(&node.retained)
         .iter()
         .filter_map(std::sync::Weak::upgrade)
         .collect();
@@ -193,8 +195,8 @@ fn validate(rt: &mut Runtime, grad: Arc<Tensor>, input: &InputMeta) -> R<Arc<Ten
 /// Adds `g` to a `.grad` (PyTorch's `AccumulateGrad`): the first gradient
 /// is kept as it is when nothing else holds it and it is laid out plainly,
 /// else copied; later ones are added in place.
-fn accumulate(rt: &mut Runtime, m: &Meta, g: Arc<Tensor>) -> R<()> {
-    match m.grad() {
+fn accumulate(rt: &mut Runtime, m: &GradCell, g: Arc<Tensor>) -> R<()> {
+    match m.get() {
         None => {
             // Nothing else may see its elements: a later backward adds in place.
             let plain = Arc::strong_count(&g) == 1 && g.owns_storage() && g.is_contiguous();
@@ -202,7 +204,7 @@ fn accumulate(rt: &mut Runtime, m: &Meta, g: Arc<Tensor>) -> R<()> {
                 true => g,
                 false => rt.copy(&g)?,
             };
-            m.set_grad(Some(g));
+            m.set(Some(g));
         }
         Some(old) => rt.binary_(BinaryOp::Add, &old, Operand::strong(&g))?,
     }

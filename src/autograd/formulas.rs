@@ -108,14 +108,22 @@ impl Backward {
                     true => Some(bin_saved(rt, BinaryOp::Div, g, b, name)?),
                     false => None,
                 };
-                // -g * a / (b * b), in PyTorch's order.
+                // -g * ((a / b) / b), in PyTorch's order.
                 let gb = match a {
                     Some(a) if wants(node, 1) => {
                         let bt = b.get(name)?;
+                        let at = a.get(name)?;
+                        let q = rt.binary(
+                            BinaryOp::Div,
+                            Operand {
+                                tensor: at,
+                                weak: a.weak,
+                            },
+                            Operand::strong(bt),
+                        )?;
+                        let q = bin(rt, BinaryOp::Div, &q, bt)?;
                         let neg = rt.unary(UnaryOp::Neg, g)?;
-                        let num = bin_saved(rt, BinaryOp::Mul, &neg, a, name)?;
-                        let den = bin(rt, BinaryOp::Mul, bt, bt)?;
-                        Some(bin(rt, BinaryOp::Div, &num, &den)?)
+                        Some(bin(rt, BinaryOp::Mul, &neg, &q)?)
                     }
                     _ => None,
                 };
@@ -179,6 +187,13 @@ impl Backward {
                 vec![None, Some(gx)]
             }
             Backward::Neg => vec![Some(rt.unary(UnaryOp::Neg, g)?)],
+            Backward::Reciprocal { out } => {
+                // -g * (out * out)
+                let out = out.get(name)?;
+                let sq = bin(rt, BinaryOp::Mul, out, out)?;
+                let neg = rt.unary(UnaryOp::Neg, g)?;
+                vec![None, Some(bin(rt, BinaryOp::Mul, &neg, &sq)?)]
+            }
             Backward::Unary { op, saved } => {
                 let s = saved.get(name)?;
                 vec![Some(unary(rt, *op, g, s)?)]
@@ -194,6 +209,19 @@ impl Backward {
             } => {
                 let e = expand_back(g, dims, *keepdim, &shape_of(0))?;
                 vec![Some(bin_s(rt, BinaryOp::Div, &e, *count as f64)?)]
+            }
+            Backward::Extreme { x, out } => {
+                // mask * (g / mask.sum()), NaNs matching NaNs.
+                let (x, out) = (x.get(name)?, out.get(name)?);
+                let eq = bin(rt, BinaryOp::Eq, x, out)?;
+                let xn = bin(rt, BinaryOp::Ne, x, x)?;
+                let on = bin(rt, BinaryOp::Ne, out, out)?;
+                let nan = bin(rt, BinaryOp::LogicalAnd, &xn, &on)?;
+                let mask = bin(rt, BinaryOp::LogicalOr, &eq, &nan)?;
+                let count = rt.reduce(ReduceOp::Sum, &mask, None, false)?;
+                let share = bin(rt, BinaryOp::Div, g, &count)?;
+                let share = rt.cast(&share, g.dtype())?;
+                vec![Some(bin(rt, BinaryOp::Mul, &mask, &share)?)]
             }
             Backward::MatMul { a, b } => matmul(rt, node, g, a.as_ref(), b.as_ref())?,
             Backward::Reshape => {
@@ -248,6 +276,7 @@ fn unary(rt: &mut Runtime, op: UnaryOp, g: &Tensor, s: &Tensor) -> R<Arc<Tensor>
             let pos = bin_s(rt, Gt, s, 0.0)?;
             let neg = bin_s(rt, Lt, s, 0.0)?;
             let pos = rt.cast(&pos, g.dtype())?;
+            let neg = rt.cast(&neg, g.dtype())?;
             let sign = bin(rt, Sub, &pos, &neg)?;
             bin(rt, Mul, g, &sign)
         }

@@ -5,17 +5,18 @@
 //! plain tensor that requires no grad.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use super::node::Node;
-use crate::runtime::lock::lock;
+use super::node::{GradCell, Node};
 use crate::runtime::Tensor;
 
 pub struct Meta {
     requires_grad: AtomicBool,
     /// The node whose output this tensor is, and which output (a leaf has none).
     pub grad_fn: Option<(Arc<Node>, usize)>,
-    grad: Mutex<Option<Arc<Tensor>>>,
+    /// `.grad`: shared with the edges that lead to this tensor (a leaf)
+    /// or with its node (`retain_grad()`).
+    pub grad: Arc<GradCell>,
     retains_grad: AtomicBool,
 }
 
@@ -24,7 +25,7 @@ impl Meta {
         Meta {
             requires_grad: AtomicBool::new(requires_grad),
             grad_fn: None,
-            grad: Mutex::new(None),
+            grad: Arc::default(),
             retains_grad: AtomicBool::new(false),
         }
     }
@@ -33,7 +34,7 @@ impl Meta {
         Meta {
             requires_grad: AtomicBool::new(true),
             grad_fn: Some((node, output)),
-            grad: Mutex::new(None),
+            grad: Arc::default(),
             retains_grad: AtomicBool::new(false),
         }
     }
@@ -43,11 +44,11 @@ impl Meta {
     }
 
     pub fn grad(&self) -> Option<Arc<Tensor>> {
-        lock(&self.grad).clone()
+        self.grad.get()
     }
 
     pub fn set_grad(&self, g: Option<Arc<Tensor>>) {
-        *lock(&self.grad) = g;
+        self.grad.set(g);
     }
 
     pub fn retains_grad(&self) -> bool {
@@ -58,11 +59,6 @@ impl Meta {
 /// The autograd record of `t`, when it has one.
 pub fn meta(t: &Tensor) -> Option<&Meta> {
     t.autograd()?.downcast_ref::<Meta>()
-}
-
-/// The same record, shared (what an edge to a leaf holds).
-pub fn shared_meta(t: &Tensor) -> Option<Arc<Meta>> {
-    Arc::clone(t.autograd()?).downcast::<Meta>().ok()
 }
 
 /// Whether `t` takes part in autograd: a leaf that requires grad, or the

@@ -6,19 +6,33 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::meta::Meta;
 use crate::error::Error;
 use crate::runtime::lock::lock;
 use crate::runtime::op::binary::BinaryOp;
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::{DType, Device, Tensor};
 
+/// A leaf's `.grad` (shared by the leaf's record and the edges to it, as
+/// PyTorch's `AccumulateGrad` node holds its variable).
+#[derive(Default)]
+pub struct GradCell(Mutex<Option<Arc<Tensor>>>);
+
+impl GradCell {
+    pub fn get(&self) -> Option<Arc<Tensor>> {
+        lock(&self.0).clone()
+    }
+
+    pub fn set(&self, g: Option<Arc<Tensor>>) {
+        *lock(&self.0) = g;
+    }
+}
+
 /// Where an input's gradient goes.
 pub enum Edge {
     /// The input requires no grad (or is a number): its gradient is not computed.
     None,
     /// A leaf that requires grad: the gradient is added to its `.grad`.
-    Leaf(Arc<Meta>),
+    Leaf(Arc<GradCell>),
     /// Output `k` of another node.
     Node(Arc<Node>, usize),
 }
@@ -86,7 +100,7 @@ impl Saved {
             return Err(Error::Autograd {
                 message: format!(
                     "one of the variables needed for gradient computation has been modified by an \
-                     inplace operation: [{} {shape}], which is output 0 of {node}, is at version {now}; \
+                     inplace operation: [{}{shape}], which is output 0 of {node}, is at version {now}; \
                      expected version {} instead",
                     self.tensor.dtype(),
                     self.version
@@ -131,6 +145,10 @@ pub enum Backward {
         out: Saved,
     },
     Neg,
+    /// `1 / x` (the first half of `3 / x`, as PyTorch's `reciprocal`).
+    Reciprocal {
+        out: Saved,
+    },
     /// `floor`, `ceil`, `round`, `trunc`: a gradient of zeros.
     Zero,
     /// A unary op and what its gradient needs (its input or its result).
@@ -148,6 +166,12 @@ pub enum Backward {
         dims: Vec<usize>,
         keepdim: bool,
         count: usize,
+    },
+    /// `max()` / `min()` of every element: the gradient shared evenly by
+    /// the elements equal to the result (PyTorch's `evenly_distribute_backward`).
+    Extreme {
+        x: Saved,
+        out: Saved,
     },
     /// `a @ b` (every form: dot, mv, mm, batched).
     MatMul {
@@ -196,7 +220,13 @@ pub struct Node {
     backward: Mutex<Option<Arc<Backward>>>,
     /// Non-leaf tensors of this node's output that keep their gradient
     /// (`retain_grad()`).
-    pub retained: Mutex<Vec<std::sync::Weak<Meta>>>,
+    pub retained: Mutex<Vec<std::sync::Weak<GradCell>>>,
+}
+
+impl std::fmt::Debug for Node {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<{}>", self.name)
+    }
 }
 
 impl Node {

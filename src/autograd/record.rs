@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::meta::{meta, requires_grad, shared_meta, Meta};
+use super::meta::{meta, requires_grad, Meta};
 use super::node::{binary_name, unary_name, Backward, Edge, InputMeta, Node, Saved};
 use super::Mode;
 use crate::error::Error;
@@ -25,10 +25,7 @@ pub fn edge(t: &Tensor) -> Edge {
             grad_fn: Some((node, k)),
             ..
         }) => Edge::Node(Arc::clone(node), *k),
-        Some(m) if m.requires_grad() => match shared_meta(t) {
-            Some(m) => Edge::Leaf(m),
-            None => Edge::None,
-        },
+        Some(m) if m.requires_grad() => Edge::Leaf(Arc::clone(&m.grad)),
         _ => Edge::None,
     }
 }
@@ -91,6 +88,9 @@ pub fn binary(
             a: saved(a.tensor, a.weak, rb),
             b: saved(b.tensor, b.weak, ra),
         },
+        BinaryOp::Div if a.weak && number(a.tensor)? == 1.0 => Backward::Reciprocal {
+            out: Saved::new(&out),
+        },
         BinaryOp::Div => Backward::Div {
             a: saved(a.tensor, a.weak, rb),
             b: Saved::operand(b.tensor, b.weak),
@@ -110,7 +110,10 @@ pub fn binary(
         },
         other => return Err(unsupported(other.name())),
     };
-    let name = binary_name(op, a.weak, b.weak);
+    let name = match backward {
+        Backward::Reciprocal { .. } => "ReciprocalBackward0",
+        _ => binary_name(op, a.weak, b.weak),
+    };
     Ok(attach(
         out,
         name,
@@ -249,6 +252,17 @@ fn reduction(
                 count,
             },
         ),
+        ReduceOp::Max | ReduceOp::Min if !with_dim => {
+            let name = match op {
+                ReduceOp::Max => "MaxBackward1",
+                _ => "MinBackward1",
+            };
+            let backward = Backward::Extreme {
+                x: Saved::new(x),
+                out: Saved::new(&out),
+            };
+            (name, backward)
+        }
         other => return Err(unsupported(other.name())),
     };
     Ok(attach(out, name, backward, &[(x, false)]))

@@ -515,8 +515,8 @@ pub fn params(signature: &'static str) -> Vec<Param> {
         .and_then(|(_, rest)| rest.rsplit_once(')'))
         .map(|(inner, _)| inner)
         .unwrap_or("");
-    inner
-        .split(", ")
+    top_level_parts(inner)
+        .into_iter()
         .filter(|p| !p.is_empty())
         .map(|p| {
             let variadic = p.starts_with('*');
@@ -532,6 +532,26 @@ pub fn params(signature: &'static str) -> Vec<Param> {
             }
         })
         .collect()
+}
+
+/// `s` split at each `, ` outside brackets (a default may be a tuple:
+/// `betas=(0.9, 0.999)`).
+fn top_level_parts(s: &'static str) -> Vec<&'static str> {
+    let (mut parts, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    let bytes = s.as_bytes();
+    for (i, &c) in bytes.iter().enumerate() {
+        match c {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth -= 1,
+            b',' if depth == 0 && bytes.get(i + 1) == Some(&b' ') => {
+                parts.push(&s[start..i]);
+                start = i + 2;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[start..]);
+    parts
 }
 
 #[cfg(test)]

@@ -83,7 +83,7 @@ pub(super) fn grad_property(t: &Tensor) -> Result<Value, Error> {
 /// `x.grad_fn`: the node that made `x`, as PyTorch prints it (`<MulBackward0>`).
 pub(super) fn grad_fn_property(t: &Tensor) -> Result<Value, Error> {
     Ok(match meta(t).and_then(|m| m.grad_fn.as_ref()) {
-        Some((node, _)) => Value::Str(Arc::from(format!("<{}>", node.name))),
+        Some((node, _)) => Value::GradFn(Arc::clone(node)),
         None => Value::None,
     })
 }
@@ -111,9 +111,7 @@ pub(super) fn retain_grad(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &
     if let Some((node, _)) = &m.grad_fn {
         if !m.retains_grad() {
             set_retains_grad(m);
-            if let Some(shared) = crate::autograd::meta::shared_meta(t) {
-                lock(&node.retained).push(Arc::downgrade(&shared));
-            }
+            lock(&node.retained).push(Arc::downgrade(&m.grad));
         }
     }
     Ok(Value::None)
@@ -169,24 +167,17 @@ pub(super) fn adam(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let weight_decay = b.float("weight_decay")?.unwrap_or(0.0);
     let betas = match b.given("betas") {
         None => (0.9, 0.999),
-        Some((v, span)) => match v.elements() {
-            Some(Ok(items)) if items.len() == 2 => {
-                match (items[0].as_number(), items[1].as_number()) {
-                    (Some(b1), Some(b2)) => (b1, b2),
-                    _ => {
-                        return Err(
-                            Error::wrong_type("betas", "two numbers", "something else").at(*span)
-                        )
-                    }
+        Some((v, span)) => {
+            let items = super::args::flatten(v, *span)?;
+            let numbers: Vec<f64> = items.iter().filter_map(|(x, _)| x.as_number()).collect();
+            match numbers.as_slice() {
+                [b1, b2] if items.len() == 2 => (*b1, *b2),
+                _ => {
+                    let what = "two numbers: (0.9, 0.999)";
+                    return Err(Error::wrong_type("betas", what, v.type_name()).at(*span));
                 }
             }
-            _ => {
-                return Err(
-                    Error::wrong_type("betas", "two numbers: (0.9, 0.999)", v.type_name())
-                        .at(*span),
-                )
-            }
-        },
+        }
     };
     check_hyper(
         b,
@@ -278,6 +269,16 @@ impl Interp {
         backward: Backward,
     ) -> Arc<Tensor> {
         record::one_input(self.grad, x, out, name, backward)
+    }
+
+    /// A reshape of `t`: `ViewBackward0` when it is a view, else
+    /// `UnsafeViewBackward0` (PyTorch's names for the two).
+    pub(crate) fn reshaped(&self, t: &Arc<Tensor>, x: Arc<Tensor>) -> Arc<Tensor> {
+        let name = match x.shares_storage(t) {
+            true => "ViewBackward0",
+            false => "UnsafeViewBackward0",
+        };
+        self.recorded(t, x, name, Backward::Reshape)
     }
 
     /// Whether any of `args` is a tensor that requires grad while ops are recorded.

@@ -50,6 +50,7 @@ pub fn repr(v: &Value) -> String {
         Value::Function(f) => format!("<function {}>", f.signature()),
         Value::Stream(s) => s.describe(),
         Value::Event(e) => e.describe(),
+        Value::GradFn(node) => format!("<{}>", node.name),
         Value::Optimizer(o) => {
             let o = crate::runtime::lock::lock(o);
             o.describe()

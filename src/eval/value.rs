@@ -39,6 +39,8 @@ pub enum Value {
     Event(Arc<Event>),
     /// `SGD(...)`, `Adam(...)`: its parameters and state.
     Optimizer(Arc<Mutex<crate::autograd::optim::Optimizer>>),
+    /// `y.grad_fn`: the autograd node that made `y` (`<MulBackward0>`).
+    GradFn(Arc<crate::autograd::node::Node>),
 }
 
 impl Value {
@@ -77,6 +79,7 @@ impl Value {
             Value::Stream(_) => "a stream",
             Value::Event(_) => "an event",
             Value::Optimizer(_) => "an optimizer",
+            Value::GradFn(_) => "an autograd node",
         }
     }
 
@@ -95,6 +98,7 @@ impl Value {
             Value::Stream(_) => "stream",
             Value::Event(_) => "event",
             Value::Optimizer(_) => "optimizer",
+            Value::GradFn(_) => "grad_fn",
         }
     }
 

@@ -109,7 +109,7 @@ pub(super) fn flatten(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
     let at = |e: Error| e.at(b.span);
     if t.ndim() == 0 {
         let x = me.rt.reshape(t, &[1]).map_err(at)?;
-        return Ok(Value::Tensor(super::tensor::reshaped(me, t, x)));
+        return Ok(Value::Tensor(me.reshaped(t, x)));
     }
     let n = t.ndim();
     let start = crate::runtime::shape::norm_dim(b.int("start_dim")?.unwrap_or(0), n).map_err(at)?;
@@ -123,7 +123,7 @@ pub(super) fn flatten(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
     dims.push(t.shape()[start..=end].iter().product::<usize>() as i64);
     dims.extend(t.shape()[end + 1..].iter().map(|&s| s as i64));
     let x = me.rt.reshape(t, &dims).map_err(at)?;
-    Ok(Value::Tensor(super::tensor::reshaped(me, t, x)))
+    Ok(Value::Tensor(me.reshaped(t, x)))
 }
 
 /// `x.flip(*dims)`: a copy of `x` read backwards along `dims`.

@@ -131,17 +131,7 @@ pub(super) fn record_stream(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b:
 pub(super) fn reshape(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dims = reshape_dims(&b.rest)?;
     let x = me.rt.reshape(t, &dims).map_err(|e| e.at(b.span))?;
-    Ok(Value::Tensor(reshaped(me, t, x)))
-}
-
-/// A reshape of `t`: `ViewBackward0` when it is a view, else
-/// `UnsafeViewBackward0` (PyTorch's names for the two).
-pub(super) fn reshaped(me: &Interp, t: &Arc<Tensor>, x: Arc<Tensor>) -> Arc<Tensor> {
-    let name = match x.shares_storage(t) {
-        true => "ViewBackward0",
-        false => "UnsafeViewBackward0",
-    };
-    me.recorded(t, x, name, Backward::Reshape)
+    Ok(Value::Tensor(me.reshaped(t, x)))
 }
 
 pub(super) fn contiguous(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {

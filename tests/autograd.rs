@@ -1,0 +1,350 @@
+//! Autograd: each op's gradient against central finite differences in f64
+//! (on the cpu, a simulated GPU and emu's kernels), and PyTorch's rules:
+//! accumulation, `retain_graph`, `no_grad`, saved tensors freed by
+//! backward, version counters, what is refused, and the optimizers'
+//! updates. `scripts/torch_check.py` compares the same gradients with
+//! PyTorch's own bit by bit.
+
+mod common;
+
+use common::{err, ok, ok_in};
+use cudash::runtime::backend::BackendChoice;
+use cudash::session::{Config, Session};
+
+fn session(backend: BackendChoice) -> Session {
+    Session::new(Config {
+        backend,
+        ..Config::default()
+    })
+    .unwrap()
+}
+
+/// Numbers printed as a list (`print(x.flatten().tolist())`) or alone.
+fn numbers(text: &str) -> Vec<f64> {
+    text.trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| {
+            s.trim()
+                .parse::<f64>()
+                .unwrap_or_else(|_| panic!("not a number: {s:?} in {text}"))
+        })
+        .collect()
+}
+
+fn literal(values: &[f64]) -> String {
+    let items: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// The loss `sum(f(a, b) * g)` for the inputs given, and the gradient
+/// autograd gives for input `wrt`.
+struct Check<'a> {
+    /// The op, in terms of `a` and `b` (`"a * b"`, `"a.exp()"`).
+    expr: &'a str,
+    a: (Vec<f64>, &'a str),
+    b: Option<(Vec<f64>, &'a str)>,
+    /// The shape of the op's result (the gradient `g` of it is fixed, non-uniform).
+    out: &'a str,
+    device: &'a str,
+}
+
+impl Check<'_> {
+    fn script(&self, a: &[f64], b: Option<&[f64]>, grad_of: Option<&str>) -> String {
+        let req = |n: &str| {
+            if grad_of == Some(n) {
+                ".requires_grad_()"
+            } else {
+                ""
+            }
+        };
+        let mut s = format!(
+            "a = tensor({}, dtype=f64, device={}).reshape({}){}\n",
+            literal(a),
+            self.device,
+            self.a.1,
+            req("a")
+        );
+        if let (Some(b), Some((_, shape))) = (b, &self.b) {
+            s += &format!(
+                "b = tensor({}, dtype=f64, device={}).reshape({shape}){}\n",
+                literal(b),
+                self.device,
+                req("b")
+            );
+        }
+        s += &format!(
+            "seed(3)\ng = randn({}, dtype=f64, device={})\n",
+            self.out, self.device
+        );
+        s += &format!("loss = (({}) * g).sum()\n", self.expr);
+        match grad_of {
+            Some(n) => s + &format!("loss.backward()\nprint({n}.grad.flatten().tolist())"),
+            None => s + "print(loss.item())",
+        }
+    }
+
+    /// The largest difference between autograd's gradient of `wrt` and
+    /// the finite differences, relative to the gradient's size.
+    fn error(&self, s: &mut Session, wrt: &str) -> f64 {
+        let b = self.b.as_ref().map(|(v, _)| v.as_slice());
+        let analytic = numbers(&ok_in(s, &self.script(&self.a.0, b, Some(wrt))));
+        let eps = 1e-6;
+        let base: Vec<f64> = if wrt == "a" {
+            self.a.0.clone()
+        } else {
+            b.unwrap().to_vec()
+        };
+        let mut worst: f64 = 0.0;
+        let scale = analytic.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+        for i in 0..base.len() {
+            let mut loss_at = |d: f64| {
+                let mut v = base.clone();
+                v[i] += d;
+                let src = match wrt {
+                    "a" => self.script(&v, b, None),
+                    _ => self.script(&self.a.0, Some(&v), None),
+                };
+                numbers(&ok_in(s, &src))[0]
+            };
+            let numeric = (loss_at(eps) - loss_at(-eps)) / (2.0 * eps);
+            worst = worst.max((numeric - analytic[i]).abs() / scale);
+        }
+        worst
+    }
+}
+
+fn values(n: usize, seed: u64, positive: bool) -> Vec<f64> {
+    // A fixed spread of values away from the kinks (0 for relu and abs).
+    (0..n)
+        .map(|i| {
+            let x = (((i as u64 * 7919 + seed * 104_729) % 1000) as f64 / 1000.0) * 3.0 - 1.5;
+            let x = if x.abs() < 0.1 { x + 0.3 } else { x };
+            if positive {
+                x.abs() + 0.3
+            } else {
+                x
+            }
+        })
+        .collect()
+}
+
+fn check_all(backend: BackendChoice, device: &str) {
+    let mut s = session(backend);
+    let unary = [
+        "a.exp()",
+        "a.log()",
+        "a.sqrt()",
+        "a.abs()",
+        "a.relu()",
+        "a.sigmoid()",
+        "a.tanh()",
+        "a.sin()",
+        "a.cos()",
+        "-a",
+        "a ** 3",
+        "a ** 0.5",
+        "2 ** a",
+        "3 / a",
+        "2 - a",
+        "a / 4",
+        "softmax(a, dim=1)",
+        "log_softmax(a, dim=0)",
+        "a.T",
+        "a.transpose(0, 1)",
+        "a.permute(1, 0)",
+        "a.reshape(6)",
+        "a.unsqueeze(0)",
+        "a.flatten()",
+        "a.clone()",
+    ];
+    for expr in unary {
+        let positive = ["a.log()", "a.sqrt()", "a ** 0.5", "3 / a"].contains(&expr);
+        let out = match expr {
+            "a.T" | "a.transpose(0, 1)" | "a.permute(1, 0)" => "3, 2",
+            "a.reshape(6)" | "a.flatten()" => "6",
+            "a.unsqueeze(0)" => "1, 2, 3",
+            _ => "2, 3",
+        };
+        let c = Check {
+            expr,
+            a: (values(6, 1, positive), "2, 3"),
+            b: None,
+            out,
+            device,
+        };
+        let e = c.error(&mut s, "a");
+        assert!(e < 1e-6, "{device}: d/da of `{expr}` is off by {e:e}");
+    }
+    for (expr, out) in [
+        ("a.sum()", "1"),
+        ("a.mean()", "1"),
+        ("a.sum(1)", "2"),
+        ("a.mean(0, keepdim=true)", "1, 3"),
+        ("a.sum((0, 1))", "1"),
+        ("a.max()", "1"),
+        ("a.min()", "1"),
+    ] {
+        let c = Check {
+            expr,
+            a: (values(6, 2, false), "2, 3"),
+            b: None,
+            out,
+            device,
+        };
+        let e = c.error(&mut s, "a");
+        assert!(e < 1e-6, "{device}: d/da of `{expr}` is off by {e:e}");
+    }
+    let binary = [
+        ("a + b", "2, 3", "2, 3", "2, 3"),
+        ("a - b", "2, 1", "1, 3", "2, 3"),
+        ("a * b", "2, 3", "3", "2, 3"),
+        ("a / b", "2, 3", "2, 3", "2, 3"),
+        ("a ** b", "2, 3", "2, 3", "2, 3"),
+        ("a @ b", "2, 3", "3, 4", "2, 4"),
+        ("a @ b", "3", "3", "1"),
+        ("a @ b", "2, 3", "3", "2"),
+        ("a @ b", "3", "3, 2", "2"),
+        ("a @ b", "2, 2, 3", "3, 2", "2, 2, 2"),
+        ("(a @ b).relu().tanh()", "2, 3", "3, 4", "2, 4"),
+    ];
+    for (expr, sa, sb, out) in binary {
+        let n = |s: &str| {
+            s.split(", ")
+                .map(|d| d.parse::<usize>().unwrap())
+                .product::<usize>()
+        };
+        let positive = expr == "a ** b";
+        let c = Check {
+            expr,
+            a: (values(n(sa), 3, positive), sa),
+            b: Some((values(n(sb), 4, expr.contains('/')), sb)),
+            out,
+            device,
+        };
+        for wrt in ["a", "b"] {
+            let e = c.error(&mut s, wrt);
+            assert!(
+                e < 1e-6,
+                "{device}: d/d{wrt} of `{expr}` ({sa} and {sb}) is off by {e:e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn gradients_match_finite_differences_on_the_cpu() {
+    check_all(BackendChoice::Sim, "cpu");
+}
+
+#[test]
+fn gradients_match_finite_differences_on_a_simulated_gpu() {
+    check_all(BackendChoice::Sim, "cuda");
+}
+
+#[test]
+fn gradients_match_finite_differences_on_emu() {
+    check_all(BackendChoice::Emu, "cuda");
+}
+
+#[test]
+fn gradients_accumulate_and_retain_graph_allows_a_second_backward() {
+    let src = "w = tensor([1., 2.], requires_grad=true)\ny = (w * w).sum()\ny.backward(retain_graph=true)\ny.backward()\nprint(w.grad.tolist())";
+    assert_eq!(ok(src).trim(), "[4.0, 8.0]");
+}
+
+#[test]
+fn a_second_backward_without_retain_graph_is_refused() {
+    let (class, message) = err(
+        "w = tensor([1., 2.], requires_grad=true)\ny = (w * w).sum()\ny.backward()\ny.backward()",
+    );
+    assert_eq!(class, "RuntimeError");
+    assert!(
+        message.contains("backward through the graph a second time"),
+        "{message}"
+    );
+}
+
+#[test]
+fn backward_frees_what_the_graph_saved() {
+    // exp saves its result: the graph holds it until backward has used it.
+    let mut s = session(BackendChoice::Sim);
+    ok_in(
+        &mut s,
+        "w = randn(1024, device=cuda, requires_grad=true)\nloss = w.exp().sum()",
+    );
+    let held = numbers(&ok_in(&mut s, "print(memory_allocated())"))[0];
+    ok_in(&mut s, "loss.backward()");
+    let after = numbers(&ok_in(&mut s, "print(memory_allocated())"))[0];
+    // The saved result (4 KiB) is freed; the gradient (4 KiB) is new.
+    assert_eq!(after, held, "before {held}, after {after}");
+    ok_in(&mut s, "del loss");
+    let left = numbers(&ok_in(&mut s, "print(memory_allocated())"))[0];
+    assert_eq!(left, 8192.0, "w and w.grad are left");
+}
+
+#[test]
+fn no_grad_records_nothing_and_changing_a_saved_tensor_is_caught() {
+    let src = "w = ones(2, requires_grad=true)\nno_grad { y = w * 2 }\nprint(y.requires_grad, y.grad_fn is none)";
+    assert_eq!(ok(src).trim(), "false true");
+    let (class, message) = err(
+        "a = randn(3, requires_grad=true)\ne = a.exp()\nno_grad { e.mul_(2) }\ne.sum().backward()",
+    );
+    assert_eq!(class, "RuntimeError");
+    assert!(
+        message.contains("modified by an inplace operation") && message.contains("version 1"),
+        "{message}"
+    );
+}
+
+#[test]
+fn refusals_name_what_pytorch_names() {
+    for (src, says) in [
+        (
+            "w = ones(2, requires_grad=true)\nw += 1",
+            "leaf Variable that requires grad",
+        ),
+        ("tensor([1, 2], requires_grad=true)", "floating point"),
+        (
+            "(ones(2, requires_grad=true) * 2).backward()",
+            "only for scalar outputs",
+        ),
+        ("ones(2).sum().backward()", "does not require grad"),
+        (
+            "w = ones(3, requires_grad=true)\nw[0]",
+            "cannot differentiate `indexing`",
+        ),
+    ] {
+        let (class, message) = err(src);
+        assert_eq!(class, "RuntimeError", "{src}");
+        assert!(message.contains(says), "{src}: {message}");
+    }
+}
+
+#[test]
+fn names_and_leaves_are_pytorchs() {
+    let src = "w = ones(2, 2, requires_grad=true)\nprint((w * 2).grad_fn, (w @ w).grad_fn, w.sum().grad_fn, w.T.grad_fn, w.exp().grad_fn, w.is_leaf, (w + 1).is_leaf, w.grad_fn)";
+    assert_eq!(
+        ok(src).trim(),
+        "<MulBackward0> <MmBackward0> <SumBackward0> <PermuteBackward0> <ExpBackward0> true false none"
+    );
+}
+
+#[test]
+fn sgd_and_adam_update_parameters_as_pytorchs_formulas_do() {
+    // One SGD step with momentum: p - lr * g; Adam's first step moves each
+    // element by lr (the bias-corrected m / sqrt(v) is the sign of g).
+    let src = "p = tensor([1., -2.], requires_grad=true)\nopt = SGD([p], lr=0.5, momentum=0.9)\n(p * p).sum().backward()\nopt.step()\nprint(p.tolist())";
+    assert_eq!(ok(src).trim(), "[0.0, 0.0]");
+    let src = "p = tensor([1., -2.], dtype=f64, requires_grad=true)\nopt = Adam([p], lr=0.1)\n(p * p).sum().backward()\nopt.step()\nprint(p.tolist())";
+    let p = numbers(&ok(src));
+    assert!(
+        (p[0] - 0.9).abs() < 1e-6 && (p[1] + 1.9).abs() < 1e-6,
+        "{p:?}"
+    );
+    // zero_grad sets grads to none; Adam's state is two tensors per parameter.
+    let src = "p = randn(256, device=cuda, requires_grad=true)\nopt = Adam([p])\np.sum().backward()\nopt.step()\nopt.zero_grad()\nprint(p.grad is none, memory_allocated())";
+    assert_eq!(ok(src).trim(), "true 3072");
+}
