@@ -166,6 +166,8 @@ fn check_all(backend: BackendChoice, device: &str) {
             "a.T" | "a.transpose(0, 1)" | "a.permute(1, 0)" => "3, 2",
             "a.reshape(6)" | "a.flatten()" => "6",
             "a.unsqueeze(0)" => "1, 2, 3",
+            "a[1]" => "3",
+            "a[:, 1:]" => "2, 2",
             _ => "2, 3",
         };
         let c = Check {
@@ -313,8 +315,8 @@ fn refusals_name_what_pytorch_names() {
         ),
         ("ones(2).sum().backward()", "does not require grad"),
         (
-            "w = ones(3, requires_grad=true)\nw[0]",
-            "cannot differentiate `indexing`",
+            "w = ones(3, requires_grad=true)\nw[tensor([0, 0])]",
+            "cannot differentiate `indexing with a tensor`",
         ),
     ] {
         let (class, message) = err(src);

@@ -96,7 +96,10 @@ fn a_defined_function_completes_with_its_signature() {
 fn inspect_reads_the_builtins_table() {
     let mut s = common::session();
     let h = s.inspect("randn(2)", 3).unwrap();
-    assert!(h.starts_with("randn(*size, dtype=f32, device=cpu)"), "{h}");
+    assert!(
+        h.starts_with("randn(*size, dtype=f32, device=cpu, requires_grad=false)"),
+        "{h}"
+    );
     assert!(h.contains("example:"));
     let h = s.inspect("x.reshape(2)", 4).unwrap();
     assert!(h.contains("x.reshape(*shape)"), "{h}");

@@ -210,6 +210,21 @@ impl Backward {
                 let e = expand_back(g, dims, *keepdim, &shape_of(0))?;
                 vec![Some(bin_s(rt, BinaryOp::Div, &e, *count as f64)?)]
             }
+            Backward::Select { items } => {
+                let input = &node.inputs[0];
+                let zeros = rt.full(
+                    crate::runtime::op::factory::NewTensor {
+                        shape: &input.shape,
+                        dtype: g.dtype(),
+                        device: g.device(),
+                        like: None,
+                    },
+                    crate::runtime::op::factory::Fill::Int(0),
+                )?;
+                let view = crate::runtime::op::index::select(&zeros, items)?;
+                rt.assign(&view, g)?;
+                vec![Some(zeros)]
+            }
             Backward::Extreme { x, out } => {
                 // mask * (g / mask.sum()), NaNs matching NaNs.
                 let (x, out) = (x.get(name)?, out.get(name)?);

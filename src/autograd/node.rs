@@ -167,6 +167,11 @@ pub enum Backward {
         keepdim: bool,
         count: usize,
     },
+    /// `x[i, 1:3, none]` (basic indexing, a view): the gradient written
+    /// into zeros of the input's shape through the same view.
+    Select {
+        items: Vec<crate::runtime::op::index::Index>,
+    },
     /// `max()` / `min()` of every element: the gradient shared evenly by
     /// the elements equal to the result (PyTorch's `evenly_distribute_backward`).
     Extreme {

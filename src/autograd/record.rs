@@ -11,6 +11,7 @@ use super::Mode;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::index::{is_advanced, Index};
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::shape::norm_dim;
@@ -283,6 +284,29 @@ pub fn one_input(
         return out;
     }
     attach(out, name, backward, &[(x, false)])
+}
+
+/// `x[items]` by basic indexing (a view of `x`): `SelectBackward0` when
+/// the last item that picks picks one index, `SliceBackward0` for a
+/// range, `UnsqueezeBackward0` for a new axis; advanced indexing (a copy)
+/// is refused until its backward (an accumulating `index_put_`) exists.
+pub fn index(mode: Mode, x: &Tensor, out: Arc<Tensor>, items: &[Index]) -> R<Arc<Tensor>> {
+    if !recording(mode, &[x]) {
+        return Ok(out);
+    }
+    if is_advanced(items) {
+        return Err(unsupported("indexing with a tensor"));
+    }
+    let whole = |i: &Index| matches!(i, Index::Slice(None, None, None) | Index::Ellipsis);
+    let name = match items.iter().rev().find(|i| !whole(i)) {
+        Some(Index::At(_)) => "SelectBackward0",
+        Some(Index::NewAxis) => "UnsqueezeBackward0",
+        _ => "SliceBackward0",
+    };
+    let backward = Backward::Select {
+        items: items.to_vec(),
+    };
+    Ok(attach(out, name, backward, &[(x, false)]))
 }
 
 /// `softmax(x, dim)` and `log_softmax(x, dim)`: their backward needs their result.

@@ -385,6 +385,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             "torch.cuda.Event(enable_timing=True) around the work, then start.elapsed_time(end)"
         }
         (Statement, "profile") => "with torch.profiler.profile() as prof:",
+        (Statement, "no_grad") => "with torch.no_grad():",
+        (Function, "SGD" | "Adam") => return Some(format!("torch.optim.{}", doc.name)),
         (Statement, "help") => "help(torch.zeros)",
         (Statement, "fn") => "def name(a, b=default):",
         (Statement, "if") => "if c:  /  elif c:  /  else:",
@@ -442,6 +444,7 @@ fn receiver_letter(doc: &Doc) -> &'static str {
         "stream" => "s",
         "event" => "e",
         "list" => "xs",
+        "optimizer" => "opt",
         _ => "x",
     }
 }

@@ -192,9 +192,8 @@ impl Interp {
         let t = self.indexable(&v, obj.span)?;
         let idx = self.eval_index(items, d)?;
         self.rt.begin_op("index");
-        autograd::record::refuse_untracked(self.grad, "indexing", &[&t])
-            .map_err(|err| err.at(span))?;
         let r = self.rt.index(&t, &idx).map_err(|err| err.at(span))?;
+        let r = autograd::record::index(self.grad, &t, r, &idx).map_err(|err| err.at(span))?;
         Ok(Value::Tensor(r))
     }
 
