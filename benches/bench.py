@@ -321,6 +321,28 @@ for name, ours, theirs, ratio, ok in lang_rows:
     print(f"| {name} | {fmt(ours)} | {fmt(theirs)} | {ratio:.2f}× | at most CPython's time | {ok} |")
 
 
+# Autograd: what recording a graph costs the tiny-op loop (issue 50's
+# target: at most 1.5x the loop without requires_grad), and PyTorch's own
+# ratio beside it when PyTorch is installed.
+plain = best_of(lambda: cudash_time(f"x = ones(16)\ntime 1 {{ for i in 0..{iters} {{ y = x * 2 + 1 }} }}\n"), 3)
+graph = best_of(lambda: cudash_time(f"x = ones(16, requires_grad=true)\ntime 1 {{ for i in 0..{iters} {{ y = x * 2 + 1 }} }}\n"), 3)
+torch_ratio = "n/a"
+if torch is not None:
+    def torch_grad_loop(requires_grad):
+        x = torch.ones(16, requires_grad=requires_grad)
+        t = time.perf_counter()
+        for _ in range(iters):
+            y = x * 2 + 1  # noqa: F841
+        return time.perf_counter() - t
+    torch_ratio = f"{best_of(lambda: torch_grad_loop(True), 3) / best_of(lambda: torch_grad_loop(False), 3):.2f}×"
+print()
+print("Autograd: the tiny-op loop recording a graph (x requires grad) against the same loop without:")
+print()
+print("| benchmark | without | with requires_grad | ratio | PyTorch's ratio | target | met |")
+print("| --- | ---: | ---: | ---: | ---: | --- | --- |")
+met = "n/a (quick)" if QUICK else "yes" if graph <= 1.5 * plain else "**no**"
+print(f"| tiny-op loop ({iters:,} × `y = x * 2 + 1`, 16 f32) | {fmt(plain)} | {fmt(graph)} | {graph / plain:.2f}× | {torch_ratio} | ≤ 1.5× | {met} |")
+
 if torch_rows:
     print()
     print(f"Against PyTorch {torch.__version__} (CPU, {torch.get_num_threads()} threads) and NumPy, in the same run:")

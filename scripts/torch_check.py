@@ -642,6 +642,24 @@ def autograd_cases(rng):
             out.append(Case("optimizer", "p.detach()", "p.detach()", {"p": p, "q": q},
                             (f"p.requires_grad_(); opt = {opt}; for i in 0..3 {{ opt.zero_grad(); ((p * p * q).sum() + (p * q).mean()).backward(); opt.step() }}",
                              f"p.requires_grad_(); opt = {topt}\nfor i in range(3):\n  opt.zero_grad(); ((p * p * q).sum() + (p * q).mean()).backward(); opt.step()")))
+    # The losses of torch.nn.functional.
+    F = "torch.nn.functional."
+    for dt in ["f32", "f64"]:
+        x, y = make(dt, (4, 5), rng), make(dt, (4, 5), rng)
+        for t in [torch.tensor([0, 4, 2, 1]), torch.tensor([3, -100, 0, 0])]:
+            for fn in ["cross_entropy", "nll_loss"]:
+                for red in ["mean", "sum"]:
+                    src = f'{fn}(x, t, reduction="{red}")'
+                    out.append(Case("grad losses", "x.grad", "x.grad", {"x": x, "t": t},
+                                    (f"x.requires_grad_(); {src}.backward()", f"x.requires_grad_(); {F}{src}.backward()")))
+                    out.append(Case("grad losses", src, F + src, {"x": x, "t": t}))
+        for red in ["mean", "sum"]:
+            src = f'mse_loss(x, y, reduction="{red}")'
+            for wrt in "xy":
+                out.append(Case("grad losses", f"{wrt}.grad", f"{wrt}.grad", {"x": x, "y": y},
+                                (f"x.requires_grad_(); y.requires_grad_(); {src}.backward()",
+                                 f"x.requires_grad_(); y.requires_grad_(); {F}{src}.backward()")))
+            out.append(Case("grad losses", src, F + src, {"x": x, "y": y}))
     # What autograd refuses.
     a = make("f32", (3,), rng)
     for setup, tsetup in [

@@ -188,6 +188,12 @@ fn check_all(backend: BackendChoice, device: &str) {
         ("a.sum((0, 1))", "1"),
         ("a.max()", "1"),
         ("a.min()", "1"),
+        ("cross_entropy(a, tensor([0, 2]).to(a.device))", "1"),
+        ("nll_loss(a, tensor([1, -100]).to(a.device))", "1"),
+        (
+            "cross_entropy(a, tensor([2, 1]).to(a.device), reduction=\"sum\")",
+            "1",
+        ),
     ] {
         let c = Check {
             expr,
@@ -211,6 +217,7 @@ fn check_all(backend: BackendChoice, device: &str) {
         ("a @ b", "3", "3, 2", "2"),
         ("a @ b", "2, 2, 3", "3, 2", "2, 2, 2"),
         ("(a @ b).relu().tanh()", "2, 3", "3, 4", "2, 4"),
+        ("mse_loss(a, b)", "2, 3", "2, 3", "1"),
     ];
     for (expr, sa, sb, out) in binary {
         let n = |s: &str| {

@@ -293,6 +293,10 @@ fn statement() -> BoxedStrategy<String> {
         1 => block.clone().prop_map(|b| format!("k = 0; while k < 2 {{ k += 1\n  {b}\n}}")),
         1 => (block.clone(), condition())
             .prop_map(|(b, c)| format!("for i in 0..3 {{\n  if i == 1 {{ continue }}\n  {b}\n  if {c} {{ break }}\n}}")),
+        // Autograd: a graph from a variable, backward, the gradient shown
+        // (the same on sim and emu), sometimes under no_grad or twice.
+        1 => (pick(&["t0", "t1", "t2", "t3", "t4"]), pick(&["exp()", "relu()", "tanh()", "T", "sum(0)", "sigmoid()"]), pick(&["", "no_grad { q = p * 2 }\n", "l.backward()\n"]))
+            .prop_map(|(t, op, extra)| format!("p = {t}.to(f32).detach().requires_grad_()\nl = (p.{op} * p.{op}).sum()\n{extra}l.backward()\np.grad")),
         1 => (block, pick(&["t0", "t1", "t4", "t2"]))
             .prop_map(|(b, arg)| format!("fn g(a, b=1) {b}\nr = g({arg}) is none and not g(a={arg}, b=2)")),
     ]

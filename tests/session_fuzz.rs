@@ -123,6 +123,18 @@ fn piece() -> impl Strategy<Value = &'static str> {
         "list()",
         ".append(1)",
         "for a, b in",
+        "requires_grad=true",
+        ".requires_grad_()",
+        ".backward()",
+        ".grad",
+        ".grad_fn",
+        ".detach()",
+        ".retain_grad()",
+        "no_grad {",
+        "opt = SGD([x], lr=0.1)",
+        "opt.step()",
+        "cross_entropy(",
+        "mse_loss(x, y)",
     ])
 }
 

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use super::losses::Reduction;
 use super::node::{Backward, Node, Saved};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
@@ -237,6 +238,45 @@ impl Backward {
                 let share = bin(rt, BinaryOp::Div, g, &count)?;
                 let share = rt.cast(&share, g.dtype())?;
                 vec![Some(bin(rt, BinaryOp::Mul, &mask, &share)?)]
+            }
+            Backward::MseLoss { x, y, reduction } => {
+                // norm * (x - y) * g, norm = 2 / numel for a mean.
+                let (x, y) = (x.get(name)?, y.get(name)?);
+                let norm = match reduction {
+                    Reduction::Mean => 2.0 / x.numel() as f64,
+                    Reduction::Sum => 2.0,
+                };
+                let d = bin(rt, BinaryOp::Sub, x, y)?;
+                let scaled = s_bin(rt, BinaryOp::Mul, norm, &d)?;
+                let gx = bin(rt, BinaryOp::Mul, &scaled, g)?;
+                let gy = match wants(node, 1) {
+                    true => Some(rt.unary(UnaryOp::Neg, &gx)?),
+                    false => None,
+                };
+                vec![Some(gx), gy]
+            }
+            Backward::NllLoss {
+                target,
+                valid,
+                weight,
+                reduction,
+            } => {
+                let (target, valid) = (target.get(name)?, valid.get(name)?);
+                let input = &node.inputs[0];
+                // -(g / total) for a mean, -g for a sum, at each counted row.
+                let per = match reduction {
+                    Reduction::Mean => bin(rt, BinaryOp::Div, g, weight.get(name)?)?,
+                    Reduction::Sum => Arc::clone(g),
+                };
+                let per = rt.unary(UnaryOp::Neg, &per)?;
+                let counted = bin_s(rt, BinaryOp::Ne, valid, 0.0)?;
+                let rows = masked(rt, &counted, &per)?;
+                let rows = Arc::new(view::unsqueeze(&rows, 1)?);
+                let c = input.shape[1] as f64;
+                let classes = rt.arange(0.0, c, 1.0, crate::runtime::DType::I64, input.device)?;
+                let picks = Arc::new(view::unsqueeze(target, 1)?);
+                let onehot = bin(rt, BinaryOp::Eq, &classes, &picks)?;
+                vec![Some(masked(rt, &onehot, &rows)?)]
             }
             Backward::MatMul { a, b } => matmul(rt, node, g, a.as_ref(), b.as_ref())?,
             Backward::Reshape => {

@@ -8,6 +8,7 @@
 
 pub mod engine;
 pub mod formulas;
+pub mod losses;
 pub mod meta;
 pub mod node;
 pub mod optim;

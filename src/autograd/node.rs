@@ -178,6 +178,20 @@ pub enum Backward {
         x: Saved,
         out: Saved,
     },
+    /// `mse_loss(x, y)`: `2 (x - y) g`, over the count for a mean.
+    MseLoss {
+        x: Saved,
+        y: Saved,
+        reduction: super::losses::Reduction,
+    },
+    /// `nll_loss(x, target)`: `-g` (over the rows' count for a mean) at
+    /// each counted row's target class, zeros elsewhere.
+    NllLoss {
+        target: Saved,
+        valid: Saved,
+        weight: Saved,
+        reduction: super::losses::Reduction,
+    },
     /// `a @ b` (every form: dot, mv, mm, batched).
     MatMul {
         a: Option<Saved>,

@@ -53,6 +53,22 @@ fn attach(
     out
 }
 
+/// `out` with a node of `inputs` (every one a tensor, none weak) when an
+/// input requires grad and grad mode is on; else `out` as it is.
+pub fn attach_node(
+    mode: Mode,
+    out: Arc<Tensor>,
+    name: &'static str,
+    backward: Backward,
+    inputs: &[&Tensor],
+) -> Arc<Tensor> {
+    if !recording(mode, inputs) || !out.dtype().is_float() {
+        return out;
+    }
+    let inputs: Vec<(&Tensor, bool)> = inputs.iter().map(|&t| (t, false)).collect();
+    attach(out, name, backward, &inputs)
+}
+
 /// Whether an op on `inputs` is recorded.
 fn recording(mode: Mode, inputs: &[&Tensor]) -> bool {
     mode.enabled && inputs.iter().any(|t| requires_grad(t))

@@ -362,6 +362,9 @@ docs! {
     Method Training "retain_grad", "x.retain_grad()", "Makes a non-leaf keep its gradient in `.grad` at the next backward.", "w = ones(2, requires_grad=true)\ny = w * 3\ny.retain_grad()\ny.sum().backward()\ny.grad";
     Function Training "SGD", "SGD(params, lr=0.001, momentum=0, dampening=0, weight_decay=0, nesterov=false)", "Stochastic gradient descent over a list of parameters, as torch.optim.SGD: `step()` updates each parameter in place from its `.grad` (momentum buffers are made at the first step, beside each parameter); `zero_grad()` sets the grads to none.", "w = tensor([1., 2.], requires_grad=true)\nopt = SGD([w], lr=0.1)\n(w * w).sum().backward()\nopt.step()\nw";
     Function Training "Adam", "Adam(params, lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)", "Adam over a list of parameters, as torch.optim.Adam: two averages per parameter (`exp_avg`, `exp_avg_sq`), allocated at the first step beside the parameter, so its state is twice the parameters' memory.", "w = tensor([1., 2.], requires_grad=true)\nopt = Adam([w], lr=0.1)\n(w * w).sum().backward()\nopt.step()\nw";
+    Function Training "mse_loss", "mse_loss(input, target, reduction=\"mean\")", "The mean (or sum) of the squared differences, as torch.nn.functional.mse_loss; its node is `MseLossBackward0`.", "y = tensor([1., 2.], requires_grad=true)\nmse_loss(y, tensor([0., 0.]))";
+    Function Training "nll_loss", "nll_loss(input, target, ignore_index=-100, reduction=\"mean\")", "Minus the input at each row's target class (`input` [N, C] of log-probabilities, `target` N class indices), averaged over the rows whose target is not `ignore_index`, as torch.nn.functional.nll_loss.", "lp = log_softmax(randn(3, 4), dim=1)\nnll_loss(lp, tensor([0, 3, 1]))";
+    Function Training "cross_entropy", "cross_entropy(input, target, ignore_index=-100, reduction=\"mean\")", "`nll_loss(log_softmax(input, dim=1), target)` for scores [N, C] and N class indices, as torch.nn.functional.cross_entropy computes it.", "logits = randn(3, 4, requires_grad=true)\nloss = cross_entropy(logits, tensor([0, 3, 1]))\nloss.backward()\nlogits.grad";
     Method Training "step", "opt.step()", "Updates every parameter that has a `.grad`, in place.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.5)\nw.sum().backward()\nopt.step()\nw";
     Method Training "zero_grad", "opt.zero_grad()", "Sets every parameter's `.grad` to none (as PyTorch 2's default), so the next backward starts afresh and the old gradients' memory is freed.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.5)\nw.sum().backward()\nopt.zero_grad()\nw.grad";
     Statement Training "no_grad", "no_grad { ... }", "Runs the block without recording autograd's graph: results do not require grad and nothing is saved for backward (PyTorch's `with torch.no_grad():`). Parameters may be changed in place inside it.", "w = ones(2, requires_grad=true)\nno_grad { y = w * 2 }\ny.requires_grad";
@@ -387,6 +390,9 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Statement, "profile") => "with torch.profiler.profile() as prof:",
         (Statement, "no_grad") => "with torch.no_grad():",
         (Function, "SGD" | "Adam") => return Some(format!("torch.optim.{}", doc.name)),
+        (Function, "mse_loss" | "nll_loss" | "cross_entropy") => {
+            return Some(format!("torch.nn.functional.{}", doc.name))
+        }
         (Statement, "help") => "help(torch.zeros)",
         (Statement, "fn") => "def name(a, b=default):",
         (Statement, "if") => "if c:  /  elif c:  /  else:",

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use super::args::{to_tensor, Bound};
 use super::stmt::Flow;
 use super::{Interp, Value};
+use crate::autograd::losses::{self, Reduction};
 use crate::autograd::meta::{
     is_leaf, leaf_meta, meta, requires_grad, set_requires_grad, set_retains_grad,
 };
@@ -197,6 +198,65 @@ pub(super) fn adam(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         weight_decay,
     };
     optimizer(kind, b)
+}
+
+/// `reduction=` of a loss.
+fn reduction(b: &Bound) -> Result<Reduction, Diagnostic> {
+    match b.given("reduction") {
+        None => Ok(Reduction::Mean),
+        Some((Value::Str(s), span)) => Reduction::from_name(s).ok_or_else(|| {
+            Error::value_help(
+                format!("{s:?} is not a valid value for reduction"),
+                "reduction is \"mean\" or \"sum\"",
+            )
+            .at(*span)
+        }),
+        Some((v, span)) => {
+            Err(Error::wrong_type("reduction", "\"mean\" or \"sum\"", v.type_name()).at(*span))
+        }
+    }
+}
+
+/// `mse_loss(input, target, reduction="mean")`.
+pub(super) fn mse_loss(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (x, y) = (b.tensor("input")?, b.tensor("target")?);
+    let r = reduction(b)?;
+    b.result(losses::mse_loss(&mut me.rt, me.grad, &x, &y, r))
+}
+
+/// `nll_loss(input, target, ignore_index=-100, reduction="mean")`.
+pub(super) fn nll_loss(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (x, t) = (b.tensor("input")?, b.tensor("target")?);
+    let ignore = b.int("ignore_index")?.unwrap_or(-100);
+    let r = reduction(b)?;
+    b.result(losses::nll_loss(&mut me.rt, me.grad, &x, &t, ignore, r))
+}
+
+/// `cross_entropy(input, target, ignore_index=-100, reduction="mean")`:
+/// `nll_loss(log_softmax(input, dim=1), target)`, as PyTorch computes it.
+pub(super) fn cross_entropy(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (x, t) = (b.tensor("input")?, b.tensor("target")?);
+    let ignore = b.int("ignore_index")?.unwrap_or(-100);
+    let r = reduction(b)?;
+    let at = |e: Error| e.at(b.span);
+    if x.ndim() != 2 {
+        return Err(at(Error::shape(format!(
+            "cross_entropy takes an input of shape [N, C] (a row of class scores per sample), not {}",
+            crate::runtime::shape::fmt_shape(x.shape())
+        ))));
+    }
+    let lp = me
+        .rt
+        .along(
+            crate::runtime::op::along::AlongOp::LogSoftmax,
+            0.0,
+            &x,
+            Some(1),
+            false,
+        )
+        .map_err(at)?;
+    let lp = record::softmax(me.grad, &x, lp, 1, true).map_err(at)?;
+    b.result(losses::nll_loss(&mut me.rt, me.grad, &lp, &t, ignore, r))
 }
 
 /// PyTorch's checks of the hyper-parameters: none may be negative.

@@ -136,6 +136,9 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("list", teaching::list),
     ("SGD", super::grad::sgd),
     ("Adam", super::grad::adam),
+    ("mse_loss", super::grad::mse_loss),
+    ("nll_loss", super::grad::nll_loss),
+    ("cross_entropy", super::grad::cross_entropy),
 ];
 
 impl Interp {

@@ -1,0 +1,150 @@
+//! The losses of `torch.nn.functional` with their own nodes, as PyTorch
+//! records them: `mse_loss` (`MseLossBackward0`) and `nll_loss`
+//! (`NllLossBackward0`); `cross_entropy` is `nll_loss` of `log_softmax`,
+//! as PyTorch computes it. Each forward is the op layer's ops; the node
+//! saves what PyTorch's saves.
+
+use std::sync::Arc;
+
+use super::node::{Backward, Saved};
+use super::record::attach_node;
+use super::Mode;
+use crate::error::Error;
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::index::Index;
+use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::shape::fmt_shape;
+use crate::runtime::{DType, Tensor};
+
+type R<T> = Result<T, Error>;
+
+/// How a loss reduces its per-element values (PyTorch's `reduction=`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Reduction {
+    Mean,
+    Sum,
+}
+
+impl Reduction {
+    pub fn from_name(name: &str) -> Option<Reduction> {
+        match name {
+            "mean" => Some(Reduction::Mean),
+            "sum" => Some(Reduction::Sum),
+            _ => None,
+        }
+    }
+}
+
+fn bin(rt: &mut Runtime, op: BinaryOp, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
+    rt.binary(op, Operand::strong(a), Operand::strong(b))
+}
+
+/// `mse_loss(input, target, reduction="mean")`: the mean (or sum) of the
+/// squared differences.
+pub fn mse_loss(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    y: &Tensor,
+    reduction: Reduction,
+) -> R<Arc<Tensor>> {
+    if x.shape() != y.shape() {
+        return Err(Error::shape(format!(
+            "mse_loss: the input has shape {} and the target {}; they must be the same",
+            fmt_shape(x.shape()),
+            fmt_shape(y.shape())
+        )));
+    }
+    let d = bin(rt, BinaryOp::Sub, x, y)?;
+    let sq = bin(rt, BinaryOp::Mul, &d, &d)?;
+    let op = match reduction {
+        Reduction::Mean => ReduceOp::Mean,
+        Reduction::Sum => ReduceOp::Sum,
+    };
+    let out = rt.reduce(op, &sq, None, false)?;
+    let backward = Backward::MseLoss {
+        x: Saved::new(x),
+        y: Saved::new(y),
+        reduction,
+    };
+    Ok(attach_node(
+        mode,
+        out,
+        "MseLossBackward0",
+        backward,
+        &[x, y],
+    ))
+}
+
+/// `nll_loss(input, target, ignore_index=-100, reduction="mean")`: minus
+/// the input at each row's target class (class indices), averaged over the
+/// rows whose target is not `ignore_index`.
+pub fn nll_loss(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    target: &Tensor,
+    ignore_index: i64,
+    reduction: Reduction,
+) -> R<Arc<Tensor>> {
+    let [n, c] = *x.shape() else {
+        return Err(Error::shape(format!(
+            "nll_loss takes an input of shape [N, C] (a row of class scores per sample), not {}",
+            fmt_shape(x.shape())
+        )));
+    };
+    if !target.dtype().is_int() || target.shape() != [n] {
+        return Err(Error::value_help(
+            format!(
+                "nll_loss takes a target of N class indices (an integer tensor of shape [{n}]), not {}{}",
+                target.dtype(),
+                fmt_shape(target.shape())
+            ),
+            "class indices: e.g. `tensor([0, 2, 1])`, one per row of the input",
+        ));
+    }
+    // The rows that count, and each row's target with ignored ones at 0.
+    let ignore = Tensor::scalar(ignore_index);
+    let valid = rt.binary(
+        BinaryOp::Ne,
+        Operand::strong(target),
+        Operand::weak(&ignore),
+    )?;
+    let zero = Tensor::scalar(0i64);
+    let safe = rt.ternary(
+        crate::runtime::op::ternary::TernaryOp::Where,
+        Operand::strong(&valid),
+        Operand::strong(target),
+        Operand::weak(&zero),
+    )?;
+    let _ = c;
+    let rows = rt.arange(0.0, n as f64, 1.0, DType::I64, x.device())?;
+    let picked = rt.index(
+        &Arc::new(x.alias()),
+        &[Index::Tensor(rows), Index::Tensor(Arc::clone(&safe))],
+    )?;
+    let valid_f = rt.cast(&valid, x.dtype())?;
+    let zero_f = Tensor::scalar(0.0f64);
+    let kept = rt.ternary(
+        crate::runtime::op::ternary::TernaryOp::Where,
+        Operand::strong(&valid),
+        Operand::strong(&picked),
+        Operand::weak(&zero_f),
+    )?;
+    let total = rt.reduce(ReduceOp::Sum, &kept, None, false)?;
+    let neg = rt.unary(UnaryOp::Neg, &total)?;
+    let weight = rt.reduce(ReduceOp::Sum, &valid_f, None, false)?;
+    let out = match reduction {
+        Reduction::Mean => bin(rt, BinaryOp::Div, &neg, &weight)?,
+        Reduction::Sum => neg,
+    };
+    let backward = Backward::NllLoss {
+        target: Saved::new(&safe),
+        valid: Saved::new(&valid_f),
+        weight: Saved::new(&weight),
+        reduction,
+    };
+    Ok(attach_node(mode, out, "NllLossBackward0", backward, &[x]))
+}
