@@ -6,6 +6,7 @@
 
 use std::sync::Arc;
 
+pub use super::node::Reduction;
 use super::node::{Backward, Saved};
 use super::record::attach_node;
 use super::Mode;
@@ -19,23 +20,6 @@ use crate::runtime::shape::fmt_shape;
 use crate::runtime::{DType, Tensor};
 
 type R<T> = Result<T, Error>;
-
-/// How a loss reduces its per-element values (PyTorch's `reduction=`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Reduction {
-    Mean,
-    Sum,
-}
-
-impl Reduction {
-    pub fn from_name(name: &str) -> Option<Reduction> {
-        match name {
-            "mean" => Some(Reduction::Mean),
-            "sum" => Some(Reduction::Sum),
-            _ => None,
-        }
-    }
-}
 
 fn bin(rt: &mut Runtime, op: BinaryOp, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
     rt.binary(op, Operand::strong(a), Operand::strong(b))

@@ -114,6 +114,23 @@ impl Saved {
     }
 }
 
+/// How a loss reduces its per-element values (PyTorch's `reduction=`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Reduction {
+    Mean,
+    Sum,
+}
+
+impl Reduction {
+    pub fn from_name(name: &str) -> Option<Reduction> {
+        match name {
+            "mean" => Some(Reduction::Mean),
+            "sum" => Some(Reduction::Sum),
+            _ => None,
+        }
+    }
+}
+
 /// What each kind of node computes its input gradients from.
 pub enum Backward {
     Add,
@@ -182,7 +199,7 @@ pub enum Backward {
     MseLoss {
         x: Saved,
         y: Saved,
-        reduction: super::losses::Reduction,
+        reduction: Reduction,
     },
     /// `nll_loss(x, target)`: `-g` (over the rows' count for a mean) at
     /// each counted row's target class, zeros elsewhere.
@@ -190,7 +207,7 @@ pub enum Backward {
         target: Saved,
         valid: Saved,
         weight: Saved,
-        reduction: super::losses::Reduction,
+        reduction: Reduction,
     },
     /// `a @ b` (every form: dot, mv, mm, batched).
     MatMul {
