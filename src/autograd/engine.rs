@@ -23,6 +23,29 @@ fn key(n: &Arc<Node>) -> usize {
     Arc::as_ptr(n) as usize
 }
 
+/// What the graph behind `root` keeps: each saved tensor with the name of
+/// the node that saved it, each node once (for `mem map`).
+pub fn saved_by(root: &Tensor) -> Vec<(&'static str, Arc<Tensor>)> {
+    let Some((node, _)) = meta(root).and_then(|m| m.grad_fn.clone()) else {
+        return vec![];
+    };
+    let mut seen = std::collections::HashSet::new();
+    let mut stack = vec![node];
+    let mut out = Vec::new();
+    while let Some(n) = stack.pop() {
+        if !seen.insert(key(&n)) {
+            continue;
+        }
+        out.extend(n.saved_tensors().into_iter().map(|t| (n.name, t)));
+        for e in &n.next {
+            if let Edge::Node(next, _) = e {
+                stack.push(Arc::clone(next));
+            }
+        }
+    }
+    out
+}
+
 /// Runs backward from `root` with `gradient` (ones for a one-element root
 /// when none is given).
 pub fn backward(

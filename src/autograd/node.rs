@@ -239,6 +239,43 @@ pub enum Backward {
     },
 }
 
+impl Backward {
+    /// The tensors this node keeps for its backward.
+    pub fn saved(&self) -> Vec<&Saved> {
+        use Backward::*;
+        match self {
+            Mul { a, b } => a.iter().chain(b.iter()).collect(),
+            Div { a, b } => a.iter().chain(std::iter::once(b)).collect(),
+            PowScalar { x, .. } => vec![x],
+            Pow { x, y, out } => [x, y].into_iter().chain(out.iter()).collect(),
+            ScalarPow { out, .. } | Reciprocal { out } => vec![out],
+            Unary { saved, .. } => vec![saved],
+            Extreme { x, out } => vec![x, out],
+            MseLoss { x, y, .. } => vec![x, y],
+            NllLoss {
+                target,
+                valid,
+                weight,
+                ..
+            } => vec![target, valid, weight],
+            MatMul { a, b } => a.iter().chain(b.iter()).collect(),
+            Softmax { out, .. } | LogSoftmax { out, .. } => vec![out],
+            Add
+            | Sub
+            | Neg
+            | Zero
+            | Sum { .. }
+            | Mean { .. }
+            | Reshape
+            | Transpose { .. }
+            | Permute { .. }
+            | Expand
+            | Identity
+            | Select { .. } => vec![],
+        }
+    }
+}
+
 static SEQUENCE: AtomicU64 = AtomicU64::new(0);
 
 pub struct Node {
@@ -296,6 +333,18 @@ impl Node {
                 "pass `retain_graph=true` to the first `backward()` to keep the graph for another"
                     .into(),
         })
+    }
+
+    /// The tensors the node still keeps (none once a backward freed them).
+    pub fn saved_tensors(&self) -> Vec<Arc<Tensor>> {
+        match lock(&self.backward).as_ref() {
+            Some(b) => b
+                .saved()
+                .into_iter()
+                .map(|s| Arc::clone(&s.tensor))
+                .collect(),
+            None => vec![],
+        }
     }
 
     /// Frees what the node saved (the end of a backward without `retain_graph`).

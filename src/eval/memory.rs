@@ -123,7 +123,9 @@ impl Interp {
         self.rt.pin_in_place(&t).map_err(|e| e.at(span))
     }
 
-    /// (device, segment, offset, name) for every named tensor holding a device block.
+    /// (device, segment, offset, name) for every named tensor holding a
+    /// device block, the named leaves' `.grad`, and the blocks only a
+    /// graph holds ("saved by ExpBackward0 (for `loss`)").
     fn block_owners(&self) -> Vec<(u32, u64, usize, String)> {
         let mut out = Vec::new();
         let mut visit = |name: String, v: &Value| {
@@ -138,13 +140,44 @@ impl Interp {
         let locals = self.frames.last().into_iter().flat_map(|f| f.vars());
         let mut names: Vec<(&String, &Value)> = self.vars.iter().chain(locals).collect();
         names.sort_by(|a, b| a.0.cmp(b.0));
-        for (name, v) in names {
+        for (name, v) in &names {
             match v.items() {
                 Some(items) => items
                     .iter()
                     .enumerate()
                     .for_each(|(i, v)| visit(format!("{name}[{i}]"), v)),
-                None => visit(name.clone(), v),
+                None => visit(name.to_string(), v),
+            }
+        }
+        // What autograd holds for them: a leaf's `.grad`, and the tensors a
+        // graph saved for backward, named by the node that saved them when
+        // no name holds their block.
+        for (name, v) in &names {
+            if let Value::Tensor(t) = v {
+                if let Some(g) = crate::autograd::meta::meta(t).and_then(|m| m.grad()) {
+                    visit(format!("{name}.grad"), &Value::Tensor(g));
+                }
+            }
+        }
+        for (name, v) in &names {
+            if let Value::Tensor(t) = v {
+                for (node, saved) in crate::autograd::engine::saved_by(t) {
+                    let (Device::Cuda(d), Some(b)) =
+                        (saved.device(), saved.memory().and_then(|m| m.block()))
+                    else {
+                        continue;
+                    };
+                    let place = (d, b.segment, b.offset);
+                    if out.iter().any(|(dv, s, o, _)| (*dv, *s, *o) == place) {
+                        continue;
+                    }
+                    out.push((
+                        d,
+                        b.segment,
+                        b.offset,
+                        format!("saved by {node} (for `{name}`)"),
+                    ));
+                }
             }
         }
         out
