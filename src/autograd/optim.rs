@@ -113,7 +113,7 @@ impl Optimizer {
 
     /// `SGD(lr=0.1, momentum=0.9) of 2 parameters, state 4.0 KiB`.
     pub fn describe(&self) -> String {
-        let number = |x: f64| format!("{x}");
+        let number = |x: f64| format!("{x:?}");
         let settings = match &self.kind {
             Kind::Sgd {
                 lr,
