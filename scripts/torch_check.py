@@ -642,6 +642,22 @@ def autograd_cases(rng):
             out.append(Case("optimizer", "p.detach()", "p.detach()", {"p": p, "q": q},
                             (f"p.requires_grad_(); opt = {opt}; for i in 0..3 {{ opt.zero_grad(); ((p * p * q).sum() + (p * q).mean()).backward(); opt.step() }}",
                              f"p.requires_grad_(); opt = {topt}\nfor i in range(3):\n  opt.zero_grad(); ((p * p * q).sum() + (p * q).mean()).backward(); opt.step()")))
+    # maximum, minimum, where, clamp, cat, stack.
+    for dt in ["f32", "f64"]:
+        a, b = make(dt, (3, 4), rng), make(dt, (3, 4), rng)
+        b[0, 0] = a[0, 0]  # a tie: the gradient is halved
+        for src, tsrc, shape in [
+            ("maximum(a, b)", "torch.maximum(a, b)", (3, 4)),
+            ("minimum(a, b)", "torch.minimum(a, b)", (3, 4)),
+            ("where(a > 0, a, b)", "torch.where(a > 0, a, b)", (3, 4)),
+            ("clamp(a, -0.5, 0.5)", "torch.clamp(a, -0.5, 0.5)", (3, 4)),
+            ("clamp(a, min=0.1)", "torch.clamp(a, min=0.1)", (3, 4)),
+            ("clamp(a, b, b + 1)", "torch.clamp(a, b, b + 1)", (3, 4)),
+            ("cat([a, b], 1)", "torch.cat([a, b], 1)", (3, 8)),
+            ("stack([a, b], 0)", "torch.stack([a, b], 0)", (2, 3, 4)),
+        ]:
+            for wrt in "ab":
+                out.append(grad_case("grad select", {"a": a, "b": b}, src, tsrc, wrt, rng, shape))
     # The losses of torch.nn.functional.
     F = "torch.nn.functional."
     for dt in ["f32", "f64"]:
@@ -719,6 +735,8 @@ def torch_result(case, device="cpu"):
             r = r.cpu()
     except Exception as e:  # PyTorch refusing the case
         return None, f"{type(e).__name__}: {str(e).splitlines()[0]}"
+    if r is None:  # a gradient that was not computed (`x.grad` is None)
+        return None, "None"
     if not isinstance(r, torch.Tensor):
         r = torch.tensor(r)
     return r, None

@@ -159,6 +159,11 @@ fn check_all(backend: BackendChoice, device: &str) {
         "a.unsqueeze(0)",
         "a.flatten()",
         "a.clone()",
+        "a[1]",
+        "a[:, 1:]",
+        "clamp(a, -0.5, 0.5)",
+        "clamp(a, min=0.2)",
+        "a.clamp(max=0.2)",
     ];
     for expr in unary {
         let positive = ["a.log()", "a.sqrt()", "a ** 0.5", "3 / a"].contains(&expr);
@@ -218,6 +223,13 @@ fn check_all(backend: BackendChoice, device: &str) {
         ("a @ b", "2, 2, 3", "3, 2", "2, 2, 2"),
         ("(a @ b).relu().tanh()", "2, 3", "3, 4", "2, 4"),
         ("mse_loss(a, b)", "2, 3", "2, 3", "1"),
+        ("maximum(a, b)", "2, 3", "2, 3", "2, 3"),
+        ("minimum(a, b)", "2, 3", "3", "2, 3"),
+        ("where(a > 0, a, b)", "2, 3", "2, 3", "2, 3"),
+        ("clamp(a, b, b + 1)", "2, 3", "2, 3", "2, 3"),
+        ("cat([a, b], 0)", "2, 3", "2, 3", "4, 3"),
+        ("cat([a, b.T], 1)", "3, 2", "2, 3", "3, 4"),
+        ("stack([a, b], 1)", "2, 3", "2, 3", "2, 2, 3"),
     ];
     for (expr, sa, sb, out) in binary {
         let n = |s: &str| {

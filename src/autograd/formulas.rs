@@ -10,6 +10,7 @@ use super::node::{Backward, Node, Saved};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::index::Index;
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::op::unary::UnaryOp;
@@ -226,6 +227,140 @@ impl Backward {
                 rt.assign(&view, g)?;
                 vec![Some(zeros)]
             }
+            Backward::Extremum { a, b, max } => {
+                let (a, b) = (a.get(name)?, b.get(name)?);
+                // where(a == b, g / 2, g), then 0 where the other wins.
+                let half = bin_s(rt, BinaryOp::Div, g, 2.0)?;
+                let tie = bin(rt, BinaryOp::Eq, a, b)?;
+                let base = rt.ternary(
+                    TernaryOp::Where,
+                    Operand::strong(&tie),
+                    Operand::strong(&half),
+                    Operand::strong(g),
+                )?;
+                let (lose_a, lose_b) = match max {
+                    true => (BinaryOp::Lt, BinaryOp::Gt),
+                    false => (BinaryOp::Gt, BinaryOp::Lt),
+                };
+                let mut out = Vec::new();
+                for (k, lose) in [(0, lose_a), (1, lose_b)] {
+                    out.push(match wants(node, k) {
+                        true => {
+                            let lost = bin(rt, lose, a, b)?;
+                            let keep = rt.unary(UnaryOp::BitNot, &lost)?;
+                            Some(masked(rt, &keep, &base)?)
+                        }
+                        false => None,
+                    });
+                }
+                out
+            }
+            Backward::ClampOne { x, bound, min } => {
+                // PyTorch 2's subgradient at a number bound is 0: strictly inside.
+                let (x, m) = (x.get(name)?, bound.get(name)?);
+                let op = if *min { BinaryOp::Gt } else { BinaryOp::Lt };
+                let keep = rt.binary(
+                    op,
+                    Operand::strong(x),
+                    Operand {
+                        tensor: m,
+                        weak: bound.weak,
+                    },
+                )?;
+                vec![Some(masked(rt, &keep, g)?), None]
+            }
+            Backward::Clamp { x, lo, hi } => {
+                let (xs, l, h) = (x.get(name)?, lo.get(name)?, hi.get(name)?);
+                let (lo_op, hi_op) = (
+                    Operand {
+                        tensor: l,
+                        weak: lo.weak,
+                    },
+                    Operand {
+                        tensor: h,
+                        weak: hi.weak,
+                    },
+                );
+                // Number bounds: the gradient strictly inside (PyTorch 2's
+                // subgradient 0 at a bound). Tensor bounds: a tie with a
+                // bound shares the gradient half and half, as maximum and
+                // minimum do.
+                if lo.weak && hi.weak {
+                    let gt = rt.binary(BinaryOp::Gt, Operand::strong(xs), lo_op)?;
+                    let lt = rt.binary(BinaryOp::Lt, Operand::strong(xs), hi_op)?;
+                    let inside = bin(rt, BinaryOp::LogicalAnd, &gt, &lt)?;
+                    return Ok(vec![Some(masked(rt, &inside, g)?), None, None]);
+                }
+                let share =
+                    |rt: &mut Runtime, past: BinaryOp, a: &Tensor, b: &Tensor| -> R<Arc<Tensor>> {
+                        // 1 where `a past b`, 0.5 where equal, else 0 (in g's dtype).
+                        let p = bin(rt, past, a, b)?;
+                        let p = rt.cast(&p, g.dtype())?;
+                        let e = bin(rt, BinaryOp::Eq, a, b)?;
+                        let e = rt.cast(&e, g.dtype())?;
+                        let e = bin_s(rt, BinaryOp::Mul, &e, 0.5)?;
+                        bin(rt, BinaryOp::Add, &p, &e)
+                    };
+                let scaled = |rt: &mut Runtime, f: &Tensor| -> R<Arc<Tensor>> {
+                    let on = bin_s(rt, BinaryOp::Ne, f, 0.0)?;
+                    let gf = bin(rt, BinaryOp::Mul, g, f)?;
+                    masked(rt, &on, &gf)
+                };
+                let above_lo = share(rt, BinaryOp::Gt, xs, l)?;
+                let below_hi = share(rt, BinaryOp::Lt, xs, h)?;
+                let fx = bin(rt, BinaryOp::Mul, &above_lo, &below_hi)?;
+                let gx = Some(scaled(rt, &fx)?);
+                let gl = match wants(node, 1) {
+                    true => {
+                        let f = share(rt, BinaryOp::Lt, xs, l)?;
+                        Some(scaled(rt, &f)?)
+                    }
+                    false => None,
+                };
+                let gh = match wants(node, 2) {
+                    true => {
+                        let f = share(rt, BinaryOp::Gt, xs, h)?;
+                        Some(scaled(rt, &f)?)
+                    }
+                    false => None,
+                };
+                vec![gx, gl, gh]
+            }
+            Backward::Where { cond } => {
+                let cond = cond.get(name)?;
+                let gx = match wants(node, 1) {
+                    true => Some(masked(rt, cond, g)?),
+                    false => None,
+                };
+                let gy = match wants(node, 2) {
+                    true => {
+                        let not = rt.unary(UnaryOp::BitNot, cond)?;
+                        Some(masked(rt, &not, g)?)
+                    }
+                    false => None,
+                };
+                vec![None, gx, gy]
+            }
+            Backward::Cat { dim, sizes } => {
+                let mut start = 0i64;
+                let mut out = Vec::new();
+                for &n in sizes {
+                    let mut items = vec![Index::Slice(None, None, None); *dim];
+                    items.push(Index::Slice(Some(start), Some(start + n as i64), None));
+                    out.push(Some(Arc::new(crate::runtime::op::index::select(
+                        g, &items,
+                    )?)));
+                    start += n as i64;
+                }
+                out
+            }
+            Backward::Stack { dim } => (0..node.inputs.len())
+                .map(|k| {
+                    let mut items = vec![Index::Slice(None, None, None); *dim];
+                    items.push(Index::At(k as i64));
+                    crate::runtime::op::index::select(g, &items).map(|t| Some(Arc::new(t)))
+                })
+                .collect::<R<Grads>>()?,
             Backward::Extreme { x, out } => {
                 // mask * (g / mask.sum()), NaNs matching NaNs.
                 let (x, out) = (x.get(name)?, out.get(name)?);

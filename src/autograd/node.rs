@@ -189,6 +189,40 @@ pub enum Backward {
     Select {
         items: Vec<crate::runtime::op::index::Index>,
     },
+    /// `maximum(a, b)` / `minimum(a, b)` of two tensors: the gradient to
+    /// the larger (smaller), halved between ties.
+    Extremum {
+        a: Saved,
+        b: Saved,
+        max: bool,
+    },
+    /// `clamp(x, min=m)` / `clamp(x, max=m)` with a number: the gradient
+    /// where `x` is not below (above) the bound.
+    ClampOne {
+        x: Saved,
+        bound: Saved,
+        min: bool,
+    },
+    /// `clamp(x, lo, hi)`: `x`'s gradient inside the bounds; a tensor
+    /// bound's where `x` is past it.
+    Clamp {
+        x: Saved,
+        lo: Saved,
+        hi: Saved,
+    },
+    /// `where(cond, x, y)`: the gradient to `x` where `cond` holds, else to `y`.
+    Where {
+        cond: Saved,
+    },
+    /// `cat(xs, dim)`: each input's slice of the gradient along `dim`.
+    Cat {
+        dim: usize,
+        sizes: Vec<usize>,
+    },
+    /// `stack(xs, dim)`: each input's index of the gradient along `dim`.
+    Stack {
+        dim: usize,
+    },
     /// `max()` / `min()` of every element: the gradient shared evenly by
     /// the elements equal to the result (PyTorch's `evenly_distribute_backward`).
     Extreme {
@@ -251,6 +285,11 @@ impl Backward {
             ScalarPow { out, .. } | Reciprocal { out } => vec![out],
             Unary { saved, .. } => vec![saved],
             Extreme { x, out } => vec![x, out],
+            Extremum { a, b, .. } => vec![a, b],
+            ClampOne { x, bound, .. } => vec![x, bound],
+            Clamp { x, lo, hi } => vec![x, lo, hi],
+            Where { cond } => vec![cond],
+            Cat { .. } | Stack { .. } => vec![],
             MseLoss { x, y, .. } => vec![x, y],
             NllLoss {
                 target,

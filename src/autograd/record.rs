@@ -13,6 +13,7 @@ use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::index::{is_advanced, Index};
 use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::shape::norm_dim;
 use crate::runtime::Tensor;
@@ -125,9 +126,23 @@ pub fn binary(
             y: Saved::new(b.tensor),
             out: rb.then(|| Saved::new(&out)),
         },
+        BinaryOp::Maximum | BinaryOp::Minimum if b.weak => Backward::ClampOne {
+            x: Saved::new(a.tensor),
+            bound: Saved::operand(b.tensor, true),
+            min: op == BinaryOp::Maximum,
+        },
+        BinaryOp::Maximum | BinaryOp::Minimum => Backward::Extremum {
+            a: Saved::new(a.tensor),
+            b: Saved::new(b.tensor),
+            max: op == BinaryOp::Maximum,
+        },
         other => return Err(unsupported(other.name())),
     };
     let name = match backward {
+        Backward::ClampOne { min: true, .. } => "ClampMinBackward0",
+        Backward::ClampOne { min: false, .. } => "ClampMaxBackward0",
+        Backward::Extremum { max: true, .. } => "MaximumBackward0",
+        Backward::Extremum { max: false, .. } => "MinimumBackward0",
         Backward::Reciprocal { .. } => "ReciprocalBackward0",
         _ => binary_name(op, a.weak, b.weak),
     };
@@ -323,6 +338,71 @@ pub fn index(mode: Mode, x: &Tensor, out: Arc<Tensor>, items: &[Index]) -> R<Arc
         items: items.to_vec(),
     };
     Ok(attach(out, name, backward, &[(x, false)]))
+}
+
+/// `where(cond, x, y)` and `clamp(x, lo, hi)`.
+pub fn ternary(
+    rt: &mut Runtime,
+    mode: Mode,
+    op: TernaryOp,
+    a: Operand,
+    b: Operand,
+    c: Operand,
+) -> R<Arc<Tensor>> {
+    let out = rt.ternary(op, a, b, c)?;
+    let strong = |o: &Operand| !o.weak && requires_grad(o.tensor);
+    if !mode.enabled || ![a, b, c].iter().any(strong) || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let (name, backward) = match op {
+        TernaryOp::Where => (
+            "WhereBackward0",
+            Backward::Where {
+                cond: Saved::new(a.tensor),
+            },
+        ),
+        TernaryOp::Clamp => {
+            let name = match b.weak && c.weak {
+                true => "ClampBackward1",
+                false => "ClampBackward0",
+            };
+            let backward = Backward::Clamp {
+                x: Saved::new(a.tensor),
+                lo: Saved::operand(b.tensor, b.weak),
+                hi: Saved::operand(c.tensor, c.weak),
+            };
+            (name, backward)
+        }
+    };
+    let inputs = [
+        (a.tensor, a.weak || op == TernaryOp::Where),
+        (b.tensor, b.weak),
+        (c.tensor, c.weak),
+    ];
+    Ok(attach(out, name, backward, &inputs))
+}
+
+/// `cat(xs, dim)` / `stack(xs, dim)` of `xs`, made by the op layer (`out`).
+pub fn join(mode: Mode, xs: &[&Tensor], out: Arc<Tensor>, dim: i64, stack: bool) -> R<Arc<Tensor>> {
+    if !recording(mode, xs) || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let inputs: Vec<(&Tensor, bool)> = xs.iter().map(|&t| (t, false)).collect();
+    Ok(match stack {
+        true => {
+            let dim = norm_dim(dim, out.ndim())?;
+            attach(out, "StackBackward0", Backward::Stack { dim }, &inputs)
+        }
+        false => {
+            let dim = norm_dim(dim, out.ndim())?;
+            // PyTorch's cat skips 1-d empty tensors: they get no gradient slice.
+            let sizes = xs
+                .iter()
+                .map(|t| t.shape().get(dim).copied().unwrap_or(0))
+                .collect();
+            attach(out, "CatBackward0", Backward::Cat { dim, sizes }, &inputs)
+        }
+    })
 }
 
 /// `softmax(x, dim)` and `log_softmax(x, dim)`: their backward needs their result.

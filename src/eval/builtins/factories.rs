@@ -145,7 +145,11 @@ pub(super) fn join(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
     let ts = tensor_list(b, "tensors", name)?;
     let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
     let dim = b.int("dim")?.unwrap_or(0);
-    b.result(me.rt.join(&refs, dim, name == "stack"))
+    let stack = name == "stack";
+    let out = me.rt.join(&refs, dim, stack).map_err(|e| e.at(b.span))?;
+    b.result(crate::autograd::record::join(
+        me.grad, &refs, out, dim, stack,
+    ))
 }
 
 pub(super) fn seed(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::super::args::{operand_value, Bound};
 use super::super::{Interp, Value};
+use crate::autograd::record;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::op::binary;
@@ -65,7 +66,9 @@ impl Interp {
             )
             .at(span));
         }
-        b.result(self.rt.binary(
+        b.result(record::binary(
+            &mut self.rt,
+            self.grad,
             op,
             Operand::strong(t),
             Operand {
@@ -105,7 +108,9 @@ impl Interp {
         b: &Bound,
     ) -> Result<Value, Diagnostic> {
         let (y, wy) = self.operand_arg(b, "other")?;
-        b.result(self.rt.ternary(
+        b.result(record::ternary(
+            &mut self.rt,
+            self.grad,
             TernaryOp::Where,
             Operand::strong(cond),
             Operand {
@@ -140,7 +145,9 @@ impl Interp {
             }
         }
         let r = match (&lo, &hi) {
-            (Some((l, lw)), Some((h, hw))) => self.rt.ternary(
+            (Some((l, lw)), Some((h, hw))) => record::ternary(
+                &mut self.rt,
+                self.grad,
                 TernaryOp::Clamp,
                 x,
                 Operand {
@@ -170,7 +177,7 @@ impl Interp {
                         Some("convert first, e.g. `x.to(i64)`".into()),
                     ))
                 } else {
-                    self.rt.binary(op, x, y)
+                    record::binary(&mut self.rt, self.grad, op, x, y)
                 }
             }
             (None, None) => Err(Error::value_help(
