@@ -369,3 +369,18 @@ fn sgd_and_adam_update_parameters_as_pytorchs_formulas_do() {
     let src = "p = randn(256, device=cuda, requires_grad=true)\nopt = Adam([p])\np.sum().backward()\nopt.step()\nopt.zero_grad()\nprint(p.grad is none, memory_allocated())";
     assert_eq!(ok(src).trim(), "true 3072");
 }
+
+#[test]
+fn out_of_memory_during_backward_leaves_the_graph_for_a_retry() {
+    // The graph frees what it saved only after a backward succeeds: after
+    // an OOM, `del` something and backward again.
+    let mut s = common::sim_session(1, 24 << 20);
+    let src = "W = randn(1024, 1024, device=cuda, requires_grad=true)\nx = randn(256, 1024, device=cuda)\nloss = (x @ W).exp().sum()\nhog = zeros(3 * 2**20 + 2**19, device=cuda)";
+    ok_in(&mut s, src);
+    let o = s.execute("loss.backward()");
+    let e = o.error.expect("backward needs more memory than is left");
+    assert_eq!(e.ename, "OutOfMemoryError", "{}", e.evalue);
+    assert!(ok_in(&mut s, "print(W.grad is none)").contains("true"));
+    ok_in(&mut s, "del hog\nloss.backward()");
+    assert_eq!(ok_in(&mut s, "print(W.grad.shape)").trim(), "[1024, 1024]");
+}
