@@ -384,3 +384,14 @@ fn out_of_memory_during_backward_leaves_the_graph_for_a_retry() {
     ok_in(&mut s, "del hog\nloss.backward()");
     assert_eq!(ok_in(&mut s, "print(W.grad.shape)").trim(), "[1024, 1024]");
 }
+
+#[test]
+fn a_gradient_goes_back_to_the_device_its_leaf_lives_on() {
+    // `.to(device)` is ToCopyBackward0: the gradient crosses back, as in
+    // PyTorch (cpu -> cuda:1 -> cpu, and cuda:0 -> cuda:1).
+    let src = "a = randn(3, requires_grad=true)\ny = a.to(cuda:1).exp().cpu()\ny.sum().backward()\nb = randn(3, device=cuda:0, requires_grad=true)\n(b.to(cuda:1) * 2).sum().backward()\nprint(y.grad_fn, a.grad.device, (a.grad - a.exp()).abs().max().item(), b.grad.device, b.grad.tolist())";
+    assert_eq!(
+        ok(src).trim(),
+        "<ToCopyBackward0> cpu 0.0 cuda:0 [2.0, 2.0, 2.0]"
+    );
+}
