@@ -8,9 +8,10 @@
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
-use super::formulas::{ones_like, sum_to};
+use super::formulas::sum_to;
 use super::meta::{meta, requires_grad};
 use super::node::{Edge, GradCell, InputMeta, Node};
+use super::ops::full_like;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -77,7 +78,7 @@ pub fn backward(
             }
             g
         }
-        None if root.numel() == 1 => ones_like(rt, root)?,
+        None if root.numel() == 1 => full_like(rt, root, 1)?,
         None => {
             return Err(Error::Autograd {
                 message: format!(

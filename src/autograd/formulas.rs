@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::losses::Reduction;
 use super::node::{Backward, Node, Saved};
+use super::ops::{bin, bin_s, full, masked, s_bin};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -15,14 +16,10 @@ use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::op::view;
-use crate::runtime::{DType, Tensor};
+use crate::runtime::Tensor;
 
 type Grads = Vec<Option<Arc<Tensor>>>;
 type R<T> = Result<T, Error>;
-
-fn bin(rt: &mut Runtime, op: BinaryOp, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
-    rt.binary(op, Operand::strong(a), Operand::strong(b))
-}
 
 /// `g op s` with what a node saved (weak when it was a number).
 fn bin_saved(rt: &mut Runtime, op: BinaryOp, g: &Tensor, s: &Saved, node: &str) -> R<Arc<Tensor>> {
@@ -34,29 +31,6 @@ fn bin_saved(rt: &mut Runtime, op: BinaryOp, g: &Tensor, s: &Saved, node: &str) 
             tensor: t,
             weak: s.weak,
         },
-    )
-}
-
-/// `a op s` with a number `s` (weak: `a`'s dtype stays).
-fn bin_s(rt: &mut Runtime, op: BinaryOp, a: &Tensor, s: f64) -> R<Arc<Tensor>> {
-    let s = Tensor::scalar(s);
-    rt.binary(op, Operand::strong(a), Operand::weak(&s))
-}
-
-/// `s op a` with a number `s`.
-fn s_bin(rt: &mut Runtime, op: BinaryOp, s: f64, a: &Tensor) -> R<Arc<Tensor>> {
-    let s = Tensor::scalar(s);
-    rt.binary(op, Operand::weak(&s), Operand::strong(a))
-}
-
-/// `where(cond, a, 0)`.
-fn masked(rt: &mut Runtime, cond: &Tensor, a: &Tensor) -> R<Arc<Tensor>> {
-    let zero = Tensor::scalar(0.0f64);
-    rt.ternary(
-        TernaryOp::Where,
-        Operand::strong(cond),
-        Operand::strong(a),
-        Operand::weak(&zero),
     )
 }
 
@@ -134,11 +108,7 @@ impl Backward {
             Backward::PowScalar { x, e } => {
                 let x = x.get(name)?;
                 let gx = if *e == 0.0 {
-                    rt.binary(
-                        BinaryOp::Mul,
-                        Operand::strong(g),
-                        Operand::weak(&Tensor::scalar(0.0f64)),
-                    )?
+                    bin_s(rt, BinaryOp::Mul, g, 0.0)?
                 } else {
                     // grad * (e * x ** (e - 1))
                     let p = bin_s(rt, BinaryOp::Pow, x, e - 1.0)?;
@@ -214,15 +184,7 @@ impl Backward {
             }
             Backward::Select { items } => {
                 let input = &node.inputs[0];
-                let zeros = rt.full(
-                    crate::runtime::op::factory::NewTensor {
-                        shape: &input.shape,
-                        dtype: g.dtype(),
-                        device: g.device(),
-                        like: None,
-                    },
-                    crate::runtime::op::factory::Fill::Int(0),
-                )?;
+                let zeros = full(rt, &input.shape, g.dtype(), g.device(), 0)?;
                 let view = crate::runtime::op::index::select(&zeros, items)?;
                 rt.assign(&view, g)?;
                 vec![Some(zeros)]
@@ -578,23 +540,4 @@ pub fn sum_to(rt: &mut Runtime, g: &Arc<Tensor>, shape: &[usize]) -> R<Arc<Tenso
     };
     let target: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
     rt.reshape(&summed, &target)
-}
-
-/// A gradient of ones for `like` (`backward()` of a scalar).
-pub fn ones_like(rt: &mut Runtime, like: &Tensor) -> R<Arc<Tensor>> {
-    use crate::runtime::op::factory::{Fill, NewTensor};
-    rt.full(
-        NewTensor {
-            shape: like.shape(),
-            dtype: like.dtype(),
-            device: like.device(),
-            like: None,
-        },
-        Fill::Int(1),
-    )
-}
-
-/// Whether a dtype can hold gradients.
-pub fn differentiable(dtype: DType) -> bool {
-    dtype.is_float()
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 pub use super::node::Reduction;
 use super::node::{Backward, Saved};
+use super::ops::bin;
 use super::record::attach_node;
 use super::Mode;
 use crate::error::Error;
@@ -20,10 +21,6 @@ use crate::runtime::shape::fmt_shape;
 use crate::runtime::{DType, Tensor};
 
 type R<T> = Result<T, Error>;
-
-fn bin(rt: &mut Runtime, op: BinaryOp, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
-    rt.binary(op, Operand::strong(a), Operand::strong(b))
-}
 
 /// `mse_loss(input, target, reduction="mean")`: the mean (or sum) of the
 /// squared differences.
@@ -73,7 +70,7 @@ pub fn nll_loss(
     ignore_index: i64,
     reduction: Reduction,
 ) -> R<Arc<Tensor>> {
-    let [n, c] = *x.shape() else {
+    let [n, _] = *x.shape() else {
         return Err(Error::shape(format!(
             "nll_loss takes an input of shape [N, C] (a row of class scores per sample), not {}",
             fmt_shape(x.shape())
@@ -103,7 +100,6 @@ pub fn nll_loss(
         Operand::strong(target),
         Operand::weak(&zero),
     )?;
-    let _ = c;
     let rows = rt.arange(0.0, n as f64, 1.0, DType::I64, x.device())?;
     let picked = rt.index(
         &Arc::new(x.alias()),

@@ -11,6 +11,7 @@ pub mod formulas;
 pub mod losses;
 pub mod meta;
 pub mod node;
+pub mod ops;
 pub mod optim;
 pub mod record;
 

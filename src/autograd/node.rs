@@ -323,8 +323,6 @@ pub struct Node {
     /// One edge per input of the forward op.
     pub next: Vec<Edge>,
     pub inputs: Vec<InputMeta>,
-    /// The shape of the forward op's output (the gradient this node takes).
-    pub out_shape: Vec<usize>,
     /// The order nodes were made in: backward runs the newest ready node first.
     pub sequence: u64,
     /// What the forward op saved; `None` once a backward without
@@ -347,13 +345,11 @@ impl Node {
         backward: Backward,
         next: Vec<Edge>,
         inputs: Vec<InputMeta>,
-        out_shape: Vec<usize>,
     ) -> Node {
         Node {
             name,
             next,
             inputs,
-            out_shape,
             sequence: SEQUENCE.fetch_add(1, Ordering::Relaxed),
             backward: Mutex::new(Some(Arc::new(backward))),
             retained: Mutex::new(Vec::new()),

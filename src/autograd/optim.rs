@@ -8,10 +8,10 @@
 use std::sync::Arc;
 
 use super::meta::meta;
+use super::ops::{bin, bin_s, full_like};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
-use crate::runtime::op::factory::{Fill, NewTensor};
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::Tensor;
 
@@ -56,29 +56,9 @@ pub struct Optimizer {
     state: Vec<State>,
 }
 
-fn bin(rt: &mut Runtime, op: BinaryOp, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
-    rt.binary(op, Operand::strong(a), Operand::strong(b))
-}
-
-fn bin_s(rt: &mut Runtime, op: BinaryOp, a: &Tensor, s: f64) -> R<Arc<Tensor>> {
-    rt.binary(op, Operand::strong(a), Operand::weak(&Tensor::scalar(s)))
-}
-
 /// `x op= s` in place.
 fn inplace_s(rt: &mut Runtime, op: BinaryOp, x: &Tensor, s: f64) -> R<()> {
     rt.binary_(op, x, Operand::weak(&Tensor::scalar(s)))
-}
-
-fn zeros_like(rt: &mut Runtime, t: &Tensor) -> R<Arc<Tensor>> {
-    rt.full(
-        NewTensor {
-            shape: t.shape(),
-            dtype: t.dtype(),
-            device: t.device(),
-            like: None,
-        },
-        Fill::Int(0),
-    )
 }
 
 impl Optimizer {
@@ -253,8 +233,8 @@ fn adam(
 ) -> R<()> {
     let mut grad = grad;
     if state.first.is_none() {
-        state.first = Some(zeros_like(rt, p)?);
-        state.second = Some(zeros_like(rt, p)?);
+        state.first = Some(full_like(rt, p, 0)?);
+        state.second = Some(full_like(rt, p, 0)?);
     }
     let (m, v) = match (&state.first, &state.second) {
         (Some(m), Some(v)) => (Arc::clone(m), Arc::clone(v)),

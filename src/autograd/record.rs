@@ -45,7 +45,7 @@ fn attach(
         .map(|&(t, weak)| if weak { Edge::None } else { edge(t) })
         .collect();
     let metas = inputs.iter().map(|(t, _)| InputMeta::of(t)).collect();
-    let node = Arc::new(Node::new(name, backward, next, metas, out.shape().to_vec()));
+    let node = Arc::new(Node::new(name, backward, next, metas));
     let out = match out.autograd().is_some() {
         true => Arc::new(out.alias()),
         false => out,
@@ -55,7 +55,9 @@ fn attach(
 }
 
 /// `out` with a node of `inputs` (every one a tensor, none weak) when an
-/// input requires grad and grad mode is on; else `out` as it is.
+/// input requires grad and grad mode is on; else `out` as it is. Views,
+/// copies and casts (`ViewBackward0`, `ToCopyBackward0`, ...), which save
+/// nothing, are recorded this way.
 pub fn attach_node(
     mode: Mode,
     out: Arc<Tensor>,
@@ -300,23 +302,6 @@ fn reduction(
     Ok(attach(out, name, backward, &[(x, false)]))
 }
 
-/// A result of one input whose backward needs nothing saved: views
-/// (`ViewBackward0`, `TransposeBackward0`, `PermuteBackward0`,
-/// `ExpandBackward0`, ...), copies and casts (`CloneBackward0`,
-/// `ToCopyBackward0`).
-pub fn one_input(
-    mode: Mode,
-    x: &Tensor,
-    out: Arc<Tensor>,
-    name: &'static str,
-    backward: Backward,
-) -> Arc<Tensor> {
-    if !recording(mode, &[x]) || !out.dtype().is_float() {
-        return out;
-    }
-    attach(out, name, backward, &[(x, false)])
-}
-
 /// `x[items]` by basic indexing (a view of `x`): `SelectBackward0` when
 /// the last item that picks picks one index, `SliceBackward0` for a
 /// range, `UnsqueezeBackward0` for a new axis; advanced indexing (a copy)
@@ -426,15 +411,6 @@ pub fn softmax(mode: Mode, x: &Tensor, out: Arc<Tensor>, dim: i64, log: bool) ->
             &[(x, false)],
         ),
     })
-}
-
-/// An op autograd cannot follow yet, on tensors that require grad: refused
-/// rather than giving a result whose gradient would be silently wrong.
-pub fn refuse_untracked(mode: Mode, what: &str, inputs: &[&Tensor]) -> R<()> {
-    match recording(mode, inputs) {
-        true => Err(unsupported(what)),
-        false => Ok(()),
-    }
 }
 
 /// An in-place op on `x` (with `others` read): PyTorch's refusal on a leaf

@@ -121,12 +121,12 @@ impl Bound {
     }
 
     /// Every value passed (named slots, then the variadic ones).
-    pub fn values(&self) -> Vec<&Value> {
+    pub fn values(&self) -> impl Iterator<Item = &Value> {
         let named = self
             .slots
             .iter()
             .filter_map(|(_, v)| v.as_ref().map(|(v, _)| v));
-        named.chain(self.rest.iter().map(|(v, _)| v)).collect()
+        named.chain(self.rest.iter().map(|(v, _)| v))
     }
 
     pub fn get(&self, name: &str) -> Option<&(Value, Span)> {

@@ -328,7 +328,7 @@ impl Interp {
         name: &'static str,
         backward: Backward,
     ) -> Arc<Tensor> {
-        record::one_input(self.grad, x, out, name, backward)
+        record::attach_node(self.grad, out, name, backward, &[x])
     }
 
     /// A reshape of `t`: `ViewBackward0` when it is a view, else
@@ -342,27 +342,24 @@ impl Interp {
     }
 
     /// Whether any of `args` is a tensor that requires grad while ops are recorded.
-    pub(crate) fn grad_inputs(&self, args: &[&Value]) -> bool {
-        self.grad.enabled
-            && args
-                .iter()
-                .any(|v| tensors(v).iter().any(|t| requires_grad(t)))
+    pub(crate) fn grad_inputs<'a>(&self, mut args: impl Iterator<Item = &'a Value>) -> bool {
+        self.grad.enabled && args.any(any_requires_grad)
     }
 
     /// After `name` ran on inputs that require grad: each float tensor it
     /// gave that autograd did not record (and that is not an input given
     /// back) is refused, naming the op.
-    pub(crate) fn check_recorded(
+    pub(crate) fn check_recorded<'a>(
         &self,
         name: &str,
-        inputs: &[&Value],
+        inputs: impl Iterator<Item = &'a Value>,
         out: &Value,
         span: Span,
     ) -> Result<(), Diagnostic> {
         if UNTRACKED.contains(&name) {
             return Ok(());
         }
-        let ins: Vec<Arc<Tensor>> = inputs.iter().flat_map(|v| tensors(v)).collect();
+        let ins: Vec<Arc<Tensor>> = inputs.flat_map(tensors).collect();
         for t in tensors(out) {
             let given_back = ins.iter().any(|i| Arc::ptr_eq(i, &t));
             if t.dtype().is_float() && meta(&t).is_none() && !given_back {
@@ -401,6 +398,18 @@ const UNTRACKED: &[&str] = &[
     "len",
     "list",
 ];
+
+/// Whether a value is, or holds, a tensor that requires grad (collecting
+/// nothing: every builtin and method call asks).
+fn any_requires_grad(v: &Value) -> bool {
+    match v {
+        Value::Tensor(t) => requires_grad(t),
+        Value::List(items) => items.iter().any(any_requires_grad),
+        Value::MutList(items) => lock(items).iter().any(any_requires_grad),
+        Value::Dict(pairs) => pairs.iter().any(|(_, v)| any_requires_grad(v)),
+        _ => false,
+    }
+}
 
 /// The tensors in a value (itself, or the items of a list, tuple or dict).
 fn tensors(v: &Value) -> Vec<Arc<Tensor>> {

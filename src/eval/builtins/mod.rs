@@ -159,11 +159,10 @@ impl Interp {
         };
         let b = bind(doc, args, span)?;
         self.rt.begin_op(doc.name);
-        let inputs = b.values();
-        let watch = self.grad_inputs(&inputs);
+        let watch = self.grad_inputs(b.values());
         let v = handler(self, doc.name, &b)?;
         if watch {
-            self.check_recorded(doc.name, &inputs, &v, span)?;
+            self.check_recorded(doc.name, b.values(), &v, span)?;
         }
         match b.get("requires_grad") {
             Some(_) => super::grad::factory_requires_grad(v, &b),

@@ -231,25 +231,22 @@ impl Interp {
         }
         let b = bind(doc, self.resolve_args(args), span)?;
         self.rt.begin_op(doc.name);
-        let mut inputs = b.values();
-        inputs.push(&recv);
-        if let (Some(Member::TensorMethod(f)), Value::Tensor(t)) =
-            (member(recv.kind(), doc.name), &recv)
-        {
-            let watch = self.grad_inputs(&inputs);
-            let v = f(self, doc.name, t, &b)?;
-            if watch {
-                self.check_recorded(doc.name, &inputs, &v, span)?;
-            }
-            return Ok(v);
-        }
-        match (member(recv.kind(), doc.name), &recv) {
+        // Autograd's check: a result of tensors that require grad must be
+        // one autograd recorded (`grad.rs`).
+        let inputs = || b.values().chain(std::iter::once(&recv));
+        let watch = self.grad_inputs(inputs());
+        let v = match (member(recv.kind(), doc.name), &recv) {
+            (Some(Member::TensorMethod(f)), Value::Tensor(t)) => f(self, doc.name, t, &b),
             (Some(Member::StreamMethod(f)), Value::Stream(s)) => f(self, doc.name, s, &b),
             (Some(Member::EventMethod(f)), Value::Event(e)) => f(self, doc.name, e, &b),
             (Some(Member::ListMethod(f)), Value::MutList(xs)) => f(self, doc.name, xs, &b),
             (Some(Member::OptimizerMethod(f)), Value::Optimizer(o)) => f(self, doc.name, o, &b),
             _ => Err(unwired(recv.kind(), doc.name).at(span)),
+        }?;
+        if watch {
+            self.check_recorded(doc.name, inputs(), &v, span)?;
         }
+        Ok(v)
     }
 
     /// `recv.name`.

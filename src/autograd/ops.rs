@@ -1,0 +1,63 @@
+//! The op layer's ops in the forms backward formulas, losses and
+//! optimizers write them: `a op b` of two tensors, with a number on either
+//! side (weak, so it does not promote), a masked copy, and a tensor filled
+//! like another. None of them records anything.
+
+use std::sync::Arc;
+
+use crate::error::Error;
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::factory::{Fill, NewTensor};
+use crate::runtime::op::ternary::TernaryOp;
+use crate::runtime::{DType, Device, Tensor};
+
+type R<T> = Result<T, Error>;
+
+/// `a op b`.
+pub fn bin(rt: &mut Runtime, op: BinaryOp, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
+    rt.binary(op, Operand::strong(a), Operand::strong(b))
+}
+
+/// `a op s` with a number `s` (weak: `a`'s dtype stays).
+pub fn bin_s(rt: &mut Runtime, op: BinaryOp, a: &Tensor, s: f64) -> R<Arc<Tensor>> {
+    rt.binary(op, Operand::strong(a), Operand::weak(&Tensor::scalar(s)))
+}
+
+/// `s op a` with a number `s`.
+pub fn s_bin(rt: &mut Runtime, op: BinaryOp, s: f64, a: &Tensor) -> R<Arc<Tensor>> {
+    rt.binary(op, Operand::weak(&Tensor::scalar(s)), Operand::strong(a))
+}
+
+/// `where(cond, a, 0)`.
+pub fn masked(rt: &mut Runtime, cond: &Tensor, a: &Tensor) -> R<Arc<Tensor>> {
+    let zero = Tensor::scalar(0.0f64);
+    rt.ternary(
+        TernaryOp::Where,
+        Operand::strong(cond),
+        Operand::strong(a),
+        Operand::weak(&zero),
+    )
+}
+
+/// A new tensor of `shape` filled with `value`.
+pub fn full(
+    rt: &mut Runtime,
+    shape: &[usize],
+    dtype: DType,
+    device: Device,
+    value: i64,
+) -> R<Arc<Tensor>> {
+    let new = NewTensor {
+        shape,
+        dtype,
+        device,
+        like: None,
+    };
+    rt.full(new, Fill::Int(value))
+}
+
+/// A new tensor of `like`'s shape, dtype and device filled with `value`.
+pub fn full_like(rt: &mut Runtime, like: &Tensor, value: i64) -> R<Arc<Tensor>> {
+    full(rt, like.shape(), like.dtype(), like.device(), value)
+}
