@@ -75,6 +75,25 @@ template <class S, class D> __device__ __forceinline__ void put_kernel(const Put
     extern "C" __global__ void put_##dt(const __grid_constant__ PutArgs p) { put_kernel<T, T>(p); }
 FOR_ALL(PUT)
 
+// x[i] += v, PyTorch's index_put_(accumulate=True) (the backward of x[i]):
+// atomic adds, so every repeated index counts; in which order they land is
+// the GPU's business, as in PyTorch's atomic index kernels.
+template <class T> __device__ __forceinline__ void put_add_kernel(const PutArgs& p) {
+    const T* value = (const T*)p.value;
+    const i64* index = (const i64*)p.index;
+    T* dst = (T*)p.dst;
+    GRID_LOOP(i, p.shape.numel) {
+        i64 step;
+        if (index_step(index[offset_of(p.shape, p.si, i)], p.size, p.stride, p.wrap, &step)) {
+            atomicAdd(&dst[offset_of(p.shape, p.sd, i) + step], value[offset_of(p.shape, p.sv, i)]);
+        }
+    }
+}
+
+#define PUT_ADD(dt, T) \
+    extern "C" __global__ void put_add_##dt(const __grid_constant__ PutArgs p) { put_add_kernel<T>(p); }
+DT_f32(PUT_ADD) DT_f64(PUT_ADD)
+
 // tril (upper = 0) and triu (upper = 1) of contiguous matrices: element (r, c)
 // of each is kept where c - r is at most (at least) `diagonal`, else zero.
 template <class T> __device__ __forceinline__ void tri_kernel(const TriArgs& p) {

@@ -48,6 +48,9 @@ inline float __int_as_float(int i) { float f; std::memcpy(&f, &i, 4); return f; 
 inline int __float_as_int(float f) { int i; std::memcpy(&i, &f, 4); return i; }
 // CUDA's reciprocal square roots, as 1 / sqrt (a GPU's rsqrtf differs by
 // up to 2 ulp; ops::pow_shortcut computes the host's value the same way).
+// CUDA's atomicAdd: a launch's threads run one after another on the CPU,
+// so an add is atomic here; the old value is returned, as on a GPU.
+template <class T> inline T atomicAdd(T* at, T v) { T old = *at; *at = old + v; return old; }
 inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 inline long long __double_as_longlong(double d) { long long i; std::memcpy(&i, &d, 8); return i; }

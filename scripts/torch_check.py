@@ -658,6 +658,52 @@ def autograd_cases(rng):
         ]:
             for wrt in "ab":
                 out.append(grad_case("grad select", {"a": a, "b": b}, src, tsrc, wrt, rng, shape))
+    # Reductions past sum and mean, more views, indexing with tensors.
+    for dt in ["f32", "f64"]:
+        a = make(dt, (3, 4), rng)
+        z = make(dt, (3, 4), rng)
+        z[0, 1] = 0.0  # a row with one zero
+        z[2, 0] = z[2, 3] = 0.0  # and one with two
+        mask = torch.tensor([[True, False, True, True], [False, False, True, False], [True, True, False, True]])
+        for src, tsrc, shape, inp in [
+            ("a.max(1).values", "a.max(1).values", (3,), a),
+            ("a.min(0, keepdim=true).values", "a.min(0, keepdim=True).values", (1, 4), a),
+            ("a.prod()", "a.prod()", (), a),
+            ("a.prod(1)", "a.prod(1)", (3,), a),
+            ("a.prod(1)", "a.prod(1)", (3,), z),
+            ("a.prod(0, keepdim=true)", "a.prod(0, keepdim=True)", (1, 4), z),
+            ("a.var()", "a.var()", (), a),
+            ("a.var(1)", "a.var(1)", (3,), a),
+            ("a.var((0, 1), correction=0)", "a.var((0, 1), correction=0)", (), a),
+            ("a.std()", "a.std()", (), a),
+            ("a.std(0, keepdim=true)", "a.std(0, keepdim=True)", (1, 4), a),
+            ("a.norm()", "a.norm()", (), a),
+            ("a.norm(1)", "a.norm(1)", (), a),
+            ("a.norm(3, dim=1)", "a.norm(3, dim=1)", (3,), a),
+            ("a.norm(0.5)", "a.norm(0.5)", (), a),
+            ("a.norm(inf, dim=0)", "a.norm(float('inf'), dim=0)", (4,), a),
+            ("a.cumsum(1)", "a.cumsum(1)", (3, 4), a),
+            ("a.flip(0, 1)", "a.flip(0, 1)", (3, 4), a),
+            ("a.repeat(2, 1, 2)", "a.repeat(2, 1, 2)", (2, 3, 8), a),
+            ("a.chunk(2, 1)[1]", "a.chunk(2, 1)[1]", (3, 2), a),
+            ("a.split([1, 3], 1)[1]", "a.split([1, 3], 1)[1]", (3, 3), a),
+            ("a.tril()", "a.tril()", (3, 4), a),
+            ("a.triu(1)", "a.triu(1)", (3, 4), a),
+            ("a[tensor([2, 0, 2])]", "a[torch.tensor([2, 0, 2])]", (3, 4), a),
+            ("a[:, tensor([1, 1, 3])]", "a[:, torch.tensor([1, 1, 3])]", (3, 3), a),
+            ("a[m]", "a[m]", (int(mask.sum()),), a),
+        ]:
+            inputs = {"a": inp, "m": mask} if "[m]" in src else {"a": inp}
+            out.append(grad_case("grad reduce and index", inputs, src, tsrc, "a", rng, shape))
+        x, w, b = make(dt, (5, 4), rng), make(dt, (3, 4), rng), make(dt, (3,), rng)
+        x3 = make(dt, (2, 5, 4), rng)
+        for src, shape, inputs in [
+            ("linear(x, w, b)", (5, 3), {"x": x, "w": w, "b": b}),
+            ("linear(x, w)", (5, 3), {"x": x, "w": w}),
+            ("linear(x, w, b)", (2, 5, 3), {"x": x3, "w": w, "b": b}),
+        ]:
+            for wrt in inputs:
+                out.append(grad_case("grad linear", inputs, src, "torch.nn.functional." + src, wrt, rng, shape))
     # The losses of torch.nn.functional.
     F = "torch.nn.functional."
     for dt in ["f32", "f64"]:

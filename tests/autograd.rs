@@ -164,6 +164,18 @@ fn check_all(backend: BackendChoice, device: &str) {
         "clamp(a, -0.5, 0.5)",
         "clamp(a, min=0.2)",
         "a.clamp(max=0.2)",
+        "a.flip(0, 1)",
+        "a.repeat(2, 1)",
+        "a.repeat(2, 1, 2)",
+        "a.chunk(2, 1)[1]",
+        "a.split([1, 2], 1)[1]",
+        "a.tril()",
+        "a.triu(1)",
+        "a.cumsum(1)",
+        "cumsum(a, 0)",
+        "a[tensor([1, 0, 1])]",
+        "a[:, tensor([2, 2, 0])]",
+        "a[tensor([[true, false, true], [false, true, true]])]",
     ];
     for expr in unary {
         let positive = ["a.log()", "a.sqrt()", "a ** 0.5", "3 / a"].contains(&expr);
@@ -173,6 +185,12 @@ fn check_all(backend: BackendChoice, device: &str) {
             "a.unsqueeze(0)" => "1, 2, 3",
             "a[1]" => "3",
             "a[:, 1:]" => "2, 2",
+            "a.repeat(2, 1)" => "4, 3",
+            "a.repeat(2, 1, 2)" => "2, 2, 6",
+            "a.chunk(2, 1)[1]" => "2, 1",
+            "a.split([1, 2], 1)[1]" => "2, 2",
+            "a[tensor([1, 0, 1])]" => "3, 3",
+            "a[tensor([[true, false, true], [false, true, true]])]" => "4",
             _ => "2, 3",
         };
         let c = Check {
@@ -193,6 +211,21 @@ fn check_all(backend: BackendChoice, device: &str) {
         ("a.sum((0, 1))", "1"),
         ("a.max()", "1"),
         ("a.min()", "1"),
+        ("a.max(1).values", "2"),
+        ("a.min(0, keepdim=true).values", "1, 3"),
+        ("a.prod()", "1"),
+        ("a.prod(1)", "2"),
+        ("a.prod(0, keepdim=true)", "1, 3"),
+        ("a.var()", "1"),
+        ("a.var(1)", "2"),
+        ("a.var((0, 1), correction=0)", "1"),
+        ("a.std()", "1"),
+        ("a.std(0, keepdim=true)", "1, 3"),
+        ("a.norm()", "1"),
+        ("a.norm(1)", "1"),
+        ("a.norm(3, dim=1)", "2"),
+        ("a.norm(0.5)", "1"),
+        ("a.norm(inf, dim=0)", "3"),
         ("cross_entropy(a, tensor([0, 2]).to(a.device))", "1"),
         ("nll_loss(a, tensor([1, -100]).to(a.device))", "1"),
         (
@@ -228,6 +261,9 @@ fn check_all(backend: BackendChoice, device: &str) {
         ("where(a > 0, a, b)", "2, 3", "2, 3", "2, 3"),
         ("clamp(a, b, b + 1)", "2, 3", "2, 3", "2, 3"),
         ("cat([a, b], 0)", "2, 3", "2, 3", "4, 3"),
+        ("linear(a, b)", "2, 3", "4, 3", "2, 4"),
+        ("linear(a, b, b[:, 1] * 2)", "2, 3", "4, 3", "2, 4"),
+        ("linear(a, b, b[:, 1])", "2, 2, 3", "4, 3", "2, 2, 4"),
         ("cat([a, b.T], 1)", "3, 2", "2, 3", "3, 4"),
         ("stack([a, b], 1)", "2, 3", "2, 3", "2, 2, 3"),
     ];
@@ -252,6 +288,21 @@ fn check_all(backend: BackendChoice, device: &str) {
                 "{device}: d/d{wrt} of `{expr}` ({sa} and {sb}) is off by {e:e}"
             );
         }
+    }
+    // prod through zeros: a slice with one zero, one with two, one with none.
+    for (expr, out) in [("a.prod(1)", "2"), ("a.prod(0)", "3"), ("a.prod()", "1")] {
+        let c = Check {
+            expr,
+            a: (vec![0.0, 2.0, 3.0, 0.0, 0.0, 1.5], "2, 3"),
+            b: None,
+            out,
+            device,
+        };
+        let e = c.error(&mut s, "a");
+        assert!(
+            e < 1e-6,
+            "{device}: d/da of `{expr}` with zeros is off by {e:e}"
+        );
     }
 }
 
@@ -334,8 +385,8 @@ fn refusals_name_what_pytorch_names() {
         ),
         ("ones(2).sum().backward()", "does not require grad"),
         (
-            "w = ones(3, requires_grad=true)\nw[tensor([0, 0])]",
-            "cannot differentiate `indexing with a tensor`",
+            "w = ones(3, requires_grad=true)\nw.cumprod(0)",
+            "cannot differentiate `cumprod`",
         ),
     ] {
         let (class, message) = err(src);
@@ -351,6 +402,39 @@ fn names_and_leaves_are_pytorchs() {
         ok(src).trim(),
         "<MulBackward0> <MmBackward0> <SumBackward0> <PermuteBackward0> <ExpBackward0> true false none"
     );
+}
+
+#[test]
+fn more_names_are_pytorchs() {
+    let src = "w = ones(2, 3, requires_grad=true)\nb = ones(2, requires_grad=true)\nx = ones(4, 3)\nprint(linear(x, w, b).grad_fn, linear(x, w).grad_fn, w[tensor([1, 1])].grad_fn, w.max(1).values.grad_fn, w.min(0).values.grad_fn, w.prod().grad_fn, w.prod(1).grad_fn, w.var().grad_fn, w.std(1).grad_fn, w.norm().grad_fn, w.cumsum(1).grad_fn, w.flip(0).grad_fn, w.repeat(2, 1).grad_fn, w.chunk(2)[0].grad_fn, w.split([1, 2], 1)[0].grad_fn, w.tril().grad_fn, dropout(w, 0.5).grad_fn, dropout(w.cuda(), 0.5).grad_fn)";
+    assert_eq!(
+        ok(src).trim(),
+        "<AddmmBackward0> <MmBackward0> <IndexBackward0> <MaxBackward0> <MinBackward0> <ProdBackward0> <ProdBackward1> <VarBackward0> <StdBackward0> <LinalgVectorNormBackward0> <CumsumBackward0> <FlipBackward0> <RepeatBackward0> <SplitBackward0> <SplitWithSizesBackward0> <TrilBackward0> <MulBackward0> <NativeDropoutBackward0>"
+    );
+}
+
+/// dropout's gradient is its mask times 1 / (1 - p), on the cpu and a GPU;
+/// on a GPU the graph keeps a one-byte mask, on the cpu a noise tensor of
+/// the input's dtype; `training=false` and `p=0` give the input itself.
+#[test]
+fn dropout_keeps_what_pytorch_keeps_and_scales_the_rest() {
+    for device in ["cpu", "cuda"] {
+        let src = format!(
+            "seed(1)\nx = randn(1000, device={device}, requires_grad=true)\nd = dropout(x, 0.25)\nd.sum().backward()\nkept = (d != 0).to(f32)\nprint((x.grad - kept / 0.75).abs().max().item(), (d - x * kept / 0.75).abs().max().item() < 1e-6, 0.6 < kept.mean().item() and kept.mean().item() < 0.9)"
+        );
+        assert_eq!(ok(&src).trim(), "0.0 true true", "{device}");
+    }
+    let src = "x = ones(4, requires_grad=true)\nprint(dropout(x, 0.5, training=false) is x, dropout(x, 0.0) is x)";
+    assert_eq!(ok(src).trim(), "true true");
+    let (name, e) = err("dropout(ones(3), 1.5)");
+    assert_eq!(name, "ValueError");
+    assert!(
+        e.contains("dropout probability has to be between 0 and 1, but got 1.5"),
+        "{e}"
+    );
+    // What the graph keeps: 1 MiB of f32 input, a 256 KiB bool mask on the GPU.
+    let src = "x = randn(256, 1024, device=cuda, requires_grad=true)\nbefore = memory_allocated()\nd = dropout(x, 0.5)\nprint(memory_allocated() - before)";
+    assert_eq!(ok(src).trim(), (1024 * 1024 + 256 * 1024).to_string());
 }
 
 #[test]

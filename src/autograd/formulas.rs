@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::losses::Reduction;
 use super::node::{Backward, Node, Saved};
 use super::ops::{bin, bin_s, full, masked, s_bin};
+use super::reductions;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -16,7 +17,7 @@ use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::op::view;
-use crate::runtime::Tensor;
+use crate::runtime::{DType, Tensor};
 
 type Grads = Vec<Option<Arc<Tensor>>>;
 type R<T> = Result<T, Error>;
@@ -397,6 +398,99 @@ impl Backward {
                 let d = bin(rt, BinaryOp::Sub, g, &s)?;
                 vec![Some(bin(rt, BinaryOp::Mul, &d, y)?)]
             }
+            Backward::Index { items } => {
+                // Halves add up in f32 (the engine casts the sum back).
+                let input = &node.inputs[0];
+                let acc = match g.dtype() {
+                    DType::F16 | DType::BF16 => DType::F32,
+                    dt => dt,
+                };
+                let zeros = full(rt, &input.shape, acc, g.device(), 0)?;
+                let g = match g.dtype() == acc {
+                    true => Arc::clone(g),
+                    false => rt.cast(g, acc)?,
+                };
+                rt.index_put_add(&zeros, items, &g)?;
+                vec![Some(zeros)]
+            }
+            Backward::SelectReduce {
+                indices,
+                dim,
+                keepdim,
+            } => {
+                let shape = shape_of(0);
+                let idx = indices.get(name)?;
+                vec![Some(reductions::select_reduce(
+                    rt, g, idx, &shape, *dim, *keepdim,
+                )?)]
+            }
+            Backward::Prod {
+                x,
+                out,
+                dim,
+                keepdim,
+            } => {
+                let (x, out) = (x.get(name)?, out.get(name)?);
+                vec![Some(reductions::prod(rt, g, x, out, *dim, *keepdim)?)]
+            }
+            Backward::Var {
+                x,
+                std,
+                dims,
+                correction,
+                keepdim,
+            } => {
+                let x = x.get(name)?;
+                let std = match std {
+                    Some(s) => Some(s.get(name)?.as_ref()),
+                    None => None,
+                };
+                let dims = dims.as_deref();
+                vec![Some(reductions::var(
+                    rt,
+                    g,
+                    x,
+                    std,
+                    dims,
+                    *correction,
+                    *keepdim,
+                )?)]
+            }
+            Backward::Norm {
+                x,
+                out,
+                p,
+                dims,
+                keepdim,
+            } => {
+                let (x, out) = (x.get(name)?, out.get(name)?);
+                vec![Some(reductions::norm(rt, g, x, out, *p, dims, *keepdim)?)]
+            }
+            Backward::Cumsum { dim } => vec![Some(reductions::cumsum(rt, g, *dim)?)],
+            Backward::Flip { dims } => vec![Some(rt.copy(&view::flipped(g, dims)?)?)],
+            Backward::Tri { diagonal, upper } => vec![Some(rt.tri(g, *diagonal, *upper)?)],
+            Backward::Repeat { sizes } => vec![Some(repeat(rt, g, sizes, &shape_of(0))?)],
+            Backward::Addmm { x, w } => {
+                // bias: g (summed to its shape by the engine); x: g @ w; w: (x.T @ g).T
+                let gx = match w {
+                    Some(w) if wants(node, 1) => Some(rt.matmul(g, w.get(name)?)?),
+                    _ => None,
+                };
+                let gw = match x {
+                    Some(x) if wants(node, 2) => {
+                        let xt = view::matrix_transpose(x.get(name)?)?;
+                        let p = rt.matmul(&xt, g)?;
+                        Some(Arc::new(view::matrix_transpose(&p)?))
+                    }
+                    _ => None,
+                };
+                vec![Some(Arc::clone(g)), gx, gw]
+            }
+            Backward::NativeDropout { mask, scale } => {
+                let m = mask.get(name)?;
+                let kept = bin(rt, BinaryOp::Mul, g, m)?;
+                vec![Some(bin_s(rt, BinaryOp::Mul, &kept, *scale)?)]
+            }
             Backward::LogSoftmax { out, dim } => {
                 // g - exp(y) * sum(g, dim)
                 let y = out.get(name)?;
@@ -520,6 +614,33 @@ fn matmul(
         None => None,
     };
     Ok(vec![ga, gb])
+}
+
+/// `x.repeat(sizes)`, in PyTorch's order (`repeat_backward`): the new
+/// leading dims summed one by one, then `g` seen as [r0, s0, r1, s1, ...]
+/// (a dim repeated once is not split) and its tile dims summed at once.
+fn repeat(rt: &mut Runtime, g: &Arc<Tensor>, sizes: &[usize], shape: &[usize]) -> R<Arc<Tensor>> {
+    if sizes.contains(&0) {
+        return full(rt, shape, g.dtype(), g.device(), 0);
+    }
+    let lead = sizes.len() - shape.len();
+    let mut g = Arc::clone(g);
+    for _ in 0..lead {
+        g = rt.reduce(ReduceOp::Sum, &g, Some(0), false)?;
+    }
+    let (mut split, mut dims) = (Vec::new(), Vec::new());
+    for (&r, &s) in sizes[lead..].iter().zip(shape) {
+        if r != 1 {
+            dims.push(split.len() as i64);
+            split.push(r as i64);
+        }
+        split.push(s as i64);
+    }
+    if dims.is_empty() {
+        return Ok(g);
+    }
+    let tiles = rt.reshape(&g, &split)?;
+    rt.reduce_dims(ReduceOp::Sum, &tiles, &dims, false)
 }
 
 /// `g` summed down to `shape` (the dims broadcasting added or stretched).

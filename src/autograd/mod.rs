@@ -2,18 +2,20 @@
 //! kernels): the ops in `record.rs` call the op layer and record a graph of
 //! nodes (`node.rs`, named as PyTorch names them: `MulBackward0`) when an
 //! input requires grad; `engine.rs` runs it backward with the formulas of
-//! `formulas.rs`, built from the same op layer, so gradients are computed
+//! `formulas.rs` and `reductions.rs`, built from the same op layer, so gradients are computed
 //! on sim, emu and cuda alike; `meta.rs` is what a tensor keeps
-//! (`requires_grad`, `.grad`, `grad_fn`); `optim.rs` has the optimizers.
+//! (`requires_grad`, `.grad`, `grad_fn`); `optim.rs` has the optimizers, `functional.rs` `linear` and `dropout`.
 
 pub mod engine;
 pub mod formulas;
+pub mod functional;
 pub mod losses;
 pub mod meta;
 pub mod node;
 pub mod ops;
 pub mod optim;
 pub mod record;
+pub mod reductions;
 
 /// Whether ops are recorded (PyTorch's grad mode): off inside `no_grad { }`.
 #[derive(Clone, Copy, Debug)]

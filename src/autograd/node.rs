@@ -271,6 +271,73 @@ pub enum Backward {
         out: Saved,
         dim: usize,
     },
+    /// `x[i]`, `x[mask]` (advanced indexing, a copy): the gradient added
+    /// into zeros at the elements picked, repeated indices adding up
+    /// (PyTorch's `index_put_(..., accumulate=True)`).
+    Index {
+        items: Vec<crate::runtime::op::index::Index>,
+    },
+    /// `x.max(dim)` / `x.min(dim)`: the gradient to the element each
+    /// index picked (PyTorch's `value_selecting_reduction_backward`).
+    SelectReduce {
+        indices: Saved,
+        dim: usize,
+        keepdim: bool,
+    },
+    /// `prod()` / `prod(dim)`: `g * out / x`, or the product of the others
+    /// where a slice holds a zero.
+    Prod {
+        x: Saved,
+        out: Saved,
+        dim: Option<usize>,
+        keepdim: bool,
+    },
+    /// `var` and `std` (`std`: its result) over `dims` (None: every element).
+    Var {
+        x: Saved,
+        std: Option<Saved>,
+        dims: Option<Vec<usize>>,
+        correction: f64,
+        keepdim: bool,
+    },
+    /// The vector `p`-norm over `dims`.
+    Norm {
+        x: Saved,
+        out: Saved,
+        p: f64,
+        dims: Vec<usize>,
+        keepdim: bool,
+    },
+    /// `cumsum(dim)`: the gradient's sums from the end (`flip`, `cumsum`, `flip`).
+    Cumsum {
+        dim: usize,
+    },
+    /// `flip(dims)`: the gradient flipped back.
+    Flip {
+        dims: Vec<i64>,
+    },
+    /// `tril` / `triu`: the same triangle of the gradient.
+    Tri {
+        diagonal: i64,
+        upper: bool,
+    },
+    /// `repeat(sizes)`: each tile's gradient summed back onto the input.
+    Repeat {
+        sizes: Vec<usize>,
+    },
+    /// `linear(x, w, b)` of a matrix `x` with a bias, as PyTorch's
+    /// `addmm(b, x, w.T)`: inputs `b`, `x`, `w` (each operand saved only
+    /// when the other's gradient needs it).
+    Addmm {
+        x: Option<Saved>,
+        w: Option<Saved>,
+    },
+    /// `dropout` on a GPU (PyTorch's fused `native_dropout`): the gradient
+    /// where the mask kept, times `scale`; the mask is one byte an element.
+    NativeDropout {
+        mask: Saved,
+        scale: f64,
+    },
 }
 
 impl Backward {
@@ -299,6 +366,12 @@ impl Backward {
             } => vec![target, valid, weight],
             MatMul { a, b } => a.iter().chain(b.iter()).collect(),
             Softmax { out, .. } | LogSoftmax { out, .. } => vec![out],
+            SelectReduce { indices, .. } => vec![indices],
+            Prod { x, out, .. } | Norm { x, out, .. } => vec![x, out],
+            Var { x, std, .. } => std::iter::once(x).chain(std.iter()).collect(),
+            Addmm { x, w } => x.iter().chain(w.iter()).collect(),
+            NativeDropout { mask, .. } => vec![mask],
+            Index { .. } | Cumsum { .. } | Flip { .. } | Tri { .. } | Repeat { .. } => vec![],
             Add
             | Sub
             | Neg

@@ -10,6 +10,7 @@ use super::node::{binary_name, unary_name, Backward, Edge, InputMeta, Node, Save
 use super::Mode;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
+use crate::runtime::op::along::AlongOp;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::index::{is_advanced, Index};
 use crate::runtime::op::reduce::ReduceOp;
@@ -297,21 +298,124 @@ fn reduction(
             };
             (name, backward)
         }
+        ReduceOp::Prod if !with_dim || dims.len() <= 1 => (
+            if with_dim {
+                "ProdBackward1"
+            } else {
+                "ProdBackward0"
+            },
+            Backward::Prod {
+                x: Saved::new(x),
+                out: Saved::new(&out),
+                dim: dims.first().copied().filter(|_| with_dim),
+                keepdim,
+            },
+        ),
         other => return Err(unsupported(other.name())),
     };
     Ok(attach(out, name, backward, &[(x, false)]))
 }
 
+/// `x.max(dim)` / `x.min(dim)`: the values (`out`) remember which element
+/// each came from (`indices`).
+pub fn select_reduce(
+    mode: Mode,
+    x: &Tensor,
+    out: Arc<Tensor>,
+    indices: &Tensor,
+    dim: i64,
+    keepdim: bool,
+    max: bool,
+) -> R<Arc<Tensor>> {
+    if !recording(mode, &[x]) || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let dim = match x.ndim() {
+        0 => 0,
+        n => norm_dim(dim, n)?,
+    };
+    let backward = Backward::SelectReduce {
+        indices: Saved::new(indices),
+        dim,
+        keepdim,
+    };
+    let name = if max { "MaxBackward0" } else { "MinBackward0" };
+    Ok(attach(out, name, backward, &[(x, false)]))
+}
+
+/// `var`, `std` (`correction`) and `norm` (`p`) over `dims` (None: every element).
+pub fn along_reduce(
+    mode: Mode,
+    op: AlongOp,
+    p: f64,
+    x: &Tensor,
+    out: Arc<Tensor>,
+    dims: Option<&[i64]>,
+    keepdim: bool,
+) -> R<Arc<Tensor>> {
+    if !recording(mode, &[x]) || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let dims = match dims {
+        Some(d) if !d.is_empty() && x.ndim() > 0 => {
+            Some(crate::runtime::shape::norm_dims(d, x.ndim())?)
+        }
+        _ => None,
+    };
+    let (name, backward) = match op {
+        AlongOp::Var | AlongOp::Std => {
+            let std = op == AlongOp::Std;
+            let backward = Backward::Var {
+                x: Saved::new(x),
+                std: std.then(|| Saved::new(&out)),
+                dims,
+                correction: p,
+                keepdim,
+            };
+            (if std { "StdBackward0" } else { "VarBackward0" }, backward)
+        }
+        AlongOp::Norm => {
+            let backward = Backward::Norm {
+                x: Saved::new(x),
+                out: Saved::new(&out),
+                p,
+                dims: dims.unwrap_or_else(|| (0..x.ndim()).collect()),
+                keepdim,
+            };
+            ("LinalgVectorNormBackward0", backward)
+        }
+        other => return Err(unsupported(other.name())),
+    };
+    Ok(attach(out, name, backward, &[(x, false)]))
+}
+
+/// `cumsum(x, dim)`.
+pub fn cumsum(mode: Mode, x: &Tensor, out: Arc<Tensor>, dim: i64) -> R<Arc<Tensor>> {
+    if !recording(mode, &[x]) || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let dim = norm_dim(dim, x.ndim().max(1))?;
+    Ok(attach(
+        out,
+        "CumsumBackward0",
+        Backward::Cumsum { dim },
+        &[(x, false)],
+    ))
+}
+
 /// `x[items]` by basic indexing (a view of `x`): `SelectBackward0` when
 /// the last item that picks picks one index, `SliceBackward0` for a
 /// range, `UnsqueezeBackward0` for a new axis; advanced indexing (a copy)
-/// is refused until its backward (an accumulating `index_put_`) exists.
+/// is `IndexBackward0`, whose backward adds into zeros at the same indices.
 pub fn index(mode: Mode, x: &Tensor, out: Arc<Tensor>, items: &[Index]) -> R<Arc<Tensor>> {
-    if !recording(mode, &[x]) {
+    if !recording(mode, &[x]) || !out.dtype().is_float() {
         return Ok(out);
     }
     if is_advanced(items) {
-        return Err(unsupported("indexing with a tensor"));
+        let backward = Backward::Index {
+            items: items.to_vec(),
+        };
+        return Ok(attach(out, "IndexBackward0", backward, &[(x, false)]));
     }
     let whole = |i: &Index| matches!(i, Index::Slice(None, None, None) | Index::Ellipsis);
     let name = match items.iter().rev().find(|i| !whole(i)) {

@@ -365,6 +365,8 @@ docs! {
     Function Training "mse_loss", "mse_loss(input, target, reduction=\"mean\")", "The mean (or sum) of the squared differences, as torch.nn.functional.mse_loss; its node is `MseLossBackward0`.", "y = tensor([1., 2.], requires_grad=true)\nmse_loss(y, tensor([0., 0.]))";
     Function Training "nll_loss", "nll_loss(input, target, ignore_index=-100, reduction=\"mean\")", "Minus the input at each row's target class (`input` [N, C] of log-probabilities, `target` N class indices), averaged over the rows whose target is not `ignore_index`, as torch.nn.functional.nll_loss.", "lp = log_softmax(randn(3, 4), dim=1)\nnll_loss(lp, tensor([0, 3, 1]))";
     Function Training "cross_entropy", "cross_entropy(input, target, ignore_index=-100, reduction=\"mean\")", "`nll_loss(log_softmax(input, dim=1), target)` for scores [N, C] and N class indices, as torch.nn.functional.cross_entropy computes it.", "logits = randn(3, 4, requires_grad=true)\nloss = cross_entropy(logits, tensor([0, 3, 1]))\nloss.backward()\nlogits.grad";
+    Function Training "linear", "linear(input, weight, bias=none)", "`input @ weight.T + bias`, weight [out_features, in_features], as torch.nn.functional.linear; a matrix input with a bias is one `addmm` (`AddmmBackward0`, which keeps `input` and `weight` for backward).", "x = randn(64, 784)\nW = randn(256, 784, requires_grad=true)\nb = zeros(256, requires_grad=true)\nlinear(x, W, b).grad_fn";
+    Function Training "dropout", "dropout(input, p=0.5, training=true)", "Zeroes each element with probability `p` and scales the rest by 1 / (1 - p), as torch.nn.functional.dropout; `input` itself when `training=false`. On a GPU the graph keeps a one-byte mask per element (`NativeDropoutBackward0`), on the cpu a noise tensor of the input's dtype (`MulBackward0`).", "seed(0)\ndropout(ones(8), p=0.5)";
     Method Training "step", "opt.step()", "Updates every parameter that has a `.grad`, in place.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.5)\nw.sum().backward()\nopt.step()\nw";
     Method Training "zero_grad", "opt.zero_grad()", "Sets every parameter's `.grad` to none (as PyTorch 2's default), so the next backward starts afresh and the old gradients' memory is freed.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.5)\nw.sum().backward()\nopt.zero_grad()\nw.grad";
     Statement Training "no_grad", "no_grad { ... }", "Runs the block without recording autograd's graph: results do not require grad and nothing is saved for backward (PyTorch's `with torch.no_grad():`). Parameters may be changed in place inside it.", "w = ones(2, requires_grad=true)\nno_grad { y = w * 2 }\ny.requires_grad";
@@ -390,7 +392,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Statement, "profile") => "with torch.profiler.profile() as prof:",
         (Statement, "no_grad") => "with torch.no_grad():",
         (Function, "SGD" | "Adam") => return Some(format!("torch.optim.{}", doc.name)),
-        (Function, "mse_loss" | "nll_loss" | "cross_entropy") => {
+        (Function, "mse_loss" | "nll_loss" | "cross_entropy" | "linear" | "dropout") => {
             return Some(format!("torch.nn.functional.{}", doc.name))
         }
         (Statement, "help") => "help(torch.zeros)",

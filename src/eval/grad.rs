@@ -17,7 +17,7 @@ use crate::autograd::meta::{
 };
 use crate::autograd::node::Backward;
 use crate::autograd::optim::{Kind, Optimizer};
-use crate::autograd::{engine, record};
+use crate::autograd::{engine, functional, record};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::Block;
 use crate::lang::Span;
@@ -257,6 +257,30 @@ pub(super) fn cross_entropy(me: &mut Interp, _: &'static str, b: &Bound) -> Out 
         .map_err(at)?;
     let lp = record::softmax(me.grad, &x, lp, 1, true).map_err(at)?;
     b.result(losses::nll_loss(&mut me.rt, me.grad, &lp, &t, ignore, r))
+}
+
+/// `linear(input, weight, bias=none)`: `input @ weight.T + bias`.
+pub(super) fn linear(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (x, w) = (b.tensor("input")?, b.tensor("weight")?);
+    let bias = match b.given("bias") {
+        None | Some((Value::None, _)) => None,
+        Some(_) => Some(b.tensor("bias")?),
+    };
+    b.result(functional::linear(
+        &mut me.rt,
+        me.grad,
+        &x,
+        &w,
+        bias.as_ref(),
+    ))
+}
+
+/// `dropout(input, p=0.5, training=true)`.
+pub(super) fn dropout(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    let p = b.float("p")?.unwrap_or(0.5);
+    let training = b.bool("training", true)?;
+    b.result(functional::dropout(&mut me.rt, me.grad, &x, p, training))
 }
 
 /// PyTorch's checks of the hyper-parameters: none may be negative.

@@ -681,12 +681,32 @@ pub fn take_and_put_match_the_simulator(r: &impl Runner) {
                     view(&idx_in, &idx),
                     (&shape, &src, &at),
                     wrap,
+                    false,
                 ),
                 "put",
             );
             take.put_host(&index, wrap, &value);
             let storage: Buffer = (*x.read()).clone();
             assert_same(&r.download(&x_in), &storage, 0.0, &format!("{dt} put"));
+            if !matches!(dt, DType::F32 | DType::F64) {
+                continue;
+            }
+            // The same value added (index_put_ with accumulate, autograd's `x[i]` backward).
+            ok(
+                exec::put(
+                    r,
+                    view(&x_in, &take.view),
+                    view(&v_in, &value),
+                    view(&idx_in, &idx),
+                    (&shape, &src, &at),
+                    wrap,
+                    true,
+                ),
+                "put_add",
+            );
+            take.put_add_host(&index, wrap, &value);
+            let storage: Buffer = (*x.read()).clone();
+            assert_same(&r.download(&x_in), &storage, 0.0, &format!("{dt} put_add"));
         }
     }
 }

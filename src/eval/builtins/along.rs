@@ -44,6 +44,9 @@ impl Interp {
                     let log = op == AlongOp::LogSoftmax;
                     r = crate::autograd::record::softmax(self.grad, &t, r, dim, log).map_err(at)?;
                 }
+                if op == AlongOp::Cumsum {
+                    r = crate::autograd::record::cumsum(self.grad, &t, r, dim).map_err(at)?;
+                }
                 // `cumsum(x, 0, dtype=i32)` is i32: integer scans are i64 otherwise.
                 match dtype {
                     Some(dt) if dt != r.dtype() => b.result(self.rt.cast(&r, dt)),
@@ -69,7 +72,15 @@ impl Interp {
             }
             "tril" | "triu" => {
                 let diagonal = b.int("diagonal")?.unwrap_or(0);
-                b.result(self.rt.tri(t, diagonal, name == "triu"))
+                let upper = name == "triu";
+                let out = self.rt.tri(t, diagonal, upper).map_err(at)?;
+                let node = if upper {
+                    "TriuBackward0"
+                } else {
+                    "TrilBackward0"
+                };
+                let backward = crate::autograd::node::Backward::Tri { diagonal, upper };
+                Ok(Value::Tensor(self.recorded(t, out, node, backward)))
             }
             "sort" | "argsort" => {
                 let dim = b.int("dim")?.unwrap_or(-1);
@@ -140,11 +151,24 @@ impl Interp {
         keepdim: bool,
         b: &Bound,
     ) -> Result<Value, Diagnostic> {
-        match dims.as_deref() {
-            None | Some([]) => b.result(self.rt.along(op, p, t, None, keepdim)),
-            Some(&[d]) => b.result(self.rt.along(op, p, t, Some(d), keepdim)),
-            Some(dims) => b.result(self.rt.along_dims(op, p, t, dims, keepdim)),
+        let at = |e: Error| e.at(b.span);
+        let out = match dims.as_deref() {
+            None | Some([]) => self.rt.along(op, p, t, None, keepdim),
+            Some(&[d]) => self.rt.along(op, p, t, Some(d), keepdim),
+            Some(dims) => self.rt.along_dims(op, p, t, dims, keepdim),
         }
+        .map_err(at)?;
+        let out = crate::autograd::record::along_reduce(
+            self.grad,
+            op,
+            p,
+            t,
+            out,
+            dims.as_deref(),
+            keepdim,
+        )
+        .map_err(at)?;
+        Ok(Value::Tensor(out))
     }
 }
 

@@ -114,6 +114,9 @@ impl Interp {
                 _ => Arc::clone(&t),
             };
             let indices = self.rt.reduce(arg, &ints, Some(dim), keepdim).map_err(at)?;
+            let max = op == ReduceOp::Max;
+            let values = record::select_reduce(self.grad, &t, values, &indices, dim, keepdim, max)
+                .map_err(at)?;
             return Ok(Value::values_indices(values, indices));
         }
         let r = self.reduce_over(op, name, &t, b, keepdim)?;

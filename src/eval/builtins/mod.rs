@@ -139,6 +139,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("mse_loss", super::grad::mse_loss),
     ("nll_loss", super::grad::nll_loss),
     ("cross_entropy", super::grad::cross_entropy),
+    ("linear", super::grad::linear),
+    ("dropout", super::grad::dropout),
 ];
 
 impl Interp {

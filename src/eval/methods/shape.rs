@@ -9,6 +9,7 @@ use super::super::{Interp, Value};
 use crate::autograd::node::Backward;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
+use crate::runtime::op::index::Index;
 use crate::runtime::op::view;
 use crate::runtime::Tensor;
 
@@ -130,7 +131,14 @@ pub(super) fn flatten(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
 pub(super) fn flip(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dims = ints(b, "a dimension of flip()")?;
     let layout = view::flipped(t, &dims).map_err(|e| e.at(b.span))?;
-    b.result(me.rt.copy(&layout))
+    let out = me.rt.copy(&layout).map_err(|e| e.at(b.span))?;
+    let backward = Backward::Flip { dims };
+    Ok(Value::Tensor(me.recorded(
+        t,
+        out,
+        "FlipBackward0",
+        backward,
+    )))
 }
 
 /// `x.repeat(*sizes)`: a copy of `x` tiled `sizes` times.
@@ -140,24 +148,34 @@ pub(super) fn repeat(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
     let (layout, shape) = view::repeated(t, &sizes).map_err(at)?;
     let copy = me.rt.copy(&layout).map_err(at)?;
     let dims: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
-    b.result(me.rt.reshape(&copy, &dims))
+    let out = me.rt.reshape(&copy, &dims).map_err(at)?;
+    let sizes = sizes.iter().map(|&s| s.max(0) as usize).collect();
+    let backward = Backward::Repeat { sizes };
+    Ok(Value::Tensor(me.recorded(
+        t,
+        out,
+        "RepeatBackward0",
+        backward,
+    )))
 }
 
-pub(super) fn chunk(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+pub(super) fn chunk(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let chunks = b.int("chunks")?.unwrap_or(1);
     let dim = b.int("dim")?.unwrap_or(0);
     let parts = view::chunk(t, chunks, dim).map_err(|e| e.at(b.span))?;
-    Ok(list(parts))
+    pieces(me, t, parts, dim, "SplitBackward0").map_err(|e| e.at(b.span))
 }
 
 /// `x.split(size, dim=0)` or `x.split([sizes], dim=0)`.
-pub(super) fn split(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+pub(super) fn split(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
     let dim = b.int("dim")?.unwrap_or(0);
+    let mut node = "SplitBackward0";
     let parts = match b.get("split_size") {
         Some((Value::Int(n), _)) => view::split(t, *n, dim),
         Some((v @ (Value::List(_) | Value::Tensor(_)), s)) => {
             let sizes = int_list(&[(v.clone(), *s)], "a size of split()")?;
+            node = "SplitWithSizesBackward0";
             view::split_sizes(t, &sizes, dim)
         }
         Some((other, s)) => {
@@ -171,11 +189,36 @@ pub(super) fn split(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound)
         None => return Err(at(Error::value("split() needs the size of its parts"))),
     }
     .map_err(at)?;
-    Ok(list(parts))
+    pieces(me, t, parts, dim, node).map_err(at)
 }
 
-fn list(parts: Vec<Tensor>) -> Value {
-    Value::List(Arc::new(parts.into_iter().map(Value::tensor).collect()))
+/// The parts `chunk` and `split` made of `t` along `dim`, each recorded
+/// as the slice of `t` it is (PyTorch's one split node, with one output per
+/// part, gives the same gradients).
+fn pieces(
+    me: &Interp,
+    t: &Tensor,
+    parts: Vec<Tensor>,
+    dim: i64,
+    node: &'static str,
+) -> Result<Value, Error> {
+    let d = crate::runtime::shape::norm_dim(dim, t.ndim().max(1))?;
+    let mut start = 0i64;
+    let mut out = Vec::with_capacity(parts.len());
+    for part in parts {
+        let n = part.shape().get(d).copied().unwrap_or(0) as i64;
+        let mut items = vec![Index::Slice(None, None, None); d];
+        items.push(Index::Slice(Some(start), Some(start + n), None));
+        start += n;
+        let backward = Backward::Select { items };
+        out.push(Value::Tensor(me.recorded(
+            t,
+            Arc::new(part),
+            node,
+            backward,
+        )));
+    }
+    Ok(Value::List(Arc::new(out)))
 }
 
 /// `x.mT`.

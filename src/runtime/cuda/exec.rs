@@ -555,7 +555,7 @@ pub fn take<L: Launcher>(
 
 /// Advanced indexing's write: `value` (already of dst's dtype, broadcast
 /// over `collapsed.0`) stored into `dst` at `index`'s offsets (`take`'s
-/// layout and `wrap`).
+/// layout and `wrap`), or added there (`accumulate`).
 pub fn put<L: Launcher>(
     l: &L,
     dst: View<L::Mem>,
@@ -563,6 +563,7 @@ pub fn put<L: Launcher>(
     index: View<L::Mem>,
     collapsed: (&[usize], &[isize], &[isize]),
     wrap: Option<(usize, isize)>,
+    accumulate: bool,
 ) -> Result<(), Error> {
     let (shape, dst_strides, at) = collapsed;
     let ci = (index.dtype != DType::I64 || !index.is_contiguous())
@@ -609,7 +610,16 @@ pub fn put<L: Launcher>(
     };
     let g = l.geometry();
     let n = numel(shape) as u64;
-    l.run(&source::put(dst.dtype), g.over(n), p)
+    let kernel = match accumulate {
+        true => source::put_add(dst.dtype).ok_or_else(|| {
+            Error::dtype(
+                format!("no accumulating index kernel for {}", dst.dtype),
+                None,
+            )
+        })?,
+        false => source::put(dst.dtype),
+    };
+    l.run(&kernel, g.over(n), p)
 }
 
 /// The cast temporary's view when there is one, else the operand itself.

@@ -171,6 +171,12 @@ pub fn put(dt: DType) -> Kernel {
     kernel("copy", Some(dt), format!("put_{}", dt.name()))
 }
 
+/// Advanced indexing's accumulating write (`x[i] += v`, atomic adds): f32 and f64.
+pub fn put_add(dt: DType) -> Option<Kernel> {
+    matches!(dt, DType::F32 | DType::F64)
+        .then(|| kernel("copy", Some(dt), format!("put_add_{}", dt.name())))
+}
+
 /// `tril` / `triu` of `dt` matrices.
 pub fn tri(dt: DType) -> Kernel {
     kernel("copy", Some(dt), format!("tri_{}", dt.name()))
@@ -258,6 +264,7 @@ pub fn all_kernels() -> Vec<Kernel> {
         out.extend(DType::ALL.iter().map(|&to| cast(dt, to)));
         out.push(take(dt));
         out.push(put(dt));
+        out.extend(put_add(dt));
         out.push(tri(dt));
         out.extend(AlongOp::ALL.iter().filter_map(|&op| along(op, dt)));
         out.push(sort_pass(dt));
@@ -322,7 +329,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 525);
+        assert_eq!(all.len(), 527);
     }
 
     #[test]

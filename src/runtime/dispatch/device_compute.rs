@@ -97,7 +97,9 @@ pub(super) trait Compute: Sync {
         asserts: bool,
     ) -> Result<Tensor, Error>;
     /// Advanced indexing's scatter (`Runtime::index_put`) of `value`, laid
-    /// out over `layout` (collapsed shape, destination and index strides).
+    /// out over `layout` (collapsed shape, destination and index strides);
+    /// `accumulate` adds instead of storing (`index_put_add`).
+    #[allow(clippy::too_many_arguments)]
     fn put(
         &self,
         rt: &mut Runtime,
@@ -106,6 +108,7 @@ pub(super) trait Compute: Sync {
         index: (&Tensor, Option<(usize, isize)>),
         layout: (&[usize], &[isize], &[isize]),
         asserts: bool,
+        accumulate: bool,
     ) -> Result<(), Error>;
     /// `view[mask] = value` with one value.
     fn masked_fill(

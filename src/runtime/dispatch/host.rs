@@ -196,10 +196,15 @@ impl Compute for Host {
         (index, wrap): (&Tensor, Option<(usize, isize)>),
         _: (&[usize], &[isize], &[isize]),
         asserts: bool,
+        accumulate: bool,
     ) -> Result<(), Error> {
         // The kernel's threads stop at the assertion (see `take`).
         if !asserts {
-            take.put_host(&index.cast(DType::I64).to_vec::<i64>(), wrap, value);
+            let index = index.cast(DType::I64).to_vec::<i64>();
+            match accumulate {
+                true => take.put_add_host(&index, wrap, value),
+                false => take.put_host(&index, wrap, value),
+            }
         }
         Ok(())
     }

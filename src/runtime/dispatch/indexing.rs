@@ -59,6 +59,38 @@ impl Runtime {
         items: &[Index],
         value: &Tensor,
     ) -> Result<(), Error> {
+        self.put(t, items, value, false)
+    }
+
+    /// `t[items] += value` with every repeated index counted (PyTorch's
+    /// `index_put_(..., accumulate=True)`, the backward of `t[items]`):
+    /// atomic adds on a GPU, so the order repeated indices land in is the
+    /// device's. f32 and f64 only (autograd accumulates halves in f32).
+    pub fn index_put_add(
+        &mut self,
+        t: &Arc<Tensor>,
+        items: &[Index],
+        value: &Tensor,
+    ) -> Result<(), Error> {
+        if !matches!(t.dtype(), DType::F32 | DType::F64) {
+            return Err(Error::dtype(
+                format!(
+                    "index_put_ with accumulate takes f32 or f64, not {}",
+                    t.dtype()
+                ),
+                None,
+            ));
+        }
+        self.put(t, items, value, true)
+    }
+
+    fn put(
+        &mut self,
+        t: &Arc<Tensor>,
+        items: &[Index],
+        value: &Tensor,
+        accumulate: bool,
+    ) -> Result<(), Error> {
         let take = self.plan(t, items)?;
         let device = take.view.device();
         let ix = Arc::clone(&take.index);
@@ -79,7 +111,7 @@ impl Runtime {
         }
         overlap::check_write(&take.view)?;
         overlap::check_partial(&take.view, value)?;
-        if ix.dtype() == DType::Bool && value.numel() == 1 && value.ndim() == 0 {
+        if !accumulate && ix.dtype() == DType::Bool && value.numel() == 1 && value.ndim() == 0 {
             return self.masked_fill(&take, value);
         }
         let (index, wrap, index_shape, asserts) = self.resolve(&take)?;
@@ -118,10 +150,14 @@ impl Runtime {
             (&index, wrap),
             (&collapsed, &dst, &at),
             asserts,
+            accumulate,
         )?;
         self.wrote_in_place(&take.view, &[&take.view, &value, &ix])?;
         if let (true, Device::Cuda(d)) = (asserts, device) {
-            let kernel = source::put(take.view.dtype());
+            let kernel = match accumulate {
+                true => source::put_add(take.view.dtype()).expect("f32 or f64 was checked"),
+                false => source::put(take.view.dtype()),
+            };
             self.assert_failed(d, &kernel.name, INDEX_ASSERTION)?;
         }
         Ok(())
@@ -153,7 +189,7 @@ impl Runtime {
 
     /// `t`'s elements in a cpu tensor: a device tensor is read by the host
     /// (`host_read`, a sync of its stream).
-    fn on_host(&mut self, t: &Tensor) -> Result<Tensor, Error> {
+    pub fn on_host(&mut self, t: &Tensor) -> Result<Tensor, Error> {
         if !t.device().is_cuda() {
             return Ok(t.copy());
         }

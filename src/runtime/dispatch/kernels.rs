@@ -553,6 +553,7 @@ impl Compute for Kernels {
         (index, wrap): (&Tensor, Option<(usize, isize)>),
         layout: (&[usize], &[isize], &[isize]),
         _: bool,
+        accumulate: bool,
     ) -> Result<(), Error> {
         let view = &take.view;
         let l = rt.on_device(on(view.device())?).ok_or_else(no_driver)?;
@@ -561,7 +562,7 @@ impl Compute for Kernels {
         view.before_write();
         let to = Operand::own(view)?;
         let (to, from, ix) = (to.view(view), from.view(value), ix.view(index));
-        exec::put(&l, to, from, ix, layout, wrap)
+        exec::put(&l, to, from, ix, layout, wrap, accumulate)
     }
 
     /// `x[mask] = v`: `where(mask, v, x)` written into x (`exec::ternary_into`).

@@ -273,6 +273,41 @@ impl Take {
     }
 }
 
+impl Take {
+    /// As `put_host`, adding `value` where `index` picks (each repeated
+    /// index adds again), in index order: f32 and f64 views.
+    pub fn put_add_host(&self, index: &[i64], wrap: Option<(usize, isize)>, value: &Tensor) {
+        match self.view.dtype() {
+            DType::F32 => self.add_at::<f32>(index, wrap, value),
+            DType::F64 => self.add_at::<f64>(index, wrap, value),
+            other => unreachable!("index_put_add checked its dtype, not {other}"),
+        }
+    }
+
+    fn add_at<T: Stored + Copy + std::ops::Add<Output = T>>(
+        &self,
+        index: &[i64],
+        wrap: Option<(usize, isize)>,
+        value: &Tensor,
+    ) {
+        let (shape, dst, at) = self.layout(index.len());
+        let value = value.cast(self.view.dtype());
+        let sv = broadcast_strides(value.shape(), value.strides(), &shape);
+        let v = value.read();
+        let vs = v.as_slice::<T>();
+        let mut d = self.view.write();
+        let ds = d.as_mut_slice::<T>();
+        for_each_offsets(
+            &shape,
+            [(&dst, self.view.offset()), (&at, 0), (&sv, value.offset())],
+            |[o, b, j]| {
+                let k = (o as isize + step(index[b], wrap)) as usize;
+                ds[k] = ds[k] + vs[j];
+            },
+        );
+    }
+}
+
 fn index_dtype(dt: DType) -> Error {
     Error::dtype(
         format!("tensors used as indices must be integer or bool tensors, not {dt}"),

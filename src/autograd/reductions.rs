@@ -1,0 +1,264 @@
+//! The backward formulas of the reductions that need more than a sum
+//! expanded back: `max(dim)`/`min(dim)`, `prod`, `var`/`std`, `norm`,
+//! `cumsum`, each as PyTorch's `FunctionsManual.cpp` computes it, with the
+//! op layer's ops (so on sim, emu and cuda alike).
+
+use std::sync::Arc;
+
+use super::ops::{bin, bin_s, masked, s_bin};
+use crate::error::Error;
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::op::along::AlongOp;
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::op::ternary::TernaryOp;
+use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::op::view;
+use crate::runtime::{DType, Tensor};
+
+type R<T> = Result<T, Error>;
+
+/// `t` with size-1 dims put back at `dims` (sorted), where a reduction
+/// without `keepdim` removed them (PyTorch's `unsqueeze_multiple`).
+pub fn unsqueeze_back(t: &Tensor, dims: &[usize], keepdim: bool) -> R<Arc<Tensor>> {
+    let mut t = t.alias();
+    if !keepdim {
+        let mut sorted = dims.to_vec();
+        sorted.sort_unstable();
+        for d in sorted {
+            t = view::unsqueeze(&t, d as i64)?;
+        }
+    }
+    Ok(Arc::new(t))
+}
+
+/// `where(cond, a, b)`.
+fn select(rt: &mut Runtime, cond: &Tensor, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
+    rt.ternary(
+        TernaryOp::Where,
+        Operand::strong(cond),
+        Operand::strong(a),
+        Operand::strong(b),
+    )
+}
+
+/// `sgn(x)`: 1, 0 or -1 in `x`'s dtype.
+fn sign(rt: &mut Runtime, x: &Tensor) -> R<Arc<Tensor>> {
+    let pos = bin_s(rt, BinaryOp::Gt, x, 0.0)?;
+    let neg = bin_s(rt, BinaryOp::Lt, x, 0.0)?;
+    let pos = rt.cast(&pos, x.dtype())?;
+    let neg = rt.cast(&neg, x.dtype())?;
+    bin(rt, BinaryOp::Sub, &pos, &neg)
+}
+
+/// `max(dim)` / `min(dim)`: `g` at the index each slice picked, zeros
+/// elsewhere (the position along `dim` compared with the index).
+pub fn select_reduce(
+    rt: &mut Runtime,
+    g: &Arc<Tensor>,
+    indices: &Tensor,
+    shape: &[usize],
+    dim: usize,
+    keepdim: bool,
+) -> R<Arc<Tensor>> {
+    if shape.is_empty() {
+        return Ok(Arc::clone(g));
+    }
+    let idx = unsqueeze_back(indices, &[dim], keepdim)?;
+    let gu = unsqueeze_back(g, &[dim], keepdim)?;
+    let n = shape[dim];
+    let pos = rt.arange(0.0, n as f64, 1.0, DType::I64, g.device())?;
+    let mut along = vec![1i64; shape.len()];
+    along[dim] = n as i64;
+    let pos = rt.reshape(&pos, &along)?;
+    let hit = bin(rt, BinaryOp::Eq, &pos, &idx)?;
+    masked(rt, &hit, &gu)
+}
+
+/// `prod()` / `prod(dim)`: `g * (out / x)` when no element is zero (read
+/// by the host, a sync on a GPU, as PyTorch's `prod_backward` reads it);
+/// else each element's product of the others: the product of its slice's
+/// non-zeros at a slice's only zero, zero where a slice has two.
+pub fn prod(
+    rt: &mut Runtime,
+    g: &Arc<Tensor>,
+    x: &Tensor,
+    out: &Tensor,
+    dim: Option<usize>,
+    keepdim: bool,
+) -> R<Arc<Tensor>> {
+    if x.ndim() == 0 {
+        return Ok(Arc::clone(g));
+    }
+    let dims: Vec<usize> = dim.into_iter().collect();
+    let gu = unsqueeze_back(g, &dims, keepdim || dim.is_none())?;
+    let ou = unsqueeze_back(out, &dims, keepdim || dim.is_none())?;
+    let zero = bin_s(rt, BinaryOp::Eq, x, 0.0)?;
+    let count = rt.reduce(ReduceOp::Sum, &zero, None, false)?;
+    let zeros = rt.on_host(&count)?.to_vec::<i64>()[0];
+    let quotient = bin(rt, BinaryOp::Div, &ou, x)?;
+    if zeros == 0 {
+        return bin(rt, BinaryOp::Mul, &gu, &quotient);
+    }
+    let one = Tensor::scalar(1.0f64);
+    let nonzero = rt.ternary(
+        TernaryOp::Where,
+        Operand::strong(&zero),
+        Operand::weak(&one),
+        Operand::strong(x),
+    )?;
+    let d = dim.map(|d| d as i64);
+    let (others, counts) = match d {
+        Some(_) => (
+            rt.reduce(ReduceOp::Prod, &nonzero, d, true)?,
+            rt.reduce(ReduceOp::Sum, &zero, d, true)?,
+        ),
+        None => (
+            rt.reduce(ReduceOp::Prod, &nonzero, None, false)?,
+            rt.reduce(ReduceOp::Sum, &zero, None, false)?,
+        ),
+    };
+    let single = bin_s(rt, BinaryOp::Eq, &counts, 1.0)?;
+    let at_zero = masked(rt, &single, &others)?;
+    let none = bin_s(rt, BinaryOp::Eq, &counts, 0.0)?;
+    let elsewhere = masked(rt, &none, &quotient)?;
+    let picked = select(rt, &zero, &at_zero, &elsewhere)?;
+    bin(rt, BinaryOp::Mul, &gu, &picked)
+}
+
+/// `var` (and `std`, whose gradient first becomes var's: `g / (2 std)`,
+/// 0 where std is 0): `(2 / (n - correction)) * g * (x - mean)`.
+pub fn var(
+    rt: &mut Runtime,
+    g: &Arc<Tensor>,
+    x: &Tensor,
+    std: Option<&Tensor>,
+    dims: Option<&[usize]>,
+    correction: f64,
+    keepdim: bool,
+) -> R<Arc<Tensor>> {
+    let g = match std {
+        Some(s) => {
+            let twice = bin_s(rt, BinaryOp::Mul, s, 2.0)?;
+            let q = bin(rt, BinaryOp::Div, g, &twice)?;
+            let on = bin_s(rt, BinaryOp::Ne, s, 0.0)?;
+            masked(rt, &on, &q)?
+        }
+        None => Arc::clone(g),
+    };
+    match dims {
+        Some(dims) if x.ndim() > 0 => {
+            let g = unsqueeze_back(&g, dims, keepdim || x.ndim() == 1)?;
+            let n: usize = dims.iter().map(|&d| x.shape()[d]).product();
+            let ds: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+            let mean = rt.reduce_dims(ReduceOp::Mean, &Arc::new(x.alias()), &ds, true)?;
+            let centred = bin(rt, BinaryOp::Sub, x, &mean)?;
+            let scaled = s_bin(rt, BinaryOp::Mul, 2.0 / (n as f64 - correction), &g)?;
+            bin(rt, BinaryOp::Mul, &scaled, &centred)
+        }
+        _ => {
+            let mean = rt.reduce(ReduceOp::Mean, x, None, false)?;
+            let dof = x.numel() as f64 - correction;
+            if dof <= 0.0 {
+                // NaN where x is its mean, inf elsewhere, as PyTorch.
+                let nan = full_scalar(rt, x, f64::NAN)?;
+                let inf = full_scalar(rt, x, f64::INFINITY)?;
+                let at_mean = bin(rt, BinaryOp::Eq, x, &mean)?;
+                let w = select(rt, &at_mean, &nan, &inf)?;
+                return bin(rt, BinaryOp::Mul, &g, &w);
+            }
+            let centred = bin(rt, BinaryOp::Sub, x, &mean)?;
+            let scaled = s_bin(rt, BinaryOp::Mul, 2.0 / dof, &g)?;
+            bin(rt, BinaryOp::Mul, &scaled, &centred)
+        }
+    }
+}
+
+/// A tensor of `like`'s shape, dtype and device filled with a float.
+fn full_scalar(rt: &mut Runtime, like: &Tensor, v: f64) -> R<Arc<Tensor>> {
+    let zeros = super::ops::full_like(rt, like, 0)?;
+    bin_s(rt, BinaryOp::Add, &zeros, v)
+}
+
+/// The vector `p`-norm's gradient (PyTorch's `norm_backward`).
+pub fn norm(
+    rt: &mut Runtime,
+    g: &Arc<Tensor>,
+    x: &Tensor,
+    out: &Tensor,
+    p: f64,
+    dims: &[usize],
+    keepdim: bool,
+) -> R<Arc<Tensor>> {
+    let flat = keepdim || x.ndim() == 0;
+    let g = unsqueeze_back(g, dims, flat)?;
+    let n = unsqueeze_back(out, dims, flat)?;
+    use BinaryOp::*;
+    if p == 0.0 {
+        // PyTorch gives no gradient: zeros.
+        return super::ops::full_like(rt, x, 0);
+    }
+    if p == 1.0 {
+        let s = sign(rt, x)?;
+        return bin(rt, Mul, &s, &g);
+    }
+    if p == 2.0 {
+        // g * (x / norm), 0 where the norm is 0.
+        let q = bin(rt, Div, x, &n)?;
+        let on = bin_s(rt, Ne, &n, 0.0)?;
+        let q = masked(rt, &on, &q)?;
+        return bin(rt, Mul, &g, &q);
+    }
+    if p.is_infinite() {
+        // sgn(x) * ((g / count) * mask): the elements that reach the norm share it.
+        let a = rt.unary(UnaryOp::Abs, x)?;
+        let hit = bin(rt, Eq, &a, &n)?;
+        let nan = bin(rt, Ne, &a, &a)?;
+        let mask = bin(rt, LogicalOr, &hit, &nan)?;
+        let ds: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+        let count = match ds.is_empty() {
+            true => rt.reduce(ReduceOp::Sum, &mask, None, false)?,
+            false => rt.reduce_dims(ReduceOp::Sum, &mask, &ds, true)?,
+        };
+        let share = bin(rt, Div, &g, &count)?;
+        let share = rt.cast(&share, g.dtype())?;
+        let picked = bin(rt, Mul, &share, &mask)?;
+        let s = sign(rt, x)?;
+        return bin(rt, Mul, &s, &picked);
+    }
+    let a = rt.unary(UnaryOp::Abs, x)?;
+    let s = sign(rt, x)?;
+    if p < 1.0 {
+        // sgn(x) |x|^(p-1) (0 where x is 0) * g * norm^(1-p)
+        let pw = bin_s(rt, Pow, &a, p - 1.0)?;
+        let scaled = bin(rt, Mul, &s, &pw)?;
+        let on = bin_s(rt, Ne, x, 0.0)?;
+        let scaled = masked(rt, &on, &scaled)?;
+        let t = bin(rt, Mul, &scaled, &g)?;
+        let np = bin_s(rt, Pow, &n, 1.0 - p)?;
+        return bin(rt, Mul, &t, &np);
+    }
+    let scaled = if p < 2.0 {
+        let pw = bin_s(rt, Pow, &a, p - 1.0)?;
+        bin(rt, Mul, &s, &pw)?
+    } else {
+        let pw = bin_s(rt, Pow, &a, p - 2.0)?;
+        bin(rt, Mul, x, &pw)?
+    };
+    let np = bin_s(rt, Pow, &n, p - 1.0)?;
+    let v = bin(rt, Div, &g, &np)?;
+    let on = bin_s(rt, Ne, &n, 0.0)?;
+    let v = masked(rt, &on, &v)?;
+    bin(rt, Mul, &scaled, &v)
+}
+
+/// `cumsum(dim)`: the gradient summed from the end (`g.flip(dim).cumsum(dim).flip(dim)`).
+pub fn cumsum(rt: &mut Runtime, g: &Arc<Tensor>, dim: usize) -> R<Arc<Tensor>> {
+    if g.numel() <= 1 || g.shape().get(dim).is_none_or(|&n| n == 1) {
+        return Ok(Arc::clone(g));
+    }
+    let d = [dim as i64];
+    let flipped = rt.copy(&view::flipped(g, &d)?)?;
+    let sums = rt.along(AlongOp::Cumsum, 0.0, &flipped, Some(dim as i64), false)?;
+    rt.copy(&view::flipped(&sums, &d)?)
+}
