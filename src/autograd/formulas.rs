@@ -376,7 +376,9 @@ impl Backward {
                 let onehot = bin(rt, BinaryOp::Eq, &classes, &picks)?;
                 vec![Some(masked(rt, &onehot, &rows)?)]
             }
-            Backward::MatMul { a, b } => matmul(rt, node, g, a.as_ref(), b.as_ref())?,
+            Backward::MatMul { a, b, columns } => {
+                matmul(rt, node, g, a.as_ref(), b.as_ref(), *columns)?
+            }
             Backward::Reshape => {
                 let dims: Vec<i64> = shape_of(0).iter().map(|&d| d as i64).collect();
                 vec![Some(rt.reshape(g, &dims)?)]
@@ -471,16 +473,17 @@ impl Backward {
             Backward::Tri { diagonal, upper } => vec![Some(rt.tri(g, *diagonal, *upper)?)],
             Backward::Repeat { sizes } => vec![Some(repeat(rt, g, sizes, &shape_of(0))?)],
             Backward::Addmm { x, w } => {
-                // bias: g (summed to its shape by the engine); x: g @ w; w: (x.T @ g).T
+                // bias: g (summed to its shape by the engine); x: g @ w;
+                // w: g.T @ x, laid out as w is (PyTorch's mm_mat2_backward
+                // for the column-major w.T, then TBackward0).
                 let gx = match w {
                     Some(w) if wants(node, 1) => Some(rt.matmul(g, w.get(name)?)?),
                     _ => None,
                 };
                 let gw = match x {
                     Some(x) if wants(node, 2) => {
-                        let xt = view::matrix_transpose(x.get(name)?)?;
-                        let p = rt.matmul(&xt, g)?;
-                        Some(Arc::new(view::matrix_transpose(&p)?))
+                        let gt = view::matrix_transpose(g)?;
+                        Some(rt.matmul(&gt, x.get(name)?)?)
                     }
                     _ => None,
                 };
@@ -571,9 +574,13 @@ fn matmul(
     g: &Arc<Tensor>,
     a: Option<&Saved>,
     b: Option<&Saved>,
+    columns: [bool; 2],
 ) -> R<Grads> {
     let name = node.name;
     let (ra, rb) = (node.inputs[0].shape.len(), node.inputs[1].shape.len());
+    if ra == 2 && rb == 2 {
+        return mm(rt, node, g, (a, b), columns);
+    }
     let mut g2 = g.alias();
     if rb == 1 {
         g2 = view::unsqueeze(&g2, g2.ndim() as i64)?;
@@ -641,6 +648,48 @@ fn repeat(rt: &mut Runtime, g: &Arc<Tensor>, sizes: &[usize], shape: &[usize]) -
     }
     let tiles = rt.reshape(&g, &split)?;
     rt.reduce_dims(ReduceOp::Sum, &tiles, &dims, false)
+}
+
+/// `a @ b` of two matrices, as PyTorch's `mm_mat1_backward` and
+/// `mm_mat2_backward`: `g @ b.T` and `a.T @ g`, each computed transposed
+/// when its operand was column-major (`x @ W.T`), so the gradient comes
+/// out in the operand's own layout and reaches `.grad` without a copy.
+fn mm(
+    rt: &mut Runtime,
+    node: &Node,
+    g: &Arc<Tensor>,
+    (a, b): (Option<&Saved>, Option<&Saved>),
+    [a_cols, b_cols]: [bool; 2],
+) -> R<Grads> {
+    let name = node.name;
+    let t = view::matrix_transpose;
+    let ga = match b {
+        Some(b) => {
+            let b = b.get(name)?;
+            Some(match a_cols {
+                true => {
+                    let p = rt.matmul(b, &t(g)?)?;
+                    Arc::new(t(&p)?)
+                }
+                false => rt.matmul(g, &t(b)?)?,
+            })
+        }
+        None => None,
+    };
+    let gb = match a {
+        Some(a) => {
+            let a = a.get(name)?;
+            Some(match b_cols {
+                true => {
+                    let p = rt.matmul(&t(g)?, a)?;
+                    Arc::new(t(&p)?)
+                }
+                false => rt.matmul(&t(a)?, g)?,
+            })
+        }
+        None => None,
+    };
+    Ok(vec![ga, gb])
 }
 
 /// `g` summed down to `shape` (the dims broadcasting added or stretched).

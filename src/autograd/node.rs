@@ -247,6 +247,9 @@ pub enum Backward {
     MatMul {
         a: Option<Saved>,
         b: Option<Saved>,
+        /// Which operands were column-major matrices (`W.T`): their
+        /// gradients are computed transposed, in the operand's layout.
+        columns: [bool; 2],
     },
     /// A view or copy with another shape: the gradient reshaped back.
     Reshape,
@@ -364,7 +367,7 @@ impl Backward {
                 weight,
                 ..
             } => vec![target, valid, weight],
-            MatMul { a, b } => a.iter().chain(b.iter()).collect(),
+            MatMul { a, b, .. } => a.iter().chain(b.iter()).collect(),
             Softmax { out, .. } | LogSoftmax { out, .. } => vec![out],
             SelectReduce { indices, .. } => vec![indices],
             Prod { x, out, .. } | Norm { x, out, .. } => vec![x, out],

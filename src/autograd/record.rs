@@ -211,10 +211,18 @@ pub fn matmul(rt: &mut Runtime, mode: Mode, a: &Tensor, b: &Tensor) -> R<Arc<Ten
         _ => "UnsafeViewBackward0",
     };
     let backward = Backward::MatMul {
+        columns: [column_major(a), column_major(b)],
         a: rb.then(|| Saved::new(a)),
         b: ra.then(|| Saved::new(b)),
     };
     Ok(attach(out, name, backward, &[(a, false), (b, false)]))
+}
+
+/// Whether a matrix is laid out column by column (a transposed
+/// contiguous matrix, as `W.T`).
+fn column_major(t: &Tensor) -> bool {
+    let (s, st) = (t.shape(), t.strides());
+    s.len() == 2 && st[0] == 1 && st[1] == s[0] as isize && s[0] > 1 && s[1] > 1
 }
 
 /// `x.sum()`, `x.mean(dim)` and the other reductions over one dim or all.

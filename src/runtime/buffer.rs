@@ -332,6 +332,35 @@ pub fn map_slice<S: Stored, D: Stored>(src: &[S], f: impl Fn(S) -> D + Sync) -> 
     out
 }
 
+/// `src.map(|x| f(x, c)).collect()`, as [`map_slice`], with `c` (a
+/// scalar operand, an op) copied into each part's own loop: read through
+/// the closure it would be reloaded at every element (the loop's stores
+/// might reach it), which keeps the loop from vectorizing.
+pub fn map_slice_with<S: Stored, C: Copy + Sync, D: Stored>(
+    src: &[S],
+    c: C,
+    f: impl Fn(S, C) -> D + Sync,
+) -> Vec<D> {
+    let mut out: Vec<D> = Vec::with_capacity(src.len());
+    {
+        let dst = &mut out.spare_capacity_mut()[..src.len()];
+        let run = |d: &mut [std::mem::MaybeUninit<D>], s: &[S]| {
+            let c = c;
+            for (d, &s) in d.iter_mut().zip(s) {
+                d.write(f(s, c));
+            }
+        };
+        if src.len() >= PAR_MIN {
+            parallel::for_each_pair(dst, src, PAR_MIN, run);
+        } else {
+            run(dst, src);
+        }
+    }
+    // SAFETY: every one of the first `src.len()` slots was written above.
+    unsafe { out.set_len(src.len()) };
+    out
+}
+
 /// `a.zip(b).map(f).collect()` for equal-length slices, split across threads for large inputs.
 pub fn zip_slices<A: Stored, B: Stored, D: Stored>(
     a: &[A],

@@ -1,7 +1,7 @@
 //! Elementwise unary and binary ops with broadcasting and dtype promotion.
 
 use super::super::buffer::Stored;
-use super::super::buffer::{map_slice, zip_slices, Buffer};
+use super::super::buffer::{map_slice, map_slice_with, zip_slices, Buffer};
 use super::super::element::{Bit, Num};
 use super::super::shape::{broadcast_strides, for_each_offset2, numel};
 use super::super::{DType, Tensor};
@@ -141,10 +141,10 @@ fn zip<T: Stored, U: Stored>(
         )
     } else if a_flat && b.numel() == 1 {
         let y = sb[b.offset()];
-        map_slice(&sa[a.offset()..a.offset() + n], |x| f(x, y))
+        map_slice_with(&sa[a.offset()..a.offset() + n], y, f)
     } else if b_flat && a.numel() == 1 {
         let x = sa[a.offset()];
-        map_slice(&sb[b.offset()..b.offset() + n], |y| f(x, y))
+        map_slice_with(&sb[b.offset()..b.offset() + n], x, |y, x| f(x, y))
     } else {
         let st_a = broadcast_strides(a.shape(), a.strides(), shape);
         let st_b = broadcast_strides(b.shape(), b.strides(), shape);
@@ -176,9 +176,17 @@ pub fn unary(op: UnaryOp, t: &Tensor) -> Result<Tensor, Error> {
         return Ok(Tensor::new(buf, t.shape().to_vec(), t.device()));
     }
     let buf = match out_dt {
-        DType::F32 => src.with_slice::<f32, _>(|s| Buffer::F32(map_slice(s, |x| f32_op(op, x)))),
+        // The op chosen outside the loop, so the simple ones vectorize.
+        DType::F32 => src.with_slice::<f32, _>(|s| {
+            Buffer::F32(match op {
+                UnaryOp::Neg => map_slice(s, |x| f32_op(UnaryOp::Neg, x)),
+                UnaryOp::Abs => map_slice(s, |x| f32_op(UnaryOp::Abs, x)),
+                UnaryOp::Relu => map_slice(s, |x| f32_op(UnaryOp::Relu, x)),
+                _ => map_slice_with(s, op, |x, op| f32_op(op, x)),
+            })
+        }),
         _ => with_num_dtype!(out_dt, T => src.with_slice::<T, _>(|s| {
-            T::into_buffer(map_slice(s, |x| generic_op(op, x)))
+            T::into_buffer(map_slice_with(s, op, |x, op| generic_op(op, x)))
         }), bool => unreachable!("bool handled above")),
     };
     Ok(Tensor::new(buf, t.shape().to_vec(), t.device()))

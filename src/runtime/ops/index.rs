@@ -381,6 +381,22 @@ fn take<T: Stored>(
 
 pub fn assign(dst: &Tensor, value: &Tensor) -> Result<(), Error> {
     check_assign(dst, value)?;
+    let plain = dst.dtype() == value.dtype()
+        && dst.shape() == value.shape()
+        && dst.is_contiguous()
+        && value.is_contiguous()
+        && !value.shares_storage(dst);
+    if plain {
+        // Two separate, plainly laid out tensors of one dtype: one memcpy.
+        let n = dst.numel();
+        with_dtype!(dst.dtype(), T => {
+            let s = value.read();
+            let sv = &s.as_slice::<T>()[value.offset()..][..n];
+            let mut d = dst.write();
+            d.as_mut_slice::<T>()[dst.offset()..][..n].copy_from_slice(sv);
+        });
+        return Ok(());
+    }
     // Gather the source first: it may share memory with the destination.
     // It converts where the copy runs: on dst's device (a CPU number
     // written into a device tensor converts as a GPU does).
