@@ -345,9 +345,9 @@ pub fn map_slice_with<S: Stored, C: Copy + Sync, D: Stored>(
     {
         let dst = &mut out.spare_capacity_mut()[..src.len()];
         let run = |d: &mut [std::mem::MaybeUninit<D>], s: &[S]| {
-            let c = c;
+            let local = c;
             for (d, &s) in d.iter_mut().zip(s) {
-                d.write(f(s, c));
+                d.write(f(s, local));
             }
         };
         if src.len() >= PAR_MIN {
