@@ -343,6 +343,49 @@ print("| --- | ---: | ---: | ---: | ---: | --- | --- |")
 met = "n/a (quick)" if QUICK else "yes" if graph <= 1.5 * plain else "**no**"
 print(f"| tiny-op loop ({iters:,} × `y = x * 2 + 1`, 16 f32) | {fmt(plain)} | {fmt(graph)} | {graph / plain:.2f}× | {torch_ratio} | ≤ 1.5× | {met} |")
 
+# Issue 50's training step: an MLP 784 -> 256 -> 10 on a batch of 64, cross
+# entropy, backward, SGD, all on cpu tensors, beside PyTorch's same step
+# (target: at most PyTorch's time).
+MLP_SETUP = """seed(0)
+x = randn(64, 784)
+labels = (rand(64) * 10).to(i64)
+W1 = (randn(256, 784) * 0.05).requires_grad_()
+b1 = zeros(256, requires_grad=true)
+W2 = (randn(10, 256) * 0.05).requires_grad_()
+b2 = zeros(10, requires_grad=true)
+opt = SGD([W1, b1, W2, b2], lr=0.1)
+"""
+MLP_STEP = "opt.zero_grad(); loss = cross_entropy(linear(linear(x, W1, b1).relu(), W2, b2), labels); loss.backward(); opt.step()"
+step_reps = max(20, 300 // SCALE)
+
+
+def torch_step_time():
+    F = torch.nn.functional
+    torch.manual_seed(0)
+    x, labels = torch.randn(64, 784), (torch.rand(64) * 10).long()
+    w1 = (torch.randn(256, 784) * 0.05).requires_grad_()
+    b1 = torch.zeros(256, requires_grad=True)
+    w2 = (torch.randn(10, 256) * 0.05).requires_grad_()
+    b2 = torch.zeros(10, requires_grad=True)
+    opt = torch.optim.SGD([w1, b1, w2, b2], lr=0.1)
+
+    def step():
+        opt.zero_grad()
+        F.cross_entropy(F.linear(F.linear(x, w1, b1).relu(), w2, b2), labels).backward()
+        opt.step()
+    return numpy_time(step, step_reps)
+
+
+if torch is not None:
+    ours, _, tt = side_by_side(lambda: cudash_time(MLP_SETUP + twice(step_reps, MLP_STEP)), None, torch_step_time, 3)
+    met = "n/a (quick)" if QUICK else "yes" if ours <= tt else "**no**"
+    print()
+    print(f"A training step beside PyTorch {torch.__version__} (CPU, {torch.get_num_threads()} threads), in the same run:")
+    print()
+    print("| benchmark | cudash | PyTorch | cudash time / PyTorch time | target | met |")
+    print("| --- | ---: | ---: | ---: | --- | --- |")
+    print(f"| MLP 784→256→10 step (batch 64: forward, cross_entropy, backward, SGD), cpu | {fmt(ours)} | {fmt(tt)} | {ours / tt:.2f}× | ≤ 1.0× | {met} |")
+
 if torch_rows:
     print()
     print(f"Against PyTorch {torch.__version__} (CPU, {torch.get_num_threads()} threads) and NumPy, in the same run:")

@@ -14,8 +14,10 @@ use super::node::{Edge, GradCell, InputMeta, Node};
 use super::ops::full_like;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
+use crate::runtime::lock::lock;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::shape::fmt_shape;
+use crate::runtime::stream::StreamKey;
 use crate::runtime::Tensor;
 
 type R<T> = Result<T, Error>;
@@ -120,45 +122,48 @@ fn run(rt: &mut Runtime, root: Arc<Node>, gradient: Arc<Tensor>, retain: bool) -
             }
         }
     }
-    let mut grads: HashMap<usize, Option<Arc<Tensor>>> = HashMap::new();
-    grads.insert(key(&root), Some(gradient));
+    // The streams current when backward was called (the "ambient" ones):
+    // the root's gradient is theirs, and they wait for the streams that
+    // wrote `.grad`s at the end, so the call is ordered on them as any op.
+    let ambient = Streams::now(rt);
+    let mut grads: HashMap<usize, Arrived> = HashMap::new();
+    let first = ambient.of(&gradient);
+    grads.insert(key(&root), (Some(gradient), first));
     let mut ready = BinaryHeap::new();
     ready.push(Ready(root.sequence, Arc::clone(&root)));
+    let mut leaf_streams: Vec<StreamKey> = Vec::new();
     while let Some(Ready(_, node)) = ready.pop() {
         if rt.interrupted() {
             return Err(Error::Interrupted);
         }
-        let g = grads.remove(&key(&node)).flatten();
+        let (g, from) = grads.remove(&key(&node)).unwrap_or((None, None));
         let Some(g) = g else { continue };
-        keep_retained(rt, &node, &g)?;
-        let backward = node.saved()?;
-        let computed = backward.apply(rt, &node, &g)?;
-        drop(g);
-        for ((edge, input), grad) in node.next.iter().zip(&node.inputs).zip(computed) {
-            let Some(grad) = grad else { continue };
-            match edge {
-                Edge::None => {}
-                Edge::Leaf(m) => {
-                    let grad = validate(rt, grad, input)?;
-                    accumulate(rt, m, grad)?;
-                }
-                Edge::Node(next, _) => {
-                    let grad = validate(rt, grad, input)?;
-                    let slot = grads.entry(key(next)).or_insert(None);
-                    *slot = Some(match slot.take() {
-                        None => grad,
-                        Some(old) => {
-                            rt.binary(BinaryOp::Add, Operand::strong(&old), Operand::strong(&grad))?
-                        }
-                    });
-                    let d = deps.get_mut(&key(next)).expect("every node was counted");
-                    *d -= 1;
-                    if *d == 0 {
-                        ready.push(Ready(next.sequence, Arc::clone(next)));
-                    }
-                }
+        // The node runs on its forward op's stream, after the work that made its gradient.
+        let entered = match node.stream {
+            Some(s) => {
+                cross(rt, &g, from, s)?;
+                Some(rt.enter_stream(s))
             }
+            None => None,
+        };
+        // Its kernels are named after it on the timeline and in `profile`.
+        rt.begin_op(node.name);
+        let r = run_node(
+            rt,
+            &node,
+            g,
+            &mut grads,
+            &mut ready,
+            &mut deps,
+            &mut leaf_streams,
+        );
+        if let Some(saved) = entered {
+            rt.restore(saved);
         }
+        r?;
+    }
+    for s in leaf_streams {
+        rt.wait_stream(ambient.on(s.device), s)?;
     }
     if !retain {
         for n in &seen {
@@ -166,6 +171,135 @@ fn run(rt: &mut Runtime, root: Arc<Node>, gradient: Arc<Tensor>, retain: bool) -
         }
     }
     Ok(())
+}
+
+/// A node's gradient so far, and the stream that made it (None on the cpu).
+type Arrived = (Option<Arc<Tensor>>, Option<StreamKey>);
+
+/// One node's backward, on the stream the caller entered: its inputs'
+/// gradients handed on (added to what already arrived, on the consumer's
+/// stream) or accumulated into `.grad` (`leaf_streams` records where).
+fn run_node(
+    rt: &mut Runtime,
+    node: &Arc<Node>,
+    g: Arc<Tensor>,
+    grads: &mut HashMap<usize, Arrived>,
+    ready: &mut BinaryHeap<Ready>,
+    deps: &mut HashMap<usize, usize>,
+    leaf_streams: &mut Vec<StreamKey>,
+) -> R<()> {
+    let here = node.stream;
+    if let Some(s) = here.filter(|_| !lock(&node.retained).is_empty()) {
+        note(leaf_streams, s);
+    }
+    keep_retained(rt, node, &g)?;
+    let backward = node.saved()?;
+    let computed = backward.apply(rt, node, &g)?;
+    drop(g);
+    for ((edge, input), grad) in node.next.iter().zip(&node.inputs).zip(computed) {
+        let Some(grad) = grad else { continue };
+        match edge {
+            Edge::None => {}
+            Edge::Leaf(m) => {
+                rt.begin_op("AccumulateGrad");
+                let grad = validate(rt, grad, input)?;
+                accumulate(rt, m, grad)?;
+                rt.begin_op(node.name);
+                if let Some(s) = here {
+                    note(leaf_streams, s);
+                }
+            }
+            Edge::Node(next, _) => {
+                let grad = validate(rt, grad, input)?;
+                let slot = grads.entry(key(next)).or_insert((None, None));
+                *slot = match slot.0.take() {
+                    None => (Some(grad), here),
+                    Some(old) => (
+                        Some(add_on(rt, next.stream, (old, slot.1), (grad, here))?),
+                        next.stream.or(here),
+                    ),
+                };
+                let d = deps.get_mut(&key(next)).expect("every node was counted");
+                *d -= 1;
+                if *d == 0 {
+                    ready.push(Ready(next.sequence, Arc::clone(next)));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `a + b`, two gradients of one input made on streams `sa` and `sb`,
+/// added on the consumer's stream (`to`) once both are made there, as
+/// PyTorch's engine adds what arrives for a node.
+fn add_on(
+    rt: &mut Runtime,
+    to: Option<StreamKey>,
+    (a, sa): (Arc<Tensor>, Option<StreamKey>),
+    (b, sb): (Arc<Tensor>, Option<StreamKey>),
+) -> R<Arc<Tensor>> {
+    let entered = match to {
+        Some(s) => {
+            cross(rt, &a, sa, s)?;
+            cross(rt, &b, sb, s)?;
+            Some(rt.enter_stream(s))
+        }
+        None => None,
+    };
+    let r = rt.binary(BinaryOp::Add, Operand::strong(&a), Operand::strong(&b));
+    if let Some(saved) = entered {
+        rt.restore(saved);
+    }
+    r
+}
+
+/// A gradient made on stream `from` about to be used on stream `to`: `to`
+/// waits for `from`, and the gradient's memory is recorded as used on `to`
+/// (PyTorch's engine does both, so the caching allocator does not hand the
+/// block out again while `to` may still read it).
+fn cross(rt: &mut Runtime, g: &Tensor, from: Option<StreamKey>, to: StreamKey) -> R<()> {
+    match from {
+        Some(from) if from != to => {
+            rt.wait_stream(to, from)?;
+            if g.device() == crate::runtime::Device::Cuda(to.device) {
+                g.record_stream(to.stream);
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn note(streams: &mut Vec<StreamKey>, s: StreamKey) {
+    if !streams.contains(&s) {
+        streams.push(s);
+    }
+}
+
+/// The current stream of each device when backward was called.
+struct Streams(HashMap<u32, StreamKey>);
+
+impl Streams {
+    fn now(rt: &Runtime) -> Streams {
+        let count = rt.devices.count();
+        Streams((0..count).map(|d| (d, rt.stream_on(d))).collect())
+    }
+
+    fn on(&self, device: u32) -> StreamKey {
+        self.0
+            .get(&device)
+            .copied()
+            .unwrap_or(StreamKey::new(device, 0))
+    }
+
+    /// The ambient stream of a CUDA tensor's device; None on the cpu.
+    fn of(&self, t: &Tensor) -> Option<StreamKey> {
+        match t.device() {
+            crate::runtime::Device::Cuda(d) => Some(self.on(d)),
+            _ => None,
+        }
+    }
 }
 
 /// A node ready to run, ordered by its sequence number (newest first).

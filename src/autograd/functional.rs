@@ -40,6 +40,7 @@ pub fn linear(
         let wt = match w.ndim() {
             1 => Arc::clone(w),
             _ => record::attach_node(
+                rt,
                 mode,
                 Arc::new(view::matrix_transpose(w)?),
                 "TBackward0",
@@ -68,6 +69,7 @@ pub fn linear(
         w: requires_grad(x).then(|| Saved::new(w)),
     };
     Ok(record::attach_node(
+        rt,
         mode,
         out,
         "AddmmBackward0",
@@ -135,6 +137,7 @@ pub fn dropout(
         scale,
     };
     Ok(record::attach_node(
+        rt,
         mode,
         out,
         "NativeDropoutBackward0",

@@ -51,6 +51,7 @@ pub fn mse_loss(
         reduction,
     };
     Ok(attach_node(
+        rt,
         mode,
         out,
         "MseLossBackward0",
@@ -126,5 +127,12 @@ pub fn nll_loss(
         weight: Saved::new(&weight),
         reduction,
     };
-    Ok(attach_node(mode, out, "NllLossBackward0", backward, &[x]))
+    Ok(attach_node(
+        rt,
+        mode,
+        out,
+        "NllLossBackward0",
+        backward,
+        &[x],
+    ))
 }

@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::runtime::lock::lock;
 use crate::runtime::op::binary::BinaryOp;
 use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::stream::StreamKey;
 use crate::runtime::{DType, Device, Tensor};
 
 /// A leaf's `.grad` (shared by the leaf's record and the edges to it, as
@@ -401,6 +402,8 @@ pub struct Node {
     pub inputs: Vec<InputMeta>,
     /// The order nodes were made in: backward runs the newest ready node first.
     pub sequence: u64,
+    /// The stream its forward op ran on (a CUDA output's): its backward runs there.
+    pub stream: Option<StreamKey>,
     /// What the forward op saved; `None` once a backward without
     /// `retain_graph` has used (and freed) it.
     backward: Mutex<Option<Arc<Backward>>>,
@@ -421,11 +424,13 @@ impl Node {
         backward: Backward,
         next: Vec<Edge>,
         inputs: Vec<InputMeta>,
+        stream: Option<StreamKey>,
     ) -> Node {
         Node {
             name,
             next,
             inputs,
+            stream,
             sequence: SEQUENCE.fetch_add(1, Ordering::Relaxed),
             backward: Mutex::new(Some(Arc::new(backward))),
             retained: Mutex::new(Vec::new()),

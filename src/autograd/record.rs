@@ -17,6 +17,7 @@ use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::shape::norm_dim;
+use crate::runtime::stream::StreamKey;
 use crate::runtime::Tensor;
 
 type R<T> = Result<T, Error>;
@@ -36,6 +37,7 @@ pub fn edge(t: &Tensor) -> Edge {
 /// Gives `out` a new node made from `inputs`; `out` itself when it already
 /// has an autograd record (an op that gave back its input), an alias.
 fn attach(
+    rt: &Runtime,
     out: Arc<Tensor>,
     name: &'static str,
     backward: Backward,
@@ -46,7 +48,13 @@ fn attach(
         .map(|&(t, weak)| if weak { Edge::None } else { edge(t) })
         .collect();
     let metas = inputs.iter().map(|(t, _)| InputMeta::of(t)).collect();
-    let node = Arc::new(Node::new(name, backward, next, metas));
+    let node = Arc::new(Node::new(
+        name,
+        backward,
+        next,
+        metas,
+        forward_stream(rt, &out),
+    ));
     let out = match out.autograd().is_some() {
         true => Arc::new(out.alias()),
         false => out,
@@ -60,6 +68,7 @@ fn attach(
 /// copies and casts (`ViewBackward0`, `ToCopyBackward0`, ...), which save
 /// nothing, are recorded this way.
 pub fn attach_node(
+    rt: &Runtime,
     mode: Mode,
     out: Arc<Tensor>,
     name: &'static str,
@@ -70,7 +79,17 @@ pub fn attach_node(
         return out;
     }
     let inputs: Vec<(&Tensor, bool)> = inputs.iter().map(|&t| (t, false)).collect();
-    attach(out, name, backward, &inputs)
+    attach(rt, out, name, backward, &inputs)
+}
+
+/// The stream a node's backward runs on: the current stream of its
+/// output's device when the forward op ran (PyTorch's "each backward CUDA
+/// op runs on the same stream that was used for its corresponding forward op").
+fn forward_stream(rt: &Runtime, out: &Tensor) -> Option<StreamKey> {
+    match out.device() {
+        crate::runtime::Device::Cuda(d) => Some(rt.stream_on(d)),
+        _ => None,
+    }
 }
 
 /// Whether an op on `inputs` is recorded.
@@ -150,6 +169,7 @@ pub fn binary(
         _ => binary_name(op, a.weak, b.weak),
     };
     Ok(attach(
+        rt,
         out,
         name,
         backward,
@@ -194,7 +214,7 @@ pub fn unary(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<Arc<Ten
         },
         UnaryOp::BitNot => return Ok(out),
     };
-    Ok(attach(out, unary_name(op), backward, &[(x, false)]))
+    Ok(attach(rt, out, unary_name(op), backward, &[(x, false)]))
 }
 
 pub fn matmul(rt: &mut Runtime, mode: Mode, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
@@ -215,7 +235,7 @@ pub fn matmul(rt: &mut Runtime, mode: Mode, a: &Tensor, b: &Tensor) -> R<Arc<Ten
         a: rb.then(|| Saved::new(a)),
         b: ra.then(|| Saved::new(b)),
     };
-    Ok(attach(out, name, backward, &[(a, false), (b, false)]))
+    Ok(attach(rt, out, name, backward, &[(a, false), (b, false)]))
 }
 
 /// Whether a matrix is laid out column by column (a transposed
@@ -245,7 +265,7 @@ pub fn reduce(
     };
     // Without a dim the result is 0-d whatever keepdim says.
     let keepdim = keepdim && dim.is_some();
-    reduction(op, x, out, dims, keepdim, dim.is_some())
+    reduction(rt, op, x, out, dims, keepdim, dim.is_some())
 }
 
 /// `x.sum((0, 2))`, `x.mean((0, 1), keepdim=true)`.
@@ -262,10 +282,11 @@ pub fn reduce_dims(
         return Ok(out);
     }
     let dims = crate::runtime::shape::norm_dims(dims, x.ndim())?;
-    reduction(op, x, out, dims, keepdim, true)
+    reduction(rt, op, x, out, dims, keepdim, true)
 }
 
 fn reduction(
+    rt: &Runtime,
     op: ReduceOp,
     x: &Tensor,
     out: Arc<Tensor>,
@@ -321,16 +342,16 @@ fn reduction(
         ),
         other => return Err(unsupported(other.name())),
     };
-    Ok(attach(out, name, backward, &[(x, false)]))
+    Ok(attach(rt, out, name, backward, &[(x, false)]))
 }
 
 /// `x.max(dim)` / `x.min(dim)`: the values (`out`) remember which element
 /// each came from (`indices`).
 pub fn select_reduce(
+    rt: &Runtime,
     mode: Mode,
     x: &Tensor,
-    out: Arc<Tensor>,
-    indices: &Tensor,
+    (out, indices): (Arc<Tensor>, &Tensor),
     dim: i64,
     keepdim: bool,
     max: bool,
@@ -348,14 +369,14 @@ pub fn select_reduce(
         keepdim,
     };
     let name = if max { "MaxBackward0" } else { "MinBackward0" };
-    Ok(attach(out, name, backward, &[(x, false)]))
+    Ok(attach(rt, out, name, backward, &[(x, false)]))
 }
 
 /// `var`, `std` (`correction`) and `norm` (`p`) over `dims` (None: every element).
 pub fn along_reduce(
+    rt: &Runtime,
     mode: Mode,
-    op: AlongOp,
-    p: f64,
+    (op, p): (AlongOp, f64),
     x: &Tensor,
     out: Arc<Tensor>,
     dims: Option<&[i64]>,
@@ -394,16 +415,17 @@ pub fn along_reduce(
         }
         other => return Err(unsupported(other.name())),
     };
-    Ok(attach(out, name, backward, &[(x, false)]))
+    Ok(attach(rt, out, name, backward, &[(x, false)]))
 }
 
 /// `cumsum(x, dim)`.
-pub fn cumsum(mode: Mode, x: &Tensor, out: Arc<Tensor>, dim: i64) -> R<Arc<Tensor>> {
+pub fn cumsum(rt: &Runtime, mode: Mode, x: &Tensor, out: Arc<Tensor>, dim: i64) -> R<Arc<Tensor>> {
     if !recording(mode, &[x]) || !out.dtype().is_float() {
         return Ok(out);
     }
     let dim = norm_dim(dim, x.ndim().max(1))?;
     Ok(attach(
+        rt,
         out,
         "CumsumBackward0",
         Backward::Cumsum { dim },
@@ -415,7 +437,13 @@ pub fn cumsum(mode: Mode, x: &Tensor, out: Arc<Tensor>, dim: i64) -> R<Arc<Tenso
 /// the last item that picks picks one index, `SliceBackward0` for a
 /// range, `UnsqueezeBackward0` for a new axis; advanced indexing (a copy)
 /// is `IndexBackward0`, whose backward adds into zeros at the same indices.
-pub fn index(mode: Mode, x: &Tensor, out: Arc<Tensor>, items: &[Index]) -> R<Arc<Tensor>> {
+pub fn index(
+    rt: &Runtime,
+    mode: Mode,
+    x: &Tensor,
+    out: Arc<Tensor>,
+    items: &[Index],
+) -> R<Arc<Tensor>> {
     if !recording(mode, &[x]) || !out.dtype().is_float() {
         return Ok(out);
     }
@@ -423,7 +451,7 @@ pub fn index(mode: Mode, x: &Tensor, out: Arc<Tensor>, items: &[Index]) -> R<Arc
         let backward = Backward::Index {
             items: items.to_vec(),
         };
-        return Ok(attach(out, "IndexBackward0", backward, &[(x, false)]));
+        return Ok(attach(rt, out, "IndexBackward0", backward, &[(x, false)]));
     }
     let whole = |i: &Index| matches!(i, Index::Slice(None, None, None) | Index::Ellipsis);
     let name = match items.iter().rev().find(|i| !whole(i)) {
@@ -434,7 +462,7 @@ pub fn index(mode: Mode, x: &Tensor, out: Arc<Tensor>, items: &[Index]) -> R<Arc
     let backward = Backward::Select {
         items: items.to_vec(),
     };
-    Ok(attach(out, name, backward, &[(x, false)]))
+    Ok(attach(rt, out, name, backward, &[(x, false)]))
 }
 
 /// `where(cond, x, y)` and `clamp(x, lo, hi)`.
@@ -476,11 +504,18 @@ pub fn ternary(
         (b.tensor, b.weak),
         (c.tensor, c.weak),
     ];
-    Ok(attach(out, name, backward, &inputs))
+    Ok(attach(rt, out, name, backward, &inputs))
 }
 
 /// `cat(xs, dim)` / `stack(xs, dim)` of `xs`, made by the op layer (`out`).
-pub fn join(mode: Mode, xs: &[&Tensor], out: Arc<Tensor>, dim: i64, stack: bool) -> R<Arc<Tensor>> {
+pub fn join(
+    rt: &Runtime,
+    mode: Mode,
+    xs: &[&Tensor],
+    out: Arc<Tensor>,
+    dim: i64,
+    stack: bool,
+) -> R<Arc<Tensor>> {
     if !recording(mode, xs) || !out.dtype().is_float() {
         return Ok(out);
     }
@@ -488,7 +523,7 @@ pub fn join(mode: Mode, xs: &[&Tensor], out: Arc<Tensor>, dim: i64, stack: bool)
     Ok(match stack {
         true => {
             let dim = norm_dim(dim, out.ndim())?;
-            attach(out, "StackBackward0", Backward::Stack { dim }, &inputs)
+            attach(rt, out, "StackBackward0", Backward::Stack { dim }, &inputs)
         }
         false => {
             let dim = norm_dim(dim, out.ndim())?;
@@ -497,13 +532,26 @@ pub fn join(mode: Mode, xs: &[&Tensor], out: Arc<Tensor>, dim: i64, stack: bool)
                 .iter()
                 .map(|t| t.shape().get(dim).copied().unwrap_or(0))
                 .collect();
-            attach(out, "CatBackward0", Backward::Cat { dim, sizes }, &inputs)
+            attach(
+                rt,
+                out,
+                "CatBackward0",
+                Backward::Cat { dim, sizes },
+                &inputs,
+            )
         }
     })
 }
 
 /// `softmax(x, dim)` and `log_softmax(x, dim)`: their backward needs their result.
-pub fn softmax(mode: Mode, x: &Tensor, out: Arc<Tensor>, dim: i64, log: bool) -> R<Arc<Tensor>> {
+pub fn softmax(
+    rt: &Runtime,
+    mode: Mode,
+    x: &Tensor,
+    out: Arc<Tensor>,
+    dim: i64,
+    log: bool,
+) -> R<Arc<Tensor>> {
     if !recording(mode, &[x]) || !out.dtype().is_float() {
         return Ok(out);
     }
@@ -511,12 +559,14 @@ pub fn softmax(mode: Mode, x: &Tensor, out: Arc<Tensor>, dim: i64, log: bool) ->
     let saved = Saved::new(&out);
     Ok(match log {
         true => attach(
+            rt,
             out,
             "LogSoftmaxBackward0",
             Backward::LogSoftmax { out: saved, dim },
             &[(x, false)],
         ),
         false => attach(
+            rt,
             out,
             "SoftmaxBackward0",
             Backward::Softmax { out: saved, dim },

@@ -193,7 +193,8 @@ impl Interp {
         let idx = self.eval_index(items, d)?;
         self.rt.begin_op("index");
         let r = self.rt.index(&t, &idx).map_err(|err| err.at(span))?;
-        let r = autograd::record::index(self.grad, &t, r, &idx).map_err(|err| err.at(span))?;
+        let r = autograd::record::index(&self.rt, self.grad, &t, r, &idx)
+            .map_err(|err| err.at(span))?;
         Ok(Value::Tensor(r))
     }
 

@@ -128,6 +128,7 @@ pub(super) fn backward(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bo
     };
     let retain = b.bool("retain_graph", false)?;
     engine::backward(&mut me.rt, t, gradient, retain).map_err(|e| e.at(b.span))?;
+    me.name_grads();
     Ok(Value::None)
 }
 
@@ -255,7 +256,7 @@ pub(super) fn cross_entropy(me: &mut Interp, _: &'static str, b: &Bound) -> Out 
             false,
         )
         .map_err(at)?;
-    let lp = record::softmax(me.grad, &x, lp, 1, true).map_err(at)?;
+    let lp = record::softmax(&me.rt, me.grad, &x, lp, 1, true).map_err(at)?;
     b.result(losses::nll_loss(&mut me.rt, me.grad, &lp, &t, ignore, r))
 }
 
@@ -335,6 +336,20 @@ pub(super) fn zero_grad(
 }
 
 impl Interp {
+    /// Names each variable's `.grad` after it (`W.grad`), for the stream
+    /// warnings about reading it: a gradient is written on its forward
+    /// op's stream.
+    fn name_grads(&self) {
+        let locals = self.frames.last().into_iter().flat_map(|f| f.vars());
+        for (name, v) in self.vars.iter().chain(locals) {
+            if let Value::Tensor(t) = v {
+                if let Some(g) = meta(t).and_then(|m| m.grad()) {
+                    g.label_if_unnamed(&format!("{name}.grad"));
+                }
+            }
+        }
+    }
+
     /// `no_grad { }`: nothing in the block is recorded (restored after, also
     /// after an error or a `break` out of it).
     pub(crate) fn exec_no_grad(&mut self, body: &Block) -> Result<Flow, Diagnostic> {
@@ -352,7 +367,7 @@ impl Interp {
         name: &'static str,
         backward: Backward,
     ) -> Arc<Tensor> {
-        record::attach_node(self.grad, out, name, backward, &[x])
+        record::attach_node(&self.rt, self.grad, out, name, backward, &[x])
     }
 
     /// A reshape of `t`: `ViewBackward0` when it is a view, else

@@ -42,10 +42,12 @@ impl Interp {
                 let mut r = self.rt.along(op, 0.0, &t, Some(dim), false).map_err(at)?;
                 if matches!(op, AlongOp::Softmax | AlongOp::LogSoftmax) {
                     let log = op == AlongOp::LogSoftmax;
-                    r = crate::autograd::record::softmax(self.grad, &t, r, dim, log).map_err(at)?;
+                    r = crate::autograd::record::softmax(&self.rt, self.grad, &t, r, dim, log)
+                        .map_err(at)?;
                 }
                 if op == AlongOp::Cumsum {
-                    r = crate::autograd::record::cumsum(self.grad, &t, r, dim).map_err(at)?;
+                    r = crate::autograd::record::cumsum(&self.rt, self.grad, &t, r, dim)
+                        .map_err(at)?;
                 }
                 // `cumsum(x, 0, dtype=i32)` is i32: integer scans are i64 otherwise.
                 match dtype {
@@ -159,9 +161,9 @@ impl Interp {
         }
         .map_err(at)?;
         let out = crate::autograd::record::along_reduce(
+            &self.rt,
             self.grad,
-            op,
-            p,
+            (op, p),
             t,
             out,
             dims.as_deref(),

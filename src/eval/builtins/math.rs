@@ -115,8 +115,16 @@ impl Interp {
             };
             let indices = self.rt.reduce(arg, &ints, Some(dim), keepdim).map_err(at)?;
             let max = op == ReduceOp::Max;
-            let values = record::select_reduce(self.grad, &t, values, &indices, dim, keepdim, max)
-                .map_err(at)?;
+            let values = record::select_reduce(
+                &self.rt,
+                self.grad,
+                &t,
+                (values, &indices),
+                dim,
+                keepdim,
+                max,
+            )
+            .map_err(at)?;
             return Ok(Value::values_indices(values, indices));
         }
         let r = self.reduce_over(op, name, &t, b, keepdim)?;
