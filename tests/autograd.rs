@@ -337,6 +337,9 @@ fn a_second_backward_without_retain_graph_is_refused() {
         message.contains("backward through the graph a second time"),
         "{message}"
     );
+    // A graph that saved nothing can be run again, as in PyTorch.
+    let src = "w = tensor([1., 2.], requires_grad=true)\ny = (w + 1).sum()\ny.backward()\ny.backward()\nprint(w.grad.tolist())";
+    assert_eq!(ok(src).trim(), "[2.0, 2.0]");
 }
 
 #[test]
@@ -435,6 +438,33 @@ fn dropout_keeps_what_pytorch_keeps_and_scales_the_rest() {
     // What the graph keeps: 1 MiB of f32 input, a 256 KiB bool mask on the GPU.
     let src = "x = randn(256, 1024, device=cuda, requires_grad=true)\nbefore = memory_allocated()\nd = dropout(x, 0.5)\nprint(memory_allocated() - before)";
     assert_eq!(ok(src).trim(), (1024 * 1024 + 256 * 1024).to_string());
+}
+
+/// DataParallel's functions as PyTorch differentiates them: gather's
+/// backward scatters, scatter's gathers, replicate's reduce-adds onto the
+/// source device; the gradients equal one device's (up to the order the
+/// halves are summed in).
+#[test]
+fn data_parallel_gradients_are_one_devices() {
+    let src = "seed(1)
+x = randn(8, 4, device=cuda:0, requires_grad=true)
+W = randn(4, 3, device=cuda:0, requires_grad=true)
+parts = scatter(x, [cuda:0, cuda:1])
+Ws = replicate(W, [cuda:0, cuda:1])
+y = gather([parts[0] @ Ws[0], parts[1] @ Ws[1]], cuda:0)
+(y * y).sum().backward()
+x2 = x.detach().clone().requires_grad_()
+W2 = W.detach().clone().requires_grad_()
+((x2 @ W2) * (x2 @ W2)).sum().backward()
+print(parts[1].grad_fn, Ws[1].grad_fn, y.grad_fn, x.grad.device, W.grad.device)
+print((x.grad - x2.grad).abs().max().item() < 1e-5, (W.grad - W2.grad).abs().max().item() < 1e-5)";
+    for backend in [BackendChoice::Sim, BackendChoice::Emu] {
+        let mut s = session(backend);
+        assert_eq!(
+            ok_in(&mut s, src).trim(),
+            "<ScatterBackward> <BroadcastBackward> <GatherBackward> cuda:0 cuda:0\ntrue true"
+        );
+    }
 }
 
 #[test]

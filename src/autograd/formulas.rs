@@ -489,6 +489,18 @@ impl Backward {
                 };
                 vec![Some(Arc::clone(g)), gx, gw]
             }
+            Backward::Narrow { dim, start } => {
+                let input = &node.inputs[0];
+                let g = match g.device() == input.device {
+                    true => Arc::clone(g),
+                    false => rt.copy_to(g, input.device)?,
+                };
+                let zeros = full(rt, &input.shape, g.dtype(), input.device, 0)?;
+                let len = g.shape().get(*dim).copied().unwrap_or(0);
+                let rows = crate::runtime::op::index::narrow(&zeros, *dim, *start, len)?;
+                rt.assign(&rows, &g)?;
+                vec![Some(zeros)]
+            }
             Backward::NativeDropout { mask, scale } => {
                 let m = mask.get(name)?;
                 let kept = bin(rt, BinaryOp::Mul, g, m)?;

@@ -336,6 +336,14 @@ pub enum Backward {
         x: Option<Saved>,
         w: Option<Saved>,
     },
+    /// A part `scatter` cut from its input (rows `start..` along `dim`),
+    /// maybe on another device: the gradient copied back to the input's
+    /// device and placed at the part's rows (PyTorch's `ScatterBackward`
+    /// gathers the parts' gradients there).
+    Narrow {
+        dim: usize,
+        start: usize,
+    },
     /// `dropout` on a GPU (PyTorch's fused `native_dropout`): the gradient
     /// where the mask kept, times `scale`; the mask is one byte an element.
     NativeDropout {
@@ -375,7 +383,12 @@ impl Backward {
             Var { x, std, .. } => std::iter::once(x).chain(std.iter()).collect(),
             Addmm { x, w } => x.iter().chain(w.iter()).collect(),
             NativeDropout { mask, .. } => vec![mask],
-            Index { .. } | Cumsum { .. } | Flip { .. } | Tri { .. } | Repeat { .. } => vec![],
+            Index { .. }
+            | Cumsum { .. }
+            | Flip { .. }
+            | Tri { .. }
+            | Repeat { .. }
+            | Narrow { .. } => vec![],
             Add
             | Sub
             | Neg
@@ -463,9 +476,17 @@ impl Node {
         }
     }
 
-    /// Frees what the node saved (the end of a backward without `retain_graph`).
+    /// Frees what the node saved (the end of a backward without
+    /// `retain_graph`). A node that saved nothing stays usable, as in
+    /// PyTorch: only a backward that needs freed tensors is refused.
     pub fn release(&self) {
-        lock(&self.backward).take();
+        let mut backward = lock(&self.backward);
+        let saves = backward
+            .as_ref()
+            .is_some_and(|b| !b.saved().is_empty() || matches!(**b, Backward::Index { .. }));
+        if saves {
+            backward.take();
+        }
     }
 }
 

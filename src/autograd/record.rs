@@ -543,6 +543,34 @@ pub fn join(
     })
 }
 
+/// `gather(xs, device, dim)` (DataParallel's last step): each part's
+/// gradient is its slice of the output's, copied back to the part's
+/// device (PyTorch's `GatherBackward` scatters it).
+pub fn gather(
+    rt: &Runtime,
+    mode: Mode,
+    xs: &[&Tensor],
+    out: Arc<Tensor>,
+    dim: i64,
+) -> R<Arc<Tensor>> {
+    if !recording(mode, xs) || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let dim = norm_dim(dim, out.ndim())?;
+    let sizes = xs
+        .iter()
+        .map(|t| t.shape().get(dim).copied().unwrap_or(0))
+        .collect();
+    let inputs: Vec<(&Tensor, bool)> = xs.iter().map(|&t| (t, false)).collect();
+    Ok(attach(
+        rt,
+        out,
+        "GatherBackward",
+        Backward::Cat { dim, sizes },
+        &inputs,
+    ))
+}
+
 /// `softmax(x, dim)` and `log_softmax(x, dim)`: their backward needs their result.
 pub fn softmax(
     rt: &Runtime,

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use super::super::args::Bound;
 use super::super::{Interp, Value};
 use super::factories::tensor_list;
+use crate::autograd::node::Backward;
+use crate::autograd::record;
 use crate::error::{Diagnostic, Error};
 use crate::runtime::event::Event;
 use crate::runtime::op::index;
@@ -112,6 +114,8 @@ pub(super) fn scatter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
             true => Arc::new(part),
             false => me.rt.copy_to(&part, d).map_err(at)?,
         };
+        let backward = Backward::Narrow { dim, start: lo };
+        let part = me.recorded(&x, part, "ScatterBackward", backward);
         parts.push(Value::Tensor(part));
     }
     Ok(Value::List(Arc::new(parts)))
@@ -131,7 +135,8 @@ pub(super) fn gather(me: &mut Interp, name: &'static str, b: &Bound) -> Result<V
     let target = me.rt.check_device(target).map_err(at)?;
     let dim = b.int("dim")?.unwrap_or(0);
     let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
-    b.result(me.rt.gather(&refs, dim, target))
+    let out = me.rt.gather(&refs, dim, target).map_err(at)?;
+    b.result(record::gather(&me.rt, me.grad, &refs, out, dim))
 }
 
 pub(super) fn replicate(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
@@ -139,11 +144,14 @@ pub(super) fn replicate(me: &mut Interp, _: &'static str, b: &Bound) -> Result<V
     let targets = device_list(me, b, "devices")?;
     let mut copies = Vec::with_capacity(targets.len());
     for d in targets {
-        // As torch.cuda.comm.broadcast: x itself for its own device.
+        // As torch.cuda.comm.broadcast: x itself for its own device. Each
+        // replica's gradient goes back to x's device and adds into x's
+        // (PyTorch's `BroadcastBackward` reduce-adds them there).
         let copy = match d == x.device() {
             true => Arc::clone(&x),
             false => me.rt.copy_to(&x, d).map_err(|e| e.at(b.span))?,
         };
+        let copy = me.recorded(&x, copy, "BroadcastBackward", Backward::Identity);
         copies.push(Value::Tensor(copy));
     }
     Ok(Value::List(Arc::new(copies)))
