@@ -157,6 +157,18 @@ pub fn summary(info: &DeviceInfo, a: &DeviceAllocator) -> String {
     )
 }
 
+/// The line under a device's `mem` table when autograd holds memory there:
+/// what the graphs saved for backward (and how much of it only they keep
+/// alive), and the leaves' gradients.
+pub fn autograd_line(saved: u64, only_graphs: u64, grads: u64) -> String {
+    format!(
+        "autograd: graphs hold {} saved for backward ({} of it by nothing else) · .grad {}",
+        h(saved),
+        h(only_graphs),
+        h(grads)
+    )
+}
+
 /// `mem cpu`: the pinned host allocator.
 pub fn host_summary(s: &HostStats) -> String {
     table(HOST_TITLE, &host_rows(s), &host_footer(s))

@@ -69,13 +69,23 @@ impl Interp {
                         .devices
                         .gpu(i)
                         .ok_or_else(|| Error::value("no such device").at(span))?;
-                    texts.push(if map {
-                        memory::map(&info, &gpu, &lookup)
-                    } else {
-                        memory::summary(&info, &gpu.allocator)
-                    });
+                    let mut text = match map {
+                        true => memory::map(&info, &gpu, &lookup),
+                        false => memory::summary(&info, &gpu.allocator),
+                    };
+                    let mut page = match self.hooks.html {
+                        true => html::mem(&info, &gpu, &lookup),
+                        false => String::new(),
+                    };
+                    let (saved, only, grads) = self.autograd_bytes(i);
+                    if saved + grads > 0 {
+                        let line = memory::autograd_line(saved, only, grads);
+                        text = format!("{text}\n  {line}");
+                        page.push_str(&format!("<p>{}</p>", html::escape(&line)));
+                    }
+                    texts.push(text);
                     if self.hooks.html {
-                        htmls.push(html::mem(&info, &gpu, &lookup));
+                        htmls.push(page);
                     }
                 }
             }
@@ -181,6 +191,41 @@ impl Interp {
             }
         }
         out
+    }
+
+    /// What autograd holds on device `d`, in bytes of allocator blocks:
+    /// the tensors the graphs behind the session's names saved for
+    /// backward, the part of them that no name holds, and the named
+    /// leaves' `.grad`s.
+    fn autograd_bytes(&self, d: u32) -> (u64, u64, u64) {
+        use std::collections::HashMap;
+        let locals = self.frames.last().into_iter().flat_map(|f| f.vars());
+        let names: Vec<(&String, &Value)> = self.vars.iter().chain(locals).collect();
+        let block_of = |t: &crate::runtime::Tensor| match t.device() {
+            Device::Cuda(i) if i == d => t.memory().and_then(|m| m.block()),
+            _ => None,
+        };
+        let (mut named, mut saved, mut grads) = (Vec::new(), HashMap::new(), HashMap::new());
+        for (_, v) in &names {
+            let Value::Tensor(t) = v else { continue };
+            named.extend(block_of(t).map(|b| (b.segment, b.offset)));
+            if let Some(g) = crate::autograd::meta::meta(t).and_then(|m| m.grad()) {
+                if let Some(b) = block_of(&g) {
+                    grads.insert((b.segment, b.offset), b.size as u64);
+                }
+            }
+            for (_, s) in crate::autograd::engine::saved_by(t) {
+                if let Some(b) = block_of(&s) {
+                    saved.insert((b.segment, b.offset), b.size as u64);
+                }
+            }
+        }
+        let only = saved
+            .iter()
+            .filter(|(k, _)| !named.contains(*k) && !grads.contains_key(*k))
+            .map(|(_, n)| n)
+            .sum();
+        (saved.values().sum(), only, grads.values().sum())
     }
 
     pub fn devices_text(&self) -> String {
