@@ -626,7 +626,7 @@ fn cuda_reports_the_machine() {
         "NVRTC ",
         "cuBLAS ",
         "NCCL ",
-        "kernels  525 in 40 compile units",
+        "kernels  527 in 40 compile units",
         "backend ",
     ] {
         assert!(t.contains(line), "no `{line}` in:\n{t}");
