@@ -509,3 +509,38 @@ fn a_gradient_goes_back_to_the_device_its_leaf_lives_on() {
         "<ToCopyBackward0> cpu 0.0 cuda:0 [2.0, 2.0, 2.0]"
     );
 }
+
+/// Ctrl-C stops a backward between nodes: the graph is intact (nothing is
+/// freed before a backward completes), so the same backward can run again.
+#[test]
+fn an_interrupted_backward_can_run_again() {
+    use std::sync::atomic::Ordering;
+    let mut s = session(BackendChoice::Sim);
+    ok_in(
+        &mut s,
+        "x = ones(4, requires_grad=true)\ny = x\nfor i in 0..300000 { y = y * 1.0 }\nloss = y.sum()",
+    );
+    let flag = s.interrupt_handle();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        flag.store(true, Ordering::Relaxed);
+    });
+    let o = s.execute("loss.backward()");
+    t.join().unwrap();
+    let e = o.error.expect("the backward must be interrupted");
+    assert_eq!(e.ename, "Interrupted");
+    assert_eq!(ok_in(&mut s, "print(x.grad is none)").trim(), "true");
+    ok_in(&mut s, "loss.backward()");
+    assert_eq!(
+        ok_in(&mut s, "print(x.grad.tolist())").trim(),
+        "[1.0, 1.0, 1.0, 1.0]"
+    );
+}
+
+/// PyTorch's classic slip, `total = total + loss` in a loop, builds a graph
+/// as long as the loop; freeing it must not overflow the stack.
+#[test]
+fn a_graph_as_long_as_a_training_loop_is_freed() {
+    let src = "w = ones(2, requires_grad=true)\ntotal = 0\nfor i in 0..300000 { total = total + (w * 2).sum() }\nprint(total.grad_fn)\ndel total\nprint(\"freed\")";
+    assert_eq!(ok(src).trim(), "<AddBackward0>\nfreed");
+}

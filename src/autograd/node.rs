@@ -490,6 +490,29 @@ impl Node {
     }
 }
 
+/// A graph is freed node by node, not by recursion: a chain of a million
+/// nodes (`total = total + loss` in a loop) would overflow the stack if
+/// each node's drop dropped the next (PyTorch's `deleteNode` does the same).
+impl Drop for Node {
+    fn drop(&mut self) {
+        let mut orphans: Vec<Arc<Node>> = Vec::new();
+        let mut adopt = |next: &mut Vec<Edge>, orphans: &mut Vec<Arc<Node>>| {
+            for e in next.drain(..) {
+                if let Edge::Node(n, _) = e {
+                    orphans.push(n);
+                }
+            }
+        };
+        adopt(&mut self.next, &mut orphans);
+        while let Some(n) = orphans.pop() {
+            // The last owner takes the node's edges before it goes.
+            if let Ok(mut node) = Arc::try_unwrap(n) {
+                adopt(&mut node.next, &mut orphans);
+            }
+        }
+    }
+}
+
 /// PyTorch's node name for a binary op.
 pub fn binary_name(op: BinaryOp, scalar_base: bool, scalar_exponent: bool) -> &'static str {
     match op {
