@@ -496,7 +496,7 @@ impl Node {
 impl Drop for Node {
     fn drop(&mut self) {
         let mut orphans: Vec<Arc<Node>> = Vec::new();
-        let mut adopt = |next: &mut Vec<Edge>, orphans: &mut Vec<Arc<Node>>| {
+        let adopt = |next: &mut Vec<Edge>, orphans: &mut Vec<Arc<Node>>| {
             for e in next.drain(..) {
                 if let Edge::Node(n, _) = e {
                     orphans.push(n);
