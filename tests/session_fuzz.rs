@@ -135,6 +135,15 @@ fn piece() -> impl Strategy<Value = &'static str> {
         "opt.step()",
         "cross_entropy(",
         "mse_loss(x, y)",
+        "linear(x, x)",
+        "dropout(x, 0.5)",
+        "x[tensor([0, 0])]",
+        ".prod()",
+        ".norm()",
+        ".var()",
+        "scatter(x, [cuda:0, cuda:1])",
+        "replicate(x, [cuda:0, cuda:1])",
+        "stream s {",
     ])
 }
 
