@@ -1,0 +1,121 @@
+"""Issue 50's GPU rows: one training step of an MLP 784 -> 256 -> 10
+(forward, cross_entropy, backward, SGD) on the GPU, from a cudash script
+on `--backend cuda` beside the same step in PyTorch eager, at batch 64
+(launch-bound: target at least 1.5x faster than PyTorch) and 8192
+(compute-bound: target within 0.95x, i.e. at most 1/0.95 of PyTorch's time).
+
+cudash: whole-process wall time of a script running N steps then `sync`,
+minus the same script with 10 steps (start-up, context, kernel loading and
+the first steps' allocations excluded), over N - 10 steps; best of 3.
+PyTorch: the same steps timed with `torch.cuda.synchronize()` around them,
+after 10 warm-up steps; best of 3.
+
+    python3 benches/gpu/training_step.py gpu-bin/cudash [--backend cuda] [--torch-device cuda]
+
+`--backend emu --torch-device cpu --quick` checks the harness on a machine
+without a GPU (fewer steps and a smaller second batch; the figures then
+mean nothing).
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+CUDASH = sys.argv[1]
+
+
+def arg(name, default):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
+BACKEND = arg("--backend", "cuda")
+TORCH_DEVICE = arg("--torch-device", "cuda")
+WARM = 10
+QUICK = "--quick" in sys.argv
+
+
+def script(batch: int, steps: int) -> str:
+    return f"""seed(0)
+x = randn({batch}, 784, device=cuda)
+labels = (rand({batch}, device=cuda) * 10).to(i64)
+W1 = (randn(256, 784, device=cuda) * 0.05).requires_grad_()
+b1 = zeros(256, device=cuda, requires_grad=true)
+W2 = (randn(10, 256, device=cuda) * 0.05).requires_grad_()
+b2 = zeros(10, device=cuda, requires_grad=true)
+opt = SGD([W1, b1, W2, b2], lr=0.1)
+for i in 0..{steps} {{ opt.zero_grad(); loss = cross_entropy(linear(linear(x, W1, b1).relu(), W2, b2), labels); loss.backward(); opt.step() }}
+sync
+"""
+
+
+def cudash_step(batch: int, steps: int) -> float:
+    def wall(n: int) -> float:
+        with tempfile.NamedTemporaryFile("w", suffix=".cudash", delete=False) as f:
+            f.write(script(batch, n))
+            path = f.name
+        best = float("inf")
+        for _ in range(3):
+            t = time.perf_counter()
+            subprocess.run([CUDASH, "run", path, "--backend", BACKEND], check=True, capture_output=True)
+            best = min(best, time.perf_counter() - t)
+        os.unlink(path)
+        return best
+
+    return max(wall(steps) - wall(WARM), 0.0) / (steps - WARM)
+
+
+def torch_step(batch: int, steps: int) -> float:
+    import torch
+    import torch.nn.functional as F
+
+    dev = torch.device(TORCH_DEVICE)
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+    torch.manual_seed(0)
+    x = torch.randn(batch, 784, device=dev)
+    labels = (torch.rand(batch, device=dev) * 10).long()
+    w1 = (torch.randn(256, 784, device=dev) * 0.05).requires_grad_()
+    b1 = torch.zeros(256, device=dev, requires_grad=True)
+    w2 = (torch.randn(10, 256, device=dev) * 0.05).requires_grad_()
+    b2 = torch.zeros(10, device=dev, requires_grad=True)
+    opt = torch.optim.SGD([w1, b1, w2, b2], lr=0.1)
+
+    def step():
+        opt.zero_grad()
+        F.cross_entropy(F.linear(F.linear(x, w1, b1).relu(), w2, b2), labels).backward()
+        opt.step()
+
+    for _ in range(WARM):
+        step()
+    sync()
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        for _ in range(steps - WARM):
+            step()
+        sync()
+        best = min(best, (time.perf_counter() - t) / (steps - WARM))
+    return best
+
+
+def fmt(s: float) -> str:
+    return f"{s * 1e6:.1f} µs" if s < 1e-3 else f"{s * 1e3:.2f} ms"
+
+
+rows = []
+for batch, steps, target, ok in [
+    (64, 20 if QUICK else 2010, "≥ 1.5× faster", lambda r: r <= 1 / 1.5),
+    (512 if QUICK else 8192, 15 if QUICK else 210, "within 0.95×", lambda r: r <= 1 / 0.95),
+]:
+    ours = cudash_step(batch, steps)
+    theirs = torch_step(batch, steps)
+    ratio = ours / theirs
+    rows.append((batch, ours, theirs, ratio, target, "yes" if ok(ratio) else "**no**"))
+
+print(f"Training step, MLP 784→256→10, SGD: cudash --backend {BACKEND} beside PyTorch on {TORCH_DEVICE}")
+print()
+print("| batch | cudash | PyTorch | cudash time / PyTorch time | target | met |")
+print("| ---: | ---: | ---: | ---: | --- | --- |")
+for batch, ours, theirs, ratio, target, met in rows:
+    print(f"| {batch} | {fmt(ours)} | {fmt(theirs)} | {ratio:.2f}× | {target} | {met} |")
