@@ -43,15 +43,9 @@ fn wants(node: &Node, k: usize) -> bool {
 /// `g` with size-1 dims put back where a reduction without `keepdim`
 /// removed them, then expanded to `shape` (a view).
 fn expand_back(g: &Tensor, dims: &[usize], keepdim: bool, shape: &[usize]) -> R<Arc<Tensor>> {
-    let mut g = g.alias();
-    if !keepdim {
-        let mut sorted = dims.to_vec();
-        sorted.sort_unstable();
-        for d in sorted {
-            g = view::unsqueeze(&g, d as i64)?;
-        }
-    }
-    Ok(Arc::new(g.expand(shape)))
+    Ok(Arc::new(
+        reductions::unsqueeze_back(g, dims, keepdim)?.expand(shape),
+    ))
 }
 
 impl Backward {

@@ -673,40 +673,25 @@ pub fn take_and_put_match_the_simulator(r: &impl Runner) {
                 .reshape(&shape.iter().map(|&s| s as i64).collect::<Vec<_>>())
                 .unwrap();
             let v_in = r.input(&value);
-            ok(
-                exec::put(
-                    r,
+            // Stored, then (f32 and f64) added: index_put_ with accumulate,
+            // autograd's `x[i]` backward.
+            let adds = matches!(dt, DType::F32 | DType::F64);
+            for accumulate in [false, true].into_iter().filter(|&a| !a || adds) {
+                let (to, from, ix) = (
                     view(&x_in, &take.view),
                     view(&v_in, &value),
                     view(&idx_in, &idx),
-                    (&shape, &src, &at),
-                    wrap,
-                    false,
-                ),
-                "put",
-            );
-            take.put_host(&index, wrap, &value);
-            let storage: Buffer = (*x.read()).clone();
-            assert_same(&r.download(&x_in), &storage, 0.0, &format!("{dt} put"));
-            if !matches!(dt, DType::F32 | DType::F64) {
-                continue;
+                );
+                let what = if accumulate { "put_add" } else { "put" };
+                let layout = (&shape[..], &src[..], &at[..]);
+                ok(exec::put(r, to, from, ix, layout, wrap, accumulate), what);
+                match accumulate {
+                    true => take.put_add_host(&index, wrap, &value),
+                    false => take.put_host(&index, wrap, &value),
+                }
+                let storage: Buffer = (*x.read()).clone();
+                assert_same(&r.download(&x_in), &storage, 0.0, &format!("{dt} {what}"));
             }
-            // The same value added (index_put_ with accumulate, autograd's `x[i]` backward).
-            ok(
-                exec::put(
-                    r,
-                    view(&x_in, &take.view),
-                    view(&v_in, &value),
-                    view(&idx_in, &idx),
-                    (&shape, &src, &at),
-                    wrap,
-                    true,
-                ),
-                "put_add",
-            );
-            take.put_add_host(&index, wrap, &value);
-            let storage: Buffer = (*x.read()).clone();
-            assert_same(&r.download(&x_in), &storage, 0.0, &format!("{dt} put_add"));
         }
     }
 }
