@@ -722,6 +722,20 @@ def autograd_cases(rng):
                                 (f"x.requires_grad_(); y.requires_grad_(); {src}.backward()",
                                  f"x.requires_grad_(); y.requires_grad_(); {F}{src}.backward()")))
             out.append(Case("grad losses", src, F + src, {"x": x, "y": y}))
+    # In-place ops on tensors in a graph: the history rebased.
+    for dt in ["f32", "f64"]:
+        a, b = make(dt, (3, 4), rng), positive(dt, (3, 4), rng)
+        for setup in [
+            "y = a * 1; y += b; y *= a; y -= 2; y /= b",
+            "y = a.tanh(); y.mul_(b); y.add_(a); y.div_(3)",
+            "y = zeros_like(a); y += a * b; y.sub_(b)",
+            "y = a * b; y.clamp_(min=0.1)",
+        ]:
+            tsetup = setup.replace("zeros_like", "torch.zeros_like")
+            for wrt in "ab":
+                out.append(Case("grad inplace", f"{wrt}.grad", f"{wrt}.grad", {"a": a, "b": b},
+                                (f"a.requires_grad_(); b.requires_grad_(); {setup}; y.sum().backward()",
+                                 f"a.requires_grad_(); b.requires_grad_(); {tsetup}; y.sum().backward()")))
     # What autograd refuses.
     a = make("f32", (3,), rng)
     for setup, tsetup in [

@@ -544,3 +544,52 @@ fn a_graph_as_long_as_a_training_loop_is_freed() {
     let src = "w = ones(2, requires_grad=true)\ntotal = 0\nfor i in 0..300000 { total = total + (w * 2).sum() }\nprint(total.grad_fn)\ndel total\nprint(\"freed\")";
     assert_eq!(ok(src).trim(), "<AddBackward0>\nfreed");
 }
+
+/// An in-place op on a tensor in a graph rebases its history, as PyTorch's
+/// (`y += 1` makes `y.grad_fn` `<AddBackward0>`, for every holder of `y`);
+/// a tensor that required no grad joins the graph when its operand does;
+/// a saved tensor changed in place is still caught, and views are refused.
+#[test]
+fn in_place_ops_rebase_the_history() {
+    let src = "x = tensor([1., 2., 3.], requires_grad=true)
+y = x * 2
+z = y
+y += 1
+y *= x
+print(y.grad_fn, z.grad_fn, y.is_leaf)
+y.sum().backward()
+print(x.grad.tolist())
+a = zeros(3)
+w = tensor([1., 2., 3.], requires_grad=true)
+a += w * 2
+a = a.div_(w + 1)
+print(a.grad_fn, a.is_leaf)
+a.sum().backward()
+print(w.grad.tolist())
+h = x * 1
+h = h.clamp_(min=1.5)
+print(h.grad_fn)";
+    // d/dx of (2x + 1) * x = 4x + 1; d/dw of 2w / (w + 1) = 2 / (w + 1)^2.
+    assert_eq!(
+        ok(src).trim(),
+        "<MulBackward0> <MulBackward0> false\n[5.0, 9.0, 13.0]\n<DivBackward0> false\n[0.5, 0.222222238779068, 0.125]\n<ClampBackward1>"
+    );
+    for (src, says) in [
+        (
+            "x = tensor([1., 2.], requires_grad=true)\ne = x.exp()\ne *= 2\ne.sum().backward()",
+            "modified by an inplace operation",
+        ),
+        (
+            "x = tensor([1., 2.], requires_grad=true)\nt = (x * 1)[1:]\nt += 1",
+            "an in-place op on a view in a graph",
+        ),
+        (
+            "x = tensor([1., 2.], requires_grad=true)\nv = x * 1\nv[0] += x[1]",
+            "cannot differentiate",
+        ),
+    ] {
+        let (class, message) = err(src);
+        assert_eq!(class, "RuntimeError", "{src}");
+        assert!(message.contains(says), "{src}: {message}");
+    }
+}

@@ -29,7 +29,7 @@ fn key(n: &Arc<Node>) -> usize {
 /// What the graph behind `root` keeps: each saved tensor with the name of
 /// the node that saved it, each node once (for `mem map`).
 pub fn saved_by(root: &Tensor) -> Vec<(&'static str, Arc<Tensor>)> {
-    let Some((node, _)) = meta(root).and_then(|m| m.grad_fn.clone()) else {
+    let Some((node, _)) = meta(root).and_then(|m| m.grad_fn()) else {
         return vec![];
     };
     let mut seen = std::collections::HashSet::new();
@@ -94,7 +94,7 @@ pub fn backward(
         }
     };
     let root_meta = meta(root).expect("a tensor that requires grad has a record");
-    let Some((node, k)) = root_meta.grad_fn.clone() else {
+    let Some((node, k)) = root_meta.grad_fn() else {
         let input = InputMeta::of(root);
         let g = validate(rt, gradient, &input)?;
         return accumulate(rt, &root_meta.grad, g);

@@ -417,6 +417,9 @@ pub struct Node {
     pub sequence: u64,
     /// The stream its forward op ran on (a CUDA output's): its backward runs there.
     pub stream: Option<StreamKey>,
+    /// Its output is a view of an input (it shares the input's memory): an
+    /// in-place op on it would have to rebase the input too.
+    pub view: bool,
     /// What the forward op saved; `None` once a backward without
     /// `retain_graph` has used (and freed) it.
     backward: Mutex<Option<Arc<Backward>>>,
@@ -444,6 +447,7 @@ impl Node {
             next,
             inputs,
             stream,
+            view: false,
             sequence: SEQUENCE.fetch_add(1, Ordering::Relaxed),
             backward: Mutex::new(Some(Arc::new(backward))),
             retained: Mutex::new(Vec::new()),

@@ -68,7 +68,7 @@ impl Optimizer {
             return Err(Error::value("optimizer got an empty parameter list"));
         }
         for p in &params {
-            if !meta(p).is_some_and(|m| m.grad_fn.is_none() && m.requires_grad()) {
+            if !meta(p).is_some_and(|m| !m.has_grad_fn() && m.requires_grad()) {
                 return Err(Error::value_help(
                     "an optimizer can only optimize leaf tensors that require grad",
                     "make the parameter with `requires_grad=true`, or call `p.requires_grad_()` on it; \

@@ -10,6 +10,7 @@ use super::node::{binary_name, unary_name, Backward, Edge, InputMeta, Node, Save
 use super::Mode;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
+use crate::runtime::lock::lock;
 use crate::runtime::op::along::AlongOp;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::index::{is_advanced, Index};
@@ -24,13 +25,13 @@ type R<T> = Result<T, Error>;
 
 /// Where the gradient of `t` goes.
 pub fn edge(t: &Tensor) -> Edge {
-    match meta(t) {
-        Some(Meta {
-            grad_fn: Some((node, k)),
-            ..
-        }) => Edge::Node(Arc::clone(node), *k),
-        Some(m) if m.requires_grad() => Edge::Leaf(Arc::clone(&m.grad)),
-        _ => Edge::None,
+    let Some(m) = meta(t) else {
+        return Edge::None;
+    };
+    match m.grad_fn() {
+        Some((node, k)) => Edge::Node(node, k),
+        None if m.requires_grad() => Edge::Leaf(Arc::clone(&m.grad)),
+        None => Edge::None,
     }
 }
 
@@ -48,13 +49,9 @@ fn attach(
         .map(|&(t, weak)| if weak { Edge::None } else { edge(t) })
         .collect();
     let metas = inputs.iter().map(|(t, _)| InputMeta::of(t)).collect();
-    let node = Arc::new(Node::new(
-        name,
-        backward,
-        next,
-        metas,
-        forward_stream(rt, &out),
-    ));
+    let mut node = Node::new(name, backward, next, metas, forward_stream(rt, &out));
+    node.view = inputs.iter().any(|(t, _)| out.shares_storage(t));
+    let node = Arc::new(node);
     let out = match out.autograd().is_some() {
         true => Arc::new(out.alias()),
         false => out,
@@ -161,8 +158,8 @@ pub fn binary(
         other => return Err(unsupported(other.name())),
     };
     let name = match backward {
-        Backward::ClampOne { min: true, .. } => "ClampMinBackward0",
-        Backward::ClampOne { min: false, .. } => "ClampMaxBackward0",
+        // `clamp(x, min=m)` (one number bound): PyTorch's clamp node.
+        Backward::ClampOne { .. } => "ClampBackward1",
         Backward::Extremum { max: true, .. } => "MaximumBackward0",
         Backward::Extremum { max: false, .. } => "MinimumBackward0",
         Backward::Reciprocal { .. } => "ReciprocalBackward0",
@@ -604,14 +601,32 @@ pub fn softmax(
 }
 
 /// An in-place op on `x` (with `others` read): PyTorch's refusal on a leaf
-/// that requires grad while grad mode is on; cudash does not yet rebase
-/// the history of a non-leaf changed in place.
+/// that requires grad while grad mode is on; an op that `binary_` records
+/// (`x op= y` of `+ - * /`, `clamp_`) passes; others cannot rebase `x`'s
+/// history yet and are refused when a gradient would flow through them.
 pub fn check_in_place(mode: Mode, x: &Tensor, others: &[&Tensor]) -> R<()> {
+    check_leaf(mode, x)?;
+    if !mode.enabled {
+        return Ok(());
+    }
+    if meta(x).is_some_and(Meta::has_grad_fn) {
+        return Err(unsupported(
+            "this in-place op on a tensor that requires grad",
+        ));
+    }
+    if others.iter().any(|t| requires_grad(t)) {
+        return Err(unsupported("an in-place op whose operand requires grad"));
+    }
+    Ok(())
+}
+
+/// PyTorch's refusal of an in-place op on a leaf that requires grad.
+fn check_leaf(mode: Mode, x: &Tensor) -> R<()> {
     if !mode.enabled {
         return Ok(());
     }
     if let Some(m) = meta(x) {
-        if m.grad_fn.is_none() && m.requires_grad() {
+        if !m.has_grad_fn() && m.requires_grad() {
             return Err(Error::Autograd {
                 message:
                     "a leaf Variable that requires grad is being used in an in-place operation"
@@ -622,12 +637,95 @@ pub fn check_in_place(mode: Mode, x: &Tensor, others: &[&Tensor]) -> R<()> {
                         .into(),
             });
         }
-        if m.grad_fn.is_some() {
-            return Err(unsupported("an in-place op on a tensor that requires grad"));
+    }
+    Ok(())
+}
+
+/// `x op= y` in place, recorded as PyTorch records it: when `x` or `y`
+/// requires grad, `x`'s history is rebased onto a new node whose inputs
+/// are `x`'s old history and `y` (`x += y` makes `x.grad_fn`
+/// `<AddBackward0>`), for every holder of `x`. What the node needs of `x`'s
+/// old value is cloned first, as PyTorch's in-place ops save
+/// `original_self`. A view of a tensor in a graph is refused (PyTorch's
+/// `CopySlices` is not there yet).
+pub fn binary_(rt: &mut Runtime, mode: Mode, op: BinaryOp, x: &Tensor, y: Operand) -> R<()> {
+    check_leaf(mode, x)?;
+    let ry = !y.weak && requires_grad(y.tensor);
+    let rx = requires_grad(x);
+    if !mode.enabled || !(rx || ry) || !x.dtype().is_float() {
+        return rt.binary_(op, x, y);
+    }
+    let view = match meta(x).and_then(|m| m.grad_fn()) {
+        Some((node, _)) => node.view,
+        None => !x.covers_storage(),
+    };
+    if view {
+        return Err(unsupported("an in-place op on a view in a graph"));
+    }
+    // What y's gradient needs of x's old value (PyTorch's `original_self`).
+    let original = match (op, ry) {
+        (BinaryOp::Mul | BinaryOp::Div, true) => {
+            let copy = rt.copy(x)?;
+            Some(Saved::new(&copy))
         }
+        _ => None,
+    };
+    let (name, backward) = match op {
+        BinaryOp::Add => ("AddBackward0", Backward::Add),
+        BinaryOp::Sub => ("SubBackward0", Backward::Sub),
+        BinaryOp::Mul => (
+            "MulBackward0",
+            Backward::Mul {
+                a: original,
+                b: rx.then(|| Saved::operand(y.tensor, y.weak)),
+            },
+        ),
+        BinaryOp::Div => (
+            "DivBackward0",
+            Backward::Div {
+                a: original,
+                b: Saved::operand(y.tensor, y.weak),
+            },
+        ),
+        BinaryOp::Maximum | BinaryOp::Minimum if y.weak => {
+            // `clamp_(min=m)`: the result is above the bound exactly where x was.
+            let backward = Backward::ClampOne {
+                x: Saved::new(x),
+                bound: Saved::operand(y.tensor, true),
+                min: op == BinaryOp::Maximum,
+            };
+            ("ClampBackward1", backward)
+        }
+        other => {
+            return Err(unsupported(&format!(
+                "{}_ on a tensor in a graph",
+                other.name()
+            )))
+        }
+    };
+    let next = vec![edge(x), if y.weak { Edge::None } else { edge(y.tensor) }];
+    let metas = vec![InputMeta::of(x), InputMeta::of(y.tensor)];
+    rt.binary_(op, x, y)?;
+    // Saved now: a saved `x` is the changed one (its version after the op).
+    let backward = match backward {
+        Backward::ClampOne { bound, min, .. } => Backward::ClampOne {
+            x: Saved::new(x),
+            bound,
+            min,
+        },
+        other => other,
+    };
+    let node = Arc::new(Node::new(
+        name,
+        backward,
+        next,
+        metas,
+        forward_stream(rt, x),
+    ));
+    let m = super::meta::meta_or_leaf(x);
+    if m.retains_grad() {
+        lock(&node.retained).push(Arc::downgrade(&m.grad));
     }
-    if others.iter().any(|t| requires_grad(t)) {
-        return Err(unsupported("an in-place op whose operand requires grad"));
-    }
+    m.rebase(node);
     Ok(())
 }

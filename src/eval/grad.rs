@@ -83,8 +83,8 @@ pub(super) fn grad_property(t: &Tensor) -> Result<Value, Error> {
 
 /// `x.grad_fn`: the node that made `x`, as PyTorch prints it (`<MulBackward0>`).
 pub(super) fn grad_fn_property(t: &Tensor) -> Result<Value, Error> {
-    Ok(match meta(t).and_then(|m| m.grad_fn.as_ref()) {
-        Some((node, _)) => Value::GradFn(Arc::clone(node)),
+    Ok(match meta(t).and_then(|m| m.grad_fn()) {
+        Some((node, _)) => Value::GradFn(node),
         None => Value::None,
     })
 }
@@ -109,7 +109,7 @@ pub(super) fn retain_grad(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &
         }
         .at(b.span));
     };
-    if let Some((node, _)) = &m.grad_fn {
+    if let Some((node, _)) = m.grad_fn() {
         if !m.retains_grad() {
             set_retains_grad(m);
             lock(&node.retained).push(Arc::downgrade(&m.grad));

@@ -203,12 +203,19 @@ impl Interp {
         }
         self.rt.begin_op(op.name());
         match (&current, &target.kind) {
-            (Value::Tensor(t), _) => {
+            // `x[i] += v`: a view of x, which autograd cannot rebase yet.
+            (Value::Tensor(t), ExprKind::Index(..)) => {
                 let (y, weak) = augmented_operand(&v, op, value.span)?;
                 crate::autograd::record::check_in_place(self.grad, t, &[&y])
                     .map_err(|e| e.at(span))?;
                 self.rt
                     .binary_(op, t, Operand { tensor: &y, weak })
+                    .map_err(|e| e.at(span))
+            }
+            (Value::Tensor(t), _) => {
+                let (y, weak) = augmented_operand(&v, op, value.span)?;
+                let y = Operand { tensor: &y, weak };
+                crate::autograd::record::binary_(&mut self.rt, self.grad, op, t, y)
                     .map_err(|e| e.at(span))
             }
             (_, ExprKind::Var(name)) => {

@@ -679,6 +679,12 @@ impl Tensor {
             && self.storage.len() == self.numel()
     }
 
+    /// Whether this tensor is its storage, laid out plainly from the start
+    /// (not a slice, a transpose or an expansion of it; aliases may share it).
+    pub fn covers_storage(&self) -> bool {
+        self.offset == 0 && self.storage.len() == self.numel() && self.is_contiguous()
+    }
+
     /// PyTorch's `x._version`: how many in-place writes its storage has had.
     pub fn version(&self) -> u64 {
         self.storage.version.load(Ordering::Acquire)

@@ -386,10 +386,8 @@ pub(super) fn clamp(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
 pub(super) fn in_place(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let op = binary_op(name).map_err(|e| e.at(b.span))?;
     let (y, weak) = me.operand_arg(b, "other")?;
-    record::check_in_place(me.grad, t, &[&y]).map_err(|e| e.at(b.span))?;
-    me.rt
-        .binary_(op, t, Operand { tensor: &y, weak })
-        .map_err(|e| e.at(b.span))?;
+    let y = Operand { tensor: &y, weak };
+    record::binary_(&mut me.rt, me.grad, op, t, y).map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(Arc::clone(t)))
 }
 
@@ -403,10 +401,8 @@ pub(super) fn clamp_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
         }
         any = true;
         let (y, weak) = me.operand_arg(b, name)?;
-        record::check_in_place(me.grad, t, &[&y]).map_err(|e| e.at(b.span))?;
-        me.rt
-            .binary_(op, t, Operand { tensor: &y, weak })
-            .map_err(|e| e.at(b.span))?;
+        let y = Operand { tensor: &y, weak };
+        record::binary_(&mut me.rt, me.grad, op, t, y).map_err(|e| e.at(b.span))?;
     }
     if !any {
         return Err(Error::value_help(
