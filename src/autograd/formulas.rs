@@ -7,14 +7,13 @@ use std::sync::Arc;
 
 use super::losses::Reduction;
 use super::node::{Backward, Node, Saved};
-use super::ops::{bin, bin_s, full, masked, s_bin};
+use super::ops::{bin, bin_s, full, masked, pick, s_bin, sign};
 use super::reductions;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::index::Index;
 use crate::runtime::op::reduce::ReduceOp;
-use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::op::view;
 use crate::runtime::{DType, Tensor};
@@ -179,9 +178,13 @@ impl Backward {
             }
             Backward::Select { items } => {
                 let input = &node.inputs[0];
-                let zeros = full(rt, &input.shape, g.dtype(), g.device(), 0)?;
+                let g = match g.device() == input.device {
+                    true => Arc::clone(g),
+                    false => rt.copy_to(g, input.device)?,
+                };
+                let zeros = full(rt, &input.shape, g.dtype(), input.device, 0)?;
                 let view = crate::runtime::op::index::select(&zeros, items)?;
-                rt.assign(&view, g)?;
+                rt.assign(&view, &g)?;
                 vec![Some(zeros)]
             }
             Backward::Extremum { a, b, max } => {
@@ -189,12 +192,7 @@ impl Backward {
                 // where(a == b, g / 2, g), then 0 where the other wins.
                 let half = bin_s(rt, BinaryOp::Div, g, 2.0)?;
                 let tie = bin(rt, BinaryOp::Eq, a, b)?;
-                let base = rt.ternary(
-                    TernaryOp::Where,
-                    Operand::strong(&tie),
-                    Operand::strong(&half),
-                    Operand::strong(g),
-                )?;
+                let base = pick(rt, &tie, &half, g)?;
                 let (lose_a, lose_b) = match max {
                     true => (BinaryOp::Lt, BinaryOp::Gt),
                     false => (BinaryOp::Gt, BinaryOp::Lt),
@@ -483,18 +481,6 @@ impl Backward {
                 };
                 vec![Some(Arc::clone(g)), gx, gw]
             }
-            Backward::Narrow { dim, start } => {
-                let input = &node.inputs[0];
-                let g = match g.device() == input.device {
-                    true => Arc::clone(g),
-                    false => rt.copy_to(g, input.device)?,
-                };
-                let zeros = full(rt, &input.shape, g.dtype(), input.device, 0)?;
-                let len = g.shape().get(*dim).copied().unwrap_or(0);
-                let rows = crate::runtime::op::index::narrow(&zeros, *dim, *start, len)?;
-                rt.assign(&rows, &g)?;
-                vec![Some(zeros)]
-            }
             Backward::NativeDropout { mask, scale } => {
                 let m = mask.get(name)?;
                 let kept = bin(rt, BinaryOp::Mul, g, m)?;
@@ -528,11 +514,7 @@ fn unary(rt: &mut Runtime, op: UnaryOp, g: &Tensor, s: &Tensor) -> R<Arc<Tensor>
         }
         // abs: g * sgn(x)
         UnaryOp::Abs => {
-            let pos = bin_s(rt, Gt, s, 0.0)?;
-            let neg = bin_s(rt, Lt, s, 0.0)?;
-            let pos = rt.cast(&pos, g.dtype())?;
-            let neg = rt.cast(&neg, g.dtype())?;
-            let sign = bin(rt, Sub, &pos, &neg)?;
+            let sign = sign(rt, s)?;
             bin(rt, Mul, g, &sign)
         }
         // relu: g where result > 0, else 0 (threshold_backward)

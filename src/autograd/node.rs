@@ -185,8 +185,11 @@ pub enum Backward {
         keepdim: bool,
         count: usize,
     },
-    /// `x[i, 1:3, none]` (basic indexing, a view): the gradient written
-    /// into zeros of the input's shape through the same view.
+    /// `x[i, 1:3, none]` (basic indexing, a view), and the parts `chunk`,
+    /// `split` and `scatter` cut (`Backward::rows`): the gradient, brought
+    /// back to the input's device, written into zeros of the input's shape
+    /// through the same view (PyTorch's `ScatterBackward` gathers the parts'
+    /// gradients onto the input's device).
     Select {
         items: Vec<crate::runtime::op::index::Index>,
     },
@@ -336,14 +339,6 @@ pub enum Backward {
         x: Option<Saved>,
         w: Option<Saved>,
     },
-    /// A part `scatter` cut from its input (rows `start..` along `dim`),
-    /// maybe on another device: the gradient copied back to the input's
-    /// device and placed at the part's rows (PyTorch's `ScatterBackward`
-    /// gathers the parts' gradients there).
-    Narrow {
-        dim: usize,
-        start: usize,
-    },
     /// `dropout` on a GPU (PyTorch's fused `native_dropout`): the gradient
     /// where the mask kept, times `scale`; the mask is one byte an element.
     NativeDropout {
@@ -353,6 +348,19 @@ pub enum Backward {
 }
 
 impl Backward {
+    /// The rows `start..start + len` along `dim` of the input (a part
+    /// `chunk`, `split` or `scatter` cut).
+    pub fn rows(dim: usize, start: usize, len: usize) -> Backward {
+        use crate::runtime::op::index::Index;
+        let mut items = vec![Index::Slice(None, None, None); dim];
+        items.push(Index::Slice(
+            Some(start as i64),
+            Some((start + len) as i64),
+            None,
+        ));
+        Backward::Select { items }
+    }
+
     /// The tensors this node keeps for its backward.
     pub fn saved(&self) -> Vec<&Saved> {
         use Backward::*;
@@ -383,12 +391,7 @@ impl Backward {
             Var { x, std, .. } => std::iter::once(x).chain(std.iter()).collect(),
             Addmm { x, w } => x.iter().chain(w.iter()).collect(),
             NativeDropout { mask, .. } => vec![mask],
-            Index { .. }
-            | Cumsum { .. }
-            | Flip { .. }
-            | Tri { .. }
-            | Repeat { .. }
-            | Narrow { .. } => vec![],
+            Index { .. } | Cumsum { .. } | Flip { .. } | Tri { .. } | Repeat { .. } => vec![],
             Add
             | Sub
             | Neg

@@ -40,6 +40,25 @@ pub fn masked(rt: &mut Runtime, cond: &Tensor, a: &Tensor) -> R<Arc<Tensor>> {
     )
 }
 
+/// `where(cond, a, b)`.
+pub fn pick(rt: &mut Runtime, cond: &Tensor, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
+    rt.ternary(
+        TernaryOp::Where,
+        Operand::strong(cond),
+        Operand::strong(a),
+        Operand::strong(b),
+    )
+}
+
+/// `sgn(x)`: 1, 0 or -1 in `x`'s dtype.
+pub fn sign(rt: &mut Runtime, x: &Tensor) -> R<Arc<Tensor>> {
+    let pos = bin_s(rt, BinaryOp::Gt, x, 0.0)?;
+    let neg = bin_s(rt, BinaryOp::Lt, x, 0.0)?;
+    let pos = rt.cast(&pos, x.dtype())?;
+    let neg = rt.cast(&neg, x.dtype())?;
+    bin(rt, BinaryOp::Sub, &pos, &neg)
+}
+
 /// A new tensor of `shape` filled with `value`.
 pub fn full(
     rt: &mut Runtime,

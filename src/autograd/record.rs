@@ -516,28 +516,40 @@ pub fn join(
     if !recording(mode, xs) || !out.dtype().is_float() {
         return Ok(out);
     }
-    let inputs: Vec<(&Tensor, bool)> = xs.iter().map(|&t| (t, false)).collect();
-    Ok(match stack {
+    match stack {
         true => {
             let dim = norm_dim(dim, out.ndim())?;
-            attach(rt, out, "StackBackward0", Backward::Stack { dim }, &inputs)
-        }
-        false => {
-            let dim = norm_dim(dim, out.ndim())?;
-            // PyTorch's cat skips 1-d empty tensors: they get no gradient slice.
-            let sizes = xs
-                .iter()
-                .map(|t| t.shape().get(dim).copied().unwrap_or(0))
-                .collect();
-            attach(
+            let inputs: Vec<(&Tensor, bool)> = xs.iter().map(|&t| (t, false)).collect();
+            Ok(attach(
                 rt,
                 out,
-                "CatBackward0",
-                Backward::Cat { dim, sizes },
+                "StackBackward0",
+                Backward::Stack { dim },
                 &inputs,
-            )
+            ))
         }
-    })
+        false => cat(rt, xs, out, dim, "CatBackward0"),
+    }
+}
+
+/// `out`, the parts `xs` joined along `dim`, with a node that gives each
+/// part its slice of the gradient (`CatBackward0`; `GatherBackward`, whose
+/// slices the engine then copies back to each part's device).
+fn cat(
+    rt: &Runtime,
+    xs: &[&Tensor],
+    out: Arc<Tensor>,
+    dim: i64,
+    name: &'static str,
+) -> R<Arc<Tensor>> {
+    let dim = norm_dim(dim, out.ndim())?;
+    // PyTorch's cat skips 1-d empty tensors: they get no gradient slice.
+    let sizes = xs
+        .iter()
+        .map(|t| t.shape().get(dim).copied().unwrap_or(0))
+        .collect();
+    let inputs: Vec<(&Tensor, bool)> = xs.iter().map(|&t| (t, false)).collect();
+    Ok(attach(rt, out, name, Backward::Cat { dim, sizes }, &inputs))
 }
 
 /// `gather(xs, device, dim)` (DataParallel's last step): each part's
@@ -553,19 +565,7 @@ pub fn gather(
     if !recording(mode, xs) || !out.dtype().is_float() {
         return Ok(out);
     }
-    let dim = norm_dim(dim, out.ndim())?;
-    let sizes = xs
-        .iter()
-        .map(|t| t.shape().get(dim).copied().unwrap_or(0))
-        .collect();
-    let inputs: Vec<(&Tensor, bool)> = xs.iter().map(|&t| (t, false)).collect();
-    Ok(attach(
-        rt,
-        out,
-        "GatherBackward",
-        Backward::Cat { dim, sizes },
-        &inputs,
-    ))
+    cat(rt, xs, out, dim, "GatherBackward")
 }
 
 /// `softmax(x, dim)` and `log_softmax(x, dim)`: their backward needs their result.
@@ -581,23 +581,24 @@ pub fn softmax(
         return Ok(out);
     }
     let dim = norm_dim(dim, x.ndim().max(1))?;
-    let saved = Saved::new(&out);
-    Ok(match log {
-        true => attach(
-            rt,
-            out,
+    let out_saved = Saved::new(&out);
+    let (name, backward) = match log {
+        true => (
             "LogSoftmaxBackward0",
-            Backward::LogSoftmax { out: saved, dim },
-            &[(x, false)],
+            Backward::LogSoftmax {
+                out: out_saved,
+                dim,
+            },
         ),
-        false => attach(
-            rt,
-            out,
+        false => (
             "SoftmaxBackward0",
-            Backward::Softmax { out: saved, dim },
-            &[(x, false)],
+            Backward::Softmax {
+                out: out_saved,
+                dim,
+            },
         ),
-    })
+    };
+    Ok(attach(rt, out, name, backward, &[(x, false)]))
 }
 
 /// An in-place op on `x` (with `others` read): PyTorch's refusal on a leaf
@@ -662,7 +663,19 @@ pub fn binary_(rt: &mut Runtime, mode: Mode, op: BinaryOp, x: &Tensor, y: Operan
     if view {
         return Err(unsupported("an in-place op on a view in a graph"));
     }
-    // What y's gradient needs of x's old value (PyTorch's `original_self`).
+    let clamp = matches!(op, BinaryOp::Maximum | BinaryOp::Minimum) && y.weak;
+    if !(clamp
+        || matches!(
+            op,
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+        ))
+    {
+        let what = format!("{}_ on a tensor in a graph", op.name());
+        return Err(unsupported(&what));
+    }
+    // Saved before the op: y at its version now, and what y's gradient
+    // needs of x's old value (PyTorch's `original_self`).
+    let y_saved = Saved::operand(y.tensor, y.weak);
     let original = match (op, ry) {
         (BinaryOp::Mul | BinaryOp::Div, true) => {
             let copy = rt.copy(x)?;
@@ -670,6 +683,9 @@ pub fn binary_(rt: &mut Runtime, mode: Mode, op: BinaryOp, x: &Tensor, y: Operan
         }
         _ => None,
     };
+    let next = vec![edge(x), if y.weak { Edge::None } else { edge(y.tensor) }];
+    let metas = vec![InputMeta::of(x), InputMeta::of(y.tensor)];
+    rt.binary_(op, x, y)?;
     let (name, backward) = match op {
         BinaryOp::Add => ("AddBackward0", Backward::Add),
         BinaryOp::Sub => ("SubBackward0", Backward::Sub),
@@ -677,43 +693,26 @@ pub fn binary_(rt: &mut Runtime, mode: Mode, op: BinaryOp, x: &Tensor, y: Operan
             "MulBackward0",
             Backward::Mul {
                 a: original,
-                b: rx.then(|| Saved::operand(y.tensor, y.weak)),
+                b: rx.then_some(y_saved),
             },
         ),
         BinaryOp::Div => (
             "DivBackward0",
             Backward::Div {
                 a: original,
-                b: Saved::operand(y.tensor, y.weak),
+                b: y_saved,
             },
         ),
-        BinaryOp::Maximum | BinaryOp::Minimum if y.weak => {
-            // `clamp_(min=m)`: the result is above the bound exactly where x was.
-            let backward = Backward::ClampOne {
+        // `clamp_(min=m)`: the result is above the bound exactly where x was,
+        // so the changed x (at its version after the op) is what is saved.
+        _ => (
+            "ClampBackward1",
+            Backward::ClampOne {
                 x: Saved::new(x),
-                bound: Saved::operand(y.tensor, true),
+                bound: y_saved,
                 min: op == BinaryOp::Maximum,
-            };
-            ("ClampBackward1", backward)
-        }
-        other => {
-            return Err(unsupported(&format!(
-                "{}_ on a tensor in a graph",
-                other.name()
-            )))
-        }
-    };
-    let next = vec![edge(x), if y.weak { Edge::None } else { edge(y.tensor) }];
-    let metas = vec![InputMeta::of(x), InputMeta::of(y.tensor)];
-    rt.binary_(op, x, y)?;
-    // Saved now: a saved `x` is the changed one (its version after the op).
-    let backward = match backward {
-        Backward::ClampOne { bound, min, .. } => Backward::ClampOne {
-            x: Saved::new(x),
-            bound,
-            min,
-        },
-        other => other,
+            },
+        ),
     };
     let node = Arc::new(Node::new(
         name,

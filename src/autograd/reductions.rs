@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::ops::{bin, bin_s, masked, s_bin};
+use super::ops::{bin, bin_s, masked, pick, s_bin, sign};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::along::AlongOp;
@@ -30,25 +30,6 @@ pub fn unsqueeze_back(t: &Tensor, dims: &[usize], keepdim: bool) -> R<Arc<Tensor
         }
     }
     Ok(Arc::new(t))
-}
-
-/// `where(cond, a, b)`.
-fn select(rt: &mut Runtime, cond: &Tensor, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
-    rt.ternary(
-        TernaryOp::Where,
-        Operand::strong(cond),
-        Operand::strong(a),
-        Operand::strong(b),
-    )
-}
-
-/// `sgn(x)`: 1, 0 or -1 in `x`'s dtype.
-fn sign(rt: &mut Runtime, x: &Tensor) -> R<Arc<Tensor>> {
-    let pos = bin_s(rt, BinaryOp::Gt, x, 0.0)?;
-    let neg = bin_s(rt, BinaryOp::Lt, x, 0.0)?;
-    let pos = rt.cast(&pos, x.dtype())?;
-    let neg = rt.cast(&neg, x.dtype())?;
-    bin(rt, BinaryOp::Sub, &pos, &neg)
 }
 
 /// `max(dim)` / `min(dim)`: `g` at the index each slice picked, zeros
@@ -122,7 +103,7 @@ pub fn prod(
     let at_zero = masked(rt, &single, &others)?;
     let none = bin_s(rt, BinaryOp::Eq, &counts, 0.0)?;
     let elsewhere = masked(rt, &none, &quotient)?;
-    let picked = select(rt, &zero, &at_zero, &elsewhere)?;
+    let picked = pick(rt, &zero, &at_zero, &elsewhere)?;
     bin(rt, BinaryOp::Mul, &gu, &picked)
 }
 
@@ -164,7 +145,7 @@ pub fn var(
                 let nan = full_scalar(rt, x, f64::NAN)?;
                 let inf = full_scalar(rt, x, f64::INFINITY)?;
                 let at_mean = bin(rt, BinaryOp::Eq, x, &mean)?;
-                let w = select(rt, &at_mean, &nan, &inf)?;
+                let w = pick(rt, &at_mean, &nan, &inf)?;
                 return bin(rt, BinaryOp::Mul, &g, &w);
             }
             let centred = bin(rt, BinaryOp::Sub, x, &mean)?;

@@ -340,8 +340,7 @@ impl Interp {
     /// warnings about reading it: a gradient is written on its forward
     /// op's stream.
     fn name_grads(&self) {
-        let locals = self.frames.last().into_iter().flat_map(|f| f.vars());
-        for (name, v) in self.vars.iter().chain(locals) {
+        for (name, v) in self.named_values() {
             if let Value::Tensor(t) = v {
                 if let Some(g) = meta(t).and_then(|m| m.grad()) {
                     g.label_if_unnamed(&format!("{name}.grad"));

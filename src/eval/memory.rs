@@ -147,8 +147,7 @@ impl Interp {
             }
         };
         // The session's names, and the running call's own.
-        let locals = self.frames.last().into_iter().flat_map(|f| f.vars());
-        let mut names: Vec<(&String, &Value)> = self.vars.iter().chain(locals).collect();
+        let mut names: Vec<(&String, &Value)> = self.named_values().collect();
         names.sort_by(|a, b| a.0.cmp(b.0));
         for (name, v) in &names {
             match v.items() {
@@ -199,14 +198,12 @@ impl Interp {
     /// leaves' `.grad`s.
     fn autograd_bytes(&self, d: u32) -> (u64, u64, u64) {
         use std::collections::HashMap;
-        let locals = self.frames.last().into_iter().flat_map(|f| f.vars());
-        let names: Vec<(&String, &Value)> = self.vars.iter().chain(locals).collect();
         let block_of = |t: &crate::runtime::Tensor| match t.device() {
             Device::Cuda(i) if i == d => t.memory().and_then(|m| m.block()),
             _ => None,
         };
         let (mut named, mut saved, mut grads) = (Vec::new(), HashMap::new(), HashMap::new());
-        for (_, v) in &names {
+        for (_, v) in self.named_values() {
             let Value::Tensor(t) = v else { continue };
             named.extend(block_of(t).map(|b| (b.segment, b.offset)));
             if let Some(g) = crate::autograd::meta::meta(t).and_then(|m| m.grad()) {

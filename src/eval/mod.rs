@@ -170,6 +170,13 @@ impl Interp {
         r
     }
 
+    /// The session's names and the running call's own, with their values
+    /// (what `mem map` and autograd's bookkeeping name things after).
+    pub(crate) fn named_values(&self) -> impl Iterator<Item = (&String, &Value)> {
+        let locals = self.frames.last().into_iter().flat_map(|f| f.vars());
+        self.vars.iter().chain(locals)
+    }
+
     /// The running call's slot for `name`, when it is a local (`Scope`).
     fn local_mut(&mut self, name: &Name) -> Option<&mut Option<Value>> {
         match name.scope {

@@ -114,7 +114,7 @@ pub(super) fn scatter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
             true => Arc::new(part),
             false => me.rt.copy_to(&part, d).map_err(at)?,
         };
-        let backward = Backward::Narrow { dim, start: lo };
+        let backward = Backward::rows(dim, lo, part.shape()[dim]);
         let part = me.recorded(&x, part, "ScatterBackward", backward);
         parts.push(Value::Tensor(part));
     }

@@ -9,7 +9,6 @@ use super::super::{Interp, Value};
 use crate::autograd::node::Backward;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
-use crate::runtime::op::index::Index;
 use crate::runtime::op::view;
 use crate::runtime::Tensor;
 
@@ -203,14 +202,12 @@ fn pieces(
     node: &'static str,
 ) -> Result<Value, Error> {
     let d = crate::runtime::shape::norm_dim(dim, t.ndim().max(1))?;
-    let mut start = 0i64;
+    let mut start = 0;
     let mut out = Vec::with_capacity(parts.len());
     for part in parts {
-        let n = part.shape().get(d).copied().unwrap_or(0) as i64;
-        let mut items = vec![Index::Slice(None, None, None); d];
-        items.push(Index::Slice(Some(start), Some(start + n), None));
+        let n = part.shape().get(d).copied().unwrap_or(0);
+        let backward = Backward::rows(d, start, n);
         start += n;
-        let backward = Backward::Select { items };
         out.push(Value::Tensor(me.recorded(
             t,
             Arc::new(part),
