@@ -8,7 +8,7 @@
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
-use super::formulas::sum_to;
+use super::ops::sum_to;
 use super::meta::{meta, requires_grad};
 use super::node::{Edge, GradCell, InputMeta, Node};
 use super::ops::full_like;

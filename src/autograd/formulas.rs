@@ -6,7 +6,8 @@
 use std::sync::Arc;
 
 use super::losses::Reduction;
-use super::node::{Backward, Node, Saved};
+use super::node::{Backward, Grads, Node, Saved};
+use super::slices;
 use super::ops::{bin, bin_s, full, masked, pick, s_bin, sign};
 use super::reductions;
 use crate::error::Error;
@@ -18,7 +19,6 @@ use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::op::view;
 use crate::runtime::{DType, Tensor};
 
-type Grads = Vec<Option<Arc<Tensor>>>;
 type R<T> = Result<T, Error>;
 
 /// `g op s` with what a node saved (weak when it was a number).
@@ -36,7 +36,7 @@ fn bin_saved(rt: &mut Runtime, op: BinaryOp, g: &Tensor, s: &Saved, node: &str) 
 
 /// Which inputs of `node` need a gradient.
 fn wants(node: &Node, k: usize) -> bool {
-    node.next.get(k).is_some_and(|e| e.is_some())
+    node.wants(k)
 }
 
 /// `g` with size-1 dims put back where a reduction without `keepdim`
@@ -481,6 +481,11 @@ impl Backward {
                 };
                 vec![Some(Arc::clone(g)), gx, gw]
             }
+            Backward::CopySlices { view, inner } => slices::copy_slices(rt, g, view, inner)?,
+            Backward::AsStrided { view } => slices::as_strided(rt, g, view, &node.inputs[0])?,
+            Backward::Overwritten => slices::overwritten(rt, g, node)?,
+            Backward::Copy => slices::copy(rt, g, node)?,
+            Backward::IndexPut { items } => slices::index_put(rt, g, items, node)?,
             Backward::NativeDropout { mask, scale } => {
                 let m = mask.get(name)?;
                 let kept = bin(rt, BinaryOp::Mul, g, m)?;
@@ -678,24 +683,4 @@ fn mm(
         None => None,
     };
     Ok(vec![ga, gb])
-}
-
-/// `g` summed down to `shape` (the dims broadcasting added or stretched).
-pub fn sum_to(rt: &mut Runtime, g: &Arc<Tensor>, shape: &[usize]) -> R<Arc<Tensor>> {
-    if g.shape() == shape {
-        return Ok(Arc::clone(g));
-    }
-    let lead = g.ndim().saturating_sub(shape.len());
-    let mut dims: Vec<i64> = (0..lead as i64).collect();
-    for (k, &n) in shape.iter().enumerate() {
-        if n == 1 && g.shape().get(lead + k).is_some_and(|&m| m != 1) {
-            dims.push((lead + k) as i64);
-        }
-    }
-    let summed = match dims.is_empty() {
-        true => Arc::clone(g),
-        false => rt.reduce_dims(ReduceOp::Sum, g, &dims, true)?,
-    };
-    let target: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
-    rt.reshape(&summed, &target)
 }

@@ -2,14 +2,39 @@
 //! it requires grad, the node that made it (`grad_fn`, none for a leaf),
 //! its `.grad`, and whether a non-leaf keeps its grad (`retain_grad()`).
 //! The tensor holds it in its autograd slot; a tensor without one is a
-//! plain tensor that requires no grad.
+//! plain tensor that requires no grad. A view also knows its base (the
+//! tensor whose memory it views), so that an in-place op on either keeps
+//! both histories right, as PyTorch's view tracking does.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::any::Any;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::node::{GradCell, Node};
+use super::node::{Backward, Edge, Geometry, GradCell, InputMeta, Node};
 use crate::runtime::lock::lock;
 use crate::runtime::Tensor;
+
+/// What a view knows of its base (PyTorch's `DifferentiableViewMeta`).
+pub struct ViewOf {
+    /// The base's record: a tensor that is no view, laid out contiguously.
+    base: Arc<dyn Any + Send + Sync>,
+    pub base_input: InputMeta,
+    /// Where the base's first element lies in the memory.
+    pub base_offset: usize,
+    /// Where the view lies in the base.
+    pub geometry: Geometry,
+    /// The base's count of in-place changes to its history when this
+    /// view's `grad_fn` was made: a newer count makes it again.
+    seen: AtomicU64,
+}
+
+impl ViewOf {
+    pub fn base(&self) -> &Meta {
+        self.base
+            .downcast_ref::<Meta>()
+            .expect("autograd's record of a tensor is a Meta")
+    }
+}
 
 pub struct Meta {
     requires_grad: AtomicBool,
@@ -25,51 +50,136 @@ pub struct Meta {
     /// or with its node (`retain_grad()`).
     pub grad: Arc<GradCell>,
     retains_grad: AtomicBool,
+    /// How many times an in-place op changed this tensor's history.
+    history: AtomicU64,
+    /// The base this tensor views, when it is a view autograd tracks.
+    pub view: Option<ViewOf>,
 }
 
 impl Meta {
-    fn leaf(requires_grad: bool) -> Meta {
+    fn new(requires_grad: bool, made_by: Option<(Arc<Node>, usize)>, view: Option<ViewOf>) -> Meta {
         Meta {
             requires_grad: AtomicBool::new(requires_grad),
-            made_by: None,
+            made_by,
             since: Mutex::new(None),
             rebased: AtomicBool::new(false),
             grad: Arc::default(),
             retains_grad: AtomicBool::new(false),
+            history: AtomicU64::new(0),
+            view,
         }
     }
 
-    pub fn output_of(node: Arc<Node>, output: usize) -> Meta {
-        Meta {
-            requires_grad: AtomicBool::new(true),
-            made_by: Some((node, output)),
-            since: Mutex::new(None),
-            rebased: AtomicBool::new(false),
-            grad: Arc::default(),
-            retains_grad: AtomicBool::new(false),
-        }
+    fn leaf(requires_grad: bool) -> Meta {
+        Meta::new(requires_grad, None, None)
+    }
+
+    /// The output of a recorded op (a view of its input when `view` is given).
+    pub fn output_of(node: Arc<Node>, output: usize, view: Option<ViewOf>) -> Meta {
+        Meta::new(true, Some((node, output)), view)
+    }
+
+    /// A view of a base that requires no grad yet (`a[0]` of `a = zeros(3)`
+    /// about to be written with a value that does).
+    pub fn view_of_plain(view: ViewOf) -> Meta {
+        Meta::new(false, None, Some(view))
     }
 
     pub fn requires_grad(&self) -> bool {
         self.has_grad_fn() || self.requires_grad.load(Ordering::Acquire)
     }
 
-    /// The node that made this tensor (and which of its outputs it is).
+    /// The node that made this tensor (and which of its outputs it is); a
+    /// view's is made again when its base changed in place since.
     pub fn grad_fn(&self) -> Option<(Arc<Node>, usize)> {
+        if let Some(v) = &self.view {
+            let now = v.base().history.load(Ordering::Acquire);
+            if v.seen.load(Ordering::Acquire) != now {
+                return self.regenerate(v, now);
+            }
+        }
         match self.rebased.load(Ordering::Acquire) {
             true => lock(&self.since).clone().map(|n| (n, 0)),
             false => self.made_by.clone(),
         }
     }
 
-    pub fn has_grad_fn(&self) -> bool {
-        self.made_by.is_some() || self.rebased.load(Ordering::Acquire)
+    /// A view's history after its base's changed: `AsStridedBackward0` of
+    /// the base's (none while the base requires no grad).
+    fn regenerate(&self, v: &ViewOf, now: u64) -> Option<(Arc<Node>, usize)> {
+        let base = v.base();
+        let mut since = lock(&self.since);
+        let edge = base.edge();
+        let node = match edge {
+            Edge::None => None,
+            edge => {
+                let stream = base.grad_fn().and_then(|(n, _)| n.stream);
+                let backward = Backward::AsStrided {
+                    view: v.geometry.clone(),
+                };
+                let inputs = vec![v.base_input.clone()];
+                let name = "AsStridedBackward0";
+                Some(Arc::new(Node::new(name, backward, vec![edge], inputs, stream)))
+            }
+        };
+        *since = node.clone();
+        self.rebased.store(true, Ordering::Release);
+        v.seen.store(now, Ordering::Release);
+        node.map(|n| (n, 0))
     }
 
-    /// The tensor changed in place by a recorded op: `node` made it now.
+    pub fn has_grad_fn(&self) -> bool {
+        match &self.view {
+            None => self.made_by.is_some() || self.rebased.load(Ordering::Acquire),
+            Some(_) => self.grad_fn().is_some(),
+        }
+    }
+
+    /// Where a gradient for this tensor goes: its node, its `.grad` (a
+    /// leaf that requires grad), or nowhere.
+    pub fn edge(&self) -> Edge {
+        match self.grad_fn() {
+            Some((node, k)) => Edge::Node(node, k),
+            None if self.requires_grad() => Edge::Leaf(Arc::clone(&self.grad)),
+            None => Edge::None,
+        }
+    }
+
+    /// The tensor changed in place by a recorded op: `node` made it now
+    /// (and its views' histories are made again when next used).
     pub fn rebase(&self, node: Arc<Node>) {
         *lock(&self.since) = Some(node);
         self.rebased.store(true, Ordering::Release);
+        self.history.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// The record of a view `out` of `x` (a tensor with a record), when
+    /// autograd can track it: the same dtype, the base contiguous.
+    pub fn view_of(x: &Tensor, out: &Tensor) -> Option<ViewOf> {
+        let any = x.autograd()?;
+        let m = any.downcast_ref::<Meta>()?;
+        let (base, base_input, base_offset) = match &m.view {
+            Some(v) => (Arc::clone(&v.base), v.base_input.clone(), v.base_offset),
+            None if x.is_contiguous() => (Arc::clone(any), InputMeta::of(x), x.offset()),
+            None => return None,
+        };
+        if out.dtype() != base_input.dtype || out.offset() < base_offset {
+            return None;
+        }
+        let seen = base
+            .downcast_ref::<Meta>()
+            .map_or(0, |b| b.history.load(Ordering::Acquire));
+        Some(ViewOf {
+            base,
+            base_input,
+            base_offset,
+            geometry: Geometry {
+                shape: out.shape().to_vec(),
+                strides: out.strides().to_vec(),
+                offset: out.offset() - base_offset,
+            },
+            seen: AtomicU64::new(seen),
+        })
     }
 
     pub fn grad(&self) -> Option<Arc<Tensor>> {

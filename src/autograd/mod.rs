@@ -9,6 +9,7 @@
 pub mod engine;
 pub mod formulas;
 pub mod functional;
+pub mod inplace;
 pub mod losses;
 pub mod meta;
 pub mod node;
@@ -16,6 +17,7 @@ pub mod ops;
 pub mod optim;
 pub mod record;
 pub mod reductions;
+pub mod slices;
 
 /// Whether ops are recorded (PyTorch's grad mode): off inside `no_grad { }`.
 #[derive(Clone, Copy, Debug)]

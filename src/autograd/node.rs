@@ -13,6 +13,9 @@ use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::stream::StreamKey;
 use crate::runtime::{DType, Device, Tensor};
 
+/// The gradients a node's backward gives its inputs (`None`: not wanted).
+pub type Grads = Vec<Option<Arc<Tensor>>>;
+
 /// A leaf's `.grad` (shared by the leaf's record and the edges to it, as
 /// PyTorch's `AccumulateGrad` node holds its variable).
 #[derive(Default)]
@@ -29,6 +32,7 @@ impl GradCell {
 }
 
 /// Where an input's gradient goes.
+#[derive(Clone)]
 pub enum Edge {
     /// The input requires no grad (or is a number): its gradient is not computed.
     None,
@@ -60,6 +64,45 @@ impl InputMeta {
             dtype: t.dtype(),
             device: t.device(),
         }
+    }
+}
+
+/// Where a view's elements lie in its base's memory (PyTorch's
+/// `as_strided` arguments): counted in elements from the base's first one,
+/// the base being contiguous.
+#[derive(Clone, Debug)]
+pub struct Geometry {
+    pub shape: Vec<usize>,
+    pub strides: Vec<isize>,
+    pub offset: usize,
+}
+
+impl Geometry {
+    /// The view `geometry` picks out of `t` (a contiguous tensor of the base's shape).
+    pub fn of(&self, t: &Tensor) -> Tensor {
+        t.view(self.shape.clone(), self.strides.clone(), t.offset() + self.offset)
+    }
+
+    /// Whether two elements of the view can be one element of the base
+    /// (an `expand`ed view): the dims, smallest stride first, each step
+    /// past everything the smaller ones span.
+    pub fn overlaps(&self) -> bool {
+        let mut dims: Vec<(usize, usize)> = self
+            .shape
+            .iter()
+            .zip(&self.strides)
+            .filter(|(&n, _)| n > 1)
+            .map(|(&n, &s)| (s.unsigned_abs(), n))
+            .collect();
+        dims.sort_unstable();
+        let mut span = 0;
+        for (stride, n) in dims {
+            if stride <= span {
+                return true;
+            }
+            span += stride * (n - 1);
+        }
+        false
     }
 }
 
@@ -345,6 +388,32 @@ pub enum Backward {
         mask: Saved,
         scale: f64,
     },
+    /// An in-place op on a view of a tensor in a graph (PyTorch's
+    /// `CopySlices`): the base's gradient, except the view's elements,
+    /// whose gradient `inner` (the op's own node) computes; `inner`'s
+    /// other inputs are this node's inputs after the base.
+    CopySlices {
+        view: Geometry,
+        inner: Box<Node>,
+    },
+    /// A view whose base changed in place since it was made, as PyTorch
+    /// regenerates it (`AsStridedBackward0`): the gradient written back
+    /// to where the view lies in the base.
+    AsStrided {
+        view: Geometry,
+    },
+    /// `fill_`, `zero_`, `normal_`: the old elements are gone,
+    /// so their gradient is zeros.
+    Overwritten,
+    /// `x.copy_(src)` (PyTorch's `CopyBackwards`): zeros to `x`'s old
+    /// elements, the gradient to `src` (in its shape, dtype and device).
+    Copy,
+    /// `x[indices] = v` with integer tensors or a mask (`IndexPutBackward0`,
+    /// `MaskedFillBackward0` for a number through a mask): the gradient
+    /// with the written elements zeroed to `x`, those elements to `v`.
+    IndexPut {
+        items: Vec<crate::runtime::op::index::Index>,
+    },
 }
 
 impl Backward {
@@ -391,7 +460,16 @@ impl Backward {
             Var { x, std, .. } => std::iter::once(x).chain(std.iter()).collect(),
             Addmm { x, w } => x.iter().chain(w.iter()).collect(),
             NativeDropout { mask, .. } => vec![mask],
-            Index { .. } | Cumsum { .. } | Flip { .. } | Tri { .. } | Repeat { .. } => vec![],
+            Index { .. }
+            | IndexPut { .. }
+            | Cumsum { .. }
+            | Flip { .. }
+            | Tri { .. }
+            | Repeat { .. }
+            | CopySlices { .. }
+            | AsStrided { .. }
+            | Overwritten
+            | Copy => vec![],
             Add
             | Sub
             | Neg
@@ -457,6 +535,11 @@ impl Node {
         }
     }
 
+    /// Whether input `k`'s gradient goes anywhere.
+    pub fn wants(&self, k: usize) -> bool {
+        self.next.get(k).is_some_and(Edge::is_some)
+    }
+
     /// What backward needs, or PyTorch's error when a backward already freed it.
     pub fn saved(&self) -> Result<Arc<Backward>, Error> {
         lock(&self.backward).clone().ok_or_else(|| Error::Autograd {
@@ -471,9 +554,11 @@ impl Node {
         })
     }
 
-    /// The tensors the node still keeps (none once a backward freed them).
+    /// The tensors the node still keeps (none once a backward freed them;
+    /// a `CopySlices` keeps what its op's node saved).
     pub fn saved_tensors(&self) -> Vec<Arc<Tensor>> {
-        match lock(&self.backward).as_ref() {
+        match lock(&self.backward).as_ref().map(Arc::as_ref) {
+            Some(Backward::CopySlices { inner, .. }) => inner.saved_tensors(),
             Some(b) => b
                 .saved()
                 .into_iter()
@@ -488,9 +573,11 @@ impl Node {
     /// PyTorch: only a backward that needs freed tensors is refused.
     pub fn release(&self) {
         let mut backward = lock(&self.backward);
-        let saves = backward
-            .as_ref()
-            .is_some_and(|b| !b.saved().is_empty() || matches!(**b, Backward::Index { .. }));
+        let saves = backward.as_ref().is_some_and(|b| match &**b {
+            Backward::Index { .. } | Backward::IndexPut { .. } => true,
+            Backward::CopySlices { inner, .. } => !inner.saved_tensors().is_empty(),
+            b => !b.saved().is_empty(),
+        });
         if saves {
             backward.take();
         }

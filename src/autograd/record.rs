@@ -10,7 +10,6 @@ use super::node::{binary_name, unary_name, Backward, Edge, InputMeta, Node, Save
 use super::Mode;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
-use crate::runtime::lock::lock;
 use crate::runtime::op::along::AlongOp;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::index::{is_advanced, Index};
@@ -25,14 +24,7 @@ type R<T> = Result<T, Error>;
 
 /// Where the gradient of `t` goes.
 pub fn edge(t: &Tensor) -> Edge {
-    let Some(m) = meta(t) else {
-        return Edge::None;
-    };
-    match m.grad_fn() {
-        Some((node, k)) => Edge::Node(node, k),
-        None if m.requires_grad() => Edge::Leaf(Arc::clone(&m.grad)),
-        None => Edge::None,
-    }
+    meta(t).map_or(Edge::None, Meta::edge)
 }
 
 /// Gives `out` a new node made from `inputs`; `out` itself when it already
@@ -50,13 +42,15 @@ fn attach(
         .collect();
     let metas = inputs.iter().map(|(t, _)| InputMeta::of(t)).collect();
     let mut node = Node::new(name, backward, next, metas, forward_stream(rt, &out));
-    node.view = inputs.iter().any(|(t, _)| out.shares_storage(t));
+    let viewed = inputs.iter().find(|(t, _)| out.shares_storage(t));
+    node.view = viewed.is_some();
+    let view = viewed.and_then(|(t, _)| Meta::view_of(t, &out));
     let node = Arc::new(node);
     let out = match out.autograd().is_some() {
         true => Arc::new(out.alias()),
         false => out,
     };
-    out.autograd_or_init(|| Arc::new(Meta::output_of(node, 0)));
+    out.autograd_or_init(|| Arc::new(Meta::output_of(node, 0, view)));
     out
 }
 
@@ -82,7 +76,7 @@ pub fn attach_node(
 /// The stream a node's backward runs on: the current stream of its
 /// output's device when the forward op ran (PyTorch's "each backward CUDA
 /// op runs on the same stream that was used for its corresponding forward op").
-fn forward_stream(rt: &Runtime, out: &Tensor) -> Option<StreamKey> {
+pub(super) fn forward_stream(rt: &Runtime, out: &Tensor) -> Option<StreamKey> {
     match out.device() {
         crate::runtime::Device::Cuda(d) => Some(rt.stream_on(d)),
         _ => None,
@@ -90,11 +84,11 @@ fn forward_stream(rt: &Runtime, out: &Tensor) -> Option<StreamKey> {
 }
 
 /// Whether an op on `inputs` is recorded.
-fn recording(mode: Mode, inputs: &[&Tensor]) -> bool {
+pub(super) fn recording(mode: Mode, inputs: &[&Tensor]) -> bool {
     mode.enabled && inputs.iter().any(|t| requires_grad(t))
 }
 
-fn unsupported(what: &str) -> Error {
+pub(super) fn unsupported(what: &str) -> Error {
     Error::Autograd {
         message: format!("cudash cannot differentiate `{what}` yet"),
         help: "compute it under `no_grad { }`, or on a `.detach()`ed tensor, if no gradient is needed \
@@ -599,132 +593,4 @@ pub fn softmax(
         ),
     };
     Ok(attach(rt, out, name, backward, &[(x, false)]))
-}
-
-/// An in-place op on `x` (with `others` read): PyTorch's refusal on a leaf
-/// that requires grad while grad mode is on; an op that `binary_` records
-/// (`x op= y` of `+ - * /`, `clamp_`) passes; others cannot rebase `x`'s
-/// history yet and are refused when a gradient would flow through them.
-pub fn check_in_place(mode: Mode, x: &Tensor, others: &[&Tensor]) -> R<()> {
-    check_leaf(mode, x)?;
-    if !mode.enabled {
-        return Ok(());
-    }
-    if meta(x).is_some_and(Meta::has_grad_fn) {
-        return Err(unsupported(
-            "this in-place op on a tensor that requires grad",
-        ));
-    }
-    if others.iter().any(|t| requires_grad(t)) {
-        return Err(unsupported("an in-place op whose operand requires grad"));
-    }
-    Ok(())
-}
-
-/// PyTorch's refusal of an in-place op on a leaf that requires grad.
-fn check_leaf(mode: Mode, x: &Tensor) -> R<()> {
-    if !mode.enabled {
-        return Ok(());
-    }
-    if let Some(m) = meta(x) {
-        if !m.has_grad_fn() && m.requires_grad() {
-            return Err(Error::Autograd {
-                message:
-                    "a leaf Variable that requires grad is being used in an in-place operation"
-                        .into(),
-                help:
-                    "change parameters in place under `no_grad { }` (as an optimizer's step does), \
-                       or work on `x.detach()`"
-                        .into(),
-            });
-        }
-    }
-    Ok(())
-}
-
-/// `x op= y` in place, recorded as PyTorch records it: when `x` or `y`
-/// requires grad, `x`'s history is rebased onto a new node whose inputs
-/// are `x`'s old history and `y` (`x += y` makes `x.grad_fn`
-/// `<AddBackward0>`), for every holder of `x`. What the node needs of `x`'s
-/// old value is cloned first, as PyTorch's in-place ops save
-/// `original_self`. A view of a tensor in a graph is refused (PyTorch's
-/// `CopySlices` is not there yet).
-pub fn binary_(rt: &mut Runtime, mode: Mode, op: BinaryOp, x: &Tensor, y: Operand) -> R<()> {
-    check_leaf(mode, x)?;
-    let ry = !y.weak && requires_grad(y.tensor);
-    let rx = requires_grad(x);
-    if !mode.enabled || !(rx || ry) || !x.dtype().is_float() {
-        return rt.binary_(op, x, y);
-    }
-    let view = match meta(x).and_then(|m| m.grad_fn()) {
-        Some((node, _)) => node.view,
-        None => !x.covers_storage(),
-    };
-    if view {
-        return Err(unsupported("an in-place op on a view in a graph"));
-    }
-    let clamp = matches!(op, BinaryOp::Maximum | BinaryOp::Minimum) && y.weak;
-    if !(clamp
-        || matches!(
-            op,
-            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
-        ))
-    {
-        let what = format!("{}_ on a tensor in a graph", op.name());
-        return Err(unsupported(&what));
-    }
-    // Saved before the op: y at its version now, and what y's gradient
-    // needs of x's old value (PyTorch's `original_self`).
-    let y_saved = Saved::operand(y.tensor, y.weak);
-    let original = match (op, ry) {
-        (BinaryOp::Mul | BinaryOp::Div, true) => {
-            let copy = rt.copy(x)?;
-            Some(Saved::new(&copy))
-        }
-        _ => None,
-    };
-    let next = vec![edge(x), if y.weak { Edge::None } else { edge(y.tensor) }];
-    let metas = vec![InputMeta::of(x), InputMeta::of(y.tensor)];
-    rt.binary_(op, x, y)?;
-    let (name, backward) = match op {
-        BinaryOp::Add => ("AddBackward0", Backward::Add),
-        BinaryOp::Sub => ("SubBackward0", Backward::Sub),
-        BinaryOp::Mul => (
-            "MulBackward0",
-            Backward::Mul {
-                a: original,
-                b: rx.then_some(y_saved),
-            },
-        ),
-        BinaryOp::Div => (
-            "DivBackward0",
-            Backward::Div {
-                a: original,
-                b: y_saved,
-            },
-        ),
-        // `clamp_(min=m)`: the result is above the bound exactly where x was,
-        // so the changed x (at its version after the op) is what is saved.
-        _ => (
-            "ClampBackward1",
-            Backward::ClampOne {
-                x: Saved::new(x),
-                bound: y_saved,
-                min: op == BinaryOp::Maximum,
-            },
-        ),
-    };
-    let node = Arc::new(Node::new(
-        name,
-        backward,
-        next,
-        metas,
-        forward_stream(rt, x),
-    ));
-    let m = super::meta::meta_or_leaf(x);
-    if m.retains_grad() {
-        lock(&node.retained).push(Arc::downgrade(&m.grad));
-    }
-    m.rebase(node);
-    Ok(())
 }

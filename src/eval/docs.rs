@@ -300,6 +300,7 @@ docs! {
     Method Math "trunc", "x.trunc()", "Each element with its fraction dropped, towards zero.", "tensor([-1.7, 1.7]).trunc()";
     Method Tensors "item", "x.item()", "The value of a one-element tensor as a number (a host read: it waits for the device).", "ones(1).item()";
     Method Tensors "fill_", "x.fill_(value)", "Fills `x` in place and returns it.", "x = zeros(3)\nx.fill_(2)";
+    Method Tensors "zero_", "x.zero_()", "Sets every element of `x` to zero in place and returns it (`w.grad.zero_()`).", "x = ones(3)\nx.zero_()";
     Method Tensors "normal_", "x.normal_(mean=0., std=1.)", "Fills `x` in place with normal random numbers and returns it.", "seed(0)\nempty(3).normal_(0., 1.)";
     Method Tensors "new_full", "x.new_full(size, value)", "A new tensor of `size` filled with `value`, with the dtype and device of `x`.", "ones(2, dtype=f64).new_full([3], 1.5)";
     Method Tensors "new_tensor", "x.new_tensor(data)", "A new tensor of `data` with the dtype and device of `x`.", "ones(2, dtype=f64).new_tensor([1, 2, 3])";

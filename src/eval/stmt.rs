@@ -5,6 +5,8 @@
 
 use super::args::{operand_value, plural, to_tensor};
 use super::{docs, Interp, Output, Shown, Value};
+use crate::autograd::meta::requires_grad;
+use crate::autograd::{inplace, record};
 use crate::display;
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{BinOp, Block, Expr, ExprKind, ForIter, IndexItem, Name, Stmt, StmtKind};
@@ -12,6 +14,7 @@ use crate::lang::Span;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::index;
 use crate::runtime::shape::{broadcast_shapes, fmt_shape};
+use crate::runtime::dispatch::Runtime;
 use crate::runtime::{DType, Device};
 use std::sync::Arc;
 
@@ -170,24 +173,28 @@ impl Interp {
         // `x[i] += v`: a view of x updated in place; with a tensor index,
         // Python's x[i] = x[i] + v in place: the selection is a copy,
         // updated, then written back.
+        let mut basic = None;
         let current = match &target.kind {
             ExprKind::Index(obj, items) => {
                 let base = self.eval(obj, 0)?;
                 let t = self.indexable(&base, obj.span)?;
                 let idx = self.eval_index(items, 0)?;
                 let at = |e: Error| e.at(span);
-                crate::autograd::record::check_in_place(self.grad, &t, &[]).map_err(at)?;
+                inplace::check_leaf(self.grad, &t).map_err(at)?;
                 let picked = self.rt.index(&t, &idx).map_err(at)?;
                 if index::is_advanced(&idx) {
+                    let picked = record::index(&self.rt, self.grad, &t, picked, &idx).map_err(at)?;
                     let v = self.eval(value, 0)?;
                     let (y, weak) = augmented_operand(&v, op, value.span)?;
                     self.rt.begin_op(op.name());
-                    self.rt
-                        .binary_(op, &picked, Operand { tensor: &y, weak })
-                        .map_err(at)?;
+                    let y = Operand { tensor: &y, weak };
+                    inplace::binary_(&mut self.rt, self.grad, op, &picked, y).map_err(at)?;
                     self.rt.begin_op("index_put_");
-                    return self.rt.index_put(&t, &idx, &picked).map_err(at);
+                    let write = |rt: &mut Runtime| rt.index_put(&t, &idx, &picked);
+                    return inplace::index_put(&mut self.rt, self.grad, &t, &idx, Some(&picked), write)
+                        .map_err(at);
                 }
+                basic = Some((t, idx));
                 Value::Tensor(picked)
             }
             _ => self.eval(target, 0)?,
@@ -203,20 +210,25 @@ impl Interp {
         }
         self.rt.begin_op(op.name());
         match (&current, &target.kind) {
-            // `x[i] += v`: a view of x, which autograd cannot rebase yet.
+            // `x[i] += v`: the view of x updated in place; in a graph, x's
+            // history is rebased through the view (`CopySlices`).
             (Value::Tensor(t), ExprKind::Index(..)) => {
+                let at = |e: Error| e.at(span);
                 let (y, weak) = augmented_operand(&v, op, value.span)?;
-                crate::autograd::record::check_in_place(self.grad, t, &[&y])
-                    .map_err(|e| e.at(span))?;
-                self.rt
-                    .binary_(op, t, Operand { tensor: &y, weak })
-                    .map_err(|e| e.at(span))
+                let t = match basic {
+                    Some((base, idx)) if requires_grad(&base) || (!weak && requires_grad(&y)) => {
+                        inplace::writable(&self.rt, self.grad, &base, &idx, Arc::clone(t))
+                            .map_err(at)?
+                    }
+                    _ => Arc::clone(t),
+                };
+                let y = Operand { tensor: &y, weak };
+                inplace::binary_(&mut self.rt, self.grad, op, &t, y).map_err(at)
             }
             (Value::Tensor(t), _) => {
                 let (y, weak) = augmented_operand(&v, op, value.span)?;
                 let y = Operand { tensor: &y, weak };
-                crate::autograd::record::binary_(&mut self.rt, self.grad, op, t, y)
-                    .map_err(|e| e.at(span))
+                inplace::binary_(&mut self.rt, self.grad, op, t, y).map_err(|e| e.at(span))
             }
             (_, ExprKind::Var(name)) => {
                 let r = self
@@ -266,7 +278,7 @@ impl Interp {
             Error::wrong_type("the assigned value", "a number or a tensor", v.type_name())
                 .at(value.span)
         })?;
-        crate::autograd::record::check_in_place(self.grad, &t, &[&src]).map_err(|e| e.at(span))?;
+        inplace::check_leaf(self.grad, &t).map_err(|e| e.at(span))?;
         if index::is_advanced(&idx) {
             // PyTorch converts a number to the tensor's dtype, and fills
             // through a mask with one value of any dtype (masked_fill_);
@@ -287,12 +299,16 @@ impl Interp {
                 .at(span));
             }
             let lead = src.shape().iter().take_while(|&&n| n == 1).count();
-            let src = src.view(
+            let stripped = src.view(
                 src.shape()[lead..].to_vec(),
                 src.strides()[lead..].to_vec(),
                 src.offset(),
             );
-            return self.rt.index_put(&t, &idx, &src).map_err(|e| e.at(span));
+            // A number written through a mask is `masked_fill_`, no input.
+            let from = matches!(v, Value::Tensor(_)).then_some(&*src);
+            let write = |rt: &mut Runtime| rt.index_put(&t, &idx, &stripped);
+            return inplace::index_put(&mut self.rt, self.grad, &t, &idx, from, write)
+                .map_err(|e| e.at(span));
         }
         let view = index::select(&t, &idx).map_err(|e| e.at(span))?;
         // As PyTorch's indexed assignment, the value's leading 1s go first:
@@ -313,15 +329,22 @@ impl Interp {
             }
             .at(span));
         }
-        let src = match lead {
-            0 => src,
+        let stripped = match lead {
+            0 => Arc::clone(&src),
             _ => Arc::new(src.view(
                 src.shape()[lead..].to_vec(),
                 src.strides()[lead..].to_vec(),
                 src.offset(),
             )),
         };
-        self.rt.assign(&view, &src).map_err(|e| e.at(span))
+        let at = |e: Error| e.at(span);
+        // In a graph, `x[i] = v` is `copy_` into the view `x[i]` (`CopySlices`).
+        let view = match requires_grad(&t) || requires_grad(&src) {
+            true => inplace::writable(&self.rt, self.grad, &t, &idx, Arc::new(view)).map_err(at)?,
+            false => Arc::new(view),
+        };
+        let write = |rt: &mut Runtime| rt.assign(&view, &stripped);
+        inplace::copy_(&mut self.rt, self.grad, &view, &src, write).map_err(at)
     }
 
     /// `del a, b`: every name must exist before any is forgotten.

@@ -98,6 +98,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("item", TensorMethod(tensor::item)),
         ("numel", TensorMethod(tensor::numel)),
         ("fill_", TensorMethod(tensor::fill_)),
+        ("zero_", TensorMethod(tensor::fill_)),
         ("normal_", TensorMethod(tensor::normal_)),
         ("new_full", TensorMethod(tensor::new_full)),
         ("new_tensor", TensorMethod(tensor::new_tensor)),

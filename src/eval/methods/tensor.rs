@@ -10,7 +10,7 @@ use super::super::builtins::pointwise::binary_op;
 use super::super::literal::data_arg;
 use super::super::{Interp, Value};
 use crate::autograd::node::Backward;
-use crate::autograd::record;
+use crate::autograd::{inplace, record};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -193,18 +193,24 @@ pub(super) fn numel(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, _: &Bound)
     Ok(Value::Int(t.numel() as i64))
 }
 
-pub(super) fn fill_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    let v = b.fill("value")?.unwrap_or(Fill::Int(0));
-    record::check_in_place(me.grad, t, &[]).map_err(|e| e.at(b.span))?;
-    me.rt.fill(t, v).map_err(|e| e.at(b.span))?;
+/// `x.fill_(v)` and `x.zero_()`: every element set in place, `x` returned.
+pub(super) fn fill_(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let (v, node) = match name {
+        "zero_" => (Fill::Int(0), "ZeroBackward0"),
+        _ => (b.fill("value")?.unwrap_or(Fill::Int(0)), "FillBackward2"),
+    };
+    inplace::overwrite(&mut me.rt, me.grad, t, node, |rt| rt.fill(t, v))
+        .map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(Arc::clone(t)))
 }
 
 pub(super) fn normal_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let mean = b.float("mean")?.unwrap_or(0.0);
     let std = b.float("std")?.unwrap_or(1.0);
-    record::check_in_place(me.grad, t, &[]).map_err(|e| e.at(b.span))?;
-    me.rt.normal_(t, mean, std).map_err(|e| e.at(b.span))?;
+    inplace::overwrite(&mut me.rt, me.grad, t, "NormalBackward0", |rt| {
+        rt.normal_(t, mean, std)
+    })
+    .map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(Arc::clone(t)))
 }
 
@@ -293,8 +299,9 @@ pub(super) fn trace(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
 pub(super) fn copy_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let src = b.tensor("src")?;
     let non_blocking = b.bool("non_blocking", false)?;
-    record::check_in_place(me.grad, t, &[&src]).map_err(|e| e.at(b.span))?;
-    let r = me.rt.copy_(t, &src, non_blocking);
+    let r = inplace::copy_(&mut me.rt, me.grad, t, &src, |rt| {
+        rt.copy_(t, &src, non_blocking)
+    });
     me.flush_notes();
     r.map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(Arc::clone(t)))
@@ -387,7 +394,7 @@ pub(super) fn in_place(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: 
     let op = binary_op(name).map_err(|e| e.at(b.span))?;
     let (y, weak) = me.operand_arg(b, "other")?;
     let y = Operand { tensor: &y, weak };
-    record::binary_(&mut me.rt, me.grad, op, t, y).map_err(|e| e.at(b.span))?;
+    inplace::binary_(&mut me.rt, me.grad, op, t, y).map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(Arc::clone(t)))
 }
 
@@ -402,7 +409,7 @@ pub(super) fn clamp_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
         any = true;
         let (y, weak) = me.operand_arg(b, name)?;
         let y = Operand { tensor: &y, weak };
-        record::binary_(&mut me.rt, me.grad, op, t, y).map_err(|e| e.at(b.span))?;
+        inplace::binary_(&mut me.rt, me.grad, op, t, y).map_err(|e| e.at(b.span))?;
     }
     if !any {
         return Err(Error::value_help(

@@ -1,0 +1,315 @@
+//! In-place ops in a graph, as PyTorch records them: the op's node becomes
+//! the changed tensor's history (`x += y` makes `x.grad_fn`
+//! `<AddBackward0>`), for every holder of the tensor. On a view, the node
+//! is wrapped in a `CopySlices` that becomes the base's history, and the
+//! view's own history is made again from the base's when next used
+//! (`AsStridedBackward0`). What a node needs of the old elements is copied
+//! first (PyTorch's `original_self`).
+
+use std::sync::Arc;
+
+use super::meta::{meta, meta_or_leaf, requires_grad, Meta};
+use super::node::{Backward, Edge, InputMeta, Node, Saved};
+use super::record::{edge, forward_stream, unsupported};
+use super::Mode;
+use crate::error::Error;
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::lock::lock;
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::index::Index;
+use crate::runtime::{DType, Tensor};
+
+type R<T> = Result<T, Error>;
+
+/// PyTorch's refusal of an in-place op on a leaf that requires grad.
+pub fn check_leaf(mode: Mode, x: &Tensor) -> R<()> {
+    if !mode.enabled {
+        return Ok(());
+    }
+    if let Some(m) = meta(x) {
+        if !m.has_grad_fn() && m.requires_grad() && m.view.is_none() {
+            return Err(Error::Autograd {
+                message:
+                    "a leaf Variable that requires grad is being used in an in-place operation"
+                        .into(),
+                help:
+                    "change parameters in place under `no_grad { }` (as an optimizer's step does), \
+                       or work on `x.detach()`"
+                        .into(),
+            });
+        }
+        if let Some(v) = &m.view {
+            let base = v.base();
+            if !base.has_grad_fn() && base.requires_grad() {
+                return Err(Error::Autograd {
+                    message: "a view of a leaf Variable that requires grad is being used in an \
+                              in-place operation"
+                        .into(),
+                    help: "change parameters in place under `no_grad { }`, or work on a \
+                           `.clone()`"
+                        .into(),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Whether an in-place op on `x` with `others` read is recorded: grad
+/// mode is on, a float `x`, and `x` or an operand requires grad.
+fn records(mode: Mode, x: &Tensor, others: &[&Tensor]) -> bool {
+    mode.enabled
+        && x.dtype().is_float()
+        && (requires_grad(x) || others.iter().any(|t| requires_grad(t)))
+}
+
+/// What an in-place op on `x` changes the history of: `x` itself, or the
+/// base `x` is a view of. A view autograd does not track (of a base laid
+/// out otherwise, or made before the base took part) is refused.
+fn check_target(x: &Tensor) -> R<()> {
+    let untracked = match meta(x) {
+        Some(m) if m.view.is_some() => false,
+        Some(m) => match m.grad_fn() {
+            Some((node, _)) => node.view,
+            None => !x.covers_storage(),
+        },
+        None => !x.covers_storage(),
+    };
+    match untracked {
+        true => Err(Error::Autograd {
+            message: "cudash cannot record an in-place op on this view: autograd does not know \
+                      the tensor it views"
+                .into(),
+            help: "write through the tensor itself (`x[0] = v`, `x[1:] += v`), or on a \
+                   `.clone()` of the view"
+                .into(),
+        }),
+        false => Ok(()),
+    }
+}
+
+/// The node of an in-place op on `x`: its first edge is where `x`'s old
+/// elements' gradient goes (the base's history for a view: `CopySlices`
+/// writes it back into the base's gradient).
+fn node(
+    rt: &Runtime,
+    x: &Tensor,
+    name: &'static str,
+    backward: Backward,
+    others: &[Option<&Tensor>],
+) -> Node {
+    let first = match meta(x).and_then(|m| m.view.as_ref()) {
+        Some(v) => v.base().edge(),
+        None => edge(x),
+    };
+    let mut next = vec![first];
+    let mut inputs = vec![InputMeta::of(x)];
+    for t in others {
+        next.push(t.map_or(Edge::None, edge));
+        inputs.push(t.map_or(InputMeta::of(x), InputMeta::of));
+    }
+    Node::new(name, backward, next, inputs, forward_stream(rt, x))
+}
+
+/// `node` (made by `node()` for an op that has run) becomes `x`'s history.
+fn rebase(x: &Tensor, node: Node) {
+    let m = meta_or_leaf(x);
+    let Some(v) = &m.view else {
+        let node = Arc::new(node);
+        if m.retains_grad() {
+            lock(&node.retained).push(Arc::downgrade(&m.grad));
+        }
+        m.rebase(node);
+        return;
+    };
+    let base = v.base();
+    let mut next = vec![base.edge()];
+    next.extend(node.next[1..].iter().cloned());
+    let mut inputs = vec![v.base_input.clone()];
+    inputs.extend(node.inputs[1..].iter().cloned());
+    let stream = node.stream;
+    let backward = Backward::CopySlices {
+        view: v.geometry.clone(),
+        inner: Box::new(node),
+    };
+    base.rebase(Arc::new(Node::new(
+        "CopySlices",
+        backward,
+        next,
+        inputs,
+        stream,
+    )));
+}
+
+/// `x op= y` in place (`+ - * /`, and `clamp_`'s bounds as `maximum` /
+/// `minimum` with a number), recorded when `x` or `y` requires grad.
+pub fn binary_(rt: &mut Runtime, mode: Mode, op: BinaryOp, x: &Tensor, y: Operand) -> R<()> {
+    check_leaf(mode, x)?;
+    let others: &[&Tensor] = if y.weak { &[] } else { &[y.tensor] };
+    if !records(mode, x, others) {
+        return rt.binary_(op, x, y);
+    }
+    check_target(x)?;
+    let clamp = matches!(op, BinaryOp::Maximum | BinaryOp::Minimum) && y.weak;
+    if !(clamp
+        || matches!(
+            op,
+            BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+        ))
+    {
+        let what = format!("{}_ on a tensor in a graph", op.name());
+        return Err(unsupported(&what));
+    }
+    let ry = !y.weak && requires_grad(y.tensor);
+    let rx = requires_grad(x);
+    // Saved before the op: y at its version now, and what y's gradient
+    // needs of x's old value (PyTorch's `original_self`).
+    let y_saved = Saved::operand(y.tensor, y.weak);
+    let original = match (op, ry) {
+        (BinaryOp::Mul | BinaryOp::Div, true) => {
+            let copy = rt.copy(x)?;
+            Some(Saved::new(&copy))
+        }
+        _ => None,
+    };
+    let other = (!y.weak).then_some(y.tensor);
+    rt.binary_(op, x, y)?;
+    let (name, backward) = match op {
+        BinaryOp::Add => ("AddBackward0", Backward::Add),
+        BinaryOp::Sub => ("SubBackward0", Backward::Sub),
+        BinaryOp::Mul => (
+            "MulBackward0",
+            Backward::Mul {
+                a: original,
+                b: rx.then_some(y_saved),
+            },
+        ),
+        BinaryOp::Div => (
+            "DivBackward0",
+            Backward::Div {
+                a: original,
+                b: y_saved,
+            },
+        ),
+        // `clamp_(min=m)`: the result is above the bound exactly where x was,
+        // so the changed x (at its version after the op) is what is saved.
+        _ => (
+            "ClampBackward1",
+            Backward::ClampOne {
+                x: Saved::new(x),
+                bound: y_saved,
+                min: op == BinaryOp::Maximum,
+            },
+        ),
+    };
+    let node = node(rt, x, name, backward, &[other]);
+    rebase(x, node);
+    Ok(())
+}
+
+/// `x.fill_(v)`, `x.zero_()`, `x.normal_()` (`name`: the
+/// node, `FillBackward2`…): `op` overwrites every element, so their
+/// gradient is zeros.
+pub fn overwrite(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    name: &'static str,
+    op: impl FnOnce(&mut Runtime) -> R<()>,
+) -> R<()> {
+    check_leaf(mode, x)?;
+    if !records(mode, x, &[]) {
+        return op(rt);
+    }
+    check_target(x)?;
+    op(rt)?;
+    let node = node(rt, x, name, Backward::Overwritten, &[]);
+    rebase(x, node);
+    Ok(())
+}
+
+/// `x.copy_(src)`, and `x[i] = v` through the view `x[i]` (`op` writes):
+/// `CopyBackwards`, the gradient to `src`.
+pub fn copy_(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    src: &Tensor,
+    op: impl FnOnce(&mut Runtime) -> R<()>,
+) -> R<()> {
+    check_leaf(mode, x)?;
+    if !records(mode, x, &[src]) {
+        return op(rt);
+    }
+    check_target(x)?;
+    op(rt)?;
+    let node = node(rt, x, "CopyBackwards", Backward::Copy, &[Some(src)]);
+    rebase(x, node);
+    Ok(())
+}
+
+/// `x[indices] = src` with integer tensors or a mask (`op` writes):
+/// `IndexPutBackward0`, or `MaskedFillBackward0` for a number (`src`
+/// none) through a mask.
+pub fn index_put(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    items: &[Index],
+    src: Option<&Tensor>,
+    op: impl FnOnce(&mut Runtime) -> R<()>,
+) -> R<()> {
+    check_leaf(mode, x)?;
+    let others: Vec<&Tensor> = src.into_iter().collect();
+    if !records(mode, x, &others) {
+        return op(rt);
+    }
+    check_target(x)?;
+    op(rt)?;
+    let mask = items
+        .iter()
+        .any(|i| matches!(i, Index::Tensor(m) if m.dtype() == DType::Bool));
+    let name = match (src, mask) {
+        (None, true) => "MaskedFillBackward0",
+        _ => "IndexPutBackward0",
+    };
+    let backward = Backward::IndexPut {
+        items: items.to_vec(),
+    };
+    let node = node(rt, x, name, backward, &[src]);
+    rebase(x, node);
+    Ok(())
+}
+
+/// `view` (= `base[items]`, basic indexing) made a view autograd tracks,
+/// so that writing into it changes `base`'s history: recorded as
+/// `x[items]` when `base` requires grad, else a view of a base that
+/// does not (yet). Only when grad mode is on and `base` is a float tensor
+/// laid out contiguously; `view` as it is otherwise.
+pub fn writable(
+    rt: &Runtime,
+    mode: Mode,
+    base: &Tensor,
+    items: &[Index],
+    view: Arc<Tensor>,
+) -> R<Arc<Tensor>> {
+    if !mode.enabled || !base.dtype().is_float() {
+        return Ok(view);
+    }
+    if requires_grad(base) {
+        return super::record::index(rt, mode, base, view, items);
+    }
+    if meta(base).is_none() && !base.covers_storage() {
+        return Ok(view);
+    }
+    meta_or_leaf(base);
+    let Some(of) = Meta::view_of(base, &view) else {
+        return Ok(view);
+    };
+    let view = match view.autograd().is_some() {
+        true => Arc::new(view.alias()),
+        false => view,
+    };
+    view.autograd_or_init(|| Arc::new(Meta::view_of_plain(of)));
+    Ok(view)
+}
