@@ -8,10 +8,10 @@
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
-use super::ops::sum_to;
 use super::meta::{meta, requires_grad};
 use super::node::{Edge, GradCell, InputMeta, Node};
 use super::ops::full_like;
+use super::ops::sum_to;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::lock::lock;

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use super::losses::Reduction;
 use super::node::{Backward, Grads, Node, Saved};
-use super::slices;
 use super::ops::{bin, bin_s, full, masked, pick, s_bin, sign};
 use super::reductions;
+use super::slices;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};

@@ -114,6 +114,7 @@ fn node(
 /// `node` (made by `node()` for an op that has run) becomes `x`'s history.
 fn rebase(x: &Tensor, node: Node) {
     let m = meta_or_leaf(x);
+    super::meta::mark_base(x);
     let Some(v) = &m.view else {
         let node = Arc::new(node);
         if m.retains_grad() {

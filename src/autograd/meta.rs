@@ -119,7 +119,13 @@ impl Meta {
                 };
                 let inputs = vec![v.base_input.clone()];
                 let name = "AsStridedBackward0";
-                Some(Arc::new(Node::new(name, backward, vec![edge], inputs, stream)))
+                Some(Arc::new(Node::new(
+                    name,
+                    backward,
+                    vec![edge],
+                    inputs,
+                    stream,
+                )))
             }
         };
         *since = node.clone();
@@ -195,9 +201,76 @@ impl Meta {
     }
 }
 
-/// The autograd record of `t`, when it has one.
+/// What a storage keeps of the tensor it belongs to, once an in-place op
+/// in a graph changed that tensor's history (`mark_base`). The record is
+/// held weakly: the graph may hold the storage (a saved tensor), and the
+/// storage must not hold the graph.
+struct BaseOf {
+    meta: std::sync::Weak<dyn Any + Send + Sync>,
+    input: InputMeta,
+    offset: usize,
+}
+
+/// The record of `t`, when it has one. A tensor made without one (a view
+/// made while nothing required grad) whose memory belongs to a tensor an
+/// in-place op has since put in a graph is a view of it, as in PyTorch,
+/// and gets its record now.
 pub fn meta(t: &Tensor) -> Option<&Meta> {
-    t.autograd()?.downcast_ref::<Meta>()
+    match t.autograd() {
+        Some(any) => any.downcast_ref::<Meta>(),
+        None => view_of_changed_base(t),
+    }
+}
+
+#[cold]
+fn view_of_changed_base(t: &Tensor) -> Option<&Meta> {
+    let base = t.storage_autograd()?.downcast_ref::<BaseOf>()?;
+    if t.dtype() != base.input.dtype || t.offset() < base.offset {
+        return None;
+    }
+    let view = ViewOf {
+        base: base.meta.upgrade()?,
+        base_input: base.input.clone(),
+        base_offset: base.offset,
+        geometry: Geometry {
+            shape: t.shape().to_vec(),
+            strides: t.strides().to_vec(),
+            offset: t.offset() - base.offset,
+        },
+        seen: AtomicU64::new(0),
+    };
+    t.autograd_or_init(|| Arc::new(Meta::view_of_plain(view)))
+        .downcast_ref::<Meta>()
+}
+
+/// The history of the base of `x`'s memory (`x` itself when it is no
+/// view) changed in place: the tensors that view that memory find it from
+/// now on, those made before included.
+pub fn mark_base(x: &Tensor) {
+    if x.storage_autograd().is_some() {
+        return;
+    }
+    let Some(any) = x.autograd() else {
+        return;
+    };
+    let (base, input, offset) = match any.downcast_ref::<Meta>().and_then(|m| m.view.as_ref()) {
+        Some(v) => (&v.base, v.base_input.clone(), v.base_offset),
+        None if x.is_contiguous() => (any, InputMeta::of(x), x.offset()),
+        None => return,
+    };
+    x.set_storage_autograd(Arc::new(BaseOf {
+        meta: Arc::downgrade(base),
+        input,
+        offset,
+    }));
+}
+
+/// `x.detach()`: the same elements, with a record that requires no grad
+/// (so no history is ever found for it through its memory).
+pub fn detached(x: &Tensor) -> Tensor {
+    let t = x.alias();
+    t.autograd_or_init(|| Arc::new(Meta::leaf(false)));
+    t
 }
 
 /// Whether `t` takes part in autograd: a leaf that requires grad, or the

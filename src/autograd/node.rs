@@ -80,7 +80,11 @@ pub struct Geometry {
 impl Geometry {
     /// The view `geometry` picks out of `t` (a contiguous tensor of the base's shape).
     pub fn of(&self, t: &Tensor) -> Tensor {
-        t.view(self.shape.clone(), self.strides.clone(), t.offset() + self.offset)
+        t.view(
+            self.shape.clone(),
+            self.strides.clone(),
+            t.offset() + self.offset,
+        )
     }
 
     /// Whether two elements of the view can be one element of the base

@@ -20,25 +20,25 @@ type R<T> = Result<T, Error>;
 /// through the op's own node (`inner`), whose gradient for the view's old
 /// elements is written back in its place; the other inputs' gradients are
 /// `inner`'s.
-pub fn copy_slices(
-    rt: &mut Runtime,
-    g: &Arc<Tensor>,
-    view: &Geometry,
-    inner: &Node,
-) -> R<Grads> {
+pub fn copy_slices(rt: &mut Runtime, g: &Arc<Tensor>, view: &Geometry, inner: &Node) -> R<Grads> {
     let base = rt.copy(g)?;
     let region = Arc::new(view.of(&base));
     // The op's formula may hand `g` itself to several inputs: it gets a copy.
     let part = rt.copy(&region)?;
     let mut grads = inner.saved()?.apply(rt, inner, &part)?;
-    match grads.first_mut().and_then(Option::take) {
-        Some(old) if inner.wants(0) => {
+    // `inner`'s first edge is the base's: whether the base wants a gradient.
+    grads[0] = match (inner.wants(0), grads[0].take()) {
+        (false, _) => None,
+        (true, Some(old)) => {
             let old = to_input(rt, &old, &inner.inputs[0])?;
             rt.assign(&region, &old)?;
+            Some(base)
         }
-        _ => rt.fill(&region, Fill::Int(0))?,
-    }
-    grads[0] = Some(base);
+        (true, None) => {
+            rt.fill(&region, Fill::Int(0))?;
+            Some(base)
+        }
+    };
     Ok(grads)
 }
 
@@ -131,7 +131,12 @@ fn to_input(rt: &mut Runtime, g: &Arc<Tensor>, input: &InputMeta) -> R<Arc<Tenso
         return Ok(Arc::clone(g));
     }
     let lead = input.shape.iter().take_while(|&&n| n == 1).count();
-    let lead = lead.min(input.shape.len().saturating_sub(g.ndim().min(input.shape.len())));
+    let lead = lead.min(
+        input
+            .shape
+            .len()
+            .saturating_sub(g.ndim().min(input.shape.len())),
+    );
     let summed = sum_to(rt, g, &input.shape[lead..])?;
     let shape: Vec<i64> = input.shape.iter().map(|&n| n as i64).collect();
     rt.reshape(&summed, &shape)

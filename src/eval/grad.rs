@@ -97,7 +97,7 @@ pub(super) fn requires_grad_(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b
 
 /// `x.detach()`: the same elements, no autograd history.
 pub(super) fn detach(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, _: &Bound) -> Out {
-    Ok(Value::tensor(t.alias()))
+    Ok(Value::tensor(crate::autograd::meta::detached(t)))
 }
 
 /// `y.retain_grad()`: a non-leaf keeps its gradient in `.grad`.

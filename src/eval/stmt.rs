@@ -11,10 +11,10 @@ use crate::display;
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{BinOp, Block, Expr, ExprKind, ForIter, IndexItem, Name, Stmt, StmtKind};
 use crate::lang::Span;
+use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::index;
 use crate::runtime::shape::{broadcast_shapes, fmt_shape};
-use crate::runtime::dispatch::Runtime;
 use crate::runtime::{DType, Device};
 use std::sync::Arc;
 
@@ -183,7 +183,8 @@ impl Interp {
                 inplace::check_leaf(self.grad, &t).map_err(at)?;
                 let picked = self.rt.index(&t, &idx).map_err(at)?;
                 if index::is_advanced(&idx) {
-                    let picked = record::index(&self.rt, self.grad, &t, picked, &idx).map_err(at)?;
+                    let picked =
+                        record::index(&self.rt, self.grad, &t, picked, &idx).map_err(at)?;
                     let v = self.eval(value, 0)?;
                     let (y, weak) = augmented_operand(&v, op, value.span)?;
                     self.rt.begin_op(op.name());
@@ -191,8 +192,15 @@ impl Interp {
                     inplace::binary_(&mut self.rt, self.grad, op, &picked, y).map_err(at)?;
                     self.rt.begin_op("index_put_");
                     let write = |rt: &mut Runtime| rt.index_put(&t, &idx, &picked);
-                    return inplace::index_put(&mut self.rt, self.grad, &t, &idx, Some(&picked), write)
-                        .map_err(at);
+                    return inplace::index_put(
+                        &mut self.rt,
+                        self.grad,
+                        &t,
+                        &idx,
+                        Some(&picked),
+                        write,
+                    )
+                    .map_err(at);
                 }
                 basic = Some((t, idx));
                 Value::Tensor(picked)

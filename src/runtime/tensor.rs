@@ -29,6 +29,10 @@ struct Storage {
     /// the storage: each in-place write adds one, so autograd can tell a
     /// tensor it saved was changed before backward used it.
     version: AtomicU64,
+    /// The autograd layer's record of the tensor these elements belong
+    /// to, once an in-place op in a graph changed its history: the views
+    /// made of it before find their history through it.
+    base: OnceLock<Arc<dyn Any + Send + Sync>>,
 }
 
 /// Host memory (pageable, or page-locked), a block of a simulated device's
@@ -240,6 +244,7 @@ impl Tensor {
                 },
                 watch: Watch::new(false),
                 version: AtomicU64::new(0),
+                base: OnceLock::new(),
             }),
             shape,
             offset: 0,
@@ -463,6 +468,7 @@ impl Tensor {
                 place: Place::Driver(bytes),
                 watch: Watch::new(true),
                 version: AtomicU64::new(0),
+                base: OnceLock::new(),
             }),
             shape,
             offset: 0,
@@ -583,6 +589,7 @@ impl Tensor {
                 },
                 watch: Watch::new(true),
                 version: AtomicU64::new(self.version()),
+                base: OnceLock::new(),
             }),
             strides: contiguous_strides(&self.shape),
             offset: 0,
@@ -707,6 +714,18 @@ impl Tensor {
         make: impl FnOnce() -> Arc<dyn Any + Send + Sync>,
     ) -> &Arc<dyn Any + Send + Sync> {
         self.autograd.get_or_init(make)
+    }
+
+    /// The autograd record of the tensor this storage belongs to, when an
+    /// in-place op in a graph gave it one (`set_storage_autograd`).
+    pub fn storage_autograd(&self) -> Option<&Arc<dyn Any + Send + Sync>> {
+        self.storage.base.get()
+    }
+
+    /// Makes `record` the record every view of this storage finds; false
+    /// when the storage has one already.
+    pub fn set_storage_autograd(&self, record: Arc<dyn Any + Send + Sync>) -> bool {
+        self.storage.base.set(record).is_ok()
     }
 
     /// A new tensor for the same elements with no autograd record (what
