@@ -176,6 +176,11 @@ fn check_all(backend: BackendChoice, device: &str) {
         "a.triu(1)",
         "a.cumsum(1)",
         "cumsum(a, 0)",
+        "a.cumprod(1)",
+        "cumprod(a, 0)",
+        "a.sort(1).values",
+        "a.sort(0, descending=true).values",
+        "a.topk(2, dim=1).values",
         "a[tensor([1, 0, 1])]",
         "a[:, tensor([2, 2, 0])]",
         "a[tensor([[true, false, true], [false, true, true]])]",
@@ -191,6 +196,7 @@ fn check_all(backend: BackendChoice, device: &str) {
             "a.repeat(2, 1)" => "4, 3",
             "a.repeat(2, 1, 2)" => "2, 2, 6",
             "a.chunk(2, 1)[1]" => "2, 1",
+            "a.topk(2, dim=1).values" => "2, 2",
             "a.split([1, 2], 1)[1]" => "2, 2",
             "a[tensor([1, 0, 1])]" => "3, 3",
             "a[tensor([[true, false, true], [false, true, true]])]" => "4",
@@ -251,6 +257,8 @@ fn check_all(backend: BackendChoice, device: &str) {
         ("a - b", "2, 1", "1, 3", "2, 3"),
         ("a * b", "2, 3", "3", "2, 3"),
         ("a / b", "2, 3", "2, 3", "2, 3"),
+        ("a % b", "2, 3", "2, 3", "2, 3"),
+        ("(a % 0.7) * b", "2, 3", "2, 3", "2, 3"),
         ("a ** b", "2, 3", "2, 3", "2, 3"),
         ("a @ b", "2, 3", "3, 4", "2, 4"),
         ("a @ b", "3", "3", "1"),
@@ -351,8 +359,15 @@ fn check_all(backend: BackendChoice, device: &str) {
             );
         }
     }
-    // prod through zeros: a slice with one zero, one with two, one with none.
-    for (expr, out) in [("a.prod(1)", "2"), ("a.prod(0)", "3"), ("a.prod()", "1")] {
+    // prod and cumprod through zeros: a slice with one zero, one with two, one with none.
+    for (expr, out) in [
+        ("a.prod(1)", "2"),
+        ("a.prod(0)", "3"),
+        ("a.prod()", "1"),
+        ("a.cumprod(1)", "2, 3"),
+        ("a.cumprod(0)", "2, 3"),
+        ("a.flip(1).cumprod(1)", "2, 3"),
+    ] {
         let c = Check {
             expr,
             a: (vec![0.0, 2.0, 3.0, 0.0, 0.0, 1.5], "2, 3"),
@@ -450,8 +465,8 @@ fn refusals_name_what_pytorch_names() {
         ),
         ("ones(2).sum().backward()", "does not require grad"),
         (
-            "w = ones(3, requires_grad=true)\nw.cumprod(0)",
-            "cannot differentiate `cumprod`",
+            "w = ones(3, requires_grad=true)\nw.floor_divide(2)",
+            "cannot differentiate `floor_divide`",
         ),
     ] {
         let (class, message) = err(src);

@@ -99,6 +99,17 @@ impl Backward {
                 };
                 vec![ga, gb]
             }
+            Backward::Remainder { a, b } => {
+                let gb = match (a, b) {
+                    (Some(a), Some(b)) if wants(node, 1) => {
+                        let q = bin(rt, BinaryOp::FloorDiv, a.get(name)?, b.get(name)?)?;
+                        let neg = rt.unary(UnaryOp::Neg, g)?;
+                        Some(bin(rt, BinaryOp::Mul, &neg, &q)?)
+                    }
+                    _ => None,
+                };
+                vec![Some(Arc::clone(g)), gb]
+            }
             Backward::PowScalar { x, e } => {
                 let x = x.get(name)?;
                 let gx = if *e == 0.0 {
@@ -406,6 +417,15 @@ impl Backward {
                 };
                 rt.index_put_add(&zeros, items, &g)?;
                 vec![Some(zeros)]
+            }
+            Backward::Sorted { indices, dim } => {
+                let idx = indices.get(name)?;
+                let shape = shape_of(0);
+                vec![Some(reductions::scatter_along(rt, g, idx, &shape, *dim)?)]
+            }
+            Backward::Cumprod { x, out, dim } => {
+                let (x, out) = (x.get(name)?, out.get(name)?);
+                vec![Some(reductions::cumprod(rt, g, x, out, *dim)?)]
             }
             Backward::SelectReduce {
                 indices,

@@ -193,6 +193,12 @@ pub enum Backward {
         a: Option<Saved>,
         b: Saved,
     },
+    /// `x % y` (`remainder`): `g` to `x`; `-g * floor(x / y)` to a tensor
+    /// `y` (`x` and `y` saved only for `y`'s gradient).
+    Remainder {
+        a: Option<Saved>,
+        b: Option<Saved>,
+    },
     /// `x ** e` with a number `e`.
     PowScalar {
         x: Saved,
@@ -366,6 +372,19 @@ pub enum Backward {
     Cumsum {
         dim: usize,
     },
+    /// `cumprod(dim)`: `g * out` summed from the end, over `x`; past a
+    /// slice's first zero, as PyTorch's `cumprod_backward` computes it.
+    Cumprod {
+        x: Saved,
+        out: Saved,
+        dim: usize,
+    },
+    /// `sort(dim)` / `topk(k, dim)`: each value's gradient back to the
+    /// place `indices` says it came from.
+    Sorted {
+        indices: Saved,
+        dim: usize,
+    },
     /// `flip(dims)`: the gradient flipped back.
     Flip {
         dims: Vec<i64>,
@@ -438,7 +457,7 @@ impl Backward {
     pub fn saved(&self) -> Vec<&Saved> {
         use Backward::*;
         match self {
-            Mul { a, b } => a.iter().chain(b.iter()).collect(),
+            Mul { a, b } | Remainder { a, b } => a.iter().chain(b.iter()).collect(),
             Div { a, b } => a.iter().chain(std::iter::once(b)).collect(),
             PowScalar { x, .. } => vec![x],
             Pow { x, y, out } => [x, y].into_iter().chain(out.iter()).collect(),
@@ -459,7 +478,8 @@ impl Backward {
             } => vec![target, valid, weight],
             MatMul { a, b, .. } => a.iter().chain(b.iter()).collect(),
             Softmax { out, .. } | LogSoftmax { out, .. } => vec![out],
-            SelectReduce { indices, .. } => vec![indices],
+            SelectReduce { indices, .. } | Sorted { indices, .. } => vec![indices],
+            Cumprod { x, out, .. } => vec![x, out],
             Prod { x, out, .. } | Norm { x, out, .. } => vec![x, out],
             Var { x, std, .. } => std::iter::once(x).chain(std.iter()).collect(),
             Addmm { x, w } => x.iter().chain(w.iter()).collect(),

@@ -149,9 +149,17 @@ pub fn binary(
             b: Saved::new(b.tensor),
             max: op == BinaryOp::Maximum,
         },
+        // `x % y`: the gradient to `x` as it is; to a tensor `y`,
+        // `-g * floor(x / y)` (a number `% x` is not differentiable in PyTorch).
+        BinaryOp::Rem if !a.weak => Backward::Remainder {
+            a: rb.then(|| Saved::new(a.tensor)),
+            b: rb.then(|| Saved::new(b.tensor)),
+        },
         other => return Err(unsupported(other.name())),
     };
     let name = match backward {
+        Backward::Remainder { .. } if b.weak => "RemainderBackward0",
+        Backward::Remainder { .. } => "RemainderBackward1",
         // `clamp(x, min=m)` (one number bound): PyTorch's clamp node.
         Backward::ClampOne { .. } => "ClampBackward1",
         Backward::Extremum { max: true, .. } => "MaximumBackward0",
@@ -593,4 +601,43 @@ pub fn softmax(
         ),
     };
     Ok(attach(rt, out, name, backward, &[(x, false)]))
+}
+
+/// `cumprod(x, dim)`.
+pub fn cumprod(rt: &Runtime, mode: Mode, x: &Tensor, out: Arc<Tensor>, dim: i64) -> R<Arc<Tensor>> {
+    if !recording(mode, &[x]) || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let dim = norm_dim(dim, x.ndim().max(1))?;
+    let backward = Backward::Cumprod {
+        x: Saved::new(x),
+        out: Saved::new(&out),
+        dim,
+    };
+    Ok(attach(rt, out, "CumprodBackward0", backward, &[(x, false)]))
+}
+
+/// `sort(x, dim)` (`topk`: `top`): the values remember where each came from.
+pub fn sorted(
+    rt: &Runtime,
+    mode: Mode,
+    x: &Tensor,
+    (values, indices): (Arc<Tensor>, &Tensor),
+    dim: i64,
+    top: bool,
+) -> R<Arc<Tensor>> {
+    if !recording(mode, &[x]) || !values.dtype().is_float() {
+        return Ok(values);
+    }
+    let dim = norm_dim(dim, x.ndim().max(1))?;
+    let backward = Backward::Sorted {
+        indices: Saved::new(indices),
+        dim,
+    };
+    let name = if top {
+        "TopkBackward0"
+    } else {
+        "SortBackward0"
+    };
+    Ok(attach(rt, values, name, backward, &[(x, false)]))
 }

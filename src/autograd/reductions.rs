@@ -1,6 +1,6 @@
 //! The backward formulas of the reductions that need more than a sum
 //! expanded back: `max(dim)`/`min(dim)`, `prod`, `var`/`std`, `norm`,
-//! `cumsum`, each as PyTorch's `FunctionsManual.cpp` computes it, with the
+//! `cumsum`, `cumprod`, `sort`/`topk`, each as PyTorch's `FunctionsManual.cpp` computes it, with the
 //! op layer's ops (so on sim, emu and cuda alike).
 
 use std::sync::Arc;
@@ -242,4 +242,85 @@ pub fn cumsum(rt: &mut Runtime, g: &Arc<Tensor>, dim: usize) -> R<Arc<Tensor>> {
     let flipped = rt.copy(&view::flipped(g, &d)?)?;
     let sums = rt.along(AlongOp::Cumsum, 0.0, &flipped, Some(dim as i64), false)?;
     rt.copy(&view::flipped(&sums, &d)?)
+}
+
+/// `cumprod(dim)`: where `x` has no zero (read by the host, a sync on a
+/// GPU, as PyTorch's `cumprod_backward` reads it), `g * out` summed from
+/// the end, over `x`. Else, per slice: that before its first zero; at the
+/// first zero, `g` times the products with that zero taken as 1, summed
+/// from the end; zero after it (every product there holds the zero).
+pub fn cumprod(
+    rt: &mut Runtime,
+    g: &Arc<Tensor>,
+    x: &Tensor,
+    out: &Tensor,
+    dim: usize,
+) -> R<Arc<Tensor>> {
+    if g.numel() <= 1 || x.shape().get(dim).is_none_or(|&n| n == 1) {
+        return Ok(Arc::clone(g));
+    }
+    let w = bin(rt, BinaryOp::Mul, out, g)?;
+    let zero = bin_s(rt, BinaryOp::Eq, x, 0.0)?;
+    let count = rt.reduce(ReduceOp::Sum, &zero, None, false)?;
+    if rt.on_host(&count)?.to_vec::<i64>()[0] == 0 {
+        let sums = cumsum(rt, &w, dim)?;
+        return bin(rt, BinaryOp::Div, &sums, x);
+    }
+    let d = Some(dim as i64);
+    let seen = rt.along(AlongOp::Cumsum, 0.0, &zero, d, false)?;
+    // Before the first zero: x is not zero there.
+    let before = bin_s(rt, BinaryOp::Eq, &seen, 0.0)?;
+    let ones = bin_s(rt, BinaryOp::Mul, x, 0.0)?;
+    let ones = bin_s(rt, BinaryOp::Add, &ones, 1.0)?;
+    let safe = pick(rt, &before, x, &ones)?;
+    let sums = cumsum(rt, &w, dim)?;
+    let early = bin(rt, BinaryOp::Div, &sums, &safe)?;
+    let early = masked(rt, &before, &early)?;
+    // At the first zero: the products with it taken as 1.
+    let once = bin_s(rt, BinaryOp::Eq, &seen, 1.0)?;
+    let first = bin(rt, BinaryOp::BitAnd, &once, &zero)?;
+    let lifted = pick(rt, &first, &ones, x)?;
+    let products = rt.along(AlongOp::Cumprod, 0.0, &lifted, d, false)?;
+    let w = bin(rt, BinaryOp::Mul, &products, g)?;
+    let sums = cumsum(rt, &w, dim)?;
+    let at = masked(rt, &first, &sums)?;
+    bin(rt, BinaryOp::Add, &early, &at)
+}
+
+/// `sort(dim)` / `topk(k, dim)`: `g` written into zeros of the input's
+/// `shape` at the places `indices` picked along `dim` (PyTorch's
+/// `value_selecting_reduction_backward`, a scatter).
+pub fn scatter_along(
+    rt: &mut Runtime,
+    g: &Arc<Tensor>,
+    indices: &Tensor,
+    shape: &[usize],
+    dim: usize,
+) -> R<Arc<Tensor>> {
+    use crate::runtime::op::index::Index;
+    if shape.is_empty() {
+        return Ok(Arc::clone(g));
+    }
+    let acc = match g.dtype() {
+        DType::F16 | DType::BF16 => DType::F32,
+        dt => dt,
+    };
+    let mut items = Vec::with_capacity(shape.len());
+    for (d, &n) in indices.shape().iter().enumerate() {
+        if d == dim {
+            items.push(Index::Tensor(Arc::new(indices.alias())));
+            continue;
+        }
+        let pos = rt.arange(0.0, n as f64, 1.0, DType::I64, g.device())?;
+        let mut along = vec![1i64; shape.len()];
+        along[d] = n as i64;
+        items.push(Index::Tensor(rt.reshape(&pos, &along)?));
+    }
+    let zeros = super::ops::full(rt, shape, acc, g.device(), 0)?;
+    let g = match g.dtype() == acc {
+        true => Arc::clone(g),
+        false => rt.cast(g, acc)?,
+    };
+    rt.index_put_add(&zeros, &items, &g)?;
+    Ok(zeros)
 }

@@ -49,6 +49,10 @@ impl Interp {
                     r = crate::autograd::record::cumsum(&self.rt, self.grad, &t, r, dim)
                         .map_err(at)?;
                 }
+                if op == AlongOp::Cumprod {
+                    r = crate::autograd::record::cumprod(&self.rt, self.grad, &t, r, dim)
+                        .map_err(at)?;
+                }
                 // `cumsum(x, 0, dtype=i32)` is i32: integer scans are i64 otherwise.
                 match dtype {
                     Some(dt) if dt != r.dtype() => b.result(self.rt.cast(&r, dt)),
@@ -90,11 +94,13 @@ impl Interp {
                 // Every sort is stable, so `stable=true` asks for nothing more.
                 b.bool("stable", false)?;
                 let (v, i) = self.rt.sort(t, dim, descending).map_err(at)?;
-                Ok(if name == "argsort" {
-                    Value::Tensor(i)
-                } else {
-                    Value::values_indices(v, i)
-                })
+                if name == "argsort" {
+                    return Ok(Value::Tensor(i));
+                }
+                let v =
+                    crate::autograd::record::sorted(&self.rt, self.grad, t, (v, &i), dim, false)
+                        .map_err(at)?;
+                Ok(Value::values_indices(v, i))
             }
             "topk" => {
                 let k = b.int("k")?.ok_or_else(|| {
@@ -105,6 +111,8 @@ impl Interp {
                 // Always in order: `sorted=false` leaves the order open, and sorted is one.
                 b.bool("sorted", true)?;
                 let (v, i) = self.rt.topk(t, k, dim, largest).map_err(at)?;
+                let v = crate::autograd::record::sorted(&self.rt, self.grad, t, (v, &i), dim, true)
+                    .map_err(at)?;
                 Ok(Value::values_indices(v, i))
             }
             "nonzero" | "argwhere" => {
