@@ -437,6 +437,30 @@ fn backward_frees_what_the_graph_saved() {
     assert_eq!(left, 8192.0, "w and w.grad are left");
 }
 
+/// In-place ops on views keep what they need (a `CopySlices` holds its
+/// op's saved tensors, a clamp_ saves the tensor it changed) and give it
+/// all back: the storage never holds the graph that holds the storage.
+#[test]
+fn in_place_graphs_on_views_are_freed() {
+    let mut s = session(BackendChoice::Sim);
+    ok_in(&mut s, "w = randn(256, device=cuda, requires_grad=true)");
+    let start = numbers(&ok_in(&mut s, "print(memory_allocated())"))[0];
+    ok_in(
+        &mut s,
+        "for i in 0..20 {
+  y = w * 2
+  v = y[:128]
+  y[128:] *= w[:128]
+  y.clamp_(min=0.1)
+  y[0] = w[5]
+  loss = (v * v).sum() + y.sum()
+}
+del y, v, loss",
+    );
+    let left = numbers(&ok_in(&mut s, "print(memory_allocated())"))[0];
+    assert_eq!(left, start, "graphs with in-place ops on views leaked");
+}
+
 #[test]
 fn no_grad_records_nothing_and_changing_a_saved_tensor_is_caught() {
     let src = "w = ones(2, requires_grad=true)\nno_grad { y = w * 2 }\nprint(y.requires_grad, y.grad_fn is none)";

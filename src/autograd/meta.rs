@@ -7,6 +7,7 @@
 //! both histories right, as PyTorch's view tracking does.
 
 use std::any::Any;
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -53,11 +54,15 @@ pub struct Meta {
     /// How many times an in-place op changed this tensor's history.
     history: AtomicU64,
     /// The base this tensor views, when it is a view autograd tracks.
-    pub view: Option<ViewOf>,
+    pub view: Option<Box<ViewOf>>,
 }
 
 impl Meta {
-    fn new(requires_grad: bool, made_by: Option<(Arc<Node>, usize)>, view: Option<ViewOf>) -> Meta {
+    fn new(
+        requires_grad: bool,
+        made_by: Option<(Arc<Node>, usize)>,
+        view: Option<Box<ViewOf>>,
+    ) -> Meta {
         Meta {
             requires_grad: AtomicBool::new(requires_grad),
             made_by,
@@ -75,13 +80,13 @@ impl Meta {
     }
 
     /// The output of a recorded op (a view of its input when `view` is given).
-    pub fn output_of(node: Arc<Node>, output: usize, view: Option<ViewOf>) -> Meta {
+    pub fn output_of(node: Arc<Node>, output: usize, view: Option<Box<ViewOf>>) -> Meta {
         Meta::new(true, Some((node, output)), view)
     }
 
     /// A view of a base that requires no grad yet (`a[0]` of `a = zeros(3)`
     /// about to be written with a value that does).
-    pub fn view_of_plain(view: ViewOf) -> Meta {
+    pub fn view_of_plain(view: Box<ViewOf>) -> Meta {
         Meta::new(false, None, Some(view))
     }
 
@@ -161,7 +166,7 @@ impl Meta {
 
     /// The record of a view `out` of `x` (a tensor with a record), when
     /// autograd can track it: the same dtype, the base contiguous.
-    pub fn view_of(x: &Tensor, out: &Tensor) -> Option<ViewOf> {
+    pub fn view_of(x: &Tensor, out: &Tensor) -> Option<Box<ViewOf>> {
         let any = x.autograd()?;
         let m = any.downcast_ref::<Meta>()?;
         let (base, base_input, base_offset) = match &m.view {
@@ -175,7 +180,7 @@ impl Meta {
         let seen = base
             .downcast_ref::<Meta>()
             .map_or(0, |b| b.history.load(Ordering::Acquire));
-        Some(ViewOf {
+        Some(Box::new(ViewOf {
             base,
             base_input,
             base_offset,
@@ -185,7 +190,7 @@ impl Meta {
                 offset: out.offset() - base_offset,
             },
             seen: AtomicU64::new(seen),
-        })
+        }))
     }
 
     pub fn grad(&self) -> Option<Arc<Tensor>> {
@@ -201,15 +206,19 @@ impl Meta {
     }
 }
 
-/// What a storage keeps of the tensor it belongs to, once an in-place op
-/// in a graph changed that tensor's history (`mark_base`). The record is
-/// held weakly: the graph may hold the storage (a saved tensor), and the
-/// storage must not hold the graph.
+/// The base of a storage an in-place op in a graph changed the history
+/// of (`mark_base`). The record is held weakly: the graph may hold the
+/// storage (a saved tensor), and this table must not hold the graph.
 struct BaseOf {
     meta: std::sync::Weak<dyn Any + Send + Sync>,
     input: InputMeta,
     offset: usize,
 }
+
+/// The bases, by storage (`Tensor::storage_id`); asked only for a storage
+/// marked as having one, so a session without in-place ops in a graph
+/// never asks. An entry whose base is gone is pruned as the table grows.
+static BASES: Mutex<BTreeMap<usize, BaseOf>> = Mutex::new(BTreeMap::new());
 
 /// The record of `t`, when it has one. A tensor made without one (a view
 /// made while nothing required grad) whose memory belongs to a tensor an
@@ -218,26 +227,30 @@ struct BaseOf {
 pub fn meta(t: &Tensor) -> Option<&Meta> {
     match t.autograd() {
         Some(any) => any.downcast_ref::<Meta>(),
-        None => view_of_changed_base(t),
+        None if t.marked_for_autograd() => view_of_changed_base(t),
+        None => None,
     }
 }
 
 #[cold]
 fn view_of_changed_base(t: &Tensor) -> Option<&Meta> {
-    let base = t.storage_autograd()?.downcast_ref::<BaseOf>()?;
-    if t.dtype() != base.input.dtype || t.offset() < base.offset {
-        return None;
-    }
-    let view = ViewOf {
-        base: base.meta.upgrade()?,
-        base_input: base.input.clone(),
-        base_offset: base.offset,
-        geometry: Geometry {
-            shape: t.shape().to_vec(),
-            strides: t.strides().to_vec(),
-            offset: t.offset() - base.offset,
-        },
-        seen: AtomicU64::new(0),
+    let view = {
+        let bases = lock(&BASES);
+        let base = bases.get(&t.storage_id())?;
+        if t.dtype() != base.input.dtype || t.offset() < base.offset {
+            return None;
+        }
+        Box::new(ViewOf {
+            base: base.meta.upgrade()?,
+            base_input: base.input.clone(),
+            base_offset: base.offset,
+            geometry: Geometry {
+                shape: t.shape().to_vec(),
+                strides: t.strides().to_vec(),
+                offset: t.offset() - base.offset,
+            },
+            seen: AtomicU64::new(0),
+        })
     };
     t.autograd_or_init(|| Arc::new(Meta::view_of_plain(view)))
         .downcast_ref::<Meta>()
@@ -247,7 +260,7 @@ fn view_of_changed_base(t: &Tensor) -> Option<&Meta> {
 /// view) changed in place: the tensors that view that memory find it from
 /// now on, those made before included.
 pub fn mark_base(x: &Tensor) {
-    if x.storage_autograd().is_some() {
+    if x.marked_for_autograd() {
         return;
     }
     let Some(any) = x.autograd() else {
@@ -258,11 +271,19 @@ pub fn mark_base(x: &Tensor) {
         None if x.is_contiguous() => (any, InputMeta::of(x), x.offset()),
         None => return,
     };
-    x.set_storage_autograd(Arc::new(BaseOf {
-        meta: Arc::downgrade(base),
-        input,
-        offset,
-    }));
+    let mut bases = lock(&BASES);
+    if bases.len() >= 64 && bases.len().is_power_of_two() {
+        bases.retain(|_, b| b.meta.strong_count() > 0);
+    }
+    bases.insert(
+        x.storage_id(),
+        BaseOf {
+            meta: Arc::downgrade(base),
+            input,
+            offset,
+        },
+    );
+    x.mark_for_autograd();
 }
 
 /// `x.detach()`: the same elements, with a record that requires no grad

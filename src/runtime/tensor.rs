@@ -18,6 +18,9 @@ use super::shape::{self, contiguous_strides, for_each_offset, numel};
 use super::{DType, Device};
 use crate::error::Error;
 
+/// The version word's bit `mark_for_autograd` sets.
+const MARK: u64 = 1 << 63;
+
 /// A tensor's elements, shared by all its views and released when the last
 /// one drops: where they live (`Place`), and their hazard bookkeeping
 /// (`Watch`, checked in `gpu.rs`): device memory is watched always, host
@@ -27,12 +30,9 @@ struct Storage {
     watch: Watch,
     /// PyTorch's version counter (`x._version`), shared by every view of
     /// the storage: each in-place write adds one, so autograd can tell a
-    /// tensor it saved was changed before backward used it.
+    /// tensor it saved was changed before backward used it. Its top bit
+    /// is a mark the autograd layer sets (`mark_for_autograd`).
     version: AtomicU64,
-    /// The autograd layer's record of the tensor these elements belong
-    /// to, once an in-place op in a graph changed its history: the views
-    /// made of it before find their history through it.
-    base: OnceLock<Arc<dyn Any + Send + Sync>>,
 }
 
 /// Host memory (pageable, or page-locked), a block of a simulated device's
@@ -244,7 +244,6 @@ impl Tensor {
                 },
                 watch: Watch::new(false),
                 version: AtomicU64::new(0),
-                base: OnceLock::new(),
             }),
             shape,
             offset: 0,
@@ -468,7 +467,6 @@ impl Tensor {
                 place: Place::Driver(bytes),
                 watch: Watch::new(true),
                 version: AtomicU64::new(0),
-                base: OnceLock::new(),
             }),
             shape,
             offset: 0,
@@ -589,7 +587,6 @@ impl Tensor {
                 },
                 watch: Watch::new(true),
                 version: AtomicU64::new(self.version()),
-                base: OnceLock::new(),
             }),
             strides: contiguous_strides(&self.shape),
             offset: 0,
@@ -694,7 +691,7 @@ impl Tensor {
 
     /// PyTorch's `x._version`: how many in-place writes its storage has had.
     pub fn version(&self) -> u64 {
-        self.storage.version.load(Ordering::Acquire)
+        self.storage.version.load(Ordering::Acquire) & !MARK
     }
 
     /// An in-place write changed the storage (the op layer calls this).
@@ -716,16 +713,16 @@ impl Tensor {
         self.autograd.get_or_init(make)
     }
 
-    /// The autograd record of the tensor this storage belongs to, when an
-    /// in-place op in a graph gave it one (`set_storage_autograd`).
-    pub fn storage_autograd(&self) -> Option<&Arc<dyn Any + Send + Sync>> {
-        self.storage.base.get()
+    /// Marks the storage for the autograd layer (a base whose history an
+    /// in-place op changed: its views look it up): one bit of the version
+    /// word, so a storage costs nothing more. True when it was not marked.
+    pub fn mark_for_autograd(&self) -> bool {
+        self.storage.version.fetch_or(MARK, Ordering::AcqRel) & MARK == 0
     }
 
-    /// Makes `record` the record every view of this storage finds; false
-    /// when the storage has one already.
-    pub fn set_storage_autograd(&self, record: Arc<dyn Any + Send + Sync>) -> bool {
-        self.storage.base.set(record).is_ok()
+    /// Whether `mark_for_autograd` marked this storage.
+    pub fn marked_for_autograd(&self) -> bool {
+        self.storage.version.load(Ordering::Acquire) & MARK != 0
     }
 
     /// A new tensor for the same elements with no autograd record (what
