@@ -295,8 +295,11 @@ fn statement() -> BoxedStrategy<String> {
             .prop_map(|(b, c)| format!("for i in 0..3 {{\n  if i == 1 {{ continue }}\n  {b}\n  if {c} {{ break }}\n}}")),
         // Autograd: a graph from a variable, backward, the gradient shown
         // (the same on sim and emu), sometimes under no_grad or twice.
-        1 => (pick(&["t0", "t1", "t2", "t3", "t4"]), pick(&["exp()", "relu()", "tanh()", "T", "sum(0)", "sigmoid()", "prod()", "var()", "std(0)", "norm()", "norm(1, dim=0)", "cumsum(0)", "flip(0)", "max(0).values", "reshape(-1)[tensor([0, 0, 1])]", "tril()", "repeat(2, 1)"]), pick(&["", "no_grad { q = p * 2 }\n", "l.backward()\n", "l *= 2\n", "l += p.sum()\n"]))
+        1 => (pick(&["t0", "t1", "t2", "t3", "t4"]), pick(&["exp()", "relu()", "tanh()", "T", "sum(0)", "sigmoid()", "prod()", "var()", "std(0)", "norm()", "norm(1, dim=0)", "cumsum(0)", "flip(0)", "max(0).values", "reshape(-1)[tensor([0, 0, 1])]", "tril()", "repeat(2, 1)", "cumprod(0)", "sort(0).values", "topk(1, dim=0).values"]), pick(&["", "no_grad { q = p * 2 }\n", "l.backward()\n", "l *= 2\n", "l += p.sum()\n"]))
             .prop_map(|(t, op, extra)| format!("p = {t}.to(f32).detach().requires_grad_()\nl = (p.{op} * p.{op}).sum()\n{extra}l.backward()\np.grad")),
+        // In-place writes into a tensor in a graph, through views too.
+        1 => (pick(&["t0", "t1", "t2", "t3", "t4"]), pick(&["y[0] = p[-1] * 3", "y[1:] += p[:-1]", "v = y[0]\nv *= 2", "y.T.mul_(p.T)", "y[y > 0] = 0", "y[tensor([0, 0])] = p[:1] * 2", "t = y.fill_(1)", "t = y.copy_(p * 2)", "t = y[-1].zero_()"]))
+            .prop_map(|(t, write)| format!("p = {t}.to(f32).detach().requires_grad_()\ny = p * p\nold = y[:1]\n{write}\n(y.sum() + old.sum()).backward()\np.grad")),
         1 => (block, pick(&["t0", "t1", "t4", "t2"]))
             .prop_map(|(b, arg)| format!("fn g(a, b=1) {b}\nr = g({arg}) is none and not g(a={arg}, b=2)")),
     ]

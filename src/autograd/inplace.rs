@@ -56,10 +56,12 @@ pub fn check_leaf(mode: Mode, x: &Tensor) -> R<()> {
 }
 
 /// Whether an in-place op on `x` with `others` read is recorded: grad
-/// mode is on, a float `x`, and `x` or an operand requires grad.
+/// mode is on, a float `x` with elements (writing none changes no
+/// gradient), and `x` or an operand requires grad.
 fn records(mode: Mode, x: &Tensor, others: &[&Tensor]) -> bool {
     mode.enabled
         && x.dtype().is_float()
+        && x.numel() > 0
         && (requires_grad(x) || others.iter().any(|t| requires_grad(t)))
 }
 

@@ -301,6 +301,9 @@ pub fn scatter_along(
     if shape.is_empty() {
         return Ok(Arc::clone(g));
     }
+    if g.numel() == 0 {
+        return super::ops::full(rt, shape, g.dtype(), g.device(), 0);
+    }
     let acc = match g.dtype() {
         DType::F16 | DType::BF16 => DType::F32,
         dt => dt,

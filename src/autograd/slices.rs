@@ -52,7 +52,7 @@ pub fn as_strided(
     base: &InputMeta,
 ) -> R<Grads> {
     let g = to_device(rt, g, base)?;
-    if !view.overlaps() {
+    if !view.overlaps() || g.numel() == 0 {
         let zeros = full(rt, &base.shape, g.dtype(), base.device, 0)?;
         rt.assign(&view.of(&zeros), &g)?;
         return Ok(vec![Some(zeros)]);
