@@ -125,6 +125,10 @@ pub enum Error {
     /// `RuntimeError`, with what to do.
     #[error("{message}")]
     Autograd { message: String, help: String },
+    /// `x.shape = ...`, `3 .grad = g`: a property that cannot be set
+    /// (Python's `AttributeError`).
+    #[error("{message}")]
+    ReadOnly { message: String },
     /// More calls deep than `MAX_CALLS`: Python's `RecursionError`.
     #[error("maximum recursion depth exceeded: {depth} calls deep, in `{function}`")]
     Recursion { function: String, depth: usize },
@@ -211,6 +215,7 @@ impl Error {
             Error::Io { .. } => "IOError",
             Error::Value { .. } => "ValueError",
             Error::Autograd { .. } => "RuntimeError",
+            Error::ReadOnly { .. } => "AttributeError",
             Error::Spelling { class, .. } => class,
         }
     }
@@ -242,6 +247,7 @@ impl Error {
             Error::Spelling { label, .. } => label.clone(),
             Error::Call { .. } => "in this call".into(),
             Error::Autograd { .. } => "autograd".into(),
+            Error::ReadOnly { .. } => "cannot be set".into(),
             Error::Recursion { .. } => "one call too many".into(),
             Error::Unbound { .. } => "not assigned yet".into(),
         }
@@ -284,6 +290,9 @@ impl Error {
             Error::Spelling { help, .. } => Some(help.clone()),
             Error::Call { signature, .. } => Some(format!("usage: {signature}")),
             Error::Autograd { help, .. } => Some(help.clone()),
+            Error::ReadOnly { .. } => Some(
+                "a tensor's `.grad` (a tensor or none) and `.requires_grad` can be set".into(),
+            ),
             Error::Recursion { .. } => Some(
                 "a recursive function needs a case that returns without calling itself".into(),
             ),

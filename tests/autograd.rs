@@ -475,6 +475,48 @@ fn no_grad_records_nothing_and_changing_a_saved_tensor_is_caught() {
     );
 }
 
+/// `w.grad = none` and `w.grad = g` as PyTorch's setter (the shape,
+/// dtype and device checked), `w.requires_grad = flag` as `requires_grad_`.
+#[test]
+fn grad_and_requires_grad_can_be_set() {
+    let src = "w = ones(3, requires_grad=true)
+(w * 2).sum().backward()
+w.grad = none
+print(w.grad is none)
+w.grad = full((3,), 10.)
+(w * 3).sum().backward()
+print(w.grad.tolist())
+w.requires_grad = false
+print(w.requires_grad)";
+    assert_eq!(ok(src).trim(), "true\n[13.0, 13.0, 13.0]\nfalse");
+    for (src, class, says) in [
+        (
+            "w = ones(3, requires_grad=true)\nw.grad = zeros(2)",
+            "RuntimeError",
+            "assigned grad has data of a different size",
+        ),
+        (
+            "w = ones(3, requires_grad=true)\nw.grad = zeros(3, device=cuda)",
+            "RuntimeError",
+            "located on a different device",
+        ),
+        (
+            "w = ones(3)\nw.shape = 3",
+            "AttributeError",
+            "cannot be set",
+        ),
+        (
+            "w = ones(3, requires_grad=true)\ny = w * 2\ny.requires_grad = false",
+            "RuntimeError",
+            "only change requires_grad flags of leaf variables",
+        ),
+    ] {
+        let (c, message) = err(src);
+        assert_eq!(c, class, "{src}");
+        assert!(message.contains(says), "{src}: {message}");
+    }
+}
+
 #[test]
 fn refusals_name_what_pytorch_names() {
     for (src, says) in [

@@ -38,6 +38,11 @@ diagnostic!(mismatched_bracket, "x = [1, 2)");
 diagnostic!(unterminated_string, "print(\"hello)");
 diagnostic!(bad_character, "x = 1 $ 2");
 diagnostic!(assign_to_call, "ones(2) = 3");
+diagnostic!(set_a_read_only_property, "x = ones(2)\nx.shape = 3");
+diagnostic!(
+    assign_a_grad_of_another_size,
+    "w = ones(3, requires_grad=true)\nw.grad = zeros(2)"
+);
 diagnostic!(integer_too_large, "x = 99999999999999999999");
 diagnostic!(mean_of_ints, "[1, 2, 3].mean()");
 diagnostic!(

@@ -13,13 +13,13 @@ use super::stmt::Flow;
 use super::{Interp, Value};
 use crate::autograd::losses::{self, Reduction};
 use crate::autograd::meta::{
-    is_leaf, leaf_meta, meta, requires_grad, set_requires_grad, set_retains_grad,
+    is_leaf, leaf_meta, meta, meta_or_leaf, requires_grad, set_requires_grad, set_retains_grad,
 };
 use crate::autograd::node::Backward;
 use crate::autograd::optim::{Kind, Optimizer};
 use crate::autograd::{engine, functional, record};
 use crate::error::{Diagnostic, Error};
-use crate::lang::ast::Block;
+use crate::lang::ast::{Block, Name};
 use crate::lang::Span;
 use crate::runtime::lock::lock;
 use crate::runtime::Tensor;
@@ -49,6 +49,81 @@ pub(crate) fn make_requires_grad(t: &Tensor, flag: bool) -> Result<(), Error> {
             help: "use `y.detach()` for a tensor that does not require grad".into(),
         }),
     }
+}
+
+impl Interp {
+    /// `x.grad = g` (none, or a tensor of `x`'s shape, dtype and device, as
+    /// PyTorch checks it) and `x.requires_grad = flag` (as
+    /// `requires_grad_`): the properties a program can set.
+    pub(super) fn set_property(
+        &mut self,
+        target: &Value,
+        attr: &Name,
+        v: Value,
+        value_span: Span,
+    ) -> Result<(), Diagnostic> {
+        let at = |e: Error| e.at(attr.span);
+        let Value::Tensor(t) = target else {
+            return Err(at(Error::ReadOnly {
+                message: format!("cannot set `.{}` of {}", attr.name, target.type_name()),
+            }));
+        };
+        match attr.name.as_str() {
+            "grad" => {
+                let g = match v {
+                    Value::None => None,
+                    Value::Tensor(g) => {
+                        check_assigned_grad(t, &g).map_err(|e| e.at(value_span))?;
+                        Some(g)
+                    }
+                    other => {
+                        return Err(Error::wrong_type(
+                            "an assigned grad",
+                            "a tensor or none",
+                            other.type_name(),
+                        )
+                        .at(value_span))
+                    }
+                };
+                meta_or_leaf(t).set_grad(g);
+                Ok(())
+            }
+            "requires_grad" => {
+                let Value::Bool(flag) = v else {
+                    return Err(
+                        Error::wrong_type("requires_grad", "true or false", v.type_name())
+                            .at(value_span),
+                    );
+                };
+                make_requires_grad(t, flag).map_err(at)
+            }
+            other => Err(at(Error::ReadOnly {
+                message: format!("`.{other}` of a tensor cannot be set"),
+            })),
+        }
+    }
+}
+
+/// PyTorch's checks of `x.grad = g`.
+fn check_assigned_grad(t: &Tensor, g: &Tensor) -> Result<(), Error> {
+    let what = if g.shape() != t.shape() {
+        "of a different size"
+    } else if g.dtype() != t.dtype() {
+        "of a different type"
+    } else if g.device() != t.device() {
+        "located on a different device"
+    } else {
+        return Ok(());
+    };
+    Err(Error::Autograd {
+        message: format!("assigned grad has data {what}"),
+        help: format!(
+            "a grad has its tensor's shape, dtype and device: here {} {} @{}",
+            t.dtype(),
+            crate::runtime::shape::fmt_shape(t.shape()),
+            t.device()
+        ),
+    })
 }
 
 /// `requires_grad=true` of a factory, applied to what it made.

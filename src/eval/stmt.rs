@@ -94,6 +94,11 @@ impl Interp {
             StmtKind::Augmented(target, op, value) => {
                 self.exec_augmented(target, *op, value, s.span)
             }
+            StmtKind::AttrAssign(obj, attr, value) => {
+                let target = self.eval(obj, 0)?;
+                let v = self.eval(value, 0)?;
+                self.set_property(&target, attr, v, value.span)
+            }
             StmtKind::Wait(e) => {
                 self.rt.begin_op("wait");
                 self.exec_wait(e, s.span)

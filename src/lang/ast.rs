@@ -215,6 +215,8 @@ pub enum StmtKind {
     Unpack(Vec<Name>, Expr),
     /// `x[i, j] = v`
     IndexAssign(Expr, Vec<IndexItem>, Expr),
+    /// `x.grad = g`, `x.requires_grad = true`: a property that can be set.
+    AttrAssign(Expr, Name, Expr),
     /// `x += v`, `x[i] *= v`: the target (a name or an indexed tensor)
     /// updated in place by the op.
     Augmented(Expr, BinaryOp, Expr),

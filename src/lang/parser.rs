@@ -506,6 +506,7 @@ where
                 Some((None, value)) => match lhs.kind {
                     ExprKind::Var(name) => StmtKind::Assign(name, value),
                     ExprKind::Index(obj, items) => StmtKind::IndexAssign(*obj, items, value),
+                    ExprKind::Attr(obj, attr) => StmtKind::AttrAssign(*obj, attr, value),
                     // `(v, i) = x.sort()`
                     ExprKind::List(items) if !items.is_empty() && items.iter().all(|e| matches!(e.kind, ExprKind::Var(_))) => {
                         let names = items
@@ -520,7 +521,7 @@ where
                     _ => {
                         emitter.emit(E::message(
                             lhs.span,
-                            "cannot assign to this: the left of `=` must be a name or an indexed tensor (`x[0] = 1`)",
+                            "cannot assign to this: the left of `=` must be a name, an indexed tensor (`x[0] = 1`) or a property (`x.grad = none`)",
                         ));
                         StmtKind::Expr(value)
                     }

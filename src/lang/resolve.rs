@@ -104,7 +104,9 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
             exprs(&mut [obj, value]);
             index(items, locals);
         }
-        StmtKind::Augmented(target, _, value) => exprs(&mut [target, value]),
+        StmtKind::Augmented(target, _, value) | StmtKind::AttrAssign(target, _, value) => {
+            exprs(&mut [target, value])
+        }
         StmtKind::Del(names) => names.iter_mut().for_each(|n| name(n, locals)),
         StmtKind::Pin(n) => name(n, locals),
         StmtKind::With(e, b) => {
