@@ -26,23 +26,27 @@ fn key(n: &Arc<Node>) -> usize {
     Arc::as_ptr(n) as usize
 }
 
-/// What the graph behind `root` keeps: each saved tensor with the name of
-/// the node that saved it, each node once (for `mem map`).
-pub fn saved_by(root: &Tensor) -> Vec<(&'static str, Arc<Tensor>)> {
-    let Some((node, _)) = meta(root).and_then(|m| m.grad_fn()) else {
-        return vec![];
-    };
+/// The tensors the graphs behind `roots` keep for backward, each with the
+/// node that saved it and the first root whose graph reaches that node:
+/// one walk over all the graphs (a node shared by many roots is visited
+/// once, so `mem` costs the graphs' size, not names × size).
+pub fn saved_by(roots: &[&Tensor]) -> Vec<(usize, &'static str, Arc<Tensor>)> {
     let mut seen = std::collections::HashSet::new();
-    let mut stack = vec![node];
     let mut out = Vec::new();
-    while let Some(n) = stack.pop() {
-        if !seen.insert(key(&n)) {
+    for (k, root) in roots.iter().enumerate() {
+        let Some((node, _)) = meta(root).and_then(|m| m.grad_fn()) else {
             continue;
-        }
-        out.extend(n.saved_tensors().into_iter().map(|t| (n.name, t)));
-        for e in &n.next {
-            if let Edge::Node(next, _) = e {
-                stack.push(Arc::clone(next));
+        };
+        let mut stack = vec![node];
+        while let Some(n) = stack.pop() {
+            if !seen.insert(key(&n)) {
+                continue;
+            }
+            out.extend(n.saved_tensors().into_iter().map(|t| (k, n.name, t)));
+            for e in &n.next {
+                if let Edge::Node(next, _) = e {
+                    stack.push(Arc::clone(next));
+                }
             }
         }
     }

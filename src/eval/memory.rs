@@ -168,26 +168,31 @@ impl Interp {
                 }
             }
         }
-        for (name, v) in &names {
-            if let Value::Tensor(t) = v {
-                for (node, saved) in crate::autograd::engine::saved_by(t) {
-                    let (Device::Cuda(d), Some(b)) =
-                        (saved.device(), saved.memory().and_then(|m| m.block()))
-                    else {
-                        continue;
-                    };
-                    let place = (d, b.segment, b.offset);
-                    if out.iter().any(|(dv, s, o, _)| (*dv, *s, *o) == place) {
-                        continue;
-                    }
-                    out.push((
-                        d,
-                        b.segment,
-                        b.offset,
-                        format!("saved by {node} (for `{name}`)"),
-                    ));
-                }
+        let tensors: Vec<(&String, &crate::runtime::Tensor)> = names
+            .iter()
+            .filter_map(|(name, v)| match v {
+                Value::Tensor(t) => Some((*name, &**t)),
+                _ => None,
+            })
+            .collect();
+        let roots: Vec<&crate::runtime::Tensor> = tensors.iter().map(|(_, t)| *t).collect();
+        for (k, node, saved) in crate::autograd::engine::saved_by(&roots) {
+            let (Device::Cuda(d), Some(b)) =
+                (saved.device(), saved.memory().and_then(|m| m.block()))
+            else {
+                continue;
+            };
+            let place = (d, b.segment, b.offset);
+            if out.iter().any(|(dv, s, o, _)| (*dv, *s, *o) == place) {
+                continue;
             }
+            let name = tensors[k].0;
+            out.push((
+                d,
+                b.segment,
+                b.offset,
+                format!("saved by {node} (for `{name}`)"),
+            ));
         }
         out
     }
@@ -203,6 +208,7 @@ impl Interp {
             _ => None,
         };
         let (mut named, mut saved, mut grads) = (Vec::new(), HashMap::new(), HashMap::new());
+        let mut roots = Vec::new();
         for (_, v) in self.named_values() {
             let Value::Tensor(t) = v else { continue };
             named.extend(block_of(t).map(|b| (b.segment, b.offset)));
@@ -211,10 +217,11 @@ impl Interp {
                     grads.insert((b.segment, b.offset), b.size as u64);
                 }
             }
-            for (_, s) in crate::autograd::engine::saved_by(t) {
-                if let Some(b) = block_of(&s) {
-                    saved.insert((b.segment, b.offset), b.size as u64);
-                }
+            roots.push(&**t);
+        }
+        for (_, _, s) in crate::autograd::engine::saved_by(&roots) {
+            if let Some(b) = block_of(&s) {
+                saved.insert((b.segment, b.offset), b.size as u64);
             }
         }
         let only = saved
