@@ -517,6 +517,24 @@ print(w.requires_grad)";
     }
 }
 
+/// `y.grad` of a non-leaf is none, with PyTorch's warning, once a statement.
+#[test]
+fn a_non_leafs_grad_warns_as_pytorch_does() {
+    let out = ok("w = ones(3, requires_grad=true)\ny = w * 2\nfor i in 0..3 { g = y.grad }\nprint(g is none)");
+    assert_eq!(
+        out.matches("not a leaf Tensor is being accessed").count(),
+        1,
+        "{out}"
+    );
+    assert!(
+        out.contains("2 more times") && out.trim_end().ends_with("true"),
+        "{out}"
+    );
+    let quiet =
+        ok("w = ones(3, requires_grad=true)\ny = w * 2\ny.retain_grad()\ng = y.grad\ng = w.grad");
+    assert!(!quiet.contains("not a leaf"), "{quiet}");
+}
+
 #[test]
 fn refusals_name_what_pytorch_names() {
     for (src, says) in [

@@ -156,6 +156,16 @@ pub(super) fn grad_property(t: &Tensor) -> Result<Value, Error> {
     })
 }
 
+/// PyTorch's warning for `y.grad` of a non-leaf (its text, as PyTorch words it).
+pub(super) const NON_LEAF_GRAD: &str = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. \
+Its .grad attribute won't be populated during autograd.backward(). If you indeed want the .grad field \
+to be populated for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor.";
+
+/// A non-leaf whose `.grad` backward never fills (no `retain_grad()`).
+pub(super) fn non_leaf_without_grad(t: &Tensor) -> bool {
+    meta(t).is_some_and(|m| m.has_grad_fn() && !m.retains_grad() && m.grad().is_none())
+}
+
 /// `x.grad_fn`: the node that made `x`, as PyTorch prints it (`<MulBackward0>`).
 pub(super) fn grad_fn_property(t: &Tensor) -> Result<Value, Error> {
     Ok(match meta(t).and_then(|m| m.grad_fn()) {

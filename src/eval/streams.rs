@@ -127,12 +127,18 @@ impl Interp {
     /// within one top-level statement (a loop) is shown once and counted.
     pub(crate) fn flush_hazards(&mut self) {
         for msg in self.rt.take_hazards() {
-            match self.warned.iter_mut().find(|(m, _)| *m == msg) {
-                Some((_, n)) => *n += 1,
-                None => {
-                    self.emit(Output::Warning(msg.clone()));
-                    self.warned.push((msg, 1));
-                }
+            self.warn_once(msg);
+        }
+    }
+
+    /// A warning, shown once per top-level statement (a loop repeats it
+    /// as a count at the end).
+    pub(crate) fn warn_once(&mut self, msg: String) {
+        match self.warned.iter_mut().find(|(m, _)| *m == msg) {
+            Some((_, n)) => *n += 1,
+            None => {
+                self.emit(Output::Warning(msg.clone()));
+                self.warned.push((msg, 1));
             }
         }
     }

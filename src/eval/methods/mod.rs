@@ -277,6 +277,9 @@ impl Interp {
             .at(span)),
             Some(d) => match (member(recv.kind(), d.name), recv) {
                 (Some(Member::TensorProperty(f)), Value::Tensor(t)) => {
+                    if name == "grad" && grad::non_leaf_without_grad(t) {
+                        self.warn_once(grad::NON_LEAF_GRAD.into());
+                    }
                     let v = f(t).map_err(|e| e.at(span))?;
                     Ok(self.transposed(t, name, v))
                 }
