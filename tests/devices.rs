@@ -181,6 +181,39 @@ fn non_blocking_copies() {
     assert_eq!(ok(&mut s, "g.to(cpu, non_blocking=true).is_pinned"), "true");
 }
 
+/// A device-to-host copy into pinned memory is DMA into it, at pinned
+/// speed, whether or not the host waits (`non_blocking`); into pageable
+/// memory it is staged, at pageable speed.
+#[test]
+fn copies_into_pinned_memory_run_at_pinned_speed() {
+    let mut s = common::session();
+    ok(
+        &mut s,
+        "q = randn(1024, 1024, device=cuda)\nh = empty(1024, 1024).pin_memory()\np = empty(1024, 1024)",
+    );
+    let rate = |s: &mut cudash::session::Session, block: &str| -> f64 {
+        let out = ok(s, &format!("time 3 {{ {block} }}"));
+        let gbs = out
+            .split("copies: ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next());
+        gbs.and_then(|g| g.parse().ok())
+            .unwrap_or_else(|| panic!("no copy rate in {out}"))
+    };
+    let pageable = rate(&mut s, "p.copy_(q)");
+    let blocking = rate(&mut s, "h.copy_(q)");
+    let asynchronous = rate(&mut s, "h.copy_(q, non_blocking=true)");
+    assert!(
+        blocking > 3.0 * pageable && asynchronous >= blocking,
+        "pageable {pageable} GB/s, pinned blocking {blocking}, pinned non-blocking {asynchronous}"
+    );
+    // The blocking copy is a host sync, and its bytes are there at once.
+    assert_eq!(
+        ok(&mut s, "t = h.copy_(q)\nprint((h == q.cpu()).all().item())"),
+        "true"
+    );
+}
+
 #[test]
 fn scatter_gather_and_the_gather_device_imbalance() {
     let mut s = common::session();

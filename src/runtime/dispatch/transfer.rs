@@ -192,8 +192,9 @@ impl Runtime {
     /// `dst`'s dtype) written into `dst`, from any device, as PyTorch's
     /// `copy_`. Between the host and a device the copy is queued on the
     /// device's current stream straight into `dst` when both are laid out
-    /// alike (`direct_to_device`, `direct_to_host`); with `non_blocking` and
-    /// pinned host memory the host goes on at once, else it waits for it.
+    /// alike (`direct_to_device`), or into a pinned `dst` (`direct_to_host`,
+    /// at pinned speed); with `non_blocking` and pinned host memory the host
+    /// goes on at once, else it waits for it.
     pub fn copy_(
         &mut self,
         dst: &Tensor,
@@ -212,7 +213,11 @@ impl Runtime {
                 overlap::check_write(dst)?;
                 self.direct_to_device(dst, src, to, non_blocking)
             }
-            (Device::Cuda(from), Device::Cpu) if non_blocking => {
+            // Into pinned memory the copy is DMA straight into `dst`, at
+            // pinned speed, blocking (the host then waits for it) or not.
+            (Device::Cuda(from), Device::Cpu)
+                if non_blocking || (dst.is_pinned() && dst.is_contiguous()) =>
+            {
                 index::check_fits(dst, src)?;
                 overlap::check_write(dst)?;
                 if !(dst.is_pinned() && dst.is_contiguous()) {
@@ -229,7 +234,11 @@ impl Runtime {
                 if !direct(&src) {
                     src = self.copy(&src.expand(dst.shape()))?;
                 }
-                self.direct_to_host(dst, &src, from)
+                self.direct_to_host(dst, &src, from)?;
+                match non_blocking {
+                    true => Ok(()),
+                    false => self.sync_stream(self.stream_on(from)),
+                }
             }
             _ => {
                 let moved = match src.device() == dst.device() || src.is_cpu_scalar() {
