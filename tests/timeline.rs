@@ -192,6 +192,25 @@ fn the_text_timeline_shows_overlap_and_host_waits() {
     assert!(out.contains('░') && out.contains("host syncs   1"), "{out}");
 }
 
+/// A device value an expression statement shows inside `profile { }` is
+/// shown after the profile: reading it is not the block's work (no sync,
+/// no copy measured); a value the program reads itself (`.item()`) is.
+#[test]
+fn a_value_shown_in_a_profile_is_read_after_it() {
+    let mut s = sim_session(1, 1 << 30);
+    ok_in(&mut s, "x = randn(256, 256, device=cuda)");
+    let out = ok_in(&mut s, "profile {\n  y = x @ x\n  y.sum()\n}");
+    assert_eq!(counted(&out, "host syncs"), 0, "{out}");
+    assert_eq!(counted(&out, "copies D2H"), 0, "{out}");
+    let (table, value) = out.split_at(out.find("f32[] @cuda:0").expect("the value shown"));
+    assert!(
+        table.contains("profile") && !value.contains("profile"),
+        "{out}"
+    );
+    let out = ok_in(&mut s, "profile { v = (x @ x).sum().item() }");
+    assert_eq!(counted(&out, "host syncs"), 1, "{out}");
+}
+
 #[test]
 fn a_long_block_keeps_its_timeline_small() {
     let mut s = sim_session(1, 1 << 30);

@@ -124,8 +124,10 @@ impl Interp {
         let (path, writer) = trace.unzip();
         self.rt.timeline_start(writer).map_err(|e| e.at(span))?;
         let start = Instant::now();
+        self.shown_after = Some(Vec::new());
         let ran = self.exec_block(body);
         let wall = start.elapsed().as_secs_f64();
+        let later = self.shown_after.take().unwrap_or_default();
         let flow = match ran {
             Ok(flow) => flow,
             Err(e) => {
@@ -173,6 +175,9 @@ impl Interp {
                 self.emit(Output::Display(Shown { html, text }))
             }
             None => self.emit(Output::Text(text)),
+        }
+        for (v, at) in later {
+            self.show(v, at)?;
         }
         Ok(flow)
     }

@@ -118,6 +118,9 @@ pub struct Interp {
     pub rt: Runtime,
     /// Inside a loop body expression statements do not display.
     quiet: usize,
+    /// Inside `profile { }`: the device values its expression statements
+    /// show, shown after the profile (`exec_profile`).
+    shown_after: Option<Vec<(Value, crate::lang::Span)>>,
     /// The front end's hooks (`Hooks`).
     pub hooks: Hooks,
     /// Warnings given by the running top-level statement, with repeat counts.
@@ -137,6 +140,7 @@ impl Interp {
             out: Vec::new(),
             rt,
             quiet: 0,
+            shown_after: None,
             hooks,
             warned: Vec::new(),
             grad: crate::autograd::Mode::default(),

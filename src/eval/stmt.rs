@@ -144,7 +144,22 @@ impl Interp {
         }
         let v = self.eval(e, 0)?;
         if self.quiet == 0 {
-            // Showing a value reads it on the host, as PyTorch's repr does.
+            // Inside `profile { }`, a device value is shown after the
+            // profile: reading it (a sync and a copy) is not the block's work.
+            if let Some(later) = self.shown_after.as_mut() {
+                if super::streams::on_a_device(&v) {
+                    later.push((v, e.span));
+                    return Ok(());
+                }
+            }
+            self.show(v, e.span)?;
+        }
+        Ok(())
+    }
+
+    /// Shows a value (a host read, as PyTorch's repr does).
+    pub(super) fn show(&mut self, v: Value, span: Span) -> Result<(), Diagnostic> {
+        {
             self.rt.begin_op("show");
             let html = self.hooks.html;
             let shown = self
@@ -156,7 +171,7 @@ impl Interp {
                     };
                     Some(Shown { text, html })
                 })
-                .map_err(|err| err.at(e.span))?;
+                .map_err(|err| err.at(span))?;
             self.flush_hazards();
             if let Some(shown) = shown {
                 self.emit(Output::Value(shown));
