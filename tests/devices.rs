@@ -179,6 +179,17 @@ fn non_blocking_copies() {
         "from pinned memory the copy is asynchronous: no note"
     );
     assert_eq!(ok(&mut s, "g.to(cpu, non_blocking=true).is_pinned"), "true");
+    // A loop repeats the note once, counted, not once an iteration.
+    let out = ok(
+        &mut s,
+        "p = empty(4)\ntime 5 { p.copy_(g, non_blocking=true) }",
+    );
+    assert_eq!(
+        out.matches("the destination is in pageable memory").count(),
+        1,
+        "{out}"
+    );
+    assert!(out.contains("came 4 more times in this statement"), "{out}");
 }
 
 /// A device-to-host copy into pinned memory is DMA into it, at pinned

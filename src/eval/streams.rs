@@ -119,7 +119,7 @@ impl Interp {
     /// Shows the runtime's notes (a non-blocking copy that had to block) as warnings.
     pub(crate) fn flush_notes(&mut self) {
         for note in self.rt.take_notes() {
-            self.emit(Output::Warning(note));
+            self.warn_once(note);
         }
     }
 
