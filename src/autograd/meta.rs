@@ -227,10 +227,16 @@ static BASES: Mutex<BTreeMap<usize, BaseOf>> = Mutex::new(BTreeMap::new());
 pub fn meta(t: &Tensor) -> Option<&Meta> {
     match t.autograd() {
         Some(any) => any.downcast_ref::<Meta>(),
-        None if t.marked_for_autograd() => view_of_changed_base(t),
+        None if ANY_MARKED.load(Ordering::Relaxed) && t.marked_for_autograd() => {
+            view_of_changed_base(t)
+        }
         None => None,
     }
 }
+
+/// Whether any storage was ever marked (`mark_base`): until then, a
+/// tensor without a record is not even asked.
+static ANY_MARKED: AtomicBool = AtomicBool::new(false);
 
 #[cold]
 fn view_of_changed_base(t: &Tensor) -> Option<&Meta> {
@@ -283,6 +289,7 @@ pub fn mark_base(x: &Tensor) {
             offset,
         },
     );
+    ANY_MARKED.store(true, Ordering::Relaxed);
     x.mark_for_autograd();
 }
 

@@ -613,19 +613,32 @@ impl Node {
 /// each node's drop dropped the next (PyTorch's `deleteNode` does the same).
 impl Drop for Node {
     fn drop(&mut self) {
-        let mut orphans: Vec<Arc<Node>> = Vec::new();
-        let adopt = |next: &mut Vec<Edge>, orphans: &mut Vec<Arc<Node>>| {
+        // Nodes another owner still holds only lose a count; the ones this
+        // drop frees are taken apart here, one at a time, the first without
+        // a stack (a graph is mostly a chain).
+        let mut one: Option<Arc<Node>> = None;
+        let mut more: Vec<Arc<Node>> = Vec::new();
+        let adopt = |next: &mut Vec<Edge>, one: &mut Option<Arc<Node>>, more: &mut Vec<_>| {
             for e in next.drain(..) {
                 if let Edge::Node(n, _) = e {
-                    orphans.push(n);
+                    if Arc::strong_count(&n) > 1 {
+                        continue;
+                    }
+                    match one.is_none() {
+                        true => *one = Some(n),
+                        false => more.push(n),
+                    }
                 }
             }
         };
-        adopt(&mut self.next, &mut orphans);
-        while let Some(n) = orphans.pop() {
+        adopt(&mut self.next, &mut one, &mut more);
+        loop {
+            let Some(n) = one.take().or_else(|| more.pop()) else {
+                break;
+            };
             // The last owner takes the node's edges before it goes.
             if let Ok(mut node) = Arc::try_unwrap(n) {
-                adopt(&mut node.next, &mut orphans);
+                adopt(&mut node.next, &mut one, &mut more);
             }
         }
     }
