@@ -147,7 +147,7 @@ impl Interp {
             // Inside `profile { }`, a device value is shown after the
             // profile: reading it (a sync and a copy) is not the block's work.
             if let Some(later) = self.shown_after.as_mut() {
-                if super::streams::on_a_device(&v) {
+                if v.on_a_device() {
                     later.push((v, e.span));
                     return Ok(());
                 }

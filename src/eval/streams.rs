@@ -156,13 +156,6 @@ impl Interp {
     }
 }
 
-/// Whether showing `v` reads device memory (a sync and a copy).
-pub(super) fn on_a_device(v: &Value) -> bool {
-    let mut tensors = Vec::new();
-    collect_tensors(v, &mut tensors);
-    tensors.iter().any(|t| t.device().is_cuda())
-}
-
 fn collect_tensors<'v>(v: &'v Value, out: &mut Vec<&'v Tensor>) {
     match v {
         Value::Tensor(t) => out.push(t),

@@ -144,6 +144,19 @@ impl Value {
         }
     }
 
+    /// Whether showing this value reads device memory (a sync and a copy).
+    pub fn on_a_device(&self) -> bool {
+        match self {
+            Value::Tensor(t) => t.device().is_cuda(),
+            Value::List(items) => items.iter().any(Value::on_a_device),
+            Value::MutList(items) => crate::runtime::lock::lock(items)
+                .iter()
+                .any(Value::on_a_device),
+            Value::Dict(pairs) => pairs.iter().any(|(_, v)| v.on_a_device()),
+            _ => false,
+        }
+    }
+
     /// A list's items as they are now (a `list()`'s too), for what reads a
     /// sequence; None for anything else.
     pub fn items(&self) -> Option<Arc<Vec<Value>>> {
