@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::losses::Reduction;
 use super::node::{Backward, Grads, Node, Saved};
-use super::ops::{bin, bin_s, full, masked, pick, s_bin, sign};
+use super::ops::{add_into_zeros, bin, bin_s, full, masked, pick, s_bin, sign};
 use super::reductions;
 use super::slices;
 use crate::error::Error;
@@ -17,7 +17,7 @@ use crate::runtime::op::index::Index;
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::op::view;
-use crate::runtime::{DType, Tensor};
+use crate::runtime::Tensor;
 
 type R<T> = Result<T, Error>;
 
@@ -404,19 +404,14 @@ impl Backward {
                 vec![Some(bin(rt, BinaryOp::Mul, &d, y)?)]
             }
             Backward::Index { items } => {
-                // Halves add up in f32 (the engine casts the sum back).
                 let input = &node.inputs[0];
-                let acc = match g.dtype() {
-                    DType::F16 | DType::BF16 => DType::F32,
-                    dt => dt,
-                };
-                let zeros = full(rt, &input.shape, acc, g.device(), 0)?;
-                let g = match g.dtype() == acc {
-                    true => Arc::clone(g),
-                    false => rt.cast(g, acc)?,
-                };
-                rt.index_put_add(&zeros, items, &g)?;
-                vec![Some(zeros)]
+                vec![Some(add_into_zeros(
+                    rt,
+                    &input.shape,
+                    g.device(),
+                    items,
+                    g,
+                )?)]
             }
             Backward::Sorted { indices, dim } => {
                 let idx = indices.get(name)?;

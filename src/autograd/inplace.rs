@@ -210,6 +210,30 @@ pub fn binary_(rt: &mut Runtime, mode: Mode, op: BinaryOp, x: &Tensor, y: Operan
     Ok(())
 }
 
+/// `op`, an in-place op on `x` reading `others`, and its node (made by
+/// `node_of`) as `x`'s history when it is recorded (the ops whose node
+/// needs nothing saved before the op).
+fn recorded(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    others: &[Option<&Tensor>],
+    node_of: impl FnOnce() -> (&'static str, Backward),
+    op: impl FnOnce(&mut Runtime) -> R<()>,
+) -> R<()> {
+    check_leaf(mode, x)?;
+    let read: Vec<&Tensor> = others.iter().flatten().copied().collect();
+    if !records(mode, x, &read) {
+        return op(rt);
+    }
+    check_target(x)?;
+    op(rt)?;
+    let (name, backward) = node_of();
+    let node = node(rt, x, name, backward, others);
+    rebase(x, node);
+    Ok(())
+}
+
 /// `x.fill_(v)`, `x.zero_()`, `x.normal_()` (`name`: the
 /// node, `FillBackward2`…): `op` overwrites every element, so their
 /// gradient is zeros.
@@ -220,15 +244,7 @@ pub fn overwrite(
     name: &'static str,
     op: impl FnOnce(&mut Runtime) -> R<()>,
 ) -> R<()> {
-    check_leaf(mode, x)?;
-    if !records(mode, x, &[]) {
-        return op(rt);
-    }
-    check_target(x)?;
-    op(rt)?;
-    let node = node(rt, x, name, Backward::Overwritten, &[]);
-    rebase(x, node);
-    Ok(())
+    recorded(rt, mode, x, &[], || (name, Backward::Overwritten), op)
 }
 
 /// `x.copy_(src)`, and `x[i] = v` through the view `x[i]` (`op` writes):
@@ -240,15 +256,14 @@ pub fn copy_(
     src: &Tensor,
     op: impl FnOnce(&mut Runtime) -> R<()>,
 ) -> R<()> {
-    check_leaf(mode, x)?;
-    if !records(mode, x, &[src]) {
-        return op(rt);
-    }
-    check_target(x)?;
-    op(rt)?;
-    let node = node(rt, x, "CopyBackwards", Backward::Copy, &[Some(src)]);
-    rebase(x, node);
-    Ok(())
+    recorded(
+        rt,
+        mode,
+        x,
+        &[Some(src)],
+        || ("CopyBackwards", Backward::Copy),
+        op,
+    )
 }
 
 /// `x[indices] = src` with integer tensors or a mask (`op` writes):
@@ -262,26 +277,20 @@ pub fn index_put(
     src: Option<&Tensor>,
     op: impl FnOnce(&mut Runtime) -> R<()>,
 ) -> R<()> {
-    check_leaf(mode, x)?;
-    let others: Vec<&Tensor> = src.into_iter().collect();
-    if !records(mode, x, &others) {
-        return op(rt);
-    }
-    check_target(x)?;
-    op(rt)?;
-    let mask = items
-        .iter()
-        .any(|i| matches!(i, Index::Tensor(m) if m.dtype() == DType::Bool));
-    let name = match (src, mask) {
-        (None, true) => "MaskedFillBackward0",
-        _ => "IndexPutBackward0",
+    let node_of = || {
+        let mask = items
+            .iter()
+            .any(|i| matches!(i, Index::Tensor(m) if m.dtype() == DType::Bool));
+        let name = match (src, mask) {
+            (None, true) => "MaskedFillBackward0",
+            _ => "IndexPutBackward0",
+        };
+        let backward = Backward::IndexPut {
+            items: items.to_vec(),
+        };
+        (name, backward)
     };
-    let backward = Backward::IndexPut {
-        items: items.to_vec(),
-    };
-    let node = node(rt, x, name, backward, &[src]);
-    rebase(x, node);
-    Ok(())
+    recorded(rt, mode, x, &[src], node_of, op)
 }
 
 /// `view` (= `base[items]`, basic indexing) made a view autograd tracks,

@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::factory::{Fill, NewTensor};
+use crate::runtime::op::index::Index;
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::{DType, Device, Tensor};
@@ -100,4 +101,43 @@ pub fn sum_to(rt: &mut Runtime, g: &Arc<Tensor>, shape: &[usize]) -> R<Arc<Tenso
     };
     let target: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
     rt.reshape(&summed, &target)
+}
+
+/// `g` added into zeros of `shape` on `device` at the elements `items`
+/// pick, repeated ones adding up (PyTorch's `index_put_(...,
+/// accumulate=True)` into zeros). Halves add up in f32 (the engine casts
+/// the sum back).
+pub fn add_into_zeros(
+    rt: &mut Runtime,
+    shape: &[usize],
+    device: Device,
+    items: &[Index],
+    g: &Arc<Tensor>,
+) -> R<Arc<Tensor>> {
+    let acc = match g.dtype() {
+        DType::F16 | DType::BF16 => DType::F32,
+        dt => dt,
+    };
+    let zeros = full(rt, shape, acc, device, 0)?;
+    let g = match g.dtype() == acc {
+        true => Arc::clone(g),
+        false => rt.cast(g, acc)?,
+    };
+    rt.index_put_add(&zeros, items, &g)?;
+    Ok(zeros)
+}
+
+/// `0, 1, …, n - 1` along dim `d` of `ndim` dims (size 1 elsewhere), to
+/// broadcast against a tensor: each element's position along `d`.
+pub fn positions(
+    rt: &mut Runtime,
+    n: usize,
+    d: usize,
+    ndim: usize,
+    device: Device,
+) -> R<Arc<Tensor>> {
+    let pos = rt.arange(0.0, n as f64, 1.0, DType::I64, device)?;
+    let mut along = vec![1i64; ndim];
+    along[d] = n as i64;
+    rt.reshape(&pos, &along)
 }

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::ops::{bin, bin_s, masked, pick, s_bin, sign};
+use super::ops::{add_into_zeros, bin, bin_s, masked, pick, positions, s_bin, sign};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::along::AlongOp;
@@ -14,7 +14,7 @@ use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::op::view;
-use crate::runtime::{DType, Tensor};
+use crate::runtime::Tensor;
 
 type R<T> = Result<T, Error>;
 
@@ -47,11 +47,7 @@ pub fn select_reduce(
     }
     let idx = unsqueeze_back(indices, &[dim], keepdim)?;
     let gu = unsqueeze_back(g, &[dim], keepdim)?;
-    let n = shape[dim];
-    let pos = rt.arange(0.0, n as f64, 1.0, DType::I64, g.device())?;
-    let mut along = vec![1i64; shape.len()];
-    along[dim] = n as i64;
-    let pos = rt.reshape(&pos, &along)?;
+    let pos = positions(rt, shape[dim], dim, shape.len(), g.device())?;
     let hit = bin(rt, BinaryOp::Eq, &pos, &idx)?;
     masked(rt, &hit, &gu)
 }
@@ -304,26 +300,13 @@ pub fn scatter_along(
     if g.numel() == 0 {
         return super::ops::full(rt, shape, g.dtype(), g.device(), 0);
     }
-    let acc = match g.dtype() {
-        DType::F16 | DType::BF16 => DType::F32,
-        dt => dt,
-    };
     let mut items = Vec::with_capacity(shape.len());
     for (d, &n) in indices.shape().iter().enumerate() {
-        if d == dim {
-            items.push(Index::Tensor(Arc::new(indices.alias())));
-            continue;
-        }
-        let pos = rt.arange(0.0, n as f64, 1.0, DType::I64, g.device())?;
-        let mut along = vec![1i64; shape.len()];
-        along[d] = n as i64;
-        items.push(Index::Tensor(rt.reshape(&pos, &along)?));
+        let item = match d == dim {
+            true => Arc::new(indices.alias()),
+            false => positions(rt, n, d, shape.len(), g.device())?,
+        };
+        items.push(Index::Tensor(item));
     }
-    let zeros = super::ops::full(rt, shape, acc, g.device(), 0)?;
-    let g = match g.dtype() == acc {
-        true => Arc::clone(g),
-        false => rt.cast(g, acc)?,
-    };
-    rt.index_put_add(&zeros, &items, &g)?;
-    Ok(zeros)
+    add_into_zeros(rt, shape, g.device(), &items, g)
 }

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::node::{Geometry, Grads, InputMeta, Node};
-use super::ops::{bin, bin_s, full, sum_to};
+use super::ops::{add_into_zeros, bin, bin_s, full, positions, sum_to};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::BinaryOp;
@@ -58,26 +58,14 @@ pub fn as_strided(
         return Ok(vec![Some(zeros)]);
     }
     // Each element's place in the base, added into a flat zeros.
-    let acc = match g.dtype() {
-        DType::F16 | DType::BF16 => DType::F32,
-        dt => dt,
-    };
     let numel: usize = base.shape.iter().product();
-    let flat = full(rt, &[numel], acc, base.device, 0)?;
     let mut places = full(rt, &view.shape, DType::I64, base.device, view.offset as i64)?;
     for (d, (&n, &s)) in view.shape.iter().zip(&view.strides).enumerate() {
-        let step = rt.arange(0.0, n as f64, 1.0, DType::I64, base.device)?;
-        let mut along = vec![1i64; view.shape.len()];
-        along[d] = n as i64;
-        let step = rt.reshape(&step, &along)?;
+        let step = positions(rt, n, d, view.shape.len(), base.device)?;
         let step = bin_s(rt, BinaryOp::Mul, &step, s as f64)?;
         places = bin(rt, BinaryOp::Add, &places, &step)?;
     }
-    let g = match g.dtype() == acc {
-        true => g,
-        false => rt.cast(&g, acc)?,
-    };
-    rt.index_put_add(&flat, &[Index::Tensor(places)], &g)?;
+    let flat = add_into_zeros(rt, &[numel], base.device, &[Index::Tensor(places)], &g)?;
     let shape: Vec<i64> = base.shape.iter().map(|&n| n as i64).collect();
     Ok(vec![Some(rt.reshape(&flat, &shape)?)])
 }
