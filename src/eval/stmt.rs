@@ -159,23 +159,21 @@ impl Interp {
 
     /// Shows a value (a host read, as PyTorch's repr does).
     pub(super) fn show(&mut self, v: Value, span: Span) -> Result<(), Diagnostic> {
-        {
-            self.rt.begin_op("show");
-            let html = self.hooks.html;
-            let shown = self
-                .host_read(&[&v], || {
-                    let text = super::show::display_text(&v)?;
-                    let html = match &v {
-                        Value::Tensor(t) if html => Some(display::html::tensor(t)),
-                        _ => None,
-                    };
-                    Some(Shown { text, html })
-                })
-                .map_err(|err| err.at(span))?;
-            self.flush_hazards();
-            if let Some(shown) = shown {
-                self.emit(Output::Value(shown));
-            }
+        self.rt.begin_op("show");
+        let html = self.hooks.html;
+        let shown = self
+            .host_read(&[&v], || {
+                let text = super::show::display_text(&v)?;
+                let html = match &v {
+                    Value::Tensor(t) if html => Some(display::html::tensor(t)),
+                    _ => None,
+                };
+                Some(Shown { text, html })
+            })
+            .map_err(|err| err.at(span))?;
+        self.flush_hazards();
+        if let Some(shown) = shown {
+            self.emit(Output::Value(shown));
         }
         Ok(())
     }
