@@ -158,7 +158,7 @@ impl Bound {
     /// A required stream argument, with the span it was written at.
     pub fn stream(&self, name: &str) -> Result<(StreamRef, Span), Diagnostic> {
         match self.get(name).ok_or_else(|| self.missing(name))? {
-            (Value::Stream(s), span) => Ok((s.clone(), *span)),
+            (Value::Stream(s), span) => Ok(((**s).clone(), *span)),
             (v, span) => Err(self.wrong(name, "a stream", v, *span)),
         }
     }

@@ -3,7 +3,7 @@
 //! them. A condition on a device tensor reads its one value on the host, a
 //! sync, as PyTorch's `bool(t)` is.
 
-use super::stmt::Flow;
+use super::stmt::{Body, Flow};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{BinOp, Block, Expr};
@@ -106,18 +106,29 @@ impl Interp {
         }
     }
 
-    /// `while c { }`: Ctrl-C stops it between statements, as any loop.
-    pub(crate) fn exec_while(&mut self, c: &Expr, body: &Block) -> Result<Flow, Diagnostic> {
+    /// `while c { }`, `condition` and `body` compiled: Ctrl-C stops it
+    /// between statements, as any loop.
+    pub(crate) fn exec_while(
+        &mut self,
+        c_span: Span,
+        condition: &dyn Fn(&mut Interp) -> Result<bool, Diagnostic>,
+        body: &Body,
+    ) -> Result<Flow, Diagnostic> {
         self.quiet += 1;
-        let r = self.run_while(c, body);
+        let r = self.run_while(c_span, condition, body);
         self.quiet -= 1;
         r
     }
 
-    fn run_while(&mut self, c: &Expr, body: &Block) -> Result<Flow, Diagnostic> {
+    fn run_while(
+        &mut self,
+        c_span: Span,
+        condition: &dyn Fn(&mut Interp) -> Result<bool, Diagnostic>,
+        body: &Body,
+    ) -> Result<Flow, Diagnostic> {
         loop {
-            self.check_interrupt(c.span)?;
-            if !self.condition(c, 0)? {
+            self.check_interrupt(c_span)?;
+            if !condition(self)? {
                 return Ok(Flow::Next);
             }
             if let Some(out) = self.loop_body(body)? {

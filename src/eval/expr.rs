@@ -117,7 +117,7 @@ impl Interp {
         match &e.kind {
             ExprKind::Int(i) => Ok(Value::Int(*i)),
             ExprKind::Float(x) => Ok(Value::Float(*x)),
-            ExprKind::Str(s) => Ok(Value::Str(Arc::from(s.as_str()))),
+            ExprKind::Str(s) => Ok(Value::Str(Arc::new(s.clone()))),
             ExprKind::Bool(b) => Ok(Value::Bool(*b)),
             ExprKind::None => Ok(Value::None),
             ExprKind::DType(t) => Ok(Value::DType(*t)),
@@ -226,8 +226,27 @@ impl Interp {
 
     /// A variable's value: the running call's local (by its slot), or
     /// the session's variable, or a builtin name.
-    fn lookup(&self, name: &Name, span: Span) -> Result<Value, Diagnostic> {
+    /// Slot `k` of the running call's locals (`name`, read at `span`).
+    #[inline]
+    pub(super) fn read_local(
+        &self,
+        k: usize,
+        name: &Name,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        match self.frames.last().and_then(|f| f.slots.get(k)) {
+            Some(Some(Value::Int(i))) => Ok(Value::Int(*i)),
+            Some(Some(Value::Float(x))) => Ok(Value::Float(*x)),
+            Some(Some(v)) => Ok(v.clone()),
+            _ => self.lookup(name, span),
+        }
+    }
+
+    pub(super) fn lookup(&self, name: &Name, span: Span) -> Result<Value, Diagnostic> {
         match self.get_var(name) {
+            // Numbers, what loops read most, copied without the general clone.
+            Some(&Value::Int(i)) => Ok(Value::Int(i)),
+            Some(&Value::Float(x)) => Ok(Value::Float(x)),
             Some(v) => Ok(v.clone()),
             // A local the body has not assigned yet: Python's UnboundLocalError.
             None if name.scope != Scope::Global && !self.frames.is_empty() => Err(Error::Unbound {
@@ -603,9 +622,9 @@ impl Interp {
         // call, binds them as it evaluates them. (Evaluating them cannot
         // change what the name holds: only top-level code assigns globals.)
         if let ExprKind::Var(n) = &callee.kind {
-            if let Some(Value::Function(f)) = self.get_var(n) {
-                if f.positional(args) {
-                    return self.call_positional(Arc::clone(f), args, span, d);
+            if args.iter().all(|a| a.keyword.is_none()) {
+                if let Some(f) = self.user_function(n, args.len()) {
+                    return self.call_in_order(f, &|it, k| it.eval(&args[k].value, d), span);
                 }
             }
         }

@@ -10,11 +10,12 @@
 use std::sync::Arc;
 
 use super::args::{plural, ArgVal};
+use super::compiled::Code;
 use super::stmt::Flow;
 use super::value::Function;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
-use crate::lang::ast::{Arg, FnDef};
+use crate::lang::ast::{FnDef, Name};
 use crate::lang::Span;
 
 /// The deepest chain of calls (Python's default recursion limit).
@@ -33,6 +34,8 @@ const SPARE_SLOTS: usize = 64;
 pub(crate) struct Frame {
     pub function: Arc<Function>,
     pub slots: Vec<Option<Value>>,
+    /// What `return` gave, once it ran.
+    pub returned: Value,
 }
 
 impl Frame {
@@ -57,6 +60,7 @@ impl Interp {
             .collect::<Result<Vec<_>, _>>()?;
         let f = Function {
             def: Arc::clone(def),
+            code: Code::block(&def.body),
             defaults,
             enclosing: self
                 .frames
@@ -80,19 +84,29 @@ impl Interp {
         self.run_call(f, slots, span)
     }
 
+    /// The user function `name` names when a call of it with `n` arguments,
+    /// none by keyword, binds them in order (`call_in_order`); None for
+    /// anything else (a builtin, another count).
+    #[inline]
+    pub(crate) fn user_function(&self, name: &Name, n: usize) -> Option<Arc<Function>> {
+        match self.get_var(name) {
+            Some(Value::Function(f)) if f.def.params.len() == n => Some(Arc::clone(f)),
+            _ => None,
+        }
+    }
+
     /// `f(a, b)` with one value for each parameter, none by keyword (most
-    /// calls; `positional` says whether `args` are so): each argument goes
-    /// to its slot as it is evaluated.
-    pub(crate) fn call_positional(
+    /// calls): argument `k`, given by `arg(k)` in order, goes to its slot as
+    /// it is evaluated.
+    pub(crate) fn call_in_order(
         &mut self,
         f: Arc<Function>,
-        args: &[Arg],
+        arg: &dyn Fn(&mut Interp, usize) -> Result<Value, Diagnostic>,
         span: Span,
-        depth: usize,
     ) -> Result<Value, Diagnostic> {
         let mut slots = self.new_slots(&f);
-        for ((a, p), slot) in args.iter().zip(&f.def.params).zip(&mut slots) {
-            let v = self.eval(&a.value, depth)?;
+        for (k, (p, slot)) in f.def.params.iter().zip(&mut slots).enumerate() {
+            let v = arg(self, k)?;
             if let Value::Tensor(t) = &v {
                 t.label_if_unnamed(&p.name.name);
             }
@@ -122,26 +136,43 @@ impl Interp {
             }
             .at(span));
         }
-        let def = Arc::clone(&f.def);
-        self.frames.push(Frame { function: f, slots });
+        let code: *const Code = &f.code;
+        self.frames.push(Frame {
+            function: f,
+            slots,
+            returned: Value::None,
+        });
+        // SAFETY: the body is read through the frame just pushed, which owns
+        // the function (`Arc`: it does not move when `frames` grows) until
+        // the `pop` below; only this function pops frames (`run_top` clears
+        // them once no call runs), and a `Function` is never changed. A
+        // reference count taken here instead costs a tenth of a small call.
+        let code = unsafe { &*code };
         // Each call may need more stack than the thread was given (a test's
         // 2 MiB, a debug build): more is taken on the heap as it runs low.
         // A body's expression statements show nothing (as in Python).
         self.quiet += 1;
-        let ran = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.exec_block(&def.body));
+        let ran = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || code.run(self));
         self.quiet -= 1;
-        if let Some(frame) = self.frames.pop() {
-            let mut slots = frame.slots;
-            // The locals are freed here, at the call's end, as in Python.
-            slots.clear();
-            if self.spare_slots.len() < SPARE_SLOTS {
-                self.spare_slots.push(slots);
-            }
+        let Some(frame) = self.frames.pop() else {
+            return Ok(Value::None);
+        };
+        let mut slots = frame.slots;
+        // The locals are freed here, at the call's end, as in Python.
+        slots.clear();
+        if self.spare_slots.len() < SPARE_SLOTS {
+            self.spare_slots.push(slots);
         }
-        match ran? {
-            Flow::Return(v) => Ok(v),
-            _ => Ok(Value::None),
+        ran?;
+        Ok(frame.returned)
+    }
+
+    /// `return v`: the running call's value is `v`.
+    pub(crate) fn returning(&mut self, v: Value) -> Flow {
+        if let Some(frame) = self.frames.last_mut() {
+            frame.returned = v;
         }
+        Flow::Return
     }
 }
 

@@ -94,6 +94,7 @@ impl Globals {
 
     /// Sets the variable `name` in the program, keeping its old value for
     /// `undo` the first time the running statement sets it.
+    #[inline]
     pub fn assign(&mut self, name: &Name, v: Value) {
         let k = match self.find(name) {
             Some(k) => k,

@@ -6,6 +6,7 @@
 
 pub mod args;
 mod builtins;
+mod compiled;
 mod control;
 pub mod docs;
 mod expr;
@@ -189,20 +190,25 @@ impl Interp {
         }
     }
 
+    #[inline]
     fn set_var(&mut self, name: &Name, v: Value) {
         // `_` is Python's name for a value thrown away: warnings keep the
         // tensor's own name (`_ = h.copy_(d)` still says `h`).
         // Inside a call every name the body assigns is the call's own; it
         // names a tensor only when the session has not (the caller's
         // tensor keeps the caller's name).
+        let tensor = match &v {
+            Value::Tensor(t) if name.name != "_" => Some(t),
+            _ => None,
+        };
         if let Some(slot) = self.local_mut(name) {
-            if let (Value::Tensor(t), false) = (&v, name.name == "_") {
+            if let Some(t) = tensor {
                 t.label_if_unnamed(&name.name);
             }
             *slot = Some(v);
             return;
         }
-        if let (Value::Tensor(t), false) = (&v, name.name == "_") {
+        if let Some(t) = tensor {
             t.set_label(&name.name);
         }
         self.vars.assign(name, v);

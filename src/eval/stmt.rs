@@ -18,21 +18,28 @@ use crate::runtime::shape::{broadcast_shapes, fmt_shape};
 use crate::runtime::{DType, Device};
 use std::sync::Arc;
 
+/// A loop's body, run once each time it is called (`compiled::Code::run`).
+pub(crate) type Body<'a> = dyn Fn(&mut Interp) -> Result<Flow, Diagnostic> + 'a;
+
 /// How a statement ended: on to the next one, or out of the loop or the
-/// call around it (`break`, `continue`, `return`).
-#[derive(Debug)]
+/// call around it (`break`, `continue`, `return`: the call's frame holds
+/// the value, `Interp::returning`). One byte, so statements return it in
+/// a register.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Flow {
     Next,
     Break,
     Continue,
-    Return(Value),
+    Return,
 }
 
 impl Interp {
     pub(crate) fn exec(&mut self, s: &Stmt) -> Result<Flow, Diagnostic> {
         self.check_interrupt(s.span)?;
         let r = self.exec_kind(s);
-        self.flush_hazards();
+        if self.rt.hazards_pending() {
+            self.flush_hazards();
+        }
         r
     }
 
@@ -45,11 +52,11 @@ impl Interp {
                     .map_err(|e| e.at(s.span))?;
                 return self.exec_stream_block(name, body);
             }
-            StmtKind::For(names, iter, body) => return self.exec_for(names, iter, body),
+            // Loops compile their body once as they start (`compiled`).
+            StmtKind::For(..) | StmtKind::While(..) => return super::compiled::looping(s)(self),
             StmtKind::Time(count, body) => return self.exec_time(count.as_ref(), body, s.span),
             StmtKind::Profile(file, body) => return self.exec_profile(file.as_ref(), body, s.span),
             StmtKind::If(branches, otherwise) => return self.exec_if(branches, otherwise.as_ref()),
-            StmtKind::While(c, body) => return self.exec_while(c, body),
             StmtKind::NoGrad(body) => return self.exec_no_grad(body),
             StmtKind::Break => return Ok(Flow::Break),
             StmtKind::Continue => return Ok(Flow::Continue),
@@ -58,7 +65,7 @@ impl Interp {
                     Some(e) => self.eval(e, 0)?,
                     None => Value::None,
                 };
-                return Ok(Flow::Return(v));
+                return Ok(self.returning(v));
             }
             _ => {}
         }
@@ -70,13 +77,8 @@ impl Interp {
         match &s.kind {
             StmtKind::Expr(e) => self.exec_expr(e),
             StmtKind::Assign(name, e) => {
-                let mut v = self.eval(e, 0)?;
-                if let Value::Stream(s) = &v {
-                    if let Some(named) = self.rt.name_stream(s, &name.name) {
-                        v = Value::Stream(named);
-                    }
-                }
-                self.set_var(name, v);
+                let v = self.eval(e, 0)?;
+                self.assign(name, v);
                 Ok(())
             }
             StmtKind::Unpack(names, e) => {
@@ -134,6 +136,17 @@ impl Interp {
         }
     }
 
+    /// `name = v`: a stream takes the name as its own when it has none.
+    #[inline]
+    pub(super) fn assign(&mut self, name: &Name, mut v: Value) {
+        if let Value::Stream(s) = &v {
+            if let Some(named) = self.rt.name_stream(s, &name.name) {
+                v = Value::stream(named);
+            }
+        }
+        self.set_var(name, v);
+    }
+
     /// An expression statement shows its value (a host read); `devices`, when
     /// no variable has that name, shows the device table.
     fn exec_expr(&mut self, e: &Expr) -> Result<(), Diagnostic> {
@@ -143,16 +156,23 @@ impl Interp {
             return Ok(());
         }
         let v = self.eval(e, 0)?;
+        self.expression_statement(v, e.span)
+    }
+
+    /// What an expression statement does with its value `v`: shows it,
+    /// outside loops and calls.
+    pub(super) fn expression_statement(&mut self, v: Value, span: Span) -> Result<(), Diagnostic> {
+        let e_span = span;
         if self.quiet == 0 {
             // Inside `profile { }`, a device value is shown after the
             // profile: reading it (a sync and a copy) is not the block's work.
             if let Some(later) = self.shown_after.as_mut() {
                 if v.on_a_device() {
-                    later.push((v, e.span));
+                    later.push((v, e_span));
                     return Ok(());
                 }
             }
-            self.show(v, e.span)?;
+            self.show(v, e_span)?;
         }
         Ok(())
     }
@@ -226,13 +246,8 @@ impl Interp {
             _ => self.eval(target, 0)?,
         };
         let v = self.eval(value, 0)?;
-        // A number by a number (`i += 1`): the name takes the result, as
-        // Python rebinds it; done before the op is named for `profile`.
         if let ExprKind::Var(name) = &target.kind {
-            if let Some(r) = super::quick::quick_scalar(BinOp::Elementwise(op), &current, &v) {
-                self.set_var(name, r);
-                return Ok(());
-            }
+            return self.augment_name(name, op, current, v, span, value.span);
         }
         self.rt.begin_op(op.name());
         match (&current, &target.kind) {
@@ -251,18 +266,7 @@ impl Interp {
                 let y = Operand { tensor: &y, weak };
                 inplace::binary_(&mut self.rt, self.grad, op, &t, y).map_err(at)
             }
-            (Value::Tensor(t), _) => {
-                let (y, weak) = augmented_operand(&v, op, value.span)?;
-                let y = Operand { tensor: &y, weak };
-                inplace::binary_(&mut self.rt, self.grad, op, t, y).map_err(|e| e.at(span))
-            }
-            (_, ExprKind::Var(name)) => {
-                let r = self
-                    .binary(BinOp::Elementwise(op), current, v)
-                    .map_err(|e| e.at(span))?;
-                self.set_var(name, r);
-                Ok(())
-            }
+            (Value::Tensor(t), _) => self.augment_tensor(t, op, &v, span, value.span),
             _ => Err(Error::wrong_type(
                 format!("the left of `{}=`", op.symbol()),
                 "a name or a tensor's elements",
@@ -270,6 +274,48 @@ impl Interp {
             )
             .at(target.span)),
         }
+    }
+
+    /// `name op= v`, `current` the name's value: a tensor is updated in
+    /// place; anything else gives a new value the name takes, as Python
+    /// rebinds it (a number by a number at once, before the op is named
+    /// for `profile`).
+    pub(super) fn augment_name(
+        &mut self,
+        name: &Name,
+        op: BinaryOp,
+        current: Value,
+        v: Value,
+        span: Span,
+        value_span: Span,
+    ) -> Result<(), Diagnostic> {
+        if let Some(r) = super::quick::quick_scalar(BinOp::Elementwise(op), &current, &v) {
+            self.set_var(name, r);
+            return Ok(());
+        }
+        self.rt.begin_op(op.name());
+        if let Value::Tensor(t) = &current {
+            return self.augment_tensor(t, op, &v, span, value_span);
+        }
+        let r = self
+            .binary(BinOp::Elementwise(op), current, v)
+            .map_err(|e| e.at(span))?;
+        self.set_var(name, r);
+        Ok(())
+    }
+
+    /// `t op= v` in place.
+    fn augment_tensor(
+        &mut self,
+        t: &Arc<crate::runtime::Tensor>,
+        op: BinaryOp,
+        v: &Value,
+        span: Span,
+        value_span: Span,
+    ) -> Result<(), Diagnostic> {
+        let (y, weak) = augmented_operand(v, op, value_span)?;
+        let y = Operand { tensor: &y, weak };
+        inplace::binary_(&mut self.rt, self.grad, op, t, y).map_err(|e| e.at(span))
     }
 
     /// `x[i] = v`: writes into the view `x[i]` selects.
@@ -454,11 +500,12 @@ impl Interp {
         Ok(Flow::Next)
     }
 
-    fn exec_for(
+    /// `for names in iter { body }`, the body run by `body` (compiled).
+    pub(super) fn exec_for(
         &mut self,
         names: &[Name],
         iter: &ForIter,
-        body: &Block,
+        body: &Body,
     ) -> Result<Flow, Diagnostic> {
         self.quiet += 1;
         let r = self.run_for(names, iter, body);
@@ -468,12 +515,7 @@ impl Interp {
         r
     }
 
-    fn run_for(
-        &mut self,
-        names: &[Name],
-        iter: &ForIter,
-        body: &Block,
-    ) -> Result<Flow, Diagnostic> {
+    fn run_for(&mut self, names: &[Name], iter: &ForIter, body: &Body) -> Result<Flow, Diagnostic> {
         match iter {
             ForIter::Range(a, b) => {
                 let lo = self.eval_int(a, 0, "the start of a range")?;
@@ -515,11 +557,11 @@ impl Interp {
 
     /// One pass of a loop's body: None to go on (`continue` too), or how
     /// the loop ends (`break`: the statement after it; `return`: the call's).
-    pub(crate) fn loop_body(&mut self, body: &Block) -> Result<Option<Flow>, Diagnostic> {
-        Ok(match self.exec_block(body)? {
+    pub(crate) fn loop_body(&mut self, body: &Body) -> Result<Option<Flow>, Diagnostic> {
+        Ok(match body(self)? {
             Flow::Next | Flow::Continue => None,
             Flow::Break => Some(Flow::Next),
-            Flow::Return(v) => Some(Flow::Return(v)),
+            Flow::Return => Some(Flow::Return),
         })
     }
 

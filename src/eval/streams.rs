@@ -14,7 +14,7 @@ use crate::runtime::{Device, Tensor};
 impl Interp {
     /// `default`: the current device's default stream.
     pub(crate) fn default_stream(&self) -> Option<Value> {
-        self.rt.default_stream().map(Value::Stream)
+        self.rt.default_stream().map(Value::stream)
     }
 
     /// `stream s { }`: `s` is created on the current device on first use
@@ -26,7 +26,7 @@ impl Interp {
         body: &Block,
     ) -> Result<Flow, Diagnostic> {
         let s = match self.get_var(name) {
-            Some(Value::Stream(s)) => s.clone(),
+            Some(Value::Stream(s)) => (**s).clone(),
             Some(other) => {
                 return Err(Error::value_help(
                     format!("`{}` is {}, not a stream", name.name, other.type_name()),
@@ -39,7 +39,7 @@ impl Interp {
                     .rt
                     .new_stream(Some(&name.name))
                     .map_err(|e| e.at(name.span))?;
-                self.set_var(name, Value::Stream(s.clone()));
+                self.set_var(name, Value::stream(s.clone()));
                 s
             }
         };

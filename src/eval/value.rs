@@ -8,13 +8,19 @@ use crate::runtime::{DType, Device, Tensor};
 use super::docs::Doc;
 use crate::lang::ast::FnDef;
 
+// Two words: a whole word of tag, so no variant keeps data in the bytes
+// after it, and one word of payload. Values, and results that hold one,
+// are returned in registers and moved as whole words, never as the
+// odd-sized pieces that stall the loads right after a store (what loops
+// and calls do most). `values_are_two_words` checks it.
 #[derive(Debug, Clone)]
+#[repr(u64)]
 pub enum Value {
     None,
     Bool(bool),
     Int(i64),
     Float(f64),
-    Str(Arc<str>),
+    Str(Arc<String>),
     Device(Device),
     /// `cuda` without an index: the current CUDA device where it is used
     /// (a function's argument, `with`, `sync`, `mem`), as `torch.device('cuda')`.
@@ -35,7 +41,7 @@ pub enum Value {
     Builtin(&'static Doc),
     /// A function `fn` defined.
     Function(Arc<Function>),
-    Stream(StreamRef),
+    Stream(Arc<StreamRef>),
     Event(Arc<Event>),
     /// `SGD(...)`, `Adam(...)`: its parameters and state.
     Optimizer(Arc<Mutex<crate::autograd::optim::Optimizer>>),
@@ -46,6 +52,10 @@ pub enum Value {
 impl Value {
     pub fn tensor(t: Tensor) -> Value {
         Value::Tensor(Arc::new(t))
+    }
+
+    pub fn stream(s: StreamRef) -> Value {
+        Value::Stream(Arc::new(s))
     }
 
     /// A new Python list (`list()`) of `items`.
@@ -173,6 +183,8 @@ impl Value {
 #[derive(Debug)]
 pub struct Function {
     pub def: Arc<FnDef>,
+    /// The body, compiled once (`compiled`), run by every call.
+    pub(crate) code: super::compiled::Code,
     pub defaults: Vec<Option<Value>>,
     /// The function whose body defined this one, if any (for the error
     /// that reading its locals gives: cudash has no closures).
@@ -195,12 +207,6 @@ impl Function {
         format!("{}({})", self.def.name.name, params.join(", "))
     }
 
-    /// Whether `args` give one value for each parameter, none by keyword
-    /// (`Interp::call_positional`).
-    pub fn positional(&self, args: &[crate::lang::ast::Arg]) -> bool {
-        args.len() == self.def.params.len() && args.iter().all(|a| a.keyword.is_none())
-    }
-
     pub fn name(&self) -> &str {
         &self.def.name.name
     }
@@ -218,5 +224,27 @@ fn short(v: &Value) -> String {
         Value::DType(d) => d.to_string(),
         Value::Device(d) => d.to_string(),
         other => format!("<{}>", other.kind()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Value;
+
+    /// A value is two words, and so is what holds one (a result, an
+    /// option, a statement's flow): they are returned in registers, and
+    /// loops move them all the time.
+    #[test]
+    fn values_are_two_words() {
+        assert_eq!(std::mem::size_of::<Value>(), 16);
+        assert_eq!(std::mem::size_of::<Option<Value>>(), 16);
+        assert_eq!(
+            std::mem::size_of::<Result<Value, crate::error::Diagnostic>>(),
+            16
+        );
+        assert_eq!(
+            std::mem::size_of::<Result<super::super::stmt::Flow, crate::error::Diagnostic>>(),
+            16
+        );
     }
 }

@@ -294,6 +294,13 @@ impl Devices {
     }
 
     /// Hazards every device found since the last call.
+    /// Whether a device found a hazard since the last `take_hazards` (one
+    /// load: what every statement asks).
+    #[inline]
+    pub fn hazards_pending(&self) -> bool {
+        self.hazard_flag.load(Ordering::Relaxed)
+    }
+
     pub fn take_hazards(&self) -> Vec<String> {
         // Read before it is cleared: most statements find none, and a
         // plain load costs less than the swap.

@@ -79,7 +79,7 @@ pub(super) fn stream(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
     };
     me.rt
         .new_stream(name.as_deref())
-        .map(Value::Stream)
+        .map(Value::stream)
         .map_err(|e| e.at(b.span))
 }
 
@@ -199,7 +199,7 @@ pub(super) fn current_stream(
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
     let d = cuda_arg(me, b)?;
-    Ok(Value::Stream(me.rt.stream_ref(me.rt.stream_on(d))))
+    Ok(Value::stream(me.rt.stream_ref(me.rt.stream_on(d))))
 }
 
 /// `device=`: a CUDA device (an index or `cuda:N`), the current one by default.

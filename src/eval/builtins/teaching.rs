@@ -80,7 +80,7 @@ pub(super) fn list(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
             // A dict's keys, as Python's list(d).
             (Value::Dict(pairs), None) => pairs
                 .iter()
-                .map(|(k, _)| Value::Str(k.as_str().into()))
+                .map(|(k, _)| Value::Str(Arc::new(k.clone())))
                 .collect(),
             (other, None) => {
                 return Err(Error::wrong_type(

@@ -286,6 +286,12 @@ impl Runtime {
         Ok(r)
     }
 
+    /// Whether `take_hazards` has something to give.
+    #[inline]
+    pub fn hazards_pending(&self) -> bool {
+        self.devices.hazards_pending()
+    }
+
     /// Hazards the devices found since the last call.
     pub fn take_hazards(&self) -> Vec<String> {
         self.devices.take_hazards()
