@@ -123,6 +123,7 @@ impl Interp {
     }
 
     /// Runs `f`'s body in a new frame holding `slots`.
+    #[inline]
     fn run_call(
         &mut self,
         f: Arc<Function>,
