@@ -175,7 +175,7 @@ impl Bound {
         match self.given(name) {
             None => Ok(None),
             Some((Value::Int(i), _)) => Ok(Some(*i)),
-            Some((Value::Bool(b), _)) => Ok(Some(*b as i64)),
+            Some((Value::Bool(b), _)) => Ok(Some(b.get() as i64)),
             Some((v, span)) => Err(self.wrong(name, "an int", v, *span)),
         }
     }
@@ -199,8 +199,8 @@ impl Bound {
         match self.given(name) {
             None => Ok(None),
             Some((Value::Int(i), _)) => Ok(Some(Fill::Int(*i))),
-            Some((Value::Float(x), _)) => Ok(Some(Fill::Float(*x))),
-            Some((Value::Bool(b), _)) => Ok(Some(Fill::Bool(*b))),
+            Some((Value::Float(x), _)) => Ok(Some(Fill::Float(x.get()))),
+            Some((Value::Bool(b), _)) => Ok(Some(Fill::Bool(b.get()))),
             Some((Value::Tensor(t), _)) if t.numel() == 1 => Ok(Some(match t.dtype() {
                 DType::Bool => Fill::Bool(t.to_vec::<bool>()[0]),
                 d if d.is_int() => Fill::Int(t.to_vec::<i64>()[0]),
@@ -213,7 +213,7 @@ impl Bound {
     pub fn bool(&self, name: &str, default: bool) -> Result<bool, Diagnostic> {
         match self.given(name) {
             None => Ok(default),
-            Some((Value::Bool(b), _)) => Ok(*b),
+            Some((Value::Bool(b), _)) => Ok(b.get()),
             Some((v, span)) => Err(self.wrong(name, "true or false", v, *span)),
         }
     }
@@ -221,7 +221,7 @@ impl Bound {
     pub fn dtype(&self, name: &str) -> Result<Option<DType>, Diagnostic> {
         match self.given(name) {
             None => Ok(None),
-            Some((Value::DType(d), _)) => Ok(Some(*d)),
+            Some((Value::DType(d), _)) => Ok(Some(d.get())),
             Some((v, span)) => {
                 Err(self.wrong(name, "a dtype (bool i32 i64 f16 bf16 f32 f64)", v, *span))
             }
@@ -231,7 +231,7 @@ impl Bound {
     pub fn device(&self, name: &str) -> Result<Option<Device>, Diagnostic> {
         match self.given(name) {
             None => Ok(None),
-            Some((Value::Device(d), _)) => Ok(Some(*d)),
+            Some((Value::Device(d), _)) => Ok(Some(d.get())),
             Some((v, span)) => Err(self.wrong(name, "a device (cpu, cuda, cuda:N)", v, *span)),
         }
     }
@@ -241,7 +241,15 @@ impl Bound {
         match self.given(name) {
             None => Ok(None),
             Some((Value::Int(i), _)) => Ok(Some(u32::try_from(*i).unwrap_or(u32::MAX))),
-            Some((Value::Device(Device::Cuda(i)), _)) => Ok(Some(*i)),
+            Some((Value::Device(d), span)) => match d.get() {
+                Device::Cuda(i) => Ok(Some(i)),
+                Device::Cpu => Err(self.wrong(
+                    name,
+                    "a CUDA device (an index or cuda:N)",
+                    &Value::device(Device::Cpu),
+                    *span,
+                )),
+            },
             Some((v, span)) => {
                 Err(self.wrong(name, "a CUDA device (an index or cuda:N)", v, *span))
             }
@@ -296,7 +304,7 @@ pub fn flatten(v: &Value, span: Span) -> Result<Vec<(Value, Span)>, Diagnostic> 
         Value::Tensor(t) if t.ndim() <= 1 && t.dtype().is_float() => Ok(t
             .to_vec::<f64>()
             .into_iter()
-            .map(|x| (Value::Float(x), span))
+            .map(|x| (Value::float(x), span))
             .collect()),
         other => Ok(vec![(other.clone(), span)]),
     }
@@ -328,7 +336,7 @@ pub fn sizes(items: &[(Value, Span)]) -> Result<Vec<usize>, Diagnostic> {
 /// until then), a tensor counts with its own dtype.
 pub fn operand_value(v: &Value) -> Option<(Arc<Tensor>, bool)> {
     match v {
-        Value::Float(x) => Some((Arc::new(Tensor::scalar(*x)), true)),
+        Value::Float(x) => Some((Arc::new(Tensor::scalar(x.get())), true)),
         Value::Int(_) | Value::Bool(_) => to_tensor(v).map(|t| (t, true)),
         _ => to_tensor(v).map(|t| (t, false)),
     }
@@ -338,8 +346,8 @@ pub fn to_tensor(v: &Value) -> Option<Arc<Tensor>> {
     match v {
         Value::Tensor(t) => Some(Arc::clone(t)),
         Value::Int(i) => Some(Arc::new(Tensor::scalar(*i))),
-        Value::Float(x) => Some(Arc::new(Tensor::scalar(*x as f32))),
-        Value::Bool(b) => Some(Arc::new(Tensor::scalar(*b))),
+        Value::Float(x) => Some(Arc::new(Tensor::scalar(x.get() as f32))),
+        Value::Bool(b) => Some(Arc::new(Tensor::scalar(b.get()))),
         _ => None,
     }
 }

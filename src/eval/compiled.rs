@@ -187,11 +187,11 @@ fn expr(e: &Expr, d: usize) -> Eval {
         }
         ExprKind::Float(x) => {
             let x = *x;
-            Box::new(move |_| Ok(Value::Float(x)))
+            Box::new(move |_| Ok(Value::float(x)))
         }
         ExprKind::Bool(b) => {
             let b = *b;
-            Box::new(move |_| Ok(Value::Bool(b)))
+            Box::new(move |_| Ok(Value::bool(b)))
         }
         ExprKind::None => Box::new(|_| Ok(Value::None)),
         ExprKind::Var(name) => {
@@ -211,7 +211,7 @@ fn expr(e: &Expr, d: usize) -> Eval {
                 }),
                 ExprKind::Float(k) => Box::new(move |it| {
                     let x = a(it)?;
-                    it.arith(op, x, Value::Float(k), span)
+                    it.arith(op, x, Value::float(k), span)
                 }),
                 _ => {
                     let b = expr(b, d + 1);
@@ -239,7 +239,7 @@ fn expr(e: &Expr, d: usize) -> Eval {
             let (a_span, a) = (a.span, expr(a, d + 1));
             Box::new(move |it| {
                 let v = a(it)?;
-                Ok(Value::Bool(!it.truth(&v, a_span)?))
+                Ok(Value::bool(!it.truth(&v, a_span)?))
             })
         }
         ExprKind::Call(callee, args) => match &callee.kind {

@@ -19,9 +19,9 @@ impl Interp {
     pub(crate) fn truth(&mut self, v: &Value, span: Span) -> Result<bool, Diagnostic> {
         Ok(match v {
             Value::None => false,
-            Value::Bool(b) => *b,
+            Value::Bool(b) => b.get(),
             Value::Int(i) => *i != 0,
-            Value::Float(x) => *x != 0.0,
+            Value::Float(x) => x.get() != 0.0,
             Value::Str(s) => !s.is_empty(),
             v @ (Value::List(_) | Value::MutList(_) | Value::Dict(_)) => v.count() != Some(0),
             Value::Tensor(t) if t.numel() == 1 => {
@@ -73,7 +73,7 @@ impl Interp {
 
     /// `not a`: a bool.
     pub(crate) fn eval_not(&mut self, a: &Expr, d: usize) -> Result<Value, Diagnostic> {
-        Ok(Value::Bool(!self.condition(a, d)?))
+        Ok(Value::bool(!self.condition(a, d)?))
     }
 
     /// `a in b` (`is_in`), or `a not in b`.
@@ -86,7 +86,7 @@ impl Interp {
         d: usize,
     ) -> Result<Value, Diagnostic> {
         let (va, vb) = (self.eval(a, d)?, self.eval(b, d)?);
-        Ok(Value::Bool(self.contains(&va, &vb, span)? == is_in))
+        Ok(Value::bool(self.contains(&va, &vb, span)? == is_in))
     }
 
     /// `if c { } elif c { } else { }`: the first branch whose condition holds.

@@ -22,11 +22,11 @@ impl Interp {
     /// lists: what a value means where it is used.
     pub(crate) fn resolve(&self, v: Value) -> Value {
         match v {
-            Value::CurrentCuda => Value::Device(Device::Cuda(self.rt.current_device)),
+            Value::CurrentCuda => Value::device(Device::Cuda(self.rt.current_device)),
             // PyTorch's devices as strings: `device="cuda:1"`, `.to("cpu")`.
             Value::Str(s) if super::spelling::device_string(&s).is_some() => {
                 match super::spelling::device_string(&s) {
-                    Some(Value::CurrentCuda) => Value::Device(Device::Cuda(self.rt.current_device)),
+                    Some(Value::CurrentCuda) => Value::device(Device::Cuda(self.rt.current_device)),
                     Some(v) => v,
                     None => Value::Str(s),
                 }
@@ -60,7 +60,7 @@ impl Interp {
     pub(crate) fn eval(&mut self, e: &Expr, depth: usize) -> Result<Value, Diagnostic> {
         match &e.kind {
             ExprKind::Int(i) => Ok(Value::Int(*i)),
-            ExprKind::Float(x) => Ok(Value::Float(*x)),
+            ExprKind::Float(x) => Ok(Value::float(*x)),
             ExprKind::Var(name) => self.lookup(name, e.span),
             ExprKind::Binary(op, a, b)
                 if depth < MAX_DEPTH && !matches!(op, BinOp::In | BinOp::NotIn) =>
@@ -116,12 +116,12 @@ impl Interp {
         let d = depth + 1;
         match &e.kind {
             ExprKind::Int(i) => Ok(Value::Int(*i)),
-            ExprKind::Float(x) => Ok(Value::Float(*x)),
+            ExprKind::Float(x) => Ok(Value::float(*x)),
             ExprKind::Str(s) => Ok(Value::Str(Arc::new(s.clone()))),
-            ExprKind::Bool(b) => Ok(Value::Bool(*b)),
+            ExprKind::Bool(b) => Ok(Value::bool(*b)),
             ExprKind::None => Ok(Value::None),
-            ExprKind::DType(t) => Ok(Value::DType(*t)),
-            ExprKind::Device(DeviceLit::Cpu) => Ok(Value::Device(Device::Cpu)),
+            ExprKind::DType(t) => Ok(Value::dtype(*t)),
+            ExprKind::Device(DeviceLit::Cpu) => Ok(Value::device(Device::Cpu)),
             // `cuda` stays without an index until it is used (`resolve`).
             ExprKind::Device(DeviceLit::Cuda(None)) => self
                 .rt
@@ -131,7 +131,7 @@ impl Interp {
             ExprKind::Device(DeviceLit::Cuda(i)) => self
                 .rt
                 .cuda(*i)
-                .map(Value::Device)
+                .map(Value::device)
                 .map_err(|err| err.at(e.span)),
             ExprKind::Var(name) => self.lookup(name, e.span),
             ExprKind::List(items) => self.eval_list(items, e.span, d),
@@ -263,8 +263,8 @@ impl Interp {
     fn lookup_builtin(&self, name: &str, span: Span) -> Result<Value, Diagnostic> {
         // Python's float('inf') and float('nan'), as torch.inf and torch.nan.
         match name {
-            "inf" => return Ok(Value::Float(f64::INFINITY)),
-            "nan" => return Ok(Value::Float(f64::NAN)),
+            "inf" => return Ok(Value::float(f64::INFINITY)),
+            "nan" => return Ok(Value::float(f64::NAN)),
             _ => {}
         }
         if name == "default" {
@@ -419,7 +419,7 @@ impl Interp {
                 IndexItem::At(e) => match self.eval(e, d)? {
                     Value::Int(i) => Index::At(i),
                     Value::None => Index::NewAxis,
-                    Value::Bool(b) => Index::Tensor(Arc::new(Tensor::scalar(b))),
+                    Value::Bool(b) => Index::Tensor(Arc::new(Tensor::scalar(b.get()))),
                     Value::Tensor(t) if t.ndim() == 0 && t.dtype().is_int() => {
                         Index::At(t.to_vec::<i64>()[0])
                     }
@@ -497,8 +497,8 @@ impl Interp {
     fn negate(&mut self, v: Value) -> Result<Value, Error> {
         match v {
             Value::Int(i) => i.checked_neg().map(Value::Int).ok_or_else(overflow),
-            Value::Float(x) => Ok(Value::Float(-x)),
-            Value::Bool(b) => Ok(Value::Int(-(b as i64))),
+            Value::Float(x) => Ok(Value::float(-x.get())),
+            Value::Bool(b) => Ok(Value::Int(-(b.get() as i64))),
             Value::Tensor(t) => autograd::record::unary(&mut self.rt, self.grad, UnaryOp::Neg, &t)
                 .map(Value::Tensor),
             other => Err(Error::wrong_type(
@@ -514,7 +514,7 @@ impl Interp {
     fn invert(&mut self, v: Value) -> Result<Value, Error> {
         match v {
             Value::Int(i) => Ok(Value::Int(!i)),
-            Value::Bool(b) => Ok(Value::Int(!(b as i64))),
+            Value::Bool(b) => Ok(Value::Int(!(b.get() as i64))),
             Value::Tensor(t) => self.rt.unary(UnaryOp::BitNot, &t).map(Value::Tensor),
             other => Err(Error::wrong_type(
                 "the operand of `~`",
@@ -526,8 +526,8 @@ impl Interp {
 
     pub(crate) fn binary(&mut self, op: BinOp, a: Value, b: Value) -> Result<Value, Error> {
         match op {
-            BinOp::Is => return Ok(Value::Bool(same(&a, &b))),
-            BinOp::IsNot => return Ok(Value::Bool(!same(&a, &b))),
+            BinOp::Is => return Ok(Value::bool(same(&a, &b))),
+            BinOp::IsNot => return Ok(Value::bool(!same(&a, &b))),
             BinOp::In | BinOp::NotIn => {
                 return Err(Error::value("internal error: `in` reached the arithmetic"))
             }
@@ -538,8 +538,8 @@ impl Interp {
         }
         match (&a, &b, op) {
             (Value::Tensor(_), _, _) | (_, Value::Tensor(_), _) => self.tensor_binary(op, &a, &b),
-            (_, _, BinOp::Elementwise(BinaryOp::Eq)) => Ok(Value::Bool(equal(&a, &b))),
-            (_, _, BinOp::Elementwise(BinaryOp::Ne)) => Ok(Value::Bool(!equal(&a, &b))),
+            (_, _, BinOp::Elementwise(BinaryOp::Eq)) => Ok(Value::bool(equal(&a, &b))),
+            (_, _, BinOp::Elementwise(BinaryOp::Ne)) => Ok(Value::bool(!equal(&a, &b))),
             _ => Err(Error::wrong_type(
                 format!("the operands of `{}`", op.symbol()),
                 "numbers or tensors",
@@ -777,7 +777,7 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
         _ => Some((a.as_i64(), b.as_i64())),
     };
     let (x, y) = (a.as_f64(), b.as_f64());
-    let cmp = |r: bool| Ok(Value::Bool(r));
+    let cmp = |r: bool| Ok(Value::bool(r));
     let op = match op {
         BinOp::Elementwise(op) => op,
         BinOp::MatMul => {
@@ -815,7 +815,7 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
         };
         // bool op bool stays bool, as in Python.
         return Ok(match (a, b) {
-            (Bool(_), Bool(_)) => Value::Bool(r != 0),
+            (Bool(_), Bool(_)) => Value::bool(r != 0),
             _ => Value::Int(r),
         });
     }
@@ -825,7 +825,7 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
             BinaryOp::Sub => i.checked_sub(j),
             BinaryOp::Mul => i.checked_mul(j),
             BinaryOp::Pow if j >= 0 => u32::try_from(j).ok().and_then(|j| i.checked_pow(j)),
-            BinaryOp::Pow => return Ok(Value::Float(x.powf(y))),
+            BinaryOp::Pow => return Ok(Value::float(x.powf(y))),
             BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Div if j == 0 => {
                 return Err(Error::value_help(
                     "division by zero",
@@ -836,11 +836,11 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
             BinaryOp::FloorDiv if i == i64::MIN && j == -1 => None,
             BinaryOp::FloorDiv => Some(Num::floor_div(i, j)),
             BinaryOp::Rem => Some(Num::rem(i, j)),
-            _ => return Ok(Value::Float(x / y)),
+            _ => return Ok(Value::float(x / y)),
         };
         return r.map(Value::Int).ok_or_else(overflow);
     }
-    Ok(Value::Float(match op {
+    Ok(Value::float(match op {
         BinaryOp::Add => x + y,
         BinaryOp::Sub => x - y,
         BinaryOp::Mul => x * y,
@@ -874,9 +874,9 @@ pub(crate) fn equal(a: &Value, b: &Value) -> bool {
         (Value::None, Value::None) => true,
         (Value::Str(x), Value::Str(y)) => x == y,
         // As torch.device: `cuda` equals only `cuda`, never `cuda:0`.
-        (Value::Device(x), Value::Device(y)) => x == y,
+        (Value::Device(x), Value::Device(y)) => x.get() == y.get(),
         (Value::CurrentCuda, Value::CurrentCuda) => true,
-        (Value::DType(x), Value::DType(y)) => x == y,
+        (Value::DType(x), Value::DType(y)) => x.get() == y.get(),
         (Value::Builtin(x), Value::Builtin(y)) => std::ptr::eq(*x, *y),
         (Value::Function(x), Value::Function(y)) => Arc::ptr_eq(x, y),
         _ => match (scalar(a), scalar(b)) {
@@ -895,8 +895,8 @@ mod tests {
     fn same_value(a: &Value, b: &Value) -> bool {
         match (a, b) {
             (Value::Int(x), Value::Int(y)) => x == y,
-            (Value::Float(x), Value::Float(y)) => x.to_bits() == y.to_bits(),
-            (Value::Bool(x), Value::Bool(y)) => x == y,
+            (Value::Float(x), Value::Float(y)) => x.get().to_bits() == y.get().to_bits(),
+            (Value::Bool(x), Value::Bool(y)) => x.get() == y.get(),
             _ => false,
         }
     }
@@ -937,7 +937,7 @@ mod tests {
                 .iter()
                 .flat_map(|x| floats.iter().map(move |y| (x, y)))
             {
-                agree(op, Value::Float(x), Value::Float(y));
+                agree(op, Value::float(x), Value::float(y));
             }
         }
     }
@@ -951,7 +951,7 @@ mod tests {
             let op = BinaryOp::ALL[k];
             agree(op, Value::Int(i), Value::Int(j));
             agree(op, Value::Int(i >> 40), Value::Int(j >> 40));
-            agree(op, Value::Float(x), Value::Float(y));
+            agree(op, Value::float(x), Value::float(y));
         }
     }
 }

@@ -95,7 +95,7 @@ impl Interp {
                             .at(value_span),
                     );
                 };
-                make_requires_grad(t, flag).map_err(at)
+                make_requires_grad(t, flag.get()).map_err(at)
             }
             other => Err(at(Error::ReadOnly {
                 message: format!("`.{other}` of a tensor cannot be set"),
@@ -139,12 +139,12 @@ pub(crate) fn factory_requires_grad(v: Value, b: &Bound) -> Out {
 
 /// `x.requires_grad`.
 pub(super) fn requires_grad_property(t: &Tensor) -> Result<Value, Error> {
-    Ok(Value::Bool(requires_grad(t)))
+    Ok(Value::bool(requires_grad(t)))
 }
 
 /// `x.is_leaf`.
 pub(super) fn is_leaf_property(t: &Tensor) -> Result<Value, Error> {
-    Ok(Value::Bool(is_leaf(t)))
+    Ok(Value::bool(is_leaf(t)))
 }
 
 /// `x.grad`: the gradient backward accumulated (none before, and for a

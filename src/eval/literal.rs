@@ -184,8 +184,8 @@ impl Scalar {
 pub(super) fn scalar(v: &Value) -> Option<Scalar> {
     match v {
         Value::Int(i) => Some(Scalar::Int(*i)),
-        Value::Float(x) => Some(Scalar::Float(*x)),
-        Value::Bool(b) => Some(Scalar::Bool(*b)),
+        Value::Float(x) => Some(Scalar::Float(x.get())),
+        Value::Bool(b) => Some(Scalar::Bool(b.get())),
         _ => None,
     }
 }

@@ -27,7 +27,10 @@ impl Interp {
                 .chain([Device::Cpu])
                 .collect(),
             SyncTarget::Of(e) => match self.eval(e, 0).map(|v| self.resolve(v))? {
-                Value::Device(d) => vec![self.rt.check_device(d).map_err(|err| err.at(e.span))?],
+                Value::Device(d) => vec![self
+                    .rt
+                    .check_device(d.get())
+                    .map_err(|err| err.at(e.span))?],
                 other => {
                     return Err(Error::wrong_type(
                         "the target of `mem`",

@@ -33,15 +33,18 @@ pub(super) fn quick_scalar(op: BinOp, a: &Value, b: &Value) -> Option<Value> {
             BinaryOp::Add => Value::Int(i.checked_add(j)?),
             BinaryOp::Sub => Value::Int(i.checked_sub(j)?),
             BinaryOp::Mul => Value::Int(i.checked_mul(j)?),
-            _ => Value::Bool(compare(op, i, j)?),
+            _ => Value::bool(compare(op, i, j)?),
         }),
-        (&Value::Float(x), &Value::Float(y)) => Some(match op {
-            BinaryOp::Add => Value::Float(x + y),
-            BinaryOp::Sub => Value::Float(x - y),
-            BinaryOp::Mul => Value::Float(x * y),
-            BinaryOp::Div => Value::Float(x / y),
-            _ => Value::Bool(compare(op, x, y)?),
-        }),
+        (&Value::Float(x), &Value::Float(y)) => {
+            let (x, y) = (x.get(), y.get());
+            Some(match op {
+                BinaryOp::Add => Value::float(x + y),
+                BinaryOp::Sub => Value::float(x - y),
+                BinaryOp::Mul => Value::float(x * y),
+                BinaryOp::Div => Value::float(x / y),
+                _ => Value::bool(compare(op, x, y)?),
+            })
+        }
         _ => None,
     }
 }

@@ -26,7 +26,7 @@ pub fn repr(v: &Value) -> String {
         Value::None => "none".into(),
         Value::Bool(b) => b.to_string(),
         Value::Int(i) => i.to_string(),
-        Value::Float(x) => float(*x),
+        Value::Float(x) => float(x.get()),
         Value::Str(s) => format!("{:?}", s.as_ref()),
         Value::Device(d) => d.to_string(),
         Value::CurrentCuda => "cuda".into(),

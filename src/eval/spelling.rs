@@ -40,16 +40,16 @@ pub fn value(name: &str) -> Option<Value> {
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(_, a)| match *a {
-            Alias::Bool(b) => Value::Bool(b),
+            Alias::Bool(b) => Value::bool(b),
             Alias::None => Value::None,
-            Alias::DType(d) => Value::DType(d),
+            Alias::DType(d) => Value::dtype(d),
         })
 }
 
 /// A device written as PyTorch's string: `"cpu"`, `"cuda"`, `"cuda:1"`.
 pub fn device_string(s: &str) -> Option<Value> {
     match s {
-        "cpu" => Some(Value::Device(Device::Cpu)),
+        "cpu" => Some(Value::device(Device::Cpu)),
         "cuda" => Some(Value::CurrentCuda),
         _ => {
             let index = s.strip_prefix("cuda:")?;
@@ -57,7 +57,7 @@ pub fn device_string(s: &str) -> Option<Value> {
             if index.is_empty() || !index.bytes().all(|b| b.is_ascii_digit()) {
                 return None;
             }
-            index.parse().ok().map(|i| Value::Device(Device::Cuda(i)))
+            index.parse().ok().map(|i| Value::device(Device::Cuda(i)))
         }
     }
 }
@@ -211,12 +211,12 @@ mod tests {
     fn devices_as_strings() {
         assert!(matches!(
             device_string("cuda:1"),
-            Some(Value::Device(Device::Cuda(1)))
+            Some(Value::Device(d)) if d.get() == Device::Cuda(1)
         ));
         assert!(matches!(device_string("cuda"), Some(Value::CurrentCuda)));
         assert!(matches!(
             device_string("cpu"),
-            Some(Value::Device(Device::Cpu))
+            Some(Value::Device(d)) if d.get() == Device::Cpu
         ));
         for not in ["cuda:", "cuda:-1", "cuda: 1", "gpu", "CUDA:0", "cuda:1x"] {
             assert!(device_string(not).is_none(), "{not}");

@@ -443,18 +443,20 @@ impl Interp {
     fn exec_with(&mut self, e: &Expr, body: &Block) -> Result<Flow, Diagnostic> {
         let target = self.eval(e, 0)?;
         match self.resolve(target) {
-            Value::Device(Device::Cuda(d)) => {
-                let saved = std::mem::replace(&mut self.rt.current_device, d);
-                let r = self.exec_block(body);
-                self.rt.current_device = saved;
-                r
-            }
+            Value::Device(d) => match d.get() {
+                Device::Cuda(d) => {
+                    let saved = std::mem::replace(&mut self.rt.current_device, d);
+                    let r = self.exec_block(body);
+                    self.rt.current_device = saved;
+                    r
+                }
+                Device::Cpu => Err(Error::value_help(
+                    "`with` takes a CUDA device or a stream, not cpu",
+                    "tensors go to cpu by default; write `with device(n) { }` for a CUDA device",
+                )
+                .at(e.span)),
+            },
             Value::Stream(st) => self.with_stream(&st, body),
-            Value::Device(Device::Cpu) => Err(Error::value_help(
-                "`with` takes a CUDA device or a stream, not cpu",
-                "tensors go to cpu by default; write `with device(n) { }` for a CUDA device",
-            )
-            .at(e.span)),
             other => Err(Error::wrong_type(
                 "the target of `with`",
                 "a device or a stream",

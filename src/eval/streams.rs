@@ -85,9 +85,11 @@ impl Interp {
             SyncTarget::All => self.rt.sync_all(),
             SyncTarget::Of(e) => match self.eval(e, 0).map(|v| self.resolve(v))? {
                 Value::Stream(st) => self.rt.sync_stream(st.key),
-                Value::Device(Device::Cuda(d)) => self.rt.sync_device(d),
-                // Host work is synchronous: nothing to wait for.
-                Value::Device(Device::Cpu) => Ok(()),
+                Value::Device(d) => match d.get() {
+                    Device::Cuda(d) => self.rt.sync_device(d),
+                    // Host work is synchronous: nothing to wait for.
+                    Device::Cpu => Ok(()),
+                },
                 Value::Event(ev) => self.rt.sync_event(&ev),
                 other => {
                     return Err(Error::wrong_type(

@@ -211,7 +211,7 @@ fn correction(b: &Bound) -> Result<f64, Diagnostic> {
         )
         .at(b.span)),
         (Some(c), None) => Ok(c),
-        (None, Some(u)) => Ok(if u { 1.0 } else { 0.0 }),
+        (None, Some(u)) => Ok(if u.get() { 1.0 } else { 0.0 }),
         (None, None) => Ok(1.0),
     }
 }

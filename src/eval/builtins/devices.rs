@@ -20,13 +20,13 @@ pub(super) fn device(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
         .map_err(|_| Error::value(format!("device index {i} is out of range")).at(b.span))?;
     me.rt
         .cuda(Some(i))
-        .map(Value::Device)
+        .map(Value::device)
         .map_err(|e| e.at(b.span))
 }
 
 pub(super) fn list(me: &mut Interp, _: &'static str, _: &Bound) -> Result<Value, Diagnostic> {
     let list = (0..me.rt.devices.count())
-        .map(|i| Value::Device(Device::Cuda(i)))
+        .map(|i| Value::device(Device::Cuda(i)))
         .collect();
     Ok(Value::List(Arc::new(list)))
 }
@@ -38,7 +38,7 @@ pub(super) fn count(me: &mut Interp, _: &'static str, _: &Bound) -> Result<Value
 pub(super) fn current(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     me.rt
         .cuda(None)
-        .map(Value::Device)
+        .map(Value::device)
         .map_err(|e| e.at(b.span))
 }
 
@@ -47,7 +47,7 @@ pub(super) fn is_available(
     _: &'static str,
     _: &Bound,
 ) -> Result<Value, Diagnostic> {
-    Ok(Value::Bool(me.rt.devices.count() > 0))
+    Ok(Value::bool(me.rt.devices.count() > 0))
 }
 
 /// `get_device_name(device=none)`: an index or `cuda:N`; the current device by default.
@@ -166,7 +166,7 @@ pub(super) fn device_list(me: &Interp, b: &Bound, name: &str) -> Result<Vec<Devi
     items
         .iter()
         .map(|(v, s)| match v {
-            Value::Device(d) => me.rt.check_device(*d).map_err(|e| e.at(*s)),
+            Value::Device(d) => me.rt.check_device(d.get()).map_err(|e| e.at(*s)),
             other => Err(Error::wrong_type(
                 format!("an element of `{name}`"),
                 "a device",

@@ -29,7 +29,7 @@ pub(super) fn full(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
     let (v, _) = b
         .get("value")
         .cloned()
-        .unwrap_or((Value::Float(0.0), b.span));
+        .unwrap_or((Value::float(0.0), b.span));
     let default = dtype_of_value(&v).unwrap_or(DType::F32);
     let value = b.fill("value")?.unwrap_or(Fill::Float(0.0));
     fill(me, b, &shape, value, default)

@@ -27,7 +27,7 @@ pub(super) fn sync(me: &mut Interp, _: &'static str, s: &StreamRef, b: &Bound) -
 }
 
 pub(super) fn query(_: &mut Interp, _: &'static str, s: &StreamRef, _: &Bound) -> Out {
-    Ok(Value::Bool(s.pending() == 0))
+    Ok(Value::bool(s.pending() == 0))
 }
 
 /// `s.pending`: how many items the stream has queued and not yet run.
@@ -36,7 +36,7 @@ pub(super) fn pending(s: &StreamRef) -> Value {
 }
 
 pub(super) fn device(s: &StreamRef) -> Value {
-    Value::Device(Device::Cuda(s.key.device))
+    Value::device(Device::Cuda(s.key.device))
 }
 
 /// `e.record(stream=none)`: on the current stream by default; returns `e`.
@@ -60,7 +60,7 @@ pub(super) fn event_sync(me: &mut Interp, _: &'static str, e: &Arc<Event>, b: &B
 }
 
 pub(super) fn event_query(_: &mut Interp, _: &'static str, e: &Arc<Event>, _: &Bound) -> Out {
-    Ok(Value::Bool(e.recorded().is_none_or(|r| r.is_complete())))
+    Ok(Value::bool(e.recorded().is_none_or(|r| r.is_complete())))
 }
 
 /// `e.elapsed(end)`: milliseconds of device time, once both have completed.
@@ -81,7 +81,7 @@ pub(super) fn elapsed(me: &mut Interp, _: &'static str, e: &Arc<Event>, b: &Boun
     }
     // CUDA events resolve about half a microsecond; show 0.1 µs.
     let ms = me.rt.elapsed(&a, &z).map_err(at)?;
-    Ok(Value::Float((ms * 1e4).round() / 1e4))
+    Ok(Value::float((ms * 1e4).round() / 1e4))
 }
 
 /// `s.wait_stream(other)`: PyTorch's name for `s.wait(other)` with a stream.

@@ -29,8 +29,8 @@ pub(super) fn to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -
     let non_blocking = b.bool("non_blocking", false)?;
     let (mut device, mut dtype) = (b.device("device")?, b.dtype("dtype")?);
     match b.get("target").map(|(v, s)| (v.clone(), *s)) {
-        Some((Value::Device(d), _)) if device.is_none() => device = Some(d),
-        Some((Value::DType(d), _)) if dtype.is_none() => dtype = Some(d),
+        Some((Value::Device(d), _)) if device.is_none() => device = Some(d.get()),
+        Some((Value::DType(d), _)) if dtype.is_none() => dtype = Some(d.get()),
         Some((v @ (Value::Device(_) | Value::DType(_)), s)) => {
             let what = match v {
                 Value::Device(_) => "device",
@@ -182,9 +182,9 @@ pub(super) fn item(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound)
         .at(b.span));
     }
     let value = || match t.dtype() {
-        DType::Bool => Value::Bool(t.to_vec::<bool>()[0]),
+        DType::Bool => Value::bool(t.to_vec::<bool>()[0]),
         DType::I32 | DType::I64 => Value::Int(t.to_vec::<i64>()[0]),
-        _ => Value::Float(t.to_vec::<f64>()[0]),
+        _ => Value::float(t.to_vec::<f64>()[0]),
     };
     me.rt.read_item(t, value).map_err(|e| e.at(b.span))
 }
@@ -228,11 +228,11 @@ pub(super) fn new_full(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bo
 }
 
 pub(super) fn is_cuda(t: &Tensor) -> Result<Value, Error> {
-    Ok(Value::Bool(t.device().is_cuda()))
+    Ok(Value::bool(t.device().is_cuda()))
 }
 
 pub(super) fn is_pinned(t: &Tensor) -> Result<Value, Error> {
-    Ok(Value::Bool(t.is_pinned()))
+    Ok(Value::bool(t.is_pinned()))
 }
 
 pub(super) fn nbytes(t: &Tensor) -> Result<Value, Error> {
@@ -455,9 +455,9 @@ pub(super) fn size(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) 
 pub(super) fn tolist(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let values = || -> Vec<Value> {
         match t.dtype() {
-            DType::Bool => t.to_vec::<bool>().into_iter().map(Value::Bool).collect(),
+            DType::Bool => t.to_vec::<bool>().into_iter().map(Value::bool).collect(),
             DType::I32 | DType::I64 => t.to_vec::<i64>().into_iter().map(Value::Int).collect(),
-            _ => t.to_vec::<f64>().into_iter().map(Value::Float).collect(),
+            _ => t.to_vec::<f64>().into_iter().map(Value::float).collect(),
         }
     };
     let flat = me.rt.read_all(t, values).map_err(|e| e.at(b.span))?;
