@@ -21,8 +21,26 @@ fn k(p, q=1) { if p > q { return p } elif p == q { return none } ; return q }
 
 fn atom() -> impl Strategy<Value = String> {
     prop::sample::select(vec![
-        "a", "b", "c", "x", "y", "t", "v", "s", "none", "true", "false", "0", "1", "7", "-3",
-        "0.5", "1e308", "inf", "nan", "undefined_name",
+        "a",
+        "b",
+        "c",
+        "x",
+        "y",
+        "t",
+        "v",
+        "s",
+        "none",
+        "true",
+        "false",
+        "0",
+        "1",
+        "7",
+        "-3",
+        "0.5",
+        "1e308",
+        "inf",
+        "nan",
+        "undefined_name",
     ])
     .prop_map(str::to_string)
 }
@@ -90,7 +108,10 @@ proptest! {
 #[test]
 fn a_failure_in_a_compiled_loop_undoes_the_statement() {
     let mut s = common::session();
-    common::ok_in(&mut s, "n = 0\nfn f(i) { if i == 3 { return nope } ; return i }");
+    common::ok_in(
+        &mut s,
+        "n = 0\nfn f(i) { if i == 3 { return nope } ; return i }",
+    );
     let o = s.execute("for i in 0..5 { n = f(i) }");
     assert_eq!(common::ok_in(&mut s, "print(n)").trim(), "0");
     let e = o.error.unwrap();

@@ -14,47 +14,22 @@
 //! `fn` compiles its body when it defines the function (`Function::code`);
 //! `while` and `for` compile their body when they start, wherever they run.
 
-use super::stmt::Flow;
+use super::flow::{Code, Exec, Flow};
 use super::{Interp, Value};
 use crate::error::Diagnostic;
 use crate::lang::ast::{Arg, BinOp, Block, Expr, ExprKind, Scope, Stmt, StmtKind};
+use crate::lang::Span;
 
 /// An expression, compiled.
 pub(crate) type Eval = Box<dyn Fn(&mut Interp) -> Result<Value, Diagnostic> + Send + Sync>;
-
-/// A statement, compiled: how it ended (`Flow`).
-pub(crate) type Exec = Box<dyn Fn(&mut Interp) -> Result<Flow, Diagnostic> + Send + Sync>;
 
 /// How deep expressions are compiled; deeper ones are run as trees (the
 /// walker counts their depth on from here, so its limit still holds).
 const DEEPEST: usize = 32;
 
-/// A block, compiled: its statements in order.
-pub(crate) struct Code(Vec<Exec>);
-
-impl std::fmt::Debug for Code {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Code({} statements)", self.0.len())
-    }
-}
-
-impl Code {
-    pub(crate) fn block(b: &Block) -> Code {
-        Code(b.iter().map(stmt).collect())
-    }
-
-    /// Runs the statements until one ends the block (`break`, `continue`,
-    /// `return`), as `Interp::exec_block` does.
-    #[inline]
-    pub(crate) fn run(&self, it: &mut Interp) -> Result<Flow, Diagnostic> {
-        for s in &self.0 {
-            match s(it)? {
-                Flow::Next => {}
-                flow => return Ok(flow),
-            }
-        }
-        Ok(Flow::Next)
-    }
+/// A block, compiled.
+pub(crate) fn block(b: &Block) -> Code {
+    Code(b.iter().map(stmt).collect())
 }
 
 /// A statement, with what `Interp::exec` does around each: Ctrl-C stops
@@ -105,9 +80,9 @@ fn stmt(s: &Stmt) -> Exec {
         StmtKind::If(branches, otherwise) => {
             let branches: Vec<(Eval, Span, Code)> = branches
                 .iter()
-                .map(|(c, b)| (expr(c, 0), c.span, Code::block(b)))
+                .map(|(c, b)| (expr(c, 0), c.span, block(b)))
                 .collect();
-            let otherwise = otherwise.as_ref().map(Code::block);
+            let otherwise = otherwise.as_ref().map(block);
             each(span, move |it| {
                 for (c, c_span, body) in &branches {
                     let v = c(it)?;
@@ -136,7 +111,7 @@ fn stmt(s: &Stmt) -> Exec {
 pub(crate) fn looping(s: &Stmt) -> Exec {
     match &s.kind {
         StmtKind::While(c, body) => {
-            let (c_span, c, body) = (c.span, expr(c, 0), Code::block(body));
+            let (c_span, c, body) = (c.span, expr(c, 0), block(body));
             Box::new(move |it| {
                 let condition = |it: &mut Interp| {
                     let v = c(it)?;
@@ -146,7 +121,7 @@ pub(crate) fn looping(s: &Stmt) -> Exec {
             })
         }
         StmtKind::For(names, iter, body) => {
-            let (names, iter, body) = (names.clone(), iter.clone(), Code::block(body));
+            let (names, iter, body) = (names.clone(), iter.clone(), block(body));
             Box::new(move |it| it.exec_for(&names, &iter, &|it| body.run(it)))
         }
         _ => tree_stmt(s),
@@ -270,5 +245,3 @@ fn tree(e: &Expr, d: usize) -> Eval {
     let e = e.clone();
     Box::new(move |it| it.eval(&e, d))
 }
-
-use crate::lang::Span;

@@ -3,7 +3,7 @@
 //! them. A condition on a device tensor reads its one value on the host, a
 //! sync, as PyTorch's `bool(t)` is.
 
-use super::stmt::{Body, Flow};
+use super::flow::{Body, Flow};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{BinOp, Block, Expr};

@@ -10,8 +10,7 @@
 use std::sync::Arc;
 
 use super::args::{plural, ArgVal};
-use super::compiled::Code;
-use super::stmt::Flow;
+use super::flow::{Code, Flow};
 use super::value::Function;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
@@ -60,7 +59,7 @@ impl Interp {
             .collect::<Result<Vec<_>, _>>()?;
         let f = Function {
             def: Arc::clone(def),
-            code: Code::block(&def.body),
+            code: super::compiled::block(&def.body),
             defaults,
             enclosing: self
                 .frames

@@ -9,7 +9,7 @@
 use std::sync::{Arc, Mutex};
 
 use super::args::{to_tensor, Bound};
-use super::stmt::Flow;
+use super::flow::Flow;
 use super::{Interp, Value};
 use crate::autograd::losses::{self, Reduction};
 use crate::autograd::meta::{

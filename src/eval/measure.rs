@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::stmt::Flow;
+use super::flow::Flow;
 use super::{Interp, Output, Shown};
 use crate::display;
 use crate::error::{Diagnostic, Error};

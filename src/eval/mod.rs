@@ -10,6 +10,7 @@ mod compiled;
 mod control;
 pub mod docs;
 mod expr;
+mod flow;
 pub mod function;
 mod globals;
 mod grad;

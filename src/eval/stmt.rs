@@ -4,6 +4,7 @@
 //! `measure.rs`.
 
 use super::args::{operand_value, plural, to_tensor};
+use super::flow::{Body, Flow};
 use super::{docs, Interp, Output, Shown, Value};
 use crate::autograd::meta::requires_grad;
 use crate::autograd::{inplace, record};
@@ -17,21 +18,6 @@ use crate::runtime::op::index;
 use crate::runtime::shape::{broadcast_shapes, fmt_shape};
 use crate::runtime::{DType, Device};
 use std::sync::Arc;
-
-/// A loop's body, run once each time it is called (`compiled::Code::run`).
-pub(crate) type Body<'a> = dyn Fn(&mut Interp) -> Result<Flow, Diagnostic> + 'a;
-
-/// How a statement ended: on to the next one, or out of the loop or the
-/// call around it (`break`, `continue`, `return`: the call's frame holds
-/// the value, `Interp::returning`). One byte, so statements return it in
-/// a register.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Flow {
-    Next,
-    Break,
-    Continue,
-    Return,
-}
 
 impl Interp {
     pub(crate) fn exec(&mut self, s: &Stmt) -> Result<Flow, Diagnostic> {

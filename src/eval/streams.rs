@@ -2,7 +2,7 @@
 //! `wait`, `sync`, host reads, and the hazard warnings and notes the runtime
 //! reports. (Stream and event methods are in `methods/stream.rs`.)
 
-use super::stmt::Flow;
+use super::flow::Flow;
 use super::{Interp, Output, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{Block, Expr, Name, SyncTarget};

@@ -202,7 +202,7 @@ impl Value {
 pub struct Function {
     pub def: Arc<FnDef>,
     /// The body, compiled once (`compiled`), run by every call.
-    pub(crate) code: super::compiled::Code,
+    pub(crate) code: super::flow::Code,
     pub defaults: Vec<Option<Value>>,
     /// The function whose body defined this one, if any (for the error
     /// that reading its locals gives: cudash has no closures).
@@ -346,7 +346,7 @@ mod tests {
             16
         );
         assert_eq!(
-            std::mem::size_of::<Result<super::super::stmt::Flow, crate::error::Diagnostic>>(),
+            std::mem::size_of::<Result<super::super::flow::Flow, crate::error::Diagnostic>>(),
             16
         );
     }
