@@ -27,6 +27,8 @@ pub struct ProfileTime {
     pub seconds: f64,
     /// Where and how it was timed: `cuda:0 stream `default`, modelled on …`.
     pub on: String,
+    /// Whether `seconds` was measured on a GPU (else modelled).
+    pub measured: bool,
     /// The busy time (the sum of the items' durations) is always modelled:
     /// on a GPU, where device time is measured, this says so.
     pub busy_modelled_on: Option<String>,
@@ -70,7 +72,16 @@ pub fn profile_table(c: &Counters, wall: f64, device: Option<&ProfileTime>) -> S
             format!("{} (kernels and copies{share}{basis})", fmt_seconds(busy)),
         ));
     }
-    rows.push(("wall time", fmt_seconds(wall)));
+    // Where the device time is modelled, the host's time is this process
+    // simulating the block, which says nothing about a GPU's host.
+    let wall = match device {
+        Some(t) if !t.measured => format!(
+            "{} (the simulator's own CPU time, not the GPU's)",
+            fmt_seconds(wall)
+        ),
+        _ => fmt_seconds(wall),
+    };
+    rows.push(("wall time", wall));
     let mut out = String::from("profile");
     for (k, v) in rows {
         out.push_str(&format!("\n  {k:<12} {v}"));

@@ -149,6 +149,7 @@ impl Interp {
         let timed = self.timer_end(start_mark, span);
         let device = timed?.map(|t| display::ProfileTime {
             seconds: t.seconds,
+            measured: t.measured,
             on: format!("{}, {}", self.where_timed(&t.streams), t.basis),
             busy_modelled_on: t.measured.then(|| self.rt.modelled_on()).flatten(),
         });

@@ -262,10 +262,14 @@ impl Runtime {
         }
         // Only work that reaches the driver reports a fault (see `fault.rs`).
         self.check_fault(d)?;
+        let blocking = self.blocking_launch_began(d);
         let queued = self.devices.launch(d, work);
         let (stream, seq) = (queued.stream, queued.seq);
         if self.timeline.is_some() {
             self.record_item(d, work, queued, out);
+        }
+        if let Some(before) = blocking {
+            self.record_blocking_launch(before, work, queued);
         }
         if matches!(work, Work::Kernel { .. }) {
             self.counters.kernels += 1;

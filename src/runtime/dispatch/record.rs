@@ -90,6 +90,38 @@ impl Runtime {
         }
     }
 
+    /// The host time a launch on device `d` begins at, while a timeline is
+    /// recorded and the device launches blocking (`CUDA_LAUNCH_BLOCKING=1`).
+    pub(super) fn blocking_launch_began(&self, d: u32) -> Option<f64> {
+        self.timeline.as_ref()?;
+        let blocking = self.devices.gpu(d).is_some_and(|g| g.launch_blocking);
+        blocking.then(|| self.timeline_clock())
+    }
+
+    /// After a blocking launch that began at `before`: the host waited in
+    /// it until the item `q` was done, drawn on the host lane as a wait
+    /// (not a sync: no `synchronize` was called, and none is counted).
+    pub(super) fn record_blocking_launch(&mut self, before: f64, work: Work, q: Queued) {
+        let after = self.timeline_clock();
+        // Modelled, the host issued the item when it started (its stream
+        // was idle: every earlier item was waited for).
+        let from = match self.measured {
+            Some(_) => before,
+            None => q.start.max(before),
+        };
+        let op = self.op;
+        let Some(t) = &mut self.timeline else {
+            return;
+        };
+        if after > from {
+            let what = match work {
+                Work::Kernel { .. } => "its kernel (launch blocking)",
+                Work::Copy { .. } => "its copy (launch blocking)",
+            };
+            t.push(0, Kind::HostWait, op, from, after, 0, Some(what.into()));
+        }
+    }
+
     /// The host time a sync begins at, while a timeline is recorded (the
     /// host clock's lock is not taken otherwise).
     pub(super) fn sync_began(&self) -> Option<f64> {
