@@ -350,4 +350,25 @@ mod tests {
             16
         );
     }
+
+    /// A word gives back what it was given.
+    #[test]
+    fn words_round_trip() {
+        use super::{DType, Device, Word};
+        for t in DType::ALL {
+            assert_eq!(Word::new(t).get(), t);
+        }
+        for d in [
+            Device::Cpu,
+            Device::Cuda(0),
+            Device::Cuda(7),
+            Device::Cuda(u32::MAX),
+        ] {
+            assert_eq!(Word::new(d).get(), d);
+        }
+        for x in [0.0, -0.0, 1.5, f64::INFINITY, f64::MIN_POSITIVE, f64::NAN] {
+            assert_eq!(Word::new(x).get().to_bits(), x.to_bits());
+        }
+        assert!(Word::new(true).get() && !Word::new(false).get());
+    }
 }
