@@ -91,6 +91,11 @@ fn the_trace_file_follows_the_trace_event_format() {
                     "kernel" => kernels += 1,
                     "copy" => copies.push(e.clone()),
                     "sync" => assert_eq!(pid, 0, "host waits are on the host: {e}"),
+                    // Work queued before the profile, on a device's stream.
+                    "before" => {
+                        assert_ne!(pid, 0, "earlier work is on a device: {e}");
+                        assert_eq!(ts, 0.0, "earlier work is drawn from the start: {e}");
+                    }
                     other => panic!("unexpected category {other}"),
                 }
             }

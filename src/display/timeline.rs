@@ -13,12 +13,14 @@ const KERNEL: char = '█';
 const COPY: char = '▒';
 const WAIT: char = '░';
 const SYNC: char = '|';
+const BEFORE: char = '·';
 
 fn fill(kind: Kind) -> char {
     match kind {
         Kind::Kernel => KERNEL,
         Kind::Copy(_) => COPY,
         Kind::HostWait => WAIT,
+        Kind::Before => BEFORE,
     }
 }
 
@@ -39,13 +41,19 @@ fn order(t: &Timeline) -> Vec<usize> {
     order
 }
 
-/// The share of the span each lane was busy (the host: waiting).
+/// The share of the span each lane was busy with the block's work (the
+/// host: waiting), as the table's `device busy` counts it.
 fn busy(t: &Timeline) -> Vec<f64> {
     let mut busy = vec![0.0; t.lanes.len()];
-    for i in &t.items {
+    for i in t.items.iter().filter(|i| i.kind != Kind::Before) {
         busy[i.lane] += i.end - i.start;
     }
     busy
+}
+
+/// Whether a stream was still running earlier work when the block began.
+fn any_before(t: &Timeline) -> bool {
+    t.items.iter().any(|i| i.kind == Kind::Before)
 }
 
 /// The timeline as text `width` columns wide.
@@ -110,6 +118,12 @@ pub fn text(t: &Timeline, width: usize) -> String {
     out.push_str(&format!(
         "\n  {KERNEL} kernel  {COPY} copy  {WAIT} host waits  {SYNC} host sync    % busy (the host: waiting)"
     ));
+    // Said when a mark of it is left to see (later work may cover it).
+    if rows.iter().flatten().any(|&c| c == BEFORE) {
+        out.push_str(&format!(
+            "\n  {BEFORE} work queued before the block (its device time starts after it)"
+        ));
+    }
     out
 }
 
@@ -245,21 +259,25 @@ pub fn svg(t: &Timeline) -> String {
         fmt_seconds(t.end),
         basis(t)
     ));
-    s.push_str(&svg_legend(y + SVG_LANE_H));
+    s.push_str(&svg_legend(y + SVG_LANE_H, any_before(t)));
     s.push_str("</svg>");
     s
 }
 
 /// The terminal's legend, drawn: what each colour and mark means, and
 /// what the percentages are (a static render keeps it, unlike hover text).
-fn svg_legend(y: f64) -> String {
+fn svg_legend(y: f64, before: bool) -> String {
     let mut s = String::new();
     let mut x = SVG_NAME_W;
-    for (kind, name) in [
+    let mut kinds = vec![
         (Kind::Kernel, "kernel"),
         (Kind::Copy("H2D"), "copy"),
         (Kind::HostWait, "host waits"),
-    ] {
+    ];
+    if before {
+        kinds.push((Kind::Before, "queued before"));
+    }
+    for (kind, name) in kinds {
         s.push_str(&format!(
             "<rect x=\"{x:.1}\" y=\"{:.1}\" width=\"12\" height=\"10\" fill=\"{}\"/><text x=\"{:.1}\" y=\"{y:.1}\">{name}</text>",
             y - 9.0,
@@ -295,6 +313,7 @@ fn color(kind: Kind) -> &'static str {
         Kind::Kernel => "#4c78a8",
         Kind::Copy(_) => "#f58518",
         Kind::HostWait => "#e45756",
+        Kind::Before => "#d0d0d0",
     }
 }
 
@@ -304,6 +323,7 @@ fn hover(t: &Timeline, i: &Item) -> String {
         Kind::Kernel => format!("{} kernel", i.op),
         Kind::Copy(dir) => format!("{dir} copy ({})", i.op),
         Kind::HostWait => format!("host waits ({})", i.op),
+        Kind::Before => "work queued before the block (its device time starts after it)".into(),
     };
     let mut parts = vec![what];
     if let Some(d) = &i.detail {

@@ -25,8 +25,33 @@ impl Runtime {
             true => 0.0,
             false => self.devices.host_time(),
         };
-        self.timeline = Some(Timeline::new(origin, trace, measured));
+        let mut t = Timeline::new(origin, trace, measured);
+        if !measured {
+            self.draw_work_before(&mut t, origin);
+        }
+        self.timeline = Some(t);
         Ok(())
+    }
+
+    /// Each stream still busy with work queued before `origin`, drawn from
+    /// the start to when that work ends: what the device time waits for.
+    fn draw_work_before(&self, t: &mut Timeline, origin: f64) {
+        for d in 0..self.devices.count() {
+            let busy: Vec<(StreamKey, f64)> = match self.devices.gpu(d) {
+                Some(gpu) => gpu
+                    .streams
+                    .iter()
+                    .filter(|(_, s)| s.clock > origin)
+                    .map(|(id, s)| (gpu.streams.key(id), s.clock))
+                    .collect(),
+                None => Vec::new(),
+            };
+            for (key, until) in busy {
+                let name = format!("cuda:{d} {}", self.stream_ref(key).name);
+                let lane = t.lane(Lane::Stream(key), || name);
+                t.push(lane, Kind::Before, "before", origin, until, 0, None);
+            }
+        }
     }
 
     /// Stops recording: the timeline ends now, on the host's clock (before

@@ -19,6 +19,10 @@ pub enum Kind {
     Copy(&'static str),
     /// The host waiting for device work (`sync`, `.item()`, a blocking copy).
     HostWait,
+    /// Work queued before the profile began, still running when it did: a
+    /// stream's device time starts after it (an event recorded at the start
+    /// completes only once the stream reaches it).
+    Before,
 }
 
 /// One segment of the timeline; times in seconds since the profile began.

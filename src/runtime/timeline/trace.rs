@@ -99,11 +99,13 @@ impl TraceWriter {
                 write_escaped(o, item.op)?;
                 o.write_all(b")\"")?;
             }
+            Kind::Before => o.write_all(b"\"queued before the profile\"")?,
         }
         let cat = match item.kind {
             Kind::Kernel => "kernel",
             Kind::Copy(_) => "copy",
             Kind::HostWait => "sync",
+            Kind::Before => "before",
         };
         write!(
             o,
