@@ -224,8 +224,6 @@ impl Interp {
         }
     }
 
-    /// A variable's value: the running call's local (by its slot), or
-    /// the session's variable, or a builtin name.
     /// Slot `k` of the running call's locals (`name`, read at `span`).
     #[inline]
     pub(super) fn read_local(
@@ -242,6 +240,8 @@ impl Interp {
         }
     }
 
+    /// A variable's value: the running call's local (by its slot), or
+    /// the session's variable, or a builtin name.
     pub(super) fn lookup(&self, name: &Name, span: Span) -> Result<Value, Diagnostic> {
         match self.get_var(name) {
             // Numbers, what loops read most, copied without the general clone.

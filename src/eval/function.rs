@@ -154,17 +154,17 @@ impl Interp {
         self.quiet += 1;
         let ran = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || code.run(self));
         self.quiet -= 1;
-        let Some(frame) = self.frames.pop() else {
-            return Ok(Value::None);
-        };
-        let mut slots = frame.slots;
-        // The locals are freed here, at the call's end, as in Python.
-        slots.clear();
-        if self.spare_slots.len() < SPARE_SLOTS {
-            self.spare_slots.push(slots);
-        }
+        let returned = self.frames.pop().map(|frame| {
+            let mut slots = frame.slots;
+            // The locals are freed here, at the call's end, as in Python.
+            slots.clear();
+            if self.spare_slots.len() < SPARE_SLOTS {
+                self.spare_slots.push(slots);
+            }
+            frame.returned
+        });
         ran?;
-        Ok(frame.returned)
+        Ok(returned.unwrap_or(Value::None))
     }
 
     /// `return v`: the running call's value is `v`.

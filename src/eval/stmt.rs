@@ -148,17 +148,16 @@ impl Interp {
     /// What an expression statement does with its value `v`: shows it,
     /// outside loops and calls.
     pub(super) fn expression_statement(&mut self, v: Value, span: Span) -> Result<(), Diagnostic> {
-        let e_span = span;
         if self.quiet == 0 {
             // Inside `profile { }`, a device value is shown after the
             // profile: reading it (a sync and a copy) is not the block's work.
             if let Some(later) = self.shown_after.as_mut() {
                 if v.on_a_device() {
-                    later.push((v, e_span));
+                    later.push((v, span));
                     return Ok(());
                 }
             }
-            self.show(v, e_span)?;
+            self.show(v, span)?;
         }
         Ok(())
     }
