@@ -198,16 +198,13 @@ fn expr(e: &Expr, d: usize) -> Eval {
                 }
             }
         }
-        // Python's `and`, `or`, `not`, as `Interp::eval_and` runs them.
+        // Python's `and`, `or`, `not`, as the walker runs them.
         ExprKind::And(a, b) | ExprKind::Or(a, b) => {
             let is_and = matches!(e.kind, ExprKind::And(..));
             let (a_span, a, b) = (a.span, expr(a, d + 1), expr(b, d + 1));
             Box::new(move |it| {
                 let va = a(it)?;
-                match it.truth(&va, a_span)? == is_and {
-                    true => b(it),
-                    false => Ok(va),
-                }
+                it.short_circuit(is_and, va, a_span, |it| b(it))
             })
         }
         ExprKind::Not(a) => {

@@ -56,18 +56,27 @@ impl Interp {
     /// `a and b`: a when a is false, else b (b is not evaluated otherwise).
     pub(crate) fn eval_and(&mut self, a: &Expr, b: &Expr, d: usize) -> Result<Value, Diagnostic> {
         let va = self.eval(a, d)?;
-        match self.truth(&va, a.span)? {
-            true => self.eval(b, d),
-            false => Ok(va),
-        }
+        self.short_circuit(true, va, a.span, |it| it.eval(b, d))
     }
 
     /// `a or b`: a when a is true, else b.
     pub(crate) fn eval_or(&mut self, a: &Expr, b: &Expr, d: usize) -> Result<Value, Diagnostic> {
         let va = self.eval(a, d)?;
-        match self.truth(&va, a.span)? {
-            true => Ok(va),
-            false => self.eval(b, d),
+        self.short_circuit(false, va, a.span, |it| it.eval(b, d))
+    }
+
+    /// The rest of `a and b` (`is_and`) or `a or b`, `va` being a's value
+    /// (at `a_span`): a when its truth decides, else b, evaluated only then.
+    pub(crate) fn short_circuit(
+        &mut self,
+        is_and: bool,
+        va: Value,
+        a_span: Span,
+        b: impl FnOnce(&mut Interp) -> Result<Value, Diagnostic>,
+    ) -> Result<Value, Diagnostic> {
+        match self.truth(&va, a_span)? == is_and {
+            true => b(self),
+            false => Ok(va),
         }
     }
 
