@@ -101,7 +101,7 @@ pub fn backward(
     let Some((node, k)) = root_meta.grad_fn() else {
         let input = InputMeta::of(root);
         let g = validate(rt, gradient, &input)?;
-        return accumulate(rt, &root_meta.grad, g);
+        return accumulate(rt, root_meta.grad_cell(), g);
     };
     // Nodes have one output for now: `k` is 0.
     debug_assert_eq!(k, 0);
@@ -197,8 +197,7 @@ fn run_node(
         note(leaf_streams, s);
     }
     keep_retained(rt, node, &g)?;
-    let backward = node.saved()?;
-    let computed = backward.apply(rt, node, &g)?;
+    let computed = node.with_saved(|backward| backward.apply(rt, node, &g))?;
     drop(g);
     for ((edge, input), grad) in node.next.iter().zip(&node.inputs).zip(computed) {
         let Some(grad) = grad else { continue };

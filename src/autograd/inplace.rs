@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use super::meta::{meta, meta_or_leaf, requires_grad, Meta};
-use super::node::{Backward, Edge, InputMeta, Node, Saved};
+use super::node::{Backward, Edge, Edges, InputMeta, Inputs, Node, Saved};
 use super::record::{edge, forward_stream, unsupported};
 use super::Mode;
 use crate::error::Error;
@@ -104,8 +104,8 @@ fn node(
         Some(v) => v.base().edge(),
         None => edge(x),
     };
-    let mut next = vec![first];
-    let mut inputs = vec![InputMeta::of(x)];
+    let mut next = Edges::from_elem(first, 1);
+    let mut inputs = Inputs::from_elem(InputMeta::of(x), 1);
     for t in others {
         next.push(t.map_or(Edge::None, edge));
         inputs.push(t.map_or(InputMeta::of(x), InputMeta::of));
@@ -120,15 +120,15 @@ fn rebase(x: &Tensor, node: Node) {
     let Some(v) = &m.view else {
         let node = Arc::new(node);
         if m.retains_grad() {
-            lock(&node.retained).push(Arc::downgrade(&m.grad));
+            lock(&node.retained).push(Arc::downgrade(m.grad_cell()));
         }
         m.rebase(node);
         return;
     };
     let base = v.base();
-    let mut next = vec![base.edge()];
+    let mut next = Edges::from_elem(base.edge(), 1);
     next.extend(node.next[1..].iter().cloned());
-    let mut inputs = vec![v.base_input.clone()];
+    let mut inputs = Inputs::from_elem(v.base_input.clone(), 1);
     inputs.extend(node.inputs[1..].iter().cloned());
     let stream = node.stream;
     let backward = Backward::CopySlices {

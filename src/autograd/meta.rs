@@ -9,9 +9,9 @@
 use std::any::Any;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
-use super::node::{Backward, Edge, Geometry, GradCell, InputMeta, Node};
+use super::node::{Backward, Edge, Edges, Geometry, GradCell, InputMeta, Inputs, Node};
 use crate::runtime::lock::lock;
 use crate::runtime::Tensor;
 
@@ -48,8 +48,9 @@ pub struct Meta {
     since: Mutex<Option<Arc<Node>>>,
     rebased: AtomicBool,
     /// `.grad`: shared with the edges that lead to this tensor (a leaf)
-    /// or with its node (`retain_grad()`).
-    pub grad: Arc<GradCell>,
+    /// or with its node (`retain_grad()`); made when first needed, so the
+    /// outputs of recorded ops, which mostly never have one, cost nothing.
+    grad: OnceLock<Arc<GradCell>>,
     retains_grad: AtomicBool,
     /// How many times an in-place op changed this tensor's history.
     history: AtomicU64,
@@ -68,7 +69,7 @@ impl Meta {
             made_by,
             since: Mutex::new(None),
             rebased: AtomicBool::new(false),
-            grad: Arc::default(),
+            grad: OnceLock::new(),
             retains_grad: AtomicBool::new(false),
             history: AtomicU64::new(0),
             view,
@@ -122,12 +123,12 @@ impl Meta {
                 let backward = Backward::AsStrided {
                     view: v.geometry.clone(),
                 };
-                let inputs = vec![v.base_input.clone()];
+                let inputs = Inputs::from_elem(v.base_input.clone(), 1);
                 let name = "AsStridedBackward0";
                 Some(Arc::new(Node::new(
                     name,
                     backward,
-                    vec![edge],
+                    Edges::from_elem(edge, 1),
                     inputs,
                     stream,
                 )))
@@ -151,7 +152,7 @@ impl Meta {
     pub fn edge(&self) -> Edge {
         match self.grad_fn() {
             Some((node, k)) => Edge::Node(node, k),
-            None if self.requires_grad() => Edge::Leaf(Arc::clone(&self.grad)),
+            None if self.requires_grad() => Edge::Leaf(Arc::clone(self.grad_cell())),
             None => Edge::None,
         }
     }
@@ -194,11 +195,17 @@ impl Meta {
     }
 
     pub fn grad(&self) -> Option<Arc<Tensor>> {
-        self.grad.get()
+        self.grad.get().and_then(|c| c.get())
     }
 
     pub fn set_grad(&self, g: Option<Arc<Tensor>>) {
-        self.grad.set(g);
+        self.grad_cell().set(g);
+    }
+
+    /// Where `.grad` is kept (shared with the edges to a leaf and with the
+    /// node of a tensor that retains its grad).
+    pub fn grad_cell(&self) -> &Arc<GradCell> {
+        self.grad.get_or_init(Arc::default)
     }
 
     pub fn retains_grad(&self) -> bool {

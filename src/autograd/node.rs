@@ -6,12 +6,23 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use smallvec::SmallVec;
+
 use crate::error::Error;
 use crate::runtime::lock::lock;
 use crate::runtime::op::binary::BinaryOp;
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::stream::StreamKey;
 use crate::runtime::{DType, Device, Tensor};
+
+/// A node's edges, one per input: most ops have one or two, kept inline.
+pub type Edges = SmallVec<[Edge; 2]>;
+
+/// What a node's inputs were, one per input, kept inline as its edges are.
+pub type Inputs = SmallVec<[InputMeta; 2]>;
+
+/// An input's shape, inline up to four dims.
+pub type Dims = SmallVec<[usize; 4]>;
 
 /// The gradients a node's backward gives its inputs (`None`: not wanted).
 pub type Grads = Vec<Option<Arc<Tensor>>>;
@@ -52,7 +63,7 @@ impl Edge {
 /// dtype and device (PyTorch's `InputMetadata`).
 #[derive(Clone, Debug)]
 pub struct InputMeta {
-    pub shape: Vec<usize>,
+    pub shape: Dims,
     pub dtype: DType,
     pub device: Device,
 }
@@ -60,7 +71,7 @@ pub struct InputMeta {
 impl InputMeta {
     pub fn of(t: &Tensor) -> InputMeta {
         InputMeta {
-            shape: t.shape().to_vec(),
+            shape: Dims::from_slice(t.shape()),
             dtype: t.dtype(),
             device: t.device(),
         }
@@ -516,8 +527,8 @@ pub struct Node {
     /// PyTorch's name (`MulBackward0`).
     pub name: &'static str,
     /// One edge per input of the forward op.
-    pub next: Vec<Edge>,
-    pub inputs: Vec<InputMeta>,
+    pub next: Edges,
+    pub inputs: Inputs,
     /// The order nodes were made in: backward runs the newest ready node first.
     pub sequence: u64,
     /// The stream its forward op ran on (a CUDA output's): its backward runs there.
@@ -527,7 +538,7 @@ pub struct Node {
     pub view: bool,
     /// What the forward op saved; `None` once a backward without
     /// `retain_graph` has used (and freed) it.
-    backward: Mutex<Option<Arc<Backward>>>,
+    backward: Mutex<Option<Backward>>,
     /// Non-leaf tensors of this node's output that keep their gradient
     /// (`retain_grad()`).
     pub retained: Mutex<Vec<std::sync::Weak<GradCell>>>,
@@ -543,8 +554,8 @@ impl Node {
     pub fn new(
         name: &'static str,
         backward: Backward,
-        next: Vec<Edge>,
-        inputs: Vec<InputMeta>,
+        next: Edges,
+        inputs: Inputs,
         stream: Option<StreamKey>,
     ) -> Node {
         Node {
@@ -554,7 +565,7 @@ impl Node {
             stream,
             view: false,
             sequence: SEQUENCE.fetch_add(1, Ordering::Relaxed),
-            backward: Mutex::new(Some(Arc::new(backward))),
+            backward: Mutex::new(Some(backward)),
             retained: Mutex::new(Vec::new()),
         }
     }
@@ -564,24 +575,29 @@ impl Node {
         self.next.get(k).is_some_and(Edge::is_some)
     }
 
-    /// What backward needs, or PyTorch's error when a backward already freed it.
-    pub fn saved(&self) -> Result<Arc<Backward>, Error> {
-        lock(&self.backward).clone().ok_or_else(|| Error::Autograd {
-            message: format!(
-                "Trying to backward through the graph a second time (or directly access saved \
-                 tensors after they have already been freed); {} freed them at the first backward",
-                self.name
-            ),
-            help:
-                "pass `retain_graph=true` to the first `backward()` to keep the graph for another"
+    /// Runs `f` on what backward needs, or gives PyTorch's error when a
+    /// backward already freed it. The node's lock is held while `f` runs:
+    /// nothing a node's backward does reads that node again.
+    pub fn with_saved<T>(&self, f: impl FnOnce(&Backward) -> Result<T, Error>) -> Result<T, Error> {
+        match lock(&self.backward).as_ref() {
+            Some(b) => f(b),
+            None => Err(Error::Autograd {
+                message: format!(
+                    "Trying to backward through the graph a second time (or directly access saved \
+                     tensors after they have already been freed); {} freed them at the first backward",
+                    self.name
+                ),
+                help: "pass `retain_graph=true` to the first `backward()` to keep the graph for \
+                       another"
                     .into(),
-        })
+            }),
+        }
     }
 
     /// The tensors the node still keeps (none once a backward freed them;
     /// a `CopySlices` keeps what its op's node saved).
     pub fn saved_tensors(&self) -> Vec<Arc<Tensor>> {
-        match lock(&self.backward).as_ref().map(Arc::as_ref) {
+        match lock(&self.backward).as_ref() {
             Some(Backward::CopySlices { inner, .. }) => inner.saved_tensors(),
             Some(b) => b
                 .saved()
@@ -597,7 +613,7 @@ impl Node {
     /// PyTorch: only a backward that needs freed tensors is refused.
     pub fn release(&self) {
         let mut backward = lock(&self.backward);
-        let saves = backward.as_ref().is_some_and(|b| match &**b {
+        let saves = backward.as_ref().is_some_and(|b| match b {
             Backward::Index { .. } | Backward::IndexPut { .. } => true,
             Backward::CopySlices { inner, .. } => !inner.saved_tensors().is_empty(),
             b => !b.saved().is_empty(),
@@ -618,7 +634,7 @@ impl Drop for Node {
         // a stack (a graph is mostly a chain).
         let mut one: Option<Arc<Node>> = None;
         let mut more: Vec<Arc<Node>> = Vec::new();
-        let adopt = |next: &mut Vec<Edge>, one: &mut Option<Arc<Node>>, more: &mut Vec<_>| {
+        let adopt = |next: &mut Edges, one: &mut Option<Arc<Node>>, more: &mut Vec<_>| {
             for e in next.drain(..) {
                 if let Edge::Node(n, _) = e {
                     if Arc::strong_count(&n) > 1 {

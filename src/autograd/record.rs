@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::meta::{meta, requires_grad, Meta};
-use super::node::{binary_name, unary_name, Backward, Edge, InputMeta, Node, Saved};
+use super::node::{binary_name, unary_name, Backward, Edge, Edges, InputMeta, Inputs, Node, Saved};
 use super::Mode;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
@@ -36,21 +36,29 @@ fn attach(
     backward: Backward,
     inputs: &[(&Tensor, bool)],
 ) -> Arc<Tensor> {
-    let next = inputs
-        .iter()
-        .map(|&(t, weak)| if weak { Edge::None } else { edge(t) })
-        .collect();
-    let metas = inputs.iter().map(|(t, _)| InputMeta::of(t)).collect();
+    let mut next = Edges::new();
+    let mut metas = Inputs::new();
+    for &(t, weak) in inputs {
+        next.push(if weak { Edge::None } else { edge(t) });
+        metas.push(InputMeta::of(t));
+    }
     let mut node = Node::new(name, backward, next, metas, forward_stream(rt, &out));
     let viewed = inputs.iter().find(|(t, _)| out.shares_storage(t));
     node.view = viewed.is_some();
     let view = viewed.and_then(|(t, _)| Meta::view_of(t, &out));
-    let node = Arc::new(node);
-    let out = match out.autograd().is_some() {
+    let meta = Arc::new(Meta::output_of(Arc::new(node), 0, view));
+    let mut out = match out.autograd().is_some() {
         true => Arc::new(out.alias()),
         false => out,
     };
-    out.autograd_or_init(|| Arc::new(Meta::output_of(node, 0, view)));
+    match Arc::get_mut(&mut out) {
+        Some(fresh) => {
+            fresh.set_autograd(meta);
+        }
+        None => {
+            out.autograd_or_init(|| meta);
+        }
+    }
     out
 }
 

@@ -25,7 +25,7 @@ pub fn copy_slices(rt: &mut Runtime, g: &Arc<Tensor>, view: &Geometry, inner: &N
     let region = Arc::new(view.of(&base));
     // The op's formula may hand `g` itself to several inputs: it gets a copy.
     let part = rt.copy(&region)?;
-    let mut grads = inner.saved()?.apply(rt, inner, &part)?;
+    let mut grads = inner.with_saved(|b| b.apply(rt, inner, &part))?;
     // `inner`'s first edge is the base's: whether the base wants a gradient.
     grads[0] = match (inner.wants(0), grads[0].take()) {
         (false, _) => None,

@@ -197,7 +197,7 @@ pub(super) fn retain_grad(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &
     if let Some((node, _)) = m.grad_fn() {
         if !m.retains_grad() {
             set_retains_grad(m);
-            lock(&node.retained).push(Arc::downgrade(&m.grad));
+            lock(&node.retained).push(Arc::downgrade(m.grad_cell()));
         }
     }
     Ok(Value::None)

@@ -30,6 +30,7 @@ pub mod op;
 pub mod ops;
 pub mod page_locked;
 mod parallel;
+mod record_slot;
 pub mod rng;
 pub mod scratch;
 pub mod shape;

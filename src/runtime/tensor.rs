@@ -1,6 +1,5 @@
 //! A tensor: a strided view of a shared buffer on a device.
 
-use std::any::Any;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -14,6 +13,7 @@ use super::driver::StreamHandle;
 use super::driver::{Driver, DriverError};
 use super::gpu::{lock, Access, Gpu, PendingWrite, Sees};
 use super::page_locked::PageLocked;
+use super::record_slot::{Record, RecordSlot};
 use super::shape::{self, contiguous_strides, for_each_offset, numel};
 use super::{DType, Device};
 use crate::error::Error;
@@ -226,7 +226,7 @@ pub struct Tensor {
     /// its `.grad`, the node that made it), set by the autograd layer above
     /// the op layer; the core only holds it, as PyTorch's TensorImpl holds
     /// its autograd meta. Every new tensor, views included, starts without.
-    autograd: OnceLock<Arc<dyn Any + Send + Sync>>,
+    autograd: RecordSlot,
 }
 
 impl Tensor {
@@ -248,7 +248,7 @@ impl Tensor {
             shape,
             offset: 0,
             device,
-            autograd: OnceLock::new(),
+            autograd: RecordSlot::default(),
         }
     }
 
@@ -471,7 +471,7 @@ impl Tensor {
             shape,
             offset: 0,
             device,
-            autograd: OnceLock::new(),
+            autograd: RecordSlot::default(),
         }
     }
 
@@ -671,7 +671,7 @@ impl Tensor {
             offset,
             dtype: self.dtype,
             device: self.device,
-            autograd: OnceLock::new(),
+            autograd: RecordSlot::default(),
         }
     }
 
@@ -700,17 +700,21 @@ impl Tensor {
     }
 
     /// The autograd layer's record of this tensor, when it has one.
-    pub fn autograd(&self) -> Option<&Arc<dyn Any + Send + Sync>> {
+    pub fn autograd(&self) -> Option<&Record> {
         self.autograd.get()
     }
 
     /// Gives this tensor its autograd record, once: the one it has already
     /// (the new one if there was none).
-    pub fn autograd_or_init(
-        &self,
-        make: impl FnOnce() -> Arc<dyn Any + Send + Sync>,
-    ) -> &Arc<dyn Any + Send + Sync> {
+    pub fn autograd_or_init(&self, make: impl FnOnce() -> Record) -> &Record {
         self.autograd.get_or_init(make)
+    }
+
+    /// Gives a tensor nobody else holds yet its autograd record (a fresh
+    /// op output: no `Once` to go through). `false`, and nothing set, when
+    /// it has one already.
+    pub fn set_autograd(&mut self, record: Record) -> bool {
+        self.autograd.set_mut(record)
     }
 
     /// Marks the storage for the autograd layer (a base whose history an
