@@ -14,12 +14,14 @@ const COPY: char = '▒';
 const WAIT: char = '░';
 const SYNC: char = '|';
 const BEFORE: char = '·';
+const WORK: char = '▓';
 
 fn fill(kind: Kind) -> char {
     match kind {
         Kind::Kernel => KERNEL,
         Kind::Copy(_) => COPY,
         Kind::HostWait => WAIT,
+        Kind::HostWork => WORK,
         Kind::Before => BEFORE,
     }
 }
@@ -49,6 +51,19 @@ fn busy(t: &Timeline) -> Vec<f64> {
         busy[i.lane] += i.end - i.start;
     }
     busy
+}
+
+/// Whether the host worked (not only waited) in the block.
+fn any_work(t: &Timeline) -> bool {
+    t.items.iter().any(|i| i.kind == Kind::HostWork)
+}
+
+/// What the host lane's percentage counts.
+fn host_share(t: &Timeline) -> &'static str {
+    match any_work(t) {
+        true => "% busy (the host: working or waiting)",
+        false => "% busy (the host: waiting)",
+    }
 }
 
 /// Whether a stream was still running earlier work when the block began.
@@ -115,8 +130,13 @@ pub fn text(t: &Timeline, width: usize) -> String {
         "",
         w = bars.saturating_sub(1)
     ));
+    let work = match any_work(t) {
+        true => format!("{WORK} host works  "),
+        false => String::new(),
+    };
     out.push_str(&format!(
-        "\n  {KERNEL} kernel  {COPY} copy  {WAIT} host waits  {SYNC} host sync    % busy (the host: waiting)"
+        "\n  {KERNEL} kernel  {COPY} copy  {work}{WAIT} host waits  {SYNC} host sync    {}",
+        host_share(t)
     ));
     // Said when a mark of it is left to see (later work may cover it).
     if rows.iter().flatten().any(|&c| c == BEFORE) {
@@ -259,22 +279,22 @@ pub fn svg(t: &Timeline) -> String {
         fmt_seconds(t.end),
         basis(t)
     ));
-    s.push_str(&svg_legend(y + SVG_LANE_H, any_before(t)));
+    s.push_str(&svg_legend(y + SVG_LANE_H, t));
     s.push_str("</svg>");
     s
 }
 
 /// The terminal's legend, drawn: what each colour and mark means, and
 /// what the percentages are (a static render keeps it, unlike hover text).
-fn svg_legend(y: f64, before: bool) -> String {
+fn svg_legend(y: f64, t: &Timeline) -> String {
     let mut s = String::new();
     let mut x = SVG_NAME_W;
-    let mut kinds = vec![
-        (Kind::Kernel, "kernel"),
-        (Kind::Copy("H2D"), "copy"),
-        (Kind::HostWait, "host waits"),
-    ];
-    if before {
+    let mut kinds = vec![(Kind::Kernel, "kernel"), (Kind::Copy("H2D"), "copy")];
+    if any_work(t) {
+        kinds.push((Kind::HostWork, "host works"));
+    }
+    kinds.push((Kind::HostWait, "host waits"));
+    if any_before(t) {
         kinds.push((Kind::Before, "queued before"));
     }
     for (kind, name) in kinds {
@@ -294,7 +314,8 @@ fn svg_legend(y: f64, before: bool) -> String {
     ));
     x += 5.0 + 7.0 * 9.0 + 14.0;
     s.push_str(&format!(
-        "<text x=\"{x:.1}\" y=\"{y:.1}\">% busy (the host: waiting)</text>"
+        "<text x=\"{x:.1}\" y=\"{y:.1}\">{}</text>",
+        host_share(t)
     ));
     s
 }
@@ -313,6 +334,7 @@ fn color(kind: Kind) -> &'static str {
         Kind::Kernel => "#4c78a8",
         Kind::Copy(_) => "#f58518",
         Kind::HostWait => "#e45756",
+        Kind::HostWork => "#54a24b",
         Kind::Before => "#d0d0d0",
     }
 }
@@ -323,6 +345,7 @@ fn hover(t: &Timeline, i: &Item) -> String {
         Kind::Kernel => format!("{} kernel", i.op),
         Kind::Copy(dir) => format!("{dir} copy ({})", i.op),
         Kind::HostWait => format!("host waits ({})", i.op),
+        Kind::HostWork => format!("host works ({})", i.op),
         Kind::Before => "work queued before the block (its device time starts after it)".into(),
     };
     let mut parts = vec![what];

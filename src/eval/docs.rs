@@ -206,6 +206,7 @@ docs! {
     Function Teaching "load", "load(path, device=cpu)", "Reads a .npy or .safetensors file (several tensors come back as a dict).", "save(arange(4), \"/tmp/cudash-example.npy\")\nload(\"/tmp/cudash-example.npy\")";
     Function Teaching "print", "print(*values)", "Prints values separated by spaces.", "print(\"x is\", [1., 2.])";
     Function Teaching "len", "len(obj)", "Python's `len`: a tensor's first dimension (a 0-d tensor has none), or the items of a list or dict, or a string's characters.", "len(ones(3, 2))\nlen(ones(3).tolist())";
+    Function Teaching "sleep", "sleep(seconds)", "The host does nothing for `seconds`: what a script writes for CPU work cudash cannot express (decoding images, Python preprocessing). It really sleeps; where device time is modelled the host's modelled clock advances too, so `profile`'s timeline shows the host working (▓) while the GPU idles, as on a GPU.", "w = randn(1024, 1024, device=cuda)\nprofile { for i in 0..3 { sleep(0.001)\n y = w @ w } }";
     Function Teaching "clear_output", "clear_output(wait=false)", "Clears the cell's output in a notebook (with `wait=true`, once the next output comes) and the screen in a terminal.", "for i in 0..3 {\n  clear_output(wait=true)\n  print(\"step\", i)\n}";
     Method Tensors "to", "x.to(target=none, non_blocking=false, device=none, dtype=none)", "Moves to a device and/or converts to a dtype (positionally, or by `device=`/`dtype=`); returns `x` itself when nothing changes.", "x = ones(2)\nx.to(f64)\nx.to(device=cpu, dtype=f16)";
     Method Devices "cuda", "x.cuda(device=none, non_blocking=false)", "Copies to the current CUDA device, or the one given (`1` or `cuda:1`); returns `x` itself when it is there already.", "ones(2).cuda()\nones(2).cuda(cuda:0, non_blocking=true)";
@@ -419,6 +420,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Function, "print" | "len" | "list") => return Some(format!("{} (Python's)", doc.name)),
         (Method, "append") => return Some("xs.append(v) (Python's)".into()),
         (Function, "clear_output") => "IPython.display.clear_output(wait=True)",
+        (Function, "sleep") => "time.sleep(seconds) (Python's)",
         (Function, "relu" | "softmax" | "log_softmax") => {
             return Some(format!("torch.{0} / F.{0}", doc.name))
         }

@@ -14,6 +14,7 @@ use crate::lang::Span;
 use crate::runtime::dispatch::timer;
 use crate::runtime::stream::StreamKey;
 use crate::runtime::timeline::trace::TraceWriter;
+use crate::runtime::timeline::Kind;
 
 impl Interp {
     pub(crate) fn exec_time(
@@ -158,7 +159,9 @@ impl Interp {
         // With a timeline, a display (a notebook draws it as SVG).
         let mut svg = None;
         if let Some((timeline, written)) = timeline {
-            if !timeline.items.is_empty() {
+            // Host work alone (CPU tensors) draws no timeline: the table's
+            // wall time is what it cost.
+            if timeline.items.iter().any(|i| i.kind != Kind::HostWork) {
                 text.push_str("\n\n");
                 text.push_str(&display::timeline::text(&timeline, self.hooks.width));
                 svg = Some(self.hooks.html.then(|| display::timeline::svg(&timeline)));

@@ -3,7 +3,7 @@
 //! the host's modelled clock. Device memory is handed to tensors as a `Memory`
 //! guard that returns it to its allocator when the last view drops.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::alloc::{AllocError, Block, StreamId};
@@ -25,7 +25,10 @@ pub struct Devices {
     gpus: Vec<Arc<Mutex<Gpu>>>,
     host: Arc<Mutex<HostAllocator>>,
     /// The host's modelled clock, in seconds since the session started.
-    host_time: Mutex<f64>,
+    host_time: HostClock,
+    /// The part of it spent page-locking memory: modelled on every
+    /// backend, and not spent by the simulator's own CPU.
+    page_locking: Mutex<f64>,
     /// Raised when any device finds a hazard.
     hazard_flag: Arc<AtomicBool>,
     /// The driver holding the devices' memory (`cuda`, `emu`); None on the simulator.
@@ -65,7 +68,8 @@ impl Devices {
             infos,
             gpus,
             host: Arc::new(Mutex::new(HostAllocator::default())),
-            host_time: Mutex::new(0.0),
+            host_time: HostClock::default(),
+            page_locking: Mutex::new(0.0),
             hazard_flag,
             driver,
         }
@@ -131,7 +135,25 @@ impl Devices {
 
     /// The host's modelled clock.
     pub fn host_time(&self) -> f64 {
-        *lock(&self.host_time)
+        self.host_time.now()
+    }
+
+    /// The host works for `seconds` (a CPU-tensor op, a copy into pinned
+    /// memory, `sleep`): when it starts and ends on the modelled clock.
+    pub fn host_work(&self, seconds: f64) -> (f64, f64) {
+        let start = self.host_time.advance(seconds);
+        (start, start + seconds)
+    }
+
+    /// The modelled host time spent page-locking memory so far.
+    pub fn page_locking_time(&self) -> f64 {
+        *lock(&self.page_locking)
+    }
+
+    fn page_lock(&self, bytes: u64) {
+        let t = page_lock(bytes);
+        self.host_time.advance(t);
+        *lock(&self.page_locking) += t;
     }
 
     /// Device memory for `bytes` on `device`, for its current stream. When the
@@ -179,8 +201,10 @@ impl Devices {
     /// Queues `work` on `device`'s current stream.
     pub fn launch(&self, device: u32, work: Work) -> Queued {
         let mut gpu = lock(&self.gpus[device as usize]);
-        let mut host = lock(&self.host_time);
-        gpu.launch(work, &mut host)
+        let mut host = self.host_time.now();
+        let queued = gpu.launch(work, &mut host);
+        self.host_time.raise_to(host);
+        queued
     }
 
     /// The tail of a stream, recorded now.
@@ -207,8 +231,7 @@ impl Devices {
         while let Some((k, seq)) = work.pop() {
             work.extend(lock(&self.gpus[k.device as usize]).complete(k.stream, seq));
         }
-        let mut host = lock(&self.host_time);
-        *host = host.max(finish_time);
+        self.host_time.raise_to(finish_time);
     }
 
     /// A new stream named `name` on `device`: on `cuda` and `emu` also one of
@@ -326,7 +349,7 @@ impl Devices {
             (size, host.stats().cache_hits == hits)
         };
         if fresh {
-            *lock(&self.host_time) += page_lock(size as u64);
+            self.page_lock(size as u64);
         }
         Memory::Pinned {
             host: Arc::clone(&self.host),
@@ -337,7 +360,7 @@ impl Devices {
     /// Page-locks existing host memory in place (`pin x`).
     pub fn register(&self, bytes: usize) -> Memory {
         lock(&self.host).register(bytes);
-        *lock(&self.host_time) += page_lock(bytes as u64);
+        self.page_lock(bytes as u64);
         Memory::Registered {
             host: Arc::clone(&self.host),
             bytes,
@@ -440,6 +463,37 @@ impl Drop for Memory {
             Memory::Device { block: None, .. } => {}
             Memory::Pinned { host, size } => lock(host).free(*size),
             Memory::Registered { host, bytes } => lock(host).unregister(*bytes),
+        }
+    }
+}
+
+/// The host's modelled clock, in seconds: one word, read and moved without
+/// a lock or a read-modify-write (every CPU-tensor op advances it: an
+/// atomic update was 2% of a loop of tiny ops). Only the session's thread,
+/// the one that runs its statements, moves it; other threads may read it.
+#[derive(Default)]
+struct HostClock(AtomicU64);
+
+impl HostClock {
+    fn now(&self) -> f64 {
+        f64::from_bits(self.0.load(Ordering::Acquire))
+    }
+
+    fn set(&self, t: f64) {
+        self.0.store(t.to_bits(), Ordering::Release);
+    }
+
+    /// Adds `seconds`; returns the time before.
+    fn advance(&self, seconds: f64) -> f64 {
+        let before = self.now();
+        self.set(before + seconds);
+        before
+    }
+
+    /// Moves the clock to `t` when it is later.
+    fn raise_to(&self, t: f64) {
+        if t > self.now() {
+            self.set(t);
         }
     }
 }

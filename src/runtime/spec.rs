@@ -46,3 +46,40 @@ pub fn stand_in_name(spec: &GpuSpec, how: &str, memory: usize) -> String {
         crate::vocab::human_bytes(memory as u128)
     )
 }
+
+/// The reference host CPU the time model charges host work on (CPU-tensor
+/// ops, copies into pinned memory, a DataLoader's workers) when device time
+/// is modelled: the same figures on every machine, so transcripts stay
+/// stable. On a GPU the host's own clock measures that work instead.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CpuSpec {
+    pub name: &'static str,
+    /// Cores that run threads in parallel (hyperthreads add nothing here).
+    pub cores: u32,
+    /// What one core streams through memory, bytes per second.
+    pub core_bandwidth: f64,
+    /// What all cores together stream, bytes per second.
+    pub memory_bandwidth: f64,
+    /// Vectorised f32 FLOP rate of one core, per second.
+    pub core_flops: f64,
+    /// The fixed cost of one eager op on the host (dispatch, allocation).
+    pub op_overhead: f64,
+}
+
+/// The host a single H100 comes with in the cloud: Google Cloud's
+/// a3-highgpu-1g, 26 vCPUs (13 cores) of an Intel Xeon Platinum 8481C
+/// (Sapphire Rapids, 2.7 GHz, AVX-512). A core streams about 12 GB/s; the
+/// VM's share of the socket's DDR5 about 120 GB/s; a core's two AVX-512 FMA
+/// units peak at 173 GFLOP/s, of which vectorised kernels reach about 100.
+/// PyTorch's eager CPU op costs about 2 µs before it touches an element.
+/// A named cloud host rather than a laptop: it is what a learner's H100 is
+/// attached to, and its 13 cores make "more workers is not always better"
+/// visible at worker counts a lesson can show.
+pub const HOST: CpuSpec = CpuSpec {
+    name: "13 cores of an Intel Xeon Platinum 8481C (the host of a 1-GPU H100 cloud VM)",
+    cores: 13,
+    core_bandwidth: 12e9,
+    memory_bandwidth: 120e9,
+    core_flops: 100e9,
+    op_overhead: 2e-6,
+};

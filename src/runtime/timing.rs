@@ -2,7 +2,7 @@
 //! GPU (`GpuSpec`). Device time is modelled, never measured, so it is the same
 //! on every run and every machine; output that shows it says so.
 
-use super::spec::GpuSpec;
+use super::spec::{CpuSpec, GpuSpec};
 
 /// The shortest a kernel runs, however little it does.
 pub const MIN_KERNEL: f64 = 2e-6;
@@ -20,6 +20,24 @@ pub const PAGE_LOCK_RATE: f64 = 4e9;
 /// and a pinned buffer pays off when it is reused.
 pub fn page_lock(bytes: u64) -> f64 {
     PAGE_LOCK_OVERHEAD + bytes as f64 / PAGE_LOCK_RATE
+}
+
+/// PyTorch's CPU kernels split an op across threads from this many
+/// elements on (`at::internal::GRAIN_SIZE`); smaller ops run on one core.
+pub const PARALLEL_FROM: usize = 32_768;
+
+/// Host time of one eager op on the reference CPU (`spec`): its fixed cost,
+/// then its bytes and FLOPs at one core's rates, or at all cores' when it
+/// has `PARALLEL_FROM` elements or more and `threads` allows (a DataLoader
+/// worker runs ops on one thread, as PyTorch sets its workers).
+pub fn host_op(spec: &CpuSpec, bytes: u64, flops: u64, elements: usize, threads: u32) -> f64 {
+    let cores = match elements >= PARALLEL_FROM {
+        true => threads.clamp(1, spec.cores),
+        false => 1,
+    };
+    let bandwidth = (spec.core_bandwidth * f64::from(cores)).min(spec.memory_bandwidth);
+    let flop_rate = spec.core_flops * f64::from(cores);
+    spec.op_overhead + bytes as f64 / bandwidth + flops as f64 / flop_rate
 }
 
 /// What a queued item does, for its duration.
@@ -76,7 +94,19 @@ impl Work {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::spec::H100;
+    use crate::runtime::spec::{H100, HOST};
+
+    #[test]
+    fn host_ops_cost_their_overhead_then_their_bytes() {
+        let tiny = host_op(&HOST, 64, 0, 16, HOST.cores);
+        assert!((tiny - HOST.op_overhead).abs() < 1e-8, "{tiny}");
+        // 4 MiB read and written: one core's rate below the grain size is
+        // moot here; above it, all cores up to the socket's bandwidth.
+        let big = host_op(&HOST, 8 << 20, 0, 1 << 20, HOST.cores);
+        let one = host_op(&HOST, 8 << 20, 0, 1 << 20, 1);
+        assert!(one > 9.0 * big, "{one} vs {big}");
+        assert!((big - HOST.op_overhead - (8 << 20) as f64 / HOST.memory_bandwidth).abs() < 1e-9);
+    }
 
     #[test]
     fn tiny_kernels_cost_the_minimum_and_big_ones_their_bandwidth() {

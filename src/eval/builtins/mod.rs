@@ -132,6 +132,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("load", teaching::load),
     ("print", teaching::print),
     ("clear_output", teaching::clear_output),
+    ("sleep", teaching::sleep),
     ("len", teaching::len),
     ("list", teaching::list),
     ("SGD", super::grad::sgd),

@@ -32,6 +32,22 @@ pub(super) fn clear_output(
     Ok(Value::None)
 }
 
+/// `sleep(seconds)`: the host's time passes (`Runtime::sleep`). At most
+/// an hour: a longer wait is a typo (milliseconds for seconds).
+pub(super) fn sleep(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let seconds = b.float("seconds")?.unwrap_or(0.0);
+    if !(0.0..=3600.0).contains(&seconds) {
+        let span = b.get("seconds").map_or(b.span, |(_, s)| *s);
+        return Err(Error::value_help(
+            format!("sleep() takes 0 to 3600 seconds, not {seconds}"),
+            "give the time in seconds: `sleep(0.02)` is 20 ms",
+        )
+        .at(span));
+    }
+    me.rt.sleep(seconds);
+    Ok(Value::None)
+}
+
 /// `save(tensor, path)`: the host reads the tensor (a copy from its device), then writes it.
 pub(super) fn save(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let x = b.tensor("tensor")?;

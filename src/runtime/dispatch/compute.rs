@@ -126,6 +126,7 @@ impl Runtime {
         let cost = Flops {
             flops: 2 * out.numel() as u64 * k,
             half: matches!(out.dtype(), DType::F16 | DType::BF16),
+            ..Flops::default()
         };
         self.finish(out, None, &[a, b], cost)
     }

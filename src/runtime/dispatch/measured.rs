@@ -53,6 +53,11 @@ impl Measured {
     pub(super) fn now(&self) -> f64 {
         self.origin.elapsed().as_secs_f64()
     }
+
+    /// When the op running now began (seconds since the timeline's zero).
+    pub(super) fn op_began(&self) -> f64 {
+        self.op_began
+    }
 }
 
 impl Runtime {

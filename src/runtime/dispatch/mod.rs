@@ -33,6 +33,7 @@ mod device_compute;
 mod fault;
 pub mod first_check;
 mod host;
+mod host_work;
 mod indexing;
 mod kernels;
 mod measured;
@@ -92,6 +93,9 @@ pub struct Runtime {
 struct Flops {
     flops: u64,
     half: bool,
+    /// Host seconds per element computed on one thread whatever the
+    /// cores (a CPU generator's draws), on top of the host's modelled cost.
+    host_serial: f64,
 }
 
 impl Runtime {
@@ -216,6 +220,7 @@ impl Runtime {
     ) -> Result<Arc<Tensor>, Error> {
         self.counters.ops += 1;
         let Device::Cuda(d) = out.device() else {
+            self.host_op(inputs, &out, cost);
             return Ok(Arc::new(out));
         };
         // An output of kernels is in its device memory already.
@@ -238,9 +243,12 @@ impl Runtime {
     fn wrote_in_place(&mut self, t: &Tensor, inputs: &[&Tensor]) -> Result<(), Error> {
         self.counters.ops += 1;
         t.bump_version();
-        if let Device::Cuda(d) = t.device() {
-            let work = kernel(inputs, t.nbytes(), Flops::default());
-            self.issue(d, work, None)?;
+        match t.device() {
+            Device::Cuda(d) => {
+                let work = kernel(inputs, t.nbytes(), Flops::default());
+                self.issue(d, work, None)?;
+            }
+            Device::Cpu => self.host_op(inputs, t, Flops::default()),
         }
         Ok(())
     }

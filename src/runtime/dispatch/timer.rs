@@ -21,6 +21,8 @@ use crate::runtime::stream::StreamKey;
 pub struct Start {
     /// The host's modelled clock.
     host: f64,
+    /// The part of it spent page-locking (`Devices::page_locking_time`).
+    page_locking: f64,
     streams: Vec<StreamStart>,
 }
 
@@ -90,7 +92,12 @@ impl Runtime {
                 });
             }
         }
-        Ok(Start { host, streams })
+        let page_locking = self.devices.page_locking_time();
+        Ok(Start {
+            host,
+            page_locking,
+            streams,
+        })
     }
 
     /// The end of a timed block. The host waits for every stream the block
@@ -142,10 +149,13 @@ impl Runtime {
         }))
     }
 
-    /// Host time the model charged since `start` with no device work
-    /// (page-locking): None on a GPU, where the host's wall clock shows it.
+    /// Host time the model charged since `start` that the simulator's own
+    /// CPU did not spend (page-locking): None on a GPU, where the host's
+    /// wall clock shows it. (The host's other work, CPU-tensor ops and
+    /// `sleep`, really runs: a block with no device work is timed by the
+    /// wall clock.)
     pub fn modelled_host_time(&self, start: &Start) -> Option<f64> {
-        let spent = self.devices.host_time() - start.host;
+        let spent = self.devices.page_locking_time() - start.page_locking;
         (!self.measures_time() && spent > 0.0).then_some(spent)
     }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::device::driver_error;
-use super::Runtime;
+use super::{Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::alloc::StreamId;
 use crate::runtime::buffer::Buffer;
@@ -364,6 +364,8 @@ impl Runtime {
         let _ = copy.pin_with(self.devices.pinned(t.nbytes()));
         self.page_lock(&copy)?;
         self.counters.ops += 1;
+        // The host copies the elements into the pinned block.
+        self.host_op(&[t], &copy, Flops::default());
         Ok(Arc::new(copy))
     }
 

@@ -19,6 +19,9 @@ pub enum Kind {
     Copy(&'static str),
     /// The host waiting for device work (`sync`, `.item()`, a blocking copy).
     HostWait,
+    /// The host working: an op on CPU tensors, a copy into pinned memory,
+    /// `sleep`.
+    HostWork,
     /// Work queued before the profile began, still running when it did: a
     /// stream's device time starts after it (an event recorded at the start
     /// completes only once the stream reaches it).

@@ -112,6 +112,24 @@ impl Timeline {
         self.items.push(item);
     }
 
+    /// Extends the last item when it is host work of `op` that ends where
+    /// this work (from host-clock `start` to `end`) begins; false otherwise.
+    pub fn extend_host_work(&mut self, op: &'static str, start: f64, end: f64, bytes: u64) -> bool {
+        let (start, end) = ((start - self.origin).max(0.0), (end - self.origin).max(0.0));
+        let Some(last) = self.items.last_mut() else {
+            return false;
+        };
+        let follows =
+            last.kind == Kind::HostWork && last.op == op && (start - last.end).abs() < 1e-9;
+        // A trace being written has the last item already.
+        if !follows || (self.trace.is_some() && !self.measured) {
+            return false;
+        }
+        last.end = end;
+        last.bytes += bytes;
+        true
+    }
+
     /// The measured times of item `index` (seconds since the start).
     pub fn retime(&mut self, index: usize, start: f64, end: f64) {
         let item = &mut self.items[index];

@@ -99,12 +99,14 @@ impl TraceWriter {
                 write_escaped(o, item.op)?;
                 o.write_all(b")\"")?;
             }
+            Kind::HostWork => write_str(o, item.op)?,
             Kind::Before => o.write_all(b"\"queued before the profile\"")?,
         }
         let cat = match item.kind {
             Kind::Kernel => "kernel",
             Kind::Copy(_) => "copy",
             Kind::HostWait => "sync",
+            Kind::HostWork => "host",
             Kind::Before => "before",
         };
         write!(
