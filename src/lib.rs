@@ -7,6 +7,7 @@
 
 pub mod autograd;
 pub mod cli;
+pub mod data;
 pub mod diag;
 pub mod display;
 pub mod error;

@@ -362,6 +362,8 @@ docs! {
     Method Training "requires_grad_", "x.requires_grad_(requires_grad=true)", "Makes a leaf require grad (floating point tensors only), in place; returns `x`.", "w = zeros(3).requires_grad_()\nw.requires_grad";
     Method Training "detach", "x.detach()", "The same elements (shared memory) without autograd history: a new leaf that does not require grad.", "w = ones(2, requires_grad=true)\n(w * 2).detach().requires_grad";
     Method Training "retain_grad", "x.retain_grad()", "Makes a non-leaf keep its gradient in `.grad` at the next backward.", "w = ones(2, requires_grad=true)\ny = w * 3\ny.retain_grad()\ny.sum().backward()\ny.grad";
+    Function Training "TensorDataset", "TensorDataset(*tensors)", "A dataset whose sample `i` is row `i` of each tensor (host tensors with the same first dimension), as torch.utils.data.TensorDataset. `len(ds)` counts the samples.", "ds = TensorDataset(randn(10, 3), arange(10))\nlen(ds)";
+    Function Training "DataLoader", "DataLoader(dataset, batch_size=1, shuffle=false, num_workers=0, pin_memory=false, drop_last=false, prefetch_factor=none)", "Batches of a TensorDataset for `for xb, tb in loader { }`, as torch.utils.data.DataLoader: each batch stacks its samples, in order or (with `shuffle`) in a permutation from the cpu generator (`seed` reproduces it). `num_workers` real worker threads make the batches ahead, batch k by worker k mod N, `prefetch_factor` (2) each in flight; 0 makes each on the main thread when asked. `pin_memory=true` copies each batch into pinned memory, so `.to(cuda, non_blocking=true)` overlaps compute. `profile` draws each worker and the pin thread on their own lanes; their time is the reference CPU's where device time is modelled. `len(loader)` counts the batches.", "ds = TensorDataset(randn(10, 3), arange(10))\nloader = DataLoader(ds, batch_size=4, shuffle=true)\nfor xb, tb in loader { print(xb.shape, tb) }";
     Function Training "SGD", "SGD(params, lr=0.001, momentum=0, dampening=0, weight_decay=0, nesterov=false)", "Stochastic gradient descent over a list of parameters, as torch.optim.SGD: `step()` updates each parameter in place from its `.grad` (momentum buffers are made at the first step, beside each parameter); `zero_grad()` sets the grads to none.", "w = tensor([1., 2.], requires_grad=true)\nopt = SGD([w], lr=0.1)\n(w * w).sum().backward()\nopt.step()\nw";
     Function Training "Adam", "Adam(params, lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)", "Adam over a list of parameters, as torch.optim.Adam: two averages per parameter (`exp_avg`, `exp_avg_sq`), allocated at the first step beside the parameter, so its state is twice the parameters' memory.", "w = tensor([1., 2.], requires_grad=true)\nopt = Adam([w], lr=0.1)\n(w * w).sum().backward()\nopt.step()\nw";
     Function Training "mse_loss", "mse_loss(input, target, reduction=\"mean\")", "The mean (or sum) of the squared differences, as torch.nn.functional.mse_loss; its node is `MseLossBackward0`.", "y = tensor([1., 2.], requires_grad=true)\nmse_loss(y, tensor([0., 0.]))";
@@ -394,6 +396,9 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Statement, "profile") => "with torch.profiler.profile() as prof:",
         (Statement, "no_grad") => "with torch.no_grad():",
         (Function, "SGD" | "Adam") => return Some(format!("torch.optim.{}", doc.name)),
+        (Function, "TensorDataset" | "DataLoader") => {
+            return Some(format!("torch.utils.data.{}", doc.name))
+        }
         (Function, "mse_loss" | "nll_loss" | "cross_entropy" | "linear" | "dropout") => {
             return Some(format!("torch.nn.functional.{}", doc.name))
         }

@@ -8,6 +8,7 @@ pub mod args;
 mod builtins;
 mod compiled;
 mod control;
+mod data;
 pub mod docs;
 mod expr;
 mod flow;

@@ -51,6 +51,12 @@ pub fn repr(v: &Value) -> String {
         Value::Stream(s) => s.describe(),
         Value::Event(e) => e.describe(),
         Value::GradFn(node) => format!("<{}>", node.name),
+        Value::Dataset(ds) => format!(
+            "TensorDataset of {} samples ({} tensors)",
+            ds.len(),
+            ds.tensors.len()
+        ),
+        Value::DataLoader(l) => l.describe(),
         Value::Optimizer(o) => {
             let o = crate::runtime::lock::lock(o);
             o.describe()

@@ -518,6 +518,13 @@ impl Interp {
             }
             ForIter::Each(e) => {
                 let v = self.eval(e, 0)?;
+                if let Value::DataLoader(loader) = &v {
+                    let out = self.for_each_batch(loader, e.span, |me, batch| {
+                        me.bind_loop(names, batch, e.span)?;
+                        me.loop_body(body)
+                    })?;
+                    return Ok(out.unwrap_or(Flow::Next));
+                }
                 let items = v
                     .elements()
                     .ok_or_else(|| {

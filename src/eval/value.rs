@@ -49,6 +49,10 @@ pub enum Value {
     Optimizer(Arc<Mutex<crate::autograd::optim::Optimizer>>),
     /// `y.grad_fn`: the autograd node that made `y` (`<MulBackward0>`).
     GradFn(Arc<crate::autograd::node::Node>),
+    /// `TensorDataset(x, t)`.
+    Dataset(Arc<crate::data::dataset::TensorDataset>),
+    /// `DataLoader(ds, batch_size=64, ...)`: iterated by `for`.
+    DataLoader(Arc<crate::data::loader::DataLoader>),
 }
 
 impl Value {
@@ -108,6 +112,8 @@ impl Value {
             Value::Event(_) => "an event",
             Value::Optimizer(_) => "an optimizer",
             Value::GradFn(_) => "an autograd node",
+            Value::Dataset(_) => "a TensorDataset",
+            Value::DataLoader(_) => "a DataLoader",
         }
     }
 
@@ -127,6 +133,8 @@ impl Value {
             Value::Event(_) => "event",
             Value::Optimizer(_) => "optimizer",
             Value::GradFn(_) => "grad_fn",
+            Value::Dataset(_) => "dataset",
+            Value::DataLoader(_) => "dataloader",
         }
     }
 

@@ -145,6 +145,12 @@ impl Devices {
         (start, start + seconds)
     }
 
+    /// The host waits until `t` on its modelled clock (for another host
+    /// thread: a DataLoader's next batch).
+    pub fn host_wait_until(&self, t: f64) {
+        self.host_time.raise_to(t);
+    }
+
     /// The modelled host time spent page-locking memory so far.
     pub fn page_locking_time(&self) -> f64 {
         *lock(&self.page_locking)
@@ -342,19 +348,29 @@ impl Devices {
     /// nothing; a new one is page-locked, which takes the host's time
     /// (`timing::page_lock`).
     pub fn pinned(&self, bytes: usize) -> Memory {
+        let (memory, locking) = self.pinned_elsewhere(bytes);
+        if let Some(t) = locking {
+            self.host_time.advance(t);
+            *lock(&self.page_locking) += t;
+        }
+        memory
+    }
+
+    /// A block from the pinned host allocator for another host thread (a
+    /// DataLoader's pin thread): the page-locking a new block takes is
+    /// given back for that thread's time, not charged to the main clock.
+    pub fn pinned_elsewhere(&self, bytes: usize) -> (Memory, Option<f64>) {
         let (size, fresh) = {
             let mut host = lock(&self.host);
             let hits = host.stats().cache_hits;
             let size = host.malloc(bytes);
             (size, host.stats().cache_hits == hits)
         };
-        if fresh {
-            self.page_lock(size as u64);
-        }
-        Memory::Pinned {
+        let memory = Memory::Pinned {
             host: Arc::clone(&self.host),
             size,
-        }
+        };
+        (memory, fresh.then(|| page_lock(size as u64)))
     }
 
     /// Page-locks existing host memory in place (`pin x`).

@@ -135,6 +135,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("sleep", teaching::sleep),
     ("len", teaching::len),
     ("list", teaching::list),
+    ("TensorDataset", super::data::tensor_dataset),
+    ("DataLoader", super::data::data_loader),
     ("SGD", super::grad::sgd),
     ("Adam", super::grad::adam),
     ("mse_loss", super::grad::mse_loss),

@@ -127,10 +127,12 @@ pub(super) fn len(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, D
         Value::List(items) => items.len(),
         Value::Dict(pairs) => pairs.len(),
         Value::Str(s) => s.chars().count(),
+        Value::Dataset(ds) => ds.len(),
+        Value::DataLoader(l) => l.len(),
         other => {
             return Err(Error::wrong_type(
                 "the argument of len()",
-                "a tensor, a list, a dict or a string",
+                "a tensor, a list, a dict, a string, a dataset or a DataLoader",
                 other.type_name(),
             )
             .at(*span))

@@ -6,9 +6,11 @@
 //! a GPU the host's wall clock has it already. A recorded timeline draws it
 //! on the host lane either way (measured on a GPU: from the op's start).
 
+use std::time::Instant;
+
 use super::{Flops, Runtime};
 use crate::runtime::spec::HOST;
-use crate::runtime::timeline::Kind;
+use crate::runtime::timeline::{Kind, Lane};
 use crate::runtime::timing;
 use crate::runtime::Tensor;
 
@@ -58,5 +60,75 @@ impl Runtime {
             return;
         }
         t.push(0, Kind::HostWork, op, start, end, bytes, None);
+    }
+
+    /// Whether the host's time is modelled (`sim`, `emu`) rather than
+    /// measured by its wall clock (a GPU).
+    pub fn host_modelled(&self) -> bool {
+        !self.measures_time()
+    }
+
+    /// The host's modelled clock (seconds since the session began).
+    pub fn host_now(&self) -> f64 {
+        self.devices.host_time()
+    }
+
+    /// The main thread works `seconds` (modelled) on `op`'s behalf.
+    pub fn host_time(&mut self, op: &'static str, seconds: f64, bytes: u64) {
+        self.op = op;
+        self.host_works(seconds, bytes);
+    }
+
+    /// The main thread waits until `until` on the modelled clock for
+    /// another host thread's work (`what`: a DataLoader's next batch).
+    pub fn host_wait_until(&mut self, op: &'static str, until: f64, what: &str) {
+        let now = self.devices.host_time();
+        if until <= now {
+            return;
+        }
+        self.devices.host_wait_until(until);
+        if let Some(t) = &mut self.timeline {
+            t.push(0, Kind::HostWait, op, now, until, 0, Some(what.into()));
+        }
+    }
+
+    /// The main thread waited from `began` until now, on the wall clock of
+    /// a measured timeline.
+    pub fn host_waited(&mut self, op: &'static str, began: Instant, what: &str) {
+        let (Some(start), Some(end)) = (
+            self.measured_seconds(began),
+            self.measured_seconds(Instant::now()),
+        ) else {
+            return;
+        };
+        if let Some(t) = &mut self.timeline {
+            if end > start {
+                t.push(0, Kind::HostWait, op, start, end, 0, Some(what.into()));
+            }
+        }
+    }
+
+    /// Work another host thread did (`lane`: a DataLoader worker or its pin
+    /// thread), from `start` to `end` on the timeline's clock (the modelled
+    /// one, or seconds from `measured_seconds`).
+    pub fn draw_thread_work(
+        &mut self,
+        lane: Lane,
+        name: impl FnOnce() -> String,
+        op: &'static str,
+        (start, end): (f64, f64),
+        bytes: u64,
+        detail: Option<std::sync::Arc<str>>,
+    ) {
+        let Some(t) = &mut self.timeline else {
+            return;
+        };
+        let lane = t.lane(lane, name);
+        t.push(lane, Kind::HostWork, op, start, end, bytes, detail);
+    }
+
+    /// An instant of the host's wall clock in a measured timeline's seconds.
+    pub fn measured_seconds(&self, at: Instant) -> Option<f64> {
+        self.measured.as_ref().map(|m| m.seconds_at(at))
     }
 }

@@ -54,6 +54,11 @@ impl Measured {
         self.origin.elapsed().as_secs_f64()
     }
 
+    /// An instant of the host's wall clock, in seconds since the zero.
+    pub(super) fn seconds_at(&self, at: Instant) -> f64 {
+        at.saturating_duration_since(self.origin).as_secs_f64()
+    }
+
     /// When the op running now began (seconds since the timeline's zero).
     pub(super) fn op_began(&self) -> f64 {
         self.op_began

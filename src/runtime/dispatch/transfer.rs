@@ -13,7 +13,8 @@ use crate::runtime::devices::Memory;
 use crate::runtime::gpu::Sees;
 use crate::runtime::op::overlap;
 use crate::runtime::ops::{index, join};
-use crate::runtime::timing::{CopyPath, Work};
+use crate::runtime::spec::HOST;
+use crate::runtime::timing::{self, CopyPath, Work};
 use crate::runtime::{Device, Tensor};
 
 impl Runtime {
@@ -367,6 +368,22 @@ impl Runtime {
         // The host copies the elements into the pinned block.
         self.host_op(&[t], &copy, Flops::default());
         Ok(Arc::new(copy))
+    }
+
+    /// A copy of host tensor `t` in pinned memory made for another host
+    /// thread (a DataLoader's pin thread), and the modelled seconds that
+    /// thread spends on it: the copy on one core, and page-locking the
+    /// block when the caching host allocator had none to give. Nothing is
+    /// charged to the main thread's clock.
+    pub fn pin_elsewhere(&mut self, t: &Tensor) -> Result<(Tensor, f64), Error> {
+        self.need_cuda("pinned memory")?;
+        let copy = t.copy();
+        let (memory, locking) = self.devices.pinned_elsewhere(t.nbytes());
+        let _ = copy.pin_with(memory);
+        self.page_lock(&copy)?;
+        let bytes = 2 * t.nbytes() as u64;
+        let seconds = timing::host_op(&HOST, bytes, 0, t.numel(), 1) + locking.unwrap_or(0.0);
+        Ok((copy, seconds))
     }
 
     /// `pin x`: page-locks a host tensor's own memory in place.

@@ -4,10 +4,13 @@ use std::sync::Arc;
 
 use crate::runtime::stream::StreamKey;
 
-/// Where an item ran: the host, or one stream of one device.
+/// Where an item ran: the host's main thread, one of its other threads (a
+/// DataLoader's workers and pin thread), or one stream of one device.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Lane {
     Host,
+    Worker(u32),
+    PinThread,
     Stream(StreamKey),
 }
 

@@ -56,7 +56,7 @@ impl TraceWriter {
         if !self.named.contains(&pid) {
             self.named.push(pid);
             let process = match lane {
-                Lane::Host => "host".to_string(),
+                Lane::Host | Lane::Worker(_) | Lane::PinThread => "host".to_string(),
                 Lane::Stream(k) => format!("cuda:{}", k.device),
             };
             self.event(&format!(
@@ -149,6 +149,8 @@ impl TraceWriter {
 fn ids(lane: Lane) -> (u32, u32) {
     match lane {
         Lane::Host => (0, 0),
+        Lane::Worker(w) => (0, w + 1),
+        Lane::PinThread => (0, u32::MAX),
         Lane::Stream(k) => (k.device + 1, k.stream),
     }
 }

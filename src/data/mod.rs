@@ -1,0 +1,14 @@
+//! PyTorch's data loading (`torch.utils.data`): a `TensorDataset`, and a
+//! `DataLoader` that hands out its batches in its sampler's order, made by
+//! real worker threads (one lane each on `profile`'s timeline) and copied
+//! into pinned memory when asked, with the host's time they take. Above the
+//! op layer, as autograd is; the interpreter's side is `eval/data.rs`.
+//!
+//! - `dataset.rs`: `TensorDataset`, its samples and a batch of them;
+//! - `loader.rs`: `DataLoader`'s settings, its length and batch order;
+//! - `epoch.rs`: one pass over a loader: the workers, the prefetching, the
+//!   pin step, and their time (modelled on the reference CPU, or measured).
+
+pub mod dataset;
+pub mod epoch;
+pub mod loader;

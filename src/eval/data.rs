@@ -1,0 +1,100 @@
+//! The interpreter's side of data loading (`src/data/`): the
+//! `TensorDataset` and `DataLoader` builtins, and `for` over a loader.
+
+use std::sync::Arc;
+
+use super::args::Bound;
+use super::value::Value;
+use super::Interp;
+use crate::data::dataset::TensorDataset;
+use crate::data::epoch::Epoch;
+use crate::data::loader::DataLoader;
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
+
+pub(super) fn tensor_dataset(
+    _: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let mut tensors = Vec::new();
+    for (v, span) in &b.rest {
+        match v {
+            Value::Tensor(t) => tensors.push(Arc::clone(t)),
+            other => {
+                return Err(Error::wrong_type(
+                    "an argument of TensorDataset()",
+                    "a tensor",
+                    other.type_name(),
+                )
+                .at(*span))
+            }
+        }
+    }
+    let ds = TensorDataset::new(tensors).map_err(|e| e.at(b.span))?;
+    Ok(Value::Dataset(Arc::new(ds)))
+}
+
+pub(super) fn data_loader(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let dataset = match b.get("dataset") {
+        Some((Value::Dataset(ds), _)) => Arc::clone(ds),
+        Some((other, span)) => {
+            return Err(Error::wrong_type(
+                "the dataset of DataLoader()",
+                "a TensorDataset (`TensorDataset(x, t)`)",
+                other.type_name(),
+            )
+            .at(*span))
+        }
+        None => return Err(Error::value("DataLoader() needs a dataset").at(b.span)),
+    };
+    let prefetch = match b.get("prefetch_factor") {
+        Some((Value::None, _)) | None => None,
+        Some(_) => b.int("prefetch_factor")?,
+    };
+    let loader = DataLoader::new(
+        dataset,
+        b.int("batch_size")?.unwrap_or(1),
+        b.bool("shuffle", false)?,
+        b.int("num_workers")?.unwrap_or(0),
+        b.bool("pin_memory", false)?,
+        b.bool("drop_last", false)?,
+        prefetch,
+    )
+    .map_err(|(e, arg)| e.at(b.get(arg).map_or(b.span, |(_, s)| *s)))?;
+    Ok(Value::DataLoader(Arc::new(loader)))
+}
+
+impl Interp {
+    /// `for ... in loader { }`: one epoch, a batch (a list of tensors) per
+    /// pass, made as the loop asks for it; the workers stop when the loop
+    /// ends, however it ends.
+    pub(super) fn for_each_batch(
+        &mut self,
+        loader: &Arc<DataLoader>,
+        span: Span,
+        mut each: impl FnMut(&mut Interp, Value) -> Result<Option<super::flow::Flow>, Diagnostic>,
+    ) -> Result<Option<super::flow::Flow>, Diagnostic> {
+        if loader.pin_memory {
+            self.rt.need_cuda("pinned memory").map_err(|e| e.at(span))?;
+        }
+        self.rt.begin_op("DataLoader");
+        let mut epoch = Epoch::start(&mut self.rt, loader).map_err(|e| e.at(span))?;
+        let total = epoch.len() as u64;
+        let mut k = 0;
+        loop {
+            self.rt.begin_op("DataLoader");
+            let Some(batch) = epoch.next(&mut self.rt) else {
+                break;
+            };
+            let batch = batch.map_err(|e| e.at(span))?;
+            let value = Value::List(Arc::new(batch.into_iter().map(Value::Tensor).collect()));
+            if let Some(out) = each(self, value)? {
+                return Ok(Some(out));
+            }
+            k += 1;
+            self.progress(k, total);
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,68 @@
+//! DataLoader's workers as users can break them: no worker thread outlives
+//! the loop that started it (a finished epoch, a `break`, an error, Ctrl-C),
+//! and an interrupted loader loop leaves the session usable.
+
+mod common;
+
+use common::{ok_in, sim_session};
+
+/// How many threads of this process are a DataLoader's workers (Linux
+/// names each thread in /proc).
+fn workers_alive() -> usize {
+    std::fs::read_dir("/proc/self/task")
+        .map(|tasks| {
+            tasks
+                .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+                .filter(|name| name.starts_with("DataLoader work"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// The tests count the process's worker threads: they run one at a time.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+#[test]
+fn no_worker_outlives_its_loop() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut s = sim_session(1, 1 << 30);
+    ok_in(
+        &mut s,
+        "ds = TensorDataset(randn(64, 8), arange(64))\nn = 0\nfor xb, tb in DataLoader(ds, batch_size=4, num_workers=4) { n += 1 }\nprint(n)",
+    );
+    assert_eq!(workers_alive(), 0, "after a whole epoch");
+    ok_in(
+        &mut s,
+        "for xb, tb in DataLoader(ds, batch_size=4, num_workers=4) { break }",
+    );
+    assert_eq!(workers_alive(), 0, "after a break");
+    let o =
+        s.execute("for xb, tb in DataLoader(ds, batch_size=4, num_workers=3) { undefined_name }");
+    assert!(o.error.is_some());
+    assert_eq!(workers_alive(), 0, "after an error in the body");
+    assert_eq!(ok_in(&mut s, "print(n)").trim(), "16");
+}
+
+#[test]
+fn ctrl_c_in_a_loader_loop_stops_the_workers_and_keeps_the_session() {
+    use std::sync::atomic::Ordering;
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut s = sim_session(1, 1 << 30);
+    ok_in(
+        &mut s,
+        "ds = TensorDataset(randn(256, 64), arange(256))\nepochs = 0",
+    );
+    let flag = s.interrupt_handle();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        flag.store(true, Ordering::Relaxed);
+    });
+    let o = s.execute(
+        "while true {\n  for xb, tb in DataLoader(ds, batch_size=8, shuffle=true, num_workers=4) { y = xb * 2 }\n  epochs += 1\n}",
+    );
+    t.join().unwrap();
+    let e = o.error.expect("the loop must be interrupted");
+    assert_eq!(e.ename, "Interrupted");
+    assert_eq!(workers_alive(), 0);
+    assert!(ok_in(&mut s, "print(epochs >= 0, len(ds))").trim() == "true 256");
+}
