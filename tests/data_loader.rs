@@ -66,3 +66,21 @@ fn ctrl_c_in_a_loader_loop_stops_the_workers_and_keeps_the_session() {
     assert_eq!(workers_alive(), 0);
     assert!(ok_in(&mut s, "print(epochs >= 0, len(ds))").trim() == "true 256");
 }
+
+/// `sleep` is the host's time passing: Ctrl-C stops a long one at once.
+#[test]
+fn ctrl_c_stops_a_long_sleep() {
+    use std::sync::atomic::Ordering;
+    let mut s = sim_session(1, 1 << 30);
+    let flag = s.interrupt_handle();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        flag.store(true, Ordering::Relaxed);
+    });
+    let began = std::time::Instant::now();
+    let o = s.execute("sleep(600)");
+    t.join().unwrap();
+    assert_eq!(o.error.expect("interrupted").ename, "Interrupted");
+    assert!(began.elapsed().as_secs() < 10, "{:?}", began.elapsed());
+    assert_eq!(ok_in(&mut s, "print(1 + 1)").trim(), "2");
+}

@@ -44,7 +44,7 @@ pub(super) fn sleep(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
         )
         .at(span));
     }
-    me.rt.sleep(seconds);
+    me.rt.sleep(seconds).map_err(|e| e.at(b.span))?;
     Ok(Value::None)
 }
 

@@ -43,9 +43,19 @@ impl Runtime {
     /// `sleep(s)`: the host does nothing for `seconds` (what a script
     /// writes for CPU work cudash cannot express, such as decoding images).
     /// It really sleeps, on every backend, and the modelled clock advances.
-    pub fn sleep(&mut self, seconds: f64) {
-        std::thread::sleep(std::time::Duration::from_secs_f64(seconds));
+    /// Ctrl-C stops it (the clock then advances by what was slept).
+    pub fn sleep(&mut self, seconds: f64) -> Result<(), crate::error::Error> {
+        let began = Instant::now();
+        let whole = std::time::Duration::from_secs_f64(seconds);
+        while let Some(left) = whole.checked_sub(began.elapsed()).filter(|d| !d.is_zero()) {
+            if self.interrupted() {
+                self.host_works(began.elapsed().as_secs_f64(), 0);
+                return Err(crate::error::Error::Interrupted);
+            }
+            std::thread::sleep(left.min(std::time::Duration::from_millis(20)));
+        }
         self.host_works(seconds, 0);
+        Ok(())
     }
 
     /// A segment of host work on the timeline's host lane; one that follows
