@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use super::dataset::TensorDataset;
+use super::sampler::{permutation, DistributedSampler};
 use crate::error::Error;
 use crate::runtime::rng::Generator;
 
@@ -18,22 +19,60 @@ pub struct DataLoader {
     pub drop_last: bool,
     /// Batches each worker has in flight (PyTorch's default 2).
     pub prefetch_factor: usize,
+    /// Which samples, in which order (`sampler=`): a rank's share.
+    pub sampler: Option<Arc<DistributedSampler>>,
+}
+
+/// `DataLoader(...)`'s arguments as given, before they are checked.
+pub struct Options {
+    pub batch_size: i64,
+    pub shuffle: bool,
+    pub num_workers: i64,
+    pub pin_memory: bool,
+    pub drop_last: bool,
+    pub prefetch_factor: Option<i64>,
+    pub sampler: Option<Arc<DistributedSampler>>,
 }
 
 /// More workers than this is a typo, not a pipeline (each is a thread).
 pub const MAX_WORKERS: usize = 256;
 
 impl DataLoader {
-    /// The settings, checked as PyTorch checks them.
+    /// The settings, checked as PyTorch checks them; an error names the
+    /// argument it is about.
     pub fn new(
         dataset: Arc<TensorDataset>,
-        batch_size: i64,
-        shuffle: bool,
-        num_workers: i64,
-        pin_memory: bool,
-        drop_last: bool,
-        prefetch_factor: Option<i64>,
+        options: Options,
     ) -> Result<DataLoader, (Error, &'static str)> {
+        let Options {
+            batch_size,
+            shuffle,
+            num_workers,
+            pin_memory,
+            drop_last,
+            prefetch_factor,
+            sampler,
+        } = options;
+        if shuffle && sampler.is_some() {
+            return Err((
+                Error::value_help(
+                    "sampler option is mutually exclusive with shuffle",
+                    "the sampler shuffles (DistributedSampler's `shuffle=true`, the default): \
+                     drop `shuffle=true`",
+                ),
+                "shuffle",
+            ));
+        }
+        if let Some(s) = sampler.as_ref().filter(|s| s.samples != dataset.len()) {
+            return Err((
+                Error::value(format!(
+                    "the sampler deals {} samples and the dataset has {}",
+                    s.samples,
+                    dataset.len()
+                )),
+                "sampler",
+            ));
+        }
         if batch_size < 1 {
             return Err((
                 Error::value(format!(
@@ -80,12 +119,16 @@ impl DataLoader {
             pin_memory,
             drop_last,
             prefetch_factor,
+            sampler,
         })
     }
 
     /// `len(loader)`: batches per epoch.
     pub fn len(&self) -> usize {
-        let n = self.dataset.len();
+        let n = self
+            .sampler
+            .as_ref()
+            .map_or(self.dataset.len(), |s| s.len());
         match self.drop_last {
             true => n / self.batch_size,
             false => n.div_ceil(self.batch_size),
@@ -101,9 +144,10 @@ impl DataLoader {
     /// `seed` reproduces it; PyTorch's `RandomSampler` draws its own from
     /// the global generator too, with other bits).
     pub fn batches(&self, generator: &mut Generator) -> Vec<Vec<usize>> {
-        let order = match self.shuffle {
-            true => permutation(self.dataset.len(), generator),
-            false => (0..self.dataset.len()).collect(),
+        let order = match (&self.sampler, self.shuffle) {
+            (Some(s), _) => s.indices(),
+            (None, true) => permutation(self.dataset.len(), generator),
+            (None, false) => (0..self.dataset.len()).collect(),
         };
         let mut batches: Vec<Vec<usize>> = order
             .chunks(self.batch_size)
@@ -131,19 +175,11 @@ impl DataLoader {
             self.dataset.len(),
             self.dataset.tensors.len(),
             self.len()
-        )
+        ) + &match &self.sampler {
+            Some(s) => format!(" (rank {} of {})", s.rank, s.num_replicas),
+            None => String::new(),
+        }
     }
-}
-
-/// A uniformly random permutation of `0..n` (Fisher–Yates).
-fn permutation(n: usize, generator: &mut Generator) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..n).collect();
-    let draws = generator.uniform(n);
-    for i in (1..n).rev() {
-        let j = ((draws[i] * (i + 1) as f64) as usize).min(i);
-        order.swap(i, j);
-    }
-    order
 }
 
 #[cfg(test)]
@@ -158,7 +194,16 @@ mod tests {
             vec![n],
         ));
         let ds = Arc::new(TensorDataset::new(vec![x]).unwrap());
-        DataLoader::new(ds, batch, shuffle, 0, false, drop_last, None).unwrap_or_else(|_| panic!())
+        let options = Options {
+            batch_size: batch,
+            shuffle,
+            num_workers: 0,
+            pin_memory: false,
+            drop_last,
+            prefetch_factor: None,
+            sampler: None,
+        };
+        DataLoader::new(ds, options).unwrap_or_else(|_| panic!())
     }
 
     proptest! {

@@ -12,3 +12,4 @@
 pub mod dataset;
 pub mod epoch;
 pub mod loader;
+pub mod sampler;

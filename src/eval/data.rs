@@ -8,7 +8,8 @@ use super::value::Value;
 use super::Interp;
 use crate::data::dataset::TensorDataset;
 use crate::data::epoch::Epoch;
-use crate::data::loader::DataLoader;
+use crate::data::loader::{DataLoader, Options};
+use crate::data::sampler::DistributedSampler;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 
@@ -52,17 +53,85 @@ pub(super) fn data_loader(_: &mut Interp, _: &'static str, b: &Bound) -> Result<
         Some((Value::None, _)) | None => None,
         Some(_) => b.int("prefetch_factor")?,
     };
-    let loader = DataLoader::new(
-        dataset,
-        b.int("batch_size")?.unwrap_or(1),
-        b.bool("shuffle", false)?,
-        b.int("num_workers")?.unwrap_or(0),
-        b.bool("pin_memory", false)?,
+    let sampler = match b.get("sampler") {
+        Some((Value::None, _)) | None => None,
+        Some((Value::Sampler(s), _)) => Some(Arc::clone(s)),
+        Some((other, span)) => {
+            return Err(Error::wrong_type(
+                "the sampler of DataLoader()",
+                "a DistributedSampler",
+                other.type_name(),
+            )
+            .at(*span))
+        }
+    };
+    let options = Options {
+        batch_size: b.int("batch_size")?.unwrap_or(1),
+        shuffle: b.bool("shuffle", false)?,
+        num_workers: b.int("num_workers")?.unwrap_or(0),
+        pin_memory: b.bool("pin_memory", false)?,
+        drop_last: b.bool("drop_last", false)?,
+        prefetch_factor: prefetch,
+        sampler,
+    };
+    let loader = DataLoader::new(dataset, options)
+        .map_err(|(e, arg)| e.at(b.get(arg).map_or(b.span, |(_, s)| *s)))?;
+    Ok(Value::DataLoader(Arc::new(loader)))
+}
+
+pub(super) fn distributed_sampler(
+    _: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let samples = match b.get("dataset") {
+        Some((Value::Dataset(ds), _)) => ds.len(),
+        Some((other, span)) => {
+            return Err(Error::wrong_type(
+                "the dataset of DistributedSampler()",
+                "a TensorDataset",
+                other.type_name(),
+            )
+            .at(*span))
+        }
+        None => return Err(Error::value("DistributedSampler() needs a dataset").at(b.span)),
+    };
+    let needed = |name: &str| -> Result<i64, Diagnostic> {
+        b.int(name)?.ok_or_else(|| {
+            Error::value_help(
+                format!("DistributedSampler() needs `{name}`"),
+                "cudash has no process group to ask: give `num_replicas=` (one replica per \
+                 device, say) and `rank=` (this replica's index)",
+            )
+            .at(b.span)
+        })
+    };
+    let sampler = DistributedSampler::new(
+        samples,
+        needed("num_replicas")?,
+        needed("rank")?,
+        b.bool("shuffle", true)?,
+        b.int("seed")?.unwrap_or(0),
         b.bool("drop_last", false)?,
-        prefetch,
     )
     .map_err(|(e, arg)| e.at(b.get(arg).map_or(b.span, |(_, s)| *s)))?;
-    Ok(Value::DataLoader(Arc::new(loader)))
+    Ok(Value::Sampler(Arc::new(sampler)))
+}
+
+/// `sampler.set_epoch(e)`.
+pub(super) fn set_epoch(
+    _: &mut Interp,
+    _: &'static str,
+    s: &Arc<DistributedSampler>,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let epoch = b.int("epoch")?.unwrap_or(0);
+    if epoch < 0 {
+        let span = b.get("epoch").map_or(b.span, |(_, s)| *s);
+        return Err(Error::value(format!("the epoch is a count from 0, not {epoch}")).at(span));
+    }
+    s.set_epoch(epoch as u64);
+    Ok(Value::None)
 }
 
 impl Interp {

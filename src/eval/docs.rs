@@ -65,6 +65,7 @@ impl Doc {
             Some("e") => "event",
             Some("xs") => "list",
             Some("opt") => "optimizer",
+            Some("sampler") => "sampler",
             _ => "tensor",
         }
     }
@@ -363,7 +364,9 @@ docs! {
     Method Training "detach", "x.detach()", "The same elements (shared memory) without autograd history: a new leaf that does not require grad.", "w = ones(2, requires_grad=true)\n(w * 2).detach().requires_grad";
     Method Training "retain_grad", "x.retain_grad()", "Makes a non-leaf keep its gradient in `.grad` at the next backward.", "w = ones(2, requires_grad=true)\ny = w * 3\ny.retain_grad()\ny.sum().backward()\ny.grad";
     Function Training "TensorDataset", "TensorDataset(*tensors)", "A dataset whose sample `i` is row `i` of each tensor (host tensors with the same first dimension), as torch.utils.data.TensorDataset. `len(ds)` counts the samples.", "ds = TensorDataset(randn(10, 3), arange(10))\nlen(ds)";
-    Function Training "DataLoader", "DataLoader(dataset, batch_size=1, shuffle=false, num_workers=0, pin_memory=false, drop_last=false, prefetch_factor=none)", "Batches of a TensorDataset for `for xb, tb in loader { }`, as torch.utils.data.DataLoader: each batch stacks its samples, in order or (with `shuffle`) in a permutation from the cpu generator (`seed` reproduces it). `num_workers` real worker threads make the batches ahead, batch k by worker k mod N, `prefetch_factor` (2) each in flight; 0 makes each on the main thread when asked. `pin_memory=true` copies each batch into pinned memory, so `.to(cuda, non_blocking=true)` overlaps compute. `profile` draws each worker and the pin thread on their own lanes; their time is the reference CPU's where device time is modelled. `len(loader)` counts the batches.", "ds = TensorDataset(randn(10, 3), arange(10))\nloader = DataLoader(ds, batch_size=4, shuffle=true)\nfor xb, tb in loader { print(xb.shape, tb) }";
+    Function Training "DataLoader", "DataLoader(dataset, batch_size=1, shuffle=false, num_workers=0, pin_memory=false, drop_last=false, prefetch_factor=none, sampler=none)", "Batches of a TensorDataset for `for xb, tb in loader { }`, as torch.utils.data.DataLoader: each batch stacks its samples, in order or (with `shuffle`) in a permutation from the cpu generator (`seed` reproduces it). `num_workers` real worker threads make the batches ahead, batch k by worker k mod N, `prefetch_factor` (2) each in flight; 0 makes each on the main thread when asked. `pin_memory=true` copies each batch into pinned memory, so `.to(cuda, non_blocking=true)` overlaps compute. `profile` draws each worker and the pin thread on their own lanes; their time is the reference CPU's where device time is modelled. `len(loader)` counts the batches.", "ds = TensorDataset(randn(10, 3), arange(10))\nloader = DataLoader(ds, batch_size=4, shuffle=true)\nfor xb, tb in loader { print(xb.shape, tb) }";
+    Function Training "DistributedSampler", "DistributedSampler(dataset, num_replicas=none, rank=none, shuffle=true, seed=0, drop_last=false)", "Rank `rank`'s share of a dataset for `DataLoader(ds, sampler=s)`, as torch.utils.data.distributed.DistributedSampler: every sample, permuted by `seed` plus the epoch (`set_epoch`) the same way on every rank, padded with repeats to a multiple of `num_replicas` (or cut, with `drop_last`), then every `num_replicas`-th from `rank`. cudash has no process group: give `num_replicas` and `rank`.", "ds = TensorDataset(arange(10))\ns = DistributedSampler(ds, num_replicas=3, rank=1, shuffle=false)\nfor b in DataLoader(ds, batch_size=2, sampler=s) { print(b[0]) }";
+    Method Training "set_epoch", "sampler.set_epoch(epoch)", "The epoch the next pass shuffles for (`seed + epoch`): call it before each epoch, or every epoch deals the same order, as in PyTorch.", "ds = TensorDataset(arange(8))\ns = DistributedSampler(ds, num_replicas=2, rank=0)\ns.set_epoch(1)\nfor b in DataLoader(ds, batch_size=4, sampler=s) { print(b[0]) }";
     Function Training "SGD", "SGD(params, lr=0.001, momentum=0, dampening=0, weight_decay=0, nesterov=false)", "Stochastic gradient descent over a list of parameters, as torch.optim.SGD: `step()` updates each parameter in place from its `.grad` (momentum buffers are made at the first step, beside each parameter); `zero_grad()` sets the grads to none.", "w = tensor([1., 2.], requires_grad=true)\nopt = SGD([w], lr=0.1)\n(w * w).sum().backward()\nopt.step()\nw";
     Function Training "Adam", "Adam(params, lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)", "Adam over a list of parameters, as torch.optim.Adam: two averages per parameter (`exp_avg`, `exp_avg_sq`), allocated at the first step beside the parameter, so its state is twice the parameters' memory.", "w = tensor([1., 2.], requires_grad=true)\nopt = Adam([w], lr=0.1)\n(w * w).sum().backward()\nopt.step()\nw";
     Function Training "mse_loss", "mse_loss(input, target, reduction=\"mean\")", "The mean (or sum) of the squared differences, as torch.nn.functional.mse_loss; its node is `MseLossBackward0`.", "y = tensor([1., 2.], requires_grad=true)\nmse_loss(y, tensor([0., 0.]))";
@@ -399,6 +402,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Function, "TensorDataset" | "DataLoader") => {
             return Some(format!("torch.utils.data.{}", doc.name))
         }
+        (Function, "DistributedSampler") => "torch.utils.data.distributed.DistributedSampler",
         (Function, "mse_loss" | "nll_loss" | "cross_entropy" | "linear" | "dropout") => {
             return Some(format!("torch.nn.functional.{}", doc.name))
         }
@@ -461,6 +465,7 @@ fn receiver_letter(doc: &Doc) -> &'static str {
         "event" => "e",
         "list" => "xs",
         "optimizer" => "opt",
+        "sampler" => "sampler",
         _ => "x",
     }
 }

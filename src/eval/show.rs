@@ -57,6 +57,7 @@ pub fn repr(v: &Value) -> String {
             ds.tensors.len()
         ),
         Value::DataLoader(l) => l.describe(),
+        Value::Sampler(s) => s.describe(),
         Value::Optimizer(o) => {
             let o = crate::runtime::lock::lock(o);
             o.describe()

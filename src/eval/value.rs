@@ -53,6 +53,8 @@ pub enum Value {
     Dataset(Arc<crate::data::dataset::TensorDataset>),
     /// `DataLoader(ds, batch_size=64, ...)`: iterated by `for`.
     DataLoader(Arc<crate::data::loader::DataLoader>),
+    /// `DistributedSampler(ds, num_replicas=2, rank=0)`.
+    Sampler(Arc<crate::data::sampler::DistributedSampler>),
 }
 
 impl Value {
@@ -114,6 +116,7 @@ impl Value {
             Value::GradFn(_) => "an autograd node",
             Value::Dataset(_) => "a TensorDataset",
             Value::DataLoader(_) => "a DataLoader",
+            Value::Sampler(_) => "a DistributedSampler",
         }
     }
 
@@ -135,6 +138,7 @@ impl Value {
             Value::GradFn(_) => "grad_fn",
             Value::Dataset(_) => "dataset",
             Value::DataLoader(_) => "dataloader",
+            Value::Sampler(_) => "sampler",
         }
     }
 

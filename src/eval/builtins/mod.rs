@@ -137,6 +137,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("list", teaching::list),
     ("TensorDataset", super::data::tensor_dataset),
     ("DataLoader", super::data::data_loader),
+    ("DistributedSampler", super::data::distributed_sampler),
     ("SGD", super::grad::sgd),
     ("Adam", super::grad::adam),
     ("mse_loss", super::grad::mse_loss),

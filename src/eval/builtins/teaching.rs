@@ -129,6 +129,7 @@ pub(super) fn len(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, D
         Value::Str(s) => s.chars().count(),
         Value::Dataset(ds) => ds.len(),
         Value::DataLoader(l) => l.len(),
+        Value::Sampler(s) => s.len(),
         other => {
             return Err(Error::wrong_type(
                 "the argument of len()",

@@ -38,6 +38,7 @@ enum Member {
     EventMethod(Call<Arc<Event>>),
     ListMethod(Call<list::List>),
     OptimizerMethod(Call<Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>>),
+    SamplerMethod(Call<Arc<crate::data::sampler::DistributedSampler>>),
 }
 
 impl Member {
@@ -48,6 +49,7 @@ impl Member {
             Member::EventMethod(_) => "event",
             Member::ListMethod(_) => "list",
             Member::OptimizerMethod(_) => "optimizer",
+            Member::SamplerMethod(_) => "sampler",
         }
     }
 
@@ -201,6 +203,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("retain_grad", TensorMethod(grad::retain_grad)),
         ("step", OptimizerMethod(grad::step)),
         ("zero_grad", OptimizerMethod(grad::zero_grad)),
+        ("set_epoch", SamplerMethod(super::data::set_epoch)),
     ]
 };
 
@@ -242,6 +245,7 @@ impl Interp {
             (Some(Member::EventMethod(f)), Value::Event(e)) => f(self, doc.name, e, &b),
             (Some(Member::ListMethod(f)), Value::MutList(xs)) => f(self, doc.name, xs, &b),
             (Some(Member::OptimizerMethod(f)), Value::Optimizer(o)) => f(self, doc.name, o, &b),
+            (Some(Member::SamplerMethod(f)), Value::Sampler(s)) => f(self, doc.name, s, &b),
             _ => Err(unwired(recv.kind(), doc.name).at(span)),
         }?;
         if watch {

@@ -1,0 +1,185 @@
+//! `DistributedSampler(dataset, num_replicas, rank, shuffle, seed,
+//! drop_last)`: each rank's share of a dataset, as
+//! `torch.utils.data.distributed.DistributedSampler` deals it.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::Error;
+use crate::runtime::rng::Generator;
+
+#[derive(Debug)]
+pub struct DistributedSampler {
+    pub samples: usize,
+    pub num_replicas: usize,
+    pub rank: usize,
+    pub shuffle: bool,
+    pub seed: u64,
+    pub drop_last: bool,
+    epoch: AtomicU64,
+}
+
+impl DistributedSampler {
+    pub fn new(
+        samples: usize,
+        num_replicas: i64,
+        rank: i64,
+        shuffle: bool,
+        seed: i64,
+        drop_last: bool,
+    ) -> Result<DistributedSampler, (Error, &'static str)> {
+        if num_replicas < 1 {
+            return Err((
+                Error::value(format!(
+                    "num_replicas should be a positive integer, not {num_replicas}"
+                )),
+                "num_replicas",
+            ));
+        }
+        if !(0..num_replicas).contains(&rank) {
+            return Err((
+                Error::value(format!(
+                    "Invalid rank {rank}, rank should be in the interval [0, {}]",
+                    num_replicas - 1
+                )),
+                "rank",
+            ));
+        }
+        Ok(DistributedSampler {
+            samples,
+            num_replicas: num_replicas as usize,
+            rank: rank as usize,
+            shuffle,
+            seed: seed as u64,
+            drop_last,
+            epoch: AtomicU64::new(0),
+        })
+    }
+
+    /// `sampler.set_epoch(e)`: the next pass shuffles with `seed + e`, the
+    /// same on every rank, so the ranks' shares never overlap.
+    pub fn set_epoch(&self, epoch: u64) {
+        self.epoch.store(epoch, Ordering::Relaxed);
+    }
+
+    /// `len(sampler)`: the samples this rank gets (every rank the same).
+    pub fn len(&self) -> usize {
+        let (n, r) = (self.samples, self.num_replicas);
+        match self.drop_last && n % r != 0 {
+            true => n.saturating_sub(r).div_ceil(r),
+            false => n.div_ceil(r),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// This rank's sample indices for the current epoch: all of them in
+    /// order or permuted by `seed + epoch`, padded by repeating the first
+    /// ones to a multiple of the replicas (or cut, with `drop_last`), then
+    /// every `num_replicas`-th from `rank` on.
+    pub fn indices(&self) -> Vec<usize> {
+        let mut all: Vec<usize> = match self.shuffle {
+            true => {
+                let epoch = self.epoch.load(Ordering::Relaxed);
+                permutation(
+                    self.samples,
+                    &mut Generator::new(self.seed.wrapping_add(epoch)),
+                )
+            }
+            false => (0..self.samples).collect(),
+        };
+        let total = self.len() * self.num_replicas;
+        if all.is_empty() {
+            return all;
+        }
+        while all.len() < total {
+            let more = (total - all.len()).min(all.len());
+            all.extend_from_within(..more);
+        }
+        all.truncate(total);
+        all.into_iter()
+            .skip(self.rank)
+            .step_by(self.num_replicas)
+            .collect()
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "DistributedSampler(num_replicas={}, rank={}, shuffle={}, seed={}, drop_last={}, epoch={}): {} of {} samples",
+            self.num_replicas,
+            self.rank,
+            self.shuffle,
+            self.seed,
+            self.drop_last,
+            self.epoch.load(Ordering::Relaxed),
+            self.len(),
+            self.samples
+        )
+    }
+}
+
+/// A uniformly random permutation of `0..n` (Fisher–Yates).
+pub(super) fn permutation(n: usize, generator: &mut Generator) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..n).collect();
+    let draws = generator.uniform(n);
+    for i in (1..n).rev() {
+        let j = ((draws[i] * (i + 1) as f64) as usize).min(i);
+        order.swap(i, j);
+    }
+    order
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The ranks' shares are the same size, and together they are every
+        /// sample once (padded by repeats to a multiple of the replicas, or
+        /// cut with `drop_last`), for any epoch.
+        #[test]
+        fn the_ranks_share_the_dataset(n in 1usize..200, r in 1i64..9, shuffle: bool, drop_last: bool, epoch in 0u64..5) {
+            let shares: Vec<Vec<usize>> = (0..r).map(|rank| {
+                let s = DistributedSampler::new(n, r, rank, shuffle, 3, drop_last).unwrap();
+                s.set_epoch(epoch);
+                let ix = s.indices();
+                assert_eq!(ix.len(), s.len());
+                ix
+            }).collect();
+            let len = shares[0].len();
+            prop_assert!(shares.iter().all(|s| s.len() == len));
+            let mut all: Vec<usize> = shares.concat();
+            all.sort_unstable();
+            let distinct = { let mut d = all.clone(); d.dedup(); d.len() };
+            if drop_last {
+                prop_assert_eq!(distinct, all.len());
+                prop_assert_eq!(all.len(), n / r as usize * r as usize);
+            } else {
+                prop_assert_eq!(distinct, n);
+                prop_assert_eq!(all.len(), n.div_ceil(r as usize) * r as usize);
+            }
+        }
+    }
+
+    #[test]
+    fn pytorch_deals_in_order_without_shuffle() {
+        // PyTorch: 10 samples, 3 replicas: padded to 12 with 0 and 1, rank 1
+        // gets indices 1, 4, 7, 0.
+        let s = DistributedSampler::new(10, 3, 1, false, 0, false).unwrap();
+        assert_eq!(s.indices(), vec![1, 4, 7, 0]);
+        let s = DistributedSampler::new(10, 3, 2, false, 0, true).unwrap();
+        assert_eq!(s.indices(), vec![2, 5, 8]);
+    }
+
+    #[test]
+    fn set_epoch_reshuffles() {
+        let s = DistributedSampler::new(50, 2, 0, true, 0, false).unwrap();
+        let a = s.indices();
+        s.set_epoch(1);
+        assert_ne!(a, s.indices());
+        s.set_epoch(0);
+        assert_eq!(a, s.indices());
+    }
+}
