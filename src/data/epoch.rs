@@ -204,12 +204,11 @@ impl Epoch {
         })?;
         let what = format!("batch {k} (worker {})", k % self.workers.len());
         match rt.host_modelled() {
-            true => {
-                let made = self.made.get(&k).copied().unwrap_or_default();
-                if !self.loader.pin_memory {
-                    rt.host_wait_until(OP, made, &what);
-                }
+            true if !self.loader.pin_memory => {
+                let made = self.made.remove(&k).unwrap_or_default();
+                rt.host_wait_until(OP, made, &what);
             }
+            true => {}
             false => {
                 rt.host_waited(OP, began, &what);
                 let w = (k % self.workers.len()) as u32;
@@ -258,7 +257,7 @@ impl Epoch {
         }
         match rt.host_modelled() {
             true => {
-                let made = self.made.get(&k).copied().unwrap_or_default();
+                let made = self.made.remove(&k).unwrap_or_default();
                 let start = self.pin_free.max(made);
                 let end = start + seconds;
                 self.pin_free = end;
