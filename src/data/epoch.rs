@@ -156,13 +156,12 @@ impl Epoch {
             self.free[w] = end;
             self.made.insert(k, end);
             let bytes = (rows * self.loader.dataset.sample_bytes()) as u64;
-            rt.draw_thread_work(
+            draw(
+                rt,
                 Lane::Worker(w as u32),
-                || format!("worker {w}"),
-                OP,
                 (start, end),
                 bytes,
-                Some(format!("batch {k}").into()),
+                format!("batch {k}"),
             );
         }
     }
@@ -196,39 +195,28 @@ impl Epoch {
                 Err(RecvTimeoutError::Disconnected) => break,
             }
         }
-        let done = self.arrived.remove(&k).ok_or_else(|| {
-            Error::value(format!(
-                "DataLoader worker {} exited unexpectedly",
-                k % self.workers.len()
-            ))
-        })?;
-        let what = format!("batch {k} (worker {})", k % self.workers.len());
+        let w = k % self.workers.len();
+        let done = self
+            .arrived
+            .remove(&k)
+            .ok_or_else(|| Error::value(format!("DataLoader worker {w} exited unexpectedly")))?;
         match rt.host_modelled() {
             true if !self.loader.pin_memory => {
                 let made = self.made.remove(&k).unwrap_or_default();
-                rt.host_wait_until(OP, made, &what);
+                rt.host_wait_until(OP, made, &format!("batch {k} (worker {w})"));
             }
             true => {}
             false => {
-                rt.host_waited(OP, began, &what);
-                let w = (k % self.workers.len()) as u32;
+                rt.host_waited(OP, began, &format!("batch {k} (worker {w})"));
                 if let (Some(a), Some(z)) = (
                     rt.measured_seconds(done.began),
                     rt.measured_seconds(done.ended),
                 ) {
-                    rt.draw_thread_work(
-                        Lane::Worker(w),
-                        || format!("worker {w}"),
-                        OP,
-                        (a, z),
-                        0,
-                        Some(format!("batch {k}").into()),
-                    );
+                    draw(rt, Lane::Worker(w as u32), (a, z), 0, format!("batch {k}"));
                 }
             }
         }
-        done.batch
-            .map_err(|e| worker_error(e, k % self.workers.len()))
+        done.batch.map_err(|e| worker_error(e, w))
     }
 
     /// Batch `k` copied into pinned memory, as the pin thread does: on its
@@ -261,14 +249,7 @@ impl Epoch {
                 let start = self.pin_free.max(made);
                 let end = start + seconds;
                 self.pin_free = end;
-                rt.draw_thread_work(
-                    Lane::PinThread,
-                    || "pin_memory".into(),
-                    OP,
-                    (start, end),
-                    bytes,
-                    Some(what.clone().into()),
-                );
+                draw(rt, Lane::PinThread, (start, end), bytes, what.clone());
                 rt.host_wait_until(OP, end, &what);
             }
             false => {
@@ -276,14 +257,7 @@ impl Epoch {
                     rt.measured_seconds(began),
                     rt.measured_seconds(Instant::now()),
                 ) {
-                    rt.draw_thread_work(
-                        Lane::PinThread,
-                        || "pin_memory".into(),
-                        OP,
-                        (a, z),
-                        bytes,
-                        Some(what.into()),
-                    );
+                    draw(rt, Lane::PinThread, (a, z), bytes, what);
                 }
             }
         }
@@ -333,6 +307,15 @@ fn work(dataset: &TensorDataset, inbox: &Receiver<(usize, Vec<usize>)>, done: &S
             return;
         }
     }
+}
+
+/// One piece of a worker's or the pin thread's work on the timeline.
+fn draw(rt: &mut Runtime, lane: Lane, span: (f64, f64), bytes: u64, what: String) {
+    let name = move || match lane {
+        Lane::Worker(w) => format!("worker {w}"),
+        _ => "pin_memory".into(),
+    };
+    rt.draw_thread_work(lane, name, OP, span, bytes, Some(what.into()));
 }
 
 /// A worker's error, re-raised in the loop as PyTorch's DataLoader does.

@@ -136,6 +136,12 @@ impl Bound {
             .and_then(|(_, v)| v.as_ref())
     }
 
+    /// Where argument `name` was written, or the call's span when it was
+    /// left out: what an error about that argument points at.
+    pub fn span_of(&self, name: &str) -> Span {
+        self.get(name).map_or(self.span, |(_, s)| *s)
+    }
+
     /// The value of `name` unless it was left out or passed as `none`.
     pub fn given(&self, name: &str) -> Option<&(Value, Span)> {
         self.get(name).filter(|(v, _)| !matches!(v, Value::None))

@@ -37,24 +37,9 @@ pub(super) fn tensor_dataset(
 }
 
 pub(super) fn data_loader(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    let dataset = match b.get("dataset") {
-        Some((Value::Dataset(ds), _)) => Arc::clone(ds),
-        Some((other, span)) => {
-            return Err(Error::wrong_type(
-                "the dataset of DataLoader()",
-                "a TensorDataset (`TensorDataset(x, t)`)",
-                other.type_name(),
-            )
-            .at(*span))
-        }
-        None => return Err(Error::value("DataLoader() needs a dataset").at(b.span)),
-    };
-    let prefetch = match b.get("prefetch_factor") {
-        Some((Value::None, _)) | None => None,
-        Some(_) => b.int("prefetch_factor")?,
-    };
-    let sampler = match b.get("sampler") {
-        Some((Value::None, _)) | None => None,
+    let dataset = dataset_arg(b, "DataLoader()")?;
+    let sampler = match b.given("sampler") {
+        None => None,
         Some((Value::Sampler(s), _)) => Some(Arc::clone(s)),
         Some((other, span)) => {
             return Err(Error::wrong_type(
@@ -71,11 +56,10 @@ pub(super) fn data_loader(_: &mut Interp, _: &'static str, b: &Bound) -> Result<
         num_workers: b.int("num_workers")?.unwrap_or(0),
         pin_memory: b.bool("pin_memory", false)?,
         drop_last: b.bool("drop_last", false)?,
-        prefetch_factor: prefetch,
+        prefetch_factor: b.int("prefetch_factor")?,
         sampler,
     };
-    let loader = DataLoader::new(dataset, options)
-        .map_err(|(e, arg)| e.at(b.get(arg).map_or(b.span, |(_, s)| *s)))?;
+    let loader = DataLoader::new(dataset, options).map_err(|(e, arg)| e.at(b.span_of(arg)))?;
     Ok(Value::DataLoader(Arc::new(loader)))
 }
 
@@ -84,18 +68,7 @@ pub(super) fn distributed_sampler(
     _: &'static str,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
-    let samples = match b.get("dataset") {
-        Some((Value::Dataset(ds), _)) => ds.len(),
-        Some((other, span)) => {
-            return Err(Error::wrong_type(
-                "the dataset of DistributedSampler()",
-                "a TensorDataset",
-                other.type_name(),
-            )
-            .at(*span))
-        }
-        None => return Err(Error::value("DistributedSampler() needs a dataset").at(b.span)),
-    };
+    let samples = dataset_arg(b, "DistributedSampler()")?.len();
     let needed = |name: &str| -> Result<i64, Diagnostic> {
         b.int(name)?.ok_or_else(|| {
             Error::value_help(
@@ -114,8 +87,22 @@ pub(super) fn distributed_sampler(
         b.int("seed")?.unwrap_or(0),
         b.bool("drop_last", false)?,
     )
-    .map_err(|(e, arg)| e.at(b.get(arg).map_or(b.span, |(_, s)| *s)))?;
+    .map_err(|(e, arg)| e.at(b.span_of(arg)))?;
     Ok(Value::Sampler(Arc::new(sampler)))
+}
+
+/// The `dataset` argument of `func`: a TensorDataset.
+fn dataset_arg(b: &Bound, func: &str) -> Result<Arc<TensorDataset>, Diagnostic> {
+    match b.get("dataset") {
+        Some((Value::Dataset(ds), _)) => Ok(Arc::clone(ds)),
+        Some((other, span)) => Err(Error::wrong_type(
+            format!("the dataset of {func}"),
+            "a TensorDataset (`TensorDataset(x, t)`)",
+            other.type_name(),
+        )
+        .at(*span)),
+        None => Err(Error::value(format!("{func} needs a dataset")).at(b.span)),
+    }
 }
 
 /// `sampler.set_epoch(e)`.
@@ -127,7 +114,7 @@ pub(super) fn set_epoch(
 ) -> Result<Value, Diagnostic> {
     let epoch = b.int("epoch")?.unwrap_or(0);
     if epoch < 0 {
-        let span = b.get("epoch").map_or(b.span, |(_, s)| *s);
+        let span = b.span_of("epoch");
         return Err(Error::value(format!("the epoch is a count from 0, not {epoch}")).at(span));
     }
     s.set_epoch(epoch as u64);

@@ -130,7 +130,7 @@ fn check_assigned_grad(t: &Tensor, g: &Tensor) -> Result<(), Error> {
 pub(crate) fn factory_requires_grad(v: Value, b: &Bound) -> Out {
     if b.bool("requires_grad", false)? {
         if let Value::Tensor(t) = &v {
-            let span = b.get("requires_grad").map_or(b.span, |(_, s)| *s);
+            let span = b.span_of("requires_grad");
             make_requires_grad(t, true).map_err(|e| e.at(span))?;
         }
     }
@@ -373,7 +373,7 @@ pub(super) fn dropout(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 fn check_hyper(b: &Bound, values: &[(&str, f64)]) -> Result<(), Diagnostic> {
     for &(name, v) in values {
         if v < 0.0 || v.is_nan() {
-            let span = b.get(name).map_or(b.span, |(_, s)| *s);
+            let span = b.span_of(name);
             return Err(Error::value(format!("Invalid {name} value: {v}")).at(span));
         }
     }

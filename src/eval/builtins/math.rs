@@ -162,7 +162,7 @@ impl Interp {
             )),
             Some(dims) => {
                 if !matches!(op, ReduceOp::Sum | ReduceOp::Mean) {
-                    let span = b.get("dim").map_or(b.span, |(_, s)| *s);
+                    let span = b.span_of("dim");
                     return Err(Error::wrong_type(
                         format!("argument `dim` of {name}()"),
                         "one int (a list of dims is for sum, mean, var, std and norm)",

@@ -181,7 +181,7 @@ impl Interp {
         match b.device("device")? {
             None => Ok(Device::Cpu),
             Some(d) => {
-                let span = b.get("device").map_or(b.span, |(_, s)| *s);
+                let span = b.span_of("device");
                 self.rt.check_device(d).map_err(|e| e.at(span))
             }
         }

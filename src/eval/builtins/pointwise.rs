@@ -53,7 +53,7 @@ impl Interp {
         let op = binary_op(name).map_err(|e| e.at(b.span))?;
         let (other, weak) = self.operand_arg(b, "other")?;
         if weak && !op.divides() {
-            let span = b.get("other").map_or(b.span, |(_, s)| *s);
+            let span = b.span_of("other");
             let hint = match op {
                 BinaryOp::Maximum => " (for a number, `clamp(x, min=n)`)",
                 BinaryOp::Minimum => " (for a number, `clamp(x, max=n)`)",

@@ -37,7 +37,7 @@ pub(super) fn clear_output(
 pub(super) fn sleep(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let seconds = b.float("seconds")?.unwrap_or(0.0);
     if !(0.0..=3600.0).contains(&seconds) {
-        let span = b.get("seconds").map_or(b.span, |(_, s)| *s);
+        let span = b.span_of("seconds");
         return Err(Error::value_help(
             format!("sleep() takes 0 to 3600 seconds, not {seconds}"),
             "give the time in seconds: `sleep(0.02)` is 20 ms",

@@ -112,15 +112,19 @@ impl Timeline {
         self.items.push(item);
     }
 
-    /// Extends the last item when it is host work of `op` that ends where
-    /// this work (from host-clock `start` to `end`) begins; false otherwise.
+    /// Extends the last item when it is the main thread's host work of
+    /// `op` that ends where this work (from host-clock `start` to `end`)
+    /// begins; false otherwise.
     pub fn extend_host_work(&mut self, op: &'static str, start: f64, end: f64, bytes: u64) -> bool {
         let (start, end) = ((start - self.origin).max(0.0), (end - self.origin).max(0.0));
         let Some(last) = self.items.last_mut() else {
             return false;
         };
-        let follows =
-            last.kind == Kind::HostWork && last.op == op && (start - last.end).abs() < 1e-9;
+        // The main thread's lane only: other host threads' work is theirs.
+        let follows = last.lane == 0
+            && last.kind == Kind::HostWork
+            && last.op == op
+            && (start - last.end).abs() < 1e-9;
         // A trace being written has the last item already.
         if !follows || (self.trace.is_some() && !self.measured) {
             return false;
