@@ -194,7 +194,8 @@ impl Session {
     pub fn execute(&mut self, src: &str) -> Outcome {
         self.history.push(src.to_string());
         let mut outcome = Outcome::default();
-        self.run_script("cell", src, false, |_, o| outcome.merge(o));
+        let name = format!("cell {}", self.history.len());
+        self.run_source("cell", &name, src, false, |_, o| outcome.merge(o));
         outcome
     }
 
@@ -205,9 +206,24 @@ impl Session {
         name: &str,
         src: &str,
         keep_going: bool,
+        each: impl FnMut(&str, Outcome),
+    ) -> bool {
+        self.run_source(name, name, src, keep_going, each)
+    }
+
+    /// `run_script`, with errors naming the source `name` and the memory
+    /// history's frames naming it `frames_name` (a REPL's or notebook's
+    /// `cell 3`).
+    fn run_source(
+        &mut self,
+        name: &str,
+        frames_name: &str,
+        src: &str,
+        keep_going: bool,
         mut each: impl FnMut(&str, Outcome),
     ) -> bool {
         self.interp.rt.interrupt.store(false, Ordering::Relaxed);
+        self.interp.rt.begin_source(frames_name, src);
         let stmts = match lang::parse(src) {
             Ok(s) => s,
             Err(diags) => {

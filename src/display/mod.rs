@@ -2,6 +2,7 @@
 
 pub mod html;
 pub mod memory;
+pub mod memory_history;
 pub mod tensor;
 pub mod timeline;
 pub mod wrap;

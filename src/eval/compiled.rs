@@ -134,7 +134,7 @@ fn each(
     f: impl Fn(&mut Interp) -> Result<Flow, Diagnostic> + Send + Sync + 'static,
 ) -> Exec {
     Box::new(move |it| {
-        it.check_interrupt(span)?;
+        it.enter(span)?;
         let r = f(it);
         if it.rt.hazards_pending() {
             it.flush_hazards();

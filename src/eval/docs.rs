@@ -195,6 +195,8 @@ docs! {
     Function Memory "max_memory_allocated", "max_memory_allocated(device=none)", "Peak bytes held by tensors since the last reset_peak().", "max_memory_allocated()";
     Function Memory "memory_reserved", "memory_reserved(device=none)", "Bytes the caching allocator holds from the device (used and cached).", "memory_reserved()";
     Function Memory "memory_stats", "memory_stats(device=none)", "Every allocator statistic, PyTorch-style keys.", "memory_stats()";
+    Function Memory "record_memory_history", "record_memory_history(enabled=true, max_entries=100000)", "Every device's allocator records its history (on from the start): alloc, free_requested, free_completed, segment_alloc, segment_free and oom events, each with its size, address, stream, time and the statement and op that caused it, the newest `max_entries` kept per device. `enabled=false` stops recording, keeping what was recorded. `mem history` draws it; `dump_snapshot` writes it.", "record_memory_history(max_entries=1000)";
+    Function Memory "dump_snapshot", "dump_snapshot(filename=\"dump_snapshot.pickle\")", "Writes PyTorch's memory snapshot: every device's segments and blocks (with the statement that allocated each) and its recorded history, as the pickle pytorch.org/memory_viz and `python -m torch.cuda._memory_viz` read.", "x = ones(1000, device=cuda)\ndump_snapshot(\"/tmp/cudash-example-snapshot.pickle\")";
     Function Memory "max_memory_reserved", "max_memory_reserved(device=none)", "Peak bytes reserved by the caching allocator since the last reset_peak().", "max_memory_reserved()";
     Function Devices "scatter", "scatter(input, devices, dim=0)", "Splits `input` into chunks along `dim`, one per device, and copies each there; the chunk for input's own device stays a view of it (DataParallel's first step, as `torch.cuda.comm.scatter`).", "parts = scatter(randn(8, 4), [cuda:0, cuda:1])";
     Function Devices "gather", "gather(tensors, device=none, dim=0)", "Copies every tensor to one device and joins them there (DataParallel's last step: that device holds it all).", "parts = scatter(randn(8, 4), [cuda:0, cuda:1])\ny = gather(parts, cuda:0)";
@@ -338,7 +340,7 @@ docs! {
     Statement Streams "wait", "wait STREAM_OR_EVENT", "The current stream waits (on the device; the host goes on) for all work queued so far on a stream, or for an event.", "x = randn(100, device=cuda)\nstream s {\n  wait default\n  y = x.sum()\n}\nwait s";
     Statement Memory "pin", "pin NAME", "Moves the tensor NAME into page-locked host memory, in place.", "pin x";
     Statement Streams "sync", "sync [STREAM | EVENT | DEVICE | all]", "The host waits until queued work is done: the current device, a stream, an event, a device, or everything (one host sync).", "sync\nsync default\nsync all";
-    Statement Memory "mem", "mem [map] [DEVICE | all]", "The caching allocator's state: a summary table, or `mem map` for every segment's blocks.", "mem";
+    Statement Memory "mem", "mem [map | history] [DEVICE | all]", "The caching allocator's state: a summary table, `mem map` for every segment's blocks, or `mem history` for allocated and reserved bytes over the recorded events, the peak named by its statement.", "mem";
     Statement Teaching "del", "del NAME, ...", "Forgets names; their memory goes back to the allocator's cache.", "x = ones(2)\ndel x";
     Statement Teaching "for", "for NAME in A..B { ... }", "Repeats the block for NAME = A, A+1, ..., B-1 (or over a list, or a tensor's first dimension); `for a, b in pairs { }` unpacks each item. `break` and `continue` as in Python.", "x = ones(2)\nfor i in 0..3 { x = x * 2 }\nx";
     Statement Teaching "time", "time [N] { ... }", "Runs the block N times and reports the time per iteration: device time over every stream the block queued work on, from its start to the end of that work (measured with CUDA events on a GPU, modelled on the simulator), or host wall time when no device work ran; bandwidth for copies.", "x = ones(1024, 1024, device=cuda)\ntime 10 { y = x @ x }";
@@ -421,6 +423,10 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Function, "stream") => "torch.cuda.Stream()  /  torch.cuda.stream(s)",
         (Function, "event") => "torch.cuda.Event(enable_timing=True)",
         (Function, "reset_peak") => "torch.cuda.reset_peak_memory_stats()",
+        (Function, "record_memory_history") => {
+            "torch.cuda.memory._record_memory_history(max_entries=100000)"
+        }
+        (Function, "dump_snapshot") => "torch.cuda.memory._dump_snapshot(filename)",
         (Function, "scatter" | "gather") => return Some(format!("torch.cuda.comm.{}", doc.name)),
         (Function, "replicate") => "torch.cuda.comm.broadcast(x, devices)",
         (Function, "broadcast") => "torch.distributed.broadcast",

@@ -1,9 +1,10 @@
 //! The `mem`, `pin` and `devices` statements.
 
 use super::{Interp, Output, Shown, Value};
-use crate::display::{html, memory};
+use crate::display::{html, memory, memory_history};
+use crate::runtime::alloc::history::{Entry, Resolver};
 use crate::error::{Diagnostic, Error};
-use crate::lang::ast::{Name, SyncTarget};
+use crate::lang::ast::{MemView, Name, SyncTarget};
 use crate::lang::Span;
 use crate::runtime::Device;
 
@@ -12,9 +13,10 @@ impl Interp {
     /// with the segments drawn for notebooks.
     pub(crate) fn mem_shown(
         &mut self,
-        map: bool,
+        view: MemView,
         target: &SyncTarget,
     ) -> Result<Shown, Diagnostic> {
+        let map = view == MemView::Map;
         let span = match target {
             SyncTarget::Of(e) => e.span,
             _ => crate::lang::Span::from(0..0),
@@ -41,6 +43,9 @@ impl Interp {
                 }
             },
         };
+        if view == MemView::History {
+            return self.history_shown(&targets, span);
+        }
         let mut texts = Vec::new();
         let mut htmls = Vec::new();
         for d in targets {
@@ -91,6 +96,54 @@ impl Interp {
                         htmls.push(page);
                     }
                 }
+            }
+        }
+        Ok(Shown {
+            text: texts.join("\n\n"),
+            html: self.hooks.html.then(|| htmls.concat()),
+        })
+    }
+
+    /// `mem history`: each device's allocated and reserved bytes over its
+    /// recorded events (the host's allocator keeps no history: `mem history
+    /// all` shows the devices).
+    fn history_shown(&mut self, targets: &[Device], span: Span) -> Result<Shown, Diagnostic> {
+        if targets == [Device::Cpu] {
+            return Err(Error::value_help(
+                "the host's pinned-memory allocator keeps no history",
+                "`mem history` shows a CUDA device's: `mem history cuda:0`, or `mem history all`",
+            )
+            .at(span));
+        }
+        let mut texts = Vec::new();
+        let mut htmls = Vec::new();
+        let ctx = std::sync::Arc::clone(self.rt.devices.history());
+        let mut resolver = Resolver::new(&ctx);
+        for &d in targets {
+            let Device::Cuda(i) = d else { continue };
+            let (entries, dropped, enabled): (Vec<Entry>, u64, bool) = {
+                let gpu = self
+                    .rt
+                    .devices
+                    .gpu(i)
+                    .ok_or_else(|| Error::value("no such device").at(span))?;
+                let h = gpu.allocator.history();
+                (h.entries().iter().copied().collect(), h.dropped(), h.enabled())
+            };
+            let name = format!("cuda:{i}");
+            if entries.is_empty() {
+                let why = match enabled {
+                    true => "nothing has been allocated there since recording began",
+                    false => "recording is off: `record_memory_history(enabled=true)` turns it on",
+                };
+                texts.push(format!("{name} memory history: no events recorded ({why})"));
+                htmls.push(format!("<p>{}</p>", html::escape(texts.last().map_or("", |t| t))));
+                continue;
+            }
+            let mut place = |k: usize| resolver.place(entries[k].frame);
+            texts.push(memory_history::text(&name, &entries, dropped, self.hooks.width, &mut place));
+            if self.hooks.html {
+                htmls.push(memory_history::svg(&name, &entries, dropped, &mut place));
             }
         }
         Ok(Shown {

@@ -249,6 +249,17 @@ impl Interp {
         }
     }
 
+    /// A statement at `span` starts: the allocators' history attributes
+    /// what follows to it (inside a call, to the statement that made the
+    /// call: a function's body may come from another cell), unless Ctrl-C
+    /// asked to stop.
+    fn enter(&self, span: Span) -> Result<(), Diagnostic> {
+        if self.frames.is_empty() {
+            self.rt.at_statement(span.start);
+        }
+        self.check_interrupt(span)
+    }
+
     fn check_interrupt(&self, span: Span) -> Result<(), Diagnostic> {
         if self.rt.interrupted() {
             return Err(Error::Interrupted.at(span));

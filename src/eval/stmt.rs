@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 impl Interp {
     pub(crate) fn exec(&mut self, s: &Stmt) -> Result<Flow, Diagnostic> {
-        self.check_interrupt(s.span)?;
+        self.enter(s.span)?;
         let r = self.exec_kind(s);
         if self.rt.hazards_pending() {
             self.flush_hazards();
@@ -100,8 +100,8 @@ impl Interp {
                 self.exec_sync(target, s.span)
             }
             StmtKind::Del(names) => self.exec_del(names),
-            StmtKind::Mem { map, target } => {
-                let shown = self.mem_shown(*map, target)?;
+            StmtKind::Mem { view, target } => {
+                let shown = self.mem_shown(*view, target)?;
                 self.emit(Output::Display(shown));
                 Ok(())
             }

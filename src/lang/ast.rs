@@ -207,6 +207,17 @@ pub enum SyncTarget {
     Of(Expr),
 }
 
+/// What `mem` shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemView {
+    /// The allocator's figures now.
+    Summary,
+    /// Each segment and its blocks (`mem map`).
+    Map,
+    /// Allocated and reserved over the recorded events (`mem history`).
+    History,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum StmtKind {
     Expr(Expr),
@@ -226,9 +237,10 @@ pub enum StmtKind {
     Wait(Expr),
     Pin(Name),
     Sync(SyncTarget),
-    /// `mem`, `mem map`, `mem all`, `mem cuda:1`, `mem map cuda:1`
+    /// `mem`, `mem map`, `mem history`, each with a target: `mem all`,
+    /// `mem cuda:1`, `mem map cuda:1`, `mem history all`.
     Mem {
-        map: bool,
+        view: MemView,
         target: SyncTarget,
     },
     /// `for i in 0..n { }`, `for x in xs { }`, `for a, b in pairs { }`.

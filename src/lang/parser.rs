@@ -396,9 +396,16 @@ where
             kw(Kw::Pin).ignore_then(ident()).map(StmtKind::Pin),
             kw(Kw::Sync).ignore_then(target.clone()).map(StmtKind::Sync),
             kw(Kw::Mem)
-                .ignore_then(word("map").or_not().map(|m| m.is_some()))
+                .ignore_then(
+                    choice((
+                        word("map").to(MemView::Map),
+                        word("history").to(MemView::History),
+                    ))
+                    .or_not()
+                    .map(|v| v.unwrap_or(MemView::Summary)),
+                )
                 .then(target)
-                .map(|(map, target)| StmtKind::Mem { map, target }),
+                .map(|(view, target)| StmtKind::Mem { view, target }),
             kw(Kw::For)
                 .ignore_then(
                     ident()

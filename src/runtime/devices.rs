@@ -3,14 +3,16 @@
 //! the host's modelled clock. Device memory is handed to tensors as a `Memory`
 //! guard that returns it to its allocator when the last view drops.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+use super::alloc::history::Context;
 use super::alloc::{AllocError, Block, StreamId};
 use super::backend::{Backend, DeviceInfo};
 use super::driver::{Driver, DriverError, StreamHandle};
 use super::gpu::{lock, Gpu, Queued};
 use super::host_alloc::HostAllocator;
+use super::host_clock::HostClock;
 use super::scratch::Scratch;
 use super::stream::{Mark, StreamKey};
 use super::timing::{page_lock, Work};
@@ -25,7 +27,9 @@ pub struct Devices {
     gpus: Vec<Arc<Mutex<Gpu>>>,
     host: Arc<Mutex<HostAllocator>>,
     /// The host's modelled clock, in seconds since the session started.
-    host_time: HostClock,
+    host_time: Arc<HostClock>,
+    /// What every device's allocator records its history with.
+    history: Arc<Context>,
     /// The part of it spent page-locking memory: modelled on every
     /// backend, and not spent by the simulator's own CPU.
     page_locking: Mutex<f64>,
@@ -42,6 +46,8 @@ impl Devices {
         let infos = backend.devices();
         let hazard_flag = Arc::new(AtomicBool::new(false));
         let driver = backend.driver();
+        let host_time = Arc::new(HostClock::default());
+        let history = Arc::new(Context::new(Arc::clone(&host_time)));
         let gpus = infos
             .iter()
             .map(|d| {
@@ -51,6 +57,7 @@ impl Devices {
                     backend.segment_source(d.index),
                     Arc::clone(&hazard_flag),
                     driver.clone(),
+                    Arc::clone(&history),
                 )))
             })
             .collect();
@@ -68,11 +75,17 @@ impl Devices {
             infos,
             gpus,
             host: Arc::new(Mutex::new(HostAllocator::default())),
-            host_time: HostClock::default(),
+            host_time,
+            history,
             page_locking: Mutex::new(0.0),
             hazard_flag,
             driver,
         }
+    }
+
+    /// The statement and op running now, for the allocators' history.
+    pub fn history(&self) -> &Arc<Context> {
+        &self.history
     }
 
     /// Device `index`'s temporaries, on a driver's device.
@@ -479,37 +492,6 @@ impl Drop for Memory {
             Memory::Device { block: None, .. } => {}
             Memory::Pinned { host, size } => lock(host).free(*size),
             Memory::Registered { host, bytes } => lock(host).unregister(*bytes),
-        }
-    }
-}
-
-/// The host's modelled clock, in seconds: one word, read and moved without
-/// a lock or a read-modify-write (every CPU-tensor op advances it: an
-/// atomic update was 2% of a loop of tiny ops). Only the session's thread,
-/// the one that runs its statements, moves it; other threads may read it.
-#[derive(Default)]
-struct HostClock(AtomicU64);
-
-impl HostClock {
-    fn now(&self) -> f64 {
-        f64::from_bits(self.0.load(Ordering::Acquire))
-    }
-
-    fn set(&self, t: f64) {
-        self.0.store(t.to_bits(), Ordering::Release);
-    }
-
-    /// Adds `seconds`; returns the time before.
-    fn advance(&self, seconds: f64) -> f64 {
-        let before = self.now();
-        self.set(before + seconds);
-        before
-    }
-
-    /// Moves the clock to `t` when it is later.
-    fn raise_to(&self, t: f64) {
-        if t > self.now() {
-            self.set(t);
         }
     }
 }

@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 pub use super::alloc::DeviceAllocator;
+use super::alloc::history::{Context, History};
 use super::alloc::{Block, CachingAllocator, SegmentSource, StreamId};
 use super::driver::Driver;
 use super::spec::GpuSpec;
@@ -131,11 +132,12 @@ impl Gpu {
         source: Box<dyn SegmentSource + Send>,
         hazard_flag: Arc<AtomicBool>,
         driver: Option<Arc<dyn Driver>>,
+        history: Arc<Context>,
     ) -> Gpu {
         Gpu {
             index,
             spec,
-            allocator: CachingAllocator::new(source),
+            allocator: CachingAllocator::with_history(source, History::new(history)),
             streams: Streams::new(index),
             waiting: Vec::new(),
             hazards: Vec::new(),

@@ -1,10 +1,15 @@
 //! The caching allocator's statistics: `memory_allocated` and friends,
-//! `memory_stats`, `reset_peak`, `empty_cache`.
+//! `memory_stats`, `reset_peak`, `empty_cache`; the allocator's history:
+//! `record_memory_history`, `dump_snapshot`.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use super::super::args::Bound;
-use super::super::{Interp, Value};
+use super::super::{Interp, Output, Value};
+use crate::runtime::alloc::history::DEFAULT_MAX_ENTRIES;
+use crate::runtime::snapshot;
+use crate::vocab::human_bytes;
 use crate::display::memory::{host_stat_pairs, stat_pairs};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::alloc::Stats;
@@ -97,4 +102,77 @@ pub(super) fn summary(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
         }
     };
     Ok(Value::Str(text.into()))
+}
+
+/// `record_memory_history(enabled=true, max_entries=100000)`, as PyTorch's
+/// `torch.cuda.memory._record_memory_history`: `enabled=false` (or `none`,
+/// PyTorch's way) stops recording and keeps what was recorded; a smaller
+/// `max_entries` drops the oldest events at once. Every device.
+pub(super) fn record_memory_history(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    me.rt
+        .need_cuda("`record_memory_history`")
+        .map_err(|e| e.at(b.span))?;
+    let enabled = match b.get("enabled") {
+        None => true,
+        Some((Value::None, _)) => false,
+        Some((Value::Bool(x), _)) => x.get(),
+        Some((Value::Str(s), _)) if s.as_str() == "all" || s.as_str() == "state" => true,
+        Some((v, span)) => {
+            return Err(Error::wrong_type(
+                "argument `enabled` of record_memory_history",
+                "true, false or none",
+                v.type_name(),
+            )
+            .at(*span))
+        }
+    };
+    let max_entries = match b.int("max_entries")? {
+        None => DEFAULT_MAX_ENTRIES,
+        Some(n) if n >= 1 => usize::try_from(n).unwrap_or(usize::MAX),
+        Some(n) => {
+            return Err(Error::value_help(
+                format!("max_entries must be at least 1, not {n}"),
+                "it is how many events each device keeps (PyTorch's default, 100000); \
+                 `record_memory_history(enabled=false)` stops recording",
+            )
+            .at(b.span_of("max_entries")))
+        }
+    };
+    me.rt.record_memory_history(enabled, max_entries);
+    Ok(Value::None)
+}
+
+/// `dump_snapshot(filename="dump_snapshot.pickle")`, as PyTorch's
+/// `torch.cuda.memory._dump_snapshot`: every device's segments, blocks and
+/// recorded history, in the pickle pytorch.org/memory_viz opens.
+pub(super) fn dump_snapshot(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    me.rt
+        .need_cuda("`dump_snapshot`")
+        .map_err(|e| e.at(b.span))?;
+    let path = match b.given("filename") {
+        None => "dump_snapshot.pickle".to_string(),
+        Some((Value::Str(s), _)) => s.to_string(),
+        Some((v, span)) => {
+            return Err(Error::wrong_type("the file name", "a string", v.type_name()).at(*span))
+        }
+    };
+    let w = snapshot::dump(&me.rt.devices, Path::new(&path))
+        .map_err(|e| e.at(b.span_of("filename")))?;
+    me.emit(Output::Text(format!(
+        "wrote {path}: {} segment{}, {} event{} ({}); open it at pytorch.org/memory_viz",
+        w.segments,
+        if w.segments == 1 { "" } else { "s" },
+        w.events,
+        if w.events == 1 { "" } else { "s" },
+        human_bytes(w.bytes as u128)
+    )));
+    Ok(Value::None)
 }

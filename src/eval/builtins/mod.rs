@@ -128,6 +128,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("memory_reserved", memory::stat),
     ("max_memory_reserved", memory::stat),
     ("memory_stats", memory::stats),
+    ("record_memory_history", memory::record_memory_history),
+    ("dump_snapshot", memory::dump_snapshot),
     ("save", teaching::save),
     ("load", teaching::load),
     ("print", teaching::print),

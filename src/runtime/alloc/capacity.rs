@@ -1,4 +1,7 @@
 //! The simulator's segment source: a device whose memory is a number.
+//! Its segments get addresses as a GPU's would (each 2 MiB aligned, none
+//! overlapping, in a range where a 64-bit process's device memory lies), so
+//! a snapshot's segments and blocks read as PyTorch's do.
 
 use super::{SegmentError, SegmentSource};
 
@@ -7,15 +10,21 @@ use super::{SegmentError, SegmentSource};
 pub struct Capacity {
     pub total: usize,
     pub used: usize,
+    /// The address the next segment gets (never reused).
     next: u64,
 }
+
+/// Where the simulator's addresses start.
+const BASE: u64 = 0x7f00_0000_0000;
+/// Segments start on 2 MiB boundaries, as `cudaMalloc`'s large allocations do.
+const ALIGN: u64 = 2 << 20;
 
 impl Capacity {
     pub fn new(total: usize) -> Self {
         Capacity {
             total,
             used: 0,
-            next: 0,
+            next: BASE,
         }
     }
 }
@@ -25,8 +34,10 @@ impl SegmentSource for Capacity {
         match self.used.checked_add(bytes) {
             Some(used) if used <= self.total => {
                 self.used = used;
-                self.next += 1;
-                Ok(self.next)
+                let at = self.next;
+                let step = (bytes as u64).div_ceil(ALIGN).max(1) * ALIGN;
+                self.next = self.next.saturating_add(step);
+                Ok(at)
             }
             _ => Err(SegmentError::OutOfMemory),
         }

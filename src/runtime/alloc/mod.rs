@@ -6,13 +6,16 @@
 //! allocated it. Segments come from a `SegmentSource` (the sim or CUDA backend).
 //! When a segment cannot be had, the cache is released and the request retried
 //! once before it fails with the figures an out-of-memory message needs.
+//! Every change is recorded in the allocator's history (`history.rs`).
 
 mod bins;
 mod capacity;
 mod check;
+pub mod history;
 
 use bins::Bins;
 pub use capacity::Capacity;
+use history::{Action, Frame, History};
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -90,6 +93,8 @@ pub struct Segment {
     pub size: usize,
     pub pool: Pool,
     pub stream: StreamId,
+    /// The statement that made it.
+    pub frame: Frame,
     /// The first block (lowest offset); blocks link to their neighbours.
     first: u32,
 }
@@ -107,6 +112,8 @@ struct Node {
     stream: StreamId,
     /// Position in its size bin while free in the small pool.
     bin_pos: u32,
+    /// The statement that allocated it (while it is in use).
+    frame: Frame,
 }
 
 const NIL: u32 = u32::MAX;
@@ -209,6 +216,7 @@ pub struct CachingAllocator<S: SegmentSource> {
     large: BTreeSet<(StreamId, usize, u32)>,
     next_segment: u64,
     stats: Stats,
+    history: History,
 }
 
 /// 512-byte granularity; at least one granule.
@@ -241,6 +249,11 @@ pub fn segment_size(size: usize) -> usize {
 
 impl<S: SegmentSource> CachingAllocator<S> {
     pub fn new(source: S) -> Self {
+        Self::with_history(source, History::default())
+    }
+
+    /// An allocator recording into `history` (a session's shares its context).
+    pub fn with_history(source: S, history: History) -> Self {
         CachingAllocator {
             source,
             segments: BTreeMap::new(),
@@ -250,11 +263,48 @@ impl<S: SegmentSource> CachingAllocator<S> {
             large: BTreeSet::new(),
             next_segment: 0,
             stats: Stats::default(),
+            history,
         }
     }
 
     pub fn stats(&self) -> &Stats {
         &self.stats
+    }
+
+    pub fn history(&self) -> &History {
+        &self.history
+    }
+
+    pub fn history_mut(&mut self) -> &mut History {
+        &mut self.history
+    }
+
+    /// Records `action` on `block`-level or segment-level memory at `addr`.
+    fn record(&mut self, action: Action, addr: u64, size: usize, stream: StreamId) {
+        let totals = (self.stats.allocated.current, self.stats.reserved.current);
+        self.history
+            .record(action, addr, size as u64, stream, totals);
+    }
+
+    /// The address of byte `offset` of segment `segment`.
+    fn addr_of(&self, segment: u64, offset: usize) -> u64 {
+        self.segments
+            .get(&segment)
+            .map_or(0, |s| s.handle + offset as u64)
+    }
+
+    /// A segment's blocks in address order, with the statement that
+    /// allocated each one in use: (offset, size, state, frame).
+    pub fn blocks_with_frames(
+        &self,
+        seg: &Segment,
+    ) -> impl Iterator<Item = (usize, usize, BlockState, Frame)> + '_ {
+        let mut at = seg.first;
+        std::iter::from_fn(move || {
+            let n = self.nodes.get(at as usize)?;
+            at = n.next;
+            Some((n.offset, n.size, n.state, n.frame))
+        })
     }
 
     pub fn source(&self) -> &S {
@@ -398,15 +448,19 @@ impl<S: SegmentSource> CachingAllocator<S> {
             self.nodes[at as usize].next = rest;
             self.index_insert(rest);
         }
+        let frame = self.history.frame();
         let n = &mut self.nodes[at as usize];
         n.size = taken;
         n.state = BlockState::Allocated { requested: size };
+        n.frame = frame;
         let st = &mut self.stats;
         st.allocated.add(taken as u64);
         st.active.add(taken as u64);
         st.requested.add(size as u64);
         st.allocations.add(1);
         st.total_allocations += 1;
+        let addr = self.addr_of(node.segment, node.offset);
+        self.record(Action::Alloc, addr, size, stream);
         Ok(Block {
             node: at,
             segment: node.segment,
@@ -441,10 +495,12 @@ impl<S: SegmentSource> CachingAllocator<S> {
             Err(SegmentError::OutOfMemory) => {}
         }
         self.stats.num_ooms += 1;
+        let free = self.device_free();
+        self.record(Action::Oom, free as u64, size, stream);
         Err(AllocError::OutOfMemory(OutOfMemory {
             requested: size,
             capacity: self.source.capacity(),
-            free: self.device_free(),
+            free,
             allocated: self.stats.allocated.current as usize,
             reserved: self.stats.reserved.current as usize,
         }))
@@ -470,7 +526,9 @@ impl<S: SegmentSource> CachingAllocator<S> {
             pool,
             stream,
             bin_pos: 0,
+            frame: Frame::default(),
         });
+        let frame = self.history.frame();
         self.segments.insert(
             id,
             Segment {
@@ -479,6 +537,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
                 size,
                 pool,
                 stream,
+                frame,
                 first,
             },
         );
@@ -490,6 +549,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
             Pool::Small => st.small_segments.add(1),
             Pool::Large => st.large_segments.add(1),
         }
+        self.record(Action::SegmentAlloc, handle, size, stream);
         Ok(first)
     }
 
@@ -515,6 +575,8 @@ impl<S: SegmentSource> CachingAllocator<S> {
             st.allocated.sub(block.size as u64);
             st.requested.sub(requested as u64);
             st.allocations.sub(1);
+            let addr = self.addr_of(block.segment, block.offset);
+            self.record(Action::FreeRequested, addr, requested, block.stream);
         }
     }
 
@@ -566,6 +628,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
                 keep = node.prev;
             }
         }
+        merged.frame = Frame::default();
         self.nodes[keep as usize] = merged;
         self.index_insert(keep);
         let st = &mut self.stats;
@@ -575,6 +638,13 @@ impl<S: SegmentSource> CachingAllocator<S> {
             st.requested.sub(requested as u64);
             st.allocations.sub(1);
         }
+        // As PyTorch's: a plain free is requested and completed at once; a
+        // block held back for a stream (`free_later`) completes now.
+        let addr = self.addr_of(block.segment, block.offset);
+        if was_allocated {
+            self.record(Action::FreeRequested, addr, requested, block.stream);
+        }
+        self.record(Action::FreeCompleted, addr, requested, block.stream);
     }
 
     /// Releases every segment that is entirely free back to the device.
@@ -602,6 +672,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
                     Pool::Small => st.small_segments.sub(1),
                     Pool::Large => st.large_segments.sub(1),
                 }
+                self.record(Action::SegmentFree, s.handle, s.size, s.stream);
             }
         }
         released

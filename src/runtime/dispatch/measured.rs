@@ -101,6 +101,7 @@ impl Runtime {
     /// and (measured) that work cannot start before now.
     pub fn begin_op(&mut self, op: &'static str) {
         self.op = op;
+        self.note_op(op);
         if let Some(m) = &mut self.measured {
             m.op_began = m.now();
         }

@@ -37,6 +37,7 @@ mod host_work;
 mod indexing;
 mod kernels;
 mod measured;
+mod memory_history;
 mod nccl;
 mod peer;
 pub mod pick;
@@ -86,6 +87,10 @@ pub struct Runtime {
     /// Simulated devices whose kernel failed a device-side assertion
     /// (`fault.rs`).
     faults: HashSet<u32>,
+    /// The running script or cell, by its number in the allocators' history.
+    source: u32,
+    /// Op names' numbers in the history, cached by the name's address.
+    op_numbers: Box<[(usize, u16); memory_history::OP_SLOTS]>,
 }
 
 /// The kernel cost of an op beyond the bytes it reads and writes.
@@ -111,6 +116,8 @@ impl Runtime {
             timeline: None,
             measured: None,
             faults: HashSet::new(),
+            source: 0,
+            op_numbers: Box::new([(0, 0); memory_history::OP_SLOTS]),
         }
     }
 

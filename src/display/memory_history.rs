@@ -1,0 +1,348 @@
+//! `mem history`: a device's allocated and reserved bytes over its recorded
+//! events, as a chart of block characters for terminals (one row per size
+//! band, allocated solid, reserved shaded, the peak marked and named by its
+//! statement) and as an SVG for notebooks, where hovering a column names the
+//! statements in it.
+
+use crate::runtime::alloc::history::{Entry, Place};
+use crate::vocab::human_bytes;
+
+use super::html::escape;
+
+/// Rows of the text chart.
+const ROWS: usize = 8;
+/// Columns of the SVG chart at most.
+const SVG_COLUMNS: usize = 240;
+const EIGHTHS: [char; 8] = [' ', '▁', '▂', '▃', '▄', '▅', '▆', '▇'];
+
+fn h(b: u64) -> String {
+    human_bytes(b as u128)
+}
+
+/// One column: the events `first..=last` (0-based, in the kept ring), the
+/// highest allocated and reserved among them, and the event of the highest allocated.
+#[derive(Debug, Clone, Copy)]
+struct Column {
+    first: usize,
+    last: usize,
+    allocated: u64,
+    reserved: u64,
+    top: usize,
+}
+
+/// `entries` drawn in `n` columns: each a run of consecutive events, or,
+/// with fewer events than columns, each event over several columns.
+fn columns(entries: &[Entry], n: usize) -> Vec<Column> {
+    let len = entries.len();
+    if len == 0 {
+        return Vec::new();
+    }
+    let n = n.max(1);
+    (0..n)
+        .map(|c| {
+            let first = c * len / n;
+            let last = ((c + 1) * len / n).max(first + 1) - 1;
+            let slice = &entries[first..=last];
+            let top = first
+                + slice
+                    .iter()
+                    .enumerate()
+                    .fold(0, |best, (i, e)| if e.allocated > slice[best].allocated { i } else { best });
+            Column {
+                first,
+                last,
+                allocated: slice.iter().map(|e| e.allocated).max().unwrap_or(0),
+                reserved: slice.iter().map(|e| e.reserved).max().unwrap_or(0),
+                top,
+            }
+        })
+        .collect()
+}
+
+/// The event with the highest allocated (the first of equals), and with the highest reserved.
+fn peaks(entries: &[Entry]) -> (usize, usize) {
+    let first_max = |f: fn(&Entry) -> u64| {
+        let mut best = 0;
+        for (i, e) in entries.iter().enumerate() {
+            if f(e) > f(&entries[best]) {
+                best = i;
+            }
+        }
+        best
+    };
+    (first_max(|e| e.allocated), first_max(|e| e.reserved))
+}
+
+/// "cell 3, line 2: `h = x @ W` (matmul)", or what is known of it.
+pub fn describe(place: Option<&Place>) -> String {
+    match place {
+        None => "before any statement ran".into(),
+        Some(p) => {
+            let op = match p.name {
+                "" => String::new(),
+                name => format!(" ({name})"),
+            };
+            format!("{}, line {}: `{}`{op}", p.filename, p.line, p.statement)
+        }
+    }
+}
+
+/// What heads both charts: the device, how many events, and what was dropped.
+fn heading(device: &str, kept: usize, dropped: u64, number: u64) -> String {
+    let dropped = match dropped {
+        0 => String::new(),
+        n => format!(", the {} before them dropped", count(n)),
+    };
+    let first = number - kept as u64 + 1;
+    format!(
+        "{device} memory history: events {} to {}{dropped}",
+        count(first),
+        count(number)
+    )
+}
+
+fn count(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The text chart, `width` columns wide in all. `place(i)` resolves event `i`'s frame;
+/// `dropped` events came before the kept ones.
+pub fn text(
+    device: &str,
+    entries: &[Entry],
+    dropped: u64,
+    width: usize,
+    place: &mut dyn FnMut(usize) -> Option<Place>,
+) -> String {
+    let number = dropped + entries.len() as u64;
+    let mut out = heading(device, entries.len(), dropped, number);
+    out.push_str(" (█ allocated, ░ reserved)\n");
+    let top = entries.iter().map(|e| e.reserved.max(e.allocated)).max().unwrap_or(0);
+    let label_width = h(top).len().max(1);
+    let plot = width.saturating_sub(label_width + 2).clamp(8, 200);
+    let cols = columns(entries, plot);
+    let (peak_alloc, peak_reserved) = peaks(entries);
+    let band = (top as f64 / ROWS as f64).max(1.0);
+    for row in (0..ROWS).rev() {
+        let (low, high) = (row as f64 * band, (row + 1) as f64 * band);
+        let label = match row {
+            r if r == ROWS - 1 => h(top),
+            r if r == ROWS / 2 - 1 => h((high) as u64),
+            _ => String::new(),
+        };
+        out.push_str(&format!("{label:>label_width$} ┤"));
+        for c in &cols {
+            let (a, r) = (c.allocated as f64, c.reserved as f64);
+            let ch = if a >= high {
+                '█'
+            } else if a > low {
+                let eighths = (((a - low) / band) * 8.0).round() as usize;
+                match eighths {
+                    0 if r >= (low + high) / 2.0 => '░',
+                    0 => ' ',
+                    8 => '█',
+                    e => EIGHTHS[e],
+                }
+            } else if r >= (low + high) / 2.0 {
+                '░'
+            } else {
+                ' '
+            };
+            out.push(ch);
+        }
+        out.push('\n');
+    }
+    // The axis, with the peak's column marked.
+    let marked = cols
+        .iter()
+        .position(|c| (c.first..=c.last).contains(&peak_alloc));
+    out.push_str(&format!("{:>label_width$} └", "0"));
+    for i in 0..cols.len() {
+        out.push(if Some(i) == marked { '▲' } else { '─' });
+    }
+    out.push('\n');
+    let first = count(dropped + 1);
+    let last = count(number);
+    let gap = cols.len().saturating_sub(first.len() + last.len());
+    out.push_str(&format!(
+        "{:label_width$}  {first}{:gap$}{last}\n",
+        "", ""
+    ));
+    let a = &entries[peak_alloc];
+    out.push_str(&format!(
+        "▲ peak allocated {} at event {}: {}\n",
+        h(a.allocated),
+        count(dropped + peak_alloc as u64 + 1),
+        describe(place(peak_alloc).as_ref())
+    ));
+    let r = &entries[peak_reserved];
+    out.push_str(&format!(
+        "  peak reserved {} at event {}: {}\n",
+        h(r.reserved),
+        count(dropped + peak_reserved as u64 + 1),
+        describe(place(peak_reserved).as_ref())
+    ));
+    let now = entries.last().copied();
+    if let Some(now) = now {
+        out.push_str(&format!(
+            "  now {} allocated, {} reserved",
+            h(now.allocated),
+            h(now.reserved)
+        ));
+    }
+    out
+}
+
+/// The SVG chart for notebooks: reserved and allocated as areas, and one
+/// transparent column per group of events whose title names its statements.
+pub fn svg(
+    device: &str,
+    entries: &[Entry],
+    dropped: u64,
+    place: &mut dyn FnMut(usize) -> Option<Place>,
+) -> String {
+    let (w, plot_h, left, pad) = (640.0, 160.0, 70.0, 10.0);
+    let number = dropped + entries.len() as u64;
+    let cols = columns(entries, entries.len().min(SVG_COLUMNS));
+    let top = entries.iter().map(|e| e.reserved.max(e.allocated)).max().unwrap_or(0).max(1) as f64;
+    let cw = (w - left - pad) / cols.len().max(1) as f64;
+    let y = |b: u64| pad + plot_h - (b as f64 / top) * plot_h;
+    let area = |f: &dyn Fn(&Column) -> u64| {
+        let mut d = format!("M{left:.1},{:.1}", y(0));
+        for (i, c) in cols.iter().enumerate() {
+            let x0 = left + i as f64 * cw;
+            d.push_str(&format!(" L{x0:.1},{:.1} L{:.1},{:.1}", y(f(c)), x0 + cw, y(f(c))));
+        }
+        d.push_str(&format!(" L{:.1},{:.1} Z", left + cols.len() as f64 * cw, y(0)));
+        d
+    };
+    let mut s = format!(
+        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{}\" \
+         font-family=\"monospace\" font-size=\"11\">",
+        plot_h + 2.0 * pad + 36.0
+    );
+    s.push_str(&format!(
+        "<path d=\"{}\" fill=\"#c6dbef\"/><path d=\"{}\" fill=\"#4e79a7\"/>",
+        area(&|c| c.reserved),
+        area(&|c| c.allocated)
+    ));
+    s.push_str(&format!(
+        "<line x1=\"{left}\" y1=\"{0:.1}\" x2=\"{1:.1}\" y2=\"{0:.1}\" stroke=\"#333\"/>\
+         <line x1=\"{left}\" y1=\"{pad}\" x2=\"{left}\" y2=\"{0:.1}\" stroke=\"#333\"/>",
+        y(0),
+        w - pad
+    ));
+    s.push_str(&format!(
+        "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{}</text>\
+         <text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">0</text>",
+        left - 4.0,
+        pad + 4.0,
+        escape(&h(top as u64)),
+        left - 4.0,
+        y(0)
+    ));
+    let (peak_alloc, _) = peaks(entries);
+    for (i, c) in cols.iter().enumerate() {
+        let e = &entries[c.top];
+        let events = match c.first == c.last {
+            true => format!("event {}", count(dropped + c.first as u64 + 1)),
+            false => format!(
+                "events {} to {}",
+                count(dropped + c.first as u64 + 1),
+                count(dropped + c.last as u64 + 1)
+            ),
+        };
+        let title = format!(
+            "{events}: {} allocated, {} reserved at most; highest at {}",
+            h(c.allocated),
+            h(c.reserved),
+            describe(place(c.top).as_ref())
+        );
+        let x = left + i as f64 * cw;
+        s.push_str(&format!(
+            "<rect x=\"{x:.1}\" y=\"{pad}\" width=\"{cw:.2}\" height=\"{plot_h}\" fill=\"transparent\"><title>{}</title></rect>",
+            escape(&title)
+        ));
+        if (c.first..=c.last).contains(&peak_alloc) {
+            s.push_str(&format!(
+                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#e15759\">▲</text>",
+                x + cw / 2.0,
+                y(e.allocated) - 2.0
+            ));
+        }
+    }
+    let a = &entries[peak_alloc];
+    s.push_str(&format!(
+        "<text x=\"{left}\" y=\"{:.1}\">{}</text><text x=\"{left}\" y=\"{:.1}\">{}</text></svg>",
+        y(0) + 16.0,
+        escape(&heading(device, entries.len(), dropped, number)),
+        y(0) + 30.0,
+        escape(&format!(
+            "▲ peak allocated {} at event {}: {}",
+            h(a.allocated),
+            count(dropped + peak_alloc as u64 + 1),
+            describe(place(peak_alloc).as_ref())
+        ))
+    ));
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::alloc::history::{Action, Frame};
+
+    fn entry(allocated: u64, reserved: u64) -> Entry {
+        Entry {
+            action: Action::Alloc,
+            addr: 0,
+            size: 0,
+            stream: 0,
+            time_us: 0,
+            frame: Frame::default(),
+            allocated,
+            reserved,
+        }
+    }
+
+    #[test]
+    fn the_chart_rises_and_falls_with_the_events_and_marks_the_peak() {
+        let mib = 1 << 20;
+        let entries: Vec<Entry> = [1, 2, 4, 8, 8, 4, 2, 1]
+            .iter()
+            .map(|&m| entry(m * mib, 8 * mib))
+            .collect();
+        let t = text("cuda:0", &entries, 0, 20, &mut |_| None);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(lines[0].starts_with("cuda:0 memory history: events 1 to 8"), "{t}");
+        // The top row: reserved everywhere, allocated only at the peak.
+        let top_row: String = lines[1].chars().skip_while(|&c| c != '┤').skip(1).collect();
+        assert_eq!(top_row.chars().filter(|&c| c == '█').count(), 2, "{t}");
+        assert!(top_row.contains('░'), "{t}");
+        let bottom_row: String = lines[ROWS].chars().skip_while(|&c| c != '┤').skip(1).collect();
+        assert!(bottom_row.chars().all(|c| c == '█'), "{t}");
+        let axis = lines[ROWS + 1];
+        assert_eq!(axis.chars().filter(|&c| c == '▲').count(), 1, "{t}");
+        assert!(t.contains("peak allocated 8.0 MiB at event 4: before any statement ran"), "{t}");
+        assert!(t.contains("now 1.0 MiB allocated, 8.0 MiB reserved"), "{t}");
+    }
+
+    #[test]
+    fn many_events_fit_the_width_and_the_svg_names_each_column() {
+        let entries: Vec<Entry> = (0..10_000u64).map(|i| entry(i % 977, 1024)).collect();
+        let t = text("cuda:1", &entries, 5, 60, &mut |_| None);
+        assert!(t.lines().all(|l| l.chars().count() <= 60), "{t}");
+        assert!(t.contains("events 6 to 10,005, the 5 before them dropped"), "{t}");
+        let s = svg("cuda:1", &entries, 5, &mut |_| None);
+        assert_eq!(s.matches("<title>").count(), SVG_COLUMNS);
+        assert!(s.starts_with("<svg") && s.ends_with("</svg>"));
+    }
+}

@@ -1,0 +1,58 @@
+//! What the allocators' history records each event with: the interpreter
+//! tells the op layer which script or cell runs (`begin_source`), which
+//! statement (`at_statement`) and which op (`begin_op`), and the op layer
+//! keeps them in the devices' shared `Context`, one word the allocators read.
+//! `record_memory_history` configures every device's ring.
+
+use super::Runtime;
+use crate::runtime::gpu::lock;
+
+/// Slots of the op-number cache: op names are static strings, so a slot
+/// is keyed by the name's address.
+pub(super) const OP_SLOTS: usize = 64;
+
+impl Runtime {
+    /// A script or cell named `name` is about to run.
+    pub fn begin_source(&mut self, name: &str, text: &str) {
+        if self.devices.count() > 0 {
+            self.source = self.devices.history().add_source(name, text);
+        }
+    }
+
+    /// The statement at byte `offset` of the running source starts.
+    pub fn at_statement(&self, offset: usize) {
+        if self.devices.count() > 0 {
+            self.devices.history().set_statement(self.source, offset);
+        }
+    }
+
+    /// Op `op` runs now: the history's frames name it.
+    pub(super) fn note_op(&mut self, op: &'static str) {
+        if self.devices.count() == 0 {
+            return;
+        }
+        let key = op.as_ptr() as usize ^ op.len();
+        let slot = &mut self.op_numbers[(key >> 3) % OP_SLOTS];
+        let number = match *slot {
+            (k, n) if k == key => n,
+            _ => {
+                let n = self.devices.history().intern_op(op);
+                *slot = (key, n);
+                n
+            }
+        };
+        self.devices.history().set_op(number);
+    }
+
+    /// `record_memory_history(enabled, max_entries)` on every device.
+    pub fn record_memory_history(&self, enabled: bool, max_entries: usize) {
+        for d in 0..self.devices.count() {
+            if let Some(g) = self.devices.gpu_handle(d) {
+                lock(g)
+                    .allocator
+                    .history_mut()
+                    .configure(enabled, max_entries);
+            }
+        }
+    }
+}
