@@ -245,25 +245,37 @@ fn adam(
         let d = bin_s(rt, BinaryOp::Mul, p, weight_decay)?;
         grad = bin(rt, BinaryOp::Add, &grad, &d)?;
     }
+    // Each temporary is dropped as soon as it is used, so that the step's
+    // transient memory is what PyTorch's single-tensor Adam holds: two
+    // tensors the size of the parameter at most (`mem history` shows it).
     // m.lerp_(grad, 1 - beta1): m + (1 - beta1) * (grad - m)
-    let diff = bin(rt, BinaryOp::Sub, &grad, &m)?;
-    let scaled = bin_s(rt, BinaryOp::Mul, &diff, 1.0 - beta1)?;
-    rt.binary_(BinaryOp::Add, &m, Operand::strong(&scaled))?;
+    {
+        let diff = bin(rt, BinaryOp::Sub, &grad, &m)?;
+        let scaled = bin_s(rt, BinaryOp::Mul, &diff, 1.0 - beta1)?;
+        drop(diff);
+        rt.binary_(BinaryOp::Add, &m, Operand::strong(&scaled))?;
+    }
     // v = v * beta2 + (1 - beta2) * grad * grad
     inplace_s(rt, BinaryOp::Mul, &v, beta2)?;
-    let gg = bin(rt, BinaryOp::Mul, &grad, &grad)?;
-    let gg = bin_s(rt, BinaryOp::Mul, &gg, 1.0 - beta2)?;
-    rt.binary_(BinaryOp::Add, &v, Operand::strong(&gg))?;
+    {
+        let gg = bin(rt, BinaryOp::Mul, &grad, &grad)?;
+        inplace_s(rt, BinaryOp::Mul, &gg, 1.0 - beta2)?;
+        rt.binary_(BinaryOp::Add, &v, Operand::strong(&gg))?;
+    }
+    drop(grad);
     let step = state.steps as f64;
     let bias1 = 1.0 - beta1.powf(step);
     let bias2 = 1.0 - beta2.powf(step);
     let step_size = lr / bias1;
     // denom = sqrt(v) / sqrt(bias2) + eps
-    let root = rt.unary(UnaryOp::Sqrt, &v)?;
-    let denom = bin_s(rt, BinaryOp::Div, &root, bias2.sqrt())?;
+    let denom = {
+        let root = rt.unary(UnaryOp::Sqrt, &v)?;
+        bin_s(rt, BinaryOp::Div, &root, bias2.sqrt())?
+    };
     inplace_s(rt, BinaryOp::Add, &denom, eps)?;
     // p -= step_size * m / denom
-    let ratio = bin(rt, BinaryOp::Div, &m, &denom)?;
-    let update = bin_s(rt, BinaryOp::Mul, &ratio, step_size)?;
+    let update = bin(rt, BinaryOp::Div, &m, &denom)?;
+    drop(denom);
+    inplace_s(rt, BinaryOp::Mul, &update, step_size)?;
     rt.binary_(BinaryOp::Sub, p, Operand::strong(&update))
 }

@@ -4,7 +4,7 @@
 //! statement) and as an SVG for notebooks, where hovering a column names the
 //! statements in it.
 
-use crate::runtime::alloc::history::{Entry, Place};
+use crate::runtime::alloc::history::{Action, Entry, Place};
 use crate::vocab::human_bytes;
 
 use super::html::escape;
@@ -44,10 +44,13 @@ fn columns(entries: &[Entry], n: usize) -> Vec<Column> {
             let last = ((c + 1) * len / n).max(first + 1) - 1;
             let slice = &entries[first..=last];
             let top = first
-                + slice
-                    .iter()
-                    .enumerate()
-                    .fold(0, |best, (i, e)| if e.allocated > slice[best].allocated { i } else { best });
+                + slice.iter().enumerate().fold(0, |best, (i, e)| {
+                    if e.allocated > slice[best].allocated {
+                        i
+                    } else {
+                        best
+                    }
+                });
             Column {
                 first,
                 last,
@@ -94,11 +97,14 @@ fn heading(device: &str, kept: usize, dropped: u64, number: u64) -> String {
         n => format!(", the {} before them dropped", count(n)),
     };
     let first = number - kept as u64 + 1;
-    format!(
-        "{device} memory history: events {} to {}{dropped}",
-        count(first),
-        count(number)
-    )
+    match first == number {
+        true => format!("{device} memory history: event {}{dropped}", count(first)),
+        false => format!(
+            "{device} memory history: events {} to {}{dropped}",
+            count(first),
+            count(number)
+        ),
+    }
 }
 
 fn count(n: u64) -> String {
@@ -124,8 +130,17 @@ pub fn text(
 ) -> String {
     let number = dropped + entries.len() as u64;
     let mut out = heading(device, entries.len(), dropped, number);
+    let top = entries
+        .iter()
+        .map(|e| e.reserved.max(e.allocated))
+        .max()
+        .unwrap_or(0);
+    if top == 0 {
+        out.push_str(": nothing was allocated or reserved");
+        out.push_str(&ooms(entries, dropped, place));
+        return out;
+    }
     out.push_str(" (█ allocated, ░ reserved)\n");
-    let top = entries.iter().map(|e| e.reserved.max(e.allocated)).max().unwrap_or(0);
     let label_width = h(top).len().max(1);
     let plot = width.saturating_sub(label_width + 2).clamp(8, 200);
     let cols = columns(entries, plot);
@@ -172,10 +187,7 @@ pub fn text(
     let first = count(dropped + 1);
     let last = count(number);
     let gap = cols.len().saturating_sub(first.len() + last.len());
-    out.push_str(&format!(
-        "{:label_width$}  {first}{:gap$}{last}\n",
-        "", ""
-    ));
+    out.push_str(&format!("{:label_width$}  {first}{:gap$}{last}\n", "", ""));
     let a = &entries[peak_alloc];
     out.push_str(&format!(
         "▲ peak allocated {} at event {}: {}\n",
@@ -198,6 +210,32 @@ pub fn text(
             h(now.reserved)
         ));
     }
+    out.push_str(&ooms(entries, dropped, place));
+    out
+}
+
+/// A line for each of the last out-of-memory events, if any.
+fn ooms(entries: &[Entry], dropped: u64, place: &mut dyn FnMut(usize) -> Option<Place>) -> String {
+    let all: Vec<usize> = (0..entries.len())
+        .filter(|&i| entries[i].action == Action::Oom)
+        .collect();
+    let mut out = String::new();
+    if all.len() > 3 {
+        out.push_str(&format!(
+            "\n  {} out-of-memory errors; the last 3:",
+            all.len()
+        ));
+    }
+    for &i in all.iter().rev().take(3).rev() {
+        let e = &entries[i];
+        out.push_str(&format!(
+            "\n✗ out of memory at event {}: asked for {} with {} free: {}",
+            count(dropped + i as u64 + 1),
+            h(e.size),
+            h(e.addr),
+            describe(place(i).as_ref())
+        ));
+    }
     out
 }
 
@@ -212,16 +250,30 @@ pub fn svg(
     let (w, plot_h, left, pad) = (640.0, 160.0, 70.0, 10.0);
     let number = dropped + entries.len() as u64;
     let cols = columns(entries, entries.len().min(SVG_COLUMNS));
-    let top = entries.iter().map(|e| e.reserved.max(e.allocated)).max().unwrap_or(0).max(1) as f64;
+    let top = entries
+        .iter()
+        .map(|e| e.reserved.max(e.allocated))
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
     let cw = (w - left - pad) / cols.len().max(1) as f64;
     let y = |b: u64| pad + plot_h - (b as f64 / top) * plot_h;
     let area = |f: &dyn Fn(&Column) -> u64| {
         let mut d = format!("M{left:.1},{:.1}", y(0));
         for (i, c) in cols.iter().enumerate() {
             let x0 = left + i as f64 * cw;
-            d.push_str(&format!(" L{x0:.1},{:.1} L{:.1},{:.1}", y(f(c)), x0 + cw, y(f(c))));
+            d.push_str(&format!(
+                " L{x0:.1},{:.1} L{:.1},{:.1}",
+                y(f(c)),
+                x0 + cw,
+                y(f(c))
+            ));
         }
-        d.push_str(&format!(" L{:.1},{:.1} Z", left + cols.len() as f64 * cw, y(0)));
+        d.push_str(&format!(
+            " L{:.1},{:.1} Z",
+            left + cols.len() as f64 * cw,
+            y(0)
+        ));
         d
     };
     let mut s = format!(
@@ -298,7 +350,7 @@ pub fn svg(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::alloc::history::{Action, Frame};
+    use crate::runtime::alloc::history::Frame;
 
     fn entry(allocated: u64, reserved: u64) -> Entry {
         Entry {
@@ -322,16 +374,26 @@ mod tests {
             .collect();
         let t = text("cuda:0", &entries, 0, 20, &mut |_| None);
         let lines: Vec<&str> = t.lines().collect();
-        assert!(lines[0].starts_with("cuda:0 memory history: events 1 to 8"), "{t}");
+        assert!(
+            lines[0].starts_with("cuda:0 memory history: events 1 to 8"),
+            "{t}"
+        );
         // The top row: reserved everywhere, allocated only at the peak.
         let top_row: String = lines[1].chars().skip_while(|&c| c != '┤').skip(1).collect();
         assert_eq!(top_row.chars().filter(|&c| c == '█').count(), 2, "{t}");
         assert!(top_row.contains('░'), "{t}");
-        let bottom_row: String = lines[ROWS].chars().skip_while(|&c| c != '┤').skip(1).collect();
+        let bottom_row: String = lines[ROWS]
+            .chars()
+            .skip_while(|&c| c != '┤')
+            .skip(1)
+            .collect();
         assert!(bottom_row.chars().all(|c| c == '█'), "{t}");
         let axis = lines[ROWS + 1];
         assert_eq!(axis.chars().filter(|&c| c == '▲').count(), 1, "{t}");
-        assert!(t.contains("peak allocated 8.0 MiB at event 4: before any statement ran"), "{t}");
+        assert!(
+            t.contains("peak allocated 8.0 MiB at event 4: before any statement ran"),
+            "{t}"
+        );
         assert!(t.contains("now 1.0 MiB allocated, 8.0 MiB reserved"), "{t}");
     }
 
@@ -340,7 +402,10 @@ mod tests {
         let entries: Vec<Entry> = (0..10_000u64).map(|i| entry(i % 977, 1024)).collect();
         let t = text("cuda:1", &entries, 5, 60, &mut |_| None);
         assert!(t.lines().all(|l| l.chars().count() <= 60), "{t}");
-        assert!(t.contains("events 6 to 10,005, the 5 before them dropped"), "{t}");
+        assert!(
+            t.contains("events 6 to 10,005, the 5 before them dropped"),
+            "{t}"
+        );
         let s = svg("cuda:1", &entries, 5, &mut |_| None);
         assert_eq!(s.matches("<title>").count(), SVG_COLUMNS);
         assert!(s.starts_with("<svg") && s.ends_with("</svg>"));

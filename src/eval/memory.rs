@@ -2,10 +2,10 @@
 
 use super::{Interp, Output, Shown, Value};
 use crate::display::{html, memory, memory_history};
-use crate::runtime::alloc::history::{Entry, Resolver};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{MemView, Name, SyncTarget};
 use crate::lang::Span;
+use crate::runtime::alloc::history::{Entry, Resolver};
 use crate::runtime::Device;
 
 impl Interp {
@@ -128,7 +128,11 @@ impl Interp {
                     .gpu(i)
                     .ok_or_else(|| Error::value("no such device").at(span))?;
                 let h = gpu.allocator.history();
-                (h.entries().iter().copied().collect(), h.dropped(), h.enabled())
+                (
+                    h.entries().iter().copied().collect(),
+                    h.dropped(),
+                    h.enabled(),
+                )
             };
             let name = format!("cuda:{i}");
             if entries.is_empty() {
@@ -137,11 +141,20 @@ impl Interp {
                     false => "recording is off: `record_memory_history(enabled=true)` turns it on",
                 };
                 texts.push(format!("{name} memory history: no events recorded ({why})"));
-                htmls.push(format!("<p>{}</p>", html::escape(texts.last().map_or("", |t| t))));
+                htmls.push(format!(
+                    "<p>{}</p>",
+                    html::escape(texts.last().map_or("", |t| t))
+                ));
                 continue;
             }
             let mut place = |k: usize| resolver.place(entries[k].frame);
-            texts.push(memory_history::text(&name, &entries, dropped, self.hooks.width, &mut place));
+            texts.push(memory_history::text(
+                &name,
+                &entries,
+                dropped,
+                self.hooks.width,
+                &mut place,
+            ));
             if self.hooks.html {
                 htmls.push(memory_history::svg(&name, &entries, dropped, &mut place));
             }

@@ -10,8 +10,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-pub use super::alloc::DeviceAllocator;
 use super::alloc::history::{Context, History};
+pub use super::alloc::DeviceAllocator;
 use super::alloc::{Block, CachingAllocator, SegmentSource, StreamId};
 use super::driver::Driver;
 use super::spec::GpuSpec;

@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use super::super::args::Bound;
 use super::super::{Interp, Output, Value};
-use crate::runtime::alloc::history::DEFAULT_MAX_ENTRIES;
-use crate::runtime::snapshot;
-use crate::vocab::human_bytes;
 use crate::display::memory::{host_stat_pairs, stat_pairs};
 use crate::error::{Diagnostic, Error};
+use crate::runtime::alloc::history::DEFAULT_MAX_ENTRIES;
 use crate::runtime::alloc::Stats;
+use crate::runtime::snapshot;
 use crate::runtime::Device;
+use crate::vocab::human_bytes;
 
 pub(super) fn empty_cache(
     me: &mut Interp,

@@ -183,7 +183,11 @@ impl Context {
     }
 
     pub fn op_name(&self, op: u16) -> &'static str {
-        lock(&self.ops).names.get(op as usize).copied().unwrap_or("")
+        lock(&self.ops)
+            .names
+            .get(op as usize)
+            .copied()
+            .unwrap_or("")
     }
 
     /// A script or cell about to run: its number for `set_statement`.
@@ -238,7 +242,9 @@ impl<'a> Resolver<'a> {
         let at = (frame.offset() as usize).min(src.text.len());
         let line = starts.partition_point(|&s| s <= at).max(1);
         let start = starts[line - 1];
-        let end = src.text[start..].find('\n').map_or(src.text.len(), |e| start + e);
+        let end = src.text[start..]
+            .find('\n')
+            .map_or(src.text.len(), |e| start + e);
         Some(Place {
             filename: src.name.clone(),
             line: line as u32,

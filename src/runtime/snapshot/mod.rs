@@ -252,7 +252,9 @@ pub fn dump(devices: &Devices, path: &Path) -> Result<Written, Error> {
         reason,
     };
     if path.is_dir() {
-        return Err(fail("it is a directory; give a file name, such as `run.pickle`".into()));
+        return Err(fail(
+            "it is a directory; give a file name, such as `run.pickle`".into(),
+        ));
     }
     let bytes = pickled(devices);
     let name = path
@@ -265,14 +267,15 @@ pub fn dump(devices: &Devices, path: &Path) -> Result<Written, Error> {
         let _ = std::fs::remove_file(&partial);
         return Err(fail(e.to_string()));
     }
-    let (segments, events) = (0..devices.count())
-        .filter_map(|d| devices.gpu(d))
-        .fold((0, 0), |(s, e), g| {
-            (
-                s + g.allocator.segments().count(),
-                e + g.allocator.history().entries().len(),
-            )
-        });
+    let (segments, events) =
+        (0..devices.count())
+            .filter_map(|d| devices.gpu(d))
+            .fold((0, 0), |(s, e), g| {
+                (
+                    s + g.allocator.segments().count(),
+                    e + g.allocator.history().entries().len(),
+                )
+            });
     Ok(Written {
         segments,
         events,

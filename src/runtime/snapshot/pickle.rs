@@ -246,7 +246,21 @@ mod tests {
         let b = p.finish();
         assert_eq!(
             &b[4..],
-            &[SHORT_BINUNICODE, 6, b'a', b'c', b't', b'i', b'o', b'n', MEMOIZE, BINGET, 0, APPENDS, STOP]
+            &[
+                SHORT_BINUNICODE,
+                6,
+                b'a',
+                b'c',
+                b't',
+                b'i',
+                b'o',
+                b'n',
+                MEMOIZE,
+                BINGET,
+                0,
+                APPENDS,
+                STOP
+            ]
         );
     }
 
