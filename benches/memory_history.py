@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 
 CUDASH = sys.argv[1]
 QUICK = "--quick" in sys.argv
@@ -39,12 +40,20 @@ def fmt(s: float) -> str:
     return f"{s * 1e9:.3g} ns"
 
 
-iters = 200_000 // SCALE
-LOOP = f"x = ones(16, device=cuda)\ntime 1 {{ for i in 0..{iters} {{ y = x * 2 + 1 }} }}\n"
+def wall(script: str) -> float:
+    """The whole run's wall time: on a simulated device `time` reports the
+    modelled device time, not what the host spent."""
+    t = time.perf_counter()
+    run(script)
+    return time.perf_counter() - t
+
+
+iters = 400_000 // SCALE
+LOOP = f"x = ones(16, device=cuda)\nfor i in 0..{iters} {{ y = x * 2 + 1 }}\n"
 on, off = float("inf"), float("inf")
-for _ in range(1 if QUICK else 5):  # alternating, so load on a shared machine slows both
-    on = min(on, seconds(run(LOOP))[-1])
-    off = min(off, seconds(run("record_memory_history(enabled=false)\n" + LOOP))[-1])
+for _ in range(1 if QUICK else 7):  # alternating, so load on a shared machine slows both
+    on = min(on, wall(LOOP))
+    off = min(off, wall("record_memory_history(enabled=false)\n" + LOOP))
 
 events = 100_000 // SCALE
 fill = f"record_memory_history(max_entries={events})\nfor i in 0..{events} {{ x = ones(1000, device=cuda) }}\n"
@@ -83,6 +92,6 @@ print("The allocator's history (simulated device, `CUDASH_BACKEND=sim`):")
 print()
 print("| benchmark | figure | reference | ratio | target | met |")
 print("| --- | ---: | ---: | ---: | --- | --- |")
-print(f"| tiny-op loop on cuda ({iters:,} × `y = x * 2 + 1`), recording on | {fmt(on)} | {fmt(off)} off | {on / off:.3f}× | ≤ 1.05× | {met(on <= 1.05 * off)} |")
+print(f"| tiny-op loop on cuda ({iters:,} × `y = x * 2 + 1`, whole run), recording on | {fmt(on)} | {fmt(off)} off | {on / off:.3f}× | ≤ 1.05× | {met(on <= 1.05 * off)} |")
 print(f"| `dump_snapshot` of {events:,} events | {fmt(dump)} | {size / 2**20:.1f} MiB written | | < 200 ms | {met(dump < 0.2)} |")
 print(f"| peak RSS: {allocs // 10:,} vs {allocs:,} allocations (ring of 100,000 full) | {rss_long / 1024:.0f} MiB | {rss_short / 1024:.0f} MiB | {rss_long / rss_short:.2f}× | flat | {met(rss_long <= 1.1 * rss_short)} |")

@@ -401,7 +401,11 @@ mod tests {
     fn many_events_fit_the_width_and_the_svg_names_each_column() {
         let entries: Vec<Entry> = (0..10_000u64).map(|i| entry(i % 977, 1024)).collect();
         let t = text("cuda:1", &entries, 5, 60, &mut |_| None);
-        assert!(t.lines().all(|l| l.chars().count() <= 60), "{t}");
+        let mut chart = t.lines().filter(|l| l.contains('┤') || l.contains('└'));
+        assert!(
+            chart.clone().count() == ROWS + 1 && chart.all(|l| l.chars().count() <= 60),
+            "{t}"
+        );
         assert!(
             t.contains("events 6 to 10,005, the 5 before them dropped"),
             "{t}"

@@ -128,11 +128,7 @@ impl Interp {
                     .gpu(i)
                     .ok_or_else(|| Error::value("no such device").at(span))?;
                 let h = gpu.allocator.history();
-                (
-                    h.entries().iter().copied().collect(),
-                    h.dropped(),
-                    h.enabled(),
-                )
+                (h.entries(), h.dropped(), h.enabled())
             };
             let name = format!("cuda:{i}");
             if entries.is_empty() {

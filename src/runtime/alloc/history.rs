@@ -27,6 +27,10 @@ pub enum Action {
     SegmentFree,
     /// `addr` holds what the device had free (`device_free`).
     Oom,
+    /// A free requested and completed at once (no other stream used the
+    /// block): kept as one entry, read back as `FreeRequested` then
+    /// `FreeCompleted`, so that the commonest event costs one write.
+    Free,
 }
 
 impl Action {
@@ -38,6 +42,7 @@ impl Action {
             Action::SegmentAlloc => "segment_alloc",
             Action::SegmentFree => "segment_free",
             Action::Oom => "oom",
+            Action::Free => "free",
         }
     }
 }
@@ -90,6 +95,30 @@ pub struct Entry {
     /// `memory_allocated()` and `memory_reserved()` just after it.
     pub allocated: u64,
     pub reserved: u64,
+}
+
+/// An event as the ring keeps it: the host clock's seconds, converted to
+/// PyTorch's microseconds when read.
+#[derive(Debug, Clone, Copy)]
+struct Kept {
+    action: Action,
+    stream: StreamId,
+    addr: u64,
+    size: u64,
+    time: f64,
+    frame: Frame,
+    allocated: u64,
+    reserved: u64,
+}
+
+impl Kept {
+    /// How many of PyTorch's events it stands for.
+    fn weight(&self) -> usize {
+        match self.action {
+            Action::Free => 2,
+            _ => 1,
+        }
+    }
 }
 
 /// A script or cell that ran, for resolving frames to lines.
@@ -206,9 +235,14 @@ impl Context {
         lock(&self.sources).clone()
     }
 
-    /// Now on the host's clock, in microseconds since the Unix epoch.
-    pub fn time_us(&self) -> u64 {
-        self.origin_us + (self.clock.now() * 1e6) as u64
+    /// Now on the host's clock, in seconds since the session began.
+    fn now(&self) -> f64 {
+        self.clock.now()
+    }
+
+    /// A time on the host's clock in microseconds since the Unix epoch.
+    fn time_us(&self, seconds: f64) -> u64 {
+        self.origin_us + (seconds * 1e6) as u64
     }
 }
 
@@ -258,7 +292,9 @@ impl<'a> Resolver<'a> {
 pub struct History {
     enabled: bool,
     max_entries: usize,
-    entries: VecDeque<Entry>,
+    kept: VecDeque<Kept>,
+    /// PyTorch's events in `kept` (a `Free` is two).
+    events: usize,
     /// Events dropped from the front since recording began.
     dropped: u64,
     ctx: Arc<Context>,
@@ -275,7 +311,8 @@ impl History {
         History {
             enabled: true,
             max_entries: DEFAULT_MAX_ENTRIES,
-            entries: VecDeque::new(),
+            kept: VecDeque::new(),
+            events: 0,
             dropped: 0,
             ctx,
         }
@@ -302,18 +339,74 @@ impl History {
     pub fn configure(&mut self, enabled: bool, max_entries: usize) {
         self.enabled = enabled;
         self.max_entries = max_entries.max(1);
-        while self.entries.len() > self.max_entries {
-            self.entries.pop_front();
-            self.dropped += 1;
+        self.make_room(0);
+    }
+
+    /// Drops the oldest events until `more` fit (of a free, its request
+    /// first, when one event is all that must go).
+    fn make_room(&mut self, more: usize) {
+        while self.events + more > self.max_entries {
+            let excess = self.events + more - self.max_entries;
+            let Some(front) = self.kept.front_mut() else {
+                break;
+            };
+            if front.action == Action::Free && excess == 1 {
+                front.action = Action::FreeCompleted;
+                self.events -= 1;
+                self.dropped += 1;
+                continue;
+            }
+            let Some(k) = self.kept.pop_front() else {
+                break;
+            };
+            self.events -= k.weight();
+            self.dropped += k.weight() as u64;
         }
     }
 
-    pub fn entries(&self) -> &VecDeque<Entry> {
-        &self.entries
+    /// How many events are kept.
+    pub fn len(&self) -> usize {
+        self.events
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events == 0
+    }
+
+    /// The kept events, oldest first, as PyTorch's trace lists them.
+    pub fn entries(&self) -> Vec<Entry> {
+        let mut out = Vec::with_capacity(self.events);
+        for k in &self.kept {
+            let e = Entry {
+                action: k.action,
+                addr: k.addr,
+                size: k.size,
+                stream: k.stream,
+                time_us: self.ctx.time_us(k.time),
+                frame: k.frame,
+                allocated: k.allocated,
+                reserved: k.reserved,
+            };
+            match k.action {
+                Action::Free => {
+                    out.push(Entry {
+                        action: Action::FreeRequested,
+                        ..e
+                    });
+                    out.push(Entry {
+                        action: Action::FreeCompleted,
+                        ..e
+                    });
+                }
+                _ => out.push(e),
+            }
+        }
+        out
     }
 
     pub fn clear(&mut self) {
-        self.entries.clear();
+        self.kept.clear();
+        self.events = 0;
         self.dropped = 0;
     }
 
@@ -334,20 +427,23 @@ impl History {
         if !self.enabled {
             return;
         }
-        if self.entries.len() >= self.max_entries {
-            self.entries.pop_front();
-            self.dropped += 1;
-        }
-        self.entries.push_back(Entry {
+        let mut k = Kept {
             action,
+            stream,
             addr,
             size,
-            stream,
-            time_us: self.ctx.time_us(),
+            time: self.ctx.now(),
             frame: self.ctx.frame(),
             allocated: totals.0,
             reserved: totals.1,
-        });
+        };
+        if k.weight() > self.max_entries {
+            // A ring of one keeps a free's completion alone.
+            k.action = Action::FreeCompleted;
+        }
+        self.make_room(k.weight());
+        self.events += k.weight();
+        self.kept.push_back(k);
     }
 }
 
@@ -373,9 +469,30 @@ mod tests {
         let addrs: Vec<u64> = h.entries().iter().map(|e| e.addr).collect();
         assert_eq!(addrs, [2, 3, 4]);
         assert_eq!(h.dropped(), 2);
+        // A free is two events: it pushes out two.
+        h.record(Action::Free, 5, 512, 0, (0, 0));
+        let actions: Vec<Action> = h.entries().iter().map(|e| e.action).collect();
+        assert_eq!(
+            actions,
+            [Action::Alloc, Action::FreeRequested, Action::FreeCompleted]
+        );
+        assert_eq!((h.len(), h.dropped()), (3, 4));
+        // One more event drops the oldest; then one more only the free's request.
+        h.record(Action::Alloc, 6, 512, 0, (0, 0));
+        h.record(Action::Alloc, 7, 512, 0, (0, 0));
+        let got: Vec<(Action, u64)> = h.entries().iter().map(|e| (e.action, e.addr)).collect();
+        assert_eq!(
+            got,
+            [
+                (Action::FreeCompleted, 5),
+                (Action::Alloc, 6),
+                (Action::Alloc, 7)
+            ]
+        );
+        assert_eq!((h.len(), h.dropped()), (3, 6));
         h.configure(false, 3);
         h.record(Action::Alloc, 9, 512, 0, (0, 0));
-        assert_eq!(h.entries().len(), 3, "nothing is recorded while disabled");
+        assert_eq!(h.len(), 3, "nothing is recorded while disabled");
     }
 
     #[test]

@@ -103,6 +103,9 @@ pub struct Segment {
 #[derive(Debug, Clone, Copy)]
 struct Node {
     segment: u64,
+    /// Its segment's address (`Segment::handle`): the history records
+    /// addresses without looking the segment up.
+    base: u64,
     offset: usize,
     size: usize,
     state: BlockState,
@@ -286,11 +289,10 @@ impl<S: SegmentSource> CachingAllocator<S> {
             .record(action, addr, size as u64, stream, totals);
     }
 
-    /// The address of byte `offset` of segment `segment`.
-    fn addr_of(&self, segment: u64, offset: usize) -> u64 {
-        self.segments
-            .get(&segment)
-            .map_or(0, |s| s.handle + offset as u64)
+    /// The device address of the block in slab slot `i`.
+    fn addr_of(&self, i: u32) -> u64 {
+        let n = &self.nodes[i as usize];
+        n.base + n.offset as u64
     }
 
     /// A segment's blocks in address order, with the statement that
@@ -459,7 +461,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         st.requested.add(size as u64);
         st.allocations.add(1);
         st.total_allocations += 1;
-        let addr = self.addr_of(node.segment, node.offset);
+        let addr = self.addr_of(at);
         self.record(Action::Alloc, addr, size, stream);
         Ok(Block {
             node: at,
@@ -518,6 +520,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
         self.next_segment += 1;
         let first = self.node(Node {
             segment: id,
+            base: handle,
             offset: 0,
             size,
             state: BlockState::Free,
@@ -575,7 +578,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
             st.allocated.sub(block.size as u64);
             st.requested.sub(requested as u64);
             st.allocations.sub(1);
-            let addr = self.addr_of(block.segment, block.offset);
+            let addr = node.base + block.offset as u64;
             self.record(Action::FreeRequested, addr, requested, block.stream);
         }
     }
@@ -640,11 +643,12 @@ impl<S: SegmentSource> CachingAllocator<S> {
         }
         // As PyTorch's: a plain free is requested and completed at once; a
         // block held back for a stream (`free_later`) completes now.
-        let addr = self.addr_of(block.segment, block.offset);
-        if was_allocated {
-            self.record(Action::FreeRequested, addr, requested, block.stream);
-        }
-        self.record(Action::FreeCompleted, addr, requested, block.stream);
+        let addr = node.base + block.offset as u64;
+        let action = match was_allocated {
+            true => Action::Free,
+            false => Action::FreeCompleted,
+        };
+        self.record(action, addr, requested, block.stream);
     }
 
     /// Releases every segment that is entirely free back to the device.

@@ -7,8 +7,8 @@
 use super::Runtime;
 use crate::runtime::gpu::lock;
 
-/// Slots of the op-number cache: op names are static strings, so a slot
-/// is keyed by the name's address.
+/// Slots of the op-number cache (a power of two): op names are static
+/// strings, so a slot is keyed by the name's address.
 pub(super) const OP_SLOTS: usize = 64;
 
 impl Runtime {
@@ -31,8 +31,11 @@ impl Runtime {
         if self.devices.count() == 0 {
             return;
         }
+        // Names lie bytes apart in the binary: Fibonacci hashing spreads them.
         let key = op.as_ptr() as usize ^ op.len();
-        let slot = &mut self.op_numbers[(key >> 3) % OP_SLOTS];
+        let hash =
+            (key as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - OP_SLOTS.trailing_zeros());
+        let slot = &mut self.op_numbers[hash as usize];
         let number = match *slot {
             (k, n) if k == key => n,
             _ => {

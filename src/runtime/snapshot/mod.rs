@@ -62,7 +62,7 @@ fn read(devices: &Devices) -> (Vec<SegmentInfo>, Vec<Vec<Entry>>) {
             .collect();
         mine.sort_by_key(|s| s.address);
         segments.extend(mine);
-        traces.push(a.history().entries().iter().copied().collect());
+        traces.push(a.history().entries());
     }
     (segments, traces)
 }
@@ -273,7 +273,7 @@ pub fn dump(devices: &Devices, path: &Path) -> Result<Written, Error> {
             .fold((0, 0), |(s, e), g| {
                 (
                     s + g.allocator.segments().count(),
-                    e + g.allocator.history().entries().len(),
+                    e + g.allocator.history().len(),
                 )
             });
     Ok(Written {
