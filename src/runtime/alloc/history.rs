@@ -340,6 +340,9 @@ impl History {
         self.enabled = enabled;
         self.max_entries = max_entries.max(1);
         self.make_room(0);
+        if self.kept.capacity() > self.max_entries {
+            self.kept.shrink_to(self.max_entries);
+        }
     }
 
     /// Drops the oldest events until `more` fit (of a free, its request
@@ -437,6 +440,11 @@ impl History {
             allocated: totals.0,
             reserved: totals.1,
         };
+        if self.kept.capacity() == 0 {
+            // The whole ring at once: growing it by doubling copies it and
+            // touches twice the pages (the pages themselves come as written).
+            self.kept.reserve_exact(self.max_entries.min(1 << 24));
+        }
         if k.weight() > self.max_entries {
             // A ring of one keeps a free's completion alone.
             k.action = Action::FreeCompleted;
