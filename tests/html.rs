@@ -164,3 +164,26 @@ fn profile_draws_a_timeline_with_the_terminals_legend_and_a_monospace_table() {
         assert!(h.contains(item), "legend lacks {item}: {h}");
     }
 }
+
+#[test]
+fn mem_history_is_an_svg_whose_columns_name_their_statements() {
+    let mut s = html_session();
+    let pages = htmls(
+        &mut s,
+        "x = ones(1000, device=cuda)\nbig = zeros(4000000, device=cuda)\ndel big\nmem history",
+    );
+    let page = pages.last().expect("mem history shows HTML");
+    assert!(
+        page.starts_with("<svg") && page.ends_with("</svg>"),
+        "{page}"
+    );
+    // Hovering a column names the statement with the most allocated in it.
+    assert!(
+        page.contains("<title>event 4: 16.0 MiB allocated, 18.0 MiB reserved at most; highest at cell 1, line 2: `big = zeros(4000000, device=cuda)` (zeros)</title>"),
+        "{page}"
+    );
+    assert!(
+        page.contains("peak allocated 16.0 MiB at event 4"),
+        "{page}"
+    );
+}
