@@ -188,19 +188,15 @@ pub fn text(
     let last = count(number);
     let gap = cols.len().saturating_sub(first.len() + last.len());
     out.push_str(&format!("{:label_width$}  {first}{:gap$}{last}\n", "", ""));
-    let a = &entries[peak_alloc];
+    let a = entries[peak_alloc].allocated;
     out.push_str(&format!(
-        "▲ peak allocated {} at event {}: {}\n",
-        h(a.allocated),
-        count(dropped + peak_alloc as u64 + 1),
-        describe(place(peak_alloc).as_ref())
+        "▲ {}\n",
+        peak("allocated", a, peak_alloc, dropped, place)
     ));
-    let r = &entries[peak_reserved];
+    let r = entries[peak_reserved].reserved;
     out.push_str(&format!(
-        "  peak reserved {} at event {}: {}\n",
-        h(r.reserved),
-        count(dropped + peak_reserved as u64 + 1),
-        describe(place(peak_reserved).as_ref())
+        "  {}\n",
+        peak("reserved", r, peak_reserved, dropped, place)
     ));
     let now = entries.last().copied();
     if let Some(now) = now {
@@ -212,6 +208,22 @@ pub fn text(
     }
     out.push_str(&ooms(entries, dropped, place));
     out
+}
+
+/// "peak allocated 16.0 MiB at event 4: cell 1, line 2: `...` (zeros)".
+fn peak(
+    what: &str,
+    bytes: u64,
+    i: usize,
+    dropped: u64,
+    place: &mut dyn FnMut(usize) -> Option<Place>,
+) -> String {
+    format!(
+        "peak {what} {} at event {}: {}",
+        h(bytes),
+        count(dropped + i as u64 + 1),
+        describe(place(i).as_ref())
+    )
 }
 
 /// A line for each of the last out-of-memory events, if any.
@@ -331,17 +343,15 @@ pub fn svg(
             ));
         }
     }
-    let a = &entries[peak_alloc];
+    let a = entries[peak_alloc].allocated;
     s.push_str(&format!(
         "<text x=\"{left}\" y=\"{:.1}\">{}</text><text x=\"{left}\" y=\"{:.1}\">{}</text></svg>",
         y(0) + 16.0,
         escape(&heading(device, entries.len(), dropped, number)),
         y(0) + 30.0,
         escape(&format!(
-            "▲ peak allocated {} at event {}: {}",
-            h(a.allocated),
-            count(dropped + peak_alloc as u64 + 1),
-            describe(place(peak_alloc).as_ref())
+            "▲ {}",
+            peak("allocated", a, peak_alloc, dropped, place)
         ))
     ));
     s
