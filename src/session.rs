@@ -16,6 +16,7 @@ pub use crate::eval::show::repr;
 use crate::eval::{Hooks, Interp};
 pub use crate::eval::{Output, Shown, Value};
 use crate::lang::{self, ast::Stmt, Completeness};
+use crate::runtime::alloc::history::SourceName;
 use crate::runtime::backend::{BackendChoice, SimBackend};
 use crate::runtime::devices::Devices;
 use crate::runtime::dispatch::pick;
@@ -127,7 +128,7 @@ pub struct Session {
     interp: Interp,
     devices: Arc<Devices>,
     config: Config,
-    history: Vec<String>,
+    history: Vec<Arc<str>>,
 }
 
 impl Session {
@@ -192,10 +193,11 @@ impl Session {
     /// Runs a cell. Statements run in order; the first error stops the cell and
     /// leaves every variable as it was before that statement.
     pub fn execute(&mut self, src: &str) -> Outcome {
-        self.history.push(src.to_string());
+        let text: Arc<str> = Arc::from(src);
+        self.history.push(Arc::clone(&text));
         let mut outcome = Outcome::default();
-        let name = format!("cell {}", self.history.len());
-        self.run_source("cell", &name, src, false, |_, o| outcome.merge(o));
+        let cell = SourceName::Cell(self.history.len() as u32);
+        self.run_source("cell", (cell, text), false, |_, o| outcome.merge(o));
         outcome
     }
 
@@ -208,22 +210,24 @@ impl Session {
         keep_going: bool,
         each: impl FnMut(&str, Outcome),
     ) -> bool {
-        self.run_source(name, name, src, keep_going, each)
+        let frames = (SourceName::File(Arc::from(name)), Arc::from(src));
+        self.run_source(name, frames, keep_going, each)
     }
 
     /// `run_script`, with errors naming the source `name` and the memory
-    /// history's frames naming it `frames_name` (a REPL's or notebook's
-    /// `cell 3`).
+    /// history's frames naming it and holding its text as `frames` says (a
+    /// REPL's cell by its number, its text shared with the input history).
     fn run_source(
         &mut self,
         name: &str,
-        frames_name: &str,
-        src: &str,
+        frames: (SourceName, Arc<str>),
         keep_going: bool,
         mut each: impl FnMut(&str, Outcome),
     ) -> bool {
         self.interp.rt.interrupt.store(false, Ordering::Relaxed);
-        self.interp.rt.begin_source(frames_name, src);
+        let text = Arc::clone(&frames.1);
+        let src: &str = &text;
+        self.interp.rt.begin_source(frames.0, frames.1);
         let stmts = match lang::parse(src) {
             Ok(s) => s,
             Err(diags) => {
@@ -428,7 +432,7 @@ impl Session {
         self.devices.take_hazards();
     }
 
-    pub fn history(&self) -> &[String] {
+    pub fn history(&self) -> &[Arc<str>] {
         &self.history
     }
 }

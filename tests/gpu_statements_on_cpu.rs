@@ -139,6 +139,8 @@ fn every_cpu_example_in_the_help_runs() {
         "elapsed_time",
         "reset_peak_memory_stats",
         "memory_summary",
+        "record_memory_history",
+        "dump_snapshot",
     ];
     for d in cudash::eval::docs::DOCS {
         if needs_cuda.contains(&d.name) {

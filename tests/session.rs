@@ -212,7 +212,8 @@ fn history_keeps_cells() {
     let mut s = common::session();
     s.execute("a = 1");
     s.execute("a");
-    assert_eq!(s.history(), &["a = 1".to_string(), "a".to_string()]);
+    let history: Vec<&str> = s.history().iter().map(|h| &**h).collect();
+    assert_eq!(history, ["a = 1", "a"]);
 }
 
 /// `help` names each topic's PyTorch spelling beside cudash's.

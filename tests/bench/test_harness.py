@@ -16,6 +16,8 @@ FIGURE = re.compile(r"^[0-9.]+ (ns|µs|ms|s)( median)?$|^[0-9.]+ (ns|µs)/(eleme
 # Every row the harness promises, by the start of its first cell.
 ROWS = [
     "tiny-op loop",
+    "tiny-op loop on cuda",
+    "`dump_snapshot` of",
     "add, ",
     "sum, ",
     "matmul ",

@@ -121,10 +121,29 @@ impl Kept {
     }
 }
 
-/// A script or cell that ran, for resolving frames to lines.
+/// What a source is called in frames: a cell of the REPL or a notebook by
+/// its number (no text of its own), or a script by its name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SourceName {
+    Cell(u32),
+    File(Arc<str>),
+}
+
+impl std::fmt::Display for SourceName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SourceName::Cell(n) => write!(f, "cell {n}"),
+            SourceName::File(name) => f.write_str(name),
+        }
+    }
+}
+
+/// A script or cell that ran, for resolving frames to lines. Its text is
+/// shared with the session's input history, so each run keeps only this
+/// entry (40 bytes) beyond what the history keeps anyway.
 #[derive(Debug, Clone)]
 pub struct Source {
-    pub name: String,
+    pub name: SourceName,
     pub text: Arc<str>,
 }
 
@@ -220,12 +239,9 @@ impl Context {
     }
 
     /// A script or cell about to run: its number for `set_statement`.
-    pub fn add_source(&self, name: &str, text: &str) -> u32 {
+    pub fn add_source(&self, name: SourceName, text: Arc<str>) -> u32 {
         let mut s = lock(&self.sources);
-        s.push(Source {
-            name: name.to_string(),
-            text: Arc::from(text),
-        });
+        s.push(Source { name, text });
         // Numbers start at 1 (0 is none) and wrap past what a frame holds.
         (s.len() % (1 << SOURCE_BITS)) as u32
     }
@@ -280,7 +296,7 @@ impl<'a> Resolver<'a> {
             .find('\n')
             .map_or(src.text.len(), |e| start + e);
         Some(Place {
-            filename: src.name.clone(),
+            filename: src.name.to_string(),
             line: line as u32,
             name: self.ctx.op_name(frame.op()),
             statement: src.text[start..end].trim().to_string(),
@@ -506,7 +522,10 @@ mod tests {
     #[test]
     fn frames_resolve_to_lines_and_ops() {
         let ctx = Context::default();
-        let src = ctx.add_source("train.cudash", "x = 1\n\ny = x @ w\n");
+        let src = ctx.add_source(
+            SourceName::File(Arc::from("train.cudash")),
+            Arc::from("x = 1\n\ny = x @ w\n"),
+        );
         ctx.set_statement(src, 8);
         ctx.set_op(ctx.intern_op("matmul"));
         let place = Resolver::new(&ctx).place(ctx.frame()).unwrap();

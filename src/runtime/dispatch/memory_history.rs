@@ -4,7 +4,10 @@
 //! keeps them in the devices' shared `Context`, one word the allocators read.
 //! `record_memory_history` configures every device's ring.
 
+use std::sync::Arc;
+
 use super::Runtime;
+use crate::runtime::alloc::history::SourceName;
 use crate::runtime::gpu::lock;
 
 /// Slots of the op-number cache (a power of two): op names are static
@@ -13,7 +16,7 @@ pub(super) const OP_SLOTS: usize = 64;
 
 impl Runtime {
     /// A script or cell named `name` is about to run.
-    pub fn begin_source(&mut self, name: &str, text: &str) {
+    pub fn begin_source(&mut self, name: SourceName, text: Arc<str>) {
         if self.devices.count() > 0 {
             self.source = self.devices.history().add_source(name, text);
         }
