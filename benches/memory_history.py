@@ -18,12 +18,18 @@ QUICK = "--quick" in sys.argv
 SCALE = 10 if QUICK else 1
 
 
-def run(script: str) -> str:
+ENV = dict(os.environ, CUDASH_BACKEND="sim")
+
+
+def script_file(script: str) -> str:
     with tempfile.NamedTemporaryFile("w", suffix=".cudash", delete=False) as f:
         f.write(script)
-        path = f.name
-    env = dict(os.environ, CUDASH_BACKEND="sim")
-    out = subprocess.run([CUDASH, "run", path, "--no-color"], capture_output=True, text=True, env=env, check=True).stdout
+        return f.name
+
+
+def run(script: str) -> str:
+    path = script_file(script)
+    out = subprocess.run([CUDASH, "run", path, "--no-color"], capture_output=True, text=True, env=ENV, check=True).stdout
     os.unlink(path)
     return out
 
@@ -70,11 +76,8 @@ allocs = 1_000_000 // SCALE
 
 def peak_rss(script: str) -> int:
     """The peak resident memory of one run, in KiB (this child's alone: wait4)."""
-    with tempfile.NamedTemporaryFile("w", suffix=".cudash", delete=False) as f:
-        f.write(script)
-        path = f.name
-    env = dict(os.environ, CUDASH_BACKEND="sim")
-    p = subprocess.Popen([CUDASH, "run", path, "--no-color"], stdout=subprocess.DEVNULL, env=env)
+    path = script_file(script)
+    p = subprocess.Popen([CUDASH, "run", path, "--no-color"], stdout=subprocess.DEVNULL, env=ENV)
     _, status, usage = os.wait4(p.pid, 0)
     p.returncode = status
     os.unlink(path)

@@ -336,12 +336,8 @@ impl<S: SegmentSource> CachingAllocator<S> {
 
     /// A segment's blocks in address order: (offset, size, state).
     pub fn blocks(&self, seg: &Segment) -> impl Iterator<Item = (usize, usize, BlockState)> + '_ {
-        let mut at = seg.first;
-        std::iter::from_fn(move || {
-            let n = self.nodes.get(at as usize)?;
-            at = n.next;
-            Some((n.offset, n.size, n.state))
-        })
+        self.blocks_with_frames(seg)
+            .map(|(offset, size, state, _)| (offset, size, state))
     }
 
     /// Adds free block `i` to the free index.

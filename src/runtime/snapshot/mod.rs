@@ -98,8 +98,8 @@ impl Frames<'_> {
     }
 }
 
-/// The snapshot of every device, pickled.
-pub fn pickled(devices: &Devices) -> Vec<u8> {
+/// The snapshot of every device, pickled, with what it holds.
+pub fn pickled(devices: &Devices) -> (Vec<u8>, Written) {
     let (segments, traces) = read(devices);
     let mut frames = Frames {
         resolver: Resolver::new(devices.history()),
@@ -126,7 +126,13 @@ pub fn pickled(devices: &Devices) -> Vec<u8> {
     p.key("allocator_settings");
     write_settings(&mut p);
     p.end();
-    p.finish()
+    let bytes = p.finish();
+    let written = Written {
+        segments: segments.len(),
+        events: traces.iter().map(Vec::len).sum(),
+        bytes: bytes.len(),
+    };
+    (bytes, written)
 }
 
 fn write_segment(p: &mut Pickler, frames: &mut Frames, s: &SegmentInfo) {
@@ -256,7 +262,7 @@ pub fn dump(devices: &Devices, path: &Path) -> Result<Written, Error> {
             "it is a directory; give a file name, such as `run.pickle`".into(),
         ));
     }
-    let bytes = pickled(devices);
+    let (bytes, done) = pickled(devices);
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -267,18 +273,5 @@ pub fn dump(devices: &Devices, path: &Path) -> Result<Written, Error> {
         let _ = std::fs::remove_file(&partial);
         return Err(fail(e.to_string()));
     }
-    let (segments, events) =
-        (0..devices.count())
-            .filter_map(|d| devices.gpu(d))
-            .fold((0, 0), |(s, e), g| {
-                (
-                    s + g.allocator.segments().count(),
-                    e + g.allocator.history().len(),
-                )
-            });
-    Ok(Written {
-        segments,
-        events,
-        bytes: bytes.len(),
-    })
+    Ok(done)
 }
