@@ -649,11 +649,12 @@ impl Drop for Node {
         };
         adopt(&mut self.next, &mut one, &mut more);
         loop {
-            let Some(n) = one.take().or_else(|| more.pop()) else {
+            let Some(mut n) = one.take().or_else(|| more.pop()) else {
                 break;
             };
-            // The last owner takes the node's edges before it goes.
-            if let Ok(mut node) = Arc::try_unwrap(n) {
+            // The last owner takes the node's edges before it goes (in
+            // place: moving a node out of its `Arc` copies all of it).
+            if let Some(node) = Arc::get_mut(&mut n) {
                 adopt(&mut node.next, &mut one, &mut more);
             }
         }
