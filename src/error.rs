@@ -136,6 +136,16 @@ pub enum Error {
     /// `UnboundLocalError`.
     #[error("cannot read the local variable `{name}` before it is assigned")]
     Unbound { name: String },
+    /// What a DataLoader worker's sample function raised, re-raised in the
+    /// loop as PyTorch's `DataLoader` does ("Caught ValueError in DataLoader
+    /// worker process 0"): its class, label and help are the error's own.
+    #[error("Caught {} in DataLoader worker {worker}{}: {error}", .error.class(), making(.sample))]
+    Worker {
+        worker: usize,
+        /// The sample being made, when one was.
+        sample: Option<usize>,
+        error: Box<Error>,
+    },
     /// Python or PyTorch written where cudash has its own form (`import
     /// torch`, `torch.zeros(2)`, `range(3)`, a `:` block): what it is here.
     #[error("{message}")]
@@ -148,6 +158,11 @@ pub enum Error {
         /// `SyntaxError` (the program did not parse), `NameError`, `AttributeError`.
         class: &'static str,
     },
+}
+
+/// " making sample 3" (a worker's error), or nothing.
+fn making(sample: &Option<usize>) -> String {
+    sample.map_or(String::new(), |i| format!(" making sample {i}"))
 }
 
 impl Error {
@@ -217,6 +232,7 @@ impl Error {
             Error::Autograd { .. } => "RuntimeError",
             Error::ReadOnly { .. } => "AttributeError",
             Error::Spelling { class, .. } => class,
+            Error::Worker { error, .. } => error.class(),
         }
     }
 
@@ -250,6 +266,7 @@ impl Error {
             Error::ReadOnly { .. } => "cannot be set".into(),
             Error::Recursion { .. } => "one call too many".into(),
             Error::Unbound { .. } => "not assigned yet".into(),
+            Error::Worker { error, .. } => error.label(),
         }
     }
 
@@ -315,6 +332,7 @@ impl Error {
                  reports it at that statement). CUDA runs nothing more on {device} in this \
                  process: restart cudash (in Jupyter, restart the kernel)"
             )),
+            Error::Worker { error, .. } => error.help(),
             Error::IndexOutOfRange { size, .. } => Some(format!(
                 "valid indices are 0..{size} (or -{size}..-1 counting from the end)"
             )),

@@ -84,3 +84,100 @@ fn ctrl_c_stops_a_long_sleep() {
     assert!(began.elapsed().as_secs() < 10, "{:?}", began.elapsed());
     assert_eq!(ok_in(&mut s, "print(1 + 1)").trim(), "2");
 }
+
+/// `Dataset(get, n)` with workers: each worker runs the session's function
+/// on its own thread; leaving the loop stops the function each worker is
+/// running (a long `sleep` in it) instead of waiting for the batches
+/// queued to it, and no worker outlives the loop.
+#[test]
+fn a_dataset_functions_workers_stop_when_the_loop_ends() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut s = sim_session(1, 1 << 30);
+    ok_in(
+        &mut s,
+        "fn slow(i) {\n  if i > 0 { sleep(5) }\n  return ones(2) * i\n}\nds = Dataset(slow, 64)",
+    );
+    let began = std::time::Instant::now();
+    ok_in(
+        &mut s,
+        "for b in DataLoader(ds, batch_size=1, num_workers=4) { break }",
+    );
+    // Each worker has two batches queued, each five seconds of sleep.
+    assert!(
+        began.elapsed().as_secs_f64() < 3.0,
+        "the loop waited {:?} for workers to finish batches nobody asked for",
+        began.elapsed()
+    );
+    assert_eq!(workers_alive(), 0, "after a break");
+}
+
+/// Ctrl-C while the main thread waits for a worker's function.
+#[test]
+fn ctrl_c_stops_a_dataset_functions_workers() {
+    use std::sync::atomic::Ordering;
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut s = sim_session(1, 1 << 30);
+    ok_in(
+        &mut s,
+        "fn slow(i) {\n  sleep(600)\n  return ones(2)\n}\nn = 0",
+    );
+    let flag = s.interrupt_handle();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        flag.store(true, Ordering::Relaxed);
+    });
+    let began = std::time::Instant::now();
+    let o = s.execute("for b in DataLoader(Dataset(slow, 8), num_workers=2) { n += 1 }");
+    t.join().unwrap();
+    assert_eq!(o.error.expect("interrupted").ename, "Interrupted");
+    assert!(began.elapsed().as_secs() < 10, "{:?}", began.elapsed());
+    assert_eq!(workers_alive(), 0);
+    assert_eq!(ok_in(&mut s, "print(n)").trim(), "0");
+}
+
+/// Every sample once per epoch, in PyTorch's order (no shuffle), whatever
+/// the batch size and the number of workers; a shuffled epoch is a
+/// permutation.
+#[test]
+fn a_dataset_functions_epoch_gives_every_sample_once() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut s = sim_session(1, 1 << 30);
+    ok_in(&mut s, "fn get(i) { return [i, ones(2) * i] }");
+    for (n, batch, workers, shuffle) in [
+        (0, 3, 0, false),
+        (1, 3, 2, false),
+        (10, 3, 0, false),
+        (10, 3, 4, false),
+        (17, 4, 3, true),
+        (33, 1, 8, false),
+        (25, 7, 2, true),
+    ] {
+        let out = ok_in(
+            &mut s,
+            &format!(
+                "seen = list()\nfor ib, xb in DataLoader(Dataset(get, {n}), batch_size={batch}, num_workers={workers}, shuffle={shuffle}) {{\n  for i in ib.tolist() {{ seen.append(i) }}\n}}\nprint(seen)"
+            ),
+        );
+        let seen: Vec<usize> = out
+            .trim()
+            .trim_matches(|c| c == '[' || c == ']')
+            .split(", ")
+            .filter(|x| !x.is_empty())
+            .map(|x| x.parse().unwrap())
+            .collect();
+        let mut sorted = seen.clone();
+        sorted.sort_unstable();
+        assert_eq!(
+            sorted,
+            (0..n).collect::<Vec<_>>(),
+            "n={n} batch={batch} workers={workers}"
+        );
+        if !shuffle {
+            assert_eq!(
+                seen, sorted,
+                "in order: n={n} batch={batch} workers={workers}"
+            );
+        }
+    }
+    assert_eq!(workers_alive(), 0);
+}

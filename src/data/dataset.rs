@@ -1,11 +1,116 @@
-//! `TensorDataset(*tensors)`: sample `i` is row `i` of each tensor.
+//! The map-style datasets a `DataLoader` reads: `TensorDataset(*tensors)`,
+//! whose sample `i` is row `i` of each tensor, and `Dataset(get, n)`, whose
+//! sample `i` the session's function `get(i)` makes (PyTorch's `Dataset`
+//! subclass with `__getitem__` and `__len__`); and PyTorch's
+//! `default_collate`, which stacks samples into a batch.
 
+use std::any::Any;
 use std::sync::Arc;
 
 use crate::error::Error;
 use crate::runtime::op::index::{select, Index};
 use crate::runtime::ops::join::stack;
 use crate::runtime::{Device, Tensor};
+
+/// A dataset a `DataLoader` reads.
+#[derive(Debug)]
+pub enum Dataset {
+    Tensors(TensorDataset),
+    Function(FunctionDataset),
+}
+
+impl Dataset {
+    pub fn len(&self) -> usize {
+        match self {
+            Dataset::Tensors(ds) => ds.len(),
+            Dataset::Function(ds) => ds.len,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// What `DataLoader`'s description calls it.
+    pub fn describe(&self) -> String {
+        match self {
+            Dataset::Tensors(ds) => format!(
+                "a TensorDataset of {} samples ({} tensors)",
+                ds.len(),
+                ds.tensors.len()
+            ),
+            Dataset::Function(ds) => format!("Dataset({}, {})", ds.name, ds.len),
+        }
+    }
+}
+
+/// `Dataset(get, n)`: `n` samples, sample `i` made by `get(i)`.
+pub struct FunctionDataset {
+    /// The session's function, opaque to this layer: the interpreter runs
+    /// it (`epoch::Host`).
+    pub get: Arc<dyn Any + Send + Sync>,
+    /// Its name, for what the session shows.
+    pub name: String,
+    pub len: usize,
+}
+
+impl std::fmt::Debug for FunctionDataset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Dataset({}, {})", self.name, self.len)
+    }
+}
+
+/// One sample `get(i)` made, numbers already made 0-d tensors: a tensor
+/// (`single`), or a list of them.
+#[derive(Debug)]
+pub struct Sample {
+    pub fields: Vec<Tensor>,
+    pub single: bool,
+}
+
+/// PyTorch's `default_collate` of `samples` (sample `indices[k]` is
+/// `samples[k]`): field `j` of every sample stacked into tensor `j` of the
+/// batch. Every sample has the structure of the first (a tensor, or a
+/// list as long), on the host, each field of the shape of the first's.
+pub fn collate(samples: &[Sample], indices: &[usize]) -> Result<Vec<Tensor>, Error> {
+    let Some(first) = samples.first() else {
+        return Ok(Vec::new());
+    };
+    let structure = |s: &Sample| match s.single {
+        true => "a tensor".to_string(),
+        false => format!("a list of {}", s.fields.len()),
+    };
+    for (s, &i) in samples.iter().zip(indices) {
+        if s.single != first.single || s.fields.len() != first.fields.len() {
+            return Err(Error::value_help(
+                format!(
+                    "each element in list of batch should be of equal size: sample {i} is {}, \
+                     sample {} is {}",
+                    structure(s),
+                    indices[0],
+                    structure(first)
+                ),
+                "make every sample the same: a tensor, or a list of as many tensors or numbers",
+            ));
+        }
+        if let Some(t) = s.fields.iter().find(|t| t.device() != Device::Cpu) {
+            return Err(Error::value_help(
+                format!(
+                    "cudash's DataLoader collates host tensors; sample {i} has one on {}",
+                    t.device()
+                ),
+                "make samples on the host and move each batch in the loop: \
+                 `xb.to(cuda, non_blocking=true)`, with `pin_memory=true` on the DataLoader",
+            ));
+        }
+    }
+    (0..first.fields.len())
+        .map(|j| {
+            let column: Vec<&Tensor> = samples.iter().map(|s| &s.fields[j]).collect();
+            stack(&column, 0)
+        })
+        .collect()
+}
 
 #[derive(Debug)]
 pub struct TensorDataset {

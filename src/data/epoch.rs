@@ -18,25 +18,74 @@
 //! clock times. The bytes and the order are the same either way.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::dataset::TensorDataset;
+use super::dataset::{collate, Dataset, FunctionDataset, Sample, TensorDataset};
 use super::loader::DataLoader;
-use crate::error::Error;
+use crate::error::{Diagnostic, Error};
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::spec::HOST;
 use crate::runtime::timeline::Lane;
 use crate::runtime::timing;
 use crate::runtime::{Device, Tensor};
+use crate::vocab::Span;
 
 /// What the timeline calls the loader's work.
 const OP: &str = "DataLoader";
 
+/// What a pass needs of the session: the main thread's runtime, and for a
+/// `Dataset(get, n)`, its function run on the main thread or on a worker's.
+pub trait Host {
+    fn runtime(&mut self) -> &mut Runtime;
+
+    /// Sample `i` of `ds`, made on the main thread (`num_workers=0`).
+    fn sample(&mut self, ds: &FunctionDataset, i: usize) -> Result<Sample, Diagnostic>;
+
+    /// What a worker runs on its own thread to make samples of `ds`: a
+    /// fetcher made there from the session as it is now (PyTorch's workers
+    /// start as copies of the process at `iter(loader)`), its generator
+    /// seeded with `seed`, stopped early when `stop` is set.
+    fn worker(&mut self, ds: &FunctionDataset, seed: u64, stop: Arc<AtomicBool>) -> WorkerStart;
+}
+
+/// Makes samples of a `Dataset(get, n)` on a worker's thread.
+pub trait Fetch {
+    fn sample(&mut self, i: usize) -> Result<Sample, Diagnostic>;
+
+    /// The host's modelled seconds the worker has worked so far.
+    fn seconds(&self) -> f64;
+
+    /// What the function printed since the last call (`print`, warnings).
+    fn printed(&mut self) -> Vec<Printed>;
+}
+
+/// A line a worker's function printed, shown in the loop when its batch
+/// is handed out.
+pub enum Printed {
+    Text(String),
+    Warning(String),
+}
+
+/// Makes a worker's fetcher, on the worker's thread.
+pub type WorkerStart = Box<dyn FnOnce() -> Box<dyn Fetch> + Send>;
+
+/// A batch as the loop gets it: one tensor per field of the samples; a
+/// lone tensor when each sample was one tensor (`for xb in loader`).
+pub struct Batch {
+    pub tensors: Vec<Arc<Tensor>>,
+    pub single: bool,
+    /// What a worker's function printed making it.
+    pub printed: Vec<Printed>,
+}
+
 pub struct Epoch {
     loader: Arc<DataLoader>,
+    /// The loop's, for the errors of the pass.
+    span: Span,
     batches: Vec<Vec<usize>>,
     /// The next batch to hand out.
     next: usize,
@@ -49,7 +98,12 @@ pub struct Epoch {
     /// batch is made, when the pin thread is free.
     free: Vec<f64>,
     made: HashMap<usize, f64>,
+    /// When each batch of a `Dataset(get, n)` was sent (its cost is known
+    /// once it is made).
+    sent_at: HashMap<usize, f64>,
     pin_free: f64,
+    /// Set when the pass ends: a worker stops its sample function.
+    stop: Arc<AtomicBool>,
 }
 
 struct Worker {
@@ -57,37 +111,68 @@ struct Worker {
     thread: Option<JoinHandle<()>>,
 }
 
-/// A batch a worker made, and when (its wall clock).
+/// A batch a worker made: its tensors and whether a sample was a lone
+/// tensor, when (its wall clock), and its modelled host seconds (a
+/// `Dataset(get, n)`'s; a `TensorDataset`'s are known when it is sent).
 struct Done {
     k: usize,
-    batch: Result<Vec<Tensor>, Error>,
+    batch: Result<(Vec<Tensor>, bool), Failed>,
     began: Instant,
     ended: Instant,
+    seconds: f64,
+    printed: Vec<Printed>,
 }
 
 impl Epoch {
     /// Starts a pass: the order drawn, the workers started and given
     /// their first batches.
-    pub fn start(rt: &mut Runtime, loader: &Arc<DataLoader>) -> Result<Epoch, Error> {
+    pub fn start(
+        host: &mut dyn Host,
+        loader: &Arc<DataLoader>,
+        span: Span,
+    ) -> Result<Epoch, Diagnostic> {
+        let rt = host.runtime();
         let batches = loader.batches(rt.generators.of(Device::Cpu));
+        // As PyTorch's: worker w's generator is seeded with a base seed
+        // drawn from the cpu generator for each pass, plus w.
+        let base_seed = match (&*loader.dataset, loader.num_workers) {
+            (Dataset::Function(_), 1..) => rt.generators.of(Device::Cpu).next_u64(),
+            _ => 0,
+        };
+        let stop = Arc::new(AtomicBool::new(false));
         let (done, results) = channel();
         let mut workers = Vec::new();
         for w in 0..loader.num_workers {
             let (tasks, inbox) = channel::<(usize, Vec<usize>)>();
-            let dataset = Arc::clone(&loader.dataset);
             let done = done.clone();
+            let job: Box<dyn FnOnce() + Send> = match &*loader.dataset {
+                Dataset::Tensors(_) => {
+                    let dataset = Arc::clone(&loader.dataset);
+                    Box::new(move || work(&dataset, &inbox, &done, w))
+                }
+                Dataset::Function(ds) => {
+                    let start =
+                        host.worker(ds, base_seed.wrapping_add(w as u64), Arc::clone(&stop));
+                    let stop = Arc::clone(&stop);
+                    Box::new(move || fetch_work(start, &inbox, &done, w, &stop))
+                }
+            };
             let thread = std::thread::Builder::new()
                 .name(format!("DataLoader worker {w}"))
-                .spawn(move || work(&dataset, &inbox, &done))
-                .map_err(|e| Error::value(format!("could not start DataLoader worker {w}: {e}")))?;
+                .spawn(job)
+                .map_err(|e| {
+                    Error::value(format!("could not start DataLoader worker {w}: {e}")).at(span)
+                })?;
             workers.push(Worker {
                 tasks: Some(tasks),
                 thread: Some(thread),
             });
         }
+        let rt = host.runtime();
         let now = rt.host_now();
         let mut epoch = Epoch {
             loader: Arc::clone(loader),
+            span,
             batches,
             next: 0,
             sent: 0,
@@ -96,7 +181,9 @@ impl Epoch {
             results: (loader.num_workers > 0).then_some(results),
             arrived: HashMap::new(),
             made: HashMap::new(),
+            sent_at: HashMap::new(),
             pin_free: now,
+            stop,
         };
         let first = (loader.num_workers * loader.prefetch_factor).min(epoch.batches.len());
         while epoch.sent < first {
@@ -113,29 +200,34 @@ impl Epoch {
         self.batches.is_empty()
     }
 
-    /// The next batch (one tensor per dataset tensor), None at the end.
-    pub fn next(&mut self, rt: &mut Runtime) -> Option<Result<Vec<Arc<Tensor>>, Error>> {
+    /// The next batch, None at the end.
+    pub fn next(&mut self, host: &mut dyn Host) -> Option<Result<Batch, Diagnostic>> {
         if self.next >= self.batches.len() {
             return None;
         }
         let k = self.next;
         self.next += 1;
         let made = match self.workers.is_empty() {
-            true => self.make_here(rt, k),
-            false => self.receive(rt, k),
+            true => self.make_here(host, k),
+            false => self.receive(host.runtime(), k),
         };
-        let batch = match made {
+        let ((batch, single), printed) = match made {
             Ok(b) => b,
             Err(e) => return Some(Err(e)),
         };
-        let batch = match self.loader.pin_memory {
-            true => self.pin(rt, k, batch),
+        let rt = host.runtime();
+        let tensors = match self.loader.pin_memory {
+            true => self.pin(rt, k, batch).map_err(|e| e.at(self.span)),
             false => Ok(batch.into_iter().map(Arc::new).collect()),
         };
         if !self.workers.is_empty() && self.sent < self.batches.len() {
             self.send(rt);
         }
-        Some(batch)
+        Some(tensors.map(|tensors| Batch {
+            tensors,
+            single,
+            printed,
+        }))
     }
 
     /// Sends the next batch's indices to its worker (`sent mod N`).
@@ -150,35 +242,69 @@ impl Epoch {
             // would leave the batch missing, which `receive` reports.
             let _ = tasks.send((k, indices));
         }
-        if rt.host_modelled() {
-            let start = self.free[w].max(rt.host_now());
-            let end = start + self.cost(rows, 1) * self.contention();
-            self.free[w] = end;
-            self.made.insert(k, end);
-            let bytes = (rows * self.loader.dataset.sample_bytes()) as u64;
-            draw(
-                rt,
-                Lane::Worker(w as u32),
-                (start, end),
-                bytes,
-                format!("batch {k}"),
-            );
+        if !rt.host_modelled() {
+            return;
+        }
+        match &*self.loader.dataset {
+            Dataset::Tensors(ds) => {
+                let bytes = (rows * ds.sample_bytes()) as u64;
+                self.schedule(rt, k, rt.host_now(), cost(ds, rows, 1), bytes);
+            }
+            // Its cost is known once the worker has made it (`receive`).
+            Dataset::Function(_) => {
+                self.sent_at.insert(k, rt.host_now());
+            }
         }
     }
 
-    /// `num_workers=0`: the main thread makes batch `k` when asked.
-    fn make_here(&mut self, rt: &mut Runtime, k: usize) -> Result<Vec<Tensor>, Error> {
+    /// Batch `k`, sent at `sent`, made by its worker in `seconds` of one
+    /// thread (modelled): on the worker's clock after its earlier batches,
+    /// slower when the loader's threads outnumber the cores.
+    fn schedule(&mut self, rt: &mut Runtime, k: usize, sent: f64, seconds: f64, bytes: u64) {
+        let w = k % self.workers.len();
+        let start = self.free[w].max(sent);
+        let end = start + seconds * self.contention();
+        self.free[w] = end;
+        self.made.insert(k, end);
+        draw(
+            rt,
+            Lane::Worker(w as u32),
+            (start, end),
+            bytes,
+            format!("batch {k}"),
+        );
+    }
+
+    /// `num_workers=0`: the main thread makes batch `k` when asked (a
+    /// `Dataset(get, n)`'s function runs in the session, its ops taking the
+    /// host's time as any; then the samples are stacked).
+    fn make_here(&mut self, host: &mut dyn Host, k: usize) -> Made {
         let indices = &self.batches[k];
-        let batch = self.loader.dataset.batch(indices)?;
         let rows = indices.len();
-        let bytes = (rows * self.loader.dataset.sample_bytes()) as u64;
-        rt.host_time(OP, self.cost(rows, HOST.cores), bytes);
-        Ok(batch)
+        match &*self.loader.dataset {
+            Dataset::Tensors(ds) => {
+                let batch = ds.batch(indices).map_err(|e| e.at(self.span))?;
+                let bytes = (rows * ds.sample_bytes()) as u64;
+                host.runtime()
+                    .host_time(OP, cost(ds, rows, HOST.cores), bytes);
+                Ok(((batch, false), Vec::new()))
+            }
+            Dataset::Function(ds) => {
+                let samples = indices
+                    .iter()
+                    .map(|&i| host.sample(ds, i))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let batch = collate(&samples, indices).map_err(|e| e.at(self.span))?;
+                let (seconds, bytes) = collate_cost(&batch, HOST.cores);
+                host.runtime().host_time(OP, seconds, bytes);
+                Ok(((batch, samples[0].single), Vec::new()))
+            }
+        }
     }
 
     /// Batch `k` from its worker: the main thread waits for it if it is not
     /// made yet (on the modelled clock too).
-    fn receive(&mut self, rt: &mut Runtime, k: usize) -> Result<Vec<Tensor>, Error> {
+    fn receive(&mut self, rt: &mut Runtime, k: usize) -> Made {
         let began = Instant::now();
         while !self.arrived.contains_key(&k) {
             let Some(results) = &self.results else {
@@ -189,17 +315,23 @@ impl Epoch {
                     self.arrived.insert(done.k, done);
                 }
                 Err(RecvTimeoutError::Timeout) if rt.interrupted() => {
-                    return Err(Error::Interrupted);
+                    return Err(Error::Interrupted.at(self.span));
                 }
                 Err(RecvTimeoutError::Timeout) => {}
                 Err(RecvTimeoutError::Disconnected) => break,
             }
         }
         let w = k % self.workers.len();
-        let done = self
-            .arrived
-            .remove(&k)
-            .ok_or_else(|| Error::value(format!("DataLoader worker {w} exited unexpectedly")))?;
+        let done = self.arrived.remove(&k).ok_or_else(|| {
+            Error::value(format!("DataLoader worker {w} exited unexpectedly")).at(self.span)
+        })?;
+        if let (true, Some(sent)) = (rt.host_modelled(), self.sent_at.remove(&k)) {
+            let bytes = done
+                .batch
+                .as_ref()
+                .map_or(0, |(b, _)| b.iter().map(|t| t.nbytes() as u64).sum());
+            self.schedule(rt, k, sent, done.seconds, bytes);
+        }
         match rt.host_modelled() {
             true if !self.loader.pin_memory => {
                 let made = self.made.remove(&k).unwrap_or_default();
@@ -216,7 +348,11 @@ impl Epoch {
                 }
             }
         }
-        done.batch.map_err(|e| worker_error(e, w))
+        let printed = done.printed;
+        done.batch.map(|b| (b, printed)).map_err(|failed| {
+            let (e, at) = *failed;
+            e.at(at.unwrap_or(self.span))
+        })
     }
 
     /// Batch `k` copied into pinned memory, as the pin thread does: on its
@@ -264,23 +400,6 @@ impl Epoch {
         Ok(pinned)
     }
 
-    /// Modelled host seconds to make a batch of `rows` samples on
-    /// `threads` threads: each sample indexed out of each tensor (an eager
-    /// op's cost, as `tensor[i]` in PyTorch's `TensorDataset`), then each
-    /// tensor's rows stacked into the batch (read and written).
-    fn cost(&self, rows: usize, threads: u32) -> f64 {
-        let ds = &self.loader.dataset;
-        ds.tensors
-            .iter()
-            .map(|t| {
-                let row = t.nbytes() / t.shape()[0].max(1);
-                let elements = rows * (t.numel() / t.shape()[0].max(1));
-                rows as f64 * HOST.op_overhead
-                    + timing::host_op(&HOST, (2 * rows * row) as u64, 0, elements, threads)
-            })
-            .sum()
-    }
-
     /// How much slower each worker runs when the loader's threads (its
     /// workers, the main thread, a pin thread) outnumber the cores.
     fn contention(&self) -> f64 {
@@ -289,23 +408,141 @@ impl Epoch {
     }
 }
 
-/// A worker: makes the batches it is sent until the loader is dropped.
-fn work(dataset: &TensorDataset, inbox: &Receiver<(usize, Vec<usize>)>, done: &Sender<Done>) {
+/// What making a batch gives: its tensors, and whether each sample was a
+/// lone tensor.
+type Made = Result<((Vec<Tensor>, bool), Vec<Printed>), Diagnostic>;
+
+/// A worker's error, and where in the session's function it was raised
+/// (none: the loop is where it is shown).
+type Failed = Box<(Error, Option<Span>)>;
+
+/// Modelled host seconds to make a batch of `rows` samples of `ds` on
+/// `threads` threads: each sample indexed out of each tensor (an eager
+/// op's cost, as `tensor[i]` in PyTorch's `TensorDataset`), then each
+/// tensor's rows stacked into the batch (read and written).
+fn cost(ds: &TensorDataset, rows: usize, threads: u32) -> f64 {
+    ds.tensors
+        .iter()
+        .map(|t| {
+            let row = t.nbytes() / t.shape()[0].max(1);
+            let elements = rows * (t.numel() / t.shape()[0].max(1));
+            rows as f64 * HOST.op_overhead
+                + timing::host_op(&HOST, (2 * rows * row) as u64, 0, elements, threads)
+        })
+        .sum()
+}
+
+/// Modelled host seconds (on `threads` threads) and bytes of stacking the
+/// samples into `batch` (`default_collate`: one `stack` per field).
+fn collate_cost(batch: &[Tensor], threads: u32) -> (f64, u64) {
+    let bytes: u64 = batch.iter().map(|t| 2 * t.nbytes() as u64).sum();
+    let seconds = batch
+        .iter()
+        .map(|t| {
+            HOST.op_overhead + timing::host_op(&HOST, 2 * t.nbytes() as u64, 0, t.numel(), threads)
+        })
+        .sum();
+    (seconds, bytes)
+}
+
+/// A `TensorDataset`'s worker: makes the batches it is sent until the
+/// loader is dropped.
+fn work(dataset: &Dataset, inbox: &Receiver<(usize, Vec<usize>)>, done: &Sender<Done>, w: usize) {
+    let Dataset::Tensors(dataset) = dataset else {
+        return;
+    };
     while let Ok((k, indices)) = inbox.recv() {
         let began = Instant::now();
-        let batch = dataset.batch(&indices);
+        let batch = dataset
+            .batch(&indices)
+            .map(|b| (b, false))
+            .map_err(|e| Box::new((in_worker(e, w, None), None)));
         let ended = Instant::now();
-        if done
-            .send(Done {
-                k,
-                batch,
-                began,
-                ended,
-            })
-            .is_err()
-        {
+        let sent = done.send(Done {
+            k,
+            batch,
+            began,
+            ended,
+            seconds: 0.0,
+            printed: Vec::new(),
+        });
+        if sent.is_err() {
             return;
         }
+    }
+}
+
+/// A `Dataset(get, n)`'s worker: makes its fetcher, then the batches it
+/// is sent (each sample by the session's function, then stacked on its one
+/// thread), until the loader is dropped or the pass stops.
+fn fetch_work(
+    start: WorkerStart,
+    inbox: &Receiver<(usize, Vec<usize>)>,
+    done: &Sender<Done>,
+    w: usize,
+    stop: &AtomicBool,
+) {
+    let mut fetch = start();
+    while let Ok((k, indices)) = inbox.recv() {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let began = Instant::now();
+        let before = fetch.seconds();
+        let batch = fetch_batch(&mut *fetch, &indices, w);
+        let collating = batch.as_ref().map_or(0.0, |(b, _)| collate_cost(b, 1).0);
+        let seconds = fetch.seconds() - before + collating;
+        let ended = Instant::now();
+        let sent = done.send(Done {
+            k,
+            batch,
+            began,
+            ended,
+            seconds,
+            printed: fetch.printed(),
+        });
+        if sent.is_err() {
+            return;
+        }
+    }
+}
+
+/// The samples at `indices`, made by worker `w`, collated; an error is
+/// re-raised as the worker's (with the sample it was making).
+fn fetch_batch(
+    fetch: &mut dyn Fetch,
+    indices: &[usize],
+    w: usize,
+) -> Result<(Vec<Tensor>, bool), Failed> {
+    let mut samples = Vec::with_capacity(indices.len());
+    for &i in indices {
+        match fetch.sample(i) {
+            Ok(s) => samples.push(s),
+            Err(d) => {
+                return Err(Box::new((
+                    in_worker(d.error.clone(), w, Some(i)),
+                    Some(d.span),
+                )))
+            }
+        }
+    }
+    let single = samples.first().is_some_and(|s| s.single);
+    match collate(&samples, indices) {
+        Ok(b) => Ok((b, single)),
+        Err(e) => Err(Box::new((in_worker(e, w, None), None))),
+    }
+}
+
+/// `e`, as the worker `w` caught it making `sample`.
+fn in_worker(e: Error, w: usize, sample: Option<usize>) -> Error {
+    match e {
+        // Ctrl-C, or the pass ending, stops a worker as it stops the loop.
+        Error::Interrupted => Error::Interrupted,
+        e => Error::Worker {
+            worker: w,
+            sample,
+            error: Box::new(e),
+        },
     }
 }
 
@@ -318,15 +555,11 @@ fn draw(rt: &mut Runtime, lane: Lane, span: (f64, f64), bytes: u64, what: String
     rt.draw_thread_work(lane, name, OP, span, bytes, Some(what.into()));
 }
 
-/// A worker's error, re-raised in the loop as PyTorch's DataLoader does.
-fn worker_error(e: Error, w: usize) -> Error {
-    Error::value(format!("Caught an error in DataLoader worker {w}: {e}"))
-}
-
 /// No worker outlives its loader's pass: their inboxes close, and each is
 /// joined.
 impl Drop for Epoch {
     fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
         for w in &mut self.workers {
             w.tasks.take();
         }

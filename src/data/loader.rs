@@ -4,14 +4,14 @@
 
 use std::sync::Arc;
 
-use super::dataset::TensorDataset;
+use super::dataset::Dataset;
 use super::sampler::{permutation, DistributedSampler};
 use crate::error::Error;
 use crate::runtime::rng::Generator;
 
 #[derive(Debug)]
 pub struct DataLoader {
-    pub dataset: Arc<TensorDataset>,
+    pub dataset: Arc<Dataset>,
     pub batch_size: usize,
     pub shuffle: bool,
     pub num_workers: usize,
@@ -41,7 +41,7 @@ impl DataLoader {
     /// The settings, checked as PyTorch checks them; an error names the
     /// argument it is about.
     pub fn new(
-        dataset: Arc<TensorDataset>,
+        dataset: Arc<Dataset>,
         options: Options,
     ) -> Result<DataLoader, (Error, &'static str)> {
         let Options {
@@ -162,7 +162,7 @@ impl DataLoader {
     pub fn describe(&self) -> String {
         format!(
             "DataLoader(batch_size={}, shuffle={}, num_workers={}, pin_memory={}, drop_last={}{}) \
-             over a TensorDataset of {} samples ({} tensors): {} batches",
+             over {}: {} batches",
             self.batch_size,
             self.shuffle,
             self.num_workers,
@@ -172,8 +172,7 @@ impl DataLoader {
                 0 => String::new(),
                 _ => format!(", prefetch_factor={}", self.prefetch_factor),
             },
-            self.dataset.len(),
-            self.dataset.tensors.len(),
+            self.dataset.describe(),
             self.len()
         ) + &match &self.sampler {
             Some(s) => format!(" (rank {} of {})", s.rank, s.num_replicas),
@@ -185,6 +184,7 @@ impl DataLoader {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::data::dataset::TensorDataset;
     use crate::runtime::Tensor;
     use proptest::prelude::*;
 
@@ -193,7 +193,7 @@ mod tests {
             (0..n as i64).collect::<Vec<i64>>(),
             vec![n],
         ));
-        let ds = Arc::new(TensorDataset::new(vec![x]).unwrap());
+        let ds = Arc::new(Dataset::Tensors(TensorDataset::new(vec![x]).unwrap()));
         let options = Options {
             batch_size: batch,
             shuffle,

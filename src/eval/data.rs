@@ -1,17 +1,20 @@
 //! The interpreter's side of data loading (`src/data/`): the
 //! `TensorDataset` and `DataLoader` builtins, and `for` over a loader.
 
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use super::args::Bound;
-use super::value::Value;
+use super::args::{ArgVal, Bound};
+use super::value::{Function, Value};
 use super::Interp;
-use crate::data::dataset::TensorDataset;
-use crate::data::epoch::Epoch;
+use crate::data::dataset::{Dataset, FunctionDataset, Sample, TensorDataset};
+use crate::data::epoch::{Epoch, Fetch, Host, Printed, WorkerStart};
 use crate::data::loader::{DataLoader, Options};
 use crate::data::sampler::DistributedSampler;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::Tensor;
 
 pub(super) fn tensor_dataset(
     _: &mut Interp,
@@ -33,7 +36,49 @@ pub(super) fn tensor_dataset(
         }
     }
     let ds = TensorDataset::new(tensors).map_err(|e| e.at(b.span))?;
-    Ok(Value::Dataset(Arc::new(ds)))
+    Ok(Value::Dataset(Arc::new(Dataset::Tensors(ds))))
+}
+
+/// `Dataset(get, n)`: `n` samples, sample `i` made by calling `get(i)`
+/// (PyTorch's `Dataset` subclass, its `__getitem__` and `__len__`).
+pub(super) fn dataset(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let get = match b.get("get") {
+        Some((Value::Function(f), span)) => {
+            let required = f.defaults.iter().filter(|d| d.is_none()).count();
+            if f.defaults.is_empty() || required > 1 {
+                return Err(Error::value_help(
+                    format!("`{}` cannot be called with one index", f.signature()),
+                    "a dataset's function takes the sample's index: `fn get(i) { return ... }`",
+                )
+                .at(*span));
+            }
+            Arc::clone(f)
+        }
+        Some((other, span)) => {
+            return Err(Error::wrong_type(
+                "the `get` of Dataset()",
+                "a function of the sample's index (`fn get(i) { ... }`)",
+                other.type_name(),
+            )
+            .at(*span))
+        }
+        None => return Err(Error::value("Dataset() needs `get`").at(b.span)),
+    };
+    let n = b.int("n")?.unwrap_or(-1);
+    if n < 0 {
+        return Err(Error::value_help(
+            format!("Dataset() needs its length `n`, a count of samples (0 or more), not {n}"),
+            "as PyTorch's `__len__`: `Dataset(get, 1000)`",
+        )
+        .at(b.span_of("n")));
+    }
+    Ok(Value::Dataset(Arc::new(Dataset::Function(
+        FunctionDataset {
+            name: get.name().to_string(),
+            get,
+            len: n as usize,
+        },
+    ))))
 }
 
 pub(super) fn data_loader(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
@@ -91,13 +136,13 @@ pub(super) fn distributed_sampler(
     Ok(Value::Sampler(Arc::new(sampler)))
 }
 
-/// The `dataset` argument of `func`: a TensorDataset.
-fn dataset_arg(b: &Bound, func: &str) -> Result<Arc<TensorDataset>, Diagnostic> {
+/// The `dataset` argument of `func`.
+fn dataset_arg(b: &Bound, func: &str) -> Result<Arc<Dataset>, Diagnostic> {
     match b.get("dataset") {
         Some((Value::Dataset(ds), _)) => Ok(Arc::clone(ds)),
         Some((other, span)) => Err(Error::wrong_type(
             format!("the dataset of {func}"),
-            "a TensorDataset (`TensorDataset(x, t)`)",
+            "a dataset (`TensorDataset(x, t)`, `Dataset(get, n)`)",
             other.type_name(),
         )
         .at(*span)),
@@ -135,16 +180,27 @@ impl Interp {
             self.rt.need_cuda("pinned memory").map_err(|e| e.at(span))?;
         }
         self.rt.begin_op("DataLoader");
-        let mut epoch = Epoch::start(&mut self.rt, loader).map_err(|e| e.at(span))?;
+        let mut epoch = Epoch::start(self, loader, span)?;
         let total = epoch.len() as u64;
         let mut k = 0;
         loop {
             self.rt.begin_op("DataLoader");
-            let Some(batch) = epoch.next(&mut self.rt) else {
+            let Some(batch) = epoch.next(self) else {
                 break;
             };
-            let batch = batch.map_err(|e| e.at(span))?;
-            let value = Value::List(Arc::new(batch.into_iter().map(Value::Tensor).collect()));
+            let mut batch = batch?;
+            for p in batch.printed.drain(..) {
+                self.emit(match p {
+                    Printed::Text(t) => super::Output::Text(t),
+                    Printed::Warning(w) => super::Output::Warning(w),
+                });
+            }
+            let value = match batch.single {
+                true => Value::Tensor(batch.tensors.remove(0)),
+                false => Value::List(Arc::new(
+                    batch.tensors.into_iter().map(Value::Tensor).collect(),
+                )),
+            };
             if let Some(out) = each(self, value)? {
                 return Ok(Some(out));
             }
@@ -152,5 +208,131 @@ impl Interp {
             self.progress(k, total);
         }
         Ok(None)
+    }
+}
+
+/// The session's function of a `Dataset(get, n)`.
+fn function(ds: &FunctionDataset) -> Arc<Function> {
+    Arc::clone(&ds.get)
+        .downcast::<Function>()
+        .unwrap_or_else(|_| unreachable!("Dataset() keeps a function of the session"))
+}
+
+impl Interp {
+    /// `get(i)`: sample `i`, as `default_collate` takes it.
+    fn call_sample(&mut self, get: &Arc<Function>, i: usize) -> Result<Sample, Diagnostic> {
+        let span = get.def.name.span;
+        let arg = ArgVal {
+            keyword: None,
+            value: Value::Int(i as i64),
+            span,
+        };
+        let v = self.call_function(Arc::clone(get), vec![arg], span)?;
+        sample_of(v, get.name(), i).map_err(|e| e.at(span))
+    }
+}
+
+/// What `get(i)` returned, as a sample: a tensor, a number (a 0-d tensor:
+/// int64, float64 or bool, as `default_collate` makes them), or a list of
+/// those.
+fn sample_of(v: Value, name: &str, i: usize) -> Result<Sample, Error> {
+    let field = |v: &Value| -> Result<Tensor, Error> {
+        match v {
+            Value::Tensor(t) => Ok(t.alias()),
+            Value::Int(n) => Ok(Tensor::scalar(*n)),
+            Value::Float(x) => Ok(Tensor::scalar(x.get())),
+            Value::Bool(b) => Ok(Tensor::scalar(b.get())),
+            other => Err(Error::value_help(
+                format!(
+                    "default_collate: batch must contain tensors, numbers, or lists; {name}({i}) \
+                     gave {}",
+                    other.type_name()
+                ),
+                "a sample is a tensor, a number, or a list of them: `return [x[i], t[i]]`",
+            )),
+        }
+    };
+    match &v {
+        Value::List(_) | Value::MutList(_) => {
+            let items = v.items().unwrap_or_default();
+            let fields = items.iter().map(field).collect::<Result<_, _>>()?;
+            Ok(Sample {
+                fields,
+                single: false,
+            })
+        }
+        v => Ok(Sample {
+            fields: vec![field(v)?],
+            single: true,
+        }),
+    }
+}
+
+impl Host for Interp {
+    fn runtime(&mut self) -> &mut Runtime {
+        &mut self.rt
+    }
+
+    fn sample(&mut self, ds: &FunctionDataset, i: usize) -> Result<Sample, Diagnostic> {
+        self.call_sample(&function(ds), i)
+    }
+
+    fn worker(&mut self, ds: &FunctionDataset, seed: u64, stop: Arc<AtomicBool>) -> WorkerStart {
+        let get = function(ds);
+        // The session's variables as they are now (a list is the worker's
+        // own copy, as a forked worker's is; tensors are shared, read-only
+        // by convention as in PyTorch's workers).
+        let vars: Vec<(String, Value)> = self
+            .vars()
+            .iter()
+            .map(|(name, v)| (name.clone(), own_copy(v)))
+            .collect();
+        let devices = Arc::clone(&self.rt.devices);
+        let grad = self.grad;
+        Box::new(move || {
+            let mut it = Interp::worker(seed, devices, stop, vars);
+            it.grad = grad;
+            Box::new(WorkerFetch { it, get })
+        })
+    }
+}
+
+/// `v`, with a list of the session copied (a worker changing it changes
+/// its own copy).
+fn own_copy(v: &Value) -> Value {
+    match v {
+        Value::MutList(items) => Value::MutList(Arc::new(std::sync::Mutex::new(
+            crate::runtime::lock::lock(items).clone(),
+        ))),
+        v => v.clone(),
+    }
+}
+
+/// A worker's interpreter, running the dataset's function.
+struct WorkerFetch {
+    it: Interp,
+    get: Arc<Function>,
+}
+
+impl Fetch for WorkerFetch {
+    fn sample(&mut self, i: usize) -> Result<Sample, Diagnostic> {
+        let get = Arc::clone(&self.get);
+        self.it.call_sample(&get, i)
+    }
+
+    fn seconds(&self) -> f64 {
+        self.it.rt.worker_seconds()
+    }
+
+    fn printed(&mut self) -> Vec<Printed> {
+        self.it
+            .out
+            .drain(..)
+            .filter_map(|o| match o {
+                super::Output::Text(t) => Some(Printed::Text(t)),
+                super::Output::Warning(w) => Some(Printed::Warning(w)),
+                _ => None,
+            })
+            .collect()
     }
 }

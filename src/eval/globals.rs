@@ -112,6 +112,12 @@ impl Globals {
         }
     }
 
+    /// Sets `name` outside any statement (a worker's copy of the session).
+    pub fn insert(&mut self, name: String, v: Value) {
+        let k = self.find_or_add(&name);
+        self.slots[k].value = Some(v);
+    }
+
     /// `del name`: its value, kept for `undo` as `assign` keeps one.
     pub fn delete(&mut self, name: &str) -> Option<Value> {
         let k = *self.index.get(name)? as usize;

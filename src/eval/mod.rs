@@ -150,6 +150,27 @@ impl Interp {
         }
     }
 
+    /// A DataLoader worker's interpreter: the session's variables `vars`,
+    /// its own generator (`seed`) and host clock, stopped by `stop`.
+    pub(crate) fn worker(
+        seed: u64,
+        devices: Arc<Devices>,
+        stop: Arc<std::sync::atomic::AtomicBool>,
+        vars: Vec<(String, Value)>,
+    ) -> Interp {
+        let hooks = Hooks {
+            interrupt: Arc::clone(&stop),
+            ..Hooks::default()
+        };
+        let mut it = Interp::new(seed, Arc::clone(&devices), hooks);
+        it.rt = Runtime::for_worker(seed, devices);
+        it.rt.interrupt = stop;
+        for (name, v) in vars {
+            it.vars.insert(name, v);
+        }
+        it
+    }
+
     pub fn vars(&self) -> &Globals {
         &self.vars
     }

@@ -51,11 +51,14 @@ pub fn repr(v: &Value) -> String {
         Value::Stream(s) => s.describe(),
         Value::Event(e) => e.describe(),
         Value::GradFn(node) => format!("<{}>", node.name),
-        Value::Dataset(ds) => format!(
-            "TensorDataset of {} samples ({} tensors)",
-            ds.len(),
-            ds.tensors.len()
-        ),
+        Value::Dataset(ds) => match &**ds {
+            crate::data::dataset::Dataset::Tensors(t) => format!(
+                "TensorDataset of {} samples ({} tensors)",
+                t.len(),
+                t.tensors.len()
+            ),
+            crate::data::dataset::Dataset::Function(f) => format!("{f:?}"),
+        },
         Value::DataLoader(l) => l.describe(),
         Value::Sampler(s) => s.describe(),
         Value::Optimizer(o) => {

@@ -49,8 +49,8 @@ pub enum Value {
     Optimizer(Arc<Mutex<crate::autograd::optim::Optimizer>>),
     /// `y.grad_fn`: the autograd node that made `y` (`<MulBackward0>`).
     GradFn(Arc<crate::autograd::node::Node>),
-    /// `TensorDataset(x, t)`.
-    Dataset(Arc<crate::data::dataset::TensorDataset>),
+    /// `TensorDataset(x, t)`, `Dataset(get, n)`.
+    Dataset(Arc<crate::data::dataset::Dataset>),
     /// `DataLoader(ds, batch_size=64, ...)`: iterated by `for`.
     DataLoader(Arc<crate::data::loader::DataLoader>),
     /// `DistributedSampler(ds, num_replicas=2, rank=0)`.
@@ -114,7 +114,10 @@ impl Value {
             Value::Event(_) => "an event",
             Value::Optimizer(_) => "an optimizer",
             Value::GradFn(_) => "an autograd node",
-            Value::Dataset(_) => "a TensorDataset",
+            Value::Dataset(ds) => match **ds {
+                crate::data::dataset::Dataset::Tensors(_) => "a TensorDataset",
+                crate::data::dataset::Dataset::Function(_) => "a Dataset",
+            },
             Value::DataLoader(_) => "a DataLoader",
             Value::Sampler(_) => "a DistributedSampler",
         }

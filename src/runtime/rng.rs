@@ -86,6 +86,14 @@ impl Generator {
         philox([index as u32, (index >> 32) as u32, 0, 0], key)
     }
 
+    /// One 64-bit draw (a seed for another generator, as PyTorch draws a
+    /// DataLoader's base seed with `random_()`).
+    pub fn next_u64(&mut self) -> u64 {
+        let index = self.take(1);
+        let w = self.block(index);
+        (u64::from(w[0]) << 32) | u64::from(w[1])
+    }
+
     /// `n` numbers uniform in [0, 1).
     pub fn uniform(&mut self, n: usize) -> Vec<f64> {
         let first = self.take(n.div_ceil(4) as u64);

@@ -138,6 +138,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("len", teaching::len),
     ("list", teaching::list),
     ("TensorDataset", super::data::tensor_dataset),
+    ("Dataset", super::data::dataset),
     ("DataLoader", super::data::data_loader),
     ("DistributedSampler", super::data::distributed_sampler),
     ("SGD", super::grad::sgd),

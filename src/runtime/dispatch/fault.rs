@@ -45,6 +45,9 @@ impl Runtime {
     /// kernels failed an assertion.
     pub(super) fn check_fault(&self, d: u32) -> Result<(), Error> {
         if self.faults.contains(&d) {
+            if self.worker.is_some() {
+                return Err(super::worker::refused());
+            }
             return Err(Error::DeviceAssert {
                 device: Device::Cuda(d),
             });

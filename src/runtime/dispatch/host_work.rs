@@ -20,13 +20,22 @@ impl Runtime {
         let read: usize = inputs.iter().map(|t| t.nbytes()).sum();
         let bytes = (read + out.nbytes()) as u64;
         let elements = out.numel();
-        let seconds = timing::host_op(&HOST, bytes, cost.flops, elements, HOST.cores)
+        // A DataLoader worker computes on one thread, as PyTorch sets its workers.
+        let threads = match self.worker {
+            Some(_) => 1,
+            None => HOST.cores,
+        };
+        let seconds = timing::host_op(&HOST, bytes, cost.flops, elements, threads)
             + elements as f64 * cost.host_serial;
         self.host_works(seconds, bytes);
     }
 
     /// The host works for `seconds` (modelled), `bytes` its traffic.
     pub(super) fn host_works(&mut self, seconds: f64, bytes: u64) {
+        if let Some(w) = &mut self.worker {
+            w.seconds += seconds;
+            return;
+        }
         if self.measures_time() {
             if let Some(m) = &self.measured {
                 let (start, end) = (m.op_began(), m.now());

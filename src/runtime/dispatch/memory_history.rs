@@ -17,21 +17,22 @@ pub(super) const OP_SLOTS: usize = 64;
 impl Runtime {
     /// A script or cell named `name` is about to run.
     pub fn begin_source(&mut self, name: SourceName, text: Arc<str>) {
-        if self.devices.count() > 0 {
+        if self.devices.count() > 0 && self.worker.is_none() {
             self.source = self.devices.history().add_source(name, text);
         }
     }
 
     /// The statement at byte `offset` of the running source starts.
     pub fn at_statement(&self, offset: usize) {
-        if self.devices.count() > 0 {
+        // A DataLoader worker's statements allocate nothing on a device.
+        if self.devices.count() > 0 && self.worker.is_none() {
             self.devices.history().set_statement(self.source, offset);
         }
     }
 
     /// Op `op` runs now: the history's frames name it.
     pub(super) fn note_op(&mut self, op: &'static str) {
-        if self.devices.count() == 0 {
+        if self.devices.count() == 0 || self.worker.is_some() {
             return;
         }
         // Names lie bytes apart in the binary: Fibonacci hashing spreads them.

@@ -46,6 +46,7 @@ mod ring;
 mod sync;
 pub mod timer;
 mod transfer;
+mod worker;
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -91,6 +92,8 @@ pub struct Runtime {
     source: u32,
     /// Op names' numbers in the history, cached by the name's address.
     op_numbers: Box<[(usize, u16); memory_history::OP_SLOTS]>,
+    /// Set in a DataLoader worker's runtime (`worker.rs`).
+    worker: Option<worker::Worker>,
 }
 
 /// The kernel cost of an op beyond the bytes it reads and writes.
@@ -118,6 +121,7 @@ impl Runtime {
             faults: HashSet::new(),
             source: 0,
             op_numbers: Box::new([(0, 0); memory_history::OP_SLOTS]),
+            worker: None,
         }
     }
 
@@ -138,6 +142,7 @@ impl Runtime {
             format!("cuda:{i}")
         });
         match index {
+            _ if self.worker.is_some() => Err(worker::refused()),
             _ if n == 0 => Err(Error::NoDevice {
                 device: name,
                 reason: format!("this session has no CUDA devices ({})", self.why_none()),
