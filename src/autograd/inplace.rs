@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use super::meta::{meta, meta_or_leaf, requires_grad, Meta};
+use super::meta::{meta, meta_or_leaf, requires_grad};
 use super::node::{Backward, Edge, Edges, InputMeta, Inputs, Node, Saved};
 use super::record::{edge, forward_stream, unsupported};
 use super::Mode;
@@ -27,7 +27,15 @@ pub fn check_leaf(mode: Mode, x: &Tensor) -> R<()> {
         return Ok(());
     }
     if let Some(m) = meta(x) {
-        if !m.has_grad_fn() && m.requires_grad() && m.view.is_none() {
+        // A view made a leaf itself (`v = x[1:]; v.requires_grad_()`) is
+        // refused as PyTorch refuses it: as a view of a leaf.
+        let viewed_leaf = m
+            .view
+            .as_ref()
+            .map(|v| v.base())
+            .filter(|base| !base.has_grad_fn() && base.requires_grad());
+        let leaf = !m.has_grad_fn() && m.requires_grad();
+        if leaf && m.view.is_none() {
             return Err(Error::Autograd {
                 message:
                     "a leaf Variable that requires grad is being used in an in-place operation"
@@ -38,18 +46,14 @@ pub fn check_leaf(mode: Mode, x: &Tensor) -> R<()> {
                         .into(),
             });
         }
-        if let Some(v) = &m.view {
-            let base = v.base();
-            if !base.has_grad_fn() && base.requires_grad() {
-                return Err(Error::Autograd {
-                    message: "a view of a leaf Variable that requires grad is being used in an \
-                              in-place operation"
-                        .into(),
-                    help: "change parameters in place under `no_grad { }`, or work on a \
-                           `.clone()`"
-                        .into(),
-                });
-            }
+        if viewed_leaf.is_some() || leaf {
+            return Err(Error::Autograd {
+                message: "a view of a leaf Variable that requires grad is being used in an \
+                          in-place operation"
+                    .into(),
+                help: "change parameters in place under `no_grad { }`, or work on a `.clone()`"
+                    .into(),
+            });
         }
     }
     Ok(())
@@ -66,8 +70,9 @@ fn records(mode: Mode, x: &Tensor, others: &[&Tensor]) -> bool {
 }
 
 /// What an in-place op on `x` changes the history of: `x` itself, or the
-/// base `x` is a view of. A view autograd does not track (of a base laid
-/// out otherwise, or made before the base took part) is refused.
+/// base `x` is a view of. A view autograd does not track (made under
+/// `no_grad { }`, which PyTorch forbids too, or of a base laid out
+/// otherwise) is refused.
 fn check_target(x: &Tensor) -> R<()> {
     let untracked = match meta(x) {
         Some(m) if m.view.is_some() => false,
@@ -80,10 +85,11 @@ fn check_target(x: &Tensor) -> R<()> {
     match untracked {
         true => Err(Error::Autograd {
             message: "cudash cannot record an in-place op on this view: autograd does not know \
-                      the tensor it views"
+                      the tensor it views (a view made under `no_grad { }` is not tracked; \
+                      PyTorch forbids this too)"
                 .into(),
-            help: "write through the tensor itself (`x[0] = v`, `x[1:] += v`), or on a \
-                   `.clone()` of the view"
+            help: "make the view outside `no_grad { }`, write through the tensor itself \
+                   (`x[0] = v`, `x[1:] += v`), or work on a `.clone()` of the view"
                 .into(),
         }),
         false => Ok(()),
@@ -311,17 +317,9 @@ pub fn writable(
     if requires_grad(base) {
         return super::record::index(rt, mode, base, view, items);
     }
-    if meta(base).is_none() && !base.covers_storage() {
-        return Ok(view);
-    }
-    meta_or_leaf(base);
-    let Some(of) = Meta::view_of(base, &view) else {
-        return Ok(view);
-    };
     let view = match view.autograd().is_some() {
         true => Arc::new(view.alias()),
         false => view,
     };
-    view.autograd_or_init(|| Arc::new(Meta::view_of_plain(of)));
-    Ok(view)
+    Ok(super::record::plain_view(mode, base, view))
 }

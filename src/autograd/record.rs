@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::meta::{meta, requires_grad, Meta};
+use super::meta::{meta, meta_or_leaf, requires_grad, Meta};
 use super::node::{binary_name, unary_name, Backward, Edge, Edges, InputMeta, Inputs, Node, Saved};
 use super::Mode;
 use crate::error::Error;
@@ -75,10 +75,38 @@ pub fn attach_node(
     inputs: &[&Tensor],
 ) -> Arc<Tensor> {
     if !recording(mode, inputs) || !out.dtype().is_float() {
-        return out;
+        return match inputs {
+            [x] => plain_view(mode, x, out),
+            _ => out,
+        };
     }
     let inputs: Vec<(&Tensor, bool)> = inputs.iter().map(|&t| (t, false)).collect();
     attach(rt, out, name, backward, &inputs)
+}
+
+/// `out` as made from `x` by an op not recorded (`x` requires no grad):
+/// when it is a view of `x` (its memory), it knows its base, as every
+/// PyTorch view of a float tensor does (`._base`), so that an in-place op
+/// on it that is recorded (`v = a[1:]; v += w`, `w` requiring grad) makes
+/// the base's history `CopySlices`, even once the base's name is gone. The
+/// base gets a record (a leaf's, requiring no grad) if it had none. Only in
+/// grad mode, for a float view of a base laid out contiguously.
+pub fn plain_view(mode: Mode, x: &Tensor, out: Arc<Tensor>) -> Arc<Tensor> {
+    let untracked = |x: &Tensor| meta(x).is_none() && !x.covers_storage();
+    if !mode.enabled
+        || !out.dtype().is_float()
+        || std::ptr::eq(&*out, x)
+        || out.autograd().is_some()
+        || !out.shares_storage(x)
+        || untracked(x)
+    {
+        return out;
+    }
+    meta_or_leaf(x);
+    if let Some(of) = Meta::view_of(x, &out) {
+        out.autograd_or_init(|| Arc::new(Meta::view_of_plain(of)));
+    }
+    out
 }
 
 /// The stream a node's backward runs on: the current stream of its
@@ -452,7 +480,7 @@ pub fn index(
     items: &[Index],
 ) -> R<Arc<Tensor>> {
     if !recording(mode, &[x]) || !out.dtype().is_float() {
-        return Ok(out);
+        return Ok(plain_view(mode, x, out));
     }
     if is_advanced(items) {
         let backward = Backward::Index {
