@@ -186,8 +186,8 @@ impl Meta {
             base_input,
             base_offset,
             geometry: Geometry {
-                shape: out.shape().to_vec(),
-                strides: out.strides().to_vec(),
+                shape: out.shape().into(),
+                strides: out.strides().into(),
                 offset: out.offset() - base_offset,
             },
             seen: AtomicU64::new(seen),
@@ -258,8 +258,8 @@ fn view_of_changed_base(t: &Tensor) -> Option<&Meta> {
             base_input: base.input.clone(),
             base_offset: base.offset,
             geometry: Geometry {
-                shape: t.shape().to_vec(),
-                strides: t.strides().to_vec(),
+                shape: t.shape().into(),
+                strides: t.strides().into(),
                 offset: t.offset() - base.offset,
             },
             seen: AtomicU64::new(0),

@@ -83,8 +83,8 @@ impl InputMeta {
 /// the base being contiguous.
 #[derive(Clone, Debug)]
 pub struct Geometry {
-    pub shape: Vec<usize>,
-    pub strides: Vec<isize>,
+    pub shape: Dims,
+    pub strides: SmallVec<[isize; 4]>,
     pub offset: usize,
 }
 
@@ -92,8 +92,8 @@ impl Geometry {
     /// The view `geometry` picks out of `t` (a contiguous tensor of the base's shape).
     pub fn of(&self, t: &Tensor) -> Tensor {
         t.view(
-            self.shape.clone(),
-            self.strides.clone(),
+            self.shape.to_vec(),
+            self.strides.to_vec(),
             t.offset() + self.offset,
         )
     }
