@@ -150,6 +150,11 @@ fn piece() -> impl Strategy<Value = &'static str> {
         "scatter(x, [cuda:0, cuda:1])",
         "replicate(x, [cuda:0, cuda:1])",
         "stream s {",
+        "Dataset(f, 4)",
+        "TensorDataset(x)",
+        "for b in DataLoader(Dataset(f, 3), batch_size=2, num_workers=2) {",
+        "for b in DataLoader(Dataset(f, 5), batch_size=2) {",
+        "for b in DataLoader(TensorDataset(ones(4, 2)), batch_size=3, num_workers=1, pin_memory=true) {",
     ])
 }
 

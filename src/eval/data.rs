@@ -176,6 +176,14 @@ impl Interp {
         span: Span,
         mut each: impl FnMut(&mut Interp, Value) -> Result<Option<super::flow::Flow>, Diagnostic>,
     ) -> Result<Option<super::flow::Flow>, Diagnostic> {
+        if loader.num_workers > 0 && self.rt.is_worker() {
+            return Err(Error::value_help(
+                "a DataLoader worker cannot start workers of its own",
+                "as PyTorch's, whose workers are daemonic processes, which may not have children: \
+                 load with `num_workers=0` inside a dataset's function",
+            )
+            .at(span));
+        }
         if loader.pin_memory {
             self.rt.need_cuda("pinned memory").map_err(|e| e.at(span))?;
         }
@@ -280,8 +288,8 @@ impl Host for Interp {
     fn worker(&mut self, ds: &FunctionDataset, seed: u64, stop: Arc<AtomicBool>) -> WorkerStart {
         let get = function(ds);
         // The session's variables as they are now (a list is the worker's
-        // own copy, as a forked worker's is; tensors are shared, read-only
-        // by convention as in PyTorch's workers).
+        // own copy, as a forked worker's is; tensors are shared, and the
+        // worker's runtime refuses to change them in place).
         let vars: Vec<(String, Value)> = self
             .vars()
             .iter()

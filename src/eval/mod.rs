@@ -163,7 +163,13 @@ impl Interp {
             ..Hooks::default()
         };
         let mut it = Interp::new(seed, Arc::clone(&devices), hooks);
-        it.rt = Runtime::for_worker(seed, devices);
+        let mut shared = std::collections::HashSet::new();
+        for (_, v) in &vars {
+            v.each_tensor(&mut |t| {
+                shared.insert(t.storage_id());
+            });
+        }
+        it.rt = Runtime::for_worker(seed, devices, shared);
         it.rt.interrupt = stop;
         for (name, v) in vars {
             it.vars.insert(name, v);

@@ -200,6 +200,21 @@ impl Value {
         }
     }
 
+    /// Calls `f` with every tensor this value holds: itself, or a list's
+    /// or a dict's, at any depth.
+    pub fn each_tensor(&self, f: &mut dyn FnMut(&Tensor)) {
+        match self {
+            Value::Tensor(t) => f(t),
+            Value::List(_) | Value::MutList(_) => {
+                for v in self.items().unwrap_or_default().iter() {
+                    v.each_tensor(f);
+                }
+            }
+            Value::Dict(pairs) => pairs.iter().for_each(|(_, v)| v.each_tensor(f)),
+            _ => {}
+        }
+    }
+
     /// A list's items as they are now (a `list()`'s too), for what reads a
     /// sequence; None for anything else.
     pub fn items(&self) -> Option<Arc<Vec<Value>>> {

@@ -61,6 +61,7 @@ impl Runtime {
     /// in-place ops: `y` broadcasts to x's shape, the result casts to x's
     /// dtype, and no element is written through two names.
     pub fn binary_(&mut self, op: BinaryOp, x: &Tensor, y: Operand) -> Result<(), Error> {
+        self.check_write(x)?;
         let xo = Operand::strong(x);
         if let Some((op, e)) = elementwise::bool_power(op, xo, y) {
             return self.binary_(op, x, Operand::weak(&e));
@@ -234,6 +235,7 @@ impl Runtime {
 
     /// `x.fill_(v)`.
     pub fn fill(&mut self, x: &Tensor, value: Fill) -> Result<(), Error> {
+        self.check_write(x)?;
         value.check(x.dtype())?;
         overlap::check_write(x)?;
         self.compute(x.device()).fill(self, x, value)?;
@@ -243,6 +245,7 @@ impl Runtime {
 
     /// `x.normal_(mean, std)`: x's elements drawn again from the session's generator.
     pub fn normal_(&mut self, x: &Tensor, mean: f64, std: f64) -> Result<(), Error> {
+        self.check_write(x)?;
         if !x.dtype().is_float() {
             return Err(Error::dtype(
                 format!("normal_() needs a floating point tensor, not {}", x.dtype()),
@@ -258,6 +261,7 @@ impl Runtime {
     /// PyTorch's `copy_`, `src` may be on another device: it is copied to
     /// `dst`'s first (a host scalar is read as it is).
     pub fn assign(&mut self, dst: &Tensor, src: &Tensor) -> Result<(), Error> {
+        self.check_write(dst)?;
         overlap::check_write(dst)?;
         overlap::check_partial(dst, src)?;
         let moved;

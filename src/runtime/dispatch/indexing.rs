@@ -91,6 +91,7 @@ impl Runtime {
         value: &Tensor,
         accumulate: bool,
     ) -> Result<(), Error> {
+        self.check_write(t)?;
         let take = self.plan(t, items)?;
         let device = take.view.device();
         let ix = Arc::clone(&take.index);

@@ -178,6 +178,9 @@ impl Runtime {
 
     /// Fails with a clear message when the session has no CUDA device.
     pub fn need_cuda(&self, what: &str) -> Result<(), Error> {
+        if self.worker.is_some() {
+            return Err(worker::refused());
+        }
         if self.devices.count() == 0 {
             return Err(not_available(what, &self.why_none()));
         }

@@ -202,6 +202,7 @@ impl Runtime {
         src: &Arc<Tensor>,
         non_blocking: bool,
     ) -> Result<(), Error> {
+        self.check_write(dst)?;
         dst.bump_version();
         let direct = |src: &Tensor| {
             src.dtype() == dst.dtype()
