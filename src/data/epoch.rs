@@ -408,8 +408,8 @@ impl Epoch {
     }
 }
 
-/// What making a batch gives: its tensors, and whether each sample was a
-/// lone tensor.
+/// What making a batch gives: its tensors, whether each sample was a lone
+/// tensor, and what a worker's function printed making it.
 type Made = Result<((Vec<Tensor>, bool), Vec<Printed>), Diagnostic>;
 
 /// A worker's error, and where in the session's function it was raised
