@@ -490,7 +490,22 @@ pub fn function(name: &str) -> Option<&'static Doc> {
 
 /// A method or property of values of kind `receiver` (`tensor`, `stream`, `event`).
 pub fn member(receiver: &str, name: &str) -> Option<&'static Doc> {
-    members(receiver).find(|d| d.name == name)
+    // Every method call and property read asks: an index, made once, not
+    // a scan of every entry's signature (it was 90% of `x.T` in a loop).
+    type Index = foldhash::HashMap<(&'static str, &'static str), &'static Doc>;
+    static MEMBERS: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    let index = MEMBERS.get_or_init(|| {
+        let mut index = Index::default();
+        for d in DOCS
+            .iter()
+            .filter(|d| matches!(d.kind, Kind::Method | Kind::Property))
+        {
+            // The first entry of a name wins, as the scan's `find` did.
+            index.entry((d.receiver(), d.name)).or_insert(d);
+        }
+        index
+    });
+    index.get(&(receiver, name)).copied()
 }
 
 /// The methods and properties of values of kind `receiver`.
