@@ -1,6 +1,8 @@
 //! Errors as data: a kind with structured fields plus the span it refers to.
 //! They are rendered in one place, `diag::render`.
 
+use std::sync::Arc;
+
 use crate::vocab::{human_bytes, Device, Span};
 
 fn human(b: usize) -> String {
@@ -341,7 +343,11 @@ impl Error {
     }
 
     pub fn at(self, span: Span) -> Diagnostic {
-        Diagnostic(Box::new(Located { error: self, span }))
+        Diagnostic(Box::new(Located {
+            error: self,
+            span,
+            source: None,
+        }))
     }
 }
 
@@ -356,6 +362,16 @@ pub struct Diagnostic(Box<Located>);
 pub struct Located {
     pub error: Error,
     pub span: Span,
+    /// The script or cell `span` is in, when it is not the one that ran (a
+    /// function defined in an earlier cell); none: the running one.
+    pub source: Option<Arc<Source>>,
+}
+
+/// A script or cell's text and the name an error report gives it.
+#[derive(Debug, PartialEq)]
+pub struct Source {
+    pub name: String,
+    pub text: Arc<str>,
 }
 
 impl std::ops::Deref for Diagnostic {
@@ -372,6 +388,15 @@ impl std::ops::DerefMut for Diagnostic {
 }
 
 impl Diagnostic {
+    /// This diagnostic, as raised in `source` (a function's body), unless
+    /// a body it called already said where.
+    pub fn in_source(mut self, source: &Arc<Source>) -> Diagnostic {
+        if self.0.source.is_none() {
+            self.0.source = Some(Arc::clone(source));
+        }
+        self
+    }
+
     pub fn syntax(span: Span, message: impl Into<String>) -> Diagnostic {
         Error::Syntax {
             message: message.into(),

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Once};
 
 use crate::diag;
-use crate::error::Diagnostic;
+use crate::error::{Diagnostic, Source};
 /// The values and outputs front ends see: the interpreter's, as the session
 /// hands them over.
 pub use crate::eval::show::repr;
@@ -227,6 +227,10 @@ impl Session {
         self.interp.rt.interrupt.store(false, Ordering::Relaxed);
         let text = Arc::clone(&frames.1);
         let src: &str = &text;
+        self.interp.set_source(Arc::new(Source {
+            name: frames.0.to_string(),
+            text: Arc::clone(&text),
+        }));
         self.interp.rt.begin_source(frames.0, frames.1);
         let stmts = match lang::parse(src) {
             Ok(s) => s,
@@ -293,6 +297,12 @@ impl Session {
     }
 
     fn report(&self, d: &Diagnostic, name: &str, src: &str) -> ErrorReport {
+        // An error in a function defined in another cell is shown in that
+        // cell's text, under its name (`cell 2:3:5`).
+        let (name, src) = match &d.source {
+            Some(s) if !std::ptr::eq(s.text.as_ref(), src) => (s.name.as_str(), s.text.as_ref()),
+            _ => (name, src),
+        };
         ErrorReport {
             ename: d.error.class().to_string(),
             evalue: d.error.to_string(),

@@ -235,3 +235,34 @@ fn help_names_the_pytorch_spelling() {
         assert!(out.contains(pytorch), "help {topic}:\n{out}");
     }
 }
+
+/// An error raised in a function's body is shown in the text of the cell
+/// that defined the function, under that cell's name, wherever the call
+/// is: the calling cell, another function, or a DataLoader's worker. An
+/// error of the call itself (its arguments) stays in the calling cell.
+#[test]
+fn an_error_in_a_function_from_an_earlier_cell_is_shown_in_that_cell() {
+    let mut s = common::sim_session(1, 1 << 30);
+    common::ok_in(
+        &mut s,
+        "x = 1\nfn f(i) {\n  y = 2\n  return zeros(2) + ones(3)\n}",
+    );
+    for call in [
+        "f(1)",
+        "fn g(i) { return f(i) }\ng(1)",
+        "q = 5\nfor b in DataLoader(Dataset(f, 2), num_workers=1) { }",
+        "for b in DataLoader(Dataset(f, 2)) { }",
+    ] {
+        let report = s.execute(call).error.expect("the call fails").report;
+        assert!(report.contains("cell 1:4:10"), "{call}:\n{report}");
+        assert!(
+            report.contains("return zeros(2) + ones(3)"),
+            "{call}:\n{report}"
+        );
+    }
+    let report = s.execute("f(1, 2)").error.expect("arity").report;
+    assert!(
+        report.contains("cell:1:6") && report.contains("f(1, 2)"),
+        "{report}"
+    );
+}

@@ -349,10 +349,12 @@ impl Epoch {
             }
         }
         let printed = done.printed;
-        done.batch.map(|b| (b, printed)).map_err(|failed| {
-            let (e, at) = *failed;
-            e.at(at.unwrap_or(self.span))
-        })
+        done.batch
+            .map(|b| (b, printed))
+            .map_err(|failed| match failed {
+                Failed::In(d) => d,
+                Failed::Loop(e) => e.at(self.span),
+            })
     }
 
     /// Batch `k` copied into pinned memory, as the pin thread does: on its
@@ -412,9 +414,12 @@ impl Epoch {
 /// tensor, and what a worker's function printed making it.
 type Made = Result<((Vec<Tensor>, bool), Vec<Printed>), Diagnostic>;
 
-/// A worker's error, and where in the session's function it was raised
-/// (none: the loop is where it is shown).
-type Failed = Box<(Error, Option<Span>)>;
+/// A worker's error: raised in the session's function (its diagnostic,
+/// the error made the worker's), or by the loader (shown at the loop).
+enum Failed {
+    In(Diagnostic),
+    Loop(Box<Error>),
+}
 
 /// Modelled host seconds to make a batch of `rows` samples of `ds` on
 /// `threads` threads: each sample indexed out of each tensor (an eager
@@ -456,7 +461,7 @@ fn work(dataset: &Dataset, inbox: &Receiver<(usize, Vec<usize>)>, done: &Sender<
         let batch = dataset
             .batch(&indices)
             .map(|b| (b, false))
-            .map_err(|e| Box::new((in_worker(e, w, None), None)));
+            .map_err(|e| Failed::Loop(Box::new(in_worker(e, w, None))));
         let ended = Instant::now();
         let sent = done.send(Done {
             k,
@@ -518,18 +523,16 @@ fn fetch_batch(
     for &i in indices {
         match fetch.sample(i) {
             Ok(s) => samples.push(s),
-            Err(d) => {
-                return Err(Box::new((
-                    in_worker(d.error.clone(), w, Some(i)),
-                    Some(d.span),
-                )))
+            Err(mut d) => {
+                d.error = in_worker(d.error.clone(), w, Some(i));
+                return Err(Failed::In(d));
             }
         }
     }
     let single = samples.first().is_some_and(|s| s.single);
     match collate(&samples, indices) {
         Ok(b) => Ok((b, single)),
-        Err(e) => Err(Box::new((in_worker(e, w, None), None))),
+        Err(e) => Err(Failed::Loop(Box::new(in_worker(e, w, None)))),
     }
 }
 

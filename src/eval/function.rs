@@ -65,6 +65,7 @@ impl Interp {
                 .frames
                 .last()
                 .map(|frame| Arc::clone(&frame.function.def)),
+            source: self.source.clone(),
         };
         self.set_var(&def.name, Value::Function(Arc::new(f)));
         Ok(())
@@ -154,7 +155,13 @@ impl Interp {
         self.quiet += 1;
         let ran = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || code.run(self));
         self.quiet -= 1;
-        let returned = self.frames.pop().map(|frame| {
+        let frame = self.frames.pop();
+        // An error raised in the body is shown in the body's own text.
+        let source = match (&ran, &frame) {
+            (Err(_), Some(frame)) => frame.function.source.clone(),
+            _ => None,
+        };
+        let returned = frame.map(|frame| {
             let mut slots = frame.slots;
             // The locals are freed here, at the call's end, as in Python.
             slots.clear();
@@ -163,7 +170,12 @@ impl Interp {
             }
             frame.returned
         });
-        ran?;
+        if let Err(d) = ran {
+            return Err(match &source {
+                Some(s) => d.in_source(s),
+                None => d,
+            });
+        }
         Ok(returned.unwrap_or(Value::None))
     }
 

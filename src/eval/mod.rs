@@ -130,6 +130,8 @@ pub struct Interp {
     warned: Vec<(String, u64)>,
     /// Whether ops record autograd's graph (off inside `no_grad { }`).
     pub(crate) grad: crate::autograd::Mode,
+    /// The script or cell running now: the functions it defines keep it.
+    source: Option<Arc<crate::error::Source>>,
 }
 
 impl Interp {
@@ -147,7 +149,14 @@ impl Interp {
             hooks,
             warned: Vec::new(),
             grad: crate::autograd::Mode::default(),
+            source: None,
         }
+    }
+
+    /// The script or cell about to run (its name and text, for the errors
+    /// of the functions it defines).
+    pub fn set_source(&mut self, source: Arc<crate::error::Source>) {
+        self.source = Some(source);
     }
 
     /// A DataLoader worker's interpreter: the session's variables `vars`,

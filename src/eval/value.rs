@@ -237,6 +237,9 @@ pub struct Function {
     /// The function whose body defined this one, if any (for the error
     /// that reading its locals gives: cudash has no closures).
     pub enclosing: Option<Arc<FnDef>>,
+    /// The script or cell it was defined in: an error in its body is shown
+    /// in that text, wherever the call is.
+    pub source: Option<Arc<crate::error::Source>>,
 }
 
 impl Function {
