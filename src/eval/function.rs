@@ -155,13 +155,8 @@ impl Interp {
         self.quiet += 1;
         let ran = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || code.run(self));
         self.quiet -= 1;
-        let frame = self.frames.pop();
-        // An error raised in the body is shown in the body's own text.
-        let source = match (&ran, &frame) {
-            (Err(_), Some(frame)) => frame.function.source.clone(),
-            _ => None,
-        };
-        let returned = frame.map(|frame| {
+        let ran = ran.map_err(|d| self.in_body(d));
+        let returned = self.frames.pop().map(|frame| {
             let mut slots = frame.slots;
             // The locals are freed here, at the call's end, as in Python.
             slots.clear();
@@ -170,13 +165,18 @@ impl Interp {
             }
             frame.returned
         });
-        if let Err(d) = ran {
-            return Err(match &source {
-                Some(s) => d.in_source(s),
-                None => d,
-            });
-        }
+        ran?;
         Ok(returned.unwrap_or(Value::None))
+    }
+
+    /// An error raised in the running call's body, shown in the text that
+    /// defined the function (unless a call inside it already said where).
+    #[cold]
+    fn in_body(&self, d: Diagnostic) -> Diagnostic {
+        match self.frames.last().and_then(|f| f.function.source.as_ref()) {
+            Some(source) => d.in_source(source),
+            None => d,
+        }
     }
 
     /// `return v`: the running call's value is `v`.
