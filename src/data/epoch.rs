@@ -116,11 +116,10 @@ struct Worker {
 /// `Dataset(get, n)`'s; a `TensorDataset`'s are known when it is sent).
 struct Done {
     k: usize,
-    batch: Result<(Vec<Tensor>, bool), Failed>,
+    batch: Result<Made, Failed>,
     began: Instant,
     ended: Instant,
     seconds: f64,
-    printed: Vec<Printed>,
 }
 
 impl Epoch {
@@ -148,7 +147,11 @@ impl Epoch {
             let job: Box<dyn FnOnce() + Send> = match &*loader.dataset {
                 Dataset::Tensors(_) => {
                     let dataset = Arc::clone(&loader.dataset);
-                    Box::new(move || work(&dataset, &inbox, &done, w))
+                    Box::new(move || {
+                        if let Dataset::Tensors(ds) = &*dataset {
+                            work(ds, &inbox, &done, w);
+                        }
+                    })
                 }
                 Dataset::Function(ds) => {
                     let start =
@@ -211,14 +214,18 @@ impl Epoch {
             true => self.make_here(host, k),
             false => self.receive(host.runtime(), k),
         };
-        let ((batch, single), printed) = match made {
+        let Made {
+            tensors,
+            single,
+            printed,
+        } = match made {
             Ok(b) => b,
             Err(e) => return Some(Err(e)),
         };
         let rt = host.runtime();
         let tensors = match self.loader.pin_memory {
-            true => self.pin(rt, k, batch).map_err(|e| e.at(self.span)),
-            false => Ok(batch.into_iter().map(Arc::new).collect()),
+            true => self.pin(rt, k, tensors).map_err(|e| e.at(self.span)),
+            false => Ok(tensors.into_iter().map(Arc::new).collect()),
         };
         if !self.workers.is_empty() && self.sent < self.batches.len() {
             self.send(rt);
@@ -278,7 +285,7 @@ impl Epoch {
     /// `num_workers=0`: the main thread makes batch `k` when asked (a
     /// `Dataset(get, n)`'s function runs in the session, its ops taking the
     /// host's time as any; then the samples are stacked).
-    fn make_here(&mut self, host: &mut dyn Host, k: usize) -> Made {
+    fn make_here(&mut self, host: &mut dyn Host, k: usize) -> Result<Made, Diagnostic> {
         let indices = &self.batches[k];
         let rows = indices.len();
         match &*self.loader.dataset {
@@ -287,7 +294,7 @@ impl Epoch {
                 let bytes = (rows * ds.sample_bytes()) as u64;
                 host.runtime()
                     .host_time(OP, cost(ds, rows, HOST.cores), bytes);
-                Ok(((batch, false), Vec::new()))
+                Ok(Made::stacked(batch))
             }
             Dataset::Function(ds) => {
                 let samples = indices
@@ -297,14 +304,18 @@ impl Epoch {
                 let batch = collate(&samples, indices).map_err(|e| e.at(self.span))?;
                 let (seconds, bytes) = collate_cost(&batch, HOST.cores);
                 host.runtime().host_time(OP, seconds, bytes);
-                Ok(((batch, samples[0].single), Vec::new()))
+                Ok(Made {
+                    tensors: batch,
+                    single: samples[0].single,
+                    printed: Vec::new(),
+                })
             }
         }
     }
 
     /// Batch `k` from its worker: the main thread waits for it if it is not
     /// made yet (on the modelled clock too).
-    fn receive(&mut self, rt: &mut Runtime, k: usize) -> Made {
+    fn receive(&mut self, rt: &mut Runtime, k: usize) -> Result<Made, Diagnostic> {
         let began = Instant::now();
         while !self.arrived.contains_key(&k) {
             let Some(results) = &self.results else {
@@ -329,7 +340,7 @@ impl Epoch {
             let bytes = done
                 .batch
                 .as_ref()
-                .map_or(0, |(b, _)| b.iter().map(|t| t.nbytes() as u64).sum());
+                .map_or(0, |b| b.tensors.iter().map(|t| t.nbytes() as u64).sum());
             self.schedule(rt, k, sent, done.seconds, bytes);
         }
         match rt.host_modelled() {
@@ -348,13 +359,10 @@ impl Epoch {
                 }
             }
         }
-        let printed = done.printed;
-        done.batch
-            .map(|b| (b, printed))
-            .map_err(|failed| match failed {
-                Failed::In(d) => d,
-                Failed::Loop(e) => e.at(self.span),
-            })
+        done.batch.map_err(|failed| match failed {
+            Failed::In(d) => d,
+            Failed::Loop(e) => e.at(self.span),
+        })
     }
 
     /// Batch `k` copied into pinned memory, as the pin thread does: on its
@@ -410,9 +418,25 @@ impl Epoch {
     }
 }
 
-/// What making a batch gives: its tensors, whether each sample was a lone
-/// tensor, and what a worker's function printed making it.
-type Made = Result<((Vec<Tensor>, bool), Vec<Printed>), Diagnostic>;
+/// A batch made, before it is pinned: one tensor per field of the
+/// samples, whether each sample was a lone tensor, and what a worker's
+/// function printed making it.
+struct Made {
+    tensors: Vec<Tensor>,
+    single: bool,
+    printed: Vec<Printed>,
+}
+
+impl Made {
+    /// A `TensorDataset`'s batch: one tensor per dataset tensor.
+    fn stacked(tensors: Vec<Tensor>) -> Made {
+        Made {
+            tensors,
+            single: false,
+            printed: Vec::new(),
+        }
+    }
+}
 
 /// A worker's error: raised in the session's function (its diagnostic,
 /// the error made the worker's), or by the loader (shown at the loop).
@@ -452,15 +476,17 @@ fn collate_cost(batch: &[Tensor], threads: u32) -> (f64, u64) {
 
 /// A `TensorDataset`'s worker: makes the batches it is sent until the
 /// loader is dropped.
-fn work(dataset: &Dataset, inbox: &Receiver<(usize, Vec<usize>)>, done: &Sender<Done>, w: usize) {
-    let Dataset::Tensors(dataset) = dataset else {
-        return;
-    };
+fn work(
+    dataset: &TensorDataset,
+    inbox: &Receiver<(usize, Vec<usize>)>,
+    done: &Sender<Done>,
+    w: usize,
+) {
     while let Ok((k, indices)) = inbox.recv() {
         let began = Instant::now();
         let batch = dataset
             .batch(&indices)
-            .map(|b| (b, false))
+            .map(Made::stacked)
             .map_err(|e| Failed::Loop(Box::new(in_worker(e, w, None))));
         let ended = Instant::now();
         let sent = done.send(Done {
@@ -469,7 +495,6 @@ fn work(dataset: &Dataset, inbox: &Receiver<(usize, Vec<usize>)>, done: &Sender<
             began,
             ended,
             seconds: 0.0,
-            printed: Vec::new(),
         });
         if sent.is_err() {
             return;
@@ -495,7 +520,9 @@ fn fetch_work(
         let began = Instant::now();
         let before = fetch.seconds();
         let batch = fetch_batch(&mut *fetch, &indices, w);
-        let collating = batch.as_ref().map_or(0.0, |(b, _)| collate_cost(b, 1).0);
+        let collating = batch
+            .as_ref()
+            .map_or(0.0, |b| collate_cost(&b.tensors, 1).0);
         let seconds = fetch.seconds() - before + collating;
         let ended = Instant::now();
         let sent = done.send(Done {
@@ -504,7 +531,6 @@ fn fetch_work(
             began,
             ended,
             seconds,
-            printed: fetch.printed(),
         });
         if sent.is_err() {
             return;
@@ -513,25 +539,29 @@ fn fetch_work(
 }
 
 /// The samples at `indices`, made by worker `w`, collated; an error is
-/// re-raised as the worker's (with the sample it was making).
-fn fetch_batch(
-    fetch: &mut dyn Fetch,
-    indices: &[usize],
-    w: usize,
-) -> Result<(Vec<Tensor>, bool), Failed> {
+/// re-raised as the worker's (with the sample it was making). What the
+/// function printed is taken either way.
+fn fetch_batch(fetch: &mut dyn Fetch, indices: &[usize], w: usize) -> Result<Made, Failed> {
     let mut samples = Vec::with_capacity(indices.len());
     for &i in indices {
         match fetch.sample(i) {
             Ok(s) => samples.push(s),
             Err(mut d) => {
-                d.error = in_worker(d.error.clone(), w, Some(i));
+                fetch.printed();
+                let e = std::mem::replace(&mut d.error, Error::Interrupted);
+                d.error = in_worker(e, w, Some(i));
                 return Err(Failed::In(d));
             }
         }
     }
     let single = samples.first().is_some_and(|s| s.single);
+    let printed = fetch.printed();
     match collate(&samples, indices) {
-        Ok(b) => Ok((b, single)),
+        Ok(tensors) => Ok(Made {
+            tensors,
+            single,
+            printed,
+        }),
         Err(e) => Err(Failed::Loop(Box::new(in_worker(e, w, None)))),
     }
 }

@@ -136,7 +136,11 @@ pub struct Interp {
 
 impl Interp {
     pub fn new(seed: u64, devices: Arc<Devices>, hooks: Hooks) -> Interp {
-        let mut rt = Runtime::new(seed, devices);
+        Interp::with_runtime(Runtime::new(seed, devices), hooks)
+    }
+
+    /// An interpreter over `rt` (stopped by the hooks' interrupt flag).
+    fn with_runtime(mut rt: Runtime, hooks: Hooks) -> Interp {
         rt.interrupt = Arc::clone(&hooks.interrupt);
         Interp {
             vars: Globals::default(),
@@ -167,19 +171,17 @@ impl Interp {
         stop: Arc<std::sync::atomic::AtomicBool>,
         vars: Vec<(String, Value)>,
     ) -> Interp {
-        let hooks = Hooks {
-            interrupt: Arc::clone(&stop),
-            ..Hooks::default()
-        };
-        let mut it = Interp::new(seed, Arc::clone(&devices), hooks);
         let mut shared = std::collections::HashSet::new();
         for (_, v) in &vars {
             v.each_tensor(&mut |t| {
                 shared.insert(t.storage_id());
             });
         }
-        it.rt = Runtime::for_worker(seed, devices, shared);
-        it.rt.interrupt = stop;
+        let hooks = Hooks {
+            interrupt: stop,
+            ..Hooks::default()
+        };
+        let mut it = Interp::with_runtime(Runtime::for_worker(seed, devices, shared), hooks);
         for (name, v) in vars {
             it.vars.insert(name, v);
         }
