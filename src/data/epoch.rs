@@ -377,8 +377,15 @@ impl Epoch {
         let mut seconds = 0.0;
         let mut bytes = 0;
         let mut pinned = Vec::with_capacity(batch.len());
+        // PyTorch's pin thread copies on one core (`torch.set_num_threads(1)`
+        // in `_pin_memory_loop`); with `num_workers=0` the main thread pins,
+        // its copy spread over all its cores as any large CPU copy.
+        let threads = match self.workers.is_empty() {
+            true => HOST.cores,
+            false => 1,
+        };
         for t in &batch {
-            let (p, s) = rt.pin_elsewhere(t)?;
+            let (p, s) = rt.pin_elsewhere(t, threads)?;
             seconds += s;
             bytes += t.nbytes() as u64;
             pinned.push(Arc::new(p));

@@ -177,11 +177,27 @@ impl Bound {
         }
     }
 
+    /// An int, or a one-element integer tensor on the host (what Python's
+    /// `__index__` takes from a PyTorch tensor: `for w in [0, 4]` gives
+    /// 0-d tensors, usable as `num_workers=w`). A device tensor is refused:
+    /// reading it is a host sync, which `.item()` makes visible.
     pub fn int(&self, name: &str) -> Result<Option<i64>, Diagnostic> {
         match self.given(name) {
             None => Ok(None),
             Some((Value::Int(i), _)) => Ok(Some(*i)),
             Some((Value::Bool(b), _)) => Ok(Some(b.get() as i64)),
+            Some((Value::Tensor(t), span))
+                if t.numel() == 1 && (t.dtype().is_int() || t.dtype() == DType::Bool) =>
+            {
+                match t.device() {
+                    Device::Cpu => Ok(Some(t.to_vec::<i64>()[0])),
+                    d => Err(Error::value_help(
+                        format!("argument `{name}` of {} is a tensor on {d}", self.func),
+                        "reading a device tensor's value is a host sync: write `n.item()` to make it (PyTorch makes it for you)",
+                    )
+                    .at(*span)),
+                }
+            }
             Some((v, span)) => Err(self.wrong(name, "an int", v, *span)),
         }
     }

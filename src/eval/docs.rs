@@ -112,7 +112,7 @@ docs! {
     Function Tensors "tensor", "tensor(data, dtype=none, device=cpu, requires_grad=false)", "A tensor from a number or nested list; floats default to f32, ints to i64.", "tensor([[1, 2], [3, 4]], dtype=f32)";
     Function Tensors "zeros", "zeros(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor filled with 0.", "zeros(2, 3)";
     Function Tensors "ones", "ones(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor filled with 1.", "ones(2, 3, dtype=i64)";
-    Function Tensors "full", "full(size, value, dtype=none, device=cpu, requires_grad=false)", "A tensor of shape `size` filled with `value`.", "full([2, 2], 7.)";
+    Function Tensors "full", "full(size, fill_value, dtype=none, device=cpu, requires_grad=false)", "A tensor of shape `size` filled with `fill_value`.", "full([2, 2], 7.)\nfull((2,), fill_value=3)";
     Function Tensors "empty", "empty(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor whose contents are not initialised (on cpu they read as 0).", "empty(4)";
     Function Tensors "arange", "arange(start, end=none, step=1, dtype=none, device=cpu, requires_grad=false)", "Evenly spaced values in [start, end); `arange(n)` is 0..n.", "arange(0, 10, 2)";
     Function Tensors "linspace", "linspace(start, end, steps, dtype=f32, device=cpu, requires_grad=false)", "`steps` values evenly spaced from start to end inclusive.", "linspace(0, 1, 5)";
@@ -127,6 +127,8 @@ docs! {
     Function Tensors "randn_like", "randn_like(input, dtype=none, device=none)", "Normal random numbers shaped like `input`.", "randn_like(zeros(3))";
     Function Tensors "cat", "cat(tensors, dim=0)", "Joins a list of tensors along an existing dimension.", "cat([ones(2), zeros(3)])";
     Function Tensors "stack", "stack(tensors, dim=0)", "Joins a list of same-shaped tensors along a new dimension.", "stack([ones(2), zeros(2)])";
+    Function Tensors "manual_seed", "manual_seed(seed)", "PyTorch's `torch.manual_seed`: `seed(n)`, every device's generator (the host's and each CUDA device's) starts again from `seed`.", "manual_seed(0)\nrandn(2)";
+    Function Tensors "manual_seed_all", "manual_seed_all(seed)", "PyTorch's `torch.cuda.manual_seed_all`: every CUDA device's generator starts again from `seed`; the host's (cpu) keeps its place.", "manual_seed_all(0)\nrandn(2, device=cuda)";
     Function Tensors "seed", "seed(n)", "Reseeds every device's random generator (each device has its own, as in PyTorch): the same seed gives the same numbers on every backend.", "seed(42)\nrandn(2)";
     Function Math "sum", "sum(input, dim=none, keepdim=false, dtype=none)", "Sum of all elements, or along `dim` (an int, or a list of them). Integer sums are i64; `dtype` converts the input first.", "sum([[1, 2], [3, 4]], dim=0)\nsum(ones(2, 3, 4), dim=(0, 2))";
     Function Math "mean", "mean(input, dim=none, keepdim=false, dtype=none)", "Mean of all elements, or along `dim` (an int, or a list of them; floating point tensors, or `dtype=` one).", "mean([1., 2., 3.])\nmean(arange(4), dtype=f64)";
@@ -177,7 +179,7 @@ docs! {
     Function Math "nonzero", "nonzero(input, as_tuple=false)", "The coordinates of the non-zero elements (NaN counts), one row each: i64 of [count, ndim]; `as_tuple=true` gives one index tensor per dimension. The count decides the shape, so on a GPU the host waits for the data (a sync), as in PyTorch.", "nonzero(tensor([[0, 3], [5, 0]]))";
     Function Math "argwhere", "argwhere(input)", "`nonzero(input)`: the coordinates of the non-zero elements.", "argwhere(tensor([0., 2., 0., 1.]))";
     Function Math "matmul", "matmul(a, b)", "Matrix product, like `a @ b`: 1-D operands are vectors, extra leading dimensions are batches.", "matmul(ones(2, 3), ones(3, 4))";
-    Function Devices "device", "device(index)", "The CUDA device `cuda:index`; `with device(1) { }` makes it current.", "with device(1) {\n  a = ones(2, device=cuda)\n}";
+    Function Devices "device", "device(type, index=none)", "A device, as PyTorch's `torch.device`: `device(1)`, `device(\"cuda:1\")` and `device(\"cuda\", 1)` are `cuda:1`, `device(\"cuda\")` the current CUDA device (`cuda`), `device(\"cpu\")` the host. `with device(1) { }` makes cuda:1 current (PyTorch's `torch.cuda.device(1)`).", "with device(1) {\n  a = ones(2, device=cuda)\n}\ndevice(\"cuda\", 1)";
     Function Devices "devices", "devices()", "The list of CUDA devices in this session.", "devices()";
     Function Devices "device_count", "device_count()", "How many CUDA devices this session has.", "device_count()";
     Function Devices "current_device", "current_device()", "The current CUDA device: what `cuda` (no index) means where it is used, so `dev = cuda` used inside `with device(1)` is cuda:1. As torch.device, `cuda == cuda:0` is false.", "current_device()";
@@ -208,6 +210,7 @@ docs! {
     Function Teaching "save", "save(tensor, path)", "Writes a tensor to a .npy (NumPy) or .safetensors file, keeping dtype and shape.", "save(arange(4), \"/tmp/cudash-example.npy\")";
     Function Teaching "load", "load(path, device=cpu)", "Reads a .npy or .safetensors file (several tensors come back as a dict).", "save(arange(4), \"/tmp/cudash-example.npy\")\nload(\"/tmp/cudash-example.npy\")";
     Function Teaching "print", "print(*values)", "Prints values separated by spaces.", "print(\"x is\", [1., 2.])";
+    Function Teaching "enumerate", "enumerate(iterable, start=0)", "Python's enumerate: `for i, x in enumerate(xs) { }` gives each item with its count from `start`. Over a DataLoader the batches are made as the loop asks for them (`for i, batch in enumerate(loader) { xb, tb = batch }`).", "for i, x in enumerate([10, 20]) { print(i, x) }";
     Function Teaching "len", "len(obj)", "Python's `len`: a tensor's first dimension (a 0-d tensor has none), or the items of a list or dict, or a string's characters.", "len(ones(3, 2))\nlen(ones(3).tolist())";
     Function Teaching "sleep", "sleep(seconds)", "The host does nothing for `seconds`: what a script writes for CPU work cudash cannot express (decoding images, Python preprocessing). It really sleeps; where device time is modelled the host's modelled clock advances too, so `profile`'s timeline shows the host working (▓) while the GPU idles, as on a GPU.", "for step in 0..3 {\n  sleep(0.001)   # a millisecond of CPU preprocessing\n  print(\"batch\", step)\n}";
     Function Teaching "clear_output", "clear_output(wait=false)", "Clears the cell's output in a notebook (with `wait=true`, once the next output comes) and the screen in a terminal.", "for i in 0..3 {\n  clear_output(wait=true)\n  print(\"step\", i)\n}";
@@ -306,7 +309,12 @@ docs! {
     Method Tensors "fill_", "x.fill_(value)", "Fills `x` in place and returns it.", "x = zeros(3)\nx.fill_(2)";
     Method Tensors "zero_", "x.zero_()", "Sets every element of `x` to zero in place and returns it (`w.grad.zero_()`).", "x = ones(3)\nx.zero_()";
     Method Tensors "normal_", "x.normal_(mean=0., std=1.)", "Fills `x` in place with normal random numbers and returns it.", "seed(0)\nempty(3).normal_(0., 1.)";
-    Method Tensors "new_full", "x.new_full(size, value)", "A new tensor of `size` filled with `value`, with the dtype and device of `x`.", "ones(2, dtype=f64).new_full([3], 1.5)";
+    Method Tensors "new_full", "x.new_full(size, fill_value, dtype=none, device=none)", "A new tensor of `size` filled with `fill_value`, with the dtype and device of `x` (unless given).", "ones(2, dtype=f64).new_full([3], 1.5)";
+    Method Tensors "new_zeros", "x.new_zeros(*size, dtype=none, device=none)", "A new tensor of zeros, with the dtype and device of `x` (unless given).", "ones(2, dtype=f64).new_zeros(2, 3)";
+    Method Tensors "new_ones", "x.new_ones(*size, dtype=none, device=none)", "A new tensor of ones, with the dtype and device of `x` (unless given).", "ones(2, dtype=i32).new_ones(3)";
+    Method Tensors "new_empty", "x.new_empty(*size, dtype=none, device=none)", "A new uninitialised tensor (its memory reads as zeros here, as fresh memory does), with the dtype and device of `x` (unless given).", "ones(2).new_empty(3)";
+    Method Tensors "data_ptr", "x.data_ptr()", "The address of the first element, as an int: a device tensor's device address (the allocator's block plus the view's offset; made up on the simulator), a host tensor's host address. Views of one tensor share its memory: `x[1:].data_ptr() - x.data_ptr()` is 4 bytes for f32.", "x = zeros(4, device=cuda)\nx[1:].data_ptr() - x.data_ptr()";
+    Method Tensors "type", "x.type(dtype=none)", "`x` in `dtype`, as `x.to(dtype)` (`x.type(float32)` for PyTorch's `x.type(torch.float)`); without `dtype`, PyTorch's name for its type (`torch.cuda.FloatTensor`).", "ones(2).type(f64)\nones(2).type()";
     Method Tensors "new_tensor", "x.new_tensor(data)", "A new tensor of `data` with the dtype and device of `x`.", "ones(2, dtype=f64).new_tensor([1, 2, 3])";
     Method Tensors "copy_", "x.copy_(src, non_blocking=false)", "Copies `src` into `x` in place (broadcast, converted to x's dtype, from any device) and returns `x`.", "x = zeros(2, 3)\nx.copy_([1., 2., 3.])";
     Method Tensors "numel", "x.numel()", "Number of elements.", "ones(2, 3).numel()";
@@ -334,6 +342,7 @@ docs! {
     Property Tensors "T", "x.T", "The transpose (dimensions reversed), a view.", "arange(6).reshape(2, 3).T";
     Property Tensors "mT", "x.mT", "The last two dimensions swapped (every matrix of a batch transposed), a view.", "ones(2, 3, 4).mT.shape";
     Property Memory "is_pinned", "x.is_pinned", "Whether `x` lives in page-locked host memory.", "ones(2).is_pinned";
+    Property Training "data", "x.data", "The same elements (shared memory) without autograd history, as `x.detach()` (PyTorch's older spelling: `p.data.sub_(lr * p.grad)`). Unlike PyTorch's `.data`, an in-place change made through it still counts for autograd's version check, as with `detach()`.", "w = ones(2, requires_grad=true)\nw.data.requires_grad";
     Statement Devices "devices", "devices", "The device table: backend, names, memory used and total, allocated and reserved.", "devices";
     Statement Devices "with", "with device(n) { ... }", "Runs the block with cuda:n as the current CUDA device (or a stream as the current stream); restored afterwards, also on error.", "with device(1) {\n  a = [1., 2.].to(cuda)\n}";
     Statement Streams "stream", "stream NAME { ... }", "Creates stream NAME on the current device on first use and queues the block's work on it; the current stream is restored afterwards.", "A = randn(100, 100, device=cuda)\nstream s {\n  wait default\n  B = A.sum()\n}";
@@ -348,7 +357,7 @@ docs! {
     Statement Teaching "fn", "fn NAME(a, b=default) { ... }", "Defines a function: arguments by position, then by keyword, then the defaults (evaluated once, when `fn` runs). A name the body assigns is local to each call (Python's rule); other names read the session's variables. Tensors are passed by reference: `w -= lr * g` on a parameter updates the caller's tensor. `return v` gives its value (none without one).", "fn step(w, g, lr=0.1) {\n  w -= lr * g\n  return w.norm()\n}\nw = ones(3)\nstep(w, ones(3))\nw";
     Statement Teaching "return", "return [VALUE]", "Ends the function's call with VALUE (none when left out).", "fn sq(x) { return x * x }\nsq(3)";
     Statement Teaching "if", "if COND { ... } elif COND { ... } else { ... }", "Runs the first block whose condition is true. A condition is a bool, a number (0 is false), none (false), a list or string (empty is false), or a one-element tensor: reading a device tensor's value is a host sync, as PyTorch's `if loss > 0:`; a tensor of more elements is an error.", "x = randn(3)\nif x.sum() > 0 { print(\"positive\") } else { print(\"not positive\") }";
-    Statement Teaching "while", "while COND { ... }", "Repeats the block while the condition is true (a host sync per test when it reads a device tensor). Ctrl-C stops it.", "i = 0\nwhile i < 3 { i += 1 }\ni";
+    Statement Teaching "while", "while COND { ... }", "Repeats the block while the condition is true (a host sync per test when it reads a device tensor). Inside, `break` leaves the loop and `continue` goes to the next test, as in Python (`help break`). Ctrl-C stops it.", "i = 0\nwhile i < 3 { i += 1 }\ni\nwhile true { i += 1; if i > 5 { break } }";
     Statement Teaching "break", "break", "Leaves the innermost `for` or `while` loop.", "for i in 0..10 { if i == 3 { break } }\ni";
     Statement Teaching "continue", "continue", "Goes on with the next iteration of the innermost loop.", "n = 0\nfor i in 0..10 { if i % 2 == 0 { continue }\n n += 1 }\nn";
     Statement Teaching "and", "A and B", "A when A is false, else B (B is not evaluated otherwise), as Python's `and`; `or` gives A when A is true, else B; `not A` is a bool. Tensors in them are conditions (one element, a host read).", "x = 3\nx > 0 and x < 5";
@@ -481,6 +490,11 @@ fn receiver_letter(doc: &Doc) -> &'static str {
 pub fn lookup(topic: &str) -> Vec<&'static Doc> {
     let topic = topic.trim_start_matches('.');
     DOCS.iter().filter(|d| d.name == topic).collect()
+}
+
+/// Every builtin function.
+pub fn functions() -> impl Iterator<Item = &'static Doc> {
+    DOCS.iter().filter(|d| d.kind == Kind::Function)
 }
 
 pub fn function(name: &str) -> Option<&'static Doc> {

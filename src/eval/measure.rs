@@ -71,8 +71,7 @@ impl Interp {
                 );
                 let bytes = (d.h2d.1 + d.d2h.1 + d.d2d.1) / n as u64;
                 if bytes >= COPY_RATE_FROM && per > 0.0 {
-                    let rate = bytes as f64 / per / 1e9;
-                    text.push_str(&format!("\n      copies: {rate:.1} GB/s"));
+                    text.push_str(&copy_rate(bytes, d.copy_ns, n, per, t.measured));
                 }
                 text
             }
@@ -234,6 +233,26 @@ fn trace_error(path: &str, err: std::io::Error) -> Error {
         path: path.into(),
         reason: err.to_string(),
     }
+}
+
+/// `time`'s line on the block's copies: their own rate (bytes over the
+/// time the copy engines were busy with them, not over the whole block)
+/// and the share of each iteration they took. On a GPU the block's time
+/// is measured with events at its ends only: `profile` times each copy.
+fn copy_rate(bytes: u64, copy_ns: u64, n: i64, per: f64, measured: bool) -> String {
+    let copying = copy_ns as f64 * 1e-9 / n as f64;
+    if measured || copying <= 0.0 {
+        return format!(
+            "\n      copies: {} per iteration (`profile` times each copy)",
+            crate::vocab::human_bytes(u128::from(bytes))
+        );
+    }
+    format!(
+        "\n      copies: {:.1} GB/s while copying, {} per iteration ({:.0}% of it)",
+        bytes as f64 / copying / 1e9,
+        display::fmt_seconds(copying),
+        (100.0 * copying / per).min(100.0)
+    )
 }
 
 /// Below this many bytes copied per iteration, `time` gives no copy rate:

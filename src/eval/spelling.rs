@@ -116,6 +116,11 @@ fn module_hint(path: &[&str]) -> Error {
             label,
             python::BUILTINS_HELP,
         ),
+        _ if last == "no_grad" => hint(
+            format!("`{written}()` is the block `no_grad {{ ... }}` in cudash"),
+            label,
+            "write `no_grad { w -= 0.1 * w.grad }` (or `with no_grad() { ... }`): autograd records nothing inside",
+        ),
         _ => match cudash_form(last) {
             Some(form) => hint(
                 format!("`{written}` is `{form}` in cudash"),
@@ -128,34 +133,52 @@ fn module_hint(path: &[&str]) -> Error {
                         .unwrap_or_default()
                 ),
             ),
-            None => hint(
-                format!("cudash has no `{written}`"),
-                label,
-                "its builtins are PyTorch's functions without the `torch.` prefix; `help` lists them",
-            ),
+            None => match closest_builtin(last) {
+                Some(near) => hint(
+                    format!("cudash has no `{written}`"),
+                    label,
+                    format!(
+                        "did you mean `{}.{near}`? cudash writes it `{near}`, without the `{}.` prefix",
+                        path[..path.len() - 1].join("."),
+                        path[..path.len() - 1].join(".")
+                    ),
+                ),
+                None => hint(
+                    format!("cudash has no `{written}`"),
+                    label,
+                    "its builtins are PyTorch's functions without the `torch.` prefix; `help` lists them",
+                ),
+            },
         },
     }
 }
 
+/// The builtin whose name is closest to a misspelt `torch.X`'s `X`
+/// (`torch.cuda.empty_Cache`: `empty_cache`).
+fn closest_builtin(name: &str) -> Option<String> {
+    let names = docs::functions().map(|d| d.name);
+    super::suggest::closest(name, names)
+}
+
+/// PyTorch's names that cudash spells otherwise: `torch.X` (and
+/// `torch.cuda.X`) is written as the second.
+pub const RENAMED: &[(&str, &str)] = &[
+    ("Event", "event()"),
+    ("Stream", "stream()"),
+    ("cuda", "cuda"),
+    ("Tensor", "tensor"),
+    ("float", "float32"),
+    ("double", "float64"),
+    ("half", "float16"),
+    ("long", "int64"),
+    ("int", "int32"),
+    ("bool", "bool"),
+];
+
 /// What cudash calls PyTorch's `torch.X` / `F.X` / `torch.cuda.X`, when it has it.
 fn cudash_form(name: &str) -> Option<String> {
-    let renamed = match name {
-        "Event" => "event()",
-        "Stream" => "stream()",
-        "manual_seed" => "seed",
-        "cuda" => "cuda",
-        "device" => "device",
-        "Tensor" => "tensor",
-        "float" => "float32",
-        "double" => "float64",
-        "half" => "float16",
-        "long" => "int64",
-        "int" => "int32",
-        "bool" => "bool",
-        _ => "",
-    };
-    if !renamed.is_empty() {
-        return Some(renamed.to_string());
+    if let Some((_, form)) = RENAMED.iter().find(|(n, _)| *n == name) {
+        return Some(form.to_string());
     }
     if value(name).is_some() {
         return Some(name.to_string());

@@ -525,6 +525,19 @@ impl Interp {
                     })?;
                     return Ok(out.unwrap_or(Flow::Next));
                 }
+                // `for i, batch in enumerate(loader)`: counted as made.
+                if let Value::Enumerate(en) = &v {
+                    if let (Value::DataLoader(loader), start) = &**en {
+                        let mut i = *start;
+                        let out = self.for_each_batch(loader, e.span, |me, batch| {
+                            let pair = Value::List(Arc::new(vec![Value::Int(i), batch]));
+                            i += 1;
+                            me.bind_loop(names, pair, e.span)?;
+                            me.loop_body(body)
+                        })?;
+                        return Ok(out.unwrap_or(Flow::Next));
+                    }
+                }
                 let items = v
                     .elements()
                     .ok_or_else(|| {

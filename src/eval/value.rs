@@ -55,6 +55,9 @@ pub enum Value {
     DataLoader(Arc<crate::data::loader::DataLoader>),
     /// `DistributedSampler(ds, num_replicas=2, rank=0)`.
     Sampler(Arc<crate::data::sampler::DistributedSampler>),
+    /// `enumerate(xs, start=0)`: what `for i, x in` iterates, counting from
+    /// `start` (lazily over a DataLoader, whose batches are made as asked).
+    Enumerate(Arc<(Value, i64)>),
 }
 
 impl Value {
@@ -120,6 +123,7 @@ impl Value {
             },
             Value::DataLoader(_) => "a DataLoader",
             Value::Sampler(_) => "a DistributedSampler",
+            Value::Enumerate(_) => "an enumerate object",
         }
     }
 
@@ -142,6 +146,7 @@ impl Value {
             Value::Dataset(_) => "dataset",
             Value::DataLoader(_) => "dataloader",
             Value::Sampler(_) => "sampler",
+            Value::Enumerate(_) => "enumerate",
         }
     }
 
@@ -172,6 +177,14 @@ impl Value {
             Value::Tensor(t) if t.ndim() > 0 => Some(Value::rows(t)),
             Value::List(items) => Some(Ok(items.to_vec())),
             Value::MutList(items) => Some(Ok(crate::runtime::lock::lock(items).to_vec())),
+            Value::Enumerate(e) => e.0.elements().map(|items| {
+                items.map(|items| {
+                    (e.1..)
+                        .zip(items)
+                        .map(|(i, v)| Value::List(Arc::new(vec![Value::Int(i), v])))
+                        .collect()
+                })
+            }),
             _ => None,
         }
     }

@@ -102,6 +102,9 @@ fn syntax_diagnostic(src: &str, e: Rich<'_, Token, Span>) -> Diagnostic {
     if expected.iter().any(|x| x == "an expression") {
         expected.retain(|x| !matches!(x.as_str(), "`-`" | "`(`" | "`[`"));
     }
+    if let (Some(Token::Kw(k)), true) = (e.found(), expected.iter().any(|x| x == "a name")) {
+        return keyword_as_name(*k, span);
+    }
     let found = e.found().map(|t| match t {
         Token::Newline => "end of line".to_string(),
         t => format!("`{t}`"),
@@ -110,6 +113,38 @@ fn syntax_diagnostic(src: &str, e: Rich<'_, Token, Span>) -> Diagnostic {
         None => Diagnostic::incomplete(span.start.min(src.len()), src.len(), expected),
         Some(found) => Diagnostic::unexpected(span, found, expected),
     }
+}
+
+/// A statement keyword written where a name belongs (`fn run(n, pin)`,
+/// `for sync in xs`): say it is reserved and offer a name that is not.
+fn keyword_as_name(k: token::Kw, span: Span) -> Diagnostic {
+    let word = k.as_str();
+    let instead = match word {
+        "pin" => "pinned",
+        "sync" => "synced",
+        "mem" => "memory",
+        "time" => "elapsed",
+        "wait" => "waited",
+        "profile" => "prof",
+        "help" => "help_text",
+        "in" => "inputs",
+        _ => "",
+    };
+    let instead = match instead {
+        "" => format!("`{word}_`"),
+        w => format!("`{w}` or `{word}_`"),
+    };
+    crate::error::Error::Spelling {
+        message: format!(
+            "`{word}` is a keyword in cudash, so it cannot name a parameter or a variable"
+        ),
+        label: "a keyword".into(),
+        help: format!(
+            "`{word}` starts a statement (`help {word}`); choose another name, such as {instead}"
+        ),
+        class: "SyntaxError",
+    }
+    .at(span)
 }
 
 /// How many brackets are open at the end of `src` (for the continuation indent).

@@ -384,6 +384,13 @@ where
             kw(Kw::Del)
                 .ignore_then(ident().separated_by(p(Punct::Comma)).at_least(1).collect())
                 .map(StmtKind::Del),
+            // `with no_grad() { }`: PyTorch's spelling of `no_grad { }`.
+            kw(Kw::With)
+                .ignore_then(kw(Kw::NoGrad))
+                .ignore_then(p(Punct::LParen))
+                .ignore_then(p(Punct::RParen))
+                .ignore_then(block.clone())
+                .map(StmtKind::NoGrad),
             kw(Kw::With)
                 .ignore_then(expr.clone())
                 .then(block.clone())
@@ -524,6 +531,13 @@ where
                             })
                             .collect();
                         StmtKind::Unpack(names, value)
+                    }
+                    ExprKind::Device(_) => {
+                        emitter.emit(E::message(
+                            lhs.span,
+                            "cannot assign to a device: `cuda`, `cuda:N` and `cpu` are device literals in cudash (`cuda` is the current CUDA device), so this line is not needed; write them where the device is used (`ones(2, device=cuda)`)",
+                        ));
+                        StmtKind::Expr(value)
                     }
                     _ => {
                         emitter.emit(E::message(

@@ -18,7 +18,8 @@ const BLOCK_WORDS: &[&str] = &[
 /// A diagnostic for the first line of `src` written as Python, if any.
 pub fn hint(src: &str) -> Option<Diagnostic> {
     let mut at = 0;
-    for line in src.split_inclusive('\n') {
+    let lines: Vec<&str> = src.split_inclusive('\n').collect();
+    for (n, line) in lines.iter().enumerate() {
         let start = at;
         at += line.len();
         let code = strip_comment(line).trim_end();
@@ -38,13 +39,27 @@ pub fn hint(src: &str) -> Option<Diagnostic> {
                 .at(span),
             );
         }
+        if first == "class" && code.ends_with([':', '{']) {
+            return Some(
+                spelling(
+                    "cudash has no classes yet: a model is a function of its parameter tensors"
+                        .into(),
+                    "Python's class",
+                    "make the parameters tensors (`W = randn(784, 10, requires_grad=true)`) and \
+                     the forward pass a function (`fn forward(x) { return relu(x @ W) }`); \
+                     optimizers take the list (`SGD([W], lr=0.1)`)",
+                )
+                .at(span),
+            );
+        }
         if first == "def" {
-            let header = code.trim_end_matches(['{', ':']).trim_end();
+            // The header may span lines (parameters one per line).
+            let header = def_header(&lines[n..]);
             return Some(
                 spelling(
                     "cudash defines a function with `fn` and a block in braces".into(),
                     "Python's def",
-                    &format!("write `fn{} {{ ... }}`", &header["def".len()..]),
+                    &format!("write `fn {header} {{ ... }}`"),
                 )
                 .at(span),
             );
@@ -55,13 +70,100 @@ pub fn hint(src: &str) -> Option<Diagnostic> {
                 spelling(
                     "cudash writes a block in braces, not with `:` and indentation".into(),
                     "Python's block",
-                    &format!("write `{} {{ ... }}`", cudash_header(header)),
+                    &format!("write `{}`", cudash_block(header)),
                 )
                 .at(span),
             );
         }
     }
     None
+}
+
+/// A Python `def`'s name and parameters as cudash's `fn` takes them, from
+/// the lines that start with it: joined up to the `:` that closes the
+/// header, without type annotations (`x: int = 3` is `x=3`) or the return
+/// annotation.
+fn def_header(lines: &[&str]) -> String {
+    let mut text = String::new();
+    let mut depth = 0i32;
+    for line in lines {
+        let code = strip_comment(line).trim();
+        for c in code.chars() {
+            match c {
+                '(' | '[' => depth += 1,
+                ')' | ']' => depth -= 1,
+                _ => {}
+            }
+        }
+        if !text.is_empty() && !text.ends_with('(') {
+            text.push(' ');
+        }
+        text.push_str(code);
+        if depth <= 0 {
+            break;
+        }
+    }
+    let text = text.strip_prefix("def").unwrap_or(&text).trim();
+    let Some((name, rest)) = text.split_once('(') else {
+        return text.trim_end_matches([':', '{']).trim().to_string();
+    };
+    let params = match close_of(rest) {
+        Some(end) => &rest[..end],
+        None => rest,
+    };
+    let params: Vec<String> = split_top(params)
+        .into_iter()
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (head, default) = match p.split_once('=') {
+                Some((h, d)) => (h, Some(d.trim())),
+                None => (p, None),
+            };
+            let name = head.split(':').next().unwrap_or(head).trim();
+            match default {
+                Some(d) => format!("{name}={d}"),
+                None => name.to_string(),
+            }
+        })
+        .collect();
+    format!("{}({})", name.trim(), params.join(", "))
+}
+
+/// Where the `)` that closes an opened `(` is in `s` (which starts after it).
+fn close_of(s: &str) -> Option<usize> {
+    let mut depth = 1;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' => depth += 1,
+            ')' | ']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `s` split at its commas outside brackets.
+fn split_top(s: &str) -> Vec<&str> {
+    let (mut parts, mut depth, mut from) = (Vec::new(), 0, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&s[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&s[from..]);
+    parts
 }
 
 fn spelling(message: String, label: &str, help: &str) -> Error {
@@ -71,6 +173,42 @@ fn spelling(message: String, label: &str, help: &str) -> Error {
         help: help.into(),
         class: "SyntaxError",
     }
+}
+
+/// A Python block's header as a cudash block: `with torch.no_grad()` is
+/// `no_grad { ... }`; a `for` whose targets nest (`for i, (x, y) in ...`)
+/// unpacks the inner ones in its body, as cudash's `for` takes plain names.
+fn cudash_block(header: &str) -> String {
+    let header = cudash_header(header);
+    if header == "with no_grad()" {
+        return "no_grad { ... }".into();
+    }
+    if let Some(rest) = header.strip_prefix("for ") {
+        if let Some((targets, iter)) = rest.split_once(" in ") {
+            let mut names = Vec::new();
+            let mut unpack = Vec::new();
+            for t in split_top(targets).into_iter().map(str::trim) {
+                match t.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
+                    Some(inner) => {
+                        let parts: Vec<&str> =
+                            split_top(inner).into_iter().map(str::trim).collect();
+                        let name = parts.concat();
+                        unpack.push(format!("{} = {name}", parts.join(", ")));
+                        names.push(name);
+                    }
+                    None => names.push(t.to_string()),
+                }
+            }
+            if !unpack.is_empty() {
+                return format!(
+                    "for {} in {iter} {{ {}; ... }}",
+                    names.join(", "),
+                    unpack.join("; ")
+                );
+            }
+        }
+    }
+    format!("{header} {{ ... }}")
 }
 
 /// `for i in range(3)` as cudash writes it: `for i in 0..3`; `with
@@ -117,6 +255,11 @@ mod tests {
     #[test]
     fn blocks_show_the_cudash_header() {
         assert_eq!(help("for i in range(3):"), "write `for i in 0..3 { ... }`");
+        assert_eq!(help("with torch.no_grad():"), "write `no_grad { ... }`");
+        assert_eq!(
+            help("for batch, (X, y) in enumerate(dataloader):"),
+            "write `for batch, Xy in enumerate(dataloader) { X, y = Xy; ... }`"
+        );
         assert_eq!(
             help("x = 1\nfor i in range(2, 5):  # loop\n    x = x * 2"),
             "write `for i in 2..5 { ... }`"
@@ -128,6 +271,22 @@ mod tests {
         assert_eq!(
             help("with torch.cuda.stream(s):"),
             "write `with stream(s) { ... }`"
+        );
+    }
+
+    #[test]
+    fn defs_lose_their_annotations_and_join_their_lines() {
+        assert_eq!(
+            help("def train(dataloader,\n          model, lr=0.1):\n    pass"),
+            "write `fn train(dataloader, model, lr=0.1) { ... }`"
+        );
+        assert_eq!(
+            help("def f(x: int, y: float = 2.0) -> int:"),
+            "write `fn f(x, y=2.0) { ... }`"
+        );
+        assert_eq!(
+            help("def forward(self, x: Tensor) -> Tensor:"),
+            "write `fn forward(self, x) { ... }`"
         );
     }
 

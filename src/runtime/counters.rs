@@ -9,6 +9,8 @@ pub struct Counters {
     pub kernels: u64,
     /// Modelled device time of everything queued, in nanoseconds.
     pub device_ns: u64,
+    /// The part of it spent in copies (the copy engines' busy time), in nanoseconds.
+    pub copy_ns: u64,
     /// Segments the caching allocators reserved from the devices (filled in by `profile`).
     pub segments: u64,
     pub allocations: u64,
@@ -28,6 +30,7 @@ impl Counters {
             ops: now.ops - before.ops,
             kernels: now.kernels - before.kernels,
             device_ns: now.device_ns - before.device_ns,
+            copy_ns: now.copy_ns - before.copy_ns,
             segments: now.segments - before.segments,
             allocations: now.allocations - before.allocations,
             bytes: now.bytes - before.bytes,

@@ -169,10 +169,10 @@ impl Devices {
         *lock(&self.page_locking)
     }
 
-    fn page_lock(&self, bytes: u64) {
-        let t = page_lock(bytes);
-        self.host_time.advance(t);
-        *lock(&self.page_locking) += t;
+    /// Counts `seconds` of the host's time as page-locking (the caller
+    /// charges them to the host's clock, drawn as host work).
+    pub fn note_page_locking(&self, seconds: f64) {
+        *lock(&self.page_locking) += seconds;
     }
 
     /// Device memory for `bytes` on `device`, for its current stream. When the
@@ -359,20 +359,10 @@ impl Devices {
 
     /// A block from the pinned host allocator. A block the cache had costs
     /// nothing; a new one is page-locked, which takes the host's time
-    /// (`timing::page_lock`).
-    pub fn pinned(&self, bytes: usize) -> Memory {
-        let (memory, locking) = self.pinned_elsewhere(bytes);
-        if let Some(t) = locking {
-            self.host_time.advance(t);
-            *lock(&self.page_locking) += t;
-        }
-        memory
-    }
-
-    /// A block from the pinned host allocator for another host thread (a
-    /// DataLoader's pin thread): the page-locking a new block takes is
-    /// given back for that thread's time, not charged to the main clock.
-    pub fn pinned_elsewhere(&self, bytes: usize) -> (Memory, Option<f64>) {
+    /// (`timing::page_lock`): those seconds are given back for the caller
+    /// to charge to the thread that pins (the main thread, or a
+    /// DataLoader's pin thread).
+    pub fn pinned(&self, bytes: usize) -> (Memory, Option<f64>) {
         let (size, fresh) = {
             let mut host = lock(&self.host);
             let hits = host.stats().cache_hits;
@@ -386,14 +376,15 @@ impl Devices {
         (memory, fresh.then(|| page_lock(size as u64)))
     }
 
-    /// Page-locks existing host memory in place (`pin x`).
-    pub fn register(&self, bytes: usize) -> Memory {
+    /// Page-locks existing host memory in place (`pin x`), and the host's
+    /// seconds that takes.
+    pub fn register(&self, bytes: usize) -> (Memory, f64) {
         lock(&self.host).register(bytes);
-        self.page_lock(bytes as u64);
-        Memory::Registered {
+        let memory = Memory::Registered {
             host: Arc::clone(&self.host),
             bytes,
-        }
+        };
+        (memory, page_lock(bytes as u64))
     }
 }
 

@@ -62,6 +62,10 @@ pub struct PendingWrite {
     pub gpu: Arc<Mutex<Gpu>>,
     pub stream: StreamId,
     pub seq: u64,
+    /// Where this write was queued while an earlier one was still pending,
+    /// that one's stream: the bytes a racing reader sees (kept when the
+    /// oldest pending write was queued) predate it too.
+    pub after_pending: Option<StreamId>,
 }
 
 /// The stream bookkeeping of one storage.
@@ -299,11 +303,16 @@ impl Gpu {
         access.note_use(r, next);
         self.check(access, r, Verb::Write);
         // While an earlier write is pending, the oldest bytes a racing reader may see are kept already.
-        let earlier_pending = access.write.is_some();
+        let earlier = access
+            .write
+            .as_ref()
+            .map(|w| w.after_pending.unwrap_or(w.stream));
+        let earlier_pending = earlier.is_some();
         access.write = (!self.launch_blocking).then(|| PendingWrite {
             gpu: Arc::clone(gpu),
             stream: r,
             seq: next,
+            after_pending: earlier,
         });
         !self.launch_blocking && !earlier_pending
     }
@@ -334,6 +343,25 @@ impl Gpu {
             return None;
         }
         Some((w.stream, w.seq))
+    }
+
+    /// What a racing reader of `access` sees, for the warning: the bytes
+    /// kept when the oldest pending write was queued, so from before the
+    /// racing write and any still-pending write it was queued after.
+    fn what_is_seen(&self, access: &Access, ws: StreamId) -> String {
+        let earlier = access.write.as_ref().and_then(|w| w.after_pending);
+        match earlier {
+            None => "the values from before that write".into(),
+            Some(e) if e == ws => format!(
+                "the values from before that write and the earlier writes still pending on {}",
+                self.stream_name(ws)
+            ),
+            Some(e) => format!(
+                "the values from before that write and from before the write queued on {} \
+                 that it raced (the memory as it was before either ran)",
+                self.stream_name(e)
+            ),
+        }
     }
 
     /// Whether stream `r`'s next item is ordered after the pending write; a
@@ -377,16 +405,17 @@ impl Gpu {
         let (reader, writer) = (self.stream_name(r), self.stream_name(ws));
         let name = access.name();
         let (d, w) = (self.index, &self.streams.get(ws).name);
+        let seen = self.what_is_seen(access, ws);
         match verb {
             Verb::Read => format!(
                 "{name} is read on stream {reader} (cuda:{d}) while a write to it queued on \
-                 {writer} may still be running: {reader} sees the values from before that write. \
+                 {writer} may still be running: {reader} sees {seen}. \
                  Fix: `wait {w}` inside {reader} before using it (or `sync` first)."
             ),
             Verb::HostRead => format!(
                 "{name} is read on the host, through a copy on {reader} (cuda:{d}), while a \
                  write to it queued on {writer} may still be running: the host waits for \
-                 {reader} only, and sees the values from before that write. Fix: `sync {w}` \
+                 {reader} only, and sees {seen}. Fix: `sync {w}` \
                  (or `{w}.sync()`) before reading it, or `wait {w}` on {reader} first."
             ),
             Verb::Write => format!(

@@ -30,6 +30,7 @@ pub fn philox(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
 /// (`torch.manual_seed`, which seeds every device).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Generators {
+    /// What a generator not made yet starts from.
     seed: u64,
     /// The host's, then cuda:0's, cuda:1's, ... (made when first drawn from).
     devices: Vec<Generator>,
@@ -46,6 +47,14 @@ impl Generators {
     /// Every device's generator starts again from `seed`.
     pub fn reseed(&mut self, seed: u64) {
         *self = Generators::new(seed);
+    }
+
+    /// PyTorch's `torch.cuda.manual_seed_all(seed)`: every CUDA device's
+    /// generator starts again from `seed`; the host's keeps its place.
+    pub fn reseed_cuda(&mut self, seed: u64) {
+        let host = self.of(Device::Cpu).clone();
+        self.seed = seed;
+        self.devices = vec![host];
     }
 
     /// The generator of `device`.

@@ -15,8 +15,8 @@ pub struct GpuSpec {
     pub fp16_flops: f64,
     /// Time from launch to a kernel starting.
     pub launch_latency: f64,
-    /// Host-device copies over PCIe, bytes per second.
-    pub pcie_pageable: f64,
+    /// Host-device DMA over PCIe from or to page-locked memory, bytes per
+    /// second (a pageable copy is staged by the host: `timing::staged_rate`).
     pub pcie_pinned: f64,
     /// Device-to-device copies (NVLink), bytes per second.
     pub peer_bandwidth: f64,
@@ -31,7 +31,6 @@ pub const H100: GpuSpec = GpuSpec {
     fp32_flops: 67e12,
     fp16_flops: 989e12,
     launch_latency: 4e-6,
-    pcie_pageable: 12e9,
     pcie_pinned: 50e9,
     peer_bandwidth: 450e9,
 };

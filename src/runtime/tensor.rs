@@ -484,6 +484,7 @@ impl Tensor {
             gpu: Arc::clone(gpu),
             stream,
             seq,
+            after_pending: None,
         });
         watch.tracked.store(true, Ordering::Release);
     }
@@ -512,6 +513,7 @@ impl Tensor {
             gpu: Arc::clone(gpu),
             stream,
             seq,
+            after_pending: None,
         });
         watch.tracked.store(true, Ordering::Release);
     }
@@ -625,6 +627,32 @@ impl Tensor {
         let page = unsafe { PageLocked::lock(driver, ptr, bytes)? };
         let _ = locked.set(page);
         Ok(())
+    }
+
+    /// PyTorch's `x.data_ptr()`: the address of the first element. A device
+    /// tensor's is its block's device address (made up on the simulator, as
+    /// the allocator's segments are) plus its offset; a host tensor's, its
+    /// buffer's; an empty tensor's, 0 (null), as PyTorch's.
+    pub fn data_ptr(&self) -> u64 {
+        let at = (self.offset * self.dtype().size()) as u64;
+        if let Some(addr) = self.memory().and_then(Memory::address) {
+            return match addr {
+                0 => 0,
+                a => a + at,
+            };
+        }
+        match &self.storage.place {
+            Place::Host { buf, .. } | Place::Device { buf, .. } => {
+                let buf = buf.read().unwrap_or_else(|e| e.into_inner());
+                if buf.is_empty() {
+                    return 0;
+                }
+                let base =
+                    crate::with_dtype!(buf.dtype(), T => buf.as_slice::<T>().as_ptr() as u64);
+                base + at
+            }
+            Place::Driver(d) => d.addr + at,
+        }
     }
 
     /// Whether a driver has page-locked this tensor's memory.

@@ -2,7 +2,7 @@
 //! GPU (`GpuSpec`). Device time is modelled, never measured, so it is the same
 //! on every run and every machine; output that shows it says so.
 
-use super::spec::{CpuSpec, GpuSpec};
+use super::spec::{CpuSpec, GpuSpec, HOST};
 
 /// The shortest a kernel runs, however little it does.
 pub const MIN_KERNEL: f64 = 2e-6;
@@ -20,6 +20,23 @@ pub const PAGE_LOCK_RATE: f64 = 4e9;
 /// and a pinned buffer pays off when it is reused.
 pub fn page_lock(bytes: u64) -> f64 {
     PAGE_LOCK_OVERHEAD + bytes as f64 / PAGE_LOCK_RATE
+}
+
+/// What one host core copies per second (`memcpy`): it reads and writes
+/// every byte, so half what it streams. The same copy runs in a
+/// DataLoader's pin thread and in the driver's staging of a pageable copy.
+pub fn memcpy_rate(cpu: &CpuSpec) -> f64 {
+    cpu.core_bandwidth / 2.0
+}
+
+/// The rate of a copy between pageable host memory and a device. The DMA
+/// engine reads only page-locked memory, so the driver copies the bytes
+/// through a pinned staging buffer, chunk by chunk, on the calling thread:
+/// one core's `memcpy` pipelined with the DMA, the slower of the two
+/// (NVIDIA's "API synchronization behavior": a pageable host-to-device
+/// copy returns once the buffer is copied to staging memory).
+pub fn staged_rate(gpu: &GpuSpec, cpu: &CpuSpec) -> f64 {
+    memcpy_rate(cpu).min(gpu.pcie_pinned)
 }
 
 /// PyTorch's CPU kernels split an op across threads from this many
@@ -52,7 +69,8 @@ pub enum Work {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CopyPath {
-    /// Host to device or back through pageable host memory (staged by the driver).
+    /// Host to device or back through pageable host memory (staged by the
+    /// driver: `staged_rate`).
     Pageable,
     /// Host to device or back from page-locked memory (direct DMA).
     Pinned,
@@ -81,7 +99,7 @@ impl Work {
             }
             Work::Copy { bytes, path } => {
                 let rate = match path {
-                    CopyPath::Pageable => spec.pcie_pageable,
+                    CopyPath::Pageable => staged_rate(spec, &HOST),
                     CopyPath::Pinned => spec.pcie_pinned,
                     CopyPath::Peer => spec.peer_bandwidth,
                 };
@@ -147,5 +165,24 @@ mod tests {
         let saved = copy(CopyPath::Pageable) - copy(CopyPath::Pinned);
         assert!(page_lock(bytes) > saved, "{} vs {saved}", page_lock(bytes));
         assert!(page_lock(bytes) < 10.0 * saved, "but reuse pays it back");
+    }
+
+    #[test]
+    fn a_pageable_copy_runs_at_the_memcpy_that_stages_it() {
+        // 8 MiB: the driver's staging copy is the same one-core memcpy a
+        // pin thread makes, so pinning on another thread saves the main
+        // thread that time, and pinning on the main thread saves nothing.
+        let bytes = 8 << 20;
+        let pageable = Work::Copy {
+            bytes,
+            path: CopyPath::Pageable,
+        }
+        .duration(&H100);
+        let pin_thread = host_op(&HOST, 2 * bytes, 0, (bytes / 4) as usize, 1);
+        assert!(
+            (pageable - pin_thread).abs() < 2e-5,
+            "{pageable} vs {pin_thread}"
+        );
+        assert_eq!(staged_rate(&H100, &HOST), memcpy_rate(&HOST));
     }
 }

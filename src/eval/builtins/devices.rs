@@ -14,14 +14,54 @@ use crate::runtime::op::index;
 use crate::runtime::shape::norm_dim;
 use crate::runtime::{Device, Tensor};
 
+/// `device(type, index=none)`, as `torch.device`: `device(1)` and
+/// `device("cuda:1")` and `device("cuda", 1)` are cuda:1, `device("cuda")`
+/// the current CUDA device (`cuda`), `device("cpu")` the host.
 pub(super) fn device(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    let i = b.int("index")?.unwrap_or(0);
+    let index = b.int("index")?;
+    let (what, span) = b.get("type").cloned().unwrap_or((Value::None, b.span));
+    let named = match what {
+        Value::Int(i) if index.is_none() => return cuda_device(me, i, span),
+        Value::Str(s) => super::super::spelling::device_string(&s).ok_or_else(|| {
+            Error::value_help(
+                format!("expected a device type (cpu, cuda) at the start of the device string, not {s:?}"),
+                "write \"cpu\", \"cuda\" or \"cuda:1\" (cudash also has them as literals: `cpu`, `cuda`, `cuda:1`)",
+            )
+            .at(span)
+        })?,
+        v @ (Value::Device(_) | Value::CurrentCuda) => v,
+        Value::Tensor(_) if index.is_none() => match b.int("type")? {
+            Some(i) => return cuda_device(me, i, span),
+            None => Value::None,
+        },
+        other => {
+            return Err(Error::wrong_type(
+                "argument `type` of device",
+                "a device string (\"cuda:1\"), an index or a device",
+                other.type_name(),
+            )
+            .at(span))
+        }
+    };
+    match (named, index) {
+        (v, None) => Ok(v),
+        (Value::CurrentCuda, Some(i)) => cuda_device(me, i, b.span_of("index")),
+        (_, Some(_)) => Err(Error::value_help(
+            "this device has its index already (or is the cpu, which has none)",
+            "give the index once: `device(\"cuda\", 1)` or `device(\"cuda:1\")`; the cpu has none",
+        )
+        .at(b.span_of("index"))),
+    }
+}
+
+/// `cuda:i`, checked against the session's devices.
+fn cuda_device(me: &mut Interp, i: i64, span: crate::lang::Span) -> Result<Value, Diagnostic> {
     let i = u32::try_from(i)
-        .map_err(|_| Error::value(format!("device index {i} is out of range")).at(b.span))?;
+        .map_err(|_| Error::value(format!("device index {i} is out of range")).at(span))?;
     me.rt
         .cuda(Some(i))
         .map(Value::device)
-        .map_err(|e| e.at(b.span))
+        .map_err(|e| e.at(span))
 }
 
 pub(super) fn list(me: &mut Interp, _: &'static str, _: &Bound) -> Result<Value, Diagnostic> {

@@ -27,11 +27,11 @@ pub(super) fn filled(me: &mut Interp, name: &'static str, b: &Bound) -> Result<V
 pub(super) fn full(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let shape = b.sizes("size")?;
     let (v, _) = b
-        .get("value")
+        .get("fill_value")
         .cloned()
         .unwrap_or((Value::float(0.0), b.span));
     let default = dtype_of_value(&v).unwrap_or(DType::F32);
-    let value = b.fill("value")?.unwrap_or(Fill::Float(0.0));
+    let value = b.fill("fill_value")?.unwrap_or(Fill::Float(0.0));
     fill(me, b, &shape, value, default)
 }
 
@@ -152,9 +152,16 @@ pub(super) fn join(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
     ))
 }
 
-pub(super) fn seed(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    let n = b.int("n")?.unwrap_or(0);
-    me.rt.generators.reseed(n as u64);
+/// `seed(n)` and PyTorch's `manual_seed(n)`: every device's generator;
+/// `manual_seed_all(n)` (`torch.cuda.manual_seed_all`): the CUDA devices'.
+pub(super) fn seed(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let n = b
+        .int(if name == "seed" { "n" } else { "seed" })?
+        .unwrap_or(0);
+    match name {
+        "manual_seed_all" => me.rt.generators.reseed_cuda(n as u64),
+        _ => me.rt.generators.reseed(n as u64),
+    }
     Ok(Value::None)
 }
 

@@ -53,6 +53,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("cat", factories::join),
     ("stack", factories::join),
     ("seed", factories::seed),
+    ("manual_seed", factories::seed),
+    ("manual_seed_all", factories::seed),
     ("sum", math::reduce),
     ("mean", math::reduce),
     ("max", math::reduce),
@@ -136,6 +138,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("clear_output", teaching::clear_output),
     ("sleep", teaching::sleep),
     ("len", teaching::len),
+    ("enumerate", teaching::enumerate),
     ("list", teaching::list),
     ("TensorDataset", super::data::tensor_dataset),
     ("Dataset", super::data::dataset),
@@ -160,10 +163,11 @@ impl Interp {
         let handler = handler(doc.name).ok_or_else(|| {
             Error::value(format!("internal error: `{}` has no handler", doc.name)).at(span)
         })?;
-        // `print(cuda)` shows `cuda`; every other builtin takes it as the
-        // current device.
+        // `print(cuda)` shows `cuda`, and `device("cuda")` is `cuda`, as
+        // `torch.device("cuda")` has no index; every other builtin takes it
+        // as the current device.
         let args = match doc.name {
-            "print" => args,
+            "print" | "device" => args,
             _ => self.resolve_args(args),
         };
         let b = bind(doc, args, span)?;

@@ -111,6 +111,31 @@ pub(super) fn list(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
     Ok(Value::list(items))
 }
 
+/// `enumerate(iterable, start=0)`: `for i, x in enumerate(xs)` counts the
+/// items (a DataLoader's batches as they are made).
+pub(super) fn enumerate(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let (v, span) = b
+        .get("iterable")
+        .cloned()
+        .ok_or_else(|| Error::value("enumerate() needs something to iterate").at(b.span))?;
+    let start = b.int("start")?.unwrap_or(0);
+    if !matches!(v, Value::DataLoader(_)) {
+        match v.elements() {
+            Some(Ok(_)) => {}
+            Some(Err(e)) => return Err(e.at(span)),
+            None => {
+                return Err(Error::wrong_type(
+                    "the argument of enumerate()",
+                    "a list, a tensor with a dimension or a DataLoader",
+                    v.type_name(),
+                )
+                .at(span))
+            }
+        }
+    }
+    Ok(Value::Enumerate(Arc::new((v, start))))
+}
+
 pub(super) fn len(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (v, span) = b
         .get("obj")
@@ -124,8 +149,7 @@ pub(super) fn len(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, D
             .at(*span))
         }
         Value::Tensor(t) => t.shape()[0],
-        Value::List(items) => items.len(),
-        Value::Dict(pairs) => pairs.len(),
+        Value::List(_) | Value::MutList(_) | Value::Dict(_) => v.count().unwrap_or(0),
         Value::Str(s) => s.chars().count(),
         Value::Dataset(ds) => ds.len(),
         Value::DataLoader(l) => l.len(),

@@ -214,10 +214,26 @@ pub(super) fn normal_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
     Ok(Value::Tensor(Arc::clone(t)))
 }
 
-pub(super) fn new_full(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    let shape = b.sizes("size")?;
-    let v = b.fill("value")?.unwrap_or(Fill::Int(0));
-    let (dtype, device) = (t.dtype(), t.device());
+/// `x.new_full(size, fill_value)`, and `x.new_zeros(*size)`,
+/// `x.new_ones(*size)`, `x.new_empty(*size)`: a new tensor with the dtype
+/// and device of `x` unless `dtype=`/`device=` say otherwise.
+pub(super) fn new_full(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let (shape, v) = match name {
+        "new_full" => (
+            b.sizes("size")?,
+            b.fill("fill_value")?.unwrap_or(Fill::Int(0)),
+        ),
+        "new_ones" => (b.sizes_from_rest()?, Fill::Int(1)),
+        _ => (b.sizes_from_rest()?, Fill::Int(0)),
+    };
+    let dtype = b.dtype("dtype")?.unwrap_or(t.dtype());
+    let device = match b.device("device")? {
+        Some(d) => me
+            .rt
+            .check_device(d)
+            .map_err(|e| e.at(b.span_of("device")))?,
+        None => t.device(),
+    };
     let new = NewTensor {
         shape: &shape,
         dtype,
@@ -225,6 +241,42 @@ pub(super) fn new_full(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bo
         like: Some(t),
     };
     b.result(me.rt.full(new, v))
+}
+
+/// `x.data_ptr()`: the address of the first element.
+pub(super) fn data_ptr(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, _: &Bound) -> Out {
+    Ok(Value::Int(t.data_ptr() as i64))
+}
+
+/// `x.type(dtype)`: `x` in `dtype`, as `x.to(dtype)`; `x.type()`: PyTorch's
+/// name for its type (`torch.cuda.FloatTensor`).
+pub(super) fn type_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let Some(dtype) = b.dtype("dtype")? else {
+        let kind = match t.dtype() {
+            DType::F32 => "Float",
+            DType::F64 => "Double",
+            DType::F16 => "Half",
+            DType::BF16 => "BFloat16",
+            DType::I32 => "Int",
+            DType::I64 => "Long",
+            DType::Bool => "Bool",
+        };
+        let cuda = if t.device().is_cuda() { "cuda." } else { "" };
+        return Ok(Value::Str(Arc::new(format!("torch.{cuda}{kind}Tensor"))));
+    };
+    if t.dtype() == dtype {
+        return Ok(Value::Tensor(Arc::clone(t)));
+    }
+    let x = me.rt.cast(t, dtype).map_err(|e| e.at(b.span))?;
+    Ok(Value::Tensor(to_copy(me, t, x)))
+}
+
+/// `x.data`: the same elements (shared memory) without autograd history, as
+/// `x.detach()`. PyTorch's `.data` also has a version counter of its own,
+/// so autograd misses an in-place change made through it; cudash's shares
+/// `x`'s, as `detach()` does, and reports such a change.
+pub(super) fn data(t: &Tensor) -> Result<Value, Error> {
+    Ok(Value::tensor(crate::autograd::meta::detached(t)))
 }
 
 pub(super) fn is_cuda(t: &Tensor) -> Result<Value, Error> {

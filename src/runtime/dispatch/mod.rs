@@ -298,7 +298,11 @@ impl Runtime {
             self.counters.kernels += 1;
         }
         if let Some(info) = self.devices.info(d) {
-            self.counters.device_ns += (work.duration(info.spec) * 1e9).round() as u64;
+            let ns = (work.duration(info.spec) * 1e9).round() as u64;
+            self.counters.device_ns += ns;
+            if matches!(work, Work::Copy { .. }) {
+                self.counters.copy_ns += ns;
+            }
         }
         if let (Some(t), Some(gpu)) = (out, self.devices.gpu_handle(d)) {
             t.mark_written(gpu, stream, seq);

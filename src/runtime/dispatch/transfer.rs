@@ -363,7 +363,8 @@ impl Runtime {
             ));
         }
         let copy = t.copy();
-        let _ = copy.pin_with(self.devices.pinned(t.nbytes()));
+        let memory = self.pinned_block(t.nbytes());
+        let _ = copy.pin_with(memory);
         self.page_lock(&copy)?;
         self.counters.ops += 1;
         // The host copies the elements into the pinned block.
@@ -371,27 +372,46 @@ impl Runtime {
         Ok(Arc::new(copy))
     }
 
-    /// A copy of host tensor `t` in pinned memory made for another host
-    /// thread (a DataLoader's pin thread), and the modelled seconds that
-    /// thread spends on it: the copy on one core, and page-locking the
-    /// block when the caching host allocator had none to give. Nothing is
-    /// charged to the main thread's clock.
-    pub fn pin_elsewhere(&mut self, t: &Tensor) -> Result<(Tensor, f64), Error> {
+    /// A copy of host tensor `t` in pinned memory, as a DataLoader pins a
+    /// batch, and the modelled seconds that takes the thread that pins: the
+    /// copy on `threads` cores (PyTorch's pin thread runs on one,
+    /// `torch.set_num_threads(1)`; with `num_workers=0` the main thread
+    /// pins with all of its), and page-locking the block when the caching
+    /// host allocator had none to give. Nothing is charged to the main
+    /// thread's clock here: the caller charges the thread that pins.
+    pub fn pin_elsewhere(&mut self, t: &Tensor, threads: u32) -> Result<(Tensor, f64), Error> {
         self.need_cuda("pinned memory")?;
         let copy = t.copy();
-        let (memory, locking) = self.devices.pinned_elsewhere(t.nbytes());
+        let (memory, locking) = self.devices.pinned(t.nbytes());
         let _ = copy.pin_with(memory);
         self.page_lock(&copy)?;
         let bytes = 2 * t.nbytes() as u64;
-        let seconds = timing::host_op(&HOST, bytes, 0, t.numel(), 1) + locking.unwrap_or(0.0);
+        let seconds = timing::host_op(&HOST, bytes, 0, t.numel(), threads) + locking.unwrap_or(0.0);
         Ok((copy, seconds))
+    }
+
+    /// A block of pinned host memory for the main thread: page-locking a
+    /// new one is the host's work, on its clock and its timeline lane.
+    fn pinned_block(&mut self, bytes: usize) -> Memory {
+        let (memory, locking) = self.devices.pinned(bytes);
+        if let Some(seconds) = locking {
+            self.page_locked(seconds);
+        }
+        memory
+    }
+
+    /// The main thread spent `seconds` page-locking host memory.
+    fn page_locked(&mut self, seconds: f64) {
+        self.devices.note_page_locking(seconds);
+        self.host_works(seconds, 0);
     }
 
     /// `pin x`: page-locks a host tensor's own memory in place.
     pub fn pin_in_place(&mut self, t: &Tensor) -> Result<(), Error> {
-        let memory = self.devices.register(t.read().nbytes());
+        let (memory, seconds) = self.devices.register(t.read().nbytes());
         t.pin_with(memory)
             .map_err(|_| Error::value("this tensor's memory cannot be pinned"))?;
+        self.page_locked(seconds);
         self.page_lock(t)
     }
 
@@ -400,7 +420,8 @@ impl Runtime {
     fn download_pinned(&mut self, t: &Tensor, s: u32) -> Result<Tensor, Error> {
         let bytes = self.bytes_for_host(t, s)?;
         let copy = Tensor::new(bytes, t.shape().to_vec(), Device::Cpu);
-        let _ = copy.pin_with(self.devices.pinned(t.nbytes()));
+        let memory = self.pinned_block(t.nbytes());
+        let _ = copy.pin_with(memory);
         self.page_lock(&copy)?;
         Ok(copy)
     }
