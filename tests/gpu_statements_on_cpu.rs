@@ -141,6 +141,8 @@ fn every_cpu_example_in_the_help_runs() {
         "memory_summary",
         "record_memory_history",
         "dump_snapshot",
+        "manual_seed_all",
+        "data_ptr",
     ];
     for d in cudash::eval::docs::DOCS {
         if needs_cuda.contains(&d.name) {

@@ -327,6 +327,20 @@ impl Interp {
             Arc::make_mut(&mut list)[j] = v;
             return Ok(());
         }
+        if let Value::List(_) = &target {
+            // A bracketed literal of tensors, or a result's parts: fixed.
+            return Err(Error::Spelling {
+                message: "this list's items cannot be changed: it is a tuple (a list literal of \
+                          tensors, `(a, b)`, or a result's parts)"
+                    .into(),
+                label: "a tuple".into(),
+                help: "make a Python list of it first: `xs = list([randn(2), randn(3)])`, then \
+                       `xs[0] = v` and `xs.append(v)` work"
+                    .into(),
+                class: "TypeError",
+            }
+            .at(obj.span));
+        }
         let t = self.indexable(&target, obj.span)?;
         let idx = self.eval_index(items, 0)?;
         let v = self.eval(value, 0)?;

@@ -21,7 +21,7 @@ pub(super) fn device(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
     let index = b.int("index")?;
     let (what, span) = b.get("type").cloned().unwrap_or((Value::None, b.span));
     let named = match what {
-        Value::Int(i) if index.is_none() => return cuda_device(me, i, span),
+        Value::Int(i) if index.is_none() => return cuda_device(me, i, b.span),
         Value::Str(s) => super::super::spelling::device_string(&s).ok_or_else(|| {
             Error::value_help(
                 format!("expected a device type (cpu, cuda) at the start of the device string, not {s:?}"),
@@ -31,7 +31,7 @@ pub(super) fn device(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
         })?,
         v @ (Value::Device(_) | Value::CurrentCuda) => v,
         Value::Tensor(_) if index.is_none() => match b.int("type")? {
-            Some(i) => return cuda_device(me, i, span),
+            Some(i) => return cuda_device(me, i, b.span),
             None => Value::None,
         },
         other => {
