@@ -10,7 +10,7 @@ which run on one thread, and the figure to trust on a noisy machine.
 
 Usage: python3 benches/before_after.py BEFORE_BIN AFTER_BIN [--reps N] [--callgrind]
 (build the old binary from a worktree: `git worktree add /tmp/before REV`,
-then `cargo build --release` there).
+then `cargo build --profile perf` there).
 """
 
 import os

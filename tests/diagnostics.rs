@@ -156,3 +156,30 @@ diagnostic!(
     enclosing_local,
     "fn outer(lr) {\n  fn inner(w) { return w * lr }\n  return inner(2)\n}\nouter(0.1)"
 );
+// A learner typing the material's own lines (issue 64).
+diagnostic!(keyword_as_a_parameter, "fn run(n, d, pin) { return n }");
+diagnostic!(assign_to_a_device_literal, "cuda = torch.device(\"cuda\")");
+diagnostic!(python_no_grad_block, "with torch.no_grad():\n    y = x * 2");
+diagnostic!(
+    python_def_over_lines,
+    "def train(dataloader,\n          model, loss_fn):\n    pass"
+);
+diagnostic!(
+    python_def_with_annotations,
+    "def forward(self, x: Tensor) -> Tensor:\n    return x"
+);
+diagnostic!(
+    python_class,
+    "class NeuralNetwork(nn.Module):\n    def __init__(self):\n        pass"
+);
+diagnostic!(
+    python_for_with_nested_targets,
+    "for batch, (X, y) in enumerate(dataloader):\n    pass"
+);
+diagnostic!(torch_no_grad_call, "torch.no_grad()");
+diagnostic!(torch_name_misspelt, "torch.cuda.empty_Cache()");
+diagnostic!(
+    item_of_a_tuple_assigned,
+    "l = [randn(2), randn(3)]\nl[0] = randn(3)"
+);
+diagnostic!(device_string_unknown, "device(\"gpu\")");

@@ -1,0 +1,145 @@
+//! A hint must give code that runs, or say plainly that cudash lacks the
+//! thing. These run every hint the spelling tables give (PyTorch's
+//! `torch.X` names, Python's blocks) and check that the code each shows
+//! parses, and runs where it stands alone.
+
+mod common;
+
+use cudash::eval::{docs, spelling};
+use cudash::lang;
+
+/// The code a hint tells to write: what `write `...`` quotes, with a
+/// block's `{ ... }` left empty; None when the hint shows no code.
+fn hinted_code(help: &str) -> Option<String> {
+    let rest = &help[help.find("write `")? + "write `".len()..];
+    let code = &rest[..rest.find('`')?];
+    Some(
+        code.replace("...; ", "")
+            .replace("; ...", "")
+            .replace("...", ""),
+    )
+}
+
+/// The help line of a failed statement's report.
+fn help_of(src: &str) -> String {
+    let o = common::session().execute(src);
+    let e = o
+        .error
+        .unwrap_or_else(|| panic!("`{src}` should get a hint"));
+    e.report
+        .lines()
+        .find_map(|l| l.trim_start_matches([' ', '│']).strip_prefix("Help: "))
+        .unwrap_or_else(|| panic!("`{src}` has no help:\n{}", e.report))
+        .to_string()
+}
+
+/// `torch.X` for every name PyTorch spells otherwise and every builtin: the
+/// hinted form evaluates on its own in a fresh session.
+#[test]
+fn every_torch_name_hint_runs() {
+    let mut names: Vec<&str> = spelling::RENAMED.iter().map(|(n, _)| *n).collect();
+    names.extend(docs::functions().map(|d| d.name));
+    for name in names {
+        for prefix in ["torch", "torch.cuda", "F"] {
+            let src = format!("{prefix}.{name}");
+            let help = help_of(&src);
+            let code = hinted_code(&help).unwrap_or_else(|| panic!("`{src}`: no code in {help:?}"));
+            let o = common::session().execute(&code);
+            assert!(
+                o.error.is_none(),
+                "`{src}` hints `{code}`, which fails:\n{}",
+                o.error.map(|e| e.report).unwrap_or_default()
+            );
+        }
+    }
+}
+
+/// Python's block headers as PyTorch's tutorials write them: the hinted
+/// cudash form parses, and runs where it needs nothing else.
+#[test]
+fn every_python_block_hint_parses() {
+    let cases: &[(&str, bool)] = &[
+        ("for i in range(3):\n    pass", true),
+        ("for i in range(2, 5):\n    pass", true),
+        ("with torch.no_grad():\n    pass", true),
+        ("with torch.cuda.device(1):\n    pass", true),
+        ("while True:\n    pass", false),
+        ("if x > 0:\n    pass", false),
+        (
+            "for batch, (X, y) in enumerate(dataloader):\n    pass",
+            false,
+        ),
+        ("for i, (a, b) in enumerate(pairs):\n    pass", false),
+        (
+            "def train(dataloader,\n          model, lr=0.1):\n    pass",
+            true,
+        ),
+        (
+            "def forward(self, x: Tensor) -> Tensor:\n    return x",
+            true,
+        ),
+        ("def f(x: int, y: float = 2.0) -> int:\n    return x", true),
+        ("def step():\n    pass", true),
+    ];
+    for (src, runs) in cases {
+        let d = lang::python::hint(src).unwrap_or_else(|| panic!("no hint for {src:?}"));
+        let help = d.error.help().unwrap_or_default();
+        let code = hinted_code(&help).unwrap_or_else(|| panic!("{src:?}: no code in {help:?}"));
+        if let Err(e) = lang::parse(&code) {
+            panic!("{src:?} hints `{code}`, which does not parse: {e:?}");
+        }
+        if *runs {
+            let o = common::session().execute(&code);
+            assert!(
+                o.error.is_none(),
+                "{src:?} hints `{code}`, which fails:\n{}",
+                o.error.map(|e| e.report).unwrap_or_default()
+            );
+        }
+    }
+}
+
+/// What cudash lacks is said plainly, with no code that would fail.
+#[test]
+fn hints_for_what_cudash_lacks_say_so() {
+    for src in [
+        "class NeuralNetwork(nn.Module):\n    pass",
+        "class Net:\n    pass",
+    ] {
+        let d = lang::python::hint(src).unwrap();
+        assert!(
+            d.error.to_string().contains("cudash has no classes"),
+            "{src}: {}",
+            d.error
+        );
+    }
+    let help = help_of("nn.Linear(4, 2)");
+    assert!(hinted_code(&help).is_none(), "{help}");
+}
+
+/// The spellings the material's own lines use run as written.
+#[test]
+fn the_materials_spellings_run() {
+    let out = common::ok(
+        "device(\"cuda:0\")\ndevice(\"cuda\", 1)\ndevice(\"cpu\")\n\
+         with no_grad() { y = ones(2) * 2 }\n\
+         x = randn(3)\nx.data.requires_grad\nx.new_zeros(2).shape\nx.new_ones(2, dtype=i64)\n\
+         x.new_full((2,), fill_value=3.)\nfull((2,), fill_value=7)\nx.type(float64).dtype\n\
+         manual_seed(0)\nmanual_seed_all(0)\n\
+         for i, b in enumerate(DataLoader(TensorDataset(ones(4)), batch_size=2)) { print(i) }\n\
+         for w in [0, 2] { DataLoader(TensorDataset(ones(4)), num_workers=w) }\n\
+         z = zeros(4, device=cuda)\nz[1:].data_ptr() - z.data_ptr()",
+    );
+    for want in [
+        "cuda:0", "cuda:1", "cpu", "false", "[2]", "[1, 1]", "[3., 3.]", "[7, 7]", "f64",
+    ] {
+        assert!(out.contains(want), "{want:?} not in\n{out}");
+    }
+    // The two batches counted, and the view's offset in bytes.
+    for line in ["0", "1", "4"] {
+        assert!(
+            out.lines().any(|l| l == line),
+            "{line:?} not a line of\n{out}"
+        );
+    }
+}
