@@ -79,10 +79,11 @@ fn pinning_pays_when_the_copy_is_on_the_critical_path() {
 #[test]
 fn a_pageable_copy_costs_the_memcpy_that_stages_it() {
     // 8 MiB: the pin thread's one-core copy and the driver's staging are
-    // the same memcpy, so neither side of the comparison is free.
+    // the same memcpy (7.7 GB/s, as the H100's host measured pageable
+    // copies), so neither side of the comparison is free.
     let out = common::ok("r = randn(2048, 1024)\ntime { q = r.to(cuda) }");
     let t = time_of(&out);
-    assert!(t > 1.2e-3 && t < 1.7e-3, "{out}");
+    assert!(t > 1.0e-3 && t < 1.3e-3, "{out}");
 }
 
 /// The share the host lane of `profile`'s timeline reports.

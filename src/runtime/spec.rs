@@ -63,6 +63,9 @@ pub struct CpuSpec {
     pub core_flops: f64,
     /// The fixed cost of one eager op on the host (dispatch, allocation).
     pub op_overhead: f64,
+    /// What one core copies per second (`memcpy`, bytes copied): the copy
+    /// a pin thread makes, and the driver's staging of a pageable copy.
+    pub memcpy: f64,
 }
 
 /// The host a single H100 comes with in the cloud: Google Cloud's
@@ -70,7 +73,9 @@ pub struct CpuSpec {
 /// (Sapphire Rapids, 2.7 GHz, AVX-512). A core streams about 12 GB/s; the
 /// VM's share of the socket's DDR5 about 120 GB/s; a core's two AVX-512 FMA
 /// units peak at 173 GFLOP/s, of which vectorised kernels reach about 100.
-/// PyTorch's eager CPU op costs about 2 µs before it touches an element.
+/// PyTorch's eager CPU op costs about 2 µs before it touches an element. A
+/// core's `memcpy` runs at the rate the H100's host measured for pageable
+/// copies, which the driver stages with one.
 /// A named cloud host rather than a laptop: it is what a learner's H100 is
 /// attached to, and its 13 cores make "more workers is not always better"
 /// visible at worker counts a lesson can show.
@@ -81,4 +86,8 @@ pub const HOST: CpuSpec = CpuSpec {
     memory_bandwidth: 120e9,
     core_flops: 100e9,
     op_overhead: 2e-6,
+    // The H100's host measured 7.7 GB/s (6.6-8.9 over a session) for a
+    // pageable 1 GiB host-to-device copy, PyTorch and cudash alike
+    // (docs/performance.md): one core's memcpy into the driver's staging.
+    memcpy: 7.7e9,
 };

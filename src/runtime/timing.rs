@@ -22,11 +22,14 @@ pub fn page_lock(bytes: u64) -> f64 {
     PAGE_LOCK_OVERHEAD + bytes as f64 / PAGE_LOCK_RATE
 }
 
-/// What one host core copies per second (`memcpy`): it reads and writes
-/// every byte, so half what it streams. The same copy runs in a
-/// DataLoader's pin thread and in the driver's staging of a pageable copy.
-pub fn memcpy_rate(cpu: &CpuSpec) -> f64 {
-    cpu.core_bandwidth / 2.0
+/// Host time to copy `bytes` from one host buffer into another (into a
+/// pinned block: `pin_memory()`, a DataLoader's pin thread) on `threads`
+/// cores: their memcpy, up to what the memory system moves (each byte read
+/// and written).
+pub fn host_copy(cpu: &CpuSpec, bytes: u64, threads: u32) -> f64 {
+    let rate =
+        (cpu.memcpy * f64::from(threads.clamp(1, cpu.cores))).min(cpu.memory_bandwidth / 2.0);
+    cpu.op_overhead + bytes as f64 / rate
 }
 
 /// The rate of a copy between pageable host memory and a device. The DMA
@@ -36,7 +39,7 @@ pub fn memcpy_rate(cpu: &CpuSpec) -> f64 {
 /// (NVIDIA's "API synchronization behavior": a pageable host-to-device
 /// copy returns once the buffer is copied to staging memory).
 pub fn staged_rate(gpu: &GpuSpec, cpu: &CpuSpec) -> f64 {
-    memcpy_rate(cpu).min(gpu.pcie_pinned)
+    cpu.memcpy.min(gpu.pcie_pinned)
 }
 
 /// PyTorch's CPU kernels split an op across threads from this many

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use super::device::driver_error;
-use super::{Flops, Runtime};
+use super::Runtime;
 use crate::error::Error;
 use crate::runtime::alloc::StreamId;
 use crate::runtime::buffer::Buffer;
@@ -367,8 +367,10 @@ impl Runtime {
         let _ = copy.pin_with(memory);
         self.page_lock(&copy)?;
         self.counters.ops += 1;
-        // The host copies the elements into the pinned block.
-        self.host_op(&[t], &copy, Flops::default());
+        // The host copies the elements into the pinned block, on all cores
+        // (PyTorch's `copy_` in the main thread).
+        let bytes = t.nbytes() as u64;
+        self.host_works(timing::host_copy(&HOST, bytes, HOST.cores), 2 * bytes);
         Ok(Arc::new(copy))
     }
 
@@ -385,9 +387,8 @@ impl Runtime {
         let (memory, locking) = self.devices.pinned(t.nbytes());
         let _ = copy.pin_with(memory);
         self.page_lock(&copy)?;
-        let bytes = 2 * t.nbytes() as u64;
-        let seconds = timing::host_op(&HOST, bytes, 0, t.numel(), threads) + locking.unwrap_or(0.0);
-        Ok((copy, seconds))
+        let copying = timing::host_copy(&HOST, t.nbytes() as u64, threads);
+        Ok((copy, copying + locking.unwrap_or(0.0)))
     }
 
     /// A block of pinned host memory for the main thread: page-locking a
