@@ -69,7 +69,14 @@ fn pinning_pays_when_the_copy_is_on_the_critical_path() {
     let mut s = lesson_session();
     let body = "y = xb.to(cuda, non_blocking=true)\nfor k in 0..20 { y = (y @ W).relu() }";
     let pageable = loop_time(&mut s, 8, false, body);
+    // The first pinned epoch also page-locks the caching host allocator's
+    // blocks (as PyTorch's does); the next ones reuse them.
+    let first = loop_time(&mut s, 8, true, body);
     let pinned = loop_time(&mut s, 8, true, body);
+    assert!(
+        first < pageable,
+        "first pinned epoch {first} s, pageable {pageable} s"
+    );
     assert!(
         pinned < 0.85 * pageable,
         "pinned {pinned} s, pageable {pageable} s"
@@ -163,4 +170,62 @@ fn time_reports_the_copies_own_rate_and_share() {
     // loop they would read about 3 GB/s.
     assert!(rate > 30.0, "{line}");
     assert!(line.contains("% of it)"), "{line}");
+}
+
+/// The figure `profile` gives on its line `name` (`kernels      2`).
+fn counted(out: &str, name: &str) -> u64 {
+    let line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with(name))
+        .unwrap_or_else(|| panic!("no `{name}` in\n{out}"));
+    line.trim_start()[name.len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn sgds_step_is_one_kernel_per_parameter_and_allocates_nothing() {
+    // PyTorch's single-tensor SGD: `param.add_(grad, alpha=-lr)`.
+    let mut s = common::session();
+    common::ok_in(
+        &mut s,
+        "W = randn(256, 256, device=cuda, requires_grad=true)\n\
+         b = zeros(256, device=cuda, requires_grad=true)\n\
+         opt = SGD([W, b], lr=0.1)\n\
+         (randn(8, 256, device=cuda) @ W + b).sum().backward()\nsync",
+    );
+    let out = common::ok_in(&mut s, "profile { opt.step() }");
+    assert_eq!(counted(&out, "kernels"), 2, "{out}");
+    assert_eq!(counted(&out, "allocations"), 0, "{out}");
+    // With momentum: the first step clones each grad into its buffer; later
+    // steps are `buf.mul_(m).add_(g, alpha=1 - dampening)` and the update.
+    common::ok_in(
+        &mut s,
+        "opt = SGD([W, b], lr=0.1, momentum=0.9)\nopt.step()",
+    );
+    let out = common::ok_in(&mut s, "profile { opt.step() }");
+    assert_eq!(counted(&out, "kernels"), 6, "{out}");
+    assert_eq!(counted(&out, "allocations"), 0, "{out}");
+}
+
+#[test]
+fn sgds_update_rounds_once_as_pytorchs_fused_add() {
+    // 1 + (-0.1f) * 7 in f32 with one rounding (PyTorch's fmadd), not two.
+    let out = common::ok(
+        "p = ones(1, requires_grad=true)\n(p * 7).sum().backward()\n\
+         SGD([p], lr=0.1).step()\np.tolist()",
+    );
+    let want = 7f32.mul_add(-0.1f32, 1.0);
+    let two_roundings = 1.0f32 - 0.1f32 * 7.0;
+    assert_ne!(want, two_roundings, "the case must tell them apart");
+    let got: f64 = out
+        .trim()
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse()
+        .unwrap_or_else(|_| panic!("{out}"));
+    assert_eq!(got as f32, want, "{out}");
 }

@@ -12,6 +12,7 @@ use super::ops::{bin, bin_s, full_like};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::Tensor;
 
@@ -182,6 +183,33 @@ impl Optimizer {
     }
 }
 
+/// `a + alpha * b`, PyTorch's `a.add(b, alpha=alpha)`: one kernel.
+fn add_scaled(rt: &mut Runtime, a: &Tensor, b: &Tensor, alpha: f64) -> R<Arc<Tensor>> {
+    let alpha = Tensor::scalar(alpha);
+    rt.ternary(
+        TernaryOp::AddScaled,
+        Operand::strong(a),
+        Operand::strong(b),
+        Operand::weak(&alpha),
+    )
+}
+
+/// `x.add_(b, alpha=alpha)`: one kernel into x's memory, nothing allocated.
+fn add_scaled_(rt: &mut Runtime, x: &Tensor, b: &Tensor, alpha: f64) -> R<()> {
+    let alpha = Tensor::scalar(alpha);
+    rt.ternary_(
+        TernaryOp::AddScaled,
+        x,
+        Operand::strong(b),
+        Operand::weak(&alpha),
+    )
+}
+
+/// PyTorch's `_single_tensor_sgd`, op for op: `grad.add(param,
+/// alpha=weight_decay)`; the momentum buffer a clone of the first grad,
+/// then `buf.mul_(momentum).add_(grad, alpha=1 - dampening)`; Nesterov's
+/// `grad.add(buf, alpha=momentum)`; and `param.add_(grad, alpha=-lr)`: one
+/// kernel and no temporary for the plain update.
 fn sgd(
     rt: &mut Runtime,
     p: &Tensor,
@@ -191,33 +219,24 @@ fn sgd(
 ) -> R<()> {
     let mut grad = grad;
     if weight_decay != 0.0 {
-        // grad + weight_decay * p
-        let d = bin_s(rt, BinaryOp::Mul, p, weight_decay)?;
-        grad = bin(rt, BinaryOp::Add, &grad, &d)?;
+        grad = add_scaled(rt, &grad, p, weight_decay)?;
     }
     if momentum != 0.0 {
         let buf = match state.first.take() {
             None => rt.copy(&grad)?,
             Some(buf) => {
-                // buf = buf * momentum + (1 - dampening) * grad
                 inplace_s(rt, BinaryOp::Mul, &buf, momentum)?;
-                let d = bin_s(rt, BinaryOp::Mul, &grad, 1.0 - dampening)?;
-                rt.binary_(BinaryOp::Add, &buf, Operand::strong(&d))?;
+                add_scaled_(rt, &buf, &grad, 1.0 - dampening)?;
                 buf
             }
         };
         grad = match nesterov {
-            true => {
-                let d = bin_s(rt, BinaryOp::Mul, &buf, momentum)?;
-                bin(rt, BinaryOp::Add, &grad, &d)?
-            }
+            true => add_scaled(rt, &grad, &buf, momentum)?,
             false => Arc::clone(&buf),
         };
         state.first = Some(buf);
     }
-    // p -= lr * grad
-    let step = bin_s(rt, BinaryOp::Mul, &grad, lr)?;
-    rt.binary_(BinaryOp::Sub, p, Operand::strong(&step))
+    add_scaled_(rt, p, &grad, -lr)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -242,8 +261,7 @@ fn adam(
     };
     state.steps += 1;
     if weight_decay != 0.0 {
-        let d = bin_s(rt, BinaryOp::Mul, p, weight_decay)?;
-        grad = bin(rt, BinaryOp::Add, &grad, &d)?;
+        grad = add_scaled(rt, &grad, p, weight_decay)?;
     }
     // Each temporary is dropped as soon as it is used, so that the step's
     // transient memory is what PyTorch's single-tensor Adam holds: two

@@ -500,7 +500,7 @@ pub fn index(
     Ok(attach(rt, out, name, backward, &[(x, false)]))
 }
 
-/// `where(cond, x, y)` and `clamp(x, lo, hi)`.
+/// `where(cond, x, y)`, `clamp(x, lo, hi)` and `a + c * b`.
 pub fn ternary(
     rt: &mut Runtime,
     mode: Mode,
@@ -509,8 +509,14 @@ pub fn ternary(
     b: Operand,
     c: Operand,
 ) -> R<Arc<Tensor>> {
-    let out = rt.ternary(op, a, b, c)?;
     let strong = |o: &Operand| !o.weak && requires_grad(o.tensor);
+    if op == TernaryOp::AddScaled && mode.enabled && [a, b].iter().any(strong) {
+        // Recorded as its parts (`c * b`, then `a + ...`): the gradients
+        // are the same; the optimizers run it with nothing to record.
+        let scaled = binary(rt, mode, BinaryOp::Mul, b, c)?;
+        return binary(rt, mode, BinaryOp::Add, a, Operand::strong(&scaled));
+    }
+    let out = rt.ternary(op, a, b, c)?;
     if !mode.enabled || ![a, b, c].iter().any(strong) || !out.dtype().is_float() {
         return Ok(out);
     }
@@ -533,6 +539,7 @@ pub fn ternary(
             };
             (name, backward)
         }
+        TernaryOp::AddScaled => unreachable!("recorded as its parts above"),
     };
     let inputs = [
         (a.tensor, a.weak || op == TernaryOp::Where),

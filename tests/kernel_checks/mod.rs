@@ -565,7 +565,8 @@ pub fn pow_shortcuts_match_the_simulator(r: &impl Runner) {
 
 /// `where` and `clamp` in every dtype, over a transposed view, a strided
 /// column and a row broadcast together, against `ops::ternary`: NaN
-/// bounds, -0 against 0, and bounds the wrong way round among the values.
+/// bounds, -0 against 0, and bounds the wrong way round among the values;
+/// and `a + alpha * b` out of place and in place.
 pub fn ternary_ops_match_the_simulator(r: &impl Runner) {
     use cudash::runtime::op::ternary::{plan, TernaryOp};
     use cudash::runtime::ops::ternary::ternary;
@@ -602,6 +603,46 @@ pub fn ternary_ops_match_the_simulator(r: &impl Runner) {
                 &format!("{dt} {}", op.name()),
             );
         }
+        // `a + alpha * b` (the optimizers' `add_`): one rounding in the
+        // opmath type, out of place and straight into a's own memory.
+        let alpha = match dt.is_float() {
+            true => Tensor::scalar(-0.1),
+            false => Tensor::scalar(3i64),
+        };
+        let xc = x.copy();
+        let operands = [
+            SimOperand::strong(&xc),
+            SimOperand::strong(&column),
+            SimOperand {
+                tensor: &alpha,
+                weak: true,
+            },
+        ];
+        let op = TernaryOp::AddScaled;
+        let Ok(want) = ternary(op, operands[0], operands[1], operands[2]) else {
+            assert_eq!(dt, DType::Bool, "only bool is refused");
+            continue;
+        };
+        let compute = plan(op, operands[0], operands[1], operands[2])
+            .unwrap()
+            .compute;
+        let ins = [r.input(&xc), r.input(&column), r.input(&alpha)];
+        let views = || {
+            [
+                view(&ins[0], &xc),
+                view(&ins[1], &column),
+                view(&ins[2], &alpha),
+            ]
+        };
+        let out = ok(exec::ternary(r, op, views(), compute), op.name());
+        let got = Tensor::new(r.download(&out.mem), out.shape, Device::Cpu);
+        assert_same(&got.read(), &want.read(), 0.0, &format!("{dt} add_scaled"));
+        ok(
+            exec::ternary_in_place(r, op, views(), compute, view(&ins[0], &xc)),
+            "add_scaled in place",
+        );
+        let got = Tensor::new(r.download(&ins[0]), want.shape().to_vec(), Device::Cpu);
+        assert_same(&got.read(), &want.read(), 0.0, &format!("{dt} add_scaled_"));
     }
 }
 

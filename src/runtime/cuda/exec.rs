@@ -448,6 +448,22 @@ fn ternary_shape<M>(op: TernaryOp, [a, b, c]: &[View<M>; 3]) -> Result<Vec<usize
         })
 }
 
+/// `op` written straight into `dst`'s own memory (`p.add_(g, alpha=-lr)`):
+/// one kernel, nothing allocated. `dst` is contiguous, of `compute` and of
+/// the result's shape; each element is read before it is written, so `dst`
+/// may be one of the operands.
+pub fn ternary_in_place<L: Launcher>(
+    l: &L,
+    op: TernaryOp,
+    views: [View<L::Mem>; 3],
+    compute: DType,
+    dst: View<L::Mem>,
+) -> Result<(), Error> {
+    let shape = ternary_shape(op, &views)?;
+    let addr = l.addr(dst.mem) + (dst.offset * compute.size()) as u64;
+    ternary_at(l, op, views, compute, &shape, addr)
+}
+
 fn ternary_at<L: Launcher>(
     l: &L,
     op: TernaryOp,
@@ -458,16 +474,13 @@ fn ternary_at<L: Launcher>(
 ) -> Result<(), Error> {
     let kernel = source::ternary(op, compute)
         .ok_or_else(|| no_kernel(format!("`{}` in {compute}", op.name())))?;
-    let first = match op {
-        TernaryOp::Where => DType::Bool,
-        TernaryOp::Clamp => compute,
-    };
+    let [da, db, dc] = op.operand_dtypes(compute);
     let cast = |v: View<L::Mem>, to: DType| {
         (v.dtype != to)
             .then(|| converted(l, v, to, true))
             .transpose()
     };
-    let (ca, cb, cc) = (cast(a, first)?, cast(b, compute)?, cast(c, compute)?);
+    let (ca, cb, cc) = (cast(a, da)?, cast(b, db)?, cast(c, dc)?);
     let contiguous = [a, b, c].map(|v| contiguous_strides(v.shape));
     let views = [
         as_view(ca.as_ref(), a, &contiguous[0]),

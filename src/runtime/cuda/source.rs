@@ -140,7 +140,7 @@ pub fn unary(op: UnaryOp, dt: DType) -> Option<Kernel> {
     })
 }
 
-/// `where` (a bool condition, values in `dt`) or `clamp` in `dt`.
+/// `where` (a bool condition, values in `dt`), `clamp` or `add_scaled` in `dt`.
 pub fn ternary(op: TernaryOp, dt: DType) -> Option<Kernel> {
     let supported = op == TernaryOp::Where || dt != DType::Bool;
     supported.then(|| {
@@ -257,7 +257,7 @@ pub fn all_kernels() -> Vec<Kernel> {
         out.extend(PowShortcut::ALL.iter().filter_map(|&s| pow_shortcut(s, dt)));
         out.extend(UNARY_OPS.iter().filter_map(|&op| unary(op, dt)));
         out.extend(
-            [TernaryOp::Where, TernaryOp::Clamp]
+            [TernaryOp::Where, TernaryOp::Clamp, TernaryOp::AddScaled]
                 .iter()
                 .filter_map(|&op| ternary(op, dt)),
         );

@@ -101,6 +101,43 @@ impl Runtime {
         self.finish(out, None, &[a.tensor, b.tensor, c.tensor], Flops::default())
     }
 
+    /// `x = op(x, b, c)` in place (`x.add_(b, alpha=c)`): one kernel into
+    /// x's own memory, as PyTorch's in-place ops; `b` and `c` broadcast to
+    /// x's shape, and the result is x's dtype.
+    pub fn ternary_(
+        &mut self,
+        op: TernaryOp,
+        x: &Tensor,
+        b: Operand,
+        c: Operand,
+    ) -> Result<(), Error> {
+        self.check_write(x)?;
+        let xo = Operand::strong(x);
+        let plan = ternary::plan(op, xo, b, c)?;
+        if plan.device != x.device() {
+            return Err(Error::DeviceMismatch {
+                a: x.device(),
+                b: b.tensor.device(),
+            });
+        }
+        if plan.shape != x.shape() || plan.compute != x.dtype() {
+            return Err(Error::value(format!(
+                "`{}` in place: the result ({} {}) must have x's shape and dtype ({} {})",
+                op.name(),
+                plan.compute,
+                crate::runtime::shape::fmt_shape(&plan.shape),
+                x.dtype(),
+                crate::runtime::shape::fmt_shape(x.shape())
+            )));
+        }
+        overlap::check_write(x)?;
+        overlap::check_partial(x, b.tensor)?;
+        self.compute(plan.device)
+            .ternary_in_place(self, op, x, [b, c], &plan)?;
+        self.wrote_in_place(x, &[x, b.tensor])?;
+        Ok(())
+    }
+
     pub fn matmul(&mut self, a: &Tensor, b: &Tensor) -> Result<Arc<Tensor>, Error> {
         let dt = a.dtype();
         if dt.is_int() && dt == b.dtype() && (a.device().is_cuda() || b.device().is_cuda()) {

@@ -46,6 +46,15 @@ pub(super) trait Compute: Sync {
         operands: [Operand; 3],
         plan: &Plan,
     ) -> Result<Tensor, Error>;
+    /// `x = op(x, b, c)` in place, checked and planned by `Runtime::ternary_`.
+    fn ternary_in_place(
+        &self,
+        rt: &mut Runtime,
+        op: TernaryOp,
+        x: &Tensor,
+        operands: [Operand; 2],
+        plan: &Plan,
+    ) -> Result<(), Error>;
     fn matmul(&self, rt: &mut Runtime, a: &Tensor, b: &Tensor) -> Result<Tensor, Error>;
     fn reduce(&self, rt: &mut Runtime, x: &Tensor, plan: &Reduction) -> Result<Tensor, Error>;
     /// A contiguous copy converted to `dtype` (the same dtype: a copy).

@@ -70,6 +70,21 @@ impl Compute for Host {
         ternary::ternary(op, a, b, c)
     }
 
+    fn ternary_in_place(
+        &self,
+        _: &mut Runtime,
+        op: TernaryOp,
+        x: &Tensor,
+        [b, c]: [Operand; 2],
+        _: &Plan,
+    ) -> Result<(), Error> {
+        if x.numel() > 0 {
+            read_in_order(&[x, b.tensor, c.tensor]);
+        }
+        let r = ternary::ternary(op, Operand::strong(x), b, c)?;
+        index::assign(x, &r)
+    }
+
     fn matmul(&self, _: &mut Runtime, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
         matmul::matmul(a, b)
     }

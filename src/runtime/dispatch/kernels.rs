@@ -306,10 +306,7 @@ impl Compute for Kernels {
         if numel(&plan.shape) == 0 {
             return rt.empty_on(d, plan.shape.clone(), compute);
         }
-        let wants = |k: usize| match (op, k) {
-            (TernaryOp::Where, 0) => DType::Bool,
-            _ => compute,
-        };
+        let wants = |k: usize| op.operand_dtypes(compute)[k];
         let host: Vec<Option<Tensor>> = operands
             .iter()
             .enumerate()
@@ -323,6 +320,49 @@ impl Compute for Kernels {
         rt.kernels(d, &ts, |l, v| {
             exec::ternary(l, op, [v[0], v[1], v[2]], compute)
         })
+    }
+
+    /// Straight into `x`'s memory when it is contiguous, of the result's
+    /// dtype and shape (the optimizers' `p.add_(g, alpha=-lr)`): one
+    /// kernel, nothing allocated; otherwise through scratch memory.
+    fn ternary_in_place(
+        &self,
+        rt: &mut Runtime,
+        op: TernaryOp,
+        x: &Tensor,
+        [b, c]: [Arg; 2],
+        plan: &Plan,
+    ) -> Result<(), Error> {
+        let (d, compute) = (on(x.device())?, plan.compute);
+        if x.numel() == 0 {
+            return Ok(());
+        }
+        let wants = op.operand_dtypes(compute);
+        let hb = in_dtype(b.tensor, wants[1]);
+        let hc = in_dtype(c.tensor, wants[2]);
+        let (tb, tc) = (
+            hb.as_ref().unwrap_or(b.tensor),
+            hc.as_ref().unwrap_or(c.tensor),
+        );
+        let l = rt.on_device(d).ok_or_else(no_driver)?;
+        // x and the operands are read first (racing a pending write, the
+        // bytes from before it), then x is written: as the host op does.
+        let xin = rt.operand(&l, x)?;
+        let bin = rt.operand(&l, tb)?;
+        let cin = rt.operand(&l, tc)?;
+        let aliases = tb.shares_storage(x)
+            && !(tb.offset() == x.offset()
+                && tb.strides() == x.strides()
+                && tb.shape() == x.shape());
+        x.before_write();
+        let own = Operand::own(x)?;
+        let views = [xin.view(x), bin.view(tb), cin.view(tc)];
+        let direct =
+            x.is_contiguous() && x.dtype() == compute && x.shape() == plan.shape.as_slice();
+        match direct && !aliases {
+            true => exec::ternary_in_place(&l, op, views, compute, own.view(x)),
+            false => exec::ternary_into(&l, op, views, compute, own.view(x)),
+        }
     }
 
     fn matmul(&self, rt: &mut Runtime, a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {

@@ -1,6 +1,6 @@
 //! Elementwise ops over three operands, broadcast together: `where(cond, x,
-//! y)` and `clamp(x, min, max)` with both bounds (one bound is `maximum` or
-//! `minimum`, a binary op).
+//! y)`, `clamp(x, min, max)` with both bounds (one bound is `maximum` or
+//! `minimum`, a binary op) and `a + alpha * b`.
 
 use super::super::buffer::{Buffer, Stored};
 use super::super::element::Num;
@@ -10,6 +10,7 @@ use crate::error::Error;
 use crate::runtime::op::binary::{cast_to, Operand};
 pub use crate::runtime::op::ternary::{plan, Plan, TernaryOp};
 use crate::{with_dtype, with_num_dtype};
+use half::{bf16, f16};
 
 /// The op on the host (the cpu, and the simulator's devices).
 pub fn ternary(op: TernaryOp, a: Operand, b: Operand, c: Operand) -> Result<Tensor, Error> {
@@ -18,13 +19,10 @@ pub fn ternary(op: TernaryOp, a: Operand, b: Operand, c: Operand) -> Result<Tens
         // No element: no operand is read (a kernel would not launch).
         return Ok(Tensor::new(Buffer::zeros(p.compute, 0), p.shape, p.device));
     }
-    let first = match op {
-        TernaryOp::Where => DType::Bool,
-        TernaryOp::Clamp => p.compute,
-    };
-    let ca = cast_to(a.tensor, first);
-    let cb = cast_to(b.tensor, p.compute);
-    let cc = cast_to(c.tensor, p.compute);
+    let [da, db, dc] = op.operand_dtypes(p.compute);
+    let ca = cast_to(a.tensor, da);
+    let cb = cast_to(b.tensor, db);
+    let cc = cast_to(c.tensor, dc);
     let (ta, tb, tc) = (
         ca.as_ref().unwrap_or(a.tensor),
         cb.as_ref().unwrap_or(b.tensor),
@@ -34,6 +32,15 @@ pub fn ternary(op: TernaryOp, a: Operand, b: Operand, c: Operand) -> Result<Tens
         TernaryOp::Where => with_dtype!(p.compute, T => select::<T>(ta, tb, tc, &p.shape)),
         TernaryOp::Clamp => with_num_dtype!(p.compute, T => clamp::<T>(ta, tb, tc, &p.shape),
             bool => unreachable!("clamp refuses bool in plan")),
+        TernaryOp::AddScaled => match p.compute {
+            DType::F32 => add_scaled::<f32>(ta, tb, tc, &p.shape),
+            DType::F64 => add_scaled::<f64>(ta, tb, tc, &p.shape),
+            DType::F16 => add_scaled::<f16>(ta, tb, tc, &p.shape),
+            DType::BF16 => add_scaled::<bf16>(ta, tb, tc, &p.shape),
+            DType::I32 => add_scaled::<i32>(ta, tb, tc, &p.shape),
+            DType::I64 => add_scaled::<i64>(ta, tb, tc, &p.shape),
+            DType::Bool => unreachable!("add_scaled refuses bool in plan"),
+        },
     };
     Ok(Tensor::new(buf, p.shape, p.device))
 }
@@ -56,6 +63,69 @@ pub fn clamp_one<T: Num>(x: T, lo: T, hi: T) -> T {
     } else {
         m
     }
+}
+
+/// `a + alpha * b` of one element, as PyTorch computes `add` with `alpha`:
+/// in the opmath type (f32 for f16 and bf16, whose alpha stays f32) with
+/// one rounding, a fused multiply-add; integers wrap.
+pub trait AddScaled: Stored + Copy {
+    type Alpha: Stored + Copy;
+    fn add_scaled(a: Self, b: Self, alpha: Self::Alpha) -> Self;
+}
+
+impl AddScaled for f32 {
+    type Alpha = f32;
+    fn add_scaled(a: f32, b: f32, alpha: f32) -> f32 {
+        b.mul_add(alpha, a)
+    }
+}
+
+impl AddScaled for f64 {
+    type Alpha = f64;
+    fn add_scaled(a: f64, b: f64, alpha: f64) -> f64 {
+        b.mul_add(alpha, a)
+    }
+}
+
+impl AddScaled for f16 {
+    type Alpha = f32;
+    fn add_scaled(a: f16, b: f16, alpha: f32) -> f16 {
+        f16::from_f32(b.to_f32().mul_add(alpha, a.to_f32()))
+    }
+}
+
+impl AddScaled for bf16 {
+    type Alpha = f32;
+    fn add_scaled(a: bf16, b: bf16, alpha: f32) -> bf16 {
+        bf16::from_f32(b.to_f32().mul_add(alpha, a.to_f32()))
+    }
+}
+
+impl AddScaled for i32 {
+    type Alpha = i32;
+    fn add_scaled(a: i32, b: i32, alpha: i32) -> i32 {
+        a.wrapping_add(alpha.wrapping_mul(b))
+    }
+}
+
+impl AddScaled for i64 {
+    type Alpha = i64;
+    fn add_scaled(a: i64, b: i64, alpha: i64) -> i64 {
+        a.wrapping_add(alpha.wrapping_mul(b))
+    }
+}
+
+fn add_scaled<T: AddScaled>(a: &Tensor, b: &Tensor, alpha: &Tensor, shape: &[usize]) -> Buffer {
+    let (ga, gb, gc) = (a.read(), b.read(), alpha.read());
+    let (sa, sb) = (ga.as_slice::<T>(), gb.as_slice::<T>());
+    let alpha = gc.as_slice::<T::Alpha>()[alpha.offset()];
+    let strides = |t: &Tensor| broadcast_strides(t.shape(), t.strides(), shape);
+    let (ta, tb) = (strides(a), strides(b));
+    let mut out = Vec::with_capacity(numel(shape));
+    for_each_offsets(shape, [(&ta, a.offset()), (&tb, b.offset())], |[i, j]| {
+        out.push(T::add_scaled(sa[i], sb[j], alpha))
+    });
+    T::into_buffer(out)
 }
 
 fn select<T: Stored>(cond: &Tensor, x: &Tensor, y: &Tensor, shape: &[usize]) -> Buffer {
