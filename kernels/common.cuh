@@ -60,7 +60,7 @@ struct AlongArgs { void* out; const void* in; i64 outer; i64 len; i64 inner; dou
 struct SortArgs { void* out_v; i64* out_i; const void* in_v; const i64* in_i; i64 lines; i64 len; i64 width; int descending; int first; };
 // tril / triu of contiguous matrices of rows x cols.
 struct TriArgs { void* out; const void* in; i64 numel; i64 rows; i64 cols; i64 diagonal; int upper; int _pad; };
-struct RandomArgs { void* out; i64 n; u64 seed; u64 first; double mean; double std; };
+struct RandomArgs { void* out; i64 n; u64 seed; u64 first; double mean; double std; i64 low; u64 range; };
 
 // One partial result of a reduction: a float sum or extreme (exact in double
 // for every float dtype), an integer one, and the index it was found at.

@@ -56,7 +56,26 @@ template <class T> __device__ __forceinline__ void normal_kernel(const RandomArg
     }
 }
 
+// randint: each word modulo the range, as PyTorch's random_from_to takes a
+// 32-bit draw; a range wider than 2^32 takes the word and the next one of
+// its block as 64 bits (rng.rs's `integer`). Integers wrap; floats round.
+template <class T> __device__ __forceinline__ void integers_kernel(const RandomArgs& p) {
+    T* out = (T*)p.out;
+    i64 blocks = (p.n + 3) / 4;
+    GRID_LOOP(b, blocks) {
+        Philox w = philox(p.first + (u64)b, p.seed);
+        for (int j = 0; j < 4 && 4 * b + j < p.n; ++j) {
+            u64 draw = p.range > ((u64)1 << 32) ? (((u64)w.w[j] << 32) | (u64)w.w[(j + 1) % 4]) : (u64)w.w[j];
+            i64 v = (i64)((u64)p.low + draw % p.range);
+            out[4 * b + j] = from_i64<T>(v);
+        }
+    }
+}
+
 #define RANDOM(dt, T)                                                                       \
     extern "C" __global__ void uniform_##dt(const __grid_constant__ RandomArgs p) { uniform_kernel<T>(p); } \
     extern "C" __global__ void normal_##dt(const __grid_constant__ RandomArgs p) { normal_kernel<T>(p); }
 FOR_FLOATS(RANDOM)
+#define INTEGERS(dt, T) \
+    extern "C" __global__ void integers_##dt(const __grid_constant__ RandomArgs p) { integers_kernel<T>(p); }
+FOR_NUMS(INTEGERS)

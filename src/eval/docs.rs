@@ -118,6 +118,7 @@ docs! {
     Function Tensors "linspace", "linspace(start, end, steps, dtype=f32, device=cpu, requires_grad=false)", "`steps` values evenly spaced from start to end inclusive.", "linspace(0, 1, 5)";
     Function Tensors "eye", "eye(n, m=none, dtype=f32, device=cpu, requires_grad=false)", "An identity matrix (n x m).", "eye(3)";
     Function Tensors "rand", "rand(*size, dtype=f32, device=cpu, requires_grad=false)", "Uniform random numbers in [0, 1), from the device's own seeded generator.", "seed(0)\nrand(2, 2)";
+    Function Tensors "randint", "randint(low=0, high=none, size=none, dtype=i64, device=cpu, requires_grad=false)", "Integers uniform in [low, high), as PyTorch's: `randint(10, (64,))` draws 64 in 0..10 (`low` is 0 when two arguments are given), `randint(5, 10, (2, 3))` in 5..10, from the device's own seeded generator (each of a Philox block's 32-bit words modulo the range, as PyTorch's `random_from_to`; PyTorch's own generators give other numbers).", "seed(0)\nrandint(10, (8,))\nrandint(-3, 3, (2, 2), dtype=f32)";
     Function Tensors "randn", "randn(*size, dtype=f32, device=cpu, requires_grad=false)", "Standard normal random numbers, from the device's own seeded generator.", "seed(0)\nrandn(2, 3)";
     Function Tensors "zeros_like", "zeros_like(input, dtype=none, device=none)", "Zeros with the shape, dtype and device of `input`.", "zeros_like(randn(2, 2))";
     Function Tensors "ones_like", "ones_like(input, dtype=none, device=none)", "Ones with the shape, dtype and device of `input`.", "ones_like(randn(2, 2))";

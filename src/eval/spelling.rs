@@ -86,12 +86,6 @@ pub fn name_hint(name: &str) -> Option<Error> {
             "`for i in 0..3 { ... }` runs i = 0, 1, 2 (`range(3)`); `arange(3)` makes a tensor of them",
         )),
         "import" => Some(module_hint(&["torch"])),
-        "randint" => Some(hint(
-            "cudash has no `randint` yet",
-            "PyTorch's randint",
-            "for labels in 0..10 write `(rand(64) * 10).long()` (uniform from a float draw; \
-             PyTorch's randint draws integers directly, so its numbers differ)",
-        )),
         _ => None,
     }
 }
@@ -122,7 +116,6 @@ fn module_hint(path: &[&str]) -> Error {
             label,
             python::BUILTINS_HELP,
         ),
-        _ if last == "randint" => name_hint(last).unwrap_or_else(|| module_hint(&[last])),
         _ if last == "no_grad" => hint(
             format!("`{written}()` is the block `no_grad {{ ... }}` in cudash"),
             label,

@@ -71,6 +71,15 @@ impl Generators {
     }
 }
 
+/// Integer `j` of a block for `randint` (the kernel's `integer_at`).
+pub fn integer(w: &[u32; 4], j: usize, low: i64, range: u64) -> i64 {
+    let draw = match range > 1 << 32 {
+        true => (u64::from(w[j]) << 32) | u64::from(w[(j + 1) % 4]),
+        false => u64::from(w[j]),
+    };
+    low.wrapping_add((draw % range) as i64)
+}
+
 /// A device's generator: a seed and how many 4-word blocks have been used.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Generator {
@@ -132,6 +141,25 @@ impl Generator {
                 *o = x;
             }
         })
+    }
+
+    /// `n` integers uniform in `[low, low + range)` (`randint`): each of a
+    /// block's four words modulo the range, as PyTorch's `random_from_to`
+    /// takes a 32-bit draw; a range wider than 2^32 takes the word and the
+    /// next one of its block as 64 bits. `range` is at least 1.
+    pub fn integers(&mut self, n: usize, low: i64, range: u64) -> Vec<i64> {
+        let first = self.take(n.div_ceil(4) as u64);
+        let mut out = Vec::with_capacity(n);
+        for b in 0..n.div_ceil(4) as u64 {
+            let w = self.block(first + b);
+            for j in 0..4 {
+                if out.len() == n {
+                    break;
+                }
+                out.push(integer(&w, j, low, range));
+            }
+        }
+        out
     }
 
     /// Fills `n` values four at a time, block `b` writing `out[4b..4b+4]`.

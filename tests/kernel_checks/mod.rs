@@ -861,8 +861,9 @@ pub fn fill_arange_and_linspace_match_the_simulator(r: &impl Runner) {
     }
 }
 
-/// rand and randn draw the simulator's numbers for the same seed and offset:
-/// uniform ones bit for bit, normal ones too wherever log, sin and cos are the host's.
+/// rand, randn and randint draw the simulator's numbers for the same seed and
+/// offset: uniform ones and integers bit for bit, normal ones too wherever
+/// log, sin and cos are the host's.
 pub fn random_numbers_match_the_simulator(r: &impl Runner) {
     for dt in [DType::F16, DType::BF16, DType::F32, DType::F64] {
         for (normal, n) in [(false, 1001usize), (true, 999)] {
@@ -888,6 +889,34 @@ pub fn random_numbers_match_the_simulator(r: &impl Runner) {
                 &want.read(),
                 math_tolerance(r, dt, normal),
                 &format!("{} {dt}", if normal { "randn" } else { "rand" }),
+            );
+        }
+    } // randint's integers, bit for bit in every dtype that takes them, in a
+      // 32-bit range and in one wider than 2^32.
+    for dt in [
+        DType::I32,
+        DType::I64,
+        DType::F16,
+        DType::BF16,
+        DType::F32,
+        DType::F64,
+    ] {
+        for (low, range) in [(-5i64, 10u64), (7, 3 << 40)] {
+            let mut sim = Generator::new(7);
+            sim.offset = 3;
+            let mut dev = sim.clone();
+            let dist = Distribution::Integers { low, range };
+            let want = factory::random(&mut sim, dist, &[1003], dt, Device::Cpu).unwrap();
+            let out = ok(
+                exec::random(r, &mut dev, dist, &[1003], dt, (0.0, 1.0)),
+                "integers",
+            );
+            assert_eq!(dev.offset, sim.offset);
+            assert_same(
+                &r.download(&out.mem),
+                &want.read(),
+                0.0,
+                &format!("randint {dt} {range}"),
             );
         }
     }

@@ -104,6 +104,53 @@ pub(super) fn random(me: &mut Interp, name: &'static str, b: &Bound) -> Result<V
     b.result(me.rt.random(new, distribution(name)))
 }
 
+/// `randint(high, size)` and `randint(low, high, size)`, as PyTorch's:
+/// integers uniform in `[low, high)`, i64 unless `dtype` says otherwise.
+pub(super) fn randint(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let (low, high, size) = match b.given("size") {
+        Some((v, span)) => (
+            b.int("low")?.unwrap_or(0),
+            b.int("high")?,
+            (v.clone(), *span),
+        ),
+        // Two positional arguments are (high, size).
+        None => {
+            let size = b.get("high").cloned().ok_or_else(|| {
+                Error::value_help(
+                    "randint() needs a size",
+                    "write `randint(10, (64,))` for 64 integers in 0..10, or `randint(5, 10, (64,))`",
+                )
+                .at(b.span)
+            })?;
+            (0, b.int("low")?, size)
+        }
+    };
+    let high = high.ok_or_else(|| {
+        Error::value_help(
+            "randint() needs `high`, the integer above the largest it draws",
+            "write `randint(10, (64,))` for 64 integers in 0..10",
+        )
+        .at(b.span)
+    })?;
+    if high <= low {
+        return Err(Error::value(format!(
+            "random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        ))
+        .at(b.span));
+    }
+    let shape = super::super::args::sizes(&super::super::args::flatten(&size.0, size.1)?)?;
+    let dtype = b.dtype("dtype")?.unwrap_or(DType::I64);
+    let device = me.device_arg(b)?;
+    let new = NewTensor {
+        shape: &shape,
+        dtype,
+        device,
+        like: None,
+    };
+    let range = high.abs_diff(low);
+    b.result(me.rt.random(new, Distribution::Integers { low, range }))
+}
+
 fn distribution(name: &str) -> Distribution {
     if name.starts_with("randn") {
         Distribution::Normal

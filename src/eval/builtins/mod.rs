@@ -44,6 +44,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("eye", factories::eye),
     ("rand", factories::random),
     ("randn", factories::random),
+    ("randint", factories::randint),
     ("zeros_like", factories::like),
     ("ones_like", factories::like),
     ("full_like", factories::like),

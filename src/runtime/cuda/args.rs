@@ -190,6 +190,9 @@ pub struct RandomArgs {
     pub first: u64,
     pub mean: f64,
     pub std: f64,
+    /// `randint`'s numbers: `low + draw % range`.
+    pub low: i64,
+    pub range: u64,
 }
 
 /// One partial result of a reduction (the kernels' workspace).

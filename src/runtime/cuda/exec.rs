@@ -842,9 +842,8 @@ fn draw<L: Launcher>(
     (mean, std): (f64, f64),
     scratch: bool,
 ) -> Result<Out<L::Mem>, Error> {
-    let normal = dist == Distribution::Normal;
     let kernel =
-        source::random(normal, dt).ok_or_else(|| no_kernel(format!("random numbers in {dt}")))?;
+        source::random(dist, dt).ok_or_else(|| no_kernel(format!("random numbers in {dt}")))?;
     let n = numel(shape);
     let mem = if scratch {
         l.scratch(dt, n)?
@@ -858,6 +857,14 @@ fn draw<L: Launcher>(
         first: gen.offset,
         mean,
         std,
+        low: match dist {
+            Distribution::Integers { low, .. } => low,
+            _ => 0,
+        },
+        range: match dist {
+            Distribution::Integers { range, .. } => range,
+            _ => 1,
+        },
     };
     let g = l.geometry();
     l.run(&kernel, g.over(n.div_ceil(4) as u64), p)?;

@@ -7,6 +7,7 @@
 use crate::runtime::driver::{Kernel, Unit};
 use crate::runtime::op::along::AlongOp;
 use crate::runtime::op::binary::BinaryOp;
+use crate::runtime::op::factory::Distribution;
 use crate::runtime::op::pow_shortcut::PowShortcut;
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::TernaryOp;
@@ -208,10 +209,12 @@ pub fn linspace(dt: DType) -> Option<Kernel> {
 }
 
 /// `rand` (uniform) or `randn` / `normal_` (normal) in a float dtype.
-pub fn random(normal: bool, dt: DType) -> Option<Kernel> {
-    let dist = if normal { "normal" } else { "uniform" };
-    dt.is_float()
-        .then(|| kernel("random", Some(dt), format!("{dist}_{}", dt.name())))
+pub fn random(dist: Distribution, dt: DType) -> Option<Kernel> {
+    let made = match dist {
+        Distribution::Integers { .. } => dt != DType::Bool,
+        _ => dt.is_float(),
+    };
+    made.then(|| kernel("random", Some(dt), format!("{}_{}", dist.name(), dt.name())))
 }
 
 /// The three passes of a reduction.
@@ -270,7 +273,12 @@ pub fn all_kernels() -> Vec<Kernel> {
         out.push(sort_pass(dt));
         out.extend(arange(dt));
         out.extend(linspace(dt));
-        out.extend([false, true].iter().filter_map(|&n| random(n, dt)));
+        let integers = Distribution::Integers { low: 0, range: 1 };
+        out.extend(
+            [Distribution::Uniform, Distribution::Normal, integers]
+                .iter()
+                .filter_map(|&d| random(d, dt)),
+        );
         for op in REDUCE_OPS {
             for pass in [Pass::Rows, Pass::Finish, Pass::Cols] {
                 out.extend(reduce(pass, op, dt));
@@ -312,7 +320,7 @@ mod tests {
             for dt in DType::ALL {
                 let label = format!("{file}.{}", dt.name());
                 let has = units.contains(&label);
-                let expect = file != "random" || dt.is_float();
+                let expect = file != "random" || dt != DType::Bool;
                 assert_eq!(has, expect, "{label}");
             }
         }

@@ -325,7 +325,7 @@ impl Runtime {
     /// `rand`, `randn` and their `_like` forms, from the session's generator.
     pub fn random(&mut self, new: NewTensor, dist: Distribution) -> Result<Arc<Tensor>, Error> {
         // Checked before any memory is taken, as on every backend.
-        factory::check_random(new.dtype)?;
+        factory::check_random_of(new.dtype, dist)?;
         self.compute(new.device).make(self, Make::Random(dist), new)
     }
 

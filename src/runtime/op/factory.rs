@@ -271,6 +271,36 @@ pub enum Make<'a> {
 pub enum Distribution {
     Uniform,
     Normal,
+    /// `randint`: integers uniform in `[low, low + range)`, as PyTorch's
+    /// `random_from_to`: a 32-bit draw modulo the range (two words when the
+    /// range is wider than 2^32).
+    Integers {
+        low: i64,
+        range: u64,
+    },
+}
+
+impl Distribution {
+    /// The kernel's name for it (`uniform_f32`, `integers_i64`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Distribution::Uniform => "uniform",
+            Distribution::Normal => "normal",
+            Distribution::Integers { .. } => "integers",
+        }
+    }
+}
+
+/// Random numbers are floats; `randint`'s are integers or floats.
+pub fn check_random_of(dtype: DType, dist: Distribution) -> Result<(), Error> {
+    match dist {
+        Distribution::Integers { .. } if dtype == DType::Bool => Err(Error::dtype(
+            "randint's numbers need an integer or floating point dtype, not bool",
+            Some("use dtype=i64 (the default), i32 or a float dtype".into()),
+        )),
+        Distribution::Integers { .. } => Ok(()),
+        _ => check_random(dtype),
+    }
 }
 
 /// Random numbers are floats.

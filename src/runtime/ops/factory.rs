@@ -10,7 +10,9 @@ use super::pytorch::pytorch_cpu::{range_fill, vector_bytes, Kernel};
 use crate::error::Error;
 use crate::with_dtype;
 
-pub use crate::runtime::op::factory::{check_random, from_value, Distribution, Fill, Linspace};
+pub use crate::runtime::op::factory::{
+    check_random, check_random_of, from_value, Distribution, Fill, Linspace,
+};
 
 pub fn full(shape: &[usize], value: Fill, dtype: DType, device: Device) -> Result<Tensor, Error> {
     value.check(dtype)?;
@@ -163,11 +165,27 @@ pub fn random(
     dtype: DType,
     device: Device,
 ) -> Result<Tensor, Error> {
-    check_random(dtype)?;
+    check_random_of(dtype, dist)?;
     let n = check_alloc(shape, dtype)?;
     let values = match dist {
         Distribution::Uniform => gen.uniform(n),
         Distribution::Normal => gen.normal(n),
+        Distribution::Integers { low, range } => {
+            let ints = gen.integers(n, low, range);
+            let buf = match dtype {
+                DType::I64 => Buffer::I64(ints),
+                DType::I32 => Buffer::I32(ints.into_iter().map(|i| i as i32).collect()),
+                _ => {
+                    return Ok(from_f64s(
+                        ints.into_iter().map(|i| i as f64).collect(),
+                        shape,
+                        dtype,
+                        device,
+                    ))
+                }
+            };
+            return Ok(Tensor::new(buf, shape.to_vec(), device));
+        }
     };
     Ok(from_f64s(values, shape, dtype, device))
 }
