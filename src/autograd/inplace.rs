@@ -17,6 +17,7 @@ use crate::runtime::dispatch::Runtime;
 use crate::runtime::lock::lock;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::index::Index;
+use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::{DType, Tensor};
 
 type R<T> = Result<T, Error>;
@@ -152,6 +153,20 @@ fn rebase(x: &Tensor, node: Node) {
 
 /// `x op= y` in place (`+ - * /`, and `clamp_`'s bounds as `maximum` /
 /// `minimum` with a number), recorded when `x` or `y` requires grad.
+/// `x.add_(y, alpha=a)` (and `sub_`, with `-a`): one kernel into x when
+/// nothing is recorded (the optimizers' and `p.data.add_(g, alpha=-lr)`'s
+/// case); recorded as `x += y * a` otherwise, with the same gradients.
+pub fn add_scaled_(rt: &mut Runtime, mode: Mode, x: &Tensor, y: Operand, alpha: &Tensor) -> R<()> {
+    check_leaf(mode, x)?;
+    let others: &[&Tensor] = if y.weak { &[] } else { &[y.tensor] };
+    let a = Operand::weak(alpha);
+    if !records(mode, x, others) && (y.weak || y.tensor.dtype() == x.dtype()) {
+        return rt.ternary_(TernaryOp::AddScaled, x, y, a);
+    }
+    let scaled = super::record::binary(rt, mode, BinaryOp::Mul, y, a)?;
+    binary_(rt, mode, BinaryOp::Add, x, Operand::strong(&scaled))
+}
+
 pub fn binary_(rt: &mut Runtime, mode: Mode, op: BinaryOp, x: &Tensor, y: Operand) -> R<()> {
     check_leaf(mode, x)?;
     let others: &[&Tensor] = if y.weak { &[] } else { &[y.tensor] };

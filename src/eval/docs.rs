@@ -233,8 +233,8 @@ docs! {
     Method Tensors "int", "x.int()", "`x.to(i32)`: `x` itself when it is i32 already.", "arange(3).int()";
     Method Tensors "long", "x.long()", "`x.to(i64)`: `x` itself when it is i64 already.", "arange(3).long()";
     Method Tensors "bool", "x.bool()", "`x.to(bool)`: `x` itself when it is bool already.", "arange(3).bool()";
-    Method Math "add", "x.add(other)", "`x + other` (a number counts as one written beside `+`).", "arange(3).add(2)";
-    Method Math "sub", "x.sub(other)", "`x - other` (a number counts as one written beside `-`).", "arange(3).sub(2)";
+    Method Math "add", "x.add(other, alpha=1)", "`x + other` (a number counts as one written beside `+`); with `alpha`, `x + alpha * other` in one kernel, rounded once (PyTorch's fused multiply-add).", "arange(3).add(2)\nones(3).add(ones(3), alpha=0.5)";
+    Method Math "sub", "x.sub(other, alpha=1)", "`x - other` (a number counts as one written beside `-`); with `alpha`, `x - alpha * other` in one kernel.", "arange(3).sub(2)";
     Method Math "mul", "x.mul(other)", "`x * other` (a number counts as one written beside `*`).", "arange(3).mul(2)";
     Method Math "div", "x.div(other)", "`x / other` (a number counts as one written beside `/`).", "arange(3).div(2)";
     Method Math "pow", "x.pow(other)", "`x ** other` (a number counts as one written beside `**`).", "arange(3).pow(2)";
@@ -250,8 +250,8 @@ docs! {
     Method Math "bitwise_not", "x.bitwise_not()", "`~x`.", "arange(3).bitwise_not()";
     Method Math "where", "x.where(condition, other)", "`where(condition, x, other)`.", "x = arange(4)\nx.where(x > 1, -1)";
     Method Math "clamp", "x.clamp(min=none, max=none)", "`clamp(x, min, max)`.", "randn(4).clamp(-0.5, 0.5)";
-    Method Math "add_", "x.add_(other)", "`x += other`: x updated in place (every view of it sees the change) and returned; the result must keep x's shape and dtype.", "x = zeros(3)\nx.add_(1)";
-    Method Math "sub_", "x.sub_(other)", "`x -= other` in place.", "x = ones(3)\nx.sub_(1)";
+    Method Math "add_", "x.add_(other, alpha=1)", "`x += other`: x updated in place (every view of it sees the change) and returned; the result must keep x's shape and dtype. With `alpha`, `x += alpha * other` as one kernel into x's memory, nothing allocated: PyTorch's optimizer update `p.add_(g, alpha=-lr)`.", "x = zeros(3)\nx.add_(1)\nx.add_(ones(3), alpha=-0.5)";
+    Method Math "sub_", "x.sub_(other, alpha=1)", "`x -= other` in place; with `alpha`, `x -= alpha * other`.", "x = ones(3)\nx.sub_(1)";
     Method Math "mul_", "x.mul_(other)", "`x *= other` in place.", "x = ones(3)\nx.mul_(2)";
     Method Math "div_", "x.div_(other)", "`x /= other` in place (x must be floating point: the quotient is).", "x = ones(3)\nx.div_(4)";
     Method Math "pow_", "x.pow_(other)", "`x **= other` in place.", "x = arange(3)\nx.pow_(2)";

@@ -395,16 +395,45 @@ pub(super) fn arith(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bo
         _ => BinaryOp::Pow,
     };
     let (other, weak) = me.operand_arg(b, "other")?;
+    let other = Operand {
+        tensor: &other,
+        weak,
+    };
+    if let Some(alpha) = alpha_arg(b, name == "sub")? {
+        let alpha = Operand::weak(&alpha);
+        let op = crate::runtime::op::ternary::TernaryOp::AddScaled;
+        return b.result(record::ternary(
+            &mut me.rt,
+            me.grad,
+            op,
+            Operand::strong(t),
+            other,
+            alpha,
+        ));
+    }
     b.result(record::binary(
         &mut me.rt,
         me.grad,
         op,
         Operand::strong(t),
-        Operand {
-            tensor: &other,
-            weak,
-        },
+        other,
     ))
+}
+
+/// `add`'s and `sub`'s `alpha=` (none when left out or 1): the scale of
+/// `other`, negated for `sub` (PyTorch's `sub` is `add` with `-alpha`).
+fn alpha_arg(b: &Bound, negate: bool) -> Result<Option<Tensor>, Diagnostic> {
+    let sign = if negate { -1 } else { 1 };
+    match b.given("alpha") {
+        None => Ok(None),
+        Some((Value::Int(1), _)) => Ok(None),
+        Some((Value::Int(i), _)) => Ok(Some(Tensor::scalar(sign * *i))),
+        Some((Value::Bool(v), _)) => Ok(Some(Tensor::scalar(sign * i64::from(v.get())))),
+        Some((v, span)) => match v.as_number() {
+            Some(x) => Ok(Some(Tensor::scalar(sign as f64 * x))),
+            None => Err(Error::wrong_type("argument `alpha`", "a number", v.type_name()).at(*span)),
+        },
+    }
 }
 
 /// `x.maximum(y)`, `x.floor_divide(y)` and the other binary methods named
@@ -446,6 +475,10 @@ pub(super) fn in_place(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: 
     let op = binary_op(name).map_err(|e| e.at(b.span))?;
     let (y, weak) = me.operand_arg(b, "other")?;
     let y = Operand { tensor: &y, weak };
+    if let Some(alpha) = alpha_arg(b, name == "sub_")? {
+        inplace::add_scaled_(&mut me.rt, me.grad, t, y, &alpha).map_err(|e| e.at(b.span))?;
+        return Ok(Value::Tensor(Arc::clone(t)));
+    }
     inplace::binary_(&mut me.rt, me.grad, op, t, y).map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(Arc::clone(t)))
 }

@@ -337,7 +337,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 527);
+        assert_eq!(all.len(), 539);
     }
 
     #[test]
