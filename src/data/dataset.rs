@@ -8,8 +8,8 @@ use std::any::Any;
 use std::sync::Arc;
 
 use crate::error::Error;
+use crate::runtime::dispatch::stack_host as stack;
 use crate::runtime::op::index::{select, Index};
-use crate::runtime::ops::join::stack;
 use crate::runtime::{Device, Tensor};
 
 /// A dataset a `DataLoader` reads.

@@ -27,6 +27,14 @@ use crate::runtime::ops::ternary;
 use crate::runtime::shape::norm_dims;
 use crate::runtime::{DType, Device, Tensor};
 
+/// Host tensors stacked along a new dimension `dim`, with nothing queued,
+/// allocated from a device or timed: a DataLoader's collation (PyTorch's
+/// `default_collate`), on the thread that collates, whose time its pass
+/// models (a worker's clock, or the main thread's).
+pub fn stack_host(xs: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
+    crate::runtime::ops::join::stack(xs, dim)
+}
+
 impl Runtime {
     /// How `device` computes: a driver's kernels on its devices, the host's
     /// loops on the cpu and on simulated devices.

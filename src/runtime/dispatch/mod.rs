@@ -28,6 +28,7 @@
 mod along;
 pub mod collective;
 mod compute;
+pub use compute::stack_host;
 mod device;
 mod device_compute;
 mod fault;
