@@ -25,7 +25,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::dataset::{collate, Dataset, FunctionDataset, Sample, TensorDataset};
-use super::loader::DataLoader;
+use super::loader::{Batches, DataLoader};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::spec::HOST;
@@ -86,7 +86,7 @@ pub struct Epoch {
     loader: Arc<DataLoader>,
     /// The loop's, for the errors of the pass.
     span: Span,
-    batches: Vec<Vec<usize>>,
+    batches: Batches,
     /// The next batch to hand out.
     next: usize,
     /// Batches sent to the workers so far.
@@ -131,7 +131,9 @@ impl Epoch {
         span: Span,
     ) -> Result<Epoch, Diagnostic> {
         let rt = host.runtime();
-        let batches = loader.batches(rt.generators.of(Device::Cpu));
+        let batches = loader
+            .batches(rt.generators.of(Device::Cpu))
+            .map_err(|e| e.at(span))?;
         // As PyTorch's: worker w's generator is seeded with a base seed
         // drawn from the cpu generator for each pass, plus w.
         let base_seed = match (&*loader.dataset, loader.num_workers) {
@@ -242,7 +244,7 @@ impl Epoch {
         let k = self.sent;
         self.sent += 1;
         let w = k % self.workers.len();
-        let indices = self.batches[k].clone();
+        let indices = self.batches.get(k);
         let rows = indices.len();
         if let Some(tasks) = &self.workers[w].tasks {
             // A worker that is gone (it cannot be: it lives until dropped)
@@ -286,7 +288,7 @@ impl Epoch {
     /// `Dataset(get, n)`'s function runs in the session, its ops taking the
     /// host's time as any; then the samples are stacked).
     fn make_here(&mut self, host: &mut dyn Host, k: usize) -> Result<Made, Diagnostic> {
-        let indices = &self.batches[k];
+        let indices = &self.batches.get(k);
         let rows = indices.len();
         match &*self.loader.dataset {
             Dataset::Tensors(ds) => {

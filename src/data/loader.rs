@@ -37,6 +37,53 @@ pub struct Options {
 /// More workers than this is a typo, not a pipeline (each is a thread).
 pub const MAX_WORKERS: usize = 256;
 
+/// The sample indices of an epoch, in the order they are taken.
+#[derive(Debug, Clone, PartialEq)]
+enum Order {
+    /// `0..n`, made as asked.
+    Sequential(usize),
+    /// A permutation (`shuffle`) or a sampler's share.
+    Listed(Vec<usize>),
+}
+
+/// An epoch's batches of sample indices, each made when asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Batches {
+    order: Order,
+    size: usize,
+    drop_last: bool,
+}
+
+impl Batches {
+    fn samples(&self) -> usize {
+        match &self.order {
+            Order::Sequential(n) => *n,
+            Order::Listed(v) => v.len(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self.drop_last {
+            true => self.samples() / self.size,
+            false => self.samples().div_ceil(self.size),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Batch `k`'s sample indices (`k < len()`).
+    pub fn get(&self, k: usize) -> Vec<usize> {
+        let from = k * self.size;
+        let to = (from + self.size).min(self.samples());
+        match &self.order {
+            Order::Sequential(_) => (from..to).collect(),
+            Order::Listed(v) => v[from..to].to_vec(),
+        }
+    }
+}
+
 impl DataLoader {
     /// The settings, checked as PyTorch checks them; an error names the
     /// argument it is about.
@@ -142,21 +189,22 @@ impl DataLoader {
     /// One epoch's batches of sample indices: in order, or (with
     /// `shuffle`) in a permutation drawn from `generator` (the cpu's, so
     /// `seed` reproduces it; PyTorch's `RandomSampler` draws its own from
-    /// the global generator too, with other bits).
-    pub fn batches(&self, generator: &mut Generator) -> Vec<Vec<usize>> {
+    /// the global generator too, with other bits). In order they are made
+    /// as asked, as PyTorch's `SequentialSampler` yields them, so a loader
+    /// over 10**12 samples starts at once; a shuffle holds the whole
+    /// permutation, as PyTorch's `randperm(n)` does, and is refused when
+    /// the host cannot hold it.
+    pub fn batches(&self, generator: &mut Generator) -> Result<Batches, Error> {
         let order = match (&self.sampler, self.shuffle) {
-            (Some(s), _) => s.indices(),
-            (None, true) => permutation(self.dataset.len(), generator),
-            (None, false) => (0..self.dataset.len()).collect(),
+            (Some(s), _) => Order::Listed(s.indices()?),
+            (None, true) => Order::Listed(permutation(self.dataset.len(), generator)?),
+            (None, false) => Order::Sequential(self.dataset.len()),
         };
-        let mut batches: Vec<Vec<usize>> = order
-            .chunks(self.batch_size)
-            .map(<[usize]>::to_vec)
-            .collect();
-        if self.drop_last && batches.last().is_some_and(|b| b.len() < self.batch_size) {
-            batches.pop();
-        }
-        batches
+        Ok(Batches {
+            order,
+            size: self.batch_size,
+            drop_last: self.drop_last,
+        })
     }
 
     pub fn describe(&self) -> String {
@@ -213,8 +261,9 @@ mod tests {
         fn an_epoch_gives_every_sample_once(n in 0usize..300, batch in 1i64..40, shuffle: bool, drop_last: bool, seed in 0u64..1000) {
             let l = loader(n, batch, shuffle, drop_last);
             let mut g = Generator::new(seed);
-            let batches = l.batches(&mut g);
-            prop_assert_eq!(batches.len(), l.len());
+            let made = l.batches(&mut g).unwrap();
+            prop_assert_eq!(made.len(), l.len());
+            let batches: Vec<Vec<usize>> = (0..made.len()).map(|k| made.get(k)).collect();
             let mut seen: Vec<usize> = batches.concat();
             if !shuffle {
                 prop_assert!(seen.windows(2).all(|w| w[0] + 1 == w[1]));
@@ -234,10 +283,26 @@ mod tests {
     #[test]
     fn the_same_seed_gives_the_same_order() {
         let l = loader(100, 10, true, false);
-        let a = l.batches(&mut Generator::new(7));
-        let b = l.batches(&mut Generator::new(7));
-        let c = l.batches(&mut Generator::new(8));
+        let a = l.batches(&mut Generator::new(7)).unwrap();
+        let b = l.batches(&mut Generator::new(7)).unwrap();
+        let c = l.batches(&mut Generator::new(8)).unwrap();
         assert_eq!(a, b);
         assert_ne!(a, c);
+    }
+
+    #[test]
+    fn a_huge_dataset_in_order_is_batched_lazily() {
+        let l = loader(1 << 62, 1, false, false);
+        let b = l.batches(&mut Generator::new(0)).unwrap();
+        assert_eq!(b.len(), 1 << 62);
+        assert_eq!(b.get(0), vec![0]);
+        assert_eq!(b.get((1 << 62) - 1), vec![(1 << 62) - 1]);
+    }
+
+    #[test]
+    fn shuffling_more_than_the_host_holds_is_refused() {
+        let l = loader(1 << 62, 1, true, false);
+        let e = l.batches(&mut Generator::new(0)).unwrap_err();
+        assert!(e.to_string().contains("randperm"), "{e}");
     }
 }

@@ -78,30 +78,41 @@ impl DistributedSampler {
     /// order or permuted by `seed + epoch`, padded by repeating the first
     /// ones to a multiple of the replicas (or cut, with `drop_last`), then
     /// every `num_replicas`-th from `rank` on.
-    pub fn indices(&self) -> Vec<usize> {
+    pub fn indices(&self) -> Result<Vec<usize>, Error> {
         let mut all: Vec<usize> = match self.shuffle {
             true => {
                 let epoch = self.epoch.load(Ordering::Relaxed);
                 permutation(
                     self.samples,
                     &mut Generator::new(self.seed.wrapping_add(epoch)),
-                )
+                )?
             }
-            false => (0..self.samples).collect(),
+            false => {
+                let mut all = Vec::new();
+                all.try_reserve_exact(self.samples).map_err(|_| {
+                    Error::value(format!(
+                        "DistributedSampler: the indices of {} samples do not fit on the host",
+                        self.samples
+                    ))
+                })?;
+                all.extend(0..self.samples);
+                all
+            }
         };
         let total = self.len() * self.num_replicas;
         if all.is_empty() {
-            return all;
+            return Ok(all);
         }
         while all.len() < total {
             let more = (total - all.len()).min(all.len());
             all.extend_from_within(..more);
         }
         all.truncate(total);
-        all.into_iter()
+        Ok(all
+            .into_iter()
             .skip(self.rank)
             .step_by(self.num_replicas)
-            .collect()
+            .collect())
     }
 
     pub fn describe(&self) -> String {
@@ -120,14 +131,30 @@ impl DistributedSampler {
 }
 
 /// A uniformly random permutation of `0..n` (Fisher–Yates).
-pub(super) fn permutation(n: usize, generator: &mut Generator) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..n).collect();
+pub(super) fn permutation(n: usize, generator: &mut Generator) -> Result<Vec<usize>, Error> {
+    // The order and its draws: what PyTorch's `randperm(n)` holds too.
+    let too_big = || {
+        Error::value_help(
+            format!(
+                "shuffling {n} samples needs a permutation of them on the host ({}), more than it can hold",
+                crate::vocab::human_bytes((n as u128) * 16)
+            ),
+            "PyTorch's RandomSampler holds the same (`randperm(n)`): iterate in order \
+             (`shuffle=false`), or shuffle a smaller dataset or a sampler's share",
+        )
+    };
+    let mut order: Vec<usize> = Vec::new();
+    order.try_reserve_exact(n).map_err(|_| too_big())?;
+    let mut probe: Vec<f64> = Vec::new();
+    probe.try_reserve_exact(n).map_err(|_| too_big())?;
+    drop(probe);
+    order.extend(0..n);
     let draws = generator.uniform(n);
     for i in (1..n).rev() {
         let j = ((draws[i] * (i + 1) as f64) as usize).min(i);
         order.swap(i, j);
     }
-    order
+    Ok(order)
 }
 
 #[cfg(test)]
@@ -144,7 +171,7 @@ mod tests {
             let shares: Vec<Vec<usize>> = (0..r).map(|rank| {
                 let s = DistributedSampler::new(n, r, rank, shuffle, 3, drop_last).unwrap();
                 s.set_epoch(epoch);
-                let ix = s.indices();
+                let ix = s.indices().unwrap();
                 assert_eq!(ix.len(), s.len());
                 ix
             }).collect();
@@ -168,18 +195,18 @@ mod tests {
         // PyTorch: 10 samples, 3 replicas: padded to 12 with 0 and 1, rank 1
         // gets indices 1, 4, 7, 0.
         let s = DistributedSampler::new(10, 3, 1, false, 0, false).unwrap();
-        assert_eq!(s.indices(), vec![1, 4, 7, 0]);
+        assert_eq!(s.indices().unwrap(), vec![1, 4, 7, 0]);
         let s = DistributedSampler::new(10, 3, 2, false, 0, true).unwrap();
-        assert_eq!(s.indices(), vec![2, 5, 8]);
+        assert_eq!(s.indices().unwrap(), vec![2, 5, 8]);
     }
 
     #[test]
     fn set_epoch_reshuffles() {
         let s = DistributedSampler::new(50, 2, 0, true, 0, false).unwrap();
-        let a = s.indices();
+        let a = s.indices().unwrap();
         s.set_epoch(1);
-        assert_ne!(a, s.indices());
+        assert_ne!(a, s.indices().unwrap());
         s.set_epoch(0);
-        assert_eq!(a, s.indices());
+        assert_eq!(a, s.indices().unwrap());
     }
 }

@@ -160,7 +160,12 @@ impl Interp {
         let equal = |v: &Value| super::expr::equal(v, item);
         Ok(match container {
             Value::List(items) => items.iter().any(equal),
-            Value::MutList(items) => crate::runtime::lock::lock(items).iter().any(equal),
+            // As it is now, unlocked: comparing may read the list itself
+            // (`xs in xs`).
+            Value::MutList(items) => {
+                let now = std::sync::Arc::clone(&crate::runtime::lock::lock(items));
+                now.iter().any(equal)
+            }
             Value::Dict(pairs) => {
                 matches!(item, Value::Str(k) if pairs.iter().any(|(n, _)| **n == **k))
             }

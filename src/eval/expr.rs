@@ -661,8 +661,12 @@ impl Interp {
             });
         }
         match receiver {
+            // `xs.append(v)` keeps `v` itself (Python stores the object).
+            Some((recv @ Value::MutList(_), name)) => self.call_method(recv, name, vals, span),
             Some((recv, name)) => self.call_method(recv, name, snapshot(vals), span),
             None => match self.eval(callee, d)? {
+                // `print` shows a list as it is (one that holds itself as `[...]`).
+                Value::Builtin(doc) if doc.name == "print" => self.call_builtin(doc, vals, span),
                 Value::Builtin(doc) => self.call_builtin(doc, snapshot(vals), span),
                 // A user function gets its arguments as they are (a list
                 // by reference, as in Python).
@@ -866,9 +870,29 @@ fn same(a: &Value, b: &Value) -> bool {
 
 /// Python's `==` between values that are not tensors.
 pub(crate) fn equal(a: &Value, b: &Value) -> bool {
+    equal_within(a, b, 0)
+}
+
+/// Lists nested deeper than this compare unequal rather than overflow the
+/// stack (Python raises RecursionError comparing two lists that hold
+/// themselves).
+const MAX_COMPARE_DEPTH: usize = 200;
+
+fn equal_within(a: &Value, b: &Value, depth: usize) -> bool {
+    // The same list is equal to itself, as Python's `in` and `==` find by
+    // identity first (a list that holds itself compares without recursing).
+    if let (Value::MutList(x), Value::MutList(y)) = (a, b) {
+        if Arc::ptr_eq(x, y) {
+            return true;
+        }
+    }
     // Lists and tuples: item by item, as Python compares them.
     if let (Some(x), Some(y)) = (a.items(), b.items()) {
-        return x.len() == y.len() && x.iter().zip(y.iter()).all(|(p, q)| equal(p, q));
+        return depth < MAX_COMPARE_DEPTH
+            && x.len() == y.len()
+            && x.iter()
+                .zip(y.iter())
+                .all(|(p, q)| equal_within(p, q, depth + 1));
     }
     match (a, b) {
         (Value::None, Value::None) => true,

@@ -527,20 +527,21 @@ const UNTRACKED: &[&str] = &[
 fn any_requires_grad(v: &Value) -> bool {
     match v {
         Value::Tensor(t) => requires_grad(t),
-        Value::List(items) => items.iter().any(any_requires_grad),
-        Value::MutList(items) => lock(items).iter().any(any_requires_grad),
-        Value::Dict(pairs) => pairs.iter().any(|(_, v)| any_requires_grad(v)),
+        Value::List(_) | Value::MutList(_) | Value::Dict(_) => {
+            v.any_inside(&mut |x| matches!(x, Value::Tensor(t) if requires_grad(t)))
+        }
         _ => false,
     }
 }
 
 /// The tensors in a value (itself, or the items of a list, tuple or dict).
 fn tensors(v: &Value) -> Vec<Arc<Tensor>> {
-    match v {
-        Value::Tensor(t) => vec![Arc::clone(t)],
-        Value::List(items) => items.iter().flat_map(tensors).collect(),
-        Value::MutList(items) => lock(items).iter().flat_map(tensors).collect(),
-        Value::Dict(pairs) => pairs.iter().flat_map(|(_, v)| tensors(v)).collect(),
-        _ => vec![],
-    }
+    let mut out = Vec::new();
+    v.any_inside(&mut |x| {
+        if let Value::Tensor(t) = x {
+            out.push(Arc::clone(t));
+        }
+        false
+    });
+    out
 }

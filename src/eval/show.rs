@@ -21,6 +21,12 @@ pub fn print_text(v: &Value) -> String {
     }
 }
 
+thread_local! {
+    /// The `list()`s being shown, outermost first (`repr` of a list that
+    /// holds itself).
+    static SHOWING: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 pub fn repr(v: &Value) -> String {
     match v {
         Value::None => "none".into(),
@@ -45,7 +51,17 @@ pub fn repr(v: &Value) -> String {
                 format!("[{}]", parts.join(", "))
             }
         }
-        Value::MutList(_) => repr(&Value::List(v.items().unwrap_or_default())),
+        Value::MutList(list) => {
+            // A list that holds itself shows `[...]` there, as Python's.
+            let at = std::sync::Arc::as_ptr(list) as usize;
+            if SHOWING.with(|s| s.borrow().contains(&at)) {
+                return "[...]".into();
+            }
+            SHOWING.with(|s| s.borrow_mut().push(at));
+            let text = repr(&Value::List(v.items().unwrap_or_default()));
+            SHOWING.with(|s| s.borrow_mut().pop());
+            text
+        }
         Value::Builtin(doc) => format!("<builtin {}>", doc.signature),
         Value::Function(f) => format!("<function {}>", f.signature()),
         Value::Stream(s) => s.describe(),

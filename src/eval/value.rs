@@ -202,30 +202,45 @@ impl Value {
 
     /// Whether showing this value reads device memory (a sync and a copy).
     pub fn on_a_device(&self) -> bool {
-        match self {
-            Value::Tensor(t) => t.device().is_cuda(),
-            Value::List(items) => items.iter().any(Value::on_a_device),
-            Value::MutList(items) => crate::runtime::lock::lock(items)
-                .iter()
-                .any(Value::on_a_device),
-            Value::Dict(pairs) => pairs.iter().any(|(_, v)| v.on_a_device()),
-            _ => false,
-        }
+        self.any_inside(&mut |v| matches!(v, Value::Tensor(t) if t.device().is_cuda()))
     }
 
     /// Calls `f` with every tensor this value holds: itself, or a list's
     /// or a dict's, at any depth.
     pub fn each_tensor(&self, f: &mut dyn FnMut(&Tensor)) {
-        match self {
-            Value::Tensor(t) => f(t),
-            Value::List(_) | Value::MutList(_) => {
-                for v in self.items().unwrap_or_default().iter() {
-                    v.each_tensor(f);
-                }
+        self.any_inside(&mut |v| {
+            if let Value::Tensor(t) = v {
+                f(t);
             }
-            Value::Dict(pairs) => pairs.iter().for_each(|(_, v)| v.each_tensor(f)),
-            _ => {}
+            false
+        });
+    }
+
+    /// Whether `f` holds for this value or any value it holds (the items of
+    /// lists, tuples and dicts, at any depth), asked in order until it
+    /// does. A list that holds itself (`c.append(c)`) is walked once, and no
+    /// list's lock is held while `f` runs.
+    pub fn any_inside(&self, f: &mut dyn FnMut(&Value) -> bool) -> bool {
+        fn walk(v: &Value, f: &mut dyn FnMut(&Value) -> bool, seen: &mut Vec<usize>) -> bool {
+            if f(v) {
+                return true;
+            }
+            match v {
+                Value::List(items) => items.iter().any(|x| walk(x, f, seen)),
+                Value::MutList(list) => {
+                    let at = Arc::as_ptr(list) as usize;
+                    if seen.contains(&at) {
+                        return false;
+                    }
+                    seen.push(at);
+                    let items = Arc::clone(&crate::runtime::lock::lock(list));
+                    items.iter().any(|x| walk(x, f, seen))
+                }
+                Value::Dict(pairs) => pairs.iter().any(|(_, x)| walk(x, f, seen)),
+                _ => false,
+            }
         }
+        walk(self, f, &mut Vec::new())
     }
 
     /// A list's items as they are now (a `list()`'s too), for what reads a
