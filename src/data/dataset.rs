@@ -64,7 +64,8 @@ impl std::fmt::Debug for FunctionDataset {
 /// (`single`), or a list of them.
 #[derive(Debug)]
 pub struct Sample {
-    pub fields: Vec<Tensor>,
+    /// The tensors `get(i)` returned, themselves (with their history).
+    pub fields: Vec<Arc<Tensor>>,
     pub single: bool,
 }
 
@@ -106,7 +107,7 @@ pub fn collate(samples: &[Sample], indices: &[usize]) -> Result<Vec<Tensor>, Err
     }
     (0..first.fields.len())
         .map(|j| {
-            let column: Vec<&Tensor> = samples.iter().map(|s| &s.fields[j]).collect();
+            let column: Vec<&Tensor> = samples.iter().map(|s| &*s.fields[j]).collect();
             stack(&column, 0)
         })
         .collect()

@@ -26,8 +26,11 @@ use std::time::{Duration, Instant};
 
 use super::dataset::{collate, Dataset, FunctionDataset, Sample, TensorDataset};
 use super::loader::{Batches, DataLoader};
+use crate::autograd::meta::requires_grad;
+use crate::autograd::{record, Mode};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::dispatch::Runtime;
+use crate::runtime::op::index::{self, Index};
 use crate::runtime::spec::HOST;
 use crate::runtime::timeline::Lane;
 use crate::runtime::timing;
@@ -41,6 +44,10 @@ const OP: &str = "DataLoader";
 /// `Dataset(get, n)`, its function run on the main thread or on a worker's.
 pub trait Host {
     fn runtime(&mut self) -> &mut Runtime;
+
+    /// Whether autograd records now (grad mode): a batch made on the main
+    /// thread from tensors that require grad keeps their history.
+    fn grad_mode(&self) -> Mode;
 
     /// Sample `i` of `ds`, made on the main thread (`num_workers=0`).
     fn sample(&mut self, ds: &FunctionDataset, i: usize) -> Result<Sample, Diagnostic>;
@@ -227,7 +234,7 @@ impl Epoch {
         let rt = host.runtime();
         let tensors = match self.loader.pin_memory {
             true => self.pin(rt, k, tensors).map_err(|e| e.at(self.span)),
-            false => Ok(tensors.into_iter().map(Arc::new).collect()),
+            false => Ok(tensors),
         };
         if !self.workers.is_empty() && self.sent < self.batches.len() {
             self.send(rt);
@@ -290,24 +297,58 @@ impl Epoch {
     fn make_here(&mut self, host: &mut dyn Host, k: usize) -> Result<Made, Diagnostic> {
         let indices = &self.batches.get(k);
         let rows = indices.len();
+        let mode = host.grad_mode();
+        let at = |e: Error| e.at(self.span);
         match &*self.loader.dataset {
             Dataset::Tensors(ds) => {
-                let batch = ds.batch(indices).map_err(|e| e.at(self.span))?;
+                let batch = ds.batch(indices).map_err(at)?;
                 let bytes = (rows * ds.sample_bytes()) as u64;
                 host.runtime()
                     .host_time(OP, cost(ds, rows, HOST.cores), bytes);
-                Ok(Made::stacked(batch))
+                let mut made = Made::stacked(batch);
+                // PyTorch's TensorDataset gives `t[i]` (SelectBackward0) and
+                // `default_collate` stacks them (StackBackward0).
+                for (t, out) in ds.tensors.iter().zip(&mut made.tensors) {
+                    if mode.enabled && requires_grad(t) {
+                        let rt = host.runtime();
+                        let rows = indices
+                            .iter()
+                            .map(|&i| {
+                                let idx = [Index::At(i as i64)];
+                                let row = Arc::new(index::select(t, &idx)?);
+                                record::index(rt, mode, t, row, &idx)
+                            })
+                            .collect::<Result<Vec<_>, _>>()
+                            .map_err(at)?;
+                        let refs: Vec<&Tensor> = rows.iter().map(|r| r.as_ref()).collect();
+                        *out =
+                            record::join(rt, mode, &refs, Arc::clone(out), 0, true).map_err(at)?;
+                    }
+                }
+                Ok(made)
             }
             Dataset::Function(ds) => {
                 let samples = indices
                     .iter()
                     .map(|&i| host.sample(ds, i))
                     .collect::<Result<Vec<_>, _>>()?;
-                let batch = collate(&samples, indices).map_err(|e| e.at(self.span))?;
+                let batch = collate(&samples, indices).map_err(at)?;
                 let (seconds, bytes) = collate_cost(&batch, HOST.cores);
-                host.runtime().host_time(OP, seconds, bytes);
+                let rt = host.runtime();
+                rt.host_time(OP, seconds, bytes);
+                // The samples' history goes on through the stack, as
+                // `default_collate`'s `torch.stack` records it.
+                let tensors = batch
+                    .into_iter()
+                    .enumerate()
+                    .map(|(j, out)| {
+                        let column: Vec<&Tensor> = samples.iter().map(|s| &*s.fields[j]).collect();
+                        record::join(rt, mode, &column, Arc::new(out), 0, true)
+                    })
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(at)?;
                 Ok(Made {
-                    tensors: batch,
+                    tensors,
                     single: samples[0].single,
                     printed: Vec::new(),
                 })
@@ -373,7 +414,7 @@ impl Epoch {
         &mut self,
         rt: &mut Runtime,
         k: usize,
-        batch: Vec<Tensor>,
+        batch: Vec<Arc<Tensor>>,
     ) -> Result<Vec<Arc<Tensor>>, Error> {
         let began = Instant::now();
         let mut seconds = 0.0;
@@ -431,7 +472,7 @@ impl Epoch {
 /// samples, whether each sample was a lone tensor, and what a worker's
 /// function printed making it.
 struct Made {
-    tensors: Vec<Tensor>,
+    tensors: Vec<Arc<Tensor>>,
     single: bool,
     printed: Vec<Printed>,
 }
@@ -440,7 +481,7 @@ impl Made {
     /// A `TensorDataset`'s batch: one tensor per dataset tensor.
     fn stacked(tensors: Vec<Tensor>) -> Made {
         Made {
-            tensors,
+            tensors: tensors.into_iter().map(Arc::new).collect(),
             single: false,
             printed: Vec::new(),
         }
@@ -472,11 +513,12 @@ fn cost(ds: &TensorDataset, rows: usize, threads: u32) -> f64 {
 
 /// Modelled host seconds (on `threads` threads) and bytes of stacking the
 /// samples into `batch` (`default_collate`: one `stack` per field).
-fn collate_cost(batch: &[Tensor], threads: u32) -> (f64, u64) {
-    let bytes: u64 = batch.iter().map(|t| 2 * t.nbytes() as u64).sum();
+fn collate_cost<T: std::borrow::Borrow<Tensor>>(batch: &[T], threads: u32) -> (f64, u64) {
+    let bytes: u64 = batch.iter().map(|t| 2 * t.borrow().nbytes() as u64).sum();
     let seconds = batch
         .iter()
         .map(|t| {
+            let t = t.borrow();
             HOST.op_overhead + timing::host_op(&HOST, 2 * t.nbytes() as u64, 0, t.numel(), threads)
         })
         .sum();
@@ -567,7 +609,7 @@ fn fetch_batch(fetch: &mut dyn Fetch, indices: &[usize], w: usize) -> Result<Mad
     let printed = fetch.printed();
     match collate(&samples, indices) {
         Ok(tensors) => Ok(Made {
-            tensors,
+            tensors: tensors.into_iter().map(Arc::new).collect(),
             single,
             printed,
         }),

@@ -244,12 +244,12 @@ impl Interp {
 /// int64, float64 or bool, as `default_collate` makes them), or a list of
 /// those.
 fn sample_of(v: Value, name: &str, i: usize) -> Result<Sample, Error> {
-    let field = |v: &Value| -> Result<Tensor, Error> {
+    let field = |v: &Value| -> Result<Arc<Tensor>, Error> {
         match v {
-            Value::Tensor(t) => Ok(t.alias()),
-            Value::Int(n) => Ok(Tensor::scalar(*n)),
-            Value::Float(x) => Ok(Tensor::scalar(x.get())),
-            Value::Bool(b) => Ok(Tensor::scalar(b.get())),
+            Value::Tensor(t) => Ok(Arc::clone(t)),
+            Value::Int(n) => Ok(Arc::new(Tensor::scalar(*n))),
+            Value::Float(x) => Ok(Arc::new(Tensor::scalar(x.get()))),
+            Value::Bool(b) => Ok(Arc::new(Tensor::scalar(b.get()))),
             other => Err(Error::value_help(
                 format!(
                     "default_collate: batch must contain tensors, numbers, or lists; {name}({i}) \
@@ -279,6 +279,10 @@ fn sample_of(v: Value, name: &str, i: usize) -> Result<Sample, Error> {
 impl Host for Interp {
     fn runtime(&mut self) -> &mut Runtime {
         &mut self.rt
+    }
+
+    fn grad_mode(&self) -> crate::autograd::Mode {
+        self.grad
     }
 
     fn sample(&mut self, ds: &FunctionDataset, i: usize) -> Result<Sample, Diagnostic> {
