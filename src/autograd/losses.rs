@@ -17,7 +17,8 @@ use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::index::Index;
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::unary::UnaryOp;
-use crate::runtime::shape::fmt_shape;
+use crate::runtime::op::view;
+use crate::runtime::shape::{broadcast_shapes, fmt_shape};
 use crate::runtime::{DType, Tensor};
 
 type R<T> = Result<T, Error>;
@@ -32,11 +33,37 @@ pub fn mse_loss(
     reduction: Reduction,
 ) -> R<Arc<Tensor>> {
     if x.shape() != y.shape() {
-        return Err(Error::shape(format!(
-            "mse_loss: the input has shape {} and the target {}; they must be the same",
-            fmt_shape(x.shape()),
-            fmt_shape(y.shape())
-        )));
+        // PyTorch's `F.mse_loss`: a warning, then both broadcast
+        // (`torch.broadcast_tensors`: ExpandBackward0 each) and the loss of
+        // the expanded pair.
+        let shape = broadcast_shapes(x.shape(), y.shape()).ok_or_else(|| {
+            Error::shape(format!(
+                "mse_loss: the input has shape {} and the target {}, which do not broadcast",
+                fmt_shape(x.shape()),
+                fmt_shape(y.shape())
+            ))
+        })?;
+        rt.note(format!(
+            "mse_loss: using a target size ({}) that is different to the input size ({}). This \
+             will likely lead to incorrect results due to broadcasting. Please ensure they have \
+             the same size.",
+            fmt_shape(y.shape()),
+            fmt_shape(x.shape())
+        ));
+        let sizes: Vec<i64> = shape.iter().map(|&n| n as i64).collect();
+        let expanded = |t: &Tensor| -> R<Arc<Tensor>> {
+            let v = Arc::new(view::expand(t, &sizes)?);
+            Ok(attach_node(
+                rt,
+                mode,
+                v,
+                "ExpandBackward0",
+                Backward::Expand,
+                &[t],
+            ))
+        };
+        let (xe, ye) = (expanded(x)?, expanded(y)?);
+        return mse_loss(rt, mode, &xe, &ye, reduction);
     }
     let d = bin(rt, BinaryOp::Sub, x, y)?;
     let sq = bin(rt, BinaryOp::Mul, &d, &d)?;

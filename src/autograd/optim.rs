@@ -54,7 +54,11 @@ impl std::fmt::Debug for Optimizer {
 pub struct Optimizer {
     pub kind: Kind,
     pub params: Vec<Arc<Tensor>>,
+    /// One state per distinct parameter, as PyTorch keys `self.state[p]`
+    /// by the tensor: a parameter listed twice shares its state.
     state: Vec<State>,
+    /// Which state each entry of `params` uses.
+    slot: Vec<usize>,
 }
 
 /// `x op= s` in place.
@@ -63,25 +67,50 @@ fn inplace_s(rt: &mut Runtime, op: BinaryOp, x: &Tensor, s: f64) -> R<()> {
 }
 
 impl Optimizer {
-    /// An optimizer of `params`: each a floating point leaf that requires grad.
+    /// An optimizer of `params`, as `torch.optim`'s: each a leaf tensor
+    /// (one that does not require grad is accepted, and skipped while it
+    /// has no gradient). A parameter listed twice shares its state, as
+    /// PyTorch's; `duplicates` says so, for the warning PyTorch gives.
     pub fn new(kind: Kind, params: Vec<Arc<Tensor>>) -> R<Optimizer> {
         if params.is_empty() {
             return Err(Error::value("optimizer got an empty parameter list"));
         }
         for p in &params {
-            if !meta(p).is_some_and(|m| !m.has_grad_fn() && m.requires_grad()) {
+            if meta(p).is_some_and(|m| m.has_grad_fn()) {
                 return Err(Error::value_help(
-                    "an optimizer can only optimize leaf tensors that require grad",
-                    "make the parameter with `requires_grad=true`, or call `p.requires_grad_()` on it; \
-                     a result of ops on parameters is not a parameter",
+                    "can't optimize a non-leaf Tensor",
+                    "a result of ops on parameters is not a parameter: optimize the leaves \
+                     (made with `requires_grad=true`, or `p.requires_grad_()`)",
                 ));
             }
         }
-        let state = params.iter().map(|_| State::default()).collect();
+        let mut slot = Vec::with_capacity(params.len());
+        let mut distinct: Vec<&Arc<Tensor>> = Vec::new();
+        for p in &params {
+            match distinct.iter().position(|q| Arc::ptr_eq(q, p)) {
+                Some(i) => slot.push(i),
+                None => {
+                    slot.push(distinct.len());
+                    distinct.push(p);
+                }
+            }
+        }
+        let state = distinct.iter().map(|_| State::default()).collect();
         Ok(Optimizer {
             kind,
             params,
             state,
+            slot,
+        })
+    }
+
+    /// PyTorch's warning when a parameter is listed twice (its update then
+    /// runs twice a step, on one shared state).
+    pub fn duplicates(&self) -> Option<String> {
+        (self.state.len() < self.params.len()).then(|| {
+            "optimizer contains a parameter group with duplicate parameters; in future, this \
+             will cause an error; see github.com/pytorch/pytorch/issues/40967 for more information"
+                .to_string()
         })
     }
 
@@ -141,9 +170,18 @@ impl Optimizer {
         }
     }
 
-    /// `opt.step()`: each parameter with a gradient updated in place.
+    /// `opt.step()`: each parameter with a gradient updated in place, in
+    /// the order listed. As PyTorch's SGD, the momentum buffers are read
+    /// from the state at the start of the step and written back at its end
+    /// (a parameter listed twice: the last entry's); Adam's state is
+    /// updated in place, entry after entry.
     pub fn step(&mut self, rt: &mut Runtime) -> R<()> {
-        for (p, state) in self.params.iter().zip(&mut self.state) {
+        let mut buffers: Vec<Option<Arc<Tensor>>> = self
+            .slot
+            .iter()
+            .map(|&s| self.state[s].first.clone())
+            .collect();
+        for (k, p) in self.params.iter().enumerate() {
             let Some(grad) = meta(p).and_then(|m| m.grad()) else {
                 continue;
             };
@@ -158,7 +196,7 @@ impl Optimizer {
                     rt,
                     p,
                     grad,
-                    state,
+                    &mut buffers[k],
                     (lr, momentum, dampening, weight_decay, nesterov),
                 )?,
                 Kind::Adam {
@@ -166,7 +204,17 @@ impl Optimizer {
                     betas,
                     eps,
                     weight_decay,
-                } => adam(rt, p, grad, state, lr, betas, eps, weight_decay)?,
+                } => {
+                    let state = &mut self.state[self.slot[k]];
+                    adam(rt, p, grad, state, lr, betas, eps, weight_decay)?
+                }
+            }
+        }
+        if matches!(self.kind, Kind::Sgd { momentum, .. } if momentum != 0.0) {
+            for (k, buf) in buffers.into_iter().enumerate() {
+                if buf.is_some() {
+                    self.state[self.slot[k]].first = buf;
+                }
             }
         }
         Ok(())
@@ -214,7 +262,7 @@ fn sgd(
     rt: &mut Runtime,
     p: &Tensor,
     grad: Arc<Tensor>,
-    state: &mut State,
+    momentum_buffer: &mut Option<Arc<Tensor>>,
     (lr, momentum, dampening, weight_decay, nesterov): (f64, f64, f64, f64, bool),
 ) -> R<()> {
     let mut grad = grad;
@@ -222,7 +270,7 @@ fn sgd(
         grad = add_scaled(rt, &grad, p, weight_decay)?;
     }
     if momentum != 0.0 {
-        let buf = match state.first.take() {
+        let buf = match momentum_buffer.take() {
             None => rt.copy(&grad)?,
             Some(buf) => {
                 inplace_s(rt, BinaryOp::Mul, &buf, momentum)?;
@@ -234,7 +282,7 @@ fn sgd(
             true => add_scaled(rt, &grad, &buf, momentum)?,
             false => Arc::clone(&buf),
         };
-        state.first = Some(buf);
+        *momentum_buffer = Some(buf);
     }
     add_scaled_(rt, p, &grad, -lr)
 }

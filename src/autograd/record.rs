@@ -156,7 +156,7 @@ pub fn binary(
             b: saved(b.tensor, b.weak, ra),
         },
         BinaryOp::Div if a.weak && number(a.tensor)? == 1.0 => Backward::Reciprocal {
-            out: Saved::new(&out),
+            out: Saved::output(&out),
         },
         BinaryOp::Div => Backward::Div {
             a: saved(a.tensor, a.weak, rb),
@@ -168,12 +168,12 @@ pub fn binary(
         },
         BinaryOp::Pow if a.weak => Backward::ScalarPow {
             e: number(a.tensor)?,
-            out: Saved::new(&out),
+            out: Saved::output(&out),
         },
         BinaryOp::Pow => Backward::Pow {
             x: Saved::new(a.tensor),
             y: Saved::new(b.tensor),
-            out: rb.then(|| Saved::new(&out)),
+            out: rb.then(|| Saved::output(&out)),
         },
         BinaryOp::Maximum | BinaryOp::Minimum if b.weak => Backward::ClampOne {
             x: Saved::new(a.tensor),
@@ -240,7 +240,7 @@ pub fn unary(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<Arc<Ten
         UnaryOp::Exp | UnaryOp::Sqrt | UnaryOp::Relu | UnaryOp::Sigmoid | UnaryOp::Tanh => {
             Backward::Unary {
                 op,
-                saved: Saved::new(&out),
+                saved: Saved::output(&out),
             }
         }
         UnaryOp::Log | UnaryOp::Abs | UnaryOp::Sin | UnaryOp::Cos => Backward::Unary {
@@ -358,7 +358,7 @@ fn reduction(
             };
             let backward = Backward::Extreme {
                 x: Saved::new(x),
-                out: Saved::new(&out),
+                out: Saved::output(&out),
             };
             (name, backward)
         }
@@ -370,7 +370,7 @@ fn reduction(
             },
             Backward::Prod {
                 x: Saved::new(x),
-                out: Saved::new(&out),
+                out: Saved::output(&out),
                 dim: dims.first().copied().filter(|_| with_dim),
                 keepdim,
             },
@@ -431,7 +431,7 @@ pub fn along_reduce(
             let std = op == AlongOp::Std;
             let backward = Backward::Var {
                 x: Saved::new(x),
-                std: std.then(|| Saved::new(&out)),
+                std: std.then(|| Saved::output(&out)),
                 dims,
                 correction: p,
                 keepdim,
@@ -441,7 +441,7 @@ pub fn along_reduce(
         AlongOp::Norm => {
             let backward = Backward::Norm {
                 x: Saved::new(x),
-                out: Saved::new(&out),
+                out: Saved::output(&out),
                 p,
                 dims: dims.unwrap_or_else(|| (0..x.ndim()).collect()),
                 keepdim,
@@ -626,7 +626,7 @@ pub fn softmax(
         return Ok(out);
     }
     let dim = norm_dim(dim, x.ndim().max(1))?;
-    let out_saved = Saved::new(&out);
+    let out_saved = Saved::output(&out);
     let (name, backward) = match log {
         true => (
             "LogSoftmaxBackward0",
@@ -654,7 +654,7 @@ pub fn cumprod(rt: &Runtime, mode: Mode, x: &Tensor, out: Arc<Tensor>, dim: i64)
     let dim = norm_dim(dim, x.ndim().max(1))?;
     let backward = Backward::Cumprod {
         x: Saved::new(x),
-        out: Saved::new(&out),
+        out: Saved::output(&out),
         dim,
     };
     Ok(attach(rt, out, "CumprodBackward0", backward, &[(x, false)]))

@@ -293,7 +293,9 @@ mod tests {
     /// A dataset of `n` samples held in one element (a stride-0 view).
     fn huge(n: usize, shuffle: bool) -> DataLoader {
         let x = Tensor::from_vec(vec![0i64], vec![1]).view(vec![n], vec![0], 0);
-        let ds = Arc::new(Dataset::Tensors(TensorDataset::new(vec![Arc::new(x)]).unwrap()));
+        let ds = Arc::new(Dataset::Tensors(
+            TensorDataset::new(vec![Arc::new(x)]).unwrap(),
+        ));
         let options = Options {
             batch_size: 1,
             shuffle,

@@ -218,7 +218,7 @@ pub(super) fn backward(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bo
 }
 
 /// `SGD(params, lr, momentum=0, dampening=0, weight_decay=0, nesterov=false)`.
-pub(super) fn sgd(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
+pub(super) fn sgd(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let lr = b.float("lr")?.unwrap_or(0.001);
     let momentum = b.float("momentum")?.unwrap_or(0.0);
     let dampening = b.float("dampening")?.unwrap_or(0.0);
@@ -244,11 +244,11 @@ pub(super) fn sgd(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         weight_decay,
         nesterov,
     };
-    optimizer(kind, b)
+    optimizer(me, kind, b)
 }
 
 /// `Adam(params, lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)`.
-pub(super) fn adam(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
+pub(super) fn adam(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let lr = b.float("lr")?.unwrap_or(0.001);
     let eps = b.float("eps")?.unwrap_or(1e-8);
     let weight_decay = b.float("weight_decay")?.unwrap_or(0.0);
@@ -283,7 +283,7 @@ pub(super) fn adam(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         eps,
         weight_decay,
     };
-    optimizer(kind, b)
+    optimizer(me, kind, b)
 }
 
 /// `reduction=` of a loss.
@@ -380,7 +380,7 @@ fn check_hyper(b: &Bound, values: &[(&str, f64)]) -> Result<(), Diagnostic> {
     Ok(())
 }
 
-fn optimizer(kind: Kind, b: &Bound) -> Out {
+fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
     let (v, span) = b
         .get("params")
         .ok_or_else(|| Error::value("missing params").at(b.span))?;
@@ -400,6 +400,9 @@ fn optimizer(kind: Kind, b: &Bound) -> Out {
         })
         .collect::<Result<Vec<_>, _>>()?;
     let opt = Optimizer::new(kind, params).map_err(|e| e.at(*span))?;
+    if let Some(warning) = opt.duplicates() {
+        me.rt.note(warning);
+    }
     Ok(Value::Optimizer(Arc::new(Mutex::new(opt))))
 }
 

@@ -210,6 +210,7 @@ impl Interp {
         }
         // Values the statement replaced or deleted are freed here: report what that frees.
         drop(self.vars.take_undo());
+        self.flush_notes();
         self.flush_hazards();
         self.summarise_repeats();
         r

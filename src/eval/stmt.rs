@@ -176,6 +176,7 @@ impl Interp {
                 Some(Shown { text, html })
             })
             .map_err(|err| err.at(span))?;
+        self.flush_notes();
         self.flush_hazards();
         if let Some(shown) = shown {
             self.emit(Output::Value(shown));

@@ -131,6 +131,12 @@ impl Runtime {
         self.interrupt.load(Ordering::Relaxed)
     }
 
+    /// A warning for the statement running now (shown after it, as
+    /// PyTorch's `UserWarning`s are).
+    pub fn note(&mut self, text: String) {
+        self.notes.push(text);
+    }
+
     /// Notes given since the last call, oldest first.
     pub fn take_notes(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notes)

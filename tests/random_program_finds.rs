@@ -1,0 +1,134 @@
+//! What random programs found (issue 65), each minimal, each against what
+//! Python and PyTorch give. The hangs run on a thread with a deadline, so
+//! a regression fails instead of hanging the suite.
+
+mod common;
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// `src`'s output, or a failure when it takes longer than `secs`.
+fn within(secs: u64, src: &'static str) -> String {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(common::run(src));
+    });
+    rx.recv_timeout(Duration::from_secs(secs))
+        .unwrap_or_else(|_| panic!("`{src}` did not finish in {secs} s"))
+}
+
+#[test]
+fn a_list_in_itself_answers_as_python() {
+    // Python: `xs = []; xs.append(1); xs in xs` is False (1 == xs is not).
+    let out = within(10, "xs = list()\nxs.append(1)\nxs in xs");
+    assert!(out.trim_end().ends_with("false"), "{out}");
+}
+
+#[test]
+fn a_list_that_holds_itself_shows_and_compares_as_python() {
+    let out = within(
+        10,
+        "c = list()\nc.append(c)\nc\nprint(c)\nc in c\nc == c\nlen(c)",
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines, ["[[...]]", "[[...]]", "true", "true", "1"], "{out}");
+}
+
+#[test]
+fn append_keeps_the_list_itself() {
+    let out = common::ok("a = list()\nb = list()\na.append(b)\nb.append(1)\na\na[0] is b");
+    assert_eq!(out.lines().collect::<Vec<_>>(), ["[[1]]", "true"], "{out}");
+}
+
+#[test]
+fn a_huge_dataset_starts_at_once() {
+    let out = within(
+        20,
+        "fn g(i) { return tensor(i) }\n\
+         for b in DataLoader(Dataset(g, 10**12)) { print(b); break }\n\
+         for b in DataLoader(Dataset(g, 2**62), num_workers=2) { print(b); break }",
+    );
+    assert_eq!(out.matches("[0]").count(), 2, "{out}");
+    let (class, msg) = common::err(
+        "fn g(i) { return tensor(i) }\nfor b in DataLoader(Dataset(g, 2**62), shuffle=true) { }",
+    );
+    assert_eq!(class, "ValueError");
+    assert!(msg.contains("needs a permutation"), "{msg}");
+}
+
+#[test]
+fn a_main_thread_batch_keeps_its_samples_history() {
+    // PyTorch with num_workers=0: True, grad_fn=<StackBackward0>.
+    let out = common::ok(
+        "W = ones(4, 2, requires_grad=true)\n\
+         for b in DataLoader(TensorDataset(W), batch_size=2) { print(b[0].grad_fn) }\n\
+         fn g(i) { return W[0] * i }\n\
+         for b in DataLoader(Dataset(g, 4), batch_size=2) { print(b.grad_fn) }\n\
+         loss = 0\n\
+         for b in DataLoader(TensorDataset(W), batch_size=2) { loss = loss + b[0].sum() }\n\
+         loss.backward()\nW.grad.sum().item()",
+    );
+    assert_eq!(out.matches("<StackBackward0>").count(), 4, "{out}");
+    assert!(out.trim_end().ends_with("8.0"), "{out}");
+}
+
+#[test]
+fn mse_loss_broadcasts_with_pytorchs_warning() {
+    let out = common::ok(
+        "x = ones(2, 3, requires_grad=true)\nl = mse_loss(x, tensor([1., 2., 3.]))\n\
+         l.backward()\nl.item()\nx.grad.tolist()",
+    );
+    assert!(out.contains("different to the input size"), "{out}");
+    // mean((1 - [1, 2, 3])²) = 5/3; d/dx = 2 (x - t) / 6.
+    assert!(out.contains("1.666666"), "{out}");
+    assert!(out.contains("-0.6666666"), "{out}");
+}
+
+#[test]
+fn optimizers_take_parameters_as_pytorchs() {
+    // A leaf that does not require grad is accepted (and skipped without a grad).
+    common::ok("U = ones(2)\nopt = SGD([U])\nopt.step()");
+    // A parameter listed twice shares its state: PyTorch 2.15 gives 0.339.
+    let out = common::ok(
+        "V = ones(1, requires_grad=true)\nopt = SGD([V, V], lr=0.1, momentum=0.9)\n\
+         for i in 0..2 { opt.zero_grad(); (V * 1).sum().backward(); opt.step() }\nV.item()",
+    );
+    assert!(out.contains("duplicate parameters"), "{out}");
+    let v: f64 = out
+        .lines()
+        .last()
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((v - 0.339).abs() < 1e-6, "{out}");
+    let (_, msg) = common::err("w = ones(2, requires_grad=true)\nSGD([w * 2])");
+    assert!(msg.contains("non-leaf"), "{msg}");
+}
+
+#[test]
+fn a_version_error_names_the_variables_own_creator() {
+    // A leaf changed under no_grad: PyTorch names no op.
+    let (_, msg) = common::err(
+        "w = ones(3, requires_grad=true)\ny = w * w\nno_grad { w.mul_(2) }\ny.sum().backward()",
+    );
+    assert!(msg.contains("[f32[3]] is at version 1"), "{msg}");
+    // An output changed under no_grad: its own op; changed by a recorded
+    // in-place op: that op.
+    let (_, msg) = common::err(
+        "x = tensor([1., 2., 3.], requires_grad=true)\ne = x.exp()\nno_grad { e.mul_(2) }\ne.sum().backward()",
+    );
+    assert!(
+        msg.contains("which is output 0 of Exp, is at version 1"),
+        "{msg}"
+    );
+    let (_, msg) = common::err(
+        "x = tensor([1., 2., 3.], requires_grad=true)\na = x.exp()\nb = a * a\na.mul_(2)\nb.sum().backward()",
+    );
+    assert!(
+        msg.contains("which is output 0 of Mul, is at version 1"),
+        "{msg}"
+    );
+}
