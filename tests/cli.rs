@@ -665,7 +665,7 @@ fn cuda_compile_fills_the_kernel_cache() {
             .extension()
             .is_some_and(|x| x == "cubin")
     });
-    assert_eq!(cubins.count(), 40);
+    assert_eq!(cubins.count(), 42);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
