@@ -132,3 +132,50 @@ fn a_version_error_names_the_variables_own_creator() {
         "{msg}"
     );
 }
+
+#[test]
+fn workers_never_reach_into_the_session() {
+    // In PyTorch each worker has its own copy: the session's W.grad stays
+    // None, its requires_grad true, its grad untouched.
+    let out = within(
+        60,
+        "W = ones(1000, requires_grad=true)\n\
+         fn g(i) { (W * 1).sum().backward(); return tensor(i) }\n\
+         for b in DataLoader(Dataset(g, 40), num_workers=3) { }\n\
+         W.grad is none\n\
+         fn h(i) { W.requires_grad = false; W.requires_grad_(false); return tensor(i) }\n\
+         for b in DataLoader(Dataset(h, 4), num_workers=2) { }\n\
+         W.requires_grad\n\
+         (W * 1).sum().backward()\n\
+         fn z(i) { W.grad.zero_(); return tensor(i) }\n\
+         for b in DataLoader(Dataset(z, 4), num_workers=2) { }\n\
+         W.grad.sum().item()",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["true", "true", "1000.0"],
+        "{out}"
+    );
+}
+
+#[test]
+fn a_workers_device_work_is_refused_before_any_allocation_on_every_backend() {
+    use cudash::runtime::backend::BackendChoice;
+    for backend in [BackendChoice::Sim, BackendChoice::Emu] {
+        let mut s = cudash::session::Session::new(cudash::session::Config {
+            backend,
+            ..cudash::session::Config::default()
+        })
+        .unwrap();
+        common::ok_in(&mut s, "W = ones(3, device=cuda)\nfn g(i) { return W * i }");
+        let o = s.execute("for b in DataLoader(Dataset(g, 4), num_workers=1) { }");
+        let e = o.error.expect("refused");
+        assert!(e.evalue.contains("cannot use CUDA devices"), "{}", e.evalue);
+        let out = common::ok_in(&mut s, "memory_stats()[\"allocation.all.allocated\"]");
+        assert_eq!(out.trim(), "1", "{backend:?}: only W was ever allocated");
+        // `mem` in a worker's function is refused at the `mem`.
+        let o = s.execute("fn m(i) {\n  mem\n  return tensor(i)\n}\nfor b in DataLoader(Dataset(m, 4), num_workers=1) { }");
+        let report = o.error.expect("refused").report;
+        assert!(report.contains(":2:3 ]"), "{report}");
+    }
+}

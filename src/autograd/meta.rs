@@ -308,6 +308,28 @@ pub fn detached(x: &Tensor) -> Tensor {
     t
 }
 
+/// A DataLoader worker's own `t`, as a forked PyTorch worker has a copy:
+/// the same elements (shared memory, which the worker may not change), a
+/// leaf that requires grad as `t` does, with a `.grad` of its own, so a
+/// `backward()` or `requires_grad_()` in the worker never reaches the
+/// session's tensor. None when `t` has no autograd record to separate.
+pub fn worker_copy(t: &Tensor) -> Option<Tensor> {
+    let m = meta(t)?;
+    let copy = t.alias();
+    let own = Arc::new(Meta::leaf(m.requires_grad()));
+    // Its `.grad` as the session's is now, a copy of its own (a device
+    // tensor's is shared: a worker may not touch a device at all).
+    if let Some(g) = m.grad() {
+        let g = match g.device() {
+            crate::runtime::Device::Cpu => Arc::new(g.copy()),
+            _ => g,
+        };
+        own.set_grad(Some(g));
+    }
+    copy.autograd_or_init(|| own);
+    Some(copy)
+}
+
 /// Whether `t` takes part in autograd: a leaf that requires grad, or the
 /// result of an op on one.
 pub fn requires_grad(t: &Tensor) -> bool {

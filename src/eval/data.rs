@@ -309,13 +309,28 @@ impl Host for Interp {
     }
 }
 
-/// `v`, with a list of the session copied (a worker changing it changes
-/// its own copy).
+/// `v` as a worker's own: a list of the session copied (a worker changing
+/// it changes its own copy), a tensor autograd knows given a record of its
+/// own (`meta::worker_copy`: the worker's `backward()` or `requires_grad`
+/// never reaches the session's), as a forked PyTorch worker's copies.
 fn own_copy(v: &Value) -> Value {
     match v {
-        Value::MutList(items) => Value::MutList(Arc::new(std::sync::Mutex::new(
-            crate::runtime::lock::lock(items).clone(),
-        ))),
+        Value::MutList(items) => {
+            let items = Arc::clone(&crate::runtime::lock::lock(items));
+            let copied: Vec<Value> = items.iter().map(own_tensor).collect();
+            Value::MutList(Arc::new(std::sync::Mutex::new(Arc::new(copied))))
+        }
+        Value::List(items) => Value::List(Arc::new(items.iter().map(own_tensor).collect())),
+        v => own_tensor(v),
+    }
+}
+
+fn own_tensor(v: &Value) -> Value {
+    match v {
+        Value::Tensor(t) => match crate::autograd::meta::worker_copy(t) {
+            Some(copy) => Value::Tensor(Arc::new(copy)),
+            None => v.clone(),
+        },
         v => v.clone(),
     }
 }

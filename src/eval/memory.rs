@@ -15,11 +15,12 @@ impl Interp {
         &mut self,
         view: MemView,
         target: &SyncTarget,
+        statement: crate::lang::Span,
     ) -> Result<Shown, Diagnostic> {
         let map = view == MemView::Map;
         let span = match target {
             SyncTarget::Of(e) => e.span,
-            _ => crate::lang::Span::from(0..0),
+            _ => statement,
         };
         self.rt.need_cuda("`mem`").map_err(|e| e.at(span))?;
         let targets: Vec<Device> = match target {

@@ -101,7 +101,7 @@ impl Interp {
             }
             StmtKind::Del(names) => self.exec_del(names),
             StmtKind::Mem { view, target } => {
-                let shown = self.mem_shown(*view, target)?;
+                let shown = self.mem_shown(*view, target, s.span)?;
                 self.emit(Output::Display(shown));
                 Ok(())
             }

@@ -42,6 +42,9 @@ impl Runtime {
         inputs: &[&Tensor],
         f: impl FnOnce(&OnDevice, &[View<DevMem>]) -> Result<Out<DevMem>, Error>,
     ) -> Result<Tensor, Error> {
+        // A fault (or a DataLoader worker's refusal) before the launcher
+        // allocates the output: nothing reaches the device.
+        self.check_fault(d)?;
         let out = {
             let l = self.on_device(d).ok_or_else(no_driver)?;
             let operands = inputs
@@ -65,6 +68,7 @@ impl Runtime {
         x: &Tensor,
         f: impl FnOnce(&OnDevice, View<DevMem>) -> Result<Sorted<DevMem>, Error>,
     ) -> Result<(Tensor, Tensor), Error> {
+        self.check_fault(d)?;
         let (a, b) = {
             let l = self.on_device(d).ok_or_else(no_driver)?;
             let operand = self.operand(&l, x)?;
