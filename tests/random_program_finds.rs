@@ -179,3 +179,34 @@ fn a_workers_device_work_is_refused_before_any_allocation_on_every_backend() {
         assert!(report.contains(":2:3 ]"), "{report}");
     }
 }
+
+#[test]
+fn a_device_ops_temporaries_yield_to_the_caching_allocator_on_every_backend() {
+    use cudash::runtime::backend::BackendChoice;
+    let ballast =
+        "ballast = empty(1073741824 - memory_reserved(cuda:0), dtype=bool, device=cuda:0)";
+    for backend in [BackendChoice::Sim, BackendChoice::Emu] {
+        let session = || {
+            cudash::session::Session::new(cudash::session::Config {
+                backend,
+                sim_memory: 1 << 30,
+                ..cudash::session::Config::default()
+            })
+            .unwrap()
+        };
+        // A full device: the temporary (emu's copy of the number 2) comes
+        // from the caching allocator's segment, where `y` fits too.
+        let mut s = session();
+        common::ok_in(
+            &mut s,
+            &format!("x = ones(3, device=cuda)\n{ballast}\ny = x * 2"),
+        );
+        // A temporary kept for reuse is released for a tensor that needs
+        // the memory, as the caching allocator's cache is.
+        let mut s = session();
+        common::ok_in(
+            &mut s,
+            &format!("x = ones(3, device=cuda)\ny = x * 2\n{ballast}"),
+        );
+    }
+}

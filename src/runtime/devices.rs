@@ -88,6 +88,18 @@ impl Devices {
         &self.history
     }
 
+    /// Frees device `index`'s kept temporaries (a driver's); whether there
+    /// were any.
+    pub fn release_scratch_of(&self, index: u32) -> bool {
+        let Some(pool) = self.scratch(index) else {
+            return false;
+        };
+        let mut pool = lock(pool);
+        let any = pool.kept() > 0;
+        pool.release();
+        any
+    }
+
     /// Device `index`'s temporaries, on a driver's device.
     pub fn scratch(&self, index: u32) -> Option<&Arc<Mutex<Scratch>>> {
         self.scratch.get(index as usize)
@@ -193,6 +205,16 @@ impl Devices {
             let mut gpu = lock(g);
             let s = gpu.streams.current;
             gpu.allocator.malloc(bytes, s)
+        };
+        // The driver's temporaries kept for reuse are cache too: released,
+        // and the request tried again, before anything is waited for.
+        let first = match first {
+            Err(AllocError::OutOfMemory(_)) if self.release_scratch_of(device) => {
+                let mut gpu = lock(g);
+                let s = gpu.streams.current;
+                gpu.allocator.malloc(bytes, s)
+            }
+            r => r,
         };
         let block = match first {
             Ok(b) => b,

@@ -492,16 +492,23 @@ impl<S: SegmentSource> CachingAllocator<S> {
             Err(SegmentError::Assert) => return Err(AllocError::Assert),
             Err(SegmentError::OutOfMemory) => {}
         }
+        Err(self.out_of_memory(size, stream))
+    }
+
+    /// Out of memory for `size` bytes on `stream`, after the cache was
+    /// released: counted, recorded in the history and described with the
+    /// figures PyTorch's error gives.
+    fn out_of_memory(&mut self, size: usize, stream: StreamId) -> AllocError {
         self.stats.num_ooms += 1;
         let free = self.device_free();
         self.record(Action::Oom, free as u64, size, stream);
-        Err(AllocError::OutOfMemory(OutOfMemory {
+        AllocError::OutOfMemory(OutOfMemory {
             requested: size,
             capacity: self.source.capacity(),
             free,
             allocated: self.stats.allocated.current as usize,
             reserved: self.stats.reserved.current as usize,
-        }))
+        })
     }
 
     /// Reserves a segment and returns its single (free, unindexed) block.

@@ -134,9 +134,16 @@ impl Launcher for OnDevice<'_> {
             .devices
             .scratch(self.device)
             .ok_or_else(|| Error::value("internal error: scratch memory without a driver"))?;
-        let (addr, size) = lock(pool)
-            .take(n * dt.size(), self.stream)
-            .map_err(|e| self.failed(e))?;
+        let bytes = n * dt.size();
+        let taken = lock(pool).take(bytes, self.stream);
+        let (addr, size) = match taken {
+            Ok(t) => t,
+            // The device is full: the temporary comes from the caching
+            // allocator, as all of PyTorch's do (its cached blocks first,
+            // then its release-and-retry, then its out-of-memory error).
+            Err(DriverError::OutOfMemory { .. }) => return self.alloc(dt, n),
+            Err(e) => return Err(self.failed(e)),
+        };
         Ok(DevMem {
             addr,
             keep: Keep::Scratch {
