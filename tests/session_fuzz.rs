@@ -155,6 +155,25 @@ fn piece() -> impl Strategy<Value = &'static str> {
         "for b in DataLoader(Dataset(f, 3), batch_size=2, num_workers=2) {",
         "for b in DataLoader(Dataset(f, 5), batch_size=2) {",
         "for b in DataLoader(TensorDataset(ones(4, 2)), batch_size=3, num_workers=1, pin_memory=true) {",
+        // What found issue 65's bugs: lists holding lists (and themselves),
+        // huge datasets, workers touching the session's tensors, a device
+        // near full.
+        "c = list()",
+        "c.append(c)",
+        "c.append(x)",
+        "c in c",
+        "x in c",
+        "print(c)",
+        "for b in DataLoader(Dataset(f, 10**12)) { break }",
+        "DataLoader(Dataset(f, 2**62), shuffle=true)",
+        "fn g(i) { x.requires_grad_(); (x * 1).sum().backward(); x.grad = none; return x }",
+        "for b in DataLoader(Dataset(g, 4), num_workers=2) { }",
+        "for b in DataLoader(TensorDataset(x), batch_size=1) { b[0].sum().backward() }",
+        "ballast = empty(60000000, dtype=bool, device=cuda:0)",
+        "del ballast",
+        "randint(0, 10, (3,))",
+        "x.add_(y, alpha=-0.1)",
+        "enumerate(c)",
     ])
 }
 
