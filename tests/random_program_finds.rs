@@ -210,3 +210,28 @@ fn a_device_ops_temporaries_yield_to_the_caching_allocator_on_every_backend() {
         );
     }
 }
+
+#[test]
+fn device_free_is_the_same_on_sim_and_emu_with_temporaries_kept() {
+    use cudash::runtime::backend::BackendChoice;
+    let free = |backend| {
+        let mut s = cudash::session::Session::new(cudash::session::Config {
+            backend,
+            sim_memory: 1 << 30,
+            ..cudash::session::Config::default()
+        })
+        .unwrap();
+        let out = common::ok_in(
+            &mut s,
+            "x = ones(3, device=cuda)\ny = x * 2\n\
+             z = scatter(randn(5, 0, device=cuda:1), [cuda:0, cuda:1])\ndel z\nmem all",
+        );
+        out.lines()
+            .filter(|l| l.contains("device free"))
+            .map(str::to_string)
+            .collect::<Vec<_>>()
+    };
+    let sim = free(BackendChoice::Sim);
+    assert_eq!(sim.len(), 2, "{sim:?}");
+    assert_eq!(free(BackendChoice::Emu), sim);
+}

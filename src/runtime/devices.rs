@@ -48,7 +48,7 @@ impl Devices {
         let driver = backend.driver();
         let host_time = Arc::new(HostClock::default());
         let history = Arc::new(Context::new(Arc::clone(&host_time)));
-        let gpus = infos
+        let gpus: Vec<Arc<Mutex<Gpu>>> = infos
             .iter()
             .map(|d| {
                 Arc::new(Mutex::new(Gpu::new(
@@ -68,6 +68,10 @@ impl Devices {
                 .collect(),
             None => Vec::new(),
         };
+        for (g, pool) in gpus.iter().zip(&scratch) {
+            let kept = lock(pool).kept_bytes();
+            lock(g).allocator.count_as_free(kept);
+        }
         Devices {
             scratch,
             backend: backend.name(),

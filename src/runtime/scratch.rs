@@ -8,6 +8,7 @@
 //! returned after work on stream S was queued goes back to S's list, and
 //! only later work on S gets it again, which S runs after that work.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::runtime::driver::{DevicePtr, Driver, DriverError, StreamHandle};
@@ -28,6 +29,9 @@ pub struct Scratch {
     free: Vec<(DevicePtr, usize, StreamHandle)>,
     /// Bytes in `free`.
     kept: usize,
+    /// `kept`, for the caching allocator to count as free (`mem`'s device
+    /// free: this memory is released whenever an allocation needs it).
+    shown: Arc<AtomicUsize>,
 }
 
 /// The size a request of `bytes` takes.
@@ -46,7 +50,18 @@ impl Scratch {
             device,
             free: Vec::new(),
             kept: 0,
+            shown: Arc::new(AtomicUsize::new(0)),
         }
+    }
+
+    /// The bytes kept for reuse, as they change (`CachingAllocator::count_as_free`).
+    pub fn kept_bytes(&self) -> Arc<AtomicUsize> {
+        Arc::clone(&self.shown)
+    }
+
+    fn set_kept(&mut self, kept: usize) {
+        self.kept = kept;
+        self.shown.store(kept, Ordering::Relaxed);
     }
 
     /// A temporary of at least `bytes` for work on `stream`: (address, size).
@@ -64,7 +79,7 @@ impl Scratch {
             .position(|&(_, b, s)| b == size && s == stream)
         {
             let (addr, _, _) = self.free.swap_remove(i);
-            self.kept -= size;
+            self.set_kept(self.kept - size);
             return Ok((addr, size));
         }
         match self.driver.mem_alloc(self.device, size) {
@@ -87,7 +102,7 @@ impl Scratch {
             return;
         }
         self.free.push((addr, size, stream));
-        self.kept += size;
+        self.set_kept(self.kept + size);
     }
 
     /// Frees every kept temporary (`empty_cache()`, out of memory, the end).
@@ -95,7 +110,7 @@ impl Scratch {
         for (addr, _, _) in self.free.drain(..) {
             let _ = self.driver.mem_free(self.device, addr);
         }
-        self.kept = 0;
+        self.set_kept(0);
     }
 
     /// Bytes kept for reuse.

@@ -18,6 +18,8 @@ pub use capacity::Capacity;
 use history::{Action, Frame, History};
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 pub const MIN_BLOCK: usize = 512;
 pub const SMALL_SIZE: usize = 1 << 20;
@@ -220,6 +222,11 @@ pub struct CachingAllocator<S: SegmentSource> {
     next_segment: u64,
     stats: Stats,
     history: History,
+    /// Device memory held for reuse outside this allocator and released
+    /// whenever an allocation needs it (a driver's temporaries of device
+    /// ops, `runtime/scratch.rs`): counted as free, as PyTorch's free
+    /// figure has no such memory to count (it makes no such temporaries).
+    held_elsewhere: Option<Arc<AtomicUsize>>,
 }
 
 /// 512-byte granularity; at least one granule.
@@ -267,7 +274,13 @@ impl<S: SegmentSource> CachingAllocator<S> {
             next_segment: 0,
             stats: Stats::default(),
             history,
+            held_elsewhere: None,
         }
+    }
+
+    /// Counts `bytes` (kept up to date by their holder) as free memory.
+    pub fn count_as_free(&mut self, bytes: Arc<AtomicUsize>) {
+        self.held_elsewhere = Some(bytes);
     }
 
     pub fn stats(&self) -> &Stats {
@@ -316,11 +329,16 @@ impl<S: SegmentSource> CachingAllocator<S> {
     /// Memory the device has left: what its driver says, or where it cannot
     /// say, its capacity less what this allocator holds.
     pub fn device_free(&self) -> usize {
-        self.source.free().unwrap_or_else(|| {
+        let free = self.source.free().unwrap_or_else(|| {
             self.source
                 .capacity()
                 .saturating_sub(self.stats.reserved.current as usize)
-        })
+        });
+        let held = self
+            .held_elsewhere
+            .as_ref()
+            .map_or(0, |b| b.load(Ordering::Relaxed));
+        free.saturating_add(held).min(self.source.capacity())
     }
 
     /// The device address of `block`: its segment's handle (a `cuMemAlloc`
