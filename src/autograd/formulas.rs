@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::losses::Reduction;
+use super::meta::CheckedSaved;
 use super::node::{Backward, Grads, Node, Saved};
 use super::ops::{add_into_zeros, bin, bin_s, full, masked, pick, s_bin, sign};
 use super::reductions;

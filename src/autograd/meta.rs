@@ -11,7 +11,10 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use super::node::{Backward, Edge, Edges, Geometry, GradCell, InputMeta, Inputs, Node};
+use super::node::{
+    Backward, Edge, Edges, Geometry, GradCell, InputMeta, Inputs, Node, Origin, Saved,
+};
+use crate::error::Error;
 use crate::runtime::lock::lock;
 use crate::runtime::Tensor;
 
@@ -373,5 +376,65 @@ pub fn describe(t: &Tensor) -> Option<String> {
         Some((node, _)) => Some(format!("grad_fn=<{}>", node.name)),
         None if m.requires_grad() => Some("requires_grad".into()),
         None => None,
+    }
+}
+
+/// A saved tensor, checked unchanged before a backward formula uses it
+/// (`Saved` is the node's data; the check names the variable's creator, which
+/// its autograd record knows).
+pub trait CheckedSaved {
+    /// The saved tensor, unchanged since it was saved (`node` reads it), or
+    /// PyTorch's version error.
+    fn get(&self, node: &str) -> Result<&Arc<Tensor>, Error>;
+}
+
+impl CheckedSaved for Saved {
+    fn get(&self, node: &str) -> Result<&Arc<Tensor>, Error> {
+        let now = self.tensor.version();
+        if now != self.version {
+            let shape = crate::runtime::shape::fmt_shape(self.tensor.shape());
+            let creator = creator(self, node);
+            return Err(Error::Autograd {
+                message: format!(
+                    "one of the variables needed for gradient computation has been modified by an \
+                     inplace operation: [{}{shape}]{creator} is at version {now}; expected version \
+                     {} instead",
+                    self.tensor.dtype(),
+                    self.version
+                ),
+                help:
+                    "change the tensor out of place (`x = x * 2`, not `x *= 2`), or `.clone()` it \
+                       before changing it"
+                        .into(),
+            });
+        }
+        Ok(&self.tensor)
+    }
+}
+
+/// The saved variable's creator now, as PyTorch's version error names it:
+/// `, which is output 0 of Mul,` (the node's op, without `Backward0`),
+/// nothing for a leaf.
+fn creator(saved: &Saved, node: &str) -> String {
+    let op = |name: &str| {
+        let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
+        base.strip_suffix("Backward").unwrap_or(name).to_string()
+    };
+    let of_meta = |m: &Meta| {
+        m.grad_fn()
+            .map(|(n, output)| format!(", which is output {output} of {},", op(n.name)))
+            .unwrap_or_default()
+    };
+    match &saved.origin {
+        Origin::Input(record) => record
+            .as_ref()
+            .and_then(std::sync::Weak::upgrade)
+            .and_then(|r| r.downcast_ref::<Meta>().map(of_meta))
+            .unwrap_or_default(),
+        Origin::Output(t) => match t.upgrade() {
+            Some(t) => meta(&t).map(of_meta).unwrap_or_default(),
+            // Gone from every name: it was this node's output.
+            None => format!(", which is output 0 of {},", op(node)),
+        },
     }
 }

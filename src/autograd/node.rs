@@ -126,19 +126,20 @@ impl Geometry {
 /// when it was saved, so a later in-place change is caught.
 pub struct Saved {
     pub tensor: Arc<Tensor>,
-    version: u64,
+    /// Its version when saved (`meta::CheckedSaved::get` compares).
+    pub(super) version: u64,
     /// A number written in the program (a weak scalar): it stays weak in
     /// the backward's ops, so it does not promote the gradient's dtype.
     pub weak: bool,
     /// Where the saved variable's creator is found when a version error
     /// names it, as PyTorch's does (its `grad_fn` then: the in-place op
     /// that changed it; none for a leaf).
-    origin: Origin,
+    pub(super) origin: Origin,
 }
 
 /// The saved variable, to name its creator in a version error.
 #[derive(Debug, Clone)]
-enum Origin {
+pub(super) enum Origin {
     /// An input: its autograd record (none: it had none when saved).
     Input(Option<std::sync::Weak<dyn std::any::Any + Send + Sync>>),
     /// The node's own output (its record is made after it is saved).
@@ -165,63 +166,12 @@ impl Saved {
         }
     }
 
-    /// The saved variable's creator now, as PyTorch's version error names
-    /// it: `, which is output 0 of Mul,` (the node's op, without
-    /// `Backward0`), nothing for a leaf.
-    fn creator(&self, node: &str) -> String {
-        let op = |name: &str| {
-            let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
-            base.strip_suffix("Backward").unwrap_or(name).to_string()
-        };
-        let of_meta = |m: &super::meta::Meta| {
-            m.grad_fn()
-                .map(|(n, output)| format!(", which is output {output} of {},", op(n.name)))
-                .unwrap_or_default()
-        };
-        match &self.origin {
-            Origin::Input(record) => record
-                .as_ref()
-                .and_then(std::sync::Weak::upgrade)
-                .and_then(|r| r.downcast_ref::<super::meta::Meta>().map(of_meta))
-                .unwrap_or_default(),
-            Origin::Output(t) => match t.upgrade() {
-                Some(t) => super::meta::meta(&t).map(of_meta).unwrap_or_default(),
-                // Gone from every name: it was this node's output.
-                None => format!(", which is output 0 of {},", op(node)),
-            },
-        }
-    }
-
     /// A saved operand: weak when it is a number.
     pub fn operand(t: &Tensor, weak: bool) -> Saved {
         Saved {
             weak,
             ..Saved::new(t)
         }
-    }
-
-    /// The saved tensor, checked unchanged since it was saved (`node`
-    /// reads it).
-    pub fn get(&self, node: &str) -> Result<&Arc<Tensor>, Error> {
-        let now = self.tensor.version();
-        if now != self.version {
-            let shape = crate::runtime::shape::fmt_shape(self.tensor.shape());
-            let creator = self.creator(node);
-            return Err(Error::Autograd {
-                message: format!(
-                    "one of the variables needed for gradient computation has been modified by an \
-                     inplace operation: [{}{shape}]{creator} is at version {now}; expected version \
-                     {} instead",
-                    self.tensor.dtype(),
-                    self.version
-                ),
-                help:
-                    "change the tensor out of place (`x = x * 2`, not `x *= 2`), or `.clone()` it \
-                       before changing it"
-                        .into(),
-            });
-        }
-        Ok(&self.tensor)
     }
 }
 
