@@ -151,8 +151,6 @@ fn rebase(x: &Tensor, node: Node) {
     )));
 }
 
-/// `x op= y` in place (`+ - * /`, and `clamp_`'s bounds as `maximum` /
-/// `minimum` with a number), recorded when `x` or `y` requires grad.
 /// `x.add_(y, alpha=a)` (and `sub_`, with `-a`): one kernel into x when
 /// nothing is recorded (the optimizers' and `p.data.add_(g, alpha=-lr)`'s
 /// case); recorded as `x += y * a` otherwise, with the same gradients.
@@ -167,6 +165,8 @@ pub fn add_scaled_(rt: &mut Runtime, mode: Mode, x: &Tensor, y: Operand, alpha: 
     binary_(rt, mode, BinaryOp::Add, x, Operand::strong(&scaled))
 }
 
+/// `x op= y` in place (`+ - * /`, and `clamp_`'s bounds as `maximum` /
+/// `minimum` with a number), recorded when `x` or `y` requires grad.
 pub fn binary_(rt: &mut Runtime, mode: Mode, op: BinaryOp, x: &Tensor, y: Operand) -> R<()> {
     check_leaf(mode, x)?;
     let others: &[&Tensor] = if y.weak { &[] } else { &[y.tensor] };
