@@ -64,7 +64,11 @@ struct RandomArgs { void* out; i64 n; u64 seed; u64 first; double mean; double s
 
 // One partial result of a reduction: a float sum or extreme (exact in double
 // for every float dtype), an integer one, and the index it was found at.
-struct Acc { double f; i64 i; i64 idx; };
+// A reduction's accumulator: a float sum is the double-double f + lo (the
+// rounding errors of the additions kept in lo), so its value does not
+// depend on the grid's order of additions but where a sum cancels to far
+// below its terms; ints in i; the extremes' index in idx.
+struct Acc { double f; double lo; i64 i; i64 idx; };
 
 // Input laid out as [outer, len, inner]; the reduced axis is the middle one,
 // shared by `chunks` parts that take its elements in turns.
@@ -170,6 +174,7 @@ __device__ __forceinline__ i64 to_i64(int x) { return x; }
 __device__ __forceinline__ i64 to_i64(i64 x) { return x; }
 
 __device__ __forceinline__ bool is_nan_f64(double x) { return x != x; }
+__device__ __forceinline__ bool is_finite_f64(double x) { return x - x == 0.0; }
 
 // Rust's `as i64` from a double: saturating, NaN is 0.
 __device__ __forceinline__ i64 sat_i64(double v) {

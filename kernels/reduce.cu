@@ -1,8 +1,11 @@
 // Reductions over the middle axis of an input laid out as [outer, len, inner]
-// (src/runtime/ops/reduce.rs): sum, mean and prod accumulate floats in double and
-// integers in wrapping i64; max, min, argmax and argmin keep the first extreme, and
-// the first NaN wins. Combining partial results is order-independent for the
-// extremes, so every grid shape gives the simulator's answer.
+// (src/runtime/ops/reduce.rs): sum and mean accumulate floats in double-double
+// (rounded to double once, at the end: every grid shape, and the simulator's
+// loop, give the same bits but where a sum cancels to below about 2^-50 of its
+// terms), prod in double, integers in wrapping i64; max, min, argmax and argmin
+// keep the first extreme, and the first NaN wins. Combining partial results is
+// order-independent for the extremes, so every grid shape gives the simulator's
+// answer.
 //
 // inner == 1: reduce_rows gives one partial per (row, chunk), reduce_finish
 // combines a row's chunks (a row of one chunk is stored at once). inner > 1:
@@ -17,6 +20,7 @@ template <int OP> struct Extreme { enum { value = OP == MAX || OP == MIN || OP =
 template <int OP> __device__ __forceinline__ Acc acc_empty() {
     Acc a;
     a.f = OP == PROD ? 1.0 : 0.0;
+    a.lo = 0.0;
     a.i = OP == PROD ? 1 : 0;
     a.idx = -1;
     return a;
@@ -25,6 +29,7 @@ template <int OP> __device__ __forceinline__ Acc acc_empty() {
 template <class T> __device__ __forceinline__ Acc acc_load(T x, i64 k) {
     Acc a;
     a.f = to_f64(x);
+    a.lo = 0.0;
     a.i = 0;
     a.idx = k;
     return a;
@@ -33,6 +38,7 @@ template <class T> __device__ __forceinline__ Acc acc_load(T x, i64 k) {
     template <> __device__ __forceinline__ Acc acc_load<T>(T x, i64 k) { \
         Acc a;                                                         \
         a.f = 0.0;                                                     \
+        a.lo = 0.0;                                                    \
         a.i = to_i64(x);                                               \
         a.idx = k;                                                     \
         return a;                                                      \
@@ -48,7 +54,12 @@ template <int FLOAT, int OP> __device__ __forceinline__ Acc combine(Acc a, Acc b
         return a;
     }
     if (!Extreme<OP>::value) {
-        a.f += b.f;
+        // Knuth's TwoSum: s + e is a.f + b.f exactly (no fused multiply-add
+        // here: NVRTC runs with --fmad=false, the host with -ffp-contract=off).
+        double s = a.f + b.f, bb = s - a.f;
+        double e = (a.f - (s - bb)) + (b.f - bb);
+        a.f = s;
+        a.lo = a.lo + b.lo + e;
         a.i = (i64)((u64)a.i + (u64)b.i);
         return a;
     }
@@ -85,14 +96,17 @@ template <int FLOAT, int OP> __device__ __forceinline__ Acc block_reduce(Acc v) 
 
 template <class T, int OP> __device__ __forceinline__ void acc_store(void* out, i64 j, Acc a, i64 len) {
     bool float_in = !Kind<T>::is_int && !Kind<T>::is_bool;
+    // A sum's double-double rounded once; an infinite or NaN sum is what
+    // f holds (its lo is then meaningless).
+    double f = (OP == SUM || OP == MEAN) && is_finite_f64(a.f) ? a.f + a.lo : a.f;
     if (OP == ARGMAX || OP == ARGMIN) {
         ((i64*)out)[j] = a.idx < 0 ? 0 : a.idx;
     } else if ((OP == SUM || OP == PROD) && !float_in) {
         ((i64*)out)[j] = a.i;
     } else if (OP == MEAN) {
-        ((T*)out)[j] = from_f64<T>(a.f / (double)len);
+        ((T*)out)[j] = from_f64<T>(f / (double)len);
     } else if (float_in) {
-        ((T*)out)[j] = from_f64<T>(a.f);
+        ((T*)out)[j] = from_f64<T>(f);
     } else {
         ((T*)out)[j] = from_i64<T>(a.i);
     }

@@ -69,6 +69,10 @@ pub enum Error {
     },
     #[error("index {index} is out of range for dimension {dim} with size {size}")]
     IndexOutOfRange { index: i64, dim: usize, size: usize },
+    /// Indices into a dimension of size 0 (PyTorch's `AdvancedIndex`
+    /// check, on the host before any kernel, on every device).
+    #[error("index is out of bounds for dimension with size 0")]
+    IndexIntoEmpty,
     #[error("Expected all tensors to be on the same device, but found at least two devices, {a} and {b}!")]
     DeviceMismatch { a: Device, b: Device },
     /// A failed driver, NVRTC or cuBLAS call on a real GPU. `sticky`: an
@@ -222,7 +226,7 @@ impl Error {
             Error::Unbound { .. } => "UnboundLocalError",
             Error::Broadcast { .. } | Error::Shape { .. } => "ShapeError",
             Error::DType { .. } => "DTypeError",
-            Error::IndexOutOfRange { .. } => "IndexError",
+            Error::IndexOutOfRange { .. } | Error::IndexIntoEmpty => "IndexError",
             Error::DeviceMismatch { .. } | Error::NoDevice { .. } | Error::NotAvailable { .. } => {
                 "DeviceError"
             }
@@ -250,7 +254,7 @@ impl Error {
             Error::Broadcast { lhs, rhs, .. } => format!("{lhs} vs {rhs}"),
             Error::Shape { .. } => "shape mismatch".into(),
             Error::DType { .. } => "dtype problem".into(),
-            Error::IndexOutOfRange { .. } => "out of range".into(),
+            Error::IndexOutOfRange { .. } | Error::IndexIntoEmpty => "out of range".into(),
             Error::DeviceMismatch { a, b } => format!("operands on {a} and {b}"),
             Error::NoDevice { .. } | Error::NotAvailable { .. } => "needs a CUDA device".into(),
             Error::Cuda { .. } => "failed on the GPU".into(),
@@ -335,6 +339,9 @@ impl Error {
                  process: restart cudash (in Jupyter, restart the kernel)"
             )),
             Error::Worker { error, .. } => error.help(),
+            Error::IndexOutOfRange { size: 0, .. } | Error::IndexIntoEmpty => {
+                Some("the dimension has no elements, so no index is valid".into())
+            }
             Error::IndexOutOfRange { size, .. } => Some(format!(
                 "valid indices are 0..{size} (or -{size}..-1 counting from the end)"
             )),

@@ -235,3 +235,95 @@ fn device_free_is_the_same_on_sim_and_emu_with_temporaries_kept() {
     assert_eq!(sim.len(), 2, "{sim:?}");
     assert_eq!(free(BackendChoice::Emu), sim);
 }
+
+/// What `src` prints on `backend`.
+fn printed_on(backend: cudash::runtime::backend::BackendChoice, src: &str) -> String {
+    let mut s = cudash::session::Session::new(cudash::session::Config {
+        backend,
+        ..cudash::session::Config::default()
+    })
+    .unwrap();
+    common::ok_in(&mut s, src)
+}
+
+#[test]
+fn device_products_and_sums_give_the_same_bits_on_sim_and_emu() {
+    use cudash::runtime::backend::BackendChoice;
+    // Products of every dtype cuBLAS takes, batched, broadcast and through
+    // views; sums and means of f64 (and the rest) whole and along each
+    // axis, of lengths that split into chunks and packs unevenly.
+    let src = "manual_seed(0)\n\
+        a = randn(2, 2, device=cuda)\nb = randn(2, 2, device=cuda)\nprint((a @ b).tolist())\n\
+        c = randn(37, 300, device=cuda)\nd = randn(300, 41, device=cuda)\nprint((c @ d).tolist())\n\
+        h = randn(5, 70, dtype=f16, device=cuda) @ randn(70, 3, dtype=f16, device=cuda)\nprint(h.tolist())\n\
+        g = randn(5, 70, dtype=bf16, device=cuda) @ randn(70, 3, dtype=bf16, device=cuda)\nprint(g.tolist())\n\
+        x = randn(3, 4, 5, dtype=f64, device=cuda)\ny = randn(5, 6, dtype=f64, device=cuda)\n\
+        print((x @ y).tolist(), (x @ y.T.T).tolist(), (y.T @ x.transpose(1, 2)).tolist())\n\
+        for n in [8, 100, 1000, 5000, 70001] {\n\
+          c = randn(n, dtype=f64, device=cuda) * 1000\n\
+          print(c.sum().item(), c.mean().item(), c[1:].sum().item())\n\
+          f = randn(n, device=cuda)\n\
+          print(f.sum().item(), f.mean().item(), f.to(f16).sum().item(), f.to(bf16).mean().item())\n\
+        }\n\
+        m = randn(30, 700, dtype=f64, device=cuda)\n\
+        print(m.sum(0).tolist(), m.sum(1).tolist(), m.mean(0).tolist(), m.T.sum(0).tolist())";
+    let sim = printed_on(BackendChoice::Sim, src);
+    let emu = printed_on(BackendChoice::Emu, src);
+    assert_eq!(sim.lines().count(), 16, "{sim}");
+    for (s, e) in sim.lines().zip(emu.lines()) {
+        assert_eq!(s, e, "sim against emu");
+    }
+}
+
+#[test]
+fn empty_launches_no_kernel_and_reads_the_same_on_sim_and_emu() {
+    use cudash::runtime::backend::BackendChoice;
+    // `torch.empty` takes memory and launches nothing; a reused block reads
+    // as zeros on both backends here (a GPU's shows what it held).
+    let src = "x = randn(4, device=cuda)\ndel x\n\
+        profile { y = empty(4, device=cuda)\nz = empty_like(y)\nw = y.new_empty(2) }\n\
+        y\nbig = empty(1073741824, dtype=bool, device=cuda)\nbig[5].item()";
+    for backend in [BackendChoice::Sim, BackendChoice::Emu] {
+        let started = std::time::Instant::now();
+        let out = printed_on(backend, src);
+        let kernels = out.lines().find(|l| l.trim_start().starts_with("kernels"));
+        assert!(
+            kernels.is_some_and(|l| l.trim_end().ends_with(" 0")),
+            "{backend:?}: {out}"
+        );
+        assert!(out.contains("[0., 0., 0., 0.]"), "{backend:?}: {out}");
+        assert!(out.trim_end().ends_with("false"), "{backend:?}: {out}");
+        // Filling 1 GiB through an emulated kernel took about 9 s.
+        let took = started.elapsed();
+        assert!(
+            took < std::time::Duration::from_secs(5),
+            "{backend:?}: {took:?}"
+        );
+    }
+}
+
+#[test]
+fn an_index_into_a_dimension_of_size_0_is_pytorchs_index_error_on_the_host() {
+    use cudash::runtime::backend::BackendChoice;
+    // PyTorch's AdvancedIndex refuses it before any kernel: no device-side
+    // assert, the device stays usable.
+    for backend in [BackendChoice::Sim, BackendChoice::Emu] {
+        let mut s = cudash::session::Session::new(cudash::session::Config {
+            backend,
+            ..cudash::session::Config::default()
+        })
+        .unwrap();
+        for line in [
+            "randn(0, dtype=f16, device=cuda:0)[tensor([0, 0])]",
+            "randn(2, 0, 3, device=cuda)[tensor([1]), tensor([0])]",
+            "c = randn(0, device=cuda)\nc[tensor([0])] = 1.0",
+            "randn(0)[tensor([0])]",
+        ] {
+            let (class, msg) = common::err_in(&mut s, line);
+            assert_eq!(class, "IndexError", "{backend:?} {line}");
+            assert_eq!(msg, "index is out of bounds for dimension with size 0");
+        }
+        let out = common::ok_in(&mut s, "randn(2, 0, device=cuda)[:, tensor([], dtype=i64)].shape\n(ones(2, device=cuda) * 3).tolist()");
+        assert_eq!(out.lines().last(), Some("[3.0, 3.0]"), "{backend:?}: {out}");
+    }
+}

@@ -113,7 +113,7 @@ docs! {
     Function Tensors "zeros", "zeros(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor filled with 0.", "zeros(2, 3)";
     Function Tensors "ones", "ones(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor filled with 1.", "ones(2, 3, dtype=i64)";
     Function Tensors "full", "full(size, fill_value, dtype=none, device=cpu, requires_grad=false)", "A tensor of shape `size` filled with `fill_value`.", "full([2, 2], 7.)\nfull((2,), fill_value=3)";
-    Function Tensors "empty", "empty(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor whose contents are not initialised (on cpu they read as 0).", "empty(4)";
+    Function Tensors "empty", "empty(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor whose contents are not initialised: memory, and no kernel (as `torch.empty`). On cpu, the simulator and emu it reads as 0; on a GPU a reused block shows what it held last.", "empty(4)";
     Function Tensors "arange", "arange(start, end=none, step=1, dtype=none, device=cpu, requires_grad=false)", "Evenly spaced values in [start, end); `arange(n)` is 0..n.", "arange(0, 10, 2)";
     Function Tensors "linspace", "linspace(start, end, steps, dtype=f32, device=cpu, requires_grad=false)", "`steps` values evenly spaced from start to end inclusive.", "linspace(0, 1, 5)";
     Function Tensors "eye", "eye(n, m=none, dtype=f32, device=cpu, requires_grad=false)", "An identity matrix (n x m).", "eye(3)";
@@ -313,7 +313,7 @@ docs! {
     Method Tensors "new_full", "x.new_full(size, fill_value, dtype=none, device=none)", "A new tensor of `size` filled with `fill_value`, with the dtype and device of `x` (unless given).", "ones(2, dtype=f64).new_full([3], 1.5)";
     Method Tensors "new_zeros", "x.new_zeros(*size, dtype=none, device=none)", "A new tensor of zeros, with the dtype and device of `x` (unless given).", "ones(2, dtype=f64).new_zeros(2, 3)";
     Method Tensors "new_ones", "x.new_ones(*size, dtype=none, device=none)", "A new tensor of ones, with the dtype and device of `x` (unless given).", "ones(2, dtype=i32).new_ones(3)";
-    Method Tensors "new_empty", "x.new_empty(*size, dtype=none, device=none)", "A new uninitialised tensor (its memory reads as zeros here, as fresh memory does), with the dtype and device of `x` (unless given).", "ones(2).new_empty(3)";
+    Method Tensors "new_empty", "x.new_empty(*size, dtype=none, device=none)", "A new uninitialised tensor (as `empty`: no kernel; zeros but on a GPU's reused block), with the dtype and device of `x` (unless given).", "ones(2).new_empty(3)";
     Method Tensors "data_ptr", "x.data_ptr()", "The address of the first element, as an int: a device tensor's device address (the allocator's block plus the view's offset; made up on the simulator), a host tensor's host address. Views of one tensor share its memory: `x[1:].data_ptr() - x.data_ptr()` is 4 bytes for f32.", "x = zeros(4, device=cuda)\nx[1:].data_ptr() - x.data_ptr()";
     Method Tensors "type", "x.type(dtype=none)", "`x` in `dtype`, as `x.to(dtype)` (`x.type(float32)` for PyTorch's `x.type(torch.float)`); without `dtype`, PyTorch's name for its type (`torch.cuda.FloatTensor`).", "ones(2).type(f64)\nones(2).type()";
     Method Tensors "new_tensor", "x.new_tensor(data)", "A new tensor of `data` with the dtype and device of `x`.", "ones(2, dtype=f64).new_tensor([1, 2, 3])";

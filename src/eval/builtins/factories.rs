@@ -20,7 +20,11 @@ pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
 /// `zeros`, `ones` and `empty` (whose memory reads as zeros, as fresh memory does).
 pub(super) fn filled(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let shape = b.sizes_from_rest()?;
-    let value = Fill::Int(if name == "ones" { 1 } else { 0 });
+    let value = match name {
+        "ones" => Some(Fill::Int(1)),
+        "empty" => None,
+        _ => Some(Fill::Int(0)),
+    };
     fill(me, b, &shape, value, DType::F32)
 }
 
@@ -32,14 +36,14 @@ pub(super) fn full(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
         .unwrap_or((Value::float(0.0), b.span));
     let default = dtype_of_value(&v).unwrap_or(DType::F32);
     let value = b.fill("fill_value")?.unwrap_or(Fill::Float(0.0));
-    fill(me, b, &shape, value, default)
+    fill(me, b, &shape, Some(value), default)
 }
 
 fn fill(
     me: &mut Interp,
     b: &Bound,
     shape: &[usize],
-    value: Fill,
+    value: Option<Fill>,
     default: DType,
 ) -> Result<Value, Diagnostic> {
     let dtype = b.dtype("dtype")?.unwrap_or(default);
@@ -50,7 +54,10 @@ fn fill(
         device,
         like: None,
     };
-    b.result(me.rt.full(new, value))
+    b.result(match value {
+        Some(value) => me.rt.full(new, value),
+        None => me.rt.empty(new),
+    })
 }
 
 pub(super) fn arange(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
@@ -183,6 +190,7 @@ pub(super) fn like(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
     };
     b.result(match name {
         "rand_like" | "randn_like" => me.rt.random(new, distribution(name)),
+        "empty_like" => me.rt.empty(new),
         _ => me.rt.full(new, value),
     })
 }

@@ -4,35 +4,10 @@
 //! then A, with no transposition and no copy.
 
 use crate::runtime::driver::Gemm;
-/// `batch` row-major products of `[m, k]` by `[k, n]`, each operand contiguous
-/// per matrix (`a_stride`, `b_stride` elements apart; 0 to reuse one matrix
-/// for every batch, as a broadcast does). None if a size exceeds cuBLAS's `int`.
-pub fn row_major(
-    m: usize,
-    k: usize,
-    n: usize,
-    batch: usize,
-    a_stride: usize,
-    b_stride: usize,
-) -> Option<Gemm> {
-    let i = |v: usize| i32::try_from(v).ok();
-    Some(Gemm {
-        m: i(n)?,
-        n: i(m)?,
-        k: i(k)?,
-        lda: i(n.max(1))?,
-        stride_a: b_stride as i64,
-        ldb: i(k.max(1))?,
-        stride_b: a_stride as i64,
-        ldc: i(n.max(1))?,
-        stride_c: (m * n) as i64,
-        batch: i(batch)?,
-    })
-}
 
 /// A column-major gemm with no transposition, as cuBLAS defines it:
 /// `C[i + j*ldc] = Σ_p A[i + p*lda] · B[p + j*ldb]`, for each batch. The tests
-/// check `row_major`'s arguments against it; it is the contract, not a kernel.
+/// check `Gemm::row_major`'s arguments against it; it is the contract, not a kernel.
 pub fn reference_gemm(g: &Gemm, a: &[f64], b: &[f64], c: &mut [f64]) {
     for t in 0..g.batch as usize {
         let (oa, ob, oc) = (
@@ -81,7 +56,7 @@ impl Blas {
     }
 
     /// `g` on `stream`: `first` is the row-major B, `second` the row-major A
-    /// (see `row_major`), `out` the row-major C, all of `dtype` (f16, bf16,
+    /// (see `Gemm::row_major`), `out` the row-major C, all of `dtype` (f16, bf16,
     /// f32 or f64), accumulating in f32 (f64 for f64) as PyTorch does.
     ///
     /// # Safety
@@ -183,7 +158,7 @@ mod tests {
         for (m, k, n) in [(2, 3, 4), (1, 5, 1), (7, 1, 3), (4, 4, 4)] {
             let a: Vec<f64> = (0..m * k).map(|x| x as f64 * 0.5 - 1.0).collect();
             let b: Vec<f64> = (0..k * n).map(|x| (x * x) as f64 % 7.0).collect();
-            let g = row_major(m, k, n, 1, m * k, k * n).unwrap();
+            let g = Gemm::row_major(m, k, n, 1, m * k, k * n).unwrap();
             let mut c = vec![f64::NAN; m * n];
             // cuBLAS's first operand is B, its second A.
             reference_gemm(&g, &b, &a, &mut c);
@@ -196,7 +171,7 @@ mod tests {
         let (m, k, n, batch) = (3, 2, 5, 4);
         let a: Vec<f64> = (0..batch * m * k).map(|x| x as f64).collect();
         let b: Vec<f64> = (0..k * n).map(|x| 1.0 + x as f64).collect(); // one B for all batches
-        let g = row_major(m, k, n, batch, m * k, 0).unwrap();
+        let g = Gemm::row_major(m, k, n, batch, m * k, 0).unwrap();
         let mut c = vec![0.0; batch * m * n];
         reference_gemm(&g, &b, &a, &mut c);
         for t in 0..batch {
@@ -207,6 +182,6 @@ mod tests {
 
     #[test]
     fn sizes_beyond_int_are_refused() {
-        assert!(row_major(1 << 31, 2, 2, 1, 0, 0).is_none());
+        assert!(Gemm::row_major(1 << 31, 2, 2, 1, 0, 0).is_none());
     }
 }

@@ -12,7 +12,6 @@
 //! without a GPU.
 
 use super::args::{self, *};
-use super::blas;
 use super::launch::{self, ReducePlan};
 use super::source::{self, Pass};
 use crate::error::Error;
@@ -923,8 +922,8 @@ pub fn reduce<L: Launcher>(
     let g = l.geometry();
     let (o, n, i) = (outer as u64, len as u64, inner as u64);
     let plan = launch::reduce_plan(o, n, i, g.reduce);
-    // The workspace: one `Acc` (three 8-byte fields) per partial result.
-    let partial = l.scratch(DType::F64, 3 * plan.partials(o, i).max(1) as usize)?;
+    // The workspace: one `Acc` (four 8-byte fields) per partial result.
+    let partial = l.scratch(DType::F64, 4 * plan.partials(o, i).max(1) as usize)?;
     let p = ReduceArgs {
         input: x.first(l),
         out: l.addr(&mem),
@@ -1004,7 +1003,7 @@ pub fn matmul<L: Launcher>(
         let strides = contiguous_strides(&shape);
         fill(l, View::whole(&mem, dt, &shape, &strides), &[0; 8])?;
     } else if nb * m * n > 0 {
-        let g = blas::row_major(m, k, n, nb, ga.stride, gb.stride).ok_or_else(|| {
+        let g = Gemm::row_major(m, k, n, nb, ga.stride, gb.stride).ok_or_else(|| {
             Error::shape(format!(
                 "matmul: {m}x{k} @ {k}x{n} in {nb} batches exceeds cuBLAS's 32-bit sizes"
             ))

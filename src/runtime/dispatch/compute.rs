@@ -330,6 +330,11 @@ impl Runtime {
         self.compute(new.device).make(self, Make::Full(value), new)
     }
 
+    /// `empty` (and its `_like`, `new_` forms): memory, no kernel ([`Make::Empty`]).
+    pub fn empty(&mut self, new: NewTensor) -> Result<Arc<Tensor>, Error> {
+        self.compute(new.device).make(self, Make::Empty, new)
+    }
+
     /// `rand`, `randn` and their `_like` forms, from the session's generator.
     pub fn random(&mut self, new: NewTensor, dist: Distribution) -> Result<Arc<Tensor>, Error> {
         // Checked before any memory is taken, as on every backend.

@@ -145,6 +145,11 @@ impl Compute for Host {
         };
         let out = match what {
             Make::Full(value) => factory::full(shape, value, dtype, device)?,
+            Make::Empty => {
+                // No kernel: the memory is all there is.
+                let out = factory::full(shape, Fill::Int(0), dtype, device)?;
+                return rt.finish_unwritten(out, mem, cost);
+            }
             Make::Random(dist) => {
                 factory::random(rt.generators.of(device), dist, shape, dtype, device)?
             }

@@ -77,17 +77,34 @@ impl Runtime {
         Ok((self.launched(d, a)?, self.launched(d, b)?))
     }
 
-    /// An op's result with no element on device `d`: no kernel runs and
-    /// no operand goes over, so no driver is called (as PyTorch's kernels
-    /// return early on empty tensors).
+    /// A result nothing writes on device `d`: an op's with no element (as
+    /// PyTorch's kernels return early on empty tensors) or `empty`'s. No
+    /// kernel runs and no operand goes over.
     fn empty_on(&mut self, d: u32, shape: Vec<usize>, dtype: DType) -> Result<Tensor, Error> {
+        let n = device_numel(&shape, dtype)?;
         self.kernels(d, &[], |l, _| {
             Ok(Out {
-                mem: exec::Launcher::alloc(l, dtype, 0)?,
+                mem: exec::Launcher::alloc(l, dtype, n)?,
                 dtype,
                 shape,
             })
         })
+    }
+
+    /// `empty`'s block zeroed on the host where the driver shows memory
+    /// as the simulator does (`Driver::empty_reads_zero`): no kernel, no
+    /// work on a stream.
+    fn zero_if_simulated(&mut self, d: u32, t: &Tensor) -> Result<(), Error> {
+        let (Some(driver), Some(bytes)) = (self.devices.driver(), t.device_bytes()) else {
+            return Ok(());
+        };
+        if !driver.empty_reads_zero() || t.nbytes() == 0 {
+            return Ok(());
+        }
+        let stream = self.devices.current_handle(d);
+        // SAFETY: the tensor's block is live memory of `d`, `nbytes` long.
+        unsafe { driver.memset(d, bytes.addr, 0, t.nbytes(), stream) }
+            .map_err(|e| super::device::driver_error(d, e))
     }
 
     /// `full` and friends: a new tensor with every element `value`.
@@ -493,6 +510,11 @@ impl Compute for Kernels {
         let (shape, dtype) = (new.shape, new.dtype);
         let out = match what {
             Make::Full(value) => rt.full_on(d, &new, value)?,
+            Make::Empty => {
+                let out = rt.empty_on(d, shape.to_vec(), dtype)?;
+                rt.zero_if_simulated(d, &out)?;
+                return rt.finish_unwritten(out, None, Flops::default());
+            }
             Make::Random(dist) => {
                 device_numel(shape, dtype)?;
                 rt.drawing(d, |rt, gen| {

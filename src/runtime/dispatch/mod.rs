@@ -245,18 +245,38 @@ impl Runtime {
             self.host_op(inputs, &out, cost);
             return Ok(Arc::new(out));
         };
-        // An output of kernels is in its device memory already.
-        let out = match (out.device_bytes(), mem) {
-            (Some(_), _) => out,
-            (None, Some(block)) => self.place(out, block)?,
-            (None, None) => {
-                let block = self.alloc(d, out.nbytes())?;
-                self.place(out, block)?
-            }
-        };
+        let out = self.in_block(d, out, mem)?;
         let work = kernel(inputs, out.nbytes(), cost);
         self.issue(d, work, Some(&out))?;
         Ok(Arc::new(out))
+    }
+
+    /// A new tensor nothing writes (`empty`): on a CUDA device it takes its
+    /// block and no work is queued (`torch.empty` launches no kernel).
+    fn finish_unwritten(
+        &mut self,
+        out: Tensor,
+        mem: Option<Memory>,
+        cost: Flops,
+    ) -> Result<Arc<Tensor>, Error> {
+        let Device::Cuda(d) = out.device() else {
+            return self.finish(out, mem, &[], cost);
+        };
+        self.counters.ops += 1;
+        Ok(Arc::new(self.in_block(d, out, mem)?))
+    }
+
+    /// `out`, a new tensor of device `d`, in its block: `mem` when reserved
+    /// for it, else a new one (an output of kernels is there already).
+    fn in_block(&mut self, d: u32, out: Tensor, mem: Option<Memory>) -> Result<Tensor, Error> {
+        match (out.device_bytes(), mem) {
+            (Some(_), _) => Ok(out),
+            (None, Some(block)) => self.place(out, block),
+            (None, None) => {
+                let block = self.alloc(d, out.nbytes())?;
+                self.place(out, block)
+            }
+        }
     }
 
     /// An op that wrote `t` in place (`fill_`, `normal_`, `x[i] = v`): one

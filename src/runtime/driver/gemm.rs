@@ -20,6 +20,32 @@ pub struct Gemm {
 }
 
 impl Gemm {
+    /// `batch` row-major products of `[m, k]` by `[k, n]`, each operand contiguous
+    /// per matrix (`a_stride`, `b_stride` elements apart; 0 to reuse one matrix
+    /// for every batch, as a broadcast does). None if a size exceeds cuBLAS's `int`.
+    pub fn row_major(
+        m: usize,
+        k: usize,
+        n: usize,
+        batch: usize,
+        a_stride: usize,
+        b_stride: usize,
+    ) -> Option<Gemm> {
+        let i = |v: usize| i32::try_from(v).ok();
+        Some(Gemm {
+            m: i(n)?,
+            n: i(m)?,
+            k: i(k)?,
+            lda: i(n.max(1))?,
+            stride_a: b_stride as i64,
+            ldb: i(k.max(1))?,
+            stride_b: a_stride as i64,
+            ldc: i(n.max(1))?,
+            stride_c: (m * n) as i64,
+            batch: i(batch)?,
+        })
+    }
+
     /// Elements the first operand, the second and the result span over all
     /// batches (column-major, with their leading dimensions and strides).
     pub fn extents(&self) -> (usize, usize, usize) {

@@ -14,6 +14,7 @@
 //! names and the launch geometry are here too.
 
 mod error;
+pub mod fma_gemm;
 mod gemm;
 mod geometry;
 mod kernel;
@@ -150,6 +151,12 @@ pub trait Driver: Send + Sync {
     /// then the runtime gives a kernel racing a pending write the bytes
     /// from before it, as the simulator shows; a GPU's kernels read what is there.
     fn runs_when_queued(&self) -> bool {
+        false
+    }
+    /// Whether an `empty` tensor reads as zeros, as the simulator shows
+    /// it (`emu`, zeroing the block on the host); on a GPU a reused block
+    /// shows what it held last, as `torch.empty`'s does.
+    fn empty_reads_zero(&self) -> bool {
         false
     }
 

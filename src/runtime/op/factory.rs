@@ -250,9 +250,13 @@ pub struct NewTensor<'a> {
 /// What a factory fills its tensor with, checked by the op layer; each
 /// backend makes it its own way (`Compute::make`).
 pub enum Make<'a> {
-    /// `zeros`, `ones`, `full`, `empty` (zero-filled, as fresh memory
-    /// shows) and `new_full`.
+    /// `zeros`, `ones`, `full` and `new_full`.
     Full(Fill),
+    /// `empty` and its `_like`/`new_` forms: memory and no kernel, as
+    /// PyTorch's `torch.empty`; the elements are what the memory held (a
+    /// fresh block reads as zeros; on a GPU, and `emu`, a reused one shows
+    /// what it held last; cpu tensors and the simulator read as zeros).
+    Empty,
     /// `rand`, `randn` and their `_like` forms, from the device's generator.
     Random(Distribution),
     /// `arange`: the values the host computed (and checked) already, and

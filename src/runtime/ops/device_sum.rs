@@ -1,7 +1,11 @@
-//! How device tensors sum: every element added in f64 and the result
-//! rounded once, as the CUDA kernels do (`kernels/reduce.cu`), so that a
-//! simulated GPU and a real one (or the `emu` stand-in) show the same bits.
-//! CPU tensors add as PyTorch's CPU does instead (`cascade`).
+//! How device tensors sum: every element added in double-double (f64 and
+//! the rounding errors of its additions) and the result rounded once, as
+//! the CUDA kernels do (`kernels/reduce.cu`), so that a simulated GPU and a
+//! real one (or the `emu` stand-in) show the same bits although they add in
+//! other orders: they differ only where a sum cancels to below about 2^-50
+//! of its terms. A whole f32 tensor adds in plain f64 lanes (fast, and
+//! rounded to f32 the same but for such cancellation too). CPU tensors add
+//! as PyTorch's CPU does instead (`cascade`).
 
 use super::super::buffer::{Buffer, Stored, PAR_MIN};
 use super::super::element::Element;
@@ -18,7 +22,10 @@ pub(super) fn sum(t: &Tensor, lay: Layout, mean: bool) -> Buffer {
         let sums: Vec<f64> = if dt == DType::F32 && lay.outer == 1 && lay.inner == 1 {
             vec![t.with_slice::<f32, _>(sum_f32)]
         } else {
-            with_dtype!(dt, T => t.with_slice::<T, _>(|s| sum_axis(s, lay, |x: T| x.to_f64(), 0.0, |a, b| a + b)))
+            let dd = with_dtype!(dt, T => t.with_slice::<T, _>(|s| {
+                sum_axis(s, lay, |x: T| Dd::of(x.to_f64()), Dd::ZERO, Dd::add)
+            }));
+            dd.into_iter().map(Dd::value).collect()
         };
         with_dtype!(dt, T => T::into_buffer(sums.into_iter().map(|v| T::from_f64(v / div)).collect()))
     } else {
@@ -27,6 +34,41 @@ pub(super) fn sum(t: &Tensor, lay: Layout, mean: bool) -> Buffer {
             sum_axis(s, lay, |x: T| x.to_i64(), 0i64, i64::wrapping_add)
         }));
         Buffer::I64(sums)
+    }
+}
+
+/// A double-double sum: `hi` and the rounding errors of its additions in
+/// `lo`, as `kernels/reduce.cu`'s `Acc`.
+#[derive(Clone, Copy)]
+struct Dd {
+    hi: f64,
+    lo: f64,
+}
+
+impl Dd {
+    const ZERO: Dd = Dd { hi: 0.0, lo: 0.0 };
+
+    fn of(x: f64) -> Dd {
+        Dd { hi: x, lo: 0.0 }
+    }
+
+    /// Knuth's TwoSum on the high parts, the errors added to the low ones.
+    fn add(a: Dd, b: Dd) -> Dd {
+        let s = a.hi + b.hi;
+        let bb = s - a.hi;
+        let e = (a.hi - (s - bb)) + (b.hi - bb);
+        Dd {
+            hi: s,
+            lo: a.lo + b.lo + e,
+        }
+    }
+
+    /// Rounded once; an infinite or NaN sum is its high part.
+    fn value(self) -> f64 {
+        match self.hi.is_finite() {
+            true => self.hi + self.lo,
+            false => self.hi,
+        }
     }
 }
 

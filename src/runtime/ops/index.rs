@@ -54,6 +54,9 @@ impl Take {
         let mut basic = items.clone();
         basic.splice(at..=at, (0..dims).map(|_| Index::Slice(None, None, None)));
         let view = select(t, &basic)?;
+        if index.dtype() != DType::Bool && view.shape()[dim] == 0 && index.numel() > 0 {
+            return Err(Error::IndexIntoEmpty);
+        }
         if index.dtype() == DType::Bool {
             let indexed = &view.shape()[dim..dim + dims];
             if index.shape() != indexed {
@@ -132,6 +135,9 @@ impl Take {
             })?;
         }
         let n: usize = shape.iter().product();
+        if n > 0 && indexed.iter().any(|(dim, _)| view.shape()[*dim] == 0) {
+            return Err(Error::IndexIntoEmpty);
+        }
         let mut offsets = vec![0i64; n];
         for (dim, i) in &indexed {
             let (size, stride) = (view.shape()[*dim], view.strides()[*dim]);

@@ -1,15 +1,19 @@
 //! Matrix products (`@`, `matmul`) with NumPy's rules for 1-D and batched operands.
-//! f32 goes to [`sgemm`] (AVX2 and FMA) where it runs and gains, other
-//! products to the `gemm` crate; integers use a plain loop.
+//! On the CPU, f32 goes to [`sgemm`] (AVX2 and FMA) where it runs and gains,
+//! other products to the `gemm` crate; integers use a plain loop. A
+//! simulated device's float products round as a device's do
+//! ([`fma_gemm`], which `emu` runs too).
 
 use gemm::Parallelism;
 
 use super::super::buffer::{Buffer, Stored};
+use super::super::driver::fma_gemm::{self, FmaElement};
+use super::super::driver::Gemm;
 use super::super::parallel;
 use super::super::shape::{
     broadcast_shapes, broadcast_strides, fmt_shape, for_each_offset2, numel,
 };
-use super::super::{DType, Tensor};
+use super::super::{DType, Device, Tensor};
 use super::pytorch::sgemm;
 use crate::error::Error;
 pub use crate::runtime::op::matmul::{as_matrices, matmul_dtypes, not_lined_up};
@@ -60,7 +64,10 @@ pub fn matmul(a: &Tensor, b: &Tensor) -> Result<Tensor, Error> {
         offsets.push((i, j))
     });
     let mat = Mat { m, n, k };
+    let device = a.device() != Device::Cpu;
     let out = match compute {
+        DType::F32 if device => Buffer::F32(device_batches::<f32>(&ca, &cb, &offsets, mat)?),
+        DType::F64 if device => Buffer::F64(device_batches::<f64>(&ca, &cb, &offsets, mat)?),
         DType::F32 => Buffer::F32(float_batches::<f32>(&ca, &cb, &offsets, mat)),
         DType::F64 => Buffer::F64(float_batches::<f64>(&ca, &cb, &offsets, mat)),
         _ => Buffer::I64(int_batches(&ca, &cb, &offsets, mat)),
@@ -247,6 +254,50 @@ fn float_batches<T: GemmFloat>(
     // the products are empty sums (`m` or `n` of 0 leaves nothing to write).
     unsafe { out.set_len(len) };
     out
+}
+
+/// A simulated device's products: each matrix made row-major contiguous
+/// (as `cuda::exec::matmul` lays its operands out for cuBLAS), then
+/// [`fma_gemm`], every element one chain of fused multiply-adds.
+fn device_batches<T: FmaElement + Stored>(
+    a: &Tensor,
+    b: &Tensor,
+    offsets: &[(usize, usize)],
+    mat: Mat,
+) -> Result<Vec<T>, Error> {
+    let Mat { m, n, k } = mat;
+    let too_big = || {
+        Error::shape(format!(
+            "matmul: {m}x{k} @ {k}x{n} in {} batches exceeds cuBLAS's 32-bit sizes",
+            offsets.len()
+        ))
+    };
+    let g = Gemm::row_major(m, k, n, 1, m * k, k * n).ok_or_else(too_big)?;
+    let (ga, gb) = (a.read(), b.read());
+    let (sa, sb) = (ga.as_slice::<T>(), gb.as_slice::<T>());
+    let (ars, acs) = (a.strides()[a.ndim() - 2], a.strides()[a.ndim() - 1]);
+    let (brs, bcs) = (b.strides()[b.ndim() - 2], b.strides()[b.ndim() - 1]);
+    let matrix = |s: &[T], at: usize, rows: usize, cols: usize, rs: isize, cs: isize| {
+        let mut out = Vec::with_capacity(rows * cols);
+        for r in 0..rows {
+            for c in 0..cols {
+                out.push(s[(at as isize + r as isize * rs + c as isize * cs) as usize]);
+            }
+        }
+        out
+    };
+    let mut out = vec![T::ZERO; offsets.len() * m * n];
+    for (t, &(oa, ob)) in offsets.iter().enumerate() {
+        let am = matrix(sa, oa, m, k, ars, acs);
+        let bm = matrix(sb, ob, k, n, brs, bcs);
+        // SAFETY: `g` describes one [m, k] @ [k, n] product of these
+        // row-major matrices (the first operand B, the second A) into
+        // `out`'s t-th [m, n] matrix.
+        unsafe {
+            fma_gemm::run(&g, bm.as_ptr(), am.as_ptr(), out[t * m * n..].as_mut_ptr());
+        }
+    }
+    Ok(out)
 }
 
 /// A raw pointer that may cross to another thread (the data outlives the

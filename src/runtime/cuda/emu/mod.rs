@@ -25,6 +25,7 @@ use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 use super::launch::{MIN_CHUNK, MIN_COL_CHUNK};
+use crate::runtime::driver::fma_gemm::{self, FmaElement};
 use crate::runtime::driver::*;
 use crate::runtime::driver::{Gemm, Geometry, Kernel, ReduceTargets};
 use crate::runtime::element::Element;
@@ -272,6 +273,10 @@ impl Driver for Emu {
     }
 
     fn runs_when_queued(&self) -> bool {
+        !self.gpu_like
+    }
+
+    fn empty_reads_zero(&self) -> bool {
         !self.gpu_like
     }
 
@@ -592,40 +597,14 @@ impl Driver for Emu {
     }
 }
 
-/// cuBLAS's column-major product (`blas::reference_gemm`'s contract) with
-/// the `gemm` crate, batch by batch.
+/// cuBLAS's column-major product (`blas::reference_gemm`'s contract), each
+/// element one chain of fused multiply-adds as the simulator computes it
+/// (`driver::fma_gemm`), so the two backends give the same bits.
 ///
 /// # Safety
 /// The addresses hold `g`'s operands and output as `T`.
-unsafe fn column_major<T: 'static + Copy + From<u8>>(
-    g: &Gemm,
-    a: DevicePtr,
-    b: DevicePtr,
-    c: DevicePtr,
-) {
-    for t in 0..g.batch.max(0) as usize {
-        gemm::gemm(
-            g.m as usize,
-            g.n as usize,
-            g.k as usize,
-            (c as *mut T).add(t * g.stride_c as usize),
-            g.ldc as isize,
-            1,
-            false,
-            (a as *const T).add(t * g.stride_a as usize),
-            g.lda as isize,
-            1,
-            (b as *const T).add(t * g.stride_b as usize),
-            g.ldb as isize,
-            1,
-            T::from(0),
-            T::from(1),
-            false,
-            false,
-            false,
-            gemm::Parallelism::Rayon(0),
-        );
-    }
+unsafe fn column_major<T: FmaElement>(g: &Gemm, a: DevicePtr, b: DevicePtr, c: DevicePtr) {
+    fma_gemm::run(g, a as *const T, b as *const T, c as *mut T);
 }
 
 #[cfg(test)]
@@ -684,11 +663,11 @@ mod tests {
 
     #[test]
     fn products_keep_cublas_s_column_major_contract() {
-        use crate::runtime::cuda::blas::{reference_gemm, row_major};
+        use crate::runtime::cuda::blas::reference_gemm;
         let e = emu();
         let s = StreamHandle::default_of(0);
         // Two batches of [3, 4] @ [4, 2], the second operand broadcast.
-        let g = row_major(3, 4, 2, 2, 12, 0).unwrap();
+        let g = Gemm::row_major(3, 4, 2, 2, 12, 0).unwrap();
         let a: Vec<f64> = (0..24).map(|i| (i as f64 * 0.37).sin()).collect();
         let b: Vec<f64> = (0..8).map(|i| (i as f64 * 0.91).cos()).collect();
         let mut want = vec![0.0; 12];
