@@ -11,9 +11,10 @@
 use std::sync::{Arc, OnceLock};
 
 use cudash::runtime::alloc::{AllocError, CachingAllocator};
-use cudash::runtime::cuda::blas::{row_major, Blas};
+use cudash::runtime::cuda::blas::Blas;
 use cudash::runtime::cuda::driver::{CudaDevice, DriverSegments};
 use cudash::runtime::cuda::probe;
+use cudash::runtime::driver::Gemm;
 use cudash::runtime::op::factory::Distribution;
 use cudash::runtime::ops::factory;
 use cudash::runtime::ops::matmul::matmul;
@@ -216,7 +217,8 @@ fn cublas_products_match_the_simulator() {
             };
             let (pa, pb) = (up(&a), up(&b));
             let pc = d.alloc(batch * m * n * dt.size()).unwrap();
-            let g = row_major(m, k, n, batch, m * k, if shared_b { 0 } else { k * n }).unwrap();
+            let g =
+                Gemm::row_major(m, k, n, batch, m * k, if shared_b { 0 } else { k * n }).unwrap();
             // SAFETY: the three allocations hold the matrices `g` describes.
             unsafe { blas.gemm(dt, &g, pb, pa, pc, None) }.unwrap();
             d.synchronize().unwrap();
