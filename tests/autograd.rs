@@ -646,9 +646,10 @@ fn sgd_and_adam_update_parameters_as_pytorchs_formulas_do() {
 }
 
 #[test]
-fn out_of_memory_during_backward_leaves_the_graph_for_a_retry() {
-    // The graph frees what it saved only after a backward succeeds: after
-    // an OOM, `del` something and backward again.
+fn out_of_memory_during_backward_leaves_the_session_usable_as_pytorchs() {
+    // As in PyTorch, the nodes that ran before the OOM freed what they
+    // saved: the same backward again is the second-time error; free some
+    // memory and compute the forward again.
     let mut s = common::sim_session(1, 24 << 20);
     let src = "W = randn(1024, 1024, device=cuda, requires_grad=true)\nx = randn(256, 1024, device=cuda)\nloss = (x @ W).exp().sum()\nhog = zeros(3 * 2**20 + 2**19, device=cuda)";
     ok_in(&mut s, src);
@@ -656,7 +657,10 @@ fn out_of_memory_during_backward_leaves_the_graph_for_a_retry() {
     let e = o.error.expect("backward needs more memory than is left");
     assert_eq!(e.ename, "OutOfMemoryError", "{}", e.evalue);
     assert!(ok_in(&mut s, "print(W.grad is none)").contains("true"));
-    ok_in(&mut s, "del hog\nloss.backward()");
+    let (class, message) = common::err_in(&mut s, "del hog\nloss.backward()");
+    assert_eq!(class, "RuntimeError");
+    assert!(message.starts_with("Trying to backward through the graph a second time"));
+    ok_in(&mut s, "loss = (x @ W).exp().sum()\nloss.backward()");
     assert_eq!(ok_in(&mut s, "print(W.grad.shape)").trim(), "[1024, 1024]");
 }
 
@@ -671,8 +675,9 @@ fn a_gradient_goes_back_to_the_device_its_leaf_lives_on() {
     );
 }
 
-/// Ctrl-C stops a backward between nodes: the graph is intact (nothing is
-/// freed before a backward completes), so the same backward can run again.
+/// Ctrl-C stops a backward between nodes: the nodes that ran freed what
+/// they saved, and a product by a number saves nothing, so this backward
+/// can run again.
 #[test]
 fn an_interrupted_backward_can_run_again() {
     use std::sync::atomic::Ordering;
@@ -801,4 +806,62 @@ print(h.grad_fn)";
         assert_eq!(class, "RuntimeError", "{src}");
         assert!(message.contains(says), "{src}: {message}");
     }
+}
+
+/// PyTorch's engine frees a node's saved tensors as soon as the node has
+/// run (`release_variables`, unless `retain_graph`), before its gradients
+/// go on: with `W` a 4 MiB leaf and ten 1 MiB `exp`s after `x @ W`, the
+/// peak during backward is what is held (x, W, the ten saved results: 15
+/// MiB) plus two gradients in flight, 17 MiB; `W.grad` comes at the end,
+/// when the saved results are gone. Keeping the graph, all of them stay.
+#[test]
+fn memory_falls_during_backward_node_by_node_as_pytorchs() {
+    let chain = "x = randn(256, 1024, device=cuda)\n\
+        W = randn(1024, 1024, device=cuda, requires_grad=true)\n\
+        h = x @ W\nfor i in 0..10 { h = h.exp() }\nloss = h.sum()\n";
+    let mib = |s: &mut Session, expr: &str| -> f64 {
+        ok_in(s, &format!("{expr} / 2**20")).trim().parse().unwrap()
+    };
+    for backend in [BackendChoice::Sim, BackendChoice::Emu] {
+        for (retain, peak, after) in [(false, 17.0, 10.0), (true, 20.0, 19.0)] {
+            let mut s = session(backend);
+            ok_in(&mut s, chain);
+            let loss = 512.0 / (1 << 20) as f64;
+            assert_eq!(mib(&mut s, "memory_allocated(cuda)"), 15.0 + loss);
+            ok_in(
+                &mut s,
+                &format!("reset_peak_memory_stats(cuda)\nloss.backward(retain_graph={retain})"),
+            );
+            let what = format!("{backend:?}, retain_graph={retain}");
+            assert_eq!(
+                mib(&mut s, "max_memory_allocated(cuda)"),
+                peak + loss,
+                "{what}"
+            );
+            assert_eq!(
+                mib(&mut s, "memory_allocated(cuda)"),
+                after + loss,
+                "{what}"
+            );
+        }
+    }
+    // A second backward through the freed graph: PyTorch's words.
+    let mut s = session(BackendChoice::Sim);
+    ok_in(&mut s, chain);
+    ok_in(&mut s, "loss.backward()");
+    let o = s.execute("loss.backward()");
+    let e = o.error.expect("refused");
+    assert_eq!(
+        e.evalue,
+        "Trying to backward through the graph a second time (or directly access saved tensors \
+         after they have already been freed). Saved intermediate values of the graph are freed \
+         when you call .backward() or autograd.grad(). Specify retain_graph=True if you need to \
+         backward through the graph a second time or if you need to access saved tensors after \
+         calling backward."
+    );
+    assert!(
+        e.report.contains("ExpBackward0 freed what it saved"),
+        "{}",
+        e.report
+    );
 }

@@ -3,7 +3,10 @@
 //! (newest node first among the ready ones, as PyTorch's engine orders
 //! them), each input's gradient given the input's shape, dtype and
 //! device, and added to the `.grad` of the leaves. Without `retain_graph`
-//! the nodes free what they saved once the whole backward succeeded.
+//! a node frees what it saved as soon as it has run, before its gradients
+//! are handed on (PyTorch's `release_variables`), so memory falls during
+//! backward; a backward that fails half-way leaves the nodes that ran
+//! freed, and a second one through them is PyTorch's error.
 
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
@@ -111,7 +114,6 @@ pub fn backward(
 fn run(rt: &mut Runtime, root: Arc<Node>, gradient: Arc<Tensor>, retain: bool) -> R<()> {
     // Every node behind the root, and how many edges lead into each.
     let mut deps: HashMap<usize, usize> = HashMap::new();
-    let mut seen: Vec<Arc<Node>> = vec![Arc::clone(&root)];
     let mut stack = vec![Arc::clone(&root)];
     deps.insert(key(&root), 0);
     while let Some(n) = stack.pop() {
@@ -120,7 +122,6 @@ fn run(rt: &mut Runtime, root: Arc<Node>, gradient: Arc<Tensor>, retain: bool) -
                 let first = !deps.contains_key(&key(next));
                 *deps.entry(key(next)).or_insert(0) += 1;
                 if first {
-                    seen.push(Arc::clone(next));
                     stack.push(Arc::clone(next));
                 }
             }
@@ -154,7 +155,7 @@ fn run(rt: &mut Runtime, root: Arc<Node>, gradient: Arc<Tensor>, retain: bool) -
         rt.begin_op(node.name);
         let r = run_node(
             rt,
-            &node,
+            (&node, retain),
             g,
             &mut grads,
             &mut ready,
@@ -169,11 +170,6 @@ fn run(rt: &mut Runtime, root: Arc<Node>, gradient: Arc<Tensor>, retain: bool) -
     for s in leaf_streams {
         rt.wait_stream(ambient.on(s.device), s)?;
     }
-    if !retain {
-        for n in &seen {
-            n.release();
-        }
-    }
     Ok(())
 }
 
@@ -185,7 +181,7 @@ type Arrived = (Option<Arc<Tensor>>, Option<StreamKey>);
 /// stream) or accumulated into `.grad` (`leaf_streams` records where).
 fn run_node(
     rt: &mut Runtime,
-    node: &Arc<Node>,
+    (node, retain): (&Arc<Node>, bool),
     g: Arc<Tensor>,
     grads: &mut HashMap<usize, Arrived>,
     ready: &mut BinaryHeap<Ready>,
@@ -199,6 +195,9 @@ fn run_node(
     keep_retained(rt, node, &g)?;
     let computed = node.with_saved(|backward| backward.apply(rt, node, &g))?;
     drop(g);
+    if !retain {
+        node.release();
+    }
     for ((edge, input), grad) in node.next.iter().zip(&node.inputs).zip(computed) {
         let Some(grad) = grad else { continue };
         match edge {

@@ -584,14 +584,18 @@ impl Node {
         match lock(&self.backward).as_ref() {
             Some(b) => f(b),
             None => Err(Error::Autograd {
-                message: format!(
-                    "Trying to backward through the graph a second time (or directly access saved \
-                     tensors after they have already been freed); {} freed them at the first backward",
+                message: "Trying to backward through the graph a second time (or directly access \
+                          saved tensors after they have already been freed). Saved intermediate \
+                          values of the graph are freed when you call .backward() or \
+                          autograd.grad(). Specify retain_graph=True if you need to backward \
+                          through the graph a second time or if you need to access saved tensors \
+                          after calling backward."
+                    .into(),
+                help: format!(
+                    "{} freed what it saved when the first backward ran it: pass \
+                     `retain_graph=true` to that `backward()` to keep the graph for another",
                     self.name
                 ),
-                help: "pass `retain_graph=true` to the first `backward()` to keep the graph for \
-                       another"
-                    .into(),
             }),
         }
     }
@@ -610,8 +614,8 @@ impl Node {
         }
     }
 
-    /// Frees what the node saved (the end of a backward without
-    /// `retain_graph`). A node that saved nothing stays usable, as in
+    /// Frees what the node saved (right after it ran, in a backward without
+    /// `retain_graph`, as PyTorch's engine does). A node that saved nothing stays usable, as in
     /// PyTorch: only a backward that needs freed tensors is refused.
     pub fn release(&self) {
         let mut backward = lock(&self.backward);
