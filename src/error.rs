@@ -152,6 +152,10 @@ pub enum Error {
         sample: Option<usize>,
         error: Box<Error>,
     },
+    /// An error that knows where it was raised already: one a backward
+    /// hook's body raised, which ends the backward that called the hook.
+    #[error("{}", .0.error)]
+    Located(Box<Diagnostic>),
     /// Python or PyTorch written where cudash has its own form (`import
     /// torch`, `torch.zeros(2)`, `range(3)`, a `:` block): what it is here.
     #[error("{message}")]
@@ -239,6 +243,7 @@ impl Error {
             Error::ReadOnly { .. } => "AttributeError",
             Error::Spelling { class, .. } => class,
             Error::Worker { error, .. } => error.class(),
+            Error::Located(d) => d.error.class(),
         }
     }
 
@@ -273,6 +278,7 @@ impl Error {
             Error::Recursion { .. } => "one call too many".into(),
             Error::Unbound { .. } => "not assigned yet".into(),
             Error::Worker { error, .. } => error.label(),
+            Error::Located(d) => d.error.label(),
         }
     }
 
@@ -339,6 +345,7 @@ impl Error {
                  process: restart cudash (in Jupyter, restart the kernel)"
             )),
             Error::Worker { error, .. } => error.help(),
+            Error::Located(d) => d.error.help(),
             Error::IndexOutOfRange { size: 0, .. } | Error::IndexIntoEmpty => {
                 Some("the dimension has no elements, so no index is valid".into())
             }
@@ -346,6 +353,15 @@ impl Error {
                 "valid indices are 0..{size} (or -{size}..-1 counting from the end)"
             )),
             _ => None,
+        }
+    }
+
+    /// This error at `span`, unless it knows where it was raised already
+    /// (`Error::Located`).
+    pub fn at_or_where_raised(self, span: Span) -> Diagnostic {
+        match self {
+            Error::Located(d) => *d,
+            e => e.at(span),
         }
     }
 

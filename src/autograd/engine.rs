@@ -11,6 +11,7 @@
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
+use super::hooks::{self, Host};
 use super::meta::{meta, requires_grad};
 use super::node::{Edge, GradCell, InputMeta, Node};
 use super::ops::full_like;
@@ -59,7 +60,7 @@ pub fn saved_by(roots: &[&Tensor]) -> Vec<(usize, &'static str, Arc<Tensor>)> {
 /// Runs backward from `root` with `gradient` (ones for a one-element root
 /// when none is given).
 pub fn backward(
-    rt: &mut Runtime,
+    h: &mut dyn Host,
     root: &Arc<Tensor>,
     gradient: Option<Arc<Tensor>>,
     retain_graph: bool,
@@ -87,7 +88,7 @@ pub fn backward(
             }
             g
         }
-        None if root.numel() == 1 => full_like(rt, root, 1)?,
+        None if root.numel() == 1 => full_like(h.runtime(), root, 1)?,
         None => {
             return Err(Error::Autograd {
                 message: format!(
@@ -103,131 +104,236 @@ pub fn backward(
     let root_meta = meta(root).expect("a tensor that requires grad has a record");
     let Some((node, k)) = root_meta.grad_fn() else {
         let input = InputMeta::of(root);
-        let g = validate(rt, gradient, &input)?;
-        return accumulate(rt, root_meta.grad_cell(), g);
+        let g = validate(h.runtime(), gradient, &input)?;
+        return leaf_step(h, root_meta.grad_cell(), g);
     };
     // Nodes have one output for now: `k` is 0.
     debug_assert_eq!(k, 0);
-    run(rt, node, gradient, retain_graph)
+    run(h, node, gradient, retain_graph)
 }
 
-fn run(rt: &mut Runtime, root: Arc<Node>, gradient: Arc<Tensor>, retain: bool) -> R<()> {
-    // Every node behind the root, and how many edges lead into each.
+fn run(h: &mut dyn Host, root: Arc<Node>, gradient: Arc<Tensor>, retain: bool) -> R<()> {
+    // Every node and leaf behind the root, and how many edges lead into
+    // each: a leaf's `AccumulateGrad` counts its edges as any node does,
+    // so its gradient is final when the last one has arrived.
     let mut deps: HashMap<usize, usize> = HashMap::new();
     let mut stack = vec![Arc::clone(&root)];
     deps.insert(key(&root), 0);
     while let Some(n) = stack.pop() {
         for e in &n.next {
-            if let Edge::Node(next, _) = e {
-                let first = !deps.contains_key(&key(next));
-                *deps.entry(key(next)).or_insert(0) += 1;
-                if first {
-                    stack.push(Arc::clone(next));
+            match e {
+                Edge::Node(next, _) => {
+                    let first = !deps.contains_key(&key(next));
+                    *deps.entry(key(next)).or_insert(0) += 1;
+                    if first {
+                        stack.push(Arc::clone(next));
+                    }
                 }
+                Edge::Leaf(cell) => *deps.entry(leaf_key(cell)).or_insert(0) += 1,
+                Edge::None => {}
             }
         }
     }
     // The streams current when backward was called (the "ambient" ones):
     // the root's gradient is theirs, and they wait for the streams that
     // wrote `.grad`s at the end, so the call is ordered on them as any op.
-    let ambient = Streams::now(rt);
-    let mut grads: HashMap<usize, Arrived> = HashMap::new();
+    let ambient = Streams::now(h.runtime());
+    let mut w = Walk {
+        grads: HashMap::new(),
+        ready: BinaryHeap::new(),
+        deps,
+        leaf_streams: Vec::new(),
+        pushed: 0,
+    };
     let first = ambient.of(&gradient);
-    grads.insert(key(&root), (Some(gradient), first));
-    let mut ready = BinaryHeap::new();
-    ready.push(Ready(root.sequence, Arc::clone(&root)));
-    let mut leaf_streams: Vec<StreamKey> = Vec::new();
-    while let Some(Ready(_, node)) = ready.pop() {
-        if rt.interrupted() {
+    w.grads.insert(key(&root), (Some(gradient), first));
+    w.push(Task::Node(Arc::clone(&root)));
+    while let Some(Ready(_, _, task)) = w.ready.pop() {
+        if h.runtime().interrupted() {
             return Err(Error::Interrupted);
         }
-        let (g, from) = grads.remove(&key(&node)).unwrap_or((None, None));
-        let Some(g) = g else { continue };
-        // The node runs on its forward op's stream, after the work that made its gradient.
-        let entered = match node.stream {
-            Some(s) => {
-                cross(rt, &g, from, s)?;
-                Some(rt.enter_stream(s))
-            }
-            None => None,
-        };
-        // Its kernels are named after it on the timeline and in `profile`.
-        rt.begin_op(node.name);
-        let r = run_node(
-            rt,
-            (&node, retain),
-            g,
-            &mut grads,
-            &mut ready,
-            &mut deps,
-            &mut leaf_streams,
-        );
-        if let Some(saved) = entered {
-            rt.restore(saved);
+        match task {
+            Task::Leaf(cell) => w.accumulate_leaf(h, &cell)?,
+            Task::Node(node) => w.run_ready(h, &node, retain)?,
         }
-        r?;
     }
-    for s in leaf_streams {
-        rt.wait_stream(ambient.on(s.device), s)?;
+    for s in w.leaf_streams {
+        h.runtime().wait_stream(ambient.on(s.device), s)?;
     }
     Ok(())
+}
+
+fn leaf_key(cell: &Arc<GradCell>) -> usize {
+    Arc::as_ptr(cell) as usize
 }
 
 /// A node's gradient so far, and the stream that made it (None on the cpu).
 type Arrived = (Option<Arc<Tensor>>, Option<StreamKey>);
 
-/// One node's backward, on the stream the caller entered: its inputs'
-/// gradients handed on (added to what already arrived, on the consumer's
-/// stream) or accumulated into `.grad` (`leaf_streams` records where).
-fn run_node(
-    rt: &mut Runtime,
-    (node, retain): (&Arc<Node>, bool),
-    g: Arc<Tensor>,
-    grads: &mut HashMap<usize, Arrived>,
-    ready: &mut BinaryHeap<Ready>,
-    deps: &mut HashMap<usize, usize>,
-    leaf_streams: &mut Vec<StreamKey>,
-) -> R<()> {
-    let here = node.stream;
-    if let Some(s) = here.filter(|_| !lock(&node.retained).is_empty()) {
-        note(leaf_streams, s);
+/// What runs when ready: a node's backward, or a leaf's `AccumulateGrad`.
+enum Task {
+    Node(Arc<Node>),
+    Leaf(Arc<GradCell>),
+}
+
+/// One backward's state: the gradients arrived so far for each node and
+/// leaf (PyTorch's input buffers), the edges each still waits for, and
+/// what is ready to run.
+struct Walk {
+    grads: HashMap<usize, Arrived>,
+    ready: BinaryHeap<Ready>,
+    deps: HashMap<usize, usize>,
+    /// The streams that wrote `.grad`s, which the ambient ones wait for.
+    leaf_streams: Vec<StreamKey>,
+    /// Tasks made ready so far (ties run in the order they became ready).
+    pushed: u64,
+}
+
+impl Walk {
+    fn push(&mut self, task: Task) {
+        // A leaf's AccumulateGrad runs as soon as it is ready (PyTorch
+        // gives it the highest sequence number); nodes newest first.
+        let order = match &task {
+            Task::Leaf(_) => u64::MAX,
+            Task::Node(n) => n.sequence,
+        };
+        self.pushed += 1;
+        self.ready
+            .push(Ready(order, std::cmp::Reverse(self.pushed), task));
     }
-    keep_retained(rt, node, &g)?;
-    let computed = node.with_saved(|backward| backward.apply(rt, node, &g))?;
-    drop(g);
-    if !retain {
-        node.release();
-    }
-    for ((edge, input), grad) in node.next.iter().zip(&node.inputs).zip(computed) {
-        let Some(grad) = grad else { continue };
-        match edge {
-            Edge::None => {}
-            Edge::Leaf(m) => {
-                rt.begin_op("AccumulateGrad");
-                let grad = validate(rt, grad, input)?;
-                accumulate(rt, m, grad)?;
-                rt.begin_op(node.name);
-                if let Some(s) = here {
-                    note(leaf_streams, s);
-                }
+
+    /// A ready node: its backward on its forward op's stream, after the
+    /// work that made its gradient; with no gradient at all (every one
+    /// undefined), what it feeds is counted down all the same.
+    fn run_ready(&mut self, h: &mut dyn Host, node: &Arc<Node>, retain: bool) -> R<()> {
+        let (g, from) = self.grads.remove(&key(node)).unwrap_or((None, None));
+        let Some(g) = g else {
+            for edge in &node.next {
+                self.arrive(h.runtime(), edge, None, None)?;
             }
-            Edge::Node(next, _) => {
-                let grad = validate(rt, grad, input)?;
-                let slot = grads.entry(key(next)).or_insert((None, None));
-                *slot = match slot.0.take() {
-                    None => (Some(grad), here),
-                    Some(old) => (
-                        Some(add_on(rt, next.stream, (old, slot.1), (grad, here))?),
-                        next.stream.or(here),
-                    ),
-                };
-                let d = deps.get_mut(&key(next)).expect("every node was counted");
-                *d -= 1;
-                if *d == 0 {
-                    ready.push(Ready(next.sequence, Arc::clone(next)));
-                }
+            return Ok(());
+        };
+        let entered = match node.stream {
+            Some(s) => {
+                let rt = h.runtime();
+                cross(rt, &g, from, s)?;
+                Some(rt.enter_stream(s))
             }
+            None => None,
+        };
+        let r = self.run_node(h, (node, retain), g);
+        if let Some(saved) = entered {
+            h.runtime().restore(saved);
         }
+        r
+    }
+
+    /// One node's backward, on the stream the caller entered: its inputs'
+    /// gradients handed on (added to what already arrived, on the
+    /// consumer's stream). Without `retain`, what the node saved is freed
+    /// once its backward has run, before the gradients go on.
+    fn run_node(
+        &mut self,
+        h: &mut dyn Host,
+        (node, retain): (&Arc<Node>, bool),
+        g: Arc<Tensor>,
+    ) -> R<()> {
+        let here = node.stream;
+        // The output's hooks first, each on what the one before gave; then
+        // `retain_grad()` keeps the result (PyTorch runs it last).
+        let g = match node.hooks.is_empty() {
+            true => g,
+            false => hooks::run_tensor_hooks(h, &node.hooks, g)?,
+        };
+        if let Some(s) = here.filter(|_| !lock(&node.retained).is_empty()) {
+            note(&mut self.leaf_streams, s);
+        }
+        let rt = h.runtime();
+        // Its kernels are named after it on the timeline and in `profile`.
+        rt.begin_op(node.name);
+        keep_retained(rt, node, &g)?;
+        let computed = node.with_saved(|backward| backward.apply(rt, node, &g))?;
+        drop(g);
+        if !retain {
+            node.release();
+        }
+        let mut computed = computed.into_iter();
+        for (edge, input) in node.next.iter().zip(&node.inputs) {
+            let grad = match computed.next().flatten() {
+                Some(grad) if edge.is_some() => Some(validate(rt, grad, input)?),
+                _ => None,
+            };
+            self.arrive(rt, edge, grad, here)?;
+        }
+        Ok(())
+    }
+
+    /// A gradient (or none: undefined) arriving along `edge`, made on
+    /// stream `here`: added to what arrived before on the consumer's
+    /// stream, and the target counted down; ready once nothing more can
+    /// arrive.
+    fn arrive(
+        &mut self,
+        rt: &mut Runtime,
+        edge: &Edge,
+        grad: Option<Arc<Tensor>>,
+        here: Option<StreamKey>,
+    ) -> R<()> {
+        let (k, task, to) = match edge {
+            Edge::None => return Ok(()),
+            Edge::Leaf(cell) => (leaf_key(cell), Task::Leaf(Arc::clone(cell)), None),
+            Edge::Node(next, _) => (key(next), Task::Node(Arc::clone(next)), next.stream),
+        };
+        if let Some(grad) = grad {
+            let slot = self.grads.entry(k).or_insert((None, None));
+            *slot = match slot.0.take() {
+                None => (Some(grad), here),
+                Some(old) => {
+                    let on = to.or(here);
+                    (Some(add_on(rt, on, (old, slot.1), (grad, here))?), on)
+                }
+            };
+        }
+        let d = self
+            .deps
+            .get_mut(&k)
+            .expect("every node and leaf was counted");
+        *d -= 1;
+        if *d == 0 {
+            self.push(task);
+        }
+        Ok(())
+    }
+
+    /// A leaf's `AccumulateGrad`, once every gradient for it has arrived:
+    /// their sum added to its `.grad`, on the stream that made the sum.
+    fn accumulate_leaf(&mut self, h: &mut dyn Host, cell: &Arc<GradCell>) -> R<()> {
+        let (g, from) = self.grads.remove(&leaf_key(cell)).unwrap_or((None, None));
+        let Some(g) = g else { return Ok(()) };
+        let entered = from.map(|s| h.runtime().enter_stream(s));
+        let r = leaf_step(h, cell, g);
+        if let Some(saved) = entered {
+            h.runtime().restore(saved);
+        }
+        if let Some(s) = from {
+            note(&mut self.leaf_streams, s);
+        }
+        r
+    }
+}
+
+/// A leaf's `AccumulateGrad` with its final gradient `g`: the leaf's hooks
+/// on `g`, `g` added to `.grad`, then the post-accumulate hooks.
+fn leaf_step(h: &mut dyn Host, cell: &GradCell, g: Arc<Tensor>) -> R<()> {
+    let g = match cell.pre.is_empty() {
+        true => g,
+        false => hooks::run_tensor_hooks(h, &cell.pre, g)?,
+    };
+    let rt = h.runtime();
+    rt.begin_op("AccumulateGrad");
+    accumulate(rt, cell, g)?;
+    if !cell.post.is_empty() {
+        hooks::run_post_hooks(h, cell)?;
     }
     Ok(())
 }
@@ -304,12 +410,13 @@ impl Streams {
     }
 }
 
-/// A node ready to run, ordered by its sequence number (newest first).
-struct Ready(u64, Arc<Node>);
+/// A task ready to run, ordered by its sequence number (newest first),
+/// then by when it became ready.
+struct Ready(u64, std::cmp::Reverse<u64>, Task);
 
 impl PartialEq for Ready {
     fn eq(&self, other: &Ready) -> bool {
-        self.0 == other.0
+        (self.0, self.1) == (other.0, other.1)
     }
 }
 impl Eq for Ready {}
@@ -320,7 +427,7 @@ impl PartialOrd for Ready {
 }
 impl Ord for Ready {
     fn cmp(&self, other: &Ready) -> std::cmp::Ordering {
-        self.0.cmp(&other.0)
+        (self.0, self.1).cmp(&(other.0, other.1))
     }
 }
 

@@ -392,14 +392,19 @@ impl CheckedSaved for Saved {
     fn get(&self, node: &str) -> Result<&Arc<Tensor>, Error> {
         let now = self.tensor.version();
         if now != self.version {
-            let shape = crate::runtime::shape::fmt_shape(self.tensor.shape());
+            // As PyTorch 2.15 prints it (checked): `[torch.FloatTensor [2, 3]]`.
+            let t = &self.tensor;
+            let dims: Vec<String> = t.shape().iter().map(|d| d.to_string()).collect();
             let creator = creator(self, node);
             return Err(Error::Autograd {
                 message: format!(
                     "one of the variables needed for gradient computation has been modified by an \
-                     inplace operation: [{}{shape}]{creator} is at version {now}; expected version \
-                     {} instead",
-                    self.tensor.dtype(),
+                     inplace operation: [{} [{}]]{creator} is at version {now}; expected version \
+                     {} instead. Hint: enable anomaly detection to find the operation that failed \
+                     to compute its gradient, with torch.autograd.set_detect_anomaly(True, \
+                     check_nan=False).",
+                    t.dtype().torch_type(t.device().is_cuda()),
+                    dims.join(", "),
                     self.version
                 ),
                 help:

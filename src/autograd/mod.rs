@@ -9,6 +9,8 @@
 pub mod engine;
 pub mod formulas;
 pub mod functional;
+pub mod hook_list;
+pub mod hooks;
 pub mod inplace;
 pub mod losses;
 pub mod meta;

@@ -8,6 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use smallvec::SmallVec;
 
+use super::hook_list::Hooks;
 use crate::error::Error;
 use crate::runtime::lock::lock;
 use crate::runtime::op::binary::BinaryOp;
@@ -27,18 +28,24 @@ pub type Dims = SmallVec<[usize; 4]>;
 /// The gradients a node's backward gives its inputs (`None`: not wanted).
 pub type Grads = Vec<Option<Arc<Tensor>>>;
 
-/// A leaf's `.grad` (shared by the leaf's record and the edges to it, as
-/// PyTorch's `AccumulateGrad` node holds its variable).
+/// A leaf's `.grad` and its hooks (shared by the leaf's record and the
+/// edges to it, as PyTorch's `AccumulateGrad` node holds its variable).
 #[derive(Default)]
-pub struct GradCell(Mutex<Option<Arc<Tensor>>>);
+pub struct GradCell {
+    grad: Mutex<Option<Arc<Tensor>>>,
+    /// `register_hook` on the leaf: run on its gradient before it is added.
+    pub pre: Hooks,
+    /// `register_post_accumulate_grad_hook`: run once `.grad` is final.
+    pub post: Hooks,
+}
 
 impl GradCell {
     pub fn get(&self) -> Option<Arc<Tensor>> {
-        lock(&self.0).clone()
+        lock(&self.grad).clone()
     }
 
     pub fn set(&self, g: Option<Arc<Tensor>>) {
-        *lock(&self.0) = g;
+        *lock(&self.grad) = g;
     }
 }
 
@@ -544,6 +551,9 @@ pub struct Node {
     /// Non-leaf tensors of this node's output that keep their gradient
     /// (`retain_grad()`).
     pub retained: Mutex<Vec<std::sync::Weak<GradCell>>>,
+    /// `register_hook` on its output: run on the output's gradient before
+    /// the node runs (PyTorch's tensor pre-hooks).
+    pub hooks: Hooks,
 }
 
 impl std::fmt::Debug for Node {
@@ -569,6 +579,7 @@ impl Node {
             sequence: SEQUENCE.fetch_add(1, Ordering::Relaxed),
             backward: Mutex::new(Some(backward)),
             retained: Mutex::new(Vec::new()),
+            hooks: Hooks::default(),
         }
     }
 

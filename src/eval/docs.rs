@@ -66,6 +66,7 @@ impl Doc {
             Some("xs") => "list",
             Some("opt") => "optimizer",
             Some("sampler") => "sampler",
+            Some("h") => "handle",
             _ => "tensor",
         }
     }
@@ -387,6 +388,9 @@ docs! {
     Function Training "cross_entropy", "cross_entropy(input, target, ignore_index=-100, reduction=\"mean\")", "`nll_loss(log_softmax(input, dim=1), target)` for scores [N, C] and N class indices, as torch.nn.functional.cross_entropy computes it.", "logits = randn(3, 4, requires_grad=true)\nloss = cross_entropy(logits, tensor([0, 3, 1]))\nloss.backward()\nlogits.grad";
     Function Training "linear", "linear(input, weight, bias=none)", "`input @ weight.T + bias`, weight [out_features, in_features], as torch.nn.functional.linear; a matrix input with a bias is one `addmm` (`AddmmBackward0`, which keeps `input` and `weight` for backward).", "x = randn(64, 784)\nW = randn(256, 784, requires_grad=true)\nb = zeros(256, requires_grad=true)\nlinear(x, W, b).grad_fn";
     Function Training "dropout", "dropout(input, p=0.5, training=true)", "Zeroes each element with probability `p` and scales the rest by 1 / (1 - p), as torch.nn.functional.dropout; `input` itself when `training=false`. On a GPU the graph keeps a one-byte mask per element (`NativeDropoutBackward0`), on the cpu a noise tensor of the input's dtype (`MulBackward0`).", "seed(0)\ndropout(ones(8), p=0.5)";
+    Method Training "register_hook", "x.register_hook(hook)", "Calls `hook(grad)` when backward has computed `x`'s gradient, before it is used (a leaf's: before it is added to `.grad`); a tensor `hook` returns is used instead (same shape, dtype and device), none keeps it. Returns a handle: `h.remove()` takes the hook off.", "w = ones(2, requires_grad=true)\nfn double(g) { return g * 2 }\nh = w.register_hook(double)\n(w * 3).sum().backward()\nh.remove()\nw.grad";
+    Method Training "register_post_accumulate_grad_hook", "x.register_post_accumulate_grad_hook(hook)", "Calls `hook(x)` once backward has added the last gradient into the leaf `x`'s `.grad` (the moment an optimizer may step it). Returns a handle: `h.remove()` takes the hook off.", "w = ones(2, requires_grad=true)\nfn done(p) { print(p.grad) }\nh = w.register_post_accumulate_grad_hook(done)\n(w * w).sum().backward()";
+    Method Training "remove", "h.remove()", "Takes the hook `register_hook` (or `register_post_accumulate_grad_hook`) registered off; nothing when it is off already.", "w = ones(2, requires_grad=true)\nfn show(g) { print(g) }\nh = w.register_hook(show)\nh.remove()\nw.sum().backward()";
     Method Training "step", "opt.step()", "Updates every parameter that has a `.grad`, in place.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.5)\nw.sum().backward()\nopt.step()\nw";
     Method Training "zero_grad", "opt.zero_grad()", "Sets every parameter's `.grad` to none (as PyTorch 2's default), so the next backward starts afresh and the old gradients' memory is freed.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.5)\nw.sum().backward()\nopt.zero_grad()\nw.grad";
     Statement Training "no_grad", "no_grad { ... }", "Runs the block without recording autograd's graph: results do not require grad and nothing is saved for backward (PyTorch's `with torch.no_grad():`). Parameters may be changed in place inside it.", "w = ones(2, requires_grad=true)\nno_grad { y = w * 2 }\ny.requires_grad";
@@ -483,6 +487,7 @@ fn receiver_letter(doc: &Doc) -> &'static str {
         "list" => "xs",
         "optimizer" => "opt",
         "sampler" => "sampler",
+        "handle" => "h",
         _ => "x",
     }
 }

@@ -863,6 +863,7 @@ fn same(a: &Value, b: &Value) -> bool {
         (Value::MutList(x), Value::MutList(y)) => Arc::ptr_eq(x, y),
         (Value::Function(x), Value::Function(y)) => Arc::ptr_eq(x, y),
         (Value::Optimizer(x), Value::Optimizer(y)) => Arc::ptr_eq(x, y),
+        (Value::HookHandle(x), Value::HookHandle(y)) => Arc::ptr_eq(x, y),
         (Value::GradFn(x), Value::GradFn(y)) => Arc::ptr_eq(x, y),
         _ => equal(a, b),
     }

@@ -212,7 +212,7 @@ pub(super) fn backward(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bo
         None => None,
     };
     let retain = b.bool("retain_graph", false)?;
-    engine::backward(&mut me.rt, t, gradient, retain).map_err(|e| e.at(b.span))?;
+    engine::backward(me, t, gradient, retain).map_err(|e| e.at_or_where_raised(b.span))?;
     me.name_grads();
     Ok(Value::None)
 }

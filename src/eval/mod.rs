@@ -15,6 +15,7 @@ mod flow;
 pub mod function;
 mod globals;
 mod grad;
+mod hooks;
 mod literal;
 mod measure;
 mod memory;

@@ -77,6 +77,7 @@ pub fn repr(v: &Value) -> String {
         },
         Value::DataLoader(l) => l.describe(),
         Value::Sampler(s) => s.describe(),
+        Value::HookHandle(_) => "<torch.utils.hooks.RemovableHandle>".into(),
         Value::Enumerate(_) => "<enumerate object>".into(),
         Value::Optimizer(o) => {
             let o = crate::runtime::lock::lock(o);

@@ -55,6 +55,9 @@ pub enum Value {
     DataLoader(Arc<crate::data::loader::DataLoader>),
     /// `DistributedSampler(ds, num_replicas=2, rank=0)`.
     Sampler(Arc<crate::data::sampler::DistributedSampler>),
+    /// What `t.register_hook(f)` returns: `h.remove()` takes the hook off
+    /// (PyTorch's `RemovableHandle`).
+    HookHandle(Arc<crate::autograd::hooks::Handle>),
     /// `enumerate(xs, start=0)`: what `for i, x in` iterates, counting from
     /// `start` (lazily over a DataLoader, whose batches are made as asked).
     Enumerate(Arc<(Value, i64)>),
@@ -123,6 +126,7 @@ impl Value {
             },
             Value::DataLoader(_) => "a DataLoader",
             Value::Sampler(_) => "a DistributedSampler",
+            Value::HookHandle(_) => "a hook handle",
             Value::Enumerate(_) => "an enumerate object",
         }
     }
@@ -146,6 +150,7 @@ impl Value {
             Value::Dataset(_) => "dataset",
             Value::DataLoader(_) => "dataloader",
             Value::Sampler(_) => "sampler",
+            Value::HookHandle(_) => "handle",
             Value::Enumerate(_) => "enumerate",
         }
     }

@@ -36,6 +36,22 @@ impl DType {
         }
     }
 
+    /// The legacy tensor type PyTorch names in messages and `x.type()`:
+    /// `torch.FloatTensor`, `torch.cuda.HalfTensor`.
+    pub fn torch_type(self, cuda: bool) -> String {
+        let kind = match self {
+            DType::F32 => "Float",
+            DType::F64 => "Double",
+            DType::F16 => "Half",
+            DType::BF16 => "BFloat16",
+            DType::I32 => "Int",
+            DType::I64 => "Long",
+            DType::Bool => "Bool",
+        };
+        let cuda = if cuda { "cuda." } else { "" };
+        format!("torch.{cuda}{kind}Tensor")
+    }
+
     pub fn from_name(name: &str) -> Option<DType> {
         DType::ALL.into_iter().find(|d| d.name() == name)
     }

@@ -39,6 +39,7 @@ enum Member {
     ListMethod(Call<list::List>),
     OptimizerMethod(Call<Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>>),
     SamplerMethod(Call<Arc<crate::data::sampler::DistributedSampler>>),
+    HandleMethod(Call<Arc<crate::autograd::hooks::Handle>>),
 }
 
 impl Member {
@@ -50,6 +51,7 @@ impl Member {
             Member::ListMethod(_) => "list",
             Member::OptimizerMethod(_) => "optimizer",
             Member::SamplerMethod(_) => "sampler",
+            Member::HandleMethod(_) => "handle",
         }
     }
 
@@ -207,6 +209,12 @@ static MEMBERS: &[(&str, Member)] = {
         ("requires_grad_", TensorMethod(grad::requires_grad_)),
         ("detach", TensorMethod(grad::detach)),
         ("retain_grad", TensorMethod(grad::retain_grad)),
+        ("register_hook", TensorMethod(super::hooks::register_hook)),
+        (
+            "register_post_accumulate_grad_hook",
+            TensorMethod(super::hooks::register_hook),
+        ),
+        ("remove", HandleMethod(super::hooks::remove)),
         ("step", OptimizerMethod(grad::step)),
         ("zero_grad", OptimizerMethod(grad::zero_grad)),
         ("set_epoch", SamplerMethod(super::data::set_epoch)),
@@ -252,6 +260,7 @@ impl Interp {
             (Some(Member::ListMethod(f)), Value::MutList(xs)) => f(self, doc.name, xs, &b),
             (Some(Member::OptimizerMethod(f)), Value::Optimizer(o)) => f(self, doc.name, o, &b),
             (Some(Member::SamplerMethod(f)), Value::Sampler(s)) => f(self, doc.name, s, &b),
+            (Some(Member::HandleMethod(f)), Value::HookHandle(h)) => f(self, doc.name, h, &b),
             _ => Err(unwired(recv.kind(), doc.name).at(span)),
         }?;
         if watch {

@@ -255,17 +255,8 @@ pub(super) fn data_ptr(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, _: &Bou
 /// name for its type (`torch.cuda.FloatTensor`).
 pub(super) fn type_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let Some(dtype) = b.dtype("dtype")? else {
-        let kind = match t.dtype() {
-            DType::F32 => "Float",
-            DType::F64 => "Double",
-            DType::F16 => "Half",
-            DType::BF16 => "BFloat16",
-            DType::I32 => "Int",
-            DType::I64 => "Long",
-            DType::Bool => "Bool",
-        };
-        let cuda = if t.device().is_cuda() { "cuda." } else { "" };
-        return Ok(Value::Str(Arc::new(format!("torch.{cuda}{kind}Tensor"))));
+        let name = t.dtype().torch_type(t.device().is_cuda());
+        return Ok(Value::Str(Arc::new(name)));
     };
     if t.dtype() == dtype {
         return Ok(Value::Tensor(Arc::clone(t)));

@@ -1,0 +1,50 @@
+//! The hooks registered at one place of a graph (a node's output, a
+//! leaf), in registration order: the data `node.rs` holds; `hooks.rs`
+//! registers, removes and runs them.
+
+use std::any::Any;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, Weak};
+
+use crate::runtime::lock::lock;
+use crate::runtime::Tensor;
+
+/// A hook's function, as the interpreter keeps it.
+pub type HookFn = Arc<dyn Any + Send + Sync>;
+
+static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+
+/// One registered hook.
+#[derive(Clone)]
+pub struct Hook {
+    id: u64,
+    pub f: HookFn,
+    /// The parameter a post-accumulate hook is called with (weak: the
+    /// parameter's record holds its hooks).
+    pub param: Option<Weak<Tensor>>,
+}
+
+/// The hooks of one place, in the order they were registered.
+#[derive(Default)]
+pub struct Hooks(Mutex<Vec<Hook>>);
+
+impl Hooks {
+    pub(super) fn add(&self, f: HookFn, param: Option<Weak<Tensor>>) -> u64 {
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        lock(&self.0).push(Hook { id, f, param });
+        id
+    }
+
+    pub(super) fn remove(&self, id: u64) {
+        lock(&self.0).retain(|h| h.id != id);
+    }
+
+    /// The hooks now (a hook may register or remove hooks while it runs).
+    pub fn list(&self) -> Vec<Hook> {
+        lock(&self.0).clone()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        lock(&self.0).is_empty()
+    }
+}

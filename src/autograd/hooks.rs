@@ -1,0 +1,197 @@
+//! Backward hooks, as PyTorch's: `t.register_hook(f)` runs `f(grad)` when
+//! `t`'s gradient has been computed, before it is used (a non-leaf's before
+//! its node runs, a leaf's before `AccumulateGrad` adds it to `.grad`), and
+//! `f` may give a gradient to use instead; `p.register_post_accumulate_grad_hook(f)`
+//! runs `f(p)` once `p.grad` is final. Each registration gives a handle
+//! whose `remove()` takes the hook off. The engine calls hooks through
+//! [`Host`], which the interpreter implements (hooks are its functions).
+
+use std::sync::{Arc, Weak};
+
+pub use super::hook_list::{Hook, HookFn, Hooks};
+use super::node::{GradCell, Node};
+use crate::error::Error;
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::Tensor;
+
+/// Where a hook was registered: the weak link its handle removes it through.
+enum Place {
+    /// A non-leaf tensor's: the node that made it.
+    Node(Weak<Node>),
+    /// A leaf's `register_hook`.
+    Leaf(Weak<GradCell>),
+    /// A leaf's `register_post_accumulate_grad_hook`.
+    LeafPost(Weak<GradCell>),
+}
+
+/// What `register_hook` returns (PyTorch's `RemovableHandle`).
+pub struct Handle {
+    place: Place,
+    id: u64,
+}
+
+impl std::fmt::Debug for Handle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<RemovableHandle {}>", self.id)
+    }
+}
+
+impl Handle {
+    /// Takes the hook off; nothing when it is off already or its graph is gone.
+    pub fn remove(&self) {
+        match &self.place {
+            Place::Node(n) => {
+                if let Some(n) = n.upgrade() {
+                    n.hooks.remove(self.id);
+                }
+            }
+            Place::Leaf(c) => {
+                if let Some(c) = c.upgrade() {
+                    c.pre.remove(self.id);
+                }
+            }
+            Place::LeafPost(c) => {
+                if let Some(c) = c.upgrade() {
+                    c.post.remove(self.id);
+                }
+            }
+        }
+    }
+}
+
+/// `t.register_hook(f)`: on the node that made `t`, or on the leaf's cell.
+pub fn register(t: &Tensor, f: HookFn) -> Result<Handle, Error> {
+    let m = super::meta::meta(t)
+        .filter(|m| m.requires_grad())
+        .ok_or_else(|| Error::Autograd {
+            message: "cannot register a hook on a tensor that doesn't require gradient".into(),
+            help: "hooks see gradients: make the tensor require grad (`requires_grad=true`), \
+                   or register the hook on one computed from tensors that do"
+                .into(),
+        })?;
+    Ok(match m.grad_fn() {
+        Some((node, _)) => Handle {
+            id: node.hooks.add(f, None),
+            place: Place::Node(Arc::downgrade(&node)),
+        },
+        None => {
+            let cell = m.grad_cell();
+            Handle {
+                id: cell.pre.add(f, None),
+                place: Place::Leaf(Arc::downgrade(cell)),
+            }
+        }
+    })
+}
+
+/// `p.register_post_accumulate_grad_hook(f)`: leaves only, as PyTorch.
+pub fn register_post_accumulate(p: &Arc<Tensor>, f: HookFn) -> Result<Handle, Error> {
+    let m = super::meta::meta(p)
+        .filter(|m| m.requires_grad())
+        .ok_or_else(|| Error::Autograd {
+            message: "cannot register a hook on a tensor that doesn't require gradient".into(),
+            help: "the hook runs when the parameter's `.grad` is final: make it require grad"
+                .into(),
+        })?;
+    if m.grad_fn().is_some() {
+        return Err(Error::Autograd {
+            message: "post accumulate grad hooks cannot be registered on non-leaf tensors".into(),
+            help:
+                "a non-leaf has no `.grad` to accumulate: use `register_hook` to see its gradient"
+                    .into(),
+        });
+    }
+    let cell = m.grad_cell();
+    Ok(Handle {
+        id: cell.post.add(f, Some(Arc::downgrade(p))),
+        place: Place::LeafPost(Arc::downgrade(cell)),
+    })
+}
+
+/// What the engine asks of whoever runs backward: the runtime, and calls
+/// of the hooks' functions.
+pub trait Host {
+    fn runtime(&mut self) -> &mut Runtime;
+
+    /// `f(grad)`: a gradient to use instead (checked by [`check_result`]),
+    /// or None to keep `grad`. An error raised in the hook's body comes
+    /// back as `Error::Located`, where it was raised.
+    fn tensor_hook(&mut self, f: &HookFn, grad: &Arc<Tensor>)
+        -> Result<Option<Arc<Tensor>>, Error>;
+
+    /// `f(param)`, once `param.grad` is final.
+    fn post_accumulate_hook(&mut self, f: &HookFn, param: &Arc<Tensor>) -> Result<(), Error>;
+}
+
+/// Backward with no hooks to call: the runtime alone (a backward the
+/// runtime's own features run).
+impl Host for Runtime {
+    fn runtime(&mut self) -> &mut Runtime {
+        self
+    }
+
+    fn tensor_hook(&mut self, _: &HookFn, _: &Arc<Tensor>) -> Result<Option<Arc<Tensor>>, Error> {
+        Ok(None)
+    }
+
+    fn post_accumulate_hook(&mut self, _: &HookFn, _: &Arc<Tensor>) -> Result<(), Error> {
+        Ok(())
+    }
+}
+
+/// Runs `hooks` on `grad` in order, each on what the one before gave.
+pub fn run_tensor_hooks(
+    h: &mut dyn Host,
+    hooks: &Hooks,
+    grad: Arc<Tensor>,
+) -> Result<Arc<Tensor>, Error> {
+    let mut grad = grad;
+    for hook in hooks.list() {
+        if let Some(g) = h.tensor_hook(&hook.f, &grad)? {
+            grad = g;
+        }
+    }
+    Ok(grad)
+}
+
+/// Runs a leaf's post-accumulate hooks (their parameters still alive).
+pub fn run_post_hooks(h: &mut dyn Host, cell: &GradCell) -> Result<(), Error> {
+    for hook in cell.post.list() {
+        if let Some(p) = hook.param.as_ref().and_then(Weak::upgrade) {
+            h.post_accumulate_hook(&hook.f, &p)?;
+        }
+    }
+    Ok(())
+}
+
+/// PyTorch's check of what a hook named `name` gave for `original`
+/// (`check_variable_result`): the same type, device kind and size, in
+/// PyTorch 2.15's words (checked).
+pub fn check_result(original: &Tensor, result: &Tensor, name: &str) -> Result<(), Error> {
+    let message = if original.dtype() != result.dtype()
+        || original.device().is_cuda() != result.device().is_cuda()
+    {
+        format!(
+            "hook '{name}' has changed the type of value (was {} got {})",
+            original.dtype().torch_type(original.device().is_cuda()),
+            result.dtype().torch_type(result.device().is_cuda())
+        )
+    } else if original.shape() != result.shape() {
+        format!("hook '{name}' has changed the size of value")
+    } else if original.device() != result.device() {
+        // The engine's own check of each gradient (`validate_outputs`).
+        format!(
+            "invalid gradient at index 0 - expected device {} but got {}",
+            original.device(),
+            result.device()
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Error::Autograd {
+        message,
+        help: "a hook returns none (keep the gradient) or a tensor of the gradient's shape, \
+               dtype and device"
+            .into(),
+    })
+}

@@ -1,0 +1,132 @@
+//! Backward hooks from the language: `x.register_hook(f)`,
+//! `p.register_post_accumulate_grad_hook(f)`, `h.remove()`, and the
+//! interpreter as the engine's [`Host`], calling the hooks' functions
+//! while backward runs (autograd's `hooks.rs` has what they do).
+
+use std::sync::Arc;
+
+use super::args::{ArgVal, Bound};
+use super::{Interp, Value};
+use crate::autograd::hooks::{self, Handle, HookFn, Host};
+use crate::error::{Diagnostic, Error};
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::Tensor;
+
+type Out = Result<Value, Diagnostic>;
+
+/// `x.register_hook(hook)` and `x.register_post_accumulate_grad_hook(hook)`:
+/// `hook` a function of one parameter.
+pub(super) fn register_hook(_: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let (v, span) = b.get("hook").ok_or_else(|| {
+        Error::value("internal error: the hook is a required argument").at(b.span)
+    })?;
+    let f = match v {
+        Value::Function(f) if f.def.params.len() == 1 => Arc::clone(f),
+        Value::Function(f) => {
+            return Err(Error::value_help(
+                format!(
+                    "a hook takes one argument (the gradient{}), but `{}` takes {}",
+                    if name == "register_hook" {
+                        ""
+                    } else {
+                        "'s parameter"
+                    },
+                    f.name(),
+                    f.def.params.len()
+                ),
+                "define it with one parameter: `fn hook(g) { ... }`",
+            )
+            .at(*span))
+        }
+        other => {
+            return Err(
+                Error::wrong_type("a hook", "a function (`fn`)", other.type_name()).at(*span),
+            )
+        }
+    };
+    let f: HookFn = f;
+    let handle = match name {
+        "register_hook" => hooks::register(t, f),
+        _ => hooks::register_post_accumulate(t, f),
+    }
+    .map_err(|e| e.at(b.span))?;
+    Ok(Value::HookHandle(Arc::new(handle)))
+}
+
+/// `h.remove()`.
+pub(super) fn remove(_: &mut Interp, _: &'static str, h: &Arc<Handle>, _: &Bound) -> Out {
+    h.remove();
+    Ok(Value::None)
+}
+
+/// A value's type as Python names it (`int`), for PyTorch's message.
+fn python_type(v: &Value) -> &'static str {
+    match v {
+        Value::Int(_) => "int",
+        Value::Float(_) => "float",
+        Value::Bool(_) => "bool",
+        Value::Str(_) => "str",
+        Value::List(_) | Value::MutList(_) => "list",
+        Value::Dict(_) => "dict",
+        _ => "object",
+    }
+}
+
+/// The function a hook holds (hooks are registered from the language only).
+fn function(f: &HookFn) -> Arc<super::value::Function> {
+    Arc::clone(f)
+        .downcast::<super::value::Function>()
+        .unwrap_or_else(|_| unreachable!("a hook is a function of the session"))
+}
+
+impl Interp {
+    /// `f(arg)` as backward calls a hook: nothing recorded (backward runs
+    /// without grad mode, as PyTorch's does without `create_graph`); an
+    /// error raised in its body ends the backward, shown where it was raised.
+    fn call_hook(&mut self, f: &Arc<super::value::Function>, arg: Value) -> Result<Value, Error> {
+        let span = f.def.name.span;
+        let arg = ArgVal {
+            keyword: None,
+            value: arg,
+            span,
+        };
+        let mode = std::mem::replace(&mut self.grad, crate::autograd::Mode { enabled: false });
+        let r = self.call_function(Arc::clone(f), vec![arg], span);
+        self.grad = mode;
+        r.map_err(|d| Error::Located(Box::new(d)))
+    }
+}
+
+impl Host for Interp {
+    fn runtime(&mut self) -> &mut Runtime {
+        &mut self.rt
+    }
+
+    fn tensor_hook(
+        &mut self,
+        f: &HookFn,
+        grad: &Arc<Tensor>,
+    ) -> Result<Option<Arc<Tensor>>, Error> {
+        let f = function(f);
+        match self.call_hook(&f, Value::Tensor(Arc::clone(grad)))? {
+            Value::None => Ok(None),
+            Value::Tensor(t) => {
+                hooks::check_result(grad, &t, f.name())?;
+                Ok(Some(t))
+            }
+            other => Err(Error::Call {
+                message: format!(
+                    "expected Variable, but hook returned '{}'",
+                    python_type(&other)
+                ),
+                signature: format!("fn {}(g) {{ return a tensor like g, or none }}", f.name()),
+            }),
+        }
+    }
+
+    fn post_accumulate_hook(&mut self, f: &HookFn, param: &Arc<Tensor>) -> Result<(), Error> {
+        let f = function(f);
+        self.call_hook(&f, Value::Tensor(Arc::clone(param)))?;
+        Ok(())
+    }
+}
