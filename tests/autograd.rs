@@ -1005,3 +1005,65 @@ fn the_version_error_is_pytorchs_word_for_word() {
     );
     assert!(m.contains("[torch.cuda.FloatTensor [2, 3]]"), "{m}");
 }
+
+/// `grad` and `backward` of several tensors as torch.autograd's (values
+/// checked against PyTorch 2.15): `grad` touches no `.grad` and runs only
+/// the graph between outputs and inputs, so what lies below an input keeps
+/// what it saved for a later backward.
+#[test]
+fn autograd_grad_and_backward_of_several_roots_as_pytorchs() {
+    for backend in [BackendChoice::Sim, BackendChoice::Emu] {
+        let mut s = session(backend);
+        let d = if backend == BackendChoice::Sim {
+            "cpu"
+        } else {
+            "cuda"
+        };
+        let out = ok_in(
+            &mut s,
+            &format!(
+                "w = tensor([1., 2.], requires_grad=true, device={d})\n\
+                 v = tensor([3., 4.], requires_grad=true, device={d})\n\
+                 print(grad((w * w * v).sum(), [w])[0].tolist(), w.grad is none)\n\
+                 h = w.exp()\nz = (h * h).sum()\nprint(grad(z, h)[0].tolist())\n\
+                 h.sum().backward()\nprint(w.grad.tolist())\n\
+                 u = ones(2, requires_grad=true)\n\
+                 r = grad((w * 2).sum(), [w, u], allow_unused=true)\nprint(r[0].tolist(), r[1])\n\
+                 w.grad = none\nbackward([w * 2, (v * 3).sum()], [ones(2, device={d}), none])\n\
+                 print(w.grad.tolist(), v.grad.tolist())"
+            ),
+        );
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines[0], "[6.0, 16.0] true", "{backend:?}");
+        let close = |line: &str, want: &[f64]| {
+            let got: Vec<f64> = line
+                .trim_matches(|c| c == '[' || c == ']')
+                .split(", ")
+                .map(|x| x.parse().unwrap())
+                .collect();
+            assert!(
+                got.iter().zip(want).all(|(a, b)| (a - b).abs() < 1e-4),
+                "{line}"
+            );
+        };
+        close(lines[1], &[5.4366, 14.7781]);
+        close(lines[2], &[std::f64::consts::E, 7.3891]);
+        assert_eq!(lines[3], "[2.0, 2.0] none");
+        assert_eq!(lines[4], "[2.0, 2.0] [3.0, 3.0]");
+    }
+    let (_, m) = err(
+        "w = ones(2, requires_grad=true)\ngrad((w * 2).sum(), [w, ones(2, requires_grad=true)])",
+    );
+    assert_eq!(
+        m,
+        "One of the differentiated Tensors appears to not have been used in the graph. Set \
+         allow_unused=True if this is the desired behavior."
+    );
+    let (_, m) = err("w = ones(2, requires_grad=true)\ngrad((w * 2).sum(), [ones(2)])");
+    assert_eq!(m, "One of the differentiated Tensors does not require grad");
+    let (_, m) = err("w = ones(2, requires_grad=true)\nbackward([(w * 2).sum(), ones(2)])");
+    assert_eq!(
+        m,
+        "element 1 of tensors does not require grad and does not have a grad_fn"
+    );
+}

@@ -8,7 +8,7 @@
 //! backward; a backward that fails half-way leaves the nodes that ran
 //! freed, and a second one through them is PyTorch's error.
 
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 use std::sync::Arc;
 
 use super::hooks::{self, Host};
@@ -58,96 +58,203 @@ pub fn saved_by(roots: &[&Tensor]) -> Vec<(usize, &'static str, Arc<Tensor>)> {
 }
 
 /// Runs backward from `root` with `gradient` (ones for a one-element root
-/// when none is given).
+/// when none is given), adding into the `.grad` of the leaves.
 pub fn backward(
     h: &mut dyn Host,
     root: &Arc<Tensor>,
     gradient: Option<Arc<Tensor>>,
     retain_graph: bool,
 ) -> R<()> {
-    if !requires_grad(root) {
+    backward_many(h, std::slice::from_ref(root), vec![gradient], retain_graph)
+}
+
+/// `autograd.backward(tensors, grad_tensors)`: one backward from several
+/// roots at once (PyTorch's `GraphRoot`), each with its gradient.
+pub fn backward_many(
+    h: &mut dyn Host,
+    roots: &[Arc<Tensor>],
+    gradients: Vec<Option<Arc<Tensor>>>,
+    retain_graph: bool,
+) -> R<()> {
+    let starts = starts(h, roots, gradients)?;
+    run(h, starts, retain_graph, None).map(|_| ())
+}
+
+/// `autograd.grad(outputs, inputs, grad_outputs)`: the gradients of the
+/// outputs with respect to `inputs`, leaving every `.grad` as it is. Only
+/// the nodes on a path to an input run, as PyTorch's engine does; an input
+/// the outputs do not depend on gets none with `allow_unused`, else
+/// PyTorch's error.
+pub fn grad(
+    h: &mut dyn Host,
+    (outputs, gradients): (&[Arc<Tensor>], Vec<Option<Arc<Tensor>>>),
+    inputs: &[Arc<Tensor>],
+    retain_graph: bool,
+    allow_unused: bool,
+) -> R<Vec<Option<Arc<Tensor>>>> {
+    let mut targets = HashMap::new();
+    for (i, x) in inputs.iter().enumerate() {
+        let m = meta(x)
+            .filter(|m| m.requires_grad())
+            .ok_or_else(|| Error::Autograd {
+                message: "One of the differentiated Tensors does not require grad".into(),
+                help: "every input of `grad` must require grad (a leaf made with \
+                   `requires_grad=true`, or a tensor computed from one)"
+                    .into(),
+            })?;
+        let k = match m.grad_fn() {
+            Some((node, _)) => key(&node),
+            None => leaf_key(m.grad_cell()),
+        };
+        targets.entry(k).or_insert_with(Vec::new).push(i);
+    }
+    let starts = starts(h, outputs, gradients)?;
+    let found = run(h, starts, retain_graph, Some((targets, inputs.len())))?;
+    if !allow_unused && found.iter().any(Option::is_none) {
         return Err(Error::Autograd {
-            message: "element 0 of tensors does not require grad and does not have a grad_fn"
+            message: "One of the differentiated Tensors appears to not have been used in the \
+                      graph. Set allow_unused=True if this is the desired behavior."
                 .into(),
-            help: "make a leaf require grad (`requires_grad=true` where it is made, or \
-                   `x.requires_grad_()`), and compute outside `no_grad { }`"
+            help: "pass `allow_unused=true` to get none for an input the outputs do not depend on"
                 .into(),
         });
     }
-    let gradient = match gradient {
-        Some(g) => {
-            if g.shape() != root.shape() {
-                return Err(Error::Autograd {
-                    message: format!(
-                        "Mismatch in shape: grad_output[0] has a shape of {} and output[0] has a shape of {}",
-                        fmt_shape(g.shape()),
-                        fmt_shape(root.shape())
-                    ),
-                    help: "give `backward(gradient)` a tensor of the output's shape".into(),
-                });
-            }
-            g
-        }
-        None if root.numel() == 1 => full_like(h.runtime(), root, 1)?,
-        None => {
-            return Err(Error::Autograd {
-                message: format!(
-                "grad can be implicitly created only for scalar outputs (this one has shape {})",
-                fmt_shape(root.shape())
-            ),
-                help: "reduce it first (`y.sum().backward()`), or pass the gradient: \
-                       `y.backward(ones_like(y))`"
-                    .into(),
-            })
-        }
-    };
-    let root_meta = meta(root).expect("a tensor that requires grad has a record");
-    let Some((node, k)) = root_meta.grad_fn() else {
-        let input = InputMeta::of(root);
-        let g = validate(h.runtime(), gradient, &input)?;
-        return leaf_step(h, root_meta.grad_cell(), g);
-    };
-    // Nodes have one output for now: `k` is 0.
-    debug_assert_eq!(k, 0);
-    run(h, node, gradient, retain_graph)
+    Ok(found)
 }
 
-fn run(h: &mut dyn Host, root: Arc<Node>, gradient: Arc<Tensor>, retain: bool) -> R<()> {
-    // Every node and leaf behind the root, and how many edges lead into
-    // each: a leaf's `AccumulateGrad` counts its edges as any node does,
-    // so its gradient is final when the last one has arrived.
-    let mut deps: HashMap<usize, usize> = HashMap::new();
-    let mut stack = vec![Arc::clone(&root)];
-    deps.insert(key(&root), 0);
-    while let Some(n) = stack.pop() {
-        for e in &n.next {
-            match e {
-                Edge::Node(next, _) => {
-                    let first = !deps.contains_key(&key(next));
-                    *deps.entry(key(next)).or_insert(0) += 1;
-                    if first {
-                        stack.push(Arc::clone(next));
-                    }
+/// Where a backward starts: each root's node (or leaf) and its gradient,
+/// checked as PyTorch checks them.
+fn starts(
+    h: &mut dyn Host,
+    roots: &[Arc<Tensor>],
+    gradients: Vec<Option<Arc<Tensor>>>,
+) -> R<Vec<(Edge, Arc<Tensor>)>> {
+    if gradients.len() != roots.len() {
+        return Err(Error::Autograd {
+            message: format!(
+                "grad can be implicitly created only for scalar outputs; got {} gradients for {} \
+                 tensors",
+                gradients.len(),
+                roots.len()
+            ),
+            help: "give one gradient per tensor (none for a one-element tensor)".into(),
+        });
+    }
+    let mut out = Vec::with_capacity(roots.len());
+    for (i, (root, gradient)) in roots.iter().zip(gradients).enumerate() {
+        if !requires_grad(root) {
+            return Err(Error::Autograd {
+                message: format!(
+                    "element {i} of tensors does not require grad and does not have a grad_fn"
+                ),
+                help: "make a leaf require grad (`requires_grad=true` where it is made, or \
+                       `x.requires_grad_()`), and compute outside `no_grad { }`"
+                    .into(),
+            });
+        }
+        let gradient = match gradient {
+            Some(g) => {
+                if g.shape() != root.shape() {
+                    return Err(Error::Autograd {
+                        message: format!(
+                            "Mismatch in shape: grad_output[{i}] has a shape of {} and output[{i}] has a shape of {}",
+                            fmt_shape(g.shape()),
+                            fmt_shape(root.shape())
+                        ),
+                        help: "give `backward(gradient)` a tensor of the output's shape".into(),
+                    });
                 }
-                Edge::Leaf(cell) => *deps.entry(leaf_key(cell)).or_insert(0) += 1,
-                Edge::None => {}
+                g
+            }
+            None if root.numel() == 1 => full_like(h.runtime(), root, 1)?,
+            None => {
+                return Err(Error::Autograd {
+                    message: format!(
+                        "grad can be implicitly created only for scalar outputs (this one has shape {})",
+                        fmt_shape(root.shape())
+                    ),
+                    help: "reduce it first (`y.sum().backward()`), or pass the gradient: \
+                           `y.backward(ones_like(y))`"
+                        .into(),
+                })
+            }
+        };
+        let m = meta(root).expect("a tensor that requires grad has a record");
+        let edge = match m.grad_fn() {
+            // Nodes have one output for now: `k` is 0.
+            Some((node, k)) => Edge::Node(node, k),
+            None => {
+                let g = validate(h.runtime(), gradient, &InputMeta::of(root))?;
+                out.push((Edge::Leaf(Arc::clone(m.grad_cell())), g));
+                continue;
+            }
+        };
+        out.push((edge, gradient));
+    }
+    Ok(out)
+}
+
+/// What `grad` asks for: the inputs' keys (a node's or a leaf's), each
+/// with the positions of the inputs it is, and how many inputs there are.
+type Targets = (HashMap<usize, Vec<usize>>, usize);
+
+/// For `grad`: each input key's positions, and the gradients found so far.
+type Found = (HashMap<usize, Vec<usize>>, Vec<Option<Arc<Tensor>>>);
+
+fn run(
+    h: &mut dyn Host,
+    starts: Vec<(Edge, Arc<Tensor>)>,
+    retain: bool,
+    targets: Option<Targets>,
+) -> R<Vec<Option<Arc<Tensor>>>> {
+    // Every node and leaf behind the roots, and how many edges lead into
+    // each (a root's own gradient is one): a leaf's `AccumulateGrad` counts
+    // its edges as any node does, so its gradient is final when the last
+    // one has arrived.
+    let mut deps: HashMap<usize, usize> = HashMap::new();
+    let mut nodes: Vec<Arc<Node>> = Vec::new();
+    let count = |e: &Edge, deps: &mut HashMap<usize, usize>, nodes: &mut Vec<Arc<Node>>| match e {
+        Edge::Node(next, _) => {
+            let first = !deps.contains_key(&key(next));
+            *deps.entry(key(next)).or_insert(0) += 1;
+            if first {
+                nodes.push(Arc::clone(next));
             }
         }
+        Edge::Leaf(cell) => *deps.entry(leaf_key(cell)).or_insert(0) += 1,
+        Edge::None => {}
+    };
+    for (e, _) in &starts {
+        count(e, &mut deps, &mut nodes);
+    }
+    let mut k = 0;
+    while k < nodes.len() {
+        let n = Arc::clone(&nodes[k]);
+        for e in &n.next {
+            count(e, &mut deps, &mut nodes);
+        }
+        k += 1;
     }
     // The streams current when backward was called (the "ambient" ones):
-    // the root's gradient is theirs, and they wait for the streams that
+    // the roots' gradients are theirs, and they wait for the streams that
     // wrote `.grad`s at the end, so the call is ordered on them as any op.
     let ambient = Streams::now(h.runtime());
+    let needed = targets
+        .as_ref()
+        .map(|(t, _)| needed(&nodes, &t.keys().copied().collect()));
     let mut w = Walk {
         grads: HashMap::new(),
         ready: BinaryHeap::new(),
         deps,
         leaf_streams: Vec::new(),
         pushed: 0,
+        found: targets.map(|(t, n)| (t, vec![None; n])),
+        needed,
     };
-    let first = ambient.of(&gradient);
-    w.grads.insert(key(&root), (Some(gradient), first));
-    w.push(Task::Node(Arc::clone(&root)));
+    for (edge, g) in starts {
+        let from = ambient.of(&g);
+        w.arrive(h.runtime(), &edge, Some(g), from)?;
+    }
     while let Some(Ready(_, _, task)) = w.ready.pop() {
         if h.runtime().interrupted() {
             return Err(Error::Interrupted);
@@ -157,10 +264,38 @@ fn run(h: &mut dyn Host, root: Arc<Node>, gradient: Arc<Tensor>, retain: bool) -
             Task::Node(node) => w.run_ready(h, &node, retain)?,
         }
     }
-    for s in w.leaf_streams {
+    for s in std::mem::take(&mut w.leaf_streams) {
         h.runtime().wait_stream(ambient.on(s.device), s)?;
     }
-    Ok(())
+    Ok(w.found.map(|(_, f)| f).unwrap_or_default())
+}
+
+/// The nodes (by key) a backward for `targets` must run: those with a path
+/// to a target (a target node itself only when it leads to another).
+fn needed(nodes: &[Arc<Node>], targets: &HashSet<usize>) -> HashSet<usize> {
+    // Passes from the last node found to the first until nothing changes:
+    // a chain, found in order, takes one.
+    let mut needed = HashSet::new();
+    loop {
+        let mut changed = false;
+        for n in nodes.iter().rev() {
+            if needed.contains(&key(n)) {
+                continue;
+            }
+            let leads = n.next.iter().any(|e| match e {
+                Edge::Node(next, _) => needed.contains(&key(next)) || targets.contains(&key(next)),
+                Edge::Leaf(cell) => targets.contains(&leaf_key(cell)),
+                Edge::None => false,
+            });
+            if leads {
+                needed.insert(key(n));
+                changed = true;
+            }
+        }
+        if !changed {
+            return needed;
+        }
+    }
 }
 
 fn leaf_key(cell: &Arc<GradCell>) -> usize {
@@ -187,6 +322,10 @@ struct Walk {
     leaf_streams: Vec<StreamKey>,
     /// Tasks made ready so far (ties run in the order they became ready).
     pushed: u64,
+    /// For `grad`: where each input's gradient goes, and what was found.
+    found: Option<Found>,
+    /// For `grad`: the nodes that lead to an input (no other runs).
+    needed: Option<HashSet<usize>>,
 }
 
 impl Walk {
@@ -213,6 +352,20 @@ impl Walk {
             }
             return Ok(());
         };
+        // The output's hooks first, each on what the one before gave (for
+        // `grad`, what an input's gradient is then).
+        let g = match node.hooks.is_empty() {
+            true => g,
+            false => hooks::run_tensor_hooks(h, &node.hooks, g)?,
+        };
+        self.capture(key(node), &g);
+        if self
+            .needed
+            .as_ref()
+            .is_some_and(|n| !n.contains(&key(node)))
+        {
+            return Ok(());
+        }
         let entered = match node.stream {
             Some(s) => {
                 let rt = h.runtime();
@@ -239,12 +392,7 @@ impl Walk {
         g: Arc<Tensor>,
     ) -> R<()> {
         let here = node.stream;
-        // The output's hooks first, each on what the one before gave; then
-        // `retain_grad()` keeps the result (PyTorch runs it last).
-        let g = match node.hooks.is_empty() {
-            true => g,
-            false => hooks::run_tensor_hooks(h, &node.hooks, g)?,
-        };
+        // `retain_grad()` keeps the gradient after the hooks (PyTorch runs it last).
         if let Some(s) = here.filter(|_| !lock(&node.retained).is_empty()) {
             note(&mut self.leaf_streams, s);
         }
@@ -310,6 +458,19 @@ impl Walk {
     fn accumulate_leaf(&mut self, h: &mut dyn Host, cell: &Arc<GradCell>) -> R<()> {
         let (g, from) = self.grads.remove(&leaf_key(cell)).unwrap_or((None, None));
         let Some(g) = g else { return Ok(()) };
+        if self.found.is_some() {
+            // `grad` leaves every `.grad` alone: an input's gradient is
+            // taken after its hooks, other leaves' are dropped.
+            if self
+                .found
+                .as_ref()
+                .is_some_and(|(t, _)| t.contains_key(&leaf_key(cell)))
+            {
+                let g = hooks::run_tensor_hooks(h, &cell.pre, g)?;
+                self.capture(leaf_key(cell), &g);
+            }
+            return Ok(());
+        }
         let entered = from.map(|s| h.runtime().enter_stream(s));
         let r = leaf_step(h, cell, g);
         if let Some(saved) = entered {
@@ -319,6 +480,17 @@ impl Walk {
             note(&mut self.leaf_streams, s);
         }
         r
+    }
+}
+
+impl Walk {
+    /// For `grad`: `g` is the gradient of the inputs keyed `k`, if any are.
+    fn capture(&mut self, k: usize, g: &Arc<Tensor>) {
+        if let Some((targets, found)) = &mut self.found {
+            for &i in targets.get(&k).into_iter().flatten() {
+                found[i] = Some(Arc::clone(g));
+            }
+        }
     }
 }
 
@@ -340,7 +512,9 @@ fn leaf_step(h: &mut dyn Host, cell: &GradCell, g: Arc<Tensor>) -> R<()> {
 
 /// `a + b`, two gradients of one input made on streams `sa` and `sb`,
 /// added on the consumer's stream (`to`) once both are made there, as
-/// PyTorch's engine adds what arrives for a node.
+/// PyTorch's engine adds what arrives for a node (`InputBuffer::add`):
+/// into one of them in place when nothing else holds it and it is laid
+/// out plainly in the sum's dtype and shape, else into a new tensor.
 fn add_on(
     rt: &mut Runtime,
     to: Option<StreamKey>,
@@ -355,7 +529,22 @@ fn add_on(
         }
         None => None,
     };
-    let r = rt.binary(BinaryOp::Add, Operand::strong(&a), Operand::strong(&b));
+    let reusable = |x: &Arc<Tensor>, y: &Tensor| {
+        Arc::strong_count(x) == 1
+            && x.owns_storage()
+            && x.is_contiguous()
+            && x.shape() == y.shape()
+            && x.dtype() == y.dtype()
+    };
+    let r = if reusable(&a, &b) {
+        rt.binary_(BinaryOp::Add, &a, Operand::strong(&b))
+            .map(|_| a)
+    } else if reusable(&b, &a) {
+        rt.binary_(BinaryOp::Add, &b, Operand::strong(&a))
+            .map(|_| b)
+    } else {
+        rt.binary(BinaryOp::Add, Operand::strong(&a), Operand::strong(&b))
+    };
     if let Some(saved) = entered {
         rt.restore(saved);
     }

@@ -519,6 +519,9 @@ const UNTRACKED: &[&str] = &[
     "rand_like",
     "randn_like",
     "backward",
+    "grad",
+    "register_hook",
+    "register_post_accumulate_grad_hook",
     "requires_grad_",
     "retain_grad",
     "len",
@@ -547,4 +550,107 @@ fn tensors(v: &Value) -> Vec<Arc<Tensor>> {
         false
     });
     out
+}
+
+/// Tensors given as one tensor or a list of them (`outputs`, `inputs` of
+/// `grad`, `tensors` of `backward`), as PyTorch takes either.
+fn tensors_of(b: &Bound, name: &str, func: &str) -> Result<Vec<Arc<Tensor>>, Diagnostic> {
+    match b.given(name) {
+        Some((Value::Tensor(t), _)) => Ok(vec![Arc::clone(t)]),
+        Some((Value::MutList(xs), span)) => {
+            let items = Arc::clone(&lock(xs));
+            items
+                .iter()
+                .map(|v| to_tensor(v).ok_or_else(|| not_a_tensor(func, v).at(*span)))
+                .collect()
+        }
+        Some((Value::List(xs), span)) => xs
+            .iter()
+            .map(|v| to_tensor(v).ok_or_else(|| not_a_tensor(func, v).at(*span)))
+            .collect(),
+        Some((v, span)) => Err(Error::wrong_type(
+            format!("`{name}` of {func}()"),
+            "a tensor or a list of tensors",
+            v.type_name(),
+        )
+        .at(*span)),
+        None => Ok(vec![]),
+    }
+}
+
+fn not_a_tensor(func: &str, v: &Value) -> Error {
+    Error::wrong_type(
+        format!("an element of the list given to {func}()"),
+        "a tensor",
+        v.type_name(),
+    )
+}
+
+/// The gradients given for `n` tensors (`grad_outputs`, `grad_tensors`):
+/// none for all, one tensor, or a list with a tensor or none each.
+fn gradients_of(b: &Bound, name: &str, n: usize) -> Result<Vec<Option<Arc<Tensor>>>, Diagnostic> {
+    let item = |v: &Value, span| match v {
+        Value::None => Ok(None),
+        v => to_tensor(v).map(Some).ok_or_else(|| {
+            Error::wrong_type(
+                format!("an element of `{name}`"),
+                "a tensor or none",
+                v.type_name(),
+            )
+            .at(span)
+        }),
+    };
+    match b.given(name) {
+        None | Some((Value::None, _)) => Ok(vec![None; n]),
+        Some((Value::Tensor(t), _)) => Ok(vec![Some(Arc::clone(t))]),
+        Some((Value::List(xs), span)) => xs.iter().map(|v| item(v, *span)).collect(),
+        Some((Value::MutList(xs), span)) => {
+            let items = Arc::clone(&lock(xs));
+            items.iter().map(|v| item(v, *span)).collect()
+        }
+        Some((v, span)) => Err(Error::wrong_type(
+            format!("`{name}`"),
+            "a tensor, a list of tensors, or none",
+            v.type_name(),
+        )
+        .at(*span)),
+    }
+}
+
+/// `backward(tensors, grad_tensors=none, retain_graph=false)`: PyTorch's
+/// `torch.autograd.backward`, one backward from several roots.
+pub(super) fn backward_of_many(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let roots = tensors_of(b, "tensors", "backward")?;
+    let gradients = gradients_of(b, "grad_tensors", roots.len())?;
+    let retain = b.bool("retain_graph", false)?;
+    engine::backward_many(me, &roots, gradients, retain)
+        .map_err(|e| e.at_or_where_raised(b.span))?;
+    me.name_grads();
+    Ok(Value::None)
+}
+
+/// `grad(outputs, inputs, grad_outputs=none, retain_graph=false,
+/// allow_unused=false)`: PyTorch's `torch.autograd.grad`, the gradients as
+/// a list, no `.grad` touched.
+pub(super) fn grad_of(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let outputs = tensors_of(b, "outputs", "grad")?;
+    let inputs = tensors_of(b, "inputs", "grad")?;
+    let gradients = gradients_of(b, "grad_outputs", outputs.len())?;
+    let retain = b.bool("retain_graph", false)?;
+    let allow_unused = b.bool("allow_unused", false)?;
+    if b.bool("create_graph", false)? {
+        return Err(Error::value_help(
+            "create_graph=true (gradients that are themselves differentiable) is not here yet",
+            "compute the gradient with create_graph=false; higher-order gradients are not recorded",
+        )
+        .at(b.span));
+    }
+    let found = engine::grad(me, (&outputs, gradients), &inputs, retain, allow_unused)
+        .map_err(|e| e.at_or_where_raised(b.span))?;
+    Ok(Value::List(Arc::new(
+        found
+            .into_iter()
+            .map(|g| g.map_or(Value::None, Value::Tensor))
+            .collect(),
+    )))
 }

@@ -146,6 +146,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("DataLoader", super::data::data_loader),
     ("DistributedSampler", super::data::distributed_sampler),
     ("SGD", super::grad::sgd),
+    ("backward", super::grad::backward_of_many),
+    ("grad", super::grad::grad_of),
     ("Adam", super::grad::adam),
     ("mse_loss", super::grad::mse_loss),
     ("nll_loss", super::grad::nll_loss),
