@@ -1067,3 +1067,13 @@ fn autograd_grad_and_backward_of_several_roots_as_pytorchs() {
         "element 1 of tensors does not require grad and does not have a grad_fn"
     );
 }
+
+/// A hook runs on the stream of the node it precedes, as PyTorch's do (the
+/// engine's stream guard is set before a node's pre-hooks).
+#[test]
+fn a_hook_runs_on_its_nodes_stream() {
+    let out = ok("W = randn(4, device=cuda, requires_grad=true)\nsync\n\
+        fn show(g) { print(current_stream()) }\nstream s { y = W * 2 }\n\
+        k = y.register_hook(show)\nwait s\ny.sum().backward()");
+    assert!(out.trim_end().starts_with("<stream s @cuda:0"), "{out}");
+}

@@ -352,8 +352,31 @@ impl Walk {
             }
             return Ok(());
         };
-        // The output's hooks first, each on what the one before gave (for
-        // `grad`, what an input's gradient is then).
+        // The node's stream is entered first: its hooks run there too, as
+        // PyTorch's do.
+        let entered = match node.stream {
+            Some(s) => {
+                let rt = h.runtime();
+                cross(rt, &g, from, s)?;
+                Some(rt.enter_stream(s))
+            }
+            None => None,
+        };
+        let r = self.hooks_then_node(h, (node, retain), g);
+        if let Some(saved) = entered {
+            h.runtime().restore(saved);
+        }
+        r
+    }
+
+    /// The output's hooks, each on what the one before gave (for `grad`,
+    /// what an input's gradient is then), then the node, if it is needed.
+    fn hooks_then_node(
+        &mut self,
+        h: &mut dyn Host,
+        (node, retain): (&Arc<Node>, bool),
+        g: Arc<Tensor>,
+    ) -> R<()> {
         let g = match node.hooks.is_empty() {
             true => g,
             false => hooks::run_tensor_hooks(h, &node.hooks, g)?,
@@ -366,19 +389,7 @@ impl Walk {
         {
             return Ok(());
         }
-        let entered = match node.stream {
-            Some(s) => {
-                let rt = h.runtime();
-                cross(rt, &g, from, s)?;
-                Some(rt.enter_stream(s))
-            }
-            None => None,
-        };
-        let r = self.run_node(h, (node, retain), g);
-        if let Some(saved) = entered {
-            h.runtime().restore(saved);
-        }
-        r
+        self.run_node(h, (node, retain), g)
     }
 
     /// One node's backward, on the stream the caller entered: its inputs'
