@@ -114,7 +114,10 @@ fn a_version_error_names_the_variables_own_creator() {
     let (_, msg) = common::err(
         "w = ones(3, requires_grad=true)\ny = w * w\nno_grad { w.mul_(2) }\ny.sum().backward()",
     );
-    assert!(msg.contains("[f32[3]] is at version 1"), "{msg}");
+    assert!(
+        msg.contains("[torch.FloatTensor [3]] is at version 1"),
+        "{msg}"
+    );
     // An output changed under no_grad: its own op; changed by a recorded
     // in-place op: that op.
     let (_, msg) = common::err(
@@ -280,25 +283,24 @@ fn empty_launches_no_kernel_and_reads_the_same_on_sim_and_emu() {
     use cudash::runtime::backend::BackendChoice;
     // `torch.empty` takes memory and launches nothing; a reused block reads
     // as zeros on both backends here (a GPU's shows what it held).
+    // 1 GiB: filling it through an emulated kernel took about 9 s; the
+    // second profile shows no kernel for it either.
     let src = "x = randn(4, device=cuda)\ndel x\n\
         profile { y = empty(4, device=cuda)\nz = empty_like(y)\nw = y.new_empty(2) }\n\
-        y\nbig = empty(1073741824, dtype=bool, device=cuda)\nbig[5].item()";
+        y\nprofile { big = empty(1073741824, dtype=bool, device=cuda) }\nbig[5].item()";
     for backend in [BackendChoice::Sim, BackendChoice::Emu] {
-        let started = std::time::Instant::now();
         let out = printed_on(backend, src);
-        let kernels = out.lines().find(|l| l.trim_start().starts_with("kernels"));
+        let kernels: Vec<&str> = out
+            .lines()
+            .filter(|l| l.trim_start().starts_with("kernels"))
+            .collect();
+        assert_eq!(kernels.len(), 2, "{backend:?}: {out}");
         assert!(
-            kernels.is_some_and(|l| l.trim_end().ends_with(" 0")),
+            kernels.iter().all(|l| l.trim_end().ends_with(" 0")),
             "{backend:?}: {out}"
         );
         assert!(out.contains("[0., 0., 0., 0.]"), "{backend:?}: {out}");
         assert!(out.trim_end().ends_with("false"), "{backend:?}: {out}");
-        // Filling 1 GiB through an emulated kernel took about 9 s.
-        let took = started.elapsed();
-        assert!(
-            took < std::time::Duration::from_secs(5),
-            "{backend:?}: {took:?}"
-        );
     }
 }
 

@@ -7,47 +7,16 @@
 //! so they give the same bits; a real GPU's cuBLAS tiles `k` its own way
 //! and may differ from it in the last bits.
 //!
-//! Blocking changes which elements are computed when, never an element's
-//! order: a partial sum parked in `C` between blocks of `k` is the f32 (or
-//! f64) accumulator itself, so the bits do not depend on the block sizes or
-//! on the threads.
+//! The inner loop is the `fma-gemm` crate (compiled optimised in test
+//! builds too); here a product's batches and columns are split over the
+//! host's threads. Which thread computes an element never changes how it
+//! is computed, so the bits do not depend on the threads.
 
 use super::Gemm;
 use crate::runtime::parallel;
+pub use fma_gemm::Element as FmaElement;
+use fma_gemm::{Shape, NR};
 
-/// An element a device gemm accumulates in.
-pub trait FmaElement: Copy + Send + Sync + 'static {
-    const ZERO: Self;
-    /// Rows of the register tile (two 256-bit registers).
-    const MR: usize;
-    /// `self * b + c`, rounded once.
-    fn fma(self, b: Self, c: Self) -> Self;
-}
-
-impl FmaElement for f32 {
-    const ZERO: f32 = 0.0;
-    const MR: usize = 16;
-    #[inline(always)]
-    fn fma(self, b: f32, c: f32) -> f32 {
-        self.mul_add(b, c)
-    }
-}
-
-impl FmaElement for f64 {
-    const ZERO: f64 = 0.0;
-    const MR: usize = 8;
-    #[inline(always)]
-    fn fma(self, b: f64, c: f64) -> f64 {
-        self.mul_add(b, c)
-    }
-}
-
-/// Columns of the register tile.
-const NR: usize = 4;
-/// Steps of `k` between visits to `C` (a tile's `A` rows stay in L1).
-const KC: usize = 256;
-/// Rows of `A` a thread sweeps per block of `k` (about 64 KiB of f32).
-const MC: usize = 64;
 /// Multiply-adds below which one thread does the whole product.
 const THREADED: usize = 1 << 18;
 
@@ -101,101 +70,16 @@ struct Ptrs<T> {
 unsafe impl<T> Send for Ptrs<T> {}
 unsafe impl<T> Sync for Ptrs<T> {}
 
-/// The columns `cols` of one batch's C, with FMA instructions where the CPU
-/// has them (`mul_add` is a correctly rounded library call elsewhere: the
-/// same bits, slower).
+/// The columns `cols` of one batch's C.
 unsafe fn columns<T: FmaElement>(g: &Gemm, p: Ptrs<T>, cols: std::ops::Range<usize>) {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("fma") && std::is_x86_feature_detected!("avx2") {
-        return columns_fma(g, p, cols);
-    }
-    blocked(g, p, cols)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn columns_fma<T: FmaElement>(g: &Gemm, p: Ptrs<T>, cols: std::ops::Range<usize>) {
-    blocked(g, p, cols)
-}
-
-#[inline(always)]
-unsafe fn blocked<T: FmaElement>(g: &Gemm, p: Ptrs<T>, cols: std::ops::Range<usize>) {
-    let (m, k) = (g.m as usize, g.k as usize);
-    let ld = Lds {
-        a: g.lda as usize,
-        b: g.ldb as usize,
-        c: g.ldc as usize,
+    let shape = Shape {
+        m: g.m as usize,
+        k: g.k as usize,
+        lda: g.lda as usize,
+        ldb: g.ldb as usize,
+        ldc: g.ldc as usize,
     };
-    if k == 0 {
-        for j in cols {
-            for i in 0..m {
-                *p.c.add(i + j * ld.c) = T::ZERO;
-            }
-        }
-        return;
-    }
-    for k0 in (0..k).step_by(KC) {
-        let ks = k0..k.min(k0 + KC);
-        for i0 in (0..m).step_by(MC) {
-            let i1 = m.min(i0 + MC);
-            for j in cols.clone().step_by(NR) {
-                let nr = NR.min(cols.end - j);
-                let mut i = i0;
-                while i < i1 {
-                    let mr = T::MR.min(i1 - i);
-                    if mr == T::MR && nr == NR {
-                        tile::<T>(p, ld, (i, j), ks.clone(), T::MR, NR);
-                    } else {
-                        tile::<T>(p, ld, (i, j), ks.clone(), mr, nr);
-                    }
-                    i += mr;
-                }
-            }
-        }
-    }
-}
-
-#[derive(Clone, Copy)]
-struct Lds {
-    a: usize,
-    b: usize,
-    c: usize,
-}
-
-/// `mr × nr` elements of C from row `i`, column `j`, carried through the
-/// steps `ks` of `k` (from zero at `k`'s first step, else from what C holds).
-#[inline(always)]
-unsafe fn tile<T: FmaElement>(
-    p: Ptrs<T>,
-    ld: Lds,
-    (i, j): (usize, usize),
-    ks: std::ops::Range<usize>,
-    mr: usize,
-    nr: usize,
-) {
-    // At most 16 × 4 accumulators (f32); f64 uses the first 8 rows.
-    let mut acc = [[T::ZERO; 16]; NR];
-    if ks.start > 0 {
-        for (jj, col) in acc.iter_mut().enumerate().take(nr) {
-            for (ii, v) in col.iter_mut().enumerate().take(mr) {
-                *v = *p.c.add(i + ii + (j + jj) * ld.c);
-            }
-        }
-    }
-    for q in ks {
-        let a = p.a.add(i + q * ld.a);
-        for (jj, col) in acc.iter_mut().enumerate().take(nr) {
-            let bv = *p.b.add(q + (j + jj) * ld.b);
-            for (ii, v) in col.iter_mut().enumerate().take(mr) {
-                *v = (*a.add(ii)).fma(bv, *v);
-            }
-        }
-    }
-    for (jj, col) in acc.iter().enumerate().take(nr) {
-        for (ii, v) in col.iter().enumerate().take(mr) {
-            *p.c.add(i + ii + (j + jj) * ld.c) = *v;
-        }
-    }
+    fma_gemm::columns(&shape, p.a, p.b, p.c, cols)
 }
 
 #[cfg(test)]
