@@ -1077,3 +1077,145 @@ fn a_hook_runs_on_its_nodes_stream() {
         k = y.register_hook(show)\nwait s\ny.sum().backward()");
     assert!(out.trim_end().starts_with("<stream s @cuda:0"), "{out}");
 }
+
+/// `chunk`, `split` and `unbind` as PyTorch records them: one node with an
+/// output per part (`SplitBackward0`, `UnbindBackward0`), walked by
+/// `next_functions` down to `AccumulateGrad`; a part whose gradient is
+/// undefined gives zeros in the one joined gradient; in-place on a part is
+/// PyTorch's error. Figures checked with PyTorch 2.15.
+#[test]
+fn the_parts_of_chunk_split_and_unbind_are_outputs_of_one_node() {
+    let out = ok("x = ones(6, requires_grad=true)\na, b = x.split(3)\n\
+         print(a.grad_fn, a.grad_fn.next_functions, b.grad_fn is a.grad_fn)\n\
+         c, d = (x * 2).chunk(2)\nprint(c.grad_fn.name(), c.grad_fn.next_functions)\n\
+         print(c.grad_fn.next_functions[0][0].next_functions)\n\
+         print(x.sum().grad_fn.next_functions[0][0].next_functions)\n\
+         (c.sum() * 3).backward()\nprint(x.grad.tolist())\n\
+         u = x.unbind(0)\nprint(u[0].grad_fn)\n(u[1] * 5 + u[4]).backward()\nprint(x.grad.tolist())");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "<SplitBackward0> [[<AccumulateGrad>, 0]] true",
+            "SplitBackward0 [[<MulBackward0>, 0]]",
+            "[[<AccumulateGrad>, 0], [none, 0]]",
+            "[]",
+            "[6.0, 6.0, 6.0, 0.0, 0.0, 0.0]",
+            "<UnbindBackward0>",
+            "[6.0, 11.0, 6.0, 0.0, 1.0, 0.0]",
+        ]
+    );
+    let (_, msg) = err("x = ones(6, requires_grad=true)\np, q = (x * 1).chunk(2)\np.mul_(2)");
+    assert!(
+        msg.starts_with(
+            "Output 0 of Split is a view and is being modified inplace. This view is the output \
+             of a function that returns multiple views."
+        ),
+        "{msg}"
+    );
+    // A hook and retain_grad on one part see that part's gradient.
+    let out = ok("z = ones(4, 3, requires_grad=true)\nr = z.split([1, 3])\n\
+         fn show(g) { print(\"hook\", g.shape) }\nh = r[1].register_hook(show)\nr[1].retain_grad()\n\
+         (r[1] * 2).sum().backward()\nprint(r[1].grad_fn, r[1].grad.shape, z.grad[:, 0].tolist())");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "hook [3, 3]",
+            "<SplitWithSizesBackward0> [3, 3] [0.0, 2.0, 2.0, 2.0]"
+        ]
+    );
+}
+
+/// Four parts of a 4 MiB parameter: their gradients are joined by one
+/// `cat` (4 MiB), not four full-size zeros each written and added.
+#[test]
+fn the_gradient_of_four_parts_is_one_cat() {
+    let src = "W = randn(1024, 1024, device=cuda, requires_grad=true)\nps = W.chunk(4)\n\
+        loss = (ps[0] * 1).sum() + (ps[1] * 2).sum() + (ps[2] * 3).sum() + (ps[3] * 4).sum()\n\
+        profile { loss.backward() }\nprint(W.grad[::256, 0].tolist())";
+    for backend in [BackendChoice::Sim, BackendChoice::Emu] {
+        let mut s = session(backend);
+        let out = ok_in(&mut s, src);
+        // The root's ones, four products by a number (1 MiB each), one cat.
+        assert!(
+            out.lines().any(|l| l.trim() == "allocations  6 (8.0 MiB)"),
+            "{backend:?}: {out}"
+        );
+        assert!(
+            out.trim_end().ends_with("[1.0, 2.0, 3.0, 4.0]"),
+            "{backend:?}: {out}"
+        );
+    }
+}
+
+/// A gradient copied back to its input's device is ready on that device's
+/// current stream, where the copy was queued: a consumer on a side stream
+/// waits for that stream (PyTorch's `InputBuffer::add`, case 3), not only
+/// for the producer's stream on the other device. Before, `MulBackward0`
+/// on `s1` read the copy before it was made (a race; 0.0 on emu). A
+/// parameter used on two devices gets both gradients without a warning.
+#[test]
+fn a_gradient_from_another_device_is_waited_for_on_its_own_devices_stream() {
+    let copied_back = "W = randn(1000000, device=cuda:0, requires_grad=true)\nsync\n\
+        stream s1 { a = W * 2 }\nwait s1\nb = a.to(cuda:1)\nloss = b.sum()\n\
+        loss.backward()\nW.grad[0].item()";
+    let two_devices = "W = randn(1000000, device=cuda:0, requires_grad=true)\nsync\n\
+        stream s1 { a = (W.to(cuda:1) * 2).sum() }\nwait s1\nb = (W * 3).sum()\n\
+        loss = a.to(cuda:0) + b\nloss.backward()\nW.grad[0].item()";
+    for backend in [BackendChoice::Sim, BackendChoice::Emu] {
+        for (src, want) in [(copied_back, "2.0"), (two_devices, "5.0")] {
+            let mut s = session(backend);
+            let out = ok_in(&mut s, src);
+            assert!(!out.contains("warning"), "{backend:?}: {out}");
+            assert_eq!(out.trim(), want, "{backend:?}: {src}");
+        }
+    }
+}
+
+/// `queue_callback` from a hook: the callbacks run once backward's last
+/// node has run (`.grad` final), in order, also one queued by a callback;
+/// outside a backward it is PyTorch's error; a callback that fails ends
+/// the backward with its error, at its line. Output as PyTorch 2.15's
+/// `Variable._execution_engine.queue_callback` prints it.
+#[test]
+fn final_callbacks_run_when_backward_is_done() {
+    let mut s = session(BackendChoice::Sim);
+    let out = ok_in(
+        &mut s,
+        "w = ones(2, requires_grad=true)\n\
+         fn done() { print(\"backward done\", w.grad.tolist()) }\n\
+         fn more() { print(\"queued by a callback\") }\n\
+         fn done2() { print(\"second\"); queue_callback(more) }\n\
+         fn hook(g) { print(\"hook\"); queue_callback(done); queue_callback(done2) }\n\
+         h = w.register_hook(hook)\n(w * 2).sum().backward()",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "hook",
+            "backward done [2.0, 2.0]",
+            "second",
+            "queued by a callback"
+        ]
+    );
+    let o = s.execute("queue_callback(done)");
+    let e = o.error.expect("refused");
+    assert_eq!(
+        e.evalue,
+        "Final callbacks can only be installed during backward pass."
+    );
+    let o = s.execute(
+        "h.remove()\nfn bad() { return zeros(1)[5] }\nfn hook2(g) { queue_callback(bad) }\n\
+         k = w.register_hook(hook2)\n(w * 2).sum().backward()",
+    );
+    let e = o.error.expect("the callback's error");
+    assert!(
+        e.report.contains("fn bad() { return zeros(1)[5] }"),
+        "{}",
+        e.report
+    );
+    // The session goes on; the next backward has a queue of its own.
+    assert_eq!(
+        ok_in(&mut s, "k.remove()\nw.grad.tolist()").trim(),
+        "[4.0, 4.0]"
+    );
+}

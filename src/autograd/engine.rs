@@ -8,9 +8,12 @@
 //! backward; a backward that fails half-way leaves the nodes that ran
 //! freed, and a second one through them is PyTorch's error.
 
-use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 
+use smallvec::SmallVec;
+
+use super::callbacks::Open;
 use super::hooks::{self, Host};
 use super::meta::{meta, requires_grad};
 use super::node::{Edge, GradCell, InputMeta, Node};
@@ -22,12 +25,22 @@ use crate::runtime::lock::lock;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::shape::fmt_shape;
 use crate::runtime::stream::StreamKey;
-use crate::runtime::Tensor;
+use crate::runtime::{Device, Tensor};
 
 type R<T> = Result<T, Error>;
 
+/// The engine's tables, keyed by pointers: foldhash, as the interpreter's.
+type Map<K, V> = foldhash::HashMap<K, V>;
+type Set<K> = foldhash::HashSet<K>;
+
 fn key(n: &Arc<Node>) -> usize {
     Arc::as_ptr(n) as usize
+}
+
+/// The key of a node's output `k` (for `grad`'s inputs): a node is far
+/// larger than its outputs are many, so keys never collide.
+fn output_key(n: &Arc<Node>, k: usize) -> usize {
+    key(n) + k
 }
 
 /// The tensors the graphs behind `roots` keep for backward, each with the
@@ -35,7 +48,7 @@ fn key(n: &Arc<Node>) -> usize {
 /// one walk over all the graphs (a node shared by many roots is visited
 /// once, so `mem` costs the graphs' size, not names × size).
 pub fn saved_by(roots: &[&Tensor]) -> Vec<(usize, &'static str, Arc<Tensor>)> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = Set::default();
     let mut out = Vec::new();
     for (k, root) in roots.iter().enumerate() {
         let Some((node, _)) = meta(root).and_then(|m| m.grad_fn()) else {
@@ -92,7 +105,7 @@ pub fn grad(
     retain_graph: bool,
     allow_unused: bool,
 ) -> R<Vec<Option<Arc<Tensor>>>> {
-    let mut targets = HashMap::new();
+    let mut targets = Map::default();
     for (i, x) in inputs.iter().enumerate() {
         let m = meta(x)
             .filter(|m| m.requires_grad())
@@ -103,7 +116,7 @@ pub fn grad(
                     .into(),
             })?;
         let k = match m.grad_fn() {
-            Some((node, _)) => key(&node),
+            Some((node, out)) => output_key(&node, out),
             None => leaf_key(m.grad_cell()),
         };
         targets.entry(k).or_insert_with(Vec::new).push(i);
@@ -181,7 +194,6 @@ fn starts(
         };
         let m = meta(root).expect("a tensor that requires grad has a record");
         let edge = match m.grad_fn() {
-            // Nodes have one output for now: `k` is 0.
             Some((node, k)) => Edge::Node(node, k),
             None => {
                 let g = validate(h.runtime(), gradient, &InputMeta::of(root))?;
@@ -196,10 +208,10 @@ fn starts(
 
 /// What `grad` asks for: the inputs' keys (a node's or a leaf's), each
 /// with the positions of the inputs it is, and how many inputs there are.
-type Targets = (HashMap<usize, Vec<usize>>, usize);
+type Targets = (Map<usize, Vec<usize>>, usize);
 
 /// For `grad`: each input key's positions, and the gradients found so far.
-type Found = (HashMap<usize, Vec<usize>>, Vec<Option<Arc<Tensor>>>);
+type Found = (Map<usize, Vec<usize>>, Vec<Option<Arc<Tensor>>>);
 
 fn run(
     h: &mut dyn Host,
@@ -211,9 +223,9 @@ fn run(
     // each (a root's own gradient is one): a leaf's `AccumulateGrad` counts
     // its edges as any node does, so its gradient is final when the last
     // one has arrived.
-    let mut deps: HashMap<usize, usize> = HashMap::new();
+    let mut deps: Map<usize, usize> = Map::default();
     let mut nodes: Vec<Arc<Node>> = Vec::new();
-    let count = |e: &Edge, deps: &mut HashMap<usize, usize>, nodes: &mut Vec<Arc<Node>>| match e {
+    let count = |e: &Edge, deps: &mut Map<usize, usize>, nodes: &mut Vec<Arc<Node>>| match e {
         Edge::Node(next, _) => {
             let first = !deps.contains_key(&key(next));
             *deps.entry(key(next)).or_insert(0) += 1;
@@ -235,6 +247,8 @@ fn run(
         }
         k += 1;
     }
+    // What hooks and the runtime queue for the end of this backward.
+    let callbacks = Open::begin();
     // The streams current when backward was called (the "ambient" ones):
     // the roots' gradients are theirs, and they wait for the streams that
     // wrote `.grad`s at the end, so the call is ordered on them as any op.
@@ -243,7 +257,7 @@ fn run(
         .as_ref()
         .map(|(t, _)| needed(&nodes, &t.keys().copied().collect()));
     let mut w = Walk {
-        grads: HashMap::new(),
+        grads: Map::default(),
         ready: BinaryHeap::new(),
         deps,
         leaf_streams: Vec::new(),
@@ -267,15 +281,16 @@ fn run(
     for s in std::mem::take(&mut w.leaf_streams) {
         h.runtime().wait_stream(ambient.on(s.device), s)?;
     }
+    callbacks.finish(h)?;
     Ok(w.found.map(|(_, f)| f).unwrap_or_default())
 }
 
 /// The nodes (by key) a backward for `targets` must run: those with a path
 /// to a target (a target node itself only when it leads to another).
-fn needed(nodes: &[Arc<Node>], targets: &HashSet<usize>) -> HashSet<usize> {
+fn needed(nodes: &[Arc<Node>], targets: &Set<usize>) -> Set<usize> {
     // Passes from the last node found to the first until nothing changes:
     // a chain, found in order, takes one.
-    let mut needed = HashSet::new();
+    let mut needed = Set::default();
     loop {
         let mut changed = false;
         for n in nodes.iter().rev() {
@@ -283,7 +298,9 @@ fn needed(nodes: &[Arc<Node>], targets: &HashSet<usize>) -> HashSet<usize> {
                 continue;
             }
             let leads = n.next.iter().any(|e| match e {
-                Edge::Node(next, _) => needed.contains(&key(next)) || targets.contains(&key(next)),
+                Edge::Node(next, k) => {
+                    needed.contains(&key(next)) || targets.contains(&output_key(next, *k))
+                }
                 Edge::Leaf(cell) => targets.contains(&leaf_key(cell)),
                 Edge::None => false,
             });
@@ -302,8 +319,9 @@ fn leaf_key(cell: &Arc<GradCell>) -> usize {
     Arc::as_ptr(cell) as usize
 }
 
-/// A node's gradient so far, and the stream that made it (None on the cpu).
-type Arrived = (Option<Arc<Tensor>>, Option<StreamKey>);
+/// What has arrived for a node's outputs (one slot at a leaf): each
+/// output's gradient so far, and the stream that made it (None on the cpu).
+type Arrived = SmallVec<[(Option<Arc<Tensor>>, Option<StreamKey>); 1]>;
 
 /// What runs when ready: a node's backward, or a leaf's `AccumulateGrad`.
 enum Task {
@@ -315,9 +333,9 @@ enum Task {
 /// leaf (PyTorch's input buffers), the edges each still waits for, and
 /// what is ready to run.
 struct Walk {
-    grads: HashMap<usize, Arrived>,
+    grads: Map<usize, Arrived>,
     ready: BinaryHeap<Ready>,
-    deps: HashMap<usize, usize>,
+    deps: Map<usize, usize>,
     /// The streams that wrote `.grad`s, which the ambient ones wait for.
     leaf_streams: Vec<StreamKey>,
     /// Tasks made ready so far (ties run in the order they became ready).
@@ -325,7 +343,7 @@ struct Walk {
     /// For `grad`: where each input's gradient goes, and what was found.
     found: Option<Found>,
     /// For `grad`: the nodes that lead to an input (no other runs).
-    needed: Option<HashSet<usize>>,
+    needed: Option<Set<usize>>,
 }
 
 impl Walk {
@@ -342,46 +360,50 @@ impl Walk {
     }
 
     /// A ready node: its backward on its forward op's stream, after the
-    /// work that made its gradient; with no gradient at all (every one
-    /// undefined), what it feeds is counted down all the same.
+    /// work that made its outputs' gradients; with no gradient at all
+    /// (every one undefined), what it feeds is counted down all the same.
     fn run_ready(&mut self, h: &mut dyn Host, node: &Arc<Node>, retain: bool) -> R<()> {
-        let (g, from) = self.grads.remove(&key(node)).unwrap_or((None, None));
-        let Some(g) = g else {
+        let arrived = self.grads.remove(&key(node)).unwrap_or_default();
+        if arrived.iter().all(|(g, _)| g.is_none()) {
             for edge in &node.next {
                 self.arrive(h.runtime(), edge, None, None)?;
             }
             return Ok(());
-        };
+        }
         // The node's stream is entered first: its hooks run there too, as
         // PyTorch's do.
-        let entered = match node.stream {
-            Some(s) => {
-                let rt = h.runtime();
-                cross(rt, &g, from, s)?;
-                Some(rt.enter_stream(s))
+        let rt = h.runtime();
+        if let Some(s) = node.stream {
+            for (g, from) in &arrived {
+                if let Some(g) = g {
+                    cross(rt, g, *from, s)?;
+                }
             }
-            None => None,
-        };
-        let r = self.hooks_then_node(h, (node, retain), g);
-        if let Some(saved) = entered {
-            h.runtime().restore(saved);
         }
-        r
+        let mut grads: Vec<Option<Arc<Tensor>>> = arrived.into_iter().map(|(g, _)| g).collect();
+        grads.resize(node.outputs, None);
+        on_stream(h, node.stream, |h| {
+            self.hooks_then_node(h, (node, retain), grads)
+        })
     }
 
-    /// The output's hooks, each on what the one before gave (for `grad`,
+    /// The outputs' hooks, each on what the one before gave (for `grad`,
     /// what an input's gradient is then), then the node, if it is needed.
     fn hooks_then_node(
         &mut self,
         h: &mut dyn Host,
         (node, retain): (&Arc<Node>, bool),
-        g: Arc<Tensor>,
+        mut grads: Vec<Option<Arc<Tensor>>>,
     ) -> R<()> {
-        let g = match node.hooks.is_empty() {
-            true => g,
-            false => hooks::run_tensor_hooks(h, &node.hooks, g)?,
-        };
-        self.capture(key(node), &g);
+        for (k, slot) in grads.iter_mut().enumerate() {
+            let Some(g) = slot.take() else { continue };
+            let g = match node.hooks.is_empty() {
+                true => g,
+                false => hooks::run_tensor_hooks(h, (&node.hooks, k), g)?,
+            };
+            self.capture(output_key(node, k), &g);
+            *slot = Some(g);
+        }
         if self
             .needed
             .as_ref()
@@ -389,7 +411,7 @@ impl Walk {
         {
             return Ok(());
         }
-        self.run_node(h, (node, retain), g)
+        self.run_node(h, (node, retain), grads)
     }
 
     /// One node's backward, on the stream the caller entered: its inputs'
@@ -400,7 +422,7 @@ impl Walk {
         &mut self,
         h: &mut dyn Host,
         (node, retain): (&Arc<Node>, bool),
-        g: Arc<Tensor>,
+        grads: Vec<Option<Arc<Tensor>>>,
     ) -> R<()> {
         let here = node.stream;
         // `retain_grad()` keeps the gradient after the hooks (PyTorch runs it last).
@@ -410,9 +432,12 @@ impl Walk {
         let rt = h.runtime();
         // Its kernels are named after it on the timeline and in `profile`.
         rt.begin_op(node.name);
-        keep_retained(rt, node, &g)?;
-        let computed = node.with_saved(|backward| backward.apply(rt, node, &g))?;
-        drop(g);
+        keep_retained(rt, node, &grads)?;
+        let computed = node.with_saved(|backward| match grads.as_slice() {
+            [Some(g)] => backward.apply(rt, node, g),
+            _ => backward.apply_outputs(rt, node, &grads),
+        })?;
+        drop(grads);
         if !retain {
             node.release();
         }
@@ -422,7 +447,17 @@ impl Walk {
                 Some(grad) if edge.is_some() => Some(validate(rt, grad, input)?),
                 _ => None,
             };
-            self.arrive(rt, edge, grad, here)?;
+            // A gradient copied to another device is ready on that
+            // device's current stream, where the copy was queued (PyTorch's
+            // `InputBuffer::add`: a gradient not on its producer's device
+            // is taken to be ready on its own device's stream).
+            let made_on = match (&grad, here) {
+                (Some(g), Some(s)) if g.device() != Device::Cuda(s.device) => {
+                    Streams::of_now(rt, g)
+                }
+                _ => here,
+            };
+            self.arrive(rt, edge, grad, made_on)?;
         }
         Ok(())
     }
@@ -438,13 +473,17 @@ impl Walk {
         grad: Option<Arc<Tensor>>,
         here: Option<StreamKey>,
     ) -> R<()> {
-        let (k, task, to) = match edge {
+        let (k, out, outputs, to) = match edge {
             Edge::None => return Ok(()),
-            Edge::Leaf(cell) => (leaf_key(cell), Task::Leaf(Arc::clone(cell)), None),
-            Edge::Node(next, _) => (key(next), Task::Node(Arc::clone(next)), next.stream),
+            Edge::Leaf(cell) => (leaf_key(cell), 0, 1, None),
+            Edge::Node(next, out) => (key(next), *out, next.outputs, next.stream),
         };
         if let Some(grad) = grad {
-            let slot = self.grads.entry(k).or_insert((None, None));
+            let slots = self
+                .grads
+                .entry(k)
+                .or_insert_with(|| SmallVec::from_elem((None, None), outputs));
+            let slot = &mut slots[out];
             *slot = match slot.0.take() {
                 None => (Some(grad), here),
                 Some(old) => {
@@ -459,6 +498,11 @@ impl Walk {
             .expect("every node and leaf was counted");
         *d -= 1;
         if *d == 0 {
+            let task = match edge {
+                Edge::Leaf(cell) => Task::Leaf(Arc::clone(cell)),
+                Edge::Node(next, _) => Task::Node(Arc::clone(next)),
+                Edge::None => unreachable!("returned above"),
+            };
             self.push(task);
         }
         Ok(())
@@ -467,8 +511,10 @@ impl Walk {
     /// A leaf's `AccumulateGrad`, once every gradient for it has arrived:
     /// their sum added to its `.grad`, on the stream that made the sum.
     fn accumulate_leaf(&mut self, h: &mut dyn Host, cell: &Arc<GradCell>) -> R<()> {
-        let (g, from) = self.grads.remove(&leaf_key(cell)).unwrap_or((None, None));
-        let Some(g) = g else { return Ok(()) };
+        let arrived = self.grads.remove(&leaf_key(cell)).unwrap_or_default();
+        let Some((Some(g), from)) = arrived.into_iter().next() else {
+            return Ok(());
+        };
         if self.found.is_some() {
             // `grad` leaves every `.grad` alone: an input's gradient is
             // taken after its hooks, other leaves' are dropped.
@@ -477,16 +523,12 @@ impl Walk {
                 .as_ref()
                 .is_some_and(|(t, _)| t.contains_key(&leaf_key(cell)))
             {
-                let g = hooks::run_tensor_hooks(h, &cell.pre, g)?;
+                let g = hooks::run_tensor_hooks(h, (&cell.pre, 0), g)?;
                 self.capture(leaf_key(cell), &g);
             }
             return Ok(());
         }
-        let entered = from.map(|s| h.runtime().enter_stream(s));
-        let r = leaf_step(h, cell, g);
-        if let Some(saved) = entered {
-            h.runtime().restore(saved);
-        }
+        let r = on_stream(h, from, |h| leaf_step(h, cell, g));
         if let Some(s) = from {
             note(&mut self.leaf_streams, s);
         }
@@ -510,7 +552,7 @@ impl Walk {
 fn leaf_step(h: &mut dyn Host, cell: &GradCell, g: Arc<Tensor>) -> R<()> {
     let g = match cell.pre.is_empty() {
         true => g,
-        false => hooks::run_tensor_hooks(h, &cell.pre, g)?,
+        false => hooks::run_tensor_hooks(h, (&cell.pre, 0), g)?,
     };
     let rt = h.runtime();
     rt.begin_op("AccumulateGrad");
@@ -519,6 +561,21 @@ fn leaf_step(h: &mut dyn Host, cell: &GradCell, g: Arc<Tensor>) -> R<()> {
         hooks::run_post_hooks(h, cell)?;
     }
     Ok(())
+}
+
+/// `f` with `stream` (if any) entered as its device's current stream,
+/// which is restored after, also after an error.
+fn on_stream<T>(
+    h: &mut dyn Host,
+    stream: Option<StreamKey>,
+    f: impl FnOnce(&mut dyn Host) -> R<T>,
+) -> R<T> {
+    let entered = stream.map(|s| h.runtime().enter_stream(s));
+    let r = f(h);
+    if let Some(saved) = entered {
+        h.runtime().restore(saved);
+    }
+    r
 }
 
 /// `a + b`, two gradients of one input made on streams `sa` and `sb`,
@@ -570,7 +627,7 @@ fn cross(rt: &mut Runtime, g: &Tensor, from: Option<StreamKey>, to: StreamKey) -
     match from {
         Some(from) if from != to => {
             rt.wait_stream(to, from)?;
-            if g.device() == crate::runtime::Device::Cuda(to.device) {
+            if g.device() == Device::Cuda(to.device) {
                 g.record_stream(to.stream);
             }
             Ok(())
@@ -586,7 +643,7 @@ fn note(streams: &mut Vec<StreamKey>, s: StreamKey) {
 }
 
 /// The current stream of each device when backward was called.
-struct Streams(HashMap<u32, StreamKey>);
+struct Streams(Map<u32, StreamKey>);
 
 impl Streams {
     fn now(rt: &Runtime) -> Streams {
@@ -601,10 +658,18 @@ impl Streams {
             .unwrap_or(StreamKey::new(device, 0))
     }
 
+    /// The current stream of a CUDA tensor's device now; None on the cpu.
+    fn of_now(rt: &Runtime, t: &Tensor) -> Option<StreamKey> {
+        match t.device() {
+            Device::Cuda(d) => Some(rt.stream_on(d)),
+            _ => None,
+        }
+    }
+
     /// The ambient stream of a CUDA tensor's device; None on the cpu.
     fn of(&self, t: &Tensor) -> Option<StreamKey> {
         match t.device() {
-            crate::runtime::Device::Cuda(d) => Some(self.on(d)),
+            Device::Cuda(d) => Some(self.on(d)),
             _ => None,
         }
     }
@@ -631,15 +696,17 @@ impl Ord for Ready {
     }
 }
 
-/// The gradient of the node's output, kept by the tensors that asked to
-/// (`retain_grad()`).
-fn keep_retained(rt: &mut Runtime, node: &Node, g: &Arc<Tensor>) -> R<()> {
-    let retained: Vec<Arc<GradCell>> = crate::runtime::lock::lock(&node.retained)
+/// The gradients of the node's outputs, kept by the tensors that asked
+/// to (`retain_grad()`).
+fn keep_retained(rt: &mut Runtime, node: &Node, grads: &[Option<Arc<Tensor>>]) -> R<()> {
+    let retained: Vec<(usize, Arc<GradCell>)> = lock(&node.retained)
         .iter()
-        .filter_map(std::sync::Weak::upgrade)
+        .filter_map(|(k, m)| Some((*k, m.upgrade()?)))
         .collect();
-    for m in retained {
-        accumulate(rt, &m, Arc::clone(g))?;
+    for (k, m) in retained {
+        if let Some(g) = grads.get(k).and_then(Option::as_ref) {
+            accumulate(rt, &m, Arc::clone(g))?;
+        }
     }
     Ok(())
 }

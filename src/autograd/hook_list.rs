@@ -22,6 +22,8 @@ pub struct Hook {
     /// The parameter a post-accumulate hook is called with (weak: the
     /// parameter's record holds its hooks).
     pub param: Option<Weak<Tensor>>,
+    /// The node's output whose gradient it sees (0 at a leaf).
+    pub output: usize,
 }
 
 /// The hooks of one place, in the order they were registered.
@@ -29,9 +31,14 @@ pub struct Hook {
 pub struct Hooks(Mutex<Vec<Hook>>);
 
 impl Hooks {
-    pub(super) fn add(&self, f: HookFn, param: Option<Weak<Tensor>>) -> u64 {
+    pub(super) fn add(&self, f: HookFn, param: Option<Weak<Tensor>>, output: usize) -> u64 {
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        lock(&self.0).push(Hook { id, f, param });
+        lock(&self.0).push(Hook {
+            id,
+            f,
+            param,
+            output,
+        });
         id
     }
 
@@ -42,6 +49,15 @@ impl Hooks {
     /// The hooks now (a hook may register or remove hooks while it runs).
     pub fn list(&self) -> Vec<Hook> {
         lock(&self.0).clone()
+    }
+
+    /// The hooks on output `k` now.
+    pub fn on(&self, k: usize) -> Vec<Hook> {
+        lock(&self.0)
+            .iter()
+            .filter(|h| h.output == k)
+            .cloned()
+            .collect()
     }
 
     pub fn is_empty(&self) -> bool {

@@ -70,14 +70,14 @@ pub fn register(t: &Tensor, f: HookFn) -> Result<Handle, Error> {
                 .into(),
         })?;
     Ok(match m.grad_fn() {
-        Some((node, _)) => Handle {
-            id: node.hooks.add(f, None),
+        Some((node, k)) => Handle {
+            id: node.hooks.add(f, None, k),
             place: Place::Node(Arc::downgrade(&node)),
         },
         None => {
             let cell = m.grad_cell();
             Handle {
-                id: cell.pre.add(f, None),
+                id: cell.pre.add(f, None, 0),
                 place: Place::Leaf(Arc::downgrade(cell)),
             }
         }
@@ -103,7 +103,7 @@ pub fn register_post_accumulate(p: &Arc<Tensor>, f: HookFn) -> Result<Handle, Er
     }
     let cell = m.grad_cell();
     Ok(Handle {
-        id: cell.post.add(f, Some(Arc::downgrade(p))),
+        id: cell.post.add(f, Some(Arc::downgrade(p)), 0),
         place: Place::LeafPost(Arc::downgrade(cell)),
     })
 }
@@ -121,6 +121,9 @@ pub trait Host {
 
     /// `f(param)`, once `param.grad` is final.
     fn post_accumulate_hook(&mut self, f: &HookFn, param: &Arc<Tensor>) -> Result<(), Error>;
+
+    /// `f()`, a final callback (`callbacks.rs`), once backward's last node ran.
+    fn final_callback(&mut self, f: &HookFn) -> Result<(), Error>;
 }
 
 /// Backward with no hooks to call: the runtime alone (a backward the
@@ -137,16 +140,21 @@ impl Host for Runtime {
     fn post_accumulate_hook(&mut self, _: &HookFn, _: &Arc<Tensor>) -> Result<(), Error> {
         Ok(())
     }
+
+    fn final_callback(&mut self, _: &HookFn) -> Result<(), Error> {
+        Ok(())
+    }
 }
 
-/// Runs `hooks` on `grad` in order, each on what the one before gave.
+/// Runs the hooks on output `k` (0 at a leaf) on `grad` in order, each
+/// on what the one before gave.
 pub fn run_tensor_hooks(
     h: &mut dyn Host,
-    hooks: &Hooks,
+    (hooks, k): (&Hooks, usize),
     grad: Arc<Tensor>,
 ) -> Result<Arc<Tensor>, Error> {
     let mut grad = grad;
-    for hook in hooks.list() {
+    for hook in hooks.on(k) {
         if let Some(g) = h.tensor_hook(&hook.f, &grad)? {
             grad = g;
         }

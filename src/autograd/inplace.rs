@@ -75,6 +75,23 @@ fn records(mode: Mode, x: &Tensor, others: &[&Tensor]) -> bool {
 /// `no_grad { }`, which PyTorch forbids too, or of a base laid out
 /// otherwise) is refused.
 fn check_target(x: &Tensor) -> R<()> {
+    // PyTorch forbids changing one of several views one op made.
+    if let Some((node, k)) = meta(x).and_then(|m| m.grad_fn()) {
+        if node.outputs > 1 && node.view {
+            return Err(Error::Autograd {
+                message: format!(
+                    "Output {k} of {} is a view and is being modified inplace. This view is the \
+                     output of a function that returns multiple views. Such functions do not \
+                     allow the output views to be modified inplace. You should replace the \
+                     inplace operation by an out-of-place one.",
+                    super::meta::op_name(node.name)
+                ),
+                help: "change a `.clone()` of the part, or compute the part out of place \
+                       (`p = p * 2`, not `p *= 2`)"
+                    .into(),
+            });
+        }
+    }
     let untracked = match meta(x) {
         Some(m) if m.view.is_some() => false,
         Some(m) => match m.grad_fn() {
@@ -127,7 +144,7 @@ fn rebase(x: &Tensor, node: Node) {
     let Some(v) = &m.view else {
         let node = Arc::new(node);
         if m.retains_grad() {
-            lock(&node.retained).push(Arc::downgrade(m.grad_cell()));
+            lock(&node.retained).push((0, Arc::downgrade(m.grad_cell())));
         }
         m.rebase(node);
         return;

@@ -420,11 +420,14 @@ impl CheckedSaved for Saved {
 /// The saved variable's creator now, as PyTorch's version error names it:
 /// `, which is output 0 of Mul,` (the node's op, without `Backward0`),
 /// nothing for a leaf.
+/// A node's op as PyTorch's messages name it: `Mul` for `MulBackward0`.
+pub fn op_name(node: &str) -> &str {
+    let base = node.trim_end_matches(|c: char| c.is_ascii_digit());
+    base.strip_suffix("Backward").unwrap_or(node)
+}
+
 fn creator(saved: &Saved, node: &str) -> String {
-    let op = |name: &str| {
-        let base = name.trim_end_matches(|c: char| c.is_ascii_digit());
-        base.strip_suffix("Backward").unwrap_or(name).to_string()
-    };
+    let op = |name: &str| op_name(name).to_string();
     let of_meta = |m: &Meta| {
         m.grad_fn()
             .map(|(n, output)| format!(", which is output {output} of {},", op(n.name)))

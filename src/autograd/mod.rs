@@ -4,8 +4,10 @@
 //! input requires grad; `engine.rs` runs it backward with the formulas of
 //! `formulas.rs` and `reductions.rs`, built from the same op layer, so gradients are computed
 //! on sim, emu and cuda alike; `meta.rs` is what a tensor keeps
-//! (`requires_grad`, `.grad`, `grad_fn`); `optim.rs` has the optimizers, `functional.rs` `linear` and `dropout`.
+//! (`requires_grad`, `.grad`, `grad_fn`); `optim.rs` has the optimizers, `functional.rs` `linear` and `dropout`;
+//! `hooks.rs` and `callbacks.rs` what backward calls back (hooks, final callbacks).
 
+pub mod callbacks;
 pub mod engine;
 pub mod formulas;
 pub mod functional;

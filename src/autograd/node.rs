@@ -266,6 +266,16 @@ pub enum Backward {
     Select {
         items: Vec<crate::runtime::op::index::Index>,
     },
+    /// `chunk`, `split`, `unbind`: one node with one output per part
+    /// (`SplitBackward0`, `UnbindBackward0`); the input's gradient is the
+    /// parts' gradients joined along `dim` (stacked for `unbind`), zeros
+    /// for a part whose gradient is undefined.
+    Split {
+        dim: usize,
+        sizes: Vec<usize>,
+        /// `unbind`: the parts lost `dim`.
+        stacked: bool,
+    },
     /// `maximum(a, b)` / `minimum(a, b)` of two tensors: the gradient to
     /// the larger (smaller), halved between ties.
     Extremum {
@@ -525,7 +535,57 @@ impl Backward {
             | Permute { .. }
             | Expand
             | Identity
-            | Select { .. } => vec![],
+            | Select { .. }
+            | Split { .. } => vec![],
+        }
+    }
+}
+
+/// What a walk of `grad_fn` reaches, as PyTorch's `next_functions` shows
+/// it: a recorded node, or a leaf's `AccumulateGrad`.
+#[derive(Clone)]
+pub enum GraphFn {
+    Node(Arc<Node>),
+    Accumulate(Arc<GradCell>),
+}
+
+impl std::fmt::Debug for GraphFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<{}>", self.name())
+    }
+}
+
+impl GraphFn {
+    /// PyTorch's name (`name()`): `MulBackward0`, `AccumulateGrad`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            GraphFn::Node(n) => n.name,
+            GraphFn::Accumulate(_) => "AccumulateGrad",
+        }
+    }
+
+    /// One `(function, output)` per input of the forward op, `None` where
+    /// the input needs no gradient; nothing for `AccumulateGrad`.
+    pub fn next_functions(&self) -> Vec<(Option<GraphFn>, usize)> {
+        let GraphFn::Node(n) = self else {
+            return vec![];
+        };
+        n.next
+            .iter()
+            .map(|e| match e {
+                Edge::None => (None, 0),
+                Edge::Leaf(cell) => (Some(GraphFn::Accumulate(Arc::clone(cell))), 0),
+                Edge::Node(n, k) => (Some(GraphFn::Node(Arc::clone(n))), *k),
+            })
+            .collect()
+    }
+
+    /// The same node (`is`).
+    pub fn same(&self, other: &GraphFn) -> bool {
+        match (self, other) {
+            (GraphFn::Node(a), GraphFn::Node(b)) => Arc::ptr_eq(a, b),
+            (GraphFn::Accumulate(a), GraphFn::Accumulate(b)) => Arc::ptr_eq(a, b),
+            _ => false,
         }
     }
 }
@@ -542,17 +602,20 @@ pub struct Node {
     pub sequence: u64,
     /// The stream its forward op ran on (a CUDA output's): its backward runs there.
     pub stream: Option<StreamKey>,
+    /// How many outputs it has (`SplitBackward0` one per part; most one).
+    pub outputs: usize,
     /// Its output is a view of an input (it shares the input's memory): an
     /// in-place op on it would have to rebase the input too.
     pub view: bool,
     /// What the forward op saved; `None` once a backward without
     /// `retain_graph` has used (and freed) it.
     backward: Mutex<Option<Backward>>,
-    /// Non-leaf tensors of this node's output that keep their gradient
-    /// (`retain_grad()`).
-    pub retained: Mutex<Vec<std::sync::Weak<GradCell>>>,
-    /// `register_hook` on its output: run on the output's gradient before
-    /// the node runs (PyTorch's tensor pre-hooks).
+    /// Non-leaf tensors of this node's outputs that keep their gradient
+    /// (`retain_grad()`), each with its output's index.
+    pub retained: Mutex<Vec<(usize, std::sync::Weak<GradCell>)>>,
+    /// `register_hook` on its outputs: run on an output's gradient before
+    /// the node runs (PyTorch's tensor pre-hooks), each hook knowing its
+    /// output.
     pub hooks: Hooks,
 }
 
@@ -575,6 +638,7 @@ impl Node {
             next,
             inputs,
             stream,
+            outputs: 1,
             view: false,
             sequence: SEQUENCE.fetch_add(1, Ordering::Relaxed),
             backward: Mutex::new(Some(backward)),

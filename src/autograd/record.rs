@@ -46,7 +46,12 @@ fn attach(
     let viewed = inputs.iter().find(|(t, _)| out.shares_storage(t));
     node.view = viewed.is_some();
     let view = viewed.and_then(|(t, _)| Meta::view_of(t, &out));
-    let meta = Arc::new(Meta::output_of(Arc::new(node), 0, view));
+    with_meta(out, Meta::output_of(Arc::new(node), 0, view))
+}
+
+/// `out` with its autograd record `meta` (an alias of it when it has one).
+fn with_meta(out: Arc<Tensor>, meta: Meta) -> Arc<Tensor> {
+    let meta = Arc::new(meta);
     let mut out = match out.autograd().is_some() {
         true => Arc::new(out.alias()),
         false => out,
@@ -60,6 +65,36 @@ fn attach(
         }
     }
     out
+}
+
+/// The parts of `x` an op made (`chunk`, `split`, `unbind`: views of
+/// `x`), as the outputs of one node when the op is recorded (PyTorch's
+/// `SplitBackward0` with one output per part); else each part as
+/// [`plain_view`] leaves it.
+pub fn attach_parts(
+    rt: &Runtime,
+    mode: Mode,
+    x: &Tensor,
+    parts: Vec<Arc<Tensor>>,
+    (name, backward): (&'static str, Backward),
+) -> Vec<Arc<Tensor>> {
+    if !recording(mode, &[x]) || !x.dtype().is_float() || parts.is_empty() {
+        return parts.into_iter().map(|p| plain_view(mode, x, p)).collect();
+    }
+    let next = Edges::from_elem(edge(x), 1);
+    let inputs = Inputs::from_elem(InputMeta::of(x), 1);
+    let mut node = Node::new(name, backward, next, inputs, forward_stream(rt, x));
+    node.outputs = parts.len();
+    node.view = parts.iter().any(|p| p.shares_storage(x));
+    let node = Arc::new(node);
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(k, part)| {
+            let view = Meta::view_of(x, &part);
+            with_meta(part, Meta::output_of(Arc::clone(&node), k, view))
+        })
+        .collect()
 }
 
 /// `out` with a node of `inputs` (every one a tensor, none weak) when an

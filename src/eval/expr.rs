@@ -864,7 +864,7 @@ fn same(a: &Value, b: &Value) -> bool {
         (Value::Function(x), Value::Function(y)) => Arc::ptr_eq(x, y),
         (Value::Optimizer(x), Value::Optimizer(y)) => Arc::ptr_eq(x, y),
         (Value::HookHandle(x), Value::HookHandle(y)) => Arc::ptr_eq(x, y),
-        (Value::GradFn(x), Value::GradFn(y)) => Arc::ptr_eq(x, y),
+        (Value::GradFn(x), Value::GradFn(y)) => x.same(y),
         _ => equal(a, b),
     }
 }

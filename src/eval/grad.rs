@@ -15,7 +15,7 @@ use crate::autograd::losses::{self, Reduction};
 use crate::autograd::meta::{
     is_leaf, leaf_meta, meta, meta_or_leaf, requires_grad, set_requires_grad, set_retains_grad,
 };
-use crate::autograd::node::Backward;
+use crate::autograd::node::{Backward, GraphFn};
 use crate::autograd::optim::{Kind, Optimizer};
 use crate::autograd::{engine, functional, record};
 use crate::error::{Diagnostic, Error};
@@ -169,9 +169,25 @@ pub(super) fn non_leaf_without_grad(t: &Tensor) -> bool {
 /// `x.grad_fn`: the node that made `x`, as PyTorch prints it (`<MulBackward0>`).
 pub(super) fn grad_fn_property(t: &Tensor) -> Result<Value, Error> {
     Ok(match meta(t).and_then(|m| m.grad_fn()) {
-        Some((node, _)) => Value::GradFn(node),
+        Some((node, _)) => Value::GradFn(Arc::new(GraphFn::Node(node))),
         None => Value::None,
     })
+}
+
+/// `f.next_functions`: one `[function, output]` pair per input of the
+/// forward op (`AccumulateGrad` for a leaf, none for an input that needs
+/// no gradient), as PyTorch's tuple of pairs.
+pub(super) fn next_functions(f: &Arc<GraphFn>) -> Value {
+    let pairs = f.next_functions().into_iter().map(|(f, k)| {
+        let f = f.map_or(Value::None, |f| Value::GradFn(Arc::new(f)));
+        Value::List(Arc::new(vec![f, Value::Int(k as i64)]))
+    });
+    Value::List(Arc::new(pairs.collect()))
+}
+
+/// `f.name()`: `MulBackward0`, `AccumulateGrad`.
+pub(super) fn grad_fn_name(_: &mut Interp, _: &'static str, f: &Arc<GraphFn>, _: &Bound) -> Out {
+    Ok(Value::Str(Arc::new(f.name().to_string())))
 }
 
 pub(super) fn requires_grad_(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
@@ -194,10 +210,10 @@ pub(super) fn retain_grad(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &
         }
         .at(b.span));
     };
-    if let Some((node, _)) = m.grad_fn() {
+    if let Some((node, k)) = m.grad_fn() {
         if !m.retains_grad() {
             set_retains_grad(m);
-            lock(&node.retained).push(Arc::downgrade(m.grad_cell()));
+            lock(&node.retained).push((k, Arc::downgrade(m.grad_cell())));
         }
     }
     Ok(Value::None)
@@ -455,6 +471,19 @@ impl Interp {
         backward: Backward,
     ) -> Arc<Tensor> {
         record::attach_node(&self.rt, self.grad, out, name, backward, &[x])
+    }
+
+    /// `parts` of `x` (`chunk`, `split`, `unbind`), recorded as the
+    /// outputs of one node, as a tuple.
+    pub(crate) fn parts(
+        &self,
+        x: &Tensor,
+        parts: Vec<Tensor>,
+        node: (&'static str, Backward),
+    ) -> Value {
+        let parts = parts.into_iter().map(Arc::new).collect();
+        let parts = record::attach_parts(&self.rt, self.grad, x, parts, node);
+        Value::List(Arc::new(parts.into_iter().map(Value::Tensor).collect()))
     }
 
     /// A reshape of `t`: `ViewBackward0` when it is a view, else

@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::args::{ArgVal, Bound};
 use super::{Interp, Value};
+use crate::autograd::callbacks;
 use crate::autograd::hooks::{self, Handle, HookFn, Host};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::dispatch::Runtime;
@@ -53,6 +54,36 @@ pub(super) fn register_hook(_: &mut Interp, name: &'static str, t: &Arc<Tensor>,
     Ok(Value::HookHandle(Arc::new(handle)))
 }
 
+/// `queue_callback(callback)`: `callback()` at the end of the running
+/// backward (autograd's `callbacks.rs`).
+pub(super) fn queue_callback(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (v, span) = b.get("callback").ok_or_else(|| {
+        Error::value("internal error: the callback is a required argument").at(b.span)
+    })?;
+    let f = match v {
+        Value::Function(f) if f.def.params.is_empty() => Arc::clone(f),
+        Value::Function(f) => {
+            return Err(Error::value_help(
+                format!(
+                    "a final callback takes no arguments, but `{}` takes {}",
+                    f.name(),
+                    f.def.params.len()
+                ),
+                "define it without parameters: `fn done() { ... }`",
+            )
+            .at(*span))
+        }
+        other => {
+            return Err(
+                Error::wrong_type("a callback", "a function (`fn`)", other.type_name()).at(*span),
+            )
+        }
+    };
+    let f: HookFn = f;
+    callbacks::queue(callbacks::Callback::Hook(f)).map_err(|e| e.at(b.span))?;
+    Ok(Value::None)
+}
+
 /// `h.remove()`.
 pub(super) fn remove(_: &mut Interp, _: &'static str, h: &Arc<Handle>, _: &Bound) -> Out {
     h.remove();
@@ -83,15 +114,19 @@ impl Interp {
     /// `f(arg)` as backward calls a hook: nothing recorded (backward runs
     /// without grad mode, as PyTorch's does without `create_graph`); an
     /// error raised in its body ends the backward, shown where it was raised.
-    fn call_hook(&mut self, f: &Arc<super::value::Function>, arg: Value) -> Result<Value, Error> {
+    fn call_hook(
+        &mut self,
+        f: &Arc<super::value::Function>,
+        arg: Option<Value>,
+    ) -> Result<Value, Error> {
         let span = f.def.name.span;
-        let arg = ArgVal {
+        let args = arg.into_iter().map(|value| ArgVal {
             keyword: None,
-            value: arg,
+            value,
             span,
-        };
+        });
         let mode = std::mem::replace(&mut self.grad, crate::autograd::Mode { enabled: false });
-        let r = self.call_function(Arc::clone(f), vec![arg], span);
+        let r = self.call_function(Arc::clone(f), args.collect(), span);
         self.grad = mode;
         r.map_err(|d| Error::Located(Box::new(d)))
     }
@@ -108,7 +143,7 @@ impl Host for Interp {
         grad: &Arc<Tensor>,
     ) -> Result<Option<Arc<Tensor>>, Error> {
         let f = function(f);
-        match self.call_hook(&f, Value::Tensor(Arc::clone(grad)))? {
+        match self.call_hook(&f, Some(Value::Tensor(Arc::clone(grad))))? {
             Value::None => Ok(None),
             Value::Tensor(t) => {
                 hooks::check_result(grad, &t, f.name())?;
@@ -126,7 +161,12 @@ impl Host for Interp {
 
     fn post_accumulate_hook(&mut self, f: &HookFn, param: &Arc<Tensor>) -> Result<(), Error> {
         let f = function(f);
-        self.call_hook(&f, Value::Tensor(Arc::clone(param)))?;
+        self.call_hook(&f, Some(Value::Tensor(Arc::clone(param))))?;
+        Ok(())
+    }
+
+    fn final_callback(&mut self, f: &HookFn) -> Result<(), Error> {
+        self.call_hook(&function(f), None)?;
         Ok(())
     }
 }

@@ -66,7 +66,7 @@ pub fn repr(v: &Value) -> String {
         Value::Function(f) => format!("<function {}>", f.signature()),
         Value::Stream(s) => s.describe(),
         Value::Event(e) => e.describe(),
-        Value::GradFn(node) => format!("<{}>", node.name),
+        Value::GradFn(f) => format!("<{}>", f.name()),
         Value::Dataset(ds) => match &**ds {
             crate::data::dataset::Dataset::Tensors(t) => format!(
                 "TensorDataset of {} samples ({} tensors)",

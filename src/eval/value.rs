@@ -47,8 +47,9 @@ pub enum Value {
     Event(Arc<Event>),
     /// `SGD(...)`, `Adam(...)`: its parameters and state.
     Optimizer(Arc<Mutex<crate::autograd::optim::Optimizer>>),
-    /// `y.grad_fn`: the autograd node that made `y` (`<MulBackward0>`).
-    GradFn(Arc<crate::autograd::node::Node>),
+    /// `y.grad_fn`: the autograd node that made `y` (`<MulBackward0>`),
+    /// or a leaf's `<AccumulateGrad>` reached by `next_functions`.
+    GradFn(Arc<crate::autograd::node::GraphFn>),
     /// `TensorDataset(x, t)`, `Dataset(get, n)`.
     Dataset(Arc<crate::data::dataset::Dataset>),
     /// `DataLoader(ds, batch_size=64, ...)`: iterated by `for`.

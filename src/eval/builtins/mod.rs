@@ -148,6 +148,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("SGD", super::grad::sgd),
     ("backward", super::grad::backward_of_many),
     ("grad", super::grad::grad_of),
+    ("queue_callback", super::hooks::queue_callback),
     ("Adam", super::grad::adam),
     ("mse_loss", super::grad::mse_loss),
     ("nll_loss", super::grad::nll_loss),

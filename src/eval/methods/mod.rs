@@ -20,6 +20,7 @@ use super::args::{bind, ArgVal, Bound};
 use super::docs::{self, Kind};
 use super::grad;
 use super::{Interp, Value};
+use crate::autograd::node::GraphFn;
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::Name;
 use crate::lang::Span;
@@ -40,6 +41,8 @@ enum Member {
     OptimizerMethod(Call<Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>>),
     SamplerMethod(Call<Arc<crate::data::sampler::DistributedSampler>>),
     HandleMethod(Call<Arc<crate::autograd::hooks::Handle>>),
+    GradFnMethod(Call<Arc<GraphFn>>),
+    GradFnProperty(fn(&Arc<GraphFn>) -> Value),
 }
 
 impl Member {
@@ -52,13 +55,16 @@ impl Member {
             Member::OptimizerMethod(_) => "optimizer",
             Member::SamplerMethod(_) => "sampler",
             Member::HandleMethod(_) => "handle",
+            Member::GradFnMethod(_) | Member::GradFnProperty(_) => "grad_fn",
         }
     }
 
     #[cfg(test)]
     fn kind(self) -> Kind {
         match self {
-            Member::TensorProperty(_) | Member::StreamProperty(_) => Kind::Property,
+            Member::TensorProperty(_) | Member::StreamProperty(_) | Member::GradFnProperty(_) => {
+                Kind::Property
+            }
             _ => Kind::Method,
         }
     }
@@ -172,6 +178,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("flip", TensorMethod(shape::flip)),
         ("chunk", TensorMethod(shape::chunk)),
         ("split", TensorMethod(shape::split)),
+        ("unbind", TensorMethod(shape::unbind)),
         ("size", TensorMethod(tensor::size)),
         ("tolist", TensorMethod(tensor::tolist)),
         ("is_cuda", TensorProperty(tensor::is_cuda)),
@@ -215,6 +222,8 @@ static MEMBERS: &[(&str, Member)] = {
             TensorMethod(super::hooks::register_hook),
         ),
         ("remove", HandleMethod(super::hooks::remove)),
+        ("name", GradFnMethod(grad::grad_fn_name)),
+        ("next_functions", GradFnProperty(grad::next_functions)),
         ("step", OptimizerMethod(grad::step)),
         ("zero_grad", OptimizerMethod(grad::zero_grad)),
         ("set_epoch", SamplerMethod(super::data::set_epoch)),
@@ -261,6 +270,7 @@ impl Interp {
             (Some(Member::OptimizerMethod(f)), Value::Optimizer(o)) => f(self, doc.name, o, &b),
             (Some(Member::SamplerMethod(f)), Value::Sampler(s)) => f(self, doc.name, s, &b),
             (Some(Member::HandleMethod(f)), Value::HookHandle(h)) => f(self, doc.name, h, &b),
+            (Some(Member::GradFnMethod(f)), Value::GradFn(n)) => f(self, doc.name, n, &b),
             _ => Err(unwired(recv.kind(), doc.name).at(span)),
         }?;
         if watch {
@@ -303,6 +313,7 @@ impl Interp {
                     Ok(self.transposed(t, name, v))
                 }
                 (Some(Member::StreamProperty(f)), Value::Stream(s)) => Ok(f(s)),
+                (Some(Member::GradFnProperty(f)), Value::GradFn(n)) => Ok(f(n)),
                 _ => Err(unwired(recv.kind(), name).at(span)),
             },
         }

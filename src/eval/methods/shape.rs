@@ -191,31 +191,40 @@ pub(super) fn split(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound
     pieces(me, t, parts, dim, node).map_err(at)
 }
 
-/// The parts `chunk` and `split` made of `t` along `dim`, each recorded
-/// as the slice of `t` it is (PyTorch's one split node, with one output per
-/// part, gives the same gradients).
+/// `x.unbind(dim=0)`: the slices along `dim`, each without it.
+pub(super) fn unbind(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let dim = b.int("dim")?.unwrap_or(0);
+    let parts = view::unbind(t, dim).map_err(|e| e.at(b.span))?;
+    let d = crate::runtime::shape::norm_dim(dim, t.ndim().max(1)).map_err(|e| e.at(b.span))?;
+    let backward = Backward::Split {
+        dim: d,
+        sizes: vec![1; parts.len()],
+        stacked: true,
+    };
+    Ok(me.parts(t, parts, ("UnbindBackward0", backward)))
+}
+
+/// The parts `chunk` and `split` made of `t` along `dim`: recorded as the
+/// outputs of one node (PyTorch's `SplitBackward0`), whose backward joins
+/// their gradients into one.
 fn pieces(
     me: &Interp,
-    t: &Tensor,
+    t: &Arc<Tensor>,
     parts: Vec<Tensor>,
     dim: i64,
     node: &'static str,
 ) -> Result<Value, Error> {
     let d = crate::runtime::shape::norm_dim(dim, t.ndim().max(1))?;
-    let mut start = 0;
-    let mut out = Vec::with_capacity(parts.len());
-    for part in parts {
-        let n = part.shape().get(d).copied().unwrap_or(0);
-        let backward = Backward::rows(d, start, n);
-        start += n;
-        out.push(Value::Tensor(me.recorded(
-            t,
-            Arc::new(part),
-            node,
-            backward,
-        )));
-    }
-    Ok(Value::List(Arc::new(out)))
+    let sizes = parts
+        .iter()
+        .map(|p| p.shape().get(d).copied().unwrap_or(0))
+        .collect();
+    let backward = Backward::Split {
+        dim: d,
+        sizes,
+        stacked: false,
+    };
+    Ok(me.parts(t, parts, (node, backward)))
 }
 
 /// `x.mT`.

@@ -272,6 +272,14 @@ pub fn split(t: &Tensor, size: i64, dim: i64) -> Result<Vec<Tensor>, Error> {
     split_at(t, d, size as usize)
 }
 
+/// `x.unbind(dim)`: one view per index along `dim`, without `dim`.
+pub fn unbind(t: &Tensor, dim: i64) -> Result<Vec<Tensor>, Error> {
+    let d = norm_dim(dim, at_least_1d(t, "unbind")?)?;
+    (0..t.shape()[d])
+        .map(|i| super::index::narrow(t, d, i, 1).and_then(|p| squeeze(&p, Some(d as i64))))
+        .collect()
+}
+
 /// `x.split([a, b, ...], dim)`: views of those sizes, which must add up to
 /// the dimension's size.
 pub fn split_sizes(t: &Tensor, sizes: &[i64], dim: i64) -> Result<Vec<Tensor>, Error> {
