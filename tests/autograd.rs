@@ -618,14 +618,42 @@ x2 = x.detach().clone().requires_grad_()
 W2 = W.detach().clone().requires_grad_()
 ((x2 @ W2) * (x2 @ W2)).sum().backward()
 print(parts[1].grad_fn, Ws[1].grad_fn, y.grad_fn, x.grad.device, W.grad.device)
-print((x.grad - x2.grad).abs().max().item() < 1e-5, (W.grad - W2.grad).abs().max().item() < 1e-5)";
+print((x.grad - x2.grad).abs().max().item() < 1e-5, (W.grad - W2.grad).abs().max().item() < 1e-5)
+print(parts[0].grad_fn is parts[1].grad_fn, Ws[0].grad_fn is Ws[1].grad_fn)";
     for backend in [BackendChoice::Sim, BackendChoice::Emu] {
         let mut s = session(backend);
         assert_eq!(
             ok_in(&mut s, src).trim(),
-            "<ScatterBackward> <BroadcastBackward> <GatherBackward> cuda:0 cuda:0\ntrue true"
+            "<ScatterBackward> <BroadcastBackward> <GatherBackward> cuda:0 cuda:0\ntrue true\n\
+             true true"
         );
     }
+    // One node each, as PyTorch's Functions: replicate's backward is one
+    // sum on the source device (a copy from cuda:1 and one add);
+    // scatter's is one gather onto x's device (zeros for a part that got
+    // no gradient).
+    let mut s = session(BackendChoice::Sim);
+    let out = ok_in(
+        &mut s,
+        "W = randn(256, 256, device=cuda:0, requires_grad=true)\nWs = replicate(W, [cuda:0, cuda:1])\n\
+         loss = (Ws[0] * 2).sum() + (Ws[1] * 3).sum().to(cuda:0)\n\
+         profile { loss.backward() }\nprint(W.grad[0, 0].item())\n\
+         Z = ones(8, 4, device=cuda:0, requires_grad=true)\nzs = scatter(Z, [cuda:0, cuda:1])\n\
+         (zs[1] * 2).sum().backward()\nprint(Z.grad[::2, 0].tolist())",
+    );
+    let counted = |name: &str| {
+        out.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .unwrap_or_else(|| panic!("no {name} in {out}"))
+            .split_whitespace()
+            .nth(if name == "copies" { 2 } else { 1 })
+            .unwrap()
+            .to_string()
+    };
+    // Kernels: the root's ones, the two products' gradients (one per
+    // device: the sum's backward expands), one add.
+    assert_eq!(counted("kernels"), "4", "{out}");
+    assert!(out.contains("5.0\n[0.0, 0.0, 2.0, 2.0]"), "{out}");
 }
 
 #[test]

@@ -9,6 +9,7 @@ use super::losses::Reduction;
 use super::meta::CheckedSaved;
 use super::node::{Backward, Grads, Node, Saved};
 use super::ops::{add_into_zeros, bin, bin_s, full, masked, pick, s_bin, sign};
+use super::parts;
 use super::reductions;
 use super::slices;
 use crate::error::Error;
@@ -50,47 +51,30 @@ fn expand_back(g: &Tensor, dims: &[usize], keepdim: bool, shape: &[usize]) -> R<
 
 impl Backward {
     /// The gradients of the inputs of a node with several outputs (one of
-    /// `gs` per output, `None` where no gradient arrived): for the parts
-    /// of `chunk`, `split` and `unbind`, one tensor joined from the parts'
-    /// gradients, zeros where a part's is undefined, as PyTorch's
-    /// `split_backward` and `unbind_backward`.
+    /// `gs` per output, `None` where no gradient arrived): `parts.rs`.
     pub fn apply_outputs(
         &self,
         rt: &mut Runtime,
         node: &Node,
         gs: &[Option<Arc<Tensor>>],
     ) -> R<Grads> {
-        let Backward::Split {
-            dim,
-            sizes,
-            stacked,
-        } = self
-        else {
-            return match gs {
+        let input = &node.inputs[0];
+        match self {
+            Backward::Split {
+                dim,
+                sizes,
+                stacked,
+            } => parts::split(rt, input, gs, (*dim, sizes, *stacked)),
+            Backward::Scatter { dim, parts } => parts::gather(rt, input, gs, (*dim, parts)),
+            Backward::Broadcast => parts::reduce_add(rt, input, gs),
+            _ => match gs {
                 [Some(g)] => self.apply(rt, node, g),
                 _ => Err(Error::Autograd {
                     message: format!("{} has one output, given {} gradients", node.name, gs.len()),
                     help: "this is a bug in cudash's autograd".into(),
                 }),
-            };
-        };
-        let input = &node.inputs[0];
-        let mut parts = Vec::with_capacity(gs.len());
-        for (g, &size) in gs.iter().zip(sizes) {
-            parts.push(match g {
-                Some(g) => Arc::clone(g),
-                None => {
-                    let mut shape = input.shape.clone();
-                    match stacked {
-                        true => drop(shape.remove(*dim)),
-                        false => shape[*dim] = size,
-                    }
-                    full(rt, &shape, input.dtype, input.device, 0)?
-                }
-            });
+            },
         }
-        let parts: Vec<&Tensor> = parts.iter().map(|p| &**p).collect();
-        Ok(vec![Some(rt.join(&parts, *dim as i64, *stacked)?)])
     }
 
     /// The gradients of the node's inputs (one per edge; `None` where no
@@ -232,7 +216,7 @@ impl Backward {
                 let e = expand_back(g, dims, *keepdim, &shape_of(0))?;
                 vec![Some(bin_s(rt, BinaryOp::Div, &e, *count as f64)?)]
             }
-            Backward::Split { .. } => {
+            Backward::Split { .. } | Backward::Scatter { .. } | Backward::Broadcast => {
                 return self.apply_outputs(rt, node, &[Some(Arc::clone(g))]);
             }
             Backward::Select { items } => {

@@ -19,6 +19,7 @@ pub mod meta;
 pub mod node;
 pub mod ops;
 pub mod optim;
+pub mod parts;
 pub mod record;
 pub mod reductions;
 pub mod slices;

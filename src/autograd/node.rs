@@ -276,6 +276,15 @@ pub enum Backward {
         /// `unbind`: the parts lost `dim`.
         stacked: bool,
     },
+    /// DataParallel's `scatter`: one output per part (its size along `dim`
+    /// and its device); the gradients are gathered onto the input's device.
+    Scatter {
+        dim: usize,
+        parts: Vec<(usize, Device)>,
+    },
+    /// `replicate`: one output per replica; their gradients are summed on
+    /// the input's device (PyTorch's `ReduceAddCoalesced`).
+    Broadcast,
     /// `maximum(a, b)` / `minimum(a, b)` of two tensors: the gradient to
     /// the larger (smaller), halved between ties.
     Extremum {
@@ -536,7 +545,9 @@ impl Backward {
             | Expand
             | Identity
             | Select { .. }
-            | Split { .. } => vec![],
+            | Split { .. }
+            | Scatter { .. }
+            | Broadcast => vec![],
         }
     }
 }

@@ -478,10 +478,9 @@ impl Interp {
     pub(crate) fn parts(
         &self,
         x: &Tensor,
-        parts: Vec<Tensor>,
+        parts: Vec<Arc<Tensor>>,
         node: (&'static str, Backward),
     ) -> Value {
-        let parts = parts.into_iter().map(Arc::new).collect();
         let parts = record::attach_parts(&self.rt, self.grad, x, parts, node);
         Value::List(Arc::new(parts.into_iter().map(Value::Tensor).collect()))
     }

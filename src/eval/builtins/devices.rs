@@ -150,15 +150,16 @@ pub(super) fn scatter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
         }
         let part = index::narrow(&x, dim, lo, chunk.min(n - lo)).map_err(at)?;
         // As torch.cuda.comm.scatter: the chunk for x's own device stays a view of x.
-        let part = match d == x.device() {
+        parts.push(match d == x.device() {
             true => Arc::new(part),
             false => me.rt.copy_to(&part, d).map_err(at)?,
-        };
-        let backward = Backward::rows(dim, lo, part.shape()[dim]);
-        let part = me.recorded(&x, part, "ScatterBackward", backward);
-        parts.push(Value::Tensor(part));
+        });
     }
-    Ok(Value::List(Arc::new(parts)))
+    // One node with an output per part, whose backward gathers their
+    // gradients onto x's device (PyTorch's `Scatter` Function).
+    let sizes = parts.iter().map(|p| (p.shape()[dim], p.device())).collect();
+    let backward = Backward::Scatter { dim, parts: sizes };
+    Ok(me.parts(&x, parts, ("ScatterBackward", backward)))
 }
 
 /// Joins the tensors of several devices on one (the current one by
@@ -184,17 +185,16 @@ pub(super) fn replicate(me: &mut Interp, _: &'static str, b: &Bound) -> Result<V
     let targets = device_list(me, b, "devices")?;
     let mut copies = Vec::with_capacity(targets.len());
     for d in targets {
-        // As torch.cuda.comm.broadcast: x itself for its own device. Each
-        // replica's gradient goes back to x's device and adds into x's
-        // (PyTorch's `BroadcastBackward` reduce-adds them there).
-        let copy = match d == x.device() {
+        // As torch.cuda.comm.broadcast: x itself for its own device.
+        copies.push(match d == x.device() {
             true => Arc::clone(&x),
             false => me.rt.copy_to(&x, d).map_err(|e| e.at(b.span))?,
-        };
-        let copy = me.recorded(&x, copy, "BroadcastBackward", Backward::Identity);
-        copies.push(Value::Tensor(copy));
+        });
     }
-    Ok(Value::List(Arc::new(copies)))
+    // One node with an output per replica, whose backward sums their
+    // gradients on x's device (PyTorch's `Broadcast` Function, whose
+    // backward is `ReduceAddCoalesced`).
+    Ok(me.parts(&x, copies, ("BroadcastBackward", Backward::Broadcast)))
 }
 
 /// The devices of the list argument `name`: at least one, each existing.

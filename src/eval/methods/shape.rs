@@ -201,6 +201,7 @@ pub(super) fn unbind(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
         sizes: vec![1; parts.len()],
         stacked: true,
     };
+    let parts = parts.into_iter().map(Arc::new).collect();
     Ok(me.parts(t, parts, ("UnbindBackward0", backward)))
 }
 
@@ -224,6 +225,7 @@ fn pieces(
         sizes,
         stacked: false,
     };
+    let parts = parts.into_iter().map(Arc::new).collect();
     Ok(me.parts(t, parts, (node, backward)))
 }
 
