@@ -1247,3 +1247,36 @@ fn final_callbacks_run_when_backward_is_done() {
         "[4.0, 4.0]"
     );
 }
+
+/// `mem map` names what holds each block: tensors inside lists
+/// (`losses[0]`), an optimizer's state by PyTorch's `opt.state[p]` names
+/// (`exp_avg of W (Adam)`), `.grad`s, what a graph behind a list item
+/// saved, and an index tensor `IndexBackward0` keeps; `mem` counts the
+/// graphs behind list items too.
+#[test]
+fn mem_map_names_list_items_optimizer_state_and_saved_indices() {
+    let mut s = session(BackendChoice::Sim);
+    let out = ok_in(
+        &mut s,
+        "W = randn(256, 256, device=cuda, requires_grad=true)\n\
+         opt = Adam([W], lr=0.01)\nx = randn(64, 256, device=cuda)\n\
+         losses = list()\nlosses.append(((x @ W).exp()[tensor([0, 3], device=cuda)]).sum())\n\
+         losses[0].backward(retain_graph=true)\nopt.step()\n\
+         m = SGD([W], lr=0.1, momentum=0.9)\nm.step()\nmem map",
+    );
+    for name in [
+        "allocated losses[0] ",
+        "allocated W.grad ",
+        "allocated exp_avg of W (Adam) ",
+        "allocated exp_avg_sq of W (Adam) ",
+        "allocated momentum_buffer of W (SGD) ",
+        "allocated saved by ExpBackward0 (for `losses[0]`) ",
+        "allocated saved by IndexBackward0 (for `losses[0]`) ",
+    ] {
+        assert!(out.contains(name), "{name}: {out}");
+    }
+    assert!(
+        out.contains("autograd: graphs hold 128.5 KiB saved for backward"),
+        "{out}"
+    );
+}

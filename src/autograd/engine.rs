@@ -287,32 +287,43 @@ fn run(
 
 /// The nodes (by key) a backward for `targets` must run: those with a path
 /// to a target (a target node itself only when it leads to another).
+/// Each node is decided once all it leads to is (a post-order walk of the
+/// graph, which has no cycles): linear in the graph's size.
 fn needed(nodes: &[Arc<Node>], targets: &Set<usize>) -> Set<usize> {
-    // Passes from the last node found to the first until nothing changes:
-    // a chain, found in order, takes one.
-    let mut needed = Set::default();
-    loop {
-        let mut changed = false;
-        for n in nodes.iter().rev() {
-            if needed.contains(&key(n)) {
+    let mut decided: Map<usize, bool> = Map::default();
+    for root in nodes {
+        let mut stack = vec![(Arc::clone(root), false)];
+        while let Some((n, expanded)) = stack.pop() {
+            if decided.contains_key(&key(&n)) {
+                continue;
+            }
+            if !expanded {
+                stack.push((Arc::clone(&n), true));
+                for e in &n.next {
+                    if let Edge::Node(next, _) = e {
+                        if !decided.contains_key(&key(next)) {
+                            stack.push((Arc::clone(next), false));
+                        }
+                    }
+                }
                 continue;
             }
             let leads = n.next.iter().any(|e| match e {
                 Edge::Node(next, k) => {
-                    needed.contains(&key(next)) || targets.contains(&output_key(next, *k))
+                    targets.contains(&output_key(next, *k))
+                        || decided.get(&key(next)) == Some(&true)
                 }
                 Edge::Leaf(cell) => targets.contains(&leaf_key(cell)),
                 Edge::None => false,
             });
-            if leads {
-                needed.insert(key(n));
-                changed = true;
-            }
-        }
-        if !changed {
-            return needed;
+            decided.insert(key(&n), leads);
         }
     }
+    decided
+        .into_iter()
+        .filter(|&(_, n)| n)
+        .map(|(k, _)| k)
+        .collect()
 }
 
 fn leaf_key(cell: &Arc<GradCell>) -> usize {

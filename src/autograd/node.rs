@@ -689,8 +689,17 @@ impl Node {
     /// The tensors the node still keeps (none once a backward freed them;
     /// a `CopySlices` keeps what its op's node saved).
     pub fn saved_tensors(&self) -> Vec<Arc<Tensor>> {
+        use crate::runtime::op::index::Index;
         match lock(&self.backward).as_ref() {
             Some(Backward::CopySlices { inner, .. }) => inner.saved_tensors(),
+            // `IndexBackward0` keeps its index tensors (PyTorch's saved `indices`).
+            Some(Backward::Index { items } | Backward::IndexPut { items }) => items
+                .iter()
+                .filter_map(|i| match i {
+                    Index::Tensor(t) => Some(Arc::clone(t)),
+                    _ => None,
+                })
+                .collect(),
             Some(b) => b
                 .saved()
                 .into_iter()

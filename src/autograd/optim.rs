@@ -220,6 +220,30 @@ impl Optimizer {
         Ok(())
     }
 
+    /// The state's tensors as PyTorch's `opt.state[p]` names them
+    /// (`momentum_buffer`, `exp_avg`, `exp_avg_sq`), each with the index
+    /// of its parameter (the first entry of a parameter listed twice).
+    pub fn state_tensors(&self) -> Vec<(usize, &'static str, Arc<Tensor>)> {
+        let mut out = Vec::new();
+        for (s, state) in self.state.iter().enumerate() {
+            let Some(k) = self.slot.iter().position(|&slot| slot == s) else {
+                continue;
+            };
+            let first = match self.kind {
+                Kind::Sgd { .. } => "momentum_buffer",
+                _ => "exp_avg",
+            };
+            out.extend(state.first.iter().map(|t| (k, first, Arc::clone(t))));
+            out.extend(
+                state
+                    .second
+                    .iter()
+                    .map(|t| (k, "exp_avg_sq", Arc::clone(t))),
+            );
+        }
+        out
+    }
+
     /// Bytes of state the optimizer holds (momentum buffers, Adam's moments).
     pub fn state_bytes(&self) -> usize {
         self.state

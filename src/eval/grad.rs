@@ -585,14 +585,10 @@ fn tensors(v: &Value) -> Vec<Arc<Tensor>> {
 fn tensors_of(b: &Bound, name: &str, func: &str) -> Result<Vec<Arc<Tensor>>, Diagnostic> {
     match b.given(name) {
         Some((Value::Tensor(t), _)) => Ok(vec![Arc::clone(t)]),
-        Some((Value::MutList(xs), span)) => {
-            let items = Arc::clone(&lock(xs));
-            items
-                .iter()
-                .map(|v| to_tensor(v).ok_or_else(|| not_a_tensor(func, v).at(*span)))
-                .collect()
-        }
-        Some((Value::List(xs), span)) => xs
+        // A tuple or a list (`Value::items`: a list's items as they are now).
+        Some((v, span)) if v.items().is_some() => v
+            .items()
+            .unwrap_or_default()
             .iter()
             .map(|v| to_tensor(v).ok_or_else(|| not_a_tensor(func, v).at(*span)))
             .collect(),
@@ -631,11 +627,12 @@ fn gradients_of(b: &Bound, name: &str, n: usize) -> Result<Vec<Option<Arc<Tensor
     match b.given(name) {
         None | Some((Value::None, _)) => Ok(vec![None; n]),
         Some((Value::Tensor(t), _)) => Ok(vec![Some(Arc::clone(t))]),
-        Some((Value::List(xs), span)) => xs.iter().map(|v| item(v, *span)).collect(),
-        Some((Value::MutList(xs), span)) => {
-            let items = Arc::clone(&lock(xs));
-            items.iter().map(|v| item(v, *span)).collect()
-        }
+        Some((v, span)) if v.items().is_some() => v
+            .items()
+            .unwrap_or_default()
+            .iter()
+            .map(|v| item(v, *span))
+            .collect(),
         Some((v, span)) => Err(Error::wrong_type(
             format!("`{name}`"),
             "a tensor, a list of tensors, or none",

@@ -1,5 +1,7 @@
 //! The `mem`, `pin` and `devices` statements.
 
+use std::sync::Arc;
+
 use super::{Interp, Output, Shown, Value};
 use crate::display::{html, memory, memory_history};
 use crate::error::{Diagnostic, Error};
@@ -199,49 +201,48 @@ impl Interp {
         self.rt.pin_in_place(&t).map_err(|e| e.at(span))
     }
 
-    /// (device, segment, offset, name) for every named tensor holding a
-    /// device block, the named leaves' `.grad`, and the blocks only a
-    /// graph holds ("saved by ExpBackward0 (for `loss`)").
+    /// (device, segment, offset, name) for every tensor a name reaches
+    /// holding a device block (inside lists and dicts too: `xs[0]`), the
+    /// optimizers' state (`exp_avg of W (Adam)`), those tensors' `.grad`,
+    /// and the blocks only a graph holds ("saved by ExpBackward0 (for
+    /// `loss`)").
     fn block_owners(&self) -> Vec<(u32, u64, usize, String)> {
         let mut out = Vec::new();
-        let mut visit = |name: String, v: &Value| {
-            if let Value::Tensor(t) = v {
-                if let (Device::Cuda(d), Some(b)) = (t.device(), t.memory().and_then(|m| m.block()))
-                {
-                    out.push((d, b.segment, b.offset, name));
-                }
+        let mut visit = |name: String, t: &crate::runtime::Tensor| {
+            if let (Device::Cuda(d), Some(b)) = (t.device(), t.memory().and_then(|m| m.block())) {
+                out.push((d, b.segment, b.offset, name));
             }
         };
-        // The session's names, and the running call's own.
+        let tensors = self.reachable_tensors();
+        for (name, t) in &tensors {
+            visit(name.clone(), t);
+        }
+        // The optimizers' state, named by what PyTorch's `opt.state[p]`
+        // calls it and the parameter's name.
         let mut names: Vec<(&String, &Value)> = self.named_values().collect();
         names.sort_by(|a, b| a.0.cmp(b.0));
-        for (name, v) in &names {
-            match v.items() {
-                Some(items) => items
+        for (opt_name, v) in &names {
+            let Value::Optimizer(o) = v else { continue };
+            let o = crate::runtime::lock::lock(o);
+            for (k, what, t) in o.state_tensors() {
+                let p = &o.params[k];
+                let param = tensors
                     .iter()
-                    .enumerate()
-                    .for_each(|(i, v)| visit(format!("{name}[{i}]"), v)),
-                None => visit(name.to_string(), v),
+                    .find(|(_, t)| Arc::ptr_eq(t, p))
+                    .map(|(n, _)| n.clone())
+                    .unwrap_or_else(|| format!("{opt_name}'s parameter {k}"));
+                visit(format!("{what} of {param} ({})", o.name()), &t);
             }
         }
         // What autograd holds for them: a leaf's `.grad`, and the tensors a
         // graph saved for backward, named by the node that saved them when
         // no name holds their block.
-        for (name, v) in &names {
-            if let Value::Tensor(t) = v {
-                if let Some(g) = crate::autograd::meta::meta(t).and_then(|m| m.grad()) {
-                    visit(format!("{name}.grad"), &Value::Tensor(g));
-                }
+        for (name, t) in &tensors {
+            if let Some(g) = crate::autograd::meta::meta(t).and_then(|m| m.grad()) {
+                visit(format!("{name}.grad"), &g);
             }
         }
-        let tensors: Vec<(&String, &crate::runtime::Tensor)> = names
-            .iter()
-            .filter_map(|(name, v)| match v {
-                Value::Tensor(t) => Some((*name, &**t)),
-                _ => None,
-            })
-            .collect();
-        let roots: Vec<&crate::runtime::Tensor> = tensors.iter().map(|(_, t)| *t).collect();
+        let roots: Vec<&crate::runtime::Tensor> = tensors.iter().map(|(_, t)| &**t).collect();
         for (k, node, saved) in crate::autograd::engine::saved_by(&roots) {
             let (Device::Cuda(d), Some(b)) =
                 (saved.device(), saved.memory().and_then(|m| m.block()))
@@ -252,13 +253,54 @@ impl Interp {
             if out.iter().any(|(dv, s, o, _)| (*dv, *s, *o) == place) {
                 continue;
             }
-            let name = tensors[k].0;
+            let name = &tensors[k].0;
             out.push((
                 d,
                 b.segment,
                 b.offset,
                 format!("saved by {node} (for `{name}`)"),
             ));
+        }
+        out
+    }
+
+    /// Every tensor the session's names (and the running call's) reach,
+    /// with how to reach it: `x`, `xs[1]`, `xs[1][0]`, `d["w"]`; names in
+    /// order, each list once (a list that holds itself is not walked again).
+    fn reachable_tensors(&self) -> Vec<(String, Arc<crate::runtime::Tensor>)> {
+        fn walk(
+            name: String,
+            v: &Value,
+            seen: &mut Vec<usize>,
+            out: &mut Vec<(String, Arc<crate::runtime::Tensor>)>,
+        ) {
+            match v {
+                Value::Tensor(t) => out.push((name, Arc::clone(t))),
+                Value::Dict(pairs) => {
+                    for (k, v) in pairs.iter() {
+                        walk(format!("{name}[{k:?}]"), v, seen, out);
+                    }
+                }
+                Value::List(_) | Value::MutList(_) => {
+                    if let Value::MutList(list) = v {
+                        let at = Arc::as_ptr(list) as usize;
+                        if seen.contains(&at) {
+                            return;
+                        }
+                        seen.push(at);
+                    }
+                    for (i, v) in v.items().unwrap_or_default().iter().enumerate() {
+                        walk(format!("{name}[{i}]"), v, seen, out);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let mut names: Vec<(&String, &Value)> = self.named_values().collect();
+        names.sort_by(|a, b| a.0.cmp(b.0));
+        let (mut seen, mut out) = (Vec::new(), Vec::new());
+        for (name, v) in names {
+            walk(name.clone(), v, &mut seen, &mut out);
         }
         out
     }
@@ -275,8 +317,8 @@ impl Interp {
         };
         let (mut named, mut saved, mut grads) = (Vec::new(), HashMap::new(), HashMap::new());
         let mut roots = Vec::new();
-        for (_, v) in self.named_values() {
-            let Value::Tensor(t) = v else { continue };
+        let tensors = self.reachable_tensors();
+        for (_, t) in &tensors {
             named.extend(block_of(t).map(|b| (b.segment, b.offset)));
             if let Some(g) = crate::autograd::meta::meta(t).and_then(|m| m.grad()) {
                 if let Some(b) = block_of(&g) {
