@@ -22,10 +22,29 @@ use crate::runtime::{DType, Tensor};
 
 type R<T> = Result<T, Error>;
 
-/// PyTorch's refusal of an in-place op on a leaf that requires grad.
+/// PyTorch's refusals of an in-place op on one of several views one op
+/// made (checked first, as PyTorch's `handle_view_on_rebase`), and on a
+/// leaf that requires grad or a view of one.
 pub fn check_leaf(mode: Mode, x: &Tensor) -> R<()> {
     if !mode.enabled {
         return Ok(());
+    }
+    // PyTorch forbids changing one of several views one op made.
+    if let Some((node, k)) = meta(x).and_then(|m| m.grad_fn()) {
+        if node.outputs > 1 && node.view {
+            return Err(Error::Autograd {
+                message: format!(
+                    "Output {k} of {} is a view and is being modified inplace. This view is the \
+                     output of a function that returns multiple views. Such functions do not \
+                     allow the output views to be modified inplace. You should replace the \
+                     inplace operation by an out-of-place one.",
+                    super::meta::op_name(node.name)
+                ),
+                help: "change a `.clone()` of the part, or compute the part out of place \
+                       (`p = p * 2`, not `p *= 2`)"
+                    .into(),
+            });
+        }
     }
     if let Some(m) = meta(x) {
         // A view made a leaf itself (`v = x[1:]; v.requires_grad_()`) is
@@ -75,23 +94,6 @@ fn records(mode: Mode, x: &Tensor, others: &[&Tensor]) -> bool {
 /// `no_grad { }`, which PyTorch forbids too, or of a base laid out
 /// otherwise) is refused.
 fn check_target(x: &Tensor) -> R<()> {
-    // PyTorch forbids changing one of several views one op made.
-    if let Some((node, k)) = meta(x).and_then(|m| m.grad_fn()) {
-        if node.outputs > 1 && node.view {
-            return Err(Error::Autograd {
-                message: format!(
-                    "Output {k} of {} is a view and is being modified inplace. This view is the \
-                     output of a function that returns multiple views. Such functions do not \
-                     allow the output views to be modified inplace. You should replace the \
-                     inplace operation by an out-of-place one.",
-                    super::meta::op_name(node.name)
-                ),
-                help: "change a `.clone()` of the part, or compute the part out of place \
-                       (`p = p * 2`, not `p *= 2`)"
-                    .into(),
-            });
-        }
-    }
     let untracked = match meta(x) {
         Some(m) if m.view.is_some() => false,
         Some(m) => match m.grad_fn() {

@@ -575,6 +575,15 @@ impl GraphFn {
         }
     }
 
+    /// What PyTorch's `name()` gives: `MulBackward0`, and for a leaf's
+    /// node its C++ name, `torch::autograd::AccumulateGrad`.
+    pub fn qualified_name(&self) -> &'static str {
+        match self {
+            GraphFn::Node(n) => n.name,
+            GraphFn::Accumulate(_) => "torch::autograd::AccumulateGrad",
+        }
+    }
+
     /// One `(function, output)` per input of the forward op, `None` where
     /// the input needs no gradient; nothing for `AccumulateGrad`.
     pub fn next_functions(&self) -> Vec<(Option<GraphFn>, usize)> {

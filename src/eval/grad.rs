@@ -185,9 +185,9 @@ pub(super) fn next_functions(f: &Arc<GraphFn>) -> Value {
     Value::List(Arc::new(pairs.collect()))
 }
 
-/// `f.name()`: `MulBackward0`, `AccumulateGrad`.
+/// `f.name()`: `MulBackward0`, `torch::autograd::AccumulateGrad`.
 pub(super) fn grad_fn_name(_: &mut Interp, _: &'static str, f: &Arc<GraphFn>, _: &Bound) -> Out {
-    Ok(Value::Str(Arc::new(f.name().to_string())))
+    Ok(Value::Str(Arc::new(f.qualified_name().to_string())))
 }
 
 pub(super) fn requires_grad_(_: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
