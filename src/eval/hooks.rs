@@ -18,34 +18,11 @@ type Out = Result<Value, Diagnostic>;
 /// `x.register_hook(hook)` and `x.register_post_accumulate_grad_hook(hook)`:
 /// `hook` a function of one parameter.
 pub(super) fn register_hook(_: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    let (v, span) = b.get("hook").ok_or_else(|| {
-        Error::value("internal error: the hook is a required argument").at(b.span)
-    })?;
-    let f = match v {
-        Value::Function(f) if f.def.params.len() == 1 => Arc::clone(f),
-        Value::Function(f) => {
-            return Err(Error::value_help(
-                format!(
-                    "a hook takes one argument (the gradient{}), but `{}` takes {}",
-                    if name == "register_hook" {
-                        ""
-                    } else {
-                        "'s parameter"
-                    },
-                    f.name(),
-                    f.def.params.len()
-                ),
-                "define it with one parameter: `fn hook(g) { ... }`",
-            )
-            .at(*span))
-        }
-        other => {
-            return Err(
-                Error::wrong_type("a hook", "a function (`fn`)", other.type_name()).at(*span),
-            )
-        }
+    let what = match name {
+        "register_hook" => "a hook takes one argument (the gradient)",
+        _ => "a hook takes one argument (the gradient's parameter)",
     };
-    let f: HookFn = f;
+    let f = function_arg(b, ("hook", "a hook"), (1, what), "fn hook(g) { ... }")?;
     let handle = match name {
         "register_hook" => hooks::register(t, f),
         _ => hooks::register_post_accumulate(t, f),
@@ -57,31 +34,38 @@ pub(super) fn register_hook(_: &mut Interp, name: &'static str, t: &Arc<Tensor>,
 /// `queue_callback(callback)`: `callback()` at the end of the running
 /// backward (autograd's `callbacks.rs`).
 pub(super) fn queue_callback(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
-    let (v, span) = b.get("callback").ok_or_else(|| {
-        Error::value("internal error: the callback is a required argument").at(b.span)
-    })?;
-    let f = match v {
-        Value::Function(f) if f.def.params.is_empty() => Arc::clone(f),
-        Value::Function(f) => {
-            return Err(Error::value_help(
-                format!(
-                    "a final callback takes no arguments, but `{}` takes {}",
-                    f.name(),
-                    f.def.params.len()
-                ),
-                "define it without parameters: `fn done() { ... }`",
-            )
-            .at(*span))
-        }
-        other => {
-            return Err(
-                Error::wrong_type("a callback", "a function (`fn`)", other.type_name()).at(*span),
-            )
-        }
-    };
-    let f: HookFn = f;
+    let what = "a final callback takes no arguments";
+    let f = function_arg(
+        b,
+        ("callback", "a callback"),
+        (0, what),
+        "fn done() { ... }",
+    )?;
     callbacks::queue(callbacks::Callback::Hook(f)).map_err(|e| e.at(b.span))?;
     Ok(Value::None)
+}
+
+/// The function argument `arg` (called `noun` in messages), which must
+/// take `params` parameters (`rule` says so when it does not; `example`
+/// shows how to define one).
+fn function_arg(
+    b: &Bound,
+    (arg, noun): (&str, &str),
+    (params, rule): (usize, &str),
+    example: &str,
+) -> Result<HookFn, Diagnostic> {
+    let (v, span) = b.get(arg).ok_or_else(|| {
+        Error::value(format!("internal error: `{arg}` is a required argument")).at(b.span)
+    })?;
+    match v {
+        Value::Function(f) if f.def.params.len() == params => Ok(Arc::clone(f) as HookFn),
+        Value::Function(f) => Err(Error::value_help(
+            format!("{rule}, but `{}` takes {}", f.name(), f.def.params.len()),
+            format!("define it so: `{example}`"),
+        )
+        .at(*span)),
+        other => Err(Error::wrong_type(noun, "a function (`fn`)", other.type_name()).at(*span)),
+    }
 }
 
 /// `h.remove()`.
