@@ -221,3 +221,36 @@ fn without_devices_the_history_builtins_say_why() {
         assert!(msg.contains("needs a CUDA device"), "{src}: {msg}");
     }
 }
+
+/// `mem history` draws what was kept for backward as its own band (▓):
+/// ten 1 MiB `exp` results only the graph keeps, freed node by node as
+/// backward runs them, so the band falls one step per node, not at once
+/// at the end (issue 66).
+#[test]
+fn what_is_kept_for_backward_is_its_own_band_and_falls_node_by_node() {
+    let mut s = common::session();
+    let before = ok_in(
+        &mut s,
+        "record_memory_history(enabled=true)\nx = randn(256, 1024, device=cuda)\n\
+         W = randn(1024, 1024, device=cuda, requires_grad=true)\nh = x @ W\n\
+         for i in 0..10 { h = h.exp() }\nloss = h.sum()\ndel h\nmem history",
+    );
+    // The graph keeps the ten results (`x` and `W` are the session's).
+    assert!(before.contains("at most 10.0 MiB"), "{before}");
+    let after = ok_in(&mut s, "loss.backward()\nmem history");
+    assert!(after.contains("at most 10.0 MiB"), "{after}");
+    // Each ▓ row ends where backward freed its share: the higher rows end
+    // first (a staircase), rather than all at one column.
+    let ends: Vec<usize> = after
+        .lines()
+        .filter(|l| l.contains('┤'))
+        .filter_map(|l| {
+            l.chars()
+                .collect::<Vec<_>>()
+                .iter()
+                .rposition(|&c| c == '▓')
+        })
+        .collect();
+    assert!(ends.len() >= 2, "{after}");
+    assert!(ends.windows(2).all(|w| w[0] < w[1]), "{ends:?}\n{after}");
+}

@@ -772,6 +772,16 @@ impl Drop for Node {
 }
 
 /// PyTorch's node name for a binary op.
+/// Whether an op name is a backward node's (`MulBackward0`,
+/// `BroadcastBackward`, `CopySlices`, `AccumulateGrad`): what the memory
+/// history counts as backward's work.
+pub fn is_backward_name(name: &str) -> bool {
+    name.trim_end_matches(|c: char| c.is_ascii_digit())
+        .ends_with("Backward")
+        || name == "CopySlices"
+        || name == "AccumulateGrad"
+}
+
 pub fn binary_name(op: BinaryOp, scalar_base: bool, scalar_exponent: bool) -> &'static str {
     match op {
         BinaryOp::Add => "AddBackward0",

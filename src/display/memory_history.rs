@@ -2,7 +2,12 @@
 //! events, as a chart of block characters for terminals (one row per size
 //! band, allocated solid, reserved shaded, the peak marked and named by its
 //! statement) and as an SVG for notebooks, where hovering a column names the
-//! statements in it.
+//! statements in it. The part of allocated memory kept for backward (blocks
+//! allocated outside backward and freed by a backward node: what PyTorch's
+//! memory profiler calls activations) is its own band, so a training step
+//! shows memory falling node by node during backward.
+
+use std::collections::HashMap;
 
 use crate::runtime::alloc::history::{Action, Entry, Place};
 use crate::vocab::human_bytes;
@@ -28,11 +33,63 @@ struct Column {
     allocated: u64,
     reserved: u64,
     top: usize,
+    /// Kept for backward at `top` (at most `allocated`).
+    kept: u64,
+}
+
+/// Bytes kept for backward after each event: the blocks allocated outside
+/// backward (`is_backward` of the allocation's op is false) whose free was
+/// asked for by a backward node (a node freeing what it saved, or the
+/// last reference a graph held), or that a graph still keeps
+/// (`still_saved` of the address of a block not freed yet), from their
+/// allocation to their free.
+pub fn kept_for_backward(
+    entries: &[Entry],
+    is_backward: &dyn Fn(u16) -> bool,
+    still_saved: &dyn Fn(u64) -> bool,
+) -> Vec<u64> {
+    let mut open: HashMap<u64, usize> = HashMap::new();
+    let mut kept = vec![false; entries.len()];
+    for (i, e) in entries.iter().enumerate() {
+        match e.action {
+            Action::Alloc => {
+                open.insert(e.addr, i);
+            }
+            Action::FreeRequested | Action::Free => {
+                if let Some(a) = open.remove(&e.addr) {
+                    kept[a] = !is_backward(entries[a].frame.op()) && is_backward(e.frame.op());
+                }
+            }
+            _ => {}
+        }
+    }
+    for (addr, a) in open {
+        kept[a] = !is_backward(entries[a].frame.op()) && still_saved(addr);
+    }
+    let mut live: HashMap<u64, u64> = HashMap::new();
+    let mut total = 0;
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            match e.action {
+                Action::Alloc if kept[i] => {
+                    live.insert(e.addr, e.size);
+                    total += e.size;
+                }
+                Action::FreeRequested | Action::Free => {
+                    total -= live.remove(&e.addr).unwrap_or(0);
+                }
+                _ => {}
+            }
+            total
+        })
+        .collect()
 }
 
 /// `entries` drawn in `n` columns: each a run of consecutive events, or,
 /// with fewer events than columns, each event over several columns.
-fn columns(entries: &[Entry], n: usize) -> Vec<Column> {
+fn columns(entries: &[Entry], kept: &[u64], n: usize) -> Vec<Column> {
     let len = entries.len();
     if len == 0 {
         return Vec::new();
@@ -51,12 +108,14 @@ fn columns(entries: &[Entry], n: usize) -> Vec<Column> {
                         best
                     }
                 });
+            let allocated = slice.iter().map(|e| e.allocated).max().unwrap_or(0);
             Column {
                 first,
                 last,
-                allocated: slice.iter().map(|e| e.allocated).max().unwrap_or(0),
+                allocated,
                 reserved: slice.iter().map(|e| e.reserved).max().unwrap_or(0),
                 top,
+                kept: kept.get(top).copied().unwrap_or(0).min(allocated),
             }
         })
         .collect()
@@ -120,10 +179,11 @@ fn count(n: u64) -> String {
 }
 
 /// The text chart, `width` columns wide in all. `place(i)` resolves event `i`'s frame;
-/// `dropped` events came before the kept ones.
+/// `dropped` events came before the kept ones; `kept[i]` is what was kept
+/// for backward after event `i` ([`kept_for_backward`]).
 pub fn text(
     device: &str,
-    entries: &[Entry],
+    (entries, kept): (&[Entry], &[u64]),
     dropped: u64,
     width: usize,
     place: &mut dyn FnMut(usize) -> Option<Place>,
@@ -140,10 +200,14 @@ pub fn text(
         out.push_str(&ooms(entries, dropped, place));
         return out;
     }
-    out.push_str(" (█ allocated, ░ reserved)\n");
+    let any_kept = kept.iter().any(|&k| k > 0);
+    out.push_str(match any_kept {
+        true => " (▓ kept for backward, █ allocated, ░ reserved)\n",
+        false => " (█ allocated, ░ reserved)\n",
+    });
     let label_width = h(top).len().max(1);
     let plot = width.saturating_sub(label_width + 2).clamp(8, 200);
-    let cols = columns(entries, plot);
+    let cols = columns(entries, kept, plot);
     let (peak_alloc, peak_reserved) = peaks(entries);
     let band = (top as f64 / ROWS as f64).max(1.0);
     for row in (0..ROWS).rev() {
@@ -156,7 +220,9 @@ pub fn text(
         out.push_str(&format!("{label:>label_width$} ┤"));
         for c in &cols {
             let (a, r) = (c.allocated as f64, c.reserved as f64);
-            let ch = if a >= high {
+            let ch = if c.kept as f64 >= (low + high) / 2.0 {
+                '▓'
+            } else if a >= high {
                 '█'
             } else if a > low {
                 let eighths = (((a - low) / band) * 8.0).round() as usize;
@@ -198,6 +264,14 @@ pub fn text(
         "  {}\n",
         peak("reserved", r, peak_reserved, dropped, place)
     ));
+    if any_kept {
+        let k = kept[peak_alloc].min(a);
+        out.push_str(&format!(
+            "  kept for backward at the peak {}, at most {} (blocks the forward made that only a graph kept, until a backward node freed them)\n",
+            h(k),
+            h(kept.iter().copied().max().unwrap_or(0))
+        ));
+    }
     let now = entries.last().copied();
     if let Some(now) = now {
         out.push_str(&format!(
@@ -255,13 +329,13 @@ fn ooms(entries: &[Entry], dropped: u64, place: &mut dyn FnMut(usize) -> Option<
 /// transparent column per group of events whose title names its statements.
 pub fn svg(
     device: &str,
-    entries: &[Entry],
+    (entries, kept): (&[Entry], &[u64]),
     dropped: u64,
     place: &mut dyn FnMut(usize) -> Option<Place>,
 ) -> String {
     let (w, plot_h, left, pad) = (640.0, 160.0, 70.0, 10.0);
     let number = dropped + entries.len() as u64;
-    let cols = columns(entries, entries.len().min(SVG_COLUMNS));
+    let cols = columns(entries, kept, entries.len().min(SVG_COLUMNS));
     let top = entries
         .iter()
         .map(|e| e.reserved.max(e.allocated))
@@ -298,6 +372,12 @@ pub fn svg(
         area(&|c| c.reserved),
         area(&|c| c.allocated)
     ));
+    if cols.iter().any(|c| c.kept > 0) {
+        s.push_str(&format!(
+            "<path d=\"{}\" fill=\"#f28e2b\"><title>kept for backward</title></path>",
+            area(&|c| c.kept)
+        ));
+    }
     s.push_str(&format!(
         "<line x1=\"{left}\" y1=\"{0:.1}\" x2=\"{1:.1}\" y2=\"{0:.1}\" stroke=\"#333\"/>\
          <line x1=\"{left}\" y1=\"{pad}\" x2=\"{left}\" y2=\"{0:.1}\" stroke=\"#333\"/>",
@@ -324,8 +404,12 @@ pub fn svg(
                 count(dropped + c.last as u64 + 1)
             ),
         };
+        let kept = match c.kept {
+            0 => String::new(),
+            k => format!(" ({} of it kept for backward)", h(k)),
+        };
         let title = format!(
-            "{events}: {} allocated, {} reserved at most; highest at {}",
+            "{events}: {} allocated{kept}, {} reserved at most; highest at {}",
             h(c.allocated),
             h(c.reserved),
             describe(place(c.top).as_ref())
@@ -382,7 +466,7 @@ mod tests {
             .iter()
             .map(|&m| entry(m * mib, 8 * mib))
             .collect();
-        let t = text("cuda:0", &entries, 0, 20, &mut |_| None);
+        let t = text("cuda:0", (&entries, &[]), 0, 20, &mut |_| None);
         let lines: Vec<&str> = t.lines().collect();
         assert!(
             lines[0].starts_with("cuda:0 memory history: events 1 to 8"),
@@ -407,10 +491,51 @@ mod tests {
         assert!(t.contains("now 1.0 MiB allocated, 8.0 MiB reserved"), "{t}");
     }
 
+    /// A forward allocates three blocks; a backward node (op 2) frees two
+    /// of them (kept for backward), the third is freed by a forward op;
+    /// a block backward allocates and frees (op 2 both) is not kept.
+    #[test]
+    fn blocks_freed_by_backward_are_kept_for_backward_from_their_allocation() {
+        let mib = 1 << 20;
+        let ev = |action, addr, op: u16, allocated| Entry {
+            action,
+            addr,
+            size: mib,
+            frame: Frame::new(1, 0, op),
+            ..entry(allocated * mib, 8 * mib)
+        };
+        let entries = [
+            ev(Action::Alloc, 0, 1, 1),
+            ev(Action::Alloc, 1, 1, 2),
+            ev(Action::Alloc, 2, 1, 3),
+            ev(Action::Alloc, 3, 2, 4),
+            ev(Action::FreeRequested, 3, 2, 3),
+            ev(Action::FreeRequested, 0, 2, 2),
+            ev(Action::FreeRequested, 2, 1, 1),
+            ev(Action::FreeRequested, 1, 2, 0),
+        ];
+        let m = |k: u64| k * mib;
+        let kept = kept_for_backward(&entries, &|op| op == 2, &|_| false);
+        // A block a graph still keeps counts from its allocation.
+        let still = kept_for_backward(&entries[..3], &|op| op == 2, &|addr| addr == 1);
+        assert_eq!(still, [0, m(1), m(1)]);
+        assert_eq!(kept, [m(1), m(2), m(2), m(2), m(2), m(1), m(1), 0]);
+        let t = text("cuda:0", (&entries, &kept), 0, 20, &mut |_| None);
+        assert!(
+            t.contains("(▓ kept for backward, █ allocated, ░ reserved)"),
+            "{t}"
+        );
+        assert!(t.contains('▓'), "{t}");
+        assert!(
+            t.contains("kept for backward at the peak 2.0 MiB, at most 2.0 MiB"),
+            "{t}"
+        );
+    }
+
     #[test]
     fn many_events_fit_the_width_and_the_svg_names_each_column() {
         let entries: Vec<Entry> = (0..10_000u64).map(|i| entry(i % 977, 1024)).collect();
-        let t = text("cuda:1", &entries, 5, 60, &mut |_| None);
+        let t = text("cuda:1", (&entries, &[]), 5, 60, &mut |_| None);
         let mut chart = t.lines().filter(|l| l.contains('┤') || l.contains('└'));
         assert!(
             chart.clone().count() == ROWS + 1 && chart.all(|l| l.chars().count() <= 60),
@@ -420,7 +545,7 @@ mod tests {
             t.contains("events 6 to 10,005, the 5 before them dropped"),
             "{t}"
         );
-        let s = svg("cuda:1", &entries, 5, &mut |_| None);
+        let s = svg("cuda:1", (&entries, &[]), 5, &mut |_| None);
         assert_eq!(s.matches("<title>").count(), SVG_COLUMNS);
         assert!(s.starts_with("<svg") && s.ends_with("</svg>"));
     }

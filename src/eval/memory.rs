@@ -124,14 +124,20 @@ impl Interp {
         let mut resolver = Resolver::new(&ctx);
         for &d in targets {
             let Device::Cuda(i) = d else { continue };
-            let (entries, dropped, enabled): (Vec<Entry>, u64, bool) = {
+            let (entries, dropped, enabled, saved): (Vec<Entry>, u64, bool, Vec<u64>) = {
                 let gpu = self
                     .rt
                     .devices
                     .gpu(i)
                     .ok_or_else(|| Error::value("no such device").at(span))?;
                 let h = gpu.allocator.history();
-                (h.entries(), h.dropped(), h.enabled())
+                // The addresses of the blocks the session's graphs keep now.
+                let saved = self
+                    .saved_blocks(i)
+                    .iter()
+                    .filter_map(|b| gpu.allocator.address(b))
+                    .collect();
+                (h.entries(), h.dropped(), h.enabled(), saved)
             };
             let name = format!("cuda:{i}");
             if entries.is_empty() {
@@ -146,16 +152,25 @@ impl Interp {
                 ));
                 continue;
             }
+            let backward = |op: u16| crate::autograd::node::is_backward_name(ctx.op_name(op));
+            let kept = memory_history::kept_for_backward(&entries, &backward, &|addr| {
+                saved.contains(&addr)
+            });
             let mut place = |k: usize| resolver.place(entries[k].frame);
             texts.push(memory_history::text(
                 &name,
-                &entries,
+                (&entries, &kept),
                 dropped,
                 self.hooks.width,
                 &mut place,
             ));
             if self.hooks.html {
-                htmls.push(memory_history::svg(&name, &entries, dropped, &mut place));
+                htmls.push(memory_history::svg(
+                    &name,
+                    (&entries, &kept),
+                    dropped,
+                    &mut place,
+                ));
             }
         }
         Ok(Shown {
@@ -303,6 +318,27 @@ impl Interp {
             walk(name.clone(), v, &mut seen, &mut out);
         }
         out
+    }
+
+    /// The blocks on device `d` that only the graphs behind the session's
+    /// tensors keep (for backward): none a name reaches (a parameter or an
+    /// input a graph saved is the session's, not backward's).
+    fn saved_blocks(&self, d: u32) -> Vec<crate::runtime::alloc::Block> {
+        let block = |t: &crate::runtime::Tensor| match t.device() {
+            Device::Cuda(i) if i == d => t.memory().and_then(|m| m.block()),
+            _ => None,
+        };
+        let tensors = self.reachable_tensors();
+        let named: Vec<(u64, usize)> = tensors
+            .iter()
+            .filter_map(|(_, t)| block(t).map(|b| (b.segment, b.offset)))
+            .collect();
+        let roots: Vec<&crate::runtime::Tensor> = tensors.iter().map(|(_, t)| &**t).collect();
+        crate::autograd::engine::saved_by(&roots)
+            .into_iter()
+            .filter_map(|(_, _, t)| block(&t))
+            .filter(|b| !named.contains(&(b.segment, b.offset)))
+            .collect()
     }
 
     /// What autograd holds on device `d`, in bytes of allocator blocks:

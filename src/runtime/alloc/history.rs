@@ -60,7 +60,7 @@ const OP_BITS: u32 = 64 - SOURCE_BITS - OFFSET_BITS;
 const MAX_OPS: usize = (1 << OP_BITS) - 1;
 
 impl Frame {
-    fn new(source: u32, offset: u32, op: u16) -> Frame {
+    pub fn new(source: u32, offset: u32, op: u16) -> Frame {
         let source = (source as u64) & ((1 << SOURCE_BITS) - 1);
         let op = (op as u64) & ((1 << OP_BITS) - 1);
         Frame((source << (OFFSET_BITS + OP_BITS)) | ((offset as u64) << OP_BITS) | op)
