@@ -630,6 +630,21 @@ def autograd_cases(rng):
         out.append(Case("grad chain", "y.grad", "y.grad", {"a": a},
                         ("a.requires_grad_(); y = a.exp(); y.retain_grad(); (y * y).sum().backward()",
                          "a.requires_grad_(); y = a.exp(); y.retain_grad(); (y * y).sum().backward()")))
+        # The parts of chunk, split and unbind (one node each; a part not
+        # used gets zeros), and a hook that replaces a gradient.
+        a = make(dt, (3, 6), rng)
+        for src, tsrc in [
+            ("ps = a.chunk(3, 1); ((ps[0] * 2 + ps[2]).exp()).sum().backward()",
+             "ps = a.chunk(3, 1); ((ps[0] * 2 + ps[2]).exp()).sum().backward()"),
+            ("ps = a.split([1, 2], 0); (ps[1] ** 2).sum().backward()",
+             "ps = a.split([1, 2], 0); (ps[1] ** 2).sum().backward()"),
+            ("u = a.unbind(1); (u[0] * u[3] + u[5]).sum().backward()",
+             "u = a.unbind(1); (u[0] * u[3] + u[5]).sum().backward()"),
+            ("fn f(g) { return g * 3 }; y = a * 2; h = y.register_hook(f); (y * y).sum().backward()",
+             "y = a * 2; y.register_hook(lambda g: g * 3); (y * y).sum().backward()"),
+        ]:
+            out.append(Case("grad chain", "a.grad", "a.grad", {"a": a},
+                            (f"a.requires_grad_(); {src}", f"a.requires_grad_(); {tsrc}")))
         # Optimizer steps.
         p, q = make(dt, (3, 4), rng), make(dt, (3, 4), rng)
         for opt, topt in [
