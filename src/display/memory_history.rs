@@ -202,7 +202,7 @@ pub fn text(
     }
     let any_kept = kept.iter().any(|&k| k > 0);
     out.push_str(match any_kept {
-        true => " (▓ kept for backward, █ allocated, ░ reserved)\n",
+        true => " (▓ activations, kept for backward; █ allocated; ░ reserved)\n",
         false => " (█ allocated, ░ reserved)\n",
     });
     let label_width = h(top).len().max(1);
@@ -267,7 +267,7 @@ pub fn text(
     if any_kept {
         let k = kept[peak_alloc].min(a);
         out.push_str(&format!(
-            "  kept for backward at the peak {}, at most {} (blocks the forward made that only a graph kept, until a backward node freed them)\n",
+            "  activations at the peak {}, at most {} (blocks the forward made that only a graph kept, until a backward node freed them)\n",
             h(k),
             h(kept.iter().copied().max().unwrap_or(0))
         ));
@@ -374,7 +374,7 @@ pub fn svg(
     ));
     if cols.iter().any(|c| c.kept > 0) {
         s.push_str(&format!(
-            "<path d=\"{}\" fill=\"#f28e2b\"><title>kept for backward</title></path>",
+            "<path d=\"{}\" fill=\"#f28e2b\"><title>activations, kept for backward</title></path>",
             area(&|c| c.kept)
         ));
     }
@@ -406,7 +406,7 @@ pub fn svg(
         };
         let kept = match c.kept {
             0 => String::new(),
-            k => format!(" ({} of it kept for backward)", h(k)),
+            k => format!(" ({} of it activations, kept for backward)", h(k)),
         };
         let title = format!(
             "{events}: {} allocated{kept}, {} reserved at most; highest at {}",
@@ -522,12 +522,12 @@ mod tests {
         assert_eq!(kept, [m(1), m(2), m(2), m(2), m(2), m(1), m(1), 0]);
         let t = text("cuda:0", (&entries, &kept), 0, 20, &mut |_| None);
         assert!(
-            t.contains("(▓ kept for backward, █ allocated, ░ reserved)"),
+            t.contains("(▓ activations, kept for backward; █ allocated; ░ reserved)"),
             "{t}"
         );
         assert!(t.contains('▓'), "{t}");
         assert!(
-            t.contains("kept for backward at the peak 2.0 MiB, at most 2.0 MiB"),
+            t.contains("activations at the peak 2.0 MiB, at most 2.0 MiB"),
             "{t}"
         );
     }
