@@ -1140,6 +1140,13 @@ fn the_parts_of_chunk_split_and_unbind_are_outputs_of_one_node() {
         ),
         "{msg}"
     );
+    // A view of a part too, named by its own op as PyTorch names it.
+    let (_, msg) =
+        err("x = ones(6, requires_grad=true)\np, q = (x * 1).chunk(2)\nr = p[1:]\nr.mul_(2)");
+    assert!(
+        msg.starts_with("Output 0 of Slice is a view and is being modified inplace."),
+        "{msg}"
+    );
     // A hook and retain_grad on one part see that part's gradient.
     let out = ok("z = ones(4, 3, requires_grad=true)\nr = z.split([1, 3])\n\
          fn show(g) { print(\"hook\", g.shape) }\nh = r[1].register_hook(show)\nr[1].retain_grad()\n\

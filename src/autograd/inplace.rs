@@ -29,9 +29,13 @@ pub fn check_leaf(mode: Mode, x: &Tensor) -> R<()> {
     if !mode.enabled {
         return Ok(());
     }
-    // PyTorch forbids changing one of several views one op made.
+    // PyTorch forbids changing one of several views one op made, or a
+    // view of one (named by its own op: `Select` for `p[0]`).
+    let of_parts = meta(x)
+        .and_then(|m| m.view.as_ref())
+        .is_some_and(|v| v.of_parts);
     if let Some((node, k)) = meta(x).and_then(|m| m.grad_fn()) {
-        if node.outputs > 1 && node.view {
+        if (node.outputs > 1 && node.view) || of_parts {
             return Err(Error::Autograd {
                 message: format!(
                     "Output {k} of {} is a view and is being modified inplace. This view is the \

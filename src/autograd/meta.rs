@@ -30,6 +30,9 @@ pub struct ViewOf {
     /// The base's count of in-place changes to its history when this
     /// view's `grad_fn` was made: a newer count makes it again.
     seen: AtomicU64,
+    /// A view of one of several views one op made (a part of `chunk`, or
+    /// a view of one): PyTorch refuses to change it in place.
+    pub of_parts: bool,
 }
 
 impl ViewOf {
@@ -184,7 +187,12 @@ impl Meta {
         let seen = base
             .downcast_ref::<Meta>()
             .map_or(0, |b| b.history.load(Ordering::Acquire));
+        let of_parts = m.view.as_ref().is_some_and(|v| v.of_parts)
+            || m.made_by
+                .as_ref()
+                .is_some_and(|(n, _)| n.outputs > 1 && n.view);
         Some(Box::new(ViewOf {
+            of_parts,
             base,
             base_input,
             base_offset,
@@ -266,6 +274,7 @@ fn view_of_changed_base(t: &Tensor) -> Option<&Meta> {
                 offset: t.offset() - base.offset,
             },
             seen: AtomicU64::new(0),
+            of_parts: false,
         })
     };
     t.autograd_or_init(|| Arc::new(Meta::view_of_plain(view)))
