@@ -257,8 +257,9 @@ fn float_batches<T: GemmFloat>(
 }
 
 /// A simulated device's products: each matrix made row-major contiguous
-/// (as `cuda::exec::matmul` lays its operands out for cuBLAS), then
-/// [`fma_gemm`], every element one chain of fused multiply-adds.
+/// (as `cuda::exec::matmul` lays its operands out for cuBLAS; one that is
+/// already is not copied), then [`fma_gemm`], every element one chain of
+/// fused multiply-adds.
 fn device_batches<T: FmaElement + Stored>(
     a: &Tensor,
     b: &Tensor,
@@ -277,19 +278,10 @@ fn device_batches<T: FmaElement + Stored>(
     let (sa, sb) = (ga.as_slice::<T>(), gb.as_slice::<T>());
     let (ars, acs) = (a.strides()[a.ndim() - 2], a.strides()[a.ndim() - 1]);
     let (brs, bcs) = (b.strides()[b.ndim() - 2], b.strides()[b.ndim() - 1]);
-    let matrix = |s: &[T], at: usize, rows: usize, cols: usize, rs: isize, cs: isize| {
-        let mut out = Vec::with_capacity(rows * cols);
-        for r in 0..rows {
-            for c in 0..cols {
-                out.push(s[(at as isize + r as isize * rs + c as isize * cs) as usize]);
-            }
-        }
-        out
-    };
     let mut out = vec![T::ZERO; offsets.len() * m * n];
     for (t, &(oa, ob)) in offsets.iter().enumerate() {
-        let am = matrix(sa, oa, m, k, ars, acs);
-        let bm = matrix(sb, ob, k, n, brs, bcs);
+        let am = row_major(sa, oa, (m, k), (ars, acs));
+        let bm = row_major(sb, ob, (k, n), (brs, bcs));
         // SAFETY: `g` describes one [m, k] @ [k, n] product of these
         // row-major matrices (the first operand B, the second A) into
         // `out`'s t-th [m, n] matrix.
@@ -298,6 +290,29 @@ fn device_batches<T: FmaElement + Stored>(
         }
     }
     Ok(out)
+}
+
+/// The matrix at `at` with strides `rs`, `cs`, row-major contiguous:
+/// where it lies when it already is, else copied.
+fn row_major<T: Copy>(
+    s: &[T],
+    at: usize,
+    (rows, cols): (usize, usize),
+    (rs, cs): (isize, isize),
+) -> std::borrow::Cow<'_, [T]> {
+    if rows * cols == 0 {
+        return std::borrow::Cow::Owned(Vec::new());
+    }
+    if (cs == 1 || cols <= 1) && (rs == cols as isize || rows <= 1) {
+        return std::borrow::Cow::Borrowed(&s[at..at + rows * cols]);
+    }
+    let mut out = Vec::with_capacity(rows * cols);
+    for r in 0..rows {
+        for c in 0..cols {
+            out.push(s[(at as isize + r as isize * rs + c as isize * cs) as usize]);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// A raw pointer that may cross to another thread (the data outlives the
