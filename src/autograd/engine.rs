@@ -391,8 +391,8 @@ impl Walk {
                 }
             }
         }
-        let mut grads: Vec<Option<Arc<Tensor>>> = arrived.into_iter().map(|(g, _)| g).collect();
-        grads.resize(node.outputs, None);
+        // One slot per output (`arrive` made them).
+        let grads: Vec<Option<Arc<Tensor>>> = arrived.into_iter().map(|(g, _)| g).collect();
         on_stream(h, node.stream, |h| {
             self.hooks_then_node(h, (node, retain), grads)
         })
@@ -444,10 +444,7 @@ impl Walk {
         // Its kernels are named after it on the timeline and in `profile`.
         rt.begin_op(node.name);
         keep_retained(rt, node, &grads)?;
-        let computed = node.with_saved(|backward| match grads.as_slice() {
-            [Some(g)] => backward.apply(rt, node, g),
-            _ => backward.apply_outputs(rt, node, &grads),
-        })?;
+        let computed = node.with_saved(|backward| backward.apply_outputs(rt, node, &grads))?;
         drop(grads);
         if !retain {
             node.release();
@@ -463,9 +460,7 @@ impl Walk {
             // `InputBuffer::add`: a gradient not on its producer's device
             // is taken to be ready on its own device's stream).
             let made_on = match (&grad, here) {
-                (Some(g), Some(s)) if g.device() != Device::Cuda(s.device) => {
-                    Streams::of_now(rt, g)
-                }
+                (Some(g), Some(s)) if g.device() != Device::Cuda(s.device) => current_stream(rt, g),
                 _ => here,
             };
             self.arrive(rt, edge, grad, made_on)?;
@@ -653,6 +648,14 @@ fn note(streams: &mut Vec<StreamKey>, s: StreamKey) {
     }
 }
 
+/// The current stream of a CUDA tensor's device now; None on the cpu.
+fn current_stream(rt: &Runtime, t: &Tensor) -> Option<StreamKey> {
+    match t.device() {
+        Device::Cuda(d) => Some(rt.stream_on(d)),
+        _ => None,
+    }
+}
+
 /// The current stream of each device when backward was called.
 struct Streams(Map<u32, StreamKey>);
 
@@ -667,14 +670,6 @@ impl Streams {
             .get(&device)
             .copied()
             .unwrap_or(StreamKey::new(device, 0))
-    }
-
-    /// The current stream of a CUDA tensor's device now; None on the cpu.
-    fn of_now(rt: &Runtime, t: &Tensor) -> Option<StreamKey> {
-        match t.device() {
-            Device::Cuda(d) => Some(rt.stream_on(d)),
-            _ => None,
-        }
     }
 
     /// The ambient stream of a CUDA tensor's device; None on the cpu.

@@ -50,8 +50,9 @@ fn expand_back(g: &Tensor, dims: &[usize], keepdim: bool, shape: &[usize]) -> R<
 }
 
 impl Backward {
-    /// The gradients of the inputs of a node with several outputs (one of
-    /// `gs` per output, `None` where no gradient arrived): `parts.rs`.
+    /// The gradients of a node's inputs from its outputs' (one of `gs` per
+    /// output, `None` where no gradient arrived): the nodes with several
+    /// outputs in `parts.rs`, the others by [`Backward::apply`].
     pub fn apply_outputs(
         &self,
         rt: &mut Runtime,

@@ -426,20 +426,19 @@ impl CheckedSaved for Saved {
     }
 }
 
-/// The saved variable's creator now, as PyTorch's version error names it:
-/// `, which is output 0 of Mul,` (the node's op, without `Backward0`),
-/// nothing for a leaf.
 /// A node's op as PyTorch's messages name it: `Mul` for `MulBackward0`.
 pub fn op_name(node: &str) -> &str {
     let base = node.trim_end_matches(|c: char| c.is_ascii_digit());
     base.strip_suffix("Backward").unwrap_or(node)
 }
 
+/// The saved variable's creator now, as PyTorch's version error names it:
+/// `, which is output 0 of Mul,` (the node's op, without `Backward0`),
+/// nothing for a leaf.
 fn creator(saved: &Saved, node: &str) -> String {
-    let op = |name: &str| op_name(name).to_string();
     let of_meta = |m: &Meta| {
         m.grad_fn()
-            .map(|(n, output)| format!(", which is output {output} of {},", op(n.name)))
+            .map(|(n, output)| format!(", which is output {output} of {},", op_name(n.name)))
             .unwrap_or_default()
     };
     match &saved.origin {
@@ -451,7 +450,7 @@ fn creator(saved: &Saved, node: &str) -> String {
         Origin::Output(t) => match t.upgrade() {
             Some(t) => meta(&t).map(of_meta).unwrap_or_default(),
             // Gone from every name: it was this node's output.
-            None => format!(", which is output 0 of {},", op(node)),
+            None => format!(", which is output 0 of {},", op_name(node)),
         },
     }
 }

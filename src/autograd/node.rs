@@ -567,7 +567,7 @@ impl std::fmt::Debug for GraphFn {
 }
 
 impl GraphFn {
-    /// PyTorch's name (`name()`): `MulBackward0`, `AccumulateGrad`.
+    /// The name its repr shows (`<MulBackward0>`, `<AccumulateGrad>`).
     pub fn name(&self) -> &'static str {
         match self {
             GraphFn::Node(n) => n.name,
@@ -771,7 +771,6 @@ impl Drop for Node {
     }
 }
 
-/// PyTorch's node name for a binary op.
 /// Whether an op name is a backward node's (`MulBackward0`,
 /// `BroadcastBackward`, `CopySlices`, `AccumulateGrad`): what the memory
 /// history counts as backward's work.
@@ -782,6 +781,7 @@ pub fn is_backward_name(name: &str) -> bool {
         || name == "AccumulateGrad"
 }
 
+/// PyTorch's node name for a binary op.
 pub fn binary_name(op: BinaryOp, scalar_base: bool, scalar_exponent: bool) -> &'static str {
     match op {
         BinaryOp::Add => "AddBackward0",

@@ -28,17 +28,7 @@ pub fn split(
 ) -> R<Grads> {
     let mut parts = Vec::with_capacity(gs.len());
     for (g, &size) in gs.iter().zip(sizes) {
-        parts.push(match g {
-            Some(g) => Arc::clone(g),
-            None => {
-                let mut shape = input.shape.clone();
-                match stacked {
-                    true => drop(shape.remove(dim)),
-                    false => shape[dim] = size,
-                }
-                full(rt, &shape, input.dtype, input.device, 0)?
-            }
-        });
+        parts.push(or_zeros(rt, g, input, (dim, size, stacked), input.device)?);
     }
     let parts: Vec<&Tensor> = parts.iter().map(|p| &**p).collect();
     Ok(vec![Some(rt.join(&parts, dim as i64, stacked)?)])
@@ -56,17 +46,31 @@ pub fn gather(
 ) -> R<Grads> {
     let mut grads = Vec::with_capacity(gs.len());
     for (g, &(size, device)) in gs.iter().zip(parts) {
-        grads.push(match g {
-            Some(g) => Arc::clone(g),
-            None => {
-                let mut shape = input.shape.clone();
-                shape[dim] = size;
-                full(rt, &shape, input.dtype, device, 0)?
-            }
-        });
+        grads.push(or_zeros(rt, g, input, (dim, size, false), device)?);
     }
     let grads: Vec<&Tensor> = grads.iter().map(|p| &**p).collect();
     Ok(vec![Some(rt.gather(&grads, dim as i64, input.device)?)])
+}
+
+/// A part's gradient `g`, or zeros of the part's shape on `device` when
+/// it is undefined: the input's shape with `size` along `dim` (without
+/// `dim` when the parts lost it).
+fn or_zeros(
+    rt: &mut Runtime,
+    g: &Option<Arc<Tensor>>,
+    input: &InputMeta,
+    (dim, size, stacked): (usize, usize, bool),
+    device: Device,
+) -> R<Arc<Tensor>> {
+    if let Some(g) = g {
+        return Ok(Arc::clone(g));
+    }
+    let mut shape = input.shape.clone();
+    match stacked {
+        true => drop(shape.remove(dim)),
+        false => shape[dim] = size,
+    }
+    full(rt, &shape, input.dtype, device, 0)
 }
 
 /// `Broadcast`'s backward (`ReduceAddCoalesced`): the replicas'

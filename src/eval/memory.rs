@@ -1,5 +1,6 @@
 //! The `mem`, `pin` and `devices` statements.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::{Interp, Output, Shown, Value};
@@ -124,7 +125,7 @@ impl Interp {
         let mut resolver = Resolver::new(&ctx);
         for &d in targets {
             let Device::Cuda(i) = d else { continue };
-            let (entries, dropped, enabled, saved): (Vec<Entry>, u64, bool, Vec<u64>) = {
+            let (entries, dropped, enabled, saved): (Vec<Entry>, u64, bool, HashSet<u64>) = {
                 let gpu = self
                     .rt
                     .devices

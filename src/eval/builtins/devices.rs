@@ -157,8 +157,8 @@ pub(super) fn scatter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
     }
     // One node with an output per part, whose backward gathers their
     // gradients onto x's device (PyTorch's `Scatter` Function).
-    let sizes = parts.iter().map(|p| (p.shape()[dim], p.device())).collect();
-    let backward = Backward::Scatter { dim, parts: sizes };
+    let layout = parts.iter().map(|p| (p.shape()[dim], p.device())).collect();
+    let backward = Backward::Scatter { dim, parts: layout };
     Ok(me.parts(&x, parts, ("ScatterBackward", backward)))
 }
 
