@@ -135,6 +135,23 @@ pub enum Error {
     /// (Python's `AttributeError`).
     #[error("{message}")]
     ReadOnly { message: String },
+    /// An attribute an object does not have or cannot take, in Python's
+    /// or PyTorch's words (`'Net' object has no attribute 'fc3'`, "cannot
+    /// assign module before Module.__init__() call"): `AttributeError`.
+    #[error("{message}")]
+    Attribute {
+        message: String,
+        help: Option<String>,
+    },
+    /// A value of the wrong kind where Python or PyTorch raise
+    /// `TypeError` in their own words ("cannot assign 'int' as child
+    /// module 'fc'"), or a module's `RuntimeError` (`load_state_dict`).
+    #[error("{message}")]
+    Module {
+        class: &'static str,
+        message: String,
+        help: Option<String>,
+    },
     /// More calls deep than `MAX_CALLS`: Python's `RecursionError`.
     #[error("maximum recursion depth exceeded: {depth} calls deep, in `{function}`")]
     Recursion { function: String, depth: usize },
@@ -240,7 +257,8 @@ impl Error {
             Error::Io { .. } => "IOError",
             Error::Value { .. } => "ValueError",
             Error::Autograd { .. } => "RuntimeError",
-            Error::ReadOnly { .. } => "AttributeError",
+            Error::ReadOnly { .. } | Error::Attribute { .. } => "AttributeError",
+            Error::Module { class, .. } => class,
             Error::Spelling { class, .. } => class,
             Error::Worker { error, .. } => error.class(),
             Error::Located(d) => d.error.class(),
@@ -275,6 +293,8 @@ impl Error {
             Error::Call { .. } => "in this call".into(),
             Error::Autograd { .. } => "autograd".into(),
             Error::ReadOnly { .. } => "cannot be set".into(),
+            Error::Attribute { .. } => "no such attribute".into(),
+            Error::Module { .. } => "here".into(),
             Error::Recursion { .. } => "one call too many".into(),
             Error::Unbound { .. } => "not assigned yet".into(),
             Error::Worker { error, .. } => error.label(),
@@ -315,7 +335,11 @@ impl Error {
             Error::HostOutOfMemory { .. } => {
                 Some("use a smaller shape or a smaller dtype (f16, bf16)".into())
             }
-            Error::Shape { help, .. } | Error::DType { help, .. } | Error::Value { help, .. } => help.clone(),
+            Error::Shape { help, .. }
+            | Error::DType { help, .. }
+            | Error::Value { help, .. }
+            | Error::Attribute { help, .. }
+            | Error::Module { help, .. } => help.clone(),
             Error::Spelling { help, .. } => Some(help.clone()),
             Error::Call { signature, .. } => Some(format!("usage: {signature}")),
             Error::Autograd { help, .. } => Some(help.clone()),

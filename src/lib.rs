@@ -17,6 +17,7 @@ pub mod fuzz;
 pub mod kernel;
 pub mod lang;
 pub mod lesson;
+pub mod nn;
 pub mod repl;
 pub mod runtime;
 pub mod session;

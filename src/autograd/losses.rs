@@ -163,3 +163,30 @@ pub fn nll_loss(
         &[x],
     ))
 }
+
+/// `cross_entropy(x, target)` for scores `x` [N, C] and N class indices:
+/// `nll_loss(log_softmax(x, dim=1), target)`, as PyTorch computes it.
+pub fn cross_entropy(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    target: &Tensor,
+    ignore_index: i64,
+    reduction: Reduction,
+) -> R<Arc<Tensor>> {
+    if x.ndim() != 2 {
+        return Err(Error::shape(format!(
+            "cross_entropy takes an input of shape [N, C] (a row of class scores per sample), not {}",
+            fmt_shape(x.shape())
+        )));
+    }
+    let lp = rt.along(
+        crate::runtime::op::along::AlongOp::LogSoftmax,
+        0.0,
+        x,
+        Some(1),
+        false,
+    )?;
+    let lp = super::record::softmax(rt, mode, x, lp, 1, true)?;
+    nll_loss(rt, mode, &lp, target, ignore_index, reduction)
+}

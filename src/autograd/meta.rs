@@ -62,6 +62,9 @@ pub struct Meta {
     history: AtomicU64,
     /// The base this tensor views, when it is a view autograd tracks.
     pub view: Option<Box<ViewOf>>,
+    /// Made by `Parameter(t)` (PyTorch's `nn.Parameter`): what a module
+    /// registers as a parameter when assigned to one of its attributes.
+    parameter: bool,
 }
 
 impl Meta {
@@ -79,6 +82,7 @@ impl Meta {
             retains_grad: AtomicBool::new(false),
             history: AtomicU64::new(0),
             view,
+            parameter: false,
         }
     }
 
@@ -340,6 +344,21 @@ pub fn worker_copy(t: &Tensor) -> Option<Tensor> {
     }
     copy.autograd_or_init(|| own);
     Some(copy)
+}
+
+/// `Parameter(x, requires_grad)`: the same elements (shared memory), a
+/// leaf of its own marked as a module's parameter, as `nn.Parameter`.
+pub fn parameter(x: &Tensor, requires_grad: bool) -> Tensor {
+    let t = x.alias();
+    let mut m = Meta::leaf(requires_grad);
+    m.parameter = true;
+    t.autograd_or_init(|| Arc::new(m));
+    t
+}
+
+/// Whether `t` was made by `Parameter(...)`.
+pub fn is_parameter(t: &Tensor) -> bool {
+    meta(t).is_some_and(|m| m.parameter)
 }
 
 /// Whether `t` takes part in autograd: a leaf that requires grad, or the

@@ -68,6 +68,7 @@ impl Doc {
             Some("sampler") => "sampler",
             Some("h") => "handle",
             Some("node") => "grad_fn",
+            Some("model") => "module",
             _ => "tensor",
         }
     }
@@ -393,6 +394,52 @@ docs! {
     Function Training "cross_entropy", "cross_entropy(input, target, ignore_index=-100, reduction=\"mean\")", "`nll_loss(log_softmax(input, dim=1), target)` for scores [N, C] and N class indices, as torch.nn.functional.cross_entropy computes it.", "logits = randn(3, 4, requires_grad=true)\nloss = cross_entropy(logits, tensor([0, 3, 1]))\nloss.backward()\nlogits.grad";
     Function Training "linear", "linear(input, weight, bias=none)", "`input @ weight.T + bias`, weight [out_features, in_features], as torch.nn.functional.linear; a matrix input with a bias is one `addmm` (`AddmmBackward0`, which keeps `input` and `weight` for backward).", "x = randn(64, 784)\nW = randn(256, 784, requires_grad=true)\nb = zeros(256, requires_grad=true)\nlinear(x, W, b).grad_fn";
     Function Training "dropout", "dropout(input, p=0.5, training=true)", "Zeroes each element with probability `p` and scales the rest by 1 / (1 - p), as torch.nn.functional.dropout; `input` itself when `training=false`. On a GPU the graph keeps a one-byte mask per element (`NativeDropoutBackward0`), on the cpu a noise tensor of the input's dtype (`MulBackward0`).", "seed(0)\ndropout(ones(8), p=0.5)";
+    Statement Training "class", "class NAME(Base) { fn __init__(self, ...) { ... } fn forward(self, x) { ... } }", "Defines a class, as Python's: methods take the instance as `self`, `__init__` makes each instance, attributes are set with `self.name = value`, a method is found on the class or the classes above it (one base), `super()` reaches the one above. A class derived from `Module` makes modules: a `Parameter`, a module or none assigned to `self` is registered as PyTorch's `Module.__setattr__` does (`parameters()`, `state_dict()`, the printed model), and calling the instance runs `forward`.", "class Net(Module) {\n  fn __init__(self, hidden=8) {\n    super().__init__()\n    self.fc1 = Linear(4, hidden)\n    self.fc2 = Linear(hidden, 2)\n  }\n  fn forward(self, x) { return self.fc2(relu(self.fc1(x))) }\n}\nmodel = Net()\nmodel(randn(3, 4)).shape\nmodel";
+    Function Training "Module", "Module()", "PyTorch's `nn.Module`: the base of a model's class (`class Net(Module) { }`), which registers the parameters, buffers and modules assigned to it; `Module()` alone is an empty module.", "class Scale(Module) {\n  fn __init__(self) { super().__init__(); self.w = Parameter(ones(2)) }\n  fn forward(self, x) { return x * self.w }\n}\nScale()(tensor([1., 2.]))";
+    Function Training "Parameter", "Parameter(data, requires_grad=true)", "`data`'s elements as a parameter (a leaf that requires grad, sharing its memory), as `nn.Parameter`: a module registers a Parameter assigned to one of its attributes.", "p = Parameter(zeros(3))\np.requires_grad";
+    Function Training "Linear", "Linear(in_features, out_features, bias=true, device=none, dtype=none)", "`y = x @ weight.T + bias`, as `nn.Linear`: weight [out, in] and bias [out] drawn as PyTorch's `reset_parameters` draws them (uniform within 1/sqrt(in_features)) from the device's generator.", "seed(0)\nfc = Linear(4, 2)\nfc(ones(3, 4)).shape\nfc.weight.shape";
+    Function Training "ReLU", "ReLU(inplace=false)", "`relu` as a module (`nn.ReLU`).", "ReLU()(tensor([-1., 2.]))";
+    Function Training "Tanh", "Tanh()", "`tanh` as a module (`nn.Tanh`).", "Tanh()(tensor([0., 1.]))";
+    Function Training "Sigmoid", "Sigmoid()", "`sigmoid` as a module (`nn.Sigmoid`).", "Sigmoid()(tensor([0.]))";
+    Function Training "Identity", "Identity()", "Gives its input back (`nn.Identity`): a placeholder for a layer left out.", "Identity()(ones(2))";
+    Function Training "Flatten", "Flatten(start_dim=1, end_dim=-1)", "The dimensions from `start_dim` to `end_dim` as one (`nn.Flatten`): [64, 1, 28, 28] to [64, 784].", "Flatten()(ones(64, 1, 28, 28)).shape";
+    Function Training "Dropout", "Dropout(p=0.5, inplace=false)", "`dropout` as a module (`nn.Dropout`): zeroes elements with probability `p` in training mode and gives its input back in eval mode (`model.eval()`), so the model, not the call, decides.", "seed(0)\nd = Dropout(0.5)\nd(ones(6))\nd.eval()\nd(ones(6))";
+    Function Training "Softmax", "Softmax(dim)", "`softmax` along `dim` as a module (`nn.Softmax`).", "Softmax(dim=1)(tensor([[1., 2.]]))";
+    Function Training "LogSoftmax", "LogSoftmax(dim)", "`log_softmax` along `dim` as a module (`nn.LogSoftmax`).", "LogSoftmax(dim=1)(tensor([[1., 2.]]))";
+    Function Training "Sequential", "Sequential(*modules)", "Modules run one after another, each on the last one's output (`nn.Sequential`); `seq[0]`, `len(seq)`, `for m in seq` and `seq.append(m)` reach them.", "model = Sequential(Linear(4, 8), ReLU(), Linear(8, 2))\nmodel(randn(3, 4)).shape\nmodel";
+    Function Training "ModuleList", "ModuleList(modules=none)", "A list of modules whose parameters the owner registers (`nn.ModuleList`): index it, iterate over it, `append` to it; it has no forward of its own.", "layers = ModuleList([Linear(4, 4), Linear(4, 4)])\nlen(layers)";
+    Function Training "MSELoss", "MSELoss(reduction=\"mean\")", "`mse_loss` as a module (`nn.MSELoss`): `loss_fn(prediction, target)`.", "MSELoss()(tensor([1., 2.]), tensor([0., 0.]))";
+    Function Training "CrossEntropyLoss", "CrossEntropyLoss(ignore_index=-100, reduction=\"mean\", label_smoothing=0.0)", "`cross_entropy` as a module (`nn.CrossEntropyLoss`): scores [N, C] and N class indices.", "loss_fn = CrossEntropyLoss()\nloss_fn(randn(3, 4), tensor([0, 3, 1]))";
+    Function Training "NLLLoss", "NLLLoss(ignore_index=-100, reduction=\"mean\")", "`nll_loss` as a module (`nn.NLLLoss`), on log-probabilities.", "NLLLoss()(log_softmax(randn(3, 4), dim=1), tensor([0, 3, 1]))";
+    Function Teaching "isinstance", "isinstance(obj, classinfo)", "Whether `obj` is an instance of the class (or of one derived from it), as Python's: a class of yours, `Module`, a layer's class (`Linear`), `Parameter`, or a list of them.", "m = Linear(2, 2)\nisinstance(m, Module)\nisinstance(m, [ReLU, Linear])";
+    Function Teaching "super", "super()", "In a method: the instance, seen from the class above the method's, as Python's `super()`; `super().__init__()` runs the base's `__init__` (for a `Module`: readies it to register parameters).", "class A { fn hi(self) { return \"A\" } }\nclass B(A) { fn hi(self) { return \"B after \" + super().hi() } }\nB().hi()";
+    Method Training "parameters", "model.parameters(recurse=true)", "The module's parameters and those of the modules in it, each once, in registration order: what an optimizer takes (`SGD(model.parameters(), lr=0.1)`).", "model = Sequential(Linear(4, 3), ReLU(), Linear(3, 1))\nlen(model.parameters())";
+    Method Training "named_parameters", "model.named_parameters(prefix=\"\", recurse=true)", "`[name, parameter]` pairs, named as `state_dict` names them (`0.weight`, `fc1.bias`).", "model = Sequential(Linear(4, 3), ReLU(), Linear(3, 1))\nfor name, p in model.named_parameters() { print(name, p.shape) }";
+    Method Training "buffers", "model.buffers(recurse=true)", "The module's buffers (tensors it keeps that are not parameters, `register_buffer`), and those of the modules in it.", "m = Module()\nm.register_buffer(\"steps\", zeros(1))\nm.buffers()";
+    Method Training "named_buffers", "model.named_buffers(prefix=\"\", recurse=true)", "`[name, buffer]` pairs.", "m = Module()\nm.register_buffer(\"steps\", zeros(1))\nm.named_buffers()";
+    Method Training "children", "model.children()", "The modules directly in it, in registration order.", "len(Sequential(Linear(2, 2), ReLU()).children())";
+    Method Training "named_children", "model.named_children()", "`[name, module]` pairs of the modules directly in it.", "for name, m in Sequential(Linear(2, 2), ReLU()).named_children() { print(name, m) }";
+    Method Training "modules", "model.modules()", "The module itself and every module in it, depth first, each once.", "len(Sequential(Linear(2, 2), ReLU()).modules())";
+    Method Training "named_modules", "model.named_modules()", "`[name, module]` pairs of `modules()` (the module itself named \"\").", "for name, m in Sequential(Linear(2, 2)).named_modules() { print(name) }";
+    Method Training "train", "model.train(mode=true)", "Training mode for the module and every module in it (`Dropout` drops, `BatchNorm` updates its statistics); the module back. Autograd still records either way: that is `no_grad`'s job.", "m = Dropout(0.5)\nm.eval()\nm.train().training";
+    Method Training "eval", "model.eval()", "Evaluation mode for the module and every module in it (`train(false)`): `Dropout` passes its input through. It does not stop autograd recording: use `no_grad { }` for that.", "model = Sequential(Linear(2, 2), Dropout(0.5))\nmodel.eval()\nmodel[1].training";
+    Method Training "zero_grad", "model.zero_grad(set_to_none=true)", "Every parameter's `.grad` set to none (PyTorch 2's default), or zeroed in place with `set_to_none=false`.", "fc = Linear(2, 1)\nfc(ones(1, 2)).sum().backward()\nfc.zero_grad()\nfc.weight.grad";
+    Method Training "requires_grad_", "model.requires_grad_(requires_grad=true)", "Whether autograd computes gradients for every parameter (false freezes them); the module back.", "fc = Linear(2, 1).requires_grad_(false)\nfc.weight.requires_grad";
+    Method Training "to", "model.to(device | dtype)", "Every parameter and buffer moved or converted (floating point ones for a dtype), the module back, as `nn.Module.to`. Make the optimizer after moving the model: cudash's parameters are new tensors after a move (PyTorch swaps their data in place).", "fc = Linear(2, 2).to(cuda)\nfc.weight.device";
+    Method Training "cuda", "model.cuda(device=none)", "`model.to(cuda)`: to the current CUDA device, or the one given.", "Linear(2, 2).cuda().weight.device";
+    Method Training "cpu", "model.cpu()", "`model.to(cpu)`.", "Linear(2, 2).cpu().weight.device";
+    Method Training "half", "model.half()", "Floating point parameters and buffers to f16.", "Linear(2, 2).half().weight.dtype";
+    Method Training "float", "model.float()", "Floating point parameters and buffers to f32.", "Linear(2, 2).half().float().weight.dtype";
+    Method Training "double", "model.double()", "Floating point parameters and buffers to f64.", "Linear(2, 2).double().weight.dtype";
+    Method Training "bfloat16", "model.bfloat16()", "Floating point parameters and buffers to bf16.", "Linear(2, 2).bfloat16().weight.dtype";
+    Method Training "state_dict", "model.state_dict()", "Every parameter and persistent buffer by PyTorch's key (`fc1.weight`), each module's own first, then its children's: a dict `save` writes and `load_state_dict` reads. Its tensors share the parameters' memory and require no grad.", "model = Sequential(Linear(2, 2), ReLU(), Linear(2, 1))\nmodel.state_dict()";
+    Method Training "load_state_dict", "model.load_state_dict(state_dict, strict=true)", "Copies each entry into the model's tensor of that key (on the model's device and dtype). Missing, unexpected or mis-shaped keys are PyTorch's RuntimeError, listing them, before anything is copied; `strict=false` loads what matches. Gives `missing_keys` and `unexpected_keys`.", "a = Linear(2, 2)\nb = Linear(2, 2)\nb.load_state_dict(a.state_dict())\n(b.weight == a.weight).all()";
+    Method Training "register_buffer", "model.register_buffer(name, tensor, persistent=true)", "Keeps `tensor` as a buffer named `name`: moved by `to`, in `state_dict` when persistent, not a parameter.", "m = Module()\nm.register_buffer(\"mean\", zeros(3))\nm.state_dict()";
+    Method Training "register_parameter", "model.register_parameter(name, param)", "Registers a `Parameter` (or none) under `name`, as assigning it does.", "m = Module()\nm.register_parameter(\"w\", Parameter(ones(2)))\nm.parameters()";
+    Method Training "add_module", "model.add_module(name, module)", "Registers a child module under `name`, as assigning it does.", "m = Module()\nm.add_module(\"fc\", Linear(2, 2))\nm";
+    Method Training "apply", "model.apply(fn)", "Calls `fn(m)` on every module in it (children first) and on itself, as PyTorch's: how a model's own initialisation is written. The module back.", "fn show(m) { print(m) }\nSequential(Linear(2, 2), ReLU()).apply(show)";
+    Method Training "forward", "model.forward(*inputs)", "The computation a call of the module runs (`model(x)` calls it); a class of yours defines its own.", "Linear(2, 1).forward(ones(2)).shape";
+    Method Training "append", "model.append(module)", "Adds a module at the end of a `Sequential` or a `ModuleList`; the container back.", "seq = Sequential(Linear(2, 2))\nseq.append(ReLU())\nlen(seq)";
     Method Training "register_hook", "x.register_hook(hook)", "Calls `hook(grad)` when backward has computed `x`'s gradient, before it is used (a leaf's: before it is added to `.grad`); a tensor `hook` returns is used instead (same shape, dtype and device), none keeps it. Returns a handle: `h.remove()` takes the hook off.", "w = ones(2, requires_grad=true)\nfn double(g) { return g * 2 }\nh = w.register_hook(double)\n(w * 3).sum().backward()\nh.remove()\nw.grad";
     Method Training "register_post_accumulate_grad_hook", "x.register_post_accumulate_grad_hook(hook)", "Calls `hook(x)` once backward has added the last gradient into the leaf `x`'s `.grad` (the moment an optimizer may step it). Returns a handle: `h.remove()` takes the hook off.", "w = ones(2, requires_grad=true)\nfn done(p) { print(p.grad) }\nh = w.register_post_accumulate_grad_hook(done)\n(w * w).sum().backward()";
     Method Training "remove", "h.remove()", "Takes the hook `register_hook` (or `register_post_accumulate_grad_hook`) registered off; nothing when it is off already.", "w = ones(2, requires_grad=true)\nfn show(g) { print(g) }\nh = w.register_hook(show)\nh.remove()\nw.sum().backward()";
@@ -427,6 +474,14 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             return Some(format!("torch.utils.data.{}", doc.name))
         }
         (Function, "DistributedSampler") => "torch.utils.data.distributed.DistributedSampler",
+        (
+            Function,
+            "Module" | "Parameter" | "Linear" | "ReLU" | "Tanh" | "Sigmoid" | "Identity"
+            | "Flatten" | "Dropout" | "Softmax" | "LogSoftmax" | "Sequential" | "ModuleList"
+            | "MSELoss" | "CrossEntropyLoss" | "NLLLoss",
+        ) => return Some(format!("torch.nn.{}", doc.name)),
+        (Function, "isinstance" | "super") => return Some(format!("{}() (Python's)", doc.name)),
+        (Statement, "class") => "class Name(nn.Module):",
         (Function, "mse_loss" | "nll_loss" | "cross_entropy" | "linear" | "dropout") => {
             return Some(format!("torch.nn.functional.{}", doc.name))
         }
@@ -495,6 +550,7 @@ fn receiver_letter(doc: &Doc) -> &'static str {
         "optimizer" => "opt",
         "sampler" => "sampler",
         "handle" => "h",
+        "module" => "model",
         _ => "x",
     }
 }

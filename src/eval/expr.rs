@@ -671,6 +671,9 @@ impl Interp {
                 // A user function gets its arguments as they are (a list
                 // by reference, as in Python).
                 Value::Function(f) => self.call_function(f, vals, span),
+                v @ (Value::Class(_) | Value::Module(_) | Value::Method(_) | Value::Object(_)) => {
+                    self.call_value(v, vals, span)
+                }
                 other => {
                     Err(
                         Error::wrong_type("the called value", "a function", other.type_name())

@@ -52,6 +52,13 @@ impl Frame {
 impl Interp {
     /// `fn name(...) { }`: evaluates the defaults and binds the function.
     pub(crate) fn define(&mut self, def: &Arc<FnDef>) -> Result<(), Diagnostic> {
+        let f = self.function_of(def)?;
+        self.set_var(&def.name, Value::Function(Arc::new(f)));
+        Ok(())
+    }
+
+    /// The function `def` defines, its defaults evaluated now.
+    pub(crate) fn function_of(&mut self, def: &Arc<FnDef>) -> Result<Function, Diagnostic> {
         let defaults = def
             .params
             .iter()
@@ -66,9 +73,9 @@ impl Interp {
                 .last()
                 .map(|frame| Arc::clone(&frame.function.def)),
             source: self.source.clone(),
+            owner: Default::default(),
         };
-        self.set_var(&def.name, Value::Function(Arc::new(f)));
-        Ok(())
+        Ok(f)
     }
 
     /// Calls `f` with `args` (the call written at `span`): its value is what

@@ -303,7 +303,7 @@ pub(super) fn adam(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 }
 
 /// `reduction=` of a loss.
-fn reduction(b: &Bound) -> Result<Reduction, Diagnostic> {
+pub(super) fn reduction(b: &Bound) -> Result<Reduction, Diagnostic> {
     match b.given("reduction") {
         None => Ok(Reduction::Mean),
         Some((Value::Str(s), span)) => Reduction::from_name(s).ok_or_else(|| {
@@ -340,25 +340,9 @@ pub(super) fn cross_entropy(me: &mut Interp, _: &'static str, b: &Bound) -> Out 
     let (x, t) = (b.tensor("input")?, b.tensor("target")?);
     let ignore = b.int("ignore_index")?.unwrap_or(-100);
     let r = reduction(b)?;
-    let at = |e: Error| e.at(b.span);
-    if x.ndim() != 2 {
-        return Err(at(Error::shape(format!(
-            "cross_entropy takes an input of shape [N, C] (a row of class scores per sample), not {}",
-            crate::runtime::shape::fmt_shape(x.shape())
-        ))));
-    }
-    let lp = me
-        .rt
-        .along(
-            crate::runtime::op::along::AlongOp::LogSoftmax,
-            0.0,
-            &x,
-            Some(1),
-            false,
-        )
-        .map_err(at)?;
-    let lp = record::softmax(&me.rt, me.grad, &x, lp, 1, true).map_err(at)?;
-    b.result(losses::nll_loss(&mut me.rt, me.grad, &lp, &t, ignore, r))
+    b.result(losses::cross_entropy(
+        &mut me.rt, me.grad, &x, &t, ignore, r,
+    ))
 }
 
 /// `linear(input, weight, bias=none)`: `input @ weight.T + bias`.

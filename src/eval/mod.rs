@@ -6,6 +6,7 @@
 
 pub mod args;
 mod builtins;
+pub mod class;
 mod compiled;
 mod control;
 mod data;

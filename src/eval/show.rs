@@ -8,6 +8,12 @@ pub fn display_text(v: &Value) -> Option<String> {
     match v {
         Value::None => None,
         Value::Tensor(t) => Some(tensor::render(t)),
+        // The model as PyTorch prints it, then what its parameters are.
+        Value::Module(m) => Some(format!(
+            "{}\n{}",
+            crate::nn::repr::repr(m),
+            crate::nn::repr::summary(m)
+        )),
         other => Some(repr(other)),
     }
 }
@@ -79,6 +85,14 @@ pub fn repr(v: &Value) -> String {
         Value::Sampler(s) => s.describe(),
         Value::HookHandle(_) => "<torch.utils.hooks.RemovableHandle>".into(),
         Value::Enumerate(_) => "<enumerate object>".into(),
+        Value::Module(m) => crate::nn::repr::repr(m),
+        Value::Class(c) => format!("<class '__main__.{}'>", c.name),
+        Value::Object(o) => format!("<__main__.{} object>", o.class.name),
+        Value::Method(m) => {
+            let owner = super::class::class_of(&m.0).map_or("?".into(), |c| c.name.clone());
+            format!("<bound method {owner}.{}>", m.1.name())
+        }
+        Value::Super(s) => format!("<super: <class '{}'>>", s.1.name),
         Value::Optimizer(o) => {
             let o = crate::runtime::lock::lock(o);
             o.describe()

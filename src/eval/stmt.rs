@@ -85,7 +85,12 @@ impl Interp {
             StmtKind::AttrAssign(obj, attr, value) => {
                 let target = self.eval(obj, 0)?;
                 let v = self.eval(value, 0)?;
-                self.set_property(&target, attr, v, value.span)
+                match &target {
+                    Value::Object(_) | Value::Module(_) | Value::Class(_) => {
+                        self.set_object_attr(&target, &attr.name, v, attr.span)
+                    }
+                    _ => self.set_property(&target, attr, v, value.span),
+                }
             }
             StmtKind::Wait(e) => {
                 self.rt.begin_op("wait");
@@ -107,6 +112,7 @@ impl Interp {
             }
             StmtKind::Help(topic) => self.exec_help(topic.as_ref()),
             StmtKind::Fn(def) => self.define(def),
+            StmtKind::Class(def) => self.define_class(def),
             // The statements that hold others: `exec_kind`.
             StmtKind::With(..)
             | StmtKind::Stream(..)

@@ -62,6 +62,18 @@ pub enum Value {
     /// `enumerate(xs, start=0)`: what `for i, x in` iterates, counting from
     /// `start` (lazily over a DataLoader, whose batches are made as asked).
     Enumerate(Arc<(Value, i64)>),
+    /// `class Net(Module) { }`: a class the program defined.
+    Class(Arc<super::class::Class>),
+    /// An instance of a class that is not a module.
+    Object(Arc<super::class::Object>),
+    /// A module: a built-in layer (`Linear(4, 2)`) or an instance of a
+    /// class derived from `Module`.
+    Module(crate::nn::ModuleRef),
+    /// `model.forward`: a method bound to its instance.
+    Method(Arc<(Value, Arc<Function>)>),
+    /// `super()` in a method: the instance, seen from the class above the
+    /// one whose method asked.
+    Super(Arc<(Value, Arc<super::class::Class>)>),
 }
 
 impl Value {
@@ -129,6 +141,11 @@ impl Value {
             Value::Sampler(_) => "a DistributedSampler",
             Value::HookHandle(_) => "a hook handle",
             Value::Enumerate(_) => "an enumerate object",
+            Value::Class(_) => "a class",
+            Value::Object(_) => "an object",
+            Value::Module(_) => "a module",
+            Value::Method(_) => "a method",
+            Value::Super(_) => "a super object",
         }
     }
 
@@ -153,6 +170,11 @@ impl Value {
             Value::Sampler(_) => "sampler",
             Value::HookHandle(_) => "handle",
             Value::Enumerate(_) => "enumerate",
+            Value::Class(_) => "class",
+            Value::Object(_) => "object",
+            Value::Module(_) => "module",
+            Value::Method(_) => "function",
+            Value::Super(_) => "super",
         }
     }
 
@@ -183,6 +205,19 @@ impl Value {
             Value::Tensor(t) if t.ndim() > 0 => Some(Value::rows(t)),
             Value::List(items) => Some(Ok(items.to_vec())),
             Value::MutList(items) => Some(Ok(crate::runtime::lock::lock(items).to_vec())),
+            Value::Module(m) => {
+                let m = crate::runtime::lock::lock(m);
+                matches!(
+                    m.layer,
+                    crate::nn::layers::Layer::Sequential | crate::nn::layers::Layer::ModuleList
+                )
+                .then(|| {
+                    Ok(m.children()
+                        .into_iter()
+                        .map(|(_, c)| Value::Module(c))
+                        .collect())
+                })
+            }
             Value::Enumerate(e) => e.0.elements().map(|items| {
                 items.map(|items| {
                     (e.1..)
@@ -274,6 +309,8 @@ pub struct Function {
     /// The script or cell it was defined in: an error in its body is shown
     /// in that text, wherever the call is.
     pub source: Option<Arc<crate::error::Source>>,
+    /// The class whose body defined it, for `super()` in its body.
+    pub owner: std::sync::OnceLock<std::sync::Weak<super::class::Class>>,
 }
 
 impl Function {

@@ -247,6 +247,8 @@ pub enum StmtKind {
     For(Vec<Name>, ForIter, Block),
     /// `fn name(a, b=1) { ... }`: defines a function.
     Fn(std::sync::Arc<FnDef>),
+    /// `class Net(Module) { ... }`: defines a class.
+    Class(std::sync::Arc<ClassDef>),
     /// `return`, `return v`.
     Return(Option<Expr>),
     /// `if c { } elif c { } else { }`: the branches in order, then `else`.
@@ -278,4 +280,14 @@ pub struct FnDef {
 pub struct Param {
     pub name: Name,
     pub default: Option<Expr>,
+}
+
+/// A class as written: `class Name(Base) { body }`. The body holds methods
+/// (`fn`), class attributes (`name = value`) and a docstring.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassDef {
+    pub name: Name,
+    /// What is in the parentheses (`Module`), none without.
+    pub base: Option<Expr>,
+    pub body: Block,
 }

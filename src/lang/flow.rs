@@ -42,6 +42,7 @@ fn walk(block: &Block, at: Place) -> Result<(), Diagnostic> {
                     in_fn: true,
                 },
             )?,
+            StmtKind::Class(c) => walk(&c.body, Place::default())?,
             StmtKind::With(_, b)
             | StmtKind::Stream(_, b)
             | StmtKind::Time(_, b)

@@ -441,6 +441,30 @@ where
                     });
                     StmtKind::Fn(Arc::new(super::resolve::function(name, params, body)))
                 }),
+            kw(Kw::Class)
+                .ignore_then(ident())
+                .then(
+                    expr.clone()
+                        .or_not()
+                        .delimited_by(p(Punct::LParen), p(Punct::RParen))
+                        .or_not(),
+                )
+                .then(block.clone())
+                .validate(|((name, base), body), _, emitter| {
+                    for s in &body {
+                        if !class_member(&s.kind) {
+                            emitter.emit(E::message(
+                                s.span,
+                                "a class body holds methods (`fn name(self) { }`), class attributes (`name = value`) and a docstring",
+                            ));
+                        }
+                    }
+                    StmtKind::Class(Arc::new(ClassDef {
+                        name,
+                        base: base.flatten(),
+                        body,
+                    }))
+                }),
             kw(Kw::Return)
                 .ignore_then(expr.clone().or_not())
                 .map(StmtKind::Return),
@@ -583,6 +607,15 @@ where
         .allow_trailing()
         .collect::<Vec<_>>()
         .then_ignore(end())
+}
+
+/// What a class body may hold: methods, attributes and a docstring.
+fn class_member(s: &StmtKind) -> bool {
+    match s {
+        StmtKind::Fn(_) | StmtKind::Assign(..) => true,
+        StmtKind::Expr(e) => matches!(e.kind, ExprKind::Str(_)),
+        _ => false,
+    }
 }
 
 /// Python's rules for a parameter list: no name twice, and no parameter

@@ -39,19 +39,6 @@ pub fn hint(src: &str) -> Option<Diagnostic> {
                 .at(span),
             );
         }
-        if first == "class" && code.ends_with([':', '{']) {
-            return Some(
-                spelling(
-                    "cudash has no classes yet: a model is a function of its parameter tensors"
-                        .into(),
-                    "Python's class",
-                    "make the parameters tensors (`W = randn(784, 10, requires_grad=true)`) and \
-                     the forward pass a function (`fn forward(x) { return relu(x @ W) }`); \
-                     optimizers take the list (`SGD([W], lr=0.1)`)",
-                )
-                .at(span),
-            );
-        }
         if first == "def" {
             // The header may span lines (parameters one per line).
             let header = def_header(&lines[n..]);

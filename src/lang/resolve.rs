@@ -50,6 +50,7 @@ fn assigned(block: &Block, out: &mut Vec<String>) {
                 names.iter().for_each(|n| add(&n.name, out))
             }
             StmtKind::Fn(f) => add(&f.name.name, out),
+            StmtKind::Class(c) => add(&c.name.name, out),
             StmtKind::Stream(n, b) => {
                 add(&n.name, out);
                 assigned(b, out);
@@ -136,6 +137,21 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
             for p in &mut f.params {
                 if let Some(e) = &mut p.default {
                     expr(e, locals);
+                }
+            }
+        }
+        // The class's name is this body's; its body's attributes are the
+        // class's, their values and the methods' defaults read this body.
+        StmtKind::Class(c) => {
+            let c = Arc::make_mut(c);
+            name(&mut c.name, locals);
+            if let Some(b) = &mut c.base {
+                expr(b, locals);
+            }
+            for s in &mut c.body {
+                match &mut s.kind {
+                    StmtKind::Assign(_, e) | StmtKind::Expr(e) => expr(e, locals),
+                    other => stmt(other, locals),
                 }
             }
         }

@@ -33,10 +33,11 @@ pub enum Kw {
     Or,
     Not,
     NoGrad,
+    Class,
 }
 
 impl Kw {
-    pub const ALL: [Kw; 24] = [
+    pub const ALL: [Kw; 25] = [
         Kw::Del,
         Kw::With,
         Kw::Wait,
@@ -61,6 +62,7 @@ impl Kw {
         Kw::Or,
         Kw::Not,
         Kw::NoGrad,
+        Kw::Class,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -89,6 +91,7 @@ impl Kw {
             Kw::Or => "or",
             Kw::Not => "not",
             Kw::NoGrad => "no_grad",
+            Kw::Class => "class",
         }
     }
 

@@ -18,6 +18,7 @@ mod devices;
 mod factories;
 pub(crate) mod math;
 mod memory;
+pub(crate) mod nn;
 pub(crate) mod pointwise;
 mod teaching;
 
@@ -155,6 +156,24 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("cross_entropy", super::grad::cross_entropy),
     ("linear", super::grad::linear),
     ("dropout", super::grad::dropout),
+    ("Module", nn::layer),
+    ("Linear", nn::layer),
+    ("ReLU", nn::layer),
+    ("Tanh", nn::layer),
+    ("Sigmoid", nn::layer),
+    ("Identity", nn::layer),
+    ("Flatten", nn::layer),
+    ("Dropout", nn::layer),
+    ("Softmax", nn::layer),
+    ("LogSoftmax", nn::layer),
+    ("Sequential", nn::layer),
+    ("ModuleList", nn::layer),
+    ("MSELoss", nn::layer),
+    ("CrossEntropyLoss", nn::layer),
+    ("NLLLoss", nn::layer),
+    ("Parameter", nn::parameter),
+    ("isinstance", nn::isinstance),
+    ("super", nn::super_),
 ];
 
 impl Interp {

@@ -10,6 +10,7 @@
 //! - `list.rs`: a Python list's methods (`append`).
 
 mod list;
+mod module;
 mod shape;
 mod stream;
 mod tensor;
@@ -43,6 +44,7 @@ enum Member {
     HandleMethod(Call<Arc<crate::autograd::hooks::Handle>>),
     GradFnMethod(Call<Arc<GraphFn>>),
     GradFnProperty(fn(&Arc<GraphFn>) -> Value),
+    ModuleMethod(Call<crate::nn::ModuleRef>),
 }
 
 impl Member {
@@ -56,6 +58,7 @@ impl Member {
             Member::SamplerMethod(_) => "sampler",
             Member::HandleMethod(_) => "handle",
             Member::GradFnMethod(_) | Member::GradFnProperty(_) => "grad_fn",
+            Member::ModuleMethod(_) => "module",
         }
     }
 
@@ -227,6 +230,33 @@ static MEMBERS: &[(&str, Member)] = {
         ("step", OptimizerMethod(grad::step)),
         ("zero_grad", OptimizerMethod(grad::zero_grad)),
         ("set_epoch", SamplerMethod(super::data::set_epoch)),
+        ("parameters", ModuleMethod(module::parameters)),
+        ("named_parameters", ModuleMethod(module::parameters)),
+        ("buffers", ModuleMethod(module::parameters)),
+        ("named_buffers", ModuleMethod(module::parameters)),
+        ("children", ModuleMethod(module::modules)),
+        ("named_children", ModuleMethod(module::modules)),
+        ("modules", ModuleMethod(module::modules)),
+        ("named_modules", ModuleMethod(module::modules)),
+        ("train", ModuleMethod(module::train)),
+        ("eval", ModuleMethod(module::train)),
+        ("zero_grad", ModuleMethod(module::zero_grad)),
+        ("requires_grad_", ModuleMethod(module::requires_grad_)),
+        ("to", ModuleMethod(module::to)),
+        ("cuda", ModuleMethod(module::to)),
+        ("cpu", ModuleMethod(module::to)),
+        ("half", ModuleMethod(module::to)),
+        ("float", ModuleMethod(module::to)),
+        ("double", ModuleMethod(module::to)),
+        ("bfloat16", ModuleMethod(module::to)),
+        ("state_dict", ModuleMethod(module::state_dict)),
+        ("load_state_dict", ModuleMethod(module::load_state_dict)),
+        ("register_buffer", ModuleMethod(module::register_buffer)),
+        ("register_parameter", ModuleMethod(module::register)),
+        ("add_module", ModuleMethod(module::register)),
+        ("apply", ModuleMethod(module::apply)),
+        ("forward", ModuleMethod(module::forward)),
+        ("append", ModuleMethod(module::append)),
     ]
 };
 
@@ -246,6 +276,16 @@ impl Interp {
         args: Vec<ArgVal>,
         span: Span,
     ) -> Result<Value, Diagnostic> {
+        // A class's methods, an instance's callable attributes, `super()`.
+        let (recv, args) = match &recv {
+            Value::Object(_) | Value::Module(_) | Value::Class(_) | Value::Super(_) => {
+                match self.call_object_method(&recv, &name.name, args, span)? {
+                    Ok(v) => return Ok(v),
+                    Err(args) => (self.module_receiver(recv, name)?, args),
+                }
+            }
+            _ => (recv, args),
+        };
         let doc = docs::member(recv.kind(), &name.name)
             .filter(|_| !matches!(recv, Value::List(_)))
             .ok_or_else(|| no_member(&recv, name))?;
@@ -271,6 +311,7 @@ impl Interp {
             (Some(Member::SamplerMethod(f)), Value::Sampler(s)) => f(self, doc.name, s, &b),
             (Some(Member::HandleMethod(f)), Value::HookHandle(h)) => f(self, doc.name, h, &b),
             (Some(Member::GradFnMethod(f)), Value::GradFn(n)) => f(self, doc.name, n, &b),
+            (Some(Member::ModuleMethod(f)), Value::Module(m)) => f(self, doc.name, m, &b),
             _ => Err(unwired(recv.kind(), doc.name).at(span)),
         }?;
         if watch {
@@ -286,6 +327,9 @@ impl Interp {
         name: &str,
         span: Span,
     ) -> Result<Value, Diagnostic> {
+        if let Value::Object(_) | Value::Module(_) | Value::Class(_) | Value::Super(_) = recv {
+            return self.object_attr(recv, name, span);
+        }
         let as_name = || Name::new(name.into(), span);
         // `s.values` of `s = x.sort()`: a dict's keys read as fields, as
         // PyTorch's named tuples.
@@ -321,6 +365,35 @@ impl Interp {
 }
 
 impl Interp {
+    /// What a method no class defines is asked of: a module's `Module`
+    /// methods, or the AttributeError of an instance.
+    fn module_receiver(&mut self, recv: Value, name: &Name) -> Result<Value, Diagnostic> {
+        let this = match &recv {
+            Value::Super(s) => s.0.clone(),
+            other => other.clone(),
+        };
+        match &this {
+            Value::Module(m) => match docs::member("module", &name.name) {
+                Some(_) => Ok(this.clone()),
+                None => Err(super::class::no_attribute(
+                    &crate::runtime::lock::lock(m).type_name,
+                    &name.name,
+                    name.span,
+                )),
+            },
+            Value::Object(o) => Err(super::class::no_attribute(
+                &o.class.name,
+                &name.name,
+                name.span,
+            )),
+            _ => Err(Error::Attribute {
+                message: format!("'super' object has no attribute '{}'", name.name),
+                help: None,
+            }
+            .at(name.span)),
+        }
+    }
+
     /// `x.T` and `x.mT` recorded for autograd (the other properties are
     /// not tensors computed from `x`).
     fn transposed(&self, t: &Arc<Tensor>, name: &str, v: Value) -> Value {

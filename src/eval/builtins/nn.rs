@@ -1,0 +1,239 @@
+//! `torch.nn`'s classes and helpers: the layers' constructors (`Linear`,
+//! `ReLU`, `Sequential`, the losses), `Module` itself (the base of a
+//! user's class), `Parameter`, and Python's `isinstance` and `super`.
+
+use super::super::args::Bound;
+use super::super::{Interp, Value};
+use crate::autograd::meta;
+use crate::error::{Diagnostic, Error};
+use crate::nn::layers::{self, Layer, Place};
+use crate::nn::repr::activation_name;
+use crate::nn::Module;
+use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::DType;
+
+type Out = Result<Value, Diagnostic>;
+
+/// The layers a program can make by name (not `Module` itself).
+pub const LAYERS: &[&str] = &[
+    "Linear",
+    "ReLU",
+    "Tanh",
+    "Sigmoid",
+    "Identity",
+    "Flatten",
+    "Dropout",
+    "Softmax",
+    "LogSoftmax",
+    "Sequential",
+    "ModuleList",
+    "MSELoss",
+    "CrossEntropyLoss",
+    "NLLLoss",
+];
+
+/// Whether `name` is a built-in layer's class.
+pub fn is_layer(name: &str) -> bool {
+    LAYERS.contains(&name)
+}
+
+fn module(m: Module) -> Out {
+    Ok(Value::Module(m.into_ref()))
+}
+
+fn size(b: &Bound, name: &str) -> Result<usize, Diagnostic> {
+    let n = b
+        .int(name)?
+        .ok_or_else(|| Error::value(format!("missing `{name}`")).at(b.span))?;
+    usize::try_from(n).map_err(|_| {
+        Error::value(format!("{name} must be at least 0, not {n}")).at(b.span_of(name))
+    })
+}
+
+/// Every layer's constructor, by the class's name.
+pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let activation = |op: UnaryOp| module(Module::new(activation_name(op), Layer::Activation(op)));
+    match name {
+        "Module" => module(Module::new("Module", Layer::Custom)),
+        "Linear" => {
+            let place = Place {
+                device: me.device_arg(b)?,
+                dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+            };
+            if !place.dtype.is_float() {
+                return Err(Error::dtype(
+                    format!(
+                        "Linear's parameters need a floating point dtype, not {}",
+                        place.dtype
+                    ),
+                    None,
+                )
+                .at(b.span_of("dtype")));
+            }
+            let (n_in, n_out) = (size(b, "in_features")?, size(b, "out_features")?);
+            let bias = b.bool("bias", true)?;
+            module(layers::linear(&mut me.rt, n_in, n_out, bias, place).map_err(at)?)
+        }
+        "ReLU" => activation(UnaryOp::Relu),
+        "Tanh" => activation(UnaryOp::Tanh),
+        "Sigmoid" => activation(UnaryOp::Sigmoid),
+        "Identity" => module(Module::new("Identity", Layer::Identity)),
+        "Flatten" => module(Module::new(
+            "Flatten",
+            Layer::Flatten {
+                start_dim: b.int("start_dim")?.unwrap_or(1),
+                end_dim: b.int("end_dim")?.unwrap_or(-1),
+            },
+        )),
+        "Dropout" => {
+            let p = b.float("p")?.unwrap_or(0.5);
+            if !(0.0..=1.0).contains(&p) {
+                return Err(Error::value(format!(
+                    "dropout probability has to be between 0 and 1, but got {p}"
+                ))
+                .at(b.span_of("p")));
+            }
+            module(Module::new("Dropout", Layer::Dropout { p }))
+        }
+        "Softmax" | "LogSoftmax" => {
+            let dim = b.int("dim")?.ok_or_else(|| {
+                Error::value_help(
+                    format!("{name} needs `dim`"),
+                    format!("`{name}(dim=1)` for a row of scores per sample"),
+                )
+                .at(b.span)
+            })?;
+            let log = name == "LogSoftmax";
+            module(Module::new(name, Layer::Softmax { dim, log }))
+        }
+        "Sequential" | "ModuleList" => {
+            let items: Vec<(Value, crate::lang::Span)> = match name {
+                "Sequential" => b.rest.clone(),
+                _ => match b.given("modules") {
+                    None => Vec::new(),
+                    Some((v, span)) => match v.elements() {
+                        Some(Ok(items)) => items.into_iter().map(|v| (v, *span)).collect(),
+                        _ => {
+                            return Err(Error::wrong_type(
+                                "modules",
+                                "a list of modules",
+                                v.type_name(),
+                            )
+                            .at(*span))
+                        }
+                    },
+                },
+            };
+            let layer = match name {
+                "Sequential" => Layer::Sequential,
+                _ => Layer::ModuleList,
+            };
+            let mut m = Module::new(name, layer);
+            for (k, (v, span)) in items.into_iter().enumerate() {
+                let Value::Module(child) = v else {
+                    return Err(Error::Module {
+                        class: "TypeError",
+                        message: format!("{} is not a Module subclass", v.type_name()),
+                        help: None,
+                    }
+                    .at(span));
+                };
+                m.set_module(&k.to_string(), Some(child)).map_err(at)?;
+            }
+            module(m)
+        }
+        "MSELoss" => module(Module::new(
+            "MSELoss",
+            Layer::MseLoss(super::super::grad::reduction(b)?),
+        )),
+        "CrossEntropyLoss" | "NLLLoss" => {
+            let ignore_index = b.int("ignore_index")?.unwrap_or(-100);
+            let reduction = super::super::grad::reduction(b)?;
+            if name == "CrossEntropyLoss" && b.float("label_smoothing")?.unwrap_or(0.0) != 0.0 {
+                return Err(Error::value(
+                    "CrossEntropyLoss with label_smoothing is not in cudash yet",
+                )
+                .at(b.span_of("label_smoothing")));
+            }
+            let layer = match name {
+                "NLLLoss" => Layer::NllLoss {
+                    ignore_index,
+                    reduction,
+                },
+                _ => Layer::CrossEntropyLoss {
+                    ignore_index,
+                    reduction,
+                },
+            };
+            module(Module::new(name, layer))
+        }
+        _ => Err(Error::value(format!("internal error: no layer `{name}`")).at(b.span)),
+    }
+}
+
+/// `Parameter(data, requires_grad=true)`: `data`'s elements as a
+/// parameter, which a module registers when it is assigned to it.
+pub(super) fn parameter(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let t = b.tensor("data")?;
+    let requires_grad = b.bool("requires_grad", true)?;
+    if requires_grad && !t.dtype().is_float() {
+        return Err(Error::Autograd {
+            message: "Only Tensors of floating point and complex dtype can require gradients"
+                .into(),
+            help: "make it a float tensor first (`.float()`), or pass `requires_grad=false`".into(),
+        }
+        .at(b.span_of("data")));
+    }
+    Ok(Value::tensor(meta::parameter(&t, requires_grad)))
+}
+
+/// `isinstance(obj, classinfo)`: a class of the program's (or one above
+/// it), `Module`, a layer's class, or a list of them.
+pub(super) fn isinstance(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (obj, _) = b.get("obj").cloned().unwrap_or((Value::None, b.span));
+    let (info, span) = b.get("classinfo").cloned().unwrap_or((Value::None, b.span));
+    let classes = match &info {
+        Value::List(items) => items.to_vec(),
+        other => vec![other.clone()],
+    };
+    for c in &classes {
+        if is_instance(&obj, c).map_err(|e| e.at(span))? {
+            return Ok(Value::bool(true));
+        }
+    }
+    Ok(Value::bool(false))
+}
+
+fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
+    Ok(match class {
+        Value::Class(c) => super::super::class::class_of(obj).is_some_and(|k| k.derives(c)),
+        Value::Builtin(doc) if doc.name == "Module" => matches!(obj, Value::Module(_)),
+        Value::Builtin(doc) if is_layer(doc.name) => match obj {
+            Value::Module(m) => {
+                let m = crate::runtime::lock::lock(m);
+                m.object.is_none() && &*m.type_name == doc.name
+            }
+            _ => false,
+        },
+        Value::Builtin(doc) if doc.name == "Parameter" => {
+            matches!(obj, Value::Tensor(t) if meta::is_parameter(t))
+        }
+        Value::Builtin(doc) if doc.name == "tensor" => matches!(obj, Value::Tensor(_)),
+        other => {
+            return Err(Error::Module {
+                class: "TypeError",
+                message: "isinstance() arg 2 must be a type, a tuple of types, or a union".into(),
+                help: Some(format!(
+                    "give a class (`Module`, `Linear`, one of yours), not {}",
+                    other.type_name()
+                )),
+            })
+        }
+    })
+}
+
+/// `super()` in a method.
+pub(super) fn super_(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    me.super_of_frame(b.span)
+}

@@ -1,0 +1,463 @@
+//! Classes, as far as a PyTorch model needs Python's: `class Net(Module) {
+//! fn __init__(self) { super().__init__(); ... } fn forward(self, x) { } }`.
+//! A class holds its methods and class attributes; an instance holds its
+//! own attributes and finds the rest on its class, then on the classes
+//! above it (single inheritance). A method read from an instance is bound
+//! to it (`self`). A class derived from `Module` makes modules
+//! (`nn::Module`, its object slot holding the instance's class and plain
+//! attributes), so what its `__init__` assigns registers as PyTorch's
+//! `Module.__setattr__` does (`module.rs` of this folder's `methods`).
+
+use std::sync::{Arc, Mutex};
+
+use super::args::ArgVal;
+use super::value::Function;
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::lang::ast::{ClassDef, StmtKind};
+use crate::lang::Span;
+use crate::nn::layers::Layer;
+use crate::nn::{Module, ModuleRef};
+use crate::runtime::lock::lock;
+
+/// A class the program defined.
+#[derive(Debug)]
+pub struct Class {
+    pub name: String,
+    pub base: Base,
+    /// Methods (functions) and class attributes, in the body's order.
+    pub attrs: Mutex<Vec<(String, Value)>>,
+}
+
+/// What a class derives from.
+#[derive(Debug)]
+pub enum Base {
+    /// Python's `object`: no base written.
+    Object,
+    /// PyTorch's `nn.Module`.
+    Module,
+    Class(Arc<Class>),
+}
+
+/// An instance: its class and its own attributes.
+#[derive(Debug)]
+pub struct Object {
+    pub class: Arc<Class>,
+    pub attrs: Mutex<Vec<(String, Value)>>,
+}
+
+impl Class {
+    /// `name` on this class or the classes above it.
+    pub fn find(&self, name: &str) -> Option<Value> {
+        if let Some((_, v)) = lock(&self.attrs).iter().find(|(n, _)| n == name) {
+            return Some(v.clone());
+        }
+        match &self.base {
+            Base::Class(c) => c.find(name),
+            _ => None,
+        }
+    }
+
+    /// Whether its instances are modules.
+    pub fn is_module(&self) -> bool {
+        match &self.base {
+            Base::Object => false,
+            Base::Module => true,
+            Base::Class(c) => c.is_module(),
+        }
+    }
+
+    /// Whether it is `other` or derives from it.
+    pub fn derives(self: &Arc<Self>, other: &Arc<Class>) -> bool {
+        if Arc::ptr_eq(self, other) {
+            return true;
+        }
+        match &self.base {
+            Base::Class(c) => c.derives(other),
+            _ => false,
+        }
+    }
+}
+
+impl Object {
+    pub fn get(&self, name: &str) -> Option<Value> {
+        lock(&self.attrs)
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    }
+
+    pub fn set(&self, name: &str, v: Value) {
+        let mut attrs = lock(&self.attrs);
+        match attrs.iter_mut().find(|(n, _)| n == name) {
+            Some((_, slot)) => *slot = v,
+            None => attrs.push((name.to_string(), v)),
+        }
+    }
+
+    pub fn remove(&self, name: &str) {
+        lock(&self.attrs).retain(|(n, _)| n != name);
+    }
+}
+
+/// The instance a module made from a user's class holds, if any.
+pub fn object_of(m: &ModuleRef) -> Option<Arc<Object>> {
+    let any = lock(m).object.clone()?;
+    any.downcast::<Object>().ok()
+}
+
+/// The class of what `v` is an instance of (a user class's).
+pub fn class_of(v: &Value) -> Option<Arc<Class>> {
+    match v {
+        Value::Object(o) => Some(Arc::clone(&o.class)),
+        Value::Module(m) => object_of(m).map(|o| Arc::clone(&o.class)),
+        _ => None,
+    }
+}
+
+/// `'Net' object has no attribute 'fc3'`, as Python says it.
+pub fn no_attribute(type_name: &str, name: &str, span: Span) -> Diagnostic {
+    Error::Attribute {
+        message: format!("'{type_name}' object has no attribute '{name}'"),
+        help: None,
+    }
+    .at(span)
+}
+
+impl Interp {
+    /// `class Name(Base) { ... }`: the class, bound to its name.
+    pub(crate) fn define_class(&mut self, def: &ClassDef) -> Result<(), Diagnostic> {
+        let base = match &def.base {
+            None => Base::Object,
+            Some(e) => match self.eval(e, 0)? {
+                Value::Class(c) => Base::Class(c),
+                Value::Builtin(doc) if doc.name == "Module" => Base::Module,
+                Value::Builtin(doc) if super::builtins::nn::is_layer(doc.name) => {
+                    return Err(Error::value_help(
+                        format!("a class cannot derive from `{}` yet", doc.name),
+                        "derive from `Module` and hold the layer as an attribute (`self.fc = Linear(4, 2)`)",
+                    )
+                    .at(e.span))
+                }
+                other => {
+                    return Err(Error::wrong_type(
+                        "a class's base",
+                        "a class (`Module`, or one defined with `class`)",
+                        other.type_name(),
+                    )
+                    .at(e.span))
+                }
+            },
+        };
+        let class = Arc::new(Class {
+            name: def.name.name.clone(),
+            base,
+            attrs: Mutex::new(Vec::new()),
+        });
+        for s in &def.body {
+            match &s.kind {
+                StmtKind::Fn(f) => {
+                    let function = self.function_of(f)?;
+                    let _ = function.owner.set(Arc::downgrade(&class));
+                    let v = Value::Function(Arc::new(function));
+                    lock(&class.attrs).push((f.name.name.clone(), v));
+                }
+                StmtKind::Assign(name, e) => {
+                    let v = self.eval(e, 0)?;
+                    let mut attrs = lock(&class.attrs);
+                    attrs.retain(|(n, _)| *n != name.name);
+                    attrs.push((name.name.clone(), v));
+                }
+                // The docstring.
+                _ => {}
+            }
+        }
+        self.set_var(&def.name, Value::Class(class));
+        Ok(())
+    }
+
+    /// `Net(args)`: a new instance, made by `__init__`.
+    pub(crate) fn instantiate(
+        &mut self,
+        class: &Arc<Class>,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let object = Arc::new(Object {
+            class: Arc::clone(class),
+            attrs: Mutex::new(Vec::new()),
+        });
+        let this = match class.is_module() {
+            true => {
+                let mut m = Module::new(&class.name, Layer::Custom);
+                m.initialised = false;
+                m.object = Some(object);
+                Value::Module(m.into_ref())
+            }
+            false => Value::Object(object),
+        };
+        match class.find("__init__") {
+            Some(Value::Function(init)) => {
+                let r = self.call_bound(&this, init, args, span)?;
+                if !matches!(r, Value::None) {
+                    return Err(Error::Module {
+                        class: "TypeError",
+                        message: format!("__init__() should return None, not {}", r.type_name()),
+                        help: None,
+                    }
+                    .at(span));
+                }
+            }
+            Some(other) => {
+                return Err(Error::wrong_type("`__init__`", "a method", other.type_name()).at(span))
+            }
+            None if args.is_empty() => {
+                if let Value::Module(m) = &this {
+                    lock(m).initialised = true;
+                }
+            }
+            None => {
+                return Err(Error::Module {
+                    class: "TypeError",
+                    message: format!("{}() takes no arguments", class.name),
+                    help: Some("give the class an `fn __init__(self, ...)` to take them".into()),
+                }
+                .at(span))
+            }
+        }
+        Ok(this)
+    }
+
+    /// `f(self, args)`: a method called on `this`.
+    pub(crate) fn call_bound(
+        &mut self,
+        this: &Value,
+        f: Arc<Function>,
+        mut args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        args.insert(
+            0,
+            ArgVal {
+                keyword: None,
+                value: this.clone(),
+                span,
+            },
+        );
+        self.call_function(f, args, span)
+    }
+
+    /// `super()` in a method: the instance (its first parameter), seen
+    /// from the class above the method's.
+    pub(crate) fn super_of_frame(&self, span: Span) -> Result<Value, Diagnostic> {
+        let no = || {
+            Error::Module {
+                class: "RuntimeError",
+                message: "super(): no arguments".into(),
+                help: Some("`super()` works inside a method of a class".into()),
+            }
+            .at(span)
+        };
+        let frame = self.frames.last().ok_or_else(no)?;
+        let owner = frame
+            .function
+            .owner
+            .get()
+            .and_then(|w| w.upgrade())
+            .ok_or_else(no)?;
+        let this = frame.slots.first().cloned().flatten().ok_or_else(no)?;
+        Ok(Value::Super(Arc::new((this, owner))))
+    }
+
+    /// `obj.name` of an instance, a module, a class or `super()`.
+    pub(crate) fn object_attr(
+        &mut self,
+        v: &Value,
+        name: &str,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        match v {
+            Value::Object(o) => {
+                if let Some(x) = o.get(name) {
+                    return Ok(x);
+                }
+                match o.class.find(name) {
+                    Some(Value::Function(f)) => Ok(bound(v, f)),
+                    Some(x) => Ok(x),
+                    None => Err(no_attribute(&o.class.name, name, span)),
+                }
+            }
+            Value::Module(m) => self.module_attr(v, m, name, span),
+            Value::Class(c) => match c.find(name) {
+                Some(x) => Ok(x),
+                None if name == "__name__" => Ok(Value::Str(Arc::new(c.name.clone()))),
+                None => Err(Error::Attribute {
+                    message: format!("type object '{}' has no attribute '{name}'", c.name),
+                    help: None,
+                }
+                .at(span)),
+            },
+            Value::Super(s) => {
+                let (this, owner) = &**s;
+                let found = match &owner.base {
+                    Base::Class(c) => c.find(name),
+                    _ => None,
+                };
+                match found {
+                    Some(Value::Function(f)) => Ok(bound(this, f)),
+                    Some(x) => Ok(x),
+                    None => Err(Error::Attribute {
+                        message: format!("'super' object has no attribute '{name}'"),
+                        help: None,
+                    }
+                    .at(span)),
+                }
+            }
+            _ => Err(Error::value("internal error: not an object").at(span)),
+        }
+    }
+
+    /// `self.name = v` on an instance or a class (a module's: `module.rs`).
+    pub(crate) fn set_object_attr(
+        &mut self,
+        target: &Value,
+        name: &str,
+        v: Value,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        match target {
+            Value::Object(o) => {
+                o.set(name, v);
+                Ok(())
+            }
+            Value::Class(c) => {
+                let mut attrs = lock(&c.attrs);
+                match attrs.iter_mut().find(|(n, _)| n == name) {
+                    Some((_, slot)) => *slot = v,
+                    None => attrs.push((name.to_string(), v)),
+                }
+                Ok(())
+            }
+            Value::Module(m) => self.set_module_attr(m, name, v, span),
+            other => Err(Error::ReadOnly {
+                message: format!("cannot set `.{name}` of {}", other.type_name()),
+            }
+            .at(span)),
+        }
+    }
+
+    /// `obj.name(args)` where `obj` is an instance, a module, a class or
+    /// `super()`: a method of its class, a callable attribute, or (on a
+    /// module) one of `Module`'s own methods. The arguments back when none
+    /// of the program's is found (`Module`'s own methods are the table's).
+    pub(crate) fn call_object_method(
+        &mut self,
+        recv: &Value,
+        name: &str,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Result<Value, Vec<ArgVal>>, Diagnostic> {
+        // A method of the class (or the classes above it).
+        let class = match recv {
+            Value::Super(s) => match &s.1.base {
+                Base::Class(c) => Some(Arc::clone(c)),
+                _ => None,
+            },
+            _ => class_of(recv),
+        };
+        let this = match recv {
+            Value::Super(s) => s.0.clone(),
+            other => other.clone(),
+        };
+        // An instance's own attribute first (`self.act = relu`).
+        let own = match recv {
+            Value::Object(o) => o.get(name),
+            Value::Module(m) => object_of(m).and_then(|o| o.get(name)),
+            _ => None,
+        };
+        if let Some(f) = own {
+            return self.call_value(f, args, span).map(Ok);
+        }
+        if let Some(f) = class.as_ref().and_then(|c| c.find(name)) {
+            let r = match f {
+                Value::Function(f) => self.call_bound(&this, f, args, span),
+                other => self.call_value(other, args, span),
+            };
+            return r.map(Ok);
+        }
+        // A registered child (`self.fc1(x)`).
+        if let Value::Module(m) = recv {
+            let member = lock(m).member(name);
+            match member {
+                Some(crate::nn::module::Member::Module(Some(child))) => {
+                    return self.call_module(&child, args, span).map(Ok)
+                }
+                Some(_) => {
+                    return Err(Error::Module {
+                        class: "TypeError",
+                        message: format!("'{name}' is not callable: it is a tensor or none"),
+                        help: None,
+                    }
+                    .at(span))
+                }
+                None => {}
+            }
+        }
+        if let Value::Class(c) = recv {
+            return match c.find(name) {
+                Some(f) => self.call_value(f, args, span).map(Ok),
+                None => Err(Error::Attribute {
+                    message: format!("type object '{}' has no attribute '{name}'", c.name),
+                    help: None,
+                }
+                .at(span)),
+            };
+        }
+        // `super().__init__()` at the top: `object.__init__`, or
+        // `Module.__init__`, which readies the module to register.
+        if let (Value::Super(s), "__init__") = (recv, name) {
+            if let Value::Module(m) = &s.0 {
+                lock(m).initialised = true;
+            }
+            return Ok(Ok(Value::None));
+        }
+        Ok(Err(args))
+    }
+
+    /// Calls any callable value: a function, a builtin, a bound method, a
+    /// class (a new instance) or a module (its forward).
+    pub(crate) fn call_value(
+        &mut self,
+        f: Value,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        match f {
+            Value::Builtin(doc) => self.call_builtin(doc, args, span),
+            Value::Function(f) => self.call_function(f, args, span),
+            Value::Method(m) => {
+                let (this, f) = &*m;
+                self.call_bound(this, Arc::clone(f), args, span)
+            }
+            Value::Class(c) => self.instantiate(&c, args, span),
+            Value::Module(m) => self.call_module(&m, args, span),
+            Value::Object(o) => match o.class.find("__call__") {
+                Some(Value::Function(f)) => self.call_bound(&Value::Object(o), f, args, span),
+                _ => Err(Error::Module {
+                    class: "TypeError",
+                    message: format!("'{}' object is not callable", o.class.name),
+                    help: None,
+                }
+                .at(span)),
+            },
+            other => {
+                Err(Error::wrong_type("the called value", "a function", other.type_name()).at(span))
+            }
+        }
+    }
+}
+
+/// `obj.f` for a method `f`: bound to `obj`.
+fn bound(this: &Value, f: Arc<Function>) -> Value {
+    Value::Method(Arc::new((this.clone(), f)))
+}

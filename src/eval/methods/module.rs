@@ -1,0 +1,655 @@
+//! A module's attributes and methods, as PyTorch's `nn.Module` has them:
+//! reading `model.fc1` finds the instance's own attributes, then its
+//! class's methods, then the registered parameters, buffers and children
+//! (PyTorch's `__getattr__`); assigning registers a `Parameter`, a module
+//! or a buffer (its `__setattr__`); calling the module runs `forward`.
+
+use std::sync::Arc;
+
+use super::super::args::{to_tensor, ArgVal, Bound};
+use super::super::class::{class_of, no_attribute, object_of};
+use super::super::{Interp, Value};
+use crate::autograd::meta;
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
+use crate::nn::layers::Layer;
+use crate::nn::module::{self, Member};
+use crate::nn::ModuleRef;
+use crate::runtime::lock::lock;
+use crate::runtime::{DType, Device, Tensor};
+
+type Out = Result<Value, Diagnostic>;
+
+/// PyTorch's name of a tensor's type in its messages (`torch.FloatTensor`).
+fn torch_type(v: &Value) -> String {
+    match v {
+        Value::Tensor(t) => t.dtype().torch_type(t.device().is_cuda()),
+        Value::Int(_) => "int".into(),
+        Value::Float(_) => "float".into(),
+        Value::Bool(_) => "bool".into(),
+        Value::Str(_) => "str".into(),
+        other => other.kind().to_string(),
+    }
+}
+
+fn type_error(message: String) -> Error {
+    Error::Module {
+        class: "TypeError",
+        message,
+        help: None,
+    }
+}
+
+impl Interp {
+    /// `model.name`.
+    pub(crate) fn module_attr(&mut self, v: &Value, m: &ModuleRef, name: &str, span: Span) -> Out {
+        if let Some(o) = object_of(m) {
+            if let Some(x) = o.get(name) {
+                return Ok(x);
+            }
+            if let Some(x) = o.class.find(name) {
+                return Ok(match x {
+                    Value::Function(f) => Value::Method(Arc::new((v.clone(), f))),
+                    x => x,
+                });
+            }
+        }
+        let module = lock(m);
+        if let Some(member) = module.member(name) {
+            return Ok(match member {
+                Member::Parameter(t) | Member::Buffer(t) => t.map_or(Value::None, Value::Tensor),
+                Member::Module(c) => c.map_or(Value::None, Value::Module),
+            });
+        }
+        let setting = match (name, &module.layer) {
+            ("training", _) => Some(Value::bool(module.training)),
+            ("in_features", Layer::Linear { in_features, .. }) => {
+                Some(Value::Int(*in_features as i64))
+            }
+            ("out_features", Layer::Linear { out_features, .. }) => {
+                Some(Value::Int(*out_features as i64))
+            }
+            ("p", Layer::Dropout { p }) => Some(Value::float(*p)),
+            ("dim", Layer::Softmax { dim, .. }) => Some(Value::Int(*dim)),
+            _ => None,
+        };
+        if let Some(x) = setting {
+            return Ok(x);
+        }
+        let type_name = module.type_name.clone();
+        drop(module);
+        if super::super::docs::member("module", name).is_some() {
+            return Err(Error::value_help(
+                format!("`.{name}` is a method"),
+                format!("call it: `model.{name}()`"),
+            )
+            .at(span));
+        }
+        Err(no_attribute(&type_name, name, span))
+    }
+
+    /// `model.name = v`, as PyTorch's `Module.__setattr__`.
+    pub(crate) fn set_module_attr(
+        &mut self,
+        m: &ModuleRef,
+        name: &str,
+        v: Value,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let at = |e: Error| e.at(span);
+        let object = object_of(m);
+        let mut module = lock(m);
+        let member = module.member(name);
+        match (&v, &member) {
+            (Value::Tensor(t), _) if meta::is_parameter(t) => {
+                module
+                    .set_parameter(name, Some(Arc::clone(t)))
+                    .map_err(at)?;
+            }
+            (Value::None, Some(Member::Parameter(_))) => {
+                module.set_parameter(name, None).map_err(at)?
+            }
+            (_, Some(Member::Parameter(_))) => return Err(at(type_error(format!(
+                "cannot assign '{}' as parameter '{name}' (torch.nn.Parameter or None expected)",
+                torch_type(&v)
+            )))),
+            (Value::Module(child), _) => module
+                .set_module(name, Some(Arc::clone(child)))
+                .map_err(at)?,
+            (Value::None, Some(Member::Module(_))) => module.set_module(name, None).map_err(at)?,
+            (_, Some(Member::Module(_))) => return Err(at(type_error(format!(
+                "cannot assign '{}' as child module '{name}' (torch.nn.Module or None expected)",
+                torch_type(&v)
+            )))),
+            (Value::Tensor(t), Some(Member::Buffer(_))) => module
+                .set_buffer(name, Some(Arc::clone(t)), None)
+                .map_err(at)?,
+            (Value::None, Some(Member::Buffer(_))) => {
+                module.set_buffer(name, None, None).map_err(at)?
+            }
+            (_, Some(Member::Buffer(_))) => {
+                return Err(at(type_error(format!(
+                    "cannot assign '{}' as buffer '{name}' (torch.Tensor or None expected)",
+                    torch_type(&v)
+                ))))
+            }
+            (_, None) if name == "training" => match v {
+                Value::Bool(b) => module.training = b.get(),
+                _ => {
+                    return Err(at(Error::wrong_type(
+                        "training",
+                        "true or false",
+                        v.type_name(),
+                    )))
+                }
+            },
+            (_, None) => match &object {
+                Some(o) => {
+                    o.set(name, v);
+                    return Ok(());
+                }
+                None => {
+                    return Err(at(Error::Attribute {
+                        message: format!(
+                            "cannot set '{name}' on a built-in {} in cudash",
+                            module.type_name
+                        ),
+                        help: Some(
+                            "keep it in a class of your own: `class Net(Module) { ... }`".into(),
+                        ),
+                    }))
+                }
+            },
+        }
+        // A registered name is no plain attribute any more.
+        if let Some(o) = object {
+            o.remove(name);
+        }
+        Ok(())
+    }
+
+    /// `model(x)`: the class's `forward`, or the layer's own.
+    pub(crate) fn call_module(&mut self, m: &ModuleRef, args: Vec<ArgVal>, span: Span) -> Out {
+        let this = Value::Module(Arc::clone(m));
+        if let Some(class) = class_of(&this) {
+            if let Some(f) = class.find("forward") {
+                return match f {
+                    Value::Function(f) => self.call_bound(&this, f, args, span),
+                    other => self.call_value(other, args, span),
+                };
+            }
+        }
+        self.layer_forward(m, args, span)
+    }
+
+    /// A layer's own forward (`Module.forward` for a class without one).
+    fn layer_forward(&mut self, m: &ModuleRef, args: Vec<ArgVal>, span: Span) -> Out {
+        let (layer, type_name) = {
+            let module = lock(m);
+            (module.layer.clone(), module.type_name.clone())
+        };
+        if let Some(k) = args.iter().find(|a| a.keyword.is_some()) {
+            return Err(type_error(format!(
+                "{type_name}.forward() got an unexpected keyword argument '{}'",
+                k.keyword.as_ref().map_or("", |n| n.name.as_str())
+            ))
+            .at(k.span));
+        }
+        match layer {
+            Layer::Custom | Layer::ModuleList => {
+                return Err(Error::Module {
+                    class: "NotImplementedError",
+                    message: format!(
+                        "Module [{type_name}] is missing the required \"forward\" function"
+                    ),
+                    help: Some("define `fn forward(self, x) { ... }` in its class".into()),
+                }
+                .at(span))
+            }
+            Layer::Sequential => {
+                let children = lock(m).children();
+                let mut args = args;
+                for (_, child) in children {
+                    let x = self.call_module(&child, args, span)?;
+                    args = vec![ArgVal {
+                        keyword: None,
+                        value: x,
+                        span,
+                    }];
+                }
+                return Ok(args.pop().map_or(Value::None, |a| a.value));
+            }
+            _ => {}
+        }
+        let arity = layer.arity();
+        if args.len() != arity {
+            return Err(type_error(format!(
+                "{type_name}.forward() takes {arity} tensor{} ({} given)",
+                if arity == 1 { "" } else { "s" },
+                args.len()
+            ))
+            .at(span));
+        }
+        let inputs = args
+            .iter()
+            .map(|a| {
+                to_tensor(&a.value).ok_or_else(|| {
+                    Error::wrong_type(
+                        format!("the input of {type_name}"),
+                        "a tensor",
+                        a.value.type_name(),
+                    )
+                    .at(a.span)
+                })
+            })
+            .collect::<Result<Vec<Arc<Tensor>>, _>>()?;
+        self.rt.begin_op("forward");
+        let module = lock(m);
+        let r = crate::nn::layers::forward(&mut self.rt, self.grad, &module, &inputs);
+        drop(module);
+        self.flush_notes();
+        r.map(Value::Tensor).map_err(|e| e.at(span))
+    }
+}
+
+/// `model.parameters(recurse=true)`: the tensors an optimizer takes.
+pub(super) fn parameters(_: &mut Interp, name: &'static str, m: &ModuleRef, b: &Bound) -> Out {
+    let recurse = b.bool("recurse", true)?;
+    let named = match name {
+        "parameters" | "named_parameters" => module::named_parameters(m, recurse),
+        _ => module::named_buffers(m, recurse),
+    };
+    let prefix = match b.given("prefix") {
+        Some((Value::Str(s), _)) => s.to_string(),
+        _ => String::new(),
+    };
+    let items = named
+        .into_iter()
+        .map(|(n, t)| match name.starts_with("named_") {
+            true => pair(join(&prefix, &n), Value::Tensor(t)),
+            false => Value::Tensor(t),
+        })
+        .collect();
+    Ok(Value::List(Arc::new(items)))
+}
+
+fn join(prefix: &str, name: &str) -> String {
+    match (prefix.is_empty(), name.is_empty()) {
+        (true, _) => name.to_string(),
+        (false, true) => prefix.to_string(),
+        (false, false) => format!("{prefix}.{name}"),
+    }
+}
+
+fn pair(name: String, v: Value) -> Value {
+    Value::List(Arc::new(vec![Value::Str(Arc::new(name)), v]))
+}
+
+/// `children()`, `named_children()`, `modules()`, `named_modules()`.
+pub(super) fn modules(_: &mut Interp, name: &'static str, m: &ModuleRef, _: &Bound) -> Out {
+    let named = match name {
+        "children" | "named_children" => lock(m).children(),
+        _ => module::named_modules(m, ""),
+    };
+    let items = named
+        .into_iter()
+        .map(|(n, c)| match name.starts_with("named_") {
+            true => pair(n, Value::Module(c)),
+            false => Value::Module(c),
+        })
+        .collect();
+    Ok(Value::List(Arc::new(items)))
+}
+
+/// `train(mode=true)`, `eval()`: the mode of the module and everything in
+/// it; the module back.
+pub(super) fn train(_: &mut Interp, name: &'static str, m: &ModuleRef, b: &Bound) -> Out {
+    let mode = name == "train" && b.bool("mode", true)?;
+    module::train(m, mode);
+    Ok(Value::Module(Arc::clone(m)))
+}
+
+/// `zero_grad(set_to_none=true)`.
+pub(super) fn zero_grad(me: &mut Interp, _: &'static str, m: &ModuleRef, b: &Bound) -> Out {
+    let to_none = b.bool("set_to_none", true)?;
+    for (_, p) in module::named_parameters(m, true) {
+        let Some(record) = meta::meta(&p) else {
+            continue;
+        };
+        match (to_none, record.grad()) {
+            (_, None) => {}
+            (true, Some(_)) => record.set_grad(None),
+            (false, Some(g)) => me
+                .rt
+                .fill(&g, crate::runtime::op::factory::Fill::Int(0))
+                .map_err(|e| e.at(b.span))?,
+        }
+    }
+    Ok(Value::None)
+}
+
+/// `requires_grad_(requires_grad=true)` of every parameter.
+pub(super) fn requires_grad_(_: &mut Interp, _: &'static str, m: &ModuleRef, b: &Bound) -> Out {
+    let flag = b.bool("requires_grad", true)?;
+    for (_, p) in module::named_parameters(m, true) {
+        crate::autograd::meta::set_requires_grad(crate::autograd::meta::meta_or_leaf(&p), flag);
+    }
+    Ok(Value::Module(Arc::clone(m)))
+}
+
+/// `to(device | dtype)`, `cuda(device)`, `cpu()`, `half()`, `float()`,
+/// `double()`, `bfloat16()`: every parameter and buffer converted, the
+/// module back (PyTorch's `_apply`; floating dtypes only change floating
+/// tensors).
+pub(super) fn to(me: &mut Interp, name: &'static str, m: &ModuleRef, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let (mut device, mut dtype): (Option<Device>, Option<DType>) = (None, None);
+    match name {
+        "to" => {
+            device = b.device("device")?;
+            dtype = b.dtype("dtype")?;
+            match b.given("target").map(|(v, s)| (v.clone(), *s)) {
+                Some((Value::Device(d), _)) => device = Some(d.get()),
+                Some((Value::DType(d), _)) => dtype = Some(d.get()),
+                Some((v, s)) => {
+                    return Err(Error::wrong_type(
+                        "the target of .to()",
+                        "a device or a dtype",
+                        v.type_name(),
+                    )
+                    .at(s))
+                }
+                None => {}
+            }
+        }
+        "cuda" => device = Some(me.rt.cuda(b.cuda_index("device")?).map_err(at)?),
+        "cpu" => device = Some(Device::Cpu),
+        "half" => dtype = Some(DType::F16),
+        "bfloat16" => dtype = Some(DType::BF16),
+        "float" => dtype = Some(DType::F32),
+        _ => dtype = Some(DType::F64),
+    }
+    if let Some(d) = device {
+        device = Some(me.rt.check_device(d).map_err(at)?);
+    }
+    if let Some(d) = dtype.filter(|d| !d.is_float()) {
+        return Err(at(Error::dtype(
+            format!("nn.Module.to only accepts floating point dtypes, but got desired dtype={d}"),
+            None,
+        )));
+    }
+    let rt = &mut me.rt;
+    module::apply_tensors(m, &mut |t, is_param| {
+        let mut x = Arc::clone(t);
+        if let Some(d) = dtype.filter(|d| t.dtype().is_float() && *d != t.dtype()) {
+            x = rt.cast(&x, d)?;
+        }
+        if let Some(d) = device.filter(|d| *d != t.device()) {
+            x = rt.transfer(&x, d, false)?;
+        }
+        if Arc::ptr_eq(&x, t) {
+            return Ok(x);
+        }
+        if !is_param {
+            return Ok(x);
+        }
+        // A parameter stays a leaf parameter; its `.grad` goes along.
+        let p = Arc::new(meta::parameter(&x, meta::requires_grad(t)));
+        if let Some(g) = meta::meta(t).and_then(|r| r.grad()) {
+            let mut g2 = g;
+            if let Some(d) = dtype.filter(|d| *d != g2.dtype()) {
+                g2 = rt.cast(&g2, d)?;
+            }
+            if let Some(d) = device.filter(|d| *d != g2.device()) {
+                g2 = rt.transfer(&g2, d, false)?;
+            }
+            meta::meta_or_leaf(&p).set_grad(Some(g2));
+        }
+        Ok(p)
+    })
+    .map_err(at)?;
+    me.flush_notes();
+    Ok(Value::Module(Arc::clone(m)))
+}
+
+/// `state_dict()`: PyTorch's keys, in its order, detached tensors.
+pub(super) fn state_dict(_: &mut Interp, _: &'static str, m: &ModuleRef, _: &Bound) -> Out {
+    let pairs = module::state_dict(m)
+        .into_iter()
+        .map(|(k, t)| (k, Value::Tensor(t)))
+        .collect();
+    Ok(Value::Dict(Arc::new(pairs)))
+}
+
+/// `load_state_dict(state_dict, strict=true)`: each entry copied into the
+/// model's tensor of that key (on the model's device and dtype), after
+/// PyTorch's checks, all made before anything is copied.
+pub(super) fn load_state_dict(me: &mut Interp, _: &'static str, m: &ModuleRef, b: &Bound) -> Out {
+    let strict = b.bool("strict", true)?;
+    let (v, span) = b
+        .get("state_dict")
+        .ok_or_else(|| Error::value("load_state_dict() needs a state_dict").at(b.span))?;
+    let Value::Dict(given) = v else {
+        return Err(Error::wrong_type(
+            "the state_dict",
+            "a dict of tensors (`model.state_dict()`, `load(\"m.safetensors\")`)",
+            v.type_name(),
+        )
+        .at(*span));
+    };
+    let targets = module::state_targets(m);
+    let missing: Vec<&str> = targets
+        .iter()
+        .filter(|(k, _)| !given.iter().any(|(g, _)| g == k))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    let unexpected: Vec<&str> = given
+        .iter()
+        .filter(|(g, _)| !targets.iter().any(|(k, _)| k == g))
+        .map(|(g, _)| g.as_str())
+        .collect();
+    let mut errors = Vec::new();
+    let mut copies = Vec::new();
+    for (key, target) in &targets {
+        let Some((_, value)) = given.iter().find(|(g, _)| g == key) else {
+            continue;
+        };
+        let Some(src) = to_tensor(value) else {
+            errors.push(format!(
+                "While copying the parameter named \"{key}\", expected torch.Tensor or Tensor-like object from checkpoint but received {}",
+                torch_type(value)
+            ));
+            continue;
+        };
+        if src.shape() != target.shape() {
+            errors.push(format!(
+                "size mismatch for {key}: copying a param with shape {} from checkpoint, the shape in current model is {}.",
+                torch_size(src.shape()),
+                torch_size(target.shape())
+            ));
+            continue;
+        }
+        copies.push((Arc::clone(target), src));
+    }
+    if strict {
+        if !unexpected.is_empty() {
+            errors.insert(
+                0,
+                format!("Unexpected key(s) in state_dict: {}. ", quoted(&unexpected)),
+            );
+        }
+        if !missing.is_empty() {
+            errors.insert(
+                0,
+                format!("Missing key(s) in state_dict: {}. ", quoted(&missing)),
+            );
+        }
+    }
+    if !errors.is_empty() {
+        return Err(Error::Module {
+            class: "RuntimeError",
+            message: format!(
+                "Error(s) in loading state_dict for {}:\n\t{}",
+                lock(m).type_name,
+                errors.join("\n\t")
+            ),
+            help: Some("`strict=false` loads the keys that match and lists the others".into()),
+        }
+        .at(*span));
+    }
+    for (dst, src) in copies {
+        let src = match src.dtype() == dst.dtype() {
+            true => src,
+            false => me.rt.cast(&src, dst.dtype()).map_err(|e| e.at(*span))?,
+        };
+        me.rt.assign(&dst, &src).map_err(|e| e.at(*span))?;
+    }
+    let list = |keys: &[&str]| {
+        Value::List(Arc::new(
+            keys.iter()
+                .map(|k| Value::Str(Arc::new(k.to_string())))
+                .collect(),
+        ))
+    };
+    Ok(Value::Dict(Arc::new(vec![
+        ("missing_keys".into(), list(&missing)),
+        ("unexpected_keys".into(), list(&unexpected)),
+    ])))
+}
+
+/// `torch.Size([512, 784])`.
+fn torch_size(shape: &[usize]) -> String {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    format!("torch.Size([{}])", dims.join(", "))
+}
+
+/// `"a", "b"`, as PyTorch lists keys.
+fn quoted(keys: &[&str]) -> String {
+    keys.iter()
+        .map(|k| format!("\"{k}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `register_buffer(name, tensor, persistent=true)`.
+pub(super) fn register_buffer(_: &mut Interp, _: &'static str, m: &ModuleRef, b: &Bound) -> Out {
+    let name = string(b, "name")?;
+    let t = match b.given("tensor") {
+        None => None,
+        Some(_) => Some(b.tensor("tensor")?),
+    };
+    let persistent = b.bool("persistent", true)?;
+    lock(m)
+        .set_buffer(&name, t, Some(persistent))
+        .map_err(|e| e.at(b.span))?;
+    if let Some(o) = object_of(m) {
+        o.remove(&name);
+    }
+    Ok(Value::None)
+}
+
+/// `register_parameter(name, param)`, `add_module(name, module)`.
+pub(super) fn register(me: &mut Interp, name: &'static str, m: &ModuleRef, b: &Bound) -> Out {
+    let key = string(b, "name")?;
+    let (v, span) = b
+        .get(if name == "add_module" {
+            "module"
+        } else {
+            "param"
+        })
+        .cloned()
+        .unwrap_or((Value::None, b.span));
+    let ok = match (&v, name) {
+        (Value::None, _) | (Value::Module(_), "add_module") => true,
+        (Value::Tensor(t), "register_parameter") => meta::is_parameter(t),
+        _ => false,
+    };
+    if !ok {
+        let expected = match name {
+            "add_module" => "torch.nn.Module or None expected",
+            _ => "torch.nn.Parameter or None required",
+        };
+        return Err(type_error(format!(
+            "cannot assign '{}' object to parameter '{key}' ({expected})",
+            torch_type(&v)
+        ))
+        .at(span));
+    }
+    let mut module = lock(m);
+    let r = match (v, name) {
+        (Value::Module(c), _) => module.set_module(&key, Some(c)),
+        (Value::Tensor(t), _) => module.set_parameter(&key, Some(t)),
+        (_, "add_module") => module.set_module(&key, None),
+        _ => module.set_parameter(&key, None),
+    };
+    drop(module);
+    r.map_err(|e| e.at(b.span))?;
+    if let Some(o) = object_of(m) {
+        o.remove(&key);
+    }
+    let _ = me;
+    Ok(Value::None)
+}
+
+fn string(b: &Bound, name: &str) -> Result<String, Diagnostic> {
+    match b.get(name) {
+        Some((Value::Str(s), _)) => Ok(s.to_string()),
+        Some((v, span)) => Err(Error::wrong_type(name, "a string", v.type_name()).at(*span)),
+        None => Err(Error::value(format!("missing `{name}`")).at(b.span)),
+    }
+}
+
+/// `apply(fn)`: `fn(module)` on every child (depth first), then on the
+/// module itself, as PyTorch's; the module back.
+pub(super) fn apply(me: &mut Interp, _: &'static str, m: &ModuleRef, b: &Bound) -> Out {
+    let (f, span) = b
+        .get("fn")
+        .cloned()
+        .ok_or_else(|| Error::value("apply() needs a function").at(b.span))?;
+    let mut order = module::named_modules(m, "");
+    order.reverse();
+    for (_, module) in order {
+        let arg = ArgVal {
+            keyword: None,
+            value: Value::Module(module),
+            span,
+        };
+        me.call_value(f.clone(), vec![arg], b.span)?;
+    }
+    Ok(Value::Module(Arc::clone(m)))
+}
+
+/// `forward(*inputs)`: the layer's own forward (a class's own `forward`
+/// is found before this).
+pub(super) fn forward(me: &mut Interp, _: &'static str, m: &ModuleRef, b: &Bound) -> Out {
+    let args = b
+        .rest
+        .iter()
+        .map(|(v, s)| ArgVal {
+            keyword: None,
+            value: v.clone(),
+            span: *s,
+        })
+        .collect();
+    me.layer_forward(m, args, b.span)
+}
+
+/// `append(module)` of a `Sequential` or a `ModuleList`.
+pub(super) fn append(_: &mut Interp, _: &'static str, m: &ModuleRef, b: &Bound) -> Out {
+    let (v, span) = b
+        .get("module")
+        .cloned()
+        .ok_or_else(|| Error::value("append() needs a module").at(b.span))?;
+    let Value::Module(child) = v else {
+        return Err(type_error(format!("{} is not a Module subclass", torch_type(&v))).at(span));
+    };
+    let mut module = lock(m);
+    if !matches!(module.layer, Layer::Sequential | Layer::ModuleList) {
+        return Err(no_attribute(&module.type_name, "append", b.span));
+    }
+    let key = module.modules.len().to_string();
+    module
+        .set_module(&key, Some(child))
+        .map_err(|e| e.at(b.span))?;
+    Ok(Value::Module(Arc::clone(m)))
+}

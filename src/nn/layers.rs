@@ -1,0 +1,229 @@
+//! The built-in layers: what each holds, how PyTorch initialises it, and
+//! its forward on the functional ops (recorded by autograd as PyTorch's).
+//! `Sequential`, `ModuleList` and a user's class run their children's
+//! forwards in the interpreter, which may call back into user code.
+
+use std::sync::Arc;
+
+use super::module::Module;
+use crate::autograd::losses::{self, Reduction};
+use crate::autograd::node::Backward;
+use crate::autograd::{functional, meta, record, Mode};
+use crate::error::Error;
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::op::binary::Operand;
+use crate::runtime::op::factory::{Distribution, NewTensor};
+use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::{DType, Device, Tensor};
+use crate::vocab::BinaryOp;
+
+/// What a module's forward computes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Layer {
+    /// A user's class: its `forward` method.
+    Custom,
+    /// The children in order, each on the last one's output.
+    Sequential,
+    /// Children kept in a list; no forward of its own.
+    ModuleList,
+    Linear {
+        in_features: usize,
+        out_features: usize,
+    },
+    Flatten {
+        start_dim: i64,
+        end_dim: i64,
+    },
+    Dropout {
+        p: f64,
+    },
+    Activation(UnaryOp),
+    Identity,
+    Softmax {
+        dim: i64,
+        log: bool,
+    },
+    MseLoss(Reduction),
+    CrossEntropyLoss {
+        ignore_index: i64,
+        reduction: Reduction,
+    },
+    NllLoss {
+        ignore_index: i64,
+        reduction: Reduction,
+    },
+}
+
+impl Layer {
+    /// How many tensors its forward takes (a loss: input and target).
+    pub fn arity(&self) -> usize {
+        match self {
+            Layer::MseLoss(_) | Layer::CrossEntropyLoss { .. } | Layer::NllLoss { .. } => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// Where a new layer's tensors are made (`device=`, `dtype=` of PyTorch's
+/// factory arguments; cpu and f32 by default).
+#[derive(Clone, Copy)]
+pub struct Place {
+    pub device: Device,
+    pub dtype: DType,
+}
+
+/// `Linear(in, out, bias)`: PyTorch's `reset_parameters`, a weight
+/// [out, in] from `kaiming_uniform_(a=sqrt(5))` (uniform within
+/// 1/sqrt(in)) and a bias [out] uniform within 1/sqrt(in), drawn from the
+/// device's generator in that order.
+pub fn linear(
+    rt: &mut Runtime,
+    in_features: usize,
+    out_features: usize,
+    bias: bool,
+    at: Place,
+) -> Result<Module, Error> {
+    let mut m = Module::new(
+        "Linear",
+        Layer::Linear {
+            in_features,
+            out_features,
+        },
+    );
+    let bound = match in_features {
+        0 => 0.0,
+        n => 1.0 / (n as f64).sqrt(),
+    };
+    let w = uniform(rt, &[out_features, in_features], bound, at)?;
+    m.set_parameter("weight", Some(w))?;
+    let b = match bias {
+        true => Some(uniform(rt, &[out_features], bound, at)?),
+        false => None,
+    };
+    m.set_parameter("bias", b)?;
+    Ok(m)
+}
+
+/// A new parameter of `shape`, uniform in [-bound, bound) (PyTorch's
+/// `uniform_(-bound, bound)`: `from + u * (to - from)`).
+fn uniform(rt: &mut Runtime, shape: &[usize], bound: f64, at: Place) -> Result<Arc<Tensor>, Error> {
+    let new = NewTensor {
+        shape,
+        dtype: at.dtype,
+        device: at.device,
+        like: None,
+    };
+    let u = rt.random(new, Distribution::Uniform)?;
+    rt.binary_(
+        BinaryOp::Mul,
+        &u,
+        Operand::weak(&Tensor::scalar(2.0 * bound)),
+    )?;
+    rt.binary_(BinaryOp::Sub, &u, Operand::weak(&Tensor::scalar(bound)))?;
+    Ok(Arc::new(meta::parameter(&u, true)))
+}
+
+/// The forward of a layer that computes on its own (not `Custom`,
+/// `Sequential` or `ModuleList`) on `inputs`.
+pub fn forward(
+    rt: &mut Runtime,
+    mode: Mode,
+    m: &Module,
+    inputs: &[Arc<Tensor>],
+) -> Result<Arc<Tensor>, Error> {
+    let x = &inputs[0];
+    let param = |name: &str| -> Option<Arc<Tensor>> {
+        m.parameters
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, p)| p.clone())
+    };
+    match &m.layer {
+        Layer::Linear { in_features, .. } => {
+            let w = param("weight").ok_or_else(|| Error::value("Linear has no weight"))?;
+            let last = x.shape().last().copied();
+            if x.ndim() == 0 || last != Some(*in_features) {
+                let rows: usize = x.shape().iter().rev().skip(1).product();
+                return Err(Error::shape(format!(
+                    "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
+                    rows.max(1),
+                    last.unwrap_or(1),
+                    w.shape()[1],
+                    w.shape()[0]
+                )));
+            }
+            functional::linear(rt, mode, x, &w, param("bias").as_ref())
+        }
+        Layer::Flatten { start_dim, end_dim } => flatten(rt, mode, x, *start_dim, *end_dim),
+        Layer::Dropout { p } => functional::dropout(rt, mode, x, *p, m.training),
+        Layer::Activation(op) => record::unary(rt, mode, *op, x),
+        Layer::Identity => Ok(Arc::clone(x)),
+        Layer::Softmax { dim, log } => {
+            let op = match log {
+                true => crate::runtime::op::along::AlongOp::LogSoftmax,
+                false => crate::runtime::op::along::AlongOp::Softmax,
+            };
+            let out = rt.along(op, 0.0, x, Some(*dim), false)?;
+            record::softmax(rt, mode, x, out, *dim, *log)
+        }
+        Layer::MseLoss(r) => losses::mse_loss(rt, mode, x, &inputs[1], *r),
+        Layer::CrossEntropyLoss {
+            ignore_index,
+            reduction,
+        } => losses::cross_entropy(rt, mode, x, &inputs[1], *ignore_index, *reduction),
+        Layer::NllLoss {
+            ignore_index,
+            reduction,
+        } => losses::nll_loss(rt, mode, x, &inputs[1], *ignore_index, *reduction),
+        Layer::Custom | Layer::Sequential | Layer::ModuleList => Err(Error::value(format!(
+            "internal error: {} has no built-in forward",
+            m.type_name
+        ))),
+    }
+}
+
+/// `flatten(x, start_dim, end_dim)`: the dimensions from `start_dim` to
+/// `end_dim` as one (a view where the layout allows).
+fn flatten(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    start_dim: i64,
+    end_dim: i64,
+) -> Result<Arc<Tensor>, Error> {
+    let n = x.ndim().max(1) as i64;
+    let norm = |d: i64| if d < 0 { d + n } else { d };
+    let (s, e) = (norm(start_dim), norm(end_dim));
+    if !(0..n).contains(&s) || !(0..n).contains(&e) {
+        return Err(Error::IndexOutOfRange {
+            index: if (0..n).contains(&s) {
+                end_dim
+            } else {
+                start_dim
+            },
+            dim: 0,
+            size: n as usize,
+        });
+    }
+    if x.ndim() == 0 || s >= e {
+        return Ok(Arc::clone(x));
+    }
+    let shape = x.shape();
+    let (s, e) = (s as usize, e as usize);
+    let mut dims: Vec<i64> = shape[..s].iter().map(|&d| d as i64).collect();
+    dims.push(shape[s..=e].iter().product::<usize>() as i64);
+    dims.extend(shape[e + 1..].iter().map(|&d| d as i64));
+    let out = rt.reshape(x, &dims)?;
+    let name = match out.shares_storage(x) {
+        true => "ViewBackward0",
+        false => "UnsafeViewBackward0",
+    };
+    Ok(record::attach_node(
+        rt,
+        mode,
+        out,
+        name,
+        Backward::Reshape,
+        &[x],
+    ))
+}

@@ -1,0 +1,21 @@
+//! Modules as PyTorch's `torch.nn` has them: a `Module` holds its
+//! parameters, buffers and child modules by name, in the order they were
+//! assigned, and a training flag; the layers (`Linear`, `ReLU`, `Dropout`,
+//! ...) compute their forward on the functional ops autograd records.
+//!
+//! - `module.rs`: the module itself (registration, walks, modes, `to`,
+//!   `state_dict`);
+//! - `layers.rs`: the built-in layers: their construction, initialisation
+//!   and forward;
+//! - `repr.rs`: the printed form, as PyTorch's `repr(model)`.
+//!
+//! A class the user writes (`class Net(Module)`) is a module whose forward
+//! is the user's: the interpreter keeps its class and plain attributes in
+//! the module's `object` slot and runs its methods; this layer only knows
+//! what PyTorch's `nn.Module` knows.
+
+pub mod layers;
+pub mod module;
+pub mod repr;
+
+pub use module::{Module, ModuleRef};

@@ -1,0 +1,170 @@
+//! A module's printed form: PyTorch's `repr(model)` line for line (each
+//! child as `(name): ...`, indented two spaces a level, a layer's settings
+//! as its `extra_repr`), then cudash's line of what the parameters are:
+//! how many, their bytes, their dtypes and devices.
+
+use super::layers::Layer;
+use super::module::{named_parameters, ModuleRef};
+use crate::runtime::lock::lock;
+use crate::runtime::op::unary::UnaryOp;
+use crate::vocab::human_bytes;
+
+/// `repr(model)` as PyTorch prints it.
+pub fn repr(m: &ModuleRef) -> String {
+    repr_at(m, &mut Vec::new())
+}
+
+fn repr_at(m: &ModuleRef, open: &mut Vec<ModuleRef>) -> String {
+    // A module inside itself would print forever (Python recurses until
+    // its limit): shown once, then named.
+    if open.iter().any(|o| std::sync::Arc::ptr_eq(o, m)) {
+        return format!("{}(...)", lock(m).type_name);
+    }
+    open.push(std::sync::Arc::clone(m));
+    let (name, extra, children) = {
+        let module = lock(m);
+        (
+            module.type_name.to_string(),
+            extra_repr(&module),
+            module.modules.clone(),
+        )
+    };
+    let extra_lines: Vec<String> = match extra.is_empty() {
+        true => Vec::new(),
+        false => extra.lines().map(str::to_string).collect(),
+    };
+    let child_lines: Vec<String> = children
+        .iter()
+        .map(|(key, child)| {
+            let text = match child {
+                Some(c) => repr_at(c, open),
+                None => "None".to_string(),
+            };
+            format!("({key}): {}", indent(&text, 2))
+        })
+        .collect();
+    open.pop();
+    let mut out = format!("{name}(");
+    if extra_lines.len() == 1 && child_lines.is_empty() {
+        out.push_str(&extra_lines[0]);
+    } else if !extra_lines.is_empty() || !child_lines.is_empty() {
+        let lines: Vec<String> = extra_lines.into_iter().chain(child_lines).collect();
+        out.push_str("\n  ");
+        out.push_str(&lines.join("\n  "));
+        out.push('\n');
+    }
+    out.push(')');
+    out
+}
+
+/// Python's `_addindent`: every line after the first moved right.
+fn indent(text: &str, spaces: usize) -> String {
+    let pad = " ".repeat(spaces);
+    let mut lines = text.split('\n');
+    let mut out = lines.next().unwrap_or("").to_string();
+    for line in lines {
+        out.push('\n');
+        out.push_str(&pad);
+        out.push_str(line);
+    }
+    out
+}
+
+/// A layer's settings, as its `extra_repr`.
+fn extra_repr(m: &super::Module) -> String {
+    match &m.layer {
+        Layer::Linear {
+            in_features,
+            out_features,
+        } => {
+            let bias = m.parameters.iter().any(|(n, p)| n == "bias" && p.is_some());
+            format!(
+                "in_features={in_features}, out_features={out_features}, bias={}",
+                py_bool(bias)
+            )
+        }
+        Layer::Flatten { start_dim, end_dim } => {
+            format!("start_dim={start_dim}, end_dim={end_dim}")
+        }
+        Layer::Dropout { p } => format!("p={}, inplace=False", py_float(*p)),
+        Layer::Softmax { dim, .. } => format!("dim={dim}"),
+        Layer::Activation(_)
+        | Layer::Identity
+        | Layer::Custom
+        | Layer::Sequential
+        | Layer::ModuleList
+        | Layer::MseLoss(_)
+        | Layer::CrossEntropyLoss { .. }
+        | Layer::NllLoss { .. } => String::new(),
+    }
+}
+
+/// PyTorch's class name of an activation layer.
+pub fn activation_name(op: UnaryOp) -> &'static str {
+    match op {
+        UnaryOp::Relu => "ReLU",
+        UnaryOp::Tanh => "Tanh",
+        UnaryOp::Sigmoid => "Sigmoid",
+        _ => "Activation",
+    }
+}
+
+fn py_bool(b: bool) -> &'static str {
+    match b {
+        true => "True",
+        false => "False",
+    }
+}
+
+/// A float as Python's `repr` writes it (`0.5`, `1.0`).
+pub fn py_float(x: f64) -> String {
+    match x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 {
+        true => format!("{x:.1}"),
+        false => format!("{x}"),
+    }
+}
+
+/// cudash's line under the repr: `# 407,050 parameters (1.6 MiB), f32
+/// @cuda:0, training`.
+pub fn summary(m: &ModuleRef) -> String {
+    let params = named_parameters(m, true);
+    let count: usize = params.iter().map(|(_, p)| p.numel()).sum();
+    let bytes: usize = params.iter().map(|(_, p)| p.nbytes()).sum();
+    let mut places: Vec<String> = Vec::new();
+    for (_, p) in &params {
+        let place = format!("{} @{}", p.dtype(), p.device());
+        if !places.contains(&place) {
+            places.push(place);
+        }
+    }
+    let mode = match lock(m).training {
+        true => "training",
+        false => "eval",
+    };
+    let mut out = format!(
+        "# {} parameter{} ({})",
+        thousands(count),
+        if count == 1 { "" } else { "s" },
+        human_bytes(bytes as u128)
+    );
+    if !places.is_empty() {
+        out.push_str(", ");
+        out.push_str(&places.join(", "));
+    }
+    out.push_str(", ");
+    out.push_str(mode);
+    out
+}
+
+/// 407050 as `407,050`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
