@@ -11,109 +11,14 @@
 use std::sync::{Arc, Mutex};
 
 use super::args::ArgVal;
-use super::value::Function;
+use super::value::{class_of, object_of, Base, Class, Function, Object};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{ClassDef, StmtKind};
 use crate::lang::Span;
 use crate::nn::layers::Layer;
-use crate::nn::{Module, ModuleRef};
+use crate::nn::Module;
 use crate::runtime::lock::lock;
-
-/// A class the program defined.
-#[derive(Debug)]
-pub struct Class {
-    pub name: String,
-    pub base: Base,
-    /// Methods (functions) and class attributes, in the body's order.
-    pub attrs: Mutex<Vec<(String, Value)>>,
-}
-
-/// What a class derives from.
-#[derive(Debug)]
-pub enum Base {
-    /// Python's `object`: no base written.
-    Object,
-    /// PyTorch's `nn.Module`.
-    Module,
-    Class(Arc<Class>),
-}
-
-/// An instance: its class and its own attributes.
-#[derive(Debug)]
-pub struct Object {
-    pub class: Arc<Class>,
-    pub attrs: Mutex<Vec<(String, Value)>>,
-}
-
-impl Class {
-    /// `name` on this class or the classes above it.
-    pub fn find(&self, name: &str) -> Option<Value> {
-        if let Some((_, v)) = lock(&self.attrs).iter().find(|(n, _)| n == name) {
-            return Some(v.clone());
-        }
-        match &self.base {
-            Base::Class(c) => c.find(name),
-            _ => None,
-        }
-    }
-
-    /// Whether its instances are modules.
-    pub fn is_module(&self) -> bool {
-        match &self.base {
-            Base::Object => false,
-            Base::Module => true,
-            Base::Class(c) => c.is_module(),
-        }
-    }
-
-    /// Whether it is `other` or derives from it.
-    pub fn derives(self: &Arc<Self>, other: &Arc<Class>) -> bool {
-        if Arc::ptr_eq(self, other) {
-            return true;
-        }
-        match &self.base {
-            Base::Class(c) => c.derives(other),
-            _ => false,
-        }
-    }
-}
-
-impl Object {
-    pub fn get(&self, name: &str) -> Option<Value> {
-        lock(&self.attrs)
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.clone())
-    }
-
-    pub fn set(&self, name: &str, v: Value) {
-        let mut attrs = lock(&self.attrs);
-        match attrs.iter_mut().find(|(n, _)| n == name) {
-            Some((_, slot)) => *slot = v,
-            None => attrs.push((name.to_string(), v)),
-        }
-    }
-
-    pub fn remove(&self, name: &str) {
-        lock(&self.attrs).retain(|(n, _)| n != name);
-    }
-}
-
-/// The instance a module made from a user's class holds, if any.
-pub fn object_of(m: &ModuleRef) -> Option<Arc<Object>> {
-    let any = lock(m).object.clone()?;
-    any.downcast::<Object>().ok()
-}
-
-/// The class of what `v` is an instance of (a user class's).
-pub fn class_of(v: &Value) -> Option<Arc<Class>> {
-    match v {
-        Value::Object(o) => Some(Arc::clone(&o.class)),
-        Value::Module(m) => object_of(m).map(|o| Arc::clone(&o.class)),
-        _ => None,
-    }
-}
 
 /// `'Net' object has no attribute 'fc3'`, as Python says it.
 pub fn no_attribute(type_name: &str, name: &str, span: Span) -> Diagnostic {

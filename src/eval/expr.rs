@@ -181,6 +181,31 @@ impl Interp {
         match &v {
             Value::Dict(pairs) => return self.dict_get(pairs, items, span, d),
             Value::List(list) => return self.list_get(list, false, items, span, d),
+            // `seq[0]`, `layers[-1]`, `seq[1:]` of a Sequential or a ModuleList
+            // (a slice is a new one, keeping the children's names).
+            Value::Module(m) if v.elements().is_some() => {
+                let (name, layer, children) = {
+                    let m = crate::runtime::lock::lock(m);
+                    (m.type_name.to_string(), m.layer.clone(), m.children())
+                };
+                let positions: Vec<Value> = (0..children.len() as i64).map(Value::Int).collect();
+                let at = self.list_at(items, span, d)?;
+                let child = |k: &Value| match k {
+                    Value::Int(k) => children[*k as usize].clone(),
+                    _ => unreachable!("positions are ints"),
+                };
+                return match pick(&positions, false, at, span)? {
+                    Value::List(picked) => {
+                        let mut new = crate::nn::Module::new(&name, layer);
+                        for k in picked.iter() {
+                            let (key, c) = child(k);
+                            new.set_module(&key, Some(c)).map_err(|e| e.at(span))?;
+                        }
+                        Ok(Value::Module(new.into_ref()))
+                    }
+                    k => Ok(Value::Module(child(&k).1)),
+                };
+            }
             Value::MutList(list) => {
                 // The index first: it may read the list itself.
                 let at = self.list_at(items, span, d)?;

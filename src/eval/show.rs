@@ -89,7 +89,7 @@ pub fn repr(v: &Value) -> String {
         Value::Class(c) => format!("<class '__main__.{}'>", c.name),
         Value::Object(o) => format!("<__main__.{} object>", o.class.name),
         Value::Method(m) => {
-            let owner = super::class::class_of(&m.0).map_or("?".into(), |c| c.name.clone());
+            let owner = super::value::class_of(&m.0).map_or("?".into(), |c| c.name.clone());
             format!("<bound method {owner}.{}>", m.1.name())
         }
         Value::Super(s) => format!("<super: <class '{}'>>", s.1.name),

@@ -63,9 +63,9 @@ pub enum Value {
     /// `start` (lazily over a DataLoader, whose batches are made as asked).
     Enumerate(Arc<(Value, i64)>),
     /// `class Net(Module) { }`: a class the program defined.
-    Class(Arc<super::class::Class>),
+    Class(Arc<Class>),
     /// An instance of a class that is not a module.
-    Object(Arc<super::class::Object>),
+    Object(Arc<Object>),
     /// A module: a built-in layer (`Linear(4, 2)`) or an instance of a
     /// class derived from `Module`.
     Module(crate::nn::ModuleRef),
@@ -73,7 +73,7 @@ pub enum Value {
     Method(Arc<(Value, Arc<Function>)>),
     /// `super()` in a method: the instance, seen from the class above the
     /// one whose method asked.
-    Super(Arc<(Value, Arc<super::class::Class>)>),
+    Super(Arc<(Value, Arc<Class>)>),
 }
 
 impl Value {
@@ -237,6 +237,7 @@ impl Value {
             Value::List(items) => Some(items.len()),
             Value::MutList(items) => Some(crate::runtime::lock::lock(items).len()),
             Value::Dict(pairs) => Some(pairs.len()),
+            Value::Module(_) => self.elements().and_then(Result::ok).map(|c| c.len()),
             _ => None,
         }
     }
@@ -295,6 +296,104 @@ impl Value {
     }
 }
 
+/// A class the program defined.
+#[derive(Debug)]
+pub struct Class {
+    pub name: String,
+    pub base: Base,
+    /// Methods (functions) and class attributes, in the body's order.
+    pub attrs: Mutex<Vec<(String, Value)>>,
+}
+
+/// What a class derives from.
+#[derive(Debug)]
+pub enum Base {
+    /// Python's `object`: no base written.
+    Object,
+    /// PyTorch's `nn.Module`.
+    Module,
+    Class(Arc<Class>),
+}
+
+/// An instance: its class and its own attributes.
+#[derive(Debug)]
+pub struct Object {
+    pub class: Arc<Class>,
+    pub attrs: Mutex<Vec<(String, Value)>>,
+}
+
+impl Class {
+    /// `name` on this class or the classes above it.
+    pub fn find(&self, name: &str) -> Option<Value> {
+        if let Some((_, v)) = crate::runtime::lock::lock(&self.attrs)
+            .iter()
+            .find(|(n, _)| n == name)
+        {
+            return Some(v.clone());
+        }
+        match &self.base {
+            Base::Class(c) => c.find(name),
+            _ => None,
+        }
+    }
+
+    /// Whether its instances are modules.
+    pub fn is_module(&self) -> bool {
+        match &self.base {
+            Base::Object => false,
+            Base::Module => true,
+            Base::Class(c) => c.is_module(),
+        }
+    }
+
+    /// Whether it is `other` or derives from it.
+    pub fn derives(self: &Arc<Self>, other: &Arc<Class>) -> bool {
+        if Arc::ptr_eq(self, other) {
+            return true;
+        }
+        match &self.base {
+            Base::Class(c) => c.derives(other),
+            _ => false,
+        }
+    }
+}
+
+impl Object {
+    pub fn get(&self, name: &str) -> Option<Value> {
+        crate::runtime::lock::lock(&self.attrs)
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    }
+
+    pub fn set(&self, name: &str, v: Value) {
+        let mut attrs = crate::runtime::lock::lock(&self.attrs);
+        match attrs.iter_mut().find(|(n, _)| n == name) {
+            Some((_, slot)) => *slot = v,
+            None => attrs.push((name.to_string(), v)),
+        }
+    }
+
+    pub fn remove(&self, name: &str) {
+        crate::runtime::lock::lock(&self.attrs).retain(|(n, _)| n != name);
+    }
+}
+
+/// The instance a module made from a user's class holds, if any.
+pub fn object_of(m: &crate::nn::ModuleRef) -> Option<Arc<Object>> {
+    let any = crate::runtime::lock::lock(m).object.clone()?;
+    any.downcast::<Object>().ok()
+}
+
+/// The class of what `v` is an instance of (a user class's).
+pub fn class_of(v: &Value) -> Option<Arc<Class>> {
+    match v {
+        Value::Object(o) => Some(Arc::clone(&o.class)),
+        Value::Module(m) => object_of(m).map(|o| Arc::clone(&o.class)),
+        _ => None,
+    }
+}
+
 /// A function value: its definition and its defaults, evaluated once when
 /// `fn` ran (as Python evaluates them at `def`).
 #[derive(Debug)]
@@ -310,7 +409,7 @@ pub struct Function {
     /// in that text, wherever the call is.
     pub source: Option<Arc<crate::error::Source>>,
     /// The class whose body defined it, for `super()` in its body.
-    pub owner: std::sync::OnceLock<std::sync::Weak<super::class::Class>>,
+    pub owner: std::sync::OnceLock<std::sync::Weak<Class>>,
 }
 
 impl Function {

@@ -170,6 +170,13 @@ fn cudash_block(header: &str) -> String {
     if header == "with no_grad()" {
         return "no_grad { ... }".into();
     }
+    // `class Net(nn.Module):`: cudash's `Module` needs no namespace yet.
+    if let Some(rest) = header.strip_prefix("class ") {
+        let rest = rest
+            .replace("nn.Module", "Module")
+            .replace("torch.Module", "Module");
+        return format!("class {rest} {{ fn __init__(self) {{ super().__init__(); ... }} ... }}");
+    }
     if let Some(rest) = header.strip_prefix("for ") {
         if let Some((targets, iter)) = rest.split_once(" in ") {
             let mut names = Vec::new();

@@ -5,64 +5,17 @@
 
 use std::sync::Arc;
 
+pub use super::layer::Layer;
 use super::module::Module;
-use crate::autograd::losses::{self, Reduction};
+use crate::autograd::losses;
 use crate::autograd::node::Backward;
 use crate::autograd::{functional, meta, record, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::Operand;
 use crate::runtime::op::factory::{Distribution, NewTensor};
-use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::{DType, Device, Tensor};
 use crate::vocab::BinaryOp;
-
-/// What a module's forward computes.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Layer {
-    /// A user's class: its `forward` method.
-    Custom,
-    /// The children in order, each on the last one's output.
-    Sequential,
-    /// Children kept in a list; no forward of its own.
-    ModuleList,
-    Linear {
-        in_features: usize,
-        out_features: usize,
-    },
-    Flatten {
-        start_dim: i64,
-        end_dim: i64,
-    },
-    Dropout {
-        p: f64,
-    },
-    Activation(UnaryOp),
-    Identity,
-    Softmax {
-        dim: i64,
-        log: bool,
-    },
-    MseLoss(Reduction),
-    CrossEntropyLoss {
-        ignore_index: i64,
-        reduction: Reduction,
-    },
-    NllLoss {
-        ignore_index: i64,
-        reduction: Reduction,
-    },
-}
-
-impl Layer {
-    /// How many tensors its forward takes (a loss: input and target).
-    pub fn arity(&self) -> usize {
-        match self {
-            Layer::MseLoss(_) | Layer::CrossEntropyLoss { .. } | Layer::NllLoss { .. } => 2,
-            _ => 1,
-        }
-    }
-}
 
 /// Where a new layer's tensors are made (`device=`, `dtype=` of PyTorch's
 /// factory arguments; cpu and f32 by default).
@@ -141,13 +94,22 @@ pub fn forward(
     match &m.layer {
         Layer::Linear { in_features, .. } => {
             let w = param("weight").ok_or_else(|| Error::value("Linear has no weight"))?;
-            let last = x.shape().last().copied();
-            if x.ndim() == 0 || last != Some(*in_features) {
-                let rows: usize = x.shape().iter().rev().skip(1).product();
+            if x.ndim() == 0 {
+                return Err(Error::shape(
+                    "both arguments to linear need to be at least 1D, but they are 0D and 2D",
+                ));
+            }
+            let last = x.shape()[x.ndim() - 1];
+            if last != *in_features {
+                // PyTorch 2.15's words, the op named as it runs (checked).
+                let rows: usize = x.shape()[..x.ndim() - 1].iter().product();
+                let op = match param("bias") {
+                    Some(_) => "addmm",
+                    None => "mm",
+                };
                 return Err(Error::shape(format!(
-                    "mat1 and mat2 shapes cannot be multiplied ({}x{} and {}x{})",
+                    "{op}: mat1 and mat2 shapes cannot be multiplied ({}x{last} and {}x{})",
                     rows.max(1),
-                    last.unwrap_or(1),
                     w.shape()[1],
                     w.shape()[0]
                 )));

@@ -5,6 +5,7 @@
 //!
 //! - `module.rs`: the module itself (registration, walks, modes, `to`,
 //!   `state_dict`);
+//! - `layer.rs`: what a module's forward computes (`Layer`);
 //! - `layers.rs`: the built-in layers: their construction, initialisation
 //!   and forward;
 //! - `repr.rs`: the printed form, as PyTorch's `repr(model)`.
@@ -14,6 +15,7 @@
 //! the module's `object` slot and runs its methods; this layer only knows
 //! what PyTorch's `nn.Module` knows.
 
+pub mod layer;
 pub mod layers;
 pub mod module;
 pub mod repr;

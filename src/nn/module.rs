@@ -6,7 +6,7 @@
 use std::any::Any;
 use std::sync::{Arc, Mutex};
 
-use super::layers::Layer;
+use super::layer::Layer;
 use crate::autograd::meta;
 use crate::error::Error;
 use crate::runtime::lock::lock;
@@ -304,13 +304,13 @@ pub fn state_targets(m: &ModuleRef) -> Vec<(String, Arc<Tensor>)> {
     out
 }
 
+/// What `apply_tensors` makes of a tensor (true for a parameter).
+pub type Convert<'a> = dyn FnMut(&Arc<Tensor>, bool) -> Result<Arc<Tensor>, Error> + 'a;
+
 /// Every parameter and buffer of `m` and below replaced by what `f`
 /// makes of it (PyTorch's `_apply`: `to`, `cuda`, `half`); a tensor two
 /// modules share is converted once.
-pub fn apply_tensors(
-    m: &ModuleRef,
-    f: &mut dyn FnMut(&Arc<Tensor>, bool) -> Result<Arc<Tensor>, Error>,
-) -> Result<(), Error> {
+pub fn apply_tensors(m: &ModuleRef, f: &mut Convert) -> Result<(), Error> {
     let mut done: Vec<(Arc<Tensor>, Arc<Tensor>)> = Vec::new();
     let mut convert = |t: &Arc<Tensor>, is_param: bool| -> Result<Arc<Tensor>, Error> {
         if let Some((_, new)) = done.iter().find(|(old, _)| Arc::ptr_eq(old, t)) {

@@ -3,7 +3,7 @@
 //! as its `extra_repr`), then cudash's line of what the parameters are:
 //! how many, their bytes, their dtypes and devices.
 
-use super::layers::Layer;
+use super::layer::Layer;
 use super::module::{named_parameters, ModuleRef};
 use crate::runtime::lock::lock;
 use crate::runtime::op::unary::UnaryOp;
@@ -33,16 +33,30 @@ fn repr_at(m: &ModuleRef, open: &mut Vec<ModuleRef>) -> String {
         true => Vec::new(),
         false => extra.lines().map(str::to_string).collect(),
     };
-    let child_lines: Vec<String> = children
+    let shown: Vec<(String, String)> = children
         .iter()
         .map(|(key, child)| {
             let text = match child {
                 Some(c) => repr_at(c, open),
                 None => "None".to_string(),
             };
-            format!("({key}): {}", indent(&text, 2))
+            (key.clone(), text)
         })
         .collect();
+    let child_lines: Vec<String> = match layer_is_list(m) {
+        // ModuleList's own repr: a run of equal children once, `(0-1): 2 x ...`.
+        true => runs(&shown)
+            .into_iter()
+            .map(|(first, last, n, text)| match n {
+                1 => format!("({first}): {}", indent(text, 2)),
+                n => format!("({first}-{last}): {n} x {}", indent(text, 2)),
+            })
+            .collect(),
+        false => shown
+            .iter()
+            .map(|(key, text)| format!("({key}): {}", indent(text, 2)))
+            .collect(),
+    };
     open.pop();
     let mut out = format!("{name}(");
     if extra_lines.len() == 1 && child_lines.is_empty() {
@@ -54,6 +68,25 @@ fn repr_at(m: &ModuleRef, open: &mut Vec<ModuleRef>) -> String {
         out.push('\n');
     }
     out.push(')');
+    out
+}
+
+fn layer_is_list(m: &ModuleRef) -> bool {
+    matches!(lock(m).layer, Layer::ModuleList)
+}
+
+/// Runs of equal consecutive texts: (first key, last key, count, text).
+fn runs(shown: &[(String, String)]) -> Vec<(&str, &str, usize, &str)> {
+    let mut out: Vec<(&str, &str, usize, &str)> = Vec::new();
+    for (key, text) in shown {
+        match out.last_mut() {
+            Some(run) if run.3 == text => {
+                run.1 = key;
+                run.2 += 1;
+            }
+            _ => out.push((key, key, 1, text)),
+        }
+    }
     out
 }
 
@@ -161,7 +194,7 @@ fn thousands(n: usize) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -207,7 +207,7 @@ pub(super) fn isinstance(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
 
 fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
     Ok(match class {
-        Value::Class(c) => super::super::class::class_of(obj).is_some_and(|k| k.derives(c)),
+        Value::Class(c) => super::super::value::class_of(obj).is_some_and(|k| k.derives(c)),
         Value::Builtin(doc) if doc.name == "Module" => matches!(obj, Value::Module(_)),
         Value::Builtin(doc) if is_layer(doc.name) => match obj {
             Value::Module(m) => {

@@ -154,6 +154,7 @@ pub(super) fn len(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, D
         Value::Dataset(ds) => ds.len(),
         Value::DataLoader(l) => l.len(),
         Value::Sampler(s) => s.len(),
+        Value::Module(_) if v.elements().is_some() => v.count().unwrap_or(0),
         other => {
             return Err(Error::wrong_type(
                 "the argument of len()",

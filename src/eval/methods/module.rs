@@ -7,7 +7,8 @@
 use std::sync::Arc;
 
 use super::super::args::{to_tensor, ArgVal, Bound};
-use super::super::class::{class_of, no_attribute, object_of};
+use super::super::class::no_attribute;
+use super::super::value::{class_of, object_of};
 use super::super::{Interp, Value};
 use crate::autograd::meta;
 use crate::error::{Diagnostic, Error};
@@ -109,18 +110,22 @@ impl Interp {
             (Value::None, Some(Member::Parameter(_))) => {
                 module.set_parameter(name, None).map_err(at)?
             }
-            (_, Some(Member::Parameter(_))) => return Err(at(type_error(format!(
+            (_, Some(Member::Parameter(_))) => {
+                return Err(at(type_error(format!(
                 "cannot assign '{}' as parameter '{name}' (torch.nn.Parameter or None expected)",
                 torch_type(&v)
-            )))),
+            ))))
+            }
             (Value::Module(child), _) => module
                 .set_module(name, Some(Arc::clone(child)))
                 .map_err(at)?,
             (Value::None, Some(Member::Module(_))) => module.set_module(name, None).map_err(at)?,
-            (_, Some(Member::Module(_))) => return Err(at(type_error(format!(
+            (_, Some(Member::Module(_))) => {
+                return Err(at(type_error(format!(
                 "cannot assign '{}' as child module '{name}' (torch.nn.Module or None expected)",
                 torch_type(&v)
-            )))),
+            ))))
+            }
             (Value::Tensor(t), Some(Member::Buffer(_))) => module
                 .set_buffer(name, Some(Arc::clone(t)), None)
                 .map_err(at)?,
@@ -379,6 +384,7 @@ pub(super) fn to(me: &mut Interp, name: &'static str, m: &ModuleRef, b: &Bound) 
         )));
     }
     let rt = &mut me.rt;
+    let mut held_elsewhere = 0;
     module::apply_tensors(m, &mut |t, is_param| {
         let mut x = Arc::clone(t);
         if let Some(d) = dtype.filter(|d| t.dtype().is_float() && *d != t.dtype()) {
@@ -392,6 +398,11 @@ pub(super) fn to(me: &mut Interp, name: &'static str, m: &ModuleRef, b: &Bound) 
         }
         if !is_param {
             return Ok(x);
+        }
+        // The module's slot holds it; anything more is a name, a list or
+        // an optimizer that will keep the old tensor.
+        if Arc::strong_count(t) > 1 {
+            held_elsewhere += 1;
         }
         // A parameter stays a leaf parameter; its `.grad` goes along.
         let p = Arc::new(meta::parameter(&x, meta::requires_grad(t)));
@@ -408,6 +419,14 @@ pub(super) fn to(me: &mut Interp, name: &'static str, m: &ModuleRef, b: &Bound) 
         Ok(p)
     })
     .map_err(at)?;
+    if held_elsewhere > 0 {
+        me.rt.note(format!(
+            "`{name}` made new parameter tensors; {held_elsewhere} of the old ones {} still held elsewhere \
+             (an optimizer made before, a variable) and will not see the model's updates: make the \
+             optimizer after moving the model (PyTorch swaps each parameter's data in place instead)",
+            if held_elsewhere == 1 { "is" } else { "are" }
+        ));
+    }
     me.flush_notes();
     Ok(Value::Module(Arc::clone(m)))
 }

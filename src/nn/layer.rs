@@ -1,0 +1,52 @@
+//! What a module's forward computes: the vocabulary the module, its
+//! layers and its printed form share.
+
+use crate::autograd::losses::Reduction;
+use crate::runtime::op::unary::UnaryOp;
+
+/// What a module's forward computes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Layer {
+    /// A user's class: its `forward` method.
+    Custom,
+    /// The children in order, each on the last one's output.
+    Sequential,
+    /// Children kept in a list; no forward of its own.
+    ModuleList,
+    Linear {
+        in_features: usize,
+        out_features: usize,
+    },
+    Flatten {
+        start_dim: i64,
+        end_dim: i64,
+    },
+    Dropout {
+        p: f64,
+    },
+    Activation(UnaryOp),
+    Identity,
+    Softmax {
+        dim: i64,
+        log: bool,
+    },
+    MseLoss(Reduction),
+    CrossEntropyLoss {
+        ignore_index: i64,
+        reduction: Reduction,
+    },
+    NllLoss {
+        ignore_index: i64,
+        reduction: Reduction,
+    },
+}
+
+impl Layer {
+    /// How many tensors its forward takes (a loss: input and target).
+    pub fn arity(&self) -> usize {
+        match self {
+            Layer::MseLoss(_) | Layer::CrossEntropyLoss { .. } | Layer::NllLoss { .. } => 2,
+            _ => 1,
+        }
+    }
+}

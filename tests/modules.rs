@@ -1,0 +1,386 @@
+//! Classes and modules (issue 67): Python's rules for classes, PyTorch's
+//! `nn.Module` registration, walks, modes, printing and `state_dict`.
+//! Expected texts were printed by PyTorch 2.15 for the same model.
+
+mod common;
+
+/// A model with every kind of member: nested classes, a Sequential, a
+/// ModuleList of equal blocks, a buffer, a plain none, a loss.
+const NET: &str = "class Block(Module) {\n\
+    fn __init__(self) {\n\
+      super().__init__()\n\
+      self.fc = Linear(4, 4, bias=false)\n\
+      self.act = Tanh()\n\
+    }\n\
+    fn forward(self, x) { return self.act(self.fc(x)) }\n\
+  }\n\
+  class Net(Module) {\n\
+    fn __init__(self) {\n\
+      super().__init__()\n\
+      self.flatten = Flatten()\n\
+      self.body = Sequential(Linear(4, 8), ReLU(), Dropout(0.25))\n\
+      self.blocks = ModuleList([Block(), Block()])\n\
+      self.head = Linear(8, 2)\n\
+      self.none = none\n\
+      self.register_buffer(\"steps\", zeros(1))\n\
+      self.out = LogSoftmax(dim=1)\n\
+      self.loss = CrossEntropyLoss()\n\
+    }\n\
+  }\n\
+  n = Net()\n";
+
+#[test]
+fn a_model_prints_as_pytorchs_repr() {
+    let out = common::ok(&format!("{NET}print(n)"));
+    let expected = "Net(
+  (flatten): Flatten(start_dim=1, end_dim=-1)
+  (body): Sequential(
+    (0): Linear(in_features=4, out_features=8, bias=True)
+    (1): ReLU()
+    (2): Dropout(p=0.25, inplace=False)
+  )
+  (blocks): ModuleList(
+    (0-1): 2 x Block(
+      (fc): Linear(in_features=4, out_features=4, bias=False)
+      (act): Tanh()
+    )
+  )
+  (head): Linear(in_features=8, out_features=2, bias=True)
+  (out): LogSoftmax(dim=1)
+  (loss): CrossEntropyLoss()
+)";
+    assert_eq!(out.trim_end(), expected);
+    // Shown as a value: the same, then what the parameters are.
+    let shown = common::ok(&format!("{NET}n"));
+    assert!(
+        shown
+            .trim_end()
+            .ends_with(")\n# 90 parameters (360 B), f32 @cpu, training"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn state_dict_and_named_modules_have_pytorchs_keys_in_its_order() {
+    let out = common::ok(&format!(
+        "{NET}print(n.state_dict())\n\
+         for name, m in n.named_modules() {{ print(name) }}"
+    ));
+    let keys: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("  \""))
+        .map(|l| l.split('"').next().unwrap())
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "steps",
+            "body.0.weight",
+            "body.0.bias",
+            "blocks.0.fc.weight",
+            "blocks.1.fc.weight",
+            "head.weight",
+            "head.bias"
+        ],
+        "{out}"
+    );
+    let names: Vec<&str> = out
+        .lines()
+        .filter(|l| !l.starts_with([' ', '{', '}']))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "",
+            "flatten",
+            "body",
+            "body.0",
+            "body.1",
+            "body.2",
+            "blocks",
+            "blocks.0",
+            "blocks.0.fc",
+            "blocks.0.act",
+            "blocks.1",
+            "blocks.1.fc",
+            "blocks.1.act",
+            "head",
+            "out",
+            "loss"
+        ],
+        "{out}"
+    );
+}
+
+#[test]
+fn assignment_registers_as_module_setattr() {
+    let out = common::ok(
+        "class M(Module) {\n\
+           fn __init__(self) {\n\
+             super().__init__()\n\
+             self.w = Parameter(ones(2))\n\
+             self.plain = ones(3, requires_grad=true)\n\
+             self.fc = Linear(2, 2)\n\
+             self.lr = 0.5\n\
+           }\n\
+         }\n\
+         m = M()\n\
+         for name, p in m.named_parameters() { print(name) }\n\
+         m.lr\n\
+         m.fc = none\n\
+         len(m.parameters())\n\
+         m.plain.shape",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["w", "fc.weight", "fc.bias", "0.5", "1", "[3]"],
+        "{out}"
+    );
+    // PyTorch's TypeErrors for a registered name given the wrong kind.
+    let (class, msg) = common::err(
+        "class M(Module) { fn __init__(self) { super().__init__(); self.fc = Linear(2, 2) } }\n\
+         m = M()\nm.fc = 3",
+    );
+    assert_eq!(class, "TypeError");
+    assert_eq!(
+        msg,
+        "cannot assign 'int' as child module 'fc' (torch.nn.Module or None expected)"
+    );
+    let (class, msg) = common::err(
+        "class M(Module) { fn __init__(self) { super().__init__(); self.w = Parameter(ones(2)) } }\n\
+         m = M()\nm.w = ones(2)",
+    );
+    assert_eq!(class, "TypeError");
+    assert!(
+        msg.starts_with("cannot assign 'torch.FloatTensor' as parameter 'w'"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn a_class_that_forgets_super_init_cannot_register() {
+    let (class, msg) =
+        common::err("class Bad(Module) { fn __init__(self) { self.fc = Linear(2, 2) } }\nBad()");
+    assert_eq!(class, "AttributeError");
+    assert_eq!(msg, "cannot assign module before Module.__init__() call");
+}
+
+#[test]
+fn classes_follow_pythons_rules() {
+    let out = common::ok(
+        "class A {\n\
+           kind = \"a\"\n\
+           fn __init__(self, v) { self.v = v }\n\
+           fn get(self) { return self.v }\n\
+         }\n\
+         class B(A) {\n\
+           fn get(self) { return super().get() * 10 }\n\
+         }\n\
+         a = A(3)\nb = B(2)\n\
+         print(a.get(), b.get(), b.kind, A.kind)\n\
+         f = b.get\nprint(f())\n\
+         print(isinstance(b, A), isinstance(a, B), isinstance(Linear(1, 1), [ReLU, Module]))\n\
+         A.kind = \"changed\"\nprint(b.kind)\n\
+         a.v = 7\nprint(a.get())",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["3 20 a a", "20", "true false true", "changed", "7"],
+        "{out}"
+    );
+    let (class, msg) = common::err("class A { }\nA().w");
+    assert_eq!(
+        (class.as_str(), msg.as_str()),
+        ("AttributeError", "'A' object has no attribute 'w'")
+    );
+    let (class, msg) = common::err("class A { }\nA(1)");
+    assert_eq!(
+        (class.as_str(), msg.as_str()),
+        ("TypeError", "A() takes no arguments")
+    );
+    let (class, _) = common::err("super()");
+    assert_eq!(class, "RuntimeError");
+    // A class body holds methods, attributes and a docstring.
+    let (class, _) = common::err("class A { print(1) }");
+    assert_eq!(class, "SyntaxError");
+}
+
+#[test]
+fn a_module_without_forward_and_a_wrong_shape_are_pytorchs_errors() {
+    let (class, msg) = common::err("class N(Module) { }\nN()(ones(2))");
+    assert_eq!(class, "NotImplementedError");
+    assert_eq!(
+        msg,
+        "Module [N] is missing the required \"forward\" function"
+    );
+    let (_, msg) = common::err("Linear(784, 256)(ones(64, 100))");
+    assert_eq!(
+        msg,
+        "addmm: mat1 and mat2 shapes cannot be multiplied (64x100 and 784x256)"
+    );
+    let (_, msg) = common::err("Linear(784, 256, bias=false)(ones(100))");
+    assert_eq!(
+        msg,
+        "mm: mat1 and mat2 shapes cannot be multiplied (1x100 and 784x256)"
+    );
+    let (class, msg) = common::err("n = Sequential(Linear(2, 2))\nn.fc3");
+    assert_eq!(
+        (class.as_str(), msg.as_str()),
+        (
+            "AttributeError",
+            "'Sequential' object has no attribute 'fc3'"
+        )
+    );
+}
+
+#[test]
+fn a_model_trains_its_own_parameters() {
+    // The optimizer holds the very tensors the model computes with: the
+    // loss falls, and `model.fc.weight` is what `parameters()` gave.
+    let out = common::ok(
+        "seed(0)\n\
+         class Net(Module) {\n\
+           fn __init__(self) { super().__init__(); self.fc = Linear(4, 3); self.out = Linear(3, 2) }\n\
+           fn forward(self, x) { return self.out(relu(self.fc(x))) }\n\
+         }\n\
+         model = Net()\n\
+         opt = SGD(model.parameters(), lr=0.5)\n\
+         x = randn(32, 4)\nt = (x[:, 0] > 0).long()\n\
+         first = none\n\
+         for step in 0..30 {\n\
+           opt.zero_grad()\n\
+           loss = cross_entropy(model(x), t)\n\
+           if first is none { first = loss.item() }\n\
+           loss.backward()\n\
+           opt.step()\n\
+         }\n\
+         print(loss.item() < first / 2)\n\
+         print(model.parameters()[0] is model.fc.weight)\n\
+         print(model.fc.weight.grad is not none)\n\
+         model.zero_grad()\n\
+         print(model.fc.weight.grad)",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["true", "true", "true", "none"],
+        "{out}"
+    );
+}
+
+#[test]
+fn eval_switches_dropout_but_still_records_the_graph() {
+    let out = common::ok(
+        "seed(0)\n\
+         model = Sequential(Linear(8, 8), Dropout(0.5))\n\
+         x = ones(4, 8)\n\
+         model = model.eval()\n\
+         a = model(x)\nb = model(x)\n\
+         print((a == b).all().item(), a.requires_grad, model[1].training)\n\
+         no_grad { c = model(x) }\n\
+         print(c.requires_grad)\n\
+         model = model.train()\n\
+         print(((model(x) == 0).sum() > 0).item(), model[1].training)",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["true true false", "false", "true true"],
+        "{out}"
+    );
+}
+
+#[test]
+fn load_state_dict_checks_every_key_before_copying() {
+    let out = common::ok(
+        "a = Sequential(Linear(2, 3), ReLU(), Linear(3, 1))\n\
+         b = Sequential(Linear(2, 3), ReLU(), Linear(3, 1))\n\
+         r = b.load_state_dict(a.state_dict())\n\
+         print(r.missing_keys, r.unexpected_keys)\n\
+         print((b(ones(1, 2)) == a(ones(1, 2))).all().item())\n\
+         c = Linear(2, 3)\n\
+         r = c.load_state_dict(a.state_dict(), strict=false)\n\
+         print(r.missing_keys, r.unexpected_keys)",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "[] []",
+            "true",
+            "[\"weight\", \"bias\"] [\"0.weight\", \"0.bias\", \"2.weight\", \"2.bias\"]"
+        ],
+        "{out}"
+    );
+    let (class, msg) = common::err(
+        "a = Sequential(Linear(2, 3), ReLU(), Linear(3, 1))\n\
+         m = Sequential(Linear(2, 4))\n\
+         w = m[0].weight.clone()\n\
+         m.load_state_dict(a.state_dict())",
+    );
+    assert_eq!(class, "RuntimeError");
+    assert_eq!(
+        msg,
+        "Error(s) in loading state_dict for Sequential:\n\
+         \tUnexpected key(s) in state_dict: \"2.weight\", \"2.bias\". \n\
+         \tsize mismatch for 0.weight: copying a param with shape torch.Size([3, 2]) from checkpoint, the shape in current model is torch.Size([4, 2]).\n\
+         \tsize mismatch for 0.bias: copying a param with shape torch.Size([3]) from checkpoint, the shape in current model is torch.Size([4])."
+    );
+}
+
+#[test]
+fn linear_is_initialised_within_pytorchs_bound() {
+    let out = common::ok(
+        "seed(1)\nfc = Linear(100, 50)\n\
+         print(fc.weight.abs().max().item() <= 0.1, fc.bias.abs().max().item() <= 0.1)\n\
+         print(fc.weight.abs().max().item() > 0.09, fc.weight.requires_grad, fc.weight.is_leaf)",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["true true", "true true true"],
+        "{out}"
+    );
+}
+
+#[test]
+fn moving_a_model_moves_its_parameters_and_buffers_and_warns_a_stale_optimizer() {
+    let out = common::run(
+        "m = Module()\nm.register_buffer(\"mean\", zeros(2))\nm.add_module(\"fc\", Linear(2, 2))\n\
+         opt = SGD(m.parameters(), lr=0.1)\n\
+         m.to(cuda:1)\n\
+         print(m.fc.weight.device, m.mean.device, m.fc.weight.is_leaf, m.fc.weight.requires_grad)\n\
+         m.half()\nprint(m.fc.weight.dtype)",
+    );
+    assert!(out.contains("an optimizer made before"), "{out}");
+    assert!(out.contains("cuda:1 cuda:1 true true"), "{out}");
+    assert!(out.contains("f16"), "{out}");
+}
+
+#[test]
+fn sequential_and_module_list_index_iterate_and_grow() {
+    let out = common::ok(
+        "s = Sequential(Linear(2, 2), ReLU(), Linear(2, 3))\n\
+         print(len(s), s[-1].out_features, len(s[1:]))\n\
+         print(s[1:])\n\
+         layers = ModuleList()\nl = layers.append(Linear(2, 2))\nl = layers.append(Linear(2, 2))\n\
+         class M(Module) { fn __init__(self) { super().__init__(); self.layers = layers } }\n\
+         print(len(M().parameters()))\n\
+         n = 0\nfor l in s { n += 1 }\nprint(n)",
+    );
+    assert_eq!(
+        out.trim_end(),
+        "3 3 2\nSequential(\n  (1): ReLU()\n  (2): Linear(in_features=2, out_features=3, bias=True)\n)\n4\n3"
+    );
+}
+
+#[test]
+fn a_class_lives_across_cells_and_its_errors_show_in_its_own_cell() {
+    let mut s = common::session();
+    common::ok_in(
+        &mut s,
+        "class Net(Module) {\n  fn __init__(self) { super().__init__(); self.fc = Linear(2, 2) }\n  fn forward(self, x) { return self.fc(x) + self.nope }\n}",
+    );
+    common::ok_in(&mut s, "model = Net()");
+    let (class, msg) = common::err_in(&mut s, "model(ones(1, 2))");
+    assert_eq!(
+        (class.as_str(), msg.as_str()),
+        ("AttributeError", "'Net' object has no attribute 'nope'")
+    );
+}
