@@ -284,34 +284,6 @@ impl Interp {
     /// with how to reach it: `x`, `xs[1]`, `xs[1][0]`, `d["w"]`; names in
     /// order, each list once (a list that holds itself is not walked again).
     fn reachable_tensors(&self) -> Vec<(String, Arc<crate::runtime::Tensor>)> {
-        fn walk(
-            name: String,
-            v: &Value,
-            seen: &mut Vec<usize>,
-            out: &mut Vec<(String, Arc<crate::runtime::Tensor>)>,
-        ) {
-            match v {
-                Value::Tensor(t) => out.push((name, Arc::clone(t))),
-                Value::Dict(pairs) => {
-                    for (k, v) in pairs.iter() {
-                        walk(format!("{name}[{k:?}]"), v, seen, out);
-                    }
-                }
-                Value::List(_) | Value::MutList(_) => {
-                    if let Value::MutList(list) = v {
-                        let at = Arc::as_ptr(list) as usize;
-                        if seen.contains(&at) {
-                            return;
-                        }
-                        seen.push(at);
-                    }
-                    for (i, v) in v.items().unwrap_or_default().iter().enumerate() {
-                        walk(format!("{name}[{i}]"), v, seen, out);
-                    }
-                }
-                _ => {}
-            }
-        }
         let mut names: Vec<(&String, &Value)> = self.named_values().collect();
         names.sort_by(|a, b| a.0.cmp(b.0));
         let (mut seen, mut out) = (Vec::new(), Vec::new());
@@ -403,5 +375,74 @@ impl Interp {
             &rows,
             nccl.as_deref(),
         )
+    }
+}
+
+/// `reachable_tensors`' walk: what `v` (reached as `name`) holds.
+fn walk(
+    name: String,
+    v: &Value,
+    seen: &mut Vec<usize>,
+    out: &mut Vec<(String, Arc<crate::runtime::Tensor>)>,
+) {
+    match v {
+        Value::Tensor(t) => out.push((name, Arc::clone(t))),
+        Value::Dict(pairs) => {
+            for (k, v) in pairs.iter() {
+                walk(format!("{name}[{k:?}]"), v, seen, out);
+            }
+        }
+        Value::List(_) | Value::MutList(_) => {
+            if let Value::MutList(list) = v {
+                let at = Arc::as_ptr(list) as usize;
+                if seen.contains(&at) {
+                    return;
+                }
+                seen.push(at);
+            }
+            for (i, v) in v.items().unwrap_or_default().iter().enumerate() {
+                walk(format!("{name}[{i}]"), v, seen, out);
+            }
+        }
+        // A model's parameters and buffers by their state_dict
+        // names (`model.fc1.weight`), then its plain attributes.
+        Value::Module(m) => {
+            let at = Arc::as_ptr(m) as usize;
+            if seen.contains(&at) {
+                return;
+            }
+            seen.push(at);
+            let tensors = crate::nn::module::named_parameters(m, true)
+                .into_iter()
+                .chain(crate::nn::module::named_buffers(m, true));
+            for (key, t) in tensors {
+                out.push((format!("{name}.{key}"), t));
+            }
+            if let Some(o) = super::value::object_of(m) {
+                walk_attrs(&name, &o, seen, out);
+            }
+        }
+        Value::Object(o) => {
+            let at = Arc::as_ptr(o) as usize;
+            if seen.contains(&at) {
+                return;
+            }
+            seen.push(at);
+            walk_attrs(&name, o, seen, out);
+        }
+        _ => {}
+    }
+}
+
+/// An instance's attributes, as `name.attr`.
+fn walk_attrs(
+    name: &str,
+    o: &super::value::Object,
+    seen: &mut Vec<usize>,
+    out: &mut Vec<(String, Arc<crate::runtime::Tensor>)>,
+) {
+    let attrs = crate::runtime::lock::lock(&o.attrs).clone();
+    for (k, v) in &attrs {
+        walk(format!("{name}.{k}"), v, seen, out);
     }
 }
