@@ -547,6 +547,7 @@ def cases(rng):
     for src, tsrc in facts:
         out.append(Case("factory", src, tsrc, {}))
     out += autograd_cases(rng)
+    out += module_cases(rng)
     return out
 
 
@@ -791,6 +792,69 @@ def autograd_cases(rng):
     return out
 
 
+def module_cases(rng):
+    """Models as modules (issue 67): a Sequential MLP and a class of one's
+    own with the same weights on both sides (copied in under no_grad, or
+    loaded from a state_dict file PyTorch wrote), their outputs, losses,
+    gradients, and parameters after optimizer steps."""
+    import tempfile
+
+    out = []
+    for dt, act in [("f32", "Tanh"), ("f64", "Tanh"), ("f32", "ReLU"), ("f64", "ReLU")]:
+        tdt = TORCH[dt]
+        x = make(dt, (5, 4), rng)
+        t = torch.tensor([rng.randrange(3) for _ in range(5)])
+        w1, b1 = make(dt, (6, 4), rng), make(dt, (6,), rng)
+        w2, b2 = make(dt, (3, 6), rng), make(dt, (3,), rng)
+        inputs = {"x": x, "t": t, "w1": w1, "b1": b1, "w2": w2, "b2": b2}
+        tname = "torch." + repr(tdt).split(".")[-1]
+        seq = (f"m = Sequential(Linear(4, 6, dtype={dt}), {act}(), Linear(6, 3, dtype={dt})); "
+               "no_grad { m[0].weight.copy_(w1); m[0].bias.copy_(b1); m[2].weight.copy_(w2); m[2].bias.copy_(b2) }")
+        tseq = (f"import torch.nn as nn\nm = nn.Sequential(nn.Linear(4, 6, dtype={tname}), nn.{act}(), nn.Linear(6, 3, dtype={tname}))\n"
+                "with torch.no_grad():\n  m[0].weight.copy_(w1); m[0].bias.copy_(b1); m[2].weight.copy_(w2); m[2].bias.copy_(b2)")
+        out.append(Case("module forward", "m(x)", "m(x)", inputs, (seq, tseq)))
+        loss = "cross_entropy(m(x), t).backward()"
+        tloss = "torch.nn.functional.cross_entropy(m(x), t).backward()"
+        for grad in ["m[0].weight.grad", "m[0].bias.grad", "m[2].weight.grad"]:
+            out.append(Case("module grad", grad, grad, inputs, (f"{seq}; {loss}", f"{tseq}\n{tloss}")))
+        for opt, topt in [("SGD(m.parameters(), lr=0.1, momentum=0.9)", "torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)"),
+                          ("Adam(m.parameters(), lr=0.01)", "torch.optim.Adam(m.parameters(), lr=0.01)")]:
+            steps = f"opt = {opt}; for i in 0..5 {{ opt.zero_grad(); {loss}; opt.step() }}"
+            tsteps = f"opt = {topt}\nfor i in range(5):\n  opt.zero_grad(); {tloss}; opt.step()"
+            for p in ["m[0].weight", "m[2].bias"]:
+                out.append(Case("module optimizer steps", p, p, inputs, (f"{seq}; {steps}", f"{tseq}\n{tsteps}")))
+        # A class of one's own, its weights from a state_dict file PyTorch wrote.
+        ref = torch.nn.Linear(4, 3, dtype=tdt)
+        with torch.no_grad():
+            ref.weight.copy_(make(dt, (3, 4), rng))
+            ref.bias.copy_(make(dt, (3,), rng))
+        path = Path(tempfile.mkdtemp(prefix="torch-check-")) / "net.safetensors"
+        write_state_dict(path, {"fc.weight": ref.weight.detach(), "fc.bias": ref.bias.detach()})
+        net = (f"class Net(Module) {{ fn __init__(self) {{ super().__init__(); self.fc = Linear(4, 3, dtype={dt}) }}; "
+               "fn forward(self, x) { return log_softmax(relu(self.fc(x)), dim=1) } }; "
+               f"net = Net(); r = net.load_state_dict(load(\"{path}\"))")
+        tnet = ("import torch.nn as nn\nclass Net(nn.Module):\n  def __init__(self):\n    super().__init__()\n"
+                f"    self.fc = nn.Linear(4, 3, dtype={tname})\n  def forward(self, x):\n"
+                "    return torch.log_softmax(torch.relu(self.fc(x)), dim=1)\n"
+                f"net = Net()\nnet.fc.weight.data.copy_(torch.tensor({ref.weight.tolist()}, dtype={tname}))\n"
+                f"net.fc.bias.data.copy_(torch.tensor({ref.bias.tolist()}, dtype={tname}))")
+        out.append(Case("module class", "net(x)", "net(x)", {"x": x}, (net, tnet)))
+    return out
+
+
+def write_state_dict(path, tensors):
+    """Named tensors as one .safetensors file, as `safetensors.torch.save_file` writes it."""
+    header, blobs, at = {}, [], 0
+    for name, t in tensors.items():
+        data = raw_bytes(t)
+        header[name] = {"dtype": ST_OF[NAME[t.dtype]], "shape": list(t.shape), "data_offsets": [at, at + len(data)]}
+        blobs.append(data)
+        at += len(data)
+    h = json.dumps(header).encode()
+    h += b" " * (-len(h) % 8)
+    path.write_bytes(struct.pack("<Q", len(h)) + h + b"".join(blobs))
+
+
 # ---- running both sides -----------------------------------------------------
 
 
@@ -831,7 +895,7 @@ def torch_result(case, device="cpu"):
             exec(case.setup[1], ns)  # noqa: S102 (our own case strings)
         r = eval(src, ns)  # noqa: S307 (our own case strings)
         if isinstance(r, torch.Tensor):
-            r = r.cpu()
+            r = r.detach().cpu()
     except Exception as e:  # PyTorch refusing the case
         return None, f"{type(e).__name__}: {str(e).splitlines()[0]}"
     if r is None:  # a gradient that was not computed (`x.grad` is None)

@@ -293,7 +293,10 @@ impl Error {
             Error::Call { .. } => "in this call".into(),
             Error::Autograd { .. } => "autograd".into(),
             Error::ReadOnly { .. } => "cannot be set".into(),
-            Error::Attribute { .. } => "no such attribute".into(),
+            Error::Attribute { message, .. } if message.contains("has no attribute") => {
+                "no such attribute".into()
+            }
+            Error::Attribute { .. } => "here".into(),
             Error::Module { .. } => "here".into(),
             Error::Recursion { .. } => "one call too many".into(),
             Error::Unbound { .. } => "not assigned yet".into(),

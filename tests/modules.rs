@@ -384,3 +384,25 @@ fn a_class_lives_across_cells_and_its_errors_show_in_its_own_cell() {
         ("AttributeError", "'Net' object has no attribute 'nope'")
     );
 }
+
+#[test]
+fn a_module_computes_what_the_functional_ops_compute_bit_for_bit() {
+    // The layers are the functional ops: the same bits forward and backward.
+    let out = common::ok(
+        "seed(3)\n\
+         m = Sequential(Linear(5, 7), Tanh(), Linear(7, 3), LogSoftmax(dim=1))\n\
+         x = randn(4, 5)\nt = tensor([0, 2, 1, 2])\n\
+         W1 = m[0].weight.detach().clone().requires_grad_()\nb1 = m[0].bias.detach().clone().requires_grad_()\n\
+         W2 = m[2].weight.detach().clone().requires_grad_()\nb2 = m[2].bias.detach().clone().requires_grad_()\n\
+         y = m(x)\n\
+         z = log_softmax(linear(linear(x, W1, b1).tanh(), W2, b2), dim=1)\n\
+         print((y == z).all().item())\n\
+         nll_loss(y, t).backward()\nnll_loss(z, t).backward()\n\
+         print((m[0].weight.grad == W1.grad).all().item(), (m[2].bias.grad == b2.grad).all().item())",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["true", "true true"],
+        "{out}"
+    );
+}

@@ -84,11 +84,40 @@ fn st_dtype(d: DType) -> StDtype {
 }
 
 fn safetensors_bytes(t: &Tensor, path: &Path) -> Result<Vec<u8>, Error> {
-    let data = t.contiguous_buffer().to_le_bytes();
-    let view = TensorView::new(st_dtype(t.dtype()), t.shape().to_vec(), &data)
-        .map_err(|e| io_err("write", path, e.to_string()))?;
-    safetensors::tensor::serialize([("tensor", view)], None)
-        .map_err(|e| io_err("write", path, e.to_string()))
+    safetensors_of(&[("tensor".to_string(), t)], path)
+}
+
+/// Host tensors by name (a model's `state_dict`) as one `.safetensors`
+/// file, which `safetensors.torch.load_file` reads back as the same dict.
+pub fn save_named(tensors: &[(String, &Tensor)], path: &Path) -> Result<(), Error> {
+    if path.extension().and_then(|e| e.to_str()) != Some("safetensors") {
+        return Err(Error::value_help(
+            format!(
+                "`{}`: several named tensors (a state_dict) are saved as .safetensors",
+                path.display()
+            ),
+            "use a name ending in .safetensors",
+        ));
+    }
+    let bytes = safetensors_of(tensors, path)?;
+    std::fs::write(path, bytes).map_err(|e| io_err("write", path, e.to_string()))
+}
+
+fn safetensors_of(tensors: &[(String, &Tensor)], path: &Path) -> Result<Vec<u8>, Error> {
+    let data: Vec<Vec<u8>> = tensors
+        .iter()
+        .map(|(_, t)| t.contiguous_buffer().to_le_bytes())
+        .collect();
+    let views = tensors
+        .iter()
+        .zip(&data)
+        .map(|((name, t), bytes)| {
+            TensorView::new(st_dtype(t.dtype()), t.shape().to_vec(), bytes)
+                .map(|v| (name.clone(), v))
+                .map_err(|e| io_err("write", path, e.to_string()))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    safetensors::tensor::serialize(views, None).map_err(|e| io_err("write", path, e.to_string()))
 }
 
 /// Every tensor in the file with its name (`.npy` files hold one, named after the file).

@@ -50,6 +50,31 @@ pub(super) fn sleep(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
 
 /// `save(tensor, path)`: the host reads the tensor (a copy from its device), then writes it.
 pub(super) fn save(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    // A dict of tensors (a model's `state_dict()`): each read to the host
+    // (a sync and a copy for a device tensor), then one file.
+    if let Some((Value::Dict(pairs), span)) = b.get("tensor") {
+        let path = path_arg(b)?;
+        let mut host = Vec::with_capacity(pairs.len());
+        for (k, v) in pairs.iter() {
+            let Value::Tensor(t) = v else {
+                return Err(Error::wrong_type(
+                    format!("the value of {k:?}"),
+                    "a tensor",
+                    v.type_name(),
+                )
+                .at(*span));
+            };
+            let t = me
+                .rt
+                .copy_to(t, crate::runtime::Device::Cpu)
+                .map_err(|e| e.at(b.span))?;
+            host.push((k.clone(), t));
+        }
+        let named: Vec<(String, &crate::runtime::Tensor)> =
+            host.iter().map(|(k, t)| (k.clone(), &**t)).collect();
+        io::save_named(&named, Path::new(&path)).map_err(|e| e.at(b.span))?;
+        return Ok(Value::None);
+    }
     let x = b.tensor("tensor")?;
     let path = path_arg(b)?;
     me.rt
@@ -65,7 +90,9 @@ pub(super) fn load(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
     let path = path_arg(b)?;
     let device = me.device_arg(b)?;
     let mut loaded = io::load(Path::new(&path)).map_err(at)?;
-    if loaded.len() == 1 {
+    // One tensor `save` wrote (or a .npy) is that tensor; named ones (a
+    // state_dict) are a dict, also when there is one.
+    if loaded.len() == 1 && (loaded[0].0 == "tensor" || path.ends_with(".npy")) {
         let (_, t) = loaded.remove(0);
         return b.result(me.rt.copy_to(&t, device));
     }
