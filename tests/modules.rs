@@ -406,3 +406,26 @@ fn a_module_computes_what_the_functional_ops_compute_bit_for_bit() {
         "{out}"
     );
 }
+
+#[test]
+fn a_dataloader_worker_has_its_own_copy_of_a_model() {
+    // As a forked PyTorch worker: its `eval()` and attributes change its
+    // copy; with num_workers=0 the main process's model is the one used.
+    let out = common::ok(
+        "class Aug(Module) {\n\
+           fn __init__(self) { super().__init__(); self.fc = Linear(3, 3); self.calls = 0 }\n\
+           fn forward(self, x) { self.calls = self.calls + 1; return self.fc(x) }\n\
+         }\n\
+         aug = Aug()\nX = randn(8, 3)\n\
+         fn get(i) { aug.eval(); return aug(X[i]).detach() }\n\
+         for b in DataLoader(Dataset(get, 8), batch_size=4, num_workers=2) { }\n\
+         print(aug.training, aug.calls)\n\
+         for b in DataLoader(Dataset(get, 8), batch_size=4) { }\n\
+         print(aug.training, aug.calls)",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["true 0", "false 8"],
+        "{out}"
+    );
+}

@@ -321,12 +321,114 @@ fn own_copy(v: &Value) -> Value {
             Value::MutList(Arc::new(std::sync::Mutex::new(Arc::new(copied))))
         }
         Value::List(items) => Value::List(Arc::new(items.iter().map(own_tensor).collect())),
+        Value::Module(_) | Value::Object(_) => own_object(v, &mut Vec::new()),
         v => own_tensor(v),
+    }
+}
+
+/// A module or an instance as a worker's own: the whole tree copied (its
+/// parameters and buffers by `own_tensor`, its plain attributes by
+/// `own_copy`), each module or instance once, so a worker's `model.eval()`
+/// or `self.count = 1` changes its copy, not the session's.
+fn own_object(v: &Value, done: &mut Vec<(usize, Value)>) -> Value {
+    use crate::runtime::lock::lock;
+    let at = match v {
+        Value::Module(m) => Arc::as_ptr(m) as *const () as usize,
+        Value::Object(o) => Arc::as_ptr(o) as *const () as usize,
+        other => return own_copy(other),
+    };
+    if let Some((_, copy)) = done.iter().find(|(p, _)| *p == at) {
+        return copy.clone();
+    }
+    let own = |t: &Option<Arc<crate::runtime::Tensor>>| {
+        t.as_ref()
+            .map(|t| match own_tensor(&Value::Tensor(Arc::clone(t))) {
+                Value::Tensor(t) => t,
+                _ => Arc::clone(t),
+            })
+    };
+    match v {
+        Value::Object(o) => {
+            let copy = Arc::new(super::value::Object {
+                class: Arc::clone(&o.class),
+                attrs: std::sync::Mutex::new(Vec::new()),
+            });
+            done.push((at, Value::Object(Arc::clone(&copy))));
+            let attrs = lock(&o.attrs).clone();
+            *lock(&copy.attrs) = attrs
+                .iter()
+                .map(|(k, v)| (k.clone(), own_object(v, done)))
+                .collect();
+            Value::Object(copy)
+        }
+        Value::Module(m) => {
+            let (mut copy, children, object) = {
+                let m = lock(m);
+                let mut copy = crate::nn::Module::new(&m.type_name, m.layer.clone());
+                copy.training = m.training;
+                copy.initialised = m.initialised;
+                copy.parameters = m
+                    .parameters
+                    .iter()
+                    .map(|(n, p)| (n.clone(), own(p)))
+                    .collect();
+                copy.buffers = m
+                    .buffers
+                    .iter()
+                    .map(|b| crate::nn::module::Buffer {
+                        tensor: own(&b.tensor),
+                        ..b.clone()
+                    })
+                    .collect();
+                (copy, m.modules.clone(), super::value::object_of_module(&m))
+            };
+            // The instance's own object first, so that its attributes can
+            // name the module itself (a cycle comes back as the copy).
+            let object_copy = object.map(|o| {
+                Arc::new(super::value::Object {
+                    class: Arc::clone(&o.class),
+                    attrs: std::sync::Mutex::new(Vec::new()),
+                })
+            });
+            copy.object = object_copy
+                .clone()
+                .map(|o| o as Arc<dyn std::any::Any + Send + Sync>);
+            let copy = copy.into_ref();
+            done.push((at, Value::Module(Arc::clone(&copy))));
+            let modules = children
+                .into_iter()
+                .map(|(n, c)| {
+                    let c = c.and_then(|c| match own_object(&Value::Module(c), done) {
+                        Value::Module(c) => Some(c),
+                        _ => None,
+                    });
+                    (n, c)
+                })
+                .collect();
+            lock(&copy).modules = modules;
+            if let (Some(o), Some(oc)) = (object_of(v), object_copy) {
+                let attrs = lock(&o.attrs).clone();
+                *lock(&oc.attrs) = attrs
+                    .iter()
+                    .map(|(k, v)| (k.clone(), own_object(v, done)))
+                    .collect();
+            }
+            Value::Module(copy)
+        }
+        _ => unreachable!("matched above"),
+    }
+}
+
+fn object_of(v: &Value) -> Option<Arc<super::value::Object>> {
+    match v {
+        Value::Module(m) => super::value::object_of(m),
+        _ => None,
     }
 }
 
 fn own_tensor(v: &Value) -> Value {
     match v {
+        Value::Module(_) | Value::Object(_) => own_object(v, &mut Vec::new()),
         Value::Tensor(t) => match crate::autograd::meta::worker_copy(t) {
             Some(copy) => Value::Tensor(Arc::new(copy)),
             None => v.clone(),

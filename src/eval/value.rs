@@ -385,6 +385,11 @@ pub fn object_of(m: &crate::nn::ModuleRef) -> Option<Arc<Object>> {
     any.downcast::<Object>().ok()
 }
 
+/// The instance a locked module made from a user's class holds, if any.
+pub fn object_of_module(m: &crate::nn::Module) -> Option<Arc<Object>> {
+    m.object.clone()?.downcast::<Object>().ok()
+}
+
 /// The class of what `v` is an instance of (a user class's).
 pub fn class_of(v: &Value) -> Option<Arc<Class>> {
     match v {
