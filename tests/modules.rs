@@ -429,3 +429,27 @@ fn a_dataloader_worker_has_its_own_copy_of_a_model() {
         "{out}"
     );
 }
+
+#[test]
+fn forward_hooks_see_and_replace_inputs_and_outputs() {
+    let out = common::ok(
+        "model = Sequential(Linear(4, 3), ReLU(), Linear(3, 2))\n\
+         shapes = list()\n\
+         fn keep(m, args, out) { shapes.append(out.shape) }\n\
+         hs = list()\n\
+         for m in model { hs.append(m.register_forward_hook(keep)) }\n\
+         y = model(ones(2, 4))\nprint(shapes)\n\
+         fn zero(m, args) { return args[0] * 0 }\n\
+         fn last(m, args, out) { return out * 0 + 7 }\n\
+         h = model[0].register_forward_pre_hook(zero)\n\
+         g = model.register_forward_hook(last)\n\
+         print(model(ones(2, 4)).tolist())\n\
+         h.remove()\ng.remove()\nfor k in hs { k.remove() }\n\
+         y = model(ones(1, 4))\nprint(len(shapes))",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        ["[[2, 3], [2, 3], [2, 2]]", "[[7.0, 7.0], [7.0, 7.0]]", "6"],
+        "{out}"
+    );
+}

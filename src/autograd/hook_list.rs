@@ -31,7 +31,7 @@ pub struct Hook {
 pub struct Hooks(Mutex<Vec<Hook>>);
 
 impl Hooks {
-    pub(super) fn add(&self, f: HookFn, param: Option<Weak<Tensor>>, output: usize) -> u64 {
+    pub fn add(&self, f: HookFn, param: Option<Weak<Tensor>>, output: usize) -> u64 {
         let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
         lock(&self.0).push(Hook {
             id,
@@ -42,7 +42,7 @@ impl Hooks {
         id
     }
 
-    pub(super) fn remove(&self, id: u64) {
+    pub fn remove(&self, id: u64) {
         lock(&self.0).retain(|h| h.id != id);
     }
 

@@ -22,6 +22,8 @@ enum Place {
     Leaf(Weak<GradCell>),
     /// A leaf's `register_post_accumulate_grad_hook`.
     LeafPost(Weak<GradCell>),
+    /// A list of its own (a module's forward hooks).
+    List(Weak<Hooks>),
 }
 
 /// What `register_hook` returns (PyTorch's `RemovableHandle`).
@@ -55,7 +57,21 @@ impl Handle {
                     c.post.remove(self.id);
                 }
             }
+            Place::List(l) => {
+                if let Some(l) = l.upgrade() {
+                    l.remove(self.id);
+                }
+            }
         }
+    }
+}
+
+/// `f` added to a list of hooks of its own (a module's forward hooks),
+/// with the handle that takes it off.
+pub fn register_in(hooks: &Arc<Hooks>, f: HookFn) -> Handle {
+    Handle {
+        id: hooks.add(f, None, 0),
+        place: Place::List(Arc::downgrade(hooks)),
     }
 }
 

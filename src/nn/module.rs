@@ -7,6 +7,7 @@ use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 use super::layer::Layer;
+use crate::autograd::hook_list::Hooks;
 use crate::autograd::meta;
 use crate::error::Error;
 use crate::runtime::lock::lock;
@@ -40,6 +41,10 @@ pub struct Module {
     /// The interpreter's instance of a user class (its class and plain
     /// attributes); none for a built-in layer.
     pub object: Option<Arc<dyn Any + Send + Sync>>,
+    /// `register_forward_pre_hook`'s and `register_forward_hook`'s
+    /// functions, run around each call of the module, in order.
+    pub forward_pre_hooks: Arc<Hooks>,
+    pub forward_hooks: Arc<Hooks>,
 }
 
 impl std::fmt::Debug for Module {
@@ -67,6 +72,8 @@ impl Module {
             buffers: Vec::new(),
             modules: Vec::new(),
             object: None,
+            forward_pre_hooks: Arc::default(),
+            forward_hooks: Arc::default(),
         }
     }
 

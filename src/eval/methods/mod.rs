@@ -257,6 +257,14 @@ static MEMBERS: &[(&str, Member)] = {
         ("apply", ModuleMethod(module::apply)),
         ("forward", ModuleMethod(module::forward)),
         ("append", ModuleMethod(module::append)),
+        (
+            "register_forward_hook",
+            ModuleMethod(module::register_forward_hook),
+        ),
+        (
+            "register_forward_pre_hook",
+            ModuleMethod(module::register_forward_hook),
+        ),
     ]
 };
 

@@ -173,8 +173,53 @@ impl Interp {
         Ok(())
     }
 
-    /// `model(x)`: the class's `forward`, or the layer's own.
+    /// `model(x)`: the forward pre-hooks, the class's `forward` (or the
+    /// layer's own), then the forward hooks, as PyTorch's `Module.__call__`.
     pub(crate) fn call_module(&mut self, m: &ModuleRef, args: Vec<ArgVal>, span: Span) -> Out {
+        let (pre, post) = {
+            let module = lock(m);
+            (module.forward_pre_hooks.list(), module.forward_hooks.list())
+        };
+        if pre.is_empty() && post.is_empty() {
+            return self.forward_of(m, args, span);
+        }
+        let this = Value::Module(Arc::clone(m));
+        let mut args = args;
+        let tuple =
+            |args: &[ArgVal]| Value::List(Arc::new(args.iter().map(|a| a.value.clone()).collect()));
+        let arg = |v: Value| ArgVal {
+            keyword: None,
+            value: v,
+            span,
+        };
+        for hook in pre {
+            let f = hook_value(&hook.f);
+            let r = self.call_value(f, vec![arg(this.clone()), arg(tuple(&args))], span)?;
+            // A new input: a tuple of arguments, or the one argument.
+            match r {
+                Value::None => {}
+                Value::List(items) => args = items.iter().cloned().map(arg).collect(),
+                v => args = vec![arg(v)],
+            }
+        }
+        let inputs = tuple(&args);
+        let mut out = self.forward_of(m, args, span)?;
+        for hook in post {
+            let f = hook_value(&hook.f);
+            let r = self.call_value(
+                f,
+                vec![arg(this.clone()), arg(inputs.clone()), arg(out.clone())],
+                span,
+            )?;
+            if !matches!(r, Value::None) {
+                out = r;
+            }
+        }
+        Ok(out)
+    }
+
+    /// The class's `forward`, or the layer's own.
+    fn forward_of(&mut self, m: &ModuleRef, args: Vec<ArgVal>, span: Span) -> Out {
         let this = Value::Module(Arc::clone(m));
         if let Some(class) = class_of(&this) {
             if let Some(f) = class.find("forward") {
@@ -671,4 +716,42 @@ pub(super) fn append(_: &mut Interp, _: &'static str, m: &ModuleRef, b: &Bound) 
         .set_module(&key, Some(child))
         .map_err(|e| e.at(b.span))?;
     Ok(Value::Module(Arc::clone(m)))
+}
+
+/// The function a module hook holds.
+fn hook_value(f: &crate::autograd::hooks::HookFn) -> Value {
+    f.downcast_ref::<Value>().cloned().unwrap_or(Value::None)
+}
+
+/// `register_forward_pre_hook(hook)`: `hook(module, args)` before each
+/// forward (a value it gives is the new input); `register_forward_hook(hook)`:
+/// `hook(module, args, output)` after (a value it gives is the new output).
+/// A handle back: `h.remove()` takes the hook off.
+pub(super) fn register_forward_hook(
+    _: &mut Interp,
+    name: &'static str,
+    m: &ModuleRef,
+    b: &Bound,
+) -> Out {
+    let (f, span) = b
+        .get("hook")
+        .cloned()
+        .ok_or_else(|| Error::value("a hook function is needed").at(b.span))?;
+    if !matches!(
+        f,
+        Value::Function(_)
+            | Value::Method(_)
+            | Value::Builtin(_)
+            | Value::Module(_)
+            | Value::Class(_)
+    ) {
+        return Err(Error::wrong_type("the hook", "a function", f.type_name()).at(span));
+    }
+    let module = lock(m);
+    let hooks = match name {
+        "register_forward_pre_hook" => &module.forward_pre_hooks,
+        _ => &module.forward_hooks,
+    };
+    let handle = crate::autograd::hooks::register_in(hooks, Arc::new(f));
+    Ok(Value::HookHandle(Arc::new(handle)))
 }
