@@ -417,6 +417,19 @@ impl Session {
                         format!("{} {} @{}", t.dtype(), fmt_shape(t.shape()), t.device()),
                         t.nbytes(),
                     ),
+                    // A model on one line: its class, its parameters and their bytes.
+                    Value::Module(m) => {
+                        let bytes = crate::nn::module::named_parameters(m, true)
+                            .iter()
+                            .map(|(_, p)| p.nbytes())
+                            .sum();
+                        let name = crate::runtime::lock::lock(m).type_name.to_string();
+                        let summary = crate::nn::repr::summary(m);
+                        (
+                            format!("{name}: {}", summary.trim_start_matches("# ")),
+                            bytes,
+                        )
+                    }
                     other => (crate::eval::show::repr(other), 0),
                 };
                 VarInfo {

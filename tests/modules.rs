@@ -453,3 +453,21 @@ fn forward_hooks_see_and_replace_inputs_and_outputs() {
         "{out}"
     );
 }
+
+#[test]
+fn vars_shows_a_model_on_one_line() {
+    let mut s = common::session();
+    common::ok_in(
+        &mut s,
+        "model = Sequential(Linear(4, 3), ReLU())\nclass A { }",
+    );
+    let rows = s.vars();
+    let model = rows.iter().find(|r| r.name == "model").unwrap();
+    assert_eq!(
+        model.summary,
+        "Sequential: 15 parameters (60 B), f32 @cpu, training"
+    );
+    assert_eq!(model.bytes, 60);
+    let class = rows.iter().find(|r| r.name == "A").unwrap();
+    assert_eq!(class.summary, "<class '__main__.A'>");
+}

@@ -97,6 +97,7 @@ pub fn repr(v: &Value) -> String {
             let o = crate::runtime::lock::lock(o);
             o.describe()
         }
+        Value::Dict(pairs) if pairs.is_empty() => "{}".into(),
         Value::Dict(pairs) => {
             let width = pairs.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
             let rows: Vec<String> = pairs
