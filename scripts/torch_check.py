@@ -818,11 +818,56 @@ def module_cases(rng):
         for grad in ["m[0].weight.grad", "m[0].bias.grad", "m[2].weight.grad"]:
             out.append(Case("module grad", grad, grad, inputs, (f"{seq}; {loss}", f"{tseq}\n{tloss}")))
         for opt, topt in [("SGD(m.parameters(), lr=0.1, momentum=0.9)", "torch.optim.SGD(m.parameters(), lr=0.1, momentum=0.9)"),
-                          ("Adam(m.parameters(), lr=0.01)", "torch.optim.Adam(m.parameters(), lr=0.01)")]:
+                          ("Adam(m.parameters(), lr=0.01)", "torch.optim.Adam(m.parameters(), lr=0.01)"),
+                          ("AdamW(m.parameters(), lr=0.01)", "torch.optim.AdamW(m.parameters(), lr=0.01)"),
+                          ("RMSprop(m.parameters(), lr=0.01)", "torch.optim.RMSprop(m.parameters(), lr=0.01)"),
+                          ("RMSprop(m.parameters(), lr=0.01, momentum=0.9, centered=true, weight_decay=0.1)",
+                           "torch.optim.RMSprop(m.parameters(), lr=0.01, momentum=0.9, centered=True, weight_decay=0.1)"),
+                          ("Adagrad(m.parameters(), lr=0.1, lr_decay=0.01, initial_accumulator_value=0.1)",
+                           "torch.optim.Adagrad(m.parameters(), lr=0.1, lr_decay=0.01, initial_accumulator_value=0.1)"),
+                          ("Adadelta(m.parameters(), lr=1.0)", "torch.optim.Adadelta(m.parameters(), lr=1.0)"),
+                          ("Adadelta(m.parameters(), rho=0.8, weight_decay=0.01)",
+                           "torch.optim.Adadelta(m.parameters(), rho=0.8, weight_decay=0.01)")]:
             steps = f"opt = {opt}; for i in 0..5 {{ opt.zero_grad(); {loss}; opt.step() }}"
             tsteps = f"opt = {topt}\nfor i in range(5):\n  opt.zero_grad(); {tloss}; opt.step()"
             for p in ["m[0].weight", "m[2].bias"]:
                 out.append(Case("module optimizer steps", p, p, inputs, (f"{seq}; {steps}", f"{tseq}\n{tsteps}")))
+        # Each optimizer's arithmetic alone: a leaf and given gradients.
+        if act == "ReLU":
+            w, g = make(dt, (4, 3), rng), make(dt, (4, 3), rng)
+            for opt, topt in [
+                ("SGD([w], lr=0.1, momentum=0.9, nesterov=true, weight_decay=0.01)", "torch.optim.SGD([w], lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.01)"),
+                ("Adam([w], lr=0.01, weight_decay=0.1)", "torch.optim.Adam([w], lr=0.01, weight_decay=0.1)"),
+                ("AdamW([w], lr=0.01)", "torch.optim.AdamW([w], lr=0.01)"),
+                ("RMSprop([w], lr=0.01)", "torch.optim.RMSprop([w], lr=0.01)"),
+                ("RMSprop([w], lr=0.01, momentum=0.9, centered=true)", "torch.optim.RMSprop([w], lr=0.01, momentum=0.9, centered=True)"),
+                ("Adagrad([w], lr=0.1, lr_decay=0.01, initial_accumulator_value=0.1)", "torch.optim.Adagrad([w], lr=0.1, lr_decay=0.01, initial_accumulator_value=0.1)"),
+                ("Adadelta([w], lr=1.0, weight_decay=0.01)", "torch.optim.Adadelta([w], lr=1.0, weight_decay=0.01)"),
+            ]:
+                out.append(Case("optimizer steps", "w", "w", {"w": w, "g": g},
+                                (f"w.requires_grad_(); opt = {opt}; for i in 0..5 {{ w.grad = g * (i + 1); opt.step() }}",
+                                 f"w.requires_grad_(); opt = {topt}\nfor i in range(5):\n  w.grad = g * (i + 1); opt.step()")))
+        # Each scheduler's learning rates over 20 epochs.
+        if act == "ReLU" and dt == "f64":
+            w = make(dt, (3,), rng)
+            for sch, tsch in [
+                ("StepLR(opt, step_size=3, gamma=0.5)", "torch.optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5)"),
+                ("MultiStepLR(opt, milestones=[2, 5, 5, 11], gamma=0.3)", "torch.optim.lr_scheduler.MultiStepLR(opt, milestones=[2, 5, 5, 11], gamma=0.3)"),
+                ("ExponentialLR(opt, gamma=0.93)", "torch.optim.lr_scheduler.ExponentialLR(opt, gamma=0.93)"),
+                ("CosineAnnealingLR(opt, T_max=7, eta_min=0.001)", "torch.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=7, eta_min=0.001)"),
+                ("LambdaLR(opt, lam)", "torch.optim.lr_scheduler.LambdaLR(opt, lam)"),
+            ]:
+                setup = ("w.requires_grad_(); fn lam(e) { return 0.95 ** e }; opt = SGD([w], lr=0.1); "
+                         f"s = {sch}; lrs = list(); for e in 0..20 {{ opt.step(); s.step(); lrs.append(opt.param_groups[0][\"lr\"]) }}")
+                tsetup = ("w.requires_grad_(); lam = lambda e: 0.95 ** e; opt = torch.optim.SGD([w], lr=0.1)\n"
+                          f"s = {tsch}; lrs = []\nfor e in range(20):\n  opt.step(); s.step(); lrs.append(opt.param_groups[0]['lr'])")
+                out.append(Case("lr schedulers", "tensor(lrs, dtype=f64)", "torch.tensor(lrs, dtype=torch.float64)", {"w": w}, (setup, tsetup)))
+            g = make(dt, (3,), rng) * 10
+            for clip, tclip in [("clip_grad_norm_([w], 1.0)", "torch.nn.utils.clip_grad_norm_([w], 1.0)"),
+                                ("clip_grad_norm_([w], 0.5, norm_type=1.0)", "torch.nn.utils.clip_grad_norm_([w], 0.5, norm_type=1.0)"),
+                                ("clip_grad_value_([w], 2.0)", "torch.nn.utils.clip_grad_value_([w], 2.0)")]:
+                out.append(Case("clip grad", "w.grad", "w.grad", {"w": w, "g": g},
+                                (f"w.requires_grad_(); w.grad = g.clone(); t = {clip}", f"w.requires_grad_(); w.grad = g.clone(); t = {tclip}")))
         # A class of one's own, its weights from a state_dict file PyTorch wrote.
         ref = torch.nn.Linear(4, 3, dtype=tdt)
         with torch.no_grad():

@@ -22,6 +22,7 @@ pub mod optim;
 pub mod parts;
 pub mod record;
 pub mod reductions;
+pub mod schedule;
 pub mod slices;
 
 /// Whether ops are recorded (PyTorch's grad mode): off inside `no_grad { }`.

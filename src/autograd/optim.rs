@@ -33,6 +33,147 @@ pub enum Kind {
         eps: f64,
         weight_decay: f64,
     },
+    /// Adam with decoupled weight decay (`param.mul_(1 - lr * wd)` first).
+    AdamW {
+        lr: f64,
+        betas: (f64, f64),
+        eps: f64,
+        weight_decay: f64,
+    },
+    RmsProp {
+        lr: f64,
+        alpha: f64,
+        eps: f64,
+        weight_decay: f64,
+        momentum: f64,
+        centered: bool,
+    },
+    Adagrad {
+        lr: f64,
+        lr_decay: f64,
+        weight_decay: f64,
+        initial_accumulator_value: f64,
+        eps: f64,
+    },
+    Adadelta {
+        lr: f64,
+        rho: f64,
+        eps: f64,
+        weight_decay: f64,
+    },
+}
+
+impl Kind {
+    /// The learning rate (`param_groups[0]["lr"]`).
+    pub fn lr(&self) -> f64 {
+        match *self {
+            Kind::Sgd { lr, .. }
+            | Kind::Adam { lr, .. }
+            | Kind::AdamW { lr, .. }
+            | Kind::RmsProp { lr, .. }
+            | Kind::Adagrad { lr, .. }
+            | Kind::Adadelta { lr, .. } => lr,
+        }
+    }
+
+    /// Sets the learning rate (a scheduler's step, `g["lr"] = v`).
+    pub fn set_lr(&mut self, v: f64) {
+        match self {
+            Kind::Sgd { lr, .. }
+            | Kind::Adam { lr, .. }
+            | Kind::AdamW { lr, .. }
+            | Kind::RmsProp { lr, .. }
+            | Kind::Adagrad { lr, .. }
+            | Kind::Adadelta { lr, .. } => *lr = v,
+        }
+    }
+
+    /// The settings as PyTorch's `param_groups[0]` names them.
+    pub fn settings(&self) -> Vec<(&'static str, Setting)> {
+        use Setting::{Bool, Number, Pair};
+        match *self {
+            Kind::Sgd {
+                lr,
+                momentum,
+                dampening,
+                weight_decay,
+                nesterov,
+            } => vec![
+                ("lr", Number(lr)),
+                ("momentum", Number(momentum)),
+                ("dampening", Number(dampening)),
+                ("weight_decay", Number(weight_decay)),
+                ("nesterov", Bool(nesterov)),
+            ],
+            Kind::Adam {
+                lr,
+                betas,
+                eps,
+                weight_decay,
+            }
+            | Kind::AdamW {
+                lr,
+                betas,
+                eps,
+                weight_decay,
+            } => vec![
+                ("lr", Number(lr)),
+                ("betas", Pair(betas)),
+                ("eps", Number(eps)),
+                ("weight_decay", Number(weight_decay)),
+            ],
+            Kind::RmsProp {
+                lr,
+                alpha,
+                eps,
+                weight_decay,
+                momentum,
+                centered,
+            } => vec![
+                ("lr", Number(lr)),
+                ("alpha", Number(alpha)),
+                ("eps", Number(eps)),
+                ("weight_decay", Number(weight_decay)),
+                ("momentum", Number(momentum)),
+                ("centered", Bool(centered)),
+            ],
+            Kind::Adagrad {
+                lr,
+                lr_decay,
+                weight_decay,
+                initial_accumulator_value,
+                eps,
+            } => vec![
+                ("lr", Number(lr)),
+                ("lr_decay", Number(lr_decay)),
+                ("weight_decay", Number(weight_decay)),
+                (
+                    "initial_accumulator_value",
+                    Number(initial_accumulator_value),
+                ),
+                ("eps", Number(eps)),
+            ],
+            Kind::Adadelta {
+                lr,
+                rho,
+                eps,
+                weight_decay,
+            } => vec![
+                ("lr", Number(lr)),
+                ("rho", Number(rho)),
+                ("eps", Number(eps)),
+                ("weight_decay", Number(weight_decay)),
+            ],
+        }
+    }
+}
+
+/// One setting of a parameter group.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Setting {
+    Number(f64),
+    Pair((f64, f64)),
+    Bool(bool),
 }
 
 /// One parameter's state.
@@ -40,8 +181,11 @@ pub enum Kind {
 struct State {
     /// SGD's momentum buffer, Adam's first moment (`exp_avg`).
     first: Option<Arc<Tensor>>,
-    /// Adam's second moment (`exp_avg_sq`).
+    /// Adam's second moment (`exp_avg_sq`), RMSprop's and Adadelta's
+    /// `square_avg`, Adagrad's `sum`.
     second: Option<Arc<Tensor>>,
+    /// RMSprop's `grad_avg` (centered), Adadelta's `acc_delta`.
+    third: Option<Arc<Tensor>>,
     steps: u64,
 }
 
@@ -59,6 +203,8 @@ pub struct Optimizer {
     state: Vec<State>,
     /// Which state each entry of `params` uses.
     slot: Vec<usize>,
+    /// How many times `step()` ran (a scheduler warns when it steps first).
+    pub steps_taken: u64,
 }
 
 /// `x op= s` in place.
@@ -101,6 +247,7 @@ impl Optimizer {
             params,
             state,
             slot,
+            steps_taken: 0,
         })
     }
 
@@ -118,40 +265,48 @@ impl Optimizer {
         match self.kind {
             Kind::Sgd { .. } => "SGD",
             Kind::Adam { .. } => "Adam",
+            Kind::AdamW { .. } => "AdamW",
+            Kind::RmsProp { .. } => "RMSprop",
+            Kind::Adagrad { .. } => "Adagrad",
+            Kind::Adadelta { .. } => "Adadelta",
         }
+    }
+
+    /// State PyTorch makes at construction: Adagrad's `sum`, filled with
+    /// `initial_accumulator_value`, beside each parameter.
+    pub fn init_state(&mut self, rt: &mut Runtime) -> R<()> {
+        if let Kind::Adagrad {
+            initial_accumulator_value,
+            ..
+        } = self.kind
+        {
+            for (s, state) in self.state.iter_mut().enumerate() {
+                let k = self.slot.iter().position(|&x| x == s).unwrap_or(0);
+                let p = &self.params[k];
+                let sum = full_like(rt, p, 0)?;
+                if initial_accumulator_value != 0.0 {
+                    inplace_s(rt, BinaryOp::Add, &sum, initial_accumulator_value)?;
+                }
+                state.second = Some(sum);
+            }
+        }
+        Ok(())
     }
 
     /// `SGD(lr=0.1, momentum=0.9) of 2 parameters, state 4.0 KiB`.
     pub fn describe(&self) -> String {
         let number = |x: f64| format!("{x:?}");
-        let settings = match &self.kind {
-            Kind::Sgd {
-                lr,
-                momentum,
-                dampening,
-                weight_decay,
-                nesterov,
-            } => format!(
-                "lr={}, momentum={}, dampening={}, weight_decay={}, nesterov={nesterov}",
-                number(*lr),
-                number(*momentum),
-                number(*dampening),
-                number(*weight_decay)
-            ),
-            Kind::Adam {
-                lr,
-                betas,
-                eps,
-                weight_decay,
-            } => format!(
-                "lr={}, betas=({}, {}), eps={}, weight_decay={}",
-                number(*lr),
-                number(betas.0),
-                number(betas.1),
-                number(*eps),
-                number(*weight_decay)
-            ),
-        };
+        let settings = self
+            .kind
+            .settings()
+            .into_iter()
+            .map(|(k, v)| match v {
+                Setting::Number(x) => format!("{k}={}", number(x)),
+                Setting::Pair((a, b)) => format!("{k}=({}, {})", number(a), number(b)),
+                Setting::Bool(b) => format!("{k}={b}"),
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
         let n = self.params.len();
         let s = if n == 1 { "" } else { "s" };
         format!(
@@ -176,6 +331,7 @@ impl Optimizer {
     /// (a parameter listed twice: the last entry's); Adam's state is
     /// updated in place, entry after entry.
     pub fn step(&mut self, rt: &mut Runtime) -> R<()> {
+        self.steps_taken += 1;
         let mut buffers: Vec<Option<Arc<Tensor>>> = self
             .slot
             .iter()
@@ -208,6 +364,26 @@ impl Optimizer {
                     let state = &mut self.state[self.slot[k]];
                     adam(rt, p, grad, state, lr, betas, eps, weight_decay)?
                 }
+                Kind::AdamW {
+                    lr,
+                    betas,
+                    eps,
+                    weight_decay,
+                } => {
+                    // PyTorch's decoupled weight decay, then Adam without it.
+                    inplace_s(rt, BinaryOp::Mul, p, 1.0 - lr * weight_decay)?;
+                    let state = &mut self.state[self.slot[k]];
+                    adam(rt, p, grad, state, lr, betas, eps, 0.0)?
+                }
+                Kind::RmsProp { .. } => {
+                    rmsprop(rt, p, grad, &mut self.state[self.slot[k]], &self.kind)?
+                }
+                Kind::Adagrad { .. } => {
+                    adagrad(rt, p, grad, &mut self.state[self.slot[k]], &self.kind)?
+                }
+                Kind::Adadelta { .. } => {
+                    adadelta(rt, p, grad, &mut self.state[self.slot[k]], &self.kind)?
+                }
             }
         }
         if matches!(self.kind, Kind::Sgd { momentum, .. } if momentum != 0.0) {
@@ -229,17 +405,20 @@ impl Optimizer {
             let Some(k) = self.slot.iter().position(|&slot| slot == s) else {
                 continue;
             };
-            let first = match self.kind {
-                Kind::Sgd { .. } => "momentum_buffer",
-                _ => "exp_avg",
+            let (first, second, third) = match self.kind {
+                Kind::Sgd { .. } => ("momentum_buffer", "", ""),
+                Kind::Adam { .. } | Kind::AdamW { .. } => ("exp_avg", "exp_avg_sq", ""),
+                Kind::RmsProp { .. } => ("momentum_buffer", "square_avg", "grad_avg"),
+                Kind::Adagrad { .. } => ("", "sum", ""),
+                Kind::Adadelta { .. } => ("", "square_avg", "acc_delta"),
             };
-            out.extend(state.first.iter().map(|t| (k, first, Arc::clone(t))));
-            out.extend(
-                state
-                    .second
-                    .iter()
-                    .map(|t| (k, "exp_avg_sq", Arc::clone(t))),
-            );
+            for (what, t) in [
+                (first, &state.first),
+                (second, &state.second),
+                (third, &state.third),
+            ] {
+                out.extend(t.iter().map(|t| (k, what, Arc::clone(t))));
+            }
         }
         out
     }
@@ -248,7 +427,7 @@ impl Optimizer {
     pub fn state_bytes(&self) -> usize {
         self.state
             .iter()
-            .flat_map(|s| [&s.first, &s.second])
+            .flat_map(|s| [&s.first, &s.second, &s.third])
             .flatten()
             .map(|t| t.nbytes())
             .sum()
@@ -368,4 +547,161 @@ fn adam(
     drop(denom);
     inplace_s(rt, BinaryOp::Mul, &update, step_size)?;
     rt.binary_(BinaryOp::Sub, p, Operand::strong(&update))
+}
+
+/// `x.addcmul_(a, b, value=v)`: `x + v * a * b`, as PyTorch's CPU kernel
+/// orders it (`(v * a) * b`, then the add).
+fn addcmul_(rt: &mut Runtime, x: &Tensor, a: &Tensor, b: &Tensor, v: f64) -> R<()> {
+    let t = bin_s(rt, BinaryOp::Mul, a, v)?;
+    rt.binary_(BinaryOp::Mul, &t, Operand::strong(b))?;
+    rt.binary_(BinaryOp::Add, x, Operand::strong(&t))
+}
+
+/// `x.addcdiv_(a, b, value=v)`: `x + v * a / b` (`(v * a) / b`, then the add).
+fn addcdiv_(rt: &mut Runtime, x: &Tensor, a: &Tensor, b: &Tensor, v: f64) -> R<()> {
+    let t = bin_s(rt, BinaryOp::Mul, a, v)?;
+    rt.binary_(BinaryOp::Div, &t, Operand::strong(b))?;
+    rt.binary_(BinaryOp::Add, x, Operand::strong(&t))
+}
+
+/// `x.lerp_(end, w)`, PyTorch's two forms: `x + w * (end - x)` below 0.5,
+/// `end - (end - x) * (1 - w)` from 0.5.
+fn lerp_(rt: &mut Runtime, x: &Tensor, end: &Tensor, w: f64) -> R<()> {
+    let diff = bin(rt, BinaryOp::Sub, end, x)?;
+    if w < 0.5 {
+        inplace_s(rt, BinaryOp::Mul, &diff, w)?;
+        rt.binary_(BinaryOp::Add, x, Operand::strong(&diff))
+    } else {
+        inplace_s(rt, BinaryOp::Mul, &diff, 1.0 - w)?;
+        let r = bin(rt, BinaryOp::Sub, end, &diff)?;
+        rt.assign(x, &r)
+    }
+}
+
+/// A zero tensor beside `p`, made once.
+fn zeros_once(rt: &mut Runtime, slot: &mut Option<Arc<Tensor>>, p: &Tensor) -> R<Arc<Tensor>> {
+    if slot.is_none() {
+        *slot = Some(full_like(rt, p, 0)?);
+    }
+    Ok(Arc::clone(slot.as_ref().expect("made above")))
+}
+
+/// PyTorch's `_single_tensor_rmsprop`, op for op.
+fn rmsprop(
+    rt: &mut Runtime,
+    p: &Tensor,
+    grad: Arc<Tensor>,
+    state: &mut State,
+    kind: &Kind,
+) -> R<()> {
+    let Kind::RmsProp {
+        lr,
+        alpha,
+        eps,
+        weight_decay,
+        momentum,
+        centered,
+    } = *kind
+    else {
+        unreachable!("called for RMSprop")
+    };
+    let square_avg = zeros_once(rt, &mut state.second, p)?;
+    state.steps += 1;
+    let mut grad = grad;
+    if weight_decay != 0.0 {
+        grad = add_scaled(rt, &grad, p, weight_decay)?;
+    }
+    inplace_s(rt, BinaryOp::Mul, &square_avg, alpha)?;
+    addcmul_(rt, &square_avg, &grad, &grad, 1.0 - alpha)?;
+    let avg = match centered {
+        true => {
+            let grad_avg = zeros_once(rt, &mut state.third, p)?;
+            lerp_(rt, &grad_avg, &grad, 1.0 - alpha)?;
+            let avg = rt.copy(&square_avg)?;
+            addcmul_(rt, &avg, &grad_avg, &grad_avg, -1.0)?;
+            let root = rt.unary(UnaryOp::Sqrt, &avg)?;
+            drop(avg);
+            root
+        }
+        false => rt.unary(UnaryOp::Sqrt, &square_avg)?,
+    };
+    inplace_s(rt, BinaryOp::Add, &avg, eps)?;
+    if momentum > 0.0 {
+        let buf = zeros_once(rt, &mut state.first, p)?;
+        inplace_s(rt, BinaryOp::Mul, &buf, momentum)?;
+        addcdiv_(rt, &buf, &grad, &avg, 1.0)?;
+        add_scaled_(rt, p, &buf, -lr)
+    } else {
+        addcdiv_(rt, p, &grad, &avg, -lr)
+    }
+}
+
+/// PyTorch's `_single_tensor_adagrad`, op for op (its `sum` was made at
+/// construction, `init_state`).
+fn adagrad(
+    rt: &mut Runtime,
+    p: &Tensor,
+    grad: Arc<Tensor>,
+    state: &mut State,
+    kind: &Kind,
+) -> R<()> {
+    let Kind::Adagrad {
+        lr,
+        lr_decay,
+        weight_decay,
+        eps,
+        ..
+    } = *kind
+    else {
+        unreachable!("called for Adagrad")
+    };
+    let sum = zeros_once(rt, &mut state.second, p)?;
+    state.steps += 1;
+    let mut grad = grad;
+    if weight_decay != 0.0 {
+        grad = add_scaled(rt, &grad, p, weight_decay)?;
+    }
+    let clr = lr / (1.0 + (state.steps as f64 - 1.0) * lr_decay);
+    addcmul_(rt, &sum, &grad, &grad, 1.0)?;
+    let std = rt.unary(UnaryOp::Sqrt, &sum)?;
+    inplace_s(rt, BinaryOp::Add, &std, eps)?;
+    addcdiv_(rt, p, &grad, &std, -clr)
+}
+
+/// PyTorch's `_single_tensor_adadelta`, op for op.
+fn adadelta(
+    rt: &mut Runtime,
+    p: &Tensor,
+    grad: Arc<Tensor>,
+    state: &mut State,
+    kind: &Kind,
+) -> R<()> {
+    let Kind::Adadelta {
+        lr,
+        rho,
+        eps,
+        weight_decay,
+    } = *kind
+    else {
+        unreachable!("called for Adadelta")
+    };
+    let square_avg = zeros_once(rt, &mut state.second, p)?;
+    let acc_delta = zeros_once(rt, &mut state.third, p)?;
+    state.steps += 1;
+    let mut grad = grad;
+    if weight_decay != 0.0 {
+        grad = add_scaled(rt, &grad, p, weight_decay)?;
+    }
+    inplace_s(rt, BinaryOp::Mul, &square_avg, rho)?;
+    addcmul_(rt, &square_avg, &grad, &grad, 1.0 - rho)?;
+    let std = bin_s(rt, BinaryOp::Add, &square_avg, eps)?;
+    let std = rt.unary(UnaryOp::Sqrt, &std)?;
+    let delta = bin_s(rt, BinaryOp::Add, &acc_delta, eps)?;
+    let delta = rt.unary(UnaryOp::Sqrt, &delta)?;
+    rt.binary_(BinaryOp::Div, &delta, Operand::strong(&std))?;
+    drop(std);
+    rt.binary_(BinaryOp::Mul, &delta, Operand::strong(&grad))?;
+    inplace_s(rt, BinaryOp::Mul, &acc_delta, rho)?;
+    addcmul_(rt, &acc_delta, &delta, &delta, 1.0 - rho)?;
+    add_scaled_(rt, p, &delta, -lr)
 }

@@ -65,6 +65,7 @@ impl Doc {
             Some("e") => "event",
             Some("xs") => "list",
             Some("opt") => "optimizer",
+            Some("scheduler") => "scheduler",
             Some("sampler") => "sampler",
             Some("h") => "handle",
             Some("node") => "grad_fn",
@@ -389,6 +390,21 @@ docs! {
     Function Training "queue_callback", "queue_callback(callback)", "From a hook: `callback()` runs once the backward running now has run its last node, before `backward()` returns (PyTorch's `Variable._execution_engine.queue_callback`, which DDP uses to finish its gradient all-reduces). Outside a backward, PyTorch's error.", "w = ones(2, requires_grad=true)\nfn done() { print(\"backward done\", w.grad) }\nfn hook(g) { queue_callback(done) }\nh = w.register_hook(hook)\n(w * 2).sum().backward()";
     Function Training "SGD", "SGD(params, lr=0.001, momentum=0, dampening=0, weight_decay=0, nesterov=false)", "Stochastic gradient descent over a list of parameters, as torch.optim.SGD: `step()` updates each parameter in place from its `.grad` (momentum buffers are made at the first step, beside each parameter); `zero_grad()` sets the grads to none.", "w = tensor([1., 2.], requires_grad=true)\nopt = SGD([w], lr=0.1)\n(w * w).sum().backward()\nopt.step()\nw";
     Function Training "Adam", "Adam(params, lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)", "Adam over a list of parameters, as torch.optim.Adam: two averages per parameter (`exp_avg`, `exp_avg_sq`), allocated at the first step beside the parameter, so its state is twice the parameters' memory.", "w = tensor([1., 2.], requires_grad=true)\nopt = Adam([w], lr=0.1)\n(w * w).sum().backward()\nopt.step()\nw";
+    Function Training "AdamW", "AdamW(params, lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.01)", "Adam with decoupled weight decay, as torch.optim.AdamW: each step first scales the parameter by `1 - lr * weight_decay`, then Adam's update without decay in the gradient.", "w = tensor([1., 2.], requires_grad=true)\nopt = AdamW([w], lr=0.1)\n(w * w).sum().backward()\nopt.step()\nw";
+    Function Training "RMSprop", "RMSprop(params, lr=0.01, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=false)", "RMSprop as torch.optim.RMSprop's single-tensor update: a running average of squared gradients (`square_avg`), optionally of the gradients (`centered`: `grad_avg`) and a momentum buffer, each beside its parameter from the first step.", "w = tensor([1., 2.], requires_grad=true)\nopt = RMSprop([w], lr=0.01)\n(w * w).sum().backward()\nopt.step()\nw";
+    Function Training "Adagrad", "Adagrad(params, lr=0.01, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10)", "Adagrad as torch.optim.Adagrad: a sum of squared gradients per parameter (`sum`, made when the optimizer is, as PyTorch does), each step divided by its square root.", "w = tensor([1., 2.], requires_grad=true)\nopt = Adagrad([w], lr=0.1)\n(w * w).sum().backward()\nopt.step()\nw";
+    Function Training "Adadelta", "Adadelta(params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0)", "Adadelta as torch.optim.Adadelta (the MNIST example's optimizer): running averages of squared gradients and of squared updates (`square_avg`, `acc_delta`) per parameter.", "w = tensor([1., 2.], requires_grad=true)\nopt = Adadelta([w])\n(w * w).sum().backward()\nopt.step()\nw";
+    Function Training "StepLR", "StepLR(optimizer, step_size, gamma=0.1)", "Multiplies the optimizer's learning rate by `gamma` every `step_size` epochs (`scheduler.step()` once an epoch), as torch.optim.lr_scheduler.StepLR, with its arithmetic.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = StepLR(opt, step_size=2, gamma=0.5)\nfor e in 0..5 { opt.step(); s.step(); print(s.get_last_lr()) }";
+    Function Training "MultiStepLR", "MultiStepLR(optimizer, milestones, gamma=0.1)", "Multiplies the learning rate by `gamma` at each epoch in `milestones`, as torch.optim.lr_scheduler.MultiStepLR.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = MultiStepLR(opt, milestones=[1, 3], gamma=0.1)\nfor e in 0..4 { opt.step(); s.step(); print(s.get_last_lr()) }";
+    Function Training "ExponentialLR", "ExponentialLR(optimizer, gamma)", "Multiplies the learning rate by `gamma` every epoch, as torch.optim.lr_scheduler.ExponentialLR.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = ExponentialLR(opt, gamma=0.9)\nopt.step()\ns.step()\ns.get_last_lr()";
+    Function Training "CosineAnnealingLR", "CosineAnnealingLR(optimizer, T_max, eta_min=0)", "The learning rate along half a cosine from its start down to `eta_min` over `T_max` epochs (and back up after), by PyTorch's chainable rule, as torch.optim.lr_scheduler.CosineAnnealingLR.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = CosineAnnealingLR(opt, T_max=4)\nfor e in 0..4 { opt.step(); s.step(); print(s.get_last_lr()) }";
+    Function Training "LambdaLR", "LambdaLR(optimizer, lr_lambda)", "The starting learning rate times `lr_lambda(epoch)`, your function, as torch.optim.lr_scheduler.LambdaLR (a warm-up: `fn warm(e) { return min(1.0, (e + 1) / 5) }`).", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\nfn half(e) { return 0.5 ** e }\ns = LambdaLR(opt, half)\nfor e in 0..3 { opt.step(); s.step(); print(s.get_last_lr()) }";
+    Method Training "step", "scheduler.step()", "Counts an epoch and sets the optimizer's learning rate for it; call it after `opt.step()` (the other order skips the schedule's first value, and PyTorch's warning says so).", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = ExponentialLR(opt, gamma=0.5)\nopt.step()\ns.step()\nopt.param_groups[0][\"lr\"]";
+    Method Training "get_last_lr", "scheduler.get_last_lr()", "The learning rate the last `step()` set, one per parameter group, as PyTorch's.", "w = ones(2, requires_grad=true)\ns = StepLR(SGD([w], lr=0.1), step_size=1)\ns.get_last_lr()";
+    Property Training "last_epoch", "scheduler.last_epoch", "How many epochs the scheduler has counted (0 once made: making it takes the first step, as PyTorch's).", "w = ones(2, requires_grad=true)\ns = StepLR(SGD([w], lr=0.1), step_size=1)\ns.last_epoch";
+    Property Training "param_groups", "opt.param_groups", "The optimizer's parameter groups (one: the settings given when it was made), as dicts: `opt.param_groups[0][\"lr\"]` reads the learning rate and `g[\"lr\"] = 0.01` sets it, as a hand-written schedule does.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.1)\nfor g in opt.param_groups { g[\"lr\"] = 0.05 }\nopt.param_groups[0][\"lr\"]";
+    Function Training "clip_grad_norm_", "clip_grad_norm_(parameters, max_norm, norm_type=2.0)", "Scales the parameters' gradients in place so that their total norm is at most `max_norm` (by `max_norm / (total + 1e-6)`, clamped to 1), as torch.nn.utils.clip_grad_norm_; gives the total norm before clipping.", "w = ones(4, requires_grad=true)\n(w * 10).sum().backward()\nclip_grad_norm_([w], max_norm=1.0)\nw.grad";
+    Function Training "clip_grad_value_", "clip_grad_value_(parameters, clip_value)", "Clamps each gradient element into `[-clip_value, clip_value]`, in place, as torch.nn.utils.clip_grad_value_.", "w = ones(3, requires_grad=true)\n(w * tensor([1., 5., -9.])).sum().backward()\nclip_grad_value_([w], 2.0)\nw.grad";
     Function Training "mse_loss", "mse_loss(input, target, reduction=\"mean\")", "The mean (or sum) of the squared differences, as torch.nn.functional.mse_loss; its node is `MseLossBackward0`.", "y = tensor([1., 2.], requires_grad=true)\nmse_loss(y, tensor([0., 0.]))";
     Function Training "nll_loss", "nll_loss(input, target, ignore_index=-100, reduction=\"mean\")", "Minus the input at each row's target class (`input` [N, C] of log-probabilities, `target` N class indices), averaged over the rows whose target is not `ignore_index`, as torch.nn.functional.nll_loss.", "lp = log_softmax(randn(3, 4), dim=1)\nnll_loss(lp, tensor([0, 3, 1]))";
     Function Training "cross_entropy", "cross_entropy(input, target, ignore_index=-100, reduction=\"mean\")", "`nll_loss(log_softmax(input, dim=1), target)` for scores [N, C] and N class indices, as torch.nn.functional.cross_entropy computes it.", "logits = randn(3, 4, requires_grad=true)\nloss = cross_entropy(logits, tensor([0, 3, 1]))\nloss.backward()\nlogits.grad";
@@ -425,7 +441,7 @@ docs! {
     Method Training "eval", "model.eval()", "Evaluation mode for the module and every module in it (`train(false)`): `Dropout` passes its input through. It does not stop autograd recording: use `no_grad { }` for that.", "model = Sequential(Linear(2, 2), Dropout(0.5))\nmodel.eval()\nmodel[1].training";
     Method Training "zero_grad", "model.zero_grad(set_to_none=true)", "Every parameter's `.grad` set to none (PyTorch 2's default), or zeroed in place with `set_to_none=false`.", "fc = Linear(2, 1)\nfc(ones(1, 2)).sum().backward()\nfc.zero_grad()\nfc.weight.grad";
     Method Training "requires_grad_", "model.requires_grad_(requires_grad=true)", "Whether autograd computes gradients for every parameter (false freezes them); the module back.", "fc = Linear(2, 1).requires_grad_(false)\nfc.weight.requires_grad";
-    Method Training "to", "model.to(target=none, device=none, dtype=none)", "Every parameter and buffer moved or converted (floating point ones for a dtype), the module back, as `nn.Module.to`. Make the optimizer after moving the model: cudash's parameters are new tensors after a move (PyTorch swaps their data in place).", "fc = Linear(2, 2).to(cuda)\nfc.weight.device";
+    Method Training "to", "model.to(target=none, device=none, dtype=none)", "Every parameter and buffer moved or converted (floating point ones for a dtype), the module back, as `nn.Module.to`. Make the optimizer after moving the model: cudash's parameters are new tensors after a move (PyTorch swaps their data in place).", "fc = Linear(2, 2).to(f64)\nfc.weight.dtype";
     Method Training "cuda", "model.cuda(device=none)", "`model.to(cuda)`: to the current CUDA device, or the one given.", "Linear(2, 2).cuda().weight.device";
     Method Training "cpu", "model.cpu()", "`model.to(cpu)`.", "Linear(2, 2).cpu().weight.device";
     Method Training "half", "model.half()", "Floating point parameters and buffers to f16.", "Linear(2, 2).half().weight.dtype";
@@ -471,7 +487,16 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         }
         (Statement, "profile") => "with torch.profiler.profile() as prof:",
         (Statement, "no_grad") => "with torch.no_grad():",
-        (Function, "SGD" | "Adam") => return Some(format!("torch.optim.{}", doc.name)),
+        (
+            Function,
+            "StepLR" | "MultiStepLR" | "ExponentialLR" | "CosineAnnealingLR" | "LambdaLR",
+        ) => return Some(format!("torch.optim.lr_scheduler.{}", doc.name)),
+        (Function, "clip_grad_norm_" | "clip_grad_value_") => {
+            return Some(format!("torch.nn.utils.{}", doc.name))
+        }
+        (Function, "SGD" | "Adam" | "AdamW" | "RMSprop" | "Adagrad" | "Adadelta") => {
+            return Some(format!("torch.optim.{}", doc.name))
+        }
         (Function, "TensorDataset" | "DataLoader") => {
             return Some(format!("torch.utils.data.{}", doc.name))
         }
@@ -550,6 +575,7 @@ fn receiver_letter(doc: &Doc) -> &'static str {
         "event" => "e",
         "list" => "xs",
         "optimizer" => "opt",
+        "scheduler" => "scheduler",
         "sampler" => "sampler",
         "handle" => "h",
         "module" => "model",

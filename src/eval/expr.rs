@@ -180,6 +180,11 @@ impl Interp {
         let v = self.eval(obj, d)?;
         match &v {
             Value::Dict(pairs) => return self.dict_get(pairs, items, span, d),
+            // `opt.param_groups[0]["lr"]`.
+            Value::ParamGroup(o) => {
+                let key = self.group_key(items, span, d)?;
+                return super::schedule::group_get(o, &key).map_err(|e| e.at(span));
+            }
             Value::List(list) => return self.list_get(list, false, items, span, d),
             // `seq[0]`, `layers[-1]`, `seq[1:]` of a Sequential or a ModuleList
             // (a slice is a new one, keeping the children's names).
@@ -221,6 +226,24 @@ impl Interp {
         let r = autograd::record::index(&self.rt, self.grad, &t, r, &idx)
             .map_err(|err| err.at(span))?;
         Ok(Value::Tensor(r))
+    }
+
+    /// The one string index of a parameter group (`g["lr"]`).
+    pub(super) fn group_key(
+        &mut self,
+        items: &[IndexItem],
+        span: Span,
+        d: usize,
+    ) -> Result<String, Diagnostic> {
+        if let [IndexItem::At(e)] = items {
+            if let Value::Str(k) = self.eval(e, d)? {
+                return Ok(k.to_string());
+            }
+        }
+        Err(
+            Error::value("a parameter group is indexed by a setting's name, e.g. `g[\"lr\"]`")
+                .at(span),
+        )
     }
 
     /// `torch.zeros`, `torch.cuda.synchronize`, `F.relu` written where no

@@ -264,7 +264,7 @@ pub(super) fn sgd(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 }
 
 /// `Adam(params, lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)`.
-pub(super) fn adam(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+pub(super) fn adam(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let lr = b.float("lr")?.unwrap_or(0.001);
     let eps = b.float("eps")?.unwrap_or(1e-8);
     let weight_decay = b.float("weight_decay")?.unwrap_or(0.0);
@@ -293,13 +293,78 @@ pub(super) fn adam(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
             );
         }
     }
-    let kind = Kind::Adam {
-        lr,
-        betas,
-        eps,
-        weight_decay,
+    let kind = match name {
+        "AdamW" => Kind::AdamW {
+            lr,
+            betas,
+            eps,
+            weight_decay,
+        },
+        _ => Kind::Adam {
+            lr,
+            betas,
+            eps,
+            weight_decay,
+        },
     };
     optimizer(me, kind, b)
+}
+
+/// `RMSprop(params, lr=0.01, alpha=0.99, eps=1e-8, weight_decay=0,
+/// momentum=0, centered=false)`.
+pub(super) fn rmsprop(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let kind = Kind::RmsProp {
+        lr: b.float("lr")?.unwrap_or(0.01),
+        alpha: b.float("alpha")?.unwrap_or(0.99),
+        eps: b.float("eps")?.unwrap_or(1e-8),
+        weight_decay: b.float("weight_decay")?.unwrap_or(0.0),
+        momentum: b.float("momentum")?.unwrap_or(0.0),
+        centered: b.bool("centered", false)?,
+    };
+    check_hyper(b, &named(&kind))?;
+    optimizer(me, kind, b)
+}
+
+/// `Adagrad(params, lr=0.01, lr_decay=0, weight_decay=0,
+/// initial_accumulator_value=0, eps=1e-10)`.
+pub(super) fn adagrad(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let kind = Kind::Adagrad {
+        lr: b.float("lr")?.unwrap_or(0.01),
+        lr_decay: b.float("lr_decay")?.unwrap_or(0.0),
+        weight_decay: b.float("weight_decay")?.unwrap_or(0.0),
+        initial_accumulator_value: b.float("initial_accumulator_value")?.unwrap_or(0.0),
+        eps: b.float("eps")?.unwrap_or(1e-10),
+    };
+    check_hyper(b, &named(&kind))?;
+    optimizer(me, kind, b)
+}
+
+/// `Adadelta(params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0)`.
+pub(super) fn adadelta(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let kind = Kind::Adadelta {
+        lr: b.float("lr")?.unwrap_or(1.0),
+        rho: b.float("rho")?.unwrap_or(0.9),
+        eps: b.float("eps")?.unwrap_or(1e-6),
+        weight_decay: b.float("weight_decay")?.unwrap_or(0.0),
+    };
+    check_hyper(b, &named(&kind))?;
+    if let Kind::Adadelta { rho, .. } = kind {
+        if !(0.0..=1.0).contains(&rho) {
+            return Err(Error::value(format!("Invalid rho value: {rho}")).at(b.span_of("rho")));
+        }
+    }
+    optimizer(me, kind, b)
+}
+
+/// The numeric settings of `kind`, for `check_hyper`.
+fn named(kind: &Kind) -> Vec<(&'static str, f64)> {
+    kind.settings()
+        .into_iter()
+        .filter_map(|(k, v)| match v {
+            crate::autograd::optim::Setting::Number(x) => Some((k, x)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// `reduction=` of a loss.
@@ -399,7 +464,8 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
             other => Err(Error::wrong_type("a parameter", "a tensor", other.type_name()).at(*span)),
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let opt = Optimizer::new(kind, params).map_err(|e| e.at(*span))?;
+    let mut opt = Optimizer::new(kind, params).map_err(|e| e.at(*span))?;
+    opt.init_state(&mut me.rt).map_err(|e| e.at(b.span))?;
     if let Some(warning) = opt.duplicates() {
         me.rt.note(warning);
     }
@@ -518,6 +584,8 @@ impl Interp {
 /// not depend on the input's values, host reads, and autograd's own.
 const UNTRACKED: &[&str] = &[
     "detach",
+    // Gradient clipping runs on gradients, under no_grad in PyTorch.
+    "clip_grad_norm_",
     "new_full",
     "new_tensor",
     "item",

@@ -22,6 +22,7 @@ mod measure;
 mod memory;
 mod methods;
 mod quick;
+mod schedule;
 pub mod show;
 pub mod spelling;
 mod stmt;

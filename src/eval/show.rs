@@ -93,6 +93,16 @@ pub fn repr(v: &Value) -> String {
             format!("<bound method {owner}.{}>", m.1.name())
         }
         Value::Super(s) => format!("<super: <class '{}'>>", s.1.name),
+        Value::ParamGroup(o) => super::schedule::group_repr(o),
+        Value::Scheduler(s) => {
+            let s = crate::runtime::lock::lock(&s.scheduler);
+            format!(
+                "<{} at epoch {}, lr={}>",
+                s.name(),
+                s.last_epoch,
+                float(s.last_lr)
+            )
+        }
         Value::Optimizer(o) => {
             let o = crate::runtime::lock::lock(o);
             o.describe()

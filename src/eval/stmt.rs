@@ -319,6 +319,12 @@ impl Interp {
         span: Span,
     ) -> Result<(), Diagnostic> {
         let target = self.eval(obj, 0)?;
+        // `g["lr"] = 0.01` of a parameter group.
+        if let Value::ParamGroup(o) = &target {
+            let key = self.group_key(items, span, 0)?;
+            let v = self.eval(value, 0)?;
+            return super::schedule::group_set(o, &key, &v).map_err(|e| e.at(span));
+        }
         if let Value::MutList(list) = &target {
             // `xs[i] = v`: Python's list item assignment.
             let [IndexItem::At(k)] = items else {

@@ -74,6 +74,19 @@ pub enum Value {
     /// `super()` in a method: the instance, seen from the class above the
     /// one whose method asked.
     Super(Arc<(Value, Arc<Class>)>),
+    /// `opt.param_groups[0]`: the optimizer's settings, read and set by
+    /// name (`g["lr"] = 0.01`).
+    ParamGroup(Arc<Mutex<crate::autograd::optim::Optimizer>>),
+    /// `StepLR(opt, ...)`: a learning-rate schedule of an optimizer.
+    Scheduler(Arc<LrScheduler>),
+}
+
+/// A scheduler, the optimizer it sets, and LambdaLR's function.
+#[derive(Debug)]
+pub struct LrScheduler {
+    pub scheduler: Mutex<crate::autograd::schedule::Scheduler>,
+    pub optimizer: Arc<Mutex<crate::autograd::optim::Optimizer>>,
+    pub lambda: Option<Value>,
 }
 
 impl Value {
@@ -146,6 +159,8 @@ impl Value {
             Value::Module(_) => "a module",
             Value::Method(_) => "a method",
             Value::Super(_) => "a super object",
+            Value::ParamGroup(_) => "a parameter group",
+            Value::Scheduler(_) => "a learning-rate scheduler",
         }
     }
 
@@ -175,6 +190,8 @@ impl Value {
             Value::Module(_) => "module",
             Value::Method(_) => "function",
             Value::Super(_) => "super",
+            Value::ParamGroup(_) => "param_group",
+            Value::Scheduler(_) => "scheduler",
         }
     }
 

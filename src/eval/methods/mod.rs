@@ -45,6 +45,9 @@ enum Member {
     GradFnMethod(Call<Arc<GraphFn>>),
     GradFnProperty(fn(&Arc<GraphFn>) -> Value),
     ModuleMethod(Call<crate::nn::ModuleRef>),
+    SchedulerMethod(Call<Arc<super::value::LrScheduler>>),
+    SchedulerProperty(fn(&Arc<super::value::LrScheduler>) -> Value),
+    OptimizerProperty(fn(&Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>) -> Value),
 }
 
 impl Member {
@@ -59,15 +62,19 @@ impl Member {
             Member::HandleMethod(_) => "handle",
             Member::GradFnMethod(_) | Member::GradFnProperty(_) => "grad_fn",
             Member::ModuleMethod(_) => "module",
+            Member::SchedulerMethod(_) | Member::SchedulerProperty(_) => "scheduler",
+            Member::OptimizerProperty(_) => "optimizer",
         }
     }
 
     #[cfg(test)]
     fn kind(self) -> Kind {
         match self {
-            Member::TensorProperty(_) | Member::StreamProperty(_) | Member::GradFnProperty(_) => {
-                Kind::Property
-            }
+            Member::TensorProperty(_)
+            | Member::StreamProperty(_)
+            | Member::GradFnProperty(_)
+            | Member::SchedulerProperty(_)
+            | Member::OptimizerProperty(_) => Kind::Property,
             _ => Kind::Method,
         }
     }
@@ -257,6 +264,13 @@ static MEMBERS: &[(&str, Member)] = {
         ("apply", ModuleMethod(module::apply)),
         ("forward", ModuleMethod(module::forward)),
         ("append", ModuleMethod(module::append)),
+        ("step", SchedulerMethod(super::schedule::step)),
+        ("get_last_lr", SchedulerMethod(super::schedule::get_last_lr)),
+        ("last_epoch", SchedulerProperty(super::schedule::last_epoch)),
+        (
+            "param_groups",
+            OptimizerProperty(super::schedule::param_groups),
+        ),
         (
             "register_forward_hook",
             ModuleMethod(module::register_forward_hook),
@@ -320,6 +334,7 @@ impl Interp {
             (Some(Member::HandleMethod(f)), Value::HookHandle(h)) => f(self, doc.name, h, &b),
             (Some(Member::GradFnMethod(f)), Value::GradFn(n)) => f(self, doc.name, n, &b),
             (Some(Member::ModuleMethod(f)), Value::Module(m)) => f(self, doc.name, m, &b),
+            (Some(Member::SchedulerMethod(f)), Value::Scheduler(s)) => f(self, doc.name, s, &b),
             _ => Err(unwired(recv.kind(), doc.name).at(span)),
         }?;
         if watch {
@@ -366,6 +381,8 @@ impl Interp {
                 }
                 (Some(Member::StreamProperty(f)), Value::Stream(s)) => Ok(f(s)),
                 (Some(Member::GradFnProperty(f)), Value::GradFn(n)) => Ok(f(n)),
+                (Some(Member::SchedulerProperty(f)), Value::Scheduler(s)) => Ok(f(s)),
+                (Some(Member::OptimizerProperty(f)), Value::Optimizer(o)) => Ok(f(o)),
                 _ => Err(unwired(recv.kind(), name).at(span)),
             },
         }

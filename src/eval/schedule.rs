@@ -1,0 +1,324 @@
+//! Learning-rate schedules and an optimizer's parameter groups from the
+//! language: `StepLR(opt, step_size=1, gamma=0.7)` and its kin,
+//! `scheduler.step()`, `opt.param_groups[0]["lr"]` read and set, and the
+//! gradient clipping of `torch.nn.utils` (`clip_grad_norm_`,
+//! `clip_grad_value_`). The schedules' arithmetic is
+//! `autograd::schedule`'s; LambdaLR's factor is the program's function.
+
+use std::sync::{Arc, Mutex};
+
+use super::args::{ArgVal, Bound};
+use super::value::LrScheduler;
+use super::{Interp, Value};
+use crate::autograd::optim::{Optimizer, Setting};
+use crate::autograd::schedule::{Schedule, Scheduler};
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
+use crate::runtime::lock::lock;
+
+type Out = Result<Value, Diagnostic>;
+
+/// PyTorch's warning when a schedule steps before its optimizer ever did.
+const STEP_ORDER: &str = "Detected call of `lr_scheduler.step()` before `optimizer.step()`. \
+    In PyTorch 1.1.0 and later, you should call them in the opposite order: `optimizer.step()` \
+    before `lr_scheduler.step()`.  Failure to do this will result in PyTorch skipping the first \
+    value of the learning rate schedule. See more details at \
+    https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate";
+
+fn optimizer_arg(b: &Bound) -> Result<Arc<Mutex<Optimizer>>, Diagnostic> {
+    match b.get("optimizer") {
+        Some((Value::Optimizer(o), _)) => Ok(Arc::clone(o)),
+        Some((v, span)) => Err(Error::wrong_type(
+            "the optimizer",
+            "an optimizer (`SGD(...)`, `Adam(...)`)",
+            v.type_name(),
+        )
+        .at(*span)),
+        None => Err(Error::value("a scheduler needs its optimizer").at(b.span)),
+    }
+}
+
+/// `StepLR`, `MultiStepLR`, `ExponentialLR`, `CosineAnnealingLR`,
+/// `LambdaLR`: made, each takes its first step (epoch 0) at once.
+pub(super) fn scheduler(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
+    let optimizer = optimizer_arg(b)?;
+    let gamma = b.float("gamma")?;
+    let mut lambda = None;
+    let schedule = match name {
+        "StepLR" => {
+            let step_size = b.int("step_size")?.unwrap_or(1);
+            if step_size <= 0 {
+                return Err(
+                    Error::value(format!("step_size must be positive, not {step_size}"))
+                        .at(b.span_of("step_size")),
+                );
+            }
+            Schedule::StepLR {
+                step_size,
+                gamma: gamma.unwrap_or(0.1),
+            }
+        }
+        "MultiStepLR" => {
+            let mut milestones = Vec::new();
+            for (v, span) in b.list("milestones")? {
+                match v {
+                    Value::Int(i) => milestones.push(i),
+                    other => {
+                        return Err(
+                            Error::wrong_type("a milestone", "an int", other.type_name()).at(span),
+                        )
+                    }
+                }
+            }
+            Schedule::MultiStepLR {
+                milestones,
+                gamma: gamma.unwrap_or(0.1),
+            }
+        }
+        "ExponentialLR" => Schedule::ExponentialLR {
+            gamma: gamma.ok_or_else(|| Error::value("ExponentialLR needs `gamma`").at(b.span))?,
+        },
+        "CosineAnnealingLR" => {
+            let t_max = b
+                .int("T_max")?
+                .ok_or_else(|| Error::value("CosineAnnealingLR needs `T_max`").at(b.span))?;
+            if t_max <= 0 {
+                return Err(Error::value(format!("T_max must be positive, not {t_max}"))
+                    .at(b.span_of("T_max")));
+            }
+            Schedule::CosineAnnealingLR {
+                t_max,
+                eta_min: b.float("eta_min")?.unwrap_or(0.0),
+            }
+        }
+        _ => {
+            let (f, _) = b
+                .get("lr_lambda")
+                .cloned()
+                .ok_or_else(|| Error::value("LambdaLR needs `lr_lambda`").at(b.span))?;
+            lambda = Some(f);
+            Schedule::LambdaLR
+        }
+    };
+    let base_lr = lock(&optimizer).kind.lr();
+    let s = Arc::new(LrScheduler {
+        scheduler: Mutex::new(Scheduler::new(schedule, base_lr)),
+        optimizer,
+        lambda,
+    });
+    me.schedule_step(&s, b.span)?;
+    Ok(Value::Scheduler(s))
+}
+
+impl Interp {
+    /// One step of `s`: the next epoch's learning rate set on its optimizer.
+    fn schedule_step(&mut self, s: &LrScheduler, span: Span) -> Result<(), Diagnostic> {
+        let factor = match &s.lambda {
+            None => None,
+            Some(f) => {
+                let epoch = lock(&s.scheduler).next_epoch();
+                let arg = ArgVal {
+                    keyword: None,
+                    value: Value::Int(epoch),
+                    span,
+                };
+                let v = self.call_value(f.clone(), vec![arg], span)?;
+                Some(v.as_number().ok_or_else(|| {
+                    Error::wrong_type("what lr_lambda gave", "a number", v.type_name()).at(span)
+                })?)
+            }
+        };
+        let current = lock(&s.optimizer).kind.lr();
+        let lr = lock(&s.scheduler).step(current, factor);
+        lock(&s.optimizer).kind.set_lr(lr);
+        Ok(())
+    }
+}
+
+/// `scheduler.step()`.
+pub(super) fn step(me: &mut Interp, _: &'static str, s: &Arc<LrScheduler>, b: &Bound) -> Out {
+    let first = lock(&s.scheduler).step_count == 1;
+    if first && lock(&s.optimizer).steps_taken == 0 {
+        me.warn_once(STEP_ORDER.into());
+    }
+    me.schedule_step(s, b.span)?;
+    Ok(Value::None)
+}
+
+/// `scheduler.get_last_lr()`: one learning rate per parameter group.
+pub(super) fn get_last_lr(_: &mut Interp, _: &'static str, s: &Arc<LrScheduler>, _: &Bound) -> Out {
+    let lr = lock(&s.scheduler).last_lr;
+    Ok(Value::List(Arc::new(vec![Value::float(lr)])))
+}
+
+/// `scheduler.last_epoch`.
+pub(super) fn last_epoch(s: &Arc<LrScheduler>) -> Value {
+    Value::Int(lock(&s.scheduler).last_epoch)
+}
+
+/// `opt.param_groups`: its one group.
+pub(super) fn param_groups(o: &Arc<Mutex<Optimizer>>) -> Value {
+    Value::List(Arc::new(vec![Value::ParamGroup(Arc::clone(o))]))
+}
+
+/// `group[key]`: a setting, or `"params"`.
+pub(crate) fn group_get(o: &Arc<Mutex<Optimizer>>, key: &str) -> Result<Value, Error> {
+    let o = lock(o);
+    if key == "params" {
+        return Ok(Value::List(Arc::new(
+            o.params
+                .iter()
+                .map(|p| Value::Tensor(Arc::clone(p)))
+                .collect(),
+        )));
+    }
+    match o.kind.settings().into_iter().find(|(k, _)| *k == key) {
+        Some((_, v)) => Ok(setting_value(v)),
+        None => Err(Error::value(format!("KeyError: '{key}'"))),
+    }
+}
+
+fn setting_value(v: Setting) -> Value {
+    match v {
+        Setting::Number(x) => Value::float(x),
+        Setting::Bool(b) => Value::bool(b),
+        Setting::Pair((a, b)) => Value::List(Arc::new(vec![Value::float(a), Value::float(b)])),
+    }
+}
+
+/// `group["lr"] = v`: the learning rate (the setting schedules change).
+pub(crate) fn group_set(o: &Arc<Mutex<Optimizer>>, key: &str, v: &Value) -> Result<(), Error> {
+    match (key, v.as_number()) {
+        ("lr", Some(x)) if !matches!(v, Value::Bool(_)) => {
+            lock(o).kind.set_lr(x);
+            Ok(())
+        }
+        ("lr", _) => Err(Error::wrong_type(
+            "the learning rate",
+            "a number",
+            v.type_name(),
+        )),
+        _ => Err(Error::value_help(
+            format!("cudash sets only a group's \"lr\", not {key:?}"),
+            "make a new optimizer with the settings you want",
+        )),
+    }
+}
+
+/// A group as Python shows its dict.
+pub(crate) fn group_repr(o: &Arc<Mutex<Optimizer>>) -> String {
+    let (n, settings) = {
+        let o = lock(o);
+        (o.params.len(), o.kind.settings())
+    };
+    let mut parts = vec![format!("\"params\": [{n} tensors]")];
+    for (k, v) in settings {
+        parts.push(format!("{k:?}: {}", super::show::repr(&setting_value(v))));
+    }
+    format!("{{{}}}", parts.join(", "))
+}
+
+/// `clip_grad_norm_(parameters, max_norm, norm_type=2.0)`, as
+/// `torch.nn.utils.clip_grad_norm_`: the norm of every gradient's norm,
+/// each gradient scaled in place by `max_norm / (total + 1e-6)` clamped to
+/// 1; the total norm back (a tensor).
+pub(super) fn clip_grad_norm_(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    use crate::runtime::op::binary::{BinaryOp, Operand};
+    use crate::runtime::Tensor;
+    let at = |e: Error| e.at(b.span);
+    let max_norm = b
+        .float("max_norm")?
+        .ok_or_else(|| Error::value("clip_grad_norm_ needs `max_norm`").at(b.span))?;
+    let p = b.float("norm_type")?.unwrap_or(2.0);
+    let grads = gradients(b)?;
+    if grads.is_empty() {
+        return Ok(Value::tensor(Tensor::scalar(0.0f32)));
+    }
+    let mut norms = Vec::with_capacity(grads.len());
+    for g in &grads {
+        norms.push(norm(me, g, p).map_err(at)?);
+    }
+    let refs: Vec<&Tensor> = norms.iter().map(|t| &**t).collect();
+    let stacked = me.rt.join(&refs, 0, true).map_err(at)?;
+    let total = norm(me, &stacked, p).map_err(at)?;
+    let denom = crate::autograd::ops::bin_s(&mut me.rt, BinaryOp::Add, &total, 1e-6).map_err(at)?;
+    let coef =
+        crate::autograd::ops::s_bin(&mut me.rt, BinaryOp::Div, max_norm, &denom).map_err(at)?;
+    let one = Tensor::scalar(1.0f32);
+    let coef = me
+        .rt
+        .binary(
+            BinaryOp::Minimum,
+            Operand::strong(&coef),
+            Operand::weak(&one),
+        )
+        .map_err(at)?;
+    for g in &grads {
+        let c = match coef.device() == g.device() {
+            true => Arc::clone(&coef),
+            false => me.rt.copy_to(&coef, g.device()).map_err(at)?,
+        };
+        me.rt
+            .binary_(BinaryOp::Mul, g, Operand::strong(&c))
+            .map_err(at)?;
+    }
+    Ok(Value::Tensor(total))
+}
+
+/// `clip_grad_value_(parameters, clip_value)`: each gradient clamped in
+/// place to `[-clip_value, clip_value]`.
+pub(super) fn clip_grad_value_(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let v = b
+        .float("clip_value")?
+        .ok_or_else(|| Error::value("clip_grad_value_ needs `clip_value`").at(b.span))?;
+    use crate::runtime::op::binary::{BinaryOp, Operand};
+    for g in gradients(b)? {
+        for (op, bound) in [(BinaryOp::Maximum, -v), (BinaryOp::Minimum, v)] {
+            let bound = crate::runtime::Tensor::scalar(bound);
+            me.rt
+                .binary_(op, &g, Operand::weak(&bound))
+                .map_err(|e| e.at(b.span))?;
+        }
+    }
+    Ok(Value::None)
+}
+
+/// The `.grad`s of `parameters` (a tensor or a list of them) that exist.
+fn gradients(b: &Bound) -> Result<Vec<Arc<crate::runtime::Tensor>>, Diagnostic> {
+    let (v, span) = b
+        .get("parameters")
+        .cloned()
+        .ok_or_else(|| Error::value("the parameters are needed").at(b.span))?;
+    let items = match &v {
+        Value::Tensor(_) => vec![v.clone()],
+        other => match other.elements() {
+            Some(Ok(items)) => items,
+            _ => {
+                return Err(
+                    Error::wrong_type("parameters", "a list of tensors", other.type_name())
+                        .at(span),
+                )
+            }
+        },
+    };
+    let mut out = Vec::new();
+    for item in items {
+        let Value::Tensor(t) = item else {
+            return Err(Error::wrong_type("a parameter", "a tensor", item.type_name()).at(span));
+        };
+        if let Some(g) = crate::autograd::meta::meta(&t).and_then(|m| m.grad()) {
+            out.push(g);
+        }
+    }
+    Ok(out)
+}
+
+/// The `p`-norm of all of `x`'s elements (`torch.linalg.vector_norm`).
+fn norm(
+    me: &mut Interp,
+    x: &crate::runtime::Tensor,
+    p: f64,
+) -> Result<Arc<crate::runtime::Tensor>, Error> {
+    me.rt
+        .along(crate::runtime::op::along::AlongOp::Norm, p, x, None, false)
+}
