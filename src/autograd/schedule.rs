@@ -79,7 +79,7 @@ impl Scheduler {
                 let n = milestones.iter().filter(|&&m| m == e).count();
                 match n {
                     0 => current,
-                    n => current * gamma.powi(n as i32),
+                    n => current * gamma.powf(n as f64),
                 }
             }
             Schedule::ExponentialLR { gamma } => match initial {

@@ -267,7 +267,9 @@ pub(super) fn sgd(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 pub(super) fn adam(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let lr = b.float("lr")?.unwrap_or(0.001);
     let eps = b.float("eps")?.unwrap_or(1e-8);
-    let weight_decay = b.float("weight_decay")?.unwrap_or(0.0);
+    // AdamW decays by default (PyTorch's 1e-2), Adam does not.
+    let default_decay = if name == "AdamW" { 0.01 } else { 0.0 };
+    let weight_decay = b.float("weight_decay")?.unwrap_or(default_decay);
     let betas = match b.given("betas") {
         None => (0.9, 0.999),
         Some((v, span)) => {

@@ -59,13 +59,19 @@ pub(super) fn scheduler(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             }
         }
         "MultiStepLR" => {
+            let (v, span) = b
+                .get("milestones")
+                .cloned()
+                .ok_or_else(|| Error::value("MultiStepLR needs `milestones`").at(b.span))?;
             let mut milestones = Vec::new();
-            for (v, span) in b.list("milestones")? {
-                match v {
-                    Value::Int(i) => milestones.push(i),
-                    other => {
+            for (v, span) in super::args::flatten(&v, span)? {
+                match v.as_number() {
+                    Some(x) if x.fract() == 0.0 && !matches!(v, Value::Bool(_)) => {
+                        milestones.push(x as i64)
+                    }
+                    _ => {
                         return Err(
-                            Error::wrong_type("a milestone", "an int", other.type_name()).at(span),
+                            Error::wrong_type("a milestone", "an int", v.type_name()).at(span)
                         )
                     }
                 }
