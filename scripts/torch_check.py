@@ -847,6 +847,20 @@ def module_cases(rng):
                 out.append(Case("optimizer steps", "w", "w", {"w": w, "g": g},
                                 (f"w.requires_grad_(); opt = {opt}; for i in 0..5 {{ w.grad = g * (i + 1); opt.step() }}",
                                  f"w.requires_grad_(); opt = {topt}\nfor i in range(5):\n  w.grad = g * (i + 1); opt.step()")))
+        # Cross entropy with class probabilities and with label smoothing.
+        if act == "ReLU":
+            p = torch.softmax(make(dt, (5, 3), rng), 1)
+            y = make(dt, (5, 3), rng)
+            for kw, tkw in [("label_smoothing=0.1", "label_smoothing=0.1"),
+                            ("label_smoothing=0.2, reduction=\"sum\"", "label_smoothing=0.2, reduction='sum'")]:
+                out.append(Case("losses smoothed", f"cross_entropy(y, t, {kw})",
+                                f"torch.nn.functional.cross_entropy(y, t, {tkw})", {"y": y, "t": t}))
+            for kw, tkw in [("", ""), (", label_smoothing=0.3", ", label_smoothing=0.3"), (", reduction=\"sum\"", ", reduction='sum'")]:
+                out.append(Case("losses smoothed", f"cross_entropy(y, p{kw})",
+                                f"torch.nn.functional.cross_entropy(y, p{tkw})", {"y": y, "p": p}))
+                out.append(Case("losses smoothed", "y.grad", "y.grad", {"y": y, "p": p},
+                                (f"y.requires_grad_(); cross_entropy(y, p{kw}).backward()",
+                                 f"y.requires_grad_(); torch.nn.functional.cross_entropy(y, p{tkw}).backward()")))
         # Each scheduler's learning rates over 20 epochs.
         if act == "ReLU" and dt == "f64":
             w = make(dt, (3,), rng)

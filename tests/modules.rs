@@ -471,3 +471,28 @@ fn vars_shows_a_model_on_one_line() {
     let class = rows.iter().find(|r| r.name == "A").unwrap();
     assert_eq!(class.summary, "<class '__main__.A'>");
 }
+
+#[test]
+fn cross_entropy_takes_probabilities_and_label_smoothing_as_pytorch() {
+    // PyTorch 2.15 (f64): F.cross_entropy on these inputs.
+    let out = common::ok(
+        "x = tensor([[0.5, -1., 2.], [1.5, 0.25, -0.5]], dtype=f64)\n\
+         t = tensor([2, 0])\n\
+         p = tensor([[0.2, 0.3, 0.5], [0.6, 0.3, 0.1]], dtype=f64)\n\
+         print(cross_entropy(x, t, label_smoothing=0.1).item())\n\
+         print(cross_entropy(x, p).item())\n\
+         print(CrossEntropyLoss(label_smoothing=0.2, reduction=\"sum\")(x, p).item())\n\
+         y = x.clone().requires_grad_()\n\
+         loss = cross_entropy(y, p)\nprint(loss.grad_fn)",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "0.4257982468966461",
+            "1.1841315802299794",
+            "2.529929827126626",
+            "<DivBackward1>"
+        ],
+        "{out}"
+    );
+}

@@ -164,6 +164,127 @@ pub fn nll_loss(
     ))
 }
 
+/// `cross_entropy(x, target, label_smoothing=ls)`: class indices (with
+/// smoothing: PyTorch's `cross_entropy_loss_label_smoothing`) or class
+/// probabilities of `x`'s shape (`cross_entropy_loss_prob_target`), each
+/// composed of the ops PyTorch composes it of.
+pub fn cross_entropy_smoothed(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    target: &Tensor,
+    ignore_index: i64,
+    reduction: Reduction,
+    label_smoothing: f64,
+) -> R<Arc<Tensor>> {
+    if !(0.0..=1.0).contains(&label_smoothing) {
+        return Err(Error::value(format!(
+            "label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+        )));
+    }
+    let probabilities = target.dtype().is_float();
+    if !probabilities && label_smoothing == 0.0 {
+        return cross_entropy(rt, mode, x, target, ignore_index, reduction);
+    }
+    if x.ndim() != 2 {
+        return Err(Error::shape(format!(
+            "cross_entropy takes an input of shape [N, C] (a row of class scores per sample), not {}",
+            fmt_shape(x.shape())
+        )));
+    }
+    let classes = x.shape()[1];
+    let lp = rt.along(
+        crate::runtime::op::along::AlongOp::LogSoftmax,
+        0.0,
+        x,
+        Some(1),
+        false,
+    )?;
+    let lp = super::record::softmax(rt, mode, x, lp, 1, true)?;
+    let num = |v: f64| Tensor::scalar(v);
+    // C++'s `tensor op scalar` (PyTorch composes these losses in C++).
+    let bin_w = |rt: &mut Runtime, op: BinaryOp, a: &Tensor, v: f64| {
+        super::record::binary_scalar(rt, mode, op, a, v)
+    };
+    if probabilities {
+        if target.shape() != x.shape() {
+            return Err(Error::shape(format!(
+                "cross_entropy's class probabilities take the input's shape {}, not {}",
+                fmt_shape(x.shape()),
+                fmt_shape(target.shape())
+            )));
+        }
+        // target * (1 - ls) + ls / C
+        let mut t = Arc::new(target.alias());
+        if label_smoothing > 0.0 {
+            let scaled = bin_w(rt, BinaryOp::Mul, &t, 1.0 - label_smoothing)?;
+            t = bin_w(rt, BinaryOp::Add, &scaled, label_smoothing / classes as f64)?;
+        }
+        let prod = super::record::binary(
+            rt,
+            mode,
+            BinaryOp::Mul,
+            Operand::strong(&lp),
+            Operand::strong(&t),
+        )?;
+        return match reduction {
+            Reduction::Sum => {
+                let sum = super::record::reduce(rt, mode, ReduceOp::Sum, &prod, None, false)?;
+                super::record::unary(rt, mode, UnaryOp::Neg, &sum)
+            }
+            Reduction::Mean => {
+                let sum = super::record::reduce(rt, mode, ReduceOp::Sum, &prod, None, false)?;
+                let neg = super::record::unary(rt, mode, UnaryOp::Neg, &sum)?;
+                let rows = (x.numel() / classes.max(1)) as f64;
+                bin_w(rt, BinaryOp::Div, &neg, rows)
+            }
+        };
+    }
+    // Class indices with smoothing: (1 - ls) * nll + smooth * (ls / C).
+    let nll = nll_loss(rt, mode, &lp, target, ignore_index, reduction)?;
+    let sum = super::record::reduce(rt, mode, ReduceOp::Sum, &lp, Some(1), false)?;
+    let smooth = super::record::unary(rt, mode, UnaryOp::Neg, &sum)?;
+    let ignore = num(ignore_index as f64);
+    let kept = rt.binary(
+        BinaryOp::Ne,
+        Operand::strong(target),
+        Operand::weak(&ignore),
+    )?;
+    let zero = num(0.0);
+    let smooth = super::record::ternary(
+        rt,
+        mode,
+        crate::runtime::op::ternary::TernaryOp::Where,
+        Operand::strong(&kept),
+        Operand::strong(&smooth),
+        Operand::weak(&zero),
+    )?;
+    let ret = match reduction {
+        Reduction::Sum => super::record::reduce(rt, mode, ReduceOp::Sum, &smooth, None, false)?,
+        Reduction::Mean => {
+            let total = super::record::reduce(rt, mode, ReduceOp::Sum, &smooth, None, false)?;
+            let count = rt.cast(&kept, DType::I64)?;
+            let count = rt.reduce(ReduceOp::Sum, &count, None, false)?;
+            super::record::binary(
+                rt,
+                mode,
+                BinaryOp::Div,
+                Operand::strong(&total),
+                Operand::strong(&count),
+            )?
+        }
+    };
+    let left = bin_w(rt, BinaryOp::Mul, &nll, 1.0 - label_smoothing)?;
+    let right = bin_w(rt, BinaryOp::Mul, &ret, label_smoothing / classes as f64)?;
+    super::record::binary(
+        rt,
+        mode,
+        BinaryOp::Add,
+        Operand::strong(&left),
+        Operand::strong(&right),
+    )
+}
+
 /// `cross_entropy(x, target)` for scores `x` [N, C] and N class indices:
 /// `nll_loss(log_softmax(x, dim=1), target)`, as PyTorch computes it.
 pub fn cross_entropy(

@@ -176,6 +176,33 @@ pub fn binary(
     a: Operand,
     b: Operand,
 ) -> R<Arc<Tensor>> {
+    binary_of(rt, mode, op, a, b, false)
+}
+
+/// `x op s` as PyTorch's C++ calls it with a `Scalar` (`mul(Tensor,
+/// Scalar)`, `div(Tensor, Scalar)`): the same op, recorded as that
+/// overload's node (`MulBackward1`, `DivBackward1`), as composite losses
+/// written in C++ record it. (Python's `x * 2` wraps the number in a
+/// tensor: `MulBackward0`.)
+pub fn binary_scalar(
+    rt: &mut Runtime,
+    mode: Mode,
+    op: BinaryOp,
+    x: &Tensor,
+    s: f64,
+) -> R<Arc<Tensor>> {
+    let s = Tensor::scalar(s);
+    binary_of(rt, mode, op, Operand::strong(x), Operand::weak(&s), true)
+}
+
+fn binary_of(
+    rt: &mut Runtime,
+    mode: Mode,
+    op: BinaryOp,
+    a: Operand,
+    b: Operand,
+    scalar_overload: bool,
+) -> R<Arc<Tensor>> {
     let out = rt.binary(op, a, b)?;
     let ra = !a.weak && requires_grad(a.tensor);
     let rb = !b.weak && requires_grad(b.tensor);
@@ -236,6 +263,8 @@ pub fn binary(
         Backward::Extremum { max: true, .. } => "MaximumBackward0",
         Backward::Extremum { max: false, .. } => "MinimumBackward0",
         Backward::Reciprocal { .. } => "ReciprocalBackward0",
+        Backward::Mul { .. } if scalar_overload => "MulBackward1",
+        Backward::Div { .. } if scalar_overload => "DivBackward1",
         _ => binary_name(op, a.weak, b.weak),
     };
     Ok(attach(

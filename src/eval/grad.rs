@@ -407,8 +407,9 @@ pub(super) fn cross_entropy(me: &mut Interp, _: &'static str, b: &Bound) -> Out 
     let (x, t) = (b.tensor("input")?, b.tensor("target")?);
     let ignore = b.int("ignore_index")?.unwrap_or(-100);
     let r = reduction(b)?;
-    b.result(losses::cross_entropy(
-        &mut me.rt, me.grad, &x, &t, ignore, r,
+    let smoothing = b.float("label_smoothing")?.unwrap_or(0.0);
+    b.result(losses::cross_entropy_smoothed(
+        &mut me.rt, me.grad, &x, &t, ignore, r, smoothing,
     ))
 }
 

@@ -34,6 +34,7 @@ pub enum Layer {
     CrossEntropyLoss {
         ignore_index: i64,
         reduction: Reduction,
+        label_smoothing: f64,
     },
     NllLoss {
         ignore_index: i64,

@@ -132,7 +132,16 @@ pub fn forward(
         Layer::CrossEntropyLoss {
             ignore_index,
             reduction,
-        } => losses::cross_entropy(rt, mode, x, &inputs[1], *ignore_index, *reduction),
+            label_smoothing,
+        } => losses::cross_entropy_smoothed(
+            rt,
+            mode,
+            x,
+            &inputs[1],
+            *ignore_index,
+            *reduction,
+            *label_smoothing,
+        ),
         Layer::NllLoss {
             ignore_index,
             reduction,

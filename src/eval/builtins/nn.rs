@@ -150,10 +150,14 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
         "CrossEntropyLoss" | "NLLLoss" => {
             let ignore_index = b.int("ignore_index")?.unwrap_or(-100);
             let reduction = super::super::grad::reduction(b)?;
-            if name == "CrossEntropyLoss" && b.float("label_smoothing")?.unwrap_or(0.0) != 0.0 {
-                return Err(Error::value(
-                    "CrossEntropyLoss with label_smoothing is not in cudash yet",
-                )
+            let label_smoothing = match name {
+                "CrossEntropyLoss" => b.float("label_smoothing")?.unwrap_or(0.0),
+                _ => 0.0,
+            };
+            if !(0.0..=1.0).contains(&label_smoothing) {
+                return Err(Error::value(format!(
+                    "label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
+                ))
                 .at(b.span_of("label_smoothing")));
             }
             let layer = match name {
@@ -164,6 +168,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 _ => Layer::CrossEntropyLoss {
                     ignore_index,
                     reduction,
+                    label_smoothing,
                 },
             };
             module(Module::new(name, layer))
