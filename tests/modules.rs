@@ -496,3 +496,29 @@ fn cross_entropy_takes_probabilities_and_label_smoothing_as_pytorch() {
         "{out}"
     );
 }
+
+#[test]
+fn init_functions_fill_in_place_within_pytorchs_bounds() {
+    let out = common::ok(
+        "seed(0)\n\
+         fn init(m) { if isinstance(m, Linear) { xavier_uniform_(m.weight); zeros_(m.bias) } }\n\
+         model = Sequential(Linear(30, 20), ReLU(), Linear(20, 10))\n\
+         w = model[0].weight\n\
+         m = model.apply(init)\n\
+         print(w is model[0].weight, w.requires_grad, w.is_leaf)\n\
+         print(w.abs().max().item() <= (6 / 50) ** 0.5, model[2].bias.abs().sum().item())\n\
+         k = kaiming_uniform_(empty(64, 100), nonlinearity=\"relu\")\n\
+         print(k.abs().max().item() <= 3 ** 0.5 * 2 ** 0.5 / 10, calculate_gain(\"leaky_relu\", 0.2))\n\
+         print(constant_(zeros(2), 0.5).tolist())",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "true true true",
+            "true 0.0",
+            "true 1.3867504905630728",
+            "[0.5, 0.5]"
+        ],
+        "{out}"
+    );
+}

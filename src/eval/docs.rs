@@ -405,6 +405,16 @@ docs! {
     Property Training "param_groups", "opt.param_groups", "The optimizer's parameter groups (one: the settings given when it was made), as dicts: `opt.param_groups[0][\"lr\"]` reads the learning rate and `g[\"lr\"] = 0.01` sets it, as a hand-written schedule does.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.1)\nfor g in opt.param_groups { g[\"lr\"] = 0.05 }\nopt.param_groups[0][\"lr\"]";
     Function Training "clip_grad_norm_", "clip_grad_norm_(parameters, max_norm, norm_type=2.0)", "Scales the parameters' gradients in place so that their total norm is at most `max_norm` (by `max_norm / (total + 1e-6)`, clamped to 1), as torch.nn.utils.clip_grad_norm_; gives the total norm before clipping.", "w = ones(4, requires_grad=true)\n(w * 10).sum().backward()\nclip_grad_norm_([w], max_norm=1.0)\nw.grad";
     Function Training "clip_grad_value_", "clip_grad_value_(parameters, clip_value)", "Clamps each gradient element into `[-clip_value, clip_value]`, in place, as torch.nn.utils.clip_grad_value_.", "w = ones(3, requires_grad=true)\n(w * tensor([1., 5., -9.])).sum().backward()\nclip_grad_value_([w], 2.0)\nw.grad";
+    Function Training "uniform_", "uniform_(tensor, a=0.0, b=1.0)", "Fills `tensor` in place with numbers uniform in [a, b) from its device's generator, as torch.nn.init.uniform_; `tensor` back.", "w = empty(2, 3)\nuniform_(w, -0.1, 0.1)";
+    Function Training "normal_", "normal_(tensor, mean=0.0, std=1.0)", "Fills `tensor` in place with normal numbers, as torch.nn.init.normal_.", "normal_(empty(3), std=0.02)";
+    Function Training "zeros_", "zeros_(tensor)", "Fills `tensor` with zeros in place, as torch.nn.init.zeros_ (a bias's usual start).", "zeros_(ones(3))";
+    Function Training "ones_", "ones_(tensor)", "Fills `tensor` with ones in place, as torch.nn.init.ones_.", "ones_(zeros(3))";
+    Function Training "constant_", "constant_(tensor, val)", "Fills `tensor` with `val` in place, as torch.nn.init.constant_.", "constant_(zeros(3), 0.5)";
+    Function Training "xavier_uniform_", "xavier_uniform_(tensor, gain=1.0)", "Glorot's uniform fill, as torch.nn.init.xavier_uniform_: within `gain * sqrt(6 / (fan_in + fan_out))`.", "fc = Linear(4, 3)\nw = xavier_uniform_(fc.weight)\nw.abs().max() <= (6 / 7) ** 0.5";
+    Function Training "xavier_normal_", "xavier_normal_(tensor, gain=1.0)", "Glorot's normal fill (std `gain * sqrt(2 / (fan_in + fan_out))`), as torch.nn.init.xavier_normal_.", "xavier_normal_(empty(64, 64)).std()";
+    Function Training "kaiming_uniform_", "kaiming_uniform_(tensor, a=0, mode=\"fan_in\", nonlinearity=\"leaky_relu\")", "He's uniform fill, as torch.nn.init.kaiming_uniform_: within `sqrt(3) * gain / sqrt(fan)` (what `Linear` uses with `a=sqrt(5)`).", "kaiming_uniform_(empty(256, 784), nonlinearity=\"relu\").abs().max()";
+    Function Training "kaiming_normal_", "kaiming_normal_(tensor, a=0, mode=\"fan_in\", nonlinearity=\"leaky_relu\")", "He's normal fill (std `gain / sqrt(fan)`), as torch.nn.init.kaiming_normal_.", "kaiming_normal_(empty(256, 784), mode=\"fan_out\").std()";
+    Function Training "calculate_gain", "calculate_gain(nonlinearity, param=none)", "PyTorch's recommended gain for a nonlinearity (`relu`: sqrt(2), `tanh`: 5/3, `leaky_relu` with its slope), as torch.nn.init.calculate_gain.", "calculate_gain(\"tanh\")";
     Function Training "mse_loss", "mse_loss(input, target, reduction=\"mean\")", "The mean (or sum) of the squared differences, as torch.nn.functional.mse_loss; its node is `MseLossBackward0`.", "y = tensor([1., 2.], requires_grad=true)\nmse_loss(y, tensor([0., 0.]))";
     Function Training "nll_loss", "nll_loss(input, target, ignore_index=-100, reduction=\"mean\")", "Minus the input at each row's target class (`input` [N, C] of log-probabilities, `target` N class indices), averaged over the rows whose target is not `ignore_index`, as torch.nn.functional.nll_loss.", "lp = log_softmax(randn(3, 4), dim=1)\nnll_loss(lp, tensor([0, 3, 1]))";
     Function Training "cross_entropy", "cross_entropy(input, target, ignore_index=-100, reduction=\"mean\", label_smoothing=0.0)", "`nll_loss(log_softmax(input, dim=1), target)` for scores [N, C] and N class indices, as torch.nn.functional.cross_entropy computes it; a float target of the input's shape is class probabilities (`-(log_softmax(input) * target).sum() / N`), and `label_smoothing` mixes in the uniform distribution, each composed as PyTorch composes it.", "logits = randn(3, 4, requires_grad=true)\nloss = cross_entropy(logits, tensor([0, 3, 1]))\nloss.backward()\nlogits.grad";
@@ -508,6 +518,11 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "MSELoss" | "CrossEntropyLoss" | "NLLLoss",
         ) => return Some(format!("torch.nn.{}", doc.name)),
         (Function, "isinstance" | "super") => return Some(format!("{}() (Python's)", doc.name)),
+        (
+            Function,
+            "uniform_" | "normal_" | "zeros_" | "ones_" | "constant_" | "xavier_uniform_"
+            | "xavier_normal_" | "kaiming_uniform_" | "kaiming_normal_" | "calculate_gain",
+        ) => return Some(format!("torch.nn.init.{}", doc.name)),
         (Statement, "class") => "class Name(nn.Module):",
         (Function, "mse_loss" | "nll_loss" | "cross_entropy" | "linear" | "dropout") => {
             return Some(format!("torch.nn.functional.{}", doc.name))

@@ -16,6 +16,7 @@ pub(crate) mod along;
 mod collectives;
 mod devices;
 mod factories;
+mod init;
 pub(crate) mod math;
 mod memory;
 pub(crate) mod nn;
@@ -183,6 +184,16 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("CrossEntropyLoss", nn::layer),
     ("NLLLoss", nn::layer),
     ("Parameter", nn::parameter),
+    ("uniform_", init::init),
+    ("normal_", init::init),
+    ("zeros_", init::init),
+    ("ones_", init::init),
+    ("constant_", init::init),
+    ("xavier_uniform_", init::init),
+    ("xavier_normal_", init::init),
+    ("kaiming_uniform_", init::init),
+    ("kaiming_normal_", init::init),
+    ("calculate_gain", init::calculate_gain),
     ("isinstance", nn::isinstance),
     ("super", nn::super_),
 ];

@@ -1,0 +1,159 @@
+//! `torch.nn.init`'s functions: a tensor filled in place from the device's
+//! generator (or with a constant), with the bounds PyTorch computes from
+//! its fans and gain; the tensor back. As PyTorch's, they run without
+//! recording (a parameter is changed in place under `no_grad`).
+
+use std::sync::Arc;
+
+use super::super::args::Bound;
+use super::super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::factory::{Distribution, Fill, NewTensor};
+use crate::runtime::Tensor;
+
+type Out = Result<Value, Diagnostic>;
+
+/// PyTorch's `calculate_gain(nonlinearity, param)`.
+fn gain(nonlinearity: &str, param: Option<f64>) -> Result<f64, Error> {
+    Ok(match nonlinearity {
+        "linear" | "conv1d" | "conv2d" | "conv3d" | "sigmoid" | "conv_transpose1d"
+        | "conv_transpose2d" | "conv_transpose3d" => 1.0,
+        "tanh" => 5.0 / 3.0,
+        "relu" => 2f64.sqrt(),
+        "leaky_relu" => {
+            let slope = param.unwrap_or(0.01);
+            (2.0 / (1.0 + slope * slope)).sqrt()
+        }
+        "selu" => 3.0 / 4.0,
+        other => return Err(Error::value(format!("Unsupported nonlinearity {other}"))),
+    })
+}
+
+/// `(fan_in, fan_out)` of a weight: PyTorch's `_calculate_fan_in_and_fan_out`.
+fn fans(t: &Tensor) -> Result<(f64, f64), Error> {
+    let s = t.shape();
+    if s.len() < 2 {
+        return Err(Error::value(
+            "Fan in and fan out can not be computed for tensor with fewer than 2 dimensions",
+        ));
+    }
+    let receptive: usize = s[2..].iter().product();
+    Ok(((s[1] * receptive) as f64, (s[0] * receptive) as f64))
+}
+
+fn string<'a>(b: &'a Bound, name: &str, default: &'a str) -> Result<&'a str, Diagnostic> {
+    match b.given(name) {
+        None => Ok(default),
+        Some((Value::Str(s), _)) => Ok(s.as_str()),
+        Some((v, span)) => Err(Error::wrong_type(name, "a string", v.type_name()).at(*span)),
+    }
+}
+
+impl Interp {
+    /// `t` filled with numbers from its device's generator: uniform in
+    /// `[lo, hi)` or normal with `mean` and `std`.
+    fn fill_random(&mut self, t: &Tensor, dist: Distribution, a: f64, b: f64) -> Result<(), Error> {
+        let new = NewTensor {
+            shape: t.shape(),
+            dtype: t.dtype(),
+            device: t.device(),
+            like: Some(t),
+        };
+        if dist == Distribution::Normal {
+            return self.rt.normal_(t, a, b);
+        }
+        let u = self.rt.random(new, dist)?;
+        // PyTorch's `from + u * (to - from)`.
+        self.rt
+            .binary_(BinaryOp::Mul, &u, Operand::weak(&Tensor::scalar(b - a)))?;
+        self.rt
+            .binary_(BinaryOp::Add, &u, Operand::weak(&Tensor::scalar(a)))?;
+        self.rt.assign(t, &u)
+    }
+}
+
+/// Every `nn.init` function, by name.
+pub(super) fn init(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
+    let t = b.tensor("tensor")?;
+    let at = |e: Error| e.at(b.span);
+    if !t.dtype().is_float() && !matches!(name, "zeros_" | "ones_" | "constant_") {
+        return Err(Error::dtype(
+            format!("{name} needs a floating point tensor, not {}", t.dtype()),
+            None,
+        )
+        .at(b.span_of("tensor")));
+    }
+    match name {
+        "uniform_" => {
+            let (lo, hi) = (b.float("a")?.unwrap_or(0.0), b.float("b")?.unwrap_or(1.0));
+            me.fill_random(&t, Distribution::Uniform, lo, hi)
+                .map_err(at)?
+        }
+        "normal_" => {
+            let (mean, std) = (
+                b.float("mean")?.unwrap_or(0.0),
+                b.float("std")?.unwrap_or(1.0),
+            );
+            me.fill_random(&t, Distribution::Normal, mean, std)
+                .map_err(at)?
+        }
+        "zeros_" | "ones_" | "constant_" => {
+            let v = match name {
+                "zeros_" => Fill::Int(0),
+                "ones_" => Fill::Int(1),
+                _ => b
+                    .fill("val")?
+                    .ok_or_else(|| Error::value("constant_ needs `val`").at(b.span))?,
+            };
+            me.rt.fill(&t, v).map_err(at)?
+        }
+        "xavier_uniform_" | "xavier_normal_" => {
+            let g = b.float("gain")?.unwrap_or(1.0);
+            let (fan_in, fan_out) = fans(&t).map_err(at)?;
+            let std = g * (2.0 / (fan_in + fan_out)).sqrt();
+            match name {
+                "xavier_uniform_" => {
+                    let bound = 3f64.sqrt() * std;
+                    me.fill_random(&t, Distribution::Uniform, -bound, bound)
+                }
+                _ => me.fill_random(&t, Distribution::Normal, 0.0, std),
+            }
+            .map_err(at)?
+        }
+        _ => {
+            // kaiming_uniform_, kaiming_normal_
+            let a = b.float("a")?.unwrap_or(0.0);
+            let mode = string(b, "mode", "fan_in")?;
+            let nonlinearity = string(b, "nonlinearity", "leaky_relu")?;
+            let (fan_in, fan_out) = fans(&t).map_err(at)?;
+            let fan = match mode {
+                "fan_in" => fan_in,
+                "fan_out" => fan_out,
+                other => {
+                    return Err(Error::value(format!(
+                        "Mode {other} not supported, please use one of fan_in, fan_out"
+                    ))
+                    .at(b.span_of("mode")))
+                }
+            };
+            let std = gain(nonlinearity, Some(a)).map_err(at)? / fan.sqrt();
+            match name {
+                "kaiming_uniform_" => {
+                    let bound = 3f64.sqrt() * std;
+                    me.fill_random(&t, Distribution::Uniform, -bound, bound)
+                }
+                _ => me.fill_random(&t, Distribution::Normal, 0.0, std),
+            }
+            .map_err(at)?
+        }
+    }
+    Ok(Value::Tensor(Arc::clone(&t)))
+}
+
+/// `calculate_gain(nonlinearity, param=none)`.
+pub(super) fn calculate_gain(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let n = string(b, "nonlinearity", "linear")?;
+    let g = gain(n, b.float("param")?).map_err(|e| e.at(b.span))?;
+    Ok(Value::float(g))
+}
