@@ -522,3 +522,52 @@ fn init_functions_fill_in_place_within_pytorchs_bounds() {
         "{out}"
     );
 }
+
+#[test]
+fn embedding_picks_rows_and_sums_their_gradients() {
+    let out = common::ok(
+        "seed(0)\nemb = Embedding(10, 3)\nprint(emb)\n\
+         y = emb(tensor([[1, 2], [4, 1]]))\nprint(y.shape, y.grad_fn)\n\
+         y.sum().backward()\nprint(emb.weight.grad[1].tolist(), emb.weight.grad[0].tolist())\n\
+         print((embedding(tensor([2]), emb.weight) == emb.weight[2]).all().item())",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "Embedding(10, 3)",
+            "[2, 2, 3] <EmbeddingBackward0>",
+            "[2.0, 2.0, 2.0] [0.0, 0.0, 0.0]",
+            "true"
+        ],
+        "{out}"
+    );
+    let (_, msg) = common::err("Embedding(4, 2)(tensor([0.5]))");
+    assert!(msg.starts_with("Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int"), "{msg}");
+}
+
+#[test]
+fn module_dict_keeps_modules_by_name() {
+    let out = common::ok(
+        "md = ModuleDict()\nmd[\"enc\"] = Linear(4, 2)\nmd[\"dec\"] = Linear(2, 4)\n\
+         print(len(md), md[\"enc\"].out_features)\nfor k in md { print(k) }\n\
+         class M(Module) { fn __init__(self) { super().__init__(); self.heads = md } }\n\
+         for k, p in M().named_parameters() { print(k) }\n\
+         seq = Sequential(Linear(2, 2), ReLU())\nseq[1] = Tanh()\nprint(seq[1])",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "2 2",
+            "enc",
+            "dec",
+            "heads.enc.weight",
+            "heads.enc.bias",
+            "heads.dec.weight",
+            "heads.dec.bias",
+            "Tanh()"
+        ],
+        "{out}"
+    );
+    let (class, msg) = common::err("md = ModuleDict()\nmd[\"x\"]");
+    assert_eq!((class.as_str(), msg.as_str()), ("KeyError", "'x'"));
+}

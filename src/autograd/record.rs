@@ -18,7 +18,7 @@ use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::shape::norm_dim;
 use crate::runtime::stream::StreamKey;
-use crate::runtime::Tensor;
+use crate::runtime::{DType, Tensor};
 
 type R<T> = Result<T, Error>;
 
@@ -562,6 +562,45 @@ pub fn index(
         items: items.to_vec(),
     };
     Ok(attach(rt, out, name, backward, &[(x, false)]))
+}
+
+/// `embedding(indices, weight)`: the rows of `weight` the indices pick (a
+/// copy), recorded as PyTorch's `EmbeddingBackward0`, which keeps the
+/// indices and sums the gradient of each picked row into its row.
+pub fn embedding(
+    rt: &mut Runtime,
+    mode: Mode,
+    weight: &Arc<Tensor>,
+    indices: &Arc<Tensor>,
+) -> R<Arc<Tensor>> {
+    if !matches!(indices.dtype(), DType::I64 | DType::I32) {
+        return Err(Error::dtype(
+            format!(
+                "Expected tensor for argument #1 'indices' to have one of the following scalar types: \
+                 Long, Int; but got {} instead (while checking arguments for embedding)",
+                indices.dtype().torch_type(indices.device().is_cuda())
+            ),
+            Some("indices are integers: `tensor([1, 4])`, or `x.long()`".into()),
+        ));
+    }
+    if weight.ndim() != 2 {
+        return Err(Error::shape("'weight' must be 2-D"));
+    }
+    let items = [Index::Tensor(Arc::clone(indices))];
+    let out = rt.index(weight, &items)?;
+    if !recording(mode, &[weight]) || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let backward = Backward::Index {
+        items: items.to_vec(),
+    };
+    Ok(attach(
+        rt,
+        out,
+        "EmbeddingBackward0",
+        backward,
+        &[(weight, false)],
+    ))
 }
 
 /// `where(cond, x, y)`, `clamp(x, lo, hi)` and `a + c * b`.

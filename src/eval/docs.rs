@@ -434,6 +434,9 @@ docs! {
     Function Training "LogSoftmax", "LogSoftmax(dim)", "`log_softmax` along `dim` as a module (`nn.LogSoftmax`).", "LogSoftmax(dim=1)(tensor([[1., 2.]]))";
     Function Training "Sequential", "Sequential(*modules)", "Modules run one after another, each on the last one's output (`nn.Sequential`); `seq[0]`, `len(seq)`, `for m in seq` and `seq.append(m)` reach them.", "model = Sequential(Linear(4, 8), ReLU(), Linear(8, 2))\nmodel(randn(3, 4)).shape\nmodel";
     Function Training "ModuleList", "ModuleList(modules=none)", "A list of modules whose parameters the owner registers (`nn.ModuleList`): index it, iterate over it, `append` to it; it has no forward of its own.", "layers = ModuleList([Linear(4, 4), Linear(4, 4)])\nlen(layers)";
+    Function Training "ModuleDict", "ModuleDict(modules=none)", "Modules kept by name, registered by their owner (`nn.ModuleDict`): `md[\"fc\"] = Linear(2, 2)`, `md[\"fc\"]`, `len(md)`, `for name in md` (the names), `md.items()`; it has no forward of its own.", "md = ModuleDict()\nmd[\"enc\"] = Linear(4, 2)\nmd[\"dec\"] = Linear(2, 4)\nmd";
+    Function Training "Embedding", "Embedding(num_embeddings, embedding_dim, device=none, dtype=none)", "A table of `num_embeddings` vectors of `embedding_dim` (standard normal, as PyTorch draws them); called with integer indices, their rows (`EmbeddingBackward0`, which sums each row's gradients into it), as `nn.Embedding`.", "seed(0)\nemb = Embedding(10, 3)\nemb(tensor([[1, 2], [4, 9]])).shape";
+    Function Training "embedding", "embedding(input, weight)", "The rows of `weight` the integer indices `input` pick, as torch.nn.functional.embedding.", "embedding(tensor([0, 2]), eye(3))";
     Function Training "MSELoss", "MSELoss(reduction=\"mean\")", "`mse_loss` as a module (`nn.MSELoss`): `loss_fn(prediction, target)`.", "MSELoss()(tensor([1., 2.]), tensor([0., 0.]))";
     Function Training "CrossEntropyLoss", "CrossEntropyLoss(ignore_index=-100, reduction=\"mean\", label_smoothing=0.0)", "`cross_entropy` as a module (`nn.CrossEntropyLoss`): scores [N, C] and N class indices, or class probabilities of the scores' shape; `label_smoothing` as PyTorch's.", "loss_fn = CrossEntropyLoss()\nloss_fn(randn(3, 4), tensor([0, 3, 1]))";
     Function Training "NLLLoss", "NLLLoss(ignore_index=-100, reduction=\"mean\")", "`nll_loss` as a module (`nn.NLLLoss`), on log-probabilities.", "NLLLoss()(log_softmax(randn(3, 4), dim=1), tensor([0, 3, 1]))";
@@ -467,6 +470,7 @@ docs! {
     Method Training "forward", "model.forward(*inputs)", "The computation a call of the module runs (`model(x)` calls it); a class of yours defines its own.", "Linear(2, 1).forward(ones(2)).shape";
     Method Training "register_forward_hook", "model.register_forward_hook(hook)", "Calls `hook(module, args, output)` after each call of the module (`args`: the positional inputs as a tuple); a value it gives replaces the output. Returns a handle: `h.remove()` takes the hook off. How activations are inspected, as PyTorch's.", "fc = Linear(2, 3)\nfn show(m, args, out) { print(\"out\", out.shape) }\nh = fc.register_forward_hook(show)\ny = fc(ones(4, 2))\nh.remove()";
     Method Training "register_forward_pre_hook", "model.register_forward_pre_hook(hook)", "Calls `hook(module, args)` before each call of the module; a value it gives (a tuple, or the one input) replaces the input. Returns a handle: `h.remove()` takes the hook off.", "fc = Linear(2, 3)\nfn double(m, args) { return args[0] * 2 }\nh = fc.register_forward_pre_hook(double)\nfc(ones(1, 2)).shape";
+    Method Training "items", "model.items()", "A ModuleDict's `[name, module]` pairs, in the order they were added.", "md = ModuleDict()\nmd[\"a\"] = ReLU()\nfor name, m in md.items() { print(name, m) }";
     Method Training "append", "model.append(module)", "Adds a module at the end of a `Sequential` or a `ModuleList`; the container back.", "seq = Sequential(Linear(2, 2))\nseq.append(ReLU())\nlen(seq)";
     Method Training "register_hook", "x.register_hook(hook)", "Calls `hook(grad)` when backward has computed `x`'s gradient, before it is used (a leaf's: before it is added to `.grad`); a tensor `hook` returns is used instead (same shape, dtype and device), none keeps it. Returns a handle: `h.remove()` takes the hook off.", "w = ones(2, requires_grad=true)\nfn double(g) { return g * 2 }\nh = w.register_hook(double)\n(w * 3).sum().backward()\nh.remove()\nw.grad";
     Method Training "register_post_accumulate_grad_hook", "x.register_post_accumulate_grad_hook(hook)", "Calls `hook(x)` once backward has added the last gradient into the leaf `x`'s `.grad` (the moment an optimizer may step it). Returns a handle: `h.remove()` takes the hook off.", "w = ones(2, requires_grad=true)\nfn done(p) { print(p.grad) }\nh = w.register_post_accumulate_grad_hook(done)\n(w * w).sum().backward()";
@@ -515,7 +519,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             Function,
             "Module" | "Parameter" | "Linear" | "ReLU" | "Tanh" | "Sigmoid" | "Identity"
             | "Flatten" | "Dropout" | "Softmax" | "LogSoftmax" | "Sequential" | "ModuleList"
-            | "MSELoss" | "CrossEntropyLoss" | "NLLLoss",
+            | "ModuleDict" | "Embedding" | "MSELoss" | "CrossEntropyLoss" | "NLLLoss",
         ) => return Some(format!("torch.nn.{}", doc.name)),
         (Function, "isinstance" | "super") => return Some(format!("{}() (Python's)", doc.name)),
         (
@@ -524,9 +528,10 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "xavier_normal_" | "kaiming_uniform_" | "kaiming_normal_" | "calculate_gain",
         ) => return Some(format!("torch.nn.init.{}", doc.name)),
         (Statement, "class") => "class Name(nn.Module):",
-        (Function, "mse_loss" | "nll_loss" | "cross_entropy" | "linear" | "dropout") => {
-            return Some(format!("torch.nn.functional.{}", doc.name))
-        }
+        (
+            Function,
+            "mse_loss" | "nll_loss" | "cross_entropy" | "linear" | "dropout" | "embedding",
+        ) => return Some(format!("torch.nn.functional.{}", doc.name)),
         (Statement, "help") => "help(torch.zeros)",
         (Statement, "fn") => "def name(a, b=default):",
         (Statement, "if") => "if c:  /  elif c:  /  else:",

@@ -186,6 +186,25 @@ impl Interp {
                 return super::schedule::group_get(o, &key).map_err(|e| e.at(span));
             }
             Value::List(list) => return self.list_get(list, false, items, span, d),
+            // `md["fc"]` of a ModuleDict.
+            Value::Module(m)
+                if matches!(
+                    crate::runtime::lock::lock(m).layer,
+                    crate::nn::layers::Layer::ModuleDict
+                ) =>
+            {
+                let key = self.group_key(items, span, d)?;
+                let found = crate::runtime::lock::lock(m).member(&key);
+                return match found {
+                    Some(crate::nn::module::Member::Module(Some(c))) => Ok(Value::Module(c)),
+                    _ => Err(Error::Module {
+                        class: "KeyError",
+                        message: format!("'{key}'"),
+                        help: None,
+                    }
+                    .at(span)),
+                };
+            }
             // `seq[0]`, `layers[-1]`, `seq[1:]` of a Sequential or a ModuleList
             // (a slice is a new one, keeping the children's names).
             Value::Module(m) if v.elements().is_some() => {
@@ -228,7 +247,8 @@ impl Interp {
         Ok(Value::Tensor(r))
     }
 
-    /// The one string index of a parameter group (`g["lr"]`).
+    /// The one string index of a parameter group (`g["lr"]`) or a
+    /// ModuleDict (`md["fc"]`).
     pub(super) fn group_key(
         &mut self,
         items: &[IndexItem],
@@ -240,10 +260,7 @@ impl Interp {
                 return Ok(k.to_string());
             }
         }
-        Err(
-            Error::value("a parameter group is indexed by a setting's name, e.g. `g[\"lr\"]`")
-                .at(span),
-        )
+        Err(Error::value("this is indexed by a name: `g[\"lr\"]`, `md[\"fc\"]`").at(span))
     }
 
     /// `torch.zeros`, `torch.cuda.synchronize`, `F.relu` written where no

@@ -180,7 +180,14 @@ pub(crate) fn group_get(o: &Arc<Mutex<Optimizer>>, key: &str) -> Result<Value, E
     }
     match o.kind.settings().into_iter().find(|(k, _)| *k == key) {
         Some((_, v)) => Ok(setting_value(v)),
-        None => Err(Error::value(format!("KeyError: '{key}'"))),
+        None => Err(Error::Module {
+            class: "KeyError",
+            message: format!("'{key}'"),
+            help: Some(
+                "a group holds \"params\" and the optimizer's settings (`print(g)` lists them)"
+                    .into(),
+            ),
+        }),
     }
 }
 
@@ -209,19 +216,6 @@ pub(crate) fn group_set(o: &Arc<Mutex<Optimizer>>, key: &str, v: &Value) -> Resu
             "make a new optimizer with the settings you want",
         )),
     }
-}
-
-/// A group as Python shows its dict.
-pub(crate) fn group_repr(o: &Arc<Mutex<Optimizer>>) -> String {
-    let (n, settings) = {
-        let o = lock(o);
-        (o.params.len(), o.kind.settings())
-    };
-    let mut parts = vec![format!("\"params\": [{n} tensors]")];
-    for (k, v) in settings {
-        parts.push(format!("{k:?}: {}", super::show::repr(&setting_value(v))));
-    }
-    format!("{{{}}}", parts.join(", "))
 }
 
 /// `clip_grad_norm_(parameters, max_norm, norm_type=2.0)`, as

@@ -93,7 +93,7 @@ pub fn repr(v: &Value) -> String {
             format!("<bound method {owner}.{}>", m.1.name())
         }
         Value::Super(s) => format!("<super: <class '{}'>>", s.1.name),
-        Value::ParamGroup(o) => super::schedule::group_repr(o),
+        Value::ParamGroup(o) => param_group(o),
         Value::Scheduler(s) => {
             let s = crate::runtime::lock::lock(&s.scheduler);
             format!(
@@ -126,6 +126,22 @@ pub fn repr(v: &Value) -> String {
             format!("{{\n{}\n}}", rows.join("\n"))
         }
     }
+}
+
+/// A parameter group as Python shows its dict (the tensors counted).
+fn param_group(o: &std::sync::Mutex<crate::autograd::optim::Optimizer>) -> String {
+    use crate::autograd::optim::Setting;
+    let o = crate::runtime::lock::lock(o);
+    let mut parts = vec![format!("\"params\": [{} tensors]", o.params.len())];
+    for (k, v) in o.kind.settings() {
+        let v = match v {
+            Setting::Number(x) => float(x),
+            Setting::Bool(b) => b.to_string(),
+            Setting::Pair((a, b)) => format!("[{}, {}]", float(a), float(b)),
+        };
+        parts.push(format!("{k:?}: {v}"));
+    }
+    format!("{{{}}}", parts.join(", "))
 }
 
 /// Python's float repr: `2.0`, `0.1`, `1e+20`, `nan`.

@@ -319,6 +319,10 @@ impl Interp {
         span: Span,
     ) -> Result<(), Diagnostic> {
         let target = self.eval(obj, 0)?;
+        // `md["fc"] = Linear(2, 2)`, `seq[0] = Linear(2, 2)`.
+        if let Value::Module(m) = &target {
+            return self.module_item_assign(m, items, value, span);
+        }
         // `g["lr"] = 0.01` of a parameter group.
         if let Value::ParamGroup(o) = &target {
             let key = self.group_key(items, span, 0)?;

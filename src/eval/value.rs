@@ -222,18 +222,20 @@ impl Value {
             Value::Tensor(t) if t.ndim() > 0 => Some(Value::rows(t)),
             Value::List(items) => Some(Ok(items.to_vec())),
             Value::MutList(items) => Some(Ok(crate::runtime::lock::lock(items).to_vec())),
+            // A Sequential's or a ModuleList's modules; a ModuleDict's names.
             Value::Module(m) => {
+                use crate::nn::layers::Layer;
                 let m = crate::runtime::lock::lock(m);
-                matches!(
-                    m.layer,
-                    crate::nn::layers::Layer::Sequential | crate::nn::layers::Layer::ModuleList
-                )
-                .then(|| {
-                    Ok(m.children()
-                        .into_iter()
-                        .map(|(_, c)| Value::Module(c))
-                        .collect())
-                })
+                let children = m.children().into_iter();
+                match m.layer {
+                    Layer::Sequential | Layer::ModuleList => {
+                        Some(Ok(children.map(|(_, c)| Value::Module(c)).collect()))
+                    }
+                    Layer::ModuleDict => {
+                        Some(Ok(children.map(|(k, _)| Value::Str(Arc::new(k))).collect()))
+                    }
+                    _ => None,
+                }
             }
             Value::Enumerate(e) => e.0.elements().map(|items| {
                 items.map(|items| {

@@ -13,6 +13,12 @@ pub enum Layer {
     Sequential,
     /// Children kept in a list; no forward of its own.
     ModuleList,
+    /// Children kept by name (`md["fc"]`); no forward of its own.
+    ModuleDict,
+    Embedding {
+        num_embeddings: usize,
+        embedding_dim: usize,
+    },
     Linear {
         in_features: usize,
         out_features: usize,

@@ -57,6 +57,32 @@ pub fn linear(
     Ok(m)
 }
 
+/// `Embedding(num, dim)`: a weight [num, dim] of standard normal numbers
+/// (PyTorch's `reset_parameters`: `normal_()`), from the device's generator.
+pub fn embedding(
+    rt: &mut Runtime,
+    num_embeddings: usize,
+    embedding_dim: usize,
+    at: Place,
+) -> Result<Module, Error> {
+    let mut m = Module::new(
+        "Embedding",
+        Layer::Embedding {
+            num_embeddings,
+            embedding_dim,
+        },
+    );
+    let new = NewTensor {
+        shape: &[num_embeddings, embedding_dim],
+        dtype: at.dtype,
+        device: at.device,
+        like: None,
+    };
+    let w = rt.random(new, Distribution::Normal)?;
+    m.set_parameter("weight", Some(Arc::new(meta::parameter(&w, true))))?;
+    Ok(m)
+}
+
 /// A new parameter of `shape`, uniform in [-bound, bound) (PyTorch's
 /// `uniform_(-bound, bound)`: `from + u * (to - from)`).
 fn uniform(rt: &mut Runtime, shape: &[usize], bound: f64, at: Place) -> Result<Arc<Tensor>, Error> {
@@ -117,6 +143,10 @@ pub fn forward(
             functional::linear(rt, mode, x, &w, param("bias").as_ref())
         }
         Layer::Flatten { start_dim, end_dim } => flatten(rt, mode, x, *start_dim, *end_dim),
+        Layer::Embedding { .. } => {
+            let w = param("weight").ok_or_else(|| Error::value("Embedding has no weight"))?;
+            record::embedding(rt, mode, &w, x)
+        }
         Layer::Dropout { p } => functional::dropout(rt, mode, x, *p, m.training),
         Layer::Activation(op) => record::unary(rt, mode, *op, x),
         Layer::Identity => Ok(Arc::clone(x)),
@@ -146,10 +176,12 @@ pub fn forward(
             ignore_index,
             reduction,
         } => losses::nll_loss(rt, mode, x, &inputs[1], *ignore_index, *reduction),
-        Layer::Custom | Layer::Sequential | Layer::ModuleList => Err(Error::value(format!(
-            "internal error: {} has no built-in forward",
-            m.type_name
-        ))),
+        Layer::Custom | Layer::Sequential | Layer::ModuleList | Layer::ModuleDict => {
+            Err(Error::value(format!(
+                "internal error: {} has no built-in forward",
+                m.type_name
+            )))
+        }
     }
 }
 

@@ -121,11 +121,16 @@ fn extra_repr(m: &super::Module) -> String {
         }
         Layer::Dropout { p } => format!("p={}, inplace=False", py_float(*p)),
         Layer::Softmax { dim, .. } => format!("dim={dim}"),
+        Layer::Embedding {
+            num_embeddings,
+            embedding_dim,
+        } => format!("{num_embeddings}, {embedding_dim}"),
         Layer::Activation(_)
         | Layer::Identity
         | Layer::Custom
         | Layer::Sequential
         | Layer::ModuleList
+        | Layer::ModuleDict
         | Layer::MseLoss(_)
         | Layer::CrossEntropyLoss { .. }
         | Layer::NllLoss { .. } => String::new(),

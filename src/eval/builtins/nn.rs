@@ -27,6 +27,8 @@ pub const LAYERS: &[&str] = &[
     "LogSoftmax",
     "Sequential",
     "ModuleList",
+    "ModuleDict",
+    "Embedding",
     "MSELoss",
     "CrossEntropyLoss",
     "NLLLoss",
@@ -143,6 +145,44 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             }
             module(m)
         }
+        "Embedding" => {
+            let place = Place {
+                device: me.device_arg(b)?,
+                dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+            };
+            if b.given("padding_idx").is_some() || b.given("max_norm").is_some() {
+                return Err(Error::value_help(
+                    "Embedding's padding_idx and max_norm are not in cudash yet",
+                    "leave them out: every row is then trained",
+                )
+                .at(b.span));
+            }
+            let (num, dim) = (size(b, "num_embeddings")?, size(b, "embedding_dim")?);
+            module(layers::embedding(&mut me.rt, num, dim, place).map_err(at)?)
+        }
+        "ModuleDict" => {
+            let mut m = Module::new("ModuleDict", Layer::ModuleDict);
+            if let Some((v, span)) = b.given("modules") {
+                let Value::Dict(pairs) = v else {
+                    return Err(
+                        Error::wrong_type("modules", "a dict of modules", v.type_name()).at(*span),
+                    );
+                };
+                for (k, v) in pairs.iter() {
+                    let Value::Module(child) = v else {
+                        return Err(Error::wrong_type(
+                            format!("modules[{k:?}]"),
+                            "a module",
+                            v.type_name(),
+                        )
+                        .at(*span));
+                    };
+                    m.set_module(k, Some(std::sync::Arc::clone(child)))
+                        .map_err(at)?;
+                }
+            }
+            module(m)
+        }
         "MSELoss" => module(Module::new(
             "MSELoss",
             Layer::MseLoss(super::super::grad::reduction(b)?),
@@ -241,4 +281,13 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
 /// `super()` in a method.
 pub(super) fn super_(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     me.super_of_frame(b.span)
+}
+
+/// `embedding(input, weight)`: `weight`'s rows picked by the indices, as
+/// torch.nn.functional.embedding (`EmbeddingBackward0`).
+pub(super) fn embedding(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (x, w) = (b.tensor("input")?, b.tensor("weight")?);
+    b.result(crate::autograd::record::embedding(
+        &mut me.rt, me.grad, &w, &x,
+    ))
 }

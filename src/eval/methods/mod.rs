@@ -264,6 +264,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("apply", ModuleMethod(module::apply)),
         ("forward", ModuleMethod(module::forward)),
         ("append", ModuleMethod(module::append)),
+        ("items", ModuleMethod(module::modules)),
         ("step", SchedulerMethod(super::schedule::step)),
         ("get_last_lr", SchedulerMethod(super::schedule::get_last_lr)),
         ("last_epoch", SchedulerProperty(super::schedule::last_epoch)),

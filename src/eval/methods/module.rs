@@ -173,6 +173,49 @@ impl Interp {
         Ok(())
     }
 
+    /// `md["fc"] = m` of a ModuleDict, `seq[i] = m` of a Sequential or a
+    /// ModuleList (an existing position).
+    pub(crate) fn module_item_assign(
+        &mut self,
+        m: &ModuleRef,
+        items: &[crate::lang::ast::IndexItem],
+        value: &crate::lang::ast::Expr,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let layer = lock(m).layer.clone();
+        let key = match layer {
+            Layer::ModuleDict => self.group_key(items, span, 0)?,
+            Layer::Sequential | Layer::ModuleList => {
+                let [crate::lang::ast::IndexItem::At(k)] = items else {
+                    return Err(Error::value(
+                        "a module is assigned at one index, e.g. `seq[0] = m`",
+                    )
+                    .at(span));
+                };
+                let i = self.eval_int(k, 0, "an index")?;
+                let names: Vec<String> = lock(m).modules.iter().map(|(n, _)| n.clone()).collect();
+                let j = super::super::expr::list_index(i, names.len()).map_err(|e| e.at(k.span))?;
+                names[j].clone()
+            }
+            _ => {
+                let name = lock(m).type_name.clone();
+                return Err(type_error(format!(
+                    "'{name}' object does not support item assignment"
+                ))
+                .at(span));
+            }
+        };
+        let v = self.eval(value, 0)?;
+        let Value::Module(child) = v else {
+            return Err(
+                type_error(format!("{} is not a Module subclass", torch_type(&v))).at(span),
+            );
+        };
+        lock(m)
+            .set_module(&key, Some(child))
+            .map_err(|e| e.at(span))
+    }
+
     /// `model(x)`: the forward pre-hooks, the class's `forward` (or the
     /// layer's own), then the forward hooks, as PyTorch's `Module.__call__`.
     pub(crate) fn call_module(&mut self, m: &ModuleRef, args: Vec<ArgVal>, span: Span) -> Out {
@@ -246,7 +289,7 @@ impl Interp {
             .at(k.span));
         }
         match layer {
-            Layer::Custom | Layer::ModuleList => {
+            Layer::Custom | Layer::ModuleList | Layer::ModuleDict => {
                 return Err(Error::Module {
                     class: "NotImplementedError",
                     message: format!(
@@ -338,15 +381,17 @@ fn pair(name: String, v: Value) -> Value {
 /// `children()`, `named_children()`, `modules()`, `named_modules()`.
 pub(super) fn modules(_: &mut Interp, name: &'static str, m: &ModuleRef, _: &Bound) -> Out {
     let named = match name {
-        "children" | "named_children" => lock(m).children(),
+        "children" | "named_children" | "items" => lock(m).children(),
         _ => module::named_modules(m, ""),
     };
     let items = named
         .into_iter()
-        .map(|(n, c)| match name.starts_with("named_") {
-            true => pair(n, Value::Module(c)),
-            false => Value::Module(c),
-        })
+        .map(
+            |(n, c)| match name.starts_with("named_") || name == "items" {
+                true => pair(n, Value::Module(c)),
+                false => Value::Module(c),
+            },
+        )
         .collect();
     Ok(Value::List(Arc::new(items)))
 }
