@@ -571,3 +571,41 @@ fn module_dict_keeps_modules_by_name() {
     let (class, msg) = common::err("md = ModuleDict()\nmd[\"x\"]");
     assert_eq!((class.as_str(), msg.as_str()), ("KeyError", "'x'"));
 }
+
+#[test]
+fn batch_norm_moves_its_running_statistics_in_training_only() {
+    let out = common::ok(
+        "seed(0)\nbn = BatchNorm1d(2)\nprint(bn)\n\
+         x = tensor([[1., 10.], [3., 20.], [5., 30.]])\n\
+         y = bn(x)\nprint(y.grad_fn, bn.num_batches_tracked.item())\n\
+         print(bn.running_mean.tolist(), ((bn.running_var - tensor([1.3, 10.9])).abs() < 1e-6).all().item())\n\
+         m = bn.eval()\ny = bn(x)\n\
+         print(bn.running_mean.tolist(), bn.num_batches_tracked.item())\n\
+         for k, v in bn.named_buffers() { print(k) }\n\
+         print(BatchNorm2d(4, momentum=none, affine=false))",
+    );
+    // PyTorch 2.15: running_mean 0.1 * [3, 20]; running_var 0.9 + 0.1 * [4, 100]
+    // (its 2-D kernel gives 10.900000572 for the second, one f32 ulp above
+    // cudash's: its channels-last statistics add in another order).
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "BatchNorm1d(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)",
+            "<NativeBatchNormBackward0> 1",
+            "[0.30000001192092896, 2.0] true",
+            "[0.30000001192092896, 2.0] 1",
+            "running_mean",
+            "running_var",
+            "num_batches_tracked",
+            "BatchNorm2d(4, eps=1e-05, momentum=None, affine=False, bias=False, track_running_stats=True)"
+        ],
+        "{out}"
+    );
+    let (_, msg) = common::err("BatchNorm1d(3)(ones(1, 3))");
+    assert_eq!(
+        msg,
+        "Expected more than 1 value per channel when training, got input size torch.Size([1, 3])"
+    );
+    let (_, msg) = common::err("BatchNorm2d(3)(ones(2, 3))");
+    assert_eq!(msg, "expected 4D input (got 2D input)");
+}

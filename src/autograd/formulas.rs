@@ -534,6 +534,27 @@ impl Backward {
             Backward::Overwritten => slices::overwritten(rt, g, node)?,
             Backward::Copy => slices::copy(rt, g, node)?,
             Backward::IndexPut { items } => slices::index_put(rt, g, items, node)?,
+            Backward::BatchNorm {
+                x,
+                weight,
+                mean,
+                invstd,
+                dims,
+                train,
+            } => {
+                let w = match weight {
+                    Some(w) => Some(w.get(name)?),
+                    None => None,
+                };
+                super::functional::batch_norm_backward(
+                    rt,
+                    g,
+                    (x.get(name)?, w, mean.get(name)?, invstd.get(name)?),
+                    dims,
+                    *train,
+                    (wants(node, 0), wants(node, 1), wants(node, 2)),
+                )?
+            }
             Backward::NativeDropout { mask, scale } => {
                 let m = mask.get(name)?;
                 let kept = bin(rt, BinaryOp::Mul, g, m)?;

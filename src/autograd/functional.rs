@@ -16,7 +16,7 @@ use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::factory::{Distribution, NewTensor};
 use crate::runtime::op::view;
 use crate::runtime::shape::fmt_shape;
-use crate::runtime::Tensor;
+use crate::runtime::{DType, Tensor};
 
 type R<T> = Result<T, Error>;
 
@@ -144,4 +144,227 @@ pub fn dropout(
         backward,
         &[x],
     ))
+}
+
+/// What `batch_norm` computes with, besides the input: the running
+/// statistics (updated in training), the affine weight and bias, the mode,
+/// `momentum` (none: the cumulative average, `1 / batches`) and `eps`.
+pub struct BatchNormArgs<'a> {
+    pub running_mean: Option<&'a Tensor>,
+    pub running_var: Option<&'a Tensor>,
+    pub weight: Option<&'a Arc<Tensor>>,
+    pub bias: Option<&'a Arc<Tensor>>,
+    pub training: bool,
+    pub momentum: f64,
+    pub eps: f64,
+}
+
+/// `batch_norm(x, ...)` as PyTorch's CPU `native_batch_norm`: per channel
+/// (dim 1) the batch's mean and biased variance in training (the running
+/// statistics updated in place: `momentum * batch + (1 - momentum) *
+/// running`, the variance unbiased), the running ones in eval; then
+/// `x * alpha + beta` with `alpha = invstd * weight`, `beta = bias - mean *
+/// alpha`. One node, `NativeBatchNormBackward0`.
+pub fn batch_norm(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    a: BatchNormArgs,
+) -> R<Arc<Tensor>> {
+    let n = x.ndim();
+    if n < 2 {
+        return Err(Error::shape(format!(
+            "batch_norm takes an input of shape [N, C, ...], not {}",
+            fmt_shape(x.shape())
+        )));
+    }
+    let c = x.shape()[1];
+    let dims: Vec<usize> = std::iter::once(0).chain(2..n).collect();
+    let dims_i: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+    let per_channel = x.numel() / c.max(1);
+    // [1, C, 1, ...]: a channel's value against every element of it.
+    let mut bshape = vec![1i64; n];
+    bshape[1] = c as i64;
+    let chan = |rt: &mut Runtime, t: &Tensor| rt.reshape(&Arc::new(t.alias()), &bshape);
+    let use_batch = a.training || a.running_mean.is_none();
+    let (mean, invstd) = if use_batch {
+        if a.training && per_channel <= 1 {
+            return Err(Error::value(format!(
+                "Expected more than 1 value per channel when training, got input size torch.Size([{}])",
+                x.shape().iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+            )));
+        }
+        let sum = rt.reduce_dims(crate::runtime::op::reduce::ReduceOp::Sum, x, &dims_i, true)?;
+        let mean = bin_s(rt, BinaryOp::Div, &sum, per_channel as f64)?;
+        let diff = bin(rt, BinaryOp::Sub, x, &mean)?;
+        let sq = bin(rt, BinaryOp::Mul, &diff, &diff)?;
+        drop(diff);
+        let var_sum = rt.reduce_dims(
+            crate::runtime::op::reduce::ReduceOp::Sum,
+            &sq,
+            &dims_i,
+            true,
+        )?;
+        drop(sq);
+        let var = bin_s(rt, BinaryOp::Div, &var_sum, per_channel as f64)?;
+        let invstd = inverse_std(rt, &var, a.eps)?;
+        if a.training {
+            if let (Some(rm), Some(rv)) = (a.running_mean, a.running_var) {
+                let m = a.momentum;
+                let flat = |rt: &mut Runtime, t: &Arc<Tensor>| rt.reshape(t, &[c as i64]);
+                let mean_c = flat(rt, &mean)?;
+                let unbiased = bin_s(
+                    rt,
+                    BinaryOp::Div,
+                    &var_sum,
+                    (per_channel as f64 - 1.0).max(1.0),
+                )?;
+                let unbiased = flat(rt, &unbiased)?;
+                // In f64, as PyTorch's CPU kernel (its accumulate type),
+                // then stored in the buffer's dtype.
+                for (running, batch) in [(rm, &mean_c), (rv, &unbiased)] {
+                    let batch = rt.cast(batch, DType::F64)?;
+                    let old = rt.cast(running, DType::F64)?;
+                    let scaled = bin_s(rt, BinaryOp::Mul, &batch, m)?;
+                    let kept = bin_s(rt, BinaryOp::Mul, &old, 1.0 - m)?;
+                    let new = bin(rt, BinaryOp::Add, &scaled, &kept)?;
+                    let new = rt.cast(&new, running.dtype())?;
+                    rt.assign(running, &new)?;
+                }
+            }
+        }
+        (mean, invstd)
+    } else {
+        let (rm, rv) = (
+            a.running_mean.expect("checked"),
+            a.running_var.expect("checked"),
+        );
+        let mean = chan(rt, rm)?;
+        let var = chan(rt, rv)?;
+        let mean = rt.cast(&mean, x.dtype())?;
+        let var = rt.cast(&var, x.dtype())?;
+        (mean, inverse_std(rt, &var, a.eps)?)
+    };
+    // y = x * alpha + beta
+    let alpha = match a.weight {
+        Some(w) => {
+            let w = chan(rt, w)?;
+            bin(rt, BinaryOp::Mul, &invstd, &w)?
+        }
+        None => Arc::clone(&invstd),
+    };
+    let ma = bin(rt, BinaryOp::Mul, &mean, &alpha)?;
+    let beta = match a.bias {
+        Some(b) => {
+            let b = chan(rt, b)?;
+            bin(rt, BinaryOp::Sub, &b, &ma)?
+        }
+        None => rt.unary(crate::runtime::op::unary::UnaryOp::Neg, &ma)?,
+    };
+    drop(ma);
+    let xa = bin(rt, BinaryOp::Mul, x, &alpha)?;
+    drop(alpha);
+    let out = bin(rt, BinaryOp::Add, &xa, &beta)?;
+    drop((xa, beta));
+    let mut inputs: Vec<&Tensor> = vec![x];
+    if let Some(w) = a.weight {
+        inputs.push(w);
+    }
+    if let Some(b) = a.bias {
+        inputs.push(b);
+    }
+    let backward = Backward::BatchNorm {
+        x: Saved::new(x),
+        weight: a.weight.map(|w| Saved::new(w)),
+        mean: Saved::new(&mean),
+        invstd: Saved::new(&invstd),
+        dims,
+        train: use_batch,
+    };
+    Ok(record::attach_node(
+        rt,
+        mode,
+        out,
+        "NativeBatchNormBackward0",
+        backward,
+        &inputs,
+    ))
+}
+
+/// `1 / sqrt(var + eps)`.
+fn inverse_std(rt: &mut Runtime, var: &Tensor, eps: f64) -> R<Arc<Tensor>> {
+    let v = bin_s(rt, BinaryOp::Add, var, eps)?;
+    let s = rt.unary(crate::runtime::op::unary::UnaryOp::Sqrt, &v)?;
+    super::ops::s_bin(rt, BinaryOp::Div, 1.0, &s)
+}
+
+/// What `NativeBatchNormBackward0` kept: the input, the weight, each
+/// channel's mean and 1/std.
+type Kept<'a> = (
+    &'a Arc<Tensor>,
+    Option<&'a Arc<Tensor>>,
+    &'a Arc<Tensor>,
+    &'a Arc<Tensor>,
+);
+
+/// `NativeBatchNormBackward0`: PyTorch's `batch_norm_backward_cpu`. With
+/// `sum` the channel's sum of `g` and `dotp` its sum of `g * (x - mean)`:
+/// in training `dx = (g - sum / N - (x - mean) * dotp * invstd^2 / N) *
+/// invstd * w`, in eval `g * invstd * w`; `dw = dotp * invstd`, `db = sum`.
+pub fn batch_norm_backward(
+    rt: &mut Runtime,
+    g: &Arc<Tensor>,
+    (x, w, mean, invstd): Kept,
+    dims: &[usize],
+    train: bool,
+    (want_x, want_w, want_b): (bool, bool, bool),
+) -> R<Vec<Option<Arc<Tensor>>>> {
+    use crate::runtime::op::reduce::ReduceOp;
+    let c = x.shape()[1];
+    let dims_i: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+    let n = (x.numel() / c.max(1)) as f64;
+    let flat = |rt: &mut Runtime, t: &Arc<Tensor>| rt.reshape(t, &[c as i64]);
+    let sum = rt.reduce_dims(ReduceOp::Sum, g, &dims_i, true)?;
+    let xm = bin(rt, BinaryOp::Sub, x, mean)?;
+    let gx = bin(rt, BinaryOp::Mul, &xm, g)?;
+    let dotp = rt.reduce_dims(ReduceOp::Sum, &gx, &dims_i, true)?;
+    drop(gx);
+    let mut bshape = vec![1i64; x.ndim()];
+    bshape[1] = c as i64;
+    let scale = match w {
+        Some(w) => {
+            let w = rt.reshape(w, &bshape)?;
+            bin(rt, BinaryOp::Mul, invstd, &w)?
+        }
+        None => Arc::clone(invstd),
+    };
+    let dx = match (want_x, train) {
+        (false, _) => None,
+        (true, true) => {
+            let k = bin(rt, BinaryOp::Mul, &dotp, invstd)?;
+            let k = bin(rt, BinaryOp::Mul, &k, invstd)?;
+            let k = bin_s(rt, BinaryOp::Div, &k, n)?;
+            let proj = bin(rt, BinaryOp::Mul, &xm, &k)?;
+            let grad_mean = bin_s(rt, BinaryOp::Div, &sum, n)?;
+            let centred = bin(rt, BinaryOp::Sub, g, &grad_mean)?;
+            let d = bin(rt, BinaryOp::Sub, &centred, &proj)?;
+            Some(bin(rt, BinaryOp::Mul, &d, &scale)?)
+        }
+        (true, false) => Some(bin(rt, BinaryOp::Mul, g, &scale)?),
+    };
+    let mut out = vec![dx];
+    if w.is_some() {
+        out.push(match want_w {
+            true => {
+                let dw = bin(rt, BinaryOp::Mul, &dotp, invstd)?;
+                Some(flat(rt, &dw)?)
+            }
+            false => None,
+        });
+        out.push(match want_b {
+            true => Some(flat(rt, &sum)?),
+            false => None,
+        });
+    }
+    Ok(out)
 }

@@ -444,6 +444,18 @@ pub enum Backward {
         x: Option<Saved>,
         w: Option<Saved>,
     },
+    /// `batch_norm` (PyTorch's `native_batch_norm`): inputs `x`, and the
+    /// weight and bias when there are; it keeps `x`, the weight and each
+    /// channel's mean and 1/std (`save_mean`, `save_invstd`, shaped to
+    /// broadcast against `x`), over `dims` (every dim but the channels').
+    BatchNorm {
+        x: Saved,
+        weight: Option<Saved>,
+        mean: Saved,
+        invstd: Saved,
+        dims: Vec<usize>,
+        train: bool,
+    },
     /// `dropout` on a GPU (PyTorch's fused `native_dropout`): the gradient
     /// where the mask kept, times `scale`; the mask is one byte an element.
     NativeDropout {
@@ -523,6 +535,16 @@ impl Backward {
             Var { x, std, .. } => std::iter::once(x).chain(std.iter()).collect(),
             Addmm { x, w } => x.iter().chain(w.iter()).collect(),
             NativeDropout { mask, .. } => vec![mask],
+            BatchNorm {
+                x,
+                weight,
+                mean,
+                invstd,
+                ..
+            } => [Some(x), weight.as_ref(), Some(mean), Some(invstd)]
+                .into_iter()
+                .flatten()
+                .collect(),
             Index { .. }
             | IndexPut { .. }
             | Cumsum { .. }

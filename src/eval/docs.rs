@@ -437,6 +437,9 @@ docs! {
     Function Training "ModuleDict", "ModuleDict(modules=none)", "Modules kept by name, registered by their owner (`nn.ModuleDict`): `md[\"fc\"] = Linear(2, 2)`, `md[\"fc\"]`, `len(md)`, `for name in md` (the names), `md.items()`; it has no forward of its own.", "md = ModuleDict()\nmd[\"enc\"] = Linear(4, 2)\nmd[\"dec\"] = Linear(2, 4)\nmd";
     Function Training "Embedding", "Embedding(num_embeddings, embedding_dim, device=none, dtype=none)", "A table of `num_embeddings` vectors of `embedding_dim` (standard normal, as PyTorch draws them); called with integer indices, their rows (`EmbeddingBackward0`, which sums each row's gradients into it), as `nn.Embedding`.", "seed(0)\nemb = Embedding(10, 3)\nemb(tensor([[1, 2], [4, 9]])).shape";
     Function Training "embedding", "embedding(input, weight)", "The rows of `weight` the integer indices `input` pick, as torch.nn.functional.embedding.", "embedding(tensor([0, 2]), eye(3))";
+    Function Training "BatchNorm1d", "BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true, device=none, dtype=none, bias=true)", "Batch normalisation over [N, C] or [N, C, L], as `nn.BatchNorm1d`: in training mode each channel is normalised by the batch's mean and variance and the running statistics (`running_mean`, `running_var`, buffers in `state_dict`) move by `momentum`; in eval mode the running statistics are used and do not change. One node, `NativeBatchNormBackward0`, keeping the input and each channel's mean and 1/std.", "seed(0)\nbn = BatchNorm1d(3)\ny = bn(randn(8, 3) * 5 + 2)\nbn.running_mean\nbn.eval()\ny = bn(randn(8, 3))\nbn.num_batches_tracked";
+    Function Training "BatchNorm2d", "BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true, device=none, dtype=none, bias=true)", "Batch normalisation of images [N, C, H, W] per channel, as `nn.BatchNorm2d` (the modes as `BatchNorm1d`'s).", "bn = BatchNorm2d(2)\nbn(randn(4, 2, 3, 3)).shape";
+    Function Training "batch_norm", "batch_norm(input, running_mean, running_var, weight=none, bias=none, training=false, momentum=0.1, eps=1e-5)", "Batch normalisation as torch.nn.functional.batch_norm: the batch's statistics when `training` (the running ones updated in place), else the running ones.", "batch_norm(randn(4, 2), zeros(2), ones(2), training=true).shape";
     Function Training "MSELoss", "MSELoss(reduction=\"mean\")", "`mse_loss` as a module (`nn.MSELoss`): `loss_fn(prediction, target)`.", "MSELoss()(tensor([1., 2.]), tensor([0., 0.]))";
     Function Training "CrossEntropyLoss", "CrossEntropyLoss(ignore_index=-100, reduction=\"mean\", label_smoothing=0.0)", "`cross_entropy` as a module (`nn.CrossEntropyLoss`): scores [N, C] and N class indices, or class probabilities of the scores' shape; `label_smoothing` as PyTorch's.", "loss_fn = CrossEntropyLoss()\nloss_fn(randn(3, 4), tensor([0, 3, 1]))";
     Function Training "NLLLoss", "NLLLoss(ignore_index=-100, reduction=\"mean\")", "`nll_loss` as a module (`nn.NLLLoss`), on log-probabilities.", "NLLLoss()(log_softmax(randn(3, 4), dim=1), tensor([0, 3, 1]))";
@@ -519,7 +522,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             Function,
             "Module" | "Parameter" | "Linear" | "ReLU" | "Tanh" | "Sigmoid" | "Identity"
             | "Flatten" | "Dropout" | "Softmax" | "LogSoftmax" | "Sequential" | "ModuleList"
-            | "ModuleDict" | "Embedding" | "MSELoss" | "CrossEntropyLoss" | "NLLLoss",
+            | "ModuleDict" | "Embedding" | "BatchNorm1d" | "BatchNorm2d" | "MSELoss"
+            | "CrossEntropyLoss" | "NLLLoss",
         ) => return Some(format!("torch.nn.{}", doc.name)),
         (Function, "isinstance" | "super") => return Some(format!("{}() (Python's)", doc.name)),
         (
@@ -530,7 +534,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Statement, "class") => "class Name(nn.Module):",
         (
             Function,
-            "mse_loss" | "nll_loss" | "cross_entropy" | "linear" | "dropout" | "embedding",
+            "mse_loss" | "nll_loss" | "cross_entropy" | "linear" | "dropout" | "embedding"
+            | "batch_norm",
         ) => return Some(format!("torch.nn.functional.{}", doc.name)),
         (Statement, "help") => "help(torch.zeros)",
         (Statement, "fn") => "def name(a, b=default):",

@@ -19,6 +19,19 @@ pub enum Layer {
         num_embeddings: usize,
         embedding_dim: usize,
     },
+    /// `BatchNorm1d` (`spatial` 1: inputs [N, C] or [N, C, L]) and
+    /// `BatchNorm2d` (2: [N, C, H, W]).
+    BatchNorm {
+        spatial: usize,
+        num_features: usize,
+        eps: f64,
+        /// None: the cumulative average (`1 / num_batches_tracked`).
+        momentum: Option<f64>,
+        affine: bool,
+        /// PyTorch 2.15's keyword `bias` (with `affine`).
+        bias: bool,
+        track_running_stats: bool,
+    },
     Linear {
         in_features: usize,
         out_features: usize,

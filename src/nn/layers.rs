@@ -83,6 +83,42 @@ pub fn embedding(
     Ok(m)
 }
 
+/// `BatchNorm1d`/`BatchNorm2d(num_features, ...)`: weight ones and bias
+/// zeros (when affine), buffers `running_mean` zeros, `running_var` ones and
+/// `num_batches_tracked` 0 (when tracking), as PyTorch's.
+pub fn batch_norm(rt: &mut Runtime, layer: Layer, at: Place) -> Result<Module, Error> {
+    let Layer::BatchNorm {
+        spatial,
+        num_features,
+        affine,
+        bias,
+        track_running_stats,
+        ..
+    } = layer
+    else {
+        return Err(Error::value("internal error: not a batch norm"));
+    };
+    let mut m = Module::new(&format!("BatchNorm{spatial}d"), layer);
+    let full = |rt: &mut Runtime, v: i64, dtype| {
+        crate::autograd::ops::full(rt, &[num_features], dtype, at.device, v)
+    };
+    if affine {
+        let w = full(rt, 1, at.dtype)?;
+        m.set_parameter("weight", Some(Arc::new(meta::parameter(&w, true))))?;
+        if bias {
+            let b = full(rt, 0, at.dtype)?;
+            m.set_parameter("bias", Some(Arc::new(meta::parameter(&b, true))))?;
+        }
+    }
+    if track_running_stats {
+        m.set_buffer("running_mean", Some(full(rt, 0, at.dtype)?), None)?;
+        m.set_buffer("running_var", Some(full(rt, 1, at.dtype)?), None)?;
+        let count = crate::autograd::ops::full(rt, &[], DType::I64, at.device, 0)?;
+        m.set_buffer("num_batches_tracked", Some(count), None)?;
+    }
+    Ok(m)
+}
+
 /// A new parameter of `shape`, uniform in [-bound, bound) (PyTorch's
 /// `uniform_(-bound, bound)`: `from + u * (to - from)`).
 fn uniform(rt: &mut Runtime, shape: &[usize], bound: f64, at: Place) -> Result<Arc<Tensor>, Error> {
@@ -143,6 +179,60 @@ pub fn forward(
             functional::linear(rt, mode, x, &w, param("bias").as_ref())
         }
         Layer::Flatten { start_dim, end_dim } => flatten(rt, mode, x, *start_dim, *end_dim),
+        Layer::BatchNorm {
+            spatial,
+            eps,
+            momentum,
+            ..
+        } => {
+            let ok = match spatial {
+                1 => matches!(x.ndim(), 2 | 3),
+                _ => x.ndim() == spatial + 2,
+            };
+            if !ok {
+                let expected = match spatial {
+                    1 => "2D or 3D".to_string(),
+                    s => format!("{}D", s + 2),
+                };
+                return Err(Error::value(format!(
+                    "expected {expected} input (got {}D input)",
+                    x.ndim()
+                )));
+            }
+            let buffer = |name: &str| {
+                m.buffers
+                    .iter()
+                    .find(|b| b.name == name)
+                    .and_then(|b| b.tensor.clone())
+            };
+            let (rm, rv, count) = (
+                buffer("running_mean"),
+                buffer("running_var"),
+                buffer("num_batches_tracked"),
+            );
+            // PyTorch's `exponential_average_factor`, counting batches in training.
+            let mut factor = momentum.unwrap_or(0.0);
+            if m.training {
+                if let Some(count) = &count {
+                    rt.binary_(BinaryOp::Add, count, Operand::weak(&Tensor::scalar(1i64)))?;
+                    if momentum.is_none() {
+                        let n = count.to_vec::<i64>().first().copied().unwrap_or(1);
+                        factor = 1.0 / n as f64;
+                    }
+                }
+            }
+            let (w, b) = (param("weight"), param("bias"));
+            let args = functional::BatchNormArgs {
+                running_mean: rm.as_deref(),
+                running_var: rv.as_deref(),
+                weight: w.as_ref(),
+                bias: b.as_ref(),
+                training: m.training,
+                momentum: factor,
+                eps: *eps,
+            };
+            functional::batch_norm(rt, mode, x, args)
+        }
         Layer::Embedding { .. } => {
             let w = param("weight").ok_or_else(|| Error::value("Embedding has no weight"))?;
             record::embedding(rt, mode, &w, x)

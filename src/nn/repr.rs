@@ -121,6 +121,22 @@ fn extra_repr(m: &super::Module) -> String {
         }
         Layer::Dropout { p } => format!("p={}, inplace=False", py_float(*p)),
         Layer::Softmax { dim, .. } => format!("dim={dim}"),
+        Layer::BatchNorm {
+            num_features,
+            eps,
+            momentum,
+            affine,
+            bias,
+            track_running_stats,
+            ..
+        } => format!(
+            "{num_features}, eps={}, momentum={}, affine={}, bias={}, track_running_stats={}",
+            py_float(*eps),
+            momentum.map_or("None".to_string(), py_float),
+            py_bool(*affine),
+            py_bool(*affine && *bias),
+            py_bool(*track_running_stats)
+        ),
         Layer::Embedding {
             num_embeddings,
             embedding_dim,
@@ -154,12 +170,20 @@ fn py_bool(b: bool) -> &'static str {
     }
 }
 
-/// A float as Python's `repr` writes it (`0.5`, `1.0`).
+/// A float as Python's `repr` writes it (`0.5`, `1.0`, `1e-05`): the
+/// shortest digits, in exponent form below 1e-4 and from 1e16.
 pub fn py_float(x: f64) -> String {
-    match x.is_finite() && x.fract() == 0.0 && x.abs() < 1e16 {
-        true => format!("{x:.1}"),
-        false => format!("{x}"),
+    if !x.is_finite() {
+        return format!("{x}");
     }
+    if x == 0.0 || (1e-4..1e16).contains(&x.abs()) {
+        return format!("{x:?}");
+    }
+    let sci = format!("{x:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mantissa}e{sign}{:02}", exp.abs())
 }
 
 /// cudash's line under the repr: `# 407,050 parameters (1.6 MiB), f32

@@ -29,6 +29,8 @@ pub const LAYERS: &[&str] = &[
     "ModuleList",
     "ModuleDict",
     "Embedding",
+    "BatchNorm1d",
+    "BatchNorm2d",
     "MSELoss",
     "CrossEntropyLoss",
     "NLLLoss",
@@ -160,6 +162,26 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             let (num, dim) = (size(b, "num_embeddings")?, size(b, "embedding_dim")?);
             module(layers::embedding(&mut me.rt, num, dim, place).map_err(at)?)
         }
+        "BatchNorm1d" | "BatchNorm2d" => {
+            let place = Place {
+                device: me.device_arg(b)?,
+                dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+            };
+            let momentum = match b.get("momentum") {
+                Some((Value::None, _)) => None,
+                _ => Some(b.float("momentum")?.unwrap_or(0.1)),
+            };
+            let layer = Layer::BatchNorm {
+                spatial: if name == "BatchNorm1d" { 1 } else { 2 },
+                num_features: size(b, "num_features")?,
+                eps: b.float("eps")?.unwrap_or(1e-5),
+                momentum,
+                affine: b.bool("affine", true)?,
+                bias: b.bool("bias", true)?,
+                track_running_stats: b.bool("track_running_stats", true)?,
+            };
+            module(layers::batch_norm(&mut me.rt, layer, place).map_err(at)?)
+        }
         "ModuleDict" => {
             let mut m = Module::new("ModuleDict", Layer::ModuleDict);
             if let Some((v, span)) = b.given("modules") {
@@ -289,5 +311,35 @@ pub(super) fn embedding(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let (x, w) = (b.tensor("input")?, b.tensor("weight")?);
     b.result(crate::autograd::record::embedding(
         &mut me.rt, me.grad, &w, &x,
+    ))
+}
+
+/// `batch_norm(input, running_mean, running_var, weight=none, bias=none,
+/// training=false, momentum=0.1, eps=1e-5)`, as torch.nn.functional.batch_norm.
+pub(super) fn batch_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    let opt = |name: &str| -> Result<Option<std::sync::Arc<crate::runtime::Tensor>>, Diagnostic> {
+        match b.given(name) {
+            None => Ok(None),
+            Some(_) => b.tensor(name).map(Some),
+        }
+    };
+    let (rm, rv, w, bias) = (
+        opt("running_mean")?,
+        opt("running_var")?,
+        opt("weight")?,
+        opt("bias")?,
+    );
+    let args = crate::autograd::functional::BatchNormArgs {
+        running_mean: rm.as_deref(),
+        running_var: rv.as_deref(),
+        weight: w.as_ref(),
+        bias: bias.as_ref(),
+        training: b.bool("training", false)?,
+        momentum: b.float("momentum")?.unwrap_or(0.1),
+        eps: b.float("eps")?.unwrap_or(1e-5),
+    };
+    b.result(crate::autograd::functional::batch_norm(
+        &mut me.rt, me.grad, &x, args,
     ))
 }
