@@ -534,6 +534,24 @@ impl Backward {
             Backward::Overwritten => slices::overwritten(rt, g, node)?,
             Backward::Copy => slices::copy(rt, g, node)?,
             Backward::IndexPut { items } => slices::index_put(rt, g, items, node)?,
+            Backward::Convolution { x, w, geom, bias } => super::conv::conv2d_backward(
+                rt,
+                g,
+                (x.get(name)?, w.get(name)?),
+                geom,
+                *bias,
+                (wants(node, 0), wants(node, 1), wants(node, 2)),
+            )?,
+            Backward::MaxPool { which, geom, input } => vec![Some(super::conv::pool_backward(
+                rt,
+                g,
+                Some(which.get(name)?),
+                geom,
+                input,
+            )?)],
+            Backward::AvgPool { geom, input } => {
+                vec![Some(super::conv::pool_backward(rt, g, None, geom, input)?)]
+            }
             Backward::BatchNorm {
                 x,
                 weight,

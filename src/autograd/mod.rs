@@ -8,6 +8,7 @@
 //! `hooks.rs` and `callbacks.rs` what backward calls back (hooks, final callbacks).
 
 pub mod callbacks;
+pub mod conv;
 pub mod engine;
 pub mod formulas;
 pub mod functional;
@@ -24,6 +25,7 @@ pub mod record;
 pub mod reductions;
 pub mod schedule;
 pub mod slices;
+pub mod window;
 
 /// Whether ops are recorded (PyTorch's grad mode): off inside `no_grad { }`.
 #[derive(Clone, Copy, Debug)]

@@ -444,6 +444,26 @@ pub enum Backward {
         x: Option<Saved>,
         w: Option<Saved>,
     },
+    /// `conv2d` (PyTorch's `convolution`): inputs `x`, `w` and the bias
+    /// when there is one; it keeps the input and the weight.
+    Convolution {
+        x: Saved,
+        w: Saved,
+        geom: super::window::Geometry,
+        bias: bool,
+    },
+    /// `max_pool2d`: where each window's maximum was (its place in the
+    /// window), and the input's shape.
+    MaxPool {
+        which: Saved,
+        geom: super::window::Geometry,
+        input: Vec<usize>,
+    },
+    /// `avg_pool2d`: the input's shape (nothing kept).
+    AvgPool {
+        geom: super::window::Geometry,
+        input: Vec<usize>,
+    },
     /// `batch_norm` (PyTorch's `native_batch_norm`): inputs `x`, and the
     /// weight and bias when there are; it keeps `x`, the weight and each
     /// channel's mean and 1/std (`save_mean`, `save_invstd`, shaped to
@@ -535,6 +555,8 @@ impl Backward {
             Var { x, std, .. } => std::iter::once(x).chain(std.iter()).collect(),
             Addmm { x, w } => x.iter().chain(w.iter()).collect(),
             NativeDropout { mask, .. } => vec![mask],
+            Convolution { x, w, .. } => vec![x, w],
+            MaxPool { which, .. } => vec![which],
             BatchNorm {
                 x,
                 weight,
@@ -546,6 +568,7 @@ impl Backward {
                 .flatten()
                 .collect(),
             Index { .. }
+            | AvgPool { .. }
             | IndexPut { .. }
             | Cumsum { .. }
             | Flip { .. }

@@ -440,6 +440,14 @@ docs! {
     Function Training "BatchNorm1d", "BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true, device=none, dtype=none, bias=true)", "Batch normalisation over [N, C] or [N, C, L], as `nn.BatchNorm1d`: in training mode each channel is normalised by the batch's mean and variance and the running statistics (`running_mean`, `running_var`, buffers in `state_dict`) move by `momentum`; in eval mode the running statistics are used and do not change. One node, `NativeBatchNormBackward0`, keeping the input and each channel's mean and 1/std.", "seed(0)\nbn = BatchNorm1d(3)\ny = bn(randn(8, 3) * 5 + 2)\nbn.running_mean\nbn.eval()\ny = bn(randn(8, 3))\nbn.num_batches_tracked";
     Function Training "BatchNorm2d", "BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true, device=none, dtype=none, bias=true)", "Batch normalisation of images [N, C, H, W] per channel, as `nn.BatchNorm2d` (the modes as `BatchNorm1d`'s).", "bn = BatchNorm2d(2)\nbn(randn(4, 2, 3, 3)).shape";
     Function Training "batch_norm", "batch_norm(input, running_mean, running_var, weight=none, bias=none, training=false, momentum=0.1, eps=1e-5)", "Batch normalisation as torch.nn.functional.batch_norm: the batch's statistics when `training` (the running ones updated in place), else the running ones.", "batch_norm(randn(4, 2), zeros(2), ones(2), training=true).shape";
+    Function Training "Conv2d", "Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true, padding_mode=\"zeros\", device=none, dtype=none)", "A 2-D convolution over images [N, C, H, W], as `nn.Conv2d`: weight [out, in / groups, kh, kw] and bias drawn as PyTorch draws them; `padding` also `\"valid\"` or `\"same\"`. It computes with the windows laid out as columns and one matrix product per group (im2col), on every backend; one node, `ConvolutionBackward0`, keeping the input and the weight.", "seed(0)\nconv = Conv2d(1, 4, 3, padding=1)\nconv(randn(2, 1, 8, 8)).shape\nconv";
+    Function Training "MaxPool2d", "MaxPool2d(kernel_size, stride=none, padding=0, dilation=1, return_indices=false, ceil_mode=false)", "Each window's largest element (stride: the kernel's size unless given), as `nn.MaxPool2d`; one node, `MaxPool2DWithIndicesBackward0`, keeping where each maximum was.", "MaxPool2d(2)(arange(16.).reshape(1, 1, 4, 4))";
+    Function Training "AvgPool2d", "AvgPool2d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true)", "Each window's mean, as `nn.AvgPool2d` (padding counted).", "AvgPool2d(2)(arange(16.).reshape(1, 1, 4, 4))";
+    Function Training "AdaptiveAvgPool2d", "AdaptiveAvgPool2d(output_size)", "The average pool that tiles each image into `output_size` (an int or a pair), as `nn.AdaptiveAvgPool2d`; cudash pools sizes that divide the image evenly (1, a ResNet's head, always does).", "AdaptiveAvgPool2d(1)(randn(2, 3, 4, 4)).shape";
+    Function Training "conv2d", "conv2d(input, weight, bias=none, stride=1, padding=0, dilation=1, groups=1)", "A 2-D convolution, as torch.nn.functional.conv2d (`Conv2d`'s computation).", "conv2d(ones(1, 1, 3, 3), ones(1, 1, 2, 2))";
+    Function Training "max_pool2d", "max_pool2d(input, kernel_size, stride=none, padding=0, dilation=1)", "Each window's largest element, as torch.nn.functional.max_pool2d.", "max_pool2d(arange(16.).reshape(1, 1, 4, 4), 2)";
+    Function Training "avg_pool2d", "avg_pool2d(input, kernel_size, stride=none, padding=0)", "Each window's mean, as torch.nn.functional.avg_pool2d.", "avg_pool2d(arange(16.).reshape(1, 1, 4, 4), 2)";
+    Function Training "adaptive_avg_pool2d", "adaptive_avg_pool2d(input, output_size)", "The average pool to `output_size`, as torch.nn.functional.adaptive_avg_pool2d (sizes that divide evenly).", "adaptive_avg_pool2d(randn(1, 2, 4, 4), 1).shape";
     Function Training "MSELoss", "MSELoss(reduction=\"mean\")", "`mse_loss` as a module (`nn.MSELoss`): `loss_fn(prediction, target)`.", "MSELoss()(tensor([1., 2.]), tensor([0., 0.]))";
     Function Training "CrossEntropyLoss", "CrossEntropyLoss(ignore_index=-100, reduction=\"mean\", label_smoothing=0.0)", "`cross_entropy` as a module (`nn.CrossEntropyLoss`): scores [N, C] and N class indices, or class probabilities of the scores' shape; `label_smoothing` as PyTorch's.", "loss_fn = CrossEntropyLoss()\nloss_fn(randn(3, 4), tensor([0, 3, 1]))";
     Function Training "NLLLoss", "NLLLoss(ignore_index=-100, reduction=\"mean\")", "`nll_loss` as a module (`nn.NLLLoss`), on log-probabilities.", "NLLLoss()(log_softmax(randn(3, 4), dim=1), tensor([0, 3, 1]))";
@@ -522,8 +530,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             Function,
             "Module" | "Parameter" | "Linear" | "ReLU" | "Tanh" | "Sigmoid" | "Identity"
             | "Flatten" | "Dropout" | "Softmax" | "LogSoftmax" | "Sequential" | "ModuleList"
-            | "ModuleDict" | "Embedding" | "BatchNorm1d" | "BatchNorm2d" | "MSELoss"
-            | "CrossEntropyLoss" | "NLLLoss",
+            | "ModuleDict" | "Embedding" | "BatchNorm1d" | "BatchNorm2d" | "Conv2d" | "MaxPool2d"
+            | "AvgPool2d" | "AdaptiveAvgPool2d" | "MSELoss" | "CrossEntropyLoss" | "NLLLoss",
         ) => return Some(format!("torch.nn.{}", doc.name)),
         (Function, "isinstance" | "super") => return Some(format!("{}() (Python's)", doc.name)),
         (
@@ -534,8 +542,17 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Statement, "class") => "class Name(nn.Module):",
         (
             Function,
-            "mse_loss" | "nll_loss" | "cross_entropy" | "linear" | "dropout" | "embedding"
-            | "batch_norm",
+            "mse_loss"
+            | "nll_loss"
+            | "cross_entropy"
+            | "linear"
+            | "dropout"
+            | "embedding"
+            | "batch_norm"
+            | "conv2d"
+            | "max_pool2d"
+            | "avg_pool2d"
+            | "adaptive_avg_pool2d",
         ) => return Some(format!("torch.nn.functional.{}", doc.name)),
         (Statement, "help") => "help(torch.zeros)",
         (Statement, "fn") => "def name(a, b=default):",

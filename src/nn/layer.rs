@@ -19,6 +19,30 @@ pub enum Layer {
         num_embeddings: usize,
         embedding_dim: usize,
     },
+    /// `Conv2d`: its windows' settings (the output size is the input's).
+    Conv2d {
+        stride: (usize, usize),
+        padding: (usize, usize),
+        dilation: (usize, usize),
+        groups: usize,
+        /// The settings as PyTorch prints them.
+        shown: String,
+    },
+    /// `MaxPool2d` / `AvgPool2d`: kernel, stride, padding, dilation.
+    Pool2d {
+        max: bool,
+        kernel: (usize, usize),
+        stride: (usize, usize),
+        padding: (usize, usize),
+        dilation: (usize, usize),
+        shown: String,
+    },
+    /// `AdaptiveAvgPool2d(output_size)`: an average pool whose windows
+    /// divide the input evenly into that size.
+    AdaptiveAvgPool2d {
+        out: (usize, usize),
+        shown: String,
+    },
     /// `BatchNorm1d` (`spatial` 1: inputs [N, C] or [N, C, L]) and
     /// `BatchNorm2d` (2: [N, C, H, W]).
     BatchNorm {

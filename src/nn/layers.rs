@@ -233,6 +233,33 @@ pub fn forward(
             };
             functional::batch_norm(rt, mode, x, args)
         }
+        Layer::Conv2d {
+            stride,
+            padding,
+            dilation,
+            groups,
+            ..
+        } => {
+            let w = param("weight").ok_or_else(|| Error::value("Conv2d has no weight"))?;
+            let b = param("bias");
+            crate::autograd::conv::conv2d(
+                rt,
+                mode,
+                x,
+                &w,
+                b.as_ref(),
+                (*stride, *padding, *dilation, *groups),
+            )
+        }
+        Layer::Pool2d {
+            max,
+            kernel,
+            stride,
+            padding,
+            dilation,
+            ..
+        } => pool2d(rt, mode, x, *max, (*kernel, *stride, *padding, *dilation)),
+        Layer::AdaptiveAvgPool2d { out, .. } => adaptive_avg_pool2d(rt, mode, x, *out),
         Layer::Embedding { .. } => {
             let w = param("weight").ok_or_else(|| Error::value("Embedding has no weight"))?;
             record::embedding(rt, mode, &w, x)
@@ -319,4 +346,93 @@ fn flatten(
         Backward::Reshape,
         &[x],
     ))
+}
+
+/// `Conv2d(in, out, kernel, ...)`: a weight [out, in / groups, kh, kw] and a
+/// bias [out], each uniform within 1/sqrt(fan_in) (PyTorch's
+/// `reset_parameters`: `kaiming_uniform_(a=sqrt(5))`), fan_in = in / groups
+/// * kh * kw.
+pub fn conv2d(
+    rt: &mut Runtime,
+    (in_channels, out_channels): (usize, usize),
+    kernel: (usize, usize),
+    layer: Layer,
+    bias: bool,
+    at: Place,
+) -> Result<Module, Error> {
+    let Layer::Conv2d { groups, .. } = layer else {
+        return Err(Error::value("internal error: not a convolution"));
+    };
+    if groups == 0 || in_channels % groups != 0 {
+        return Err(Error::value("in_channels must be divisible by groups"));
+    }
+    if out_channels % groups != 0 {
+        return Err(Error::value("out_channels must be divisible by groups"));
+    }
+    let fan_in = in_channels / groups * kernel.0 * kernel.1;
+    let bound = match fan_in {
+        0 => 0.0,
+        f => 1.0 / (f as f64).sqrt(),
+    };
+    let mut m = Module::new("Conv2d", layer);
+    let w = uniform(
+        rt,
+        &[out_channels, in_channels / groups, kernel.0, kernel.1],
+        bound,
+        at,
+    )?;
+    m.set_parameter("weight", Some(w))?;
+    let b = match bias {
+        true => Some(uniform(rt, &[out_channels], bound, at)?),
+        false => None,
+    };
+    m.set_parameter("bias", b)?;
+    Ok(m)
+}
+
+/// `max_pool2d` / `avg_pool2d` of `x`.
+pub fn pool2d(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    max: bool,
+    (kernel, stride, padding, dilation): crate::autograd::window::PoolSettings,
+) -> Result<Arc<Tensor>, Error> {
+    if x.ndim() != 4 {
+        return Err(Error::shape(format!(
+            "pooling takes a batch of images [N, C, H, W], not {}",
+            crate::runtime::shape::fmt_shape(x.shape())
+        )));
+    }
+    let hw = (x.shape()[2], x.shape()[3]);
+    let geom = crate::autograd::conv::Geometry::new(hw, kernel, stride, padding, dilation, 1)?;
+    match max {
+        true => crate::autograd::conv::max_pool2d(rt, mode, x, geom),
+        false => crate::autograd::conv::avg_pool2d(rt, mode, x, geom),
+    }
+}
+
+/// `adaptive_avg_pool2d(x, out)`: the average pool whose windows tile the
+/// input into `out` (sizes that divide evenly; others are refused).
+pub fn adaptive_avg_pool2d(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    (oh, ow): (usize, usize),
+) -> Result<Arc<Tensor>, Error> {
+    if x.ndim() != 4 {
+        return Err(Error::shape(format!(
+            "adaptive_avg_pool2d takes a batch of images [N, C, H, W], not {}",
+            crate::runtime::shape::fmt_shape(x.shape())
+        )));
+    }
+    let (h, w) = (x.shape()[2], x.shape()[3]);
+    if oh == 0 || ow == 0 || h % oh != 0 || w % ow != 0 {
+        return Err(Error::value_help(
+            format!("adaptive_avg_pool2d to ({oh}, {ow}) of a {h}x{w} image: cudash pools only sizes that divide the image evenly yet"),
+            "choose an output size that divides the height and width (1 always does)",
+        ));
+    }
+    let k = (h / oh, w / ow);
+    pool2d(rt, mode, x, false, (k, k, (0, 0), (1, 1)))
 }

@@ -137,6 +137,9 @@ fn extra_repr(m: &super::Module) -> String {
             py_bool(*affine && *bias),
             py_bool(*track_running_stats)
         ),
+        Layer::Conv2d { shown, .. }
+        | Layer::Pool2d { shown, .. }
+        | Layer::AdaptiveAvgPool2d { shown, .. } => shown.clone(),
         Layer::Embedding {
             num_embeddings,
             embedding_dim,

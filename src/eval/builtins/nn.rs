@@ -31,6 +31,10 @@ pub const LAYERS: &[&str] = &[
     "Embedding",
     "BatchNorm1d",
     "BatchNorm2d",
+    "Conv2d",
+    "MaxPool2d",
+    "AvgPool2d",
+    "AdaptiveAvgPool2d",
     "MSELoss",
     "CrossEntropyLoss",
     "NLLLoss",
@@ -161,6 +165,127 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             }
             let (num, dim) = (size(b, "num_embeddings")?, size(b, "embedding_dim")?);
             module(layers::embedding(&mut me.rt, num, dim, place).map_err(at)?)
+        }
+        "Conv2d" => {
+            let place = Place {
+                device: me.device_arg(b)?,
+                dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+            };
+            let (cin, cout) = (size(b, "in_channels")?, size(b, "out_channels")?);
+            let kernel = pair(b, "kernel_size", None)?;
+            let stride = pair(b, "stride", Some(1))?;
+            let dilation = pair(b, "dilation", Some(1))?;
+            let groups = b.int("groups")?.unwrap_or(1).max(0) as usize;
+            let bias = b.bool("bias", true)?;
+            let padding = conv_padding(b, kernel, stride, dilation)?;
+            if let Some((v, span)) = b.given("padding_mode") {
+                if !matches!(v, Value::Str(s) if s.as_str() == "zeros") {
+                    return Err(Error::value(
+                        "Conv2d pads with zeros only in cudash (padding_mode=\"zeros\")",
+                    )
+                    .at(*span));
+                }
+            }
+            // PyTorch's extra_repr: the settings that differ from the defaults.
+            let mut shown = format!(
+                "{cin}, {cout}, kernel_size=({}, {}), stride=({}, {})",
+                kernel.0, kernel.1, stride.0, stride.1
+            );
+            if let Some((Value::Str(s), _)) = b.given("padding") {
+                shown.push_str(&format!(", padding={s}"));
+            } else if padding != (0, 0) {
+                shown.push_str(&format!(", padding=({}, {})", padding.0, padding.1));
+            }
+            if dilation != (1, 1) {
+                shown.push_str(&format!(", dilation=({}, {})", dilation.0, dilation.1));
+            }
+            if groups != 1 {
+                shown.push_str(&format!(", groups={groups}"));
+            }
+            if !bias {
+                shown.push_str(", bias=False");
+            }
+            let layer = Layer::Conv2d {
+                stride,
+                padding,
+                dilation,
+                groups,
+                shown,
+            };
+            module(layers::conv2d(&mut me.rt, (cin, cout), kernel, layer, bias, place).map_err(at)?)
+        }
+        "MaxPool2d" | "AvgPool2d" => {
+            let kernel = pair(b, "kernel_size", None)?;
+            let stride = match b.given("stride") {
+                None => kernel,
+                Some(_) => pair(b, "stride", None)?,
+            };
+            let padding = pair(b, "padding", Some(0))?;
+            let max = name == "MaxPool2d";
+            let dilation = match max {
+                true => pair(b, "dilation", Some(1))?,
+                false => (1, 1),
+            };
+            for flag in ["ceil_mode", "return_indices"] {
+                if b.bool(flag, false)? {
+                    return Err(
+                        Error::value(format!("{name}'s {flag} is not in cudash yet"))
+                            .at(b.span_of(flag)),
+                    );
+                }
+            }
+            if !max && !b.bool("count_include_pad", true)? {
+                return Err(Error::value(
+                    "AvgPool2d's count_include_pad=false is not in cudash yet",
+                )
+                .at(b.span_of("count_include_pad")));
+            }
+            let shown_of = |n: &str, v: (usize, usize)| match b.given(n) {
+                Some((Value::Int(i), _)) => i.to_string(),
+                Some(_) => format!("({}, {})", v.0, v.1),
+                None => match v.0 == v.1 {
+                    true => v.0.to_string(),
+                    false => format!("({}, {})", v.0, v.1),
+                },
+            };
+            let stride_shown = match b.given("stride") {
+                None => shown_of("kernel_size", kernel),
+                Some(_) => shown_of("stride", stride),
+            };
+            let shown = match max {
+                true => format!(
+                    "kernel_size={}, stride={}, padding={}, dilation={}, ceil_mode=False",
+                    shown_of("kernel_size", kernel),
+                    stride_shown,
+                    shown_of("padding", padding),
+                    shown_of("dilation", dilation)
+                ),
+                false => format!(
+                    "kernel_size={}, stride={}, padding={}",
+                    shown_of("kernel_size", kernel),
+                    stride_shown,
+                    shown_of("padding", padding)
+                ),
+            };
+            module(Module::new(
+                name,
+                Layer::Pool2d {
+                    max,
+                    kernel,
+                    stride,
+                    padding,
+                    dilation,
+                    shown,
+                },
+            ))
+        }
+        "AdaptiveAvgPool2d" => {
+            let out = pair(b, "output_size", None)?;
+            let shown = match b.given("output_size") {
+                Some((Value::Int(i), _)) => format!("output_size={i}"),
+                _ => format!("output_size=({}, {})", out.0, out.1),
+            };
+            module(Module::new(name, Layer::AdaptiveAvgPool2d { out, shown }))
         }
         "BatchNorm1d" | "BatchNorm2d" => {
             let place = Place {
@@ -342,4 +467,118 @@ pub(super) fn batch_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     b.result(crate::autograd::functional::batch_norm(
         &mut me.rt, me.grad, &x, args,
     ))
+}
+
+/// An int or a pair of ints (`3`, `(3, 5)`): PyTorch's `_pair`.
+fn pair(b: &Bound, name: &str, default: Option<usize>) -> Result<(usize, usize), Diagnostic> {
+    let Some((v, span)) = b.given(name) else {
+        return match default {
+            Some(d) => Ok((d, d)),
+            None => Err(Error::value(format!("missing `{name}`")).at(b.span)),
+        };
+    };
+    let bad = || Error::wrong_type(name, "an int or a pair of ints", v.type_name()).at(*span);
+    let items = super::super::args::flatten(v, *span)?;
+    let ints: Vec<usize> = items
+        .iter()
+        .map(|(x, _)| match x {
+            Value::Int(i) if *i >= 0 => Ok(*i as usize),
+            _ => Err(bad()),
+        })
+        .collect::<Result<_, _>>()?;
+    match ints.as_slice() {
+        [a] => Ok((*a, *a)),
+        [a, c] => Ok((*a, *c)),
+        _ => Err(bad()),
+    }
+}
+
+/// Conv2d's `padding`: ints, or PyTorch's "valid" (none) and "same" (the
+/// output as large as the input; stride 1, an even total padding).
+fn conv_padding(
+    b: &Bound,
+    kernel: (usize, usize),
+    stride: (usize, usize),
+    dilation: (usize, usize),
+) -> Result<(usize, usize), Diagnostic> {
+    match b.given("padding") {
+        Some((Value::Str(s), span)) => match s.as_str() {
+            "valid" => Ok((0, 0)),
+            "same" => {
+                if stride != (1, 1) {
+                    return Err(Error::value(
+                        "padding='same' is not supported for strided convolutions",
+                    )
+                    .at(*span));
+                }
+                let total = |k: usize, d: usize| d * (k - 1);
+                let (th, tw) = (total(kernel.0, dilation.0), total(kernel.1, dilation.1));
+                if th % 2 != 0 || tw % 2 != 0 {
+                    return Err(Error::value("padding='same' with an odd total padding (an even kernel) is not in cudash yet").at(*span));
+                }
+                Ok((th / 2, tw / 2))
+            }
+            other => Err(Error::value(format!(
+                "Invalid padding string '{other}', should be one of {{'valid', 'same'}}"
+            ))
+            .at(*span)),
+        },
+        _ => pair(b, "padding", Some(0)),
+    }
+}
+
+/// `conv2d(input, weight, bias=none, stride=1, padding=0, dilation=1, groups=1)`.
+pub(super) fn conv2d(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (x, w) = (b.tensor("input")?, b.tensor("weight")?);
+    let bias = match b.given("bias") {
+        None => None,
+        Some(_) => Some(b.tensor("bias")?),
+    };
+    let stride = pair(b, "stride", Some(1))?;
+    let dilation = pair(b, "dilation", Some(1))?;
+    let kernel = match w.ndim() {
+        4 => (w.shape()[2], w.shape()[3]),
+        _ => (1, 1),
+    };
+    let padding = conv_padding(b, kernel, stride, dilation)?;
+    let groups = b.int("groups")?.unwrap_or(1).max(0) as usize;
+    b.result(crate::autograd::conv::conv2d(
+        &mut me.rt,
+        me.grad,
+        &x,
+        &w,
+        bias.as_ref(),
+        (stride, padding, dilation, groups),
+    ))
+}
+
+/// `max_pool2d(input, kernel_size, stride=none, padding=0, dilation=1)` and
+/// `avg_pool2d(input, kernel_size, stride=none, padding=0)`.
+pub(super) fn pool2d(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    let kernel = pair(b, "kernel_size", None)?;
+    let stride = match b.given("stride") {
+        None => kernel,
+        Some(_) => pair(b, "stride", None)?,
+    };
+    let padding = pair(b, "padding", Some(0))?;
+    let max = name == "max_pool2d";
+    let dilation = match max {
+        true => pair(b, "dilation", Some(1))?,
+        false => (1, 1),
+    };
+    b.result(layers::pool2d(
+        &mut me.rt,
+        me.grad,
+        &x,
+        max,
+        (kernel, stride, padding, dilation),
+    ))
+}
+
+/// `adaptive_avg_pool2d(input, output_size)`.
+pub(super) fn adaptive_avg_pool2d(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    let out = pair(b, "output_size", None)?;
+    b.result(layers::adaptive_avg_pool2d(&mut me.rt, me.grad, &x, out))
 }
