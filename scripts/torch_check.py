@@ -847,6 +847,25 @@ def module_cases(rng):
                 out.append(Case("optimizer steps", "w", "w", {"w": w, "g": g},
                                 (f"w.requires_grad_(); opt = {opt}; for i in 0..5 {{ w.grad = g * (i + 1); opt.step() }}",
                                  f"w.requires_grad_(); opt = {topt}\nfor i in range(5):\n  w.grad = g * (i + 1); opt.step()")))
+        # Convolution and pooling, forward and every gradient.
+        if act == "ReLU":
+            x4 = make(dt, (2, 4, 7, 6), rng)
+            wc, bc = make(dt, (6, 2, 3, 3), rng), make(dt, (6,), rng)
+            for args in ["stride=1", "stride=2, padding=1", "stride=(2, 1), padding=(1, 2), dilation=2, groups=2"]:
+                targs = args
+                fwd, tfwd = f"conv2d(x4, wc, bc, {args})", f"torch.nn.functional.conv2d(x4, wc, bc, {targs})"
+                out.append(Case("conv", fwd, tfwd, {"x4": x4, "wc": wc, "bc": bc}))
+                y = torch.nn.functional.conv2d(x4, wc, bc, **eval(f"dict({args})"))
+                gy = make(dt, tuple(y.shape), rng)
+                for wrt in ["x4", "wc", "bc"]:
+                    out.append(Case("conv grad", f"{wrt}.grad", f"{wrt}.grad", {"x4": x4, "wc": wc, "bc": bc, "gy": gy},
+                                    (f"x4.requires_grad_(); wc.requires_grad_(); bc.requires_grad_(); ({fwd} * gy).sum().backward()",
+                                     f"x4.requires_grad_(); wc.requires_grad_(); bc.requires_grad_(); ({tfwd} * gy).sum().backward()")))
+            for fn, args in [("max_pool2d", "2"), ("max_pool2d", "3, stride=2, padding=1"), ("avg_pool2d", "2"), ("avg_pool2d", "3, stride=1, padding=1")]:
+                out.append(Case("pool", f"{fn}(x4, {args})", f"torch.nn.functional.{fn}(x4, {args})", {"x4": x4}))
+                out.append(Case("pool grad", "x4.grad", "x4.grad", {"x4": x4},
+                                (f"x4.requires_grad_(); ({fn}(x4, {args}) * 1.5).sum().backward()",
+                                 f"x4.requires_grad_(); (torch.nn.functional.{fn}(x4, {args}) * 1.5).sum().backward()")))
         # Cross entropy with class probabilities and with label smoothing.
         if act == "ReLU":
             p = torch.softmax(make(dt, (5, 3), rng), 1)

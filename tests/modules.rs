@@ -609,3 +609,53 @@ fn batch_norm_moves_its_running_statistics_in_training_only() {
     let (_, msg) = common::err("BatchNorm2d(3)(ones(2, 3))");
     assert_eq!(msg, "expected 4D input (got 2D input)");
 }
+
+#[test]
+fn the_mnist_example_network_trains_a_step() {
+    // PyTorch's examples/mnist network, as written there (`super(Net,
+    // self)`, `flatten(x, 1)`, Adadelta with StepLR).
+    let out = common::ok(
+        "seed(1)\n\
+         class Net(Module) {\n\
+           fn __init__(self) {\n\
+             super(Net, self).__init__()\n\
+             self.conv1 = Conv2d(1, 8, 3, 1)\n\
+             self.conv2 = Conv2d(8, 16, 3, 1)\n\
+             self.dropout1 = Dropout(0.25)\n\
+             self.fc1 = Linear(16 * 5 * 5, 32)\n\
+             self.fc2 = Linear(32, 10)\n\
+           }\n\
+           fn forward(self, x) {\n\
+             x = relu(self.conv1(x))\n\
+             x = relu(self.conv2(x))\n\
+             x = max_pool2d(x, 2)\n\
+             x = flatten(self.dropout1(x), 1)\n\
+             x = relu(self.fc1(x))\n\
+             return log_softmax(self.fc2(x), dim=1)\n\
+           }\n\
+         }\n\
+         model = Net()\nprint(model.conv1)\n\
+         opt = Adadelta(model.parameters(), lr=1.0)\nsched = StepLR(opt, step_size=1, gamma=0.7)\n\
+         data = randn(8, 1, 14, 14)\ntarget = randint(0, 10, [8])\n\
+         first = none\n\
+         for step in 0..8 {\n\
+           opt.zero_grad()\n\
+           loss = nll_loss(model(data), target)\n\
+           if first is none { first = loss.item() }\n\
+           loss.backward()\n\
+           opt.step()\n\
+         }\n\
+         sched.step()\n\
+         print(loss.grad_fn, loss.item() < first, sched.get_last_lr())\n\
+         print(model.conv2.weight.grad.shape, model.conv1.bias.grad.shape)",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "Conv2d(1, 8, kernel_size=(3, 3), stride=(1, 1))",
+            "<NllLossBackward0> true [0.7]",
+            "[16, 8, 3, 3] [8]"
+        ],
+        "{out}"
+    );
+}

@@ -304,7 +304,7 @@ pub fn forward(
 
 /// `flatten(x, start_dim, end_dim)`: the dimensions from `start_dim` to
 /// `end_dim` as one (a view where the layout allows).
-fn flatten(
+pub fn flatten(
     rt: &mut Runtime,
     mode: Mode,
     x: &Arc<Tensor>,

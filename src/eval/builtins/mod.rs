@@ -210,6 +210,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("calculate_gain", init::calculate_gain),
     ("isinstance", nn::isinstance),
     ("super", nn::super_),
+    ("flatten", nn::flatten),
 ];
 
 impl Interp {

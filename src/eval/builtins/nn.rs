@@ -427,7 +427,25 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
 
 /// `super()` in a method.
 pub(super) fn super_(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
-    me.super_of_frame(b.span)
+    // `super(Net, self)`: Python 2's spelling, as PyTorch's examples write it.
+    match (b.given("type"), b.given("obj")) {
+        (Some((Value::Class(c), _)), Some((obj, _))) => Ok(Value::Super(std::sync::Arc::new((
+            obj.clone(),
+            std::sync::Arc::clone(c),
+        )))),
+        (Some((v, span)), _) if !matches!(v, Value::Class(_)) => {
+            Err(Error::wrong_type("super()'s first argument", "a class", v.type_name()).at(*span))
+        }
+        _ => me.super_of_frame(b.span),
+    }
+}
+
+/// `flatten(input, start_dim=0, end_dim=-1)`, as torch.flatten.
+pub(super) fn flatten(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    let start = b.int("start_dim")?.unwrap_or(0);
+    let end = b.int("end_dim")?.unwrap_or(-1);
+    b.result(layers::flatten(&mut me.rt, me.grad, &x, start, end))
 }
 
 /// `embedding(input, weight)`: `weight`'s rows picked by the indices, as
