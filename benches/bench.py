@@ -386,6 +386,66 @@ if torch is not None:
     print("| --- | ---: | ---: | ---: | --- | --- |")
     print(f"| MLP 784→256→10 step (batch 64: forward, cross_entropy, backward, SGD), cpu | {fmt(ours)} | {fmt(tt)} | {ours / tt:.2f}× | ≤ 1.0× | {met} |")
 
+# Issue 67's CNN step: PyTorch's examples/mnist network (two 3x3
+# convolutions, max-pool, two linear layers), batch 64, nll_loss, backward,
+# Adadelta, on cpu tensors, beside PyTorch's (target: at most 1.5x its time).
+CNN_SETUP = """seed(0)
+class Net(Module) {
+  fn __init__(self) {
+    super().__init__()
+    self.conv1 = Conv2d(1, 32, 3, 1)
+    self.conv2 = Conv2d(32, 64, 3, 1)
+    self.fc1 = Linear(9216, 128)
+    self.fc2 = Linear(128, 10)
+  }
+  fn forward(self, x) {
+    x = max_pool2d(relu(self.conv2(relu(self.conv1(x)))), 2)
+    x = relu(self.fc1(flatten(x, 1)))
+    return log_softmax(self.fc2(x), dim=1)
+  }
+}
+model = Net()
+opt = Adadelta(model.parameters(), lr=1.0)
+data = randn(64, 1, 28, 28)
+target = (rand(64) * 10).to(i64)
+"""
+CNN_STEP = "opt.zero_grad(); loss = nll_loss(model(data), target); loss.backward(); opt.step()"
+cnn_reps = max(3, 20 // SCALE)
+
+
+def torch_cnn_time():
+    nn, F = torch.nn, torch.nn.functional
+    torch.manual_seed(0)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 32, 3, 1)
+            self.conv2 = nn.Conv2d(32, 64, 3, 1)
+            self.fc1 = nn.Linear(9216, 128)
+            self.fc2 = nn.Linear(128, 10)
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.conv2(F.relu(self.conv1(x)))), 2)
+            x = F.relu(self.fc1(torch.flatten(x, 1)))
+            return F.log_softmax(self.fc2(x), dim=1)
+
+    model = Net()
+    opt = torch.optim.Adadelta(model.parameters(), lr=1.0)
+    data, target = torch.randn(64, 1, 28, 28), (torch.rand(64) * 10).long()
+
+    def step():
+        opt.zero_grad()
+        F.nll_loss(model(data), target).backward()
+        opt.step()
+    return numpy_time(step, cnn_reps)
+
+
+if torch is not None:
+    ours, _, tt = side_by_side(lambda: cudash_time(CNN_SETUP + twice(cnn_reps, CNN_STEP)), None, torch_cnn_time, 3)
+    met = "n/a (quick)" if QUICK else "yes" if ours <= 1.5 * tt else "**no**"
+    print(f"| MNIST example's CNN step (batch 64: 2 convs, max-pool, 2 linears, nll_loss, backward, Adadelta), cpu | {fmt(ours)} | {fmt(tt)} | {ours / tt:.2f}× | ≤ 1.5× | {met} |")
+
 if torch_rows:
     print()
     print(f"Against PyTorch {torch.__version__} (CPU, {torch.get_num_threads()} threads) and NumPy, in the same run:")

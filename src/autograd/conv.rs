@@ -83,16 +83,6 @@ fn channels(t: &Tensor, c0: usize, c1: usize) -> Tensor {
     t.view(shape, t.strides().to_vec(), offset)
 }
 
-/// The columns of group `[c0, c1)`'s windows: [N * Ho * Wo, Cg * kh * kw],
-/// one row per output place (a copy).
-fn columns(rt: &mut Runtime, win: &Tensor, c0: usize, c1: usize) -> R<Arc<Tensor>> {
-    let g = channels(win, c0, c1);
-    let rows = g.shape()[0] * g.shape()[2] * g.shape()[3];
-    let width = (c1 - c0) * g.shape()[4] * g.shape()[5];
-    let laid = Arc::new(view::permute(&g, &[0, 2, 3, 1, 4, 5])?);
-    rt.reshape(&laid, &[rows as i64, width as i64])
-}
-
 /// Adds `cols` [N, C, Ho, Wo, kh, kw] into the places of the padded
 /// contiguous `dst` its windows came from (col2im), one kernel offset at a
 /// time (the places of one offset never overlap).
@@ -142,9 +132,108 @@ fn check_image(x: &Tensor, what: &str) -> R<()> {
     Ok(())
 }
 
+/// The columns of a padded contiguous `p`'s windows, channel-major:
+/// [C * kh * kw, N * Ho * Wo], row `(c, i, j)` holding kernel offset
+/// `(i, j)` of channel `c` at every output place. Made by one 4-D copy per
+/// kernel offset (each with the width innermost), not element by element
+/// of a 6-D view.
+fn columns_t(rt: &mut Runtime, p: &Arc<Tensor>, geom: &Geometry) -> R<Arc<Tensor>> {
+    let (n, c) = (p.shape()[0], p.shape()[1]);
+    let (oh, ow) = geom.out;
+    let (kh, kw) = geom.kernel;
+    let new = NewTensor {
+        shape: &[c, kh, kw, n, oh, ow],
+        dtype: p.dtype(),
+        device: p.device(),
+        like: None,
+    };
+    let cols = rt.empty(new)?;
+    let st = p.strides();
+    let cs = cols.strides().to_vec();
+    for i in 0..kh {
+        for j in 0..kw {
+            let src = p.view(
+                vec![c, n, oh, ow],
+                vec![
+                    st[1],
+                    st[0],
+                    st[2] * geom.stride.0 as isize,
+                    st[3] * geom.stride.1 as isize,
+                ],
+                p.offset()
+                    + i * geom.dilation.0 * st[2] as usize
+                    + j * geom.dilation.1 * st[3] as usize,
+            );
+            let dst = cols.view(
+                vec![c, n, oh, ow],
+                vec![cs[0], cs[3], cs[4], cs[5]],
+                cols.offset() + i * cs[1] as usize + j * cs[2] as usize,
+            );
+            rt.assign(&dst, &src)?;
+        }
+    }
+    rt.reshape(&cols, &[(c * kh * kw) as i64, (n * oh * ow) as i64])
+}
+
+/// Adds channel-major columns `cols` [C * kh * kw, N * Ho * Wo] (as
+/// `columns_t` lays them out) into the places of the padded contiguous
+/// `dst` [N, C, Hp, Wp] their windows came from (col2im): one 4-D add per
+/// kernel offset (the places of one offset never overlap).
+fn add_columns_t(rt: &mut Runtime, dst: &Tensor, cols: &Tensor, geom: &Geometry) -> R<()> {
+    let (n, c) = (dst.shape()[0], dst.shape()[1]);
+    let (oh, ow) = geom.out;
+    let (kh, kw) = geom.kernel;
+    let st = dst.strides();
+    // cols as [C, kh, kw, N, Ho, Wo]
+    let row = cols.strides()[0];
+    let cs = [
+        row * (kh * kw) as isize,
+        row * kw as isize,
+        row,
+        (oh * ow) as isize,
+        ow as isize,
+        1,
+    ];
+    for i in 0..kh {
+        for j in 0..kw {
+            let places = dst.view(
+                vec![c, n, oh, ow],
+                vec![
+                    st[1],
+                    st[0],
+                    st[2] * geom.stride.0 as isize,
+                    st[3] * geom.stride.1 as isize,
+                ],
+                dst.offset()
+                    + i * geom.dilation.0 * st[2] as usize
+                    + j * geom.dilation.1 * st[3] as usize,
+            );
+            let part = cols.view(
+                vec![c, n, oh, ow],
+                vec![cs[0], cs[3], cs[4], cs[5]],
+                cols.offset() + i * cs[1] as usize + j * cs[2] as usize,
+            );
+            rt.binary_(BinaryOp::Add, &places, Operand::strong(&part))?;
+        }
+    }
+    Ok(())
+}
+
+/// Rows `r0..r1` of a matrix.
+fn rows(m: &Tensor, r0: usize, r1: usize) -> Tensor {
+    let mut shape = m.shape().to_vec();
+    shape[0] = r1 - r0;
+    m.view(
+        shape,
+        m.strides().to_vec(),
+        m.offset() + r0 * m.strides()[0] as usize,
+    )
+}
+
 /// `conv2d(x, w, b, stride, padding, dilation, groups)`: x [N, C, H, W],
 /// w [Cout, C / groups, kh, kw], b [Cout]. One node, `ConvolutionBackward0`,
-/// keeping the input and the weight.
+/// keeping the input and the weight. Per group, `W [Cout/g, Cg*kh*kw] @
+/// columns [Cg*kh*kw, N*Ho*Wo]`, then laid out as [N, Cout, Ho, Wo].
 pub fn conv2d(
     rt: &mut Runtime,
     mode: Mode,
@@ -173,32 +262,35 @@ pub fn conv2d(
     let geom = Geometry::new((h, wd), (kh, kw), stride, padding, dilation, groups)?;
     let (oh, ow) = geom.out;
     let xp = padded(rt, x, &geom, Fill::Int(0))?;
-    let win = windows(&xp, &geom);
+    let cols = columns_t(rt, &xp, &geom)?;
+    drop(xp);
     let per_out = cout / groups;
     let w = match w.is_contiguous() {
         true => Arc::clone(w),
         false => rt.copy(w)?,
     };
+    let wmat = Arc::new(w.reshape(&[cout as i64, (cg * kh * kw) as i64])?);
+    let ck = cg * kh * kw;
     let mut parts = Vec::with_capacity(groups);
     for g in 0..groups {
-        let cols = columns(rt, &win, g * cg, (g + 1) * cg)?;
-        let wg = channels_out(&w, g * per_out, (g + 1) * per_out);
-        let wmat = Arc::new(wg.reshape(&[per_out as i64, (cg * kh * kw) as i64])?);
-        parts.push(rt.matmul(&cols, &view::matrix_transpose(&wmat)?)?);
+        let wg = rows(&wmat, g * per_out, (g + 1) * per_out);
+        let cg_rows = rows(&cols, g * ck, (g + 1) * ck);
+        parts.push(rt.matmul(&wg, &cg_rows)?);
     }
-    drop(win);
-    drop(xp);
+    drop(cols);
     let refs: Vec<&Tensor> = parts.iter().map(|p| &**p).collect();
-    let mut rows = match groups {
+    let mut outt = match groups {
         1 => Arc::clone(&parts[0]),
-        _ => rt.join(&refs, 1, false)?,
+        _ => rt.join(&refs, 0, false)?,
     };
     drop(parts);
     if let Some(b) = b {
-        rows = bin(rt, BinaryOp::Add, &rows, b)?;
+        let bc = Arc::new(b.reshape(&[cout as i64, 1])?);
+        outt = bin(rt, BinaryOp::Add, &outt, &bc)?;
     }
-    let nhwc = rt.reshape(&rows, &[n as i64, oh as i64, ow as i64, cout as i64])?;
-    let nchw = Arc::new(view::permute(&nhwc, &[0, 3, 1, 2])?);
+    // [Cout, N, Ho, Wo] -> [N, Cout, Ho, Wo]
+    let four = Arc::new(outt.reshape(&[cout as i64, n as i64, oh as i64, ow as i64])?);
+    let nchw = Arc::new(view::permute(&four, &[1, 0, 2, 3])?);
     let out = rt.copy(&nchw)?;
     let mut inputs: Vec<&Tensor> = vec![x, &w];
     if let Some(b) = b {
@@ -220,21 +312,10 @@ pub fn conv2d(
     ))
 }
 
-/// Output channels `o0..o1` of a weight [Cout, ...].
-fn channels_out(w: &Tensor, o0: usize, o1: usize) -> Tensor {
-    let mut shape = w.shape().to_vec();
-    shape[0] = o1 - o0;
-    w.view(
-        shape,
-        w.strides().to_vec(),
-        w.offset() + o0 * w.strides()[0] as usize,
-    )
-}
-
 /// `ConvolutionBackward0`: the input's gradient (the columns' gradient
-/// `g @ W` added back into the windows' places), the weight's (`g.T @
-/// columns`, the columns made again from the kept input), the bias's (`g`
-/// summed over all but the channels).
+/// `W.T @ g` added back into the windows' places), the weight's (`g @
+/// columns.T`, the columns made again from the kept input), the bias's
+/// (`g` summed over all but the channels).
 pub fn conv2d_backward(
     rt: &mut Runtime,
     g: &Arc<Tensor>,
@@ -243,25 +324,38 @@ pub fn conv2d_backward(
     bias: bool,
     (want_x, want_w, want_b): (bool, bool, bool),
 ) -> R<Vec<Option<Arc<Tensor>>>> {
-    let (n, c) = (x.shape()[0], x.shape()[1]);
+    let n = x.shape()[0];
     let (cout, cg, kh, kw) = (w.shape()[0], w.shape()[1], w.shape()[2], w.shape()[3]);
     let (oh, ow) = geom.out;
     let groups = geom.groups;
     let per_out = cout / groups;
-    let rows = (n * oh * ow) as i64;
-    let g_nhwc = Arc::new(view::permute(g, &[0, 2, 3, 1])?);
-    let g_rows = rt.reshape(&g_nhwc, &[rows, cout as i64])?;
-    let mut gx = None;
-    let mut gw_parts = Vec::new();
-    let (xp, win) = match want_w {
+    let ck = cg * kh * kw;
+    // g as [Cout, N * Ho * Wo]
+    let g_c = Arc::new(view::permute(g, &[1, 0, 2, 3])?);
+    let g_t = rt.reshape(&g_c, &[cout as i64, (n * oh * ow) as i64])?;
+    let wmat = Arc::new(w.reshape(&[cout as i64, ck as i64])?);
+    let gw = match want_w {
         true => {
             let xp = padded(rt, x, geom, Fill::Int(0))?;
-            let win = windows(&xp, geom);
-            (Some(xp), Some(win))
+            let cols = columns_t(rt, &xp, geom)?;
+            drop(xp);
+            let mut parts = Vec::with_capacity(groups);
+            for k in 0..groups {
+                let gk = rows(&g_t, k * per_out, (k + 1) * per_out);
+                let ck_rows = rows(&cols, k * ck, (k + 1) * ck);
+                parts.push(rt.matmul(&gk, &view::matrix_transpose(&ck_rows)?)?);
+            }
+            let refs: Vec<&Tensor> = parts.iter().map(|p| &**p).collect();
+            let all = match groups {
+                1 => Arc::clone(&parts[0]),
+                _ => rt.join(&refs, 0, false)?,
+            };
+            let dims: Vec<i64> = w.shape().iter().map(|&d| d as i64).collect();
+            Some(rt.reshape(&all, &dims)?)
         }
-        false => (None, None),
+        false => None,
     };
-    let grad_padded = match want_x {
+    let gx = match want_x {
         true => {
             let s = x.shape();
             let shape = [
@@ -276,54 +370,21 @@ pub fn conv2d_backward(
                 device: g.device(),
                 like: None,
             };
-            Some(rt.full(new, Fill::Int(0))?)
+            let dst = rt.full(new, Fill::Int(0))?;
+            for k in 0..groups {
+                let wg = rows(&wmat, k * per_out, (k + 1) * per_out);
+                let gk = rows(&g_t, k * per_out, (k + 1) * per_out);
+                let gcols = rt.matmul(&view::matrix_transpose(&wg)?, &gk)?;
+                add_columns_t(rt, &channels(&dst, k * cg, (k + 1) * cg), &gcols, geom)?;
+            }
+            Some(match geom.padding {
+                (0, 0) => dst,
+                _ => rt.copy(&interior(&dst, x.shape(), geom.padding))?,
+            })
         }
         false => None,
     };
-    for k in 0..groups {
-        let gk = g_rows.view(
-            vec![rows as usize, per_out],
-            g_rows.strides().to_vec(),
-            g_rows.offset() + k * per_out * g_rows.strides()[1] as usize,
-        );
-        let gk = Arc::new(gk);
-        let wg = channels_out(w, k * per_out, (k + 1) * per_out);
-        let wmat = Arc::new(wg.reshape(&[per_out as i64, (cg * kh * kw) as i64])?);
-        if let Some(win) = &win {
-            let cols = columns(rt, win, k * cg, (k + 1) * cg)?;
-            gw_parts.push(rt.matmul(&view::matrix_transpose(&gk)?, &cols)?);
-        }
-        if let Some(dst) = &grad_padded {
-            let gcols = rt.matmul(&gk, &wmat)?;
-            let six = Arc::new(gcols.reshape(&[
-                n as i64, oh as i64, ow as i64, cg as i64, kh as i64, kw as i64,
-            ])?);
-            let six = view::permute(&six, &[0, 3, 1, 2, 4, 5])?;
-            add_windows(rt, &channels(dst, k * cg, (k + 1) * cg), &six, geom)?;
-        }
-    }
-    drop((xp, win));
-    if let Some(dst) = grad_padded {
-        let inner = interior(&dst, x.shape(), geom.padding);
-        gx = Some(match geom.padding {
-            (0, 0) => dst,
-            _ => rt.copy(&inner)?,
-        });
-    }
-    let gw = match want_w {
-        true => {
-            let refs: Vec<&Tensor> = gw_parts.iter().map(|p| &**p).collect();
-            let all = match groups {
-                1 => Arc::clone(&gw_parts[0]),
-                _ => rt.join(&refs, 0, false)?,
-            };
-            let dims: Vec<i64> = w.shape().iter().map(|&d| d as i64).collect();
-            Some(rt.reshape(&all, &dims)?)
-        }
-        false => None,
-    };
-    let _ = c;
-    let mut out = vec![if want_x { gx } else { None }, gw];
+    let mut out = vec![gx, gw];
     if bias {
         out.push(match want_b {
             true => Some(rt.reduce_dims(ReduceOp::Sum, g, &[0, 2, 3], false)?),

@@ -765,7 +765,15 @@ impl Tensor {
 
     /// The same elements in a fresh contiguous buffer.
     pub fn contiguous_buffer(&self) -> Buffer {
-        crate::with_dtype!(self.dtype, T => self.with_slice::<T, _>(|s| T::into_buffer(s.to_vec())))
+        crate::with_dtype!(self.dtype, T => {
+            let buf = self.read();
+            let all = buf.as_slice::<T>();
+            // A strided view is gathered once, straight into the new buffer.
+            T::into_buffer(match self.is_contiguous() {
+                true => all[self.offset..self.offset + self.numel()].to_vec(),
+                false => gather(all, &self.shape, &self.strides, self.offset),
+            })
+        })
     }
 
     /// A contiguous copy (always a new buffer).
@@ -776,9 +784,12 @@ impl Tensor {
     /// Converts to `dtype` (a copy, even when the dtype is unchanged), floats
     /// that do not fit an integer as the tensor's device does (`FloatToInt`).
     pub fn cast(&self, dtype: DType) -> Tensor {
-        let buf = self
-            .contiguous_buffer()
-            .cast_by(dtype, FloatToInt::on(self.device));
+        let buf = self.contiguous_buffer();
+        // A copy in its own dtype needs no second pass.
+        let buf = match dtype == self.dtype {
+            true => buf,
+            false => buf.cast_by(dtype, FloatToInt::on(self.device)),
+        };
         Tensor::new(buf, self.shape.clone(), self.device)
     }
 
@@ -859,8 +870,28 @@ fn reshape_error(shape: &[usize], dims: &[i64], n: usize) -> Error {
 }
 
 /// Copies the elements a strided view reads, in logical order.
+/// A row (the innermost dimension) at a time: a slice copy where the row
+/// is contiguous.
 pub fn gather<T: Stored>(src: &[T], shape: &[usize], strides: &[isize], offset: usize) -> Vec<T> {
     let mut out = Vec::with_capacity(numel(shape));
-    for_each_offset(shape, strides, offset, |o| out.push(src[o]));
+    let Some((&inner, outer)) = shape.split_last() else {
+        for_each_offset(shape, strides, offset, |o| out.push(src[o]));
+        return out;
+    };
+    if inner == 0 {
+        return out;
+    }
+    let step = strides[outer.len()];
+    for_each_offset(outer, &strides[..outer.len()], offset, |o| {
+        if step == 1 {
+            out.extend_from_slice(&src[o..o + inner]);
+        } else {
+            let mut at = o as isize;
+            for _ in 0..inner {
+                out.push(src[at as usize]);
+                at += step;
+            }
+        }
+    });
     out
 }

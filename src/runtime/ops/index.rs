@@ -403,6 +403,38 @@ pub fn assign(dst: &Tensor, value: &Tensor) -> Result<(), Error> {
         });
         return Ok(());
     }
+    // Separate memory, one dtype, one shape: a single pass, a row at a time
+    // (a slice copy where both rows are contiguous: im2col's copies).
+    if dst.dtype() == value.dtype()
+        && dst.shape() == value.shape()
+        && !value.shares_storage(dst)
+        && dst.ndim() > 0
+    {
+        let n = dst.ndim();
+        let inner = dst.shape()[n - 1];
+        let (ds, vs) = (dst.strides()[n - 1], value.strides()[n - 1]);
+        with_dtype!(dst.dtype(), T => {
+            let s = value.read();
+            let sv = s.as_slice::<T>();
+            let mut d = dst.write();
+            let dv = d.as_mut_slice::<T>();
+            for_each_offset2(
+                &dst.shape()[..n - 1],
+                (&dst.strides()[..n - 1], dst.offset()),
+                (&value.strides()[..n - 1], value.offset()),
+                |i, j| {
+                    if ds == 1 && vs == 1 {
+                        dv[i..i + inner].copy_from_slice(&sv[j..j + inner]);
+                    } else {
+                        for k in 0..inner as isize {
+                            dv[(i as isize + k * ds) as usize] = sv[(j as isize + k * vs) as usize];
+                        }
+                    }
+                },
+            );
+        });
+        return Ok(());
+    }
     // Gather the source first: it may share memory with the destination.
     // It converts where the copy runs: on dst's device (a CPU number
     // written into a device tensor converts as a GPU does).
