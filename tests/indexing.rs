@@ -136,3 +136,13 @@ fn none_ellipsis_index_tensors_and_masks_as_pytorch() {
     let (_, msg) = common::err("x = arange(3); x[[0]] = ones(1)");
     assert!(msg.contains("dtypes match"), "{msg}");
 }
+
+#[test]
+fn assigning_into_an_empty_strided_view_changes_nothing() {
+    // The one-pass copy of two same-shape views stops at once for no
+    // element (a row of length 0 once read past the end of its buffer).
+    let out = common::ok(
+        "x = zeros(3, 0, dtype=bf16)\ny = ones(0, 3, dtype=bf16)\nx[:, :] = y.T\nx.shape",
+    );
+    assert_eq!(out.trim(), "[3, 0]");
+}

@@ -410,6 +410,9 @@ pub fn assign(dst: &Tensor, value: &Tensor) -> Result<(), Error> {
         && !value.shares_storage(dst)
         && dst.ndim() > 0
     {
+        if dst.numel() == 0 {
+            return Ok(());
+        }
         let n = dst.ndim();
         let inner = dst.shape()[n - 1];
         let (ds, vs) = (dst.strides()[n - 1], value.strides()[n - 1]);
