@@ -850,9 +850,11 @@ def module_cases(rng):
         # Convolution and pooling, forward and every gradient.
         if act == "ReLU":
             x4 = make(dt, (2, 4, 7, 6), rng)
-            wc, bc = make(dt, (6, 2, 3, 3), rng), make(dt, (6,), rng)
+            bc = make(dt, (6,), rng)
+            full, grouped = make(dt, (6, 4, 3, 3), rng), make(dt, (6, 2, 3, 3), rng)
             for args in ["stride=1", "stride=2, padding=1", "stride=(2, 1), padding=(1, 2), dilation=2, groups=2"]:
                 targs = args
+                wc = grouped if "groups" in args else full
                 fwd, tfwd = f"conv2d(x4, wc, bc, {args})", f"torch.nn.functional.conv2d(x4, wc, bc, {targs})"
                 out.append(Case("conv", fwd, tfwd, {"x4": x4, "wc": wc, "bc": bc}))
                 y = torch.nn.functional.conv2d(x4, wc, bc, **eval(f"dict({args})"))
