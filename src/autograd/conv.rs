@@ -148,22 +148,10 @@ fn columns_t(rt: &mut Runtime, p: &Arc<Tensor>, geom: &Geometry) -> R<Arc<Tensor
         like: None,
     };
     let cols = rt.empty(new)?;
-    let st = p.strides();
     let cs = cols.strides().to_vec();
     for i in 0..kh {
         for j in 0..kw {
-            let src = p.view(
-                vec![c, n, oh, ow],
-                vec![
-                    st[1],
-                    st[0],
-                    st[2] * geom.stride.0 as isize,
-                    st[3] * geom.stride.1 as isize,
-                ],
-                p.offset()
-                    + i * geom.dilation.0 * st[2] as usize
-                    + j * geom.dilation.1 * st[3] as usize,
-            );
+            let src = offset_places(p, geom, (i, j));
             let dst = cols.view(
                 vec![c, n, oh, ow],
                 vec![cs[0], cs[3], cs[4], cs[5]],
@@ -175,6 +163,25 @@ fn columns_t(rt: &mut Runtime, p: &Arc<Tensor>, geom: &Geometry) -> R<Arc<Tensor
     rt.reshape(&cols, &[(c * kh * kw) as i64, (n * oh * ow) as i64])
 }
 
+/// The places kernel offset `(i, j)` reads in a padded contiguous `p`
+/// [N, C, Hp, Wp], channel-major: a view [C, N, Ho, Wo] (the width
+/// innermost, so a copy or an add runs a row at a time).
+fn offset_places(p: &Tensor, geom: &Geometry, (i, j): (usize, usize)) -> Tensor {
+    let (n, c) = (p.shape()[0], p.shape()[1]);
+    let (oh, ow) = geom.out;
+    let st = p.strides();
+    p.view(
+        vec![c, n, oh, ow],
+        vec![
+            st[1],
+            st[0],
+            st[2] * geom.stride.0 as isize,
+            st[3] * geom.stride.1 as isize,
+        ],
+        p.offset() + i * geom.dilation.0 * st[2] as usize + j * geom.dilation.1 * st[3] as usize,
+    )
+}
+
 /// Adds channel-major columns `cols` [C * kh * kw, N * Ho * Wo] (as
 /// `columns_t` lays them out) into the places of the padded contiguous
 /// `dst` [N, C, Hp, Wp] their windows came from (col2im): one 4-D add per
@@ -183,7 +190,6 @@ fn add_columns_t(rt: &mut Runtime, dst: &Tensor, cols: &Tensor, geom: &Geometry)
     let (n, c) = (dst.shape()[0], dst.shape()[1]);
     let (oh, ow) = geom.out;
     let (kh, kw) = geom.kernel;
-    let st = dst.strides();
     // cols as [C, kh, kw, N, Ho, Wo]
     let row = cols.strides()[0];
     let cs = [
@@ -196,18 +202,7 @@ fn add_columns_t(rt: &mut Runtime, dst: &Tensor, cols: &Tensor, geom: &Geometry)
     ];
     for i in 0..kh {
         for j in 0..kw {
-            let places = dst.view(
-                vec![c, n, oh, ow],
-                vec![
-                    st[1],
-                    st[0],
-                    st[2] * geom.stride.0 as isize,
-                    st[3] * geom.stride.1 as isize,
-                ],
-                dst.offset()
-                    + i * geom.dilation.0 * st[2] as usize
-                    + j * geom.dilation.1 * st[3] as usize,
-            );
+            let places = offset_places(dst, geom, (i, j));
             let part = cols.view(
                 vec![c, n, oh, ow],
                 vec![cs[0], cs[3], cs[4], cs[5]],
