@@ -658,7 +658,7 @@ pub(super) fn register_buffer(_: &mut Interp, _: &'static str, m: &ModuleRef, b:
 }
 
 /// `register_parameter(name, param)`, `add_module(name, module)`.
-pub(super) fn register(me: &mut Interp, name: &'static str, m: &ModuleRef, b: &Bound) -> Out {
+pub(super) fn register(_: &mut Interp, name: &'static str, m: &ModuleRef, b: &Bound) -> Out {
     let key = string(b, "name")?;
     let (v, span) = b
         .get(if name == "add_module" {
@@ -674,15 +674,15 @@ pub(super) fn register(me: &mut Interp, name: &'static str, m: &ModuleRef, b: &B
         _ => false,
     };
     if !ok {
-        let expected = match name {
-            "add_module" => "torch.nn.Module or None expected",
-            _ => "torch.nn.Parameter or None required",
+        // PyTorch's words for each.
+        let message = match name {
+            "add_module" => format!("{} is not a Module subclass", torch_type(&v)),
+            _ => format!(
+                "cannot assign '{}' object to parameter '{key}' (torch.nn.Parameter or None required)",
+                torch_type(&v)
+            ),
         };
-        return Err(type_error(format!(
-            "cannot assign '{}' object to parameter '{key}' ({expected})",
-            torch_type(&v)
-        ))
-        .at(span));
+        return Err(type_error(message).at(span));
     }
     let mut module = lock(m);
     let r = match (v, name) {
@@ -696,7 +696,6 @@ pub(super) fn register(me: &mut Interp, name: &'static str, m: &ModuleRef, b: &B
     if let Some(o) = object_of(m) {
         o.remove(&key);
     }
-    let _ = me;
     Ok(Value::None)
 }
 
