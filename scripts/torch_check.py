@@ -868,6 +868,15 @@ def module_cases(rng):
                 out.append(Case("pool grad", "x4.grad", "x4.grad", {"x4": x4},
                                 (f"x4.requires_grad_(); ({fn}(x4, {args}) * 1.5).sum().backward()",
                                  f"x4.requires_grad_(); (torch.nn.functional.{fn}(x4, {args}) * 1.5).sum().backward()")))
+        # Layer normalisation, forward and gradients.
+        if act == "ReLU":
+            xl, wl, bl = make(dt, (3, 4, 5), rng), make(dt, (5,), rng), make(dt, (5,), rng)
+            gl = make(dt, (3, 4, 5), rng)
+            out.append(Case("layer norm", "layer_norm(xl, [5], wl, bl)", "torch.nn.functional.layer_norm(xl, [5], wl, bl)", {"xl": xl, "wl": wl, "bl": bl}))
+            for wrt in ["xl", "wl", "bl"]:
+                out.append(Case("layer norm grad", f"{wrt}.grad", f"{wrt}.grad", {"xl": xl, "wl": wl, "bl": bl, "gl": gl},
+                                ("xl.requires_grad_(); wl.requires_grad_(); bl.requires_grad_(); (layer_norm(xl, [5], wl, bl) * gl).sum().backward()",
+                                 "xl.requires_grad_(); wl.requires_grad_(); bl.requires_grad_(); (torch.nn.functional.layer_norm(xl, [5], wl, bl) * gl).sum().backward()")))
         # Cross entropy with class probabilities and with label smoothing.
         if act == "ReLU":
             p = torch.softmax(make(dt, (5, 3), rng), 1)

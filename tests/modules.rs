@@ -659,3 +659,25 @@ fn the_mnist_example_network_trains_a_step() {
         "{out}"
     );
 }
+
+#[test]
+fn layer_norm_normalises_each_row_as_pytorch() {
+    let out = common::ok(
+        "ln = LayerNorm(4)\nprint(ln)\nprint(LayerNorm([3, 4], elementwise_affine=false))\n\
+         x = tensor([[1., 2., 3., 4.], [2., 2., 2., 6.]], requires_grad=true)\n\
+         y = ln(x)\nprint(y.grad_fn)\n\
+         print(((y.mean(1)).abs() < 1e-6).all().item(), ((y.var(1, unbiased=false) - 1).abs() < 1e-4).all().item())\n\
+         y.sum().backward()\nprint((x.grad.abs() < 1e-5).all().item(), ln.bias.grad.tolist())",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)",
+            "LayerNorm((3, 4), eps=1e-05, elementwise_affine=False, bias=False)",
+            "<NativeLayerNormBackward0>",
+            "true true",
+            "true [2.0, 2.0, 2.0, 2.0]"
+        ],
+        "{out}"
+    );
+}

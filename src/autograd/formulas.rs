@@ -552,6 +552,26 @@ impl Backward {
             Backward::AvgPool { geom, input } => {
                 vec![Some(super::conv::pool_backward(rt, g, None, geom, input)?)]
             }
+            Backward::LayerNorm {
+                x,
+                weight,
+                mean,
+                rstd,
+                dims,
+                bias,
+            } => {
+                let w = match weight {
+                    Some(w) => Some(w.get(name)?),
+                    None => None,
+                };
+                super::functional::layer_norm_backward(
+                    rt,
+                    g,
+                    (x.get(name)?, w, mean.get(name)?, rstd.get(name)?),
+                    (*dims, *bias),
+                    (wants(node, 0), wants(node, 1), wants(node, 2)),
+                )?
+            }
             Backward::BatchNorm {
                 x,
                 weight,

@@ -368,3 +368,147 @@ pub fn batch_norm_backward(
     }
     Ok(out)
 }
+
+/// `layer_norm(x, normalized_shape, weight, bias, eps)` as PyTorch's CPU
+/// `native_layer_norm`: each row (the last `normalized_shape` dims) by its
+/// own mean and biased variance, `(x * rstd - mean * rstd) * weight + bias`.
+/// One node, `NativeLayerNormBackward0`.
+pub fn layer_norm(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    normalized: &[usize],
+    (weight, bias): (Option<&Arc<Tensor>>, Option<&Arc<Tensor>>),
+    eps: f64,
+) -> R<Arc<Tensor>> {
+    let k = normalized.len();
+    if k == 0 || x.ndim() < k || x.shape()[x.ndim() - k..] != *normalized {
+        return Err(Error::shape(format!(
+            "Given normalized_shape={}, expected input with shape [*, {}], but got input of size{}",
+            fmt_shape(normalized),
+            normalized
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            fmt_shape(x.shape())
+        )));
+    }
+    let dims: Vec<i64> = (x.ndim() - k..x.ndim()).map(|d| d as i64).collect();
+    let n: usize = normalized.iter().product();
+    let sum = rt.reduce_dims(crate::runtime::op::reduce::ReduceOp::Sum, x, &dims, true)?;
+    let mean = bin_s(rt, BinaryOp::Div, &sum, n as f64)?;
+    let diff = bin(rt, BinaryOp::Sub, x, &mean)?;
+    let sq = bin(rt, BinaryOp::Mul, &diff, &diff)?;
+    drop(diff);
+    let var_sum = rt.reduce_dims(crate::runtime::op::reduce::ReduceOp::Sum, &sq, &dims, true)?;
+    drop(sq);
+    let var = bin_s(rt, BinaryOp::Div, &var_sum, n as f64)?;
+    let rstd = inverse_std(rt, &var, eps)?;
+    // y = (x * rstd + (-mean * rstd)) * weight + bias
+    let shift = bin(rt, BinaryOp::Mul, &mean, &rstd)?;
+    let scaled = bin(rt, BinaryOp::Mul, x, &rstd)?;
+    let mut y = bin(rt, BinaryOp::Sub, &scaled, &shift)?;
+    drop((scaled, shift));
+    if let Some(w) = weight {
+        y = bin(rt, BinaryOp::Mul, &y, w)?;
+    }
+    if let Some(b) = bias {
+        y = bin(rt, BinaryOp::Add, &y, b)?;
+    }
+    let mut inputs: Vec<&Tensor> = vec![x];
+    if let Some(w) = weight {
+        inputs.push(w);
+    }
+    if let Some(b) = bias {
+        inputs.push(b);
+    }
+    let backward = Backward::LayerNorm {
+        x: Saved::new(x),
+        weight: weight.map(|w| Saved::new(w)),
+        mean: Saved::new(&mean),
+        rstd: Saved::new(&rstd),
+        dims: k,
+        bias: bias.is_some(),
+    };
+    Ok(record::attach_node(
+        rt,
+        mode,
+        y,
+        "NativeLayerNormBackward0",
+        backward,
+        &inputs,
+    ))
+}
+
+/// `NativeLayerNormBackward0`: PyTorch's `layer_norm_backward`. Per row of
+/// N elements, with `gw = g * weight`: `ds = sum(gw * x)`, `db = sum(gw)`,
+/// `b = (db * mean - ds) * rstd^3 / N`, `c = -b * mean - db * rstd / N`,
+/// `dx = rstd * gw + b * x + c`; the weight's gradient sums `g * (x -
+/// mean) * rstd` over the rows, the bias's `g`.
+pub fn layer_norm_backward(
+    rt: &mut Runtime,
+    g: &Arc<Tensor>,
+    (x, w, mean, rstd): Kept,
+    (k, has_bias): (usize, bool),
+    (want_x, want_w, want_b): (bool, bool, bool),
+) -> R<Vec<Option<Arc<Tensor>>>> {
+    use crate::runtime::op::reduce::ReduceOp;
+    let nd = x.ndim();
+    let row_dims: Vec<i64> = (nd - k..nd).map(|d| d as i64).collect();
+    let batch_dims: Vec<i64> = (0..nd - k).map(|d| d as i64).collect();
+    let n: usize = x.shape()[nd - k..].iter().product();
+    let gw = match w {
+        Some(w) => bin(rt, BinaryOp::Mul, g, w)?,
+        None => Arc::clone(g),
+    };
+    let dx = match want_x {
+        false => None,
+        true => {
+            let gwx = bin(rt, BinaryOp::Mul, &gw, x)?;
+            let ds = rt.reduce_dims(ReduceOp::Sum, &gwx, &row_dims, true)?;
+            drop(gwx);
+            let db = rt.reduce_dims(ReduceOp::Sum, &gw, &row_dims, true)?;
+            let r3 = bin(rt, BinaryOp::Mul, rstd, rstd)?;
+            let r3 = bin(rt, BinaryOp::Mul, &r3, rstd)?;
+            let dbm = bin(rt, BinaryOp::Mul, &db, mean)?;
+            let diff = bin(rt, BinaryOp::Sub, &dbm, &ds)?;
+            let bcoef = bin(rt, BinaryOp::Mul, &diff, &r3)?;
+            let bcoef = bin_s(rt, BinaryOp::Div, &bcoef, n as f64)?;
+            let bm = bin(rt, BinaryOp::Mul, &bcoef, mean)?;
+            let dbr = bin(rt, BinaryOp::Mul, &db, rstd)?;
+            let dbr = bin_s(rt, BinaryOp::Div, &dbr, n as f64)?;
+            let neg_bm = rt.unary(crate::runtime::op::unary::UnaryOp::Neg, &bm)?;
+            let c = bin(rt, BinaryOp::Sub, &neg_bm, &dbr)?;
+            let a = bin(rt, BinaryOp::Mul, &gw, rstd)?;
+            let bx = bin(rt, BinaryOp::Mul, &bcoef, x)?;
+            let s = bin(rt, BinaryOp::Add, &a, &bx)?;
+            Some(bin(rt, BinaryOp::Add, &s, &c)?)
+        }
+    };
+    let mut out = vec![dx];
+    if w.is_some() {
+        out.push(match want_w {
+            true => {
+                let xm = bin(rt, BinaryOp::Sub, x, mean)?;
+                let xhat = bin(rt, BinaryOp::Mul, &xm, rstd)?;
+                let t = bin(rt, BinaryOp::Mul, g, &xhat)?;
+                Some(match batch_dims.is_empty() {
+                    true => t,
+                    false => rt.reduce_dims(ReduceOp::Sum, &t, &batch_dims, false)?,
+                })
+            }
+            false => None,
+        });
+    }
+    if has_bias {
+        out.push(match want_b {
+            true => Some(match batch_dims.is_empty() {
+                true => Arc::clone(g),
+                false => rt.reduce_dims(ReduceOp::Sum, g, &batch_dims, false)?,
+            }),
+            false => None,
+        });
+    }
+    Ok(out)
+}

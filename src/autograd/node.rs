@@ -464,6 +464,17 @@ pub enum Backward {
         geom: super::window::Geometry,
         input: Vec<usize>,
     },
+    /// `layer_norm` (PyTorch's `native_layer_norm`): inputs `x`, and the
+    /// weight and bias when there are; it keeps `x`, the weight and each
+    /// row's mean and 1/std over its last `dims` dimensions.
+    LayerNorm {
+        x: Saved,
+        weight: Option<Saved>,
+        mean: Saved,
+        rstd: Saved,
+        dims: usize,
+        bias: bool,
+    },
     /// `batch_norm` (PyTorch's `native_batch_norm`): inputs `x`, and the
     /// weight and bias when there are; it keeps `x`, the weight and each
     /// channel's mean and 1/std (`save_mean`, `save_invstd`, shaped to
@@ -556,6 +567,16 @@ impl Backward {
             Addmm { x, w } => x.iter().chain(w.iter()).collect(),
             NativeDropout { mask, .. } => vec![mask],
             Convolution { x, w, .. } => vec![x, w],
+            LayerNorm {
+                x,
+                weight,
+                mean,
+                rstd,
+                ..
+            } => [Some(x), weight.as_ref(), Some(mean), Some(rstd)]
+                .into_iter()
+                .flatten()
+                .collect(),
             MaxPool { which, .. } => vec![which],
             BatchNorm {
                 x,

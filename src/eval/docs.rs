@@ -449,6 +449,8 @@ docs! {
     Function Training "avg_pool2d", "avg_pool2d(input, kernel_size, stride=none, padding=0)", "Each window's mean, as torch.nn.functional.avg_pool2d.", "avg_pool2d(arange(16.).reshape(1, 1, 4, 4), 2)";
     Function Training "adaptive_avg_pool2d", "adaptive_avg_pool2d(input, output_size)", "The average pool to `output_size`, as torch.nn.functional.adaptive_avg_pool2d (sizes that divide evenly).", "adaptive_avg_pool2d(randn(1, 2, 4, 4), 1).shape";
     Function Tensors "flatten", "flatten(input, start_dim=0, end_dim=-1)", "Dimensions `start_dim` to `end_dim` of `input` as one (a view when the layout allows), as torch.flatten: `flatten(x, 1)` keeps the batch dimension.", "flatten(ones(64, 32, 12, 12), 1).shape";
+    Function Training "LayerNorm", "LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=true, device=none, dtype=none, bias=true)", "Each row normalised over its last dimensions (`normalized_shape`) by its own mean and variance, then scaled and shifted, as `nn.LayerNorm` (the same in train and eval mode). One node, `NativeLayerNormBackward0`, keeping the input, the weight and each row's mean and 1/std.", "ln = LayerNorm(4)\nln(tensor([[1., 2., 3., 4.]]))";
+    Function Training "layer_norm", "layer_norm(input, normalized_shape, weight=none, bias=none, eps=1e-5)", "Layer normalisation as torch.nn.functional.layer_norm.", "layer_norm(tensor([[1., 2., 3., 4.]]), [4])";
     Function Training "MSELoss", "MSELoss(reduction=\"mean\")", "`mse_loss` as a module (`nn.MSELoss`): `loss_fn(prediction, target)`.", "MSELoss()(tensor([1., 2.]), tensor([0., 0.]))";
     Function Training "CrossEntropyLoss", "CrossEntropyLoss(ignore_index=-100, reduction=\"mean\", label_smoothing=0.0)", "`cross_entropy` as a module (`nn.CrossEntropyLoss`): scores [N, C] and N class indices, or class probabilities of the scores' shape; `label_smoothing` as PyTorch's.", "loss_fn = CrossEntropyLoss()\nloss_fn(randn(3, 4), tensor([0, 3, 1]))";
     Function Training "NLLLoss", "NLLLoss(ignore_index=-100, reduction=\"mean\")", "`nll_loss` as a module (`nn.NLLLoss`), on log-probabilities.", "NLLLoss()(log_softmax(randn(3, 4), dim=1), tensor([0, 3, 1]))";
@@ -531,8 +533,9 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             Function,
             "Module" | "Parameter" | "Linear" | "ReLU" | "Tanh" | "Sigmoid" | "Identity"
             | "Flatten" | "Dropout" | "Softmax" | "LogSoftmax" | "Sequential" | "ModuleList"
-            | "ModuleDict" | "Embedding" | "BatchNorm1d" | "BatchNorm2d" | "Conv2d" | "MaxPool2d"
-            | "AvgPool2d" | "AdaptiveAvgPool2d" | "MSELoss" | "CrossEntropyLoss" | "NLLLoss",
+            | "ModuleDict" | "Embedding" | "BatchNorm1d" | "BatchNorm2d" | "LayerNorm" | "Conv2d"
+            | "MaxPool2d" | "AvgPool2d" | "AdaptiveAvgPool2d" | "MSELoss" | "CrossEntropyLoss"
+            | "NLLLoss",
         ) => return Some(format!("torch.nn.{}", doc.name)),
         (Function, "isinstance" | "super") => return Some(format!("{}() (Python's)", doc.name)),
         (
@@ -550,6 +553,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "dropout"
             | "embedding"
             | "batch_norm"
+            | "layer_norm"
             | "conv2d"
             | "max_pool2d"
             | "avg_pool2d"

@@ -43,6 +43,13 @@ pub enum Layer {
         out: (usize, usize),
         shown: String,
     },
+    /// `LayerNorm(normalized_shape)`: each row over the last dims.
+    LayerNorm {
+        normalized_shape: Vec<usize>,
+        eps: f64,
+        elementwise_affine: bool,
+        bias: bool,
+    },
     /// `BatchNorm1d` (`spatial` 1: inputs [N, C] or [N, C, L]) and
     /// `BatchNorm2d` (2: [N, C, H, W]).
     BatchNorm {

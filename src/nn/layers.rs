@@ -83,6 +83,32 @@ pub fn embedding(
     Ok(m)
 }
 
+/// `LayerNorm(normalized_shape, ...)`: weight ones and bias zeros of that
+/// shape (when elementwise_affine), as PyTorch's.
+pub fn layer_norm(rt: &mut Runtime, layer: Layer, at: Place) -> Result<Module, Error> {
+    let Layer::LayerNorm {
+        normalized_shape,
+        elementwise_affine,
+        bias,
+        ..
+    } = &layer
+    else {
+        return Err(Error::value("internal error: not a layer norm"));
+    };
+    let shape = normalized_shape.clone();
+    let (affine, bias) = (*elementwise_affine, *bias);
+    let mut m = Module::new("LayerNorm", layer);
+    if affine {
+        let w = crate::autograd::ops::full(rt, &shape, at.dtype, at.device, 1)?;
+        m.set_parameter("weight", Some(Arc::new(meta::parameter(&w, true))))?;
+        if bias {
+            let b = crate::autograd::ops::full(rt, &shape, at.dtype, at.device, 0)?;
+            m.set_parameter("bias", Some(Arc::new(meta::parameter(&b, true))))?;
+        }
+    }
+    Ok(m)
+}
+
 /// `BatchNorm1d`/`BatchNorm2d(num_features, ...)`: weight ones and bias
 /// zeros (when affine), buffers `running_mean` zeros, `running_var` ones and
 /// `num_batches_tracked` 0 (when tracking), as PyTorch's.
@@ -260,6 +286,21 @@ pub fn forward(
             ..
         } => pool2d(rt, mode, x, *max, (*kernel, *stride, *padding, *dilation)),
         Layer::AdaptiveAvgPool2d { out, .. } => adaptive_avg_pool2d(rt, mode, x, *out),
+        Layer::LayerNorm {
+            normalized_shape,
+            eps,
+            ..
+        } => {
+            let (w, b) = (param("weight"), param("bias"));
+            functional::layer_norm(
+                rt,
+                mode,
+                x,
+                normalized_shape,
+                (w.as_ref(), b.as_ref()),
+                *eps,
+            )
+        }
         Layer::Embedding { .. } => {
             let w = param("weight").ok_or_else(|| Error::value("Embedding has no weight"))?;
             record::embedding(rt, mode, &w, x)

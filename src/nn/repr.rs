@@ -137,6 +137,24 @@ fn extra_repr(m: &super::Module) -> String {
             py_bool(*affine && *bias),
             py_bool(*track_running_stats)
         ),
+        Layer::LayerNorm {
+            normalized_shape,
+            eps,
+            elementwise_affine,
+            bias,
+        } => {
+            let dims: Vec<String> = normalized_shape.iter().map(usize::to_string).collect();
+            let shape = match dims.len() {
+                1 => format!("({},)", dims[0]),
+                _ => format!("({})", dims.join(", ")),
+            };
+            format!(
+                "{shape}, eps={}, elementwise_affine={}, bias={}",
+                py_float(*eps),
+                py_bool(*elementwise_affine),
+                py_bool(*elementwise_affine && *bias)
+            )
+        }
         Layer::Conv2d { shown, .. }
         | Layer::Pool2d { shown, .. }
         | Layer::AdaptiveAvgPool2d { shown, .. } => shown.clone(),

@@ -186,6 +186,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("BatchNorm1d", nn::layer),
     ("BatchNorm2d", nn::layer),
     ("batch_norm", nn::batch_norm),
+    ("LayerNorm", nn::layer),
+    ("layer_norm", nn::layer_norm),
     ("Conv2d", nn::layer),
     ("MaxPool2d", nn::layer),
     ("AvgPool2d", nn::layer),

@@ -31,6 +31,7 @@ pub const LAYERS: &[&str] = &[
     "Embedding",
     "BatchNorm1d",
     "BatchNorm2d",
+    "LayerNorm",
     "Conv2d",
     "MaxPool2d",
     "AvgPool2d",
@@ -286,6 +287,24 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 _ => format!("output_size=({}, {})", out.0, out.1),
             };
             module(Module::new(name, Layer::AdaptiveAvgPool2d { out, shown }))
+        }
+        "LayerNorm" => {
+            let place = Place {
+                device: me.device_arg(b)?,
+                dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+            };
+            let (v, span) = b
+                .get("normalized_shape")
+                .cloned()
+                .ok_or_else(|| Error::value("LayerNorm needs `normalized_shape`").at(b.span))?;
+            let shape = super::super::args::sizes(&super::super::args::flatten(&v, span)?)?;
+            let layer = Layer::LayerNorm {
+                normalized_shape: shape,
+                eps: b.float("eps")?.unwrap_or(1e-5),
+                elementwise_affine: b.bool("elementwise_affine", true)?,
+                bias: b.bool("bias", true)?,
+            };
+            module(layers::layer_norm(&mut me.rt, layer, place).map_err(at)?)
         }
         "BatchNorm1d" | "BatchNorm2d" => {
             let place = Place {
@@ -599,4 +618,30 @@ pub(super) fn adaptive_avg_pool2d(me: &mut Interp, _: &'static str, b: &Bound) -
     let x = b.tensor("input")?;
     let out = pair(b, "output_size", None)?;
     b.result(layers::adaptive_avg_pool2d(&mut me.rt, me.grad, &x, out))
+}
+
+/// `layer_norm(input, normalized_shape, weight=none, bias=none, eps=1e-5)`.
+pub(super) fn layer_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    let (v, span) = b
+        .get("normalized_shape")
+        .cloned()
+        .ok_or_else(|| Error::value("layer_norm needs `normalized_shape`").at(b.span))?;
+    let shape = super::super::args::sizes(&super::super::args::flatten(&v, span)?)?;
+    let opt = |name: &str| -> Result<Option<std::sync::Arc<crate::runtime::Tensor>>, Diagnostic> {
+        match b.given(name) {
+            None => Ok(None),
+            Some(_) => b.tensor(name).map(Some),
+        }
+    };
+    let (w, bias) = (opt("weight")?, opt("bias")?);
+    let eps = b.float("eps")?.unwrap_or(1e-5);
+    b.result(crate::autograd::functional::layer_norm(
+        &mut me.rt,
+        me.grad,
+        &x,
+        &shape,
+        (w.as_ref(), bias.as_ref()),
+        eps,
+    ))
 }
