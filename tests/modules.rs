@@ -681,3 +681,11 @@ fn layer_norm_normalises_each_row_as_pytorch() {
         "{out}"
     );
 }
+
+#[test]
+fn adaptive_average_pooling_is_pytorchs_node() {
+    let pooled = common::ok(
+        "y = AdaptiveAvgPool2d(1)(randn(2, 3, 4, 4, requires_grad=true))\ny.shape\ny.grad_fn",
+    );
+    assert!(pooled.contains("<AdaptiveAvgPool2DBackward0>"), "{pooled}");
+}

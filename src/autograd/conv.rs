@@ -433,6 +433,27 @@ pub fn max_pool2d(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, geom: Geometry)
 /// `avg_pool2d(x, kernel, stride, padding)`: each window's mean, padding
 /// counted (`count_include_pad=True`); one node, `AvgPool2DBackward0`.
 pub fn avg_pool2d(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, geom: Geometry) -> R<Arc<Tensor>> {
+    average(rt, mode, x, geom, "AvgPool2DBackward0")
+}
+
+/// `adaptive_avg_pool2d` whose windows tile the input evenly: the same
+/// means, recorded as PyTorch's `AdaptiveAvgPool2DBackward0`.
+pub fn adaptive_avg_pool2d(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    geom: Geometry,
+) -> R<Arc<Tensor>> {
+    average(rt, mode, x, geom, "AdaptiveAvgPool2DBackward0")
+}
+
+fn average(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    geom: Geometry,
+    node: &'static str,
+) -> R<Arc<Tensor>> {
     check_image(x, "avg_pool2d")?;
     let (n, c) = (x.shape()[0], x.shape()[1]);
     let (oh, ow) = geom.out;
@@ -451,14 +472,7 @@ pub fn avg_pool2d(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, geom: Geometry)
         geom,
         input: x.shape().to_vec(),
     };
-    Ok(record::attach_node(
-        rt,
-        mode,
-        out,
-        "AvgPool2DBackward0",
-        backward,
-        &[x],
-    ))
+    Ok(record::attach_node(rt, mode, out, node, backward, &[x]))
 }
 
 /// The gradient of a pooling's input: each window's share of `g` (for a

@@ -475,5 +475,6 @@ pub fn adaptive_avg_pool2d(
         ));
     }
     let k = (h / oh, w / ow);
-    pool2d(rt, mode, x, false, (k, k, (0, 0), (1, 1)))
+    let geom = crate::autograd::conv::Geometry::new((h, w), k, k, (0, 0), (1, 1), 1)?;
+    crate::autograd::conv::adaptive_avg_pool2d(rt, mode, x, geom)
 }
