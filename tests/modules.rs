@@ -689,3 +689,17 @@ fn adaptive_average_pooling_is_pytorchs_node() {
     );
     assert!(pooled.contains("<AdaptiveAvgPool2DBackward0>"), "{pooled}");
 }
+
+#[test]
+fn a_parameter_shows_as_pytorchs() {
+    let out = common::ok("p = Parameter(ones(2))\np\n(p * 2).requires_grad");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "Parameter containing:",
+            "[1., 1.]  f32[2] @cpu requires_grad",
+            "true"
+        ],
+        "{out}"
+    );
+}

@@ -7,7 +7,7 @@ use crate::display::tensor;
 pub fn display_text(v: &Value) -> Option<String> {
     match v {
         Value::None => None,
-        Value::Tensor(t) => Some(tensor::render(t)),
+        Value::Tensor(t) => Some(tensor_text(t)),
         // The model as PyTorch prints it, then what its parameters are.
         Value::Module(m) => Some(format!(
             "{}\n{}",
@@ -22,7 +22,7 @@ pub fn display_text(v: &Value) -> Option<String> {
 pub fn print_text(v: &Value) -> String {
     match v {
         Value::Str(s) => s.to_string(),
-        Value::Tensor(t) => tensor::render(t),
+        Value::Tensor(t) => tensor_text(t),
         other => repr(other),
     }
 }
@@ -43,7 +43,7 @@ pub fn repr(v: &Value) -> String {
         Value::Device(d) => d.to_string(),
         Value::CurrentCuda => "cuda".into(),
         Value::DType(d) => d.to_string(),
-        Value::Tensor(t) => tensor::render(t),
+        Value::Tensor(t) => tensor_text(t),
         Value::List(items) => {
             let parts: Vec<String> = items.iter().map(repr).collect();
             if parts.iter().any(|p| p.contains('\n')) {
@@ -142,6 +142,15 @@ fn param_group(o: &std::sync::Mutex<crate::autograd::optim::Optimizer>) -> Strin
         parts.push(format!("{k:?}: {v}"));
     }
     format!("{{{}}}", parts.join(", "))
+}
+
+/// A tensor as shown: a module's parameter under PyTorch's
+/// "Parameter containing:" line.
+fn tensor_text(t: &crate::runtime::Tensor) -> String {
+    match crate::autograd::meta::is_parameter(t) {
+        true => format!("Parameter containing:\n{}", tensor::render(t)),
+        false => tensor::render(t),
+    }
 }
 
 /// Python's float repr: `2.0`, `0.1`, `1e+20`, `nan`.
