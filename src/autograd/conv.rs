@@ -48,6 +48,29 @@ fn padded(rt: &mut Runtime, x: &Arc<Tensor>, geom: &Geometry, fill: Fill) -> R<A
     Ok(out)
 }
 
+/// Zeros of `like`'s dtype and device shaped as an image of `shape` [N,
+/// C, H, W] padded by `geom.padding`: where a gradient's windows are added.
+fn padded_zeros(
+    rt: &mut Runtime,
+    shape: &[usize],
+    geom: &Geometry,
+    like: &Tensor,
+) -> R<Arc<Tensor>> {
+    let padded = [
+        shape[0],
+        shape[1],
+        shape[2] + 2 * geom.padding.0,
+        shape[3] + 2 * geom.padding.1,
+    ];
+    let new = NewTensor {
+        shape: &padded,
+        dtype: like.dtype(),
+        device: like.device(),
+        like: None,
+    };
+    rt.full(new, Fill::Int(0))
+}
+
 /// The view of a padded contiguous `p` where the unpadded `shape` lies.
 fn interior(p: &Tensor, shape: &[usize], (ph, pw): (usize, usize)) -> Tensor {
     let st = p.strides();
@@ -352,20 +375,7 @@ pub fn conv2d_backward(
     };
     let gx = match want_x {
         true => {
-            let s = x.shape();
-            let shape = [
-                s[0],
-                s[1],
-                s[2] + 2 * geom.padding.0,
-                s[3] + 2 * geom.padding.1,
-            ];
-            let new = NewTensor {
-                shape: &shape,
-                dtype: g.dtype(),
-                device: g.device(),
-                like: None,
-            };
-            let dst = rt.full(new, Fill::Int(0))?;
+            let dst = padded_zeros(rt, x.shape(), geom, g)?;
             for k in 0..groups {
                 let wg = rows(&wmat, k * per_out, (k + 1) * per_out);
                 let gk = rows(&g_t, k * per_out, (k + 1) * per_out);
@@ -513,19 +523,7 @@ pub fn pool_backward(
     let six = Arc::new(shares.reshape(&[
         n as i64, c as i64, oh as i64, ow as i64, kh as i64, kw as i64,
     ])?);
-    let shape = [
-        n,
-        c,
-        input[2] + 2 * geom.padding.0,
-        input[3] + 2 * geom.padding.1,
-    ];
-    let new = NewTensor {
-        shape: &shape,
-        dtype: g.dtype(),
-        device: g.device(),
-        like: None,
-    };
-    let dst = rt.full(new, Fill::Int(0))?;
+    let dst = padded_zeros(rt, input, geom, g)?;
     add_windows(rt, &dst, &six, geom)?;
     match geom.padding {
         (0, 0) => Ok(dst),

@@ -186,21 +186,8 @@ pub fn cross_entropy_smoothed(
     if !probabilities && label_smoothing == 0.0 {
         return cross_entropy(rt, mode, x, target, ignore_index, reduction);
     }
-    if x.ndim() != 2 {
-        return Err(Error::shape(format!(
-            "cross_entropy takes an input of shape [N, C] (a row of class scores per sample), not {}",
-            fmt_shape(x.shape())
-        )));
-    }
+    let lp = class_log_probabilities(rt, mode, x)?;
     let classes = x.shape()[1];
-    let lp = rt.along(
-        crate::runtime::op::along::AlongOp::LogSoftmax,
-        0.0,
-        x,
-        Some(1),
-        false,
-    )?;
-    let lp = super::record::softmax(rt, mode, x, lp, 1, true)?;
     let num = |v: f64| Tensor::scalar(v);
     // C++'s `tensor op scalar` (PyTorch composes these losses in C++).
     let bin_w = |rt: &mut Runtime, op: BinaryOp, a: &Tensor, v: f64| {
@@ -295,6 +282,13 @@ pub fn cross_entropy(
     ignore_index: i64,
     reduction: Reduction,
 ) -> R<Arc<Tensor>> {
+    let lp = class_log_probabilities(rt, mode, x)?;
+    nll_loss(rt, mode, &lp, target, ignore_index, reduction)
+}
+
+/// `log_softmax(x, dim=1)` of scores `x` [N, C], recorded: where the cross
+/// entropies start.
+fn class_log_probabilities(rt: &mut Runtime, mode: Mode, x: &Tensor) -> R<Arc<Tensor>> {
     if x.ndim() != 2 {
         return Err(Error::shape(format!(
             "cross_entropy takes an input of shape [N, C] (a row of class scores per sample), not {}",
@@ -308,6 +302,5 @@ pub fn cross_entropy(
         Some(1),
         false,
     )?;
-    let lp = super::record::softmax(rt, mode, x, lp, 1, true)?;
-    nll_loss(rt, mode, &lp, target, ignore_index, reduction)
+    super::record::softmax(rt, mode, x, lp, 1, true)
 }
