@@ -4,7 +4,7 @@
 
 enum BinOp { ADD, SUB, MUL, DIV, POW, FLOORDIV, REM, BAND, BOR, BXOR, MAXIMUM, MINIMUM, RSUB };
 enum CmpOp { EQ, NE, LT, LE, GT, GE, LAND, LOR, LXOR };
-enum UnOp { NEG, ABS, RELU, EXP, LOG, SQRT, SIGMOID, TANH, SIN, COS, FLOOR, CEIL, ROUND, TRUNC, BNOT };
+enum UnOp { NEG, ABS, RELU, EXP, LOG, SQRT, SIGMOID, TANH, SIN, COS, FLOOR, CEIL, ROUND, TRUNC, BNOT, ERF, GELU, GELU_TANH };
 
 // ---- arithmetic per element type ------------------------------------------
 
@@ -219,6 +219,12 @@ template <int OP> __device__ __forceinline__ float unary_f32(float x) {
     if (OP == CEIL) return ceilf(x);
     if (OP == ROUND) return rintf(x); // halves to even, as PyTorch's nearbyint
     if (OP == TRUNC) return truncf(x);
+    if (OP == ERF) return erff(x);
+    if (OP == GELU) return x * 0.5f * (1.0f + erff(x * 0.70710678118654752440f));
+    if (OP == GELU_TANH) {
+        const float inner = 0.79788456080286535588f * (x + 0.044715f * x * x * x);
+        return 0.5f * x * (1.0f + tanhf(inner));
+    }
     return tanhf(x);
 }
 
@@ -236,6 +242,12 @@ template <int OP> __device__ __forceinline__ double unary_f64(double x) {
     if (OP == CEIL) return ceil(x);
     if (OP == ROUND) return rint(x);
     if (OP == TRUNC) return trunc(x);
+    if (OP == ERF) return erf(x);
+    if (OP == GELU) return x * 0.5 * (1.0 + erf(x * 0.70710678118654752440));
+    if (OP == GELU_TANH) {
+        const double inner = 0.79788456080286535588 * (x + 0.044715 * x * x * x);
+        return 0.5 * x * (1.0 + tanh(inner));
+    }
     return tanh(x);
 }
 
@@ -473,7 +485,8 @@ FOR_ALL(COMPARE_KERNELS)
     UNARY(neg, NEG, dt, T) UNARY(abs, ABS, dt, T) UNARY(relu, RELU, dt, T) UNARY(exp, EXP, dt, T)      \
     UNARY(log, LOG, dt, T) UNARY(sqrt, SQRT, dt, T) UNARY(sigmoid, SIGMOID, dt, T) UNARY(tanh, TANH, dt, T)   \
     UNARY(sin, SIN, dt, T) UNARY(cos, COS, dt, T) UNARY(floor, FLOOR, dt, T) UNARY(ceil, CEIL, dt, T)      \
-    UNARY(round, ROUND, dt, T) UNARY(trunc, TRUNC, dt, T)
+    UNARY(round, ROUND, dt, T) UNARY(trunc, TRUNC, dt, T) UNARY(erf, ERF, dt, T) UNARY(gelu, GELU, dt, T)  \
+    UNARY(gelu_tanh, GELU_TANH, dt, T)
 #define INT_UNARY_KERNELS(dt, T)                                                                        \
     UNARY(neg, NEG, dt, T) UNARY(abs, ABS, dt, T) UNARY(relu, RELU, dt, T) UNARY(floor, FLOOR, dt, T)  \
     UNARY(ceil, CEIL, dt, T) UNARY(round, ROUND, dt, T) UNARY(trunc, TRUNC, dt, T) UNARY(bitwise_not, BNOT, dt, T)

@@ -548,6 +548,8 @@ def cases(rng):
         out.append(Case("factory", src, tsrc, {}))
     out += autograd_cases(rng)
     out += module_cases(rng)
+    out += file_cases(rng)
+    out += activation_cases(rng)
     return out
 
 
@@ -928,6 +930,53 @@ def module_cases(rng):
                 f"net = Net()\nnet.fc.weight.data.copy_(torch.tensor({ref.weight.tolist()}, dtype={tname}))\n"
                 f"net.fc.bias.data.copy_(torch.tensor({ref.bias.tolist()}, dtype={tname}))")
         out.append(Case("module class", "net(x)", "net(x)", {"x": x}, (net, tnet)))
+    return out
+
+
+def activation_cases(rng):
+    """erf and GELU (issue 67), forward on every dtype and their gradients."""
+    out = []
+    for dt in DTYPES:
+        a = make(dt, (9,), rng, True)
+        out.append(Case("erf gelu", "a.erf()", "torch.erf(a)", {"a": a}))
+        for approx in ["none", "tanh"]:
+            out.append(Case("erf gelu", f'gelu(a, approximate="{approx}")',
+                            f"torch.nn.functional.gelu(a, approximate='{approx}')", {"a": a}))
+    for dt in ["f32", "f64"]:
+        a = make(dt, (7,), rng)
+        out.append(grad_case("grad erf gelu", {"a": a}, "a.erf()", "torch.erf(a)", "a", rng, (7,)))
+        for approx in ["none", "tanh"]:
+            out.append(grad_case("grad erf gelu", {"a": a}, f'gelu(a, approximate="{approx}")',
+                                 f"torch.nn.functional.gelu(a, approximate='{approx}')", "a", rng, (7,)))
+    return out
+
+
+def file_cases(rng):
+    """torch.save's format (issue 67): what cudash's `save(..., "x.pt")`
+    writes, read by PyTorch's `torch.load(weights_only=True)`, equal bit for
+    bit to the value cudash saved. (The other direction, files PyTorch
+    wrote read by cudash, is tests/torch_files.rs with PyTorch's fixtures.)"""
+    import tempfile
+
+    # The same path in the child that computes PyTorch's side.
+    folder = Path(tempfile.gettempdir()) / "cudash-torch-check-files"
+    folder.mkdir(exist_ok=True)
+    out = []
+    for n, dt in enumerate(["f32", "f64", "f16", "bf16", "i64", "i32", "bool"]):
+        x = make(dt, (3, 4), rng)
+        p = folder / f"{n}.pt"
+        save = f'save({{"x": x, "t": x.T, "nested": {{"items": [x[1], 7, "s"]}}}}, "{p}")'
+        for key, tkey in [("x", "['x']"), ("x.T", "['t']"), ("x[1]", "['nested']['items'][0]")]:
+            out.append(Case("files", key, f"torch.load('{p}', weights_only=True){tkey}", {"x": x}, (save, "")))
+    x = make("f32", (6, 4), rng)
+    p = folder / "model.pth"
+    model = (f'manual_seed(0); m = Sequential(Linear(4, 3), BatchNorm1d(3)); y = m(x); '
+             f'save({{"epoch": 2, "model": m.state_dict(), "w": Parameter(m[0].weight.detach())}}, "{p}")')
+    for key, tkey in [("m[1].running_mean", "['model']['1.running_mean']"),
+                      ("m[1].num_batches_tracked", "['model']['1.num_batches_tracked']"),
+                      ("m[0].weight", "['model']['0.weight']"),
+                      ("m[0].weight", "['w']")]:
+        out.append(Case("files", key, f"torch.load('{p}', weights_only=True){tkey}", {"x": x}, (model, "")))
     return out
 
 

@@ -18,6 +18,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("execute", execute),
     ("npy", npy),
     ("safetensors", safetensors),
+    ("torch_save", torch_save),
     ("kernel_message", kernel_message),
     ("zmtp", zmtp),
 ];
@@ -83,6 +84,39 @@ pub fn safetensors(data: &[u8]) {
     if let Ok(ts) = crate::runtime::io::parse_safetensors(data) {
         for (_, t) in ts {
             assert_eq!(t.numel(), t.shape().iter().product::<usize>());
+        }
+    }
+}
+
+/// The reader of `torch.save`'s files (its zip archive and restricted
+/// pickle); a tensor it accepts has as many elements as its shape says, and
+/// what it reads writes back and reads again the same.
+pub fn torch_save(data: &[u8]) {
+    use crate::runtime::io::{parse_torch, torch_bytes, Pickled};
+    fn tensors(p: &Pickled, out: &mut Vec<Vec<u8>>) {
+        match p {
+            Pickled::Tensor(t) => {
+                assert_eq!(t.tensor.numel(), t.tensor.shape().iter().product::<usize>());
+                out.push(t.tensor.contiguous_buffer().to_le_bytes());
+            }
+            Pickled::List(items) | Pickled::Tuple(items) => {
+                items.iter().for_each(|i| tensors(i, out))
+            }
+            Pickled::Dict(pairs) => pairs.iter().for_each(|(k, v)| {
+                tensors(k, out);
+                tensors(v, out);
+            }),
+            _ => {}
+        }
+    }
+    if let Ok(v) = parse_torch(data) {
+        let mut first = Vec::new();
+        tensors(&v, &mut first);
+        if let Ok(bytes) = torch_bytes(&v, "fuzz") {
+            let again = parse_torch(&bytes).expect("what cudash writes, it reads");
+            let mut second = Vec::new();
+            tensors(&again, &mut second);
+            assert_eq!(first, second, "a round trip changed a tensor");
         }
     }
 }

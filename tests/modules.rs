@@ -703,3 +703,78 @@ fn a_parameter_shows_as_pytorchs() {
         "{out}"
     );
 }
+
+/// GELU as PyTorch's CUDA kernel computes it (erf in the device's libm):
+/// values, `GeluBackward0` and its gradient, the module's printed form.
+#[test]
+fn gelu_and_erf_as_pytorch() {
+    let mut s = common::session();
+    common::ok_in(
+        &mut s,
+        "x = tensor([-1., 0., 1., 2.], dtype=f64, requires_grad=true)\ny = gelu(x)\ny.sum().backward()",
+    );
+    // PyTorch 2.15 (float64): gelu and its gradient.
+    assert_eq!(
+        common::ok_in(&mut s, "y.tolist()"),
+        "[-0.15865525393145702, 0.0, 0.841344746068543, 1.9544997361036416]"
+    );
+    assert_eq!(
+        common::ok_in(&mut s, "x.grad.tolist()"),
+        "[-0.08331547058768635, 0.5, 1.0833154705876864, 1.085231801078197]"
+    );
+    assert!(common::ok_in(&mut s, "y").contains("grad_fn=<GeluBackward0>"));
+    assert_eq!(
+        common::ok_in(&mut s, "gelu(tensor([1.], dtype=f64), approximate=\"tanh\").tolist()"),
+        "[0.8411919906082768]"
+    );
+    assert_eq!(
+        common::ok_in(&mut s, "erf(tensor([0.5], dtype=f64)).tolist()"),
+        "[0.5204998778130465]"
+    );
+    assert!(common::ok_in(&mut s, "Sequential(Linear(2, 2), GELU(approximate=\"tanh\"))")
+        .contains("(1): GELU(approximate='tanh')"));
+    let (class, msg) = common::err_in(&mut s, "gelu(arange(3))");
+    assert_eq!(class, "DTypeError");
+    assert!(msg.contains("GeluKernelImpl"), "{msg}");
+}
+
+/// Dropout2d zeroes whole channels in training, passes its input in eval,
+/// and records `MulBackward0` (PyTorch's feature dropout).
+#[test]
+fn dropout2d_zeroes_whole_channels() {
+    let mut s = common::session();
+    common::ok_in(
+        &mut s,
+        "seed(3)\nd = Dropout2d(0.5)\nx = ones(4, 8, 3, 3, requires_grad=true)\ny = d(x)",
+    );
+    // Each channel is all zeros or all 2s: its 9 elements sum to 0 or 18.
+    assert_eq!(
+        common::ok_in(&mut s, "s = y.sum((2, 3))\n((s == 0) | (s == 18)).all()"),
+        "true  bool[] @cpu"
+    );
+    assert_eq!(common::ok_in(&mut s, "(s == 0).any() and (s == 18).any()"), "true  bool[] @cpu");
+    assert!(common::ok_in(&mut s, "y").contains("grad_fn=<MulBackward0>"));
+    assert_eq!(common::ok_in(&mut s, "d"), "Dropout2d(p=0.5, inplace=False)\n# 0 parameters (0 B), training");
+    common::ok_in(&mut s, "d.eval()");
+    assert_eq!(common::ok_in(&mut s, "(d(x) == x).all()"), "true  bool[] @cpu");
+    let (_, msg) = common::err_in(&mut s, "dropout2d(ones(4), 0.5)");
+    assert!(msg.contains("Expected 3D or 4D input"), "{msg}");
+}
+
+/// Embedding's padding row starts as zeros and gets no gradient.
+#[test]
+fn embedding_padding_idx_as_pytorch() {
+    let mut s = common::session();
+    common::ok_in(
+        &mut s,
+        "e = Embedding(5, 3, padding_idx=-4)\ny = e(tensor([[0, 1, 2], [1, 1, 4]]))\ny.sum().backward()",
+    );
+    assert_eq!(common::ok_in(&mut s, "(e.weight[1] == 0).all()"), "true  bool[] @cpu");
+    assert_eq!(
+        common::ok_in(&mut s, "e.weight.grad.sum(1)"),
+        "[3., 0., 3., 0., 3.]  f32[5] @cpu"
+    );
+    assert!(common::ok_in(&mut s, "e").starts_with("Embedding(5, 3, padding_idx=1)"));
+    let (_, msg) = common::err_in(&mut s, "Embedding(5, 3, padding_idx=5)");
+    assert_eq!(msg, "Padding_idx must be within num_embeddings");
+}

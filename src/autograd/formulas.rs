@@ -436,8 +436,20 @@ impl Backward {
                 let d = bin(rt, BinaryOp::Sub, g, &s)?;
                 vec![Some(bin(rt, BinaryOp::Mul, &d, y)?)]
             }
-            Backward::Index { items } => {
+            Backward::Index { items, padding_idx } => {
                 let input = &node.inputs[0];
+                // Embedding's padding row: its picks' gradients are left out.
+                let masked;
+                let g = match (padding_idx, items.first()) {
+                    (Some(p), Some(Index::Tensor(indices))) => {
+                        let keep = bin_s(rt, BinaryOp::Ne, indices, *p as f64)?;
+                        let keep = rt.cast(&keep, g.dtype())?;
+                        let keep = view::unsqueeze(&keep, -1)?;
+                        masked = bin(rt, BinaryOp::Mul, g, &keep)?;
+                        &masked
+                    }
+                    _ => g,
+                };
                 vec![Some(add_into_zeros(
                     rt,
                     &input.shape,
@@ -644,6 +656,56 @@ fn unary(rt: &mut Runtime, op: UnaryOp, g: &Tensor, s: &Tensor) -> R<Arc<Tensor>
         UnaryOp::Tanh => {
             let yy = bin(rt, Mul, s, s)?;
             let d = s_bin(rt, Sub, 1.0, &yy)?;
+            bin(rt, Mul, g, &d)
+        }
+        // erf: g * 2/sqrt(pi) * exp(-x^2)
+        UnaryOp::Erf => {
+            let xx = bin(rt, Mul, s, s)?;
+            let minus = rt.unary(UnaryOp::Neg, &xx)?;
+            let e = rt.unary(UnaryOp::Exp, &minus)?;
+            let d = bin_s(rt, Mul, &e, std::f64::consts::FRAC_2_SQRT_PI)?;
+            bin(rt, Mul, g, &d)
+        }
+        // gelu (PyTorch's GeluBackward0): g * (cdf + x * pdf), with
+        // cdf = 0.5 (1 + erf(x / sqrt 2)), pdf = exp(-x^2 / 2) / sqrt(2 pi).
+        UnaryOp::Gelu => {
+            let scaled = bin_s(rt, Mul, s, std::f64::consts::FRAC_1_SQRT_2)?;
+            let erf = rt.unary(UnaryOp::Erf, &scaled)?;
+            let one_plus = bin_s(rt, Add, &erf, 1.0)?;
+            let cdf = bin_s(rt, Mul, &one_plus, 0.5)?;
+            let xx = bin(rt, Mul, s, s)?;
+            let half = bin_s(rt, Mul, &xx, -0.5)?;
+            let e = rt.unary(UnaryOp::Exp, &half)?;
+            let beta = std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2 * 0.5;
+            let pdf = bin_s(rt, Mul, &e, beta)?;
+            let x_pdf = bin(rt, Mul, s, &pdf)?;
+            let d = bin(rt, Add, &cdf, &x_pdf)?;
+            bin(rt, Mul, g, &d)
+        }
+        // gelu, tanh approximation: g * (0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa x^2)),
+        // t = tanh(beta (x + kappa x^3)).
+        UnaryOp::GeluTanh => {
+            let (beta, kappa) = (
+                std::f64::consts::SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5,
+                0.044715,
+            );
+            let xx = bin(rt, Mul, s, s)?;
+            let cube = bin(rt, Mul, &xx, s)?;
+            let k_cube = bin_s(rt, Mul, &cube, kappa)?;
+            let sum = bin(rt, Add, s, &k_cube)?;
+            let inner = bin_s(rt, Mul, &sum, beta)?;
+            let t = rt.unary(UnaryOp::Tanh, &inner)?;
+            let one_plus = bin_s(rt, Add, &t, 1.0)?;
+            let left = bin_s(rt, Mul, &one_plus, 0.5)?;
+            let tt = bin(rt, Mul, &t, &t)?;
+            let one_minus = s_bin(rt, Sub, 1.0, &tt)?;
+            let k_xx = bin_s(rt, Mul, &xx, 3.0 * kappa)?;
+            let k_one = bin_s(rt, Add, &k_xx, 1.0)?;
+            let slope = bin_s(rt, Mul, &k_one, beta)?;
+            let half_x = bin_s(rt, Mul, s, 0.5)?;
+            let r1 = bin(rt, Mul, &half_x, &one_minus)?;
+            let right = bin(rt, Mul, &r1, &slope)?;
+            let d = bin(rt, Add, &left, &right)?;
             bin(rt, Mul, g, &d)
         }
         // sin: g * cos(x)

@@ -146,6 +146,64 @@ pub fn dropout(
     ))
 }
 
+/// `dropout2d(x, p, training)`: each channel of each sample (`x[n, c]`)
+/// zeroed with probability `p`, the others scaled by `1 / (1 - p)`, as
+/// PyTorch's feature dropout: one noise value per channel, `x * noise`
+/// (`MulBackward0` on every device). `x`: (N, C, H, W), or (N, C, L).
+pub fn dropout2d(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    p: f64,
+    training: bool,
+) -> R<Arc<Tensor>> {
+    if !(0.0..=1.0).contains(&p) {
+        return Err(Error::value(format!(
+            "dropout probability has to be between 0 and 1, but got {p}"
+        )));
+    }
+    if !matches!(x.ndim(), 3 | 4) {
+        return Err(Error::shape(format!(
+            "dropout2d: Expected 3D or 4D input, but got a {}D input of shape {:?}",
+            x.ndim(),
+            x.shape()
+        )));
+    }
+    if !x.dtype().is_float() {
+        return Err(Error::dtype(
+            format!("dropout takes a float tensor, not {}", x.dtype()),
+            Some("convert it first: `x.to(f32)`".into()),
+        ));
+    }
+    if !training || p == 0.0 || x.numel() == 0 {
+        return Ok(Arc::clone(x));
+    }
+    let mut shape = vec![1; x.ndim()];
+    shape[..2].copy_from_slice(&x.shape()[..2]);
+    let noise = if p == 1.0 {
+        super::ops::full(rt, &shape, x.dtype(), x.device(), 0)?
+    } else {
+        let new = NewTensor {
+            shape: &shape,
+            dtype: x.dtype(),
+            device: x.device(),
+            like: None,
+        };
+        let u = rt.random(new, Distribution::Uniform)?;
+        let keep = bin_s(rt, BinaryOp::Lt, &u, 1.0 - p)?;
+        drop(u);
+        let keep = rt.cast(&keep, x.dtype())?;
+        bin_s(rt, BinaryOp::Div, &keep, 1.0 - p)?
+    };
+    record::binary(
+        rt,
+        mode,
+        BinaryOp::Mul,
+        Operand::strong(x),
+        Operand::strong(&noise),
+    )
+}
+
 /// What `batch_norm` computes with, besides the input: the running
 /// statistics (updated in training), the affine weight and bias, the mode,
 /// `momentum` (none: the cumulative average, `1 / batches`) and `eps`.

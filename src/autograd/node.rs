@@ -375,6 +375,8 @@ pub enum Backward {
     /// (PyTorch's `index_put_(..., accumulate=True)`).
     Index {
         items: Vec<crate::runtime::op::index::Index>,
+        /// Embedding's `padding_idx`: the rows its index picks get no gradient.
+        padding_idx: Option<i64>,
     },
     /// `x.max(dim)` / `x.min(dim)`: the gradient to the element each
     /// index picked (PyTorch's `value_selecting_reduction_backward`).
@@ -768,7 +770,7 @@ impl Node {
         match lock(&self.backward).as_ref() {
             Some(Backward::CopySlices { inner, .. }) => inner.saved_tensors(),
             // `IndexBackward0` keeps its index tensors (PyTorch's saved `indices`).
-            Some(Backward::Index { items } | Backward::IndexPut { items }) => items
+            Some(Backward::Index { items, .. } | Backward::IndexPut { items }) => items
                 .iter()
                 .filter_map(|i| match i {
                     Index::Tensor(t) => Some(Arc::clone(t)),
@@ -880,5 +882,7 @@ pub fn unary_name(op: UnaryOp) -> &'static str {
         UnaryOp::Round => "RoundBackward0",
         UnaryOp::Trunc => "TruncBackward0",
         UnaryOp::BitNot => "",
+        UnaryOp::Erf => "ErfBackward0",
+        UnaryOp::Gelu | UnaryOp::GeluTanh => "GeluBackward0",
     }
 }

@@ -307,7 +307,13 @@ pub fn unary(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<Arc<Ten
                 saved: Saved::output(&out),
             }
         }
-        UnaryOp::Log | UnaryOp::Abs | UnaryOp::Sin | UnaryOp::Cos => Backward::Unary {
+        UnaryOp::Log
+        | UnaryOp::Abs
+        | UnaryOp::Sin
+        | UnaryOp::Cos
+        | UnaryOp::Erf
+        | UnaryOp::Gelu
+        | UnaryOp::GeluTanh => Backward::Unary {
             op,
             saved: Saved::new(x),
         },
@@ -548,6 +554,7 @@ pub fn index(
     }
     if is_advanced(items) {
         let backward = Backward::Index {
+            padding_idx: None,
             items: items.to_vec(),
         };
         return Ok(attach(rt, out, "IndexBackward0", backward, &[(x, false)]));
@@ -572,6 +579,7 @@ pub fn embedding(
     mode: Mode,
     weight: &Arc<Tensor>,
     indices: &Arc<Tensor>,
+    padding_idx: Option<i64>,
 ) -> R<Arc<Tensor>> {
     if !matches!(indices.dtype(), DType::I64 | DType::I32) {
         return Err(Error::dtype(
@@ -586,6 +594,10 @@ pub fn embedding(
     if weight.ndim() != 2 {
         return Err(Error::shape("'weight' must be 2-D"));
     }
+    let padding_idx = match padding_idx {
+        None => None,
+        Some(p) => Some(padding_row(p, weight.shape()[0])?),
+    };
     let items = [Index::Tensor(Arc::clone(indices))];
     let out = rt.index(weight, &items)?;
     if !recording(mode, &[weight]) || !out.dtype().is_float() {
@@ -593,6 +605,7 @@ pub fn embedding(
     }
     let backward = Backward::Index {
         items: items.to_vec(),
+        padding_idx,
     };
     Ok(attach(
         rt,
@@ -601,6 +614,19 @@ pub fn embedding(
         backward,
         &[(weight, false)],
     ))
+}
+
+/// Embedding's `padding_idx` as a row of a table of `rows` (a negative one
+/// counts from the end), with PyTorch's checks.
+pub fn padding_row(p: i64, rows: usize) -> R<i64> {
+    let n = rows as i64;
+    if p >= n {
+        return Err(Error::value("Padding_idx must be within num_embeddings"));
+    }
+    if p < -n {
+        return Err(Error::value("Padding_idx must be within num_embeddings"));
+    }
+    Ok(if p < 0 { p + n } else { p })
 }
 
 /// `where(cond, x, y)`, `clamp(x, lo, hi)` and `a + c * b`.

@@ -202,6 +202,15 @@ impl Bound {
         }
     }
 
+    /// A string argument (None: not given).
+    pub fn str(&self, name: &str) -> Result<Option<String>, Diagnostic> {
+        match self.given(name) {
+            None => Ok(None),
+            Some((Value::Str(s), _)) => Ok(Some(s.to_string())),
+            Some((v, span)) => Err(self.wrong(name, "a string", v, *span)),
+        }
+    }
+
     pub fn float(&self, name: &str) -> Result<Option<f64>, Diagnostic> {
         match self.given(name) {
             None => Ok(None),

@@ -149,6 +149,8 @@ docs! {
     Function Math "relu", "relu(input)", "max(x, 0) for each element.", "relu([-1., 2.])";
     Function Math "sigmoid", "sigmoid(input)", "1 / (1 + e^-x) for each element.", "sigmoid([0.])";
     Function Math "tanh", "tanh(input)", "Hyperbolic tangent of each element.", "tanh([0., 1.])";
+    Function Math "erf", "erf(input)", "The error function of each element, 2/sqrt(pi) times the integral of e^(-t^2) from 0 to x (torch.erf).", "erf([0., 1.])";
+    Function Math "gelu", "gelu(input, approximate=\"none\")", "GELU of each element, x * Phi(x) with Phi the normal distribution's CDF, through erf; `approximate=\"tanh\"` is its tanh approximation (torch.nn.functional.gelu; the graph records GeluBackward0).", "gelu([-1., 0., 1.])";
     Function Math "sin", "sin(input)", "Sine of each element (radians).", "sin([0., 1.5708])";
     Function Math "cos", "cos(input)", "Cosine of each element (radians).", "cos([0., 3.14159])";
     Function Math "floor", "floor(input)", "The largest integer not above each element (integers stay as they are).", "floor([-1.5, 2.7])";
@@ -212,8 +214,8 @@ docs! {
     Function Devices "reduce_scatter", "reduce_scatter(tensors, op=\"sum\")", "Reduces a list of same-shape tensors, one per CUDA device, and gives device i the i-th share of the result along the first dimension (new tensors, one per device). Each device receives (n-1)/n of its buffer.", "parts = reduce_scatter([arange(4., device=cuda:0), arange(4., device=cuda:1)])";
     Function Devices "all_gather", "all_gather(tensors)", "Every device gets all the tensors of the list (one per CUDA device, same shape) joined along the first dimension, in list order: new tensors, one per device. Each device receives the n-1 others' buffers.", "all_gather([zeros(2, device=cuda:0), ones(2, device=cuda:1)])";
     Function Devices "broadcast", "broadcast(input, devices)", "`input` on every device of the list, passed down NCCL's ring from its own device (so each link carries it once, not the root's n-1 times): new tensors on the others, `input` itself on its own.", "copies = broadcast(ones(4, device=cuda:0), [cuda:0, cuda:1])";
-    Function Teaching "save", "save(tensor, path)", "Writes a tensor to a .npy (NumPy) or .safetensors file, keeping dtype and shape; a dict of tensors (`model.state_dict()`) to one .safetensors file under their names, which `safetensors.torch.load_file` reads as the same dict.", "save(arange(4), \"/tmp/cudash-example.npy\")";
-    Function Teaching "load", "load(path, device=cpu)", "Reads a .npy or .safetensors file: the tensor `save` wrote, or a dict of named tensors (a `state_dict`, for `model.load_state_dict`).", "save(arange(4), \"/tmp/cudash-example.npy\")\nload(\"/tmp/cudash-example.npy\")";
+    Function Teaching "save", "save(tensor, path)", "Writes a tensor to a .npy (NumPy) or .safetensors file, keeping dtype and shape; a dict of tensors (`model.state_dict()`) to one .safetensors file under their names, which `safetensors.torch.load_file` reads as the same dict. A name ending in .pt, .pth or .tar is torch.save's format: a tensor, a state_dict or a checkpoint dict (numbers, strings, lists, nested dicts), each tensor keeping its device, which `torch.load` reads back.", "save(arange(4), \"/tmp/cudash-example.npy\")";
+    Function Teaching "load", "load(path, device=None, map_location=None)", "Reads a .npy or .safetensors file (onto `device`, cpu by default): the tensor `save` wrote, or a dict of named tensors (a `state_dict`, for `model.load_state_dict`). A file torch.save wrote (.pt, .pth, .tar) is read as `torch.load(weights_only=True)` reads it: tensors, dicts, lists, numbers, strings, each tensor on the device it was saved from unless `map_location` (or `device`) says otherwise; anything else in the file is refused, never run.", "save(arange(4), \"/tmp/cudash-example.npy\")\nload(\"/tmp/cudash-example.npy\")";
     Function Teaching "print", "print(*values)", "Prints values separated by spaces.", "print(\"x is\", [1., 2.])";
     Function Teaching "enumerate", "enumerate(iterable, start=0)", "Python's enumerate: `for i, x in enumerate(xs) { }` gives each item with its count from `start`. Over a DataLoader the batches are made as the loop asks for them (`for i, batch in enumerate(loader) { xb, tb = batch }`).", "for i, x in enumerate([10, 20]) { print(i, x) }";
     Function Teaching "len", "len(obj)", "Python's `len`: a tensor's first dimension (a 0-d tensor has none), or the items of a list or dict, or a string's characters.", "len(ones(3, 2))\nlen(ones(3).tolist())";
@@ -305,6 +307,7 @@ docs! {
     Method Math "relu", "x.relu()", "max(x, 0) for each element.", "randn(3).relu()";
     Method Math "sigmoid", "x.sigmoid()", "1 / (1 + e^-x) for each element.", "zeros(2).sigmoid()";
     Method Math "tanh", "x.tanh()", "Hyperbolic tangent of each element.", "zeros(2).tanh()";
+    Method Math "erf", "x.erf()", "The error function of each element.", "zeros(2).erf()";
     Method Math "sin", "x.sin()", "Sine of each element (radians).", "zeros(2).sin()";
     Method Math "cos", "x.cos()", "Cosine of each element (radians).", "zeros(2).cos()";
     Method Math "floor", "x.floor()", "The largest integer not above each element (integers stay as they are).", "tensor([-1.5, 2.7]).floor()";
@@ -420,6 +423,7 @@ docs! {
     Function Training "cross_entropy", "cross_entropy(input, target, ignore_index=-100, reduction=\"mean\", label_smoothing=0.0)", "`nll_loss(log_softmax(input, dim=1), target)` for scores [N, C] and N class indices, as torch.nn.functional.cross_entropy computes it; a float target of the input's shape is class probabilities (`-(log_softmax(input) * target).sum() / N`), and `label_smoothing` mixes in the uniform distribution, each composed as PyTorch composes it.", "logits = randn(3, 4, requires_grad=true)\nloss = cross_entropy(logits, tensor([0, 3, 1]))\nloss.backward()\nlogits.grad";
     Function Training "linear", "linear(input, weight, bias=none)", "`input @ weight.T + bias`, weight [out_features, in_features], as torch.nn.functional.linear; a matrix input with a bias is one `addmm` (`AddmmBackward0`, which keeps `input` and `weight` for backward).", "x = randn(64, 784)\nW = randn(256, 784, requires_grad=true)\nb = zeros(256, requires_grad=true)\nlinear(x, W, b).grad_fn";
     Function Training "dropout", "dropout(input, p=0.5, training=true)", "Zeroes each element with probability `p` and scales the rest by 1 / (1 - p), as torch.nn.functional.dropout; `input` itself when `training=false`. On a GPU the graph keeps a one-byte mask per element (`NativeDropoutBackward0`), on the cpu a noise tensor of the input's dtype (`MulBackward0`).", "seed(0)\ndropout(ones(8), p=0.5)";
+    Function Training "dropout2d", "dropout2d(input, p=0.5, training=true)", "Zeroes whole channels (`x[n, c]` of an (N, C, H, W) or (N, C, L) input) with probability `p` and scales the rest by 1 / (1 - p), as torch.nn.functional.dropout2d: one random draw per channel, `x * noise` (MulBackward0).", "seed(0)\ndropout2d(ones(2, 3, 2, 2), p=0.5)";
     Statement Training "class", "class NAME(Base) { fn __init__(self, ...) { ... } fn forward(self, x) { ... } }", "Defines a class, as Python's: methods take the instance as `self`, `__init__` makes each instance, attributes are set with `self.name = value`, a method is found on the class or the classes above it (one base), `super()` reaches the one above. A class derived from `Module` makes modules: a `Parameter`, a module or none assigned to `self` is registered as PyTorch's `Module.__setattr__` does (`parameters()`, `state_dict()`, the printed model), and calling the instance runs `forward`.", "class Net(Module) {\n  fn __init__(self, hidden=8) {\n    super().__init__()\n    self.fc1 = Linear(4, hidden)\n    self.fc2 = Linear(hidden, 2)\n  }\n  fn forward(self, x) { return self.fc2(relu(self.fc1(x))) }\n}\nmodel = Net()\nmodel(randn(3, 4)).shape\nmodel";
     Function Training "Module", "Module()", "PyTorch's `nn.Module`: the base of a model's class (`class Net(Module) { }`), which registers the parameters, buffers and modules assigned to it; `Module()` alone is an empty module.", "class Scale(Module) {\n  fn __init__(self) { super().__init__(); self.w = Parameter(ones(2)) }\n  fn forward(self, x) { return x * self.w }\n}\nScale()(tensor([1., 2.]))";
     Function Training "Parameter", "Parameter(data, requires_grad=true)", "`data`'s elements as a parameter (a leaf that requires grad, sharing its memory), as `nn.Parameter`: a module registers a Parameter assigned to one of its attributes.", "p = Parameter(zeros(3))\np.requires_grad";
@@ -430,13 +434,15 @@ docs! {
     Function Training "Identity", "Identity()", "Gives its input back (`nn.Identity`): a placeholder for a layer left out.", "Identity()(ones(2))";
     Function Training "Flatten", "Flatten(start_dim=1, end_dim=-1)", "The dimensions from `start_dim` to `end_dim` as one (`nn.Flatten`): [64, 1, 28, 28] to [64, 784].", "Flatten()(ones(64, 1, 28, 28)).shape";
     Function Training "Dropout", "Dropout(p=0.5, inplace=false)", "`dropout` as a module (`nn.Dropout`): zeroes elements with probability `p` in training mode and gives its input back in eval mode (`model.eval()`), so the model, not the call, decides.", "seed(0)\nd = Dropout(0.5)\nd(ones(6))\nd.eval()\nd(ones(6))";
+    Function Training "Dropout2d", "Dropout2d(p=0.5, inplace=false)", "`dropout2d` as a module (`nn.Dropout2d`): whole channels zeroed in training mode, its input back in eval mode.", "seed(0)\nd = Dropout2d(0.5)\nd(ones(1, 4, 2, 2))";
+    Function Training "GELU", "GELU(approximate=\"none\")", "`gelu` as a module (`nn.GELU`), shown as `GELU(approximate='none')`.", "GELU()(tensor([-1., 0., 1.]))";
     Function Training "Softmax", "Softmax(dim)", "`softmax` along `dim` as a module (`nn.Softmax`).", "Softmax(dim=1)(tensor([[1., 2.]]))";
     Function Training "LogSoftmax", "LogSoftmax(dim)", "`log_softmax` along `dim` as a module (`nn.LogSoftmax`).", "LogSoftmax(dim=1)(tensor([[1., 2.]]))";
     Function Training "Sequential", "Sequential(*modules)", "Modules run one after another, each on the last one's output (`nn.Sequential`); `seq[0]`, `len(seq)`, `for m in seq` and `seq.append(m)` reach them.", "model = Sequential(Linear(4, 8), ReLU(), Linear(8, 2))\nmodel(randn(3, 4)).shape\nmodel";
     Function Training "ModuleList", "ModuleList(modules=none)", "A list of modules whose parameters the owner registers (`nn.ModuleList`): index it, iterate over it, `append` to it; it has no forward of its own.", "layers = ModuleList([Linear(4, 4), Linear(4, 4)])\nlen(layers)";
     Function Training "ModuleDict", "ModuleDict(modules=none)", "Modules kept by name, registered by their owner (`nn.ModuleDict`): `md[\"fc\"] = Linear(2, 2)`, `md[\"fc\"]`, `len(md)`, `for name in md` (the names), `md.items()`; it has no forward of its own.", "md = ModuleDict()\nmd[\"enc\"] = Linear(4, 2)\nmd[\"dec\"] = Linear(2, 4)\nmd";
-    Function Training "Embedding", "Embedding(num_embeddings, embedding_dim, device=none, dtype=none)", "A table of `num_embeddings` vectors of `embedding_dim` (standard normal, as PyTorch draws them); called with integer indices, their rows (`EmbeddingBackward0`, which sums each row's gradients into it), as `nn.Embedding`.", "seed(0)\nemb = Embedding(10, 3)\nemb(tensor([[1, 2], [4, 9]])).shape";
-    Function Training "embedding", "embedding(input, weight)", "The rows of `weight` the integer indices `input` pick, as torch.nn.functional.embedding.", "embedding(tensor([0, 2]), eye(3))";
+    Function Training "Embedding", "Embedding(num_embeddings, embedding_dim, padding_idx=none, max_norm=none, device=none, dtype=none)", "A table of `num_embeddings` vectors of `embedding_dim` (standard normal, as PyTorch draws them); called with integer indices, their rows (`EmbeddingBackward0`, which sums each row's gradients into it), as `nn.Embedding`.", "seed(0)\nemb = Embedding(10, 3)\nemb(tensor([[1, 2], [4, 9]])).shape";
+    Function Training "embedding", "embedding(input, weight, padding_idx=none)", "The rows of `weight` the integer indices `input` pick, as torch.nn.functional.embedding; the row `padding_idx` picks gets no gradient.", "embedding(tensor([0, 2]), eye(3))";
     Function Training "BatchNorm1d", "BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true, device=none, dtype=none, bias=true)", "Batch normalisation over [N, C] or [N, C, L], as `nn.BatchNorm1d`: in training mode each channel is normalised by the batch's mean and variance and the running statistics (`running_mean`, `running_var`, buffers in `state_dict`) move by `momentum`; in eval mode the running statistics are used and do not change. One node, `NativeBatchNormBackward0`, keeping the input and each channel's mean and 1/std.", "seed(0)\nbn = BatchNorm1d(3)\ny = bn(randn(8, 3) * 5 + 2)\nbn.running_mean\nbn.eval()\ny = bn(randn(8, 3))\nbn.num_batches_tracked";
     Function Training "BatchNorm2d", "BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true, device=none, dtype=none, bias=true)", "Batch normalisation of images [N, C, H, W] per channel, as `nn.BatchNorm2d` (the modes as `BatchNorm1d`'s).", "bn = BatchNorm2d(2)\nbn(randn(4, 2, 3, 3)).shape";
     Function Training "batch_norm", "batch_norm(input, running_mean, running_var, weight=none, bias=none, training=false, momentum=0.1, eps=1e-5)", "Batch normalisation as torch.nn.functional.batch_norm: the batch's statistics when `training` (the running ones updated in place), else the running ones.", "batch_norm(randn(4, 2), zeros(2), ones(2), training=true).shape";
@@ -532,10 +538,10 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (
             Function,
             "Module" | "Parameter" | "Linear" | "ReLU" | "Tanh" | "Sigmoid" | "Identity"
-            | "Flatten" | "Dropout" | "Softmax" | "LogSoftmax" | "Sequential" | "ModuleList"
-            | "ModuleDict" | "Embedding" | "BatchNorm1d" | "BatchNorm2d" | "LayerNorm" | "Conv2d"
-            | "MaxPool2d" | "AvgPool2d" | "AdaptiveAvgPool2d" | "MSELoss" | "CrossEntropyLoss"
-            | "NLLLoss",
+            | "Flatten" | "Dropout" | "Dropout2d" | "GELU" | "Softmax" | "LogSoftmax"
+            | "Sequential" | "ModuleList" | "ModuleDict" | "Embedding" | "BatchNorm1d"
+            | "BatchNorm2d" | "LayerNorm" | "Conv2d" | "MaxPool2d" | "AvgPool2d"
+            | "AdaptiveAvgPool2d" | "MSELoss" | "CrossEntropyLoss" | "NLLLoss",
         ) => return Some(format!("torch.nn.{}", doc.name)),
         (Function, "isinstance" | "super") => return Some(format!("{}() (Python's)", doc.name)),
         (
@@ -551,6 +557,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "cross_entropy"
             | "linear"
             | "dropout"
+            | "dropout2d"
+            | "gelu"
             | "embedding"
             | "batch_norm"
             | "layer_norm"
@@ -581,8 +589,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Function, "scatter" | "gather") => return Some(format!("torch.cuda.comm.{}", doc.name)),
         (Function, "replicate") => "torch.cuda.comm.broadcast(x, devices)",
         (Function, "broadcast") => "torch.distributed.broadcast",
-        (Function, "save") => "numpy.save / safetensors.torch.save_file",
-        (Function, "load") => "numpy.load / safetensors.torch.load_file",
+        (Function, "save") => "torch.save / numpy.save / safetensors.torch.save_file",
+        (Function, "load") => "torch.load / numpy.load / safetensors.torch.load_file",
         (Function, "print" | "len" | "list") => return Some(format!("{} (Python's)", doc.name)),
         (Method, "append") => return Some("xs.append(v) (Python's)".into()),
         (Function, "clear_output") => "IPython.display.clear_output(wait=True)",

@@ -135,6 +135,7 @@ impl Interp {
                 .map_err(|err| err.at(e.span)),
             ExprKind::Var(name) => self.lookup(name, e.span),
             ExprKind::List(items) => self.eval_list(items, e.span, d),
+            ExprKind::Dict(pairs) => self.eval_dict(pairs, d),
             ExprKind::Neg(inner) => {
                 let v = self.eval(inner, d)?;
                 self.rt.begin_op("neg");
@@ -546,6 +547,31 @@ impl Interp {
     fn eval_list(&mut self, items: &[Expr], span: Span, d: usize) -> Result<Value, Diagnostic> {
         let tree = self.literal_tree(items, span, d)?;
         literal_value(tree)
+    }
+
+    /// `{k: v, ...}`: keys are strings; a repeated key keeps its first
+    /// place and its last value, as Python's.
+    fn eval_dict(&mut self, pairs: &[(Expr, Expr)], d: usize) -> Result<Value, Diagnostic> {
+        let mut out: Vec<(String, Value)> = Vec::with_capacity(pairs.len());
+        for (k, v) in pairs {
+            let key = match self.eval(k, d)? {
+                Value::Str(s) => s.to_string(),
+                other => {
+                    return Err(Error::wrong_type(
+                        "a dict key",
+                        "a string (cudash's dicts have string keys)",
+                        other.type_name(),
+                    )
+                    .at(k.span))
+                }
+            };
+            let value = self.eval(v, d)?;
+            match out.iter_mut().find(|(old, _)| *old == key) {
+                Some(slot) => slot.1 = value,
+                None => out.push((key, value)),
+            }
+        }
+        Ok(Value::Dict(Arc::new(out)))
     }
 
     fn literal_tree(&mut self, items: &[Expr], span: Span, d: usize) -> Result<Lit, Diagnostic> {

@@ -22,6 +22,7 @@ use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{Block, Name};
 use crate::lang::Span;
 use crate::runtime::lock::lock;
+use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::Tensor;
 
 type Out = Result<Value, Diagnostic>;
@@ -435,6 +436,30 @@ pub(super) fn dropout(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let p = b.float("p")?.unwrap_or(0.5);
     let training = b.bool("training", true)?;
     b.result(functional::dropout(&mut me.rt, me.grad, &x, p, training))
+}
+
+/// `dropout2d(input, p=0.5, training=true)`: whole channels zeroed.
+pub(super) fn dropout2d(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    let p = b.float("p")?.unwrap_or(0.5);
+    let training = b.bool("training", true)?;
+    b.result(functional::dropout2d(&mut me.rt, me.grad, &x, p, training))
+}
+
+/// `gelu(input, approximate="none")`: `x * Φ(x)`, or its tanh approximation.
+pub(super) fn gelu(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    let op = match b.str("approximate")?.as_deref().unwrap_or("none") {
+        "none" => UnaryOp::Gelu,
+        "tanh" => UnaryOp::GeluTanh,
+        other => {
+            return Err(Error::value(format!(
+                "approximate argument must be either none or tanh, not '{other}'"
+            ))
+            .at(b.span_of("approximate")))
+        }
+    };
+    b.result(record::unary(&mut me.rt, me.grad, op, &x))
 }
 
 /// PyTorch's checks of the hyper-parameters: none may be negative.

@@ -171,6 +171,8 @@ pub enum ExprKind {
     Var(Name),
     /// `[a, b, ...]`: a tensor literal when every leaf is a number, else a list.
     List(Vec<Expr>),
+    /// `{"lr": 0.1, "params": ps}`: a dict (cudash's dicts have string keys).
+    Dict(Vec<(Expr, Expr)>),
     Neg(Box<Expr>),
     /// `~x`: bitwise not (logical not of bool).
     Invert(Box<Expr>),

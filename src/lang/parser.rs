@@ -100,12 +100,25 @@ where
             .collect::<Vec<_>>()
             .delimited_by(p(Punct::LBracket), p(Punct::RBracket))
             .map(ExprKind::List);
+        let dict = expr
+            .clone()
+            .then_ignore(p(Punct::Colon))
+            .then(expr.clone())
+            .separated_by(p(Punct::Comma))
+            .allow_trailing()
+            .collect::<Vec<_>>()
+            .delimited_by(p(Punct::LBrace), p(Punct::RBrace))
+            .map(ExprKind::Dict);
         let atom = choice((
             literal.map_with(|kind, e| Expr {
                 kind,
                 span: e.span(),
             }),
             list.map_with(|kind, e| Expr {
+                kind,
+                span: e.span(),
+            }),
+            dict.map_with(|kind, e| Expr {
                 kind,
                 span: e.span(),
             }),

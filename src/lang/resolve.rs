@@ -188,6 +188,10 @@ fn expr(e: &mut Expr, locals: &[String]) {
     match &mut e.kind {
         ExprKind::Var(n) => name(n, locals),
         ExprKind::List(items) => items.iter_mut().for_each(|e| expr(e, locals)),
+        ExprKind::Dict(pairs) => pairs.iter_mut().for_each(|(k, v)| {
+            expr(k, locals);
+            expr(v, locals);
+        }),
         ExprKind::Neg(a) | ExprKind::Invert(a) | ExprKind::Not(a) | ExprKind::Attr(a, _) => {
             expr(a, locals)
         }

@@ -18,6 +18,8 @@ pub enum Layer {
     Embedding {
         num_embeddings: usize,
         embedding_dim: usize,
+        /// The row that gets no gradient (and starts as zeros).
+        padding_idx: Option<i64>,
     },
     /// `Conv2d`: its windows' settings (the output size is the input's).
     Conv2d {
@@ -71,8 +73,10 @@ pub enum Layer {
         start_dim: i64,
         end_dim: i64,
     },
+    /// `Dropout`, or `Dropout2d` (`channels`: whole channels zeroed).
     Dropout {
         p: f64,
+        channels: bool,
     },
     Activation(UnaryOp),
     Identity,

@@ -63,13 +63,18 @@ pub fn embedding(
     rt: &mut Runtime,
     num_embeddings: usize,
     embedding_dim: usize,
+    padding_idx: Option<i64>,
     at: Place,
 ) -> Result<Module, Error> {
+    let padding_idx = padding_idx
+        .map(|p| record::padding_row(p, num_embeddings))
+        .transpose()?;
     let mut m = Module::new(
         "Embedding",
         Layer::Embedding {
             num_embeddings,
             embedding_dim,
+            padding_idx,
         },
     );
     let new = NewTensor {
@@ -79,6 +84,12 @@ pub fn embedding(
         like: None,
     };
     let w = rt.random(new, Distribution::Normal)?;
+    // PyTorch zeroes the padding row after drawing.
+    if let Some(p) = padding_idx {
+        let zero = rt.tensor(&Tensor::scalar(0.0f32), at.dtype, at.device)?;
+        let rows = crate::runtime::op::view::unbind(&w, 0)?;
+        rt.assign(&rows[p as usize], &zero)?;
+    }
     m.set_parameter("weight", Some(Arc::new(meta::parameter(&w, true))))?;
     Ok(m)
 }
@@ -301,11 +312,12 @@ pub fn forward(
                 *eps,
             )
         }
-        Layer::Embedding { .. } => {
+        Layer::Embedding { padding_idx, .. } => {
             let w = param("weight").ok_or_else(|| Error::value("Embedding has no weight"))?;
-            record::embedding(rt, mode, &w, x)
+            record::embedding(rt, mode, &w, x, *padding_idx)
         }
-        Layer::Dropout { p } => functional::dropout(rt, mode, x, *p, m.training),
+        Layer::Dropout { p, channels: false } => functional::dropout(rt, mode, x, *p, m.training),
+        Layer::Dropout { p, channels: true } => functional::dropout2d(rt, mode, x, *p, m.training),
         Layer::Activation(op) => record::unary(rt, mode, *op, x),
         Layer::Identity => Ok(Arc::clone(x)),
         Layer::Softmax { dim, log } => {

@@ -119,7 +119,7 @@ fn extra_repr(m: &super::Module) -> String {
         Layer::Flatten { start_dim, end_dim } => {
             format!("start_dim={start_dim}, end_dim={end_dim}")
         }
-        Layer::Dropout { p } => format!("p={}, inplace=False", py_float(*p)),
+        Layer::Dropout { p, .. } => format!("p={}, inplace=False", py_float(*p)),
         Layer::Softmax { dim, .. } => format!("dim={dim}"),
         Layer::BatchNorm {
             num_features,
@@ -161,7 +161,13 @@ fn extra_repr(m: &super::Module) -> String {
         Layer::Embedding {
             num_embeddings,
             embedding_dim,
-        } => format!("{num_embeddings}, {embedding_dim}"),
+            padding_idx,
+        } => match padding_idx {
+            None => format!("{num_embeddings}, {embedding_dim}"),
+            Some(p) => format!("{num_embeddings}, {embedding_dim}, padding_idx={p}"),
+        },
+        Layer::Activation(UnaryOp::Gelu) => "approximate='none'".into(),
+        Layer::Activation(UnaryOp::GeluTanh) => "approximate='tanh'".into(),
         Layer::Activation(_)
         | Layer::Identity
         | Layer::Custom
@@ -180,6 +186,7 @@ pub fn activation_name(op: UnaryOp) -> &'static str {
         UnaryOp::Relu => "ReLU",
         UnaryOp::Tanh => "Tanh",
         UnaryOp::Sigmoid => "Sigmoid",
+        UnaryOp::Gelu | UnaryOp::GeluTanh => "GELU",
         _ => "Activation",
     }
 }

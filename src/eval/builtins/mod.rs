@@ -13,6 +13,7 @@
 //! - `teaching.rs`: print, clear_output, save and load.
 
 pub(crate) mod along;
+mod checkpoint;
 mod collectives;
 mod devices;
 mod factories;
@@ -72,6 +73,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("relu", math::unary),
     ("sigmoid", math::unary),
     ("tanh", math::unary),
+    ("erf", math::unary),
+    ("gelu", super::grad::gelu),
     ("sin", math::unary),
     ("cos", math::unary),
     ("floor", math::unary),
@@ -168,6 +171,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("cross_entropy", super::grad::cross_entropy),
     ("linear", super::grad::linear),
     ("dropout", super::grad::dropout),
+    ("dropout2d", super::grad::dropout2d),
     ("Module", nn::layer),
     ("Linear", nn::layer),
     ("ReLU", nn::layer),
@@ -176,6 +180,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("Identity", nn::layer),
     ("Flatten", nn::layer),
     ("Dropout", nn::layer),
+    ("Dropout2d", nn::layer),
+    ("GELU", nn::layer),
     ("Softmax", nn::layer),
     ("LogSoftmax", nn::layer),
     ("Sequential", nn::layer),

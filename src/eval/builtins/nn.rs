@@ -23,6 +23,8 @@ pub const LAYERS: &[&str] = &[
     "Identity",
     "Flatten",
     "Dropout",
+    "Dropout2d",
+    "GELU",
     "Softmax",
     "LogSoftmax",
     "Sequential",
@@ -95,7 +97,15 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 end_dim: b.int("end_dim")?.unwrap_or(-1),
             },
         )),
-        "Dropout" => {
+        "GELU" => match b.str("approximate")?.as_deref().unwrap_or("none") {
+            "none" => activation(UnaryOp::Gelu),
+            "tanh" => activation(UnaryOp::GeluTanh),
+            other => Err(Error::value(format!(
+                "approximate argument must be either none or tanh, not '{other}'"
+            ))
+            .at(b.span_of("approximate"))),
+        },
+        "Dropout" | "Dropout2d" => {
             let p = b.float("p")?.unwrap_or(0.5);
             if !(0.0..=1.0).contains(&p) {
                 return Err(Error::value(format!(
@@ -103,7 +113,8 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 ))
                 .at(b.span_of("p")));
             }
-            module(Module::new("Dropout", Layer::Dropout { p }))
+            let channels = name == "Dropout2d";
+            module(Module::new(name, Layer::Dropout { p, channels }))
         }
         "Softmax" | "LogSoftmax" => {
             let dim = b.int("dim")?.ok_or_else(|| {
@@ -157,15 +168,17 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 device: me.device_arg(b)?,
                 dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
             };
-            if b.given("padding_idx").is_some() || b.given("max_norm").is_some() {
+            if !matches!(b.given("max_norm"), None | Some((Value::None, _))) {
                 return Err(Error::value_help(
-                    "Embedding's padding_idx and max_norm are not in cudash yet",
-                    "leave them out: every row is then trained",
+                    "Embedding's max_norm is not in cudash yet",
+                    "leave it out: rows are then not renormalised",
                 )
-                .at(b.span));
+                .at(b.span_of("max_norm")));
             }
             let (num, dim) = (size(b, "num_embeddings")?, size(b, "embedding_dim")?);
-            module(layers::embedding(&mut me.rt, num, dim, place).map_err(at)?)
+            let padding_idx = b.int("padding_idx")?;
+            let m = layers::embedding(&mut me.rt, num, dim, padding_idx, place);
+            module(m.map_err(|e| e.at(b.span_of("padding_idx")))?)
         }
         "Conv2d" => {
             let place = Place {
@@ -471,8 +484,13 @@ pub(super) fn flatten(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 /// torch.nn.functional.embedding (`EmbeddingBackward0`).
 pub(super) fn embedding(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let (x, w) = (b.tensor("input")?, b.tensor("weight")?);
+    let padding_idx = b.int("padding_idx")?;
     b.result(crate::autograd::record::embedding(
-        &mut me.rt, me.grad, &w, &x,
+        &mut me.rt,
+        me.grad,
+        &w,
+        &x,
+        padding_idx,
     ))
 }
 

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::super::args::Bound;
 use super::super::show::print_text;
 use super::super::{Interp, Output, Value};
+use super::checkpoint;
 use crate::error::{Diagnostic, Error};
 use crate::runtime::io;
 
@@ -50,6 +51,14 @@ pub(super) fn sleep(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
 
 /// `save(tensor, path)`: the host reads the tensor (a copy from its device), then writes it.
 pub(super) fn save(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    // torch.save's format: any value a checkpoint holds.
+    if let (Some((v, span)), Some((Value::Str(path), _))) = (b.get("tensor"), b.get("path")) {
+        if checkpoint::is_torch_name(path) {
+            let saved = checkpoint::to_pickled(me, v, *span)?;
+            io::save_torch(&saved, Path::new(path.as_str())).map_err(|e| e.at(b.span))?;
+            return Ok(Value::None);
+        }
+    }
     // A dict of tensors (a model's `state_dict()`): each read to the host
     // (a sync and a copy for a device tensor), then one file.
     if let Some((Value::Dict(pairs), span)) = b.get("tensor") {
@@ -88,7 +97,25 @@ pub(super) fn save(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
 pub(super) fn load(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let at = |e: Error| e.at(b.span);
     let path = path_arg(b)?;
-    let device = me.device_arg(b)?;
+    // `map_location=` is PyTorch's name for `device=`.
+    let device = match (b.device("device")?, b.device("map_location")?) {
+        (Some(d), _) => Some(
+            me.rt
+                .check_device(d)
+                .map_err(|e| e.at(b.span_of("device")))?,
+        ),
+        (None, Some(d)) => Some(
+            me.rt
+                .check_device(d)
+                .map_err(|e| e.at(b.span_of("map_location")))?,
+        ),
+        (None, None) => None,
+    };
+    if checkpoint::is_torch_name(&path) || is_zip(&path) {
+        let saved = io::load_torch(Path::new(&path)).map_err(at)?;
+        return checkpoint::from_pickled(me, saved, device, b.span);
+    }
+    let device = device.unwrap_or(crate::runtime::Device::Cpu);
     let mut loaded = io::load(Path::new(&path)).map_err(at)?;
     // One tensor `save` wrote (or a .npy) is that tensor; named ones (a
     // state_dict) are a dict, also when there is one.
@@ -101,6 +128,16 @@ pub(super) fn load(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
         pairs.push((k, Value::Tensor(me.rt.copy_to(&t, device).map_err(at)?)));
     }
     Ok(Value::Dict(Arc::new(pairs)))
+}
+
+/// Whether the file is a zip archive (torch.save's format under any name).
+fn is_zip(path: &str) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 4];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && io::zip::is_zip(&head)
 }
 
 fn path_arg(b: &Bound) -> Result<String, Diagnostic> {

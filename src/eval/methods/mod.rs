@@ -109,6 +109,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("relu", TensorMethod(tensor::unary)),
         ("sigmoid", TensorMethod(tensor::unary)),
         ("tanh", TensorMethod(tensor::unary)),
+        ("erf", TensorMethod(tensor::unary)),
         ("sin", TensorMethod(tensor::unary)),
         ("cos", TensorMethod(tensor::unary)),
         ("floor", TensorMethod(tensor::unary)),

@@ -70,7 +70,7 @@ impl Interp {
             ("out_features", Layer::Linear { out_features, .. }) => {
                 Some(Value::Int(*out_features as i64))
             }
-            ("p", Layer::Dropout { p }) => Some(Value::float(*p)),
+            ("p", Layer::Dropout { p, .. }) => Some(Value::float(*p)),
             ("dim", Layer::Softmax { dim, .. }) => Some(Value::Int(*dim)),
             _ => None,
         };

@@ -246,7 +246,7 @@ pub fn reduce(pass: Pass, op: ReduceOp, dt: DType) -> Option<Kernel> {
 
 pub const BINARY_OPS: [BinaryOp; 21] = BinaryOp::ALL;
 
-pub const UNARY_OPS: [UnaryOp; 15] = UnaryOp::ALL;
+pub const UNARY_OPS: [UnaryOp; 18] = UnaryOp::ALL;
 
 pub const REDUCE_OPS: [ReduceOp; 7] = ReduceOp::ALL;
 
@@ -337,7 +337,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 539);
+        assert_eq!(all.len(), 551);
     }
 
     #[test]

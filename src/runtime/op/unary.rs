@@ -22,10 +22,16 @@ pub enum UnaryOp {
     Trunc,
     /// `~`: each bit flipped; on bool, logical not.
     BitNot,
+    /// The error function.
+    Erf,
+    /// `x * Φ(x)`: GELU as PyTorch's default (`approximate="none"`), through erf.
+    Gelu,
+    /// GELU's tanh approximation (`approximate="tanh"`).
+    GeluTanh,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 15] = [
+    pub const ALL: [UnaryOp; 18] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Relu,
@@ -41,6 +47,9 @@ impl UnaryOp {
         UnaryOp::Round,
         UnaryOp::Trunc,
         UnaryOp::BitNot,
+        UnaryOp::Erf,
+        UnaryOp::Gelu,
+        UnaryOp::GeluTanh,
     ];
 
     /// The op a builtin or method name means (`exp`, `relu`, …); None for
@@ -66,6 +75,9 @@ impl UnaryOp {
             UnaryOp::Round => "round",
             UnaryOp::Trunc => "trunc",
             UnaryOp::BitNot => "bitwise_not",
+            UnaryOp::Erf => "erf",
+            UnaryOp::Gelu => "gelu",
+            UnaryOp::GeluTanh => "gelu_tanh",
         }
     }
 
@@ -121,6 +133,14 @@ pub fn check_unary(op: UnaryOp, dt: DType) -> Result<(), Error> {
         return Err(Error::dtype(
             format!("`{}` is not implemented for bool", op.name()),
             Some("convert first, e.g. `x.to(i64)`".into()),
+        ));
+    }
+    if matches!(op, UnaryOp::Gelu | UnaryOp::GeluTanh) && !dt.is_float() {
+        return Err(Error::dtype(
+            format!(
+                "\"GeluKernelImpl\" not implemented for {dt}: gelu takes floating point tensors"
+            ),
+            Some("convert first: `x.to(f32)`".into()),
         ));
     }
     Ok(())

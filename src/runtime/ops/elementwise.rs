@@ -238,8 +238,9 @@ fn generic_op<T: Num + Stored>(op: UnaryOp, x: T) -> T {
 /// The floating point ops, in one precision: f32 runs its own math (as
 /// PyTorch's float kernels), f64, f16 and bf16 go through f64 and round once.
 macro_rules! float_math {
-    ($name:ident, $t:ty) => {
+    ($name:ident, $t:ty, $erf:path) => {
         fn $name(op: UnaryOp, x: $t) -> $t {
+            let erf = $erf;
             match op {
                 UnaryOp::Exp => x.exp(),
                 UnaryOp::Log => x.ln(),
@@ -253,13 +254,44 @@ macro_rules! float_math {
                 // Halves to even, as PyTorch's (nearbyint).
                 UnaryOp::Round => x.round_ties_even(),
                 UnaryOp::Trunc => x.trunc(),
+                UnaryOp::Erf => erf(x),
+                // PyTorch's: x * 0.5 * (1 + erf(x / sqrt(2))).
+                UnaryOp::Gelu => x * 0.5 * (1.0 + erf(x * std::f64::consts::FRAC_1_SQRT_2 as $t)),
+                // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+                UnaryOp::GeluTanh => {
+                    let beta =
+                        (std::f64::consts::SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5) as $t;
+                    let inner = beta * (x + 0.044715 * x * x * x);
+                    0.5 * x * (1.0 + inner.tanh())
+                }
                 UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu | UnaryOp::BitNot => x,
             }
         }
     };
 }
-float_math!(math_f32, f32);
-float_math!(math_f64, f64);
+float_math!(math_f32, f32, c_erf::erff);
+float_math!(math_f64, f64, c_erf::erf);
+
+/// The C library's erf (Rust's std has none): the one the emulated CUDA
+/// kernels call too, so sim and emu agree bit for bit.
+mod c_erf {
+    mod c {
+        extern "C" {
+            pub fn erf(x: f64) -> f64;
+            pub fn erff(x: f32) -> f32;
+        }
+    }
+
+    pub fn erf(x: f64) -> f64 {
+        // SAFETY: a pure function of a number.
+        unsafe { c::erf(x) }
+    }
+
+    pub fn erff(x: f32) -> f32 {
+        // SAFETY: a pure function of a number.
+        unsafe { c::erff(x) }
+    }
+}
 
 #[cfg(test)]
 mod tests {

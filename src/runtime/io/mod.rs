@@ -1,5 +1,11 @@
-//! `save` and `load`: NumPy's `.npy` (written and read here) and `.safetensors`
-//! (through the `safetensors` crate), keeping dtype and shape.
+//! `save` and `load`: NumPy's `.npy` (written and read here), `.safetensors`
+//! (through the `safetensors` crate), and `torch.save`'s `.pt` (its zip
+//! archive and restricted pickle, both here), keeping dtype and shape.
+
+mod pickle;
+pub mod zip;
+
+pub use pickle::{Pickled, SavedTensor};
 
 use std::path::Path;
 
@@ -256,4 +262,81 @@ pub fn parse_safetensors(b: &[u8]) -> Result<Vec<(String, Tensor)>, String> {
             ))
         })
         .collect()
+}
+
+/// What `torch.save` wrote: its zip archive's pickle, read as
+/// `torch.load(weights_only=True)` reads it.
+pub fn load_torch(path: &Path) -> Result<Pickled, Error> {
+    let bytes = std::fs::read(path).map_err(|e| io_err("read", path, e.to_string()))?;
+    parse_torch(&bytes).map_err(|r| io_err("load", path, r))
+}
+
+pub fn parse_torch(b: &[u8]) -> Result<Pickled, String> {
+    if !zip::is_zip(b) {
+        return Err(if b.starts_with(&[0x80]) || b.starts_with(&[0x8a, 0x0a]) {
+            "written by torch.save before PyTorch 1.6 (or with _use_new_zipfile_serialization=False): load and save it again with a newer PyTorch".into()
+        } else {
+            "not a torch.save file (it is not a zip archive)".into()
+        });
+    }
+    let archive = zip::read(b)?;
+    // Every record is under one folder, named after the file when it was written.
+    let prefix = archive
+        .entries
+        .first()
+        .and_then(|(n, _)| n.split_once('/'))
+        .map(|(folder, _)| format!("{folder}/"))
+        .ok_or("not a torch.save file (the archive is empty)")?;
+    let record = |name: &str| archive.get(&format!("{prefix}{name}"));
+    if archive.has(&format!("{prefix}constants.pkl")) {
+        return Err("a TorchScript archive (torch.jit.save), not torch.save's: in PyTorch, `torch.save(model.state_dict(), path)` and load that".into());
+    }
+    let data = record("data.pkl").ok_or(if archive.has(&format!("{prefix}data.pkl")) {
+        "data.pkl is compressed: torch.save writes its archives uncompressed"
+    } else {
+        "not a torch.save file (the archive has no data.pkl)"
+    })?;
+    if let Some(order) = record("byteorder") {
+        if order != b"little" {
+            return Err("saved on a big-endian machine: cudash reads little-endian files".into());
+        }
+    }
+    pickle::unpickle(data, |key| archive.get(&format!("{prefix}data/{key}")))
+}
+
+/// `torch.save`'s format: `torch.load` (also with `weights_only=True`) reads it back.
+pub fn save_torch(v: &Pickled, path: &Path) -> Result<(), Error> {
+    let stem = path
+        .file_stem()
+        .map_or("archive".into(), |s| s.to_string_lossy().into_owned());
+    let bytes = torch_bytes(v, &stem).map_err(|r| io_err("write", path, r))?;
+    std::fs::write(path, bytes).map_err(|e| io_err("write", path, e.to_string()))
+}
+
+/// The bytes of a `torch.save` file whose records are under `stem/`.
+pub fn torch_bytes(v: &Pickled, stem: &str) -> Result<Vec<u8>, String> {
+    // PyTorch names the folder after the file, as text it can put in a zip.
+    let folder: String = stem
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let mut storages = Vec::new();
+    let data = pickle::pickle(v, &mut storages);
+    let mut entries = vec![
+        (format!("{folder}/data.pkl"), data),
+        (format!("{folder}/.format_version"), b"1".to_vec()),
+        (format!("{folder}/.storage_alignment"), b"64".to_vec()),
+        (format!("{folder}/byteorder"), b"little".to_vec()),
+    ];
+    for (key, bytes) in storages.into_iter().enumerate() {
+        entries.push((format!("{folder}/data/{key}"), bytes));
+    }
+    entries.push((format!("{folder}/version"), b"3\n".to_vec()));
+    zip::write(&entries)
 }

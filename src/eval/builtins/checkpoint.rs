@@ -1,0 +1,194 @@
+//! `save(obj, "x.pt")` and `load("x.pt")`: the values of a session as
+//! `torch.save` writes them and `torch.load` reads them back (tensors with
+//! their device and `Parameter` mark, dicts, lists, numbers, strings), so a
+//! checkpoint moves between cudash and PyTorch in both directions.
+
+use std::sync::Arc;
+
+use super::super::value::Word;
+use super::super::{Interp, Value};
+use crate::autograd::meta;
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
+use crate::runtime::io::{Pickled, SavedTensor};
+use crate::runtime::Device;
+
+/// Whether a file name is one `torch.save` writes (PyTorch's tutorials use
+/// `.pt`, `.pth`, and `.tar` for checkpoints; Hugging Face `.bin`).
+pub(super) fn is_torch_name(path: &str) -> bool {
+    let ext = std::path::Path::new(path)
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("");
+    matches!(ext, "pt" | "pth" | "tar" | "ckpt" | "bin")
+}
+
+/// A value as `torch.save` keeps it: each tensor read to the host (a sync
+/// and a copy for a device tensor), keeping the device it came from.
+pub(super) fn to_pickled(me: &mut Interp, v: &Value, span: Span) -> Result<Pickled, Diagnostic> {
+    Ok(match v {
+        Value::None => Pickled::None,
+        Value::Bool(b) => Pickled::Bool(b.get()),
+        Value::Int(i) => Pickled::Int(*i),
+        Value::Float(f) => Pickled::Float(f.get()),
+        Value::Str(s) => Pickled::Str(s.to_string()),
+        Value::DType(d) => Pickled::DType(d.get()),
+        Value::Tensor(t) => {
+            let host = me
+                .rt
+                .copy_to(t, Device::Cpu)
+                .map_err(|e| e.at(span))?;
+            let parameter = meta::is_parameter(t);
+            Pickled::Tensor(SavedTensor {
+                tensor: host,
+                location: t.device().to_string(),
+                requires_grad: meta::requires_grad(t) && (parameter || meta::is_leaf(t)),
+                parameter,
+            })
+        }
+        Value::List(items) => Pickled::List(
+            items
+                .iter()
+                .map(|i| to_pickled(me, i, span))
+                .collect::<Result<_, _>>()?,
+        ),
+        Value::MutList(items) => {
+            let items = crate::runtime::lock::lock(items).clone();
+            Pickled::List(
+                items
+                    .iter()
+                    .map(|i| to_pickled(me, i, span))
+                    .collect::<Result<_, _>>()?,
+            )
+        }
+        Value::Dict(pairs) => Pickled::Dict(
+            pairs
+                .iter()
+                .map(|(k, v)| Ok((Pickled::Str(k.clone()), to_pickled(me, v, span)?)))
+                .collect::<Result<_, Diagnostic>>()?,
+        ),
+        Value::Module(_) => {
+            return Err(Error::value_help(
+                "cudash saves a model's state_dict, not the model object",
+                "`save(model.state_dict(), path)`, then `model.load_state_dict(load(path))` (PyTorch's recommended way too)",
+            )
+            .at(span))
+        }
+        other => {
+            return Err(Error::wrong_type(
+                "what save() writes to a .pt file",
+                "tensors, dicts, lists, numbers or strings",
+                other.type_name(),
+            )
+            .at(span))
+        }
+    })
+}
+
+/// A loaded value; each tensor on `device` when given (`map_location`),
+/// else where it was saved from, as `torch.load` puts it.
+pub(super) fn from_pickled(
+    me: &mut Interp,
+    p: Pickled,
+    device: Option<Device>,
+    span: Span,
+) -> Result<Value, Diagnostic> {
+    Ok(match p {
+        Pickled::None => Value::None,
+        Pickled::Bool(b) => Value::bool(b),
+        Pickled::Int(i) => Value::Int(i),
+        Pickled::Float(f) => Value::float(f),
+        Pickled::Str(s) => Value::Str(Arc::new(s)),
+        Pickled::DType(d) => Value::DType(Word::new(d)),
+        Pickled::Tensor(saved) => {
+            let to = match device {
+                Some(d) => d,
+                None => saved_device(me, &saved.location).map_err(|e| e.at(span))?,
+            };
+            let t = me.rt.copy_to(&saved.tensor, to).map_err(|e| e.at(span))?;
+            let t = if saved.parameter {
+                Arc::new(meta::parameter(&t, saved.requires_grad))
+            } else {
+                if saved.requires_grad {
+                    if let Some(m) = meta::leaf_meta(&t) {
+                        meta::set_requires_grad(m, true);
+                    }
+                }
+                t
+            };
+            Value::Tensor(t)
+        }
+        Pickled::List(items) | Pickled::Tuple(items) => Value::List(Arc::new(
+            items
+                .into_iter()
+                .map(|i| from_pickled(me, i, device, span))
+                .collect::<Result<_, _>>()?,
+        )),
+        Pickled::Dict(pairs) => {
+            let mut out = Vec::with_capacity(pairs.len());
+            for (k, v) in pairs {
+                // An optimizer's state is keyed by parameter number; cudash's
+                // dicts have string keys, so `0` reads as "0".
+                let key = match k {
+                    Pickled::Str(s) => s,
+                    Pickled::Int(i) => i.to_string(),
+                    other => {
+                        return Err(Error::value(format!(
+                            "the file has a dict keyed by {}: cudash's dicts have string keys",
+                            kind(&other)
+                        ))
+                        .at(span))
+                    }
+                };
+                out.push((key, from_pickled(me, v, device, span)?));
+            }
+            Value::Dict(Arc::new(out))
+        }
+    })
+}
+
+fn kind(p: &Pickled) -> &'static str {
+    match p {
+        Pickled::None => "None",
+        Pickled::Bool(_) => "bools",
+        Pickled::Float(_) => "floats",
+        Pickled::Tensor(_) => "tensors",
+        Pickled::List(_) | Pickled::Tuple(_) => "tuples",
+        Pickled::Dict(_) => "dicts",
+        Pickled::DType(_) => "dtypes",
+        Pickled::Int(_) => "ints",
+        Pickled::Str(_) => "strings",
+    }
+}
+
+/// The device a tensor was saved from, as `torch.load` restores it: an
+/// error that says `map_location` when this session has no such device.
+fn saved_device(me: &Interp, location: &str) -> Result<Device, Error> {
+    let device = match location {
+        "cpu" => Some(Device::Cpu),
+        "cuda" => Some(Device::Cuda(0)),
+        other => other
+            .strip_prefix("cuda:")
+            .and_then(|i| i.parse().ok())
+            .map(Device::Cuda),
+    };
+    let Some(device) = device else {
+        return Err(Error::value_help(
+            format!("a tensor in the file was saved from `{location}`, which cudash does not have"),
+            "load it onto a device of this session: `load(path, map_location=cpu)`",
+        ));
+    };
+    // PyTorch's messages, which name map_location.
+    me.rt.check_device(device).map_err(|_| {
+        let count = me.rt.devices.count();
+        let message = if count == 0 {
+            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your storages to the CPU.".to_string()
+        } else {
+            format!(
+                "Attempting to deserialize object on CUDA device {} but torch.cuda.device_count() is {count}. Please use torch.load with map_location to map your storages to an existing device.",
+                location.trim_start_matches("cuda:")
+            )
+        };
+        Error::value_help(message, "in cudash: `load(path, map_location=cpu)` or `map_location=cuda:0`")
+    })
+}

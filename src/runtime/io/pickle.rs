@@ -1,0 +1,834 @@
+//! The pickle inside a `torch.save` file, read as `torch.load(weights_only=True)`
+//! reads it: only the opcodes and globals of PyTorch's restricted unpickler
+//! (dicts, lists, tuples, numbers, strings, tensors and their storages),
+//! never a call of anything else. Anything outside that set is refused with
+//! PyTorch's own message, so a checkpoint that PyTorch's safe load would
+//! refuse is refused here too, and nothing in a file is executed.
+//!
+//! And the same subset written, protocol 2 as `torch.save` writes it.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use super::super::buffer::Buffer;
+use super::super::{DType, Device, Tensor};
+
+/// A value `torch.save` wrote, as far as a state_dict or a checkpoint holds them.
+#[derive(Clone, Debug)]
+pub enum Pickled {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Tensor(SavedTensor),
+    List(Vec<Pickled>),
+    Tuple(Vec<Pickled>),
+    Dict(Vec<(Pickled, Pickled)>),
+    DType(DType),
+}
+
+/// A tensor with what `torch.save` kept of it: the device it was saved
+/// from (`"cpu"`, `"cuda:0"`), and whether it was an `nn.Parameter`.
+#[derive(Clone, Debug)]
+pub struct SavedTensor {
+    /// On the host, contiguous.
+    pub tensor: Arc<Tensor>,
+    pub location: String,
+    pub requires_grad: bool,
+    pub parameter: bool,
+}
+
+/// A storage's element type from its legacy class name (`FloatStorage`).
+fn storage_dtype(name: &str) -> Option<Result<DType, String>> {
+    let dtype = match name {
+        "FloatStorage" => DType::F32,
+        "DoubleStorage" => DType::F64,
+        "HalfStorage" => DType::F16,
+        "BFloat16Storage" => DType::BF16,
+        "LongStorage" => DType::I64,
+        "IntStorage" => DType::I32,
+        "BoolStorage" => DType::Bool,
+        "ByteStorage"
+        | "CharStorage"
+        | "ShortStorage"
+        | "ComplexFloatStorage"
+        | "ComplexDoubleStorage"
+        | "UntypedStorage" => {
+            let of = name.trim_end_matches("Storage");
+            return Some(Err(format!(
+                "a tensor of {of} elements: cudash has bool, i32, i64, f16, bf16, f32 and f64 (convert it in PyTorch before saving)"
+            )));
+        }
+        _ => return None,
+    };
+    Some(Ok(dtype))
+}
+
+fn storage_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "BoolStorage",
+        DType::I32 => "IntStorage",
+        DType::I64 => "LongStorage",
+        DType::F16 => "HalfStorage",
+        DType::BF16 => "BFloat16Storage",
+        DType::F32 => "FloatStorage",
+        DType::F64 => "DoubleStorage",
+    }
+}
+
+const DTYPES: [DType; 7] = [
+    DType::Bool,
+    DType::I32,
+    DType::I64,
+    DType::F16,
+    DType::BF16,
+    DType::F32,
+    DType::F64,
+];
+
+fn dtype_name(d: DType) -> &'static str {
+    match d {
+        DType::Bool => "bool",
+        DType::I32 => "int32",
+        DType::I64 => "int64",
+        DType::F16 => "float16",
+        DType::BF16 => "bfloat16",
+        DType::F32 => "float32",
+        DType::F64 => "float64",
+    }
+}
+
+/// The globals a file may name: those of PyTorch's safe set that a
+/// state_dict or checkpoint uses.
+#[derive(Clone, Debug, PartialEq)]
+enum Global {
+    OrderedDict,
+    Counter,
+    Set,
+    Size,
+    Device,
+    RebuildTensor,
+    RebuildParameter,
+    RebuildParameterWithState,
+    Storage(DType),
+    DType(DType),
+}
+
+impl Global {
+    fn find(module: &str, name: &str) -> Result<Global, String> {
+        let global = match (module, name) {
+            ("collections", "OrderedDict") => Global::OrderedDict,
+            ("collections", "Counter") => Global::Counter,
+            ("builtins" | "__builtin__", "set") => Global::Set,
+            ("torch", "Size") => Global::Size,
+            ("torch", "device") => Global::Device,
+            ("torch._utils", "_rebuild_tensor_v2") => Global::RebuildTensor,
+            ("torch._utils", "_rebuild_parameter") => Global::RebuildParameter,
+            ("torch._utils", "_rebuild_parameter_with_state") => Global::RebuildParameterWithState,
+            ("torch", storage) if storage_dtype(storage).is_some() => {
+                Global::Storage(storage_dtype(storage).expect("matched")?)
+            }
+            ("torch", dtype) => match DTYPES.into_iter().find(|&d| dtype_name(d) == dtype) {
+                Some(d) => Global::DType(d),
+                None => return Err(unsupported(module, name)),
+            },
+            _ => return Err(unsupported(module, name)),
+        };
+        Ok(global)
+    }
+}
+
+fn unsupported(module: &str, name: &str) -> String {
+    let full = format!("{module}.{name}");
+    if full.starts_with("torch.") {
+        format!(
+            "the file uses {full}, which PyTorch's safe load allows but cudash does not read (cudash reads tensors, parameters, dicts, lists, tuples, numbers and strings)"
+        )
+    } else {
+        format!(
+            "Unsupported global: GLOBAL {full} was not an allowed global by default (PyTorch's torch.load(weights_only=True) refuses it too; nothing in the file was run). Save only tensors and plain values: `torch.save(model.state_dict(), path)`"
+        )
+    }
+}
+
+/// A storage: its element type, the bytes `data/<key>` holds, where it was saved from.
+#[derive(Debug)]
+struct Storage<'a> {
+    dtype: DType,
+    bytes: &'a [u8],
+    location: String,
+}
+
+#[derive(Clone, Debug)]
+enum Item<'a> {
+    None,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(Rc<str>),
+    List(Rc<RefCell<Vec<Item<'a>>>>),
+    Tuple(Rc<Vec<Item<'a>>>),
+    Dict(Rc<RefCell<Vec<(Item<'a>, Item<'a>)>>>),
+    Global(Global),
+    Storage(Rc<Storage<'a>>),
+    Tensor(Rc<SavedTensor>),
+}
+
+impl Item<'_> {
+    fn kind(&self) -> &'static str {
+        match self {
+            Item::None => "None",
+            Item::Bool(_) => "bool",
+            Item::Int(_) => "int",
+            Item::Float(_) => "float",
+            Item::Str(_) => "str",
+            Item::List(_) => "list",
+            Item::Tuple(_) => "tuple",
+            Item::Dict(_) => "dict",
+            Item::Global(_) => "a global",
+            Item::Storage(_) => "a storage",
+            Item::Tensor(_) => "a tensor",
+        }
+    }
+}
+
+/// Reads the pickle; `storage(key)` gives the bytes of `data/<key>`.
+pub fn unpickle<'a>(
+    data: &[u8],
+    storage: impl Fn(&str) -> Option<&'a [u8]>,
+) -> Result<Pickled, String> {
+    let mut r = Reader {
+        data,
+        at: 0,
+        stack: Vec::new(),
+        marks: Vec::new(),
+        memo: HashMap::new(),
+        storage: &storage,
+    };
+    let top = r.run()?;
+    to_pickled(&top, 0)
+}
+
+struct Reader<'d, 'a, F: Fn(&str) -> Option<&'a [u8]>> {
+    data: &'d [u8],
+    at: usize,
+    stack: Vec<Item<'a>>,
+    marks: Vec<usize>,
+    memo: HashMap<u32, Item<'a>>,
+    storage: &'d F,
+}
+
+impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
+    fn take(&mut self, n: usize) -> Result<&[u8], String> {
+        let bytes = self
+            .at
+            .checked_add(n)
+            .and_then(|end| self.data.get(self.at..end))
+            .ok_or("the pickle is cut short")?;
+        self.at += n;
+        Ok(bytes)
+    }
+
+    fn u8(&mut self) -> Result<u8, String> {
+        Ok(self.take(1)?[0])
+    }
+
+    fn u32(&mut self) -> Result<u32, String> {
+        Ok(u32::from_le_bytes(
+            self.take(4)?.try_into().expect("4 bytes"),
+        ))
+    }
+
+    fn line(&mut self) -> Result<String, String> {
+        let rest = &self.data[self.at.min(self.data.len())..];
+        let end = rest
+            .iter()
+            .position(|&b| b == b'\n')
+            .ok_or("the pickle is cut short")?;
+        let text = String::from_utf8_lossy(&rest[..end]).into_owned();
+        self.at += end + 1;
+        Ok(text)
+    }
+
+    fn text(&mut self, n: usize) -> Result<Item<'a>, String> {
+        let bytes = self.take(n)?;
+        let s = std::str::from_utf8(bytes).map_err(|_| "a string in the pickle is not UTF-8")?;
+        Ok(Item::Str(s.into()))
+    }
+
+    fn pop(&mut self) -> Result<Item<'a>, String> {
+        if self.marks.last().is_some_and(|&m| m >= self.stack.len()) {
+            return Err("the pickle is damaged (a value was expected after a mark)".into());
+        }
+        self.stack
+            .pop()
+            .ok_or_else(|| "the pickle is damaged (empty stack)".into())
+    }
+
+    fn pop_mark(&mut self) -> Result<Vec<Item<'a>>, String> {
+        let mark = self.marks.pop().ok_or("the pickle is damaged (no mark)")?;
+        Ok(self.stack.split_off(mark.min(self.stack.len())))
+    }
+
+    fn top(&mut self) -> Result<&mut Item<'a>, String> {
+        self.stack
+            .last_mut()
+            .ok_or_else(|| "the pickle is damaged (empty stack)".into())
+    }
+
+    fn run(&mut self) -> Result<Item<'a>, String> {
+        loop {
+            let op = self.u8()?;
+            match op {
+                0x80 => {
+                    // PROTO
+                    let v = self.u8()?;
+                    if v > 5 {
+                        return Err(format!("pickle protocol {v} is newer than Python's"));
+                    }
+                }
+                0x95 => {
+                    // FRAME
+                    self.take(8)?;
+                }
+                b'.' => return self.pop(),
+                b'(' => self.marks.push(self.stack.len()),
+                b'N' => self.stack.push(Item::None),
+                0x88 => self.stack.push(Item::Bool(true)),
+                0x89 => self.stack.push(Item::Bool(false)),
+                b'J' => {
+                    let v = i32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes"));
+                    self.stack.push(Item::Int(v.into()));
+                }
+                b'K' => {
+                    let v = self.u8()?;
+                    self.stack.push(Item::Int(v.into()));
+                }
+                b'M' => {
+                    let v = u16::from_le_bytes(self.take(2)?.try_into().expect("2 bytes"));
+                    self.stack.push(Item::Int(v.into()));
+                }
+                0x8a => {
+                    // LONG1: little-endian two's complement
+                    let n = usize::from(self.u8()?);
+                    let bytes = self.take(n)?;
+                    if n > 8 {
+                        return Err("an integer in the file does not fit in 64 bits".into());
+                    }
+                    let fill = if bytes.last().is_some_and(|b| b & 0x80 != 0) { 0xff } else { 0 };
+                    let mut full = [fill; 8];
+                    full[..n].copy_from_slice(bytes);
+                    self.stack.push(Item::Int(i64::from_le_bytes(full)));
+                }
+                b'G' => {
+                    let v = f64::from_be_bytes(self.take(8)?.try_into().expect("8 bytes"));
+                    self.stack.push(Item::Float(v));
+                }
+                b'X' => {
+                    let n = self.u32()? as usize;
+                    let s = self.text(n)?;
+                    self.stack.push(s);
+                }
+                0x8c => {
+                    let n = usize::from(self.u8()?);
+                    let s = self.text(n)?;
+                    self.stack.push(s);
+                }
+                b'U' => {
+                    // SHORT_BINSTRING (Python 2's str), read as text
+                    let n = usize::from(self.u8()?);
+                    let s = self.text(n)?;
+                    self.stack.push(s);
+                }
+                b')' => self.stack.push(Item::Tuple(Rc::new(Vec::new()))),
+                b']' => self.stack.push(Item::List(Rc::default())),
+                b'}' => self.stack.push(Item::Dict(Rc::default())),
+                0x8f => self.stack.push(Item::List(Rc::default())), // EMPTY_SET, as a list
+                b't' => {
+                    let items = self.pop_mark()?;
+                    self.stack.push(Item::Tuple(Rc::new(items)));
+                }
+                0x85..=0x87 => {
+                    let n = usize::from(op - 0x84);
+                    if self.stack.len() < n || self.marks.last().is_some_and(|&m| m > self.stack.len() - n) {
+                        return Err("the pickle is damaged (a tuple without its items)".into());
+                    }
+                    let items = self.stack.split_off(self.stack.len() - n);
+                    self.stack.push(Item::Tuple(Rc::new(items)));
+                }
+                b'a' => {
+                    let v = self.pop()?;
+                    match self.top()? {
+                        Item::List(l) => l.borrow_mut().push(v),
+                        other => return Err(format!("Can only append to lists, but got {}", other.kind())),
+                    }
+                }
+                b'e' | 0x90 => {
+                    // APPENDS, ADDITEMS
+                    let items = self.pop_mark()?;
+                    match self.top()? {
+                        Item::List(l) => l.borrow_mut().extend(items),
+                        other => return Err(format!("Can only append to lists, but got {}", other.kind())),
+                    }
+                }
+                b's' => {
+                    let v = self.pop()?;
+                    let k = self.pop()?;
+                    self.set_items(vec![k, v])?;
+                }
+                b'u' => {
+                    let items = self.pop_mark()?;
+                    self.set_items(items)?;
+                }
+                b'q' => {
+                    let key = u32::from(self.u8()?);
+                    let v = self.top()?.clone();
+                    self.memo.insert(key, v);
+                }
+                b'r' => {
+                    let key = self.u32()?;
+                    let v = self.top()?.clone();
+                    self.memo.insert(key, v);
+                }
+                0x94 => {
+                    // MEMOIZE
+                    let key = self.memo.len() as u32;
+                    let v = self.top()?.clone();
+                    self.memo.insert(key, v);
+                }
+                b'h' | b'j' => {
+                    let key = if op == b'h' { u32::from(self.u8()?) } else { self.u32()? };
+                    let v = self.memo.get(&key).cloned().ok_or("the pickle is damaged (a memo entry is missing)")?;
+                    self.stack.push(v);
+                }
+                b'c' => {
+                    let module = self.line()?;
+                    let name = self.line()?;
+                    self.stack.push(Item::Global(Global::find(&module, &name)?));
+                }
+                0x93 => {
+                    // STACK_GLOBAL
+                    let name = self.pop()?;
+                    let module = self.pop()?;
+                    let (Item::Str(module), Item::Str(name)) = (module, name) else {
+                        return Err("the pickle is damaged (a global's name is not a string)".into());
+                    };
+                    self.stack.push(Item::Global(Global::find(&module, &name)?));
+                }
+                b'Q' => {
+                    let pid = self.pop()?;
+                    let storage = self.persistent(pid)?;
+                    self.stack.push(storage);
+                }
+                b'R' => {
+                    let args = self.pop()?;
+                    let func = self.pop()?;
+                    let Item::Tuple(args) = args else {
+                        return Err("the pickle is damaged (a call's arguments are not a tuple)".into());
+                    };
+                    let result = self.reduce(func, &args)?;
+                    self.stack.push(result);
+                }
+                0x81 => {
+                    // NEWOBJ: only nn.Parameter and PyTorch's allowed classes
+                    let _args = self.pop()?;
+                    let cls = self.pop()?;
+                    return Err(format!(
+                        "the file creates an object of {} (NEWOBJ); cudash reads tensors and plain values",
+                        cls.kind()
+                    ));
+                }
+                b'b' => {
+                    // BUILD: an OrderedDict's attributes (a state_dict's `_metadata`), or a Parameter's state
+                    let _state = self.pop()?;
+                    match self.top()? {
+                        Item::Dict(_) | Item::Tensor(_) => {}
+                        other => {
+                            return Err(format!(
+                                "Can only build Tensor, Parameter, OrderedDict, but got {}",
+                                other.kind()
+                            ))
+                        }
+                    }
+                }
+                b'0' => {
+                    self.pop()?;
+                }
+                b'1' => {
+                    self.pop_mark()?;
+                }
+                b'2' => {
+                    let v = self.top()?.clone();
+                    self.stack.push(v);
+                }
+                other => {
+                    return Err(format!(
+                        "Unsupported operand {other} (PyTorch's safe load refuses it too; nothing in the file was run)"
+                    ))
+                }
+            }
+            if self.stack.len() > 1 << 20 {
+                return Err("the pickle is damaged (its stack grows without end)".into());
+            }
+        }
+    }
+
+    fn set_items(&mut self, items: Vec<Item<'a>>) -> Result<(), String> {
+        if !items.len().is_multiple_of(2) {
+            return Err("the pickle is damaged (a key without a value)".into());
+        }
+        let Item::Dict(d) = self.top()? else {
+            return Err(
+                "Can only SETITEM for dict, collections.OrderedDict, collections.Counter".into(),
+            );
+        };
+        let d = d.clone();
+        let mut d = d.borrow_mut();
+        let mut it = items.into_iter();
+        while let (Some(k), Some(v)) = (it.next(), it.next()) {
+            match d.iter_mut().find(|(old, _)| same_key(old, &k)) {
+                Some(slot) => slot.1 = v,
+                None => d.push((k, v)),
+            }
+        }
+        Ok(())
+    }
+
+    /// A storage: `('storage', FloatStorage, '0', 'cuda:0', numel)`.
+    fn persistent(&mut self, pid: Item<'a>) -> Result<Item<'a>, String> {
+        let Item::Tuple(pid) = pid else {
+            return Err("the pickle is damaged (a storage reference is not a tuple)".into());
+        };
+        let [Item::Str(kind), Item::Global(Global::Storage(dtype)), Item::Str(key), Item::Str(location), Item::Int(numel)] =
+            &pid[..]
+        else {
+            return Err("the pickle is damaged (a storage reference is not ('storage', type, key, location, size))".into());
+        };
+        if &**kind != "storage" {
+            return Err(format!("unsupported persistent id `{kind}`"));
+        }
+        let bytes = (self.storage)(key)
+            .ok_or_else(|| format!("the archive has no data/{key} (its storage)"))?;
+        let need = usize::try_from(*numel)
+            .ok()
+            .and_then(|n| n.checked_mul(dtype.size()))
+            .ok_or("the pickle is damaged (a storage's size)")?;
+        let bytes = bytes.get(..need).ok_or_else(|| {
+            format!(
+                "storage data/{key} holds {} bytes, not the {need} its tensor needs",
+                bytes.len()
+            )
+        })?;
+        Ok(Item::Storage(Rc::new(Storage {
+            dtype: *dtype,
+            bytes,
+            location: location.to_string(),
+        })))
+    }
+
+    fn reduce(&mut self, func: Item<'a>, args: &[Item<'a>]) -> Result<Item<'a>, String> {
+        let Item::Global(g) = func else {
+            return Err(format!(
+                "Trying to call reduce for unrecognized function {}",
+                func.kind()
+            ));
+        };
+        let bad = |what: &str| format!("the pickle is damaged ({what} with unexpected arguments)");
+        Ok(match g {
+            Global::OrderedDict | Global::Counter => match args {
+                [] => Item::Dict(Rc::default()),
+                [Item::List(pairs)] => {
+                    let d = Item::Dict(Rc::default());
+                    self.stack.push(d.clone());
+                    let mut flat = Vec::new();
+                    for p in pairs.borrow().iter() {
+                        match p {
+                            Item::Tuple(kv) if kv.len() == 2 => flat.extend(kv.iter().cloned()),
+                            _ => return Err(bad("OrderedDict")),
+                        }
+                    }
+                    self.set_items(flat)?;
+                    self.stack.pop();
+                    d
+                }
+                _ => return Err(bad("OrderedDict")),
+            },
+            Global::Set => match args {
+                [] => Item::List(Rc::default()),
+                [Item::List(l)] => Item::List(Rc::new(RefCell::new(l.borrow().clone()))),
+                _ => return Err(bad("set")),
+            },
+            Global::Size => match args {
+                [Item::Tuple(t)] => Item::Tuple(t.clone()),
+                _ => return Err(bad("torch.Size")),
+            },
+            Global::Device => match args {
+                [Item::Str(kind)] => Item::Str(kind.clone()),
+                [Item::Str(kind), Item::Int(i)] => Item::Str(format!("{kind}:{i}").into()),
+                _ => return Err(bad("torch.device")),
+            },
+            Global::RebuildTensor => match args {
+                [Item::Storage(s), Item::Int(offset), Item::Tuple(size), Item::Tuple(stride), Item::Bool(requires_grad), _hooks, ..] =>
+                {
+                    let tensor = rebuild(s, *offset, size, stride)?;
+                    Item::Tensor(Rc::new(SavedTensor {
+                        tensor,
+                        location: s.location.clone(),
+                        requires_grad: *requires_grad,
+                        parameter: false,
+                    }))
+                }
+                _ => return Err(bad("_rebuild_tensor_v2")),
+            },
+            Global::RebuildParameter | Global::RebuildParameterWithState => match args {
+                [Item::Tensor(t), Item::Bool(requires_grad), ..] => {
+                    Item::Tensor(Rc::new(SavedTensor {
+                        requires_grad: *requires_grad,
+                        parameter: true,
+                        ..(**t).clone()
+                    }))
+                }
+                _ => return Err(bad("_rebuild_parameter")),
+            },
+            Global::Storage(_) | Global::DType(_) => {
+                return Err(
+                    "the file calls a storage type or dtype; cudash reads tensors and plain values"
+                        .into(),
+                )
+            }
+        })
+    }
+}
+
+fn same_key(a: &Item, b: &Item) -> bool {
+    match (a, b) {
+        (Item::Str(x), Item::Str(y)) => x == y,
+        (Item::Int(x), Item::Int(y)) => x == y,
+        (Item::Bool(x), Item::Bool(y)) => x == y,
+        (Item::None, Item::None) => true,
+        _ => false,
+    }
+}
+
+fn ints(items: &[Item]) -> Result<Vec<i64>, String> {
+    items
+        .iter()
+        .map(|i| match i {
+            Item::Int(v) => Ok(*v),
+            _ => {
+                Err("the pickle is damaged (a tensor's size or stride is not integers)".to_string())
+            }
+        })
+        .collect()
+}
+
+/// A tensor from its storage: `size` elements `stride` apart from `offset`,
+/// copied into a contiguous host buffer (checked against the storage's end).
+fn rebuild(
+    s: &Storage,
+    offset: i64,
+    size: &[Item],
+    stride: &[Item],
+) -> Result<Arc<Tensor>, String> {
+    let (size, stride) = (ints(size)?, ints(stride)?);
+    let bad = || "the pickle is damaged (a tensor reaches past its storage)".to_string();
+    if size.len() != stride.len() || offset < 0 || size.iter().chain(&stride).any(|&v| v < 0) {
+        return Err(bad());
+    }
+    let shape: Vec<usize> = size.iter().map(|&d| d as usize).collect();
+    let numel = shape
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .ok_or_else(bad)?;
+    let width = s.dtype.size();
+    let elements = s.bytes.len() / width;
+    // A view larger than its storage repeats elements (stride 0, as
+    // `expand` makes); cudash copies it, so only up to a bound.
+    if numel > elements && numel.saturating_mul(width) > 1 << 30 {
+        return Err(format!(
+            "a tensor of {numel} elements viewing a storage of {elements}: save it with `.clone()` in PyTorch"
+        ));
+    }
+    if numel > 0 {
+        let last = size
+            .iter()
+            .zip(&stride)
+            .try_fold(offset, |a, (&d, &st)| {
+                a.checked_add((d - 1).checked_mul(st)?)
+            })
+            .ok_or_else(bad)?;
+        if last as u64 >= elements as u64 {
+            return Err(bad());
+        }
+    }
+    let mut out = Vec::with_capacity(numel * width);
+    let mut index = vec![0usize; shape.len()];
+    for _ in 0..numel {
+        let at = offset as usize
+            + index
+                .iter()
+                .zip(&stride)
+                .map(|(&i, &st)| i * st as usize)
+                .sum::<usize>();
+        out.extend_from_slice(&s.bytes[at * width..(at + 1) * width]);
+        for d in (0..shape.len()).rev() {
+            index[d] += 1;
+            if index[d] < shape[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+    Ok(Arc::new(Tensor::new(
+        Buffer::from_le_bytes(s.dtype, &out),
+        shape,
+        Device::Cpu,
+    )))
+}
+
+fn to_pickled(item: &Item, depth: usize) -> Result<Pickled, String> {
+    if depth > 100 {
+        return Err("the file's values nest more than 100 deep (or refer to themselves)".into());
+    }
+    let all = |items: &[Item]| {
+        items
+            .iter()
+            .map(|i| to_pickled(i, depth + 1))
+            .collect::<Result<Vec<_>, _>>()
+    };
+    Ok(match item {
+        Item::None => Pickled::None,
+        Item::Bool(b) => Pickled::Bool(*b),
+        Item::Int(i) => Pickled::Int(*i),
+        Item::Float(f) => Pickled::Float(*f),
+        Item::Str(s) => Pickled::Str(s.to_string()),
+        Item::List(l) => Pickled::List(all(&l.borrow())?),
+        Item::Tuple(t) => Pickled::Tuple(all(t)?),
+        Item::Dict(d) => Pickled::Dict(
+            d.borrow()
+                .iter()
+                .map(|(k, v)| Ok((to_pickled(k, depth + 1)?, to_pickled(v, depth + 1)?)))
+                .collect::<Result<_, String>>()?,
+        ),
+        Item::Tensor(t) => Pickled::Tensor((**t).clone()),
+        Item::Global(Global::DType(d)) => Pickled::DType(*d),
+        Item::Global(_) | Item::Storage(_) => {
+            return Err(format!(
+                "the file holds {} where a value was expected",
+                item.kind()
+            ))
+        }
+    })
+}
+
+/// The value as pickle protocol 2, as `torch.save` writes it; each tensor's
+/// bytes are pushed to `storages`, whose index is its key (`data/0`, ...).
+pub fn pickle(v: &Pickled, storages: &mut Vec<Vec<u8>>) -> Vec<u8> {
+    let mut out = vec![0x80, 2];
+    write_value(v, storages, &mut out);
+    out.push(b'.');
+    out
+}
+
+fn global(out: &mut Vec<u8>, module: &str, name: &str) {
+    out.push(b'c');
+    out.extend(format!("{module}\n{name}\n").as_bytes());
+}
+
+fn string(out: &mut Vec<u8>, s: &str) {
+    out.push(b'X');
+    out.extend((s.len() as u32).to_le_bytes());
+    out.extend(s.as_bytes());
+}
+
+fn int(out: &mut Vec<u8>, v: i64) {
+    match i32::try_from(v) {
+        Ok(v) => {
+            out.push(b'J');
+            out.extend(v.to_le_bytes());
+        }
+        Err(_) => {
+            out.extend([0x8a, 8]);
+            out.extend(v.to_le_bytes());
+        }
+    }
+}
+
+fn ints_tuple(out: &mut Vec<u8>, vs: impl IntoIterator<Item = i64>) {
+    out.push(b'(');
+    vs.into_iter().for_each(|v| int(out, v));
+    out.push(b't');
+}
+
+fn write_value(v: &Pickled, storages: &mut Vec<Vec<u8>>, out: &mut Vec<u8>) {
+    match v {
+        Pickled::None => out.push(b'N'),
+        Pickled::Bool(b) => out.push(if *b { 0x88 } else { 0x89 }),
+        Pickled::Int(i) => int(out, *i),
+        Pickled::Float(f) => {
+            out.push(b'G');
+            out.extend(f.to_be_bytes());
+        }
+        Pickled::Str(s) => string(out, s),
+        Pickled::List(items) => {
+            out.extend([b']', b'(']);
+            items.iter().for_each(|i| write_value(i, storages, out));
+            out.push(b'e');
+        }
+        Pickled::Tuple(items) => {
+            out.push(b'(');
+            items.iter().for_each(|i| write_value(i, storages, out));
+            out.push(b't');
+        }
+        Pickled::Dict(pairs) => {
+            out.extend([b'}', b'(']);
+            for (k, v) in pairs {
+                write_value(k, storages, out);
+                write_value(v, storages, out);
+            }
+            out.push(b'u');
+        }
+        Pickled::DType(d) => global(out, "torch", dtype_name(*d)),
+        Pickled::Tensor(t) => {
+            if t.parameter {
+                global(out, "torch._utils", "_rebuild_parameter");
+                out.push(b'(');
+            }
+            global(out, "torch._utils", "_rebuild_tensor_v2");
+            out.push(b'(');
+            // The storage: ('storage', FloatStorage, key, location, numel).
+            let key = storages.len();
+            storages.push(t.tensor.contiguous_buffer().to_le_bytes());
+            out.push(b'(');
+            string(out, "storage");
+            global(out, "torch", storage_name(t.tensor.dtype()));
+            string(out, &key.to_string());
+            string(out, &t.location);
+            int(out, t.tensor.numel() as i64);
+            out.extend([b't', b'Q']);
+            int(out, 0);
+            let shape = t.tensor.shape();
+            ints_tuple(out, shape.iter().map(|&d| d as i64));
+            let mut strides = vec![1i64; shape.len()];
+            for d in (0..shape.len().saturating_sub(1)).rev() {
+                strides[d] = strides[d + 1] * shape[d + 1] as i64;
+            }
+            ints_tuple(out, strides);
+            out.push(if t.requires_grad && !t.parameter {
+                0x88
+            } else {
+                0x89
+            });
+            global(out, "collections", "OrderedDict");
+            out.extend([b')', b'R', b't', b'R']);
+            if t.parameter {
+                out.push(if t.requires_grad { 0x88 } else { 0x89 });
+                global(out, "collections", "OrderedDict");
+                out.extend([b')', b'R', b't', b'R']);
+            }
+        }
+    }
+}

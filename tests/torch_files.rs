@@ -1,0 +1,213 @@
+//! `torch.save`'s files: ones PyTorch wrote (tests/fixtures/torch_save, made
+//! by scripts/torch_fixtures.py with PyTorch, beside the same tensors as
+//! .safetensors) read as `torch.load(weights_only=True)` reads them; what
+//! cudash writes read back; files PyTorch's safe load refuses refused.
+//! (That PyTorch reads what cudash writes is checked by `scripts/torch-check
+//! --only files`, which needs PyTorch.)
+
+mod common;
+
+use std::path::PathBuf;
+
+fn fixture(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/torch_save")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn temp(name: &str) -> String {
+    let d = std::env::temp_dir().join(format!("cudash-pt-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name).display().to_string()
+}
+
+#[test]
+fn a_state_dict_pytorch_saved_has_its_keys_in_order_and_its_exact_values() {
+    let (pt, st) = (fixture("net.pt"), fixture("net.safetensors"));
+    let mut s = common::session();
+    assert_eq!(
+        common::ok_in(&mut s, &format!("sd = load(\"{pt}\")\nlist(sd)")),
+        "[\"conv1.weight\", \"conv1.bias\", \"bn.weight\", \"bn.bias\", \"bn.running_mean\", \"bn.running_var\", \"bn.num_batches_tracked\", \"fc.weight\", \"fc.bias\"]"
+    );
+    let same = common::ok_in(
+        &mut s,
+        &format!(
+            "ref = load(\"{st}\")\nsame = true\nfor k in list(sd) {{ same = same and (sd[k] == ref[k]).all().item() and sd[k].dtype == ref[k].dtype and sd[k].shape == ref[k].shape }}\nsame"
+        ),
+    );
+    assert_eq!(same, "true");
+    assert_eq!(
+        common::ok_in(&mut s, "sd[\"bn.num_batches_tracked\"]"),
+        "1  i64[] @cpu"
+    );
+    // Into the same model written in cudash, then a forward pass.
+    let model = "class Net(Module) {\n  fn __init__(self) {\n    super().__init__()\n    self.conv1 = Conv2d(1, 4, 3)\n    self.bn = BatchNorm2d(4)\n    self.fc = Linear(4 * 6 * 6, 10)\n  }\n}\nnet = Net()\nr = net.load_state_dict(sd)\nlen(r[\"missing_keys\"]) + len(r[\"unexpected_keys\"])";
+    assert_eq!(common::ok_in(&mut s, model), "0");
+    assert_eq!(
+        common::ok_in(&mut s, "(net.fc.weight == ref[\"fc.weight\"]).all()"),
+        "true  bool[] @cpu"
+    );
+}
+
+#[test]
+fn a_checkpoint_holds_numbers_strings_lists_and_an_optimizers_state() {
+    let ck = fixture("checkpoint.tar");
+    let mut s = common::session();
+    common::ok_in(&mut s, &format!("ck = load(\"{ck}\")"));
+    assert_eq!(
+        common::ok_in(&mut s, "list(ck)"),
+        "[\"epoch\", \"model_state_dict\", \"optimizer_state_dict\", \"loss\", \"note\", \"flags\"]"
+    );
+    assert_eq!(
+        common::ok_in(&mut s, "[ck[\"epoch\"], ck[\"note\"]]"),
+        "[5, \"run 1\"]"
+    );
+    assert_eq!(common::ok_in(&mut s, "ck[\"flags\"]"), "[true, none, 2.5]");
+    // The Adam state PyTorch keeps per parameter number, and its group.
+    let o = common::ok_in(
+        &mut s,
+        "o = ck[\"optimizer_state_dict\"]\n[list(o[\"state\"]), o[\"param_groups\"][0][\"betas\"], o[\"param_groups\"][0][\"params\"]]",
+    );
+    assert_eq!(
+        o,
+        "[[\"0\", \"1\", \"2\", \"3\", \"4\", \"5\"], [0.9, 0.999], [0, 1, 2, 3, 4, 5]]"
+    );
+    assert_eq!(
+        common::ok_in(&mut s, "o[\"state\"][\"0\"][\"exp_avg\"].shape"),
+        "[4, 1, 3, 3]"
+    );
+}
+
+#[test]
+fn views_16_bit_floats_scalars_and_parameters_read_as_pytorch_saved_them() {
+    let (pt, st) = (fixture("views.pt"), fixture("views.safetensors"));
+    let mut s = common::session();
+    let same = common::ok_in(
+        &mut s,
+        &format!(
+            "v = load(\"{pt}\")\nref = load(\"{st}\")\nsame = list()\nfor k in list(v) {{ same.append([k, (v[k] == ref[k]).all().item() and v[k].dtype == ref[k].dtype]) }}\nsame"
+        ),
+    );
+    assert!(!same.contains("false"), "{same}");
+    assert!(
+        same.contains("\"transposed\"") && same.contains("\"bf16\""),
+        "{same}"
+    );
+    assert_eq!(
+        common::ok_in(&mut s, "v[\"weight\"]"),
+        "Parameter containing:\n[[1., 1.],\n [1., 1.]]\nf32[2,2] @cpu requires_grad"
+    );
+    assert_eq!(common::ok_in(&mut s, "v[\"transposed\"].shape"), "[6, 4]");
+}
+
+#[test]
+fn what_cudash_saves_loads_back_on_the_device_it_came_from() {
+    let p = temp("ck.pth");
+    let mut s = common::sim_session(2, 1 << 30);
+    common::ok_in(
+        &mut s,
+        &format!(
+            "manual_seed(0)\nmodel = Sequential(Linear(4, 3), BatchNorm1d(3), Linear(3, 2)).to(cuda:1)\nx = arange(6.0).reshape(2, 3).T\nsave({{\"epoch\": 3, \"loss\": 0.125, \"big\": -7000000000, \"model\": model.state_dict(), \"views\": [x, x.half()], \"p\": Parameter(ones(2)), \"name\": \"ok\"}}, \"{p}\")"
+        ),
+    );
+    common::ok_in(&mut s, &format!("back = load(\"{p}\")"));
+    assert_eq!(
+        common::ok_in(
+            &mut s,
+            "[back[\"epoch\"], back[\"loss\"], back[\"big\"], back[\"name\"]]"
+        ),
+        "[3, 0.125, -7000000000, \"ok\"]"
+    );
+    assert_eq!(
+        common::ok_in(&mut s, "back[\"model\"][\"0.weight\"].device"),
+        "cuda:1"
+    );
+    assert_eq!(
+        common::ok_in(
+            &mut s,
+            "(back[\"model\"][\"0.weight\"] == model[0].weight).all()"
+        ),
+        "true  bool[] @cuda:1"
+    );
+    assert_eq!(
+        common::ok_in(&mut s, "back[\"views\"][1]"),
+        "[[0., 3.],\n [1., 4.],\n [2., 5.]]\nf16[3,2] @cpu"
+    );
+    assert!(common::ok_in(&mut s, "back[\"p\"]").starts_with("Parameter containing:"));
+    // map_location moves every tensor.
+    assert_eq!(
+        common::ok_in(
+            &mut s,
+            &format!("load(\"{p}\", map_location=cpu)[\"model\"][\"2.bias\"].device")
+        ),
+        "cpu"
+    );
+    // A module itself is not saved: its state_dict is.
+    let (_, msg) = common::err_in(&mut s, &format!("save(model, \"{p}\")"));
+    assert!(msg.contains("state_dict"), "{msg}");
+}
+
+#[test]
+fn a_tensor_saved_from_a_device_this_session_lacks_says_map_location() {
+    let p = temp("far.pt");
+    let mut big = common::sim_session(4, 1 << 30);
+    common::ok_in(&mut big, &format!("save(ones(2, device=cuda:3), \"{p}\")"));
+    let mut small = common::sim_session(2, 1 << 30);
+    let (_, msg) = common::err_in(&mut small, &format!("load(\"{p}\")"));
+    assert!(
+        msg.contains("CUDA device 3 but torch.cuda.device_count() is 2"),
+        "{msg}"
+    );
+    assert!(msg.contains("map_location"), "{msg}");
+    assert_eq!(
+        common::ok_in(&mut small, &format!("load(\"{p}\", map_location=cuda:1)")),
+        "[1., 1.]  f32[2] @cuda:1"
+    );
+}
+
+#[test]
+fn files_pytorchs_safe_load_refuses_are_refused_and_nothing_runs() {
+    let mut s = common::session();
+    common::ok_in(&mut s, "kept = arange(3)");
+    let (class, msg) = common::err_in(&mut s, &format!("load(\"{}\")", fixture("unsafe.pt")));
+    assert_eq!(class, "IOError");
+    assert!(
+        msg.contains("Unsupported global: GLOBAL posix.system was not an allowed global"),
+        "{msg}"
+    );
+    let (_, msg) = common::err_in(&mut s, &format!("load(\"{}\")", fixture("legacy.pt")));
+    assert!(msg.contains("before PyTorch 1.6"), "{msg}");
+    let (_, msg) = common::err_in(&mut s, &format!("load(\"{}\")", fixture("scripted.pt")));
+    assert!(msg.contains("TorchScript"), "{msg}");
+    assert_eq!(common::ok_in(&mut s, "kept"), "[0, 1, 2]  i64[3] @cpu");
+}
+
+/// Damaged copies of PyTorch's files (bytes flipped, cut short) are errors,
+/// never a panic, and what reads still writes back the same.
+#[test]
+fn damaged_files_never_panic() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for name in ["net.pt", "views.pt", "checkpoint.tar"] {
+        let original = std::fs::read(fixture(name)).unwrap();
+        for round in 0..400 {
+            let mut data = original.clone();
+            if round % 5 == 0 {
+                data.truncate((next() as usize) % data.len());
+            } else {
+                for _ in 0..1 + round % 4 {
+                    let at = (next() as usize) % data.len();
+                    data[at] = next() as u8;
+                }
+            }
+            cudash::fuzz::torch_save(&data);
+        }
+    }
+}
