@@ -550,6 +550,7 @@ def cases(rng):
     out += module_cases(rng)
     out += file_cases(rng)
     out += activation_cases(rng)
+    out += group_cases(rng)
     return out
 
 
@@ -930,6 +931,47 @@ def module_cases(rng):
                 f"net = Net()\nnet.fc.weight.data.copy_(torch.tensor({ref.weight.tolist()}, dtype={tname}))\n"
                 f"net.fc.bias.data.copy_(torch.tensor({ref.bias.tolist()}, dtype={tname}))")
         out.append(Case("module class", "net(x)", "net(x)", {"x": x}, (net, tnet)))
+    return out
+
+
+def group_cases(rng):
+    """Parameter groups and OneCycleLR (issue 67): each group's learning
+    rate (and momentum) over 20 steps, parameters after SGD and Adam steps
+    with per-group settings."""
+    out = []
+    w, v = make("f64", (3,), rng), make("f64", (2,), rng)
+    ins = {"w": w, "v": v}
+    for sch, tsch, mkey in [
+        ("OneCycleLR(opt, max_lr=1.0, total_steps=20)", "OneCycleLR(opt, max_lr=1.0, total_steps=20)", "momentum"),
+        ("OneCycleLR(opt, max_lr=[0.5, 2.0], epochs=4, steps_per_epoch=5, anneal_strategy=\"linear\", three_phase=true)",
+         "OneCycleLR(opt, max_lr=[0.5, 2.0], epochs=4, steps_per_epoch=5, anneal_strategy='linear', three_phase=True)", "momentum"),
+        ("StepLR(opt, step_size=3, gamma=0.5)", "StepLR(opt, step_size=3, gamma=0.5)", None),
+    ]:
+        for g in [0, 1]:
+            read = f'lrs.append(opt.param_groups[{g}]["lr"])'
+            tread = f"lrs.append(opt.param_groups[{g}]['lr'])"
+            if mkey:
+                read += f'; ms.append(opt.param_groups[{g}]["{mkey}"])'
+                tread += f"; ms.append(opt.param_groups[{g}]['{mkey}'])"
+            setup = ('w.requires_grad_(); v.requires_grad_(); opt = SGD([{"params": [w]}, {"params": [v], "lr": 0.01}], lr=0.1, momentum=0.9); '
+                     f"s = {sch}; lrs = list(); ms = list(); for e in 0..19 {{ opt.step(); s.step(); {read} }}")
+            tsetup = ("w.requires_grad_(); v.requires_grad_(); opt = torch.optim.SGD([{'params': [w]}, {'params': [v], 'lr': 0.01}], lr=0.1, momentum=0.9)\n"
+                      f"s = torch.optim.lr_scheduler.{tsch}; lrs = []; ms = []\nfor e in range(19):\n  opt.step(); s.step(); {tread}")
+            out.append(Case("param groups", "tensor(lrs, dtype=f64)", "torch.tensor(lrs, dtype=torch.float64)", ins, (setup, tsetup)))
+            if mkey:
+                out.append(Case("param groups", "tensor(ms, dtype=f64)", "torch.tensor(ms, dtype=torch.float64)", ins, (setup, tsetup)))
+    gw, gv = make("f64", (3,), rng), make("f64", (2,), rng)
+    ins = {"w": w, "v": v, "gw": gw, "gv": gv}
+    for opt, topt in [('SGD([{"params": [w]}, {"params": [v], "lr": 0.01, "momentum": 0.5}], lr=0.1, momentum=0.9)',
+                       "torch.optim.SGD([{'params': [w]}, {'params': [v], 'lr': 0.01, 'momentum': 0.5}], lr=0.1, momentum=0.9)"),
+                      ('Adam([{"params": [w], "betas": (0.8, 0.99)}, {"params": [v], "weight_decay": 0.1}], lr=0.01)',
+                       "torch.optim.Adam([{'params': [w], 'betas': (0.8, 0.99)}, {'params': [v], 'weight_decay': 0.1}], lr=0.01)")]:
+        for p in ["w", "v"]:
+            setup = (f"w.requires_grad_(); v.requires_grad_(); opt = {opt}; "
+                     "for e in 0..5 { opt.zero_grad(); ((w * gw).sum() + (v * v * gv).sum()).backward(); opt.step() }")
+            tsetup = (f"w.requires_grad_(); v.requires_grad_(); opt = {topt}\n"
+                      "for e in range(5):\n  opt.zero_grad(); ((w * gw).sum() + (v * v * gv).sum()).backward(); opt.step()")
+            out.append(Case("param groups", f"{p}.detach()", f"{p}.detach()", ins, (setup, tsetup)))
     return out
 
 

@@ -724,15 +724,21 @@ fn gelu_and_erf_as_pytorch() {
     );
     assert!(common::ok_in(&mut s, "y").contains("grad_fn=<GeluBackward0>"));
     assert_eq!(
-        common::ok_in(&mut s, "gelu(tensor([1.], dtype=f64), approximate=\"tanh\").tolist()"),
+        common::ok_in(
+            &mut s,
+            "gelu(tensor([1.], dtype=f64), approximate=\"tanh\").tolist()"
+        ),
         "[0.8411919906082768]"
     );
     assert_eq!(
         common::ok_in(&mut s, "erf(tensor([0.5], dtype=f64)).tolist()"),
         "[0.5204998778130465]"
     );
-    assert!(common::ok_in(&mut s, "Sequential(Linear(2, 2), GELU(approximate=\"tanh\"))")
-        .contains("(1): GELU(approximate='tanh')"));
+    assert!(common::ok_in(
+        &mut s,
+        "Sequential(Linear(2, 2), GELU(approximate=\"tanh\"))"
+    )
+    .contains("(1): GELU(approximate='tanh')"));
     let (class, msg) = common::err_in(&mut s, "gelu(arange(3))");
     assert_eq!(class, "DTypeError");
     assert!(msg.contains("GeluKernelImpl"), "{msg}");
@@ -752,11 +758,20 @@ fn dropout2d_zeroes_whole_channels() {
         common::ok_in(&mut s, "s = y.sum((2, 3))\n((s == 0) | (s == 18)).all()"),
         "true  bool[] @cpu"
     );
-    assert_eq!(common::ok_in(&mut s, "(s == 0).any() and (s == 18).any()"), "true  bool[] @cpu");
+    assert_eq!(
+        common::ok_in(&mut s, "(s == 0).any() and (s == 18).any()"),
+        "true  bool[] @cpu"
+    );
     assert!(common::ok_in(&mut s, "y").contains("grad_fn=<MulBackward0>"));
-    assert_eq!(common::ok_in(&mut s, "d"), "Dropout2d(p=0.5, inplace=False)\n# 0 parameters (0 B), training");
+    assert_eq!(
+        common::ok_in(&mut s, "d"),
+        "Dropout2d(p=0.5, inplace=False)\n# 0 parameters (0 B), training"
+    );
     common::ok_in(&mut s, "d.eval()");
-    assert_eq!(common::ok_in(&mut s, "(d(x) == x).all()"), "true  bool[] @cpu");
+    assert_eq!(
+        common::ok_in(&mut s, "(d(x) == x).all()"),
+        "true  bool[] @cpu"
+    );
     let (_, msg) = common::err_in(&mut s, "dropout2d(ones(4), 0.5)");
     assert!(msg.contains("Expected 3D or 4D input"), "{msg}");
 }
@@ -769,7 +784,10 @@ fn embedding_padding_idx_as_pytorch() {
         &mut s,
         "e = Embedding(5, 3, padding_idx=-4)\ny = e(tensor([[0, 1, 2], [1, 1, 4]]))\ny.sum().backward()",
     );
-    assert_eq!(common::ok_in(&mut s, "(e.weight[1] == 0).all()"), "true  bool[] @cpu");
+    assert_eq!(
+        common::ok_in(&mut s, "(e.weight[1] == 0).all()"),
+        "true  bool[] @cpu"
+    );
     assert_eq!(
         common::ok_in(&mut s, "e.weight.grad.sum(1)"),
         "[3., 0., 3., 0., 3.]  f32[5] @cpu"

@@ -135,3 +135,78 @@ fn an_optimizer_s_state_has_pytorchs_names() {
         assert!(out.contains(name), "{name}: {out}");
     }
 }
+
+/// OneCycleLR over its six steps: PyTorch 2.15's rates and momenta, to the
+/// bit, and its error one step past the end.
+#[test]
+fn one_cycle_follows_pytorchs_rates_and_momenta() {
+    let mut s = common::session();
+    common::ok_in(
+        &mut s,
+        "w = zeros(2, requires_grad=true)\nopt = SGD([w], lr=0.1, momentum=0.9)\nsch = OneCycleLR(opt, max_lr=1.0, total_steps=6)\n\
+         lrs = list()\nms = list()\nlrs.append(opt.param_groups[0][\"lr\"])\nms.append(opt.param_groups[0][\"momentum\"])\n\
+         for i in 0..5 { opt.step(); sch.step(); lrs.append(opt.param_groups[0][\"lr\"]); ms.append(opt.param_groups[0][\"momentum\"]) }",
+    );
+    assert_eq!(
+        common::ok_in(&mut s, "print(lrs)"),
+        "[0.040000000000000036, 0.9944154354509117, 0.811745653949763, 0.46263710266697505, 0.1334775301888306, 4e-6]"
+    );
+    assert_eq!(
+        common::ok_in(&mut s, "print(ms)"),
+        "[0.95, 0.8505584586887436, 0.8688255099070633, 0.9037365046793212, 0.9366525935914912, 0.95]"
+    );
+    common::ok_in(&mut s, "sch.step()");
+    let (_, msg) = common::err_in(&mut s, "sch.step()");
+    assert_eq!(
+        msg,
+        "Tried to step 7 times. The specified number of total steps is 6"
+    );
+    let (_, msg) = common::err_in(
+        &mut s,
+        "OneCycleLR(Adagrad([w]), max_lr=0.1, total_steps=5)",
+    );
+    assert!(msg.contains("must support momentum or beta1"), "{msg}");
+}
+
+/// Parameter groups as PyTorch's: each group's settings over the call's,
+/// schedules per group, a parameter in two groups refused.
+#[test]
+fn parameter_groups_have_their_own_settings() {
+    let mut s = common::session();
+    common::ok_in(
+        &mut s,
+        "a = tensor([1., 2.], dtype=f64, requires_grad=true)\nb = tensor([3.], dtype=f64, requires_grad=true)\n\
+         opt = SGD([{\"params\": [a]}, {\"params\": [b], \"lr\": 0.01}], lr=0.1)\n\
+         a.grad = ones_like(a)\nb.grad = ones_like(b)\nopt.step()",
+    );
+    assert_eq!(
+        common::ok_in(&mut s, "print(a.tolist(), b.tolist())"),
+        "[0.9, 1.9] [2.99]"
+    );
+    assert_eq!(common::ok_in(&mut s, "len(opt.param_groups)"), "2");
+    common::ok_in(
+        &mut s,
+        "sch = StepLR(opt, step_size=1, gamma=0.5)\nopt.step()\nsch.step()",
+    );
+    assert_eq!(
+        common::ok_in(&mut s, "print(sch.get_last_lr())"),
+        "[0.05, 0.005]"
+    );
+    let (_, msg) = common::err_in(
+        &mut s,
+        "SGD([{\"params\": [a]}, {\"params\": [a, b]}], lr=0.1)",
+    );
+    assert_eq!(
+        msg,
+        "some parameters appear in more than one parameter group"
+    );
+    let (_, msg) = common::err_in(&mut s, "Adam([{\"params\": [a], \"momentum\": 0.9}])");
+    assert!(msg.contains("not \"momentum\""), "{msg}");
+    assert_eq!(
+        common::ok_in(
+            &mut s,
+            "Adam([a], betas=(0.8, 0.99)).param_groups[0][\"betas\"]"
+        ),
+        "[0.8, 0.99]"
+    );
+}

@@ -292,3 +292,21 @@ fn wide_literals_are_not_deep() {
     let src = format!("x = [{}]", vec!["-1.5"; 100_000].join(", "));
     assert!(parse(&src).is_ok());
 }
+
+#[test]
+fn dict_literals_and_blocks_do_not_mix_up() {
+    match expr("{\"lr\": 0.1, \"betas\": (0.9, 0.999),}") {
+        ExprKind::Dict(pairs) => assert_eq!(pairs.len(), 2),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(expr("{}"), ExprKind::Dict(p) if p.is_empty()));
+    // `profile { }` and `time { }` take a block, not an empty dict as their name.
+    for src in ["profile { }", "time { x = 1 }", "profile \"t.json\" { }"] {
+        let stmts = parse(src).unwrap_or_else(|e| panic!("{src}: {e:?}"));
+        assert!(
+            matches!(stmts[0].kind, StmtKind::Profile(..) | StmtKind::Time(..)),
+            "{src}"
+        );
+    }
+    assert!(parse("{\"a\": }").is_err());
+}

@@ -88,6 +88,17 @@ impl Kind {
         }
     }
 
+    /// Sets the momentum a schedule cycles (OneCycleLR's): SGD's and
+    /// RMSprop's `momentum`, Adam's `betas[0]`; `false` when it has none.
+    pub fn set_momentum(&mut self, v: f64) -> bool {
+        match self {
+            Kind::Sgd { momentum, .. } | Kind::RmsProp { momentum, .. } => *momentum = v,
+            Kind::Adam { betas, .. } | Kind::AdamW { betas, .. } => betas.0 = v,
+            Kind::Adagrad { .. } | Kind::Adadelta { .. } => return false,
+        }
+        true
+    }
+
     /// The settings as PyTorch's `param_groups[0]` names them.
     pub fn settings(&self) -> Vec<(&'static str, Setting)> {
         use Setting::{Bool, Number, Pair};
@@ -168,6 +179,91 @@ impl Kind {
     }
 }
 
+impl Kind {
+    /// A group's own value of one setting (`{"params": ..., "lr": 0.01}`);
+    /// `Err` names the settings this kind has.
+    pub fn set(&mut self, key: &str, v: Setting) -> Result<(), String> {
+        let known: Vec<&'static str> = self.settings().iter().map(|(k, _)| *k).collect();
+        let slot: Option<&mut f64> = match (&mut *self, key) {
+            (_, "lr") => {
+                if let Setting::Number(x) = v {
+                    self.set_lr(x);
+                    return Ok(());
+                }
+                None
+            }
+            (Kind::Sgd { momentum, .. }, "momentum")
+            | (Kind::RmsProp { momentum, .. }, "momentum") => Some(momentum),
+            (Kind::Sgd { dampening, .. }, "dampening") => Some(dampening),
+            (
+                Kind::Sgd { weight_decay, .. }
+                | Kind::Adam { weight_decay, .. }
+                | Kind::AdamW { weight_decay, .. }
+                | Kind::RmsProp { weight_decay, .. }
+                | Kind::Adagrad { weight_decay, .. }
+                | Kind::Adadelta { weight_decay, .. },
+                "weight_decay",
+            ) => Some(weight_decay),
+            (
+                Kind::Adam { eps, .. }
+                | Kind::AdamW { eps, .. }
+                | Kind::RmsProp { eps, .. }
+                | Kind::Adagrad { eps, .. }
+                | Kind::Adadelta { eps, .. },
+                "eps",
+            ) => Some(eps),
+            (Kind::RmsProp { alpha, .. }, "alpha") => Some(alpha),
+            (Kind::Adadelta { rho, .. }, "rho") => Some(rho),
+            (Kind::Adagrad { lr_decay, .. }, "lr_decay") => Some(lr_decay),
+            (
+                Kind::Adagrad {
+                    initial_accumulator_value,
+                    ..
+                },
+                "initial_accumulator_value",
+            ) => Some(initial_accumulator_value),
+            (Kind::Adam { betas, .. } | Kind::AdamW { betas, .. }, "betas") => {
+                if let Setting::Pair(p) = v {
+                    *betas = p;
+                    return Ok(());
+                }
+                None
+            }
+            (Kind::Sgd { nesterov, .. }, "nesterov") => {
+                if let Setting::Bool(b) = v {
+                    *nesterov = b;
+                    return Ok(());
+                }
+                None
+            }
+            (Kind::RmsProp { centered, .. }, "centered") => {
+                if let Setting::Bool(b) = v {
+                    *centered = b;
+                    return Ok(());
+                }
+                None
+            }
+            _ => {
+                return Err(format!(
+                    "a parameter group of this optimizer takes \"params\" and {}, not {key:?}",
+                    known
+                        .iter()
+                        .map(|k| format!("{k:?}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            }
+        };
+        match (slot, v) {
+            (Some(slot), Setting::Number(x)) => {
+                *slot = x;
+                Ok(())
+            }
+            _ => Err(format!("the group's {key:?} has the wrong type")),
+        }
+    }
+}
+
 /// One setting of a parameter group.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Setting {
@@ -196,8 +292,12 @@ impl std::fmt::Debug for Optimizer {
 }
 
 pub struct Optimizer {
-    pub kind: Kind,
+    /// Each parameter group's settings (`param_groups[i]`), one kind for all.
+    pub groups: Vec<Kind>,
+    /// Every group's parameters, in order.
     pub params: Vec<Arc<Tensor>>,
+    /// The group of each entry of `params`.
+    pub group_of: Vec<usize>,
     /// One state per distinct parameter, as PyTorch keys `self.state[p]`
     /// by the tensor: a parameter listed twice shares its state.
     state: Vec<State>,
@@ -218,8 +318,33 @@ impl Optimizer {
     /// has no gradient). A parameter listed twice shares its state, as
     /// PyTorch's; `duplicates` says so, for the warning PyTorch gives.
     pub fn new(kind: Kind, params: Vec<Arc<Tensor>>) -> R<Optimizer> {
-        if params.is_empty() {
+        Optimizer::with_groups(vec![(kind, params)])
+    }
+
+    /// An optimizer of parameter groups, each with its own settings (PyTorch's
+    /// `SGD([{"params": ...}, {"params": ..., "lr": 0.01}], lr=0.1)`).
+    pub fn with_groups(given: Vec<(Kind, Vec<Arc<Tensor>>)>) -> R<Optimizer> {
+        if given.iter().all(|(_, ps)| ps.is_empty()) {
             return Err(Error::value("optimizer got an empty parameter list"));
+        }
+        let mut groups = Vec::with_capacity(given.len());
+        let mut params = Vec::new();
+        let mut group_of = Vec::new();
+        for (g, (kind, ps)) in given.into_iter().enumerate() {
+            for p in &ps {
+                let elsewhere = params
+                    .iter()
+                    .zip(&group_of)
+                    .any(|(q, &h)| h != g && Arc::ptr_eq(q, p));
+                if elsewhere {
+                    return Err(Error::value(
+                        "some parameters appear in more than one parameter group",
+                    ));
+                }
+            }
+            group_of.extend(std::iter::repeat_n(g, ps.len()));
+            params.extend(ps);
+            groups.push(kind);
         }
         for p in &params {
             if meta(p).is_some_and(|m| m.has_grad_fn()) {
@@ -243,8 +368,9 @@ impl Optimizer {
         }
         let state = distinct.iter().map(|_| State::default()).collect();
         Ok(Optimizer {
-            kind,
+            groups,
             params,
+            group_of,
             state,
             slot,
             steps_taken: 0,
@@ -261,8 +387,13 @@ impl Optimizer {
         })
     }
 
+    /// The first group's settings (the kind is the same in every group).
+    pub fn kind(&self) -> &Kind {
+        &self.groups[0]
+    }
+
     pub fn name(&self) -> &'static str {
-        match self.kind {
+        match self.groups[0] {
             Kind::Sgd { .. } => "SGD",
             Kind::Adam { .. } => "Adam",
             Kind::AdamW { .. } => "AdamW",
@@ -275,13 +406,13 @@ impl Optimizer {
     /// State PyTorch makes at construction: Adagrad's `sum`, filled with
     /// `initial_accumulator_value`, beside each parameter.
     pub fn init_state(&mut self, rt: &mut Runtime) -> R<()> {
-        if let Kind::Adagrad {
-            initial_accumulator_value,
-            ..
-        } = self.kind
-        {
-            for (s, state) in self.state.iter_mut().enumerate() {
-                let k = self.slot.iter().position(|&x| x == s).unwrap_or(0);
+        for (s, state) in self.state.iter_mut().enumerate() {
+            let k = self.slot.iter().position(|&x| x == s).unwrap_or(0);
+            if let Kind::Adagrad {
+                initial_accumulator_value,
+                ..
+            } = self.groups[self.group_of[k]]
+            {
                 let p = &self.params[k];
                 let sum = full_like(rt, p, 0)?;
                 if initial_accumulator_value != 0.0 {
@@ -293,24 +424,35 @@ impl Optimizer {
         Ok(())
     }
 
-    /// `SGD(lr=0.1, momentum=0.9) of 2 parameters, state 4.0 KiB`.
+    /// `SGD(lr=0.1, momentum=0.9) of 2 parameters, state 4.0 KiB`; with
+    /// several groups, each group's settings in turn.
     pub fn describe(&self) -> String {
         let number = |x: f64| format!("{x:?}");
-        let settings = self
-            .kind
-            .settings()
-            .into_iter()
-            .map(|(k, v)| match v {
-                Setting::Number(x) => format!("{k}={}", number(x)),
-                Setting::Pair((a, b)) => format!("{k}=({}, {})", number(a), number(b)),
-                Setting::Bool(b) => format!("{k}={b}"),
-            })
-            .collect::<Vec<_>>()
-            .join(", ");
+        let settings = |kind: &Kind| {
+            kind.settings()
+                .into_iter()
+                .map(|(k, v)| match v {
+                    Setting::Number(x) => format!("{k}={}", number(x)),
+                    Setting::Pair((a, b)) => format!("{k}=({}, {})", number(a), number(b)),
+                    Setting::Bool(b) => format!("{k}={b}"),
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let shown = match self.groups.len() {
+            1 => settings(&self.groups[0]),
+            _ => self
+                .groups
+                .iter()
+                .enumerate()
+                .map(|(g, kind)| format!("group {g}: {}", settings(kind)))
+                .collect::<Vec<_>>()
+                .join("; "),
+        };
         let n = self.params.len();
         let s = if n == 1 { "" } else { "s" };
         format!(
-            "{}({settings}) of {n} parameter{s}, state {} bytes",
+            "{}({shown}) of {n} parameter{s}, state {} bytes",
             self.name(),
             self.state_bytes()
         )
@@ -341,7 +483,8 @@ impl Optimizer {
             let Some(grad) = meta(p).and_then(|m| m.grad()) else {
                 continue;
             };
-            match self.kind {
+            let kind = &self.groups[self.group_of[k]];
+            match *kind {
                 Kind::Sgd {
                     lr,
                     momentum,
@@ -375,22 +518,20 @@ impl Optimizer {
                     let state = &mut self.state[self.slot[k]];
                     adam(rt, p, grad, state, lr, betas, eps, 0.0)?
                 }
-                Kind::RmsProp { .. } => {
-                    rmsprop(rt, p, grad, &mut self.state[self.slot[k]], &self.kind)?
-                }
-                Kind::Adagrad { .. } => {
-                    adagrad(rt, p, grad, &mut self.state[self.slot[k]], &self.kind)?
-                }
+                Kind::RmsProp { .. } => rmsprop(rt, p, grad, &mut self.state[self.slot[k]], kind)?,
+                Kind::Adagrad { .. } => adagrad(rt, p, grad, &mut self.state[self.slot[k]], kind)?,
                 Kind::Adadelta { .. } => {
-                    adadelta(rt, p, grad, &mut self.state[self.slot[k]], &self.kind)?
+                    adadelta(rt, p, grad, &mut self.state[self.slot[k]], kind)?
                 }
             }
         }
-        if matches!(self.kind, Kind::Sgd { momentum, .. } if momentum != 0.0) {
-            for (k, buf) in buffers.into_iter().enumerate() {
-                if buf.is_some() {
-                    self.state[self.slot[k]].first = buf;
-                }
+        for (k, buf) in buffers.into_iter().enumerate() {
+            let momentum = matches!(
+                self.groups[self.group_of[k]],
+                Kind::Sgd { momentum, .. } if momentum != 0.0
+            );
+            if momentum && buf.is_some() {
+                self.state[self.slot[k]].first = buf;
             }
         }
         Ok(())
@@ -405,7 +546,7 @@ impl Optimizer {
             let Some(k) = self.slot.iter().position(|&slot| slot == s) else {
                 continue;
             };
-            let (first, second, third) = match self.kind {
+            let (first, second, third) = match self.groups[0] {
                 Kind::Sgd { .. } => ("momentum_buffer", "", ""),
                 Kind::Adam { .. } | Kind::AdamW { .. } => ("exp_avg", "exp_avg_sq", ""),
                 Kind::RmsProp { .. } => ("momentum_buffer", "square_avg", "grad_avg"),

@@ -25,27 +25,138 @@ pub enum Schedule {
     },
     /// `base_lr * lambda(epoch)`: the factor comes from the program's function.
     LambdaLR,
+    /// The 1cycle policy: up from `max_lr / div_factor` to `max_lr`, then
+    /// down to `initial / final_div_factor` (three phases: back to the
+    /// initial rate first), the momentum the other way round.
+    OneCycleLR(OneCycle),
+}
+
+/// OneCycleLR's settings: per group `max_lrs`, the phases' ends, the curve.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OneCycle {
+    pub total_steps: i64,
+    pub max_lrs: Vec<f64>,
+    pub div_factor: f64,
+    pub final_div_factor: f64,
+    pub pct_start: f64,
+    pub three_phase: bool,
+    /// `anneal_strategy="cos"` (else linear).
+    pub cos: bool,
+    /// `(base_momentum, max_momentum)` when `cycle_momentum`.
+    pub momentum: Option<(f64, f64)>,
+}
+
+/// Which of a group's rates a phase starts or ends at.
+#[derive(Clone, Copy)]
+enum Rate {
+    Initial,
+    Max,
+    Min,
+}
+
+/// Which momentum a phase starts or ends at.
+#[derive(Clone, Copy)]
+enum Momentum {
+    Base,
+    Max,
+}
+
+impl OneCycle {
+    /// PyTorch's `_schedule_phases`: each phase's last step and its ends.
+    fn phases(&self) -> Vec<(f64, Rate, Rate, Momentum, Momentum)> {
+        let total = self.total_steps as f64;
+        let up = self.pct_start * total - 1.0;
+        if self.three_phase {
+            vec![
+                (up, Rate::Initial, Rate::Max, Momentum::Max, Momentum::Base),
+                (
+                    2.0 * self.pct_start * total - 2.0,
+                    Rate::Max,
+                    Rate::Initial,
+                    Momentum::Base,
+                    Momentum::Max,
+                ),
+                (
+                    total - 1.0,
+                    Rate::Initial,
+                    Rate::Min,
+                    Momentum::Max,
+                    Momentum::Max,
+                ),
+            ]
+        } else {
+            vec![
+                (up, Rate::Initial, Rate::Max, Momentum::Max, Momentum::Base),
+                (
+                    total - 1.0,
+                    Rate::Max,
+                    Rate::Min,
+                    Momentum::Base,
+                    Momentum::Max,
+                ),
+            ]
+        }
+    }
+
+    fn anneal(&self, start: f64, end: f64, pct: f64) -> f64 {
+        if self.cos {
+            let cos_out = (std::f64::consts::PI * pct).cos() + 1.0;
+            end + (start - end) / 2.0 * cos_out
+        } else {
+            (end - start) * pct + start
+        }
+    }
+
+    /// Group `g`'s learning rate and momentum at `step`.
+    fn at(&self, g: usize, step: i64) -> (f64, Option<f64>) {
+        let max = self.max_lrs[g.min(self.max_lrs.len() - 1)];
+        let initial = max / self.div_factor;
+        let rate = |r: Rate| match r {
+            Rate::Initial => initial,
+            Rate::Max => max,
+            Rate::Min => initial / self.final_div_factor,
+        };
+        let phases = self.phases();
+        let mut start_step = 0.0;
+        for (i, &(end_step, r0, r1, m0, m1)) in phases.iter().enumerate() {
+            if step as f64 <= end_step || i == phases.len() - 1 {
+                let pct = (step as f64 - start_step) / (end_step - start_step);
+                let lr = self.anneal(rate(r0), rate(r1), pct);
+                let momentum = self.momentum.map(|(base, top)| {
+                    let m = |m: Momentum| match m {
+                        Momentum::Base => base,
+                        Momentum::Max => top,
+                    };
+                    self.anneal(m(m0), m(m1), pct)
+                });
+                return (lr, momentum);
+            }
+            start_step = end_step;
+        }
+        unreachable!("the last phase is always taken")
+    }
 }
 
 #[derive(Clone, Debug)]
 pub struct Scheduler {
     pub schedule: Schedule,
-    /// The learning rate when the scheduler was made (`initial_lr`).
-    pub base_lr: f64,
+    /// Each parameter group's learning rate when the scheduler was made
+    /// (its `initial_lr`).
+    pub base_lrs: Vec<f64>,
     pub last_epoch: i64,
     /// How many times `step()` ran, the first (at construction) included.
     pub step_count: u64,
-    pub last_lr: f64,
+    pub last_lrs: Vec<f64>,
 }
 
 impl Scheduler {
-    pub fn new(schedule: Schedule, base_lr: f64) -> Scheduler {
+    pub fn new(schedule: Schedule, base_lrs: Vec<f64>) -> Scheduler {
         Scheduler {
             schedule,
-            base_lr,
+            last_lrs: base_lrs.clone(),
+            base_lrs,
             last_epoch: -1,
             step_count: 0,
-            last_lr: base_lr,
         }
     }
 
@@ -56,18 +167,40 @@ impl Scheduler {
             Schedule::ExponentialLR { .. } => "ExponentialLR",
             Schedule::CosineAnnealingLR { .. } => "CosineAnnealingLR",
             Schedule::LambdaLR => "LambdaLR",
+            Schedule::OneCycleLR(_) => "OneCycleLR",
         }
     }
 
-    /// One `step()`: the next epoch, and the learning rate for it from the
-    /// optimizer's current `lr` (`factor`: LambdaLR's `lambda(epoch)`, asked
-    /// with the epoch `next_epoch` gives).
-    pub fn step(&mut self, current: f64, factor: Option<f64>) -> f64 {
+    /// One `step()`: the next epoch, and each group's learning rate for it
+    /// from the group's current `lr` (`factors`: LambdaLR's `lambda(epoch)`
+    /// per group, asked with the epoch `next_epoch` gives).
+    pub fn step(&mut self, current: &[f64], factors: Option<&[f64]>) -> Vec<f64> {
         let initial = self.step_count == 0;
         self.step_count += 1;
         self.last_epoch += 1;
+        if let Schedule::OneCycleLR(c) = &self.schedule {
+            let lrs: Vec<f64> = (0..current.len())
+                .map(|g| c.at(g, self.last_epoch).0)
+                .collect();
+            self.last_lrs = lrs.clone();
+            return lrs;
+        }
+        let lrs: Vec<f64> = (0..current.len())
+            .map(|g| {
+                let factor = factors.and_then(|f| f.get(g).copied());
+                let base = self.base_lrs.get(g).copied().unwrap_or(current[g]);
+                self.group_lr(initial, current[g], base, factor)
+            })
+            .collect();
+        self.last_lrs = lrs.clone();
+        lrs
+    }
+
+    /// One group's learning rate at `last_epoch`, by PyTorch's chainable
+    /// rule from its `current` one (`base`: its `initial_lr`).
+    fn group_lr(&self, initial: bool, current: f64, base: f64, factor: Option<f64>) -> f64 {
         let e = self.last_epoch;
-        let lr = match &self.schedule {
+        match &self.schedule {
             Schedule::StepLR { step_size, gamma } => {
                 if e == 0 || e % step_size != 0 {
                     current
@@ -92,17 +225,41 @@ impl Scheduler {
                 if initial {
                     current
                 } else if (e - 1 - t_max).rem_euclid(2 * t_max) == 0 {
-                    current + (self.base_lr - eta) * (1.0 - (pi / t).cos()) / 2.0
+                    current + (base - eta) * (1.0 - (pi / t).cos()) / 2.0
                 } else {
                     (1.0 + (pi * e as f64 / t).cos()) / (1.0 + (pi * (e - 1) as f64 / t).cos())
                         * (current - eta)
                         + eta
                 }
             }
-            Schedule::LambdaLR => self.base_lr * factor.unwrap_or(1.0),
-        };
-        self.last_lr = lr;
-        lr
+            Schedule::LambdaLR => base * factor.unwrap_or(1.0),
+            Schedule::OneCycleLR(_) => current,
+        }
+    }
+
+    /// OneCycleLR's momentum for each of `groups` at the current step
+    /// (none for the other schedules, or without `cycle_momentum`).
+    pub fn momenta(&self, groups: usize) -> Option<Vec<f64>> {
+        match &self.schedule {
+            Schedule::OneCycleLR(c) if c.momentum.is_some() => Some(
+                (0..groups)
+                    .filter_map(|g| c.at(g, self.last_epoch).1)
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
+
+    /// OneCycleLR's error when stepped past its last step (PyTorch's text).
+    pub fn past_the_end(&self) -> Option<String> {
+        match &self.schedule {
+            Schedule::OneCycleLR(c) if self.last_epoch + 1 > c.total_steps => Some(format!(
+                "Tried to step {} times. The specified number of total steps is {}",
+                self.last_epoch + 1,
+                c.total_steps
+            )),
+            _ => None,
+        }
     }
 
     /// The epoch the next `step()` counts (LambdaLR asks its function of it).
@@ -117,12 +274,12 @@ mod tests {
 
     /// A scheduler's sequence over `n` epochs from lr 0.1.
     fn lrs(schedule: Schedule, n: usize) -> Vec<f64> {
-        let mut s = Scheduler::new(schedule, 0.1);
-        let mut lr = s.step(0.1, None);
-        let mut out = vec![lr];
+        let mut s = Scheduler::new(schedule, vec![0.1]);
+        let mut lr = s.step(&[0.1], None);
+        let mut out = vec![lr[0]];
         for _ in 1..n {
-            lr = s.step(lr, None);
-            out.push(lr);
+            lr = s.step(&lr, None);
+            out.push(lr[0]);
         }
         out
     }

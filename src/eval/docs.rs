@@ -402,6 +402,7 @@ docs! {
     Function Training "ExponentialLR", "ExponentialLR(optimizer, gamma)", "Multiplies the learning rate by `gamma` every epoch, as torch.optim.lr_scheduler.ExponentialLR.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = ExponentialLR(opt, gamma=0.9)\nopt.step()\ns.step()\ns.get_last_lr()";
     Function Training "CosineAnnealingLR", "CosineAnnealingLR(optimizer, T_max, eta_min=0)", "The learning rate along half a cosine from its start down to `eta_min` over `T_max` epochs (and back up after), by PyTorch's chainable rule, as torch.optim.lr_scheduler.CosineAnnealingLR.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = CosineAnnealingLR(opt, T_max=4)\nfor e in 0..4 { opt.step(); s.step(); print(s.get_last_lr()) }";
     Function Training "LambdaLR", "LambdaLR(optimizer, lr_lambda)", "The starting learning rate times `lr_lambda(epoch)`, your function, as torch.optim.lr_scheduler.LambdaLR (a warm-up: `fn warm(e) { return min(1.0, (e + 1) / 5) }`).", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\nfn half(e) { return 0.5 ** e }\ns = LambdaLR(opt, half)\nfor e in 0..3 { opt.step(); s.step(); print(s.get_last_lr()) }";
+    Function Training "OneCycleLR", "OneCycleLR(optimizer, max_lr, total_steps=none, epochs=none, steps_per_epoch=none, pct_start=0.3, anneal_strategy=\"cos\", cycle_momentum=true, base_momentum=0.85, max_momentum=0.95, div_factor=25.0, final_div_factor=10000.0, three_phase=false)", "The 1cycle policy, as torch.optim.lr_scheduler.OneCycleLR: the learning rate rises from `max_lr / div_factor` to `max_lr` over the first `pct_start` of `total_steps` and falls to a `final_div_factor`-th of the start, the momentum (SGD's, Adam's beta1) the other way; step it once per batch.", "w = zeros(2, requires_grad=true)\nopt = SGD([w], lr=0.1, momentum=0.9)\ns = OneCycleLR(opt, max_lr=1.0, total_steps=10)\nopt.param_groups[0][\"lr\"]";
     Method Training "step", "scheduler.step()", "Counts an epoch and sets the optimizer's learning rate for it; call it after `opt.step()` (the other order skips the schedule's first value, and PyTorch's warning says so).", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = ExponentialLR(opt, gamma=0.5)\nopt.step()\ns.step()\nopt.param_groups[0][\"lr\"]";
     Method Training "get_last_lr", "scheduler.get_last_lr()", "The learning rate the last `step()` set, one per parameter group, as PyTorch's.", "w = ones(2, requires_grad=true)\ns = StepLR(SGD([w], lr=0.1), step_size=1)\ns.get_last_lr()";
     Property Training "last_epoch", "scheduler.last_epoch", "How many epochs the scheduler has counted (0 once made: making it takes the first step, as PyTorch's).", "w = ones(2, requires_grad=true)\ns = StepLR(SGD([w], lr=0.1), step_size=1)\ns.last_epoch";
@@ -523,7 +524,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Statement, "no_grad") => "with torch.no_grad():",
         (
             Function,
-            "StepLR" | "MultiStepLR" | "ExponentialLR" | "CosineAnnealingLR" | "LambdaLR",
+            "StepLR" | "MultiStepLR" | "ExponentialLR" | "CosineAnnealingLR" | "LambdaLR"
+            | "OneCycleLR",
         ) => return Some(format!("torch.optim.lr_scheduler.{}", doc.name)),
         (Function, "clip_grad_norm_" | "clip_grad_value_") => {
             return Some(format!("torch.nn.utils.{}", doc.name))

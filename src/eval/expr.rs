@@ -182,9 +182,9 @@ impl Interp {
         match &v {
             Value::Dict(pairs) => return self.dict_get(pairs, items, span, d),
             // `opt.param_groups[0]["lr"]`.
-            Value::ParamGroup(o) => {
+            Value::ParamGroup(g) => {
                 let key = self.group_key(items, span, d)?;
-                return super::schedule::group_get(o, &key).map_err(|e| e.at(span));
+                return super::schedule::group_get(&g.0, g.1, &key).map_err(|e| e.at(span));
             }
             Value::List(list) => return self.list_get(list, false, items, span, d),
             // `md["fc"]` of a ModuleDict.
@@ -550,7 +550,9 @@ impl Interp {
     }
 
     /// `{k: v, ...}`: keys are strings; a repeated key keeps its first
-    /// place and its last value, as Python's.
+    /// place and its last value, as Python's. A list or tuple literal in
+    /// it stays a list of numbers (`"betas": (0.9, 0.999)` keeps its
+    /// digits), as the Python values a dict holds.
     fn eval_dict(&mut self, pairs: &[(Expr, Expr)], d: usize) -> Result<Value, Diagnostic> {
         let mut out: Vec<(String, Value)> = Vec::with_capacity(pairs.len());
         for (k, v) in pairs {
@@ -565,7 +567,12 @@ impl Interp {
                     .at(k.span))
                 }
             };
-            let value = self.eval(v, d)?;
+            let value = match &v.kind {
+                ExprKind::List(items) => {
+                    super::literal::literal_list(self.literal_tree(items, v.span, d + 1)?)
+                }
+                _ => self.eval(v, d)?,
+            };
             match out.iter_mut().find(|(old, _)| *old == key) {
                 Some(slot) => slot.1 = value,
                 None => out.push((key, value)),
@@ -739,8 +746,11 @@ impl Interp {
                 Some(k) => k.name == "data",
                 None => i == 0,
             };
+            // An optimizer's `betas=(0.9, 0.999)` is a pair of Python floats:
+            // its digits are kept (an f32 tensor would round them).
+            let pair = a.keyword.as_ref().is_some_and(|k| k.name == "betas");
             let value = match &a.value.kind {
-                ExprKind::List(items) if exact && data => {
+                ExprKind::List(items) if (exact && data) || pair => {
                     literal_list(self.literal_tree(items, a.value.span, d)?)
                 }
                 _ => self.eval(&a.value, d)?,

@@ -477,27 +477,99 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
     let (v, span) = b
         .get("params")
         .ok_or_else(|| Error::value("missing params").at(b.span))?;
+    let span = *span;
     let items = match v.elements() {
         Some(Ok(items)) => items,
         _ => {
             return Err(
-                Error::wrong_type("params", "a list of tensors: `[W, b]`", v.type_name()).at(*span),
+                Error::wrong_type("params", "a list of tensors: `[W, b]`", v.type_name()).at(span),
             )
         }
     };
-    let params = items
-        .iter()
-        .map(|v| match v {
-            Value::Tensor(t) => Ok(Arc::clone(t)),
-            other => Err(Error::wrong_type("a parameter", "a tensor", other.type_name()).at(*span)),
-        })
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut opt = Optimizer::new(kind, params).map_err(|e| e.at(*span))?;
+    let tensors = |items: &[Value]| {
+        items
+            .iter()
+            .map(|v| match v {
+                Value::Tensor(t) => Ok(Arc::clone(t)),
+                other => {
+                    Err(Error::wrong_type("a parameter", "a tensor", other.type_name()).at(span))
+                }
+            })
+            .collect::<Result<Vec<_>, _>>()
+    };
+    // A list of dicts: parameter groups, each with its own settings over the call's.
+    let groups = match items.first() {
+        Some(Value::Dict(_)) => {
+            let mut groups = Vec::with_capacity(items.len());
+            for item in &items {
+                let Value::Dict(pairs) = item else {
+                    return Err(Error::wrong_type(
+                        "a parameter group",
+                        "a dict like {\"params\": [...], \"lr\": 0.01}",
+                        item.type_name(),
+                    )
+                    .at(span));
+                };
+                let mut group_kind = kind.clone();
+                let mut params = None;
+                for (k, v) in pairs.iter() {
+                    if k == "params" {
+                        params = Some(match v {
+                            Value::Tensor(t) => vec![Arc::clone(t)],
+                            v => match v.elements() {
+                                Some(Ok(items)) => tensors(&items)?,
+                                _ => {
+                                    return Err(Error::wrong_type(
+                                        "a group's params",
+                                        "a list of tensors",
+                                        v.type_name(),
+                                    )
+                                    .at(span))
+                                }
+                            },
+                        });
+                        continue;
+                    }
+                    let setting = setting_of(v).ok_or_else(|| {
+                        Error::wrong_type(format!("the group's {k:?}"), "a number", v.type_name())
+                            .at(span)
+                    })?;
+                    group_kind
+                        .set(k, setting)
+                        .map_err(|m| Error::value(m).at(span))?;
+                }
+                let params = params.ok_or_else(|| {
+                    Error::value("parameter group didn't specify a value of required optimization parameter params")
+                        .at(span)
+                })?;
+                groups.push((group_kind, params));
+            }
+            groups
+        }
+        _ => vec![(kind, tensors(&items)?)],
+    };
+    let mut opt = Optimizer::with_groups(groups).map_err(|e| e.at(span))?;
     opt.init_state(&mut me.rt).map_err(|e| e.at(b.span))?;
     if let Some(warning) = opt.duplicates() {
         me.rt.note(warning);
     }
     Ok(Value::Optimizer(Arc::new(Mutex::new(opt))))
+}
+
+/// A group's setting from a value: a number, a bool, or a pair (`betas`).
+fn setting_of(v: &Value) -> Option<crate::autograd::optim::Setting> {
+    use crate::autograd::optim::Setting;
+    match v {
+        Value::Bool(b) => Some(Setting::Bool(b.get())),
+        Value::Int(_) | Value::Float(_) => v.as_number().map(Setting::Number),
+        v => match v.elements() {
+            Some(Ok(items)) => match items.as_slice() {
+                [a, b] => Some(Setting::Pair((a.as_number()?, b.as_number()?))),
+                _ => None,
+            },
+            _ => None,
+        },
+    }
 }
 
 /// `opt.step()`.

@@ -97,6 +97,7 @@ pub(super) fn scheduler(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 eta_min: b.float("eta_min")?.unwrap_or(0.0),
             }
         }
+        "OneCycleLR" => one_cycle(b, &optimizer)?,
         _ => {
             let (f, _) = b
                 .get("lr_lambda")
@@ -106,9 +107,9 @@ pub(super) fn scheduler(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             Schedule::LambdaLR
         }
     };
-    let base_lr = lock(&optimizer).kind.lr();
+    let base_lrs = lock(&optimizer).groups.iter().map(|g| g.lr()).collect();
     let s = Arc::new(LrScheduler {
-        scheduler: Mutex::new(Scheduler::new(schedule, base_lr)),
+        scheduler: Mutex::new(Scheduler::new(schedule, base_lrs)),
         optimizer,
         lambda,
     });
@@ -116,27 +117,157 @@ pub(super) fn scheduler(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     Ok(Value::Scheduler(s))
 }
 
+/// `OneCycleLR(optimizer, max_lr, total_steps=none, epochs=none,
+/// steps_per_epoch=none, pct_start=0.3, anneal_strategy="cos",
+/// cycle_momentum=true, base_momentum=0.85, max_momentum=0.95,
+/// div_factor=25.0, final_div_factor=1e4, three_phase=false)`, with
+/// PyTorch's checks and messages.
+fn one_cycle(b: &Bound, optimizer: &Arc<Mutex<Optimizer>>) -> Result<Schedule, Diagnostic> {
+    use crate::autograd::schedule::OneCycle;
+    let groups = lock(optimizer).groups.len();
+    let (v, span) = b
+        .get("max_lr")
+        .cloned()
+        .ok_or_else(|| Error::value("OneCycleLR needs `max_lr`").at(b.span))?;
+    let max_lrs: Vec<f64> = match v.as_number() {
+        Some(x) => vec![x; groups],
+        None => {
+            let items = super::args::flatten(&v, span)?;
+            let lrs: Vec<f64> = items.iter().filter_map(|(x, _)| x.as_number()).collect();
+            if lrs.len() != groups || items.len() != groups {
+                return Err(Error::value(format!(
+                    "expected {groups} values for max_lr, got {}",
+                    items.len()
+                ))
+                .at(span));
+            }
+            lrs
+        }
+    };
+    let total_steps = match (
+        b.int("total_steps")?,
+        b.int("epochs")?,
+        b.int("steps_per_epoch")?,
+    ) {
+        (Some(t), _, _) => {
+            if t <= 0 {
+                return Err(Error::value(format!(
+                    "Expected positive integer total_steps, but got {t}"
+                ))
+                .at(b.span_of("total_steps")));
+            }
+            t
+        }
+        (None, Some(e), Some(s)) => {
+            if e <= 0 || s <= 0 {
+                return Err(Error::value(format!(
+                    "Expected positive integer epochs and steps_per_epoch, but got {e} and {s}"
+                ))
+                .at(b.span));
+            }
+            e * s
+        }
+        _ => {
+            return Err(Error::value(
+                "You must define either total_steps OR (epochs AND steps_per_epoch)",
+            )
+            .at(b.span))
+        }
+    };
+    let pct_start = b.float("pct_start")?.unwrap_or(0.3);
+    if !(0.0..=1.0).contains(&pct_start) {
+        return Err(Error::value(format!(
+            "Expected float between 0 and 1 pct_start, but got {pct_start}"
+        ))
+        .at(b.span_of("pct_start")));
+    }
+    let cos = match b.str("anneal_strategy")?.as_deref().unwrap_or("cos") {
+        "cos" => true,
+        "linear" => false,
+        other => {
+            return Err(Error::value(format!(
+                "anneal_strategy must be one of 'cos' or 'linear', instead got {other}"
+            ))
+            .at(b.span_of("anneal_strategy")))
+        }
+    };
+    let momentum = match b.bool("cycle_momentum", true)? {
+        false => None,
+        true => {
+            let base = b.float("base_momentum")?.unwrap_or(0.85);
+            let top = b.float("max_momentum")?.unwrap_or(0.95);
+            let mut o = lock(optimizer);
+            for g in o.groups.iter_mut() {
+                if !g.set_momentum(top) {
+                    return Err(Error::value(
+                        "optimizer must support momentum or beta1 with `cycle_momentum` option enabled",
+                    )
+                    .at(b.span));
+                }
+            }
+            Some((base, top))
+        }
+    };
+    Ok(Schedule::OneCycleLR(OneCycle {
+        total_steps,
+        max_lrs,
+        div_factor: b.float("div_factor")?.unwrap_or(25.0),
+        final_div_factor: b.float("final_div_factor")?.unwrap_or(1e4),
+        pct_start,
+        three_phase: b.bool("three_phase", false)?,
+        cos,
+        momentum,
+    }))
+}
+
 impl Interp {
     /// One step of `s`: the next epoch's learning rate set on its optimizer.
     fn schedule_step(&mut self, s: &LrScheduler, span: Span) -> Result<(), Diagnostic> {
-        let factor = match &s.lambda {
+        if let Some(message) = lock(&s.scheduler).past_the_end() {
+            return Err(Error::value(message).at(span));
+        }
+        let groups = lock(&s.optimizer).groups.len();
+        let factors = match &s.lambda {
             None => None,
             Some(f) => {
                 let epoch = lock(&s.scheduler).next_epoch();
-                let arg = ArgVal {
-                    keyword: None,
-                    value: Value::Int(epoch),
-                    span,
+                // One function for every group, or a list of one per group.
+                let fs = match f {
+                    Value::List(fs) => fs.to_vec(),
+                    f => vec![f.clone(); groups],
                 };
-                let v = self.call_value(f.clone(), vec![arg], span)?;
-                Some(v.as_number().ok_or_else(|| {
-                    Error::wrong_type("what lr_lambda gave", "a number", v.type_name()).at(span)
-                })?)
+                if fs.len() != groups {
+                    return Err(Error::value(format!(
+                        "Expected {groups} lr_lambdas, but got {}",
+                        fs.len()
+                    ))
+                    .at(span));
+                }
+                let mut factors = Vec::with_capacity(groups);
+                for f in fs {
+                    let arg = ArgVal {
+                        keyword: None,
+                        value: Value::Int(epoch),
+                        span,
+                    };
+                    let v = self.call_value(f, vec![arg], span)?;
+                    factors.push(v.as_number().ok_or_else(|| {
+                        Error::wrong_type("what lr_lambda gave", "a number", v.type_name()).at(span)
+                    })?);
+                }
+                Some(factors)
             }
         };
-        let current = lock(&s.optimizer).kind.lr();
-        let lr = lock(&s.scheduler).step(current, factor);
-        lock(&s.optimizer).kind.set_lr(lr);
+        let current: Vec<f64> = lock(&s.optimizer).groups.iter().map(|g| g.lr()).collect();
+        let lrs = lock(&s.scheduler).step(&current, factors.as_deref());
+        let momenta = lock(&s.scheduler).momenta(lrs.len());
+        let mut o = lock(&s.optimizer);
+        for (g, lr) in o.groups.iter_mut().zip(lrs) {
+            g.set_lr(lr);
+        }
+        for (g, m) in o.groups.iter_mut().zip(momenta.unwrap_or_default()) {
+            g.set_momentum(m);
+        }
         Ok(())
     }
 }
@@ -153,8 +284,10 @@ pub(super) fn step(me: &mut Interp, _: &'static str, s: &Arc<LrScheduler>, b: &B
 
 /// `scheduler.get_last_lr()`: one learning rate per parameter group.
 pub(super) fn get_last_lr(_: &mut Interp, _: &'static str, s: &Arc<LrScheduler>, _: &Bound) -> Out {
-    let lr = lock(&s.scheduler).last_lr;
-    Ok(Value::List(Arc::new(vec![Value::float(lr)])))
+    let lrs = lock(&s.scheduler).last_lrs.clone();
+    Ok(Value::List(Arc::new(
+        lrs.into_iter().map(Value::float).collect(),
+    )))
 }
 
 /// `scheduler.last_epoch`.
@@ -162,23 +295,30 @@ pub(super) fn last_epoch(s: &Arc<LrScheduler>) -> Value {
     Value::Int(lock(&s.scheduler).last_epoch)
 }
 
-/// `opt.param_groups`: its one group.
+/// `opt.param_groups`: one value per group.
 pub(super) fn param_groups(o: &Arc<Mutex<Optimizer>>) -> Value {
-    Value::List(Arc::new(vec![Value::ParamGroup(Arc::clone(o))]))
+    let n = lock(o).groups.len();
+    Value::List(Arc::new(
+        (0..n)
+            .map(|g| Value::ParamGroup(Arc::new((Arc::clone(o), g))))
+            .collect(),
+    ))
 }
 
-/// `group[key]`: a setting, or `"params"`.
-pub(crate) fn group_get(o: &Arc<Mutex<Optimizer>>, key: &str) -> Result<Value, Error> {
+/// `group[key]` of group `g`: a setting, or `"params"`.
+pub(crate) fn group_get(o: &Arc<Mutex<Optimizer>>, g: usize, key: &str) -> Result<Value, Error> {
     let o = lock(o);
     if key == "params" {
         return Ok(Value::List(Arc::new(
             o.params
                 .iter()
-                .map(|p| Value::Tensor(Arc::clone(p)))
+                .zip(&o.group_of)
+                .filter(|(_, &h)| h == g)
+                .map(|(p, _)| Value::Tensor(Arc::clone(p)))
                 .collect(),
         )));
     }
-    match o.kind.settings().into_iter().find(|(k, _)| *k == key) {
+    match o.groups[g].settings().into_iter().find(|(k, _)| *k == key) {
         Some((_, v)) => Ok(setting_value(v)),
         None => Err(Error::Module {
             class: "KeyError",
@@ -200,10 +340,15 @@ fn setting_value(v: Setting) -> Value {
 }
 
 /// `group["lr"] = v`: the learning rate (the setting schedules change).
-pub(crate) fn group_set(o: &Arc<Mutex<Optimizer>>, key: &str, v: &Value) -> Result<(), Error> {
+pub(crate) fn group_set(
+    o: &Arc<Mutex<Optimizer>>,
+    g: usize,
+    key: &str,
+    v: &Value,
+) -> Result<(), Error> {
     match (key, v.as_number()) {
         ("lr", Some(x)) if !matches!(v, Value::Bool(_)) => {
-            lock(o).kind.set_lr(x);
+            lock(o).groups[g].set_lr(x);
             Ok(())
         }
         ("lr", _) => Err(Error::wrong_type(

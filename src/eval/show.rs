@@ -93,14 +93,18 @@ pub fn repr(v: &Value) -> String {
             format!("<bound method {owner}.{}>", m.1.name())
         }
         Value::Super(s) => format!("<super: <class '{}'>>", s.1.name),
-        Value::ParamGroup(o) => param_group(o),
+        Value::ParamGroup(g) => param_group(&g.0, g.1),
         Value::Scheduler(s) => {
             let s = crate::runtime::lock::lock(&s.scheduler);
             format!(
                 "<{} at epoch {}, lr={}>",
                 s.name(),
                 s.last_epoch,
-                float(s.last_lr)
+                s.last_lrs
+                    .iter()
+                    .map(|&x| float(x))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )
         }
         Value::Optimizer(o) => {
@@ -129,11 +133,12 @@ pub fn repr(v: &Value) -> String {
 }
 
 /// A parameter group as Python shows its dict (the tensors counted).
-fn param_group(o: &std::sync::Mutex<crate::autograd::optim::Optimizer>) -> String {
+fn param_group(o: &std::sync::Mutex<crate::autograd::optim::Optimizer>, g: usize) -> String {
     use crate::autograd::optim::Setting;
     let o = crate::runtime::lock::lock(o);
-    let mut parts = vec![format!("\"params\": [{} tensors]", o.params.len())];
-    for (k, v) in o.kind.settings() {
+    let n = o.group_of.iter().filter(|&&h| h == g).count();
+    let mut parts = vec![format!("\"params\": [{n} tensors]")];
+    for (k, v) in o.groups[g].settings() {
         let v = match v {
             Setting::Number(x) => float(x),
             Setting::Bool(b) => b.to_string(),

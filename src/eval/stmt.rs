@@ -324,10 +324,10 @@ impl Interp {
             return self.module_item_assign(m, items, value, span);
         }
         // `g["lr"] = 0.01` of a parameter group.
-        if let Value::ParamGroup(o) = &target {
+        if let Value::ParamGroup(g) = &target {
             let key = self.group_key(items, span, 0)?;
             let v = self.eval(value, 0)?;
-            return super::schedule::group_set(o, &key, &v).map_err(|e| e.at(span));
+            return super::schedule::group_set(&g.0, g.1, &key, &v).map_err(|e| e.at(span));
         }
         if let Value::MutList(list) = &target {
             // `xs[i] = v`: Python's list item assignment.

@@ -74,9 +74,9 @@ pub enum Value {
     /// `super()` in a method: the instance, seen from the class above the
     /// one whose method asked.
     Super(Arc<(Value, Arc<Class>)>),
-    /// `opt.param_groups[0]`: the optimizer's settings, read and set by
-    /// name (`g["lr"] = 0.01`).
-    ParamGroup(Arc<Mutex<crate::autograd::optim::Optimizer>>),
+    /// `opt.param_groups[i]`: a group's settings, read and set by name
+    /// (`g["lr"] = 0.01`): the optimizer and the group's number.
+    ParamGroup(Arc<(Arc<Mutex<crate::autograd::optim::Optimizer>>, usize)>),
     /// `StepLR(opt, ...)`: a learning-rate schedule of an optimizer.
     Scheduler(Arc<LrScheduler>),
 }

@@ -393,6 +393,7 @@ where
                 None => ForIter::Each(a),
             });
 
+        let not_block = p(Punct::LBrace).not();
         let keyword_stmt = choice((
             kw(Kw::Del)
                 .ignore_then(ident().separated_by(p(Punct::Comma)).at_least(1).collect())
@@ -509,12 +510,13 @@ where
                 .map(|(c, b)| StmtKind::While(c, b)),
             kw(Kw::Break).to(StmtKind::Break),
             kw(Kw::Continue).to(StmtKind::Continue),
+            // The optional name or file is not a dict: `profile { }` is a block.
             kw(Kw::Time)
-                .ignore_then(expr.clone().or_not())
+                .ignore_then(not_block.clone().ignore_then(expr.clone()).or_not())
                 .then(block.clone())
                 .map(|(n, b)| StmtKind::Time(n, b)),
             kw(Kw::Profile)
-                .ignore_then(expr.clone().or_not())
+                .ignore_then(not_block.clone().ignore_then(expr.clone()).or_not())
                 .then(block.clone())
                 .map(|(file, b)| StmtKind::Profile(file, b)),
             kw(Kw::NoGrad).ignore_then(block).map(StmtKind::NoGrad),

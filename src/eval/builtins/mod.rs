@@ -164,6 +164,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("ExponentialLR", super::schedule::scheduler),
     ("CosineAnnealingLR", super::schedule::scheduler),
     ("LambdaLR", super::schedule::scheduler),
+    ("OneCycleLR", super::schedule::scheduler),
     ("clip_grad_norm_", super::schedule::clip_grad_norm_),
     ("clip_grad_value_", super::schedule::clip_grad_value_),
     ("mse_loss", super::grad::mse_loss),
