@@ -746,9 +746,13 @@ impl Interp {
                 Some(k) => k.name == "data",
                 None => i == 0,
             };
-            // An optimizer's `betas=(0.9, 0.999)` is a pair of Python floats:
-            // its digits are kept (an f32 tensor would round them).
-            let pair = a.keyword.as_ref().is_some_and(|k| k.name == "betas");
+            // An optimizer's `betas=(0.9, 0.999)` and a schedule's
+            // `max_lr=[1.0, 0.1]` are Python floats: their digits are kept
+            // (an f32 tensor would round them).
+            let pair = a
+                .keyword
+                .as_ref()
+                .is_some_and(|k| matches!(k.name.as_str(), "betas" | "max_lr"));
             let value = match &a.value.kind {
                 ExprKind::List(items) if (exact && data) || pair => {
                     literal_list(self.literal_tree(items, a.value.span, d)?)
