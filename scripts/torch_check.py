@@ -1010,6 +1010,24 @@ def file_cases(rng):
         save = f'save({{"x": x, "t": x.T, "nested": {{"items": [x[1], 7, "s"]}}}}, "{p}")'
         for key, tkey in [("x", "['x']"), ("x.T", "['t']"), ("x[1]", "['nested']['items'][0]")]:
             out.append(Case("files", key, f"torch.load('{p}', weights_only=True){tkey}", {"x": x}, (save, "")))
+    # An optimizer's state_dict written by cudash after 3 steps: PyTorch
+    # loads it into its own optimizer and takes 2 more steps; cudash takes
+    # the same 2 steps itself.
+    w, g = make("f64", (5,), rng), make("f64", (5,), rng)
+    for n, (opt, topt) in enumerate([
+            ("SGD([w], lr=0.1, momentum=0.9)", "torch.optim.SGD([w], lr=0.1, momentum=0.9)"),
+            ("Adam([w], lr=0.01)", "torch.optim.Adam([w], lr=0.01)"),
+            ("AdamW([w], lr=0.01)", "torch.optim.AdamW([w], lr=0.01)"),
+            ("RMSprop([w], lr=0.01, momentum=0.9, centered=true)", "torch.optim.RMSprop([w], lr=0.01, momentum=0.9, centered=True)"),
+            ("Adagrad([w], lr=0.1)", "torch.optim.Adagrad([w], lr=0.1)"),
+            ("Adadelta([w], lr=1.0)", "torch.optim.Adadelta([w], lr=1.0)")]):
+        p = folder / f"opt{n}.pt"
+        setup = (f"w.requires_grad_(); opt = {opt}; for i in 0..3 {{ w.grad = g * (i + 1); opt.step() }}; "
+                 f'save({{"w": w.detach(), "opt": opt.state_dict()}}, "{p}"); '
+                 "for i in 3..5 { w.grad = g * (i + 1); opt.step() }")
+        tsetup = (f"ck = torch.load('{p}', weights_only=True); w = ck['w'].clone().requires_grad_(); opt = {topt}\n"
+                  "opt.load_state_dict(ck['opt'])\nfor i in range(3, 5):\n  w.grad = g * (i + 1); opt.step()")
+        out.append(Case("files", "w.detach()", "w.detach()", {"w": w, "g": g}, (setup, tsetup)))
     x = make("f32", (6, 4), rng)
     p = folder / "model.pth"
     model = (f'manual_seed(0); m = Sequential(Linear(4, 3), BatchNorm1d(3)); y = m(x); '

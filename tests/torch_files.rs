@@ -70,13 +70,11 @@ fn a_checkpoint_holds_numbers_strings_lists_and_an_optimizers_state() {
         &mut s,
         "o = ck[\"optimizer_state_dict\"]\n[list(o[\"state\"]), o[\"param_groups\"][0][\"betas\"], o[\"param_groups\"][0][\"params\"]]",
     );
+    assert_eq!(o, "[[0, 1, 2, 3, 4, 5], [0.9, 0.999], [0, 1, 2, 3, 4, 5]]");
+    // Keyed by parameter number, as PyTorch keys it.
     assert_eq!(
-        o,
-        "[[\"0\", \"1\", \"2\", \"3\", \"4\", \"5\"], [0.9, 0.999], [0, 1, 2, 3, 4, 5]]"
-    );
-    assert_eq!(
-        common::ok_in(&mut s, "o[\"state\"][\"0\"][\"exp_avg\"].shape"),
-        "[4, 1, 3, 3]"
+        common::ok_in(&mut s, "o[\"state\"][5][\"exp_avg\"].shape"),
+        "[10]"
     );
 }
 
@@ -210,4 +208,44 @@ fn damaged_files_never_panic() {
             cudash::fuzz::torch_save(&data);
         }
     }
+}
+
+/// The Adam state PyTorch saved in a checkpoint loads into cudash's Adam
+/// (PyTorch's extra group keys at their defaults accepted), and the next
+/// step gives PyTorch's parameters: printed by PyTorch 2.15 for the same
+/// load and step.
+#[test]
+fn an_optimizer_state_pytorch_saved_continues_as_pytorchs() {
+    let ck = fixture("checkpoint.tar");
+    let mut s = common::session();
+    common::ok_in(
+        &mut s,
+        &format!(
+            "ck = load(\"{ck}\")\nsd = ck[\"model_state_dict\"]\nps = list()\n\
+             for n in [\"conv1.weight\", \"conv1.bias\", \"bn.weight\", \"bn.bias\", \"fc.weight\", \"fc.bias\"] {{ ps.append(sd[n].clone().requires_grad_()) }}\n\
+             opt = Adam(ps, lr=0.5)\nopt.load_state_dict(ck[\"optimizer_state_dict\"])\n\
+             for p in ps {{ p.grad = ones_like(p) }}\nopt.step()"
+        ),
+    );
+    assert_eq!(
+        common::ok_in(&mut s, "opt.param_groups[0][\"lr\"]"),
+        "0.001"
+    );
+    assert_eq!(
+        common::ok_in(&mut s, "print(ps[5][0:3].tolist())"),
+        "[0.0807502344250679, 0.060016751289367676, -0.0006031542434357107]"
+    );
+    // What cudash gives back is PyTorch's layout: parameters by number.
+    assert_eq!(
+        common::ok_in(&mut s, "list(opt.state_dict()[\"state\"])"),
+        "[0, 1, 2, 3, 4, 5]"
+    );
+    let (_, msg) = common::err_in(
+        &mut s,
+        "SGD(ps[0:2], lr=0.1).load_state_dict(opt.state_dict())",
+    );
+    assert!(
+        msg.contains("doesn't match the size of optimizer's group"),
+        "{msg}"
+    );
 }

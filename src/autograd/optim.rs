@@ -272,6 +272,50 @@ pub enum Setting {
     Bool(bool),
 }
 
+/// Where one entry of a parameter's state (`opt.state[p]["exp_avg"]`) is kept.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Slot {
+    /// `step`: how many updates the parameter had.
+    Step,
+    First,
+    Second,
+    Third,
+}
+
+/// One entry of a parameter's state, as `opt.state_dict()` gives it.
+#[derive(Clone, Debug)]
+pub enum StateValue {
+    Steps(u64),
+    Tensor(Arc<Tensor>),
+}
+
+impl Kind {
+    /// A parameter's state entries by PyTorch's names, in the order its
+    /// `_init_group` makes them.
+    pub fn state_names(&self) -> &'static [(&'static str, Slot)] {
+        match self {
+            Kind::Sgd { .. } => &[("momentum_buffer", Slot::First)],
+            Kind::Adam { .. } | Kind::AdamW { .. } => &[
+                ("step", Slot::Step),
+                ("exp_avg", Slot::First),
+                ("exp_avg_sq", Slot::Second),
+            ],
+            Kind::RmsProp { .. } => &[
+                ("step", Slot::Step),
+                ("square_avg", Slot::Second),
+                ("momentum_buffer", Slot::First),
+                ("grad_avg", Slot::Third),
+            ],
+            Kind::Adagrad { .. } => &[("step", Slot::Step), ("sum", Slot::Second)],
+            Kind::Adadelta { .. } => &[
+                ("step", Slot::Step),
+                ("square_avg", Slot::Second),
+                ("acc_delta", Slot::Third),
+            ],
+        }
+    }
+}
+
 /// One parameter's state.
 #[derive(Default)]
 struct State {
@@ -562,6 +606,68 @@ impl Optimizer {
             }
         }
         out
+    }
+
+    /// PyTorch's numbering of the parameters in `state_dict()`: each
+    /// entry of `params` its number (a parameter listed twice in a group
+    /// keeps its first number; a group's numbers start after the previous
+    /// group's entries).
+    pub fn param_ids(&self) -> Vec<usize> {
+        let mut ids = Vec::with_capacity(self.params.len());
+        for k in 0..self.params.len() {
+            let first = (0..k).find(|&j| Arc::ptr_eq(&self.params[j], &self.params[k]));
+            ids.push(first.map_or(k, |j| ids[j]));
+        }
+        ids
+    }
+
+    /// The state of entry `k`'s parameter, by PyTorch's names (empty before
+    /// the parameter's first update).
+    pub fn state_of(&self, k: usize) -> Vec<(&'static str, StateValue)> {
+        let state = &self.state[self.slot[k]];
+        let has = state.steps > 0
+            || [&state.first, &state.second, &state.third]
+                .iter()
+                .any(|t| t.is_some());
+        if !has {
+            return Vec::new();
+        }
+        self.groups[self.group_of[k]]
+            .state_names()
+            .iter()
+            .filter_map(|&(name, slot)| {
+                let value = match slot {
+                    Slot::Step => StateValue::Steps(state.steps),
+                    Slot::First => StateValue::Tensor(Arc::clone(state.first.as_ref()?)),
+                    Slot::Second => StateValue::Tensor(Arc::clone(state.second.as_ref()?)),
+                    Slot::Third => StateValue::Tensor(Arc::clone(state.third.as_ref()?)),
+                };
+                Some((name, value))
+            })
+            .collect()
+    }
+
+    /// Sets one entry of entry `k`'s parameter's state (`load_state_dict`);
+    /// `Err` for a name this optimizer keeps no state under.
+    pub fn set_state_of(&mut self, k: usize, name: &str, value: StateValue) -> Result<(), String> {
+        let kind = &self.groups[self.group_of[k]];
+        let Some(&(_, slot)) = kind.state_names().iter().find(|(n, _)| *n == name) else {
+            return Err(format!("{} keeps no state named {name:?}", self.name()));
+        };
+        let state = &mut self.state[self.slot[k]];
+        match (slot, value) {
+            (Slot::Step, StateValue::Steps(n)) => state.steps = n,
+            (Slot::First, StateValue::Tensor(t)) => state.first = Some(t),
+            (Slot::Second, StateValue::Tensor(t)) => state.second = Some(t),
+            (Slot::Third, StateValue::Tensor(t)) => state.third = Some(t),
+            _ => return Err(format!("the state's {name:?} has the wrong type")),
+        }
+        Ok(())
+    }
+
+    /// Drops every parameter's state (before `load_state_dict` fills it).
+    pub fn clear_state(&mut self) {
+        self.state.iter_mut().for_each(|s| *s = State::default());
     }
 
     /// Bytes of state the optimizer holds (momentum buffers, Adam's moments).

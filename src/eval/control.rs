@@ -4,6 +4,7 @@
 //! sync, as PyTorch's `bool(t)` is.
 
 use super::flow::{Body, Flow};
+use super::value::Key;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{BinOp, Block, Expr};
@@ -166,9 +167,7 @@ impl Interp {
                 let now = std::sync::Arc::clone(&crate::runtime::lock::lock(items));
                 now.iter().any(equal)
             }
-            Value::Dict(pairs) => {
-                matches!(item, Value::Str(k) if pairs.iter().any(|(n, _)| **n == **k))
-            }
+            Value::Dict(pairs) => Key::of(item).is_some_and(|k| pairs.iter().any(|(n, _)| *n == k)),
             Value::Str(s) => match item {
                 Value::Str(sub) => s.contains(&**sub),
                 other => {

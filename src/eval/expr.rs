@@ -5,6 +5,7 @@ use std::sync::Arc;
 use super::args::{operand_value, ArgVal};
 use super::literal::{literal_list, literal_value, scalar, Lit, Scalar};
 use super::quick::{compare, quick_scalar};
+use super::value::Key;
 use super::{docs, Interp, Value, MAX_DEPTH};
 use crate::autograd;
 use crate::error::{Diagnostic, Error};
@@ -411,14 +412,17 @@ impl Interp {
 
     fn dict_get(
         &mut self,
-        pairs: &[(String, Value)],
+        pairs: &[(Key, Value)],
         items: &[IndexItem],
         span: Span,
         d: usize,
     ) -> Result<Value, Diagnostic> {
+        let int_keys = pairs.iter().any(|(k, _)| matches!(k, Key::Int(_)));
         let key = match items {
             [IndexItem::At(k)] => match self.eval(k, d)? {
-                Value::Str(s) => s,
+                Value::Str(s) => Key::Str(s.to_string()),
+                // An optimizer's state by parameter number.
+                Value::Int(i) if int_keys => Key::Int(i),
                 // `x.sort()[0]`: by position, as a named tuple.
                 Value::Int(_) => {
                     let values: Vec<Value> = pairs.iter().map(|(_, v)| v.clone()).collect();
@@ -440,20 +444,21 @@ impl Interp {
                 )
             }
         };
-        match pairs.iter().find(|(k, _)| **k == *key) {
+        match pairs.iter().find(|(k, _)| *k == key) {
             Some((_, v)) => Ok(v.clone()),
             None => {
-                let suggestion =
-                    super::suggest::closest(&key, pairs.iter().map(|(k, _)| k.as_str()));
+                let suggestion = key.as_str().and_then(|key| {
+                    super::suggest::closest(key, pairs.iter().filter_map(|(k, _)| k.as_str()))
+                });
                 Err(Error::value_help(
-                    format!("no key {:?} in this dict", &*key),
+                    format!("no key {} in this dict", key.repr()),
                     match suggestion {
                         Some(s) => format!("did you mean {s:?}?"),
                         None => format!(
                             "the keys are {}",
                             pairs
                                 .iter()
-                                .map(|(k, _)| format!("{k:?}"))
+                                .map(|(k, _)| k.repr())
                                 .collect::<Vec<_>>()
                                 .join(", ")
                         ),
@@ -554,18 +559,14 @@ impl Interp {
     /// it stays a list of numbers (`"betas": (0.9, 0.999)` keeps its
     /// digits), as the Python values a dict holds.
     fn eval_dict(&mut self, pairs: &[(Expr, Expr)], d: usize) -> Result<Value, Diagnostic> {
-        let mut out: Vec<(String, Value)> = Vec::with_capacity(pairs.len());
+        let mut out: Vec<(Key, Value)> = Vec::with_capacity(pairs.len());
         for (k, v) in pairs {
-            let key = match self.eval(k, d)? {
-                Value::Str(s) => s.to_string(),
-                other => {
-                    return Err(Error::wrong_type(
-                        "a dict key",
-                        "a string (cudash's dicts have string keys)",
-                        other.type_name(),
-                    )
-                    .at(k.span))
-                }
+            let kv = self.eval(k, d)?;
+            let Some(key) = Key::of(&kv) else {
+                return Err(
+                    Error::wrong_type("a dict key", "a string or an int", kv.type_name())
+                        .at(k.span),
+                );
             };
             let value = match &v.kind {
                 ExprKind::List(items) => {

@@ -531,11 +531,15 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
                         continue;
                     }
                     let setting = setting_of(v).ok_or_else(|| {
-                        Error::wrong_type(format!("the group's {k:?}"), "a number", v.type_name())
-                            .at(span)
+                        Error::wrong_type(
+                            format!("the group's {}", k.repr()),
+                            "a number",
+                            v.type_name(),
+                        )
+                        .at(span)
                     })?;
                     group_kind
-                        .set(k, setting)
+                        .set(&k.to_string(), setting)
                         .map_err(|m| Error::value(m).at(span))?;
                 }
                 let params = params.ok_or_else(|| {

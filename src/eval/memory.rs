@@ -389,7 +389,7 @@ fn walk(
         Value::Tensor(t) => out.push((name, Arc::clone(t))),
         Value::Dict(pairs) => {
             for (k, v) in pairs.iter() {
-                walk(format!("{name}[{k:?}]"), v, seen, out);
+                walk(format!("{name}[{}]", k.repr()), v, seen, out);
             }
         }
         Value::List(_) | Value::MutList(_) => {

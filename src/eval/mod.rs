@@ -21,6 +21,7 @@ mod literal;
 mod measure;
 mod memory;
 mod methods;
+mod optimizer_state;
 mod quick;
 mod schedule;
 pub mod show;

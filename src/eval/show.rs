@@ -113,17 +113,17 @@ pub fn repr(v: &Value) -> String {
         }
         Value::Dict(pairs) if pairs.is_empty() => "{}".into(),
         Value::Dict(pairs) => {
-            let width = pairs.iter().map(|(k, _)| k.len()).max().unwrap_or(0);
+            let width = pairs.iter().map(|(k, _)| k.repr().len()).max().unwrap_or(0);
             let rows: Vec<String> = pairs
                 .iter()
                 .map(|(k, v)| {
                     // Continuation lines (a matrix's rows) under the value's first.
-                    let indent = format!("\n{}", " ".repeat(width + 7));
+                    let indent = format!("\n{}", " ".repeat(width + 5));
                     format!(
                         "  {:<width$}  {}",
-                        format!("{k:?}:"),
+                        format!("{}:", k.repr()),
                         repr(v).replace('\n', &indent),
-                        width = width + 3
+                        width = width + 1
                     )
                 })
                 .collect();

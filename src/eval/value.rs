@@ -37,8 +37,9 @@ pub enum Value {
     /// is now (a builtin's argument, `xs[i]`, `len`) takes the inner `Arc`,
     /// and an append copies only while such a reading is alive.
     MutList(Arc<Mutex<Arc<Vec<Value>>>>),
-    /// Named values in order (`memory_stats()`, a multi-tensor `load`); index with a string.
-    Dict(Arc<Vec<(String, Value)>>),
+    /// Values by key in order (`memory_stats()`, a `state_dict`, `{"lr": 0.1}`);
+    /// keys are strings, or ints (an optimizer's state by parameter number).
+    Dict(Arc<Vec<(Key, Value)>>),
     /// A builtin function used as a value (`f = randn`).
     Builtin(&'static Doc),
     /// A function `fn` defined.
@@ -89,6 +90,81 @@ pub struct LrScheduler {
     pub lambda: Option<Value>,
 }
 
+/// A dict's key: a string, or an int (PyTorch keys an optimizer's state by
+/// parameter number).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Key {
+    Str(String),
+    Int(i64),
+}
+
+impl Key {
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Key::Str(s) => Some(s),
+            Key::Int(_) => None,
+        }
+    }
+
+    /// The key as a value (`list(d)`, `for k in d`).
+    pub fn value(&self) -> Value {
+        match self {
+            Key::Str(s) => Value::Str(Arc::new(s.clone())),
+            Key::Int(i) => Value::Int(*i),
+        }
+    }
+
+    /// A value as a key: a string or an int (a bool is not one).
+    pub fn of(v: &Value) -> Option<Key> {
+        match v {
+            Value::Str(s) => Some(Key::Str(s.to_string())),
+            Value::Int(i) => Some(Key::Int(*i)),
+            _ => None,
+        }
+    }
+
+    /// As Python writes the key: `"lr"` quoted, `0` bare.
+    pub fn repr(&self) -> String {
+        match self {
+            Key::Str(s) => format!("{s:?}"),
+            Key::Int(i) => i.to_string(),
+        }
+    }
+}
+
+impl PartialEq<str> for Key {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == Some(other)
+    }
+}
+
+impl PartialEq<&str> for Key {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == Some(*other)
+    }
+}
+
+impl From<&str> for Key {
+    fn from(s: &str) -> Key {
+        Key::Str(s.to_string())
+    }
+}
+
+impl From<String> for Key {
+    fn from(s: String) -> Key {
+        Key::Str(s)
+    }
+}
+
+impl std::fmt::Display for Key {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Key::Str(s) => f.write_str(s),
+            Key::Int(i) => write!(f, "{i}"),
+        }
+    }
+}
+
 impl Value {
     pub fn tensor(t: Tensor) -> Value {
         Value::Tensor(Arc::new(t))
@@ -123,8 +199,8 @@ impl Value {
     /// readable as `r.values`, `r[0]`, or unpacked.
     pub fn values_indices(values: Arc<Tensor>, indices: Arc<Tensor>) -> Value {
         Value::Dict(Arc::new(vec![
-            ("values".to_string(), Value::Tensor(values)),
-            ("indices".to_string(), Value::Tensor(indices)),
+            ("values".into(), Value::Tensor(values)),
+            ("indices".into(), Value::Tensor(indices)),
         ]))
     }
 

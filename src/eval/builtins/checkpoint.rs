@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::super::value::Word;
+use super::super::value::{Key, Word};
 use super::super::{Interp, Value};
 use crate::autograd::meta;
 use crate::error::{Diagnostic, Error};
@@ -64,7 +64,13 @@ pub(super) fn to_pickled(me: &mut Interp, v: &Value, span: Span) -> Result<Pickl
         Value::Dict(pairs) => Pickled::Dict(
             pairs
                 .iter()
-                .map(|(k, v)| Ok((Pickled::Str(k.clone()), to_pickled(me, v, span)?)))
+                .map(|(k, v)| {
+                    let key = match k {
+                        Key::Str(s) => Pickled::Str(s.clone()),
+                        Key::Int(i) => Pickled::Int(*i),
+                    };
+                    Ok((key, to_pickled(me, v, span)?))
+                })
                 .collect::<Result<_, Diagnostic>>()?,
         ),
         Value::Module(_) => {
@@ -127,18 +133,15 @@ pub(super) fn from_pickled(
         Pickled::Dict(pairs) => {
             let mut out = Vec::with_capacity(pairs.len());
             for (k, v) in pairs {
-                // An optimizer's state is keyed by parameter number; cudash's
-                // dicts have string keys, so `0` reads as "0".
+                // Strings, and ints (an optimizer's state by parameter number).
                 let key = match k {
-                    Pickled::Str(s) => s,
-                    Pickled::Int(i) => i.to_string(),
-                    other => {
-                        return Err(Error::value(format!(
-                            "the file has a dict keyed by {}: cudash's dicts have string keys",
-                            kind(&other)
-                        ))
-                        .at(span))
-                    }
+                    Pickled::Str(s) => Key::Str(s),
+                    Pickled::Int(i) => Key::Int(i),
+                    other => return Err(Error::value(format!(
+                        "the file has a dict keyed by {}: cudash's dict keys are strings and ints",
+                        kind(&other)
+                    ))
+                    .at(span)),
                 };
                 out.push((key, from_pickled(me, v, device, span)?));
             }

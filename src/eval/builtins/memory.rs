@@ -59,7 +59,7 @@ pub(super) fn stats(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
     Ok(Value::Dict(Arc::new(
         pairs
             .into_iter()
-            .map(|(k, v)| (k, Value::Int(v as i64)))
+            .map(|(k, v)| (k.into(), Value::Int(v as i64)))
             .collect(),
     )))
 }

@@ -350,13 +350,13 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 for (k, v) in pairs.iter() {
                     let Value::Module(child) = v else {
                         return Err(Error::wrong_type(
-                            format!("modules[{k:?}]"),
+                            format!("modules[{}]", k.repr()),
                             "a module",
                             v.type_name(),
                         )
                         .at(*span));
                     };
-                    m.set_module(k, Some(std::sync::Arc::clone(child)))
+                    m.set_module(&k.to_string(), Some(std::sync::Arc::clone(child)))
                         .map_err(at)?;
                 }
             }

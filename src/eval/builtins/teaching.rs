@@ -67,7 +67,7 @@ pub(super) fn save(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
         for (k, v) in pairs.iter() {
             let Value::Tensor(t) = v else {
                 return Err(Error::wrong_type(
-                    format!("the value of {k:?}"),
+                    format!("the value of {}", k.repr()),
                     "a tensor",
                     v.type_name(),
                 )
@@ -77,7 +77,7 @@ pub(super) fn save(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
                 .rt
                 .copy_to(t, crate::runtime::Device::Cpu)
                 .map_err(|e| e.at(b.span))?;
-            host.push((k.clone(), t));
+            host.push((k.to_string(), t));
         }
         let named: Vec<(String, &crate::runtime::Tensor)> =
             host.iter().map(|(k, t)| (k.clone(), &**t)).collect();
@@ -125,7 +125,10 @@ pub(super) fn load(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
     }
     let mut pairs = Vec::with_capacity(loaded.len());
     for (k, t) in loaded {
-        pairs.push((k, Value::Tensor(me.rt.copy_to(&t, device).map_err(at)?)));
+        pairs.push((
+            k.into(),
+            Value::Tensor(me.rt.copy_to(&t, device).map_err(at)?),
+        ));
     }
     Ok(Value::Dict(Arc::new(pairs)))
 }
@@ -158,10 +161,7 @@ pub(super) fn list(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
         Some((v, span)) => match (v, v.elements()) {
             (_, Some(items)) => items.map_err(|e| e.at(*span))?,
             // A dict's keys, as Python's list(d).
-            (Value::Dict(pairs), None) => pairs
-                .iter()
-                .map(|(k, _)| Value::Str(Arc::new(k.clone())))
-                .collect(),
+            (Value::Dict(pairs), None) => pairs.iter().map(|(k, _)| k.value()).collect(),
             (other, None) => {
                 return Err(Error::wrong_type(
                     "the argument of list()",

@@ -237,6 +237,14 @@ static MEMBERS: &[(&str, Member)] = {
         ("next_functions", GradFnProperty(grad::next_functions)),
         ("step", OptimizerMethod(grad::step)),
         ("zero_grad", OptimizerMethod(grad::zero_grad)),
+        (
+            "state_dict",
+            OptimizerMethod(super::optimizer_state::state_dict),
+        ),
+        (
+            "load_state_dict",
+            OptimizerMethod(super::optimizer_state::load_state_dict),
+        ),
         ("set_epoch", SamplerMethod(super::data::set_epoch)),
         ("parameters", ModuleMethod(module::parameters)),
         ("named_parameters", ModuleMethod(module::parameters)),
@@ -461,7 +469,7 @@ fn no_member(v: &Value, name: &Name) -> Diagnostic {
             super::suggest::closest(&name.name, docs::members(v.kind()).map(|d| d.name))
         }
         Value::Dict(pairs) => {
-            super::suggest::closest(&name.name, pairs.iter().map(|(k, _)| k.as_str()))
+            super::suggest::closest(&name.name, pairs.iter().filter_map(|(k, _)| k.as_str()))
         }
         _ => None,
     };

@@ -525,7 +525,7 @@ pub(super) fn to(me: &mut Interp, name: &'static str, m: &ModuleRef, b: &Bound) 
 pub(super) fn state_dict(_: &mut Interp, _: &'static str, m: &ModuleRef, _: &Bound) -> Out {
     let pairs = module::state_dict(m)
         .into_iter()
-        .map(|(k, t)| (k, Value::Tensor(t)))
+        .map(|(k, t)| (k.into(), Value::Tensor(t)))
         .collect();
     Ok(Value::Dict(Arc::new(pairs)))
 }
@@ -549,18 +549,19 @@ pub(super) fn load_state_dict(me: &mut Interp, _: &'static str, m: &ModuleRef, b
     let targets = module::state_targets(m);
     let missing: Vec<&str> = targets
         .iter()
-        .filter(|(k, _)| !given.iter().any(|(g, _)| g == k))
+        .filter(|(k, _)| !given.iter().any(|(g, _)| *g == k.as_str()))
         .map(|(k, _)| k.as_str())
         .collect();
-    let unexpected: Vec<&str> = given
+    let unexpected_keys: Vec<String> = given
         .iter()
-        .filter(|(g, _)| !targets.iter().any(|(k, _)| k == g))
-        .map(|(g, _)| g.as_str())
+        .filter(|(g, _)| !targets.iter().any(|(k, _)| *g == k.as_str()))
+        .map(|(g, _)| g.to_string())
         .collect();
+    let unexpected: Vec<&str> = unexpected_keys.iter().map(String::as_str).collect();
     let mut errors = Vec::new();
     let mut copies = Vec::new();
     for (key, target) in &targets {
-        let Some((_, value)) = given.iter().find(|(g, _)| g == key) else {
+        let Some((_, value)) = given.iter().find(|(g, _)| *g == key.as_str()) else {
             continue;
         };
         let Some(src) = to_tensor(value) else {

@@ -1,0 +1,271 @@
+//! An optimizer's `state_dict()` and `load_state_dict(d)`, in PyTorch's
+//! layout: `{"state": {0: {"step": tensor(5.), "exp_avg": ...}, ...},
+//! "param_groups": [{"lr": 0.001, ..., "params": [0, 1]}]}`, parameters by
+//! number, so a checkpoint moves between cudash and PyTorch.
+
+use std::sync::{Arc, Mutex};
+
+use super::args::Bound;
+use super::value::Key;
+use super::{Interp, Value};
+use crate::autograd::optim::{Optimizer, Setting, StateValue};
+use crate::error::{Diagnostic, Error};
+use crate::runtime::lock::lock;
+use crate::runtime::Tensor;
+
+type Out = Result<Value, Diagnostic>;
+
+/// Group keys PyTorch's optimizers keep that cudash's do not, accepted on
+/// load when they hold PyTorch's default (and the keys schedulers add).
+const PYTORCH_DEFAULTS: &[(&str, Option<bool>)] = &[
+    ("amsgrad", Some(false)),
+    ("maximize", Some(false)),
+    ("foreach", None),
+    ("capturable", Some(false)),
+    ("differentiable", Some(false)),
+    ("fused", None),
+    ("decoupled_weight_decay", None),
+    ("initial_lr", None),
+    ("max_lr", None),
+    ("min_lr", None),
+    ("base_momentum", None),
+    ("max_momentum", None),
+];
+
+fn setting_value(v: Setting) -> Value {
+    match v {
+        Setting::Number(x) => Value::float(x),
+        Setting::Bool(b) => Value::bool(b),
+        Setting::Pair((a, b)) => Value::List(Arc::new(vec![Value::float(a), Value::float(b)])),
+    }
+}
+
+/// `opt.state_dict()`: the state's tensors themselves (as PyTorch's, not
+/// copies), `step` as an f32 tensor on the host.
+pub(super) fn state_dict(
+    _: &mut Interp,
+    _: &'static str,
+    o: &Arc<Mutex<Optimizer>>,
+    _: &Bound,
+) -> Out {
+    let o = lock(o);
+    let ids = o.param_ids();
+    let mut state = Vec::new();
+    for (k, &id) in ids.iter().enumerate() {
+        if ids[..k].contains(&id) {
+            continue;
+        }
+        let entries = o.state_of(k);
+        if entries.is_empty() {
+            continue;
+        }
+        let entries = entries
+            .into_iter()
+            .map(|(name, v)| {
+                let v = match v {
+                    StateValue::Steps(n) => Value::tensor(Tensor::scalar(n as f32)),
+                    StateValue::Tensor(t) => Value::Tensor(t),
+                };
+                (Key::from(name), v)
+            })
+            .collect();
+        state.push((Key::Int(id as i64), Value::Dict(Arc::new(entries))));
+    }
+    let groups = o
+        .groups
+        .iter()
+        .enumerate()
+        .map(|(g, kind)| {
+            let mut pairs: Vec<(Key, Value)> = kind
+                .settings()
+                .into_iter()
+                .map(|(k, v)| (Key::from(k), setting_value(v)))
+                .collect();
+            let params = ids
+                .iter()
+                .zip(&o.group_of)
+                .filter(|(_, &h)| h == g)
+                .map(|(&id, _)| Value::Int(id as i64))
+                .collect();
+            pairs.push(("params".into(), Value::List(Arc::new(params))));
+            Value::Dict(Arc::new(pairs))
+        })
+        .collect();
+    Ok(Value::Dict(Arc::new(vec![
+        ("state".into(), Value::Dict(Arc::new(state))),
+        ("param_groups".into(), Value::List(Arc::new(groups))),
+    ])))
+}
+
+fn field<'a>(d: &'a [(Key, Value)], name: &str) -> Option<&'a Value> {
+    d.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
+}
+
+/// `opt.load_state_dict(d)`: PyTorch's checks (as many groups, as many
+/// parameters in each), every group's settings, then each parameter's state
+/// copied onto the parameter's device and dtype (`step` kept as a count).
+/// Nothing changes when a check fails.
+pub(super) fn load_state_dict(
+    me: &mut Interp,
+    _: &'static str,
+    o: &Arc<Mutex<Optimizer>>,
+    b: &Bound,
+) -> Out {
+    let (v, span) = b
+        .get("state_dict")
+        .cloned()
+        .ok_or_else(|| Error::value("load_state_dict() needs a state_dict").at(b.span))?;
+    let at = |e: Error| e.at(span);
+    let bad = |what: &str| {
+        Error::value_help(
+            format!("the optimizer's state_dict {what}"),
+            "give what `opt.state_dict()` gave (or a checkpoint's \"optimizer_state_dict\")",
+        )
+        .at(span)
+    };
+    let Value::Dict(d) = &v else {
+        return Err(bad("is a dict of \"state\" and \"param_groups\""));
+    };
+    let (Some(Value::Dict(state)), Some(groups)) = (field(d, "state"), field(d, "param_groups"))
+    else {
+        return Err(bad("has \"state\" and \"param_groups\""));
+    };
+    let groups = match groups.elements() {
+        Some(Ok(g)) => g,
+        _ => return Err(bad("has a list of \"param_groups\"")),
+    };
+    let mut opt = lock(o);
+    if groups.len() != opt.groups.len() {
+        return Err(at(Error::value(
+            "loaded state dict has a different number of parameter groups",
+        )));
+    }
+    // Each group's settings and the numbers of its parameters.
+    let mut kinds = opt.groups.clone();
+    let mut numbers: Vec<i64> = Vec::with_capacity(opt.params.len());
+    for (g, group) in groups.iter().enumerate() {
+        let Value::Dict(pairs) = group else {
+            return Err(bad("has a dict per parameter group"));
+        };
+        let ids = match field(pairs, "params").map(|p| p.elements()) {
+            Some(Some(Ok(ids))) => ids,
+            _ => return Err(bad("has each group's \"params\"")),
+        };
+        let ours = opt.group_of.iter().filter(|&&h| h == g).count();
+        if ids.len() != ours {
+            return Err(at(Error::value(
+                "loaded state dict contains a parameter group that doesn't match the size of optimizer's group",
+            )));
+        }
+        for id in &ids {
+            match id {
+                Value::Int(i) => numbers.push(*i),
+                _ => return Err(bad("numbers its parameters")),
+            }
+        }
+        for (k, v) in pairs.iter() {
+            let Some(name) = k.as_str() else {
+                return Err(bad("has string keys in its groups"));
+            };
+            if name == "params" {
+                continue;
+            }
+            if let Some((_, default)) = PYTORCH_DEFAULTS.iter().find(|(n, _)| *n == name) {
+                let differs = match (default, v) {
+                    (Some(d), Value::Bool(b)) => b.get() != *d,
+                    _ => false,
+                };
+                if differs {
+                    return Err(at(Error::value(format!(
+                        "the state_dict's group {g} sets {name:?} to {}, which cudash's {} does not do",
+                        super::show::repr(v),
+                        opt.name()
+                    ))));
+                }
+                continue;
+            }
+            let setting = match v {
+                Value::Bool(b) => Setting::Bool(b.get()),
+                Value::Int(_) | Value::Float(_) => Setting::Number(v.as_number().unwrap_or(0.0)),
+                v => match v.elements() {
+                    Some(Ok(items)) => match items.as_slice() {
+                        [a, b] => match (a.as_number(), b.as_number()) {
+                            (Some(a), Some(b)) => Setting::Pair((a, b)),
+                            _ => return Err(bad("has numbers as settings")),
+                        },
+                        _ => return Err(bad("has numbers as settings")),
+                    },
+                    _ => return Err(bad("has numbers as settings")),
+                },
+            };
+            kinds[g]
+                .set(name, setting)
+                .map_err(|m| at(Error::value(m)))?;
+        }
+    }
+    // Each parameter's state, moved to its parameter's device and dtype.
+    let mut loaded: Vec<(usize, &'static str, StateValue)> = Vec::new();
+    for (key, entries) in state.iter() {
+        let Key::Int(id) = key else {
+            return Err(bad("numbers the parameters in its \"state\""));
+        };
+        let Some(k) = numbers.iter().position(|n| n == id) else {
+            continue; // PyTorch ignores state of a number no group has
+        };
+        let Value::Dict(entries) = entries else {
+            return Err(bad("has a dict of state per parameter"));
+        };
+        let param = Arc::clone(&opt.params[k]);
+        for (name, value) in entries.iter() {
+            let name = name.as_str().unwrap_or("");
+            let Some(&(known, _)) = opt.groups[opt.group_of[k]]
+                .state_names()
+                .iter()
+                .find(|(n, _)| *n == name)
+            else {
+                return Err(at(Error::value(format!(
+                    "the state_dict's state of parameter {id} has {name:?}, which {} does not keep",
+                    opt.name()
+                ))));
+            };
+            let v = if known == "step" {
+                let steps = match value {
+                    Value::Tensor(t) if t.numel() == 1 => {
+                        me.rt.read_item(t, || t.to_vec::<f64>()[0]).map_err(at)?
+                    }
+                    other => other
+                        .as_number()
+                        .ok_or_else(|| bad("has a number as \"step\""))?,
+                };
+                StateValue::Steps(steps.max(0.0) as u64)
+            } else {
+                let Value::Tensor(t) = value else {
+                    return Err(bad("has tensors as state"));
+                };
+                if t.shape() != param.shape() {
+                    return Err(at(Error::value(format!(
+                        "the state_dict's {name:?} of parameter {id} has shape {:?}, the parameter {:?}",
+                        t.shape(),
+                        param.shape()
+                    ))));
+                }
+                let moved = me.rt.copy_to(t, param.device()).map_err(at)?;
+                let cast = me.rt.cast(&moved, param.dtype()).map_err(at)?;
+                // The optimizer's own copy, as PyTorch's deep copy on load.
+                let own = match Arc::ptr_eq(&cast, t) {
+                    true => me.rt.copy(&cast).map_err(at)?,
+                    false => cast,
+                };
+                StateValue::Tensor(own)
+            };
+            loaded.push((k, known, v));
+        }
+    }
+    opt.groups = kinds;
+    opt.clear_state();
+    for (k, name, v) in loaded {
+        opt.set_state_of(k, name, v)
+            .map_err(|m| at(Error::value(m)))?;
+    }
+    Ok(Value::None)
+}
