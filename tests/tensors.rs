@@ -283,3 +283,31 @@ fn cast_methods_and_method_forms_of_the_operators() {
     let (class, _) = common::err("arange(3).add(\"a\")");
     assert_eq!(class, "TypeError");
 }
+
+/// The tiled copy of a transposed view, `cat`/`stack` of strided views read
+/// in place, and `x op= y` into a strided view: each element as an
+/// element-by-element copy gives it (checked against sums of indices, which
+/// any misplaced element changes).
+#[test]
+fn strided_copies_joins_and_in_place_ops_put_every_element_in_place() {
+    let mut s = common::session();
+    common::ok_in(&mut s, "x = arange(300 * 70).reshape(300, 70)\nb = arange(3 * 130 * 65).reshape(3, 130, 65).double()");
+    for (src, want) in [
+        // .T of a matrix and of a batch, by position: t[i, j] = x[j, i].
+        ("t = x.T.contiguous()\n(t == x.T).all()", "true  bool[] @cpu"),
+        ("(t[69] == arange(69, 300 * 70, 70)).all()", "true  bool[] @cpu"),
+        ("u = b.transpose(1, 2).contiguous()\n(u == b.transpose(1, 2)).all()", "true  bool[] @cpu"),
+        ("u[2, 64, 129].item() == b[2, 129, 64].item()", "true"),
+        // stack of strided views, against their contiguous copies.
+        (
+            "v = [x[1:299:2, 3:70:3], x.T[5:40, 100:135], x[0:35, 0:35].T]\nw = [v[0][0:35, 0:20], v[1][:, 0:20], v[2][:, 0:20]]\n(stack(w, 1) == stack([w[0].contiguous(), w[1].contiguous(), w[2].contiguous()], 1)).all()",
+            "true  bool[] @cpu",
+        ),
+        ("(cat([x.T, x.T[::3]], 0) == cat([x.T.contiguous(), x.T[::3].contiguous()], 0)).all()", "true  bool[] @cpu"),
+        // in place into a strided view, a broadcast operand.
+        ("y = zeros(300, 70)\ny.T[::2] += x.T[::2].float()\n(y[:, ::2] == x[:, ::2].float()).all() and (y[:, 1::2] == 0).all()", "true  bool[] @cpu"),
+        ("z = ones(4, 5, dtype=f64)\nz.T[1:3] *= tensor([2., 3., 4., 5.], dtype=f64)\nz.sum(0).tolist()", "[4.0, 14.0, 14.0, 4.0, 4.0]"),
+    ] {
+        assert_eq!(common::ok_in(&mut s, src), want, "{src}");
+    }
+}

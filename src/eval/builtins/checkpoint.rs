@@ -137,11 +137,13 @@ pub(super) fn from_pickled(
                 let key = match k {
                     Pickled::Str(s) => Key::Str(s),
                     Pickled::Int(i) => Key::Int(i),
-                    other => return Err(Error::value(format!(
+                    other => {
+                        return Err(Error::value(format!(
                         "the file has a dict keyed by {}: cudash's dict keys are strings and ints",
                         kind(&other)
                     ))
-                    .at(span)),
+                        .at(span))
+                    }
                 };
                 out.push((key, from_pickled(me, v, device, span)?));
             }

@@ -53,6 +53,9 @@ impl Compute for Host {
         if x.numel() > 0 {
             read_in_order(&[x, y.tensor]);
         }
+        if elementwise::in_place_same_dtype(op, x, y).is_some() {
+            return Ok(());
+        }
         let r = elementwise::binary_planned(op, Operand::strong(x), y, plan)?;
         index::assign(x, &r)
     }

@@ -79,6 +79,81 @@ pub fn binary_planned(
     Ok(Tensor::new(buf, shape, device))
 }
 
+/// `x op= y` written straight into `x`, a row at a time, where that gives
+/// the same bits as computing `x op y` and copying it back: `+ - * /` of
+/// two f32 or f64 tensors of one dtype (one IEEE operation per element), `y`
+/// a tensor (not a number) broadcast to `x`'s shape in memory of its own.
+/// `None` for anything else (the caller computes, then assigns). col2im's
+/// adds into a strided view were two passes and a temporary each.
+pub fn in_place_same_dtype(op: BinaryOp, x: &Tensor, y: Operand) -> Option<()> {
+    let yt = y.tensor;
+    let simple = matches!(
+        op,
+        BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
+    );
+    if !simple
+        || y.weak
+        || !matches!(x.dtype(), DType::F32 | DType::F64)
+        || yt.dtype() != x.dtype()
+        || x.ndim() == 0
+        || yt.ndim() > x.ndim()
+        || yt.shares_storage(x)
+        || x.numel() == 0
+    {
+        return None;
+    }
+    let lead = x.ndim() - yt.ndim();
+    let fits = yt
+        .shape()
+        .iter()
+        .zip(&x.shape()[lead..])
+        .all(|(&a, &b)| a == b || a == 1);
+    if !fits {
+        return None;
+    }
+    fn rows<T: Num + Stored>(op: BinaryOp, x: &Tensor, y: &Tensor) {
+        let n = x.ndim();
+        let ys = broadcast_strides(y.shape(), y.strides(), x.shape());
+        let inner = x.shape()[n - 1];
+        let (xs, yst) = (x.strides()[n - 1], ys[n - 1]);
+        let yb = y.read();
+        let yv = yb.as_slice::<T>();
+        let mut xb = x.write();
+        let xv = xb.as_mut_slice::<T>();
+        let f = |a: T, b: T| match op {
+            BinaryOp::Add => a.add(b),
+            BinaryOp::Sub => a.sub(b),
+            BinaryOp::Mul => a.mul(b),
+            _ => a.div(b),
+        };
+        for_each_offset2(
+            &x.shape()[..n - 1],
+            (&x.strides()[..n - 1], x.offset()),
+            (&ys[..n - 1], y.offset()),
+            |i, j| {
+                if xs == 1 && yst == 1 {
+                    for (a, &b) in xv[i..i + inner].iter_mut().zip(&yv[j..j + inner]) {
+                        *a = f(*a, b);
+                    }
+                } else {
+                    for k in 0..inner as isize {
+                        let (p, q) = (
+                            (i as isize + k * xs) as usize,
+                            (j as isize + k * yst) as usize,
+                        );
+                        xv[p] = f(xv[p], yv[q]);
+                    }
+                }
+            },
+        );
+    }
+    match x.dtype() {
+        DType::F32 => rows::<f32>(op, x, yt),
+        _ => rows::<f64>(op, x, yt),
+    }
+    Some(())
+}
+
 fn arith<T: Num + Stored>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Buffer {
     match op {
         BinaryOp::Add => zip::<T, T>(a, b, shape, |x, y| x.add(y)),

@@ -2,7 +2,7 @@
 
 use super::super::buffer::Buffer;
 use super::super::buffer::Stored;
-use super::super::shape::{fmt_shape, norm_dim};
+use super::super::shape::{fmt_shape, for_each_offset, norm_dim};
 use super::super::{DType, Tensor};
 use crate::error::Error;
 use crate::with_dtype;
@@ -93,6 +93,11 @@ pub fn cat(ts: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
     let first = ts[0];
     let outer: usize = first.shape()[..d].iter().product();
     let inner: usize = first.shape()[d + 1..].iter().product();
+    if ts.iter().all(|t| t.dtype() == dt) {
+        let buf =
+            with_dtype!(dt, T => T::into_buffer(cat_same_dtype::<T>(ts, d, shape[d] * inner)));
+        return Ok(Tensor::new(buf, shape, first.device()));
+    }
     let parts: Vec<Buffer> = ts.iter().map(|t| t.contiguous_buffer().cast(dt)).collect();
     let total = shape[d];
     let buf = with_dtype!(dt, T => {
@@ -106,6 +111,56 @@ pub fn cat(ts: &[&Tensor], dim: i64) -> Result<Tensor, Error> {
         T::into_buffer(out)
     });
     Ok(Tensor::new(buf, shape, first.device()))
+}
+
+/// `cat` of parts of the result's dtype, each read in place (strided views
+/// row by row) straight into the result: no contiguous copy of a part
+/// first (convolution's columns are a stack of nine strided views).
+fn cat_same_dtype<T: Stored>(ts: &[&Tensor], d: usize, row: usize) -> Vec<T> {
+    let first = ts[0];
+    let outer: usize = first.shape()[..d].iter().product();
+    let inner: usize = first.shape()[d + 1..].iter().product();
+    let total = outer * row;
+    let mut out: Vec<T> = Vec::with_capacity(total);
+    let spare = &mut out.spare_capacity_mut()[..total];
+    let mut start = 0;
+    for t in ts {
+        let block = t.shape()[d] * inner;
+        let buf = t.read();
+        let src = buf.as_slice::<T>();
+        let (shape, strides) = (t.shape(), t.strides());
+        let mut o = 0;
+        for_each_offset(&shape[..d], &strides[..d], t.offset(), |at| {
+            let dst = &mut spare[o * row + start..][..block];
+            let mut k = 0;
+            // The part's block for this outer index, a row at a time.
+            let rows = &shape[d..];
+            let (last, lead) = match rows.split_last() {
+                Some((&last, lead)) => (last, lead),
+                None => (1, &rows[..0]),
+            };
+            let step = strides.last().copied().unwrap_or(1);
+            let lead_strides = &strides[d..(d + lead.len())];
+            for_each_offset(lead, lead_strides, at, |r| {
+                if step == 1 {
+                    for (slot, &x) in dst[k..k + last].iter_mut().zip(&src[r..r + last]) {
+                        slot.write(x);
+                    }
+                } else {
+                    for (j, slot) in dst[k..k + last].iter_mut().enumerate() {
+                        slot.write(src[(r as isize + j as isize * step) as usize]);
+                    }
+                }
+                k += last;
+            });
+            o += 1;
+        });
+        start += block;
+    }
+    // SAFETY: each outer index's row of `row` elements is written in full,
+    // part after part (the parts' blocks add up to `row`).
+    unsafe { out.set_len(total) };
+    out
 }
 
 /// `stack`'s operands checked (one shape) and given their new dimension,
