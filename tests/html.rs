@@ -187,3 +187,16 @@ fn mem_history_is_an_svg_whose_columns_name_their_statements() {
         "{page}"
     );
 }
+
+#[test]
+fn a_parameter_shows_under_pytorchs_line_in_html_too() {
+    let mut s = html_session();
+    let [h] = &htmls(&mut s, "Linear(2, 1).bias")[..] else {
+        panic!("one output")
+    };
+    assert!(h.starts_with("<div>Parameter containing:</div>"), "{h}");
+    let [h] = &htmls(&mut s, "ones(2)")[..] else {
+        panic!("one output")
+    };
+    assert!(!h.contains("Parameter"), "{h}");
+}

@@ -176,7 +176,16 @@ impl Interp {
             .host_read(&[&v], || {
                 let text = super::show::display_text(&v)?;
                 let html = match &v {
-                    Value::Tensor(t) if html => Some(display::html::tensor(t)),
+                    // A parameter under PyTorch's line, as its text shows it.
+                    Value::Tensor(t) if html => {
+                        Some(match crate::autograd::meta::is_parameter(t) {
+                            true => format!(
+                                "<div>Parameter containing:</div>{}",
+                                display::html::tensor(t)
+                            ),
+                            false => display::html::tensor(t),
+                        })
+                    }
                     _ => None,
                 };
                 Some(Shown { text, html })
