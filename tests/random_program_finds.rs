@@ -329,3 +329,13 @@ fn an_index_into_a_dimension_of_size_0_is_pytorchs_index_error_on_the_host() {
         assert_eq!(out.lines().last(), Some("[3.0, 3.0]"), "{backend:?}: {out}");
     }
 }
+
+/// Session 45's `cat` that reads strided parts in place indexed a part of
+/// shape [2, 0] past its empty buffer (a panic); PyTorch gives [4, 0].
+#[test]
+fn cat_of_parts_with_no_element_on_a_device() {
+    let out =
+        common::run("t3 = ones(2, 0, dtype=bf16, device=cuda)\nt0 = -t3\ncat([t0, t3]).shape");
+    assert!(!out.contains("panicked"), "{out}");
+    assert!(out.trim_end().ends_with("[4, 0]"), "{out}");
+}

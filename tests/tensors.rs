@@ -306,6 +306,9 @@ fn strided_copies_joins_and_in_place_ops_put_every_element_in_place() {
         ("(cat([x.T, x.T[::3]], 0) == cat([x.T.contiguous(), x.T[::3].contiguous()], 0)).all()", "true  bool[] @cpu"),
         // in place into a strided view, a broadcast operand.
         ("y = zeros(300, 70)\ny.T[::2] += x.T[::2].float()\n(y[:, ::2] == x[:, ::2].float()).all() and (y[:, 1::2] == 0).all()", "true  bool[] @cpu"),
+        // Parts with no element (a random program's find: [2, 0] parts).
+        ("cat([ones(2, 0), -ones(2, 0)]).shape", "[4, 0]"),
+        ("stack([ones(2, 0), ones(2, 0)], 1).shape", "[2, 2, 0]"),
         ("z = ones(4, 5, dtype=f64)\nz.T[1:3] *= tensor([2., 3., 4., 5.], dtype=f64)\nz.sum(0).tolist()", "[4.0, 14.0, 14.0, 4.0, 4.0]"),
     ] {
         assert_eq!(common::ok_in(&mut s, src), want, "{src}");

@@ -126,6 +126,10 @@ fn cat_same_dtype<T: Stored>(ts: &[&Tensor], d: usize, row: usize) -> Vec<T> {
     let mut start = 0;
     for t in ts {
         let block = t.shape()[d] * inner;
+        if block == 0 {
+            // No element to copy (and none to index: a part of shape [2, 0]).
+            continue;
+        }
         let buf = t.read();
         let src = buf.as_slice::<T>();
         let (shape, strides) = (t.shape(), t.strides());
