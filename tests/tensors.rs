@@ -280,6 +280,9 @@ fn cast_methods_and_method_forms_of_the_operators() {
     shows!("tensor([1, 2], dtype=i32).add(2)" => "[3, 4]  i32[2] @cpu");
     shows!("arange(3).mul(2.5).dtype" => "f32");
     shows!("arange(3).pow(2)" => "[0, 1, 4]  i64[3] @cpu");
+    shows!("arange(6).reshape(2, 3).t().shape" => "[3, 2]");
+    shows!("ones(2, 3, requires_grad=true).t().grad_fn" => "<TBackward0>");
+    shows!("arange(3).t()" => "[0, 1, 2]  i64[3] @cpu");
     let (class, _) = common::err("arange(3).add(\"a\")");
     assert_eq!(class, "TypeError");
 }

@@ -349,6 +349,7 @@ docs! {
     Property Tensors "ndim", "x.ndim", "Number of dimensions.", "ones(2, 3).ndim";
     Property Tensors "nbytes", "x.nbytes", "Bytes taken by the elements.", "ones(2, 3).nbytes";
     Property Tensors "T", "x.T", "The transpose (dimensions reversed), a view.", "arange(6).reshape(2, 3).T";
+    Method Tensors "t", "x.t()", "The transpose of a matrix, a view (`TBackward0`); a vector or a number as it is (PyTorch's `Tensor.t`).", "arange(6).reshape(2, 3).t()";
     Property Tensors "mT", "x.mT", "The last two dimensions swapped (every matrix of a batch transposed), a view.", "ones(2, 3, 4).mT.shape";
     Property Memory "is_pinned", "x.is_pinned", "Whether `x` lives in page-locked host memory.", "ones(2).is_pinned";
     Property Training "data", "x.data", "The same elements (shared memory) without autograd history, as `x.detach()` (PyTorch's older spelling: `p.data.sub_(lr * p.grad)`). Unlike PyTorch's `.data`, an in-place change made through it still counts for autograd's version check, as with `detach()`.", "w = ones(2, requires_grad=true)\nw.data.requires_grad";

@@ -95,6 +95,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("contiguous", TensorMethod(tensor::contiguous)),
         ("clone", TensorMethod(tensor::clone)),
         ("transpose", TensorMethod(tensor::transpose)),
+        ("t", TensorMethod(tensor::t)),
         ("sum", TensorMethod(tensor::reduce)),
         ("mean", TensorMethod(tensor::reduce)),
         ("max", TensorMethod(tensor::reduce)),

@@ -158,6 +158,23 @@ pub(super) fn transpose(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &B
     )))
 }
 
+/// `x.t()`: PyTorch's transpose of a matrix (`TBackward0`); a vector or a
+/// number as it is; more dimensions are PyTorch's error.
+pub(super) fn t(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    match t.ndim() {
+        0 | 1 => Ok(Value::Tensor(Arc::clone(t))),
+        2 => {
+            let x = Arc::new(t.transpose(0, 1));
+            let backward = Backward::Transpose { d0: 0, d1: 1 };
+            Ok(Value::Tensor(me.recorded(t, x, "TBackward0", backward)))
+        }
+        n => Err(Error::shape(format!(
+            "t() expects a tensor with <= 2 dimensions, but self is {n}D"
+        ))
+        .at(b.span)),
+    }
+}
+
 pub(super) fn reduce(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     me.reduce(name, t, b)
 }
