@@ -87,17 +87,7 @@ pub fn dropout(
     p: f64,
     training: bool,
 ) -> R<Arc<Tensor>> {
-    if !(0.0..=1.0).contains(&p) {
-        return Err(Error::value(format!(
-            "dropout probability has to be between 0 and 1, but got {p}"
-        )));
-    }
-    if !x.dtype().is_float() {
-        return Err(Error::dtype(
-            format!("dropout takes a float tensor, not {}", x.dtype()),
-            Some("convert it first: `x.to(f32)`".into()),
-        ));
-    }
+    check_dropout(x, p)?;
     if !training || p == 0.0 || x.numel() == 0 {
         return Ok(Arc::clone(x));
     }
@@ -146,6 +136,22 @@ pub fn dropout(
     ))
 }
 
+/// PyTorch's checks of a dropout: a probability, a float tensor.
+fn check_dropout(x: &Tensor, p: f64) -> R<()> {
+    if !(0.0..=1.0).contains(&p) {
+        return Err(Error::value(format!(
+            "dropout probability has to be between 0 and 1, but got {p}"
+        )));
+    }
+    if !x.dtype().is_float() {
+        return Err(Error::dtype(
+            format!("dropout takes a float tensor, not {}", x.dtype()),
+            Some("convert it first: `x.to(f32)`".into()),
+        ));
+    }
+    Ok(())
+}
+
 /// `dropout2d(x, p, training)`: each channel of each sample (`x[n, c]`)
 /// zeroed with probability `p`, the others scaled by `1 / (1 - p)`, as
 /// PyTorch's feature dropout: one noise value per channel, `x * noise`
@@ -157,11 +163,6 @@ pub fn dropout2d(
     p: f64,
     training: bool,
 ) -> R<Arc<Tensor>> {
-    if !(0.0..=1.0).contains(&p) {
-        return Err(Error::value(format!(
-            "dropout probability has to be between 0 and 1, but got {p}"
-        )));
-    }
     if !matches!(x.ndim(), 3 | 4) {
         return Err(Error::shape(format!(
             "dropout2d: Expected 3D or 4D input, but got a {}D input of shape {:?}",
@@ -169,12 +170,7 @@ pub fn dropout2d(
             x.shape()
         )));
     }
-    if !x.dtype().is_float() {
-        return Err(Error::dtype(
-            format!("dropout takes a float tensor, not {}", x.dtype()),
-            Some("convert it first: `x.to(f32)`".into()),
-        ));
-    }
+    check_dropout(x, p)?;
     if !training || p == 0.0 || x.numel() == 0 {
         return Ok(Arc::clone(x));
     }

@@ -79,16 +79,6 @@ fn storage_name(d: DType) -> &'static str {
     }
 }
 
-const DTYPES: [DType; 7] = [
-    DType::Bool,
-    DType::I32,
-    DType::I64,
-    DType::F16,
-    DType::BF16,
-    DType::F32,
-    DType::F64,
-];
-
 fn dtype_name(d: DType) -> &'static str {
     match d {
         DType::Bool => "bool",
@@ -131,7 +121,7 @@ impl Global {
             ("torch", storage) if storage_dtype(storage).is_some() => {
                 Global::Storage(storage_dtype(storage).expect("matched")?)
             }
-            ("torch", dtype) => match DTYPES.into_iter().find(|&d| dtype_name(d) == dtype) {
+            ("torch", dtype) => match DType::ALL.into_iter().find(|&d| dtype_name(d) == dtype) {
                 Some(d) => Global::DType(d),
                 None => return Err(unsupported(module, name)),
             },
