@@ -111,25 +111,12 @@ fn channels(t: &Tensor, c0: usize, c1: usize) -> Tensor {
 /// time (the places of one offset never overlap).
 fn add_windows(rt: &mut Runtime, dst: &Tensor, cols: &Tensor, geom: &Geometry) -> R<()> {
     let (oh, ow) = geom.out;
-    let st = dst.strides();
     let cs = cols.strides();
-    let n = dst.shape()[0];
-    let c = dst.shape()[1];
+    let (n, c) = (dst.shape()[0], dst.shape()[1]);
     for i in 0..geom.kernel.0 {
         for j in 0..geom.kernel.1 {
-            let at = dst.offset()
-                + i * geom.dilation.0 * st[2] as usize
-                + j * geom.dilation.1 * st[3] as usize;
-            let places = dst.view(
-                vec![n, c, oh, ow],
-                vec![
-                    st[0],
-                    st[1],
-                    st[2] * geom.stride.0 as isize,
-                    st[3] * geom.stride.1 as isize,
-                ],
-                at,
-            );
+            // The offset's places, batch-major as `cols` lays them out.
+            let places = view::permute(&offset_places(dst, geom, (i, j)), &[1, 0, 2, 3])?;
             let part = cols.view(
                 vec![n, c, oh, ow],
                 vec![cs[0], cs[1], cs[2], cs[3]],

@@ -96,15 +96,7 @@ pub fn dropout(
         let zero = Operand::weak(&zero);
         return record::binary(rt, mode, BinaryOp::Mul, Operand::strong(x), zero);
     }
-    let new = NewTensor {
-        shape: x.shape(),
-        dtype: x.dtype(),
-        device: x.device(),
-        like: None,
-    };
-    let u = rt.random(new, Distribution::Uniform)?;
-    let keep = bin_s(rt, BinaryOp::Lt, &u, 1.0 - p)?;
-    drop(u);
+    let keep = kept(rt, x, x.shape(), p)?;
     let scale = 1.0 / (1.0 - p);
     if !x.device().is_cuda() {
         // PyTorch's cpu path: noise = bernoulli(1 - p) / (1 - p); x * noise.
@@ -134,6 +126,19 @@ pub fn dropout(
         backward,
         &[x],
     ))
+}
+
+/// Which elements a dropout keeps: a bool tensor of `shape` on `x`'s
+/// device, each true with probability `1 - p` (a uniform draw below it).
+fn kept(rt: &mut Runtime, x: &Tensor, shape: &[usize], p: f64) -> R<Arc<Tensor>> {
+    let new = NewTensor {
+        shape,
+        dtype: x.dtype(),
+        device: x.device(),
+        like: None,
+    };
+    let u = rt.random(new, Distribution::Uniform)?;
+    bin_s(rt, BinaryOp::Lt, &u, 1.0 - p)
 }
 
 /// PyTorch's checks of a dropout: a probability, a float tensor.
@@ -179,15 +184,7 @@ pub fn dropout2d(
     let noise = if p == 1.0 {
         super::ops::full(rt, &shape, x.dtype(), x.device(), 0)?
     } else {
-        let new = NewTensor {
-            shape: &shape,
-            dtype: x.dtype(),
-            device: x.device(),
-            like: None,
-        };
-        let u = rt.random(new, Distribution::Uniform)?;
-        let keep = bin_s(rt, BinaryOp::Lt, &u, 1.0 - p)?;
-        drop(u);
+        let keep = kept(rt, x, &shape, p)?;
         let keep = rt.cast(&keep, x.dtype())?;
         bin_s(rt, BinaryOp::Div, &keep, 1.0 - p)?
     };

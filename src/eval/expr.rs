@@ -554,7 +554,7 @@ impl Interp {
         literal_value(tree)
     }
 
-    /// `{k: v, ...}`: keys are strings; a repeated key keeps its first
+    /// `{k: v, ...}`: keys are strings or ints; a repeated key keeps its first
     /// place and its last value, as Python's. A list or tuple literal in
     /// it stays a list of numbers (`"betas": (0.9, 0.999)` keeps its
     /// digits), as the Python values a dict holds.

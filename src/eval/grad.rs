@@ -530,7 +530,7 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
                         });
                         continue;
                     }
-                    let setting = setting_of(v).ok_or_else(|| {
+                    let setting = super::schedule::setting_of(v).ok_or_else(|| {
                         Error::wrong_type(
                             format!("the group's {}", k.repr()),
                             "a number",
@@ -558,22 +558,6 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
         me.rt.note(warning);
     }
     Ok(Value::Optimizer(Arc::new(Mutex::new(opt))))
-}
-
-/// A group's setting from a value: a number, a bool, or a pair (`betas`).
-fn setting_of(v: &Value) -> Option<crate::autograd::optim::Setting> {
-    use crate::autograd::optim::Setting;
-    match v {
-        Value::Bool(b) => Some(Setting::Bool(b.get())),
-        Value::Int(_) | Value::Float(_) => v.as_number().map(Setting::Number),
-        v => match v.elements() {
-            Some(Ok(items)) => match items.as_slice() {
-                [a, b] => Some(Setting::Pair((a.as_number()?, b.as_number()?))),
-                _ => None,
-            },
-            _ => None,
-        },
-    }
 }
 
 /// `opt.step()`.

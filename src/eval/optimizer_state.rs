@@ -6,9 +6,10 @@
 use std::sync::{Arc, Mutex};
 
 use super::args::Bound;
+use super::schedule::{setting_of, setting_value};
 use super::value::Key;
 use super::{Interp, Value};
-use crate::autograd::optim::{Optimizer, Setting, StateValue};
+use crate::autograd::optim::{Optimizer, StateValue};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::lock::lock;
 use crate::runtime::Tensor;
@@ -31,14 +32,6 @@ const PYTORCH_DEFAULTS: &[(&str, Option<bool>)] = &[
     ("base_momentum", None),
     ("max_momentum", None),
 ];
-
-fn setting_value(v: Setting) -> Value {
-    match v {
-        Setting::Number(x) => Value::float(x),
-        Setting::Bool(b) => Value::bool(b),
-        Setting::Pair((a, b)) => Value::List(Arc::new(vec![Value::float(a), Value::float(b)])),
-    }
-}
 
 /// `opt.state_dict()`: the state's tensors themselves (as PyTorch's, not
 /// copies), `step` as an f32 tensor on the host.
@@ -184,20 +177,7 @@ pub(super) fn load_state_dict(
                 }
                 continue;
             }
-            let setting = match v {
-                Value::Bool(b) => Setting::Bool(b.get()),
-                Value::Int(_) | Value::Float(_) => Setting::Number(v.as_number().unwrap_or(0.0)),
-                v => match v.elements() {
-                    Some(Ok(items)) => match items.as_slice() {
-                        [a, b] => match (a.as_number(), b.as_number()) {
-                            (Some(a), Some(b)) => Setting::Pair((a, b)),
-                            _ => return Err(bad("has numbers as settings")),
-                        },
-                        _ => return Err(bad("has numbers as settings")),
-                    },
-                    _ => return Err(bad("has numbers as settings")),
-                },
-            };
+            let setting = setting_of(v).ok_or_else(|| bad("has numbers as settings"))?;
             kinds[g]
                 .set(name, setting)
                 .map_err(|m| at(Error::value(m)))?;

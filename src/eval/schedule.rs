@@ -331,7 +331,8 @@ pub(crate) fn group_get(o: &Arc<Mutex<Optimizer>>, g: usize, key: &str) -> Resul
     }
 }
 
-fn setting_value(v: Setting) -> Value {
+/// A group's setting as a value (`g["betas"]` a list of two).
+pub(super) fn setting_value(v: Setting) -> Value {
     match v {
         Setting::Number(x) => Value::float(x),
         Setting::Bool(b) => Value::bool(b),
@@ -466,4 +467,20 @@ fn norm(
 ) -> Result<Arc<crate::runtime::Tensor>, Error> {
     me.rt
         .along(crate::runtime::op::along::AlongOp::Norm, p, x, None, false)
+}
+
+/// A group's setting from a value: a number, a bool, or a pair (`betas`).
+pub(super) fn setting_of(v: &Value) -> Option<crate::autograd::optim::Setting> {
+    use crate::autograd::optim::Setting;
+    match v {
+        Value::Bool(b) => Some(Setting::Bool(b.get())),
+        Value::Int(_) | Value::Float(_) => v.as_number().map(Setting::Number),
+        v => match v.elements() {
+            Some(Ok(items)) => match items.as_slice() {
+                [a, b] => Some(Setting::Pair((a.as_number()?, b.as_number()?))),
+                _ => None,
+            },
+            _ => None,
+        },
+    }
 }

@@ -98,18 +98,13 @@ pub(super) fn load(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
     let at = |e: Error| e.at(b.span);
     let path = path_arg(b)?;
     // `map_location=` is PyTorch's name for `device=`.
-    let device = match (b.device("device")?, b.device("map_location")?) {
-        (Some(d), _) => Some(
-            me.rt
-                .check_device(d)
-                .map_err(|e| e.at(b.span_of("device")))?,
-        ),
-        (None, Some(d)) => Some(
-            me.rt
-                .check_device(d)
-                .map_err(|e| e.at(b.span_of("map_location")))?,
-        ),
-        (None, None) => None,
+    let name = match b.given("device") {
+        Some(_) => "device",
+        None => "map_location",
+    };
+    let device = match b.device(name)? {
+        Some(d) => Some(me.rt.check_device(d).map_err(|e| e.at(b.span_of(name)))?),
+        None => None,
     };
     if checkpoint::is_torch_name(&path) || is_zip(&path) {
         let saved = io::load_torch(Path::new(&path)).map_err(at)?;
