@@ -60,6 +60,11 @@ struct AlongArgs { void* out; const void* in; i64 outer; i64 len; i64 inner; dou
 struct SortArgs { void* out_v; i64* out_i; const void* in_v; const i64* in_i; i64 lines; i64 len; i64 width; int descending; int first; };
 // tril / triu of contiguous matrices of rows x cols.
 struct TriArgs { void* out; const void* in; i64 numel; i64 rows; i64 cols; i64 diagonal; int upper; int _pad; };
+// The window ops (window.cu) over images of `planes` (image, channel)
+// planes of h x w and their windows' oh x ow output places: kernel (kh,
+// kw), stride, padding, dilation. `places`: each window's maximum's place
+// in its plane (h * w + w), written by max_pool, read by its gradient.
+struct WindowArgs { void* out; const void* in; i64* places; i64 planes; i64 h; i64 w; i64 oh; i64 ow; i64 kh; i64 kw; i64 sh; i64 sw; i64 ph; i64 pw; i64 dh; i64 dw; };
 struct RandomArgs { void* out; i64 n; u64 seed; u64 first; double mean; double std; i64 low; u64 range; };
 
 // One partial result of a reduction: a float sum or extreme (exact in double

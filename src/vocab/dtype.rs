@@ -39,7 +39,14 @@ impl DType {
     /// The legacy tensor type PyTorch names in messages and `x.type()`:
     /// `torch.FloatTensor`, `torch.cuda.HalfTensor`.
     pub fn torch_type(self, cuda: bool) -> String {
-        let kind = match self {
+        let cuda = if cuda { "cuda." } else { "" };
+        format!("torch.{cuda}{}Tensor", self.scalar_name())
+    }
+
+    /// PyTorch's C++ name of the element type, as its "not implemented
+    /// for 'Long'" messages give it.
+    pub fn scalar_name(self) -> &'static str {
+        match self {
             DType::F32 => "Float",
             DType::F64 => "Double",
             DType::F16 => "Half",
@@ -47,9 +54,7 @@ impl DType {
             DType::I32 => "Int",
             DType::I64 => "Long",
             DType::Bool => "Bool",
-        };
-        let cuda = if cuda { "cuda." } else { "" };
-        format!("torch.{cuda}{kind}Tensor")
+        }
     }
 
     pub fn from_name(name: &str) -> Option<DType> {

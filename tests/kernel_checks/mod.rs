@@ -23,7 +23,9 @@ use cudash::runtime::{DType, Device, Tensor};
 use cudash::with_dtype;
 
 mod along;
+mod window;
 pub use along::*;
+pub use window::*;
 
 /// A `Launcher` the checks can also fill and read back.
 pub trait Runner: Launcher {
@@ -110,6 +112,7 @@ macro_rules! all_checks {
             scans_match_the_simulator,
             softmax_var_and_norm_match_the_simulator,
             sorts_and_triangles_match_the_simulator,
+            window_ops_match_the_simulator,
         );
     };
 }

@@ -151,6 +151,29 @@ pub struct TriArgs {
     pub _pad: i32,
 }
 
+/// The window ops (`kernels/window.cu`): images of `planes` planes of h x
+/// w, their windows' oh x ow places; kernel, stride, padding, dilation.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct WindowArgs {
+    pub out: u64,
+    pub input: u64,
+    pub places: u64,
+    pub planes: i64,
+    pub h: i64,
+    pub w: i64,
+    pub oh: i64,
+    pub ow: i64,
+    pub kh: i64,
+    pub kw: i64,
+    pub sh: i64,
+    pub sw: i64,
+    pub ph: i64,
+    pub pw: i64,
+    pub dh: i64,
+    pub dw: i64,
+}
+
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct FillArgs {

@@ -18,7 +18,7 @@ use crate::runtime::DType;
 pub const COMMON: &str = include_str!("../../../kernels/common.cuh");
 
 /// The kernel files, by name.
-pub const FILES: [(&str, &str); 7] = [
+pub const FILES: [(&str, &str); 8] = [
     (
         "elementwise",
         include_str!("../../../kernels/elementwise.cu"),
@@ -29,6 +29,7 @@ pub const FILES: [(&str, &str); 7] = [
     ("reduce", include_str!("../../../kernels/reduce.cu")),
     ("along", include_str!("../../../kernels/along.cu")),
     ("sort", include_str!("../../../kernels/sort.cu")),
+    ("window", include_str!("../../../kernels/window.cu")),
 ];
 
 impl Unit {
@@ -183,6 +184,21 @@ pub fn tri(dt: DType) -> Kernel {
     kernel("copy", Some(dt), format!("tri_{}", dt.name()))
 }
 
+/// A window op (`im2col`, `col2im`, `max_pool`, `max_pool_backward`) of
+/// `dt` images: im2col for every dtype, max_pool for all but bool, the
+/// sums (col2im, the gradient) for floats.
+pub fn window(op: &str, dt: DType) -> Option<Kernel> {
+    let has = match op {
+        "im2col" => true,
+        "max_pool" => dt != DType::Bool,
+        _ => dt.is_float(),
+    };
+    has.then(|| kernel("window", Some(dt), format!("{op}_{}", dt.name())))
+}
+
+/// The window ops' names.
+pub const WINDOW_OPS: [&str; 4] = ["im2col", "col2im", "max_pool", "max_pool_backward"];
+
 /// A scan, softmax, var, std or norm along one dimension of a `dt` input.
 pub fn along(op: AlongOp, dt: DType) -> Option<Kernel> {
     op.takes(dt)
@@ -271,6 +287,7 @@ pub fn all_kernels() -> Vec<Kernel> {
         out.push(tri(dt));
         out.extend(AlongOp::ALL.iter().filter_map(|&op| along(op, dt)));
         out.push(sort_pass(dt));
+        out.extend(WINDOW_OPS.iter().filter_map(|&op| window(op, dt)));
         out.extend(arange(dt));
         out.extend(linspace(dt));
         let integers = Distribution::Integers { low: 0, range: 1 };
@@ -316,7 +333,15 @@ mod tests {
             );
         }
         let units: BTreeSet<String> = all_units().iter().map(Unit::label).collect();
-        for file in ["elementwise", "copy", "random", "reduce", "along", "sort"] {
+        for file in [
+            "elementwise",
+            "copy",
+            "random",
+            "reduce",
+            "along",
+            "sort",
+            "window",
+        ] {
             for dt in DType::ALL {
                 let label = format!("{file}.{}", dt.name());
                 let has = units.contains(&label);
@@ -337,7 +362,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 551);
+        assert_eq!(all.len(), 572);
     }
 
     #[test]

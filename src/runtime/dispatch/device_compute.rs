@@ -12,6 +12,7 @@ use crate::runtime::op::factory::{Fill, Make, NewTensor};
 use crate::runtime::op::reduce::Reduction;
 use crate::runtime::op::ternary::{Plan, TernaryOp};
 use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::op::window::Geometry;
 use crate::runtime::ops::index::Take;
 use crate::runtime::{DType, Tensor};
 
@@ -119,6 +120,32 @@ pub(super) trait Compute: Sync {
         asserts: bool,
         accumulate: bool,
     ) -> Result<(), Error>;
+    /// `x` [N, C, H, W]'s windows as columns [N, C * kh * kw, Ho * Wo].
+    fn im2col(&self, rt: &mut Runtime, x: &Tensor, g: &Geometry) -> Result<Tensor, Error>;
+    /// Columns added back into their places of an image of `shape`.
+    fn col2im(
+        &self,
+        rt: &mut Runtime,
+        cols: &Tensor,
+        g: &Geometry,
+        shape: &[usize],
+    ) -> Result<Tensor, Error>;
+    /// Each window's maximum and its place in its plane (i64).
+    fn max_pool2d(
+        &self,
+        rt: &mut Runtime,
+        x: &Tensor,
+        g: &Geometry,
+    ) -> Result<(Tensor, Tensor), Error>;
+    /// `grad` added at `places` of an image of `shape`.
+    fn max_pool2d_backward(
+        &self,
+        rt: &mut Runtime,
+        grad: &Tensor,
+        places: &Tensor,
+        g: &Geometry,
+        shape: &[usize],
+    ) -> Result<Tensor, Error>;
     /// `view[mask] = value` with one value.
     fn masked_fill(
         &self,

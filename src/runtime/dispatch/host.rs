@@ -15,8 +15,11 @@ use crate::runtime::op::factory::{Fill, Make, NewTensor};
 use crate::runtime::op::reduce::Reduction;
 use crate::runtime::op::ternary::{Plan, TernaryOp};
 use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::op::window::Geometry;
 use crate::runtime::ops::index::{self, Take};
-use crate::runtime::ops::{along, elementwise, factory, join, matmul, reduce, sort, ternary, tri};
+use crate::runtime::ops::{
+    along, elementwise, factory, join, matmul, reduce, sort, ternary, tri, window,
+};
 use crate::runtime::shape::numel;
 use crate::runtime::{DType, Tensor};
 
@@ -195,6 +198,40 @@ impl Compute for Host {
         largest: bool,
     ) -> Result<(Tensor, Tensor), Error> {
         sort::topk(x, k, dim, largest)
+    }
+
+    fn im2col(&self, _: &mut Runtime, x: &Tensor, g: &Geometry) -> Result<Tensor, Error> {
+        Ok(window::im2col(x, g))
+    }
+
+    fn col2im(
+        &self,
+        _: &mut Runtime,
+        cols: &Tensor,
+        g: &Geometry,
+        shape: &[usize],
+    ) -> Result<Tensor, Error> {
+        window::col2im(cols, g, shape)
+    }
+
+    fn max_pool2d(
+        &self,
+        _: &mut Runtime,
+        x: &Tensor,
+        g: &Geometry,
+    ) -> Result<(Tensor, Tensor), Error> {
+        window::max_pool2d(x, g)
+    }
+
+    fn max_pool2d_backward(
+        &self,
+        _: &mut Runtime,
+        grad: &Tensor,
+        places: &Tensor,
+        _: &Geometry,
+        shape: &[usize],
+    ) -> Result<Tensor, Error> {
+        window::max_pool2d_backward(grad, places, shape)
     }
 
     fn take(

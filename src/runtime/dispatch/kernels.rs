@@ -12,6 +12,7 @@ use crate::error::Error;
 use crate::runtime::buffer::Stored;
 use crate::runtime::cuda::exec::{self, Out, View};
 use crate::runtime::cuda::exec_along::{self, Sorted};
+use crate::runtime::cuda::exec_window;
 use crate::runtime::op::along::Along;
 use crate::runtime::op::binary::BinaryOp;
 use crate::runtime::op::factory::{Distribution, Fill, Make, NewTensor};
@@ -20,9 +21,10 @@ use crate::runtime::op::pow_shortcut::PowShortcut;
 use crate::runtime::op::reduce::Reduction;
 use crate::runtime::op::ternary::{Plan, TernaryOp};
 use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::op::window::Geometry;
 use crate::runtime::ops::elementwise::{self, BinaryPlan, Operand as Arg};
 use crate::runtime::ops::index::Take;
-use crate::runtime::ops::{join, sort, tri};
+use crate::runtime::ops::{join, sort, tri, window};
 use crate::runtime::rng::Generator;
 use crate::runtime::shape::{
     broadcast_shapes, checked_numel, contiguous_strides, fmt_shape, norm_dim, numel,
@@ -593,6 +595,49 @@ impl Compute for Kernels {
     }
 
     /// Advanced indexing's gather (`exec::take`).
+    fn im2col(&self, rt: &mut Runtime, x: &Tensor, g: &Geometry) -> Result<Tensor, Error> {
+        rt.kernels(on(x.device())?, &[x], |l, v| {
+            exec_window::im2col(l, v[0], g)
+        })
+    }
+
+    fn col2im(
+        &self,
+        rt: &mut Runtime,
+        cols: &Tensor,
+        g: &Geometry,
+        shape: &[usize],
+    ) -> Result<Tensor, Error> {
+        window::floats_only(cols.dtype(), "col2im")?;
+        rt.kernels(on(cols.device())?, &[cols], |l, v| {
+            exec_window::col2im(l, v[0], g, shape)
+        })
+    }
+
+    fn max_pool2d(
+        &self,
+        rt: &mut Runtime,
+        x: &Tensor,
+        g: &Geometry,
+    ) -> Result<(Tensor, Tensor), Error> {
+        window::pool_dtype(x.dtype())?;
+        rt.kernels2(on(x.device())?, x, |l, v| exec_window::max_pool(l, v, g))
+    }
+
+    fn max_pool2d_backward(
+        &self,
+        rt: &mut Runtime,
+        grad: &Tensor,
+        places: &Tensor,
+        g: &Geometry,
+        shape: &[usize],
+    ) -> Result<Tensor, Error> {
+        window::floats_only(grad.dtype(), "max_pool2d_backward")?;
+        rt.kernels(on(grad.device())?, &[grad, places], |l, v| {
+            exec_window::max_pool_backward(l, v[0], v[1], g, shape)
+        })
+    }
+
     fn take(
         &self,
         rt: &mut Runtime,

@@ -47,6 +47,7 @@ mod ring;
 mod sync;
 pub mod timer;
 mod transfer;
+mod window;
 mod worker;
 
 use std::collections::HashSet;

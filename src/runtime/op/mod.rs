@@ -21,3 +21,4 @@ pub mod reduce;
 pub mod ternary;
 pub mod unary;
 pub mod view;
+pub mod window;

@@ -19,3 +19,4 @@ pub mod reduce;
 pub mod sort;
 pub mod ternary;
 pub mod tri;
+pub mod window;

@@ -1,0 +1,78 @@
+//! Where a convolution's or a pooling's windows lie over an image [N, C, H,
+//! W]: the vocabulary of the window ops (`im2col`, `col2im`, `max_pool2d`
+//! and its gradient), which the host computes in `ops/window.rs` and a
+//! CUDA device in `kernels/window.cu`.
+
+use crate::error::Error;
+
+/// Where a kernel's windows lie: its size, stride, padding and dilation
+/// (height, width), the groups, and the output's size.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Geometry {
+    pub kernel: (usize, usize),
+    pub stride: (usize, usize),
+    pub padding: (usize, usize),
+    pub dilation: (usize, usize),
+    pub groups: usize,
+    /// The output's height and width.
+    pub out: (usize, usize),
+}
+
+impl Geometry {
+    /// The output size of `(h, w)` (PyTorch's floor rule), or an error in
+    /// PyTorch's words when the kernel does not fit.
+    pub fn new(
+        (h, w): (usize, usize),
+        kernel: (usize, usize),
+        stride: (usize, usize),
+        padding: (usize, usize),
+        dilation: (usize, usize),
+        groups: usize,
+    ) -> Result<Geometry, Error> {
+        let size = |n: usize, k: usize, s: usize, p: usize, d: usize| -> Option<usize> {
+            let span = d * (k - 1) + 1;
+            (n + 2 * p).checked_sub(span).map(|r| r / s + 1)
+        };
+        if [
+            kernel.0, kernel.1, stride.0, stride.1, dilation.0, dilation.1,
+        ]
+        .contains(&0)
+        {
+            return Err(Error::value(
+                "kernel size, stride and dilation must be greater than zero",
+            ));
+        }
+        match (
+            size(h, kernel.0, stride.0, padding.0, dilation.0),
+            size(w, kernel.1, stride.1, padding.1, dilation.1),
+        ) {
+            (Some(oh), Some(ow)) if oh > 0 && ow > 0 => Ok(Geometry {
+                kernel,
+                stride,
+                padding,
+                dilation,
+                groups,
+                out: (oh, ow),
+            }),
+            _ => Err(Error::shape(format!(
+                "Calculated padded input size per channel: ({} x {}). Kernel size: ({} x {}). \
+                 Kernel size can't be greater than actual input size",
+                h + 2 * padding.0,
+                w + 2 * padding.1,
+                dilation.0 * (kernel.0 - 1) + 1,
+                dilation.1 * (kernel.1 - 1) + 1
+            ))),
+        }
+    }
+}
+
+impl Geometry {
+    /// Output place `(oh, ow)`'s window offset `(i, j)` in the input
+    /// (unpadded coordinates; outside the image when it falls in padding).
+    pub fn at(&self, (oh, ow): (usize, usize), (i, j): (usize, usize)) -> (isize, isize) {
+        (
+            (oh * self.stride.0 + i * self.dilation.0) as isize - self.padding.0 as isize,
+            (ow * self.stride.1 + j * self.dilation.1) as isize - self.padding.1 as isize,
+        )
+    }
+}
