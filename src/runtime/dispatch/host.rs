@@ -87,6 +87,9 @@ impl Compute for Host {
         if x.numel() > 0 {
             read_in_order(&[x, b.tensor, c.tensor]);
         }
+        if op == TernaryOp::AddScaled && ternary::add_scaled_in_place(x, b, c).is_some() {
+            return Ok(());
+        }
         let r = ternary::ternary(op, Operand::strong(x), b, c)?;
         index::assign(x, &r)
     }

@@ -1,8 +1,9 @@
 //! Elementwise unary and binary ops with broadcasting and dtype promotion.
 
 use super::super::buffer::Stored;
-use super::super::buffer::{map_slice, map_slice_with, zip_slices, Buffer};
+use super::super::buffer::{map_slice, map_slice_with, zip_slices, Buffer, PAR_MIN};
 use super::super::element::{Bit, Num};
+use super::super::parallel;
 use super::super::shape::{broadcast_strides, for_each_offset2, numel};
 use super::super::{DType, Tensor};
 use super::pow_shortcut::PowShortcut;
@@ -82,7 +83,8 @@ pub fn binary_planned(
 /// `x op= y` written straight into `x`, a row at a time, where that gives
 /// the same bits as computing `x op y` and copying it back: `+ - * /` of
 /// two f32 or f64 tensors of one dtype (one IEEE operation per element), `y`
-/// a tensor (not a number) broadcast to `x`'s shape in memory of its own.
+/// a tensor (not a number) broadcast to `x`'s shape in memory of its own,
+/// or a float number (in x's dtype, as the general path casts it).
 /// `None` for anything else (the caller computes, then assigns). col2im's
 /// adds into a strided view were two passes and a temporary each.
 pub fn in_place_same_dtype(op: BinaryOp, x: &Tensor, y: Operand) -> Option<()> {
@@ -91,6 +93,23 @@ pub fn in_place_same_dtype(op: BinaryOp, x: &Tensor, y: Operand) -> Option<()> {
         op,
         BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul | BinaryOp::Div
     );
+    if simple
+        && y.weak
+        && yt.numel() == 1
+        && yt.dtype().is_float()
+        && matches!(x.dtype(), DType::F32 | DType::F64)
+        && x.is_contiguous()
+        && x.numel() > 0
+    {
+        // `x op= number` (an optimizer's `mul_(beta)`): the number in x's
+        // dtype, as the general path casts it, one flat pass.
+        let s = yt.to_vec::<f64>()[0];
+        match x.dtype() {
+            DType::F32 => scalar::<f32>(op, x, s as f32),
+            _ => scalar::<f64>(op, x, s),
+        }
+        return Some(());
+    }
     if !simple
         || y.weak
         || !matches!(x.dtype(), DType::F32 | DType::F64)
@@ -147,11 +166,58 @@ pub fn in_place_same_dtype(op: BinaryOp, x: &Tensor, y: Operand) -> Option<()> {
             },
         );
     }
-    match x.dtype() {
-        DType::F32 => rows::<f32>(op, x, yt),
+    /// Both contiguous and alike (an optimizer's `exp_avg.mul_(grad)`):
+    /// one flat pass split across the threads, the op chosen outside the
+    /// loop so it vectorizes.
+    fn flat<T: Num + Stored>(op: BinaryOp, x: &Tensor, y: &Tensor) {
+        fn run<T: Num + Stored>(x: &mut [T], y: &[T], f: impl Fn(T, T) -> T + Sync) {
+            parallel::for_each_part(x, PAR_MIN, |piece, part| {
+                let ys = &y[piece * PAR_MIN..][..part.len()];
+                for (a, &b) in part.iter_mut().zip(ys) {
+                    *a = f(*a, b);
+                }
+            });
+        }
+        let yb = y.read();
+        let ys = &yb.as_slice::<T>()[y.offset()..][..y.numel()];
+        let mut xb = x.write();
+        let xs = &mut xb.as_mut_slice::<T>()[x.offset()..][..x.numel()];
+        match op {
+            BinaryOp::Add => run(xs, ys, |a, b| a.add(b)),
+            BinaryOp::Sub => run(xs, ys, |a, b| a.sub(b)),
+            BinaryOp::Mul => run(xs, ys, |a, b| a.mul(b)),
+            _ => run(xs, ys, |a, b| a.div(b)),
+        }
+    }
+    let alike = x.is_contiguous() && yt.is_contiguous() && x.shape() == yt.shape();
+    match (x.dtype(), alike) {
+        (DType::F32, true) => flat::<f32>(op, x, yt),
+        (DType::F32, false) => rows::<f32>(op, x, yt),
+        (_, true) => flat::<f64>(op, x, yt),
         _ => rows::<f64>(op, x, yt),
     }
     Some(())
+}
+
+/// `x op= s` over a contiguous `x`, split across the threads, the op
+/// chosen outside the loop.
+fn scalar<T: Num + Stored>(op: BinaryOp, x: &Tensor, s: T) {
+    fn run<T: Num + Stored>(x: &mut [T], s: T, f: impl Fn(T, T) -> T + Sync) {
+        parallel::for_each_part(x, PAR_MIN, |_, part| {
+            let s = s;
+            for a in part.iter_mut() {
+                *a = f(*a, s);
+            }
+        });
+    }
+    let mut xb = x.write();
+    let xs = &mut xb.as_mut_slice::<T>()[x.offset()..][..x.numel()];
+    match op {
+        BinaryOp::Add => run(xs, s, |a, b| a.add(b)),
+        BinaryOp::Sub => run(xs, s, |a, b| a.sub(b)),
+        BinaryOp::Mul => run(xs, s, |a, b| a.mul(b)),
+        _ => run(xs, s, |a, b| a.div(b)),
+    }
 }
 
 fn arith<T: Num + Stored>(op: BinaryOp, a: &Tensor, b: &Tensor, shape: &[usize]) -> Buffer {
@@ -257,6 +323,7 @@ pub fn unary(op: UnaryOp, t: &Tensor) -> Result<Tensor, Error> {
                 UnaryOp::Neg => map_slice(s, |x| f32_op(UnaryOp::Neg, x)),
                 UnaryOp::Abs => map_slice(s, |x| f32_op(UnaryOp::Abs, x)),
                 UnaryOp::Relu => map_slice(s, |x| f32_op(UnaryOp::Relu, x)),
+                UnaryOp::Sqrt => map_slice(s, f32::sqrt),
                 _ => map_slice_with(s, op, |x, op| f32_op(op, x)),
             })
         }),

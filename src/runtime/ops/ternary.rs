@@ -2,6 +2,7 @@
 //! y)`, `clamp(x, min, max)` with both bounds (one bound is `maximum` or
 //! `minimum`, a binary op) and `a + alpha * b`.
 
+use super::super::buffer::PAR_MIN;
 use super::super::buffer::{Buffer, Stored};
 use super::super::element::Num;
 use super::super::parallel;
@@ -70,8 +71,42 @@ pub fn clamp_one<T: Num>(x: T, lo: T, hi: T) -> T {
 /// in the opmath type (f32 for f16 and bf16, whose alpha stays f32) with
 /// one rounding, a fused multiply-add; integers wrap.
 pub trait AddScaled: Stored + Copy {
-    type Alpha: Stored + Copy;
+    type Alpha: Stored + Copy + Sync;
     fn add_scaled(a: Self, b: Self, alpha: Self::Alpha) -> Self;
+    /// `x[i] = x[i] + alpha * b[i]` over a run.
+    fn run(x: &mut [Self], b: &[Self], alpha: Self::Alpha) {
+        for (x, &b) in x.iter_mut().zip(b) {
+            *x = Self::add_scaled(*x, b, alpha);
+        }
+    }
+}
+
+/// `AddScaled::run` for f32 and f64 with the CPU's fused multiply-add
+/// instruction where it has one (built for any x86-64, `mul_add` is
+/// otherwise a call per element); the same single rounding either way.
+macro_rules! fma_run {
+    ($t:ty, $fma:ident) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn $fma(x: &mut [$t], b: &[$t], alpha: $t) {
+            for (x, &b) in x.iter_mut().zip(b) {
+                *x = b.mul_add(alpha, *x);
+            }
+        }
+    };
+}
+fma_run!(f32, fma_f32);
+fma_run!(f64, fma_f64);
+
+fn has_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
 }
 
 impl AddScaled for f32 {
@@ -79,12 +114,32 @@ impl AddScaled for f32 {
     fn add_scaled(a: f32, b: f32, alpha: f32) -> f32 {
         b.mul_add(alpha, a)
     }
+    fn run(x: &mut [f32], b: &[f32], alpha: f32) {
+        #[cfg(target_arch = "x86_64")]
+        if has_fma() {
+            // SAFETY: the CPU has AVX2 and FMA (checked above).
+            return unsafe { fma_f32(x, b, alpha) };
+        }
+        for (x, &b) in x.iter_mut().zip(b) {
+            *x = b.mul_add(alpha, *x);
+        }
+    }
 }
 
 impl AddScaled for f64 {
     type Alpha = f64;
     fn add_scaled(a: f64, b: f64, alpha: f64) -> f64 {
         b.mul_add(alpha, a)
+    }
+    fn run(x: &mut [f64], b: &[f64], alpha: f64) {
+        #[cfg(target_arch = "x86_64")]
+        if has_fma() {
+            // SAFETY: the CPU has AVX2 and FMA (checked above).
+            return unsafe { fma_f64(x, b, alpha) };
+        }
+        for (x, &b) in x.iter_mut().zip(b) {
+            *x = b.mul_add(alpha, *x);
+        }
     }
 }
 
@@ -120,6 +175,17 @@ fn add_scaled<T: AddScaled>(a: &Tensor, b: &Tensor, alpha: &Tensor, shape: &[usi
     let (ga, gb, gc) = (a.read(), b.read(), alpha.read());
     let (sa, sb) = (ga.as_slice::<T>(), gb.as_slice::<T>());
     let alpha = gc.as_slice::<T::Alpha>()[alpha.offset()];
+    let flat = |t: &Tensor| t.is_contiguous() && t.shape() == shape;
+    if flat(a) && flat(b) {
+        // Both laid out as the result: a copy of `a`, then the runs in place.
+        let n = numel(shape);
+        let mut out = sa[a.offset()..][..n].to_vec();
+        let sb = &sb[b.offset()..][..n];
+        parallel::for_each_part(&mut out, PAR_MIN, |piece, part| {
+            T::run(part, &sb[piece * PAR_MIN..][..part.len()], alpha)
+        });
+        return T::into_buffer(out);
+    }
     let strides = |t: &Tensor| broadcast_strides(t.shape(), t.strides(), shape);
     let (ta, tb) = (strides(a), strides(b));
     let mut out = Vec::with_capacity(numel(shape));
@@ -127,6 +193,39 @@ fn add_scaled<T: AddScaled>(a: &Tensor, b: &Tensor, alpha: &Tensor, shape: &[usi
         out.push(T::add_scaled(sa[i], sb[j], alpha))
     });
     T::into_buffer(out)
+}
+
+/// `x.add_(b, alpha=alpha)` straight into a contiguous `x` where `b` is
+/// laid out as x (an optimizer's `param.add_(update, alpha=-lr)`); None
+/// for anything else (the caller computes, then assigns).
+pub fn add_scaled_in_place(x: &Tensor, b: Operand, alpha: Operand) -> Option<()> {
+    let (b, alpha) = (b.tensor, alpha.tensor);
+    let fits = x.is_contiguous()
+        && b.is_contiguous()
+        && b.shape() == x.shape()
+        && b.dtype() == x.dtype()
+        && !b.shares_storage(x)
+        && alpha.numel() == 1;
+    if !fits {
+        return None;
+    }
+    fn run<T: AddScaled>(x: &Tensor, b: &Tensor, alpha: f64) {
+        let alpha = <T::Alpha as crate::runtime::element::Element>::from_f64(alpha);
+        let gb = b.read();
+        let sb = &gb.as_slice::<T>()[b.offset()..][..b.numel()];
+        let mut gx = x.write();
+        let sx = &mut gx.as_mut_slice::<T>()[x.offset()..][..x.numel()];
+        parallel::for_each_part(sx, PAR_MIN, |piece, part| {
+            T::run(part, &sb[piece * PAR_MIN..][..part.len()], alpha)
+        });
+    }
+    let a = alpha.to_vec::<f64>()[0];
+    match x.dtype() {
+        DType::F32 if alpha.dtype().is_float() => run::<f32>(x, b, a),
+        DType::F64 if alpha.dtype().is_float() => run::<f64>(x, b, a),
+        _ => return None,
+    }
+    Some(())
 }
 
 fn select<T: Stored + Pick>(cond: &Tensor, x: &Tensor, y: &Tensor, shape: &[usize]) -> Buffer {
