@@ -204,7 +204,6 @@ pub fn in_place_same_dtype(op: BinaryOp, x: &Tensor, y: Operand) -> Option<()> {
 fn scalar<T: Num + Stored>(op: BinaryOp, x: &Tensor, s: T) {
     fn run<T: Num + Stored>(x: &mut [T], s: T, f: impl Fn(T, T) -> T + Sync) {
         parallel::for_each_part(x, PAR_MIN, |_, part| {
-            let s = s;
             for a in part.iter_mut() {
                 *a = f(*a, s);
             }
