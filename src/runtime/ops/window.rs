@@ -86,6 +86,13 @@ fn in_height(g: &Geometry, y: usize, i: usize, h: usize) -> Option<usize> {
     (ih < h).then_some(ih)
 }
 
+/// The input column output column `x` reads at kernel column `j`, if
+/// inside the image.
+fn in_width(g: &Geometry, x: usize, j: usize, w: usize) -> Option<usize> {
+    let iw = (x * g.stride.1 + j * g.dilation.1).checked_sub(g.padding.1)?;
+    (iw < w).then_some(iw)
+}
+
 /// At kernel column `j`, the output places `x0..x1` of a row whose input
 /// columns lie inside the image, and the first one's input column `iw0`
 /// (the next ones a stride apart).
@@ -163,26 +170,22 @@ pub fn max_pool2d(x: &Tensor, g: &Geometry) -> Result<(Tensor, Tensor), Error> {
     let values = with_dtype!(x.dtype(), T => x.with_slice::<T, _>(|s: &[T]| {
         parallel::for_each_part(&mut at, oh * ow, |plane, part| {
             let src = &s[plane * h * w..][..h * w];
-            for (o, place) in part.iter_mut().enumerate() {
-                let mut best: Option<T> = None;
-                for i in 0..kh {
-                    for j in 0..kw {
-                        let (ih, iw) = g.at((o / ow, o % ow), (i, j));
-                        if ih < 0 || ih >= h as isize || iw < 0 || iw >= w as isize {
-                            continue;
-                        }
-                        let k = ih as usize * w + iw as usize;
-                        let v = src[k];
-                        match best {
-                            None => {
+            for (y, row) in part.chunks_mut(ow).enumerate() {
+                // The kernel rows inside the image, then per place the columns.
+                let rows: Vec<usize> = (0..kh).filter_map(|i| in_height(g, y, i, h)).collect();
+                for (x, place) in row.iter_mut().enumerate() {
+                    let mut best: Option<T> = None;
+                    for &ih in &rows {
+                        for iw in (0..kw).filter_map(|j| in_width(g, x, j, w)) {
+                            let v = src[ih * w + iw];
+                            let wins = match best {
+                                None => true,
+                                Some(b) => v.partial_cmp(&b) == Some(Greater) || v.is_nan(),
+                            };
+                            if wins {
                                 best = Some(v);
-                                *place = k as i64;
+                                *place = (ih * w + iw) as i64;
                             }
-                            Some(b) if v.partial_cmp(&b) == Some(Greater) || v.is_nan() => {
-                                best = Some(v);
-                                *place = k as i64;
-                            }
-                            Some(_) => {}
                         }
                     }
                 }
