@@ -13,6 +13,7 @@ use super::super::{DType, Tensor};
 use crate::error::Error;
 use crate::with_dtype;
 use std::cmp::Ordering::Greater;
+use std::mem::MaybeUninit;
 
 /// `x` [N, C, H, W]'s windows as columns [N, C * kh * kw, Ho * Wo]: row
 /// `(c, i, j)` of an image holds kernel offset `(i, j)` of channel `c` at
@@ -23,26 +24,31 @@ pub fn im2col(x: &Tensor, g: &Geometry) -> Tensor {
     let (oh, ow) = g.out;
     let l = oh * ow;
     let buf = with_dtype!(x.dtype(), T => x.with_slice::<T, _>(|s: &[T]| {
-        let mut out = vec![T::default(); n * c * kh * kw * l];
-        parallel::for_each_part(&mut out, kh * kw * l, |plane, part| {
+        let total = n * c * kh * kw * l;
+        let mut out: Vec<T> = Vec::with_capacity(total);
+        let zero = T::default();
+        parallel::for_each_part(&mut out.spare_capacity_mut()[..total], kh * kw * l, |plane, part| {
             let src = &s[plane * h * w..][..h * w];
             for (row, cols) in part.chunks_mut(l).enumerate() {
                 let (i, j) = (row / kw, row % kw);
                 let (x0, x1, iw0) = run(g, j, w);
                 for (y, line) in cols.chunks_mut(ow).enumerate() {
-                    let Some(ih) = in_height(g, y, i, h) else { continue };
-                    let from = &src[ih * w..][..w];
-                    match g.stride.1 {
-                        1 => line[x0..x1].copy_from_slice(&from[iw0..][..x1 - x0]),
-                        sw => {
-                            for (v, &e) in line[x0..x1].iter_mut().zip(from[iw0..].iter().step_by(sw)) {
-                                *v = e;
-                            }
-                        }
+                    let Some(ih) = in_height(g, y, i, h) else {
+                        line.iter_mut().for_each(|v| { v.write(zero); });
+                        continue;
+                    };
+                    let from = src[ih * w..][..w][iw0..].iter().step_by(g.stride.1);
+                    line[..x0].iter_mut().for_each(|v| { v.write(zero); });
+                    for (v, &e) in line[x0..x1].iter_mut().zip(from) {
+                        v.write(e);
                     }
+                    line[x1..].iter_mut().for_each(|v| { v.write(zero); });
                 }
             }
         });
+        // SAFETY: every element was written above: each line of each row
+        // of each plane, its padding with zeros and the rest from `src`.
+        unsafe { out.set_len(total) };
         T::into_buffer(out)
     }));
     Tensor::new(buf, vec![n, c * kh * kw, l], x.device())
@@ -60,8 +66,9 @@ pub fn col2im(cols: &Tensor, g: &Geometry, shape: &[usize]) -> Result<Tensor, Er
     let l = oh * ow;
     let dt = floats_only(cols.dtype(), "col2im")?;
     let buf = with_dtype!(dt, T => cols.with_slice::<T, _>(|s: &[T]| {
-        let mut out = vec![T::default(); n * c * h * w];
-        parallel::for_each_part(&mut out, h * w, |plane, part| {
+        let total = n * c * h * w;
+        let mut out: Vec<T> = Vec::with_capacity(total);
+        parallel::for_each_part(&mut out.spare_capacity_mut()[..total], h * w, |plane, part| {
             let src = &s[plane * kh * kw * l..][..kh * kw * l];
             let mut acc = Sums::<T>::new(h * w);
             for (row, col) in src.chunks(l).enumerate() {
@@ -75,6 +82,8 @@ pub fn col2im(cols: &Tensor, g: &Geometry, shape: &[usize]) -> Result<Tensor, Er
             }
             acc.write(part);
         });
+        // SAFETY: each plane's sums were written into all of its part.
+        unsafe { out.set_len(total) };
         T::into_buffer(out)
     }));
     Ok(Tensor::new(buf, shape.to_vec(), cols.device()))
@@ -139,20 +148,27 @@ impl<T: Element> Sums<T> {
         }
     }
 
+    fn len(&self) -> usize {
+        match self {
+            Sums::F64(acc) => acc.len(),
+            Sums::F32(acc, _) => acc.len(),
+        }
+    }
+
     fn add_one(&mut self, place: usize, v: T) {
         self.add(std::iter::once(place), &[v]);
     }
 
-    fn write(self, out: &mut [T]) {
+    /// The sums, rounded to `T`, into all of `out`.
+    fn write(self, out: &mut [MaybeUninit<T>]) {
+        assert_eq!(out.len(), self.len(), "a plane's sums fill it");
         match self {
-            Sums::F64(acc) => out
-                .iter_mut()
-                .zip(acc)
-                .for_each(|(o, a)| *o = T::from_f64(a)),
-            Sums::F32(acc, _) => out
-                .iter_mut()
-                .zip(acc)
-                .for_each(|(o, a)| *o = T::from_f64(a as f64)),
+            Sums::F64(acc) => out.iter_mut().zip(acc).for_each(|(o, a)| {
+                o.write(T::from_f64(a));
+            }),
+            Sums::F32(acc, _) => out.iter_mut().zip(acc).for_each(|(o, a)| {
+                o.write(T::from_f64(a as f64));
+            }),
         }
     }
 }
@@ -223,8 +239,9 @@ pub fn max_pool2d_backward(
     let per = grad.numel() / (n * c).max(1);
     let buf = places.with_slice::<i64, _>(|at: &[i64]| {
         with_dtype!(dt, T => grad.with_slice::<T, _>(|s: &[T]| {
-            let mut out = vec![T::default(); n * c * h * w];
-            parallel::for_each_part(&mut out, h * w, |plane, part| {
+            let total = n * c * h * w;
+            let mut out: Vec<T> = Vec::with_capacity(total);
+            parallel::for_each_part(&mut out.spare_capacity_mut()[..total], h * w, |plane, part| {
                 let mut acc = Sums::<T>::new(h * w);
                 let (gs, ks) = (&s[plane * per..][..per], &at[plane * per..][..per]);
                 for (&v, &k) in gs.iter().zip(ks) {
@@ -234,6 +251,8 @@ pub fn max_pool2d_backward(
                 }
                 acc.write(part);
             });
+            // SAFETY: each plane's sums were written into all of its part.
+            unsafe { out.set_len(total) };
             T::into_buffer(out)
         }))
     });
