@@ -796,3 +796,17 @@ fn embedding_padding_idx_as_pytorch() {
     let (_, msg) = common::err_in(&mut s, "Embedding(5, 3, padding_idx=5)");
     assert_eq!(msg, "Padding_idx must be within num_embeddings");
 }
+
+/// An empty batch goes through a convolution and a max pooling, both ways,
+/// as PyTorch's: empty outputs and input gradient, zero weight gradient.
+#[test]
+fn an_empty_batch_convolves_and_pools() {
+    let out = common::ok(
+        "x = randn(0, 2, 5, 5, requires_grad=true)\n\
+         m = Conv2d(2, 3, 3)\n\
+         y = max_pool2d(m(x), 2)\n\
+         y.sum().backward()\n\
+         print(y.shape, x.grad.shape, m.weight.grad.abs().sum().item(), m.bias.grad.abs().sum().item())",
+    );
+    assert_eq!(out.trim_end(), "[0, 3, 1, 1] [0, 2, 5, 5] 0.0 0.0");
+}

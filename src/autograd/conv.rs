@@ -47,9 +47,13 @@ fn check_image(x: &Tensor, what: &str) -> R<()> {
 const COLUMNS_BYTES: usize = 2 << 20;
 
 /// The batch `0..n` in chunks `(n0, n1)` whose columns, `per_image`
-/// bytes each, fit `COLUMNS_BYTES` (at least one image each).
+/// bytes each, fit `COLUMNS_BYTES` (at least one image each; an empty
+/// batch is one empty chunk, whose products give the empty result).
 fn batch_chunks(n: usize, per_image: usize) -> Vec<(usize, usize)> {
-    let per = (COLUMNS_BYTES / per_image.max(1)).clamp(1, n.max(1));
+    if n == 0 {
+        return vec![(0, 0)];
+    }
+    let per = (COLUMNS_BYTES / per_image.max(1)).clamp(1, n);
     (0..n)
         .step_by(per)
         .map(|n0| (n0, (n0 + per).min(n)))
@@ -94,8 +98,9 @@ fn rows(m: &Tensor, r0: usize, r1: usize) -> Tensor {
 
 /// `conv2d(x, w, b, stride, padding, dilation, groups)`: x [N, C, H, W],
 /// w [Cout, C / groups, kh, kw], b [Cout]. One node, `ConvolutionBackward0`,
-/// keeping the input and the weight. Per group, `W [Cout/g, Cg*kh*kw] @
-/// columns [Cg*kh*kw, N*Ho*Wo]`, then laid out as [N, Cout, Ho, Wo].
+/// keeping the input and the weight. Per chunk of the batch and per group,
+/// `W [Cout/g, Cg*kh*kw] @ columns [s, Cg*kh*kw, Ho*Wo]`: each image's
+/// output [Cout, Ho*Wo] in place.
 pub fn conv2d(
     rt: &mut Runtime,
     mode: Mode,
