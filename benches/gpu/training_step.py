@@ -2,7 +2,9 @@
 (forward, cross_entropy, backward, SGD) on the GPU, from a cudash script
 on `--backend cuda` beside the same step in PyTorch eager, at batch 64
 (launch-bound: target at least 1.5x faster than PyTorch) and 8192
-(compute-bound: target within 0.95x, i.e. at most 1/0.95 of PyTorch's time).
+(compute-bound: target within 0.95x, i.e. at most 1/0.95 of PyTorch's time);
+and issue 67's CNN step (the MNIST example's network, batch 64, Adadelta:
+target at least 0.9x PyTorch eager's speed).
 
 cudash: whole-process wall time of a script running N steps then `sync`,
 minus the same script with 10 steps (start-up, context, kernel loading and
@@ -50,10 +52,12 @@ sync
 """
 
 
-def cudash_step(batch: int, steps: int) -> float:
+def cudash_step(batch: int, steps: int, make=None) -> float:
+    make = make or script
+
     def wall(n: int) -> float:
         with tempfile.NamedTemporaryFile("w", suffix=".cudash", delete=False) as f:
-            f.write(script(batch, n))
+            f.write(make(batch, n))
             path = f.name
         best = float("inf")
         for _ in range(3):
@@ -99,6 +103,82 @@ def torch_step(batch: int, steps: int) -> float:
     return best
 
 
+# Issue 67's CNN: PyTorch's examples/mnist network (two 3x3 convolutions,
+# max-pool, two linears), batch 64, nll_loss, backward, Adadelta; target:
+# at least 0.9x PyTorch eager's speed.
+CNN_MODEL = """class Net(Module) {
+  fn __init__(self) {
+    super().__init__()
+    self.conv1 = Conv2d(1, 32, 3, 1)
+    self.conv2 = Conv2d(32, 64, 3, 1)
+    self.fc1 = Linear(9216, 128)
+    self.fc2 = Linear(128, 10)
+  }
+  fn forward(self, x) {
+    x = max_pool2d(relu(self.conv2(relu(self.conv1(x)))), 2)
+    x = relu(self.fc1(flatten(x, 1)))
+    return log_softmax(self.fc2(x), dim=1)
+  }
+}
+"""
+
+
+def cnn_script(batch: int, steps: int) -> str:
+    return f"""seed(0)
+{CNN_MODEL}model = Net().to(cuda)
+opt = Adadelta(model.parameters(), lr=1.0)
+data = randn({batch}, 1, 28, 28, device=cuda)
+target = (rand({batch}, device=cuda) * 10).to(i64)
+for i in 0..{steps} {{ opt.zero_grad(); loss = nll_loss(model(data), target); loss.backward(); opt.step() }}
+sync
+"""
+
+
+def torch_cnn_step(batch: int, steps: int) -> float:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    dev = torch.device(TORCH_DEVICE)
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+    torch.manual_seed(0)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv1 = nn.Conv2d(1, 32, 3, 1)
+            self.conv2 = nn.Conv2d(32, 64, 3, 1)
+            self.fc1 = nn.Linear(9216, 128)
+            self.fc2 = nn.Linear(128, 10)
+
+        def forward(self, x):
+            x = F.max_pool2d(F.relu(self.conv2(F.relu(self.conv1(x)))), 2)
+            x = F.relu(self.fc1(torch.flatten(x, 1)))
+            return F.log_softmax(self.fc2(x), dim=1)
+
+    model = Net().to(dev)
+    opt = torch.optim.Adadelta(model.parameters(), lr=1.0)
+    data = torch.randn(batch, 1, 28, 28, device=dev)
+    target = (torch.rand(batch, device=dev) * 10).long()
+
+    def step():
+        opt.zero_grad()
+        F.nll_loss(model(data), target).backward()
+        opt.step()
+
+    for _ in range(WARM):
+        step()
+    sync()
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        for _ in range(steps - WARM):
+            step()
+        sync()
+        best = min(best, (time.perf_counter() - t) / (steps - WARM))
+    return best
+
+
 def fmt(s: float) -> str:
     return f"{s * 1e6:.1f} µs" if s < 1e-3 else f"{s * 1e3:.2f} ms"
 
@@ -119,3 +199,15 @@ print("| batch | cudash | PyTorch | cudash time / PyTorch time | target | met |"
 print("| ---: | ---: | ---: | ---: | --- | --- |")
 for batch, ours, theirs, ratio, target, met in rows:
     print(f"| {batch} | {fmt(ours)} | {fmt(theirs)} | {ratio:.2f}× | {target} | {met} |")
+
+cnn_steps = 12 if QUICK else 110
+ours = cudash_step(64, cnn_steps, cnn_script)
+theirs = torch_cnn_step(64, cnn_steps)
+ratio = ours / theirs
+print()
+print(f"Training step, MNIST example's CNN, Adadelta: cudash --backend {BACKEND} beside PyTorch on {TORCH_DEVICE}")
+print()
+print("| batch | cudash | PyTorch | cudash time / PyTorch time | target | met |")
+print("| ---: | ---: | ---: | ---: | --- | --- |")
+met = "yes" if ratio <= 1 / 0.9 else "**no**"
+print(f"| 64 | {fmt(ours)} | {fmt(theirs)} | {ratio:.2f}× | at least 0.9× PyTorch's speed | {met} |")
