@@ -44,6 +44,30 @@ fn precedence_follows_python() {
     }
 }
 
+/// `a if c else b` binds loosest (below `or` and `not`) and nests to the
+/// right, as Python's conditional expression.
+#[test]
+fn conditional_expressions_follow_python() {
+    match expr("a or b if c and d else not e") {
+        ExprKind::IfElse(then, cond, other) => {
+            assert!(matches!(then.kind, ExprKind::Or(..)));
+            assert!(matches!(cond.kind, ExprKind::And(..)));
+            assert!(matches!(other.kind, ExprKind::Not(..)));
+        }
+        other => panic!("{other:?}"),
+    }
+    match expr("1 if x else 2 if y else 3") {
+        ExprKind::IfElse(_, _, other) => assert!(matches!(other.kind, ExprKind::IfElse(..))),
+        other => panic!("{other:?}"),
+    }
+    assert!(parse("x = 1 if c").is_err(), "`else` is required");
+    // The statement form is unchanged.
+    assert!(matches!(
+        parse("if c { 1 } else { 2 }").unwrap()[0].kind,
+        StmtKind::If(..)
+    ));
+}
+
 #[test]
 fn separators_and_newlines_inside_brackets() {
     assert_eq!(parse("a = 1; b = 2\n\nc = 3;").unwrap().len(), 3);

@@ -266,3 +266,17 @@ fn an_error_in_a_function_from_an_earlier_cell_is_shown_in_that_cell() {
         "{report}"
     );
 }
+
+/// `a if c else b` evaluates `c`, then only the operand it picks, in the
+/// tree walker and in compiled function bodies alike.
+#[test]
+fn a_conditional_expression_evaluates_one_side() {
+    let out = common::ok(
+        "fn sign(n) { return 1 if n > 0 else -1 if n < 0 else 0 }\n\
+         print(sign(5), sign(-2), sign(0))\n\
+         x = zeros(2)\n\
+         y = x.sum() if x.numel() == 2 else undefined_name\n\
+         print(y.item(), \"big\" if 10 > 3 else \"small\")",
+    );
+    assert_eq!(out.trim_end(), "1 -1 0\n0.0 big");
+}

@@ -82,6 +82,20 @@ impl Interp {
     }
 
     /// `not a`: a bool.
+    /// `a if c else b`: `c`'s truth, then a or b (only that one evaluated).
+    pub(crate) fn eval_if_else(
+        &mut self,
+        a: &Expr,
+        c: &Expr,
+        b: &Expr,
+        d: usize,
+    ) -> Result<Value, Diagnostic> {
+        match self.condition(c, d)? {
+            true => self.eval(a, d),
+            false => self.eval(b, d),
+        }
+    }
+
     pub(crate) fn eval_not(&mut self, a: &Expr, d: usize) -> Result<Value, Diagnostic> {
         Ok(Value::bool(!self.condition(a, d)?))
     }

@@ -152,6 +152,7 @@ impl Interp {
             ExprKind::And(a, b) => self.eval_and(a, b, d),
             ExprKind::Or(a, b) => self.eval_or(a, b, d),
             ExprKind::Not(inner) => self.eval_not(inner, d),
+            ExprKind::IfElse(a, c, b) => self.eval_if_else(a, c, b, d),
             ExprKind::Binary(op @ (BinOp::In | BinOp::NotIn), a, b) => {
                 self.eval_in(*op == BinOp::In, a, b, e.span, d)
             }

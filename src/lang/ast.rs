@@ -182,6 +182,9 @@ pub enum ExprKind {
     Or(Box<Expr>, Box<Expr>),
     /// `not x`: a bool.
     Not(Box<Expr>),
+    /// `a if c else b`: Python's conditional expression; `c` first, then
+    /// only the operand it picks.
+    IfElse(Box<Expr>, Box<Expr>, Box<Expr>),
     Call(Box<Expr>, Vec<Arg>),
     Attr(Box<Expr>, Name),
     Index(Box<Expr>, Vec<IndexItem>),

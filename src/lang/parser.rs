@@ -325,6 +325,19 @@ where
                 kind: ExprKind::Or(Box::new(a), Box::new(b)),
                 span: e.span(),
             }),
+            // `a if c else b`, binding loosest (Python's conditional
+            // expression; `b` may be one too).
+            postfix(
+                1,
+                kw(Kw::If)
+                    .ignore_then(expr.clone())
+                    .then_ignore(kw(Kw::Else))
+                    .then(expr.clone()),
+                |a: Expr, (c, b): (Expr, Expr), e| Expr {
+                    kind: ExprKind::IfElse(Box::new(a), Box::new(c), Box::new(b)),
+                    span: e.span(),
+                },
+            ),
         ))
         .labelled("an expression")
         .boxed()

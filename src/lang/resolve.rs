@@ -195,6 +195,11 @@ fn expr(e: &mut Expr, locals: &[String]) {
         ExprKind::Neg(a) | ExprKind::Invert(a) | ExprKind::Not(a) | ExprKind::Attr(a, _) => {
             expr(a, locals)
         }
+        ExprKind::IfElse(a, c, b) => {
+            expr(a, locals);
+            expr(c, locals);
+            expr(b, locals);
+        }
         ExprKind::Binary(_, a, b) | ExprKind::And(a, b) | ExprKind::Or(a, b) => {
             expr(a, locals);
             expr(b, locals);
