@@ -70,6 +70,22 @@ def cudash_step(batch: int, steps: int, make=None) -> float:
     return max(wall(steps) - wall(WARM), 0.0) / (steps - WARM)
 
 
+def timed(step, sync, steps: int) -> float:
+    """PyTorch's seconds per step: WARM steps, then the best of 3 runs of
+    the rest, synchronised around each."""
+    for _ in range(WARM):
+        step()
+    sync()
+    best = float("inf")
+    for _ in range(3):
+        t = time.perf_counter()
+        for _ in range(steps - WARM):
+            step()
+        sync()
+        best = min(best, (time.perf_counter() - t) / (steps - WARM))
+    return best
+
+
 def torch_step(batch: int, steps: int) -> float:
     import torch
     import torch.nn.functional as F
@@ -90,17 +106,7 @@ def torch_step(batch: int, steps: int) -> float:
         F.cross_entropy(F.linear(F.linear(x, w1, b1).relu(), w2, b2), labels).backward()
         opt.step()
 
-    for _ in range(WARM):
-        step()
-    sync()
-    best = float("inf")
-    for _ in range(3):
-        t = time.perf_counter()
-        for _ in range(steps - WARM):
-            step()
-        sync()
-        best = min(best, (time.perf_counter() - t) / (steps - WARM))
-    return best
+    return timed(step, sync, steps)
 
 
 # Issue 67's CNN: PyTorch's examples/mnist network (two 3x3 convolutions,
@@ -166,17 +172,7 @@ def torch_cnn_step(batch: int, steps: int) -> float:
         F.nll_loss(model(data), target).backward()
         opt.step()
 
-    for _ in range(WARM):
-        step()
-    sync()
-    best = float("inf")
-    for _ in range(3):
-        t = time.perf_counter()
-        for _ in range(steps - WARM):
-            step()
-        sync()
-        best = min(best, (time.perf_counter() - t) / (steps - WARM))
-    return best
+    return timed(step, sync, steps)
 
 
 def fmt(s: float) -> str:

@@ -18,6 +18,7 @@ use super::{record, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::index;
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::view;
 use crate::runtime::shape::fmt_shape;
@@ -60,40 +61,9 @@ fn batch_chunks(n: usize, per_image: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
-/// Images `n0..n1` of a [N, ...] tensor.
-fn batch(t: &Tensor, n0: usize, n1: usize) -> Tensor {
-    let mut shape = t.shape().to_vec();
-    shape[0] = n1 - n0;
-    let offset = t.offset() + n0 * t.strides()[0] as usize;
-    t.view(shape, t.strides().to_vec(), offset)
-}
-
-/// Rows `r0..r1` along the second dimension of a [S, R, L] tensor.
-fn dim1(t: &Tensor, r0: usize, r1: usize) -> Tensor {
-    let mut shape = t.shape().to_vec();
-    shape[1] = r1 - r0;
-    let offset = t.offset() + r0 * t.strides()[1] as usize;
-    t.view(shape, t.strides().to_vec(), offset)
-}
-
-/// Columns `c0..c1` along the last dimension.
-fn last(t: &Tensor, c0: usize, c1: usize) -> Tensor {
-    let mut shape = t.shape().to_vec();
-    let d = shape.len() - 1;
-    shape[d] = c1 - c0;
-    let offset = t.offset() + c0 * t.strides()[d] as usize;
-    t.view(shape, t.strides().to_vec(), offset)
-}
-
-/// Rows `r0..r1` of a matrix.
-fn rows(m: &Tensor, r0: usize, r1: usize) -> Tensor {
-    let mut shape = m.shape().to_vec();
-    shape[0] = r1 - r0;
-    m.view(
-        shape,
-        m.strides().to_vec(),
-        m.offset() + r0 * m.strides()[0] as usize,
-    )
+/// Elements `a..b` along `dim`: a view of `t` (`narrow`).
+fn span(t: &Tensor, dim: usize, a: usize, b: usize) -> R<Tensor> {
+    index::narrow(t, dim, a, b - a)
 }
 
 /// `conv2d(x, w, b, stride, padding, dilation, groups)`: x [N, C, H, W],
@@ -141,13 +111,13 @@ pub fn conv2d(
     let per_out = cout / groups;
     let mut chunks = Vec::new();
     for (n0, n1) in batch_chunks(n, c * kh * kw * oh * ow * x.dtype().size()) {
-        let cols = rt.im2col(&batch(x, n0, n1), &geom)?;
+        let cols = rt.im2col(&span(x, 0, n0, n1)?, &geom)?;
         // [s, Cout, Ho * Wo]: W @ columns, each image's product laid out
         // as its output (NCHW), group by group.
         let mut parts = Vec::with_capacity(groups);
         for g in 0..groups {
-            let wg = rows(&wmat, g * per_out, (g + 1) * per_out);
-            parts.push(rt.matmul(&wg, &dim1(&cols, g * ck, (g + 1) * ck))?);
+            let wg = span(&wmat, 0, g * per_out, (g + 1) * per_out)?;
+            parts.push(rt.matmul(&wg, &span(&cols, 1, g * ck, (g + 1) * ck)?)?);
         }
         drop(cols);
         let part = match groups {
@@ -234,14 +204,14 @@ pub fn conv2d_backward(
     let mut gw: Vec<Option<Arc<Tensor>>> = vec![None; groups];
     let mut gx = Vec::new();
     for (n0, n1) in batch_chunks(n, c * kh * kw * l * g.dtype().size()) {
-        let g_chunk = batch(&g3, n0, n1);
+        let g_chunk = span(&g3, 0, n0, n1)?;
         if let Some(g_t) = &g_t {
-            let cols = rt.im2col(&batch(x, n0, n1), geom)?;
-            let g_chunk_t = batch(g_t, n0, n1);
+            let cols = rt.im2col(&span(x, 0, n0, n1)?, geom)?;
+            let g_chunk_t = span(g_t, 0, n0, n1)?;
             for (k, acc) in gw.iter_mut().enumerate() {
-                let gk = last(&g_chunk_t, k * per_out, (k + 1) * per_out);
+                let gk = span(&g_chunk_t, 2, k * per_out, (k + 1) * per_out)?;
                 // [s, Cg * kh * kw, Cout / g], summed over the images
-                let per_image = rt.matmul(&dim1(&cols, k * ck, (k + 1) * ck), &gk)?;
+                let per_image = rt.matmul(&span(&cols, 1, k * ck, (k + 1) * ck)?, &gk)?;
                 let part = rt.reduce(ReduceOp::Sum, &per_image, Some(0), false)?;
                 match acc {
                     Some(sum) => rt.binary_(BinaryOp::Add, sum, Operand::strong(&part))?,
@@ -252,8 +222,8 @@ pub fn conv2d_backward(
         if let Some(w_t) = &w_t {
             let mut parts = Vec::with_capacity(groups);
             for k in 0..groups {
-                let wg_t = last(w_t, k * per_out, (k + 1) * per_out);
-                let gk = dim1(&g_chunk, k * per_out, (k + 1) * per_out);
+                let wg_t = span(w_t, 1, k * per_out, (k + 1) * per_out)?;
+                let gk = span(&g_chunk, 1, k * per_out, (k + 1) * per_out)?;
                 // [s, Cg * kh * kw, Ho * Wo]
                 parts.push(rt.matmul(&wg_t, &gk)?);
             }

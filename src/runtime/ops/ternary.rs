@@ -86,8 +86,8 @@ pub trait AddScaled: Stored + Copy {
 /// otherwise a call per element); the same single rounding either way.
 macro_rules! fma_run {
     ($t:ty, $fma:ident) => {
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx2,fma")]
+        // Elsewhere `has_fma` is false and this is never called.
+        #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
         unsafe fn $fma(x: &mut [$t], b: &[$t], alpha: $t) {
             for (x, &b) in x.iter_mut().zip(b) {
                 *x = b.mul_add(alpha, *x);
@@ -97,6 +97,23 @@ macro_rules! fma_run {
 }
 fma_run!(f32, fma_f32);
 fma_run!(f64, fma_f64);
+
+/// `fma(x, b, alpha)` where the CPU has FMA, else the plain loop (the
+/// same single rounding: `mul_add` through a call).
+fn fma_or_plain<T: AddScaled<Alpha = T>>(
+    x: &mut [T],
+    b: &[T],
+    alpha: T,
+    fma: unsafe fn(&mut [T], &[T], T),
+) {
+    if has_fma() {
+        // SAFETY: the CPU has AVX2 and FMA (checked here), all `fma` needs.
+        return unsafe { fma(x, b, alpha) };
+    }
+    for (x, &b) in x.iter_mut().zip(b) {
+        *x = T::add_scaled(*x, b, alpha);
+    }
+}
 
 fn has_fma() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -115,14 +132,7 @@ impl AddScaled for f32 {
         b.mul_add(alpha, a)
     }
     fn run(x: &mut [f32], b: &[f32], alpha: f32) {
-        #[cfg(target_arch = "x86_64")]
-        if has_fma() {
-            // SAFETY: the CPU has AVX2 and FMA (checked above).
-            return unsafe { fma_f32(x, b, alpha) };
-        }
-        for (x, &b) in x.iter_mut().zip(b) {
-            *x = b.mul_add(alpha, *x);
-        }
+        fma_or_plain(x, b, alpha, fma_f32)
     }
 }
 
@@ -132,14 +142,7 @@ impl AddScaled for f64 {
         b.mul_add(alpha, a)
     }
     fn run(x: &mut [f64], b: &[f64], alpha: f64) {
-        #[cfg(target_arch = "x86_64")]
-        if has_fma() {
-            // SAFETY: the CPU has AVX2 and FMA (checked above).
-            return unsafe { fma_f64(x, b, alpha) };
-        }
-        for (x, &b) in x.iter_mut().zip(b) {
-            *x = b.mul_add(alpha, *x);
-        }
+        fma_or_plain(x, b, alpha, fma_f64)
     }
 }
 
