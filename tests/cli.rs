@@ -169,6 +169,30 @@ fn piped_input_runs_without_prompts() {
     );
 }
 
+/// Piped input is a file, as `python < file` reads it: a blank line inside
+/// a Python block goes on while the next line is still indented.
+#[test]
+fn piped_python_keeps_blank_lines_inside_blocks() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(
+            b"def f(a):\n    b = a + 1\n\n    return b\n\nprint(f(2))\n\
+              for i in 0..2:\n    print(i)\n\nprint('done')\n",
+        )
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "3\n0\n1\ndone\n");
+}
+
 #[test]
 fn unavailable_backends_fail_clearly() {
     let o = cudash(&["--backend", "cuda", "devices"]);

@@ -93,8 +93,6 @@ diagnostic!(
     "randn(dtype=f64, device=cuda).split(1)"
 );
 // PyTorch's and Python's spellings that cudash writes another way: the hint shows its form.
-diagnostic!(import_torch, "import torch\nx = torch.zeros(2)");
-diagnostic!(from_import, "from torch import nn");
 diagnostic!(torch_prefix, "x = torch.zeros(2, 3)");
 diagnostic!(torch_cuda_prefix, "torch.cuda.synchronize()");
 diagnostic!(functional_prefix, "x = ones(3)\ny = F.relu(x)");
@@ -102,12 +100,10 @@ diagnostic!(torch_dtype, "zeros(2, dtype=torch.float16)");
 diagnostic!(torch_event, "start = torch.cuda.Event(enable_timing=True)");
 diagnostic!(nn_module, "layer = nn.Linear(4, 2)");
 diagnostic!(numpy_module, "a = np.array([1, 2])");
-diagnostic!(python_block, "for i in range(3):\n    x = ones(2)");
 diagnostic!(
     python_with_block,
     "with torch.cuda.device(1):\n    x = ones(2, device=\"cuda\")"
 );
-diagnostic!(python_range, "for i in range(3) { x = ones(2) }");
 diagnostic!(numpy_method, "x = ones(2)\nx.numpy()");
 diagnostic!(len_of_0d, "len(tensor(3.))");
 
@@ -137,7 +133,6 @@ diagnostic!(
 );
 diagnostic!(condition_on_many_elements, "x = ones(3)\nif x > 0 { }");
 diagnostic!(while_on_an_empty_tensor, "while zeros(0) { }");
-diagnostic!(python_def, "def step(w, lr=0.1):\n  w -= lr");
 diagnostic!(append_to_a_tensor, "losses = []\nlosses.append(1.0)");
 diagnostic!(
     append_to_a_tuple,
@@ -161,22 +156,26 @@ diagnostic!(keyword_as_a_parameter, "fn run(n, d, pin) { return n }");
 diagnostic!(assign_to_a_device_literal, "cuda = torch.device(\"cuda\")");
 diagnostic!(python_no_grad_block, "with torch.no_grad():\n    y = x * 2");
 diagnostic!(
-    python_def_over_lines,
-    "def train(dataloader,\n          model, loss_fn):\n    pass"
-);
-diagnostic!(
-    python_def_with_annotations,
-    "def forward(self, x: Tensor) -> Tensor:\n    return x"
-);
-diagnostic!(
     python_class,
     "class NeuralNetwork(nn.Module):\n    def __init__(self):\n        pass"
 );
-diagnostic!(
-    python_for_with_nested_targets,
-    "for batch, (X, y) in enumerate(dataloader):\n    pass"
-);
 diagnostic!(torch_no_grad_call, "torch.no_grad()");
+// A pasted program's imports and indentation (issue 68).
+diagnostic!(
+    import_torchvision,
+    "import torch\nfrom torchvision import datasets"
+);
+diagnostic!(import_numpy, "import numpy as np");
+diagnostic!(import_unknown_module, "import argparse");
+diagnostic!(
+    torch_name_cudash_lacks,
+    "import torch.nn as nn\nnn.Transformer(512)"
+);
+diagnostic!(import_a_name_cudash_lacks, "from torch.nn import LSTM");
+diagnostic!(indented_block_missing, "def f(x):\nreturn x");
+diagnostic!(unexpected_indent, "if true:\n    a = 1\n      b = 2");
+diagnostic!(unindent_between_levels, "if true:\n    a = 1\n  b = 2");
+diagnostic!(tabs_and_spaces, "if true:\n    a = 1\n\tb = 2");
 diagnostic!(torch_name_misspelt, "torch.cuda.empty_Cache()");
 diagnostic!(
     item_of_a_tuple_assigned,

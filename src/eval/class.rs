@@ -339,6 +339,7 @@ impl Interp {
     ) -> Result<Value, Diagnostic> {
         match f {
             Value::Builtin(doc) => self.call_builtin(doc, args, span),
+            Value::Native(f) => self.call_native(f, args, span),
             Value::Function(f) => self.call_function(f, args, span),
             Value::Method(m) => {
                 let (this, f) = &*m;

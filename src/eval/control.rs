@@ -24,7 +24,9 @@ impl Interp {
             Value::Int(i) => *i != 0,
             Value::Float(x) => x.get() != 0.0,
             Value::Str(s) => !s.is_empty(),
-            v @ (Value::List(_) | Value::MutList(_) | Value::Dict(_)) => v.count() != Some(0),
+            v @ (Value::List(_) | Value::MutList(_) | Value::Dict(_) | Value::Range(_)) => {
+                v.count() != Some(0)
+            }
             Value::Tensor(t) if t.numel() == 1 => {
                 self.rt.begin_op("is_nonzero");
                 let value = || match t.dtype() {

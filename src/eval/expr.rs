@@ -119,6 +119,7 @@ impl Interp {
             ExprKind::Int(i) => Ok(Value::Int(*i)),
             ExprKind::Float(x) => Ok(Value::float(*x)),
             ExprKind::Str(s) => Ok(Value::Str(Arc::new(s.clone()))),
+            ExprKind::FString(parts) => self.eval_fstring(parts, d),
             ExprKind::Bool(b) => Ok(Value::bool(*b)),
             ExprKind::None => Ok(Value::None),
             ExprKind::DType(t) => Ok(Value::dtype(*t)),
@@ -136,6 +137,13 @@ impl Interp {
                 .map_err(|err| err.at(e.span)),
             ExprKind::Var(name) => self.lookup(name, e.span),
             ExprKind::List(items) => self.eval_list(items, e.span, d),
+            ExprKind::Tuple(items) => {
+                let mut values = Vec::with_capacity(items.len());
+                for item in items {
+                    values.push(self.eval(item, d)?);
+                }
+                Ok(Value::List(Arc::new(values)))
+            }
             ExprKind::Dict(pairs) => self.eval_dict(pairs, d),
             ExprKind::Neg(inner) => {
                 let v = self.eval(inner, d)?;
@@ -551,7 +559,7 @@ impl Interp {
 
     /// `[...]`: a tensor literal when every leaf is a number, otherwise a list.
     fn eval_list(&mut self, items: &[Expr], span: Span, d: usize) -> Result<Value, Diagnostic> {
-        let tree = self.literal_tree(items, span, d)?;
+        let tree = self.literal_tree(items, span, d, false)?;
         literal_value(tree)
     }
 
@@ -571,7 +579,7 @@ impl Interp {
             };
             let value = match &v.kind {
                 ExprKind::List(items) => {
-                    super::literal::literal_list(self.literal_tree(items, v.span, d + 1)?)
+                    super::literal::literal_list(self.literal_tree(items, v.span, d + 1, false)?)
                 }
                 _ => self.eval(v, d)?,
             };
@@ -583,11 +591,23 @@ impl Interp {
         Ok(Value::Dict(Arc::new(out)))
     }
 
-    fn literal_tree(&mut self, items: &[Expr], span: Span, d: usize) -> Result<Lit, Diagnostic> {
+    /// A bracketed literal's items; tuples inside nest as lists do for
+    /// `tensor([(1, 2), (3, 4)])` (`tuples`), else they are values (`[(0,
+    /// x), (1, y)]` is a list of pairs).
+    fn literal_tree(
+        &mut self,
+        items: &[Expr],
+        span: Span,
+        d: usize,
+        tuples: bool,
+    ) -> Result<Lit, Diagnostic> {
         let mut kids = Vec::with_capacity(items.len());
         for item in items {
             kids.push(match &item.kind {
-                ExprKind::List(inner) => self.literal_tree(inner, item.span, d + 1)?,
+                ExprKind::List(inner) => self.literal_tree(inner, item.span, d + 1, tuples)?,
+                ExprKind::Tuple(inner) if tuples => {
+                    self.literal_tree(inner, item.span, d + 1, tuples)?
+                }
                 _ => Lit::Leaf(self.eval(item, d)?, item.span),
             });
         }
@@ -635,6 +655,13 @@ impl Interp {
         }
         if let (Some(x), Some(y)) = (scalar(&a), scalar(&b)) {
             return scalar_binary(op, x, y);
+        }
+        if let Some(r) = super::strings::string_binary(op, &a, &b) {
+            return r;
+        }
+        // `"%d/%d" % (i, n)`: printf-style formatting.
+        if let (Value::Str(fmt), BinOp::Elementwise(BinaryOp::Rem)) = (&a, op) {
+            return self.percent_format(fmt, b);
         }
         match (&a, &b, op) {
             (Value::Tensor(_), _, _) | (_, Value::Tensor(_), _) => self.tensor_binary(op, &a, &b),
@@ -739,7 +766,8 @@ impl Interp {
         // them as a list rather than an f32 tensor.
         let exact = match &callee.kind {
             ExprKind::Var(n) => n.name == "tensor",
-            ExprKind::Attr(_, n) => n.name == "new_tensor",
+            // `x.new_tensor([...])`, `torch.tensor([...])`
+            ExprKind::Attr(_, n) => n.name == "new_tensor" || n.name == "tensor",
             _ => false,
         };
         let mut vals = Vec::with_capacity(args.len());
@@ -756,8 +784,8 @@ impl Interp {
                 .as_ref()
                 .is_some_and(|k| matches!(k.name.as_str(), "betas" | "max_lr"));
             let value = match &a.value.kind {
-                ExprKind::List(items) if (exact && data) || pair => {
-                    literal_list(self.literal_tree(items, a.value.span, d)?)
+                ExprKind::List(items) | ExprKind::Tuple(items) if (exact && data) || pair => {
+                    literal_list(self.literal_tree(items, a.value.span, d, true)?)
                 }
                 _ => self.eval(&a.value, d)?,
             };
@@ -781,6 +809,7 @@ impl Interp {
                 v @ (Value::Class(_) | Value::Module(_) | Value::Method(_) | Value::Object(_)) => {
                     self.call_value(v, vals, span)
                 }
+                Value::Native(f) => self.call_native(f, snapshot(vals), span),
                 other => {
                     Err(
                         Error::wrong_type("the called value", "a function", other.type_name())

@@ -33,6 +33,21 @@ thread_local! {
     static SHOWING: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// A tuple's or a list's items in brackets.
+fn sequence(items: &[Value]) -> String {
+    let parts: Vec<String> = items.iter().map(repr).collect();
+    if parts.iter().any(|p| p.contains('\n')) {
+        // Tensors that take several lines: one item after the other, indented.
+        let items: Vec<String> = parts
+            .iter()
+            .map(|p| format!("  {}", p.replace('\n', "\n  ")))
+            .collect();
+        format!("[\n{},\n]", items.join(",\n"))
+    } else {
+        format!("[{}]", parts.join(", "))
+    }
+}
+
 pub fn repr(v: &Value) -> String {
     match v {
         Value::None => "none".into(),
@@ -44,19 +59,9 @@ pub fn repr(v: &Value) -> String {
         Value::CurrentCuda => "cuda".into(),
         Value::DType(d) => d.to_string(),
         Value::Tensor(t) => tensor_text(t),
-        Value::List(items) => {
-            let parts: Vec<String> = items.iter().map(repr).collect();
-            if parts.iter().any(|p| p.contains('\n')) {
-                // Tensors that take several lines: one item after the other, indented.
-                let items: Vec<String> = parts
-                    .iter()
-                    .map(|p| format!("  {}", p.replace('\n', "\n  ")))
-                    .collect();
-                format!("[\n{},\n]", items.join(",\n"))
-            } else {
-                format!("[{}]", parts.join(", "))
-            }
-        }
+        // A tuple shows as a list does (a shape as `[2, 3]`, close to
+        // PyTorch's `torch.Size([2, 3])`).
+        Value::List(items) => sequence(items),
         Value::MutList(list) => {
             // A list that holds itself shows `[...]` there, as Python's.
             let at = std::sync::Arc::as_ptr(list) as usize;
@@ -64,7 +69,7 @@ pub fn repr(v: &Value) -> String {
                 return "[...]".into();
             }
             SHOWING.with(|s| s.borrow_mut().push(at));
-            let text = repr(&Value::List(v.items().unwrap_or_default()));
+            let text = sequence(&v.items().unwrap_or_default());
             SHOWING.with(|s| s.borrow_mut().pop());
             text
         }
@@ -94,6 +99,14 @@ pub fn repr(v: &Value) -> String {
         }
         Value::Super(s) => format!("<super: <class '{}'>>", s.1.name),
         Value::ParamGroup(g) => param_group(&g.0, g.1),
+        Value::Namespace(m) => format!("<module '{}'>", m.path),
+        Value::Range(r) if r.step == 1 => format!("range({}, {})", r.start, r.stop),
+        Value::Range(r) => format!("range({}, {}, {})", r.start, r.stop, r.step),
+        Value::Native(f) => format!("<built-in function {}>", f.name),
+        Value::GradMode(on) => match on.get() {
+            false => "<torch.autograd.grad_mode.no_grad object>".into(),
+            true => "<torch.autograd.grad_mode.enable_grad object>".into(),
+        },
         Value::Scheduler(s) => {
             let s = crate::runtime::lock::lock(&s.scheduler);
             format!(
@@ -151,7 +164,7 @@ fn param_group(o: &std::sync::Mutex<crate::autograd::optim::Optimizer>, g: usize
 
 /// A tensor as shown: a module's parameter under PyTorch's
 /// "Parameter containing:" line.
-fn tensor_text(t: &crate::runtime::Tensor) -> String {
+pub(super) fn tensor_text(t: &crate::runtime::Tensor) -> String {
     match crate::autograd::meta::is_parameter(t) {
         true => format!("Parameter containing:\n{}", tensor::render(t)),
         false => tensor::render(t),
@@ -159,6 +172,9 @@ fn tensor_text(t: &crate::runtime::Tensor) -> String {
 }
 
 /// Python's float repr: `2.0`, `0.1`, `1e+20`, `nan`.
+/// Python's `repr` of a float: the shortest digits that read back the
+/// same, in exponent form below 1e-4 and from 1e16 (`1e-06`, `1e+16`),
+/// with `.0` on a whole number (`2.0`).
 pub fn float(x: f64) -> String {
     if x.is_nan() {
         return "nan".into();
@@ -166,9 +182,40 @@ pub fn float(x: f64) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "inf".into() } else { "-inf".into() };
     }
-    let s = format!("{x:?}");
-    match s.split_once('e') {
-        Some((m, e)) if !e.starts_with('-') => format!("{m}e+{e}"),
-        _ => s,
+    if x == 0.0 {
+        return if x.is_sign_negative() {
+            "-0.0".into()
+        } else {
+            "0.0".into()
+        };
     }
+    // Rust's `{:e}` gives the shortest round-trip digits: `1.5e-7`.
+    let sci = format!("{x:e}");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    if !(-4..16).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        return format!("{mantissa}e{sign}{:02}", exp.abs());
+    }
+    let digits: String = mantissa.chars().filter(|c| c.is_ascii_digit()).collect();
+    let negative = x < 0.0;
+    let point = exp + 1; // digits before the decimal point
+    let mut s = String::new();
+    if negative {
+        s.push('-');
+    }
+    if point <= 0 {
+        s.push_str("0.");
+        s.push_str(&"0".repeat((-point) as usize));
+        s.push_str(&digits);
+    } else if (point as usize) >= digits.len() {
+        s.push_str(&digits);
+        s.push_str(&"0".repeat(point as usize - digits.len()));
+        s.push_str(".0");
+    } else {
+        s.push_str(&digits[..point as usize]);
+        s.push('.');
+        s.push_str(&digits[point as usize..]);
+    }
+    s
 }

@@ -9,8 +9,12 @@
 use super::docs;
 use super::Value;
 use crate::error::Error;
-use crate::lang::python;
 use crate::runtime::{DType, Device};
+
+/// What to write instead of PyTorch's module prefix when `torch` is not imported.
+pub const BUILTINS_HELP: &str = "write `import torch` first, or the builtin without the prefix: \
+     `zeros(2, 3)` for `torch.zeros(2, 3)`, `synchronize()` for `torch.cuda.synchronize()`; \
+     `help` lists every builtin";
 
 /// A name PyTorch or Python writes for a value cudash has.
 #[derive(Debug, Clone, Copy)]
@@ -80,11 +84,6 @@ pub fn name_hint(name: &str) -> Option<Error> {
         return Some(module_hint(&[name]));
     }
     match name {
-        "range" => Some(hint(
-            "`range` is Python's: cudash counts with `a..b`",
-            "Python's range",
-            "`for i in 0..3 { ... }` runs i = 0, 1, 2 (`range(3)`); `arange(3)` makes a tensor of them",
-        )),
         "import" => Some(module_hint(&["torch"])),
         _ => None,
     }
@@ -98,66 +97,43 @@ pub fn dotted_hint(path: &[&str]) -> Option<Error> {
 
 fn module_hint(path: &[&str]) -> Error {
     let written = path.join(".");
-    let label = "PyTorch's spelling";
+    let label = "not imported";
     let last = path.last().copied().unwrap_or("");
-    match path.first().copied().unwrap_or("") {
+    let root = path.first().copied().unwrap_or("");
+    let import = match root {
+        "nn" => "import torch.nn as nn",
+        "F" => "import torch.nn.functional as F",
+        _ => "import torch",
+    };
+    match root {
         "np" | "numpy" => hint(
             format!("cudash has no NumPy (`{written}`): tensors are its arrays"),
             "NumPy's spelling",
-            "make a tensor with `tensor([...])` or `arange(n)`; `save(x, \"x.npy\")` writes a file NumPy reads",
-        ),
-        "nn" => hint(
-            format!("cudash has no modules yet (`{written}`)"),
-            label,
-            "the functions are builtins: `relu(x)`, `softmax(x, dim=1)`, `x @ w`; `help` lists them",
+            "make a tensor with `torch.tensor([...])` or `torch.arange(n)`; `torch.save(x, \"x.npy\")` writes a file NumPy reads",
         ),
         _ if path.len() == 1 => hint(
-            format!("cudash needs no `{written}`: PyTorch's functions are its builtins"),
+            format!("`{written}` is not defined: the program has no `{import}`"),
             label,
-            python::BUILTINS_HELP,
+            format!("write `{import}` before it; cudash's builtins are also PyTorch's names without the prefix (`zeros(2, 3)`)"),
         ),
-        _ if last == "no_grad" => hint(
-            format!("`{written}()` is the block `no_grad {{ ... }}` in cudash"),
-            label,
-            "write `no_grad { w -= 0.1 * w.grad }` (or `with no_grad() { ... }`): autograd records nothing inside",
-        ),
-        _ => match cudash_form(last) {
-            Some(form) => hint(
-                format!("`{written}` is `{form}` in cudash"),
+        _ => {
+            let form = cudash_form(last)
+                .map(|f| match short_dtype(last) {
+                    Some(d) => format!(" (or `{f}`, `{d}`)"),
+                    None => format!(" (or `{f}`, the builtin itself)"),
+                })
+                .unwrap_or_default();
+            let form = match last {
+                "no_grad" => " (or the block `no_grad { ... }`)".to_string(),
+                _ => form,
+            };
+            hint(
+                format!("`{root}` is not defined: `{written}` needs `{import}` first"),
                 label,
-                format!(
-                    "cudash has PyTorch's names as builtins, without the `{}.` prefix: write `{form}`{}",
-                    path[..path.len() - 1].join("."),
-                    short_dtype(last)
-                        .map(|d| format!(" (or `{d}`)"))
-                        .unwrap_or_default()
-                ),
-            ),
-            None => match closest_builtin(last) {
-                Some(near) => hint(
-                    format!("cudash has no `{written}`"),
-                    label,
-                    format!(
-                        "did you mean `{}.{near}`? cudash writes it `{near}`, without the `{}.` prefix",
-                        path[..path.len() - 1].join("."),
-                        path[..path.len() - 1].join(".")
-                    ),
-                ),
-                None => hint(
-                    format!("cudash has no `{written}`"),
-                    label,
-                    "its builtins are PyTorch's functions without the `torch.` prefix; `help` lists them",
-                ),
-            },
-        },
+                format!("write `{import}` at the top{form}"),
+            )
+        }
     }
-}
-
-/// The builtin whose name is closest to a misspelt `torch.X`'s `X`
-/// (`torch.cuda.empty_Cache`: `empty_cache`).
-fn closest_builtin(name: &str) -> Option<String> {
-    let names = docs::functions().map(|d| d.name);
-    super::suggest::closest(name, names)
 }
 
 /// PyTorch's names that cudash spells otherwise: `torch.X` (and
@@ -249,9 +225,15 @@ mod tests {
     #[test]
     fn torch_paths_name_the_builtin() {
         let e = dotted_hint(&["torch", "cuda", "synchronize"]).unwrap();
-        assert!(e.to_string().contains("is `synchronize`"), "{e}");
+        assert!(e.help().unwrap().contains("`synchronize`"), "{e}");
+        assert!(e.help().unwrap().contains("`import torch`"), "{e}");
         let e = dotted_hint(&["F", "relu"]).unwrap();
-        assert!(e.to_string().contains("is `relu`"), "{e}");
+        assert!(
+            e.help()
+                .unwrap()
+                .contains("import torch.nn.functional as F"),
+            "{e}"
+        );
         assert!(dotted_hint(&["x", "sum"]).is_none());
     }
 }

@@ -10,7 +10,9 @@ use crate::autograd::meta::requires_grad;
 use crate::autograd::{inplace, record};
 use crate::display;
 use crate::error::{Diagnostic, Error};
-use crate::lang::ast::{BinOp, Block, Expr, ExprKind, ForIter, IndexItem, Name, Stmt, StmtKind};
+use crate::lang::ast::{
+    BinOp, Block, Expr, ExprKind, ForIter, IndexItem, Name, Stmt, StmtKind, Target,
+};
 use crate::lang::Span;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -67,14 +69,14 @@ impl Interp {
                 self.assign(name, v);
                 Ok(())
             }
-            StmtKind::Unpack(names, e) => {
+            StmtKind::Unpack(targets, e) => {
                 let v = self.eval(e, 0)?;
                 // The count mismatch points at the whole statement, as before.
                 let span = match v.count() {
-                    Some(n) if n != names.len() => s.span,
+                    Some(n) if n != targets.len() => s.span,
                     _ => e.span,
                 };
-                self.unpack(names, v, span)
+                self.unpack(targets, v, span)
             }
             StmtKind::IndexAssign(obj, items, value) => {
                 self.exec_index_assign(obj, items, value, s.span)
@@ -113,6 +115,8 @@ impl Interp {
             StmtKind::Help(topic) => self.exec_help(topic.as_ref()),
             StmtKind::Fn(def) => self.define(def),
             StmtKind::Class(def) => self.define_class(def),
+            StmtKind::Pass => Ok(()),
+            StmtKind::Import(items) => self.exec_import(items),
             // The statements that hold others: `exec_kind`.
             StmtKind::With(..)
             | StmtKind::Stream(..)
@@ -212,6 +216,9 @@ impl Interp {
         // `x[i] += v`: a view of x updated in place; with a tensor index,
         // Python's x[i] = x[i] + v in place: the selection is a copy,
         // updated, then written back.
+        if let ExprKind::Attr(obj, attr) = &target.kind {
+            return self.exec_augmented_attr(obj, attr, op, value, span);
+        }
         let mut basic = None;
         let current = match &target.kind {
             ExprKind::Index(obj, items) => {
@@ -274,6 +281,39 @@ impl Interp {
                 current.type_name(),
             )
             .at(target.span)),
+        }
+    }
+
+    /// `obj.name op= v`: the object read once; a tensor is updated in
+    /// place, anything else gives a new value the property takes.
+    fn exec_augmented_attr(
+        &mut self,
+        obj: &Expr,
+        attr: &Name,
+        op: BinaryOp,
+        value: &Expr,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let target = self.eval(obj, 0)?;
+        let current = self.property(&target, &attr.name, attr.span)?;
+        let v = self.eval(value, 0)?;
+        if let Value::Tensor(t) = &current {
+            self.rt.begin_op(op.name());
+            return self.augment_tensor(t, op, &v, span, value.span);
+        }
+        let r = match super::quick::quick_scalar(BinOp::Elementwise(op), &current, &v) {
+            Some(r) => r,
+            None => {
+                self.rt.begin_op(op.name());
+                self.binary(BinOp::Elementwise(op), current, v)
+                    .map_err(|e| e.at(span))?
+            }
+        };
+        match &target {
+            Value::Object(_) | Value::Module(_) | Value::Class(_) => {
+                self.set_object_attr(&target, &attr.name, r, attr.span)
+            }
+            _ => self.set_property(&target, attr, r, value.span),
         }
     }
 
@@ -482,9 +522,16 @@ impl Interp {
                 .at(e.span)),
             },
             Value::Stream(st) => self.with_stream(&st, body),
+            // `with torch.no_grad():`, `with torch.enable_grad():`
+            Value::GradMode(on) => {
+                let saved = std::mem::replace(&mut self.grad.enabled, on.get());
+                let r = self.exec_block(body);
+                self.grad.enabled = saved;
+                r
+            }
             other => Err(Error::wrong_type(
                 "the target of `with`",
-                "a device or a stream",
+                "a device, a stream or `torch.no_grad()`",
                 other.type_name(),
             )
             .at(e.span)),
@@ -530,7 +577,7 @@ impl Interp {
     /// `for names in iter { body }`, the body run by `body` (compiled).
     pub(super) fn exec_for(
         &mut self,
-        names: &[Name],
+        names: &[Target],
         iter: &ForIter,
         body: &Body,
     ) -> Result<Flow, Diagnostic> {
@@ -542,7 +589,12 @@ impl Interp {
         r
     }
 
-    fn run_for(&mut self, names: &[Name], iter: &ForIter, body: &Body) -> Result<Flow, Diagnostic> {
+    fn run_for(
+        &mut self,
+        names: &[Target],
+        iter: &ForIter,
+        body: &Body,
+    ) -> Result<Flow, Diagnostic> {
         match iter {
             ForIter::Range(a, b) => {
                 let lo = self.eval_int(a, 0, "the start of a range")?;
@@ -558,6 +610,18 @@ impl Interp {
             }
             ForIter::Each(e) => {
                 let v = self.eval(e, 0)?;
+                // `for i in range(...)`: counted, as `a..b`.
+                if let Value::Range(r) = &v {
+                    let total = r.len();
+                    for k in 0..total {
+                        self.bind_loop(names, Value::Int(r.at(k)), e.span)?;
+                        if let Some(out) = self.loop_body(body)? {
+                            return Ok(out);
+                        }
+                        self.progress(k as u64 + 1, total as u64);
+                    }
+                    return Ok(Flow::Next);
+                }
                 if let Value::DataLoader(loader) = &v {
                     let out = self.for_each_batch(loader, e.span, |me, batch| {
                         me.bind_loop(names, batch, e.span)?;
@@ -614,16 +678,17 @@ impl Interp {
 
     /// A loop's item bound to its name, or unpacked into its names (`for a,
     /// b in pairs`: a list, a tuple or a result with parts, as Python does).
-    fn bind_loop(&mut self, names: &[Name], v: Value, span: Span) -> Result<(), Diagnostic> {
-        if let [name] = names {
+    fn bind_loop(&mut self, targets: &[Target], v: Value, span: Span) -> Result<(), Diagnostic> {
+        if let [Target::Name(name)] = targets {
             self.set_var(name, v);
             return Ok(());
         }
-        self.unpack(names, v, span)
+        self.unpack(targets, v, span)
     }
 
-    /// `a, b = v`: each name gets one item of a list (or of a dict, in order).
-    fn unpack(&mut self, names: &[Name], v: Value, span: Span) -> Result<(), Diagnostic> {
+    /// `a, b = v`: each target gets one item of a tuple or list (or of a
+    /// dict, in order); a parenthesised one takes its item apart in turn.
+    fn unpack(&mut self, targets: &[Target], v: Value, span: Span) -> Result<(), Diagnostic> {
         let items: Vec<Value> = match (&v, v.elements()) {
             (_, Some(items)) => items.map_err(|err| err.at(span))?,
             (Value::Dict(pairs), None) => pairs.iter().map(|(_, v)| v.clone()).collect(),
@@ -636,16 +701,19 @@ impl Interp {
                 .at(span))
             }
         };
-        if items.len() != names.len() {
+        if items.len() != targets.len() {
             return Err(Error::value(format!(
                 "cannot unpack {} into {}",
                 plural(items.len(), "value"),
-                plural(names.len(), "name")
+                plural(targets.len(), "name")
             ))
             .at(span));
         }
-        for (name, v) in names.iter().zip(items) {
-            self.set_var(name, v);
+        for (target, v) in targets.iter().zip(items) {
+            match target {
+                Target::Name(name) => self.set_var(name, v),
+                Target::Tuple(inner, at) => self.unpack(inner, v, *at)?,
+            }
         }
         Ok(())
     }

@@ -80,6 +80,60 @@ pub enum Value {
     ParamGroup(Arc<(Arc<Mutex<crate::autograd::optim::Optimizer>>, usize)>),
     /// `StepLR(opt, ...)`: a learning-rate schedule of an optimizer.
     Scheduler(Arc<LrScheduler>),
+    /// `import torch.nn as nn`: a Python module, whose attributes are
+    /// cudash's builtins under PyTorch's names (`eval::imports`).
+    Namespace(&'static PyModule),
+    /// A function of Python's modules (`time.time`, `math.sqrt`).
+    Native(&'static Native),
+    /// `torch.no_grad()` (false) or `torch.enable_grad()` (true): what
+    /// `with` switches autograd's recording to.
+    GradMode(Word<bool>),
+    /// `range(start, stop, step)`: counted as a loop asks, never stored.
+    Range(Arc<PyRange>),
+}
+
+/// A module a program can import (`eval::imports`): its dotted path.
+#[derive(Debug, PartialEq, Eq)]
+pub struct PyModule {
+    pub path: &'static str,
+}
+
+/// A function of one of Python's modules (or `torch.no_grad`), called by
+/// `Interp::call_native`: its full dotted name.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Native {
+    pub name: &'static str,
+}
+
+/// Python's range: `start`, `start + step`, ... up to `stop` (excluded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PyRange {
+    pub start: i64,
+    pub stop: i64,
+    pub step: i64,
+}
+
+impl PyRange {
+    /// How many numbers it holds (`step` is never 0).
+    pub fn len(&self) -> usize {
+        let (span, step) = match self.step > 0 {
+            true => (self.stop as i128 - self.start as i128, self.step as i128),
+            false => (self.start as i128 - self.stop as i128, -(self.step as i128)),
+        };
+        match span > 0 {
+            true => ((span + step - 1) / step) as usize,
+            false => 0,
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The `k`th number (`k < len`).
+    pub fn at(&self, k: usize) -> i64 {
+        self.start + self.step * k as i64
+    }
 }
 
 /// A scheduler, the optimizer it sets, and LambdaLR's function.
@@ -237,6 +291,10 @@ impl Value {
             Value::Super(_) => "a super object",
             Value::ParamGroup(_) => "a parameter group",
             Value::Scheduler(_) => "a learning-rate scheduler",
+            Value::Namespace(_) => "a Python module",
+            Value::Native(_) => "a function",
+            Value::GradMode(_) => "a grad mode",
+            Value::Range(_) => "a range",
         }
     }
 
@@ -268,6 +326,10 @@ impl Value {
             Value::Super(_) => "super",
             Value::ParamGroup(_) => "param_group",
             Value::Scheduler(_) => "scheduler",
+            Value::Namespace(_) => "namespace",
+            Value::Native(_) => "function",
+            Value::GradMode(_) => "grad_mode",
+            Value::Range(_) => "range",
         }
     }
 
@@ -313,6 +375,7 @@ impl Value {
                     _ => None,
                 }
             }
+            Value::Range(r) => Some(Ok((0..r.len()).map(|k| Value::Int(r.at(k))).collect())),
             Value::Enumerate(e) => e.0.elements().map(|items| {
                 items.map(|items| {
                     (e.1..)
@@ -332,6 +395,7 @@ impl Value {
             Value::List(items) => Some(items.len()),
             Value::MutList(items) => Some(crate::runtime::lock::lock(items).len()),
             Value::Dict(pairs) => Some(pairs.len()),
+            Value::Range(r) => Some(r.len()),
             Value::Module(_) => self.elements().and_then(Result::ok).map(|c| c.len()),
             _ => None,
         }

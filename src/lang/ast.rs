@@ -138,6 +138,62 @@ pub enum Scope {
     Local(u32),
 }
 
+/// A piece of an f-string.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FPart {
+    Text(String),
+    /// `{expr!conv:spec}`; `spec` may hold fields itself (`{x:{width}}`).
+    /// `debug` is `{x=}`'s text before the value (`x=`).
+    Field {
+        expr: Expr,
+        conv: Option<char>,
+        spec: Vec<FPart>,
+        debug: Option<String>,
+    },
+}
+
+/// What a `for` or an unpacking assigns: a name, or a parenthesised
+/// group that takes one item apart in turn (`for i, (x, y) in ...`).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    Name(Name),
+    Tuple(Vec<Target>, Span),
+}
+
+impl Target {
+    /// Every name bound, in order.
+    pub fn names(&self) -> Vec<&Name> {
+        match self {
+            Target::Name(n) => vec![n],
+            Target::Tuple(ts, _) => ts.iter().flat_map(Target::names).collect(),
+        }
+    }
+
+    /// Every name bound, to be resolved.
+    pub fn names_mut(&mut self) -> Vec<&mut Name> {
+        match self {
+            Target::Name(n) => vec![n],
+            Target::Tuple(ts, _) => ts.iter_mut().flat_map(Target::names_mut).collect(),
+        }
+    }
+
+    /// The target an expression on the left of `=` writes: a name, or a
+    /// tuple or list of targets; None for anything else.
+    pub fn of(e: Expr) -> Result<Target, Span> {
+        match e.kind {
+            ExprKind::Var(n) => Ok(Target::Name(n)),
+            ExprKind::Tuple(items) | ExprKind::List(items) => Ok(Target::Tuple(
+                items
+                    .into_iter()
+                    .map(Target::of)
+                    .collect::<Result<_, _>>()?,
+                e.span,
+            )),
+            _ => Err(e.span),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Arg {
     /// `Some` for keyword arguments (`device=cuda`).
@@ -164,6 +220,8 @@ pub enum ExprKind {
     Int(i64),
     Float(f64),
     Str(String),
+    /// `f"loss: {loss:>7f}"`: text and fields, joined when evaluated.
+    FString(Vec<FPart>),
     Bool(bool),
     None,
     Device(DeviceLit),
@@ -171,6 +229,10 @@ pub enum ExprKind {
     Var(Name),
     /// `[a, b, ...]`: a tensor literal when every leaf is a number, else a list.
     List(Vec<Expr>),
+    /// `(a, b)`, `(a,)`, `()` and `a, b` where Python takes a tuple (the
+    /// right of `=`, `return`): a tuple of the values, numbers kept as
+    /// numbers (`zeros((2, 3))`, `betas=(0.9, 0.999)`).
+    Tuple(Vec<Expr>),
     /// `{"lr": 0.1, "params": ps}`: a dict (cudash's dicts have string keys).
     Dict(Vec<(Expr, Expr)>),
     Neg(Box<Expr>),
@@ -227,8 +289,9 @@ pub enum MemView {
 pub enum StmtKind {
     Expr(Expr),
     Assign(Name, Expr),
-    /// `v, i = x.sort()`: each name gets one item of a list (or of a dict, in order).
-    Unpack(Vec<Name>, Expr),
+    /// `v, i = x.sort()`, `(a, b), c = v`: each target gets one item of a
+    /// tuple or list (or of a dict, in order).
+    Unpack(Vec<Target>, Expr),
     /// `x[i, j] = v`
     IndexAssign(Expr, Vec<IndexItem>, Expr),
     /// `x.grad = g`, `x.requires_grad = true`: a property that can be set.
@@ -248,8 +311,8 @@ pub enum StmtKind {
         view: MemView,
         target: SyncTarget,
     },
-    /// `for i in 0..n { }`, `for x in xs { }`, `for a, b in pairs { }`.
-    For(Vec<Name>, ForIter, Block),
+    /// `for i in 0..n { }`, `for x in xs { }`, `for i, (x, y) in pairs { }`.
+    For(Vec<Target>, ForIter, Block),
     /// `fn name(a, b=1) { ... }`: defines a function.
     Fn(std::sync::Arc<FnDef>),
     /// `class Net(Module) { ... }`: defines a class.
@@ -261,12 +324,30 @@ pub enum StmtKind {
     While(Expr, Block),
     Break,
     Continue,
+    /// `pass`: does nothing (also a bare annotation, `x: int`).
+    Pass,
+    /// `import torch.nn as nn`, `from torch import nn, optim`: one entry
+    /// per name bound.
+    Import(Vec<Import>),
     Time(Option<Expr>, Block),
     /// `profile { }`, or `profile "run.json" { }` to write a Chrome trace too.
     Profile(Option<Expr>, Block),
     /// `no_grad { }`: autograd records nothing in the block.
     NoGrad(Block),
     Help(Option<Name>),
+}
+
+/// One name an import binds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Import {
+    /// The module's dotted path as written (`torch.nn`), and its span.
+    pub module: String,
+    pub module_span: Span,
+    /// `from module import member`: the member; none for `import module`.
+    pub member: Option<Name>,
+    /// The name bound: the alias after `as`, else the member, else (for
+    /// `import torch.nn`) the path's first part, bound to that top module.
+    pub bind: Name,
 }
 
 /// A function as written: `fn name(params) { body }`.

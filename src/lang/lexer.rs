@@ -1,6 +1,8 @@
 //! The chumsky lexer, and a structure pass over its tokens that drops
 //! newlines inside `()` and `[]`, matches brackets and bounds their nesting.
 
+use std::sync::Arc;
+
 use chumsky::error::{EmptyErr, LabelError};
 use chumsky::prelude::*;
 
@@ -16,7 +18,7 @@ pub const MAX_NESTING: usize = 128;
 /// (`1 + 1 + ...`, `- - x`, `x.T.T`): the parser recurses once per level.
 pub const MAX_EXPR_DEPTH: usize = 256;
 
-pub type Spanned<T> = (T, Span);
+pub use super::token::Spanned;
 
 /// The lexer runs twice only when the input is wrong: first with chumsky's
 /// zero-cost `EmptyErr` (tracking expected tokens costs more than lexing), then,
@@ -79,6 +81,58 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
         just('"').to('"'),
         just('\'').to('\''),
     )));
+    // `"""..."""` and `'''...'''`: over several lines (a docstring).
+    let triple = |q: &'static str| {
+        just(q)
+            .ignore_then(
+                choice((escape, any().and_is(just(q).not())))
+                    .repeated()
+                    .collect::<String>(),
+            )
+            .then_ignore(just(q))
+            .map(|s: String| Token::Str(s.into()))
+    };
+    // `f"..."` and `r"..."` (and `rf`, `fr`, `f"""..."""`): the text as
+    // written; a backslash keeps the character after it inside the string.
+    let raw_body = |q: &'static str| {
+        let multi = q.len() == 3;
+        just(q)
+            .ignore_then(
+                choice((
+                    just('\\').then(any()).ignored(),
+                    any()
+                        .and_is(just(q).not())
+                        .filter(move |c: &char| multi || *c != '\n')
+                        .ignored(),
+                ))
+                .repeated()
+                .to_slice()
+                .map_with(|body: &str, e| {
+                    let span: Span = e.span();
+                    (body, span.start)
+                }),
+            )
+            .then_ignore(just(q))
+    };
+    let raw_string = || {
+        choice((
+            raw_body("\"\"\""),
+            raw_body("'''"),
+            raw_body("\""),
+            raw_body("'"),
+        ))
+    };
+    let prefixed = choice((
+        one_of("fF")
+            .then(one_of("rR").or_not())
+            .ignored()
+            .or(one_of("rR").then(one_of("fF")).ignored())
+            .ignore_then(raw_string())
+            .map(|(body, at): (&str, usize)| Token::FStr(Arc::new((body.to_string(), at)))),
+        one_of("rR")
+            .ignore_then(raw_string())
+            .map(|(body, _): (&str, usize)| Token::Str(body.into())),
+    ));
     let string = |q: char| {
         just(q)
             .ignore_then(
@@ -120,7 +174,7 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
     // `!=`, `<=`, `>=`, `//`, `+=` and the other augmented assignments,
     // `**=`, `//=`.
     let punct = one_of("()[]{},;:.=+-*/@<>!%&|^~")
-        .then(one_of("*./=").or_not())
+        .then(one_of("*./=>").or_not())
         .then(one_of("=.").or_not())
         .try_map(|((a, b), c): ((char, Option<char>), Option<char>), span| {
             let aug = |op| Some(Punct::Augmented(op));
@@ -132,6 +186,7 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
                 ('*', Some('*'), None) => Some(Punct::StarStar),
                 ('/', Some('/'), None) => Some(Punct::SlashSlash),
                 ('.', Some('.'), None) => Some(Punct::DotDot),
+                ('-', Some('>'), None) => Some(Punct::Arrow),
                 ('=', Some('='), None) => Some(Punct::EqEq),
                 ('!', Some('='), None) => Some(Punct::Ne),
                 ('<', Some('='), None) => Some(Punct::Le),
@@ -162,15 +217,25 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
     // The most common tokens first: each failed alternative costs time on every token.
     let token = choice((
         cuda,
+        prefixed,
         word,
         punct,
         number,
         newline,
+        triple("\"\"\""),
+        triple("'''"),
         string('"'),
         string('\''),
     ));
 
-    let blank = one_of(" \t\r").ignored();
+    // A backslash at the end of a line continues the line.
+    let blank = choice((
+        one_of(" \t\r\x0c").ignored(),
+        just('\\')
+            .then(just('\r').or_not())
+            .then(just('\n'))
+            .ignored(),
+    ));
     let comment = just('#')
         .then(any().and_is(just('\n').not()).repeated())
         .ignored();
@@ -215,11 +280,41 @@ fn single(c: char) -> Option<Punct> {
     })
 }
 
-/// Lex `src` into tokens, then run the structure pass.
+/// Lex `src` into tokens, then run the layout and structure passes.
 pub fn lex(src: &str) -> Result<Vec<Spanned<Token>>, Vec<Diagnostic>> {
-    let (tokens, errs) = lexer::<EmptyErr>().parse(src).into_output_errors();
+    lex_laid(src).map(|(tokens, _)| tokens)
+}
+
+/// Lexes a piece of a line (an f-string's field): no layout, and newlines
+/// are not expected.
+pub fn lex_fragment(src: &str) -> Result<Vec<Spanned<Token>>, Vec<Diagnostic>> {
+    let (tokens, errs) = lexer::<Rich<'_, char, Span>>()
+        .parse(src)
+        .into_output_errors();
     match tokens {
         Some(tokens) if errs.is_empty() => structure(tokens, src.len()).map_err(|e| vec![e]),
+        _ => Err(super::at_least_one(
+            errs.into_iter().map(|e| lex_error(src, e)).collect(),
+            src,
+        )),
+    }
+}
+
+/// Does `src` lex and end inside a Python `:` block (so the REPL waits
+/// for more lines, or a blank one)?
+pub fn ends_in_block(src: &str) -> bool {
+    matches!(lex_laid(src), Ok((_, true)))
+}
+
+/// `lex`, and whether the input ended inside a `:` block.
+fn lex_laid(src: &str) -> Result<(Vec<Spanned<Token>>, bool), Vec<Diagnostic>> {
+    let (tokens, errs) = lexer::<EmptyErr>().parse(src).into_output_errors();
+    match tokens {
+        Some(tokens) if errs.is_empty() => {
+            let laid = super::layout::layout(tokens, src).map_err(|e| vec![e])?;
+            let tokens = structure(laid.tokens, src.len()).map_err(|e| vec![e])?;
+            Ok((tokens, laid.in_block))
+        }
         _ => {
             let errs = lexer::<Rich<'_, char, Span>>().parse(src).into_errors();
             Err(super::at_least_one(

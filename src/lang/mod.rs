@@ -3,9 +3,10 @@
 
 pub mod ast;
 pub mod flow;
+pub mod fstring;
+pub mod layout;
 pub mod lexer;
 pub mod parser;
-pub mod python;
 pub mod resolve;
 pub mod token;
 
@@ -31,14 +32,54 @@ pub fn parse(src: &str) -> Result<Block, Vec<Diagnostic>> {
             Ok(()) => Ok(ast),
             Err(d) => Err(vec![d]),
         },
-        // Python where cudash has its own form: say what to write instead.
-        _ if python::hint(src).is_some() => Err(python::hint(src).into_iter().collect()),
         _ => Err(at_least_one(
             parser::program_parser::<_, Rich<'_, Token, Span>>()
                 .parse(input())
                 .into_errors()
                 .into_iter()
                 .map(|e| syntax_diagnostic(src, e))
+                .collect(),
+            src,
+        )),
+    }
+}
+
+/// Parses one expression, `src`, found at byte `at` of a larger source
+/// (an f-string's field): its spans and errors are the larger source's.
+pub fn parse_expr_at(src: &str, at: usize) -> Result<ast::Expr, Vec<Diagnostic>> {
+    let shift = |s: Span| Span::from(s.start + at..s.end + at);
+    let tokens = lexer::lex_fragment(src).map_err(|ds| {
+        ds.into_iter()
+            .map(|mut d| {
+                d.span = shift(d.span);
+                d
+            })
+            .collect::<Vec<_>>()
+    })?;
+    let tokens: Vec<_> = tokens.into_iter().map(|(t, s)| (t, shift(s))).collect();
+    let eoi = Span::from(at + src.len()..at + src.len());
+    let input = || tokens.as_slice().map(eoi, |(t, s)| (t, s));
+    let parser = || parser::expr_parser::<_, Rich<'_, Token, Span>>().then_ignore(end());
+    let (expr, errs) = parser().parse(input()).into_output_errors();
+    match expr {
+        Some(e) if errs.is_empty() => Ok(e),
+        // An incomplete field is not input that more lines would finish.
+        _ => Err(at_least_one(
+            errs.into_iter()
+                .map(|e| syntax_diagnostic(src, e))
+                .map(|d| match d.error.clone() {
+                    crate::error::Error::Syntax {
+                        label,
+                        incomplete: true,
+                        ..
+                    } => crate::error::Error::Syntax {
+                        message: "the field ended early".into(),
+                        label,
+                        incomplete: false,
+                    }
+                    .at(eoi),
+                    _ => d,
+                })
                 .collect(),
             src,
         )),
@@ -57,6 +98,12 @@ fn at_least_one(mut diags: Vec<Diagnostic>, src: &str) -> Vec<Diagnostic> {
     diags
 }
 
+/// Does `src` end inside a Python `:` block (its lines may go on after a
+/// blank line, in a file)?
+pub fn ends_in_block(src: &str) -> bool {
+    lexer::ends_in_block(src)
+}
+
 /// Whether a cell is ready to run, needs more lines, or is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Completeness {
@@ -68,16 +115,43 @@ pub enum Completeness {
     Invalid,
 }
 
+/// A cell that ends inside a Python `:` block (`for x in xs:` and its
+/// lines) goes on until a blank line, as in Python's REPL.
 pub fn completeness(src: &str) -> Completeness {
     match parse(src) {
+        Ok(_) if lexer::ends_in_block(src) && !src.ends_with("\n\n") => Completeness::Incomplete {
+            indent: python_indent(src),
+        },
         Ok(_) => Completeness::Complete,
         Err(errs) if errs.iter().all(|e| e.incomplete_input()) => {
             let depth = open_blocks(src);
             Completeness::Incomplete {
-                indent: "  ".repeat(depth.max(1)),
+                indent: match depth {
+                    0 => python_indent(src),
+                    _ => "  ".repeat(depth),
+                },
             }
         }
         Err(_) => Completeness::Invalid,
+    }
+}
+
+/// The indentation for the line after `src` inside a `:` block: the last
+/// line's, one level (4 spaces) deeper after a header ending in `:`.
+fn python_indent(src: &str) -> String {
+    let last = src
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("");
+    let indent: String = last
+        .chars()
+        .take_while(|c| *c == ' ' || *c == '\t')
+        .collect();
+    match last.trim_end().ends_with(':') {
+        true => indent + "    ",
+        false if indent.is_empty() => "  ".into(),
+        false => indent,
     }
 }
 
@@ -123,7 +197,6 @@ fn keyword_as_name(k: token::Kw, span: Span) -> Diagnostic {
         "pin" => "pinned",
         "sync" => "synced",
         "mem" => "memory",
-        "time" => "elapsed",
         "wait" => "waited",
         "profile" => "prof",
         "help" => "help_text",

@@ -93,6 +93,18 @@ where
             Token::DType(d) => ExprKind::DType(d),
             Token::Ident(s) = e => ExprKind::Var(Name::new(s.to_string(), e.span())),
         };
+        // `f"..."`: its fields parsed where they stand (`fstring`).
+        let fstring = select! { Token::FStr(f) = e => (f, e.span()) }.validate(
+            |(f, _span): (std::sync::Arc<(String, usize)>, Span), _, emitter| {
+                match super::fstring::parse(&f.0, f.1) {
+                    Ok(parts) => ExprKind::FString(parts),
+                    Err((at, msg)) => {
+                        emitter.emit(E::message(at, &msg));
+                        ExprKind::Str(String::new())
+                    }
+                }
+            },
+        );
         let list = expr
             .clone()
             .separated_by(p(Punct::Comma))
@@ -114,6 +126,10 @@ where
                 kind,
                 span: e.span(),
             }),
+            fstring.map_with(|kind, e| Expr {
+                kind,
+                span: e.span(),
+            }),
             list.map_with(|kind, e| Expr {
                 kind,
                 span: e.span(),
@@ -122,8 +138,8 @@ where
                 kind,
                 span: e.span(),
             }),
-            // `(x)` groups; `(a, b)`, `(a,)` and `()` are tuples, which
-            // cudash keeps as lists (`zeros((2, 3))`, `dim=(0, 1)`).
+            // `(x)` groups; `(a, b)`, `(a,)` and `()` are tuples
+            // (`zeros((2, 3))`, `dim=(0, 1)`).
             expr.clone()
                 .then(
                     p(Punct::Comma)
@@ -141,9 +157,9 @@ where
                     let kind = match inner {
                         Some((first, None)) => first.kind,
                         Some((first, Some(rest))) => {
-                            ExprKind::List(std::iter::once(first).chain(rest).collect())
+                            ExprKind::Tuple(std::iter::once(first).chain(rest).collect())
                         }
-                        None => ExprKind::List(vec![]),
+                        None => ExprKind::Tuple(vec![]),
                     };
                     Expr {
                         kind,
@@ -361,6 +377,41 @@ where
 {
     let stmt = recursive(|stmt| {
         let expr = expr_parser();
+        // `a, b` where Python takes a tuple (the right of `=`, `return`,
+        // a statement): one expression alone, else a tuple of them.
+        let exprs = expr
+            .clone()
+            .then(
+                p(Punct::Comma)
+                    .ignore_then(
+                        expr.clone()
+                            .separated_by(p(Punct::Comma))
+                            .allow_trailing()
+                            .collect::<Vec<_>>(),
+                    )
+                    .or_not(),
+            )
+            .map_with(|(first, rest): (Expr, Option<Vec<Expr>>), e| match rest {
+                None => first,
+                Some(rest) => Expr {
+                    kind: ExprKind::Tuple(std::iter::once(first).chain(rest).collect()),
+                    span: e.span(),
+                },
+            })
+            .boxed();
+        // What `for` assigns: names, and parenthesised groups of them.
+        let for_target = recursive(|for_target| {
+            choice((
+                ident().map(Target::Name),
+                for_target
+                    .separated_by(p(Punct::Comma))
+                    .at_least(1)
+                    .allow_trailing()
+                    .collect::<Vec<_>>()
+                    .delimited_by(p(Punct::LParen), p(Punct::RParen))
+                    .map_with(|ts, e| Target::Tuple(ts, e.span())),
+            ))
+        });
         let newlines = just(Token::Newline).repeated();
         let block = newlines
             .clone()
@@ -394,9 +445,14 @@ where
                 )),
             });
 
+        // A type annotation (`x: int`, `-> Tensor`) is read and ignored, as
+        // Python ignores it when it runs.
+        let annotation = p(Punct::Colon).ignore_then(expr.clone()).ignored();
         let param = ident()
+            .then_ignore(annotation.clone().or_not())
             .then(p(Punct::Assign).ignore_then(expr.clone()).or_not())
             .map(|(name, default)| Param { name, default });
+        let returns = p(Punct::Arrow).ignore_then(expr.clone()).or_not();
 
         let for_iter = expr
             .clone()
@@ -442,7 +498,7 @@ where
                 .map(|(view, target)| StmtKind::Mem { view, target }),
             kw(Kw::For)
                 .ignore_then(
-                    ident()
+                    for_target
                         .separated_by(p(Punct::Comma))
                         .at_least(1)
                         .allow_trailing()
@@ -461,6 +517,7 @@ where
                         .collect::<Vec<_>>()
                         .delimited_by(p(Punct::LParen), p(Punct::RParen)),
                 )
+                .then_ignore(returns)
                 .then(block.clone())
                 .validate(|((name, params), body), _, emitter| {
                     check_params(&params, &mut |span, msg| {
@@ -482,7 +539,7 @@ where
                         if !class_member(&s.kind) {
                             emitter.emit(E::message(
                                 s.span,
-                                "a class body holds methods (`fn name(self) { }`), class attributes (`name = value`) and a docstring",
+                                "a class body holds methods (`def name(self):`), class attributes (`name = value`), `pass` and a docstring",
                             ));
                         }
                     }
@@ -493,7 +550,7 @@ where
                     }))
                 }),
             kw(Kw::Return)
-                .ignore_then(expr.clone().or_not())
+                .ignore_then(exprs.clone().or_not())
                 .map(StmtKind::Return),
             kw(Kw::If)
                 .ignore_then(expr.clone())
@@ -522,9 +579,11 @@ where
                 .then(block.clone())
                 .map(|(c, b)| StmtKind::While(c, b)),
             kw(Kw::Break).to(StmtKind::Break),
+            kw(Kw::Pass).to(StmtKind::Pass),
+            import_stmt(),
             kw(Kw::Continue).to(StmtKind::Continue),
             // The optional name or file is not a dict: `profile { }` is a block.
-            kw(Kw::Time)
+            word("time")
                 .ignore_then(not_block.clone().ignore_then(expr.clone()).or_not())
                 .then(block.clone())
                 .map(|(n, b)| StmtKind::Time(n, b)),
@@ -540,49 +599,50 @@ where
         .boxed();
 
         let augmented = select! { Token::P(Punct::Augmented(op)) => op };
-        // `v, i = x.sort()`: names unpacking a list, as Python's tuples.
-        let unpack = expr
-            .clone()
-            .then_ignore(p(Punct::Comma))
-            .then(expr.clone().separated_by(p(Punct::Comma)).allow_trailing().at_least(1).collect::<Vec<_>>())
-            .then_ignore(p(Punct::Assign))
-            .then(expr.clone())
-            .validate(|((first, rest), value), _, emitter| {
-                let mut names = Vec::with_capacity(rest.len() + 1);
-                for target in std::iter::once(first).chain(rest) {
-                    match target.kind {
-                        ExprKind::Var(name) => names.push(name),
-                        _ => emitter.emit(E::message(
-                            target.span,
-                            "cannot unpack into this: each name left of `=` must be a plain name (`values, indices = x.sort()`)",
-                        )),
-                    }
-                }
-                StmtKind::Unpack(names, value)
-            });
-        let assign_or_expr = expr
+        // `x: int = 3` assigns; `x: int` alone declares, and does nothing.
+        let annotated = annotation
+            .ignore_then(p(Punct::Assign).ignore_then(expr.clone()).or_not())
+            .map(|value| value.map(|v| (None, v)).ok_or(()));
+        let assign_or_expr = exprs
             .clone()
             .then(
-                choice((p(Punct::Assign).to(None), augmented.map(Some)))
-                    .then(expr)
-                    .or_not(),
+                choice((
+                    choice((p(Punct::Assign).to(None), augmented.map(Some)))
+                        .then(exprs)
+                        .map(Ok),
+                    annotated,
+                ))
+                .or_not(),
             )
             .validate(|(lhs, rhs), _, emitter| match rhs {
                 None => StmtKind::Expr(lhs),
-                Some((None, value)) => match lhs.kind {
+                Some(Err(())) => match lhs.kind {
+                    ExprKind::Var(_) | ExprKind::Attr(..) | ExprKind::Index(..) => StmtKind::Pass,
+                    _ => {
+                        emitter.emit(E::message(
+                            lhs.span,
+                            "only a name, a property or an indexed tensor can be annotated (`x: int = 3`)",
+                        ));
+                        StmtKind::Pass
+                    }
+                },
+                Some(Ok((None, value))) => match lhs.kind {
                     ExprKind::Var(name) => StmtKind::Assign(name, value),
                     ExprKind::Index(obj, items) => StmtKind::IndexAssign(*obj, items, value),
                     ExprKind::Attr(obj, attr) => StmtKind::AttrAssign(*obj, attr, value),
-                    // `(v, i) = x.sort()`
-                    ExprKind::List(items) if !items.is_empty() && items.iter().all(|e| matches!(e.kind, ExprKind::Var(_))) => {
-                        let names = items
-                            .into_iter()
-                            .filter_map(|e| match e.kind {
-                                ExprKind::Var(name) => Some(name),
-                                _ => None,
-                            })
-                            .collect();
-                        StmtKind::Unpack(names, value)
+                    // `v, i = x.sort()`, `(v, i) = ...`, `[a, b] = ...`, `(a, b), c = ...`
+                    ExprKind::Tuple(items) | ExprKind::List(items) if !items.is_empty() => {
+                        let mut targets = Vec::with_capacity(items.len());
+                        for item in items {
+                            match Target::of(item) {
+                                Ok(t) => targets.push(t),
+                                Err(span) => emitter.emit(E::message(
+                                    span,
+                                    "cannot unpack into this: each target left of `=` must be a name or a parenthesised group of names (`values, indices = x.sort()`)",
+                                )),
+                            }
+                        }
+                        StmtKind::Unpack(targets, value)
                     }
                     ExprKind::Device(_) => {
                         emitter.emit(E::message(
@@ -599,35 +659,34 @@ where
                         StmtKind::Expr(value)
                     }
                 },
-                Some((Some(op), value)) => match lhs.kind {
-                    ExprKind::Var(_) | ExprKind::Index(..) => StmtKind::Augmented(lhs, op, value),
+                Some(Ok((Some(op), value))) => match lhs.kind {
+                    ExprKind::Var(_) | ExprKind::Index(..) | ExprKind::Attr(..) => {
+                        StmtKind::Augmented(lhs, op, value)
+                    }
                     _ => {
                         emitter.emit(E::message(
                             lhs.span,
-                            "cannot update this in place: the left of an augmented assignment must be a name or an indexed tensor (`x += 1`, `x[0] *= 2`)",
+                            "cannot update this in place: the left of an augmented assignment must be a name, a property or an indexed tensor (`x += 1`, `self.n += 1`, `x[0] *= 2`)",
                         ));
                         StmtKind::Expr(value)
                     }
                 },
             });
 
-        // Only try the keyword forms when the statement starts with a keyword (or `stream NAME`).
+        // Only try the keyword forms when the statement starts with a keyword (or `stream`, `time`).
         let starts_keyword = any()
             .filter(|t: &Token| {
-                matches!(t, Token::Kw(_)) || matches!(t, Token::Ident(s) if &**s == "stream")
+                matches!(t, Token::Kw(_))
+                    || matches!(t, Token::Ident(s) if matches!(&**s, "stream" | "time"))
             })
             .rewind();
-        choice((
-            starts_keyword.ignore_then(keyword_stmt),
-            unpack,
-            assign_or_expr,
-        ))
-        .map_with(|kind, e| Stmt {
-            kind,
-            span: e.span(),
-        })
-        .labelled("a statement")
-        .boxed()
+        choice((starts_keyword.ignore_then(keyword_stmt), assign_or_expr))
+            .map_with(|kind, e| Stmt {
+                kind,
+                span: e.span(),
+            })
+            .labelled("a statement")
+            .boxed()
     });
 
     stmt.separated_by(separator())
@@ -637,10 +696,82 @@ where
         .then_ignore(end())
 }
 
+/// `import a.b [as c], ...` and `from a.b import x [as y], ...` (the
+/// names in parentheses too).
+fn import_stmt<'t, I, E: ParseError<'t, I>>() -> impl Parser<'t, I, StmtKind, PErr<E>> + Clone
+where
+    I: ValueInput<'t, Token = Token, Span = Span>,
+{
+    let dotted = ident()
+        .separated_by(p(Punct::Dot))
+        .at_least(1)
+        .collect::<Vec<Name>>()
+        .map_with(|parts, e| {
+            let path = parts
+                .iter()
+                .map(|n| n.name.as_str())
+                .collect::<Vec<_>>()
+                .join(".");
+            (path, e.span(), parts[0].clone())
+        });
+    let alias = kw(Kw::As).ignore_then(ident()).or_not();
+    let import = kw(Kw::Import)
+        .ignore_then(
+            dotted
+                .clone()
+                .then(alias.clone())
+                .separated_by(p(Punct::Comma))
+                .at_least(1)
+                .collect::<Vec<_>>(),
+        )
+        .map(|items| {
+            StmtKind::Import(
+                items
+                    .into_iter()
+                    .map(|((module, module_span, first), alias)| Import {
+                        module,
+                        module_span,
+                        member: None,
+                        bind: alias.unwrap_or(first),
+                    })
+                    .collect(),
+            )
+        });
+    let members = ident()
+        .then(alias)
+        .separated_by(p(Punct::Comma))
+        .at_least(1)
+        .allow_trailing()
+        .collect::<Vec<_>>();
+    let from = kw(Kw::From)
+        .ignore_then(dotted)
+        .then_ignore(kw(Kw::Import))
+        .then(choice((
+            members
+                .clone()
+                .delimited_by(p(Punct::LParen), p(Punct::RParen)),
+            members,
+        )))
+        .map(|((module, module_span, _), names)| {
+            StmtKind::Import(
+                names
+                    .into_iter()
+                    .map(|(member, alias)| Import {
+                        module: module.clone(),
+                        module_span,
+                        bind: alias.unwrap_or_else(|| member.clone()),
+                        member: Some(member),
+                    })
+                    .collect(),
+            )
+        });
+    choice((import, from))
+}
+
 /// What a class body may hold: methods, attributes and a docstring.
 fn class_member(s: &StmtKind) -> bool {
     match s {
-        StmtKind::Fn(_) | StmtKind::Assign(..) => true,
+        StmtKind::Fn(_) | StmtKind::Assign(..) | StmtKind::Pass => true,
         StmtKind::Expr(e) => matches!(e.kind, ExprKind::Str(_)),
         _ => false,
     }

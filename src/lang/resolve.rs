@@ -10,6 +10,7 @@
 
 use super::ast::{
     Block, Expr, ExprKind, FnDef, ForIter, IndexItem, Name, Param, Scope, StmtKind, SyncTarget,
+    Target,
 };
 use std::sync::Arc;
 
@@ -46,17 +47,23 @@ fn assigned(block: &Block, out: &mut Vec<String>) {
                     add(&name.name, out);
                 }
             }
-            StmtKind::Unpack(names, _) | StmtKind::Del(names) => {
-                names.iter().for_each(|n| add(&n.name, out))
-            }
+            StmtKind::Unpack(targets, _) => targets
+                .iter()
+                .flat_map(Target::names)
+                .for_each(|n| add(&n.name, out)),
+            StmtKind::Del(names) => names.iter().for_each(|n| add(&n.name, out)),
             StmtKind::Fn(f) => add(&f.name.name, out),
+            StmtKind::Import(items) => items.iter().for_each(|i| add(&i.bind.name, out)),
             StmtKind::Class(c) => add(&c.name.name, out),
             StmtKind::Stream(n, b) => {
                 add(&n.name, out);
                 assigned(b, out);
             }
-            StmtKind::For(names, _, b) => {
-                names.iter().for_each(|n| add(&n.name, out));
+            StmtKind::For(targets, _, b) => {
+                targets
+                    .iter()
+                    .flat_map(Target::names)
+                    .for_each(|n| add(&n.name, out));
                 assigned(b, out);
             }
             StmtKind::With(_, b)
@@ -97,8 +104,11 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
             name(n, locals);
             expr(e, locals);
         }
-        StmtKind::Unpack(names, e) => {
-            names.iter_mut().for_each(|n| name(n, locals));
+        StmtKind::Unpack(targets, e) => {
+            targets
+                .iter_mut()
+                .flat_map(Target::names_mut)
+                .for_each(|n| name(n, locals));
             expr(e, locals);
         }
         StmtKind::IndexAssign(obj, items, value) => {
@@ -123,8 +133,11 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
                 expr(e, locals);
             }
         }
-        StmtKind::For(names, iter, b) => {
-            names.iter_mut().for_each(|n| name(n, locals));
+        StmtKind::For(targets, iter, b) => {
+            targets
+                .iter_mut()
+                .flat_map(Target::names_mut)
+                .for_each(|n| name(n, locals));
             match iter {
                 ForIter::Range(from, to) => exprs(&mut [from, to]),
                 ForIter::Each(e) => expr(e, locals),
@@ -180,14 +193,27 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
             }
             block(b, locals);
         }
-        StmtKind::Break | StmtKind::Continue | StmtKind::Help(_) => {}
+        StmtKind::Import(items) => items.iter_mut().for_each(|i| name(&mut i.bind, locals)),
+        StmtKind::Break | StmtKind::Continue | StmtKind::Pass | StmtKind::Help(_) => {}
+    }
+}
+
+fn fstring(parts: &mut [super::ast::FPart], locals: &[String]) {
+    for p in parts {
+        if let super::ast::FPart::Field { expr: e, spec, .. } = p {
+            expr(e, locals);
+            fstring(spec, locals);
+        }
     }
 }
 
 fn expr(e: &mut Expr, locals: &[String]) {
     match &mut e.kind {
         ExprKind::Var(n) => name(n, locals),
-        ExprKind::List(items) => items.iter_mut().for_each(|e| expr(e, locals)),
+        ExprKind::List(items) | ExprKind::Tuple(items) => {
+            items.iter_mut().for_each(|e| expr(e, locals))
+        }
+        ExprKind::FString(parts) => fstring(parts, locals),
         ExprKind::Dict(pairs) => pairs.iter_mut().for_each(|(k, v)| {
             expr(k, locals);
             expr(v, locals);

@@ -5,6 +5,9 @@ use std::sync::Arc;
 
 use crate::vocab::{BinaryOp, DType};
 
+/// A token (or anything else) with the span of source it came from.
+pub type Spanned<T> = (T, crate::vocab::Span);
+
 /// Keywords that start statements. They cannot be used as variable names,
 /// but they can be used as method names (`e.sync()`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -17,7 +20,6 @@ pub enum Kw {
     Mem,
     For,
     In,
-    Time,
     Profile,
     Help,
     Is,
@@ -34,10 +36,21 @@ pub enum Kw {
     Not,
     NoGrad,
     Class,
+    Lambda,
+    Try,
+    Except,
+    Finally,
+    Raise,
+    Assert,
+    Pass,
+    Global,
+    Import,
+    From,
+    As,
 }
 
 impl Kw {
-    pub const ALL: [Kw; 25] = [
+    pub const ALL: [Kw; 35] = [
         Kw::Del,
         Kw::With,
         Kw::Wait,
@@ -46,7 +59,6 @@ impl Kw {
         Kw::Mem,
         Kw::For,
         Kw::In,
-        Kw::Time,
         Kw::Profile,
         Kw::Help,
         Kw::Is,
@@ -63,6 +75,17 @@ impl Kw {
         Kw::Not,
         Kw::NoGrad,
         Kw::Class,
+        Kw::Lambda,
+        Kw::Try,
+        Kw::Except,
+        Kw::Finally,
+        Kw::Raise,
+        Kw::Assert,
+        Kw::Pass,
+        Kw::Global,
+        Kw::Import,
+        Kw::From,
+        Kw::As,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -75,7 +98,6 @@ impl Kw {
             Kw::Mem => "mem",
             Kw::For => "for",
             Kw::In => "in",
-            Kw::Time => "time",
             Kw::Profile => "profile",
             Kw::Help => "help",
             Kw::Is => "is",
@@ -92,11 +114,26 @@ impl Kw {
             Kw::Not => "not",
             Kw::NoGrad => "no_grad",
             Kw::Class => "class",
+            Kw::Lambda => "lambda",
+            Kw::Try => "try",
+            Kw::Except => "except",
+            Kw::Finally => "finally",
+            Kw::Raise => "raise",
+            Kw::Assert => "assert",
+            Kw::Pass => "pass",
+            Kw::Global => "global",
+            Kw::Import => "import",
+            Kw::From => "from",
+            Kw::As => "as",
         }
     }
 
     pub fn from_word(word: &str) -> Option<Kw> {
-        Kw::ALL.into_iter().find(|k| k.as_str() == word)
+        match word {
+            // Python's spelling of `fn`.
+            "def" => Some(Kw::Fn),
+            _ => Kw::ALL.into_iter().find(|k| k.as_str() == word),
+        }
     }
 }
 
@@ -131,6 +168,8 @@ pub enum Punct {
     /// `+=`, `//=`, `**=` and the rest: an op written in place.
     Augmented(BinaryOp),
     At,
+    /// `->` before a function's return annotation.
+    Arrow,
     EqEq,
     Ne,
     Lt,
@@ -180,6 +219,7 @@ impl Punct {
                 _ => "=",
             },
             Punct::At => "@",
+            Punct::Arrow => "->",
             Punct::EqEq => "==",
             Punct::Ne => "!=",
             Punct::Lt => "<",
@@ -224,6 +264,9 @@ pub enum Token {
     /// Text payloads are shared: the parser clones the next token for every
     /// alternative it tries, and an `Arc` clone is a counter bump, not a copy.
     Str(Arc<str>),
+    /// `f"..."`: the text between the quotes as written (escapes and
+    /// `{fields}` read by the parser), and where that text starts.
+    FStr(Arc<(String, usize)>),
     Bool(bool),
     None,
     Ident(Arc<str>),
@@ -256,6 +299,7 @@ impl fmt::Display for Token {
             Token::Int(n) => write!(f, "{n}"),
             Token::Float(x) => write!(f, "{x:?}"),
             Token::Str(s) => write!(f, "{s:?}"),
+            Token::FStr(s) => write!(f, "f{:?}", s.0),
             Token::Bool(b) => write!(f, "{b}"),
             Token::None => f.write_str("none"),
             Token::Ident(s) => f.write_str(s),

@@ -1,16 +1,20 @@
 //! A script read as a lesson: a run of comment lines on their own is
 //! narration (shown like markdown), and the code between blank lines is a
-//! cell. A blank line inside an unfinished statement (an open `{`) does not
-//! end its cell.
+//! cell. A blank line inside an unfinished statement (an open `{`, or a
+//! Python block whose next line is indented) does not end its cell.
 
 use super::Cell;
-use crate::lang::{completeness, Completeness};
+use crate::lang::{completeness, ends_in_block, Completeness};
 
 pub fn cells(src: &str) -> Vec<Cell> {
     let mut cells = Vec::new();
     let mut chunk: Vec<&str> = Vec::new();
-    for line in src.lines() {
-        if line.trim().is_empty() && !chunk.is_empty() && !unfinished(&chunk) {
+    let lines: Vec<&str> = src.lines().collect();
+    for (n, &line) in lines.iter().enumerate() {
+        let next = lines[n..].iter().find(|l| !l.trim().is_empty());
+        // A Python block goes on past a blank line while its lines do.
+        let indented = next.is_some_and(|l| l.starts_with([' ', '\t']));
+        if line.trim().is_empty() && !chunk.is_empty() && !unfinished(&chunk, indented) {
             cells.extend(split(&chunk));
             chunk.clear();
         } else if !line.trim().is_empty() || !chunk.is_empty() {
@@ -21,9 +25,13 @@ pub fn cells(src: &str) -> Vec<Cell> {
     cells
 }
 
-fn unfinished(chunk: &[&str]) -> bool {
+fn unfinished(chunk: &[&str], next_indented: bool) -> bool {
     let code = chunk.join("\n");
-    matches!(completeness(&code), Completeness::Incomplete { .. })
+    match completeness(&code) {
+        Completeness::Incomplete { .. } if ends_in_block(&code) => next_indented,
+        Completeness::Incomplete { .. } => true,
+        _ => false,
+    }
 }
 
 fn is_comment(line: &str) -> bool {

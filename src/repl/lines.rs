@@ -4,7 +4,7 @@
 
 use std::io::{self, BufRead, IsTerminal, Write};
 
-use crate::lang::Completeness;
+use crate::lang::{self, Completeness};
 use crate::session::{Config, Session};
 
 pub fn run(config: Config) -> u8 {
@@ -21,6 +21,7 @@ pub fn run(config: Config) -> u8 {
         println!("{}", session.banner());
     }
     let mut buf = String::new();
+    let mut held_blank = false;
     let mut failed = false;
     let mut lines = stdin.lock().lines();
     loop {
@@ -40,9 +41,17 @@ pub fn run(config: Config) -> u8 {
         if buf.is_empty() && blank {
             continue;
         }
+        // Piped input is a file: a blank line inside a Python block goes on
+        // while the next line is indented (`python < file` runs it whole).
+        if !tty && held_blank && !blank && !line.starts_with([' ', '\t']) {
+            failed |= show(&mut session, &buf);
+            buf.clear();
+        }
+        held_blank = blank && !tty && lang::ends_in_block(&buf);
         buf.push_str(&line);
         buf.push('\n');
-        let ready = blank || !matches!(session.is_complete(&buf), Completeness::Incomplete { .. });
+        let ready = !held_blank
+            && (blank || !matches!(session.is_complete(&buf), Completeness::Incomplete { .. }));
         if ready {
             failed |= show(&mut session, &buf);
             buf.clear();

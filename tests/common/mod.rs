@@ -50,6 +50,15 @@ pub fn err(src: &str) -> (String, String) {
     (e.ename, e.evalue)
 }
 
+/// Runs `src`, which must fail; returns the error class and its whole report.
+pub fn err_report(src: &str) -> (String, String) {
+    let o = session().execute(src);
+    let e = o
+        .error
+        .unwrap_or_else(|| panic!("`{src}` should have failed"));
+    (e.ename, e.report)
+}
+
 /// Runs `src` in session `s`; panics if it fails.
 pub fn ok_in(s: &mut Session, src: &str) -> String {
     let o = s.execute(src);

@@ -145,6 +145,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("sleep", teaching::sleep),
     ("len", teaching::len),
     ("enumerate", teaching::enumerate),
+    ("range", teaching::range),
     ("list", teaching::list),
     ("TensorDataset", super::data::tensor_dataset),
     ("Dataset", super::data::dataset),

@@ -195,6 +195,26 @@ pub(super) fn enumerate(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Va
     Ok(Value::Enumerate(Arc::new((v, start))))
 }
 
+/// `range(stop)`, `range(start, stop, step=1)`: Python's, counted as a
+/// `for` asks (`for i in range(3)` is `for i in 0..3`).
+pub(super) fn range(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let first = b.int("start")?.unwrap_or(0);
+    let (start, stop) = match b.int("stop")? {
+        Some(stop) => (first, stop),
+        None => (0, first),
+    };
+    let step = b.int("step")?.unwrap_or(1);
+    if step == 0 {
+        let span = b.get("step").map_or(b.span, |(_, s)| *s);
+        return Err(Error::value("range() arg 3 must not be zero").at(span));
+    }
+    Ok(Value::Range(Arc::new(crate::eval::value::PyRange {
+        start,
+        stop,
+        step,
+    })))
+}
+
 pub(super) fn len(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (v, span) = b
         .get("obj")
@@ -208,7 +228,9 @@ pub(super) fn len(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, D
             .at(*span))
         }
         Value::Tensor(t) => t.shape()[0],
-        Value::List(_) | Value::MutList(_) | Value::Dict(_) => v.count().unwrap_or(0),
+        Value::List(_) | Value::MutList(_) | Value::Dict(_) | Value::Range(_) => {
+            v.count().unwrap_or(0)
+        }
         Value::Str(s) => s.chars().count(),
         Value::Dataset(ds) => ds.len(),
         Value::DataLoader(l) => l.len(),

@@ -309,6 +309,16 @@ impl Interp {
         args: Vec<ArgVal>,
         span: Span,
     ) -> Result<Value, Diagnostic> {
+        // `torch.zeros(2)`, `nn.Linear(4, 2)`: the module's member, called.
+        if let Value::Namespace(m) = recv {
+            let f = super::imports::member(m, &name.name).map_err(|e| e.at(name.span))?;
+            return self.call_value(f, args, span);
+        }
+        if let Value::Str(s) = &recv {
+            if super::strings::STR_METHODS.contains(&name.name.as_str()) {
+                return self.str_method(s, &name.name, args).map_err(|e| e.at(span));
+            }
+        }
         // A class's methods, an instance's callable attributes, `super()`.
         let (recv, args) = match &recv {
             Value::Object(_) | Value::Module(_) | Value::Class(_) | Value::Super(_) => {
@@ -363,6 +373,9 @@ impl Interp {
     ) -> Result<Value, Diagnostic> {
         if let Value::Object(_) | Value::Module(_) | Value::Class(_) | Value::Super(_) = recv {
             return self.object_attr(recv, name, span);
+        }
+        if let Value::Namespace(m) = recv {
+            return super::imports::member(m, name).map_err(|e| e.at(span));
         }
         let as_name = || Name::new(name.into(), span);
         // `s.values` of `s = x.sort()`: a dict's keys read as fields, as

@@ -1,0 +1,522 @@
+//! The Python modules a PyTorch program imports: `import torch`, `import
+//! torch.nn as nn`, `from torch.utils.data import DataLoader`, `import
+//! time`. A module is a namespace whose attributes are cudash's builtins
+//! under PyTorch's names (`torch.zeros` is `zeros`, `nn.Linear` is
+//! `Linear`, `optim.SGD` is `SGD`), its dtypes (`torch.float32`), its
+//! submodules, and the few functions of Python's own modules a training
+//! script uses (`time.time`, `math.sqrt`, `os.environ`). A name PyTorch has
+//! that cudash lacks is an `AttributeError` that says so: never a stand-in.
+
+use std::sync::Arc;
+
+use super::args::ArgVal;
+use super::docs::{self, Doc};
+use super::spelling;
+use super::value::{Native, PyModule, Word};
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::runtime::DType;
+use crate::vocab::Span;
+
+/// Every module cudash gives (the parents of each are in it too).
+pub static MODULES: &[PyModule] = &[
+    PyModule { path: "torch" },
+    PyModule { path: "torch.nn" },
+    PyModule {
+        path: "torch.nn.functional",
+    },
+    PyModule {
+        path: "torch.nn.init",
+    },
+    PyModule {
+        path: "torch.nn.utils",
+    },
+    PyModule {
+        path: "torch.nn.parallel",
+    },
+    PyModule { path: "torch.cuda" },
+    PyModule {
+        path: "torch.cuda.memory",
+    },
+    PyModule {
+        path: "torch.cuda.comm",
+    },
+    PyModule {
+        path: "torch.optim",
+    },
+    PyModule {
+        path: "torch.optim.lr_scheduler",
+    },
+    PyModule {
+        path: "torch.utils",
+    },
+    PyModule {
+        path: "torch.utils.data",
+    },
+    PyModule {
+        path: "torch.utils.data.distributed",
+    },
+    PyModule {
+        path: "torch.distributed",
+    },
+    PyModule {
+        path: "torch.multiprocessing",
+    },
+    PyModule {
+        path: "torch.autograd",
+    },
+    PyModule { path: "time" },
+    PyModule { path: "math" },
+    PyModule { path: "os" },
+];
+
+static NATIVES: &[Native] = &[
+    Native {
+        name: "torch.no_grad",
+    },
+    Native {
+        name: "torch.enable_grad",
+    },
+    Native {
+        name: "torch.is_grad_enabled",
+    },
+    Native { name: "time.time" },
+    Native {
+        name: "time.perf_counter",
+    },
+    Native {
+        name: "time.monotonic",
+    },
+    Native { name: "math.sqrt" },
+    Native { name: "math.exp" },
+    Native { name: "math.log" },
+    Native { name: "math.log2" },
+    Native { name: "math.log10" },
+    Native { name: "math.sin" },
+    Native { name: "math.cos" },
+    Native { name: "math.tan" },
+    Native { name: "math.atan" },
+    Native { name: "math.tanh" },
+    Native { name: "math.fabs" },
+    Native { name: "math.pow" },
+    Native { name: "math.floor" },
+    Native { name: "math.ceil" },
+    Native { name: "math.isnan" },
+    Native { name: "math.isinf" },
+    Native {
+        name: "math.isfinite",
+    },
+    Native { name: "os.getenv" },
+    Native {
+        name: "os.cpu_count",
+    },
+];
+
+/// PyTorch's names that are cudash's under another name or in another place.
+const RENAMED: &[(&str, &str)] = &[
+    ("torch.manual_seed", "manual_seed"),
+    ("torch.cuda.manual_seed", "manual_seed"),
+    ("torch.cuda.manual_seed_all", "manual_seed_all"),
+    ("torch.device", "device"),
+    ("torch.cuda.device", "device"),
+    ("torch.cuda.Stream", "stream"),
+    ("torch.cuda.stream", "stream"),
+    ("torch.cuda.Event", "event"),
+    (
+        "torch.cuda.memory._record_memory_history",
+        "record_memory_history",
+    ),
+    ("torch.cuda.memory._dump_snapshot", "dump_snapshot"),
+    ("torch.cuda.memory.memory_allocated", "memory_allocated"),
+    ("torch.cuda.memory.memory_reserved", "memory_reserved"),
+    ("torch.utils.data.Dataset", "Dataset"),
+    ("torch.nn.functional.relu", "relu"),
+    ("torch.nn.functional.sigmoid", "sigmoid"),
+    ("torch.nn.functional.tanh", "tanh"),
+    ("torch.nn.functional.gelu", "gelu"),
+    ("torch.nn.functional.softmax", "softmax"),
+    ("torch.nn.functional.log_softmax", "log_softmax"),
+    ("time.sleep", "sleep"),
+];
+
+/// The module at `path`, as `import` finds it.
+pub fn module(path: &str) -> Result<&'static PyModule, Error> {
+    MODULES
+        .iter()
+        .find(|m| m.path == path)
+        .ok_or_else(|| missing_module(path))
+}
+
+fn missing_module(path: &str) -> Error {
+    let top = path.split('.').next().unwrap_or(path);
+    let (message, help) = match top {
+        "torchvision" | "torchaudio" | "torchtext" => (
+            format!("cudash has no {top}: its datasets and transforms read files it downloads"),
+            "make the data in the program (`torch.randn(60000, 1, 28, 28)` and \
+             `torch.randint(0, 10, (60000,))` in MNIST's shapes), or `torch.load` \
+             a file of tensors saved with `torch.save`"
+                .to_string(),
+        ),
+        "numpy" => (
+            "cudash has no NumPy: tensors are its arrays".into(),
+            "make a tensor with `torch.tensor([...])` or `torch.arange(n)`; \
+             `torch.save(x, \"x.npy\")` writes a file NumPy reads"
+                .into(),
+        ),
+        "random" => (
+            "cudash has no `random` module: its numbers come from torch's generator".into(),
+            "seed it with `torch.manual_seed(n)` and draw with `torch.rand`, \
+             `torch.randn` or `torch.randint`"
+                .into(),
+        ),
+        "torch" => (
+            format!("cudash has no `{path}`"),
+            format!(
+                "it has {}; docs/pytorch.md says which of PyTorch's names each holds",
+                torch_modules()
+            ),
+        ),
+        _ => (
+            format!("cudash has no module `{path}`"),
+            "a program imports `torch` and its parts, `time`, `math` and `os` here; \
+             give what a command line would (`args.lr`) as variables"
+                .into(),
+        ),
+    };
+    Error::Spelling {
+        message,
+        label: "not in cudash".into(),
+        help,
+        class: "ModuleNotFoundError",
+    }
+}
+
+fn torch_modules() -> String {
+    MODULES
+        .iter()
+        .filter(|m| m.path.starts_with("torch"))
+        .map(|m| format!("`{}`", m.path))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `module.name`: a submodule, a builtin under PyTorch's name, a dtype, a
+/// constant or a function of Python's modules.
+pub fn member(m: &'static PyModule, name: &str) -> Result<Value, Error> {
+    let full = format!("{}.{name}", m.path);
+    if let Some(sub) = MODULES.iter().find(|s| s.path == full) {
+        return Ok(Value::Namespace(sub));
+    }
+    if let Some(f) = NATIVES.iter().find(|f| f.name == full) {
+        return Ok(Value::Native(f));
+    }
+    if let Some(v) = constant(&full) {
+        return Ok(v);
+    }
+    if let Some((_, to)) = RENAMED.iter().find(|(from, _)| *from == full) {
+        if let Some(doc) = docs::function(to) {
+            return Ok(Value::Builtin(doc));
+        }
+    }
+    if m.path.starts_with("torch") {
+        if let Some(doc) = docs::functions().find(|d| d.name == name && holds(d, &full)) {
+            return Ok(Value::Builtin(doc));
+        }
+    }
+    Err(missing_member(m, name))
+}
+
+/// Does PyTorch name `doc` `full` (`torch.nn.Linear`)? As its help shows
+/// it (`docs::pytorch_name`, alternatives split at ` / `, `F.` spelled
+/// out), or `torch.X` for a tensor function.
+fn holds(doc: &Doc, full: &str) -> bool {
+    if matches!(doc.group, docs::Group::Tensors | docs::Group::Math)
+        && full == format!("torch.{}", doc.name)
+    {
+        return true;
+    }
+    let Some(names) = docs::pytorch_name(doc) else {
+        return false;
+    };
+    names.split(" / ").any(|n| {
+        let n = n.trim();
+        let n = n.split(['(', ' ']).next().unwrap_or(n);
+        let n = match n.strip_prefix("F.") {
+            Some(rest) => format!("torch.nn.functional.{rest}"),
+            None => n.to_string(),
+        };
+        n == full
+    })
+}
+
+/// A dtype (`torch.float32`, `torch.long`) or a number (`math.pi`).
+fn constant(full: &str) -> Option<Value> {
+    let (module, name) = full.rsplit_once('.')?;
+    match module {
+        "torch" => {
+            let renamed = spelling::RENAMED
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, to)| *to);
+            match renamed {
+                Some("bool") => Some(Value::dtype(DType::Bool)),
+                Some(to) => spelling::value(to).filter(|v| matches!(v, Value::DType(_))),
+                None => match name {
+                    "bool" => Some(Value::dtype(DType::Bool)),
+                    _ => spelling::value(name).filter(|v| matches!(v, Value::DType(_))),
+                },
+            }
+        }
+        "math" => {
+            let x = match name {
+                "pi" => std::f64::consts::PI,
+                "e" => std::f64::consts::E,
+                "tau" => std::f64::consts::TAU,
+                "inf" => f64::INFINITY,
+                "nan" => f64::NAN,
+                _ => return None,
+            };
+            Some(Value::Float(Word::new(x)))
+        }
+        "os" if name == "environ" => {
+            let mut vars: Vec<(String, String)> = std::env::vars().collect();
+            vars.sort();
+            Some(Value::Dict(Arc::new(
+                vars.into_iter()
+                    .map(|(k, v)| (super::value::Key::Str(k), Value::Str(Arc::new(v))))
+                    .collect(),
+            )))
+        }
+        _ => None,
+    }
+}
+
+fn missing_member(m: &PyModule, name: &str) -> Error {
+    let full = format!("{}.{name}", m.path);
+    let near = super::suggest::closest(
+        name,
+        docs::functions()
+            .filter(|d| holds(d, &format!("{}.{}", m.path, d.name)))
+            .map(|d| d.name),
+    );
+    let help = match near {
+        Some(near) => format!("did you mean `{}.{near}`?", m.path),
+        None if m.path.starts_with("torch") => {
+            "cudash has the part of PyTorch that docs/pytorch.md lists; `help` shows each \
+             builtin with its PyTorch name"
+                .into()
+        }
+        None => format!("cudash gives {} of `{}`", natives_of(m), m.path),
+    };
+    Error::Spelling {
+        message: format!("cudash has no `{full}`"),
+        label: "not in cudash".into(),
+        help,
+        class: "AttributeError",
+    }
+}
+
+fn natives_of(m: &PyModule) -> String {
+    let prefix = format!("{}.", m.path);
+    let names: Vec<String> = NATIVES
+        .iter()
+        .filter_map(|f| f.name.strip_prefix(&prefix))
+        .map(|n| format!("`{n}`"))
+        .collect();
+    match names.is_empty() {
+        true => "nothing".into(),
+        false => names.join(", "),
+    }
+}
+
+impl Interp {
+    /// `import ...` / `from ... import ...`: each name bound.
+    pub(super) fn exec_import(
+        &mut self,
+        items: &[crate::lang::ast::Import],
+    ) -> Result<(), Diagnostic> {
+        for item in items {
+            let m = module(&item.module).map_err(|e| e.at(item.module_span))?;
+            let v = match &item.member {
+                // `import torch.nn` binds `torch`; `import torch.nn as nn`, `torch.nn`.
+                None if item.bind.name == item.module.split('.').next().unwrap_or("") => {
+                    let top = item.module.split('.').next().unwrap_or(&item.module);
+                    Value::Namespace(module(top).map_err(|e| e.at(item.module_span))?)
+                }
+                None => Value::Namespace(m),
+                Some(name) => member(m, &name.name).map_err(|e| e.at(name.span))?,
+            };
+            self.assign(&item.bind, v);
+        }
+        Ok(())
+    }
+
+    /// Calls a function of Python's modules (`time.time()`, `math.sqrt(2)`).
+    pub(super) fn call_native(
+        &mut self,
+        f: &'static Native,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let at = |e: Error| e.at(span);
+        if let Some(a) = args.iter().find(|a| a.keyword.is_some()) {
+            let k = a
+                .keyword
+                .as_ref()
+                .map(|k| k.name.clone())
+                .unwrap_or_default();
+            return Err(
+                Error::value(format!("`{}` takes no keyword `{k}` here", f.name)).at(a.span),
+            );
+        }
+        // A one-element tensor counts as its number (Python's `__float__`):
+        // a host read, as `.item()`.
+        let mut nums = Vec::with_capacity(args.len());
+        for a in &args {
+            nums.push(match &a.value {
+                Value::Tensor(t) if t.numel() == 1 => {
+                    let read = || Value::float(t.to_vec::<f64>()[0]);
+                    self.rt.read_item(t, read).map_err(at)?.as_number()
+                }
+                other => other.as_number(),
+            });
+        }
+        let number = |k: usize| -> Result<f64, Diagnostic> {
+            let a = args.get(k).ok_or_else(|| {
+                Error::value(format!("`{}` needs {} argument(s)", f.name, k + 1)).at(span)
+            })?;
+            nums[k].ok_or_else(|| {
+                Error::wrong_type(
+                    format!("the argument of `{}`", f.name),
+                    "a number",
+                    a.value.type_name(),
+                )
+                .at(a.span)
+            })
+        };
+        let float = |x: f64| Value::Float(Word::new(x));
+        let now = || {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs_f64())
+                .unwrap_or(0.0)
+        };
+        Ok(match f.name {
+            "torch.no_grad" => Value::GradMode(Word::new(false)),
+            "torch.enable_grad" => Value::GradMode(Word::new(true)),
+            "torch.is_grad_enabled" => Value::bool(self.grad.enabled),
+            "time.time" => float(now()),
+            "time.perf_counter" | "time.monotonic" => float(started().elapsed().as_secs_f64()),
+            "math.sqrt" => float(number(0)?.sqrt()),
+            "math.exp" => float(number(0)?.exp()),
+            "math.log" if args.len() == 2 => float(number(0)?.ln() / number(1)?.ln()),
+            "math.log" => float(number(0)?.ln()),
+            "math.log2" => float(number(0)?.log2()),
+            "math.log10" => float(number(0)?.log10()),
+            "math.sin" => float(number(0)?.sin()),
+            "math.cos" => float(number(0)?.cos()),
+            "math.tan" => float(number(0)?.tan()),
+            "math.atan" => float(number(0)?.atan()),
+            "math.tanh" => float(number(0)?.tanh()),
+            "math.fabs" => float(number(0)?.abs()),
+            "math.pow" => float(number(0)?.powf(number(1)?)),
+            "math.floor" | "math.ceil" => {
+                let x = number(0)?;
+                let r = if f.name == "math.floor" {
+                    x.floor()
+                } else {
+                    x.ceil()
+                };
+                if !r.is_finite() {
+                    return Err(at(Error::value(format!(
+                        "cannot convert {x} to an integer"
+                    ))));
+                }
+                Value::Int(r as i64)
+            }
+            "math.isnan" => Value::bool(number(0)?.is_nan()),
+            "math.isinf" => Value::bool(number(0)?.is_infinite()),
+            "math.isfinite" => Value::bool(number(0)?.is_finite()),
+            "os.getenv" => {
+                let key = match args.first().map(|a| &a.value) {
+                    Some(Value::Str(s)) => s.to_string(),
+                    _ => return Err(at(Error::value("`os.getenv` takes the variable's name"))),
+                };
+                match std::env::var(&key) {
+                    Ok(v) => Value::Str(Arc::new(v)),
+                    Err(_) => args.get(1).map_or(Value::None, |a| a.value.clone()),
+                }
+            }
+            "os.cpu_count" => {
+                Value::Int(std::thread::available_parallelism().map_or(1, |n| n.get()) as i64)
+            }
+            other => {
+                return Err(at(Error::value(format!(
+                    "internal error: `{other}` has no handler"
+                ))))
+            }
+        })
+    }
+}
+
+/// When the process started counting (`time.perf_counter`'s zero).
+fn started() -> std::time::Instant {
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    *START.get_or_init(std::time::Instant::now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_parent_of_a_module_is_a_module() {
+        for m in MODULES {
+            if let Some((parent, _)) = m.path.rsplit_once('.') {
+                assert!(module(parent).is_ok(), "{} has no parent {parent}", m.path);
+            }
+        }
+    }
+
+    #[test]
+    fn pytorch_names_find_their_builtins() {
+        let name = |path: &str, name: &str| match member(module(path).unwrap(), name) {
+            Ok(Value::Builtin(d)) => d.name.to_string(),
+            Ok(Value::Namespace(m)) => m.path.to_string(),
+            Ok(Value::DType(d)) => d.get().to_string(),
+            Ok(other) => other.type_name().to_string(),
+            Err(e) => format!("error: {e}"),
+        };
+        for (path, n, want) in [
+            ("torch", "zeros", "zeros"),
+            ("torch", "float32", "f32"),
+            ("torch", "long", "i64"),
+            ("torch", "bool", "bool"),
+            ("torch", "nn", "torch.nn"),
+            ("torch.nn", "Linear", "Linear"),
+            ("torch.nn", "functional", "torch.nn.functional"),
+            ("torch.nn.functional", "relu", "relu"),
+            ("torch.nn.functional", "cross_entropy", "cross_entropy"),
+            ("torch.optim", "SGD", "SGD"),
+            ("torch.optim.lr_scheduler", "StepLR", "StepLR"),
+            ("torch.utils.data", "DataLoader", "DataLoader"),
+            ("torch.utils.data", "Dataset", "Dataset"),
+            ("torch.cuda", "synchronize", "synchronize"),
+            ("torch.cuda", "memory_allocated", "memory_allocated"),
+            ("torch.cuda", "is_available", "is_available"),
+            ("torch", "device", "device"),
+            ("torch.nn.utils", "clip_grad_norm_", "clip_grad_norm_"),
+            ("torch.nn.init", "kaiming_uniform_", "kaiming_uniform_"),
+        ] {
+            assert_eq!(name(path, n), want, "{path}.{n}");
+        }
+        // Not PyTorch's places: a layer is not in `torch`, a function not in `torch.optim`.
+        for (path, n) in [
+            ("torch", "Linear"),
+            ("torch.optim", "zeros"),
+            ("torch.nn", "Transformer"),
+        ] {
+            assert!(name(path, n).starts_with("error"), "{path}.{n}");
+        }
+    }
+}

@@ -1,0 +1,282 @@
+//! Python's strings in a program: f-strings, `str()`, `repr()`,
+//! `format()`, `"..." % args`, `"...".format(...)`, `+` and `*` on
+//! strings. The formatting itself is `format.rs`'s; here a one-element
+//! tensor is read first (a host read, as PyTorch's `Tensor.__format__`
+//! takes `.item()` of a 0-d tensor and `float(t)` reads one element).
+
+use std::sync::Arc;
+
+use super::format;
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::lang::ast::FPart;
+use crate::runtime::DType;
+
+impl Interp {
+    /// `f"..."`: its text and fields, formatted in order.
+    pub(super) fn eval_fstring(&mut self, parts: &[FPart], d: usize) -> Result<Value, Diagnostic> {
+        let mut out = String::new();
+        self.fstring_into(parts, d, &mut out)?;
+        Ok(Value::Str(Arc::new(out)))
+    }
+
+    fn fstring_into(
+        &mut self,
+        parts: &[FPart],
+        d: usize,
+        out: &mut String,
+    ) -> Result<(), Diagnostic> {
+        for part in parts {
+            match part {
+                FPart::Text(t) => out.push_str(t),
+                FPart::Field {
+                    expr,
+                    conv,
+                    spec,
+                    debug,
+                } => {
+                    let v = self.eval(expr, d)?;
+                    let mut spec_text = String::new();
+                    self.fstring_into(spec, d, &mut spec_text)?;
+                    if let Some(text) = debug {
+                        out.push_str(text);
+                    }
+                    let conv = conv.map(|c| c.to_string());
+                    let text = self
+                        .formatted(&v, conv.as_deref(), &spec_text)
+                        .map_err(|e| e.at(expr.span))?;
+                    out.push_str(&text);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `format(v, spec)` with `!conv`: a 0-d tensor as its number; a
+    /// tensor of more elements shown (a host read of its values).
+    pub(super) fn formatted(
+        &mut self,
+        v: &Value,
+        conv: Option<&str>,
+        spec: &str,
+    ) -> Result<String, Error> {
+        let v = self.python_scalar(v.clone())?;
+        if let Value::Tensor(_) = &v {
+            if !spec.is_empty() {
+                return Err(Error::value(
+                    "unsupported format string passed to Tensor.__format__: only a tensor of \
+                     one element takes a format spec (`.item()` reads it)",
+                ));
+            }
+        }
+        let values = [&v];
+        self.host_read(&values, || format::convert_and_format(&v, conv, spec))?
+    }
+
+    /// A 0-d tensor read as its number (`.item()`); anything else as it is.
+    pub(super) fn python_scalar(&mut self, v: Value) -> Result<Value, Error> {
+        match &v {
+            Value::Tensor(t) if t.ndim() == 0 => {
+                let read = || match t.dtype() {
+                    DType::Bool => Value::bool(t.to_vec::<bool>()[0]),
+                    DType::I32 | DType::I64 => Value::Int(t.to_vec::<i64>()[0]),
+                    _ => Value::float(t.to_vec::<f64>()[0]),
+                };
+                self.rt.read_item(t, read)
+            }
+            _ => Ok(v),
+        }
+    }
+
+    /// `"..." % args`: each 0-d tensor in `args` read as its number first.
+    pub(super) fn percent_format(&mut self, fmt: &str, args: Value) -> Result<Value, Error> {
+        let args = match args {
+            Value::List(items) => {
+                let mut read = Vec::with_capacity(items.len());
+                for v in items.iter() {
+                    read.push(self.one_element(v.clone())?);
+                }
+                Value::List(Arc::new(read))
+            }
+            other => self.one_element(other)?,
+        };
+        let values = [&args];
+        let text = self.host_read(&values, || format::percent(fmt, &args))??;
+        Ok(Value::Str(Arc::new(text)))
+    }
+
+    /// A tensor of one element as its number (Python's `float(t)`, `int(t)`).
+    fn one_element(&mut self, v: Value) -> Result<Value, Error> {
+        match &v {
+            Value::Tensor(t) if t.numel() == 1 && t.ndim() > 0 => {
+                let t = Arc::clone(t);
+                let read = || match t.dtype() {
+                    DType::Bool => Value::bool(t.to_vec::<bool>()[0]),
+                    DType::I32 | DType::I64 => Value::Int(t.to_vec::<i64>()[0]),
+                    _ => Value::float(t.to_vec::<f64>()[0]),
+                };
+                self.rt.read_item(&t, read)
+            }
+            _ => self.python_scalar(v),
+        }
+    }
+
+    /// `s.format(*args, **kwargs)`.
+    pub(super) fn str_format(
+        &mut self,
+        fmt: &str,
+        args: Vec<Value>,
+        kwargs: Vec<(String, Value)>,
+    ) -> Result<Value, Error> {
+        let mut read = Vec::with_capacity(args.len());
+        for v in args {
+            read.push(self.python_scalar(v)?);
+        }
+        let mut named = Vec::with_capacity(kwargs.len());
+        for (k, v) in kwargs {
+            named.push((k, self.python_scalar(v)?));
+        }
+        let values: Vec<&Value> = read.iter().chain(named.iter().map(|(_, v)| v)).collect();
+        let text = self.host_read(&values, || format::str_format(fmt, &read, &named))??;
+        Ok(Value::Str(Arc::new(text)))
+    }
+}
+
+/// The methods of a string `str_method` gives.
+pub(super) const STR_METHODS: &[&str] = &[
+    "format",
+    "join",
+    "upper",
+    "lower",
+    "strip",
+    "lstrip",
+    "rstrip",
+    "startswith",
+    "endswith",
+    "replace",
+    "split",
+];
+
+impl Interp {
+    /// A string's method (`"{} {}".format(a, b)`, `", ".join(names)`), one
+    /// of `STR_METHODS`.
+    pub(super) fn str_method(
+        &mut self,
+        s: &str,
+        name: &str,
+        args: Vec<super::args::ArgVal>,
+    ) -> Result<Value, Error> {
+        let text = |t: String| Ok(Value::Str(Arc::new(t)));
+        let str_arg = |k: usize| match args.get(k).map(|a| &a.value) {
+            Some(Value::Str(x)) => Ok(x.to_string()),
+            Some(other) => Err(Error::wrong_type(
+                format!("the argument of `str.{name}`"),
+                "a string",
+                other.type_name(),
+            )),
+            None => Err(Error::value(format!("`str.{name}` needs an argument"))),
+        };
+        match name {
+            "format" => {
+                let (mut pos, mut kw) = (Vec::new(), Vec::new());
+                for a in args {
+                    match a.keyword {
+                        Some(k) => kw.push((k.name, a.value)),
+                        None => pos.push(a.value),
+                    }
+                }
+                self.str_format(s, pos, kw)
+            }
+            "join" => match args.first().map(|a| a.value.elements()) {
+                Some(Some(Ok(items))) => {
+                    let mut parts = Vec::with_capacity(items.len());
+                    for v in items {
+                        match v {
+                            Value::Str(x) => parts.push(x.to_string()),
+                            other => {
+                                return Err(Error::value(format!(
+                                    "sequence item: expected str instance, {} found",
+                                    other.type_name()
+                                )))
+                            }
+                        }
+                    }
+                    text(parts.join(s))
+                }
+                Some(Some(Err(e))) => Err(e),
+                _ => Err(Error::value("`str.join` takes a list of strings")),
+            },
+            "upper" => text(s.to_uppercase()),
+            "lower" => text(s.to_lowercase()),
+            "strip" => text(s.trim().to_string()),
+            "lstrip" => text(s.trim_start().to_string()),
+            "rstrip" => text(s.trim_end().to_string()),
+            "startswith" => str_arg(0).map(|p| Value::bool(s.starts_with(&p))),
+            "endswith" => str_arg(0).map(|p| Value::bool(s.ends_with(&p))),
+            "replace" => {
+                str_arg(0).and_then(|a| str_arg(1).map(|b| Value::Str(Arc::new(s.replace(&a, &b)))))
+            }
+            "split" => {
+                let parts: Vec<Value> = match str_arg(0) {
+                    Ok(sep) => s
+                        .split(sep.as_str())
+                        .map(|p| Value::Str(Arc::new(p.to_string())))
+                        .collect(),
+                    Err(_) => s
+                        .split_whitespace()
+                        .map(|p| Value::Str(Arc::new(p.to_string())))
+                        .collect(),
+                };
+                Ok(Value::MutList(Arc::new(std::sync::Mutex::new(Arc::new(
+                    parts,
+                )))))
+            }
+            other => Err(Error::value(format!(
+                "internal error: no string method `{other}`"
+            ))),
+        }
+    }
+}
+
+/// `a + b` and `a * n` on strings (and `n * a`); None when neither is a string.
+pub(super) fn string_binary(
+    op: crate::lang::ast::BinOp,
+    a: &Value,
+    b: &Value,
+) -> Option<Result<Value, Error>> {
+    use crate::lang::ast::BinOp;
+    use crate::vocab::BinaryOp;
+    let repeat = |s: &str, n: i64| Value::Str(Arc::new(s.repeat(n.max(0) as usize)));
+    match (a, b, op) {
+        (Value::Str(x), Value::Str(y), BinOp::Elementwise(BinaryOp::Add)) => {
+            Some(Ok(Value::Str(Arc::new(format!("{x}{y}")))))
+        }
+        (Value::Str(x), Value::Int(n), BinOp::Elementwise(BinaryOp::Mul))
+        | (Value::Int(n), Value::Str(x), BinOp::Elementwise(BinaryOp::Mul)) => Some(Ok(repeat(x, *n))),
+        (Value::Str(_), _, BinOp::Elementwise(BinaryOp::Add)) | (_, Value::Str(_), BinOp::Elementwise(BinaryOp::Add)) => {
+            Some(Err(Error::Module {
+                class: "TypeError",
+                message: format!(
+                    "can only concatenate str (not \"{}\") to str",
+                    python_name(if matches!(a, Value::Str(_)) { b } else { a })
+                ),
+                help: Some("make it a string first: `\"loss: \" + str(x)`, or use an f-string: `f\"loss: {x}\"`".into()),
+            }))
+        }
+        _ => None,
+    }
+}
+
+fn python_name(v: &Value) -> &'static str {
+    match v {
+        Value::Int(_) => "int",
+        Value::Float(_) => "float",
+        Value::Bool(_) => "bool",
+        Value::None => "NoneType",
+        Value::Tensor(_) => "Tensor",
+        Value::List(_) => "tuple",
+        Value::MutList(_) => "list",
+        Value::Dict(_) => "dict",
+        _ => "object",
+    }
+}

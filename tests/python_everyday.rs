@@ -1,0 +1,215 @@
+//! The everyday Python of a PyTorch training script (issue 68): imports as
+//! namespaces of cudash's builtins under PyTorch's names, tuples as
+//! values and nested unpacking, `range`, f-strings and Python's other
+//! string formatting, each as Python and PyTorch give it.
+
+mod common;
+
+/// The lines a program printed (each `print`'s text), without the echo.
+fn printed(src: &str) -> Vec<String> {
+    common::ok(src).lines().map(str::to_string).collect()
+}
+
+#[test]
+fn imports_bind_pytorchs_names() {
+    let out = printed(
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\
+         from torch import optim\nfrom torch.utils.data import (DataLoader,\n    TensorDataset)\n\
+         import torch.optim.lr_scheduler\nimport time, math\n\
+         print(torch, nn, F, optim)\n\
+         print(torch.zeros(2).shape, nn.Linear is Linear, F.relu(torch.tensor([-1., 2.])).tolist())\n\
+         print(torch.float32, torch.long, torch.bool, torch.optim.lr_scheduler.StepLR is StepLR)\n\
+         print(DataLoader is torch.utils.data.DataLoader, math.sqrt(16), math.pi > 3, math.floor(2.7))\n\
+         print(torch.device(\"cuda\" if torch.cuda.is_available() else \"cpu\"))\n\
+         t0 = time.time(); print(time.time() - t0 >= 0)",
+    );
+    assert_eq!(
+        out,
+        [
+            "<module 'torch'> <module 'torch.nn'> <module 'torch.nn.functional'> <module 'torch.optim'>",
+            "[2] true [0.0, 2.0]",
+            "f32 i64 bool true",
+            "true 4.0 true 2",
+            "cuda",
+            "true",
+        ],
+    );
+}
+
+#[test]
+fn no_grad_is_a_with_context() {
+    let out = printed(
+        "import torch\nw = torch.ones(2, requires_grad=True)\n\
+         with torch.no_grad():\n    y = w * 2\n\
+         print(y.requires_grad, torch.is_grad_enabled())\n\
+         with torch.no_grad():\n    with torch.enable_grad():\n        z = w * 2\n\
+         print(z.requires_grad)",
+    );
+    assert_eq!(out, ["false true", "true"]);
+}
+
+#[test]
+fn what_cudash_lacks_is_an_error_that_says_so() {
+    for (src, class, what) in [
+        (
+            "import torch\ntorch.fft",
+            "AttributeError",
+            "cudash has no `torch.fft`",
+        ),
+        (
+            "from torch.nn import LSTM",
+            "AttributeError",
+            "cudash has no `torch.nn.LSTM`",
+        ),
+        (
+            "import torchvision",
+            "ModuleNotFoundError",
+            "cudash has no torchvision",
+        ),
+        (
+            "import numpy as np",
+            "ModuleNotFoundError",
+            "cudash has no NumPy",
+        ),
+        ("import random", "ModuleNotFoundError", "no `random` module"),
+        (
+            "import torch.fancy",
+            "ModuleNotFoundError",
+            "cudash has no `torch.fancy`",
+        ),
+        ("torch.zeros(2)", "NameError", "needs `import torch` first"),
+    ] {
+        let (ename, evalue) = common::err(src);
+        assert_eq!(ename, class, "{src}: {evalue}");
+        assert!(evalue.contains(what), "{src}: {evalue}");
+    }
+    // A near miss is named.
+    let (_, report) = common::err_report("import torch\ntorch.cuda.empty_Cache()");
+    assert!(
+        report.contains("did you mean `torch.cuda.empty_cache`?"),
+        "{report}"
+    );
+}
+
+#[test]
+fn tuples_are_values_and_unpack_at_any_depth() {
+    let out = printed(
+        "t = (1, 2)\nprint(t, type(t) if False else len(t), ())\n\
+         a, b = 1, 2\na, b = b, a\nprint(a, b)\n\
+         (c, d), e = (3, 4), 5\nprint(c, d, e)\n\
+         pairs = [(0, (10, 11)), (1, (20, 21))]\n\
+         for i, (x, y) in pairs:\n    print(i, x + y)\n\
+         def two():\n    return 7, 8\n\
+         p, q = two()\nprint(p * q)\n\
+         print(zeros((2, 3)).shape, ones(2, 3).sum(dim=(0, 1)).item())",
+    );
+    assert_eq!(
+        out,
+        [
+            "[1, 2] 2 []",
+            "2 1",
+            "3 4 5",
+            "0 21",
+            "1 41",
+            "56",
+            "[2, 3] 6.0"
+        ]
+    );
+}
+
+#[test]
+fn a_loader_unpacks_in_the_for_header() {
+    let out = printed(
+        "ds = TensorDataset(arange(6.), arange(6))\n\
+         for batch, (X, y) in enumerate(DataLoader(ds, batch_size=4)):\n    print(batch, X.shape, y.tolist())",
+    );
+    assert_eq!(out, ["0 [4] [0, 1, 2, 3]", "1 [2] [4, 5]"]);
+}
+
+#[test]
+fn range_counts_as_python() {
+    let out = printed(
+        "print(list(range(4)), list(range(2, 10, 3)), list(range(5, 0, -2)), len(range(0, 10, 3)))\n\
+         for i in range(3):\n    print(i)\n\
+         print(range(1, 4), list(range(3, 1)))",
+    );
+    assert_eq!(
+        out,
+        [
+            "[0, 1, 2, 3] [2, 5, 8] [5, 3, 1] 4",
+            "0",
+            "1",
+            "2",
+            "range(1, 4) []"
+        ]
+    );
+    let (ename, evalue) = common::err("range(1, 5, 0)");
+    assert_eq!(
+        (ename.as_str(), evalue.as_str()),
+        ("ValueError", "range() arg 3 must not be zero")
+    );
+}
+
+#[test]
+fn fstrings_format_as_python() {
+    let out = printed(
+        "import torch\nloss = torch.tensor(2.302112)\ncurrent, size = 64, 60000\n\
+         print(f\"loss: {loss:>7f}  [{current:>5d}/{size:>5d}]\")\n\
+         correct = 0.4567\n\
+         print(f\"Accuracy: {(100*correct):>0.1f}%, Avg loss: {loss.item():>8f}\")\n\
+         x = 3\nprint(f\"{x=} {x!r:>3} {'q'} {{x}} {x:{x}d}|{x*2}\")\n\
+         print(f'''a\n{x}''')\n\
+         print(f\"{loss}\", f\"{torch.tensor(7)}\", f\"{1e-6} {0.1 + 0.2} {True} {None}\")",
+    );
+    assert_eq!(
+        out,
+        [
+            "loss: 2.302112  [   64/60000]",
+            "Accuracy: 45.7%, Avg loss: 2.302112",
+            "x=3   3 q {x}   3|6",
+            "a",
+            "3",
+            "2.302112102508545 7 1e-06 0.30000000000000004 True None",
+        ]
+    );
+}
+
+#[test]
+fn percent_format_and_concatenation_as_python() {
+    let out = printed(
+        "import torch\nloss = torch.tensor(0.5)\n\
+         print(\"%d/%d (%.0f%%)\" % (3, 4, 75.0), \"loss %.4f\" % loss, \"%5s|\" % \"ab\")\n\
+         print(\"{} and {:.2f} {name}\".format(\"a\", 3.14159, name=\"n\"))\n\
+         print(\"a\" + \"b\", \"-\" * 3, \", \".join([\"x\", \"y\"]), \"A b\".lower().split())",
+    );
+    assert_eq!(
+        out,
+        [
+            "3/4 (75%) loss 0.5000    ab|",
+            "a and 3.14 n",
+            "ab --- x, y [\"a\", \"b\"]",
+        ]
+    );
+    let (ename, evalue) = common::err("\"loss: \" + 1.5");
+    assert_eq!(ename, "TypeError");
+    assert_eq!(evalue, "can only concatenate str (not \"float\") to str");
+}
+
+/// An f-string's mistake points at its column inside the string.
+#[test]
+fn fstring_errors_point_into_the_string() {
+    for (src, at, what) in [
+        ("x = f\"a {1 +} b\"", "cell:1:13", "f-string"),
+        ("x = f\"a {} b\"", "cell:1:9", "empty expression"),
+        ("x = f\"a {x b\"", "cell:1:9", "expecting '}'"),
+        ("x = f\"a } b\"", "cell:1:9", "single '}'"),
+        ("x = f\"{1!z}\"", "cell:1:9", "invalid conversion"),
+    ] {
+        let (_, report) = common::err_report(src);
+        assert!(report.contains(at), "{src}: {report}");
+        assert!(report.contains(what), "{src}: {report}");
+    }
+    let (ename, evalue) = common::err("f\"{zeros(2):.2f}\"");
+    assert_eq!(ename, "ValueError", "{evalue}");
+    assert!(evalue.contains("Tensor.__format__"), "{evalue}");
+}
