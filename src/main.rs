@@ -55,6 +55,8 @@ enum Command {
         #[arg(long)]
         keep_going: bool,
     },
+    /// Run a file as Python runs one (a pasted PyTorch program): only what it prints, no echo; an error stops it, its report on stderr, exit status 1.
+    Script { file: std::path::PathBuf },
     /// Step through a lesson (.ipynb or script) in the terminal: Enter runs the next cell, b goes back, r reruns, q quits.
     Present { file: std::path::PathBuf },
     /// Print the device table and exit.
@@ -140,6 +142,7 @@ fn main() -> ExitCode {
                         keep_going,
                     },
                 ),
+                Some(Command::Script { file }) => cli::run::script(config, &file),
                 Some(Command::Present { file }) => cli::present::present(config, &file),
                 Some(Command::Devices) => cli::devices(config),
                 Some(Command::Cuda { compile }) => cli::cuda::cuda(compile.as_deref()),

@@ -159,6 +159,12 @@ impl Session {
         })
     }
 
+    /// Whether expression statements show their values: off for a file
+    /// run as Python runs one (`cudash script`).
+    pub fn set_echo(&mut self, on: bool) {
+        self.interp.set_echo(on);
+    }
+
     pub fn backend_name(&self) -> &'static str {
         self.devices.backend()
     }
@@ -232,14 +238,16 @@ impl Session {
             text: Arc::clone(&text),
         }));
         self.interp.rt.begin_source(frames.0, frames.1);
-        let stmts = match lang::parse(src) {
-            Ok(s) => s,
-            Err(diags) => {
-                each("", self.error_outcome(&diags, name, src));
+        // Every syntax error at once; with `keep_going`, the statements
+        // that parsed run (as `make -k` goes on past a failed target).
+        let lang::Parsed { stmts, errors } = lang::parse_each(src);
+        if !errors.is_empty() {
+            each("", self.error_outcome(&errors, name, src));
+            if !keep_going || stmts.is_empty() {
                 return false;
             }
-        };
-        let mut ok = true;
+        }
+        let mut ok = errors.is_empty();
         for (i, s) in stmts.iter().enumerate() {
             let r = self.interp.run_top(s);
             let mut o = Outcome {
@@ -276,8 +284,8 @@ impl Session {
     fn error_outcome(&self, diags: &[Diagnostic], name: &str, src: &str) -> Outcome {
         let first = &diags[0];
         let mut report = self.report(first, name, src);
-        // A few reports say what is wrong; a hundred bury it.
-        const SHOWN: usize = 3;
+        // Every error of a pasted program, up to a screenful: a hundred bury it.
+        const SHOWN: usize = 10;
         for d in diags.iter().skip(1).take(SHOWN - 1) {
             report
                 .report

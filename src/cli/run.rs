@@ -70,6 +70,47 @@ pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
     u8::from(!ok)
 }
 
+/// `cudash script FILE`: the file run as Python runs one. What it prints
+/// goes to stdout as it is printed; no statement is echoed and no
+/// expression's value shown; warnings and the error that stops it go to
+/// stderr. Exit status 1 after an error, as `python FILE`.
+pub fn script(config: Config, file: &Path) -> u8 {
+    let src = match crate::lesson::read_text(file) {
+        Ok(s) => s,
+        Err(msg) => {
+            eprintln!("cudash: {msg}");
+            return 2;
+        }
+    };
+    let name = file.display().to_string();
+    let mut session = match Session::open(Config {
+        color: config.color && std::io::stderr().is_terminal(),
+        ..config
+    }) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    session.set_echo(false);
+    let interrupted = session.interrupt_on_ctrl_c();
+    let ok = session.run_script(&name, &src, false, |_, outcome| {
+        for o in &outcome.outputs {
+            match o {
+                crate::session::Output::Warning(w) => eprintln!("warning: {w}"),
+                crate::session::Output::Clear { .. } => {}
+                other => println!("{}", other.text()),
+            }
+        }
+        if let Some(e) = &outcome.error {
+            eprint!("{}", e.report);
+        }
+    });
+    if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("cudash: interrupted");
+        return super::INTERRUPTED;
+    }
+    u8::from(!ok)
+}
+
 /// `script.cudash` -> `script.cudash.out`.
 pub fn expected_path(file: &Path) -> PathBuf {
     let mut p = file.as_os_str().to_owned();

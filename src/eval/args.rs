@@ -24,11 +24,16 @@ pub struct Bound {
     slots: Vec<(Param, Option<(Value, Span)>)>,
     /// Values for the variadic parameter (`*size`).
     pub rest: Vec<(Value, Span)>,
+    /// Keywords for a `**kwargs` parameter, in order.
+    pub kwargs: Vec<(String, (Value, Span))>,
     pub span: Span,
 }
 
 pub fn bind(doc: &'static Doc, args: Vec<ArgVal>, span: Span) -> Result<Bound, Diagnostic> {
-    let ps = params(doc.signature);
+    let all = params(doc.signature);
+    let takes_keywords = all.iter().any(|p| p.keywords);
+    let ps: Vec<_> = all.into_iter().filter(|p| !p.keywords).collect();
+    let mut kwargs = Vec::new();
     let func = if doc.signature.starts_with("x.") {
         format!(".{}", doc.name)
     } else {
@@ -68,10 +73,14 @@ pub fn bind(doc: &'static Doc, args: Vec<ArgVal>, span: Span) -> Result<Bound, D
             }
             Some(k) => {
                 seen_keyword = true;
-                let Some(slot) = slots
+                let slot = slots
                     .iter_mut()
-                    .find(|(p, _)| p.name == k.name && !p.variadic)
-                else {
+                    .find(|(p, _)| p.name == k.name && !p.variadic);
+                if slot.is_none() && takes_keywords {
+                    kwargs.push((k.name.clone(), (a.value, a.span)));
+                    continue;
+                }
+                let Some(slot) = slot else {
                     let names: Vec<&str> =
                         ps.iter().filter(|p| !p.variadic).map(|p| p.name).collect();
                     return Err(Error::UnknownKeyword {
@@ -102,6 +111,7 @@ pub fn bind(doc: &'static Doc, args: Vec<ArgVal>, span: Span) -> Result<Bound, D
         func,
         slots,
         rest,
+        kwargs,
         span,
     })
 }

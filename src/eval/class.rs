@@ -37,6 +37,9 @@ impl Interp {
             Some(e) => match self.eval(e, 0)? {
                 Value::Class(c) => Base::Class(c),
                 Value::Builtin(doc) if doc.name == "Module" => Base::Module,
+                // A map-style dataset is a plain object with `__getitem__`
+                // and `__len__`, which `DataLoader` reads.
+                Value::Builtin(doc) if doc.name == "Dataset" => Base::Object,
                 Value::Builtin(doc) if super::builtins::nn::is_layer(doc.name) => {
                     return Err(Error::value_help(
                         format!("a class cannot derive from `{}` yet", doc.name),

@@ -75,14 +75,22 @@ pub(super) fn dataset(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
     Ok(Value::Dataset(Arc::new(Dataset::Function(
         FunctionDataset {
             name: get.name().to_string(),
-            get,
+            get: Arc::new(Getter::Function(get)),
             len: n as usize,
         },
     ))))
 }
 
-pub(super) fn data_loader(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    let dataset = dataset_arg(b, "DataLoader()")?;
+pub(super) fn data_loader(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let dataset = match b.get("dataset") {
+        // An instance of a class derived from `Dataset`.
+        Some((obj @ Value::Object(_), span)) => Arc::new(me.object_dataset(obj, *span)?),
+        _ => dataset_arg(b, "DataLoader()")?,
+    };
     let sampler = match b.given("sampler") {
         None => None,
         Some((Value::Sampler(s), _)) => Some(Arc::clone(s)),
@@ -219,25 +227,85 @@ impl Interp {
     }
 }
 
-/// The session's function of a `Dataset(get, n)`.
-fn function(ds: &FunctionDataset) -> Arc<Function> {
+/// What makes a sample: the function of `Dataset(get, n)`, or an
+/// instance of a class derived from `Dataset` (its `__getitem__`).
+#[derive(Clone)]
+enum Getter {
+    Function(Arc<Function>),
+    Object(Value, Span),
+}
+
+/// The session's getter of a dataset.
+fn getter(ds: &FunctionDataset) -> Getter {
     Arc::clone(&ds.get)
-        .downcast::<Function>()
-        .unwrap_or_else(|_| unreachable!("Dataset() keeps a function of the session"))
+        .downcast::<Getter>()
+        .map(|g| (*g).clone())
+        .unwrap_or_else(|_| unreachable!("a dataset keeps a getter of the session"))
 }
 
 impl Interp {
-    /// `get(i)`: sample `i`, as `default_collate` takes it.
-    fn call_sample(&mut self, get: &Arc<Function>, i: usize) -> Result<Sample, Diagnostic> {
-        let span = get.def.name.span;
-        let arg = ArgVal {
-            keyword: None,
-            value: Value::Int(i as i64),
-            span,
-        };
-        let v = self.call_function(Arc::clone(get), vec![arg], span)?;
-        sample_of(v, get.name(), i).map_err(|e| e.at(span))
+    /// `get(i)` or `ds[i]`: sample `i`, as `default_collate` takes it.
+    fn call_sample(&mut self, get: &Getter, i: usize) -> Result<Sample, Diagnostic> {
+        match get {
+            Getter::Function(f) => {
+                let span = f.def.name.span;
+                let arg = ArgVal {
+                    keyword: None,
+                    value: Value::Int(i as i64),
+                    span,
+                };
+                let v = self.call_function(Arc::clone(f), vec![arg], span)?;
+                sample_of(v, f.name(), i).map_err(|e| e.at(span))
+            }
+            Getter::Object(obj, span) => {
+                let arg = ArgVal {
+                    keyword: None,
+                    value: Value::Int(i as i64),
+                    span: *span,
+                };
+                let name = crate::lang::ast::Name::new("__getitem__".into(), *span);
+                let v = self.call_method(obj.clone(), &name, vec![arg], *span)?;
+                let what = format!("{}.__getitem__", class_name(obj));
+                sample_of(v, &what, i).map_err(|e| e.at(*span))
+            }
+        }
     }
+
+    /// A map-style dataset of a class's instance: `len` from its
+    /// `__len__`, samples from its `__getitem__` (PyTorch's protocol).
+    fn object_dataset(&mut self, obj: &Value, span: Span) -> Result<Dataset, Diagnostic> {
+        let class = super::value::class_of(obj);
+        let has = |name: &str| class.as_ref().is_some_and(|c| c.find(name).is_some());
+        if !has("__getitem__") || !has("__len__") {
+            return Err(Error::value_help(
+                format!("a {} is not a dataset: it has no `__getitem__` and `__len__`", class_name(obj)),
+                "a map-style dataset defines both: `def __len__(self):` and `def __getitem__(self, idx):`",
+            )
+            .at(span));
+        }
+        let name = crate::lang::ast::Name::new("__len__".into(), span);
+        let n = self.call_method(obj.clone(), &name, Vec::new(), span)?;
+        let n = match n {
+            Value::Int(n) if n >= 0 => n as usize,
+            other => {
+                return Err(Error::wrong_type(
+                    "what `__len__` returned",
+                    "a count of samples (an int, 0 or more)",
+                    other.type_name(),
+                )
+                .at(span))
+            }
+        };
+        Ok(Dataset::Function(FunctionDataset {
+            name: format!("{}.__getitem__", class_name(obj)),
+            get: Arc::new(Getter::Object(obj.clone(), span)),
+            len: n,
+        }))
+    }
+}
+
+fn class_name(obj: &Value) -> String {
+    super::value::class_of(obj).map_or_else(|| obj.type_name().to_string(), |c| c.name.clone())
 }
 
 /// What `get(i)` returned, as a sample: a tensor, a number (a 0-d tensor:
@@ -286,11 +354,15 @@ impl Host for Interp {
     }
 
     fn sample(&mut self, ds: &FunctionDataset, i: usize) -> Result<Sample, Diagnostic> {
-        self.call_sample(&function(ds), i)
+        self.call_sample(&getter(ds), i)
     }
 
     fn worker(&mut self, ds: &FunctionDataset, seed: u64, stop: Arc<AtomicBool>) -> WorkerStart {
-        let get = function(ds);
+        // A dataset object is the worker's own copy, as a forked worker's.
+        let get = match getter(ds) {
+            Getter::Object(obj, span) => Getter::Object(own_copy(&obj), span),
+            f => f,
+        };
         // The session's variables as they are now (a list is the worker's
         // own copy, as a forked worker's is; tensors are shared, and the
         // worker's runtime refuses to change them in place).
@@ -440,12 +512,12 @@ fn own_tensor(v: &Value) -> Value {
 /// A worker's interpreter, running the dataset's function.
 struct WorkerFetch {
     it: Interp,
-    get: Arc<Function>,
+    get: Getter,
 }
 
 impl Fetch for WorkerFetch {
     fn sample(&mut self, i: usize) -> Result<Sample, Diagnostic> {
-        let get = Arc::clone(&self.get);
+        let get = self.get.clone();
         self.it.call_sample(&get, i)
     }
 

@@ -67,6 +67,7 @@ impl Doc {
             Some("opt") => "optimizer",
             Some("scheduler") => "scheduler",
             Some("sampler") => "sampler",
+            Some("loader") => "dataloader",
             Some("h") => "handle",
             Some("node") => "grad_fn",
             Some("model") => "module",
@@ -155,7 +156,7 @@ docs! {
     Function Math "cos", "cos(input)", "Cosine of each element (radians).", "cos([0., 3.14159])";
     Function Math "floor", "floor(input)", "The largest integer not above each element (integers stay as they are).", "floor([-1.5, 2.7])";
     Function Math "ceil", "ceil(input)", "The smallest integer not below each element (integers stay as they are).", "ceil([-1.5, 2.2])";
-    Function Math "round", "round(input)", "Each element to the nearest integer, halves to even as PyTorch (0.5 -> 0, 1.5 -> 2).", "round([0.5, 1.5, 2.5])";
+    Function Math "round", "round(input, decimals=none)", "Each element to the nearest integer, halves to even as PyTorch (0.5 -> 0, 1.5 -> 2); of a number, Python's round (`round(2.567, 2)` is 2.57).", "round([0.5, 1.5, 2.5])\nround(2.567, 2)";
     Function Math "trunc", "trunc(input)", "Each element with its fraction dropped, towards zero.", "trunc([-1.7, 1.7])";
     Function Math "dot", "dot(input, other)", "The dot product of two vectors of one dtype and length, as a 0-d tensor.", "dot([1., 2.], [3., 4.])";
     Function Math "pow", "pow(input, exponent)", "`input ** exponent`: either may be a number (it adapts to the tensor's dtype, as beside `**`).", "pow(tensor([2, 3]), 2)\npow(2, tensor([2, 3]))";
@@ -218,6 +219,17 @@ docs! {
     Function Teaching "load", "load(path, device=None, map_location=None)", "Reads a .npy or .safetensors file (onto `device`, cpu by default): the tensor `save` wrote, or a dict of named tensors (a `state_dict`, for `model.load_state_dict`). A file torch.save wrote (.pt, .pth, .tar) is read as `torch.load(weights_only=True)` reads it: tensors, dicts, lists, numbers, strings, each tensor on the device it was saved from unless `map_location` (or `device`) says otherwise; anything else in the file is refused, never run.", "save(arange(4), \"/tmp/cudash-example.npy\")\nload(\"/tmp/cudash-example.npy\")";
     Function Teaching "print", "print(*values)", "Prints values separated by spaces.", "print(\"x is\", [1., 2.])";
     Function Teaching "range", "range(start, stop=none, step=1)", "Python's range: `range(3)` is 0, 1, 2 and `range(2, 10, 3)` is 2, 5, 8, counted as the loop asks (`for i in range(n)` runs as `for i in 0..n`). `len`, `list` and unpacking take it too.", "for i in range(1, 7, 2) { print(i) }\nlist(range(3))";
+    Function Teaching "str", "str(object=\"\")", "Python's str: a string as it is, a number as Python writes it (`str(4e-06)`), `True`, `None`; a tensor as cudash shows it.", "str(0.1) + \" s\"";
+    Function Teaching "repr", "repr(object)", "Python's repr: a string in quotes (`'a'`).", "repr(\"a\")";
+    Function Teaching "format", "format(value, format_spec=\"\")", "Python's format-spec mini-language, as in an f-string: `format(x, \">7f\")`; a 0-d tensor formats as its number.", "format(3.14159, \".2f\")";
+    Function Teaching "int", "int(x=0)", "Python's int: a float truncated, a string read, a tensor of one element read (a host read, as `.item()`).", "int(2.7)\nint(\"12\")";
+    Function Teaching "float", "float(x=0.0)", "Python's float: an int, a string (`\"1e-3\"`, `\"inf\"`), a tensor of one element read (a host read, as `.item()`).", "float(\"1e-3\")";
+    Function Teaching "zip", "zip(*iterables)", "Python's zip: tuples of the items at each position, as many as the shortest has.", "for i, name in zip(range(2), [\"a\", \"b\"]) { print(i, name) }";
+    Function Teaching "tuple", "tuple(iterable=none)", "Python's tuple of the items.", "tuple(range(3))";
+    Function Teaching "dict", "dict(iterable=none, **kwargs)", "Python's dict: of (key, value) pairs, another dict, or keywords.", "dict(lr=0.1, momentum=0.9)";
+    Function Teaching "sorted", "sorted(iterable, reverse=false)", "Python's sorted: numbers or strings in order, as a new list.", "sorted([3, 1, 2])";
+    Function Teaching "any", "any(iterable)", "Python's any: true when an item is true.", "any([0, 1])";
+    Function Teaching "all", "all(iterable)", "Python's all: true when every item is.", "all([1, 1])";
     Function Teaching "enumerate", "enumerate(iterable, start=0)", "Python's enumerate: `for i, x in enumerate(xs) { }` gives each item with its count from `start`. Over a DataLoader the batches are made as the loop asks for them (`for i, batch in enumerate(loader) { xb, tb = batch }`).", "for i, x in enumerate([10, 20]) { print(i, x) }";
     Function Teaching "len", "len(obj)", "Python's `len`: a tensor's first dimension (a 0-d tensor has none), or the items of a list or dict, or a string's characters.", "len(ones(3, 2))\nlen(ones(3).tolist())";
     Function Teaching "sleep", "sleep(seconds)", "The host does nothing for `seconds`: what a script writes for CPU work cudash cannot express (decoding images, Python preprocessing). It really sleeps; where device time is modelled the host's modelled clock advances too, so `profile`'s timeline shows the host working (▓) while the GPU idles, as on a GPU.", "for step in 0..3 {\n  sleep(0.001)   # a millisecond of CPU preprocessing\n  print(\"batch\", step)\n}";
@@ -407,6 +419,8 @@ docs! {
     Function Training "OneCycleLR", "OneCycleLR(optimizer, max_lr, total_steps=none, epochs=none, steps_per_epoch=none, pct_start=0.3, anneal_strategy=\"cos\", cycle_momentum=true, base_momentum=0.85, max_momentum=0.95, div_factor=25.0, final_div_factor=10000.0, three_phase=false)", "The 1cycle policy, as torch.optim.lr_scheduler.OneCycleLR: the learning rate rises from `max_lr / div_factor` to `max_lr` over the first `pct_start` of `total_steps` and falls to a `final_div_factor`-th of the start, the momentum (SGD's, Adam's beta1) the other way; step it once per batch.", "w = zeros(2, requires_grad=true)\nopt = SGD([w], lr=0.1, momentum=0.9)\ns = OneCycleLR(opt, max_lr=1.0, total_steps=10)\nopt.param_groups[0][\"lr\"]";
     Method Training "step", "scheduler.step()", "Counts an epoch and sets the optimizer's learning rate for it; call it after `opt.step()` (the other order skips the schedule's first value, and PyTorch's warning says so).", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = ExponentialLR(opt, gamma=0.5)\nopt.step()\ns.step()\nopt.param_groups[0][\"lr\"]";
     Method Training "get_last_lr", "scheduler.get_last_lr()", "The learning rate the last `step()` set, one per parameter group, as PyTorch's.", "w = ones(2, requires_grad=true)\ns = StepLR(SGD([w], lr=0.1), step_size=1)\ns.get_last_lr()";
+    Property Training "dataset", "loader.dataset", "The dataset a DataLoader draws from (`len(loader.dataset)` counts its samples).", "len(DataLoader(TensorDataset(ones(10)), batch_size=4).dataset)";
+    Property Training "batch_size", "loader.batch_size", "How many samples a DataLoader puts in a batch.", "DataLoader(TensorDataset(ones(10)), batch_size=4).batch_size";
     Property Training "last_epoch", "scheduler.last_epoch", "How many epochs the scheduler has counted (0 once made: making it takes the first step, as PyTorch's).", "w = ones(2, requires_grad=true)\ns = StepLR(SGD([w], lr=0.1), step_size=1)\ns.last_epoch";
     Property Training "param_groups", "opt.param_groups", "The optimizer's parameter groups (one: the settings given when it was made), as dicts: `opt.param_groups[0][\"lr\"]` reads the learning rate and `g[\"lr\"] = 0.01` sets it, as a hand-written schedule does.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.1)\nfor g in opt.param_groups { g[\"lr\"] = 0.05 }\nopt.param_groups[0][\"lr\"]";
     Function Training "clip_grad_norm_", "clip_grad_norm_(parameters, max_norm, norm_type=2.0)", "Scales the parameters' gradients in place so that their total norm is at most `max_norm` (by `max_norm / (total + 1e-6)`, clamped to 1), as torch.nn.utils.clip_grad_norm_; gives the total norm before clipping.", "w = ones(4, requires_grad=true)\n(w * 10).sum().backward()\nclip_grad_norm_([w], max_norm=1.0)\nw.grad";
@@ -724,6 +738,8 @@ pub struct Param {
     pub name: &'static str,
     pub required: bool,
     pub variadic: bool,
+    /// `**kwargs`: every keyword no other parameter takes.
+    pub keywords: bool,
 }
 
 /// The parameters of a signature such as `zeros(*size, dtype=f32, device=cpu)`.
@@ -737,7 +753,8 @@ pub fn params(signature: &'static str) -> Vec<Param> {
         .into_iter()
         .filter(|p| !p.is_empty())
         .map(|p| {
-            let variadic = p.starts_with('*');
+            let keywords = p.starts_with("**");
+            let variadic = p.starts_with('*') && !keywords;
             let p = p.trim_start_matches('*');
             let (name, default) = match p.split_once('=') {
                 Some((n, _)) => (n, true),
@@ -745,8 +762,9 @@ pub fn params(signature: &'static str) -> Vec<Param> {
             };
             Param {
                 name,
-                required: !default && !variadic,
+                required: !default && !variadic && !keywords,
                 variadic,
+                keywords,
             }
         })
         .collect()

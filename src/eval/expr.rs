@@ -197,6 +197,19 @@ impl Interp {
                 return super::schedule::group_get(&g.0, g.1, &key).map_err(|e| e.at(span));
             }
             Value::List(list) => return self.list_get(list, false, items, span, d),
+            // `ds[i]` of a class with `__getitem__` (a Dataset's).
+            Value::Object(_) if matches!(items, [IndexItem::At(_)]) => {
+                if let [IndexItem::At(e)] = items {
+                    let key = self.eval(e, d)?;
+                    let arg = super::args::ArgVal {
+                        keyword: None,
+                        value: key,
+                        span: e.span,
+                    };
+                    let name = crate::lang::ast::Name::new("__getitem__".into(), span);
+                    return self.call_method(v.clone(), &name, vec![arg], span);
+                }
+            }
             // `md["fc"]` of a ModuleDict.
             Value::Module(m)
                 if matches!(

@@ -49,6 +49,8 @@ pub fn repr_of(v: &Value) -> String {
                 .join(", ")
         ),
         Value::Tensor(t) => show::tensor_text(t),
+        // `f"{x.dtype}"` is PyTorch's `torch.float32`.
+        Value::DType(d) => d.get().pytorch_name().into(),
         other => show::repr(other),
     }
 }

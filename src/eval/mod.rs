@@ -128,6 +128,9 @@ pub struct Interp {
     pub rt: Runtime,
     /// Inside a loop body expression statements do not display.
     quiet: usize,
+    /// Whether a top-level expression statement shows its value (the REPL,
+    /// a transcript); off when a file runs as Python runs one.
+    echo: bool,
     /// Inside `profile { }`: the device values its expression statements
     /// show, shown after the profile (`exec_profile`).
     shown_after: Option<Vec<(Value, crate::lang::Span)>>,
@@ -156,12 +159,18 @@ impl Interp {
             out: Vec::new(),
             rt,
             quiet: 0,
+            echo: true,
             shown_after: None,
             hooks,
             warned: Vec::new(),
             grad: crate::autograd::Mode::default(),
             source: None,
         }
+    }
+
+    /// Whether expression statements show their values (`echo`).
+    pub fn set_echo(&mut self, on: bool) {
+        self.echo = on;
     }
 
     /// The script or cell about to run (its name and text, for the errors

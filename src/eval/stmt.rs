@@ -158,7 +158,7 @@ impl Interp {
     /// What an expression statement does with its value `v`: shows it,
     /// outside loops and calls.
     pub(super) fn expression_statement(&mut self, v: Value, span: Span) -> Result<(), Diagnostic> {
-        if self.quiet == 0 {
+        if self.quiet == 0 && self.echo {
             // Inside `profile { }`, a device value is shown after the
             // profile: reading it (a sync and a copy) is not the block's work.
             if let Some(later) = self.shown_after.as_mut() {

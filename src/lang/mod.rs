@@ -44,6 +44,118 @@ pub fn parse(src: &str) -> Result<Block, Vec<Diagnostic>> {
     }
 }
 
+/// What a whole file gives when some of it does not parse: each top-level
+/// statement that does, and every syntax error (Python reports the first;
+/// a pasted program is fixed faster seeing them all).
+pub struct Parsed {
+    pub stmts: Block,
+    pub errors: Vec<Diagnostic>,
+}
+
+/// Parses `src` statement by statement: a statement that does not parse
+/// costs itself, not the file. An error of the lexer or of the layout
+/// (an unclosed bracket, bad indentation) costs the file, as in Python.
+pub fn parse_each(src: &str) -> Parsed {
+    match parse(src) {
+        Ok(stmts) => {
+            return Parsed {
+                stmts,
+                errors: Vec::new(),
+            }
+        }
+        Err(errors) if errors.iter().any(|e| !from_parser(e)) => {
+            return Parsed {
+                stmts: Vec::new(),
+                errors,
+            }
+        }
+        Err(_) => {}
+    }
+    let Ok(tokens) = lexer::lex(src) else {
+        return Parsed {
+            stmts: Vec::new(),
+            errors: parse(src).err().unwrap_or_default(),
+        };
+    };
+    let mut parsed = Parsed {
+        stmts: Vec::new(),
+        errors: Vec::new(),
+    };
+    for chunk in statements(&tokens) {
+        let end = chunk.last().map_or(0, |(_, s)| s.end);
+        let eoi = Span::from(end..end);
+        let input = || chunk.map(eoi, |(t, s)| (t, s));
+        match parser::program_parser::<_, Rich<'_, Token, Span>>()
+            .parse(input())
+            .into_result()
+        {
+            Ok(stmts) => match flow::check(&stmts) {
+                Ok(()) => parsed.stmts.extend(stmts),
+                Err(d) => parsed.errors.push(d),
+            },
+            // A statement cut short ends at its own line, not the file's end.
+            Err(errs) => parsed.errors.extend(
+                errs.into_iter()
+                    .map(|e| syntax_diagnostic(src, e))
+                    .map(|d| ended_early(d, eoi, "the statement ended early")),
+            ),
+        }
+    }
+    if parsed.errors.is_empty() {
+        // The pieces parsed where the whole did not: say so rather than run half.
+        parsed.errors = parse(src).err().unwrap_or_default();
+        parsed.stmts.clear();
+    }
+    parsed
+}
+
+/// Was this error the parser's (rather than the lexer's or the layout's)?
+fn from_parser(e: &Diagnostic) -> bool {
+    matches!(
+        &e.error,
+        crate::error::Error::Syntax { .. }
+            | crate::error::Error::Spelling {
+                class: "SyntaxError",
+                ..
+            }
+    ) && !e.incomplete_input()
+}
+
+/// The tokens of each top-level statement: split at newlines and `;`
+/// outside brackets, an `elif`, `else`, `except` or `finally` kept with
+/// the statement before it.
+fn statements(tokens: &[lexer::Spanned<Token>]) -> Vec<&[lexer::Spanned<Token>]> {
+    use token::{Kw, Punct};
+    let mut out: Vec<&[lexer::Spanned<Token>]> = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, (t, _)) in tokens.iter().enumerate() {
+        match t {
+            Token::P(Punct::LParen | Punct::LBracket | Punct::LBrace) => depth += 1,
+            Token::P(Punct::RParen | Punct::RBracket | Punct::RBrace) => {
+                depth = depth.saturating_sub(1)
+            }
+            Token::Newline | Token::P(Punct::Semi) if depth == 0 => {
+                let next = tokens[i + 1..].iter().find(|(t, _)| *t != Token::Newline);
+                let continues = matches!(
+                    next,
+                    Some((Token::Kw(Kw::Elif | Kw::Else | Kw::Except | Kw::Finally), _))
+                );
+                if !continues {
+                    if start < i {
+                        out.push(&tokens[start..i]);
+                    }
+                    start = i + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    if start < tokens.len() {
+        out.push(&tokens[start..]);
+    }
+    out
+}
+
 /// Parses one expression, `src`, found at byte `at` of a larger source
 /// (an f-string's field): its spans and errors are the larger source's.
 pub fn parse_expr_at(src: &str, at: usize) -> Result<ast::Expr, Vec<Diagnostic>> {
@@ -67,22 +179,29 @@ pub fn parse_expr_at(src: &str, at: usize) -> Result<ast::Expr, Vec<Diagnostic>>
         _ => Err(at_least_one(
             errs.into_iter()
                 .map(|e| syntax_diagnostic(src, e))
-                .map(|d| match d.error.clone() {
-                    crate::error::Error::Syntax {
-                        label,
-                        incomplete: true,
-                        ..
-                    } => crate::error::Error::Syntax {
-                        message: "the field ended early".into(),
-                        label,
-                        incomplete: false,
-                    }
-                    .at(eoi),
-                    _ => d,
-                })
+                .map(|d| ended_early(d, eoi, "the field ended early"))
                 .collect(),
             src,
         )),
+    }
+}
+
+/// An "input ended early" error of a piece of the source (a statement, an
+/// f-string's field) as an error at the piece's end, which more lines
+/// would not fix.
+fn ended_early(d: Diagnostic, end: Span, message: &str) -> Diagnostic {
+    match d.error.clone() {
+        crate::error::Error::Syntax {
+            label,
+            incomplete: true,
+            ..
+        } => crate::error::Error::Syntax {
+            message: message.into(),
+            label,
+            incomplete: false,
+        }
+        .at(end),
+        _ => d,
     }
 }
 

@@ -57,6 +57,19 @@ impl DType {
         }
     }
 
+    /// PyTorch's name, as `str(torch.float32)` gives it.
+    pub fn pytorch_name(self) -> &'static str {
+        match self {
+            DType::F32 => "torch.float32",
+            DType::F64 => "torch.float64",
+            DType::F16 => "torch.float16",
+            DType::BF16 => "torch.bfloat16",
+            DType::I32 => "torch.int32",
+            DType::I64 => "torch.int64",
+            DType::Bool => "torch.bool",
+        }
+    }
+
     pub fn from_name(name: &str) -> Option<DType> {
         DType::ALL.into_iter().find(|d| d.name() == name)
     }

@@ -15,12 +15,27 @@ use crate::runtime::{DType, Tensor};
 
 /// `sum`, `mean`, `max`, `min`, `argmax`, `argmin`, `prod`.
 pub(super) fn reduce(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    // Python's `sum(losses)`, `max(a, b)` of numbers and lists.
+    if let Some(r) = me.python_math(name, b) {
+        return r;
+    }
     let t = b.tensor("input")?;
     me.reduce(name, &t, b)
 }
 
 /// `exp`, `log`, `sqrt`, `abs`, `relu`, `sigmoid`, `tanh`.
 pub(super) fn unary(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    // Python's `abs(-2)`, `round(x, 2)` of numbers.
+    if let Some(r) = me.python_math(name, b) {
+        return r;
+    }
+    if b.given("decimals").is_some() {
+        return Err(Error::value_help(
+            "round(x, decimals=n) of a tensor is not in cudash",
+            "`(x * 10**n).round() / 10**n` rounds to n decimals",
+        )
+        .at(b.span_of("decimals")));
+    }
     let t = b.tensor("input")?;
     let op = unary_op(name).map_err(|e| e.at(b.span))?;
     b.result(record::unary(&mut me.rt, me.grad, op, &t))

@@ -10,7 +10,9 @@
 //! - `devices.rs`: devices, streams and events, scatter/gather/replicate;
 //! - `collectives.rs`: all_reduce, reduce_scatter, all_gather, broadcast;
 //! - `memory.rs`: the caching allocator's statistics;
-//! - `teaching.rs`: print, clear_output, save and load.
+//! - `teaching.rs`: print, clear_output, save and load;
+//! - `python.rs`: Python's str, int, float, zip, sorted, ... and its
+//!   sum/max/min/abs/round of numbers and lists.
 
 pub(crate) mod along;
 mod checkpoint;
@@ -22,6 +24,7 @@ pub(crate) mod math;
 mod memory;
 pub(crate) mod nn;
 pub(crate) mod pointwise;
+mod python;
 mod teaching;
 
 use super::args::{bind, ArgVal, Bound};
@@ -146,6 +149,17 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("len", teaching::len),
     ("enumerate", teaching::enumerate),
     ("range", teaching::range),
+    ("str", python::str_or_repr),
+    ("repr", python::str_or_repr),
+    ("format", python::format_builtin),
+    ("int", python::number),
+    ("float", python::number),
+    ("zip", python::zip),
+    ("tuple", python::tuple),
+    ("dict", python::dict),
+    ("sorted", python::sorted),
+    ("any", python::any_all),
+    ("all", python::any_all),
     ("list", teaching::list),
     ("TensorDataset", super::data::tensor_dataset),
     ("Dataset", super::data::dataset),

@@ -215,10 +215,15 @@ pub(super) fn range(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
     })))
 }
 
-pub(super) fn len(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+pub(super) fn len(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (v, span) = b
         .get("obj")
         .ok_or_else(|| Error::value("len() needs a value").at(b.span))?;
+    // An instance's `__len__` (a Dataset's).
+    if let Value::Object(_) = v {
+        let name = crate::lang::ast::Name::new("__len__".into(), *span);
+        return me.call_method(v.clone(), &name, Vec::new(), b.span);
+    }
     let n = match v {
         Value::Tensor(t) if t.ndim() == 0 => {
             return Err(Error::value_help(

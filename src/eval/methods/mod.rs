@@ -48,6 +48,7 @@ enum Member {
     SchedulerMethod(Call<Arc<super::value::LrScheduler>>),
     SchedulerProperty(fn(&Arc<super::value::LrScheduler>) -> Value),
     OptimizerProperty(fn(&Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>) -> Value),
+    LoaderProperty(fn(&Arc<crate::data::loader::DataLoader>) -> Value),
 }
 
 impl Member {
@@ -64,6 +65,7 @@ impl Member {
             Member::ModuleMethod(_) => "module",
             Member::SchedulerMethod(_) | Member::SchedulerProperty(_) => "scheduler",
             Member::OptimizerProperty(_) => "optimizer",
+            Member::LoaderProperty(_) => "dataloader",
         }
     }
 
@@ -74,7 +76,8 @@ impl Member {
             | Member::StreamProperty(_)
             | Member::GradFnProperty(_)
             | Member::SchedulerProperty(_)
-            | Member::OptimizerProperty(_) => Kind::Property,
+            | Member::OptimizerProperty(_)
+            | Member::LoaderProperty(_) => Kind::Property,
             _ => Kind::Method,
         }
     }
@@ -279,6 +282,14 @@ static MEMBERS: &[(&str, Member)] = {
         ("get_last_lr", SchedulerMethod(super::schedule::get_last_lr)),
         ("last_epoch", SchedulerProperty(super::schedule::last_epoch)),
         (
+            "dataset",
+            LoaderProperty(|l| Value::Dataset(Arc::clone(&l.dataset))),
+        ),
+        (
+            "batch_size",
+            LoaderProperty(|l| Value::Int(l.batch_size as i64)),
+        ),
+        (
             "param_groups",
             OptimizerProperty(super::schedule::param_groups),
         ),
@@ -407,6 +418,7 @@ impl Interp {
                 (Some(Member::GradFnProperty(f)), Value::GradFn(n)) => Ok(f(n)),
                 (Some(Member::SchedulerProperty(f)), Value::Scheduler(s)) => Ok(f(s)),
                 (Some(Member::OptimizerProperty(f)), Value::Optimizer(o)) => Ok(f(o)),
+                (Some(Member::LoaderProperty(f)), Value::DataLoader(l)) => Ok(f(l)),
                 _ => Err(unwired(recv.kind(), name).at(span)),
             },
         }

@@ -1,0 +1,376 @@
+//! Python's own builtins a training script calls: `str`, `repr`,
+//! `format`, `int`, `float`, `zip`, `sorted`, `any`, `all`, `tuple`,
+//! `dict`, and Python's `sum`, `max`, `min`, `abs` and `round` of numbers
+//! and lists (the same names on a tensor are PyTorch's, `math.rs`).
+
+use std::sync::Arc;
+
+use super::super::args::Bound;
+use super::super::value::Key;
+use super::super::{format, Interp, Value};
+use crate::error::{Diagnostic, Error};
+
+fn text(s: String) -> Value {
+    Value::Str(Arc::new(s))
+}
+
+/// `str(x)`, `repr(x)`: Python's text of a value (a tensor as cudash shows it).
+pub(super) fn str_or_repr(
+    me: &mut Interp,
+    name: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let v = b
+        .get("object")
+        .map_or(text(String::new()), |(v, _)| v.clone());
+    let values = [&v];
+    let s = me
+        .host_read(&values, || match name {
+            "repr" => format::repr_of(&v),
+            _ => format::str_of(&v),
+        })
+        .map_err(|e| e.at(b.span))?;
+    Ok(text(s))
+}
+
+/// `format(value, spec)`: Python's format-spec mini-language.
+pub(super) fn format_builtin(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let v = b.get("value").map_or(Value::None, |(v, _)| v.clone());
+    let spec = b.str("format_spec")?.unwrap_or_default();
+    me.formatted(&v, None, &spec)
+        .map(text)
+        .map_err(|e| e.at(b.span))
+}
+
+/// `int(x)` and `float(x)`: a number, a string of one, or a tensor of one
+/// element (a host read, as Python's `int(t)` calls `t.item()`).
+pub(super) fn number(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let Some((v, span)) = b.get("x").cloned() else {
+        return Ok(match name {
+            "int" => Value::Int(0),
+            _ => Value::float(0.0),
+        });
+    };
+    let at = |e: Error| e.at(span);
+    let v = me.one_element_value(v).map_err(at)?;
+    let bad = |v: &Value| {
+        Error::Module {
+            class: "TypeError",
+            message: format!(
+                "{name}() argument must be a string or a real number, not '{}'",
+                v.type_name()
+            ),
+            help: None,
+        }
+        .at(span)
+    };
+    match (name, &v) {
+        ("int", Value::Int(_)) => Ok(v),
+        ("int", Value::Bool(x)) => Ok(Value::Int(x.get() as i64)),
+        ("int", Value::Float(x)) => {
+            let x = x.get();
+            if !x.is_finite() {
+                return Err(at(Error::value(format!(
+                    "cannot convert float {} to integer",
+                    super::super::show::float(x)
+                ))));
+            }
+            Ok(Value::Int(x.trunc() as i64))
+        }
+        ("int", Value::Str(s)) => s
+            .trim()
+            .replace('_', "")
+            .parse::<i64>()
+            .map(Value::Int)
+            .map_err(|_| {
+                at(Error::value(format!(
+                    "invalid literal for int() with base 10: {}",
+                    format::repr_of(&v)
+                )))
+            }),
+        (_, Value::Str(s)) => {
+            let t = s.trim().to_lowercase();
+            let x = match t.as_str() {
+                "inf" | "+inf" | "infinity" => Some(f64::INFINITY),
+                "-inf" | "-infinity" => Some(f64::NEG_INFINITY),
+                "nan" | "+nan" | "-nan" => Some(f64::NAN),
+                _ => t.replace('_', "").parse::<f64>().ok(),
+            };
+            x.map(Value::float).ok_or_else(|| {
+                at(Error::value(format!(
+                    "could not convert string to float: {}",
+                    format::repr_of(&v)
+                )))
+            })
+        }
+        (_, Value::Int(_) | Value::Bool(_) | Value::Float(_)) => {
+            Ok(Value::float(v.as_number().unwrap_or(0.0)))
+        }
+        _ => Err(bad(&v)),
+    }
+}
+
+/// `zip(a, b, ...)`: tuples of the items at each position, as many as the
+/// shortest has.
+pub(super) fn zip(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let mut columns = Vec::with_capacity(b.rest.len());
+    for (v, span) in &b.rest {
+        columns.push(items_of(v, *span, "zip()")?);
+    }
+    let n = columns.iter().map(Vec::len).min().unwrap_or(0);
+    let rows = (0..n)
+        .map(|k| Value::List(Arc::new(columns.iter().map(|c| c[k].clone()).collect())))
+        .collect();
+    Ok(Value::List(Arc::new(rows)))
+}
+
+/// The items of something Python iterates (a dict: its keys).
+fn items_of(v: &Value, span: crate::vocab::Span, what: &str) -> Result<Vec<Value>, Diagnostic> {
+    match (v, v.elements()) {
+        (_, Some(items)) => items.map_err(|e| e.at(span)),
+        (Value::Dict(pairs), None) => Ok(pairs.iter().map(|(k, _)| k.value()).collect()),
+        (Value::Str(s), None) => Ok(s.chars().map(|c| text(c.to_string())).collect()),
+        (other, None) => Err(Error::Module {
+            class: "TypeError",
+            message: format!(
+                "'{}' object is not iterable (the argument of {what})",
+                other.type_name()
+            ),
+            help: None,
+        }
+        .at(span)),
+    }
+}
+
+/// `tuple(xs)`: the items as a tuple.
+pub(super) fn tuple(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let items = match b.get("iterable") {
+        None => Vec::new(),
+        Some((v, span)) => items_of(v, *span, "tuple()")?,
+    };
+    Ok(Value::List(Arc::new(items)))
+}
+
+/// `dict(a=1, b=2)`, `dict(pairs)`.
+pub(super) fn dict(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let mut out: Vec<(Key, Value)> = Vec::new();
+    let mut put = |k: Key, v: Value| match out.iter_mut().find(|(old, _)| *old == k) {
+        Some(slot) => slot.1 = v,
+        None => out.push((k, v)),
+    };
+    if let Some((v, span)) = b.get("iterable") {
+        match v {
+            Value::Dict(pairs) => pairs.iter().for_each(|(k, v)| put(k.clone(), v.clone())),
+            other => {
+                for pair in items_of(other, *span, "dict()")? {
+                    match pair.elements() {
+                        Some(Ok(kv)) if kv.len() == 2 => match Key::of(&kv[0]) {
+                            Some(k) => put(k, kv[1].clone()),
+                            None => {
+                                return Err(
+                                    Error::value("a dict's keys are strings or ints").at(*span)
+                                )
+                            }
+                        },
+                        _ => return Err(Error::value("dict() takes (key, value) pairs").at(*span)),
+                    }
+                }
+            }
+        }
+    }
+    for (k, (v, _)) in &b.kwargs {
+        put(Key::Str(k.clone()), v.clone());
+    }
+    Ok(Value::Dict(Arc::new(out)))
+}
+
+/// `sorted(xs, reverse=False)`: numbers or strings in order.
+pub(super) fn sorted(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let (v, span) = b
+        .get("iterable")
+        .cloned()
+        .ok_or_else(|| Error::value("sorted() needs a list").at(b.span))?;
+    let mut items = Vec::new();
+    for v in items_of(&v, span, "sorted()")? {
+        items.push(me.one_element_value(v).map_err(|e| e.at(span))?);
+    }
+    let mut err = None;
+    items.sort_by(|a, b| match (a, b) {
+        (Value::Str(x), Value::Str(y)) => x.cmp(y),
+        _ => match (a.as_number(), b.as_number()) {
+            (Some(x), Some(y)) => x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Equal),
+            _ => {
+                err.get_or_insert_with(|| {
+                    format!(
+                        "'<' not supported between {} and {}",
+                        a.type_name(),
+                        b.type_name()
+                    )
+                });
+                std::cmp::Ordering::Equal
+            }
+        },
+    });
+    if let Some(message) = err {
+        return Err(Error::Module {
+            class: "TypeError",
+            message,
+            help: None,
+        }
+        .at(span));
+    }
+    if b.bool("reverse", false)? {
+        items.reverse();
+    }
+    Ok(Value::list(items))
+}
+
+/// `any(xs)`, `all(xs)`: Python's truth of each item.
+pub(super) fn any_all(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let (v, span) = b
+        .get("iterable")
+        .cloned()
+        .ok_or_else(|| Error::value(format!("{name}() needs a list")).at(b.span))?;
+    let want = name == "any";
+    for item in items_of(&v, span, &format!("{name}()"))? {
+        if me.truth(&item, span)? == want {
+            return Ok(Value::bool(want));
+        }
+    }
+    Ok(Value::bool(!want))
+}
+
+impl Interp {
+    /// A tensor of one element as its number; anything else as it is.
+    pub(crate) fn one_element_value(&mut self, v: Value) -> Result<Value, Error> {
+        match &v {
+            Value::Tensor(t) if t.numel() == 1 => {
+                let t = Arc::clone(t);
+                let read = || match t.dtype() {
+                    crate::runtime::DType::Bool => Value::bool(t.to_vec::<bool>()[0]),
+                    d if d.is_int() => Value::Int(t.to_vec::<i64>()[0]),
+                    _ => Value::float(t.to_vec::<f64>()[0]),
+                };
+                self.rt.read_item(&t, read)
+            }
+            _ => Ok(v),
+        }
+    }
+
+    /// Python's `sum`, `max`, `min`, `abs`, `round` when the argument is
+    /// not a tensor (a number, a list, a range); None: PyTorch's.
+    pub(super) fn python_math(
+        &mut self,
+        name: &str,
+        b: &Bound,
+    ) -> Option<Result<Value, Diagnostic>> {
+        let (first, span) = b.get("input")?.clone();
+        if matches!(first, Value::Tensor(_)) {
+            return None;
+        }
+        let numbers = |v: &Value| matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_));
+        Some(match name {
+            "abs" => match first {
+                Value::Int(i) => Ok(Value::Int(i.abs())),
+                Value::Float(x) => Ok(Value::float(x.get().abs())),
+                Value::Bool(x) => Ok(Value::Int(x.get() as i64)),
+                _ => return None,
+            },
+            "round" => {
+                let x = first.as_number().filter(|_| numbers(&first))?;
+                Ok(python_round(x, b))
+            }
+            "sum" => {
+                let items = match items_of(&first, span, "sum()") {
+                    Ok(items) => items,
+                    Err(e) => return Some(Err(e)),
+                };
+                let mut total = match b.get("dim") {
+                    Some((v, _)) if numbers(v) => v.clone(),
+                    _ => Value::Int(0),
+                };
+                for v in items {
+                    total = match self.binary(
+                        crate::lang::ast::BinOp::Elementwise(crate::vocab::BinaryOp::Add),
+                        total,
+                        v,
+                    ) {
+                        Ok(t) => t,
+                        Err(e) => return Some(Err(e.at(span))),
+                    };
+                }
+                Ok(total)
+            }
+            "max" | "min" => {
+                // `max(a, b, ...)` of numbers, or `max(xs)` of a list.
+                let mut items = match numbers(&first) {
+                    true => b
+                        .values()
+                        .filter(|&v| !matches!(v, Value::None))
+                        .cloned()
+                        .collect::<Vec<_>>(),
+                    false => match items_of(&first, span, &format!("{name}()")) {
+                        Ok(items) => items,
+                        Err(e) => return Some(Err(e)),
+                    },
+                };
+                if items.is_empty() {
+                    return Some(Err(Error::value(format!(
+                        "{name}() arg is an empty sequence"
+                    ))
+                    .at(span)));
+                }
+                for v in items.iter_mut() {
+                    match self.one_element_value(v.clone()) {
+                        Ok(n) => *v = n,
+                        Err(e) => return Some(Err(e.at(span))),
+                    }
+                }
+                let mut best = items[0].clone();
+                for v in &items[1..] {
+                    let (Some(x), Some(y)) = (v.as_number(), best.as_number()) else {
+                        return Some(Err(Error::Module {
+                            class: "TypeError",
+                            message: format!(
+                                "'>' not supported between {} and {}",
+                                v.type_name(),
+                                best.type_name()
+                            ),
+                            help: None,
+                        }
+                        .at(span)));
+                    };
+                    if (name == "max" && x > y) || (name == "min" && x < y) {
+                        best = v.clone();
+                    }
+                }
+                Ok(best)
+            }
+            _ => return None,
+        })
+    }
+}
+
+/// Python's `round(x)` (an int, halves to even) and `round(x, n)` (a
+/// float, correctly rounded).
+fn python_round(x: f64, b: &Bound) -> Value {
+    match b
+        .get("decimals")
+        .or_else(|| b.rest.first())
+        .map(|(v, _)| v.clone())
+    {
+        Some(Value::Int(n)) if n >= 0 => {
+            let n = n as usize;
+            Value::float(format!("{x:.n$}").parse().unwrap_or(x))
+        }
+        Some(Value::Int(n)) => {
+            let p = 10f64.powi((-n) as i32);
+            Value::float((x / p).round_ties_even() * p)
+        }
+        _ => Value::Int(x.round_ties_even() as i64),
+    }
+}
