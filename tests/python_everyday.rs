@@ -27,11 +27,11 @@ fn imports_bind_pytorchs_names() {
         out,
         [
             "<module 'torch'> <module 'torch.nn'> <module 'torch.nn.functional'> <module 'torch.optim'>",
-            "[2] true [0.0, 2.0]",
-            "f32 i64 bool true",
-            "true 4.0 true 2",
+            "[2] True [0.0, 2.0]",
+            "torch.float32 torch.int64 torch.bool True",
+            "True 4.0 True 2",
             "cuda",
-            "true",
+            "True",
         ],
     );
 }
@@ -45,7 +45,7 @@ fn no_grad_is_a_with_context() {
          with torch.no_grad():\n    with torch.enable_grad():\n        z = w * 2\n\
          print(z.requires_grad)",
     );
-    assert_eq!(out, ["false true", "true"]);
+    assert_eq!(out, ["False True", "True"]);
 }
 
 #[test]
@@ -187,7 +187,7 @@ fn percent_format_and_concatenation_as_python() {
         [
             "3/4 (75%) loss 0.5000    ab|",
             "a and 3.14 n",
-            "ab --- x, y [\"a\", \"b\"]",
+            "ab --- x, y ['a', 'b']",
         ]
     );
     let (ename, evalue) = common::err("\"loss: \" + 1.5");
@@ -212,4 +212,50 @@ fn fstring_errors_point_into_the_string() {
     let (ename, evalue) = common::err("f\"{zeros(2):.2f}\"");
     assert_eq!(ename, "ValueError", "{evalue}");
     assert!(evalue.contains("Tensor.__format__"), "{evalue}");
+}
+
+#[test]
+fn lambdas_comprehensions_and_spread_arguments() {
+    let out = printed(
+        "sq = lambda x, p=2: x ** p\nprint(sq(3), sq(2, 3), (lambda: 7)())\n\
+         print([i * i for i in range(5) if i % 2 == 0], [(a, b) for a in range(2) for b in range(2) if a != b])\n\
+         print({k: v for k, v in zip([\"a\", \"b\"], (1, 2))}[\"b\"], sum(x for x in range(4)), sorted([3, 1, 2], reverse=True))\n\
+         def f(a, b, c=0):\n    return a * 100 + b * 10 + c\n\
+         args = (1, 2)\nkw = {\"c\": 3}\nprint(f(*args, **kw), f(*(4, 5)))\n\
+         def count(xs):\n    return len([x for x in xs if x > 1])\n\
+         print(count(range(5)), max(range(4)), min(3, 1, 2))\n\
+         names = []\nnames.append(\"w\")\nprint(names, [])",
+    );
+    assert_eq!(
+        out,
+        [
+            "9 8 7",
+            "[0, 4, 16] [[0, 1], [1, 0]]",
+            "2 6 [3, 2, 1]",
+            "123 450",
+            "3 3 1",
+            "['w'] []",
+        ]
+    );
+}
+
+#[test]
+fn assert_is_pythons() {
+    common::ok("assert 1 + 1 == 2\nassert True, \"never\"");
+    let (ename, evalue) = common::err("x = 3\nassert x < 2, f\"x is {x}\"");
+    assert_eq!(
+        (ename.as_str(), evalue.as_str()),
+        ("AssertionError", "x is 3")
+    );
+    let (ename, _) = common::err("assert []");
+    assert_eq!(ename, "AssertionError");
+}
+
+/// Every syntax error of a file at once, each at its own line.
+#[test]
+fn every_syntax_error_is_reported() {
+    let (_, report) = common::err_report("x = 1 +\nprint(1)\ndef f(a b):\n    pass\nz = 3 3\n");
+    for at in ["cell:1:8", "cell:3:9", "cell:5:7"] {
+        assert!(report.contains(at), "{at} not in\n{report}");
+    }
 }

@@ -215,7 +215,7 @@ fn expr(e: &Expr, d: usize) -> Eval {
             })
         }
         ExprKind::Call(callee, args) => match &callee.kind {
-            ExprKind::Var(name) if args.iter().all(|a| a.keyword.is_none()) => {
+            ExprKind::Var(name) if args.iter().all(Arg::positional) => {
                 call(name.clone(), args, e, d)
             }
             _ => tree(e, d),

@@ -7,7 +7,7 @@ use super::flow::{Body, Flow};
 use super::value::Key;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
-use crate::lang::ast::{BinOp, Block, Expr};
+use crate::lang::ast::{BinOp, Block, CompClause, CompKind, Expr};
 use crate::lang::Span;
 use crate::runtime::op::binary::BinaryOp;
 use crate::runtime::op::reduce::ReduceOp;
@@ -219,5 +219,87 @@ impl Interp {
                 .at(span))
             }
         })
+    }
+}
+
+impl Interp {
+    /// `[e for x in xs if c]` (a list), `(e for ...)` (a tuple, made at
+    /// once), `{k: v for ...}` (a dict): the clauses nest left to right, as
+    /// Python's; the `for` names are bound where a `for` loop's would be.
+    pub(super) fn eval_comprehension(
+        &mut self,
+        c: &crate::lang::ast::Comprehension,
+        d: usize,
+    ) -> Result<Value, Diagnostic> {
+        let mut items = Vec::new();
+        let mut pairs: Vec<(Key, Value)> = Vec::new();
+        self.comprehend(c, 0, d, &mut items, &mut pairs)?;
+        Ok(match c.kind {
+            CompKind::List => Value::list(items),
+            CompKind::Generator => Value::List(std::sync::Arc::new(items)),
+            CompKind::Dict => Value::Dict(std::sync::Arc::new(pairs)),
+        })
+    }
+
+    fn comprehend(
+        &mut self,
+        c: &crate::lang::ast::Comprehension,
+        k: usize,
+        d: usize,
+        items: &mut Vec<Value>,
+        pairs: &mut Vec<(Key, Value)>,
+    ) -> Result<(), Diagnostic> {
+        let Some(clause) = c.clauses.get(k) else {
+            let v = self.eval(&c.element, d)?;
+            match &c.key {
+                Some(key) => {
+                    let kv = self.eval(key, d)?;
+                    let Some(key_value) = Key::of(&kv) else {
+                        return Err(Error::wrong_type(
+                            "a dict key",
+                            "a string or an int",
+                            kv.type_name(),
+                        )
+                        .at(key.span));
+                    };
+                    match pairs.iter_mut().find(|(old, _)| *old == key_value) {
+                        Some(slot) => slot.1 = v,
+                        None => pairs.push((key_value, v)),
+                    }
+                }
+                None => items.push(v),
+            }
+            return Ok(());
+        };
+        match clause {
+            CompClause::If(cond) => {
+                let v = self.eval(cond, d)?;
+                if self.truth(&v, cond.span)? {
+                    self.comprehend(c, k + 1, d, items, pairs)?;
+                }
+            }
+            CompClause::For(targets, it) => {
+                let v = self.eval(it, d)?;
+                let each = match (&v, v.elements()) {
+                    (_, Some(each)) => each.map_err(|e| e.at(it.span))?,
+                    (Value::Dict(entries), None) => {
+                        entries.iter().map(|(k, _)| k.value()).collect()
+                    }
+                    (other, None) => {
+                        return Err(Error::wrong_type(
+                            "what a comprehension's `for` iterates over",
+                            "a list, a tuple, a range, a dict or a tensor",
+                            other.type_name(),
+                        )
+                        .at(it.span))
+                    }
+                };
+                for item in each {
+                    self.bind_loop(targets, item, it.span)?;
+                    self.comprehend(c, k + 1, d, items, pairs)?;
+                }
+            }
+        }
+        Ok(())
     }
 }

@@ -252,6 +252,12 @@ docs! {
     Method Tensors "int", "x.int()", "`x.to(i32)`: `x` itself when it is i32 already.", "arange(3).int()";
     Method Tensors "long", "x.long()", "`x.to(i64)`: `x` itself when it is i64 already.", "arange(3).long()";
     Method Tensors "bool", "x.bool()", "`x.to(bool)`: `x` itself when it is bool already.", "arange(3).bool()";
+    Method Math "eq", "x.eq(other)", "`x == other`: a bool tensor.", "arange(3).eq(1)";
+    Method Math "ne", "x.ne(other)", "`x != other`: a bool tensor.", "arange(3).ne(1)";
+    Method Math "lt", "x.lt(other)", "`x < other`: a bool tensor.", "arange(3).lt(1)";
+    Method Math "le", "x.le(other)", "`x <= other`: a bool tensor.", "arange(3).le(1)";
+    Method Math "gt", "x.gt(other)", "`x > other`: a bool tensor.", "arange(3).gt(1)";
+    Method Math "ge", "x.ge(other)", "`x >= other`: a bool tensor.", "arange(3).ge(1)";
     Method Math "add", "x.add(other, alpha=1)", "`x + other` (a number counts as one written beside `+`); with `alpha`, `x + alpha * other` in one kernel, rounded once (PyTorch's fused multiply-add).", "arange(3).add(2)\nones(3).add(ones(3), alpha=0.5)";
     Method Math "sub", "x.sub(other, alpha=1)", "`x - other` (a number counts as one written beside `-`); with `alpha`, `x - alpha * other` in one kernel.", "arange(3).sub(2)";
     Method Math "mul", "x.mul(other)", "`x * other` (a number counts as one written beside `*`).", "arange(3).mul(2)";
@@ -291,6 +297,9 @@ docs! {
     Method Math "triu", "x.triu(diagonal=0)", "`triu(x)`: the upper triangle.", "ones(3, 3).triu(1)";
     Method Math "nonzero", "x.nonzero(as_tuple=false)", "`nonzero(x)`: coordinates of the non-zero elements (a host sync on a GPU).", "tensor([0, 1, 1]).nonzero()";
     Method Math "argwhere", "x.argwhere()", "`argwhere(x)`.", "tensor([0, 1, 1]).argwhere()";
+    Method Tensors "view_as", "x.view_as(other)", "`x.view(other.shape)`: the same memory in `other`'s shape.", "arange(6).view_as(zeros(2, 3))";
+    Method Tensors "expand_as", "x.expand_as(other)", "`x.expand(other.shape)`: a view repeating dimensions of size 1.", "arange(3).unsqueeze(1).expand_as(zeros(3, 4))";
+    Method Tensors "reshape_as", "x.reshape_as(other)", "`x.reshape(other.shape)` (a view when possible).", "arange(6).reshape_as(zeros(3, 2))";
     Method Tensors "view", "x.view(*shape)", "The same memory in a new shape (one size may be -1); an error when the strides do not allow it without a copy (`reshape` copies then).", "arange(6).view(2, 3)";
     Method Tensors "flatten", "x.flatten(start_dim=0, end_dim=-1)", "Dimensions start_dim to end_dim merged into one: a view when possible, else a copy.", "ones(2, 3, 4).flatten(1).shape";
     Method Tensors "unsqueeze", "x.unsqueeze(dim)", "A view with a new dimension of size 1 at `dim` (-1: last).", "arange(3).unsqueeze(1)";

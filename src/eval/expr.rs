@@ -120,6 +120,8 @@ impl Interp {
             ExprKind::Float(x) => Ok(Value::float(*x)),
             ExprKind::Str(s) => Ok(Value::Str(Arc::new(s.clone()))),
             ExprKind::FString(parts) => self.eval_fstring(parts, d),
+            ExprKind::Lambda(def) => Ok(Value::Function(Arc::new(self.function_of(def)?))),
+            ExprKind::Comprehension(c) => self.eval_comprehension(c, d),
             ExprKind::Bool(b) => Ok(Value::bool(*b)),
             ExprKind::None => Ok(Value::None),
             ExprKind::DType(t) => Ok(Value::dtype(*t)),
@@ -571,9 +573,17 @@ impl Interp {
     }
 
     /// `[...]`: a tensor literal when every leaf is a number, otherwise a list.
+    /// `[...]`: a tensor when every leaf is a number; else (and `[]`) a
+    /// Python list, as `losses = []` then `losses.append(x)` needs.
     fn eval_list(&mut self, items: &[Expr], span: Span, d: usize) -> Result<Value, Diagnostic> {
+        if items.is_empty() {
+            return Ok(Value::list(Vec::new()));
+        }
         let tree = self.literal_tree(items, span, d, false)?;
-        literal_value(tree)
+        Ok(match literal_value(tree)? {
+            Value::List(items) => Value::list(items.to_vec()),
+            v => v,
+        })
     }
 
     /// `{k: v, ...}`: keys are strings or ints; a repeated key keeps its first
@@ -762,7 +772,7 @@ impl Interp {
         // call, binds them as it evaluates them. (Evaluating them cannot
         // change what the name holds: only top-level code assigns globals.)
         if let ExprKind::Var(n) = &callee.kind {
-            if args.iter().all(|a| a.keyword.is_none()) {
+            if args.iter().all(crate::lang::ast::Arg::positional) {
                 if let Some(f) = self.user_function(n, args.len()) {
                     return self.call_in_order(f, &|it, k| it.eval(&args[k].value, d), span);
                 }
@@ -802,6 +812,10 @@ impl Interp {
                 }
                 _ => self.eval(&a.value, d)?,
             };
+            if a.spread != crate::lang::ast::Spread::No {
+                self.spread_arg(a, value, &mut vals)?;
+                continue;
+            }
             vals.push(ArgVal {
                 keyword: a.keyword.clone(),
                 value,
@@ -831,6 +845,71 @@ impl Interp {
                 }
             },
         }
+    }
+}
+
+impl Interp {
+    /// `*xs`: its items as positional arguments; `**d`: its entries as
+    /// keyword arguments (string keys).
+    fn spread_arg(
+        &mut self,
+        a: &crate::lang::ast::Arg,
+        value: Value,
+        vals: &mut Vec<ArgVal>,
+    ) -> Result<(), Diagnostic> {
+        let span = a.value.span;
+        match a.spread {
+            crate::lang::ast::Spread::Entries => {
+                let Value::Dict(pairs) = &value else {
+                    return Err(Error::Module {
+                        class: "TypeError",
+                        message: format!(
+                            "argument after ** must be a mapping, not {}",
+                            value.type_name()
+                        ),
+                        help: None,
+                    }
+                    .at(span));
+                };
+                for (k, v) in pairs.iter() {
+                    let Some(k) = k.as_str() else {
+                        return Err(Error::Module {
+                            class: "TypeError",
+                            message: "keywords must be strings".into(),
+                            help: None,
+                        }
+                        .at(span));
+                    };
+                    vals.push(ArgVal {
+                        keyword: Some(crate::lang::ast::Name::new(k.to_string(), span)),
+                        value: v.clone(),
+                        span,
+                    });
+                }
+            }
+            _ => {
+                let items = match value.elements() {
+                    Some(items) => items.map_err(|e| e.at(span))?,
+                    None => {
+                        return Err(Error::Module {
+                            class: "TypeError",
+                            message: format!(
+                                "argument after * must be an iterable, not {}",
+                                value.type_name()
+                            ),
+                            help: None,
+                        }
+                        .at(span))
+                    }
+                };
+                vals.extend(items.into_iter().map(|value| ArgVal {
+                    keyword: None,
+                    value,
+                    span,
+                }));
+            }
+        }
+        Ok(())
     }
 }
 

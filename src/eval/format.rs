@@ -10,7 +10,8 @@ use super::Value;
 use crate::error::Error;
 
 /// Python's `str(v)`: a string as it is, `True`, `None`, a float's repr, a
-/// tuple `(1, 2)`, a list `[1, 2]`; anything else as cudash shows it.
+/// list `[1, 'a']`; anything else as cudash shows it (a tensor, a tuple
+/// or a shape in brackets).
 pub fn str_of(v: &Value) -> String {
     match v {
         Value::Str(s) => s.to_string(),
@@ -26,13 +27,13 @@ pub fn repr_of(v: &Value) -> String {
         Value::Int(i) => i.to_string(),
         Value::Float(x) => show::float(x.get()),
         Value::Str(s) => quote(s),
-        Value::List(items) => {
-            let parts: Vec<String> = items.iter().map(repr_of).collect();
-            match parts.len() {
-                1 => format!("({},)", parts[0]),
-                _ => format!("({})", parts.join(", ")),
-            }
-        }
+        // A tuple shows in brackets, as cudash shows it: most tuples a
+        // program prints are shapes, which PyTorch shows as
+        // `torch.Size([2, 3])`.
+        Value::List(items) => format!(
+            "[{}]",
+            items.iter().map(repr_of).collect::<Vec<_>>().join(", ")
+        ),
         Value::MutList(_) => match v.items() {
             Some(items) => format!(
                 "[{}]",

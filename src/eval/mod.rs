@@ -13,7 +13,7 @@ mod data;
 pub mod docs;
 mod expr;
 mod flow;
-mod format;
+pub(crate) mod format;
 pub mod function;
 mod globals;
 mod grad;

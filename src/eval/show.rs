@@ -18,15 +18,6 @@ pub fn display_text(v: &Value) -> Option<String> {
     }
 }
 
-/// What `print` writes: strings without quotes.
-pub fn print_text(v: &Value) -> String {
-    match v {
-        Value::Str(s) => s.to_string(),
-        Value::Tensor(t) => tensor_text(t),
-        other => repr(other),
-    }
-}
-
 thread_local! {
     /// The `list()`s being shown, outermost first (`repr` of a list that
     /// holds itself).

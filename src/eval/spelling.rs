@@ -38,8 +38,12 @@ pub const VALUES: &[(&str, Alias)] = &[
     ("int64", Alias::DType(DType::I64)),
 ];
 
-/// The value of an accepted name (`True`, `float32`).
+/// The value of an accepted name (`True`, `float32`, and `__name__`,
+/// which is `"__main__"`: the file or cell is the program Python runs).
 pub fn value(name: &str) -> Option<Value> {
+    if name == "__name__" {
+        return Some(Value::Str(std::sync::Arc::new("__main__".into())));
+    }
     VALUES
         .iter()
         .find(|(n, _)| *n == name)
@@ -190,9 +194,8 @@ pub fn member_hint(receiver: &str, name: &str) -> Option<Error> {
             class: "AttributeError",
         }),
         ("list", "append") => Some(Error::Spelling {
-            message:
-                "this list cannot grow: it is a tuple (a result's parts, `(a, b)`, a list literal)"
-                    .into(),
+            message: "'tuple' object has no attribute 'append' (`(a, b)`, or a result's parts)"
+                .into(),
             label: "a tuple".into(),
             help: "copy it into a Python list first: `xs = list(parts)`, then `xs.append(v)`"
                 .into(),

@@ -116,6 +116,7 @@ impl Interp {
             StmtKind::Fn(def) => self.define(def),
             StmtKind::Class(def) => self.define_class(def),
             StmtKind::Pass => Ok(()),
+            StmtKind::Assert(c, message) => self.exec_assert(c, message.as_ref()),
             StmtKind::Import(items) => self.exec_import(items),
             // The statements that hold others: `exec_kind`.
             StmtKind::With(..)
@@ -284,6 +285,28 @@ impl Interp {
         }
     }
 
+    /// `assert c, message`: Python's `AssertionError` (with the message's
+    /// text) when `c` is false.
+    fn exec_assert(&mut self, c: &Expr, message: Option<&Expr>) -> Result<(), Diagnostic> {
+        let v = self.eval(c, 0)?;
+        if self.truth(&v, c.span)? {
+            return Ok(());
+        }
+        let text = match message {
+            Some(m) => {
+                let v = self.eval(m, 0)?;
+                self.formatted(&v, None, "").map_err(|e| e.at(m.span))?
+            }
+            None => String::new(),
+        };
+        Err(Error::Module {
+            class: "AssertionError",
+            message: text,
+            help: None,
+        }
+        .at(c.span))
+    }
+
     /// `obj.name op= v`: the object read once; a tensor is updated in
     /// place, anything else gives a new value the property takes.
     fn exec_augmented_attr(
@@ -394,14 +417,14 @@ impl Interp {
             return Ok(());
         }
         if let Value::List(_) = &target {
-            // A bracketed literal of tensors, or a result's parts: fixed.
+            // A tuple, or a result's parts: fixed.
             return Err(Error::Spelling {
-                message: "this list's items cannot be changed: it is a tuple (a list literal of \
-                          tensors, `(a, b)`, or a result's parts)"
+                message: "'tuple' object does not support item assignment (`(a, b)`, or a \
+                          result's parts)"
                     .into(),
                 label: "a tuple".into(),
-                help: "make a Python list of it first: `xs = list([randn(2), randn(3)])`, then \
-                       `xs[0] = v` and `xs.append(v)` work"
+                help: "make a list of it first: `xs = list(t)`, then `xs[0] = v` and \
+                       `xs.append(v)` work"
                     .into(),
                 class: "TypeError",
             }
@@ -678,7 +701,12 @@ impl Interp {
 
     /// A loop's item bound to its name, or unpacked into its names (`for a,
     /// b in pairs`: a list, a tuple or a result with parts, as Python does).
-    fn bind_loop(&mut self, targets: &[Target], v: Value, span: Span) -> Result<(), Diagnostic> {
+    pub(super) fn bind_loop(
+        &mut self,
+        targets: &[Target],
+        v: Value,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
         if let [Target::Name(name)] = targets {
             self.set_var(name, v);
             return Ok(());

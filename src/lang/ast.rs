@@ -138,6 +138,35 @@ pub enum Scope {
     Local(u32),
 }
 
+/// A comprehension: what each item makes, and the `for` and `if`
+/// clauses in order. Its names are bound in the scope around it (the
+/// function's locals, or the session's), as a `for` loop's are.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comprehension {
+    pub kind: CompKind,
+    /// The item made (a dict's value for `Dict`).
+    pub element: Expr,
+    /// A dict comprehension's key.
+    pub key: Option<Expr>,
+    pub clauses: Vec<CompClause>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompKind {
+    /// `[...]`: a Python list.
+    List,
+    /// `(... for ...)`: a generator, made as a tuple at once.
+    Generator,
+    /// `{k: v for ...}`
+    Dict,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CompClause {
+    For(Vec<Target>, Expr),
+    If(Expr),
+}
+
 /// A piece of an f-string.
 #[derive(Debug, Clone, PartialEq)]
 pub enum FPart {
@@ -199,6 +228,26 @@ pub struct Arg {
     /// `Some` for keyword arguments (`device=cuda`).
     pub keyword: Option<Name>,
     pub value: Expr,
+    /// `*xs` (its items as positional arguments) or `**d` (its entries as
+    /// keyword arguments).
+    pub spread: Spread,
+}
+
+/// How an argument is passed: as itself, or spread.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spread {
+    No,
+    /// `*xs`
+    Items,
+    /// `**d`
+    Entries,
+}
+
+impl Arg {
+    /// A plain positional argument: the fast calls take only these.
+    pub fn positional(&self) -> bool {
+        self.keyword.is_none() && self.spread == Spread::No
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -247,6 +296,10 @@ pub enum ExprKind {
     /// `a if c else b`: Python's conditional expression; `c` first, then
     /// only the operand it picks.
     IfElse(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `lambda x, y=1: x + y`: a function of one expression.
+    Lambda(std::sync::Arc<FnDef>),
+    /// `[f(x) for x in xs if c]`, `{k: v for ...}`, `(f(x) for x in xs)`.
+    Comprehension(Box<Comprehension>),
     Call(Box<Expr>, Vec<Arg>),
     Attr(Box<Expr>, Name),
     Index(Box<Expr>, Vec<IndexItem>),
@@ -326,6 +379,8 @@ pub enum StmtKind {
     Continue,
     /// `pass`: does nothing (also a bare annotation, `x: int`).
     Pass,
+    /// `assert c, "message"`: Python's `AssertionError` when `c` is false.
+    Assert(Expr, Option<Expr>),
     /// `import torch.nn as nn`, `from torch import nn, optim`: one entry
     /// per name bound.
     Import(Vec<Import>),

@@ -105,6 +105,88 @@ where
                 }
             },
         );
+        // `for x in xs if c`: a comprehension's clauses (its iterable, like
+        // a condition, binds above `if ... else`, as Python's `or_test`).
+        let comp_target = ident().map(Target::Name).or(ident()
+            .map(Target::Name)
+            .separated_by(p(Punct::Comma))
+            .at_least(1)
+            .allow_trailing()
+            .collect::<Vec<_>>()
+            .delimited_by(p(Punct::LParen), p(Punct::RParen))
+            .map_with(|ts, e| Target::Tuple(ts, e.span())));
+        let clauses = choice((
+            kw(Kw::For)
+                .ignore_then(
+                    comp_target
+                        .separated_by(p(Punct::Comma))
+                        .at_least(1)
+                        .collect::<Vec<_>>(),
+                )
+                .then_ignore(kw(Kw::In))
+                .then(expr.clone())
+                .map(|(t, it)| CompClause::For(t, it)),
+            kw(Kw::If).ignore_then(expr.clone()).map(CompClause::If),
+        ))
+        .repeated()
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .boxed();
+        let comprehension = |kind: CompKind| {
+            move |(element, clauses): (Expr, Vec<CompClause>)| {
+                ExprKind::Comprehension(Box::new(Comprehension {
+                    kind,
+                    element,
+                    key: None,
+                    clauses,
+                }))
+            }
+        };
+        let list_comp = expr
+            .clone()
+            .then(clauses.clone())
+            .delimited_by(p(Punct::LBracket), p(Punct::RBracket))
+            .map(comprehension(CompKind::List));
+        let generator = expr
+            .clone()
+            .then(clauses.clone())
+            .delimited_by(p(Punct::LParen), p(Punct::RParen))
+            .map(comprehension(CompKind::Generator));
+        let dict_comp = expr
+            .clone()
+            .then_ignore(p(Punct::Colon))
+            .then(expr.clone())
+            .then(clauses.clone())
+            .delimited_by(p(Punct::LBrace), p(Punct::RBrace))
+            .map(|((key, value), clauses)| {
+                ExprKind::Comprehension(Box::new(Comprehension {
+                    kind: CompKind::Dict,
+                    element: value,
+                    key: Some(key),
+                    clauses,
+                }))
+            });
+        // `lambda a, b=1: a + b`
+        let lambda = kw(Kw::Lambda)
+            .ignore_then(
+                ident()
+                    .then(p(Punct::Assign).ignore_then(expr.clone()).or_not())
+                    .map(|(name, default)| Param { name, default })
+                    .separated_by(p(Punct::Comma))
+                    .allow_trailing()
+                    .collect::<Vec<_>>(),
+            )
+            .then_ignore(p(Punct::Colon))
+            .then(expr.clone())
+            .map_with(|(params, body), e| {
+                let span: Span = e.span();
+                let body = vec![Stmt {
+                    span: body.span,
+                    kind: StmtKind::Return(Some(body)),
+                }];
+                let name = Name::new("<lambda>".into(), span);
+                ExprKind::Lambda(Arc::new(super::resolve::function(name, params, body)))
+            });
         let list = expr
             .clone()
             .separated_by(p(Punct::Comma))
@@ -121,6 +203,10 @@ where
             .collect::<Vec<_>>()
             .delimited_by(p(Punct::LBrace), p(Punct::RBrace))
             .map(ExprKind::Dict);
+        let spanned = |kind, e: &mut chumsky::input::MapExtra<'t, '_, I, PErr<E>>| Expr {
+            kind,
+            span: e.span(),
+        };
         let atom = choice((
             literal.map_with(|kind, e| Expr {
                 kind,
@@ -130,6 +216,10 @@ where
                 kind,
                 span: e.span(),
             }),
+            lambda.map_with(spanned),
+            list_comp.map_with(spanned),
+            generator.map_with(spanned),
+            dict_comp.map_with(spanned),
             list.map_with(|kind, e| Expr {
                 kind,
                 span: e.span(),
@@ -176,16 +266,46 @@ where
             Token::Kw(k) = e => Name::new(k.as_str().to_string(), e.span())
         });
         let arg = choice((
+            p(Punct::StarStar)
+                .ignore_then(expr.clone())
+                .map(|value| Arg {
+                    keyword: None,
+                    value,
+                    spread: Spread::Entries,
+                }),
+            p(Punct::Star).ignore_then(expr.clone()).map(|value| Arg {
+                keyword: None,
+                value,
+                spread: Spread::Items,
+            }),
             arg_name
                 .then_ignore(p(Punct::Assign))
                 .then(expr.clone())
                 .map(|(k, value)| Arg {
                     keyword: Some(k),
                     value,
+                    spread: Spread::No,
+                }),
+            // `sum(x * x for x in xs)`: a generator as the argument.
+            expr.clone()
+                .then(clauses.clone())
+                .map_with(|(element, clauses), e| Arg {
+                    keyword: None,
+                    value: Expr {
+                        kind: ExprKind::Comprehension(Box::new(Comprehension {
+                            kind: CompKind::Generator,
+                            element,
+                            key: None,
+                            clauses,
+                        })),
+                        span: e.span(),
+                    },
+                    spread: Spread::No,
                 }),
             expr.clone().map(|value| Arg {
                 keyword: None,
                 value,
+                spread: Spread::No,
             }),
         ));
         let call = arg
@@ -580,6 +700,10 @@ where
                 .map(|(c, b)| StmtKind::While(c, b)),
             kw(Kw::Break).to(StmtKind::Break),
             kw(Kw::Pass).to(StmtKind::Pass),
+            kw(Kw::Assert)
+                .ignore_then(expr.clone())
+                .then(p(Punct::Comma).ignore_then(expr.clone()).or_not())
+                .map(|(c, message)| StmtKind::Assert(c, message)),
             import_stmt(),
             kw(Kw::Continue).to(StmtKind::Continue),
             // The optional name or file is not a dict: `profile { }` is a block.

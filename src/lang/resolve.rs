@@ -9,8 +9,8 @@
 //! function's name and its parameters' defaults are this body's.
 
 use super::ast::{
-    Block, Expr, ExprKind, FnDef, ForIter, IndexItem, Name, Param, Scope, StmtKind, SyncTarget,
-    Target,
+    Block, CompClause, Expr, ExprKind, FnDef, ForIter, IndexItem, Name, Param, Scope, StmtKind,
+    SyncTarget, Target,
 };
 use std::sync::Arc;
 
@@ -19,6 +19,9 @@ use std::sync::Arc;
 pub fn function(name: Name, mut params: Vec<Param>, mut body: Block) -> FnDef {
     let mut locals: Vec<String> = params.iter().map(|p| p.name.name.clone()).collect();
     assigned(&body, &mut locals);
+    for s in &body {
+        comprehension_names(&s.kind, &mut locals);
+    }
     for (k, p) in params.iter_mut().enumerate() {
         p.name.scope = Scope::Local(k as u32);
     }
@@ -79,6 +82,115 @@ fn assigned(block: &Block, out: &mut Vec<String>) {
             }
             _ => {}
         }
+    }
+}
+
+/// The names the comprehensions in `s` bind (and in the blocks it holds):
+/// a comprehension's `for` names are the function's locals, as a `for`
+/// loop's are.
+fn comprehension_names(s: &StmtKind, out: &mut Vec<String>) {
+    match s {
+        StmtKind::Expr(e) | StmtKind::Wait(e) | StmtKind::Assign(_, e) | StmtKind::Unpack(_, e) => {
+            expr_comprehensions(e, out)
+        }
+        StmtKind::IndexAssign(a, _, b)
+        | StmtKind::Augmented(a, _, b)
+        | StmtKind::AttrAssign(a, _, b) => {
+            expr_comprehensions(a, out);
+            expr_comprehensions(b, out);
+        }
+        StmtKind::Return(Some(e)) | StmtKind::Assert(e, None) => expr_comprehensions(e, out),
+        StmtKind::Assert(a, Some(b)) => {
+            expr_comprehensions(a, out);
+            expr_comprehensions(b, out);
+        }
+        StmtKind::With(e, b) | StmtKind::While(e, b) => {
+            expr_comprehensions(e, out);
+            b.iter().for_each(|s| comprehension_names(&s.kind, out));
+        }
+        StmtKind::For(_, iter, b) => {
+            match iter {
+                ForIter::Range(a, z) => {
+                    expr_comprehensions(a, out);
+                    expr_comprehensions(z, out);
+                }
+                ForIter::Each(e) => expr_comprehensions(e, out),
+            }
+            b.iter().for_each(|s| comprehension_names(&s.kind, out));
+        }
+        StmtKind::If(branches, otherwise) => {
+            for (c, b) in branches {
+                expr_comprehensions(c, out);
+                b.iter().for_each(|s| comprehension_names(&s.kind, out));
+            }
+            for s in otherwise.iter().flatten() {
+                comprehension_names(&s.kind, out);
+            }
+        }
+        StmtKind::Stream(_, b)
+        | StmtKind::NoGrad(b)
+        | StmtKind::Time(_, b)
+        | StmtKind::Profile(_, b) => b.iter().for_each(|s| comprehension_names(&s.kind, out)),
+        _ => {}
+    }
+}
+
+/// The names bound by the comprehensions inside `e` (not inside a lambda:
+/// its body is a function of its own).
+fn expr_comprehensions(e: &Expr, out: &mut Vec<String>) {
+    let mut go = |e: &Expr| expr_comprehensions(e, out);
+    match &e.kind {
+        ExprKind::Comprehension(c) => {
+            for clause in &c.clauses {
+                match clause {
+                    CompClause::For(targets, it) => {
+                        for n in targets.iter().flat_map(Target::names) {
+                            if !out.contains(&n.name) {
+                                out.push(n.name.clone());
+                            }
+                        }
+                        expr_comprehensions(it, out);
+                    }
+                    CompClause::If(c) => expr_comprehensions(c, out),
+                }
+            }
+            expr_comprehensions(&c.element, out);
+            if let Some(k) = &c.key {
+                expr_comprehensions(k, out);
+            }
+        }
+        ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().for_each(go),
+        ExprKind::Dict(pairs) => pairs.iter().for_each(|(k, v)| {
+            go(k);
+            go(v);
+        }),
+        ExprKind::Neg(a) | ExprKind::Invert(a) | ExprKind::Not(a) | ExprKind::Attr(a, _) => go(a),
+        ExprKind::IfElse(a, c, b) => {
+            go(a);
+            go(c);
+            go(b);
+        }
+        ExprKind::Binary(_, a, b) | ExprKind::And(a, b) | ExprKind::Or(a, b) => {
+            go(a);
+            go(b);
+        }
+        ExprKind::Call(callee, args) => {
+            go(callee);
+            args.iter().for_each(|a| go(&a.value));
+        }
+        ExprKind::Index(obj, items) => {
+            go(obj);
+            for item in items {
+                match item {
+                    IndexItem::At(e) => go(e),
+                    IndexItem::Slice {
+                        start, stop, step, ..
+                    } => [start, stop, step].into_iter().flatten().for_each(&mut go),
+                    IndexItem::Ellipsis => {}
+                }
+            }
+        }
+        _ => {}
     }
 }
 
@@ -194,6 +306,12 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
             block(b, locals);
         }
         StmtKind::Import(items) => items.iter_mut().for_each(|i| name(&mut i.bind, locals)),
+        StmtKind::Assert(c, message) => {
+            expr(c, locals);
+            if let Some(m) = message {
+                expr(m, locals);
+            }
+        }
         StmtKind::Break | StmtKind::Continue | StmtKind::Pass | StmtKind::Help(_) => {}
     }
 }
@@ -214,6 +332,26 @@ fn expr(e: &mut Expr, locals: &[String]) {
             items.iter_mut().for_each(|e| expr(e, locals))
         }
         ExprKind::FString(parts) => fstring(parts, locals),
+        // Its own function, resolved when it was parsed.
+        ExprKind::Lambda(_) => {}
+        ExprKind::Comprehension(c) => {
+            for clause in &mut c.clauses {
+                match clause {
+                    CompClause::For(targets, it) => {
+                        targets
+                            .iter_mut()
+                            .flat_map(Target::names_mut)
+                            .for_each(|n| name(n, locals));
+                        expr(it, locals);
+                    }
+                    CompClause::If(c) => expr(c, locals),
+                }
+            }
+            expr(&mut c.element, locals);
+            if let Some(k) = &mut c.key {
+                expr(k, locals);
+            }
+        }
         ExprKind::Dict(pairs) => pairs.iter_mut().for_each(|(k, v)| {
             expr(k, locals);
             expr(v, locals);

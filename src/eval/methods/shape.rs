@@ -57,6 +57,35 @@ pub(super) fn view(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound)
     )
 }
 
+/// `x.view_as(other)`, `x.expand_as(other)`, `x.reshape_as(other)`: as
+/// `view`, `expand`, `reshape` with `other`'s shape.
+pub(super) fn as_other(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let other = b.tensor("other")?;
+    let dims: Vec<i64> = other.shape().iter().map(|&d| d as i64).collect();
+    match name {
+        "view_as" => viewed(
+            me,
+            t,
+            view::view(t, &dims),
+            b,
+            "ViewBackward0",
+            Backward::Reshape,
+        ),
+        "expand_as" => viewed(
+            me,
+            t,
+            view::expand(t, &dims),
+            b,
+            "ExpandBackward0",
+            Backward::Expand,
+        ),
+        _ => {
+            let x = me.rt.reshape(t, &dims).map_err(|e| e.at(b.span))?;
+            Ok(Value::Tensor(me.reshaped(t, x)))
+        }
+    }
+}
+
 pub(super) fn unsqueeze(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dim = b.int("dim")?.unwrap_or(0);
     viewed(

@@ -397,6 +397,25 @@ pub(super) fn cast_to(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &
 
 /// `x.add(y)`, `x.sub(y)`, `x.mul(y)`, `x.div(y)`, `x.pow(y)`: `x OP y`,
 /// with a number as weak as one written beside the operator.
+/// `x.eq(other)`, `ne`, `lt`, `le`, `gt`, `ge`: `x == other` and the rest.
+pub(super) fn compare(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let op = match name {
+        "eq" => BinaryOp::Eq,
+        "ne" => BinaryOp::Ne,
+        "lt" => BinaryOp::Lt,
+        "le" => BinaryOp::Le,
+        "gt" => BinaryOp::Gt,
+        _ => BinaryOp::Ge,
+    };
+    let other = b.get("other").map_or(Value::None, |(v, _)| v.clone());
+    me.binary(
+        crate::lang::ast::BinOp::Elementwise(op),
+        Value::Tensor(Arc::clone(t)),
+        other,
+    )
+    .map_err(|e| e.at(b.span))
+}
+
 pub(super) fn arith(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let op = match name {
         "add" => BinaryOp::Add,

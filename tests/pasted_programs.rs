@@ -1,0 +1,150 @@
+//! PyTorch programs as pasted (issue 68): each program in tests/pasted/ is
+//! written as PyTorch's tutorials and examples write theirs (a model class,
+//! a DataLoader, training and evaluation loops, f-strings), with data and
+//! initial weights from formulas, so PyTorch and cudash compute the same
+//! numbers. `X.py.torch` is what PyTorch 2.15 printed for `X.py` on the CPU
+//! (`bash scripts/pasted-check` makes it again and compares); here cudash
+//! runs each as `cudash script` does and must print the same lines, numbers
+//! within a few units in their last printed digit.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn pasted() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/pasted")
+}
+
+/// The numbers of a line and the text around them.
+fn split(line: &str) -> (String, Vec<f64>) {
+    let mut text = String::new();
+    let mut numbers = Vec::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, text: &mut String, numbers: &mut Vec<f64>| {
+        match word.parse::<f64>() {
+            Ok(x) if word.contains('.') || word.contains('e') => {
+                numbers.push(x);
+                text.push('#');
+            }
+            _ => text.push_str(word),
+        }
+        word.clear();
+    };
+    for c in line.chars() {
+        if c.is_ascii_digit()
+            || c == '.'
+            || (c == '-' && word.is_empty())
+            || (c == 'e' && !word.is_empty())
+        {
+            word.push(c);
+        } else {
+            flush(&mut word, &mut text, &mut numbers);
+            text.push(c);
+        }
+    }
+    flush(&mut word, &mut text, &mut numbers);
+    (text, numbers)
+}
+
+/// The same lines, decimals within 3 units of their last printed digit
+/// (PyTorch and cudash may round an f32 sum differently in its last bit).
+fn same(got: &str, want: &str) -> Result<(), String> {
+    let (g, w): (Vec<&str>, Vec<&str>) = (got.lines().collect(), want.lines().collect());
+    if g.len() != w.len() {
+        return Err(format!("{} lines, PyTorch printed {}", g.len(), w.len()));
+    }
+    for (k, (a, b)) in g.iter().zip(&w).enumerate() {
+        let ((ta, na), (tb, nb)) = (split(a), split(b));
+        let digits = |line: &str| {
+            line.split(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .filter_map(|w| w.split_once('.').map(|(_, f)| f.len()))
+                .collect::<Vec<_>>()
+        };
+        let places = digits(b);
+        let close = na.len() == nb.len()
+            && na.iter().zip(&nb).enumerate().all(|(i, (x, y))| {
+                let unit = 10f64.powi(-(places.get(i).copied().unwrap_or(6) as i32));
+                (x - y).abs() <= 3.0 * unit + 1e-12
+            });
+        if ta != tb || !close {
+            return Err(format!("line {}:\n  cudash:  {a}\n  PyTorch: {b}", k + 1));
+        }
+    }
+    Ok(())
+}
+
+fn run(program: &Path, extra: &[&str]) -> String {
+    let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(extra)
+        .arg("script")
+        .arg(program)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{}:\n{stderr}", program.display());
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn programs() -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(pasted())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
+        .collect();
+    found.sort();
+    assert!(
+        found.len() >= 3,
+        "tests/pasted/ holds {} programs",
+        found.len()
+    );
+    found
+}
+
+/// On the host, as PyTorch ran them: every line as PyTorch printed it.
+#[test]
+fn pasted_programs_print_what_pytorch_prints() {
+    for program in programs() {
+        let want = std::fs::read_to_string(program.with_extension("py.torch")).unwrap();
+        let got = run(&program, &["--sim-devices", "0"]);
+        if let Err(e) = same(&got, &want) {
+            panic!("{}: {e}\n--- cudash printed:\n{got}", program.display());
+        }
+    }
+}
+
+/// With simulated GPUs the programs move their model and batches to
+/// `cuda` and print the same numbers.
+#[test]
+fn pasted_programs_print_the_same_on_a_gpu() {
+    for program in programs() {
+        let want = std::fs::read_to_string(program.with_extension("py.torch"))
+            .unwrap()
+            .replace("Using cpu device", "Using cuda device");
+        let got = run(&program, &[]);
+        if let Err(e) = same(&got, &want) {
+            panic!("{} on cuda: {e}", program.display());
+        }
+    }
+}
+
+#[test]
+fn the_comparison_catches_a_changed_number() {
+    assert!(same(
+        "loss: 2.301970  [   32/  192]",
+        "loss: 2.301971  [   32/  192]"
+    )
+    .is_ok());
+    assert!(same(
+        "loss: 2.301990  [   32/  192]",
+        "loss: 2.301971  [   32/  192]"
+    )
+    .is_err());
+    assert!(same(
+        "loss: 2.301971  [   64/  192]",
+        "loss: 2.301971  [   32/  192]"
+    )
+    .is_err());
+    assert!(same("Accuracy: 40.6%", "Accuracy: 40.7%").is_ok());
+    assert!(same("Accuracy: 41.6%", "Accuracy: 40.6%").is_err());
+    assert!(same("a\nb", "a").is_err());
+}
