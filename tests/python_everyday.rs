@@ -27,11 +27,11 @@ fn imports_bind_pytorchs_names() {
         out,
         [
             "<module 'torch'> <module 'torch.nn'> <module 'torch.nn.functional'> <module 'torch.optim'>",
-            "[2] True [0.0, 2.0]",
-            "torch.float32 torch.int64 torch.bool True",
-            "True 4.0 True 2",
+            "[2] true [0.0, 2.0]",
+            "f32 i64 bool true",
+            "true 4.0 true 2",
             "cuda",
-            "True",
+            "true",
         ],
     );
 }
@@ -45,7 +45,7 @@ fn no_grad_is_a_with_context() {
          with torch.no_grad():\n    with torch.enable_grad():\n        z = w * 2\n\
          print(z.requires_grad)",
     );
-    assert_eq!(out, ["False True", "True"]);
+    assert_eq!(out, ["false true", "true"]);
 }
 
 #[test]
@@ -187,7 +187,7 @@ fn percent_format_and_concatenation_as_python() {
         [
             "3/4 (75%) loss 0.5000    ab|",
             "a and 3.14 n",
-            "ab --- x, y ['a', 'b']",
+            "ab --- x, y [\"a\", \"b\"]",
         ]
     );
     let (ename, evalue) = common::err("\"loss: \" + 1.5");
@@ -234,7 +234,7 @@ fn lambdas_comprehensions_and_spread_arguments() {
             "2 6 [3, 2, 1]",
             "123 450",
             "3 3 1",
-            "['w'] []",
+            "[\"w\"] []",
         ]
     );
 }
@@ -258,4 +258,68 @@ fn every_syntax_error_is_reported() {
     for at in ["cell:1:8", "cell:3:9", "cell:5:7"] {
         assert!(report.contains(at), "{at} not in\n{report}");
     }
+}
+
+#[test]
+fn try_except_finally_and_raise_as_python() {
+    let out = printed(
+        "import torch\n\
+         try:\n    x = torch.ones(2) + torch.ones(3)\nexcept RuntimeError as e:\n    print(\"caught\", str(e)[:6])\n\
+         try:\n    raise ValueError(\"bad value\")\nexcept (KeyError, ValueError) as e:\n    print(f\"got {e!r}\", e)\nelse:\n    print(\"no\")\nfinally:\n    print(\"finally\")\n\
+         def risky(n):\n    try:\n        if n > 1:\n            raise KeyError(\"k\")\n        return \"ok\"\n    except KeyError:\n        return \"handled\"\n    finally:\n        print(\"cleanup\", n)\n\
+         print(risky(0), risky(2))\n\
+         try:\n    try:\n        undefined_name\n    except NameError:\n        print(\"inner\")\n        raise\nexcept Exception as e:\n    print(\"outer\", type(e) if False else \"NameError\")\n\
+         for i in range(3):\n    try:\n        if i == 1:\n            continue\n        print(\"body\", i)\n    finally:\n        print(\"end\", i)",
+    );
+    assert_eq!(
+        out,
+        [
+            "caught shapes",
+            "got ValueError('bad value') bad value",
+            "finally",
+            "cleanup 0",
+            "cleanup 2",
+            "ok handled",
+            "inner",
+            "outer NameError",
+            "body 0",
+            "end 0",
+            "end 1",
+            "body 2",
+            "end 2",
+        ]
+    );
+    // What no handler takes goes on up, as it was raised.
+    let (ename, evalue) =
+        common::err("try:\n    raise KeyError(\"k\")\nexcept ValueError:\n    pass");
+    assert_eq!((ename.as_str(), evalue.as_str()), ("KeyError", "k"));
+    let (ename, _) = common::err("raise");
+    assert_eq!(ename, "RuntimeError");
+    let (ename, _) = common::err("try:\n    pass\nexcept 3:\n    pass\nraise ValueError");
+    assert_eq!(ename, "ValueError");
+    // Out of memory is PyTorch's OutOfMemoryError, a RuntimeError.
+    let out = printed(
+        "import torch\ntry:\n    x = torch.empty(2 ** 40, device=\"cuda\")\nexcept torch.cuda.OutOfMemoryError as e:\n    print(\"out of memory\")\nprint(torch.cuda.memory_allocated())",
+    );
+    assert_eq!(out, ["out of memory", "0"]);
+}
+
+#[test]
+fn star_parameters_take_what_is_left() {
+    let out = printed(
+        "def f(*args, **kwargs):\n    return len(args), sorted(kwargs)\n\
+         print(f(1, 2, a=3, b=4), f())\n\
+         def g(a, *rest, scale=2):\n    return a + sum(rest) * scale\n\
+         print(g(1), g(1, 2, 3), g(1, 2, scale=10))\nprint(g)",
+    );
+    assert_eq!(
+        out,
+        [
+            "[2, [\"a\", \"b\"]] [0, []]",
+            "1 11 21",
+            "<function g(a, *rest, scale=2)>"
+        ]
+    );
+    let (ename, _) = common::err("def h(**kw, a):\n    pass");
+    assert_eq!(ename, "SyntaxError");
 }

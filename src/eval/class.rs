@@ -343,6 +343,7 @@ impl Interp {
         match f {
             Value::Builtin(doc) => self.call_builtin(doc, args, span),
             Value::Native(f) => self.call_native(f, args, span),
+            Value::ExcClass(c) => self.make_exception(c, args),
             Value::Function(f) => self.call_function(f, args, span),
             Value::Method(m) => {
                 let (this, f) = &*m;

@@ -199,6 +199,30 @@ impl Interp {
                 return super::schedule::group_get(&g.0, g.1, &key).map_err(|e| e.at(span));
             }
             Value::List(list) => return self.list_get(list, false, items, span, d),
+            // `s[0]`, `s[:30]`: a string's characters, as a list's items.
+            Value::Str(text) => {
+                let chars: Vec<Value> = text
+                    .chars()
+                    .map(|c| Value::Str(Arc::new(c.to_string())))
+                    .collect();
+                let at = self.list_at(items, span, d)?;
+                let one = matches!(at, ListAt::One(..));
+                let picked = pick(&chars, false, at, span)?;
+                return Ok(match (one, picked) {
+                    (true, v) => v,
+                    (false, v) => {
+                        let parts = v.items().unwrap_or_default();
+                        let joined: String = parts
+                            .iter()
+                            .filter_map(|c| match c {
+                                Value::Str(c) => Some(c.as_str()),
+                                _ => None,
+                            })
+                            .collect();
+                        Value::Str(Arc::new(joined))
+                    }
+                });
+            }
             // `ds[i]` of a class with `__getitem__` (a Dataset's).
             Value::Object(_) if matches!(items, [IndexItem::At(_)]) => {
                 if let [IndexItem::At(e)] = items {
@@ -837,6 +861,7 @@ impl Interp {
                     self.call_value(v, vals, span)
                 }
                 Value::Native(f) => self.call_native(f, snapshot(vals), span),
+                Value::ExcClass(c) => self.make_exception(c, vals),
                 other => {
                     Err(
                         Error::wrong_type("the called value", "a function", other.type_name())

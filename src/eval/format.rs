@@ -15,6 +15,8 @@ use crate::error::Error;
 pub fn str_of(v: &Value) -> String {
     match v {
         Value::Str(s) => s.to_string(),
+        // `str(e)`: the message.
+        Value::Exception(x) => x.message.clone(),
         other => repr_of(other),
     }
 }
@@ -50,6 +52,7 @@ pub fn repr_of(v: &Value) -> String {
                 .join(", ")
         ),
         Value::Tensor(t) => show::tensor_text(t),
+        Value::Exception(x) => format!("{}({})", x.class.name, quote(&x.message)),
         // `f"{x.dtype}"` is PyTorch's `torch.float32`.
         Value::DType(d) => d.get().pytorch_name().into(),
         other => show::repr(other),

@@ -11,10 +11,10 @@ use std::sync::Arc;
 
 use super::args::{plural, ArgVal};
 use super::flow::{Code, Flow};
-use super::value::Function;
+use super::value::{Function, Key};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
-use crate::lang::ast::{FnDef, Name};
+use crate::lang::ast::{FnDef, Name, Spread};
 use crate::lang::Span;
 
 /// The deepest chain of calls (Python's default recursion limit).
@@ -97,7 +97,9 @@ impl Interp {
     #[inline]
     pub(crate) fn user_function(&self, name: &Name, n: usize) -> Option<Arc<Function>> {
         match self.get_var(name) {
-            Some(Value::Function(f)) if f.def.params.len() == n => Some(Arc::clone(f)),
+            Some(Value::Function(f)) if f.def.params.len() == n && !f.def.variadic => {
+                Some(Arc::clone(f))
+            }
             _ => None,
         }
     }
@@ -208,9 +210,19 @@ fn bind(
     // One slot per local, the parameters first (`resolve::function`).
     let mut positional = 0;
     let given = args.iter().filter(|a| a.keyword.is_none()).count();
+    // `*args` takes what is left of the positional arguments, `**kwargs`
+    // the keywords no parameter names.
+    let items_at = params.iter().position(|p| p.spread == Spread::Items);
+    let entries_at = params.iter().position(|p| p.spread == Spread::Entries);
+    let takes = items_at
+        .unwrap_or(params.len())
+        .min(entries_at.unwrap_or(params.len()));
+    let mut extra = Vec::new();
+    let mut named: Vec<(Key, Value)> = Vec::new();
     for a in args {
         match a.keyword {
-            None if positional >= params.len() => {
+            None if positional >= takes && items_at.is_some() => extra.push(a.value),
+            None if positional >= takes => {
                 return Err(Error::Arity {
                     func: f.name().to_string(),
                     expected: plural(params.len(), "positional argument"),
@@ -227,7 +239,14 @@ fn bind(
                 positional += 1;
             }
             Some(k) => {
-                let Some(at) = params.iter().position(|p| p.name.name == k.name) else {
+                let at = params
+                    .iter()
+                    .position(|p| p.name.name == k.name && p.spread == Spread::No);
+                if at.is_none() && entries_at.is_some() {
+                    named.push((Key::Str(k.name.clone()), a.value));
+                    continue;
+                }
+                let Some(at) = at else {
                     return Err(Error::UnknownKeyword {
                         func: f.name().to_string(),
                         name: k.name.clone(),
@@ -249,6 +268,12 @@ fn bind(
                 slots[at] = Some(a.value);
             }
         }
+    }
+    if let Some(k) = items_at {
+        slots[k] = Some(Value::List(Arc::new(extra)));
+    }
+    if let Some(k) = entries_at {
+        slots[k] = Some(Value::Dict(Arc::new(named)));
     }
     let mut missing = Vec::new();
     for ((p, slot), default) in params.iter().zip(&mut slots).zip(&f.defaults) {

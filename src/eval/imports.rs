@@ -258,6 +258,10 @@ fn holds(doc: &Doc, full: &str) -> bool {
 fn constant(full: &str) -> Option<Value> {
     let (module, name) = full.rsplit_once('.')?;
     match module {
+        // `torch.cuda.OutOfMemoryError`, `torch.OutOfMemoryError`
+        "torch" | "torch.cuda" if name == "OutOfMemoryError" => {
+            super::exceptions::named(name).map(Value::ExcClass)
+        }
         "torch" => {
             let renamed = spelling::RENAMED
                 .iter()

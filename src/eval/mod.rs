@@ -11,6 +11,7 @@ mod compiled;
 mod control;
 mod data;
 pub mod docs;
+mod exceptions;
 mod expr;
 mod flow;
 pub(crate) mod format;
@@ -128,6 +129,9 @@ pub struct Interp {
     pub rt: Runtime,
     /// Inside a loop body expression statements do not display.
     quiet: usize,
+    /// The errors whose `except` blocks are running, innermost last (what a
+    /// bare `raise` raises again).
+    handling: Vec<crate::error::Diagnostic>,
     /// Whether a top-level expression statement shows its value (the REPL,
     /// a transcript); off when a file runs as Python runs one.
     echo: bool,
@@ -160,6 +164,7 @@ impl Interp {
             rt,
             quiet: 0,
             echo: true,
+            handling: Vec::new(),
             shown_after: None,
             hooks,
             warned: Vec::new(),

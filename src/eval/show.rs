@@ -39,6 +39,18 @@ fn sequence(items: &[Value]) -> String {
     }
 }
 
+/// What `print` writes: strings without quotes, the rest as cudash shows
+/// it (`true`, `none`; an f-string or `str()` gives Python's `True`).
+pub fn print_text(v: &Value) -> String {
+    match v {
+        Value::Str(s) => s.to_string(),
+        Value::Tensor(t) => tensor_text(t),
+        // An exception prints its message, as Python's `print(e)`.
+        Value::Exception(x) => x.message.clone(),
+        other => repr(other),
+    }
+}
+
 pub fn repr(v: &Value) -> String {
     match v {
         Value::None => "none".into(),
@@ -91,6 +103,8 @@ pub fn repr(v: &Value) -> String {
         Value::Super(s) => format!("<super: <class '{}'>>", s.1.name),
         Value::ParamGroup(g) => param_group(&g.0, g.1),
         Value::Namespace(m) => format!("<module '{}'>", m.path),
+        Value::ExcClass(c) => format!("<class '{}'>", c.name),
+        Value::Exception(x) => format!("{}({:?})", x.class.name, x.message),
         Value::Range(r) if r.step == 1 => format!("range({}, {})", r.start, r.stop),
         Value::Range(r) => format!("range({}, {}, {})", r.start, r.stop, r.step),
         Value::Native(f) => format!("<built-in function {}>", f.name),

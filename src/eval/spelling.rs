@@ -44,6 +44,9 @@ pub fn value(name: &str) -> Option<Value> {
     if name == "__name__" {
         return Some(Value::Str(std::sync::Arc::new("__main__".into())));
     }
+    if let Some(c) = super::exceptions::named(name) {
+        return Some(Value::ExcClass(c));
+    }
     VALUES
         .iter()
         .find(|(n, _)| *n == name)

@@ -46,6 +46,8 @@ impl Interp {
             StmtKind::Profile(file, body) => return self.exec_profile(file.as_ref(), body, s.span),
             StmtKind::If(branches, otherwise) => return self.exec_if(branches, otherwise.as_ref()),
             StmtKind::NoGrad(body) => return self.exec_no_grad(body),
+            StmtKind::Try(t) => return self.exec_try(t),
+            StmtKind::Raise(e) => return self.exec_raise(e.as_ref(), s.span),
             StmtKind::Break => return Ok(Flow::Break),
             StmtKind::Continue => return Ok(Flow::Continue),
             StmtKind::Return(e) => {
@@ -127,6 +129,8 @@ impl Interp {
             | StmtKind::If(..)
             | StmtKind::While(..)
             | StmtKind::NoGrad(..)
+            | StmtKind::Try(..)
+            | StmtKind::Raise(..)
             | StmtKind::Break
             | StmtKind::Continue
             | StmtKind::Return(_) => Ok(()),

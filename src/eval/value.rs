@@ -90,6 +90,24 @@ pub enum Value {
     GradMode(Word<bool>),
     /// `range(start, stop, step)`: counted as a loop asks, never stored.
     Range(Arc<PyRange>),
+    /// `ValueError`, `RuntimeError`: an exception class (`eval::exceptions`).
+    ExcClass(&'static ExceptionClass),
+    /// `ValueError("message")`, or what `except E as e` binds.
+    Exception(Arc<PyException>),
+}
+
+/// An exception class: its name and the class above it.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ExceptionClass {
+    pub name: &'static str,
+    pub parent: Option<&'static str>,
+}
+
+/// An exception: its class and message (`str(e)`).
+#[derive(Debug)]
+pub struct PyException {
+    pub class: &'static ExceptionClass,
+    pub message: String,
 }
 
 /// A module a program can import (`eval::imports`): its dotted path.
@@ -295,6 +313,8 @@ impl Value {
             Value::Native(_) => "a function",
             Value::GradMode(_) => "a grad mode",
             Value::Range(_) => "a range",
+            Value::ExcClass(_) => "an exception class",
+            Value::Exception(_) => "an exception",
         }
     }
 
@@ -330,6 +350,8 @@ impl Value {
             Value::Native(_) => "function",
             Value::GradMode(_) => "grad_mode",
             Value::Range(_) => "range",
+            Value::ExcClass(_) => "exception_class",
+            Value::Exception(_) => "exception",
         }
     }
 
@@ -584,9 +606,11 @@ impl Function {
             .params
             .iter()
             .zip(&self.defaults)
-            .map(|(p, d)| match d {
-                Some(v) => format!("{}={}", p.name.name, short(v)),
-                None => p.name.name.clone(),
+            .map(|(p, d)| match (p.spread, d) {
+                (crate::lang::ast::Spread::Items, _) => format!("*{}", p.name.name),
+                (crate::lang::ast::Spread::Entries, _) => format!("**{}", p.name.name),
+                (_, Some(v)) => format!("{}={}", p.name.name, short(v)),
+                (_, None) => p.name.name.clone(),
             })
             .collect();
         format!("{}({})", self.def.name.name, params.join(", "))

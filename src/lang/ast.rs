@@ -381,6 +381,10 @@ pub enum StmtKind {
     Pass,
     /// `assert c, "message"`: Python's `AssertionError` when `c` is false.
     Assert(Expr, Option<Expr>),
+    /// `try: ... except E as e: ... else: ... finally: ...`
+    Try(Box<Try>),
+    /// `raise E("message")`, `raise E`, `raise` (again, in a handler).
+    Raise(Option<Expr>),
     /// `import torch.nn as nn`, `from torch import nn, optim`: one entry
     /// per name bound.
     Import(Vec<Import>),
@@ -390,6 +394,26 @@ pub enum StmtKind {
     /// `no_grad { }`: autograd records nothing in the block.
     NoGrad(Block),
     Help(Option<Name>),
+}
+
+/// A `try` statement: the body, its handlers in order, what runs when
+/// nothing was raised, and what runs in any case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Try {
+    pub body: Block,
+    pub handlers: Vec<Handler>,
+    pub orelse: Option<Block>,
+    pub finally: Option<Block>,
+}
+
+/// `except E as e:`: which errors (a class, a tuple of them, or every
+/// one), the name the error is bound to, and the block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handler {
+    pub classes: Option<Expr>,
+    pub name: Option<Name>,
+    pub body: Block,
+    pub span: Span,
 }
 
 /// One name an import binds.
@@ -414,13 +438,19 @@ pub struct FnDef {
     /// Every name the body assigns (Python's rule: those are its locals),
     /// the parameters first.
     pub locals: Vec<String>,
+    /// Whether a parameter is `*args` or `**kwargs` (then no call binds
+    /// its arguments one to one, in order).
+    pub variadic: bool,
 }
 
-/// A parameter: its name and, after `=`, its default.
+/// A parameter: its name and, after `=`, its default; `*args` takes the
+/// positional arguments left over (a tuple), `**kwargs` the keywords no
+/// parameter names (a dict).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Param {
     pub name: Name,
     pub default: Option<Expr>,
+    pub spread: Spread,
 }
 
 /// A class as written: `class Name(Base) { body }`. The body holds methods

@@ -56,6 +56,15 @@ fn walk(block: &Block, at: Place) -> Result<(), Diagnostic> {
                     walk(b, at)?;
                 }
             }
+            StmtKind::Try(t) => {
+                walk(&t.body, at)?;
+                for h in &t.handlers {
+                    walk(&h.body, at)?;
+                }
+                for b in t.orelse.iter().chain(&t.finally) {
+                    walk(b, at)?;
+                }
+            }
             _ => {}
         }
     }

@@ -132,46 +132,106 @@ where
         .at_least(1)
         .collect::<Vec<_>>()
         .boxed();
-        let comprehension = |kind: CompKind| {
-            move |(element, clauses): (Expr, Vec<CompClause>)| {
-                ExprKind::Comprehension(Box::new(Comprehension {
-                    kind,
-                    element,
-                    key: None,
-                    clauses,
-                }))
-            }
+        let comprehension = |kind: CompKind, element: Expr, clauses: Vec<CompClause>| {
+            ExprKind::Comprehension(Box::new(Comprehension {
+                kind,
+                element,
+                key: None,
+                clauses,
+            }))
         };
-        let list_comp = expr
+        // Each bracket reads its first item once, then what follows it
+        // says what the bracket holds: reading it again for each choice
+        // would cost twice per level of nesting.
+        enum After {
+            Clauses(Vec<CompClause>),
+            Items(Vec<Expr>),
+            Nothing,
+        }
+        let after = choice((
+            clauses.clone().map(After::Clauses),
+            p(Punct::Comma)
+                .ignore_then(
+                    expr.clone()
+                        .separated_by(p(Punct::Comma))
+                        .allow_trailing()
+                        .collect::<Vec<_>>(),
+                )
+                .map(After::Items),
+        ))
+        .or_not()
+        .map(|a| a.unwrap_or(After::Nothing))
+        .boxed();
+        // `[a, b]`, `[]`, `[e for x in xs]`
+        let list = expr
             .clone()
-            .then(clauses.clone())
+            .then(after.clone())
+            .or_not()
             .delimited_by(p(Punct::LBracket), p(Punct::RBracket))
-            .map(comprehension(CompKind::List));
-        let generator = expr
+            .map(move |inner| match inner {
+                None => ExprKind::List(vec![]),
+                Some((first, After::Clauses(c))) => comprehension(CompKind::List, first, c),
+                Some((first, After::Items(rest))) => {
+                    ExprKind::List(std::iter::once(first).chain(rest).collect())
+                }
+                Some((first, After::Nothing)) => ExprKind::List(vec![first]),
+            });
+        // `(x)` groups; `(a, b)`, `(a,)` and `()` are tuples (`zeros((2,
+        // 3))`, `dim=(0, 1)`); `(e for x in xs)` is a generator.
+        let parens = expr
             .clone()
-            .then(clauses.clone())
+            .then(after)
+            .or_not()
             .delimited_by(p(Punct::LParen), p(Punct::RParen))
-            .map(comprehension(CompKind::Generator));
-        let dict_comp = expr
+            .map(move |inner| match inner {
+                None => ExprKind::Tuple(vec![]),
+                Some((first, After::Clauses(c))) => comprehension(CompKind::Generator, first, c),
+                Some((first, After::Items(rest))) => {
+                    ExprKind::Tuple(std::iter::once(first).chain(rest).collect())
+                }
+                Some((first, After::Nothing)) => first.kind,
+            });
+        // `{k: v, ...}`, `{}`, `{k: v for x in xs}`
+        let pair = expr.clone().then_ignore(p(Punct::Colon)).then(expr.clone());
+        let dict = pair
             .clone()
-            .then_ignore(p(Punct::Colon))
-            .then(expr.clone())
-            .then(clauses.clone())
+            .then(choice((
+                clauses.clone().map(Ok),
+                p(Punct::Comma)
+                    .ignore_then(
+                        pair.separated_by(p(Punct::Comma))
+                            .allow_trailing()
+                            .collect::<Vec<_>>(),
+                    )
+                    .or_not()
+                    .map(|rest| Err(rest.unwrap_or_default())),
+            )))
+            .or_not()
             .delimited_by(p(Punct::LBrace), p(Punct::RBrace))
-            .map(|((key, value), clauses)| {
-                ExprKind::Comprehension(Box::new(Comprehension {
-                    kind: CompKind::Dict,
-                    element: value,
-                    key: Some(key),
-                    clauses,
-                }))
+            .map(|inner| match inner {
+                None => ExprKind::Dict(vec![]),
+                Some(((key, value), Ok(clauses))) => {
+                    ExprKind::Comprehension(Box::new(Comprehension {
+                        kind: CompKind::Dict,
+                        element: value,
+                        key: Some(key),
+                        clauses,
+                    }))
+                }
+                Some((first, Err(rest))) => {
+                    ExprKind::Dict(std::iter::once(first).chain(rest).collect())
+                }
             });
         // `lambda a, b=1: a + b`
         let lambda = kw(Kw::Lambda)
             .ignore_then(
                 ident()
                     .then(p(Punct::Assign).ignore_then(expr.clone()).or_not())
-                    .map(|(name, default)| Param { name, default })
+                    .map(|(name, default)| Param {
+                        name,
+                        default,
+                        spread: Spread::No,
+                    })
                     .separated_by(p(Punct::Comma))
                     .allow_trailing()
                     .collect::<Vec<_>>(),
@@ -187,22 +247,6 @@ where
                 let name = Name::new("<lambda>".into(), span);
                 ExprKind::Lambda(Arc::new(super::resolve::function(name, params, body)))
             });
-        let list = expr
-            .clone()
-            .separated_by(p(Punct::Comma))
-            .allow_trailing()
-            .collect::<Vec<_>>()
-            .delimited_by(p(Punct::LBracket), p(Punct::RBracket))
-            .map(ExprKind::List);
-        let dict = expr
-            .clone()
-            .then_ignore(p(Punct::Colon))
-            .then(expr.clone())
-            .separated_by(p(Punct::Comma))
-            .allow_trailing()
-            .collect::<Vec<_>>()
-            .delimited_by(p(Punct::LBrace), p(Punct::RBrace))
-            .map(ExprKind::Dict);
         let spanned = |kind, e: &mut chumsky::input::MapExtra<'t, '_, I, PErr<E>>| Expr {
             kind,
             span: e.span(),
@@ -217,45 +261,9 @@ where
                 span: e.span(),
             }),
             lambda.map_with(spanned),
-            list_comp.map_with(spanned),
-            generator.map_with(spanned),
-            dict_comp.map_with(spanned),
-            list.map_with(|kind, e| Expr {
-                kind,
-                span: e.span(),
-            }),
-            dict.map_with(|kind, e| Expr {
-                kind,
-                span: e.span(),
-            }),
-            // `(x)` groups; `(a, b)`, `(a,)` and `()` are tuples
-            // (`zeros((2, 3))`, `dim=(0, 1)`).
-            expr.clone()
-                .then(
-                    p(Punct::Comma)
-                        .ignore_then(
-                            expr.clone()
-                                .separated_by(p(Punct::Comma))
-                                .allow_trailing()
-                                .collect::<Vec<_>>(),
-                        )
-                        .or_not(),
-                )
-                .or_not()
-                .delimited_by(p(Punct::LParen), p(Punct::RParen))
-                .map_with(|inner: Option<(Expr, Option<Vec<Expr>>)>, e| {
-                    let kind = match inner {
-                        Some((first, None)) => first.kind,
-                        Some((first, Some(rest))) => {
-                            ExprKind::Tuple(std::iter::once(first).chain(rest).collect())
-                        }
-                        None => ExprKind::Tuple(vec![]),
-                    };
-                    Expr {
-                        kind,
-                        span: e.span(),
-                    }
-                }),
+            list.map_with(spanned),
+            dict.map_with(spanned),
+            parens.map_with(spanned),
         ))
         .labelled("an expression")
         .boxed();
@@ -286,27 +294,20 @@ where
                     value,
                     spread: Spread::No,
                 }),
-            // `sum(x * x for x in xs)`: a generator as the argument.
+            // `f(x)`, or `sum(x * x for x in xs)`: a generator as the argument.
             expr.clone()
-                .then(clauses.clone())
-                .map_with(|(element, clauses), e| Arg {
+                .then(clauses.or_not())
+                .map_with(move |(element, clauses), e| Arg {
                     keyword: None,
-                    value: Expr {
-                        kind: ExprKind::Comprehension(Box::new(Comprehension {
-                            kind: CompKind::Generator,
-                            element,
-                            key: None,
-                            clauses,
-                        })),
-                        span: e.span(),
+                    value: match clauses {
+                        None => element,
+                        Some(clauses) => Expr {
+                            kind: comprehension(CompKind::Generator, element, clauses),
+                            span: e.span(),
+                        },
                     },
                     spread: Spread::No,
                 }),
-            expr.clone().map(|value| Arg {
-                keyword: None,
-                value,
-                spread: Spread::No,
-            }),
         ));
         let call = arg
             .separated_by(p(Punct::Comma))
@@ -568,10 +569,19 @@ where
         // A type annotation (`x: int`, `-> Tensor`) is read and ignored, as
         // Python ignores it when it runs.
         let annotation = p(Punct::Colon).ignore_then(expr.clone()).ignored();
-        let param = ident()
-            .then_ignore(annotation.clone().or_not())
-            .then(p(Punct::Assign).ignore_then(expr.clone()).or_not())
-            .map(|(name, default)| Param { name, default });
+        let param = choice((
+            p(Punct::StarStar).to(Spread::Entries),
+            p(Punct::Star).to(Spread::Items),
+        ))
+        .or_not()
+        .then(ident())
+        .then_ignore(annotation.clone().or_not())
+        .then(p(Punct::Assign).ignore_then(expr.clone()).or_not())
+        .map(|((spread, name), default)| Param {
+            name,
+            default,
+            spread: spread.unwrap_or(Spread::No),
+        });
         let returns = p(Punct::Arrow).ignore_then(expr.clone()).or_not();
 
         let for_iter = expr
@@ -700,6 +710,68 @@ where
                 .map(|(c, b)| StmtKind::While(c, b)),
             kw(Kw::Break).to(StmtKind::Break),
             kw(Kw::Pass).to(StmtKind::Pass),
+            kw(Kw::Try)
+                .ignore_then(block.clone())
+                .then(
+                    newlines
+                        .clone()
+                        .ignore_then(kw(Kw::Except))
+                        .ignore_then(
+                            expr.clone()
+                                .then(kw(Kw::As).ignore_then(ident()).or_not())
+                                .or_not(),
+                        )
+                        .then(block.clone())
+                        .map_with(|(what, body), e| {
+                            let (classes, name) = match what {
+                                Some((c, n)) => (Some(c), n),
+                                None => (None, None),
+                            };
+                            Handler {
+                                classes,
+                                name,
+                                body,
+                                span: e.span(),
+                            }
+                        })
+                        .repeated()
+                        .collect::<Vec<_>>(),
+                )
+                .then(
+                    newlines
+                        .clone()
+                        .ignore_then(kw(Kw::Else))
+                        .ignore_then(block.clone())
+                        .or_not(),
+                )
+                .then(
+                    newlines
+                        .clone()
+                        .ignore_then(kw(Kw::Finally))
+                        .ignore_then(block.clone())
+                        .or_not(),
+                )
+                .validate(|(((body, handlers), orelse), finally), e, emitter| {
+                    if handlers.is_empty() && finally.is_none() {
+                        emitter.emit(E::message(
+                            e.span(),
+                            "`try` needs an `except` or a `finally` block",
+                        ));
+                    }
+                    StmtKind::Try(Box::new(Try {
+                        body,
+                        handlers,
+                        orelse,
+                        finally,
+                    }))
+                }),
+            kw(Kw::Raise)
+                .ignore_then(
+                    expr.clone()
+                        .then_ignore(kw(Kw::From).ignore_then(expr.clone()).or_not())
+                        .or_not(),
+                )
+                .map(StmtKind::Raise),
             kw(Kw::Assert)
                 .ignore_then(expr.clone())
                 .then(p(Punct::Comma).ignore_then(expr.clone()).or_not())
@@ -905,7 +977,23 @@ fn class_member(s: &StmtKind) -> bool {
 /// without a default after one with a default.
 fn check_params(params: &[Param], error: &mut dyn FnMut(Span, &str)) {
     let mut seen_default = false;
+    let mut seen_items = false;
     for (k, p) in params.iter().enumerate() {
+        match p.spread {
+            Spread::Items if seen_items => error(p.name.span, "only one `*` parameter is allowed"),
+            Spread::Items => seen_items = true,
+            Spread::Entries if k + 1 != params.len() => {
+                error(p.name.span, "`**kwargs` must be the last parameter")
+            }
+            _ => {}
+        }
+        if p.spread != Spread::No && p.default.is_some() {
+            error(p.name.span, "a `*` or `**` parameter cannot have a default");
+        }
+        // After `*args`, parameters are keyword-only: a default is not needed.
+        if seen_items {
+            continue;
+        }
         if params[..k].iter().any(|q| q.name.name == p.name.name) {
             error(
                 p.name.span,

@@ -26,11 +26,13 @@ pub fn function(name: Name, mut params: Vec<Param>, mut body: Block) -> FnDef {
         p.name.scope = Scope::Local(k as u32);
     }
     block(&mut body, &locals);
+    let variadic = params.iter().any(|p| p.spread != super::ast::Spread::No);
     FnDef {
         name,
         params,
         body,
         locals,
+        variadic,
     }
 }
 
@@ -79,6 +81,19 @@ fn assigned(block: &Block, out: &mut Vec<String>) {
                 if let Some(b) = otherwise {
                     assigned(b, out);
                 }
+            }
+            StmtKind::Try(t) => {
+                assigned(&t.body, out);
+                for h in &t.handlers {
+                    if let Some(n) = &h.name {
+                        add(&n.name, out);
+                    }
+                    assigned(&h.body, out);
+                }
+                t.orelse
+                    .iter()
+                    .chain(&t.finally)
+                    .for_each(|b| assigned(b, out));
             }
             _ => {}
         }
@@ -131,6 +146,16 @@ fn comprehension_names(s: &StmtKind, out: &mut Vec<String>) {
         | StmtKind::NoGrad(b)
         | StmtKind::Time(_, b)
         | StmtKind::Profile(_, b) => b.iter().for_each(|s| comprehension_names(&s.kind, out)),
+        StmtKind::Try(t) => {
+            let handlers = t.handlers.iter().map(|h| &h.body);
+            for b in std::iter::once(&t.body)
+                .chain(handlers)
+                .chain(&t.orelse)
+                .chain(&t.finally)
+            {
+                b.iter().for_each(|s| comprehension_names(&s.kind, out));
+            }
+        }
         _ => {}
     }
 }
@@ -310,6 +335,26 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
             expr(c, locals);
             if let Some(m) = message {
                 expr(m, locals);
+            }
+        }
+        StmtKind::Raise(e) => {
+            if let Some(e) = e {
+                expr(e, locals);
+            }
+        }
+        StmtKind::Try(t) => {
+            block(&mut t.body, locals);
+            for h in &mut t.handlers {
+                if let Some(c) = &mut h.classes {
+                    expr(c, locals);
+                }
+                if let Some(n) = &mut h.name {
+                    name(n, locals);
+                }
+                block(&mut h.body, locals);
+            }
+            for b in t.orelse.iter_mut().chain(t.finally.iter_mut()) {
+                block(b, locals);
             }
         }
         StmtKind::Break | StmtKind::Continue | StmtKind::Pass | StmtKind::Help(_) => {}

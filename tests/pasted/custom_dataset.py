@@ -82,4 +82,4 @@ for (epoch, train_loss, val_loss, acc), name in zip(history, ["first", "second",
     assert acc >= 0.0, "accuracy is a fraction"
     print("{:>6}: {:.4f} {:.4f}".format(name, train_loss, val_loss))
 elapsed = time.time() - start
-print("took less than a minute:", elapsed < 60, "| sqrt(2) =", round(math.sqrt(2), 4))
+print(f"took less than a minute: {elapsed < 60} | sqrt(2) = {round(math.sqrt(2), 4)}")

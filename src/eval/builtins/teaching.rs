@@ -4,6 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::super::args::Bound;
+use super::super::show::print_text;
 use super::super::{Interp, Output, Value};
 use super::checkpoint;
 use crate::error::{Diagnostic, Error};
@@ -13,10 +14,7 @@ pub(super) fn print(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
     let values: Vec<&Value> = b.rest.iter().map(|(v, _)| v).collect();
     let parts = me
         .host_read(&values, || {
-            values
-                .iter()
-                .map(|v| super::super::format::str_of(v))
-                .collect::<Vec<_>>()
+            values.iter().map(|v| print_text(v)).collect::<Vec<_>>()
         })
         .map_err(|e| e.at(b.span))?;
     // A race the host's read ran into is said before what it printed.

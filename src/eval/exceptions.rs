@@ -1,0 +1,236 @@
+//! Python's exceptions in a program: `try`/`except`/`else`/`finally`,
+//! `raise`, and the exception classes (`ValueError`, `RuntimeError`,
+//! `torch.cuda.OutOfMemoryError`) as values. cudash's errors are caught by
+//! the class PyTorch would raise: a shape, dtype or device mismatch and an
+//! out-of-memory error are `RuntimeError`s, as PyTorch's are. Ctrl-C is
+//! never caught (Python's `KeyboardInterrupt` is no `Exception`, and a
+//! bare `except:` here does not take it either: the session must stop).
+
+use std::sync::Arc;
+
+use super::flow::Flow;
+use super::value::{ExceptionClass, PyException};
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::lang::ast::{Expr, Try};
+
+const fn class(name: &'static str, parent: Option<&'static str>) -> ExceptionClass {
+    ExceptionClass { name, parent }
+}
+
+/// Every class a program can name or catch, with the one above it.
+pub static CLASSES: &[ExceptionClass] = &[
+    class("BaseException", None),
+    class("KeyboardInterrupt", Some("BaseException")),
+    class("Exception", Some("BaseException")),
+    class("ArithmeticError", Some("Exception")),
+    class("ZeroDivisionError", Some("ArithmeticError")),
+    class("OverflowError", Some("ArithmeticError")),
+    class("AssertionError", Some("Exception")),
+    class("AttributeError", Some("Exception")),
+    class("ImportError", Some("Exception")),
+    class("ModuleNotFoundError", Some("ImportError")),
+    class("LookupError", Some("Exception")),
+    class("IndexError", Some("LookupError")),
+    class("KeyError", Some("LookupError")),
+    class("NameError", Some("Exception")),
+    class("UnboundLocalError", Some("NameError")),
+    class("OSError", Some("Exception")),
+    class("IOError", Some("OSError")),
+    class("RuntimeError", Some("Exception")),
+    class("NotImplementedError", Some("RuntimeError")),
+    class("RecursionError", Some("RuntimeError")),
+    // cudash's names for PyTorch's RuntimeErrors, and PyTorch's own.
+    class("OutOfMemoryError", Some("RuntimeError")),
+    class("ShapeError", Some("RuntimeError")),
+    class("DTypeError", Some("RuntimeError")),
+    class("DeviceError", Some("RuntimeError")),
+    class("CudaError", Some("RuntimeError")),
+    class("StopIteration", Some("Exception")),
+    class("SyntaxError", Some("Exception")),
+    class("IndentationError", Some("SyntaxError")),
+    class("TabError", Some("IndentationError")),
+    class("TypeError", Some("Exception")),
+    class("ValueError", Some("Exception")),
+];
+
+/// The class named `name` (`ValueError`), if Python or cudash has it.
+pub fn named(name: &str) -> Option<&'static ExceptionClass> {
+    CLASSES.iter().find(|c| c.name == name)
+}
+
+/// Is `class` (by name) `of` or below it?
+pub fn is_a(class: &str, of: &ExceptionClass) -> bool {
+    let mut at = Some(class);
+    while let Some(name) = at {
+        if name == of.name {
+            return true;
+        }
+        // A class cudash raises that the table does not name is an `Exception`.
+        at = match named(name) {
+            Some(c) => c.parent,
+            None => Some("Exception"),
+        };
+    }
+    false
+}
+
+impl Interp {
+    /// `try: ... except ...: ... else: ... finally: ...`, as Python runs it.
+    pub(super) fn exec_try(&mut self, t: &Try) -> Result<Flow, Diagnostic> {
+        let r = match self.exec_block(&t.body) {
+            Ok(Flow::Next) => match &t.orelse {
+                Some(b) => self.exec_block(b),
+                None => Ok(Flow::Next),
+            },
+            Ok(flow) => Ok(flow),
+            Err(d) if matches!(d.error, Error::Interrupted) => Err(d),
+            Err(d) => self.handle(t, d),
+        };
+        match &t.finally {
+            None => r,
+            // `finally` runs in any case; its own `return` or `break` wins.
+            Some(f) => match self.exec_block(f)? {
+                Flow::Next => r,
+                flow => Ok(flow),
+            },
+        }
+    }
+
+    /// The first handler whose classes take `d`'s runs, `d` bound to its
+    /// name; no handler: `d` goes on up.
+    fn handle(&mut self, t: &Try, d: Diagnostic) -> Result<Flow, Diagnostic> {
+        let raised = d.error.class();
+        for h in &t.handlers {
+            let takes = match &h.classes {
+                None => true,
+                Some(e) => {
+                    let classes = self.eval(e, 0)?;
+                    self.catches(&classes, raised, e)?
+                }
+            };
+            if !takes {
+                continue;
+            }
+            if let Some(name) = &h.name {
+                self.set_var(name, exception_value(&d));
+            }
+            self.handling.push(d);
+            let r = self.exec_block(&h.body);
+            self.handling.pop();
+            return r;
+        }
+        Err(d)
+    }
+
+    /// Does `except <classes>` take an error of class `raised`?
+    fn catches(&mut self, classes: &Value, raised: &str, e: &Expr) -> Result<bool, Diagnostic> {
+        match classes {
+            Value::ExcClass(c) => Ok(is_a(raised, c)),
+            Value::List(items) => {
+                for c in items.iter() {
+                    if self.catches(c, raised, e)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            other => Err(Error::Module {
+                class: "TypeError",
+                message: format!(
+                    "catching classes that do not inherit from BaseException is not allowed (this is {})",
+                    other.type_name()
+                ),
+                help: Some("name an exception class: `except ValueError:`, `except (KeyError, IndexError):`".into()),
+            }
+            .at(e.span)),
+        }
+    }
+
+    /// `raise E("message")`, `raise E`, or a bare `raise` in a handler.
+    pub(super) fn exec_raise(
+        &mut self,
+        e: Option<&Expr>,
+        span: crate::lang::Span,
+    ) -> Result<Flow, Diagnostic> {
+        let Some(e) = e else {
+            return Err(match self.handling.last() {
+                Some(d) => d.clone(),
+                None => Error::Module {
+                    class: "RuntimeError",
+                    message: "No active exception to reraise".into(),
+                    help: None,
+                }
+                .at(span),
+            });
+        };
+        let (class, message) = match self.eval(e, 0)? {
+            Value::ExcClass(c) => (c.name, String::new()),
+            Value::Exception(x) => (x.class.name, x.message.clone()),
+            other => {
+                return Err(Error::Module {
+                    class: "TypeError",
+                    message: format!(
+                        "exceptions must derive from BaseException, not {}",
+                        other.type_name()
+                    ),
+                    help: None,
+                }
+                .at(e.span))
+            }
+        };
+        Err(Error::Module {
+            class,
+            message,
+            help: None,
+        }
+        .at(span))
+    }
+
+    /// `ValueError("message")`: an exception to raise.
+    pub(super) fn make_exception(
+        &mut self,
+        class: &'static ExceptionClass,
+        args: Vec<super::args::ArgVal>,
+    ) -> Result<Value, Diagnostic> {
+        let message = match args.first() {
+            Some(a) => self
+                .formatted(&a.value, None, "")
+                .map_err(|e| e.at(a.span))?,
+            None => String::new(),
+        };
+        Ok(Value::Exception(Arc::new(PyException { class, message })))
+    }
+}
+
+/// The value `except E as e` binds: the error's class and message.
+fn exception_value(d: &Diagnostic) -> Value {
+    let name = d.error.class();
+    let class = named(name).unwrap_or_else(|| named("Exception").expect("the table has Exception"));
+    Value::Exception(Arc::new(PyException {
+        class,
+        message: d.error.to_string(),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_sit_where_python_and_pytorch_put_them() {
+        let c = |n| named(n).unwrap();
+        assert!(is_a("OutOfMemoryError", c("RuntimeError")));
+        assert!(is_a("ShapeError", c("Exception")));
+        assert!(is_a("KeyError", c("LookupError")));
+        assert!(is_a("TabError", c("SyntaxError")));
+        assert!(!is_a("ValueError", c("RuntimeError")));
+        assert!(!is_a("KeyboardInterrupt", c("Exception")));
+        assert!(is_a("SomethingNew", c("Exception")));
+        for k in CLASSES {
+            if let Some(p) = k.parent {
+                assert!(named(p).is_some(), "{} has no parent {p}", k.name);
+            }
+        }
+    }
+}
