@@ -176,6 +176,29 @@ ours, theirs, _ = side_by_side(
 )
 lang_row(f"`while` counting to {calls:,}", ours, theirs)
 
+# Issue 68: a method of an instance of a class, called a million times.
+PY_METHODS = f"""
+class C:
+    def f(self, a):
+        return a + 1
+c = C()
+x = 0
+t = perf_counter()
+for i in range({calls}):
+    x = c.f(x)
+elapsed = perf_counter() - t
+"""
+ours, theirs, _ = side_by_side(
+    lambda: cudash_time(
+        "class C:\n    def f(self, a):\n        return a + 1\nc = C()\nx = 0\n"
+        f"time 1 {{ for i in range({calls}) {{ x = c.f(x) }} }}\n"
+    ),
+    lambda: cpython(PY_METHODS),
+    None,
+    3,
+)
+lang_row(f"method calls ({calls:,} × `x = c.f(x)` on an instance)", ours, theirs)
+
 # 2. Elementwise add and sum on 16M f32.
 n = (1 << 24) // SCALE
 reps = 20

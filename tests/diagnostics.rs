@@ -133,7 +133,7 @@ diagnostic!(
 );
 diagnostic!(condition_on_many_elements, "x = ones(3)\nif x > 0 { }");
 diagnostic!(while_on_an_empty_tensor, "while zeros(0) { }");
-diagnostic!(append_to_a_tensor, "losses = []\nlosses.append(1.0)");
+diagnostic!(append_to_a_tensor, "losses = [0.5]\nlosses.append(1.0)");
 diagnostic!(
     append_to_a_tuple,
     "parts = ones(4).chunk(2)\nparts.append(1)"
@@ -179,6 +179,6 @@ diagnostic!(tabs_and_spaces, "if true:\n    a = 1\n\tb = 2");
 diagnostic!(torch_name_misspelt, "torch.cuda.empty_Cache()");
 diagnostic!(
     item_of_a_tuple_assigned,
-    "l = [randn(2), randn(3)]\nl[0] = randn(3)"
+    "t = (randn(2), randn(3))\nt[0] = randn(3)"
 );
 diagnostic!(device_string_unknown, "device(\"gpu\")");

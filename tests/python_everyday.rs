@@ -323,3 +323,25 @@ fn star_parameters_take_what_is_left() {
     let (ename, _) = common::err("def h(**kw, a):\n    pass");
     assert_eq!(ename, "SyntaxError");
 }
+
+#[test]
+fn global_iter_and_next_as_python() {
+    let out = printed(
+        "count = 0\ndef bump():\n    global count\n    count += 1\n    return count\nbump(); bump()\nprint(count)\n\
+         dl = DataLoader(TensorDataset(arange(6.), arange(6)), batch_size=4)\n\
+         X, y = next(iter(dl))\nprint(X.tolist(), y.tolist())\n\
+         it = iter(dl)\na = next(it); b = next(it)\nprint(b[1].tolist(), next(it, \"done\"))\n\
+         it2 = iter([\"x\", \"y\"])\nprint(next(it2), list(it2))",
+    );
+    assert_eq!(
+        out,
+        [
+            "2",
+            "[0.0, 1.0, 2.0, 3.0] [0, 1, 2, 3]",
+            "[4, 5] done",
+            "x [\"y\"]"
+        ]
+    );
+    let (ename, _) = common::err("next(iter(range(0)))");
+    assert_eq!(ename, "StopIteration");
+}

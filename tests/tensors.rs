@@ -7,7 +7,9 @@ fn literals_and_tags() {
     shows!("[1., 2.]" => "[1., 2.]  f32[2] @cpu");
     shows!("[1, 2]" => "[1, 2]  i64[2] @cpu");
     shows!("[true, false]" => "[ true, false]  bool[2] @cpu");
-    shows!("[]" => "[]  f32[0] @cpu");
+    // `[]` is Python's empty list (`losses = []`); `tensor([])` the empty tensor.
+    shows!("[]" => "[]");
+    shows!("tensor([])" => "[]  f32[0] @cpu");
     shows!("[[1, 2], [3, 4]]" => "[[1, 2],\n [3, 4]]\ni64[2,2] @cpu");
     shows!("[1, 2.5]" => "[1.0000, 2.5000]  f32[2] @cpu");
 }

@@ -104,6 +104,7 @@ pub fn repr(v: &Value) -> String {
         Value::ParamGroup(g) => param_group(&g.0, g.1),
         Value::Namespace(m) => format!("<module '{}'>", m.path),
         Value::ExcClass(c) => format!("<class '{}'>", c.name),
+        Value::Iterator(_) => "<iterator>".into(),
         Value::Exception(x) => format!("{}({:?})", x.class.name, x.message),
         Value::Range(r) if r.step == 1 => format!("range({}, {})", r.start, r.stop),
         Value::Range(r) => format!("range({}, {}, {})", r.start, r.stop, r.step),

@@ -190,10 +190,11 @@ pub fn member_hint(receiver: &str, name: &str) -> Option<Error> {
             class: "AttributeError",
         }),
         ("tensor", "append") => Some(Error::Spelling {
-            message: "`.append` on a tensor: `[]` is an empty tensor in cudash, not a Python list"
+            message: "`.append` on a tensor: a bracketed list of numbers (`[0.5]`) is a tensor \
+                      in cudash, not a Python list"
                 .into(),
             label: "Python's list".into(),
-            help: "start the list with `xs = list()`, then `xs.append(v)`".into(),
+            help: "start the list empty, `xs = []` (or `list([0.5])`), then `xs.append(v)`".into(),
             class: "AttributeError",
         }),
         ("list", "append") => Some(Error::Spelling {

@@ -117,7 +117,8 @@ impl Interp {
             StmtKind::Help(topic) => self.exec_help(topic.as_ref()),
             StmtKind::Fn(def) => self.define(def),
             StmtKind::Class(def) => self.define_class(def),
-            StmtKind::Pass => Ok(()),
+            // Decided when the function was defined (`resolve`).
+            StmtKind::Pass | StmtKind::Global(_) => Ok(()),
             StmtKind::Assert(c, message) => self.exec_assert(c, message.as_ref()),
             StmtKind::Import(items) => self.exec_import(items),
             // The statements that hold others: `exec_kind`.

@@ -94,6 +94,19 @@ pub enum Value {
     ExcClass(&'static ExceptionClass),
     /// `ValueError("message")`, or what `except E as e` binds.
     Exception(Arc<PyException>),
+    /// `iter(xs)`: what `next` takes items from, one at a time.
+    Iterator(Arc<Mutex<PyIterator>>),
+}
+
+/// What an iterator has left: items, or a DataLoader's batches (made as
+/// `next` asks: `taken` were given already).
+#[derive(Debug)]
+pub enum PyIterator {
+    Items(std::collections::VecDeque<Value>),
+    Loader {
+        loader: Arc<crate::data::loader::DataLoader>,
+        taken: usize,
+    },
 }
 
 /// An exception class: its name and the class above it.
@@ -315,6 +328,7 @@ impl Value {
             Value::Range(_) => "a range",
             Value::ExcClass(_) => "an exception class",
             Value::Exception(_) => "an exception",
+            Value::Iterator(_) => "an iterator",
         }
     }
 
@@ -352,6 +366,7 @@ impl Value {
             Value::Range(_) => "range",
             Value::ExcClass(_) => "exception_class",
             Value::Exception(_) => "exception",
+            Value::Iterator(_) => "iterator",
         }
     }
 
@@ -398,6 +413,11 @@ impl Value {
                 }
             }
             Value::Range(r) => Some(Ok((0..r.len()).map(|k| Value::Int(r.at(k))).collect())),
+            // What is left, taken: a loop over an iterator uses it up.
+            Value::Iterator(it) => match &mut *crate::runtime::lock::lock(it) {
+                PyIterator::Items(items) => Some(Ok(items.drain(..).collect())),
+                PyIterator::Loader { .. } => None,
+            },
             Value::Enumerate(e) => e.0.elements().map(|items| {
                 items.map(|items| {
                     (e.1..)

@@ -385,6 +385,8 @@ pub enum StmtKind {
     Try(Box<Try>),
     /// `raise E("message")`, `raise E`, `raise` (again, in a handler).
     Raise(Option<Expr>),
+    /// `global a, b`: in a function, these names are the session's.
+    Global(Vec<Name>),
     /// `import torch.nn as nn`, `from torch import nn, optim`: one entry
     /// per name bound.
     Import(Vec<Import>),

@@ -765,6 +765,9 @@ where
                         finally,
                     }))
                 }),
+            kw(Kw::Global)
+                .ignore_then(ident().separated_by(p(Punct::Comma)).at_least(1).collect())
+                .map(StmtKind::Global),
             kw(Kw::Raise)
                 .ignore_then(
                     expr.clone()

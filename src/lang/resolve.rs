@@ -22,6 +22,10 @@ pub fn function(name: Name, mut params: Vec<Param>, mut body: Block) -> FnDef {
     for s in &body {
         comprehension_names(&s.kind, &mut locals);
     }
+    // `global x`: the session's `x`, though the body assigns it.
+    let mut globals = Vec::new();
+    declared_global(&body, &mut globals);
+    locals.retain(|n| !globals.contains(n) || params.iter().any(|p| p.name.name == *n));
     for (k, p) in params.iter_mut().enumerate() {
         p.name.scope = Scope::Local(k as u32);
     }
@@ -94,6 +98,37 @@ fn assigned(block: &Block, out: &mut Vec<String>) {
                     .iter()
                     .chain(&t.finally)
                     .for_each(|b| assigned(b, out));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The names `global` declares anywhere in `block` (nested blocks too).
+fn declared_global(block: &Block, out: &mut Vec<String>) {
+    for s in block {
+        match &s.kind {
+            StmtKind::Global(names) => out.extend(names.iter().map(|n| n.name.clone())),
+            StmtKind::For(_, _, b)
+            | StmtKind::While(_, b)
+            | StmtKind::With(_, b)
+            | StmtKind::Stream(_, b)
+            | StmtKind::NoGrad(b)
+            | StmtKind::Time(_, b)
+            | StmtKind::Profile(_, b) => declared_global(b, out),
+            StmtKind::If(branches, otherwise) => {
+                branches.iter().for_each(|(_, b)| declared_global(b, out));
+                otherwise.iter().for_each(|b| declared_global(b, out));
+            }
+            StmtKind::Try(t) => {
+                declared_global(&t.body, out);
+                t.handlers
+                    .iter()
+                    .for_each(|h| declared_global(&h.body, out));
+                t.orelse
+                    .iter()
+                    .chain(&t.finally)
+                    .for_each(|b| declared_global(b, out));
             }
             _ => {}
         }
@@ -337,6 +372,7 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
                 expr(m, locals);
             }
         }
+        StmtKind::Global(names) => names.iter_mut().for_each(|n| name(n, locals)),
         StmtKind::Raise(e) => {
             if let Some(e) = e {
                 expr(e, locals);

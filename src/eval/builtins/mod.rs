@@ -159,6 +159,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("dict", python::dict),
     ("sorted", python::sorted),
     ("any", python::any_all),
+    ("iter", python::iter),
+    ("next", python::next),
     ("all", python::any_all),
     ("list", teaching::list),
     ("TensorDataset", super::data::tensor_dataset),

@@ -374,3 +374,79 @@ fn python_round(x: f64, b: &Bound) -> Value {
         _ => Value::Int(x.round_ties_even() as i64),
     }
 }
+
+/// `iter(xs)`: an iterator over the items (a DataLoader's batches, made
+/// as `next` asks).
+pub(super) fn iter(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    use super::super::value::PyIterator;
+    let (v, span) = b
+        .get("iterable")
+        .cloned()
+        .ok_or_else(|| Error::value("iter() needs something to iterate").at(b.span))?;
+    let state = match &v {
+        Value::DataLoader(l) => PyIterator::Loader {
+            loader: Arc::clone(l),
+            taken: 0,
+        },
+        Value::Iterator(_) => return Ok(v),
+        other => PyIterator::Items(items_of(other, span, "iter()")?.into()),
+    };
+    Ok(Value::Iterator(Arc::new(std::sync::Mutex::new(state))))
+}
+
+/// `next(it, default)`: the iterator's next item; at the end, `default`
+/// or Python's `StopIteration`.
+pub(super) fn next(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    use super::super::value::PyIterator;
+    let (v, span) = b
+        .get("iterator")
+        .cloned()
+        .ok_or_else(|| Error::value("next() needs an iterator").at(b.span))?;
+    let Value::Iterator(it) = &v else {
+        return Err(Error::Module {
+            class: "TypeError",
+            message: format!("'{}' object is not an iterator", v.type_name()),
+            help: Some("make one with `iter(xs)`: `next(iter(loader))` is the first batch".into()),
+        }
+        .at(span));
+    };
+    let loader = {
+        let mut state = crate::runtime::lock::lock(it);
+        match &mut *state {
+            PyIterator::Items(items) => items.pop_front().map(Ok),
+            PyIterator::Loader { loader, taken } => {
+                *taken += 1;
+                Some(Err((Arc::clone(loader), *taken - 1)))
+            }
+        }
+    };
+    let found = match loader {
+        None => None,
+        Some(Ok(v)) => Some(v),
+        // The loader's batch `k`: an epoch run up to it (the first batch
+        // costs what a loop's first batch costs).
+        Some(Err((loader, k))) => {
+            let mut seen = 0;
+            let mut batch = None;
+            me.for_each_batch(&loader, span, |_, v| {
+                if seen == k {
+                    batch = Some(v);
+                    return Ok(Some(super::super::flow::Flow::Break));
+                }
+                seen += 1;
+                Ok(None)
+            })?;
+            batch
+        }
+    };
+    match (found, b.get("default")) {
+        (Some(v), _) => Ok(v),
+        (None, Some((d, _))) => Ok(d.clone()),
+        (None, None) => Err(Error::Module {
+            class: "StopIteration",
+            message: String::new(),
+            help: None,
+        }
+        .at(b.span)),
+    }
+}
