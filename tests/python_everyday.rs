@@ -333,9 +333,12 @@ fn global_iter_and_next_as_python() {
          it = iter(dl)\na = next(it); b = next(it)\nprint(b[1].tolist(), next(it, \"done\"))\n\
          it2 = iter([\"x\", \"y\"])\nprint(next(it2), list(it2))",
     );
+    // The cell shows each bump()'s value, as Python's REPL does.
     assert_eq!(
         out,
         [
+            "1",
+            "2",
             "2",
             "[0.0, 1.0, 2.0, 3.0] [0, 1, 2, 3]",
             "[4, 5] done",
