@@ -348,3 +348,16 @@ fn global_iter_and_next_as_python() {
     let (ename, _) = common::err("next(iter(range(0)))");
     assert_eq!(ename, "StopIteration");
 }
+
+/// A method call's fast path still finds an instance's own attribute
+/// first, also one a class method added later would have hidden.
+#[test]
+fn an_instances_own_attribute_hides_its_classs_method() {
+    let out = printed(
+        "class C:\n    def f(self):\n        return 1\n\
+         c = C()\nprint(c.f())\nc.f = lambda: 2\nprint(c.f())\n\
+         d = C()\nd.g = lambda: 3\nC.g = lambda self: 4\nprint(d.g(), C().g())\n\
+         for i in range(2):\n    print(c.f(), d.g())",
+    );
+    assert_eq!(out, ["1", "2", "3 4", "2 3", "2 3"]);
+}

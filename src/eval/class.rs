@@ -91,10 +91,7 @@ impl Interp {
         args: Vec<ArgVal>,
         span: Span,
     ) -> Result<Value, Diagnostic> {
-        let object = Arc::new(Object {
-            class: Arc::clone(class),
-            attrs: Mutex::new(Vec::new()),
-        });
+        let object = Arc::new(Object::new(Arc::clone(class)));
         let this = match class.is_module() {
             true => {
                 let mut m = Module::new(&class.name, Layer::Custom);
@@ -242,7 +239,12 @@ impl Interp {
                 let mut attrs = lock(&c.attrs);
                 match attrs.iter_mut().find(|(n, _)| n == name) {
                     Some((_, slot)) => *slot = v,
-                    None => attrs.push((name.to_string(), v)),
+                    None => {
+                        // An instance's own attribute may now hide it: the
+                        // instances' `shadows` flags no longer say all.
+                        super::value::CLASS_GREW.store(true, std::sync::atomic::Ordering::Relaxed);
+                        attrs.push((name.to_string(), v))
+                    }
                 }
                 Ok(())
             }

@@ -218,6 +218,9 @@ fn expr(e: &Expr, d: usize) -> Eval {
             ExprKind::Var(name) if args.iter().all(Arg::positional) => {
                 call(name.clone(), args, e, d)
             }
+            ExprKind::Attr(obj, name) if args.iter().all(Arg::positional) => {
+                method_call(obj, name.name.clone(), args, e, d)
+            }
             _ => tree(e, d),
         },
         _ => tree(e, d),
@@ -235,6 +238,51 @@ fn call(name: crate::lang::ast::Name, args: &[Arg], e: &Expr, d: usize) -> Eval 
         Some(f) => it.call_in_order(f, &|it, k| args[k](it), span),
         None => it.eval(&whole, d),
     })
+}
+
+/// `obj.f(a, b)`: a method of a plain instance's class (no attribute of
+/// its own by that name) binds the instance and the arguments in order,
+/// as `call`; anything else (a module, a tensor's method, a keyword) is
+/// the walker's, which evaluates `obj` once more only when this gave up
+/// before evaluating it.
+fn method_call(obj: &Expr, name: String, args: &[Arg], e: &Expr, d: usize) -> Eval {
+    let span = e.span;
+    let receiver = expr(obj, d + 1);
+    let args: Vec<Eval> = args.iter().map(|a| expr(&a.value, d + 1)).collect();
+    let whole = e.clone();
+    Box::new(move |it| {
+        let this = receiver(it)?;
+        if let Some(f) = plain_method(&this, &name, args.len()) {
+            return it.call_in_order(
+                f,
+                &|it, k| match k {
+                    0 => Ok(this.clone()),
+                    k => args[k - 1](it),
+                },
+                span,
+            );
+        }
+        it.call_on(this, &whole, d)
+    })
+}
+
+/// The user method `name` of a plain instance's class, when a call with
+/// `n` positional arguments binds them one to one after `self`.
+fn plain_method(
+    this: &Value,
+    name: &str,
+    n: usize,
+) -> Option<std::sync::Arc<super::value::Function>> {
+    let Value::Object(o) = this else {
+        return None;
+    };
+    if o.may_shadow() && o.has(name) {
+        return None;
+    }
+    match o.class.find(name)? {
+        Value::Function(f) if f.def.params.len() == n + 1 && !f.def.variadic => Some(f),
+        _ => None,
+    }
 }
 
 /// An expression the walker evaluates, at depth `d`.

@@ -421,10 +421,9 @@ fn own_object(v: &Value, done: &mut Vec<(usize, Value)>) -> Value {
     };
     match v {
         Value::Object(o) => {
-            let copy = Arc::new(super::value::Object {
-                class: Arc::clone(&o.class),
-                attrs: std::sync::Mutex::new(Vec::new()),
-            });
+            let copy = Arc::new(super::value::Object::new(Arc::clone(&o.class)));
+            copy.shadows
+                .store(o.may_shadow(), std::sync::atomic::Ordering::Relaxed);
             done.push((at, Value::Object(Arc::clone(&copy))));
             let attrs = lock(&o.attrs).clone();
             *lock(&copy.attrs) = attrs
@@ -457,10 +456,10 @@ fn own_object(v: &Value, done: &mut Vec<(usize, Value)>) -> Value {
             // The instance's own object first, so that its attributes can
             // name the module itself (a cycle comes back as the copy).
             let object_copy = object.map(|o| {
-                Arc::new(super::value::Object {
-                    class: Arc::clone(&o.class),
-                    attrs: std::sync::Mutex::new(Vec::new()),
-                })
+                let copy = Arc::new(super::value::Object::new(Arc::clone(&o.class)));
+                copy.shadows
+                    .store(o.may_shadow(), std::sync::atomic::Ordering::Relaxed);
+                copy
             });
             copy.object = object_copy
                 .clone()

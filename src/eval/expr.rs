@@ -805,7 +805,40 @@ impl Interp {
         self.no_module_path(callee)?;
         // A method call evaluates its receiver first.
         let receiver = match &callee.kind {
-            ExprKind::Attr(obj, name) => Some((self.eval(obj, d)?, name)),
+            ExprKind::Attr(obj, _) => Some(self.eval(obj, d)?),
+            _ => None,
+        };
+        self.call_after(receiver, callee, args, span, d)
+    }
+
+    /// The call `obj.f(...)` with `obj` already evaluated as `this` (the
+    /// compiled method call's way back: `obj` is not evaluated twice).
+    pub(super) fn call_on(
+        &mut self,
+        this: Value,
+        call: &Expr,
+        d: usize,
+    ) -> Result<Value, Diagnostic> {
+        match &call.kind {
+            ExprKind::Call(callee, args) if matches!(callee.kind, ExprKind::Attr(..)) => {
+                self.call_after(Some(this), callee, args, call.span, d)
+            }
+            _ => self.eval(call, d),
+        }
+    }
+
+    /// A call once its receiver (for `obj.f(...)`) is known: the arguments
+    /// evaluated, then the method, builtin, function or value called.
+    fn call_after(
+        &mut self,
+        receiver: Option<Value>,
+        callee: &Expr,
+        args: &[crate::lang::ast::Arg],
+        span: Span,
+        d: usize,
+    ) -> Result<Value, Diagnostic> {
+        let receiver = match (receiver, &callee.kind) {
+            (Some(v), ExprKind::Attr(_, name)) => Some((v, name)),
             _ => None,
         };
         // `tensor([...])` and `x.new_tensor([...])` read their literal's

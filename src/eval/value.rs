@@ -521,6 +521,10 @@ pub enum Base {
 pub struct Object {
     pub class: Arc<Class>,
     pub attrs: Mutex<Vec<(String, Value)>>,
+    /// Whether an attribute of its own has the name of one of its class's
+    /// (`self.f = g` over a method `f`): until one does, a method call
+    /// needs no look at the instance's own attributes.
+    pub shadows: std::sync::atomic::AtomicBool,
 }
 
 impl Class {
@@ -560,6 +564,29 @@ impl Class {
 }
 
 impl Object {
+    /// A new instance of `class` with no attributes of its own.
+    pub fn new(class: Arc<Class>) -> Object {
+        Object {
+            class,
+            attrs: Mutex::new(Vec::new()),
+            shadows: Default::default(),
+        }
+    }
+
+    /// Whether the instance may have an attribute named as its class's
+    /// (then `has` says which).
+    pub fn may_shadow(&self) -> bool {
+        self.shadows.load(std::sync::atomic::Ordering::Relaxed)
+            || CLASS_GREW.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Whether the instance has an attribute `name` of its own.
+    pub fn has(&self, name: &str) -> bool {
+        crate::runtime::lock::lock(&self.attrs)
+            .iter()
+            .any(|(n, _)| n == name)
+    }
+
     pub fn get(&self, name: &str) -> Option<Value> {
         crate::runtime::lock::lock(&self.attrs)
             .iter()
@@ -571,7 +598,13 @@ impl Object {
         let mut attrs = crate::runtime::lock::lock(&self.attrs);
         match attrs.iter_mut().find(|(n, _)| n == name) {
             Some((_, slot)) => *slot = v,
-            None => attrs.push((name.to_string(), v)),
+            None => {
+                if self.class.find(name).is_some() {
+                    self.shadows
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                attrs.push((name.to_string(), v))
+            }
         }
     }
 
@@ -579,6 +612,10 @@ impl Object {
         crate::runtime::lock::lock(&self.attrs).retain(|(n, _)| n != name);
     }
 }
+
+/// Whether a class gained an attribute after it was defined (`C.g = f`):
+/// from then on an instance's `shadows` flag cannot be trusted alone.
+pub static CLASS_GREW: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// The instance a module made from a user's class holds, if any.
 pub fn object_of(m: &crate::nn::ModuleRef) -> Option<Arc<Object>> {
