@@ -106,6 +106,34 @@ fn multi_line_blocks_wait_for_the_closing_brace() {
     quit(p);
 }
 
+/// A Python block (`for ...:`) goes on with its indentation already typed
+/// until a blank line, as in Python's REPL; `elif`/`else` come back out.
+#[test]
+fn python_blocks_end_at_a_blank_line() {
+    let mut p = start();
+    line(&mut p, "total = 0");
+    p.send("for i in range(4):\r").unwrap();
+    p.expect(READY).unwrap();
+    p.expect("...     ").unwrap();
+    p.send("if i % 2 == 0:\r").unwrap();
+    p.expect(READY).unwrap();
+    p.expect("...         ").unwrap();
+    p.send("total += i\r").unwrap();
+    p.expect(READY).unwrap();
+    p.expect("...         ").unwrap();
+    // Back out to the `if`'s level for its `else`.
+    p.send("\u{8}\u{8}\u{8}\u{8}else:\r").unwrap();
+    p.expect(READY).unwrap();
+    p.send("total += 10 * i\r").unwrap();
+    p.expect(READY).unwrap();
+    p.send("\r").unwrap();
+    p.expect(READY).unwrap();
+    p.send("print(f\"total = {total}\")\r").unwrap();
+    p.expect("total = 42").unwrap();
+    p.expect(READY).unwrap();
+    quit(p);
+}
+
 #[test]
 fn ctrl_c_stops_a_loop_and_keeps_variables() {
     let mut p = start();
