@@ -211,8 +211,13 @@ pub fn format_value(v: &Value, spec: &str) -> Result<String, Error> {
     Ok(pad(body, &s, numeric))
 }
 
-fn python_type(v: &Value) -> &'static str {
+/// Python's name for a value's type, as its errors give it.
+pub(super) fn python_type(v: &Value) -> &'static str {
     match v {
+        Value::Int(_) => "int",
+        Value::Float(_) => "float",
+        Value::Bool(_) => "bool",
+        Value::Str(_) => "str",
         Value::None => "NoneType",
         Value::Tensor(_) => "Tensor",
         Value::List(_) => "tuple",

@@ -258,25 +258,11 @@ pub(super) fn string_binary(
                 class: "TypeError",
                 message: format!(
                     "can only concatenate str (not \"{}\") to str",
-                    python_name(if matches!(a, Value::Str(_)) { b } else { a })
+                    format::python_type(if matches!(a, Value::Str(_)) { b } else { a })
                 ),
                 help: Some("make it a string first: `\"loss: \" + str(x)`, or use an f-string: `f\"loss: {x}\"`".into()),
             }))
         }
         _ => None,
-    }
-}
-
-fn python_name(v: &Value) -> &'static str {
-    match v {
-        Value::Int(_) => "int",
-        Value::Float(_) => "float",
-        Value::Bool(_) => "bool",
-        Value::None => "NoneType",
-        Value::Tensor(_) => "Tensor",
-        Value::List(_) => "tuple",
-        Value::MutList(_) => "list",
-        Value::Dict(_) => "dict",
-        _ => "object",
     }
 }

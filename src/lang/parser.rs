@@ -593,6 +593,14 @@ where
             });
 
         let not_block = p(Punct::LBrace).not();
+        // `else: ...`, `finally: ...`: a keyword and its block, on a line of
+        // its own after the block before.
+        let clause = |k: Kw| {
+            newlines
+                .clone()
+                .ignore_then(kw(k))
+                .ignore_then(block.clone())
+        };
         let keyword_stmt = choice((
             kw(Kw::Del)
                 .ignore_then(ident().separated_by(p(Punct::Comma)).at_least(1).collect())
@@ -694,13 +702,7 @@ where
                         .repeated()
                         .collect::<Vec<_>>(),
                 )
-                .then(
-                    newlines
-                        .clone()
-                        .ignore_then(kw(Kw::Else))
-                        .ignore_then(block.clone())
-                        .or_not(),
-                )
+                .then(clause(Kw::Else).or_not())
                 .map(|(((c, b), elifs), otherwise)| {
                     StmtKind::If(std::iter::once((c, b)).chain(elifs).collect(), otherwise)
                 }),
@@ -737,20 +739,8 @@ where
                         .repeated()
                         .collect::<Vec<_>>(),
                 )
-                .then(
-                    newlines
-                        .clone()
-                        .ignore_then(kw(Kw::Else))
-                        .ignore_then(block.clone())
-                        .or_not(),
-                )
-                .then(
-                    newlines
-                        .clone()
-                        .ignore_then(kw(Kw::Finally))
-                        .ignore_then(block.clone())
-                        .or_not(),
-                )
+                .then(clause(Kw::Else).or_not())
+                .then(clause(Kw::Finally).or_not())
                 .validate(|(((body, handlers), orelse), finally), e, emitter| {
                     if handlers.is_empty() && finally.is_none() {
                         emitter.emit(E::message(
