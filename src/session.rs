@@ -266,6 +266,18 @@ impl Session {
                 break;
             }
         }
+        // What `print(..., end="")` left open is shown with the source's end.
+        self.interp.end_open_line();
+        let rest = std::mem::take(&mut self.interp.out);
+        if !rest.is_empty() {
+            each(
+                "",
+                Outcome {
+                    outputs: rest,
+                    error: None,
+                },
+            );
+        }
         ok
     }
 

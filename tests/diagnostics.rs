@@ -175,6 +175,10 @@ diagnostic!(import_a_name_cudash_lacks, "from torch.nn import LSTM");
 diagnostic!(indented_block_missing, "def f(x):\nreturn x");
 diagnostic!(unexpected_indent, "if true:\n    a = 1\n      b = 2");
 diagnostic!(unindent_between_levels, "if true:\n    a = 1\n  b = 2");
+diagnostic!(
+    variable_hides_a_builtin,
+    "import torch\ndevice = torch.device(\"cuda\")\nwith device(1):\n    pass"
+);
 diagnostic!(tabs_and_spaces, "if true:\n    a = 1\n\tb = 2");
 diagnostic!(torch_name_misspelt, "torch.cuda.empty_Cache()");
 diagnostic!(

@@ -361,3 +361,11 @@ fn an_instances_own_attribute_hides_its_classs_method() {
     );
     assert_eq!(out, ["1", "2", "3 4", "2 3", "2 3"]);
 }
+
+#[test]
+fn print_takes_sep_and_end() {
+    let out = common::ok(
+        "for i in range(3):\n    print(i, end=\" \")\nprint(\"a\", \"b\", sep=\"-\")\nprint(\"x\", end=\"\")\nprint(\"y\")\nprint(\"open\", end=\"\")",
+    );
+    assert_eq!(out, "0 1 2 a-b\nxy\nopen");
+}

@@ -895,6 +895,23 @@ impl Interp {
                 }
                 Value::Native(f) => self.call_native(f, snapshot(vals), span),
                 Value::ExcClass(c) => self.make_exception(c, vals),
+                // `device = torch.device("cuda")`, then `device(1)`: the
+                // variable hides the builtin of that name.
+                other if shadowed_builtin(callee).is_some() => {
+                    let name = shadowed_builtin(callee).unwrap_or_default();
+                    Err(Error::Spelling {
+                        message: format!(
+                            "`{name}` is your variable here ({}), which hides the builtin `{name}`",
+                            other.type_name()
+                        ),
+                        label: "your variable, not the builtin".into(),
+                        help: format!(
+                            "the variable wins, as in Python; reach the builtin as `torch.{name}(...)` (after `import torch`), or give the variable another name"
+                        ),
+                        class: "TypeError",
+                    }
+                    .at(callee.span))
+                }
                 other => {
                     Err(
                         Error::wrong_type("the called value", "a function", other.type_name())
@@ -968,6 +985,15 @@ impl Interp {
             }
         }
         Ok(())
+    }
+}
+
+/// The builtin a called variable's name hides (`device` set to a device,
+/// then called), if it is one.
+fn shadowed_builtin(callee: &Expr) -> Option<String> {
+    match &callee.kind {
+        ExprKind::Var(n) if super::docs::function(&n.name).is_some() => Some(n.name.clone()),
+        _ => None,
     }
 }
 

@@ -129,6 +129,8 @@ pub struct Interp {
     pub rt: Runtime,
     /// Inside a loop body expression statements do not display.
     quiet: usize,
+    /// What `print(..., end="")` wrote of a line not yet ended.
+    pub(crate) partial_line: String,
     /// The errors whose `except` blocks are running, innermost last (what a
     /// bare `raise` raises again).
     handling: Vec<crate::error::Diagnostic>,
@@ -164,6 +166,7 @@ impl Interp {
             rt,
             quiet: 0,
             echo: true,
+            partial_line: String::new(),
             handling: Vec::new(),
             shown_after: None,
             hooks,
@@ -235,6 +238,15 @@ impl Interp {
         self.flush_hazards();
         self.summarise_repeats();
         r
+    }
+
+    /// Ends a line `print(..., end="")` left open (the end of a script or
+    /// a cell: the next print would have gone on with it).
+    pub fn end_open_line(&mut self) {
+        if !self.partial_line.is_empty() {
+            let line = std::mem::take(&mut self.partial_line);
+            self.emit(Output::Text(line));
+        }
     }
 
     /// The session's names and the running call's own, with their values

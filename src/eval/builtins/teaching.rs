@@ -19,7 +19,21 @@ pub(super) fn print(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
         .map_err(|e| e.at(b.span))?;
     // A race the host's read ran into is said before what it printed.
     me.flush_hazards();
-    me.emit(Output::Text(parts.join(" ")));
+    // Python's `sep` and `end`: the lines that end are shown; what is left
+    // of a line (`end=""`) waits for the next print or the statement's end.
+    let sep = b.str("sep")?.unwrap_or_else(|| " ".into());
+    let end = b.str("end")?.unwrap_or_else(|| "\n".into());
+    let mut text = std::mem::take(&mut me.partial_line);
+    text.push_str(&parts.join(&sep));
+    text.push_str(&end);
+    match text.rfind('\n') {
+        Some(k) => {
+            me.partial_line = text[k + 1..].to_string();
+            text.truncate(k);
+            me.emit(Output::Text(text));
+        }
+        None => me.partial_line = text,
+    }
     Ok(Value::None)
 }
 
