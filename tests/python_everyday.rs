@@ -369,3 +369,20 @@ fn print_takes_sep_and_end() {
     );
     assert_eq!(out, "0 1 2 a-b\nxy\nopen");
 }
+
+/// The quickstart's device line, and a device's `type` and `index`.
+#[test]
+fn the_accelerator_and_a_devices_parts() {
+    let out = printed(
+        "import torch\nd = torch.device(\"cuda:1\")\nprint(d.type, d.index, torch.device(\"cpu\").type, torch.device(\"cpu\").index)\n\
+         device = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else \"cpu\"\n\
+         print(f\"Using {device} device\", torch.accelerator.device_count())",
+    );
+    assert_eq!(out, ["cuda 1 cpu none", "Using cuda device 2"]);
+    let mut cpu = common::cpu_session();
+    let out = common::ok_in(
+        &mut cpu,
+        "import torch\nprint(torch.accelerator.is_available(), torch.accelerator.current_accelerator())",
+    );
+    assert_eq!(out, "false none");
+}

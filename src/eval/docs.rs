@@ -68,6 +68,7 @@ impl Doc {
             Some("scheduler") => "scheduler",
             Some("sampler") => "sampler",
             Some("loader") => "dataloader",
+            Some("dev") => "device",
             Some("h") => "handle",
             Some("node") => "grad_fn",
             Some("model") => "module",
@@ -216,7 +217,7 @@ docs! {
     Function Devices "all_gather", "all_gather(tensors)", "Every device gets all the tensors of the list (one per CUDA device, same shape) joined along the first dimension, in list order: new tensors, one per device. Each device receives the n-1 others' buffers.", "all_gather([zeros(2, device=cuda:0), ones(2, device=cuda:1)])";
     Function Devices "broadcast", "broadcast(input, devices)", "`input` on every device of the list, passed down NCCL's ring from its own device (so each link carries it once, not the root's n-1 times): new tensors on the others, `input` itself on its own.", "copies = broadcast(ones(4, device=cuda:0), [cuda:0, cuda:1])";
     Function Teaching "save", "save(tensor, path)", "Writes a tensor to a .npy (NumPy) or .safetensors file, keeping dtype and shape; a dict of tensors (`model.state_dict()`) to one .safetensors file under their names, which `safetensors.torch.load_file` reads as the same dict. A name ending in .pt, .pth or .tar is torch.save's format: a tensor, a state_dict or a checkpoint dict (numbers, strings, lists, nested dicts), each tensor keeping its device, which `torch.load` reads back.", "save(arange(4), \"/tmp/cudash-example.npy\")";
-    Function Teaching "load", "load(path, device=None, map_location=None)", "Reads a .npy or .safetensors file (onto `device`, cpu by default): the tensor `save` wrote, or a dict of named tensors (a `state_dict`, for `model.load_state_dict`). A file torch.save wrote (.pt, .pth, .tar) is read as `torch.load(weights_only=True)` reads it: tensors, dicts, lists, numbers, strings, each tensor on the device it was saved from unless `map_location` (or `device`) says otherwise; anything else in the file is refused, never run.", "save(arange(4), \"/tmp/cudash-example.npy\")\nload(\"/tmp/cudash-example.npy\")";
+    Function Teaching "load", "load(path, device=None, map_location=None, weights_only=none)", "Reads a .npy or .safetensors file (onto `device`, cpu by default): the tensor `save` wrote, or a dict of named tensors (a `state_dict`, for `model.load_state_dict`). A file torch.save wrote (.pt, .pth, .tar) is read as `torch.load(weights_only=True)` reads it: tensors, dicts, lists, numbers, strings, each tensor on the device it was saved from unless `map_location` (or `device`) says otherwise; anything else in the file is refused, never run.", "save(arange(4), \"/tmp/cudash-example.npy\")\nload(\"/tmp/cudash-example.npy\")";
     Function Teaching "print", "print(*values, sep=\" \", end=\"\\n\", flush=false)", "Prints values separated by `sep` (a space), then `end` (a newline): `end=\"\"` leaves the line open for the next print, as Python's.", "print(\"x is\", [1., 2.])\nfor i in range(3) { print(i, end=\" \") }";
     Function Teaching "range", "range(start, stop=none, step=1)", "Python's range: `range(3)` is 0, 1, 2 and `range(2, 10, 3)` is 2, 5, 8, counted as the loop asks (`for i in range(n)` runs as `for i in 0..n`). `len`, `list` and unpacking take it too.", "for i in range(1, 7, 2) { print(i) }\nlist(range(3))";
     Function Teaching "str", "str(object=\"\")", "Python's str: a string as it is, a number as Python writes it (`str(4e-06)`), `True`, `None`; a tensor as cudash shows it.", "str(0.1) + \" s\"";
@@ -370,6 +371,8 @@ docs! {
     Property Devices "is_cuda", "x.is_cuda", "Whether `x` lives on a CUDA device.", "ones(2).is_cuda";
     Property Tensors "dtype", "x.dtype", "The element type.", "ones(2).dtype";
     Property Devices "device", "x.device", "Where the tensor lives.", "ones(2).device";
+    Property Devices "type", "dev.type", "A device's kind as PyTorch's `torch.device` gives it: \"cuda\" or \"cpu\".", "device(\"cuda:1\").type";
+    Property Devices "index", "dev.index", "A device's number (`cuda:1`: 1); none for cpu and for `cuda` without one, as PyTorch's.", "device(\"cuda:1\").index";
     Property Tensors "ndim", "x.ndim", "Number of dimensions.", "ones(2, 3).ndim";
     Property Tensors "nbytes", "x.nbytes", "Bytes taken by the elements.", "ones(2, 3).nbytes";
     Property Tensors "T", "x.T", "The transpose (dimensions reversed), a view.", "arange(6).reshape(2, 3).T";

@@ -36,6 +36,9 @@ pub static MODULES: &[PyModule] = &[
     },
     PyModule { path: "torch.cuda" },
     PyModule {
+        path: "torch.accelerator",
+    },
+    PyModule {
         path: "torch.cuda.memory",
     },
     PyModule {
@@ -81,6 +84,15 @@ static NATIVES: &[Native] = &[
     },
     Native {
         name: "torch.is_grad_enabled",
+    },
+    Native {
+        name: "torch.accelerator.is_available",
+    },
+    Native {
+        name: "torch.accelerator.current_accelerator",
+    },
+    Native {
+        name: "torch.accelerator.device_count",
     },
     Native { name: "time.time" },
     Native {
@@ -414,6 +426,13 @@ impl Interp {
             "torch.no_grad" => Value::GradMode(Word::new(false)),
             "torch.enable_grad" => Value::GradMode(Word::new(true)),
             "torch.is_grad_enabled" => Value::bool(self.grad.enabled),
+            // PyTorch's device-generic spelling (the quickstart's): CUDA's here.
+            "torch.accelerator.is_available" => Value::bool(self.rt.devices.count() > 0),
+            "torch.accelerator.device_count" => Value::Int(self.rt.devices.count() as i64),
+            "torch.accelerator.current_accelerator" => match self.rt.devices.count() {
+                0 => Value::None,
+                _ => Value::device(crate::runtime::Device::Cuda(self.rt.current_device)),
+            },
             "time.time" => float(now()),
             "time.perf_counter" | "time.monotonic" => float(started().elapsed().as_secs_f64()),
             "math.sqrt" => float(number(0)?.sqrt()),

@@ -49,6 +49,7 @@ enum Member {
     SchedulerProperty(fn(&Arc<super::value::LrScheduler>) -> Value),
     OptimizerProperty(fn(&Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>) -> Value),
     LoaderProperty(fn(&Arc<crate::data::loader::DataLoader>) -> Value),
+    DeviceProperty(fn(&Value) -> Value),
 }
 
 impl Member {
@@ -66,6 +67,7 @@ impl Member {
             Member::SchedulerMethod(_) | Member::SchedulerProperty(_) => "scheduler",
             Member::OptimizerProperty(_) => "optimizer",
             Member::LoaderProperty(_) => "dataloader",
+            Member::DeviceProperty(_) => "device",
         }
     }
 
@@ -77,9 +79,28 @@ impl Member {
             | Member::GradFnProperty(_)
             | Member::SchedulerProperty(_)
             | Member::OptimizerProperty(_)
-            | Member::LoaderProperty(_) => Kind::Property,
+            | Member::LoaderProperty(_)
+            | Member::DeviceProperty(_) => Kind::Property,
             _ => Kind::Method,
         }
+    }
+}
+
+/// `d.type`: "cuda" or "cpu", as `torch.device`'s.
+fn device_type(v: &Value) -> Value {
+    let cuda =
+        matches!(v, Value::CurrentCuda) || matches!(v, Value::Device(d) if d.get().is_cuda());
+    Value::Str(Arc::new(if cuda { "cuda" } else { "cpu" }.to_string()))
+}
+
+/// `d.index`: `cuda:1`'s 1; none for cpu and for `cuda` without an index.
+fn device_index(v: &Value) -> Value {
+    match v {
+        Value::Device(d) => match d.get() {
+            crate::runtime::Device::Cuda(i) => Value::Int(i64::from(i)),
+            crate::runtime::Device::Cpu => Value::None,
+        },
+        _ => Value::None,
     }
 }
 
@@ -298,6 +319,8 @@ static MEMBERS: &[(&str, Member)] = {
             "batch_size",
             LoaderProperty(|l| Value::Int(l.batch_size as i64)),
         ),
+        ("type", DeviceProperty(device_type)),
+        ("index", DeviceProperty(device_index)),
         (
             "param_groups",
             OptimizerProperty(super::schedule::param_groups),
@@ -428,6 +451,9 @@ impl Interp {
                 (Some(Member::SchedulerProperty(f)), Value::Scheduler(s)) => Ok(f(s)),
                 (Some(Member::OptimizerProperty(f)), Value::Optimizer(o)) => Ok(f(o)),
                 (Some(Member::LoaderProperty(f)), Value::DataLoader(l)) => Ok(f(l)),
+                (Some(Member::DeviceProperty(f)), v @ (Value::Device(_) | Value::CurrentCuda)) => {
+                    Ok(f(v))
+                }
                 _ => Err(unwired(recv.kind(), name).at(span)),
             },
         }
