@@ -24,7 +24,11 @@ impl Interp {
             Value::Int(i) => *i != 0,
             Value::Float(x) => x.get() != 0.0,
             Value::Str(s) => !s.is_empty(),
-            v @ (Value::List(_) | Value::MutList(_) | Value::Dict(_) | Value::Range(_)) => {
+            v @ (Value::List(_)
+            | Value::MutList(_)
+            | Value::Dict(_)
+            | Value::Range(_)
+            | Value::Size(_)) => {
                 v.count() != Some(0)
             }
             Value::Tensor(t) if t.numel() == 1 => {

@@ -198,7 +198,9 @@ impl Interp {
                 let key = self.group_key(items, span, d)?;
                 return super::schedule::group_get(&g.0, g.1, &key).map_err(|e| e.at(span));
             }
-            Value::List(list) => return self.list_get(list, false, items, span, d),
+            Value::List(list) | Value::Size(list) => {
+                return self.list_get(list, false, items, span, d)
+            }
             // `s[0]`, `s[:30]`: a string's characters, as a list's items.
             Value::Str(text) => {
                 let chars: Vec<Value> = text
@@ -885,7 +887,10 @@ impl Interp {
             Some((recv, name)) => self.call_method(recv, name, snapshot(vals), span),
             None => match self.eval(callee, d)? {
                 // `print` shows a list as it is (one that holds itself as `[...]`).
-                Value::Builtin(doc) if doc.name == "print" => self.call_builtin(doc, vals, span),
+                // ... and `str(x.shape)` shows a torch.Size, not a tuple.
+                Value::Builtin(doc) if matches!(doc.name, "print" | "str" | "repr" | "format") => {
+                    self.call_builtin(doc, vals, span)
+                }
                 Value::Builtin(doc) => self.call_builtin(doc, snapshot(vals), span),
                 // A user function gets its arguments as they are (a list
                 // by reference, as in Python).
@@ -1072,7 +1077,8 @@ fn python_slice(
 fn snapshot(args: Vec<ArgVal>) -> Vec<ArgVal> {
     args.into_iter()
         .map(|a| match &a.value {
-            Value::MutList(_) => ArgVal {
+            // A builtin reads a list, and a shape, as a tuple.
+            Value::MutList(_) | Value::Size(_) => ArgVal {
                 value: Value::List(a.value.items().unwrap_or_default()),
                 ..a
             },

@@ -51,6 +51,10 @@ pub fn repr_of(v: &Value) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
+        Value::Size(items) => format!(
+            "torch.Size([{}])",
+            items.iter().map(repr_of).collect::<Vec<_>>().join(", ")
+        ),
         Value::Tensor(t) => show::tensor_text(t),
         Value::Exception(x) => format!("{}({})", x.class.name, quote(&x.message)),
         // `f"{x.dtype}"` is PyTorch's `torch.float32`.

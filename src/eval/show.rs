@@ -64,7 +64,7 @@ pub fn repr(v: &Value) -> String {
         Value::Tensor(t) => tensor_text(t),
         // A tuple shows as a list does (a shape as `[2, 3]`, close to
         // PyTorch's `torch.Size([2, 3])`).
-        Value::List(items) => sequence(items),
+        Value::List(items) | Value::Size(items) => sequence(items),
         Value::MutList(list) => {
             // A list that holds itself shows `[...]` there, as Python's.
             let at = std::sync::Arc::as_ptr(list) as usize;

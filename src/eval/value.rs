@@ -96,6 +96,9 @@ pub enum Value {
     Exception(Arc<PyException>),
     /// `iter(xs)`: what `next` takes items from, one at a time.
     Iterator(Arc<Mutex<PyIterator>>),
+    /// `x.shape`, `x.size()`: a tuple of ints, as PyTorch's `torch.Size`
+    /// (shown `[2, 3]`; in an f-string or `str()`, `torch.Size([2, 3])`).
+    Size(Arc<Vec<Value>>),
 }
 
 /// What an iterator has left: items, or a DataLoader's batches (made as
@@ -329,6 +332,7 @@ impl Value {
             Value::ExcClass(_) => "an exception class",
             Value::Exception(_) => "an exception",
             Value::Iterator(_) => "an iterator",
+            Value::Size(_) => "a torch.Size",
         }
     }
 
@@ -367,6 +371,7 @@ impl Value {
             Value::ExcClass(_) => "exception_class",
             Value::Exception(_) => "exception",
             Value::Iterator(_) => "iterator",
+            Value::Size(_) => "list",
         }
     }
 
@@ -395,7 +400,7 @@ impl Value {
     pub fn elements(&self) -> Option<Result<Vec<Value>, crate::error::Error>> {
         match self {
             Value::Tensor(t) if t.ndim() > 0 => Some(Value::rows(t)),
-            Value::List(items) => Some(Ok(items.to_vec())),
+            Value::List(items) | Value::Size(items) => Some(Ok(items.to_vec())),
             Value::MutList(items) => Some(Ok(crate::runtime::lock::lock(items).to_vec())),
             // A Sequential's or a ModuleList's modules; a ModuleDict's names.
             Value::Module(m) => {
@@ -434,7 +439,7 @@ impl Value {
     /// copying them; None for anything else.
     pub fn count(&self) -> Option<usize> {
         match self {
-            Value::List(items) => Some(items.len()),
+            Value::List(items) | Value::Size(items) => Some(items.len()),
             Value::MutList(items) => Some(crate::runtime::lock::lock(items).len()),
             Value::Dict(pairs) => Some(pairs.len()),
             Value::Range(r) => Some(r.len()),
@@ -490,7 +495,7 @@ impl Value {
     /// sequence; None for anything else.
     pub fn items(&self) -> Option<Arc<Vec<Value>>> {
         match self {
-            Value::List(items) => Some(Arc::clone(items)),
+            Value::List(items) | Value::Size(items) => Some(Arc::clone(items)),
             Value::MutList(items) => Some(Arc::clone(&crate::runtime::lock::lock(items))),
             _ => None,
         }

@@ -23,8 +23,8 @@ train_dataloader = DataLoader(train_data, batch_size=batch_size)
 test_dataloader = DataLoader(test_data, batch_size=batch_size)
 
 for X_, y_ in test_dataloader:
-    print(f"Shape of X [N, D]: {list(X_.shape)}")
-    print(f"Shape of y: {list(y_.shape)} {y_.dtype}")
+    print(f"Shape of X [N, D]: {X_.shape}")
+    print(f"Shape of y: {y_.shape} {y_.dtype}")
     break
 
 

@@ -247,7 +247,7 @@ pub(super) fn len(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
             .at(*span))
         }
         Value::Tensor(t) => t.shape()[0],
-        Value::List(_) | Value::MutList(_) | Value::Dict(_) | Value::Range(_) => {
+        Value::List(_) | Value::MutList(_) | Value::Dict(_) | Value::Range(_) | Value::Size(_) => {
             v.count().unwrap_or(0)
         }
         Value::Str(s) => s.chars().count(),

@@ -357,6 +357,11 @@ impl Interp {
             let f = super::imports::member(m, &name.name).map_err(|e| e.at(name.span))?;
             return self.call_value(f, args, span);
         }
+        // A shape's methods are a tuple's.
+        let recv = match recv {
+            Value::Size(items) => Value::List(items),
+            other => other,
+        };
         if let Value::Str(s) = &recv {
             if super::strings::STR_METHODS.contains(&name.name.as_str()) {
                 return self.str_method(s, &name.name, args).map_err(|e| e.at(span));

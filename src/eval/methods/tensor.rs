@@ -303,7 +303,7 @@ pub(super) fn nbytes(t: &Tensor) -> Result<Value, Error> {
 }
 
 pub(super) fn shape(t: &Tensor) -> Value {
-    Value::List(Arc::new(
+    Value::Size(Arc::new(
         t.shape().iter().map(|&d| Value::Int(d as i64)).collect(),
     ))
 }
