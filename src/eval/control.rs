@@ -28,9 +28,7 @@ impl Interp {
             | Value::MutList(_)
             | Value::Dict(_)
             | Value::Range(_)
-            | Value::Size(_)) => {
-                v.count() != Some(0)
-            }
+            | Value::Size(_)) => v.count() != Some(0),
             Value::Tensor(t) if t.numel() == 1 => {
                 self.rt.begin_op("is_nonzero");
                 let value = || match t.dtype() {
