@@ -54,7 +54,7 @@ const CATALOGUE: &[(&str, &str)] = &[
     ("help nonsense", "NameError"),
     ("ones(2).nope", "AttributeError"),
     ("ones(2).resahpe(2)", "AttributeError"),
-    ("cpu.index", "AttributeError"),
+    ("cpu.indx", "AttributeError"),
     // arguments
     ("zeros(2, dtyp=f16)", "TypeError"),
     ("exp(ones(2), 3)", "TypeError"),
