@@ -457,37 +457,12 @@ pub fn percent(fmt: &str, args: &Value) -> Result<String, Error> {
             continue;
         }
         // %[flags][width][.precision]type
-        let mut flags = String::new();
-        while let Some(&f) = chars.peek() {
-            if matches!(f, '-' | '+' | ' ' | '0' | '#') {
-                flags.push(f);
-                chars.next();
-            } else {
-                break;
-            }
-        }
-        let mut width = String::new();
-        while let Some(&d) = chars.peek() {
-            if d.is_ascii_digit() {
-                width.push(d);
-                chars.next();
-            } else {
-                break;
-            }
-        }
+        let flags = take_while(&mut chars, |c| matches!(c, '-' | '+' | ' ' | '0' | '#'));
+        let width = take_while(&mut chars, |c| c.is_ascii_digit());
         let mut precision = None;
         if chars.peek() == Some(&'.') {
             chars.next();
-            let mut p = String::new();
-            while let Some(&d) = chars.peek() {
-                if d.is_ascii_digit() {
-                    p.push(d);
-                    chars.next();
-                } else {
-                    break;
-                }
-            }
-            precision = Some(p);
+            precision = Some(take_while(&mut chars, |c| c.is_ascii_digit()));
         }
         let kind = chars
             .next()
@@ -575,6 +550,19 @@ pub fn percent(fmt: &str, args: &Value) -> Result<String, Error> {
         ));
     }
     Ok(out)
+}
+
+/// The characters from `chars` while `keep` takes them.
+fn take_while(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    keep: impl Fn(char) -> bool,
+) -> String {
+    let mut out = String::new();
+    while let Some(&c) = chars.peek().filter(|&&c| keep(c)) {
+        out.push(c);
+        chars.next();
+    }
+    out
 }
 
 /// `fmt.format(*args, **kwargs)`: `{}` and `{0}` take the arguments in

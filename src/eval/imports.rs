@@ -394,13 +394,11 @@ impl Interp {
         // a host read, as `.item()`.
         let mut nums = Vec::with_capacity(args.len());
         for a in &args {
-            nums.push(match &a.value {
-                Value::Tensor(t) if t.numel() == 1 => {
-                    let read = || Value::float(t.to_vec::<f64>()[0]);
-                    self.rt.read_item(t, read).map_err(at)?.as_number()
-                }
-                other => other.as_number(),
-            });
+            nums.push(
+                self.one_element_value(a.value.clone())
+                    .map_err(at)?
+                    .as_number(),
+            );
         }
         let number = |k: usize| -> Result<f64, Diagnostic> {
             let a = args.get(k).ok_or_else(|| {

@@ -10,7 +10,6 @@ use super::format;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::FPart;
-use crate::runtime::DType;
 
 impl Interp {
     /// `f"..."`: its text and fields, formatted in order.
@@ -76,14 +75,7 @@ impl Interp {
     /// A 0-d tensor read as its number (`.item()`); anything else as it is.
     pub(super) fn python_scalar(&mut self, v: Value) -> Result<Value, Error> {
         match &v {
-            Value::Tensor(t) if t.ndim() == 0 => {
-                let read = || match t.dtype() {
-                    DType::Bool => Value::bool(t.to_vec::<bool>()[0]),
-                    DType::I32 | DType::I64 => Value::Int(t.to_vec::<i64>()[0]),
-                    _ => Value::float(t.to_vec::<f64>()[0]),
-                };
-                self.rt.read_item(t, read)
-            }
+            Value::Tensor(t) if t.ndim() == 0 => self.one_element_value(v),
             _ => Ok(v),
         }
     }
@@ -94,31 +86,15 @@ impl Interp {
             Value::List(items) => {
                 let mut read = Vec::with_capacity(items.len());
                 for v in items.iter() {
-                    read.push(self.one_element(v.clone())?);
+                    read.push(self.one_element_value(v.clone())?);
                 }
                 Value::List(Arc::new(read))
             }
-            other => self.one_element(other)?,
+            other => self.one_element_value(other)?,
         };
         let values = [&args];
         let text = self.host_read(&values, || format::percent(fmt, &args))??;
         Ok(Value::Str(Arc::new(text)))
-    }
-
-    /// A tensor of one element as its number (Python's `float(t)`, `int(t)`).
-    fn one_element(&mut self, v: Value) -> Result<Value, Error> {
-        match &v {
-            Value::Tensor(t) if t.numel() == 1 && t.ndim() > 0 => {
-                let t = Arc::clone(t);
-                let read = || match t.dtype() {
-                    DType::Bool => Value::bool(t.to_vec::<bool>()[0]),
-                    DType::I32 | DType::I64 => Value::Int(t.to_vec::<i64>()[0]),
-                    _ => Value::float(t.to_vec::<f64>()[0]),
-                };
-                self.rt.read_item(&t, read)
-            }
-            _ => self.python_scalar(v),
-        }
     }
 
     /// `s.format(*args, **kwargs)`.
