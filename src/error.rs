@@ -169,6 +169,16 @@ pub enum Error {
         sample: Option<usize>,
         error: Box<Error>,
     },
+    /// What a DataParallel replica's forward raised in its thread,
+    /// re-raised by `parallel_apply` as PyTorch's `ExceptionWrapper`
+    /// re-raises it ("Caught RuntimeError in replica 1 on device 1."), at
+    /// the line of the forward that raised it.
+    #[error("Caught {} in replica {replica} on device {device}.\nOriginal: {}", python_class(.error.error.class()), .error.error)]
+    Replica {
+        replica: usize,
+        device: u32,
+        error: Box<Diagnostic>,
+    },
     /// An error that knows where it was raised already: one a backward
     /// hook's body raised, which ends the backward that called the hook.
     #[error("{}", .0.error)]
@@ -185,6 +195,15 @@ pub enum Error {
         /// `SyntaxError` (the program did not parse), `NameError`, `AttributeError`.
         class: &'static str,
     },
+}
+
+/// The Python class PyTorch raises for a cudash error class: its
+/// `RuntimeError`s have finer names here (`ShapeError`, `DeviceError`).
+fn python_class(class: &str) -> &str {
+    match class {
+        "ShapeError" | "DTypeError" | "DeviceError" | "CudaError" => "RuntimeError",
+        c => c,
+    }
 }
 
 /// " making sample 3" (a worker's error), or nothing.
@@ -261,6 +280,7 @@ impl Error {
             Error::Module { class, .. } => class,
             Error::Spelling { class, .. } => class,
             Error::Worker { error, .. } => error.class(),
+            Error::Replica { error, .. } => error.error.class(),
             Error::Located(d) => d.error.class(),
         }
     }
@@ -301,6 +321,7 @@ impl Error {
             Error::Recursion { .. } => "one call too many".into(),
             Error::Unbound { .. } => "not assigned yet".into(),
             Error::Worker { error, .. } => error.label(),
+            Error::Replica { error, .. } => error.error.label(),
             Error::Located(d) => d.error.label(),
         }
     }
@@ -372,6 +393,7 @@ impl Error {
                  process: restart cudash (in Jupyter, restart the kernel)"
             )),
             Error::Worker { error, .. } => error.help(),
+            Error::Replica { error, .. } => error.error.help(),
             Error::Located(d) => d.error.help(),
             Error::IndexOutOfRange { size: 0, .. } | Error::IndexIntoEmpty => {
                 Some("the dimension has no elements, so no index is valid".into())
@@ -388,6 +410,12 @@ impl Error {
     pub fn at_or_where_raised(self, span: Span) -> Diagnostic {
         match self {
             Error::Located(d) => *d,
+            Error::Replica { ref error, .. } => {
+                let (at, source) = (error.span, error.source.clone());
+                let mut d = self.at(at);
+                d.0.source = source;
+                d
+            }
             e => e.at(span),
         }
     }

@@ -118,6 +118,8 @@ fn every_cpu_example_in_the_help_runs() {
         "scatter",
         "gather",
         "replicate",
+        "parallel_apply",
+        "DataParallel",
         "all_reduce",
         "reduce_scatter",
         "all_gather",

@@ -738,8 +738,11 @@ fn validate(rt: &mut Runtime, grad: Arc<Tensor>, input: &InputMeta) -> R<Arc<Ten
 fn accumulate(rt: &mut Runtime, m: &GradCell, g: Arc<Tensor>) -> R<()> {
     match m.get() {
         None => {
-            // Nothing else may see its elements: a later backward adds in place.
-            let plain = Arc::strong_count(&g) == 1 && g.owns_storage() && g.is_contiguous();
+            // Taken as it is when nothing else holds this tensor and it is
+            // laid out as the parameter (PyTorch's `AccumulateGrad` steals
+            // it then, also a view of a larger buffer: DataParallel's
+            // reduced gradients are views of one buffer per bucket).
+            let plain = Arc::strong_count(&g) == 1 && g.is_contiguous();
             let g = match plain {
                 true => g,
                 false => rt.copy(&g)?,

@@ -68,6 +68,9 @@ impl Backward {
             } => parts::split(rt, input, gs, (*dim, sizes, *stacked)),
             Backward::Scatter { dim, parts } => parts::gather(rt, input, gs, (*dim, parts)),
             Backward::Broadcast => parts::reduce_add(rt, input, gs),
+            Backward::BroadcastCoalesced { devices } => {
+                super::coalesced::reduce_add_backward(rt, node, devices, gs)
+            }
             _ => match gs {
                 [Some(g)] => self.apply(rt, node, g),
                 _ => Err(Error::Autograd {
@@ -217,7 +220,10 @@ impl Backward {
                 let e = expand_back(g, dims, *keepdim, &shape_of(0))?;
                 vec![Some(bin_s(rt, BinaryOp::Div, &e, *count as f64)?)]
             }
-            Backward::Split { .. } | Backward::Scatter { .. } | Backward::Broadcast => {
+            Backward::Split { .. }
+            | Backward::Scatter { .. }
+            | Backward::Broadcast
+            | Backward::BroadcastCoalesced { .. } => {
                 return self.apply_outputs(rt, node, &[Some(Arc::clone(g))]);
             }
             Backward::Select { items } => {

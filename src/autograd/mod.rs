@@ -8,6 +8,7 @@
 //! `hooks.rs` and `callbacks.rs` what backward calls back (hooks, final callbacks).
 
 pub mod callbacks;
+pub mod coalesced;
 pub mod conv;
 pub mod engine;
 pub mod formulas;

@@ -285,6 +285,13 @@ pub enum Backward {
     /// `replicate`: one output per replica; their gradients are summed on
     /// the input's device (PyTorch's `ReduceAddCoalesced`).
     Broadcast,
+    /// DataParallel's replicate of a module: every parameter copied to
+    /// each of `devices` in buckets (`coalesced.rs`), one input per
+    /// parameter and its copies as outputs, device by device; the copies'
+    /// gradients are reduce-added onto the first device in buckets.
+    BroadcastCoalesced {
+        devices: Vec<Device>,
+    },
     /// `maximum(a, b)` / `minimum(a, b)` of two tensors: the gradient to
     /// the larger (smaller), halved between ties.
     Extremum {
@@ -615,7 +622,8 @@ impl Backward {
             | Select { .. }
             | Split { .. }
             | Scatter { .. }
-            | Broadcast => vec![],
+            | Broadcast
+            | BroadcastCoalesced { .. } => vec![],
         }
     }
 }

@@ -50,7 +50,7 @@ fn attach(
 }
 
 /// `out` with its autograd record `meta` (an alias of it when it has one).
-fn with_meta(out: Arc<Tensor>, meta: Meta) -> Arc<Tensor> {
+pub(super) fn with_meta(out: Arc<Tensor>, meta: Meta) -> Arc<Tensor> {
     let meta = Arc::new(meta);
     let mut out = match out.autograd().is_some() {
         true => Arc::new(out.alias()),

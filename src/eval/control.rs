@@ -30,7 +30,7 @@ impl Interp {
             | Value::Range(_)
             | Value::Size(_)) => v.count() != Some(0),
             Value::Tensor(t) if t.numel() == 1 => {
-                self.rt.begin_op("is_nonzero");
+                self.begin_op("is_nonzero");
                 let value = || match t.dtype() {
                     DType::Bool => t.to_vec::<bool>()[0],
                     _ => t.to_vec::<f64>()[0] != 0.0,

@@ -195,12 +195,12 @@ impl Interp {
         if loader.pin_memory {
             self.rt.need_cuda("pinned memory").map_err(|e| e.at(span))?;
         }
-        self.rt.begin_op("DataLoader");
+        self.begin_op("DataLoader");
         let mut epoch = Epoch::start(self, loader, span)?;
         let total = epoch.len() as u64;
         let mut k = 0;
         loop {
-            self.rt.begin_op("DataLoader");
+            self.begin_op("DataLoader");
             let Some(batch) = epoch.next(self) else {
                 break;
             };

@@ -64,6 +64,7 @@ impl Doc {
             Some("s") => "stream",
             Some("e") => "event",
             Some("xs") => "list",
+            Some("d") => "dict",
             Some("opt") => "optimizer",
             Some("scheduler") => "scheduler",
             Some("sampler") => "sampler",
@@ -211,7 +212,9 @@ docs! {
     Function Memory "max_memory_reserved", "max_memory_reserved(device=none)", "Peak bytes reserved by the caching allocator since the last reset_peak().", "max_memory_reserved()";
     Function Devices "scatter", "scatter(input, devices, dim=0)", "Splits `input` into chunks along `dim`, one per device, and copies each there; the chunk for input's own device stays a view of it (DataParallel's first step, as `torch.cuda.comm.scatter`).", "parts = scatter(randn(8, 4), [cuda:0, cuda:1])";
     Function Devices "gather", "gather(tensors, device=none, dim=0)", "Copies every tensor to one device and joins them there (DataParallel's last step: that device holds it all).", "parts = scatter(randn(8, 4), [cuda:0, cuda:1])\ny = gather(parts, cuda:0)";
-    Function Devices "replicate", "replicate(input, devices)", "`input` on every device in the list: a copy on each other device, `input` itself on its own (as `torch.cuda.comm.broadcast`).", "copies = replicate(ones(4), [cuda:0, cuda:1])";
+    Function Devices "replicate", "replicate(input, devices)", "A module's replicas, one per device (`torch.nn.parallel.replicate`, DataParallel's first step): the first shares the module's own tensors, the others get copies of its parameters (in buckets of about 10 MiB, broadcast) whose gradients are added back onto the module's in backward (`BroadcastBackward`); their `parameters()` are empty, as PyTorch's. For a tensor: `input` on every device in the list, a copy on each other device and `input` itself on its own (as `torch.cuda.comm.broadcast`).", "copies = replicate(ones(4), [cuda:0, cuda:1])\nreplicas = replicate(Linear(4, 2).to(cuda:0), [0, 1])\nreplicas[1].weight.device";
+    Function Devices "parallel_apply", "parallel_apply(modules, inputs, kwargs_tup=none, devices=none)", "Calls module i on inputs i (a tuple of arguments, or one argument), with device i current (by default the device of its first tensor), each in a thread of its own, as `torch.nn.parallel.parallel_apply`; the outputs in order. The threads share one host, as PyTorch's share Python's GIL: they take turns op by op, so their launches come one at a time from one host lane. An error in a replica is raised once all have ended: \"Caught RuntimeError in replica 1 on device 1.\"", "m = Linear(4, 2).to(cuda:0)\nxs = scatter(randn(8, 4, device=cuda:0), [cuda:0, cuda:1])\nys = parallel_apply(replicate(m, [0, 1]), xs)\ngather(ys, cuda:0).shape";
+    Function Training "DataParallel", "DataParallel(module, device_ids=none, output_device=none, dim=0)", "`torch.nn.DataParallel`: each call replicates the module (on `device_ids[0]`) onto the devices, scatters the inputs along `dim`, runs the replicas in threads of their own (`parallel_apply`) and gathers the outputs on `output_device` (default `device_ids[0]`); backward sums the replicas' gradients onto the module's. `model.module` is the module; `state_dict` keys start with `module.`. Every CUDA device by default; ids are ints or devices.", "model = DataParallel(Linear(4, 2).to(cuda:0), device_ids=[0, 1])\nout = model(randn(8, 4, device=cuda:0))\nout.device";
     Function Devices "all_reduce", "all_reduce(tensors, op=\"sum\")", "Reduces a list of same-shape tensors, one per CUDA device, in place: afterwards each holds the sum (or \"avg\", \"max\", \"min\") of all of them, as NCCL's ring computes it. Each device receives 2(n-1)/n of the buffer from its neighbour (profile counts it as D2D copies): DistributedDataParallel's gradient step.", "g = [ones(4, device=cuda:0), 2 * ones(4, device=cuda:1)]\nall_reduce(g)\ng";
     Function Devices "reduce_scatter", "reduce_scatter(tensors, op=\"sum\")", "Reduces a list of same-shape tensors, one per CUDA device, and gives device i the i-th share of the result along the first dimension (new tensors, one per device). Each device receives (n-1)/n of its buffer.", "parts = reduce_scatter([arange(4., device=cuda:0), arange(4., device=cuda:1)])";
     Function Devices "all_gather", "all_gather(tensors)", "Every device gets all the tensors of the list (one per CUDA device, same shape) joined along the first dimension, in list order: new tensors, one per device. Each device receives the n-1 others' buffers.", "all_gather([zeros(2, device=cuda:0), ones(2, device=cuda:1)])";
@@ -402,6 +405,10 @@ docs! {
     Statement Teaching "not", "not A", "True when A is false (Python's truth: 0, none, empty and false are false).", "not none";
     Statement Teaching "in", "A in B", "Whether B holds A: an item of a list, a key of a dict, a substring of a string, an element of a tensor (a host read); `not in` is the opposite.", "xs = list()\nxs.append(2)\n2 in xs";
     Function Teaching "list", "list(items=none)", "A Python list: empty, or the items of a list, a result's parts or a tensor's first dimension. `xs.append(v)` grows it and every name for it sees that; `len`, `xs[-1]`, `for v in xs` and `in` read it. (`[]` is an empty tensor.)", "losses = list()\nfor i in 0..3 { losses.append(i * 0.5) }\nlosses";
+    Method Teaching "keys", "d.keys()", "A dict's keys, in order (Python's `dict.keys()`: `model.state_dict().keys()`).", "d = {\"lr\": 0.1, \"momentum\": 0.9}\nd.keys()";
+    Method Teaching "values", "d.values()", "A dict's values, in its keys' order.", "d = {\"lr\": 0.1, \"momentum\": 0.9}\nd.values()";
+    Method Teaching "items", "d.items()", "A dict's `(key, value)` pairs, in order: `for k, v in d.items()`.", "d = {\"lr\": 0.1, \"momentum\": 0.9}\nfor k, v in d.items() { print(k, v) }";
+    Method Teaching "get", "d.get(key, default=none)", "The value of `key`, or `default` when the dict has none.", "d = {\"lr\": 0.1}\nd.get(\"momentum\", 0.0)";
     Method Teaching "append", "xs.append(value)", "Adds `value` at the end of the list (a list made with `list()`).", "xs = list()\nxs.append(1)\nxs";
     Property Training "requires_grad", "x.requires_grad", "Whether autograd computes a gradient for `x`: a leaf made with `requires_grad=true`, or a result of ops on one (outside `no_grad { }`).", "w = ones(2, requires_grad=true)\n(w * 2).requires_grad";
     Property Training "is_leaf", "x.is_leaf", "Whether `x` was made by the user rather than by an op on tensors that require grad; backward fills `.grad` of leaves only.", "w = ones(2, requires_grad=true)\n(w * 2).is_leaf";
@@ -620,8 +627,17 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             "torch.cuda.memory._record_memory_history(max_entries=100000)"
         }
         (Function, "dump_snapshot") => "torch.cuda.memory._dump_snapshot(filename)",
-        (Function, "scatter" | "gather") => return Some(format!("torch.cuda.comm.{}", doc.name)),
-        (Function, "replicate") => "torch.cuda.comm.broadcast(x, devices)",
+        (Function, "scatter" | "gather") => {
+            return Some(format!(
+                "torch.nn.parallel.{0} / torch.cuda.comm.{0}",
+                doc.name
+            ))
+        }
+        (Function, "replicate") => {
+            "torch.nn.parallel.replicate / torch.cuda.comm.broadcast(x, devices)"
+        }
+        (Function, "parallel_apply") => "torch.nn.parallel.parallel_apply",
+        (Function, "DataParallel") => "torch.nn.DataParallel / torch.nn.parallel.DataParallel",
         (Function, "broadcast") => "torch.distributed.broadcast",
         (Function, "save") => "torch.save / numpy.save / safetensors.torch.save_file",
         (Function, "load") => "torch.load / numpy.load / safetensors.torch.load_file",
@@ -663,6 +679,7 @@ fn receiver_letter(doc: &Doc) -> &'static str {
         "stream" => "s",
         "event" => "e",
         "list" => "xs",
+        "dict" => "d",
         "optimizer" => "opt",
         "scheduler" => "scheduler",
         "sampler" => "sampler",

@@ -101,7 +101,7 @@ impl Interp {
         b: Value,
         span: Span,
     ) -> Result<Value, Diagnostic> {
-        self.rt.begin_op(op.name());
+        self.begin_op(op.name());
         self.binary(op, a, b).map_err(|err| err.at(span))
     }
 
@@ -149,12 +149,12 @@ impl Interp {
             ExprKind::Dict(pairs) => self.eval_dict(pairs, d),
             ExprKind::Neg(inner) => {
                 let v = self.eval(inner, d)?;
-                self.rt.begin_op("neg");
+                self.begin_op("neg");
                 self.negate(v).map_err(|err| err.at(e.span))
             }
             ExprKind::Invert(inner) => {
                 let v = self.eval(inner, d)?;
-                self.rt.begin_op("bitwise_not");
+                self.begin_op("bitwise_not");
                 self.invert(v).map_err(|err| err.at(e.span))
             }
             // Each in a function of its own: `eval` recurses, so its frame
@@ -292,7 +292,7 @@ impl Interp {
         }
         let t = self.indexable(&v, obj.span)?;
         let idx = self.eval_index(items, d)?;
-        self.rt.begin_op("index");
+        self.begin_op("index");
         let r = self.rt.index(&t, &idx).map_err(|err| err.at(span))?;
         let r = autograd::record::index(&self.rt, self.grad, &t, r, &idx)
             .map_err(|err| err.at(span))?;
@@ -1186,6 +1186,10 @@ fn same(a: &Value, b: &Value) -> bool {
         (Value::Optimizer(x), Value::Optimizer(y)) => Arc::ptr_eq(x, y),
         (Value::HookHandle(x), Value::HookHandle(y)) => Arc::ptr_eq(x, y),
         (Value::GradFn(x), Value::GradFn(y)) => x.same(y),
+        (Value::Module(x), Value::Module(y)) => Arc::ptr_eq(x, y),
+        (Value::Object(x), Value::Object(y)) => Arc::ptr_eq(x, y),
+        (Value::Dict(x), Value::Dict(y)) => Arc::ptr_eq(x, y),
+        (Value::Class(x), Value::Class(y)) => Arc::ptr_eq(x, y),
         _ => equal(a, b),
     }
 }

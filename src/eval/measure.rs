@@ -145,7 +145,7 @@ impl Interp {
         // The timeline ends before the profile's own final wait, which is
         // not the block's; items still running end past the host clock.
         let timeline = self.rt.timeline_end().map_err(|e| e.at(span))?;
-        self.rt.begin_op("profile");
+        self.begin_op("profile");
         let timed = self.timer_end(start_mark, span);
         let device = timed?.map(|t| display::ProfileTime {
             seconds: t.seconds,

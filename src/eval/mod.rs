@@ -25,6 +25,7 @@ mod measure;
 mod memory;
 mod methods;
 mod optimizer_state;
+mod parallel;
 mod quick;
 mod schedule;
 pub mod show;
@@ -148,6 +149,9 @@ pub struct Interp {
     pub(crate) grad: crate::autograd::Mode,
     /// The script or cell running now: the functions it defines keep it.
     source: Option<Arc<crate::error::Source>>,
+    /// In a DataParallel replica's thread: its turn with the GIL
+    /// (`parallel.rs`).
+    turn: Option<parallel::Turn>,
 }
 
 impl Interp {
@@ -173,6 +177,7 @@ impl Interp {
             warned: Vec::new(),
             grad: crate::autograd::Mode::default(),
             source: None,
+            turn: None,
         }
     }
 

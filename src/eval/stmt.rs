@@ -97,15 +97,15 @@ impl Interp {
                 }
             }
             StmtKind::Wait(e) => {
-                self.rt.begin_op("wait");
+                self.begin_op("wait");
                 self.exec_wait(e, s.span)
             }
             StmtKind::Pin(name) => {
-                self.rt.begin_op("pin");
+                self.begin_op("pin");
                 self.exec_pin(name, s.span)
             }
             StmtKind::Sync(target) => {
-                self.rt.begin_op("sync");
+                self.begin_op("sync");
                 self.exec_sync(target, s.span)
             }
             StmtKind::Del(names) => self.exec_del(names),
@@ -180,7 +180,7 @@ impl Interp {
 
     /// Shows a value (a host read, as PyTorch's repr does).
     pub(super) fn show(&mut self, v: Value, span: Span) -> Result<(), Diagnostic> {
-        self.rt.begin_op("show");
+        self.begin_op("show");
         let html = self.hooks.html;
         let shown = self
             .host_read(&[&v], || {
@@ -239,10 +239,10 @@ impl Interp {
                         record::index(&self.rt, self.grad, &t, picked, &idx).map_err(at)?;
                     let v = self.eval(value, 0)?;
                     let (y, weak) = augmented_operand(&v, op, value.span)?;
-                    self.rt.begin_op(op.name());
+                    self.begin_op(op.name());
                     let y = Operand { tensor: &y, weak };
                     inplace::binary_(&mut self.rt, self.grad, op, &picked, y).map_err(at)?;
-                    self.rt.begin_op("index_put_");
+                    self.begin_op("index_put_");
                     let write = |rt: &mut Runtime| rt.index_put(&t, &idx, &picked);
                     return inplace::index_put(
                         &mut self.rt,
@@ -263,7 +263,7 @@ impl Interp {
         if let ExprKind::Var(name) = &target.kind {
             return self.augment_name(name, op, current, v, span, value.span);
         }
-        self.rt.begin_op(op.name());
+        self.begin_op(op.name());
         match (&current, &target.kind) {
             // `x[i] += v`: the view of x updated in place; in a graph, x's
             // history is rebased through the view (`CopySlices`).
@@ -326,13 +326,13 @@ impl Interp {
         let current = self.property(&target, &attr.name, attr.span)?;
         let v = self.eval(value, 0)?;
         if let Value::Tensor(t) = &current {
-            self.rt.begin_op(op.name());
+            self.begin_op(op.name());
             return self.augment_tensor(t, op, &v, span, value.span);
         }
         let r = match super::quick::quick_scalar(BinOp::Elementwise(op), &current, &v) {
             Some(r) => r,
             None => {
-                self.rt.begin_op(op.name());
+                self.begin_op(op.name());
                 self.binary(BinOp::Elementwise(op), current, v)
                     .map_err(|e| e.at(span))?
             }
@@ -362,7 +362,7 @@ impl Interp {
             self.set_var(name, r);
             return Ok(());
         }
-        self.rt.begin_op(op.name());
+        self.begin_op(op.name());
         if let Value::Tensor(t) = &current {
             return self.augment_tensor(t, op, &v, span, value_span);
         }
@@ -438,7 +438,7 @@ impl Interp {
         let t = self.indexable(&target, obj.span)?;
         let idx = self.eval_index(items, 0)?;
         let v = self.eval(value, 0)?;
-        self.rt.begin_op("index_put_");
+        self.begin_op("index_put_");
         let src = to_tensor(&v).ok_or_else(|| {
             Error::wrong_type("the assigned value", "a number or a tensor", v.type_name())
                 .at(value.span)

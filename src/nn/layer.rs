@@ -15,6 +15,14 @@ pub enum Layer {
     ModuleList,
     /// Children kept by name (`md["fc"]`); no forward of its own.
     ModuleDict,
+    /// `DataParallel(module, device_ids, output_device, dim)`: its child
+    /// `module` run on every device of `device_ids` (none: no CUDA device,
+    /// the module runs as it is), the outputs gathered on `output_device`.
+    DataParallel {
+        device_ids: Vec<u32>,
+        output_device: u32,
+        dim: i64,
+    },
     Embedding {
         num_embeddings: usize,
         embedding_dim: usize,

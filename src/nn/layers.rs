@@ -346,12 +346,14 @@ pub fn forward(
             ignore_index,
             reduction,
         } => losses::nll_loss(rt, mode, x, &inputs[1], *ignore_index, *reduction),
-        Layer::Custom | Layer::Sequential | Layer::ModuleList | Layer::ModuleDict => {
-            Err(Error::value(format!(
-                "internal error: {} has no built-in forward",
-                m.type_name
-            )))
-        }
+        Layer::Custom
+        | Layer::Sequential
+        | Layer::ModuleList
+        | Layer::ModuleDict
+        | Layer::DataParallel { .. } => Err(Error::value(format!(
+            "internal error: {} has no built-in forward",
+            m.type_name
+        ))),
     }
 }
 

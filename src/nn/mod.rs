@@ -8,7 +8,8 @@
 //! - `layer.rs`: what a module's forward computes (`Layer`);
 //! - `layers.rs`: the built-in layers: their construction, initialisation
 //!   and forward;
-//! - `repr.rs`: the printed form, as PyTorch's `repr(model)`.
+//! - `repr.rs`: the printed form, as PyTorch's `repr(model)`;
+//! - `parallel.rs`: DataParallel's replicas of a module tree.
 //!
 //! A class the user writes (`class Net(Module)`) is a module whose forward
 //! is the user's: the interpreter keeps its class and plain attributes in
@@ -18,6 +19,7 @@
 pub mod layer;
 pub mod layers;
 pub mod module;
+pub mod parallel;
 pub mod repr;
 
 pub use module::{Module, ModuleRef};

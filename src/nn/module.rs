@@ -41,6 +41,9 @@ pub struct Module {
     /// The interpreter's instance of a user class (its class and plain
     /// attributes); none for a built-in layer.
     pub object: Option<Arc<dyn Any + Send + Sync>>,
+    /// A DataParallel replica (`nn/parallel.rs`): its parameters are the
+    /// copies of one device, which `parameters()` does not list.
+    pub replica: bool,
     /// `register_forward_pre_hook`'s and `register_forward_hook`'s
     /// functions, run around each call of the module, in order.
     pub forward_pre_hooks: Arc<Hooks>,
@@ -72,6 +75,7 @@ impl Module {
             buffers: Vec::new(),
             modules: Vec::new(),
             object: None,
+            replica: false,
             forward_pre_hooks: Arc::default(),
             forward_hooks: Arc::default(),
         }
@@ -217,6 +221,9 @@ fn join(prefix: &str, name: &str) -> String {
 /// two modules under its first name), as PyTorch's `remove_duplicate`.
 pub fn named_parameters(m: &ModuleRef, recurse: bool) -> Vec<(String, Arc<Tensor>)> {
     named_tensors(m, recurse, |m| {
+        if m.replica {
+            return Vec::new();
+        }
         m.parameters
             .iter()
             .filter_map(|(n, p)| p.as_ref().map(|p| (n.clone(), Arc::clone(p))))

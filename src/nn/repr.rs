@@ -174,6 +174,7 @@ fn extra_repr(m: &super::Module) -> String {
         | Layer::Sequential
         | Layer::ModuleList
         | Layer::ModuleDict
+        | Layer::DataParallel { .. }
         | Layer::MseLoss(_)
         | Layer::CrossEntropyLoss { .. }
         | Layer::NllLoss { .. } => String::new(),

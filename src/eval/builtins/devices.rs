@@ -10,8 +10,6 @@ use crate::autograd::node::Backward;
 use crate::autograd::record;
 use crate::error::{Diagnostic, Error};
 use crate::runtime::event::Event;
-use crate::runtime::op::index;
-use crate::runtime::shape::norm_dim;
 use crate::runtime::{Device, Tensor};
 
 /// `device(type, index=none)`, as `torch.device`: `device(1)` and
@@ -131,56 +129,47 @@ pub(super) fn event(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
 /// Splits `input` along `dim` into one chunk per device (the last may be
 /// smaller, and devices past the end get none) and copies each there.
 pub(super) fn scatter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    let at = |e: Error| e.at(b.span);
     let x = b.tensor("input")?;
     let targets = device_list(me, b, "devices")?;
-    let dim = norm_dim(b.int("dim")?.unwrap_or(0), x.ndim()).map_err(at)?;
-    if x.ndim() == 0 {
-        return Err(at(Error::shape(
-            "scatter() needs a tensor with at least one dimension",
-        )));
-    }
-    let n = x.shape()[dim];
-    let chunk = n.div_ceil(targets.len()).max(1);
-    let mut parts = Vec::new();
-    for (k, &d) in targets.iter().enumerate() {
-        let lo = k * chunk;
-        if lo >= n {
-            break;
-        }
-        let part = index::narrow(&x, dim, lo, chunk.min(n - lo)).map_err(at)?;
-        // As torch.cuda.comm.scatter: the chunk for x's own device stays a view of x.
-        parts.push(match d == x.device() {
-            true => Arc::new(part),
-            false => me.rt.copy_to(&part, d).map_err(at)?,
-        });
-    }
-    // One node with an output per part, whose backward gathers their
-    // gradients onto x's device (PyTorch's `Scatter` Function).
-    let layout = parts.iter().map(|p| (p.shape()[dim], p.device())).collect();
-    let backward = Backward::Scatter { dim, parts: layout };
-    Ok(me.parts(&x, parts, ("ScatterBackward", backward)))
+    let dim = b.int("dim")?.unwrap_or(0);
+    let parts = me
+        .scatter_tensor(&x, &targets, dim)
+        .map_err(|e| e.at(b.span))?;
+    Ok(Value::List(Arc::new(
+        parts.into_iter().map(Value::Tensor).collect(),
+    )))
 }
 
 /// Joins the tensors of several devices on one (the current one by
 /// default), copying each into its slice of one output (`Runtime::gather`).
 pub(super) fn gather(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let at = |e: Error| e.at(b.span);
-    let ts = tensor_list(b, "tensors", name)?;
-    if ts.is_empty() {
-        return Err(at(Error::value("gather() needs at least one tensor")));
-    }
     let target = b
         .device("device")?
         .unwrap_or(Device::Cuda(me.rt.current_device));
     let target = me.rt.check_device(target).map_err(at)?;
     let dim = b.int("dim")?.unwrap_or(0);
+    // The replicas' outputs of `parallel_apply`: lists, tuples or dicts
+    // of tensors, gathered item by item (`torch.nn.parallel.gather`).
+    if let Some((v, _)) = b.get("tensors") {
+        let items = v.items().unwrap_or_default();
+        if items.iter().any(|o| !matches!(o, Value::Tensor(_))) && !items.is_empty() {
+            return me.gather_values(&items, target, dim, b.span);
+        }
+    }
+    let ts = tensor_list(b, "tensors", name)?;
+    if ts.is_empty() {
+        return Err(at(Error::value("gather() needs at least one tensor")));
+    }
     let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
     let out = me.rt.gather(&refs, dim, target).map_err(at)?;
     b.result(record::gather(&me.rt, me.grad, &refs, out, dim))
 }
 
 pub(super) fn replicate(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    if let Some(m) = super::parallel::as_module(b) {
+        return super::parallel::replicate_module(me, &m, b);
+    }
     let x = b.tensor("input")?;
     let targets = device_list(me, b, "devices")?;
     let mut copies = Vec::with_capacity(targets.len());

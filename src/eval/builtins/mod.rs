@@ -8,6 +8,7 @@
 //! - `pointwise.rs`: maximum, minimum, logical ops, floor_divide,
 //!   remainder, isnan, where, clamp;
 //! - `devices.rs`: devices, streams and events, scatter/gather/replicate;
+//! - `parallel.rs`: DataParallel, replicate of a module, parallel_apply;
 //! - `collectives.rs`: all_reduce, reduce_scatter, all_gather, broadcast;
 //! - `memory.rs`: the caching allocator's statistics;
 //! - `teaching.rs`: print, clear_output, save and load;
@@ -23,6 +24,7 @@ mod init;
 pub(crate) mod math;
 mod memory;
 pub(crate) mod nn;
+mod parallel;
 pub(crate) mod pointwise;
 mod python;
 mod teaching;
@@ -126,6 +128,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("scatter", devices::scatter),
     ("gather", devices::gather),
     ("replicate", devices::replicate),
+    ("DataParallel", parallel::data_parallel),
+    ("parallel_apply", parallel::parallel_apply),
     ("all_reduce", collectives::all_reduce),
     ("reduce_scatter", collectives::reduce_scatter),
     ("all_gather", collectives::all_gather),
@@ -257,7 +261,7 @@ impl Interp {
             _ => self.resolve_args(args),
         };
         let b = bind(doc, args, span)?;
-        self.rt.begin_op(doc.name);
+        self.begin_op(doc.name);
         let watch = self.grad_inputs(b.values());
         let v = handler(self, doc.name, &b)?;
         if watch {

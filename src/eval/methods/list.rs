@@ -1,4 +1,5 @@
-//! A Python list's methods (`list()` makes one).
+//! A Python list's methods (`list()` makes one), and a dict's
+//! (`keys`, `values`, `items`, `get`).
 
 use std::sync::{Arc, Mutex};
 
@@ -23,4 +24,40 @@ pub(super) fn append(
     // Copied only while a reading of the list as it was is still alive.
     Arc::make_mut(&mut lock(xs)).push(v.clone());
     Ok(Value::None)
+}
+
+/// `d.keys()`, `d.values()`, `d.items()` (as lists, in order) and
+/// `d.get(key, default)`.
+pub(super) fn dict_method(
+    _: &mut Interp,
+    name: &'static str,
+    d: &Arc<Vec<(crate::eval::value::Key, Value)>>,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let key = |k: &crate::eval::value::Key| match k {
+        crate::eval::value::Key::Str(s) => Value::Str(Arc::new(s.clone())),
+        crate::eval::value::Key::Int(i) => Value::Int(*i),
+    };
+    let list = |items: Vec<Value>| Value::List(Arc::new(items));
+    Ok(match name {
+        "keys" => list(d.iter().map(|(k, _)| key(k)).collect()),
+        "values" => list(d.iter().map(|(_, v)| v.clone()).collect()),
+        "items" => list(
+            d.iter()
+                .map(|(k, v)| list(vec![key(k), v.clone()]))
+                .collect(),
+        ),
+        _ => {
+            let (wanted, _) = b
+                .get("key")
+                .ok_or_else(|| Error::value("get() needs a key").at(b.span))?;
+            let found = d
+                .iter()
+                .find(|(k, _)| crate::eval::expr::equal(&key(k), wanted));
+            match found {
+                Some((_, v)) => v.clone(),
+                None => b.get("default").map_or(Value::None, |(v, _)| v.clone()),
+            }
+        }
+    })
 }

@@ -10,7 +10,7 @@
 //! - `list.rs`: a Python list's methods (`append`).
 
 mod list;
-mod module;
+pub(crate) mod module;
 mod shape;
 mod stream;
 mod tensor;
@@ -39,6 +39,7 @@ enum Member {
     StreamProperty(fn(&StreamRef) -> Value),
     EventMethod(Call<Arc<Event>>),
     ListMethod(Call<list::List>),
+    DictMethod(Call<Arc<Vec<(super::value::Key, Value)>>>),
     OptimizerMethod(Call<Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>>),
     SamplerMethod(Call<Arc<crate::data::sampler::DistributedSampler>>),
     HandleMethod(Call<Arc<crate::autograd::hooks::Handle>>),
@@ -59,6 +60,7 @@ impl Member {
             Member::StreamMethod(_) | Member::StreamProperty(_) => "stream",
             Member::EventMethod(_) => "event",
             Member::ListMethod(_) => "list",
+            Member::DictMethod(_) => "dict",
             Member::OptimizerMethod(_) => "optimizer",
             Member::SamplerMethod(_) => "sampler",
             Member::HandleMethod(_) => "handle",
@@ -250,6 +252,10 @@ static MEMBERS: &[(&str, Member)] = {
         ("elapsed", EventMethod(stream::elapsed)),
         ("elapsed_time", EventMethod(stream::elapsed)),
         ("append", ListMethod(list::append)),
+        ("keys", DictMethod(list::dict_method)),
+        ("values", DictMethod(list::dict_method)),
+        ("items", DictMethod(list::dict_method)),
+        ("get", DictMethod(list::dict_method)),
         (
             "requires_grad",
             TensorProperty(grad::requires_grad_property),
@@ -388,7 +394,7 @@ impl Interp {
             return Err(property_called(&name.name).at(name.span));
         }
         let b = bind(doc, self.resolve_args(args), span)?;
-        self.rt.begin_op(doc.name);
+        self.begin_op(doc.name);
         // Autograd's check: a result of tensors that require grad must be
         // one autograd recorded (`grad.rs`).
         let inputs = || b.values().chain(std::iter::once(&recv));
@@ -398,6 +404,7 @@ impl Interp {
             (Some(Member::StreamMethod(f)), Value::Stream(s)) => f(self, doc.name, s, &b),
             (Some(Member::EventMethod(f)), Value::Event(e)) => f(self, doc.name, e, &b),
             (Some(Member::ListMethod(f)), Value::MutList(xs)) => f(self, doc.name, xs, &b),
+            (Some(Member::DictMethod(f)), Value::Dict(d)) => f(self, doc.name, d, &b),
             (Some(Member::OptimizerMethod(f)), Value::Optimizer(o)) => f(self, doc.name, o, &b),
             (Some(Member::SamplerMethod(f)), Value::Sampler(s)) => f(self, doc.name, s, &b),
             (Some(Member::HandleMethod(f)), Value::HookHandle(h)) => f(self, doc.name, h, &b),

@@ -71,7 +71,15 @@ impl Interp {
                 Some(Value::Int(*out_features as i64))
             }
             ("p", Layer::Dropout { p, .. }) => Some(Value::float(*p)),
-            ("dim", Layer::Softmax { dim, .. }) => Some(Value::Int(*dim)),
+            ("dim", Layer::Softmax { dim, .. } | Layer::DataParallel { dim, .. }) => {
+                Some(Value::Int(*dim))
+            }
+            ("device_ids", Layer::DataParallel { device_ids, .. }) => Some(Value::List(Arc::new(
+                device_ids.iter().map(|&d| Value::Int(d as i64)).collect(),
+            ))),
+            ("output_device", Layer::DataParallel { output_device, .. }) => {
+                Some(Value::Int(*output_device as i64))
+            }
             _ => None,
         };
         if let Some(x) = setting {
@@ -281,6 +289,9 @@ impl Interp {
             let module = lock(m);
             (module.layer.clone(), module.type_name.clone())
         };
+        if let Layer::DataParallel { .. } = layer {
+            return self.data_parallel_forward(m, args, span);
+        }
         if let Some(k) = args.iter().find(|a| a.keyword.is_some()) {
             return Err(type_error(format!(
                 "{type_name}.forward() got an unexpected keyword argument '{}'",
@@ -336,7 +347,7 @@ impl Interp {
                 })
             })
             .collect::<Result<Vec<Arc<Tensor>>, _>>()?;
-        self.rt.begin_op("forward");
+        self.begin_op("forward");
         let module = lock(m);
         let r = crate::nn::layers::forward(&mut self.rt, self.grad, &module, &inputs);
         drop(module);
@@ -464,6 +475,19 @@ pub(super) fn to(me: &mut Interp, name: &'static str, m: &ModuleRef, b: &Bound) 
         "float" => dtype = Some(DType::F32),
         _ => dtype = Some(DType::F64),
     }
+    module_to(me, name, m, (device, dtype), b.span)
+}
+
+/// `m` with every parameter and buffer on `device` and in `dtype` (each
+/// where given): what `to`, `cuda`, `half` do.
+pub(crate) fn module_to(
+    me: &mut Interp,
+    name: &str,
+    m: &ModuleRef,
+    (mut device, dtype): (Option<Device>, Option<DType>),
+    span: Span,
+) -> Out {
+    let at = |e: Error| e.at(span);
     if let Some(d) = device {
         device = Some(me.rt.check_device(d).map_err(at)?);
     }

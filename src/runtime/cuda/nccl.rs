@@ -34,6 +34,16 @@ type AllGather =
     unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, Comm, Stream) -> Status;
 type Broadcast =
     unsafe extern "C" fn(*const c_void, *mut c_void, usize, c_int, c_int, Comm, Stream) -> Status;
+type ReduceFn = unsafe extern "C" fn(
+    *const c_void,
+    *mut c_void,
+    usize,
+    c_int,
+    c_int,
+    c_int,
+    Comm,
+    Stream,
+) -> Status;
 
 /// The entry points, from the loaded library.
 struct Entries {
@@ -46,6 +56,7 @@ struct Entries {
     reduce_scatter: AllReduce,
     all_gather: AllGather,
     broadcast: Broadcast,
+    reduce: ReduceFn,
 }
 
 /// NCCL, loaded, with the communicators made so far.
@@ -101,6 +112,7 @@ impl Nccl {
                     c"ncclAllGather",
                 )?),
                 broadcast: std::mem::transmute::<*mut c_void, Broadcast>(symbol(c"ncclBroadcast")?),
+                reduce: std::mem::transmute::<*mut c_void, ReduceFn>(symbol(c"ncclReduce")?),
             };
             let mut version = 0;
             if get_version(&mut version) != 0 || version < 21000 {
@@ -180,6 +192,19 @@ impl Nccl {
                 CollectiveOp::Broadcast { root } => (
                     "ncclBroadcast",
                     (e.broadcast)(send, recv, c.count, dt, root as c_int, comm, stream),
+                ),
+                CollectiveOp::Reduce { op, root } => (
+                    "ncclReduce",
+                    (e.reduce)(
+                        send,
+                        recv,
+                        c.count,
+                        dt,
+                        red_op(op, c.dtype),
+                        root as c_int,
+                        comm,
+                        stream,
+                    ),
                 ),
             };
             if first_error.is_ok() {

@@ -1,5 +1,6 @@
 //! Collectives across devices, as NCCL runs them on a ring of the
 //! participating devices (in list order): `all_reduce`, `broadcast`,
+//! `reduce` (onto one root: DataParallel's gradient reduce-add),
 //! `reduce_scatter` and `all_gather`.
 //!
 //! - **Checks** as NCCL's and PyTorch's: one tensor per device, on distinct
@@ -19,7 +20,9 @@
 //!   D2D copies and the time model prices at the peer bandwidth: 2(n−1)/n of
 //!   the buffer for `all_reduce`, (n−1)/n of the input for `reduce_scatter`,
 //!   (n−1)/n of the output for `all_gather`, and the buffer for every device
-//!   but the root for `broadcast` (its pipeline passes it down the ring).
+//!   but the root for `broadcast` (its pipeline passes it down the ring),
+//!   and the buffer for every device but the one after the root for
+//!   `reduce` (its chain starts there and ends at the root).
 //!
 //! On `cuda` with NCCL the values are NCCL's (`nccl.rs`). On a driver's
 //! devices without it (`emu`, and `cuda` where NCCL is missing) the values
@@ -312,6 +315,55 @@ impl Runtime {
         Ok(outs)
     }
 
+    /// `reduce_to(tensors, root, op)` (NCCL's `reduce`): a new tensor on `tensors[root]`'s
+    /// device holding the reduction of all of them (NCCL's `ncclReduce`;
+    /// the inputs are unchanged), folded along the ring from the device
+    /// after the root round to the root itself.
+    pub fn reduce_to(
+        &mut self,
+        ts: &[&Tensor],
+        root: usize,
+        op: RedOp,
+    ) -> Result<Arc<Tensor>, Misfit> {
+        let devices = self.participants(ts, "reduce_to()")?;
+        if root >= ts.len() {
+            return Err(misfit(
+                None,
+                Error::value(format!(
+                    "reduce_to()'s root is tensor {root}, and there are {} tensors",
+                    ts.len()
+                )),
+            ));
+        }
+        let op = reduction(op, ts[0].dtype())?;
+        let n = ts.len();
+        let bytes = ts[0].nbytes() as u64;
+        let int_avg = op == RedOp::Avg && !ts[0].dtype().is_float();
+        self.barrier(&devices)?;
+        let out = if self.uses_nccl(ts[0]) && !int_avg {
+            self.nccl_reduce(ts, &devices, op, root)?
+        } else if self.launches_on(ts[0].device()).is_some() && op != RedOp::Avg {
+            self.reduce_on(ts, &devices, combine(op), root)?
+        } else {
+            // The simulator, and `avg` (premultiplied as the host does it):
+            // the ring's order is the chunk order of the root's chunk.
+            let order: Vec<Tensor> = (1..=n).map(|k| flat_part(ts[(root + k) % n])).collect();
+            let folded = fold(&order, op, n)?;
+            let values = Tensor::new(folded, ts[0].shape().to_vec(), Device::Cpu);
+            let device = Device::Cuda(devices[root]);
+            let mem = self.reserve(device, values.shape(), values.dtype())?;
+            self.attached(values.with_device(device), mem)?
+        };
+        for k in 2..=n {
+            let d = devices[(root + k) % n];
+            let last = k == n;
+            self.received(d, bytes, last.then_some(&out))?;
+        }
+        self.barrier(&devices)?;
+        self.counters.ops += 1;
+        Ok(Arc::new(out))
+    }
+
     /// The devices of a collective's tensors, checked: one contiguous tensor
     /// per CUDA device, all of one shape and dtype.
     fn participants(&self, ts: &[&Tensor], what: &str) -> Result<Vec<u32>, Misfit> {
@@ -426,9 +478,38 @@ fn reduction(op: RedOp, dt: DType) -> Result<RedOp, Error> {
 
 /// Each tensor's elements as a flat host tensor.
 fn flat_parts(ts: &[&Tensor]) -> Vec<Tensor> {
-    ts.iter()
-        .map(|t| Tensor::new(t.contiguous_buffer(), vec![t.numel()], Device::Cpu))
-        .collect()
+    ts.iter().map(|t| flat_part(t)).collect()
+}
+
+fn flat_part(t: &Tensor) -> Tensor {
+    Tensor::new(t.contiguous_buffer(), vec![t.numel()], Device::Cpu)
+}
+
+/// `parts` (flat, in the order the chain visits them) folded with `op`
+/// into one buffer: `avg` premultiplies floats by 1/n and divides
+/// integers at the end, as `ring_reduce` does.
+fn fold(parts: &[Tensor], op: RedOp, n: usize) -> Result<Buffer, Error> {
+    let dt = parts[0].dtype();
+    let premul = op == RedOp::Avg && dt.is_float();
+    let k = Tensor::scalar(1.0 / n as f64);
+    let scaled = |p: &Tensor| match premul {
+        true => binary(BinaryOp::Mul, p, &k, true),
+        false => Ok(p.alias()),
+    };
+    let mut acc = scaled(&parts[0])?;
+    for p in &parts[1..] {
+        acc = binary(combine(op), &acc, &scaled(p)?, false)?;
+    }
+    let mut buf = acc.contiguous_buffer();
+    if op == RedOp::Avg && !premul {
+        let n = n as i64;
+        match &mut buf {
+            Buffer::I32(v) => v.iter_mut().for_each(|x| *x /= n as i32),
+            Buffer::I64(v) => v.iter_mut().for_each(|x| *x /= n),
+            _ => {}
+        }
+    }
+    Ok(buf)
 }
 
 /// The ring's reduction of `parts` (flat, one per device): chunk `c` folded

@@ -101,6 +101,30 @@ impl Runtime {
         Ok(outs)
     }
 
+    /// `reduce` of `ts` onto `ts[root]`'s device with `ncclReduce`: a new
+    /// output there (the other ranks receive nothing).
+    pub(super) fn nccl_reduce(
+        &mut self,
+        ts: &[&Tensor],
+        devices: &[u32],
+        op: RedOp,
+        root: usize,
+    ) -> Result<Tensor, Error> {
+        let send = addresses(ts)?;
+        let (mut outs, out) = self.outputs(&devices[root..=root], ts[0].shape(), ts[0].dtype())?;
+        // Only the root's receive buffer is written; the others name their
+        // own send buffer, which NCCL does not touch.
+        let recv: Vec<u64> = (0..ts.len())
+            .map(|k| if k == root { out[0] } else { send[k] })
+            .collect();
+        let op = CollectiveOp::Reduce {
+            op: reduce(op),
+            root,
+        };
+        self.nccl(op, ts[0].dtype(), ts[0].numel(), devices, &send, &recv)?;
+        Ok(outs.remove(0))
+    }
+
     /// A new tensor of `shape` on each of `devices`, and its address.
     fn outputs(
         &mut self,

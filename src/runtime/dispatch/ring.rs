@@ -189,4 +189,47 @@ impl Runtime {
         }
         Ok(outs)
     }
+
+    /// `reduce` on a driver's devices: the root's new output starts as a
+    /// copy of the part of the device after it, and each next part round
+    /// the ring (the root's own last) is copied into scratch on the root
+    /// and folded in there, on the root's stream.
+    pub(super) fn reduce_on(
+        &mut self,
+        ts: &[&Tensor],
+        devices: &[u32],
+        combine: BinaryOp,
+        root: usize,
+    ) -> Result<Tensor, Error> {
+        let n = ts.len();
+        let shape = ts[0].shape();
+        let dtype = ts[0].dtype();
+        let len = ts[0].numel();
+        let compute = elementwise::compute_dtype(combine, dtype);
+        let strides = crate::runtime::shape::contiguous_strides(shape);
+        let to = devices[root];
+        let first = (root + 1) % n;
+        let out = self.filled_on(to, shape, dtype, |rt, addr| {
+            rt.peer_copy_into(devices[first], ts[first], to, addr)
+        })?;
+        for k in 2..=n {
+            let from = (root + k) % n;
+            let l = self.on_device(to).ok_or_else(no_driver)?;
+            let scratch = l.scratch(dtype, len)?;
+            let addr = l.addr(&scratch);
+            self.peer_copy_into(devices[from], ts[from], to, addr)?;
+            let l = self.on_device(to).ok_or_else(no_driver)?;
+            let acc = Operand::own(&out)?;
+            let received = View {
+                mem: &scratch,
+                dtype,
+                shape,
+                strides: &strides,
+                offset: 0,
+            };
+            let dst = acc.view(&out);
+            exec::binary_into(&l, combine, (dst, received), compute, dst, false)?;
+        }
+        Ok(out)
+    }
 }

@@ -111,6 +111,12 @@ pub enum CollectiveOp {
     Broadcast {
         root: usize,
     },
+    /// `root`: the rank whose `recv` gets the reduction of every `send`
+    /// (the others' `recv` is not written).
+    Reduce {
+        op: Reduce,
+        root: usize,
+    },
 }
 
 /// One device's side of a collective: its stream and buffers.
