@@ -95,8 +95,8 @@ pub enum Error {
     NotAvailable { message: String, help: String },
     #[error(
         "{device} out of memory: tried to allocate {}. {device} has a total capacity of {} of which {} is free; \
-         {} is allocated by tensors and {} is reserved by the caching allocator but unused",
-        human(*requested), human(*capacity), human(*free), human(*allocated), human(reserved - allocated)
+         {}{} is allocated by tensors and {} is reserved by the caching allocator but unused",
+        human(*requested), human(*capacity), human(*free), allowed_of(allowed), human(*allocated), human(reserved - allocated)
     )]
     OutOfMemory {
         device: Device,
@@ -105,6 +105,8 @@ pub enum Error {
         free: usize,
         allocated: usize,
         reserved: usize,
+        /// `set_per_process_memory_fraction`'s limit, when one is set.
+        allowed: Option<usize>,
     },
     /// A tensor larger than the host's available memory (checked before allocating).
     #[error("{message}")]
@@ -195,6 +197,12 @@ pub enum Error {
         /// `SyntaxError` (the program did not parse), `NameError`, `AttributeError`.
         class: &'static str,
     },
+}
+
+/// "1.6 GiB allowed; " (PyTorch's words for a memory fraction's limit),
+/// or nothing.
+fn allowed_of(allowed: &Option<usize>) -> String {
+    allowed.map_or(String::new(), |a| format!("{} allowed; ", human(a)))
 }
 
 /// The Python class PyTorch raises for a cudash error class: its
@@ -346,6 +354,15 @@ impl Error {
                 "move one operand first, e.g. `.to({a})` on the {b} operand, or `.to({b})` on the {a} one"
             )),
             Error::NotAvailable { help, .. } => Some(help.clone()),
+            Error::OutOfMemory {
+                device,
+                allowed: Some(a),
+                ..
+            } => Some(format!(
+                "`set_per_process_memory_fraction` lets this process reserve {} of {device}: \
+                 `del` tensors you no longer need, or raise the fraction (1.0 lifts it)",
+                human(*a)
+            )),
             Error::OutOfMemory { reserved, allocated, .. } if reserved > allocated => Some(
                 "`del` tensors you no longer need (their blocks go back to the cache), then `empty_cache()` \
                  to return cached segments to the device; or use smaller shapes or dtypes"

@@ -329,3 +329,34 @@ keep = 7",
     }
     assert_eq!(ok_in(&mut s, "print(keep)").trim(), "7");
 }
+
+/// Ctrl-C while the replicas run (each spinning in its forward): every
+/// replica stops, the error is the interrupt (not a replica's), and the
+/// session goes on with its variables and its runtime back.
+#[test]
+fn ctrl_c_stops_every_replica() {
+    let mut s = session(BackendChoice::Sim, 2);
+    ok_in(
+        &mut s,
+        "class Spin(Module):
+    def forward(self, x):
+        while True:
+            x = x + 1
+        return x
+
+keep = ones(2, device=cuda:1)",
+    );
+    let flag = s.interrupt_handle();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let o = s.execute("y = DataParallel(Spin())(ones(4, 2, device=cuda:0))");
+    t.join().unwrap();
+    let e = o.error.expect("the replicas must be interrupted");
+    assert_eq!(e.ename, "Interrupted", "{}", e.report);
+    assert_eq!(
+        ok_in(&mut s, "print(keep.tolist(), current_device())").trim(),
+        "[1.0, 1.0] cuda:0"
+    );
+}

@@ -110,6 +110,7 @@ fn every_cpu_example_in_the_help_runs() {
         "event",
         "empty_cache",
         "reset_peak",
+        "set_per_process_memory_fraction",
         "memory_allocated",
         "max_memory_allocated",
         "memory_reserved",

@@ -128,11 +128,28 @@ pub fn nll_loss(
         Operand::strong(target),
         Operand::weak(&zero),
     )?;
-    let rows = rt.arange(0.0, n as f64, 1.0, DType::I64, x.device())?;
-    let picked = rt.index(
-        &Arc::new(x.alias()),
-        &[Index::Tensor(rows), Index::Tensor(Arc::clone(&safe))],
+    // Each row's target score, read through one flat index (row * C +
+    // target), as PyTorch's nll_loss kernel reads it: the host never waits
+    // for the targets (two index tensors would be combined on the host).
+    let classes = x.shape()[1];
+    let starts = rt.arange(
+        0.0,
+        (n * classes) as f64,
+        classes.max(1) as f64,
+        DType::I64,
+        x.device(),
     )?;
+    let at = rt.binary(
+        BinaryOp::Add,
+        Operand::strong(&starts),
+        Operand::strong(&safe),
+    )?;
+    let dense = match x.is_contiguous() {
+        true => Arc::new(x.alias()),
+        false => rt.copy(x)?,
+    };
+    let flat = Arc::new(crate::runtime::op::view::view(&dense, &[-1])?);
+    let picked = rt.index(&flat, &[Index::Tensor(at)])?;
     let valid_f = rt.cast(&valid, x.dtype())?;
     let zero_f = Tensor::scalar(0.0f64);
     let kept = rt.ternary(

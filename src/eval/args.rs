@@ -361,6 +361,13 @@ pub fn sizes(items: &[(Value, Span)]) -> Result<Vec<usize>, Diagnostic> {
                 "sizes count elements along each dimension: 0 or more",
             )
             .at(*span)),
+            // A 0-d integer tensor on the cpu is an int (PyTorch's
+            // `__index__`): `for n in [1024, 2048]: randn(n, 256)`.
+            Value::Tensor(t)
+                if t.ndim() == 0 && t.dtype().is_int() && t.device() == Device::Cpu =>
+            {
+                sizes(&[(Value::Int(t.to_vec::<i64>()[0]), *span)]).map(|s| s[0])
+            }
             Value::Float(x) => Err(Error::value_help(
                 format!("sizes must be whole numbers (ints), not the float {x:?}"),
                 "write sizes without a decimal point, e.g. `zeros(1000)`",

@@ -227,15 +227,34 @@ impl Interp {
 impl Interp {
     /// `[e for x in xs if c]` (a list), `(e for ...)` (a tuple, made at
     /// once), `{k: v for ...}` (a dict): the clauses nest left to right, as
-    /// Python's; the `for` names are bound where a `for` loop's would be.
+    /// Python's. The `for` names are the comprehension's own, as Python 3's:
+    /// a name outside it keeps its value (and one it did not have stays
+    /// unbound), so `[x.shape for x in xs]` leaves no `x` holding memory.
     pub(super) fn eval_comprehension(
         &mut self,
         c: &crate::lang::ast::Comprehension,
         d: usize,
     ) -> Result<Value, Diagnostic> {
+        let names: Vec<&crate::lang::ast::Name> = c
+            .clauses
+            .iter()
+            .filter_map(|cl| match cl {
+                CompClause::For(targets, _) => Some(targets),
+                CompClause::If(_) => None,
+            })
+            .flat_map(|targets| targets.iter().flat_map(|t| t.names()))
+            .collect();
+        let outside: Vec<Option<Value>> = names.iter().map(|n| self.get_var(n).cloned()).collect();
         let mut items = Vec::new();
         let mut pairs: Vec<(Key, Value)> = Vec::new();
-        self.comprehend(c, 0, d, &mut items, &mut pairs)?;
+        let r = self.comprehend(c, 0, d, &mut items, &mut pairs);
+        for (n, v) in names.iter().zip(outside) {
+            match v {
+                Some(v) => self.set_var(n, v),
+                None => drop(self.remove_var(n)),
+            }
+        }
+        r?;
         Ok(match c.kind {
             CompKind::List => Value::list(items),
             CompKind::Generator => Value::List(std::sync::Arc::new(items)),

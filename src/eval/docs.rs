@@ -209,6 +209,7 @@ docs! {
     Function Memory "memory_stats", "memory_stats(device=none)", "Every allocator statistic, PyTorch-style keys.", "memory_stats()";
     Function Memory "record_memory_history", "record_memory_history(enabled=true, max_entries=100000)", "Every device's allocator records its history (on from the start): alloc, free_requested, free_completed, segment_alloc, segment_free and oom events, each with its size, address, stream, time and the statement and op that caused it, the newest `max_entries` kept per device. `enabled=false` stops recording, keeping what was recorded. `mem history` draws it; `dump_snapshot` writes it.", "record_memory_history(max_entries=1000)";
     Function Memory "dump_snapshot", "dump_snapshot(filename=\"dump_snapshot.pickle\")", "Writes PyTorch's memory snapshot: every device's segments and blocks (with the statement that allocated each) and its recorded history, as the pickle pytorch.org/memory_viz and `python -m torch.cuda._memory_viz` read.", "x = ones(1000, device=cuda)\ndump_snapshot(\"/tmp/cudash-example-snapshot.pickle\")";
+    Function Memory "set_per_process_memory_fraction", "set_per_process_memory_fraction(fraction, device=none)", "Lets the caching allocator of a device (the current one by default) reserve at most `fraction` of its memory, as PyTorch's: an allocation whose new segment would pass it is out of memory (after the cache is released and it is tried again), and the error says how much is allowed. 1.0 lifts the limit. A lesson's way to run out of memory with small tensors.", "set_per_process_memory_fraction(0.5, 0)\nset_per_process_memory_fraction(1.0, 0)";
     Function Memory "max_memory_reserved", "max_memory_reserved(device=none)", "Peak bytes reserved by the caching allocator since the last reset_peak().", "max_memory_reserved()";
     Function Devices "scatter", "scatter(input, devices, dim=0)", "Splits `input` into chunks along `dim`, one per device, and copies each there; the chunk for input's own device stays a view of it (DataParallel's first step, as `torch.cuda.comm.scatter`).", "parts = scatter(randn(8, 4), [cuda:0, cuda:1])";
     Function Devices "gather", "gather(tensors, device=none, dim=0)", "Copies every tensor to one device and joins them there (DataParallel's last step: that device holds it all).", "parts = scatter(randn(8, 4), [cuda:0, cuda:1])\ny = gather(parts, cuda:0)";
@@ -623,6 +624,9 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Function, "stream") => "torch.cuda.Stream()  /  torch.cuda.stream(s)",
         (Function, "event") => "torch.cuda.Event(enable_timing=True)",
         (Function, "reset_peak") => "torch.cuda.reset_peak_memory_stats()",
+        (Function, "set_per_process_memory_fraction") => {
+            "torch.cuda.set_per_process_memory_fraction"
+        }
         (Function, "record_memory_history") => {
             "torch.cuda.memory._record_memory_history(max_entries=100000)"
         }

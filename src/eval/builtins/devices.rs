@@ -150,10 +150,15 @@ pub(super) fn gather(me: &mut Interp, name: &'static str, b: &Bound) -> Result<V
     let target = me.rt.check_device(target).map_err(at)?;
     let dim = b.int("dim")?.unwrap_or(0);
     // The replicas' outputs of `parallel_apply`: lists, tuples or dicts
-    // of tensors, gathered item by item (`torch.nn.parallel.gather`).
+    // of tensors, gathered item by item, and 0-d tensors (one loss per
+    // replica) as a vector (`torch.nn.parallel.gather`).
     if let Some((v, _)) = b.get("tensors") {
         let items = v.items().unwrap_or_default();
-        if items.iter().any(|o| !matches!(o, Value::Tensor(_))) && !items.is_empty() {
+        let nested = items.iter().any(|o| !matches!(o, Value::Tensor(_)));
+        let scalars = items
+            .iter()
+            .all(|o| matches!(o, Value::Tensor(t) if t.ndim() == 0));
+        if !items.is_empty() && (nested || (scalars && dim == 0)) {
             return me.gather_values(&items, target, dim, b.span);
         }
     }

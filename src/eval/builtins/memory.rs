@@ -24,6 +24,51 @@ pub(super) fn empty_cache(
     Ok(Value::None)
 }
 
+/// `set_per_process_memory_fraction(fraction, device=none)`: PyTorch's
+/// limit on what the caching allocator of one device (the current one by
+/// default) may reserve: past it, an allocation is out of memory.
+pub(super) fn set_memory_fraction(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let (fraction, span) = match b.get("fraction") {
+        Some((Value::Float(f), s)) => (f.get(), *s),
+        Some((v, s)) => {
+            return Err(Error::Module {
+                class: "TypeError",
+                message: format!(
+                    "Invalid type for fraction argument, must be `float` (not {})",
+                    v.type_name()
+                ),
+                help: Some("write it as a float: 0.5, 1.0".into()),
+            }
+            .at(*s))
+        }
+        None => {
+            return Err(
+                Error::value("set_per_process_memory_fraction() needs a fraction").at(b.span),
+            )
+        }
+    };
+    if !(0.0..=1.0).contains(&fraction) {
+        return Err(Error::value(format!(
+            "Invalid fraction value: {fraction}. Allowed range: 0~1"
+        ))
+        .at(span));
+    }
+    match stats_device(me, b)? {
+        Device::Cuda(d) => me.rt.set_memory_fraction(d, fraction),
+        Device::Cpu => {
+            return Err(
+                Error::value("set_per_process_memory_fraction() limits a CUDA device")
+                    .at(b.span_of("device")),
+            )
+        }
+    }
+    Ok(Value::None)
+}
+
 pub(super) fn reset_peak(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let d = stats_device(me, b)?;
     me.rt.reset_peak(d);

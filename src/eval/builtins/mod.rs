@@ -136,6 +136,10 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("broadcast", collectives::broadcast),
     ("empty_cache", memory::empty_cache),
     ("reset_peak", memory::reset_peak),
+    (
+        "set_per_process_memory_fraction",
+        memory::set_memory_fraction,
+    ),
     ("reset_peak_memory_stats", memory::reset_peak),
     ("memory_summary", memory::summary),
     ("memory_allocated", memory::stat),

@@ -173,6 +173,8 @@ pub struct OutOfMemory {
     pub free: usize,
     pub allocated: usize,
     pub reserved: usize,
+    /// `set_per_process_memory_fraction`'s limit, when one is set.
+    pub allowed: Option<usize>,
 }
 
 /// A failed allocation: out of memory (after the cache was released and the
@@ -195,6 +197,7 @@ impl AllocError {
                 free: oom.free,
                 allocated: oom.allocated,
                 reserved: oom.reserved,
+                allowed: oom.allowed,
             },
             AllocError::Failed(why) => crate::error::Error::Cuda {
                 device,
@@ -227,6 +230,9 @@ pub struct CachingAllocator<S: SegmentSource> {
     /// ops, `runtime/scratch.rs`): counted as free, as PyTorch's free
     /// figure has no such memory to count (it makes no such temporaries).
     held_elsewhere: Option<Arc<AtomicUsize>>,
+    /// `set_per_process_memory_fraction`: the most bytes its segments may
+    /// hold (PyTorch's `allowed_memory_maximum`); none: the whole device.
+    allowed: Option<usize>,
 }
 
 /// 512-byte granularity; at least one granule.
@@ -275,7 +281,15 @@ impl<S: SegmentSource> CachingAllocator<S> {
             stats: Stats::default(),
             history,
             held_elsewhere: None,
+            allowed: None,
         }
+    }
+
+    /// `set_per_process_memory_fraction(fraction)`: segments may hold at
+    /// most `fraction` of the device's capacity (none past 1).
+    pub fn set_memory_fraction(&mut self, fraction: f64) {
+        self.allowed =
+            (fraction < 1.0).then(|| (fraction * self.source.capacity() as f64) as usize);
     }
 
     /// Counts `bytes` (kept up to date by their holder) as free memory.
@@ -526,6 +540,7 @@ impl<S: SegmentSource> CachingAllocator<S> {
             free,
             allocated: self.stats.allocated.current as usize,
             reserved: self.stats.reserved.current as usize,
+            allowed: self.allowed,
         })
     }
 
@@ -536,6 +551,13 @@ impl<S: SegmentSource> CachingAllocator<S> {
         pool: Pool,
         stream: StreamId,
     ) -> Result<u32, SegmentError> {
+        // PyTorch's check before `cudaMalloc`: the reserved bytes with the
+        // new segment past the allowed fraction fail as out of memory.
+        if let Some(max) = self.allowed {
+            if self.stats.reserved.current as usize + size > max {
+                return Err(SegmentError::OutOfMemory);
+            }
+        }
         let handle = self.source.reserve(size)?;
         let id = self.next_segment;
         self.next_segment += 1;

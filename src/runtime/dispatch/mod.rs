@@ -350,6 +350,14 @@ impl Runtime {
         self.devices.release_scratch();
     }
 
+    /// `set_per_process_memory_fraction(fraction, d)`: device `d`'s
+    /// allocator may reserve at most `fraction` of its memory.
+    pub fn set_memory_fraction(&mut self, d: u32, fraction: f64) {
+        if let Some(mut g) = self.devices.gpu(d) {
+            g.allocator.set_memory_fraction(fraction);
+        }
+    }
+
     /// `reset_peak()`: the peaks of one device's allocator (cpu: the pinned one).
     pub fn reset_peak(&mut self, d: Device) {
         match d {
