@@ -34,6 +34,15 @@ def replicas_alone():
         cross_entropy(mlp(parts[i]), targets[i]).backward()
 def data_parallel():
     cross_entropy(dp(X), y).backward()
+with no_grad():
+    reps = replicate(mlp, [0, 1, 2, 3])
+    chunks = scatter(X, [cuda:0, cuda:1, cuda:2, cuda:3])
+def in_threads():
+    with no_grad():
+        outs = parallel_apply(reps, chunks)
+def in_a_loop():
+    with no_grad():
+        outs = [r(c) for r, c in zip(reps, chunks)]
 ";
 
 fn run(s: &mut Session, src: &str) -> String {
@@ -93,6 +102,12 @@ fn main() {
     let one = per_call(&mut s, "one", steps, rounds);
     let alone = per_call(&mut s, "replicas_alone", steps, rounds);
     let dp = per_call(&mut s, "data_parallel", steps, rounds);
+    let threads = per_call(&mut s, "in_threads", steps * 5, rounds);
+    let looped = per_call(&mut s, "in_a_loop", steps * 5, rounds);
+    println!(
+        "| the 4 replicas' forward (no grad): `parallel_apply`'s threads taking turns vs one loop | {threads:.0} µs vs {looped:.0} µs | the threads and turns cost {:.0} µs a call |",
+        threads - looped
+    );
     println!(
         "| MLP 784→256→10 step, batch 256 | one device {one:.0} µs · the 4 replicas' work alone {alone:.0} µs · DataParallel on 4 devices {dp:.0} µs | DataParallel's own cost {:.0} µs = {:.2}× one device's step; DataParallel / (replicas alone) = {:.2} |",
         dp - alone,

@@ -464,7 +464,7 @@ del y, v, loss",
 #[test]
 fn no_grad_records_nothing_and_changing_a_saved_tensor_is_caught() {
     let src = "w = ones(2, requires_grad=true)\nno_grad { y = w * 2 }\nprint(y.requires_grad, y.grad_fn is none)";
-    assert_eq!(ok(src).trim(), "false true");
+    assert_eq!(ok(src).trim(), "False True");
     let (class, message) = err(
         "a = randn(3, requires_grad=true)\ne = a.exp()\nno_grad { e.mul_(2) }\ne.sum().backward()",
     );
@@ -488,7 +488,7 @@ w.grad = full((3,), 10.)
 print(w.grad.tolist())
 w.requires_grad = false
 print(w.requires_grad)";
-    assert_eq!(ok(src).trim(), "true\n[13.0, 13.0, 13.0]\nfalse");
+    assert_eq!(ok(src).trim(), "True\n[13.0, 13.0, 13.0]\nFalse");
     for (src, class, says) in [
         (
             "w = ones(3, requires_grad=true)\nw.grad = zeros(2)",
@@ -527,7 +527,7 @@ fn a_non_leafs_grad_warns_as_pytorch_does() {
         "{out}"
     );
     assert!(
-        out.contains("2 more times") && out.trim_end().ends_with("true"),
+        out.contains("2 more times") && out.trim_end().ends_with("True"),
         "{out}"
     );
     let quiet =
@@ -564,7 +564,7 @@ fn names_and_leaves_are_pytorchs() {
     let src = "w = ones(2, 2, requires_grad=true)\nprint((w * 2).grad_fn, (w @ w).grad_fn, w.sum().grad_fn, w.T.grad_fn, w.exp().grad_fn, w.is_leaf, (w + 1).is_leaf, w.grad_fn)";
     assert_eq!(
         ok(src).trim(),
-        "<MulBackward0> <MmBackward0> <SumBackward0> <PermuteBackward0> <ExpBackward0> true false none"
+        "<MulBackward0> <MmBackward0> <SumBackward0> <PermuteBackward0> <ExpBackward0> True False None"
     );
 }
 
@@ -586,10 +586,10 @@ fn dropout_keeps_what_pytorch_keeps_and_scales_the_rest() {
         let src = format!(
             "seed(1)\nx = randn(1000, device={device}, requires_grad=true)\nd = dropout(x, 0.25)\nd.sum().backward()\nkept = (d != 0).to(f32)\nprint((x.grad - kept / 0.75).abs().max().item(), (d - x * kept / 0.75).abs().max().item() < 1e-6, 0.6 < kept.mean().item() and kept.mean().item() < 0.9)"
         );
-        assert_eq!(ok(&src).trim(), "0.0 true true", "{device}");
+        assert_eq!(ok(&src).trim(), "0.0 True True", "{device}");
     }
     let src = "x = ones(4, requires_grad=true)\nprint(dropout(x, 0.5, training=false) is x, dropout(x, 0.0) is x)";
-    assert_eq!(ok(src).trim(), "true true");
+    assert_eq!(ok(src).trim(), "True True");
     let (name, e) = err("dropout(ones(3), 1.5)");
     assert_eq!(name, "ValueError");
     assert!(
@@ -624,8 +624,8 @@ print(parts[0].grad_fn is parts[1].grad_fn, Ws[0].grad_fn is Ws[1].grad_fn)";
         let mut s = session(backend);
         assert_eq!(
             ok_in(&mut s, src).trim(),
-            "<ScatterBackward> <BroadcastBackward> <GatherBackward> cuda:0 cuda:0\ntrue true\n\
-             true true"
+            "<ScatterBackward> <BroadcastBackward> <GatherBackward> cuda:0 cuda:0\nTrue True\n\
+             True True"
         );
     }
     // One node each, as PyTorch's Functions: replicate's backward is one
@@ -670,7 +670,7 @@ fn sgd_and_adam_update_parameters_as_pytorchs_formulas_do() {
     );
     // zero_grad sets grads to none; Adam's state is two tensors per parameter.
     let src = "p = randn(256, device=cuda, requires_grad=true)\nopt = Adam([p])\np.sum().backward()\nopt.step()\nopt.zero_grad()\nprint(p.grad is none, memory_allocated())";
-    assert_eq!(ok(src).trim(), "true 3072");
+    assert_eq!(ok(src).trim(), "True 3072");
 }
 
 #[test]
@@ -684,12 +684,15 @@ fn out_of_memory_during_backward_leaves_the_session_usable_as_pytorchs() {
     let o = s.execute("loss.backward()");
     let e = o.error.expect("backward needs more memory than is left");
     assert_eq!(e.ename, "OutOfMemoryError", "{}", e.evalue);
-    assert!(ok_in(&mut s, "print(W.grad is none)").contains("true"));
+    assert!(ok_in(&mut s, "print(W.grad is none)").contains("True"));
     let (class, message) = common::err_in(&mut s, "del hog\nloss.backward()");
     assert_eq!(class, "RuntimeError");
     assert!(message.starts_with("Trying to backward through the graph a second time"));
     ok_in(&mut s, "loss = (x @ W).exp().sum()\nloss.backward()");
-    assert_eq!(ok_in(&mut s, "print(W.grad.shape)").trim(), "[1024, 1024]");
+    assert_eq!(
+        ok_in(&mut s, "print(W.grad.shape)").trim(),
+        "torch.Size([1024, 1024])"
+    );
 }
 
 #[test]
@@ -723,7 +726,7 @@ fn an_interrupted_backward_can_run_again() {
     t.join().unwrap();
     let e = o.error.expect("the backward must be interrupted");
     assert_eq!(e.ename, "Interrupted");
-    assert_eq!(ok_in(&mut s, "print(x.grad is none)").trim(), "true");
+    assert_eq!(ok_in(&mut s, "print(x.grad is none)").trim(), "True");
     ok_in(&mut s, "loss.backward()");
     assert_eq!(
         ok_in(&mut s, "print(x.grad.tolist())").trim(),
@@ -760,7 +763,7 @@ print(c.grad_fn, c.is_leaf, c.requires_grad)";
     // x.grad: 3 from a.sum(), then 2u = 2x from (u * u).sum().
     assert_eq!(
         ok(src).trim(),
-        "<CopySlices> <AsStridedBackward0> [0.0, 3.0, 6.0]\n[3.0, 3.0]\nnone\n<AsStridedBackward0>\n[5.0, 7.0]\n<AsStridedBackward0> false true"
+        "<CopySlices> <AsStridedBackward0> [0.0, 3.0, 6.0]\n[3.0, 3.0]\nNone\n<AsStridedBackward0>\n[5.0, 7.0]\n<AsStridedBackward0> False True"
     );
     // A view of a leaf that requires grad is still refused, made before or
     // after; a view made under no_grad is not tracked (PyTorch forbids it).
@@ -818,7 +821,7 @@ print(h.grad_fn)";
     // d/dx of (2x + 1) * x = 4x + 1; d/dw of 2w / (w + 1) = 2 / (w + 1)^2.
     assert_eq!(
         ok(src).trim(),
-        "<MulBackward0> <MulBackward0> false\n[5.0, 9.0, 13.0]\n<DivBackward0> false\n[0.5, 0.222222238779068, 0.125]\n<ClampBackward1>"
+        "<MulBackward0> <MulBackward0> False\n[5.0, 9.0, 13.0]\n<DivBackward0> False\n[0.5, 0.222222238779068, 0.125]\n<ClampBackward1>"
     );
     for (src, says) in [
         (
@@ -1062,7 +1065,7 @@ fn autograd_grad_and_backward_of_several_roots_as_pytorchs() {
             ),
         );
         let lines: Vec<&str> = out.lines().collect();
-        assert_eq!(lines[0], "[6.0, 16.0] true", "{backend:?}");
+        assert_eq!(lines[0], "[6.0, 16.0] True", "{backend:?}");
         let close = |line: &str, want: &[f64]| {
             let got: Vec<f64> = line
                 .trim_matches(|c| c == '[' || c == ']')
@@ -1076,7 +1079,7 @@ fn autograd_grad_and_backward_of_several_roots_as_pytorchs() {
         };
         close(lines[1], &[5.4366, 14.7781]);
         close(lines[2], &[std::f64::consts::E, 7.3891]);
-        assert_eq!(lines[3], "[2.0, 2.0] none");
+        assert_eq!(lines[3], "[2.0, 2.0] None");
         assert_eq!(lines[4], "[2.0, 2.0] [3.0, 3.0]");
     }
     let (_, m) = err(
@@ -1123,9 +1126,9 @@ fn the_parts_of_chunk_split_and_unbind_are_outputs_of_one_node() {
     assert_eq!(
         out.lines().collect::<Vec<_>>(),
         [
-            "<SplitBackward0> [[<AccumulateGrad>, 0]] true",
+            "<SplitBackward0> [[<AccumulateGrad>, 0]] True",
             "SplitBackward0 [[<MulBackward0>, 0]]",
-            "[[<AccumulateGrad>, 0], [none, 0]]",
+            "[[<AccumulateGrad>, 0], [None, 0]]",
             "[]",
             "[6.0, 6.0, 6.0, 0.0, 0.0, 0.0]",
             "<UnbindBackward0>",
@@ -1154,8 +1157,8 @@ fn the_parts_of_chunk_split_and_unbind_are_outputs_of_one_node() {
     assert_eq!(
         out.lines().collect::<Vec<_>>(),
         [
-            "hook [3, 3]",
-            "<SplitWithSizesBackward0> [3, 3] [0.0, 2.0, 2.0, 2.0]"
+            "hook torch.Size([3, 3])",
+            "<SplitWithSizesBackward0> torch.Size([3, 3]) [0.0, 2.0, 2.0, 2.0]"
         ]
     );
 }

@@ -64,7 +64,7 @@ fn ctrl_c_in_a_loader_loop_stops_the_workers_and_keeps_the_session() {
     let e = o.error.expect("the loop must be interrupted");
     assert_eq!(e.ename, "Interrupted");
     assert_eq!(workers_alive(), 0);
-    assert!(ok_in(&mut s, "print(epochs >= 0, len(ds))").trim() == "true 256");
+    assert!(ok_in(&mut s, "print(epochs >= 0, len(ds))").trim() == "True 256");
 }
 
 /// `sleep` is the host's time passing: Ctrl-C stops a long one at once.

@@ -63,7 +63,7 @@ print(max(diffs) < 1e-4, len(diffs), net.calls, out.device, out.grad_fn)
         let mut s = session(backend, devices);
         assert_eq!(
             ok_in(&mut s, &src).trim(),
-            "true\ntrue 6 0 cuda:0 <GatherBackward>",
+            "True\nTrue 6 0 cuda:0 <GatherBackward>",
             "{backend:?} with {devices} devices"
         );
     }
@@ -90,7 +90,7 @@ print(net.bn.num_batches_tracked.item())
     for (devices, chunk) in [(2, 6), (4, 3)] {
         let mut s = session(BackendChoice::Sim, devices);
         let src = src.replace("{chunk}", &chunk.to_string());
-        assert_eq!(ok_in(&mut s, &src).trim(), "true\n1", "{devices} devices");
+        assert_eq!(ok_in(&mut s, &src).trim(), "True\n1", "{devices} devices");
     }
 }
 
@@ -113,6 +113,8 @@ print(net.bn.num_batches_tracked.item())
 ///   `W.grad` as it is: cuda:0 peaks at W + X + output + its gradient +
 ///   the sum = 16 MiB (plus the loss's 512 B block), and ends at 12 MiB
 ///   (+ 512 B); cuda:1 peaks at 6 MiB and ends empty.
+/// - `step()` of SGD with momentum: the momentum buffer is made on the
+///   parameter's device (a 4 MiB clone of the gradient): cuda:0 at 16 MiB.
 #[test]
 fn memory_on_each_device_is_what_pytorchs_allocator_holds() {
     let src = "W = Linear(1024, 1024, bias=false).to(cuda:0)
@@ -126,12 +128,15 @@ print(memory_allocated(cuda:0) / MiB, memory_allocated(cuda:1) / MiB, max_memory
 loss = out.sum()
 loss.backward()
 print(memory_allocated(cuda:0) - 12 * MiB, max_memory_allocated(cuda:0) - 16 * MiB)
-print(memory_allocated(cuda:1), max_memory_allocated(cuda:1) / MiB)";
+print(memory_allocated(cuda:1), max_memory_allocated(cuda:1) / MiB)
+opt = SGD(W.parameters(), lr=0.1, momentum=0.9)
+opt.step()
+print(memory_allocated(cuda:0) - 16 * MiB, memory_allocated(cuda:1))";
     for backend in [BackendChoice::Sim, BackendChoice::Emu] {
         let mut s = session(backend, 2);
         assert_eq!(
             ok_in(&mut s, src).trim(),
-            "8.0 1.0 6.0\n512 512\n0 6.0",
+            "8.0 1.0 6.0\n512 512\n0 6.0\n512 0",
             "{backend:?}"
         );
     }
@@ -177,7 +182,7 @@ w = dp(randn(1, 2))",
     );
     assert_eq!(
         out.trim(),
-        "cuda:0 2\ncuda:1 2\ncuda:2 1\n[5, 2]\ncuda:0 1\ncuda:1 1\ncuda:2 1\ncuda:0 1"
+        "cuda:0 2\ncuda:1 2\ncuda:2 1\ntorch.Size([5, 2])\ncuda:0 1\ncuda:1 1\ncuda:2 1\ncuda:0 1"
     );
 }
 
@@ -230,7 +235,7 @@ print(DataParallel(net).state_dict().keys()[0], DataParallel(net).module is net)
     );
     assert_eq!(
         out.trim(),
-        "0.0 0 cuda:1\n<BroadcastBackward> <BroadcastBackward> 1 0\nmodule.fc1.weight true"
+        "0.0 0 cuda:1\n<BroadcastBackward> <BroadcastBackward> 1 0\nmodule.fc1.weight True"
     );
 }
 
@@ -252,7 +257,10 @@ print(a.shape, a[0, 0].item(), b.shape, b.tolist())",
         out.contains("Was asked to gather along dimension 0, but all input tensors were scalars"),
         "{out}"
     );
-    assert!(out.contains("[4, 2] 3.0 [2] [4.0, 4.0]"), "{out}");
+    assert!(
+        out.contains("torch.Size([4, 2]) 3.0 torch.Size([2]) [4.0, 4.0]"),
+        "{out}"
+    );
 }
 
 /// Without CUDA devices the wrapper calls the module (PyTorch's
@@ -358,5 +366,38 @@ keep = ones(2, device=cuda:1)",
     assert_eq!(
         ok_in(&mut s, "print(keep.tolist(), current_device())").trim(),
         "[1.0, 1.0] cuda:0"
+    );
+}
+
+/// A replica's current device is its thread's own, as PyTorch's is
+/// thread-local: a `with device(0)` in replica 1's forward stays in force
+/// across the turns the other replicas take meanwhile.
+#[test]
+fn a_replicas_current_device_survives_the_other_replicas_turns() {
+    let mut s = session(BackendChoice::Sim, 2);
+    let out = ok_in(
+        &mut s,
+        "class Where(Module):
+    def forward(self, x):
+        with device(0):
+            a = x + 1
+            b = a * 2
+            print(\"in with\", current_device())
+        print(\"after\", current_device())
+        return x
+
+y = DataParallel(Where())(ones(2, 2, device=cuda:0))",
+    );
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            "after cuda:0",
+            "after cuda:1",
+            "in with cuda:0",
+            "in with cuda:0"
+        ],
+        "{out}"
     );
 }

@@ -221,7 +221,7 @@ fn copies_into_pinned_memory_run_at_pinned_speed() {
     // The blocking copy is a host sync, and its bytes are there at once.
     assert_eq!(
         ok(&mut s, "t = h.copy_(q)\nprint((h == q.cpu()).all().item())"),
-        "true"
+        "True"
     );
 }
 

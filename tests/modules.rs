@@ -63,14 +63,10 @@ fn a_model_prints_as_pytorchs_repr() {
 #[test]
 fn state_dict_and_named_modules_have_pytorchs_keys_in_its_order() {
     let out = common::ok(&format!(
-        "{NET}print(n.state_dict())\n\
+        "{NET}for k in n.state_dict().keys() {{ print(\"key\", k) }}\n\
          for name, m in n.named_modules() {{ print(name) }}"
     ));
-    let keys: Vec<&str> = out
-        .lines()
-        .filter_map(|l| l.strip_prefix("  \""))
-        .map(|l| l.split('"').next().unwrap())
-        .collect();
+    let keys: Vec<&str> = out.lines().filter_map(|l| l.strip_prefix("key ")).collect();
     assert_eq!(
         keys,
         [
@@ -84,10 +80,7 @@ fn state_dict_and_named_modules_have_pytorchs_keys_in_its_order() {
         ],
         "{out}"
     );
-    let names: Vec<&str> = out
-        .lines()
-        .filter(|l| !l.starts_with([' ', '{', '}']))
-        .collect();
+    let names: Vec<&str> = out.lines().filter(|l| !l.starts_with("key ")).collect();
     assert_eq!(
         names,
         [
@@ -185,7 +178,7 @@ fn classes_follow_pythons_rules() {
     );
     assert_eq!(
         out.lines().collect::<Vec<_>>(),
-        ["3 20 a a", "20", "true false true", "changed", "7"],
+        ["3 20 a a", "20", "True False True", "changed", "7"],
         "{out}"
     );
     let (class, msg) = common::err("class A { }\nA().w");
@@ -262,7 +255,7 @@ fn a_model_trains_its_own_parameters() {
     );
     assert_eq!(
         out.lines().collect::<Vec<_>>(),
-        ["true", "true", "true", "none"],
+        ["True", "True", "True", "None"],
         "{out}"
     );
 }
@@ -283,7 +276,7 @@ fn eval_switches_dropout_but_still_records_the_graph() {
     );
     assert_eq!(
         out.lines().collect::<Vec<_>>(),
-        ["true true false", "false", "true true"],
+        ["True True False", "False", "True True"],
         "{out}"
     );
 }
@@ -304,8 +297,8 @@ fn load_state_dict_checks_every_key_before_copying() {
         out.lines().collect::<Vec<_>>(),
         [
             "[] []",
-            "true",
-            "[\"weight\", \"bias\"] [\"0.weight\", \"0.bias\", \"2.weight\", \"2.bias\"]"
+            "True",
+            "['weight', 'bias'] ['0.weight', '0.bias', '2.weight', '2.bias']"
         ],
         "{out}"
     );
@@ -334,7 +327,7 @@ fn linear_is_initialised_within_pytorchs_bound() {
     );
     assert_eq!(
         out.lines().collect::<Vec<_>>(),
-        ["true true", "true true true"],
+        ["True True", "True True True"],
         "{out}"
     );
 }
@@ -349,8 +342,8 @@ fn moving_a_model_moves_its_parameters_and_buffers_and_warns_a_stale_optimizer()
          m.half()\nprint(m.fc.weight.dtype)",
     );
     assert!(out.contains("an optimizer made before"), "{out}");
-    assert!(out.contains("cuda:1 cuda:1 true true"), "{out}");
-    assert!(out.contains("f16"), "{out}");
+    assert!(out.contains("cuda:1 cuda:1 True True"), "{out}");
+    assert!(out.contains("torch.float16"), "{out}");
 }
 
 #[test]
@@ -402,7 +395,7 @@ fn a_module_computes_what_the_functional_ops_compute_bit_for_bit() {
     );
     assert_eq!(
         out.lines().collect::<Vec<_>>(),
-        ["true", "true true"],
+        ["True", "True True"],
         "{out}"
     );
 }
@@ -425,7 +418,7 @@ fn a_dataloader_worker_has_its_own_copy_of_a_model() {
     );
     assert_eq!(
         out.lines().collect::<Vec<_>>(),
-        ["true 0", "false 8"],
+        ["True 0", "False 8"],
         "{out}"
     );
 }
@@ -449,7 +442,11 @@ fn forward_hooks_see_and_replace_inputs_and_outputs() {
     );
     assert_eq!(
         out.lines().collect::<Vec<_>>(),
-        ["[[2, 3], [2, 3], [2, 2]]", "[[7.0, 7.0], [7.0, 7.0]]", "6"],
+        [
+            "[torch.Size([2, 3]), torch.Size([2, 3]), torch.Size([2, 2])]",
+            "[[7.0, 7.0], [7.0, 7.0]]",
+            "6"
+        ],
         "{out}"
     );
 }
@@ -514,9 +511,9 @@ fn init_functions_fill_in_place_within_pytorchs_bounds() {
     assert_eq!(
         out.lines().collect::<Vec<_>>(),
         [
-            "true true true",
-            "true 0.0",
-            "true 1.3867504905630728",
+            "True True True",
+            "True 0.0",
+            "True 1.3867504905630728",
             "[0.5, 0.5]"
         ],
         "{out}"
@@ -535,9 +532,9 @@ fn embedding_picks_rows_and_sums_their_gradients() {
         out.lines().collect::<Vec<_>>(),
         [
             "Embedding(10, 3)",
-            "[2, 2, 3] <EmbeddingBackward0>",
+            "torch.Size([2, 2, 3]) <EmbeddingBackward0>",
             "[2.0, 2.0, 2.0] [0.0, 0.0, 0.0]",
-            "true"
+            "True"
         ],
         "{out}"
     );
@@ -592,7 +589,7 @@ fn batch_norm_moves_its_running_statistics_in_training_only() {
         [
             "BatchNorm1d(2, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)",
             "<NativeBatchNormBackward0> 1",
-            "[0.30000001192092896, 2.0] true",
+            "[0.30000001192092896, 2.0] True",
             "[0.30000001192092896, 2.0] 1",
             "running_mean",
             "running_var",
@@ -653,8 +650,8 @@ fn the_mnist_example_network_trains_a_step() {
         out.lines().collect::<Vec<_>>(),
         [
             "Conv2d(1, 8, kernel_size=(3, 3), stride=(1, 1))",
-            "<NllLossBackward0> true [0.7]",
-            "[16, 8, 3, 3] [8]"
+            "<NllLossBackward0> True [0.7]",
+            "torch.Size([16, 8, 3, 3]) torch.Size([8])"
         ],
         "{out}"
     );
@@ -675,8 +672,8 @@ fn layer_norm_normalises_each_row_as_pytorch() {
             "LayerNorm((4,), eps=1e-05, elementwise_affine=True, bias=True)",
             "LayerNorm((3, 4), eps=1e-05, elementwise_affine=False, bias=False)",
             "<NativeLayerNormBackward0>",
-            "true true",
-            "true [2.0, 2.0, 2.0, 2.0]"
+            "True True",
+            "True [2.0, 2.0, 2.0, 2.0]"
         ],
         "{out}"
     );
@@ -808,5 +805,8 @@ fn an_empty_batch_convolves_and_pools() {
          y.sum().backward()\n\
          print(y.shape, x.grad.shape, m.weight.grad.abs().sum().item(), m.bias.grad.abs().sum().item())",
     );
-    assert_eq!(out.trim_end(), "[0, 3, 1, 1] [0, 2, 5, 5] 0.0 0.0");
+    assert_eq!(
+        out.trim_end(),
+        "torch.Size([0, 3, 1, 1]) torch.Size([0, 2, 5, 5]) 0.0 0.0"
+    );
 }

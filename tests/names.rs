@@ -89,11 +89,11 @@ fn a_deleted_global_is_gone_and_can_be_set_again() {
 fn integers_compare_exactly_as_in_python() {
     assert_eq!(
         ok("print(2**53 + 1 == 2**53, 2**53 + 1 > 2**53)"),
-        "false true"
+        "False True"
     );
     assert_eq!(
         ok("print(3 < 3.5, 2.0 == 2, 1e300 * 10 > 1)"),
-        "true true true"
+        "True True True"
     );
 }
 

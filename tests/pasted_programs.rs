@@ -148,3 +148,35 @@ fn the_comparison_catches_a_changed_number() {
     assert!(same("Accuracy: 41.6%", "Accuracy: 40.6%").is_err());
     assert!(same("a\nb", "a").is_err());
 }
+
+/// PyTorch's data parallelism tutorial, as pasted, on 2, 3 and 8
+/// simulated GPUs prints what the tutorial lists for as many GPUs: the
+/// batches of 30 (and the last of 10) cut as `chunk` cuts them, one
+/// "In Model" line per replica. PyTorch's replicas print in the order
+/// their threads happen to run (its 8-GPU listing has the short chunk in
+/// the middle), so within one batch the lines are compared as a set.
+#[test]
+fn the_data_parallel_tutorial_prints_its_listed_results() {
+    let program = pasted().join("multi_gpu/data_parallel_tutorial.py");
+    for gpus in [2, 3, 8] {
+        let want =
+            std::fs::read_to_string(program.with_extension(format!("py.gpus{gpus}"))).unwrap();
+        let got = run(&program, &["--sim-devices", &gpus.to_string()]);
+        let batches = |text: &str| -> Vec<Vec<String>> {
+            let mut out = vec![Vec::new()];
+            for line in text.lines() {
+                out.last_mut().unwrap().push(line.to_string());
+                if line.starts_with("Outside") || line.starts_with("Let's use") {
+                    out.last_mut().unwrap().sort();
+                    out.push(Vec::new());
+                }
+            }
+            out
+        };
+        assert_eq!(
+            batches(&got),
+            batches(&want),
+            "on {gpus} GPUs cudash printed:\n{got}"
+        );
+    }
+}

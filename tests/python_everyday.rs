@@ -27,11 +27,11 @@ fn imports_bind_pytorchs_names() {
         out,
         [
             "<module 'torch'> <module 'torch.nn'> <module 'torch.nn.functional'> <module 'torch.optim'>",
-            "[2] true [0.0, 2.0]",
-            "f32 i64 bool true",
-            "true 4.0 true 2",
+            "torch.Size([2]) True [0.0, 2.0]",
+            "torch.float32 torch.int64 torch.bool True",
+            "True 4.0 True 2",
             "cuda",
-            "true",
+            "True",
         ],
     );
 }
@@ -45,7 +45,7 @@ fn no_grad_is_a_with_context() {
          with torch.no_grad():\n    with torch.enable_grad():\n        z = w * 2\n\
          print(z.requires_grad)",
     );
-    assert_eq!(out, ["false true", "true"]);
+    assert_eq!(out, ["False True", "True"]);
 }
 
 #[test]
@@ -112,7 +112,7 @@ fn tuples_are_values_and_unpack_at_any_depth() {
             "0 21",
             "1 41",
             "56",
-            "[2, 3] 6.0"
+            "torch.Size([2, 3]) 6.0"
         ]
     );
 }
@@ -123,7 +123,10 @@ fn a_loader_unpacks_in_the_for_header() {
         "ds = TensorDataset(arange(6.), arange(6))\n\
          for batch, (X, y) in enumerate(DataLoader(ds, batch_size=4)):\n    print(batch, X.shape, y.tolist())",
     );
-    assert_eq!(out, ["0 [4] [0, 1, 2, 3]", "1 [2] [4, 5]"]);
+    assert_eq!(
+        out,
+        ["0 torch.Size([4]) [0, 1, 2, 3]", "1 torch.Size([2]) [4, 5]"]
+    );
 }
 
 #[test]
@@ -187,7 +190,7 @@ fn percent_format_and_concatenation_as_python() {
         [
             "3/4 (75%) loss 0.5000    ab|",
             "a and 3.14 n",
-            "ab --- x, y [\"a\", \"b\"]",
+            "ab --- x, y ['a', 'b']",
         ]
     );
     let (ename, evalue) = common::err("\"loss: \" + 1.5");
@@ -234,7 +237,7 @@ fn lambdas_comprehensions_and_spread_arguments() {
             "2 6 [3, 2, 1]",
             "123 450",
             "3 3 1",
-            "[\"w\"] []",
+            "['w'] []",
         ]
     );
 }
@@ -315,7 +318,7 @@ fn star_parameters_take_what_is_left() {
     assert_eq!(
         out,
         [
-            "[2, [\"a\", \"b\"]] [0, []]",
+            "[2, ['a', 'b']] [0, []]",
             "1 11 21",
             "<function g(a, *rest, scale=2)>"
         ]
@@ -342,7 +345,7 @@ fn global_iter_and_next_as_python() {
             "2",
             "[0.0, 1.0, 2.0, 3.0] [0, 1, 2, 3]",
             "[4, 5] done",
-            "x [\"y\"]"
+            "x ['y']"
         ]
     );
     let (ename, _) = common::err("next(iter(range(0)))");
@@ -378,11 +381,11 @@ fn the_accelerator_and_a_devices_parts() {
          device = torch.accelerator.current_accelerator().type if torch.accelerator.is_available() else \"cpu\"\n\
          print(f\"Using {device} device\", torch.accelerator.device_count())",
     );
-    assert_eq!(out, ["cuda 1 cpu none", "Using cuda device 2"]);
+    assert_eq!(out, ["cuda 1 cpu None", "Using cuda device 2"]);
     let mut cpu = common::cpu_session();
     let out = common::ok_in(
         &mut cpu,
         "import torch\nprint(torch.accelerator.is_available(), torch.accelerator.current_accelerator())",
     );
-    assert_eq!(out, "false none");
+    assert_eq!(out, "False None");
 }

@@ -38,7 +38,8 @@ type Out<T> = Result<T, Diagnostic>;
 /// The host's one interpreter lock, passed round the replicas' threads.
 pub(crate) struct Gil {
     state: Mutex<Turns>,
-    turn_changed: Condvar,
+    /// One per replica: the replica whose turn comes is the one woken.
+    your_turn: Vec<Condvar>,
 }
 
 struct Turns {
@@ -52,7 +53,9 @@ struct Turns {
     out: Vec<Output>,
 }
 
-/// A replica's place in the turns: its number and its device.
+/// A replica's place in the turns: its number, and its current device
+/// (its thread's own, as PyTorch's is thread-local: the replica's device,
+/// or what a `with device(n)` in its forward made current).
 pub(crate) struct Turn {
     gil: Arc<Gil>,
     replica: usize,
@@ -68,7 +71,7 @@ impl Gil {
                 running: vec![true; replicas],
                 out: Vec::new(),
             }),
-            turn_changed: Condvar::new(),
+            your_turn: (0..replicas).map(|_| Condvar::new()).collect(),
         }
     }
 }
@@ -97,9 +100,7 @@ impl Interp {
         let Some(t) = &self.turn else { return };
         let mut s = lock(&t.gil.state);
         while s.turn != Some(t.replica) {
-            s = t
-                .gil
-                .turn_changed
+            s = t.gil.your_turn[t.replica]
                 .wait(s)
                 .unwrap_or_else(|e| e.into_inner());
         }
@@ -110,7 +111,9 @@ impl Interp {
     /// Gives the runtime and what was printed back, and the turn to the
     /// next replica (for good when `finished`).
     fn end_turn(&mut self, finished: bool) {
-        let Some(t) = &self.turn else { return };
+        let current = self.rt.current_device;
+        let Some(t) = &mut self.turn else { return };
+        t.device = current;
         let mut s = lock(&t.gil.state);
         std::mem::swap(&mut self.rt, &mut s.rt);
         s.out.append(&mut self.out);
@@ -118,7 +121,9 @@ impl Interp {
             s.running[t.replica] = false;
         }
         s.turn = s.next_after(t.replica);
-        t.gil.turn_changed.notify_all();
+        if let Some(next) = s.turn {
+            t.gil.your_turn[next].notify_one();
+        }
     }
 
     /// Lets the next replica run one op, when another is waiting.

@@ -39,18 +39,6 @@ fn sequence(items: &[Value]) -> String {
     }
 }
 
-/// What `print` writes: strings without quotes, the rest as cudash shows
-/// it (`true`, `none`; an f-string or `str()` gives Python's `True`).
-pub fn print_text(v: &Value) -> String {
-    match v {
-        Value::Str(s) => s.to_string(),
-        Value::Tensor(t) => tensor_text(t),
-        // An exception prints its message, as Python's `print(e)`.
-        Value::Exception(x) => x.message.clone(),
-        other => repr(other),
-    }
-}
-
 pub fn repr(v: &Value) -> String {
     match v {
         Value::None => "none".into(),

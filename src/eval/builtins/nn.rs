@@ -433,7 +433,7 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
     Ok(match class {
         Value::Class(c) => super::super::value::class_of(obj).is_some_and(|k| k.derives(c)),
         Value::Builtin(doc) if doc.name == "Module" => matches!(obj, Value::Module(_)),
-        Value::Builtin(doc) if is_layer(doc.name) => match obj {
+        Value::Builtin(doc) if is_layer(doc.name) || doc.name == "DataParallel" => match obj {
             Value::Module(m) => {
                 let m = crate::runtime::lock::lock(m);
                 m.object.is_none() && &*m.type_name == doc.name

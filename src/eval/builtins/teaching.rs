@@ -4,17 +4,20 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::super::args::Bound;
-use super::super::show::print_text;
+use super::super::format::str_of;
 use super::super::{Interp, Output, Value};
 use super::checkpoint;
 use crate::error::{Diagnostic, Error};
 use crate::runtime::io;
 
+/// `print(*values, sep=" ", end="\n")`: each value as Python's `str()`
+/// writes it (`True`, `None`, `torch.Size([2, 3])`, `torch.float32`,
+/// strings in a list quoted), a tensor as cudash shows it (with its device).
 pub(super) fn print(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let values: Vec<&Value> = b.rest.iter().map(|(v, _)| v).collect();
     let parts = me
         .host_read(&values, || {
-            values.iter().map(|v| print_text(v)).collect::<Vec<_>>()
+            values.iter().map(|v| str_of(v)).collect::<Vec<_>>()
         })
         .map_err(|e| e.at(b.span))?;
     // A race the host's read ran into is said before what it printed.
