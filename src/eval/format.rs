@@ -36,13 +36,13 @@ pub fn repr_of(v: &Value) -> String {
             "[{}]",
             items.iter().map(repr_of).collect::<Vec<_>>().join(", ")
         ),
-        Value::MutList(_) => match v.items() {
-            Some(items) => format!(
+        Value::MutList(list) => show::once_inside(std::sync::Arc::as_ptr(list) as usize, || {
+            let items = v.items().unwrap_or_default();
+            format!(
                 "[{}]",
                 items.iter().map(repr_of).collect::<Vec<_>>().join(", ")
-            ),
-            None => show::repr(v),
-        },
+            )
+        }),
         Value::Dict(pairs) => format!(
             "{{{}}}",
             pairs

@@ -24,6 +24,18 @@ thread_local! {
     static SHOWING: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
+/// `show()` of the `list()` at address `at`, or `[...]` where it is
+/// already being shown (a list that holds itself, as Python's repr).
+pub(crate) fn once_inside(at: usize, show: impl FnOnce() -> String) -> String {
+    if SHOWING.with(|s| s.borrow().contains(&at)) {
+        return "[...]".into();
+    }
+    SHOWING.with(|s| s.borrow_mut().push(at));
+    let text = show();
+    SHOWING.with(|s| s.borrow_mut().pop());
+    text
+}
+
 /// A tuple's or a list's items in brackets.
 fn sequence(items: &[Value]) -> String {
     let parts: Vec<String> = items.iter().map(repr).collect();
@@ -53,17 +65,9 @@ pub fn repr(v: &Value) -> String {
         // A tuple shows as a list does (a shape as `[2, 3]`, close to
         // PyTorch's `torch.Size([2, 3])`).
         Value::List(items) | Value::Size(items) => sequence(items),
-        Value::MutList(list) => {
-            // A list that holds itself shows `[...]` there, as Python's.
-            let at = std::sync::Arc::as_ptr(list) as usize;
-            if SHOWING.with(|s| s.borrow().contains(&at)) {
-                return "[...]".into();
-            }
-            SHOWING.with(|s| s.borrow_mut().push(at));
-            let text = sequence(&v.items().unwrap_or_default());
-            SHOWING.with(|s| s.borrow_mut().pop());
-            text
-        }
+        Value::MutList(list) => once_inside(std::sync::Arc::as_ptr(list) as usize, || {
+            sequence(&v.items().unwrap_or_default())
+        }),
         Value::Builtin(doc) => format!("<builtin {}>", doc.signature),
         Value::Function(f) => format!("<function {}>", f.signature()),
         Value::Stream(s) => s.describe(),
