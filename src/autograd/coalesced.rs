@@ -45,14 +45,7 @@ pub fn take_tensors(ts: &[&Tensor], limit: usize) -> Vec<Vec<usize>> {
     let mut done = Vec::new();
     let mut open: Vec<(DType, Vec<usize>, usize)> = Vec::new();
     for (i, t) in ts.iter().enumerate() {
-        let at = match open.iter().position(|(d, _, _)| *d == t.dtype()) {
-            Some(at) => at,
-            None => {
-                open.push((t.dtype(), Vec::new(), 0));
-                open.len() - 1
-            }
-        };
-        let (_, group, size) = &mut open[at];
+        let (_, group, size) = open_bucket(&mut open, t.dtype());
         group.push(i);
         *size += t.nbytes();
         if *size >= limit {
@@ -69,6 +62,21 @@ pub fn take_tensors(ts: &[&Tensor], limit: usize) -> Vec<Vec<usize>> {
     done
 }
 
+/// The open bucket of `dtype` (a new one at the end when there is none).
+fn open_bucket(
+    open: &mut Vec<(DType, Vec<usize>, usize)>,
+    dtype: DType,
+) -> &mut (DType, Vec<usize>, usize) {
+    let at = match open.iter().position(|(d, _, _)| *d == dtype) {
+        Some(at) => at,
+        None => {
+            open.push((dtype, Vec::new(), 0));
+            open.len() - 1
+        }
+    };
+    &mut open[at]
+}
+
 /// Python's `torch._utils._take_tensors`: buckets of one dtype, each
 /// closed before the tensor that would take it past `limit`; the open ones
 /// last, in the order their dtype first came.
@@ -76,14 +84,7 @@ pub fn take_tensors_py(ts: &[&Tensor], limit: usize) -> Vec<Vec<usize>> {
     let mut done = Vec::new();
     let mut open: Vec<(DType, Vec<usize>, usize)> = Vec::new();
     for (i, t) in ts.iter().enumerate() {
-        let at = match open.iter().position(|(d, _, _)| *d == t.dtype()) {
-            Some(at) => at,
-            None => {
-                open.push((t.dtype(), Vec::new(), 0));
-                open.len() - 1
-            }
-        };
-        let (_, group, size) = &mut open[at];
+        let (_, group, size) = open_bucket(&mut open, t.dtype());
         if *size + t.nbytes() > limit && *size > 0 {
             done.push(std::mem::take(group));
             *size = 0;
@@ -280,4 +281,41 @@ pub fn reduce_add_coalesced(
         _previous = flats;
     }
     Ok(out.into_iter().flatten().collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32s(n: usize) -> Tensor {
+        Tensor::from_vec(vec![0f32; n], vec![n])
+    }
+
+    /// Three 4 MiB tensors: C++'s buckets close once they reach 10 MiB
+    /// (all three in one), Python's before the one that would pass it.
+    #[test]
+    fn buckets_close_as_cpps_and_pythons_take_tensors_close_them() {
+        let ts = [f32s(1 << 20), f32s(1 << 20), f32s(1 << 20)];
+        let refs: Vec<&Tensor> = ts.iter().collect();
+        assert_eq!(take_tensors(&refs, BUFFER_SIZE), vec![vec![0, 1, 2]]);
+        assert_eq!(
+            take_tensors_py(&refs, BUFFER_SIZE),
+            vec![vec![0, 1], vec![2]]
+        );
+        // One bucket per dtype, each in its own order.
+        let mixed = [f32s(4), Tensor::from_vec(vec![0i64; 4], vec![4]), f32s(4)];
+        let refs: Vec<&Tensor> = mixed.iter().collect();
+        assert_eq!(
+            take_tensors_py(&refs, BUFFER_SIZE),
+            vec![vec![0, 2], vec![1]]
+        );
+        // A tensor larger than the limit is a bucket of its own.
+        let big = [f32s(4), f32s(3 << 20), f32s(4)];
+        let refs: Vec<&Tensor> = big.iter().collect();
+        assert_eq!(take_tensors(&refs, BUFFER_SIZE), vec![vec![0, 1], vec![2]]);
+        assert_eq!(
+            take_tensors_py(&refs, BUFFER_SIZE),
+            vec![vec![0], vec![1], vec![2]]
+        );
+    }
 }

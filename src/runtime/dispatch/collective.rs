@@ -348,7 +348,7 @@ impl Runtime {
             // The simulator, and `avg` (premultiplied as the host does it):
             // the ring's order is the chunk order of the root's chunk.
             let order: Vec<Tensor> = (1..=n).map(|k| flat_part(ts[(root + k) % n])).collect();
-            let folded = fold(&order, op, n)?;
+            let folded = averaged(fold(&order, op, n)?.contiguous_buffer(), op, n);
             let values = Tensor::new(folded, ts[0].shape().to_vec(), Device::Cpu);
             let device = Device::Cuda(devices[root]);
             let mem = self.reserve(device, values.shape(), values.dtype())?;
@@ -485,12 +485,11 @@ fn flat_part(t: &Tensor) -> Tensor {
     Tensor::new(t.contiguous_buffer(), vec![t.numel()], Device::Cpu)
 }
 
-/// `parts` (flat, in the order the chain visits them) folded with `op`
-/// into one buffer: `avg` premultiplies floats by 1/n and divides
-/// integers at the end, as `ring_reduce` does.
-fn fold(parts: &[Tensor], op: RedOp, n: usize) -> Result<Buffer, Error> {
-    let dt = parts[0].dtype();
-    let premul = op == RedOp::Avg && dt.is_float();
+/// `parts` (flat, in the order the chain visits them) folded with `op`;
+/// `avg` premultiplies floats by 1/n (NCCL's premultiplied sum), and
+/// leaves integers summed for `averaged`.
+fn fold(parts: &[Tensor], op: RedOp, n: usize) -> Result<Tensor, Error> {
+    let premul = op == RedOp::Avg && parts[0].dtype().is_float();
     let k = Tensor::scalar(1.0 / n as f64);
     let scaled = |p: &Tensor| match premul {
         true => binary(BinaryOp::Mul, p, &k, true),
@@ -500,8 +499,13 @@ fn fold(parts: &[Tensor], op: RedOp, n: usize) -> Result<Buffer, Error> {
     for p in &parts[1..] {
         acc = binary(combine(op), &acc, &scaled(p)?, false)?;
     }
-    let mut buf = acc.contiguous_buffer();
-    if op == RedOp::Avg && !premul {
+    Ok(acc)
+}
+
+/// An integer `avg`'s sum divided by n, truncating (floats were
+/// premultiplied by `fold`).
+fn averaged(mut buf: Buffer, op: RedOp, n: usize) -> Buffer {
+    if op == RedOp::Avg {
         let n = n as i64;
         match &mut buf {
             Buffer::I32(v) => v.iter_mut().for_each(|x| *x /= n as i32),
@@ -509,54 +513,26 @@ fn fold(parts: &[Tensor], op: RedOp, n: usize) -> Result<Buffer, Error> {
             _ => {}
         }
     }
-    Ok(buf)
+    buf
 }
 
 /// The ring's reduction of `parts` (flat, one per device): chunk `c` folded
 /// from device `c + 1` round to device `c`.
 fn ring_reduce(parts: &[Tensor], op: RedOp, n: usize) -> Result<Buffer, Error> {
     let len = parts[0].numel();
-    let dt = parts[0].dtype();
-    let premul = op == RedOp::Avg && dt.is_float();
-    let premultiplied: Vec<Tensor> = match premul {
-        true => {
-            let k = Tensor::scalar(1.0 / n as f64);
-            parts
-                .iter()
-                .map(|p| binary(BinaryOp::Mul, p, &k, true))
-                .collect::<Result<_, _>>()?
-        }
-        false => Vec::new(),
-    };
-    let scaled: &[Tensor] = match premul {
-        true => &premultiplied,
-        false => parts,
-    };
-    let combine = combine(op);
     let size = len.div_ceil(n).max(1);
     let mut chunks = Vec::with_capacity(n);
     for c in 0..n {
         let lo = (c * size).min(len);
         let hi = ((c + 1) * size).min(len);
-        let part = |k: usize| index::narrow(&scaled[(c + k) % n], 0, lo, hi - lo);
-        let mut acc = part(1)?;
-        for k in 2..=n {
-            acc = binary(combine, &acc, &part(k)?, false)?;
-        }
-        chunks.push(acc);
+        let order = (1..=n)
+            .map(|k| index::narrow(&parts[(c + k) % n], 0, lo, hi - lo))
+            .collect::<Result<Vec<_>, _>>()?;
+        chunks.push(fold(&order, op, n)?);
     }
     let refs: Vec<&Tensor> = chunks.iter().collect();
     let all = crate::runtime::ops::join::cat(&refs, 0)?;
-    let mut buf = all.contiguous_buffer();
-    if op == RedOp::Avg && !premul {
-        let n = n as i64;
-        match &mut buf {
-            Buffer::I32(v) => v.iter_mut().for_each(|x| *x /= n as i32),
-            Buffer::I64(v) => v.iter_mut().for_each(|x| *x /= n),
-            _ => {}
-        }
-    }
-    Ok(buf)
+    Ok(averaged(all.contiguous_buffer(), op, n))
 }
 
 /// The elementwise op that folds two parts.

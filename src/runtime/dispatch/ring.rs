@@ -155,45 +155,21 @@ impl Runtime {
             .map(|t| view::view(t, &[-1]))
             .collect::<Result<_, _>>()?;
         let len = flat[0].numel() / n;
-        let dtype = flat[0].dtype();
-        let compute = elementwise::compute_dtype(combine, dtype);
-        let strides = crate::runtime::shape::contiguous_strides(shape);
         let mut outs = Vec::with_capacity(n);
         for i in 0..n {
-            let to = devices[i];
-            let part = |k: usize| index::narrow(&flat[(i + k) % n], 0, i * len, len);
-            let first = part(1)?;
-            let from = devices[(i + 1) % n];
-            let out = self.filled_on(to, shape, dtype, |rt, addr| {
-                rt.peer_copy_into(from, &first, to, addr)
-            })?;
-            for k in 2..=n {
-                let next = part(k)?;
-                let l = self.on_device(to).ok_or_else(no_driver)?;
-                let scratch = l.scratch(dtype, len)?;
-                let addr = l.addr(&scratch);
-                self.peer_copy_into(devices[(i + k) % n], &next, to, addr)?;
-                let l = self.on_device(to).ok_or_else(no_driver)?;
-                let acc = Operand::own(&out)?;
-                let received = View {
-                    mem: &scratch,
-                    dtype,
-                    shape,
-                    strides: &strides,
-                    offset: 0,
-                };
-                let dst = acc.view(&out);
-                exec::binary_into(&l, combine, (dst, received), compute, dst, false)?;
-            }
-            outs.push(out);
+            let order = (1..=n)
+                .map(|k| {
+                    let from = (i + k) % n;
+                    Ok((devices[from], index::narrow(&flat[from], 0, i * len, len)?))
+                })
+                .collect::<Result<Vec<_>, Error>>()?;
+            outs.push(self.pulled(devices[i], &order, combine, shape)?);
         }
         Ok(outs)
     }
 
-    /// `reduce` on a driver's devices: the root's new output starts as a
-    /// copy of the part of the device after it, and each next part round
-    /// the ring (the root's own last) is copied into scratch on the root
-    /// and folded in there, on the root's stream.
+    /// `reduce` on a driver's devices: the parts folded onto the root in
+    /// ring order, from the device after it round to the root's own.
     pub(super) fn reduce_on(
         &mut self,
         ts: &[&Tensor],
@@ -202,22 +178,38 @@ impl Runtime {
         root: usize,
     ) -> Result<Tensor, Error> {
         let n = ts.len();
-        let shape = ts[0].shape();
-        let dtype = ts[0].dtype();
-        let len = ts[0].numel();
+        let order: Vec<(u32, Tensor)> = (1..=n)
+            .map(|k| {
+                let from = (root + k) % n;
+                (devices[from], ts[from].alias())
+            })
+            .collect();
+        self.pulled(devices[root], &order, combine, ts[0].shape())
+    }
+
+    /// A new tensor of `shape` on device `to`: the first of `order`'s parts
+    /// (each on its device) copied in, then each next one copied into
+    /// scratch memory there and folded in with `combine`, on `to`'s stream.
+    fn pulled(
+        &mut self,
+        to: u32,
+        order: &[(u32, Tensor)],
+        combine: BinaryOp,
+        shape: &[usize],
+    ) -> Result<Tensor, Error> {
+        let (from, first) = &order[0];
+        let dtype = first.dtype();
         let compute = elementwise::compute_dtype(combine, dtype);
         let strides = crate::runtime::shape::contiguous_strides(shape);
-        let to = devices[root];
-        let first = (root + 1) % n;
+        let len = first.numel();
         let out = self.filled_on(to, shape, dtype, |rt, addr| {
-            rt.peer_copy_into(devices[first], ts[first], to, addr)
+            rt.peer_copy_into(*from, first, to, addr)
         })?;
-        for k in 2..=n {
-            let from = (root + k) % n;
+        for (from, part) in &order[1..] {
             let l = self.on_device(to).ok_or_else(no_driver)?;
             let scratch = l.scratch(dtype, len)?;
             let addr = l.addr(&scratch);
-            self.peer_copy_into(devices[from], ts[from], to, addr)?;
+            self.peer_copy_into(*from, part, to, addr)?;
             let l = self.on_device(to).ok_or_else(no_driver)?;
             let acc = Operand::own(&out)?;
             let received = View {
