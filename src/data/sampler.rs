@@ -75,17 +75,17 @@ impl DistributedSampler {
     }
 
     /// This rank's sample indices for the current epoch: all of them in
-    /// order or permuted by `seed + epoch`, padded by repeating the first
-    /// ones to a multiple of the replicas (or cut, with `drop_last`), then
-    /// every `num_replicas`-th from `rank` on.
+    /// order or permuted by `seed + epoch` (PyTorch's own `randperm` on a
+    /// CPU generator seeded so: the same indices as PyTorch's sampler),
+    /// padded by repeating the first ones to a multiple of the replicas (or
+    /// cut, with `drop_last`), then every `num_replicas`-th from `rank` on.
     pub fn indices(&self) -> Result<Vec<usize>, Error> {
         let mut all: Vec<usize> = match self.shuffle {
             true => {
                 let epoch = self.epoch.load(Ordering::Relaxed);
-                permutation(
-                    self.samples,
-                    &mut Generator::new(self.seed.wrapping_add(epoch)),
-                )?
+                // The permutation is built in host memory: checked first.
+                permutation_fits(self.samples)?;
+                super::mt19937::randperm(self.samples, self.seed.wrapping_add(epoch))
             }
             false => {
                 let mut all = Vec::new();
@@ -132,7 +132,20 @@ impl DistributedSampler {
 
 /// A uniformly random permutation of `0..n` (Fisher–Yates).
 pub(super) fn permutation(n: usize, generator: &mut Generator) -> Result<Vec<usize>, Error> {
-    // The order and its draws: what PyTorch's `randperm(n)` holds too.
+    permutation_fits(n)?;
+    let mut order: Vec<usize> = Vec::with_capacity(n);
+    order.extend(0..n);
+    let draws = generator.uniform(n);
+    for i in (1..n).rev() {
+        let j = ((draws[i] * (i + 1) as f64) as usize).min(i);
+        order.swap(i, j);
+    }
+    Ok(order)
+}
+
+/// An error unless a permutation of `n` samples (the order and its
+/// draws: what PyTorch's `randperm(n)` holds too) fits on the host.
+fn permutation_fits(n: usize) -> Result<(), Error> {
     let too_big = || {
         Error::value_help(
             format!(
@@ -147,20 +160,52 @@ pub(super) fn permutation(n: usize, generator: &mut Generator) -> Result<Vec<usi
     order.try_reserve_exact(n).map_err(|_| too_big())?;
     let mut probe: Vec<f64> = Vec::new();
     probe.try_reserve_exact(n).map_err(|_| too_big())?;
-    drop(probe);
-    order.extend(0..n);
-    let draws = generator.uniform(n);
-    for i in (1..n).rev() {
-        let j = ((draws[i] * (i + 1) as f64) as usize).min(i);
-        order.swap(i, j);
-    }
-    Ok(order)
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    /// Every rank's indices as PyTorch 2.15's
+    /// `torch.utils.data.distributed.DistributedSampler(range(n),
+    /// num_replicas, rank, shuffle, seed, drop_last)` after
+    /// `set_epoch(epoch)` gave them (printed with `list(sampler)`).
+    #[test]
+    fn every_ranks_indices_are_pytorchs() {
+        #[rustfmt::skip]
+        let cases: &[((usize, i64, i64, u64, bool, bool), &[&[usize]])] = &[
+            ((10, 3, 7, 2, false, true), &[&[0, 7, 9, 3], &[5, 6, 1, 0], &[8, 2, 4, 5]]),
+            ((10, 3, 7, 2, true, true), &[&[0, 7, 9], &[5, 6, 1], &[8, 2, 4]]),
+            ((17, 4, 0, 0, false, true), &[&[7, 1, 9, 11, 0], &[16, 8, 12, 4, 7], &[10, 2, 3, 15, 16], &[5, 6, 13, 14, 10]]),
+            ((17, 4, 0, 1, true, true), &[&[2, 10, 16, 3], &[12, 6, 9, 7], &[11, 0, 14, 15], &[13, 8, 4, 5]]),
+            ((100, 8, 42, 5, false, true), &[
+                &[55, 51, 46, 97, 70, 92, 8, 56, 60, 11, 85, 6, 68],
+                &[27, 74, 15, 28, 58, 17, 79, 40, 94, 99, 39, 7, 22],
+                &[75, 71, 89, 35, 64, 19, 18, 73, 81, 83, 57, 36, 66],
+                &[34, 3, 49, 91, 80, 9, 20, 72, 21, 38, 98, 54, 59],
+                &[44, 25, 1, 65, 29, 82, 63, 47, 87, 78, 13, 12, 55],
+                &[41, 16, 90, 67, 53, 10, 42, 23, 88, 2, 50, 31, 27],
+                &[32, 33, 76, 0, 4, 61, 48, 52, 30, 24, 62, 14, 75],
+                &[37, 93, 26, 45, 5, 96, 86, 69, 77, 84, 95, 43, 34],
+            ]),
+            ((5, 8, 3, 0, false, true), &[&[1], &[0], &[3], &[4], &[2], &[1], &[0], &[3]]),
+            ((9, 2, 1, 0, false, false), &[&[0, 2, 4, 6, 8], &[1, 3, 5, 7, 0]]),
+        ];
+        for &((n, r, seed, epoch, drop_last, shuffle), want) in cases {
+            for (rank, want) in want.iter().enumerate() {
+                let s =
+                    DistributedSampler::new(n, r, rank as i64, shuffle, seed, drop_last).unwrap();
+                s.set_epoch(epoch);
+                assert_eq!(
+                    s.indices().unwrap(),
+                    *want,
+                    "n={n} replicas={r} rank={rank} seed={seed} epoch={epoch}"
+                );
+            }
+        }
+    }
 
     proptest! {
         /// The ranks' shares are the same size, and together they are every

@@ -1,0 +1,84 @@
+//! PyTorch's CPU generator engine (`at::mt19937`, the 32-bit Mersenne
+//! Twister), and `torch.randperm(n, generator=g)` on the CPU as
+//! `randperm_cpu` draws it: what `DistributedSampler` shuffles with, so
+//! its ranks' shares are PyTorch's own for the same seed and epoch.
+
+/// The Mersenne Twister MT19937, seeded as `torch.Generator().manual_seed(s)`.
+pub struct Mt19937 {
+    state: [u32; 624],
+    next: usize,
+}
+
+impl Mt19937 {
+    /// `manual_seed(seed)`: the state from the seed's low 32 bits.
+    pub fn new(seed: u64) -> Mt19937 {
+        let mut state = [0u32; 624];
+        state[0] = seed as u32;
+        for j in 1..624 {
+            let prev = state[j - 1];
+            state[j] = 1812433253u32
+                .wrapping_mul(prev ^ (prev >> 30))
+                .wrapping_add(j as u32);
+        }
+        Mt19937 { state, next: 624 }
+    }
+
+    /// The next 32 random bits (`generator->random()`).
+    pub fn next_u32(&mut self) -> u32 {
+        if self.next >= 624 {
+            self.twist();
+        }
+        let mut y = self.state[self.next];
+        self.next += 1;
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c_5680;
+        y ^= (y << 15) & 0xefc6_0000;
+        y ^ (y >> 18)
+    }
+
+    fn twist(&mut self) {
+        for i in 0..624 {
+            let y = (self.state[i] & 0x8000_0000) | (self.state[(i + 1) % 624] & 0x7fff_ffff);
+            let mut v = self.state[(i + 397) % 624] ^ (y >> 1);
+            if y & 1 != 0 {
+                v ^= 0x9908_b0df;
+            }
+            self.state[i] = v;
+        }
+        self.next = 0;
+    }
+}
+
+/// `torch.randperm(n, generator=Generator().manual_seed(seed))` on the
+/// CPU: `randperm_cpu`'s swaps, each with `random() % (n - i)` (its path
+/// for n below 2^32 / 20, every dataset a session can hold).
+pub fn randperm(n: usize, seed: u64) -> Vec<usize> {
+    let mut g = Mt19937::new(seed);
+    let mut r: Vec<usize> = (0..n).collect();
+    for i in 0..n.saturating_sub(1) {
+        let z = g.next_u32() as usize % (n - i);
+        r.swap(i, z + i);
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Printed by PyTorch 2.15: `g = torch.Generator(); g.manual_seed(5);
+    /// torch.randperm(10, generator=g).tolist()`, and with seed 0 and 7.
+    #[test]
+    fn randperm_is_pytorchs() {
+        assert_eq!(randperm(10, 5), [1, 4, 9, 6, 3, 5, 0, 2, 8, 7]);
+        assert_eq!(randperm(7, 0), [4, 0, 5, 3, 2, 6, 1]);
+    }
+
+    /// The reference sequence of MT19937 seeded with 5489 (its default).
+    #[test]
+    fn the_engine_is_the_reference_mersenne_twister() {
+        let mut g = Mt19937::new(5489);
+        assert_eq!(g.next_u32(), 3499211612);
+        assert_eq!(g.next_u32(), 581869302);
+    }
+}
