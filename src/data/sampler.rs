@@ -174,8 +174,14 @@ mod tests {
     /// `set_epoch(epoch)` gave them (printed with `list(sampler)`).
     #[test]
     fn every_ranks_indices_are_pytorchs() {
+        /// (samples, replicas, seed, epoch, drop_last, shuffle), and each
+        /// rank's indices.
+        type Case = (
+            (usize, i64, i64, u64, bool, bool),
+            &'static [&'static [usize]],
+        );
         #[rustfmt::skip]
-        let cases: &[((usize, i64, i64, u64, bool, bool), &[&[usize]])] = &[
+        let cases: &[Case] = &[
             ((10, 3, 7, 2, false, true), &[&[0, 7, 9, 3], &[5, 6, 1, 0], &[8, 2, 4, 5]]),
             ((10, 3, 7, 2, true, true), &[&[0, 7, 9], &[5, 6, 1], &[8, 2, 4]]),
             ((17, 4, 0, 0, false, true), &[&[7, 1, 9, 11, 0], &[16, 8, 12, 4, 7], &[10, 2, 3, 15, 16], &[5, 6, 13, 14, 10]]),
