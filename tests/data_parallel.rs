@@ -401,3 +401,44 @@ y = DataParallel(Where())(ones(2, 2, device=cuda:0))",
         "{out}"
     );
 }
+
+/// A DataParallel inside a replicated module, as PyTorch runs it: a
+/// replica lists no parameters, so the inner wrapper copies none and its
+/// replicas keep the outer replica's tensors (PyTorch's shallow copy of
+/// the plain attributes), and the inner replica on another device meets a
+/// weight on the first: PyTorch's device error, raised through both
+/// wrappers, and the session goes on.
+#[test]
+fn a_data_parallel_inside_a_replica_fails_as_pytorchs() {
+    let mut s = session(BackendChoice::Sim, 2);
+    let (class, message) = err_in(
+        &mut s,
+        "class Inner(Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = Linear(2, 2)
+    def forward(self, x):
+        return self.fc(x)
+
+class Outer(Module):
+    def __init__(self):
+        super().__init__()
+        self.dp = DataParallel(Inner().to(cuda:0))
+    def forward(self, x):
+        return self.dp(x)
+
+m = DataParallel(Outer().to(cuda:0))
+y = m(ones(4, 2, device=cuda:0))",
+    );
+    assert_eq!(class, "DeviceError", "{message}");
+    assert!(
+        message.starts_with("Caught RuntimeError in replica 0 on device 0.")
+            && message.contains("Caught RuntimeError in replica 1 on device 1.")
+            && message.contains("Expected all tensors to be on the same device"),
+        "{message}"
+    );
+    assert_eq!(
+        ok_in(&mut s, "print(len(m.module.dp.module.fc.weight))").trim(),
+        "2"
+    );
+}

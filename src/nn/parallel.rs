@@ -63,8 +63,12 @@ pub fn replicate(
                         .parameters
                         .iter()
                         .map(|(name, p)| {
-                            let copy = p.as_ref().and_then(|p| {
-                                position(p, params).map(|i| Arc::clone(&param_copies[i]))
+                            // One `parameters()` does not list (a replica's
+                            // own, replicated again) stays as it is, as the
+                            // plain attribute PyTorch's shallow copy keeps.
+                            let copy = p.as_ref().map(|p| match position(p, params) {
+                                Some(i) => Arc::clone(&param_copies[i]),
+                                None => Arc::clone(p),
                             });
                             (name.clone(), copy)
                         })
@@ -74,8 +78,9 @@ pub fn replicate(
                         .iter()
                         .map(|b| {
                             let mut b = b.clone();
-                            b.tensor = b.tensor.as_ref().and_then(|t| {
-                                position(t, buffers).map(|i| Arc::clone(&buffer_copies[i]))
+                            b.tensor = b.tensor.as_ref().map(|t| match position(t, buffers) {
+                                Some(i) => Arc::clone(&buffer_copies[i]),
+                                None => Arc::clone(t),
                             });
                             b
                         })
