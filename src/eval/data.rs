@@ -421,9 +421,7 @@ fn own_object(v: &Value, done: &mut Vec<(usize, Value)>) -> Value {
     };
     match v {
         Value::Object(o) => {
-            let copy = Arc::new(super::value::Object::new(Arc::clone(&o.class)));
-            copy.shadows
-                .store(o.may_shadow(), std::sync::atomic::Ordering::Relaxed);
+            let copy = Arc::new(o.sibling());
             done.push((at, Value::Object(Arc::clone(&copy))));
             let attrs = lock(&o.attrs).clone();
             *lock(&copy.attrs) = attrs
@@ -455,12 +453,7 @@ fn own_object(v: &Value, done: &mut Vec<(usize, Value)>) -> Value {
             };
             // The instance's own object first, so that its attributes can
             // name the module itself (a cycle comes back as the copy).
-            let object_copy = object.map(|o| {
-                let copy = Arc::new(super::value::Object::new(Arc::clone(&o.class)));
-                copy.shadows
-                    .store(o.may_shadow(), std::sync::atomic::Ordering::Relaxed);
-                copy
-            });
+            let object_copy = object.map(|o| Arc::new(o.sibling()));
             copy.object = object_copy
                 .clone()
                 .map(|o| o as Arc<dyn std::any::Any + Send + Sync>);

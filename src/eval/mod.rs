@@ -210,7 +210,13 @@ impl Interp {
             interrupt: stop,
             ..Hooks::default()
         };
-        let mut it = Interp::with_runtime(Runtime::for_worker(seed, devices, shared), hooks);
+        Interp::with_globals(Runtime::for_worker(seed, devices, shared), hooks, vars)
+    }
+
+    /// An interpreter of another thread over `rt` whose globals are `vars`
+    /// (a DataLoader worker's, a DataParallel replica's).
+    fn with_globals(rt: Runtime, hooks: Hooks, vars: Vec<(String, Value)>) -> Interp {
+        let mut it = Interp::with_runtime(rt, hooks);
         for (name, v) in vars {
             it.vars.insert(name, v);
         }

@@ -24,7 +24,6 @@ use crate::autograd::record;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::nn::layer::Layer;
-use crate::nn::module::{named_buffers, named_parameters};
 use crate::nn::parallel::{parameters_and_buffers, replicate};
 use crate::nn::ModuleRef;
 use crate::runtime::dispatch::Runtime;
@@ -217,10 +216,7 @@ impl Interp {
                             interrupt,
                             ..super::Hooks::default()
                         };
-                        let mut it = Interp::with_runtime(Runtime::new(0, shared), hooks);
-                        for (name, v) in vars {
-                            it.vars.insert(name, v);
-                        }
+                        let mut it = Interp::with_globals(Runtime::new(0, shared), hooks, vars);
                         it.grad = grad;
                         it.echo = false;
                         it.source = source;
@@ -261,14 +257,9 @@ impl Interp {
     ) -> Out<Vec<ModuleRef>> {
         let at = |e: Error| e.at(span);
         let targets: Vec<Device> = devices.iter().map(|&d| Device::Cuda(d)).collect();
+        // `broadcast_coalesced` refuses a tensor off `devices[0]`, as
+        // PyTorch's does.
         let (params, buffers) = parameters_and_buffers(m);
-        if let Some(t) = params
-            .iter()
-            .chain(&buffers)
-            .find(|t| t.device() != targets[0])
-        {
-            return Err(at(on_wrong_device(targets[0], t.device())));
-        }
         let param_copies =
             coalesced::broadcast(&mut self.rt, self.grad, &params, &targets).map_err(at)?;
         let (with_grad, without): (Vec<usize>, Vec<usize>) =
@@ -299,10 +290,8 @@ impl Interp {
         let copy_object = |o: &Arc<dyn std::any::Any + Send + Sync>| {
             let copy: Arc<dyn std::any::Any + Send + Sync> = match o.clone().downcast::<Object>() {
                 Ok(o) => {
-                    let c = Object::new(Arc::clone(&o.class));
+                    let c = o.sibling();
                     *lock(&c.attrs) = lock(&o.attrs).clone();
-                    c.shadows
-                        .store(o.may_shadow(), std::sync::atomic::Ordering::Relaxed);
                     Arc::new(c)
                 }
                 Err(other) => other,
@@ -572,10 +561,8 @@ impl Interp {
             return self.call_module(&module, args, span);
         }
         let source = Device::Cuda(device_ids[0]);
-        let tensors = named_parameters(&module, true)
-            .into_iter()
-            .chain(named_buffers(&module, true));
-        if let Some((_, t)) = tensors.into_iter().find(|(_, t)| t.device() != source) {
+        let (params, buffers) = parameters_and_buffers(&module);
+        if let Some(t) = params.iter().chain(&buffers).find(|t| t.device() != source) {
             return Err(on_wrong_device(source, t.device()).at(span));
         }
         let targets: Vec<Device> = device_ids.iter().map(|&d| Device::Cuda(d)).collect();

@@ -578,6 +578,15 @@ impl Object {
         }
     }
 
+    /// A new instance of the same class, with no attributes yet, that may
+    /// shadow its class's names as this one may (a copy's start).
+    pub fn sibling(&self) -> Object {
+        let copy = Object::new(Arc::clone(&self.class));
+        copy.shadows
+            .store(self.may_shadow(), std::sync::atomic::Ordering::Relaxed);
+        copy
+    }
+
     /// Whether the instance may have an attribute named as its class's
     /// (then `has` says which).
     pub fn may_shadow(&self) -> bool {

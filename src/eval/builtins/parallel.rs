@@ -112,38 +112,19 @@ pub(super) fn replicate_module(me: &mut Interp, m: &ModuleRef, b: &Bound) -> Out
 pub(super) fn parallel_apply(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let modules = items(b, "modules")?;
     let inputs = items(b, "inputs")?;
-    if modules.len() != inputs.len() {
-        return Err(assertion(format!(
-            "The number of modules {} is not equal to the number of inputs {}",
-            modules.len(),
-            inputs.len()
-        ))
-        .at(b.span));
-    }
+    one_per_module(modules.len(), inputs.len(), "inputs", b)?;
     let kwargs = match b.given("kwargs_tup") {
         Some(_) => items(b, "kwargs_tup")?,
         None => vec![(Value::Dict(Arc::default()), b.span); modules.len()],
     };
-    if kwargs.len() != modules.len() {
-        return Err(assertion(format!(
-            "The number of modules {} is not equal to the number of keyword dicts {}",
-            modules.len(),
-            kwargs.len()
-        ))
-        .at(b.span));
-    }
+    one_per_module(modules.len(), kwargs.len(), "keyword dicts", b)?;
     let count = me.rt.devices.count();
     let given = match b.given("devices") {
         Some(_) => Some(device_ids(&items(b, "devices")?, count)?),
         None => None,
     };
-    if let Some(d) = given.as_ref().filter(|d| d.len() != modules.len()) {
-        return Err(assertion(format!(
-            "The number of modules {} is not equal to the number of devices {}",
-            modules.len(),
-            d.len()
-        ))
-        .at(b.span));
+    if let Some(d) = &given {
+        one_per_module(modules.len(), d.len(), "devices", b)?;
     }
     let mut replicas = Vec::with_capacity(modules.len());
     let mut args = Vec::with_capacity(modules.len());
@@ -222,6 +203,17 @@ fn first_cuda(args: &[ArgVal]) -> Option<u32> {
         });
     }
     found
+}
+
+/// PyTorch's assertion that `parallel_apply` has one of `what` per module.
+fn one_per_module(modules: usize, n: usize, what: &str, b: &Bound) -> Result<(), Diagnostic> {
+    match modules == n {
+        true => Ok(()),
+        false => Err(assertion(format!(
+            "The number of modules {modules} is not equal to the number of {what} {n}"
+        ))
+        .at(b.span)),
+    }
 }
 
 fn assertion(message: String) -> Error {
