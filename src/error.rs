@@ -181,6 +181,16 @@ pub enum Error {
         device: u32,
         error: Box<Diagnostic>,
     },
+    /// A collective of `torch.distributed` that cannot complete (ranks
+    /// that disagree, or wait for one another), or a process group used
+    /// wrongly: PyTorch's `DistBackendError` and its `ValueError`s.
+    #[error("{message}")]
+    Distributed { message: String, help: String },
+    /// What a rank of `spawn` raised, re-raised by `spawn` as PyTorch's
+    /// `ProcessRaisedException` ("-- Process 2 terminated with the following
+    /// error:"), at the line of the rank's function that raised it.
+    #[error("\n\n-- Process {rank} terminated with the following error:\n{}: {}", python_class(.error.error.class()), .error.error)]
+    Process { rank: usize, error: Box<Diagnostic> },
     /// An error that knows where it was raised already: one a backward
     /// hook's body raised, which ends the backward that called the hook.
     #[error("{}", .0.error)]
@@ -289,6 +299,8 @@ impl Error {
             Error::Spelling { class, .. } => class,
             Error::Worker { error, .. } => error.class(),
             Error::Replica { error, .. } => error.error.class(),
+            Error::Distributed { .. } => "DistBackendError",
+            Error::Process { .. } => "ProcessRaisedException",
             Error::Located(d) => d.error.class(),
         }
     }
@@ -330,6 +342,8 @@ impl Error {
             Error::Unbound { .. } => "not assigned yet".into(),
             Error::Worker { error, .. } => error.label(),
             Error::Replica { error, .. } => error.error.label(),
+            Error::Distributed { .. } => "here".into(),
+            Error::Process { error, .. } => error.error.label(),
             Error::Located(d) => d.error.label(),
         }
     }
@@ -411,6 +425,8 @@ impl Error {
             )),
             Error::Worker { error, .. } => error.help(),
             Error::Replica { error, .. } => error.error.help(),
+            Error::Distributed { help, .. } => Some(help.clone()),
+            Error::Process { error, .. } => error.error.help(),
             Error::Located(d) => d.error.help(),
             Error::IndexOutOfRange { size: 0, .. } | Error::IndexIntoEmpty => {
                 Some("the dimension has no elements, so no index is valid".into())
@@ -427,7 +443,7 @@ impl Error {
     pub fn at_or_where_raised(self, span: Span) -> Diagnostic {
         match self {
             Error::Located(d) => *d,
-            Error::Replica { ref error, .. } => {
+            Error::Replica { ref error, .. } | Error::Process { ref error, .. } => {
                 let (at, source) = (error.span, error.source.clone());
                 let mut d = self.at(at);
                 d.0.source = source;

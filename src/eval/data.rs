@@ -385,7 +385,7 @@ impl Host for Interp {
 /// it changes its own copy), a tensor autograd knows given a record of its
 /// own (`meta::worker_copy`: the worker's `backward()` or `requires_grad`
 /// never reaches the session's), as a forked PyTorch worker's copies.
-fn own_copy(v: &Value) -> Value {
+pub(super) fn own_copy(v: &Value) -> Value {
     match v {
         Value::MutList(items) => {
             let items = Arc::clone(&crate::runtime::lock::lock(items));

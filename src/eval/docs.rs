@@ -71,6 +71,7 @@ impl Doc {
             Some("loader") => "dataloader",
             Some("dev") => "device",
             Some("h") => "handle",
+            Some("work") => "work",
             Some("node") => "grad_fn",
             Some("model") => "module",
             _ => "tensor",
@@ -192,6 +193,7 @@ docs! {
     Function Devices "device", "device(type, index=none)", "A device, as PyTorch's `torch.device`: `device(1)`, `device(\"cuda:1\")` and `device(\"cuda\", 1)` are `cuda:1`, `device(\"cuda\")` the current CUDA device (`cuda`), `device(\"cpu\")` the host. `with device(1) { }` makes cuda:1 current (PyTorch's `torch.cuda.device(1)`).", "with device(1) {\n  a = ones(2, device=cuda)\n}\ndevice(\"cuda\", 1)";
     Function Devices "devices", "devices()", "The list of CUDA devices in this session.", "devices()";
     Function Devices "device_count", "device_count()", "How many CUDA devices this session has.", "device_count()";
+    Function Devices "set_device", "set_device(device)", "Makes CUDA device `device` (a number or a device) current from here on, as `torch.cuda.set_device`: what `cuda` means. In a rank of `spawn`, the rank's own (each process has its own current device); `with device(n) { }` changes it for a block only.", "set_device(0)\ncurrent_device()";
     Function Devices "current_device", "current_device()", "The current CUDA device: what `cuda` (no index) means where it is used, so `dev = cuda` used inside `with device(1)` is cuda:1. As torch.device, `cuda == cuda:0` is false.", "current_device()";
     Function Devices "is_available", "is_available()", "Whether this session has a CUDA device (PyTorch's `torch.cuda.is_available()`).", "is_available()";
     Function Devices "get_device_name", "get_device_name(device=none)", "The name of a CUDA device: an index or `cuda:N`, the current device by default.", "get_device_name(0)";
@@ -216,10 +218,19 @@ docs! {
     Function Devices "replicate", "replicate(input, devices)", "A module's replicas, one per device (`torch.nn.parallel.replicate`, DataParallel's first step): the first shares the module's own tensors, the others get copies of its parameters (in buckets of about 10 MiB, broadcast) whose gradients are added back onto the module's in backward (`BroadcastBackward`); their `parameters()` are empty, as PyTorch's. For a tensor: `input` on every device in the list, a copy on each other device and `input` itself on its own (as `torch.cuda.comm.broadcast`).", "copies = replicate(ones(4), [cuda:0, cuda:1])\nreplicas = replicate(Linear(4, 2).to(cuda:0), [0, 1])\nreplicas[1].weight.device";
     Function Devices "parallel_apply", "parallel_apply(modules, inputs, kwargs_tup=none, devices=none)", "Calls module i on inputs i (a tuple of arguments, or one argument), with device i current (by default the device of its first tensor), each in a thread of its own, as `torch.nn.parallel.parallel_apply`; the outputs in order. The threads share one host, as PyTorch's share Python's GIL: they take turns op by op, so their launches come one at a time from one host lane. An error in a replica is raised once all have ended: \"Caught RuntimeError in replica 1 on device 1.\"", "m = Linear(4, 2).to(cuda:0)\nxs = scatter(randn(8, 4, device=cuda:0), [cuda:0, cuda:1])\nys = parallel_apply(replicate(m, [0, 1]), xs)\ngather(ys, cuda:0).shape";
     Function Training "DataParallel", "DataParallel(module, device_ids=none, output_device=none, dim=0)", "`torch.nn.DataParallel`: each call replicates the module (on `device_ids[0]`) onto the devices, scatters the inputs along `dim`, runs the replicas in threads of their own (`parallel_apply`) and gathers the outputs on `output_device` (default `device_ids[0]`); backward sums the replicas' gradients onto the module's. `model.module` is the module; `state_dict` keys start with `module.`. Every CUDA device by default; ids are ints or devices.", "model = DataParallel(Linear(4, 2).to(cuda:0), device_ids=[0, 1])\nout = model(randn(8, 4, device=cuda:0))\nout.device";
-    Function Devices "all_reduce", "all_reduce(tensors, op=\"sum\")", "Reduces a list of same-shape tensors, one per CUDA device, in place: afterwards each holds the sum (or \"avg\", \"max\", \"min\") of all of them, as NCCL's ring computes it. Each device receives 2(n-1)/n of the buffer from its neighbour (profile counts it as D2D copies): DistributedDataParallel's gradient step.", "g = [ones(4, device=cuda:0), 2 * ones(4, device=cuda:1)]\nall_reduce(g)\ng";
+    Function Devices "all_reduce", "all_reduce(tensors, op=\"sum\", async_op=false)", "Reduces a list of same-shape tensors, one per CUDA device, in place: afterwards each holds the sum (or \"avg\", \"max\", \"min\") of all of them, as NCCL's ring computes it. Each device receives 2(n-1)/n of the buffer from its neighbour (profile counts it as D2D copies): DistributedDataParallel's gradient step. Given one tensor in a rank of `spawn`, the process group's `all_reduce` (`torch.distributed.all_reduce`): every rank's tensor becomes the reduction of all ranks', queued on the rank's `nccl` stream; `async_op=true` returns a work handle (`work.wait()`).", "g = [ones(4, device=cuda:0), 2 * ones(4, device=cuda:1)]\nall_reduce(g)\ng";
+    Function Devices "spawn", "spawn(fn, args=none, nprocs=1, join=true)", "Runs `fn(rank, *args)` once per rank, each in an interpreter and a runtime of its own, as `torch.multiprocessing.spawn` runs processes: copies of the session's variables, its own generators and host clock (a lane of its own in `profile`: no GIL between ranks), no device current until it sets one; the session's devices. Returns when every rank has returned; what they printed comes in the order of their host clocks. An error in a rank ends the others at their next collective and is raised as PyTorch's \"Process 1 terminated with the following error\".", "fn work(rank, n) {\n  init_process_group(\"gloo\", rank=rank, world_size=n)\n  t = tensor([rank + 1.0])\n  all_reduce(t)\n  print(rank, t.item())\n  destroy_process_group()\n}\nspawn(work, args=[2], nprocs=2)";
+    Function Devices "init_process_group", "init_process_group(backend=none, rank=none, world_size=none)", "Joins this rank to the process group of `world_size` ranks (as `torch.distributed.init_process_group`) and waits until every rank has: \"nccl\" takes CUDA tensors, one device per rank; \"gloo\" CPU tensors. `rank` and `world_size` default to what `spawn` gave (torchrun's environment). Outside `spawn` the session is a group of one.", "init_process_group(\"gloo\", rank=0, world_size=1)\nget_world_size()\ndestroy_process_group()";
+    Function Devices "get_rank", "get_rank()", "This rank's number in the process group (`torch.distributed.get_rank`).", "init_process_group(\"gloo\", rank=0, world_size=1)\nget_rank()\ndestroy_process_group()";
+    Function Devices "get_world_size", "get_world_size()", "How many ranks the process group has (`torch.distributed.get_world_size`).", "init_process_group(\"gloo\", rank=0, world_size=1)\nget_world_size()\ndestroy_process_group()";
+    Function Devices "is_initialized", "is_initialized()", "Whether this rank has joined a process group (`torch.distributed.is_initialized`).", "is_initialized()";
+    Function Devices "destroy_process_group", "destroy_process_group()", "Leaves the process group (`torch.distributed.destroy_process_group`); a new one may be made.", "init_process_group(\"gloo\", rank=0, world_size=1)\ndestroy_process_group()\nis_initialized()";
+    Function Devices "barrier", "barrier()", "Waits until every rank of the process group has reached it (`torch.distributed.barrier`): the host waits, on \"nccl\" also for its device's work before it.", "init_process_group(\"gloo\", rank=0, world_size=1)\nbarrier()\ndestroy_process_group()";
+    Method Devices "wait", "work.wait()", "Makes the current stream wait for the collective that gave this work handle (`async_op=true`), as PyTorch's `Work.wait()`: the host goes on.", "init_process_group(\"gloo\", rank=0, world_size=1)\nw = all_reduce(ones(2), async_op=true)\nw.wait()\ndestroy_process_group()";
+    Method Devices "is_completed", "work.is_completed()", "Whether the collective of this work handle has finished on its device.", "init_process_group(\"gloo\", rank=0, world_size=1)\nw = all_reduce(ones(2), async_op=true)\nw.is_completed()\ndestroy_process_group()";
     Function Devices "reduce_scatter", "reduce_scatter(tensors, op=\"sum\")", "Reduces a list of same-shape tensors, one per CUDA device, and gives device i the i-th share of the result along the first dimension (new tensors, one per device). Each device receives (n-1)/n of its buffer.", "parts = reduce_scatter([arange(4., device=cuda:0), arange(4., device=cuda:1)])";
-    Function Devices "all_gather", "all_gather(tensors)", "Every device gets all the tensors of the list (one per CUDA device, same shape) joined along the first dimension, in list order: new tensors, one per device. Each device receives the n-1 others' buffers.", "all_gather([zeros(2, device=cuda:0), ones(2, device=cuda:1)])";
-    Function Devices "broadcast", "broadcast(input, devices)", "`input` on every device of the list, passed down NCCL's ring from its own device (so each link carries it once, not the root's n-1 times): new tensors on the others, `input` itself on its own.", "copies = broadcast(ones(4, device=cuda:0), [cuda:0, cuda:1])";
+    Function Devices "all_gather", "all_gather(tensors, tensor=none, async_op=false)", "Every device gets all the tensors of the list (one per CUDA device, same shape) joined along the first dimension, in list order: new tensors, one per device. Each device receives the n-1 others' buffers. With `tensor`, in a rank of `spawn`: the process group's (`torch.distributed.all_gather(tensor_list, tensor)`): rank k's `tensor` is copied into every rank's `tensors[k]`.", "all_gather([zeros(2, device=cuda:0), ones(2, device=cuda:1)])";
+    Function Devices "broadcast", "broadcast(input, devices=none, src=none, async_op=false)", "`input` on every device of the list, passed down NCCL's ring from its own device (so each link carries it once, not the root's n-1 times): new tensors on the others, `input` itself on its own. With a rank (`broadcast(t, 0)`, `src=0`) in a rank of `spawn`: the process group's (`torch.distributed.broadcast`): rank `src`'s tensor copied into every rank's, in place.", "copies = broadcast(ones(4, device=cuda:0), [cuda:0, cuda:1])";
     Function Teaching "save", "save(tensor, path)", "Writes a tensor to a .npy (NumPy) or .safetensors file, keeping dtype and shape; a dict of tensors (`model.state_dict()`) to one .safetensors file under their names, which `safetensors.torch.load_file` reads as the same dict. A name ending in .pt, .pth or .tar is torch.save's format: a tensor, a state_dict or a checkpoint dict (numbers, strings, lists, nested dicts), each tensor keeping its device, which `torch.load` reads back.", "save(arange(4), \"/tmp/cudash-example.npy\")";
     Function Teaching "load", "load(path, device=None, map_location=None, weights_only=none)", "Reads a .npy or .safetensors file (onto `device`, cpu by default): the tensor `save` wrote, or a dict of named tensors (a `state_dict`, for `model.load_state_dict`). A file torch.save wrote (.pt, .pth, .tar) is read as `torch.load(weights_only=True)` reads it: tensors, dicts, lists, numbers, strings, each tensor on the device it was saved from unless `map_location` (or `device`) says otherwise; anything else in the file is refused, never run.", "save(arange(4), \"/tmp/cudash-example.npy\")\nload(\"/tmp/cudash-example.npy\")";
     Function Teaching "print", "print(*values, sep=\" \", end=\"\\n\", flush=false)", "Prints values separated by `sep` (a space), then `end` (a newline): `end=\"\"` leaves the line open for the next print, as Python's.", "print(\"x is\", [1., 2.])\nfor i in range(3) { print(i, end=\" \") }";
@@ -642,7 +653,18 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         }
         (Function, "parallel_apply") => "torch.nn.parallel.parallel_apply",
         (Function, "DataParallel") => "torch.nn.DataParallel / torch.nn.parallel.DataParallel",
-        (Function, "broadcast") => "torch.distributed.broadcast",
+        (Function, "broadcast") => "torch.distributed.broadcast / torch.cuda.comm.broadcast",
+        (Function, "spawn") => "torch.multiprocessing.spawn",
+        (
+            Function,
+            "init_process_group"
+            | "get_rank"
+            | "get_world_size"
+            | "is_initialized"
+            | "destroy_process_group"
+            | "barrier",
+        ) => return Some(format!("torch.distributed.{}", doc.name)),
+        (Method, "wait") if doc.receiver() == "work" => "work.wait()",
         (Function, "save") => "torch.save / numpy.save / safetensors.torch.save_file",
         (Function, "load") => "torch.load / numpy.load / safetensors.torch.load_file",
         (Function, "print" | "len" | "list") => return Some(format!("{} (Python's)", doc.name)),
@@ -688,6 +710,7 @@ fn receiver_letter(doc: &Doc) -> &'static str {
         "scheduler" => "scheduler",
         "sampler" => "sampler",
         "handle" => "h",
+        "work" => "work",
         "module" => "model",
         _ => "x",
     }

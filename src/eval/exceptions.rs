@@ -46,6 +46,10 @@ pub static CLASSES: &[ExceptionClass] = &[
     class("DTypeError", Some("RuntimeError")),
     class("DeviceError", Some("RuntimeError")),
     class("CudaError", Some("RuntimeError")),
+    // torch.distributed's, and torch.multiprocessing's.
+    class("DistError", Some("RuntimeError")),
+    class("DistBackendError", Some("DistError")),
+    class("ProcessRaisedException", Some("Exception")),
     class("StopIteration", Some("Exception")),
     class("SyntaxError", Some("Exception")),
     class("IndentationError", Some("SyntaxError")),

@@ -62,6 +62,10 @@ pub static MODULES: &[PyModule] = &[
     PyModule {
         path: "torch.distributed",
     },
+    // `dist.ReduceOp.SUM` is the reduction's name, as `op="sum"` takes it.
+    PyModule {
+        path: "torch.distributed.ReduceOp",
+    },
     PyModule {
         path: "torch.multiprocessing",
     },
@@ -299,6 +303,10 @@ fn constant(full: &str) -> Option<Value> {
             };
             Some(Value::Float(Word::new(x)))
         }
+        "torch.distributed.ReduceOp" => match name {
+            "SUM" | "AVG" | "MAX" | "MIN" => Some(Value::Str(Arc::new(name.to_lowercase()))),
+            _ => None,
+        },
         "os" if name == "environ" => {
             let mut vars: Vec<(String, String)> = std::env::vars().collect();
             vars.sort();

@@ -10,6 +10,7 @@ pub mod class;
 mod compiled;
 mod control;
 mod data;
+pub mod distributed;
 pub mod docs;
 mod exceptions;
 mod expr;

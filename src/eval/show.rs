@@ -84,6 +84,7 @@ pub fn repr(v: &Value) -> String {
         Value::DataLoader(l) => l.describe(),
         Value::Sampler(s) => s.describe(),
         Value::HookHandle(_) => "<torch.utils.hooks.RemovableHandle>".into(),
+        Value::Work(w) => format!("{w:?}"),
         Value::Enumerate(_) => "<enumerate object>".into(),
         Value::Module(m) => crate::nn::repr::repr(m),
         Value::Class(c) => format!("<class '__main__.{}'>", c.name),

@@ -60,6 +60,8 @@ pub enum Value {
     /// What `t.register_hook(f)` returns: `h.remove()` takes the hook off
     /// (PyTorch's `RemovableHandle`).
     HookHandle(Arc<crate::autograd::hooks::Handle>),
+    /// What a collective with `async_op=true` returns: `work.wait()`.
+    Work(Arc<super::distributed::Work>),
     /// `enumerate(xs, start=0)`: what `for i, x in` iterates, counting from
     /// `start` (lazily over a DataLoader, whose batches are made as asked).
     Enumerate(Arc<(Value, i64)>),
@@ -317,6 +319,7 @@ impl Value {
             Value::DataLoader(_) => "a DataLoader",
             Value::Sampler(_) => "a DistributedSampler",
             Value::HookHandle(_) => "a hook handle",
+            Value::Work(_) => "a work handle",
             Value::Enumerate(_) => "an enumerate object",
             Value::Class(_) => "a class",
             Value::Object(_) => "an object",
@@ -356,6 +359,7 @@ impl Value {
             Value::DataLoader(_) => "dataloader",
             Value::Sampler(_) => "sampler",
             Value::HookHandle(_) => "handle",
+            Value::Work(_) => "work",
             Value::Enumerate(_) => "enumerate",
             Value::Class(_) => "class",
             Value::Object(_) => "object",

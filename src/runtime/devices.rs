@@ -164,20 +164,32 @@ impl Devices {
 
     /// The host's modelled clock.
     pub fn host_time(&self) -> f64 {
-        self.host_time.now()
+        self.clock(HostClock::now)
+    }
+
+    /// `f` on the calling thread's host clock: the session's, or a rank's
+    /// own (`host_clock::OwnClock`).
+    #[inline]
+    fn clock<R>(&self, f: impl FnOnce(&HostClock) -> R) -> R {
+        super::host_clock::on(&self.host_time, f)
     }
 
     /// The host works for `seconds` (a CPU-tensor op, a copy into pinned
     /// memory, `sleep`): when it starts and ends on the modelled clock.
     pub fn host_work(&self, seconds: f64) -> (f64, f64) {
-        let start = self.host_time.advance(seconds);
+        let start = self.clock(|c| c.advance(seconds));
         (start, start + seconds)
     }
 
     /// The host waits until `t` on its modelled clock (for another host
     /// thread: a DataLoader's next batch).
     pub fn host_wait_until(&self, t: f64) {
-        self.host_time.raise_to(t);
+        self.clock(|c| c.raise_to(t));
+    }
+
+    /// Sets the calling thread's host clock to `t`.
+    pub fn set_host_time(&self, t: f64) {
+        self.clock(|c| c.set(t));
     }
 
     /// The modelled host time spent page-locking memory so far.
@@ -246,9 +258,9 @@ impl Devices {
     /// Queues `work` on `device`'s current stream.
     pub fn launch(&self, device: u32, work: Work) -> Queued {
         let mut gpu = lock(&self.gpus[device as usize]);
-        let mut host = self.host_time.now();
+        let mut host = self.host_time();
         let queued = gpu.launch(work, &mut host);
-        self.host_time.raise_to(host);
+        self.clock(|c| c.raise_to(host));
         queued
     }
 
@@ -276,7 +288,7 @@ impl Devices {
         while let Some((k, seq)) = work.pop() {
             work.extend(lock(&self.gpus[k.device as usize]).complete(k.stream, seq));
         }
-        self.host_time.raise_to(finish_time);
+        self.clock(|c| c.raise_to(finish_time));
     }
 
     /// A new stream named `name` on `device`: on `cuda` and `emu` also one of

@@ -44,6 +44,11 @@ impl Generators {
         }
     }
 
+    /// What the generators started from (`manual_seed`'s last seed).
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
     /// Every device's generator starts again from `seed`.
     pub fn reseed(&mut self, seed: u64) {
         *self = Generators::new(seed);

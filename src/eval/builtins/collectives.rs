@@ -8,12 +8,19 @@ use super::super::args::Bound;
 use super::super::{Interp, Value};
 use super::devices::device_list;
 use crate::error::{Diagnostic, Error};
+use crate::eval::distributed;
 use crate::runtime::dispatch::collective::{Misfit, RedOp};
+use crate::runtime::dispatch::world::Collective;
 use crate::runtime::Tensor;
 use crate::vocab::Span;
 
-/// `all_reduce(tensors, op="sum")`: in place; shows nothing.
+/// `all_reduce(tensors, op="sum")`: in place; shows nothing. With one
+/// tensor: the process group's (`torch.distributed.all_reduce`).
 pub(super) fn all_reduce(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    if let Some((Value::Tensor(t), _)) = b.get("tensors") {
+        let op = Collective::AllReduce(red_op(b)?);
+        return distributed::collective(me, op, t, &[], b);
+    }
     let (ts, spans) = tensors(b)?;
     let op = red_op(b)?;
     let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
@@ -39,8 +46,19 @@ pub(super) fn reduce_scatter(
     Ok(list(outs))
 }
 
-/// `all_gather(tensors)`: every device gets all of them, joined.
+/// `all_gather(tensors)`: every device gets all of them, joined. With
+/// `tensor`: the process group's, into the list `tensors`
+/// (`torch.distributed.all_gather(tensor_list, tensor)`).
 pub(super) fn all_gather(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    if let Some((v, span)) = b.given("tensor") {
+        let Value::Tensor(t) = v else {
+            return Err(
+                Error::wrong_type("all_gather's `tensor`", "a tensor", v.type_name()).at(*span),
+            );
+        };
+        let (outs, _) = tensors(b)?;
+        return distributed::collective(me, Collective::AllGather, t, &outs, b);
+    }
     let (ts, spans) = tensors(b)?;
     let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();
     let outs = me
@@ -50,9 +68,23 @@ pub(super) fn all_gather(me: &mut Interp, _: &'static str, b: &Bound) -> Result<
     Ok(list(outs))
 }
 
-/// `broadcast(input, devices)`: `input` on each device of the list.
+/// `broadcast(input, devices)`: `input` on each device of the list. With
+/// `src` (or a rank for `devices`): the process group's, in place.
 pub(super) fn broadcast(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let x = b.tensor("input")?;
+    let src = match (b.given("src"), b.given("devices")) {
+        (Some(_), _) => b.int("src")?,
+        (None, Some((Value::Int(r), _))) => Some(*r),
+        _ => None,
+    };
+    if let Some(src) = src {
+        if src < 0 {
+            let span = b.given("src").map_or(b.span, |(_, s)| *s);
+            return Err(Error::value(format!("broadcast's src is a rank, not {src}")).at(span));
+        }
+        let op = Collective::Broadcast { src: src as usize };
+        return distributed::collective(me, op, &x, &[], b);
+    }
     let targets = device_list(me, b, "devices")?;
     let spans: Vec<Span> = b.list("devices")?.iter().map(|(_, s)| *s).collect();
     let outs = me
@@ -82,12 +114,12 @@ fn tensors(b: &Bound) -> Result<(Vec<Arc<Tensor>>, Vec<Span>), Diagnostic> {
 }
 
 /// `op=`: one of NCCL's reductions, by name.
-fn red_op(b: &Bound) -> Result<RedOp, Diagnostic> {
+pub(crate) fn red_op(b: &Bound) -> Result<RedOp, Diagnostic> {
     let Some((v, span)) = b.given("op") else {
         return Ok(RedOp::Sum);
     };
     let name = match v {
-        Value::Str(s) => s.to_string(),
+        Value::Str(s) => s.to_lowercase(),
         other => {
             return Err(Error::wrong_type("`op`", "a string", other.type_name()).at(*span));
         }

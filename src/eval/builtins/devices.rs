@@ -80,6 +80,41 @@ pub(super) fn current(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
         .map_err(|e| e.at(b.span))
 }
 
+/// `set_device(n)`: device `n` is current from now on in this thread (a
+/// rank's own), as `torch.cuda.set_device`.
+pub(super) fn set_device(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let index = match b.get("device") {
+        Some((Value::Int(i), span)) => u32::try_from(*i).map_err(|_| {
+            Error::value(format!("a device is a CUDA device's number, not {i}")).at(*span)
+        })?,
+        Some((Value::Device(d), span)) => match d.get() {
+            crate::runtime::Device::Cuda(i) => i,
+            crate::runtime::Device::Cpu => {
+                return Err(Error::value_help(
+                    "set_device takes a CUDA device, not cpu",
+                    "pass the device's number: `set_device(rank)`",
+                )
+                .at(*span))
+            }
+        },
+        Some((Value::CurrentCuda, _)) => me.rt.current_device,
+        Some((other, span)) => {
+            return Err(Error::wrong_type(
+                "set_device's device",
+                "a CUDA device's number or a device",
+                other.type_name(),
+            )
+            .at(*span))
+        }
+        None => return Err(Error::value("set_device() needs a device").at(b.span)),
+    };
+    me.rt
+        .cuda(Some(index))
+        .map_err(|e| e.at(b.span_of("device")))?;
+    me.rt.current_device = index;
+    Ok(Value::None)
+}
+
 pub(super) fn is_available(
     me: &mut Interp,
     _: &'static str,

@@ -119,6 +119,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("devices", devices::list),
     ("device_count", devices::count),
     ("current_device", devices::current),
+    ("set_device", devices::set_device),
     ("is_available", devices::is_available),
     ("get_device_name", devices::name),
     ("stream", devices::stream),
@@ -134,6 +135,19 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("reduce_scatter", collectives::reduce_scatter),
     ("all_gather", collectives::all_gather),
     ("broadcast", collectives::broadcast),
+    ("spawn", crate::eval::distributed::spawn),
+    (
+        "init_process_group",
+        crate::eval::distributed::init_process_group,
+    ),
+    ("get_rank", crate::eval::distributed::group_query),
+    ("get_world_size", crate::eval::distributed::group_query),
+    ("is_initialized", crate::eval::distributed::group_query),
+    (
+        "destroy_process_group",
+        crate::eval::distributed::group_query,
+    ),
+    ("barrier", crate::eval::distributed::group_query),
     ("empty_cache", memory::empty_cache),
     ("reset_peak", memory::reset_peak),
     (

@@ -163,6 +163,28 @@ struct Ops {
     numbers: HashMap<&'static str, u16>,
 }
 
+thread_local! {
+    /// The frame of a rank's thread, which runs statements of its own.
+    static OWN_FRAME: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
+/// While alive, this thread keeps the frame of what it runs apart from the
+/// session's (a rank of `spawn`, whose allocations are its statements').
+pub struct OwnFrame(());
+
+impl OwnFrame {
+    pub fn install() -> OwnFrame {
+        OWN_FRAME.with(|own| own.set(Some(0)));
+        OwnFrame(())
+    }
+}
+
+impl Drop for OwnFrame {
+    fn drop(&mut self) {
+        OWN_FRAME.with(|own| own.set(None));
+    }
+}
+
 /// What a session's allocators record with.
 pub struct Context {
     now: AtomicU64,
@@ -197,22 +219,31 @@ impl Context {
         }
     }
 
-    /// The frame of what runs now.
+    /// The frame of what runs now (on this thread, when it is a rank's).
     pub fn frame(&self) -> Frame {
-        Frame(self.now.load(Ordering::Relaxed))
+        OWN_FRAME.with(|own| match own.get() {
+            Some(f) => Frame(f),
+            None => Frame(self.now.load(Ordering::Relaxed)),
+        })
+    }
+
+    fn set_frame(&self, f: Frame) {
+        OWN_FRAME.with(|own| match own.get() {
+            Some(_) => own.set(Some(f.0)),
+            None => self.now.store(f.0, Ordering::Relaxed),
+        })
     }
 
     /// A statement of `source` at byte `offset` starts (its op is none yet).
-    /// Only the session's thread calls this and `set_op`.
+    /// Only the session's thread calls this and `set_op`, or a rank's
+    /// thread for itself (`OwnFrame`).
     pub fn set_statement(&self, source: u32, offset: usize) {
-        let f = Frame::new(source, offset.min(u32::MAX as usize) as u32, 0);
-        self.now.store(f.0, Ordering::Relaxed);
+        self.set_frame(Frame::new(source, offset.min(u32::MAX as usize) as u32, 0));
     }
 
     /// Op `op` (a number from `intern_op`) runs now.
     pub fn set_op(&self, op: u16) {
-        let f = self.frame().with_op(op);
-        self.now.store(f.0, Ordering::Relaxed);
+        self.set_frame(self.frame().with_op(op));
     }
 
     /// The number of op name `name` (0, none, once the table is full).
@@ -251,9 +282,10 @@ impl Context {
         lock(&self.sources).clone()
     }
 
-    /// Now on the host's clock, in seconds since the session began.
+    /// Now on the host's clock (this thread's), in seconds since the
+    /// session began.
     fn now(&self) -> f64 {
-        self.clock.now()
+        crate::runtime::host_clock::on(&self.clock, HostClock::now)
     }
 
     /// A time on the host's clock in microseconds since the Unix epoch.

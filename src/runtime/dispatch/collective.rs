@@ -476,6 +476,20 @@ fn reduction(op: RedOp, dt: DType) -> Result<RedOp, Error> {
     }
 }
 
+/// `ts` (any devices, one shape and dtype) each set to the reduction of
+/// all of them, computed on the host as the ring computes it: the
+/// simulator's `all_reduce`, and gloo's on CPU tensors.
+pub(super) fn reduce_on_host(ts: &[&Tensor], op: RedOp) -> Result<(), Error> {
+    let op = reduction(op, ts[0].dtype())?;
+    let parts = flat_parts(ts);
+    let reduced = ring_reduce(&parts, op, ts.len())?;
+    for t in ts {
+        let whole = Tensor::new(reduced.clone(), t.shape().to_vec(), t.device());
+        index::assign(t, &whole)?;
+    }
+    Ok(())
+}
+
 /// Each tensor's elements as a flat host tensor.
 fn flat_parts(ts: &[&Tensor]) -> Vec<Tensor> {
     ts.iter().map(|t| flat_part(t)).collect()

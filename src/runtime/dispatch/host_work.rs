@@ -98,6 +98,18 @@ impl Runtime {
         self.host_works(seconds, bytes);
     }
 
+    /// The host's clock moves to `t` when later, drawn as nothing (the
+    /// time a collective's ring starts from).
+    pub(super) fn host_wait_until_silent(&mut self, t: f64) {
+        self.devices.host_wait_until(t);
+    }
+
+    /// The host's clock reads `t` (back where it was, after a collective
+    /// run from another rank's time).
+    pub(super) fn set_host_time(&mut self, t: f64) {
+        self.devices.set_host_time(t);
+    }
+
     /// The main thread waits until `until` on the modelled clock for
     /// another host thread's work (`what`: a DataLoader's next batch).
     pub fn host_wait_until(&mut self, op: &'static str, until: f64, what: &str) {

@@ -33,6 +33,7 @@ mod device;
 mod device_compute;
 mod fault;
 pub mod first_check;
+pub mod group;
 mod host;
 mod host_work;
 mod indexing;
@@ -49,6 +50,7 @@ pub mod timer;
 mod transfer;
 mod window;
 mod worker;
+pub mod world;
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -96,6 +98,9 @@ pub struct Runtime {
     op_numbers: Box<[(usize, u16); memory_history::OP_SLOTS]>,
     /// Set in a DataLoader worker's runtime (`worker.rs`).
     worker: Option<worker::Worker>,
+    /// Its place among a `spawn`'s ranks, and the process group it joined
+    /// (`group.rs`).
+    dist: Option<group::Member>,
 }
 
 /// The kernel cost of an op beyond the bytes it reads and writes.
@@ -124,6 +129,7 @@ impl Runtime {
             source: 0,
             op_numbers: Box::new([(0, 0); memory_history::OP_SLOTS]),
             worker: None,
+            dist: None,
         }
     }
 

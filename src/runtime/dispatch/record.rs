@@ -79,6 +79,33 @@ impl Runtime {
         }
     }
 
+    /// Where a rank's own timeline starts when the session records one on
+    /// the model (none when it records none, or measures it on a GPU).
+    pub fn timeline_origin(&self) -> Option<f64> {
+        self.timeline
+            .as_ref()
+            .filter(|t| !t.measured)
+            .map(Timeline::origin)
+    }
+
+    /// Records a timeline of this runtime's own from `origin` (a rank's,
+    /// taken in by the session's at the end: `absorb_timeline`).
+    pub fn follow_timeline(&mut self, origin: f64) {
+        self.timeline = Some(Timeline::new(origin, None, false));
+    }
+
+    /// The timeline recorded so far, ended.
+    pub fn take_timeline(&mut self) -> Option<Timeline> {
+        self.timeline.take()
+    }
+
+    /// Takes in a rank's timeline: its host lane as `lane`, named `name`.
+    pub fn absorb_timeline(&mut self, t: Timeline, lane: Lane, name: &str) {
+        if let Some(mine) = &mut self.timeline {
+            mine.absorb(t, lane, name);
+        }
+    }
+
     /// Whether a timeline is being recorded.
     pub fn recording(&self) -> bool {
         self.timeline.is_some()

@@ -44,6 +44,14 @@ impl Runtime {
     /// own copy, which the loop never sees; here the memory is one, so the
     /// write would reach the session, racing the loop.
     pub(super) fn check_write(&self, t: &Tensor) -> Result<(), Error> {
+        if let Some(m) = &self.dist {
+            if m.shared.contains(&t.storage_id()) {
+                return Err(Error::value_help(
+                    "a rank cannot change the session's tensors in place",
+                    "a rank is a process of its own, as PyTorch's spawned ones are: a change to                      what it sees of the session's variables would be to its own copy. Make the                      tensor (or the model) inside the rank's function, or pass it in `args`",
+                ));
+            }
+        }
         match &self.worker {
             Some(w) if w.shared.contains(&t.storage_id()) => Err(Error::value_help(
                 "a DataLoader worker cannot change the session's tensors in place",

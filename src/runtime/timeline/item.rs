@@ -11,6 +11,8 @@ pub enum Lane {
     Host,
     Worker(u32),
     PinThread,
+    /// The host of rank `r` of `spawn` (a process of its own).
+    Rank(u32),
     Stream(StreamKey),
 }
 

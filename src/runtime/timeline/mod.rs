@@ -54,6 +54,35 @@ impl Timeline {
         t
     }
 
+    /// The modelled host clock when the profile began.
+    pub fn origin(&self) -> f64 {
+        self.origin
+    }
+
+    /// Takes in what another host recorded from the same origin (a rank
+    /// of `spawn`): its host lane's items on lane `host`, named `name`,
+    /// its streams' items on theirs.
+    pub fn absorb(&mut self, other: Timeline, host: Lane, name: &str) {
+        for item in other.items {
+            let (lane, lane_name) = &other.lanes[item.lane];
+            let (lane, lane_name) = match lane {
+                Lane::Host => (host, name.to_string()),
+                l => (*l, lane_name.clone()),
+            };
+            let at = self.lane(lane, || lane_name);
+            let o = self.origin;
+            self.push(
+                at,
+                item.kind,
+                item.op,
+                item.start + o,
+                item.end + o,
+                item.bytes,
+                item.detail,
+            );
+        }
+    }
+
     /// Whether `lane` has had an item.
     pub fn has_lane(&self, lane: Lane) -> bool {
         self.lanes.iter().any(|(l, _)| *l == lane)

@@ -57,6 +57,7 @@ impl TraceWriter {
             self.named.push(pid);
             let process = match lane {
                 Lane::Host | Lane::Worker(_) | Lane::PinThread => "host".to_string(),
+                Lane::Rank(r) => format!("rank {r}"),
                 Lane::Stream(k) => format!("cuda:{}", k.device),
             };
             self.event(&format!(
@@ -151,6 +152,7 @@ fn ids(lane: Lane) -> (u32, u32) {
         Lane::Host => (0, 0),
         Lane::Worker(w) => (0, w + 1),
         Lane::PinThread => (0, u32::MAX),
+        Lane::Rank(r) => (10_000 + r, 0),
         Lane::Stream(k) => (k.device + 1, k.stream),
     }
 }

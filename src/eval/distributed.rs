@@ -1,0 +1,377 @@
+//! `torch.multiprocessing.spawn` and `torch.distributed`'s process group
+//! (`runtime/dispatch/group.rs`, `world.rs`).
+//!
+//! `spawn(f, args, nprocs)` runs `f(rank, *args)` once per rank, each in a
+//! thread with an interpreter and a runtime of its own, as PyTorch's
+//! spawned processes are: its variables are copies of the session's (a
+//! spawned process re-creates its module's), its generators start afresh
+//! from the session's seed, no device is current until it sets one, and
+//! its host has a clock of its own, drawn on a lane of its own in
+//! `profile` (processes share no GIL, unlike DataParallel's replicas). The
+//! devices and their allocators are the session's. `spawn` returns when
+//! every rank has returned; what they printed comes in the order of their
+//! host clocks. An error in a rank ends the others at their next
+//! collective, and `spawn` raises it as PyTorch's `ProcessRaisedException`.
+
+use std::collections::HashSet;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
+
+use super::args::{ArgVal, Bound};
+use super::value::{Function, Value};
+use super::{Interp, Output};
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
+use crate::runtime::alloc::history::OwnFrame;
+use crate::runtime::dispatch::world::{Collective, World};
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::host_clock::{HostClock, OwnClock};
+use crate::runtime::lock::lock;
+use crate::runtime::timeline::Lane;
+use crate::runtime::Tensor;
+
+type Out = Result<Value, Diagnostic>;
+
+/// What a rank printed, at its host time.
+type Printed = Arc<Mutex<Vec<(f64, usize, Output)>>>;
+
+/// What a rank's thread gives back: its result, its timeline, its clock.
+struct Ended {
+    result: Result<Value, Diagnostic>,
+    timeline: Option<crate::runtime::timeline::Timeline>,
+    host: f64,
+}
+
+/// `spawn(fn, args=(), nprocs=1, join=true)`.
+pub(super) fn spawn(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let f = match b.get("fn") {
+        Some((Value::Function(f), _)) => Arc::clone(f),
+        Some((other, span)) => {
+            return Err(Error::wrong_type(
+                "the function spawn runs",
+                "a function of the rank (`fn main_worker(rank, world_size) { ... }`)",
+                other.type_name(),
+            )
+            .at(*span))
+        }
+        None => return Err(Error::value("spawn() needs the function to run").at(b.span)),
+    };
+    let args = match b.given("args") {
+        None => Vec::new(),
+        Some((v @ (Value::List(_) | Value::MutList(_)), _)) => {
+            v.items().map(|xs| xs.to_vec()).unwrap_or_default()
+        }
+        // `args=[4]`: a list literal of numbers is a tensor here.
+        Some((Value::Tensor(t), _)) if t.ndim() == 1 && !t.device().is_cuda() => match t.dtype() {
+            crate::runtime::DType::I32 | crate::runtime::DType::I64 => {
+                t.to_vec::<i64>().into_iter().map(Value::Int).collect()
+            }
+            _ => t.to_vec::<f64>().into_iter().map(Value::float).collect(),
+        },
+        Some((other, span)) => {
+            return Err(Error::wrong_type(
+                "spawn's `args`",
+                "a tuple of the arguments after the rank (`args=(world_size,)`)",
+                other.type_name(),
+            )
+            .at(*span))
+        }
+    };
+    let nprocs = b.int("nprocs")?.unwrap_or(1);
+    if nprocs < 1 {
+        return Err(Error::value(format!(
+            "nprocs is a count of processes (1 or more), not {nprocs}"
+        ))
+        .at(b.span_of("nprocs")));
+    }
+    if !b.bool("join", true)? {
+        return Err(Error::value_help(
+            "cudash's spawn always waits for its ranks (join=true)",
+            "PyTorch's join=false gives a ProcessContext to join later; here spawn returns when \
+             every rank has returned",
+        )
+        .at(b.span_of("join")));
+    }
+    me.spawn_ranks(f, args, nprocs as usize, b.span)
+}
+
+impl Interp {
+    /// Runs `f(rank, *args)` in `n` ranks; returns once all have.
+    fn spawn_ranks(&mut self, f: Arc<Function>, args: Vec<Value>, n: usize, span: Span) -> Out {
+        if self.rt.world().is_some() {
+            return Err(Error::value_help(
+                "a rank cannot spawn ranks of its own",
+                "call spawn from the session; each rank it starts runs the function once",
+            )
+            .at(span));
+        }
+        let world = World::new(n, Arc::clone(&self.hooks.interrupt));
+        let vars: Vec<(String, Value)> = self
+            .vars()
+            .iter()
+            .map(|(name, v)| (name.clone(), super::data::own_copy(v)))
+            .collect();
+        let shared = session_memory(&vars, &args);
+        let devices = Arc::clone(&self.rt.devices);
+        let seed = self.rt.generators.seed();
+        let origin = self.rt.timeline_origin();
+        let start = self.rt.host_now();
+        let (grad, source) = (self.grad, self.source.clone());
+        let interrupt = Arc::clone(&self.hooks.interrupt);
+        let printed: Printed = Arc::default();
+        self.begin_op("spawn");
+        let ended: Vec<Ended> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..n)
+                .map(|rank| {
+                    let (vars, source, f) = (vars.clone(), source.clone(), Arc::clone(&f));
+                    let args: Vec<Value> = args.iter().map(super::data::own_copy).collect();
+                    let (world, shared) = (Arc::clone(&world), shared.clone());
+                    let (devices, interrupt) = (Arc::clone(&devices), Arc::clone(&interrupt));
+                    let printed = Arc::clone(&printed);
+                    s.spawn(move || {
+                        let _clock = OwnClock::install(Arc::new(HostClock::at(start)));
+                        let _frame = OwnFrame::install();
+                        let mut rt = Runtime::new(seed, Arc::clone(&devices));
+                        rt.enter_world(Arc::clone(&world), rank, shared);
+                        if let Some(o) = origin {
+                            rt.follow_timeline(o);
+                        }
+                        let mut order = 0;
+                        let sink = move |o: Output| {
+                            let at = devices.host_time();
+                            lock(&printed).push((at, rank * 1_000_000 + order, o));
+                            order += 1;
+                        };
+                        let hooks = super::Hooks {
+                            interrupt,
+                            sink: Some(Box::new(sink)),
+                            ..super::Hooks::default()
+                        };
+                        let mut it = Interp::with_globals(rt, hooks, vars);
+                        it.grad = grad;
+                        it.echo = false;
+                        it.source = source;
+                        let mut call = vec![arg(Value::Int(rank as i64), span)];
+                        call.extend(args.into_iter().map(|v| arg(v, span)));
+                        let result =
+                            catch_unwind(AssertUnwindSafe(|| it.call_function(f, call, span)))
+                                .unwrap_or_else(|_| Err(panicked(span)));
+                        it.flush_notes();
+                        world.ended(rank, result.is_ok());
+                        Ended {
+                            result,
+                            timeline: it.rt.take_timeline(),
+                            host: it.rt.host_now(),
+                        }
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join().unwrap_or_else(|_| Ended {
+                        result: Err(panicked(span)),
+                        timeline: None,
+                        host: start,
+                    })
+                })
+                .collect()
+        });
+        let mut printed = std::mem::take(&mut *lock(&printed));
+        printed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        for (_, _, o) in printed {
+            self.emit(o);
+        }
+        let mut latest = start;
+        let mut results = Vec::with_capacity(n);
+        for (rank, e) in ended.into_iter().enumerate() {
+            if let Some(t) = e.timeline {
+                self.rt
+                    .absorb_timeline(t, Lane::Rank(rank as u32), &format!("rank {rank}"));
+            }
+            latest = latest.max(e.host);
+            results.push(e.result);
+        }
+        self.rt.host_wait_until("spawn", latest, "the ranks");
+        raise_first(results, span)
+    }
+}
+
+/// The first rank's own error (not one that another's ended), as
+/// PyTorch's `ProcessRaisedException`.
+fn raise_first(results: Vec<Result<Value, Diagnostic>>, span: Span) -> Out {
+    let failed: Vec<(usize, Diagnostic)> = results
+        .into_iter()
+        .enumerate()
+        .filter_map(|(r, res)| res.err().map(|d| (r, d)))
+        .collect();
+    if let Some((_, d)) = failed
+        .iter()
+        .find(|(_, d)| matches!(d.error, Error::Interrupted))
+    {
+        return Err(d.clone());
+    }
+    let own = failed
+        .iter()
+        .position(|(_, d)| !is_consequence(&d.error))
+        .unwrap_or(0);
+    match failed.into_iter().nth(own) {
+        Some((rank, d)) => Err(Error::Process {
+            rank,
+            error: Box::new(d),
+        }
+        .at_or_where_raised(span)),
+        None => Ok(Value::None),
+    }
+}
+
+/// An error a rank got because another one failed.
+fn is_consequence(e: &Error) -> bool {
+    matches!(e, Error::Distributed { message, .. } if message.contains("raised an error, so"))
+}
+
+fn panicked(span: Span) -> Diagnostic {
+    Error::value("a rank's thread stopped unexpectedly (a bug in cudash)").at(span)
+}
+
+fn arg(value: Value, span: Span) -> ArgVal {
+    ArgVal {
+        keyword: None,
+        value,
+        span,
+    }
+}
+
+/// The memory of the session's tensors a rank sees in `vars` (its
+/// modules' too), less what `args` passes it (shared, as a spawned
+/// process's arguments are).
+fn session_memory(vars: &[(String, Value)], args: &[Value]) -> HashSet<usize> {
+    let mut memory = HashSet::new();
+    let add = |v: &Value, on: bool, set: &mut HashSet<usize>| {
+        let mut each = |t: &Tensor| {
+            match on {
+                true => set.insert(t.storage_id()),
+                false => set.remove(&t.storage_id()),
+            };
+        };
+        v.each_tensor(&mut each);
+        if let Value::Module(m) = v {
+            let (params, buffers) = crate::nn::parallel::parameters_and_buffers(m);
+            params.iter().chain(&buffers).for_each(|t| each(t));
+        }
+    };
+    for (_, v) in vars {
+        add(v, true, &mut memory);
+    }
+    for v in args {
+        add(v, false, &mut memory);
+    }
+    memory
+}
+
+/// The line of `span` in the running source, for a rank's report.
+impl Interp {
+    pub(super) fn line_of(&self, span: Span) -> Option<u32> {
+        let text = &self.source.as_ref()?.text;
+        let at = span.start.min(text.len());
+        Some(text[..at].matches('\n').count() as u32 + 1)
+    }
+}
+
+/// `init_process_group(backend=none, rank=none, world_size=none)`.
+pub(super) fn init_process_group(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let backend = match b.str("backend")? {
+        Some(s) => s,
+        None => match me.rt.devices.count() {
+            0 => "gloo".to_string(),
+            _ => "nccl".to_string(),
+        },
+    };
+    let (rank, size) = (b.int("rank")?, b.int("world_size")?);
+    let line = me.line_of(b.span);
+    me.rt
+        .init_process_group(&backend, (rank, size), line)
+        .map_err(|e| e.at(b.span))?;
+    Ok(Value::None)
+}
+
+/// `get_rank()`, `get_world_size()`, `is_initialized()`,
+/// `destroy_process_group()`, `barrier()`.
+pub(super) fn group_query(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    Ok(match name {
+        "get_rank" => Value::Int(me.rt.process_group().map_err(at)?.0 as i64),
+        "get_world_size" => Value::Int(me.rt.process_group().map_err(at)?.1 as i64),
+        "is_initialized" => Value::bool(me.rt.is_initialized()),
+        "destroy_process_group" => {
+            me.rt.destroy_process_group().map_err(at)?;
+            Value::None
+        }
+        _ => {
+            let line = me.line_of(b.span);
+            me.rt
+                .collective(Collective::Barrier, None, &[], false, line)
+                .map_err(at)?;
+            Value::None
+        }
+    })
+}
+
+/// A process-group collective of this rank's `tensor`: the event its
+/// work handle waits for, with `async_op`.
+pub(super) fn collective(
+    me: &mut Interp,
+    op: Collective,
+    tensor: &Arc<Tensor>,
+    outputs: &[Arc<Tensor>],
+    b: &Bound,
+) -> Out {
+    let async_op = b.bool("async_op", false)?;
+    let line = me.line_of(b.span);
+    let event = me
+        .rt
+        .collective(op, Some(tensor), outputs, async_op, line)
+        .map_err(|e| e.at(b.span))?;
+    Ok(match async_op {
+        true => Value::Work(Arc::new(Work {
+            event,
+            device: tensor.device(),
+        })),
+        false => Value::None,
+    })
+}
+
+/// What a collective with `async_op=true` returns (PyTorch's `Work`):
+/// `wait()` makes the current stream wait for it.
+pub struct Work {
+    event: Option<Arc<crate::runtime::event::Event>>,
+    device: crate::runtime::Device,
+}
+
+impl std::fmt::Debug for Work {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<torch.distributed.Work on {}>", self.device)
+    }
+}
+
+/// `work.wait()`, `work.is_completed()`.
+pub(super) fn work_method(me: &mut Interp, name: &'static str, w: &Arc<Work>, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let Some(e) = &w.event else {
+        return Ok(match name {
+            "is_completed" => Value::bool(true),
+            _ => Value::bool(true),
+        });
+    };
+    match name {
+        "is_completed" => Ok(Value::bool(e.recorded().is_none_or(|r| r.is_complete()))),
+        _ => {
+            let crate::runtime::Device::Cuda(d) = w.device else {
+                return Ok(Value::bool(true));
+            };
+            let key = me.rt.stream_on(d);
+            me.rt.wait_event(key, e).map_err(at)?;
+            Ok(Value::bool(true))
+        }
+    }
+}

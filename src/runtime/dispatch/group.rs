@@ -1,0 +1,485 @@
+//! `torch.distributed`'s default process group on the op layer: a rank
+//! joins it (`init_process_group`) and calls each collective with its own
+//! tensor; the rendezvous (`world.rs`) gathers every rank's entry, and the
+//! rank that completes it runs the runtime's collective over all of them.
+//!
+//! - **Streams**, as PyTorch's NCCL group: each rank queues its collectives
+//!   on a stream of its own device named `nccl`, which first waits for the
+//!   rank's current stream; a blocking call then makes the current stream
+//!   wait for it (PyTorch's `work.wait()`: the host goes on), and
+//!   `async_op=true` gives the event to wait on instead. The ring itself
+//!   runs after every rank's stream reached it, as NCCL's kernels do.
+//! - **Host time**: a rank's host is not held by a collective (NCCL's are
+//!   asynchronous), except `barrier`, which waits until every rank has
+//!   reached it and its device work before it is done.
+//! - **gloo** reduces CPU tensors on the host, in the ring's order.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use super::collective::reduce_on_host;
+use super::world::{distributed, Backend, Collective, Done, Post, Turn, World};
+use super::Runtime;
+use crate::error::Error;
+use crate::runtime::event::Event;
+use crate::runtime::op::index;
+use crate::runtime::spec::HOST;
+use crate::runtime::stream::StreamKey;
+use crate::runtime::{timing, Device, Tensor};
+
+/// A runtime's place among the ranks of a `spawn` (or the session's own
+/// group of one).
+pub struct Member {
+    pub world: Arc<World>,
+    /// Its index among the ranks spawned.
+    pub me: usize,
+    joined: Option<Joined>,
+    /// The memory of the session's tensors, which a rank reads but may
+    /// not change (`Tensor::storage_id`).
+    pub(super) shared: HashSet<usize>,
+}
+
+/// The process group, once joined.
+struct Joined {
+    rank: usize,
+    size: usize,
+    backend: Backend,
+    /// Collectives called so far.
+    seq: u64,
+    /// Each device's `nccl` stream, once used.
+    comm: Vec<StreamKey>,
+}
+
+impl Member {
+    pub fn new(world: Arc<World>, me: usize, shared: HashSet<usize>) -> Member {
+        Member {
+            world,
+            me,
+            joined: None,
+            shared,
+        }
+    }
+}
+
+fn not_initialized() -> Error {
+    Error::Value {
+        message: "Default process group has not been initialized, please make sure to call \
+                  init_process_group."
+            .into(),
+        help: Some(
+            "call `init_process_group(\"nccl\", rank=rank, world_size=n)` first, in each rank \
+             that `spawn` starts"
+                .into(),
+        ),
+    }
+}
+
+impl Runtime {
+    /// This runtime is rank `me` of `world` (a rank `spawn` started);
+    /// `shared` is the memory of the session's tensors.
+    pub fn enter_world(&mut self, world: Arc<World>, me: usize, shared: HashSet<usize>) {
+        self.dist = Some(Member::new(world, me, shared));
+    }
+
+    /// The ranks this runtime is one of.
+    pub fn world(&self) -> Option<&Arc<World>> {
+        self.dist.as_ref().map(|m| &m.world)
+    }
+
+    /// `init_process_group(backend, rank=, world_size=)`: joins the group,
+    /// and returns once every rank has. Outside `spawn` the session is a
+    /// group of one. `line` is where the rank calls it (for a report).
+    pub fn init_process_group(
+        &mut self,
+        backend: &str,
+        (rank, size): (Option<i64>, Option<i64>),
+        line: Option<u32>,
+    ) -> Result<(), Error> {
+        if self.dist.as_ref().is_some_and(|m| m.joined.is_some()) {
+            return Err(Error::value_help(
+                "trying to initialize the default process group twice!",
+                "each rank calls init_process_group once (destroy_process_group ends it)",
+            ));
+        }
+        let backend = match backend {
+            "nccl" => Backend::Nccl,
+            "gloo" => Backend::Gloo,
+            other => {
+                return Err(Error::value_help(
+                    format!("Invalid backend: '{other}'"),
+                    "cudash's process groups are \"nccl\" (CUDA tensors, one device per rank) \
+                     and \"gloo\" (CPU tensors)",
+                ))
+            }
+        };
+        if self.dist.is_none() {
+            let world = World::new(1, Arc::clone(&self.interrupt));
+            self.dist = Some(Member::new(world, 0, HashSet::new()));
+        }
+        let (world, me) = match &self.dist {
+            Some(m) => (Arc::clone(&m.world), m.me),
+            None => unreachable!("set above"),
+        };
+        let size = size.unwrap_or(world.size as i64);
+        let rank = rank.unwrap_or(me as i64);
+        if size < 1 {
+            return Err(Error::value(format!(
+                "world_size is a count of ranks (1 or more), not {size}"
+            )));
+        }
+        if rank < 0 || rank >= size {
+            return Err(Error::value_help(
+                format!(
+                    "Invalid rank {rank}, rank should be in the interval [0, {}]",
+                    size - 1
+                ),
+                "pass the rank spawn gave the function (its first argument)",
+            ));
+        }
+        let (rank, size) = (rank as usize, size as usize);
+        if size > world.size {
+            return Err(distributed(
+                format!(
+                    "init_process_group waits for {size} ranks, and only {} can join: {}",
+                    world.size,
+                    match world.size {
+                        1 => "the session is one process".to_string(),
+                        n => format!("spawn started {n}"),
+                    }
+                ),
+                "start one rank per member with `spawn(f, args=(n,), nprocs=n)` and pass \
+                 world_size=n (PyTorch would wait here until its timeout)",
+            ));
+        }
+        if backend == Backend::Nccl {
+            self.need_cuda("the \"nccl\" backend")?;
+            let devices = self.devices.count() as usize;
+            if size > devices {
+                return Err(distributed(
+                    format!(
+                        "the \"nccl\" backend takes one CUDA device per rank: world_size {size} \
+                         and this session has {devices}"
+                    ),
+                    "start at most one rank per device (`--sim-devices N` gives more), or use \
+                     \"gloo\" with CPU tensors",
+                ));
+            }
+        }
+        world.join(me, backend, (rank, size), line)?;
+        if let Some(m) = &mut self.dist {
+            m.joined = Some(Joined {
+                rank,
+                size,
+                backend,
+                seq: 0,
+                comm: Vec::new(),
+            });
+        }
+        Ok(())
+    }
+
+    /// `(get_rank(), get_world_size())`.
+    pub fn process_group(&self) -> Result<(usize, usize), Error> {
+        match self.dist.as_ref().and_then(|m| m.joined.as_ref()) {
+            Some(j) => Ok((j.rank, j.size)),
+            None => Err(not_initialized()),
+        }
+    }
+
+    /// Whether `init_process_group` has run (and `destroy_process_group` not).
+    pub fn is_initialized(&self) -> bool {
+        self.dist.as_ref().is_some_and(|m| m.joined.is_some())
+    }
+
+    /// `destroy_process_group()`.
+    pub fn destroy_process_group(&mut self) -> Result<(), Error> {
+        let Some(m) = &mut self.dist else {
+            return Err(not_initialized());
+        };
+        if m.joined.take().is_none() {
+            return Err(not_initialized());
+        }
+        if m.world.size == 1 {
+            m.world.leave();
+        }
+        Ok(())
+    }
+
+    /// A collective of the process group with this rank's `tensor` (and
+    /// `all_gather`'s `outputs`). Returns, with `async_op`, the event its
+    /// work handle waits for.
+    pub fn collective(
+        &mut self,
+        op: Collective,
+        tensor: Option<&Arc<Tensor>>,
+        outputs: &[Arc<Tensor>],
+        async_op: bool,
+        line: Option<u32>,
+    ) -> Result<Option<Arc<Event>>, Error> {
+        let (rank, size, backend) = self.process_group_backend()?;
+        if let Some(t) = tensor {
+            self.check_participant(t, backend, op, outputs, size)?;
+        }
+        let device = match tensor.map(|t| t.device()) {
+            Some(Device::Cuda(d)) => Some(d),
+            _ => None,
+        };
+        if op == Collective::Barrier && backend == Backend::Nccl {
+            // NCCL's barrier is a collective on the rank's device, which
+            // the host then waits for.
+            let d = self.current_device;
+            self.sync_stream(self.stream_on(d))?;
+        }
+        let stream = match device {
+            Some(d) => Some(self.comm_stream(d)?),
+            None => None,
+        };
+        if let Some(s) = stream {
+            // As PyTorch's NCCL group: the caching allocator keeps the
+            // blocks of what the collective reads and writes until the
+            // `nccl` stream's work is done.
+            tensor
+                .into_iter()
+                .chain(outputs)
+                .for_each(|t| t.record_stream(s.stream));
+        }
+        let seq = {
+            let j = self.joined_mut()?;
+            j.seq += 1;
+            j.seq - 1
+        };
+        let post = Post {
+            op,
+            tensor: tensor.cloned(),
+            outputs: outputs.to_vec(),
+            stream,
+            host: self.host_now(),
+            line,
+        };
+        let what = post.describe(seq);
+        let world = Arc::clone(&self.dist.as_ref().expect("joined").world);
+        let me = self.dist.as_ref().map_or(0, |m| m.me);
+        let done = match world.post(rank, seq, post)? {
+            Turn::Run(posts) => {
+                let r = self.run_collective(&posts);
+                world.finish(seq, r.clone());
+                r?
+            }
+            Turn::Wait => world.wait(me, seq, what, line)?,
+        };
+        if op == Collective::Barrier {
+            let now = self.host_now();
+            if done.latest_host > now {
+                self.host_wait_until("barrier", done.latest_host, "the other ranks");
+            }
+        }
+        if let (None, Some(t)) = (stream, tensor) {
+            // gloo: the host did the work.
+            let bytes = 2 * t.nbytes() as u64;
+            let seconds = timing::host_op(&HOST, bytes, 0, t.numel(), 1);
+            self.host_time(op.name(), seconds, bytes);
+        }
+        let (Some(comm), Some(d)) = (stream, device) else {
+            return Ok(None);
+        };
+        let event = Arc::new(Event::default());
+        self.record(&event, comm)?;
+        if async_op {
+            return Ok(Some(event));
+        }
+        self.wait_event(self.stream_on(d), &event)?;
+        Ok(None)
+    }
+
+    fn process_group_backend(&self) -> Result<(usize, usize, Backend), Error> {
+        match self.dist.as_ref().and_then(|m| m.joined.as_ref()) {
+            Some(j) => Ok((j.rank, j.size, j.backend)),
+            None => Err(not_initialized()),
+        }
+    }
+
+    fn joined_mut(&mut self) -> Result<&mut Joined, Error> {
+        self.dist
+            .as_mut()
+            .and_then(|m| m.joined.as_mut())
+            .ok_or_else(not_initialized)
+    }
+
+    /// The `nccl` stream of device `d`, made at first use, after the
+    /// current stream's work.
+    fn comm_stream(&mut self, d: u32) -> Result<StreamKey, Error> {
+        let known = self
+            .dist
+            .as_ref()
+            .and_then(|m| m.joined.as_ref())
+            .and_then(|j| j.comm.iter().find(|k| k.device == d).copied());
+        let key = match known {
+            Some(k) => k,
+            None => {
+                let saved = self.current_device;
+                self.current_device = d;
+                let made = self.new_stream(Some("nccl"));
+                self.current_device = saved;
+                let key = made?.key;
+                self.joined_mut()?.comm.push(key);
+                key
+            }
+        };
+        self.wait_stream(key, self.stream_on(d))?;
+        Ok(key)
+    }
+
+    /// This rank's tensor for `op`: on a device its backend takes,
+    /// contiguous, one it may write.
+    fn check_participant(
+        &self,
+        t: &Tensor,
+        backend: Backend,
+        op: Collective,
+        outputs: &[Arc<Tensor>],
+        size: usize,
+    ) -> Result<(), Error> {
+        if backend == Backend::Nccl && !t.device().is_cuda() {
+            return Err(distributed(
+                "No backend type associated with device type cpu",
+                "the \"nccl\" group takes CUDA tensors: move it first (`t.to(cuda)`), or make \
+                 the group with \"gloo\" for CPU tensors",
+            ));
+        }
+        if !t.is_contiguous() {
+            return Err(Error::value_help(
+                format!(
+                    "Tensors must be contiguous ({} takes its buffer whole)",
+                    op.name()
+                ),
+                "pass `t.contiguous()`",
+            ));
+        }
+        match op {
+            Collective::AllReduce(_) | Collective::Broadcast { .. } => self.check_write(t)?,
+            Collective::AllGather => {
+                if outputs.len() != size {
+                    return Err(Error::value(format!(
+                        "all_gather's output list holds {} tensors, and the world size is {size}",
+                        outputs.len()
+                    )));
+                }
+                for o in outputs {
+                    if o.shape() != t.shape() || o.dtype() != t.dtype() || o.device() != t.device()
+                    {
+                        return Err(Error::value_help(
+                            "all_gather's outputs must each be like the input: one shape, dtype \
+                             and device",
+                            "make them with `[zeros_like(t) for _ in range(world_size)]`",
+                        ));
+                    }
+                    self.check_write(o)?;
+                }
+            }
+            Collective::Barrier => {}
+        }
+        if let Collective::Broadcast { src } = op {
+            if src >= size {
+                return Err(Error::value(format!(
+                    "broadcast's src is rank {src}, and the ranks are 0 to {}",
+                    size - 1
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs a collective over every rank's post (in rank order), each
+    /// device's part on the stream its rank queued it on, from the latest
+    /// of the ranks' host times.
+    fn run_collective(&mut self, posts: &[Post]) -> Result<Done, Error> {
+        let latest = posts.iter().map(|p| p.host).fold(0.0, f64::max);
+        let done = Done {
+            latest_host: latest,
+        };
+        let ts: Vec<&Tensor> = posts.iter().filter_map(|p| p.tensor.as_deref()).collect();
+        if ts.len() != posts.len() {
+            return Ok(done);
+        }
+        if !ts[0].device().is_cuda() {
+            self.run_on_host(posts, &ts)?;
+            return Ok(done);
+        }
+        let own = self.host_now();
+        self.host_wait_until_silent(latest);
+        let saved: Vec<_> = posts
+            .iter()
+            .filter_map(|p| p.stream)
+            .map(|k| self.enter_stream(k))
+            .collect();
+        let r = self.run_on_devices(posts, &ts);
+        for s in saved.into_iter().rev() {
+            self.restore(s);
+        }
+        self.set_host_time(own);
+        r.map(|_| done)
+    }
+
+    fn run_on_devices(&mut self, posts: &[Post], ts: &[&Tensor]) -> Result<(), Error> {
+        let misfit = |m: super::collective::Misfit| m.error;
+        match posts[0].op {
+            Collective::AllReduce(op) => self.all_reduce(ts, op).map_err(misfit),
+            Collective::Broadcast { src } => {
+                let root = posts[src].tensor.as_ref().expect("checked");
+                let devices: Vec<Device> = ts.iter().map(|t| t.device()).collect();
+                let outs = self.broadcast(root, &devices).map_err(misfit)?;
+                for (r, out) in outs.iter().enumerate() {
+                    if r != src {
+                        self.assign(ts[r], out)?;
+                    }
+                }
+                Ok(())
+            }
+            Collective::AllGather => {
+                let outs = self.all_gather(ts).map_err(misfit)?;
+                for (p, all) in posts.iter().zip(&outs) {
+                    for (k, o) in p.outputs.iter().enumerate() {
+                        self.assign(o, &part(all, k, ts[k])?)?;
+                    }
+                }
+                Ok(())
+            }
+            Collective::Barrier => Ok(()),
+        }
+    }
+
+    /// gloo on CPU tensors: the values, computed on the host.
+    fn run_on_host(&mut self, posts: &[Post], ts: &[&Tensor]) -> Result<(), Error> {
+        match posts[0].op {
+            Collective::AllReduce(op) => reduce_on_host(ts, op),
+            Collective::Broadcast { src } => {
+                for (r, t) in ts.iter().enumerate() {
+                    if r != src {
+                        crate::runtime::ops::index::assign(t, ts[src])?;
+                    }
+                }
+                Ok(())
+            }
+            Collective::AllGather => {
+                for p in posts {
+                    for (o, t) in p.outputs.iter().zip(ts) {
+                        crate::runtime::ops::index::assign(o, t)?;
+                    }
+                }
+                Ok(())
+            }
+            Collective::Barrier => Ok(()),
+        }
+    }
+}
+
+/// Rank `k`'s part of `all_gather`'s joined output, shaped as `like`.
+fn part(all: &Tensor, k: usize, like: &Tensor) -> Result<Tensor, Error> {
+    match like.ndim() {
+        0 => crate::runtime::op::view::view(&index::narrow(all, 0, k, 1)?, &[]),
+        _ => {
+            let rows = like.shape()[0];
+            index::narrow(all, 0, k * rows, rows)
+        }
+    }
+}

@@ -1,0 +1,483 @@
+//! The ranks of one `spawn` and their rendezvous: where each rank is
+//! (running, waiting in a collective, ended), the process group they join
+//! (`init_process_group`), and the table of posted collectives, keyed by
+//! each rank's sequence number (its n-th collective).
+//!
+//! A rank that posts the last missing entry of a sequence number runs the
+//! collective for all of them (`group.rs`) and wakes the others. PyTorch's
+//! ranks hang when one skips a collective or calls another one in its
+//! place; here every rank's state is known, so such a program is reported
+//! the moment it cannot go on: posts that differ at one sequence number, or
+//! every live rank waiting with none able to proceed. The report names
+//! each rank, what it waits in and at which line (what PyTorch's flight
+//! recorder lets an expert reconstruct after a timeout).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::Duration;
+
+use super::collective::RedOp;
+use crate::error::Error;
+use crate::runtime::lock::lock;
+use crate::runtime::stream::StreamKey;
+use crate::runtime::{DType, Device, Tensor};
+
+/// The ranks of one `spawn` (or the session alone, a group of one).
+pub struct World {
+    /// How many ranks were started.
+    pub size: usize,
+    state: Mutex<State>,
+    changed: Condvar,
+    interrupt: Arc<AtomicBool>,
+}
+
+/// Where a rank is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Where {
+    Running,
+    /// Waiting in `what` (a collective, `init_process_group`), at `line`.
+    Waiting {
+        what: String,
+        line: Option<u32>,
+        /// The collective waited for (none: `init_process_group`).
+        seq: Option<u64>,
+    },
+    /// Its function returned.
+    Returned,
+    /// Its function raised.
+    Failed,
+}
+
+/// The process group the ranks joined.
+#[derive(Clone, Debug)]
+pub struct Group {
+    pub backend: Backend,
+    pub size: usize,
+}
+
+/// `init_process_group`'s backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// NCCL: CUDA tensors, one device per rank.
+    Nccl,
+    /// Gloo: CPU tensors (and CUDA ones, through the same collectives).
+    Gloo,
+}
+
+impl Backend {
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Nccl => "nccl",
+            Backend::Gloo => "gloo",
+        }
+    }
+}
+
+/// A collective of `torch.distributed`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Collective {
+    AllReduce(RedOp),
+    Broadcast { src: usize },
+    AllGather,
+    Barrier,
+}
+
+impl Collective {
+    pub fn name(self) -> &'static str {
+        match self {
+            Collective::AllReduce(_) => "all_reduce",
+            Collective::Broadcast { .. } => "broadcast",
+            Collective::AllGather => "all_gather",
+            Collective::Barrier => "barrier",
+        }
+    }
+}
+
+/// One rank's entry in the table: its tensors and where it queued them.
+pub struct Post {
+    pub op: Collective,
+    /// The rank's tensor (none for `barrier`).
+    pub tensor: Option<Arc<Tensor>>,
+    /// `all_gather`'s output list.
+    pub outputs: Vec<Arc<Tensor>>,
+    /// The stream the rank queued it on (a device tensor's).
+    pub stream: Option<StreamKey>,
+    /// The rank's host clock when it posted.
+    pub host: f64,
+    pub line: Option<u32>,
+}
+
+impl Post {
+    /// "all_reduce #3 (f32[10], sum)": the collective `seq` (from 0).
+    pub fn describe(&self, seq: u64) -> String {
+        let t = self.tensor.as_ref().map(|t| {
+            format!(
+                "{}{}",
+                t.dtype(),
+                crate::runtime::shape::fmt_shape(t.shape())
+            )
+        });
+        let mut parts: Vec<String> = t.into_iter().collect();
+        match self.op {
+            Collective::AllReduce(op) => parts.push(red_name(op).into()),
+            Collective::Broadcast { src } => parts.push(format!("src={src}")),
+            _ => {}
+        }
+        let name = format!("{} #{}", self.op.name(), seq + 1);
+        match parts.is_empty() {
+            true => name,
+            false => format!("{name} ({})", parts.join(", ")),
+        }
+    }
+
+    /// What must agree across the ranks at one sequence number.
+    fn signature(&self) -> (Collective, Option<(DType, Vec<usize>, bool)>) {
+        let t = self
+            .tensor
+            .as_ref()
+            .map(|t| (t.dtype(), t.shape().to_vec(), t.device().is_cuda()));
+        (self.op, t)
+    }
+}
+
+fn red_name(op: RedOp) -> &'static str {
+    match op {
+        RedOp::Sum => "sum",
+        RedOp::Avg => "avg",
+        RedOp::Max => "max",
+        RedOp::Min => "min",
+    }
+}
+
+/// What a rank learns when its collective has run.
+#[derive(Clone)]
+pub struct Done {
+    /// The latest host clock of the ranks when they posted (a barrier
+    /// waits until then).
+    pub latest_host: f64,
+}
+
+struct State {
+    ranks: Vec<Where>,
+    group: Option<Group>,
+    /// The spawn rank of each group rank that joined.
+    joined: Vec<Option<usize>>,
+    /// Posts by sequence number, one slot per group rank.
+    posts: BTreeMap<u64, Vec<Option<Post>>>,
+    /// Sequence numbers run, with what each rank learns, or the error
+    /// every rank waiting in it gets.
+    done: BTreeMap<u64, Result<Done, Error>>,
+    /// The first rank that raised.
+    failed: Option<usize>,
+    /// The report of a stall, once found: what every waiting rank raises.
+    stall: Option<Error>,
+}
+
+/// What `post` asks the rank to do.
+pub enum Turn {
+    /// Its post completed the table: run the collective over these posts
+    /// (in group rank order), then call `finish`.
+    Run(Vec<Post>),
+    /// Wait for the others (`wait`).
+    Wait,
+}
+
+impl State {
+    /// No rank runs, and none that waits can go on.
+    fn stalled(&self) -> bool {
+        let all_joined = !self.joined.is_empty() && self.joined.iter().all(Option::is_some);
+        self.ranks.iter().all(|w| match w {
+            Where::Running => false,
+            Where::Waiting { seq: Some(q), .. } => !self.done.contains_key(q),
+            Where::Waiting { seq: None, .. } => !all_joined,
+            Where::Returned | Where::Failed => true,
+        })
+    }
+}
+
+impl World {
+    pub fn new(size: usize, interrupt: Arc<AtomicBool>) -> Arc<World> {
+        Arc::new(World {
+            size,
+            state: Mutex::new(State {
+                ranks: vec![Where::Running; size],
+                group: None,
+                joined: Vec::new(),
+                posts: BTreeMap::new(),
+                done: BTreeMap::new(),
+                failed: None,
+                stall: None,
+            }),
+            changed: Condvar::new(),
+            interrupt,
+        })
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+
+    /// Rank `me` ended: returned, or raised.
+    pub fn ended(&self, me: usize, ok: bool) {
+        let mut s = self.state();
+        s.ranks[me] = match ok {
+            true => Where::Returned,
+            false => Where::Failed,
+        };
+        if !ok && s.failed.is_none() {
+            s.failed = Some(me);
+        }
+        self.changed.notify_all();
+    }
+
+    /// The group, once the first rank has joined.
+    pub fn group(&self) -> Option<Group> {
+        self.state().group.clone()
+    }
+
+    /// Rank `me` joins the group as rank `rank` of `size`, and waits until
+    /// every rank has.
+    pub fn join(
+        &self,
+        me: usize,
+        backend: Backend,
+        (rank, size): (usize, usize),
+        line: Option<u32>,
+    ) -> Result<(), Error> {
+        {
+            let mut s = self.state();
+            match &s.group {
+                None => {
+                    s.group = Some(Group { backend, size });
+                    s.joined = vec![None; size];
+                }
+                Some(g) if g.size != size => {
+                    return Err(distributed(
+                        format!(
+                            "rank {rank} joins a group of {size}, and the group was made with \
+                             world_size={}",
+                            g.size
+                        ),
+                        "every rank passes the same world_size to init_process_group",
+                    ))
+                }
+                Some(g) if g.backend != backend => {
+                    return Err(distributed(
+                        format!(
+                            "rank {rank} joins with backend \"{}\", and the group uses \"{}\"",
+                            backend.name(),
+                            g.backend.name()
+                        ),
+                        "every rank passes the same backend to init_process_group",
+                    ))
+                }
+                Some(_) => {}
+            }
+            if let Some(other) = s.joined[rank] {
+                return Err(distributed(
+                    format!("rank {rank} joined twice: by process {other} and by process {me}"),
+                    "each process passes its own rank: the one spawn gave its function",
+                ));
+            }
+            s.joined[rank] = Some(me);
+            self.changed.notify_all();
+        }
+        self.wait_until(me, ("init_process_group", None), line, |s| {
+            s.joined.iter().all(Option::is_some).then_some(Ok(()))
+        })
+    }
+
+    /// Leaves the group (`destroy_process_group`): a new one may be made.
+    pub fn leave(&self) {
+        let mut s = self.state();
+        s.group = None;
+        s.joined.clear();
+        s.posts.clear();
+        s.done.clear();
+    }
+
+    /// Rank `rank` (of the group) posts its `seq`-th collective. Posts
+    /// that disagree end the collective for every rank in it with the
+    /// report.
+    pub fn post(&self, rank: usize, seq: u64, post: Post) -> Result<Turn, Error> {
+        let mut s = self.state();
+        if let Some(Err(e)) = s.done.get(&seq) {
+            return Err(e.clone());
+        }
+        let size = s.joined.len();
+        let slots = s.posts.entry(seq).or_insert_with(|| {
+            std::iter::repeat_with(|| None)
+                .take(size)
+                .collect::<Vec<_>>()
+        });
+        let first = slots
+            .iter()
+            .enumerate()
+            .find_map(|(r, p)| Some((r, p.as_ref()?)));
+        if let Some((r, other)) = first {
+            let mismatch = other.signature() != post.signature();
+            let devices = match (&other.tensor, &post.tensor, other.op) {
+                (Some(a), Some(b), _) if a.device().is_cuda() && a.device() == b.device() => {
+                    Some(a.device())
+                }
+                _ => None,
+            };
+            if mismatch || devices.is_some() {
+                slots[rank] = Some(post);
+                let report = match devices {
+                    Some(d) if !mismatch => duplicate_gpu(rank, r, d),
+                    _ => self.mismatch_report(&s, seq),
+                };
+                s.done.insert(seq, Err(report.clone()));
+                self.changed.notify_all();
+                return Err(report);
+            }
+        }
+        let slots = s.posts.get_mut(&seq).expect("made above");
+        slots[rank] = Some(post);
+        if slots.iter().all(Option::is_some) {
+            let posts = s.posts.remove(&seq).unwrap_or_default();
+            return Ok(Turn::Run(posts.into_iter().flatten().collect()));
+        }
+        Ok(Turn::Wait)
+    }
+
+    /// The collective `seq` has run (or failed): every rank in it goes on.
+    pub fn finish(&self, seq: u64, r: Result<Done, Error>) {
+        self.state().done.insert(seq, r);
+        self.changed.notify_all();
+    }
+
+    /// Rank `me` waits until collective `seq` has run.
+    pub fn wait(
+        &self,
+        me: usize,
+        seq: u64,
+        what: String,
+        line: Option<u32>,
+    ) -> Result<Done, Error> {
+        self.wait_until(me, (&what, Some(seq)), line, |s| s.done.get(&seq).cloned())
+    }
+
+    /// Waits (as `what`, at `line`) until `ready` gives an answer; fails
+    /// when another rank failed, on Ctrl-C, or when no rank can go on.
+    fn wait_until<T>(
+        &self,
+        me: usize,
+        (what, seq): (&str, Option<u64>),
+        line: Option<u32>,
+        ready: impl Fn(&State) -> Option<Result<T, Error>>,
+    ) -> Result<T, Error> {
+        let mut s = self.state();
+        s.ranks[me] = Where::Waiting {
+            what: what.to_string(),
+            line,
+            seq,
+        };
+        self.changed.notify_all();
+        let r = loop {
+            if let Some(r) = ready(&s) {
+                break r;
+            }
+            if self.interrupt.load(Ordering::Relaxed) {
+                break Err(Error::Interrupted);
+            }
+            if let Some(report) = &s.stall {
+                break Err(report.clone());
+            }
+            if let Some(f) = s.failed {
+                break Err(distributed(
+                    format!("process {f} raised an error, so the collective this rank waits in cannot complete"),
+                    "see the error of that process",
+                ));
+            }
+            if s.stalled() {
+                let report = self.stall_report(&s);
+                s.stall = Some(report.clone());
+                self.changed.notify_all();
+                break Err(report);
+            }
+            s = self
+                .changed
+                .wait_timeout(s, Duration::from_millis(50))
+                .map(|(g, _)| g)
+                .unwrap_or_else(|e| e.into_inner().0);
+        };
+        s.ranks[me] = Where::Running;
+        r
+    }
+
+    /// Every live rank waits, and none can go on.
+    fn stall_report(&self, s: &State) -> Error {
+        let mut lines = Vec::new();
+        for (me, w) in s.ranks.iter().enumerate() {
+            let rank = s.joined.iter().position(|j| *j == Some(me));
+            let who = match rank {
+                Some(r) => format!("rank {r}"),
+                None => format!("process {me}"),
+            };
+            let at = |line: &Option<u32>| line.map_or(String::new(), |l| format!(" at line {l}"));
+            lines.push(match w {
+                Where::Waiting { what, line, .. } => {
+                    format!("  {who}: waits in {what}{}", at(line))
+                }
+                Where::Returned => format!("  {who}: returned from its function"),
+                Where::Failed => format!("  {who}: raised an error"),
+                Where::Running => format!("  {who}: running"),
+            });
+        }
+        distributed(
+            format!(
+                "the ranks wait for each other and none can go on (PyTorch would hang here until \
+                 its timeout):\n{}",
+                lines.join("\n")
+            ),
+            "every rank must call the same collectives, in the same order, with tensors of one \
+             shape and dtype: a collective inside `if rank == 0` is one only rank 0 calls",
+        )
+    }
+
+    /// The posts at `seq` disagree.
+    fn mismatch_report(&self, s: &State, seq: u64) -> Error {
+        let mut lines = Vec::new();
+        if let Some(slots) = s.posts.get(&seq) {
+            for (r, p) in slots.iter().enumerate() {
+                let Some(p) = p else { continue };
+                let at = p.line.map_or(String::new(), |l| format!(" at line {l}"));
+                lines.push(format!("  rank {r}: {}{at}", p.describe(seq)));
+            }
+        }
+        distributed(
+            format!(
+                "the ranks call different collectives at the same point:\n{}",
+                lines.join("\n")
+            ),
+            "every rank must call the same collectives, in the same order, with tensors of one \
+             shape and dtype (PyTorch would hang, or mix the ranks' bytes)",
+        )
+    }
+}
+
+/// NCCL's refusal of two ranks on one device.
+fn duplicate_gpu(rank: usize, other: usize, d: Device) -> Error {
+    distributed(
+        format!(
+            "NCCL error: invalid usage. Duplicate GPU detected : rank {rank} and rank {other} \
+             both on CUDA device {}",
+            match d {
+                Device::Cuda(i) => i,
+                Device::Cpu => 0,
+            }
+        ),
+        "NCCL takes one device per rank: `set_device(rank)` first, and make each rank's \
+         tensors on `cuda` (its own device)",
+    )
+}
+
+pub fn distributed(message: impl Into<String>, help: impl Into<String>) -> Error {
+    Error::Distributed {
+        message: message.into(),
+        help: help.into(),
+    }
+}
