@@ -124,6 +124,15 @@ pub fn register_post_accumulate(p: &Arc<Tensor>, f: HookFn) -> Result<Handle, Er
     })
 }
 
+/// A hook of the runtime's own on `p`, run once `p.grad` is final (DDP's
+/// reducer's, PyTorch's post hook on the gradient accumulator).
+pub fn register_native_post_accumulate(
+    p: &Arc<Tensor>,
+    hook: super::hook_list::NativePostHook,
+) -> Result<Handle, Error> {
+    register_post_accumulate(p, Arc::new(hook))
+}
+
 /// What the engine asks of whoever runs backward: the runtime, and calls
 /// of the hooks' functions.
 pub trait Host {
@@ -182,7 +191,10 @@ pub fn run_tensor_hooks(
 pub fn run_post_hooks(h: &mut dyn Host, cell: &GradCell) -> Result<(), Error> {
     for hook in cell.post.list() {
         if let Some(p) = hook.param.as_ref().and_then(Weak::upgrade) {
-            h.post_accumulate_hook(&hook.f, &p)?;
+            match hook.f.downcast_ref::<super::hook_list::NativePostHook>() {
+                Some(native) => native.call(h, &p)?,
+                None => h.post_accumulate_hook(&hook.f, &p)?,
+            }
         }
     }
     Ok(())

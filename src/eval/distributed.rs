@@ -98,7 +98,7 @@ pub(super) fn spawn(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 impl Interp {
     /// Runs `f(rank, *args)` in `n` ranks; returns once all have.
     fn spawn_ranks(&mut self, f: Arc<Function>, args: Vec<Value>, n: usize, span: Span) -> Out {
-        if self.rt.world().is_some() {
+        if self.rt.is_rank() {
             return Err(Error::value_help(
                 "a rank cannot spawn ranks of its own",
                 "call spawn from the session; each rank it starts runs the function once",

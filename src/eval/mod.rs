@@ -10,6 +10,7 @@ pub mod class;
 mod compiled;
 mod control;
 mod data;
+mod ddp;
 pub mod distributed;
 pub mod docs;
 mod exceptions;

@@ -85,6 +85,7 @@ pub fn repr(v: &Value) -> String {
         Value::Sampler(s) => s.describe(),
         Value::HookHandle(_) => "<torch.utils.hooks.RemovableHandle>".into(),
         Value::Work(w) => format!("{w:?}"),
+        Value::NoSync(_) => "<contextlib._GeneratorContextManager (no_sync)>".into(),
         Value::Enumerate(_) => "<enumerate object>".into(),
         Value::Module(m) => crate::nn::repr::repr(m),
         Value::Class(c) => format!("<class '__main__.{}'>", c.name),

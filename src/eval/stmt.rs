@@ -550,6 +550,7 @@ impl Interp {
                 .at(e.span)),
             },
             Value::Stream(st) => self.with_stream(&st, body),
+            Value::NoSync(m) => self.with_no_sync(&m, body),
             // `with torch.no_grad():`, `with torch.enable_grad():`
             Value::GradMode(on) => {
                 let saved = std::mem::replace(&mut self.grad.enabled, on.get());

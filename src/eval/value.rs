@@ -60,6 +60,9 @@ pub enum Value {
     /// What `t.register_hook(f)` returns: `h.remove()` takes the hook off
     /// (PyTorch's `RemovableHandle`).
     HookHandle(Arc<crate::autograd::hooks::Handle>),
+    /// `model.no_sync()` of a DistributedDataParallel: what `with` runs a
+    /// block under without reducing gradients.
+    NoSync(crate::nn::ModuleRef),
     /// What a collective with `async_op=true` returns: `work.wait()`.
     Work(Arc<super::distributed::Work>),
     /// `enumerate(xs, start=0)`: what `for i, x in` iterates, counting from
@@ -320,6 +323,7 @@ impl Value {
             Value::Sampler(_) => "a DistributedSampler",
             Value::HookHandle(_) => "a hook handle",
             Value::Work(_) => "a work handle",
+            Value::NoSync(_) => "a no_sync context",
             Value::Enumerate(_) => "an enumerate object",
             Value::Class(_) => "a class",
             Value::Object(_) => "an object",
@@ -360,6 +364,7 @@ impl Value {
             Value::Sampler(_) => "sampler",
             Value::HookHandle(_) => "handle",
             Value::Work(_) => "work",
+            Value::NoSync(_) => "context",
             Value::Enumerate(_) => "enumerate",
             Value::Class(_) => "class",
             Value::Object(_) => "object",

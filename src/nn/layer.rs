@@ -23,6 +23,14 @@ pub enum Layer {
         output_device: u32,
         dim: i64,
     },
+    /// `DistributedDataParallel(module, device_ids, ...)`: its child
+    /// `module` called as it is, its gradients averaged over the ranks by
+    /// the reducer while backward runs.
+    DistributedDataParallel {
+        device_ids: Vec<u32>,
+        reducer: super::ddp::reducer::Shared,
+        broadcast_buffers: bool,
+    },
     Embedding {
         num_embeddings: usize,
         embedding_dim: usize,

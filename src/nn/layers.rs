@@ -350,7 +350,8 @@ pub fn forward(
         | Layer::Sequential
         | Layer::ModuleList
         | Layer::ModuleDict
-        | Layer::DataParallel { .. } => Err(Error::value(format!(
+        | Layer::DataParallel { .. }
+        | Layer::DistributedDataParallel { .. } => Err(Error::value(format!(
             "internal error: {} has no built-in forward",
             m.type_name
         ))),

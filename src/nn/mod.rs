@@ -10,12 +10,14 @@
 //!   and forward;
 //! - `repr.rs`: the printed form, as PyTorch's `repr(model)`;
 //! - `parallel.rs`: DataParallel's replicas of a module tree.
+//! - `ddp/`: DistributedDataParallel's buckets and reducer.
 //!
 //! A class the user writes (`class Net(Module)`) is a module whose forward
 //! is the user's: the interpreter keeps its class and plain attributes in
 //! the module's `object` slot and runs its methods; this layer only knows
 //! what PyTorch's `nn.Module` knows.
 
+pub mod ddp;
 pub mod layer;
 pub mod layers;
 pub mod module;

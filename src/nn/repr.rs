@@ -175,6 +175,7 @@ fn extra_repr(m: &super::Module) -> String {
         | Layer::ModuleList
         | Layer::ModuleDict
         | Layer::DataParallel { .. }
+        | Layer::DistributedDataParallel { .. }
         | Layer::MseLoss(_)
         | Layer::CrossEntropyLoss { .. }
         | Layer::NllLoss { .. } => String::new(),

@@ -130,6 +130,10 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("gather", devices::gather),
     ("replicate", devices::replicate),
     ("DataParallel", parallel::data_parallel),
+    (
+        "DistributedDataParallel",
+        crate::eval::ddp::distributed_data_parallel,
+    ),
     ("parallel_apply", parallel::parallel_apply),
     ("all_reduce", collectives::all_reduce),
     ("reduce_scatter", collectives::reduce_scatter),

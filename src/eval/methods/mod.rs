@@ -299,6 +299,8 @@ static MEMBERS: &[(&str, Member)] = {
         ("modules", ModuleMethod(module::modules)),
         ("named_modules", ModuleMethod(module::modules)),
         ("train", ModuleMethod(module::train)),
+        ("no_sync", ModuleMethod(super::ddp::method)),
+        ("_get_ddp_logging_data", ModuleMethod(super::ddp::method)),
         ("eval", ModuleMethod(module::train)),
         ("zero_grad", ModuleMethod(module::zero_grad)),
         ("requires_grad_", ModuleMethod(module::requires_grad_)),

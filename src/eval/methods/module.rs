@@ -74,7 +74,11 @@ impl Interp {
             ("dim", Layer::Softmax { dim, .. } | Layer::DataParallel { dim, .. }) => {
                 Some(Value::Int(*dim))
             }
-            ("device_ids", Layer::DataParallel { device_ids, .. }) => Some(Value::List(Arc::new(
+            (
+                "device_ids",
+                Layer::DataParallel { device_ids, .. }
+                | Layer::DistributedDataParallel { device_ids, .. },
+            ) => Some(Value::List(Arc::new(
                 device_ids.iter().map(|&d| Value::Int(d as i64)).collect(),
             ))),
             ("output_device", Layer::DataParallel { output_device, .. }) => {
@@ -289,8 +293,10 @@ impl Interp {
             let module = lock(m);
             (module.layer.clone(), module.type_name.clone())
         };
-        if let Layer::DataParallel { .. } = layer {
-            return self.data_parallel_forward(m, args, span);
+        match layer {
+            Layer::DataParallel { .. } => return self.data_parallel_forward(m, args, span),
+            Layer::DistributedDataParallel { .. } => return self.ddp_forward(m, args, span),
+            _ => {}
         }
         if let Some(k) = args.iter().find(|a| a.keyword.is_some()) {
             return Err(type_error(format!(

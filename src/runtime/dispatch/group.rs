@@ -34,6 +34,8 @@ pub struct Member {
     /// Its index among the ranks spawned.
     pub me: usize,
     joined: Option<Joined>,
+    /// A rank `spawn` started (not the session's group of one).
+    pub spawned: bool,
     /// The memory of the session's tensors, which a rank reads but may
     /// not change (`Tensor::storage_id`).
     pub(super) shared: HashSet<usize>,
@@ -56,6 +58,7 @@ impl Member {
             world,
             me,
             joined: None,
+            spawned: false,
             shared,
         }
     }
@@ -78,7 +81,14 @@ impl Runtime {
     /// This runtime is rank `me` of `world` (a rank `spawn` started);
     /// `shared` is the memory of the session's tensors.
     pub fn enter_world(&mut self, world: Arc<World>, me: usize, shared: HashSet<usize>) {
-        self.dist = Some(Member::new(world, me, shared));
+        let mut m = Member::new(world, me, shared);
+        m.spawned = true;
+        self.dist = Some(m);
+    }
+
+    /// Whether this runtime is a rank `spawn` started.
+    pub fn is_rank(&self) -> bool {
+        self.dist.as_ref().is_some_and(|m| m.spawned)
     }
 
     /// The ranks this runtime is one of.

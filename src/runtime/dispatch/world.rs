@@ -461,9 +461,10 @@ impl World {
 
 /// NCCL's refusal of two ranks on one device.
 fn duplicate_gpu(rank: usize, other: usize, d: Device) -> Error {
+    let (a, b) = (rank.max(other), rank.min(other));
     distributed(
         format!(
-            "NCCL error: invalid usage. Duplicate GPU detected : rank {rank} and rank {other} \
+            "NCCL error: invalid usage. Duplicate GPU detected : rank {a} and rank {b} \
              both on CUDA device {}",
             match d {
                 Device::Cuda(i) => i,

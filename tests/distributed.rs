@@ -1,0 +1,449 @@
+//! `spawn`, `torch.distributed`'s process group and
+//! `DistributedDataParallel` (issue 70): each rank's results, DDP's
+//! gradients against one device's on the whole batch, the buckets
+//! against PyTorch's layout, and every way a program of ranks goes
+//! wrong reported (never a hang).
+
+mod common;
+
+use common::{err_in, ok_in};
+use cudash::runtime::backend::BackendChoice;
+use cudash::session::{Config, Session};
+
+fn session(backend: BackendChoice, devices: u32) -> Session {
+    Session::new(Config {
+        backend,
+        sim_devices: devices,
+        ..Config::default()
+    })
+    .unwrap()
+}
+
+const BACKENDS: [BackendChoice; 2] = [BackendChoice::Sim, BackendChoice::Emu];
+
+/// Each rank gets every collective's result: sums, averages, maxima,
+/// a broadcast from rank 1, a gather of every rank's tensor, a barrier,
+/// and an asynchronous all-reduce waited for by its handle.
+#[test]
+fn every_rank_gets_the_collectives_results() {
+    let src = "
+fn work(rank, n) {
+  init_process_group(\"nccl\", rank=rank, world_size=n)
+  set_device(rank)
+  a = ones(4, device=cuda) * (rank + 1)
+  all_reduce(a)
+  b = ones(2, device=cuda) * (rank + 1)
+  all_reduce(b, op=\"avg\")
+  c = tensor([rank * 1.0, -rank * 1.0], device=cuda)
+  all_reduce(c, op=\"max\")
+  y = full([3], rank + 5.0, device=cuda)
+  broadcast(y, 1)
+  xs = [zeros(2, device=cuda) for i in range(n)]
+  all_gather(xs, full([2], rank * 10.0, device=cuda))
+  barrier()
+  w = all_reduce(ones(3, device=cuda), async_op=true)
+  w.wait()
+  print(rank, get_rank(), get_world_size(), a.sum().item(), b[0].item(), c.tolist(), y.sum().item(), [x[0].item() for x in xs], current_device())
+  destroy_process_group()
+}
+spawn(work, args=[3], nprocs=3)
+";
+    for backend in BACKENDS {
+        let mut s = session(backend, 3);
+        let out = ok_in(&mut s, src);
+        let lines: Vec<&str> = out.lines().filter(|l| !l.starts_with(">>>")).collect();
+        for rank in 0..3 {
+            let want =
+                format!("{rank} {rank} 3 24.0 2.0 [2.0, 0.0] 18.0 [0.0, 10.0, 20.0] cuda:{rank}");
+            assert!(lines.contains(&want.as_str()), "{backend:?}: {out}");
+        }
+    }
+}
+
+/// `gloo` reduces CPU tensors; outside `spawn` the session is a group of one.
+#[test]
+fn gloo_reduces_cpu_tensors_and_the_session_is_a_group_of_one() {
+    let mut s = session(BackendChoice::Sim, 0);
+    let out = ok_in(
+        &mut s,
+        "fn work(rank, n) {
+  init_process_group(\"gloo\", rank=rank, world_size=n)
+  t = tensor([rank + 1.0, 2.0])
+  all_reduce(t)
+  print(rank, t.tolist())
+}
+spawn(work, args=[4], nprocs=4)
+init_process_group(\"gloo\", rank=0, world_size=1)
+u = ones(2)
+all_reduce(u)
+print(get_rank(), get_world_size(), u.tolist(), is_initialized())
+destroy_process_group()
+print(is_initialized())
+",
+    );
+    for rank in 0..4 {
+        assert!(out.contains(&format!("{rank} [10.0, 8.0]")), "{out}");
+    }
+    assert!(out.contains("0 1 [1.0, 1.0] True"), "{out}");
+    assert!(out.trim_end().ends_with("False"), "{out}");
+}
+
+const NET: &str = "
+class Net(Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = Linear(6, 16)
+        self.fc2 = Linear(16, 3)
+    def forward(self, x):
+        return self.fc2(relu(self.fc1(x)))
+
+";
+
+/// After a DDP step every rank's gradients equal the gradients of the
+/// whole batch on one device (each rank a slice of it), within rounding.
+#[test]
+fn ddp_gradients_are_the_whole_batchs() {
+    let src = format!(
+        "{NET}fn work(rank, n) {{
+  init_process_group(\"nccl\", rank=rank, world_size=n)
+  set_device(rank)
+  manual_seed(0)
+  net = Net().to(cuda)
+  ref = Net().to(cuda)
+  r = ref.load_state_dict(net.state_dict())
+  manual_seed(1)
+  x = randn(4 * n, 6, device=cuda)
+  t = randn(4 * n, 3, device=cuda)
+  model = DistributedDataParallel(net, device_ids=[rank])
+  mine = x[4 * rank:4 * rank + 4]
+  mse_loss(model(mine), t[4 * rank:4 * rank + 4]).backward()
+  mse_loss(ref(x), t).backward()
+  diffs = [(p.grad - q.grad).abs().max().item() for p, q in zip(net.parameters(), ref.parameters())]
+  print(rank, max(diffs) < 1e-5, len(diffs))
+  destroy_process_group()
+}}
+spawn(work, args=[@], nprocs=@)
+"
+    );
+    for backend in BACKENDS {
+        for n in [2, 4] {
+            let mut s = session(backend, 4);
+            let out = ok_in(&mut s, &src.replace('@', &n.to_string()));
+            for rank in 0..n {
+                assert!(
+                    out.contains(&format!("{rank} True 4")),
+                    "{backend:?} {n}: {out}"
+                );
+            }
+        }
+    }
+}
+
+/// Ranks that start from different values and see different data keep
+/// equal parameters over ten steps (the construction broadcasts rank 0's).
+#[test]
+fn parameters_stay_equal_across_ranks() {
+    let src = format!(
+        "{NET}fn work(rank, n) {{
+  init_process_group(\"nccl\", rank=rank, world_size=n)
+  set_device(rank)
+  manual_seed(rank)
+  model = DistributedDataParallel(Net().to(cuda), device_ids=[rank])
+  opt = SGD(model.parameters(), lr=0.1)
+  for step in range(10) {{
+    loss = model(randn(5, 6, device=cuda)).pow(2).mean()
+    loss.backward()
+    opt.step()
+    opt.zero_grad()
+  }}
+  checks = [p.sum().item() for p in model.parameters()]
+  print(\"rank\", rank, [round(c, 5) for c in checks])
+}}
+spawn(work, args=[3], nprocs=3)
+"
+    );
+    let mut s = session(BackendChoice::Sim, 3);
+    let out = ok_in(&mut s, &src);
+    let sums: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("rank "))
+        .map(|l| l.split_once(' ').unwrap().1.split_once(' ').unwrap().1)
+        .collect();
+    assert_eq!(sums.len(), 3, "{out}");
+    assert!(sums.iter().all(|s| *s == sums[0]), "{out}");
+}
+
+/// Inside `no_sync` each rank only accumulates; the next backward outside
+/// reduces everything accumulated: the average over the ranks of each
+/// rank's two gradients.
+#[test]
+fn no_sync_accumulates_and_the_next_step_reduces_both() {
+    let src = format!(
+        "{NET}fn work(rank, n) {{
+  init_process_group(\"nccl\", rank=rank, world_size=n)
+  set_device(rank)
+  manual_seed(0)
+  net = Net().to(cuda)
+  ref = Net().to(cuda)
+  r = ref.load_state_dict(net.state_dict())
+  model = DistributedDataParallel(net, device_ids=[rank])
+  manual_seed(10 + rank)
+  a = randn(4, 6, device=cuda)
+  b = randn(4, 6, device=cuda)
+  with model.no_sync() {{
+    model(a).sum().backward()
+  }}
+  local = net.fc1.weight.grad.clone()
+  model(b).sum().backward()
+  ref(a).sum().backward()
+  ref(b).sum().backward()
+  g = ref.fc1.weight.grad
+  all_reduce(g, op=\"avg\")
+  differs = (local - net.fc1.weight.grad).abs().max().item() > 1e-3
+  print(rank, (net.fc1.weight.grad - g).abs().max().item() < 1e-5, differs)
+}}
+spawn(work, args=[2], nprocs=2)
+"
+    );
+    let mut s = session(BackendChoice::Sim, 2);
+    let out = ok_in(&mut s, &src);
+    assert!(
+        out.contains("0 True True") && out.contains("1 True True"),
+        "{out}"
+    );
+}
+
+/// The buckets are PyTorch 2.15's: one for the first iteration, then
+/// rebuilt in the order the gradients came, the first capped at 1 MiB
+/// (what `_get_ddp_logging_data()` gives for this model on a gloo group
+/// of one: "3192872", then "2142248, 1050624" with indices "5 4 3 2, 1 0").
+#[test]
+fn buckets_are_laid_out_as_pytorchs() {
+    let mut s = session(BackendChoice::Sim, 1);
+    let out = ok_in(
+        &mut s,
+        "init_process_group(\"gloo\", rank=0, world_size=1)
+net = Sequential(Linear(512, 512), ReLU(), Linear(512, 1024), ReLU(), Linear(1024, 10))
+model = DistributedDataParallel(net)
+d = model._get_ddp_logging_data()
+print(d[\"bucket_sizes\"])
+model(randn(4, 512)).sum().backward()
+model(randn(4, 512)).sum().backward()
+d = model._get_ddp_logging_data()
+print(d[\"rebuilt_bucket_sizes\"], \"|\", d[\"rebuilt_per_bucket_param_indices\"], \"|\", d[\"num_buckets_reduced\"])
+u = DistributedDataParallel(net, find_unused_parameters=true)
+print(u._get_ddp_logging_data()[\"bucket_sizes\"])
+destroy_process_group()
+",
+    );
+    assert!(out.lines().any(|l| l == "3192872"), "{out}");
+    assert!(out.contains("2142248, 1050624 | 5 4 3 2, 1 0 | 3"), "{out}");
+    assert!(out.lines().any(|l| l == "2144296, 1048576"), "{out}");
+}
+
+/// A parameter left out of the loss: PyTorch's error at the next forward,
+/// naming it; with `find_unused_parameters=true` the step works.
+#[test]
+fn an_unused_parameter_is_pytorchs_error_at_the_next_forward() {
+    let net = "
+class Net(Module):
+    def __init__(self):
+        super().__init__()
+        self.a = Linear(4, 4)
+        self.unused = Linear(4, 4)
+        self.b = Linear(4, 2)
+    def forward(self, x):
+        return self.b(self.a(x))
+
+";
+    let mut s = session(BackendChoice::Sim, 2);
+    let (_, e) = err_in(
+        &mut s,
+        &format!(
+            "{net}fn work(rank, n) {{
+  init_process_group(\"nccl\", rank=rank, world_size=n)
+  set_device(rank)
+  model = DistributedDataParallel(Net().to(cuda), device_ids=[rank])
+  model(randn(3, 4, device=cuda)).sum().backward()
+  model(randn(3, 4, device=cuda))
+}}
+spawn(work, args=[2], nprocs=2)
+"
+        ),
+    );
+    assert!(
+        e.contains("Process 0 terminated with the following error"),
+        "{e}"
+    );
+    assert!(
+        e.contains("Expected to have finished reduction in the prior iteration"),
+        "{e}"
+    );
+    assert!(
+        e.contains("Parameters which did not receive grad for rank 0: unused.bias, unused.weight"),
+        "{e}"
+    );
+    assert!(
+        e.contains("Parameter indices which did not receive grad for rank 0: 2 3"),
+        "{e}"
+    );
+    let out = ok_in(
+        &mut s,
+        "fn ok(rank, n) {
+  init_process_group(\"nccl\", rank=rank, world_size=n)
+  set_device(rank)
+  model = DistributedDataParallel(Net().to(cuda), device_ids=[rank], find_unused_parameters=true)
+  for i in range(2) { model(randn(3, 4, device=cuda)).sum().backward() }
+  print(rank, model.module.unused.weight.grad, model.module.a.weight.grad.shape)
+}
+spawn(ok, args=[2], nprocs=2)
+",
+    );
+    assert!(out.contains("0 None torch.Size([4, 4])"), "{out}");
+}
+
+/// A rank that skips a collective, ranks that call different ones, a
+/// rank that raises: each is reported at once, naming the ranks.
+#[test]
+fn ranks_that_go_astray_are_reported_not_hung() {
+    let mut s = session(BackendChoice::Sim, 2);
+    let (_, e) = err_in(
+        &mut s,
+        "fn skip(rank, n) {
+  init_process_group(\"gloo\", rank=rank, world_size=n)
+  t = ones(3)
+  if rank != 1 { all_reduce(t) }
+}
+spawn(skip, args=[3], nprocs=3)",
+    );
+    assert!(e.contains("Process 0 terminated"), "{e}");
+    assert!(
+        e.contains("rank 0: waits in all_reduce #1 (f32[3], sum) at line 4"),
+        "{e}"
+    );
+    assert!(e.contains("rank 1: returned from its function"), "{e}");
+    let (_, e) = err_in(
+        &mut s,
+        "fn differ(rank, n) {
+  init_process_group(\"gloo\", rank=rank, world_size=n)
+  if rank == 0 { all_reduce(ones(3)) } else { barrier() }
+}
+spawn(differ, args=[2], nprocs=2)",
+    );
+    assert!(e.contains("the ranks call different collectives"), "{e}");
+    assert!(e.contains("rank 1: barrier #1 at line 3"), "{e}");
+    let (_, e) = err_in(
+        &mut s,
+        "fn boom(rank, n) {
+  init_process_group(\"gloo\", rank=rank, world_size=n)
+  if rank == 1 { x = ones(2) + ones(3) }
+  all_reduce(ones(2))
+}
+spawn(boom, args=[2], nprocs=2)",
+    );
+    assert!(e.contains("Process 1 terminated"), "{e}");
+    assert!(e.contains("cannot be broadcast"), "{e}");
+    // The session goes on, its variables intact.
+    assert_eq!(
+        ok_in(&mut s, "print(is_initialized())")
+            .trim_end()
+            .lines()
+            .last(),
+        Some("False")
+    );
+}
+
+/// Bad input gets PyTorch's message (or cudash's where PyTorch would hang).
+#[test]
+fn bad_input_is_refused_clearly() {
+    let mut s = session(BackendChoice::Sim, 2);
+    let cases = [
+        (
+            "init_process_group(\"gloo\", rank=0, world_size=1)\ninit_process_group(\"gloo\", rank=0, world_size=1)",
+            "trying to initialize the default process group twice!",
+        ),
+        (
+            "init_process_group(\"gloo\", rank=3, world_size=2)",
+            "Invalid rank 3, rank should be in the interval [0, 1]",
+        ),
+        (
+            "fn f(rank, n) { init_process_group(\"nccl\", rank=rank, world_size=n) }\nspawn(f, args=[3], nprocs=3)",
+            "the \"nccl\" backend takes one CUDA device per rank: world_size 3",
+        ),
+        (
+            "all_reduce(ones(2))",
+            "Default process group has not been initialized",
+        ),
+        (
+            "fn f(rank, n) {\n  init_process_group(\"nccl\", rank=rank, world_size=n)\n  all_reduce(ones(2, device=cuda))\n}\nspawn(f, args=[2], nprocs=2)",
+            "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 0",
+        ),
+        (
+            "fn f(rank, n) {\n  init_process_group(\"nccl\", rank=rank, world_size=n)\n  all_reduce(ones(2))\n}\nspawn(f, args=[2], nprocs=2)",
+            "No backend type associated with device type cpu",
+        ),
+        ("spawn(3, nprocs=2)", "must be a function of the rank"),
+        (
+            "fn f(rank, n) { init_process_group(\"gloo\", rank=rank, world_size=n) }\nspawn(f, args=[4], nprocs=2)",
+            "init_process_group waits for 4 ranks, and only 2 can join",
+        ),
+        (
+            "w = ones(2)\nfn f(rank) {\n  w.add_(1)\n}\nspawn(f, nprocs=2)",
+            "a rank cannot change the session's tensors in place",
+        ),
+        (
+            "init_process_group(\"gloo\", rank=0, world_size=1)\nm = DistributedDataParallel(Linear(2, 2), device_ids=[0, 1])",
+            "device_ids can only be None or contain a single element.",
+        ),
+    ];
+    for (src, want) in cases {
+        let (_, e) = err_in(&mut s, src);
+        assert!(e.contains(want), "{src}\n{e}");
+        let _ = ok_in(&mut s, "if is_initialized() { destroy_process_group() }");
+    }
+}
+
+/// Ctrl-C while ranks wait for each other stops every rank; the session
+/// goes on.
+#[test]
+fn ctrl_c_stops_every_rank() {
+    let mut s = session(BackendChoice::Sim, 2);
+    let flag = s.interrupt_handle();
+    let stopper = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(300));
+        flag.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let (_, e) = err_in(
+        &mut s,
+        "fn f(rank) {
+  if rank == 0 { sleep(30) }
+  init_process_group(\"gloo\", rank=rank, world_size=2)
+}
+spawn(f, nprocs=2)",
+    );
+    stopper.join().unwrap();
+    assert!(e.contains("stopped (Ctrl-C)"), "{e}");
+    s.interrupt_handle()
+        .store(false, std::sync::atomic::Ordering::Relaxed);
+    assert!(ok_in(&mut s, "print(1 + 1)").contains('2'));
+}
+
+/// `profile` around `spawn` draws each rank's host on a lane of its own,
+/// and the all-reduces on each device's `nccl` stream.
+#[test]
+fn profile_shows_a_lane_per_rank_and_the_nccl_streams() {
+    let mut s = session(BackendChoice::Sim, 2);
+    let out = ok_in(
+        &mut s,
+        "fn work(rank, n) {
+  init_process_group(\"nccl\", rank=rank, world_size=n)
+  set_device(rank)
+  model = DistributedDataParallel(Linear(256, 256).to(cuda), device_ids=[rank])
+  model(randn(64, 256, device=cuda)).sum().backward()
+}
+profile { spawn(work, args=[2], nprocs=2) }",
+    );
+    for lane in ["rank 0", "rank 1", "cuda:0 nccl", "cuda:1 nccl"] {
+        assert!(out.contains(lane), "{lane}: {out}");
+    }
+}
