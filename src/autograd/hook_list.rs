@@ -12,34 +12,6 @@ use crate::runtime::Tensor;
 /// A hook's function, as the interpreter keeps it.
 pub type HookFn = Arc<dyn Any + Send + Sync>;
 
-/// What a native post-accumulate hook runs.
-type NativeFn = dyn Fn(&mut dyn super::hooks::Host, &Arc<Tensor>) -> Result<(), crate::error::Error>
-    + Send
-    + Sync;
-
-/// A post-accumulate hook of the runtime's own (DDP's reducer): called
-/// with the backward's host, not through the interpreter.
-pub struct NativePostHook(Box<NativeFn>);
-
-impl NativePostHook {
-    pub fn new(
-        f: impl Fn(&mut dyn super::hooks::Host, &Arc<Tensor>) -> Result<(), crate::error::Error>
-            + Send
-            + Sync
-            + 'static,
-    ) -> NativePostHook {
-        NativePostHook(Box::new(f))
-    }
-
-    pub fn call(
-        &self,
-        h: &mut dyn super::hooks::Host,
-        p: &Arc<Tensor>,
-    ) -> Result<(), crate::error::Error> {
-        (self.0)(h, p)
-    }
-}
-
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
 /// One registered hook.

@@ -124,11 +124,34 @@ pub fn register_post_accumulate(p: &Arc<Tensor>, f: HookFn) -> Result<Handle, Er
     })
 }
 
+/// What a native post-accumulate hook runs.
+type NativeFn =
+    dyn Fn(&mut dyn Host, &Arc<Tensor>) -> Result<(), crate::error::Error> + Send + Sync;
+
+/// A post-accumulate hook of the runtime's own (DDP's reducer): called
+/// with the backward's host, not through the interpreter.
+pub struct NativePostHook(Box<NativeFn>);
+
+impl NativePostHook {
+    pub fn new(
+        f: impl Fn(&mut dyn Host, &Arc<Tensor>) -> Result<(), crate::error::Error>
+            + Send
+            + Sync
+            + 'static,
+    ) -> NativePostHook {
+        NativePostHook(Box::new(f))
+    }
+
+    pub fn call(&self, h: &mut dyn Host, p: &Arc<Tensor>) -> Result<(), crate::error::Error> {
+        (self.0)(h, p)
+    }
+}
+
 /// A hook of the runtime's own on `p`, run once `p.grad` is final (DDP's
 /// reducer's, PyTorch's post hook on the gradient accumulator).
 pub fn register_native_post_accumulate(
     p: &Arc<Tensor>,
-    hook: super::hook_list::NativePostHook,
+    hook: NativePostHook,
 ) -> Result<Handle, Error> {
     register_post_accumulate(p, Arc::new(hook))
 }
@@ -191,7 +214,7 @@ pub fn run_tensor_hooks(
 pub fn run_post_hooks(h: &mut dyn Host, cell: &GradCell) -> Result<(), Error> {
     for hook in cell.post.list() {
         if let Some(p) = hook.param.as_ref().and_then(Weak::upgrade) {
-            match hook.f.downcast_ref::<super::hook_list::NativePostHook>() {
+            match hook.f.downcast_ref::<NativePostHook>() {
                 Some(native) => native.call(h, &p)?,
                 None => h.post_accumulate_hook(&hook.f, &p)?,
             }

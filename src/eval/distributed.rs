@@ -23,6 +23,7 @@ use super::{Interp, Output};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::alloc::history::OwnFrame;
+use crate::runtime::dispatch::group::Work;
 use crate::runtime::dispatch::world::{Collective, World};
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::host_clock::{HostClock, OwnClock};
@@ -339,19 +340,6 @@ pub(super) fn collective(
         })),
         false => Value::None,
     })
-}
-
-/// What a collective with `async_op=true` returns (PyTorch's `Work`):
-/// `wait()` makes the current stream wait for it.
-pub struct Work {
-    event: Option<Arc<crate::runtime::event::Event>>,
-    device: crate::runtime::Device,
-}
-
-impl std::fmt::Debug for Work {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "<torch.distributed.Work on {}>", self.device)
-    }
 }
 
 /// `work.wait()`, `work.is_completed()`.

@@ -64,7 +64,7 @@ pub enum Value {
     /// block under without reducing gradients.
     NoSync(crate::nn::ModuleRef),
     /// What a collective with `async_op=true` returns: `work.wait()`.
-    Work(Arc<super::distributed::Work>),
+    Work(Arc<crate::runtime::dispatch::group::Work>),
     /// `enumerate(xs, start=0)`: what `for i, x in` iterates, counting from
     /// `start` (lazily over a DataLoader, whose batches are made as asked).
     Enumerate(Arc<(Value, i64)>),

@@ -43,7 +43,7 @@ enum Member {
     OptimizerMethod(Call<Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>>),
     SamplerMethod(Call<Arc<crate::data::sampler::DistributedSampler>>),
     HandleMethod(Call<Arc<crate::autograd::hooks::Handle>>),
-    WorkMethod(Call<Arc<super::distributed::Work>>),
+    WorkMethod(Call<Arc<crate::runtime::dispatch::group::Work>>),
     GradFnMethod(Call<Arc<GraphFn>>),
     GradFnProperty(fn(&Arc<GraphFn>) -> Value),
     ModuleMethod(Call<crate::nn::ModuleRef>),

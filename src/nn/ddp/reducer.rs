@@ -139,7 +139,7 @@ impl Reducer {
         for (i, p) in params.iter().enumerate() {
             let weak = Arc::downgrade(&reducer);
             let hook =
-                crate::autograd::hook_list::NativePostHook::new(move |h, _| match weak.upgrade() {
+                crate::autograd::hooks::NativePostHook::new(move |h, _| match weak.upgrade() {
                     Some(r) => autograd_hook(&r, h.runtime(), i),
                     None => Ok(()),
                 });

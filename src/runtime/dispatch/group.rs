@@ -64,6 +64,19 @@ impl Member {
     }
 }
 
+/// What a collective with `async_op=true` returns (PyTorch's `Work`):
+/// `wait()` makes the current stream wait for its event.
+pub struct Work {
+    pub event: Option<Arc<Event>>,
+    pub device: Device,
+}
+
+impl std::fmt::Debug for Work {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<torch.distributed.Work on {}>", self.device)
+    }
+}
+
 fn not_initialized() -> Error {
     Error::Value {
         message: "Default process group has not been initialized, please make sure to call \
