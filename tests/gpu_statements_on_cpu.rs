@@ -128,6 +128,7 @@ fn every_cpu_example_in_the_help_runs() {
         "cuda",
         "record_stream",
         "current_device",
+        "set_device",
         "get_device_name",
         "sync",
         "query",

@@ -33,6 +33,8 @@ pub struct ProfileTime {
     /// The busy time (the sum of the items' durations) is always modelled:
     /// on a GPU, where device time is measured, this says so.
     pub busy_modelled_on: Option<String>,
+    /// Collectives' time beside other work, and in all (`comm_overlap`).
+    pub overlap: Option<(f64, f64)>,
 }
 
 /// The `profile { }` table: the counters, the block's device time (the
@@ -72,6 +74,18 @@ pub fn profile_table(c: &Counters, wall: f64, device: Option<&ProfileTime>) -> S
             "device busy",
             format!("{} (kernels and copies{share}{basis})", fmt_seconds(busy)),
         ));
+        if let Some((beside, comm)) = t.overlap {
+            rows.push((
+                "overlap",
+                format!(
+                    "{} of the collectives' {} ran beside other work on their device \
+                     ({} less than one after the other)",
+                    fmt_seconds(beside),
+                    fmt_seconds(comm),
+                    fmt_seconds(beside)
+                ),
+            ));
+        }
     }
     // Where the device time is modelled, the host's time is this process
     // simulating the block, which says nothing about a GPU's host.

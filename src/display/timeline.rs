@@ -6,7 +6,7 @@
 //! draws as fast as it reads.
 
 use super::fmt_seconds;
-use crate::runtime::timeline::{Item, Kind, Timeline};
+use crate::runtime::timeline::{Item, Kind, Lane, Timeline};
 use crate::vocab::human_bytes;
 
 const KERNEL: char = '█';
@@ -72,6 +72,52 @@ fn any_before(t: &Timeline) -> bool {
 }
 
 /// The timeline as text `width` columns wide.
+/// How much of the collectives' time (items on a device's `nccl` stream)
+/// ran beside other work on the same device, and that time in all:
+/// `(overlapped, communication)` in seconds, when there was any.
+pub fn comm_overlap(t: &Timeline) -> Option<(f64, f64)> {
+    let is_comm = |lane: usize| t.lanes[lane].1.ends_with(" nccl");
+    let device = |lane: usize| match t.lanes[lane].0 {
+        Lane::Stream(k) => Some(k.device),
+        _ => None,
+    };
+    let (mut overlapped, mut comm) = (0.0, 0.0);
+    let devices: std::collections::BTreeSet<u32> = (0..t.lanes.len()).filter_map(device).collect();
+    for d in devices {
+        let spans = |want_comm: bool| {
+            let mut s: Vec<(f64, f64)> = t
+                .items
+                .iter()
+                .filter(|i| device(i.lane) == Some(d) && is_comm(i.lane) == want_comm)
+                .filter(|i| matches!(i.kind, Kind::Kernel | Kind::Copy(_)))
+                .map(|i| (i.start, i.end))
+                .collect();
+            s.sort_by(|a, b| a.0.total_cmp(&b.0));
+            merged(s)
+        };
+        let (mine, others) = (spans(true), spans(false));
+        comm += mine.iter().map(|(a, b)| b - a).sum::<f64>();
+        for (a, b) in &mine {
+            for (c, e) in &others {
+                overlapped += (b.min(*e) - a.max(*c)).max(0.0);
+            }
+        }
+    }
+    (comm > 0.0).then_some((overlapped, comm))
+}
+
+/// Sorted intervals with the overlapping ones joined.
+fn merged(spans: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    let mut out: Vec<(f64, f64)> = Vec::new();
+    for (a, b) in spans {
+        match out.last_mut() {
+            Some(last) if a <= last.1 => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
 pub fn text(t: &Timeline, width: usize) -> String {
     let names: Vec<&str> = t.lanes.iter().map(|(_, n)| n.as_str()).collect();
     let name_w = names.iter().map(|n| n.chars().count()).max().unwrap_or(4);

@@ -117,20 +117,32 @@ pub(super) fn data_loader(
 }
 
 pub(super) fn distributed_sampler(
-    _: &mut Interp,
+    me: &mut Interp,
     _: &'static str,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
     let samples = dataset_arg(b, "DistributedSampler()")?.len();
+    // As PyTorch's: what is not given comes from the process group.
+    let group = me.rt.process_group();
     let needed = |name: &str| -> Result<i64, Diagnostic> {
-        b.int(name)?.ok_or_else(|| {
-            Error::value_help(
-                format!("DistributedSampler() needs `{name}`"),
-                "cudash has no process group to ask: give `num_replicas=` (one replica per \
-                 device, say) and `rank=` (this replica's index)",
+        if let Some(v) = b.int(name)? {
+            return Ok(v);
+        }
+        match &group {
+            Ok((rank, size)) => Ok(match name {
+                "rank" => *rank as i64,
+                _ => *size as i64,
+            }),
+            Err(e) => Err(Error::value_help(
+                e.to_string(),
+                format!(
+                    "DistributedSampler() takes `{name}` from the process group: call \
+                     init_process_group first (in each rank of spawn), or give \
+                     `num_replicas=` and `rank=`"
+                ),
             )
-            .at(b.span)
-        })
+            .at(b.span)),
+        }
     };
     let sampler = DistributedSampler::new(
         samples,

@@ -40,6 +40,7 @@ type Printed = Arc<Mutex<Vec<(f64, usize, Output)>>>;
 struct Ended {
     result: Result<Value, Diagnostic>,
     timeline: Option<crate::runtime::timeline::Timeline>,
+    counters: crate::runtime::counters::Counters,
     host: f64,
 }
 
@@ -162,6 +163,7 @@ impl Interp {
                         Ended {
                             result,
                             timeline: it.rt.take_timeline(),
+                            counters: it.rt.counters.clone(),
                             host: it.rt.host_now(),
                         }
                     })
@@ -173,6 +175,7 @@ impl Interp {
                     h.join().unwrap_or_else(|_| Ended {
                         result: Err(panicked(span)),
                         timeline: None,
+                        counters: Default::default(),
                         host: start,
                     })
                 })
@@ -191,6 +194,7 @@ impl Interp {
                     .absorb_timeline(t, Lane::Rank(rank as u32), &format!("rank {rank}"));
             }
             latest = latest.max(e.host);
+            self.rt.counters.add(&e.counters);
             results.push(e.result);
         }
         self.rt.host_wait_until("spawn", latest, "the ranks");

@@ -152,6 +152,9 @@ impl Interp {
             measured: t.measured,
             on: format!("{}, {}", self.where_timed(&t.streams), t.basis),
             busy_modelled_on: t.measured.then(|| self.rt.modelled_on()).flatten(),
+            overlap: timeline
+                .as_ref()
+                .and_then(|(tl, _)| display::timeline::comm_overlap(tl)),
         });
         let table = display::profile_table(&d, wall, device.as_ref());
         let mut text = table.clone();

@@ -23,6 +23,21 @@ pub struct Counters {
 }
 
 impl Counters {
+    /// Adds what another runtime counted (a rank's, to the session's).
+    pub fn add(&mut self, other: &Counters) {
+        self.ops += other.ops;
+        self.kernels += other.kernels;
+        self.device_ns += other.device_ns;
+        self.copy_ns += other.copy_ns;
+        self.segments += other.segments;
+        self.allocations += other.allocations;
+        self.bytes += other.bytes;
+        self.h2d = (self.h2d.0 + other.h2d.0, self.h2d.1 + other.h2d.1);
+        self.d2h = (self.d2h.0 + other.d2h.0, self.d2h.1 + other.d2h.1);
+        self.d2d = (self.d2d.0 + other.d2d.0, self.d2d.1 + other.d2d.1);
+        self.host_syncs += other.host_syncs;
+    }
+
     /// What was counted since `before` was taken.
     pub fn since(&self, before: &Counters) -> Counters {
         let now = self;

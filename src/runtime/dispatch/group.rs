@@ -18,13 +18,15 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::collective::reduce_on_host;
-use super::world::{distributed, Backend, Collective, Done, Post, Turn, World};
+use super::world::{distributed, Backend, Collective, Done, Post, Share, Turn, World};
 use super::Runtime;
 use crate::error::Error;
+use crate::runtime::counters::Counters;
 use crate::runtime::event::Event;
 use crate::runtime::op::index;
 use crate::runtime::spec::HOST;
 use crate::runtime::stream::StreamKey;
+use crate::runtime::timeline::{Kind, Lane, Timeline};
 use crate::runtime::{timing, Device, Tensor};
 
 /// A runtime's place among the ranks of a `spawn` (or the session's own
@@ -97,6 +99,15 @@ impl Runtime {
         let mut m = Member::new(world, me, shared);
         m.spawned = true;
         self.dist = Some(m);
+    }
+
+    /// The devices `profile` and `time` look at: a rank's own (its current
+    /// device: a process sees its own work), else every one.
+    pub(super) fn profiled_devices(&self) -> std::ops::Range<u32> {
+        match self.is_rank() {
+            true if self.devices.count() > 0 => self.current_device..self.current_device + 1,
+            _ => 0..self.devices.count(),
+        }
     }
 
     /// Whether this runtime is a rank `spawn` started.
@@ -290,6 +301,9 @@ impl Runtime {
             }
             Turn::Wait => world.wait(me, seq, what, line)?,
         };
+        if let Some(share) = done.shares.get(rank) {
+            self.take_share(share);
+        }
         if op == Collective::Barrier {
             let now = self.host_now();
             if done.latest_host > now {
@@ -417,8 +431,9 @@ impl Runtime {
     /// of the ranks' host times.
     fn run_collective(&mut self, posts: &[Post]) -> Result<Done, Error> {
         let latest = posts.iter().map(|p| p.host).fold(0.0, f64::max);
-        let done = Done {
+        let mut done = Done {
             latest_host: latest,
+            shares: Vec::new(),
         };
         let ts: Vec<&Tensor> = posts.iter().filter_map(|p| p.tensor.as_deref()).collect();
         if ts.len() != posts.len() {
@@ -435,12 +450,42 @@ impl Runtime {
             .filter_map(|p| p.stream)
             .map(|k| self.enter_stream(k))
             .collect();
+        // What the collective queues is recorded apart, then shared out.
+        let modelled = !self.measures_time();
+        let timeline = match modelled {
+            true => Some(self.timeline.replace(Timeline::new(0.0, None, false))),
+            false => None,
+        };
+        let counters = std::mem::take(&mut self.counters);
         let r = self.run_on_devices(posts, &ts);
+        let counted = std::mem::replace(&mut self.counters, counters);
+        let recorded = match timeline {
+            Some(saved) => std::mem::replace(&mut self.timeline, saved),
+            None => None,
+        };
         for s in saved.into_iter().rev() {
             self.restore(s);
         }
         self.set_host_time(own);
-        r.map(|_| done)
+        r?;
+        done.shares = shares(&ts, recorded, &counted);
+        Ok(done)
+    }
+
+    /// Takes in this rank's share of a collective: its counts, and its
+    /// items on the timeline being recorded.
+    fn take_share(&mut self, share: &Share) {
+        self.counters.add(&share.counters);
+        let Some(t) = &mut self.timeline else {
+            return;
+        };
+        for (lane, name, item) in &share.items {
+            let at = t.lane(*lane, || name.clone());
+            let detail = item.detail.clone();
+            t.push(
+                at, item.kind, item.op, item.start, item.end, item.bytes, detail,
+            );
+        }
     }
 
     fn run_on_devices(&mut self, posts: &[Post], ts: &[&Tensor]) -> Result<(), Error> {
@@ -494,6 +539,46 @@ impl Runtime {
             Collective::Barrier => Ok(()),
         }
     }
+}
+
+/// Each rank's part of a collective run over `ts` (one per rank): the
+/// items on its device's streams, and their counts (without a recorded
+/// timeline, an even part of what was counted).
+fn shares(ts: &[&Tensor], recorded: Option<Timeline>, counted: &Counters) -> Vec<Share> {
+    let n = ts.len() as u64;
+    ts.iter()
+        .map(|t| {
+            let mut share = Share::default();
+            share.counters.ops = 1;
+            let Some(tl) = &recorded else {
+                share.counters.kernels = counted.kernels / n;
+                share.counters.device_ns = counted.device_ns / n;
+                share.counters.copy_ns = counted.copy_ns / n;
+                share.counters.d2d = (counted.d2d.0 / n, counted.d2d.1 / n);
+                return share;
+            };
+            for item in &tl.items {
+                let (lane, name) = &tl.lanes[item.lane];
+                let Lane::Stream(key) = lane else { continue };
+                if Device::Cuda(key.device) != t.device() {
+                    continue;
+                }
+                let ns = ((item.end - item.start) * 1e9) as u64;
+                match item.kind {
+                    Kind::Kernel => share.counters.kernels += 1,
+                    Kind::Copy(_) => {
+                        share.counters.d2d.0 += 1;
+                        share.counters.d2d.1 += item.bytes;
+                        share.counters.copy_ns += ns;
+                    }
+                    _ => continue,
+                }
+                share.counters.device_ns += ns;
+                share.items.push((*lane, name.clone(), item.clone()));
+            }
+            share
+        })
+        .collect()
 }
 
 /// Rank `k`'s part of `all_gather`'s joined output, shaped as `like`.

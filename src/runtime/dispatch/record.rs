@@ -36,7 +36,7 @@ impl Runtime {
     /// Each stream still busy with work queued before `origin`, drawn from
     /// the start to when that work ends: what the device time waits for.
     fn draw_work_before(&self, t: &mut Timeline, origin: f64) {
-        for d in 0..self.devices.count() {
+        for d in self.profiled_devices() {
             let busy: Vec<(StreamKey, f64)> = match self.devices.gpu(d) {
                 Some(gpu) => gpu
                     .streams

@@ -70,7 +70,7 @@ impl Runtime {
     pub fn time_start(&mut self) -> Result<Start, Error> {
         let host = self.devices.host_time();
         let mut streams = Vec::new();
-        for d in 0..self.devices.count() {
+        for d in self.profiled_devices() {
             let places: Vec<(StreamKey, u64, f64)> = match self.devices.gpu(d) {
                 Some(gpu) => gpu
                     .streams
@@ -162,7 +162,7 @@ impl Runtime {
     /// The streams that queued anything since `start` (new ones included).
     fn streams_since(&self, start: &Start) -> Vec<StreamKey> {
         let mut touched = Vec::new();
-        for d in 0..self.devices.count() {
+        for d in self.profiled_devices() {
             let Some(gpu) = self.devices.gpu(d) else {
                 continue;
             };

@@ -19,8 +19,10 @@ use std::time::Duration;
 
 use super::collective::RedOp;
 use crate::error::Error;
+use crate::runtime::counters::Counters;
 use crate::runtime::lock::lock;
 use crate::runtime::stream::StreamKey;
+use crate::runtime::timeline::{Item, Lane};
 use crate::runtime::{DType, Device, Tensor};
 
 /// The ranks of one `spawn` (or the session alone, a group of one).
@@ -150,12 +152,24 @@ fn red_name(op: RedOp) -> &'static str {
     }
 }
 
+/// What of a collective's work one rank's device did, for that rank's
+/// `profile`: its items (host-clock times) and what they count. The rank
+/// that runs a collective runs every device's part; each rank takes in its
+/// own.
+#[derive(Clone, Default)]
+pub struct Share {
+    pub(super) items: Vec<(Lane, String, Item)>,
+    pub(super) counters: Counters,
+}
+
 /// What a rank learns when its collective has run.
 #[derive(Clone)]
 pub struct Done {
     /// The latest host clock of the ranks when they posted (a barrier
     /// waits until then).
     pub latest_host: f64,
+    /// Each rank's part of the work, by group rank (`group.rs`).
+    pub shares: Vec<Share>,
 }
 
 struct State {
