@@ -180,3 +180,28 @@ fn the_data_parallel_tutorial_prints_its_listed_results() {
         );
     }
 }
+
+/// PyTorch's "Getting Started with Distributed Data Parallel" tutorial
+/// (`demo_basic`), as pasted: `mp.spawn` over every GPU, `os.environ` set,
+/// a "gloo" group, `DDP(model, device_ids=[rank])` with inputs on the host
+/// moved by DDP. Each rank prints its two lines; processes print in the
+/// order they happen to run, so the lines are compared as a set.
+#[test]
+fn the_ddp_tutorial_runs_on_every_gpu() {
+    let program = pasted().join("multi_gpu/ddp_tutorial.py");
+    for gpus in [2, 4] {
+        let got = run(&program, &["--sim-devices", &gpus.to_string()]);
+        let mut lines: Vec<&str> = got.lines().collect();
+        lines.sort_unstable();
+        let mut want: Vec<String> = (0..gpus)
+            .flat_map(|r| {
+                [
+                    format!("Finished running basic DDP example on rank {r}."),
+                    format!("Running basic DDP example on rank {r}."),
+                ]
+            })
+            .collect();
+        want.sort_unstable();
+        assert_eq!(lines, want, "on {gpus} GPUs cudash printed:\n{got}");
+    }
+}

@@ -15,6 +15,7 @@ use super::spelling;
 use super::value::{Native, PyModule, Word};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
+use crate::runtime::lock::lock;
 use crate::runtime::DType;
 use crate::vocab::Span;
 
@@ -156,6 +157,20 @@ const RENAMED: &[(&str, &str)] = &[
     ("torch.nn.functional.log_softmax", "log_softmax"),
     ("time.sleep", "sleep"),
 ];
+
+/// What the program set with `os.environ[k] = v`: seen by `os.environ`
+/// and `os.getenv` from then on (the process's own environment is left
+/// alone: setting it while other threads run is not safe).
+static ENV: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
+
+/// `os.environ[k] = v`.
+pub fn set_env(k: &str, v: &str) {
+    let mut env = lock(&ENV);
+    match env.iter_mut().find(|(key, _)| key == k) {
+        Some((_, old)) => *old = v.to_string(),
+        None => env.push((k.to_string(), v.to_string())),
+    }
+}
 
 /// The module at `path`, as `import` finds it.
 pub fn module(path: &str) -> Result<&'static PyModule, Error> {
@@ -308,7 +323,11 @@ fn constant(full: &str) -> Option<Value> {
             _ => None,
         },
         "os" if name == "environ" => {
-            let mut vars: Vec<(String, String)> = std::env::vars().collect();
+            let set = lock(&ENV).clone();
+            let mut vars: Vec<(String, String)> = std::env::vars()
+                .filter(|(k, _)| !set.iter().any(|(o, _)| o == k))
+                .chain(set.clone())
+                .collect();
             vars.sort();
             Some(Value::Dict(Arc::new(
                 vars.into_iter()
@@ -476,7 +495,11 @@ impl Interp {
                     Some(Value::Str(s)) => s.to_string(),
                     _ => return Err(at(Error::value("`os.getenv` takes the variable's name"))),
                 };
-                match std::env::var(&key) {
+                let set = lock(&ENV)
+                    .iter()
+                    .find(|(k, _)| *k == key)
+                    .map(|(_, v)| v.clone());
+                match set.map_or_else(|| std::env::var(&key), Ok) {
                     Ok(v) => Value::Str(Arc::new(v)),
                     Err(_) => args.get(1).map_or(Value::None, |a| a.value.clone()),
                 }

@@ -406,6 +406,9 @@ impl Interp {
             let v = self.eval(value, 0)?;
             return super::schedule::group_set(&g.0, g.1, &key, &v).map_err(|e| e.at(span));
         }
+        if let Value::Dict(d) = &target {
+            return self.dict_item_assign(obj, d, items, value, span);
+        }
         if let Value::MutList(list) = &target {
             // `xs[i] = v`: Python's list item assignment.
             let [IndexItem::At(k)] = items else {
@@ -565,6 +568,64 @@ impl Interp {
             )
             .at(e.span)),
         }
+    }
+
+    /// `d[k] = v` of a dict a variable holds (the variable gets the dict
+    /// with `k` set), and `os.environ[k] = v` (the session's environment).
+    fn dict_item_assign(
+        &mut self,
+        obj: &Expr,
+        d: &Arc<Vec<(super::value::Key, Value)>>,
+        items: &[IndexItem],
+        value: &Expr,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        use super::value::Key;
+        let [IndexItem::At(k)] = items else {
+            return Err(Error::value("a dict item is set by one key: `d[\"k\"] = v`").at(span));
+        };
+        let key = match self.eval(k, 0)? {
+            Value::Str(s) => Key::Str(s.to_string()),
+            Value::Int(i) => Key::Int(i),
+            other => {
+                return Err(Error::wrong_type(
+                    "a dict key",
+                    "a string or an int",
+                    other.type_name(),
+                )
+                .at(k.span))
+            }
+        };
+        let v = self.eval(value, 0)?;
+        if let ExprKind::Attr(base, name) = &obj.kind {
+            let is_os = matches!(self.eval(base, 0)?, Value::Namespace(m) if m.path == "os");
+            if is_os && name.name == "environ" {
+                let (Key::Str(k), Value::Str(v)) = (&key, &v) else {
+                    return Err(Error::wrong_type(
+                        "an environment variable's value",
+                        "a string",
+                        v.type_name(),
+                    )
+                    .at(value.span));
+                };
+                super::imports::set_env(k, v);
+                return Ok(());
+            }
+        }
+        let ExprKind::Var(name) = &obj.kind else {
+            return Err(Error::value_help(
+                "cudash sets a dict's item through the variable that holds it",
+                "write `d = <the dict>` first, then `d[k] = v`",
+            )
+            .at(obj.span));
+        };
+        let mut items = d.as_ref().clone();
+        match items.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, old)) => *old = v,
+            None => items.push((key, v)),
+        }
+        self.assign(name, Value::Dict(Arc::new(items)));
+        Ok(())
     }
 
     /// `help` lists the topics; `help NAME` explains every entry of that name.

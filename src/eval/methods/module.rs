@@ -463,6 +463,9 @@ pub(super) fn to(me: &mut Interp, name: &'static str, m: &ModuleRef, b: &Bound) 
             match b.given("target").map(|(v, s)| (v.clone(), *s)) {
                 Some((Value::Device(d), _)) => device = Some(d.get()),
                 Some((Value::DType(d), _)) => dtype = Some(d.get()),
+                Some((Value::Int(i), s)) => {
+                    device = Some(super::tensor::cuda_index(me, i).map_err(|e| e.at(s))?)
+                }
                 Some((v, s)) => {
                     return Err(Error::wrong_type(
                         "the target of .to()",

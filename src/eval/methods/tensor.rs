@@ -24,6 +24,13 @@ type Out = Result<Value, Diagnostic>;
 /// `x.to(device | dtype, non_blocking=false)`: `x` itself when nothing changes.
 /// `x.to(target)`, `x.to(device=…, dtype=…)`: the dtype first, then the
 /// device (one or both); `x` itself when nothing changes.
+/// CUDA device `i` (an int given as a device), checked.
+pub(super) fn cuda_index(me: &Interp, i: i64) -> Result<Device, Error> {
+    let i = u32::try_from(i)
+        .map_err(|_| Error::value(format!("a device's number is 0 or more, not {i}")))?;
+    me.rt.cuda(Some(i))
+}
+
 pub(super) fn to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
     let non_blocking = b.bool("non_blocking", false)?;
@@ -31,6 +38,10 @@ pub(super) fn to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -
     match b.get("target").map(|(v, s)| (v.clone(), *s)) {
         Some((Value::Device(d), _)) if device.is_none() => device = Some(d.get()),
         Some((Value::DType(d), _)) if dtype.is_none() => dtype = Some(d.get()),
+        // `x.to(rank)`: CUDA device `rank`, as PyTorch reads an int.
+        Some((Value::Int(i), s)) if device.is_none() => {
+            device = Some(cuda_index(me, i).map_err(|e| e.at(s))?)
+        }
         Some((v @ (Value::Device(_) | Value::DType(_)), s)) => {
             let what = match v {
                 Value::Device(_) => "device",
