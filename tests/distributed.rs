@@ -447,3 +447,41 @@ profile { spawn(work, args=[2], nprocs=2) }",
         assert!(out.contains(lane), "{lane}: {out}");
     }
 }
+
+/// `reduce_scatter(output, input_list)`: rank r gets the reduction of
+/// every rank's `input_list[r]`, with NCCL's ring on the devices and with
+/// gloo on the host.
+#[test]
+fn reduce_scatter_gives_each_rank_its_share() {
+    let src = "
+fn work(rank, n) {
+  init_process_group(\"nccl\", rank=rank, world_size=n)
+  set_device(rank)
+  ins = [full([2], 10.0 * r + rank, device=cuda) for r in range(n)]
+  out = zeros(2, device=cuda)
+  reduce_scatter(out, ins)
+  print(\"nccl\", rank, out.tolist())
+}
+spawn(work, args=(3,), nprocs=3)
+fn g(rank, n) {
+  init_process_group(\"gloo\", rank=rank, world_size=n)
+  ins = [full([2, 2], 10.0 * r + rank) for r in range(n)]
+  out = zeros(2, 2)
+  reduce_scatter(out, ins, op=\"max\")
+  print(\"gloo\", rank, out.tolist())
+}
+spawn(g, args=(2,), nprocs=2)
+";
+    for backend in BACKENDS {
+        let mut s = session(backend, 3);
+        let out = ok_in(&mut s, src);
+        for want in [
+            "nccl 0 [3.0, 3.0]",
+            "nccl 1 [33.0, 33.0]",
+            "nccl 2 [63.0, 63.0]",
+            "gloo 1 [[11.0, 11.0], [11.0, 11.0]]",
+        ] {
+            assert!(out.contains(want), "{backend:?} {want}: {out}");
+        }
+    }
+}

@@ -36,6 +36,36 @@ pub(super) fn reduce_scatter(
     _: &'static str,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
+    if let Some((Value::Tensor(out), _)) = b.get("tensors") {
+        let op = Collective::ReduceScatter(red_op(b)?);
+        let inputs = match b.given("input_list") {
+            Some((v, span)) => v
+                .items()
+                .ok_or_else(|| {
+                    Error::wrong_type(
+                        "reduce_scatter's `input_list`",
+                        "a list of tensors",
+                        v.type_name(),
+                    )
+                    .at(*span)
+                })?
+                .iter()
+                .map(|v| {
+                    super::super::args::to_tensor(v).ok_or_else(|| {
+                        Error::wrong_type("an element of `input_list`", "a tensor", v.type_name())
+                            .at(*span)
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?,
+            None => {
+                return Err(Error::value(
+                    "reduce_scatter(output, input_list) needs the list of this rank's inputs",
+                )
+                .at(b.span))
+            }
+        };
+        return distributed::collective(me, op, out, &inputs, b);
+    }
     let (ts, spans) = tensors(b)?;
     let op = red_op(b)?;
     let refs: Vec<&Tensor> = ts.iter().map(|t| t.as_ref()).collect();

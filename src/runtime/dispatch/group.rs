@@ -394,6 +394,27 @@ impl Runtime {
         }
         match op {
             Collective::AllReduce(_) | Collective::Broadcast { .. } => self.check_write(t)?,
+            Collective::ReduceScatter(_) => {
+                self.check_write(t)?;
+                if outputs.len() != size {
+                    return Err(Error::value(format!(
+                        "reduce_scatter's input list holds {} tensors, and the world size is {size}",
+                        outputs.len()
+                    )));
+                }
+                if outputs.iter().any(|o| {
+                    o.shape() != t.shape()
+                        || o.dtype() != t.dtype()
+                        || o.device() != t.device()
+                        || !o.is_contiguous()
+                }) {
+                    return Err(Error::value_help(
+                        "reduce_scatter's inputs must each be like the output: one shape, dtype \
+                         and device, contiguous",
+                        "rank r's output is the reduction of every rank's `input_list[r]`",
+                    ));
+                }
+            }
             Collective::AllGather => {
                 if outputs.len() != size {
                     return Err(Error::value(format!(
@@ -512,6 +533,27 @@ impl Runtime {
                 }
                 Ok(())
             }
+            Collective::ReduceScatter(op) => {
+                // Each rank's list joined into one buffer, whose chunk r
+                // the ring reduces onto rank r.
+                let mut joined = Vec::with_capacity(posts.len());
+                for p in posts {
+                    let flats: Vec<Tensor> = p
+                        .outputs
+                        .iter()
+                        .map(|t| crate::runtime::op::view::view(t, &[-1]))
+                        .collect::<Result<_, _>>()?;
+                    let refs: Vec<&Tensor> = flats.iter().collect();
+                    joined.push(self.join(&refs, 0, false)?);
+                }
+                let refs: Vec<&Tensor> = joined.iter().map(|t| t.as_ref()).collect();
+                let outs = self.reduce_scatter(&refs, op).map_err(misfit)?;
+                for (t, out) in ts.iter().zip(&outs) {
+                    let dims: Vec<i64> = t.shape().iter().map(|&d| d as i64).collect();
+                    self.assign(t, &crate::runtime::op::view::view(out, &dims)?)?;
+                }
+                Ok(())
+            }
             Collective::Barrier => Ok(()),
         }
     }
@@ -533,6 +575,21 @@ impl Runtime {
                     for (o, t) in p.outputs.iter().zip(ts) {
                         crate::runtime::ops::index::assign(o, t)?;
                     }
+                }
+                Ok(())
+            }
+            Collective::ReduceScatter(op) => {
+                for (r, t) in ts.iter().enumerate() {
+                    let copies: Vec<Tensor> = posts
+                        .iter()
+                        .map(|p| {
+                            let x = &p.outputs[r];
+                            Tensor::new(x.contiguous_buffer(), x.shape().to_vec(), x.device())
+                        })
+                        .collect();
+                    let refs: Vec<&Tensor> = copies.iter().collect();
+                    reduce_on_host(&refs, op)?;
+                    crate::runtime::ops::index::assign(t, &copies[0])?;
                 }
                 Ok(())
             }

@@ -80,8 +80,13 @@ impl Backend {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Collective {
     AllReduce(RedOp),
-    Broadcast { src: usize },
+    Broadcast {
+        src: usize,
+    },
     AllGather,
+    /// `reduce_scatter(output, input_list, op)`: rank r's output is the
+    /// reduction over the ranks of their `input_list[r]`.
+    ReduceScatter(RedOp),
     Barrier,
 }
 
@@ -91,6 +96,7 @@ impl Collective {
             Collective::AllReduce(_) => "all_reduce",
             Collective::Broadcast { .. } => "broadcast",
             Collective::AllGather => "all_gather",
+            Collective::ReduceScatter(_) => "reduce_scatter",
             Collective::Barrier => "barrier",
         }
     }
@@ -101,7 +107,7 @@ pub struct Post {
     pub op: Collective,
     /// The rank's tensor (none for `barrier`).
     pub tensor: Option<Arc<Tensor>>,
-    /// `all_gather`'s output list.
+    /// `all_gather`'s output list (`reduce_scatter`'s input list).
     pub outputs: Vec<Arc<Tensor>>,
     /// The stream the rank queued it on (a device tensor's).
     pub stream: Option<StreamKey>,
@@ -122,7 +128,9 @@ impl Post {
         });
         let mut parts: Vec<String> = t.into_iter().collect();
         match self.op {
-            Collective::AllReduce(op) => parts.push(red_name(op).into()),
+            Collective::AllReduce(op) | Collective::ReduceScatter(op) => {
+                parts.push(red_name(op).into())
+            }
             Collective::Broadcast { src } => parts.push(format!("src={src}")),
             _ => {}
         }
