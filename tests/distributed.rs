@@ -485,3 +485,61 @@ spawn(g, args=(2,), nprocs=2)
         }
     }
 }
+
+/// `send` and `recv` pass a tensor round a ring of ranks (each even rank
+/// sends first, each odd one receives first); a recv no rank sends to,
+/// and a send and recv of different shapes, are reported.
+#[test]
+fn send_and_recv_pass_messages_and_strays_are_reported() {
+    let src = "
+fn ring(rank, n) {
+  init_process_group(\"nccl\", rank=rank, world_size=n)
+  set_device(rank)
+  t = full([3], rank * 1.0, device=cuda)
+  got = zeros(3, device=cuda)
+  if rank % 2 == 0 {
+    send(t, (rank + 1) % n)
+    recv(got, (rank + n - 1) % n)
+  } else {
+    recv(got, (rank + n - 1) % n)
+    send(t, (rank + 1) % n)
+  }
+  print(\"got\", rank, got.tolist())
+}
+spawn(ring, args=(4,), nprocs=4)
+";
+    for backend in BACKENDS {
+        let mut s = session(backend, 4);
+        let out = ok_in(&mut s, src);
+        for (rank, from) in [(0, 3), (1, 0), (2, 1), (3, 2)] {
+            let want = format!("got {rank} [{from}.0, {from}.0, {from}.0]");
+            assert!(out.contains(&want), "{backend:?}: {out}");
+        }
+        let (_, e) = err_in(
+            &mut s,
+            "fn lonely(rank, n) {
+  init_process_group(\"gloo\", rank=rank, world_size=n)
+  if rank == 0 { recv(zeros(2), 1) }
+}
+spawn(lonely, args=(2,), nprocs=2)",
+        );
+        assert!(
+            e.contains("rank 0: waits in recv #1 (f32[2]) from rank 1 at line 3"),
+            "{e}"
+        );
+        let (_, e) = err_in(
+            &mut s,
+            "fn wrong(rank, n) {
+  init_process_group(\"gloo\", rank=rank, world_size=n)
+  if rank == 0 { send(zeros(2), 1) } else { recv(zeros(3), 0) }
+}
+spawn(wrong, args=(2,), nprocs=2)",
+        );
+        assert!(
+            e.contains(
+                "rank 0 sends f32[2] as its message #1 to rank 1, which receives it into f32[3]"
+            ),
+            "{e}"
+        );
+    }
+}

@@ -322,6 +322,26 @@ pub(super) fn group_query(me: &mut Interp, name: &'static str, b: &Bound) -> Out
     })
 }
 
+/// `send(tensor, dst)` and `recv(tensor, src)`.
+pub(super) fn send_recv(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
+    let t = b.tensor("tensor")?;
+    let (key, sending) = match name {
+        "send" => ("dst", true),
+        _ => ("src", false),
+    };
+    let peer = b.int(key)?.ok_or_else(|| {
+        Error::value(format!("{name}() needs the other rank: `{key}=`")).at(b.span)
+    })?;
+    if peer < 0 {
+        return Err(Error::value(format!("a rank is 0 or more, not {peer}")).at(b.span_of(key)));
+    }
+    let line = me.line_of(b.span);
+    me.rt
+        .send_recv(sending, &t, peer as usize, line)
+        .map_err(|e| e.at(b.span))?;
+    Ok(Value::None)
+}
+
 /// A process-group collective of this rank's `tensor`: the event its
 /// work handle waits for, with `async_op`.
 pub(super) fn collective(

@@ -229,6 +229,8 @@ docs! {
     Function Devices "is_initialized", "is_initialized()", "Whether this rank has joined a process group (`torch.distributed.is_initialized`).", "is_initialized()";
     Function Devices "destroy_process_group", "destroy_process_group()", "Leaves the process group (`torch.distributed.destroy_process_group`); a new one may be made.", "init_process_group(\"gloo\", rank=0, world_size=1)\ndestroy_process_group()\nis_initialized()";
     Function Devices "barrier", "barrier()", "Waits until every rank of the process group has reached it (`torch.distributed.barrier`): the host waits, on \"nccl\" also for its device's work before it.", "init_process_group(\"gloo\", rank=0, world_size=1)\nbarrier()\ndestroy_process_group()";
+    Function Devices "send", "send(tensor, dst)", "Sends this rank's `tensor` to rank `dst` of the process group (`torch.distributed.send`): it is copied into the tensor `dst` passes to its matching `recv`, on the ranks' `nccl` streams (the current stream then waits for it). The n-th send to a rank meets that rank's n-th recv from this one; one that never does is reported, not a hang.", "fn work(rank, n) {\n  init_process_group(\"gloo\", rank=rank, world_size=n)\n  t = tensor([rank * 1.0])\n  if rank == 0 { send(t, 1) } else { recv(t, 0) }\n  print(rank, t.item())\n}\nspawn(work, args=[2], nprocs=2)";
+    Function Devices "recv", "recv(tensor, src)", "Receives into `tensor` what rank `src` of the process group sends it (`torch.distributed.recv`): one shape and dtype on both sides.", "fn work(rank, n) {\n  init_process_group(\"gloo\", rank=rank, world_size=n)\n  t = zeros(2)\n  if rank == 1 { send(ones(2), 0) } else { recv(t, 1) }\n  print(rank, t.tolist())\n}\nspawn(work, args=[2], nprocs=2)";
     Method Devices "wait", "work.wait()", "Makes the current stream wait for the collective that gave this work handle (`async_op=true`), as PyTorch's `Work.wait()`: the host goes on.", "init_process_group(\"gloo\", rank=0, world_size=1)\nw = all_reduce(ones(2), async_op=true)\nw.wait()\ndestroy_process_group()";
     Method Devices "is_completed", "work.is_completed()", "Whether the collective of this work handle has finished on its device.", "init_process_group(\"gloo\", rank=0, world_size=1)\nw = all_reduce(ones(2), async_op=true)\nw.is_completed()\ndestroy_process_group()";
     Function Devices "reduce_scatter", "reduce_scatter(tensors, input_list=none, op=\"sum\", async_op=false)", "Reduces a list of same-shape tensors, one per CUDA device, and gives device i the i-th share of the result along the first dimension (new tensors, one per device). Each device receives (n-1)/n of its buffer. With one tensor and `input_list`, in a rank of `spawn`: the process group's (`torch.distributed.reduce_scatter(output, input_list)`): rank r's `output` becomes the reduction of every rank's `input_list[r]`.", "parts = reduce_scatter([arange(4., device=cuda:0), arange(4., device=cuda:1)])";
@@ -666,7 +668,9 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "get_world_size"
             | "is_initialized"
             | "destroy_process_group"
-            | "barrier",
+            | "barrier"
+            | "send"
+            | "recv",
         ) => return Some(format!("torch.distributed.{}", doc.name)),
         (Method, "wait") if doc.receiver() == "work" => "work.wait()",
         (Function, "save") => "torch.save / numpy.save / safetensors.torch.save_file",

@@ -152,6 +152,8 @@ static BUILTINS: &[(&str, Handler)] = &[
         crate::eval::distributed::group_query,
     ),
     ("barrier", crate::eval::distributed::group_query),
+    ("send", crate::eval::distributed::send_recv),
+    ("recv", crate::eval::distributed::send_recv),
     ("empty_cache", memory::empty_cache),
     ("reset_peak", memory::reset_peak),
     (

@@ -18,7 +18,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::collective::reduce_on_host;
-use super::world::{distributed, Backend, Collective, Done, Post, Share, Turn, World};
+use super::world::{distributed, Backend, Collective, Done, Post, Share, Side, Turn, World};
 use super::Runtime;
 use crate::error::Error;
 use crate::runtime::counters::Counters;
@@ -52,6 +52,9 @@ struct Joined {
     seq: u64,
     /// Each device's `nccl` stream, once used.
     comm: Vec<StreamKey>,
+    /// Messages sent to each rank, and received from each, so far.
+    sent: Vec<u64>,
+    received: Vec<u64>,
 }
 
 impl Member {
@@ -207,6 +210,8 @@ impl Runtime {
                 backend,
                 seq: 0,
                 comm: Vec::new(),
+                sent: vec![0; size],
+                received: vec![0; size],
             });
         }
         Ok(())
@@ -326,6 +331,116 @@ impl Runtime {
         }
         self.wait_event(self.stream_on(d), &event)?;
         Ok(None)
+    }
+
+    /// `send(t, dst)` (`sending`) or `recv(t, src)`: a message between
+    /// two ranks, passed once both have posted it; the blocking call makes
+    /// the current stream wait for it, as PyTorch's NCCL `send`/`recv`.
+    pub fn send_recv(
+        &mut self,
+        sending: bool,
+        t: &Arc<Tensor>,
+        peer: usize,
+        line: Option<u32>,
+    ) -> Result<(), Error> {
+        let (rank, size, backend) = self.process_group_backend()?;
+        let (what, other) = match sending {
+            true => ("send", "destination"),
+            false => ("recv", "source"),
+        };
+        if peer >= size {
+            return Err(Error::value(format!(
+                "Invalid {other} rank: {peer}, and the ranks are 0 to {}",
+                size - 1
+            )));
+        }
+        if peer == rank {
+            return Err(Error::value(format!(
+                "Invalid {other} rank: {other} rank should not be the same as the rank of the \
+                 current process."
+            )));
+        }
+        if backend == Backend::Nccl && !t.device().is_cuda() {
+            return Err(distributed(
+                "No backend type associated with device type cpu",
+                "the \"nccl\" group takes CUDA tensors: move it first (`t.to(cuda)`)",
+            ));
+        }
+        if !t.is_contiguous() {
+            return Err(Error::value_help(
+                format!("Tensors must be contiguous ({what} takes its buffer whole)"),
+                "pass `t.contiguous()`",
+            ));
+        }
+        if !sending {
+            self.check_write(t)?;
+        }
+        let stream = match t.device() {
+            Device::Cuda(d) => Some(self.comm_stream(d)?),
+            Device::Cpu => None,
+        };
+        if let Some(s) = stream {
+            t.record_stream(s.stream);
+        }
+        let n = {
+            let j = self.joined_mut()?;
+            let count = match sending {
+                true => &mut j.sent[peer],
+                false => &mut j.received[peer],
+            };
+            *count += 1;
+            *count - 1
+        };
+        let key = match sending {
+            true => (rank, peer, n),
+            false => (peer, rank, n),
+        };
+        let side = Side {
+            tensor: Arc::clone(t),
+            stream,
+            line,
+        };
+        let world = Arc::clone(&self.dist.as_ref().expect("joined").world);
+        let me = self.dist.as_ref().map_or(0, |m| m.me);
+        match world.post_message(key, sending, side)? {
+            Some((send, recv)) => {
+                let r = self.pass_message(&send, &recv);
+                world.passed(key, r.clone());
+                r?
+            }
+            None => {
+                let desc = format!(
+                    "{what} #{} ({}{}) {} rank {peer}",
+                    n + 1,
+                    t.dtype(),
+                    crate::runtime::shape::fmt_shape(t.shape()),
+                    if sending { "to" } else { "from" }
+                );
+                world.wait_message(me, key, desc, line)?
+            }
+        }
+        if let (Some(comm), Device::Cuda(d)) = (stream, t.device()) {
+            let event = Arc::new(Event::default());
+            self.record(&event, comm)?;
+            self.wait_event(self.stream_on(d), &event)?;
+        }
+        Ok(())
+    }
+
+    /// Copies a message's bytes into the receiving rank's tensor: on the
+    /// receiver's `nccl` stream once the sender's has reached the send.
+    fn pass_message(&mut self, send: &Side, recv: &Side) -> Result<(), Error> {
+        let (Some(from), Some(to)) = (send.stream, recv.stream) else {
+            return crate::runtime::ops::index::assign(&recv.tensor, &send.tensor);
+        };
+        let saved = [self.enter_stream(from), self.enter_stream(to)];
+        let r = self
+            .wait_stream(to, from)
+            .and_then(|_| self.assign(&recv.tensor, &send.tensor));
+        for s in saved.into_iter().rev() {
+            self.restore(s);
+        }
+        r
     }
 
     fn process_group_backend(&self) -> Result<(usize, usize, Backend), Error> {

@@ -42,14 +42,39 @@ pub enum Where {
     Waiting {
         what: String,
         line: Option<u32>,
-        /// The collective waited for (none: `init_process_group`).
-        seq: Option<u64>,
+        /// What would let it go on.
+        on: Awaits,
     },
     /// Its function returned.
     Returned,
     /// Its function raised.
     Failed,
 }
+
+/// What a waiting rank waits for.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Awaits {
+    /// Every rank to join (`init_process_group`).
+    Join,
+    /// Collective `seq` to run.
+    Collective(u64),
+    /// The `n`-th message from rank `src` to rank `dst` to pass.
+    Message(usize, usize, u64),
+}
+
+/// One side of a message (`send` or `recv`): the rank's tensor and where
+/// it queued it.
+pub struct Side {
+    pub tensor: Arc<Tensor>,
+    pub stream: Option<StreamKey>,
+    pub line: Option<u32>,
+}
+
+/// A message: (src, dst, n), its n-th from src to dst.
+type MessageKey = (usize, usize, u64);
+
+/// A message's send and recv, as they are posted.
+type Sides = (Option<Side>, Option<Side>);
 
 /// The process group the ranks joined.
 #[derive(Clone, Debug)]
@@ -194,6 +219,10 @@ struct State {
     failed: Option<usize>,
     /// The report of a stall, once found: what every waiting rank raises.
     stall: Option<Error>,
+    /// Messages posted by one side, by (src, dst, n): the send and the recv.
+    messages: BTreeMap<MessageKey, Sides>,
+    /// Messages passed (or failed).
+    passed: BTreeMap<(usize, usize, u64), Result<(), Error>>,
 }
 
 /// What `post` asks the rank to do.
@@ -211,8 +240,11 @@ impl State {
         let all_joined = !self.joined.is_empty() && self.joined.iter().all(Option::is_some);
         self.ranks.iter().all(|w| match w {
             Where::Running => false,
-            Where::Waiting { seq: Some(q), .. } => !self.done.contains_key(q),
-            Where::Waiting { seq: None, .. } => !all_joined,
+            Where::Waiting { on, .. } => match on {
+                Awaits::Collective(q) => !self.done.contains_key(q),
+                Awaits::Join => !all_joined,
+                Awaits::Message(s, d, n) => !self.passed.contains_key(&(*s, *d, *n)),
+            },
             Where::Returned | Where::Failed => true,
         })
     }
@@ -230,6 +262,8 @@ impl World {
                 done: BTreeMap::new(),
                 failed: None,
                 stall: None,
+                messages: BTreeMap::new(),
+                passed: BTreeMap::new(),
             }),
             changed: Condvar::new(),
             interrupt,
@@ -305,7 +339,7 @@ impl World {
             s.joined[rank] = Some(me);
             self.changed.notify_all();
         }
-        self.wait_until(me, ("init_process_group", None), line, |s| {
+        self.wait_until(me, ("init_process_group", Awaits::Join), line, |s| {
             s.joined.iter().all(Option::is_some).then_some(Ok(()))
         })
     }
@@ -317,6 +351,8 @@ impl World {
         s.joined.clear();
         s.posts.clear();
         s.done.clear();
+        s.messages.clear();
+        s.passed.clear();
     }
 
     /// Rank `rank` (of the group) posts its `seq`-th collective. Posts
@@ -371,6 +407,71 @@ impl World {
         self.changed.notify_all();
     }
 
+    /// One side of message `(src, dst, n)` (`send` when `sending`): the
+    /// other side's entry when both are in, for the caller to pass the
+    /// message and call `passed`. Tensors that disagree fail both sides.
+    pub fn post_message(
+        &self,
+        key: (usize, usize, u64),
+        sending: bool,
+        side: Side,
+    ) -> Result<Option<(Side, Side)>, Error> {
+        let mut s = self.state();
+        if let Some(Err(e)) = s.passed.get(&key) {
+            return Err(e.clone());
+        }
+        let entry = s.messages.entry(key).or_insert((None, None));
+        match sending {
+            true => entry.0 = Some(side),
+            false => entry.1 = Some(side),
+        }
+        let (Some(send), Some(recv)) = (&entry.0, &entry.1) else {
+            return Ok(None);
+        };
+        let (a, b) = (&send.tensor, &recv.tensor);
+        if a.shape() != b.shape() || a.dtype() != b.dtype() {
+            let at = |l: Option<u32>| l.map_or(String::new(), |l| format!(" at line {l}"));
+            let e = distributed(
+                format!(
+                    "rank {} sends {}{} as its message #{} to rank {}, which receives it into {}{}{}",
+                    key.0,
+                    a.dtype(),
+                    crate::runtime::shape::fmt_shape(a.shape()),
+                    key.2 + 1,
+                    key.1,
+                    b.dtype(),
+                    crate::runtime::shape::fmt_shape(b.shape()),
+                    at(recv.line),
+                ),
+                "a send and its recv take tensors of one shape and dtype",
+            );
+            s.messages.remove(&key);
+            s.passed.insert(key, Err(e.clone()));
+            self.changed.notify_all();
+            return Err(e);
+        }
+        let (send, recv) = s.messages.remove(&key).expect("both are in");
+        Ok(Some((send.expect("in"), recv.expect("in"))))
+    }
+
+    /// Message `key` has passed (or failed): both sides go on.
+    pub fn passed(&self, key: (usize, usize, u64), r: Result<(), Error>) {
+        self.state().passed.insert(key, r);
+        self.changed.notify_all();
+    }
+
+    /// Rank `me` waits until message `key` has passed.
+    pub fn wait_message(
+        &self,
+        me: usize,
+        key: (usize, usize, u64),
+        what: String,
+        line: Option<u32>,
+    ) -> Result<(), Error> {
+        let on = Awaits::Message(key.0, key.1, key.2);
+        self.wait_until(me, (&what, on), line, |s| s.passed.get(&key).cloned())
+    }
+
     /// Rank `me` waits until collective `seq` has run.
     pub fn wait(
         &self,
@@ -379,7 +480,8 @@ impl World {
         what: String,
         line: Option<u32>,
     ) -> Result<Done, Error> {
-        self.wait_until(me, (&what, Some(seq)), line, |s| s.done.get(&seq).cloned())
+        let on = Awaits::Collective(seq);
+        self.wait_until(me, (&what, on), line, |s| s.done.get(&seq).cloned())
     }
 
     /// Waits (as `what`, at `line`) until `ready` gives an answer; fails
@@ -387,7 +489,7 @@ impl World {
     fn wait_until<T>(
         &self,
         me: usize,
-        (what, seq): (&str, Option<u64>),
+        (what, on): (&str, Awaits),
         line: Option<u32>,
         ready: impl Fn(&State) -> Option<Result<T, Error>>,
     ) -> Result<T, Error> {
@@ -395,7 +497,7 @@ impl World {
         s.ranks[me] = Where::Waiting {
             what: what.to_string(),
             line,
-            seq,
+            on,
         };
         self.changed.notify_all();
         let r = loop {
