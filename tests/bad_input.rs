@@ -61,7 +61,9 @@ const CATALOGUE: &[(&str, &str)] = &[
     ("full([2])", "TypeError"),
     ("zeros(2, dtype=cpu)", "TypeError"),
     ("zeros(\"2\")", "TypeError"),
-    ("ones(2).to(3)", "TypeError"),
+    // An int is a CUDA device, as PyTorch reads it: this session has two.
+    ("ones(2).to(3)", "DeviceError"),
+    ("ones(2).to(true)", "TypeError"),
     ("ones(2).sum(dim=1.5)", "TypeError"),
     ("ones(2).reshape(\"a\")", "TypeError"),
     ("3(4)", "TypeError"),
