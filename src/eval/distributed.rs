@@ -369,11 +369,9 @@ pub(super) fn collective(
 /// `work.wait()`, `work.is_completed()`.
 pub(super) fn work_method(me: &mut Interp, name: &'static str, w: &Arc<Work>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
+    // A gloo collective's work is done when the call returns.
     let Some(e) = &w.event else {
-        return Ok(match name {
-            "is_completed" => Value::bool(true),
-            _ => Value::bool(true),
-        });
+        return Ok(Value::bool(true));
     };
     match name {
         "is_completed" => Ok(Value::bool(e.recorded().is_none_or(|r| r.is_complete()))),

@@ -130,12 +130,7 @@ impl Runtime {
             }
             self.ring_all_reduce_on(ts, &devices, combine(op))?;
         } else {
-            let parts = flat_parts(ts);
-            let reduced = ring_reduce(&parts, op, n)?;
-            for t in ts {
-                let whole = Tensor::new(reduced.clone(), t.shape().to_vec(), t.device());
-                index::assign(t, &whole)?;
-            }
+            reduce_on_host(ts, op)?;
         }
         for &d in &devices {
             self.received(d, received, None)?;

@@ -118,11 +118,6 @@ impl Runtime {
         self.dist.as_ref().is_some_and(|m| m.spawned)
     }
 
-    /// The ranks this runtime is one of.
-    pub fn world(&self) -> Option<&Arc<World>> {
-        self.dist.as_ref().map(|m| &m.world)
-    }
-
     /// `init_process_group(backend, rank=, world_size=)`: joins the group,
     /// and returns once every rank has. Outside `spawn` the session is a
     /// group of one. `line` is where the rank calls it (for a report).
