@@ -28,6 +28,11 @@ fn factories_take_a_device_and_keep_it() {
         "[1, 2]  i64[2] @cuda:1"
     );
     assert_eq!(ok(&mut s, "(x * 2).device"), "cuda:1");
+    // An index is a CUDA device, as PyTorch reads `device=rank`.
+    assert_eq!(ok(&mut s, "zeros(2, device=1).device"), "cuda:1");
+    assert_eq!(ok(&mut s, "Linear(2, 2, device=1).weight.device"), "cuda:1");
+    let e = err(&mut s, "zeros(2, device=-1)");
+    assert!(e.1.contains("Device index must not be negative"), "{e:?}");
     assert_eq!(ok(&mut s, "x.sum().device"), "cuda:1");
 }
 

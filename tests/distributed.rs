@@ -543,3 +543,110 @@ spawn(wrong, args=(2,), nprocs=2)",
         );
     }
 }
+
+/// The share of the block a timeline lane was busy, from `profile`'s text.
+fn lane_busy(out: &str, lane: &str) -> f64 {
+    let line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with(lane) && l.contains('│'))
+        .unwrap_or_else(|| panic!("no lane {lane}: {out}"));
+    let share = line
+        .rsplit('│')
+        .next()
+        .unwrap()
+        .trim()
+        .trim_end_matches('%');
+    share.parse().unwrap()
+}
+
+/// `profile`'s device time in seconds.
+fn device_time(out: &str) -> f64 {
+    let line = out.lines().find(|l| l.contains("device time")).unwrap();
+    let mut words = line.split_whitespace().skip(2);
+    let (n, unit) = (words.next().unwrap(), words.next().unwrap());
+    let scale = match unit {
+        "ms" => 1e-3,
+        "µs" => 1e-6,
+        "s" => 1.0,
+        other => panic!("unit {other}"),
+    };
+    n.parse::<f64>().unwrap() * scale
+}
+
+/// Seed 001's comparison: the same model, batch and steps with
+/// `DataParallel` (one interpreter: every replica's launches come from one
+/// host lane) and with DDP (a process per device: each rank launches from
+/// its own). Both are launch-bound here; DDP's four hosts finish the same
+/// steps sooner and keep the devices busier.
+#[test]
+fn dataparallel_launches_from_one_host_ddp_from_each_rank() {
+    let mut s = session(BackendChoice::Sim, 4);
+    ok_in(
+        &mut s,
+        "class Net(Module):
+    def __init__(self, device):
+        super().__init__()
+        self.fc1 = Linear(256, 512, device=device)
+        self.fc2 = Linear(512, 10, device=device)
+    def forward(self, x):
+        return self.fc2(relu(self.fc1(x)))
+fn train(model, x) {
+  opt = SGD(model.parameters(), lr=0.01)
+  for step in range(3) {
+    model(x).pow(2).mean().backward()
+    opt.step()
+    opt.zero_grad()
+  }
+}
+fn with_dp() { train(DataParallel(Net(0)), randn(512, 256, device=0)) }
+fn with_ddp(rank, n) {
+  init_process_group(\"nccl\", rank=rank, world_size=n)
+  set_device(rank)
+  train(DistributedDataParallel(Net(rank), device_ids=[rank]), randn(512 // n, 256, device=rank))
+}",
+    );
+    let dp = ok_in(&mut s, "profile { with_dp() }");
+    let ddp = ok_in(&mut s, "profile { spawn(with_ddp, args=(4,), nprocs=4) }");
+    assert!(!dp.contains("rank 0"), "{dp}");
+    assert!(
+        lane_busy(&dp, "host ") >= 90.0,
+        "the one host launches: {dp}"
+    );
+    for r in 0..4 {
+        assert!(lane_busy(&ddp, &format!("rank {r} ")) >= 90.0, "{ddp}");
+    }
+    assert!(
+        device_time(&ddp) < 0.75 * device_time(&dp),
+        "DDP: {ddp}\nDataParallel: {dp}"
+    );
+    for d in 0..4 {
+        let lane = format!("cuda:{d} default");
+        assert!(
+            lane_busy(&ddp, &lane) > lane_busy(&dp, &lane),
+            "{lane}: {ddp}\n{dp}"
+        );
+    }
+}
+
+/// Each rank has its own copy of the session's variables, as each process
+/// of `mp.spawn` has: a rank moving the session's module moves its copy.
+#[test]
+fn each_rank_moves_its_own_copy_of_a_session_module() {
+    let mut s = session(BackendChoice::Sim, 3);
+    let out = ok_in(
+        &mut s,
+        "net = Linear(4, 4).to(cuda)
+fn work(rank, n) {
+  init_process_group(\"gloo\", rank=rank, world_size=n)
+  net.to(rank)
+  barrier()                  # every rank has moved its module
+  print(rank, net.weight.device)
+}
+spawn(work, args=(3,), nprocs=3)
+print(net.weight.device)",
+    );
+    for line in ["0 cuda:0", "1 cuda:1", "2 cuda:2"] {
+        assert!(out.contains(line), "{line}: {out}");
+    }
+    assert!(out.trim_end().ends_with("cuda:0"), "{out}");
+}

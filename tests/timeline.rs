@@ -65,7 +65,7 @@ fn the_trace_file_follows_the_trace_event_format() {
     let mut threads = HashMap::new();
     let mut used = HashSet::new();
     let mut spans: HashMap<(u64, u64), Vec<(f64, f64)>> = HashMap::new();
-    let (mut kernels, mut instants, mut copies) = (0, 0, Vec::new());
+    let (mut kernels, mut instants, mut copies, mut launches) = (0, 0, Vec::new(), 0);
     for e in events {
         let pid = e["pid"].as_u64().expect("every event has a pid");
         match e["ph"].as_str().unwrap() {
@@ -91,6 +91,10 @@ fn the_trace_file_follows_the_trace_event_format() {
                     "kernel" => kernels += 1,
                     "copy" => copies.push(e.clone()),
                     "sync" => assert_eq!(pid, 0, "host waits are on the host: {e}"),
+                    "launch" => {
+                        assert_eq!(pid, 0, "launches are on the host: {e}");
+                        launches += 1;
+                    }
                     // Work queued before the profile, on a device's stream.
                     "before" => {
                         assert_ne!(pid, 0, "earlier work is on a device: {e}");
@@ -138,6 +142,8 @@ fn the_trace_file_follows_the_trace_event_format() {
         copies.len(),
         counted(&out, "copies H2D") + counted(&out, "copies D2H") + counted(&out, "copies D2D")
     );
+    // The host launched each kernel and copy: one launch each on its track.
+    assert_eq!(launches, kernels + copies.len());
     // The pinned copy on the side stream overlaps the matmul on default.
     let side = threads
         .iter()

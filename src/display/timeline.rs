@@ -15,6 +15,7 @@ const WAIT: char = '░';
 const SYNC: char = '|';
 const BEFORE: char = '·';
 const WORK: char = '▓';
+const LAUNCH: char = '▄';
 
 fn fill(kind: Kind) -> char {
     match kind {
@@ -22,6 +23,7 @@ fn fill(kind: Kind) -> char {
         Kind::Copy(_) => COPY,
         Kind::HostWait => WAIT,
         Kind::HostWork => WORK,
+        Kind::Launch => LAUNCH,
         Kind::Before => BEFORE,
     }
 }
@@ -53,17 +55,26 @@ fn busy(t: &Timeline) -> Vec<f64> {
     busy
 }
 
-/// Whether the host worked (not only waited) in the block.
-fn any_work(t: &Timeline) -> bool {
-    t.items.iter().any(|i| i.kind == Kind::HostWork)
+/// Whether an item of `kind` is on the timeline.
+fn any(t: &Timeline, kind: Kind) -> bool {
+    t.items.iter().any(|i| i.kind == kind)
 }
 
-/// What the host lane's percentage counts.
-fn host_share(t: &Timeline) -> &'static str {
-    match any_work(t) {
-        true => "% busy (the host: working or waiting)",
-        false => "% busy (the host: waiting)",
+/// What the host lanes' percentages count.
+fn host_share(t: &Timeline) -> String {
+    let mut did = Vec::new();
+    if any(t, Kind::Launch) {
+        did.push("launching");
     }
+    if any(t, Kind::HostWork) {
+        did.push("working");
+    }
+    did.push("waiting");
+    let did = match did.len() {
+        1 => did[0].to_string(),
+        n => format!("{} or {}", did[..n - 1].join(", "), did[n - 1]),
+    };
+    format!("% busy (the host: {did})")
 }
 
 /// Whether a stream was still running earlier work when the block began.
@@ -176,12 +187,15 @@ pub fn text(t: &Timeline, width: usize) -> String {
         "",
         w = bars.saturating_sub(1)
     ));
-    let work = match any_work(t) {
-        true => format!("{WORK} host works  "),
-        false => String::new(),
-    };
+    let mut host = String::new();
+    if any(t, Kind::Launch) {
+        host.push_str(&format!("{LAUNCH} host launches  "));
+    }
+    if any(t, Kind::HostWork) {
+        host.push_str(&format!("{WORK} host works  "));
+    }
     out.push_str(&format!(
-        "\n  {KERNEL} kernel  {COPY} copy  {work}{WAIT} host waits  {SYNC} host sync    {}",
+        "\n  {KERNEL} kernel  {COPY} copy  {host}{WAIT} host waits  {SYNC} host sync\n  {}",
         host_share(t)
     ));
     // Said when a mark of it is left to see (later work may cover it).
@@ -336,7 +350,10 @@ fn svg_legend(y: f64, t: &Timeline) -> String {
     let mut s = String::new();
     let mut x = SVG_NAME_W;
     let mut kinds = vec![(Kind::Kernel, "kernel"), (Kind::Copy("H2D"), "copy")];
-    if any_work(t) {
+    if any(t, Kind::Launch) {
+        kinds.push((Kind::Launch, "host launches"));
+    }
+    if any(t, Kind::HostWork) {
         kinds.push((Kind::HostWork, "host works"));
     }
     kinds.push((Kind::HostWait, "host waits"));
@@ -381,6 +398,7 @@ fn color(kind: Kind) -> &'static str {
         Kind::Copy(_) => "#f58518",
         Kind::HostWait => "#e45756",
         Kind::HostWork => "#54a24b",
+        Kind::Launch => "#b279a2",
         Kind::Before => "#d0d0d0",
     }
 }
@@ -392,6 +410,7 @@ fn hover(t: &Timeline, i: &Item) -> String {
         Kind::Copy(dir) => format!("{dir} copy ({})", i.op),
         Kind::HostWait => format!("host waits ({})", i.op),
         Kind::HostWork => format!("host works ({})", i.op),
+        Kind::Launch => format!("host launches ({})", i.op),
         Kind::Before => "work queued before the block (its device time starts after it)".into(),
     };
     let mut parts = vec![what];

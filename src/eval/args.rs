@@ -273,6 +273,11 @@ impl Bound {
         match self.given(name) {
             None => Ok(None),
             Some((Value::Device(d), _)) => Ok(Some(d.get())),
+            // PyTorch reads an index as a CUDA device (`device=rank`).
+            Some((Value::Int(i), span)) => match u32::try_from(*i) {
+                Ok(i) => Ok(Some(Device::Cuda(i))),
+                Err(_) => Err(Error::value("Device index must not be negative").at(*span)),
+            },
             Some((v, span)) => Err(self.wrong(name, "a device (cpu, cuda, cuda:N)", v, *span)),
         }
     }

@@ -18,6 +18,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex};
 
 use super::args::{ArgVal, Bound};
+use super::data::own_copy;
 use super::value::{Function, Value};
 use super::{Interp, Output};
 use crate::error::{Diagnostic, Error};
@@ -111,7 +112,7 @@ impl Interp {
         let vars: Vec<(String, Value)> = self
             .vars()
             .iter()
-            .map(|(name, v)| (name.clone(), super::data::own_copy(v)))
+            .map(|(name, v)| (name.clone(), own_copy(v)))
             .collect();
         let shared = session_memory(&vars, &args);
         let devices = Arc::clone(&self.rt.devices);
@@ -125,8 +126,17 @@ impl Interp {
         let ended: Vec<Ended> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..n)
                 .map(|rank| {
-                    let (vars, source, f) = (vars.clone(), source.clone(), Arc::clone(&f));
-                    let args: Vec<Value> = args.iter().map(super::data::own_copy).collect();
+                    // Each rank a copy of its own, as each process of
+                    // `mp.spawn` has: a rank's `net.to(rank)` moves its own.
+                    let vars: Vec<(String, Value)> = match rank {
+                        0 => vars.clone(),
+                        _ => vars
+                            .iter()
+                            .map(|(name, v)| (name.clone(), own_copy(v)))
+                            .collect(),
+                    };
+                    let (source, f) = (source.clone(), Arc::clone(&f));
+                    let args: Vec<Value> = args.iter().map(own_copy).collect();
                     let (world, shared) = (Arc::clone(&world), shared.clone());
                     let (devices, interrupt) = (Arc::clone(&devices), Arc::clone(&interrupt));
                     let printed = Arc::clone(&printed);

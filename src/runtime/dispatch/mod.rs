@@ -319,14 +319,15 @@ impl Runtime {
         }
         // Only work that reaches the driver reports a fault (see `fault.rs`).
         self.check_fault(d)?;
-        let blocking = self.blocking_launch_began(d);
+        let began = self.launch_began(d);
         let queued = self.devices.launch(d, work);
         let (stream, seq) = (queued.stream, queued.seq);
-        if self.timeline.is_some() {
+        if let Some(began) = began {
+            self.record_launch(began, queued);
             self.record_item(d, work, queued, out);
-        }
-        if let Some(before) = blocking {
-            self.record_blocking_launch(before, work, queued);
+            if began.blocking {
+                self.record_blocking_launch(began.at, work, queued);
+            }
         }
         if matches!(work, Work::Kernel { .. }) {
             self.counters.kernels += 1;

@@ -12,6 +12,14 @@ use crate::runtime::timeline::{Kind, Lane, Timeline};
 use crate::runtime::timing::{CopyPath, Work};
 use crate::runtime::{Device, Tensor};
 
+/// When a launch began on the timeline's clock, and whether the device
+/// launches blocking.
+#[derive(Clone, Copy)]
+pub(super) struct LaunchBegan {
+    pub at: f64,
+    pub blocking: bool,
+}
+
 impl Runtime {
     /// Starts recording a timeline (and writing it to `trace`): measured
     /// on a GPU, modelled elsewhere.
@@ -142,12 +150,34 @@ impl Runtime {
         }
     }
 
-    /// The host time a launch on device `d` begins at, while a timeline is
-    /// recorded and the device launches blocking (`CUDA_LAUNCH_BLOCKING=1`).
-    pub(super) fn blocking_launch_began(&self, d: u32) -> Option<f64> {
+    /// When a launch on device `d` begins, while a timeline is recorded
+    /// (and whether the device launches blocking: `CUDA_LAUNCH_BLOCKING=1`).
+    pub(super) fn launch_began(&self, d: u32) -> Option<LaunchBegan> {
         self.timeline.as_ref()?;
-        let blocking = self.devices.gpu(d).is_some_and(|g| g.launch_blocking);
-        blocking.then(|| self.timeline_clock())
+        Some(LaunchBegan {
+            at: self.timeline_clock(),
+            blocking: self.devices.gpu(d).is_some_and(|g| g.launch_blocking),
+        })
+    }
+
+    /// The launch of `work` (item `q`), which began at `began`, on the
+    /// host lane: until the host had issued it (a blocking launch's wait
+    /// for the item is drawn apart, by `record_blocking_launch`).
+    pub(super) fn record_launch(&mut self, began: LaunchBegan, q: Queued) {
+        let mut end = self.timeline_clock();
+        if began.blocking {
+            if self.measured.is_some() {
+                return; // measured, the wait drawn from `began` covers it
+            }
+            // Modelled, the host issued the item when it started.
+            end = end.min(q.start.max(began.at));
+        }
+        let op = self.op;
+        if let Some(t) = &mut self.timeline {
+            if end > began.at {
+                t.launch(op, began.at, end);
+            }
+        }
     }
 
     /// After a blocking launch that began at `before`: the host waited in

@@ -48,7 +48,7 @@ impl Runtime {
             if m.shared.contains(&t.storage_id()) {
                 return Err(Error::value_help(
                     "a rank cannot change the session's tensors in place",
-                    "a rank is a process of its own, as PyTorch's spawned ones are: a change to                      what it sees of the session's variables would be to its own copy. Make the                      tensor (or the model) inside the rank's function, or pass it in `args`",
+                    "a rank is a process of its own, as PyTorch's spawned ones are: a change to what it sees of the session's variables would be to its own copy. Make the tensor (or the model) inside the rank's function, or pass it in `args`",
                 ));
             }
         }

@@ -27,6 +27,10 @@ pub enum Kind {
     /// The host working: an op on CPU tensors, a copy into pinned memory,
     /// `sleep`.
     HostWork,
+    /// The host issuing device work (a kernel launch, an async copy): the
+    /// few microseconds each op costs the host however little it does.
+    /// Back-to-back launches on one host lane are one item.
+    Launch,
     /// Work queued before the profile began, still running when it did: a
     /// stream's device time starts after it (an event recorded at the start
     /// completes only once the stream reaches it).

@@ -33,6 +33,9 @@ pub struct Timeline {
     pub measured: bool,
     trace: Option<TraceWriter>,
     last_shape: Option<(DType, Vec<usize>, Arc<str>)>,
+    /// The host lane's last launch item, extended by the next launch when
+    /// that one follows it without a gap.
+    last_launch: Option<usize>,
 }
 
 impl Timeline {
@@ -49,6 +52,7 @@ impl Timeline {
             measured,
             trace,
             last_shape: None,
+            last_launch: None,
         };
         t.lane(Lane::Host, || "host".into());
         t
@@ -161,6 +165,27 @@ impl Timeline {
         last.end = end;
         last.bytes += bytes;
         true
+    }
+
+    /// The host issued device work for `op` from host-clock `start` to
+    /// `end`: one item per run of launches without a gap between them
+    /// (named `launches` when the run is of several ops), or one per launch
+    /// while a trace is written (Perfetto shows each, as PyTorch's traces
+    /// show each `cudaLaunchKernel`).
+    pub fn launch(&mut self, op: &'static str, start: f64, end: f64) {
+        let (s, e) = ((start - self.origin).max(0.0), (end - self.origin).max(0.0));
+        let streaming = self.trace.is_some() && !self.measured;
+        if let Some(last) = self.last_launch.map(|k| &mut self.items[k]) {
+            if !streaming && (s - last.end).abs() < 1e-12 {
+                last.end = e;
+                if last.op != op {
+                    last.op = "launches";
+                }
+                return;
+            }
+        }
+        self.last_launch = Some(self.items.len());
+        self.push(0, Kind::Launch, op, start, end, 0, None);
     }
 
     /// The measured times of item `index` (seconds since the start).

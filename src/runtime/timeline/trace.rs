@@ -101,6 +101,11 @@ impl TraceWriter {
                 o.write_all(b")\"")?;
             }
             Kind::HostWork => write_str(o, item.op)?,
+            Kind::Launch => {
+                o.write_all(b"\"launch (")?;
+                write_escaped(o, item.op)?;
+                o.write_all(b")\"")?;
+            }
             Kind::Before => o.write_all(b"\"queued before the profile\"")?,
         }
         let cat = match item.kind {
@@ -108,6 +113,7 @@ impl TraceWriter {
             Kind::Copy(_) => "copy",
             Kind::HostWait => "sync",
             Kind::HostWork => "host",
+            Kind::Launch => "launch",
             Kind::Before => "before",
         };
         write!(
