@@ -4,9 +4,17 @@
 //! Where NCCL is missing, the runtime runs its own ring of peer copies
 //! (`dispatch/ring.rs`) and `devices` says so.
 //!
-//! One communicator per device, made once per set of devices
-//! (`ncclCommInitAll`, as `torch.cuda.nccl` does in one process); a
-//! collective is one NCCL group: a call per device on that device's stream.
+//! The session's list collectives: one communicator per device, made once
+//! per set of devices (`ncclCommInitAll`, as `torch.cuda.nccl` does in one
+//! process); a collective is one NCCL group: a call per device on that
+//! device's stream.
+//!
+//! A process group's ranks (`init_process_group("nccl")`): one communicator
+//! per rank, made as PyTorch's ProcessGroupNCCL makes it, on the rank's own
+//! thread with NCCL's rank initialisation (`ncclGetUniqueId` by rank 0, the
+//! id shared through the rendezvous, then `ncclCommInitRank` by every rank
+//! at once), so the same calls serve ranks in other processes. A collective
+//! of the group passes each rank's communicator (`Collective::group`).
 //!
 //! NOT YET RUN: no lent GPU has run this (see README, *Collectives*).
 
@@ -15,7 +23,7 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 use std::sync::Mutex;
 
 use crate::runtime::driver::DriverError;
-use crate::runtime::driver::{Collective, CollectiveOp, Reduce};
+use crate::runtime::driver::{Collective, CollectiveOp, NcclId, Reduce};
 use crate::runtime::lock::lock;
 use crate::runtime::DType;
 
@@ -25,6 +33,8 @@ type Status = c_int;
 
 type GetVersion = unsafe extern "C" fn(*mut c_int) -> Status;
 type InitAll = unsafe extern "C" fn(*mut Comm, c_int, *const c_int) -> Status;
+type GetUniqueId = unsafe extern "C" fn(*mut NcclId) -> Status;
+type InitRank = unsafe extern "C" fn(*mut Comm, c_int, NcclId, c_int) -> Status;
 type Destroy = unsafe extern "C" fn(Comm) -> Status;
 type Group = unsafe extern "C" fn() -> Status;
 type ErrorString = unsafe extern "C" fn(Status) -> *const c_char;
@@ -48,6 +58,8 @@ type ReduceFn = unsafe extern "C" fn(
 /// The entry points, from the loaded library.
 struct Entries {
     init_all: InitAll,
+    get_unique_id: GetUniqueId,
+    init_rank: InitRank,
     destroy: Destroy,
     group_start: Group,
     group_end: Group,
@@ -65,6 +77,8 @@ pub struct Nccl {
     entries: Entries,
     /// Per list of devices: one communicator per device, in list order.
     comms: Mutex<HashMap<Vec<u32>, Vec<Comm>>>,
+    /// The process groups' communicators, by (group, rank).
+    ranked: Mutex<HashMap<(u64, usize), Comm>>,
 }
 
 // SAFETY: communicators are plain handles NCCL lets any thread use; the
@@ -96,6 +110,12 @@ impl Nccl {
             let get_version: GetVersion = std::mem::transmute(symbol(c"ncclGetVersion")?);
             let entries = Entries {
                 init_all: std::mem::transmute::<*mut c_void, InitAll>(symbol(c"ncclCommInitAll")?),
+                get_unique_id: std::mem::transmute::<*mut c_void, GetUniqueId>(symbol(
+                    c"ncclGetUniqueId",
+                )?),
+                init_rank: std::mem::transmute::<*mut c_void, InitRank>(symbol(
+                    c"ncclCommInitRank",
+                )?),
                 destroy: std::mem::transmute::<*mut c_void, Destroy>(symbol(c"ncclCommDestroy")?),
                 group_start: std::mem::transmute::<*mut c_void, Group>(symbol(c"ncclGroupStart")?),
                 group_end: std::mem::transmute::<*mut c_void, Group>(symbol(c"ncclGroupEnd")?),
@@ -122,6 +142,7 @@ impl Nccl {
                 version,
                 entries,
                 comms: Mutex::new(HashMap::new()),
+                ranked: Mutex::new(HashMap::new()),
             })
         }
     }
@@ -160,6 +181,63 @@ impl Nccl {
         Ok(comms)
     }
 
+    /// A new unique id (`ncclGetUniqueId`: what rank 0 makes and every
+    /// rank of a group passes to `init_rank`).
+    pub fn unique_id(&self) -> Result<NcclId, DriverError> {
+        let mut id = NcclId([0; 128]);
+        // SAFETY: room for the 128 bytes NCCL writes.
+        let status = unsafe { (self.entries.get_unique_id)(&mut id) };
+        self.check("ncclGetUniqueId", status)?;
+        Ok(id)
+    }
+
+    /// Rank `rank` of `size` in `group` makes its communicator
+    /// (`ncclCommInitRank`) on the calling thread's current device; returns
+    /// once every rank of the group has called it with the same `id`.
+    pub fn init_rank(
+        &self,
+        (group, rank, size): (u64, usize, usize),
+        id: &NcclId,
+    ) -> Result<(), DriverError> {
+        let mut comm = std::ptr::null_mut();
+        // SAFETY: room for one communicator; the id is passed by value.
+        let status =
+            unsafe { (self.entries.init_rank)(&mut comm, size as c_int, *id, rank as c_int) };
+        self.check("ncclCommInitRank", status)?;
+        lock(&self.ranked).insert((group, rank), comm);
+        Ok(())
+    }
+
+    /// Rank `rank` of `group` destroys its communicator (if it made one).
+    pub fn destroy_rank(&self, group: u64, rank: usize) {
+        if let Some(comm) = lock(&self.ranked).remove(&(group, rank)) {
+            // SAFETY: a communicator made by ncclCommInitRank, removed from
+            // the table, so destroyed once.
+            unsafe { (self.entries.destroy)(comm) };
+        }
+    }
+
+    /// The communicators a collective runs on: its group's ranks', in rank
+    /// order, or the session's for its list of devices.
+    fn comms_of(&self, c: &Collective) -> Result<Vec<Comm>, DriverError> {
+        let Some(group) = c.group else {
+            let devices: Vec<u32> = c.ranks.iter().map(|r| r.stream.device).collect();
+            return self.comms(&devices);
+        };
+        let table = lock(&self.ranked);
+        (0..c.ranks.len())
+            .map(|rank| {
+                table
+                    .get(&(group, rank))
+                    .copied()
+                    .ok_or_else(|| DriverError::Call {
+                        call: "ncclGroupStart",
+                        error: format!("rank {rank} of the process group has no communicator"),
+                    })
+            })
+            .collect()
+    }
+
     /// Queues `c` as one group: each rank's call on its stream (`streams`,
     /// the raw handles, in rank order; null is the legacy default stream).
     ///
@@ -167,8 +245,7 @@ impl Nccl {
     /// Each rank's buffers are live device memory of its device, of the
     /// sizes `c` implies, and each stream belongs to that device.
     pub unsafe fn run(&self, c: &Collective, streams: &[Stream]) -> Result<(), DriverError> {
-        let devices: Vec<u32> = c.ranks.iter().map(|r| r.stream.device).collect();
-        let comms = self.comms(&devices)?;
+        let comms = self.comms_of(c)?;
         let dt = data_type(c.dtype);
         let e = &self.entries;
         self.check("ncclGroupStart", (e.group_start)())?;
@@ -219,6 +296,10 @@ impl Nccl {
 
 impl Drop for Nccl {
     fn drop(&mut self) {
+        for comm in lock(&self.ranked).drain().map(|(_, c)| c) {
+            // SAFETY: a communicator made by ncclCommInitRank, destroyed once.
+            unsafe { (self.entries.destroy)(comm) };
+        }
         for comms in lock(&self.comms).drain().map(|(_, c)| c) {
             for comm in comms {
                 // SAFETY: a communicator made by ncclCommInitAll, destroyed once.

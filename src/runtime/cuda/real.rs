@@ -400,4 +400,32 @@ impl Driver for Cuda {
             .collect();
         nccl.run(c, &raw)
     }
+
+    fn nccl_unique_id(&self) -> Result<NcclId, DriverError> {
+        self.nccl
+            .as_ref()
+            .ok_or_else(|| DriverError::Unavailable("NCCL was not found".into()))?
+            .unique_id()
+    }
+
+    fn nccl_init_rank(
+        &self,
+        rank: (u64, usize, usize),
+        id: &NcclId,
+        device: u32,
+    ) -> Result<(), DriverError> {
+        let nccl = self
+            .nccl
+            .as_ref()
+            .ok_or_else(|| DriverError::Unavailable("NCCL was not found".into()))?;
+        // NCCL takes the thread's current device: the rank's.
+        self.device(device, "ncclCommInitRank")?.bind()?;
+        nccl.init_rank(rank, id)
+    }
+
+    fn nccl_destroy_rank(&self, group: u64, rank: usize) {
+        if let Some(nccl) = &self.nccl {
+            nccl.destroy_rank(group, rank);
+        }
+    }
 }

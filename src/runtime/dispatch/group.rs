@@ -18,6 +18,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use super::collective::reduce_on_host;
+use super::device::{driver_error, no_driver};
 use super::world::{distributed, Backend, Collective, Done, Post, Share, Side, Turn, World};
 use super::Runtime;
 use crate::error::Error;
@@ -41,6 +42,9 @@ pub struct Member {
     /// The memory of the session's tensors, which a rank reads but may
     /// not change (`Tensor::storage_id`).
     pub(super) shared: HashSet<usize>,
+    /// While this rank runs a collective of an NCCL group for every rank:
+    /// the group whose ranks' own communicators it runs on.
+    pub(super) ranked_comms: Option<u64>,
 }
 
 /// The process group, once joined.
@@ -55,6 +59,11 @@ struct Joined {
     /// Messages sent to each rank, and received from each, so far.
     sent: Vec<u64>,
     received: Vec<u64>,
+    /// The group's id (its NCCL communicators' key).
+    group: u64,
+    /// Whether the collectives run on NCCL communicators of the ranks' own
+    /// (a GPU's driver with NCCL), and whether this rank has made its own.
+    nccl: Option<bool>,
 }
 
 impl Member {
@@ -65,6 +74,7 @@ impl Member {
             joined: None,
             spawned: false,
             shared,
+            ranked_comms: None,
         }
     }
 }
@@ -198,6 +208,12 @@ impl Runtime {
             }
         }
         world.join(me, backend, (rank, size), line)?;
+        let group = world.group().map_or(0, |g| g.id);
+        // On a GPU with NCCL, each rank makes its own communicator at its
+        // first collective (as ProcessGroupNCCL does, lazily).
+        let on_nccl =
+            backend == Backend::Nccl && self.devices.driver().is_some_and(|d| d.nccl().is_some());
+        let nccl = on_nccl.then_some(false);
         if let Some(m) = &mut self.dist {
             m.joined = Some(Joined {
                 rank,
@@ -207,7 +223,38 @@ impl Runtime {
                 comm: Vec::new(),
                 sent: vec![0; size],
                 received: vec![0; size],
+                group,
+                nccl,
             });
+        }
+        Ok(())
+    }
+
+    /// This rank's own NCCL communicator, made at its first collective on
+    /// device `d` where the group runs on NCCL: rank 0 makes the unique id,
+    /// the rendezvous passes it to every rank once all have come, and each
+    /// calls `ncclCommInitRank` on its own thread (NCCL returns once all
+    /// have), as ranks in processes of their own do.
+    fn own_nccl_comm(&mut self, d: u32, line: Option<u32>) -> Result<(), Error> {
+        let Some(m) = &self.dist else {
+            return Ok(());
+        };
+        let Some(j) = &m.joined else {
+            return Ok(());
+        };
+        if j.nccl != Some(false) {
+            return Ok(());
+        }
+        let (world, me, rank, size, group) = (Arc::clone(&m.world), m.me, j.rank, j.size, j.group);
+        let driver = Arc::clone(self.devices.driver().ok_or_else(no_driver)?);
+        let id = world.nccl_id((me, rank), line, || {
+            driver.nccl_unique_id().map_err(|e| driver_error(d, e))
+        })?;
+        driver
+            .nccl_init_rank((group, rank, size), &id, d)
+            .map_err(|e| driver_error(d, e))?;
+        if let Some(j) = self.dist.as_mut().and_then(|m| m.joined.as_mut()) {
+            j.nccl = Some(true);
         }
         Ok(())
     }
@@ -230,8 +277,13 @@ impl Runtime {
         let Some(m) = &mut self.dist else {
             return Err(not_initialized());
         };
-        if m.joined.take().is_none() {
+        let Some(j) = m.joined.take() else {
             return Err(not_initialized());
+        };
+        if j.nccl == Some(true) {
+            if let Some(driver) = self.devices.driver() {
+                driver.nccl_destroy_rank(j.group, j.rank);
+            }
         }
         if m.world.size == 1 {
             m.world.leave();
@@ -263,6 +315,9 @@ impl Runtime {
             // the host then waits for.
             let d = self.current_device;
             self.sync_stream(self.stream_on(d))?;
+        }
+        if let (Some(d), Backend::Nccl) = (device, backend) {
+            self.own_nccl_comm(d, line)?;
         }
         let stream = match device {
             Some(d) => Some(self.comm_stream(d)?),
@@ -445,6 +500,10 @@ impl Runtime {
         }
     }
 
+    fn joined(&self) -> Option<&Joined> {
+        self.dist.as_ref().and_then(|m| m.joined.as_ref())
+    }
+
     fn joined_mut(&mut self) -> Result<&mut Joined, Error> {
         self.dist
             .as_mut()
@@ -588,7 +647,18 @@ impl Runtime {
             false => None,
         };
         let counters = std::mem::take(&mut self.counters);
+        // On NCCL, every rank's part runs on that rank's own communicator.
+        let ranked = self
+            .joined()
+            .filter(|j| j.nccl == Some(true))
+            .map(|j| j.group);
+        if let Some(m) = &mut self.dist {
+            m.ranked_comms = ranked;
+        }
         let r = self.run_on_devices(posts, &ts);
+        if let Some(m) = &mut self.dist {
+            m.ranked_comms = None;
+        }
         let counted = std::mem::replace(&mut self.counters, counters);
         let recorded = match timeline {
             Some(saved) => std::mem::replace(&mut self.timeline, saved),

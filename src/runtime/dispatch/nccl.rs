@@ -6,6 +6,9 @@
 //! `broadcast` are allocated on their devices first, as PyTorch does.
 //! Integer averages stay on the host, as on the other backends.
 //!
+//! A process group's collective (`group.rs`) runs on its ranks' own
+//! communicators, in group rank order (the devices are listed so).
+//!
 //! NOT YET RUN: no lent GPU has run this (README, *Collectives*).
 
 use std::sync::Arc;
@@ -168,6 +171,8 @@ impl Runtime {
             dtype,
             count,
             ranks,
+            // A process group's: its ranks' own communicators (`group.rs`).
+            group: self.dist.as_ref().and_then(|m| m.ranked_comms),
         };
         // SAFETY: every address is a contiguous tensor (checked by
         // `participants`) or a new output of `count`'s size on its device.

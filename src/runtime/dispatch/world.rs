@@ -20,6 +20,7 @@ use std::time::Duration;
 use super::collective::RedOp;
 use crate::error::Error;
 use crate::runtime::counters::Counters;
+use crate::runtime::driver::NcclId;
 use crate::runtime::lock::lock;
 use crate::runtime::stream::StreamKey;
 use crate::runtime::timeline::{Item, Lane};
@@ -60,6 +61,8 @@ pub enum Awaits {
     Collective(u64),
     /// The `n`-th message from rank `src` to rank `dst` to pass.
     Message(usize, usize, u64),
+    /// Every rank to come to make its NCCL communicator.
+    CommInit,
 }
 
 /// One side of a message (`send` or `recv`): the rank's tensor and where
@@ -81,7 +84,12 @@ type Sides = (Option<Side>, Option<Side>);
 pub struct Group {
     pub backend: Backend,
     pub size: usize,
+    /// Which group this is, for the session (its NCCL communicators' key).
+    pub id: u64,
 }
+
+/// The groups made so far in the session, for `Group::id`.
+static GROUPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// `init_process_group`'s backend.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,6 +231,10 @@ struct State {
     messages: BTreeMap<MessageKey, Sides>,
     /// Messages passed (or failed).
     passed: BTreeMap<(usize, usize, u64), Result<(), Error>>,
+    /// The group ranks come to make their NCCL communicators so far.
+    comm_init: Vec<bool>,
+    /// Rank 0's NCCL unique id (or why it could not make one).
+    nccl_id: Option<Result<NcclId, Error>>,
 }
 
 /// What `post` asks the rank to do.
@@ -235,6 +247,12 @@ pub enum Turn {
 }
 
 impl State {
+    /// Every rank of the group has come to make its communicator (and so
+    /// rank 0 has made the id).
+    fn comm_ready(&self) -> bool {
+        !self.comm_init.is_empty() && self.comm_init.iter().all(|&c| c) && self.nccl_id.is_some()
+    }
+
     /// No rank runs, and none that waits can go on.
     fn stalled(&self) -> bool {
         let all_joined = !self.joined.is_empty() && self.joined.iter().all(Option::is_some);
@@ -244,6 +262,7 @@ impl State {
                 Awaits::Collective(q) => !self.done.contains_key(q),
                 Awaits::Join => !all_joined,
                 Awaits::Message(s, d, n) => !self.passed.contains_key(&(*s, *d, *n)),
+                Awaits::CommInit => !self.comm_ready(),
             },
             Where::Returned | Where::Failed => true,
         })
@@ -264,6 +283,8 @@ impl World {
                 stall: None,
                 messages: BTreeMap::new(),
                 passed: BTreeMap::new(),
+                comm_init: Vec::new(),
+                nccl_id: None,
             }),
             changed: Condvar::new(),
             interrupt,
@@ -305,8 +326,10 @@ impl World {
             let mut s = self.state();
             match &s.group {
                 None => {
-                    s.group = Some(Group { backend, size });
+                    let id = GROUPS.fetch_add(1, Ordering::Relaxed);
+                    s.group = Some(Group { backend, size, id });
                     s.joined = vec![None; size];
+                    s.comm_init = vec![false; size];
                 }
                 Some(g) if g.size != size => {
                     return Err(distributed(
@@ -353,6 +376,36 @@ impl World {
         s.done.clear();
         s.messages.clear();
         s.passed.clear();
+        s.comm_init.clear();
+        s.nccl_id = None;
+    }
+
+    /// Rank `rank` (of the group) comes to make its NCCL communicator, as
+    /// every rank does at its first NCCL collective: rank 0 makes the
+    /// unique id (`make`; PyTorch's rank 0 puts it in the store), and once
+    /// every rank has come, each gets it, so that all of them call
+    /// `ncclCommInitRank` together (it returns only once all have).
+    pub fn nccl_id(
+        &self,
+        (me, rank): (usize, usize),
+        line: Option<u32>,
+        make: impl FnOnce() -> Result<NcclId, Error>,
+    ) -> Result<NcclId, Error> {
+        {
+            let mut s = self.state();
+            if rank == 0 && s.nccl_id.is_none() {
+                s.nccl_id = Some(make());
+            }
+            if let Some(slot) = s.comm_init.get_mut(rank) {
+                *slot = true;
+            }
+            self.changed.notify_all();
+        }
+        let what = "the NCCL communicator's initialisation";
+        self.wait_until(me, (what, Awaits::CommInit), line, |s| {
+            s.comm_ready()
+                .then(|| s.nccl_id.clone().expect("rank 0 came"))
+        })
     }
 
     /// Rank `rank` (of the group) posts its `seq`-th collective. Posts
@@ -604,5 +657,77 @@ pub fn distributed(message: impl Into<String>, help: impl Into<String>) -> Error
     Error::Distributed {
         message: message.into(),
         help: help.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn world(n: usize) -> Arc<World> {
+        let w = World::new(n, Arc::new(AtomicBool::new(false)));
+        std::thread::scope(|s| {
+            for r in 0..n {
+                let w = &w;
+                s.spawn(move || w.join(r, Backend::Nccl, (r, n), None).unwrap());
+            }
+        });
+        w
+    }
+
+    /// Rank 0 makes the unique id (once), and every rank gets it only when
+    /// all have come: they then call `ncclCommInitRank` together.
+    #[test]
+    fn every_rank_gets_rank_0s_nccl_id_once_all_have_come() {
+        let w = world(3);
+        let made = std::sync::atomic::AtomicUsize::new(0);
+        let ids: Vec<NcclId> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..3)
+                .map(|r| {
+                    let (w, made) = (&w, &made);
+                    s.spawn(move || {
+                        // Rank 0 comes last: the others wait for its id.
+                        if r == 0 {
+                            std::thread::sleep(Duration::from_millis(100));
+                        }
+                        w.nccl_id((r, r), None, || {
+                            made.fetch_add(1, Ordering::SeqCst);
+                            Ok(NcclId([7; 128]))
+                        })
+                        .unwrap()
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(made.load(Ordering::SeqCst), 1, "rank 0 alone makes it");
+        assert!(ids.iter().all(|id| *id == NcclId([7; 128])));
+    }
+
+    /// A rank that never comes (it returned) is a report, not a hang; and
+    /// rank 0's failure to make the id reaches every rank.
+    #[test]
+    fn a_rank_missing_from_the_communicators_init_is_reported() {
+        let w = world(2);
+        w.ended(1, true);
+        let e = w
+            .nccl_id((0, 0), Some(4), || Ok(NcclId([0; 128])))
+            .unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("none can go on"), "{text}");
+        assert!(
+            text.contains("communicator's initialisation at line 4"),
+            "{text}"
+        );
+
+        let w = world(2);
+        let failed = std::thread::scope(|s| {
+            let h = s.spawn(|| w.nccl_id((1, 1), None, || unreachable!("rank 1 makes no id")));
+            let mine = w.nccl_id((0, 0), None, || Err(distributed("no NCCL id", "")));
+            (mine, h.join().unwrap())
+        });
+        for r in [failed.0, failed.1] {
+            assert!(r.unwrap_err().to_string().contains("no NCCL id"));
+        }
     }
 }

@@ -135,6 +135,22 @@ pub struct Collective {
     pub dtype: DType,
     pub count: usize,
     pub ranks: Vec<Rank>,
+    /// A process group's collective (`ranks` in group rank order): each
+    /// rank's own communicator, made by `nccl_init_rank`. None: the
+    /// session's communicators over the ranks' devices.
+    pub group: Option<u64>,
+}
+
+/// NCCL's `ncclUniqueId`: what rank 0 makes and every rank of a group
+/// passes to `ncclCommInitRank`.
+#[repr(C)]
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct NcclId(pub [u8; 128]);
+
+impl std::fmt::Debug for NcclId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NcclId({:02x?}…)", &self.0[..8])
+    }
 }
 
 /// Work the host is told about when a stream reaches it (`cuLaunchHostFunc`).
@@ -279,5 +295,25 @@ pub trait Driver: Send + Sync {
     unsafe fn collective(&self, c: &Collective) -> Result<(), DriverError> {
         let _ = c;
         Err(DriverError::Unavailable("this driver has no NCCL".into()))
+    }
+    /// A new NCCL unique id (rank 0's part of a group's rendezvous).
+    fn nccl_unique_id(&self) -> Result<NcclId, DriverError> {
+        Err(DriverError::Unavailable("this driver has no NCCL".into()))
+    }
+    /// Rank `rank` of `size` in process group `group` makes its own
+    /// communicator on `device`, on the calling thread (`ncclCommInitRank`):
+    /// returns once every rank has.
+    fn nccl_init_rank(
+        &self,
+        (group, rank, size): (u64, usize, usize),
+        id: &NcclId,
+        device: u32,
+    ) -> Result<(), DriverError> {
+        let _ = (group, rank, size, id, device);
+        Err(DriverError::Unavailable("this driver has no NCCL".into()))
+    }
+    /// Rank `rank` of `group` destroys its communicator.
+    fn nccl_destroy_rank(&self, group: u64, rank: usize) {
+        let _ = (group, rank);
     }
 }
