@@ -57,6 +57,32 @@ enum Command {
     },
     /// Run a file as Python runs one (a pasted PyTorch program): only what it prints, no echo; an error stops it, its report on stderr, exit status 1.
     Script { file: std::path::PathBuf },
+    /// Run a script in several ranks at once, as torchrun runs one (`torchrun --nproc-per-node N script.py`): each rank has RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT in its os.environ, so `init_process_group("nccl")` needs no arguments. One node: the ranks share this machine's (or the simulator's) devices.
+    Launch {
+        /// How many ranks (workers) to start: a number, or gpu/auto (one per CUDA device).
+        #[arg(
+            long = "nproc-per-node",
+            visible_alias = "nproc_per_node",
+            default_value = "1"
+        )]
+        nproc_per_node: String,
+        /// How many nodes (machines): only 1 is built.
+        #[arg(long, default_value = "1")]
+        nnodes: String,
+        /// This node's rank among the nodes (0 on one node).
+        #[arg(long = "node-rank", visible_alias = "node_rank", default_value_t = 0)]
+        node_rank: u32,
+        /// Accepted as torchrun accepts it; one node needs no address.
+        #[arg(long = "master-addr", visible_alias = "master_addr")]
+        master_addr: Option<String>,
+        /// Accepted as torchrun accepts it; one node needs no port.
+        #[arg(long = "master-port", visible_alias = "master_port")]
+        master_port: Option<u16>,
+        /// Accepted as torchrun accepts it (one node, a local rendezvous).
+        #[arg(long)]
+        standalone: bool,
+        file: std::path::PathBuf,
+    },
     /// Step through a lesson (.ipynb or script) in the terminal: Enter runs the next cell, b goes back, r reruns, q quits.
     Present { file: std::path::PathBuf },
     /// Print the device table and exit.
@@ -143,6 +169,13 @@ fn main() -> ExitCode {
                     },
                 ),
                 Some(Command::Script { file }) => cli::run::script(config, &file),
+                Some(Command::Launch {
+                    nproc_per_node,
+                    nnodes,
+                    node_rank,
+                    file,
+                    ..
+                }) => cli::run::launch(config, &file, &nproc_per_node, (&nnodes, node_rank)),
                 Some(Command::Present { file }) => cli::present::present(config, &file),
                 Some(Command::Devices) => cli::devices(config),
                 Some(Command::Cuda { compile }) => cli::cuda::cuda(compile.as_deref()),

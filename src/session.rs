@@ -165,6 +165,11 @@ impl Session {
         self.interp.set_echo(on);
     }
 
+    /// How many CUDA devices the session has (simulated or real).
+    pub fn cuda_device_count(&self) -> usize {
+        self.interp.rt.devices.count() as usize
+    }
+
     pub fn backend_name(&self) -> &'static str {
         self.devices.backend()
     }
@@ -279,6 +284,42 @@ impl Session {
             );
         }
         ok
+    }
+
+    /// `cudash launch`: the script `src` run by `nprocs` ranks at once, as
+    /// torchrun's workers run it (each an interpreter and a runtime of its
+    /// own over this session's devices, with `RANK`, `LOCAL_RANK`,
+    /// `WORLD_SIZE` ... in its `os.environ`). What they printed, in the
+    /// order of their host clocks; on failure, torchrun's summary naming
+    /// the first rank that failed and its error's report.
+    pub fn launch(&mut self, name: &str, src: &str, nprocs: usize) -> Outcome {
+        self.interp.rt.interrupt.store(false, Ordering::Relaxed);
+        let text: Arc<str> = Arc::from(src);
+        self.interp.set_source(Arc::new(Source {
+            name: name.to_string(),
+            text: Arc::clone(&text),
+        }));
+        self.interp
+            .rt
+            .begin_source(SourceName::File(Arc::from(name)), text);
+        let lang::Parsed { stmts, errors } = lang::parse_each(src);
+        if !errors.is_empty() {
+            return self.error_outcome(&errors, name, src);
+        }
+        let r = self.interp.launch_ranks(stmts, nprocs);
+        let outputs = std::mem::take(&mut self.interp.out);
+        let error = r.err().map(|(rank, d)| {
+            let mut report = self.report(&d, name, src);
+            if !matches!(d.error, crate::error::Error::Interrupted) {
+                report.report = format!(
+                    "ChildFailedError: {name} FAILED\nRoot Cause (first observed failure): rank \
+                     {rank} (local_rank: {rank})\n{}",
+                    report.report
+                );
+            }
+            report
+        });
+        Outcome { outputs, error }
     }
 
     /// The text of each top-level statement of `src` (with the comments

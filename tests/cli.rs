@@ -739,3 +739,69 @@ fn colour_only_reaches_a_terminal() {
         );
     }
 }
+
+/// `cudash launch` runs a script in several ranks as torchrun does: each
+/// rank's `os.environ` holds its RANK, LOCAL_RANK and WORLD_SIZE (so
+/// `init_process_group("nccl")` needs no arguments), and what they print
+/// comes on stdout. A rank that raises ends the run with torchrun's
+/// summary naming it, its error's report, and exit status 1; the others,
+/// waiting in a collective, stop instead of hanging.
+#[test]
+fn launch_runs_a_script_in_ranks_as_torchrun() {
+    let script = temp(
+        "launched.py",
+        b"import os
+import torch
+import torch.distributed as dist
+
+local_rank = int(os.environ[\"LOCAL_RANK\"])
+torch.cuda.set_device(local_rank)
+dist.init_process_group(\"nccl\")
+t = torch.ones(2, device=\"cuda\") * (local_rank + 1)
+dist.all_reduce(t)
+print(f\"rank {dist.get_rank()} of {os.environ['WORLD_SIZE']}: {t.tolist()}\")
+os.environ[\"MINE\"] = str(local_rank)
+print(f\"rank {local_rank} sees MINE={os.environ['MINE']}\")
+if local_rank == 1:
+    raise ValueError(\"rank 1 gives up\")
+dist.all_reduce(t)
+",
+    );
+    let o = cudash(&[
+        "launch",
+        "--nproc-per-node",
+        "3",
+        "--sim-devices",
+        "3",
+        &script,
+    ]);
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    for r in 0..3 {
+        assert!(out.contains(&format!("rank {r} of 3: [6.0, 6.0]")), "{out}");
+        // Each rank's environment is its own, as each process's is.
+        assert!(out.contains(&format!("rank {r} sees MINE={r}")), "{out}");
+    }
+    assert!(
+        err.starts_with("ChildFailedError: ")
+            && err.contains("Root Cause (first observed failure): rank 1 (local_rank: 1)")
+            && err.contains("ValueError: rank 1 gives up")
+            && err.contains("launched.py:14"),
+        "{err}"
+    );
+
+    // One node only; a bad count is refused before anything runs.
+    let o = cudash(&["launch", "--nnodes", "2", &script]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o).contains("TCP store, which is not built"),
+        "{}",
+        text(&o)
+    );
+    let o = cudash(&["launch", "--nproc_per_node", "0", &script]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o).contains("give a number of ranks"), "{}", text(&o));
+}

@@ -205,3 +205,31 @@ fn the_ddp_tutorial_runs_on_every_gpu() {
         assert_eq!(lines, want, "on {gpus} GPUs cudash printed:\n{got}");
     }
 }
+
+/// The tutorial's torchrun version (`elastic_ddp.py`), as `torchrun
+/// --nproc-per-node N elastic_ddp.py` runs it: `cudash launch`.
+#[test]
+fn the_torchrun_ddp_tutorial_runs_under_launch() {
+    let program = pasted().join("multi_gpu/elastic_ddp.py");
+    for gpus in [2, 4] {
+        let n = gpus.to_string();
+        let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
+            .args(["--sim-devices", &n, "launch", "--nproc-per-node", &n])
+            .arg(&program)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let got = String::from_utf8_lossy(&o.stdout);
+        assert!(
+            o.status.success(),
+            "{got}{}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        let mut lines: Vec<&str> = got.lines().collect();
+        lines.sort_unstable();
+        let want: Vec<String> = (0..gpus)
+            .map(|r| format!("Start running basic DDP example on rank {r}."))
+            .collect();
+        assert_eq!(lines, want, "on {gpus} GPUs cudash printed:\n{got}");
+    }
+}

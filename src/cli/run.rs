@@ -111,6 +111,67 @@ pub fn script(config: Config, file: &Path) -> u8 {
     u8::from(!ok)
 }
 
+/// `cudash launch --nproc-per-node N file`: the file run by N ranks at
+/// once (`Session::launch`), what they print on stdout, a failure's
+/// report (torchrun's summary, then the rank's error) on stderr.
+pub fn launch(config: Config, file: &Path, nprocs: &str, (nnodes, node_rank): (&str, u32)) -> u8 {
+    if nnodes != "1" || node_rank != 0 {
+        eprintln!(
+            "cudash launch: --nnodes {nnodes} --node-rank {node_rank}: cudash launches one node \
+             (its ranks are threads of one process, over this machine's devices); ranks on \
+             several machines need processes that meet over a TCP store, which is not built \
+             (docs/distributed.md, *Several processes*)"
+        );
+        return 2;
+    }
+    let src = match crate::lesson::read_text(file) {
+        Ok(s) => s,
+        Err(msg) => {
+            eprintln!("cudash: {msg}");
+            return 2;
+        }
+    };
+    let mut session = match Session::open(Config {
+        color: config.color && std::io::stderr().is_terminal(),
+        ..config
+    }) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let n = match nprocs {
+        "gpu" | "auto" => session.cuda_device_count().max(1),
+        "cpu" => 1,
+        n => match n.parse::<usize>() {
+            Ok(n) if n >= 1 => n,
+            _ => {
+                eprintln!(
+                    "cudash launch: --nproc-per-node {n}: give a number of ranks (1 or more), \
+                     or gpu (one per CUDA device)"
+                );
+                return 2;
+            }
+        },
+    };
+    session.set_echo(false);
+    let interrupted = session.interrupt_on_ctrl_c();
+    let outcome = session.launch(&file.display().to_string(), &src, n);
+    for o in &outcome.outputs {
+        match o {
+            crate::session::Output::Warning(w) => eprintln!("warning: {w}"),
+            crate::session::Output::Clear { .. } => {}
+            other => println!("{}", other.text()),
+        }
+    }
+    if let Some(e) = &outcome.error {
+        eprint!("{}", e.report);
+    }
+    if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("cudash: interrupted");
+        return super::INTERRUPTED;
+    }
+    u8::from(outcome.error.is_some())
+}
+
 /// `script.cudash` -> `script.cudash.out`.
 pub fn expected_path(file: &Path) -> PathBuf {
     let mut p = file.as_os_str().to_owned();

@@ -19,9 +19,11 @@ use std::sync::{Arc, Mutex};
 
 use super::args::{ArgVal, Bound};
 use super::data::own_copy;
+use super::imports::OwnEnv;
 use super::value::{Function, Value};
 use super::{Interp, Output};
 use crate::error::{Diagnostic, Error};
+use crate::lang::ast::Stmt;
 use crate::lang::Span;
 use crate::runtime::alloc::history::OwnFrame;
 use crate::runtime::dispatch::group::Work;
@@ -98,6 +100,14 @@ pub(super) fn spawn(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     me.spawn_ranks(f, args, nprocs as usize, b.span)
 }
 
+/// What each rank runs: `spawn`'s function, or `cudash launch`'s script.
+enum Body {
+    /// `f(rank, *args)`.
+    Call(Arc<Function>, Vec<Value>),
+    /// A whole script's statements, with torchrun's environment.
+    Script(Arc<Vec<Stmt>>),
+}
+
 impl Interp {
     /// Runs `f(rank, *args)` in `n` ranks; returns once all have.
     fn spawn_ranks(&mut self, f: Arc<Function>, args: Vec<Value>, n: usize, span: Span) -> Out {
@@ -108,13 +118,40 @@ impl Interp {
             )
             .at(span));
         }
+        let results = self.run_ranks(Body::Call(f, args), n, span);
+        raise_first(results, span)
+    }
+
+    /// `cudash launch --nproc-per-node n script`: the script's statements
+    /// run in `n` ranks, as torchrun's processes run a script, each with
+    /// `RANK`, `LOCAL_RANK`, `WORLD_SIZE` ... in its `os.environ`. Returns
+    /// the first rank's own error, with its rank.
+    pub fn launch_ranks(&mut self, stmts: Vec<Stmt>, n: usize) -> Result<(), (usize, Diagnostic)> {
+        let span = Span::from(0..0);
+        let results = self.run_ranks(Body::Script(Arc::new(stmts)), n, span);
+        match raise_first(results, span) {
+            Err(d) => match d.error {
+                Error::Process { rank, ref error } => Err((rank, (**error).clone())),
+                _ => Err((0, d)),
+            },
+            Ok(_) => Ok(()),
+        }
+    }
+
+    /// Runs `body` in `n` ranks, each a thread with an interpreter and a
+    /// runtime of its own; returns their results once all have ended.
+    fn run_ranks(&mut self, body: Body, n: usize, span: Span) -> Vec<Result<Value, Diagnostic>> {
         let world = World::new(n, Arc::clone(&self.hooks.interrupt));
         let vars: Vec<(String, Value)> = self
             .vars()
             .iter()
             .map(|(name, v)| (name.clone(), own_copy(v)))
             .collect();
-        let shared = session_memory(&vars, &args);
+        let args: &[Value] = match &body {
+            Body::Call(_, args) => args,
+            Body::Script(_) => &[],
+        };
+        let shared = session_memory(&vars, args);
         let devices = Arc::clone(&self.rt.devices);
         let seed = self.rt.generators.seed();
         let origin = self.rt.timeline_origin();
@@ -123,6 +160,7 @@ impl Interp {
         let interrupt = Arc::clone(&self.hooks.interrupt);
         let printed: Printed = Arc::default();
         self.begin_op("spawn");
+        let body = &body;
         let ended: Vec<Ended> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..n)
                 .map(|rank| {
@@ -135,14 +173,17 @@ impl Interp {
                             .map(|(name, v)| (name.clone(), own_copy(v)))
                             .collect(),
                     };
-                    let (source, f) = (source.clone(), Arc::clone(&f));
-                    let args: Vec<Value> = args.iter().map(own_copy).collect();
+                    let source = source.clone();
                     let (world, shared) = (Arc::clone(&world), shared.clone());
                     let (devices, interrupt) = (Arc::clone(&devices), Arc::clone(&interrupt));
                     let printed = Arc::clone(&printed);
                     s.spawn(move || {
                         let _clock = OwnClock::install(Arc::new(HostClock::at(start)));
                         let _frame = OwnFrame::install();
+                        let _env = OwnEnv::install(match body {
+                            Body::Call(..) => Vec::new(),
+                            Body::Script(_) => torchrun_env(rank, n),
+                        });
                         let mut rt = Runtime::new(seed, Arc::clone(&devices));
                         rt.enter_world(Arc::clone(&world), rank, shared);
                         if let Some(o) = origin {
@@ -163,11 +204,22 @@ impl Interp {
                         it.grad = grad;
                         it.echo = false;
                         it.source = source;
-                        let mut call = vec![arg(Value::Int(rank as i64), span)];
-                        call.extend(args.into_iter().map(|v| arg(v, span)));
-                        let result =
-                            catch_unwind(AssertUnwindSafe(|| it.call_function(f, call, span)))
-                                .unwrap_or_else(|_| Err(panicked(span)));
+                        let run = |it: &mut Interp| match body {
+                            Body::Call(f, args) => {
+                                let mut call = vec![arg(Value::Int(rank as i64), span)];
+                                call.extend(args.iter().map(|v| arg(own_copy(v), span)));
+                                it.call_function(Arc::clone(f), call, span)
+                            }
+                            Body::Script(stmts) => {
+                                for stmt in stmts.iter() {
+                                    it.run_top(stmt)?;
+                                }
+                                it.end_open_line();
+                                Ok(Value::None)
+                            }
+                        };
+                        let result = catch_unwind(AssertUnwindSafe(|| run(&mut it)))
+                            .unwrap_or_else(|_| Err(panicked(span)));
                         it.flush_notes();
                         world.ended(rank, result.is_ok());
                         Ended {
@@ -208,8 +260,30 @@ impl Interp {
             results.push(e.result);
         }
         self.rt.host_wait_until("spawn", latest, "the ranks");
-        raise_first(results, span)
+        results
     }
+}
+
+/// torchrun's environment for rank `rank` of `n` on one node (what
+/// `torch.distributed.run` sets for each worker).
+fn torchrun_env(rank: usize, n: usize) -> Vec<(String, String)> {
+    let vars = [
+        ("RANK", rank.to_string()),
+        ("LOCAL_RANK", rank.to_string()),
+        ("GROUP_RANK", "0".into()),
+        ("ROLE_RANK", rank.to_string()),
+        ("ROLE_NAME", "default".into()),
+        ("WORLD_SIZE", n.to_string()),
+        ("LOCAL_WORLD_SIZE", n.to_string()),
+        ("ROLE_WORLD_SIZE", n.to_string()),
+        ("MASTER_ADDR", "127.0.0.1".into()),
+        ("MASTER_PORT", "29500".into()),
+        ("TORCHELASTIC_RESTART_COUNT", "0".into()),
+        ("TORCHELASTIC_MAX_RESTARTS", "0".into()),
+        ("TORCHELASTIC_RUN_ID", "none".into()),
+        ("OMP_NUM_THREADS", "1".into()),
+    ];
+    vars.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
 /// The first rank's own error (not one that another's ended), as

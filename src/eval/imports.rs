@@ -163,13 +163,54 @@ const RENAMED: &[(&str, &str)] = &[
 /// alone: setting it while other threads run is not safe).
 static ENV: std::sync::Mutex<Vec<(String, String)>> = std::sync::Mutex::new(Vec::new());
 
+thread_local! {
+    /// A rank's own environment on top of the session's (a process of its
+    /// own has its own: `spawn`'s ranks, `cudash launch`'s `RANK`).
+    static OWN_ENV: std::cell::RefCell<Option<Vec<(String, String)>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// While alive, this thread's `os.environ` is `vars` over the session's,
+/// and its writes stay its own.
+pub struct OwnEnv(());
+
+impl OwnEnv {
+    pub fn install(vars: Vec<(String, String)>) -> OwnEnv {
+        OWN_ENV.with(|e| *e.borrow_mut() = Some(vars));
+        OwnEnv(())
+    }
+}
+
+impl Drop for OwnEnv {
+    fn drop(&mut self) {
+        OWN_ENV.with(|e| *e.borrow_mut() = None);
+    }
+}
+
 /// `os.environ[k] = v`.
 pub fn set_env(k: &str, v: &str) {
-    let mut env = lock(&ENV);
-    match env.iter_mut().find(|(key, _)| key == k) {
+    let set = |env: &mut Vec<(String, String)>| match env.iter_mut().find(|(key, _)| key == k) {
         Some((_, old)) => *old = v.to_string(),
         None => env.push((k.to_string(), v.to_string())),
+    };
+    let own = OWN_ENV.with(|e| e.borrow_mut().as_mut().map(set).is_some());
+    if !own {
+        set(&mut lock(&ENV));
     }
+}
+
+/// What the program set (the session's, then this thread's own over it).
+fn set_vars() -> Vec<(String, String)> {
+    let mut vars = lock(&ENV).clone();
+    OWN_ENV.with(|e| {
+        for (k, v) in e.borrow().iter().flatten() {
+            match vars.iter_mut().find(|(key, _)| key == k) {
+                Some((_, old)) => old.clone_from(v),
+                None => vars.push((k.clone(), v.clone())),
+            }
+        }
+    });
+    vars
 }
 
 /// The module at `path`, as `import` finds it.
@@ -323,7 +364,7 @@ fn constant(full: &str) -> Option<Value> {
             _ => None,
         },
         "os" if name == "environ" => {
-            let set = lock(&ENV).clone();
+            let set = set_vars();
             let mut vars: Vec<(String, String)> = std::env::vars()
                 .filter(|(k, _)| !set.iter().any(|(o, _)| o == k))
                 .chain(set.clone())
@@ -495,10 +536,10 @@ impl Interp {
                     Some(Value::Str(s)) => s.to_string(),
                     _ => return Err(at(Error::value("`os.getenv` takes the variable's name"))),
                 };
-                let set = lock(&ENV)
-                    .iter()
+                let set = set_vars()
+                    .into_iter()
                     .find(|(k, _)| *k == key)
-                    .map(|(_, v)| v.clone());
+                    .map(|(_, v)| v);
                 match set.map_or_else(|| std::env::var(&key), Ok) {
                     Ok(v) => Value::Str(Arc::new(v)),
                     Err(_) => args.get(1).map_or(Value::None, |a| a.value.clone()),
