@@ -79,6 +79,12 @@ pub fn conv2d(
     b: Option<&Arc<Tensor>>,
     (stride, padding, dilation, groups): super::window::ConvSettings,
 ) -> R<Arc<Tensor>> {
+    let mut xs: Vec<&Tensor> = vec![x, w];
+    xs.extend(b.map(|b| &**b));
+    let cast = super::autocast::inputs(rt, mode, "conv2d", &xs)?;
+    let (x, w) = (&cast.arc(0, x), &cast.arc(1, w));
+    let cast_b = b.map(|b| cast.arc(2, b));
+    let b = cast_b.as_ref();
     check_image(x, "conv2d")?;
     if w.ndim() != 4 {
         return Err(Error::shape(format!(

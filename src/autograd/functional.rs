@@ -28,6 +28,12 @@ pub fn linear(
     w: &Arc<Tensor>,
     b: Option<&Arc<Tensor>>,
 ) -> R<Arc<Tensor>> {
+    let mut xs: Vec<&Tensor> = vec![x, w];
+    xs.extend(b.map(|b| &**b));
+    let cast = super::autocast::inputs(rt, mode, "linear", &xs)?;
+    let (x, w) = (&cast.arc(0, x), &cast.arc(1, w));
+    let cast_b = b.map(|b| cast.arc(2, b));
+    let b = cast_b.as_ref();
     if w.ndim() != 2 && !(w.ndim() == 1 && b.is_none()) {
         return Err(Error::shape(format!(
             "linear() takes a weight of shape [out_features, in_features], not {}",
@@ -317,6 +323,13 @@ pub fn batch_norm(
     drop(alpha);
     let out = bin(rt, BinaryOp::Add, &xa, &beta)?;
     drop((xa, beta));
+    // A 16-bit input with float32 weights and statistics (what autocast
+    // gives a BatchNorm after a convolution): computed in float32, given
+    // back in the input's dtype, as PyTorch's mixed-type batch norm.
+    let out = match x.dtype() {
+        DType::F16 | DType::BF16 if out.dtype() != x.dtype() => rt.cast(&out, x.dtype())?,
+        _ => out,
+    };
     let mut inputs: Vec<&Tensor> = vec![x];
     if let Some(w) = a.weight {
         inputs.push(w);
@@ -432,6 +445,22 @@ pub fn layer_norm(
     (weight, bias): (Option<&Arc<Tensor>>, Option<&Arc<Tensor>>),
     eps: f64,
 ) -> R<Arc<Tensor>> {
+    // Autocast: float32 for every input given.
+    let given: Vec<&Arc<Tensor>> = [Some(x), weight, bias].into_iter().flatten().collect();
+    let refs: Vec<&Tensor> = given.iter().map(|t| &***t).collect();
+    let cast = super::autocast::inputs(rt, mode, "layer_norm", &refs)?;
+    let x = &cast.arc(0, x);
+    let (weight, bias) = {
+        let mut k = 0;
+        let mut next = |t: Option<&Arc<Tensor>>| {
+            t.map(|t| {
+                k += 1;
+                cast.arc(k, t)
+            })
+        };
+        (next(weight), next(bias))
+    };
+    let (weight, bias) = (weight.as_ref(), bias.as_ref());
     let k = normalized.len();
     if k == 0 || x.ndim() < k || x.shape()[x.ndim() - k..] != *normalized {
         return Err(Error::shape(format!(

@@ -32,6 +32,8 @@ pub fn mse_loss(
     y: &Tensor,
     reduction: Reduction,
 ) -> R<Arc<Tensor>> {
+    let cast = super::autocast::inputs(rt, mode, "mse_loss", &[x, y])?;
+    let (x, y) = (cast.get(0, x), cast.get(1, y));
     if x.shape() != y.shape() {
         // PyTorch's `F.mse_loss`: a warning, then both broadcast
         // (`torch.broadcast_tensors`: ExpandBackward0 each) and the loss of
@@ -98,6 +100,8 @@ pub fn nll_loss(
     ignore_index: i64,
     reduction: Reduction,
 ) -> R<Arc<Tensor>> {
+    let cast = super::autocast::inputs(rt, mode, "nll_loss", &[x])?;
+    let x = cast.get(0, x);
     let [n, _] = *x.shape() else {
         return Err(Error::shape(format!(
             "nll_loss takes an input of shape [N, C] (a row of class scores per sample), not {}",
@@ -194,6 +198,10 @@ pub fn cross_entropy_smoothed(
     reduction: Reduction,
     label_smoothing: f64,
 ) -> R<Arc<Tensor>> {
+    // On a CPU autocast casts the whole loss's input to float32 (on CUDA
+    // its parts are listed: `log_softmax` and `nll_loss`).
+    let cast = super::autocast::inputs(rt, mode, "cross_entropy_loss", &[x])?;
+    let x = cast.get(0, x);
     if !(0.0..=1.0).contains(&label_smoothing) {
         return Err(Error::value(format!(
             "label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}"
@@ -306,6 +314,8 @@ pub fn cross_entropy(
 /// `log_softmax(x, dim=1)` of scores `x` [N, C], recorded: where the cross
 /// entropies start.
 fn class_log_probabilities(rt: &mut Runtime, mode: Mode, x: &Tensor) -> R<Arc<Tensor>> {
+    let cast = super::autocast::inputs(rt, mode, "log_softmax", &[x])?;
+    let x = cast.get(0, x);
     if x.ndim() != 2 {
         return Err(Error::shape(format!(
             "cross_entropy takes an input of shape [N, C] (a row of class scores per sample), not {}",

@@ -7,12 +7,14 @@
 //! (`requires_grad`, `.grad`, `grad_fn`); `optim.rs` has the optimizers, `functional.rs` `linear` and `dropout`;
 //! `hooks.rs` and `callbacks.rs` what backward calls back (hooks, final callbacks).
 
+pub mod autocast;
 pub mod callbacks;
 pub mod coalesced;
 pub mod conv;
 pub mod engine;
 pub mod formulas;
 pub mod functional;
+pub mod grad_scaler;
 pub mod hook_list;
 pub mod hooks;
 pub mod inplace;
@@ -28,14 +30,19 @@ pub mod schedule;
 pub mod slices;
 pub mod window;
 
-/// Whether ops are recorded (PyTorch's grad mode): off inside `no_grad { }`.
+/// Whether ops are recorded (PyTorch's grad mode): off inside `no_grad { }`;
+/// and the autocast regions in force (`autocast.rs`).
 #[derive(Clone, Copy, Debug)]
 pub struct Mode {
     pub enabled: bool,
+    pub autocast: autocast::Autocast,
 }
 
 impl Default for Mode {
     fn default() -> Mode {
-        Mode { enabled: true }
+        Mode {
+            enabled: true,
+            autocast: autocast::Autocast::default(),
+        }
     }
 }

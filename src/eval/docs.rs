@@ -67,6 +67,7 @@ impl Doc {
             Some("d") => "dict",
             Some("opt") => "optimizer",
             Some("scheduler") => "scheduler",
+            Some("scaler") => "grad_scaler",
             Some("sampler") => "sampler",
             Some("loader") => "dataloader",
             Some("dev") => "device",
@@ -461,6 +462,22 @@ docs! {
     Property Training "batch_size", "loader.batch_size", "How many samples a DataLoader puts in a batch.", "DataLoader(TensorDataset(ones(10)), batch_size=4).batch_size";
     Property Training "last_epoch", "scheduler.last_epoch", "How many epochs the scheduler has counted (0 once made: making it takes the first step, as PyTorch's).", "w = ones(2, requires_grad=true)\ns = StepLR(SGD([w], lr=0.1), step_size=1)\ns.last_epoch";
     Property Training "param_groups", "opt.param_groups", "The optimizer's parameter groups (one: the settings given when it was made), as dicts: `opt.param_groups[0][\"lr\"]` reads the learning rate and `g[\"lr\"] = 0.01` sets it, as a hand-written schedule does.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.1)\nfor g in opt.param_groups { g[\"lr\"] = 0.05 }\nopt.param_groups[0][\"lr\"]";
+    Function Training "autocast", "autocast(device_type=\"cuda\", dtype=none, enabled=true, cache_enabled=none)", "A mixed-precision region for `with autocast(...) { }` (PyTorch's `torch.autocast`): inside it the ops PyTorch lists run with their inputs cast, as PyTorch's lists for the device type say: matrix products (`@`, `linear`, `conv2d`) in the lower precision (f16 on cuda by default, bf16 on cpu), numerically sensitive ops (`exp`, `log`, `pow`, `softmax`, `sum`, `layer_norm`, the losses) in f32 on cuda; every other op runs in the dtypes it is given. A parameter's cast is made once per region (the weight cache). Backward runs outside it. `enabled=false` switches it off inside another.", "w = ones(4, 4, requires_grad=true)\nx = ones(2, 4)\nwith autocast(\"cpu\") {\n  y = x @ w\n}\ny.dtype";
+    Function Training "GradScaler", "GradScaler(device=\"cuda\", init_scale=65536.0, growth_factor=2.0, backoff_factor=0.5, growth_interval=2000, enabled=true)", "Loss scaling for f16 training, as torch.amp.GradScaler: `scaler.scale(loss).backward()`, `scaler.step(opt)` (unscales the gradients and skips the optimizer's step when one is inf or NaN), `scaler.update()` (halves the scale after a skipped step, doubles it after `growth_interval` good ones). Shows its scale and the steps it skipped.", "scaler = GradScaler(\"cpu\")\nw = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.1)\nscaler.scale((w * 2).sum()).backward()\nscaler.step(opt)\nscaler.update()\nscaler";
+    Method Training "scale", "scaler.scale(outputs)", "The outputs (a loss, or a list of tensors) times the scale, for `backward()`: small f16 gradients stay representable.", "scaler = GradScaler(\"cpu\", init_scale=1024.0)\nscaler.scale(ones(1))";
+    Method Training "unscale_", "scaler.unscale_(optimizer)", "Divides the optimizer's gradients by the scale in place, noting on each device whether one was inf or NaN (no host sync); once per step, before `clip_grad_norm_`. `step` does it when you do not.", "scaler = GradScaler(\"cpu\", init_scale=4.0)\nw = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.1)\nscaler.scale(w.sum()).backward()\nscaler.unscale_(opt)\nw.grad";
+    Method Training "step", "scaler.step(optimizer)", "Unscales the gradients (unless `unscale_` did), reads each device's inf/NaN flag (a host sync, as PyTorch's `.item()`), and calls `optimizer.step()` unless one was set: a skipped step.", "scaler = GradScaler(\"cpu\")\nw = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.1)\nscaler.scale(w.sum()).backward()\nscaler.step(opt)\nw";
+    Method Training "update", "scaler.update(new_scale=none)", "The next iteration's scale: times `backoff_factor` after a skipped step, times `growth_factor` after `growth_interval` steps in a row without one, or `new_scale`.", "scaler = GradScaler(\"cpu\")\nw = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.1)\nscaler.scale(w.sum() * inf).backward()\nscaler.step(opt)\nscaler.update()\nscaler.get_scale()";
+    Method Training "get_scale", "scaler.get_scale()", "The current scale as a number (read from the device: a sync).", "GradScaler(\"cpu\").get_scale()";
+    Method Training "state_dict", "scaler.state_dict()", "The scaler's state as PyTorch's: scale, growth_factor, backoff_factor, growth_interval, _growth_tracker.", "GradScaler(\"cpu\").state_dict()";
+    Method Training "load_state_dict", "scaler.load_state_dict(state_dict)", "Takes the state `state_dict()` gave.", "s = GradScaler(\"cpu\", init_scale=8.0)\nt = GradScaler(\"cpu\")\nt.load_state_dict(s.state_dict())\nt.get_scale()";
+    Method Training "is_enabled", "scaler.is_enabled()", "Whether the scaler scales (`enabled=true`, and CUDA available for a cuda scaler).", "GradScaler(\"cpu\").is_enabled()";
+    Method Training "get_growth_factor", "scaler.get_growth_factor()", "The factor the scale grows by.", "GradScaler(\"cpu\").get_growth_factor()";
+    Method Training "set_growth_factor", "scaler.set_growth_factor(new_factor)", "Sets the factor the scale grows by.", "s = GradScaler(\"cpu\")\ns.set_growth_factor(4.0)\ns.get_growth_factor()";
+    Method Training "get_backoff_factor", "scaler.get_backoff_factor()", "The factor the scale backs off by after a skipped step.", "GradScaler(\"cpu\").get_backoff_factor()";
+    Method Training "set_backoff_factor", "scaler.set_backoff_factor(new_factor)", "Sets the factor the scale backs off by.", "s = GradScaler(\"cpu\")\ns.set_backoff_factor(0.25)\ns.get_backoff_factor()";
+    Method Training "get_growth_interval", "scaler.get_growth_interval()", "How many steps in a row without inf/NaN grow the scale.", "GradScaler(\"cpu\").get_growth_interval()";
+    Method Training "set_growth_interval", "scaler.set_growth_interval(new_interval)", "Sets how many clean steps grow the scale.", "s = GradScaler(\"cpu\")\ns.set_growth_interval(100)\ns.get_growth_interval()";
     Function Training "clip_grad_norm_", "clip_grad_norm_(parameters, max_norm, norm_type=2.0)", "Scales the parameters' gradients in place so that their total norm is at most `max_norm` (by `max_norm / (total + 1e-6)`, clamped to 1), as torch.nn.utils.clip_grad_norm_; gives the total norm before clipping.", "w = ones(4, requires_grad=true)\n(w * 10).sum().backward()\nclip_grad_norm_([w], max_norm=1.0)\nw.grad";
     Function Training "clip_grad_value_", "clip_grad_value_(parameters, clip_value)", "Clamps each gradient element into `[-clip_value, clip_value]`, in place, as torch.nn.utils.clip_grad_value_.", "w = ones(3, requires_grad=true)\n(w * tensor([1., 5., -9.])).sum().backward()\nclip_grad_value_([w], 2.0)\nw.grad";
     Function Training "uniform_", "uniform_(tensor, a=0.0, b=1.0)", "Fills `tensor` in place with numbers uniform in [a, b) from its device's generator, as torch.nn.init.uniform_; `tensor` back.", "w = empty(2, 3)\nuniform_(w, -0.1, 0.1)";
@@ -583,6 +600,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             "StepLR" | "MultiStepLR" | "ExponentialLR" | "CosineAnnealingLR" | "LambdaLR"
             | "OneCycleLR",
         ) => return Some(format!("torch.optim.lr_scheduler.{}", doc.name)),
+        (Function, "autocast") => "torch.autocast / torch.amp.autocast / torch.cuda.amp.autocast",
+        (Function, "GradScaler") => "torch.amp.GradScaler / torch.cuda.amp.GradScaler",
         (Function, "clip_grad_norm_" | "clip_grad_value_") => {
             return Some(format!("torch.nn.utils.{}", doc.name))
         }

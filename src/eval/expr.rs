@@ -763,7 +763,7 @@ impl Interp {
             return Ok(Value::Tensor(r));
         }
         let r = match op {
-            BinOp::Elementwise(op) => autograd::record::binary(
+            BinOp::Elementwise(op) => autograd::autocast::binary(
                 &mut self.rt,
                 self.grad,
                 op,
@@ -776,7 +776,9 @@ impl Interp {
                     weak: wb,
                 },
             )?,
-            BinOp::MatMul => autograd::record::matmul(&mut self.rt, self.grad, &ta, &tb)?,
+            BinOp::MatMul => {
+                autograd::autocast::matmul(&mut self.rt, self.grad, "matmul", &ta, &tb)?
+            }
             // Answered before any tensor is looked at (`binary`).
             BinOp::Is | BinOp::IsNot | BinOp::In | BinOp::NotIn => {
                 return Err(Error::value(

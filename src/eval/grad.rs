@@ -459,7 +459,9 @@ pub(super) fn gelu(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
             .at(b.span_of("approximate")))
         }
     };
-    b.result(record::unary(&mut me.rt, me.grad, op, &x))
+    b.result(crate::autograd::autocast::unary(
+        &mut me.rt, me.grad, op, &x,
+    ))
 }
 
 /// PyTorch's checks of the hyper-parameters: none may be negative.

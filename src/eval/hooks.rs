@@ -109,7 +109,13 @@ impl Interp {
             value,
             span,
         });
-        let mode = std::mem::replace(&mut self.grad, crate::autograd::Mode { enabled: false });
+        // Backward's hooks run as PyTorch's engine runs them: no recording
+        // and no autocast.
+        let off = crate::autograd::Mode {
+            enabled: false,
+            ..self.grad.without_autocast()
+        };
+        let mode = std::mem::replace(&mut self.grad, off);
         let r = self.call_function(Arc::clone(f), args.collect(), span);
         self.grad = mode;
         r.map_err(|d| Error::Located(Box::new(d)))

@@ -36,6 +36,10 @@ pub static MODULES: &[PyModule] = &[
         path: "torch.nn.parallel",
     },
     PyModule { path: "torch.cuda" },
+    PyModule { path: "torch.amp" },
+    PyModule {
+        path: "torch.cuda.amp",
+    },
     PyModule {
         path: "torch.accelerator",
     },

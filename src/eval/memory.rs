@@ -258,6 +258,14 @@ impl Interp {
                 visit(format!("{name}.grad"), &g);
             }
         }
+        // Autocast's weight cache: a parameter's cast, kept for the region.
+        for (at, cast) in crate::autograd::autocast::cached() {
+            let of = tensors
+                .iter()
+                .find(|(_, t)| std::ptr::eq(&**t, at as *const crate::runtime::Tensor))
+                .map_or_else(|| "a parameter".to_string(), |(n, _)| n.clone());
+            visit(format!("autocast's {} cast of {of}", cast.dtype()), &cast);
+        }
         let roots: Vec<&crate::runtime::Tensor> = tensors.iter().map(|(_, t)| &**t).collect();
         for (k, node, saved) in crate::autograd::engine::saved_by(&roots) {
             let (Device::Cuda(d), Some(b)) =

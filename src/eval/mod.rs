@@ -4,6 +4,7 @@
 //! (`builtins/`, `methods/`). Front ends never call it directly; they go
 //! through `Session`.
 
+mod amp;
 pub mod args;
 mod builtins;
 pub mod class;

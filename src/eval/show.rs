@@ -103,6 +103,8 @@ pub fn repr(v: &Value) -> String {
         Value::Range(r) if r.step == 1 => format!("range({}, {})", r.start, r.stop),
         Value::Range(r) => format!("range({}, {}, {})", r.start, r.stop, r.step),
         Value::Native(f) => format!("<built-in function {}>", f.name),
+        Value::Autocast(r) => super::amp::show_region(r),
+        Value::GradScaler(s) => super::amp::show(&crate::runtime::lock::lock(s)),
         Value::GradMode(on) => match on.get() {
             false => "<torch.autograd.grad_mode.no_grad object>".into(),
             true => "<torch.autograd.grad_mode.enable_grad object>".into(),

@@ -554,6 +554,7 @@ impl Interp {
             },
             Value::Stream(st) => self.with_stream(&st, body),
             Value::NoSync(m) => self.with_no_sync(&m, body),
+            Value::Autocast(r) => self.with_autocast(r, body),
             // `with torch.no_grad():`, `with torch.enable_grad():`
             Value::GradMode(on) => {
                 let saved = std::mem::replace(&mut self.grad.enabled, on.get());
@@ -563,7 +564,7 @@ impl Interp {
             }
             other => Err(Error::wrong_type(
                 "the target of `with`",
-                "a device, a stream or `torch.no_grad()`",
+                "a device, a stream, `torch.no_grad()` or `autocast(...)`",
                 other.type_name(),
             )
             .at(e.span)),

@@ -93,6 +93,10 @@ pub enum Value {
     /// `torch.no_grad()` (false) or `torch.enable_grad()` (true): what
     /// `with` switches autograd's recording to.
     GradMode(Word<bool>),
+    /// `autocast(...)`: the mixed-precision region a `with` runs its block in.
+    Autocast(crate::autograd::autocast::Region),
+    /// `GradScaler(...)`: the loss scaler of mixed-precision training.
+    GradScaler(Arc<Mutex<crate::autograd::grad_scaler::GradScaler>>),
     /// `range(start, stop, step)`: counted as a loop asks, never stored.
     Range(Arc<PyRange>),
     /// `ValueError`, `RuntimeError`: an exception class (`eval::exceptions`).
@@ -335,6 +339,8 @@ impl Value {
             Value::Namespace(_) => "a Python module",
             Value::Native(_) => "a function",
             Value::GradMode(_) => "a grad mode",
+            Value::Autocast(_) => "an autocast region",
+            Value::GradScaler(_) => "a GradScaler",
             Value::Range(_) => "a range",
             Value::ExcClass(_) => "an exception class",
             Value::Exception(_) => "an exception",
@@ -376,6 +382,8 @@ impl Value {
             Value::Namespace(_) => "namespace",
             Value::Native(_) => "function",
             Value::GradMode(_) => "grad_mode",
+            Value::Autocast(_) => "autocast",
+            Value::GradScaler(_) => "grad_scaler",
             Value::Range(_) => "range",
             Value::ExcClass(_) => "exception_class",
             Value::Exception(_) => "exception",

@@ -318,13 +318,16 @@ pub fn forward(
         }
         Layer::Dropout { p, channels: false } => functional::dropout(rt, mode, x, *p, m.training),
         Layer::Dropout { p, channels: true } => functional::dropout2d(rt, mode, x, *p, m.training),
-        Layer::Activation(op) => record::unary(rt, mode, *op, x),
+        Layer::Activation(op) => crate::autograd::autocast::unary(rt, mode, *op, x),
         Layer::Identity => Ok(Arc::clone(x)),
         Layer::Softmax { dim, log } => {
             let op = match log {
                 true => crate::runtime::op::along::AlongOp::LogSoftmax,
                 false => crate::runtime::op::along::AlongOp::Softmax,
             };
+            let name = if *log { "log_softmax" } else { "softmax" };
+            let cast = crate::autograd::autocast::inputs(rt, mode, name, &[x])?;
+            let x = &cast.arc(0, x);
             let out = rt.along(op, 0.0, x, Some(*dim), false)?;
             record::softmax(rt, mode, x, out, *dim, *log)
         }

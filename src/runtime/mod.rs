@@ -44,4 +44,4 @@ pub mod timing;
 
 pub use crate::vocab::{DType, Device};
 pub use buffer::Buffer;
-pub use tensor::{BufRef, Tensor, WriteRef};
+pub use tensor::{BufRef, StorageHandle, Tensor, WriteRef};

@@ -214,6 +214,16 @@ impl Deref for BufRef<'_> {
     }
 }
 
+/// A tensor's memory, named but not kept (`Tensor::storage_handle`).
+pub struct StorageHandle(std::sync::Weak<Storage>);
+
+impl StorageHandle {
+    /// Whether `t` views the memory this handle names.
+    pub fn is(&self, t: &Tensor) -> bool {
+        std::sync::Weak::as_ptr(&self.0) == Arc::as_ptr(&t.storage)
+    }
+}
+
 #[derive(Debug)]
 pub struct Tensor {
     storage: Arc<Storage>,
@@ -663,6 +673,12 @@ impl Tensor {
     /// Identifies the storage (for naming blocks in `mem map`).
     pub fn storage_id(&self) -> usize {
         Arc::as_ptr(&self.storage) as usize
+    }
+
+    /// A handle naming this tensor's memory without keeping it: while the
+    /// handle lives, no other memory can have its `storage_id`.
+    pub fn storage_handle(&self) -> StorageHandle {
+        StorageHandle(Arc::downgrade(&self.storage))
     }
 
     /// Calls `f` with the elements in logical order: borrowed when contiguous, gathered otherwise.

@@ -38,7 +38,7 @@ impl Interp {
                     .at(b.span)
                 })?;
                 let dtype = b.dtype("dtype")?;
-                let t = self.converted(t, b)?;
+                let t = self.converted(name, t, b)?;
                 let mut r = self.rt.along(op, 0.0, &t, Some(dim), false).map_err(at)?;
                 if matches!(op, AlongOp::Softmax | AlongOp::LogSoftmax) {
                     let log = op == AlongOp::LogSoftmax;
@@ -73,7 +73,7 @@ impl Interp {
             "norm" => {
                 let p = norm_order(b)?;
                 let keepdim = b.bool("keepdim", false)?;
-                let t = self.converted(t, b)?;
+                let t = self.converted("norm", t, b)?;
                 self.reduce_along(AlongOp::Norm, p, &t, dims_arg(b)?, keepdim, b)
             }
             "tril" | "triu" => {
@@ -140,14 +140,26 @@ impl Interp {
     }
 
     /// `t` in the `dtype=` the call asks for (PyTorch converts the input first).
-    fn converted(&mut self, t: &Arc<Tensor>, b: &Bound) -> Result<Arc<Tensor>, Diagnostic> {
+    fn converted(
+        &mut self,
+        name: &str,
+        t: &Arc<Tensor>,
+        b: &Bound,
+    ) -> Result<Arc<Tensor>, Diagnostic> {
         match b.dtype("dtype")? {
             Some(dt) if dt != t.dtype() => {
                 let x = self.rt.cast(t, dt).map_err(|e| e.at(b.span))?;
                 let backward = crate::autograd::node::Backward::Identity;
                 Ok(self.recorded(t, x, "ToCopyBackward0", backward))
             }
-            _ => Ok(Arc::clone(t)),
+            Some(_) => Ok(Arc::clone(t)),
+            // No dtype given: what autocast makes of the input (float32
+            // for `softmax`, `cumsum`, `norm` ... in a CUDA region).
+            None => {
+                let cast = crate::autograd::autocast::inputs(&mut self.rt, self.grad, name, &[t])
+                    .map_err(|e| e.at(b.span))?;
+                Ok(cast.arc(0, t))
+            }
         }
     }
 

@@ -38,18 +38,26 @@ pub(super) fn unary(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Va
     }
     let t = b.tensor("input")?;
     let op = unary_op(name).map_err(|e| e.at(b.span))?;
-    b.result(record::unary(&mut me.rt, me.grad, op, &t))
+    b.result(crate::autograd::autocast::unary(
+        &mut me.rt, me.grad, op, &t,
+    ))
 }
 
 pub(super) fn matmul(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (x, y) = (b.tensor("a")?, b.tensor("b")?);
-    b.result(record::matmul(&mut me.rt, me.grad, &x, &y))
+    b.result(crate::autograd::autocast::matmul(
+        &mut me.rt, me.grad, "matmul", &x, &y,
+    ))
 }
 
 /// `dot(a, b)`: two vectors of one dtype and length, as PyTorch's `dot`
 /// (one matmul of a row by a column).
 pub(super) fn dot(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (x, y) = (b.tensor("input")?, b.tensor("other")?);
+    // Autocast promotes `dot`'s inputs to the wider type first.
+    let cast = crate::autograd::autocast::inputs(&mut me.rt, me.grad, "dot", &[&x, &y])
+        .map_err(|e| e.at(b.span))?;
+    let (x, y) = (cast.get(0, &x), cast.get(1, &y));
     if x.ndim() != 1 || y.ndim() != 1 {
         return Err(Error::shape(format!(
             "1D tensors expected, but got {}D and {}D tensors",
@@ -77,7 +85,7 @@ pub(super) fn dot(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
         ))
         .at(b.span));
     }
-    b.result(record::matmul(&mut me.rt, me.grad, &x, &y))
+    b.result(record::matmul(&mut me.rt, me.grad, x, y))
 }
 
 /// `pow(input, exponent)`: `input ** exponent`, numbers as weak as beside `**`.
@@ -108,6 +116,12 @@ impl Interp {
             let x = self.rt.cast(&t, dt).map_err(|e| e.at(b.span))?;
             let backward = crate::autograd::node::Backward::Identity;
             t = self.recorded(&t, x, "ToCopyBackward0", backward);
+        }
+        if dtype.is_none() {
+            // Autocast: `sum` and `prod` in float32 in a CUDA region.
+            let cast = crate::autograd::autocast::inputs(&mut self.rt, self.grad, name, &[&t])
+                .map_err(|e| e.at(b.span))?;
+            t = cast.arc(0, &t);
         }
         // `x.max(dim)` is (values, indices), as PyTorch's: two reductions.
         // (A list of dims goes on to `reduce_over`, which refuses it.)

@@ -211,6 +211,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("LambdaLR", super::schedule::scheduler),
     ("OneCycleLR", super::schedule::scheduler),
     ("clip_grad_norm_", super::schedule::clip_grad_norm_),
+    ("autocast", super::amp::autocast),
+    ("GradScaler", super::amp::grad_scaler),
     ("clip_grad_value_", super::schedule::clip_grad_value_),
     ("mse_loss", super::grad::mse_loss),
     ("nll_loss", super::grad::nll_loss),

@@ -66,7 +66,7 @@ impl Interp {
             )
             .at(span));
         }
-        b.result(record::binary(
+        b.result(crate::autograd::autocast::binary(
             &mut self.rt,
             self.grad,
             op,
@@ -177,7 +177,7 @@ impl Interp {
                         Some("convert first, e.g. `x.to(i64)`".into()),
                     ))
                 } else {
-                    record::binary(&mut self.rt, self.grad, op, x, y)
+                    crate::autograd::autocast::binary(&mut self.rt, self.grad, op, x, y)
                 }
             }
             (None, None) => Err(Error::value_help(

@@ -193,7 +193,7 @@ pub(super) fn reduce(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &B
 pub(super) fn unary(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
     let op = unary_op(name).map_err(at)?;
-    b.result(record::unary(&mut me.rt, me.grad, op, t))
+    b.result(crate::autograd::autocast::unary(&mut me.rt, me.grad, op, t))
 }
 
 /// `.item()`: a host read of the one element (a copy on the current stream,
@@ -327,7 +327,9 @@ fn reshape_dims(rest: &[(Value, Span)]) -> Result<Vec<i64>, Diagnostic> {
 /// `x.matmul(other)`: `x @ other`.
 pub(super) fn matmul(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let other = b.tensor("other")?;
-    b.result(record::matmul(&mut me.rt, me.grad, t, &other))
+    b.result(crate::autograd::autocast::matmul(
+        &mut me.rt, me.grad, "matmul", t, &other,
+    ))
 }
 
 /// `x.any()` / `x.all()`: whether any / every element is nonzero (NaN
@@ -452,7 +454,7 @@ pub(super) fn arith(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bo
             alpha,
         ));
     }
-    b.result(record::binary(
+    b.result(crate::autograd::autocast::binary(
         &mut me.rt,
         me.grad,
         op,
