@@ -221,12 +221,49 @@ impl Buffer {
         if dtype == self.dtype() {
             return self.clone();
         }
+        if let Some(b) = self.half_cast(dtype) {
+            return b;
+        }
         with_dtype!(self.dtype(), S => {
             let src = self.as_slice::<S>();
             with_dtype!(dtype, D => D::into_buffer(match rule {
                 FloatToInt::Cuda => map_slice(src, cast_one::<S, D>),
                 FloatToInt::Host => map_slice(src, cast_one_host::<S, D>),
             }))
+        })
+    }
+}
+
+impl Buffer {
+    /// 16-bit floats to and from f32 (what autocast casts), through the
+    /// `half` crate's slice conversions (F16C where the CPU has it): the
+    /// same values as `cast_one`'s (exact one way, rounded to nearest even
+    /// the other), several times faster.
+    fn half_cast(&self, dtype: DType) -> Option<Buffer> {
+        use half::slice::HalfFloatSliceExt;
+        fn convert<S: Copy + Sync, D: Copy + Send>(
+            src: &[S],
+            zero: D,
+            f: impl Fn(&[S], &mut [D]) + Sync,
+        ) -> Vec<D> {
+            let mut out = vec![zero; src.len()];
+            parallel::for_each_pair(&mut out, src, PAR_MIN, |d, s| f(s, d));
+            out
+        }
+        Some(match (self, dtype) {
+            (Buffer::F16(v), DType::F32) => {
+                Buffer::F32(convert(v, 0.0, |s, d| s.convert_to_f32_slice(d)))
+            }
+            (Buffer::BF16(v), DType::F32) => {
+                Buffer::F32(convert(v, 0.0, |s, d| s.convert_to_f32_slice(d)))
+            }
+            (Buffer::F32(v), DType::F16) => {
+                Buffer::F16(convert(v, f16::ZERO, |s, d| d.convert_from_f32_slice(s)))
+            }
+            (Buffer::F32(v), DType::BF16) => {
+                Buffer::BF16(convert(v, bf16::ZERO, |s, d| d.convert_from_f32_slice(s)))
+            }
+            _ => return None,
         })
     }
 }

@@ -158,12 +158,21 @@ def test_profile_draws_its_timeline_as_svg(kernel):
     assert "f32[]" in kernel and "4 B" in kernel and "µs from" in kernel and "on cuda:0 default" in kernel
     assert any(t.startswith("D2H copy (item)") for t in titles)
     assert any(t.startswith("host waits (item)") and "for cuda:0 default" in t for t in titles)
+    # The host's launches, between the waits.
+    assert any(t.startswith("host launches (") and "on host" in t for t in titles)
     assert sum(t.startswith("host sync (item)") for t in titles) == 3
     lanes = [t.text for t in svg.iter(ns + "text") if t.text and t.text.endswith("%)")]
     assert [name.split(" (")[0] for name in lanes] == ["host", "cuda:0 default"]
     # The terminal's legend, drawn: a static render has no hover text.
     texts = [t.text for t in svg.iter(ns + "text")]
-    for item in ["kernel", "copy", "host waits", "host sync", "% busy (the host: waiting)"]:
+    for item in [
+        "kernel",
+        "copy",
+        "host launches",
+        "host waits",
+        "host sync",
+        "% busy (the host: launching or waiting)",
+    ]:
         assert item in texts, texts
 
 
