@@ -63,7 +63,9 @@ fn step_us(s: &mut Session, f: &str, rounds: usize) -> f64 {
 }
 
 fn main() {
-    println!("| batch | plain step | autocast(enabled=false) | × plain | autocast (f16) | × plain |");
+    println!(
+        "| batch | plain step | autocast(enabled=false) | × plain | autocast (f16) | × plain |"
+    );
     println!("|---|---|---|---|---|---|");
     for batch in [8, 256] {
         let mut s = Session::new(Config::default()).expect("a session");

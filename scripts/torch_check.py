@@ -550,6 +550,7 @@ def cases(rng):
     out += module_cases(rng)
     out += file_cases(rng)
     out += activation_cases(rng)
+    out += autocast_cases(rng)
     out += group_cases(rng)
     return out
 
@@ -990,6 +991,47 @@ def activation_cases(rng):
         for approx in ["none", "tanh"]:
             out.append(grad_case("grad erf gelu", {"a": a}, f'gelu(a, approximate="{approx}")',
                                  f"torch.nn.functional.gelu(a, approximate='{approx}')", "a", rng, (7,)))
+    return out
+
+
+def autocast_cases(rng):
+    """Autocast on CPU tensors (issue 71): each op inside `autocast("cpu")`
+    (bf16, PyTorch's CPU lists) against torch's own CPU autocast, on
+    float32 and bf16 inputs: the result's dtype and values; and a weight's
+    gradient through an autocast product."""
+    out = []
+    ops = [
+        ("x @ w", "x @ w"),
+        ("linear(x, w, b)", "torch.nn.functional.linear(x, w, b)"),
+        ("conv2d(img, k)", "torch.nn.functional.conv2d(img, k)"),
+        ("x.exp()", "x.exp()"),
+        ("x.sum()", "x.sum()"),
+        ("x.softmax(1)", "x.softmax(1)"),
+        ("x.prod(1)", "x.prod(1)"),
+        ("layer_norm(x, [6])", "torch.nn.functional.layer_norm(x, [6])"),
+        ("mse_loss(x, y)", "torch.nn.functional.mse_loss(x, y)"),
+        ("nll_loss(x, t)", "torch.nn.functional.nll_loss(x, t)"),
+        ("cross_entropy(x, t)", "torch.nn.functional.cross_entropy(x, t)"),
+        ("dot(x[0], y[0])", "torch.dot(x[0], y[0])"),
+        ("x.relu()", "x.relu()"),
+        ("x.mean()", "x.mean()"),
+    ]
+    t = torch.tensor([1, 0, 5, 2], dtype=torch.int64)
+    for dt in ["f32", "bf16"]:
+        ins = {
+            "x": make(dt, (4, 6), rng), "y": make(dt, (4, 6), rng), "w": make(dt, (6, 6), rng),
+            "b": make(dt, (6,), rng), "img": make(dt, (1, 2, 5, 5), rng),
+            "k": make(dt, (3, 2, 3, 3), rng), "t": t,
+        }
+        for src, tsrc in ops:
+            setup = (f'with autocast("cpu") {{ r = {src} }}',
+                     f"with torch.autocast('cpu'):\n  r = {tsrc}")
+            out.append(Case(f"autocast {src}", "r", "r", ins, setup))
+    # A float32 weight's gradient through a bf16 product.
+    ins = {"x": make("f32", (4, 6), rng), "w": make("f32", (6, 3), rng)}
+    setup = ('w.requires_grad_(); with autocast("cpu") { r = (x @ w).float().pow(2).sum() }; r.backward()',
+             "w.requires_grad_()\nwith torch.autocast('cpu'):\n  r = (x @ w).float().pow(2).sum()\nr.backward()")
+    out.append(Case("autocast", "w.grad", "w.grad", ins, setup))
     return out
 
 

@@ -233,3 +233,35 @@ fn the_torchrun_ddp_tutorial_runs_under_launch() {
         assert_eq!(lines, want, "on {gpus} GPUs cudash printed:\n{got}");
     }
 }
+
+/// PyTorch's AMP recipe (`torch.cuda.amp.autocast`, `GradScaler`,
+/// `enabled=use_amp`, the checkpoint with the scaler's state) runs as
+/// pasted, smaller sizes aside; and with its illustration-only loops run
+/// once (`range(0)` made `range(1)`), its `assert output.dtype is
+/// torch.float16` / `loss.dtype is torch.float32` hold and `unscale_`
+/// before `clip_grad_norm_` works.
+#[test]
+fn the_amp_recipe_runs_as_pasted() {
+    let program = pasted().join("amp/amp_recipe.py");
+    let every_section = std::env::temp_dir().join(format!("amp_recipe_{}.py", std::process::id()));
+    let src = std::fs::read_to_string(&program).unwrap();
+    std::fs::write(
+        &every_section,
+        src.replace("for epoch in range(0):", "for epoch in range(1):"),
+    )
+    .unwrap();
+    for p in [&program, &every_section] {
+        let got = run(p, &[]);
+        let lines: Vec<&str> = got.lines().filter(|l| !l.is_empty()).collect();
+        assert_eq!(lines.len(), 6, "{got}");
+        for (i, title) in [(0, "Default precision:"), (3, "Mixed precision:")] {
+            assert_eq!(lines[i], title, "{got}");
+            assert!(lines[i + 1].starts_with("Total execution time = "), "{got}");
+            assert!(
+                lines[i + 2].starts_with("Max memory used by tensors = "),
+                "{got}"
+            );
+        }
+    }
+    std::fs::remove_file(&every_section).ok();
+}

@@ -92,22 +92,29 @@ pub struct Settings {
     pub enabled: bool,
 }
 
-/// PyTorch raises an `AssertionError` for these: a plain error here.
+/// PyTorch's `AssertionError`s of the scaler.
 fn assertion(message: String) -> Error {
-    Error::value_help(
+    Error::Module {
+        class: "AssertionError",
         message,
-        "the AMP recipe: `scaler.scale(loss).backward()`, then `scaler.step(opt)`, then \
-         `scaler.update()`, each iteration",
-    )
+        help: Some(
+            "the AMP recipe: `scaler.scale(loss).backward()`, then `scaler.step(opt)`, then \
+             `scaler.update()`, each iteration"
+                .into(),
+        ),
+    }
 }
 
+/// PyTorch's `RuntimeError`s of the scaler.
 fn runtime_error(message: &str) -> Error {
-    Error::Autograd {
+    Error::Module {
+        class: "RuntimeError",
         message: message.into(),
-        help:
+        help: Some(
             "each iteration: `scaler.scale(loss).backward()`, at most one `scaler.unscale_(opt)`, \
-               `scaler.step(opt)` once per optimizer, then `scaler.update()`"
+             `scaler.step(opt)` once per optimizer, then `scaler.update()`"
                 .into(),
+        ),
     }
 }
 

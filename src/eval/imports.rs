@@ -82,6 +82,7 @@ pub static MODULES: &[PyModule] = &[
     PyModule { path: "__future__" },
     PyModule { path: "math" },
     PyModule { path: "os" },
+    PyModule { path: "gc" },
 ];
 
 static NATIVES: &[Native] = &[
@@ -104,6 +105,7 @@ static NATIVES: &[Native] = &[
         name: "torch.accelerator.device_count",
     },
     Native { name: "time.time" },
+    Native { name: "gc.collect" },
     Native {
         name: "time.perf_counter",
     },
@@ -145,6 +147,10 @@ const RENAMED: &[(&str, &str)] = &[
     ("torch.cuda.Stream", "stream"),
     ("torch.cuda.stream", "stream"),
     ("torch.cuda.Event", "event"),
+    (
+        "torch.cuda.reset_max_memory_allocated",
+        "reset_peak_memory_stats",
+    ),
     (
         "torch.cuda.memory._record_memory_history",
         "record_memory_history",
@@ -504,6 +510,9 @@ impl Interp {
                 _ => Value::device(crate::runtime::Device::Cuda(self.rt.current_device)),
             },
             "time.time" => float(now()),
+            // Tensors are freed when the last name lets go: no cycles of
+            // tensors wait for a collector, so nothing more is freed here.
+            "gc.collect" => Value::Int(0),
             "time.perf_counter" | "time.monotonic" => float(started().elapsed().as_secs_f64()),
             "math.sqrt" => float(number(0)?.sqrt()),
             "math.exp" => float(number(0)?.exp()),
