@@ -109,6 +109,50 @@ def torch_step(batch: int, steps: int) -> float:
     return timed(step, sync, steps)
 
 
+# Issue 71's AMP step: the same MLP under autocast (f16 on cuda) with a
+# GradScaler, beside PyTorch's AMP step; target: at least 0.95x its speed.
+def amp_script(batch: int, steps: int) -> str:
+    return f"""seed(0)
+x = randn({batch}, 784, device=cuda)
+labels = (rand({batch}, device=cuda) * 10).to(i64)
+W1 = (randn(256, 784, device=cuda) * 0.05).requires_grad_()
+b1 = zeros(256, device=cuda, requires_grad=true)
+W2 = (randn(10, 256, device=cuda) * 0.05).requires_grad_()
+b2 = zeros(10, device=cuda, requires_grad=true)
+opt = SGD([W1, b1, W2, b2], lr=0.1)
+scaler = GradScaler()
+for i in 0..{steps} {{ opt.zero_grad(); with autocast() {{ loss = cross_entropy(linear(linear(x, W1, b1).relu(), W2, b2), labels) }}; scaler.scale(loss).backward(); scaler.step(opt); scaler.update() }}
+sync
+"""
+
+
+def torch_amp_step(batch: int, steps: int) -> float:
+    import torch
+    import torch.nn.functional as F
+
+    dev = torch.device(TORCH_DEVICE)
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
+    torch.manual_seed(0)
+    x = torch.randn(batch, 784, device=dev)
+    labels = (torch.rand(batch, device=dev) * 10).long()
+    w1 = (torch.randn(256, 784, device=dev) * 0.05).requires_grad_()
+    b1 = torch.zeros(256, device=dev, requires_grad=True)
+    w2 = (torch.randn(10, 256, device=dev) * 0.05).requires_grad_()
+    b2 = torch.zeros(10, device=dev, requires_grad=True)
+    opt = torch.optim.SGD([w1, b1, w2, b2], lr=0.1)
+    scaler = torch.amp.GradScaler(dev.type)
+
+    def step():
+        opt.zero_grad()
+        with torch.autocast(dev.type):
+            loss = F.cross_entropy(F.linear(F.linear(x, w1, b1).relu(), w2, b2), labels)
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+
+    return timed(step, sync, steps)
+
+
 # Issue 67's CNN: PyTorch's examples/mnist network (two 3x3 convolutions,
 # max-pool, two linears), batch 64, nll_loss, backward, Adadelta; target:
 # at least 0.9x PyTorch eager's speed.
@@ -207,3 +251,15 @@ print("| batch | cudash | PyTorch | cudash time / PyTorch time | target | met |"
 print("| ---: | ---: | ---: | ---: | --- | --- |")
 met = "yes" if ratio <= 1 / 0.9 else "**no**"
 print(f"| 64 | {fmt(ours)} | {fmt(theirs)} | {ratio:.2f}× | at least 0.9× PyTorch's speed | {met} |")
+
+amp_batch, amp_steps = (512, 15) if QUICK else (8192, 210)
+ours = cudash_step(amp_batch, amp_steps, amp_script)
+theirs = torch_amp_step(amp_batch, amp_steps)
+ratio = ours / theirs
+print()
+print(f"AMP training step (autocast f16 + GradScaler), MLP 784→256→10: cudash --backend {BACKEND} beside PyTorch on {TORCH_DEVICE}")
+print()
+print("| batch | cudash | PyTorch | cudash time / PyTorch time | target | met |")
+print("| ---: | ---: | ---: | ---: | --- | --- |")
+met = "yes" if ratio <= 1 / 0.95 else "**no**"
+print(f"| {amp_batch} | {fmt(ours)} | {fmt(theirs)} | {ratio:.2f}× | at least 0.95× PyTorch's AMP step speed | {met} |")

@@ -92,18 +92,7 @@ pub fn script(config: Config, file: &Path) -> u8 {
     };
     session.set_echo(false);
     let interrupted = session.interrupt_on_ctrl_c();
-    let ok = session.run_script(&name, &src, false, |_, outcome| {
-        for o in &outcome.outputs {
-            match o {
-                crate::session::Output::Warning(w) => eprintln!("warning: {w}"),
-                crate::session::Output::Clear { .. } => {}
-                other => println!("{}", other.text()),
-            }
-        }
-        if let Some(e) = &outcome.error {
-            eprint!("{}", e.report);
-        }
-    });
+    let ok = session.run_script(&name, &src, false, |_, outcome| print_outcome(&outcome));
     if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
         eprintln!("cudash: interrupted");
         return super::INTERRUPTED;
@@ -155,6 +144,17 @@ pub fn launch(config: Config, file: &Path, nprocs: &str, (nnodes, node_rank): (&
     session.set_echo(false);
     let interrupted = session.interrupt_on_ctrl_c();
     let outcome = session.launch(&file.display().to_string(), &src, n);
+    print_outcome(&outcome);
+    if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
+        eprintln!("cudash: interrupted");
+        return super::INTERRUPTED;
+    }
+    u8::from(outcome.error.is_some())
+}
+
+/// What a program printed on stdout, warnings and its error's report on
+/// stderr, as Python shows them.
+fn print_outcome(outcome: &crate::session::Outcome) {
     for o in &outcome.outputs {
         match o {
             crate::session::Output::Warning(w) => eprintln!("warning: {w}"),
@@ -165,11 +165,6 @@ pub fn launch(config: Config, file: &Path, nprocs: &str, (nnodes, node_rank): (&
     if let Some(e) = &outcome.error {
         eprint!("{}", e.report);
     }
-    if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
-        eprintln!("cudash: interrupted");
-        return super::INTERRUPTED;
-    }
-    u8::from(outcome.error.is_some())
 }
 
 /// `script.cudash` -> `script.cudash.out`.
