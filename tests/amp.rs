@@ -412,3 +412,45 @@ w",
         "{out}"
     );
 }
+
+/// Autocast adds the casts PyTorch's does, no more: a training step of the
+/// MLP 784 → 256 → 10 (cross-entropy, SGD) makes 11 more kernels under
+/// autocast than in float32, one per cast: torch 2.15's profiler counts 11
+/// `aten::_to_copy` in the same step under CPU autocast (5 casts for the
+/// two linears' x, weights and biases, 1 for log_softmax's input; in
+/// backward 4 gradients back to float32 and the logits' one back to 16 bits).
+#[test]
+fn a_step_casts_as_often_as_pytorchs() {
+    let mut s = session();
+    ok_in(
+        &mut s,
+        "manual_seed(0)
+model = Sequential(Linear(784, 256), ReLU(), Linear(256, 10)).to(cuda)
+x = randn(64, 784, device=cuda)
+y = randint(0, 10, [64], device=cuda)
+opt = SGD(model.parameters(), lr=0.01)
+fn plain() {
+  cross_entropy(model(x), y).backward()
+  opt.step()
+  opt.zero_grad()
+}
+fn amp() {
+  with autocast() { loss = cross_entropy(model(x), y) }
+  loss.backward()
+  opt.step()
+  opt.zero_grad()
+}
+plain()
+amp()",
+    );
+    let kernels = |s: &mut cudash::session::Session, f: &str| -> i64 {
+        let out = ok_in(s, &format!("profile {{ {f}() }}"));
+        let line = out
+            .lines()
+            .find(|l| l.trim_start().starts_with("kernels"))
+            .unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    };
+    let (plain, amp) = (kernels(&mut s, "plain"), kernels(&mut s, "amp"));
+    assert_eq!(amp - plain, 11, "plain {plain}, autocast {amp}");
+}
