@@ -315,7 +315,7 @@ impl GradScaler {
             .collect();
         let mut values = Vec::with_capacity(flags.len());
         for f in &flags {
-            values.push(rt.read_item(f, || f.to_vec::<f64>()[0] != 0.0)?);
+            values.push(read_flag(rt, f)?);
         }
         let state = self.state(opt);
         for (slot, v) in state.found_inf.iter_mut().zip(&values) {
@@ -347,7 +347,7 @@ impl GradScaler {
                     let v = match *known {
                         Some(v) => v,
                         // Unscaled but not stepped: read it now.
-                        None => rt.read_item(flag, || flag.to_vec::<f64>()[0] != 0.0)?,
+                        None => read_flag(rt, flag)?,
                     };
                     *known = Some(v);
                     found.push(v);
@@ -419,4 +419,9 @@ impl GradScaler {
             .find(|s| s.id == id)
             .map_or(Stage::Ready, |s| s.stage)
     }
+}
+
+/// A device's found-inf flag, read by the host (a sync, as `.item()`).
+fn read_flag(rt: &mut Runtime, flag: &Tensor) -> R<bool> {
+    rt.read_item(flag, || flag.to_vec::<f64>()[0] != 0.0)
 }

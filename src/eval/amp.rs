@@ -21,20 +21,14 @@ type Out = Result<Value, Diagnostic>;
 pub(super) fn autocast(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let device = match b.get("device_type") {
         None => "cuda".to_string(),
-        Some((Value::Str(s), _)) => s.to_string(),
-        Some((Value::Device(d), _)) => match d.get() {
-            crate::runtime::Device::Cpu => "cpu".into(),
-            crate::runtime::Device::Cuda(_) => "cuda".into(),
-        },
-        Some((Value::CurrentCuda, _)) => "cuda".into(),
-        Some((other, span)) => {
-            return Err(Error::wrong_type(
+        Some((v, span)) => device_type(v).ok_or_else(|| {
+            Error::wrong_type(
                 "autocast's `device_type`",
                 "a str (\"cuda\" or \"cpu\")",
-                other.type_name(),
+                v.type_name(),
             )
-            .at(*span))
-        }
+            .at(*span)
+        })?,
     };
     let cuda = match device.as_str() {
         "cuda" => true,
@@ -122,19 +116,18 @@ impl Interp {
 pub(super) fn grad_scaler(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let device = match b.get("device") {
         None => "cuda",
-        Some((Value::Str(s), _)) if s.as_str() == "cuda" => "cuda",
-        Some((Value::Str(s), _)) if s.as_str() == "cpu" => "cpu",
-        Some((Value::CurrentCuda, _)) => "cuda",
-        Some((Value::Device(d), _)) if d.get().is_cuda() => "cuda",
-        Some((Value::Device(_), _)) => "cpu",
-        Some((other, span)) => {
-            return Err(Error::wrong_type(
-                "GradScaler's device",
-                "\"cuda\" or \"cpu\"",
-                other.type_name(),
-            )
-            .at(*span))
-        }
+        Some((v, span)) => match device_type(v).as_deref() {
+            Some("cuda") => "cuda",
+            Some("cpu") => "cpu",
+            _ => {
+                return Err(Error::wrong_type(
+                    "GradScaler's device",
+                    "\"cuda\" or \"cpu\"",
+                    v.type_name(),
+                )
+                .at(*span))
+            }
+        },
     };
     let mut enabled = b.bool("enabled", true)?;
     if enabled && device == "cuda" && me.rt.devices.count() == 0 {
@@ -154,6 +147,18 @@ pub(super) fn grad_scaler(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     };
     let s = GradScaler::new(settings).map_err(|e| e.at(b.span))?;
     Ok(Value::GradScaler(Arc::new(Mutex::new(s))))
+}
+
+/// A device type as `autocast` and `GradScaler` take it: a string, or a
+/// device (`cuda`, `cuda:1`, `cpu`) for its type.
+fn device_type(v: &Value) -> Option<String> {
+    match v {
+        Value::Str(s) => Some(s.to_string()),
+        Value::CurrentCuda => Some("cuda".into()),
+        Value::Device(d) if d.get().is_cuda() => Some("cuda".into()),
+        Value::Device(_) => Some("cpu".into()),
+        _ => None,
+    }
 }
 
 type Scaler = Arc<Mutex<GradScaler>>;
@@ -339,39 +344,4 @@ fn scale_value(me: &mut Interp, s: &Scaler, v: &Value) -> Result<Value, Error> {
             other.type_name()
         ))),
     }
-}
-
-/// What the scaler shows: its scale as the host knows it (no device read)
-/// and the steps it took and skipped.
-pub fn show(s: &GradScaler) -> String {
-    if !s.enabled {
-        return "GradScaler(enabled=False)".into();
-    }
-    format!(
-        "GradScaler(scale={}, growth_factor={}, backoff_factor={}, growth_interval={}; {} steps, {} skipped)",
-        py_float(s.known_scale()),
-        py_float(s.growth_factor),
-        py_float(s.backoff_factor),
-        s.growth_interval,
-        s.steps,
-        s.skipped
-    )
-}
-
-fn py_float(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e16 {
-        format!("{x:.1}")
-    } else {
-        format!("{x}")
-    }
-}
-
-/// What an autocast region shows.
-pub fn show_region(r: &Region) -> String {
-    format!(
-        "<torch.autocast(device_type='{}', dtype={}, enabled={})>",
-        if r.cuda { "cuda" } else { "cpu" },
-        r.dtype.pytorch_name(),
-        if r.enabled { "True" } else { "False" }
-    )
 }

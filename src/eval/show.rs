@@ -103,8 +103,8 @@ pub fn repr(v: &Value) -> String {
         Value::Range(r) if r.step == 1 => format!("range({}, {})", r.start, r.stop),
         Value::Range(r) => format!("range({}, {}, {})", r.start, r.stop, r.step),
         Value::Native(f) => format!("<built-in function {}>", f.name),
-        Value::Autocast(r) => super::amp::show_region(r),
-        Value::GradScaler(s) => super::amp::show(&crate::runtime::lock::lock(s)),
+        Value::Autocast(r) => autocast_region(r),
+        Value::GradScaler(s) => grad_scaler(&crate::runtime::lock::lock(s)),
         Value::GradMode(on) => match on.get() {
             false => "<torch.autograd.grad_mode.no_grad object>".into(),
             true => "<torch.autograd.grad_mode.enable_grad object>".into(),
@@ -220,4 +220,31 @@ pub fn float(x: f64) -> String {
         s.push_str(&digits[point as usize..]);
     }
     s
+}
+
+/// What the scaler shows: its scale as the host knows it (no device read)
+/// and the steps it took and skipped.
+pub(super) fn grad_scaler(s: &crate::autograd::grad_scaler::GradScaler) -> String {
+    if !s.enabled {
+        return "GradScaler(enabled=False)".into();
+    }
+    format!(
+        "GradScaler(scale={}, growth_factor={}, backoff_factor={}, growth_interval={}; {} steps, {} skipped)",
+        float(s.known_scale()),
+        float(s.growth_factor),
+        float(s.backoff_factor),
+        s.growth_interval,
+        s.steps,
+        s.skipped
+    )
+}
+
+/// What an autocast region shows.
+pub(super) fn autocast_region(r: &crate::autograd::autocast::Region) -> String {
+    format!(
+        "<torch.autocast(device_type='{}', dtype={}, enabled={})>",
+        if r.cuda { "cuda" } else { "cpu" },
+        r.dtype.pytorch_name(),
+        if r.enabled { "True" } else { "False" }
+    )
 }
