@@ -11,7 +11,7 @@
 use std::sync::{Arc, Mutex};
 
 use super::args::ArgVal;
-use super::value::{class_of, object_of, Base, Class, Function, Object};
+use super::value::{class_of, object_of, Base, Class, Decorated, Function, Object};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{ClassDef, StmtKind};
@@ -68,7 +68,10 @@ impl Interp {
                     let function = self.function_of(f)?;
                     let _ = function.owner.set(Arc::downgrade(&class));
                     let v = Value::Function(Arc::new(function));
-                    lock(&class.attrs).push((f.name.name.clone(), v));
+                    let v = self.decorate(v, &f.decorators)?;
+                    let mut attrs = lock(&class.attrs);
+                    attrs.retain(|(n, _)| *n != f.name.name);
+                    attrs.push((f.name.name.clone(), v));
                 }
                 StmtKind::Assign(name, e) => {
                     let v = self.eval(e, 0)?;
@@ -80,7 +83,8 @@ impl Interp {
                 _ => {}
             }
         }
-        self.set_var(&def.name, Value::Class(class));
+        let class = self.decorate(Value::Class(class), &def.decorators)?;
+        self.set_var(&def.name, class);
         Ok(())
     }
 
@@ -187,13 +191,17 @@ impl Interp {
                     return Ok(x);
                 }
                 match o.class.find(name) {
-                    Some(Value::Function(f)) => Ok(bound(v, f)),
-                    Some(x) => Ok(x),
+                    Some(x) => self.from_class(v, &o.class, x, span),
                     None => Err(no_attribute(&o.class.name, name, span)),
                 }
             }
             Value::Module(m) => self.module_attr(v, m, name, span),
             Value::Class(c) => match c.find(name) {
+                Some(Value::Decorated(d)) => Ok(match &*d {
+                    Decorated::Static(f) => f.clone(),
+                    Decorated::ClassMethod(Value::Function(f)) => bound(v, Arc::clone(f)),
+                    _ => Value::Decorated(Arc::clone(&d)),
+                }),
                 Some(x) => Ok(x),
                 None if name == "__name__" => Ok(Value::Str(Arc::new(c.name.clone()))),
                 None => Err(Error::Attribute {
@@ -208,10 +216,11 @@ impl Interp {
                     Base::Class(c) => c.find(name),
                     _ => None,
                 };
-                match found {
-                    Some(Value::Function(f)) => Ok(bound(this, f)),
-                    Some(x) => Ok(x),
-                    None => Err(Error::Attribute {
+                let class = class_of(this);
+                match (found, class) {
+                    (Some(x), Some(class)) => self.from_class(this, &class, x, span),
+                    (Some(x), None) => Ok(x),
+                    (None, _) => Err(Error::Attribute {
                         message: format!("'super' object has no attribute '{name}'"),
                         help: None,
                     }
@@ -219,6 +228,38 @@ impl Interp {
                 }
             }
             _ => Err(Error::value("internal error: not an object").at(span)),
+        }
+    }
+
+    /// A class's attribute read from `this`, an instance of `class`: a
+    /// method bound to it, a staticmethod's function as it is, a
+    /// classmethod bound to the class, a property's value (its getter
+    /// called with the instance).
+    pub(crate) fn from_class(
+        &mut self,
+        this: &Value,
+        class: &Arc<Class>,
+        x: Value,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        match x {
+            Value::Function(f) => Ok(bound(this, f)),
+            Value::Decorated(d) => match &*d {
+                Decorated::Static(f) => Ok(f.clone()),
+                Decorated::ClassMethod(Value::Function(f)) => {
+                    Ok(bound(&Value::Class(Arc::clone(class)), Arc::clone(f)))
+                }
+                Decorated::ClassMethod(f) => Ok(f.clone()),
+                Decorated::Property(getter) => {
+                    let arg = ArgVal {
+                        keyword: None,
+                        value: this.clone(),
+                        span,
+                    };
+                    self.call_value(getter.clone(), vec![arg], span)
+                }
+            },
+            x => Ok(x),
         }
     }
 
@@ -288,12 +329,19 @@ impl Interp {
         if let Some(f) = own {
             return self.call_value(f, args, span).map(Ok);
         }
-        if let Some(f) = class.as_ref().and_then(|c| c.find(name)) {
-            let r = match f {
-                Value::Function(f) => self.call_bound(&this, f, args, span),
-                other => self.call_value(other, args, span),
-            };
-            return r.map(Ok);
+        if let Some(c) = &class {
+            if let Some(f) = c.find(name) {
+                let r = match f {
+                    Value::Function(f) => self.call_bound(&this, f, args, span),
+                    Value::Decorated(_) => {
+                        let own = class_of(&this).unwrap_or_else(|| Arc::clone(c));
+                        let f = self.from_class(&this, &own, f, span)?;
+                        self.call_value(f, args, span)
+                    }
+                    other => self.call_value(other, args, span),
+                };
+                return r.map(Ok);
+            }
         }
         // A registered child (`self.fc1(x)`).
         if let Value::Module(m) = recv {
@@ -315,6 +363,10 @@ impl Interp {
         }
         if let Value::Class(c) = recv {
             return match c.find(name) {
+                Some(Value::Decorated(_)) => {
+                    let f = self.object_attr(recv, name, span)?;
+                    self.call_value(f, args, span).map(Ok)
+                }
                 Some(f) => self.call_value(f, args, span).map(Ok),
                 None => Err(Error::Attribute {
                     message: format!("type object '{}' has no attribute '{name}'", c.name),
@@ -353,6 +405,19 @@ impl Interp {
             }
             Value::Class(c) => self.instantiate(&c, args, span),
             Value::Module(m) => self.call_module(&m, args, span),
+            // `@torch.no_grad()` over a `def`.
+            Value::GradMode(on) => grad_mode_decorator(on.get(), args, span),
+            Value::Decorated(d) => match &*d {
+                Decorated::Static(f) | Decorated::ClassMethod(f) => {
+                    self.call_value(f.clone(), args, span)
+                }
+                Decorated::Property(_) => Err(Error::Module {
+                    class: "TypeError",
+                    message: "'property' object is not callable".into(),
+                    help: None,
+                }
+                .at(span)),
+            },
             Value::Object(o) => match o.class.find("__call__") {
                 Some(Value::Function(f)) => self.call_bound(&Value::Object(o), f, args, span),
                 _ => Err(Error::Module {
@@ -366,6 +431,31 @@ impl Interp {
                 Err(Error::wrong_type("the called value", "a function", other.type_name()).at(span))
             }
         }
+    }
+}
+
+/// `torch.no_grad()(f)`, `@torch.no_grad()` / `@torch.no_grad` over a
+/// `def`: the function, its calls run with autograd's recording `on`.
+pub(crate) fn grad_mode_decorator(
+    on: bool,
+    args: Vec<ArgVal>,
+    span: Span,
+) -> Result<Value, Diagnostic> {
+    let name = if on { "enable_grad" } else { "no_grad" };
+    match args.as_slice() {
+        [a] if a.keyword.is_none() => match &a.value {
+            Value::Function(f) => Ok(Value::Function(Arc::new(f.with_grad_mode(on)))),
+            other => Err(Error::wrong_type(
+                format!("what `torch.{name}()` decorates"),
+                "a function (`@torch.no_grad()` above a `def`)",
+                other.type_name(),
+            )
+            .at(a.span)),
+        },
+        _ => Err(Error::value(format!(
+            "`torch.{name}()` takes one function when called (`@torch.{name}()` above a `def`)"
+        ))
+        .at(span)),
     }
 }
 

@@ -252,6 +252,12 @@ docs! {
     Function Teaching "sorted", "sorted(iterable, reverse=false)", "Python's sorted: numbers or strings in order, as a new list.", "sorted([3, 1, 2])";
     Function Teaching "any", "any(iterable)", "Python's any: true when an item is true.", "any([0, 1])";
     Function Teaching "all", "all(iterable)", "Python's all: true when every item is.", "all([1, 1])";
+    Function Teaching "staticmethod", "staticmethod(function)", "Python's staticmethod: `@staticmethod` above a method in a class body makes it a plain function of the class, called without the instance (`C.f(x)`, `obj.f(x)`).", "class C { @staticmethod\n fn twice(x) { return 2 * x } }\nC.twice(3)";
+    Function Teaching "classmethod", "classmethod(function)", "Python's classmethod: `@classmethod` above a method makes its first parameter the class (`cls`), however it is called.", "class C { @classmethod\n fn make(cls) { return cls() } }\nC.make()";
+    Function Teaching "property", "property(function)", "Python's property: `@property` above a method makes reading `obj.name` call it with the instance.", "class C { fn __init__(self) { self.n = 3 }\n @property\n fn double(self) { return 2 * self.n } }\nC().double";
+    Function Teaching "getattr", "getattr(object, name, default=none)", "Python's getattr: `object.name` for a name held in a string; with `default`, that instead of the AttributeError.", "getattr(Linear(2, 3), \"out_features\")\ngetattr(Linear(2, 3), \"nothing\", 0)";
+    Function Teaching "hasattr", "hasattr(object, name)", "Python's hasattr: whether reading `object.name` gives a value rather than an AttributeError.", "hasattr(Linear(2, 3), \"weight\")";
+    Function Teaching "setattr", "setattr(object, name, value)", "Python's setattr: `object.name = value` for a name held in a string.", "class C { pass }\nc = C()\nsetattr(c, \"lr\", 0.1)\nc.lr";
     Function Teaching "iter", "iter(iterable)", "Python's iter: an iterator over the items; over a DataLoader, its batches made as `next` asks (`next(iter(loader))` is the first batch; a later one runs the epoch up to it).", "it = iter(range(3))\nnext(it)\nnext(it)";
     Function Teaching "next", "next(iterator, default=none)", "Python's next: the iterator's next item; at the end `default`, or Python's StopIteration when none is given.", "next(iter([\"a\", \"b\"]))";
     Function Teaching "enumerate", "enumerate(iterable, start=0)", "Python's enumerate: `for i, x in enumerate(xs) { }` gives each item with its count from `start`. Over a DataLoader the batches are made as the loop asks for them (`for i, batch in enumerate(loader) { xb, tb = batch }`).", "for i, x in enumerate([10, 20]) { print(i, x) }";
@@ -620,7 +626,11 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "BatchNorm2d" | "LayerNorm" | "Conv2d" | "MaxPool2d" | "AvgPool2d"
             | "AdaptiveAvgPool2d" | "MSELoss" | "CrossEntropyLoss" | "NLLLoss",
         ) => return Some(format!("torch.nn.{}", doc.name)),
-        (Function, "isinstance" | "super") => return Some(format!("{}() (Python's)", doc.name)),
+        (
+            Function,
+            "isinstance" | "super" | "staticmethod" | "classmethod" | "property" | "getattr"
+            | "hasattr" | "setattr",
+        ) => return Some(format!("{}() (Python's)", doc.name)),
         (
             Function,
             "uniform_" | "normal_" | "zeros_" | "ones_" | "constant_" | "xavier_uniform_"

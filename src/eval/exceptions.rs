@@ -208,7 +208,7 @@ impl Interp {
 }
 
 /// The value `except E as e` binds: the error's class and message.
-fn exception_value(d: &Diagnostic) -> Value {
+pub(super) fn exception_value(d: &Diagnostic) -> Value {
     let name = d.error.class();
     let class = named(name).unwrap_or_else(|| named("Exception").expect("the table has Exception"));
     Value::Exception(Arc::new(PyException {

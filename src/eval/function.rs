@@ -52,9 +52,29 @@ impl Frame {
 impl Interp {
     /// `fn name(...) { }`: evaluates the defaults and binds the function.
     pub(crate) fn define(&mut self, def: &Arc<FnDef>) -> Result<(), Diagnostic> {
-        let f = self.function_of(def)?;
-        self.set_var(&def.name, Value::Function(Arc::new(f)));
+        let f = Value::Function(Arc::new(self.function_of(def)?));
+        let f = self.decorate(f, &def.decorators)?;
+        self.set_var(&def.name, f);
         Ok(())
+    }
+
+    /// `@a @b def f` is `f = a(b(f))`: each decorator called with what the
+    /// one below it made, the innermost first.
+    pub(crate) fn decorate(
+        &mut self,
+        mut v: Value,
+        decorators: &[crate::lang::ast::Expr],
+    ) -> Result<Value, Diagnostic> {
+        for d in decorators.iter().rev() {
+            let deco = self.eval(d, 0)?;
+            let arg = ArgVal {
+                keyword: None,
+                value: v,
+                span: d.span,
+            };
+            v = self.call_value(deco, vec![arg], d.span)?;
+        }
+        Ok(v)
     }
 
     /// The function `def` defines, its defaults evaluated now.
@@ -74,6 +94,7 @@ impl Interp {
                 .map(|frame| Arc::clone(&frame.function.def)),
             source: self.source.clone(),
             owner: Default::default(),
+            grad_mode: None,
         };
         Ok(f)
     }
@@ -146,6 +167,10 @@ impl Interp {
             }
             .at(span));
         }
+        // `@torch.no_grad()`: the body runs in its mode, restored after.
+        let saved_grad = f
+            .grad_mode
+            .map(|on| std::mem::replace(&mut self.grad.enabled, on));
         let code: *const Code = &f.code;
         self.frames.push(Frame {
             function: f,
@@ -164,6 +189,9 @@ impl Interp {
         self.quiet += 1;
         let ran = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || code.run(self));
         self.quiet -= 1;
+        if let Some(on) = saved_grad {
+            self.grad.enabled = on;
+        }
         let ran = ran.map_err(|d| self.in_body(d));
         let returned = self.frames.pop().map(|frame| {
             let mut slots = frame.slots;

@@ -458,6 +458,10 @@ impl Interp {
         span: Span,
     ) -> Result<Value, Diagnostic> {
         let at = |e: Error| e.at(span);
+        // `@torch.no_grad` without parentheses over a `def`.
+        if let ("torch.no_grad" | "torch.enable_grad", [_]) = (f.name, args.as_slice()) {
+            return super::class::grad_mode_decorator(f.name == "torch.enable_grad", args, span);
+        }
         if let Some(a) = args.iter().find(|a| a.keyword.is_some()) {
             let k = a
                 .keyword

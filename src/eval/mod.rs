@@ -9,6 +9,7 @@ pub mod args;
 mod builtins;
 pub mod class;
 mod compiled;
+mod context;
 mod control;
 mod data;
 mod ddp;

@@ -103,6 +103,14 @@ pub fn repr(v: &Value) -> String {
         Value::Range(r) if r.step == 1 => format!("range({}, {})", r.start, r.stop),
         Value::Range(r) => format!("range({}, {}, {})", r.start, r.stop, r.step),
         Value::Native(f) => format!("<built-in function {}>", f.name),
+        Value::Decorated(d) => {
+            let (kind, f) = match &**d {
+                super::value::Decorated::Static(f) => ("staticmethod", f),
+                super::value::Decorated::ClassMethod(f) => ("classmethod", f),
+                super::value::Decorated::Property(f) => ("property", f),
+            };
+            format!("<{kind} of {}>", repr(f))
+        }
         Value::Autocast(r) => autocast_region(r),
         Value::GradScaler(s) => grad_scaler(&crate::runtime::lock::lock(s)),
         Value::GradMode(on) => match on.get() {

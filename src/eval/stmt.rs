@@ -18,7 +18,7 @@ use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::index;
 use crate::runtime::shape::{broadcast_shapes, fmt_shape};
-use crate::runtime::{DType, Device};
+use crate::runtime::DType;
 use std::sync::Arc;
 
 impl Interp {
@@ -33,7 +33,7 @@ impl Interp {
 
     fn exec_kind(&mut self, s: &Stmt) -> Result<Flow, Diagnostic> {
         match &s.kind {
-            StmtKind::With(e, body) => return self.exec_with(e, body),
+            StmtKind::With(e, target, body) => return self.exec_with(e, target.as_ref(), body),
             StmtKind::Stream(name, body) => {
                 self.rt
                     .need_cuda("a stream block")
@@ -89,12 +89,7 @@ impl Interp {
             StmtKind::AttrAssign(obj, attr, value) => {
                 let target = self.eval(obj, 0)?;
                 let v = self.eval(value, 0)?;
-                match &target {
-                    Value::Object(_) | Value::Module(_) | Value::Class(_) => {
-                        self.set_object_attr(&target, &attr.name, v, attr.span)
-                    }
-                    _ => self.set_property(&target, attr, v, value.span),
-                }
+                self.set_attr_of(&target, &attr.name, v, value.span, attr.span)
             }
             StmtKind::Wait(e) => {
                 self.begin_op("wait");
@@ -108,7 +103,7 @@ impl Interp {
                 self.begin_op("sync");
                 self.exec_sync(target, s.span)
             }
-            StmtKind::Del(names) => self.exec_del(names),
+            StmtKind::Del(targets) => self.exec_del(targets),
             StmtKind::Mem { view, target } => {
                 let shown = self.mem_shown(*view, target, s.span)?;
                 self.emit(Output::Display(shown));
@@ -516,58 +511,26 @@ impl Interp {
     }
 
     /// `del a, b`: every name must exist before any is forgotten.
-    fn exec_del(&mut self, names: &[Name]) -> Result<(), Diagnostic> {
-        for n in names {
-            if self.get_var(n).is_none() {
-                return Err(Error::UnknownName {
-                    name: n.name.clone(),
-                    suggestion: super::suggest::closest(
-                        &n.name,
-                        self.vars.keys().map(String::as_str),
-                    ),
-                }
-                .at(n.span));
+    /// `obj.name = v` (`setattr` too): an instance's, a module's or a
+    /// class's attribute, or a property of cudash's values (`x.grad`).
+    pub(super) fn set_attr_of(
+        &mut self,
+        target: &Value,
+        name: &str,
+        v: Value,
+        value_span: Span,
+        name_span: Span,
+    ) -> Result<(), Diagnostic> {
+        match target {
+            Value::Object(_) | Value::Module(_) | Value::Class(_) => {
+                self.set_object_attr(target, name, v, name_span)
             }
-        }
-        for n in names {
-            self.remove_var(n);
-        }
-        Ok(())
-    }
-
-    /// `with device(n) { }` or `with s { }`: restored afterwards, also after an error.
-    fn exec_with(&mut self, e: &Expr, body: &Block) -> Result<Flow, Diagnostic> {
-        let target = self.eval(e, 0)?;
-        match self.resolve(target) {
-            Value::Device(d) => match d.get() {
-                Device::Cuda(d) => {
-                    let saved = std::mem::replace(&mut self.rt.current_device, d);
-                    let r = self.exec_block(body);
-                    self.rt.current_device = saved;
-                    r
-                }
-                Device::Cpu => Err(Error::value_help(
-                    "`with` takes a CUDA device or a stream, not cpu",
-                    "tensors go to cpu by default; write `with device(n) { }` for a CUDA device",
-                )
-                .at(e.span)),
-            },
-            Value::Stream(st) => self.with_stream(&st, body),
-            Value::NoSync(m) => self.with_no_sync(&m, body),
-            Value::Autocast(r) => self.with_autocast(r, body),
-            // `with torch.no_grad():`, `with torch.enable_grad():`
-            Value::GradMode(on) => {
-                let saved = std::mem::replace(&mut self.grad.enabled, on.get());
-                let r = self.exec_block(body);
-                self.grad.enabled = saved;
-                r
-            }
-            other => Err(Error::wrong_type(
-                "the target of `with`",
-                "a device, a stream, `torch.no_grad()` or `autocast(...)`",
-                other.type_name(),
-            )
-            .at(e.span)),
+            _ => self.set_property(
+                target,
+                &Name::new(name.to_string(), name_span),
+                v,
+                value_span,
+            ),
         }
     }
 
@@ -784,7 +747,12 @@ impl Interp {
 
     /// `a, b = v`: each target gets one item of a tuple or list (or of a
     /// dict, in order); a parenthesised one takes its item apart in turn.
-    fn unpack(&mut self, targets: &[Target], v: Value, span: Span) -> Result<(), Diagnostic> {
+    pub(super) fn unpack(
+        &mut self,
+        targets: &[Target],
+        v: Value,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
         let items: Vec<Value> = match (&v, v.elements()) {
             (_, Some(items)) => items.map_err(|err| err.at(span))?,
             (Value::Dict(pairs), None) => pairs.iter().map(|(_, v)| v.clone()).collect(),

@@ -93,6 +93,9 @@ pub enum Value {
     /// `torch.no_grad()` (false) or `torch.enable_grad()` (true): what
     /// `with` switches autograd's recording to.
     GradMode(Word<bool>),
+    /// `@staticmethod`, `@classmethod` or `@property` over a function: how a
+    /// class gives it when read from an instance.
+    Decorated(Arc<Decorated>),
     /// `autocast(...)`: the mixed-precision region a `with` runs its block in.
     Autocast(crate::autograd::autocast::Region),
     /// `GradScaler(...)`: the loss scaler of mixed-precision training.
@@ -338,6 +341,11 @@ impl Value {
             Value::Scheduler(_) => "a learning-rate scheduler",
             Value::Namespace(_) => "a Python module",
             Value::Native(_) => "a function",
+            Value::Decorated(d) => match **d {
+                Decorated::Static(_) => "a staticmethod",
+                Decorated::ClassMethod(_) => "a classmethod",
+                Decorated::Property(_) => "a property",
+            },
             Value::GradMode(_) => "a grad mode",
             Value::Autocast(_) => "an autocast region",
             Value::GradScaler(_) => "a GradScaler",
@@ -381,6 +389,7 @@ impl Value {
             Value::Scheduler(_) => "scheduler",
             Value::Namespace(_) => "namespace",
             Value::Native(_) => "function",
+            Value::Decorated(_) => "function",
             Value::GradMode(_) => "grad_mode",
             Value::Autocast(_) => "autocast",
             Value::GradScaler(_) => "grad_scaler",
@@ -538,6 +547,17 @@ pub enum Base {
     Class(Arc<Class>),
 }
 
+/// What a decorator in a class body makes of a method.
+#[derive(Debug)]
+pub enum Decorated {
+    /// `@staticmethod`: read from an instance or the class, not bound.
+    Static(Value),
+    /// `@classmethod`: bound to the class.
+    ClassMethod(Value),
+    /// `@property`: read as an attribute, by calling it with the instance.
+    Property(Value),
+}
+
 /// An instance: its class and its own attributes.
 #[derive(Debug)]
 pub struct Object {
@@ -684,9 +704,30 @@ pub struct Function {
     pub source: Option<Arc<crate::error::Source>>,
     /// The class whose body defined it, for `super()` in its body.
     pub owner: std::sync::OnceLock<std::sync::Weak<Class>>,
+    /// `@torch.no_grad()` (false) or `@torch.enable_grad()` (true): the
+    /// grad mode its calls run in.
+    pub grad_mode: Option<bool>,
 }
 
 impl Function {
+    /// The same function, its calls run with autograd's recording `on`
+    /// (`@torch.no_grad()` over it).
+    pub fn with_grad_mode(&self, on: bool) -> Function {
+        let owner = std::sync::OnceLock::new();
+        if let Some(w) = self.owner.get() {
+            let _ = owner.set(w.clone());
+        }
+        Function {
+            def: Arc::clone(&self.def),
+            code: super::compiled::block(&self.def.body),
+            defaults: self.defaults.clone(),
+            enclosing: self.enclosing.clone(),
+            source: self.source.clone(),
+            owner,
+            grad_mode: Some(on),
+        }
+    }
+
     /// `name(a, b=1)`, defaults shown as they were evaluated.
     pub fn signature(&self) -> String {
         let params: Vec<String> = self

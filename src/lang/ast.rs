@@ -352,8 +352,10 @@ pub enum StmtKind {
     /// `x += v`, `x[i] *= v`: the target (a name or an indexed tensor)
     /// updated in place by the op.
     Augmented(Expr, BinaryOp, Expr),
-    Del(Vec<Name>),
-    With(Expr, Block),
+    /// `del x`, `del xs[0]`, `del obj.attr`: names, indexed items and attributes.
+    Del(Vec<Expr>),
+    /// `with e:` or `with e as target:` (`with a, b:` is nested withs).
+    With(Expr, Option<Target>, Block),
     Stream(Name, Block),
     Wait(Expr),
     Pin(Name),
@@ -443,6 +445,9 @@ pub struct FnDef {
     /// Whether a parameter is `*args` or `**kwargs` (then no call binds
     /// its arguments one to one, in order).
     pub variadic: bool,
+    /// `@torch.no_grad()`, `@staticmethod` above `def`: applied from the
+    /// innermost (last written) out when `def` runs.
+    pub decorators: Vec<Expr>,
 }
 
 /// A parameter: its name and, after `=`, its default; `*args` takes the
@@ -463,4 +468,6 @@ pub struct ClassDef {
     /// What is in the parentheses (`Module`), none without.
     pub base: Option<Expr>,
     pub body: Block,
+    /// `@dataclass` and the like above `class`, as a function's.
+    pub decorators: Vec<Expr>,
 }

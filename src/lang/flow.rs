@@ -43,7 +43,7 @@ fn walk(block: &Block, at: Place) -> Result<(), Diagnostic> {
                 },
             )?,
             StmtKind::Class(c) => walk(&c.body, Place::default())?,
-            StmtKind::With(_, b)
+            StmtKind::With(_, _, b)
             | StmtKind::Stream(_, b)
             | StmtKind::Time(_, b)
             | StmtKind::Profile(_, b)

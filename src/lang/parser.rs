@@ -86,25 +86,37 @@ where
         let literal = select! {
             Token::Int(n) => ExprKind::Int(n),
             Token::Float(x) => ExprKind::Float(x),
-            Token::Str(s) => ExprKind::Str(s.to_string()),
             Token::Bool(b) => ExprKind::Bool(b),
             Token::None => ExprKind::None,
             Token::Device(d) => ExprKind::Device(d),
             Token::DType(d) => ExprKind::DType(d),
             Token::Ident(s) = e => ExprKind::Var(Name::new(s.to_string(), e.span())),
         };
-        // `f"..."`: its fields parsed where they stand (`fstring`).
-        let fstring = select! { Token::FStr(f) = e => (f, e.span()) }.validate(
-            |(f, _span): (std::sync::Arc<(String, usize)>, Span), _, emitter| {
-                match super::fstring::parse(&f.0, f.1) {
-                    Ok(parts) => ExprKind::FString(parts),
+        // `"a" "b"`, `"loss: " f"{x}"`: adjacent strings are one, as
+        // Python joins them; an f-string's fields parsed where they stand
+        // (`fstring`).
+        let string_piece = select! {
+            Token::Str(s) => Err(s.to_string()),
+            Token::FStr(f) = e => Ok((f, e.span())),
+        }
+        .validate(
+            |piece: Result<(std::sync::Arc<(String, usize)>, Span), String>, _, emitter| match piece
+            {
+                Err(text) => (false, vec![FPart::Text(text)]),
+                Ok((f, _)) => match super::fstring::parse(&f.0, f.1) {
+                    Ok(parts) => (true, parts),
                     Err((at, msg)) => {
                         emitter.emit(E::message(at, &msg));
-                        ExprKind::Str(String::new())
+                        (false, Vec::new())
                     }
-                }
+                },
             },
         );
+        let strings = string_piece
+            .repeated()
+            .at_least(1)
+            .collect::<Vec<(bool, Vec<FPart>)>>()
+            .map(|pieces| joined_strings(pieces));
         // `for x in xs if c`: a comprehension's clauses (its iterable, like
         // a condition, binds above `if ... else`, as Python's `or_test`).
         let comp_target = ident().map(Target::Name).or(ident()
@@ -256,7 +268,7 @@ where
                 kind,
                 span: e.span(),
             }),
-            fstring.map_with(|kind, e| Expr {
+            strings.map_with(|kind, e| Expr {
                 kind,
                 span: e.span(),
             }),
@@ -601,10 +613,93 @@ where
                 .ignore_then(kw(k))
                 .ignore_then(block.clone())
         };
+        let fn_def = kw(Kw::Fn)
+            .ignore_then(ident())
+            .then(
+                param
+                    .separated_by(p(Punct::Comma))
+                    .allow_trailing()
+                    .collect::<Vec<_>>()
+                    .delimited_by(p(Punct::LParen), p(Punct::RParen)),
+            )
+            .then_ignore(returns)
+            .then(block.clone())
+            .validate(|((name, params), body), _, emitter| {
+                check_params(&params, &mut |span, msg| {
+                    emitter.emit(E::message(span, msg))
+                });
+                super::resolve::function(name, params, body)
+            })
+            .boxed();
+        let class_def = kw(Kw::Class)
+                .ignore_then(ident())
+                .then(
+                    expr.clone()
+                        .or_not()
+                        .delimited_by(p(Punct::LParen), p(Punct::RParen))
+                        .or_not(),
+                )
+                .then(block.clone())
+                .validate(|((name, base), body), _, emitter| {
+                    for s in &body {
+                        if !class_member(&s.kind) {
+                            emitter.emit(E::message(
+                                s.span,
+                                "a class body holds methods (`def name(self):`), class attributes (`name = value`), `pass` and a docstring",
+                            ));
+                        }
+                    }
+                    ClassDef {
+                        name,
+                        base: base.flatten(),
+                        body,
+                        decorators: Vec::new(),
+                    }
+                })
+            .boxed();
+        // `@torch.no_grad()` / `@staticmethod` lines above a `def` or `class`.
+        let decorated = p(Punct::At)
+            .ignore_then(expr.clone())
+            .then_ignore(just(Token::Newline).repeated().at_least(1))
+            .repeated()
+            .at_least(1)
+            .collect::<Vec<Expr>>()
+            .then(choice((fn_def.clone().map(Ok), class_def.clone().map(Err))))
+            .map(|(decorators, def)| match def {
+                Ok(mut f) => {
+                    f.decorators = decorators;
+                    StmtKind::Fn(Arc::new(f))
+                }
+                Err(mut c) => {
+                    c.decorators = decorators;
+                    StmtKind::Class(Arc::new(c))
+                }
+            });
+        let fn_def = fn_def.map(|f| StmtKind::Fn(Arc::new(f)));
+        let class_def = class_def.map(|c| StmtKind::Class(Arc::new(c)));
         let keyword_stmt = choice((
             kw(Kw::Del)
-                .ignore_then(ident().separated_by(p(Punct::Comma)).at_least(1).collect())
-                .map(StmtKind::Del),
+                .ignore_then(
+                    expr.clone()
+                        .separated_by(p(Punct::Comma))
+                        .at_least(1)
+                        .allow_trailing()
+                        .collect::<Vec<_>>(),
+                )
+                .validate(|targets, _, emitter| {
+                    for t in &targets {
+                        if !matches!(
+                            t.kind,
+                            ExprKind::Var(_) | ExprKind::Attr(..) | ExprKind::Index(..)
+                        ) {
+                            emitter.emit(E::message(
+                                t.span,
+                                "cannot delete this: `del` takes names, indexed items (`del xs[0]`) and attributes (`del obj.name`)",
+                            ));
+                        }
+                    }
+                    StmtKind::Del(targets)
+                }),
             // `with no_grad() { }`: PyTorch's spelling of `no_grad { }`.
             kw(Kw::With)
                 .ignore_then(kw(Kw::NoGrad))
@@ -612,10 +707,25 @@ where
                 .ignore_then(p(Punct::RParen))
                 .ignore_then(block.clone())
                 .map(StmtKind::NoGrad),
+            // `with a as x, b:` is `with a as x:` holding `with b:`, as Python runs it.
             kw(Kw::With)
-                .ignore_then(expr.clone())
+                .ignore_then(
+                    expr.clone()
+                        .then(kw(Kw::As).ignore_then(for_target.clone()).or_not())
+                        .separated_by(p(Punct::Comma))
+                        .at_least(1)
+                        .collect::<Vec<_>>(),
+                )
                 .then(block.clone())
-                .map(|(e, b)| StmtKind::With(e, b)),
+                .map_with(|(items, body), e| {
+                    let span: Span = e.span();
+                    let mut items = items.into_iter().rev();
+                    let (last, target) = items.next().expect("at least one item");
+                    let inner = StmtKind::With(last, target, body);
+                    items.fold(inner, |inner, (e, target)| {
+                        StmtKind::With(e, target, vec![Stmt { kind: inner, span }])
+                    })
+                }),
             word("stream")
                 .ignore_then(ident())
                 .then(block.clone())
@@ -646,47 +756,7 @@ where
                 .then(for_iter)
                 .then(block.clone())
                 .map(|((n, it), b)| StmtKind::For(n, it, b)),
-            kw(Kw::Fn)
-                .ignore_then(ident())
-                .then(
-                    param
-                        .separated_by(p(Punct::Comma))
-                        .allow_trailing()
-                        .collect::<Vec<_>>()
-                        .delimited_by(p(Punct::LParen), p(Punct::RParen)),
-                )
-                .then_ignore(returns)
-                .then(block.clone())
-                .validate(|((name, params), body), _, emitter| {
-                    check_params(&params, &mut |span, msg| {
-                        emitter.emit(E::message(span, msg))
-                    });
-                    StmtKind::Fn(Arc::new(super::resolve::function(name, params, body)))
-                }),
-            kw(Kw::Class)
-                .ignore_then(ident())
-                .then(
-                    expr.clone()
-                        .or_not()
-                        .delimited_by(p(Punct::LParen), p(Punct::RParen))
-                        .or_not(),
-                )
-                .then(block.clone())
-                .validate(|((name, base), body), _, emitter| {
-                    for s in &body {
-                        if !class_member(&s.kind) {
-                            emitter.emit(E::message(
-                                s.span,
-                                "a class body holds methods (`def name(self):`), class attributes (`name = value`), `pass` and a docstring",
-                            ));
-                        }
-                    }
-                    StmtKind::Class(Arc::new(ClassDef {
-                        name,
-                        base: base.flatten(),
-                        body,
-                    }))
-                }),
+            choice((fn_def.clone(), class_def.clone(), decorated)),
             kw(Kw::Return)
                 .ignore_then(exprs.clone().or_not())
                 .map(StmtKind::Return),
@@ -865,7 +935,7 @@ where
         // Only try the keyword forms when the statement starts with a keyword (or `stream`, `time`).
         let starts_keyword = any()
             .filter(|t: &Token| {
-                matches!(t, Token::Kw(_))
+                matches!(t, Token::Kw(_) | Token::P(Punct::At))
                     || matches!(t, Token::Ident(s) if matches!(&**s, "stream" | "time"))
             })
             .rewind();
@@ -955,6 +1025,24 @@ where
             )
         });
     choice((import, from))
+}
+
+/// Adjacent string pieces as one: a string when none is an f-string,
+/// else an f-string of every piece's parts, neighbouring texts joined.
+fn joined_strings(pieces: Vec<(bool, Vec<FPart>)>) -> ExprKind {
+    let formatted = pieces.iter().any(|(f, _)| *f);
+    let mut parts: Vec<FPart> = Vec::new();
+    for part in pieces.into_iter().flat_map(|(_, parts)| parts) {
+        match (parts.last_mut(), part) {
+            (Some(FPart::Text(a)), FPart::Text(b)) => a.push_str(&b),
+            (_, part) => parts.push(part),
+        }
+    }
+    match (formatted, parts.as_slice()) {
+        (true, _) => ExprKind::FString(parts),
+        (false, [FPart::Text(t)]) => ExprKind::Str(t.clone()),
+        (false, _) => ExprKind::Str(String::new()),
+    }
 }
 
 /// What a class body may hold: methods, attributes and a docstring.

@@ -37,6 +37,7 @@ pub fn function(name: Name, mut params: Vec<Param>, mut body: Block) -> FnDef {
         body,
         locals,
         variadic,
+        decorators: Vec::new(),
     }
 }
 
@@ -60,7 +61,11 @@ fn assigned(block: &Block, out: &mut Vec<String>) {
                 .iter()
                 .flat_map(Target::names)
                 .for_each(|n| add(&n.name, out)),
-            StmtKind::Del(names) => names.iter().for_each(|n| add(&n.name, out)),
+            StmtKind::Del(targets) => targets.iter().for_each(|e| {
+                if let ExprKind::Var(n) = &e.kind {
+                    add(&n.name, out)
+                }
+            }),
             StmtKind::Fn(f) => add(&f.name.name, out),
             StmtKind::Import(items) => items.iter().for_each(|i| add(&i.bind.name, out)),
             StmtKind::Class(c) => add(&c.name.name, out),
@@ -75,8 +80,14 @@ fn assigned(block: &Block, out: &mut Vec<String>) {
                     .for_each(|n| add(&n.name, out));
                 assigned(b, out);
             }
-            StmtKind::With(_, b)
-            | StmtKind::Time(_, b)
+            StmtKind::With(_, target, b) => {
+                target
+                    .iter()
+                    .flat_map(Target::names)
+                    .for_each(|n| add(&n.name, out));
+                assigned(b, out);
+            }
+            StmtKind::Time(_, b)
             | StmtKind::Profile(_, b)
             | StmtKind::NoGrad(b)
             | StmtKind::While(_, b) => assigned(b, out),
@@ -111,7 +122,7 @@ fn declared_global(block: &Block, out: &mut Vec<String>) {
             StmtKind::Global(names) => out.extend(names.iter().map(|n| n.name.clone())),
             StmtKind::For(_, _, b)
             | StmtKind::While(_, b)
-            | StmtKind::With(_, b)
+            | StmtKind::With(_, _, b)
             | StmtKind::Stream(_, b)
             | StmtKind::NoGrad(b)
             | StmtKind::Time(_, b)
@@ -154,7 +165,7 @@ fn comprehension_names(s: &StmtKind, out: &mut Vec<String>) {
             expr_comprehensions(a, out);
             expr_comprehensions(b, out);
         }
-        StmtKind::With(e, b) | StmtKind::While(e, b) => {
+        StmtKind::With(e, _, b) | StmtKind::While(e, b) => {
             expr_comprehensions(e, out);
             b.iter().for_each(|s| comprehension_names(&s.kind, out));
         }
@@ -290,10 +301,14 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
         StmtKind::Augmented(target, _, value) | StmtKind::AttrAssign(target, _, value) => {
             exprs(&mut [target, value])
         }
-        StmtKind::Del(names) => names.iter_mut().for_each(|n| name(n, locals)),
+        StmtKind::Del(targets) => targets.iter_mut().for_each(|e| expr(e, locals)),
         StmtKind::Pin(n) => name(n, locals),
-        StmtKind::With(e, b) => {
+        StmtKind::With(e, target, b) => {
             expr(e, locals);
+            target
+                .iter_mut()
+                .flat_map(Target::names_mut)
+                .for_each(|n| name(n, locals));
             block(b, locals);
         }
         StmtKind::Stream(n, b) => {
@@ -319,6 +334,7 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
         StmtKind::Fn(f) => {
             let f = Arc::make_mut(f);
             name(&mut f.name, locals);
+            f.decorators.iter_mut().for_each(|d| expr(d, locals));
             for p in &mut f.params {
                 if let Some(e) = &mut p.default {
                     expr(e, locals);
@@ -330,6 +346,7 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
         StmtKind::Class(c) => {
             let c = Arc::make_mut(c);
             name(&mut c.name, locals);
+            c.decorators.iter_mut().for_each(|d| expr(d, locals));
             if let Some(b) = &mut c.base {
                 expr(b, locals);
             }

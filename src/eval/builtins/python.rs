@@ -450,3 +450,62 @@ pub(super) fn next(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
         .at(b.span)),
     }
 }
+
+/// `staticmethod(f)`, `classmethod(f)`, `property(f)`: what `@staticmethod`
+/// and the others above a method in a class body make of it.
+pub(super) fn method_kind(
+    _: &mut Interp,
+    name: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    use super::super::value::Decorated;
+    let (f, span) = b
+        .get("function")
+        .cloned()
+        .ok_or_else(|| Error::value(format!("{name}() takes a function")).at(b.span))?;
+    if !matches!(
+        f,
+        Value::Function(_) | Value::Builtin(_) | Value::Native(_) | Value::Method(_)
+    ) {
+        return Err(
+            Error::wrong_type(format!("what `{name}` takes"), "a function", f.type_name()).at(span),
+        );
+    }
+    let d = match name {
+        "staticmethod" => Decorated::Static(f),
+        "classmethod" => Decorated::ClassMethod(f),
+        _ => Decorated::Property(f),
+    };
+    Ok(Value::Decorated(Arc::new(d)))
+}
+
+/// `getattr(obj, "name", default)`, `hasattr(obj, "name")`: an attribute
+/// read by its name, as `obj.name` reads it (the default, or false, where
+/// that is Python's AttributeError).
+pub(super) fn getattr(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let obj = b.get("object").map_or(Value::None, |(v, _)| v.clone());
+    let attr = b
+        .str("name")?
+        .ok_or_else(|| Error::value(format!("{name}() takes the attribute's name")).at(b.span))?;
+    match (me.property(&obj, &attr, b.span), name) {
+        (Ok(_), "hasattr") => Ok(Value::bool(true)),
+        (Ok(v), _) => Ok(v),
+        (Err(d), "hasattr") if d.error.class() == "AttributeError" => Ok(Value::bool(false)),
+        (Err(d), _) if d.error.class() == "AttributeError" => match b.get("default") {
+            Some((v, _)) => Ok(v.clone()),
+            None => Err(d),
+        },
+        (Err(d), _) => Err(d),
+    }
+}
+
+/// `setattr(obj, "name", value)`: as `obj.name = value`.
+pub(super) fn setattr(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let obj = b.get("object").map_or(Value::None, |(v, _)| v.clone());
+    let attr = b
+        .str("name")?
+        .ok_or_else(|| Error::value("setattr() takes the attribute's name").at(b.span))?;
+    let (v, vspan) = b.get("value").cloned().unwrap_or((Value::None, b.span));
+    me.set_attr_of(&obj, &attr, v, vspan, b.span)?;
+    Ok(Value::None)
+}

@@ -49,10 +49,7 @@ impl Interp {
                 return Ok(x);
             }
             if let Some(x) = o.class.find(name) {
-                return Ok(match x {
-                    Value::Function(f) => Value::Method(Arc::new((v.clone(), f))),
-                    x => x,
-                });
+                return self.from_class(v, &o.class, x, span);
             }
         }
         let module = lock(m);

@@ -1,0 +1,336 @@
+//! `with` and `del`: a block run inside a context (a device, a stream,
+//! autograd's mode, autocast, DDP's `no_sync`, or an object of the
+//! program's with `__enter__` and `__exit__`), and the names, items and
+//! attributes `del` takes away.
+
+use std::sync::Arc;
+
+use super::args::ArgVal;
+use super::flow::Flow;
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::lang::ast::{Block, Expr, ExprKind, IndexItem, Target};
+use crate::lang::Span;
+use crate::runtime::lock::lock;
+use crate::runtime::Device;
+
+impl Interp {
+    /// `with e:` / `with e as target:`, the context restored afterwards,
+    /// also after an error.
+    pub(super) fn exec_with(
+        &mut self,
+        e: &Expr,
+        target: Option<&Target>,
+        body: &Block,
+    ) -> Result<Flow, Diagnostic> {
+        let context = self.eval(e, 0)?;
+        let context = self.resolve(context);
+        if matches!(context, Value::Object(_) | Value::Module(_)) {
+            return self.with_object(&context, e.span, target, body);
+        }
+        // What `__enter__` gives: `torch.autocast` itself, None for the
+        // others (PyTorch's `no_grad`, `torch.cuda.device`, `stream`).
+        if let Some(t) = target {
+            let entered = match &context {
+                Value::Autocast(_) => context.clone(),
+                _ => Value::None,
+            };
+            self.bind_target(t, entered, e.span)?;
+        }
+        match context {
+            Value::Device(d) => match d.get() {
+                Device::Cuda(d) => {
+                    let saved = std::mem::replace(&mut self.rt.current_device, d);
+                    let r = self.exec_block(body);
+                    self.rt.current_device = saved;
+                    r
+                }
+                Device::Cpu => Err(Error::value_help(
+                    "`with` takes a CUDA device or a stream, not cpu",
+                    "tensors go to cpu by default; write `with device(n) { }` for a CUDA device",
+                )
+                .at(e.span)),
+            },
+            Value::Stream(st) => self.with_stream(&st, body),
+            Value::NoSync(m) => self.with_no_sync(&m, body),
+            Value::Autocast(r) => self.with_autocast(r, body),
+            // `with torch.no_grad():`, `with torch.enable_grad():`
+            Value::GradMode(on) => {
+                let saved = std::mem::replace(&mut self.grad.enabled, on.get());
+                let r = self.exec_block(body);
+                self.grad.enabled = saved;
+                r
+            }
+            other => Err(Error::wrong_type(
+                "the target of `with`",
+                "a device, a stream, `torch.no_grad()`, `autocast(...)` or an object with `__enter__` and `__exit__`",
+                other.type_name(),
+            )
+            .at(e.span)),
+        }
+    }
+
+    /// `with obj as x:` for an object of the program's: `x` is what
+    /// `obj.__enter__()` returns; `obj.__exit__(type, value, traceback)`
+    /// runs after the block, with the error's class and value when the
+    /// block raised one (a true result swallows it, as Python's).
+    fn with_object(
+        &mut self,
+        context: &Value,
+        span: Span,
+        target: Option<&Target>,
+        body: &Block,
+    ) -> Result<Flow, Diagnostic> {
+        let entered = self.context_method(context, "__enter__", Vec::new(), span)?;
+        if let Some(t) = target {
+            self.bind_target(t, entered, span)?;
+        }
+        let r = self.exec_block(body);
+        let arg = |value| ArgVal {
+            keyword: None,
+            value,
+            span,
+        };
+        match r {
+            Err(d) if !matches!(d.error, Error::Interrupted) => {
+                let value = super::exceptions::exception_value(&d);
+                let class = match &value {
+                    Value::Exception(x) => Value::ExcClass(x.class),
+                    _ => Value::None,
+                };
+                let args = vec![arg(class), arg(value), arg(Value::None)];
+                let swallow = self.context_method(context, "__exit__", args, span)?;
+                match self.truth(&swallow, span)? {
+                    true => Ok(Flow::Next),
+                    false => Err(d),
+                }
+            }
+            r => {
+                let args = vec![arg(Value::None), arg(Value::None), arg(Value::None)];
+                self.context_method(context, "__exit__", args, span)?;
+                r
+            }
+        }
+    }
+
+    /// `obj.__enter__()` or `obj.__exit__(...)`: Python's TypeError when
+    /// the class has none.
+    fn context_method(
+        &mut self,
+        context: &Value,
+        name: &str,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        match self.call_object_method(context, name, args, span)? {
+            Ok(v) => Ok(v),
+            Err(_) => Err(Error::Module {
+                class: "TypeError",
+                message: format!(
+                    "'{}' object does not support the context manager protocol (missing {name} method)",
+                    python_name(context)
+                ),
+                help: Some(
+                    "give its class `def __enter__(self):` (what `as` binds) and `def __exit__(self, exc_type, exc, tb):`"
+                        .into(),
+                ),
+            }
+            .at(span)),
+        }
+    }
+
+    /// What `as` (or a `for`) names: one name, or a group taken apart.
+    pub(super) fn bind_target(
+        &mut self,
+        target: &Target,
+        v: Value,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        match target {
+            Target::Name(n) => {
+                self.assign(n, v);
+                Ok(())
+            }
+            Target::Tuple(ts, _) => self.unpack(ts, v, span),
+        }
+    }
+
+    /// `del a, xs[0], obj.name`: each target in turn, as Python's.
+    pub(super) fn exec_del(&mut self, targets: &[Expr]) -> Result<(), Diagnostic> {
+        for t in targets {
+            match &t.kind {
+                ExprKind::Var(n) => {
+                    if self.get_var(n).is_none() {
+                        return Err(Error::UnknownName {
+                            name: n.name.clone(),
+                            suggestion: super::suggest::closest(
+                                &n.name,
+                                self.vars.keys().map(String::as_str),
+                            ),
+                        }
+                        .at(n.span));
+                    }
+                    self.remove_var(n);
+                }
+                ExprKind::Attr(obj, name) => {
+                    let o = self.eval(obj, 0)?;
+                    self.del_attr(&o, &name.name, name.span)?;
+                }
+                ExprKind::Index(obj, items) => self.del_item(obj, items, t.span)?,
+                _ => return Err(Error::value("cannot delete this").at(t.span)),
+            }
+        }
+        Ok(())
+    }
+
+    /// `del obj.name`: an instance's own attribute.
+    fn del_attr(&mut self, o: &Value, name: &str, span: Span) -> Result<(), Diagnostic> {
+        let object = match o {
+            Value::Object(x) => Some(Arc::clone(x)),
+            Value::Module(m) => super::value::object_of(m),
+            _ => None,
+        };
+        match object {
+            Some(x) if x.has(name) => {
+                x.remove(name);
+                Ok(())
+            }
+            Some(x) => Err(super::class::no_attribute(&x.class.name, name, span)),
+            None => Err(Error::ReadOnly {
+                message: format!("cannot delete `.{name}` of {}", o.type_name()),
+            }
+            .at(span)),
+        }
+    }
+
+    /// `del xs[i]`, `del xs[a:b]` of a list; `del d[k]` of a dict a
+    /// variable holds.
+    fn del_item(&mut self, obj: &Expr, items: &[IndexItem], span: Span) -> Result<(), Diagnostic> {
+        let target = self.eval(obj, 0)?;
+        match (&target, items) {
+            (Value::MutList(list), [IndexItem::At(k)]) => {
+                let i = self.eval_int(k, 0, "a list index")?;
+                let mut list = lock(list);
+                let j = super::expr::list_index(i, list.len()).map_err(|e| e.at(k.span))?;
+                Arc::make_mut(&mut list).remove(j);
+                Ok(())
+            }
+            (
+                Value::MutList(list),
+                [IndexItem::Slice {
+                    start, stop, step, ..
+                }],
+            ) => {
+                let mut bound = |e: &Option<Expr>| -> Result<Option<i64>, Diagnostic> {
+                    e.as_ref()
+                        .map(|e| self.eval_int(e, 0, "a slice bound"))
+                        .transpose()
+                };
+                let (start, stop, step) = (bound(start)?, bound(stop)?, bound(step)?);
+                let mut list = lock(list);
+                let picked = slice_positions(list.len(), start, stop, step)
+                    .map_err(|e| e.at(span))?;
+                let items = Arc::make_mut(&mut list);
+                let mut k = 0;
+                items.retain(|_| {
+                    k += 1;
+                    !picked.contains(&(k - 1))
+                });
+                Ok(())
+            }
+            (Value::Dict(d), [IndexItem::At(k)]) => {
+                let key = match self.eval(k, 0)? {
+                    Value::Str(s) => super::value::Key::Str(s.to_string()),
+                    Value::Int(i) => super::value::Key::Int(i),
+                    other => {
+                        return Err(Error::wrong_type(
+                            "a dict key",
+                            "a string or an int",
+                            other.type_name(),
+                        )
+                        .at(k.span))
+                    }
+                };
+                if !d.iter().any(|(x, _)| *x == key) {
+                    return Err(Error::Module {
+                        class: "KeyError",
+                        message: format!("{key:?}"),
+                        help: None,
+                    }
+                    .at(k.span));
+                }
+                let ExprKind::Var(name) = &obj.kind else {
+                    return Err(Error::value_help(
+                        "cudash deletes a dict's item through the variable that holds it",
+                        "write `d = <the dict>` first, then `del d[k]`",
+                    )
+                    .at(obj.span));
+                };
+                let kept = d.iter().filter(|(x, _)| *x != key).cloned().collect();
+                self.assign(name, Value::Dict(Arc::new(kept)));
+                Ok(())
+            }
+            (Value::Module(_), _) => Err(Error::value(
+                "cudash does not delete a module's items yet (`del seq[0]`): build the module without it",
+            )
+            .at(span)),
+            (other, _) => Err(Error::Module {
+                class: "TypeError",
+                message: format!(
+                    "'{}' object does not support item deletion",
+                    python_name(other)
+                ),
+                help: None,
+            }
+            .at(span)),
+        }
+    }
+}
+
+/// Python's name for a value's type: an instance's class, else `int`, `list`...
+fn python_name(v: &Value) -> String {
+    match super::value::class_of(v) {
+        Some(c) => c.name.clone(),
+        None => super::format::python_type(v).to_string(),
+    }
+}
+
+/// The positions `xs[start:stop:step]` picks of a list of `n` items, as
+/// Python's slice.
+fn slice_positions(
+    n: usize,
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: Option<i64>,
+) -> Result<Vec<usize>, Error> {
+    let n = n as i64;
+    let step = step.unwrap_or(1);
+    if step == 0 {
+        return Err(Error::value("slice step cannot be zero"));
+    }
+    let clamp = |i: i64, lo: i64, hi: i64| {
+        let i = if i < 0 { i + n } else { i };
+        i.clamp(lo, hi)
+    };
+    let mut out = Vec::new();
+    if step > 0 {
+        let (a, b) = (
+            clamp(start.unwrap_or(0), 0, n),
+            clamp(stop.unwrap_or(n), 0, n),
+        );
+        let mut i = a;
+        while i < b {
+            out.push(i as usize);
+            i += step;
+        }
+    } else {
+        let a = start.map_or(n - 1, |s| clamp(s, -1, n - 1));
+        let b = stop.map_or(-1, |s| clamp(s, -1, n - 1));
+        let mut i = a;
+        while i > b {
+            out.push(i as usize);
+            i += step;
+        }
+    }
+    Ok(out)
+}
