@@ -113,6 +113,9 @@ pub enum Error {
     HostOutOfMemory { message: String, needed: u64 },
     #[error("the statement was stopped (Ctrl-C); every variable keeps the value it had before it")]
     Interrupted,
+    /// `sys.exit(code)`, argparse's exit: a script ends here with `code`.
+    #[error("{code}")]
+    Exit { code: i32 },
     #[error("cannot {action} `{path}`: {reason}")]
     Io {
         action: String,
@@ -290,6 +293,7 @@ impl Error {
             }
             Error::Cuda { .. } | Error::DeviceAssert { .. } => "CudaError",
             Error::Interrupted => "Interrupted",
+            Error::Exit { .. } => "SystemExit",
             Error::OutOfMemory { .. } | Error::HostOutOfMemory { .. } => "OutOfMemoryError",
             Error::Io { .. } => "IOError",
             Error::Value { .. } => "ValueError",
@@ -323,6 +327,7 @@ impl Error {
             Error::Cuda { .. } => "failed on the GPU".into(),
             Error::DeviceAssert { .. } => "reported here".into(),
             Error::Interrupted => "stopped here".into(),
+            Error::Exit { .. } => "the program exits here".into(),
             Error::OutOfMemory { requested, .. } => format!("asks for {}", human(*requested)),
             Error::HostOutOfMemory { needed, .. } => {
                 format!("asks for {}", human_bytes(u128::from(*needed)))
@@ -434,6 +439,15 @@ impl Error {
             Error::IndexOutOfRange { size, .. } => Some(format!(
                 "valid indices are 0..{size} (or -{size}..-1 counting from the end)"
             )),
+            _ => None,
+        }
+    }
+
+    /// `sys.exit(code)`'s code, where this error is that exit.
+    pub fn exit_code(&self) -> Option<i32> {
+        match self {
+            Error::Exit { code } => Some(*code),
+            Error::Located(d) => d.error.exit_code(),
             _ => None,
         }
     }

@@ -70,7 +70,7 @@ impl Outcome {
                         )),
                     }
                 }
-                Output::Text(t) => {
+                Output::Text(t) | Output::Stderr(t) => {
                     text.push(t.clone());
                     html.push_str(&format!("<pre>{}</pre>", crate::display::html::escape(t)));
                 }

@@ -54,9 +54,17 @@ enum Command {
         /// Go on after a failing statement (errors still show in the transcript, and the exit status is still 1, as with make -k).
         #[arg(long)]
         keep_going: bool,
+        /// The program's own command line after `--` (`sys.argv[1:]`, what `argparse` reads).
+        #[arg(last = true)]
+        args: Vec<String>,
     },
     /// Run a file as Python runs one (a pasted PyTorch program): only what it prints, no echo; an error stops it, its report on stderr, exit status 1.
-    Script { file: std::path::PathBuf },
+    Script {
+        file: std::path::PathBuf,
+        /// The program's own command line (its `sys.argv[1:]`, what `argparse` reads), after the file as with `python FILE ARGS`.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Run a script in several ranks at once, as torchrun runs one (`torchrun --nproc-per-node N script.py`): each rank has RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT in its os.environ, so `init_process_group("nccl")` needs no arguments. One node: the ranks share this machine's (or the simulator's) devices.
     Launch {
         /// How many ranks (workers) to start: a number, or gpu/auto (one per CUDA device).
@@ -82,6 +90,9 @@ enum Command {
         #[arg(long)]
         standalone: bool,
         file: std::path::PathBuf,
+        /// The program's own command line, given to every rank (`sys.argv[1:]`), as torchrun passes it.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
     },
     /// Step through a lesson (.ipynb or script) in the terminal: Enter runs the next cell, b goes back, r reruns, q quits.
     Present { file: std::path::PathBuf },
@@ -116,6 +127,52 @@ enum KernelAction {
     },
 }
 
+/// `cudash script FILE ARGS...`, `cudash launch ... FILE ARGS...`: the
+/// words after the file are the program's own (its `sys.argv[1:]`), as
+/// `python FILE ARGS` gives them, even where they look like cudash's
+/// options (`--seed 1`, `-h`). Gives cudash's words and the program's.
+fn split_program_args(argv: Vec<String>) -> (Vec<String>, Vec<String>) {
+    const TAKES_VALUE: &[&str] = &[
+        "--backend",
+        "--sim-devices",
+        "--sim-memory",
+        "--seed",
+        "--nproc-per-node",
+        "--nproc_per_node",
+        "--nnodes",
+        "--node-rank",
+        "--node_rank",
+        "--master-addr",
+        "--master_addr",
+        "--master-port",
+        "--master_port",
+    ];
+    let mut command = false;
+    let mut k = 1;
+    while k < argv.len() {
+        let word = argv[k].as_str();
+        if word == "--" {
+            break;
+        }
+        if word.starts_with('-') {
+            k += 1 + usize::from(TAKES_VALUE.contains(&word));
+            continue;
+        }
+        match command {
+            false if matches!(word, "script" | "launch") => command = true,
+            false => break,
+            true => {
+                let program = argv[k + 1..].to_vec();
+                let mut cli = argv;
+                cli.truncate(k + 1);
+                return (cli, program);
+            }
+        }
+        k += 1;
+    }
+    (argv, Vec::new())
+}
+
 fn main() -> ExitCode {
     tune_allocator();
     // Like other Unix tools, stop quietly when the reader of our output goes away
@@ -125,7 +182,8 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    let args = Args::parse();
+    let (cli_words, program_args) = split_program_args(std::env::args().collect());
+    let args = Args::parse_from(cli_words);
     let sim_memory = match cudash::vocab::parse_size(&args.sim_memory) {
         Ok(m) => m,
         Err(msg) => {
@@ -159,23 +217,30 @@ fn main() -> ExitCode {
                     check,
                     save,
                     keep_going,
+                    args,
                 }) => cli::run::run(
                     config,
                     &file,
+                    &args,
                     cli::transcript::Mode {
                         check,
                         save,
                         keep_going,
                     },
                 ),
-                Some(Command::Script { file }) => cli::run::script(config, &file),
+                Some(Command::Script { file, .. }) => cli::run::script(config, &file, &program_args),
                 Some(Command::Launch {
                     nproc_per_node,
                     nnodes,
                     node_rank,
                     file,
                     ..
-                }) => cli::run::launch(config, &file, &nproc_per_node, (&nnodes, node_rank)),
+                }) => cli::run::launch(
+                    config,
+                    (&file, &program_args),
+                    &nproc_per_node,
+                    (&nnodes, node_rank),
+                ),
                 Some(Command::Present { file }) => cli::present::present(config, &file),
                 Some(Command::Devices) => cli::devices(config),
                 Some(Command::Cuda { compile }) => cli::cuda::cuda(compile.as_deref()),

@@ -129,9 +129,25 @@ pub struct Session {
     devices: Arc<Devices>,
     config: Config,
     history: Vec<Arc<str>>,
+    /// The code `sys.exit` (or argparse) ended the last script with.
+    exit: Option<i32>,
 }
 
 impl Session {
+    /// The program's command line as Python's `sys.argv` gives it: the
+    /// file as written, then its own arguments (what `argparse` reads).
+    pub fn set_argv(&mut self, file: &std::path::Path, args: &[String]) {
+        let argv = std::iter::once(file.display().to_string())
+            .chain(args.iter().cloned())
+            .collect();
+        crate::eval::imports::set_argv(argv);
+    }
+
+    /// The code the last script ended with through `sys.exit`, if it did.
+    pub fn exit_code(&self) -> Option<i32> {
+        self.exit
+    }
+
     /// For a front end: the session, or the exit status 2 after saying on
     /// stderr why its backend cannot run here.
     pub fn open(config: Config) -> Result<Session, u8> {
@@ -156,6 +172,7 @@ impl Session {
             devices,
             config,
             history: Vec::new(),
+            exit: None,
         })
     }
 
@@ -259,6 +276,13 @@ impl Session {
                 outputs: std::mem::take(&mut self.interp.out),
                 error: None,
             };
+            // `sys.exit(code)`: the script ends here, quietly, with its code.
+            if let Some(code) = r.as_ref().err().and_then(|d| d.error.exit_code()) {
+                self.exit = Some(code);
+                ok = code == 0;
+                each(statement_text(src, &stmts, i), o);
+                break;
+            }
             if let Err(d) = r {
                 o.error = Some(self.report(&d, name, src));
                 ok = false;

@@ -8,7 +8,7 @@ use super::transcript::{first_difference, prompted, Mode};
 use crate::lesson::outputs::{mask_for_check, mask_measured_timelines};
 use crate::session::{Config, Session};
 
-pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
+pub fn run(config: Config, file: &Path, args: &[String], mode: Mode) -> u8 {
     if crate::lesson::is_notebook(file) {
         return super::notebook::run(config, file, &mode);
     }
@@ -33,6 +33,7 @@ pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
         Ok(s) => s,
         Err(code) => return code,
     };
+    session.set_argv(file, args);
     let interrupted = session.interrupt_on_ctrl_c();
     let mut transcript = String::new();
     let ok = session.run_script(&name, &src, mode.keep_going, |text, outcome| {
@@ -66,15 +67,24 @@ pub fn run(config: Config, file: &Path, mode: Mode) -> u8 {
     if mode.check {
         return check(&expected_path, &transcript);
     }
+    if let Some(code) = session.exit_code() {
+        return exit_status(code);
+    }
     // As `make -k`: going on past a failure still ends in failure.
     u8::from(!ok)
+}
+
+/// The process's exit status for `sys.exit(code)`: as a shell sees it
+/// (modulo 256; Python's `sys.exit(-1)` exits 255).
+fn exit_status(code: i32) -> u8 {
+    code.rem_euclid(256) as u8
 }
 
 /// `cudash script FILE`: the file run as Python runs one. What it prints
 /// goes to stdout as it is printed; no statement is echoed and no
 /// expression's value shown; warnings and the error that stops it go to
 /// stderr. Exit status 1 after an error, as `python FILE`.
-pub fn script(config: Config, file: &Path) -> u8 {
+pub fn script(config: Config, file: &Path, args: &[String]) -> u8 {
     let src = match crate::lesson::read_text(file) {
         Ok(s) => s,
         Err(msg) => {
@@ -91,19 +101,28 @@ pub fn script(config: Config, file: &Path) -> u8 {
         Err(code) => return code,
     };
     session.set_echo(false);
+    session.set_argv(file, args);
     let interrupted = session.interrupt_on_ctrl_c();
     let ok = session.run_script(&name, &src, false, |_, outcome| print_outcome(&outcome));
     if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
         eprintln!("cudash: interrupted");
         return super::INTERRUPTED;
     }
-    u8::from(!ok)
+    match session.exit_code() {
+        Some(code) => exit_status(code),
+        None => u8::from(!ok),
+    }
 }
 
 /// `cudash launch --nproc-per-node N file`: the file run by N ranks at
 /// once (`Session::launch`), what they print on stdout, a failure's
 /// report (torchrun's summary, then the rank's error) on stderr.
-pub fn launch(config: Config, file: &Path, nprocs: &str, (nnodes, node_rank): (&str, u32)) -> u8 {
+pub fn launch(
+    config: Config,
+    (file, args): (&Path, &[String]),
+    nprocs: &str,
+    (nnodes, node_rank): (&str, u32),
+) -> u8 {
     if nnodes != "1" || node_rank != 0 {
         eprintln!(
             "cudash launch: --nnodes {nnodes} --node-rank {node_rank}: cudash launches one node \
@@ -127,6 +146,7 @@ pub fn launch(config: Config, file: &Path, nprocs: &str, (nnodes, node_rank): (&
         Ok(s) => s,
         Err(code) => return code,
     };
+    session.set_argv(file, args);
     let n = match nprocs {
         "gpu" | "auto" => session.cuda_device_count().max(1),
         "cpu" => 1,
@@ -158,6 +178,7 @@ fn print_outcome(outcome: &crate::session::Outcome) {
     for o in &outcome.outputs {
         match o {
             crate::session::Output::Warning(w) => eprintln!("warning: {w}"),
+            crate::session::Output::Stderr(t) => eprintln!("{t}"),
             crate::session::Output::Clear { .. } => {}
             other => println!("{}", other.text()),
         }

@@ -68,6 +68,7 @@ impl Doc {
             Some("opt") => "optimizer",
             Some("scheduler") => "scheduler",
             Some("scaler") => "grad_scaler",
+            Some("parser") => "argument_parser",
             Some("sampler") => "sampler",
             Some("loader") => "dataloader",
             Some("dev") => "device",
@@ -258,6 +259,17 @@ docs! {
     Function Teaching "getattr", "getattr(object, name, default=none)", "Python's getattr: `object.name` for a name held in a string; with `default`, that instead of the AttributeError.", "getattr(Linear(2, 3), \"out_features\")\ngetattr(Linear(2, 3), \"nothing\", 0)";
     Function Teaching "hasattr", "hasattr(object, name)", "Python's hasattr: whether reading `object.name` gives a value rather than an AttributeError.", "hasattr(Linear(2, 3), \"weight\")";
     Function Teaching "setattr", "setattr(object, name, value)", "Python's setattr: `object.name = value` for a name held in a string.", "class C { pass }\nc = C()\nsetattr(c, \"lr\", 0.1)\nc.lr";
+    Function Teaching "ArgumentParser", "ArgumentParser(prog=none, description=none, epilog=none, formatter_class=none, add_help=true)", "Python's argparse.ArgumentParser: a program's command-line options. `parser.add_argument(\"--lr\", type=float, default=0.1)`, then `args = parser.parse_args()` reads what follows the file (`cudash script train.py --lr 0.5`; nothing in the REPL or a notebook, so every option keeps its default) and gives `args.lr`. Usage, help and errors are Python's; an error ends the program with status 2 (`SystemExit`).", "parser = ArgumentParser(description=\"demo\")\nparser.add_argument(\"--epochs\", type=int, default=2)\nargs = parser.parse_args([\"--epochs\", \"5\"])\nargs.epochs";
+    Method Teaching "add_argument", "parser.add_argument(*name_or_flags, action=\"store\", nargs=none, const=none, default=none, type=none, choices=none, required=false, help=none, metavar=none, dest=none)", "An option (`\"--batch-size\"`, `\"-b\"`: its value is `args.batch_size`) or a positional (`\"epochs\"`). `type` converts the text (`int`, `float`, a function); `action`: store, store_true, store_false, store_const, append, count; `nargs`: `?`, `*`, `+` or a number; `choices` limits the values.", "parser = ArgumentParser()\nparser.add_argument(\"--dry-run\", action=\"store_true\")\nparser.parse_args([\"--dry-run\"]).dry_run";
+    Method Teaching "parse_args", "parser.parse_args(args=none, namespace=none)", "The program's arguments (`sys.argv[1:]`, or the list given) as a Namespace: `args.lr`. An unknown or ill-typed argument prints the usage and argparse's error on stderr and ends the program with status 2; `-h` prints the help and ends it with 0.", "parser = ArgumentParser()\nparser.add_argument(\"--lr\", type=float, default=0.1)\nparser.parse_args([])";
+    Method Teaching "parse_known_args", "parser.parse_known_args(args=none, namespace=none)", "As `parse_args`, but what no argument takes is given back, not an error: `(namespace, extras)`.", "parser = ArgumentParser()\nparser.add_argument(\"--lr\", type=float, default=0.1)\nparser.parse_known_args([\"--other\", \"1\"])";
+    Method Teaching "print_help", "parser.print_help()", "Prints the help argparse writes for `-h`: usage, description, each argument with its help.", "parser = ArgumentParser(prog=\"train.py\")\nparser.add_argument(\"--lr\", type=float, default=0.1, help=\"learning rate (default: %(default)s)\")\nparser.print_help()";
+    Method Teaching "format_help", "parser.format_help()", "The help `print_help` prints, as a string.", "ArgumentParser(prog=\"train.py\").format_help()";
+    Method Teaching "print_usage", "parser.print_usage()", "Prints the usage line argparse writes above an error.", "ArgumentParser(prog=\"train.py\").print_usage()";
+    Method Teaching "format_usage", "parser.format_usage()", "The usage line, as a string.", "ArgumentParser(prog=\"train.py\").format_usage()";
+    Method Teaching "set_defaults", "parser.set_defaults(**kwargs)", "Defaults by name: for arguments (instead of their own) and for names no argument sets.", "parser = ArgumentParser()\nparser.set_defaults(mode=\"train\")\nparser.parse_args([]).mode";
+    Method Teaching "error", "parser.error(message)", "Prints the usage and `prog: error: message` on stderr and ends the program with status 2, as argparse does.", "parser = ArgumentParser(prog=\"train.py\")\ntry { parser.error(\"bad\") } except SystemExit { print(\"exited\") }";
+    Function Teaching "vars", "vars(object)", "Python's vars: an object's attributes as a dict (`vars(args)` of a Namespace).", "parser = ArgumentParser()\nparser.add_argument(\"--lr\", type=float, default=0.1)\nvars(parser.parse_args([]))";
     Function Teaching "iter", "iter(iterable)", "Python's iter: an iterator over the items; over a DataLoader, its batches made as `next` asks (`next(iter(loader))` is the first batch; a later one runs the epoch up to it).", "it = iter(range(3))\nnext(it)\nnext(it)";
     Function Teaching "next", "next(iterator, default=none)", "Python's next: the iterator's next item; at the end `default`, or Python's StopIteration when none is given.", "next(iter([\"a\", \"b\"]))";
     Function Teaching "enumerate", "enumerate(iterable, start=0)", "Python's enumerate: `for i, x in enumerate(xs) { }` gives each item with its count from `start`. Over a DataLoader the batches are made as the loop asks for them (`for i, batch in enumerate(loader) { xb, tb = batch }`).", "for i, x in enumerate([10, 20]) { print(i, x) }";
@@ -629,7 +641,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (
             Function,
             "isinstance" | "super" | "staticmethod" | "classmethod" | "property" | "getattr"
-            | "hasattr" | "setattr",
+            | "hasattr" | "setattr" | "vars",
         ) => return Some(format!("{}() (Python's)", doc.name)),
         (
             Function,

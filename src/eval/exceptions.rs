@@ -22,6 +22,7 @@ const fn class(name: &'static str, parent: Option<&'static str>) -> ExceptionCla
 pub static CLASSES: &[ExceptionClass] = &[
     class("BaseException", None),
     class("KeyboardInterrupt", Some("BaseException")),
+    class("SystemExit", Some("BaseException")),
     class("Exception", Some("BaseException")),
     class("ArithmeticError", Some("Exception")),
     class("ZeroDivisionError", Some("ArithmeticError")),

@@ -83,6 +83,14 @@ pub static MODULES: &[PyModule] = &[
     PyModule { path: "math" },
     PyModule { path: "os" },
     PyModule { path: "gc" },
+    PyModule { path: "sys" },
+    PyModule { path: "argparse" },
+    PyModule {
+        path: "torch.backends",
+    },
+    PyModule {
+        path: "torch.backends.cudnn",
+    },
 ];
 
 static NATIVES: &[Native] = &[
@@ -132,6 +140,10 @@ static NATIVES: &[Native] = &[
         name: "math.isfinite",
     },
     Native { name: "os.getenv" },
+    Native { name: "sys.exit" },
+    Native {
+        name: "torch.backends.cudnn.is_available",
+    },
     Native {
         name: "os.cpu_count",
     },
@@ -166,6 +178,7 @@ const RENAMED: &[(&str, &str)] = &[
     ("torch.nn.functional.softmax", "softmax"),
     ("torch.nn.functional.log_softmax", "log_softmax"),
     ("time.sleep", "sleep"),
+    ("argparse.ArgumentParser", "ArgumentParser"),
 ];
 
 /// What the program set with `os.environ[k] = v`: seen by `os.environ`
@@ -195,6 +208,71 @@ impl Drop for OwnEnv {
     fn drop(&mut self) {
         OWN_ENV.with(|e| *e.borrow_mut() = None);
     }
+}
+
+/// The program's command line, as `sys.argv` gives it (`[""]` in the
+/// REPL and a notebook, as Python's interactive `sys.argv`).
+static ARGV: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// `cudash script FILE ARGS`: `sys.argv` is `[FILE, ARGS...]`.
+pub fn set_argv(argv: Vec<String>) {
+    *lock(&ARGV) = argv;
+}
+
+/// `sys.argv`.
+pub fn argv() -> Vec<String> {
+    let argv = lock(&ARGV).clone();
+    match argv.is_empty() {
+        true => vec![String::new()],
+        false => argv,
+    }
+}
+
+/// `torch.backends.cudnn.benchmark = True` and the other flags a program
+/// sets: read back as set. cudash's convolutions are not cuDNN's
+/// (docs/python-programs.md), so they select nothing.
+static FLAGS: std::sync::Mutex<Vec<(String, bool)>> = std::sync::Mutex::new(Vec::new());
+
+/// The flags a module has, with their defaults (PyTorch's).
+const MODULE_FLAGS: &[(&str, bool)] = &[
+    ("torch.backends.cudnn.benchmark", false),
+    ("torch.backends.cudnn.deterministic", false),
+    ("torch.backends.cudnn.enabled", true),
+    ("torch.backends.cudnn.allow_tf32", true),
+];
+
+/// `module.name = v` of a flag: set; anything else is PyTorch's and not
+/// settable here.
+pub fn set_flag(m: &PyModule, name: &str, v: &Value) -> Result<(), Error> {
+    let full = format!("{}.{name}", m.path);
+    if !MODULE_FLAGS.iter().any(|(f, _)| *f == full) {
+        return Err(Error::ReadOnly {
+            message: format!("cudash cannot set `{full}`"),
+        });
+    }
+    let on = match v {
+        Value::Bool(b) => b.get(),
+        Value::Int(i) => *i != 0,
+        other => {
+            return Err(Error::wrong_type(
+                format!("`{full}`"),
+                "a bool",
+                other.type_name(),
+            ))
+        }
+    };
+    let mut flags = lock(&FLAGS);
+    match flags.iter_mut().find(|(f, _)| *f == full) {
+        Some((_, old)) => *old = on,
+        None => flags.push((full, on)),
+    }
+    Ok(())
+}
+
+fn flag(full: &str) -> Option<bool> {
+    let default = MODULE_FLAGS.iter().find(|(f, _)| *f == full)?.1;
+    let set = lock(&FLAGS).iter().find(|(f, _)| f == full).map(|(_, on)| *on);
+    Some(set.unwrap_or(default))
 }
 
 /// `os.environ[k] = v`.
@@ -373,6 +451,19 @@ fn constant(full: &str) -> Option<Value> {
             "SUM" | "AVG" | "MAX" | "MIN" => Some(Value::Str(Arc::new(name.to_lowercase()))),
             _ => None,
         },
+        "sys" if name == "argv" => Some(Value::MutList(Arc::new(std::sync::Mutex::new(
+            Arc::new(
+                argv()
+                    .into_iter()
+                    .map(|a| Value::Str(Arc::new(a)))
+                    .collect(),
+            ),
+        )))),
+        "torch.backends.cudnn" => flag(full).map(Value::bool),
+        // `formatter_class=argparse.ArgumentDefaultsHelpFormatter`
+        "argparse" if matches!(name, "HelpFormatter" | "ArgumentDefaultsHelpFormatter") => {
+            Some(Value::Str(Arc::new(name.to_string())))
+        }
         "os" if name == "environ" => {
             let set = set_vars();
             let mut vars: Vec<(String, String)> = std::env::vars()
@@ -561,6 +652,21 @@ impl Interp {
                     Ok(v) => Value::Str(Arc::new(v)),
                     Err(_) => args.get(1).map_or(Value::None, |a| a.value.clone()),
                 }
+            }
+            // cudash's convolutions are its own kernels, not cuDNN's.
+            "torch.backends.cudnn.is_available" => Value::bool(false),
+            "sys.exit" => {
+                let code = match args.first().map(|a| &a.value) {
+                    None | Some(Value::None) => 0,
+                    Some(Value::Int(c)) => *c as i32,
+                    Some(Value::Bool(b)) => b.get() as i32,
+                    // `sys.exit("message")`: the message on stderr, status 1.
+                    Some(other) => {
+                        self.emit(super::Output::Stderr(super::format::str_of(other)));
+                        1
+                    }
+                };
+                return Err(at(Error::Exit { code }));
             }
             "os.cpu_count" => {
                 Value::Int(std::thread::available_parallelism().map_or(1, |n| n.get()) as i64)

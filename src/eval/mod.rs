@@ -6,8 +6,10 @@
 
 mod amp;
 pub mod args;
+mod argparse;
 mod builtins;
 pub mod class;
+mod cmdline;
 mod compiled;
 mod context;
 mod control;
@@ -66,6 +68,9 @@ pub enum Output {
     Text(String),
     /// A warning or a note about what the runtime did.
     Warning(String),
+    /// What the program writes to stderr (argparse's usage and error):
+    /// a script's stderr, a notebook's stderr stream.
+    Stderr(String),
     /// `clear_output()`: clear what the cell (or the terminal) shows; with
     /// `wait`, only once the next output arrives.
     Clear { wait: bool },
@@ -76,7 +81,7 @@ impl Output {
     pub fn text(&self) -> &str {
         match self {
             Output::Value(s) | Output::Display(s) => &s.text,
-            Output::Text(s) | Output::Warning(s) => s,
+            Output::Text(s) | Output::Warning(s) | Output::Stderr(s) => s,
             Output::Clear { .. } => "",
         }
     }

@@ -89,7 +89,18 @@ pub fn repr(v: &Value) -> String {
         Value::Enumerate(_) => "<enumerate object>".into(),
         Value::Module(m) => crate::nn::repr::repr(m),
         Value::Class(c) => format!("<class '__main__.{}'>", c.name),
+        Value::Object(o) if super::argparse::is_namespace(o) => {
+            super::argparse::namespace_text(o, &repr)
+        }
         Value::Object(o) => format!("<__main__.{} object>", o.class.name),
+        Value::ArgParser(p) => {
+            let p = crate::runtime::lock::lock(p);
+            format!(
+                "ArgumentParser(prog={:?}, description={})",
+                p.prog,
+                p.description.as_ref().map_or("none".into(), |d| format!("{d:?}"))
+            )
+        }
         Value::Method(m) => {
             let owner = super::value::class_of(&m.0).map_or("?".into(), |c| c.name.clone());
             format!("<bound method {owner}.{}>", m.1.name())

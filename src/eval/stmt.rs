@@ -525,6 +525,10 @@ impl Interp {
             Value::Object(_) | Value::Module(_) | Value::Class(_) => {
                 self.set_object_attr(target, name, v, name_span)
             }
+            // `torch.backends.cudnn.benchmark = True`
+            Value::Namespace(m) => {
+                super::imports::set_flag(m, name, &v).map_err(|e| e.at(name_span))
+            }
             _ => self.set_property(
                 target,
                 &Name::new(name.to_string(), name_span),

@@ -93,6 +93,8 @@ pub enum Value {
     /// `torch.no_grad()` (false) or `torch.enable_grad()` (true): what
     /// `with` switches autograd's recording to.
     GradMode(Word<bool>),
+    /// `argparse.ArgumentParser(...)`: the program's command-line options.
+    ArgParser(Arc<Mutex<super::argparse::ArgumentParser>>),
     /// `@staticmethod`, `@classmethod` or `@property` over a function: how a
     /// class gives it when read from an instance.
     Decorated(Arc<Decorated>),
@@ -341,6 +343,7 @@ impl Value {
             Value::Scheduler(_) => "a learning-rate scheduler",
             Value::Namespace(_) => "a Python module",
             Value::Native(_) => "a function",
+            Value::ArgParser(_) => "an ArgumentParser",
             Value::Decorated(d) => match **d {
                 Decorated::Static(_) => "a staticmethod",
                 Decorated::ClassMethod(_) => "a classmethod",
@@ -390,6 +393,7 @@ impl Value {
             Value::Namespace(_) => "namespace",
             Value::Native(_) => "function",
             Value::Decorated(_) => "function",
+            Value::ArgParser(_) => "argument_parser",
             Value::GradMode(_) => "grad_mode",
             Value::Autocast(_) => "autocast",
             Value::GradScaler(_) => "grad_scaler",

@@ -49,7 +49,9 @@ impl<'a> Publisher<'a> {
             return self.stream(stderr, text);
         }
         match o {
-            Output::Text(_) | Output::Warning(_) => unreachable!("stream text is sent above"),
+            Output::Text(_) | Output::Warning(_) | Output::Stderr(_) => {
+                unreachable!("stream text is sent above")
+            }
             Output::Value(shown) => {
                 self.flush();
                 self.results.push(shown.text.clone());

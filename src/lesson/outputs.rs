@@ -56,7 +56,9 @@ pub fn from_outcome(outcome: Outcome) -> Vec<CellOutput> {
                 CellOutput::Display { text, html },
                 &mut clear_at_next,
             ),
-            Output::Text(_) | Output::Warning(_) => unreachable!("stream text is handled above"),
+            Output::Text(_) | Output::Warning(_) | Output::Stderr(_) => {
+                unreachable!("stream text is handled above")
+            }
         }
     }
     if let Some(e) = outcome.error {

@@ -15,6 +15,7 @@ pub const NOTEBOOK_WIDTH: usize = 100;
 pub fn stream_text(o: &Output) -> Option<(bool, String)> {
     match o {
         Output::Text(t) => Some((false, format!("{t}\n"))),
+        Output::Stderr(t) => Some((true, format!("{t}\n"))),
         Output::Warning(w) => Some((true, format!("{}\n", wrap::warning(w, NOTEBOOK_WIDTH)))),
         _ => None,
     }

@@ -219,6 +219,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("clip_grad_norm_", super::schedule::clip_grad_norm_),
     ("autocast", super::amp::autocast),
     ("GradScaler", super::amp::grad_scaler),
+    ("ArgumentParser", super::cmdline::argument_parser),
+    ("vars", super::cmdline::vars),
     ("clip_grad_value_", super::schedule::clip_grad_value_),
     ("mse_loss", super::grad::mse_loss),
     ("nll_loss", super::grad::nll_loss),
