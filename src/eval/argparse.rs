@@ -294,7 +294,10 @@ impl ArgumentParser {
             let mut values = Vec::new();
             match (a.nargs, attached) {
                 (Nargs::Zero, Some(_)) => {
-                    return Err(format!("argument {name}: ignored explicit argument '{}'", &word[flag.len()..].trim_start_matches('=')));
+                    return Err(format!(
+                        "argument {name}: ignored explicit argument '{}'",
+                        &word[flag.len()..].trim_start_matches('=')
+                    ));
                 }
                 (Nargs::Zero, None) => {}
                 (_, Some(v)) => values.push(v),
@@ -717,7 +720,8 @@ options:
         let mut p = ArgumentParser::new("p".into(), None, None);
         p.actions
             .push(action(&["src"], ActionKind::Store, Nargs::AtLeastOne));
-        p.actions.push(action(&["dst"], ActionKind::Store, Nargs::One));
+        p.actions
+            .push(action(&["dst"], ActionKind::Store, Nargs::One));
         let r = p.parse(&words("a b c")).unwrap();
         assert_eq!(r.found[1], vec![words("a b")]);
         assert_eq!(r.found[2], vec![words("c")]);

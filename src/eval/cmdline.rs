@@ -5,8 +5,8 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::args::{ArgVal, Bound};
 use super::argparse::{self, Action, ActionKind, ArgumentParser, Nargs};
+use super::args::{ArgVal, Bound};
 use super::value::Object;
 use super::{Interp, Output, Value};
 use crate::error::{Diagnostic, Error};
@@ -167,7 +167,9 @@ fn action(b: &Bound) -> Result<Action, Diagnostic> {
     }
     let bad = |msg: String| Error::value(msg).at(b.span);
     if flags.is_empty() {
-        return Err(bad("add_argument() needs a name (`\"epochs\"`) or flags (`\"--lr\"`)".into()));
+        return Err(bad(
+            "add_argument() needs a name (`\"epochs\"`) or flags (`\"--lr\"`)".into(),
+        ));
     }
     let positional = !flags[0].starts_with('-');
     if positional && flags.len() > 1 {
@@ -245,7 +247,11 @@ fn action(b: &Bound) -> Result<Action, Diagnostic> {
         ),
     };
     Ok(Action {
-        flags: if positional { Vec::new() } else { flags.clone() },
+        flags: if positional {
+            Vec::new()
+        } else {
+            flags.clone()
+        },
         dest: if positional { flags[0].clone() } else { dest },
         kind,
         nargs,

@@ -58,7 +58,9 @@ fn stmt(s: &Stmt) -> Exec {
             _ => tree_stmt(s),
         },
         // `devices` alone shows the device table: the walker knows it.
-        StmtKind::Expr(e) if !matches!(&e.kind, ExprKind::Var(_)) => {
+        StmtKind::Expr(e)
+            if !matches!(&e.kind, ExprKind::Var(_)) && super::stmt::dict_update(e).is_none() =>
+        {
             let e_span = e.span;
             let e = expr(e, 0);
             each(span, move |it| {

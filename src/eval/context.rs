@@ -228,8 +228,9 @@ impl Interp {
                 };
                 let (start, stop, step) = (bound(start)?, bound(stop)?, bound(step)?);
                 let mut list = lock(list);
-                let picked = slice_positions(list.len(), start, stop, step)
-                    .map_err(|e| e.at(span))?;
+                let picked =
+                    super::expr::python_slice(list.len(), start, stop, step.unwrap_or(1))
+                        .map_err(|e| e.at(span))?;
                 let items = Arc::make_mut(&mut list);
                 let mut k = 0;
                 items.retain(|_| {
@@ -293,44 +294,4 @@ fn python_name(v: &Value) -> String {
         Some(c) => c.name.clone(),
         None => super::format::python_type(v).to_string(),
     }
-}
-
-/// The positions `xs[start:stop:step]` picks of a list of `n` items, as
-/// Python's slice.
-fn slice_positions(
-    n: usize,
-    start: Option<i64>,
-    stop: Option<i64>,
-    step: Option<i64>,
-) -> Result<Vec<usize>, Error> {
-    let n = n as i64;
-    let step = step.unwrap_or(1);
-    if step == 0 {
-        return Err(Error::value("slice step cannot be zero"));
-    }
-    let clamp = |i: i64, lo: i64, hi: i64| {
-        let i = if i < 0 { i + n } else { i };
-        i.clamp(lo, hi)
-    };
-    let mut out = Vec::new();
-    if step > 0 {
-        let (a, b) = (
-            clamp(start.unwrap_or(0), 0, n),
-            clamp(stop.unwrap_or(n), 0, n),
-        );
-        let mut i = a;
-        while i < b {
-            out.push(i as usize);
-            i += step;
-        }
-    } else {
-        let a = start.map_or(n - 1, |s| clamp(s, -1, n - 1));
-        let b = stop.map_or(-1, |s| clamp(s, -1, n - 1));
-        let mut i = a;
-        while i > b {
-            out.push(i as usize);
-            i += step;
-        }
-    }
-    Ok(out)
 }

@@ -886,6 +886,12 @@ impl Interp {
         match receiver {
             // `xs.append(v)` keeps `v` itself (Python stores the object).
             Some((recv @ Value::MutList(_), name)) => self.call_method(recv, name, vals, span),
+            // `random.shuffle(xs)` changes the list itself.
+            Some((recv @ Value::Namespace(m), name))
+                if m.path == "random" && name.name == "shuffle" =>
+            {
+                self.call_method(recv, name, vals, span)
+            }
             Some((recv, name)) => self.call_method(recv, name, snapshot(vals), span),
             None => match self.eval(callee, d)? {
                 // `print` shows a list as it is (one that holds itself as `[...]`).
@@ -900,6 +906,8 @@ impl Interp {
                 v @ (Value::Class(_) | Value::Module(_) | Value::Method(_) | Value::Object(_)) => {
                     self.call_value(v, vals, span)
                 }
+                // `random.shuffle(xs)` changes the list itself.
+                Value::Native(f) if f.name == "random.shuffle" => self.call_native(f, vals, span),
                 Value::Native(f) => self.call_native(f, snapshot(vals), span),
                 Value::ExcClass(c) => self.make_exception(c, vals),
                 // `device = torch.device("cuda")`, then `device(1)`: the
@@ -1048,7 +1056,7 @@ pub(crate) fn list_index(i: i64, n: usize) -> Result<usize, Error> {
 }
 
 /// The positions Python's `xs[start:stop:step]` picks from `n` items.
-fn python_slice(
+pub(super) fn python_slice(
     n: usize,
     start: Option<i64>,
     stop: Option<i64>,

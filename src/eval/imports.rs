@@ -84,6 +84,8 @@ pub static MODULES: &[PyModule] = &[
     PyModule { path: "os" },
     PyModule { path: "gc" },
     PyModule { path: "sys" },
+    PyModule { path: "random" },
+    PyModule { path: "itertools" },
     PyModule { path: "argparse" },
     PyModule {
         path: "torch.backends",
@@ -141,6 +143,36 @@ static NATIVES: &[Native] = &[
     },
     Native { name: "os.getenv" },
     Native { name: "sys.exit" },
+    Native {
+        name: "random.seed",
+    },
+    Native {
+        name: "random.random",
+    },
+    Native {
+        name: "random.randint",
+    },
+    Native {
+        name: "random.randrange",
+    },
+    Native {
+        name: "random.choice",
+    },
+    Native {
+        name: "random.shuffle",
+    },
+    Native {
+        name: "random.uniform",
+    },
+    Native {
+        name: "random.sample",
+    },
+    Native {
+        name: "random.getrandbits",
+    },
+    Native {
+        name: "itertools.count",
+    },
     Native {
         name: "torch.backends.cudnn.is_available",
     },
@@ -271,7 +303,10 @@ pub fn set_flag(m: &PyModule, name: &str, v: &Value) -> Result<(), Error> {
 
 fn flag(full: &str) -> Option<bool> {
     let default = MODULE_FLAGS.iter().find(|(f, _)| *f == full)?.1;
-    let set = lock(&FLAGS).iter().find(|(f, _)| f == full).map(|(_, on)| *on);
+    let set = lock(&FLAGS)
+        .iter()
+        .find(|(f, _)| f == full)
+        .map(|(_, on)| *on);
     Some(set.unwrap_or(default))
 }
 
@@ -323,12 +358,6 @@ fn missing_module(path: &str) -> Error {
             "cudash has no NumPy: tensors are its arrays".into(),
             "make a tensor with `torch.tensor([...])` or `torch.arange(n)`; \
              `torch.save(x, \"x.npy\")` writes a file NumPy reads"
-                .into(),
-        ),
-        "random" => (
-            "cudash has no `random` module: its numbers come from torch's generator".into(),
-            "seed it with `torch.manual_seed(n)` and draw with `torch.rand`, \
-             `torch.randn` or `torch.randint`"
                 .into(),
         ),
         "torch" => (
@@ -451,14 +480,12 @@ fn constant(full: &str) -> Option<Value> {
             "SUM" | "AVG" | "MAX" | "MIN" => Some(Value::Str(Arc::new(name.to_lowercase()))),
             _ => None,
         },
-        "sys" if name == "argv" => Some(Value::MutList(Arc::new(std::sync::Mutex::new(
-            Arc::new(
-                argv()
-                    .into_iter()
-                    .map(|a| Value::Str(Arc::new(a)))
-                    .collect(),
-            ),
-        )))),
+        "sys" if name == "argv" => Some(Value::MutList(Arc::new(std::sync::Mutex::new(Arc::new(
+            argv()
+                .into_iter()
+                .map(|a| Value::Str(Arc::new(a)))
+                .collect(),
+        ))))),
         "torch.backends.cudnn" => flag(full).map(Value::bool),
         // `formatter_class=argparse.ArgumentDefaultsHelpFormatter`
         "argparse" if matches!(name, "HelpFormatter" | "ArgumentDefaultsHelpFormatter") => {
@@ -549,6 +576,9 @@ impl Interp {
         span: Span,
     ) -> Result<Value, Diagnostic> {
         let at = |e: Error| e.at(span);
+        if f.name.starts_with("random.") {
+            return self.call_random(f.name, args, span);
+        }
         // `@torch.no_grad` without parentheses over a `def`.
         if let ("torch.no_grad" | "torch.enable_grad", [_]) = (f.name, args.as_slice()) {
             return super::class::grad_mode_decorator(f.name == "torch.enable_grad", args, span);
@@ -668,6 +698,18 @@ impl Interp {
                 };
                 return Err(at(Error::Exit { code }));
             }
+            // `for i in count(1):` counts as a range without end does.
+            "itertools.count" => {
+                let start = args.first().map_or(Ok(0.0), |_| number(0))? as i64;
+                let step = if args.len() > 1 { number(1)? as i64 } else { 1 };
+                if step == 0 {
+                    return Err(at(Error::value(
+                        "cudash's count() needs a step other than 0",
+                    )));
+                }
+                let stop = if step > 0 { i64::MAX } else { i64::MIN };
+                Value::Range(Arc::new(super::value::PyRange { start, stop, step }))
+            }
             "os.cpu_count" => {
                 Value::Int(std::thread::available_parallelism().map_or(1, |n| n.get()) as i64)
             }
@@ -739,5 +781,158 @@ mod tests {
         ] {
             assert!(name(path, n).starts_with("error"), "{path}.{n}");
         }
+    }
+}
+
+impl Interp {
+    /// `random.random()`, `random.randint(a, b)` and the rest of Python's
+    /// `random` (`pyrandom.rs` draws as CPython does).
+    fn call_random(
+        &mut self,
+        name: &'static str,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        use super::pyrandom;
+        let int = |k: usize| -> Result<i64, Diagnostic> {
+            match args.get(k).map(|a| &a.value) {
+                Some(Value::Int(i)) => Ok(*i),
+                Some(Value::Bool(b)) => Ok(b.get() as i64),
+                Some(other) => Err(Error::Module {
+                    class: "TypeError",
+                    message: format!(
+                        "'{}' object cannot be interpreted as an integer",
+                        super::format::python_type(other)
+                    ),
+                    help: None,
+                }
+                .at(args[k].span)),
+                None => Err(Error::value(format!("`{name}` needs {} argument(s)", k + 1)).at(span)),
+            }
+        };
+        let float = |k: usize| -> Result<f64, Diagnostic> {
+            let a = args.get(k).ok_or_else(|| {
+                Error::value(format!("`{name}` needs {} argument(s)", k + 1)).at(span)
+            })?;
+            a.value.as_number().ok_or_else(|| {
+                Error::wrong_type(
+                    format!("the argument of `{name}`"),
+                    "a number",
+                    a.value.type_name(),
+                )
+                .at(a.span)
+            })
+        };
+        let empty = || {
+            Error::value(format!(
+                "empty range in {}",
+                name.trim_start_matches("random.")
+            ))
+            .at(span)
+        };
+        Ok(match name {
+            "random.seed" => {
+                match args.first().map(|a| &a.value) {
+                    None | Some(Value::None) => pyrandom::seed(None),
+                    Some(_) => pyrandom::seed(Some(int(0)?)),
+                }
+                Value::None
+            }
+            "random.random" => Value::float(pyrandom::with(|t| t.random())),
+            "random.uniform" => {
+                let (a, b) = (float(0)?, float(1)?);
+                Value::float(a + (b - a) * pyrandom::with(|t| t.random()))
+            }
+            "random.randint" => {
+                let (a, b) = (int(0)?, int(1)?);
+                let r = pyrandom::with(|t| t.randrange(a, b.saturating_add(1), 1));
+                Value::Int(r.ok_or_else(empty)?)
+            }
+            "random.randrange" => {
+                let (start, stop) = match args.len() {
+                    1 => (0, int(0)?),
+                    _ => (int(0)?, int(1)?),
+                };
+                let step = if args.len() > 2 { int(2)? } else { 1 };
+                Value::Int(pyrandom::with(|t| t.randrange(start, stop, step)).ok_or_else(empty)?)
+            }
+            "random.getrandbits" => {
+                let k = int(0)?;
+                if !(0..=63).contains(&k) {
+                    return Err(Error::value("cudash's getrandbits takes 0 to 63 bits").at(span));
+                }
+                Value::Int(pyrandom::with(|t| t.getrandbits(k as u32)) as i64)
+            }
+            "random.choice" | "random.sample" | "random.shuffle" => {
+                let a = args
+                    .first()
+                    .ok_or_else(|| Error::value(format!("`{name}` needs a sequence")).at(span))?;
+                let items = match &a.value {
+                    Value::Range(r) if name != "random.shuffle" => {
+                        (0..r.len()).map(|k| Value::Int(r.at(k))).collect()
+                    }
+                    v => v.items().map(|xs| xs.to_vec()).ok_or_else(|| {
+                        Error::wrong_type(format!("what `{name}` takes"), "a list", v.type_name())
+                            .at(a.span)
+                    })?,
+                };
+                match name {
+                    "random.choice" => {
+                        if items.is_empty() {
+                            return Err(Error::Module {
+                                class: "IndexError",
+                                message: "Cannot choose from an empty sequence".into(),
+                                help: None,
+                            }
+                            .at(span));
+                        }
+                        let k = pyrandom::with(|t| t.below(items.len() as u64)) as usize;
+                        items[k].clone()
+                    }
+                    "random.sample" => {
+                        let k = int(1)?;
+                        if k < 0 || k as usize > items.len() {
+                            return Err(Error::value(
+                                "Sample larger than population or is negative",
+                            )
+                            .at(span));
+                        }
+                        let picks = pyrandom::with(|t| t.sample(items.len(), k as usize));
+                        let picked = picks.into_iter().map(|j| items[j].clone()).collect();
+                        Value::MutList(Arc::new(std::sync::Mutex::new(Arc::new(picked))))
+                    }
+                    _ => {
+                        let Value::MutList(list) = &a.value else {
+                            return Err(Error::Module {
+                                class: "TypeError",
+                                message: format!(
+                                    "'{}' object does not support item assignment",
+                                    super::format::python_type(&a.value)
+                                ),
+                                help: Some(
+                                    "shuffle a list: `xs = list(...)`, then `random.shuffle(xs)`"
+                                        .into(),
+                                ),
+                            }
+                            .at(a.span));
+                        };
+                        let mut list = lock(list);
+                        let xs = Arc::make_mut(&mut list);
+                        pyrandom::with(|t| {
+                            for i in (1..xs.len()).rev() {
+                                let j = t.below(i as u64 + 1) as usize;
+                                xs.swap(i, j);
+                            }
+                        });
+                        Value::None
+                    }
+                }
+            }
+            other => {
+                return Err(
+                    Error::value(format!("internal error: `{other}` has no handler")).at(span),
+                )
+            }
+        })
     }
 }

@@ -5,8 +5,8 @@
 //! through `Session`.
 
 mod amp;
-pub mod args;
 mod argparse;
+pub mod args;
 mod builtins;
 pub mod class;
 mod cmdline;
@@ -32,6 +32,7 @@ mod memory;
 mod methods;
 mod optimizer_state;
 mod parallel;
+mod pyrandom;
 mod quick;
 mod schedule;
 pub mod show;

@@ -98,7 +98,9 @@ pub fn repr(v: &Value) -> String {
             format!(
                 "ArgumentParser(prog={:?}, description={})",
                 p.prog,
-                p.description.as_ref().map_or("none".into(), |d| format!("{d:?}"))
+                p.description
+                    .as_ref()
+                    .map_or("none".into(), |d| format!("{d:?}"))
             )
         }
         Value::Method(m) => {

@@ -21,6 +21,21 @@ use crate::runtime::shape::{broadcast_shapes, fmt_shape};
 use crate::runtime::DType;
 use std::sync::Arc;
 
+/// `d.update(...)` as a statement on a variable: the variable and the
+/// arguments (cudash's dicts change through the variable that holds them).
+pub(super) fn dict_update(e: &Expr) -> Option<(&Name, &[crate::lang::ast::Arg])> {
+    let ExprKind::Call(callee, args) = &e.kind else {
+        return None;
+    };
+    match &callee.kind {
+        ExprKind::Attr(obj, method) if method.name == "update" => match &obj.kind {
+            ExprKind::Var(name) => Some((name, args)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 impl Interp {
     pub(crate) fn exec(&mut self, s: &Stmt) -> Result<Flow, Diagnostic> {
         self.enter(s.span)?;
@@ -152,8 +167,69 @@ impl Interp {
             self.emit(Output::Text(text));
             return Ok(());
         }
+        if let Some((name, args)) = dict_update(e) {
+            if let Some(Value::Dict(d)) = self.get_var(name).cloned() {
+                return self.update_dict(name, &d, args, e.span);
+            }
+        }
         let v = self.eval(e, 0)?;
         self.expression_statement(v, e.span)
+    }
+
+    /// `d.update(other, k=v)` of a dict a variable holds: the variable
+    /// gets the dict with `other`'s entries (a dict, or key-value pairs)
+    /// and the keywords set, in Python's order.
+    fn update_dict(
+        &mut self,
+        name: &Name,
+        d: &Arc<Vec<(super::value::Key, Value)>>,
+        args: &[crate::lang::ast::Arg],
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        use super::value::Key;
+        let mut items = d.as_ref().clone();
+        let mut set = |k: Key, v: Value| match items.iter_mut().find(|(x, _)| *x == k) {
+            Some((_, old)) => *old = v,
+            None => items.push((k, v)),
+        };
+        for a in args {
+            let v = self.eval(&a.value, 0)?;
+            match (&a.keyword, a.spread, &v) {
+                (Some(k), _, _) => set(Key::Str(k.name.clone()), v),
+                (None, _, Value::Dict(other)) => {
+                    for (k, x) in other.iter() {
+                        set(k.clone(), x.clone());
+                    }
+                }
+                (None, _, other) => {
+                    let pairs = other.items().ok_or_else(|| {
+                        Error::wrong_type("what `update` takes", "a dict", other.type_name())
+                            .at(a.value.span)
+                    })?;
+                    for pair in pairs.iter() {
+                        let kv = pair.items().filter(|kv| kv.len() == 2).ok_or_else(|| {
+                            Error::value("dictionary update sequence element has not length 2")
+                                .at(a.value.span)
+                        })?;
+                        let key = match &kv[0] {
+                            Value::Str(s) => Key::Str(s.to_string()),
+                            Value::Int(i) => Key::Int(*i),
+                            other => {
+                                return Err(Error::wrong_type(
+                                    "a dict key",
+                                    "a string or an int",
+                                    other.type_name(),
+                                )
+                                .at(span))
+                            }
+                        };
+                        set(key, kv[1].clone());
+                    }
+                }
+            }
+        }
+        self.assign(name, Value::Dict(Arc::new(items)));
+        Ok(())
     }
 
     /// What an expression statement does with its value `v`: shows it,

@@ -447,6 +447,11 @@ impl Value {
                     _ => None,
                 }
             }
+            // `list(count())` would never end (Python's MemoryError, or a hang).
+            Value::Range(r) if r.len() > 1 << 32 => Some(Err(crate::error::Error::value(format!(
+                "cannot hold the {} numbers of this range at once: iterate it with `for`, which counts as it goes",
+                r.len()
+            )))),
             Value::Range(r) => Some(Ok((0..r.len()).map(|k| Value::Int(r.at(k))).collect())),
             // What is left, taken: a loop over an iterator uses it up.
             Value::Iterator(it) => match &mut *crate::runtime::lock::lock(it) {

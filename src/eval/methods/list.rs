@@ -47,6 +47,14 @@ pub(super) fn dict_method(
                 .map(|(k, v)| list(vec![key(k), v.clone()]))
                 .collect(),
         ),
+        // A statement on a variable (`d.update(x)`) is `stmt.rs`'s.
+        "update" => {
+            return Err(Error::value_help(
+                "cudash updates a dict through the variable that holds it",
+                "write `d.update(...)` as a statement of its own, with `d` the dict's variable",
+            )
+            .at(b.span))
+        }
         _ => {
             let (wanted, _) = b
                 .get("key")

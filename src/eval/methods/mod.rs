@@ -262,6 +262,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("values", DictMethod(list::dict_method)),
         ("items", DictMethod(list::dict_method)),
         ("get", DictMethod(list::dict_method)),
+        ("update", DictMethod(list::dict_method)),
         (
             "requires_grad",
             TensorProperty(grad::requires_grad_property),

@@ -1,0 +1,236 @@
+//! Python's `random` module: its Mersenne Twister (MT19937), seeded as
+//! CPython seeds it (`random.seed(42)`: `init_by_array` of the integer's
+//! 32-bit words), and the functions a training script calls, each drawing
+//! as CPython's does so that a seeded program gives Python's numbers:
+//! `random()`, `randint`, `randrange`, `choice`, `shuffle`, `uniform`,
+//! `sample`, `getrandbits`. One generator per process, as the module's.
+//! Unseeded, it starts from the clock (CPython: from the OS).
+
+use std::sync::Mutex;
+
+use crate::runtime::lock::lock;
+
+const N: usize = 624;
+const M: usize = 397;
+
+/// MT19937's state.
+pub struct Twister {
+    mt: [u32; N],
+    index: usize,
+}
+
+impl Twister {
+    fn from_u32(s: u32) -> Twister {
+        let mut mt = [0u32; N];
+        mt[0] = s;
+        for i in 1..N {
+            mt[i] = 1_812_433_253u32
+                .wrapping_mul(mt[i - 1] ^ (mt[i - 1] >> 30))
+                .wrapping_add(i as u32);
+        }
+        Twister { mt, index: N }
+    }
+
+    /// CPython's `init_by_array`.
+    pub fn from_key(key: &[u32]) -> Twister {
+        let mut t = Twister::from_u32(19_650_218);
+        let mt = &mut t.mt;
+        let (mut i, mut j) = (1usize, 0usize);
+        for _ in 0..N.max(key.len()) {
+            let prev = mt[i - 1] ^ (mt[i - 1] >> 30);
+            mt[i] = (mt[i] ^ prev.wrapping_mul(1_664_525))
+                .wrapping_add(key[j])
+                .wrapping_add(j as u32);
+            i += 1;
+            j += 1;
+            if i >= N {
+                mt[0] = mt[N - 1];
+                i = 1;
+            }
+            if j >= key.len() {
+                j = 0;
+            }
+        }
+        for _ in 0..N - 1 {
+            let prev = mt[i - 1] ^ (mt[i - 1] >> 30);
+            mt[i] = (mt[i] ^ prev.wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
+            i += 1;
+            if i >= N {
+                mt[0] = mt[N - 1];
+                i = 1;
+            }
+        }
+        mt[0] = 0x8000_0000;
+        t
+    }
+
+    /// `random.seed(n)` of an integer: its absolute value's 32-bit words,
+    /// least significant first (`[0]` for 0).
+    pub fn seeded(n: i64) -> Twister {
+        let a = n.unsigned_abs();
+        let key: Vec<u32> = match a >> 32 {
+            0 => vec![a as u32],
+            hi => vec![a as u32, hi as u32],
+        };
+        Twister::from_key(&key)
+    }
+
+    fn next_u32(&mut self) -> u32 {
+        if self.index >= N {
+            let mt = &mut self.mt;
+            for k in 0..N {
+                let y = (mt[k] & 0x8000_0000) | (mt[(k + 1) % N] & 0x7fff_ffff);
+                let mut v = mt[(k + M) % N] ^ (y >> 1);
+                if y & 1 == 1 {
+                    v ^= 0x9908_b0df;
+                }
+                mt[k] = v;
+            }
+            self.index = 0;
+        }
+        let mut y = self.mt[self.index];
+        self.index += 1;
+        y ^= y >> 11;
+        y ^= (y << 7) & 0x9d2c_5680;
+        y ^= (y << 15) & 0xefc6_0000;
+        y ^ (y >> 18)
+    }
+
+    /// `random.random()`: 53 random bits in [0, 1).
+    pub fn random(&mut self) -> f64 {
+        let a = (self.next_u32() >> 5) as f64;
+        let b = (self.next_u32() >> 6) as f64;
+        (a * 67_108_864.0 + b) * (1.0 / 9_007_199_254_740_992.0)
+    }
+
+    /// `random.getrandbits(k)`, k ≤ 64: 32-bit words, least significant first.
+    pub fn getrandbits(&mut self, k: u32) -> u64 {
+        if k == 0 {
+            return 0;
+        }
+        if k <= 32 {
+            return u64::from(self.next_u32() >> (32 - k));
+        }
+        let low = u64::from(self.next_u32());
+        let high = u64::from(self.next_u32() >> (64 - k));
+        low | (high << 32)
+    }
+
+    /// CPython's `_randbelow`: `getrandbits` of `n`'s bit length, drawn
+    /// again until below `n` (`n > 0`).
+    pub fn below(&mut self, n: u64) -> u64 {
+        let k = 64 - n.leading_zeros();
+        loop {
+            let r = self.getrandbits(k);
+            if r < n {
+                return r;
+            }
+        }
+    }
+
+    /// `random.randrange(start, stop, step)`, or None for an empty range.
+    pub fn randrange(&mut self, start: i64, stop: i64, step: i64) -> Option<i64> {
+        let width = stop as i128 - start as i128;
+        let n = match step {
+            1 => width,
+            s if s > 0 => (width + s as i128 - 1) / s as i128,
+            s if s < 0 => (width + s as i128 + 1) / s as i128,
+            _ => return None,
+        };
+        if n <= 0 {
+            return None;
+        }
+        Some((start as i128 + step as i128 * self.below(n as u64) as i128) as i64)
+    }
+
+    /// The positions `random.sample(population, k)` picks of `n`, in
+    /// order, by CPython's two ways (a pool for small populations, a set
+    /// of picks for large ones).
+    pub fn sample(&mut self, n: usize, k: usize) -> Vec<usize> {
+        let mut setsize = 21usize;
+        if k > 5 {
+            let exp = ((k * 3) as f64).log(4.0).ceil() as u32;
+            setsize += 4usize.pow(exp);
+        }
+        if n <= setsize {
+            let mut pool: Vec<usize> = (0..n).collect();
+            (0..k)
+                .map(|i| {
+                    let j = self.below((n - i) as u64) as usize;
+                    let picked = pool[j];
+                    pool[j] = pool[n - i - 1];
+                    picked
+                })
+                .collect()
+        } else {
+            let mut selected = std::collections::HashSet::new();
+            (0..k)
+                .map(|_| loop {
+                    let j = self.below(n as u64) as usize;
+                    if selected.insert(j) {
+                        break j;
+                    }
+                })
+                .collect()
+        }
+    }
+}
+
+/// The module's generator.
+static GENERATOR: Mutex<Option<Twister>> = Mutex::new(None);
+
+/// `random.seed(n)`; `random.seed()` (None) from the clock.
+pub fn seed(n: Option<i64>) {
+    let n = n.unwrap_or_else(clock_seed);
+    *lock(&GENERATOR) = Some(Twister::seeded(n));
+}
+
+fn clock_seed() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i64)
+}
+
+/// Runs `f` with the module's generator (seeded from the clock at first use).
+pub fn with<R>(f: impl FnOnce(&mut Twister) -> R) -> R {
+    let mut g = lock(&GENERATOR);
+    let t = g.get_or_insert_with(|| Twister::seeded(clock_seed()));
+    f(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What CPython 3.11 gives after `random.seed(42)` (and `seed(2**40+5)`).
+    #[test]
+    fn draws_as_cpython() {
+        let mut t = Twister::seeded(42);
+        assert_eq!(t.random(), 0.6394267984578837);
+        assert_eq!(t.random(), 0.025010755222666936);
+        let mut t = Twister::seeded(42);
+        let ints: Vec<i64> = (0..5).map(|_| t.randrange(1, 11, 1).unwrap()).collect();
+        assert_eq!(ints, [2, 1, 5, 4, 4]);
+        let mut t = Twister::seeded(42);
+        let mut xs: Vec<usize> = (0..10).collect();
+        for i in (1..xs.len()).rev() {
+            let j = t.below(i as u64 + 1) as usize;
+            xs.swap(i, j);
+        }
+        assert_eq!(xs, [7, 3, 2, 8, 5, 6, 9, 4, 0, 1]);
+        let mut t = Twister::seeded(42);
+        assert_eq!(t.sample(100, 3), [81, 14, 3]);
+        let mut t = Twister::seeded((1 << 40) + 5);
+        assert_eq!(t.random(), 0.5043802970418443);
+        let mut t = Twister::seeded(-7);
+        assert_eq!(t.random(), 0.32383276483316237);
+        assert_eq!(t.below(3), 0);
+        assert_eq!(1.0 + t.random(), 1.3948234964231734);
+        assert_eq!(t.getrandbits(40), 77516799952);
+        let mut t = Twister::seeded(3);
+        assert_eq!(t.randrange(0, 100, 7), Some(21));
+        assert_eq!(t.randrange(10, 0, -3), Some(7));
+        let picks: Vec<usize> = t.sample(1000, 8);
+        assert_eq!(picks, [378, 937, 618, 485, 640, 594, 67, 620]);
+    }
+}
