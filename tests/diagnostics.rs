@@ -166,7 +166,7 @@ diagnostic!(
     "import torch\nfrom torchvision import datasets"
 );
 diagnostic!(import_numpy, "import numpy as np");
-diagnostic!(import_unknown_module, "import argparse");
+diagnostic!(import_unknown_module, "import tarfile");
 diagnostic!(
     torch_name_cudash_lacks,
     "import torch.nn as nn\nnn.Transformer(512)"

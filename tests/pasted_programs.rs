@@ -265,3 +265,75 @@ fn the_amp_recipe_runs_as_pasted() {
     }
     std::fs::remove_file(&every_section).ok();
 }
+
+/// `cudash script FILE ARGS`: the words after the file are the program's
+/// own, which its argparse reads as Python's does. Each text below is what
+/// PyTorch 2.15's Python (3.11) printed for `python command_line.py ARGS`.
+#[test]
+fn a_program_reads_its_own_command_line() {
+    let program = pasted().join("command_line.py");
+    let cudash = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_cudash"))
+            .args(["--sim-devices", "0", "script"])
+            .arg(&program)
+            .args(args)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap()
+    };
+    // `--lr=0.25`, a flag, and `--seed`-like words are the program's, not cudash's.
+    let o = cudash(&["--epochs", "1", "--hidden", "4", "--dry-run", "--lr=0.25"]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let want = "\
+Namespace(batch_size=16, epochs=1, lr=0.25, hidden=4, no_accel=False, dry_run=True, seed=1, log_interval=2)
+settings: batch_size=16, epochs=1, lr=0.25, hidden=4, no_accel=False, dry_run=True, seed=1, log_interval=2
+Net with 67 parameters, first lr 0.25
+Train Epoch: 1 [0/64]\tLoss: 1.177536
+epoch 1: 1 steps so far, accuracy 0.4271
+history cleared: [] | grad enabled: True
+picked [5, 70, 38, 30] then 99
+";
+    let got = String::from_utf8_lossy(&o.stdout);
+    if let Err(e) = same(&got, want) {
+        panic!("{e}\n--- cudash printed:\n{got}");
+    }
+    // A value not among the choices: argparse's usage and error, status 2.
+    let usage = "\
+usage: command_line.py [-h] [--batch-size N] [--epochs N] [--lr LR]
+                       [--hidden {4,8,16}] [--no-accel] [--dry-run] [--seed S]
+                       [--log-interval N]
+";
+    let o = cudash(&["--hidden", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        format!(
+            "{usage}command_line.py: error: argument --hidden: invalid choice: 5 (choose from 4, 8, 16)\n"
+        )
+    );
+    // `-h`: the help, with ArgumentDefaultsHelpFormatter's defaults, status 0.
+    let o = cudash(&["-h"]);
+    assert_eq!(o.status.code(), Some(0));
+    let help = "
+PyTorch synthetic-data example
+
+options:
+  -h, --help         show this help message and exit
+  --batch-size N     input batch size for training (default: 16)
+  --epochs N         number of epochs to train (default: 2)
+  --lr LR            learning rate (default: 0.5)
+  --hidden {4,8,16}
+  --no-accel         disables accelerator (default: False)
+  --dry-run          quickly check a single pass (default: False)
+  --seed S           random seed (default: 1)
+  --log-interval N   how many batches to wait before logging training status
+                     (default: 2)
+";
+    assert_eq!(String::from_utf8_lossy(&o.stdout), format!("{usage}{help}"));
+}

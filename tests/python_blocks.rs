@@ -31,7 +31,7 @@ fn shape(block: &[cudash::lang::ast::Stmt]) -> String {
             ),
             StmtKind::For(_, _, b) => format!("for[{}]", shape(b)),
             StmtKind::While(_, b) => format!("while[{}]", shape(b)),
-            StmtKind::With(_, b) => format!("with[{}]", shape(b)),
+            StmtKind::With(_, _, b) => format!("with[{}]", shape(b)),
             StmtKind::Stream(_, b) => format!("stream[{}]", shape(b)),
             StmtKind::NoGrad(b) => format!("no_grad[{}]", shape(b)),
             StmtKind::Fn(f) => {

@@ -71,7 +71,11 @@ fn what_cudash_lacks_is_an_error_that_says_so() {
             "ModuleNotFoundError",
             "cudash has no NumPy",
         ),
-        ("import random", "ModuleNotFoundError", "no `random` module"),
+        (
+            "import collections",
+            "ModuleNotFoundError",
+            "no module `collections`",
+        ),
         (
             "import torch.fancy",
             "ModuleNotFoundError",

@@ -191,7 +191,7 @@ impl Interp {
                     return Ok(x);
                 }
                 match o.class.find(name) {
-                    Some(x) => self.from_class(v, &o.class, x, span),
+                    Some(x) => self.class_attribute(v, &o.class, x, span),
                     None => Err(no_attribute(&o.class.name, name, span)),
                 }
             }
@@ -218,7 +218,7 @@ impl Interp {
                 };
                 let class = class_of(this);
                 match (found, class) {
-                    (Some(x), Some(class)) => self.from_class(this, &class, x, span),
+                    (Some(x), Some(class)) => self.class_attribute(this, &class, x, span),
                     (Some(x), None) => Ok(x),
                     (None, _) => Err(Error::Attribute {
                         message: format!("'super' object has no attribute '{name}'"),
@@ -235,7 +235,7 @@ impl Interp {
     /// method bound to it, a staticmethod's function as it is, a
     /// classmethod bound to the class, a property's value (its getter
     /// called with the instance).
-    pub(crate) fn from_class(
+    pub(crate) fn class_attribute(
         &mut self,
         this: &Value,
         class: &Arc<Class>,
@@ -335,7 +335,7 @@ impl Interp {
                     Value::Function(f) => self.call_bound(&this, f, args, span),
                     Value::Decorated(_) => {
                         let own = class_of(&this).unwrap_or_else(|| Arc::clone(c));
-                        let f = self.from_class(&this, &own, f, span)?;
+                        let f = self.class_attribute(&this, &own, f, span)?;
                         self.call_value(f, args, span)
                     }
                     other => self.call_value(other, args, span),

@@ -55,7 +55,7 @@ pub(super) fn argument_parser(_: &mut Interp, _: &'static str, b: &Bound) -> Out
 pub(super) fn method(me: &mut Interp, name: &'static str, p: &Parser, b: &Bound) -> Out {
     match name {
         "add_argument" => {
-            let a = action(b)?;
+            let a = action(me, b)?;
             let mut p = lock(p);
             if let Some(f) = a
                 .flags
@@ -152,7 +152,7 @@ fn strings(v: &Value) -> Result<Vec<String>, Error> {
 
 /// One `add_argument(*name_or_flags, action=..., ...)`, checked as
 /// argparse checks it when it is added.
-fn action(b: &Bound) -> Result<Action, Diagnostic> {
+fn action(me: &mut Interp, b: &Bound) -> Result<Action, Diagnostic> {
     let mut flags = Vec::new();
     for (v, span) in &b.rest {
         match v {
@@ -240,6 +240,14 @@ fn action(b: &Bound) -> Result<Action, Diagnostic> {
     };
     let choices = match b.given("choices") {
         None => None,
+        // `choices=[4, 8, 16]`: a tensor literal in cudash; its numbers.
+        Some((Value::Tensor(t), span)) if t.ndim() == 1 => {
+            let mut numbers = Vec::new();
+            for row in Value::rows(t).map_err(|e| e.at(*span))? {
+                numbers.push(me.one_element_value(row).map_err(|e| e.at(*span))?);
+            }
+            Some(numbers)
+        }
         Some((v, span)) => Some(
             v.items()
                 .ok_or_else(|| Error::wrong_type("`choices`", "a list", v.type_name()).at(*span))?

@@ -6,8 +6,12 @@
 //! `sample`, `getrandbits`. One generator per process, as the module's.
 //! Unseeded, it starts from the clock (CPython: from the OS).
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
+use super::args::ArgVal;
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
 use crate::runtime::lock::lock;
 
 const N: usize = 624;
@@ -196,6 +200,158 @@ pub fn with<R>(f: impl FnOnce(&mut Twister) -> R) -> R {
     let mut g = lock(&GENERATOR);
     let t = g.get_or_insert_with(|| Twister::seeded(clock_seed()));
     f(t)
+}
+
+impl Interp {
+    /// `random.random()`, `random.randint(a, b)` and the rest of Python's
+    /// `random` (`pyrandom.rs` draws as CPython does).
+    pub(super) fn call_random(
+        &mut self,
+        name: &'static str,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let int = |k: usize| -> Result<i64, Diagnostic> {
+            match args.get(k).map(|a| &a.value) {
+                Some(Value::Int(i)) => Ok(*i),
+                Some(Value::Bool(b)) => Ok(b.get() as i64),
+                Some(other) => Err(Error::Module {
+                    class: "TypeError",
+                    message: format!(
+                        "'{}' object cannot be interpreted as an integer",
+                        super::format::python_type(other)
+                    ),
+                    help: None,
+                }
+                .at(args[k].span)),
+                None => Err(Error::value(format!("`{name}` needs {} argument(s)", k + 1)).at(span)),
+            }
+        };
+        let float = |k: usize| -> Result<f64, Diagnostic> {
+            let a = args.get(k).ok_or_else(|| {
+                Error::value(format!("`{name}` needs {} argument(s)", k + 1)).at(span)
+            })?;
+            a.value.as_number().ok_or_else(|| {
+                Error::wrong_type(
+                    format!("the argument of `{name}`"),
+                    "a number",
+                    a.value.type_name(),
+                )
+                .at(a.span)
+            })
+        };
+        let empty = || {
+            Error::value(format!(
+                "empty range in {}",
+                name.trim_start_matches("random.")
+            ))
+            .at(span)
+        };
+        Ok(match name {
+            "random.seed" => {
+                match args.first().map(|a| &a.value) {
+                    None | Some(Value::None) => seed(None),
+                    Some(_) => seed(Some(int(0)?)),
+                }
+                Value::None
+            }
+            "random.random" => Value::float(with(|t| t.random())),
+            "random.uniform" => {
+                let (a, b) = (float(0)?, float(1)?);
+                Value::float(a + (b - a) * with(|t| t.random()))
+            }
+            "random.randint" => {
+                let (a, b) = (int(0)?, int(1)?);
+                let r = with(|t| t.randrange(a, b.saturating_add(1), 1));
+                Value::Int(r.ok_or_else(empty)?)
+            }
+            "random.randrange" => {
+                let (start, stop) = match args.len() {
+                    1 => (0, int(0)?),
+                    _ => (int(0)?, int(1)?),
+                };
+                let step = if args.len() > 2 { int(2)? } else { 1 };
+                Value::Int(with(|t| t.randrange(start, stop, step)).ok_or_else(empty)?)
+            }
+            "random.getrandbits" => {
+                let k = int(0)?;
+                if !(0..=63).contains(&k) {
+                    return Err(Error::value("cudash's getrandbits takes 0 to 63 bits").at(span));
+                }
+                Value::Int(with(|t| t.getrandbits(k as u32)) as i64)
+            }
+            "random.choice" | "random.sample" | "random.shuffle" => {
+                let a = args
+                    .first()
+                    .ok_or_else(|| Error::value(format!("`{name}` needs a sequence")).at(span))?;
+                let items = match &a.value {
+                    Value::Range(r) if name != "random.shuffle" => {
+                        (0..r.len()).map(|k| Value::Int(r.at(k))).collect()
+                    }
+                    v => v.items().map(|xs| xs.to_vec()).ok_or_else(|| {
+                        Error::wrong_type(format!("what `{name}` takes"), "a list", v.type_name())
+                            .at(a.span)
+                    })?,
+                };
+                match name {
+                    "random.choice" => {
+                        if items.is_empty() {
+                            return Err(Error::Module {
+                                class: "IndexError",
+                                message: "Cannot choose from an empty sequence".into(),
+                                help: None,
+                            }
+                            .at(span));
+                        }
+                        let k = with(|t| t.below(items.len() as u64)) as usize;
+                        items[k].clone()
+                    }
+                    "random.sample" => {
+                        let k = int(1)?;
+                        if k < 0 || k as usize > items.len() {
+                            return Err(Error::value(
+                                "Sample larger than population or is negative",
+                            )
+                            .at(span));
+                        }
+                        let picks = with(|t| t.sample(items.len(), k as usize));
+                        let picked = picks.into_iter().map(|j| items[j].clone()).collect();
+                        Value::MutList(Arc::new(std::sync::Mutex::new(Arc::new(picked))))
+                    }
+                    _ => {
+                        let Value::MutList(list) = &a.value else {
+                            return Err(Error::Module {
+                                class: "TypeError",
+                                message: format!(
+                                    "'{}' object does not support item assignment",
+                                    super::format::python_type(&a.value)
+                                ),
+                                help: Some(
+                                    "shuffle a list: `xs = list(...)`, then `random.shuffle(xs)`"
+                                        .into(),
+                                ),
+                            }
+                            .at(a.span));
+                        };
+                        let mut list = lock(list);
+                        let xs = Arc::make_mut(&mut list);
+                        with(|t| {
+                            for i in (1..xs.len()).rev() {
+                                let j = t.below(i as u64 + 1) as usize;
+                                xs.swap(i, j);
+                            }
+                        });
+                        Value::None
+                    }
+                }
+            }
+            other => {
+                return Err(
+                    Error::value(format!("internal error: `{other}` has no handler")).at(span),
+                )
+            }
+        })
+    }
 }
 
 #[cfg(test)]

@@ -116,7 +116,7 @@ where
             .repeated()
             .at_least(1)
             .collect::<Vec<(bool, Vec<FPart>)>>()
-            .map(|pieces| joined_strings(pieces));
+            .map(joined_strings);
         // `for x in xs if c`: a comprehension's clauses (its iterable, like
         // a condition, binds above `if ... else`, as Python's `or_test`).
         let comp_target = ident().map(Target::Name).or(ident()

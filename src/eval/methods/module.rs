@@ -49,7 +49,7 @@ impl Interp {
                 return Ok(x);
             }
             if let Some(x) = o.class.find(name) {
-                return self.from_class(v, &o.class, x, span);
+                return self.class_attribute(v, &o.class, x, span);
             }
         }
         let module = lock(m);
