@@ -332,17 +332,28 @@ fn linear_is_initialised_within_pytorchs_bound() {
     );
 }
 
+/// PyTorch's `module.to` changes each parameter's data in place: an
+/// optimizer made before it steps the moved parameters (cudash gives it
+/// the new ones); a variable that still holds an old one is warned about.
 #[test]
-fn moving_a_model_moves_its_parameters_and_buffers_and_warns_a_stale_optimizer() {
+fn moving_a_model_moves_its_parameters_and_buffers_and_its_optimizers_follow() {
     let out = common::run(
         "m = Module()\nm.register_buffer(\"mean\", zeros(2))\nm.add_module(\"fc\", Linear(2, 2))\n\
          opt = SGD(m.parameters(), lr=0.1)\n\
          m.to(cuda:1)\n\
          print(m.fc.weight.device, m.mean.device, m.fc.weight.is_leaf, m.fc.weight.requires_grad)\n\
-         m.half()\nprint(m.fc.weight.dtype)",
+         print(opt.param_groups[0][\"params\"][0] is m.fc.weight)\n\
+         m.fc(ones(1, 2, device=cuda:1)).sum().backward()\n\
+         before = m.fc.bias.clone()\nopt.step()\nprint((m.fc.bias - before).tolist())\n\
+         w = m.fc.weight\nm.half()\nprint(m.fc.weight.dtype)",
     );
-    assert!(out.contains("an optimizer made before"), "{out}");
     assert!(out.contains("cuda:1 cuda:1 True True"), "{out}");
+    assert!(out.contains("True\n"), "{out}");
+    assert!(out.contains("[-0.1, -0.1]"), "{out}");
+    assert!(
+        out.contains("still held elsewhere (a variable, a list)"),
+        "{out}"
+    );
     assert!(out.contains("torch.float16"), "{out}");
 }
 

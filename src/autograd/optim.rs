@@ -351,6 +351,40 @@ pub struct Optimizer {
     pub steps_taken: u64,
 }
 
+/// Every optimizer alive, so that `module.to(device)` can give each the
+/// moved parameters (`replace_param`).
+static LIVE: std::sync::Mutex<Vec<std::sync::Weak<std::sync::Mutex<Optimizer>>>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Counts `o` among the optimizers alive.
+pub fn register(o: &Arc<std::sync::Mutex<Optimizer>>) {
+    let mut live = crate::runtime::lock::lock(&LIVE);
+    live.retain(|w| w.strong_count() > 0);
+    live.push(Arc::downgrade(o));
+}
+
+/// `module.to(device)` made `new` in place of the parameter `old`: every
+/// optimizer that holds `old` holds `new` instead, as PyTorch's
+/// optimizers go on stepping a module's parameters after `.to()` (it
+/// changes each parameter's data in place). How many optimizers did.
+pub fn replace_param(old: &Arc<Tensor>, new: &Arc<Tensor>) -> usize {
+    let live: Vec<_> = crate::runtime::lock::lock(&LIVE)
+        .iter()
+        .filter_map(std::sync::Weak::upgrade)
+        .collect();
+    let mut replaced = 0;
+    for o in live {
+        let mut o = crate::runtime::lock::lock(&o);
+        let mut held = false;
+        for p in o.params.iter_mut().filter(|p| Arc::ptr_eq(p, old)) {
+            *p = Arc::clone(new);
+            held = true;
+        }
+        replaced += usize::from(held);
+    }
+    replaced
+}
+
 /// `x op= s` in place.
 fn inplace_s(rt: &mut Runtime, op: BinaryOp, x: &Tensor, s: f64) -> R<()> {
     rt.binary_(op, x, Operand::weak(&Tensor::scalar(s)))

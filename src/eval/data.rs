@@ -121,7 +121,11 @@ pub(super) fn distributed_sampler(
     _: &'static str,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
-    let samples = dataset_arg(b, "DistributedSampler()")?.len();
+    // A class's instance (`class MyTrainDataset(Dataset)`): its `__len__`.
+    let samples = match b.get("dataset") {
+        Some((obj @ Value::Object(_), span)) => me.object_dataset(obj, *span)?.len(),
+        _ => dataset_arg(b, "DistributedSampler()")?.len(),
+    };
     // As PyTorch's: what is not given comes from the process group.
     let group = me.rt.process_group();
     let needed = |name: &str| -> Result<i64, Diagnostic> {
@@ -162,7 +166,7 @@ fn dataset_arg(b: &Bound, func: &str) -> Result<Arc<Dataset>, Diagnostic> {
         Some((Value::Dataset(ds), _)) => Ok(Arc::clone(ds)),
         Some((other, span)) => Err(Error::wrong_type(
             format!("the dataset of {func}"),
-            "a dataset (`TensorDataset(x, t)`, `Dataset(get, n)`)",
+            "a dataset (`TensorDataset(x, t)`, `Dataset(get, n)`, a class with `__len__` and `__getitem__`)",
             other.type_name(),
         )
         .at(*span)),
@@ -383,10 +387,12 @@ impl Host for Interp {
             .iter()
             .map(|(name, v)| (name.clone(), own_copy(v)))
             .collect();
+        let modules = self.forked_modules();
         let devices = Arc::clone(&self.rt.devices);
         let grad = self.grad;
         Box::new(move || {
             let mut it = Interp::worker(seed, devices, stop, vars);
+            it.adopt_modules(modules);
             it.grad = grad;
             Box::new(WorkerFetch { it, get })
         })

@@ -885,7 +885,11 @@ impl Interp {
         }
         match receiver {
             // `xs.append(v)` keeps `v` itself (Python stores the object).
-            Some((recv @ Value::MutList(_), name)) => self.call_method(recv, name, vals, span),
+            // `xs.append(v)` and a module's function (`datautils.make(xs)`)
+            // take the arguments themselves.
+            Some((recv @ (Value::MutList(_) | Value::OwnModule(_)), name)) => {
+                self.call_method(recv, name, vals, span)
+            }
             // `random.shuffle(xs)` changes the list itself.
             Some((recv @ Value::Namespace(m), name))
                 if m.path == "random" && name.name == "shuffle" =>

@@ -95,6 +95,7 @@ impl Interp {
             source: self.source.clone(),
             owner: Default::default(),
             grad_mode: None,
+            home: self.vars.number(),
         };
         Ok(f)
     }
@@ -155,6 +156,21 @@ impl Interp {
     /// Runs `f`'s body in a new frame holding `slots`.
     #[inline]
     fn run_call(
+        &mut self,
+        f: Arc<Function>,
+        slots: Vec<Option<Value>>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        // A function of another table's (a module's, or the program's
+        // called back from one): its own globals while it runs.
+        if f.home != self.vars.number() {
+            let home = f.home;
+            return self.at_home(home, span, move |it| it.run_call_here(f, slots, span));
+        }
+        self.run_call_here(f, slots, span)
+    }
+
+    fn run_call_here(
         &mut self,
         f: Arc<Function>,
         slots: Vec<Option<Value>>,

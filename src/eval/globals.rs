@@ -152,6 +152,11 @@ impl Globals {
         }
     }
 
+    /// This table's number (a function's `home`).
+    pub fn number(&self) -> u64 {
+        self.table
+    }
+
     pub fn get(&self, name: &str) -> Option<&Value> {
         let k = *self.index.get(name)?;
         self.slots[k as usize].value.as_ref()

@@ -559,7 +559,9 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
     if let Some(warning) = opt.duplicates() {
         me.rt.note(warning);
     }
-    Ok(Value::Optimizer(Arc::new(Mutex::new(opt))))
+    let opt = Arc::new(Mutex::new(opt));
+    crate::autograd::optim::register(&opt);
+    Ok(Value::Optimizer(opt))
 }
 
 /// `opt.step()`.

@@ -82,6 +82,7 @@ pub static MODULES: &[PyModule] = &[
     PyModule { path: "__future__" },
     PyModule { path: "math" },
     PyModule { path: "os" },
+    PyModule { path: "os.path" },
     PyModule { path: "gc" },
     PyModule { path: "sys" },
     PyModule { path: "random" },
@@ -142,6 +143,27 @@ static NATIVES: &[Native] = &[
         name: "math.isfinite",
     },
     Native { name: "os.getenv" },
+    Native {
+        name: "os.makedirs",
+    },
+    Native {
+        name: "os.path.exists",
+    },
+    Native {
+        name: "os.path.isfile",
+    },
+    Native {
+        name: "os.path.isdir",
+    },
+    Native {
+        name: "os.path.join",
+    },
+    Native {
+        name: "os.path.basename",
+    },
+    Native {
+        name: "os.path.dirname",
+    },
     Native { name: "sys.exit" },
     Native {
         name: "random.seed",
@@ -554,7 +576,17 @@ impl Interp {
         items: &[crate::lang::ast::Import],
     ) -> Result<(), Diagnostic> {
         for item in items {
-            let m = module(&item.module).map_err(|e| e.at(item.module_span))?;
+            let m = match module(&item.module) {
+                Ok(m) => m,
+                // A file of the program's own beside the script.
+                Err(e) => match super::own_module::file_of(&item.module) {
+                    Some(path) => {
+                        self.import_own_item(item, path)?;
+                        continue;
+                    }
+                    None => return Err(e.at(item.module_span)),
+                },
+            };
             let v = match &item.member {
                 // `import torch.nn` binds `torch`; `import torch.nn as nn`, `torch.nn`.
                 None if item.bind.name == item.module.split('.').next().unwrap_or("") => {
@@ -569,6 +601,37 @@ impl Interp {
         Ok(())
     }
 
+    /// `import datautils`, `from datautils import MyTrainDataset`: a
+    /// module of the program's own file, run once.
+    fn import_own_item(
+        &mut self,
+        item: &crate::lang::ast::Import,
+        path: std::path::PathBuf,
+    ) -> Result<(), Diagnostic> {
+        let m = self.import_own(&item.module, path, item.module_span)?;
+        let v = match &item.member {
+            None => Value::OwnModule(m),
+            Some(name) => self
+                .own_module_attr(&m, &name.name, name.span)
+                .map_err(|_| {
+                    Error::Spelling {
+                        message: format!(
+                            "cannot import name '{}' from '{}' ({})",
+                            name.name,
+                            m.name,
+                            m.path.display()
+                        ),
+                        label: "not in the module".into(),
+                        help: format!("`{}` defines no `{}`", m.path.display(), name.name),
+                        class: "ImportError",
+                    }
+                    .at(name.span)
+                })?,
+        };
+        self.assign(&item.bind, v);
+        Ok(())
+    }
+
     /// Calls a function of Python's modules (`time.time()`, `math.sqrt(2)`).
     pub(super) fn call_native(
         &mut self,
@@ -579,6 +642,9 @@ impl Interp {
         let at = |e: Error| e.at(span);
         if f.name.starts_with("random.") {
             return self.call_random(f.name, args, span);
+        }
+        if f.name.starts_with("os.path.") || f.name == "os.makedirs" {
+            return os_path(f.name, &args, span);
         }
         // `@torch.no_grad` without parentheses over a `def`.
         if let ("torch.no_grad" | "torch.enable_grad", [_]) = (f.name, args.as_slice()) {
@@ -721,6 +787,88 @@ impl Interp {
             }
         })
     }
+}
+
+/// `os.path.exists(p)`, `os.path.join(a, b)`, `os.makedirs(p, exist_ok=True)`:
+/// the file system as Python's `os` sees it.
+fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic> {
+    let mut texts = Vec::new();
+    for a in args.iter().filter(|a| a.keyword.is_none()) {
+        match &a.value {
+            Value::Str(s) => texts.push(s.to_string()),
+            other => {
+                return Err(Error::wrong_type(
+                    format!("the argument of `{name}`"),
+                    "a path (a str)",
+                    other.type_name(),
+                )
+                .at(a.span))
+            }
+        }
+    }
+    let first = || {
+        texts
+            .first()
+            .cloned()
+            .ok_or_else(|| Error::value(format!("`{name}` needs a path")).at(span))
+    };
+    let text = |s: String| Value::Str(Arc::new(s));
+    let path = std::path::Path::new;
+    Ok(match name {
+        "os.path.exists" => Value::bool(path(&first()?).exists()),
+        "os.path.isfile" => Value::bool(path(&first()?).is_file()),
+        "os.path.isdir" => Value::bool(path(&first()?).is_dir()),
+        // Python's: a part that starts with `/` starts the path again.
+        "os.path.join" => {
+            let mut out = String::new();
+            for t in &texts {
+                if t.starts_with('/') || out.is_empty() {
+                    out = t.clone();
+                } else {
+                    if !out.ends_with('/') {
+                        out.push('/');
+                    }
+                    out.push_str(t);
+                }
+            }
+            text(out)
+        }
+        "os.path.basename" => {
+            let p = first()?;
+            text(p.rsplit('/').next().unwrap_or("").to_string())
+        }
+        "os.path.dirname" => {
+            let p = first()?;
+            text(p.rsplit_once('/').map_or(String::new(), |(d, _)| match d {
+                "" => "/".to_string(),
+                d => d.to_string(),
+            }))
+        }
+        _ => {
+            let p = first()?;
+            let exist_ok = args.iter().any(|a| {
+                a.keyword.as_ref().is_some_and(|k| k.name == "exist_ok")
+                    && matches!(a.value, Value::Bool(b) if b.get())
+            });
+            if path(&p).is_dir() && !exist_ok {
+                return Err(Error::Module {
+                    class: "FileExistsError",
+                    message: format!("[Errno 17] File exists: '{p}'"),
+                    help: None,
+                }
+                .at(span));
+            }
+            std::fs::create_dir_all(&p).map_err(|e| {
+                Error::Io {
+                    action: "make the directory".into(),
+                    path: p.clone(),
+                    reason: e.to_string(),
+                }
+                .at(span)
+            })?;
+            Value::None
+        }
+    })
 }
 
 /// When the process started counting (`time.perf_counter`'s zero).

@@ -31,6 +31,7 @@ mod measure;
 mod memory;
 mod methods;
 mod optimizer_state;
+mod own_module;
 mod parallel;
 mod pyrandom;
 mod quick;
@@ -129,6 +130,14 @@ impl Default for Hooks {
 
 pub struct Interp {
     vars: Globals,
+    /// The variables of the program's own modules (`import datautils`),
+    /// and the session's while a module's function runs (`own_module`).
+    parked: Vec<Globals>,
+    /// The modules this interpreter imported, in order.
+    own_modules: Vec<Arc<own_module::OwnModule>>,
+    /// The session's module tables, as this interpreter (a rank's, a
+    /// worker's) imported them again: (the session's number, this one's).
+    module_alias: Vec<(u64, u64)>,
     /// The running calls of user functions, innermost last: each holds its
     /// locals (`function::Frame`).
     frames: Vec<function::Frame>,
@@ -174,6 +183,9 @@ impl Interp {
         rt.interrupt = Arc::clone(&hooks.interrupt);
         Interp {
             vars: Globals::default(),
+            parked: Vec::new(),
+            own_modules: Vec::new(),
+            module_alias: Vec::new(),
             frames: Vec::new(),
             spare_slots: Vec::new(),
             out: Vec::new(),

@@ -93,6 +93,7 @@ pub fn repr(v: &Value) -> String {
             super::argparse::namespace_text(o, &repr)
         }
         Value::Object(o) => format!("<__main__.{} object>", o.class.name),
+        Value::OwnModule(m) => format!("<module '{}' from '{}'>", m.name, m.path.display()),
         Value::ArgParser(p) => {
             let p = crate::runtime::lock::lock(p);
             format!(

@@ -222,13 +222,30 @@ pub(super) fn string_binary(
 ) -> Option<Result<Value, Error>> {
     use crate::lang::ast::BinOp;
     use crate::vocab::BinaryOp;
-    let repeat = |s: &str, n: i64| Value::Str(Arc::new(s.repeat(n.max(0) as usize)));
+    // Python's OverflowError past what a size holds; a string over a GiB
+    // is refused here (MemoryError) before the host is asked for it.
+    let repeat = |s: &str, n: i64| -> Result<Value, Error> {
+        let n = n.max(0) as usize;
+        match s.len().checked_mul(n) {
+            None => Err(Error::Module {
+                class: "OverflowError",
+                message: "repeated string is too long".into(),
+                help: None,
+            }),
+            Some(bytes) if bytes > 1 << 30 => Err(Error::Module {
+                class: "MemoryError",
+                message: format!("a string of {bytes} bytes is more than cudash makes (1 GiB)"),
+                help: None,
+            }),
+            Some(_) => Ok(Value::Str(Arc::new(s.repeat(n)))),
+        }
+    };
     match (a, b, op) {
         (Value::Str(x), Value::Str(y), BinOp::Elementwise(BinaryOp::Add)) => {
             Some(Ok(Value::Str(Arc::new(format!("{x}{y}")))))
         }
         (Value::Str(x), Value::Int(n), BinOp::Elementwise(BinaryOp::Mul))
-        | (Value::Int(n), Value::Str(x), BinOp::Elementwise(BinaryOp::Mul)) => Some(Ok(repeat(x, *n))),
+        | (Value::Int(n), Value::Str(x), BinOp::Elementwise(BinaryOp::Mul)) => Some(repeat(x, *n)),
         (Value::Str(_), _, BinOp::Elementwise(BinaryOp::Add)) | (_, Value::Str(_), BinOp::Elementwise(BinaryOp::Add)) => {
             Some(Err(Error::Module {
                 class: "TypeError",

@@ -93,6 +93,8 @@ pub enum Value {
     /// `torch.no_grad()` (false) or `torch.enable_grad()` (true): what
     /// `with` switches autograd's recording to.
     GradMode(Word<bool>),
+    /// `import datautils`: a module of the program's own file.
+    OwnModule(Arc<super::own_module::OwnModule>),
     /// `argparse.ArgumentParser(...)`: the program's command-line options.
     ArgParser(Arc<Mutex<super::argparse::ArgumentParser>>),
     /// `@staticmethod`, `@classmethod` or `@property` over a function: how a
@@ -344,6 +346,7 @@ impl Value {
             Value::Namespace(_) => "a Python module",
             Value::Native(_) => "a function",
             Value::ArgParser(_) => "an ArgumentParser",
+            Value::OwnModule(_) => "a Python module",
             Value::Decorated(d) => match **d {
                 Decorated::Static(_) => "a staticmethod",
                 Decorated::ClassMethod(_) => "a classmethod",
@@ -394,6 +397,7 @@ impl Value {
             Value::Native(_) => "function",
             Value::Decorated(_) => "function",
             Value::ArgParser(_) => "argument_parser",
+            Value::OwnModule(_) => "namespace",
             Value::GradMode(_) => "grad_mode",
             Value::Autocast(_) => "autocast",
             Value::GradScaler(_) => "grad_scaler",
@@ -716,6 +720,9 @@ pub struct Function {
     /// `@torch.no_grad()` (false) or `@torch.enable_grad()` (true): the
     /// grad mode its calls run in.
     pub grad_mode: Option<bool>,
+    /// The number of the globals it was defined in: a module's function
+    /// runs with its module's (`own_module`).
+    pub home: u64,
 }
 
 impl Function {
@@ -734,6 +741,7 @@ impl Function {
             source: self.source.clone(),
             owner,
             grad_mode: Some(on),
+            home: self.home,
         }
     }
 

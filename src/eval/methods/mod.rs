@@ -359,6 +359,10 @@ static MEMBERS: &[(&str, Member)] = {
             "batch_size",
             LoaderProperty(|l| Value::Int(l.batch_size as i64)),
         ),
+        (
+            "sampler",
+            LoaderProperty(|l| l.sampler.clone().map_or(Value::None, Value::Sampler)),
+        ),
         ("type", DeviceProperty(device_type)),
         ("index", DeviceProperty(device_index)),
         (
@@ -395,6 +399,10 @@ impl Interp {
         // `torch.zeros(2)`, `nn.Linear(4, 2)`: the module's member, called.
         if let Value::Namespace(m) = recv {
             let f = super::imports::member(m, &name.name).map_err(|e| e.at(name.span))?;
+            return self.call_value(f, args, span);
+        }
+        if let Value::OwnModule(m) = &recv {
+            let f = self.own_module_attr(m, &name.name, name.span)?;
             return self.call_value(f, args, span);
         }
         // A shape's methods are a tuple's.
@@ -468,6 +476,9 @@ impl Interp {
         }
         if let Value::Namespace(m) = recv {
             return super::imports::member(m, name).map_err(|e| e.at(span));
+        }
+        if let Value::OwnModule(m) = recv {
+            return self.own_module_attr(m, name, span);
         }
         let as_name = || Name::new(name.into(), span);
         // `s.values` of `s = x.sort()`: a dict's keys read as fields, as

@@ -519,13 +519,15 @@ pub(crate) fn module_to(
         if !is_param {
             return Ok(x);
         }
-        // The module's slot holds it; anything more is a name, a list or
-        // an optimizer that will keep the old tensor.
+        // A parameter stays a leaf parameter; its `.grad` goes along.
+        let p = Arc::new(meta::parameter(&x, meta::requires_grad(t)));
+        // An optimizer made before steps the moved parameter, as PyTorch's.
+        crate::autograd::optim::replace_param(t, &p);
+        // The module's slot holds it; anything more is a name or a list
+        // that will keep the old tensor.
         if Arc::strong_count(t) > 1 {
             held_elsewhere += 1;
         }
-        // A parameter stays a leaf parameter; its `.grad` goes along.
-        let p = Arc::new(meta::parameter(&x, meta::requires_grad(t)));
         if let Some(g) = meta::meta(t).and_then(|r| r.grad()) {
             let mut g2 = g;
             if let Some(d) = dtype.filter(|d| *d != g2.dtype()) {
@@ -542,8 +544,9 @@ pub(crate) fn module_to(
     if held_elsewhere > 0 {
         me.rt.note(format!(
             "`{name}` made new parameter tensors; {held_elsewhere} of the old ones {} still held elsewhere \
-             (an optimizer made before, a variable) and will not see the model's updates: make the \
-             optimizer after moving the model (PyTorch swaps each parameter's data in place instead)",
+             (a variable, a list) and will not see the model's updates: read the parameters again \
+             after moving the model (PyTorch swaps each parameter's data in place instead; \
+             optimizers made before are given the moved parameters)",
             if held_elsewhere == 1 { "is" } else { "are" }
         ));
     }

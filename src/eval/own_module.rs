@@ -1,0 +1,230 @@
+//! A program's own modules: `from datautils import MyTrainDataset` where
+//! `datautils.py` sits beside the script (Python's `sys.path[0]`; the
+//! current directory in the REPL and a notebook). The file runs once, in
+//! a global namespace of its own (`__name__` is its name, so its `if
+//! __name__ == "__main__":` block does not run); `import datautils` binds
+//! the module and `from datautils import X` its names.
+//!
+//! Each module's variables are a table of their own (`Globals`), kept by
+//! the interpreter while they are not running. A function remembers the
+//! table it was defined in (`Function::home`): a call of a module's
+//! function runs with that table as the globals, and one of the program's
+//! functions called back from it with the program's. A rank of `spawn`
+//! or a DataLoader worker that meets a module of the session imports the
+//! file again in its own interpreter, as a spawned Python process does.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use super::globals::Globals;
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error, Source};
+use crate::lang::Span;
+use crate::runtime::lock::lock;
+
+/// `import datautils`: a module of the program's own.
+#[derive(Debug)]
+pub struct OwnModule {
+    pub name: String,
+    pub path: PathBuf,
+    /// The number of the table that holds its variables (in the
+    /// interpreter that imported it first).
+    pub table: u64,
+}
+
+/// Every module imported in this process, by table number: what a rank
+/// or a worker imports again when it meets one of the session's.
+static IMPORTED: Mutex<Vec<Arc<OwnModule>>> = Mutex::new(Vec::new());
+
+/// The file `import name` reads: `name.py` (or `name/__init__.py`) in the
+/// script's directory, where there is one.
+pub fn file_of(name: &str) -> Option<PathBuf> {
+    let argv0 = super::imports::argv().remove(0);
+    let dir = std::path::Path::new(&argv0)
+        .parent()
+        .map_or_else(PathBuf::new, PathBuf::from);
+    let rel = name.replace('.', "/");
+    [format!("{rel}.py"), format!("{rel}/__init__.py")]
+        .into_iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.is_file())
+        // Python names a module's file by its absolute path.
+        .map(|p| std::path::absolute(&p).unwrap_or(p))
+}
+
+impl Interp {
+    /// The module `name` from `path`, run now unless this interpreter has
+    /// already imported it (Python's `sys.modules`).
+    pub(super) fn import_own(
+        &mut self,
+        name: &str,
+        path: PathBuf,
+        span: Span,
+    ) -> Result<Arc<OwnModule>, Diagnostic> {
+        if let Some(m) = self.own_modules.iter().find(|m| m.path == path) {
+            return Ok(Arc::clone(m));
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| {
+            Error::Io {
+                action: "read the module".into(),
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            }
+            .at(span)
+        })?;
+        let source = Arc::new(Source {
+            name: path.display().to_string(),
+            text: Arc::from(text.as_str()),
+        });
+        let stmts = crate::lang::parse(&text)
+            .map_err(|mut errors| errors.swap_remove(0).in_source(&source))?;
+        crate::lang::flow::check(&stmts).map_err(|d| d.in_source(&source))?;
+        // The module's own globals while its body runs.
+        let mut table = Globals::default();
+        table.insert("__name__".into(), Value::Str(Arc::new(name.to_string())));
+        let number = table.number();
+        let module = Arc::new(OwnModule {
+            name: name.to_string(),
+            path,
+            table: number,
+        });
+        self.own_modules.push(Arc::clone(&module));
+        lock(&IMPORTED).push(Arc::clone(&module));
+        let outer = std::mem::replace(&mut self.vars, table);
+        let outer_source = self.source.replace(Arc::clone(&source));
+        let mut ran = Ok(());
+        for s in &stmts {
+            if let Err(d) = self.exec(s) {
+                ran = Err(d.in_source(&source));
+                break;
+            }
+        }
+        self.source = outer_source;
+        let table = std::mem::replace(&mut self.vars, outer);
+        self.parked.push(table);
+        ran.map(|()| module)
+    }
+
+    /// `module.name`, `from module import name`: a variable of the module.
+    pub(super) fn own_module_attr(
+        &mut self,
+        m: &OwnModule,
+        name: &str,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let local = self.local_table(m.table, span)?;
+        let found = match self.vars.number() == local {
+            true => self.vars.get(name).cloned(),
+            false => self
+                .parked
+                .iter()
+                .find(|t| t.number() == local)
+                .and_then(|t| t.get(name).cloned()),
+        };
+        found.ok_or_else(|| {
+            Error::Attribute {
+                message: format!("module '{}' has no attribute '{name}'", m.name),
+                help: None,
+            }
+            .at(span)
+        })
+    }
+
+    /// This interpreter's number for the table `home`: its own, or, for a
+    /// module the session imported, the copy imported again here. None
+    /// for a table that is no module's (the session's, seen from a rank:
+    /// its functions run with the rank's globals).
+    fn local_table(&mut self, home: u64, span: Span) -> Result<u64, Diagnostic> {
+        if self.vars.number() == home || self.parked.iter().any(|t| t.number() == home) {
+            return Ok(home);
+        }
+        if let Some(&(_, local)) = self.module_alias.iter().find(|(h, _)| *h == home) {
+            return Ok(local);
+        }
+        let known = lock(&IMPORTED).iter().find(|m| m.table == home).cloned();
+        match known {
+            Some(m) => {
+                let here = self.import_own(&m.name, m.path.clone(), span)?;
+                self.module_alias.push((home, here.table));
+                Ok(here.table)
+            }
+            None => Ok(home),
+        }
+    }
+
+    /// Runs `call` with the table `home` as the globals (a module's
+    /// function), the current one put back after, also after an error.
+    pub(super) fn at_home<R>(
+        &mut self,
+        home: u64,
+        span: Span,
+        call: impl FnOnce(&mut Interp) -> Result<R, Diagnostic>,
+    ) -> Result<R, Diagnostic> {
+        let local = self.local_table(home, span)?;
+        let Some(k) = self.parked.iter().position(|t| t.number() == local) else {
+            return call(self);
+        };
+        // The current table waits with the others: a function of its own
+        // called back from the module finds it there.
+        let table = self.parked.swap_remove(k);
+        let outer = std::mem::replace(&mut self.vars, table);
+        let outer_number = outer.number();
+        self.parked.push(outer);
+        let r = call(self);
+        if let Some(k) = self.parked.iter().position(|t| t.number() == outer_number) {
+            let outer = self.parked.swap_remove(k);
+            let table = std::mem::replace(&mut self.vars, outer);
+            self.parked.push(table);
+        }
+        r
+    }
+}
+
+/// The program's modules as a forked process holds them: each module, its
+/// table's number here, and copies of its variables.
+pub(crate) type ModuleCopies = Vec<(Arc<OwnModule>, u64, Vec<(String, Value)>)>;
+
+impl Interp {
+    /// This interpreter's modules, copied for a DataLoader worker (a
+    /// forked process: it does not import them again, it has them as
+    /// they are).
+    pub(crate) fn forked_modules(&self) -> ModuleCopies {
+        let mut copies = Vec::new();
+        for m in &self.own_modules {
+            let local = self
+                .module_alias
+                .iter()
+                .find(|(h, _)| *h == m.table)
+                .map_or(m.table, |&(_, l)| l);
+            let table = match self.vars.number() == local {
+                true => Some(&self.vars),
+                false => self.parked.iter().find(|t| t.number() == local),
+            };
+            if let Some(t) = table {
+                let vars = t
+                    .iter()
+                    .map(|(k, v)| (k.clone(), super::data::own_copy(v)))
+                    .collect();
+                copies.push((Arc::clone(m), local, vars));
+            }
+        }
+        copies
+    }
+
+    /// A worker takes the modules `forked_modules` copied: tables of its
+    /// own, which the session's numbers (and their functions' homes) lead to.
+    pub(crate) fn adopt_modules(&mut self, copies: ModuleCopies) {
+        for (m, local, vars) in copies {
+            let mut t = Globals::default();
+            for (k, v) in vars {
+                t.insert(k, v);
+            }
+            self.module_alias.push((m.table, t.number()));
+            if local != m.table {
+                self.module_alias.push((local, t.number()));
+            }
+            self.parked.push(t);
+            self.own_modules.push(m);
+        }
+    }
+}

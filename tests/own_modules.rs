@@ -1,0 +1,193 @@
+//! A program's own modules: `from datautils import MyTrainDataset` where
+//! `datautils.py` sits beside the script, as PyTorch's multi-file examples
+//! (the DDP tutorial series, word_language_model) import theirs. Each test
+//! writes a small program of two files and runs `cudash script`; the
+//! expected lines are what Python 3.11 printed for the same files.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// A directory of its own holding `files`; the path of the first.
+fn program(test: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("cudash-own-{test}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).unwrap();
+    }
+    dir.join(files[0].0)
+}
+
+fn script(main: &PathBuf, args: &[&str]) -> (String, String, Option<i32>) {
+    let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(args)
+        .arg("script")
+        .arg(main)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+        o.status.code(),
+    )
+}
+
+const HELPERS: &str = "\
+import torch
+from torch.utils.data import Dataset
+
+SCALE = 3
+calls = 0
+
+def scaled(x):
+    return x * SCALE
+
+def counter():
+    global calls
+    calls += 1
+    return calls
+
+def apply(f, x):
+    return f(x)
+
+class Samples(Dataset):
+    def __init__(self, size):
+        self.size = size
+        self.data = [(torch.ones(4) * i, torch.tensor([float(i)])) for i in range(size)]
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, index):
+        return self.data[index]
+
+if __name__ == \"__main__\":
+    print(\"helpers run as a script\")
+print(\"helpers imported as\", __name__)
+";
+
+/// The module runs once, in its own namespace: its `SCALE` is not the
+/// program's, its functions read its globals (and `global` writes them),
+/// a function of the program's passed in runs with the program's, and
+/// `from ... import` of a name it lacks is Python's ImportError.
+#[test]
+fn a_module_runs_once_in_a_namespace_of_its_own() {
+    let main = program(
+        "namespace",
+        &[
+            (
+                "main.py",
+                "import helpers
+from helpers import Samples, scaled, apply
+SCALE = 100
+def mine(x):
+    return x + SCALE
+print(helpers.SCALE, scaled(2), SCALE, helpers.counter(), helpers.counter(), helpers.calls)
+print(apply(mine, 1), apply(scaled, 1))
+import helpers
+print(__name__, len(Samples(5)))
+try:
+    from helpers import nothing
+except ImportError as e:
+    print(\"ImportError:\", str(e).split(\" (\")[0])
+",
+            ),
+            ("helpers.py", HELPERS),
+        ],
+    );
+    let (out, err, code) = script(&main, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out,
+        "helpers imported as helpers
+3 6 100 1 2 2
+101 3
+__main__ 5
+ImportError: cannot import name 'nothing' from 'helpers'
+"
+    );
+}
+
+/// A DataLoader's workers have the module as a forked process has it
+/// (not imported again: nothing printed twice); its Dataset class feeds
+/// them.
+#[test]
+fn workers_have_the_module_without_importing_it_again() {
+    let main = program(
+        "workers",
+        &[
+            (
+                "main.py",
+                "from helpers import Samples
+from torch.utils.data import DataLoader
+for x, y in DataLoader(Samples(6), batch_size=3, num_workers=2):
+    print(x.sum().item(), y.view(-1).tolist())
+",
+            ),
+            ("helpers.py", HELPERS),
+        ],
+    );
+    let (out, err, code) = script(&main, &["--sim-devices", "0"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out,
+        "helpers imported as helpers
+12.0 [0.0, 1.0, 2.0]
+48.0 [3.0, 4.0, 5.0]
+"
+    );
+}
+
+/// An error in the module is reported in the module's file, at its line.
+#[test]
+fn an_error_in_a_module_points_into_its_file() {
+    let main = program(
+        "error",
+        &[
+            ("main.py", "import broken\nprint(\"not reached\")\n"),
+            ("broken.py", "x = 1\ny = x + undefined_name\n"),
+        ],
+    );
+    let (out, err, code) = script(&main, &[]);
+    assert_eq!(code, Some(1));
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("NameError"), "{err}");
+    assert!(err.contains("broken.py:2"), "{err}");
+}
+
+/// `spawn`'s ranks import the module again, as spawned processes do.
+#[test]
+fn spawned_ranks_import_the_module_again() {
+    let main = program(
+        "spawn",
+        &[
+            (
+                "main.py",
+                "import torch.multiprocessing as mp
+from helpers import scaled
+
+def work(rank, n):
+    print(\"rank\", rank, scaled(n))
+
+if __name__ == \"__main__\":
+    mp.spawn(work, args=(5,), nprocs=2)
+",
+            ),
+            ("helpers.py", HELPERS),
+        ],
+    );
+    let (out, err, code) = script(&main, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            "helpers imported as helpers",
+            "helpers imported as helpers",
+            "helpers imported as helpers",
+            "rank 0 15",
+            "rank 1 15"
+        ]
+    );
+}
