@@ -191,3 +191,147 @@ if __name__ == \"__main__\":
         ]
     );
 }
+
+const SHARDS: &str = "\
+import torch
+from torch.utils.data import Dataset
+
+class Shards(Dataset):
+    def __init__(self, size):
+        self.size = size
+        self.data = [(torch.ones(8) * (i % 5) / 5, torch.ones(1) * (i % 5) / 10) for i in range(size)]
+
+    def __len__(self):
+        return self.size
+
+    def __getitem__(self, index):
+        return self.data[index]
+";
+
+/// A torchrun script in the style of PyTorch's DDP tutorial series: its
+/// dataset class in a module beside it, an optimizer made before the
+/// model moves to the rank's GPU, DistributedSampler with `set_epoch`
+/// through `loader.sampler`, a snapshot saved by rank 0 and resumed from
+/// on the next run, epochs and snapshot path from argparse.
+#[test]
+fn a_torchrun_script_with_a_module_trains_saves_and_resumes() {
+    let main = program(
+        "torchrun",
+        &[
+            (
+                "train.py",
+                "import argparse
+import os
+import torch
+import torch.nn.functional as F
+from torch.utils.data import DataLoader
+from torch.utils.data.distributed import DistributedSampler
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.distributed import init_process_group, destroy_process_group
+from shards import Shards
+
+
+class Trainer:
+    def __init__(self, model, loader, optimizer, snapshot_path):
+        self.gpu_id = int(os.environ[\"LOCAL_RANK\"])
+        self.model = model.to(self.gpu_id)
+        self.loader = loader
+        self.optimizer = optimizer
+        self.epochs_run = 0
+        self.snapshot_path = snapshot_path
+        if os.path.exists(snapshot_path):
+            snapshot = torch.load(snapshot_path, map_location=f\"cuda:{self.gpu_id}\")
+            self.model.load_state_dict(snapshot[\"MODEL_STATE\"])
+            self.epochs_run = snapshot[\"EPOCHS_RUN\"]
+            print(f\"[GPU{self.gpu_id}] resuming at epoch {self.epochs_run}\")
+        self.model = DDP(self.model, device_ids=[self.gpu_id])
+
+    def run_epoch(self, epoch):
+        self.loader.sampler.set_epoch(epoch)
+        total = 0.0
+        for source, targets in self.loader:
+            source, targets = source.to(self.gpu_id), targets.to(self.gpu_id)
+            self.optimizer.zero_grad()
+            loss = F.mse_loss(self.model(source), targets)
+            loss.backward()
+            self.optimizer.step()
+            total += loss.item()
+        return total
+
+    def train(self, max_epochs):
+        losses = []
+        for epoch in range(self.epochs_run, max_epochs):
+            losses.append(self.run_epoch(epoch))
+            if self.gpu_id == 0:
+                torch.save({\"MODEL_STATE\": self.model.module.state_dict(), \"EPOCHS_RUN\": epoch + 1},
+                           self.snapshot_path)
+        return losses
+
+
+def main(total_epochs, snapshot_path):
+    init_process_group(backend=\"nccl\")
+    torch.cuda.set_device(int(os.environ[\"LOCAL_RANK\"]))
+    model = torch.nn.Linear(8, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    loader = DataLoader(Shards(64), batch_size=8, shuffle=False, sampler=DistributedSampler(Shards(64)))
+    trainer = Trainer(model, loader, optimizer, snapshot_path)
+    losses = trainer.train(total_epochs)
+    if losses:
+        print(f\"[GPU{trainer.gpu_id}] {len(losses)} epochs, loss falls: {losses[-1] < losses[0]}\")
+    destroy_process_group()
+
+
+if __name__ == \"__main__\":
+    parser = argparse.ArgumentParser(description=\"simple distributed training job\")
+    parser.add_argument(\"total_epochs\", type=int, help=\"Total epochs to train the model\")
+    parser.add_argument(\"--snapshot_path\", default=\"snapshot.pt\")
+    args = parser.parse_args()
+    main(args.total_epochs, args.snapshot_path)
+",
+            ),
+            ("shards.py", SHARDS),
+        ],
+    );
+    let dir = main.parent().unwrap().to_path_buf();
+    let snapshot = dir.join("snap.pt");
+    let launch = |epochs: &str| {
+        let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
+            .args(["--sim-devices", "2", "launch", "--nproc-per-node", "2"])
+            .arg(&main)
+            .args([epochs, "--snapshot_path"])
+            .arg(&snapshot)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let mut lines: Vec<String> = String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .map(String::from)
+            .collect();
+        lines.sort();
+        (lines, String::from_utf8_lossy(&o.stderr).into_owned(), o.status.code())
+    };
+    // The optimizer made before `.to(gpu)` steps the moved parameters: the loss falls.
+    let (lines, err, code) = launch("4");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains("warning"), "{err}");
+    assert_eq!(
+        lines,
+        [
+            "[GPU0] 4 epochs, loss falls: True",
+            "[GPU1] 4 epochs, loss falls: True"
+        ]
+    );
+    assert!(snapshot.is_file());
+    let (lines, err, code) = launch("6");
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        lines,
+        [
+            "[GPU0] 2 epochs, loss falls: True",
+            "[GPU0] resuming at epoch 4",
+            "[GPU1] 2 epochs, loss falls: True",
+            "[GPU1] resuming at epoch 4"
+        ]
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
