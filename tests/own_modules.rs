@@ -308,7 +308,11 @@ if __name__ == \"__main__\":
             .map(String::from)
             .collect();
         lines.sort();
-        (lines, String::from_utf8_lossy(&o.stderr).into_owned(), o.status.code())
+        (
+            lines,
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+            o.status.code(),
+        )
     };
     // The optimizer made before `.to(gpu)` steps the moved parameters: the loss falls.
     let (lines, err, code) = launch("4");

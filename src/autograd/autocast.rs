@@ -363,7 +363,10 @@ pub fn binary(
 /// its inputs as autocast gives them, then the product, recorded.
 pub fn matmul(rt: &mut Runtime, mode: Mode, op: &str, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
     let cast = inputs(rt, mode, op, &[a, b])?;
-    super::record::matmul(rt, mode, cast.get(0, a), cast.get(1, b))
+    match op {
+        "bmm" => super::record::bmm(rt, mode, cast.get(0, a), cast.get(1, b)),
+        _ => super::record::matmul(rt, mode, cast.get(0, a), cast.get(1, b)),
+    }
 }
 
 /// `x.to(dtype)` as autocast makes it (`ToCopyBackward0`); a parameter's

@@ -323,11 +323,6 @@ pub fn unary(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<Arc<Ten
 }
 
 pub fn matmul(rt: &mut Runtime, mode: Mode, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
-    let out = rt.matmul(a, b)?;
-    if !recording(mode, &[a, b]) {
-        return Ok(out);
-    }
-    let (ra, rb) = (requires_grad(a), requires_grad(b));
     let name = match (a.ndim(), b.ndim()) {
         (1, 1) => "DotBackward0",
         (2, 1) => "MvBackward0",
@@ -335,6 +330,27 @@ pub fn matmul(rt: &mut Runtime, mode: Mode, a: &Tensor, b: &Tensor) -> R<Arc<Ten
         (1, 2) => "SqueezeBackward1",
         _ => "UnsafeViewBackward0",
     };
+    product(rt, mode, a, b, name)
+}
+
+/// `torch.bmm(a, b)`: the batched product as one node of its own.
+pub fn bmm(rt: &mut Runtime, mode: Mode, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
+    product(rt, mode, a, b, "BmmBackward0")
+}
+
+/// A matrix product, recorded as the node `name`.
+fn product(
+    rt: &mut Runtime,
+    mode: Mode,
+    a: &Tensor,
+    b: &Tensor,
+    name: &'static str,
+) -> R<Arc<Tensor>> {
+    let out = rt.matmul(a, b)?;
+    if !recording(mode, &[a, b]) {
+        return Ok(out);
+    }
+    let (ra, rb) = (requires_grad(a), requires_grad(b));
     let backward = Backward::MatMul {
         columns: [column_major(a), column_major(b)],
         a: rb.then(|| Saved::new(a)),

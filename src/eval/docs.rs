@@ -191,6 +191,9 @@ docs! {
     Function Math "triu", "triu(input, diagonal=0)", "The upper triangle of each matrix (the last two dims), the rest zero; `diagonal` moves the edge up (1) or down (-1).", "triu(ones(3, 3), 1)";
     Function Math "nonzero", "nonzero(input, as_tuple=false)", "The coordinates of the non-zero elements (NaN counts), one row each: i64 of [count, ndim]; `as_tuple=true` gives one index tensor per dimension. The count decides the shape, so on a GPU the host waits for the data (a sync), as in PyTorch.", "nonzero(tensor([[0, 3], [5, 0]]))";
     Function Math "argwhere", "argwhere(input)", "`nonzero(input)`: the coordinates of the non-zero elements.", "argwhere(tensor([0., 2., 0., 1.]))";
+    Function Math "mm", "mm(input, other)", "The product of two matrices (2-D each), as `torch.mm`: `matmul` that refuses other ranks with PyTorch's message.", "mm(ones(2, 3), ones(3, 4))";
+    Function Math "bmm", "bmm(input, other)", "Batched matrix product of two 3-D tensors (b×n×m and b×m×p), as `torch.bmm`.", "bmm(ones(5, 2, 3), ones(5, 3, 4)).shape";
+    Function Math "mv", "mv(input, other)", "A matrix (2-D) times a vector (1-D), as `torch.mv`.", "mv(ones(2, 3), ones(3))";
     Function Math "matmul", "matmul(a, b)", "Matrix product, like `a @ b`: 1-D operands are vectors, extra leading dimensions are batches.", "matmul(ones(2, 3), ones(3, 4))";
     Function Devices "device", "device(type, index=none)", "A device, as PyTorch's `torch.device`: `device(1)`, `device(\"cuda:1\")` and `device(\"cuda\", 1)` are `cuda:1`, `device(\"cuda\")` the current CUDA device (`cuda`), `device(\"cpu\")` the host. `with device(1) { }` makes cuda:1 current (PyTorch's `torch.cuda.device(1)`).", "with device(1) {\n  a = ones(2, device=cuda)\n}\ndevice(\"cuda\", 1)";
     Function Devices "devices", "devices()", "The list of CUDA devices in this session.", "devices()";
@@ -357,6 +360,9 @@ docs! {
     Method Math "any", "x.any()", "Whether any element is nonzero (NaN counts), as a 0-d bool tensor.", "tensor([0, 2]).any()";
     Method Math "all", "x.all()", "Whether every element is nonzero (NaN counts; true for no elements), as a 0-d bool tensor.", "tensor([0, 2]).all()";
     Method Math "trace", "x.trace()", "The sum of a matrix's diagonal.", "eye(3).trace()";
+    Method Math "mm", "x.mm(other)", "`mm(x, other)`: the product of two matrices.", "ones(2, 3).mm(ones(3, 4))";
+    Method Math "bmm", "x.bmm(other)", "`bmm(x, other)`: batched matrix product of 3-D tensors.", "ones(5, 2, 3).bmm(ones(5, 3, 4)).shape";
+    Method Math "mv", "x.mv(other)", "`mv(x, other)`: a matrix times a vector.", "ones(2, 3).mv(ones(3))";
     Method Math "matmul", "x.matmul(other)", "Matrix product, like `x @ other`.", "ones(2, 3).matmul(ones(3))";
     Method Math "mean", "x.mean(dim=none, keepdim=false, dtype=none)", "Mean of all elements, or along `dim` (an int or a list of them); `dtype` converts first.", "ones(2, 3).mean()\nones(2, 3, 4).mean([0, 2])";
     Method Math "max", "x.max(dim=none, keepdim=false)", "Largest element; with `dim`, the largest along it and their indices (`values, indices = x.max(1)`).", "arange(5).max()";

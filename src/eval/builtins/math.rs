@@ -50,6 +50,44 @@ pub(super) fn matmul(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
     ))
 }
 
+/// `mm(a, b)`, `bmm(a, b)`, `mv(a, b)`: `matmul` of operands of the
+/// ranks each takes, checked with PyTorch's messages.
+pub(super) fn product(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let (x, y) = (b.tensor("input")?, b.tensor("other")?);
+    ranked_product(me, name, &x, &y).map_err(|e| e.at(b.span))
+}
+
+/// `x.mm(y)` and the others: `product` of the receiver.
+pub(in crate::eval) fn ranked_product(
+    me: &mut Interp,
+    name: &'static str,
+    x: &Tensor,
+    y: &Tensor,
+) -> Result<Value, Error> {
+    let wrong = match name {
+        "mm" if x.ndim() != 2 => Some(format!(
+            "mm: self must be a matrix, got {}-D tensor",
+            x.ndim()
+        )),
+        "mm" if y.ndim() != 2 => Some(format!(
+            "mm: mat2 must be a matrix, got {}-D tensor",
+            y.ndim()
+        )),
+        "bmm" if x.ndim() != 3 => Some("batch1 must be a 3D tensor".into()),
+        "bmm" if y.ndim() != 3 => Some("batch2 must be a 3D tensor".into()),
+        "mv" if x.ndim() != 2 || y.ndim() != 1 => Some(format!(
+            "vector + matrix @ vector expected, got 1, {}, {}",
+            x.ndim(),
+            y.ndim()
+        )),
+        _ => None,
+    };
+    if let Some(message) = wrong {
+        return Err(Error::shape(message));
+    }
+    crate::autograd::autocast::matmul(&mut me.rt, me.grad, name, x, y).map(Value::Tensor)
+}
+
 /// `dot(a, b)`: two vectors of one dtype and length, as PyTorch's `dot`
 /// (one matmul of a row by a column).
 pub(super) fn dot(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {

@@ -332,6 +332,12 @@ pub(super) fn matmul(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
     ))
 }
 
+/// `x.mm(y)`, `x.bmm(y)`, `x.mv(v)`.
+pub(super) fn product(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let other = b.tensor("other")?;
+    crate::eval::builtins::math::ranked_product(me, name, t, &other).map_err(|e| e.at(b.span))
+}
+
 /// `x.any()` / `x.all()`: whether any / every element is nonzero (NaN
 /// counts as nonzero), as a 0-d bool tensor on x's device.
 pub(super) fn any_all(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
