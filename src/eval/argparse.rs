@@ -11,16 +11,15 @@
 //! What parsing reads stays text here: converting with `type` and checking
 //! `choices` needs the interpreter (`methods`' glue in `amp.rs`' manner).
 
-use std::sync::{Arc, Mutex, OnceLock};
-
-use super::value::{Base, Class, Object};
-use super::Value;
+/// How a value is written in usage and help (Python's `str`): the
+/// caller's, so that this file knows no interpreter.
+pub type Text<'a, V> = &'a dyn Fn(&V) -> String;
 
 /// What an option does with what follows it.
 #[derive(Debug, Clone)]
-pub enum ActionKind {
+pub enum ActionKind<V> {
     Store,
-    StoreConst(Value),
+    StoreConst(V),
     StoreTrue,
     StoreFalse,
     Append,
@@ -47,23 +46,23 @@ pub enum Nargs {
 
 /// One `add_argument`.
 #[derive(Debug, Clone)]
-pub struct Action {
+pub struct Action<V> {
     /// `["-b", "--batch-size"]`; empty for a positional.
     pub flags: Vec<String>,
     pub dest: String,
-    pub kind: ActionKind,
+    pub kind: ActionKind<V>,
     pub nargs: Nargs,
     /// `type=int`: what each value's text is given to.
-    pub ty: Option<Value>,
-    pub default: Value,
-    pub constant: Value,
-    pub choices: Option<Vec<Value>>,
+    pub ty: Option<V>,
+    pub default: V,
+    pub constant: V,
+    pub choices: Option<Vec<V>>,
     pub required: bool,
     pub help: Option<String>,
     pub metavar: Option<String>,
 }
 
-impl Action {
+impl<V> Action<V> {
     pub fn positional(&self) -> bool {
         self.flags.is_empty()
     }
@@ -71,19 +70,20 @@ impl Action {
     /// The name usage and errors give it: its flags joined by `/`, or
     /// its metavar (or dest) for a positional.
     pub fn display_name(&self) -> String {
-        match self.positional() {
-            true => self.metavar_text(),
-            false => self.flags.join("/"),
+        match (self.positional(), &self.metavar) {
+            (true, Some(m)) => m.clone(),
+            (true, None) => self.dest.clone(),
+            (false, _) => self.flags.join("/"),
         }
     }
 
     /// `N`, `{LSTM,GRU}`, or the dest (upper-cased for an option).
-    fn metavar_text(&self) -> String {
+    fn metavar_text(&self, text: Text<V>) -> String {
         if let Some(m) = &self.metavar {
             return m.clone();
         }
         if let Some(choices) = &self.choices {
-            let items: Vec<String> = choices.iter().map(choice_text).collect();
+            let items: Vec<String> = choices.iter().map(text).collect();
             return format!("{{{}}}", items.join(","));
         }
         match self.positional() {
@@ -93,8 +93,8 @@ impl Action {
     }
 
     /// What follows a flag (or stands for a positional) in usage and help.
-    fn args_text(&self) -> String {
-        let m = self.metavar_text();
+    fn args_text(&self, text: Text<V>) -> String {
+        let m = self.metavar_text(text);
         match self.nargs {
             Nargs::Zero => String::new(),
             Nargs::One => m,
@@ -106,11 +106,11 @@ impl Action {
     }
 
     /// `--batch-size N` in usage (the first flag), `[...]` unless required.
-    fn usage_part(&self) -> String {
+    fn usage_part(&self, text: Text<V>) -> String {
         if self.positional() {
-            return self.args_text();
+            return self.args_text(text);
         }
-        let args = self.args_text();
+        let args = self.args_text(text);
         let part = match args.is_empty() {
             true => self.flags[0].clone(),
             false => format!("{} {args}", self.flags[0]),
@@ -122,11 +122,11 @@ impl Action {
     }
 
     /// `-b N, --batch-size N` in help.
-    fn invocation(&self) -> String {
+    fn invocation(&self, text: Text<V>) -> String {
         if self.positional() {
-            return self.metavar_text();
+            return self.metavar_text(text);
         }
-        let args = self.args_text();
+        let args = self.args_text(text);
         self.flags
             .iter()
             .map(|f| match args.is_empty() {
@@ -138,26 +138,15 @@ impl Action {
     }
 }
 
-/// A choice as usage shows it (`{LSTM,GRU}`): a string bare, a number as Python writes it.
-fn choice_text(v: &Value) -> String {
-    match v {
-        Value::Str(s) => s.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::Float(x) => super::show::float(x.get()),
-        Value::Bool(b) => if b.get() { "True" } else { "False" }.into(),
-        other => other.type_name().to_string(),
-    }
-}
-
 /// `argparse.ArgumentParser(...)`.
 #[derive(Debug, Clone)]
-pub struct ArgumentParser {
+pub struct ArgumentParser<V> {
     pub prog: String,
     pub description: Option<String>,
     pub epilog: Option<String>,
-    pub actions: Vec<Action>,
+    pub actions: Vec<Action<V>>,
     /// `set_defaults(k=v)`: values for names no argument sets.
-    pub defaults: Vec<(String, Value)>,
+    pub defaults: Vec<(String, V)>,
     /// `formatter_class=ArgumentDefaultsHelpFormatter`: each help ends
     /// with its default.
     pub show_defaults: bool,
@@ -179,16 +168,17 @@ pub struct Parsed {
 /// none) less 2.
 const WIDTH: usize = 78;
 
-impl ArgumentParser {
-    pub fn new(prog: String, description: Option<String>, epilog: Option<String>) -> Self {
+impl<V: Clone> ArgumentParser<V> {
+    /// A parser with argparse's `-h`; `none` is the value of nothing (Python's None).
+    pub fn new(prog: String, description: Option<String>, epilog: Option<String>, none: V) -> Self {
         let help = Action {
             flags: vec!["-h".into(), "--help".into()],
             dest: "help".into(),
             kind: ActionKind::Help,
             nargs: Nargs::Zero,
             ty: None,
-            default: Value::None,
-            constant: Value::None,
+            default: none.clone(),
+            constant: none,
             choices: None,
             required: false,
             help: Some("show this help message and exit".into()),
@@ -405,19 +395,19 @@ impl ArgumentParser {
     }
 
     /// `usage: main.py [-h] [--lr LR] epochs`, wrapped as argparse wraps it.
-    pub fn format_usage(&self) -> String {
+    pub fn format_usage(&self, text: Text<V>) -> String {
         let prefix = "usage: ";
         let opts: Vec<String> = self
             .actions
             .iter()
             .filter(|a| !a.positional())
-            .map(Action::usage_part)
+            .map(|a| a.usage_part(text))
             .collect();
         let pos: Vec<String> = self
             .actions
             .iter()
             .filter(|a| a.positional())
-            .map(Action::usage_part)
+            .map(|a| a.usage_part(text))
             .collect();
         let all: Vec<&str> = std::iter::once(self.prog.as_str())
             .chain(opts.iter().map(String::as_str))
@@ -470,8 +460,8 @@ impl ArgumentParser {
 
     /// The whole help: usage, description, each argument with its help
     /// (`%(default)s` filled in), epilog; as `print_help` writes it.
-    pub fn format_help(&self, default_text: &dyn Fn(&Value) -> String) -> String {
-        let mut out = self.format_usage();
+    pub fn format_help(&self, text: Text<V>) -> String {
+        let mut out = self.format_usage(text);
         if let Some(d) = &self.description {
             out.push('\n');
             out.push_str(&wrap(d, WIDTH, "").join("\n"));
@@ -480,18 +470,18 @@ impl ArgumentParser {
         let longest = self
             .actions
             .iter()
-            .map(|a| a.invocation().len() + 2)
+            .map(|a| a.invocation(text).len() + 2)
             .max()
             .unwrap_or(0);
         let help_at = (longest + 2).min(24);
-        let section = |title: &str, actions: Vec<&Action>, out: &mut String| {
+        let section = |title: &str, actions: Vec<&Action<V>>, out: &mut String| {
             if actions.is_empty() {
                 return;
             }
             out.push_str(&format!("\n{title}:\n"));
             for a in actions {
-                let inv = a.invocation();
-                let help = a.help.as_deref().map(|h| self.fill(h, a, default_text));
+                let inv = a.invocation(text);
+                let help = a.help.as_deref().map(|h| self.fill(h, a, text));
                 let width = help_at - 4;
                 let lines = help
                     .as_deref()
@@ -527,7 +517,7 @@ impl ArgumentParser {
 
     /// A help text with `%(default)s`, `%(prog)s`, `%(dest)s` and
     /// `%(metavar)s` filled in, as argparse's `%` does.
-    fn fill(&self, help: &str, a: &Action, default_text: &dyn Fn(&Value) -> String) -> String {
+    fn fill(&self, help: &str, a: &Action<V>, text: Text<V>) -> String {
         let shows_default = self.show_defaults
             && !help.contains("%(default)")
             && !matches!(a.kind, ActionKind::Help)
@@ -536,11 +526,11 @@ impl ArgumentParser {
             true => format!("{help} (default: %(default)s)"),
             false => help.to_string(),
         };
-        help.replace("%(default)s", &default_text(&a.default))
-            .replace("%(default)r", &default_text(&a.default))
+        help.replace("%(default)s", &text(&a.default))
+            .replace("%(default)r", &text(&a.default))
             .replace("%(prog)s", &self.prog)
             .replace("%(dest)s", &a.dest)
-            .replace("%(metavar)s", &a.metavar_text())
+            .replace("%(metavar)s", &a.metavar_text(text))
             .replace("%%", "%")
     }
 }
@@ -573,39 +563,14 @@ pub fn dest_of(flags: &[String]) -> String {
     name.trim_start_matches('-').replace('-', "_")
 }
 
-/// The class of what `parse_args` returns (`argparse.Namespace`): a plain
-/// object whose attributes are the arguments.
-pub fn namespace_class() -> Arc<Class> {
-    static CLASS: OnceLock<Arc<Class>> = OnceLock::new();
-    Arc::clone(CLASS.get_or_init(|| {
-        Arc::new(Class {
-            name: "Namespace".into(),
-            base: Base::Object,
-            attrs: Mutex::new(Vec::new()),
-        })
-    }))
-}
-
-/// Whether `o` is a `Namespace` of `parse_args`.
-pub fn is_namespace(o: &Object) -> bool {
-    Arc::ptr_eq(&o.class, &namespace_class())
-}
-
-/// `Namespace(lr=0.1, epochs=3)`, each value as `item` writes it.
-pub fn namespace_text(o: &Object, item: &dyn Fn(&Value) -> String) -> String {
-    let attrs = crate::runtime::lock::lock(&o.attrs).clone();
-    let fields: Vec<String> = attrs
-        .iter()
-        .map(|(k, v)| format!("{k}={}", item(v)))
-        .collect();
-    format!("Namespace({})", fields.join(", "))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn action(flags: &[&str], kind: ActionKind, nargs: Nargs) -> Action {
+    /// Values as text here: `"None"`, `"1.0"`.
+    type V = &'static str;
+
+    fn action(flags: &[&str], kind: ActionKind<V>, nargs: Nargs) -> Action<V> {
         let flags: Vec<String> = flags.iter().map(|s| s.to_string()).collect();
         let positional = !flags[0].starts_with('-');
         Action {
@@ -614,8 +579,8 @@ mod tests {
             kind,
             nargs,
             ty: None,
-            default: Value::None,
-            constant: Value::None,
+            default: "None",
+            constant: "None",
             choices: None,
             required: false,
             help: None,
@@ -623,8 +588,13 @@ mod tests {
         }
     }
 
-    fn parser() -> ArgumentParser {
-        let mut p = ArgumentParser::new("ap.py".into(), Some("PyTorch MNIST Example".into()), None);
+    fn parser() -> ArgumentParser<V> {
+        let mut p = ArgumentParser::new(
+            "ap.py".into(),
+            Some("PyTorch MNIST Example".into()),
+            None,
+            "None",
+        );
         let mut epochs = action(&["total_epochs"], ActionKind::Store, Nargs::One);
         epochs.help = Some("Total epochs to train the model".into());
         p.actions.push(epochs);
@@ -634,17 +604,14 @@ mod tests {
         p.actions.push(bs);
         let mut lr = action(&["--lr"], ActionKind::Store, Nargs::One);
         lr.metavar = Some("LR".into());
-        lr.default = Value::float(1.0);
+        lr.default = "1.0";
         lr.help = Some("learning rate (default: %(default)s)".into());
         p.actions.push(lr);
         let mut na = action(&["--no-accel"], ActionKind::StoreTrue, Nargs::Zero);
         na.help = Some("disables accelerator".into());
         p.actions.push(na);
         let mut model = action(&["--model"], ActionKind::Store, Nargs::One);
-        model.choices = Some(vec![
-            Value::Str(Arc::new("LSTM".into())),
-            Value::Str(Arc::new("GRU".into())),
-        ]);
+        model.choices = Some(vec!["LSTM", "GRU"]);
         model.help = Some("type of net".into());
         p.actions.push(model);
         let mut seed = action(&["--seed"], ActionKind::Store, Nargs::One);
@@ -683,10 +650,7 @@ options:
   --seed S            random seed (default: 1)
   --save-model        For Saving the current Model
 ";
-        let got = parser().format_help(&|v| match v {
-            Value::Float(x) => super::super::show::float(x.get()),
-            _ => "None".into(),
-        });
+        let got = parser().format_help(&|v: &V| v.to_string());
         assert_eq!(got, want);
     }
 
@@ -717,7 +681,7 @@ options:
 
     #[test]
     fn positionals_share_the_words() {
-        let mut p = ArgumentParser::new("p".into(), None, None);
+        let mut p = ArgumentParser::new("p".into(), None, None, "None");
         p.actions
             .push(action(&["src"], ActionKind::Store, Nargs::AtLeastOne));
         p.actions
@@ -725,6 +689,9 @@ options:
         let r = p.parse(&words("a b c")).unwrap();
         assert_eq!(r.found[1], vec![words("a b")]);
         assert_eq!(r.found[2], vec![words("c")]);
-        assert_eq!(p.format_usage(), "usage: p [-h] src [src ...] dst\n");
+        assert_eq!(
+            p.format_usage(&|v: &V| v.to_string()),
+            "usage: p [-h] src [src ...] dst\n"
+        );
     }
 }

@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use super::argparse::{self, Action, ActionKind, ArgumentParser, Nargs};
+use super::argparse::{self, ActionKind, Nargs};
 use super::args::{ArgVal, Bound};
 use super::value::Object;
 use super::{Interp, Output, Value};
@@ -14,6 +14,8 @@ use crate::lang::Span;
 use crate::runtime::lock::lock;
 
 type Out = Result<Value, Diagnostic>;
+type ArgumentParser = argparse::ArgumentParser<Value>;
+type Action = argparse::Action<Value>;
 type Parser = Arc<Mutex<ArgumentParser>>;
 
 /// `ArgumentParser(prog=none, description=none, epilog=none, ...)`.
@@ -27,7 +29,7 @@ pub(super) fn argument_parser(_: &mut Interp, _: &'static str, b: &Bound) -> Out
                 .map_or(String::new(), |n| n.to_string_lossy().into_owned())
         }
     };
-    let mut p = ArgumentParser::new(prog, b.str("description")?, b.str("epilog")?);
+    let mut p = ArgumentParser::new(prog, b.str("description")?, b.str("epilog")?, Value::None);
     if !b.bool("add_help", true)? {
         p.actions.clear();
     }
@@ -88,7 +90,7 @@ pub(super) fn method(me: &mut Interp, name: &'static str, p: &Parser, b: &Bound)
             text_out(me, name, text)
         }
         "format_usage" | "print_usage" => {
-            let text = lock(p).format_usage();
+            let text = lock(p).format_usage(&default_text);
             text_out(me, name, text)
         }
         "set_defaults" => {
@@ -122,7 +124,7 @@ fn text_out(me: &mut Interp, name: &str, text: String) -> Out {
     }
 }
 
-/// A default as `%(default)s` writes it: Python's `str`.
+/// A default or a choice as usage and help write it: Python's `str`.
 fn default_text(v: &Value) -> String {
     super::format::str_of(v)
 }
@@ -278,7 +280,7 @@ fn action(me: &mut Interp, b: &Bound) -> Result<Action, Diagnostic> {
 fn fail(me: &mut Interp, p: &ArgumentParser, message: &str, span: Span) -> Diagnostic {
     me.emit(Output::Stderr(format!(
         "{}{}: error: {message}",
-        p.format_usage(),
+        p.format_usage(&default_text),
         p.prog
     )));
     Error::Exit { code: 2 }.at(span)
@@ -307,7 +309,7 @@ fn parse(
         let msg = format!("unrecognized arguments: {}", parsed.extras.join(" "));
         return Err(fail(me, p, &msg, span));
     }
-    let ns = Object::new(argparse::namespace_class());
+    let ns = Object::new(super::value::namespace_class());
     for (a, found) in p.actions.iter().zip(&parsed.found) {
         if matches!(a.kind, ActionKind::Help) {
             continue;

@@ -59,9 +59,7 @@ pub fn repr_of(v: &Value) -> String {
         Value::Exception(x) => format!("{}({})", x.class.name, quote(&x.message)),
         // `f"{x.dtype}"` is PyTorch's `torch.float32`.
         Value::DType(d) => d.get().pytorch_name().into(),
-        Value::Object(o) if super::argparse::is_namespace(o) => {
-            super::argparse::namespace_text(o, &repr_of)
-        }
+        Value::Object(o) if o.is_namespace() => o.namespace_text(&repr_of),
         other => show::repr(other),
     }
 }

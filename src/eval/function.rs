@@ -241,6 +241,27 @@ impl Interp {
     }
 }
 
+impl Function {
+    /// The same function, its calls run with autograd's recording `on`
+    /// (`@torch.no_grad()` over it).
+    pub fn with_grad_mode(&self, on: bool) -> Function {
+        let owner = std::sync::OnceLock::new();
+        if let Some(w) = self.owner.get() {
+            let _ = owner.set(w.clone());
+        }
+        Function {
+            def: Arc::clone(&self.def),
+            code: super::compiled::block(&self.def.body),
+            defaults: self.defaults.clone(),
+            enclosing: self.enclosing.clone(),
+            source: self.source.clone(),
+            owner,
+            grad_mode: Some(on),
+            home: self.home,
+        }
+    }
+}
+
 /// Python's argument binding: positional arguments fill the parameters in
 /// order, keywords by name, defaults what is left; anything else is a
 /// `TypeError` that names the function and points at the argument.

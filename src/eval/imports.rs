@@ -579,12 +579,9 @@ impl Interp {
             let m = match module(&item.module) {
                 Ok(m) => m,
                 // A file of the program's own beside the script.
-                Err(e) => match super::own_module::file_of(&item.module) {
-                    Some(path) => {
-                        self.import_own_item(item, path)?;
-                        continue;
-                    }
-                    None => return Err(e.at(item.module_span)),
+                Err(e) => match self.import_own_item(item)? {
+                    true => continue,
+                    false => return Err(e.at(item.module_span)),
                 },
             };
             let v = match &item.member {
@@ -598,37 +595,6 @@ impl Interp {
             };
             self.assign(&item.bind, v);
         }
-        Ok(())
-    }
-
-    /// `import datautils`, `from datautils import MyTrainDataset`: a
-    /// module of the program's own file, run once.
-    fn import_own_item(
-        &mut self,
-        item: &crate::lang::ast::Import,
-        path: std::path::PathBuf,
-    ) -> Result<(), Diagnostic> {
-        let m = self.import_own(&item.module, path, item.module_span)?;
-        let v = match &item.member {
-            None => Value::OwnModule(m),
-            Some(name) => self
-                .own_module_attr(&m, &name.name, name.span)
-                .map_err(|_| {
-                    Error::Spelling {
-                        message: format!(
-                            "cannot import name '{}' from '{}' ({})",
-                            name.name,
-                            m.name,
-                            m.path.display()
-                        ),
-                        label: "not in the module".into(),
-                        help: format!("`{}` defines no `{}`", m.path.display(), name.name),
-                        class: "ImportError",
-                    }
-                    .at(name.span)
-                })?,
-        };
-        self.assign(&item.bind, v);
         Ok(())
     }
 

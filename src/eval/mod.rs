@@ -134,7 +134,7 @@ pub struct Interp {
     /// and the session's while a module's function runs (`own_module`).
     parked: Vec<Globals>,
     /// The modules this interpreter imported, in order.
-    own_modules: Vec<Arc<own_module::OwnModule>>,
+    own_modules: Vec<Arc<value::OwnModule>>,
     /// The session's module tables, as this interpreter (a rank's, a
     /// worker's) imported them again: (the session's number, this one's).
     module_alias: Vec<(u64, u64)>,

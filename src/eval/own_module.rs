@@ -17,20 +17,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use super::globals::Globals;
+use super::value::OwnModule;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error, Source};
 use crate::lang::Span;
 use crate::runtime::lock::lock;
-
-/// `import datautils`: a module of the program's own.
-#[derive(Debug)]
-pub struct OwnModule {
-    pub name: String,
-    pub path: PathBuf,
-    /// The number of the table that holds its variables (in the
-    /// interpreter that imported it first).
-    pub table: u64,
-}
 
 /// Every module imported in this process, by table number: what a rank
 /// or a worker imports again when it meets one of the session's.
@@ -38,7 +29,7 @@ static IMPORTED: Mutex<Vec<Arc<OwnModule>>> = Mutex::new(Vec::new());
 
 /// The file `import name` reads: `name.py` (or `name/__init__.py`) in the
 /// script's directory, where there is one.
-pub fn file_of(name: &str) -> Option<PathBuf> {
+fn file_of(name: &str) -> Option<PathBuf> {
     let argv0 = super::imports::argv().remove(0);
     let dir = std::path::Path::new(&argv0)
         .parent()
@@ -53,6 +44,40 @@ pub fn file_of(name: &str) -> Option<PathBuf> {
 }
 
 impl Interp {
+    /// `import datautils`, `from datautils import MyTrainDataset`: a
+    /// module of the program's own file, run once.
+    /// False when the script's directory holds no such file.
+    pub(super) fn import_own_item(
+        &mut self,
+        item: &crate::lang::ast::Import,
+    ) -> Result<bool, Diagnostic> {
+        let Some(path) = file_of(&item.module) else {
+            return Ok(false);
+        };
+        let m = self.import_own(&item.module, path, item.module_span)?;
+        let v = match &item.member {
+            None => Value::OwnModule(m),
+            Some(name) => self
+                .own_module_attr(&m, &name.name, name.span)
+                .map_err(|_| {
+                    Error::Spelling {
+                        message: format!(
+                            "cannot import name '{}' from '{}' ({})",
+                            name.name,
+                            m.name,
+                            m.path.display()
+                        ),
+                        label: "not in the module".into(),
+                        help: format!("`{}` defines no `{}`", m.path.display(), name.name),
+                        class: "ImportError",
+                    }
+                    .at(name.span)
+                })?,
+        };
+        self.assign(&item.bind, v);
+        Ok(true)
+    }
+
     /// The module `name` from `path`, run now unless this interpreter has
     /// already imported it (Python's `sys.modules`).
     pub(super) fn import_own(

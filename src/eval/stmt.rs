@@ -21,21 +21,6 @@ use crate::runtime::shape::{broadcast_shapes, fmt_shape};
 use crate::runtime::DType;
 use std::sync::Arc;
 
-/// `d.update(...)` as a statement on a variable: the variable and the
-/// arguments (cudash's dicts change through the variable that holds them).
-pub(super) fn dict_update(e: &Expr) -> Option<(&Name, &[crate::lang::ast::Arg])> {
-    let ExprKind::Call(callee, args) = &e.kind else {
-        return None;
-    };
-    match &callee.kind {
-        ExprKind::Attr(obj, method) if method.name == "update" => match &obj.kind {
-            ExprKind::Var(name) => Some((name, args)),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
 impl Interp {
     pub(crate) fn exec(&mut self, s: &Stmt) -> Result<Flow, Diagnostic> {
         self.enter(s.span)?;
@@ -167,7 +152,7 @@ impl Interp {
             self.emit(Output::Text(text));
             return Ok(());
         }
-        if let Some((name, args)) = dict_update(e) {
+        if let Some((name, args)) = super::compiled::dict_update(e) {
             if let Some(Value::Dict(d)) = self.get_var(name).cloned() {
                 return self.update_dict(name, &d, args, e.span);
             }

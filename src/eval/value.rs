@@ -94,9 +94,9 @@ pub enum Value {
     /// `with` switches autograd's recording to.
     GradMode(Word<bool>),
     /// `import datautils`: a module of the program's own file.
-    OwnModule(Arc<super::own_module::OwnModule>),
+    OwnModule(Arc<OwnModule>),
     /// `argparse.ArgumentParser(...)`: the program's command-line options.
-    ArgParser(Arc<Mutex<super::argparse::ArgumentParser>>),
+    ArgParser(Arc<Mutex<super::argparse::ArgumentParser<Value>>>),
     /// `@staticmethod`, `@classmethod` or `@property` over a function: how a
     /// class gives it when read from an instance.
     Decorated(Arc<Decorated>),
@@ -560,6 +560,46 @@ pub enum Base {
     Class(Arc<Class>),
 }
 
+/// `import datautils`: a module of the program's own (`own_module.rs`).
+#[derive(Debug)]
+pub struct OwnModule {
+    pub name: String,
+    pub path: std::path::PathBuf,
+    /// The number of the table that holds its variables (in the
+    /// interpreter that imported it first).
+    pub table: u64,
+}
+
+/// The class of what argparse's `parse_args` returns (`Namespace`): a
+/// plain object whose attributes are the arguments.
+pub fn namespace_class() -> Arc<Class> {
+    static CLASS: std::sync::OnceLock<Arc<Class>> = std::sync::OnceLock::new();
+    Arc::clone(CLASS.get_or_init(|| {
+        Arc::new(Class {
+            name: "Namespace".into(),
+            base: Base::Object,
+            attrs: Mutex::new(Vec::new()),
+        })
+    }))
+}
+
+impl Object {
+    /// Whether this is a `Namespace` of `parse_args`.
+    pub fn is_namespace(&self) -> bool {
+        Arc::ptr_eq(&self.class, &namespace_class())
+    }
+
+    /// `Namespace(lr=0.1, epochs=3)`, each value as `item` writes it.
+    pub fn namespace_text(&self, item: &dyn Fn(&Value) -> String) -> String {
+        let attrs = crate::runtime::lock::lock(&self.attrs).clone();
+        let fields: Vec<String> = attrs
+            .iter()
+            .map(|(k, v)| format!("{k}={}", item(v)))
+            .collect();
+        format!("Namespace({})", fields.join(", "))
+    }
+}
+
 /// What a decorator in a class body makes of a method.
 #[derive(Debug)]
 pub enum Decorated {
@@ -726,25 +766,6 @@ pub struct Function {
 }
 
 impl Function {
-    /// The same function, its calls run with autograd's recording `on`
-    /// (`@torch.no_grad()` over it).
-    pub fn with_grad_mode(&self, on: bool) -> Function {
-        let owner = std::sync::OnceLock::new();
-        if let Some(w) = self.owner.get() {
-            let _ = owner.set(w.clone());
-        }
-        Function {
-            def: Arc::clone(&self.def),
-            code: super::compiled::block(&self.def.body),
-            defaults: self.defaults.clone(),
-            enclosing: self.enclosing.clone(),
-            source: self.source.clone(),
-            owner,
-            grad_mode: Some(on),
-            home: self.home,
-        }
-    }
-
     /// `name(a, b=1)`, defaults shown as they were evaluated.
     pub fn signature(&self) -> String {
         let params: Vec<String> = self

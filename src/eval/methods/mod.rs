@@ -49,7 +49,7 @@ enum Member {
     ModuleMethod(Call<crate::nn::ModuleRef>),
     SchedulerMethod(Call<Arc<super::value::LrScheduler>>),
     ScalerMethod(Call<Arc<std::sync::Mutex<crate::autograd::grad_scaler::GradScaler>>>),
-    ParserMethod(Call<Arc<std::sync::Mutex<super::argparse::ArgumentParser>>>),
+    ParserMethod(Call<Arc<std::sync::Mutex<super::argparse::ArgumentParser<Value>>>>),
     SchedulerProperty(fn(&Arc<super::value::LrScheduler>) -> Value),
     OptimizerProperty(fn(&Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>) -> Value),
     LoaderProperty(fn(&Arc<crate::data::loader::DataLoader>) -> Value),
