@@ -211,8 +211,21 @@ pub fn float(x: f64) -> String {
             "0.0".into()
         };
     }
-    // Rust's `{:e}` gives the shortest round-trip digits: `1.5e-7`.
-    let sci = format!("{x:e}");
+    // Rust's `{:e}` gives the shortest round-trip digits: `1.5e-7`. Of
+    // the strings of that length that read back as `x`, Python's repr
+    // writes the nearest (ties to even: 1020.6172485351562 for
+    // 1020.61724853515625, where Rust's shortest ends in 3): `{:.*e}`
+    // rounds correctly at that length.
+    let shortest = format!("{x:e}");
+    let digits = shortest
+        .split('e')
+        .next()
+        .map_or(1, |m| m.chars().filter(char::is_ascii_digit).count());
+    let nearest = format!("{x:.*e}", digits.saturating_sub(1));
+    let sci = match nearest.parse::<f64>() {
+        Ok(y) if y == x => nearest,
+        _ => shortest,
+    };
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     if !(-4..16).contains(&exp) {
@@ -267,4 +280,27 @@ pub(super) fn autocast_region(r: &crate::autograd::autocast::Region) -> String {
         r.dtype.pytorch_name(),
         if r.enabled { "True" } else { "False" }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    /// CPython 3.11's `repr` of each.
+    #[test]
+    fn floats_read_as_pythons_repr() {
+        for (x, python) in [
+            (0.1, "0.1"),
+            (4e-06, "4e-06"),
+            (1.0 / 3.0, "0.3333333333333333"),
+            (1e16, "1e+16"),
+            (0.30000000000000004, "0.30000000000000004"),
+            (-2.5e-5, "-2.5e-05"),
+            // A float32's value, halfway between two 17-digit strings:
+            // Python writes the even one.
+            (1020.61724853515625, "1020.6172485351562"),
+            (f64::from(0.1f32), "0.10000000149011612"),
+            (5e-324, "5e-324"),
+        ] {
+            assert_eq!(super::float(x), python, "{x:e}");
+        }
+    }
 }
