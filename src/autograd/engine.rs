@@ -444,7 +444,15 @@ impl Walk {
         // Its kernels are named after it on the timeline and in `profile`.
         rt.begin_op(node.name);
         keep_retained(rt, node, &grads)?;
-        let computed = node.with_saved(|backward| backward.apply_outputs(rt, node, &grads))?;
+        let computed = match node.custom_call() {
+            // A program's `torch.autograd.Function`: its own `backward`.
+            Some(f) => h.custom_backward(&f, &grads)?,
+            None => {
+                let rt = h.runtime();
+                node.with_saved(|backward| backward.apply_outputs(rt, node, &grads))?
+            }
+        };
+        let rt = h.runtime();
         drop(grads);
         if !retain {
             node.release();

@@ -552,6 +552,13 @@ impl Backward {
             Backward::Overwritten => slices::overwritten(rt, g, node)?,
             Backward::Copy => slices::copy(rt, g, node)?,
             Backward::IndexPut { items } => slices::index_put(rt, g, items, node)?,
+            // The engine asks its host to run a program's backward.
+            Backward::Custom { .. } => {
+                return Err(crate::error::Error::Autograd {
+                    message: format!("{name} is a Function of the program's: its host runs it"),
+                    help: "internal: the engine calls `Host::custom_backward`".into(),
+                })
+            }
             Backward::Convolution { x, w, geom, bias } => super::conv::conv2d_backward(
                 rt,
                 g,

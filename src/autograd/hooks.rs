@@ -172,6 +172,14 @@ pub trait Host {
 
     /// `f()`, a final callback (`callbacks.rs`), once backward's last node ran.
     fn final_callback(&mut self, f: &HookFn) -> Result<(), Error>;
+
+    /// A program's `torch.autograd.Function` backward: the gradient of
+    /// each input of the node from the gradients of its outputs.
+    fn custom_backward(
+        &mut self,
+        f: &HookFn,
+        grads: &[Option<Arc<Tensor>>],
+    ) -> Result<Vec<Option<Arc<Tensor>>>, Error>;
 }
 
 /// Backward with no hooks to call: the runtime alone (a backward the
@@ -191,6 +199,19 @@ impl Host for Runtime {
 
     fn final_callback(&mut self, _: &HookFn) -> Result<(), Error> {
         Ok(())
+    }
+
+    fn custom_backward(
+        &mut self,
+        _: &HookFn,
+        _: &[Option<Arc<Tensor>>],
+    ) -> Result<Vec<Option<Arc<Tensor>>>, Error> {
+        Err(Error::Autograd {
+            message:
+                "a torch.autograd.Function of the program's runs its backward in the interpreter"
+                    .into(),
+            help: "call backward() from the program".into(),
+        })
     }
 }
 

@@ -528,6 +528,12 @@ pub enum Backward {
     IndexPut {
         items: Vec<crate::runtime::op::index::Index>,
     },
+    /// A `torch.autograd.Function` of the program's: its `backward`,
+    /// with the `ctx` its `forward` filled, as the interpreter keeps them
+    /// (the engine asks its host to call it: `Host::custom_backward`).
+    Custom {
+        call: super::hook_list::HookFn,
+    },
 }
 
 impl Backward {
@@ -607,6 +613,7 @@ impl Backward {
             | CopySlices { .. }
             | AsStrided { .. }
             | Overwritten
+            | Custom { .. }
             | Copy => vec![],
             Add
             | Sub
@@ -751,6 +758,14 @@ impl Node {
     /// Runs `f` on what backward needs, or gives PyTorch's error when a
     /// backward already freed it. The node's lock is held while `f` runs:
     /// nothing a node's backward does reads that node again.
+    /// A program's `backward` (`Backward::Custom`), while the node keeps it.
+    pub fn custom_call(&self) -> Option<super::hook_list::HookFn> {
+        match lock(&self.backward).as_ref() {
+            Some(Backward::Custom { call }) => Some(Arc::clone(call)),
+            _ => None,
+        }
+    }
+
     pub fn with_saved<T>(&self, f: impl FnOnce(&Backward) -> Result<T, Error>) -> Result<T, Error> {
         match lock(&self.backward).as_ref() {
             Some(b) => f(b),

@@ -97,6 +97,28 @@ pub fn attach_parts(
         .collect()
 }
 
+/// The outputs of a program's `torch.autograd.Function` (its `forward`
+/// ran without recording) as the outputs of one node `name` whose
+/// backward is the program's (`call`), its inputs the tensors given.
+pub fn attach_custom(
+    rt: &Runtime,
+    outputs: Vec<Arc<Tensor>>,
+    (name, call): (&'static str, super::hook_list::HookFn),
+    inputs: &[&Tensor],
+) -> Vec<Arc<Tensor>> {
+    let next: Edges = inputs.iter().map(|t| edge(t)).collect();
+    let metas: Inputs = inputs.iter().map(|t| InputMeta::of(t)).collect();
+    let stream = outputs.first().and_then(|o| forward_stream(rt, o));
+    let mut node = Node::new(name, Backward::Custom { call }, next, metas, stream);
+    node.outputs = outputs.len();
+    let node = Arc::new(node);
+    outputs
+        .into_iter()
+        .enumerate()
+        .map(|(k, out)| with_meta(out, Meta::output_of(Arc::clone(&node), k, None)))
+        .collect()
+}
+
 /// `out` with a node of `inputs` (every one a tensor, none weak) when an
 /// input requires grad and grad mode is on; else `out` as it is. Views,
 /// copies and casts (`ViewBackward0`, `ToCopyBackward0`, ...), which save

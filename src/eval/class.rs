@@ -37,6 +37,7 @@ impl Interp {
             Some(e) => match self.eval(e, 0)? {
                 Value::Class(c) => Base::Class(c),
                 Value::Builtin(doc) if doc.name == "Module" => Base::Module,
+                Value::Builtin(doc) if doc.name == "Function" => Base::AutogradFunction,
                 // A map-style dataset is a plain object with `__getitem__`
                 // and `__len__`, which `DataLoader` reads.
                 Value::Builtin(doc) if doc.name == "Dataset" => Base::Object,
@@ -196,6 +197,10 @@ impl Interp {
                 }
             }
             Value::Module(m) => self.module_attr(v, m, name, span),
+            // `MyFunction.apply`
+            Value::Class(c) if name == "apply" && c.is_autograd_function() => {
+                Ok(Value::Decorated(Arc::new(Decorated::Apply(Arc::clone(c)))))
+            }
             Value::Class(c) => match c.find(name) {
                 Some(Value::Decorated(d)) => Ok(match &*d {
                     Decorated::Static(f) => f.clone(),
@@ -250,6 +255,7 @@ impl Interp {
                     Ok(bound(&Value::Class(Arc::clone(class)), Arc::clone(f)))
                 }
                 Decorated::ClassMethod(f) => Ok(f.clone()),
+                Decorated::Apply(_) => Ok(Value::Decorated(Arc::clone(&d))),
                 Decorated::Property(getter) => {
                     let arg = ArgVal {
                         keyword: None,
@@ -308,6 +314,12 @@ impl Interp {
         args: Vec<ArgVal>,
         span: Span,
     ) -> Result<Result<Value, Vec<ArgVal>>, Diagnostic> {
+        // `ctx.save_for_backward(x, y)` in a `torch.autograd.Function`.
+        if let (Value::Object(o), "save_for_backward") = (recv, name) {
+            if Arc::ptr_eq(&o.class, &super::value::function_ctx_class()) {
+                return self.save_for_backward(o, args).map(Ok);
+            }
+        }
         // A method of the class (or the classes above it).
         let class = match recv {
             Value::Super(s) => match &s.1.base {
@@ -362,6 +374,9 @@ impl Interp {
             }
         }
         if let Value::Class(c) = recv {
+            if name == "apply" && c.is_autograd_function() {
+                return self.apply_function(c, args, span).map(Ok);
+            }
             return match c.find(name) {
                 Some(Value::Decorated(_)) => {
                     let f = self.object_attr(recv, name, span)?;
@@ -411,6 +426,7 @@ impl Interp {
                 Decorated::Static(f) | Decorated::ClassMethod(f) => {
                     self.call_value(f.clone(), args, span)
                 }
+                Decorated::Apply(c) => self.apply_function(c, args, span),
                 Decorated::Property(_) => Err(Error::Module {
                     class: "TypeError",
                     message: "'property' object is not callable".into(),

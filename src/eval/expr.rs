@@ -907,9 +907,11 @@ impl Interp {
                 // A user function gets its arguments as they are (a list
                 // by reference, as in Python).
                 Value::Function(f) => self.call_function(f, vals, span),
-                v @ (Value::Class(_) | Value::Module(_) | Value::Method(_) | Value::Object(_)) => {
-                    self.call_value(v, vals, span)
-                }
+                v @ (Value::Class(_)
+                | Value::Module(_)
+                | Value::Method(_)
+                | Value::Object(_)
+                | Value::Decorated(_)) => self.call_value(v, vals, span),
                 // `random.shuffle(xs)` changes the list itself.
                 Value::Native(f) if f.name == "random.shuffle" => self.call_native(f, vals, span),
                 Value::Native(f) => self.call_native(f, snapshot(vals), span),

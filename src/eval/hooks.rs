@@ -159,4 +159,12 @@ impl Host for Interp {
         self.call_hook(&function(f), None)?;
         Ok(())
     }
+
+    fn custom_backward(
+        &mut self,
+        f: &HookFn,
+        grads: &[Option<Arc<Tensor>>],
+    ) -> Result<Vec<Option<Arc<Tensor>>>, Error> {
+        self.custom_backward_of(f, grads)
+    }
 }

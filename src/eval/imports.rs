@@ -233,6 +233,7 @@ const RENAMED: &[(&str, &str)] = &[
     ("torch.nn.functional.log_softmax", "log_softmax"),
     ("time.sleep", "sleep"),
     ("argparse.ArgumentParser", "ArgumentParser"),
+    ("torch.autograd.Function", "Function"),
 ];
 
 /// What the program set with `os.environ[k] = v`: seen by `os.environ`

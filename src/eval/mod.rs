@@ -13,6 +13,7 @@ mod cmdline;
 mod compiled;
 mod context;
 mod control;
+mod custom_function;
 mod data;
 mod ddp;
 pub mod distributed;

@@ -120,6 +120,12 @@ pub fn repr(v: &Value) -> String {
                 super::value::Decorated::Static(f) => ("staticmethod", f),
                 super::value::Decorated::ClassMethod(f) => ("classmethod", f),
                 super::value::Decorated::Property(f) => ("property", f),
+                super::value::Decorated::Apply(c) => {
+                    return format!(
+                        "<built-in method apply of FunctionMeta object ({})>",
+                        c.name
+                    )
+                }
             };
             format!("<{kind} of {}>", repr(f))
         }
@@ -296,7 +302,7 @@ mod tests {
             (-2.5e-5, "-2.5e-05"),
             // A float32's value, halfway between two 17-digit strings:
             // Python writes the even one.
-            (1020.61724853515625, "1020.6172485351562"),
+            (1020.0 + 0.617_248_535_156_25, "1020.6172485351562"),
             (f64::from(0.1f32), "0.10000000149011612"),
             (5e-324, "5e-324"),
         ] {

@@ -351,6 +351,7 @@ impl Value {
                 Decorated::Static(_) => "a staticmethod",
                 Decorated::ClassMethod(_) => "a classmethod",
                 Decorated::Property(_) => "a property",
+                Decorated::Apply(_) => "a function",
             },
             Value::GradMode(_) => "a grad mode",
             Value::Autocast(_) => "an autocast region",
@@ -557,6 +558,9 @@ pub enum Base {
     Object,
     /// PyTorch's `nn.Module`.
     Module,
+    /// `torch.autograd.Function`: a class of static `forward` and
+    /// `backward`, called through `apply` (`custom_function.rs`).
+    AutogradFunction,
     Class(Arc<Class>),
 }
 
@@ -577,6 +581,20 @@ pub fn namespace_class() -> Arc<Class> {
     Arc::clone(CLASS.get_or_init(|| {
         Arc::new(Class {
             name: "Namespace".into(),
+            base: Base::Object,
+            attrs: Mutex::new(Vec::new()),
+        })
+    }))
+}
+
+/// The class of the `ctx` a `torch.autograd.Function`'s `forward` and
+/// `backward` take (PyTorch's `FunctionCtx`): attributes of the program's,
+/// `save_for_backward`, `saved_tensors` and `needs_input_grad`.
+pub fn function_ctx_class() -> Arc<Class> {
+    static CLASS: std::sync::OnceLock<Arc<Class>> = std::sync::OnceLock::new();
+    Arc::clone(CLASS.get_or_init(|| {
+        Arc::new(Class {
+            name: "FunctionCtx".into(),
             base: Base::Object,
             attrs: Mutex::new(Vec::new()),
         })
@@ -609,6 +627,8 @@ pub enum Decorated {
     ClassMethod(Value),
     /// `@property`: read as an attribute, by calling it with the instance.
     Property(Value),
+    /// `MyFunction.apply` of a `torch.autograd.Function` class.
+    Apply(Arc<Class>),
 }
 
 /// An instance: its class and its own attributes.
@@ -640,9 +660,18 @@ impl Class {
     /// Whether its instances are modules.
     pub fn is_module(&self) -> bool {
         match &self.base {
-            Base::Object => false,
+            Base::Object | Base::AutogradFunction => false,
             Base::Module => true,
             Base::Class(c) => c.is_module(),
+        }
+    }
+
+    /// Whether it derives from `torch.autograd.Function`.
+    pub fn is_autograd_function(&self) -> bool {
+        match &self.base {
+            Base::AutogradFunction => true,
+            Base::Class(c) => c.is_autograd_function(),
+            _ => false,
         }
     }
 

@@ -232,6 +232,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("dropout", super::grad::dropout),
     ("dropout2d", super::grad::dropout2d),
     ("Module", nn::layer),
+    ("Function", nn::autograd_function),
     ("Linear", nn::layer),
     ("ReLU", nn::layer),
     ("Tanh", nn::layer),

@@ -663,3 +663,16 @@ pub(super) fn layer_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         eps,
     ))
 }
+
+/// `Function()`: `torch.autograd.Function` is a base class, not called.
+pub(super) fn autograd_function(
+    _: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    Err(Error::value_help(
+        "torch.autograd.Function is a base class: derive from it and call `MyFunction.apply(...)`",
+        "class Square(torch.autograd.Function): with @staticmethod forward(ctx, x) and backward(ctx, g)",
+    )
+    .at(b.span))
+}

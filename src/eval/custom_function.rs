@@ -1,0 +1,258 @@
+//! `torch.autograd.Function` of the program's: a class with a static
+//! `forward(ctx, *args)` and `backward(ctx, *grads)`, called through
+//! `MyFunction.apply(*args)`, as PyTorch's "Defining new autograd
+//! functions" writes it. `forward` runs without recording; its outputs
+//! become the outputs of one node, `MyFunctionBackward`, whose inputs are
+//! the tensor arguments; backward calls the program's `backward` with the
+//! same `ctx` (what `ctx.save_for_backward` kept is `ctx.saved_tensors`),
+//! and frees the node's `ctx` once it ran, as any node's saved tensors.
+
+use std::sync::{Arc, Mutex};
+
+use super::args::ArgVal;
+use super::value::{Class, Object};
+use super::{Interp, Value};
+use crate::autograd::hook_list::HookFn;
+use crate::autograd::meta::requires_grad;
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
+use crate::runtime::lock::lock;
+use crate::runtime::Tensor;
+
+/// What a node of a program's Function keeps: its `backward`, the `ctx`,
+/// how many arguments `forward` took, and which of them are the node's
+/// inputs (the tensors).
+struct CustomCall {
+    class: String,
+    backward: Value,
+    ctx: Arc<Object>,
+    arguments: usize,
+    tensors: Vec<usize>,
+}
+
+/// `MyFunctionBackward`, as PyTorch names the node: one name per class,
+/// kept for the process (nodes name themselves with a `&'static str`).
+fn node_name(class: &str) -> &'static str {
+    static NAMES: Mutex<Vec<&'static str>> = Mutex::new(Vec::new());
+    let name = format!("{class}Backward");
+    let mut names = lock(&NAMES);
+    if let Some(n) = names.iter().find(|n| **n == name) {
+        return n;
+    }
+    let leaked: &'static str = Box::leak(name.into_boxed_str());
+    names.push(leaked);
+    leaked
+}
+
+/// A static method of the class (`@staticmethod def forward(ctx, x):`).
+fn static_method(class: &Class, name: &str, span: Span) -> Result<Value, Diagnostic> {
+    match class.find(name) {
+        Some(Value::Decorated(d)) => match &*d {
+            super::value::Decorated::Static(f) => Ok(f.clone()),
+            _ => Err(not_static(class, name, span)),
+        },
+        Some(f @ Value::Function(_)) => Ok(f),
+        _ => Err(Error::Module {
+            class: "NotImplementedError",
+            message: format!(
+                "You must implement the {name} function for custom autograd.Function."
+            ),
+            help: Some(format!(
+                "give `{}` a `@staticmethod def {name}(ctx, ...)`",
+                class.name
+            )),
+        }
+        .at(span)),
+    }
+}
+
+fn not_static(class: &Class, name: &str, span: Span) -> Diagnostic {
+    Error::value_help(
+        format!("`{}.{name}` must be a @staticmethod", class.name),
+        format!("write `@staticmethod` above `def {name}(ctx, ...)`"),
+    )
+    .at(span)
+}
+
+impl Interp {
+    /// `MyFunction.apply(*args)`.
+    pub(super) fn apply_function(
+        &mut self,
+        class: &Arc<Class>,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let forward = static_method(class, "forward", span)?;
+        let ctx = Arc::new(Object::new(super::value::function_ctx_class()));
+        let tensors: Vec<usize> = (0..args.len())
+            .filter(|&k| matches!(args[k].value, Value::Tensor(_)))
+            .collect();
+        let needs: Vec<Value> = args
+            .iter()
+            .map(|a| Value::bool(matches!(&a.value, Value::Tensor(t) if requires_grad(t))))
+            .collect();
+        ctx.set("needs_input_grad", Value::List(Arc::new(needs)));
+        let inputs: Vec<Arc<Tensor>> = tensors
+            .iter()
+            .filter_map(|&k| match &args[k].value {
+                Value::Tensor(t) => Some(Arc::clone(t)),
+                _ => None,
+            })
+            .collect();
+        let arguments = args.len();
+        let mut call = vec![ArgVal {
+            keyword: None,
+            value: Value::Object(Arc::clone(&ctx)),
+            span,
+        }];
+        call.extend(args);
+        // `forward` records nothing: its outputs are the node's.
+        let recording = self.grad.enabled;
+        self.grad.enabled = false;
+        let out = self.call_value(forward, call, span);
+        self.grad.enabled = recording;
+        let out = out?;
+        if !recording || !inputs.iter().any(|t| requires_grad(t)) {
+            return Ok(out);
+        }
+        let (outputs, single) = match &out {
+            Value::Tensor(t) => (vec![Arc::clone(t)], true),
+            v => match v.items() {
+                Some(items) if items.iter().all(|x| matches!(x, Value::Tensor(_))) => (
+                    items
+                        .iter()
+                        .filter_map(|x| match x {
+                            Value::Tensor(t) => Some(Arc::clone(t)),
+                            _ => None,
+                        })
+                        .collect(),
+                    false,
+                ),
+                _ => {
+                    return Err(Error::wrong_type(
+                        format!("what `{}.forward` returned", class.name),
+                        "a tensor or a tuple of tensors",
+                        v.type_name(),
+                    )
+                    .at(span))
+                }
+            },
+        };
+        let backward = static_method(class, "backward", span)?;
+        let custom: HookFn = Arc::new(CustomCall {
+            class: class.name.clone(),
+            backward,
+            ctx,
+            arguments,
+            tensors,
+        });
+        let refs: Vec<&Tensor> = inputs.iter().map(|t| t.as_ref()).collect();
+        let outputs = crate::autograd::record::attach_custom(
+            &self.rt,
+            outputs,
+            (node_name(&class.name), custom),
+            &refs,
+        );
+        Ok(match single {
+            true => Value::Tensor(Arc::clone(&outputs[0])),
+            false => Value::List(Arc::new(outputs.into_iter().map(Value::Tensor).collect())),
+        })
+    }
+
+    /// `ctx.save_for_backward(*tensors)`: kept as `ctx.saved_tensors` (each
+    /// an alias that holds no autograd record: an output kept by its own
+    /// node makes no cycle).
+    pub(super) fn save_for_backward(
+        &mut self,
+        ctx: &Object,
+        args: Vec<ArgVal>,
+    ) -> Result<Value, Diagnostic> {
+        let mut kept = Vec::with_capacity(args.len());
+        for a in args {
+            match a.value {
+                Value::Tensor(t) => kept.push(Value::Tensor(Arc::new(t.alias()))),
+                Value::None => kept.push(Value::None),
+                other => return Err(Error::Module {
+                    class: "TypeError",
+                    message: format!(
+                        "save_for_backward can only save variables, but argument 0 is of type {}",
+                        super::format::python_type(&other)
+                    ),
+                    help: Some("keep numbers as attributes of ctx instead: `ctx.k = k`".into()),
+                }
+                .at(a.span)),
+            }
+        }
+        ctx.set("saved_tensors", Value::List(Arc::new(kept)));
+        Ok(Value::None)
+    }
+
+    /// The program's `backward(ctx, *grads)` for the node: one gradient (or
+    /// None) per argument of `forward`, the tensors' handed on.
+    pub(super) fn custom_backward_of(
+        &mut self,
+        f: &HookFn,
+        grads: &[Option<Arc<Tensor>>],
+    ) -> Result<Vec<Option<Arc<Tensor>>>, Error> {
+        let call = Arc::clone(f)
+            .downcast::<CustomCall>()
+            .map_err(|_| Error::value("internal error: not a Function's backward"))?;
+        let span = match &call.backward {
+            Value::Function(f) => f.def.name.span,
+            _ => Span::from(0..0),
+        };
+        let mut args = vec![ArgVal {
+            keyword: None,
+            value: Value::Object(Arc::clone(&call.ctx)),
+            span,
+        }];
+        args.extend(grads.iter().map(|g| ArgVal {
+            keyword: None,
+            value: g.clone().map_or(Value::None, Value::Tensor),
+            span,
+        }));
+        // As a hook: no recording, no autocast.
+        let off = crate::autograd::Mode {
+            enabled: false,
+            ..self.grad.without_autocast()
+        };
+        let mode = std::mem::replace(&mut self.grad, off);
+        let r = self.call_value(call.backward.clone(), args, span);
+        self.grad = mode;
+        let r = r.map_err(|d| Error::Located(Box::new(d)))?;
+        let returned = match &r {
+            Value::List(items) => items.to_vec(),
+            v => vec![v.clone()],
+        };
+        if returned.len() != call.arguments {
+            return Err(Error::Autograd {
+                message: format!(
+                    "function {}Backward returned an incorrect number of gradients (expected {}, got {})",
+                    call.class,
+                    call.arguments,
+                    returned.len()
+                ),
+                help: "backward returns one gradient (or None) per argument of forward".into(),
+            });
+        }
+        call.tensors
+            .iter()
+            .map(|&k| match &returned[k] {
+                Value::Tensor(t) => Ok(Some(Arc::clone(t))),
+                Value::None => Ok(None),
+                other => Err(Error::Autograd {
+                    message: format!(
+                        "function {}Backward returned a gradient different than None at position {}, but the corresponding forward input was not a Variable",
+                        call.class,
+                        k + 1
+                    )
+                    .replace(
+                        "different than None",
+                        &format!("of type {}", super::format::python_type(other)),
+                    ),
+                    help: "a gradient is a tensor of its input's shape, or None".into(),
+                }),
+            })
+            .collect()
+    }
+}
