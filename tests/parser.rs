@@ -334,3 +334,28 @@ fn dict_literals_and_blocks_do_not_mix_up() {
     }
     assert!(parse("{\"a\": }").is_err());
 }
+
+/// The REPL waits for the `def` a decorator line stands above, and for a
+/// `with ... as` block's body.
+#[test]
+fn a_decorator_and_with_as_wait_for_their_block() {
+    for src in [
+        "@torch.no_grad()",
+        "@torch.no_grad()\ndef f(x):",
+        "with open_it() as f:",
+    ] {
+        assert!(
+            matches!(completeness(src), Completeness::Incomplete { .. }),
+            "{src:?}: {:?}",
+            completeness(src)
+        );
+    }
+    assert_eq!(
+        completeness("@staticmethod\ndef f(x):\n    return x\n\n"),
+        Completeness::Complete
+    );
+    // Adjacent strings are one; `del` takes items and attributes.
+    assert!(parse("s = \"a\" 'b' f\"{1}\"").is_ok());
+    assert!(parse("del xs[0], obj.name, d[\"k\"]").is_ok());
+    assert!(parse("del f(x)").is_err());
+}

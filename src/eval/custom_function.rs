@@ -172,15 +172,17 @@ impl Interp {
             match a.value {
                 Value::Tensor(t) => kept.push(Value::Tensor(Arc::new(t.alias()))),
                 Value::None => kept.push(Value::None),
-                other => return Err(Error::Module {
-                    class: "TypeError",
-                    message: format!(
+                other => {
+                    return Err(Error::Module {
+                        class: "TypeError",
+                        message: format!(
                         "save_for_backward can only save variables, but argument 0 is of type {}",
                         super::format::python_type(&other)
                     ),
-                    help: Some("keep numbers as attributes of ctx instead: `ctx.k = k`".into()),
+                        help: Some("keep numbers as attributes of ctx instead: `ctx.k = k`".into()),
+                    }
+                    .at(a.span))
                 }
-                .at(a.span)),
             }
         }
         ctx.set("saved_tensors", Value::List(Arc::new(kept)));
