@@ -393,3 +393,54 @@ fn the_accelerator_and_a_devices_parts() {
     );
     assert_eq!(out, "False None");
 }
+
+/// `copy.deepcopy` of a state_dict and of a model (new memory, parameters
+/// stay parameters), `copy.copy` of a list, `torch.equal` and
+/// `torch.allclose`: each line as PyTorch 2.15 printed it.
+#[test]
+fn deep_copies_and_comparisons_are_pytorchs() {
+    let out = printed(
+        "import copy
+import torch
+import torch.nn as nn
+model = nn.Sequential(nn.Linear(2, 2), nn.ReLU(), nn.Linear(2, 1))
+best = copy.deepcopy(model.state_dict())
+with torch.no_grad():
+    _ = model[0].weight.add_(1.0)
+print(torch.equal(best['0.weight'] + 1, model[0].weight), best['0.weight'].requires_grad)
+_ = model.load_state_dict(best)
+print(torch.equal(best['0.weight'], model[0].weight))
+twin = copy.deepcopy(model)
+with torch.no_grad():
+    _ = twin[2].bias.fill_(5.0)
+print(model[2].bias.item() != 5.0, twin[2].bias.item(), isinstance(twin[2].bias, nn.Parameter), twin[2].bias.requires_grad)
+xs = [torch.ones(2), list(range(1, 3))]
+ys = copy.deepcopy(xs)
+_ = ys[0].add_(1)
+ys[1].append(3)
+print(xs[0].tolist(), xs[1], ys[1])
+w = torch.ones(2, requires_grad=True)
+try:
+    copy.deepcopy(w * 2)
+except RuntimeError as e:
+    print('RuntimeError:', str(e)[:50])
+zs = copy.copy(xs)
+zs.append(9)
+print(len(xs), len(zs))
+inf, nan = float('inf'), float('nan')
+print(torch.allclose(torch.tensor([1., 2., inf]), torch.tensor([1., 2.000001, inf])), torch.allclose(torch.tensor([nan]), torch.tensor([nan])), torch.allclose(torch.tensor([nan]), torch.tensor([nan]), equal_nan=True), torch.equal(torch.ones(2), torch.ones(3)), torch.allclose(torch.ones(2, 3), torch.ones(3)), torch.allclose(torch.tensor([1.0]), torch.tensor([1.1]), atol=0.2))
+",
+    );
+    assert_eq!(
+        out,
+        [
+            "True False",
+            "True",
+            "True 5.0 True True",
+            "[1.0, 1.0] [1, 2] [1, 2, 3]",
+            "RuntimeError: Only Tensors created explicitly by the user (graph",
+            "2 3",
+            "True False True False True True"
+        ]
+    );
+}

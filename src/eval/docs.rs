@@ -191,6 +191,8 @@ docs! {
     Function Math "triu", "triu(input, diagonal=0)", "The upper triangle of each matrix (the last two dims), the rest zero; `diagonal` moves the edge up (1) or down (-1).", "triu(ones(3, 3), 1)";
     Function Math "nonzero", "nonzero(input, as_tuple=false)", "The coordinates of the non-zero elements (NaN counts), one row each: i64 of [count, ndim]; `as_tuple=true` gives one index tensor per dimension. The count decides the shape, so on a GPU the host waits for the data (a sync), as in PyTorch.", "nonzero(tensor([[0, 3], [5, 0]]))";
     Function Math "argwhere", "argwhere(input)", "`nonzero(input)`: the coordinates of the non-zero elements.", "argwhere(tensor([0., 2., 0., 1.]))";
+    Function Math "equal", "equal(input, other)", "Whether two tensors have the same shape and the same elements, as `torch.equal`: a Python bool (one host read).", "equal(ones(2), tensor([1., 1.]))";
+    Function Math "allclose", "allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=false)", "Whether every element of `input` is within `atol + rtol * |other|` of `other`'s (broadcast), as `torch.allclose`: equal elements (infinities too) always are, NaNs only with `equal_nan`. A Python bool (one host read).", "allclose(tensor([1., 2.]), tensor([1., 2.000001]))";
     Function Math "mm", "mm(input, other)", "The product of two matrices (2-D each), as `torch.mm`: `matmul` that refuses other ranks with PyTorch's message.", "mm(ones(2, 3), ones(3, 4))";
     Function Math "bmm", "bmm(input, other)", "Batched matrix product of two 3-D tensors (b×n×m and b×m×p), as `torch.bmm`.", "bmm(ones(5, 2, 3), ones(5, 3, 4)).shape";
     Function Math "mv", "mv(input, other)", "A matrix (2-D) times a vector (1-D), as `torch.mv`.", "mv(ones(2, 3), ones(3))";

@@ -892,7 +892,7 @@ impl Interp {
             }
             // `random.shuffle(xs)` changes the list itself.
             Some((recv @ Value::Namespace(m), name))
-                if m.path == "random" && name.name == "shuffle" =>
+                if takes_lists_themselves(&format!("{}.{}", m.path, name.name)) =>
             {
                 self.call_method(recv, name, vals, span)
             }
@@ -912,8 +912,9 @@ impl Interp {
                 | Value::Method(_)
                 | Value::Object(_)
                 | Value::Decorated(_)) => self.call_value(v, vals, span),
-                // `random.shuffle(xs)` changes the list itself.
-                Value::Native(f) if f.name == "random.shuffle" => self.call_native(f, vals, span),
+                Value::Native(f) if takes_lists_themselves(f.name) => {
+                    self.call_native(f, vals, span)
+                }
                 Value::Native(f) => self.call_native(f, snapshot(vals), span),
                 Value::ExcClass(c) => self.make_exception(c, vals),
                 // `device = torch.device("cuda")`, then `device(1)`: the
@@ -1087,6 +1088,12 @@ pub(super) fn python_slice(
         k += step;
     }
     Ok(out)
+}
+
+/// Python's functions that take a list itself, not a reading of it:
+/// `random.shuffle(xs)` changes it, `copy.copy(xs)` makes another list.
+fn takes_lists_themselves(name: &str) -> bool {
+    matches!(name, "random.shuffle" | "copy.copy" | "copy.deepcopy")
 }
 
 /// Builtins and methods read a `list()` argument as it is at the call.

@@ -87,6 +87,7 @@ pub static MODULES: &[PyModule] = &[
     PyModule { path: "sys" },
     PyModule { path: "random" },
     PyModule { path: "itertools" },
+    PyModule { path: "copy" },
     PyModule { path: "argparse" },
     PyModule {
         path: "torch.backends",
@@ -194,6 +195,10 @@ static NATIVES: &[Native] = &[
     },
     Native {
         name: "itertools.count",
+    },
+    Native { name: "copy.copy" },
+    Native {
+        name: "copy.deepcopy",
     },
     Native {
         name: "torch.backends.cudnn.is_available",
@@ -609,6 +614,9 @@ impl Interp {
         let at = |e: Error| e.at(span);
         if f.name.starts_with("random.") {
             return self.call_random(f.name, args, span);
+        }
+        if f.name.starts_with("copy.") {
+            return self.call_copy(f.name, args, span);
         }
         if f.name.starts_with("os.path.") || f.name == "os.makedirs" {
             return os_path(f.name, &args, span);

@@ -16,6 +16,7 @@ mod control;
 mod custom_function;
 mod data;
 mod ddp;
+mod deepcopy;
 pub mod distributed;
 pub mod docs;
 mod exceptions;

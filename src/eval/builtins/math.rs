@@ -88,6 +88,86 @@ pub(in crate::eval) fn ranked_product(
     crate::autograd::autocast::matmul(&mut me.rt, me.grad, name, x, y).map(Value::Tensor)
 }
 
+/// `equal(a, b)`: the same shape and the same elements, as `torch.equal`
+/// (a host read of one count); `allclose(a, b, rtol, atol, equal_nan)`:
+/// every element within `atol + rtol * |b|` of the other's (equal ones,
+/// infinities too, always; NaNs only with `equal_nan`), as
+/// `torch.allclose`.
+pub(super) fn equal_allclose(
+    me: &mut Interp,
+    name: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    use crate::runtime::op::binary::Operand;
+    let (x, y) = (b.tensor("input")?, b.tensor("other")?);
+    let at = |e: Error| e.at(b.span);
+    if name == "equal" && x.shape() != y.shape() {
+        return Ok(Value::bool(false));
+    }
+    let rt = &mut me.rt;
+    let mut close = rt
+        .binary(BinaryOp::Eq, Operand::strong(&x), Operand::strong(&y))
+        .map_err(at)?;
+    if name == "allclose" {
+        let rtol = b.float("rtol")?.unwrap_or(1e-05);
+        let atol = b.float("atol")?.unwrap_or(1e-08);
+        let number = |v: f64| Tensor::scalar(v);
+        let diff = rt
+            .binary(BinaryOp::Sub, Operand::strong(&x), Operand::strong(&y))
+            .map_err(at)?;
+        let diff = rt.unary(UnaryOp::Abs, &diff).map_err(at)?;
+        let tol = rt.unary(UnaryOp::Abs, &y).map_err(at)?;
+        let (r, a) = (number(rtol), number(atol));
+        let tol = rt
+            .binary(BinaryOp::Mul, Operand::strong(&tol), Operand::weak(&r))
+            .map_err(at)?;
+        let tol = rt
+            .binary(BinaryOp::Add, Operand::strong(&tol), Operand::weak(&a))
+            .map_err(at)?;
+        let within = rt
+            .binary(BinaryOp::Le, Operand::strong(&diff), Operand::strong(&tol))
+            .map_err(at)?;
+        close = rt
+            .binary(
+                BinaryOp::LogicalOr,
+                Operand::strong(&close),
+                Operand::strong(&within),
+            )
+            .map_err(at)?;
+        if b.bool("equal_nan", false)? {
+            let nan_x = rt
+                .binary(BinaryOp::Ne, Operand::strong(&x), Operand::strong(&x))
+                .map_err(at)?;
+            let nan_y = rt
+                .binary(BinaryOp::Ne, Operand::strong(&y), Operand::strong(&y))
+                .map_err(at)?;
+            let both = rt
+                .binary(
+                    BinaryOp::LogicalAnd,
+                    Operand::strong(&nan_x),
+                    Operand::strong(&nan_y),
+                )
+                .map_err(at)?;
+            close = rt
+                .binary(
+                    BinaryOp::LogicalOr,
+                    Operand::strong(&close),
+                    Operand::strong(&both),
+                )
+                .map_err(at)?;
+        }
+    }
+    let f = Tensor::scalar(false);
+    let apart = rt
+        .binary(BinaryOp::Eq, Operand::strong(&close), Operand::weak(&f))
+        .map_err(at)?;
+    let count = rt.reduce(ReduceOp::Sum, &apart, None, false).map_err(at)?;
+    match me.one_element_value(Value::Tensor(count)).map_err(at)? {
+        Value::Int(n) => Ok(Value::bool(n == 0)),
+        other => Ok(Value::bool(other.as_number() == Some(0.0))),
+    }
+}
+
 /// `dot(a, b)`: two vectors of one dtype and length, as PyTorch's `dot`
 /// (one matmul of a row by a column).
 pub(super) fn dot(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {

@@ -88,6 +88,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("trunc", math::unary),
     ("matmul", math::matmul),
     ("mm", math::product),
+    ("equal", math::equal_allclose),
+    ("allclose", math::equal_allclose),
     ("bmm", math::product),
     ("mv", math::product),
     ("dot", math::dot),
