@@ -240,18 +240,7 @@ impl Interp {
                 Ok(())
             }
             (Value::Dict(d), [IndexItem::At(k)]) => {
-                let key = match self.eval(k, 0)? {
-                    Value::Str(s) => super::value::Key::Str(s.to_string()),
-                    Value::Int(i) => super::value::Key::Int(i),
-                    other => {
-                        return Err(Error::wrong_type(
-                            "a dict key",
-                            "a string or an int",
-                            other.type_name(),
-                        )
-                        .at(k.span))
-                    }
-                };
+                let key = super::value::Key::required(&self.eval(k, 0)?).map_err(|e| e.at(k.span))?;
                 if !d.iter().any(|(x, _)| *x == key) {
                     return Err(Error::Module {
                         class: "KeyError",

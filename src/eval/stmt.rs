@@ -196,18 +196,7 @@ impl Interp {
                             Error::value("dictionary update sequence element has not length 2")
                                 .at(a.value.span)
                         })?;
-                        let key = match &kv[0] {
-                            Value::Str(s) => Key::Str(s.to_string()),
-                            Value::Int(i) => Key::Int(*i),
-                            other => {
-                                return Err(Error::wrong_type(
-                                    "a dict key",
-                                    "a string or an int",
-                                    other.type_name(),
-                                )
-                                .at(span))
-                            }
-                        };
+                        let key = Key::required(&kv[0]).map_err(|e| e.at(span))?;
                         set(key, kv[1].clone());
                     }
                 }
@@ -613,18 +602,7 @@ impl Interp {
         let [IndexItem::At(k)] = items else {
             return Err(Error::value("a dict item is set by one key: `d[\"k\"] = v`").at(span));
         };
-        let key = match self.eval(k, 0)? {
-            Value::Str(s) => Key::Str(s.to_string()),
-            Value::Int(i) => Key::Int(i),
-            other => {
-                return Err(Error::wrong_type(
-                    "a dict key",
-                    "a string or an int",
-                    other.type_name(),
-                )
-                .at(k.span))
-            }
-        };
+        let key = Key::required(&self.eval(k, 0)?).map_err(|e| e.at(k.span))?;
         let v = self.eval(value, 0)?;
         if let ExprKind::Attr(base, name) = &obj.kind {
             let is_os = matches!(self.eval(base, 0)?, Value::Namespace(m) if m.path == "os");

@@ -203,6 +203,13 @@ pub enum Key {
 }
 
 impl Key {
+    /// `Key::of`, or the error a dict's key of another kind is.
+    pub fn required(v: &Value) -> Result<Key, crate::error::Error> {
+        Key::of(v).ok_or_else(|| {
+            crate::error::Error::wrong_type("a dict key", "a string or an int", v.type_name())
+        })
+    }
+
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Key::Str(s) => Some(s),

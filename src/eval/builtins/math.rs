@@ -98,74 +98,59 @@ pub(super) fn equal_allclose(
     name: &'static str,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
-    use crate::runtime::op::binary::Operand;
     let (x, y) = (b.tensor("input")?, b.tensor("other")?);
-    let at = |e: Error| e.at(b.span);
     if name == "equal" && x.shape() != y.shape() {
         return Ok(Value::bool(false));
     }
-    let rt = &mut me.rt;
-    let mut close = rt
-        .binary(BinaryOp::Eq, Operand::strong(&x), Operand::strong(&y))
-        .map_err(at)?;
-    if name == "allclose" {
-        let rtol = b.float("rtol")?.unwrap_or(1e-05);
-        let atol = b.float("atol")?.unwrap_or(1e-08);
-        let number = |v: f64| Tensor::scalar(v);
-        let diff = rt
-            .binary(BinaryOp::Sub, Operand::strong(&x), Operand::strong(&y))
-            .map_err(at)?;
-        let diff = rt.unary(UnaryOp::Abs, &diff).map_err(at)?;
-        let tol = rt.unary(UnaryOp::Abs, &y).map_err(at)?;
-        let (r, a) = (number(rtol), number(atol));
-        let tol = rt
-            .binary(BinaryOp::Mul, Operand::strong(&tol), Operand::weak(&r))
-            .map_err(at)?;
-        let tol = rt
-            .binary(BinaryOp::Add, Operand::strong(&tol), Operand::weak(&a))
-            .map_err(at)?;
-        let within = rt
-            .binary(BinaryOp::Le, Operand::strong(&diff), Operand::strong(&tol))
-            .map_err(at)?;
-        close = rt
-            .binary(
-                BinaryOp::LogicalOr,
-                Operand::strong(&close),
-                Operand::strong(&within),
-            )
-            .map_err(at)?;
-        if b.bool("equal_nan", false)? {
-            let nan_x = rt
-                .binary(BinaryOp::Ne, Operand::strong(&x), Operand::strong(&x))
-                .map_err(at)?;
-            let nan_y = rt
-                .binary(BinaryOp::Ne, Operand::strong(&y), Operand::strong(&y))
-                .map_err(at)?;
-            let both = rt
-                .binary(
-                    BinaryOp::LogicalAnd,
-                    Operand::strong(&nan_x),
-                    Operand::strong(&nan_y),
-                )
-                .map_err(at)?;
-            close = rt
-                .binary(
-                    BinaryOp::LogicalOr,
-                    Operand::strong(&close),
-                    Operand::strong(&both),
-                )
-                .map_err(at)?;
-        }
-    }
-    let f = Tensor::scalar(false);
-    let apart = rt
-        .binary(BinaryOp::Eq, Operand::strong(&close), Operand::weak(&f))
-        .map_err(at)?;
-    let count = rt.reduce(ReduceOp::Sum, &apart, None, false).map_err(at)?;
-    match me.one_element_value(Value::Tensor(count)).map_err(at)? {
+    let tolerance = match name {
+        "allclose" => Some((
+            b.float("rtol")?.unwrap_or(1e-05),
+            b.float("atol")?.unwrap_or(1e-08),
+            b.bool("equal_nan", false)?,
+        )),
+        _ => None,
+    };
+    let at = |e: Error| e.at(b.span);
+    let apart = elements_apart(&mut me.rt, &x, &y, tolerance).map_err(at)?;
+    match me.one_element_value(Value::Tensor(apart)).map_err(at)? {
         Value::Int(n) => Ok(Value::bool(n == 0)),
         other => Ok(Value::bool(other.as_number() == Some(0.0))),
     }
+}
+
+/// How many elements of `x` are not close to `y`'s, as a 0-d count:
+/// close is equal, or, with `(rtol, atol, equal_nan)`, within `atol +
+/// rtol * |y|` (and both NaN when `equal_nan`).
+fn elements_apart(
+    rt: &mut crate::runtime::dispatch::Runtime,
+    x: &Tensor,
+    y: &Tensor,
+    tolerance: Option<(f64, f64, bool)>,
+) -> Result<Arc<Tensor>, Error> {
+    use crate::runtime::op::binary::Operand;
+    let op = |rt: &mut crate::runtime::dispatch::Runtime, op, a: &Tensor, b: &Tensor| {
+        rt.binary(op, Operand::strong(a), Operand::strong(b))
+    };
+    let mut close = op(rt, BinaryOp::Eq, x, y)?;
+    if let Some((rtol, atol, equal_nan)) = tolerance {
+        let diff = op(rt, BinaryOp::Sub, x, y)?;
+        let diff = rt.unary(UnaryOp::Abs, &diff)?;
+        let size = rt.unary(UnaryOp::Abs, y)?;
+        let (rtol, atol) = (Tensor::scalar(rtol), Tensor::scalar(atol));
+        let tol = rt.binary(BinaryOp::Mul, Operand::strong(&size), Operand::weak(&rtol))?;
+        let tol = rt.binary(BinaryOp::Add, Operand::strong(&tol), Operand::weak(&atol))?;
+        let within = op(rt, BinaryOp::Le, &diff, &tol)?;
+        close = op(rt, BinaryOp::LogicalOr, &close, &within)?;
+        if equal_nan {
+            let nan_x = op(rt, BinaryOp::Ne, x, x)?;
+            let nan_y = op(rt, BinaryOp::Ne, y, y)?;
+            let both = op(rt, BinaryOp::LogicalAnd, &nan_x, &nan_y)?;
+            close = op(rt, BinaryOp::LogicalOr, &close, &both)?;
+        }
+    }
+    let no = Tensor::scalar(false);
+    let apart = rt.binary(BinaryOp::Eq, Operand::strong(&close), Operand::weak(&no))?;
+    rt.reduce(ReduceOp::Sum, &apart, None, false)
 }
 
 /// `dot(a, b)`: two vectors of one dtype and length, as PyTorch's `dot`
