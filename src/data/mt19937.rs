@@ -23,6 +23,42 @@ impl Mt19937 {
         Mt19937 { state, next: 624 }
     }
 
+    /// CPython's `init_by_array` (`random.seed(n)` with the integer's
+    /// 32-bit words as the key): the state from `init_genrand(19650218)`
+    /// mixed with the key.
+    pub fn from_key(key: &[u32]) -> Mt19937 {
+        const N: usize = 624;
+        let mut t = Mt19937::new(19_650_218);
+        let mt = &mut t.state;
+        let (mut i, mut j) = (1usize, 0usize);
+        for _ in 0..N.max(key.len()) {
+            let prev = mt[i - 1] ^ (mt[i - 1] >> 30);
+            mt[i] = (mt[i] ^ prev.wrapping_mul(1_664_525))
+                .wrapping_add(key[j])
+                .wrapping_add(j as u32);
+            i += 1;
+            j += 1;
+            if i >= N {
+                mt[0] = mt[N - 1];
+                i = 1;
+            }
+            if j >= key.len() {
+                j = 0;
+            }
+        }
+        for _ in 0..N - 1 {
+            let prev = mt[i - 1] ^ (mt[i - 1] >> 30);
+            mt[i] = (mt[i] ^ prev.wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
+            i += 1;
+            if i >= N {
+                mt[0] = mt[N - 1];
+                i = 1;
+            }
+        }
+        mt[0] = 0x8000_0000;
+        t
+    }
+
     /// The next 32 random bits (`generator->random()`).
     pub fn next_u32(&mut self) -> u32 {
         if self.next >= 624 {

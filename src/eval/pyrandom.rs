@@ -10,64 +10,16 @@ use std::sync::{Arc, Mutex};
 
 use super::args::ArgVal;
 use super::{Interp, Value};
+use crate::data::mt19937::Mt19937;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::lock::lock;
 
-const N: usize = 624;
-const M: usize = 397;
-
-/// MT19937's state.
-pub struct Twister {
-    mt: [u32; N],
-    index: usize,
-}
+/// CPython's generator: the Mersenne Twister (`data::mt19937`, the same
+/// engine as PyTorch's CPU generator), seeded as `random.seed` seeds it.
+pub struct Twister(Mt19937);
 
 impl Twister {
-    fn from_u32(s: u32) -> Twister {
-        let mut mt = [0u32; N];
-        mt[0] = s;
-        for i in 1..N {
-            mt[i] = 1_812_433_253u32
-                .wrapping_mul(mt[i - 1] ^ (mt[i - 1] >> 30))
-                .wrapping_add(i as u32);
-        }
-        Twister { mt, index: N }
-    }
-
-    /// CPython's `init_by_array`.
-    pub fn from_key(key: &[u32]) -> Twister {
-        let mut t = Twister::from_u32(19_650_218);
-        let mt = &mut t.mt;
-        let (mut i, mut j) = (1usize, 0usize);
-        for _ in 0..N.max(key.len()) {
-            let prev = mt[i - 1] ^ (mt[i - 1] >> 30);
-            mt[i] = (mt[i] ^ prev.wrapping_mul(1_664_525))
-                .wrapping_add(key[j])
-                .wrapping_add(j as u32);
-            i += 1;
-            j += 1;
-            if i >= N {
-                mt[0] = mt[N - 1];
-                i = 1;
-            }
-            if j >= key.len() {
-                j = 0;
-            }
-        }
-        for _ in 0..N - 1 {
-            let prev = mt[i - 1] ^ (mt[i - 1] >> 30);
-            mt[i] = (mt[i] ^ prev.wrapping_mul(1_566_083_941)).wrapping_sub(i as u32);
-            i += 1;
-            if i >= N {
-                mt[0] = mt[N - 1];
-                i = 1;
-            }
-        }
-        mt[0] = 0x8000_0000;
-        t
-    }
-
     /// `random.seed(n)` of an integer: its absolute value's 32-bit words,
     /// least significant first (`[0]` for 0).
     pub fn seeded(n: i64) -> Twister {
@@ -76,28 +28,11 @@ impl Twister {
             0 => vec![a as u32],
             hi => vec![a as u32, hi as u32],
         };
-        Twister::from_key(&key)
+        Twister(Mt19937::from_key(&key))
     }
 
     fn next_u32(&mut self) -> u32 {
-        if self.index >= N {
-            let mt = &mut self.mt;
-            for k in 0..N {
-                let y = (mt[k] & 0x8000_0000) | (mt[(k + 1) % N] & 0x7fff_ffff);
-                let mut v = mt[(k + M) % N] ^ (y >> 1);
-                if y & 1 == 1 {
-                    v ^= 0x9908_b0df;
-                }
-                mt[k] = v;
-            }
-            self.index = 0;
-        }
-        let mut y = self.mt[self.index];
-        self.index += 1;
-        y ^= y >> 11;
-        y ^= (y << 7) & 0x9d2c_5680;
-        y ^= (y << 15) & 0xefc6_0000;
-        y ^ (y >> 18)
+        self.0.next_u32()
     }
 
     /// `random.random()`: 53 random bits in [0, 1).
