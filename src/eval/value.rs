@@ -585,9 +585,14 @@ pub struct OwnModule {
 /// plain object whose attributes are the arguments.
 pub fn namespace_class() -> Arc<Class> {
     static CLASS: std::sync::OnceLock<Arc<Class>> = std::sync::OnceLock::new();
-    Arc::clone(CLASS.get_or_init(|| {
+    plain_class(&CLASS, "Namespace")
+}
+
+/// A class of cudash's own with no methods, made once in `cell`.
+fn plain_class(cell: &'static std::sync::OnceLock<Arc<Class>>, name: &str) -> Arc<Class> {
+    Arc::clone(cell.get_or_init(|| {
         Arc::new(Class {
-            name: "Namespace".into(),
+            name: name.into(),
             base: Base::Object,
             attrs: Mutex::new(Vec::new()),
         })
@@ -599,13 +604,7 @@ pub fn namespace_class() -> Arc<Class> {
 /// `save_for_backward`, `saved_tensors` and `needs_input_grad`.
 pub fn function_ctx_class() -> Arc<Class> {
     static CLASS: std::sync::OnceLock<Arc<Class>> = std::sync::OnceLock::new();
-    Arc::clone(CLASS.get_or_init(|| {
-        Arc::new(Class {
-            name: "FunctionCtx".into(),
-            base: Base::Object,
-            attrs: Mutex::new(Vec::new()),
-        })
-    }))
+    plain_class(&CLASS, "FunctionCtx")
 }
 
 impl Object {
