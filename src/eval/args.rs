@@ -19,6 +19,17 @@ pub struct ArgVal {
     pub span: Span,
 }
 
+impl ArgVal {
+    /// A positional argument (`f(value)`), written at `span`.
+    pub fn positional(value: Value, span: Span) -> ArgVal {
+        ArgVal {
+            keyword: None,
+            value,
+            span,
+        }
+    }
+}
+
 pub struct Bound {
     pub func: String,
     slots: Vec<(Param, Option<(Value, Span)>)>,

@@ -146,14 +146,7 @@ impl Interp {
         mut args: Vec<ArgVal>,
         span: Span,
     ) -> Result<Value, Diagnostic> {
-        args.insert(
-            0,
-            ArgVal {
-                keyword: None,
-                value: this.clone(),
-                span,
-            },
-        );
+        args.insert(0, ArgVal::positional(this.clone(), span));
         self.call_function(f, args, span)
     }
 
@@ -257,11 +250,7 @@ impl Interp {
                 Decorated::ClassMethod(f) => Ok(f.clone()),
                 Decorated::Apply(_) => Ok(Value::Decorated(Arc::clone(&d))),
                 Decorated::Property(getter) => {
-                    let arg = ArgVal {
-                        keyword: None,
-                        value: this.clone(),
-                        span,
-                    };
+                    let arg = ArgVal::positional(this.clone(), span);
                     self.call_value(getter.clone(), vec![arg], span)
                 }
             },

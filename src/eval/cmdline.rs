@@ -390,11 +390,7 @@ fn convert(
     let v = match &a.ty {
         None => Value::Str(Arc::new(text.to_string())),
         Some(ty) => {
-            let arg = ArgVal {
-                keyword: None,
-                value: Value::Str(Arc::new(text.to_string())),
-                span,
-            };
+            let arg = ArgVal::positional(Value::Str(Arc::new(text.to_string())), span);
             match me.call_value(ty.clone(), vec![arg], span) {
                 Ok(v) => v,
                 Err(d) if matches!(d.error.class(), "ValueError" | "TypeError") => {

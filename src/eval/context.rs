@@ -86,11 +86,7 @@ impl Interp {
             self.bind_target(t, entered, span)?;
         }
         let r = self.exec_block(body);
-        let arg = |value| ArgVal {
-            keyword: None,
-            value,
-            span,
-        };
+        let arg = |value| ArgVal::positional(value, span);
         match r {
             Err(d) if !matches!(d.error, Error::Interrupted) => {
                 let value = super::exceptions::exception_value(&d);

@@ -100,11 +100,7 @@ impl Interp {
             })
             .collect();
         let arguments = args.len();
-        let mut call = vec![ArgVal {
-            keyword: None,
-            value: Value::Object(Arc::clone(&ctx)),
-            span,
-        }];
+        let mut call = vec![ArgVal::positional(Value::Object(Arc::clone(&ctx)), span)];
         call.extend(args);
         // `forward` records nothing: its outputs are the node's.
         let recording = self.grad.enabled;
@@ -203,16 +199,15 @@ impl Interp {
             Value::Function(f) => f.def.name.span,
             _ => Span::from(0..0),
         };
-        let mut args = vec![ArgVal {
-            keyword: None,
-            value: Value::Object(Arc::clone(&call.ctx)),
+        let mut args = vec![ArgVal::positional(
+            Value::Object(Arc::clone(&call.ctx)),
             span,
-        }];
-        args.extend(grads.iter().map(|g| ArgVal {
-            keyword: None,
-            value: g.clone().map_or(Value::None, Value::Tensor),
-            span,
-        }));
+        )];
+        args.extend(
+            grads
+                .iter()
+                .map(|g| ArgVal::positional(g.clone().map_or(Value::None, Value::Tensor), span)),
+        );
         // As a hook: no recording, no autocast.
         let off = crate::autograd::Mode {
             enabled: false,

@@ -206,8 +206,11 @@ impl Interp {
                         it.source = source;
                         let run = |it: &mut Interp| match body {
                             Body::Call(f, args) => {
-                                let mut call = vec![arg(Value::Int(rank as i64), span)];
-                                call.extend(args.iter().map(|v| arg(own_copy(v), span)));
+                                let mut call =
+                                    vec![ArgVal::positional(Value::Int(rank as i64), span)];
+                                call.extend(
+                                    args.iter().map(|v| ArgVal::positional(own_copy(v), span)),
+                                );
                                 it.call_function(Arc::clone(f), call, span)
                             }
                             Body::Script(stmts) => {
@@ -321,14 +324,6 @@ fn is_consequence(e: &Error) -> bool {
 
 fn panicked(span: Span) -> Diagnostic {
     Error::value("a rank's thread stopped unexpectedly (a bug in cudash)").at(span)
-}
-
-fn arg(value: Value, span: Span) -> ArgVal {
-    ArgVal {
-        keyword: None,
-        value,
-        span,
-    }
 }
 
 /// The memory of the session's tensors a rank sees in `vars` (its

@@ -67,11 +67,7 @@ impl Interp {
     ) -> Result<Value, Diagnostic> {
         for d in decorators.iter().rev() {
             let deco = self.eval(d, 0)?;
-            let arg = ArgVal {
-                keyword: None,
-                value: v,
-                span: d.span,
-            };
+            let arg = ArgVal::positional(v, d.span);
             v = self.call_value(deco, vec![arg], d.span)?;
         }
         Ok(v)

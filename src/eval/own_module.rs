@@ -173,7 +173,13 @@ impl Interp {
                 self.module_alias.push((home, here.table));
                 Ok(here.table)
             }
-            None => Ok(home),
+            // No module's table (the session's, seen from a rank or a
+            // worker): remembered, so later calls need no look at the
+            // process's list.
+            None => {
+                self.module_alias.push((home, home));
+                Ok(home)
+            }
         }
     }
 
