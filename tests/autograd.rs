@@ -1126,10 +1126,10 @@ fn the_parts_of_chunk_split_and_unbind_are_outputs_of_one_node() {
     assert_eq!(
         out.lines().collect::<Vec<_>>(),
         [
-            "<SplitBackward0> [[<AccumulateGrad>, 0]] True",
-            "SplitBackward0 [[<MulBackward0>, 0]]",
-            "[[<AccumulateGrad>, 0], [None, 0]]",
-            "[]",
+            "<SplitBackward0> ((<AccumulateGrad>, 0),) True",
+            "SplitBackward0 ((<MulBackward0>, 0),)",
+            "((<AccumulateGrad>, 0), (None, 0))",
+            "()",
             "[6.0, 6.0, 6.0, 0.0, 0.0, 0.0]",
             "<UnbindBackward0>",
             "[6.0, 11.0, 6.0, 0.0, 1.0, 0.0]",

@@ -124,7 +124,7 @@ const CATALOGUE: &[(&str, &str)] = &[
     ("-9223372036854775807 - 2", "ValueError"),
     ("2 ** 64", "ValueError"),
     ("time 0 { }", "ValueError"),
-    ("memory_stats()[\"nope\"]", "ValueError"),
+    ("memory_stats()[\"nope\"]", "KeyError"),
     // devices and memory
     ("ones(2).to(cuda:7)", "DeviceError"),
     ("with device(9) { }", "DeviceError"),

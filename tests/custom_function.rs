@@ -66,7 +66,7 @@ p, q = MulConst.apply(w, 4.0)
 print(w.grad.tolist(), p.requires_grad, q.grad_fn.name())
 ",
     );
-    assert_eq!(out, "[True, False]\n[6.0, 6.0, 6.0] True MulConstBackward");
+    assert_eq!(out, "(True, False)\n[6.0, 6.0, 6.0] True MulConstBackward");
 }
 
 /// PyTorch's errors: a backward giving the wrong number of gradients, a

@@ -110,7 +110,7 @@ fn tuples_are_values_and_unpack_at_any_depth() {
     assert_eq!(
         out,
         [
-            "[1, 2] 2 []",
+            "(1, 2) 2 ()",
             "2 1",
             "3 4 5",
             "0 21",
@@ -237,7 +237,7 @@ fn lambdas_comprehensions_and_spread_arguments() {
         out,
         [
             "9 8 7",
-            "[0, 4, 16] [[0, 1], [1, 0]]",
+            "[0, 4, 16] [(0, 1), (1, 0)]",
             "2 6 [3, 2, 1]",
             "123 450",
             "3 3 1",
@@ -322,7 +322,7 @@ fn star_parameters_take_what_is_left() {
     assert_eq!(
         out,
         [
-            "[2, ['a', 'b']] [0, []]",
+            "(2, ['a', 'b']) (0, [])",
             "1 11 21",
             "<function g(a, *rest, scale=2)>"
         ]
@@ -441,6 +441,123 @@ print(torch.allclose(torch.tensor([1., 2., inf]), torch.tensor([1., 2.000001, in
             "RuntimeError: Only Tensors created explicitly by the user (graph",
             "2 3",
             "True False True False True True"
+        ]
+    );
+}
+
+/// Python's dicts are one object for every name that holds them: a
+/// function fills the caller's, an attribute's dict changes in place
+/// (`self.w2i[w] = i`), `update`/`pop`/`setdefault`/`clear`/`copy`, `d[k]
+/// += v`, a list or dict inside a dict grown in place, a missing key a
+/// KeyError, `class Vocab(object)`. Every line as Python 3.11 prints it.
+#[test]
+fn dicts_are_shared_and_change_in_place() {
+    let out = printed(
+        r#"def fill(h, k):
+    h[k] = len(h)
+hist = {}
+alias = hist
+fill(hist, "a")
+fill(hist, "b")
+print(hist, alias is hist, len(alias))
+class Vocab(object):
+    def __init__(self):
+        super(Vocab, self).__init__()
+        self.w2i = {}
+        self.words = []
+    def add(self, w):
+        if w not in self.w2i:
+            self.w2i[w] = len(self.words)
+            self.words.append(w)
+v = Vocab()
+for w in "the cat the dog".split():
+    v.add(w)
+print(v.w2i, v.words, isinstance(v, object))
+v.w2i.update({"z": 9}, y=8)
+print(v.w2i.pop("z"), v.w2i.pop("q", None), v.w2i.setdefault("n", 5), v.w2i.setdefault("n", 6))
+del v.w2i["n"]
+c = v.w2i.copy()
+c["new"] = 1
+print(v.w2i, c)
+counts = {}
+for w in "x y x".split():
+    counts[w] = counts.get(w, 0) + 1
+counts["x"] += 10
+print(counts, sorted(counts.items(), key=lambda p: p[1], reverse=True))
+m = {"w": [], "opt": {"lr": 0.1}}
+m["w"].append(2)
+m["opt"]["lr"] *= 5
+print(m)
+try:
+    counts["nope"]
+except KeyError as e:
+    print("KeyError", e)
+counts.clear()
+print(counts, isinstance(counts, dict), isinstance(3, (int, float)), isinstance(True, int), isinstance("s", list))"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "{'a': 0, 'b': 1} True 2",
+            "{'the': 0, 'cat': 1, 'dog': 2} ['the', 'cat', 'dog'] True",
+            "9 None 5 5",
+            "{'the': 0, 'cat': 1, 'dog': 2, 'y': 8} {'the': 0, 'cat': 1, 'dog': 2, 'y': 8, 'new': 1}",
+            "{'x': 12, 'y': 1} [('x', 12), ('y', 1)]",
+            "{'w': [2], 'opt': {'lr': 0.5}}",
+            "KeyError 'nope'",
+            "{} True True True False",
+        ]
+    );
+}
+
+/// A Python list's methods, as Python's: `extend`, `insert` (clamped),
+/// `pop`, `sort` (stable, by a key), `reverse`, `remove`, `index`,
+/// `count`, `copy`, `clear`; the errors Python raises.
+#[test]
+fn lists_have_pythons_methods() {
+    let out = printed(
+        r#"ys = []
+ys.extend(("a", "b"))
+ys.insert(0, "z")
+ys.insert(-1, "m")
+ys.insert(99, "end")
+print(ys, ys.pop(), ys.pop(0), ys)
+names = ["b", "a", "c", "a"]
+names.sort()
+print(names, names.index("c"), names.count("a"))
+names.reverse()
+names.remove("a")
+copy = names.copy()
+copy.append("new")
+print(names, copy)
+pairs = [("b", 2), ("a", 2), ("c", 1)]
+pairs.sort(key=lambda p: p[1])
+print(pairs, sorted(pairs), sorted(pairs, key=lambda p: p[0], reverse=True))
+scores = [("x", 0.5)]
+scores[0] = ("y", 1.5)
+print(scores)
+try:
+    [].pop()
+except IndexError as e:
+    print("IndexError", e)
+try:
+    names.index("q")
+except ValueError as e:
+    print("ValueError", e)
+names.clear()
+print(names, len(copy))"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "['a', 'm', 'b'] end z ['a', 'm', 'b']",
+            "['a', 'a', 'b', 'c'] 3 2",
+            "['c', 'b', 'a'] ['c', 'b', 'a', 'new']",
+            "[('c', 1), ('b', 2), ('a', 2)] [('a', 2), ('b', 2), ('c', 1)] [('c', 1), ('b', 2), ('a', 2)]",
+            "[('y', 1.5)]",
+            "IndexError pop from empty list",
+            "ValueError 'q' is not in list",
+            "[] 4",
         ]
     );
 }

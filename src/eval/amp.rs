@@ -3,6 +3,7 @@
 //! inputs), and `GradScaler(...)` with its methods
 //! (`autograd/grad_scaler.rs`).
 
+use crate::eval::value::PyDict;
 use std::sync::{Arc, Mutex};
 
 use super::args::Bound;
@@ -235,11 +236,11 @@ pub(super) fn method(me: &mut Interp, name: &'static str, s: &Scaler, b: &Bound)
         "state_dict" => {
             let g = lock(s);
             if !g.enabled {
-                return Ok(Value::Dict(Arc::new(Vec::new())));
+                return Ok(Value::Dict(PyDict::new(Vec::new())));
             }
             let scale = g.get_scale(&mut me.rt).map_err(at)?;
             let entry = |k: &str, v: Value| (Key::Str(k.into()), v);
-            Ok(Value::Dict(Arc::new(vec![
+            Ok(Value::Dict(PyDict::new(vec![
                 entry("scale", Value::float(scale)),
                 entry("growth_factor", Value::float(g.growth_factor)),
                 entry("backoff_factor", Value::float(g.backoff_factor)),
@@ -253,7 +254,7 @@ pub(super) fn method(me: &mut Interp, name: &'static str, s: &Scaler, b: &Bound)
                 return Ok(Value::None);
             }
             let d = match b.get("state_dict") {
-                Some((Value::Dict(d), _)) => Arc::clone(d),
+                Some((Value::Dict(d), _)) => d.items(),
                 Some((other, span)) => {
                     return Err(
                         Error::wrong_type("the state dict", "a dict", other.type_name()).at(*span),

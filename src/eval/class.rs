@@ -35,6 +35,8 @@ impl Interp {
         let base = match &def.base {
             None => Base::Object,
             Some(e) => match self.eval(e, 0)? {
+                // `class Vocab(object):`, Python 2's way of writing no base.
+                Value::Class(c) if Arc::ptr_eq(&c, &super::value::object_class()) => Base::Object,
                 Value::Class(c) => Base::Class(c),
                 Value::Builtin(doc) if doc.name == "Module" => Base::Module,
                 Value::Builtin(doc) if doc.name == "Function" => Base::AutogradFunction,

@@ -3,6 +3,7 @@
 //! `sys.argv` (`cudash script train.py --epochs 3`), and argparse's way
 //! out: usage and error on stderr, then `SystemExit(2)`.
 
+use crate::eval::value::PyDict;
 use std::sync::{Arc, Mutex};
 
 use super::argparse::{self, ActionKind, Nargs};
@@ -448,7 +449,7 @@ pub(super) fn vars(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         .at(span));
     };
     let attrs = lock(&o.attrs).clone();
-    Ok(Value::Dict(Arc::new(
+    Ok(Value::Dict(PyDict::new(
         attrs
             .into_iter()
             .map(|(k, v)| (super::value::Key::Str(k), v))

@@ -58,7 +58,7 @@ fn stmt(s: &Stmt) -> Exec {
             _ => tree_stmt(s),
         },
         // `devices` alone shows the device table: the walker knows it.
-        StmtKind::Expr(e) if !matches!(&e.kind, ExprKind::Var(_)) && dict_update(e).is_none() => {
+        StmtKind::Expr(e) if !matches!(&e.kind, ExprKind::Var(_)) => {
             let e_span = e.span;
             let e = expr(e, 0);
             each(span, move |it| {
@@ -289,19 +289,4 @@ fn plain_method(
 fn tree(e: &Expr, d: usize) -> Eval {
     let e = e.clone();
     Box::new(move |it| it.eval(&e, d))
-}
-
-/// `d.update(...)` as a statement on a variable: the variable and the
-/// arguments (cudash's dicts change through the variable that holds them).
-pub(super) fn dict_update(e: &Expr) -> Option<(&crate::lang::ast::Name, &[crate::lang::ast::Arg])> {
-    let ExprKind::Call(callee, args) = &e.kind else {
-        return None;
-    };
-    match &callee.kind {
-        ExprKind::Attr(obj, method) if method.name == "update" => match &obj.kind {
-            ExprKind::Var(name) => Some((name, args)),
-            _ => None,
-        },
-        _ => None,
-    }
 }

@@ -237,24 +237,10 @@ impl Interp {
             }
             (Value::Dict(d), [IndexItem::At(k)]) => {
                 let key = super::value::Key::required(&self.eval(k, 0)?).map_err(|e| e.at(k.span))?;
-                if !d.iter().any(|(x, _)| *x == key) {
-                    return Err(Error::Module {
-                        class: "KeyError",
-                        message: format!("{key:?}"),
-                        help: None,
-                    }
-                    .at(k.span));
+                match d.remove(&key) {
+                    Some(_) => Ok(()),
+                    None => Err(super::methods::dict::key_error(&key, &d.items()).at(k.span)),
                 }
-                let ExprKind::Var(name) = &obj.kind else {
-                    return Err(Error::value_help(
-                        "cudash deletes a dict's item through the variable that holds it",
-                        "write `d = <the dict>` first, then `del d[k]`",
-                    )
-                    .at(obj.span));
-                };
-                let kept = d.iter().filter(|(x, _)| *x != key).cloned().collect();
-                self.assign(name, Value::Dict(Arc::new(kept)));
-                Ok(())
             }
             (Value::Module(_), _) => Err(Error::value(
                 "cudash does not delete a module's items yet (`del seq[0]`): build the module without it",

@@ -7,6 +7,7 @@ use super::flow::{Body, Flow};
 use super::value::Key;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
+use crate::eval::value::PyDict;
 use crate::lang::ast::{BinOp, Block, CompClause, CompKind, Expr};
 use crate::lang::Span;
 use crate::runtime::op::binary::BinaryOp;
@@ -185,7 +186,9 @@ impl Interp {
                 let now = std::sync::Arc::clone(&crate::runtime::lock::lock(items));
                 now.iter().any(equal)
             }
-            Value::Dict(pairs) => Key::of(item).is_some_and(|k| pairs.iter().any(|(n, _)| *n == k)),
+            Value::Dict(pairs) => {
+                Key::of(item).is_some_and(|k| pairs.items().iter().any(|(n, _)| *n == k))
+            }
             Value::Str(s) => match item {
                 Value::Str(sub) => s.contains(&**sub),
                 other => {
@@ -258,7 +261,7 @@ impl Interp {
         Ok(match c.kind {
             CompKind::List => Value::list(items),
             CompKind::Generator => Value::List(std::sync::Arc::new(items)),
-            CompKind::Dict => Value::Dict(std::sync::Arc::new(pairs)),
+            CompKind::Dict => Value::Dict(PyDict::new(pairs)),
         })
     }
 
@@ -304,7 +307,7 @@ impl Interp {
                 let each = match (&v, v.elements()) {
                     (_, Some(each)) => each.map_err(|e| e.at(it.span))?,
                     (Value::Dict(entries), None) => {
-                        entries.iter().map(|(k, _)| k.value()).collect()
+                        entries.items().iter().map(|(k, _)| k.value()).collect()
                     }
                     (other, None) => {
                         return Err(Error::wrong_type(

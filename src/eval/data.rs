@@ -399,7 +399,7 @@ impl Host for Interp {
     }
 }
 
-/// `v` as a worker's own: a list of the session copied (a worker changing
+/// `v` as a worker's own: a list or dict of the session copied (a worker changing
 /// it changes its own copy), a tensor autograd knows given a record of its
 /// own (`meta::worker_copy`: the worker's `backward()` or `requires_grad`
 /// never reaches the session's), as a forked PyTorch worker's copies.
@@ -411,6 +411,12 @@ pub(super) fn own_copy(v: &Value) -> Value {
             Value::MutList(Arc::new(std::sync::Mutex::new(Arc::new(copied))))
         }
         Value::List(items) => Value::List(Arc::new(items.iter().map(own_tensor).collect())),
+        Value::Dict(d) => Value::Dict(super::value::PyDict::new(
+            d.items()
+                .iter()
+                .map(|(k, v)| (k.clone(), own_tensor(v)))
+                .collect(),
+        )),
         Value::Module(_) | Value::Object(_) => own_object(v, &mut Vec::new()),
         v => own_tensor(v),
     }

@@ -5,6 +5,7 @@
 //! backward, buffers broadcast, inputs moved to `device_ids[0]`, the
 //! reducer readied for the backward), and `no_sync`.
 
+use crate::eval::value::PyDict;
 use std::sync::Arc;
 
 use super::args::{ArgVal, Bound};
@@ -402,5 +403,5 @@ fn logging_data(m: &ModuleRef, span: Span) -> Out {
             s(indices),
         ));
     }
-    Ok(Value::Dict(Arc::new(d)))
+    Ok(Value::Dict(PyDict::new(d)))
 }

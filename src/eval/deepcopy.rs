@@ -6,6 +6,7 @@
 //! elements) is copied once, as Python's memo does. As PyTorch, a tensor
 //! in a graph (not a leaf) cannot be deep-copied.
 
+use crate::eval::value::PyDict;
 use std::sync::Arc;
 
 use super::args::ArgVal;
@@ -63,10 +64,10 @@ impl Interp {
             }
             Value::Dict(pairs) => {
                 let mut copied = Vec::with_capacity(pairs.len());
-                for (k, x) in pairs.iter() {
+                for (k, x) in pairs.items().iter() {
                     copied.push((k.clone(), self.deep_copy(x, memo)?));
                 }
-                Value::Dict(Arc::new(copied))
+                Value::Dict(PyDict::new(copied))
             }
             // The module's tree copied (each module once), then each of its
             // tensors given memory of its own.

@@ -1,5 +1,6 @@
 //! Evaluating expressions.
 
+use crate::eval::value::PyDict;
 use std::sync::Arc;
 
 use super::args::{operand_value, ArgVal};
@@ -192,7 +193,7 @@ impl Interp {
     ) -> Result<Value, Diagnostic> {
         let v = self.eval(obj, d)?;
         match &v {
-            Value::Dict(pairs) => return self.dict_get(pairs, items, span, d),
+            Value::Dict(pairs) => return self.dict_get(&pairs.items(), items, span, d),
             // `opt.param_groups[0]["lr"]`.
             Value::ParamGroup(g) => {
                 let key = self.group_key(items, span, d)?;
@@ -496,26 +497,7 @@ impl Interp {
         };
         match pairs.iter().find(|(k, _)| *k == key) {
             Some((_, v)) => Ok(v.clone()),
-            None => {
-                let suggestion = key.as_str().and_then(|key| {
-                    super::suggest::closest(key, pairs.iter().filter_map(|(k, _)| k.as_str()))
-                });
-                Err(Error::value_help(
-                    format!("no key {} in this dict", key.repr()),
-                    match suggestion {
-                        Some(s) => format!("did you mean {s:?}?"),
-                        None => format!(
-                            "the keys are {}",
-                            pairs
-                                .iter()
-                                .map(|(k, _)| k.repr())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    },
-                )
-                .at(span))
-            }
+            None => Err(super::methods::dict::key_error(&key, pairs).at(span)),
         }
     }
 
@@ -613,9 +595,10 @@ impl Interp {
     }
 
     /// `{k: v, ...}`: keys are strings or ints; a repeated key keeps its first
-    /// place and its last value, as Python's. A list or tuple literal in
-    /// it stays a list of numbers (`"betas": (0.9, 0.999)` keeps its
-    /// digits), as the Python values a dict holds.
+    /// place and its last value, as Python's. A list literal in it is a
+    /// Python list, of numbers too (`"milestones": [30, 80]`, `"w": []`
+    /// grown by `append`), and a tuple keeps its numbers (`"betas": (0.9,
+    /// 0.999)` keeps its digits), as the Python values a dict holds.
     fn eval_dict(&mut self, pairs: &[(Expr, Expr)], d: usize) -> Result<Value, Diagnostic> {
         let mut out: Vec<(Key, Value)> = Vec::with_capacity(pairs.len());
         for (k, v) in pairs {
@@ -628,7 +611,7 @@ impl Interp {
             };
             let value = match &v.kind {
                 ExprKind::List(items) => {
-                    super::literal::literal_list(self.literal_tree(items, v.span, d + 1, false)?)
+                    super::literal::python_list(self.literal_tree(items, v.span, d + 1, false)?)
                 }
                 _ => self.eval(v, d)?,
             };
@@ -637,7 +620,7 @@ impl Interp {
                 None => out.push((key, value)),
             }
         }
-        Ok(Value::Dict(Arc::new(out)))
+        Ok(Value::Dict(PyDict::new(out)))
     }
 
     /// A bracketed literal's items; tuples inside nest as lists do for
@@ -900,7 +883,10 @@ impl Interp {
             None => match self.eval(callee, d)? {
                 // `print` shows a list as it is (one that holds itself as `[...]`).
                 // ... and `str(x.shape)` shows a torch.Size, not a tuple.
-                Value::Builtin(doc) if matches!(doc.name, "print" | "str" | "repr" | "format") => {
+                // `isinstance(xs, list)` asks of the list itself.
+                Value::Builtin(doc)
+                    if matches!(doc.name, "print" | "str" | "repr" | "format" | "isinstance") =>
+                {
                     self.call_builtin(doc, vals, span)
                 }
                 Value::Builtin(doc) => self.call_builtin(doc, snapshot(vals), span),
@@ -968,7 +954,7 @@ impl Interp {
                     }
                     .at(span));
                 };
-                for (k, v) in pairs.iter() {
+                for (k, v) in pairs.items().iter() {
                     let Some(k) = k.as_str() else {
                         return Err(Error::Module {
                             class: "TypeError",
@@ -1211,7 +1197,7 @@ fn same(a: &Value, b: &Value) -> bool {
         (Value::GradFn(x), Value::GradFn(y)) => x.same(y),
         (Value::Module(x), Value::Module(y)) => Arc::ptr_eq(x, y),
         (Value::Object(x), Value::Object(y)) => Arc::ptr_eq(x, y),
-        (Value::Dict(x), Value::Dict(y)) => Arc::ptr_eq(x, y),
+        (Value::Dict(x), Value::Dict(y)) => x.same(y),
         (Value::Class(x), Value::Class(y)) => Arc::ptr_eq(x, y),
         _ => equal(a, b),
     }

@@ -10,8 +10,8 @@ use super::Value;
 use crate::error::Error;
 
 /// Python's `str(v)`: a string as it is, `True`, `None`, a float's repr, a
-/// list `[1, 'a']`; anything else as cudash shows it (a tensor, a tuple
-/// or a shape in brackets).
+/// list `[1, 'a']`, a tuple `(1, 'a')`; anything else as cudash shows it
+/// (a tensor).
 pub fn str_of(v: &Value) -> String {
     match v {
         Value::Str(s) => s.to_string(),
@@ -29,13 +29,14 @@ pub fn repr_of(v: &Value) -> String {
         Value::Int(i) => i.to_string(),
         Value::Float(x) => show::float(x.get()),
         Value::Str(s) => quote(s),
-        // A tuple shows in brackets, as cudash shows it: most tuples a
-        // program prints are shapes, which PyTorch shows as
-        // `torch.Size([2, 3])`.
-        Value::List(items) => format!(
-            "[{}]",
-            items.iter().map(repr_of).collect::<Vec<_>>().join(", ")
-        ),
+        // A tuple as Python writes one: `(1, 'a')`, `(1,)`, `()`.
+        Value::List(items) => match items.as_slice() {
+            [one] => format!("({},)", repr_of(one)),
+            _ => format!(
+                "({})",
+                items.iter().map(repr_of).collect::<Vec<_>>().join(", ")
+            ),
+        },
         Value::MutList(list) => show::once_inside(std::sync::Arc::as_ptr(list) as usize, || {
             let items = v.items().unwrap_or_default();
             format!(
@@ -46,6 +47,7 @@ pub fn repr_of(v: &Value) -> String {
         Value::Dict(pairs) => format!(
             "{{{}}}",
             pairs
+                .items()
                 .iter()
                 .map(|(k, v)| format!("{}: {}", repr_of(&k.value()), repr_of(v)))
                 .collect::<Vec<_>>()

@@ -7,6 +7,7 @@
 //! Tensors are passed by reference, so `w -= lr * g` on a parameter updates
 //! the caller's tensor in place.
 
+use crate::eval::value::PyDict;
 use std::sync::Arc;
 
 use super::args::{plural, ArgVal};
@@ -334,7 +335,7 @@ fn bind(
         slots[k] = Some(Value::List(Arc::new(extra)));
     }
     if let Some(k) = entries_at {
-        slots[k] = Some(Value::Dict(Arc::new(named)));
+        slots[k] = Some(Value::Dict(PyDict::new(named)));
     }
     let mut missing = Vec::new();
     for ((p, slot), default) in params.iter().zip(&mut slots).zip(&f.defaults) {

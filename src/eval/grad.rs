@@ -514,7 +514,7 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
                 };
                 let mut group_kind = kind.clone();
                 let mut params = None;
-                for (k, v) in pairs.iter() {
+                for (k, v) in pairs.items().iter() {
                     if k == "params" {
                         params = Some(match v {
                             Value::Tensor(t) => vec![Arc::clone(t)],

@@ -7,6 +7,7 @@
 //! script uses (`time.time`, `math.sqrt`, `os.environ`). A name PyTorch has
 //! that cudash lacks is an `AttributeError` that says so: never a stand-in.
 
+use crate::eval::value::PyDict;
 use std::sync::Arc;
 
 use super::args::ArgVal;
@@ -397,10 +398,12 @@ fn missing_module(path: &str) -> Error {
         ),
         _ => (
             format!("cudash has no module `{path}`"),
-            "a program imports `torch` and its parts, `argparse`, `math`, `os`, `random`, \
-             `sys`, `time`, `gc` and `itertools` (`count`) here; a file of the program's \
-             own cannot be imported yet: paste what it defines above its use"
-                .into(),
+            format!(
+                "a program imports `torch` and its parts, Python's {}, and a file of its \
+                 own beside it (`import datautils` reads `datautils.py`); \
+                 docs/python-programs.md lists what each holds",
+                python_modules()
+            ),
         ),
     };
     Error::Spelling {
@@ -409,6 +412,20 @@ fn missing_module(path: &str) -> Error {
         help,
         class: "ModuleNotFoundError",
     }
+}
+
+/// The standard library's modules cudash has, for the hint of a module it has not.
+fn python_modules() -> String {
+    MODULES
+        .iter()
+        .filter(|m| {
+            !m.path.starts_with("torch") && !m.path.contains('.') && !m.path.starts_with("__")
+        })
+        .map(|m| format!("`{}`", m.path))
+        .collect::<Vec<_>>()
+        .join(", ")
+        .rsplit_once(", ")
+        .map_or(String::new(), |(most, last)| format!("{most} and {last}"))
 }
 
 fn torch_modules() -> String {
@@ -527,7 +544,7 @@ fn constant(full: &str) -> Option<Value> {
                 .chain(set.clone())
                 .collect();
             vars.sort();
-            Some(Value::Dict(Arc::new(
+            Some(Value::Dict(PyDict::new(
                 vars.into_iter()
                     .map(|(k, v)| (super::value::Key::Str(k), Value::Str(Arc::new(v))))
                     .collect(),

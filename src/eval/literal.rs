@@ -67,6 +67,15 @@ pub(super) fn literal_list(l: Lit) -> Value {
     }
 }
 
+/// A literal nest as Python lists (`{"w": [1, 2]}`'s value): every
+/// bracketed level a list of its own, numbers kept as numbers.
+pub(super) fn python_list(l: Lit) -> Value {
+    match l {
+        Lit::Leaf(v, _) => v,
+        Lit::Node(kids, _) => Value::list(kids.into_iter().map(python_list).collect()),
+    }
+}
+
 /// A tensor from a rectangular nest of numbers: `float` if any float, else
 /// i64, else bool.
 pub(crate) fn literal_tensor_from_value(
@@ -76,7 +85,10 @@ pub(crate) fn literal_tensor_from_value(
 ) -> Result<Tensor, Diagnostic> {
     fn to_lit(v: &Value, span: Span) -> Lit {
         match v {
-            Value::List(items) => Lit::Node(items.iter().map(|v| to_lit(v, span)).collect(), span),
+            Value::List(_) | Value::MutList(_) => {
+                let items = v.items().unwrap_or_default();
+                Lit::Node(items.iter().map(|v| to_lit(v, span)).collect(), span)
+            }
             other => Lit::Leaf(other.clone(), span),
         }
     }

@@ -396,7 +396,7 @@ fn walk(
     match v {
         Value::Tensor(t) => out.push((name, Arc::clone(t))),
         Value::Dict(pairs) => {
-            for (k, v) in pairs.iter() {
+            for (k, v) in pairs.items().iter() {
                 walk(format!("{name}[{}]", k.repr()), v, seen, out);
             }
         }

@@ -3,6 +3,7 @@
 //! "param_groups": [{"lr": 0.001, ..., "params": [0, 1]}]}`, parameters by
 //! number, so a checkpoint moves between cudash and PyTorch.
 
+use crate::eval::value::PyDict;
 use std::sync::{Arc, Mutex};
 
 use super::args::Bound;
@@ -62,7 +63,7 @@ pub(super) fn state_dict(
                 (Key::from(name), v)
             })
             .collect();
-        state.push((Key::Int(id as i64), Value::Dict(Arc::new(entries))));
+        state.push((Key::Int(id as i64), Value::Dict(PyDict::new(entries))));
     }
     let groups = o
         .groups
@@ -80,18 +81,18 @@ pub(super) fn state_dict(
                 .filter(|(_, &h)| h == g)
                 .map(|(&id, _)| Value::Int(id as i64))
                 .collect();
-            pairs.push(("params".into(), Value::List(Arc::new(params))));
-            Value::Dict(Arc::new(pairs))
+            pairs.push(("params".into(), Value::list(params)));
+            Value::Dict(PyDict::new(pairs))
         })
         .collect();
-    Ok(Value::Dict(Arc::new(vec![
-        ("state".into(), Value::Dict(Arc::new(state))),
-        ("param_groups".into(), Value::List(Arc::new(groups))),
+    Ok(Value::Dict(PyDict::new(vec![
+        ("state".into(), Value::Dict(PyDict::new(state))),
+        ("param_groups".into(), Value::list(groups)),
     ])))
 }
 
-fn field<'a>(d: &'a [(Key, Value)], name: &str) -> Option<&'a Value> {
-    d.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
+fn field(d: &PyDict, name: &str) -> Option<Value> {
+    d.get(&Key::from(name))
 }
 
 /// `opt.load_state_dict(d)`: PyTorch's checks (as many groups, as many
@@ -156,7 +157,7 @@ pub(super) fn load_state_dict(
                 _ => return Err(bad("numbers its parameters")),
             }
         }
-        for (k, v) in pairs.iter() {
+        for (k, v) in pairs.items().iter() {
             let Some(name) = k.as_str() else {
                 return Err(bad("has string keys in its groups"));
             };
@@ -185,7 +186,7 @@ pub(super) fn load_state_dict(
     }
     // Each parameter's state, moved to its parameter's device and dtype.
     let mut loaded: Vec<(usize, &'static str, StateValue)> = Vec::new();
-    for (key, entries) in state.iter() {
+    for (key, entries) in state.items().iter() {
         let Key::Int(id) = key else {
             return Err(bad("numbers the parameters in its \"state\""));
         };
@@ -196,7 +197,7 @@ pub(super) fn load_state_dict(
             return Err(bad("has a dict of state per parameter"));
         };
         let param = Arc::clone(&opt.params[k]);
-        for (name, value) in entries.iter() {
+        for (name, value) in entries.items().iter() {
             let name = name.as_str().unwrap_or("");
             let Some(&(known, _)) = opt.groups[opt.group_of[k]]
                 .state_names()

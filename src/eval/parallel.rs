@@ -11,6 +11,7 @@
 //! from the one host lane, shows in the session's `profile`, and comes in
 //! the same order on every run.
 
+use crate::eval::value::PyDict;
 use std::collections::HashSet;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex};
@@ -410,12 +411,13 @@ impl Interp {
             }
             Value::Dict(entries) => {
                 let parts = entries
+                    .items()
                     .iter()
                     .map(|(_, x)| self.scatter_value(x, targets, dim))
                     .collect::<Result<Vec<_>, _>>()?;
-                let keys: Vec<Key> = entries.iter().map(|(k, _)| k.clone()).collect();
+                let keys: Vec<Key> = entries.items().iter().map(|(k, _)| k.clone()).collect();
                 transpose(&parts, |row| {
-                    Value::Dict(Arc::new(keys.iter().cloned().zip(row).collect()))
+                    Value::Dict(PyDict::new(keys.iter().cloned().zip(row).collect()))
                 })
             }
             other => vec![other.clone(); targets.len()],
@@ -467,11 +469,12 @@ impl Interp {
             }
             Value::Dict(entries) => {
                 let mut joined = Vec::with_capacity(entries.len());
-                for (k, _) in entries.iter() {
+                for (k, _) in entries.items().iter() {
                     let column: Vec<Value> = outputs
                         .iter()
                         .map(|o| match o {
                             Value::Dict(e) => e
+                                .items()
                                 .iter()
                                 .find(|(kk, _)| kk == k)
                                 .map(|(_, v)| v.clone())
@@ -481,7 +484,7 @@ impl Interp {
                         .collect::<Out<_>>()?;
                     joined.push((k.clone(), self.gather_values(&column, target, dim, span)?));
                 }
-                Value::Dict(Arc::new(joined))
+                Value::Dict(PyDict::new(joined))
             }
             other => {
                 return Err(at(Error::Module {

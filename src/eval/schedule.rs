@@ -285,9 +285,7 @@ pub(super) fn step(me: &mut Interp, _: &'static str, s: &Arc<LrScheduler>, b: &B
 /// `scheduler.get_last_lr()`: one learning rate per parameter group.
 pub(super) fn get_last_lr(_: &mut Interp, _: &'static str, s: &Arc<LrScheduler>, _: &Bound) -> Out {
     let lrs = lock(&s.scheduler).last_lrs.clone();
-    Ok(Value::List(Arc::new(
-        lrs.into_iter().map(Value::float).collect(),
-    )))
+    Ok(Value::list(lrs.into_iter().map(Value::float).collect()))
 }
 
 /// `scheduler.last_epoch`.
@@ -298,25 +296,25 @@ pub(super) fn last_epoch(s: &Arc<LrScheduler>) -> Value {
 /// `opt.param_groups`: one value per group.
 pub(super) fn param_groups(o: &Arc<Mutex<Optimizer>>) -> Value {
     let n = lock(o).groups.len();
-    Value::List(Arc::new(
+    Value::list(
         (0..n)
             .map(|g| Value::ParamGroup(Arc::new((Arc::clone(o), g))))
             .collect(),
-    ))
+    )
 }
 
 /// `group[key]` of group `g`: a setting, or `"params"`.
 pub(crate) fn group_get(o: &Arc<Mutex<Optimizer>>, g: usize, key: &str) -> Result<Value, Error> {
     let o = lock(o);
     if key == "params" {
-        return Ok(Value::List(Arc::new(
+        return Ok(Value::list(
             o.params
                 .iter()
                 .zip(&o.group_of)
                 .filter(|(_, &h)| h == g)
                 .map(|(p, _)| Value::Tensor(Arc::clone(p)))
                 .collect(),
-        )));
+        ));
     }
     match o.groups[g].settings().into_iter().find(|(k, _)| *k == key) {
         Some((_, v)) => Ok(setting_value(v)),

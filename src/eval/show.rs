@@ -154,8 +154,14 @@ pub fn repr(v: &Value) -> String {
         }
         Value::Dict(pairs) if pairs.is_empty() => "{}".into(),
         Value::Dict(pairs) => {
-            let width = pairs.iter().map(|(k, _)| k.repr().len()).max().unwrap_or(0);
+            let width = pairs
+                .items()
+                .iter()
+                .map(|(k, _)| k.repr().len())
+                .max()
+                .unwrap_or(0);
             let rows: Vec<String> = pairs
+                .items()
                 .iter()
                 .map(|(k, v)| {
                     // Continuation lines (a matrix's rows) under the value's first.

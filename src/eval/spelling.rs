@@ -47,6 +47,9 @@ pub fn value(name: &str) -> Option<Value> {
     if let Some(c) = super::exceptions::named(name) {
         return Some(Value::ExcClass(c));
     }
+    if name == "object" {
+        return Some(Value::Class(super::value::object_class()));
+    }
     VALUES
         .iter()
         .find(|(n, _)| *n == name)

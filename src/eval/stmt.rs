@@ -10,6 +10,7 @@ use crate::autograd::meta::requires_grad;
 use crate::autograd::{inplace, record};
 use crate::display;
 use crate::error::{Diagnostic, Error};
+use crate::eval::value::PyDict;
 use crate::lang::ast::{
     BinOp, Block, Expr, ExprKind, ForIter, IndexItem, Name, Stmt, StmtKind, Target,
 };
@@ -152,58 +153,8 @@ impl Interp {
             self.emit(Output::Text(text));
             return Ok(());
         }
-        if let Some((name, args)) = super::compiled::dict_update(e) {
-            if let Some(Value::Dict(d)) = self.get_var(name).cloned() {
-                return self.update_dict(name, &d, args, e.span);
-            }
-        }
         let v = self.eval(e, 0)?;
         self.expression_statement(v, e.span)
-    }
-
-    /// `d.update(other, k=v)` of a dict a variable holds: the variable
-    /// gets the dict with `other`'s entries (a dict, or key-value pairs)
-    /// and the keywords set, in Python's order.
-    fn update_dict(
-        &mut self,
-        name: &Name,
-        d: &Arc<Vec<(super::value::Key, Value)>>,
-        args: &[crate::lang::ast::Arg],
-        span: Span,
-    ) -> Result<(), Diagnostic> {
-        use super::value::Key;
-        let mut items = d.as_ref().clone();
-        let mut set = |k: Key, v: Value| match items.iter_mut().find(|(x, _)| *x == k) {
-            Some((_, old)) => *old = v,
-            None => items.push((k, v)),
-        };
-        for a in args {
-            let v = self.eval(&a.value, 0)?;
-            match (&a.keyword, a.spread, &v) {
-                (Some(k), _, _) => set(Key::Str(k.name.clone()), v),
-                (None, _, Value::Dict(other)) => {
-                    for (k, x) in other.iter() {
-                        set(k.clone(), x.clone());
-                    }
-                }
-                (None, _, other) => {
-                    let pairs = other.items().ok_or_else(|| {
-                        Error::wrong_type("what `update` takes", "a dict", other.type_name())
-                            .at(a.value.span)
-                    })?;
-                    for pair in pairs.iter() {
-                        let kv = pair.items().filter(|kv| kv.len() == 2).ok_or_else(|| {
-                            Error::value("dictionary update sequence element has not length 2")
-                                .at(a.value.span)
-                        })?;
-                        let key = Key::required(&kv[0]).map_err(|e| e.at(span))?;
-                        set(key, kv[1].clone());
-                    }
-                }
-            }
-        }
-        self.assign(name, Value::Dict(Arc::new(items)));
-        Ok(())
     }
 
     /// What an expression statement does with its value `v`: shows it,
@@ -274,6 +225,9 @@ impl Interp {
         let current = match &target.kind {
             ExprKind::Index(obj, items) => {
                 let base = self.eval(obj, 0)?;
+                if let Value::Dict(_) | Value::MutList(_) = base {
+                    return self.augment_item(&base, items, op, value, span);
+                }
                 let t = self.indexable(&base, obj.span)?;
                 let idx = self.eval_index(items, 0)?;
                 let at = |e: Error| e.at(span);
@@ -388,6 +342,74 @@ impl Interp {
             }
             _ => self.set_property(&target, attr, r, value.span),
         }
+    }
+
+    /// `d[k] op= v` and `xs[i] op= v`: the item read, combined (a tensor
+    /// in place), and set back, as Python's `d[k] = d[k].__iadd__(v)`.
+    fn augment_item(
+        &mut self,
+        base: &Value,
+        items: &[IndexItem],
+        op: BinaryOp,
+        value: &Expr,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let [IndexItem::At(k)] = items else {
+            return Err(
+                Error::value("an item is updated by one key or index: `d[k] += v`").at(span),
+            );
+        };
+        let at = self.eval(k, 0)?;
+        let current = match base {
+            Value::Dict(d) => {
+                let key = super::value::Key::required(&at).map_err(|e| e.at(k.span))?;
+                d.get(&key)
+                    .ok_or_else(|| super::methods::dict::key_error(&key, &d.items()).at(k.span))?
+            }
+            _ => {
+                let Value::Int(i) = at else {
+                    return Err(
+                        Error::wrong_type("a list index", "an int", at.type_name()).at(k.span)
+                    );
+                };
+                let items = base.items().unwrap_or_default();
+                let j = super::expr::list_index(i, items.len()).map_err(|e| e.at(k.span))?;
+                items[j].clone()
+            }
+        };
+        let v = self.eval(value, 0)?;
+        let r = match (
+            &current,
+            super::quick::quick_scalar(BinOp::Elementwise(op), &current, &v),
+        ) {
+            (_, Some(r)) => r,
+            (Value::Tensor(t), None) => {
+                self.begin_op(op.name());
+                self.augment_tensor(t, op, &v, span, value.span)?;
+                current.clone()
+            }
+            (_, None) => {
+                self.begin_op(op.name());
+                self.binary(BinOp::Elementwise(op), current.clone(), v)
+                    .map_err(|e| e.at(span))?
+            }
+        };
+        match base {
+            Value::Dict(d) => d.set(
+                super::value::Key::required(&at).map_err(|e| e.at(k.span))?,
+                r,
+            ),
+            Value::MutList(list) => {
+                let mut list = crate::runtime::lock::lock(list);
+                let Value::Int(i) = at else {
+                    unreachable!("checked above")
+                };
+                let j = super::expr::list_index(i, list.len()).map_err(|e| e.at(k.span))?;
+                Arc::make_mut(&mut list)[j] = r;
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// `name op= v`, `current` the name's value: a tensor is updated in
@@ -588,12 +610,12 @@ impl Interp {
         }
     }
 
-    /// `d[k] = v` of a dict a variable holds (the variable gets the dict
-    /// with `k` set), and `os.environ[k] = v` (the session's environment).
+    /// `d[k] = v`: the dict changes in place (every name for it sees `k`),
+    /// and `os.environ[k] = v` (the session's environment).
     fn dict_item_assign(
         &mut self,
         obj: &Expr,
-        d: &Arc<Vec<(super::value::Key, Value)>>,
+        d: &PyDict,
         items: &[IndexItem],
         value: &Expr,
         span: Span,
@@ -619,19 +641,7 @@ impl Interp {
                 return Ok(());
             }
         }
-        let ExprKind::Var(name) = &obj.kind else {
-            return Err(Error::value_help(
-                "cudash sets a dict's item through the variable that holds it",
-                "write `d = <the dict>` first, then `d[k] = v`",
-            )
-            .at(obj.span));
-        };
-        let mut items = d.as_ref().clone();
-        match items.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, old)) => *old = v,
-            None => items.push((key, v)),
-        }
-        self.assign(name, Value::Dict(Arc::new(items)));
+        d.set(key, v);
         Ok(())
     }
 
@@ -798,7 +808,7 @@ impl Interp {
     ) -> Result<(), Diagnostic> {
         let items: Vec<Value> = match (&v, v.elements()) {
             (_, Some(items)) => items.map_err(|err| err.at(span))?,
-            (Value::Dict(pairs), None) => pairs.iter().map(|(_, v)| v.clone()).collect(),
+            (Value::Dict(pairs), None) => pairs.items().iter().map(|(_, v)| v.clone()).collect(),
             (other, None) => {
                 return Err(Error::wrong_type(
                     "the value unpacked into names",

@@ -2,6 +2,8 @@
 //! `wait`, `sync`, host reads, and the hazard warnings and notes the runtime
 //! reports. (Stream and event methods are in `methods/stream.rs`.)
 
+use std::sync::Arc;
+
 use super::flow::Flow;
 use super::{Interp, Output, Value};
 use crate::error::{Diagnostic, Error};
@@ -115,6 +117,7 @@ impl Interp {
         for v in values {
             collect_tensors(v, &mut tensors);
         }
+        let tensors: Vec<&Tensor> = tensors.iter().map(|t| &**t).collect();
         self.rt.show(&tensors, show)
     }
 
@@ -158,11 +161,14 @@ impl Interp {
     }
 }
 
-fn collect_tensors<'v>(v: &'v Value, out: &mut Vec<&'v Tensor>) {
+fn collect_tensors(v: &Value, out: &mut Vec<Arc<Tensor>>) {
     match v {
-        Value::Tensor(t) => out.push(t),
+        Value::Tensor(t) => out.push(Arc::clone(t)),
         Value::List(items) => items.iter().for_each(|v| collect_tensors(v, out)),
-        Value::Dict(pairs) => pairs.iter().for_each(|(_, v)| collect_tensors(v, out)),
+        Value::Dict(pairs) => pairs
+            .items()
+            .iter()
+            .for_each(|(_, v)| collect_tensors(v, out)),
         _ => {}
     }
 }

@@ -37,9 +37,10 @@ pub enum Value {
     /// is now (a builtin's argument, `xs[i]`, `len`) takes the inner `Arc`,
     /// and an append copies only while such a reading is alive.
     MutList(Arc<Mutex<Arc<Vec<Value>>>>),
-    /// Values by key in order (`memory_stats()`, a `state_dict`, `{"lr": 0.1}`);
-    /// keys are strings, or ints (an optimizer's state by parameter number).
-    Dict(Arc<Vec<(Key, Value)>>),
+    /// Python's dict: values by key in order (`{"lr": 0.1}`, a
+    /// `state_dict`, `memory_stats()`), shared by every name for it; keys
+    /// are strings, or ints (an optimizer's state by parameter number).
+    Dict(PyDict),
     /// A builtin function used as a value (`f = randn`).
     Builtin(&'static Doc),
     /// A function `fn` defined.
@@ -194,6 +195,71 @@ pub struct LrScheduler {
     pub lambda: Option<Value>,
 }
 
+/// Python's dict: one for every name that holds it (`self.vocab[w] = i`
+/// changes the dict the caller passed, as in Python). Its items are copied
+/// on write, as a list's: a reading holds the inner `Arc` as it was.
+#[derive(Clone, Debug, Default)]
+pub struct PyDict(Arc<Mutex<Items>>);
+
+/// A dict's items as one reading sees them.
+type Items = Arc<Vec<(Key, Value)>>;
+
+impl PyDict {
+    pub fn new(items: Vec<(Key, Value)>) -> PyDict {
+        PyDict(Arc::new(Mutex::new(Arc::new(items))))
+    }
+
+    /// The items as they are now.
+    pub fn items(&self) -> Items {
+        Arc::clone(&crate::runtime::lock::lock(&self.0))
+    }
+
+    pub fn len(&self) -> usize {
+        crate::runtime::lock::lock(&self.0).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn get(&self, key: &Key) -> Option<Value> {
+        let items = self.items();
+        items.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+    }
+
+    /// `d[k] = v`: replaces the value of `k` in place, or adds it last.
+    pub fn set(&self, key: Key, v: Value) {
+        let mut items = crate::runtime::lock::lock(&self.0);
+        let items = Arc::make_mut(&mut items);
+        match items.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, old)) => *old = v,
+            None => items.push((key, v)),
+        }
+    }
+
+    /// `del d[k]` / `d.pop(k)`: the value it had, if any.
+    pub fn remove(&self, key: &Key) -> Option<Value> {
+        let mut items = crate::runtime::lock::lock(&self.0);
+        let at = items.iter().position(|(k, _)| k == key)?;
+        Some(Arc::make_mut(&mut items).remove(at).1)
+    }
+
+    /// `d.clear()`.
+    pub fn clear(&self) {
+        *crate::runtime::lock::lock(&self.0) = Arc::new(Vec::new());
+    }
+
+    /// Whether both are the same dict (`is`).
+    pub fn same(&self, other: &PyDict) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+
+    /// Its identity, for printing a dict that holds itself once.
+    pub fn addr(&self) -> usize {
+        Arc::as_ptr(&self.0) as *const () as usize
+    }
+}
+
 /// A dict's key: a string, or an int (PyTorch keys an optimizer's state by
 /// parameter number).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -309,7 +375,7 @@ impl Value {
     /// PyTorch's `(values, indices)` result (`sort`, `topk`, `max(dim)`),
     /// readable as `r.values`, `r[0]`, or unpacked.
     pub fn values_indices(values: Arc<Tensor>, indices: Arc<Tensor>) -> Value {
-        Value::Dict(Arc::new(vec![
+        Value::Dict(PyDict::new(vec![
             ("values".into(), Value::Tensor(values)),
             ("indices".into(), Value::Tensor(indices)),
         ]))
@@ -531,7 +597,7 @@ impl Value {
                     let items = Arc::clone(&crate::runtime::lock::lock(list));
                     items.iter().any(|x| walk(x, f, seen))
                 }
-                Value::Dict(pairs) => pairs.iter().any(|(_, x)| walk(x, f, seen)),
+                Value::Dict(pairs) => pairs.items().iter().any(|(_, x)| walk(x, f, seen)),
                 _ => false,
             }
         }
@@ -586,6 +652,13 @@ pub struct OwnModule {
 pub fn namespace_class() -> Arc<Class> {
     static CLASS: std::sync::OnceLock<Arc<Class>> = std::sync::OnceLock::new();
     plain_class(&CLASS, "Namespace")
+}
+
+/// Python's `object`: `class Vocab(object):` is a class with no base, and
+/// `object()` a plain instance (a sentinel).
+pub fn object_class() -> Arc<Class> {
+    static CLASS: std::sync::OnceLock<Arc<Class>> = std::sync::OnceLock::new();
+    plain_class(&CLASS, "object")
 }
 
 /// A class of cudash's own with no methods, made once in `cell`.
@@ -683,7 +756,7 @@ impl Class {
 
     /// Whether it is `other` or derives from it.
     pub fn derives(self: &Arc<Self>, other: &Arc<Class>) -> bool {
-        if Arc::ptr_eq(self, other) {
+        if Arc::ptr_eq(self, other) || Arc::ptr_eq(other, &object_class()) {
             return true;
         }
         match &self.base {

@@ -3,6 +3,7 @@
 //! their device and `Parameter` mark, dicts, lists, numbers, strings), so a
 //! checkpoint moves between cudash and PyTorch in both directions.
 
+use crate::eval::value::PyDict;
 use std::sync::Arc;
 
 use super::super::value::{Key, Word};
@@ -63,7 +64,7 @@ pub(super) fn to_pickled(me: &mut Interp, v: &Value, span: Span) -> Result<Pickl
         }
         Value::Dict(pairs) => Pickled::Dict(
             pairs
-                .iter()
+                .items().iter()
                 .map(|(k, v)| {
                     let key = match k {
                         Key::Str(s) => Pickled::Str(s.clone()),
@@ -147,7 +148,7 @@ pub(super) fn from_pickled(
                 };
                 out.push((key, from_pickled(me, v, device, span)?));
             }
-            Value::Dict(Arc::new(out))
+            Value::Dict(PyDict::new(out))
         }
     })
 }

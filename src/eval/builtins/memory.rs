@@ -2,8 +2,8 @@
 //! `memory_stats`, `reset_peak`, `empty_cache`; the allocator's history:
 //! `record_memory_history`, `dump_snapshot`.
 
+use crate::eval::value::PyDict;
 use std::path::Path;
-use std::sync::Arc;
 
 use super::super::args::Bound;
 use super::super::{Interp, Output, Value};
@@ -101,7 +101,7 @@ pub(super) fn stats(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
         Device::Cpu => host_stat_pairs(me.rt.devices.host().stats()),
         Device::Cuda(d) => stat_pairs(&allocator_stats(me, d, b)?),
     };
-    Ok(Value::Dict(Arc::new(
+    Ok(Value::Dict(PyDict::new(
         pairs
             .into_iter()
             .map(|(k, v)| (k.into(), Value::Int(v as i64)))

@@ -26,7 +26,7 @@ mod memory;
 pub(crate) mod nn;
 mod parallel;
 pub(crate) mod pointwise;
-mod python;
+pub(crate) mod python;
 mod teaching;
 
 use super::args::{bind, ArgVal, Bound};

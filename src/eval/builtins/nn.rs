@@ -347,7 +347,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                         Error::wrong_type("modules", "a dict of modules", v.type_name()).at(*span),
                     );
                 };
-                for (k, v) in pairs.iter() {
+                for (k, v) in pairs.items().iter() {
                     let Value::Module(child) = v else {
                         return Err(Error::wrong_type(
                             format!("modules[{}]", k.repr()),
@@ -418,7 +418,7 @@ pub(super) fn isinstance(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let (obj, _) = b.get("obj").cloned().unwrap_or((Value::None, b.span));
     let (info, span) = b.get("classinfo").cloned().unwrap_or((Value::None, b.span));
     let classes = match &info {
-        Value::List(items) => items.to_vec(),
+        Value::List(_) | Value::MutList(_) => info.items().unwrap_or_default().to_vec(),
         other => vec![other.clone()],
     };
     for c in &classes {
@@ -429,9 +429,19 @@ pub(super) fn isinstance(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
     Ok(Value::bool(false))
 }
 
+/// Python's types `isinstance` takes by their builtin's name.
+const PYTHON_TYPES: &[&str] = &["int", "float", "str", "bool", "list", "tuple", "dict"];
+
 fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
     Ok(match class {
+        // Everything is an `object`.
+        Value::Class(c) if std::sync::Arc::ptr_eq(c, &super::super::value::object_class()) => true,
         Value::Class(c) => super::super::value::class_of(obj).is_some_and(|k| k.derives(c)),
+        Value::Builtin(doc) if PYTHON_TYPES.contains(&doc.name) => {
+            super::super::format::python_type(obj) == doc.name
+                || (doc.name == "int" && matches!(obj, Value::Bool(_)))
+                || (doc.name == "tuple" && matches!(obj, Value::Size(_)))
+        }
         Value::Builtin(doc) if doc.name == "Module" => matches!(obj, Value::Module(_)),
         Value::Builtin(doc) if is_layer(doc.name) || doc.name == "DataParallel" => match obj {
             Value::Module(m) => {

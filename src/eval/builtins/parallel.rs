@@ -4,6 +4,7 @@
 //! (`scatter` and `gather` are in `devices.rs`). The work is in
 //! `eval/parallel.rs`.
 
+use crate::eval::value::PyDict;
 use std::sync::Arc;
 
 use super::super::args::{ArgVal, Bound};
@@ -98,12 +99,12 @@ pub(super) fn data_parallel(me: &mut Interp, _: &'static str, b: &Bound) -> Out 
 pub(super) fn replicate_module(me: &mut Interp, m: &ModuleRef, b: &Bound) -> Out {
     let devices = device_ids(&items(b, "devices")?, me.rt.devices.count())?;
     if devices.is_empty() {
-        return Ok(Value::List(Arc::new(Vec::new())));
+        return Ok(Value::list(Vec::new()));
     }
     let replicas = me.replicate_module(m, &devices, b.span)?;
-    Ok(Value::List(Arc::new(
+    Ok(Value::list(
         replicas.into_iter().map(Value::Module).collect(),
-    )))
+    ))
 }
 
 /// `parallel_apply(modules, inputs, kwargs_tup=none, devices=none)`:
@@ -115,7 +116,7 @@ pub(super) fn parallel_apply(me: &mut Interp, _: &'static str, b: &Bound) -> Out
     one_per_module(modules.len(), inputs.len(), "inputs", b)?;
     let kwargs = match b.given("kwargs_tup") {
         Some(_) => items(b, "kwargs_tup")?,
-        None => vec![(Value::Dict(Arc::default()), b.span); modules.len()],
+        None => vec![(Value::Dict(PyDict::default()), b.span); modules.len()],
     };
     one_per_module(modules.len(), kwargs.len(), "keyword dicts", b)?;
     let count = me.rt.devices.count();
@@ -154,7 +155,7 @@ pub(super) fn parallel_apply(me: &mut Interp, _: &'static str, b: &Bound) -> Out
         };
         match kw {
             Value::Dict(entries) => {
-                for (k, v) in entries.iter() {
+                for (k, v) in entries.items().iter() {
                     call.push(ArgVal {
                         keyword: Some(crate::lang::ast::Name::new(k.to_string(), ks)),
                         value: v.clone(),
@@ -186,7 +187,7 @@ pub(super) fn parallel_apply(me: &mut Interp, _: &'static str, b: &Bound) -> Out
         devices.push(device);
     }
     let outputs = me.parallel_apply(replicas, args, devices, b.span)?;
-    Ok(Value::List(Arc::new(outputs)))
+    Ok(Value::list(outputs))
 }
 
 /// The CUDA device of the first tensor among the arguments (PyTorch's

@@ -3,9 +3,10 @@
 //! `dict`, and Python's `sum`, `max`, `min`, `abs` and `round` of numbers
 //! and lists (the same names on a tensor are PyTorch's, `math.rs`).
 
+use crate::eval::value::PyDict;
 use std::sync::Arc;
 
-use super::super::args::Bound;
+use super::super::args::{ArgVal, Bound};
 use super::super::value::Key;
 use super::super::{format, Interp, Value};
 use crate::error::{Diagnostic, Error};
@@ -129,10 +130,14 @@ pub(super) fn zip(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, D
 }
 
 /// The items of something Python iterates (a dict: its keys).
-fn items_of(v: &Value, span: crate::vocab::Span, what: &str) -> Result<Vec<Value>, Diagnostic> {
+pub(crate) fn items_of(
+    v: &Value,
+    span: crate::vocab::Span,
+    what: &str,
+) -> Result<Vec<Value>, Diagnostic> {
     match (v, v.elements()) {
         (_, Some(items)) => items.map_err(|e| e.at(span)),
-        (Value::Dict(pairs), None) => Ok(pairs.iter().map(|(k, _)| k.value()).collect()),
+        (Value::Dict(pairs), None) => Ok(pairs.items().iter().map(|(k, _)| k.value()).collect()),
         (Value::Str(s), None) => Ok(s.chars().map(|c| text(c.to_string())).collect()),
         (other, None) => Err(Error::Module {
             class: "TypeError",
@@ -164,7 +169,10 @@ pub(super) fn dict(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
     };
     if let Some((v, span)) = b.get("iterable") {
         match v {
-            Value::Dict(pairs) => pairs.iter().for_each(|(k, v)| put(k.clone(), v.clone())),
+            Value::Dict(pairs) => pairs
+                .items()
+                .iter()
+                .for_each(|(k, v)| put(k.clone(), v.clone())),
             other => {
                 for pair in items_of(other, *span, "dict()")? {
                     match pair.elements() {
@@ -185,35 +193,60 @@ pub(super) fn dict(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
     for (k, (v, _)) in &b.kwargs {
         put(Key::Str(k.clone()), v.clone());
     }
-    Ok(Value::Dict(Arc::new(out)))
+    Ok(Value::Dict(PyDict::new(out)))
 }
 
-/// `sorted(xs, reverse=False)`: numbers or strings in order.
+/// `sorted(xs, key=None, reverse=False)`: a new list in order.
 pub(super) fn sorted(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (v, span) = b
         .get("iterable")
         .cloned()
         .ok_or_else(|| Error::value("sorted() needs a list").at(b.span))?;
-    let mut items = Vec::new();
-    for v in items_of(&v, span, "sorted()")? {
-        items.push(me.one_element_value(v).map_err(|e| e.at(span))?);
+    let items = items_of(&v, span, "sorted()")?;
+    let key = b
+        .get("key")
+        .map(|(k, _)| k.clone())
+        .filter(|k| !matches!(k, Value::None));
+    let items = sort_values(me, items, key, b.bool("reverse", false)?, span)?;
+    Ok(Value::list(items))
+}
+
+/// Python's sort (`sorted`, `list.sort`): stable, by `key(item)` when a
+/// key function is given, numbers with numbers, strings with strings,
+/// tuples item by item; `reverse` keeps equal items in their order.
+pub(crate) fn sort_values(
+    me: &mut Interp,
+    items: Vec<Value>,
+    key: Option<Value>,
+    reverse: bool,
+    span: crate::vocab::Span,
+) -> Result<Vec<Value>, Diagnostic> {
+    let mut keyed = Vec::with_capacity(items.len());
+    for v in items {
+        // The items of a tensor literal (`sorted([3, 1, 2])`) as numbers.
+        let v = me.one_element_value(v).map_err(|e| e.at(span))?;
+        let k = match &key {
+            Some(f) => me.call_value(f.clone(), vec![ArgVal::positional(v.clone(), span)], span)?,
+            None => v.clone(),
+        };
+        keyed.push((me.one_element_value(k).map_err(|e| e.at(span))?, v));
     }
     let mut err = None;
-    items.sort_by(|a, b| match (a, b) {
-        (Value::Str(x), Value::Str(y)) => x.cmp(y),
-        _ => match (a.as_number(), b.as_number()) {
-            (Some(x), Some(y)) => x.partial_cmp(&y).unwrap_or(std::cmp::Ordering::Equal),
-            _ => {
-                err.get_or_insert_with(|| {
-                    format!(
-                        "'<' not supported between {} and {}",
-                        a.type_name(),
-                        b.type_name()
-                    )
-                });
-                std::cmp::Ordering::Equal
-            }
-        },
+    keyed.sort_by(|(a, _), (b, _)| {
+        let order = compare(a, b).unwrap_or_else(|| {
+            err.get_or_insert_with(|| {
+                format!(
+                    "'<' not supported between instances of '{}' and '{}'",
+                    format::python_type(a),
+                    format::python_type(b)
+                )
+            });
+            std::cmp::Ordering::Equal
+        });
+        match reverse {
+            true => order.reverse(),
+            false => order,
+        }
     });
     if let Some(message) = err {
         return Err(Error::Module {
@@ -223,10 +256,28 @@ pub(super) fn sorted(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
         }
         .at(span));
     }
-    if b.bool("reverse", false)? {
-        items.reverse();
+    Ok(keyed.into_iter().map(|(_, v)| v).collect())
+}
+
+/// Python's `<` order of two values, if it has one: numbers, strings, and
+/// sequences item by item.
+fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
+    match (a, b) {
+        (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
+        _ => match (a.as_number(), b.as_number()) {
+            (Some(x), Some(y)) => x.partial_cmp(&y).or(Some(std::cmp::Ordering::Equal)),
+            _ => {
+                let (x, y) = (a.items()?, b.items()?);
+                for (p, q) in x.iter().zip(y.iter()) {
+                    match compare(p, q)? {
+                        std::cmp::Ordering::Equal => continue,
+                        order => return Some(order),
+                    }
+                }
+                Some(x.len().cmp(&y.len()))
+            }
+        },
     }
-    Ok(Value::list(items))
 }
 
 /// `any(xs)`, `all(xs)`: Python's truth of each item.

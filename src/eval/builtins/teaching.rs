@@ -1,5 +1,6 @@
 //! `print`, `clear_output`, and `save`/`load` (.npy, .safetensors).
 
+use crate::eval::value::PyDict;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -81,7 +82,7 @@ pub(super) fn save(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
     if let Some((Value::Dict(pairs), span)) = b.get("tensor") {
         let path = path_arg(b)?;
         let mut host = Vec::with_capacity(pairs.len());
-        for (k, v) in pairs.iter() {
+        for (k, v) in pairs.items().iter() {
             let Value::Tensor(t) = v else {
                 return Err(Error::wrong_type(
                     format!("the value of {}", k.repr()),
@@ -142,7 +143,7 @@ pub(super) fn load(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
             Value::Tensor(me.rt.copy_to(&t, device).map_err(at)?),
         ));
     }
-    Ok(Value::Dict(Arc::new(pairs)))
+    Ok(Value::Dict(PyDict::new(pairs)))
 }
 
 /// Whether the file is a zip archive (torch.save's format under any name).
@@ -173,7 +174,7 @@ pub(super) fn list(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
         Some((v, span)) => match (v, v.elements()) {
             (_, Some(items)) => items.map_err(|e| e.at(*span))?,
             // A dict's keys, as Python's list(d).
-            (Value::Dict(pairs), None) => pairs.iter().map(|(k, _)| k.value()).collect(),
+            (Value::Dict(pairs), None) => pairs.items().iter().map(|(k, _)| k.value()).collect(),
             (other, None) => {
                 return Err(Error::wrong_type(
                     "the argument of list()",

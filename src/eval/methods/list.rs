@@ -1,5 +1,5 @@
-//! A Python list's methods (`list()` makes one), and a dict's
-//! (`keys`, `values`, `items`, `get`).
+//! A Python list's methods (`[]` and `list()` make one): each changes the
+//! list in place, so every name for it sees the change.
 
 use std::sync::{Arc, Mutex};
 
@@ -26,46 +26,113 @@ pub(super) fn append(
     Ok(Value::None)
 }
 
-/// `d.keys()`, `d.values()`, `d.items()` (as lists, in order) and
-/// `d.get(key, default)`.
-pub(super) fn dict_method(
-    _: &mut Interp,
+/// `xs.extend(items)`, `xs.insert(i, v)`, `xs.pop(i=-1)`, `xs.remove(v)`,
+/// `xs.index(v)`, `xs.count(v)`, `xs.reverse()`, `xs.sort(key=None,
+/// reverse=False)`, `xs.clear()` and `xs.copy()`, as Python's.
+pub(super) fn list_method(
+    me: &mut Interp,
     name: &'static str,
-    d: &Arc<Vec<(crate::eval::value::Key, Value)>>,
+    xs: &List,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
-    let key = |k: &crate::eval::value::Key| match k {
-        crate::eval::value::Key::Str(s) => Value::Str(Arc::new(s.clone())),
-        crate::eval::value::Key::Int(i) => Value::Int(*i),
+    let value = || {
+        b.get("value")
+            .map(|(v, _)| v.clone())
+            .ok_or_else(|| Error::value(format!("{name}() needs a value")).at(b.span))
     };
-    let list = |items: Vec<Value>| Value::List(Arc::new(items));
-    Ok(match name {
-        "keys" => list(d.iter().map(|(k, _)| key(k)).collect()),
-        "values" => list(d.iter().map(|(_, v)| v.clone()).collect()),
-        "items" => list(
-            d.iter()
-                .map(|(k, v)| list(vec![key(k), v.clone()]))
-                .collect(),
-        ),
-        // A statement on a variable (`d.update(x)`) is `stmt.rs`'s.
-        "update" => {
-            return Err(Error::value_help(
-                "cudash updates a dict through the variable that holds it",
-                "write `d.update(...)` as a statement of its own, with `d` the dict's variable",
-            )
-            .at(b.span))
+    let position =
+        |v: &Value, items: &[Value]| items.iter().position(|x| crate::eval::expr::equal(x, v));
+    let index_error = |message: &str| {
+        Error::Module {
+            class: "IndexError",
+            message: message.into(),
+            help: None,
         }
-        _ => {
-            let (wanted, _) = b
-                .get("key")
-                .ok_or_else(|| Error::value("get() needs a key").at(b.span))?;
-            let found = d
-                .iter()
-                .find(|(k, _)| crate::eval::expr::equal(&key(k), wanted));
-            match found {
-                Some((_, v)) => v.clone(),
-                None => b.get("default").map_or(Value::None, |(v, _)| v.clone()),
+        .at(b.span)
+    };
+    match name {
+        "extend" => {
+            let (v, span) = b
+                .get("iterable")
+                .ok_or_else(|| Error::value("extend() needs a list").at(b.span))?;
+            let more = crate::eval::builtins::python::items_of(v, *span, "extend()")?;
+            Arc::make_mut(&mut lock(xs)).extend(more);
+            Ok(Value::None)
+        }
+        "insert" => {
+            let i = b.int("index")?.unwrap_or(0);
+            let v = value()?;
+            let mut items = lock(xs);
+            let n = items.len() as i64;
+            // Python clamps: before the start, or after the end.
+            let at = if i < 0 { (i + n).max(0) } else { i.min(n) };
+            Arc::make_mut(&mut items).insert(at as usize, v);
+            Ok(Value::None)
+        }
+        "pop" => {
+            let mut items = lock(xs);
+            if items.is_empty() {
+                return Err(index_error("pop from empty list"));
+            }
+            let n = items.len() as i64;
+            let i = b.int("index")?.unwrap_or(-1);
+            let at = if i < 0 { i + n } else { i };
+            if !(0..n).contains(&at) {
+                return Err(index_error("pop index out of range"));
+            }
+            Ok(Arc::make_mut(&mut items).remove(at as usize))
+        }
+        "remove" => {
+            let v = value()?;
+            let mut items = lock(xs);
+            let Some(at) = position(&v, &items) else {
+                return Err(Error::value("list.remove(x): x not in list").at(b.span));
+            };
+            Arc::make_mut(&mut items).remove(at);
+            Ok(Value::None)
+        }
+        "index" => {
+            let v = value()?;
+            let items = Arc::clone(&lock(xs));
+            match position(&v, &items) {
+                Some(at) => Ok(Value::Int(at as i64)),
+                None => Err(Error::value(format!(
+                    "{} is not in list",
+                    crate::eval::format::repr_of(&v)
+                ))
+                .at(b.span)),
             }
         }
-    })
+        "count" => {
+            let v = value()?;
+            let items = Arc::clone(&lock(xs));
+            let n = items
+                .iter()
+                .filter(|x| crate::eval::expr::equal(x, &v))
+                .count();
+            Ok(Value::Int(n as i64))
+        }
+        "reverse" => {
+            Arc::make_mut(&mut lock(xs)).reverse();
+            Ok(Value::None)
+        }
+        "sort" => {
+            let items = lock(xs).to_vec();
+            let key = b
+                .get("key")
+                .map(|(k, _)| k.clone())
+                .filter(|k| !matches!(k, Value::None));
+            let reverse = b.bool("reverse", false)?;
+            // The key function runs with the list unlocked (it may read it).
+            let sorted =
+                crate::eval::builtins::python::sort_values(me, items, key, reverse, b.span)?;
+            *lock(xs) = Arc::new(sorted);
+            Ok(Value::None)
+        }
+        "clear" => {
+            *lock(xs) = Arc::new(Vec::new());
+            Ok(Value::None)
+        }
+        _ => Ok(Value::list(lock(xs).to_vec())),
+    }
 }

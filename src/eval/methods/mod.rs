@@ -9,6 +9,7 @@
 //! - `stream.rs`: stream and event methods and properties;
 //! - `list.rs`: a Python list's methods (`append`).
 
+pub(crate) mod dict;
 mod list;
 pub(crate) mod module;
 mod shape;
@@ -39,7 +40,7 @@ enum Member {
     StreamProperty(fn(&StreamRef) -> Value),
     EventMethod(Call<Arc<Event>>),
     ListMethod(Call<list::List>),
-    DictMethod(Call<Arc<Vec<(super::value::Key, Value)>>>),
+    DictMethod(Call<super::value::PyDict>),
     OptimizerMethod(Call<Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>>),
     SamplerMethod(Call<Arc<crate::data::sampler::DistributedSampler>>),
     HandleMethod(Call<Arc<crate::autograd::hooks::Handle>>),
@@ -261,11 +262,25 @@ static MEMBERS: &[(&str, Member)] = {
         ("elapsed", EventMethod(stream::elapsed)),
         ("elapsed_time", EventMethod(stream::elapsed)),
         ("append", ListMethod(list::append)),
-        ("keys", DictMethod(list::dict_method)),
-        ("values", DictMethod(list::dict_method)),
-        ("items", DictMethod(list::dict_method)),
-        ("get", DictMethod(list::dict_method)),
-        ("update", DictMethod(list::dict_method)),
+        ("extend", ListMethod(list::list_method)),
+        ("insert", ListMethod(list::list_method)),
+        ("pop", ListMethod(list::list_method)),
+        ("remove", ListMethod(list::list_method)),
+        ("index", ListMethod(list::list_method)),
+        ("count", ListMethod(list::list_method)),
+        ("reverse", ListMethod(list::list_method)),
+        ("sort", ListMethod(list::list_method)),
+        ("clear", ListMethod(list::list_method)),
+        ("copy", ListMethod(list::list_method)),
+        ("keys", DictMethod(dict::dict_method)),
+        ("values", DictMethod(dict::dict_method)),
+        ("items", DictMethod(dict::dict_method)),
+        ("get", DictMethod(dict::dict_method)),
+        ("update", DictMethod(dict::dict_method)),
+        ("pop", DictMethod(dict::dict_method)),
+        ("setdefault", DictMethod(dict::dict_method)),
+        ("clear", DictMethod(dict::dict_method)),
+        ("copy", DictMethod(dict::dict_method)),
         (
             "requires_grad",
             TensorProperty(grad::requires_grad_property),
@@ -487,7 +502,7 @@ impl Interp {
         // `s.values` of `s = x.sort()`: a dict's keys read as fields, as
         // PyTorch's named tuples.
         if let Value::Dict(pairs) = recv {
-            if let Some((_, v)) = pairs.iter().find(|(k, _)| k == name) {
+            if let Some((_, v)) = pairs.items().iter().find(|(k, _)| k == name) {
                 return Ok(v.clone());
             }
         }
@@ -592,9 +607,10 @@ fn no_member(v: &Value, name: &Name) -> Diagnostic {
         Value::Tensor(_) | Value::Stream(_) | Value::Event(_) => {
             super::suggest::closest(&name.name, docs::members(v.kind()).map(|d| d.name))
         }
-        Value::Dict(pairs) => {
-            super::suggest::closest(&name.name, pairs.iter().filter_map(|(k, _)| k.as_str()))
-        }
+        Value::Dict(pairs) => super::suggest::closest(
+            &name.name,
+            pairs.items().iter().filter_map(|(k, _)| k.as_str()),
+        ),
         _ => None,
     };
     Error::UnknownAttr {

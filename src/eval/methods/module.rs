@@ -4,6 +4,7 @@
 //! (PyTorch's `__getattr__`); assigning registers a `Parameter`, a module
 //! or a buffer (its `__setattr__`); calling the module runs `forward`.
 
+use crate::eval::value::PyDict;
 use std::sync::Arc;
 
 use super::super::args::{to_tensor, ArgVal, Bound};
@@ -75,9 +76,9 @@ impl Interp {
                 "device_ids",
                 Layer::DataParallel { device_ids, .. }
                 | Layer::DistributedDataParallel { device_ids, .. },
-            ) => Some(Value::List(Arc::new(
+            ) => Some(Value::list(
                 device_ids.iter().map(|&d| Value::Int(d as i64)).collect(),
-            ))),
+            )),
             ("output_device", Layer::DataParallel { output_device, .. }) => {
                 Some(Value::Int(*output_device as i64))
             }
@@ -560,7 +561,7 @@ pub(super) fn state_dict(_: &mut Interp, _: &'static str, m: &ModuleRef, _: &Bou
         .into_iter()
         .map(|(k, t)| (k.into(), Value::Tensor(t)))
         .collect();
-    Ok(Value::Dict(Arc::new(pairs)))
+    Ok(Value::Dict(PyDict::new(pairs)))
 }
 
 /// `load_state_dict(state_dict, strict=true)`: each entry copied into the
@@ -579,6 +580,7 @@ pub(super) fn load_state_dict(me: &mut Interp, _: &'static str, m: &ModuleRef, b
         )
         .at(*span));
     };
+    let given = given.items();
     let targets = module::state_targets(m);
     let missing: Vec<&str> = targets
         .iter()
@@ -648,13 +650,13 @@ pub(super) fn load_state_dict(me: &mut Interp, _: &'static str, m: &ModuleRef, b
         me.rt.assign(&dst, &src).map_err(|e| e.at(*span))?;
     }
     let list = |keys: &[&str]| {
-        Value::List(Arc::new(
+        Value::list(
             keys.iter()
                 .map(|k| Value::Str(Arc::new(k.to_string())))
                 .collect(),
-        ))
+        )
     };
-    Ok(Value::Dict(Arc::new(vec![
+    Ok(Value::Dict(PyDict::new(vec![
         ("missing_keys".into(), list(&missing)),
         ("unexpected_keys".into(), list(&unexpected)),
     ])))

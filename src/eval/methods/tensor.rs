@@ -598,18 +598,19 @@ pub(super) fn tolist(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
     Ok(nest(&flat, t.shape()))
 }
 
-/// `flat` (row-major) as lists nested by `shape`; a 0-d tensor's one value as itself.
+/// `flat` (row-major) as Python lists nested by `shape`; a 0-d tensor's
+/// one value as itself.
 fn nest(flat: &[Value], shape: &[usize]) -> Value {
     match shape {
         [] => flat.first().cloned().unwrap_or(Value::None),
-        [_] => Value::List(Arc::new(flat.to_vec())),
+        [_] => Value::list(flat.to_vec()),
         [n, rest @ ..] => {
             let step = rest.iter().product::<usize>();
-            Value::List(Arc::new(
+            Value::list(
                 (0..*n)
                     .map(|i| nest(&flat[i * step..(i + 1) * step], rest))
                     .collect(),
-            ))
+            )
         }
     }
 }

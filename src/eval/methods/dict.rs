@@ -1,0 +1,128 @@
+//! A Python dict's methods: reading (`keys`, `values`, `items`, `get`)
+//! and changing it in place (`update`, `pop`, `setdefault`, `clear`), as
+//! Python's: every name for the dict sees the change.
+
+use std::sync::Arc;
+
+use super::super::args::Bound;
+use super::super::format::repr_of;
+use super::super::value::{Key, PyDict};
+use super::super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+
+/// Python's `KeyError` for `key`, missing from a dict of `keys`: its repr
+/// as the message, and the nearest key (or the keys) as help.
+pub fn key_error(key: &Key, keys: &[(Key, Value)]) -> Error {
+    let suggestion = key.as_str().and_then(|key| {
+        super::super::suggest::closest(key, keys.iter().filter_map(|(k, _)| k.as_str()))
+    });
+    let help = match suggestion {
+        Some(s) => format!("did you mean {}?", repr_of(&Key::from(s).value())),
+        None if keys.is_empty() => "the dict is empty".into(),
+        None => format!(
+            "the keys are {}",
+            keys.iter()
+                .map(|(k, _)| repr_of(&k.value()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    Error::Module {
+        class: "KeyError",
+        message: repr_of(&key.value()),
+        help: Some(help),
+    }
+}
+
+/// `d.keys()`, `d.values()`, `d.items()` (as lists, in order), `d.get`,
+/// `d.update`, `d.pop`, `d.setdefault`, `d.clear` and `d.copy`.
+pub(super) fn dict_method(
+    _: &mut Interp,
+    name: &'static str,
+    d: &PyDict,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let list = |items: Vec<Value>| Value::List(Arc::new(items));
+    let key = || -> Result<(Key, crate::lang::Span), Diagnostic> {
+        let (k, span) = b
+            .get("key")
+            .ok_or_else(|| Error::value(format!("{name}() needs a key")).at(b.span))?;
+        Ok((Key::required(k).map_err(|e| e.at(*span))?, *span))
+    };
+    let items = d.items();
+    Ok(match name {
+        "keys" => list(items.iter().map(|(k, _)| k.value()).collect()),
+        "values" => list(items.iter().map(|(_, v)| v.clone()).collect()),
+        "items" => list(
+            items
+                .iter()
+                .map(|(k, v)| list(vec![k.value(), v.clone()]))
+                .collect(),
+        ),
+        "get" => {
+            let (k, _) = key()?;
+            match d.get(&k) {
+                Some(v) => v,
+                None => b.get("default").map_or(Value::None, |(v, _)| v.clone()),
+            }
+        }
+        "update" => {
+            if let Some((other, span)) = b.get("other") {
+                for (k, v) in pairs_of(other).map_err(|e| e.at(*span))? {
+                    d.set(k, v);
+                }
+            }
+            for (k, (v, _)) in &b.kwargs {
+                d.set(Key::Str(k.clone()), v.clone());
+            }
+            Value::None
+        }
+        "pop" => {
+            let (k, span) = key()?;
+            match (d.remove(&k), b.get("default")) {
+                (Some(v), _) => v,
+                (None, Some((v, _))) => v.clone(),
+                (None, None) => return Err(key_error(&k, &items).at(span)),
+            }
+        }
+        "setdefault" => {
+            let (k, _) = key()?;
+            match d.get(&k) {
+                Some(v) => v,
+                None => {
+                    let v = b.get("default").map_or(Value::None, |(v, _)| v.clone());
+                    d.set(k, v.clone());
+                    v
+                }
+            }
+        }
+        "clear" => {
+            d.clear();
+            Value::None
+        }
+        // A new dict of the same items (the values themselves shared).
+        _ => Value::Dict(PyDict::new(items.to_vec())),
+    })
+}
+
+/// What `update` and `dict()` take: a dict's items, or a sequence of
+/// (key, value) pairs.
+pub fn pairs_of(v: &Value) -> Result<Vec<(Key, Value)>, Error> {
+    if let Value::Dict(other) = v {
+        return Ok(other.items().to_vec());
+    }
+    let seq = v
+        .items()
+        .ok_or_else(|| Error::wrong_type("what a dict is made from", "a dict", v.type_name()))?;
+    seq.iter()
+        .enumerate()
+        .map(|(i, pair)| {
+            let kv = pair.items().filter(|kv| kv.len() == 2).ok_or_else(|| {
+                Error::value(format!(
+                    "dictionary update sequence element #{i} has not length 2"
+                ))
+            })?;
+            Ok((Key::required(&kv[0])?, kv[1].clone()))
+        })
+        .collect()
+}
