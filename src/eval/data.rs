@@ -390,10 +390,12 @@ impl Host for Interp {
         let modules = self.forked_modules();
         let devices = Arc::clone(&self.rt.devices);
         let grad = self.grad;
+        let source = self.source.clone();
         Box::new(move || {
             let mut it = Interp::worker(seed, devices, stop, vars);
             it.adopt_modules(modules);
             it.grad = grad;
+            it.source = source;
             Box::new(WorkerFetch { it, get })
         })
     }

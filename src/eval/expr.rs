@@ -527,6 +527,15 @@ impl Interp {
                         Index::At(t.to_vec::<i64>()[0])
                     }
                     Value::Tensor(t) => Index::Tensor(t),
+                    // `x[[0, 2]]` in a Python program: a list of indices
+                    // (or of bools, a mask), as a tensor of them.
+                    list @ Value::MutList(_) => {
+                        Index::Tensor(Arc::new(super::literal::literal_tensor_from_value(
+                            &list,
+                            e.span,
+                            crate::runtime::DType::F32,
+                        )?))
+                    }
                     // `x[nonzero(m, as_tuple=true)]`: a tuple of index
                     // tensors is the index itself, as in Python.
                     Value::List(parts)
@@ -583,9 +592,20 @@ impl Interp {
     /// `[...]`: a tensor literal when every leaf is a number, otherwise a list.
     /// `[...]`: a tensor when every leaf is a number; else (and `[]`) a
     /// Python list, as `losses = []` then `losses.append(x)` needs.
+    ///
+    /// In a Python program (a `.py` file) `[...]` is always Python's list,
+    /// as PyTorch's programs mean it: `[0] * 10` repeats, `xs + [3]` joins,
+    /// `[1, 2].append(3)` grows it.
     fn eval_list(&mut self, items: &[Expr], span: Span, d: usize) -> Result<Value, Diagnostic> {
         if items.is_empty() {
             return Ok(Value::list(Vec::new()));
+        }
+        if self.python_program() {
+            let mut values = Vec::with_capacity(items.len());
+            for item in items {
+                values.push(self.eval(item, d + 1)?);
+            }
+            return Ok(Value::list(values));
         }
         let tree = self.literal_tree(items, span, d, false)?;
         Ok(match literal_value(tree)? {
@@ -689,6 +709,9 @@ impl Interp {
             return scalar_binary(op, x, y);
         }
         if let Some(r) = super::strings::string_binary(op, &a, &b) {
+            return r;
+        }
+        if let Some(r) = super::sequences::sequence_binary(op, &a, &b) {
             return r;
         }
         // `"%d/%d" % (i, n)`: printf-style formatting.

@@ -38,6 +38,7 @@ mod parallel;
 mod pyrandom;
 mod quick;
 mod schedule;
+mod sequences;
 pub mod show;
 pub mod spelling;
 mod stmt;
@@ -203,6 +204,14 @@ impl Interp {
             source: None,
             turn: None,
         }
+    }
+
+    /// Whether the running code is a Python program's (a `.py` file: its
+    /// `[...]` are Python's lists, not tensor literals).
+    pub(crate) fn python_program(&self) -> bool {
+        self.source
+            .as_ref()
+            .is_some_and(|s| s.name.ends_with(".py"))
     }
 
     /// Whether expression statements show their values (`echo`).

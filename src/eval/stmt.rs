@@ -433,6 +433,12 @@ impl Interp {
         if let Value::Tensor(t) = &current {
             return self.augment_tensor(t, op, &v, span, value_span);
         }
+        // `xs += ys` extends the list in place (every name for it sees it).
+        if let (Value::MutList(list), BinaryOp::Add) = (&current, op) {
+            let more = super::builtins::python::items_of(&v, value_span, "+=")?;
+            Arc::make_mut(&mut crate::runtime::lock::lock(list)).extend(more);
+            return Ok(());
+        }
         let r = self
             .binary(BinOp::Elementwise(op), current, v)
             .map_err(|e| e.at(span))?;

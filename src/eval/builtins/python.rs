@@ -261,7 +261,7 @@ pub(crate) fn sort_values(
 
 /// Python's `<` order of two values, if it has one: numbers, strings, and
 /// sequences item by item.
-fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
+pub(crate) fn compare(a: &Value, b: &Value) -> Option<std::cmp::Ordering> {
     match (a, b) {
         (Value::Str(x), Value::Str(y)) => Some(x.cmp(y)),
         _ => match (a.as_number(), b.as_number()) {
