@@ -4,7 +4,7 @@
 
 enum BinOp { ADD, SUB, MUL, DIV, POW, FLOORDIV, REM, BAND, BOR, BXOR, MAXIMUM, MINIMUM, RSUB };
 enum CmpOp { EQ, NE, LT, LE, GT, GE, LAND, LOR, LXOR };
-enum UnOp { NEG, ABS, RELU, EXP, LOG, SQRT, SIGMOID, TANH, SIN, COS, FLOOR, CEIL, ROUND, TRUNC, BNOT, ERF, GELU, GELU_TANH };
+enum UnOp { NEG, ABS, RELU, EXP, LOG, SQRT, SIGMOID, TANH, SIN, COS, FLOOR, CEIL, ROUND, TRUNC, BNOT, ERF, GELU, GELU_TANH, LOG1P };
 
 // ---- arithmetic per element type ------------------------------------------
 
@@ -211,6 +211,7 @@ template <int OP> __device__ __forceinline__ float unary_f32(float x) {
     if (OP == RELU) return x < 0.0f ? 0.0f : x; // as PyTorch: NaN and -0 pass
     if (OP == EXP) return expf(x);
     if (OP == LOG) return logf(x);
+    if (OP == LOG1P) return log1pf(x);
     if (OP == SQRT) return sqrtf(x);
     if (OP == SIGMOID) return 1.0f / (1.0f + expf(-x));
     if (OP == SIN) return sinf(x);
@@ -234,6 +235,7 @@ template <int OP> __device__ __forceinline__ double unary_f64(double x) {
     if (OP == RELU) return x < 0.0 ? 0.0 : x;
     if (OP == EXP) return exp(x);
     if (OP == LOG) return log(x);
+    if (OP == LOG1P) return log1p(x);
     if (OP == SQRT) return sqrt(x);
     if (OP == SIGMOID) return 1.0 / (1.0 + exp(-x));
     if (OP == SIN) return sin(x);
@@ -486,7 +488,7 @@ FOR_ALL(COMPARE_KERNELS)
     UNARY(log, LOG, dt, T) UNARY(sqrt, SQRT, dt, T) UNARY(sigmoid, SIGMOID, dt, T) UNARY(tanh, TANH, dt, T)   \
     UNARY(sin, SIN, dt, T) UNARY(cos, COS, dt, T) UNARY(floor, FLOOR, dt, T) UNARY(ceil, CEIL, dt, T)      \
     UNARY(round, ROUND, dt, T) UNARY(trunc, TRUNC, dt, T) UNARY(erf, ERF, dt, T) UNARY(gelu, GELU, dt, T)  \
-    UNARY(gelu_tanh, GELU_TANH, dt, T)
+    UNARY(gelu_tanh, GELU_TANH, dt, T) UNARY(log1p, LOG1P, dt, T)
 #define INT_UNARY_KERNELS(dt, T)                                                                        \
     UNARY(neg, NEG, dt, T) UNARY(abs, ABS, dt, T) UNARY(relu, RELU, dt, T) UNARY(floor, FLOOR, dt, T)  \
     UNARY(ceil, CEIL, dt, T) UNARY(round, ROUND, dt, T) UNARY(trunc, TRUNC, dt, T) UNARY(bitwise_not, BNOT, dt, T)

@@ -190,7 +190,7 @@ def cases(rng):
                 out.append(Case("scalar", f"a {op} {s}", f"a {op} {ts}", {"a": a}))
             out.append(Case("scalar", f"3 {op} a", f"3 {op} a", {"a": a}))
     # Unary ops.
-    for name in ["abs", "relu", "exp", "log", "sqrt", "sigmoid", "tanh", "sin", "cos", "floor", "ceil", "round", "trunc"]:
+    for name in ["abs", "relu", "exp", "log", "log1p", "sqrt", "sigmoid", "tanh", "sin", "cos", "floor", "ceil", "round", "trunc"]:
         for dt in DTYPES:
             a = make(dt, (9,), rng, True)
             t = f"torch.{name}(a)" if name != "relu" else "torch.relu(a)"
@@ -589,8 +589,8 @@ def autograd_cases(rng):
         for wrt in "ab":
             out.append(grad_case("grad binary", {"a": a, "b": b}, "(a ** b)", "(a ** b)", wrt, rng, (3, 4)))
     for dt in ["f32", "f64"]:
-        for name in ["exp", "log", "sqrt", "abs", "relu", "sigmoid", "tanh", "sin", "cos", "floor"]:
-            a = positive(dt, (7,), rng) if name in ("log", "sqrt") else make(dt, (7,), rng)
+        for name in ["exp", "log", "log1p", "sqrt", "abs", "relu", "sigmoid", "tanh", "sin", "cos", "floor"]:
+            a = positive(dt, (7,), rng) if name in ("log", "log1p", "sqrt") else make(dt, (7,), rng)
             out.append(grad_case("grad unary", {"a": a}, f"a.{name}()", f"torch.{name}(a)", "a", rng, (7,)))
         for src, tsrc, shape in [
             ("a.sum()", "a.sum()", ()),
@@ -750,6 +750,29 @@ def autograd_cases(rng):
                                 (f"x.requires_grad_(); y.requires_grad_(); {src}.backward()",
                                  f"x.requires_grad_(); y.requires_grad_(); {F}{src}.backward()")))
             out.append(Case("grad losses", src, F + src, {"x": x, "y": y}))
+        # The losses of one value per element: on probabilities, on logits
+        # (with weights), and the regression losses; each reduction, and
+        # the input's and the target's gradients.
+        p, q = torch.sigmoid(make(dt, (4, 5), rng)), torch.sigmoid(make(dt, (4, 5), rng))
+        w, pw = positive(dt, (5,), rng), positive(dt, (5,), rng)
+        for src, inputs in [
+            ("binary_cross_entropy(p, q, reduction=\"{r}\")", {"p": p, "q": q}),
+            ("binary_cross_entropy(p, q, weight=w, reduction=\"{r}\")", {"p": p, "q": q, "w": w}),
+            ("binary_cross_entropy_with_logits(x, q, reduction=\"{r}\")", {"x": x, "q": q}),
+            ("binary_cross_entropy_with_logits(x, q, weight=w, pos_weight=pw, reduction=\"{r}\")", {"x": x, "q": q, "w": w, "pw": pw}),
+            ("smooth_l1_loss(x, y, reduction=\"{r}\", beta=0.7)", {"x": x, "y": y}),
+            ("huber_loss(x, y, reduction=\"{r}\", delta=0.6)", {"x": x, "y": y}),
+            ("l1_loss(x, y, reduction=\"{r}\")", {"x": x, "y": y}),
+        ]:
+            first, second = [k for k in inputs if k not in ("w", "pw")]
+            for red in ["mean", "sum", "none"]:
+                s = src.format(r=red)
+                ts = s.replace('"', "'")
+                out.append(Case("grad losses", s, F + ts, inputs))
+                for wrt in (first, second):
+                    out.append(Case("grad losses", f"{wrt}.grad", f"{wrt}.grad", inputs,
+                                    (f"{first}.requires_grad_(); {second}.requires_grad_(); {s}.sum().backward()",
+                                     f"{first}.requires_grad_(); {second}.requires_grad_(); {F}{ts}.sum().backward()")))
     # In-place ops on tensors in a graph: the history rebased.
     for dt in ["f32", "f64"]:
         a, b = make(dt, (3, 4), rng), positive(dt, (3, 4), rng)

@@ -37,6 +37,11 @@ fn every_op_autocasts_as_pytorchs_cuda_lists_say() {
         ("nll_loss(h, t)", "f32"),
         ("cross_entropy(h, t)", "f32"),
         ("h.norm()", "f32"),
+        ("h.log1p()", "f32"),
+        ("l1_loss(h, h)", "f32"),
+        ("smooth_l1_loss(h, h)", "f32"),
+        ("huber_loss(h, h)", "f32"),
+        ("binary_cross_entropy_with_logits(h, h)", "f32"),
         // Float32 unless a dtype is given.
         ("h.sum()", "f32"),
         ("h.sum(dtype=f16)", "f16"),
@@ -106,6 +111,18 @@ bn = BatchNorm1d(8).to(cuda)",
             "with autocast(\"cuda\", dtype=bf16) { r = x @ w }\nprint(r.dtype)",
         );
         assert_eq!(got.trim(), "torch.bfloat16");
+        // PyTorch bans binary_cross_entropy (and BCELoss) in a CUDA region.
+        let (ename, evalue) = err_in(
+            &mut s,
+            "p = sigmoid(x)\nwith autocast(dtype=f16) { r = BCELoss()(p, p) }",
+        );
+        assert_eq!(ename, "RuntimeError");
+        assert!(evalue.contains("are unsafe to autocast"), "{evalue}");
+        let got = ok_in(
+            &mut s,
+            "try { with autocast(dtype=f16) { r = binary_cross_entropy(p, p) } } except RuntimeError { r = none }\nprint(r, binary_cross_entropy(p, p).dtype)",
+        );
+        assert_eq!(got.trim(), "None torch.float32");
     }
 }
 

@@ -328,6 +328,24 @@ pub fn inputs(rt: &mut Runtime, mode: Mode, op: &str, xs: &[&Tensor]) -> R<Cast>
     Ok(Cast(out))
 }
 
+/// PyTorch's refusal of an op unsafe in a CUDA autocast region:
+/// `binary_cross_entropy` of half-precision probabilities loses too much.
+pub fn refuse_unsafe(mode: Mode, device: Device, op: &str) -> R<()> {
+    if op != "binary_cross_entropy" || !device.is_cuda() || mode.autocast_on(device).is_none() {
+        return Ok(());
+    }
+    Err(Error::Module {
+        class: "RuntimeError",
+        help: None,
+        message: "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n\
+         Many models use a sigmoid layer right before the binary cross entropy layer.\n\
+         In this case, combine the two layers using torch.nn.functional.binary_cross_entropy_with_logits\n\
+         or torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\n\
+         safe to autocast."
+            .into(),
+    })
+}
+
 /// `op(x)` of a user's unary op (`exp`, `log` ... are listed): its input
 /// as autocast gives it, then the op, recorded.
 pub fn unary(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<Arc<Tensor>> {

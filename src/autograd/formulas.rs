@@ -384,7 +384,7 @@ impl Backward {
                 let (x, y) = (x.get(name)?, y.get(name)?);
                 let norm = match reduction {
                     Reduction::Mean => 2.0 / x.numel() as f64,
-                    Reduction::Sum => 2.0,
+                    Reduction::Sum | Reduction::None => 2.0,
                 };
                 let d = bin(rt, BinaryOp::Sub, x, y)?;
                 let scaled = s_bin(rt, BinaryOp::Mul, norm, &d)?;
@@ -394,6 +394,38 @@ impl Backward {
                     false => None,
                 };
                 vec![Some(gx), gy]
+            }
+            Backward::PointwiseLoss {
+                kind,
+                x,
+                y,
+                weight,
+                pos_weight,
+                reduction,
+            } => {
+                let weights = super::pointwise_losses::Weights {
+                    weight: weight
+                        .as_ref()
+                        .map(|w| w.get(name))
+                        .transpose()?
+                        .map(|w| &**w),
+                    pos_weight: pos_weight
+                        .as_ref()
+                        .map(|w| w.get(name))
+                        .transpose()?
+                        .map(|w| &**w),
+                };
+                let (x, y) = (x.get(name)?, y.get(name)?);
+                super::pointwise_losses::backward(
+                    rt,
+                    *kind,
+                    (x, y),
+                    weights,
+                    *reduction,
+                    g,
+                    wants(node, 1),
+                )?
+                .into()
             }
             Backward::NllLoss {
                 target,
@@ -406,7 +438,8 @@ impl Backward {
                 // -(g / total) for a mean, -g for a sum, at each counted row.
                 let per = match reduction {
                     Reduction::Mean => bin(rt, BinaryOp::Div, g, weight.get(name)?)?,
-                    Reduction::Sum => Arc::clone(g),
+                    // None: each row's own gradient.
+                    Reduction::Sum | Reduction::None => Arc::clone(g),
                 };
                 let per = rt.unary(UnaryOp::Neg, &per)?;
                 let counted = bin_s(rt, BinaryOp::Ne, valid, 0.0)?;
@@ -644,6 +677,11 @@ fn unary(rt: &mut Runtime, op: UnaryOp, g: &Tensor, s: &Tensor) -> R<Arc<Tensor>
         UnaryOp::Exp => bin(rt, Mul, g, s),
         // log: g / x
         UnaryOp::Log => bin(rt, Div, g, s),
+        // log1p: g / (x + 1)
+        UnaryOp::Log1p => {
+            let x1 = bin_s(rt, Add, s, 1.0)?;
+            bin(rt, Div, g, &x1)
+        }
         // sqrt: g / (2 * result)
         UnaryOp::Sqrt => {
             let two = s_bin(rt, Mul, 2.0, s)?;

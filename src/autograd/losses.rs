@@ -35,45 +35,16 @@ pub fn mse_loss(
     let cast = super::autocast::inputs(rt, mode, "mse_loss", &[x, y])?;
     let (x, y) = (cast.get(0, x), cast.get(1, y));
     if x.shape() != y.shape() {
-        // PyTorch's `F.mse_loss`: a warning, then both broadcast
-        // (`torch.broadcast_tensors`: ExpandBackward0 each) and the loss of
-        // the expanded pair.
-        let shape = broadcast_shapes(x.shape(), y.shape()).ok_or_else(|| {
-            Error::shape(format!(
-                "mse_loss: the input has shape {} and the target {}, which do not broadcast",
-                fmt_shape(x.shape()),
-                fmt_shape(y.shape())
-            ))
-        })?;
-        rt.note(format!(
-            "mse_loss: using a target size ({}) that is different to the input size ({}). This \
-             will likely lead to incorrect results due to broadcasting. Please ensure they have \
-             the same size.",
-            fmt_shape(y.shape()),
-            fmt_shape(x.shape())
-        ));
-        let sizes: Vec<i64> = shape.iter().map(|&n| n as i64).collect();
-        let expanded = |t: &Tensor| -> R<Arc<Tensor>> {
-            let v = Arc::new(view::expand(t, &sizes)?);
-            Ok(attach_node(
-                rt,
-                mode,
-                v,
-                "ExpandBackward0",
-                Backward::Expand,
-                &[t],
-            ))
-        };
-        let (xe, ye) = (expanded(x)?, expanded(y)?);
+        let (xe, ye) = broadcast_pair(rt, mode, "mse_loss", x, y)?;
         return mse_loss(rt, mode, &xe, &ye, reduction);
     }
     let d = bin(rt, BinaryOp::Sub, x, y)?;
     let sq = bin(rt, BinaryOp::Mul, &d, &d)?;
-    let op = match reduction {
-        Reduction::Mean => ReduceOp::Mean,
-        Reduction::Sum => ReduceOp::Sum,
+    let out = match reduction {
+        Reduction::Mean => rt.reduce(ReduceOp::Mean, &sq, None, false)?,
+        Reduction::Sum => rt.reduce(ReduceOp::Sum, &sq, None, false)?,
+        Reduction::None => sq,
     };
-    let out = rt.reduce(op, &sq, None, false)?;
     let backward = Backward::MseLoss {
         x: Saved::new(x),
         y: Saved::new(y),
@@ -87,6 +58,75 @@ pub fn mse_loss(
         backward,
         &[x, y],
     ))
+}
+
+/// `l1_loss(x, y)`: PyTorch composes it, `(x - y).abs()` then the
+/// reduction (`MeanBackward0`, `SumBackward0`, or `AbsBackward0` for none).
+pub fn l1_loss(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    y: &Tensor,
+    reduction: Reduction,
+) -> R<Arc<Tensor>> {
+    let cast = super::autocast::inputs(rt, mode, "l1_loss", &[x, y])?;
+    let (x, y) = (cast.get(0, x), cast.get(1, y));
+    if x.shape() != y.shape() {
+        let (xe, ye) = broadcast_pair(rt, mode, "l1_loss", x, y)?;
+        return l1_loss(rt, mode, &xe, &ye, reduction);
+    }
+    let d = super::record::binary(
+        rt,
+        mode,
+        BinaryOp::Sub,
+        Operand::strong(x),
+        Operand::strong(y),
+    )?;
+    let a = super::record::unary(rt, mode, UnaryOp::Abs, &d)?;
+    match reduction {
+        Reduction::Mean => super::record::reduce(rt, mode, ReduceOp::Mean, &a, None, false),
+        Reduction::Sum => super::record::reduce(rt, mode, ReduceOp::Sum, &a, None, false),
+        Reduction::None => Ok(a),
+    }
+}
+
+/// A loss's input and target of different shapes, as PyTorch's regression
+/// losses take them: a warning, then both broadcast
+/// (`torch.broadcast_tensors`: ExpandBackward0 each).
+pub fn broadcast_pair(
+    rt: &mut Runtime,
+    mode: Mode,
+    name: &str,
+    x: &Tensor,
+    y: &Tensor,
+) -> R<(Arc<Tensor>, Arc<Tensor>)> {
+    let shape = broadcast_shapes(x.shape(), y.shape()).ok_or_else(|| {
+        Error::shape(format!(
+            "{name}: the input has shape {} and the target {}, which do not broadcast",
+            fmt_shape(x.shape()),
+            fmt_shape(y.shape())
+        ))
+    })?;
+    rt.note(format!(
+        "{name}: using a target size ({}) that is different to the input size ({}). This \
+         will likely lead to incorrect results due to broadcasting. Please ensure they have \
+         the same size.",
+        fmt_shape(y.shape()),
+        fmt_shape(x.shape())
+    ));
+    let sizes: Vec<i64> = shape.iter().map(|&n| n as i64).collect();
+    let expanded = |t: &Tensor| -> R<Arc<Tensor>> {
+        let v = Arc::new(view::expand(t, &sizes)?);
+        Ok(attach_node(
+            rt,
+            mode,
+            v,
+            "ExpandBackward0",
+            Backward::Expand,
+            &[t],
+        ))
+    };
+    Ok((expanded(x)?, expanded(y)?))
 }
 
 /// `nll_loss(input, target, ignore_index=-100, reduction="mean")`: minus
@@ -168,6 +208,8 @@ pub fn nll_loss(
     let out = match reduction {
         Reduction::Mean => bin(rt, BinaryOp::Div, &neg, &weight)?,
         Reduction::Sum => neg,
+        // Each row's loss (0 for an ignored row).
+        Reduction::None => rt.unary(UnaryOp::Neg, &kept)?,
     };
     let backward = Backward::NllLoss {
         target: Saved::new(&safe),
@@ -244,6 +286,10 @@ pub fn cross_entropy_smoothed(
                 let sum = super::record::reduce(rt, mode, ReduceOp::Sum, &prod, None, false)?;
                 super::record::unary(rt, mode, UnaryOp::Neg, &sum)
             }
+            Reduction::None => {
+                let sum = super::record::reduce(rt, mode, ReduceOp::Sum, &prod, Some(1), false)?;
+                super::record::unary(rt, mode, UnaryOp::Neg, &sum)
+            }
             Reduction::Mean => {
                 let sum = super::record::reduce(rt, mode, ReduceOp::Sum, &prod, None, false)?;
                 let neg = super::record::unary(rt, mode, UnaryOp::Neg, &sum)?;
@@ -273,6 +319,7 @@ pub fn cross_entropy_smoothed(
     )?;
     let ret = match reduction {
         Reduction::Sum => super::record::reduce(rt, mode, ReduceOp::Sum, &smooth, None, false)?,
+        Reduction::None => smooth,
         Reduction::Mean => {
             let total = super::record::reduce(rt, mode, ReduceOp::Sum, &smooth, None, false)?;
             let count = rt.cast(&kept, DType::I64)?;

@@ -24,6 +24,7 @@ pub mod node;
 pub mod ops;
 pub mod optim;
 pub mod parts;
+pub mod pointwise_losses;
 pub mod record;
 pub mod reductions;
 pub mod schedule;

@@ -187,6 +187,9 @@ impl Saved {
 pub enum Reduction {
     Mean,
     Sum,
+    /// `reduction="none"`: the loss of each element (each row for the
+    /// class losses).
+    None,
 }
 
 impl Reduction {
@@ -194,7 +197,43 @@ impl Reduction {
         match name {
             "mean" => Some(Reduction::Mean),
             "sum" => Some(Reduction::Sum),
+            "none" => Some(Reduction::None),
             _ => None,
+        }
+    }
+}
+
+/// Which loss of one value per element.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PointwiseLoss {
+    /// `-w (y log x + (1 - y) log(1 - x))`, each log at least -100.
+    BinaryCrossEntropy,
+    /// `(1 - y) x - ((p - 1) y + 1) log σ(x)`, `p` the positive weight.
+    BinaryCrossEntropyWithLogits,
+    /// `0.5 d² / beta` where `|d| < beta`, else `|d| - 0.5 beta`.
+    SmoothL1 { beta: f64 },
+    /// `0.5 d²` where `|d| <= delta`, else `delta (|d| - 0.5 delta)`.
+    Huber { delta: f64 },
+}
+
+impl PointwiseLoss {
+    /// The node PyTorch records.
+    pub fn node_name(self) -> &'static str {
+        match self {
+            PointwiseLoss::BinaryCrossEntropy => "BinaryCrossEntropyBackward0",
+            PointwiseLoss::BinaryCrossEntropyWithLogits => "BinaryCrossEntropyWithLogitsBackward0",
+            PointwiseLoss::SmoothL1 { .. } => "SmoothL1LossBackward0",
+            PointwiseLoss::Huber { .. } => "HuberLossBackward0",
+        }
+    }
+
+    /// The op's name, as autocast and the messages know it.
+    pub fn op_name(self) -> &'static str {
+        match self {
+            PointwiseLoss::BinaryCrossEntropy => "binary_cross_entropy",
+            PointwiseLoss::BinaryCrossEntropyWithLogits => "binary_cross_entropy_with_logits",
+            PointwiseLoss::SmoothL1 { .. } => "smooth_l1_loss",
+            PointwiseLoss::Huber { .. } => "huber_loss",
         }
     }
 }
@@ -336,6 +375,16 @@ pub enum Backward {
     MseLoss {
         x: Saved,
         y: Saved,
+        reduction: Reduction,
+    },
+    /// A loss of one value per element (`pointwise_losses.rs`): its
+    /// input and target, its weights, and how it was reduced.
+    PointwiseLoss {
+        kind: PointwiseLoss,
+        x: Saved,
+        y: Saved,
+        weight: Option<Saved>,
+        pos_weight: Option<Saved>,
         reduction: Reduction,
     },
     /// `nll_loss(x, target)`: `-g` (over the rows' count for a mean) at
@@ -567,6 +616,17 @@ impl Backward {
             Where { cond } => vec![cond],
             Cat { .. } | Stack { .. } => vec![],
             MseLoss { x, y, .. } => vec![x, y],
+            PointwiseLoss {
+                x,
+                y,
+                weight,
+                pos_weight,
+                ..
+            } => [x, y]
+                .into_iter()
+                .chain(weight.iter())
+                .chain(pos_weight.iter())
+                .collect(),
             NllLoss {
                 target,
                 valid,
@@ -906,6 +966,7 @@ pub fn unary_name(op: UnaryOp) -> &'static str {
         UnaryOp::Trunc => "TruncBackward0",
         UnaryOp::BitNot => "",
         UnaryOp::Erf => "ErfBackward0",
+        UnaryOp::Log1p => "Log1PBackward0",
         UnaryOp::Gelu | UnaryOp::GeluTanh => "GeluBackward0",
     }
 }

@@ -330,6 +330,7 @@ pub fn unary(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<Arc<Ten
             }
         }
         UnaryOp::Log
+        | UnaryOp::Log1p
         | UnaryOp::Abs
         | UnaryOp::Sin
         | UnaryOp::Cos

@@ -88,6 +88,11 @@ pub fn bind(doc: &'static Doc, args: Vec<ArgVal>, span: Span) -> Result<Bound, D
                     .iter_mut()
                     .find(|(p, _)| p.name == k.name && !p.variadic);
                 if slot.is_none() && takes_keywords {
+                    if kwargs.iter().any(|(n, _)| *n == k.name) {
+                        return Err(
+                            Error::value(format!("`{}` was given twice", k.name)).at(k.span)
+                        );
+                    }
                     kwargs.push((k.name.clone(), (a.value, a.span)));
                     continue;
                 }

@@ -156,6 +156,7 @@ docs! {
     Function Math "sigmoid", "sigmoid(input)", "1 / (1 + e^-x) for each element.", "sigmoid([0.])";
     Function Math "tanh", "tanh(input)", "Hyperbolic tangent of each element.", "tanh([0., 1.])";
     Function Math "erf", "erf(input)", "The error function of each element, 2/sqrt(pi) times the integral of e^(-t^2) from 0 to x (torch.erf).", "erf([0., 1.])";
+    Function Math "log1p", "log1p(input)", "The natural logarithm of 1 + each element, exact for elements near 0 where `log(1 + x)` loses digits (torch.log1p; its node is `Log1PBackward0`).", "log1p(tensor([1e-8, 1.]))";
     Function Math "gelu", "gelu(input, approximate=\"none\")", "GELU of each element, x * Phi(x) with Phi the normal distribution's CDF, through erf; `approximate=\"tanh\"` is its tanh approximation (torch.nn.functional.gelu; the graph records GeluBackward0).", "gelu([-1., 0., 1.])";
     Function Math "sin", "sin(input)", "Sine of each element (radians).", "sin([0., 1.5708])";
     Function Math "cos", "cos(input)", "Cosine of each element (radians).", "cos([0., 3.14159])";
@@ -380,6 +381,7 @@ docs! {
     Method Math "sigmoid", "x.sigmoid()", "1 / (1 + e^-x) for each element.", "zeros(2).sigmoid()";
     Method Math "tanh", "x.tanh()", "Hyperbolic tangent of each element.", "zeros(2).tanh()";
     Method Math "erf", "x.erf()", "The error function of each element.", "zeros(2).erf()";
+    Method Math "log1p", "x.log1p()", "The natural logarithm of 1 + each element.", "tensor([1e-8, 1.]).log1p()";
     Method Math "sin", "x.sin()", "Sine of each element (radians).", "zeros(2).sin()";
     Method Math "cos", "x.cos()", "Cosine of each element (radians).", "zeros(2).cos()";
     Method Math "floor", "x.floor()", "The largest integer not above each element (integers stay as they are).", "tensor([-1.5, 2.7]).floor()";
@@ -532,7 +534,12 @@ docs! {
     Function Training "kaiming_uniform_", "kaiming_uniform_(tensor, a=0, mode=\"fan_in\", nonlinearity=\"leaky_relu\")", "He's uniform fill, as torch.nn.init.kaiming_uniform_: within `sqrt(3) * gain / sqrt(fan)` (what `Linear` uses with `a=sqrt(5)`).", "kaiming_uniform_(empty(256, 784), nonlinearity=\"relu\").abs().max()";
     Function Training "kaiming_normal_", "kaiming_normal_(tensor, a=0, mode=\"fan_in\", nonlinearity=\"leaky_relu\")", "He's normal fill (std `gain / sqrt(fan)`), as torch.nn.init.kaiming_normal_.", "kaiming_normal_(empty(256, 784), mode=\"fan_out\").std()";
     Function Training "calculate_gain", "calculate_gain(nonlinearity, param=none)", "PyTorch's recommended gain for a nonlinearity (`relu`: sqrt(2), `tanh`: 5/3, `leaky_relu` with its slope), as torch.nn.init.calculate_gain.", "calculate_gain(\"tanh\")";
-    Function Training "mse_loss", "mse_loss(input, target, reduction=\"mean\")", "The mean (or sum) of the squared differences, as torch.nn.functional.mse_loss; its node is `MseLossBackward0`.", "y = tensor([1., 2.], requires_grad=true)\nmse_loss(y, tensor([0., 0.]))";
+    Function Training "mse_loss", "mse_loss(input, target, size_average=none, reduce=none, reduction=\"mean\")", "The mean (or sum, or with \"none\" each one) of the squared differences, as torch.nn.functional.mse_loss; its node is `MseLossBackward0`.", "y = tensor([1., 2.], requires_grad=true)\nmse_loss(y, tensor([0., 0.]))";
+    Function Training "binary_cross_entropy", "binary_cross_entropy(input, target, weight=none, size_average=none, reduce=none, reduction=\"mean\")", "The binary cross entropy of probabilities `input` (in [0, 1], e.g. a sigmoid's) against `target` of the same shape: `-(y log x + (1 - y) log(1 - x))`, each log at least -100, times `weight`, reduced (\"mean\", \"sum\" or \"none\"), as torch.nn.functional.binary_cross_entropy; its node is `BinaryCrossEntropyBackward0`. Refused inside a CUDA autocast region, as PyTorch refuses it (use the logits form).", "p = sigmoid(tensor([0.5, -1.], requires_grad=true))\nbinary_cross_entropy(p, tensor([1., 0.]))";
+    Function Training "binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits(input, target, weight=none, size_average=none, reduce=none, reduction=\"mean\", pos_weight=none)", "The binary cross entropy of `sigmoid(input)` computed from the logits (`(1 - y) x - log sigmoid(x)`, stable for large logits), `pos_weight` weighing the positive examples, as torch.nn.functional.binary_cross_entropy_with_logits; its node is `BinaryCrossEntropyWithLogitsBackward0`.", "binary_cross_entropy_with_logits(tensor([2., -3.], requires_grad=true), tensor([1., 0.]))";
+    Function Training "l1_loss", "l1_loss(input, target, size_average=none, reduce=none, reduction=\"mean\")", "The mean (or sum, or none) of the absolute differences, as torch.nn.functional.l1_loss, which PyTorch composes of `abs` and the reduction (its node is the reduction's: `MeanBackward0`).", "l1_loss(tensor([1., 3.], requires_grad=true), tensor([0., 0.]))";
+    Function Training "smooth_l1_loss", "smooth_l1_loss(input, target, size_average=none, reduce=none, reduction=\"mean\", beta=1.0)", "Squared where the difference is under `beta` (`0.5 d² / beta`), absolute beyond (`|d| - 0.5 beta`), reduced, as torch.nn.functional.smooth_l1_loss; its node is `SmoothL1LossBackward0`.", "smooth_l1_loss(tensor([0.5, 3.], requires_grad=true), tensor([0., 0.]))";
+    Function Training "huber_loss", "huber_loss(input, target, reduction=\"mean\", delta=1.0, weight=none)", "Squared where the difference is at most `delta` (`0.5 d²`), linear beyond (`delta (|d| - 0.5 delta)`), reduced, as torch.nn.functional.huber_loss; its node is `HuberLossBackward0`.", "huber_loss(tensor([0.5, 3.], requires_grad=true), tensor([0., 0.]), delta=2.0)";
     Function Training "nll_loss", "nll_loss(input, target, ignore_index=-100, reduction=\"mean\")", "Minus the input at each row's target class (`input` [N, C] of log-probabilities, `target` N class indices), averaged over the rows whose target is not `ignore_index`, as torch.nn.functional.nll_loss.", "lp = log_softmax(randn(3, 4), dim=1)\nnll_loss(lp, tensor([0, 3, 1]))";
     Function Training "cross_entropy", "cross_entropy(input, target, ignore_index=-100, reduction=\"mean\", label_smoothing=0.0)", "`nll_loss(log_softmax(input, dim=1), target)` for scores [N, C] and N class indices, as torch.nn.functional.cross_entropy computes it; a float target of the input's shape is class probabilities (`-(log_softmax(input) * target).sum() / N`), and `label_smoothing` mixes in the uniform distribution, each composed as PyTorch composes it.", "logits = randn(3, 4, requires_grad=true)\nloss = cross_entropy(logits, tensor([0, 3, 1]))\nloss.backward()\nlogits.grad";
     Function Training "linear", "linear(input, weight, bias=none)", "`input @ weight.T + bias`, weight [out_features, in_features], as torch.nn.functional.linear; a matrix input with a bias is one `addmm` (`AddmmBackward0`, which keeps `input` and `weight` for backward).", "x = randn(64, 784)\nW = randn(256, 784, requires_grad=true)\nb = zeros(256, requires_grad=true)\nlinear(x, W, b).grad_fn";
@@ -572,7 +579,12 @@ docs! {
     Function Tensors "flatten", "flatten(input, start_dim=0, end_dim=-1)", "Dimensions `start_dim` to `end_dim` of `input` as one (a view when the layout allows), as torch.flatten: `flatten(x, 1)` keeps the batch dimension.", "flatten(ones(64, 32, 12, 12), 1).shape";
     Function Training "LayerNorm", "LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=true, device=none, dtype=none, bias=true)", "Each row normalised over its last dimensions (`normalized_shape`) by its own mean and variance, then scaled and shifted, as `nn.LayerNorm` (the same in train and eval mode). One node, `NativeLayerNormBackward0`, keeping the input, the weight and each row's mean and 1/std.", "ln = LayerNorm(4)\nln(tensor([[1., 2., 3., 4.]]))";
     Function Training "layer_norm", "layer_norm(input, normalized_shape, weight=none, bias=none, eps=1e-5)", "Layer normalisation as torch.nn.functional.layer_norm.", "layer_norm(tensor([[1., 2., 3., 4.]]), [4])";
-    Function Training "MSELoss", "MSELoss(reduction=\"mean\")", "`mse_loss` as a module (`nn.MSELoss`): `loss_fn(prediction, target)`.", "MSELoss()(tensor([1., 2.]), tensor([0., 0.]))";
+    Function Training "MSELoss", "MSELoss(size_average=none, reduce=none, reduction=\"mean\")", "`mse_loss` as a module (`nn.MSELoss`): `loss_fn(prediction, target)`.", "MSELoss()(tensor([1., 2.]), tensor([0., 0.]))";
+    Function Training "BCELoss", "BCELoss(weight=none, size_average=none, reduce=none, reduction=\"mean\")", "`binary_cross_entropy` as a module (`nn.BCELoss`); `weight` is kept as a buffer, as PyTorch keeps it.", "BCELoss()(sigmoid(tensor([0.5, -1.])), tensor([1., 0.]))";
+    Function Training "BCEWithLogitsLoss", "BCEWithLogitsLoss(weight=none, size_average=none, reduce=none, reduction=\"mean\", pos_weight=none)", "`binary_cross_entropy_with_logits` as a module (`nn.BCEWithLogitsLoss`); `weight` and `pos_weight` are kept as buffers.", "BCEWithLogitsLoss(pos_weight=tensor([2.]))(tensor([2., -3.]), tensor([1., 0.]))";
+    Function Training "L1Loss", "L1Loss(size_average=none, reduce=none, reduction=\"mean\")", "`l1_loss` as a module (`nn.L1Loss`).", "L1Loss()(tensor([1., 3.]), tensor([0., 0.]))";
+    Function Training "SmoothL1Loss", "SmoothL1Loss(size_average=none, reduce=none, reduction=\"mean\", beta=1.0)", "`smooth_l1_loss` as a module (`nn.SmoothL1Loss`).", "SmoothL1Loss()(tensor([0.5, 3.]), tensor([0., 0.]))";
+    Function Training "HuberLoss", "HuberLoss(reduction=\"mean\", delta=1.0)", "`huber_loss` as a module (`nn.HuberLoss`).", "HuberLoss(delta=2.0)(tensor([0.5, 3.]), tensor([0., 0.]))";
     Function Training "CrossEntropyLoss", "CrossEntropyLoss(ignore_index=-100, reduction=\"mean\", label_smoothing=0.0)", "`cross_entropy` as a module (`nn.CrossEntropyLoss`): scores [N, C] and N class indices, or class probabilities of the scores' shape; `label_smoothing` as PyTorch's.", "loss_fn = CrossEntropyLoss()\nloss_fn(randn(3, 4), tensor([0, 3, 1]))";
     Function Training "NLLLoss", "NLLLoss(ignore_index=-100, reduction=\"mean\")", "`nll_loss` as a module (`nn.NLLLoss`), on log-probabilities.", "NLLLoss()(log_softmax(randn(3, 4), dim=1), tensor([0, 3, 1]))";
     Function Teaching "isinstance", "isinstance(obj, classinfo)", "Whether `obj` is an instance of the class (or of one derived from it), as Python's: a class of yours, `Module`, a layer's class (`Linear`), `Parameter`, or a list of them.", "m = Linear(2, 2)\nisinstance(m, Module)\nisinstance(m, [ReLU, Linear])";
@@ -661,7 +673,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "Flatten" | "Dropout" | "Dropout2d" | "GELU" | "Softmax" | "LogSoftmax"
             | "Sequential" | "ModuleList" | "ModuleDict" | "Embedding" | "BatchNorm1d"
             | "BatchNorm2d" | "LayerNorm" | "Conv2d" | "MaxPool2d" | "AvgPool2d"
-            | "AdaptiveAvgPool2d" | "MSELoss" | "CrossEntropyLoss" | "NLLLoss",
+            | "AdaptiveAvgPool2d" | "MSELoss" | "CrossEntropyLoss" | "NLLLoss" | "BCELoss"
+            | "BCEWithLogitsLoss" | "L1Loss" | "SmoothL1Loss" | "HuberLoss",
         ) => return Some(format!("torch.nn.{}", doc.name)),
         (
             Function,
@@ -677,6 +690,11 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (
             Function,
             "mse_loss"
+            | "binary_cross_entropy"
+            | "binary_cross_entropy_with_logits"
+            | "l1_loss"
+            | "smooth_l1_loss"
+            | "huber_loss"
             | "nll_loss"
             | "cross_entropy"
             | "linear"

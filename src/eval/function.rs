@@ -305,7 +305,15 @@ fn bind(
                     .iter()
                     .position(|p| p.name.name == k.name && p.spread == Spread::No);
                 if at.is_none() && entries_at.is_some() {
-                    named.push((Key::Str(k.name.clone()), a.value));
+                    let key = Key::Str(k.name.clone());
+                    if named.iter().any(|(n, _)| *n == key) {
+                        return Err(Error::Call {
+                            message: format!("`{}` got two values for `{}`", f.name(), k.name),
+                            signature: f.signature(),
+                        }
+                        .at(k.span));
+                    }
+                    named.push((key, a.value));
                     continue;
                 }
                 let Some(at) = at else {

@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use super::args::{to_tensor, Bound};
 use super::flow::Flow;
 use super::{Interp, Value};
-use crate::autograd::losses::{self, Reduction};
+use crate::autograd::losses;
 use crate::autograd::meta::{
     is_leaf, leaf_meta, meta, meta_or_leaf, requires_grad, set_requires_grad, set_retains_grad,
 };
@@ -370,27 +370,10 @@ fn named(kind: &Kind) -> Vec<(&'static str, f64)> {
         .collect()
 }
 
-/// `reduction=` of a loss.
-pub(super) fn reduction(b: &Bound) -> Result<Reduction, Diagnostic> {
-    match b.given("reduction") {
-        None => Ok(Reduction::Mean),
-        Some((Value::Str(s), span)) => Reduction::from_name(s).ok_or_else(|| {
-            Error::value_help(
-                format!("{s:?} is not a valid value for reduction"),
-                "reduction is \"mean\" or \"sum\"",
-            )
-            .at(*span)
-        }),
-        Some((v, span)) => {
-            Err(Error::wrong_type("reduction", "\"mean\" or \"sum\"", v.type_name()).at(*span))
-        }
-    }
-}
-
 /// `mse_loss(input, target, reduction="mean")`.
 pub(super) fn mse_loss(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let (x, y) = (b.tensor("input")?, b.tensor("target")?);
-    let r = reduction(b)?;
+    let r = super::builtins::losses::loss_reduction(me, b)?;
     b.result(losses::mse_loss(&mut me.rt, me.grad, &x, &y, r))
 }
 
@@ -398,7 +381,7 @@ pub(super) fn mse_loss(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 pub(super) fn nll_loss(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let (x, t) = (b.tensor("input")?, b.tensor("target")?);
     let ignore = b.int("ignore_index")?.unwrap_or(-100);
-    let r = reduction(b)?;
+    let r = super::builtins::losses::reduction(b)?;
     b.result(losses::nll_loss(&mut me.rt, me.grad, &x, &t, ignore, r))
 }
 
@@ -407,7 +390,7 @@ pub(super) fn nll_loss(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 pub(super) fn cross_entropy(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let (x, t) = (b.tensor("input")?, b.tensor("target")?);
     let ignore = b.int("ignore_index")?.unwrap_or(-100);
-    let r = reduction(b)?;
+    let r = super::builtins::losses::reduction(b)?;
     let smoothing = b.float("label_smoothing")?.unwrap_or(0.0);
     b.result(losses::cross_entropy_smoothed(
         &mut me.rt, me.grad, &x, &t, ignore, r, smoothing,

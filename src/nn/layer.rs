@@ -101,6 +101,14 @@ pub enum Layer {
         log: bool,
     },
     MseLoss(Reduction),
+    /// `BCELoss`, `BCEWithLogitsLoss`, `SmoothL1Loss`, `HuberLoss`: a loss
+    /// of one value per element (its weights are the module's buffers).
+    PointwiseLoss {
+        kind: crate::autograd::node::PointwiseLoss,
+        reduction: Reduction,
+    },
+    /// `L1Loss`: `(x - y).abs()`, reduced.
+    L1Loss(Reduction),
     CrossEntropyLoss {
         ignore_index: i64,
         reduction: Reduction,
@@ -116,7 +124,11 @@ impl Layer {
     /// How many tensors its forward takes (a loss: input and target).
     pub fn arity(&self) -> usize {
         match self {
-            Layer::MseLoss(_) | Layer::CrossEntropyLoss { .. } | Layer::NllLoss { .. } => 2,
+            Layer::MseLoss(_)
+            | Layer::PointwiseLoss { .. }
+            | Layer::L1Loss(_)
+            | Layer::CrossEntropyLoss { .. }
+            | Layer::NllLoss { .. } => 2,
             _ => 1,
         }
     }

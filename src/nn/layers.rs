@@ -332,6 +332,30 @@ pub fn forward(
             record::softmax(rt, mode, x, out, *dim, *log)
         }
         Layer::MseLoss(r) => losses::mse_loss(rt, mode, x, &inputs[1], *r),
+        Layer::PointwiseLoss { kind, reduction } => {
+            use crate::autograd::pointwise_losses::{pointwise_loss, PointwiseLoss, Weights};
+            let buffer = |name: &str| {
+                m.buffers
+                    .iter()
+                    .find(|b| b.name == name)
+                    .and_then(|b| b.tensor.clone())
+            };
+            let (weight, pos_weight) = (buffer("weight"), buffer("pos_weight"));
+            let (x, y) = match matches!(
+                kind,
+                PointwiseLoss::SmoothL1 { .. } | PointwiseLoss::Huber { .. }
+            ) && x.shape() != inputs[1].shape()
+            {
+                true => losses::broadcast_pair(rt, mode, kind.op_name(), x, &inputs[1])?,
+                false => (Arc::clone(x), Arc::clone(&inputs[1])),
+            };
+            let weights = Weights {
+                weight: weight.as_deref(),
+                pos_weight: pos_weight.as_deref(),
+            };
+            pointwise_loss(rt, mode, *kind, (&x, &y), weights, *reduction)
+        }
+        Layer::L1Loss(r) => losses::l1_loss(rt, mode, x, &inputs[1], *r),
         Layer::CrossEntropyLoss {
             ignore_index,
             reduction,

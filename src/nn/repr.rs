@@ -177,6 +177,8 @@ fn extra_repr(m: &super::Module) -> String {
         | Layer::DataParallel { .. }
         | Layer::DistributedDataParallel { .. }
         | Layer::MseLoss(_)
+        | Layer::PointwiseLoss { .. }
+        | Layer::L1Loss(_)
         | Layer::CrossEntropyLoss { .. }
         | Layer::NllLoss { .. } => String::new(),
     }

@@ -21,6 +21,7 @@ mod collectives;
 mod devices;
 mod factories;
 mod init;
+pub(crate) mod losses;
 pub(crate) mod math;
 mod memory;
 pub(crate) mod nn;
@@ -79,6 +80,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("sigmoid", math::unary),
     ("tanh", math::unary),
     ("erf", math::unary),
+    ("log1p", math::unary),
     ("gelu", super::grad::gelu),
     ("sin", math::unary),
     ("cos", math::unary),
@@ -228,6 +230,11 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("vars", super::cmdline::vars),
     ("clip_grad_value_", super::schedule::clip_grad_value_),
     ("mse_loss", super::grad::mse_loss),
+    ("binary_cross_entropy", losses::functional_loss),
+    ("binary_cross_entropy_with_logits", losses::functional_loss),
+    ("l1_loss", losses::functional_loss),
+    ("smooth_l1_loss", losses::functional_loss),
+    ("huber_loss", losses::functional_loss),
     ("nll_loss", super::grad::nll_loss),
     ("cross_entropy", super::grad::cross_entropy),
     ("linear", super::grad::linear),
@@ -265,6 +272,11 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("avg_pool2d", nn::pool2d),
     ("adaptive_avg_pool2d", nn::adaptive_avg_pool2d),
     ("MSELoss", nn::layer),
+    ("BCELoss", losses::loss_module),
+    ("BCEWithLogitsLoss", losses::loss_module),
+    ("L1Loss", losses::loss_module),
+    ("SmoothL1Loss", losses::loss_module),
+    ("HuberLoss", losses::loss_module),
     ("CrossEntropyLoss", nn::layer),
     ("NLLLoss", nn::layer),
     ("Parameter", nn::parameter),

@@ -39,6 +39,11 @@ pub const LAYERS: &[&str] = &[
     "AvgPool2d",
     "AdaptiveAvgPool2d",
     "MSELoss",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "L1Loss",
+    "SmoothL1Loss",
+    "HuberLoss",
     "CrossEntropyLoss",
     "NLLLoss",
 ];
@@ -364,11 +369,11 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
         }
         "MSELoss" => module(Module::new(
             "MSELoss",
-            Layer::MseLoss(super::super::grad::reduction(b)?),
+            Layer::MseLoss(super::losses::loss_reduction(me, b)?),
         )),
         "CrossEntropyLoss" | "NLLLoss" => {
             let ignore_index = b.int("ignore_index")?.unwrap_or(-100);
-            let reduction = super::super::grad::reduction(b)?;
+            let reduction = super::losses::reduction(b)?;
             let label_smoothing = match name {
                 "CrossEntropyLoss" => b.float("label_smoothing")?.unwrap_or(0.0),
                 _ => 0.0,

@@ -144,6 +144,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("sigmoid", TensorMethod(tensor::unary)),
         ("tanh", TensorMethod(tensor::unary)),
         ("erf", TensorMethod(tensor::unary)),
+        ("log1p", TensorMethod(tensor::unary)),
         ("sin", TensorMethod(tensor::unary)),
         ("cos", TensorMethod(tensor::unary)),
         ("floor", TensorMethod(tensor::unary)),

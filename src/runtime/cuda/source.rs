@@ -262,7 +262,7 @@ pub fn reduce(pass: Pass, op: ReduceOp, dt: DType) -> Option<Kernel> {
 
 pub const BINARY_OPS: [BinaryOp; 21] = BinaryOp::ALL;
 
-pub const UNARY_OPS: [UnaryOp; 18] = UnaryOp::ALL;
+pub const UNARY_OPS: [UnaryOp; 19] = UnaryOp::ALL;
 
 pub const REDUCE_OPS: [ReduceOp; 7] = ReduceOp::ALL;
 

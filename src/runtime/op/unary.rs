@@ -28,10 +28,12 @@ pub enum UnaryOp {
     Gelu,
     /// GELU's tanh approximation (`approximate="tanh"`).
     GeluTanh,
+    /// `log(1 + x)`, exact for small `x` (C's `log1p`).
+    Log1p,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 18] = [
+    pub const ALL: [UnaryOp; 19] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Relu,
@@ -50,6 +52,7 @@ impl UnaryOp {
         UnaryOp::Erf,
         UnaryOp::Gelu,
         UnaryOp::GeluTanh,
+        UnaryOp::Log1p,
     ];
 
     /// The op a builtin or method name means (`exp`, `relu`, …); None for
@@ -78,6 +81,7 @@ impl UnaryOp {
             UnaryOp::Erf => "erf",
             UnaryOp::Gelu => "gelu",
             UnaryOp::GeluTanh => "gelu_tanh",
+            UnaryOp::Log1p => "log1p",
         }
     }
 

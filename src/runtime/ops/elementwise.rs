@@ -385,6 +385,8 @@ macro_rules! float_math {
             match op {
                 UnaryOp::Exp => x.exp(),
                 UnaryOp::Log => x.ln(),
+                // C's log1pf / log1p, as the kernels call.
+                UnaryOp::Log1p => x.ln_1p(),
                 UnaryOp::Sqrt => x.sqrt(),
                 UnaryOp::Sigmoid => 1.0 / (1.0 + (-x).exp()),
                 UnaryOp::Tanh => x.tanh(),
