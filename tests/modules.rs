@@ -821,3 +821,24 @@ fn an_empty_batch_convolves_and_pools() {
         "torch.Size([0, 3, 1, 1]) torch.Size([0, 2, 5, 5]) 0.0 0.0"
     );
 }
+
+/// `nn.LeakyReLU` and `F.leaky_relu`: values, `LeakyReluBackward0` and its
+/// gradient, the printed module (figures from PyTorch 2.15).
+#[test]
+fn leaky_relu_as_pytorch() {
+    let out = common::ok(
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\
+         x = torch.tensor([-1.5, 0.0, 2.0, -0.3], requires_grad=True)\n\
+         m = nn.LeakyReLU(0.2)\ny = m(x)\n\
+         (y * torch.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()\n\
+         print(m, y.grad_fn.name(), y.tolist(), x.grad.tolist())\n\
+         print(nn.LeakyReLU(), F.leaky_relu(x, 0.1).tolist())",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "LeakyReLU(negative_slope=0.2) LeakyReluBackward0 [-0.30000001192092896, 0.0, 2.0, -0.06000000238418579] [0.20000000298023224, 0.4000000059604645, 3.0, 0.800000011920929]",
+            "LeakyReLU(negative_slope=0.01) [-0.15000000596046448, 0.0, 2.0, -0.030000001192092896]",
+        ]
+    );
+}

@@ -651,6 +651,19 @@ impl Backward {
                     (wants(node, 0), wants(node, 1), wants(node, 2)),
                 )?
             }
+            Backward::LeakyRelu { x, slope } => {
+                // g where x > 0, g * slope elsewhere (leaky_relu_backward).
+                let x = x.get(name)?;
+                let on = bin_s(rt, BinaryOp::Gt, x, 0.0)?;
+                let scaled = bin_s(rt, BinaryOp::Mul, g, *slope)?;
+                let gx = rt.ternary(
+                    crate::runtime::op::ternary::TernaryOp::Where,
+                    crate::runtime::op::binary::Operand::strong(&on),
+                    crate::runtime::op::binary::Operand::strong(g),
+                    crate::runtime::op::binary::Operand::strong(&scaled),
+                )?;
+                vec![Some(gx)]
+            }
             Backward::NativeDropout { mask, scale } => {
                 let m = mask.get(name)?;
                 let kept = bin(rt, BinaryOp::Mul, g, m)?;

@@ -545,6 +545,12 @@ pub enum Backward {
         dims: Vec<usize>,
         train: bool,
     },
+    /// `leaky_relu(x, slope)`: the gradient where `x > 0`, times `slope`
+    /// elsewhere.
+    LeakyRelu {
+        x: Saved,
+        slope: f64,
+    },
     /// `dropout` on a GPU (PyTorch's fused `native_dropout`): the gradient
     /// where the mask kept, times `scale`; the mask is one byte an element.
     NativeDropout {
@@ -641,6 +647,7 @@ impl Backward {
             Var { x, std, .. } => std::iter::once(x).chain(std.iter()).collect(),
             Addmm { x, w } => x.iter().chain(w.iter()).collect(),
             NativeDropout { mask, .. } => vec![mask],
+            LeakyRelu { x, .. } => vec![x],
             Convolution { x, w, .. } => vec![x, w],
             LayerNorm {
                 x,

@@ -551,6 +551,8 @@ docs! {
     Function Training "Parameter", "Parameter(data, requires_grad=true)", "`data`'s elements as a parameter (a leaf that requires grad, sharing its memory), as `nn.Parameter`: a module registers a Parameter assigned to one of its attributes.", "p = Parameter(zeros(3))\np.requires_grad";
     Function Training "Linear", "Linear(in_features, out_features, bias=true, device=none, dtype=none)", "`y = x @ weight.T + bias`, as `nn.Linear`: weight [out, in] and bias [out] drawn as PyTorch's `reset_parameters` draws them (uniform within 1/sqrt(in_features)) from the device's generator.", "seed(0)\nfc = Linear(4, 2)\nfc(ones(3, 4)).shape\nfc.weight.shape";
     Function Training "ReLU", "ReLU(inplace=false)", "`relu` as a module (`nn.ReLU`).", "ReLU()(tensor([-1., 2.]))";
+    Function Training "LeakyReLU", "LeakyReLU(negative_slope=0.01, inplace=false)", "`leaky_relu` as a module (`nn.LeakyReLU`), as GANs' discriminators use it.", "LeakyReLU(0.2)(tensor([-1., 2.]))";
+    Function Training "leaky_relu", "leaky_relu(input, negative_slope=0.01, inplace=false)", "Each element where it is above 0, times `negative_slope` elsewhere, as torch.nn.functional.leaky_relu; its node is `LeakyReluBackward0`.", "leaky_relu(tensor([-1., 2.], requires_grad=true), 0.2)";
     Function Training "Tanh", "Tanh()", "`tanh` as a module (`nn.Tanh`).", "Tanh()(tensor([0., 1.]))";
     Function Training "Sigmoid", "Sigmoid()", "`sigmoid` as a module (`nn.Sigmoid`).", "Sigmoid()(tensor([0.]))";
     Function Training "Identity", "Identity()", "Gives its input back (`nn.Identity`): a placeholder for a layer left out.", "Identity()(ones(2))";
@@ -669,8 +671,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Function, "DistributedSampler") => "torch.utils.data.distributed.DistributedSampler",
         (
             Function,
-            "Module" | "Parameter" | "Linear" | "ReLU" | "Tanh" | "Sigmoid" | "Identity"
-            | "Flatten" | "Dropout" | "Dropout2d" | "GELU" | "Softmax" | "LogSoftmax"
+            "Module" | "Parameter" | "Linear" | "ReLU" | "LeakyReLU" | "Tanh" | "Sigmoid"
+            | "Identity" | "Flatten" | "Dropout" | "Dropout2d" | "GELU" | "Softmax" | "LogSoftmax"
             | "Sequential" | "ModuleList" | "ModuleDict" | "Embedding" | "BatchNorm1d"
             | "BatchNorm2d" | "LayerNorm" | "Conv2d" | "MaxPool2d" | "AvgPool2d"
             | "AdaptiveAvgPool2d" | "MSELoss" | "CrossEntropyLoss" | "NLLLoss" | "BCELoss"
@@ -690,6 +692,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (
             Function,
             "mse_loss"
+            | "leaky_relu"
             | "binary_cross_entropy"
             | "binary_cross_entropy_with_logits"
             | "l1_loss"

@@ -95,6 +95,10 @@ pub enum Layer {
         channels: bool,
     },
     Activation(UnaryOp),
+    /// `LeakyReLU(negative_slope)`.
+    LeakyRelu {
+        slope: f64,
+    },
     Identity,
     Softmax {
         dim: i64,

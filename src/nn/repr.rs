@@ -168,6 +168,7 @@ fn extra_repr(m: &super::Module) -> String {
         },
         Layer::Activation(UnaryOp::Gelu) => "approximate='none'".into(),
         Layer::Activation(UnaryOp::GeluTanh) => "approximate='tanh'".into(),
+        Layer::LeakyRelu { slope } => format!("negative_slope={}", py_float(*slope)),
         Layer::Activation(_)
         | Layer::Identity
         | Layer::Custom

@@ -272,6 +272,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("avg_pool2d", nn::pool2d),
     ("adaptive_avg_pool2d", nn::adaptive_avg_pool2d),
     ("MSELoss", nn::layer),
+    ("LeakyReLU", nn::layer),
+    ("leaky_relu", nn::leaky_relu),
     ("BCELoss", losses::loss_module),
     ("BCEWithLogitsLoss", losses::loss_module),
     ("L1Loss", losses::loss_module),

@@ -25,6 +25,7 @@ pub const LAYERS: &[&str] = &[
     "Dropout",
     "Dropout2d",
     "GELU",
+    "LeakyReLU",
     "Softmax",
     "LogSoftmax",
     "Sequential",
@@ -100,6 +101,12 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             Layer::Flatten {
                 start_dim: b.int("start_dim")?.unwrap_or(1),
                 end_dim: b.int("end_dim")?.unwrap_or(-1),
+            },
+        )),
+        "LeakyReLU" => module(Module::new(
+            "LeakyReLU",
+            Layer::LeakyRelu {
+                slope: b.float("negative_slope")?.unwrap_or(0.01),
             },
         )),
         "GELU" => match b.str("approximate")?.as_deref().unwrap_or("none") {
@@ -496,6 +503,16 @@ pub(super) fn flatten(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 }
 
 /// `embedding(input, weight)`: `weight`'s rows picked by the indices, as
+/// `leaky_relu(input, negative_slope=0.01, inplace=false)`
+/// (torch.nn.functional.leaky_relu, `LeakyReluBackward0`).
+pub(super) fn leaky_relu(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    let slope = b.float("negative_slope")?.unwrap_or(0.01);
+    b.result(crate::autograd::functional::leaky_relu(
+        &mut me.rt, me.grad, &x, slope,
+    ))
+}
+
 /// torch.nn.functional.embedding (`EmbeddingBackward0`).
 pub(super) fn embedding(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let (x, w) = (b.tensor("input")?, b.tensor("weight")?);
