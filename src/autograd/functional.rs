@@ -89,7 +89,10 @@ pub fn linear(
 pub fn leaky_relu(rt: &mut Runtime, mode: Mode, x: &Tensor, slope: f64) -> R<Arc<Tensor>> {
     if !x.dtype().is_float() {
         return Err(Error::dtype(
-            format!("\"leaky_relu_cpu\" not implemented for '{}'", x.dtype()),
+            format!(
+                "\"leaky_relu_cpu\" not implemented for '{}'",
+                x.dtype().scalar_name()
+            ),
             Some("leaky_relu takes a floating point tensor: `x.float()`".into()),
         ));
     }

@@ -107,27 +107,13 @@ fn check(kind: PointwiseLoss, x: &Tensor, y: &Tensor) -> R<()> {
             Err(Error::dtype(
                 format!(
                     "Found dtype {} but expected {}",
-                    scalar_type(y.dtype()),
-                    scalar_type(x.dtype())
+                    y.dtype().scalar_name(),
+                    x.dtype().scalar_name()
                 ),
                 Some("make the target the input's dtype: `target.float()`".into()),
             ))
         }
         _ => Ok(()),
-    }
-}
-
-/// A dtype as PyTorch's C++ names it in messages (`Float`, `Long`).
-fn scalar_type(dt: crate::runtime::DType) -> &'static str {
-    use crate::runtime::DType;
-    match dt {
-        DType::F32 => "Float",
-        DType::F64 => "Double",
-        DType::F16 => "Half",
-        DType::BF16 => "BFloat16",
-        DType::I32 => "Int",
-        DType::I64 => "Long",
-        DType::Bool => "Bool",
     }
 }
 
