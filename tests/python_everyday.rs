@@ -561,3 +561,11 @@ print(names, len(copy))"#,
         ]
     );
 }
+
+/// A dict or list that holds itself prints as Python prints it, once
+/// (`{...}`, `[...]`), rather than recursing without end.
+#[test]
+fn a_dict_that_holds_itself_prints_once() {
+    let out = printed("d = {}\nd[\"me\"] = d\nd[\"x\"] = [1, d]\nprint(d)\nd");
+    assert_eq!(out[0], "{'me': {...}, 'x': [1, {...}]}");
+}

@@ -44,15 +44,18 @@ pub fn repr_of(v: &Value) -> String {
                 items.iter().map(repr_of).collect::<Vec<_>>().join(", ")
             )
         }),
-        Value::Dict(pairs) => format!(
-            "{{{}}}",
-            pairs
-                .items()
-                .iter()
-                .map(|(k, v)| format!("{}: {}", repr_of(&k.value()), repr_of(v)))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        // A dict that holds itself shows as `{...}` inside, as Python's.
+        Value::Dict(pairs) => show::once_inside_as(pairs.addr(), "{...}", || {
+            format!(
+                "{{{}}}",
+                pairs
+                    .items()
+                    .iter()
+                    .map(|(k, v)| format!("{}: {}", repr_of(&k.value()), repr_of(v)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }),
         Value::Size(items) => format!(
             "torch.Size([{}])",
             items.iter().map(repr_of).collect::<Vec<_>>().join(", ")

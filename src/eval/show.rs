@@ -27,8 +27,14 @@ thread_local! {
 /// `show()` of the `list()` at address `at`, or `[...]` where it is
 /// already being shown (a list that holds itself, as Python's repr).
 pub(crate) fn once_inside(at: usize, show: impl FnOnce() -> String) -> String {
+    once_inside_as(at, "[...]", show)
+}
+
+/// `once_inside`, with `again` for a value already being shown (`{...}`
+/// for a dict, as Python writes one that holds itself).
+pub(crate) fn once_inside_as(at: usize, again: &str, show: impl FnOnce() -> String) -> String {
     if SHOWING.with(|s| s.borrow().contains(&at)) {
-        return "[...]".into();
+        return again.into();
     }
     SHOWING.with(|s| s.borrow_mut().push(at));
     let text = show();
@@ -153,7 +159,7 @@ pub fn repr(v: &Value) -> String {
             o.describe()
         }
         Value::Dict(pairs) if pairs.is_empty() => "{}".into(),
-        Value::Dict(pairs) => {
+        Value::Dict(pairs) => once_inside_as(pairs.addr(), "{...}", || {
             let width = pairs
                 .items()
                 .iter()
@@ -175,7 +181,7 @@ pub fn repr(v: &Value) -> String {
                 })
                 .collect();
             format!("{{\n{}\n}}", rows.join("\n"))
-        }
+        }),
     }
 }
 

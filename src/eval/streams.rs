@@ -162,13 +162,6 @@ impl Interp {
 }
 
 fn collect_tensors(v: &Value, out: &mut Vec<Arc<Tensor>>) {
-    match v {
-        Value::Tensor(t) => out.push(Arc::clone(t)),
-        Value::List(items) => items.iter().for_each(|v| collect_tensors(v, out)),
-        Value::Dict(pairs) => pairs
-            .items()
-            .iter()
-            .for_each(|(_, v)| collect_tensors(v, out)),
-        _ => {}
-    }
+    // Every tensor inside, each list or dict once (one may hold itself).
+    v.each_tensor(&mut |t| out.push(Arc::new(t.alias())));
 }

@@ -597,7 +597,13 @@ impl Value {
                     let items = Arc::clone(&crate::runtime::lock::lock(list));
                     items.iter().any(|x| walk(x, f, seen))
                 }
-                Value::Dict(pairs) => pairs.items().iter().any(|(_, x)| walk(x, f, seen)),
+                Value::Dict(pairs) => {
+                    if seen.contains(&pairs.addr()) {
+                        return false;
+                    }
+                    seen.push(pairs.addr());
+                    pairs.items().iter().any(|(_, x)| walk(x, f, seen))
+                }
                 _ => false,
             }
         }
