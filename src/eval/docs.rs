@@ -119,6 +119,7 @@ macro_rules! docs {
 }
 
 docs! {
+    Function Tensors "Tensor", "Tensor(*data, device=none)", "PyTorch's tensor class: `isinstance(x, Tensor)` asks whether `x` is a tensor; called, its legacy constructor, always float32: `Tensor([1, 2])` holds `[1., 2.]`, `Tensor(2, 3)` is fresh memory of that shape.", "isinstance(ones(2), Tensor)\nTensor([1, 2])";
     Function Tensors "tensor", "tensor(data, dtype=none, device=cpu, requires_grad=false)", "A tensor from a number or nested list; floats default to f32, ints to i64.", "tensor([[1, 2], [3, 4]], dtype=f32)";
     Function Tensors "zeros", "zeros(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor filled with 0.", "zeros(2, 3)";
     Function Tensors "ones", "ones(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor filled with 1.", "ones(2, 3, dtype=i64)";
@@ -553,6 +554,12 @@ docs! {
     Function Training "ReLU", "ReLU(inplace=false)", "`relu` as a module (`nn.ReLU`).", "ReLU()(tensor([-1., 2.]))";
     Function Training "LeakyReLU", "LeakyReLU(negative_slope=0.01, inplace=false)", "`leaky_relu` as a module (`nn.LeakyReLU`), as GANs' discriminators use it.", "LeakyReLU(0.2)(tensor([-1., 2.]))";
     Function Training "leaky_relu", "leaky_relu(input, negative_slope=0.01, inplace=false)", "Each element where it is above 0, times `negative_slope` elsewhere, as torch.nn.functional.leaky_relu; its node is `LeakyReluBackward0`.", "leaky_relu(tensor([-1., 2.], requires_grad=true), 0.2)";
+    Function Training "LSTM", "LSTM(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, dropout=0.0, bidirectional=false, proj_size=0, device=none, dtype=none)", "A long short-term memory over a sequence, as `nn.LSTM`: `out, (h_n, c_n) = lstm(x, (h_0, c_0))` for `x` [L, N, input_size] (`batch_first`: [N, L, input_size]; [L, input_size] unbatched), the states [num_layers * directions, N, hidden_size] (zeros when not given). Weights `weight_ih_l0` [4 * hidden, input], `weight_hh_l0`, `bias_ih_l0`, `bias_hh_l0` (`_reverse` for a bidirectional layer's second direction), drawn as PyTorch draws them. Composed of recorded ops as PyTorch's cpu path composes it (the output's node is `StackBackward0`); on a GPU PyTorch makes it one cuDNN call (`CudnnRnnBackward0`).", "seed(0)\nlstm = LSTM(3, 4, batch_first=true)\nout, (h, c) = lstm(randn(2, 5, 3))\nout.shape\nh.shape";
+    Function Training "GRU", "GRU(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, dropout=0.0, bidirectional=false, device=none, dtype=none)", "A gated recurrent unit over a sequence, as `nn.GRU`: `out, h_n = gru(x, h_0)`, shapes as `LSTM`'s; three gates (`weight_ih_l0` [3 * hidden, input]).", "seed(0)\ngru = GRU(3, 4, num_layers=2)\nout, h = gru(randn(5, 2, 3))\nh.shape";
+    Function Training "RNN", "RNN(input_size, hidden_size, num_layers=1, nonlinearity=\"tanh\", bias=true, batch_first=false, dropout=0.0, bidirectional=false, device=none, dtype=none)", "An Elman recurrence over a sequence, as `nn.RNN`: `h_t = tanh(x_t W_ih.T + b_ih + h_(t-1) W_hh.T + b_hh)` (`nonlinearity=\"relu\"`: relu); `out, h_n = rnn(x, h_0)`.", "seed(0)\nrnn = RNN(3, 4)\nout, h = rnn(randn(5, 3))\nout.shape";
+    Function Training "LSTMCell", "LSTMCell(input_size, hidden_size, bias=true, device=none, dtype=none)", "One step of an LSTM, as `nn.LSTMCell`: `h, c = cell(x, (h, c))` for `x` [N, input_size] (zeros when no state is given).", "seed(0)\ncell = LSTMCell(3, 4)\nh, c = cell(randn(2, 3))\nh.grad_fn";
+    Function Training "GRUCell", "GRUCell(input_size, hidden_size, bias=true, device=none, dtype=none)", "One step of a GRU, as `nn.GRUCell`: `h = cell(x, h)`.", "seed(0)\nGRUCell(3, 4)(randn(2, 3)).shape";
+    Function Training "RNNCell", "RNNCell(input_size, hidden_size, bias=true, nonlinearity=\"tanh\", device=none, dtype=none)", "One step of an Elman RNN, as `nn.RNNCell`: `h = cell(x, h)`.", "seed(0)\nRNNCell(3, 4, nonlinearity=\"relu\")(randn(2, 3)).shape";
     Function Training "Tanh", "Tanh()", "`tanh` as a module (`nn.Tanh`).", "Tanh()(tensor([0., 1.]))";
     Function Training "Sigmoid", "Sigmoid()", "`sigmoid` as a module (`nn.Sigmoid`).", "Sigmoid()(tensor([0.]))";
     Function Training "Identity", "Identity()", "Gives its input back (`nn.Identity`): a placeholder for a layer left out.", "Identity()(ones(2))";
@@ -589,6 +596,7 @@ docs! {
     Function Training "HuberLoss", "HuberLoss(reduction=\"mean\", delta=1.0)", "`huber_loss` as a module (`nn.HuberLoss`).", "HuberLoss(delta=2.0)(tensor([0.5, 3.]), tensor([0., 0.]))";
     Function Training "CrossEntropyLoss", "CrossEntropyLoss(ignore_index=-100, reduction=\"mean\", label_smoothing=0.0)", "`cross_entropy` as a module (`nn.CrossEntropyLoss`): scores [N, C] and N class indices, or class probabilities of the scores' shape; `label_smoothing` as PyTorch's.", "loss_fn = CrossEntropyLoss()\nloss_fn(randn(3, 4), tensor([0, 3, 1]))";
     Function Training "NLLLoss", "NLLLoss(ignore_index=-100, reduction=\"mean\")", "`nll_loss` as a module (`nn.NLLLoss`), on log-probabilities.", "NLLLoss()(log_softmax(randn(3, 4), dim=1), tensor([0, 3, 1]))";
+    Function Teaching "type", "type(object)", "The class of `object`, as Python's `type(x)`: a class of yours, a layer's class, `Tensor`, `Parameter`, or Python's `int`, `float`, `str`, `bool`, `list`, `tuple`, `dict`; `type(x).__name__` is its name.", "type((1, 2)).__name__\ntype(ones(2)) == Tensor";
     Function Teaching "isinstance", "isinstance(obj, classinfo)", "Whether `obj` is an instance of the class (or of one derived from it), as Python's: a class of yours, `Module`, a layer's class (`Linear`), `Parameter`, or a list of them.", "m = Linear(2, 2)\nisinstance(m, Module)\nisinstance(m, [ReLU, Linear])";
     Function Teaching "super", "super(type=none, obj=none)", "In a method: the instance, seen from the class above the method's, as Python's `super()` (`super(Net, self)`, the older spelling PyTorch's examples use, too); `super().__init__()` runs the base's `__init__` (for a `Module`: readies it to register parameters).", "class A { fn size(self) { return 1 } }\nclass B(A) { fn size(self) { return super().size() + 10 } }\nB().size()";
     Method Training "parameters", "model.parameters(recurse=true)", "The module's parameters and those of the modules in it, each once, in registration order: what an optimizer takes (`SGD(model.parameters(), lr=0.1)`).", "model = Sequential(Linear(4, 3), ReLU(), Linear(3, 1))\nlen(model.parameters())";
@@ -676,12 +684,13 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "Sequential" | "ModuleList" | "ModuleDict" | "Embedding" | "BatchNorm1d"
             | "BatchNorm2d" | "LayerNorm" | "Conv2d" | "MaxPool2d" | "AvgPool2d"
             | "AdaptiveAvgPool2d" | "MSELoss" | "CrossEntropyLoss" | "NLLLoss" | "BCELoss"
-            | "BCEWithLogitsLoss" | "L1Loss" | "SmoothL1Loss" | "HuberLoss",
+            | "BCEWithLogitsLoss" | "L1Loss" | "SmoothL1Loss" | "HuberLoss" | "LSTM" | "GRU"
+            | "RNN" | "LSTMCell" | "GRUCell" | "RNNCell",
         ) => return Some(format!("torch.nn.{}", doc.name)),
         (
             Function,
-            "isinstance" | "super" | "staticmethod" | "classmethod" | "property" | "getattr"
-            | "hasattr" | "setattr" | "vars",
+            "isinstance" | "type" | "super" | "staticmethod" | "classmethod" | "property"
+            | "getattr" | "hasattr" | "setattr" | "vars",
         ) => return Some(format!("{}() (Python's)", doc.name)),
         (
             Function,

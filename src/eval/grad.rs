@@ -662,6 +662,9 @@ const UNTRACKED: &[&str] = &[
     // Gradient clipping runs on gradients, under no_grad in PyTorch.
     "clip_grad_norm_",
     "new_full",
+    "new_zeros",
+    "new_ones",
+    "new_empty",
     "new_tensor",
     "item",
     "tolist",

@@ -37,6 +37,7 @@ mod own_module;
 mod parallel;
 mod pyrandom;
 mod quick;
+mod recurrent;
 mod schedule;
 mod sequences;
 pub mod show;

@@ -152,7 +152,6 @@ pub const RENAMED: &[(&str, &str)] = &[
     ("Event", "event()"),
     ("Stream", "stream()"),
     ("cuda", "cuda"),
-    ("Tensor", "tensor"),
     ("float", "float32"),
     ("double", "float64"),
     ("half", "float16"),

@@ -122,6 +122,78 @@ pub enum Layer {
         ignore_index: i64,
         reduction: Reduction,
     },
+    /// `LSTM`, `GRU`, `RNN`: a recurrence over a sequence, layer on layer.
+    Recurrent(Recurrent),
+    /// `LSTMCell`, `GRUCell`, `RNNCell`: one step of a recurrence.
+    RecurrentCell(RecurrentCell),
+}
+
+/// Which recurrence a recurrent layer or cell runs (PyTorch's `mode`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Recurrence {
+    Lstm,
+    Gru,
+    RnnTanh,
+    RnnRelu,
+}
+
+impl Recurrence {
+    /// How many gates its weights hold, stacked (`4 * hidden_size` rows for LSTM).
+    pub fn gates(self) -> usize {
+        match self {
+            Recurrence::Lstm => 4,
+            Recurrence::Gru => 3,
+            Recurrence::RnnTanh | Recurrence::RnnRelu => 1,
+        }
+    }
+
+    /// The class's name: `LSTM`, `GRU`, `RNN` (with `Cell` for a cell).
+    pub fn class(self, cell: bool) -> String {
+        let base = match self {
+            Recurrence::Lstm => "LSTM",
+            Recurrence::Gru => "GRU",
+            Recurrence::RnnTanh | Recurrence::RnnRelu => "RNN",
+        };
+        match cell {
+            true => format!("{base}Cell"),
+            false => base.to_string(),
+        }
+    }
+}
+
+/// `LSTM(input_size, hidden_size, num_layers, bias, batch_first, dropout,
+/// bidirectional)`'s settings (GRU's and RNN's are the same).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recurrent {
+    pub kind: Recurrence,
+    pub input_size: usize,
+    pub hidden_size: usize,
+    pub num_layers: usize,
+    pub bias: bool,
+    pub batch_first: bool,
+    /// Dropout on each layer's output but the last, in training.
+    pub dropout: f64,
+    pub bidirectional: bool,
+}
+
+impl Recurrent {
+    /// 2 for a bidirectional layer, else 1.
+    pub fn directions(&self) -> usize {
+        if self.bidirectional {
+            2
+        } else {
+            1
+        }
+    }
+}
+
+/// `LSTMCell(input_size, hidden_size, bias)`'s settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecurrentCell {
+    pub kind: Recurrence,
+    pub input_size: usize,
+    pub hidden_size: usize,
+    pub bias: bool,
 }
 
 impl Layer {

@@ -158,7 +158,12 @@ pub fn batch_norm(rt: &mut Runtime, layer: Layer, at: Place) -> Result<Module, E
 
 /// A new parameter of `shape`, uniform in [-bound, bound) (PyTorch's
 /// `uniform_(-bound, bound)`: `from + u * (to - from)`).
-fn uniform(rt: &mut Runtime, shape: &[usize], bound: f64, at: Place) -> Result<Arc<Tensor>, Error> {
+pub(super) fn uniform(
+    rt: &mut Runtime,
+    shape: &[usize],
+    bound: f64,
+    at: Place,
+) -> Result<Arc<Tensor>, Error> {
     let new = NewTensor {
         shape,
         dtype: at.dtype,
@@ -379,7 +384,9 @@ pub fn forward(
         | Layer::ModuleList
         | Layer::ModuleDict
         | Layer::DataParallel { .. }
-        | Layer::DistributedDataParallel { .. } => Err(Error::value(format!(
+        | Layer::DistributedDataParallel { .. }
+        | Layer::Recurrent(_)
+        | Layer::RecurrentCell(_) => Err(Error::value(format!(
             "internal error: {} has no built-in forward",
             m.type_name
         ))),

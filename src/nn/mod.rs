@@ -10,6 +10,7 @@
 //!   and forward;
 //! - `repr.rs`: the printed form, as PyTorch's `repr(model)`;
 //! - `parallel.rs`: DataParallel's replicas of a module tree.
+//! - `recurrent.rs`: `LSTM`, `GRU`, `RNN` and their cells.
 //! - `ddp/`: DistributedDataParallel's buckets and reducer.
 //!
 //! A class the user writes (`class Net(Module)`) is a module whose forward
@@ -22,6 +23,7 @@ pub mod layer;
 pub mod layers;
 pub mod module;
 pub mod parallel;
+pub mod recurrent;
 pub mod repr;
 
 pub use module::{Module, ModuleRef};

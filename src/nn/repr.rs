@@ -169,6 +169,35 @@ fn extra_repr(m: &super::Module) -> String {
         Layer::Activation(UnaryOp::Gelu) => "approximate='none'".into(),
         Layer::Activation(UnaryOp::GeluTanh) => "approximate='tanh'".into(),
         Layer::LeakyRelu { slope } => format!("negative_slope={}", py_float(*slope)),
+        Layer::Recurrent(r) => {
+            let mut s = format!("{}, {}", r.input_size, r.hidden_size);
+            if r.num_layers != 1 {
+                s += &format!(", num_layers={}", r.num_layers);
+            }
+            if !r.bias {
+                s += ", bias=False";
+            }
+            if r.batch_first {
+                s += ", batch_first=True";
+            }
+            if r.dropout != 0.0 {
+                s += &format!(", dropout={}", py_float(r.dropout));
+            }
+            if r.bidirectional {
+                s += ", bidirectional=True";
+            }
+            s
+        }
+        Layer::RecurrentCell(c) => {
+            let mut s = format!("{}, {}", c.input_size, c.hidden_size);
+            if !c.bias {
+                s += ", bias=False";
+            }
+            if c.kind == crate::nn::layer::Recurrence::RnnRelu {
+                s += ", nonlinearity=relu";
+            }
+            s
+        }
         Layer::Activation(_)
         | Layer::Identity
         | Layer::Custom

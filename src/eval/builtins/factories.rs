@@ -17,6 +17,34 @@ pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
     b.result(me.rt.tensor(&data, dtype, device))
 }
 
+/// `torch.Tensor(data)` / `torch.Tensor(*sizes)`: PyTorch's legacy
+/// constructor, float32 whatever the data (fresh memory for sizes, which
+/// reads as zeros here); also the class `isinstance(x, torch.Tensor)` asks of.
+pub(super) fn legacy_tensor(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    match b.rest.as_slice() {
+        [(v @ (Value::List(_) | Value::MutList(_) | Value::Tensor(_)), span)] => {
+            let data = match v {
+                Value::Tensor(t) => Arc::clone(t),
+                other => Arc::new(super::super::literal::literal_tensor_from_value(
+                    other,
+                    *span,
+                    DType::F64,
+                )?),
+            };
+            let device = me.device_arg(b)?;
+            b.result(me.rt.tensor(&data, DType::F32, device))
+        }
+        _ => {
+            let shape = b.sizes_from_rest()?;
+            fill(me, b, &shape, None, DType::F32)
+        }
+    }
+}
+
 /// `zeros`, `ones` and `empty` (whose memory reads as zeros, as fresh memory does).
 pub(super) fn filled(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let shape = b.sizes_from_rest()?;

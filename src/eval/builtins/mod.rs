@@ -44,6 +44,7 @@ type Handler = fn(&mut Interp, &'static str, &Bound) -> Result<Value, Diagnostic
 /// Every builtin function, by name.
 static BUILTINS: &[(&str, Handler)] = &[
     ("tensor", factories::tensor),
+    ("Tensor", factories::legacy_tensor),
     ("zeros", factories::filled),
     ("ones", factories::filled),
     ("empty", factories::filled),
@@ -273,6 +274,12 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("adaptive_avg_pool2d", nn::adaptive_avg_pool2d),
     ("MSELoss", nn::layer),
     ("LeakyReLU", nn::layer),
+    ("LSTM", nn::layer),
+    ("GRU", nn::layer),
+    ("RNN", nn::layer),
+    ("LSTMCell", nn::layer),
+    ("GRUCell", nn::layer),
+    ("RNNCell", nn::layer),
     ("leaky_relu", nn::leaky_relu),
     ("BCELoss", losses::loss_module),
     ("BCEWithLogitsLoss", losses::loss_module),
@@ -293,6 +300,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("kaiming_normal_", init::init),
     ("calculate_gain", init::calculate_gain),
     ("isinstance", nn::isinstance),
+    ("type", nn::type_),
     ("super", nn::super_),
     ("flatten", nn::flatten),
 ];

@@ -47,6 +47,12 @@ pub const LAYERS: &[&str] = &[
     "HuberLoss",
     "CrossEntropyLoss",
     "NLLLoss",
+    "LSTM",
+    "GRU",
+    "RNN",
+    "LSTMCell",
+    "GRUCell",
+    "RNNCell",
 ];
 
 /// Whether `name` is a built-in layer's class.
@@ -96,6 +102,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
         "Tanh" => activation(UnaryOp::Tanh),
         "Sigmoid" => activation(UnaryOp::Sigmoid),
         "Identity" => module(Module::new("Identity", Layer::Identity)),
+        "LSTM" | "GRU" | "RNN" | "LSTMCell" | "GRUCell" | "RNNCell" => recurrent(me, name, b),
         "Flatten" => module(Module::new(
             "Flatten",
             Layer::Flatten {
@@ -410,6 +417,102 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
 
 /// `Parameter(data, requires_grad=true)`: `data`'s elements as a
 /// parameter, which a module registers when it is assigned to it.
+/// `LSTM`, `GRU`, `RNN` and their cells: the settings checked as
+/// PyTorch's `RNNBase.__init__` checks them, the weights drawn as its
+/// `reset_parameters` draws them.
+fn recurrent(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
+    use crate::nn::layer::{Recurrence, Recurrent, RecurrentCell};
+    use crate::nn::recurrent;
+    let place = Place {
+        device: me.device_arg(b)?,
+        dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+    };
+    if !place.dtype.is_float() {
+        return Err(Error::dtype(
+            format!(
+                "{name}'s weights need a floating point dtype, not {}",
+                place.dtype
+            ),
+            None,
+        )
+        .at(b.span_of("dtype")));
+    }
+    let kind = match name {
+        "LSTM" | "LSTMCell" => Recurrence::Lstm,
+        "GRU" | "GRUCell" => Recurrence::Gru,
+        _ => match b.str("nonlinearity")?.as_deref().unwrap_or("tanh") {
+            "tanh" => Recurrence::RnnTanh,
+            "relu" => Recurrence::RnnRelu,
+            other => {
+                return Err(Error::value(format!(
+                    "Unknown nonlinearity '{other}'. Select from 'tanh' or 'relu'."
+                ))
+                .at(b.span_of("nonlinearity")))
+            }
+        },
+    };
+    let positive = |what: &str| -> Result<usize, Diagnostic> {
+        match size(b, what)? {
+            0 => Err(Error::value(format!("{what} must be greater than zero")).at(b.span_of(what))),
+            n => Ok(n),
+        }
+    };
+    let (input_size, hidden_size) = (positive("input_size")?, positive("hidden_size")?);
+    let bias = b.bool("bias", true)?;
+    let at = |e: Error| e.at(b.span);
+    if name.ends_with("Cell") {
+        let spec = RecurrentCell {
+            kind,
+            input_size,
+            hidden_size,
+            bias,
+        };
+        return module(recurrent::cell(&mut me.rt, spec, place).map_err(at)?);
+    }
+    let num_layers = match b.int("num_layers")?.unwrap_or(1) {
+        n if n > 0 => n as usize,
+        _ => {
+            return Err(
+                Error::value("num_layers must be greater than zero").at(b.span_of("num_layers"))
+            )
+        }
+    };
+    let dropout = b.float("dropout")?.unwrap_or(0.0);
+    if !(0.0..=1.0).contains(&dropout) {
+        return Err(Error::value(
+            "dropout should be a number in range [0, 1] representing the probability of an \
+             element being zeroed",
+        )
+        .at(b.span_of("dropout")));
+    }
+    if dropout > 0.0 && num_layers == 1 {
+        me.rt.note(format!(
+            "UserWarning: dropout option adds dropout after all but last recurrent layer, so \
+             non-zero dropout expects num_layers greater than 1, but got dropout={} and \
+             num_layers=1",
+            crate::nn::repr::py_float(dropout)
+        ));
+    }
+    if b.int("proj_size")?.unwrap_or(0) != 0 {
+        return Err(Error::value_help(
+            "LSTM's proj_size is not in cudash yet",
+            "leave it out: the hidden state is then not projected",
+        )
+        .at(b.span_of("proj_size")));
+    }
+    let spec = Recurrent {
+        kind,
+        input_size,
+        hidden_size,
+        num_layers,
+        bias,
+        batch_first: b.bool("batch_first", false)?,
+        dropout,
+        bidirectional: b.bool("bidirectional", false)?,
+    };
+    module(recurrent::recurrent(&mut me.rt, spec, place).map_err(at)?)
+}
+
 pub(super) fn parameter(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let t = b.tensor("data")?;
     let requires_grad = b.bool("requires_grad", true)?;
@@ -465,7 +568,9 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
         Value::Builtin(doc) if doc.name == "Parameter" => {
             matches!(obj, Value::Tensor(t) if meta::is_parameter(t))
         }
-        Value::Builtin(doc) if doc.name == "tensor" => matches!(obj, Value::Tensor(_)),
+        Value::Builtin(doc) if matches!(doc.name, "tensor" | "Tensor") => {
+            matches!(obj, Value::Tensor(_))
+        }
         other => {
             return Err(Error::Module {
                 class: "TypeError",
@@ -477,6 +582,54 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
             })
         }
     })
+}
+
+/// `type(obj)`: its class, as Python's: a class of the program's, a
+/// layer's class, `Parameter`, `Tensor`, or Python's `int`, `float`,
+/// `str`, `bool`, `list`, `tuple`, `dict` (each with its `__name__`).
+pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    use super::super::docs;
+    let (v, span) = b
+        .get("object")
+        .cloned()
+        .ok_or_else(|| Error::value("type() needs an object").at(b.span))?;
+    if let Some(class) = super::super::value::class_of(&v) {
+        return Ok(Value::Class(class));
+    }
+    if let Value::Exception(e) = &v {
+        // cudash's own names for PyTorch's RuntimeErrors are PyTorch's class.
+        let class = match e.class.name {
+            "ShapeError" | "DTypeError" | "DeviceError" | "CudaError" => {
+                super::super::exceptions::named("RuntimeError").unwrap_or(e.class)
+            }
+            _ => e.class,
+        };
+        return Ok(Value::ExcClass(class));
+    }
+    let name: &str = match &v {
+        Value::Tensor(t) if meta::is_parameter(t) => "Parameter",
+        Value::Tensor(_) => "Tensor",
+        Value::Module(m) => &crate::runtime::lock::lock(m).type_name.clone(),
+        other => super::super::format::python_type(other),
+    };
+    match docs::function(name) {
+        Some(doc) if PYTHON_TYPES.contains(&doc.name) || is_type(doc.name) => {
+            Ok(Value::Builtin(doc))
+        }
+        _ => Err(Error::value_help(
+            format!(
+                "cudash's type() does not name the class of {}",
+                v.type_name()
+            ),
+            "isinstance(x, cls) asks whether x is of a class",
+        )
+        .at(span)),
+    }
+}
+
+/// Whether a builtin is a class `type()` gives.
+fn is_type(name: &str) -> bool {
+    is_layer(name) || matches!(name, "Tensor" | "Parameter" | "Module" | "DataParallel")
 }
 
 /// `super()` in a method.

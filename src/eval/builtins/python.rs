@@ -456,7 +456,7 @@ pub(super) fn next(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
     let Value::Iterator(it) = &v else {
         return Err(Error::Module {
             class: "TypeError",
-            message: format!("'{}' object is not an iterator", v.type_name()),
+            message: format!("'{}' object is not an iterator", v.kind()),
             help: Some("make one with `iter(xs)`: `next(iter(loader))` is the first batch".into()),
         }
         .at(span));

@@ -196,6 +196,14 @@ pub(super) fn enumerate(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Va
         .cloned()
         .ok_or_else(|| Error::value("enumerate() needs something to iterate").at(b.span))?;
     let start = b.int("start")?.unwrap_or(0);
+    // An iterator's items are taken once, here (asking below would use them up).
+    let v = match &v {
+        Value::Iterator(_) => match v.elements() {
+            Some(Ok(items)) => Value::List(Arc::new(items)),
+            _ => v,
+        },
+        _ => v,
+    };
     if !matches!(v, Value::DataLoader(_)) {
         match v.elements() {
             Some(Ok(_)) => {}

@@ -499,6 +499,16 @@ impl Interp {
         if let Value::OwnModule(m) = recv {
             return self.own_module_attr(m, name, span);
         }
+        // `type(x).__name__`, `int.__name__`.
+        match (recv, name) {
+            (Value::Builtin(doc), "__name__") => {
+                return Ok(Value::Str(Arc::new(doc.name.to_string())))
+            }
+            (Value::ExcClass(c), "__name__") => {
+                return Ok(Value::Str(Arc::new(c.name.to_string())))
+            }
+            _ => {}
+        }
         let as_name = || Name::new(name.into(), span);
         // `s.values` of `s = x.sort()`: a dict's keys read as fields, as
         // PyTorch's named tuples.

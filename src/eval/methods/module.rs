@@ -82,6 +82,9 @@ impl Interp {
             ("output_device", Layer::DataParallel { output_device, .. }) => {
                 Some(Value::Int(*output_device as i64))
             }
+            (_, Layer::Recurrent(_) | Layer::RecurrentCell(_)) => {
+                recurrent_setting(name, &module.layer)
+            }
             _ => None,
         };
         if let Some(x) = setting {
@@ -294,6 +297,9 @@ impl Interp {
         match layer {
             Layer::DataParallel { .. } => return self.data_parallel_forward(m, args, span),
             Layer::DistributedDataParallel { .. } => return self.ddp_forward(m, args, span),
+            Layer::Recurrent(_) | Layer::RecurrentCell(_) => {
+                return self.recurrent_forward(m, args, span)
+            }
             _ => {}
         }
         if let Some(k) = args.iter().find(|a| a.keyword.is_some()) {
@@ -360,8 +366,38 @@ impl Interp {
     }
 }
 
+/// A recurrent layer's or cell's settings, as PyTorch keeps them on the module.
+fn recurrent_setting(name: &str, layer: &Layer) -> Option<Value> {
+    use crate::nn::layer::Recurrence;
+    let (kind, input_size, hidden_size, bias) = match layer {
+        Layer::Recurrent(r) => (r.kind, r.input_size, r.hidden_size, r.bias),
+        Layer::RecurrentCell(c) => (c.kind, c.input_size, c.hidden_size, c.bias),
+        _ => return None,
+    };
+    let int = |n: usize| Some(Value::Int(n as i64));
+    match (name, layer) {
+        ("input_size", _) => int(input_size),
+        ("hidden_size", _) => int(hidden_size),
+        ("bias", _) => Some(Value::bool(bias)),
+        ("nonlinearity", _) if matches!(kind, Recurrence::RnnTanh | Recurrence::RnnRelu) => {
+            let f = if kind == Recurrence::RnnRelu {
+                "relu"
+            } else {
+                "tanh"
+            };
+            Some(Value::Str(Arc::new(f.into())))
+        }
+        ("num_layers", Layer::Recurrent(r)) => int(r.num_layers),
+        ("batch_first", Layer::Recurrent(r)) => Some(Value::bool(r.batch_first)),
+        ("dropout", Layer::Recurrent(r)) => Some(Value::float(r.dropout)),
+        ("bidirectional", Layer::Recurrent(r)) => Some(Value::bool(r.bidirectional)),
+        ("proj_size", Layer::Recurrent(_)) => int(0),
+        _ => None,
+    }
+}
+
 /// `model.parameters(recurse=true)`: the tensors an optimizer takes.
-pub(super) fn parameters(_: &mut Interp, name: &'static str, m: &ModuleRef, b: &Bound) -> Out {
+pub(super) fn parameters(me: &mut Interp, name: &'static str, m: &ModuleRef, b: &Bound) -> Out {
     let recurse = b.bool("recurse", true)?;
     let named = match name {
         "parameters" | "named_parameters" => module::named_parameters(m, recurse),
@@ -378,7 +414,20 @@ pub(super) fn parameters(_: &mut Interp, name: &'static str, m: &ModuleRef, b: &
             false => Value::Tensor(t),
         })
         .collect();
-    Ok(Value::List(Arc::new(items)))
+    Ok(generated(me, items))
+}
+
+/// What a module's walk gives: in a Python program a generator, as
+/// PyTorch's (`next(model.parameters())` is the first parameter, a second
+/// loop over it finds nothing); in cudash's own language a list.
+fn generated(me: &Interp, items: Vec<Value>) -> Value {
+    use super::super::value::PyIterator;
+    match me.python_program() {
+        true => Value::Iterator(Arc::new(std::sync::Mutex::new(PyIterator::Items(
+            items.into(),
+        )))),
+        false => Value::List(Arc::new(items)),
+    }
 }
 
 fn join(prefix: &str, name: &str) -> String {
@@ -394,7 +443,7 @@ fn pair(name: String, v: Value) -> Value {
 }
 
 /// `children()`, `named_children()`, `modules()`, `named_modules()`.
-pub(super) fn modules(_: &mut Interp, name: &'static str, m: &ModuleRef, _: &Bound) -> Out {
+pub(super) fn modules(me: &mut Interp, name: &'static str, m: &ModuleRef, _: &Bound) -> Out {
     let named = match name {
         "children" | "named_children" | "items" => lock(m).children(),
         _ => module::named_modules(m, ""),
@@ -408,7 +457,10 @@ pub(super) fn modules(_: &mut Interp, name: &'static str, m: &ModuleRef, _: &Bou
             },
         )
         .collect();
-    Ok(Value::List(Arc::new(items)))
+    Ok(match name {
+        "items" => Value::List(Arc::new(items)),
+        _ => generated(me, items),
+    })
 }
 
 /// `train(mode=true)`, `eval()`: the mode of the module and everything in
