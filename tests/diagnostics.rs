@@ -171,7 +171,10 @@ diagnostic!(
     torch_name_cudash_lacks,
     "import torch.nn as nn\nnn.Transformer(512)"
 );
-diagnostic!(import_a_name_cudash_lacks, "from torch.nn import LSTM");
+diagnostic!(
+    import_a_name_cudash_lacks,
+    "from torch.nn import Transformer"
+);
 diagnostic!(indented_block_missing, "def f(x):\nreturn x");
 diagnostic!(unexpected_indent, "if true:\n    a = 1\n      b = 2");
 diagnostic!(unindent_between_levels, "if true:\n    a = 1\n  b = 2");

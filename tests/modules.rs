@@ -842,3 +842,73 @@ fn leaky_relu_as_pytorch() {
         ]
     );
 }
+
+/// `nn.LSTM`'s weights are drawn as PyTorch's `reset_parameters` draws
+/// them: every parameter uniform within 1/sqrt(hidden_size), one after the
+/// other in registration order (the same draws as `rand` of those shapes).
+#[test]
+fn recurrent_weights_are_drawn_in_pytorchs_order() {
+    let out = common::ok(
+        "import torch\nimport torch.nn as nn\n\
+         torch.manual_seed(0)\nm = nn.LSTM(3, 2, bidirectional=True)\n\
+         torch.manual_seed(0)\nsame = []\n\
+         for n, p in m.named_parameters():\n    \
+             u = torch.rand(p.shape) * (2 / 2 ** 0.5) - 1 / 2 ** 0.5\n    \
+             same.append(torch.equal(u, p))\n\
+         print([n for n, _ in m.named_parameters()], all(same), len(same))",
+    );
+    assert_eq!(
+        out.trim(),
+        "['weight_ih_l0', 'weight_hh_l0', 'bias_ih_l0', 'bias_hh_l0', 'weight_ih_l0_reverse', \
+         'weight_hh_l0_reverse', 'bias_ih_l0_reverse', 'bias_hh_l0_reverse'] True 8"
+    );
+}
+
+/// An LSTM's graph is PyTorch's composed cpu graph (as PyTorch records it
+/// in float64, where oneDNN's fused layer is not used): `StackBackward0`
+/// over each step's `MulBackward0`; `batch_first` a transpose, in place for
+/// a GRU (`TransposeBackward1`); backward frees it.
+#[test]
+fn an_lstms_graph_is_pytorchs_and_backward_frees_it() {
+    let out = common::ok(
+        "import torch\nimport torch.nn as nn\n\
+         lstm = nn.LSTM(3, 4).double()\n\
+         x = torch.randn(5, 2, 3, requires_grad=True, dtype=torch.float64)\n\
+         out, (h, c) = lstm(x)\n\
+         f = out.grad_fn.next_functions[0][0]\n\
+         print(out.grad_fn.name(), len(out.grad_fn.next_functions), f.name(), \
+         [n[0].name() for n in f.next_functions], h.grad_fn.name(), c.grad_fn.name())\n\
+         out1, _ = nn.LSTM(3, 4, batch_first=True).double()(x)\n\
+         out2, _ = nn.GRU(3, 4, batch_first=True).double()(x)\n\
+         print(out1.grad_fn.name(), out2.grad_fn.name(), out2.grad_fn.next_functions[0][0].name())\n\
+         (out.sum() + c.sum()).backward()\n\
+         print(x.grad.shape, lstm.weight_hh_l0.grad.shape)\n\
+         try:\n    out.sum().backward()\nexcept RuntimeError as e:\n    print('again:', str(e)[:40])",
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        "StackBackward0 5 MulBackward0 ['SigmoidBackward0', 'TanhBackward0'] StackBackward0 StackBackward0"
+    );
+    assert_eq!(
+        lines[1],
+        "TransposeBackward0 TransposeBackward1 StackBackward0"
+    );
+    assert_eq!(lines[2], "torch.Size([5, 2, 3]) torch.Size([16, 4])");
+    assert_eq!(lines[3], "again: Trying to backward through the graph a s");
+}
+
+/// A wrong hidden state is PyTorch's message, at the call (a RuntimeError,
+/// which cudash names ShapeError).
+#[test]
+fn a_wrong_hidden_state_is_pytorchs_error() {
+    let (class, message) = common::err(
+        "import torch\nimport torch.nn as nn\n\
+         gru = nn.GRU(3, 4)\ngru(torch.randn(5, 2, 3), torch.zeros(1, 3, 4))",
+    );
+    assert_eq!(class, "ShapeError");
+    assert!(
+        message.contains("Expected hidden size (1, 2, 4), got [1, 3, 4]"),
+        "{message}"
+    );
+}

@@ -57,9 +57,9 @@ fn what_cudash_lacks_is_an_error_that_says_so() {
             "cudash has no `torch.fft`",
         ),
         (
-            "from torch.nn import LSTM",
+            "from torch.nn import Transformer",
             "AttributeError",
-            "cudash has no `torch.nn.LSTM`",
+            "cudash has no `torch.nn.Transformer`",
         ),
         (
             "import torchvision",

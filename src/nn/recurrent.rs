@@ -8,8 +8,11 @@
 //! (`StackBackward0`), a bidirectional layer's two directions joined
 //! (`CatBackward0`), `batch_first` a transpose at each end.
 //!
-//! PyTorch on a GPU runs the whole recurrence as one cuDNN call
-//! (`CudnnRnnBackward0`); cudash composes it there too (docs/modules.md).
+//! That is PyTorch's graph for a GRU and an RNN on the cpu, and for an
+//! LSTM in float64 or with oneDNN off; a float32 LSTM on PyTorch's cpu is
+//! oneDNN's fused layer (`MkldnnRnnLayerBackward0`), and on a GPU every
+//! recurrence is one cuDNN call (`CudnnRnnBackward0`). cudash composes it
+//! everywhere (docs/modules.md says so to the user).
 
 use std::sync::Arc;
 
@@ -195,7 +198,7 @@ pub fn forward(
     }
     // `_VF.lstm` / `_VF.gru` / `_VF.rnn_tanh` from here.
     let input = match spec.batch_first {
-        true => transpose01(rt, mode, &x),
+        true => transpose01(rt, mode, &x, "TransposeBackward0"),
         false => x,
     };
     let hs = unbind0(rt, mode, &hx.h)?;
@@ -236,8 +239,16 @@ pub fn forward(
         true => Some(join(rt, mode, &final_c, 0, true)?),
         false => None,
     };
+    // RNN.cpp turns an LSTM's output with `transpose`, a GRU's or an RNN's
+    // with `transpose_` in place (`TransposeBackward1`).
     let output = match spec.batch_first {
-        true => transpose01(rt, mode, &layer_input),
+        true => {
+            let name = match lstm {
+                true => "TransposeBackward0",
+                false => "TransposeBackward1",
+            };
+            transpose01(rt, mode, &layer_input, name)
+        }
         false => layer_input,
     };
     if batched {
@@ -564,10 +575,10 @@ fn join(rt: &mut Runtime, mode: Mode, xs: &[Arc<Tensor>], dim: i64, stack: bool)
     record::join(rt, mode, &refs, out, dim, stack)
 }
 
-fn transpose01(rt: &Runtime, mode: Mode, x: &Tensor) -> Arc<Tensor> {
+fn transpose01(rt: &Runtime, mode: Mode, x: &Tensor, name: &'static str) -> Arc<Tensor> {
     let out = Arc::new(x.transpose(0, 1));
     let backward = Backward::Transpose { d0: 0, d1: 1 };
-    record::attach_node(rt, mode, out, "TransposeBackward0", backward, &[x])
+    record::attach_node(rt, mode, out, name, backward, &[x])
 }
 
 fn unsqueeze(rt: &Runtime, mode: Mode, x: &Tensor, dim: i64) -> R<Arc<Tensor>> {
