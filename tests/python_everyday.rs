@@ -569,3 +569,62 @@ fn a_dict_that_holds_itself_prints_once() {
     let out = printed("d = {}\nd[\"me\"] = d\nd[\"x\"] = [1, d]\nprint(d)\nd");
     assert_eq!(out[0], "{'me': {...}, 'x': [1, {...}]}");
 }
+
+/// `open()` as a corpus reader and a log writer use it: each line as
+/// Python 3.11 printed it for the same program.
+#[test]
+fn files_read_and_write_as_pythons() {
+    let dir = std::env::temp_dir().join(format!("cudash-files-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("corpus.txt");
+    let p = path.display();
+    let out = common::ok(&format!(
+        "with open('{p}', 'w', encoding='utf8') as f:\n    n = f.write('the cat sat\\non the mat\\n')\n    \
+         f.writelines(['a b\\n', 'c\\n'])\n\
+         words = []\n\
+         with open('{p}', 'r', encoding='utf8') as f:\n    for line in f:\n        \
+         words += line.split() + ['<eos>']\n\
+         print(n, words, len(words))\n\
+         f = open('{p}')\nprint(repr(f.readline()), repr(f.read(3)), f.readlines())\nf.close()\n\
+         try:\n    f.read()\nexcept ValueError as e:\n    print('ValueError:', e)\n\
+         try:\n    open('{p}.missing')\nexcept FileNotFoundError as e:\n    print(type(e).__name__)\n\
+         with open('{p}', 'a') as f:\n    k = f.write('end\\n')\n\
+         print(open('{p}').read().splitlines()[-2:], 'a\\r\\nb\\n\\nc'.splitlines())"
+    ));
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "23 ['the', 'cat', 'sat', '<eos>', 'on', 'the', 'mat', '<eos>', 'a', 'b', '<eos>', 'c', '<eos>'] 13",
+            "'the cat sat\\n' 'on ' ['the mat\\n', 'a b\\n', 'c\\n']",
+            "ValueError: I/O operation on closed file.",
+            "FileNotFoundError",
+            "['c', 'end'] ['a', 'b', '', 'c']",
+        ]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `torch.multinomial` draws by weight (a column of weight 0 is never
+/// drawn; without replacement each column once), PyTorch's errors.
+#[test]
+fn multinomial_draws_by_weight() {
+    let out = common::ok(
+        "import torch\nw = torch.tensor([[1., 2., 3., 4.], [0., 0., 1., 0.]])\n\
+         c = torch.zeros(4)\n\
+         for i in range(4000):\n    c[torch.multinomial(w[0], 1).item()] += 1\n\
+         print([round(v / 4000, 1) for v in c.tolist()])\n\
+         print(sorted(torch.multinomial(w[0], 4).tolist()), torch.multinomial(w, 1).shape, \
+         torch.multinomial(w, 3, replacement=True)[1].tolist())\n\
+         try:\n    torch.multinomial(w, 5)\nexcept RuntimeError as e:\n    print(e)",
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "[0.1, 0.2, 0.3, 0.4]",
+            "[0, 1, 2, 3] torch.Size([2, 1]) [2, 2, 2]",
+            "cannot sample n_sample > prob_dist.size(-1) samples without replacement",
+        ]
+    );
+}

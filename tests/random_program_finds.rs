@@ -339,3 +339,27 @@ fn cat_of_parts_with_no_element_on_a_device() {
     assert!(!out.contains("panicked"), "{out}");
     assert!(out.trim_end().ends_with("[4, 0]"), "{out}");
 }
+
+/// SmoothL1 and Huber broadcast a target of another shape as `mse_loss`
+/// does, with PyTorch's warning, as functions and as modules alike
+/// (PyTorch 2.15: 0.6666666865348816 for each, x.grad's rows [0, -1/6, -1/6]).
+#[test]
+fn regression_losses_broadcast_as_mse_does() {
+    let out = common::ok(
+        "import torch\nimport torch.nn as nn\nimport torch.nn.functional as F\n\
+         x = torch.ones(2, 3, requires_grad=True)\nt = torch.tensor([1., 2., 3.])\n\
+         a = F.smooth_l1_loss(x, t)\nb = nn.SmoothL1Loss()(x, t)\n\
+         c = F.huber_loss(x, t)\nd = nn.HuberLoss()(x, t)\n\
+         print(a.item(), b.item(), c.item(), d.item())\n\
+         a.backward()\nprint(x.grad.tolist())",
+    );
+    assert!(out.contains("different to the input size"), "{out}");
+    assert!(
+        out.contains("0.6666666865348816 0.6666666865348816 0.6666666865348816 0.6666666865348816"),
+        "{out}"
+    );
+    assert!(
+        out.contains("[[0.0, -0.1666666716337204, -0.1666666716337204], [0.0, -0.1666666716337204, -0.1666666716337204]]"),
+        "{out}"
+    );
+}

@@ -43,6 +43,20 @@ pub fn pointwise_loss(
     reduction: Reduction,
 ) -> R<Arc<Tensor>> {
     let name = kind.op_name();
+    // The regression losses broadcast a target of another shape, after
+    // PyTorch's warning (as `mse_loss`); the cross entropies refuse it.
+    let regression = matches!(
+        kind,
+        PointwiseLoss::SmoothL1 { .. } | PointwiseLoss::Huber { .. }
+    );
+    let broadcast = match regression && x.shape() != y.shape() {
+        true => Some(super::losses::broadcast_pair(rt, mode, name, x, y)?),
+        false => None,
+    };
+    let (x, y) = match &broadcast {
+        Some((x, y)) => (&**x, &**y),
+        None => (x, y),
+    };
     if kind == PointwiseLoss::BinaryCrossEntropy {
         super::autocast::refuse_unsafe(mode, x.device(), name)?;
     }

@@ -30,6 +30,15 @@ impl Interp {
         }
         // What `__enter__` gives: `torch.autocast` itself, None for the
         // others (PyTorch's `no_grad`, `torch.cuda.device`, `stream`).
+        // `with open(path) as f:` binds the file and closes it after the block.
+        if let Value::File(f) = &context {
+            if let Some(t) = target {
+                self.bind_target(t, context.clone(), e.span)?;
+            }
+            let r = self.exec_block(body);
+            crate::runtime::lock::lock(f).close();
+            return r;
+        }
         if let Some(t) = target {
             let entered = match &context {
                 Value::Autocast(_) => context.clone(),

@@ -65,6 +65,7 @@ impl Doc {
             Some("e") => "event",
             Some("xs") => "list",
             Some("d") => "dict",
+            Some("f") => "file",
             Some("opt") => "optimizer",
             Some("scheduler") => "scheduler",
             Some("scaler") => "grad_scaler",
@@ -120,6 +121,13 @@ macro_rules! docs {
 
 docs! {
     Function Tensors "Tensor", "Tensor(*data, device=none)", "PyTorch's tensor class: `isinstance(x, Tensor)` asks whether `x` is a tensor; called, its legacy constructor, always float32: `Tensor([1, 2])` holds `[1., 2.]`, `Tensor(2, 3)` is fresh memory of that shape.", "isinstance(ones(2), Tensor)\nTensor([1, 2])";
+    Function Tensors "FloatTensor", "FloatTensor(*data, device=none)", "PyTorch's legacy constructor of float32 tensors: `FloatTensor([1, 2])` from data, `FloatTensor(2, 3)` fresh memory of that shape (as old tutorials write `torch.FloatTensor(n)`).", "FloatTensor([1, 2])";
+    Function Tensors "LongTensor", "LongTensor(*data, device=none)", "PyTorch's legacy constructor of int64 tensors: `LongTensor([1, 2])` from data, `LongTensor(2, 3)` fresh memory of that shape (as old tutorials write `torch.LongTensor(n)`).", "LongTensor(3)";
+    Function Tensors "IntTensor", "IntTensor(*data, device=none)", "PyTorch's legacy constructor of int32 tensors: `IntTensor([1, 2])` from data, `IntTensor(2, 3)` fresh memory of that shape (as old tutorials write `torch.IntTensor(n)`).", "IntTensor([1, 2])";
+    Function Tensors "DoubleTensor", "DoubleTensor(*data, device=none)", "PyTorch's legacy constructor of float64 tensors: `DoubleTensor([1, 2])` from data, `DoubleTensor(2, 3)` fresh memory of that shape (as old tutorials write `torch.DoubleTensor(n)`).", "DoubleTensor([0.5])";
+    Function Tensors "HalfTensor", "HalfTensor(*data, device=none)", "PyTorch's legacy constructor of float16 tensors: `HalfTensor([1, 2])` from data, `HalfTensor(2, 3)` fresh memory of that shape (as old tutorials write `torch.HalfTensor(n)`).", "HalfTensor([0.5])";
+    Function Tensors "BoolTensor", "BoolTensor(*data, device=none)", "PyTorch's legacy constructor of bool tensors: `BoolTensor([1, 2])` from data, `BoolTensor(2, 3)` fresh memory of that shape (as old tutorials write `torch.BoolTensor(n)`).", "BoolTensor([1, 0])";
+    Function Tensors "multinomial", "multinomial(input, num_samples, replacement=false)", "Column indices drawn by the weights of each row of `input` (a vector or a matrix of non-negative weights, not necessarily summing to one), as torch.multinomial: each draw picks the first column whose running sum passes a uniform draw; without `replacement` a drawn column is not drawn again. Drawn on the tensor's device from cudash's generator (PyTorch's draws other numbers).", "seed(0)\nmultinomial(tensor([0., 10., 0.]), 2, replacement=true)";
     Function Tensors "tensor", "tensor(data, dtype=none, device=cpu, requires_grad=false)", "A tensor from a number or nested list; floats default to f32, ints to i64.", "tensor([[1, 2], [3, 4]], dtype=f32)";
     Function Tensors "zeros", "zeros(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor filled with 0.", "zeros(2, 3)";
     Function Tensors "ones", "ones(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor filled with 1.", "ones(2, 3, dtype=i64)";
@@ -457,6 +465,13 @@ docs! {
     Method Teaching "setdefault", "d.setdefault(key, default=none)", "The value of `key`; a key the dict lacks is first set to `default`.", "counts = {}\ncounts.setdefault(\"cat\", 0)\ncounts";
     Method Teaching "clear", "d.clear()", "Removes every item, in place.", "d = {\"a\": 1}\nd.clear()\nd";
     Method Teaching "copy", "d.copy()", "A new dict of the same items (a shallow copy: the values are shared).", "d = {\"a\": 1}\ne = d.copy()\ne[\"b\"] = 2\nd";
+    Function Teaching "open", "open(file, mode=\"r\", encoding=none)", "A text file, as Python's `open`: mode \"r\" reads it (`f.read()`, `f.readline()`, `f.readlines()`, `for line in f:`), \"w\" writes it afresh and \"a\" appends (`f.write(s)`); `with open(path) as f:` closes it after the block. A missing file is Python's `FileNotFoundError`.", "with open(\"/tmp/cudash-notes.txt\", \"w\") as f:\n    f.write(\"loss 0.5\\nloss 0.25\\n\")\nwith open(\"/tmp/cudash-notes.txt\") as f:\n    [line.split()[1] for line in f]";
+    Method Teaching "read", "f.read(size=-1)", "The rest of the file (or `size` characters of it) as one str.", "with open(\"/tmp/cudash-read.txt\", \"w\") as f:\n    f.write(\"abc\")\nopen(\"/tmp/cudash-read.txt\").read()";
+    Method Teaching "readline", "f.readline()", "The next line with its newline; \"\" at the end of the file.", "with open(\"/tmp/cudash-readline.txt\", \"w\") as f:\n    f.write(\"a\\nb\\n\")\nopen(\"/tmp/cudash-readline.txt\").readline()";
+    Method Teaching "readlines", "f.readlines()", "The lines not read yet, each with its newline, as a list.", "with open(\"/tmp/cudash-readlines.txt\", \"w\") as f:\n    f.write(\"a\\nb\\n\")\nopen(\"/tmp/cudash-readlines.txt\").readlines()";
+    Method Teaching "write", "f.write(s)", "Writes the str `s` (no newline added) and gives how many characters it wrote.", "with open(\"/tmp/cudash-write.txt\", \"w\") as f:\n    f.write(f\"epoch {1}: {0.25:.3f}\\n\")";
+    Method Teaching "writelines", "f.writelines(lines)", "Writes each str of `lines` in turn (no newlines added).", "with open(\"/tmp/cudash-writelines.txt\", \"w\") as f:\n    f.writelines([\"a\\n\", \"b\\n\"])";
+    Method Teaching "close", "f.close()", "Closes the file: what was written is on disk, and reading or writing it again is an error (`with` closes it for you).", "f = open(\"/tmp/cudash-close.txt\", \"w\")\nf.close()";
     Method Teaching "keys", "d.keys()", "A dict's keys, in order (Python's `dict.keys()`: `model.state_dict().keys()`).", "d = {\"lr\": 0.1, \"momentum\": 0.9}\nd.keys()";
     Method Teaching "values", "d.values()", "A dict's values, in its keys' order.", "d = {\"lr\": 0.1, \"momentum\": 0.9}\nd.values()";
     Method Teaching "items", "d.items()", "A dict's `(key, value)` pairs, in order: `for k, v in d.items()`.", "d = {\"lr\": 0.1, \"momentum\": 0.9}\nfor k, v in d.items() { print(k, v) }";
@@ -810,6 +825,7 @@ fn receiver_letter(doc: &Doc) -> &'static str {
         "event" => "e",
         "list" => "xs",
         "dict" => "d",
+        "file" => "f",
         "optimizer" => "opt",
         "scheduler" => "scheduler",
         "sampler" => "sampler",

@@ -41,6 +41,9 @@ pub static CLASSES: &[ExceptionClass] = &[
     class("IOError", Some("OSError")),
     class("FileExistsError", Some("OSError")),
     class("FileNotFoundError", Some("OSError")),
+    class("PermissionError", Some("OSError")),
+    // io.UnsupportedOperation (Python's is also a ValueError).
+    class("UnsupportedOperation", Some("OSError")),
     class("RuntimeError", Some("Exception")),
     class("NotImplementedError", Some("RuntimeError")),
     class("RecursionError", Some("RuntimeError")),
@@ -60,6 +63,8 @@ pub static CLASSES: &[ExceptionClass] = &[
     class("TabError", Some("IndentationError")),
     class("TypeError", Some("Exception")),
     class("ValueError", Some("Exception")),
+    class("UnicodeError", Some("ValueError")),
+    class("UnicodeDecodeError", Some("UnicodeError")),
 ];
 
 /// The class named `name` (`ValueError`), if Python or cudash has it.

@@ -21,6 +21,7 @@ pub mod distributed;
 pub mod docs;
 mod exceptions;
 mod expr;
+mod files;
 mod flow;
 pub(crate) mod format;
 pub mod function;

@@ -117,6 +117,7 @@ pub fn repr(v: &Value) -> String {
         Value::Namespace(m) => format!("<module '{}'>", m.path),
         Value::ExcClass(c) => format!("<class '{}'>", c.name),
         Value::Iterator(_) => "<iterator>".into(),
+        Value::File(f) => crate::runtime::lock::lock(f).repr(),
         Value::Exception(x) => format!("{}({:?})", x.class.name, x.message),
         Value::Range(r) if r.step == 1 => format!("range({}, {})", r.start, r.stop),
         Value::Range(r) => format!("range({}, {}, {})", r.start, r.stop, r.step),

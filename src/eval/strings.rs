@@ -131,6 +131,12 @@ pub(super) const STR_METHODS: &[&str] = &[
     "endswith",
     "replace",
     "split",
+    "splitlines",
+    "find",
+    "count",
+    "isdigit",
+    "isalpha",
+    "isspace",
 ];
 
 impl Interp {
@@ -207,6 +213,44 @@ impl Interp {
                     parts,
                 )))))
             }
+            // Python's line ends: \n, \r\n and \r (not kept).
+            "splitlines" => {
+                let mut parts = Vec::new();
+                let mut line = String::new();
+                let mut chars = s.chars().peekable();
+                while let Some(c) = chars.next() {
+                    match c {
+                        '\r' | '\n' => {
+                            if c == '\r' && chars.peek() == Some(&'\n') {
+                                chars.next();
+                            }
+                            parts.push(Value::Str(Arc::new(std::mem::take(&mut line))));
+                        }
+                        c => line.push(c),
+                    }
+                }
+                if !line.is_empty() {
+                    parts.push(Value::Str(Arc::new(line)));
+                }
+                Ok(Value::MutList(Arc::new(std::sync::Mutex::new(Arc::new(
+                    parts,
+                )))))
+            }
+            "find" => str_arg(0)
+                .map(|p| Value::Int(s.find(&p).map_or(-1, |k| s[..k].chars().count() as i64))),
+            "count" => str_arg(0).map(|p| match p.is_empty() {
+                true => Value::Int(s.chars().count() as i64 + 1),
+                false => Value::Int(s.matches(&p).count() as i64),
+            }),
+            "isdigit" => Ok(Value::bool(
+                !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()),
+            )),
+            "isalpha" => Ok(Value::bool(
+                !s.is_empty() && s.chars().all(char::is_alphabetic),
+            )),
+            "isspace" => Ok(Value::bool(
+                !s.is_empty() && s.chars().all(char::is_whitespace),
+            )),
             other => Err(Error::value(format!(
                 "internal error: no string method `{other}`"
             ))),

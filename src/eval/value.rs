@@ -113,6 +113,8 @@ pub enum Value {
     Exception(Arc<PyException>),
     /// `iter(xs)`: what `next` takes items from, one at a time.
     Iterator(Arc<Mutex<PyIterator>>),
+    /// A file `open()` gave.
+    File(super::files::FileRef),
     /// `x.shape`, `x.size()`: a tuple of ints, as PyTorch's `torch.Size`
     /// (shown `[2, 3]`; in an f-string or `str()`, `torch.Size([2, 3])`).
     Size(Arc<Vec<Value>>),
@@ -409,6 +411,7 @@ impl Value {
             Value::Work(_) => "a work handle",
             Value::NoSync(_) => "a no_sync context",
             Value::Enumerate(_) => "an enumerate object",
+            Value::File(_) => "a file",
             Value::Class(_) => "a class",
             Value::Object(_) => "an object",
             Value::Module(_) => "a module",
@@ -460,6 +463,7 @@ impl Value {
             Value::Work(_) => "work",
             Value::NoSync(_) => "context",
             Value::Enumerate(_) => "enumerate",
+            Value::File(_) => "file",
             Value::Class(_) => "class",
             Value::Object(_) => "object",
             Value::Module(_) => "module",
@@ -532,6 +536,8 @@ impl Value {
             )))),
             Value::Range(r) => Some(Ok((0..r.len()).map(|k| Value::Int(r.at(k))).collect())),
             // What is left, taken: a loop over an iterator uses it up.
+            // A file's lines not read yet (`for line in f`).
+            Value::File(f) => Some(crate::runtime::lock::lock(f).rest_lines()),
             Value::Iterator(it) => match &mut *crate::runtime::lock::lock(it) {
                 PyIterator::Items(items) => Some(Ok(items.drain(..).collect())),
                 PyIterator::Loader { .. } => None,

@@ -77,6 +77,8 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
     let escape = just('\\').ignore_then(choice((
         just('n').to('\n'),
         just('t').to('\t'),
+        just('r').to('\r'),
+        just('0').to('\0'),
         just('\\').to('\\'),
         just('"').to('"'),
         just('\'').to('\''),

@@ -339,7 +339,7 @@ pub fn forward(
         }
         Layer::MseLoss(r) => losses::mse_loss(rt, mode, x, &inputs[1], *r),
         Layer::PointwiseLoss { kind, reduction } => {
-            use crate::autograd::pointwise_losses::{pointwise_loss, PointwiseLoss, Weights};
+            use crate::autograd::pointwise_losses::{pointwise_loss, Weights};
             let buffer = |name: &str| {
                 m.buffers
                     .iter()
@@ -347,19 +347,11 @@ pub fn forward(
                     .and_then(|b| b.tensor.clone())
             };
             let (weight, pos_weight) = (buffer("weight"), buffer("pos_weight"));
-            let (x, y) = match matches!(
-                kind,
-                PointwiseLoss::SmoothL1 { .. } | PointwiseLoss::Huber { .. }
-            ) && x.shape() != inputs[1].shape()
-            {
-                true => losses::broadcast_pair(rt, mode, kind.op_name(), x, &inputs[1])?,
-                false => (Arc::clone(x), Arc::clone(&inputs[1])),
-            };
             let weights = Weights {
                 weight: weight.as_deref(),
                 pos_weight: pos_weight.as_deref(),
             };
-            pointwise_loss(rt, mode, *kind, (&x, &y), weights, *reduction)
+            pointwise_loss(rt, mode, *kind, (x, &inputs[1]), weights, *reduction)
         }
         Layer::L1Loss(r) => losses::l1_loss(rt, mode, x, &inputs[1], *r),
         Layer::CrossEntropyLoss {

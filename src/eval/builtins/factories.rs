@@ -18,13 +18,23 @@ pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
 }
 
 /// `torch.Tensor(data)` / `torch.Tensor(*sizes)`: PyTorch's legacy
-/// constructor, float32 whatever the data (fresh memory for sizes, which
+/// constructor (and `torch.LongTensor`, ... of their dtypes), float32
+/// whatever the data (fresh memory for sizes, which
 /// reads as zeros here); also the class `isinstance(x, torch.Tensor)` asks of.
 pub(super) fn legacy_tensor(
     me: &mut Interp,
-    _: &'static str,
+    name: &'static str,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
+    // `torch.LongTensor(n)` and the other typed ones: their dtype.
+    let dtype = match name {
+        "LongTensor" => DType::I64,
+        "IntTensor" => DType::I32,
+        "DoubleTensor" => DType::F64,
+        "HalfTensor" => DType::F16,
+        "BoolTensor" => DType::Bool,
+        _ => DType::F32,
+    };
     match b.rest.as_slice() {
         [(v @ (Value::List(_) | Value::MutList(_) | Value::Tensor(_)), span)] => {
             let data = match v {
@@ -36,11 +46,11 @@ pub(super) fn legacy_tensor(
                 )?),
             };
             let device = me.device_arg(b)?;
-            b.result(me.rt.tensor(&data, DType::F32, device))
+            b.result(me.rt.tensor(&data, dtype, device))
         }
         _ => {
             let shape = b.sizes_from_rest()?;
-            fill(me, b, &shape, None, DType::F32)
+            fill(me, b, &shape, None, dtype)
         }
     }
 }

@@ -110,7 +110,6 @@ pub(super) fn functional_loss(me: &mut Interp, name: &'static str, b: &Bound) ->
             &mut me.rt, me.grad, &x, &y, reduction,
         ));
     };
-    let (x, y) = broadcast_target(me, kind, x, y).map_err(|e| e.at(b.span))?;
     let weights = Weights {
         weight: weight.as_deref(),
         pos_weight: pos_weight.as_deref(),
@@ -123,24 +122,6 @@ pub(super) fn functional_loss(me: &mut Interp, name: &'static str, b: &Bound) ->
         weights,
         reduction,
     ))
-}
-
-/// The regression losses broadcast a target of another shape, after
-/// PyTorch's warning (as `mse_loss`); the cross entropies refuse it.
-fn broadcast_target(
-    me: &mut Interp,
-    kind: PointwiseLoss,
-    x: Arc<Tensor>,
-    y: Arc<Tensor>,
-) -> Result<(Arc<Tensor>, Arc<Tensor>), Error> {
-    let regression = matches!(
-        kind,
-        PointwiseLoss::SmoothL1 { .. } | PointwiseLoss::Huber { .. }
-    );
-    if !regression || x.shape() == y.shape() {
-        return Ok((x, y));
-    }
-    crate::autograd::losses::broadcast_pair(&mut me.rt, me.grad, kind.op_name(), &x, &y)
 }
 
 /// The loss modules: `BCELoss(weight=None, reduction="mean")` (its weights

@@ -28,6 +28,7 @@ pub(crate) mod nn;
 mod parallel;
 pub(crate) mod pointwise;
 pub(crate) mod python;
+mod sampling;
 mod teaching;
 
 use super::args::{bind, ArgVal, Bound};
@@ -45,6 +46,12 @@ type Handler = fn(&mut Interp, &'static str, &Bound) -> Result<Value, Diagnostic
 static BUILTINS: &[(&str, Handler)] = &[
     ("tensor", factories::tensor),
     ("Tensor", factories::legacy_tensor),
+    ("FloatTensor", factories::legacy_tensor),
+    ("LongTensor", factories::legacy_tensor),
+    ("IntTensor", factories::legacy_tensor),
+    ("DoubleTensor", factories::legacy_tensor),
+    ("HalfTensor", factories::legacy_tensor),
+    ("BoolTensor", factories::legacy_tensor),
     ("zeros", factories::filled),
     ("ones", factories::filled),
     ("empty", factories::filled),
@@ -301,6 +308,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("calculate_gain", init::calculate_gain),
     ("isinstance", nn::isinstance),
     ("type", nn::type_),
+    ("open", super::files::open),
+    ("multinomial", sampling::multinomial),
     ("super", nn::super_),
     ("flatten", nn::flatten),
 ];

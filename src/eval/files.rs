@@ -1,0 +1,269 @@
+//! Python's `open()` for text files, as PyTorch programs use it to read a
+//! corpus line by line (`with open(path, 'r', encoding="utf8") as f: for
+//! line in f: ...`) and to write a log: modes `r`, `w`, `a` (with `t`);
+//! `read`, `readline`, `readlines`, iteration over lines, `write`,
+//! `writelines`, `close`, and `with`, which closes the file. Python's
+//! errors (`FileNotFoundError: [Errno 2] No such file or directory: 'x'`,
+//! `ValueError: I/O operation on closed file.`).
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+
+use super::args::Bound;
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::runtime::lock::lock;
+
+/// An open file: what is left to read, or where writes go.
+pub struct PyFile {
+    pub name: String,
+    pub mode: String,
+    state: State,
+}
+
+enum State {
+    /// The file's text (read whole at `open`) and how far reading got.
+    Reading {
+        text: String,
+        at: usize,
+    },
+    Writing(std::fs::File),
+    Closed,
+}
+
+impl std::fmt::Debug for PyFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<file {:?} {}>", self.name, self.mode)
+    }
+}
+
+pub type FileRef = Arc<Mutex<PyFile>>;
+
+impl PyFile {
+    /// Python's repr: `<_io.TextIOWrapper name='a.txt' mode='r' encoding='UTF-8'>`.
+    pub fn repr(&self) -> String {
+        format!(
+            "<_io.TextIOWrapper name='{}' mode='{}' encoding='UTF-8'>",
+            self.name, self.mode
+        )
+    }
+
+    fn text(&mut self) -> Result<(&str, &mut usize), Error> {
+        match &mut self.state {
+            State::Reading { text, at } => Ok((text.as_str(), at)),
+            State::Writing(_) => Err(unsupported("not readable")),
+            State::Closed => Err(closed()),
+        }
+    }
+
+    /// The next line, with its `\n` (empty at the end).
+    fn readline(&mut self) -> Result<String, Error> {
+        let (text, at) = self.text()?;
+        let rest = &text[*at..];
+        let line = match rest.find('\n') {
+            Some(k) => &rest[..=k],
+            None => rest,
+        };
+        let line = line.to_string();
+        *at += line.len();
+        Ok(line)
+    }
+
+    /// The lines not read yet, each with its `\n` (what `for line in f` gives).
+    pub fn rest_lines(&mut self) -> Result<Vec<Value>, Error> {
+        let mut lines = Vec::new();
+        loop {
+            let line = self.readline()?;
+            if line.is_empty() {
+                return Ok(lines);
+            }
+            lines.push(Value::Str(Arc::new(line)));
+        }
+    }
+
+    pub fn close(&mut self) {
+        self.state = State::Closed;
+    }
+}
+
+fn closed() -> Error {
+    Error::value("I/O operation on closed file.")
+}
+
+fn unsupported(what: &str) -> Error {
+    Error::Module {
+        class: "UnsupportedOperation",
+        message: what.into(),
+        help: None,
+    }
+}
+
+fn os_error(e: &std::io::Error, path: &str) -> Error {
+    let (class, errno) = match e.kind() {
+        std::io::ErrorKind::NotFound => ("FileNotFoundError", 2),
+        std::io::ErrorKind::PermissionDenied => ("PermissionError", 13),
+        _ => ("OSError", e.raw_os_error().unwrap_or(5)),
+    };
+    let text = match e.kind() {
+        std::io::ErrorKind::NotFound => "No such file or directory".to_string(),
+        std::io::ErrorKind::PermissionDenied => "Permission denied".to_string(),
+        _ => e.to_string(),
+    };
+    Error::Module {
+        class,
+        message: format!("[Errno {errno}] {text}: '{path}'"),
+        help: None,
+    }
+}
+
+/// `open(file, mode="r", encoding=None)`.
+pub(super) fn open(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let path = b
+        .str("file")?
+        .ok_or_else(|| Error::value("open() needs the file's path").at(b.span))?;
+    let mode = b.str("mode")?.unwrap_or_else(|| "r".into());
+    if let Some(enc) = b.str("encoding")? {
+        let e = enc.to_ascii_lowercase().replace(['-', '_'], "");
+        if !matches!(e.as_str(), "utf8" | "ascii") {
+            return Err(Error::value_help(
+                format!("cudash's open() reads UTF-8, not {enc}"),
+                "leave `encoding` out, or give \"utf8\"",
+            )
+            .at(b.span_of("encoding")));
+        }
+    }
+    let kind: String = mode.chars().filter(|&c| c != 't').collect();
+    let at = |e: Error| e.at(b.span);
+    let state = match kind.as_str() {
+        "r" => {
+            let bytes = std::fs::read(&path).map_err(|e| at(os_error(&e, &path)))?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                at(Error::Module {
+                    class: "UnicodeDecodeError",
+                    message: format!(
+                        "'utf-8' codec can't decode the byte at position {}: invalid start byte",
+                        e.utf8_error().valid_up_to()
+                    ),
+                    help: None,
+                })
+            })?;
+            State::Reading { text, at: 0 }
+        }
+        "w" | "a" | "x" => {
+            let mut options = std::fs::OpenOptions::new();
+            match kind.as_str() {
+                "w" => options.write(true).create(true).truncate(true),
+                "a" => options.append(true).create(true),
+                _ => options.write(true).create_new(true),
+            };
+            State::Writing(options.open(&path).map_err(|e| at(os_error(&e, &path)))?)
+        }
+        _ if mode.contains('b') => {
+            return Err(Error::value_help(
+                format!("cudash's open() reads and writes text; mode '{mode}' is binary"),
+                "`torch.save` and `torch.load` write and read tensors; open text with \"r\", \"w\" or \"a\"",
+            )
+            .at(b.span_of("mode")))
+        }
+        _ => {
+            return Err(
+                Error::value(format!("invalid mode: '{mode}'")).at(b.span_of("mode"))
+            )
+        }
+    };
+    let file = PyFile {
+        name: path,
+        mode,
+        state,
+    };
+    Ok(Value::File(Arc::new(Mutex::new(file))))
+}
+
+/// `f.read(size=-1)`, `f.readline()`, `f.readlines()`, `f.write(s)`,
+/// `f.writelines(lines)`, `f.close()`.
+pub(super) fn file_method(
+    _: &mut Interp,
+    name: &'static str,
+    f: &FileRef,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let at = |e: Error| e.at(b.span);
+    let mut file = lock(f);
+    let text = |s: String| Value::Str(Arc::new(s));
+    match name {
+        "read" => {
+            let size = b.int("size")?.unwrap_or(-1);
+            let (all, pos) = file.text().map_err(at)?;
+            let rest = &all[*pos..];
+            let taken = match usize::try_from(size) {
+                Ok(n) => rest.char_indices().nth(n).map_or(rest, |(k, _)| &rest[..k]),
+                Err(_) => rest,
+            };
+            let taken = taken.to_string();
+            *pos += taken.len();
+            Ok(text(taken))
+        }
+        "readline" => file.readline().map(text).map_err(at),
+        "readlines" => file.rest_lines().map(Value::list).map_err(at),
+        "write" | "writelines" => {
+            let given = b.get("s").or_else(|| b.get("lines"));
+            let pieces: Vec<String> = match (name, given) {
+                ("write", Some((Value::Str(s), _))) => vec![s.to_string()],
+                ("writelines", Some((v, span))) => match v.elements() {
+                    Some(Ok(items)) => items
+                        .iter()
+                        .map(|i| match i {
+                            Value::Str(s) => Ok(s.to_string()),
+                            other => Err(Error::wrong_type(
+                                "a line of writelines()",
+                                "a str",
+                                other.type_name(),
+                            )
+                            .at(*span)),
+                        })
+                        .collect::<Result<_, _>>()?,
+                    _ => {
+                        return Err(Error::wrong_type(
+                            "writelines()",
+                            "a list of str",
+                            v.type_name(),
+                        )
+                        .at(*span))
+                    }
+                },
+                (_, Some((v, span))) => {
+                    return Err(Error::Module {
+                        class: "TypeError",
+                        message: format!(
+                            "write() argument must be str, not {}",
+                            super::format::python_type(v)
+                        ),
+                        help: Some("format it first: `f.write(f\"{x}\\n\")`".into()),
+                    }
+                    .at(*span))
+                }
+                (_, None) => return Err(at(Error::value(format!("{name}() needs text")))),
+            };
+            let out = match &mut file.state {
+                State::Writing(out) => out,
+                State::Reading { .. } => return Err(at(unsupported("not writable"))),
+                State::Closed => return Err(at(closed())),
+            };
+            let mut written = 0;
+            for p in &pieces {
+                out.write_all(p.as_bytes())
+                    .map_err(|e| at(Error::value(format!("writing failed: {e}"))))?;
+                written += p.chars().count();
+            }
+            Ok(match name {
+                "write" => Value::Int(written as i64),
+                _ => Value::None,
+            })
+        }
+        "close" => {
+            file.close();
+            Ok(Value::None)
+        }
+        _ => Err(at(Error::value(format!("a file has no method {name}")))),
+    }
+}
