@@ -90,12 +90,18 @@ pub static MODULES: &[PyModule] = &[
     PyModule { path: "itertools" },
     PyModule { path: "copy" },
     PyModule { path: "argparse" },
+    // `from io import open`: Python 2's way to Python 3's `open`.
+    PyModule { path: "io" },
     PyModule {
         path: "torch.backends",
     },
     PyModule {
         path: "torch.backends.cudnn",
     },
+    // Imported at the top of programs that export only when asked
+    // (word_language_model's `--onnx-export`): it imports, and each of
+    // its functions is an AttributeError that says cudash has none.
+    PyModule { path: "torch.onnx" },
 ];
 
 static NATIVES: &[Native] = &[
@@ -212,6 +218,7 @@ static NATIVES: &[Native] = &[
 /// PyTorch's names that are cudash's under another name or in another place.
 const RENAMED: &[(&str, &str)] = &[
     ("torch.manual_seed", "manual_seed"),
+    ("io.open", "open"),
     ("torch.cuda.manual_seed", "manual_seed"),
     ("torch.cuda.manual_seed_all", "manual_seed_all"),
     ("torch.device", "device"),

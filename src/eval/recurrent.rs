@@ -112,7 +112,8 @@ fn state(v: &Value) -> Result<Option<Hidden>, Error> {
             c: Some(Arc::clone(c)),
         })),
         _ => Err(Error::value(format!(
-            "hx is a tuple of two tensors (h_0, c_0), not of {} item{}",
+            "hx is a tensor (a GRU's, an RNN's) or a tuple of two tensors (an LSTM's h_0, c_0), \
+             not a tuple of {} item{}",
             items.len(),
             if items.len() == 1 { "" } else { "s" }
         ))),

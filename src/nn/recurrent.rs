@@ -263,6 +263,9 @@ pub fn forward(
 /// The state a program gave: of the input's dimensions (an unbatched
 /// state gets its batch of one), as PyTorch's `forward` checks it.
 fn given_state(rt: &mut Runtime, mode: Mode, name: &str, hx: Hidden, batched: bool) -> R<Hidden> {
+    if hx.c.is_some() && name != "LSTM" {
+        return Err(one_state(name));
+    }
     let want = if batched { 3 } else { 2 };
     let what = if batched {
         "batched 3-D"
@@ -299,6 +302,15 @@ fn given_state(rt: &mut Runtime, mode: Mode, name: &str, hx: Hidden, batched: bo
         h: unsqueeze(rt, mode, &hx.h, 1)?,
         c: hx.c.map(|c| unsqueeze(rt, mode, &c, 1)).transpose()?,
     })
+}
+
+/// A GRU's or an RNN's state is one tensor (an LSTM's a pair).
+fn one_state(name: &str) -> Error {
+    Error::Module {
+        class: "TypeError",
+        message: format!("{name}'s hx is one tensor, not a tuple"),
+        help: Some("a tuple (h_0, c_0) is an LSTM's state".into()),
+    }
 }
 
 /// `RNNBase.check_input`: the input's dtype is the weights' (outside
@@ -446,6 +458,9 @@ pub fn cell_forward(
         )));
     }
     if let Some(hx) = &hx {
+        if hx.c.is_some() && !lstm {
+            return Err(one_state(&name));
+        }
         let states: Vec<&Arc<Tensor>> = std::iter::once(&hx.h).chain(hx.c.as_ref()).collect();
         for (k, t) in states.iter().enumerate() {
             if !matches!(t.ndim(), 1 | 2) {
@@ -497,10 +512,8 @@ pub fn cell_forward(
     }
     let states: Vec<&Arc<Tensor>> = std::iter::once(&hx.h).chain(hx.c.as_ref()).collect();
     for (k, t) in states.iter().enumerate() {
-        let (rows, cols) = match t.shape() {
-            [rows, cols] => (*rows, *cols),
-            _ => (0, 0),
-        };
+        let rows = t.shape().first().copied().unwrap_or(0);
+        let cols = t.shape().get(1).copied().unwrap_or(0);
         if k == 0 && rows != x.shape()[0] {
             return Err(Error::shape(format!(
                 "Input batch size {} doesn't match hidden0 batch size {rows}",
