@@ -66,6 +66,9 @@ pub static MODULES: &[PyModule] = &[
         path: "torch.utils.data.distributed",
     },
     PyModule {
+        path: "torch.utils.data.dataloader",
+    },
+    PyModule {
         path: "torch.distributed",
     },
     // `dist.ReduceOp.SUM` is the reduction's name, as `op="sum"` takes it.
@@ -110,6 +113,9 @@ static NATIVES: &[Native] = &[
     },
     Native {
         name: "torch.enable_grad",
+    },
+    Native {
+        name: "torch.inference_mode",
     },
     Native {
         name: "torch.is_grad_enabled",
@@ -219,6 +225,7 @@ static NATIVES: &[Native] = &[
 const RENAMED: &[(&str, &str)] = &[
     ("torch.manual_seed", "manual_seed"),
     ("io.open", "open"),
+    ("torch.utils.data.dataloader.DataLoader", "DataLoader"),
     ("torch.cuda.manual_seed", "manual_seed"),
     ("torch.cuda.manual_seed_all", "manual_seed_all"),
     ("torch.device", "device"),
@@ -648,6 +655,16 @@ impl Interp {
         // `@torch.no_grad` without parentheses over a `def`.
         if let ("torch.no_grad" | "torch.enable_grad", [_]) = (f.name, args.as_slice()) {
             return super::class::grad_mode_decorator(f.name == "torch.enable_grad", args, span);
+        }
+        // `torch.inference_mode(mode=True)`: no_grad, as cudash has it (PyTorch
+        // also marks the tensors made as inference tensors, which a graph
+        // refuses later; cudash does not).
+        if f.name == "torch.inference_mode" {
+            return match args.first().map(|a| &a.value) {
+                None => Ok(Value::GradMode(Word::new(false))),
+                Some(Value::Bool(on)) => Ok(Value::GradMode(Word::new(!on.get()))),
+                Some(_) => super::class::grad_mode_decorator(false, args, span),
+            };
         }
         if let Some(a) = args.iter().find(|a| a.keyword.is_some()) {
             let k = a

@@ -325,10 +325,13 @@ impl Interp {
             Error::value(format!("internal error: `{}` has no handler", doc.name)).at(span)
         })?;
         // `print(cuda)` shows `cuda`, and `device("cuda")` is `cuda`, as
-        // `torch.device("cuda")` has no index; every other builtin takes it
-        // as the current device.
+        // `torch.device("cuda")` has no index; Python's builtins of any
+        // object keep a string a string (`str("cpu")` is 'cpu', as argparse's
+        // `type=str` makes it); every other builtin takes `"cuda"` as the
+        // current device.
         let args = match doc.name {
-            "print" | "device" => args,
+            "print" | "device" | "str" | "repr" | "len" | "type" | "format" | "open"
+            | "isinstance" => args,
             _ => self.resolve_args(args),
         };
         let b = bind(doc, args, span)?;

@@ -462,7 +462,13 @@ impl Interp {
             }
             return Err(property_called(&name.name).at(name.span));
         }
-        let b = bind(doc, self.resolve_args(args), span)?;
+        // A parser's and a file's strings stay strings (`default="cpu"`,
+        // `f.write("cuda")`); elsewhere `"cuda"` is the current device.
+        let args = match recv {
+            Value::ArgParser(_) | Value::File(_) => args,
+            _ => self.resolve_args(args),
+        };
+        let b = bind(doc, args, span)?;
         self.begin_op(doc.name);
         // Autograd's check: a result of tensors that require grad must be
         // one autograd recorded (`grad.rs`).
