@@ -628,3 +628,40 @@ fn multinomial_draws_by_weight() {
         ]
     );
 }
+
+/// Python's set, as a vocabulary builder uses it; each line as Python 3.11
+/// printed it.
+#[test]
+fn sets_as_pythons() {
+    let out = common::ok(
+        "words = ['abc', 'cab', 'dd']\n\
+         print(sorted(list(set(''.join(words)))), len(set(words)), 'a' in set('abc'), 3 in set([1, 2]))\n\
+         s = set()\ns.add(3)\ns.add(3)\ns.add(1)\ns.update([5, 1], 'x')\n\
+         print(sorted(s, key=str), len(s))\ns.discard(99)\ns.remove(5)\n\
+         try:\n    s.remove(5)\nexcept KeyError as e:\n    print('KeyError', e)\n\
+         a, b = set([1, 2, 3]), set([2, 3, 4])\n\
+         print(sorted(a | b), sorted(a & b), sorted(a - b), sorted(a.union([9])), \
+         sorted(a.intersection(b, [3])), sorted(a.difference(b)))\n\
+         print(set(), type(set()).__name__, isinstance(a, set), set([1]))",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "['a', 'b', 'c', 'd'] 3 True False",
+            "[1, 3, 5, 'x'] 4",
+            "KeyError 5",
+            "[1, 2, 3, 4] [2, 3] [1] [1, 2, 3, 9] [3] [1]",
+            "set() set True {1}",
+        ]
+    );
+}
+
+/// `torch.randperm(n)`: each of 0..n once, int64, on the device asked for.
+#[test]
+fn randperm_is_a_permutation() {
+    let out = common::ok(
+        "import torch\np = torch.randperm(50)\nprint(sorted(p.tolist()) == list(range(50)), p.dtype, \
+         p.tolist() != list(range(50)), torch.randperm(3, device='cuda').device)",
+    );
+    assert_eq!(out.trim(), "True torch.int64 True cuda:0");
+}

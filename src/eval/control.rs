@@ -186,7 +186,7 @@ impl Interp {
                 let now = std::sync::Arc::clone(&crate::runtime::lock::lock(items));
                 now.iter().any(equal)
             }
-            Value::Dict(pairs) => {
+            Value::Dict(pairs) | Value::Set(pairs) => {
                 Key::of(item).is_some_and(|k| pairs.items().iter().any(|(n, _)| *n == k))
             }
             Value::Str(s) => match item {

@@ -65,6 +65,7 @@ impl Doc {
             Some("e") => "event",
             Some("xs") => "list",
             Some("d") => "dict",
+            Some("st") => "set",
             Some("f") => "file",
             Some("opt") => "optimizer",
             Some("scheduler") => "scheduler",
@@ -127,6 +128,7 @@ docs! {
     Function Tensors "DoubleTensor", "DoubleTensor(*data, device=none)", "PyTorch's legacy constructor of float64 tensors: `DoubleTensor([1, 2])` from data, `DoubleTensor(2, 3)` fresh memory of that shape (as old tutorials write `torch.DoubleTensor(n)`).", "DoubleTensor([0.5])";
     Function Tensors "HalfTensor", "HalfTensor(*data, device=none)", "PyTorch's legacy constructor of float16 tensors: `HalfTensor([1, 2])` from data, `HalfTensor(2, 3)` fresh memory of that shape (as old tutorials write `torch.HalfTensor(n)`).", "HalfTensor([0.5])";
     Function Tensors "BoolTensor", "BoolTensor(*data, device=none)", "PyTorch's legacy constructor of bool tensors: `BoolTensor([1, 2])` from data, `BoolTensor(2, 3)` fresh memory of that shape (as old tutorials write `torch.BoolTensor(n)`).", "BoolTensor([1, 0])";
+    Function Tensors "randperm", "randperm(n, dtype=i64, device=none)", "The numbers 0 to n - 1 in a random order, as torch.randperm (drawn from the cpu's generator: PyTorch's draws give another order).", "seed(0)\nrandperm(5)";
     Function Tensors "multinomial", "multinomial(input, num_samples, replacement=false)", "Column indices drawn by the weights of each row of `input` (a vector or a matrix of non-negative weights, not necessarily summing to one), as torch.multinomial: each draw picks the first column whose running sum passes a uniform draw; without `replacement` a drawn column is not drawn again. Drawn on the tensor's device from cudash's generator (PyTorch's draws other numbers).", "seed(0)\nmultinomial(tensor([0., 10., 0.]), 2, replacement=true)";
     Function Tensors "tensor", "tensor(data, dtype=none, device=cpu, requires_grad=false)", "A tensor from a number or nested list; floats default to f32, ints to i64.", "tensor([[1, 2], [3, 4]], dtype=f32)";
     Function Tensors "zeros", "zeros(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor filled with 0.", "zeros(2, 3)";
@@ -264,6 +266,14 @@ docs! {
     Function Teaching "float", "float(x=0.0)", "Python's float: an int, a string (`\"1e-3\"`, `\"inf\"`), a tensor of one element read (a host read, as `.item()`).", "float(\"1e-3\")";
     Function Teaching "zip", "zip(*iterables)", "Python's zip: tuples of the items at each position, as many as the shortest has.", "for i, name in zip(range(2), [\"a\", \"b\"]) { print(i, name) }";
     Function Teaching "tuple", "tuple(iterable=none)", "Python's tuple of the items.", "tuple(range(3))";
+    Function Teaching "set", "set(iterable=none)", "Python's set: each item once (strings and ints), `in` asks whether it holds one; `add`, `update`, `remove`, `discard`, `|`, `&`, `-`. Its items keep the order they came in (Python's order is its hashes'; `sorted(s)` gives one order everywhere).", "chars = set(\"hello\")\nsorted(chars)\n\"h\" in chars";
+    Method Teaching "add", "st.add(x)", "Puts `x` in the set (once).", "s = set()\ns.add(3)\ns.add(3)\nlen(s)";
+    Method Teaching "update", "st.update(*others)", "Puts in the items of each of `others` (lists, sets, strings), in place.", "s = set([1])\ns.update([2, 3], [3])\ns";
+    Method Teaching "remove", "st.remove(x)", "Takes `x` out of the set; Python's KeyError when it is not there.", "s = set([1, 2])\ns.remove(1)\ns";
+    Method Teaching "discard", "st.discard(x)", "Takes `x` out of the set, if it is there.", "s = set([1, 2])\ns.discard(5)\ns.discard(1)\ns";
+    Method Teaching "union", "st.union(*others)", "A new set of the items of this set and of each of `others` (`a | b`).", "set([1, 2]).union([2, 3])";
+    Method Teaching "intersection", "st.intersection(*others)", "A new set of the items in this set and in every one of `others` (`a & b`).", "set([1, 2]).intersection([2, 3])";
+    Method Teaching "difference", "st.difference(*others)", "A new set of the items of this set in none of `others` (`a - b`).", "set([1, 2]).difference([2, 3])";
     Function Teaching "dict", "dict(iterable=none, **kwargs)", "Python's dict: of (key, value) pairs, another dict, or keywords.", "dict(lr=0.1, momentum=0.9)";
     Function Teaching "sorted", "sorted(iterable, key=none, reverse=false)", "Python's sorted: a new list in order (numbers, strings, tuples item by item), by `key(item)` when a key function is given; stable.", "sorted([(\"b\", 2), (\"a\", 3)], key=lambda p: p[1], reverse=true)";
     Function Teaching "any", "any(iterable)", "Python's any: true when an item is true.", "any([0, 1])";
@@ -825,6 +835,7 @@ fn receiver_letter(doc: &Doc) -> &'static str {
         "event" => "e",
         "list" => "xs",
         "dict" => "d",
+        "set" => "st",
         "file" => "f",
         "optimizer" => "opt",
         "scheduler" => "scheduler",

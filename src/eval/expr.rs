@@ -714,6 +714,11 @@ impl Interp {
         if let Some(r) = super::sequences::sequence_binary(op, &a, &b) {
             return r;
         }
+        if let BinOp::Elementwise(bop) = op {
+            if let Some(r) = super::methods::set::set_binary(bop, &a, &b) {
+                return r;
+            }
+        }
         // `"%d/%d" % (i, n)`: printf-style formatting.
         if let (Value::Str(fmt), BinOp::Elementwise(BinaryOp::Rem)) = (&a, op) {
             return self.percent_format(fmt, b);

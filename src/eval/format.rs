@@ -56,6 +56,16 @@ pub fn repr_of(v: &Value) -> String {
                     .join(", ")
             )
         }),
+        Value::Set(items) if items.is_empty() => "set()".into(),
+        Value::Set(items) => format!(
+            "{{{}}}",
+            items
+                .items()
+                .iter()
+                .map(|(k, _)| repr_of(&k.value()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Value::Size(items) => format!(
             "torch.Size([{}])",
             items.iter().map(repr_of).collect::<Vec<_>>().join(", ")
@@ -233,6 +243,7 @@ pub(super) fn python_type(v: &Value) -> &'static str {
         Value::List(_) => "tuple",
         Value::MutList(_) => "list",
         Value::Dict(_) => "dict",
+        Value::Set(_) => "set",
         _ => "object",
     }
 }

@@ -159,6 +159,7 @@ pub fn repr(v: &Value) -> String {
             let o = crate::runtime::lock::lock(o);
             o.describe()
         }
+        Value::Set(_) => super::format::repr_of(v),
         Value::Dict(pairs) if pairs.is_empty() => "{}".into(),
         Value::Dict(pairs) => once_inside_as(pairs.addr(), "{...}", || {
             let width = pairs

@@ -41,6 +41,8 @@ pub enum Value {
     /// `state_dict`, `memory_stats()`), shared by every name for it; keys
     /// are strings, or ints (an optimizer's state by parameter number).
     Dict(PyDict),
+    /// Python's set: its items as a dict's keys, in the order added.
+    Set(PyDict),
     /// A builtin function used as a value (`f = randn`).
     Builtin(&'static Doc),
     /// A function `fn` defined.
@@ -396,6 +398,7 @@ impl Value {
             Value::Tensor(_) => "a tensor",
             Value::List(_) | Value::MutList(_) => "a list",
             Value::Dict(_) => "a dict",
+            Value::Set(_) => "a set",
             Value::Builtin(_) | Value::Function(_) => "a function",
             Value::Stream(_) => "a stream",
             Value::Event(_) => "an event",
@@ -448,6 +451,7 @@ impl Value {
             Value::DType(_) => "dtype",
             Value::List(_) | Value::MutList(_) => "list",
             Value::Dict(_) => "dict",
+            Value::Set(_) => "set",
             Value::Str(_) => "string",
             Value::Int(_) | Value::Float(_) | Value::Bool(_) => "number",
             Value::None => "none",
@@ -536,6 +540,7 @@ impl Value {
             )))),
             Value::Range(r) => Some(Ok((0..r.len()).map(|k| Value::Int(r.at(k))).collect())),
             // What is left, taken: a loop over an iterator uses it up.
+            Value::Set(items) => Some(Ok(items.items().iter().map(|(k, _)| k.value()).collect())),
             // A file's lines not read yet (`for line in f`).
             Value::File(f) => Some(crate::runtime::lock::lock(f).rest_lines()),
             Value::Iterator(it) => match &mut *crate::runtime::lock::lock(it) {
@@ -560,7 +565,7 @@ impl Value {
         match self {
             Value::List(items) | Value::Size(items) => Some(items.len()),
             Value::MutList(items) => Some(crate::runtime::lock::lock(items).len()),
-            Value::Dict(pairs) => Some(pairs.len()),
+            Value::Dict(pairs) | Value::Set(pairs) => Some(pairs.len()),
             Value::Range(r) => Some(r.len()),
             Value::Module(_) => self.elements().and_then(Result::ok).map(|c| c.len()),
             _ => None,

@@ -200,6 +200,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("zip", python::zip),
     ("tuple", python::tuple),
     ("dict", python::dict),
+    ("set", super::methods::set::set),
     ("sorted", python::sorted),
     ("any", python::any_all),
     ("iter", python::iter),
@@ -310,6 +311,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("type", nn::type_),
     ("open", super::files::open),
     ("multinomial", sampling::multinomial),
+    ("randperm", sampling::randperm),
     ("super", nn::super_),
     ("flatten", nn::flatten),
 ];

@@ -545,7 +545,9 @@ pub(super) fn isinstance(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
 }
 
 /// Python's types `isinstance` takes by their builtin's name.
-const PYTHON_TYPES: &[&str] = &["int", "float", "str", "bool", "list", "tuple", "dict"];
+const PYTHON_TYPES: &[&str] = &[
+    "int", "float", "str", "bool", "list", "tuple", "dict", "set",
+];
 
 fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
     Ok(match class {

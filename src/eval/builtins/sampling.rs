@@ -125,3 +125,33 @@ fn one_draw(rt: &mut Runtime, w: &Arc<Tensor>, rows: usize, cols: usize) -> R<Ar
         Operand::weak(&Tensor::scalar((cols - 1) as i64)),
     )
 }
+
+/// `torch.randperm(n, dtype=torch.int64, device=None)`: `0..n` in a random
+/// order (Fisher–Yates over draws from the cpu's generator, then put on
+/// `device`).
+pub(super) fn randperm(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let n = b.int("n")?.unwrap_or(0);
+    let n = usize::try_from(n)
+        .map_err(|_| Error::shape(format!("n must be non-negative, got{n}")).at(b.span_of("n")))?;
+    let dtype = b.dtype("dtype")?.unwrap_or(DType::I64);
+    let device = me.device_arg(b)?;
+    let at = |e: Error| e.at(b.span);
+    let new = NewTensor {
+        shape: &[n],
+        dtype: DType::F64,
+        device: Device::Cpu,
+        like: None,
+    };
+    let draws = me
+        .rt
+        .random(new, Distribution::Uniform)
+        .map_err(at)?
+        .to_vec::<f64>();
+    let mut order: Vec<i64> = (0..n as i64).collect();
+    for i in (1..n).rev() {
+        let j = ((draws[i] * (i + 1) as f64) as usize).min(i);
+        order.swap(i, j);
+    }
+    let host = Tensor::from_vec(order, vec![n]);
+    b.result(me.rt.tensor(&host, dtype, device))
+}

@@ -259,9 +259,12 @@ pub(super) fn len(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
             .at(*span))
         }
         Value::Tensor(t) => t.shape()[0],
-        Value::List(_) | Value::MutList(_) | Value::Dict(_) | Value::Range(_) | Value::Size(_) => {
-            v.count().unwrap_or(0)
-        }
+        Value::List(_)
+        | Value::MutList(_)
+        | Value::Dict(_)
+        | Value::Set(_)
+        | Value::Range(_)
+        | Value::Size(_) => v.count().unwrap_or(0),
         Value::Str(s) => s.chars().count(),
         Value::Dataset(ds) => ds.len(),
         Value::DataLoader(l) => l.len(),

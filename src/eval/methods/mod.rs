@@ -12,6 +12,7 @@
 pub(crate) mod dict;
 mod list;
 pub(crate) mod module;
+pub(crate) mod set;
 mod shape;
 mod stream;
 mod tensor;
@@ -42,6 +43,7 @@ enum Member {
     ListMethod(Call<list::List>),
     DictMethod(Call<super::value::PyDict>),
     FileMethod(Call<super::files::FileRef>),
+    SetMethod(Call<super::value::PyDict>),
     OptimizerMethod(Call<Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>>),
     SamplerMethod(Call<Arc<crate::data::sampler::DistributedSampler>>),
     HandleMethod(Call<Arc<crate::autograd::hooks::Handle>>),
@@ -67,6 +69,7 @@ impl Member {
             Member::ListMethod(_) => "list",
             Member::DictMethod(_) => "dict",
             Member::FileMethod(_) => "file",
+            Member::SetMethod(_) => "set",
             Member::OptimizerMethod(_) => "optimizer",
             Member::SamplerMethod(_) => "sampler",
             Member::HandleMethod(_) => "handle",
@@ -284,6 +287,13 @@ static MEMBERS: &[(&str, Member)] = {
         ("setdefault", DictMethod(dict::dict_method)),
         ("clear", DictMethod(dict::dict_method)),
         ("copy", DictMethod(dict::dict_method)),
+        ("add", SetMethod(set::set_method)),
+        ("update", SetMethod(set::set_method)),
+        ("remove", SetMethod(set::set_method)),
+        ("discard", SetMethod(set::set_method)),
+        ("union", SetMethod(set::set_method)),
+        ("intersection", SetMethod(set::set_method)),
+        ("difference", SetMethod(set::set_method)),
         ("read", FileMethod(super::files::file_method)),
         ("readline", FileMethod(super::files::file_method)),
         ("readlines", FileMethod(super::files::file_method)),
@@ -481,6 +491,7 @@ impl Interp {
             (Some(Member::ListMethod(f)), Value::MutList(xs)) => f(self, doc.name, xs, &b),
             (Some(Member::DictMethod(f)), Value::Dict(d)) => f(self, doc.name, d, &b),
             (Some(Member::FileMethod(f)), Value::File(file)) => f(self, doc.name, file, &b),
+            (Some(Member::SetMethod(f)), Value::Set(s)) => f(self, doc.name, s, &b),
             (Some(Member::OptimizerMethod(f)), Value::Optimizer(o)) => f(self, doc.name, o, &b),
             (Some(Member::SamplerMethod(f)), Value::Sampler(s)) => f(self, doc.name, s, &b),
             (Some(Member::HandleMethod(f)), Value::HookHandle(h)) => f(self, doc.name, h, &b),

@@ -1,0 +1,158 @@
+//! Python's set of strings and ints: `set(iterable)`, membership, `add`,
+//! `update`, `remove`, `discard`, `union`/`|`, `intersection`/`&`,
+//! `difference`/`-`. Shared and changed in place, as a dict is (its items
+//! are a `PyDict`'s keys); items keep the order they came in.
+
+use super::super::args::Bound;
+use super::super::value::{Key, PyDict};
+use super::super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::vocab::BinaryOp;
+
+/// The keys of an iterable's items (each a string or an int).
+fn keys_of(v: &Value) -> Result<Vec<Key>, Error> {
+    let items = match v {
+        Value::Str(s) => s
+            .chars()
+            .map(|c| Value::Str(c.to_string().into()))
+            .collect(),
+        other => match other.elements() {
+            Some(items) => items?,
+            None => {
+                return Err(Error::Module {
+                    class: "TypeError",
+                    message: format!(
+                        "'{}' object is not iterable",
+                        super::super::format::python_type(other)
+                    ),
+                    help: None,
+                })
+            }
+        },
+    };
+    items.iter().map(key).collect()
+}
+
+/// An item as a set holds it: a string or an int (Python's hashable;
+/// cudash's sets hold these two).
+fn key(v: &Value) -> Result<Key, Error> {
+    // In cudash's cells `[1, 2]` is a tensor: its items are 0-d int tensors.
+    if let Value::Tensor(t) = v {
+        if t.ndim() == 0 && t.dtype().is_int() {
+            return Ok(Key::Int(t.to_vec::<i64>()[0]));
+        }
+    }
+    Key::of(v)
+        .ok_or_else(|| Error::wrong_type("an item of a set", "a string or an int", v.type_name()))
+}
+
+fn of_keys(keys: impl IntoIterator<Item = Key>) -> Value {
+    let set = PyDict::new(Vec::new());
+    for k in keys {
+        set.set(k, Value::None);
+    }
+    Value::Set(set)
+}
+
+/// `set(iterable=None)`.
+pub(crate) fn set(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    match b.get("iterable") {
+        None => Ok(of_keys([])),
+        Some((v, span)) => keys_of(v).map(of_keys).map_err(|e| e.at(*span)),
+    }
+}
+
+/// `s.add(x)`, `s.update(*others)`, `s.remove(x)`, `s.discard(x)`,
+/// `s.union(*others)`, `s.intersection(*others)`, `s.difference(*others)`.
+pub(super) fn set_method(
+    _: &mut Interp,
+    name: &'static str,
+    s: &PyDict,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let at = |e: Error| e.at(b.span);
+    let one = || -> Result<Key, Diagnostic> {
+        let (v, span) = b
+            .rest
+            .first()
+            .cloned()
+            .or_else(|| b.get("x").cloned())
+            .ok_or_else(|| at(Error::value(format!("{name}() takes the item"))))?;
+        key(&v).map_err(|e| e.at(span))
+    };
+    let others = || -> Result<Vec<Vec<Key>>, Diagnostic> {
+        b.rest
+            .iter()
+            .map(|(v, span)| keys_of(v).map_err(|e| e.at(*span)))
+            .collect()
+    };
+    let mine = || -> Vec<Key> { s.items().iter().map(|(k, _)| k.clone()).collect() };
+    match name {
+        "add" => {
+            s.set(one()?, Value::None);
+            Ok(Value::None)
+        }
+        "update" => {
+            for keys in others()? {
+                for k in keys {
+                    s.set(k, Value::None);
+                }
+            }
+            Ok(Value::None)
+        }
+        "remove" => {
+            let k = one()?;
+            match s.remove(&k) {
+                Some(_) => Ok(Value::None),
+                None => Err(at(Error::Module {
+                    class: "KeyError",
+                    message: super::super::format::repr_of(&k.value()),
+                    help: None,
+                })),
+            }
+        }
+        "discard" => {
+            s.remove(&one()?);
+            Ok(Value::None)
+        }
+        "union" => {
+            let mut keys = mine();
+            keys.extend(others()?.into_iter().flatten());
+            Ok(of_keys(keys))
+        }
+        "intersection" | "difference" => {
+            let others = others()?;
+            let keep = |k: &Key| {
+                let inside = others.iter().all(|o| o.contains(k));
+                let outside = others.iter().all(|o| !o.contains(k));
+                match name {
+                    "intersection" => inside,
+                    _ => outside,
+                }
+            };
+            Ok(of_keys(mine().into_iter().filter(|k| keep(k))))
+        }
+        _ => Err(at(Error::value(format!("a set has no method {name}")))),
+    }
+}
+
+/// `a | b`, `a & b`, `a - b` of two sets; None when either is not a set.
+pub(crate) fn set_binary(op: BinaryOp, a: &Value, b: &Value) -> Option<Result<Value, Error>> {
+    let (Value::Set(x), Value::Set(y)) = (a, b) else {
+        return None;
+    };
+    let xs: Vec<Key> = x.items().iter().map(|(k, _)| k.clone()).collect();
+    let ys: Vec<Key> = y.items().iter().map(|(k, _)| k.clone()).collect();
+    Some(Ok(match op {
+        BinaryOp::BitOr => of_keys(xs.into_iter().chain(ys)),
+        BinaryOp::BitAnd => of_keys(xs.into_iter().filter(|k| ys.contains(k))),
+        BinaryOp::Sub => of_keys(xs.into_iter().filter(|k| !ys.contains(k))),
+        _ => {
+            return Some(Err(Error::Module {
+                class: "TypeError",
+                message: "unsupported operand type(s) for this operator: 'set' and 'set'".into(),
+                help: Some("sets take `|`, `&` and `-`".into()),
+            }))
+        }
+    }))
+}
