@@ -10,93 +10,10 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use super::args::Bound;
+use super::pyfile::{closed, unsupported, FileRef, PyFile, State};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::lock::lock;
-
-/// An open file: what is left to read, or where writes go.
-pub struct PyFile {
-    pub name: String,
-    pub mode: String,
-    state: State,
-}
-
-enum State {
-    /// The file's text (read whole at `open`) and how far reading got.
-    Reading {
-        text: String,
-        at: usize,
-    },
-    Writing(std::fs::File),
-    Closed,
-}
-
-impl std::fmt::Debug for PyFile {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "<file {:?} {}>", self.name, self.mode)
-    }
-}
-
-pub type FileRef = Arc<Mutex<PyFile>>;
-
-impl PyFile {
-    /// Python's repr: `<_io.TextIOWrapper name='a.txt' mode='r' encoding='UTF-8'>`.
-    pub fn repr(&self) -> String {
-        format!(
-            "<_io.TextIOWrapper name='{}' mode='{}' encoding='UTF-8'>",
-            self.name, self.mode
-        )
-    }
-
-    fn text(&mut self) -> Result<(&str, &mut usize), Error> {
-        match &mut self.state {
-            State::Reading { text, at } => Ok((text.as_str(), at)),
-            State::Writing(_) => Err(unsupported("not readable")),
-            State::Closed => Err(closed()),
-        }
-    }
-
-    /// The next line, with its `\n` (empty at the end).
-    fn readline(&mut self) -> Result<String, Error> {
-        let (text, at) = self.text()?;
-        let rest = &text[*at..];
-        let line = match rest.find('\n') {
-            Some(k) => &rest[..=k],
-            None => rest,
-        };
-        let line = line.to_string();
-        *at += line.len();
-        Ok(line)
-    }
-
-    /// The lines not read yet, each with its `\n` (what `for line in f` gives).
-    pub fn rest_lines(&mut self) -> Result<Vec<Value>, Error> {
-        let mut lines = Vec::new();
-        loop {
-            let line = self.readline()?;
-            if line.is_empty() {
-                return Ok(lines);
-            }
-            lines.push(Value::Str(Arc::new(line)));
-        }
-    }
-
-    pub fn close(&mut self) {
-        self.state = State::Closed;
-    }
-}
-
-fn closed() -> Error {
-    Error::value("I/O operation on closed file.")
-}
-
-fn unsupported(what: &str) -> Error {
-    Error::Module {
-        class: "UnsupportedOperation",
-        message: what.into(),
-        help: None,
-    }
-}
 
 fn os_error(e: &std::io::Error, path: &str) -> Error {
     let (class, errno) = match e.kind() {
@@ -204,7 +121,10 @@ pub(super) fn file_method(
             Ok(text(taken))
         }
         "readline" => file.readline().map(text).map_err(at),
-        "readlines" => file.rest_lines().map(Value::list).map_err(at),
+        "readlines" => file
+            .rest_lines()
+            .map(|lines| Value::list(lines.into_iter().map(text).collect()))
+            .map_err(at),
         "write" | "writelines" => {
             let given = b.get("s").or_else(|| b.get("lines"));
             let pieces: Vec<String> = match (name, given) {

@@ -36,6 +36,7 @@ mod methods;
 mod optimizer_state;
 mod own_module;
 mod parallel;
+mod pyfile;
 mod pyrandom;
 mod quick;
 mod recurrent;

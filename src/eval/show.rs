@@ -159,7 +159,16 @@ pub fn repr(v: &Value) -> String {
             let o = crate::runtime::lock::lock(o);
             o.describe()
         }
-        Value::Set(_) => super::format::repr_of(v),
+        Value::Set(items) if items.is_empty() => "set()".into(),
+        Value::Set(items) => format!(
+            "{{{}}}",
+            items
+                .items()
+                .iter()
+                .map(|(k, _)| k.repr())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
         Value::Dict(pairs) if pairs.is_empty() => "{}".into(),
         Value::Dict(pairs) => once_inside_as(pairs.addr(), "{...}", || {
             let width = pairs

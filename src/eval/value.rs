@@ -116,7 +116,7 @@ pub enum Value {
     /// `iter(xs)`: what `next` takes items from, one at a time.
     Iterator(Arc<Mutex<PyIterator>>),
     /// A file `open()` gave.
-    File(super::files::FileRef),
+    File(super::pyfile::FileRef),
     /// `x.shape`, `x.size()`: a tuple of ints, as PyTorch's `torch.Size`
     /// (shown `[2, 3]`; in an f-string or `str()`, `torch.Size([2, 3])`).
     Size(Arc<Vec<Value>>),
@@ -542,7 +542,11 @@ impl Value {
             // What is left, taken: a loop over an iterator uses it up.
             Value::Set(items) => Some(Ok(items.items().iter().map(|(k, _)| k.value()).collect())),
             // A file's lines not read yet (`for line in f`).
-            Value::File(f) => Some(crate::runtime::lock::lock(f).rest_lines()),
+            Value::File(f) => Some(
+                crate::runtime::lock::lock(f)
+                    .rest_lines()
+                    .map(|lines| lines.into_iter().map(|l| Value::Str(Arc::new(l))).collect()),
+            ),
             Value::Iterator(it) => match &mut *crate::runtime::lock::lock(it) {
                 PyIterator::Items(items) => Some(Ok(items.drain(..).collect())),
                 PyIterator::Loader { .. } => None,

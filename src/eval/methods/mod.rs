@@ -42,7 +42,7 @@ enum Member {
     EventMethod(Call<Arc<Event>>),
     ListMethod(Call<list::List>),
     DictMethod(Call<super::value::PyDict>),
-    FileMethod(Call<super::files::FileRef>),
+    FileMethod(Call<super::pyfile::FileRef>),
     SetMethod(Call<super::value::PyDict>),
     OptimizerMethod(Call<Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>>),
     SamplerMethod(Call<Arc<crate::data::sampler::DistributedSampler>>),

@@ -1,0 +1,91 @@
+//! An open text file (`open()`'s value, `files.rs` makes and uses it):
+//! what is left to read, or where writes go. Its own file so that
+//! `value.rs` can hold one without reaching the builtins.
+
+use std::sync::{Arc, Mutex};
+
+use crate::error::Error;
+
+/// An open file: what is left to read, or where writes go.
+pub struct PyFile {
+    pub name: String,
+    pub mode: String,
+    pub(super) state: State,
+}
+
+pub(super) enum State {
+    /// The file's text (read whole at `open`) and how far reading got.
+    Reading {
+        text: String,
+        at: usize,
+    },
+    Writing(std::fs::File),
+    Closed,
+}
+
+impl std::fmt::Debug for PyFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<file {:?} {}>", self.name, self.mode)
+    }
+}
+
+pub type FileRef = Arc<Mutex<PyFile>>;
+
+impl PyFile {
+    /// Python's repr: `<_io.TextIOWrapper name='a.txt' mode='r' encoding='UTF-8'>`.
+    pub fn repr(&self) -> String {
+        format!(
+            "<_io.TextIOWrapper name='{}' mode='{}' encoding='UTF-8'>",
+            self.name, self.mode
+        )
+    }
+
+    pub(super) fn text(&mut self) -> Result<(&str, &mut usize), Error> {
+        match &mut self.state {
+            State::Reading { text, at } => Ok((text.as_str(), at)),
+            State::Writing(_) => Err(unsupported("not readable")),
+            State::Closed => Err(closed()),
+        }
+    }
+
+    /// The next line, with its `\n` (empty at the end).
+    pub(super) fn readline(&mut self) -> Result<String, Error> {
+        let (text, at) = self.text()?;
+        let rest = &text[*at..];
+        let line = match rest.find('\n') {
+            Some(k) => &rest[..=k],
+            None => rest,
+        };
+        let line = line.to_string();
+        *at += line.len();
+        Ok(line)
+    }
+
+    /// The lines not read yet, each with its `\n` (what `for line in f` gives).
+    pub fn rest_lines(&mut self) -> Result<Vec<String>, Error> {
+        let mut lines = Vec::new();
+        loop {
+            let line = self.readline()?;
+            if line.is_empty() {
+                return Ok(lines);
+            }
+            lines.push(line);
+        }
+    }
+
+    pub fn close(&mut self) {
+        self.state = State::Closed;
+    }
+}
+
+pub(super) fn closed() -> Error {
+    Error::value("I/O operation on closed file.")
+}
+
+pub(super) fn unsupported(what: &str) -> Error {
+    Error::Module {
+        class: "UnsupportedOperation",
+        message: what.into(),
+        help: None,
+    }
+}
