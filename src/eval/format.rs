@@ -56,16 +56,7 @@ pub fn repr_of(v: &Value) -> String {
                     .join(", ")
             )
         }),
-        Value::Set(items) if items.is_empty() => "set()".into(),
-        Value::Set(items) => format!(
-            "{{{}}}",
-            items
-                .items()
-                .iter()
-                .map(|(k, _)| repr_of(&k.value()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        Value::Set(items) => show::set_text(items, |k| repr_of(&k.value())),
         Value::Size(items) => format!(
             "torch.Size([{}])",
             items.iter().map(repr_of).collect::<Vec<_>>().join(", ")

@@ -159,16 +159,7 @@ pub fn repr(v: &Value) -> String {
             let o = crate::runtime::lock::lock(o);
             o.describe()
         }
-        Value::Set(items) if items.is_empty() => "set()".into(),
-        Value::Set(items) => format!(
-            "{{{}}}",
-            items
-                .items()
-                .iter()
-                .map(|(k, _)| k.repr())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        Value::Set(items) => set_text(items, |k| k.repr()),
         Value::Dict(pairs) if pairs.is_empty() => "{}".into(),
         Value::Dict(pairs) => once_inside_as(pairs.addr(), "{...}", || {
             let width = pairs
@@ -309,6 +300,18 @@ pub(super) fn autocast_region(r: &crate::autograd::autocast::Region) -> String {
         r.dtype.pytorch_name(),
         if r.enabled { "True" } else { "False" }
     )
+}
+
+/// A set as `{a, b}` (`set()` when empty), each item as `key` writes it.
+pub(super) fn set_text(
+    items: &super::value::PyDict,
+    key: impl Fn(&super::value::Key) -> String,
+) -> String {
+    if items.is_empty() {
+        return "set()".into();
+    }
+    let keys: Vec<String> = items.items().iter().map(|(k, _)| key(k)).collect();
+    format!("{{{}}}", keys.join(", "))
 }
 
 #[cfg(test)]

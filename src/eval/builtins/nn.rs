@@ -73,6 +73,23 @@ fn size(b: &Bound, name: &str) -> Result<usize, Diagnostic> {
     })
 }
 
+/// Where a layer's weights go (`device=`, `dtype=`; cpu and float32 by
+/// default): a floating point dtype, as PyTorch's layers need.
+fn float_place(me: &mut Interp, b: &Bound, what: &str) -> Result<Place, Diagnostic> {
+    let place = Place {
+        device: me.device_arg(b)?,
+        dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+    };
+    if !place.dtype.is_float() {
+        return Err(Error::dtype(
+            format!("{what} need a floating point dtype, not {}", place.dtype),
+            None,
+        )
+        .at(b.span_of("dtype")));
+    }
+    Ok(place)
+}
+
 /// Every layer's constructor, by the class's name.
 pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
@@ -80,20 +97,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     match name {
         "Module" => module(Module::new("Module", Layer::Custom)),
         "Linear" => {
-            let place = Place {
-                device: me.device_arg(b)?,
-                dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
-            };
-            if !place.dtype.is_float() {
-                return Err(Error::dtype(
-                    format!(
-                        "Linear's parameters need a floating point dtype, not {}",
-                        place.dtype
-                    ),
-                    None,
-                )
-                .at(b.span_of("dtype")));
-            }
+            let place = float_place(me, b, "Linear's parameters")?;
             let (n_in, n_out) = (size(b, "in_features")?, size(b, "out_features")?);
             let bias = b.bool("bias", true)?;
             module(layers::linear(&mut me.rt, n_in, n_out, bias, place).map_err(at)?)
@@ -415,28 +419,13 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     }
 }
 
-/// `Parameter(data, requires_grad=true)`: `data`'s elements as a
-/// parameter, which a module registers when it is assigned to it.
 /// `LSTM`, `GRU`, `RNN` and their cells: the settings checked as
 /// PyTorch's `RNNBase.__init__` checks them, the weights drawn as its
 /// `reset_parameters` draws them.
 fn recurrent(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     use crate::nn::layer::{Recurrence, Recurrent, RecurrentCell};
     use crate::nn::recurrent;
-    let place = Place {
-        device: me.device_arg(b)?,
-        dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
-    };
-    if !place.dtype.is_float() {
-        return Err(Error::dtype(
-            format!(
-                "{name}'s weights need a floating point dtype, not {}",
-                place.dtype
-            ),
-            None,
-        )
-        .at(b.span_of("dtype")));
-    }
+    let place = float_place(me, b, &format!("{name}'s weights"))?;
     let kind = match name {
         "LSTM" | "LSTMCell" => Recurrence::Lstm,
         "GRU" | "GRUCell" => Recurrence::Gru,
@@ -513,6 +502,8 @@ fn recurrent(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     module(recurrent::recurrent(&mut me.rt, spec, place).map_err(at)?)
 }
 
+/// `Parameter(data, requires_grad=true)`: `data`'s elements as a
+/// parameter, which a module registers when it is assigned to it.
 pub(super) fn parameter(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let t = b.tensor("data")?;
     let requires_grad = b.bool("requires_grad", true)?;
