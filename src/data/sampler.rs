@@ -133,9 +133,16 @@ impl DistributedSampler {
 /// A uniformly random permutation of `0..n` (Fisher–Yates).
 pub(super) fn permutation(n: usize, generator: &mut Generator) -> Result<Vec<usize>, Error> {
     permutation_fits(n)?;
+    shuffled(&generator.uniform(n))
+}
+
+/// `0..draws.len()` shuffled by `draws` (uniform in [0, 1)), Fisher–Yates:
+/// a DataLoader's order, and `torch.randperm`'s.
+pub fn shuffled(draws: &[f64]) -> Result<Vec<usize>, Error> {
+    let n = draws.len();
+    permutation_fits(n)?;
     let mut order: Vec<usize> = Vec::with_capacity(n);
     order.extend(0..n);
-    let draws = generator.uniform(n);
     for i in (1..n).rev() {
         let j = ((draws[i] * (i + 1) as f64) as usize).min(i);
         order.swap(i, j);

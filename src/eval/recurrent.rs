@@ -91,8 +91,11 @@ fn state(v: &Value) -> Result<Option<Hidden>, Error> {
     if matches!(v, Value::None) {
         return Ok(None);
     }
-    if let Some(h) = to_tensor(v).filter(|_| matches!(v, Value::Tensor(_))) {
-        return Ok(Some(Hidden { h, c: None }));
+    if let Value::Tensor(h) = v {
+        return Ok(Some(Hidden {
+            h: Arc::clone(h),
+            c: None,
+        }));
     }
     let items = match v {
         Value::List(items) => items.to_vec(),

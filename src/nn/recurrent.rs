@@ -174,9 +174,8 @@ pub fn forward(
         Some(hx) => given_state(rt, mode, &name, hx, batched)?,
     };
     check_input(m, spec, mode, &x)?;
-    let sizes = |t: &Tensor| t.shape().to_vec();
     match &hx.c {
-        None if sizes(&hx.h) != expected => {
+        None if hx.h.shape() != expected => {
             return Err(Error::shape(format!(
                 "Expected hidden size {}, got {}",
                 tuple(&expected),
@@ -185,7 +184,7 @@ pub fn forward(
         }
         Some(c) => {
             for (k, t) in [(0, &hx.h), (1, c)] {
-                if sizes(t) != expected {
+                if t.shape() != expected {
                     return Err(Error::shape(format!(
                         "Expected hidden[{k}] size {}, got {}",
                         tuple(&expected),

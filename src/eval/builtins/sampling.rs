@@ -37,7 +37,10 @@ fn draw(rt: &mut Runtime, p: &Arc<Tensor>, n: i64, replacement: bool) -> R<Arc<T
     }
     if !p.dtype().is_float() {
         return Err(Error::dtype(
-            "multinomial only supports floating-point dtypes for input, got: Long",
+            format!(
+                "multinomial only supports floating-point dtypes for input, got: {}",
+                p.dtype().scalar_name()
+            ),
             Some("weights are floats: `torch.multinomial(w.float(), 1)`".into()),
         ));
     }
@@ -147,11 +150,10 @@ pub(super) fn randperm(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Va
         .random(new, Distribution::Uniform)
         .map_err(at)?
         .to_vec::<f64>();
-    let mut order: Vec<i64> = (0..n as i64).collect();
-    for i in (1..n).rev() {
-        let j = ((draws[i] * (i + 1) as f64) as usize).min(i);
-        order.swap(i, j);
-    }
-    let host = Tensor::from_vec(order, vec![n]);
+    let order = crate::data::sampler::shuffled(&draws).map_err(at)?;
+    let host = Tensor::from_vec(
+        order.into_iter().map(|i| i as i64).collect::<Vec<i64>>(),
+        vec![n],
+    );
     b.result(me.rt.tensor(&host, dtype, device))
 }
