@@ -20,7 +20,7 @@ pub enum Error {
         /// The input ended early: more lines would complete it.
         incomplete: bool,
     },
-    #[error("unknown name `{name}`")]
+    #[error("name '{name}' is not defined")]
     UnknownName {
         name: String,
         suggestion: Option<String>,

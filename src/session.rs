@@ -262,7 +262,7 @@ impl Session {
         self.interp.rt.begin_source(frames.0, frames.1);
         // Every syntax error at once; with `keep_going`, the statements
         // that parsed run (as `make -k` goes on past a failed target).
-        let lang::Parsed { stmts, errors } = lang::parse_each(src);
+        let lang::Parsed { stmts, errors } = lang::parse_each(src, lang::Dialect::of(name));
         if !errors.is_empty() {
             each("", self.error_outcome(&errors, name, src));
             if !keep_going || stmts.is_empty() {
@@ -326,7 +326,7 @@ impl Session {
         self.interp
             .rt
             .begin_source(SourceName::File(Arc::from(name)), text);
-        let lang::Parsed { stmts, errors } = lang::parse_each(src);
+        let lang::Parsed { stmts, errors } = lang::parse_each(src, lang::Dialect::of(name));
         if !errors.is_empty() {
             return self.error_outcome(&errors, name, src);
         }

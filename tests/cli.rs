@@ -65,7 +65,7 @@ fn run_prints_a_transcript_and_stops_at_the_first_error() {
     assert_eq!(o.status.code(), Some(1));
     let out = text(&o);
     assert!(
-        out.starts_with(">>> a = 1\n>>> a\n1\n>>> b = nope\nNameError: unknown name `nope`"),
+        out.starts_with(">>> a = 1\n>>> a\n1\n>>> b = nope\nNameError: name 'nope' is not defined"),
         "{out}"
     );
     assert!(!out.contains("c = 3"), "{out}");

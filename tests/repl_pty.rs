@@ -51,7 +51,7 @@ fn statements_values_and_the_status_line() {
     p.expect("f32 [2] @cuda:1").unwrap();
     p.expect(READY).unwrap();
     p.send("x + nope\r").unwrap();
-    p.expect("NameError: unknown name `nope`").unwrap();
+    p.expect("NameError: name 'nope' is not defined").unwrap();
     p.expect(READY).unwrap();
     p.send(":watch on\r").unwrap();
     p.expect("only on a real GPU").unwrap();
@@ -101,7 +101,7 @@ fn multi_line_blocks_wait_for_the_closing_brace() {
     p.send(ControlCode::EndOfText).unwrap();
     p.expect(">>> ").unwrap();
     p.send("y\r").unwrap();
-    p.expect("NameError: unknown name `y`").unwrap();
+    p.expect("NameError: name 'y' is not defined").unwrap();
     p.expect(READY).unwrap();
     quit(p);
 }

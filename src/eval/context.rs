@@ -156,7 +156,7 @@ impl Interp {
                 self.assign(n, v);
                 Ok(())
             }
-            Target::Tuple(ts, _) => self.unpack(ts, v, span),
+            _ => self.set_target(target, v, span),
         }
     }
 

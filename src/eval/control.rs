@@ -262,6 +262,7 @@ impl Interp {
             CompKind::List => Value::list(items),
             CompKind::Generator => Value::List(std::sync::Arc::new(items)),
             CompKind::Dict => Value::Dict(PyDict::new(pairs)),
+            CompKind::Set => super::methods::set::set_of(&items).map_err(|e| e.at(c.element.span))?,
         })
     }
 

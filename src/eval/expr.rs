@@ -148,6 +148,13 @@ impl Interp {
                 Ok(Value::List(Arc::new(values)))
             }
             ExprKind::Dict(pairs) => self.eval_dict(pairs, d),
+            ExprKind::Set(items) => {
+                let mut values = Vec::with_capacity(items.len());
+                for item in items {
+                    values.push(self.eval(item, d)?);
+                }
+                super::methods::set::set_of(&values).map_err(|err| err.at(e.span))
+            }
             ExprKind::Neg(inner) => {
                 let v = self.eval(inner, d)?;
                 self.begin_op("neg");

@@ -613,6 +613,27 @@ impl Interp {
         items: &[crate::lang::ast::Import],
     ) -> Result<(), Diagnostic> {
         for item in items {
+            let relative;
+            let item = match item.module.starts_with('.') {
+                true => {
+                    relative = crate::lang::ast::Import {
+                        module: self.absolute_module(&item.module, item.module_span)?,
+                        ..item.clone()
+                    };
+                    &relative
+                }
+                false => item,
+            };
+            if item.member.as_ref().is_some_and(|m| m.name == "*") && module(&item.module).is_ok() {
+                return Err(Error::NotAvailable {
+                    message: format!("cudash has no `from {} import *`", item.module),
+                    help: format!(
+                        "cudash imports every name only from a program's own modules; name what you use: `from {} import ...`",
+                        item.module
+                    ),
+                }
+                .at(item.module_span));
+            }
             let m = match module(&item.module) {
                 Ok(m) => m,
                 // A file of the program's own beside the script.

@@ -57,6 +57,19 @@ impl Interp {
         let m = self.import_own(&item.module, path, item.module_span)?;
         let v = match &item.member {
             None => Value::OwnModule(m),
+            Some(name) if name.name == "*" => {
+                self.import_every_name(&m, name.span)?;
+                return Ok(true);
+            }
+            // `from package import submodule`: the module file beside it.
+            Some(name) if self.own_module_attr(&m, &name.name, name.span).is_err() && {
+                let sub = format!("{}.{}", item.module, name.name);
+                file_of(&sub).is_some()
+            } => {
+                let sub = format!("{}.{}", item.module, name.name);
+                let path = file_of(&sub).expect("checked just above");
+                Value::OwnModule(self.import_own(&sub, path, name.span)?)
+            }
             Some(name) => self
                 .own_module_attr(&m, &name.name, name.span)
                 .map_err(|_| {
@@ -76,6 +89,92 @@ impl Interp {
         };
         self.assign(&item.bind, v);
         Ok(true)
+    }
+
+    /// `from module import *`: each of the module's names that does not
+    /// start with `_` (or those its `__all__` lists), as Python binds them.
+    fn import_every_name(&mut self, m: &OwnModule, span: Span) -> Result<(), Diagnostic> {
+        let local = self.local_table(m.table, span)?;
+        let table = match self.vars.number() == local {
+            true => &self.vars,
+            false => match self.parked.iter().find(|t| t.number() == local) {
+                Some(t) => t,
+                None => return Ok(()),
+            },
+        };
+        let listed: Option<Vec<String>> = match table.get("__all__") {
+            Some(v @ (Value::List(_) | Value::MutList(_))) => Some(
+                v.items()
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|v| match v {
+                        Value::Str(s) => Some(s.to_string()),
+                        _ => None,
+                    })
+                    .collect(),
+            ),
+            _ => None,
+        };
+        let names: Vec<(String, Value)> = match listed {
+            Some(names) => names
+                .into_iter()
+                .filter_map(|n| table.get(&n).cloned().map(|v| (n, v)))
+                .collect(),
+            None => table
+                .iter()
+                .filter(|(n, _)| !n.starts_with('_'))
+                .map(|(n, v)| (n.clone(), v.clone()))
+                .collect(),
+        };
+        for (name, v) in names {
+            self.assign(&crate::lang::ast::Name::new(name, span), v);
+        }
+        Ok(())
+    }
+
+    /// The absolute name of a relative import's module, Python's rule:
+    /// `.fsdp` in the package `configs` is `configs.fsdp`; each dot after
+    /// the first goes up one package. The importing module is the one
+    /// whose file is running.
+    pub(super) fn absolute_module(&self, module: &str, span: Span) -> Result<String, Diagnostic> {
+        let dots = module.len() - module.trim_start_matches('.').len();
+        let rest = &module[dots..];
+        let running = self.source.as_ref().map(|s| s.name.as_str());
+        let here = self
+            .own_modules
+            .iter()
+            .find(|m| Some(m.path.display().to_string().as_str()) == running);
+        let no_parent = || {
+            Error::Spelling {
+                message: "attempted relative import with no known parent package".into(),
+                label: "a relative import".into(),
+                help: "a program's own file imports its neighbours by name (`from datautils import X`); \
+                       `from .x import y` works in a package's modules"
+                    .into(),
+                class: "ImportError",
+            }
+            .at(span)
+        };
+        let Some(here) = here else {
+            return Err(no_parent());
+        };
+        let mut package: Vec<&str> = here.name.split('.').collect();
+        if !here.path.ends_with("__init__.py") {
+            package.pop();
+        }
+        for _ in 1..dots {
+            if package.pop().is_none() {
+                return Err(no_parent());
+            }
+        }
+        if package.is_empty() {
+            return Err(no_parent());
+        }
+        let mut name = package.join(".");
+        if !rest.is_empty() {
+            name = format!("{name}.{rest}");
+        }
+        Ok(name)
     }
 
     /// The module `name` from `path`, run now unless this interpreter has
@@ -101,7 +200,7 @@ impl Interp {
             name: path.display().to_string(),
             text: Arc::from(text.as_str()),
         });
-        let stmts = crate::lang::parse(&text)
+        let stmts = crate::lang::parse_as(&text, crate::lang::Dialect::Python)
             .map_err(|mut errors| errors.swap_remove(0).in_source(&source))?;
         crate::lang::flow::check(&stmts).map_err(|d| d.in_source(&source))?;
         // The module's own globals while its body runs.

@@ -797,11 +797,14 @@ impl Interp {
         v: Value,
         span: Span,
     ) -> Result<(), Diagnostic> {
-        if let [Target::Name(name)] = targets {
-            self.set_var(name, v);
-            return Ok(());
+        match targets {
+            [Target::Name(name)] => {
+                self.set_var(name, v);
+                Ok(())
+            }
+            [one @ Target::Attr(..)] => self.set_target(one, v, span),
+            _ => self.unpack(targets, v, span),
         }
-        self.unpack(targets, v, span)
     }
 
     /// `a, b = v`: each target gets one item of a tuple or list (or of a
@@ -836,9 +839,31 @@ impl Interp {
             match target {
                 Target::Name(name) => self.set_var(name, v),
                 Target::Tuple(inner, at) => self.unpack(inner, v, *at)?,
+                Target::Attr(..) => self.set_target(target, v, span)?,
             }
         }
         Ok(())
+    }
+
+    /// One target given its value: a name, a group taken apart, or an
+    /// attribute set (`self.count`).
+    pub(super) fn set_target(
+        &mut self,
+        target: &Target,
+        v: Value,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        match target {
+            Target::Name(name) => {
+                self.set_var(name, v);
+                Ok(())
+            }
+            Target::Tuple(inner, at) => self.unpack(inner, v, *at),
+            Target::Attr(obj, attr) => {
+                let target = self.eval(obj, 0)?;
+                self.set_attr_of(&target, &attr.name, v, span, attr.span)
+            }
+        }
     }
 }
 

@@ -159,6 +159,8 @@ pub enum CompKind {
     Generator,
     /// `{k: v for ...}`
     Dict,
+    /// `{x for ...}`: a set.
+    Set,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -187,6 +189,8 @@ pub enum FPart {
 pub enum Target {
     Name(Name),
     Tuple(Vec<Target>, Span),
+    /// `self.sum, self.count = ...`: an attribute set (names no variable).
+    Attr(Box<Expr>, Name),
 }
 
 impl Target {
@@ -195,6 +199,7 @@ impl Target {
         match self {
             Target::Name(n) => vec![n],
             Target::Tuple(ts, _) => ts.iter().flat_map(Target::names).collect(),
+            Target::Attr(..) => Vec::new(),
         }
     }
 
@@ -203,14 +208,26 @@ impl Target {
         match self {
             Target::Name(n) => vec![n],
             Target::Tuple(ts, _) => ts.iter_mut().flat_map(Target::names_mut).collect(),
+            Target::Attr(..) => Vec::new(),
         }
     }
 
-    /// The target an expression on the left of `=` writes: a name, or a
-    /// tuple or list of targets; None for anything else.
+    /// Every expression a target reads (an attribute's object), to be
+    /// resolved.
+    pub fn reads_mut(&mut self) -> Vec<&mut Expr> {
+        match self {
+            Target::Name(_) => Vec::new(),
+            Target::Tuple(ts, _) => ts.iter_mut().flat_map(Target::reads_mut).collect(),
+            Target::Attr(obj, _) => vec![obj],
+        }
+    }
+
+    /// The target an expression on the left of `=` writes: a name, an
+    /// attribute, or a tuple or list of targets; Err for anything else.
     pub fn of(e: Expr) -> Result<Target, Span> {
         match e.kind {
             ExprKind::Var(n) => Ok(Target::Name(n)),
+            ExprKind::Attr(obj, attr) => Ok(Target::Attr(obj, attr)),
             ExprKind::Tuple(items) | ExprKind::List(items) => Ok(Target::Tuple(
                 items
                     .into_iter()
@@ -284,6 +301,8 @@ pub enum ExprKind {
     Tuple(Vec<Expr>),
     /// `{"lr": 0.1, "params": ps}`: a dict (cudash's dicts have string keys).
     Dict(Vec<(Expr, Expr)>),
+    /// `{"a", "b"}`: Python's set.
+    Set(Vec<Expr>),
     Neg(Box<Expr>),
     /// `~x`: bitwise not (logical not of bool).
     Invert(Box<Expr>),

@@ -7,7 +7,7 @@ use chumsky::error::{EmptyErr, LabelError};
 use chumsky::prelude::*;
 
 use super::token::{DeviceLit, Kw, Punct, Token};
-use super::Span;
+use super::{Dialect, Span};
 use crate::error::Diagnostic;
 use crate::vocab::{BinaryOp, DType};
 
@@ -215,12 +215,24 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
         .or(one_of("()[]{},;:.=+-*/@<>%&|^~").map(|c| single(c).unwrap_or(Punct::Dot)))
         .map(Token::P);
 
+    // Python's `.001`: a float may start at its dot (tried before `.`).
+    let dot_number = just('.')
+        .then(digits)
+        .then(exponent.or_not())
+        .to_slice()
+        .try_map(|s: &str, span| {
+            s.parse::<f64>()
+                .map(Token::Float)
+                .map_err(|_| E::message(span, format!("`{s}` is not a valid number")))
+        });
+
     let newline = just('\n').to(Token::Newline);
     // The most common tokens first: each failed alternative costs time on every token.
     let token = choice((
         cuda,
         prefixed,
         word,
+        dot_number,
         punct,
         number,
         newline,
@@ -284,7 +296,12 @@ fn single(c: char) -> Option<Punct> {
 
 /// Lex `src` into tokens, then run the layout and structure passes.
 pub fn lex(src: &str) -> Result<Vec<Spanned<Token>>, Vec<Diagnostic>> {
-    lex_laid(src).map(|(tokens, _)| tokens)
+    lex_as(src, Dialect::Cudash)
+}
+
+/// `lex` for a source in `dialect`.
+pub fn lex_as(src: &str, dialect: Dialect) -> Result<Vec<Spanned<Token>>, Vec<Diagnostic>> {
+    lex_laid(src, dialect).map(|(tokens, _)| tokens)
 }
 
 /// Lexes a piece of a line (an f-string's field): no layout, and newlines
@@ -305,14 +322,17 @@ pub fn lex_fragment(src: &str) -> Result<Vec<Spanned<Token>>, Vec<Diagnostic>> {
 /// Does `src` lex and end inside a Python `:` block (so the REPL waits
 /// for more lines, or a blank one)?
 pub fn ends_in_block(src: &str) -> bool {
-    matches!(lex_laid(src), Ok((_, true)))
+    matches!(lex_laid(src, Dialect::Cudash), Ok((_, true)))
 }
 
 /// `lex`, and whether the input ended inside a `:` block.
-fn lex_laid(src: &str) -> Result<(Vec<Spanned<Token>>, bool), Vec<Diagnostic>> {
+fn lex_laid(src: &str, dialect: Dialect) -> Result<(Vec<Spanned<Token>>, bool), Vec<Diagnostic>> {
     let (tokens, errs) = lexer::<EmptyErr>().parse(src).into_output_errors();
     match tokens {
-        Some(tokens) if errs.is_empty() => {
+        Some(mut tokens) if errs.is_empty() => {
+            if dialect == Dialect::Python {
+                python_names(&mut tokens, src);
+            }
             let laid = super::layout::layout(tokens, src).map_err(|e| vec![e])?;
             let tokens = structure(laid.tokens, src.len()).map_err(|e| vec![e])?;
             Ok((tokens, laid.in_block))
@@ -323,6 +343,24 @@ fn lex_laid(src: &str) -> Result<(Vec<Spanned<Token>>, bool), Vec<Diagnostic>> {
                 errs.into_iter().map(|e| lex_error(src, e)).collect(),
                 src,
             ))
+        }
+    }
+}
+
+/// In Python, cudash's own statement words (`mem`, `sync`, `fn`, `help`,
+/// ...) are names: a program's `mem = Module()` or `def f(fn):` means them
+/// as Python does. `def` stays the keyword it always is.
+fn python_names(tokens: &mut [Spanned<Token>], src: &str) {
+    for (tok, span) in tokens.iter_mut() {
+        let word = match tok {
+            Token::Kw(Kw::Wait | Kw::Pin | Kw::Sync | Kw::Mem | Kw::Profile | Kw::Help | Kw::NoGrad) => true,
+            Token::Kw(Kw::Fn) => src.get(span.start..span.end) == Some("fn"),
+            _ => false,
+        };
+        if word {
+            if let Some(w) = src.get(span.start..span.end) {
+                *tok = Token::Ident(w.into());
+            }
         }
     }
 }

@@ -19,9 +19,34 @@ use token::Token;
 
 pub use crate::vocab::Span;
 
+/// Which language a source is written in: cudash's (cells, `.cudash`
+/// scripts, notebooks) or Python's (a `.py` program or module), where
+/// cudash's own statement words (`mem`, `sync`, `fn`, ...) are names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Cudash,
+    Python,
+}
+
+impl Dialect {
+    /// The dialect of a source by its name: a `.py` file is Python.
+    pub fn of(name: &str) -> Dialect {
+        if name.ends_with(".py") {
+            Dialect::Python
+        } else {
+            Dialect::Cudash
+        }
+    }
+}
+
 /// Parses a whole cell or script.
 pub fn parse(src: &str) -> Result<Block, Vec<Diagnostic>> {
-    let tokens = lexer::lex(src)?;
+    parse_as(src, Dialect::Cudash)
+}
+
+/// `parse` for a source in `dialect`.
+pub fn parse_as(src: &str, dialect: Dialect) -> Result<Block, Vec<Diagnostic>> {
+    let tokens = lexer::lex_as(src, dialect)?;
     let eoi = Span::from(src.len()..src.len());
     let input = || tokens.as_slice().map(eoi, |(t, s)| (t, s));
     let (ast, errs) = parser::program_parser::<_, chumsky::error::EmptyErr>()
@@ -55,7 +80,8 @@ pub struct Parsed {
 /// Parses `src` statement by statement: a statement that does not parse
 /// costs itself, not the file. An error of the lexer or of the layout
 /// (an unclosed bracket, bad indentation) costs the file, as in Python.
-pub fn parse_each(src: &str) -> Parsed {
+pub fn parse_each(src: &str, dialect: Dialect) -> Parsed {
+    let parse = |src| parse_as(src, dialect);
     match parse(src) {
         Ok(stmts) => {
             return Parsed {
@@ -71,7 +97,7 @@ pub fn parse_each(src: &str) -> Parsed {
         }
         Err(_) => {}
     }
-    let Ok(tokens) = lexer::lex(src) else {
+    let Ok(tokens) = lexer::lex_as(src, dialect) else {
         return Parsed {
             stmts: Vec::new(),
             errors: parse(src).err().unwrap_or_default(),

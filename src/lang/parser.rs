@@ -5,7 +5,7 @@ use std::sync::Arc;
 use chumsky::{input::ValueInput, pratt::*, prelude::*};
 
 use super::ast::*;
-use super::token::{Kw, Punct, Token};
+use super::token::{DeviceLit, Kw, Punct, Token};
 use super::Span;
 use crate::vocab::BinaryOp;
 
@@ -234,6 +234,27 @@ where
                     ExprKind::Dict(std::iter::once(first).chain(rest).collect())
                 }
             });
+        // `{a, b}`, `{x for x in xs}`: Python's set.
+        let set = expr
+            .clone()
+            .then(choice((
+                clauses.clone().map(Ok),
+                p(Punct::Comma)
+                    .ignore_then(
+                        expr.clone()
+                            .separated_by(p(Punct::Comma))
+                            .allow_trailing()
+                            .collect::<Vec<_>>(),
+                    )
+                    .or_not()
+                    .map(|rest| Err(rest.unwrap_or_default())),
+            )))
+            .delimited_by(p(Punct::LBrace), p(Punct::RBrace))
+            .map(move |(first, rest)| match rest {
+                Ok(clauses) => comprehension(CompKind::Set, first, clauses),
+                Err(rest) => ExprKind::Set(std::iter::once(first).chain(rest).collect()),
+            });
+        let dict = dict.or(set);
         // `lambda a, b=1: a + b`
         let lambda = kw(Kw::Lambda)
             .ignore_then(
@@ -897,7 +918,7 @@ where
                                 Ok(t) => targets.push(t),
                                 Err(span) => emitter.emit(E::message(
                                     span,
-                                    "cannot unpack into this: each target left of `=` must be a name or a parenthesised group of names (`values, indices = x.sort()`)",
+                                    "cannot unpack into this: each target left of `=` must be a name, an attribute or a parenthesised group of names (`values, indices = x.sort()`)",
                                 )),
                             }
                         }
@@ -961,10 +982,17 @@ fn import_stmt<'t, I, E: ParseError<'t, I>>() -> impl Parser<'t, I, StmtKind, PE
 where
     I: ValueInput<'t, Token = Token, Span = Span>,
 {
+    // After a dot a module's name may be a word cudash reserves (`torch.cuda.nccl`).
+    let part = select! {
+        Token::Ident(s) = e => Name::new(s.to_string(), e.span()),
+        Token::Kw(k) = e => Name::new(k.as_str().to_string(), e.span()),
+        Token::Device(DeviceLit::Cuda(None)) = e => Name::new("cuda".into(), e.span()),
+        Token::Device(DeviceLit::Cpu) = e => Name::new("cpu".into(), e.span()),
+    }
+    .labelled("a name");
     let dotted = ident()
-        .separated_by(p(Punct::Dot))
-        .at_least(1)
-        .collect::<Vec<Name>>()
+        .then(p(Punct::Dot).ignore_then(part).repeated().collect::<Vec<Name>>())
+        .map(|(first, rest)| std::iter::once(first).chain(rest).collect::<Vec<Name>>())
         .map_with(|parts, e| {
             let path = parts
                 .iter()
@@ -1002,10 +1030,32 @@ where
         .at_least(1)
         .allow_trailing()
         .collect::<Vec<_>>();
+    // `from . import x`, `from ..pkg.mod import y`: the dots kept in the path.
+    let dots = select! {
+        Token::P(Punct::Dot) => ".",
+        Token::P(Punct::DotDot) => "..",
+        Token::P(Punct::Ellipsis) => "...",
+    }
+    .repeated()
+    .at_least(1)
+    .collect::<Vec<&str>>()
+    .map(|d| d.concat());
+    let relative = dots
+        .then(dotted.clone().or_not())
+        .map_with(|(dots, path), e| match path {
+            Some((path, _, first)) => (format!("{dots}{path}"), e.span(), first),
+            None => (dots.clone(), e.span(), Name::new(dots, e.span())),
+        });
+    // `from m import *`: every public name of the module.
+    let star = p(Punct::Star).map_with(|_, e| {
+        let star = Name::new("*".into(), e.span());
+        vec![(star, None)]
+    });
     let from = kw(Kw::From)
-        .ignore_then(dotted)
+        .ignore_then(dotted.or(relative))
         .then_ignore(kw(Kw::Import))
         .then(choice((
+            star,
             members
                 .clone()
                 .delimited_by(p(Punct::LParen), p(Punct::RParen)),

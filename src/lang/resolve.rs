@@ -230,7 +230,9 @@ fn expr_comprehensions(e: &Expr, out: &mut Vec<String>) {
                 expr_comprehensions(k, out);
             }
         }
-        ExprKind::List(items) | ExprKind::Tuple(items) => items.iter().for_each(go),
+        ExprKind::List(items) | ExprKind::Tuple(items) | ExprKind::Set(items) => {
+            items.iter().for_each(go)
+        }
         ExprKind::Dict(pairs) => pairs.iter().for_each(|(k, v)| {
             go(k);
             go(v);
@@ -292,6 +294,10 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
                 .iter_mut()
                 .flat_map(Target::names_mut)
                 .for_each(|n| name(n, locals));
+            targets
+                .iter_mut()
+                .flat_map(Target::reads_mut)
+                .for_each(|e| expr(e, locals));
             expr(e, locals);
         }
         StmtKind::IndexAssign(obj, items, value) => {
@@ -426,7 +432,7 @@ fn fstring(parts: &mut [super::ast::FPart], locals: &[String]) {
 fn expr(e: &mut Expr, locals: &[String]) {
     match &mut e.kind {
         ExprKind::Var(n) => name(n, locals),
-        ExprKind::List(items) | ExprKind::Tuple(items) => {
+        ExprKind::List(items) | ExprKind::Tuple(items) | ExprKind::Set(items) => {
             items.iter_mut().for_each(|e| expr(e, locals))
         }
         ExprKind::FString(parts) => fstring(parts, locals),

@@ -54,6 +54,11 @@ fn of_keys(keys: impl IntoIterator<Item = Key>) -> Value {
     Value::Set(set)
 }
 
+/// A set of `items` (a `{a, b}` literal's, a set comprehension's).
+pub(crate) fn set_of(items: &[Value]) -> Result<Value, Error> {
+    Ok(of_keys(items.iter().map(key).collect::<Result<Vec<_>, _>>()?))
+}
+
 /// `set(iterable=None)`.
 pub(crate) fn set(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     match b.get("iterable") {
