@@ -299,7 +299,8 @@ fn try_except_finally_and_raise_as_python() {
     // What no handler takes goes on up, as it was raised.
     let (ename, evalue) =
         common::err("try:\n    raise KeyError(\"k\")\nexcept ValueError:\n    pass");
-    assert_eq!((ename.as_str(), evalue.as_str()), ("KeyError", "k"));
+    // Python's `KeyError: 'k'` (a KeyError's text is its key's repr).
+    assert_eq!((ename.as_str(), evalue.as_str()), ("KeyError", "'k'"));
     let (ename, _) = common::err("raise");
     assert_eq!(ename, "RuntimeError");
     let (ename, _) = common::err("try:\n    pass\nexcept 3:\n    pass\nraise ValueError");
@@ -664,4 +665,118 @@ fn randperm_is_a_permutation() {
          p.tolist() != list(range(50)), torch.randperm(3, device='cuda').device)",
     );
     assert_eq!(out.trim(), "True torch.int64 True cuda:0");
+}
+
+#[test]
+fn generators_run_as_next_asks() {
+    // Each line as Python 3.11 printed it.
+    let out = printed(
+        "def count(n):\n    print('start')\n    for i in range(n):\n        yield i\n    print('end')\n\
+         g = count(2)\nprint('made')\nprint(next(g))\nprint(next(g))\nprint(next(g, 'none'))\n\
+         print(next(g, 'none'))\n\
+         def pairs():\n    yield 1, 'a'\n    yield\n\
+         print(list(pairs()), [x for x in count(1)], {k: v for k, v in enumerate(count(1))})\n\
+         print(' '.join(str(x) for x in count(3)), sorted(count(3), reverse=True))\n\
+         xs = []\nxs.extend(count(1))\nprint(xs)",
+    );
+    assert_eq!(
+        out,
+        [
+            "made",
+            "start",
+            "0",
+            "1",
+            "end",
+            "none",
+            "none",
+            "start",
+            "end",
+            "start",
+            "end",
+            "[(1, 'a'), None] [0] {0: 0}",
+            "start",
+            "end",
+            "start",
+            "end",
+            "0 1 2 [2, 1, 0]",
+            "start",
+            "end",
+            "[0]",
+        ]
+    );
+    // Python's errors: the generator running asks itself for an item; a
+    // generator that raised is finished.
+    let (class, message) = common::err("def me():\n    yield next(it)\nit = me()\nnext(it)");
+    assert_eq!(
+        (class.as_str(), message.as_str()),
+        ("ValueError", "generator already executing")
+    );
+    let out = printed(
+        "def bad():\n    yield 1\n    raise KeyError('k')\ng = bad()\nprint(next(g))\n\
+         try:\n    next(g)\nexcept KeyError as e:\n    print('KeyError', e)\nprint(next(g, 'over'))",
+    );
+    assert_eq!(out, ["1", "KeyError 'k'", "over"]);
+    let (class, _) = common::err("yield 1");
+    assert_eq!(class, "SyntaxError");
+    // What is not there yet says so where it is met.
+    let (_, message) =
+        common::err("def g():\n    try:\n        yield 1\n    finally:\n        pass\nnext(g())");
+    assert!(
+        message.contains("not yet inside `with`, `try`"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_packages_modules_import_each_other_relatively() {
+    let dir = std::env::temp_dir().join(format!("cudash-relative-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("pkg")).unwrap();
+    std::fs::write(
+        dir.join("pkg/__init__.py"),
+        "from .a import f\nfrom . import b\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("pkg/a.py"),
+        "def f(x):\n    return x * 2\n_hidden = 3\nshown = 4\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("pkg/b.py"),
+        "from .a import *\nmem = 5\ndef g(fn):\n    return fn(mem)\n",
+    )
+    .unwrap();
+    let main = dir.join("main.py");
+    std::fs::write(
+        &main,
+        "from pkg import f, b\nfrom pkg.b import *\nprint(f(3), b.g(f), g(f), shown, .5, 1e-3, .25e2)\n\
+         try:\n    print(_hidden)\nexcept NameError as e:\n    print('NameError', e)\n\
+         class M:\n    pass\nm = M()\nm.a, (m.b, c) = 1, (2, 3)\nprint(m.a, m.b, c, sorted({'x', 'y'} | {w for w in 'xz'}))\n\
+         from .pkg import f\n",
+    )
+    .unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(["--sim-devices", "0", "script"])
+        .arg(&main)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    // As Python 3.11 printed it (the last line is its error too).
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "6 10 10 4 0.5 0.001 25.0",
+            "NameError name '_hidden' is not defined",
+            "1 2 3 ['x', 'y', 'z']",
+        ]
+    );
+    assert!(
+        err.contains("ImportError: attempted relative import with no known parent package"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -262,7 +262,9 @@ impl Interp {
             CompKind::List => Value::list(items),
             CompKind::Generator => Value::List(std::sync::Arc::new(items)),
             CompKind::Dict => Value::Dict(PyDict::new(pairs)),
-            CompKind::Set => super::methods::set::set_of(&items).map_err(|e| e.at(c.element.span))?,
+            CompKind::Set => {
+                super::methods::set::set_of(&items).map_err(|e| e.at(c.element.span))?
+            }
         })
     }
 
@@ -305,11 +307,20 @@ impl Interp {
             }
             CompClause::For(targets, it) => {
                 let v = self.eval(it, d)?;
+                // A generator's items are made as the comprehension takes them.
+                if let Some(mut gen) = self.lazy_items(&v, it.span)? {
+                    while let Some(item) = gen.next(self, it.span)? {
+                        self.bind_loop(targets, item, it.span)?;
+                        self.comprehend(c, k + 1, d, items, pairs)?;
+                    }
+                    return Ok(());
+                }
                 let each = match (&v, v.elements()) {
                     (_, Some(each)) => each.map_err(|e| e.at(it.span))?,
                     (Value::Dict(entries), None) => {
                         entries.items().iter().map(|(k, _)| k.value()).collect()
                     }
+                    (Value::Str(s), None) => super::strings::chars_of(s),
                     (other, None) => {
                         return Err(Error::wrong_type(
                             "what a comprehension's `for` iterates over",

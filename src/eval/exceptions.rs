@@ -207,6 +207,8 @@ impl Interp {
         args: Vec<super::args::ArgVal>,
     ) -> Result<Value, Diagnostic> {
         let message = match args.first() {
+            // Python's `str(KeyError('k'))` is the key's repr: `'k'`.
+            Some(a) if class.name == "KeyError" => super::format::repr_of(&a.value),
             Some(a) => self
                 .formatted(&a.value, None, "")
                 .map_err(|e| e.at(a.span))?,

@@ -173,6 +173,10 @@ impl Interp {
         slots: Vec<Option<Value>>,
         span: Span,
     ) -> Result<Value, Diagnostic> {
+        // A body that yields runs as its generator's `next` asks.
+        if f.def.generator {
+            return Ok(self.make_generator(f, slots));
+        }
         if self.frames.len() >= MAX_CALLS {
             return Err(Error::Recursion {
                 function: f.name().to_string(),
@@ -200,7 +204,7 @@ impl Interp {
         // 2 MiB, a debug build): more is taken on the heap as it runs low.
         // A body's expression statements show nothing (as in Python).
         self.quiet += 1;
-        let ran = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || code.run(self));
+        let ran = with_stack(|| code.run(self));
         self.quiet -= 1;
         if let Some(on) = saved_grad {
             self.grad.enabled = on;
@@ -222,7 +226,7 @@ impl Interp {
     /// An error raised in the running call's body, shown in the text that
     /// defined the function (unless a call inside it already said where).
     #[cold]
-    fn in_body(&self, d: Diagnostic) -> Diagnostic {
+    pub(super) fn in_body(&self, d: Diagnostic) -> Diagnostic {
         match self.frames.last().and_then(|f| f.function.source.as_ref()) {
             Some(source) => d.in_source(source),
             None => d,
@@ -236,6 +240,12 @@ impl Interp {
         }
         Flow::Return
     }
+}
+
+/// Runs `body` with more stack taken on the heap where the thread's runs
+/// low (a call's body, a generator's run).
+pub(super) fn with_stack<R>(body: impl FnOnce() -> R) -> R {
+    stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, body)
 }
 
 impl Function {

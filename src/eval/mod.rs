@@ -25,6 +25,7 @@ mod files;
 mod flow;
 pub(crate) mod format;
 pub mod function;
+pub mod generator;
 mod globals;
 mod grad;
 mod hooks;
@@ -372,7 +373,7 @@ impl Interp {
     /// what follows to it (inside a call, to the statement that made the
     /// call: a function's body may come from another cell), unless Ctrl-C
     /// asked to stop.
-    fn enter(&self, span: Span) -> Result<(), Diagnostic> {
+    pub(super) fn enter(&self, span: Span) -> Result<(), Diagnostic> {
         if self.frames.is_empty() {
             self.rt.at_statement(span.start);
         }

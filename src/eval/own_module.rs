@@ -62,10 +62,12 @@ impl Interp {
                 return Ok(true);
             }
             // `from package import submodule`: the module file beside it.
-            Some(name) if self.own_module_attr(&m, &name.name, name.span).is_err() && {
-                let sub = format!("{}.{}", item.module, name.name);
-                file_of(&sub).is_some()
-            } => {
+            Some(name)
+                if self.own_module_attr(&m, &name.name, name.span).is_err() && {
+                    let sub = format!("{}.{}", item.module, name.name);
+                    file_of(&sub).is_some()
+                } =>
+            {
                 let sub = format!("{}.{}", item.module, name.name);
                 let path = file_of(&sub).expect("checked just above");
                 Value::OwnModule(self.import_own(&sub, path, name.span)?)

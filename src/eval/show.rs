@@ -116,7 +116,17 @@ pub fn repr(v: &Value) -> String {
         Value::ParamGroup(g) => param_group(&g.0, g.1),
         Value::Namespace(m) => format!("<module '{}'>", m.path),
         Value::ExcClass(c) => format!("<class '{}'>", c.name),
-        Value::Iterator(_) => "<iterator>".into(),
+        Value::Iterator(i) => match &*crate::runtime::lock::lock(i) {
+            super::value::PyIterator::Generator(Some(g)) => {
+                format!(
+                    "<generator object {} at {:#x}>",
+                    g.name(),
+                    std::sync::Arc::as_ptr(i) as usize
+                )
+            }
+            super::value::PyIterator::Generator(None) => "<generator object (running)>".into(),
+            _ => "<iterator>".into(),
+        },
         Value::File(f) => crate::runtime::lock::lock(f).repr(),
         Value::Exception(x) => format!("{}({:?})", x.class.name, x.message),
         Value::Range(r) if r.step == 1 => format!("range({}, {})", r.start, r.stop),

@@ -131,6 +131,12 @@ impl Interp {
             | StmtKind::Break
             | StmtKind::Continue
             | StmtKind::Return(_) => Ok(()),
+            // A generator's body runs in `generator::Generator`, which
+            // yields itself; no other code reaches a `yield`.
+            StmtKind::Yield { .. } => Err(Error::value(
+                "internal error: `yield` reached outside its generator",
+            )
+            .at(s.span)),
         }
     }
 
@@ -755,8 +761,14 @@ impl Interp {
                         return Ok(out.unwrap_or(Flow::Next));
                     }
                 }
-                let items = v
-                    .elements()
+                if let Some(out) = self.for_generated(names, &v, body, e.span)? {
+                    return Ok(out);
+                }
+                let items = match &v {
+                    Value::Str(s) => Some(Ok(super::strings::chars_of(s))),
+                    _ => v.elements(),
+                };
+                let items = items
                     .ok_or_else(|| {
                         Error::wrong_type(
                             "what `for` iterates over",

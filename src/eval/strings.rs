@@ -139,6 +139,13 @@ pub(super) const STR_METHODS: &[&str] = &[
     "isspace",
 ];
 
+/// A string's characters, each a string: what `for c in s` takes.
+pub(super) fn chars_of(s: &str) -> Vec<Value> {
+    s.chars()
+        .map(|c| Value::Str(Arc::new(c.to_string())))
+        .collect()
+}
+
 impl Interp {
     /// A string's method (`"{} {}".format(a, b)`, `", ".join(names)`), one
     /// of `STR_METHODS`.
@@ -190,9 +197,25 @@ impl Interp {
             },
             "upper" => text(s.to_uppercase()),
             "lower" => text(s.to_lowercase()),
-            "strip" => text(s.trim().to_string()),
-            "lstrip" => text(s.trim_start().to_string()),
-            "rstrip" => text(s.trim_end().to_string()),
+            // `s.strip(".,")`: those characters; none given (or None): whitespace.
+            "strip" | "lstrip" | "rstrip" => {
+                let chars = match args.first().map(|a| &a.value) {
+                    None | Some(Value::None) => None,
+                    Some(_) => Some(str_arg(0)?),
+                };
+                let strip = |c: char| match &chars {
+                    Some(set) => set.contains(c),
+                    None => c.is_whitespace(),
+                };
+                text(
+                    match name {
+                        "strip" => s.trim_matches(strip),
+                        "lstrip" => s.trim_start_matches(strip),
+                        _ => s.trim_end_matches(strip),
+                    }
+                    .to_string(),
+                )
+            }
             "startswith" => str_arg(0).map(|p| Value::bool(s.starts_with(&p))),
             "endswith" => str_arg(0).map(|p| Value::bool(s.ends_with(&p))),
             "replace" => {

@@ -131,6 +131,60 @@ pub enum PyIterator {
         loader: Arc<crate::data::loader::DataLoader>,
         taken: usize,
     },
+    /// A generator function's call (none while its body runs).
+    Generator(Option<Box<Generator>>),
+}
+
+/// A generator between two items: the call's locals and where its body
+/// stopped (run by `eval::generator`).
+#[derive(Debug)]
+pub struct Generator {
+    pub(super) function: Arc<Function>,
+    pub(super) slots: Vec<Option<Value>>,
+    /// The blocks entered, outermost (the body) first.
+    pub(super) levels: Vec<Level>,
+}
+
+/// A block the body is in: which statement of the block around it holds
+/// it (and which branch of an `if`), the next statement to run, and what
+/// happens when it ends.
+#[derive(Debug)]
+pub struct Level {
+    pub(super) stmt: usize,
+    pub(super) branch: usize,
+    pub(super) at: usize,
+    pub(super) repeat: Repeat,
+}
+
+#[derive(Debug)]
+pub enum Repeat {
+    /// The body, or an `if`'s branch: done when it ends.
+    Once,
+    /// A `for` loop's block: again with the next item.
+    For(LoopItems),
+    /// A `while` loop's block: again while its condition holds.
+    While,
+    /// `yield from xs`: no block, each item given in turn.
+    YieldFrom(LoopItems),
+}
+
+/// What a loop has left to iterate over, taken one at a time (a loop in a
+/// generator, or a loop over one).
+#[derive(Debug)]
+pub enum LoopItems {
+    Counted {
+        next: i64,
+        end: i64,
+    },
+    Range {
+        range: Arc<super::value::PyRange>,
+        next: usize,
+    },
+    Values(std::collections::VecDeque<Value>),
+    /// Another iterator (a generator): asked for each item.
+    Iterator(Arc<Mutex<PyIterator>>),
+    /// `enumerate(it)` of one.
+    Enumerate(Box<LoopItems>, i64),
 }
 
 /// An exception class: its name and the class above it.
@@ -549,7 +603,7 @@ impl Value {
             ),
             Value::Iterator(it) => match &mut *crate::runtime::lock::lock(it) {
                 PyIterator::Items(items) => Some(Ok(items.drain(..).collect())),
-                PyIterator::Loader { .. } => None,
+                PyIterator::Loader { .. } | PyIterator::Generator(_) => None,
             },
             Value::Enumerate(e) => e.0.elements().map(|items| {
                 items.map(|items| {

@@ -393,6 +393,12 @@ pub enum StmtKind {
     Class(std::sync::Arc<ClassDef>),
     /// `return`, `return v`.
     Return(Option<Expr>),
+    /// `yield v` (`yield` alone gives none), `yield from xs` (each item):
+    /// the function around it is a generator.
+    Yield {
+        value: Option<Expr>,
+        from: bool,
+    },
     /// `if c { } elif c { } else { }`: the branches in order, then `else`.
     If(Vec<(Expr, Block)>, Option<Block>),
     While(Expr, Block),
@@ -467,6 +473,9 @@ pub struct FnDef {
     /// `@torch.no_grad()`, `@staticmethod` above `def`: applied from the
     /// innermost (last written) out when `def` runs.
     pub decorators: Vec<Expr>,
+    /// Whether the body yields (not counting the functions it defines): a
+    /// call then makes a generator, which runs the body as `next` asks.
+    pub generator: bool,
 }
 
 /// A parameter: its name and, after `=`, its default; `*args` takes the

@@ -34,6 +34,9 @@ fn walk(block: &Block, at: Place) -> Result<(), Diagnostic> {
             StmtKind::Return(_) if !at.in_fn => {
                 return Err(Diagnostic::syntax(s.span, "`return` outside a function"))
             }
+            StmtKind::Yield { .. } if !at.in_fn => {
+                return Err(Diagnostic::syntax(s.span, "`yield` outside a function"))
+            }
             StmtKind::For(_, _, b) | StmtKind::While(_, b) => walk(b, looping)?,
             StmtKind::Fn(f) => walk(
                 &f.body,

@@ -92,6 +92,7 @@ fn opens_dict(prev: Option<&Token>) -> bool {
         Some(Token::Kw(k)) => matches!(
             k,
             Kw::Return
+                | Kw::Yield
                 | Kw::In
                 | Kw::And
                 | Kw::Or

@@ -311,7 +311,12 @@ pub fn lex_fragment(src: &str) -> Result<Vec<Spanned<Token>>, Vec<Diagnostic>> {
         .parse(src)
         .into_output_errors();
     match tokens {
-        Some(tokens) if errs.is_empty() => structure(tokens, src.len()).map_err(|e| vec![e]),
+        // A field holds an expression, where cudash's statement words
+        // cannot stand: there they are names, as in Python (`{mem.mean()}`).
+        Some(mut tokens) if errs.is_empty() => {
+            python_names(&mut tokens, src);
+            structure(tokens, src.len()).map_err(|e| vec![e])
+        }
         _ => Err(super::at_least_one(
             errs.into_iter().map(|e| lex_error(src, e)).collect(),
             src,
@@ -353,7 +358,9 @@ fn lex_laid(src: &str, dialect: Dialect) -> Result<(Vec<Spanned<Token>>, bool), 
 fn python_names(tokens: &mut [Spanned<Token>], src: &str) {
     for (tok, span) in tokens.iter_mut() {
         let word = match tok {
-            Token::Kw(Kw::Wait | Kw::Pin | Kw::Sync | Kw::Mem | Kw::Profile | Kw::Help | Kw::NoGrad) => true,
+            Token::Kw(
+                Kw::Wait | Kw::Pin | Kw::Sync | Kw::Mem | Kw::Profile | Kw::Help | Kw::NoGrad,
+            ) => true,
             Token::Kw(Kw::Fn) => src.get(span.start..span.end) == Some("fn"),
             _ => false,
         };

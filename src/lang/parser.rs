@@ -781,6 +781,10 @@ where
             kw(Kw::Return)
                 .ignore_then(exprs.clone().or_not())
                 .map(StmtKind::Return),
+            kw(Kw::Yield)
+                .ignore_then(kw(Kw::From).or_not().map(|f| f.is_some()))
+                .then(exprs.clone().or_not())
+                .map(|(from, value)| StmtKind::Yield { value, from }),
             kw(Kw::If)
                 .ignore_then(expr.clone())
                 .then(block.clone())
@@ -991,7 +995,12 @@ where
     }
     .labelled("a name");
     let dotted = ident()
-        .then(p(Punct::Dot).ignore_then(part).repeated().collect::<Vec<Name>>())
+        .then(
+            p(Punct::Dot)
+                .ignore_then(part)
+                .repeated()
+                .collect::<Vec<Name>>(),
+        )
         .map(|(first, rest)| std::iter::once(first).chain(rest).collect::<Vec<Name>>())
         .map_with(|parts, e| {
             let path = parts

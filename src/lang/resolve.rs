@@ -31,6 +31,7 @@ pub fn function(name: Name, mut params: Vec<Param>, mut body: Block) -> FnDef {
     }
     block(&mut body, &locals);
     let variadic = params.iter().any(|p| p.spread != super::ast::Spread::No);
+    let generator = yields(&body);
     FnDef {
         name,
         params,
@@ -38,6 +39,36 @@ pub fn function(name: Name, mut params: Vec<Param>, mut body: Block) -> FnDef {
         locals,
         variadic,
         decorators: Vec::new(),
+        generator,
+    }
+}
+
+/// Does `block` yield (its nested blocks too, not the functions and
+/// classes it defines)?
+pub fn yields(block: &Block) -> bool {
+    block.iter().any(|s| stmt_yields(&s.kind))
+}
+
+/// Does the statement `s` yield, itself or in a block it holds?
+pub fn stmt_yields(s: &StmtKind) -> bool {
+    match s {
+        StmtKind::Yield { .. } => true,
+        StmtKind::For(_, _, b)
+        | StmtKind::While(_, b)
+        | StmtKind::With(_, _, b)
+        | StmtKind::Stream(_, b)
+        | StmtKind::Time(_, b)
+        | StmtKind::Profile(_, b)
+        | StmtKind::NoGrad(b) => yields(b),
+        StmtKind::If(branches, otherwise) => {
+            branches.iter().any(|(_, b)| yields(b)) || otherwise.as_ref().is_some_and(yields)
+        }
+        StmtKind::Try(t) => {
+            yields(&t.body)
+                || t.handlers.iter().any(|h| yields(&h.body))
+                || t.orelse.iter().chain(&t.finally).any(yields)
+        }
+        _ => false,
     }
 }
 
@@ -160,7 +191,9 @@ fn comprehension_names(s: &StmtKind, out: &mut Vec<String>) {
             expr_comprehensions(a, out);
             expr_comprehensions(b, out);
         }
-        StmtKind::Return(Some(e)) | StmtKind::Assert(e, None) => expr_comprehensions(e, out),
+        StmtKind::Return(Some(e))
+        | StmtKind::Assert(e, None)
+        | StmtKind::Yield { value: Some(e), .. } => expr_comprehensions(e, out),
         StmtKind::Assert(a, Some(b)) => {
             expr_comprehensions(a, out);
             expr_comprehensions(b, out);
@@ -363,7 +396,7 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
                 }
             }
         }
-        StmtKind::Return(e) => {
+        StmtKind::Return(e) | StmtKind::Yield { value: e, .. } => {
             if let Some(e) = e {
                 expr(e, locals);
             }

@@ -47,10 +47,11 @@ pub enum Kw {
     Import,
     From,
     As,
+    Yield,
 }
 
 impl Kw {
-    pub const ALL: [Kw; 35] = [
+    pub const ALL: [Kw; 36] = [
         Kw::Del,
         Kw::With,
         Kw::Wait,
@@ -86,6 +87,7 @@ impl Kw {
         Kw::Import,
         Kw::From,
         Kw::As,
+        Kw::Yield,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -125,6 +127,7 @@ impl Kw {
             Kw::Import => "import",
             Kw::From => "from",
             Kw::As => "as",
+            Kw::Yield => "yield",
         }
     }
 

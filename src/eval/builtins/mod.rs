@@ -336,6 +336,13 @@ impl Interp {
             | "isinstance" => args,
             _ => self.resolve_args(args),
         };
+        // A generator is run to its end for what reads a sequence whole
+        // (`list(g)`, `sum(g)`, `torch.stack(g)`); these take it as it is.
+        let args = match doc.name {
+            "next" | "iter" | "enumerate" | "print" | "str" | "repr" | "len" | "type"
+            | "format" | "isinstance" | "id" => args,
+            _ => self.drain_generators(args)?,
+        };
         let b = bind(doc, args, span)?;
         self.begin_op(doc.name);
         let watch = self.grad_inputs(b.values());

@@ -445,10 +445,41 @@ pub(super) fn iter(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
     Ok(Value::Iterator(Arc::new(std::sync::Mutex::new(state))))
 }
 
+impl Interp {
+    /// The next batch of a DataLoader's iterator (`next(iter(loader))`),
+    /// None after the last.
+    pub(crate) fn next_batch(
+        &mut self,
+        it: &Arc<std::sync::Mutex<super::super::value::PyIterator>>,
+        span: crate::lang::Span,
+    ) -> Result<Option<Value>, Diagnostic> {
+        use super::super::value::PyIterator;
+        let (loader, k) = match &mut *crate::runtime::lock::lock(it) {
+            PyIterator::Loader { loader, taken } => {
+                *taken += 1;
+                (Arc::clone(loader), *taken - 1)
+            }
+            _ => return Ok(None),
+        };
+        // The loader's batch `k`: an epoch run up to it (the first batch
+        // costs what a loop's first batch costs).
+        let mut seen = 0;
+        let mut batch = None;
+        self.for_each_batch(&loader, span, |_, v| {
+            if seen == k {
+                batch = Some(v);
+                return Ok(Some(super::super::flow::Flow::Break));
+            }
+            seen += 1;
+            Ok(None)
+        })?;
+        Ok(batch)
+    }
+}
+
 /// `next(it, default)`: the iterator's next item; at the end, `default`
 /// or Python's `StopIteration`.
 pub(super) fn next(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    use super::super::value::PyIterator;
     let (v, span) = b
         .get("iterator")
         .cloned()
@@ -461,35 +492,7 @@ pub(super) fn next(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
         }
         .at(span));
     };
-    let loader = {
-        let mut state = crate::runtime::lock::lock(it);
-        match &mut *state {
-            PyIterator::Items(items) => items.pop_front().map(Ok),
-            PyIterator::Loader { loader, taken } => {
-                *taken += 1;
-                Some(Err((Arc::clone(loader), *taken - 1)))
-            }
-        }
-    };
-    let found = match loader {
-        None => None,
-        Some(Ok(v)) => Some(v),
-        // The loader's batch `k`: an epoch run up to it (the first batch
-        // costs what a loop's first batch costs).
-        Some(Err((loader, k))) => {
-            let mut seen = 0;
-            let mut batch = None;
-            me.for_each_batch(&loader, span, |_, v| {
-                if seen == k {
-                    batch = Some(v);
-                    return Ok(Some(super::super::flow::Flow::Break));
-                }
-                seen += 1;
-                Ok(None)
-            })?;
-            batch
-        }
-    };
+    let found = me.next_item(it, span)?;
     match (found, b.get("default")) {
         (Some(v), _) => Ok(v),
         (None, Some((d, _))) => Ok(d.clone()),

@@ -196,6 +196,12 @@ pub(super) fn enumerate(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Va
         .cloned()
         .ok_or_else(|| Error::value("enumerate() needs something to iterate").at(b.span))?;
     let start = b.int("start")?.unwrap_or(0);
+    // A generator's items are made as the loop asks (`for` takes them so).
+    if let Value::Iterator(i) = &v {
+        if super::super::generator::is_generator(i) {
+            return Ok(Value::Enumerate(Arc::new((v, start))));
+        }
+    }
     // An iterator's items are taken once, here (asking below would use them up).
     let v = match &v {
         Value::Iterator(_) => match v.elements() {

@@ -447,6 +447,9 @@ impl Interp {
             Value::Size(items) => Value::List(items),
             other => other,
         };
+        // A generator given to a method is read whole (`" ".join(g)`,
+        // `xs.extend(g)`), as for the builtins.
+        let args = self.drain_generators(args)?;
         if let Value::Str(s) = &recv {
             if super::strings::STR_METHODS.contains(&name.name.as_str()) {
                 return self.str_method(s, &name.name, args).map_err(|e| e.at(span));

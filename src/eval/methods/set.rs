@@ -56,7 +56,9 @@ fn of_keys(keys: impl IntoIterator<Item = Key>) -> Value {
 
 /// A set of `items` (a `{a, b}` literal's, a set comprehension's).
 pub(crate) fn set_of(items: &[Value]) -> Result<Value, Error> {
-    Ok(of_keys(items.iter().map(key).collect::<Result<Vec<_>, _>>()?))
+    Ok(of_keys(
+        items.iter().map(key).collect::<Result<Vec<_>, _>>()?,
+    ))
 }
 
 /// `set(iterable=None)`.
