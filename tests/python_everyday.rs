@@ -780,3 +780,76 @@ fn a_packages_modules_import_each_other_relatively() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// makemore's and minGPT's configs, as a program writes them (Python's
+/// indentation kept: the source starts at the margin).
+const DATACLASSES: &str = r#"
+from dataclasses import dataclass, asdict
+from typing import Optional
+
+
+@dataclass
+class ModelConfig:
+    block_size: int = None
+    vocab_size: int = None
+    n_layer: int = 4
+    name: Optional[str] = 'tiny'
+
+
+c = ModelConfig(vocab_size=27, block_size=16)
+print(c)
+print(c.n_layer, c == ModelConfig(16, 27), c == ModelConfig(16, 28))
+print(asdict(c))
+
+
+@dataclass
+class Point:
+    x: int
+    y: int = 0
+
+    def __post_init__(self):
+        self.norm = self.x * self.x + self.y * self.y
+
+
+p = Point(3, 4)
+print(p, p.norm)
+
+
+@dataclass
+class Point3(Point):
+    z: int = 1
+
+
+print(Point3(1, 2, 3), Point3(1))
+for bad in [lambda: Point(), lambda: Point(1, w=2), lambda: Point(1, 2, 3), lambda: Point(1, x=2)]:
+    try:
+        bad()
+    except TypeError as e:
+        print("TypeError:", e)
+try:
+    @dataclass
+    class Bad:
+        xs: list = []
+except ValueError as e:
+    print("ValueError:", e)
+"#;
+
+#[test]
+fn dataclasses_as_pythons() {
+    // Each line as Python 3.11 printed it.
+    assert_eq!(
+        printed(DATACLASSES),
+        [
+            "ModelConfig(block_size=16, vocab_size=27, n_layer=4, name='tiny')",
+            "4 True False",
+            "{'block_size': 16, 'vocab_size': 27, 'n_layer': 4, 'name': 'tiny'}",
+            "Point(x=3, y=4) 25",
+            "Point3(x=1, y=2, z=3) Point3(x=1, y=0, z=1)",
+            "TypeError: Point.__init__() missing 1 required positional argument: 'x'",
+            "TypeError: Point.__init__() got an unexpected keyword argument 'w'",
+            "TypeError: Point.__init__() takes from 2 to 3 positional arguments but 4 were given",
+            "TypeError: Point.__init__() got multiple values for argument 'x'",
+            "ValueError: mutable default <class 'list'> for field xs is not allowed: use default_factory",
+        ]
+    );
+}

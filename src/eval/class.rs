@@ -60,10 +60,20 @@ impl Interp {
                 }
             },
         };
+        let fields = def
+            .body
+            .iter()
+            .filter_map(|s| match &s.kind {
+                StmtKind::Annotated(name, _) => Some(name.name.clone()),
+                _ => None,
+            })
+            .collect();
         let class = Arc::new(Class {
             name: def.name.name.clone(),
             base,
             attrs: Mutex::new(Vec::new()),
+            fields,
+            dataclass: Default::default(),
         });
         for s in &def.body {
             match &s.kind {
@@ -76,7 +86,7 @@ impl Interp {
                     attrs.retain(|(n, _)| *n != f.name.name);
                     attrs.push((f.name.name.clone(), v));
                 }
-                StmtKind::Assign(name, e) => {
+                StmtKind::Assign(name, e) | StmtKind::Annotated(name, Some(e)) => {
                     let v = self.eval(e, 0)?;
                     let mut attrs = lock(&class.attrs);
                     attrs.retain(|(n, _)| *n != name.name);
@@ -108,6 +118,15 @@ impl Interp {
             }
             false => Value::Object(object),
         };
+        // A dataclass's own `__init__` is made from its fields (unless its
+        // body writes one).
+        if let Value::Object(o) = &this {
+            let written = lock(&class.attrs).iter().any(|(n, _)| n == "__init__");
+            if super::dataclass::is_dataclass(o) && !written {
+                self.init_dataclass(&this, o, args, span)?;
+                return Ok(this);
+            }
+        }
         match class.find("__init__") {
             Some(Value::Function(init)) => {
                 let r = self.call_bound(&this, init, args, span)?;

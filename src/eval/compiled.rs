@@ -37,7 +37,7 @@ pub(crate) fn block(b: &Block) -> Code {
 fn stmt(s: &Stmt) -> Exec {
     let span = s.span;
     match &s.kind {
-        StmtKind::Assign(name, e) => {
+        StmtKind::Assign(name, e) | StmtKind::Annotated(name, Some(e)) => {
             let (name, e) = (name.clone(), expr(e, 0));
             each(span, move |it| {
                 let v = e(it)?;

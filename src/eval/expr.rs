@@ -1273,6 +1273,14 @@ fn equal_within(a: &Value, b: &Value, depth: usize) -> bool {
         (Value::DType(x), Value::DType(y)) => x.get() == y.get(),
         (Value::Builtin(x), Value::Builtin(y)) => std::ptr::eq(*x, *y),
         (Value::Function(x), Value::Function(y)) => Arc::ptr_eq(x, y),
+        (Value::Class(x), Value::Class(y)) => Arc::ptr_eq(x, y),
+        // Python's default `==` is identity; a dataclass's compares its fields.
+        (Value::Object(x), Value::Object(y)) => {
+            Arc::ptr_eq(x, y)
+                || (super::dataclass::is_dataclass(x)
+                    && depth < MAX_COMPARE_DEPTH
+                    && super::dataclass::same_fields(x, y, &|p, q| equal_within(p, q, depth + 1)))
+        }
         _ => match (scalar(a), scalar(b)) {
             (Some(x), Some(y)) => x.as_f64() == y.as_f64(),
             _ => false,

@@ -66,6 +66,11 @@ pub fn repr_of(v: &Value) -> String {
         // `f"{x.dtype}"` is PyTorch's `torch.float32`.
         Value::DType(d) => d.get().pytorch_name().into(),
         Value::Object(o) if o.is_namespace() => o.namespace_text(&repr_of),
+        Value::Object(o)
+            if super::dataclass::is_dataclass(o) && o.class.find("__repr__").is_none() =>
+        {
+            super::dataclass::text(o, &repr_of)
+        }
         other => show::repr(other),
     }
 }

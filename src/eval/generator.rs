@@ -183,13 +183,16 @@ impl Generator {
                     self.levels.push(level);
                 }
                 _ => {
-                    return Err(Error::NotAvailable {
+                    return Err(Error::Module {
+                        class: "NotImplementedError",
                         message:
                             "cudash's generators yield in their body, its loops and its `if`s; \
                                   not yet inside `with`, `try` or cudash's blocks"
                                 .into(),
-                        help: "yield outside the `with` or `try`, or make a list and return it"
-                            .into(),
+                        help: Some(
+                            "yield outside the `with` or `try`, or make a list and return it"
+                                .into(),
+                        ),
                     }
                     .at(s.span))
                 }

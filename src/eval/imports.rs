@@ -93,6 +93,11 @@ pub static MODULES: &[PyModule] = &[
     PyModule { path: "itertools" },
     PyModule { path: "copy" },
     PyModule { path: "argparse" },
+    PyModule {
+        path: "dataclasses",
+    },
+    // Type hints: their names import (annotations are not evaluated).
+    PyModule { path: "typing" },
     // `from io import open`: Python 2's way to Python 3's `open`.
     PyModule { path: "io" },
     PyModule {
@@ -218,6 +223,12 @@ static NATIVES: &[Native] = &[
     },
     Native {
         name: "os.cpu_count",
+    },
+    Native {
+        name: "dataclasses.dataclass",
+    },
+    Native {
+        name: "dataclasses.asdict",
     },
 ];
 
@@ -547,6 +558,32 @@ fn constant(full: &str) -> Option<Value> {
                 .collect(),
         ))))),
         "torch.backends.cudnn" => flag(full).map(Value::bool),
+        // `Optional[str]` in an annotation: cudash does not evaluate
+        // annotations, so the names need only import (shown as Python's).
+        "typing"
+            if matches!(
+                name,
+                "Optional"
+                    | "Any"
+                    | "Dict"
+                    | "List"
+                    | "Tuple"
+                    | "Union"
+                    | "Callable"
+                    | "ClassVar"
+                    | "Iterable"
+                    | "Iterator"
+                    | "Sequence"
+                    | "Mapping"
+                    | "Type"
+                    | "Set"
+                    | "Literal"
+                    | "Generator"
+                    | "NamedTuple"
+            ) =>
+        {
+            Some(Value::Str(Arc::new(full.to_string())))
+        }
         // `formatter_class=argparse.ArgumentDefaultsHelpFormatter`
         "argparse" if matches!(name, "HelpFormatter" | "ArgumentDefaultsHelpFormatter") => {
             Some(Value::Str(Arc::new(name.to_string())))
@@ -625,12 +662,14 @@ impl Interp {
                 false => item,
             };
             if item.member.as_ref().is_some_and(|m| m.name == "*") && module(&item.module).is_ok() {
-                return Err(Error::NotAvailable {
+                return Err(Error::Module {
+                    class: "NotImplementedError",
                     message: format!("cudash has no `from {} import *`", item.module),
-                    help: format!(
-                        "cudash imports every name only from a program's own modules; name what you use: `from {} import ...`",
+                    help: Some(format!(
+                        "cudash imports every name only from a program's own modules; name what \
+                         you use: `from {} import ...`",
                         item.module
-                    ),
+                    )),
                 }
                 .at(item.module_span));
             }
@@ -669,6 +708,11 @@ impl Interp {
         }
         if f.name.starts_with("copy.") {
             return self.call_copy(f.name, args, span);
+        }
+        match f.name {
+            "dataclasses.dataclass" => return self.dataclass(f, args, span),
+            "dataclasses.asdict" => return self.asdict(&args, span),
+            _ => {}
         }
         if f.name.starts_with("os.path.") || f.name == "os.makedirs" {
             return os_path(f.name, &args, span);

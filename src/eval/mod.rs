@@ -15,6 +15,7 @@ mod context;
 mod control;
 mod custom_function;
 mod data;
+mod dataclass;
 mod ddp;
 mod deepcopy;
 pub mod distributed;

@@ -96,6 +96,11 @@ pub fn repr(v: &Value) -> String {
         Value::Module(m) => crate::nn::repr::repr(m),
         Value::Class(c) => format!("<class '__main__.{}'>", c.name),
         Value::Object(o) if o.is_namespace() => o.namespace_text(&repr),
+        Value::Object(o)
+            if super::dataclass::is_dataclass(o) && o.class.find("__repr__").is_none() =>
+        {
+            super::dataclass::text(o, &repr)
+        }
         Value::Object(o) => format!("<__main__.{} object>", o.class.name),
         Value::OwnModule(m) => format!("<module '{}' from '{}'>", m.name, m.path.display()),
         Value::ArgParser(p) => {

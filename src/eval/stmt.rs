@@ -67,11 +67,12 @@ impl Interp {
     fn exec_simple(&mut self, s: &Stmt) -> Result<(), Diagnostic> {
         match &s.kind {
             StmtKind::Expr(e) => self.exec_expr(e),
-            StmtKind::Assign(name, e) => {
+            StmtKind::Assign(name, e) | StmtKind::Annotated(name, Some(e)) => {
                 let v = self.eval(e, 0)?;
                 self.assign(name, v);
                 Ok(())
             }
+            StmtKind::Annotated(_, None) => Ok(()),
             StmtKind::Unpack(targets, e) => {
                 let v = self.eval(e, 0)?;
                 // The count mismatch points at the whole statement, as before.

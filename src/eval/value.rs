@@ -697,6 +697,11 @@ pub struct Class {
     pub base: Base,
     /// Methods (functions) and class attributes, in the body's order.
     pub attrs: Mutex<Vec<(String, Value)>>,
+    /// The names the body annotates (`n_layer: int = 4`), in order: a
+    /// dataclass's fields.
+    pub fields: Vec<String>,
+    /// Whether `@dataclass` made it one (`eval::dataclass`).
+    pub dataclass: std::sync::atomic::AtomicBool,
 }
 
 /// What a class derives from.
@@ -743,6 +748,8 @@ fn plain_class(cell: &'static std::sync::OnceLock<Arc<Class>>, name: &str) -> Ar
             name: name.into(),
             base: Base::Object,
             attrs: Mutex::new(Vec::new()),
+            fields: Vec::new(),
+            dataclass: Default::default(),
         })
     }))
 }

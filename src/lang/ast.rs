@@ -361,6 +361,9 @@ pub enum MemView {
 pub enum StmtKind {
     Expr(Expr),
     Assign(Name, Expr),
+    /// `x: int = 3` (assigns, as `x = 3`) and `x: int` (assigns nothing):
+    /// in a class body, a dataclass's field. The annotation is not kept.
+    Annotated(Name, Option<Expr>),
     /// `v, i = x.sort()`, `(a, b), c = v`: each target gets one item of a
     /// tuple or list (or of a dict, in order).
     Unpack(Vec<Target>, Expr),
@@ -404,7 +407,7 @@ pub enum StmtKind {
     While(Expr, Block),
     Break,
     Continue,
-    /// `pass`: does nothing (also a bare annotation, `x: int`).
+    /// `pass`: does nothing (also a bare annotation of an attribute).
     Pass,
     /// `assert c, "message"`: Python's `AssertionError` when `c` is false.
     Assert(Expr, Option<Expr>),

@@ -162,10 +162,13 @@ fn statements(tokens: &[lexer::Spanned<Token>]) -> Vec<&[lexer::Spanned<Token>]>
             }
             Token::Newline | Token::P(Punct::Semi) if depth == 0 => {
                 let next = tokens[i + 1..].iter().find(|(t, _)| *t != Token::Newline);
-                let continues = matches!(
-                    next,
-                    Some((Token::Kw(Kw::Elif | Kw::Else | Kw::Except | Kw::Finally), _))
-                );
+                // A decorator's line goes with the `def` or `class` below it.
+                let decorator = matches!(tokens.get(start), Some((Token::P(Punct::At), _)));
+                let continues = decorator
+                    || matches!(
+                        next,
+                        Some((Token::Kw(Kw::Elif | Kw::Else | Kw::Except | Kw::Finally), _))
+                    );
                 if !continues {
                     if start < i {
                         out.push(&tokens[start..i]);

@@ -883,10 +883,10 @@ where
         .boxed();
 
         let augmented = select! { Token::P(Punct::Augmented(op)) => op };
-        // `x: int = 3` assigns; `x: int` alone declares, and does nothing.
+        // `x: int = 3` assigns; `x: int` alone declares (a dataclass's field).
         let annotated = annotation
             .ignore_then(p(Punct::Assign).ignore_then(expr.clone()).or_not())
-            .map(|value| value.map(|v| (None, v)).ok_or(()));
+            .map(Err);
         let assign_or_expr = exprs
             .clone()
             .then(
@@ -900,8 +900,15 @@ where
             )
             .validate(|(lhs, rhs), _, emitter| match rhs {
                 None => StmtKind::Expr(lhs),
-                Some(Err(())) => match lhs.kind {
-                    ExprKind::Var(_) | ExprKind::Attr(..) | ExprKind::Index(..) => StmtKind::Pass,
+                Some(Err(value)) => match (lhs.kind, value) {
+                    (ExprKind::Var(name), value) => StmtKind::Annotated(name, value),
+                    (ExprKind::Attr(obj, attr), Some(value)) => {
+                        StmtKind::AttrAssign(*obj, attr, value)
+                    }
+                    (ExprKind::Index(obj, items), Some(value)) => {
+                        StmtKind::IndexAssign(*obj, items, value)
+                    }
+                    (ExprKind::Attr(..) | ExprKind::Index(..), None) => StmtKind::Pass,
                     _ => {
                         emitter.emit(E::message(
                             lhs.span,
@@ -1107,7 +1114,7 @@ fn joined_strings(pieces: Vec<(bool, Vec<FPart>)>) -> ExprKind {
 /// What a class body may hold: methods, attributes and a docstring.
 fn class_member(s: &StmtKind) -> bool {
     match s {
-        StmtKind::Fn(_) | StmtKind::Assign(..) | StmtKind::Pass => true,
+        StmtKind::Fn(_) | StmtKind::Assign(..) | StmtKind::Annotated(..) | StmtKind::Pass => true,
         StmtKind::Expr(e) => matches!(e.kind, ExprKind::Str(_)),
         _ => false,
     }

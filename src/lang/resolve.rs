@@ -82,7 +82,9 @@ fn assigned(block: &Block, out: &mut Vec<String>) {
     };
     for s in block {
         match &s.kind {
-            StmtKind::Assign(n, _) | StmtKind::Pin(n) => add(&n.name, out),
+            StmtKind::Assign(n, _) | StmtKind::Pin(n) | StmtKind::Annotated(n, _) => {
+                add(&n.name, out)
+            }
             StmtKind::Augmented(e, _, _) => {
                 if let ExprKind::Var(name) = &e.kind {
                     add(&name.name, out);
@@ -182,9 +184,11 @@ fn declared_global(block: &Block, out: &mut Vec<String>) {
 /// loop's are.
 fn comprehension_names(s: &StmtKind, out: &mut Vec<String>) {
     match s {
-        StmtKind::Expr(e) | StmtKind::Wait(e) | StmtKind::Assign(_, e) | StmtKind::Unpack(_, e) => {
-            expr_comprehensions(e, out)
-        }
+        StmtKind::Expr(e)
+        | StmtKind::Wait(e)
+        | StmtKind::Assign(_, e)
+        | StmtKind::Annotated(_, Some(e))
+        | StmtKind::Unpack(_, e) => expr_comprehensions(e, out),
         StmtKind::IndexAssign(a, _, b)
         | StmtKind::Augmented(a, _, b)
         | StmtKind::AttrAssign(a, _, b) => {
@@ -322,6 +326,12 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
             name(n, locals);
             expr(e, locals);
         }
+        StmtKind::Annotated(n, e) => {
+            name(n, locals);
+            if let Some(e) = e {
+                expr(e, locals);
+            }
+        }
         StmtKind::Unpack(targets, e) => {
             targets
                 .iter_mut()
@@ -391,7 +401,10 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
             }
             for s in &mut c.body {
                 match &mut s.kind {
-                    StmtKind::Assign(_, e) | StmtKind::Expr(e) => expr(e, locals),
+                    StmtKind::Assign(_, e)
+                    | StmtKind::Annotated(_, Some(e))
+                    | StmtKind::Expr(e) => expr(e, locals),
+                    StmtKind::Annotated(_, None) => {}
                     other => stmt(other, locals),
                 }
             }

@@ -1,0 +1,276 @@
+//! Python's `@dataclass` (the configs of makemore, minGPT, FSDP's
+//! examples): a class whose annotated names (`n_layer: int = 4`) are its
+//! fields, in the order written (a base dataclass's first). Made with
+//! the fields as keywords or in order, defaults from the class, then
+//! `__post_init__`; shown as `GPTConfig(n_layer=4, ...)`; `==` compares
+//! the fields; `dataclasses.asdict` gives a dict of them.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::args::ArgVal;
+use super::value::{Base, Class, Object};
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
+use crate::runtime::lock::lock;
+
+/// The fields of a dataclass, a base dataclass's first (a field named
+/// again keeps its first place, as Python's).
+pub fn fields_of(class: &Class) -> Vec<String> {
+    let mut out = match &class.base {
+        Base::Class(base) if base.dataclass.load(Ordering::Relaxed) => fields_of(base),
+        _ => Vec::new(),
+    };
+    for f in &class.fields {
+        if !out.contains(f) {
+            out.push(f.clone());
+        }
+    }
+    out
+}
+
+/// Is this object an instance of a dataclass?
+pub fn is_dataclass(o: &Object) -> bool {
+    o.class.dataclass.load(Ordering::Relaxed)
+}
+
+/// `GPTConfig(n_layer=4, n_head=None)`: each field as `item` writes it.
+pub fn text(o: &Object, item: &dyn Fn(&Value) -> String) -> String {
+    let attrs = lock(&o.attrs).clone();
+    let fields: Vec<String> = fields_of(&o.class)
+        .into_iter()
+        .map(|f| {
+            let v = attrs.iter().find(|(n, _)| *n == f).map(|(_, v)| v.clone());
+            format!("{f}={}", v.as_ref().map_or("?".into(), item))
+        })
+        .collect();
+    format!("{}({})", o.class.name, fields.join(", "))
+}
+
+/// `a == b` of two instances of one dataclass: their fields, in order.
+pub fn same_fields(a: &Object, b: &Object, eq: &dyn Fn(&Value, &Value) -> bool) -> bool {
+    if !Arc::ptr_eq(&a.class, &b.class) {
+        return false;
+    }
+    let (x, y) = (lock(&a.attrs).clone(), lock(&b.attrs).clone());
+    let get = |attrs: &[(String, Value)], f: &str| {
+        attrs.iter().find(|(n, _)| n == f).map(|(_, v)| v.clone())
+    };
+    fields_of(&a.class)
+        .iter()
+        .all(|f| match (get(&x, f), get(&y, f)) {
+            (Some(p), Some(q)) => eq(&p, &q),
+            (None, None) => true,
+            _ => false,
+        })
+}
+
+fn type_error(message: String, span: Span) -> Diagnostic {
+    Error::Module {
+        class: "TypeError",
+        message,
+        help: None,
+    }
+    .at(span)
+}
+
+impl Interp {
+    /// `@dataclass`, `@dataclass()`, `@dataclass(frozen=False)` over a class.
+    pub(super) fn dataclass(
+        &mut self,
+        decorator: &'static super::value::Native,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let class = match args.as_slice() {
+            [a] if a.keyword.is_none() => match &a.value {
+                Value::Class(c) => Arc::clone(c),
+                other => {
+                    return Err(Error::wrong_type(
+                        "what @dataclass decorates",
+                        "a class",
+                        other.type_name(),
+                    )
+                    .at(a.span))
+                }
+            },
+            // `@dataclass(...)`: the decorator itself, its options taken
+            // as Python's defaults (a frozen or ordered dataclass is not
+            // modelled, and says so).
+            _ => {
+                for a in &args {
+                    let name = a.keyword.as_ref().map_or("", |k| k.name.as_str());
+                    let default = matches!(
+                        (name, &a.value),
+                        ("init" | "repr" | "eq", Value::Bool(b)) if b.get()
+                    ) || matches!((name, &a.value), ("frozen" | "order", Value::Bool(b)) if !b.get());
+                    if !default {
+                        return Err(Error::Module {
+                            class: "NotImplementedError",
+                            message: format!(
+                                "cudash's @dataclass takes no `{name}` but its default"
+                            ),
+                            help: Some(
+                                "write @dataclass, whose classes are made, shown and compared \
+                                 by their fields"
+                                    .into(),
+                            ),
+                        }
+                        .at(a.span));
+                    }
+                }
+                return Ok(Value::Native(decorator));
+            }
+        };
+        // Python's check: a mutable default would be shared by every instance.
+        for f in &class.fields {
+            if let Some(v) = lock(&class.attrs)
+                .iter()
+                .find(|(n, _)| n == f)
+                .map(|(_, v)| v.clone())
+            {
+                let kind = match v {
+                    Value::MutList(_) => "list",
+                    Value::Dict(_) => "dict",
+                    Value::Set(_) => "set",
+                    _ => continue,
+                };
+                return Err(Error::value(format!(
+                    "mutable default <class '{kind}'> for field {f} is not allowed: use default_factory"
+                ))
+                .at(span));
+            }
+        }
+        class.dataclass.store(true, Ordering::Relaxed);
+        Ok(Value::Class(class))
+    }
+
+    /// A dataclass's `__init__`: each field from the arguments (in order,
+    /// or by name) or the class's default, then `__post_init__`.
+    pub(super) fn init_dataclass(
+        &mut self,
+        this: &Value,
+        object: &Object,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let class = &object.class;
+        let fields = fields_of(class);
+        let init = format!("{}.__init__()", class.name);
+        let mut given: Vec<Option<Value>> = vec![None; fields.len()];
+        let positional = args.iter().filter(|a| a.keyword.is_none()).count();
+        if positional > fields.len() {
+            // Python counts `self`: "takes from 2 to 3 positional arguments".
+            let required = fields.iter().filter(|f| class.find(f).is_none()).count();
+            let takes = match required == fields.len() {
+                true if fields.is_empty() => "1 positional argument".to_string(),
+                true => format!("{} positional arguments", fields.len() + 1),
+                false => format!(
+                    "from {} to {} positional arguments",
+                    required + 1,
+                    fields.len() + 1
+                ),
+            };
+            return Err(type_error(
+                format!("{init} takes {takes} but {} were given", positional + 1),
+                span,
+            ));
+        }
+        let mut k = 0;
+        for a in args {
+            let slot = match &a.keyword {
+                None => {
+                    k += 1;
+                    k - 1
+                }
+                Some(name) => match fields.iter().position(|f| *f == name.name) {
+                    Some(i) if given[i].is_some() => {
+                        return Err(type_error(
+                            format!("{init} got multiple values for argument '{}'", name.name),
+                            a.span,
+                        ))
+                    }
+                    Some(i) => i,
+                    None => {
+                        return Err(type_error(
+                            format!("{init} got an unexpected keyword argument '{}'", name.name),
+                            a.span,
+                        ))
+                    }
+                },
+            };
+            given[slot] = Some(a.value);
+        }
+        let mut missing = Vec::new();
+        for (f, v) in fields.iter().zip(given.iter_mut()) {
+            if v.is_none() {
+                match class.find(f) {
+                    Some(d) => *v = Some(d),
+                    None => missing.push(format!("'{f}'")),
+                }
+            }
+        }
+        if !missing.is_empty() {
+            let names = match missing.len() {
+                1 => missing[0].clone(),
+                n => format!("{} and {}", missing[..n - 1].join(", "), missing[n - 1]),
+            };
+            return Err(type_error(
+                format!(
+                    "{init} missing {} required positional argument{}: {names}",
+                    missing.len(),
+                    if missing.len() == 1 { "" } else { "s" }
+                ),
+                span,
+            ));
+        }
+        {
+            let mut attrs = lock(&object.attrs);
+            for (f, v) in fields.into_iter().zip(given) {
+                attrs.retain(|(n, _)| *n != f);
+                attrs.push((f, v.unwrap_or(Value::None)));
+            }
+        }
+        if let Some(Value::Function(post)) = class.find("__post_init__") {
+            self.call_bound(this, post, Vec::new(), span)?;
+        }
+        Ok(())
+    }
+
+    /// `dataclasses.asdict(obj)`: its fields as a dict, a dataclass among
+    /// them as a dict too.
+    pub(super) fn asdict(&mut self, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic> {
+        match args {
+            [a] => match &a.value {
+                Value::Object(o) if is_dataclass(o) => Ok(as_dict(o)),
+                _ => Err(type_error(
+                    "asdict() should be called on dataclass instances".into(),
+                    a.span,
+                )),
+            },
+            _ => Err(type_error(
+                "asdict() takes one dataclass instance".into(),
+                span,
+            )),
+        }
+    }
+}
+
+fn as_dict(o: &Object) -> Value {
+    let attrs = lock(&o.attrs).clone();
+    let pairs = fields_of(&o.class)
+        .into_iter()
+        .map(|f| {
+            let v = attrs
+                .iter()
+                .find(|(n, _)| *n == f)
+                .map_or(Value::None, |(_, v)| match v {
+                    Value::Object(inner) if is_dataclass(inner) => as_dict(inner),
+                    other => other.clone(),
+                });
+            (super::value::Key::Str(f), v)
+        })
+        .collect();
+    Value::Dict(super::value::PyDict::new(pairs))
+}
