@@ -853,3 +853,33 @@ fn dataclasses_as_pythons() {
         ]
     );
 }
+
+/// Python's chained comparisons, each operand evaluated once.
+const CHAINS: &str = r#"
+import torch
+def f(x):
+    print("f", x)
+    return x
+print(0 <= 1 < 3, 0 <= 5 < 3, 1 < 2 < 3 < 4, 1 == 1 == 1, 3 > 2 > 2)
+print(0 < f(2) < 5, (1 < 2) < 3, (1 < 2) == True, 1 < f(0) < f(9))
+x = torch.tensor(0.5)
+print(0 <= x.item() <= 1, bool(0 < x < 1))
+a = None
+print(a is None is not False, 2 + 3 < 4 * 2 <= 8)
+"#;
+
+#[test]
+fn comparisons_chain_as_pythons() {
+    // Each line as Python 3.11 printed it.
+    assert_eq!(
+        printed(CHAINS),
+        [
+            "True False True True False",
+            "f 2",
+            "f 0",
+            "True True True False",
+            "True True",
+            "True True",
+        ]
+    );
+}

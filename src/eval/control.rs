@@ -65,6 +65,28 @@ impl Interp {
         self.short_circuit(true, va, a.span, |it| it.eval(b, d))
     }
 
+    /// `x < y <= z`: each comparison in turn, each operand evaluated once;
+    /// the first false one is the value, else the last (Python's chain).
+    pub(crate) fn eval_chain(
+        &mut self,
+        first: &Expr,
+        rest: &[(crate::lang::ast::BinOp, Expr)],
+        d: usize,
+    ) -> Result<Value, Diagnostic> {
+        let mut left = self.eval(first, d)?;
+        let mut result = Value::None;
+        for (k, (op, e)) in rest.iter().enumerate() {
+            let right = self.eval(e, d)?;
+            let span = crate::lang::Span::from(first.span.start..e.span.end);
+            result = self.arith(*op, left, right.clone(), span)?;
+            if k + 1 < rest.len() && !self.truth(&result, span)? {
+                return Ok(result);
+            }
+            left = right;
+        }
+        Ok(result)
+    }
+
     /// `a or b`: a when a is true, else b.
     pub(crate) fn eval_or(&mut self, a: &Expr, b: &Expr, d: usize) -> Result<Value, Diagnostic> {
         let va = self.eval(a, d)?;

@@ -178,6 +178,7 @@ impl Interp {
                 let (va, vb) = (self.eval(a, d)?, self.eval(b, d)?);
                 self.arith(*op, va, vb, e.span)
             }
+            ExprKind::Compare(first, rest) => self.eval_chain(first, rest, d),
             ExprKind::Call(callee, args) => self.eval_call(callee, args, e.span, d),
             ExprKind::Attr(obj, name) => {
                 self.no_module_path(e)?;
@@ -938,6 +939,22 @@ impl Interp {
                 }
                 Value::Native(f) => self.call_native(f, snapshot(vals), span),
                 Value::ExcClass(c) => self.make_exception(c, vals),
+                // Python's `bool(x)`: `bool` is also cudash's name of the dtype.
+                Value::DType(t) if t.get() == crate::vocab::DType::Bool && vals.len() <= 1 => {
+                    match vals.first() {
+                        None => Ok(Value::bool(false)),
+                        Some(a) if a.keyword.is_none() => {
+                            let (v, at) = (a.value.clone(), a.span);
+                            self.truth(&v, at).map(Value::bool)
+                        }
+                        Some(a) => Err(Error::Module {
+                            class: "TypeError",
+                            message: "bool() takes no keyword arguments".into(),
+                            help: None,
+                        }
+                        .at(a.span)),
+                    }
+                }
                 // `device = torch.device("cuda")`, then `device(1)`: the
                 // variable hides the builtin of that name.
                 other if shadowed_builtin(callee).is_some() => {

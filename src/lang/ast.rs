@@ -307,6 +307,9 @@ pub enum ExprKind {
     /// `~x`: bitwise not (logical not of bool).
     Invert(Box<Expr>),
     Binary(BinOp, Box<Expr>, Box<Expr>),
+    /// `0 <= p < 1`: Python's chained comparison, each operand evaluated
+    /// once, `and` between the comparisons (two or more of them).
+    Compare(Box<Expr>, Vec<(BinOp, Expr)>),
     /// `a and b`, `a or b`: Python's, short-circuit, giving an operand.
     And(Box<Expr>, Box<Expr>),
     Or(Box<Expr>, Box<Expr>),

@@ -72,6 +72,33 @@ fn bin(op: BinOp, a: Expr, b: Expr, span: Span) -> Expr {
     }
 }
 
+/// `a op b` where `a` may be a comparison: `x < y` then `< z` is Python's
+/// chain `x < y < z`, but `(x < y) < z` compares the first result (the
+/// parentheses widen `a`'s span past its left operand's). `in` and `not
+/// in` do not chain here.
+fn compare(a: Expr, op: BinOp, b: Expr, span: Span) -> Expr {
+    let chains = |o: &BinOp| !matches!(o, BinOp::In | BinOp::NotIn);
+    let kind = match a.kind {
+        ExprKind::Binary(first_op, x, y)
+            if chains(&op)
+                && chains(&first_op)
+                && !matches!(first_op, BinOp::Elementwise(o) if !o.is_comparison())
+                && !matches!(first_op, BinOp::MatMul)
+                && a.span.start == x.span.start =>
+        {
+            ExprKind::Compare(x, vec![(first_op, *y), (op, b)])
+        }
+        ExprKind::Compare(x, mut rest) if chains(&op) && a.span.start == x.span.start => {
+            rest.push((op, b));
+            ExprKind::Compare(x, rest)
+        }
+        kind => {
+            return bin(op, Expr { kind, span: a.span }, b, span);
+        }
+    };
+    Expr { kind, span }
+}
+
 enum Postfix {
     Call(Vec<Arg>),
     Attr(Name),
@@ -478,7 +505,9 @@ where
                 p(Punct::Pipe).to(BinOp::Elementwise(BinaryOp::BitOr)),
                 |a, op, b, e| bin(op, a, b, e.span()),
             ),
-            infix(none(5), comparison, |a, op, b, e| bin(op, a, b, e.span())),
+            infix(left(5), comparison, |a, op, b, e| {
+                compare(a, op, b, e.span())
+            }),
             prefix(
                 4,
                 kw(Kw::Not).labelled("an expression"),

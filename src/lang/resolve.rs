@@ -284,6 +284,10 @@ fn expr_comprehensions(e: &Expr, out: &mut Vec<String>) {
             go(a);
             go(b);
         }
+        ExprKind::Compare(first, rest) => {
+            go(first);
+            rest.iter().for_each(|(_, e)| go(e));
+        }
         ExprKind::Call(callee, args) => {
             go(callee);
             args.iter().for_each(|a| go(&a.value));
@@ -517,6 +521,10 @@ fn expr(e: &mut Expr, locals: &[String]) {
         ExprKind::Binary(_, a, b) | ExprKind::And(a, b) | ExprKind::Or(a, b) => {
             expr(a, locals);
             expr(b, locals);
+        }
+        ExprKind::Compare(first, rest) => {
+            expr(first, locals);
+            rest.iter_mut().for_each(|(_, e)| expr(e, locals));
         }
         ExprKind::Call(callee, args) => {
             expr(callee, locals);
