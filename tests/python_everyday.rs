@@ -883,3 +883,48 @@ fn comparisons_chain_as_pythons() {
         ]
     );
 }
+
+/// `field(default_factory=...)`: each instance its own list.
+const DATACLASS_FIELDS: &str = r#"
+from dataclasses import dataclass, field, asdict
+
+
+@dataclass
+class TrainConfig:
+    name: str
+    layers: list = field(default_factory=list)
+    lr: float = field(default=0.1)
+    tags: dict = field(default_factory=lambda: {"a": 1})
+
+
+a = TrainConfig("a")
+b = TrainConfig("b", list(range(1, 3)))
+a.layers.append(3)
+print(a, b, a.layers is b.layers)
+print(asdict(b))
+try:
+    @dataclass
+    class Bad:
+        x: int = 1
+        y: int
+except TypeError as e:
+    print("TypeError:", e)
+try:
+    field(default=1, default_factory=list)
+except ValueError as e:
+    print("ValueError:", e)
+"#;
+
+#[test]
+fn dataclass_fields_with_factories() {
+    // Each line as Python 3.11 printed it.
+    assert_eq!(
+        printed(DATACLASS_FIELDS),
+        [
+            "TrainConfig(name='a', layers=[3], lr=0.1, tags={'a': 1}) TrainConfig(name='b', layers=[1, 2], lr=0.1, tags={'a': 1}) False",
+            "{'name': 'b', 'layers': [1, 2], 'lr': 0.1, 'tags': {'a': 1}}",
+            "TypeError: non-default argument 'y' follows default argument",
+            "ValueError: cannot specify both default and default_factory",
+        ]
+    );
+}

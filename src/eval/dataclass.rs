@@ -66,6 +66,23 @@ pub fn same_fields(a: &Object, b: &Object, eq: &dyn Fn(&Value, &Value) -> bool) 
         })
 }
 
+/// `field(...)`'s object, when the class holds one for `f`.
+fn field_spec(class: &Class, f: &str) -> Option<Arc<Object>> {
+    match class.find(f) {
+        Some(Value::Object(o)) if Arc::ptr_eq(&o.class, &super::value::field_class()) => Some(o),
+        _ => None,
+    }
+}
+
+/// Whether the field `f` has a default (a value, or `field(default=...)`
+/// or `field(default_factory=...)`).
+fn has_default(class: &Class, f: &str) -> bool {
+    match field_spec(class, f) {
+        Some(spec) => !lock(&spec.attrs).is_empty(),
+        None => class.find(f).is_some(),
+    }
+}
+
 fn type_error(message: String, span: Span) -> Diagnostic {
     Error::Module {
         class: "TypeError",
@@ -142,8 +159,80 @@ impl Interp {
                 .at(span));
             }
         }
+        // Python's rule for the `__init__` it makes.
+        let mut defaulted = false;
+        for f in &fields_of(&class) {
+            match has_default(&class, f) {
+                true => defaulted = true,
+                false if defaulted => {
+                    return Err(type_error(
+                        format!("non-default argument '{f}' follows default argument"),
+                        span,
+                    ))
+                }
+                false => {}
+            }
+        }
         class.dataclass.store(true, Ordering::Relaxed);
         Ok(Value::Class(class))
+    }
+
+    /// The default of field `f` for a new instance: the class's value,
+    /// `field(default=v)`'s `v`, or a new `field(default_factory=f)`'s
+    /// `f()`; None when it has none.
+    fn default_of(
+        &mut self,
+        class: &Class,
+        f: &str,
+        span: Span,
+    ) -> Result<Option<Value>, Diagnostic> {
+        let Some(spec) = field_spec(class, f) else {
+            return Ok(class.find(f));
+        };
+        let attrs = lock(&spec.attrs).clone();
+        let get = |k: &str| attrs.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        match (get("default_factory"), get("default")) {
+            (Some(factory), _) => self.call_value(factory, Vec::new(), span).map(Some),
+            (None, default) => Ok(default),
+        }
+    }
+
+    /// `dataclasses.field(default=..., default_factory=...)`.
+    pub(super) fn dataclass_field(
+        &mut self,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let spec = Object::new(super::value::field_class());
+        for a in args {
+            let name = match &a.keyword {
+                Some(k) if matches!(k.name.as_str(), "default" | "default_factory") => {
+                    k.name.clone()
+                }
+                Some(k) => {
+                    return Err(Error::Module {
+                        class: "NotImplementedError",
+                        message: format!(
+                            "cudash's field() takes `default` and `default_factory`, not `{}`",
+                            k.name
+                        ),
+                        help: None,
+                    }
+                    .at(a.span))
+                }
+                None => {
+                    return Err(type_error(
+                        "field() takes keyword arguments only".into(),
+                        a.span,
+                    ))
+                }
+            };
+            lock(&spec.attrs).push((name, a.value));
+        }
+        if lock(&spec.attrs).len() == 2 {
+            return Err(Error::value("cannot specify both default and default_factory").at(span));
+        }
+        Ok(Value::Object(Arc::new(spec)))
     }
 
     /// A dataclass's `__init__`: each field from the arguments (in order,
@@ -162,7 +251,7 @@ impl Interp {
         let positional = args.iter().filter(|a| a.keyword.is_none()).count();
         if positional > fields.len() {
             // Python counts `self`: "takes from 2 to 3 positional arguments".
-            let required = fields.iter().filter(|f| class.find(f).is_none()).count();
+            let required = fields.iter().filter(|f| !has_default(class, f)).count();
             let takes = match required == fields.len() {
                 true if fields.is_empty() => "1 positional argument".to_string(),
                 true => format!("{} positional arguments", fields.len() + 1),
@@ -205,7 +294,7 @@ impl Interp {
         let mut missing = Vec::new();
         for (f, v) in fields.iter().zip(given.iter_mut()) {
             if v.is_none() {
-                match class.find(f) {
+                match self.default_of(class, f, span)? {
                     Some(d) => *v = Some(d),
                     None => missing.push(format!("'{f}'")),
                 }

@@ -230,6 +230,9 @@ static NATIVES: &[Native] = &[
     Native {
         name: "dataclasses.asdict",
     },
+    Native {
+        name: "dataclasses.field",
+    },
 ];
 
 /// PyTorch's names that are cudash's under another name or in another place.
@@ -712,6 +715,7 @@ impl Interp {
         match f.name {
             "dataclasses.dataclass" => return self.dataclass(f, args, span),
             "dataclasses.asdict" => return self.asdict(&args, span),
+            "dataclasses.field" => return self.dataclass_field(args, span),
             _ => {}
         }
         if f.name.starts_with("os.path.") || f.name == "os.makedirs" {

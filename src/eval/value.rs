@@ -754,6 +754,13 @@ fn plain_class(cell: &'static std::sync::OnceLock<Arc<Class>>, name: &str) -> Ar
     }))
 }
 
+/// The class of what `dataclasses.field(...)` gives (its `default` and
+/// `default_factory`, read by `eval::dataclass`).
+pub fn field_class() -> Arc<Class> {
+    static CLASS: std::sync::OnceLock<Arc<Class>> = std::sync::OnceLock::new();
+    plain_class(&CLASS, "Field")
+}
+
 /// The class of the `ctx` a `torch.autograd.Function`'s `forward` and
 /// `backward` take (PyTorch's `FunctionCtx`): attributes of the program's,
 /// `save_for_backward`, `saved_tensors` and `needs_input_grad`.
