@@ -81,7 +81,7 @@ fn every_report_has_a_caret_and_a_class() {
 }
 diagnostic!(softmax_needs_dim, "softmax(ones(2, 3))");
 diagnostic!(unpack_count, "values, indices, extra = ones(3).sort()");
-diagnostic!(unpack_into_index, "x = ones(2)\nx[0], y = [1, 2]");
+diagnostic!(unpack_into_a_call, "x = ones(2)\nx.sum(), y = [1, 2]");
 diagnostic!(
     var_correction_and_unbiased,
     "ones(4).var(correction=0, unbiased=true)"

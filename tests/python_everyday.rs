@@ -928,3 +928,27 @@ fn dataclass_fields_with_factories() {
         ]
     );
 }
+
+/// Unpacking into items: the swap idiom, dict entries, a tensor's elements.
+const ITEM_TARGETS: &str = r#"
+import torch
+xs = list(range(1, 5))
+xs[0], xs[3] = xs[3], xs[0]
+d = {}
+d["a"], (d["b"], n) = 1, (2, 3)
+t = torch.zeros(3)
+t[0], t[2] = 5.0, torch.tensor(7.0)
+for i in range(len(xs) - 1, 0, -1):
+    j = i // 2
+    xs[i], xs[j] = xs[j], xs[i]
+print(xs, d, n, t.tolist())
+"#;
+
+#[test]
+fn unpacking_sets_items() {
+    // As Python 3.11 and PyTorch printed it.
+    assert_eq!(
+        printed(ITEM_TARGETS),
+        ["[3, 4, 1, 2] {'a': 1, 'b': 2} 3 [5.0, 0.0, 7.0]",]
+    );
+}

@@ -83,7 +83,7 @@ impl Interp {
                 self.unpack(targets, v, span)
             }
             StmtKind::IndexAssign(obj, items, value) => {
-                self.exec_index_assign(obj, items, value, s.span)
+                self.exec_index_assign(obj, items, Rhs::Written(value), s.span)
             }
             StmtKind::Augmented(target, op, value) => {
                 self.exec_augmented(target, *op, value, s.span)
@@ -472,7 +472,7 @@ impl Interp {
         &mut self,
         obj: &Expr,
         items: &[IndexItem],
-        value: &Expr,
+        value: Rhs,
         span: Span,
     ) -> Result<(), Diagnostic> {
         let target = self.eval(obj, 0)?;
@@ -483,7 +483,7 @@ impl Interp {
         // `g["lr"] = 0.01` of a parameter group.
         if let Value::ParamGroup(g) = &target {
             let key = self.group_key(items, span, 0)?;
-            let v = self.eval(value, 0)?;
+            let v = value.value(self)?;
             return super::schedule::group_set(&g.0, g.1, &key, &v).map_err(|e| e.at(span));
         }
         if let Value::Dict(d) = &target {
@@ -498,7 +498,7 @@ impl Interp {
                 .at(span));
             };
             let i = self.eval_int(k, 0, "a list index")?;
-            let v = self.eval(value, 0)?;
+            let v = value.value(self)?;
             let mut list = crate::runtime::lock::lock(list);
             let j = super::expr::list_index(i, list.len()).map_err(|e| e.at(k.span))?;
             Arc::make_mut(&mut list)[j] = v;
@@ -520,11 +520,11 @@ impl Interp {
         }
         let t = self.indexable(&target, obj.span)?;
         let idx = self.eval_index(items, 0)?;
-        let v = self.eval(value, 0)?;
+        let v = value.value(self)?;
         self.begin_op("index_put_");
         let src = to_tensor(&v).ok_or_else(|| {
             Error::wrong_type("the assigned value", "a number or a tensor", v.type_name())
-                .at(value.span)
+                .at(value.span())
         })?;
         inplace::check_leaf(self.grad, &t).map_err(|e| e.at(span))?;
         if index::is_advanced(&idx) {
@@ -630,7 +630,7 @@ impl Interp {
         obj: &Expr,
         d: &PyDict,
         items: &[IndexItem],
-        value: &Expr,
+        value: Rhs,
         span: Span,
     ) -> Result<(), Diagnostic> {
         use super::value::Key;
@@ -638,7 +638,7 @@ impl Interp {
             return Err(Error::value("a dict item is set by one key: `d[\"k\"] = v`").at(span));
         };
         let key = Key::required(&self.eval(k, 0)?).map_err(|e| e.at(k.span))?;
-        let v = self.eval(value, 0)?;
+        let v = value.value(self)?;
         if let ExprKind::Attr(base, name) = &obj.kind {
             let is_os = matches!(self.eval(base, 0)?, Value::Namespace(m) if m.path == "os");
             if is_os && name.name == "environ" {
@@ -648,7 +648,7 @@ impl Interp {
                         "a string",
                         v.type_name(),
                     )
-                    .at(value.span));
+                    .at(value.span()));
                 };
                 super::imports::set_env(k, v);
                 return Ok(());
@@ -815,7 +815,7 @@ impl Interp {
                 self.set_var(name, v);
                 Ok(())
             }
-            [one @ Target::Attr(..)] => self.set_target(one, v, span),
+            [one @ (Target::Attr(..) | Target::Index(..))] => self.set_target(one, v, span),
             _ => self.unpack(targets, v, span),
         }
     }
@@ -852,7 +852,7 @@ impl Interp {
             match target {
                 Target::Name(name) => self.set_var(name, v),
                 Target::Tuple(inner, at) => self.unpack(inner, v, *at)?,
-                Target::Attr(..) => self.set_target(target, v, span)?,
+                Target::Attr(..) | Target::Index(..) => self.set_target(target, v, span)?,
             }
         }
         Ok(())
@@ -876,6 +876,33 @@ impl Interp {
                 let target = self.eval(obj, 0)?;
                 self.set_attr_of(&target, &attr.name, v, span, attr.span)
             }
+            Target::Index(obj, items) => {
+                self.exec_index_assign(obj, items, Rhs::Given(v, span), span)
+            }
+        }
+    }
+}
+
+/// The value an indexed assignment writes: an expression (`x[i] = e`,
+/// evaluated where the assignment reads it) or a value given (an item of
+/// an unpacking, `a[0], b = pair`).
+pub(crate) enum Rhs<'a> {
+    Written(&'a Expr),
+    Given(Value, Span),
+}
+
+impl Rhs<'_> {
+    pub(crate) fn span(&self) -> Span {
+        match self {
+            Rhs::Written(e) => e.span,
+            Rhs::Given(_, span) => *span,
+        }
+    }
+
+    pub(crate) fn value(&self, it: &mut Interp) -> Result<Value, Diagnostic> {
+        match self {
+            Rhs::Written(e) => it.eval(e, 0),
+            Rhs::Given(v, _) => Ok(v.clone()),
         }
     }
 }

@@ -191,6 +191,8 @@ pub enum Target {
     Tuple(Vec<Target>, Span),
     /// `self.sum, self.count = ...`: an attribute set (names no variable).
     Attr(Box<Expr>, Name),
+    /// `xs[i], xs[j] = xs[j], xs[i]`: an item set.
+    Index(Box<Expr>, Vec<IndexItem>),
 }
 
 impl Target {
@@ -199,7 +201,7 @@ impl Target {
         match self {
             Target::Name(n) => vec![n],
             Target::Tuple(ts, _) => ts.iter().flat_map(Target::names).collect(),
-            Target::Attr(..) => Vec::new(),
+            Target::Attr(..) | Target::Index(..) => Vec::new(),
         }
     }
 
@@ -208,7 +210,7 @@ impl Target {
         match self {
             Target::Name(n) => vec![n],
             Target::Tuple(ts, _) => ts.iter_mut().flat_map(Target::names_mut).collect(),
-            Target::Attr(..) => Vec::new(),
+            Target::Attr(..) | Target::Index(..) => Vec::new(),
         }
     }
 
@@ -219,6 +221,9 @@ impl Target {
             Target::Name(_) => Vec::new(),
             Target::Tuple(ts, _) => ts.iter_mut().flat_map(Target::reads_mut).collect(),
             Target::Attr(obj, _) => vec![obj],
+            Target::Index(obj, items) => std::iter::once(&mut **obj)
+                .chain(items.iter_mut().flat_map(IndexItem::exprs_mut))
+                .collect(),
         }
     }
 
@@ -228,6 +233,7 @@ impl Target {
         match e.kind {
             ExprKind::Var(n) => Ok(Target::Name(n)),
             ExprKind::Attr(obj, attr) => Ok(Target::Attr(obj, attr)),
+            ExprKind::Index(obj, items) => Ok(Target::Index(obj, items)),
             ExprKind::Tuple(items) | ExprKind::List(items) => Ok(Target::Tuple(
                 items
                     .into_iter()
@@ -264,6 +270,22 @@ impl Arg {
     /// A plain positional argument: the fast calls take only these.
     pub fn positional(&self) -> bool {
         self.keyword.is_none() && self.spread == Spread::No
+    }
+}
+
+impl IndexItem {
+    /// The expressions an index item holds (an index, a slice's bounds).
+    pub fn exprs_mut(&mut self) -> Vec<&mut Expr> {
+        match self {
+            IndexItem::At(e) => vec![e],
+            IndexItem::Ellipsis => Vec::new(),
+            IndexItem::Slice {
+                start, stop, step, ..
+            } => [start, stop, step]
+                .into_iter()
+                .filter_map(|e| e.as_mut())
+                .collect(),
+        }
     }
 }
 

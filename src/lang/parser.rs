@@ -958,7 +958,7 @@ where
                                 Ok(t) => targets.push(t),
                                 Err(span) => emitter.emit(E::message(
                                     span,
-                                    "cannot unpack into this: each target left of `=` must be a name, an attribute or a parenthesised group of names (`values, indices = x.sort()`)",
+                                    "cannot unpack into this: each target left of `=` must be a name, an attribute, an indexed item or a parenthesised group of them (`values, indices = x.sort()`)",
                                 )),
                             }
                         }

@@ -192,7 +192,7 @@ impl Interp {
         &mut self,
         m: &ModuleRef,
         items: &[crate::lang::ast::IndexItem],
-        value: &crate::lang::ast::Expr,
+        value: super::super::stmt::Rhs,
         span: Span,
     ) -> Result<(), Diagnostic> {
         let layer = lock(m).layer.clone();
@@ -218,7 +218,7 @@ impl Interp {
                 .at(span));
             }
         };
-        let v = self.eval(value, 0)?;
+        let v = value.value(self)?;
         let Value::Module(child) = v else {
             return Err(
                 type_error(format!("{} is not a Module subclass", torch_type(&v))).at(span),
