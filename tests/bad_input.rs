@@ -31,7 +31,7 @@ const CATALOGUE: &[(&str, &str)] = &[
     ("x[] = 1", "SyntaxError"),
     ("x.", "SyntaxError"),
     ("x.(1)", "SyntaxError"),
-    ("1 < 2 < 3", "SyntaxError"),
+    ("1 < < 3", "SyntaxError"),
     ("stream { }", "SyntaxError"),
     ("time 3", "SyntaxError"),
     ("x = 1\u{0}", "SyntaxError"),

@@ -115,7 +115,11 @@ fn python_extras_parse_and_do_nothing() {
         "def f(x: int, y: float = 2.0) -> int:\n    pass\n",
         "fn f(x, y=2.0) { pass }",
     );
-    same("x: int = 3\ny: list\n", "x = 3\npass");
+    // An annotated name is kept as one (a dataclass's field), its
+    // annotation dropped: `x: int = 3` assigns, `y: list` does not.
+    let annotated = parse("x: int = 3\ny: list\n").unwrap();
+    assert!(matches!(&annotated[0].kind, StmtKind::Annotated(n, Some(_)) if n.name == "x"));
+    assert!(matches!(&annotated[1].kind, StmtKind::Annotated(n, None) if n.name == "y"));
     same(
         "\"\"\"A module's docstring,\nover lines.\"\"\"\nx = 1\n",
         "\"doc\"\nx = 1",

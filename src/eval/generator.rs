@@ -416,12 +416,12 @@ impl Interp {
     }
 
     /// The items `v` gives to a loop, all at once (`Value::elements`), a
-    /// generator's by running it.
+    /// generator's by running it, a string's characters.
     pub(crate) fn iterated(&mut self, v: Value, span: Span) -> Result<Vec<Value>, Diagnostic> {
-        if let Value::Iterator(i) = &v {
-            if is_generator(i) {
-                return self.drain(i, span);
-            }
+        match &v {
+            Value::Iterator(i) if is_generator(i) => return self.drain(i, span),
+            Value::Str(s) => return Ok(super::strings::chars_of(s)),
+            _ => {}
         }
         v.elements()
             .ok_or_else(|| {

@@ -765,20 +765,7 @@ impl Interp {
                 if let Some(out) = self.for_generated(names, &v, body, e.span)? {
                     return Ok(out);
                 }
-                let items = match &v {
-                    Value::Str(s) => Some(Ok(super::strings::chars_of(s))),
-                    _ => v.elements(),
-                };
-                let items = items
-                    .ok_or_else(|| {
-                        Error::wrong_type(
-                            "what `for` iterates over",
-                            "a range `a..b`, a list or a tensor",
-                            v.type_name(),
-                        )
-                    })
-                    .and_then(|items| items)
-                    .map_err(|err| err.at(e.span))?;
+                let items = self.iterated(v, e.span)?;
                 let total = items.len() as u64;
                 for (k, v) in items.into_iter().enumerate() {
                     self.bind_loop(names, v, e.span)?;
