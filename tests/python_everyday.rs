@@ -952,3 +952,38 @@ fn unpacking_sets_items() {
         ["[3, 4, 1, 2] {'a': 1, 'b': 2} 3 [5.0, 0.0, 7.0]",]
     );
 }
+
+/// A class whose `__iter__` yields: an IterableDataset's shape.
+const ITER_PROTOCOL: &str = r#"
+class Stream:
+    def __init__(self, n):
+        self.n = n
+    def __iter__(self):
+        for i in range(self.n):
+            yield i * 10
+s = Stream(3)
+print(list(iter(s)))
+for x in s:
+    print(x)
+print([x + 1 for x in s], sum(s), sorted(s, reverse=True))
+for i, x in enumerate(s):
+    print(i, x)
+"#;
+
+#[test]
+fn instances_iterate_through_their_iter_method() {
+    // Each line as Python 3.11 printed it.
+    assert_eq!(
+        printed(ITER_PROTOCOL),
+        [
+            "[0, 10, 20]",
+            "0",
+            "10",
+            "20",
+            "[1, 11, 21] 30 [20, 10, 0]",
+            "0 0",
+            "1 10",
+            "2 20",
+        ]
+    );
+}

@@ -329,6 +329,7 @@ impl Interp {
             }
             CompClause::For(targets, it) => {
                 let v = self.eval(it, d)?;
+                let v = self.iter_method(v, it.span)?;
                 // A generator's items are made as the comprehension takes them.
                 if let Some(mut gen) = self.lazy_items(&v, it.span)? {
                     while let Some(item) = gen.next(self, it.span)? {

@@ -269,6 +269,7 @@ fn block_of<'a>(body: &'a Block, levels: &[Level]) -> Result<&'a Block, Diagnost
 
 /// The items a loop in a generator takes one at a time.
 fn items_of(it: &mut Interp, v: Value, span: Span) -> Result<LoopItems, Diagnostic> {
+    let v = it.iter_method(v, span)?;
     Ok(match v {
         Value::Range(range) => LoopItems::Range { range, next: 0 },
         Value::Iterator(i) if is_generator(&i) => LoopItems::Iterator(i),
@@ -381,6 +382,18 @@ impl Interp {
             }
         }
         Ok(Some(Flow::Next))
+    }
+
+    /// `v.__iter__()` of an instance whose class defines it (`for x in
+    /// stream`, `iter(stream)`, `list(stream)`): what it gives, mostly a
+    /// generator; `v` itself for anything else.
+    pub(crate) fn iter_method(&mut self, v: Value, span: Span) -> Result<Value, Diagnostic> {
+        if let Value::Object(o) = &v {
+            if let Some(Value::Function(f)) = o.class.find("__iter__") {
+                return self.call_bound(&v, f, Vec::new(), span);
+            }
+        }
+        Ok(v)
     }
 
     /// The items of a generator (or of `enumerate` of one), to be made one

@@ -762,6 +762,7 @@ impl Interp {
                         return Ok(out.unwrap_or(Flow::Next));
                     }
                 }
+                let v = self.iter_method(v, e.span)?;
                 if let Some(out) = self.for_generated(names, &v, body, e.span)? {
                     return Ok(out);
                 }

@@ -336,6 +336,19 @@ impl Interp {
             | "isinstance" => args,
             _ => self.resolve_args(args),
         };
+        // An instance with `__iter__` is iterated through it where Python's
+        // builtins iterate (`list(stream)`, `iter(stream)`).
+        let args = match doc.name {
+            "list" | "tuple" | "sorted" | "sum" | "set" | "zip" | "min" | "max" | "any" | "all"
+            | "enumerate" | "iter" | "dict" => args
+                .into_iter()
+                .map(|mut a| {
+                    a.value = self.iter_method(a.value, a.span)?;
+                    Ok(a)
+                })
+                .collect::<Result<Vec<_>, Diagnostic>>()?,
+            _ => args,
+        };
         // A generator is run to its end for what reads a sequence whole
         // (`list(g)`, `sum(g)`, `torch.stack(g)`); these take it as it is.
         let args = match doc.name {

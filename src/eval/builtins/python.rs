@@ -143,7 +143,10 @@ pub(crate) fn items_of(
             class: "TypeError",
             message: format!(
                 "'{}' object is not iterable (the argument of {what})",
-                other.type_name()
+                match other {
+                    Value::Object(o) => o.class.name.clone(),
+                    other => super::super::format::python_type(other).to_string(),
+                }
             ),
             help: None,
         }
