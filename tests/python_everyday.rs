@@ -986,4 +986,13 @@ fn instances_iterate_through_their_iter_method() {
             "2 20",
         ]
     );
+    // Without `__iter__`, Python's TypeError names the class.
+    let (class, message) = common::err("class Plain:\n    pass\nlist(Plain())");
+    assert_eq!(class, "TypeError");
+    assert!(
+        message.starts_with("'Plain' object is not iterable"),
+        "{message}"
+    );
+    let out = printed("print(list(\"ab\"), list({\"k\": 1}))");
+    assert_eq!(out, ["['a', 'b'] ['k']"]);
 }

@@ -171,19 +171,8 @@ fn path_arg(b: &Bound) -> Result<String, Diagnostic> {
 pub(super) fn list(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let items: Vec<Value> = match b.get("items") {
         None | Some((Value::None, _)) => Vec::new(),
-        Some((v, span)) => match (v, v.elements()) {
-            (_, Some(items)) => items.map_err(|e| e.at(*span))?,
-            // A dict's keys, as Python's list(d).
-            (Value::Dict(pairs), None) => pairs.items().iter().map(|(k, _)| k.value()).collect(),
-            (other, None) => {
-                return Err(Error::wrong_type(
-                    "the argument of list()",
-                    "a list, a dict or a tensor with a dimension",
-                    other.type_name(),
-                )
-                .at(*span))
-            }
-        },
+        // A dict's keys and a string's characters, as Python's list(d).
+        Some((v, span)) => super::python::items_of(v, *span, "list()")?,
     };
     Ok(Value::list(items))
 }
