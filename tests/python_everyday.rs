@@ -993,6 +993,9 @@ fn instances_iterate_through_their_iter_method() {
         message.starts_with("'Plain' object is not iterable"),
         "{message}"
     );
-    let out = printed("print(list(\"ab\"), list({\"k\": 1}))");
-    assert_eq!(out, ["['a', 'b'] ['k']"]);
+    let out = printed(
+        "print(list(\"ab\"), list({\"k\": 1}))\nfrom collections import OrderedDict\n\
+         d = OrderedDict([(\"a\", 1)])\nd[\"b\"] = 2\nprint(list(d.items()))",
+    );
+    assert_eq!(out, ["['a', 'b'] ['k']", "[('a', 1), ('b', 2)]"]);
 }

@@ -98,6 +98,10 @@ pub static MODULES: &[PyModule] = &[
     },
     // Type hints: their names import (annotations are not evaluated).
     PyModule { path: "typing" },
+    // `OrderedDict`: a dict (cudash's keep their order, as Python's since 3.7).
+    PyModule {
+        path: "collections",
+    },
     // `from io import open`: Python 2's way to Python 3's `open`.
     PyModule { path: "io" },
     PyModule {
@@ -268,6 +272,7 @@ const RENAMED: &[(&str, &str)] = &[
     ("time.sleep", "sleep"),
     ("argparse.ArgumentParser", "ArgumentParser"),
     ("torch.autograd.Function", "Function"),
+    ("collections.OrderedDict", "dict"),
 ];
 
 /// What the program set with `os.environ[k] = v`: seen by `os.environ`
@@ -637,7 +642,10 @@ fn natives_of(m: &PyModule) -> String {
     let prefix = format!("{}.", m.path);
     let names: Vec<String> = NATIVES
         .iter()
-        .filter_map(|f| f.name.strip_prefix(&prefix))
+        .map(|f| f.name)
+        .chain(RENAMED.iter().map(|(from, _)| *from))
+        .filter_map(|name| name.strip_prefix(&prefix))
+        .filter(|n| !n.contains('.'))
         .map(|n| format!("`{n}`"))
         .collect();
     match names.is_empty() {
