@@ -72,9 +72,14 @@ fn what_cudash_lacks_is_an_error_that_says_so() {
             "cudash has no NumPy",
         ),
         (
-            "import collections",
+            "import shutil",
             "ModuleNotFoundError",
-            "no module `collections`",
+            "no module `shutil`",
+        ),
+        (
+            "from collections import defaultdict",
+            "AttributeError",
+            "cudash has no `collections.defaultdict`",
         ),
         (
             "import torch.fancy",
