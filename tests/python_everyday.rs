@@ -71,11 +71,7 @@ fn what_cudash_lacks_is_an_error_that_says_so() {
             "ModuleNotFoundError",
             "cudash has no NumPy",
         ),
-        (
-            "import shutil",
-            "ModuleNotFoundError",
-            "no module `shutil`",
-        ),
+        ("import shutil", "ModuleNotFoundError", "no module `shutil`"),
         (
             "from collections import defaultdict",
             "AttributeError",
@@ -723,6 +719,11 @@ fn generators_run_as_next_asks() {
     assert_eq!(out, ["1", "KeyError 'k'", "over"]);
     let (class, _) = common::err("yield 1");
     assert_eq!(class, "SyntaxError");
+    let (class, message) = common::err("import copy\ndef g():\n    yield 1\ncopy.deepcopy(g())");
+    assert_eq!(
+        (class.as_str(), message.as_str()),
+        ("TypeError", "cannot pickle 'generator' object")
+    );
     // What is not there yet says so where it is met.
     let (_, message) =
         common::err("def g():\n    try:\n        yield 1\n    finally:\n        pass\nnext(g())");

@@ -98,6 +98,14 @@ impl Interp {
                     "copy what the object holds, or make a new one",
                 ))
             }
+            // Python cannot copy a generator's suspended run either.
+            Value::Iterator(i) if super::generator::is_generator(i) => {
+                return Err(Error::Module {
+                    class: "TypeError",
+                    message: "cannot pickle 'generator' object".into(),
+                    help: None,
+                })
+            }
             other => other.clone(),
         })
     }
