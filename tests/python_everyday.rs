@@ -933,6 +933,12 @@ fn dataclass_fields_with_factories() {
             "ValueError: cannot specify both default and default_factory",
         ]
     );
+    // One that holds itself shows `...` there, as Python's.
+    let out = printed(
+        "from dataclasses import dataclass\n@dataclass\nclass Node:\n    v: int\n    next: object = None\n\
+         n = Node(1)\nn.next = n\nprint(n, [n])",
+    );
+    assert_eq!(out, ["Node(v=1, next=...) [Node(v=1, next=...)]"]);
 }
 
 /// Unpacking into items: the swap idiom, dict entries, a tensor's elements.

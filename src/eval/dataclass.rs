@@ -36,7 +36,17 @@ pub fn is_dataclass(o: &Object) -> bool {
 }
 
 /// `GPTConfig(n_layer=4, n_head=None)`: each field as `item` writes it.
+/// An instance that holds itself shows as `...` inside itself, as
+/// Python's (`Node(next=...)`), never recursing until the stack ends.
 pub fn text(o: &Object, item: &dyn Fn(&Value) -> String) -> String {
+    thread_local! {
+        static SHOWING: std::cell::RefCell<Vec<usize>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let me = o as *const Object as usize;
+    if SHOWING.with(|s| s.borrow().contains(&me)) {
+        return "...".into();
+    }
+    SHOWING.with(|s| s.borrow_mut().push(me));
     let attrs = lock(&o.attrs).clone();
     let fields: Vec<String> = fields_of(&o.class)
         .into_iter()
@@ -45,6 +55,7 @@ pub fn text(o: &Object, item: &dyn Fn(&Value) -> String) -> String {
             format!("{f}={}", v.as_ref().map_or("?".into(), item))
         })
         .collect();
+    SHOWING.with(|s| s.borrow_mut().retain(|&p| p != me));
     format!("{}({})", o.class.name, fields.join(", "))
 }
 
