@@ -939,6 +939,11 @@ fn dataclass_fields_with_factories() {
          n = Node(1)\nn.next = n\nprint(n, [n])",
     );
     assert_eq!(out, ["Node(v=1, next=...) [Node(v=1, next=...)]"]);
+    let (class, _) = common::err(
+        "from dataclasses import dataclass, asdict\n@dataclass\nclass Node:\n    next: object = None\n\
+         n = Node()\nn.next = n\nasdict(n)",
+    );
+    assert_eq!(class, "RecursionError");
 }
 
 /// Unpacking into items: the swap idiom, dict entries, a tensor's elements.

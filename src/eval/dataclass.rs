@@ -343,7 +343,7 @@ impl Interp {
     pub(super) fn asdict(&mut self, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic> {
         match args {
             [a] => match &a.value {
-                Value::Object(o) if is_dataclass(o) => Ok(as_dict(o)),
+                Value::Object(o) if is_dataclass(o) => as_dict(o, 0).map_err(|e| e.at(a.span)),
                 _ => Err(type_error(
                     "asdict() should be called on dataclass instances".into(),
                     a.span,
@@ -357,20 +357,26 @@ impl Interp {
     }
 }
 
-fn as_dict(o: &Object) -> Value {
+/// Dataclasses nested deeper than this in `asdict` are Python's
+/// RecursionError (one that holds itself), not a stack overflow.
+const MAX_NESTING: usize = 200;
+
+fn as_dict(o: &Object, depth: usize) -> Result<Value, Error> {
+    if depth > MAX_NESTING {
+        return Err(Error::Recursion {
+            function: "asdict".into(),
+            depth,
+        });
+    }
     let attrs = lock(&o.attrs).clone();
-    let pairs = fields_of(&o.class)
-        .into_iter()
-        .map(|f| {
-            let v = attrs
-                .iter()
-                .find(|(n, _)| *n == f)
-                .map_or(Value::None, |(_, v)| match v {
-                    Value::Object(inner) if is_dataclass(inner) => as_dict(inner),
-                    other => other.clone(),
-                });
-            (super::value::Key::Str(f), v)
-        })
-        .collect();
-    Value::Dict(super::value::PyDict::new(pairs))
+    let mut pairs = Vec::new();
+    for f in fields_of(&o.class) {
+        let v = match attrs.iter().find(|(n, _)| *n == f).map(|(_, v)| v) {
+            None => Value::None,
+            Some(Value::Object(inner)) if is_dataclass(inner) => as_dict(inner, depth + 1)?,
+            Some(other) => other.clone(),
+        };
+        pairs.push((super::value::Key::Str(f), v));
+    }
+    Ok(Value::Dict(super::value::PyDict::new(pairs)))
 }
