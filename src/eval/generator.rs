@@ -454,6 +454,13 @@ impl Interp {
         &mut self,
         args: Vec<super::args::ArgVal>,
     ) -> Result<Vec<super::args::ArgVal>, Diagnostic> {
+        // Every builtin and method call passes here: most hold no iterator.
+        if !args
+            .iter()
+            .any(|a| matches!(a.value, Value::Iterator(_) | Value::Enumerate(_)))
+        {
+            return Ok(args);
+        }
         args.into_iter()
             .map(|mut a| {
                 let gen = match &a.value {

@@ -216,7 +216,7 @@ impl Interp {
     pub(crate) fn python_program(&self) -> bool {
         self.source
             .as_ref()
-            .is_some_and(|s| s.name.ends_with(".py"))
+            .is_some_and(|s| crate::lang::Dialect::of(&s.name) == crate::lang::Dialect::Python)
     }
 
     /// Whether expression statements show their values (`echo`).

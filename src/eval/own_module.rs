@@ -61,33 +61,28 @@ impl Interp {
                 self.import_every_name(&m, name.span)?;
                 return Ok(true);
             }
-            // `from package import submodule`: the module file beside it.
-            Some(name)
-                if self.own_module_attr(&m, &name.name, name.span).is_err() && {
+            Some(name) => match self.own_module_attr(&m, &name.name, name.span) {
+                Ok(v) => v,
+                // `from package import submodule`: the module file beside it.
+                Err(_) => {
                     let sub = format!("{}.{}", item.module, name.name);
-                    file_of(&sub).is_some()
-                } =>
-            {
-                let sub = format!("{}.{}", item.module, name.name);
-                let path = file_of(&sub).expect("checked just above");
-                Value::OwnModule(self.import_own(&sub, path, name.span)?)
-            }
-            Some(name) => self
-                .own_module_attr(&m, &name.name, name.span)
-                .map_err(|_| {
-                    Error::Spelling {
-                        message: format!(
-                            "cannot import name '{}' from '{}' ({})",
-                            name.name,
-                            m.name,
-                            m.path.display()
-                        ),
-                        label: "not in the module".into(),
-                        help: format!("`{}` defines no `{}`", m.path.display(), name.name),
-                        class: "ImportError",
-                    }
-                    .at(name.span)
-                })?,
+                    let Some(path) = file_of(&sub) else {
+                        return Err(Error::Spelling {
+                            message: format!(
+                                "cannot import name '{}' from '{}' ({})",
+                                name.name,
+                                m.name,
+                                m.path.display()
+                            ),
+                            label: "not in the module".into(),
+                            help: format!("`{}` defines no `{}`", m.path.display(), name.name),
+                            class: "ImportError",
+                        }
+                        .at(name.span));
+                    };
+                    Value::OwnModule(self.import_own(&sub, path, name.span)?)
+                }
+            },
         };
         self.assign(&item.bind, v);
         Ok(true)
