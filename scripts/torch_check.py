@@ -219,6 +219,9 @@ def cases(rng):
             ("where(c > 0, 1, 2.5)", "torch.where(c > 0, 1, 2.5)"),
             ("where(c, a, b)", "torch.where(c, a, b)"),
             ("a.where(c > 0, b)", "a.where(c > 0, b)"),
+            ("a.masked_fill(c > 0, -1)", "a.masked_fill(c > 0, -1)"),
+            ("a.masked_fill(c > 0, -inf)", "a.masked_fill(c > 0, float('-inf'))"),
+            ("masked_fill(b, c.reshape(3, 1, 1) > 0, 2.5)", "torch.masked_fill(b, c.reshape(3, 1, 1) > 0, 2.5)"),
         ]:
             c = make("f32", (3, 1), rng)
             out.append(Case("functions", src, tsrc, {"a": a, "b": b, "c": c}))
@@ -670,6 +673,8 @@ def autograd_cases(rng):
             ("maximum(a, b)", "torch.maximum(a, b)", (3, 4)),
             ("minimum(a, b)", "torch.minimum(a, b)", (3, 4)),
             ("where(a > 0, a, b)", "torch.where(a > 0, a, b)", (3, 4)),
+            ("a.masked_fill(b > 0, 0.5) * b", "a.masked_fill(b > 0, 0.5) * b", (3, 4)),
+            ("a.masked_fill(b[0] > 0, b[1, 2])", "a.masked_fill(b[0] > 0, b[1, 2])", (3, 4)),
             ("clamp(a, -0.5, 0.5)", "torch.clamp(a, -0.5, 0.5)", (3, 4)),
             ("clamp(a, min=0.1)", "torch.clamp(a, min=0.1)", (3, 4)),
             ("clamp(a, b, b + 1)", "torch.clamp(a, b, b + 1)", (3, 4)),

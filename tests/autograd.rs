@@ -184,6 +184,9 @@ fn check_all(backend: BackendChoice, device: &str) {
         "a[tensor([1, 0, 1])]",
         "a[:, tensor([2, 2, 0])]",
         "a[tensor([[true, false, true], [false, true, true]])]",
+        "a.masked_fill(tensor([[true, false, true], [false, true, true]]).to(a.device), 0.5)",
+        "a.masked_fill(tensor([false, true, false]).to(a.device), -2)",
+        "(a * 1).masked_fill_(tensor([true, false, false]).to(a.device), 0)",
     ];
     for expr in unary {
         let positive = ["a.log()", "a.sqrt()", "a ** 0.5", "3 / a"].contains(&expr);

@@ -7,16 +7,29 @@ mod common;
 use common::{ok_in, sim_session};
 
 /// How many threads of this process are a DataLoader's workers (Linux
-/// names each thread in /proc).
+/// names each thread in /proc). A joined thread can stay listed for a
+/// moment after `join` returns (the kernel wakes the joiner before it
+/// unlists the thread), so a count above 0 is read again for up to 200 ms.
 fn workers_alive() -> usize {
-    std::fs::read_dir("/proc/self/task")
-        .map(|tasks| {
-            tasks
-                .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
-                .filter(|name| name.starts_with("DataLoader work"))
-                .count()
-        })
-        .unwrap_or(0)
+    let count = || {
+        std::fs::read_dir("/proc/self/task")
+            .map(|tasks| {
+                tasks
+                    .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("comm")).ok())
+                    .filter(|name| name.starts_with("DataLoader work"))
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    let mut n = count();
+    for _ in 0..40 {
+        if n == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        n = count();
+    }
+    n
 }
 
 /// The tests count the process's worker threads: they run one at a time.
@@ -180,4 +193,57 @@ fn a_dataset_functions_epoch_gives_every_sample_once() {
         }
     }
     assert_eq!(workers_alive(), 0);
+}
+
+/// `it = iter(loader)` holds one pass: `next(it)` makes one batch (not the
+/// pass again up to it), its workers live while the pass has batches, and
+/// stop at its end or when the iterator goes, as PyTorch's iterator's.
+#[test]
+fn an_iterator_holds_its_pass_and_its_workers() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut s = sim_session(1, 1 << 30);
+    ok_in(
+        &mut s,
+        "asked = list()\nfn get(i) { asked.append(i)\n return [i, ones(2) * i] }\nit = iter(DataLoader(Dataset(get, 10), batch_size=2))",
+    );
+    let out = ok_in(
+        &mut s,
+        "for k in range(3) { print(next(it)[0].tolist()) }\nprint(asked)\nprint(len(it))",
+    );
+    assert_eq!(
+        out, "[0, 1]\n[2, 3]\n[4, 5]\n[0, 1, 2, 3, 4, 5]\n5",
+        "each sample made once"
+    );
+    let out = ok_in(
+        &mut s,
+        "for ib, xb in it { print(ib.tolist()) }\nprint(next(it, \"end\"))",
+    );
+    assert_eq!(out, "[6, 7]\n[8, 9]\nend", "a loop takes the rest");
+
+    ok_in(
+        &mut s,
+        "ds = TensorDataset(randn(12, 3), arange(12))\nit = iter(DataLoader(ds, batch_size=4, num_workers=3))\nfirst = next(it)",
+    );
+    assert_eq!(workers_alive(), 3, "while the pass has batches");
+    ok_in(&mut s, "del it");
+    assert_eq!(workers_alive(), 0, "after `del it`");
+    ok_in(
+        &mut s,
+        "it = iter(DataLoader(ds, batch_size=4, num_workers=2))\nn = len(list(it))",
+    );
+    assert_eq!(workers_alive(), 0, "after the pass's end");
+    assert_eq!(ok_in(&mut s, "print(n)").trim(), "3");
+}
+
+/// makemore's endless loader: `RandomSampler(replacement=True,
+/// num_samples=10**10)` starts at once and `next` draws a batch at a time.
+#[test]
+fn an_endless_random_sampler_is_drawn_as_asked() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut s = sim_session(1, 1 << 30);
+    let out = ok_in(
+        &mut s,
+        "ds = TensorDataset(arange(7))\nsampler = RandomSampler(ds, replacement=true, num_samples=10000000000)\nloader = DataLoader(ds, batch_size=5, sampler=sampler)\nprint(len(loader))\nit = iter(loader)\nseen = list()\nfor k in range(100) { seen.extend(next(it)[0].tolist()) }\nprint(len(seen), min(seen), max(seen), len(set(seen)))",
+    );
+    assert_eq!(out, "2000000000\n500 0 6 7");
 }

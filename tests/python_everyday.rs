@@ -1016,3 +1016,37 @@ fn instances_iterate_through_their_iter_method() {
     );
     assert_eq!(out, ["['a', 'b'] ['k']", "[('a', 1), ('b', 2)]"]);
 }
+
+/// `a = b = value`: evaluated once, then each target from the left.
+const CHAINED: &str = r#"
+import torch
+calls = []
+def make():
+    calls.append(1)
+    return torch.zeros(2)
+h0 = c0 = make()
+print(h0 is c0, len(calls))
+a = b, c = (1, 2)
+print(a, b, c)
+class S:
+    pass
+s = S()
+xs = [0, 0]
+s.x = xs[1] = y = 5
+print(s.x, xs, y)
+def f():
+    p = q = 3
+    return p + q
+print(f())
+xs[0] = xs = [7, 8]
+print(xs)
+"#;
+
+#[test]
+fn assignments_chain_as_pythons() {
+    // Each line as Python 3.11 printed it.
+    assert_eq!(
+        printed(CHAINED),
+        ["True 1", "(1, 2) 1 2", "5 [0, 5] 5", "6", "[7, 8]"]
+    );
+}

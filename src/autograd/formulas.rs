@@ -346,6 +346,21 @@ impl Backward {
                 };
                 vec![None, gx, gy]
             }
+            Backward::MaskedFill { mask } => {
+                let mask = mask.get(name)?;
+                let gx = match wants(node, 0) {
+                    true => {
+                        let not = rt.unary(UnaryOp::BitNot, mask)?;
+                        Some(masked(rt, &not, g)?)
+                    }
+                    false => None,
+                };
+                let gv = match wants(node, 1) {
+                    true => Some(masked(rt, mask, g)?),
+                    false => None,
+                };
+                vec![gx, gv]
+            }
             Backward::Cat { dim, sizes } => {
                 let mut start = 0i64;
                 let mut out = Vec::new();

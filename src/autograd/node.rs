@@ -356,6 +356,11 @@ pub enum Backward {
     Where {
         cond: Saved,
     },
+    /// `x.masked_fill(mask, value)` (inputs x, then a tensor value): the
+    /// gradient to `x` where `mask` does not hold, to `value` where it does.
+    MaskedFill {
+        mask: Saved,
+    },
     /// `cat(xs, dim)`: each input's slice of the gradient along `dim`.
     Cat {
         dim: usize,
@@ -620,6 +625,7 @@ impl Backward {
             ClampOne { x, bound, .. } => vec![x, bound],
             Clamp { x, lo, hi } => vec![x, lo, hi],
             Where { cond } => vec![cond],
+            MaskedFill { mask } => vec![mask],
             Cat { .. } | Stack { .. } => vec![],
             MseLoss { x, y, .. } => vec![x, y],
             PointwiseLoss {

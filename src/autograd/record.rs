@@ -717,6 +717,42 @@ pub fn ternary(
     Ok(attach(rt, out, name, backward, &inputs))
 }
 
+/// `x.masked_fill(mask, value)`: `where(mask, value, x)` (mask and x
+/// broadcast together, as PyTorch's `expand_outplace`), recorded as
+/// PyTorch's `MaskedFillBackward0` (a number: x's gradient zero where the
+/// mask holds) or `MaskedFillBackward1` (a 0-dim tensor, which gets the
+/// sum of the gradient there). `value` has x's dtype.
+pub fn masked_fill(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    mask: &Tensor,
+    value: Operand,
+) -> R<Arc<Tensor>> {
+    let out = rt.ternary(
+        TernaryOp::Where,
+        Operand::strong(mask),
+        value,
+        Operand::strong(x),
+    )?;
+    let strong_value = !value.weak && requires_grad(value.tensor);
+    if !mode.enabled || !(strong_value || requires_grad(x)) || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let name = match value.weak {
+        true => "MaskedFillBackward0",
+        false => "MaskedFillBackward1",
+    };
+    let backward = Backward::MaskedFill {
+        mask: Saved::new(mask),
+    };
+    let inputs: &[(&Tensor, bool)] = match value.weak {
+        true => &[(x, false)],
+        false => &[(x, false), (value.tensor, false)],
+    };
+    Ok(attach(rt, out, name, backward, inputs))
+}
+
 /// `cat(xs, dim)` / `stack(xs, dim)` of `xs`, made by the op layer (`out`).
 pub fn join(
     rt: &Runtime,

@@ -109,6 +109,9 @@ pub struct Epoch {
     /// once it is made).
     sent_at: HashMap<usize, f64>,
     pin_free: f64,
+    /// Whether batches are pinned: `pin_memory=true` where there is a CUDA
+    /// device (without one PyTorch warns and does not pin).
+    pin: bool,
     /// Set when the pass ends: a worker stops its sample function.
     stop: Arc<AtomicBool>,
 }
@@ -136,6 +139,7 @@ impl Epoch {
         host: &mut dyn Host,
         loader: &Arc<DataLoader>,
         span: Span,
+        pin: bool,
     ) -> Result<Epoch, Diagnostic> {
         let rt = host.runtime();
         let batches = loader
@@ -195,6 +199,7 @@ impl Epoch {
             made: HashMap::new(),
             sent_at: HashMap::new(),
             pin_free: now,
+            pin,
             stop,
         };
         let first = (loader.num_workers * loader.prefetch_factor).min(epoch.batches.len());
@@ -220,7 +225,7 @@ impl Epoch {
         let k = self.next;
         self.next += 1;
         let made = match self.workers.is_empty() {
-            true => self.make_here(host, k),
+            true => self.make_here(host),
             false => self.receive(host.runtime(), k),
         };
         let Made {
@@ -232,7 +237,7 @@ impl Epoch {
             Err(e) => return Some(Err(e)),
         };
         let rt = host.runtime();
-        let tensors = match self.loader.pin_memory {
+        let tensors = match self.pin {
             true => self.pin(rt, k, tensors).map_err(|e| e.at(self.span)),
             false => Ok(tensors),
         };
@@ -251,7 +256,7 @@ impl Epoch {
         let k = self.sent;
         self.sent += 1;
         let w = k % self.workers.len();
-        let indices = self.batches.get(k);
+        let indices = self.batches.next_batch();
         let rows = indices.len();
         if let Some(tasks) = &self.workers[w].tasks {
             // A worker that is gone (it cannot be: it lives until dropped)
@@ -294,8 +299,8 @@ impl Epoch {
     /// `num_workers=0`: the main thread makes batch `k` when asked (a
     /// `Dataset(get, n)`'s function runs in the session, its ops taking the
     /// host's time as any; then the samples are stacked).
-    fn make_here(&mut self, host: &mut dyn Host, k: usize) -> Result<Made, Diagnostic> {
-        let indices = &self.batches.get(k);
+    fn make_here(&mut self, host: &mut dyn Host) -> Result<Made, Diagnostic> {
+        let indices = &self.batches.next_batch();
         let rows = indices.len();
         let mode = host.grad_mode();
         let at = |e: Error| e.at(self.span);
@@ -387,7 +392,7 @@ impl Epoch {
             self.schedule(rt, k, sent, done.seconds, bytes);
         }
         match rt.host_modelled() {
-            true if !self.loader.pin_memory => {
+            true if !self.pin => {
                 let made = self.made.remove(&k).unwrap_or_default();
                 rt.host_wait_until(OP, made, &format!("batch {k} (worker {w})"));
             }
@@ -463,7 +468,7 @@ impl Epoch {
     /// How much slower each worker runs when the loader's threads (its
     /// workers, the main thread, a pin thread) outnumber the cores.
     fn contention(&self) -> f64 {
-        let threads = self.workers.len() + 1 + usize::from(self.loader.pin_memory);
+        let threads = self.workers.len() + 1 + usize::from(self.pin);
         (threads as f64 / f64::from(HOST.cores)).max(1.0)
     }
 }
@@ -641,6 +646,16 @@ fn draw(rt: &mut Runtime, lane: Lane, span: (f64, f64), bytes: u64, what: String
 
 /// No worker outlives its loader's pass: their inboxes close, and each is
 /// joined.
+impl std::fmt::Debug for Epoch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Epoch")
+            .field("batches", &self.batches.len())
+            .field("next", &self.next)
+            .field("workers", &self.workers.len())
+            .finish()
+    }
+}
+
 impl Drop for Epoch {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);

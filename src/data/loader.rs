@@ -1,13 +1,73 @@
-//! `DataLoader(dataset, batch_size, shuffle, num_workers, pin_memory,
-//! drop_last, prefetch_factor)`: its settings, how many batches it gives,
-//! and which samples each batch holds.
+//! `DataLoader(dataset, batch_size, shuffle, sampler, num_workers,
+//! pin_memory, drop_last, prefetch_factor)`: its settings, how many
+//! batches it gives, and which samples each batch holds (its sampler's
+//! order).
 
 use std::sync::Arc;
 
 use super::dataset::Dataset;
+use super::random::{Draws, RandomSampler};
 use super::sampler::{permutation, DistributedSampler};
 use crate::error::Error;
 use crate::runtime::rng::Generator;
+
+/// The order a DataLoader takes samples in (`sampler=`, or PyTorch's
+/// default: a `SequentialSampler`, a `RandomSampler` with `shuffle`).
+#[derive(Debug)]
+pub enum Sampler {
+    /// `SequentialSampler(dataset)`: `0..n`.
+    Sequential(usize),
+    Random(RandomSampler),
+    /// `SubsetRandomSampler(indices)`: the indices, permuted each pass.
+    SubsetRandom(Vec<usize>),
+    Distributed(DistributedSampler),
+}
+
+impl Sampler {
+    /// Its class's name, as PyTorch's.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Sampler::Sequential(_) => "SequentialSampler",
+            Sampler::Random(_) => "RandomSampler",
+            Sampler::SubsetRandom(_) => "SubsetRandomSampler",
+            Sampler::Distributed(_) => "DistributedSampler",
+        }
+    }
+
+    /// `len(sampler)`: the indices a pass deals.
+    pub fn len(&self) -> usize {
+        match self {
+            Sampler::Sequential(n) => *n,
+            Sampler::Random(r) => r.num_samples,
+            Sampler::SubsetRandom(ix) => ix.len(),
+            Sampler::Distributed(d) => d.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The samples of the dataset it was made for (None for a subset's,
+    /// which names its indices).
+    fn samples(&self) -> Option<usize> {
+        match self {
+            Sampler::Sequential(n) => Some(*n),
+            Sampler::Random(r) => Some(r.samples),
+            Sampler::SubsetRandom(_) => None,
+            Sampler::Distributed(d) => Some(d.samples),
+        }
+    }
+
+    pub fn describe(&self) -> String {
+        match self {
+            Sampler::Sequential(n) => format!("SequentialSampler over {n} samples"),
+            Sampler::Random(r) => r.describe(),
+            Sampler::SubsetRandom(ix) => format!("SubsetRandomSampler of {} indices", ix.len()),
+            Sampler::Distributed(d) => d.describe(),
+        }
+    }
+}
 
 #[derive(Debug)]
 pub struct DataLoader {
@@ -19,8 +79,8 @@ pub struct DataLoader {
     pub drop_last: bool,
     /// Batches each worker has in flight (PyTorch's default 2).
     pub prefetch_factor: usize,
-    /// Which samples, in which order (`sampler=`): a rank's share.
-    pub sampler: Option<Arc<DistributedSampler>>,
+    /// Which samples, in which order: `sampler=`, or the default one.
+    pub sampler: Arc<Sampler>,
 }
 
 /// `DataLoader(...)`'s arguments as given, before they are checked.
@@ -31,7 +91,7 @@ pub struct Options {
     pub pin_memory: bool,
     pub drop_last: bool,
     pub prefetch_factor: Option<i64>,
-    pub sampler: Option<Arc<DistributedSampler>>,
+    pub sampler: Option<Arc<Sampler>>,
 }
 
 /// More workers than this is a typo, not a pipeline (each is a thread).
@@ -42,16 +102,21 @@ pub const MAX_WORKERS: usize = 256;
 enum Order {
     /// `0..n`, made as asked.
     Sequential(usize),
-    /// A permutation (`shuffle`) or a sampler's share.
+    /// A subset's permutation or a rank's share.
     Listed(Vec<usize>),
+    /// A `RandomSampler`'s, `count` of them drawn as asked.
+    Drawn(Box<Draws>, usize),
 }
 
-/// An epoch's batches of sample indices, each made when asked for.
+/// An epoch's batches of sample indices, each made when asked for, in
+/// order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Batches {
     order: Order,
     size: usize,
     drop_last: bool,
+    /// Samples dealt so far.
+    dealt: usize,
 }
 
 impl Batches {
@@ -59,6 +124,7 @@ impl Batches {
         match &self.order {
             Order::Sequential(n) => *n,
             Order::Listed(v) => v.len(),
+            Order::Drawn(_, count) => *count,
         }
     }
 
@@ -73,13 +139,15 @@ impl Batches {
         self.len() == 0
     }
 
-    /// Batch `k`'s sample indices (`k < len()`).
-    pub fn get(&self, k: usize) -> Vec<usize> {
-        let from = k * self.size;
+    /// The next batch's sample indices (called at most `len()` times).
+    pub fn next_batch(&mut self) -> Vec<usize> {
+        let from = self.dealt;
         let to = (from + self.size).min(self.samples());
-        match &self.order {
+        self.dealt = to;
+        match &mut self.order {
             Order::Sequential(_) => (from..to).collect(),
             Order::Listed(v) => v[from..to].to_vec(),
+            Order::Drawn(draws, _) => (from..to).filter_map(|_| draws.next()).collect(),
         }
     }
 }
@@ -104,21 +172,37 @@ impl DataLoader {
             return Err((
                 Error::value_help(
                     "sampler option is mutually exclusive with shuffle",
-                    "the sampler shuffles (DistributedSampler's `shuffle=true`, the default): \
-                     drop `shuffle=true`",
+                    "the sampler decides the order (a RandomSampler, or DistributedSampler's \
+                     `shuffle=true`, the default, shuffles): drop `shuffle=true`",
                 ),
                 "shuffle",
             ));
         }
-        if let Some(s) = sampler.as_ref().filter(|s| s.samples != dataset.len()) {
-            return Err((
-                Error::value(format!(
-                    "the sampler deals {} samples and the dataset has {}",
-                    s.samples,
-                    dataset.len()
-                )),
-                "sampler",
-            ));
+        let n = dataset.len();
+        if let Some(s) = &sampler {
+            if let Some(m) = s.samples().filter(|&m| m != n) {
+                return Err((
+                    Error::value(format!(
+                        "the {} was made for {m} samples and the dataset has {n}",
+                        s.name()
+                    )),
+                    "sampler",
+                ));
+            }
+            if let Sampler::SubsetRandom(ix) = &**s {
+                if let Some(i) = ix.iter().find(|&&i| i >= n) {
+                    return Err((
+                        Error::Module {
+                            class: "IndexError",
+                            message: format!(
+                                "index {i} is out of bounds for dimension 0 with size {n}"
+                            ),
+                            help: Some("the subset's indices are rows of the dataset".into()),
+                        },
+                        "sampler",
+                    ));
+                }
+            }
         }
         if batch_size < 1 {
             return Err((
@@ -166,16 +250,23 @@ impl DataLoader {
             pin_memory,
             drop_last,
             prefetch_factor,
-            sampler,
+            sampler: sampler.unwrap_or_else(|| {
+                Arc::new(match shuffle {
+                    // PyTorch's `RandomSampler(dataset)`.
+                    true => Sampler::Random(RandomSampler {
+                        samples: n,
+                        replacement: false,
+                        num_samples: n,
+                    }),
+                    false => Sampler::Sequential(n),
+                })
+            }),
         })
     }
 
     /// `len(loader)`: batches per epoch.
     pub fn len(&self) -> usize {
-        let n = self
-            .sampler
-            .as_ref()
-            .map_or(self.dataset.len(), |s| s.len());
+        let n = self.sampler.len();
         match self.drop_last {
             true => n / self.batch_size,
             false => n.div_ceil(self.batch_size),
@@ -186,24 +277,35 @@ impl DataLoader {
         self.len() == 0
     }
 
-    /// One epoch's batches of sample indices: in order, or (with
-    /// `shuffle`) in a permutation drawn from `generator` (the cpu's, so
-    /// `seed` reproduces it; PyTorch's `RandomSampler` draws its own from
-    /// the global generator too, with other bits). In order they are made
-    /// as asked, as PyTorch's `SequentialSampler` yields them, so a loader
-    /// over 10**12 samples starts at once; a shuffle holds the whole
-    /// permutation, as PyTorch's `randperm(n)` does, and is refused when
-    /// the host cannot hold it.
+    /// One epoch's batches of sample indices, in its sampler's order: in
+    /// order (made as asked, as PyTorch's `SequentialSampler` yields them,
+    /// so a loader over 10**12 samples starts at once); a `RandomSampler`'s
+    /// (`shuffle`), drawn as PyTorch draws them from a seed taken from
+    /// `generator` (the cpu's, so `seed` reproduces it), a permutation at
+    /// a time; a subset permuted by `generator`; a rank's share. A
+    /// permutation held whole, as PyTorch's `randperm(n)` is, is refused
+    /// when the host cannot hold it.
     pub fn batches(&self, generator: &mut Generator) -> Result<Batches, Error> {
-        let order = match (&self.sampler, self.shuffle) {
-            (Some(s), _) => Order::Listed(s.indices()?),
-            (None, true) => Order::Listed(permutation(self.dataset.len(), generator)?),
-            (None, false) => Order::Sequential(self.dataset.len()),
+        let order = match &*self.sampler {
+            Sampler::Sequential(n) => Order::Sequential(*n),
+            Sampler::Distributed(s) => Order::Listed(s.indices()?),
+            Sampler::SubsetRandom(ix) => Order::Listed(
+                permutation(ix.len(), generator)?
+                    .into_iter()
+                    .map(|k| ix[k])
+                    .collect(),
+            ),
+            // `torch.empty((), dtype=torch.int64).random_()`: 63 bits.
+            Sampler::Random(r) => Order::Drawn(
+                Box::new(r.draws(generator.next_u64() & i64::MAX as u64)?),
+                r.num_samples,
+            ),
         };
         Ok(Batches {
             order,
             size: self.batch_size,
             drop_last: self.drop_last,
+            dealt: 0,
         })
     }
 
@@ -222,9 +324,11 @@ impl DataLoader {
             },
             self.dataset.describe(),
             self.len()
-        ) + &match &self.sampler {
-            Some(s) => format!(" (rank {} of {})", s.rank, s.num_replicas),
-            None => String::new(),
+        ) + &match &*self.sampler {
+            Sampler::Distributed(s) => format!(" (rank {} of {})", s.rank, s.num_replicas),
+            Sampler::Sequential(_) => String::new(),
+            Sampler::Random(_) if self.shuffle => String::new(),
+            other => format!(" (a {})", other.name()),
         }
     }
 }
@@ -261,9 +365,9 @@ mod tests {
         fn an_epoch_gives_every_sample_once(n in 0usize..300, batch in 1i64..40, shuffle: bool, drop_last: bool, seed in 0u64..1000) {
             let l = loader(n, batch, shuffle, drop_last);
             let mut g = Generator::new(seed);
-            let made = l.batches(&mut g).unwrap();
+            let mut made = l.batches(&mut g).unwrap();
             prop_assert_eq!(made.len(), l.len());
-            let batches: Vec<Vec<usize>> = (0..made.len()).map(|k| made.get(k)).collect();
+            let batches: Vec<Vec<usize>> = (0..made.len()).map(|_| made.next_batch()).collect();
             let mut seen: Vec<usize> = batches.concat();
             if !shuffle {
                 prop_assert!(seen.windows(2).all(|w| w[0] + 1 == w[1]));
@@ -311,10 +415,10 @@ mod tests {
     #[test]
     fn a_huge_dataset_in_order_is_batched_lazily() {
         let l = huge(1 << 62, false);
-        let b = l.batches(&mut Generator::new(0)).unwrap();
+        let mut b = l.batches(&mut Generator::new(0)).unwrap();
         assert_eq!(b.len(), 1 << 62);
-        assert_eq!(b.get(0), vec![0]);
-        assert_eq!(b.get((1 << 62) - 1), vec![(1 << 62) - 1]);
+        assert_eq!(b.next_batch(), vec![0]);
+        assert_eq!(b.next_batch(), vec![1]);
     }
 
     #[test]

@@ -5,14 +5,17 @@
 //! op layer, as autograd is; the interpreter's side is `eval/data.rs`.
 //!
 //! - `dataset.rs`: `TensorDataset`, its samples and a batch of them;
-//! - `loader.rs`: `DataLoader`'s settings, its length and batch order;
+//! - `loader.rs`: `DataLoader`'s settings, its sampler, its length and
+//!   batch order;
 //! - `epoch.rs`: one pass over a loader: the workers, the prefetching, the
 //!   pin step, and their time (modelled on the reference CPU, or measured);
 //! - `sampler.rs`: `DistributedSampler`, shuffling with PyTorch's CPU
-//!   generator and `randperm` (`mt19937.rs`).
+//!   generator and `randperm` (`mt19937.rs`);
+//! - `random.rs`: `RandomSampler` (and `shuffle`), drawn as PyTorch's.
 
 pub mod dataset;
 pub mod epoch;
 pub mod loader;
 pub mod mt19937;
+pub mod random;
 pub mod sampler;

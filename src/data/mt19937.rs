@@ -4,6 +4,7 @@
 //! its ranks' shares are PyTorch's own for the same seed and epoch.
 
 /// The Mersenne Twister MT19937, seeded as `torch.Generator().manual_seed(s)`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Mt19937 {
     state: [u32; 624],
     next: usize,
@@ -72,6 +73,15 @@ impl Mt19937 {
         y ^ (y >> 18)
     }
 
+    /// `randint(high=n)`'s draw (`random_from_to`): 32 random bits modulo
+    /// `n`, or 64 (the first draw high) when `n` needs more than 32.
+    pub fn below(&mut self, n: u64) -> u64 {
+        match n >= 1 << 32 {
+            true => ((u64::from(self.next_u32()) << 32) | u64::from(self.next_u32())) % n,
+            false => u64::from(self.next_u32()) % n,
+        }
+    }
+
     fn twist(&mut self) {
         for i in 0..624 {
             let y = (self.state[i] & 0x8000_0000) | (self.state[(i + 1) % 624] & 0x7fff_ffff);
@@ -89,7 +99,12 @@ impl Mt19937 {
 /// CPU: `randperm_cpu`'s swaps, each with `random() % (n - i)` (its path
 /// for n below 2^32 / 20, every dataset a session can hold).
 pub fn randperm(n: usize, seed: u64) -> Vec<usize> {
-    let mut g = Mt19937::new(seed);
+    randperm_with(&mut Mt19937::new(seed), n)
+}
+
+/// `torch.randperm(n, generator=g)` on the CPU, `g` drawn on from where
+/// it is.
+pub fn randperm_with(g: &mut Mt19937, n: usize) -> Vec<usize> {
     let mut r: Vec<usize> = (0..n).collect();
     for i in 0..n.saturating_sub(1) {
         let z = g.next_u32() as usize % (n - i);

@@ -152,7 +152,7 @@ pub fn shuffled(draws: &[f64]) -> Result<Vec<usize>, Error> {
 
 /// An error unless a permutation of `n` samples (the order and its
 /// draws: what PyTorch's `randperm(n)` holds too) fits on the host.
-fn permutation_fits(n: usize) -> Result<(), Error> {
+pub(super) fn permutation_fits(n: usize) -> Result<(), Error> {
     let too_big = || {
         Error::value_help(
             format!(

@@ -9,12 +9,13 @@ use super::value::{Function, Value};
 use super::Interp;
 use crate::data::dataset::{Dataset, FunctionDataset, Sample, TensorDataset};
 use crate::data::epoch::{Epoch, Fetch, Host, Printed, WorkerStart};
-use crate::data::loader::{DataLoader, Options};
+use crate::data::loader::{DataLoader, Options, Sampler};
+use crate::data::random::RandomSampler;
 use crate::data::sampler::DistributedSampler;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::dispatch::Runtime;
-use crate::runtime::Tensor;
+use crate::runtime::{Device, Tensor};
 
 pub(super) fn tensor_dataset(
     _: &mut Interp,
@@ -94,14 +95,12 @@ pub(super) fn data_loader(
     let sampler = match b.given("sampler") {
         None => None,
         Some((Value::Sampler(s), _)) => Some(Arc::clone(s)),
-        Some((other, span)) => {
-            return Err(Error::wrong_type(
-                "the sampler of DataLoader()",
-                "a DistributedSampler",
-                other.type_name(),
-            )
-            .at(*span))
-        }
+        Some((other, span)) => return Err(Error::wrong_type(
+            "the sampler of DataLoader()",
+            "a sampler (RandomSampler, SequentialSampler, SubsetRandomSampler, DistributedSampler)",
+            other.type_name(),
+        )
+        .at(*span)),
     };
     let options = Options {
         batch_size: b.int("batch_size")?.unwrap_or(1),
@@ -157,7 +156,100 @@ pub(super) fn distributed_sampler(
         b.bool("drop_last", false)?,
     )
     .map_err(|(e, arg)| e.at(b.span_of(arg)))?;
-    Ok(Value::Sampler(Arc::new(sampler)))
+    Ok(Value::Sampler(Arc::new(Sampler::Distributed(sampler))))
+}
+
+/// The samples of a sampler's `data_source`: a dataset, a class's
+/// instance (its `__len__`), or anything with a length (`range(n)`, a list).
+fn data_source(me: &mut Interp, b: &Bound, func: &str) -> Result<usize, Diagnostic> {
+    match b.get("data_source") {
+        Some((obj @ Value::Object(_), span)) => Ok(me.object_dataset(obj, *span)?.len()),
+        Some((Value::Dataset(ds), _)) => Ok(ds.len()),
+        Some((v, span)) => v.count().ok_or_else(|| {
+            Error::wrong_type(
+                format!("the data_source of {func}"),
+                "a dataset, or anything with a length",
+                v.type_name(),
+            )
+            .at(*span)
+        }),
+        None => Err(Error::value(format!("{func} needs a data_source")).at(b.span)),
+    }
+}
+
+/// `RandomSampler(data_source, replacement=False, num_samples=None)`.
+pub(super) fn random_sampler(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let samples = data_source(me, b, "RandomSampler()")?;
+    if b.given("generator")
+        .is_some_and(|(v, _)| !matches!(v, Value::None))
+    {
+        return Err(Error::value_help(
+            "cudash's RandomSampler draws from the cpu generator, not a `generator=` of its own",
+            "drop `generator=` and seed the cpu generator with `torch.manual_seed(s)`",
+        )
+        .at(b.span_of("generator")));
+    }
+    let replacement = match b.given("replacement") {
+        None => false,
+        Some((Value::Bool(r), _)) => r.get(),
+        Some((v, span)) => {
+            return Err(Error::Module {
+                class: "TypeError",
+                message: format!(
+                    "replacement should be a boolean value, but got replacement={}",
+                    super::format::str_of(v)
+                ),
+                help: None,
+            }
+            .at(*span))
+        }
+    };
+    let sampler = RandomSampler::new(samples, replacement, b.int("num_samples")?)
+        .map_err(|(e, arg)| e.at(b.span_of(arg)))?;
+    Ok(Value::Sampler(Arc::new(Sampler::Random(sampler))))
+}
+
+/// `SequentialSampler(data_source)`.
+pub(super) fn sequential_sampler(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let samples = data_source(me, b, "SequentialSampler()")?;
+    Ok(Value::Sampler(Arc::new(Sampler::Sequential(samples))))
+}
+
+/// `SubsetRandomSampler(indices)`: the indices as given, each a sample's.
+pub(super) fn subset_random_sampler(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let (v, span) = b
+        .get("indices")
+        .cloned()
+        .ok_or_else(|| Error::value("SubsetRandomSampler() needs its indices").at(b.span))?;
+    let items = me.iterated(v, span)?;
+    let indices = items
+        .iter()
+        .map(|i| match i {
+            Value::Int(k) if *k >= 0 => Ok(*k as usize),
+            Value::Tensor(t)
+                if t.numel() == 1 && t.dtype().is_int() && t.device() == Device::Cpu =>
+            {
+                usize::try_from(t.to_vec::<i64>()[0]).map_err(|_| ())
+            }
+            _ => Err(()),
+        })
+        .collect::<Result<Vec<usize>, ()>>()
+        .map_err(|_| {
+            Error::value("SubsetRandomSampler's indices are sample numbers from 0").at(span)
+        })?;
+    Ok(Value::Sampler(Arc::new(Sampler::SubsetRandom(indices))))
 }
 
 /// The `dataset` argument of `func`.
@@ -178,9 +270,17 @@ fn dataset_arg(b: &Bound, func: &str) -> Result<Arc<Dataset>, Diagnostic> {
 pub(super) fn set_epoch(
     _: &mut Interp,
     _: &'static str,
-    s: &Arc<DistributedSampler>,
+    s: &Arc<Sampler>,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
+    let Sampler::Distributed(s) = &**s else {
+        return Err(Error::Module {
+            class: "AttributeError",
+            message: format!("'{}' object has no attribute 'set_epoch'", s.name()),
+            help: Some("a DistributedSampler's order changes by epoch; this one's does not".into()),
+        }
+        .at(b.span));
+    };
     let epoch = b.int("epoch")?.unwrap_or(0);
     if epoch < 0 {
         let span = b.span_of("epoch");
@@ -200,6 +300,26 @@ impl Interp {
         span: Span,
         mut each: impl FnMut(&mut Interp, Value) -> Result<Option<super::flow::Flow>, Diagnostic>,
     ) -> Result<Option<super::flow::Flow>, Diagnostic> {
+        let mut epoch = self.start_epoch(loader, span)?;
+        let total = epoch.len() as u64;
+        let mut k = 0;
+        while let Some(batch) = self.next_batch(&mut epoch) {
+            if let Some(out) = each(self, batch?)? {
+                return Ok(Some(out));
+            }
+            k += 1;
+            self.progress(k, total);
+        }
+        Ok(None)
+    }
+
+    /// A pass over `loader` begins (a loop's, or `iter(loader)`'s): its
+    /// order drawn, its workers started with their first batches.
+    pub(super) fn start_epoch(
+        &mut self,
+        loader: &Arc<DataLoader>,
+        span: Span,
+    ) -> Result<Epoch, Diagnostic> {
         if loader.num_workers > 0 && self.rt.is_worker() {
             return Err(Error::value_help(
                 "a DataLoader worker cannot start workers of its own",
@@ -208,38 +328,52 @@ impl Interp {
             )
             .at(span));
         }
-        if loader.pin_memory {
-            self.rt.need_cuda("pinned memory").map_err(|e| e.at(span))?;
+        // As PyTorch's: without a CUDA device it warns and does not pin.
+        let pin = loader.pin_memory && self.rt.need_cuda("pinned memory").is_ok();
+        if loader.pin_memory && !pin {
+            self.warn_once(
+                "UserWarning: 'pin_memory' argument is set as true but no accelerator is found, \
+                 then device pinned memory won't be used."
+                    .into(),
+            );
         }
         self.begin_op("DataLoader");
-        let mut epoch = Epoch::start(self, loader, span)?;
-        let total = epoch.len() as u64;
-        let mut k = 0;
-        loop {
-            self.begin_op("DataLoader");
-            let Some(batch) = epoch.next(self) else {
-                break;
-            };
-            let mut batch = batch?;
-            for p in batch.printed.drain(..) {
-                self.emit(match p {
-                    Printed::Text(t) => super::Output::Text(t),
-                    Printed::Warning(w) => super::Output::Warning(w),
-                });
-            }
-            let value = match batch.single {
-                true => Value::Tensor(batch.tensors.remove(0)),
-                false => Value::List(Arc::new(
-                    batch.tensors.into_iter().map(Value::Tensor).collect(),
-                )),
-            };
-            if let Some(out) = each(self, value)? {
-                return Ok(Some(out));
-            }
-            k += 1;
-            self.progress(k, total);
+        Epoch::start(self, loader, span, pin)
+    }
+
+    /// `iter(loader)`: an iterator holding a new pass, its batches made as
+    /// `next` (or a loop, a comprehension, `list`) asks.
+    pub(super) fn loader_iter(
+        &mut self,
+        loader: &Arc<DataLoader>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let epoch = self.start_epoch(loader, span)?;
+        Ok(Value::Iterator(Arc::new(std::sync::Mutex::new(
+            super::value::PyIterator::Loader(Some(Box::new(epoch))),
+        ))))
+    }
+
+    /// The pass's next batch (a tensor, or a list of them), what a
+    /// worker's function printed making it shown first; None at the end.
+    pub(super) fn next_batch(&mut self, epoch: &mut Epoch) -> Option<Result<Value, Diagnostic>> {
+        self.begin_op("DataLoader");
+        let mut batch = match epoch.next(self)? {
+            Ok(b) => b,
+            Err(e) => return Some(Err(e)),
+        };
+        for p in batch.printed.drain(..) {
+            self.emit(match p {
+                Printed::Text(t) => super::Output::Text(t),
+                Printed::Warning(w) => super::Output::Warning(w),
+            });
         }
-        Ok(None)
+        Some(Ok(match batch.single {
+            true => Value::Tensor(batch.tensors.remove(0)),
+            false => Value::List(Arc::new(
+                batch.tensors.into_iter().map(Value::Tensor).collect(),
+            )),
+        }))
     }
 }
 

@@ -272,8 +272,8 @@ fn items_of(it: &mut Interp, v: Value, span: Span) -> Result<LoopItems, Diagnost
     let v = it.iter_method(v, span)?;
     Ok(match v {
         Value::Range(range) => LoopItems::Range { range, next: 0 },
-        Value::Iterator(i) if is_generator(&i) => LoopItems::Iterator(i),
-        Value::Enumerate(en) if matches!(&en.0, Value::Iterator(i) if is_generator(i)) => {
+        Value::Iterator(i) if is_lazy(&i) => LoopItems::Iterator(i),
+        Value::Enumerate(en) if matches!(&en.0, Value::Iterator(i) if is_lazy(i)) => {
             let (inner, start) = (*en).clone();
             LoopItems::Enumerate(Box::new(items_of(it, inner, span)?), start)
         }
@@ -321,6 +321,21 @@ pub(super) fn is_generator(i: &Arc<Mutex<PyIterator>>) -> bool {
     matches!(&*lock(i), PyIterator::Generator(_))
 }
 
+/// The batches of a DataLoader's pass (`len(iter(loader))`); None for
+/// another iterator, or one making a batch now.
+pub(super) fn loader_len(i: &Arc<Mutex<PyIterator>>) -> Option<usize> {
+    match &*lock(i) {
+        PyIterator::Loader(Some(epoch)) => Some(epoch.len()),
+        _ => None,
+    }
+}
+
+/// Whether `i` makes its items as they are asked for (a generator's, or a
+/// DataLoader pass's batches), so a loop takes them one at a time.
+pub(super) fn is_lazy(i: &Arc<Mutex<PyIterator>>) -> bool {
+    matches!(&*lock(i), PyIterator::Generator(_) | PyIterator::Loader(_))
+}
+
 impl Interp {
     /// A call of a generator function: its arguments bound in `slots`,
     /// nothing of its body run yet.
@@ -342,14 +357,31 @@ impl Interp {
             let mut state = lock(i);
             match &mut *state {
                 PyIterator::Items(items) => return Ok(items.pop_front()),
-                PyIterator::Loader { .. } => None,
-                PyIterator::Generator(g) => Some(g.take()),
+                PyIterator::Loader(epoch) => Err(epoch.take()),
+                PyIterator::Generator(g) => Ok(g.take()),
             }
         };
         match taken {
-            None => self.next_batch(i, span),
-            Some(None) => Err(Error::value("generator already executing").at(span)),
-            Some(Some(mut g)) => {
+            Err(None) => {
+                Err(Error::value("the DataLoader's iterator is already making a batch").at(span))
+            }
+            Err(Some(mut epoch)) => {
+                let batch = self.next_batch(&mut epoch).transpose();
+                let mut state = lock(i);
+                match &batch {
+                    // At its end a pass stops its workers, as PyTorch's
+                    // iterator shuts its down: the iterator is then empty.
+                    Ok(None) => *state = PyIterator::Items(Default::default()),
+                    _ => {
+                        if let PyIterator::Loader(slot) = &mut *state {
+                            *slot = Some(epoch);
+                        }
+                    }
+                }
+                batch
+            }
+            Ok(None) => Err(Error::value("generator already executing").at(span)),
+            Ok(Some(mut g)) => {
                 let home = g.function.home;
                 let r = match home == self.vars.number() {
                     true => g.resume(self, span),
@@ -386,8 +418,11 @@ impl Interp {
 
     /// `v.__iter__()` of an instance whose class defines it (`for x in
     /// stream`, `iter(stream)`, `list(stream)`): what it gives, mostly a
-    /// generator; `v` itself for anything else.
+    /// generator; a DataLoader's new pass; `v` itself for anything else.
     pub(crate) fn iter_method(&mut self, v: Value, span: Span) -> Result<Value, Diagnostic> {
+        if let Value::DataLoader(l) = &v {
+            return self.loader_iter(l, span);
+        }
         if let Value::Object(o) = &v {
             if let Some(Value::Function(f)) = o.class.find("__iter__") {
                 return self.call_bound(&v, f, Vec::new(), span);
@@ -404,8 +439,8 @@ impl Interp {
         span: Span,
     ) -> Result<Option<LoopItems>, Diagnostic> {
         let lazy = match v {
-            Value::Iterator(i) => is_generator(i),
-            Value::Enumerate(en) => matches!(&en.0, Value::Iterator(i) if is_generator(i)),
+            Value::Iterator(i) => is_lazy(i),
+            Value::Enumerate(en) => matches!(&en.0, Value::Iterator(i) if is_lazy(i)),
             _ => false,
         };
         match lazy {
@@ -432,7 +467,7 @@ impl Interp {
     /// generator's by running it, a string's characters.
     pub(crate) fn iterated(&mut self, v: Value, span: Span) -> Result<Vec<Value>, Diagnostic> {
         match &v {
-            Value::Iterator(i) if is_generator(i) => return self.drain(i, span),
+            Value::Iterator(i) if is_lazy(i) => return self.drain(i, span),
             Value::Str(s) => return Ok(super::strings::chars_of(s)),
             _ => {}
         }
@@ -464,9 +499,9 @@ impl Interp {
         args.into_iter()
             .map(|mut a| {
                 let gen = match &a.value {
-                    Value::Iterator(i) if is_generator(i) => Some((Arc::clone(i), None)),
+                    Value::Iterator(i) if is_lazy(i) => Some((Arc::clone(i), None)),
                     Value::Enumerate(en) => match &en.0 {
-                        Value::Iterator(i) if is_generator(i) => Some((Arc::clone(i), Some(en.1))),
+                        Value::Iterator(i) if is_lazy(i) => Some((Arc::clone(i), Some(en.1))),
                         _ => None,
                     },
                     _ => None,

@@ -82,6 +82,16 @@ impl Interp {
                 };
                 self.unpack(targets, v, span)
             }
+            StmtKind::Chain(targets, e) => {
+                let v = self.eval(e, 0)?;
+                for t in targets {
+                    match t {
+                        Target::Name(name) => self.assign(name, v.clone()),
+                        t => self.set_target(t, v.clone(), e.span)?,
+                    }
+                }
+                Ok(())
+            }
             StmtKind::IndexAssign(obj, items, value) => {
                 self.exec_index_assign(obj, items, Rhs::Written(value), s.span)
             }

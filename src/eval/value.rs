@@ -58,8 +58,8 @@ pub enum Value {
     Dataset(Arc<crate::data::dataset::Dataset>),
     /// `DataLoader(ds, batch_size=64, ...)`: iterated by `for`.
     DataLoader(Arc<crate::data::loader::DataLoader>),
-    /// `DistributedSampler(ds, num_replicas=2, rank=0)`.
-    Sampler(Arc<crate::data::sampler::DistributedSampler>),
+    /// `DistributedSampler(ds, num_replicas=2, rank=0)`, `RandomSampler(ds)`, ...
+    Sampler(Arc<crate::data::loader::Sampler>),
     /// What `t.register_hook(f)` returns: `h.remove()` takes the hook off
     /// (PyTorch's `RemovableHandle`).
     HookHandle(Arc<crate::autograd::hooks::Handle>),
@@ -122,15 +122,16 @@ pub enum Value {
     Size(Arc<Vec<Value>>),
 }
 
-/// What an iterator has left: items, or a DataLoader's batches (made as
-/// `next` asks: `taken` were given already).
+/// What an iterator has left: items, a DataLoader's batches, or a
+/// generator's.
 #[derive(Debug)]
 pub enum PyIterator {
     Items(std::collections::VecDeque<Value>),
-    Loader {
-        loader: Arc<crate::data::loader::DataLoader>,
-        taken: usize,
-    },
+    /// `iter(loader)`: one pass, started by `iter` (its order drawn, its
+    /// workers started and sent their first batches, as PyTorch's
+    /// `_MultiProcessingDataLoaderIter`), each batch made or received as
+    /// `next` asks (none while a batch is being made).
+    Loader(Option<Box<crate::data::epoch::Epoch>>),
     /// A generator function's call (none while its body runs).
     Generator(Option<Box<Generator>>),
 }
@@ -463,7 +464,7 @@ impl Value {
                 crate::data::dataset::Dataset::Function(_) => "a Dataset",
             },
             Value::DataLoader(_) => "a DataLoader",
-            Value::Sampler(_) => "a DistributedSampler",
+            Value::Sampler(_) => "a sampler",
             Value::HookHandle(_) => "a hook handle",
             Value::Work(_) => "a work handle",
             Value::NoSync(_) => "a no_sync context",
@@ -603,7 +604,7 @@ impl Value {
             ),
             Value::Iterator(it) => match &mut *crate::runtime::lock::lock(it) {
                 PyIterator::Items(items) => Some(Ok(items.drain(..).collect())),
-                PyIterator::Loader { .. } | PyIterator::Generator(_) => None,
+                PyIterator::Loader(_) | PyIterator::Generator(_) => None,
             },
             Value::Enumerate(e) => e.0.elements().map(|items| {
                 items.map(|items| {

@@ -392,6 +392,9 @@ pub enum StmtKind {
     /// `v, i = x.sort()`, `(a, b), c = v`: each target gets one item of a
     /// tuple or list (or of a dict, in order).
     Unpack(Vec<Target>, Expr),
+    /// `h0 = c0 = zeros(2)`, `a = b, c = pair`: the value evaluated once,
+    /// then given to each target from the left (a tuple target unpacks).
+    Chain(Vec<Target>, Expr),
     /// `x[i, j] = v`
     IndexAssign(Expr, Vec<IndexItem>, Expr),
     /// `x.grad = g`, `x.requires_grad = true`: a property that can be set.

@@ -921,7 +921,13 @@ where
             .then(
                 choice((
                     choice((p(Punct::Assign).to(None), augmented.map(Some)))
-                        .then(exprs)
+                        .then(exprs.clone())
+                        .then(
+                            p(Punct::Assign)
+                                .ignore_then(exprs)
+                                .repeated()
+                                .collect::<Vec<_>>(),
+                        )
                         .map(Ok),
                     annotated,
                 ))
@@ -946,7 +952,30 @@ where
                         StmtKind::Pass
                     }
                 },
-                Some(Ok((None, value))) => match lhs.kind {
+                // `h0 = c0 = value`: every expression but the last is a target.
+                Some(Ok(((None, first), rest))) if !rest.is_empty() => {
+                    let mut all = std::iter::once(lhs).chain(std::iter::once(first)).chain(rest).collect::<Vec<_>>();
+                    let value = all.pop().expect("a chain has a value");
+                    let mut targets = Vec::with_capacity(all.len());
+                    for item in all {
+                        match Target::of(item) {
+                            Ok(t) => targets.push(t),
+                            Err(span) => emitter.emit(E::message(
+                                span,
+                                "cannot assign to this: each target of `a = b = value` must be a name, an attribute, an indexed item or a group of them",
+                            )),
+                        }
+                    }
+                    StmtKind::Chain(targets, value)
+                }
+                Some(Ok(((Some(_), first), rest))) if !rest.is_empty() => {
+                    emitter.emit(E::message(
+                        first.span,
+                        "an augmented assignment has one target: `x += 1`, not `x += y = 1`",
+                    ));
+                    StmtKind::Pass
+                }
+                Some(Ok(((None, value), _))) => match lhs.kind {
                     ExprKind::Var(name) => StmtKind::Assign(name, value),
                     ExprKind::Index(obj, items) => StmtKind::IndexAssign(*obj, items, value),
                     ExprKind::Attr(obj, attr) => StmtKind::AttrAssign(*obj, attr, value),
@@ -979,7 +1008,7 @@ where
                         StmtKind::Expr(value)
                     }
                 },
-                Some(Ok((Some(op), value))) => match lhs.kind {
+                Some(Ok(((Some(op), value), _))) => match lhs.kind {
                     ExprKind::Var(_) | ExprKind::Index(..) | ExprKind::Attr(..) => {
                         StmtKind::Augmented(lhs, op, value)
                     }

@@ -90,7 +90,7 @@ fn assigned(block: &Block, out: &mut Vec<String>) {
                     add(&name.name, out);
                 }
             }
-            StmtKind::Unpack(targets, _) => targets
+            StmtKind::Unpack(targets, _) | StmtKind::Chain(targets, _) => targets
                 .iter()
                 .flat_map(Target::names)
                 .for_each(|n| add(&n.name, out)),
@@ -188,7 +188,8 @@ fn comprehension_names(s: &StmtKind, out: &mut Vec<String>) {
         | StmtKind::Wait(e)
         | StmtKind::Assign(_, e)
         | StmtKind::Annotated(_, Some(e))
-        | StmtKind::Unpack(_, e) => expr_comprehensions(e, out),
+        | StmtKind::Unpack(_, e)
+        | StmtKind::Chain(_, e) => expr_comprehensions(e, out),
         StmtKind::IndexAssign(a, _, b)
         | StmtKind::Augmented(a, _, b)
         | StmtKind::AttrAssign(a, _, b) => {
@@ -336,7 +337,7 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
                 expr(e, locals);
             }
         }
-        StmtKind::Unpack(targets, e) => {
+        StmtKind::Unpack(targets, e) | StmtKind::Chain(targets, e) => {
             targets
                 .iter_mut()
                 .flat_map(Target::names_mut)

@@ -7,6 +7,7 @@
 //! - `along.rs`: scans, softmax, var, std, norm, sort, topk, tril/triu;
 //! - `pointwise.rs`: maximum, minimum, logical ops, floor_divide,
 //!   remainder, isnan, where, clamp;
+//! - `masked.rs`: masked_fill and masked_fill_;
 //! - `devices.rs`: devices, streams and events, scatter/gather/replicate;
 //! - `parallel.rs`: DataParallel, replicate of a module, parallel_apply;
 //! - `collectives.rs`: all_reduce, reduce_scatter, all_gather, broadcast;
@@ -22,6 +23,7 @@ mod devices;
 mod factories;
 mod init;
 pub(crate) mod losses;
+mod masked;
 pub(crate) mod math;
 mod memory;
 pub(crate) mod nn;
@@ -115,6 +117,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("isnan", pointwise::unary),
     ("bitwise_not", pointwise::unary),
     ("where", pointwise::where_),
+    ("masked_fill", masked::masked_fill),
     ("clamp", pointwise::clamp),
     ("cumsum", along::call),
     ("cumprod", along::call),
@@ -217,6 +220,9 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("Dataset", super::data::dataset),
     ("DataLoader", super::data::data_loader),
     ("DistributedSampler", super::data::distributed_sampler),
+    ("RandomSampler", super::data::random_sampler),
+    ("SequentialSampler", super::data::sequential_sampler),
+    ("SubsetRandomSampler", super::data::subset_random_sampler),
     ("SGD", super::grad::sgd),
     ("backward", super::grad::backward_of_many),
     ("grad", super::grad::grad_of),

@@ -564,6 +564,10 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
         Value::Builtin(doc) if matches!(doc.name, "tensor" | "Tensor") => {
             matches!(obj, Value::Tensor(_))
         }
+        Value::Builtin(doc) if doc.name.ends_with("Sampler") => {
+            matches!(obj, Value::Sampler(s) if s.name() == doc.name)
+        }
+        Value::Builtin(doc) if doc.name == "DataLoader" => matches!(obj, Value::DataLoader(_)),
         other => {
             return Err(Error::Module {
                 class: "TypeError",
@@ -603,6 +607,11 @@ pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         Value::Tensor(t) if meta::is_parameter(t) => "Parameter",
         Value::Tensor(_) => "Tensor",
         Value::Module(m) => &crate::runtime::lock::lock(m).type_name.clone(),
+        Value::Sampler(s) => s.name(),
+        Value::DataLoader(_) => "DataLoader",
+        Value::Dataset(ds) if matches!(**ds, crate::data::dataset::Dataset::Tensors(_)) => {
+            "TensorDataset"
+        }
         other => super::super::format::python_type(other),
     };
     match docs::function(name) {
@@ -622,7 +631,20 @@ pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
 
 /// Whether a builtin is a class `type()` gives.
 fn is_type(name: &str) -> bool {
-    is_layer(name) || matches!(name, "Tensor" | "Parameter" | "Module" | "DataParallel")
+    is_layer(name)
+        || matches!(
+            name,
+            "Tensor"
+                | "Parameter"
+                | "Module"
+                | "DataParallel"
+                | "DataLoader"
+                | "TensorDataset"
+                | "RandomSampler"
+                | "SequentialSampler"
+                | "SubsetRandomSampler"
+                | "DistributedSampler"
+        )
 }
 
 /// `super()` in a method.

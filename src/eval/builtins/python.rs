@@ -429,55 +429,21 @@ fn python_round(x: f64, b: &Bound) -> Value {
     }
 }
 
-/// `iter(xs)`: an iterator over the items (a DataLoader's batches, made
-/// as `next` asks).
-pub(super) fn iter(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+/// `iter(xs)`: an iterator over the items; a DataLoader's pass starts
+/// here (as PyTorch's: its workers start at `iter(loader)`), each batch
+/// made as `next` asks.
+pub(super) fn iter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     use super::super::value::PyIterator;
     let (v, span) = b
         .get("iterable")
         .cloned()
         .ok_or_else(|| Error::value("iter() needs something to iterate").at(b.span))?;
     let state = match &v {
-        Value::DataLoader(l) => PyIterator::Loader {
-            loader: Arc::clone(l),
-            taken: 0,
-        },
+        Value::DataLoader(l) => return me.loader_iter(l, span),
         Value::Iterator(_) => return Ok(v),
         other => PyIterator::Items(items_of(other, span, "iter()")?.into()),
     };
     Ok(Value::Iterator(Arc::new(std::sync::Mutex::new(state))))
-}
-
-impl Interp {
-    /// The next batch of a DataLoader's iterator (`next(iter(loader))`),
-    /// None after the last.
-    pub(crate) fn next_batch(
-        &mut self,
-        it: &Arc<std::sync::Mutex<super::super::value::PyIterator>>,
-        span: crate::lang::Span,
-    ) -> Result<Option<Value>, Diagnostic> {
-        use super::super::value::PyIterator;
-        let (loader, k) = match &mut *crate::runtime::lock::lock(it) {
-            PyIterator::Loader { loader, taken } => {
-                *taken += 1;
-                (Arc::clone(loader), *taken - 1)
-            }
-            _ => return Ok(None),
-        };
-        // The loader's batch `k`: an epoch run up to it (the first batch
-        // costs what a loop's first batch costs).
-        let mut seen = 0;
-        let mut batch = None;
-        self.for_each_batch(&loader, span, |_, v| {
-            if seen == k {
-                batch = Some(v);
-                return Ok(Some(super::super::flow::Flow::Break));
-            }
-            seen += 1;
-            Ok(None)
-        })?;
-        Ok(batch)
-    }
 }
 
 /// `next(it, default)`: the iterator's next item; at the end, `default`

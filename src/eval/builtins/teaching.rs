@@ -185,9 +185,10 @@ pub(super) fn enumerate(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Va
         .cloned()
         .ok_or_else(|| Error::value("enumerate() needs something to iterate").at(b.span))?;
     let start = b.int("start")?.unwrap_or(0);
-    // A generator's items are made as the loop asks (`for` takes them so).
+    // A generator's items and a DataLoader pass's batches are made as the
+    // loop asks (`for` takes them so).
     if let Value::Iterator(i) = &v {
-        if super::super::generator::is_generator(i) {
+        if super::super::generator::is_lazy(i) {
             return Ok(Value::Enumerate(Arc::new((v, start))));
         }
     }
@@ -263,6 +264,10 @@ pub(super) fn len(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
         Value::Str(s) => s.chars().count(),
         Value::Dataset(ds) => ds.len(),
         Value::DataLoader(l) => l.len(),
+        // `len(iter(loader))`: the pass's batches, as PyTorch's iterator's.
+        Value::Iterator(i) if super::super::generator::loader_len(i).is_some() => {
+            super::super::generator::loader_len(i).unwrap_or(0)
+        }
         Value::Sampler(s) => s.len(),
         Value::Module(_) if v.elements().is_some() => v.count().unwrap_or(0),
         other => {

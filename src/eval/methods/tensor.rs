@@ -501,6 +501,16 @@ pub(super) fn pointwise_unary(
     me.pointwise_unary(name, t, b.span)
 }
 
+/// `x.masked_fill(mask, value)`.
+pub(super) fn masked_fill(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    me.masked_fill_of(t, b)
+}
+
+/// `x.masked_fill_(mask, value)`.
+pub(super) fn masked_fill_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    me.masked_fill_in_place(t, b)
+}
+
 /// `x.where(condition, other)`: `where(condition, x, other)`.
 pub(super) fn where_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let cond = b.tensor("condition")?;
