@@ -164,6 +164,10 @@ pub enum Error {
     /// `UnboundLocalError`.
     #[error("cannot read the local variable `{name}` before it is assigned")]
     Unbound { name: String },
+    /// Python's `NameError` for a closure's variable the enclosing function
+    /// has not assigned (yet, or any more).
+    #[error("cannot access free variable '{name}' where it is not associated with a value in enclosing scope")]
+    FreeUnbound { name: String },
     /// What a DataLoader worker's sample function raised, re-raised in the
     /// loop as PyTorch's `DataLoader` does ("Caught ValueError in DataLoader
     /// worker process 0"): its class, label and help are the error's own.
@@ -285,6 +289,7 @@ impl Error {
             | Error::Call { .. } => "TypeError",
             Error::Recursion { .. } => "RecursionError",
             Error::Unbound { .. } => "UnboundLocalError",
+            Error::FreeUnbound { .. } => "NameError",
             Error::Broadcast { .. } | Error::Shape { .. } => "ShapeError",
             Error::DType { .. } => "DTypeError",
             Error::IndexOutOfRange { .. } | Error::IndexIntoEmpty => "IndexError",
@@ -344,7 +349,7 @@ impl Error {
             Error::Attribute { .. } => "here".into(),
             Error::Module { .. } => "here".into(),
             Error::Recursion { .. } => "one call too many".into(),
-            Error::Unbound { .. } => "not assigned yet".into(),
+            Error::Unbound { .. } | Error::FreeUnbound { .. } => "not assigned yet".into(),
             Error::Worker { error, .. } => error.label(),
             Error::Replica { error, .. } => error.error.label(),
             Error::Distributed { .. } => "here".into(),

@@ -147,9 +147,10 @@ diagnostic!(
     error_in_a_call_points_inside,
     "fn f(x) {\n  return x @ ones(3, 3)\n}\nf(ones(2))"
 );
+// A closure called before its enclosing function assigned what it reads.
 diagnostic!(
-    enclosing_local,
-    "fn outer(lr) {\n  fn inner(w) { return w * lr }\n  return inner(2)\n}\nouter(0.1)"
+    free_variable_not_assigned_yet,
+    "fn outer() {\n  fn inner(w) { return w * lr }\n  r = inner(2)\n  lr = 0.1\n  return r\n}\nouter()"
 );
 // A learner typing the material's own lines (issue 64).
 diagnostic!(keyword_as_a_parameter, "fn run(n, d, pin) { return n }");

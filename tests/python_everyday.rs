@@ -1050,3 +1050,117 @@ fn assignments_chain_as_pythons() {
         ["True 1", "(1, 2) 1 2", "5 [0, 5] 5", "6", "[7, 8]"]
     );
 }
+
+/// Nested functions read their enclosing functions' locals through shared
+/// cells (late binding, after the call returned, through two levels),
+/// `nonlocal` assigns them, and a decorator's wrapper keeps what it wraps.
+const CLOSURES: &str = r#"
+import torch
+def make_counter():
+    count = [0]
+    def inc():
+        count[0] += 1
+        return count[0]
+    return inc
+c = make_counter()
+print(c(), c(), c())
+def adders():
+    fs = []
+    for i in range(3):
+        fs.append(lambda x: x + i)
+    return fs
+print([f(10) for f in adders()])
+def outer(a):
+    def middle():
+        def inner():
+            return a * 2
+        return inner
+    return middle()()
+print(outer(21))
+def late():
+    f = lambda: v
+    v = 5
+    r = f()
+    v = 6
+    return r, f()
+print(late())
+class M:
+    def __init__(self):
+        m = self
+        self.f = lambda x: m.g(x)
+    def g(self, x):
+        return x + 1
+print(M().f(1))
+def rec(n):
+    def fact(k):
+        return 1 if k <= 1 else k * fact(k - 1)
+    return fact(n)
+print(rec(5))
+def gen(k):
+    def scale(x):
+        return x * k
+    for j in range(3):
+        yield scale(j)
+print(list(gen(3)))
+def unbound():
+    def g():
+        return z
+    r = g()
+    z = 1
+    return r
+try:
+    unbound()
+except NameError as e:
+    print(e)
+def deco(fn):
+    def wrapper(*args):
+        print("calling", fn.__name__)
+        return fn(*args)
+    return wrapper
+@deco
+def add(a, b):
+    return a + b
+print(add(1, 2))
+def counter():
+    n = 0
+    def bump():
+        nonlocal n
+        n += 1
+        return n
+    return bump
+b = counter()
+print(b(), b(), b())
+def train():
+    w = torch.ones(2, requires_grad=True)
+    opt = torch.optim.SGD([w], lr=0.1)
+    def closure():
+        opt.zero_grad()
+        loss = (w * w).sum()
+        loss.backward()
+        return loss
+    losses = [opt.step(closure).item() for _ in range(2)]
+    return losses, w.tolist()
+print(train())
+"#;
+
+#[test]
+fn closures_as_pythons() {
+    // Each line as Python 3.11 / PyTorch 2.15 printed it.
+    assert_eq!(
+        printed(CLOSURES),
+        [
+            "1 2 3",
+            "[12, 12, 12]",
+            "42",
+            "(5, 6)",
+            "2",
+            "120",
+            "[0, 3, 6]",
+            "cannot access free variable 'z' where it is not associated with a value in enclosing scope",
+            "calling add",
+            "3",
+            "1 2 3",
+            "([2.0, 1.28000009059906], [0.6399999856948853, 0.6399999856948853])",
+        ]
+    );
+}

@@ -173,7 +173,7 @@ fn expr(e: &Expr, d: usize) -> Eval {
             let name = name.clone();
             match name.scope {
                 Scope::Local(k) => Box::new(move |it| it.read_local(k as usize, &name, span)),
-                Scope::Global => Box::new(move |it| it.lookup(&name, span)),
+                _ => Box::new(move |it| it.lookup(&name, span)),
             }
         }
         ExprKind::Binary(op, a, b) if !matches!(op, BinOp::In | BinOp::NotIn) => {

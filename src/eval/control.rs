@@ -269,7 +269,10 @@ impl Interp {
             })
             .flat_map(|targets| targets.iter().flat_map(|t| t.names()))
             .collect();
-        let outside: Vec<Option<Value>> = names.iter().map(|n| self.get_var(n).cloned()).collect();
+        let outside: Vec<Option<Value>> = names
+            .iter()
+            .map(|n| self.get_var(n).map(std::borrow::Cow::into_owned))
+            .collect();
         let mut items = Vec::new();
         let mut pairs: Vec<(Key, Value)> = Vec::new();
         let r = self.comprehend(c, 0, d, &mut items, &mut pairs);

@@ -554,6 +554,23 @@ pub(super) fn own_copy(v: &Value) -> Value {
                 .collect(),
         )),
         Value::Module(_) | Value::Object(_) => own_object(v, &mut Vec::new()),
+        // A closure's cells are the worker's own, as a forked worker's.
+        Value::Function(f) if !f.closure.is_empty() => {
+            let cells = f
+                .closure
+                .iter()
+                .map(|c| {
+                    // A function in a cell stays shared (a recursive
+                    // inner function holds itself).
+                    let v = crate::runtime::lock::lock(c).as_ref().map(|v| match v {
+                        Value::Function(_) => v.clone(),
+                        v => own_copy(v),
+                    });
+                    Arc::new(std::sync::Mutex::new(v))
+                })
+                .collect();
+            Value::Function(Arc::new(f.with_closure(cells)))
+        }
         v => own_tensor(v),
     }
 }

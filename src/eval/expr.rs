@@ -369,11 +369,18 @@ impl Interp {
     /// A variable's value: the running call's local (by its slot), or
     /// the session's variable, or a builtin name.
     pub(super) fn lookup(&self, name: &Name, span: Span) -> Result<Value, Diagnostic> {
-        match self.get_var(name) {
+        match self.get_var(name).as_deref() {
             // Numbers, what loops read most, copied without the general clone.
             Some(&Value::Int(i)) => Ok(Value::Int(i)),
             Some(&Value::Float(x)) => Ok(Value::Float(x)),
             Some(v) => Ok(v.clone()),
+            // An enclosing function's local it has not assigned.
+            None if matches!(name.scope, Scope::Free(_)) && !self.frames.is_empty() => {
+                Err(Error::FreeUnbound {
+                    name: name.name.to_string(),
+                }
+                .at(span))
+            }
             // A local the body has not assigned yet: Python's UnboundLocalError.
             None if name.scope != Scope::Global && !self.frames.is_empty() => Err(Error::Unbound {
                 name: name.name.to_string(),
@@ -407,24 +414,6 @@ impl Interp {
         }
         if let Some(hint) = super::spelling::name_hint(name) {
             return Err(hint.at(span));
-        }
-        // A nested function reading its enclosing function's local:
-        // cudash's functions see their own locals and the session's.
-        let enclosing = self
-            .frames
-            .last()
-            .and_then(|f| f.function.enclosing.as_ref());
-        if let Some(outer) = enclosing.filter(|d| d.locals.iter().any(|n| n == name)) {
-            return Err(Error::Spelling {
-                message: format!(
-                    "`{name}` is a local of `{}`, the function this one is defined in: a function reads its own locals and the session's variables, not an enclosing function's (Python's closures)",
-                    outer.name.name
-                ),
-                label: "an enclosing function's local".into(),
-                help: format!("pass `{name}` in as an argument"),
-                class: "NameError",
-            }
-            .at(span));
         }
         let known = self.known_names();
         Err(Error::UnknownName {

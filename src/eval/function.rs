@@ -12,10 +12,10 @@ use std::sync::Arc;
 
 use super::args::{plural, ArgVal};
 use super::flow::{Code, Flow};
-use super::value::{Function, Key};
+use super::value::{Cell, Function, Key};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
-use crate::lang::ast::{FnDef, Name, Spread};
+use crate::lang::ast::{FnDef, Name, Scope, Spread};
 use crate::lang::Span;
 
 /// The deepest chain of calls (Python's default recursion limit).
@@ -34,6 +34,8 @@ const SPARE_SLOTS: usize = 64;
 pub(crate) struct Frame {
     pub function: Arc<Function>,
     pub slots: Vec<Option<Value>>,
+    /// Its locals that functions defined in the body read (`FnDef::cells`).
+    pub cells: Vec<Cell>,
     /// What `return` gave, once it ran.
     pub returned: Value,
 }
@@ -81,14 +83,26 @@ impl Interp {
             .iter()
             .map(|p| p.default.as_ref().map(|e| self.eval(e, 0)).transpose())
             .collect::<Result<Vec<_>, _>>()?;
+        // The cells of what it reads of the enclosing function's locals
+        // (its own, or those it took in turn).
+        let closure = match self.frames.last() {
+            Some(frame) => def
+                .free
+                .iter()
+                .map(|v| match v.from {
+                    Scope::Cell(k) => frame.cells.get(k as usize).cloned(),
+                    Scope::Free(k) => frame.function.closure.get(k as usize).cloned(),
+                    _ => None,
+                })
+                .map(|c| c.unwrap_or_default())
+                .collect(),
+            None => Vec::new(),
+        };
         let f = Function {
             def: Arc::clone(def),
             code: super::compiled::block(&def.body),
             defaults,
-            enclosing: self
-                .frames
-                .last()
-                .map(|frame| Arc::clone(&frame.function.def)),
+            closure,
             source: self.source.clone(),
             owner: Default::default(),
             grad_mode: None,
@@ -115,7 +129,7 @@ impl Interp {
     /// anything else (a builtin, another count).
     #[inline]
     pub(crate) fn user_function(&self, name: &Name, n: usize) -> Option<Arc<Function>> {
-        match self.get_var(name) {
+        match self.get_var(name).as_deref() {
             Some(Value::Function(f)) if f.def.params.len() == n && !f.def.variadic => {
                 Some(Arc::clone(f))
             }
@@ -189,9 +203,11 @@ impl Interp {
             .grad_mode
             .map(|on| std::mem::replace(&mut self.grad.enabled, on));
         let code: *const Code = &f.code;
+        let cells = new_cells(&f, &slots);
         self.frames.push(Frame {
             function: f,
             slots,
+            cells,
             returned: Value::None,
         });
         // SAFETY: the body is read through the frame just pushed, which owns
@@ -252,6 +268,14 @@ impl Function {
     /// The same function, its calls run with autograd's recording `on`
     /// (`@torch.no_grad()` over it).
     pub fn with_grad_mode(&self, on: bool) -> Function {
+        let mut f = self.with_closure(self.closure.clone());
+        f.grad_mode = Some(on);
+        f
+    }
+
+    /// The same function reading the cells `closure` (a DataLoader
+    /// worker's copies of the session's).
+    pub fn with_closure(&self, closure: Vec<Cell>) -> Function {
         let owner = std::sync::OnceLock::new();
         if let Some(w) = self.owner.get() {
             let _ = owner.set(w.clone());
@@ -260,13 +284,27 @@ impl Function {
             def: Arc::clone(&self.def),
             code: super::compiled::block(&self.def.body),
             defaults: self.defaults.clone(),
-            enclosing: self.enclosing.clone(),
+            closure,
             source: self.source.clone(),
             owner,
-            grad_mode: Some(on),
+            grad_mode: self.grad_mode,
             home: self.home,
         }
     }
+}
+
+/// A call's cells (`FnDef::cells`), a parameter's holding its argument.
+pub(super) fn new_cells(f: &Function, slots: &[Option<Value>]) -> Vec<Cell> {
+    f.def
+        .cells
+        .iter()
+        .map(|c| {
+            let first = c
+                .param
+                .and_then(|k| slots.get(k as usize).cloned().flatten());
+            Arc::new(std::sync::Mutex::new(first))
+        })
+        .collect()
 }
 
 /// Python's argument binding: positional arguments fill the parameters in

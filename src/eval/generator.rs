@@ -29,6 +29,7 @@ const LOST: &str = "internal error: a generator lost its place in its body";
 impl Generator {
     pub(super) fn new(function: Arc<Function>, slots: Vec<Option<Value>>) -> Generator {
         Generator {
+            cells: super::function::new_cells(&function, &slots),
             function,
             slots,
             levels: vec![Level {
@@ -66,6 +67,7 @@ impl Generator {
         it.frames.push(Frame {
             function: Arc::clone(&f),
             slots: std::mem::take(&mut self.slots),
+            cells: std::mem::take(&mut self.cells),
             returned: Value::None,
         });
         it.quiet += 1;
@@ -80,6 +82,7 @@ impl Generator {
         let ran = ran.map_err(|d| it.in_body(d));
         if let Some(frame) = it.frames.pop() {
             self.slots = frame.slots;
+            self.cells = frame.cells;
         }
         match ran {
             Ok(Some(v)) => Ok(Some(v)),
@@ -88,6 +91,7 @@ impl Generator {
             done => {
                 self.levels.clear();
                 self.slots.clear();
+                self.cells.clear();
                 done
             }
         }

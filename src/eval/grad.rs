@@ -547,10 +547,21 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
     Ok(Value::Optimizer(opt))
 }
 
-/// `opt.step()`.
+/// `opt.step()`, or `opt.step(closure)`: the closure (which zeroes the
+/// gradients, computes the loss and calls `backward`) called first with
+/// grad mode on, as PyTorch's optimizers do; its loss is the value.
 pub(super) fn step(me: &mut Interp, _: &'static str, o: &Arc<Mutex<Optimizer>>, b: &Bound) -> Out {
+    let loss = match b.given("closure") {
+        None | Some((Value::None, _)) => Value::None,
+        Some((f, span)) => {
+            let saved = std::mem::replace(&mut me.grad.enabled, true);
+            let r = me.call_value(f.clone(), Vec::new(), *span);
+            me.grad.enabled = saved;
+            r?
+        }
+    };
     lock(o).step(&mut me.rt).map_err(|e| e.at(b.span))?;
-    Ok(Value::None)
+    Ok(loss)
 }
 
 /// `opt.zero_grad()`.

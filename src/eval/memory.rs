@@ -182,13 +182,16 @@ impl Interp {
 
     /// `pin x`: page-locks a host tensor's memory in place.
     pub(crate) fn exec_pin(&mut self, name: &Name, span: Span) -> Result<(), Diagnostic> {
-        let v = self.get_var(name).cloned().ok_or_else(|| {
-            Error::UnknownName {
-                name: name.name.clone(),
-                suggestion: None,
-            }
-            .at(name.span)
-        })?;
+        let v = self
+            .get_var(name)
+            .map(std::borrow::Cow::into_owned)
+            .ok_or_else(|| {
+                Error::UnknownName {
+                    name: name.name.clone(),
+                    suggestion: None,
+                }
+                .at(name.span)
+            })?;
         let Value::Tensor(t) = v else {
             return Err(
                 Error::wrong_type(format!("`{}`", name.name), "a tensor", v.type_name())

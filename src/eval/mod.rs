@@ -309,7 +309,18 @@ impl Interp {
     fn local_mut(&mut self, name: &Name) -> Option<&mut Option<Value>> {
         match name.scope {
             Scope::Local(k) => self.frames.last_mut()?.slots.get_mut(k as usize),
-            Scope::Global => None,
+            _ => None,
+        }
+    }
+
+    /// The cell that holds `name`, when the running call shares it with
+    /// functions it defined, or took it from the function around it.
+    fn cell(&self, name: &Name) -> Option<&value::Cell> {
+        let frame = self.frames.last()?;
+        match name.scope {
+            Scope::Cell(k) => frame.cells.get(k as usize),
+            Scope::Free(k) => frame.function.closure.get(k as usize),
+            _ => None,
         }
     }
 
@@ -331,6 +342,13 @@ impl Interp {
             *slot = Some(v);
             return;
         }
+        if let Some(cell) = self.cell(name) {
+            if let Some(t) = tensor {
+                t.label_if_unnamed(&name.name);
+            }
+            *crate::runtime::lock::lock(cell) = Some(v);
+            return;
+        }
         if let Some(t) = tensor {
             t.set_label(&name.name);
         }
@@ -339,16 +357,27 @@ impl Interp {
 
     /// The value `name` holds where the running code reads it: the call's
     /// own local, or else the session's variable.
-    fn get_var(&self, name: &Name) -> Option<&Value> {
+    fn get_var(&self, name: &Name) -> Option<std::borrow::Cow<'_, Value>> {
+        use std::borrow::Cow;
         match (name.scope, self.frames.last()) {
-            (Scope::Local(k), Some(frame)) => frame.slots.get(k as usize)?.as_ref(),
-            _ => self.vars.read(name),
+            (Scope::Local(k), Some(frame)) => {
+                frame.slots.get(k as usize)?.as_ref().map(Cow::Borrowed)
+            }
+            (Scope::Cell(_) | Scope::Free(_), Some(_)) => {
+                crate::runtime::lock::lock(self.cell(name)?)
+                    .clone()
+                    .map(Cow::Owned)
+            }
+            _ => self.vars.read(name).map(Cow::Borrowed),
         }
     }
 
     fn remove_var(&mut self, name: &Name) -> Option<Value> {
         if let Some(slot) = self.local_mut(name) {
             return slot.take();
+        }
+        if let Some(cell) = self.cell(name) {
+            return crate::runtime::lock::lock(cell).take();
         }
         self.vars.delete(&name.name)
     }

@@ -125,7 +125,7 @@ impl Interp {
             StmtKind::Fn(def) => self.define(def),
             StmtKind::Class(def) => self.define_class(def),
             // Decided when the function was defined (`resolve`).
-            StmtKind::Pass | StmtKind::Global(_) => Ok(()),
+            StmtKind::Pass | StmtKind::Global(_) | StmtKind::Nonlocal(_) => Ok(()),
             StmtKind::Assert(c, message) => self.exec_assert(c, message.as_ref()),
             StmtKind::Import(items) => self.exec_import(items),
             // The statements that hold others: `exec_kind`.

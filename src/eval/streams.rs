@@ -27,7 +27,7 @@ impl Interp {
         name: &Name,
         body: &Block,
     ) -> Result<Flow, Diagnostic> {
-        let s = match self.get_var(name) {
+        let s = match self.get_var(name).as_deref() {
             Some(Value::Stream(s)) => (**s).clone(),
             Some(other) => {
                 return Err(Error::value_help(

@@ -142,6 +142,7 @@ pub enum PyIterator {
 pub struct Generator {
     pub(super) function: Arc<Function>,
     pub(super) slots: Vec<Option<Value>>,
+    pub(super) cells: Vec<Cell>,
     /// The blocks entered, outermost (the body) first.
     pub(super) levels: Vec<Level>,
 }
@@ -939,6 +940,10 @@ pub fn class_of(v: &Value) -> Option<Arc<Class>> {
     }
 }
 
+/// A variable functions share: an enclosing function's local that a
+/// function defined in it reads (empty until assigned).
+pub type Cell = Arc<Mutex<Option<Value>>>;
+
 /// A function value: its definition and its defaults, evaluated once when
 /// `fn` ran (as Python evaluates them at `def`).
 #[derive(Debug)]
@@ -947,9 +952,9 @@ pub struct Function {
     /// The body, compiled once (`compiled`), run by every call.
     pub(crate) code: super::flow::Code,
     pub defaults: Vec<Option<Value>>,
-    /// The function whose body defined this one, if any (for the error
-    /// that reading its locals gives: cudash has no closures).
-    pub enclosing: Option<Arc<FnDef>>,
+    /// The cells of the enclosing functions' locals it reads
+    /// (`FnDef::free`), taken when it was made: Python's closure.
+    pub closure: Vec<Cell>,
     /// The script or cell it was defined in: an error in its body is shown
     /// in that text, wherever the call is.
     pub source: Option<Arc<crate::error::Source>>,

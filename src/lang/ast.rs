@@ -136,6 +136,28 @@ pub enum Scope {
     Global,
     /// Slot `k` of the running call's locals (`FnDef::locals[k]`).
     Local(u32),
+    /// A local that functions the body defines read (`FnDef::cells[k]`):
+    /// kept in a cell the call and those functions share, as Python's.
+    Cell(u32),
+    /// An enclosing function's local (`FnDef::free[k]`): the cell the
+    /// function took when it was made (Python's closure).
+    Free(u32),
+}
+
+/// A local that functions defined in the body read: its name, and the
+/// parameter slot its first value comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CellVar {
+    pub name: String,
+    pub param: Option<u32>,
+}
+
+/// A name an enclosing function binds: where, in the function around this
+/// one, its cell is (`Scope::Cell` or `Scope::Free` there).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FreeVar {
+    pub name: String,
+    pub from: Scope,
 }
 
 /// A comprehension: what each item makes, and the `for` and `if`
@@ -445,6 +467,9 @@ pub enum StmtKind {
     Raise(Option<Expr>),
     /// `global a, b`: in a function, these names are the session's.
     Global(Vec<Name>),
+    /// `nonlocal a, b`: in a nested function, these names are the
+    /// enclosing function's (assigning one changes it there).
+    Nonlocal(Vec<Name>),
     /// `import torch.nn as nn`, `from torch import nn, optim`: one entry
     /// per name bound.
     Import(Vec<Import>),
@@ -507,6 +532,12 @@ pub struct FnDef {
     /// Whether the body yields (not counting the functions it defines): a
     /// call then makes a generator, which runs the body as `next` asks.
     pub generator: bool,
+    /// Its locals that functions defined in its body read (each call keeps
+    /// them in cells).
+    pub cells: Vec<CellVar>,
+    /// The enclosing functions' locals it reads (or passes on to functions
+    /// it defines).
+    pub free: Vec<FreeVar>,
 }
 
 /// A parameter: its name and, after `=`, its default; `*args` takes the

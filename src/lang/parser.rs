@@ -879,9 +879,12 @@ where
                         finally,
                     }))
                 }),
-            kw(Kw::Global)
-                .ignore_then(ident().separated_by(p(Punct::Comma)).at_least(1).collect())
-                .map(StmtKind::Global),
+            choice((kw(Kw::Global).to(true), kw(Kw::Nonlocal).to(false)))
+                .then(ident().separated_by(p(Punct::Comma)).at_least(1).collect())
+                .map(|(global, names)| match global {
+                    true => StmtKind::Global(names),
+                    false => StmtKind::Nonlocal(names),
+                }),
             kw(Kw::Raise)
                 .ignore_then(
                     expr.clone()

@@ -9,30 +9,62 @@
 //! function's name and its parameters' defaults are this body's.
 
 use super::ast::{
-    Block, CompClause, Expr, ExprKind, FnDef, ForIter, IndexItem, Name, Param, Scope, StmtKind,
-    SyncTarget, Target,
+    Block, CellVar, CompClause, Expr, ExprKind, FnDef, ForIter, FreeVar, IndexItem, Name, Param,
+    Scope, StmtKind, SyncTarget, Target,
 };
+use std::cell::RefCell;
 use std::sync::Arc;
+
+/// What a body's names resolve against: the function's locals, those of
+/// them its nested functions read (cells), and the enclosing functions'
+/// names it reads (free). When `reads` is set, the walk only gathers the
+/// names nested functions read from outside themselves (and, with `own`,
+/// the names this body reads from outside), changing nothing that is kept.
+struct Ctx<'a> {
+    locals: &'a [String],
+    cells: &'a [String],
+    free: &'a [String],
+    reads: Option<&'a RefCell<Vec<String>>>,
+    own: bool,
+}
+
+impl Ctx<'_> {
+    fn note(&self, name: &str) {
+        if let Some(r) = self.reads {
+            let mut r = r.borrow_mut();
+            if !r.iter().any(|n| n == name) {
+                r.push(name.to_string());
+            }
+        }
+    }
+}
 
 /// `fn name(a, b=1) { body }`: its locals found (the parameters, then
 /// every name the body assigns) and every variable in the body resolved.
-pub fn function(name: Name, mut params: Vec<Param>, mut body: Block) -> FnDef {
+pub fn function(name: Name, mut params: Vec<Param>, body: Block) -> FnDef {
     let mut locals: Vec<String> = params.iter().map(|p| p.name.name.clone()).collect();
     assigned(&body, &mut locals);
     for s in &body {
         comprehension_names(&s.kind, &mut locals);
     }
     // `global x`: the session's `x`, though the body assigns it.
+    // `nonlocal x`: an enclosing function's `x` (taken as a free name
+    // when that function is resolved).
     let mut globals = Vec::new();
     declared_global(&body, &mut globals);
+    let mut nonlocals = Vec::new();
+    declared(&body, &mut nonlocals, &|s| match s {
+        StmtKind::Nonlocal(names) => Some(names),
+        _ => None,
+    });
+    globals.extend(nonlocals);
     locals.retain(|n| !globals.contains(n) || params.iter().any(|p| p.name.name == *n));
     for (k, p) in params.iter_mut().enumerate() {
         p.name.scope = Scope::Local(k as u32);
     }
-    block(&mut body, &locals);
     let variadic = params.iter().any(|p| p.spread != super::ast::Spread::No);
     let generator = yields(&body);
-    FnDef {
+    let mut f = FnDef {
         name,
         params,
         body,
@@ -40,6 +72,110 @@ pub fn function(name: Name, mut params: Vec<Param>, mut body: Block) -> FnDef {
         variadic,
         decorators: Vec::new(),
         generator,
+        cells: Vec::new(),
+        free: Vec::new(),
+    };
+    // The locals the functions it defines read become cells.
+    let wanted = RefCell::new(Vec::new());
+    let mut probe = f.body.clone();
+    let ctx = Ctx {
+        locals: &f.locals,
+        cells: &[],
+        free: &[],
+        reads: Some(&wanted),
+        own: false,
+    };
+    block(&mut probe, &ctx);
+    let wanted = wanted.into_inner();
+    f.cells = f
+        .locals
+        .iter()
+        .filter(|n| wanted.contains(n))
+        .map(|n| CellVar {
+            name: n.clone(),
+            param: f
+                .params
+                .iter()
+                .position(|p| p.name.name == *n)
+                .map(|k| k as u32),
+        })
+        .collect();
+    resolve_body(&mut f);
+    f
+}
+
+/// Resolves `f`'s body against its locals, cells and free names; the
+/// functions it defines take what they read of those.
+fn resolve_body(f: &mut FnDef) {
+    let cells: Vec<String> = f.cells.iter().map(|c| c.name.clone()).collect();
+    let free: Vec<String> = f.free.iter().map(|v| v.name.clone()).collect();
+    let ctx = Ctx {
+        locals: &f.locals,
+        cells: &cells,
+        free: &free,
+        reads: None,
+        own: false,
+    };
+    let mut body = std::mem::take(&mut f.body);
+    block(&mut body, &ctx);
+    f.body = body;
+}
+
+/// The names `g` reads that neither it nor a function inside it binds
+/// (or declares global): what it may take from an enclosing function.
+fn unbound_reads(g: &FnDef) -> Vec<String> {
+    let found = RefCell::new(Vec::new());
+    let cells: Vec<String> = g.cells.iter().map(|c| c.name.clone()).collect();
+    let free: Vec<String> = g.free.iter().map(|v| v.name.clone()).collect();
+    let ctx = Ctx {
+        locals: &g.locals,
+        cells: &cells,
+        free: &free,
+        reads: Some(&found),
+        own: true,
+    };
+    let mut probe = g.body.clone();
+    block(&mut probe, &ctx);
+    let mut globals = Vec::new();
+    declared_global(&g.body, &mut globals);
+    let mut found = found.into_inner();
+    found.retain(|n| !globals.contains(n));
+    found
+}
+
+/// A function defined in a body resolved with `ctx`: each name it reads
+/// that the body's function has in a cell or takes from further out
+/// becomes one of its free names.
+fn close(g: &mut FnDef, ctx: &Ctx) {
+    if let Some(reads) = ctx.reads {
+        // Gathering only: what `g` reads from outside, as the body's.
+        for n in unbound_reads(g) {
+            if ctx.own || ctx.locals.contains(&n) || ctx.free.contains(&n) {
+                let mut r = reads.borrow_mut();
+                if !r.contains(&n) {
+                    r.push(n);
+                }
+            }
+        }
+        return;
+    }
+    let mut changed = false;
+    for n in unbound_reads(g) {
+        let from = match (
+            ctx.cells.iter().position(|c| *c == n),
+            ctx.free.iter().position(|c| *c == n),
+        ) {
+            (Some(k), _) => Scope::Cell(k as u32),
+            (None, Some(k)) => Scope::Free(k as u32),
+            (None, None) => continue,
+        };
+        if !g.free.iter().any(|v| v.name == n) {
+            g.free.push(FreeVar { name: n, from });
+            changed = true;
+        }
+    }
+    if changed {
+        resolve_body(g);
     }
 }
 
@@ -150,29 +286,41 @@ fn assigned(block: &Block, out: &mut Vec<String>) {
 
 /// The names `global` declares anywhere in `block` (nested blocks too).
 fn declared_global(block: &Block, out: &mut Vec<String>) {
+    declared(block, out, &|s| match s {
+        StmtKind::Global(names) => Some(names),
+        _ => None,
+    })
+}
+
+/// The names the statements `which` picks (`global`, `nonlocal`) declare
+/// anywhere in `block` (nested blocks too).
+fn declared(block: &Block, out: &mut Vec<String>, which: &dyn Fn(&StmtKind) -> Option<&Vec<Name>>) {
     for s in block {
+        if let Some(names) = which(&s.kind) {
+            out.extend(names.iter().map(|n| n.name.clone()));
+            continue;
+        }
         match &s.kind {
-            StmtKind::Global(names) => out.extend(names.iter().map(|n| n.name.clone())),
             StmtKind::For(_, _, b)
             | StmtKind::While(_, b)
             | StmtKind::With(_, _, b)
             | StmtKind::Stream(_, b)
             | StmtKind::NoGrad(b)
             | StmtKind::Time(_, b)
-            | StmtKind::Profile(_, b) => declared_global(b, out),
+            | StmtKind::Profile(_, b) => declared(b, out, which),
             StmtKind::If(branches, otherwise) => {
-                branches.iter().for_each(|(_, b)| declared_global(b, out));
-                otherwise.iter().for_each(|b| declared_global(b, out));
+                branches.iter().for_each(|(_, b)| declared(b, out, which));
+                otherwise.iter().for_each(|b| declared(b, out, which));
             }
             StmtKind::Try(t) => {
-                declared_global(&t.body, out);
+                declared(&t.body, out, which);
                 t.handlers
                     .iter()
-                    .for_each(|h| declared_global(&h.body, out));
+                    .for_each(|h| declared(&h.body, out, which));
                 t.orelse
                     .iter()
                     .chain(&t.finally)
-                    .for_each(|b| declared_global(b, out));
+                    .for_each(|b| declared(b, out, which));
             }
             _ => {}
         }
@@ -310,20 +458,28 @@ fn expr_comprehensions(e: &Expr, out: &mut Vec<String>) {
 }
 
 /// Resolves every variable in `body` against `locals` (`FnDef::locals`).
-fn block(body: &mut Block, locals: &[String]) {
+fn block(body: &mut Block, locals: &Ctx) {
     for s in body {
         stmt(&mut s.kind, locals);
     }
 }
 
-fn name(n: &mut Name, locals: &[String]) {
-    n.scope = match locals.iter().position(|l| *l == n.name) {
-        Some(k) => Scope::Local(k as u32),
-        None => Scope::Global,
+fn name(n: &mut Name, ctx: &Ctx) {
+    let at = |names: &[String]| names.iter().position(|l| *l == n.name).map(|k| k as u32);
+    n.scope = match (at(ctx.cells), at(ctx.locals), at(ctx.free)) {
+        (Some(k), _, _) => Scope::Cell(k),
+        (None, Some(k), _) => Scope::Local(k),
+        (None, None, Some(k)) => Scope::Free(k),
+        (None, None, None) => {
+            if ctx.own {
+                ctx.note(&n.name);
+            }
+            Scope::Global
+        }
     };
 }
 
-fn stmt(s: &mut StmtKind, locals: &[String]) {
+fn stmt(s: &mut StmtKind, locals: &Ctx) {
     let exprs = |es: &mut [&mut Expr]| es.iter_mut().for_each(|e| expr(e, locals));
     match s {
         StmtKind::Expr(e) | StmtKind::Wait(e) => expr(e, locals),
@@ -387,6 +543,7 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
         }
         StmtKind::Fn(f) => {
             let f = Arc::make_mut(f);
+            close(f, locals);
             name(&mut f.name, locals);
             f.decorators.iter_mut().for_each(|d| expr(d, locals));
             for p in &mut f.params {
@@ -446,7 +603,9 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
                 expr(m, locals);
             }
         }
-        StmtKind::Global(names) => names.iter_mut().for_each(|n| name(n, locals)),
+        StmtKind::Global(names) | StmtKind::Nonlocal(names) => {
+            names.iter_mut().for_each(|n| name(n, locals))
+        }
         StmtKind::Raise(e) => {
             if let Some(e) = e {
                 expr(e, locals);
@@ -471,7 +630,7 @@ fn stmt(s: &mut StmtKind, locals: &[String]) {
     }
 }
 
-fn fstring(parts: &mut [super::ast::FPart], locals: &[String]) {
+fn fstring(parts: &mut [super::ast::FPart], locals: &Ctx) {
     for p in parts {
         if let super::ast::FPart::Field { expr: e, spec, .. } = p {
             expr(e, locals);
@@ -480,15 +639,16 @@ fn fstring(parts: &mut [super::ast::FPart], locals: &[String]) {
     }
 }
 
-fn expr(e: &mut Expr, locals: &[String]) {
+fn expr(e: &mut Expr, locals: &Ctx) {
     match &mut e.kind {
         ExprKind::Var(n) => name(n, locals),
         ExprKind::List(items) | ExprKind::Tuple(items) | ExprKind::Set(items) => {
             items.iter_mut().for_each(|e| expr(e, locals))
         }
         ExprKind::FString(parts) => fstring(parts, locals),
-        // Its own function, resolved when it was parsed.
-        ExprKind::Lambda(_) => {}
+        // Its own function, resolved when it was parsed; it takes what it
+        // reads of this body's locals.
+        ExprKind::Lambda(f) => close(Arc::make_mut(f), locals),
         ExprKind::Comprehension(c) => {
             for clause in &mut c.clauses {
                 match clause {
@@ -545,7 +705,7 @@ fn expr(e: &mut Expr, locals: &[String]) {
     }
 }
 
-fn index(items: &mut [IndexItem], locals: &[String]) {
+fn index(items: &mut [IndexItem], locals: &Ctx) {
     for item in items {
         match item {
             IndexItem::At(e) => expr(e, locals),

@@ -44,6 +44,7 @@ pub enum Kw {
     Assert,
     Pass,
     Global,
+    Nonlocal,
     Import,
     From,
     As,
@@ -51,7 +52,7 @@ pub enum Kw {
 }
 
 impl Kw {
-    pub const ALL: [Kw; 36] = [
+    pub const ALL: [Kw; 37] = [
         Kw::Del,
         Kw::With,
         Kw::Wait,
@@ -84,6 +85,7 @@ impl Kw {
         Kw::Assert,
         Kw::Pass,
         Kw::Global,
+        Kw::Nonlocal,
         Kw::Import,
         Kw::From,
         Kw::As,
@@ -124,6 +126,7 @@ impl Kw {
             Kw::Assert => "assert",
             Kw::Pass => "pass",
             Kw::Global => "global",
+            Kw::Nonlocal => "nonlocal",
             Kw::Import => "import",
             Kw::From => "from",
             Kw::As => "as",

@@ -538,6 +538,10 @@ impl Interp {
             (Value::ExcClass(c), "__name__") => {
                 return Ok(Value::Str(Arc::new(c.name.to_string())))
             }
+            // A decorator's `fn.__name__`.
+            (Value::Function(f), "__name__" | "__qualname__") => {
+                return Ok(Value::Str(Arc::new(f.name().to_string())))
+            }
             _ => {}
         }
         let as_name = || Name::new(name.into(), span);
