@@ -187,6 +187,9 @@ fn check_all(backend: BackendChoice, device: &str) {
         "a.masked_fill(tensor([[true, false, true], [false, true, true]]).to(a.device), 0.5)",
         "a.masked_fill(tensor([false, true, false]).to(a.device), -2)",
         "(a * 1).masked_fill_(tensor([true, false, false]).to(a.device), 0)",
+        "a.roll(1, 1)",
+        "roll(a, (1, -1), (0, 1))",
+        "roll(a, 4)",
     ];
     for expr in unary {
         let positive = ["a.log()", "a.sqrt()", "a ** 0.5", "3 / a"].contains(&expr);

@@ -576,6 +576,10 @@ impl Backward {
             }
             Backward::Cumsum { dim } => vec![Some(reductions::cumsum(rt, g, *dim)?)],
             Backward::Flip { dims } => vec![Some(rt.copy(&view::flipped(g, dims)?)?)],
+            Backward::Roll { shifts, dims } => {
+                let back: Vec<i64> = shifts.iter().map(|s| -s).collect();
+                vec![Some(rt.roll(g, &back, dims)?)]
+            }
             Backward::Tri { diagonal, upper } => vec![Some(rt.tri(g, *diagonal, *upper)?)],
             Backward::Repeat { sizes } => vec![Some(repeat(rt, g, sizes, &shape_of(0))?)],
             Backward::Addmm { x, w } => {

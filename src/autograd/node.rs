@@ -491,6 +491,11 @@ pub enum Backward {
     Flip {
         dims: Vec<i64>,
     },
+    /// `roll(shifts, dims)`: the gradient rolled back.
+    Roll {
+        shifts: Vec<i64>,
+        dims: Vec<i64>,
+    },
     /// `tril` / `triu`: the same triangle of the gradient.
     Tri {
         diagonal: i64,
@@ -681,6 +686,7 @@ impl Backward {
             | IndexPut { .. }
             | Cumsum { .. }
             | Flip { .. }
+            | Roll { .. }
             | Tri { .. }
             | Repeat { .. }
             | CopySlices { .. }

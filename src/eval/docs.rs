@@ -378,6 +378,8 @@ docs! {
     Method Tensors "expand", "x.expand(*sizes)", "A view with dimensions of size 1 repeated without copying (stride 0) and new leading ones; -1 keeps a size.", "arange(3).unsqueeze(1).expand(3, 4)";
     Method Tensors "repeat", "x.repeat(*sizes)", "A new tensor: `x` tiled `sizes` times along each dimension (more sizes than dimensions add leading ones).", "arange(3).repeat(2, 2)";
     Method Tensors "flip", "x.flip(*dims)", "A new tensor with the elements in reverse order along `dims`.", "arange(6).reshape(2, 3).flip(1)";
+    Method Tensors "roll", "x.roll(shifts, dims=none)", "A new tensor with the elements moved `shifts` places along `dims` (a number or a tuple each), those past the end coming in at the start; without `dims`, along the flattened tensor. makemore's `torch.roll(idx, 1, 1)`.", "arange(6).reshape(2, 3).roll(1, 1)";
+    Function Tensors "roll", "roll(input, shifts, dims=none)", "`input.roll(shifts, dims)`: the elements moved along dims, wrapping around.", "roll(arange(5), 2)";
     Method Tensors "chunk", "x.chunk(chunks, dim=0)", "At most `chunks` views along `dim`, each of the same size but the last.", "arange(5).chunk(2)";
     Method Tensors "split", "x.split(split_size, dim=0)", "Views of `split_size` elements along `dim` (the last may be smaller), or of the sizes a list gives.", "arange(5).split([2, 3])";
     Method Tensors "unbind", "x.unbind(dim=0)", "One view per index along `dim`, each without `dim` (recorded as one `UnbindBackward0`, whose backward stacks the parts' gradients).", "arange(6).reshape(2, 3).unbind(1)";

@@ -7,7 +7,7 @@
 //! - `along.rs`: scans, softmax, var, std, norm, sort, topk, tril/triu;
 //! - `pointwise.rs`: maximum, minimum, logical ops, floor_divide,
 //!   remainder, isnan, where, clamp;
-//! - `masked.rs`: masked_fill and masked_fill_;
+//! - `masked.rs`: masked_fill and masked_fill_; `roll.rs`: roll;
 //! - `devices.rs`: devices, streams and events, scatter/gather/replicate;
 //! - `parallel.rs`: DataParallel, replicate of a module, parallel_apply;
 //! - `collectives.rs`: all_reduce, reduce_scatter, all_gather, broadcast;
@@ -30,6 +30,7 @@ pub(crate) mod nn;
 mod parallel;
 pub(crate) mod pointwise;
 pub(crate) mod python;
+mod roll;
 mod sampling;
 mod teaching;
 
@@ -118,6 +119,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("bitwise_not", pointwise::unary),
     ("where", pointwise::where_),
     ("masked_fill", masked::masked_fill),
+    ("roll", roll::roll),
     ("clamp", pointwise::clamp),
     ("cumsum", along::call),
     ("cumprod", along::call),

@@ -241,6 +241,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("expand", TensorMethod(shape::expand)),
         ("repeat", TensorMethod(shape::repeat)),
         ("flip", TensorMethod(shape::flip)),
+        ("roll", TensorMethod(shape::roll)),
         ("chunk", TensorMethod(shape::chunk)),
         ("split", TensorMethod(shape::split)),
         ("unbind", TensorMethod(shape::unbind)),

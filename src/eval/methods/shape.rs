@@ -169,6 +169,12 @@ pub(super) fn flip(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound)
     )))
 }
 
+/// `x.roll(shifts, dims=None)`: a copy with the elements moved along dims
+/// (or the flattened tensor), wrapping around.
+pub(super) fn roll(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    me.roll_of(t, b)
+}
+
 /// `x.repeat(*sizes)`: a copy of `x` tiled `sizes` times.
 pub(super) fn repeat(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);

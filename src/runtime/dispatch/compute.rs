@@ -278,6 +278,61 @@ impl Runtime {
         self.finish(out, None, xs, Flops::default())
     }
 
+    /// `x.roll(shifts, dims)`: a copy of `x` with its elements moved
+    /// `shifts[i]` places along `dims[i]`, those past the end coming in
+    /// at the start; with no dims, along `x` flattened (PyTorch's
+    /// `roll_common`: one dimension at a time, each the join of its two
+    /// parts).
+    pub fn roll(
+        &mut self,
+        x: &Arc<Tensor>,
+        shifts: &[i64],
+        dims: &[i64],
+    ) -> Result<Arc<Tensor>, Error> {
+        if dims.is_empty() {
+            if shifts.len() != 1 {
+                return Err(Error::shape(format!(
+                    "shifts and dimensions must align. shifts: {}, dims:0",
+                    shifts.len()
+                )));
+            }
+            let shape: Vec<i64> = x.shape().iter().map(|&n| n as i64).collect();
+            let flat = self.reshape(x, &[-1])?;
+            let rolled = self.roll(&flat, shifts, &[0])?;
+            return self.reshape(&rolled, &shape);
+        }
+        if shifts.len() != dims.len() {
+            return Err(Error::shape(format!(
+                "shifts and dimensions must align. shifts: {}, dims:{}",
+                shifts.len(),
+                dims.len()
+            )));
+        }
+        let mut out: Option<Arc<Tensor>> = None;
+        for (&shift, &dim) in shifts.iter().zip(dims) {
+            let t: &Tensor = out.as_deref().unwrap_or(x);
+            let d = crate::runtime::shape::norm_dim(dim, t.ndim().max(1))?;
+            let n = t.shape().get(d).copied().unwrap_or(1) as i64;
+            let s = if n == 0 { 0 } else { shift.rem_euclid(n) };
+            // The last `s` along `d`, then the first `n - s`.
+            let part = |from: i64, len: i64| {
+                let mut shape = t.shape().to_vec();
+                shape[d] = len as usize;
+                let offset = t.offset() as isize + from as isize * t.strides()[d];
+                t.view(shape, t.strides().to_vec(), offset as usize)
+            };
+            let rolled = match s {
+                0 => self.copy(t)?,
+                _ => {
+                    let (tail, head) = (part(n - s, s), part(0, n - s));
+                    self.join(&[&tail, &head], d as i64, false)?
+                }
+            };
+            out = Some(rolled);
+        }
+        out.ok_or_else(|| Error::shape("roll(): no dimension given"))
+    }
+
     /// `x.fill_(v)`.
     pub fn fill(&mut self, x: &Tensor, value: Fill) -> Result<(), Error> {
         self.check_write(x)?;
