@@ -10,6 +10,28 @@ fn printed(src: &str) -> Vec<String> {
     common::ok(src).lines().map(str::to_string).collect()
 }
 
+/// The lines a Python program (`name.py`, run as `cudash script`) printed;
+/// what it wrote to stderr must be empty.
+fn python_printed(name: &str, src: &str) -> Vec<String> {
+    let dir = std::env::temp_dir().join(format!("cudash-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join(format!("{name}.py"));
+    std::fs::write(&file, src).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(["--sim-devices", "0", "script"])
+        .arg(&file)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.is_empty() && o.status.success(), "{err}");
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
 #[test]
 fn imports_bind_pytorchs_names() {
     let out = printed(
@@ -1046,7 +1068,7 @@ print(xs)
 fn assignments_chain_as_pythons() {
     // Each line as Python 3.11 printed it.
     assert_eq!(
-        printed(CHAINED),
+        python_printed("chained", CHAINED),
         ["True 1", "(1, 2) 1 2", "5 [0, 5] 5", "6", "[7, 8]"]
     );
 }
@@ -1147,7 +1169,7 @@ print(train())
 fn closures_as_pythons() {
     // Each line as Python 3.11 / PyTorch 2.15 printed it.
     assert_eq!(
-        printed(CLOSURES),
+        python_printed("closures", CLOSURES),
         [
             "1 2 3",
             "[12, 12, 12]",

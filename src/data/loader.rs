@@ -250,17 +250,15 @@ impl DataLoader {
             pin_memory,
             drop_last,
             prefetch_factor,
-            sampler: sampler.unwrap_or_else(|| {
-                Arc::new(match shuffle {
-                    // PyTorch's `RandomSampler(dataset)`.
-                    true => Sampler::Random(RandomSampler {
-                        samples: n,
-                        replacement: false,
-                        num_samples: n,
-                    }),
-                    false => Sampler::Sequential(n),
-                })
-            }),
+            sampler: match (sampler, shuffle) {
+                (Some(s), _) => s,
+                // PyTorch's `RandomSampler(dataset)`, which refuses an
+                // empty dataset when the loader is made.
+                (None, true) => Arc::new(Sampler::Random(
+                    RandomSampler::new(n, false, None).map_err(|(e, _)| (e, "shuffle"))?,
+                )),
+                (None, false) => Arc::new(Sampler::Sequential(n)),
+            },
         })
     }
 
@@ -363,6 +361,8 @@ mod tests {
         /// `drop_last`), in order without `shuffle`; `len` counts the batches.
         #[test]
         fn an_epoch_gives_every_sample_once(n in 0usize..300, batch in 1i64..40, shuffle: bool, drop_last: bool, seed in 0u64..1000) {
+            // Shuffling nothing is refused (`shuffling_nothing_is_refused`).
+            let n = if shuffle { n.max(1) } else { n };
             let l = loader(n, batch, shuffle, drop_last);
             let mut g = Generator::new(seed);
             let mut made = l.batches(&mut g).unwrap();
@@ -382,6 +382,31 @@ mod tests {
                 prop_assert_eq!(seen, (0..n).collect::<Vec<_>>());
             }
         }
+    }
+
+    /// PyTorch 2.15: `DataLoader(TensorDataset(torch.zeros(0)),
+    /// shuffle=True)` raises, as its `RandomSampler` is made.
+    #[test]
+    fn shuffling_nothing_is_refused() {
+        let x = Arc::new(Tensor::from_vec(Vec::<i64>::new(), vec![0]));
+        let ds = Arc::new(Dataset::Tensors(TensorDataset::new(vec![x]).unwrap()));
+        let options = Options {
+            batch_size: 1,
+            shuffle: true,
+            num_workers: 0,
+            pin_memory: false,
+            drop_last: false,
+            prefetch_factor: None,
+            sampler: None,
+        };
+        let Err((e, arg)) = DataLoader::new(ds, options) else {
+            panic!("an empty dataset was shuffled")
+        };
+        assert_eq!(
+            e.to_string(),
+            "num_samples should be a positive integer value, but got num_samples=0"
+        );
+        assert_eq!(arg, "shuffle");
     }
 
     #[test]

@@ -511,7 +511,12 @@ impl Host for Interp {
         // A dataset object is the worker's own copy, as a forked worker's.
         let get = match getter(ds) {
             Getter::Object(obj, span) => Getter::Object(own_copy(&obj), span),
-            f => f,
+            // A closure's cells too (`seen.append(i)` in one reaches the
+            // worker's copy of `seen`).
+            Getter::Function(f) => match own_copy(&Value::Function(Arc::clone(&f))) {
+                Value::Function(copy) => Getter::Function(copy),
+                _ => Getter::Function(f),
+            },
         };
         // The session's variables as they are now (a list is the worker's
         // own copy, as a forked worker's is; tensors are shared, and the
@@ -555,22 +560,7 @@ pub(super) fn own_copy(v: &Value) -> Value {
         )),
         Value::Module(_) | Value::Object(_) => own_object(v, &mut Vec::new()),
         // A closure's cells are the worker's own, as a forked worker's.
-        Value::Function(f) if !f.closure.is_empty() => {
-            let cells = f
-                .closure
-                .iter()
-                .map(|c| {
-                    // A function in a cell stays shared (a recursive
-                    // inner function holds itself).
-                    let v = crate::runtime::lock::lock(c).as_ref().map(|v| match v {
-                        Value::Function(_) => v.clone(),
-                        v => own_copy(v),
-                    });
-                    Arc::new(std::sync::Mutex::new(v))
-                })
-                .collect();
-            Value::Function(Arc::new(f.with_closure(cells)))
-        }
+        Value::Function(f) if !f.closure.is_empty() => own_object(v, &mut Vec::new()),
         v => own_tensor(v),
     }
 }
@@ -584,10 +574,23 @@ fn own_object(v: &Value, done: &mut Vec<(usize, Value)>) -> Value {
     let at = match v {
         Value::Module(m) => Arc::as_ptr(m) as *const () as usize,
         Value::Object(o) => Arc::as_ptr(o) as *const () as usize,
+        Value::Function(f) if !f.closure.is_empty() => Arc::as_ptr(f) as *const () as usize,
         other => return own_copy(other),
     };
     if let Some((_, copy)) = done.iter().find(|(p, _)| *p == at) {
         return copy.clone();
+    }
+    // A closure: new cells, the copy known before what they hold is copied
+    // (a module's `self.f = lambda x: m.fc(x)` holds the module that holds it).
+    if let Value::Function(f) = v {
+        let cells: Vec<super::value::Cell> = f.closure.iter().map(|_| Default::default()).collect();
+        let copy = Value::Function(Arc::new(f.with_closure(cells.clone())));
+        done.push((at, copy.clone()));
+        for (old, new) in f.closure.iter().zip(&cells) {
+            let held = lock(old).clone();
+            *lock(new) = held.map(|v| own_object(&v, done));
+        }
+        return copy;
     }
     let own = |t: &Option<Arc<crate::runtime::Tensor>>| {
         t.as_ref()
