@@ -102,7 +102,7 @@ impl Interp {
             def: Arc::clone(def),
             code: super::compiled::block(&def.body),
             defaults,
-            closure,
+            closure: super::value::Closure(closure),
             source: self.source.clone(),
             owner: Default::default(),
             grad_mode: None,
@@ -268,7 +268,7 @@ impl Function {
     /// The same function, its calls run with autograd's recording `on`
     /// (`@torch.no_grad()` over it).
     pub fn with_grad_mode(&self, on: bool) -> Function {
-        let mut f = self.with_closure(self.closure.clone());
+        let mut f = self.with_closure(self.closure.0.clone());
         f.grad_mode = Some(on);
         f
     }
@@ -284,7 +284,7 @@ impl Function {
             def: Arc::clone(&self.def),
             code: super::compiled::block(&self.def.body),
             defaults: self.defaults.clone(),
-            closure,
+            closure: super::value::Closure(closure),
             source: self.source.clone(),
             owner,
             grad_mode: self.grad_mode,

@@ -944,6 +944,24 @@ pub fn class_of(v: &Value) -> Option<Arc<Class>> {
 /// function defined in it reads (empty until assigned).
 pub type Cell = Arc<Mutex<Option<Value>>>;
 
+/// A function's cells of its enclosing functions' locals. Shown by count
+/// only: a cell may hold the function itself (a recursive inner function).
+#[derive(Clone, Default)]
+pub struct Closure(pub Vec<Cell>);
+
+impl std::ops::Deref for Closure {
+    type Target = Vec<Cell>;
+    fn deref(&self) -> &Vec<Cell> {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Closure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Closure({} cells)", self.0.len())
+    }
+}
+
 /// A function value: its definition and its defaults, evaluated once when
 /// `fn` ran (as Python evaluates them at `def`).
 #[derive(Debug)]
@@ -954,7 +972,7 @@ pub struct Function {
     pub defaults: Vec<Option<Value>>,
     /// The cells of the enclosing functions' locals it reads
     /// (`FnDef::free`), taken when it was made: Python's closure.
-    pub closure: Vec<Cell>,
+    pub closure: Closure,
     /// The script or cell it was defined in: an error in its body is shown
     /// in that text, wherever the call is.
     pub source: Option<Arc<crate::error::Source>>,

@@ -959,16 +959,11 @@ where
                 Some(Ok(((None, first), rest))) if !rest.is_empty() => {
                     let mut all = std::iter::once(lhs).chain(std::iter::once(first)).chain(rest).collect::<Vec<_>>();
                     let value = all.pop().expect("a chain has a value");
-                    let mut targets = Vec::with_capacity(all.len());
-                    for item in all {
-                        match Target::of(item) {
-                            Ok(t) => targets.push(t),
-                            Err(span) => emitter.emit(E::message(
-                                span,
-                                "cannot assign to this: each target of `a = b = value` must be a name, an attribute, an indexed item or a group of them",
-                            )),
-                        }
-                    }
+                    let targets = targets_of::<I, E>(
+                        all,
+                        "cannot assign to this: each target of `a = b = value` must be a name, an attribute, an indexed item or a group of them",
+                        emitter,
+                    );
                     StmtKind::Chain(targets, value)
                 }
                 Some(Ok(((Some(_), first), rest))) if !rest.is_empty() => {
@@ -984,16 +979,11 @@ where
                     ExprKind::Attr(obj, attr) => StmtKind::AttrAssign(*obj, attr, value),
                     // `v, i = x.sort()`, `(v, i) = ...`, `[a, b] = ...`, `(a, b), c = ...`
                     ExprKind::Tuple(items) | ExprKind::List(items) if !items.is_empty() => {
-                        let mut targets = Vec::with_capacity(items.len());
-                        for item in items {
-                            match Target::of(item) {
-                                Ok(t) => targets.push(t),
-                                Err(span) => emitter.emit(E::message(
-                                    span,
-                                    "cannot unpack into this: each target left of `=` must be a name, an attribute, an indexed item or a parenthesised group of them (`values, indices = x.sort()`)",
-                                )),
-                            }
-                        }
+                        let targets = targets_of::<I, E>(
+                            items,
+                            "cannot unpack into this: each target left of `=` must be a name, an attribute, an indexed item or a parenthesised group of them (`values, indices = x.sort()`)",
+                            emitter,
+                        );
                         StmtKind::Unpack(targets, value)
                     }
                     ExprKind::Device(_) => {
@@ -1050,6 +1040,26 @@ where
 
 /// `import a.b [as c], ...` and `from a.b import x [as y], ...` (the
 /// names in parentheses too).
+/// Each expression as an assignment's target; `message` for one that
+/// cannot be (left out).
+fn targets_of<'t, I, E: ParseError<'t, I>>(
+    items: Vec<Expr>,
+    message: &str,
+    emitter: &mut chumsky::input::Emitter<E>,
+) -> Vec<Target>
+where
+    I: ValueInput<'t, Token = Token, Span = Span>,
+{
+    let mut targets = Vec::with_capacity(items.len());
+    for item in items {
+        match Target::of(item) {
+            Ok(t) => targets.push(t),
+            Err(span) => emitter.emit(E::message(span, message)),
+        }
+    }
+    targets
+}
+
 fn import_stmt<'t, I, E: ParseError<'t, I>>() -> impl Parser<'t, I, StmtKind, PErr<E>> + Clone
 where
     I: ValueInput<'t, Token = Token, Span = Span>,

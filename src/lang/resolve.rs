@@ -78,14 +78,7 @@ pub fn function(name: Name, mut params: Vec<Param>, body: Block) -> FnDef {
     // The locals the functions it defines read become cells.
     let wanted = RefCell::new(Vec::new());
     let mut probe = f.body.clone();
-    let ctx = Ctx {
-        locals: &f.locals,
-        cells: &[],
-        free: &[],
-        reads: Some(&wanted),
-        own: false,
-    };
-    block(&mut probe, &ctx);
+    walk(&f, &mut probe, Some(&wanted), false);
     let wanted = wanted.into_inner();
     f.cells = f
         .locals
@@ -107,35 +100,32 @@ pub fn function(name: Name, mut params: Vec<Param>, body: Block) -> FnDef {
 /// Resolves `f`'s body against its locals, cells and free names; the
 /// functions it defines take what they read of those.
 fn resolve_body(f: &mut FnDef) {
+    let mut body = std::mem::take(&mut f.body);
+    walk(f, &mut body, None, false);
+    f.body = body;
+}
+
+/// Walks `body` (`f`'s, or a copy) with `f`'s names (`Ctx`'s `reads`
+/// and `own`).
+fn walk(f: &FnDef, body: &mut Block, reads: Option<&RefCell<Vec<String>>>, own: bool) {
     let cells: Vec<String> = f.cells.iter().map(|c| c.name.clone()).collect();
     let free: Vec<String> = f.free.iter().map(|v| v.name.clone()).collect();
     let ctx = Ctx {
         locals: &f.locals,
         cells: &cells,
         free: &free,
-        reads: None,
-        own: false,
+        reads,
+        own,
     };
-    let mut body = std::mem::take(&mut f.body);
-    block(&mut body, &ctx);
-    f.body = body;
+    block(body, &ctx);
 }
 
 /// The names `g` reads that neither it nor a function inside it binds
 /// (or declares global): what it may take from an enclosing function.
 fn unbound_reads(g: &FnDef) -> Vec<String> {
     let found = RefCell::new(Vec::new());
-    let cells: Vec<String> = g.cells.iter().map(|c| c.name.clone()).collect();
-    let free: Vec<String> = g.free.iter().map(|v| v.name.clone()).collect();
-    let ctx = Ctx {
-        locals: &g.locals,
-        cells: &cells,
-        free: &free,
-        reads: Some(&found),
-        own: true,
-    };
     let mut probe = g.body.clone();
-    block(&mut probe, &ctx);
+    walk(g, &mut probe, Some(&found), true);
     let mut globals = Vec::new();
     declared_global(&g.body, &mut globals);
     let mut found = found.into_inner();
