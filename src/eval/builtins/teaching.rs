@@ -246,6 +246,13 @@ pub(super) fn len(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
         let name = crate::lang::ast::Name::new("__len__".into(), *span);
         return me.call_method(v.clone(), &name, Vec::new(), b.span);
     }
+    // `len(iter(loader))`: the pass's batches, as PyTorch's iterator's.
+    if let Some(n) = match v {
+        Value::Iterator(i) => super::super::generator::loader_len(i),
+        _ => None,
+    } {
+        return Ok(Value::Int(n as i64));
+    }
     let n = match v {
         Value::Tensor(t) if t.ndim() == 0 => {
             return Err(Error::value_help(
@@ -264,10 +271,6 @@ pub(super) fn len(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
         Value::Str(s) => s.chars().count(),
         Value::Dataset(ds) => ds.len(),
         Value::DataLoader(l) => l.len(),
-        // `len(iter(loader))`: the pass's batches, as PyTorch's iterator's.
-        Value::Iterator(i) if super::super::generator::loader_len(i).is_some() => {
-            super::super::generator::loader_len(i).unwrap_or(0)
-        }
         Value::Sampler(s) => s.len(),
         Value::Module(_) if v.elements().is_some() => v.count().unwrap_or(0),
         other => {
