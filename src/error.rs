@@ -67,7 +67,7 @@ pub enum Error {
         message: String,
         help: Option<String>,
     },
-    #[error("index {index} is out of range for dimension {dim} with size {size}")]
+    #[error("index {index} is out of bounds for dimension {dim} with size {size}")]
     IndexOutOfRange { index: i64, dim: usize, size: usize },
     /// Indices into a dimension of size 0 (PyTorch's `AdvancedIndex`
     /// check, on the host before any kernel, on every device).

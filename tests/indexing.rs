@@ -17,7 +17,7 @@ fn indexing_and_slicing() {
 fn out_of_range_index_names_the_dimension() {
     let (class, msg) = common::err("m = zeros(2, 3); m[0, 3]");
     assert_eq!(class, "IndexError");
-    assert_eq!(msg, "index 3 is out of range for dimension 1 with size 3");
+    assert_eq!(msg, "index 3 is out of bounds for dimension 1 with size 3");
     let (_, msg) = common::err("m = zeros(2); m[0, 0]");
     assert!(msg.contains("too many indices"), "{msg}");
 }

@@ -1186,3 +1186,99 @@ fn closures_as_pythons() {
         ]
     );
 }
+
+/// torch.utils.data's `Subset` and `random_split`, and a dataset read by
+/// index (the samples' order is cudash's own draw: only what does not
+/// depend on it is printed).
+const SPLITS: &str = r#"import torch
+from torch.utils.data import TensorDataset, DataLoader, Subset, Dataset, random_split
+from torch.utils.data.sampler import SequentialSampler
+from torch.utils.data.dataset import Subset as DatasetSubset
+ds = TensorDataset(torch.arange(10.), torch.arange(10) * 2)
+x, y = ds[3]
+print(len(ds), x.item(), y.item(), [t.item() for t in ds[-1]], type(ds[0]).__name__, len(ds.tensors))
+sub = Subset(ds, [1, 3, 5, 7])
+print(len(sub), [t.item() for t in sub[1]], sub.indices, sub.dataset is ds)
+print([[t.tolist() for t in b] for b in DataLoader(sub, batch_size=3)])
+print([[t.tolist() for t in b] for b in DataLoader(Subset(sub, [3, 0]), batch_size=2, num_workers=2)])
+train, val = random_split(ds, [8, 2])
+print(len(train), len(val), sorted(train.indices + val.indices) == list(range(10)))
+print([len(p) for p in random_split(ds, [0.5, 0.3, 0.2])], [len(p) for p in random_split(ds, [0.34, 0.33, 0.33])])
+class Squares(Dataset):
+    def __init__(self, n):
+        self.n = n
+    def __len__(self):
+        return self.n
+    def __getitem__(self, i):
+        return torch.tensor(float(i * i))
+sq = Squares(6)
+a, b = random_split(sq, [3, 3])
+made = torch.cat(list(DataLoader(a, batch_size=2, num_workers=2)) + list(DataLoader(b, batch_size=4)))
+print(a.dataset is sq, sorted(made.tolist()))
+print(type(sub).__name__, DatasetSubset is Subset, SequentialSampler)
+for bad in ([5, 4], [1.5, -0.5]):
+    try:
+        random_split(ds, bad)
+    except ValueError as e:
+        print("ValueError:", e)
+try:
+    ds[10]
+except IndexError as e:
+    print("IndexError:", e)
+"#;
+
+#[test]
+fn datasets_index_and_split_as_pytorchs() {
+    // Each line as Python 3.11 / PyTorch 2.15 printed it.
+    assert_eq!(
+        python_printed("splits", SPLITS),
+        [
+            "10 3.0 6 [9.0, 18] tuple 2",
+            "4 [3.0, 6] [1, 3, 5, 7] True",
+            "[[[1.0, 3.0, 5.0], [2, 6, 10]], [[7.0], [14]]]",
+            "[[[7.0, 1.0], [14, 2]]]",
+            "8 2 True",
+            "[5, 3, 2] [4, 3, 3]",
+            "True [0.0, 1.0, 4.0, 9.0, 16.0, 25.0]",
+            "Subset True <class 'torch.utils.data.sampler.SequentialSampler'>",
+            "ValueError: Sum of input lengths does not equal the length of the input dataset!",
+            "ValueError: Fraction at index 0 is not between 0 and 1",
+            "IndexError: index 10 is out of bounds for dimension 0 with size 10",
+        ]
+    );
+}
+
+/// `type(x)` and a class printed, as Python names them.
+const TYPE_NAMES: &str = r#"import torch
+import torch.nn as nn
+from torch.utils.data import TensorDataset, DataLoader
+x = torch.ones(2)
+print(type(x), type(nn.Parameter(x)), torch.Tensor)
+print(type([1]), type((1,)), type({}), type(1), type("s"), type(range(2)))
+print(type(nn.Linear(2, 2)), nn.Conv2d, nn.CrossEntropyLoss, nn.Module)
+print(type(torch.device("cpu")), type(x.device))
+ds = TensorDataset(torch.arange(4.), torch.arange(4))
+print(type(ds), DataLoader)
+b = next(iter(DataLoader(ds, batch_size=2)))
+print(type(b), len(b), isinstance(b, list))
+class Net(nn.Module):
+    pass
+print(type(Net()))
+"#;
+
+#[test]
+fn types_print_as_pythons_classes() {
+    // Each line as Python 3.11 / PyTorch 2.15 printed it.
+    assert_eq!(
+        python_printed("type_names", TYPE_NAMES),
+        [
+            "<class 'torch.Tensor'> <class 'torch.nn.parameter.Parameter'> <class 'torch.Tensor'>",
+            "<class 'list'> <class 'tuple'> <class 'dict'> <class 'int'> <class 'str'> <class 'range'>",
+            "<class 'torch.nn.modules.linear.Linear'> <class 'torch.nn.modules.conv.Conv2d'> <class 'torch.nn.modules.loss.CrossEntropyLoss'> <class 'torch.nn.modules.module.Module'>",
+            "<class 'torch.device'> <class 'torch.device'>",
+            "<class 'torch.utils.data.dataset.TensorDataset'> <class 'torch.utils.data.dataloader.DataLoader'>",
+            "<class 'list'> 2 True",
+            "<class '__main__.Net'>",
+        ]
+    );
+}

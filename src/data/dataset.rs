@@ -2,7 +2,9 @@
 //! whose sample `i` is row `i` of each tensor, and `Dataset(get, n)`, whose
 //! sample `i` the session's function `get(i)` makes (PyTorch's `Dataset`
 //! subclass with `__getitem__` and `__len__`); and PyTorch's
-//! `default_collate`, which stacks samples into a batch.
+//! `default_collate`, which stacks samples into a batch; `Subset(ds,
+//! indices)`, whose sample `i` is `ds`'s sample `indices[i]`
+//! (`random_split`'s parts).
 
 use std::any::Any;
 use std::sync::Arc;
@@ -17,6 +19,34 @@ use crate::runtime::{Device, Tensor};
 pub enum Dataset {
     Tensors(TensorDataset),
     Function(FunctionDataset),
+    Subset(Subset),
+}
+
+/// `Subset(dataset, indices)`: sample `i` is `dataset`'s `indices[i]`.
+#[derive(Debug)]
+pub struct Subset {
+    pub dataset: Arc<Dataset>,
+    pub indices: Arc<Vec<usize>>,
+}
+
+impl Subset {
+    /// As PyTorch's `Subset`, which checks nothing until a sample is
+    /// read; cudash checks the indices once, here, so a loader's worker
+    /// never meets one out of range.
+    pub fn new(dataset: Arc<Dataset>, indices: Vec<usize>) -> Result<Subset, Error> {
+        let n = dataset.len();
+        if let Some(&i) = indices.iter().find(|&&i| i >= n) {
+            return Err(Error::IndexOutOfRange {
+                index: i as i64,
+                dim: 0,
+                size: n,
+            });
+        }
+        Ok(Subset {
+            dataset,
+            indices: Arc::new(indices),
+        })
+    }
 }
 
 impl Dataset {
@@ -24,6 +54,23 @@ impl Dataset {
         match self {
             Dataset::Tensors(ds) => ds.len(),
             Dataset::Function(ds) => ds.len,
+            Dataset::Subset(s) => s.indices.len(),
+        }
+    }
+
+    /// The dataset that makes the samples (a `TensorDataset` or a
+    /// `Dataset(get, n)`), and, for a subset (of a subset ...), which of
+    /// its samples sample `i` is.
+    pub fn source(self: &Arc<Dataset>) -> (Arc<Dataset>, Option<Arc<Vec<usize>>>) {
+        match &**self {
+            Dataset::Subset(s) => match s.dataset.source() {
+                (base, None) => (base, Some(Arc::clone(&s.indices))),
+                (base, Some(map)) => (
+                    base,
+                    Some(Arc::new(s.indices.iter().map(|&i| map[i]).collect())),
+                ),
+            },
+            _ => (Arc::clone(self), None),
         }
     }
 
@@ -40,6 +87,11 @@ impl Dataset {
                 ds.tensors.len()
             ),
             Dataset::Function(ds) => format!("Dataset({}, {})", ds.name, ds.len),
+            Dataset::Subset(s) => format!(
+                "a Subset of {} samples of {}",
+                s.indices.len(),
+                s.dataset.describe()
+            ),
         }
     }
 }

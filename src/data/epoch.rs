@@ -147,7 +147,7 @@ impl Epoch {
             .map_err(|e| e.at(span))?;
         // As PyTorch's: worker w's generator is seeded with a base seed
         // drawn from the cpu generator for each pass, plus w.
-        let base_seed = match (&*loader.dataset, loader.num_workers) {
+        let base_seed = match (&*loader.source, loader.num_workers) {
             (Dataset::Function(_), 1..) => rt.generators.of(Device::Cpu).next_u64(),
             _ => 0,
         };
@@ -157,9 +157,9 @@ impl Epoch {
         for w in 0..loader.num_workers {
             let (tasks, inbox) = channel::<(usize, Vec<usize>)>();
             let done = done.clone();
-            let job: Box<dyn FnOnce() + Send> = match &*loader.dataset {
+            let job: Box<dyn FnOnce() + Send> = match &*loader.source {
                 Dataset::Tensors(_) => {
-                    let dataset = Arc::clone(&loader.dataset);
+                    let dataset = Arc::clone(&loader.source);
                     Box::new(move || {
                         if let Dataset::Tensors(ds) = &*dataset {
                             work(ds, &inbox, &done, w);
@@ -172,6 +172,7 @@ impl Epoch {
                     let stop = Arc::clone(&stop);
                     Box::new(move || fetch_work(start, &inbox, &done, w, &stop))
                 }
+                Dataset::Subset(_) => unreachable!("a loader's source is below its subsets"),
             };
             let thread = std::thread::Builder::new()
                 .name(format!("DataLoader worker {w}"))
@@ -266,13 +267,13 @@ impl Epoch {
         if !rt.host_modelled() {
             return;
         }
-        match &*self.loader.dataset {
+        match &*self.loader.source {
             Dataset::Tensors(ds) => {
                 let bytes = (rows * ds.sample_bytes()) as u64;
                 self.schedule(rt, k, rt.host_now(), cost(ds, rows, 1), bytes);
             }
             // Its cost is known once the worker has made it (`receive`).
-            Dataset::Function(_) => {
+            Dataset::Function(_) | Dataset::Subset(_) => {
                 self.sent_at.insert(k, rt.host_now());
             }
         }
@@ -304,7 +305,7 @@ impl Epoch {
         let rows = indices.len();
         let mode = host.grad_mode();
         let at = |e: Error| e.at(self.span);
-        match &*self.loader.dataset {
+        match &*self.loader.source {
             Dataset::Tensors(ds) => {
                 let batch = ds.batch(indices).map_err(at)?;
                 let bytes = (rows * ds.sample_bytes()) as u64;
@@ -358,6 +359,7 @@ impl Epoch {
                     printed: Vec::new(),
                 })
             }
+            Dataset::Subset(_) => unreachable!("a loader's source is below its subsets"),
         }
     }
 

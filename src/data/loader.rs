@@ -71,7 +71,12 @@ impl Sampler {
 
 #[derive(Debug)]
 pub struct DataLoader {
+    /// What it was given (`loader.dataset`).
     pub dataset: Arc<Dataset>,
+    /// What makes its samples: `dataset`, or a subset's dataset below it.
+    pub source: Arc<Dataset>,
+    /// For a subset: which of `source`'s samples each of its own is.
+    map: Option<Arc<Vec<usize>>>,
     pub batch_size: usize,
     pub shuffle: bool,
     pub num_workers: usize,
@@ -113,6 +118,8 @@ enum Order {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Batches {
     order: Order,
+    /// A subset's indices into the dataset that makes the samples.
+    map: Option<Arc<Vec<usize>>>,
     size: usize,
     drop_last: bool,
     /// Samples dealt so far.
@@ -144,10 +151,14 @@ impl Batches {
         let from = self.dealt;
         let to = (from + self.size).min(self.samples());
         self.dealt = to;
-        match &mut self.order {
+        let batch: Vec<usize> = match &mut self.order {
             Order::Sequential(_) => (from..to).collect(),
             Order::Listed(v) => v[from..to].to_vec(),
             Order::Drawn(draws, _) => (from..to).filter_map(|_| draws.next()).collect(),
+        };
+        match &self.map {
+            Some(map) => batch.into_iter().map(|i| map[i]).collect(),
+            None => batch,
         }
     }
 }
@@ -242,8 +253,11 @@ impl DataLoader {
                 (Some(p), _) => p as usize,
                 (None, _) => 2,
             };
+        let (source, map) = dataset.source();
         Ok(DataLoader {
             dataset,
+            source,
+            map,
             batch_size: batch_size as usize,
             shuffle,
             num_workers: num_workers as usize,
@@ -301,6 +315,7 @@ impl DataLoader {
         };
         Ok(Batches {
             order,
+            map: self.map.clone(),
             size: self.batch_size,
             drop_last: self.drop_last,
             dealt: 0,

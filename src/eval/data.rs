@@ -15,7 +15,7 @@ use crate::data::sampler::DistributedSampler;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::dispatch::Runtime;
-use crate::runtime::{Device, Tensor};
+use crate::runtime::Tensor;
 
 pub(super) fn tensor_dataset(
     _: &mut Interp,
@@ -87,11 +87,7 @@ pub(super) fn data_loader(
     _: &'static str,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
-    let dataset = match b.get("dataset") {
-        // An instance of a class derived from `Dataset`.
-        Some((obj @ Value::Object(_), span)) => Arc::new(me.object_dataset(obj, *span)?),
-        _ => dataset_arg(b, "DataLoader()")?,
-    };
+    let dataset = me.dataset_of(b, "dataset", "DataLoader()")?;
     let sampler = match b.given("sampler") {
         None => None,
         Some((Value::Sampler(s), _)) => Some(Arc::clone(s)),
@@ -121,10 +117,7 @@ pub(super) fn distributed_sampler(
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
     // A class's instance (`class MyTrainDataset(Dataset)`): its `__len__`.
-    let samples = match b.get("dataset") {
-        Some((obj @ Value::Object(_), span)) => me.object_dataset(obj, *span)?.len(),
-        _ => dataset_arg(b, "DistributedSampler()")?.len(),
-    };
+    let samples = me.dataset_of(b, "dataset", "DistributedSampler()")?.len();
     // As PyTorch's: what is not given comes from the process group.
     let group = me.rt.process_group();
     let needed = |name: &str| -> Result<i64, Diagnostic> {
@@ -233,37 +226,8 @@ pub(super) fn subset_random_sampler(
         .get("indices")
         .cloned()
         .ok_or_else(|| Error::value("SubsetRandomSampler() needs its indices").at(b.span))?;
-    let items = me.iterated(v, span)?;
-    let indices = items
-        .iter()
-        .map(|i| match i {
-            Value::Int(k) if *k >= 0 => Ok(*k as usize),
-            Value::Tensor(t)
-                if t.numel() == 1 && t.dtype().is_int() && t.device() == Device::Cpu =>
-            {
-                usize::try_from(t.to_vec::<i64>()[0]).map_err(|_| ())
-            }
-            _ => Err(()),
-        })
-        .collect::<Result<Vec<usize>, ()>>()
-        .map_err(|_| {
-            Error::value("SubsetRandomSampler's indices are sample numbers from 0").at(span)
-        })?;
+    let indices = super::subset::sample_indices(me, v, span, "SubsetRandomSampler")?;
     Ok(Value::Sampler(Arc::new(Sampler::SubsetRandom(indices))))
-}
-
-/// The `dataset` argument of `func`.
-fn dataset_arg(b: &Bound, func: &str) -> Result<Arc<Dataset>, Diagnostic> {
-    match b.get("dataset") {
-        Some((Value::Dataset(ds), _)) => Ok(Arc::clone(ds)),
-        Some((other, span)) => Err(Error::wrong_type(
-            format!("the dataset of {func}"),
-            "a dataset (`TensorDataset(x, t)`, `Dataset(get, n)`, a class with `__len__` and `__getitem__`)",
-            other.type_name(),
-        )
-        .at(*span)),
-        None => Err(Error::value(format!("{func} needs a dataset")).at(b.span)),
-    }
 }
 
 /// `sampler.set_epoch(e)`.
@@ -370,9 +334,8 @@ impl Interp {
         }
         Some(Ok(match batch.single {
             true => Value::Tensor(batch.tensors.remove(0)),
-            false => Value::List(Arc::new(
-                batch.tensors.into_iter().map(Value::Tensor).collect(),
-            )),
+            // `default_collate` gives a list, also of tuple samples.
+            false => Value::list(batch.tensors.into_iter().map(Value::Tensor).collect()),
         }))
     }
 }
@@ -396,28 +359,94 @@ fn getter(ds: &FunctionDataset) -> Getter {
 impl Interp {
     /// `get(i)` or `ds[i]`: sample `i`, as `default_collate` takes it.
     fn call_sample(&mut self, get: &Getter, i: usize) -> Result<Sample, Diagnostic> {
+        let v = self.call_getter(get, i)?;
+        let (what, span) = match get {
+            Getter::Function(f) => (f.name().to_string(), f.def.name.span),
+            Getter::Object(obj, span) => (format!("{}.__getitem__", class_name(obj)), *span),
+        };
+        sample_of(v, &what, i).map_err(|e| e.at(span))
+    }
+
+    /// What `get(i)` or `ds.__getitem__(i)` returns, as it is.
+    fn call_getter(&mut self, get: &Getter, i: usize) -> Result<Value, Diagnostic> {
         match get {
             Getter::Function(f) => {
                 let span = f.def.name.span;
-                let arg = ArgVal {
-                    keyword: None,
-                    value: Value::Int(i as i64),
-                    span,
-                };
-                let v = self.call_function(Arc::clone(f), vec![arg], span)?;
-                sample_of(v, f.name(), i).map_err(|e| e.at(span))
+                let arg = ArgVal::positional(Value::Int(i as i64), span);
+                self.call_function(Arc::clone(f), vec![arg], span)
             }
             Getter::Object(obj, span) => {
-                let arg = ArgVal {
-                    keyword: None,
-                    value: Value::Int(i as i64),
-                    span: *span,
-                };
+                let arg = ArgVal::positional(Value::Int(i as i64), *span);
                 let name = crate::lang::ast::Name::new("__getitem__".into(), *span);
-                let v = self.call_method(obj.clone(), &name, vec![arg], *span)?;
-                let what = format!("{}.__getitem__", class_name(obj));
-                sample_of(v, &what, i).map_err(|e| e.at(*span))
+                self.call_method(obj.clone(), &name, vec![arg], *span)
             }
+        }
+    }
+
+    /// `ds[i]` of a dataset cudash makes: a TensorDataset's row `i` of
+    /// each tensor (a tuple, as PyTorch's), what `get(i)` (or the
+    /// instance's `__getitem__`) returns, a subset's `indices[i]` of its
+    /// dataset.
+    pub(super) fn dataset_item(
+        &mut self,
+        ds: &Arc<Dataset>,
+        i: usize,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        match &**ds {
+            Dataset::Tensors(t) => {
+                let idx = [crate::runtime::op::index::Index::At(i as i64)];
+                let rows = t
+                    .tensors
+                    .iter()
+                    .map(|x| {
+                        let row = Arc::new(crate::runtime::op::index::select(x, &idx)?);
+                        crate::autograd::record::index(&mut self.rt, self.grad, x, row, &idx)
+                    })
+                    .collect::<Result<Vec<_>, Error>>()
+                    .map_err(|e| e.at(span))?;
+                Ok(Value::List(Arc::new(
+                    rows.into_iter().map(Value::Tensor).collect(),
+                )))
+            }
+            Dataset::Function(f) => self.call_getter(&getter(f), i),
+            Dataset::Subset(s) => {
+                let base = Arc::clone(&s.dataset);
+                self.dataset_item(&base, s.indices[i], span)
+            }
+        }
+    }
+
+    /// The value a program gave for `ds` (a class's instance stays itself:
+    /// `subset.dataset` is the program's object).
+    pub(super) fn dataset_value(ds: &Arc<Dataset>) -> Value {
+        match &**ds {
+            Dataset::Function(f) => match getter(f) {
+                Getter::Object(obj, _) => obj,
+                Getter::Function(_) => Value::Dataset(Arc::clone(ds)),
+            },
+            _ => Value::Dataset(Arc::clone(ds)),
+        }
+    }
+
+    /// A dataset argument: cudash's, or a class's instance with
+    /// `__getitem__` and `__len__`.
+    pub(super) fn dataset_of(
+        &mut self,
+        b: &Bound,
+        name: &str,
+        func: &str,
+    ) -> Result<Arc<Dataset>, Diagnostic> {
+        match b.get(name) {
+            Some((obj @ Value::Object(_), span)) => Ok(Arc::new(self.object_dataset(obj, *span)?)),
+            Some((Value::Dataset(ds), _)) => Ok(Arc::clone(ds)),
+            Some((other, span)) => Err(Error::wrong_type(
+                format!("the {name} of {func}"),
+                "a dataset (`TensorDataset(x, t)`, `Dataset(get, n)`, a class with `__len__` and `__getitem__`)",
+                other.type_name(),
+            )
+            .at(*span)),
+            None => Err(Error::value(format!("{func} needs a {name}")).at(b.span)),
         }
     }
 

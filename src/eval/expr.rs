@@ -234,6 +234,26 @@ impl Interp {
                     }
                 });
             }
+            // `ds[i]` of a TensorDataset, a `Dataset(get, n)` or a Subset.
+            Value::Dataset(ds) => {
+                let [IndexItem::At(e)] = items else {
+                    return Err(
+                        Error::value("a dataset takes one sample number, e.g. `ds[0]`").at(span),
+                    );
+                };
+                let i = self.eval_int(e, d, "a sample number")?;
+                let n = ds.len();
+                let k = if i < 0 { i + n as i64 } else { i };
+                if !(0..n as i64).contains(&k) {
+                    return Err(Error::IndexOutOfRange {
+                        index: i,
+                        dim: 0,
+                        size: n,
+                    }
+                    .at(e.span));
+                }
+                return self.dataset_item(ds, k as usize, span);
+            }
             // `ds[i]` of a class with `__getitem__` (a Dataset's).
             Value::Object(_) if matches!(items, [IndexItem::At(_)]) => {
                 if let [IndexItem::At(e)] = items {
@@ -908,9 +928,12 @@ impl Interp {
             None => match self.eval(callee, d)? {
                 // `print` shows a list as it is (one that holds itself as `[...]`).
                 // ... and `str(x.shape)` shows a torch.Size, not a tuple.
-                // `isinstance(xs, list)` asks of the list itself.
+                // `isinstance(xs, list)` and `type(xs)` ask of the list itself.
                 Value::Builtin(doc)
-                    if matches!(doc.name, "print" | "str" | "repr" | "format" | "isinstance") =>
+                    if matches!(
+                        doc.name,
+                        "print" | "str" | "repr" | "format" | "isinstance" | "type"
+                    ) =>
                 {
                     self.call_builtin(doc, vals, span)
                 }
@@ -1240,6 +1263,9 @@ fn same(a: &Value, b: &Value) -> bool {
         (Value::Object(x), Value::Object(y)) => Arc::ptr_eq(x, y),
         (Value::Dict(x), Value::Dict(y)) => x.same(y),
         (Value::Class(x), Value::Class(y)) => Arc::ptr_eq(x, y),
+        (Value::Dataset(x), Value::Dataset(y)) => Arc::ptr_eq(x, y),
+        (Value::DataLoader(x), Value::DataLoader(y)) => Arc::ptr_eq(x, y),
+        (Value::Sampler(x), Value::Sampler(y)) => Arc::ptr_eq(x, y),
         _ => equal(a, b),
     }
 }

@@ -69,6 +69,12 @@ pub static MODULES: &[PyModule] = &[
         path: "torch.utils.data.dataloader",
     },
     PyModule {
+        path: "torch.utils.data.dataset",
+    },
+    PyModule {
+        path: "torch.utils.data.sampler",
+    },
+    PyModule {
         path: "torch.distributed",
     },
     // `dist.ReduceOp.SUM` is the reduction's name, as `op="sum"` takes it.
@@ -263,6 +269,19 @@ const RENAMED: &[(&str, &str)] = &[
     ("torch.cuda.memory.memory_allocated", "memory_allocated"),
     ("torch.cuda.memory.memory_reserved", "memory_reserved"),
     ("torch.utils.data.Dataset", "Dataset"),
+    ("torch.utils.data.dataset.Dataset", "Dataset"),
+    ("torch.utils.data.dataset.TensorDataset", "TensorDataset"),
+    ("torch.utils.data.dataset.Subset", "Subset"),
+    ("torch.utils.data.dataset.random_split", "random_split"),
+    ("torch.utils.data.sampler.RandomSampler", "RandomSampler"),
+    (
+        "torch.utils.data.sampler.SequentialSampler",
+        "SequentialSampler",
+    ),
+    (
+        "torch.utils.data.sampler.SubsetRandomSampler",
+        "SubsetRandomSampler",
+    ),
     ("torch.nn.functional.relu", "relu"),
     ("torch.nn.functional.sigmoid", "sigmoid"),
     ("torch.nn.functional.tanh", "tanh"),
@@ -1006,6 +1025,9 @@ mod tests {
             ("torch.optim.lr_scheduler", "StepLR", "StepLR"),
             ("torch.utils.data", "DataLoader", "DataLoader"),
             ("torch.utils.data", "Dataset", "Dataset"),
+            ("torch.utils.data", "random_split", "random_split"),
+            ("torch.utils.data.sampler", "RandomSampler", "RandomSampler"),
+            ("torch.utils.data.dataset", "Subset", "Subset"),
             ("torch.cuda", "synchronize", "synchronize"),
             ("torch.cuda", "memory_allocated", "memory_allocated"),
             ("torch.cuda", "is_available", "is_available"),

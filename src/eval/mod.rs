@@ -49,6 +49,7 @@ pub mod spelling;
 mod stmt;
 mod streams;
 mod strings;
+mod subset;
 pub mod suggest;
 pub mod value;
 

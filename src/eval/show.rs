@@ -74,7 +74,10 @@ pub fn repr(v: &Value) -> String {
         Value::MutList(list) => once_inside(std::sync::Arc::as_ptr(list) as usize, || {
             sequence(&v.items().unwrap_or_default())
         }),
-        Value::Builtin(doc) => format!("<builtin {}>", doc.signature),
+        Value::Builtin(doc) => match super::builtins::classes::qualified(doc.name) {
+            Some(class) => format!("<class '{class}'>"),
+            None => format!("<builtin {}>", doc.signature),
+        },
         Value::Function(f) => format!("<function {}>", f.signature()),
         Value::Stream(s) => s.describe(),
         Value::Event(e) => e.describe(),
@@ -86,6 +89,11 @@ pub fn repr(v: &Value) -> String {
                 t.tensors.len()
             ),
             crate::data::dataset::Dataset::Function(f) => format!("{f:?}"),
+            crate::data::dataset::Dataset::Subset(s) => format!(
+                "Subset of {} samples of {}",
+                s.indices.len(),
+                s.dataset.describe()
+            ),
         },
         Value::DataLoader(l) => l.describe(),
         Value::Sampler(s) => s.describe(),

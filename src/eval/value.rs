@@ -463,6 +463,7 @@ impl Value {
             Value::Dataset(ds) => match **ds {
                 crate::data::dataset::Dataset::Tensors(_) => "a TensorDataset",
                 crate::data::dataset::Dataset::Function(_) => "a Dataset",
+                crate::data::dataset::Dataset::Subset(_) => "a Subset",
             },
             Value::DataLoader(_) => "a DataLoader",
             Value::Sampler(_) => "a sampler",

@@ -18,6 +18,7 @@
 
 pub(crate) mod along;
 mod checkpoint;
+pub(crate) mod classes;
 mod collectives;
 mod devices;
 mod factories;
@@ -31,7 +32,7 @@ mod parallel;
 pub(crate) mod pointwise;
 pub(crate) mod python;
 mod roll;
-mod sampling;
+pub(crate) mod sampling;
 mod teaching;
 
 use super::args::{bind, ArgVal, Bound};
@@ -225,6 +226,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("RandomSampler", super::data::random_sampler),
     ("SequentialSampler", super::data::sequential_sampler),
     ("SubsetRandomSampler", super::data::subset_random_sampler),
+    ("Subset", super::subset::subset),
+    ("random_split", super::subset::random_split),
     ("SGD", super::grad::sgd),
     ("backward", super::grad::backward_of_many),
     ("grad", super::grad::grad_of),

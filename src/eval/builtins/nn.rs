@@ -536,7 +536,7 @@ pub(super) fn isinstance(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
 }
 
 /// Python's types `isinstance` takes by their builtin's name.
-const PYTHON_TYPES: &[&str] = &[
+pub(super) const PYTHON_TYPES: &[&str] = &[
     "int", "float", "str", "bool", "list", "tuple", "dict", "set",
 ];
 
@@ -568,6 +568,13 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
             matches!(obj, Value::Sampler(s) if s.name() == doc.name)
         }
         Value::Builtin(doc) if doc.name == "DataLoader" => matches!(obj, Value::DataLoader(_)),
+        Value::Builtin(doc) if doc.name == "Dataset" => matches!(obj, Value::Dataset(_)),
+        Value::Builtin(doc) if doc.name == "TensorDataset" => {
+            matches!(obj, Value::Dataset(d) if matches!(**d, crate::data::dataset::Dataset::Tensors(_)))
+        }
+        Value::Builtin(doc) if doc.name == "Subset" => {
+            matches!(obj, Value::Dataset(d) if matches!(**d, crate::data::dataset::Dataset::Subset(_)))
+        }
         other => {
             return Err(Error::Module {
                 class: "TypeError",
@@ -609,9 +616,13 @@ pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         Value::Module(m) => &crate::runtime::lock::lock(m).type_name.clone(),
         Value::Sampler(s) => s.name(),
         Value::DataLoader(_) => "DataLoader",
-        Value::Dataset(ds) if matches!(**ds, crate::data::dataset::Dataset::Tensors(_)) => {
-            "TensorDataset"
-        }
+        Value::Device(_) | Value::CurrentCuda => "device",
+        Value::Range(_) => "range",
+        Value::Dataset(ds) => match **ds {
+            crate::data::dataset::Dataset::Tensors(_) => "TensorDataset",
+            crate::data::dataset::Dataset::Subset(_) => "Subset",
+            crate::data::dataset::Dataset::Function(_) => "Dataset",
+        },
         other => super::super::format::python_type(other),
     };
     match docs::function(name) {
@@ -635,11 +646,15 @@ fn is_type(name: &str) -> bool {
         || matches!(
             name,
             "Tensor"
+                | "device"
+                | "range"
                 | "Parameter"
                 | "Module"
                 | "DataParallel"
                 | "DataLoader"
                 | "TensorDataset"
+                | "Subset"
+                | "Dataset"
                 | "RandomSampler"
                 | "SequentialSampler"
                 | "SubsetRandomSampler"

@@ -129,6 +129,19 @@ fn one_draw(rt: &mut Runtime, w: &Arc<Tensor>, rows: usize, cols: usize) -> R<Ar
     )
 }
 
+/// `0..n` in a random order, as `randperm(n)` draws it: Fisher–Yates
+/// over draws from the cpu's generator.
+pub(crate) fn permutation(me: &mut Interp, n: usize) -> Result<Vec<usize>, Error> {
+    let new = NewTensor {
+        shape: &[n],
+        dtype: DType::F64,
+        device: Device::Cpu,
+        like: None,
+    };
+    let draws = me.rt.random(new, Distribution::Uniform)?.to_vec::<f64>();
+    crate::data::sampler::shuffled(&draws)
+}
+
 /// `torch.randperm(n, dtype=torch.int64, device=None)`: `0..n` in a random
 /// order (Fisher–Yates over draws from the cpu's generator, then put on
 /// `device`).
@@ -138,19 +151,7 @@ pub(super) fn randperm(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Va
         .map_err(|_| Error::shape(format!("n must be non-negative, got{n}")).at(b.span_of("n")))?;
     let dtype = b.dtype("dtype")?.unwrap_or(DType::I64);
     let device = me.device_arg(b)?;
-    let at = |e: Error| e.at(b.span);
-    let new = NewTensor {
-        shape: &[n],
-        dtype: DType::F64,
-        device: Device::Cpu,
-        like: None,
-    };
-    let draws = me
-        .rt
-        .random(new, Distribution::Uniform)
-        .map_err(at)?
-        .to_vec::<f64>();
-    let order = crate::data::sampler::shuffled(&draws).map_err(at)?;
+    let order = permutation(me, n).map_err(|e| e.at(b.span))?;
     let host = Tensor::from_vec(
         order.into_iter().map(|i| i as i64).collect::<Vec<i64>>(),
         vec![n],

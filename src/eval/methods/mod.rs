@@ -393,7 +393,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("last_epoch", SchedulerProperty(super::schedule::last_epoch)),
         (
             "dataset",
-            LoaderProperty(|l| Value::Dataset(Arc::clone(&l.dataset))),
+            LoaderProperty(|l| Interp::dataset_value(&l.dataset)),
         ),
         (
             "batch_size",
@@ -530,6 +530,9 @@ impl Interp {
         }
         if let Value::OwnModule(m) = recv {
             return self.own_module_attr(m, name, span);
+        }
+        if let Value::Dataset(ds) = recv {
+            return super::subset::dataset_attr(ds, name).map_err(|e| e.at(span));
         }
         // `type(x).__name__`, `int.__name__`.
         match (recv, name) {

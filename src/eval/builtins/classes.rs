@@ -1,0 +1,80 @@
+//! Where Python and PyTorch define the classes cudash has as builtins:
+//! `print(type(x))` and `print(nn.Linear)` show `<class 'torch.Tensor'>`,
+//! `<class 'torch.nn.modules.linear.Linear'>`, as Python does.
+
+/// The module that defines PyTorch's layer class `name`.
+fn layer_module(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "Linear" | "Identity" => "linear",
+        "ReLU" | "Tanh" | "Sigmoid" | "GELU" | "LeakyReLU" | "Softmax" | "LogSoftmax" => {
+            "activation"
+        }
+        "Flatten" => "flatten",
+        "Dropout" | "Dropout2d" => "dropout",
+        "Sequential" | "ModuleList" | "ModuleDict" => "container",
+        "Embedding" => "sparse",
+        "BatchNorm1d" | "BatchNorm2d" => "batchnorm",
+        "LayerNorm" => "normalization",
+        "Conv2d" => "conv",
+        "MaxPool2d" | "AvgPool2d" | "AdaptiveAvgPool2d" => "pooling",
+        "LSTM" | "GRU" | "RNN" | "LSTMCell" | "GRUCell" | "RNNCell" => "rnn",
+        "Module" => "module",
+        n if n.ends_with("Loss") => "loss",
+        _ => return None,
+    })
+}
+
+/// The qualified name of the class builtin `name` is (`torch.Tensor`,
+/// `torch.nn.modules.linear.Linear`, `int`), if it is one.
+pub fn qualified(name: &str) -> Option<String> {
+    if super::nn::PYTHON_TYPES.contains(&name) {
+        return Some(name.to_string());
+    }
+    if let Some(m) = layer_module(name) {
+        return Some(format!("torch.nn.modules.{m}.{name}"));
+    }
+    let path = match name {
+        "Tensor" => "torch.Tensor",
+        "device" => "torch.device",
+        "range" => "range",
+        "Parameter" => "torch.nn.parameter.Parameter",
+        "DataParallel" => "torch.nn.parallel.data_parallel.DataParallel",
+        "DataLoader" => "torch.utils.data.dataloader.DataLoader",
+        "Dataset" => "torch.utils.data.dataset.Dataset",
+        "TensorDataset" => "torch.utils.data.dataset.TensorDataset",
+        "Subset" => "torch.utils.data.dataset.Subset",
+        "RandomSampler" | "SequentialSampler" | "SubsetRandomSampler" => {
+            return Some(format!("torch.utils.data.sampler.{name}"))
+        }
+        "DistributedSampler" => "torch.utils.data.distributed.DistributedSampler",
+        _ => return None,
+    };
+    Some(path.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::qualified;
+
+    #[test]
+    fn classes_are_named_where_pytorch_defines_them() {
+        // As `print(cls)` printed them with PyTorch 2.15.
+        for (name, path) in [
+            ("Linear", "torch.nn.modules.linear.Linear"),
+            ("Identity", "torch.nn.modules.linear.Identity"),
+            ("Embedding", "torch.nn.modules.sparse.Embedding"),
+            ("CrossEntropyLoss", "torch.nn.modules.loss.CrossEntropyLoss"),
+            ("LSTMCell", "torch.nn.modules.rnn.LSTMCell"),
+            ("Module", "torch.nn.modules.module.Module"),
+            ("Tensor", "torch.Tensor"),
+            ("RandomSampler", "torch.utils.data.sampler.RandomSampler"),
+            ("tuple", "tuple"),
+        ] {
+            assert_eq!(qualified(name).as_deref(), Some(path));
+        }
+        assert_eq!(qualified("randn"), None);
+        for layer in super::super::nn::LAYERS {
+            assert!(qualified(layer).is_some(), "{layer}");
+        }
+    }
+}
