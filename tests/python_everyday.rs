@@ -1282,3 +1282,108 @@ fn types_print_as_pythons_classes() {
         ]
     );
 }
+
+/// Several bases (Python's MRO and `super()` along it), a class derived
+/// from a layer (snli's `class Linear(Bottle, nn.Linear)`, a `Sequential`
+/// made by `super().__init__(...)`), and from `Dataset`.
+const BASES: &str = r#"import torch
+import torch.nn as nn
+
+class A:
+    def who(self):
+        return "A"
+    def hello(self):
+        return "A.hello"
+class B(A):
+    def who(self):
+        return "B>" + super().who()
+class C(A):
+    def who(self):
+        return "C>" + super().who()
+    def hello(self):
+        return "C.hello"
+class D(B, C):
+    def who(self):
+        return "D>" + super().who()
+d = D()
+print(d.who(), d.hello(), isinstance(d, C), isinstance(d, A), True)
+try:
+    class Z(A, B):
+        pass
+except TypeError as e:
+    print("TypeError:", e)
+
+class Bottle(nn.Module):
+    def forward(self, input):
+        if len(input.size()) <= 2:
+            return super(Bottle, self).forward(input)
+        size = input.size()[:2]
+        out = super(Bottle, self).forward(input.view(size[0] * size[1], -1))
+        return out.view(size[0], size[1], -1)
+
+class Linear(Bottle, nn.Linear):
+    pass
+
+lin = Linear(4, 3)
+print(lin)
+with torch.no_grad():
+    lin.weight.copy_(torch.arange(12.).view(3, 4) / 10)
+    lin.bias.fill_(0.5)
+x = torch.arange(24.).view(2, 3, 4) / 8
+print(lin(x).shape, lin(x[0]).shape)
+print(lin(x).sum().item(), [n for n, _ in lin.named_parameters()])
+print(isinstance(lin, nn.Linear), isinstance(lin, nn.Module), isinstance(lin, Bottle), isinstance(lin, nn.Conv2d))
+
+class Scaled(nn.Linear):
+    def __init__(self, n, m, scale):
+        super().__init__(n, m, bias=False)
+        self.scale = scale
+    def forward(self, x):
+        return super().forward(x) * self.scale
+s = Scaled(4, 2, 3.0)
+print(s)
+with torch.no_grad():
+    s.weight.fill_(1.0)
+print(s(torch.ones(1, 4)).tolist(), len(list(s.parameters())), s.scale)
+
+class Net(nn.Sequential):
+    def __init__(self):
+        super().__init__(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))
+net = Net()
+print(net)
+print(net(torch.zeros(5, 2)).shape, len(net), type(net[0]).__name__)
+
+from torch.utils.data import Dataset, DataLoader
+class Ds(Dataset):
+    def __len__(self):
+        return 4
+    def __getitem__(self, i):
+        return torch.tensor([float(i)])
+print(isinstance(Ds(), Dataset), [b.tolist() for b in DataLoader(Ds(), batch_size=2)])
+"#;
+
+#[test]
+fn classes_take_several_bases_and_pytorchs_layers() {
+    // Each line as Python 3.11 / PyTorch 2.15 printed it.
+    assert_eq!(
+        python_printed("bases", BASES),
+        [
+            "D>B>C>A C.hello True True True",
+            "TypeError: Cannot create a consistent method resolution",
+            "order (MRO) for bases A, B",
+            "Linear(in_features=4, out_features=3, bias=True)",
+            "torch.Size([2, 3, 3]) torch.Size([3, 3])",
+            "67.04999542236328 ['weight', 'bias']",
+            "True True True False",
+            "Scaled(in_features=4, out_features=2, bias=False)",
+            "[[12.0, 12.0]] 1 3.0",
+            "Net(",
+            "  (0): Linear(in_features=2, out_features=3, bias=True)",
+            "  (1): ReLU()",
+            "  (2): Linear(in_features=3, out_features=1, bias=True)",
+            ")",
+            "torch.Size([5, 1]) 3 Linear",
+            "True [[[0.0], [1.0]], [[2.0], [3.0]]]",
+        ]
+    );
+}

@@ -20,6 +20,27 @@ use crate::nn::layers::Layer;
 use crate::nn::Module;
 use crate::runtime::lock::lock;
 
+/// Whether a class may derive from both: `Module` is below every layer
+/// (`class Linear(Bottle, nn.Linear)` where `Bottle(nn.Module)`).
+fn compatible(a: &Base, b: &Base) -> bool {
+    match (a, b) {
+        (Base::Module, Base::Module | Base::Layer(_)) | (Base::Layer(_), Base::Module) => true,
+        (Base::Layer(x), Base::Layer(y)) => x == y,
+        (Base::AutogradFunction, Base::AutogradFunction) | (Base::Dataset, Base::Dataset) => true,
+        _ => false,
+    }
+}
+
+fn builtin_name(b: &Base) -> &str {
+    match b {
+        Base::Module => "Module",
+        Base::Layer(name) => name,
+        Base::AutogradFunction => "Function",
+        Base::Dataset => "Dataset",
+        Base::Class(c) => &c.name,
+    }
+}
+
 /// `'Net' object has no attribute 'fc3'`, as Python says it.
 pub fn no_attribute(type_name: &str, name: &str, span: Span) -> Diagnostic {
     Error::Attribute {
@@ -32,34 +53,67 @@ pub fn no_attribute(type_name: &str, name: &str, span: Span) -> Diagnostic {
 impl Interp {
     /// `class Name(Base) { ... }`: the class, bound to its name.
     pub(crate) fn define_class(&mut self, def: &ClassDef) -> Result<(), Diagnostic> {
-        let base = match &def.base {
-            None => Base::Object,
-            Some(e) => match self.eval(e, 0)? {
+        let mut bases = Vec::with_capacity(def.bases.len());
+        for e in &def.bases {
+            let base = match self.eval(e, 0)? {
                 // `class Vocab(object):`, Python 2's way of writing no base.
-                Value::Class(c) if Arc::ptr_eq(&c, &super::value::object_class()) => Base::Object,
+                Value::Class(c) if Arc::ptr_eq(&c, &super::value::object_class()) => continue,
                 Value::Class(c) => Base::Class(c),
                 Value::Builtin(doc) if doc.name == "Module" => Base::Module,
                 Value::Builtin(doc) if doc.name == "Function" => Base::AutogradFunction,
-                // A map-style dataset is a plain object with `__getitem__`
-                // and `__len__`, which `DataLoader` reads.
-                Value::Builtin(doc) if doc.name == "Dataset" => Base::Object,
+                Value::Builtin(doc) if doc.name == "Dataset" => Base::Dataset,
                 Value::Builtin(doc) if super::builtins::nn::is_layer(doc.name) => {
-                    return Err(Error::value_help(
-                        format!("a class cannot derive from `{}` yet", doc.name),
-                        "derive from `Module` and hold the layer as an attribute (`self.fc = Linear(4, 2)`)",
-                    )
-                    .at(e.span))
+                    Base::Layer(doc.name)
                 }
                 other => {
                     return Err(Error::wrong_type(
                         "a class's base",
-                        "a class (`Module`, or one defined with `class`)",
+                        "a class (`Module`, a layer, `Dataset`, or one defined with `class`)",
                         other.type_name(),
                     )
                     .at(e.span))
                 }
-            },
-        };
+            };
+            bases.push(base);
+        }
+        let above: Vec<Arc<Class>> = bases
+            .iter()
+            .filter_map(|b| match b {
+                Base::Class(c) => Some(Arc::clone(c)),
+                _ => None,
+            })
+            .collect();
+        let mro = super::mro::linearize(&above).map_err(|()| {
+            let names: Vec<&str> = above.iter().map(|c| c.name.as_str()).collect();
+            Error::Module {
+                class: "TypeError",
+                message: format!(
+                    "Cannot create a consistent method resolution\norder (MRO) for bases {}",
+                    names.join(", ")
+                ),
+                help: Some(
+                    "a class comes before its own bases: list the derived class first".into(),
+                ),
+            }
+            .at(def.name.span)
+        })?;
+        let builtins: Vec<&Base> = std::iter::once(&bases)
+            .flatten()
+            .chain(mro.iter().flat_map(|c| c.bases.iter()))
+            .filter(|b| !matches!(b, Base::Class(_)))
+            .collect();
+        if let Some(pair) = builtins.windows(2).find(|w| !compatible(w[0], w[1])) {
+            return Err(Error::Module {
+                class: "TypeError",
+                message: format!(
+                    "cudash's classes derive from one of PyTorch's classes: {} and {} both",
+                    builtin_name(pair[0]),
+                    builtin_name(pair[1])
+                ),
+                help: None,
+            }
+            .at(def.name.span));
+        }
         let fields = def
             .body
             .iter()
@@ -70,7 +124,8 @@ impl Interp {
             .collect();
         let class = Arc::new(Class {
             name: def.name.name.clone(),
-            base,
+            bases,
+            mro,
             attrs: Mutex::new(Vec::new()),
             fields,
             dataclass: Default::default(),
@@ -142,6 +197,13 @@ impl Interp {
             Some(other) => {
                 return Err(Error::wrong_type("`__init__`", "a method", other.type_name()).at(span))
             }
+            // `MyLinear(4, 2)` of `class MyLinear(nn.Linear)` with no
+            // `__init__` of its own: the layer's.
+            None if class.layer().is_some() => {
+                if let (Value::Module(m), Some(layer)) = (&this, class.layer()) {
+                    self.init_layer(m, layer, args, span)?;
+                }
+            }
             None if args.is_empty() => {
                 if let Value::Module(m) = &this {
                     lock(m).initialised = true;
@@ -157,6 +219,32 @@ impl Interp {
             }
         }
         Ok(this)
+    }
+
+    /// A built-in layer's `__init__(args)` on `m`, an instance of a class
+    /// derived from it: the layer made as `nn.Linear(args)` makes it, its
+    /// settings, parameters, buffers and children `m`'s.
+    fn init_layer(
+        &mut self,
+        m: &crate::nn::ModuleRef,
+        layer: &'static str,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let doc = super::docs::function(layer)
+            .ok_or_else(|| Error::value(format!("internal error: no builtin {layer}")).at(span))?;
+        let Value::Module(made) = self.call_builtin(doc, args, span)? else {
+            return Err(Error::value(format!("internal error: {layer}() made no module")).at(span));
+        };
+        let made = lock(&made);
+        let mut m = lock(m);
+        m.layer = made.layer.clone();
+        m.training = made.training;
+        m.parameters.extend(made.parameters.iter().cloned());
+        m.buffers.extend(made.buffers.iter().cloned());
+        m.modules.extend(made.modules.iter().cloned());
+        m.initialised = true;
+        Ok(())
     }
 
     /// `f(self, args)`: a method called on `this`.
@@ -231,10 +319,7 @@ impl Interp {
             },
             Value::Super(s) => {
                 let (this, owner) = &**s;
-                let found = match &owner.base {
-                    Base::Class(c) => c.find(name),
-                    _ => None,
-                };
+                let found = super_find(this, owner, name);
                 let class = class_of(this);
                 match (found, class) {
                     (Some(x), Some(class)) => self.class_attribute(this, &class, x, span),
@@ -330,13 +415,11 @@ impl Interp {
                 return self.save_for_backward(o, args).map(Ok);
             }
         }
-        // A method of the class (or the classes above it).
-        let class = match recv {
-            Value::Super(s) => match &s.1.base {
-                Base::Class(c) => Some(Arc::clone(c)),
-                _ => None,
-            },
-            _ => class_of(recv),
+        // A method of the class (or the classes above it; from `super()`,
+        // those after the method's class in the instance's MRO).
+        let found = match recv {
+            Value::Super(s) => super_find(&s.0, &s.1, name),
+            _ => class_of(recv).and_then(|c| c.find(name)),
         };
         let this = match recv {
             Value::Super(s) => s.0.clone(),
@@ -351,19 +434,16 @@ impl Interp {
         if let Some(f) = own {
             return self.call_value(f, args, span).map(Ok);
         }
-        if let Some(c) = &class {
-            if let Some(f) = c.find(name) {
-                let r = match f {
-                    Value::Function(f) => self.call_bound(&this, f, args, span),
-                    Value::Decorated(_) => {
-                        let own = class_of(&this).unwrap_or_else(|| Arc::clone(c));
-                        let f = self.class_attribute(&this, &own, f, span)?;
-                        self.call_value(f, args, span)
-                    }
-                    other => self.call_value(other, args, span),
-                };
-                return r.map(Ok);
-            }
+        if let Some(f) = found {
+            let r = match (f, class_of(&this)) {
+                (Value::Function(f), _) => self.call_bound(&this, f, args, span),
+                (f @ Value::Decorated(_), Some(own)) => {
+                    let f = self.class_attribute(&this, &own, f, span)?;
+                    self.call_value(f, args, span)
+                }
+                (other, _) => self.call_value(other, args, span),
+            };
+            return r.map(Ok);
         }
         // A registered child (`self.fc1(x)`).
         if let Value::Module(m) = recv {
@@ -401,12 +481,23 @@ impl Interp {
             };
         }
         // `super().__init__()` at the top: `object.__init__`, or
-        // `Module.__init__`, which readies the module to register.
+        // `Module.__init__`, which readies the module to register, or a
+        // layer's (`super().__init__(4, 2)` of a class derived from
+        // `nn.Linear`), which makes its parameters.
         if let (Value::Super(s), "__init__") = (recv, name) {
             if let Value::Module(m) = &s.0 {
-                lock(m).initialised = true;
+                match class_of(&s.0).and_then(|c| c.layer()) {
+                    Some(layer) => self.init_layer(m, layer, args, span)?,
+                    None => lock(m).initialised = true,
+                }
             }
             return Ok(Ok(Value::None));
+        }
+        // `super().forward(x)` of a class derived from a layer: the layer's.
+        if let (Value::Super(s), "forward") = (recv, name) {
+            if let Value::Module(m) = &s.0 {
+                return self.layer_forward(m, args, span).map(Ok);
+            }
         }
         Ok(Err(args))
     }
@@ -483,6 +574,16 @@ pub(crate) fn grad_mode_decorator(
         ))
         .at(span)),
     }
+}
+
+/// `name` as `super()` finds it from a method of `owner` on `this`: in
+/// the classes after `owner` in the MRO of `this`'s class.
+fn super_find(this: &Value, owner: &Arc<Class>, name: &str) -> Option<Value> {
+    let order = match class_of(this) {
+        Some(class) => class.after(owner),
+        None => owner.mro.clone(),
+    };
+    order.iter().find_map(|c| c.own(name))
 }
 
 /// `obj.f` for a method `f`: bound to `obj`.

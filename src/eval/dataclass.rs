@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::args::ArgVal;
-use super::value::{Base, Class, Object};
+use super::value::{Class, Object};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
@@ -18,10 +18,17 @@ use crate::runtime::lock::lock;
 /// The fields of a dataclass, a base dataclass's first (a field named
 /// again keeps its first place, as Python's).
 pub fn fields_of(class: &Class) -> Vec<String> {
-    let mut out = match &class.base {
-        Base::Class(base) if base.dataclass.load(Ordering::Relaxed) => fields_of(base),
-        _ => Vec::new(),
-    };
+    // Python collects them from the bases in reverse MRO order.
+    let mut out = Vec::new();
+    for base in class.mro.iter().rev() {
+        if base.dataclass.load(Ordering::Relaxed) {
+            for f in &base.fields {
+                if !out.contains(f) {
+                    out.push(f.clone());
+                }
+            }
+        }
+    }
     for f in &class.fields {
         if !out.contains(f) {
             out.push(f.clone());

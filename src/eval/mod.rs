@@ -35,6 +35,7 @@ mod literal;
 mod measure;
 mod memory;
 mod methods;
+mod mro;
 mod optimizer_state;
 mod own_module;
 mod parallel;

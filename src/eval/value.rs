@@ -697,7 +697,12 @@ impl Value {
 #[derive(Debug)]
 pub struct Class {
     pub name: String,
-    pub base: Base,
+    /// What the parentheses name, in order (none: `object`).
+    pub bases: Vec<Base>,
+    /// Python's method resolution order after this class: the program's
+    /// classes above it, in the order `find` and `super()` look (C3,
+    /// `mro.rs`).
+    pub mro: Vec<Arc<Class>>,
     /// Methods (functions) and class attributes, in the body's order.
     pub attrs: Mutex<Vec<(String, Value)>>,
     /// The names the body annotates (`n_layer: int = 4`), in order: a
@@ -710,13 +715,17 @@ pub struct Class {
 /// What a class derives from.
 #[derive(Debug)]
 pub enum Base {
-    /// Python's `object`: no base written.
-    Object,
     /// PyTorch's `nn.Module`.
     Module,
+    /// A built-in layer (`nn.Linear`, `nn.Sequential`): its instances are
+    /// that layer, with the class's methods (`super().__init__(4, 2)`
+    /// makes the layer's parameters, `super().forward(x)` runs it).
+    Layer(&'static str),
     /// `torch.autograd.Function`: a class of static `forward` and
     /// `backward`, called through `apply` (`custom_function.rs`).
     AutogradFunction,
+    /// `torch.utils.data.Dataset`: a map-style dataset's class.
+    Dataset,
     Class(Arc<Class>),
 }
 
@@ -749,7 +758,8 @@ fn plain_class(cell: &'static std::sync::OnceLock<Arc<Class>>, name: &str) -> Ar
     Arc::clone(cell.get_or_init(|| {
         Arc::new(Class {
             name: name.into(),
-            base: Base::Object,
+            bases: Vec::new(),
+            mro: Vec::new(),
             attrs: Mutex::new(Vec::new()),
             fields: Vec::new(),
             dataclass: Default::default(),
@@ -814,46 +824,70 @@ pub struct Object {
 }
 
 impl Class {
-    /// `name` on this class or the classes above it.
+    /// `name` on this class or the classes above it, in MRO order.
     pub fn find(&self, name: &str) -> Option<Value> {
-        if let Some((_, v)) = crate::runtime::lock::lock(&self.attrs)
+        self.own(name)
+            .or_else(|| self.mro.iter().find_map(|c| c.own(name)))
+    }
+
+    /// `name` in this class's own body (or set on it since).
+    pub fn own(&self, name: &str) -> Option<Value> {
+        crate::runtime::lock::lock(&self.attrs)
             .iter()
             .find(|(n, _)| n == name)
-        {
-            return Some(v.clone());
+            .map(|(_, v)| v.clone())
+    }
+
+    /// The built-in class it derives from (`Module`, a layer, `Function`,
+    /// `Dataset`): the first its own bases or the classes above it name.
+    pub fn builtin(&self) -> Option<&Base> {
+        fn first(bases: &[Base]) -> Option<&Base> {
+            bases.iter().find(|b| !matches!(b, Base::Class(_)))
         }
-        match &self.base {
-            Base::Class(c) => c.find(name),
-            _ => None,
-        }
+        std::iter::once(self)
+            .chain(self.mro.iter().map(|c| &**c))
+            .find_map(|c| first(&c.bases))
     }
 
     /// Whether its instances are modules.
     pub fn is_module(&self) -> bool {
-        match &self.base {
-            Base::Object | Base::AutogradFunction => false,
-            Base::Module => true,
-            Base::Class(c) => c.is_module(),
+        matches!(self.builtin(), Some(Base::Module | Base::Layer(_)))
+    }
+
+    /// The built-in layer its instances are (`class Linear(Bottle,
+    /// nn.Linear)`), if any.
+    pub fn layer(&self) -> Option<&'static str> {
+        match self.builtin() {
+            Some(Base::Layer(name)) => Some(name),
+            _ => None,
         }
     }
 
     /// Whether it derives from `torch.autograd.Function`.
     pub fn is_autograd_function(&self) -> bool {
-        match &self.base {
-            Base::AutogradFunction => true,
-            Base::Class(c) => c.is_autograd_function(),
-            _ => false,
-        }
+        matches!(self.builtin(), Some(Base::AutogradFunction))
+    }
+
+    /// Whether it derives from `torch.utils.data.Dataset`.
+    pub fn is_dataset(&self) -> bool {
+        matches!(self.builtin(), Some(Base::Dataset))
     }
 
     /// Whether it is `other` or derives from it.
     pub fn derives(self: &Arc<Self>, other: &Arc<Class>) -> bool {
-        if Arc::ptr_eq(self, other) || Arc::ptr_eq(other, &object_class()) {
-            return true;
-        }
-        match &self.base {
-            Base::Class(c) => c.derives(other),
-            _ => false,
+        Arc::ptr_eq(self, other)
+            || Arc::ptr_eq(other, &object_class())
+            || self.mro.iter().any(|c| Arc::ptr_eq(c, other))
+    }
+
+    /// The classes `super()` looks in, from a method of `owner` on an
+    /// instance of this class: those after `owner` in this class's MRO.
+    pub fn after(self: &Arc<Self>, owner: &Arc<Class>) -> Vec<Arc<Class>> {
+        let mut order = std::iter::once(Arc::clone(self)).chain(self.mro.iter().cloned());
+        match order.position(|c| Arc::ptr_eq(&c, owner)) {
+            Some(_) => order.collect(),
+            // `super(Other, self)` where `self` is no `Other`: above `Other`.
+            None => owner.mro.clone(),
         }
     }
 }

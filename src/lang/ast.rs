@@ -555,8 +555,9 @@ pub struct Param {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ClassDef {
     pub name: Name,
-    /// What is in the parentheses (`Module`), none without.
-    pub base: Option<Expr>,
+    /// What is in the parentheses (`Module`; `Bottle, nn.Linear`), in
+    /// order; none without.
+    pub bases: Vec<Expr>,
     pub body: Block,
     /// `@dataclass` and the like above `class`, as a function's.
     pub decorators: Vec<Expr>,

@@ -685,12 +685,14 @@ where
                 .ignore_then(ident())
                 .then(
                     expr.clone()
-                        .or_not()
+                        .separated_by(p(Punct::Comma))
+                        .allow_trailing()
+                        .collect::<Vec<_>>()
                         .delimited_by(p(Punct::LParen), p(Punct::RParen))
                         .or_not(),
                 )
                 .then(block.clone())
-                .validate(|((name, base), body), _, emitter| {
+                .validate(|((name, bases), body), _, emitter| {
                     for s in &body {
                         if !class_member(&s.kind) {
                             emitter.emit(E::message(
@@ -701,7 +703,7 @@ where
                     }
                     ClassDef {
                         name,
-                        base: base.flatten(),
+                        bases: bases.unwrap_or_default(),
                         body,
                         decorators: Vec::new(),
                     }

@@ -548,9 +548,7 @@ fn stmt(s: &mut StmtKind, locals: &Ctx) {
             let c = Arc::make_mut(c);
             name(&mut c.name, locals);
             c.decorators.iter_mut().for_each(|d| expr(d, locals));
-            if let Some(b) = &mut c.base {
-                expr(b, locals);
-            }
+            c.bases.iter_mut().for_each(|b| expr(b, locals));
             for s in &mut c.body {
                 match &mut s.kind {
                     StmtKind::Assign(_, e)

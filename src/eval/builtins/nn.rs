@@ -552,10 +552,11 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
         }
         Value::Builtin(doc) if doc.name == "Module" => matches!(obj, Value::Module(_)),
         Value::Builtin(doc) if is_layer(doc.name) || doc.name == "DataParallel" => match obj {
-            Value::Module(m) => {
-                let m = crate::runtime::lock::lock(m);
-                m.object.is_none() && &*m.type_name == doc.name
+            // An instance of a class derived from the layer is one too.
+            Value::Module(_) if super::super::value::class_of(obj).is_some() => {
+                super::super::value::class_of(obj).and_then(|c| c.layer()) == Some(doc.name)
             }
+            Value::Module(m) => &*crate::runtime::lock::lock(m).type_name == doc.name,
             _ => false,
         },
         Value::Builtin(doc) if doc.name == "Parameter" => {
@@ -568,7 +569,11 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
             matches!(obj, Value::Sampler(s) if s.name() == doc.name)
         }
         Value::Builtin(doc) if doc.name == "DataLoader" => matches!(obj, Value::DataLoader(_)),
-        Value::Builtin(doc) if doc.name == "Dataset" => matches!(obj, Value::Dataset(_)),
+        Value::Builtin(doc) if doc.name == "Dataset" => match obj {
+            Value::Dataset(_) => true,
+            Value::Object(o) => o.class.is_dataset(),
+            _ => false,
+        },
         Value::Builtin(doc) if doc.name == "TensorDataset" => {
             matches!(obj, Value::Dataset(d) if matches!(**d, crate::data::dataset::Dataset::Tensors(_)))
         }

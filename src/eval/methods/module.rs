@@ -289,7 +289,7 @@ impl Interp {
     }
 
     /// A layer's own forward (`Module.forward` for a class without one).
-    fn layer_forward(&mut self, m: &ModuleRef, args: Vec<ArgVal>, span: Span) -> Out {
+    pub(crate) fn layer_forward(&mut self, m: &ModuleRef, args: Vec<ArgVal>, span: Span) -> Out {
         let (layer, type_name) = {
             let module = lock(m);
             (module.layer.clone(), module.type_name.clone())
