@@ -1387,3 +1387,54 @@ fn classes_take_several_bases_and_pytorchs_layers() {
         ]
     );
 }
+
+/// `torch.Generator()` given to `random_split`, `randperm`, the samplers
+/// and a `DataLoader`: the same draws as PyTorch's from the same seed,
+/// pass after pass (each drawing on from where the last left it).
+const GENERATORS: &str = r#"import torch
+from torch.utils.data import TensorDataset, DataLoader, RandomSampler, SubsetRandomSampler, random_split
+g = torch.Generator().manual_seed(42)
+print(g.initial_seed(), torch.Generator().initial_seed())
+ds = TensorDataset(torch.arange(10))
+train, val = random_split(ds, [7, 3], generator=torch.Generator().manual_seed(42))
+print(train.indices, val.indices)
+parts = random_split(ds, [0.5, 0.5], generator=g)
+print([p.indices for p in parts])
+print(torch.randperm(8, generator=torch.Generator().manual_seed(3)).tolist())
+g = torch.Generator()
+g.manual_seed(11)
+print(list(RandomSampler(ds, generator=g)), list(RandomSampler(ds, generator=g)))
+print(list(RandomSampler(ds, replacement=True, num_samples=5, generator=g)))
+print(list(SubsetRandomSampler([10, 20, 30, 40], generator=g)))
+g.manual_seed(7)
+loader = DataLoader(ds, batch_size=4, shuffle=True, generator=g)
+print([b[0].tolist() for b in loader])
+print([b[0].tolist() for b in loader])
+loader = DataLoader(ds, batch_size=4, shuffle=True, generator=torch.Generator().manual_seed(7), num_workers=2)
+print([b[0].tolist() for b in loader])
+loader = DataLoader(ds, batch_size=5, sampler=SubsetRandomSampler(list(range(10)), generator=g), generator=g)
+print([b[0].tolist() for b in loader])
+print(type(g).__name__)
+"#;
+
+#[test]
+fn a_seeded_generator_draws_pytorchs_orders() {
+    // Each line as Python 3.11 / PyTorch 2.15 printed it.
+    assert_eq!(
+        python_printed("generators", GENERATORS),
+        [
+            "42 67280421310721",
+            "[2, 6, 1, 8, 4, 5, 0] [9, 3, 7]",
+            "[[2, 6, 1, 8, 4], [5, 0, 9, 3, 7]]",
+            "[2, 4, 3, 5, 1, 0, 6, 7]",
+            "[1, 7, 2, 0, 9, 3, 5, 6, 4, 8] [8, 0, 6, 7, 2, 9, 1, 4, 5, 3]",
+            "[3, 4, 0, 6, 9]",
+            "[40, 30, 10, 20]",
+            "[[1, 3, 5, 7], [9, 4, 6, 2], [8, 0]]",
+            "[[5, 1, 6, 0], [9, 7, 8, 4], [3, 2]]",
+            "[[1, 3, 5, 7], [9, 4, 6, 2], [8, 0]]",
+            "[[4, 3, 2, 8, 1], [0, 6, 5, 9, 7]]",
+            "Generator",
+        ]
+    );
+}

@@ -142,13 +142,17 @@ impl Epoch {
         pin: bool,
     ) -> Result<Epoch, Diagnostic> {
         let rt = host.runtime();
+        // With `generator=`, PyTorch draws the pass's worker seed from it
+        // first, then the sampler's order (its iterator starts lazily).
+        let own_seed = loader.generator.as_ref().map(|g| g.random_int64());
         let batches = loader
             .batches(rt.generators.of(Device::Cpu))
             .map_err(|e| e.at(span))?;
         // As PyTorch's: worker w's generator is seeded with a base seed
         // drawn from the cpu generator for each pass, plus w.
-        let base_seed = match (&*loader.source, loader.num_workers) {
-            (Dataset::Function(_), 1..) => rt.generators.of(Device::Cpu).next_u64(),
+        let base_seed = match (own_seed, &*loader.source, loader.num_workers) {
+            (Some(seed), _, _) => seed,
+            (None, Dataset::Function(_), 1..) => rt.generators.of(Device::Cpu).next_u64(),
             _ => 0,
         };
         let stop = Arc::new(AtomicBool::new(false));

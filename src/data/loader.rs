@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::dataset::Dataset;
+use super::generator::TorchGenerator;
 use super::random::{Draws, RandomSampler};
 use super::sampler::{permutation, DistributedSampler};
 use crate::error::Error;
@@ -19,7 +20,8 @@ pub enum Sampler {
     Sequential(usize),
     Random(RandomSampler),
     /// `SubsetRandomSampler(indices)`: the indices, permuted each pass.
-    SubsetRandom(Vec<usize>),
+    /// The indices, permuted each pass (by its `generator=` when given).
+    SubsetRandom(Vec<usize>, Option<TorchGenerator>),
     Distributed(DistributedSampler),
 }
 
@@ -29,7 +31,7 @@ impl Sampler {
         match self {
             Sampler::Sequential(_) => "SequentialSampler",
             Sampler::Random(_) => "RandomSampler",
-            Sampler::SubsetRandom(_) => "SubsetRandomSampler",
+            Sampler::SubsetRandom(..) => "SubsetRandomSampler",
             Sampler::Distributed(_) => "DistributedSampler",
         }
     }
@@ -39,7 +41,7 @@ impl Sampler {
         match self {
             Sampler::Sequential(n) => *n,
             Sampler::Random(r) => r.num_samples,
-            Sampler::SubsetRandom(ix) => ix.len(),
+            Sampler::SubsetRandom(ix, _) => ix.len(),
             Sampler::Distributed(d) => d.len(),
         }
     }
@@ -54,7 +56,7 @@ impl Sampler {
         match self {
             Sampler::Sequential(n) => Some(*n),
             Sampler::Random(r) => Some(r.samples),
-            Sampler::SubsetRandom(_) => None,
+            Sampler::SubsetRandom(..) => None,
             Sampler::Distributed(d) => Some(d.samples),
         }
     }
@@ -63,7 +65,7 @@ impl Sampler {
         match self {
             Sampler::Sequential(n) => format!("SequentialSampler over {n} samples"),
             Sampler::Random(r) => r.describe(),
-            Sampler::SubsetRandom(ix) => format!("SubsetRandomSampler of {} indices", ix.len()),
+            Sampler::SubsetRandom(ix, _) => format!("SubsetRandomSampler of {} indices", ix.len()),
             Sampler::Distributed(d) => d.describe(),
         }
     }
@@ -86,6 +88,9 @@ pub struct DataLoader {
     pub prefetch_factor: usize,
     /// Which samples, in which order: `sampler=`, or the default one.
     pub sampler: Arc<Sampler>,
+    /// `generator=`: what each pass's worker seed is drawn from (and a
+    /// `shuffle`'s order), as PyTorch's.
+    pub generator: Option<TorchGenerator>,
 }
 
 /// `DataLoader(...)`'s arguments as given, before they are checked.
@@ -97,6 +102,7 @@ pub struct Options {
     pub drop_last: bool,
     pub prefetch_factor: Option<i64>,
     pub sampler: Option<Arc<Sampler>>,
+    pub generator: Option<TorchGenerator>,
 }
 
 /// More workers than this is a typo, not a pipeline (each is a thread).
@@ -163,6 +169,51 @@ impl Batches {
     }
 }
 
+impl Sampler {
+    /// One pass's order, drawn as `DataLoader::batches` says.
+    fn order(&self, generator: &mut Generator) -> Result<Order, Error> {
+        Ok(match self {
+            Sampler::Sequential(n) => Order::Sequential(*n),
+            Sampler::Distributed(s) => Order::Listed(s.indices()?),
+            Sampler::SubsetRandom(ix, own) => Order::Listed(
+                match own {
+                    Some(g) => g.randperm(ix.len()),
+                    None => permutation(ix.len(), generator)?,
+                }
+                .into_iter()
+                .map(|k| ix[k])
+                .collect(),
+            ),
+            // `torch.empty((), dtype=torch.int64).random_()`: 63 bits.
+            Sampler::Random(r) => Order::Drawn(
+                Box::new(r.draws(generator.next_u64() & i64::MAX as u64)?),
+                r.num_samples,
+            ),
+        })
+    }
+
+    /// `list(sampler)`, `for i in sampler`: one pass's indices. A pass
+    /// larger than the host can list is refused (PyTorch's would run
+    /// until memory ends).
+    pub fn indices(&self, generator: &mut Generator) -> Result<Vec<usize>, Error> {
+        const MOST: usize = 100_000_000;
+        if self.len() > MOST {
+            return Err(Error::value_help(
+                format!(
+                    "a pass of this sampler deals {} indices, more than cudash lists at once",
+                    self.len()
+                ),
+                "hand it to a DataLoader (`sampler=s`), which draws its indices as each batch asks",
+            ));
+        }
+        Ok(match self.order(generator)? {
+            Order::Sequential(n) => (0..n).collect(),
+            Order::Listed(v) => v,
+            Order::Drawn(draws, _) => draws.collect(),
+        })
+    }
+}
+
 impl DataLoader {
     /// The settings, checked as PyTorch checks them; an error names the
     /// argument it is about.
@@ -178,6 +229,7 @@ impl DataLoader {
             drop_last,
             prefetch_factor,
             sampler,
+            generator,
         } = options;
         if shuffle && sampler.is_some() {
             return Err((
@@ -200,7 +252,7 @@ impl DataLoader {
                     "sampler",
                 ));
             }
-            if let Sampler::SubsetRandom(ix) = &**s {
+            if let Sampler::SubsetRandom(ix, _) = &**s {
                 if let Some(i) = ix.iter().find(|&&i| i >= n) {
                     return Err((
                         Error::Module {
@@ -269,10 +321,13 @@ impl DataLoader {
                 // PyTorch's `RandomSampler(dataset)`, which refuses an
                 // empty dataset when the loader is made.
                 (None, true) => Arc::new(Sampler::Random(
-                    RandomSampler::new(n, false, None).map_err(|(e, _)| (e, "shuffle"))?,
+                    RandomSampler::new(n, false, None)
+                        .map_err(|(e, _)| (e, "shuffle"))?
+                        .with_generator(generator.clone()),
                 )),
                 (None, false) => Arc::new(Sampler::Sequential(n)),
             },
+            generator,
         })
     }
 
@@ -298,21 +353,7 @@ impl DataLoader {
     /// permutation held whole, as PyTorch's `randperm(n)` is, is refused
     /// when the host cannot hold it.
     pub fn batches(&self, generator: &mut Generator) -> Result<Batches, Error> {
-        let order = match &*self.sampler {
-            Sampler::Sequential(n) => Order::Sequential(*n),
-            Sampler::Distributed(s) => Order::Listed(s.indices()?),
-            Sampler::SubsetRandom(ix) => Order::Listed(
-                permutation(ix.len(), generator)?
-                    .into_iter()
-                    .map(|k| ix[k])
-                    .collect(),
-            ),
-            // `torch.empty((), dtype=torch.int64).random_()`: 63 bits.
-            Sampler::Random(r) => Order::Drawn(
-                Box::new(r.draws(generator.next_u64() & i64::MAX as u64)?),
-                r.num_samples,
-            ),
-        };
+        let order = self.sampler.order(generator)?;
         Ok(Batches {
             order,
             map: self.map.clone(),
@@ -367,6 +408,7 @@ mod tests {
             drop_last,
             prefetch_factor: None,
             sampler: None,
+            generator: None,
         };
         DataLoader::new(ds, options).unwrap_or_else(|_| panic!())
     }
@@ -413,6 +455,7 @@ mod tests {
             drop_last: false,
             prefetch_factor: None,
             sampler: None,
+            generator: None,
         };
         let Err((e, arg)) = DataLoader::new(ds, options) else {
             panic!("an empty dataset was shuffled")
@@ -448,6 +491,7 @@ mod tests {
             drop_last: false,
             prefetch_factor: None,
             sampler: None,
+            generator: None,
         };
         DataLoader::new(ds, options).unwrap_or_else(|_| panic!())
     }

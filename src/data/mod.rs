@@ -11,10 +11,13 @@
 //!   pin step, and their time (modelled on the reference CPU, or measured);
 //! - `sampler.rs`: `DistributedSampler`, shuffling with PyTorch's CPU
 //!   generator and `randperm` (`mt19937.rs`);
-//! - `random.rs`: `RandomSampler` (and `shuffle`), drawn as PyTorch's.
+//! - `random.rs`: `RandomSampler` (and `shuffle`), drawn as PyTorch's;
+//! - `generator.rs`: `torch.Generator()` on the CPU, which a program seeds
+//!   and gives to a sampler, a loader or `random_split`.
 
 pub mod dataset;
 pub mod epoch;
+pub mod generator;
 pub mod loader;
 pub mod mt19937;
 pub mod random;

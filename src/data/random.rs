@@ -8,6 +8,7 @@
 
 use std::collections::VecDeque;
 
+use super::generator::TorchGenerator;
 use super::mt19937::{randperm_with, Mt19937};
 use crate::error::Error;
 
@@ -18,6 +19,9 @@ pub struct RandomSampler {
     pub replacement: bool,
     /// How many indices a pass deals (the dataset's size when not given).
     pub num_samples: usize,
+    /// `generator=`: every pass draws on from it (none: each pass a new
+    /// generator seeded from the cpu's).
+    pub generator: Option<TorchGenerator>,
 }
 
 /// PyTorch draws with replacement this many at a time.
@@ -46,11 +50,19 @@ impl RandomSampler {
             samples,
             replacement,
             num_samples: count as usize,
+            generator: None,
         })
     }
 
-    /// One pass's indices, drawn from a generator seeded with `seed` (the
-    /// draw PyTorch makes with `torch.empty((), dtype=torch.int64).random_()`).
+    /// Drawn from `generator` (`RandomSampler(ds, generator=g)`).
+    pub fn with_generator(mut self, generator: Option<TorchGenerator>) -> RandomSampler {
+        self.generator = generator;
+        self
+    }
+
+    /// One pass's indices: drawn from its `generator=`, else from a
+    /// generator seeded with `seed` (the draw PyTorch makes with
+    /// `torch.empty((), dtype=torch.int64).random_()`).
     pub fn draws(&self, seed: u64) -> Result<Draws, Error> {
         let n = self.samples;
         if n == 0 {
@@ -74,8 +86,12 @@ impl RandomSampler {
         Ok(Draws {
             n,
             left: self.num_samples,
+            whole: self.num_samples.is_multiple_of(n),
             replacement: self.replacement,
-            engine: Box::new(Mt19937::new(seed)),
+            engine: match &self.generator {
+                Some(g) => Engine::Shared(g.clone()),
+                None => Engine::Own(Box::new(Mt19937::new(seed))),
+            },
             ready: VecDeque::new(),
         })
     }
@@ -95,9 +111,34 @@ pub struct Draws {
     n: usize,
     /// Indices of the pass not dealt yet.
     left: usize,
+    /// Whether the pass is whole permutations (no last one cut short).
+    whole: bool,
     replacement: bool,
-    engine: Box<Mt19937>,
+    engine: Engine,
     ready: VecDeque<usize>,
+}
+
+/// What a pass draws from: its own generator, or the program's.
+#[derive(Debug, Clone, PartialEq)]
+enum Engine {
+    Own(Box<Mt19937>),
+    Shared(TorchGenerator),
+}
+
+impl Engine {
+    fn below(&mut self, n: u64) -> u64 {
+        match self {
+            Engine::Own(g) => g.below(n),
+            Engine::Shared(g) => g.below(n),
+        }
+    }
+
+    fn randperm(&mut self, n: usize) -> Vec<usize> {
+        match self {
+            Engine::Own(g) => randperm_with(g, n),
+            Engine::Shared(g) => g.randperm(n),
+        }
+    }
 }
 
 /// The pass's indices, in order.
@@ -119,13 +160,21 @@ impl Iterator for Draws {
                 }
                 // `randperm(n)`, the last one cut to what is left.
                 false => {
-                    let mut perm = randperm_with(&mut self.engine, self.n);
+                    let mut perm = self.engine.randperm(self.n);
                     perm.truncate(self.left);
                     self.ready.extend(perm);
                 }
             }
         }
         self.left -= 1;
+        // PyTorch's pass ends with `randperm(n)[: num_samples % n]`, drawn
+        // also when that cuts it to nothing: a generator the program holds
+        // has moved on by one more permutation when the next pass starts.
+        if self.left == 0 && !self.replacement && self.whole {
+            if let Engine::Shared(g) = &self.engine {
+                g.randperm(self.n);
+            }
+        }
         self.ready.pop_front()
     }
 }

@@ -106,6 +106,7 @@ pub(super) fn data_loader(
         drop_last: b.bool("drop_last", false)?,
         prefetch_factor: b.int("prefetch_factor")?,
         sampler,
+        generator: super::builtins::torch_generator::generator_arg(b)?,
     };
     let loader = DataLoader::new(dataset, options).map_err(|(e, arg)| e.at(b.span_of(arg)))?;
     Ok(Value::DataLoader(Arc::new(loader)))
@@ -177,15 +178,6 @@ pub(super) fn random_sampler(
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
     let samples = data_source(me, b, "RandomSampler()")?;
-    if b.given("generator")
-        .is_some_and(|(v, _)| !matches!(v, Value::None))
-    {
-        return Err(Error::value_help(
-            "cudash's RandomSampler draws from the cpu generator, not a `generator=` of its own",
-            "drop `generator=` and seed the cpu generator with `torch.manual_seed(s)`",
-        )
-        .at(b.span_of("generator")));
-    }
     let replacement = match b.given("replacement") {
         None => false,
         Some((Value::Bool(r), _)) => r.get(),
@@ -201,8 +193,10 @@ pub(super) fn random_sampler(
             .at(*span))
         }
     };
+    let generator = super::builtins::torch_generator::generator_arg(b)?;
     let sampler = RandomSampler::new(samples, replacement, b.int("num_samples")?)
-        .map_err(|(e, arg)| e.at(b.span_of(arg)))?;
+        .map_err(|(e, arg)| e.at(b.span_of(arg)))?
+        .with_generator(generator);
     Ok(Value::Sampler(Arc::new(Sampler::Random(sampler))))
 }
 
@@ -227,7 +221,10 @@ pub(super) fn subset_random_sampler(
         .cloned()
         .ok_or_else(|| Error::value("SubsetRandomSampler() needs its indices").at(b.span))?;
     let indices = super::subset::sample_indices(me, v, span, "SubsetRandomSampler")?;
-    Ok(Value::Sampler(Arc::new(Sampler::SubsetRandom(indices))))
+    let generator = super::builtins::torch_generator::generator_arg(b)?;
+    Ok(Value::Sampler(Arc::new(Sampler::SubsetRandom(
+        indices, generator,
+    ))))
 }
 
 /// `sampler.set_epoch(e)`.
@@ -706,6 +703,8 @@ fn own_tensor(v: &Value) -> Value {
             Some(copy) => Value::Tensor(Arc::new(copy)),
             None => v.clone(),
         },
+        // A forked worker's generator is a copy, drawing on its own.
+        Value::Generator(g) => Value::Generator(g.copied()),
         v => v.clone(),
     }
 }

@@ -427,6 +427,14 @@ impl Interp {
         if let Value::DataLoader(l) = &v {
             return self.loader_iter(l, span);
         }
+        // `list(sampler)`, `for i in sampler`: one pass's indices.
+        if let Value::Sampler(s) = &v {
+            let cpu = self.rt.generators.of(crate::runtime::Device::Cpu);
+            let indices = s.indices(cpu).map_err(|e| e.at(span))?;
+            return Ok(Value::list(
+                indices.into_iter().map(|i| Value::Int(i as i64)).collect(),
+            ));
+        }
         if let Value::Object(o) = &v {
             if let Some(Value::Function(f)) = o.class.find("__iter__") {
                 return self.call_bound(&v, f, Vec::new(), span);

@@ -97,6 +97,10 @@ pub fn repr(v: &Value) -> String {
         },
         Value::DataLoader(l) => l.describe(),
         Value::Sampler(s) => s.describe(),
+        Value::Generator(g) => format!(
+            "<torch._C.Generator object at {:#x}>",
+            std::sync::Arc::as_ptr(&g.0) as usize
+        ),
         Value::HookHandle(_) => "<torch.utils.hooks.RemovableHandle>".into(),
         Value::Work(w) => format!("{w:?}"),
         Value::NoSync(_) => "<contextlib._GeneratorContextManager (no_sync)>".into(),

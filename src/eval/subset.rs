@@ -84,22 +84,15 @@ pub(super) fn sample_indices(
 /// fractions that add up to 1 become counts (the floor of each, then one
 /// more to each from the first while samples are left), the counts must
 /// add up to the dataset's length, and the parts take `randperm(n)` in
-/// turn.
+/// turn: from `generator=` PyTorch's own split for the same seed, else
+/// from cudash's cpu generator.
 pub(super) fn random_split(
     me: &mut Interp,
     _: &'static str,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
     let dataset = me.dataset_of(b, "dataset", "random_split()")?;
-    if b.given("generator")
-        .is_some_and(|(v, _)| !matches!(v, Value::None))
-    {
-        return Err(Error::value_help(
-            "cudash's random_split draws from the cpu generator, not a `generator=` of its own",
-            "drop `generator=` and seed the cpu generator with `torch.manual_seed(s)`",
-        )
-        .at(b.span_of("generator")));
-    }
+    let generator = super::builtins::torch_generator::generator_arg(b)?;
     let (v, span) = b
         .get("lengths")
         .cloned()
@@ -120,7 +113,10 @@ pub(super) fn random_split(
         .collect::<Result<_, _>>()?;
     let n = dataset.len();
     let lengths = lengths(&given, n, &mut |w| me.warn_once(w)).map_err(|e| e.at(span))?;
-    let order = super::builtins::sampling::permutation(me, n).map_err(|e| e.at(b.span))?;
+    let order = match generator {
+        Some(g) => g.randperm(n),
+        None => super::builtins::sampling::permutation(me, n).map_err(|e| e.at(b.span))?,
+    };
     let mut parts = Vec::with_capacity(lengths.len());
     let mut at = 0;
     for k in lengths {

@@ -60,6 +60,9 @@ pub enum Value {
     DataLoader(Arc<crate::data::loader::DataLoader>),
     /// `DistributedSampler(ds, num_replicas=2, rank=0)`, `RandomSampler(ds)`, ...
     Sampler(Arc<crate::data::loader::Sampler>),
+    /// `torch.Generator()`: a CPU generator the program seeds and gives
+    /// to what draws (`random_split`, a sampler, a loader, `randperm`).
+    Generator(crate::data::generator::TorchGenerator),
     /// What `t.register_hook(f)` returns: `h.remove()` takes the hook off
     /// (PyTorch's `RemovableHandle`).
     HookHandle(Arc<crate::autograd::hooks::Handle>),
@@ -467,6 +470,7 @@ impl Value {
             },
             Value::DataLoader(_) => "a DataLoader",
             Value::Sampler(_) => "a sampler",
+            Value::Generator(_) => "a generator",
             Value::HookHandle(_) => "a hook handle",
             Value::Work(_) => "a work handle",
             Value::NoSync(_) => "a no_sync context",
@@ -520,6 +524,7 @@ impl Value {
             Value::Dataset(_) => "dataset",
             Value::DataLoader(_) => "dataloader",
             Value::Sampler(_) => "sampler",
+            Value::Generator(_) => "generator",
             Value::HookHandle(_) => "handle",
             Value::Work(_) => "work",
             Value::NoSync(_) => "context",

@@ -36,6 +36,7 @@ pub fn qualified(name: &str) -> Option<String> {
     let path = match name {
         "Tensor" => "torch.Tensor",
         "device" => "torch.device",
+        "Generator" => "torch._C.Generator",
         "range" => "range",
         "Parameter" => "torch.nn.parameter.Parameter",
         "DataParallel" => "torch.nn.parallel.data_parallel.DataParallel",

@@ -34,6 +34,7 @@ pub(crate) mod python;
 mod roll;
 pub(crate) mod sampling;
 mod teaching;
+pub(crate) mod torch_generator;
 
 use super::args::{bind, ArgVal, Bound};
 use super::docs::Doc;
@@ -323,6 +324,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("open", super::files::open),
     ("multinomial", sampling::multinomial),
     ("randperm", sampling::randperm),
+    ("Generator", torch_generator::generator),
     ("super", nn::super_),
     ("flatten", nn::flatten),
 ];

@@ -623,6 +623,7 @@ pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         Value::DataLoader(_) => "DataLoader",
         Value::Device(_) | Value::CurrentCuda => "device",
         Value::Range(_) => "range",
+        Value::Generator(_) => "Generator",
         Value::Dataset(ds) => match **ds {
             crate::data::dataset::Dataset::Tensors(_) => "TensorDataset",
             crate::data::dataset::Dataset::Subset(_) => "Subset",
@@ -653,6 +654,7 @@ fn is_type(name: &str) -> bool {
             "Tensor"
                 | "device"
                 | "range"
+                | "Generator"
                 | "Parameter"
                 | "Module"
                 | "DataParallel"

@@ -151,7 +151,10 @@ pub(super) fn randperm(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Va
         .map_err(|_| Error::shape(format!("n must be non-negative, got{n}")).at(b.span_of("n")))?;
     let dtype = b.dtype("dtype")?.unwrap_or(DType::I64);
     let device = me.device_arg(b)?;
-    let order = permutation(me, n).map_err(|e| e.at(b.span))?;
+    let order = match super::torch_generator::generator_arg(b)? {
+        Some(g) => g.randperm(n),
+        None => permutation(me, n).map_err(|e| e.at(b.span))?,
+    };
     let host = Tensor::from_vec(
         order.into_iter().map(|i| i as i64).collect::<Vec<i64>>(),
         vec![n],
