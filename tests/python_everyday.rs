@@ -1438,3 +1438,90 @@ fn a_seeded_generator_draws_pytorchs_orders() {
         ]
     );
 }
+
+/// A class's `__str__` and `__repr__` where a value is read as text (the
+/// imagenet example's `AverageMeter` and `ProgressMeter`), and
+/// `self.__dict__`.
+const DUNDER_TEXT: &str = r#"class AverageMeter(object):
+    """Computes and stores the average and current value"""
+    def __init__(self, name, fmt=':f'):
+        self.name = name
+        self.fmt = fmt
+        self.reset()
+
+    def reset(self):
+        self.val = 0
+        self.avg = 0
+        self.sum = 0
+        self.count = 0
+
+    def update(self, val, n=1):
+        self.val = val
+        self.sum += val * n
+        self.count += n
+        self.avg = self.sum / self.count
+
+    def __str__(self):
+        fmtstr = '{name} {val' + self.fmt + '} ({avg' + self.fmt + '})'
+        return fmtstr.format(**self.__dict__)
+
+class ProgressMeter(object):
+    def __init__(self, num_batches, meters, prefix=""):
+        self.batch_fmtstr = self._get_batch_fmtstr(num_batches)
+        self.meters = meters
+        self.prefix = prefix
+
+    def display(self, batch):
+        entries = [self.prefix + self.batch_fmtstr.format(batch)]
+        entries += [str(meter) for meter in self.meters]
+        print('\t'.join(entries))
+
+    def _get_batch_fmtstr(self, num_batches):
+        num_digits = len(str(num_batches // 1))
+        fmt = '{:' + str(num_digits) + 'd}'
+        return '[' + fmt + '/' + fmt.format(num_batches) + ']'
+
+class Point:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+    def __repr__(self):
+        return f"Point({self.x}, {self.y})"
+    def __len__(self):
+        return 2
+
+losses = AverageMeter('Loss', ':.4e')
+top1 = AverageMeter('Acc@1', ':6.2f')
+progress = ProgressMeter(100, [losses, top1], prefix="Epoch: [0]")
+for i in range(3):
+    losses.update(0.5 / (i + 1), 4)
+    top1.update(50.0 + i, 4)
+    progress.display(i)
+print(losses)
+p = Point(1, 2)
+print(p, [p, Point(3, 4)], {"a": p}, (p,))
+print(f"{p} and {p!r} {str(p)}", "%s" % (p,), "{}".format(p))
+class Bad:
+    def __repr__(self):
+        return 3
+try:
+    print(Bad())
+except TypeError as e:
+    print("TypeError:", e)
+"#;
+
+#[test]
+fn str_and_repr_are_the_classs_own() {
+    // Each line as Python 3.11 printed it.
+    assert_eq!(
+        python_printed("dunder_text", DUNDER_TEXT),
+        [
+            "Epoch: [0][  0/100]	Loss 5.0000e-01 (5.0000e-01)	Acc@1  50.00 ( 50.00)",
+            "Epoch: [0][  1/100]	Loss 2.5000e-01 (3.7500e-01)	Acc@1  51.00 ( 50.50)",
+            "Epoch: [0][  2/100]	Loss 1.6667e-01 (3.0556e-01)	Acc@1  52.00 ( 51.00)",
+            "Loss 1.6667e-01 (3.0556e-01)",
+            "Point(1, 2) [Point(1, 2), Point(3, 4)] {'a': Point(1, 2)} (Point(1, 2),)",
+            "Point(1, 2) and Point(1, 2) Point(1, 2) Point(1, 2) Point(1, 2)",
+            "TypeError: __str__ returned non-string (type int)",
+        ]
+    );
+}

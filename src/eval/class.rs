@@ -293,6 +293,16 @@ impl Interp {
                 if let Some(x) = o.get(name) {
                     return Ok(x);
                 }
+                // `self.__dict__`: its own attributes (a copy), as `vars(self)`.
+                if name == "__dict__" {
+                    let attrs = lock(&o.attrs).clone();
+                    return Ok(Value::Dict(super::value::PyDict::new(
+                        attrs
+                            .into_iter()
+                            .map(|(k, v)| (super::value::Key::Str(k), v))
+                            .collect(),
+                    )));
+                }
                 match o.class.find(name) {
                     Some(x) => self.class_attribute(v, &o.class, x, span),
                     None => Err(no_attribute(&o.class.name, name, span)),

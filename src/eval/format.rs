@@ -17,6 +17,7 @@ pub fn str_of(v: &Value) -> String {
         Value::Str(s) => s.to_string(),
         // `str(e)`: the message.
         Value::Exception(x) => x.message.clone(),
+        Value::Object(o) => super::user_text::str_of(o).unwrap_or_else(|| repr_of(v)),
         other => repr_of(other),
     }
 }
@@ -65,6 +66,9 @@ pub fn repr_of(v: &Value) -> String {
         Value::Exception(x) => format!("{}({})", x.class.name, quote(&x.message)),
         // `f"{x.dtype}"` is PyTorch's `torch.float32`.
         Value::DType(d) => d.get().pytorch_name().into(),
+        Value::Object(o) if super::user_text::repr_of(o).is_some() => {
+            super::user_text::repr_of(o).unwrap_or_default()
+        }
         Value::Object(o) if o.is_namespace() => o.namespace_text(&repr_of),
         Value::Object(o)
             if super::dataclass::is_dataclass(o) && o.class.find("__repr__").is_none() =>

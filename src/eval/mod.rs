@@ -52,6 +52,7 @@ mod streams;
 mod strings;
 mod subset;
 pub mod suggest;
+mod user_text;
 pub mod value;
 
 use std::sync::Arc;

@@ -107,6 +107,9 @@ pub fn repr(v: &Value) -> String {
         Value::Enumerate(_) => "<enumerate object>".into(),
         Value::Module(m) => crate::nn::repr::repr(m),
         Value::Class(c) => format!("<class '__main__.{}'>", c.name),
+        Value::Object(o) if super::user_text::repr_of(o).is_some() => {
+            super::user_text::repr_of(o).unwrap_or_default()
+        }
         Value::Object(o) if o.is_namespace() => o.namespace_text(&repr),
         Value::Object(o)
             if super::dataclass::is_dataclass(o) && o.class.find("__repr__").is_none() =>

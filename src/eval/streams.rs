@@ -117,8 +117,14 @@ impl Interp {
         for v in values {
             collect_tensors(v, &mut tensors);
         }
+        // A class's `__str__` and `__repr__` run first (they are the
+        // program's code); the text is then made with what they returned.
+        let texts = self
+            .user_texts(values)
+            .map_err(|d| Error::Located(Box::new(d)))?;
         let tensors: Vec<&Tensor> = tensors.iter().map(|t| &**t).collect();
-        self.rt.show(&tensors, show)
+        self.rt
+            .show(&tensors, || super::user_text::with(texts, show))
     }
 
     /// Shows the runtime's notes (a non-blocking copy that had to block) as warnings.
