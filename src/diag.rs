@@ -107,7 +107,8 @@ fn render_at(
     color: bool,
 ) -> String {
     let id = name.to_string();
-    let kind = ReportKind::Custom(diag.error.class(), Color::Red);
+    let class = diag.error.python_name();
+    let kind = ReportKind::Custom(&class, Color::Red);
     let mut report = Report::build(kind, (id.clone(), start..end))
         .with_config(
             Config::default()
@@ -131,7 +132,7 @@ fn render_at(
 
 /// A single line: `SyntaxError: unexpected `)``.
 pub fn one_line(diag: &Diagnostic) -> String {
-    format!("{}: {}", diag.error.class(), diag.error)
+    format!("{}: {}", diag.error.python_name(), diag.error)
 }
 
 /// Removes ANSI colour sequences (`ESC [ ... m`).

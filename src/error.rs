@@ -9,6 +9,23 @@ fn human(b: usize) -> String {
     human_bytes(b as u128)
 }
 
+/// A raised instance of a program's exception class: the interpreter's
+/// value, which `except E as e` binds again. Equal only to itself.
+#[derive(Clone)]
+pub struct Instance(pub Arc<dyn std::any::Any + Send + Sync>);
+
+impl PartialEq for Instance {
+    fn eq(&self, other: &Instance) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl std::fmt::Debug for Instance {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("<exception instance>")
+    }
+}
+
 /// What went wrong. Runtime functions return this without a span; the
 /// evaluator attaches the span of the expression that failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -198,6 +215,17 @@ pub enum Error {
     /// error:"), at the line of the rank's function that raised it.
     #[error("\n\n-- Process {rank} terminated with the following error:\n{}: {}", python_class(.error.error.class()), .error.error)]
     Process { rank: usize, error: Box<Diagnostic> },
+    /// An instance of one of the program's exception classes, raised
+    /// (`raise TrainingError("loss is nan")`): `class` is the built-in
+    /// class it derives from (what `except ValueError` asks), `name` its
+    /// own class's, `message` its `str()`.
+    #[error("{message}")]
+    Raised {
+        class: &'static str,
+        name: String,
+        message: String,
+        instance: Instance,
+    },
     /// An error that knows where it was raised already: one a backward
     /// hook's body raised, which ends the backward that called the hook.
     #[error("{}", .0.error)]
@@ -310,7 +338,18 @@ impl Error {
             Error::Replica { error, .. } => error.error.class(),
             Error::Distributed { .. } => "DistBackendError",
             Error::Process { .. } => "ProcessRaisedException",
+            Error::Raised { class, .. } => class,
             Error::Located(d) => d.error.class(),
+        }
+    }
+
+    /// The class's name as Python prints it: a program's own exception
+    /// class's (`TrainingError`), else `class()`.
+    pub fn python_name(&self) -> std::borrow::Cow<'static, str> {
+        match self {
+            Error::Raised { name, .. } => name.clone().into(),
+            Error::Located(d) => d.error.python_name(),
+            other => other.class().into(),
         }
     }
 
@@ -354,6 +393,7 @@ impl Error {
             Error::Replica { error, .. } => error.error.label(),
             Error::Distributed { .. } => "here".into(),
             Error::Process { error, .. } => error.error.label(),
+            Error::Raised { .. } => "raised here".into(),
             Error::Located(d) => d.error.label(),
         }
     }

@@ -389,7 +389,7 @@ impl Session {
             _ => (name, src),
         };
         ErrorReport {
-            ename: d.error.class().to_string(),
+            ename: d.error.python_name().into_owned(),
             evalue: d.error.to_string(),
             report: diag::render(d, name, src, self.config.color),
         }

@@ -152,6 +152,12 @@ diagnostic!(
     free_variable_not_assigned_yet,
     "fn outer() {\n  fn inner(w) { return w * lr }\n  r = inner(2)\n  lr = 0.1\n  return r\n}\nouter()"
 );
+// A program's own exception class, raised and not caught: its name, as
+// Python prints it, and its message.
+diagnostic!(
+    own_exception_class_uncaught,
+    "class ShapeMismatch(ValueError):\n    def __init__(self, expected, got):\n        super().__init__(f\"expected {expected}, got {got}\")\nraise ShapeMismatch(1, 2)"
+);
 // A learner typing the material's own lines (issue 64).
 diagnostic!(keyword_as_a_parameter, "fn run(n, d, pin) { return n }");
 diagnostic!(assign_to_a_device_literal, "cuda = torch.device(\"cuda\")");

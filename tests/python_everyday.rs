@@ -1525,3 +1525,85 @@ fn str_and_repr_are_the_classs_own() {
         ]
     );
 }
+
+/// A program's own exception classes: raised, caught by their class or
+/// one above it (Python's or the program's), their `args`, `str` and
+/// `repr` as `BaseException` makes them, their own attributes.
+const OWN_EXCEPTIONS: &str = r#"class TrainingError(Exception):
+    pass
+
+class ShapeMismatch(ValueError):
+    def __init__(self, expected, got):
+        super().__init__(f"expected {expected}, got {got}")
+        self.expected = expected
+        self.got = got
+
+class Quiet(Exception):
+    def __init__(self, code):
+        self.code = code
+
+class Custom(RuntimeError):
+    def __str__(self):
+        return "custom text"
+
+try:
+    raise TrainingError("loss is nan")
+except TrainingError as e:
+    print("caught", type(e).__name__, e, e.args, repr(e))
+try:
+    raise ShapeMismatch(3, 4)
+except ValueError as e:
+    print("as ValueError:", e, e.expected, e.got, isinstance(e, ShapeMismatch), isinstance(e, Exception))
+try:
+    raise Quiet(7)
+except Exception as e:
+    print(type(e).__name__, e.code, e.args, str(e))
+try:
+    raise TrainingError
+except (KeyError, TrainingError) as e:
+    print("tuple", repr(e), e.args)
+try:
+    raise Custom("x")
+except RuntimeError as e:
+    print(e, e.args)
+try:
+    try:
+        raise TrainingError("inner")
+    except TrainingError:
+        raise
+except Exception as e:
+    print("reraised", e)
+err = TrainingError("a", 2)
+print(err, repr(err), isinstance(err, BaseException))
+try:
+    raise ValueError("plain")
+except TrainingError:
+    print("wrong")
+except ValueError as e:
+    print("plain", e)
+class Sub(TrainingError):
+    pass
+try:
+    raise Sub("sub")
+except TrainingError as e:
+    print("sub caught by base:", type(e).__name__, e)
+"#;
+
+#[test]
+fn exception_classes_of_the_programs_own() {
+    // Each line as Python 3.11 printed it.
+    assert_eq!(
+        python_printed("own_exceptions", OWN_EXCEPTIONS),
+        [
+            "caught TrainingError loss is nan ('loss is nan',) TrainingError('loss is nan')",
+            "as ValueError: expected 3, got 4 3 4 True True",
+            "Quiet 7 (7,) 7",
+            "tuple TrainingError() ()",
+            "custom text ('x',)",
+            "reraised inner",
+            "('a', 2) TrainingError('a', 2) True",
+            "plain plain",
+            "sub caught by base: Sub sub",
+        ]
+    );
+}

@@ -26,7 +26,9 @@ fn compatible(a: &Base, b: &Base) -> bool {
     match (a, b) {
         (Base::Module, Base::Module | Base::Layer(_)) | (Base::Layer(_), Base::Module) => true,
         (Base::Layer(x), Base::Layer(y)) => x == y,
-        (Base::AutogradFunction, Base::AutogradFunction) | (Base::Dataset, Base::Dataset) => true,
+        (Base::AutogradFunction, Base::AutogradFunction)
+        | (Base::Dataset, Base::Dataset)
+        | (Base::Exception(_), Base::Exception(_)) => true,
         _ => false,
     }
 }
@@ -37,6 +39,7 @@ fn builtin_name(b: &Base) -> &str {
         Base::Layer(name) => name,
         Base::AutogradFunction => "Function",
         Base::Dataset => "Dataset",
+        Base::Exception(c) => c.name,
         Base::Class(c) => &c.name,
     }
 }
@@ -62,6 +65,7 @@ impl Interp {
                 Value::Builtin(doc) if doc.name == "Module" => Base::Module,
                 Value::Builtin(doc) if doc.name == "Function" => Base::AutogradFunction,
                 Value::Builtin(doc) if doc.name == "Dataset" => Base::Dataset,
+                Value::ExcClass(c) => Base::Exception(c),
                 Value::Builtin(doc) if super::builtins::nn::is_layer(doc.name) => {
                     Base::Layer(doc.name)
                 }
@@ -173,6 +177,12 @@ impl Interp {
             }
             false => Value::Object(object),
         };
+        // An exception's `args` are what it was made with, whatever its
+        // `__init__` does (Python's `BaseException.__new__`).
+        if let (Value::Object(o), Some(_)) = (&this, class.exception()) {
+            let own_init = class.find("__init__").is_some();
+            o.set("args", exception_args(&args, !own_init)?);
+        }
         // A dataclass's own `__init__` is made from its fields (unless its
         // body writes one).
         if let Value::Object(o) = &this {
@@ -204,7 +214,7 @@ impl Interp {
                     self.init_layer(m, layer, args, span)?;
                 }
             }
-            None if args.is_empty() => {
+            None if args.is_empty() || class.exception().is_some() => {
                 if let Value::Module(m) = &this {
                     lock(m).initialised = true;
                 }
@@ -495,6 +505,12 @@ impl Interp {
         // layer's (`super().__init__(4, 2)` of a class derived from
         // `nn.Linear`), which makes its parameters.
         if let (Value::Super(s), "__init__") = (recv, name) {
+            // `super().__init__(message)` of an exception: its `args`.
+            if let Value::Object(o) = &s.0 {
+                if o.class.exception().is_some() {
+                    o.set("args", exception_args(&args, true)?);
+                }
+            }
             if let Value::Module(m) = &s.0 {
                 match class_of(&s.0).and_then(|c| c.layer()) {
                     Some(layer) => self.init_layer(m, layer, args, span)?,
@@ -594,6 +610,26 @@ fn super_find(this: &Value, owner: &Arc<Class>, name: &str) -> Option<Value> {
         None => owner.mro.clone(),
     };
     order.iter().find_map(|c| c.own(name))
+}
+
+/// An exception's `args`: what it was made with, positionally (Python's
+/// `BaseException.__init__` takes no keywords: `strict`; its `__new__`,
+/// under a class's own `__init__`, leaves them out).
+fn exception_args(args: &[ArgVal], strict: bool) -> Result<Value, Diagnostic> {
+    if let Some(k) = args.iter().find(|a| a.keyword.is_some() && strict) {
+        return Err(Error::Module {
+            class: "TypeError",
+            message: "BaseException.__init__() takes no keyword arguments".into(),
+            help: None,
+        }
+        .at(k.span));
+    }
+    Ok(Value::List(Arc::new(
+        args.iter()
+            .filter(|a| a.keyword.is_none())
+            .map(|a| a.value.clone())
+            .collect(),
+    )))
 }
 
 /// `obj.f` for a method `f`: bound to `obj`.

@@ -113,13 +113,12 @@ impl Interp {
     /// The first handler whose classes take `d`'s runs, `d` bound to its
     /// name; no handler: `d` goes on up.
     fn handle(&mut self, t: &Try, d: Diagnostic) -> Result<Flow, Diagnostic> {
-        let raised = d.error.class();
         for h in &t.handlers {
             let takes = match &h.classes {
                 None => true,
                 Some(e) => {
                     let classes = self.eval(e, 0)?;
-                    self.catches(&classes, raised, e)?
+                    self.catches(&classes, &d.error, e)?
                 }
             };
             if !takes {
@@ -136,10 +135,15 @@ impl Interp {
         Err(d)
     }
 
-    /// Does `except <classes>` take an error of class `raised`?
-    fn catches(&mut self, classes: &Value, raised: &str, e: &Expr) -> Result<bool, Diagnostic> {
+    /// Does `except <classes>` take `raised`?
+    fn catches(&mut self, classes: &Value, raised: &Error, e: &Expr) -> Result<bool, Diagnostic> {
         match classes {
-            Value::ExcClass(c) => Ok(is_a(raised, c)),
+            Value::ExcClass(c) => Ok(is_a(raised.class(), c)),
+            // A class of the program's: an instance of it (or of one below).
+            Value::Class(c) if c.exception().is_some() => Ok(match instance_of(raised) {
+                Some(v) => super::value::class_of(&v).is_some_and(|k| k.derives(c)),
+                None => false,
+            }),
             Value::List(items) => {
                 for c in items.iter() {
                     if self.catches(c, raised, e)? {
@@ -158,6 +162,20 @@ impl Interp {
             }
             .at(e.span)),
         }
+    }
+
+    /// An instance of a program's exception class, raised at `span`.
+    fn raised(&mut self, v: Value, span: crate::lang::Span) -> Result<Diagnostic, Diagnostic> {
+        let class = super::value::class_of(&v).expect("an instance of a class");
+        let builtin = class.exception().map_or("Exception", |c| c.name);
+        let message = self.formatted(&v, None, "").map_err(|e| e.at(span))?;
+        Ok(Error::Raised {
+            class: builtin,
+            name: class.name.clone(),
+            message,
+            instance: crate::error::Instance(Arc::new(v)),
+        }
+        .at(span))
     }
 
     /// `raise E("message")`, `raise E`, or a bare `raise` in a handler.
@@ -180,6 +198,17 @@ impl Interp {
         let (class, message) = match self.eval(e, 0)? {
             Value::ExcClass(c) => (c.name, String::new()),
             Value::Exception(x) => (x.class.name, x.message.clone()),
+            // `raise TrainingError` (the class: an instance made with no
+            // arguments) or `raise TrainingError("...")`.
+            Value::Class(c) if c.exception().is_some() => {
+                let v = self.instantiate(&c, Vec::new(), e.span)?;
+                return Err(self.raised(v, span)?);
+            }
+            v @ Value::Object(_)
+                if super::value::class_of(&v).is_some_and(|c| c.exception().is_some()) =>
+            {
+                return Err(self.raised(v, span)?);
+            }
             other => {
                 return Err(Error::Module {
                     class: "TypeError",
@@ -218,8 +247,21 @@ impl Interp {
     }
 }
 
-/// The value `except E as e` binds: the error's class and message.
+/// The instance a program's exception class made, if `e` is one raised.
+fn instance_of(e: &Error) -> Option<Value> {
+    match e {
+        Error::Raised { instance, .. } => instance.0.downcast_ref::<Value>().cloned(),
+        Error::Located(d) => instance_of(&d.error),
+        _ => None,
+    }
+}
+
+/// The value `except E as e` binds: the error's class and message (the
+/// instance itself, for a program's exception class).
 pub(super) fn exception_value(d: &Diagnostic) -> Value {
+    if let Some(v) = instance_of(&d.error) {
+        return v;
+    }
     let name = d.error.class();
     let class = named(name).unwrap_or_else(|| named("Exception").expect("the table has Exception"));
     Value::Exception(Arc::new(PyException {

@@ -110,6 +110,22 @@ impl Interp {
                     false => "__repr__",
                 };
                 texts.repr = self.dunder(v, o, "__repr__", said)?;
+                // An exception's own texts come from its `args`, as
+                // `BaseException.__str__` and `__repr__` make them.
+                if o.class.exception().is_some() {
+                    let args = o.get("args").and_then(|a| a.items()).unwrap_or_default();
+                    if texts.str.is_none() {
+                        texts.str = Some(match args.as_slice() {
+                            [] => String::new(),
+                            [one] => super::format::str_of(one),
+                            _ => super::format::repr_of(&Value::List(Arc::clone(&args))),
+                        });
+                    }
+                    if texts.repr.is_none() {
+                        let parts: Vec<String> = args.iter().map(super::format::repr_of).collect();
+                        texts.repr = Some(format!("{}({})", o.class.name, parts.join(", ")));
+                    }
+                }
                 if texts.str.is_some() || texts.repr.is_some() {
                     out.push((key(o), texts));
                 }

@@ -731,6 +731,9 @@ pub enum Base {
     AutogradFunction,
     /// `torch.utils.data.Dataset`: a map-style dataset's class.
     Dataset,
+    /// One of Python's exception classes (`class TrainingError(Exception)`):
+    /// its instances are raised and caught (`exceptions.rs`).
+    Exception(&'static ExceptionClass),
     Class(Arc<Class>),
 }
 
@@ -871,6 +874,14 @@ impl Class {
     /// Whether it derives from `torch.autograd.Function`.
     pub fn is_autograd_function(&self) -> bool {
         matches!(self.builtin(), Some(Base::AutogradFunction))
+    }
+
+    /// The built-in exception class it derives from, if it is one.
+    pub fn exception(&self) -> Option<&'static ExceptionClass> {
+        match self.builtin() {
+            Some(Base::Exception(c)) => Some(c),
+            _ => None,
+        }
     }
 
     /// Whether it derives from `torch.utils.data.Dataset`.

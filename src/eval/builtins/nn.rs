@@ -569,6 +569,16 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
             matches!(obj, Value::Sampler(s) if s.name() == doc.name)
         }
         Value::Builtin(doc) if doc.name == "DataLoader" => matches!(obj, Value::DataLoader(_)),
+        // `isinstance(e, ValueError)`: a raised error, or an instance of
+        // the program's exception class below it.
+        Value::ExcClass(c) => match obj {
+            Value::Exception(x) => super::super::exceptions::is_a(x.class.name, c),
+            Value::Object(o) => o
+                .class
+                .exception()
+                .is_some_and(|b| super::super::exceptions::is_a(b.name, c)),
+            _ => false,
+        },
         Value::Builtin(doc) if doc.name == "Dataset" => match obj {
             Value::Dataset(_) => true,
             Value::Object(o) => o.class.is_dataset(),
