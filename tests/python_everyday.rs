@@ -95,9 +95,9 @@ fn what_cudash_lacks_is_an_error_that_says_so() {
         ),
         ("import shutil", "ModuleNotFoundError", "no module `shutil`"),
         (
-            "from collections import defaultdict",
+            "from collections import namedtuple",
             "AttributeError",
-            "cudash has no `collections.defaultdict`",
+            "cudash has no `collections.namedtuple`",
         ),
         (
             "import torch.fancy",
@@ -1604,6 +1604,125 @@ fn exception_classes_of_the_programs_own() {
             "('a', 2) TrainingError('a', 2) True",
             "plain plain",
             "sub caught by base: Sub sub",
+        ]
+    );
+}
+
+/// `os.listdir`, `os.remove`, `os.path.split` and `splitext`, `os.getcwd`,
+/// run in a directory of their own.
+const OS_FILES: &str = r#"import os
+print(sorted(os.listdir("osdir")))
+for p in ["a/b/c.txt", "c.txt", "/a", "a/b/", "//x", "", "a//b"]:
+    print(os.path.split(p))
+for p in ["a/b.tar.gz", ".bashrc", "a/.x", "a.b/c", "x.", "..a.b", "dir/file.py"]:
+    print(os.path.splitext(p))
+open("osdir/tmp.txt", "w").close()
+print("tmp.txt" in os.listdir("osdir"))
+os.remove("osdir/tmp.txt")
+print("tmp.txt" in os.listdir("osdir"))
+try:
+    os.remove("osdir/nothing")
+except FileNotFoundError as e:
+    print(e)
+try:
+    os.listdir("nodir")
+except OSError as e:
+    print(type(e).__name__, e)
+print(os.getcwd() == os.path.dirname(os.path.join(os.getcwd(), "x")))
+"#;
+
+#[test]
+fn os_lists_removes_and_splits_as_pythons() {
+    let dir = std::env::temp_dir().join(format!("cudash-os-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("osdir/sub")).unwrap();
+    std::fs::write(dir.join("osdir/a.txt"), "").unwrap();
+    std::fs::write(dir.join("osdir/b.pt"), "").unwrap();
+    std::fs::write(dir.join("os_files.py"), OS_FILES).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(["--sim-devices", "0", "script", "os_files.py"])
+        .current_dir(&dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.is_empty() && o.status.success(), "{err}");
+    // Each line as Python 3.11 printed it.
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout)
+            .lines()
+            .collect::<Vec<_>>(),
+        [
+            "['a.txt', 'b.pt', 'sub']",
+            "('a/b', 'c.txt')",
+            "('', 'c.txt')",
+            "('/', 'a')",
+            "('a/b', '')",
+            "('//', 'x')",
+            "('', '')",
+            "('a', 'b')",
+            "('a/b.tar', '.gz')",
+            "('.bashrc', '')",
+            "('a/.x', '')",
+            "('a.b/c', '')",
+            "('x', '.')",
+            "('..a', '.b')",
+            "('dir/file', '.py')",
+            "True",
+            "False",
+            "[Errno 2] No such file or directory: 'osdir/nothing'",
+            "FileNotFoundError [Errno 2] No such file or directory: 'nodir'",
+            "True",
+        ]
+    );
+}
+
+/// `collections.Counter` and `collections.defaultdict`, as a vocabulary
+/// is counted.
+const COUNTERS: &str = r#"from collections import defaultdict, Counter
+import collections
+words = "the cat sat on the mat the end".split()
+counts = Counter(words)
+print(counts)
+print(counts.most_common(2), counts["the"], counts["dog"], len(counts))
+counts.update(["cat", "dog"])
+print(counts.most_common(3), "dog" in counts)
+chars = Counter("abracadabra")
+print(chars, chars.most_common(1))
+c = Counter()
+for w in words:
+    c[w] += 1
+print(c == counts, c["the"], Counter())
+by_len = defaultdict(list)
+for w in words:
+    by_len[len(w)].append(w) if False else by_len[str(len(w))].append(w)
+print(by_len)
+print(dict(by_len), by_len["9"], len(by_len))
+freq = collections.defaultdict(int)
+for ch in "hello":
+    freq[ch] += 1
+print(freq, sorted(freq.items()))
+vocab = {w: i for i, (w, _) in enumerate(Counter(words).most_common())}
+print(vocab)
+print(isinstance(counts, dict), isinstance(freq, dict))
+"#;
+
+#[test]
+fn counters_and_defaultdicts_as_pythons() {
+    // Each line as Python 3.11 printed it.
+    assert_eq!(
+        python_printed("counters", COUNTERS),
+        [
+            "Counter({'the': 3, 'cat': 1, 'sat': 1, 'on': 1, 'mat': 1, 'end': 1})",
+            "[('the', 3), ('cat', 1)] 3 0 6",
+            "[('the', 3), ('cat', 2), ('sat', 1)] True",
+            "Counter({'a': 5, 'b': 2, 'r': 2, 'c': 1, 'd': 1}) [('a', 5)]",
+            "False 3 Counter()",
+            "defaultdict(<class 'list'>, {'3': ['the', 'cat', 'sat', 'the', 'mat', 'the', 'end'], '2': ['on']})",
+            "{'3': ['the', 'cat', 'sat', 'the', 'mat', 'the', 'end'], '2': ['on']} [] 3",
+            "defaultdict(<class 'int'>, {'h': 1, 'e': 1, 'l': 2, 'o': 1}) [('e', 1), ('h', 1), ('l', 2), ('o', 1)]",
+            "{'the': 0, 'cat': 1, 'sat': 2, 'on': 3, 'mat': 4, 'end': 5}",
+            "True True",
         ]
     );
 }

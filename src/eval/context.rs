@@ -246,9 +246,10 @@ impl Interp {
             }
             (Value::Dict(d), [IndexItem::At(k)]) => {
                 let key = super::value::Key::required(&self.eval(k, 0)?).map_err(|e| e.at(k.span))?;
-                match d.remove(&key) {
-                    Some(_) => Ok(()),
-                    None => Err(super::methods::dict::key_error(&key, &d.items()).at(k.span)),
+                match (d.remove(&key), d.missing()) {
+                    // A Counter's `del c[k]` of a key it lacks is fine.
+                    (Some(_), _) | (None, Some(super::value::Missing::Count)) => Ok(()),
+                    (None, _) => Err(super::methods::dict::key_error(&key, &d.items()).at(k.span)),
                 }
             }
             (Value::Module(_), _) => Err(Error::value(

@@ -42,6 +42,8 @@ pub static CLASSES: &[ExceptionClass] = &[
     class("FileExistsError", Some("OSError")),
     class("FileNotFoundError", Some("OSError")),
     class("PermissionError", Some("OSError")),
+    class("IsADirectoryError", Some("OSError")),
+    class("NotADirectoryError", Some("OSError")),
     // io.UnsupportedOperation (Python's is also a ValueError).
     class("UnsupportedOperation", Some("OSError")),
     class("RuntimeError", Some("Exception")),

@@ -201,7 +201,7 @@ impl Interp {
     ) -> Result<Value, Diagnostic> {
         let v = self.eval(obj, d)?;
         match &v {
-            Value::Dict(pairs) => return self.dict_get(&pairs.items(), items, span, d),
+            Value::Dict(dict) => return self.dict_get(dict, items, span, d),
             // `opt.param_groups[0]["lr"]`.
             Value::ParamGroup(g) => {
                 let key = self.group_key(items, span, d)?;
@@ -480,11 +480,12 @@ impl Interp {
 
     fn dict_get(
         &mut self,
-        pairs: &[(Key, Value)],
+        dict: &super::value::PyDict,
         items: &[IndexItem],
         span: Span,
         d: usize,
     ) -> Result<Value, Diagnostic> {
+        let pairs = dict.items();
         let int_keys = pairs.iter().any(|(k, _)| matches!(k, Key::Int(_)));
         let key = match items {
             [IndexItem::At(k)] => match self.eval(k, d)? {
@@ -514,7 +515,26 @@ impl Interp {
         };
         match pairs.iter().find(|(k, _)| *k == key) {
             Some((_, v)) => Ok(v.clone()),
-            None => Err(super::methods::dict::key_error(&key, pairs).at(span)),
+            None => self.missing_item(dict, key, span),
+        }
+    }
+
+    /// `d[k]` of a key `d` lacks: a `defaultdict`'s `factory()`, kept
+    /// under `k`; a `Counter`'s 0, not kept; any other dict's KeyError.
+    pub(crate) fn missing_item(
+        &mut self,
+        dict: &super::value::PyDict,
+        key: Key,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        match dict.missing() {
+            Some(super::value::Missing::Factory(f)) => {
+                let v = self.call_value(f.clone(), Vec::new(), span)?;
+                dict.set(key, v.clone());
+                Ok(v)
+            }
+            Some(super::value::Missing::Count) => Ok(Value::Int(0)),
+            None => Err(super::methods::dict::key_error(&key, &dict.items()).at(span)),
         }
     }
 

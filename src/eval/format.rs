@@ -6,6 +6,7 @@
 //! `.item()`).
 
 use super::show;
+use super::value::Missing;
 use super::Value;
 use crate::error::Error;
 
@@ -45,6 +46,32 @@ pub fn repr_of(v: &Value) -> String {
                 items.iter().map(repr_of).collect::<Vec<_>>().join(", ")
             )
         }),
+        // `Counter({'a': 5, 'b': 2})`, its counts largest first, as
+        // Python's `Counter.__repr__` writes them; `Counter()` empty.
+        Value::Dict(pairs) if matches!(pairs.missing(), Some(Missing::Count)) => {
+            match super::collections::most_common(pairs, None) {
+                Value::MutList(_) if pairs.is_empty() => "Counter()".into(),
+                items => {
+                    let parts: Vec<String> = items
+                        .items()
+                        .unwrap_or_default()
+                        .iter()
+                        .filter_map(|kv| kv.items())
+                        .map(|kv| format!("{}: {}", repr_of(&kv[0]), repr_of(&kv[1])))
+                        .collect();
+                    format!("Counter({{{}}})", parts.join(", "))
+                }
+            }
+        }
+        // `defaultdict(<class 'list'>, {'a': [1]})`.
+        Value::Dict(pairs) if matches!(pairs.missing(), Some(Missing::Factory(_))) => {
+            let factory = match pairs.missing() {
+                Some(Missing::Factory(f)) => repr_of(f),
+                _ => String::new(),
+            };
+            let plain = Value::Dict(super::value::PyDict::new(pairs.items().to_vec()));
+            format!("defaultdict({factory}, {})", repr_of(&plain))
+        }
         // A dict that holds itself shows as `{...}` inside, as Python's.
         Value::Dict(pairs) => show::once_inside_as(pairs.addr(), "{...}", || {
             format!(

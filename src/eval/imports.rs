@@ -193,6 +193,22 @@ static NATIVES: &[Native] = &[
     Native {
         name: "os.path.dirname",
     },
+    Native {
+        name: "os.path.split",
+    },
+    Native {
+        name: "os.path.splitext",
+    },
+    Native { name: "os.listdir" },
+    Native {
+        name: "collections.defaultdict",
+    },
+    Native {
+        name: "collections.Counter",
+    },
+    Native { name: "os.remove" },
+    Native { name: "os.unlink" },
+    Native { name: "os.getcwd" },
     Native { name: "sys.exit" },
     Native {
         name: "random.seed",
@@ -739,13 +755,21 @@ impl Interp {
         if f.name.starts_with("copy.") {
             return self.call_copy(f.name, args, span);
         }
+        if f.name.starts_with("collections.") {
+            return self.call_collections(f.name, args, span);
+        }
         match f.name {
             "dataclasses.dataclass" => return self.dataclass(f, args, span),
             "dataclasses.asdict" => return self.asdict(&args, span),
             "dataclasses.field" => return self.dataclass_field(args, span),
             _ => {}
         }
-        if f.name.starts_with("os.path.") || f.name == "os.makedirs" {
+        if f.name.starts_with("os.path.")
+            || matches!(
+                f.name,
+                "os.makedirs" | "os.listdir" | "os.remove" | "os.unlink" | "os.getcwd"
+            )
+        {
             return os_path(f.name, &args, span);
         }
         // `@torch.no_grad` without parentheses over a `def`.
@@ -956,6 +980,52 @@ fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic>
                 d => d.to_string(),
             }))
         }
+        // `os.path.split("a/b.txt")` is `("a", "b.txt")`, as Python's.
+        "os.path.split" => {
+            let p = first()?;
+            let (head, tail) = match p.rfind('/') {
+                Some(k) => (&p[..=k], &p[k + 1..]),
+                None => ("", p.as_str()),
+            };
+            let trimmed = head.trim_end_matches('/');
+            let head = if trimmed.is_empty() { head } else { trimmed };
+            Value::List(Arc::new(vec![text(head.into()), text(tail.into())]))
+        }
+        // `os.path.splitext("a/b.tar.gz")` is `("a/b.tar", ".gz")`; a name's
+        // leading dots start no extension (`.bashrc`).
+        "os.path.splitext" => {
+            let p = first()?;
+            let base_at = p.rfind('/').map_or(0, |k| k + 1);
+            let base = &p[base_at..];
+            let lead = base.len() - base.trim_start_matches('.').len();
+            let (root, ext) = match base[lead..].rfind('.') {
+                Some(k) => p.split_at(base_at + lead + k),
+                None => (p.as_str(), ""),
+            };
+            Value::List(Arc::new(vec![text(root.into()), text(ext.into())]))
+        }
+        "os.getcwd" => text(
+            std::env::current_dir()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default(),
+        ),
+        // The names in a directory, in the order the system lists them
+        // (Python's, unsorted).
+        "os.listdir" => {
+            let p = texts.first().cloned().unwrap_or_else(|| ".".into());
+            let entries = std::fs::read_dir(&p).map_err(|e| no_such(&p, e, span))?;
+            let mut names = Vec::new();
+            for entry in entries {
+                let entry = entry.map_err(|e| no_such(&p, e, span))?;
+                names.push(text(entry.file_name().to_string_lossy().into_owned()));
+            }
+            Value::list(names)
+        }
+        "os.remove" | "os.unlink" => {
+            let p = first()?;
+            std::fs::remove_file(&p).map_err(|e| no_such(&p, e, span))?;
+            Value::None
+        }
         _ => {
             let p = first()?;
             let exist_ok = args.iter().any(|a| {
@@ -981,6 +1051,31 @@ fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic>
             Value::None
         }
     })
+}
+
+/// Python's `OSError` of a path: `FileNotFoundError: [Errno 2] No such
+/// file or directory: 'x'`, and the like.
+fn no_such(path: &str, e: std::io::Error, span: Span) -> Diagnostic {
+    let (class, errno, what) = match e.kind() {
+        std::io::ErrorKind::NotFound => ("FileNotFoundError", 2, "No such file or directory"),
+        std::io::ErrorKind::PermissionDenied => ("PermissionError", 13, "Permission denied"),
+        std::io::ErrorKind::IsADirectory => ("IsADirectoryError", 21, "Is a directory"),
+        std::io::ErrorKind::NotADirectory => ("NotADirectoryError", 20, "Not a directory"),
+        _ => {
+            return Error::Io {
+                action: "read the directory".into(),
+                path: path.into(),
+                reason: e.to_string(),
+            }
+            .at(span)
+        }
+    };
+    Error::Module {
+        class,
+        message: format!("[Errno {errno}] {what}: '{path}'"),
+        help: None,
+    }
+    .at(span)
 }
 
 /// When the process started counting (`time.perf_counter`'s zero).

@@ -10,6 +10,7 @@ pub mod args;
 mod builtins;
 pub mod class;
 mod cmdline;
+mod collections;
 mod compiled;
 mod context;
 mod control;

@@ -380,8 +380,10 @@ impl Interp {
         let current = match base {
             Value::Dict(d) => {
                 let key = super::value::Key::required(&at).map_err(|e| e.at(k.span))?;
-                d.get(&key)
-                    .ok_or_else(|| super::methods::dict::key_error(&key, &d.items()).at(k.span))?
+                match d.get(&key) {
+                    Some(v) => v,
+                    None => self.missing_item(d, key, k.span)?,
+                }
             }
             _ => {
                 let Value::Int(i) = at else {

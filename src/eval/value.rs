@@ -262,14 +262,36 @@ pub struct LrScheduler {
 /// changes the dict the caller passed, as in Python). Its items are copied
 /// on write, as a list's: a reading holds the inner `Arc` as it was.
 #[derive(Clone, Debug, Default)]
-pub struct PyDict(Arc<Mutex<Items>>);
+pub struct PyDict(Arc<Mutex<Items>>, Option<Arc<Missing>>);
 
 /// A dict's items as one reading sees them.
 type Items = Arc<Vec<(Key, Value)>>;
 
+/// What `d[k]` of a key it lacks is, for the dicts of `collections`.
+#[derive(Debug)]
+pub enum Missing {
+    /// `defaultdict(factory)`: `factory()`, kept under the key.
+    Factory(Value),
+    /// `Counter`: 0, not kept.
+    Count,
+}
+
 impl PyDict {
     pub fn new(items: Vec<(Key, Value)>) -> PyDict {
-        PyDict(Arc::new(Mutex::new(Arc::new(items))))
+        PyDict(Arc::new(Mutex::new(Arc::new(items))), None)
+    }
+
+    /// A `defaultdict` or a `Counter` of `items`.
+    pub fn with_missing(items: Vec<(Key, Value)>, missing: Missing) -> PyDict {
+        PyDict(
+            Arc::new(Mutex::new(Arc::new(items))),
+            Some(Arc::new(missing)),
+        )
+    }
+
+    /// What a key it lacks reads as, if it is a `defaultdict` or a `Counter`.
+    pub fn missing(&self) -> Option<&Missing> {
+        self.1.as_deref()
     }
 
     /// The items as they are now.

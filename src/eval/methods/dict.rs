@@ -37,7 +37,7 @@ pub fn key_error(key: &Key, keys: &[(Key, Value)]) -> Error {
 /// `d.keys()`, `d.values()`, `d.items()` (as lists, in order), `d.get`,
 /// `d.update`, `d.pop`, `d.setdefault`, `d.clear` and `d.copy`.
 pub(super) fn dict_method(
-    _: &mut Interp,
+    me: &mut Interp,
     name: &'static str,
     d: &PyDict,
     b: &Bound,
@@ -66,6 +66,14 @@ pub(super) fn dict_method(
                 None => b.get("default").map_or(Value::None, |(v, _)| v.clone()),
             }
         }
+        // A Counter's: counts added.
+        "update" if matches!(d.missing(), Some(crate::eval::value::Missing::Count)) => {
+            if let Some((other, span)) = b.get("other") {
+                me.count_into(d, other.clone(), *span)?;
+            }
+            Value::None
+        }
+        "most_common" => super::super::collections::most_common(d, b.int("n")?),
         "update" => {
             if let Some((other, span)) = b.get("other") {
                 for (k, v) in pairs_of(other).map_err(|e| e.at(*span))? {

@@ -290,6 +290,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("update", DictMethod(dict::dict_method)),
         ("pop", DictMethod(dict::dict_method)),
         ("setdefault", DictMethod(dict::dict_method)),
+        ("most_common", DictMethod(dict::dict_method)),
         ("clear", DictMethod(dict::dict_method)),
         ("copy", DictMethod(dict::dict_method)),
         ("add", SetMethod(set::set_method)),
