@@ -305,13 +305,7 @@ impl Interp {
                 }
                 // `self.__dict__`: its own attributes (a copy), as `vars(self)`.
                 if name == "__dict__" {
-                    let attrs = lock(&o.attrs).clone();
-                    return Ok(Value::Dict(super::value::PyDict::new(
-                        attrs
-                            .into_iter()
-                            .map(|(k, v)| (super::value::Key::Str(k), v))
-                            .collect(),
-                    )));
+                    return Ok(Value::Dict(o.attrs_dict()));
                 }
                 match o.class.find(name) {
                     Some(x) => self.class_attribute(v, &o.class, x, span),

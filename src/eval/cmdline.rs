@@ -3,7 +3,6 @@
 //! `sys.argv` (`cudash script train.py --epochs 3`), and argparse's way
 //! out: usage and error on stderr, then `SystemExit(2)`.
 
-use crate::eval::value::PyDict;
 use std::sync::{Arc, Mutex};
 
 use super::argparse::{self, ActionKind, Nargs};
@@ -448,11 +447,5 @@ pub(super) fn vars(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         }
         .at(span));
     };
-    let attrs = lock(&o.attrs).clone();
-    Ok(Value::Dict(PyDict::new(
-        attrs
-            .into_iter()
-            .map(|(k, v)| (super::value::Key::Str(k), v))
-            .collect(),
-    )))
+    Ok(Value::Dict(o.attrs_dict()))
 }

@@ -103,6 +103,10 @@ pub(super) fn random_split(
         .map(|x| match x {
             Value::Int(k) => Ok(*k as f64),
             Value::Float(f) => Ok(f.get()),
+            // cudash's `[8, 2]` is a tensor: its items are 0-d tensors.
+            Value::Tensor(t) if t.numel() == 1 && t.device() == Device::Cpu => {
+                Ok(t.to_vec::<f64>()[0])
+            }
             other => Err(Error::wrong_type(
                 "a length of random_split()",
                 "a count of samples or a fraction",

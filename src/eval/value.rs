@@ -262,7 +262,14 @@ pub struct LrScheduler {
 /// changes the dict the caller passed, as in Python). Its items are copied
 /// on write, as a list's: a reading holds the inner `Arc` as it was.
 #[derive(Clone, Debug, Default)]
-pub struct PyDict(Arc<Mutex<Items>>, Option<Arc<Missing>>);
+pub struct PyDict(Arc<DictState>);
+
+/// A dict's items, and what a key it lacks reads as (one word in `Value`).
+#[derive(Debug, Default)]
+pub struct DictState {
+    items: Mutex<Items>,
+    missing: Option<Missing>,
+}
 
 /// A dict's items as one reading sees them.
 type Items = Arc<Vec<(Key, Value)>>;
@@ -278,29 +285,32 @@ pub enum Missing {
 
 impl PyDict {
     pub fn new(items: Vec<(Key, Value)>) -> PyDict {
-        PyDict(Arc::new(Mutex::new(Arc::new(items))), None)
+        PyDict(Arc::new(DictState {
+            items: Mutex::new(Arc::new(items)),
+            missing: None,
+        }))
     }
 
     /// A `defaultdict` or a `Counter` of `items`.
     pub fn with_missing(items: Vec<(Key, Value)>, missing: Missing) -> PyDict {
-        PyDict(
-            Arc::new(Mutex::new(Arc::new(items))),
-            Some(Arc::new(missing)),
-        )
+        PyDict(Arc::new(DictState {
+            items: Mutex::new(Arc::new(items)),
+            missing: Some(missing),
+        }))
     }
 
     /// What a key it lacks reads as, if it is a `defaultdict` or a `Counter`.
     pub fn missing(&self) -> Option<&Missing> {
-        self.1.as_deref()
+        self.0.missing.as_ref()
     }
 
     /// The items as they are now.
     pub fn items(&self) -> Items {
-        Arc::clone(&crate::runtime::lock::lock(&self.0))
+        Arc::clone(&crate::runtime::lock::lock(&self.0.items))
     }
 
     pub fn len(&self) -> usize {
-        crate::runtime::lock::lock(&self.0).len()
+        crate::runtime::lock::lock(&self.0.items).len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -314,7 +324,7 @@ impl PyDict {
 
     /// `d[k] = v`: replaces the value of `k` in place, or adds it last.
     pub fn set(&self, key: Key, v: Value) {
-        let mut items = crate::runtime::lock::lock(&self.0);
+        let mut items = crate::runtime::lock::lock(&self.0.items);
         let items = Arc::make_mut(&mut items);
         match items.iter_mut().find(|(k, _)| *k == key) {
             Some((_, old)) => *old = v,
@@ -324,14 +334,14 @@ impl PyDict {
 
     /// `del d[k]` / `d.pop(k)`: the value it had, if any.
     pub fn remove(&self, key: &Key) -> Option<Value> {
-        let mut items = crate::runtime::lock::lock(&self.0);
+        let mut items = crate::runtime::lock::lock(&self.0.items);
         let at = items.iter().position(|(k, _)| k == key)?;
         Some(Arc::make_mut(&mut items).remove(at).1)
     }
 
     /// `d.clear()`.
     pub fn clear(&self) {
-        *crate::runtime::lock::lock(&self.0) = Arc::new(Vec::new());
+        *crate::runtime::lock::lock(&self.0.items) = Arc::new(Vec::new());
     }
 
     /// Whether both are the same dict (`is`).
@@ -931,6 +941,12 @@ impl Class {
 }
 
 impl Object {
+    /// `vars(obj)`, `obj.__dict__`: its own attributes, as a new dict.
+    pub fn attrs_dict(&self) -> PyDict {
+        let attrs = crate::runtime::lock::lock(&self.attrs).clone();
+        PyDict::new(attrs.into_iter().map(|(k, v)| (Key::Str(k), v)).collect())
+    }
+
     /// A new instance of `class` with no attributes of its own.
     pub fn new(class: Arc<Class>) -> Object {
         Object {
