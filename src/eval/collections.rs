@@ -3,8 +3,6 @@
 //! vocabulary's counts are built (`counts[w] += 1`,
 //! `Counter(words).most_common(n)`).
 
-use std::sync::Arc;
-
 use super::args::ArgVal;
 use super::value::{Key, Missing, PyDict};
 use super::{Interp, Value};
@@ -107,25 +105,4 @@ fn add(a: &Value, b: &Value) -> Result<Value, Error> {
         (Value::Float(x), Value::Float(y)) => Ok(Value::float(x.get() + y.get())),
         _ => Err(Error::wrong_type("a count", "a number", b.type_name())),
     }
-}
-
-/// `c.most_common(n=None)`: the items by count, largest first, ties in
-/// the order they came (Python's `sorted(..., reverse=True)` is stable).
-pub(super) fn most_common(d: &PyDict, n: Option<i64>) -> Value {
-    let mut items: Vec<(Key, Value)> = d.items().to_vec();
-    let count = |v: &Value| match v {
-        Value::Int(i) => *i as f64,
-        Value::Float(f) => f.get(),
-        _ => 0.0,
-    };
-    items.sort_by(|a, b| count(&b.1).total_cmp(&count(&a.1)));
-    if let Some(n) = n {
-        items.truncate(n.max(0) as usize);
-    }
-    Value::list(
-        items
-            .into_iter()
-            .map(|(k, v)| Value::List(Arc::new(vec![k.value(), v])))
-            .collect(),
-    )
 }

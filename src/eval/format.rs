@@ -49,7 +49,7 @@ pub fn repr_of(v: &Value) -> String {
         // `Counter({'a': 5, 'b': 2})`, its counts largest first, as
         // Python's `Counter.__repr__` writes them; `Counter()` empty.
         Value::Dict(pairs) if matches!(pairs.missing(), Some(Missing::Count)) => {
-            match super::collections::most_common(pairs, None) {
+            match pairs.most_common(None) {
                 Value::MutList(_) if pairs.is_empty() => "Counter()".into(),
                 items => {
                     let parts: Vec<String> = items

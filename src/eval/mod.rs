@@ -21,6 +21,7 @@ mod ddp;
 mod deepcopy;
 pub mod distributed;
 pub mod docs;
+mod dunder_text;
 mod exceptions;
 mod expr;
 mod files;

@@ -284,6 +284,27 @@ pub enum Missing {
 }
 
 impl PyDict {
+    /// `c.most_common(n=None)`: the items by count, largest first, ties in
+    /// the order they came (Python's `sorted(..., reverse=True)` is stable).
+    pub fn most_common(&self, n: Option<i64>) -> Value {
+        let mut items: Vec<(Key, Value)> = self.items().to_vec();
+        let count = |v: &Value| match v {
+            Value::Int(i) => *i as f64,
+            Value::Float(f) => f.get(),
+            _ => 0.0,
+        };
+        items.sort_by(|a, b| count(&b.1).total_cmp(&count(&a.1)));
+        if let Some(n) = n {
+            items.truncate(n.max(0) as usize);
+        }
+        Value::list(
+            items
+                .into_iter()
+                .map(|(k, v)| Value::List(Arc::new(vec![k.value(), v])))
+                .collect(),
+        )
+    }
+
     pub fn new(items: Vec<(Key, Value)>) -> PyDict {
         PyDict(Arc::new(DictState {
             items: Mutex::new(Arc::new(items)),

@@ -4,6 +4,7 @@
 
 use super::super::args::Bound;
 use super::super::{Interp, Value};
+use super::classes::PYTHON_TYPES;
 use crate::autograd::meta;
 use crate::error::{Diagnostic, Error};
 use crate::nn::layers::{self, Layer, Place};
@@ -535,11 +536,6 @@ pub(super) fn isinstance(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
     Ok(Value::bool(false))
 }
 
-/// Python's types `isinstance` takes by their builtin's name.
-pub(super) const PYTHON_TYPES: &[&str] = &[
-    "int", "float", "str", "bool", "list", "tuple", "dict", "set",
-];
-
 fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
     Ok(match class {
         // Everything is an `object`.
@@ -907,4 +903,16 @@ pub(super) fn autograd_function(
         "class Square(torch.autograd.Function): with @staticmethod forward(ctx, x) and backward(ctx, g)",
     )
     .at(b.span))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_layer_is_named_where_pytorch_defines_it() {
+        use crate::eval::builtins::classes::qualified;
+        use crate::eval::builtins::nn::LAYERS;
+        for layer in LAYERS {
+            assert!(qualified(layer).is_some(), "{layer}");
+        }
+    }
 }

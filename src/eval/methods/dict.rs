@@ -73,7 +73,7 @@ pub(super) fn dict_method(
             }
             Value::None
         }
-        "most_common" => super::super::collections::most_common(d, b.int("n")?),
+        "most_common" => d.most_common(b.int("n")?),
         "update" => {
             if let Some((other, span)) = b.get("other") {
                 for (k, v) in pairs_of(other).map_err(|e| e.at(*span))? {
