@@ -1726,3 +1726,151 @@ fn counters_and_defaultdicts_as_pythons() {
         ]
     );
 }
+
+/// Samplers the program writes (`tests/python_everyday.rs`'s own copy of
+/// what PyTorch 2.15 printed; the shuffled passes are checked by their
+/// sizes and contents, cudash's cpu generator not being PyTorch's).
+const SAMPLERS: &str = r#"import torch
+from torch.utils.data import DataLoader, TensorDataset, Sampler, BatchSampler, RandomSampler, SequentialSampler, Subset
+
+class EvenFirst(Sampler):
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+    def __iter__(self):
+        for i in range(0, self.n, 2):
+            yield i
+        for i in range(1, self.n, 2):
+            yield i
+    def __len__(self):
+        return self.n
+
+class Shuffled(Sampler):
+    def __init__(self, n):
+        self.n = n
+    def __iter__(self):
+        return iter(torch.randperm(self.n).tolist())
+    def __len__(self):
+        return self.n
+
+ds = TensorDataset(torch.arange(10.0), torch.arange(10) * 10)
+s = EvenFirst(10)
+print(isinstance(s, Sampler), isinstance(RandomSampler(ds), Sampler), isinstance([1], Sampler))
+loader = DataLoader(ds, batch_size=4, sampler=s)
+print(len(loader))
+for x, y in loader:
+    print(x.tolist(), y.tolist())
+for x, y in DataLoader(ds, batch_size=4, sampler=s, num_workers=2, drop_last=True):
+    print(x.tolist(), y.tolist())
+print(sorted(sum([x.tolist() for x, y in DataLoader(ds, batch_size=5, sampler=Shuffled(10))], [])))
+print(len(DataLoader(ds, batch_size=3, sampler=[9, 8, 7, 1])))
+for x, y in DataLoader(ds, batch_size=3, sampler=[9, 8, 7, 1]):
+    print(x.tolist())
+class Pairs:
+    def __iter__(self):
+        yield [0, 1]
+        yield [5, 6, 7]
+    def __len__(self):
+        return 2
+bl = DataLoader(ds, batch_sampler=Pairs())
+print(len(bl))
+for x, y in bl:
+    print(x.tolist())
+bs = BatchSampler(SequentialSampler(range(10)), batch_size=3, drop_last=True)
+print(len(bs), list(bs))
+print(list(BatchSampler(range(5), 2, False)))
+print(list(BatchSampler(EvenFirst(5), 2, False)))
+print([len(x) for x, y in DataLoader(ds, batch_sampler=BatchSampler(RandomSampler(ds), 4, False))])
+for (x,) in DataLoader(TensorDataset(torch.arange(4)), batch_size=2):
+    print(x.tolist())
+for x, in DataLoader(TensorDataset(torch.arange(4)), batch_size=2, sampler=[3, 2]):
+    print(x.tolist())
+sub = Subset(ds, [3, 4, 5])
+for x, y in DataLoader(sub, batch_size=2, sampler=[2, 0]):
+    print(x.tolist())
+print(type(bs), type(s))
+for bad in [dict(batch_sampler=Pairs(), batch_size=2), dict(batch_sampler=Pairs(), shuffle=True), dict(sampler=s, shuffle=True), dict(batch_sampler=Pairs(), drop_last=True)]:
+    try:
+        DataLoader(ds, **bad)
+    except ValueError as e:
+        print("ValueError:", e)
+class NoLen(Sampler):
+    def __iter__(self):
+        return iter([1, 2])
+l = DataLoader(ds, sampler=NoLen())
+for x, y in l:
+    print(x.tolist())
+try:
+    len(l)
+except TypeError as e:
+    print("TypeError:", e)
+try:
+    BatchSampler(range(3), 0, False)
+except ValueError as e:
+    print("ValueError:", e)
+"#;
+
+#[test]
+fn samplers_of_the_programs_own_as_pytorchs() {
+    assert_eq!(
+        python_printed("samplers", SAMPLERS),
+        [
+            "True True False",
+            "3",
+            "[0.0, 2.0, 4.0, 6.0] [0, 20, 40, 60]",
+            "[8.0, 1.0, 3.0, 5.0] [80, 10, 30, 50]",
+            "[7.0, 9.0] [70, 90]",
+            "[0.0, 2.0, 4.0, 6.0] [0, 20, 40, 60]",
+            "[8.0, 1.0, 3.0, 5.0] [80, 10, 30, 50]",
+            "[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]",
+            "2",
+            "[9.0, 8.0, 7.0]",
+            "[1.0]",
+            "2",
+            "[0.0, 1.0]",
+            "[5.0, 6.0, 7.0]",
+            "3 [[0, 1, 2], [3, 4, 5], [6, 7, 8]]",
+            "[[0, 1], [2, 3], [4]]",
+            "[[0, 2], [4, 1], [3]]",
+            "[4, 4, 2]",
+            "[0, 1]",
+            "[2, 3]",
+            "[3, 2]",
+            "[5.0, 3.0]",
+            "<class 'torch.utils.data.sampler.BatchSampler'> <class '__main__.EvenFirst'>",
+            "ValueError: batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last",
+            "ValueError: batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last",
+            "ValueError: sampler option is mutually exclusive with shuffle",
+            "ValueError: batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and drop_last",
+            "[1.0]",
+            "[2.0]",
+            "TypeError: object of type 'NoLen' has no len()",
+            "ValueError: batch_size should be a positive integer value, but got batch_size=0",
+        ]
+    );
+}
+
+const LOOP_TARGETS: &str = r#"for (a, b) in [(1, 2), (3, 4)]:
+    print(a, b)
+for (a, b), c in [((1, 2), 5)]:
+    print(a, b, c)
+for x, in [[7], [8]]:
+    print(x)
+for (x,) in [[7], [8]]:
+    print(x)
+for x in [[7], [8]]:
+    print(x)
+for i, (a, b) in enumerate([(1, 2)]):
+    print(i, a, b)
+print([a + b for (a, b) in [(1, 2)]])
+"#;
+
+#[test]
+fn loop_targets_unpack_as_pythons() {
+    // As Python 3.11 printed them: `for (x,) in` and `for x, in` unpack
+    // the item into one name, `for (a, b) in` into two.
+    assert_eq!(
+        python_printed("loop_targets", LOOP_TARGETS),
+        ["1 2", "3 4", "1 2 5", "7", "8", "7", "8", "[7]", "[8]", "0 1 2", "[3]",]
+    );
+}

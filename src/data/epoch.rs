@@ -25,7 +25,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use super::dataset::{collate, Dataset, FunctionDataset, Sample, TensorDataset};
-use super::loader::{Batches, DataLoader};
+use super::loader::{Batches, DataLoader, Given, Listed};
 use crate::autograd::meta::requires_grad;
 use crate::autograd::{record, Mode};
 use crate::error::{Diagnostic, Error};
@@ -57,6 +57,10 @@ pub trait Host {
     /// start as copies of the process at `iter(loader)`), its generator
     /// seeded with `seed`, stopped early when `stop` is set.
     fn worker(&mut self, ds: &FunctionDataset, seed: u64, stop: Arc<AtomicBool>) -> WorkerStart;
+
+    /// A pass's indices from a sampler of the program's own (its
+    /// `__iter__` run to its end, on the main thread, as the pass begins).
+    fn given(&mut self, sampler: &Given, span: Span) -> Result<Listed, Diagnostic>;
 }
 
 /// Makes samples of a `Dataset(get, n)` on a worker's thread.
@@ -141,13 +145,19 @@ impl Epoch {
         span: Span,
         pin: bool,
     ) -> Result<Epoch, Diagnostic> {
-        let rt = host.runtime();
         // With `generator=`, PyTorch draws the pass's worker seed from it
         // first, then the sampler's order (its iterator starts lazily).
         let own_seed = loader.generator.as_ref().map(|g| g.random_int64());
-        let batches = loader
-            .batches(rt.generators.of(Device::Cpu))
-            .map_err(|e| e.at(span))?;
+        let batches = match loader.drawn().given() {
+            Some(given) => {
+                let listed = host.given(given, span)?;
+                loader.given_batches(listed)
+            }
+            None => loader
+                .batches(host.runtime().generators.of(Device::Cpu))
+                .map_err(|e| e.at(span))?,
+        };
+        let rt = host.runtime();
         // As PyTorch's: worker w's generator is seeded with a base seed
         // drawn from the cpu generator for each pass, plus w.
         let base_seed = match (own_seed, &*loader.source, loader.num_workers) {

@@ -3,6 +3,7 @@
 //! batches it gives, and which samples each batch holds (its sampler's
 //! order).
 
+use std::any::Any;
 use std::sync::Arc;
 
 use super::dataset::Dataset;
@@ -23,6 +24,79 @@ pub enum Sampler {
     /// The indices, permuted each pass (by its `generator=` when given).
     SubsetRandom(Vec<usize>, Option<TorchGenerator>),
     Distributed(DistributedSampler),
+    /// `BatchSampler(sampler, batch_size, drop_last)`: its sampler's
+    /// indices in lists of `batch_size` (a DataLoader's `batch_sampler=`).
+    Batch(BatchSampler),
+    /// A sampler of the program's own (an instance of a class derived from
+    /// `Sampler`, or any iterable of indices), or a `batch_sampler=` of
+    /// its own (an iterable of lists of indices): the interpreter lists a
+    /// pass's indices when the pass begins (`epoch::Host::given`).
+    Given(Given),
+}
+
+#[derive(Debug)]
+pub struct BatchSampler {
+    pub sampler: Arc<Sampler>,
+    pub batch_size: usize,
+    pub drop_last: bool,
+}
+
+impl BatchSampler {
+    /// `BatchSampler(sampler, batch_size, drop_last)`, checked as PyTorch's.
+    pub fn new(
+        sampler: Arc<Sampler>,
+        batch_size: i64,
+        drop_last: bool,
+    ) -> Result<BatchSampler, (Error, &'static str)> {
+        if batch_size < 1 {
+            return Err((
+                Error::value(format!(
+                    "batch_size should be a positive integer value, but got batch_size={batch_size}"
+                )),
+                "batch_size",
+            ));
+        }
+        Ok(BatchSampler {
+            sampler,
+            batch_size: batch_size as usize,
+            drop_last,
+        })
+    }
+
+    /// The batches of `samples` indices.
+    pub fn batches_of(&self, samples: usize) -> usize {
+        chunks(samples, self.batch_size, self.drop_last)
+    }
+}
+
+/// How many batches of `size` `samples` indices make (the short last one
+/// dropped with `drop_last`).
+fn chunks(samples: usize, size: usize, drop_last: bool) -> usize {
+    match drop_last {
+        true => samples / size,
+        false => samples.div_ceil(size),
+    }
+}
+
+/// A sampler the program wrote: the session's value, opaque to this
+/// layer, and its class's name.
+pub struct Given {
+    pub source: Arc<dyn Any + Send + Sync>,
+    pub class: String,
+    /// Whether it gives lists of indices (a `batch_sampler=`).
+    pub batches: bool,
+}
+
+impl std::fmt::Debug for Given {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.class)
+    }
+}
+
+/// A pass's indices as a sampler of the program's own gave them.
+pub enum Listed {
+    Indices(Vec<usize>),
+    Batches(Vec<Vec<usize>>),
 }
 
 impl Sampler {
@@ -33,21 +107,32 @@ impl Sampler {
             Sampler::Random(_) => "RandomSampler",
             Sampler::SubsetRandom(..) => "SubsetRandomSampler",
             Sampler::Distributed(_) => "DistributedSampler",
+            Sampler::Batch(_) => "BatchSampler",
+            Sampler::Given(_) => "Sampler",
         }
     }
 
-    /// `len(sampler)`: the indices a pass deals.
-    pub fn len(&self) -> usize {
-        match self {
+    /// `len(sampler)`: the indices a pass deals (a `BatchSampler`'s
+    /// batches); None for a sampler of the program's own, whose
+    /// `__len__` says.
+    pub fn known_len(&self) -> Option<usize> {
+        Some(match self {
             Sampler::Sequential(n) => *n,
             Sampler::Random(r) => r.num_samples,
             Sampler::SubsetRandom(ix, _) => ix.len(),
             Sampler::Distributed(d) => d.len(),
-        }
+            Sampler::Batch(b) => b.batches_of(b.sampler.known_len()?),
+            Sampler::Given(_) => return None,
+        })
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+    /// The sampler of the program's own that this one draws from, if any.
+    pub fn given(&self) -> Option<&Given> {
+        match self {
+            Sampler::Given(g) => Some(g),
+            Sampler::Batch(b) => b.sampler.given(),
+            _ => None,
+        }
     }
 
     /// The samples of the dataset it was made for (None for a subset's,
@@ -58,6 +143,8 @@ impl Sampler {
             Sampler::Random(r) => Some(r.samples),
             Sampler::SubsetRandom(..) => None,
             Sampler::Distributed(d) => Some(d.samples),
+            Sampler::Batch(b) => b.sampler.samples(),
+            Sampler::Given(_) => None,
         }
     }
 
@@ -67,6 +154,13 @@ impl Sampler {
             Sampler::Random(r) => r.describe(),
             Sampler::SubsetRandom(ix, _) => format!("SubsetRandomSampler of {} indices", ix.len()),
             Sampler::Distributed(d) => d.describe(),
+            Sampler::Batch(b) => format!(
+                "BatchSampler(batch_size={}, drop_last={}) of a {}",
+                b.batch_size,
+                b.drop_last,
+                b.sampler.describe()
+            ),
+            Sampler::Given(g) => format!("{} (the program's own sampler)", g.class),
         }
     }
 }
@@ -88,6 +182,9 @@ pub struct DataLoader {
     pub prefetch_factor: usize,
     /// Which samples, in which order: `sampler=`, or the default one.
     pub sampler: Arc<Sampler>,
+    /// `batch_sampler=`: which samples each batch holds (a `BatchSampler`,
+    /// or the program's own), in place of `sampler` and `batch_size`.
+    pub batch_sampler: Option<Arc<Sampler>>,
     /// `generator=`: what each pass's worker seed is drawn from (and a
     /// `shuffle`'s order), as PyTorch's.
     pub generator: Option<TorchGenerator>,
@@ -102,6 +199,7 @@ pub struct Options {
     pub drop_last: bool,
     pub prefetch_factor: Option<i64>,
     pub sampler: Option<Arc<Sampler>>,
+    pub batch_sampler: Option<Arc<Sampler>>,
     pub generator: Option<TorchGenerator>,
 }
 
@@ -117,6 +215,8 @@ enum Order {
     Listed(Vec<usize>),
     /// A `RandomSampler`'s, `count` of them drawn as asked.
     Drawn(Box<Draws>, usize),
+    /// A `batch_sampler=` of the program's own: the batches it gave.
+    Batched(Vec<Vec<usize>>),
 }
 
 /// An epoch's batches of sample indices, each made when asked for, in
@@ -138,13 +238,14 @@ impl Batches {
             Order::Sequential(n) => *n,
             Order::Listed(v) => v.len(),
             Order::Drawn(_, count) => *count,
+            Order::Batched(b) => b.len(),
         }
     }
 
     pub fn len(&self) -> usize {
-        match self.drop_last {
-            true => self.samples() / self.size,
-            false => self.samples().div_ceil(self.size),
+        match &self.order {
+            Order::Batched(b) => b.len(),
+            _ => chunks(self.samples(), self.size, self.drop_last),
         }
     }
 
@@ -155,12 +256,16 @@ impl Batches {
     /// The next batch's sample indices (called at most `len()` times).
     pub fn next_batch(&mut self) -> Vec<usize> {
         let from = self.dealt;
-        let to = (from + self.size).min(self.samples());
+        let to = match &self.order {
+            Order::Batched(_) => from + 1,
+            _ => (from + self.size).min(self.samples()),
+        };
         self.dealt = to;
         let batch: Vec<usize> = match &mut self.order {
             Order::Sequential(_) => (from..to).collect(),
             Order::Listed(v) => v[from..to].to_vec(),
             Order::Drawn(draws, _) => (from..to).filter_map(|_| draws.next()).collect(),
+            Order::Batched(b) => std::mem::take(&mut b[from]),
         };
         match &self.map {
             Some(map) => batch.into_iter().map(|i| map[i]).collect(),
@@ -189,6 +294,13 @@ impl Sampler {
                 Box::new(r.draws(generator.next_u64() & i64::MAX as u64)?),
                 r.num_samples,
             ),
+            Sampler::Batch(b) => b.sampler.order(generator)?,
+            Sampler::Given(g) => {
+                return Err(Error::value(format!(
+                    "internal error: {}'s indices are the interpreter's to list",
+                    g.class
+                )))
+            }
         })
     }
 
@@ -197,11 +309,11 @@ impl Sampler {
     /// until memory ends).
     pub fn indices(&self, generator: &mut Generator) -> Result<Vec<usize>, Error> {
         const MOST: usize = 100_000_000;
-        if self.len() > MOST {
+        let len = self.known_len().unwrap_or(0);
+        if len > MOST {
             return Err(Error::value_help(
                 format!(
-                    "a pass of this sampler deals {} indices, more than cudash lists at once",
-                    self.len()
+                    "a pass of this sampler deals {len} indices, more than cudash lists at once"
                 ),
                 "hand it to a DataLoader (`sampler=s`), which draws its indices as each batch asks",
             ));
@@ -210,6 +322,7 @@ impl Sampler {
             Order::Sequential(n) => (0..n).collect(),
             Order::Listed(v) => v,
             Order::Drawn(draws, _) => draws.collect(),
+            Order::Batched(b) => b.concat(),
         })
     }
 }
@@ -229,6 +342,7 @@ impl DataLoader {
             drop_last,
             prefetch_factor,
             sampler,
+            batch_sampler,
             generator,
         } = options;
         if shuffle && sampler.is_some() {
@@ -241,8 +355,20 @@ impl DataLoader {
                 "shuffle",
             ));
         }
+        if batch_sampler.is_some() && (batch_size != 1 || shuffle || sampler.is_some() || drop_last)
+        {
+            return Err((
+                Error::value_help(
+                    "batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, \
+                     and drop_last",
+                    "the batch sampler decides each batch: `BatchSampler(sampler, batch_size, \
+                     drop_last)` takes them",
+                ),
+                "batch_sampler",
+            ));
+        }
         let n = dataset.len();
-        if let Some(s) = &sampler {
+        for s in sampler.iter().chain(&batch_sampler) {
             if let Some(m) = s.samples().filter(|&m| m != n) {
                 return Err((
                     Error::value(format!(
@@ -316,6 +442,7 @@ impl DataLoader {
             pin_memory,
             drop_last,
             prefetch_factor,
+            batch_sampler,
             sampler: match (sampler, shuffle) {
                 (Some(s), _) => s,
                 // PyTorch's `RandomSampler(dataset)`, which refuses an
@@ -331,17 +458,49 @@ impl DataLoader {
         })
     }
 
-    /// `len(loader)`: batches per epoch.
-    pub fn len(&self) -> usize {
-        let n = self.sampler.len();
-        match self.drop_last {
-            true => n / self.batch_size,
-            false => n.div_ceil(self.batch_size),
+    /// `len(loader)`: batches per epoch; None where a sampler of the
+    /// program's own says (`len_of`).
+    pub fn known_len(&self) -> Option<usize> {
+        self.len_of(self.drawn().known_len()?)
+    }
+
+    /// The batches of a pass whose sampler (`drawn`) deals `n` indices
+    /// (a batch sampler's: `n` batches).
+    pub fn len_of(&self, n: usize) -> Option<usize> {
+        match self.batch_sampler.is_some() {
+            true => Some(n),
+            false => Some(chunks(n, self.batch_size, self.drop_last)),
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
+    /// The sampler a pass draws from: `batch_sampler=`, else `sampler`.
+    pub fn drawn(&self) -> &Arc<Sampler> {
+        self.batch_sampler.as_ref().unwrap_or(&self.sampler)
+    }
+
+    /// How a pass's indices are cut into batches: by the batch sampler's
+    /// size, else the loader's.
+    fn cut(&self) -> (usize, bool) {
+        match self.batch_sampler.as_deref() {
+            Some(Sampler::Batch(b)) => (b.batch_size, b.drop_last),
+            _ => (self.batch_size, self.drop_last),
+        }
+    }
+
+    /// One pass's batches from the indices a sampler of the program's own
+    /// listed (`Host::given`).
+    pub fn given_batches(&self, listed: Listed) -> Batches {
+        let (size, drop_last) = self.cut();
+        Batches {
+            order: match listed {
+                Listed::Indices(v) => Order::Listed(v),
+                Listed::Batches(b) => Order::Batched(b),
+            },
+            map: self.map.clone(),
+            size,
+            drop_last,
+            dealt: 0,
+        }
     }
 
     /// One epoch's batches of sample indices, in its sampler's order: in
@@ -353,12 +512,13 @@ impl DataLoader {
     /// permutation held whole, as PyTorch's `randperm(n)` is, is refused
     /// when the host cannot hold it.
     pub fn batches(&self, generator: &mut Generator) -> Result<Batches, Error> {
-        let order = self.sampler.order(generator)?;
+        let order = self.drawn().order(generator)?;
+        let (size, drop_last) = self.cut();
         Ok(Batches {
             order,
             map: self.map.clone(),
-            size: self.batch_size,
-            drop_last: self.drop_last,
+            size,
+            drop_last,
             dealt: 0,
         })
     }
@@ -377,8 +537,8 @@ impl DataLoader {
                 _ => format!(", prefetch_factor={}", self.prefetch_factor),
             },
             self.dataset.describe(),
-            self.len()
-        ) + &match &*self.sampler {
+            self.known_len().map_or("its sampler's".into(), |n| n.to_string())
+        ) + &match &**self.drawn() {
             Sampler::Distributed(s) => format!(" (rank {} of {})", s.rank, s.num_replicas),
             Sampler::Sequential(_) => String::new(),
             Sampler::Random(_) if self.shuffle => String::new(),
@@ -408,6 +568,7 @@ mod tests {
             drop_last,
             prefetch_factor: None,
             sampler: None,
+            batch_sampler: None,
             generator: None,
         };
         DataLoader::new(ds, options).unwrap_or_else(|_| panic!())
@@ -423,7 +584,7 @@ mod tests {
             let l = loader(n, batch, shuffle, drop_last);
             let mut g = Generator::new(seed);
             let mut made = l.batches(&mut g).unwrap();
-            prop_assert_eq!(made.len(), l.len());
+            prop_assert_eq!(Some(made.len()), l.known_len());
             let batches: Vec<Vec<usize>> = (0..made.len()).map(|_| made.next_batch()).collect();
             let mut seen: Vec<usize> = batches.concat();
             if !shuffle {
@@ -455,6 +616,7 @@ mod tests {
             drop_last: false,
             prefetch_factor: None,
             sampler: None,
+            batch_sampler: None,
             generator: None,
         };
         let Err((e, arg)) = DataLoader::new(ds, options) else {
@@ -491,6 +653,7 @@ mod tests {
             drop_last: false,
             prefetch_factor: None,
             sampler: None,
+            batch_sampler: None,
             generator: None,
         };
         DataLoader::new(ds, options).unwrap_or_else(|_| panic!())

@@ -28,6 +28,7 @@ fn compatible(a: &Base, b: &Base) -> bool {
         (Base::Layer(x), Base::Layer(y)) => x == y,
         (Base::AutogradFunction, Base::AutogradFunction)
         | (Base::Dataset, Base::Dataset)
+        | (Base::Sampler, Base::Sampler)
         | (Base::Exception(_), Base::Exception(_)) => true,
         _ => false,
     }
@@ -39,6 +40,7 @@ fn builtin_name(b: &Base) -> &str {
         Base::Layer(name) => name,
         Base::AutogradFunction => "Function",
         Base::Dataset => "Dataset",
+        Base::Sampler => "Sampler",
         Base::Exception(c) => c.name,
         Base::Class(c) => &c.name,
     }
@@ -65,6 +67,7 @@ impl Interp {
                 Value::Builtin(doc) if doc.name == "Module" => Base::Module,
                 Value::Builtin(doc) if doc.name == "Function" => Base::AutogradFunction,
                 Value::Builtin(doc) if doc.name == "Dataset" => Base::Dataset,
+                Value::Builtin(doc) if doc.name == "Sampler" => Base::Sampler,
                 Value::ExcClass(c) => Base::Exception(c),
                 Value::Builtin(doc) if super::builtins::nn::is_layer(doc.name) => {
                     Base::Layer(doc.name)
@@ -72,7 +75,7 @@ impl Interp {
                 other => {
                     return Err(Error::wrong_type(
                         "a class's base",
-                        "a class (`Module`, a layer, `Dataset`, or one defined with `class`)",
+                        "a class (`Module`, a layer, `Dataset`, `Sampler`, or one defined with `class`)",
                         other.type_name(),
                     )
                     .at(e.span))

@@ -88,16 +88,8 @@ pub(super) fn data_loader(
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
     let dataset = me.dataset_of(b, "dataset", "DataLoader()")?;
-    let sampler = match b.given("sampler") {
-        None => None,
-        Some((Value::Sampler(s), _)) => Some(Arc::clone(s)),
-        Some((other, span)) => return Err(Error::wrong_type(
-            "the sampler of DataLoader()",
-            "a sampler (RandomSampler, SequentialSampler, SubsetRandomSampler, DistributedSampler)",
-            other.type_name(),
-        )
-        .at(*span)),
-    };
+    let sampler = super::samplers::sampler_arg(b, "sampler", false)?;
+    let batch_sampler = super::samplers::sampler_arg(b, "batch_sampler", true)?;
     let options = Options {
         batch_size: b.int("batch_size")?.unwrap_or(1),
         shuffle: b.bool("shuffle", false)?,
@@ -106,6 +98,7 @@ pub(super) fn data_loader(
         drop_last: b.bool("drop_last", false)?,
         prefetch_factor: b.int("prefetch_factor")?,
         sampler,
+        batch_sampler,
         generator: super::builtins::torch_generator::generator_arg(b)?,
     };
     let loader = DataLoader::new(dataset, options).map_err(|(e, arg)| e.at(b.span_of(arg)))?;
@@ -531,6 +524,14 @@ impl Host for Interp {
 
     fn sample(&mut self, ds: &FunctionDataset, i: usize) -> Result<Sample, Diagnostic> {
         self.call_sample(&getter(ds), i)
+    }
+
+    fn given(
+        &mut self,
+        sampler: &crate::data::loader::Given,
+        span: Span,
+    ) -> Result<crate::data::loader::Listed, Diagnostic> {
+        self.list_given(sampler, span)
     }
 
     fn worker(&mut self, ds: &FunctionDataset, seed: u64, stop: Arc<AtomicBool>) -> WorkerStart {

@@ -429,11 +429,7 @@ impl Interp {
         }
         // `list(sampler)`, `for i in sampler`: one pass's indices.
         if let Value::Sampler(s) = &v {
-            let cpu = self.rt.generators.of(crate::runtime::Device::Cpu);
-            let indices = s.indices(cpu).map_err(|e| e.at(span))?;
-            return Ok(Value::list(
-                indices.into_iter().map(|i| Value::Int(i as i64)).collect(),
-            ));
+            return self.sampler_items(s, span);
         }
         if let Value::Object(o) = &v {
             if let Some(Value::Function(f)) = o.class.find("__iter__") {

@@ -298,6 +298,8 @@ const RENAMED: &[(&str, &str)] = &[
         "torch.utils.data.sampler.SubsetRandomSampler",
         "SubsetRandomSampler",
     ),
+    ("torch.utils.data.sampler.Sampler", "Sampler"),
+    ("torch.utils.data.sampler.BatchSampler", "BatchSampler"),
     ("torch.nn.functional.relu", "relu"),
     ("torch.nn.functional.sigmoid", "sigmoid"),
     ("torch.nn.functional.tanh", "tanh"),

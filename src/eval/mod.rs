@@ -45,6 +45,7 @@ mod pyfile;
 mod pyrandom;
 mod quick;
 mod recurrent;
+mod samplers;
 mod schedule;
 mod sequences;
 pub mod show;

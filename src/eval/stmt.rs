@@ -816,6 +816,8 @@ impl Interp {
                 Ok(())
             }
             [one @ (Target::Attr(..) | Target::Index(..))] => self.set_target(one, v, span),
+            // `for (a, b) in pairs`, `for (x,) in loader`: the item unpacked.
+            [Target::Tuple(inner, _)] => self.unpack(inner, v, span),
             _ => self.unpack(targets, v, span),
         }
     }

@@ -784,6 +784,8 @@ pub enum Base {
     AutogradFunction,
     /// `torch.utils.data.Dataset`: a map-style dataset's class.
     Dataset,
+    /// `torch.utils.data.Sampler`: a sampler's class (`eval::samplers`).
+    Sampler,
     /// One of Python's exception classes (`class TrainingError(Exception)`):
     /// its instances are raised and caught (`exceptions.rs`).
     Exception(&'static ExceptionClass),
@@ -940,6 +942,11 @@ impl Class {
     /// Whether it derives from `torch.utils.data.Dataset`.
     pub fn is_dataset(&self) -> bool {
         matches!(self.builtin(), Some(Base::Dataset))
+    }
+
+    /// Whether it derives from `torch.utils.data.Sampler`.
+    pub fn is_sampler(&self) -> bool {
+        matches!(self.builtin(), Some(Base::Sampler))
     }
 
     /// Whether it is `other` or derives from it.

@@ -801,8 +801,14 @@ where
                     for_target
                         .separated_by(p(Punct::Comma))
                         .at_least(1)
-                        .allow_trailing()
-                        .collect(),
+                        .collect::<Vec<Target>>()
+                        .then(p(Punct::Comma).or_not())
+                        .map_with(|(targets, comma), e| match (&targets[..], comma) {
+                            // `for x, in pairs`: the item unpacked into one name,
+                            // as `for (x,) in pairs`.
+                            ([Target::Name(_)], Some(_)) => vec![Target::Tuple(targets, e.span())],
+                            _ => targets,
+                        }),
                 )
                 .then_ignore(kw(Kw::In))
                 .then(for_iter)

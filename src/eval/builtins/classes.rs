@@ -49,9 +49,11 @@ pub fn qualified(name: &str) -> Option<String> {
         "Dataset" => "torch.utils.data.dataset.Dataset",
         "TensorDataset" => "torch.utils.data.dataset.TensorDataset",
         "Subset" => "torch.utils.data.dataset.Subset",
-        "RandomSampler" | "SequentialSampler" | "SubsetRandomSampler" => {
-            return Some(format!("torch.utils.data.sampler.{name}"))
-        }
+        "RandomSampler"
+        | "SequentialSampler"
+        | "SubsetRandomSampler"
+        | "BatchSampler"
+        | "Sampler" => return Some(format!("torch.utils.data.sampler.{name}")),
         "DistributedSampler" => "torch.utils.data.distributed.DistributedSampler",
         _ => return None,
     };

@@ -561,6 +561,12 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
         Value::Builtin(doc) if matches!(doc.name, "tensor" | "Tensor") => {
             matches!(obj, Value::Tensor(_))
         }
+        // Every sampler is a `Sampler`: the builtins and the program's own.
+        Value::Builtin(doc) if doc.name == "Sampler" => match obj {
+            Value::Sampler(_) => true,
+            Value::Object(o) => o.class.is_sampler(),
+            _ => false,
+        },
         Value::Builtin(doc) if doc.name.ends_with("Sampler") => {
             matches!(obj, Value::Sampler(s) if s.name() == doc.name)
         }
@@ -672,6 +678,8 @@ fn is_type(name: &str) -> bool {
                 | "SequentialSampler"
                 | "SubsetRandomSampler"
                 | "DistributedSampler"
+                | "BatchSampler"
+                | "Sampler"
         )
 }
 

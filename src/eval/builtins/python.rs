@@ -343,8 +343,21 @@ impl Interp {
                     Ok(items) => items,
                     Err(e) => return Some(Err(e)),
                 };
+                // Python's `sum(xs, start)`: a number, or a list the items
+                // are joined to (`sum(batches, [])`).
+                // (An argument list comes as a snapshot: a list the items
+                // are lists is one too.)
                 let mut total = match b.get("dim") {
-                    Some((v, _)) if numbers(v) => v.clone(),
+                    Some((Value::List(start), _))
+                        if matches!(items.first(), Some(Value::MutList(_))) =>
+                    {
+                        Value::list(start.to_vec())
+                    }
+                    Some((v, _))
+                        if numbers(v) || matches!(v, Value::MutList(_) | Value::List(_)) =>
+                    {
+                        v.clone()
+                    }
                     _ => Value::Int(0),
                 };
                 for v in items {

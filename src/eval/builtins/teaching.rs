@@ -270,8 +270,8 @@ pub(super) fn len(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
         | Value::Size(_) => v.count().unwrap_or(0),
         Value::Str(s) => s.chars().count(),
         Value::Dataset(ds) => ds.len(),
-        Value::DataLoader(l) => l.len(),
-        Value::Sampler(s) => s.len(),
+        Value::DataLoader(l) => me.loader_len(l, *span)?,
+        Value::Sampler(s) => me.sampler_len(s, *span)?,
         Value::Module(_) if v.elements().is_some() => v.count().unwrap_or(0),
         other => {
             return Err(Error::wrong_type(

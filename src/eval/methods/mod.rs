@@ -412,11 +412,18 @@ static MEMBERS: &[(&str, Member)] = {
         ),
         (
             "batch_size",
-            LoaderProperty(|l| Value::Int(l.batch_size as i64)),
+            LoaderProperty(|l| match l.batch_sampler {
+                Some(_) => Value::None,
+                None => Value::Int(l.batch_size as i64),
+            }),
         ),
         (
             "sampler",
-            LoaderProperty(|l| Value::Sampler(Arc::clone(&l.sampler))),
+            LoaderProperty(|l| super::samplers::sampler_value(&l.sampler)),
+        ),
+        (
+            "batch_sampler",
+            LoaderProperty(super::samplers::batch_sampler_of),
         ),
         ("type", DeviceProperty(device_type)),
         ("index", DeviceProperty(device_index)),
