@@ -137,3 +137,18 @@ fn the_materials_spellings_run() {
         );
     }
 }
+
+/// A missing key's help leads somewhere: torchrun's variables name `cudash
+/// launch`, which sets them; a big dict's keys are counted, not listed.
+#[test]
+fn a_missing_key_says_where_it_comes_from() {
+    let help = help_of("import os\nos.environ[\"LOCAL_RANK\"]");
+    assert!(
+        help.contains("cudash launch --nproc-per-node N FILE.py") && help.contains("WORLD_SIZE"),
+        "{help}"
+    );
+    let help = help_of("d = {}\nfor i in range(20) { d[str(i)] = i }\nd[\"nowhere near\"]");
+    assert_eq!(help, "it has 20 keys: `d.keys()` lists them");
+    let help = help_of("d = {\"lr\": 1, \"epochs\": 2}\nd[\"nowhere near\"]");
+    assert_eq!(help, "the keys are 'lr', 'epochs'");
+}

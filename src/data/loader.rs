@@ -537,7 +537,8 @@ impl DataLoader {
                 _ => format!(", prefetch_factor={}", self.prefetch_factor),
             },
             self.dataset.describe(),
-            self.known_len().map_or("its sampler's".into(), |n| n.to_string())
+            self.known_len()
+                .map_or("its sampler's".into(), |n| n.to_string())
         ) + &match &**self.drawn() {
             Sampler::Distributed(s) => format!(" (rank {} of {})", s.rank, s.num_replicas),
             Sampler::Sequential(_) => String::new(),

@@ -10,16 +10,39 @@ use super::super::value::{Key, PyDict};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 
+/// The variables torchrun (`cudash launch`) sets in each process.
+const TORCHRUN: &[&str] = &[
+    "RANK",
+    "LOCAL_RANK",
+    "WORLD_SIZE",
+    "LOCAL_WORLD_SIZE",
+    "MASTER_ADDR",
+    "MASTER_PORT",
+];
+
+/// More keys than this are counted, not listed, in a `KeyError`'s help.
+const MANY: usize = 12;
+
 /// Python's `KeyError` for `key`, missing from a dict of `keys`: its repr
 /// as the message, and the nearest key (or the keys) as help.
 pub fn key_error(key: &Key, keys: &[(Key, Value)]) -> Error {
     let suggestion = key.as_str().and_then(|key| {
         super::super::suggest::closest(key, keys.iter().filter_map(|(k, _)| k.as_str()))
     });
-    let help = match suggestion {
-        Some(s) => format!("did you mean {}?", repr_of(&Key::from(s).value())),
-        None if keys.is_empty() => "the dict is empty".into(),
-        None => format!(
+    let environ = keys.iter().any(|(k, _)| k.as_str() == Some("PATH"));
+    let help = match (suggestion, key.as_str()) {
+        // `os.environ["LOCAL_RANK"]` of a script run without torchrun.
+        (_, Some(k)) if environ && TORCHRUN.contains(&k) => format!(
+            "torchrun sets {k} in each process it starts: run the script with `cudash launch \
+             --nproc-per-node N FILE.py` (os.environ then holds {})",
+            TORCHRUN.join(", ")
+        ),
+        (Some(s), _) => format!("did you mean {}?", repr_of(&Key::from(s).value())),
+        (None, _) if keys.is_empty() => "the dict is empty".into(),
+        (None, _) if keys.len() > MANY => {
+            format!("it has {} keys: `d.keys()` lists them", keys.len())
+        }
+        (None, _) => format!(
             "the keys are {}",
             keys.iter()
                 .map(|(k, _)| repr_of(&k.value()))
