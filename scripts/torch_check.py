@@ -621,6 +621,17 @@ def autograd_cases(rng):
             shape = torch.matmul(a, b).shape
             for wrt in "ab":
                 out.append(grad_case("grad matmul", {"a": a, "b": b}, "(a @ b)", "(a @ b)", wrt, rng, shape))
+        # Attention: PyTorch's math path (its fused kernels need E == Ev), the
+        # same ops as cudash's; the batched products sum in another order, so
+        # elements near zero differ by many ulp (1e-7 of the largest: 1 ulp).
+        q, k, v = make(dt, (2, 2, 3, 4), rng), make(dt, (2, 2, 5, 4), rng), make(dt, (2, 2, 5, 6), rng)
+        for src, tsrc in [
+            ("scaled_dot_product_attention(q, k, v)", "torch.nn.functional.scaled_dot_product_attention(q, k, v)"),
+            ("scaled_dot_product_attention(q, k, v, scale=0.3)",
+             "torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=0.3)"),
+        ]:
+            for wrt in "qkv":
+                out.append(grad_case("grad attention", {"q": q, "k": k, "v": v}, src, tsrc, wrt, rng, (2, 2, 3, 6)))
         # A small MLP's loss, every parameter's gradient.
         x, w1, w2 = make(dt, (5, 4), rng), make(dt, (4, 6), rng), make(dt, (6, 3), rng)
         for wrt in ["w1", "w2"]:

@@ -1874,3 +1874,57 @@ fn loop_targets_unpack_as_pythons() {
         ["1 2", "3 4", "1 2 5", "7", "8", "7", "8", "[7]", "[8]", "0 1 2", "[3]",]
     );
 }
+
+/// Attention's inputs, outputs and gradients (data from formulas), and
+/// its masks and checks.
+const ATTENTION: &str = r#"import torch
+import torch.nn.functional as F
+def data(*shape, k=1.0):
+    n = 1
+    for d in shape:
+        n *= d
+    return (torch.arange(n, dtype=torch.float32).reshape(shape) * 0.37 * k).sin()
+q = data(2, 2, 3, 4).requires_grad_()
+k = data(2, 2, 5, 4, k=1.3).requires_grad_()
+v = data(2, 2, 5, 6, k=0.7).requires_grad_()
+out = F.scaled_dot_product_attention(q, k, v)
+print(out.shape, round(out.sum().item(), 5))
+print([round(x, 5) for x in out[1, 0, 2].tolist()])
+(out * data(2, 2, 3, 6, k=0.3)).sum().backward()
+print([round(x, 5) for x in q.grad[0, 1, 1].tolist()])
+print([round(x, 5) for x in k.grad[1, 1, 4].tolist()])
+print([round(x, 5) for x in v.grad[0, 0, 3].tolist()])
+x = data(3, 4)
+c = F.scaled_dot_product_attention(x, x, x, is_causal=True)
+print([round(t, 5) for t in c[1].tolist()], [round(t, 5) for t in c[0].tolist()] == [round(t, 5) for t in x[0].tolist()])
+m = torch.tensor([[True, False, True, True, False]] * 3)
+a = F.scaled_dot_product_attention(q.detach(), k.detach(), v.detach(), attn_mask=m, scale=0.5)
+print([round(t, 5) for t in a[0, 1, 0].tolist()])
+fm = data(3, 5, k=2.0)
+b = F.scaled_dot_product_attention(q.detach(), k.detach(), v.detach(), attn_mask=fm)
+print([round(t, 5) for t in b[1, 1, 2].tolist()])
+try:
+    F.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=True)
+except Exception as e:
+    print(type(e).__name__, e)
+"#;
+
+#[test]
+fn scaled_dot_product_attention_as_pytorchs() {
+    // Each line as PyTorch 2.15 printed it (to 5 decimals: its fused CPU
+    // kernel rounds a few ulp apart from the math path cudash computes).
+    assert_eq!(
+        python_printed("attention", ATTENTION),
+        [
+            "torch.Size([2, 2, 3, 6]) 3.86074",
+            "[0.10676, 0.10382, 0.09396, 0.07784, 0.05652, 0.03143]",
+            "[-0.2311, -0.28903, -0.28138, -0.20987]",
+            "[-0.07489, 0.02119, 0.11439, 0.19212]",
+            "[0.19858, 0.23674, 0.27198, 0.30387, 0.33202, 0.35609]",
+            "[0.67321, 0.76698, 0.75695, 0.64446] True",
+            "[0.5385, 0.61634, 0.65307, 0.64624, 0.5963, 0.50658]",
+            "[-0.61824, -0.64955, -0.63752, -0.58297, -0.48954, -0.36344]",
+            "RuntimeError _scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True",
+        ]
+    );
+}

@@ -7,6 +7,7 @@
 //! (`requires_grad`, `.grad`, `grad_fn`); `optim.rs` has the optimizers, `functional.rs` `linear` and `dropout`;
 //! `hooks.rs` and `callbacks.rs` what backward calls back (hooks, final callbacks).
 
+pub mod attention;
 pub mod autocast;
 pub mod callbacks;
 pub mod coalesced;

@@ -413,6 +413,36 @@ pub(super) fn linear(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     ))
 }
 
+/// `scaled_dot_product_attention(query, key, value, attn_mask=none,
+/// dropout_p=0.0, is_causal=false, scale=none, enable_gqa=false)`.
+pub(super) fn scaled_dot_product_attention(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (q, k, v) = (b.tensor("query")?, b.tensor("key")?, b.tensor("value")?);
+    let mask = match b.given("attn_mask") {
+        None | Some((Value::None, _)) => None,
+        Some(_) => Some(b.tensor("attn_mask")?),
+    };
+    if b.bool("enable_gqa", false)? && q.ndim() >= 3 && k.ndim() >= 3 {
+        let heads = |t: &crate::runtime::Tensor| t.shape()[t.ndim() - 3];
+        if heads(&q) != heads(&k) {
+            return Err(Error::value_help(
+                "cudash's scaled_dot_product_attention has no grouped-query attention",
+                "repeat the key and value heads first: `k.repeat_interleave(q.shape[-3] // \
+                 k.shape[-3], dim=-3)`",
+            )
+            .at(b.span_of("enable_gqa")));
+        }
+    }
+    let how = crate::autograd::attention::Attention {
+        mask: mask.as_ref(),
+        dropout_p: b.float("dropout_p")?.unwrap_or(0.0),
+        is_causal: b.bool("is_causal", false)?,
+        scale: b.float("scale")?,
+    };
+    b.result(crate::autograd::attention::scaled_dot_product_attention(
+        &mut me.rt, me.grad, &q, &k, &v, how,
+    ))
+}
+
 /// `dropout(input, p=0.5, training=true)`.
 pub(super) fn dropout(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let x = b.tensor("input")?;

@@ -262,6 +262,10 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("cross_entropy", super::grad::cross_entropy),
     ("linear", super::grad::linear),
     ("dropout", super::grad::dropout),
+    (
+        "scaled_dot_product_attention",
+        super::grad::scaled_dot_product_attention,
+    ),
     ("dropout2d", super::grad::dropout2d),
     ("Module", nn::layer),
     ("Function", nn::autograd_function),

@@ -1,0 +1,161 @@
+//! `torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask,
+//! dropout_p, is_causal, scale)`: `softmax(q @ k.mT * scale + mask) @ v`,
+//! computed as PyTorch's math path (`_scaled_dot_product_attention_math`
+//! in `attention.cpp`): `q` and `k.mT` each scaled by `sqrt(scale)` before
+//! the product, a boolean mask made 0 where it holds and -inf elsewhere,
+//! `is_causal` a lower-triangular such mask, dropout on the weights. Each
+//! step is recorded as its own node (`MulBackward1`, `TransposeBackward0`,
+//! the products, `AddBackward0`, `SoftmaxBackward0`); PyTorch's fused CPU
+//! and CUDA kernels record the whole as one node instead.
+
+use std::sync::Arc;
+
+use super::node::Backward;
+use super::{functional, record, Mode};
+use crate::error::Error;
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::op::along::AlongOp;
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::view;
+use crate::runtime::shape::fmt_shape;
+use crate::runtime::{DType, Tensor};
+
+type R<T> = Result<T, Error>;
+
+/// What `scaled_dot_product_attention` takes besides `q`, `k` and `v`.
+pub struct Attention<'a> {
+    pub mask: Option<&'a Arc<Tensor>>,
+    pub dropout_p: f64,
+    pub is_causal: bool,
+    pub scale: Option<f64>,
+}
+
+pub fn scaled_dot_product_attention(
+    rt: &mut Runtime,
+    mode: Mode,
+    q: &Arc<Tensor>,
+    k: &Arc<Tensor>,
+    v: &Arc<Tensor>,
+    how: Attention,
+) -> R<Arc<Tensor>> {
+    let cast = super::autocast::inputs(rt, mode, "scaled_dot_product_attention", &[q, k, v])?;
+    let (q, k, v) = (&cast.arc(0, q), &cast.arc(1, k), &cast.arc(2, v));
+    check(q, k, v, &how)?;
+    let (l, s, e) = (
+        q.shape()[q.ndim() - 2],
+        k.shape()[k.ndim() - 2],
+        q.shape()[q.ndim() - 1],
+    );
+    // PyTorch's `calculate_scale`: 1/sqrt(E) unless given; its square
+    // root scales each side (a negative scale's sign goes on `q`).
+    let scale = how.scale.unwrap_or(1.0 / (e as f64).sqrt());
+    let root = scale.abs().sqrt();
+    let q_scale = if scale < 0.0 { -root } else { root };
+    let qs = record::binary_scalar(rt, mode, BinaryOp::Mul, q, q_scale)?;
+    let kt = record::attach_node(
+        rt,
+        mode,
+        Arc::new(view::matrix_transpose(k)?),
+        "TransposeBackward0",
+        Backward::Transpose {
+            d0: k.ndim() - 2,
+            d1: k.ndim() - 1,
+        },
+        &[k],
+    );
+    let kts = record::binary_scalar(rt, mode, BinaryOp::Mul, &kt, root)?;
+    drop(kt);
+    let mut attn = record::matmul(rt, mode, &qs, &kts)?;
+    drop((qs, kts));
+    let mask = match (how.mask, how.is_causal) {
+        (Some(m), _) if m.dtype() == DType::Bool => Some(additive(rt, m, q)?),
+        (Some(m), _) => Some(Arc::clone(m)),
+        (None, true) => {
+            let causal: Vec<bool> = (0..l).flat_map(|i| (0..s).map(move |j| j <= i)).collect();
+            let on_host = Tensor::from_vec(causal, vec![l, s]);
+            let m = rt.tensor(&on_host, DType::Bool, q.device())?;
+            Some(additive(rt, &m, q)?)
+        }
+        (None, false) => None,
+    };
+    if let Some(m) = mask {
+        attn = record::binary(
+            rt,
+            mode,
+            BinaryOp::Add,
+            Operand::strong(&attn),
+            Operand::strong(&m),
+        )?;
+    }
+    let weights = rt.along(AlongOp::Softmax, 0.0, &attn, Some(-1), false)?;
+    let mut weights = record::softmax(rt, mode, &attn, weights, -1, false)?;
+    drop(attn);
+    if how.dropout_p > 0.0 {
+        weights = functional::dropout(rt, mode, &weights, how.dropout_p, true)?;
+    }
+    record::matmul(rt, mode, &weights, v)
+}
+
+/// A boolean mask as the number added to the weights' logits: 0 where it
+/// holds, -inf where it does not (PyTorch's `convert_boolean_attn_mask`).
+fn additive(rt: &mut Runtime, mask: &Tensor, like: &Tensor) -> R<Arc<Tensor>> {
+    let zero = Tensor::scalar(0.0f32);
+    let minus_inf = Tensor::scalar(f32::NEG_INFINITY);
+    let out = rt.ternary(
+        crate::runtime::op::ternary::TernaryOp::Where,
+        Operand::strong(mask),
+        Operand::weak(&zero),
+        Operand::weak(&minus_inf),
+    )?;
+    match out.dtype() == like.dtype() {
+        true => Ok(out),
+        false => rt.cast(&out, like.dtype()),
+    }
+}
+
+/// PyTorch's checks, with its messages where it has them.
+fn check(q: &Tensor, k: &Tensor, v: &Tensor, how: &Attention) -> R<()> {
+    if how.is_causal && how.mask.is_some() {
+        return Err(Error::Module {
+            class: "RuntimeError",
+            message: "_scaled_dot_product_attention: Explicit attn_mask should not be set when \
+                      is_causal=True"
+                .into(),
+            help: Some(
+                "`is_causal=True` is the lower-triangular mask: give one or the other".into(),
+            ),
+        });
+    }
+    if !(0.0..=1.0).contains(&how.dropout_p) {
+        return Err(Error::value(format!(
+            "dropout probability has to be between 0 and 1, but got {}",
+            how.dropout_p
+        )));
+    }
+    if q.ndim() < 2 || k.ndim() < 2 || v.ndim() < 2 {
+        return Err(Error::shape(
+            "scaled_dot_product_attention takes query, key and value of at least 2 dimensions \
+             (..., L, E), (..., S, E) and (..., S, Ev)",
+        ));
+    }
+    if q.dtype() != k.dtype() || q.dtype() != v.dtype() || !q.dtype().is_float() {
+        return Err(Error::value(format!(
+            "Expected query, key, and value to have the same dtype, but got query.dtype: {} \
+             key.dtype: {} and value.dtype: {} instead.",
+            q.dtype(),
+            k.dtype(),
+            v.dtype()
+        )));
+    }
+    let last = |t: &Tensor, back: usize| t.shape()[t.ndim() - back];
+    if last(q, 1) != last(k, 1) || last(k, 2) != last(v, 2) {
+        return Err(Error::shape(format!(
+            "scaled_dot_product_attention: query {}, key {} and value {} do not fit: the key's \
+             last dimension must be the query's, and the value's length the key's",
+            fmt_shape(q.shape()),
+            fmt_shape(k.shape()),
+            fmt_shape(v.shape())
+        )));
+    }
+    Ok(())
+}
