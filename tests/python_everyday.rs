@@ -1907,6 +1907,11 @@ try:
     F.scaled_dot_product_attention(q, k, v, attn_mask=m, is_causal=True)
 except Exception as e:
     print(type(e).__name__, e)
+q5 = data(1, 2, 3).requires_grad_()
+m5 = torch.tensor([[False, False], [True, False]])
+r = F.scaled_dot_product_attention(q5, q5, q5, attn_mask=m5)
+(r * data(1, 2, 3, k=2.0)).sum().backward()
+print([[round(t, 5) for t in row] for row in r[0].tolist()], [[round(t, 5) for t in row] for row in q5.grad[0].tolist()])
 "#;
 
 #[test]
@@ -1925,6 +1930,7 @@ fn scaled_dot_product_attention_as_pytorchs() {
             "[0.5385, 0.61634, 0.65307, 0.64624, 0.5963, 0.50658]",
             "[-0.61824, -0.64955, -0.63752, -0.58297, -0.48954, -0.36344]",
             "RuntimeError _scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True",
+            "[[0.0, 0.0, 0.0], [0.0, 0.36162, 0.67429]] [[0.79657, 0.1806, -0.52984], [0.0, 0.0, 0.0]]",
         ]
     );
 }

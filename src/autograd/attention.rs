@@ -5,17 +5,20 @@
 //! the product, a boolean mask made 0 where it holds and -inf elsewhere,
 //! `is_causal` a lower-triangular such mask, dropout on the weights. Each
 //! step is recorded as its own node (`MulBackward1`, `TransposeBackward0`,
-//! the products, `AddBackward0`, `SoftmaxBackward0`); PyTorch's fused CPU
+//! the products, `AddBackward0`, `SoftmaxBackward0`, with a mask
+//! `SafeSoftmaxBackward0`); PyTorch's fused CPU
 //! and CUDA kernels record the whole as one node instead.
 
 use std::sync::Arc;
 
-use super::node::Backward;
+use super::node::{Backward, Saved};
 use super::{functional, record, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::along::AlongOp;
 use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::op::view;
 use crate::runtime::shape::fmt_shape;
 use crate::runtime::{DType, Tensor};
@@ -78,6 +81,7 @@ pub fn scaled_dot_product_attention(
         }
         (None, false) => None,
     };
+    let masked = mask.is_some();
     if let Some(m) = mask {
         attn = record::binary(
             rt,
@@ -87,13 +91,48 @@ pub fn scaled_dot_product_attention(
             Operand::strong(&m),
         )?;
     }
-    let weights = rt.along(AlongOp::Softmax, 0.0, &attn, Some(-1), false)?;
-    let mut weights = record::softmax(rt, mode, &attn, weights, -1, false)?;
+    let mut weights = safe_softmax(rt, mode, &attn, masked)?;
     drop(attn);
     if how.dropout_p > 0.0 {
         weights = functional::dropout(rt, mode, &weights, how.dropout_p, true)?;
     }
     record::matmul(rt, mode, &weights, v)
+}
+
+/// PyTorch's `_safe_softmax` over the last dimension: a row the mask
+/// hid whole (all -inf) gets weights 0, not NaN (`SafeSoftmaxBackward0`,
+/// whose gradient there is 0). Without a mask it is a plain softmax.
+fn safe_softmax(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, masked: bool) -> R<Arc<Tensor>> {
+    let mut out = rt.along(AlongOp::Softmax, 0.0, x, Some(-1), false)?;
+    if !masked {
+        return record::softmax(rt, mode, x, out, -1, false);
+    }
+    let top = rt.reduce(ReduceOp::Max, x, Some(-1), true)?;
+    let minus_inf = Tensor::scalar(f32::NEG_INFINITY);
+    let hidden = rt.binary(
+        BinaryOp::Eq,
+        Operand::strong(&top),
+        Operand::weak(&minus_inf),
+    )?;
+    let zero = Tensor::scalar(0.0f32);
+    out = rt.ternary(
+        TernaryOp::Where,
+        Operand::strong(&hidden),
+        Operand::weak(&zero),
+        Operand::strong(&out),
+    )?;
+    let backward = Backward::Softmax {
+        out: Saved::output(&out),
+        dim: x.ndim() - 1,
+    };
+    Ok(record::attach_node(
+        rt,
+        mode,
+        out,
+        "SafeSoftmaxBackward0",
+        backward,
+        &[x],
+    ))
 }
 
 /// A boolean mask as the number added to the weights' logits: 0 where it
@@ -102,7 +141,7 @@ fn additive(rt: &mut Runtime, mask: &Tensor, like: &Tensor) -> R<Arc<Tensor>> {
     let zero = Tensor::scalar(0.0f32);
     let minus_inf = Tensor::scalar(f32::NEG_INFINITY);
     let out = rt.ternary(
-        crate::runtime::op::ternary::TernaryOp::Where,
+        TernaryOp::Where,
         Operand::strong(mask),
         Operand::weak(&zero),
         Operand::weak(&minus_inf),
