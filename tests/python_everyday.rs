@@ -17,13 +17,22 @@ fn python_printed(name: &str, src: &str) -> Vec<String> {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join(format!("{name}.py"));
     std::fs::write(&file, src).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
-        .args(["--sim-devices", "0", "script"])
-        .arg(&file)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+    let out = run_python(&file, None);
     std::fs::remove_dir_all(&dir).unwrap();
+    out
+}
+
+/// What `cudash script file` printed (run in `cwd` when given): each line;
+/// it must print nothing on stderr and succeed.
+fn run_python(file: &std::path::Path, cwd: Option<&std::path::Path>) -> Vec<String> {
+    let mut run = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"));
+    run.args(["--sim-devices", "0", "script"])
+        .arg(file)
+        .env("NO_COLOR", "1");
+    if let Some(cwd) = cwd {
+        run.current_dir(cwd);
+    }
+    let o = run.output().unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.is_empty() && o.status.success(), "{err}");
     String::from_utf8_lossy(&o.stdout)
@@ -1638,20 +1647,11 @@ fn os_lists_removes_and_splits_as_pythons() {
     std::fs::write(dir.join("osdir/a.txt"), "").unwrap();
     std::fs::write(dir.join("osdir/b.pt"), "").unwrap();
     std::fs::write(dir.join("os_files.py"), OS_FILES).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
-        .args(["--sim-devices", "0", "script", "os_files.py"])
-        .current_dir(&dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+    let out = run_python(std::path::Path::new("os_files.py"), Some(&dir));
     std::fs::remove_dir_all(&dir).unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.is_empty() && o.status.success(), "{err}");
     // Each line as Python 3.11 printed it.
     assert_eq!(
-        String::from_utf8_lossy(&o.stdout)
-            .lines()
-            .collect::<Vec<_>>(),
+        out,
         [
             "['a.txt', 'b.pt', 'sub']",
             "('a/b', 'c.txt')",
