@@ -1934,3 +1934,43 @@ fn scaled_dot_product_attention_as_pytorchs() {
         ]
     );
 }
+
+const STREAMS: &str = r#"import sys
+print("a", file=sys.stderr)
+sys.stdout.write("b\n")
+sys.stderr.write("c\n")
+sys.stdout.write("step 1")
+sys.stdout.flush()
+sys.stdout.write(" done\n")
+print("x", "y", sep="-", file=sys.stdout)
+with open("cudash-print-file.txt", "w") as f:
+    print("to file", 3, file=f)
+    print("more", file=f, end="")
+print(open("cudash-print-file.txt").read())
+print(sys.stdout)
+n = sys.stderr.write("partial ")
+print(n)
+sys.stderr.write("end\n")
+"#;
+
+#[test]
+fn sys_stdout_stderr_and_print_to_a_file_as_pythons() {
+    let dir = std::env::temp_dir().join(format!("cudash-streams-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("streams.py"), STREAMS).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(["--sim-devices", "0", "script", "streams.py"])
+        .current_dir(&dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Each stream as Python 3.11 wrote it.
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "b\nstep 1 done\nx-y\nto file 3\nmore\n\
+         <_io.TextIOWrapper name='<stdout>' mode='w' encoding='utf-8'>\n8\n"
+    );
+    assert_eq!(String::from_utf8_lossy(&o.stderr), "a\nc\npartial end\n");
+    assert!(o.status.success());
+}

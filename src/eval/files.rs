@@ -99,7 +99,7 @@ pub(super) fn open(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
 /// `f.read(size=-1)`, `f.readline()`, `f.readlines()`, `f.write(s)`,
 /// `f.writelines(lines)`, `f.close()`.
 pub(super) fn file_method(
-    _: &mut Interp,
+    me: &mut Interp,
     name: &'static str,
     f: &FileRef,
     b: &Bound,
@@ -166,6 +166,16 @@ pub(super) fn file_method(
             };
             let out = match &mut file.state {
                 State::Writing(out) => out,
+                State::Standard { stderr } => {
+                    let stderr = *stderr;
+                    drop(file);
+                    let written: usize = pieces.iter().map(|p| p.chars().count()).sum();
+                    me.write_text(stderr, &pieces.concat());
+                    return Ok(match name {
+                        "write" => Value::Int(written as i64),
+                        _ => Value::None,
+                    });
+                }
                 State::Reading { .. } => return Err(at(unsupported("not writable"))),
                 State::Closed => return Err(at(closed())),
             };
@@ -184,6 +194,14 @@ pub(super) fn file_method(
             file.close();
             Ok(Value::None)
         }
+        "flush" => match &mut file.state {
+            State::Writing(out) => out
+                .flush()
+                .map(|()| Value::None)
+                .map_err(|e| at(Error::value(format!("flushing failed: {e}")))),
+            State::Closed => Err(at(closed())),
+            _ => Ok(Value::None),
+        },
         _ => Err(at(Error::value(format!("a file has no method {name}")))),
     }
 }

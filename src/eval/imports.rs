@@ -596,6 +596,10 @@ fn constant(full: &str) -> Option<Value> {
             "SUM" | "AVG" | "MAX" | "MIN" => Some(Value::Str(Arc::new(name.to_lowercase()))),
             _ => None,
         },
+        // `sys.stdout`, `sys.stderr`: files whose writes are the program's output.
+        "sys" if matches!(name, "stdout" | "stderr") => Some(Value::File(Arc::new(
+            std::sync::Mutex::new(super::pyfile::PyFile::standard(name == "stderr")),
+        ))),
         "sys" if name == "argv" => Some(Value::MutList(Arc::new(std::sync::Mutex::new(Arc::new(
             argv()
                 .into_iter()

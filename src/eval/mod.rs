@@ -165,6 +165,8 @@ pub struct Interp {
     quiet: usize,
     /// What `print(..., end="")` wrote of a line not yet ended.
     pub(crate) partial_line: String,
+    /// The same of the program's stderr (`sys.stderr.write`).
+    partial_err: String,
     /// The errors whose `except` blocks are running, innermost last (what a
     /// bare `raise` raises again).
     handling: Vec<crate::error::Diagnostic>,
@@ -207,6 +209,7 @@ impl Interp {
             quiet: 0,
             echo: true,
             partial_line: String::new(),
+            partial_err: String::new(),
             handling: Vec::new(),
             shown_after: None,
             hooks,
@@ -301,6 +304,31 @@ impl Interp {
         if !self.partial_line.is_empty() {
             let line = std::mem::take(&mut self.partial_line);
             self.emit(Output::Text(line));
+        }
+        if !self.partial_err.is_empty() {
+            let line = std::mem::take(&mut self.partial_err);
+            self.emit(Output::Stderr(line));
+        }
+    }
+
+    /// `text` written to the program's stdout (where `print` writes) or
+    /// stderr: the lines it ends are shown, the rest waits for more.
+    pub(crate) fn write_text(&mut self, stderr: bool, text: &str) {
+        let open = match stderr {
+            true => &mut self.partial_err,
+            false => &mut self.partial_line,
+        };
+        let mut all = std::mem::take(open);
+        all.push_str(text);
+        if let Some(k) = all.rfind('\n') {
+            *open = all[k + 1..].to_string();
+            all.truncate(k);
+            self.emit(match stderr {
+                true => Output::Stderr(all),
+                false => Output::Text(all),
+            });
+        } else {
+            *open = all;
         }
     }
 

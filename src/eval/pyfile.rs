@@ -20,6 +20,11 @@ pub(super) enum State {
         at: usize,
     },
     Writing(std::fs::File),
+    /// `sys.stdout` and `sys.stderr`: what is written goes where `print`'s
+    /// text goes, or to the program's stderr.
+    Standard {
+        stderr: bool,
+    },
     Closed,
 }
 
@@ -32,10 +37,31 @@ impl std::fmt::Debug for PyFile {
 pub type FileRef = Arc<Mutex<PyFile>>;
 
 impl PyFile {
+    /// `sys.stdout` or `sys.stderr`.
+    pub fn standard(stderr: bool) -> PyFile {
+        PyFile {
+            name: if stderr { "<stderr>" } else { "<stdout>" }.into(),
+            mode: "w".into(),
+            state: State::Standard { stderr },
+        }
+    }
+
+    /// Where a standard stream writes: Some(true) for stderr.
+    pub fn standard_stream(&self) -> Option<bool> {
+        match self.state {
+            State::Standard { stderr } => Some(stderr),
+            _ => None,
+        }
+    }
+
     /// Python's repr: `<_io.TextIOWrapper name='a.txt' mode='r' encoding='UTF-8'>`.
     pub fn repr(&self) -> String {
+        let encoding = match self.state {
+            State::Standard { .. } => "utf-8",
+            _ => "UTF-8",
+        };
         format!(
-            "<_io.TextIOWrapper name='{}' mode='{}' encoding='UTF-8'>",
+            "<_io.TextIOWrapper name='{}' mode='{}' encoding='{encoding}'>",
             self.name, self.mode
         )
     }
@@ -43,7 +69,7 @@ impl PyFile {
     pub(super) fn text(&mut self) -> Result<(&str, &mut usize), Error> {
         match &mut self.state {
             State::Reading { text, at } => Ok((text.as_str(), at)),
-            State::Writing(_) => Err(unsupported("not readable")),
+            State::Writing(_) | State::Standard { .. } => Err(unsupported("not readable")),
             State::Closed => Err(closed()),
         }
     }

@@ -27,18 +27,37 @@ pub(super) fn print(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
     // of a line (`end=""`) waits for the next print or the statement's end.
     let sep = b.str("sep")?.unwrap_or_else(|| " ".into());
     let end = b.str("end")?.unwrap_or_else(|| "\n".into());
-    let mut text = std::mem::take(&mut me.partial_line);
-    text.push_str(&parts.join(&sep));
-    text.push_str(&end);
-    match text.rfind('\n') {
-        Some(k) => {
-            me.partial_line = text[k + 1..].to_string();
-            text.truncate(k);
-            me.emit(Output::Text(text));
+    let text = parts.join(&sep) + &end;
+    match b.given("file") {
+        None | Some((Value::None, _)) => me.write_text(false, &text),
+        // `print(..., file=sys.stderr)`, `print(..., file=f)`.
+        Some((Value::File(f), _)) => match standard_stream(f) {
+            Some(stderr) => me.write_text(stderr, &text),
+            None => {
+                let s = Value::Str(Arc::new(text));
+                let name = crate::lang::ast::Name::new("write".into(), b.span);
+                let arg = crate::eval::args::ArgVal::positional(s, b.span);
+                me.call_method(Value::File(f.clone()), &name, vec![arg], b.span)?;
+            }
+        },
+        Some((other, span)) => {
+            return Err(Error::Attribute {
+                message: format!(
+                    "'{}' object has no attribute 'write'",
+                    super::super::format::python_type(other)
+                ),
+                help: Some("`file=` takes an open file or `sys.stderr`".into()),
+            }
+            .at(*span))
         }
-        None => me.partial_line = text,
     }
     Ok(Value::None)
+}
+
+/// Whether `f` is `sys.stderr` (Some(true)) or `sys.stdout`; the file's
+/// lock is let go before its `write` takes it again.
+fn standard_stream(f: &crate::eval::pyfile::FileRef) -> Option<bool> {
+    crate::runtime::lock::lock(f).standard_stream()
 }
 
 pub(super) fn clear_output(

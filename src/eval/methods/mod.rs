@@ -306,6 +306,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("write", FileMethod(super::files::file_method)),
         ("writelines", FileMethod(super::files::file_method)),
         ("close", FileMethod(super::files::file_method)),
+        ("flush", FileMethod(super::files::file_method)),
         (
             "requires_grad",
             TensorProperty(grad::requires_grad_property),
