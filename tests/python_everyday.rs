@@ -1808,6 +1808,10 @@ try:
     BatchSampler(range(3), 0, False)
 except ValueError as e:
     print("ValueError:", e)
+l = DataLoader(ds, batch_size=2, sampler=torch.tensor([4, 0, 2]))
+print(len(l), [b[0].tolist() for b in l])
+l = DataLoader(ds, batch_size=2, sampler=range(3))
+print(len(l), [b[1].tolist() for b in l])
 "#;
 
 #[test]
@@ -1846,6 +1850,8 @@ fn samplers_of_the_programs_own_as_pytorchs() {
             "[2.0]",
             "TypeError: object of type 'NoLen' has no len()",
             "ValueError: batch_size should be a positive integer value, but got batch_size=0",
+            "2 [[4.0, 0.0], [2.0]]",
+            "2 [[0, 10], [20]]",
         ]
     );
 }

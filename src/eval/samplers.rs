@@ -67,6 +67,8 @@ fn iterable(v: &Value) -> bool {
     match v {
         Value::Object(o) => o.class.find("__iter__").is_some(),
         Value::Iterator(_) | Value::Range(_) => true,
+        // `sampler=torch.randperm(n)`: its elements, as PyTorch iterates it.
+        Value::Tensor(t) => t.ndim() >= 1,
         other => other.count().is_some() && !matches!(other, Value::Module(_) | Value::Dict(_)),
     }
 }
@@ -193,6 +195,7 @@ impl Interp {
                         self.call_method(v.clone(), &name, Vec::new(), span)?
                     }
                     Value::Object(_) | Value::Iterator(_) => return Err(no_len().at(span)),
+                    Value::Tensor(t) => Value::Int(t.shape()[0] as i64),
                     other => Value::Int(other.count().ok_or_else(|| no_len().at(span))? as i64),
                 };
                 match n {
