@@ -152,3 +152,22 @@ fn a_missing_key_says_where_it_comes_from() {
     let help = help_of("d = {\"lr\": 1, \"epochs\": 2}\nd[\"nowhere near\"]");
     assert_eq!(help, "the keys are 'lr', 'epochs'");
 }
+
+/// PyTorch's attention layers, which cudash lacks, point at the attention
+/// it has.
+#[test]
+fn attention_layers_point_at_scaled_dot_product_attention() {
+    for layer in [
+        "MultiheadAttention",
+        "TransformerEncoderLayer",
+        "Transformer",
+    ] {
+        let help = help_of(&format!("import torch.nn as nn\nnn.{layer}(8, 2)"));
+        assert!(
+            help.contains("torch.nn.functional.scaled_dot_product_attention"),
+            "{layer}: {help}"
+        );
+    }
+    let o = common::session().execute("import torch.nn.functional as F\nq = randn(1, 2, 4, 8)\nF.scaled_dot_product_attention(q, q, q).shape");
+    assert!(o.error.is_none());
+}
