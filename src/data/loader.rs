@@ -42,6 +42,18 @@ pub struct BatchSampler {
 }
 
 impl BatchSampler {
+    /// `BatchSampler(batch_size=4, drop_last=false) of a RandomSampler`.
+    fn describe_short(&self) -> String {
+        let of = match &*self.sampler {
+            Sampler::Given(g) => format!("{}, the program's own sampler", g.class),
+            other => format!("a {}", other.name()),
+        };
+        format!(
+            "BatchSampler(batch_size={}, drop_last={}) of {of}",
+            self.batch_size, self.drop_last
+        )
+    }
+
     /// `BatchSampler(sampler, batch_size, drop_last)`, checked as PyTorch's.
     pub fn new(
         sampler: Arc<Sampler>,
@@ -524,10 +536,15 @@ impl DataLoader {
     }
 
     pub fn describe(&self) -> String {
+        // With `batch_sampler=` PyTorch's `batch_size` is None and the batch
+        // sampler decides the rest.
+        let batching = match &self.batch_sampler {
+            Some(_) => "batch_sampler=...".to_string(),
+            None => format!("batch_size={}", self.batch_size),
+        };
         format!(
-            "DataLoader(batch_size={}, shuffle={}, num_workers={}, pin_memory={}, drop_last={}{}) \
+            "DataLoader({batching}, shuffle={}, num_workers={}, pin_memory={}, drop_last={}{}) \
              over {}: {} batches",
-            self.batch_size,
             self.shuffle,
             self.num_workers,
             self.pin_memory,
@@ -543,6 +560,8 @@ impl DataLoader {
             Sampler::Distributed(s) => format!(" (rank {} of {})", s.rank, s.num_replicas),
             Sampler::Sequential(_) => String::new(),
             Sampler::Random(_) if self.shuffle => String::new(),
+            Sampler::Given(g) => format!(" ({}, the program's own sampler)", g.class),
+            Sampler::Batch(b) => format!(" (a {})", b.describe_short()),
             other => format!(" (a {})", other.name()),
         }
     }
