@@ -60,17 +60,9 @@ impl BatchSampler {
         batch_size: i64,
         drop_last: bool,
     ) -> Result<BatchSampler, (Error, &'static str)> {
-        if batch_size < 1 {
-            return Err((
-                Error::value(format!(
-                    "batch_size should be a positive integer value, but got batch_size={batch_size}"
-                )),
-                "batch_size",
-            ));
-        }
         Ok(BatchSampler {
             sampler,
-            batch_size: batch_size as usize,
+            batch_size: positive_batch_size(batch_size)?,
             drop_last,
         })
     }
@@ -78,6 +70,29 @@ impl BatchSampler {
     /// The batches of `samples` indices.
     pub fn batches_of(&self, samples: usize) -> usize {
         chunks(samples, self.batch_size, self.drop_last)
+    }
+
+    /// A pass's indices cut into its batches.
+    pub fn cut(&self, indices: &[usize]) -> Vec<Vec<usize>> {
+        let n = self.batches_of(indices.len());
+        indices
+            .chunks(self.batch_size)
+            .take(n)
+            .map(<[usize]>::to_vec)
+            .collect()
+    }
+}
+
+/// `batch_size` as PyTorch checks it (DataLoader's and BatchSampler's).
+fn positive_batch_size(batch_size: i64) -> Result<usize, (Error, &'static str)> {
+    match usize::try_from(batch_size) {
+        Ok(n) if n >= 1 => Ok(n),
+        _ => Err((
+            Error::value(format!(
+                "batch_size should be a positive integer value, but got batch_size={batch_size}"
+            )),
+            "batch_size",
+        )),
     }
 }
 
@@ -405,14 +420,7 @@ impl DataLoader {
                 }
             }
         }
-        if batch_size < 1 {
-            return Err((
-                Error::value(format!(
-                    "batch_size should be a positive integer value, but got batch_size={batch_size}"
-                )),
-                "batch_size",
-            ));
-        }
+        let batch_size = positive_batch_size(batch_size)?;
         if !(0..=MAX_WORKERS as i64).contains(&num_workers) {
             return Err((
                 Error::value_help(
@@ -448,7 +456,7 @@ impl DataLoader {
             dataset,
             source,
             map,
-            batch_size: batch_size as usize,
+            batch_size,
             shuffle,
             num_workers: num_workers as usize,
             pin_memory,
@@ -473,15 +481,15 @@ impl DataLoader {
     /// `len(loader)`: batches per epoch; None where a sampler of the
     /// program's own says (`len_of`).
     pub fn known_len(&self) -> Option<usize> {
-        self.len_of(self.drawn().known_len()?)
+        Some(self.len_of(self.drawn().known_len()?))
     }
 
     /// The batches of a pass whose sampler (`drawn`) deals `n` indices
     /// (a batch sampler's: `n` batches).
-    pub fn len_of(&self, n: usize) -> Option<usize> {
+    pub fn len_of(&self, n: usize) -> usize {
         match self.batch_sampler.is_some() {
-            true => Some(n),
-            false => Some(chunks(n, self.batch_size, self.drop_last)),
+            true => n,
+            false => chunks(n, self.batch_size, self.drop_last),
         }
     }
 

@@ -219,7 +219,7 @@ impl Interp {
     /// `len(loader)`: its batches per pass.
     pub(super) fn loader_len(&mut self, l: &DataLoader, span: Span) -> Result<usize, Diagnostic> {
         let n = self.sampler_len(l.drawn(), span)?;
-        Ok(l.len_of(n).unwrap_or(0))
+        Ok(l.len_of(n))
     }
 
     /// `list(sampler)`, `for i in sampler`: one pass's indices (a
@@ -238,16 +238,7 @@ impl Interp {
             }
         };
         Ok(match s {
-            Sampler::Batch(b) => {
-                let mut batches: Vec<Value> = indices
-                    .chunks(b.batch_size)
-                    .map(|c| ints(c.to_vec()))
-                    .collect();
-                if b.drop_last && indices.len() % b.batch_size != 0 {
-                    batches.pop();
-                }
-                Value::list(batches)
-            }
+            Sampler::Batch(b) => Value::list(b.cut(&indices).into_iter().map(ints).collect()),
             _ => ints(indices),
         })
     }
