@@ -599,6 +599,23 @@ impl Backward {
                 };
                 vec![Some(Arc::clone(g)), gx, gw]
             }
+            Backward::Baddbmm { a, b } => {
+                // c: g (summed to its shape by the engine); a: g @ b.mT;
+                // b: a.mT @ g.
+                let ga = match b {
+                    Some(b) if wants(node, 1) => {
+                        Some(rt.matmul(g, &view::matrix_transpose(b.get(name)?)?)?)
+                    }
+                    _ => None,
+                };
+                let gb = match a {
+                    Some(a) if wants(node, 2) => {
+                        Some(rt.matmul(&view::matrix_transpose(a.get(name)?)?, g)?)
+                    }
+                    _ => None,
+                };
+                vec![Some(Arc::clone(g)), ga, gb]
+            }
             Backward::CopySlices { view, inner } => slices::copy_slices(rt, g, view, inner)?,
             Backward::AsStrided { view } => slices::as_strided(rt, g, view, &node.inputs[0])?,
             Backward::Overwritten => slices::overwritten(rt, g, node)?,

@@ -30,6 +30,7 @@ pub mod record;
 pub mod reductions;
 pub mod schedule;
 pub mod slices;
+pub mod views;
 pub mod window;
 
 /// Whether ops are recorded (PyTorch's grad mode): off inside `no_grad { }`;

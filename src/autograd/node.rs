@@ -512,6 +512,13 @@ pub enum Backward {
         x: Option<Saved>,
         w: Option<Saved>,
     },
+    /// `baddbmm(c, a, b)`: `c + a @ b` of batches of matrices; inputs
+    /// `c`, `a`, `b` (each product operand saved only when the other's
+    /// gradient needs it).
+    Baddbmm {
+        a: Option<Saved>,
+        b: Option<Saved>,
+    },
     /// `conv2d` (PyTorch's `convolution`): inputs `x`, `w` and the bias
     /// when there is one; it keeps the input and the weight.
     Convolution {
@@ -657,6 +664,7 @@ impl Backward {
             Prod { x, out, .. } | Norm { x, out, .. } => vec![x, out],
             Var { x, std, .. } => std::iter::once(x).chain(std.iter()).collect(),
             Addmm { x, w } => x.iter().chain(w.iter()).collect(),
+            Baddbmm { a, b } => a.iter().chain(b.iter()).collect(),
             NativeDropout { mask, .. } => vec![mask],
             LeakyRelu { x, .. } => vec![x],
             Convolution { x, w, .. } => vec![x, w],

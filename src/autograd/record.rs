@@ -361,6 +361,29 @@ pub fn bmm(rt: &mut Runtime, mode: Mode, a: &Tensor, b: &Tensor) -> R<Arc<Tensor
     product(rt, mode, a, b, "BmmBackward0")
 }
 
+/// `torch.baddbmm(c, a, b)`: `c + a @ b` (beta and alpha 1), one node
+/// (`BaddbmmBackward0`): the products summed first, then `c` added.
+pub fn baddbmm(rt: &mut Runtime, mode: Mode, c: &Tensor, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
+    let product = rt.matmul(a, b)?;
+    let out = rt.binary(BinaryOp::Add, Operand::strong(c), Operand::strong(&product))?;
+    drop(product);
+    if !recording(mode, &[c, a, b]) {
+        return Ok(out);
+    }
+    let (ra, rb) = (requires_grad(a), requires_grad(b));
+    let backward = Backward::Baddbmm {
+        a: rb.then(|| Saved::new(a)),
+        b: ra.then(|| Saved::new(b)),
+    };
+    Ok(attach(
+        rt,
+        out,
+        "BaddbmmBackward0",
+        backward,
+        &[(c, false), (a, false), (b, false)],
+    ))
+}
+
 /// A matrix product, recorded as the node `name`.
 fn product(
     rt: &mut Runtime,

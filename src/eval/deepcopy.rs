@@ -44,6 +44,11 @@ impl Interp {
         }
     }
 
+    /// `copy.deepcopy(v)` of one value.
+    pub(crate) fn deep_copy_value(&mut self, v: &Value) -> Result<Value, Error> {
+        self.deep_copy(v, &mut Vec::new())
+    }
+
     fn deep_copy(&mut self, v: &Value, memo: &mut Memo) -> Result<Value, Error> {
         Ok(match v {
             Value::Tensor(t) => Value::Tensor(self.copy_tensor(t, false, memo)?),

@@ -602,6 +602,13 @@ docs! {
     Function Training "LeakyReLU", "LeakyReLU(negative_slope=0.01, inplace=false)", "`leaky_relu` as a module (`nn.LeakyReLU`), as GANs' discriminators use it.", "LeakyReLU(0.2)(tensor([-1., 2.]))";
     Function Training "leaky_relu", "leaky_relu(input, negative_slope=0.01, inplace=false)", "Each element where it is above 0, times `negative_slope` elsewhere, as torch.nn.functional.leaky_relu; its node is `LeakyReluBackward0`.", "leaky_relu(tensor([-1., 2.], requires_grad=true), 0.2)";
     Function Training "LSTM", "LSTM(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, dropout=0.0, bidirectional=false, proj_size=0, device=none, dtype=none)", "A long short-term memory over a sequence, as `nn.LSTM`: `out, (h_n, c_n) = lstm(x, (h_0, c_0))` for `x` [L, N, input_size] (`batch_first`: [N, L, input_size]; [L, input_size] unbatched), the states [num_layers * directions, N, hidden_size] (zeros when not given). Weights `weight_ih_l0` [4 * hidden, input], `weight_hh_l0`, `bias_ih_l0`, `bias_hh_l0` (`_reverse` for a bidirectional layer's second direction), drawn as PyTorch draws them. Composed of recorded ops as PyTorch's cpu path composes it (the output's node is `StackBackward0`); on a GPU PyTorch makes it one cuDNN call (`CudnnRnnBackward0`).", "seed(0)\nlstm = LSTM(3, 4, batch_first=true)\nout, (h, c) = lstm(randn(2, 5, 3))\nout.shape\nh.shape";
+    Function Training "MultiheadAttention", "MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_kv=false, add_zero_attn=false, kdim=none, vdim=none, batch_first=false, device=none, dtype=none)", "Attention of `num_heads` heads, as `nn.MultiheadAttention`: `out, weights = attn(query, key, value, key_padding_mask=none, need_weights=true, attn_mask=none, average_attn_weights=true, is_causal=false)` for a query [L, N, E] (`batch_first`: [N, L, E]; [L, E] unbatched) and key and value [S, N, E]. The inputs are projected by `in_proj_weight` [3E, E] (one product when query, key and value are one tensor) and `in_proj_bias`, each head attends on its E / num_heads features, `out_proj` joins them. `weights` [N, L, S] are averaged over the heads (`average_attn_weights=false`: [N, heads, L, S]); with `need_weights=false` they are none and the heads run through `scaled_dot_product_attention`. A bool mask hides where it is true (the opposite of `scaled_dot_product_attention`'s); a float mask is added. Parameters drawn as PyTorch's: `xavier_uniform_` projections, zero biases.", "seed(0)\nattn = MultiheadAttention(8, 2)\nx = randn(5, 3, 8)\nout, w = attn(x, x, x)\nout.shape\nw.shape";
+    Function Training "TransformerEncoderLayer", "TransformerEncoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=relu, layer_norm_eps=1e-5, batch_first=false, norm_first=false, bias=true, device=none, dtype=none)", "One encoder block of `nn.Transformer`: `x = norm1(x + dropout1(self_attn(x, x, x)))`, then `x = norm2(x + dropout2(linear2(dropout(activation(linear1(x))))))` (`norm_first`: each norm before its block, `x + block(norm(x))`). Called as `layer(src, src_mask=none, src_key_padding_mask=none, is_causal=false)`. `activation`: \"relu\", \"gelu\", `F.relu`, `F.gelu` or a module.", "seed(0)\nlayer = TransformerEncoderLayer(8, 2, dim_feedforward=16)\nlayer(randn(5, 3, 8)).shape";
+    Function Training "TransformerDecoderLayer", "TransformerDecoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=relu, layer_norm_eps=1e-5, batch_first=false, norm_first=false, bias=true, device=none, dtype=none)", "One decoder block of `nn.Transformer`: self-attention over the target, attention (`multihead_attn`) from the target to the encoder's output `memory`, then the feed-forward block, each with its dropout, residual and norm. Called as `layer(tgt, memory, tgt_mask=none, memory_mask=none, tgt_key_padding_mask=none, memory_key_padding_mask=none, tgt_is_causal=false, memory_is_causal=false)`.", "seed(0)\nlayer = TransformerDecoderLayer(8, 2, dim_feedforward=16)\nlayer(randn(4, 3, 8), randn(5, 3, 8)).shape";
+    Function Training "TransformerEncoder", "TransformerEncoder(encoder_layer, num_layers, norm=none, enable_nested_tensor=true, mask_check=true)", "`num_layers` copies of `encoder_layer` (`copy.deepcopy`, as PyTorch's `_get_clones`: each starts with the layer's values), each on the last one's output, then `norm`. Called as `encoder(src, mask=none, src_key_padding_mask=none, is_causal=none)`; a `mask` equal to `Transformer.generate_square_subsequent_mask` is taken as causal, as PyTorch's `_detect_is_causal_mask` does.", "seed(0)\nlayer = TransformerEncoderLayer(8, 2, dim_feedforward=16, batch_first=true)\nencoder = TransformerEncoder(layer, 2)\nencoder(randn(3, 5, 8)).shape";
+    Function Training "TransformerDecoder", "TransformerDecoder(decoder_layer, num_layers, norm=none)", "`num_layers` copies of `decoder_layer`, each on the last one's output and the encoder's `memory`, then `norm`. Called as `decoder(tgt, memory, tgt_mask=none, memory_mask=none, tgt_key_padding_mask=none, memory_key_padding_mask=none, tgt_is_causal=none, memory_is_causal=false)`.", "seed(0)\nlayer = TransformerDecoderLayer(8, 2, dim_feedforward=16)\ndecoder = TransformerDecoder(layer, 2)\ndecoder(randn(4, 3, 8), randn(5, 3, 8)).shape";
+    Function Training "Transformer", "Transformer(d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6, dim_feedforward=2048, dropout=0.1, activation=relu, custom_encoder=none, custom_decoder=none, layer_norm_eps=1e-5, batch_first=false, norm_first=false, bias=true, device=none, dtype=none)", "`nn.Transformer`: an `encoder` (TransformerEncoder of `num_encoder_layers` layers and a LayerNorm) and a `decoder` (TransformerDecoder, likewise); every parameter of two or more dimensions drawn again by `xavier_uniform_`, as PyTorch's `_reset_parameters`. Called as `model(src, tgt, src_mask=none, tgt_mask=none, memory_mask=none, src_key_padding_mask=none, tgt_key_padding_mask=none, memory_key_padding_mask=none, src_is_causal=none, tgt_is_causal=none, memory_is_causal=false)`; `Transformer.generate_square_subsequent_mask(sz)` is the causal mask (0 on and below the diagonal, -inf above).", "seed(0)\nmodel = Transformer(d_model=8, nhead=2, num_encoder_layers=1, num_decoder_layers=1, dim_feedforward=16)\nmodel(randn(5, 3, 8), randn(4, 3, 8)).shape";
+    Function Training "generate_square_subsequent_mask", "generate_square_subsequent_mask(sz, device=none, dtype=none)", "The causal mask of a sequence of `sz`, as `nn.Transformer.generate_square_subsequent_mask` (a static method, also on a model): 0 on and below the diagonal, -inf above it, so that each position attends to itself and the ones before.", "generate_square_subsequent_mask(3)";
     Function Training "GRU", "GRU(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, dropout=0.0, bidirectional=false, device=none, dtype=none)", "A gated recurrent unit over a sequence, as `nn.GRU`: `out, h_n = gru(x, h_0)`, shapes as `LSTM`'s; three gates (`weight_ih_l0` [3 * hidden, input]).", "seed(0)\ngru = GRU(3, 4, num_layers=2)\nout, h = gru(randn(5, 2, 3))\nh.shape";
     Function Training "RNN", "RNN(input_size, hidden_size, num_layers=1, nonlinearity=\"tanh\", bias=true, batch_first=false, dropout=0.0, bidirectional=false, device=none, dtype=none)", "An Elman recurrence over a sequence, as `nn.RNN`: `h_t = tanh(x_t W_ih.T + b_ih + h_(t-1) W_hh.T + b_hh)` (`nonlinearity=\"relu\"`: relu); `out, h_n = rnn(x, h_0)`.", "seed(0)\nrnn = RNN(3, 4)\nout, h = rnn(randn(5, 3))\nout.shape";
     Function Training "LSTMCell", "LSTMCell(input_size, hidden_size, bias=true, device=none, dtype=none)", "One step of an LSTM, as `nn.LSTMCell`: `h, c = cell(x, (h, c))` for `x` [N, input_size] (zeros when no state is given).", "seed(0)\ncell = LSTMCell(3, 4)\nh, c = cell(randn(2, 3))\nh.grad_fn";
@@ -736,14 +743,55 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Function, "Generator") => "torch.Generator",
         (
             Function,
-            "Module" | "Parameter" | "Linear" | "ReLU" | "LeakyReLU" | "Tanh" | "Sigmoid"
-            | "Identity" | "Flatten" | "Dropout" | "Dropout2d" | "GELU" | "Softmax" | "LogSoftmax"
-            | "Sequential" | "ModuleList" | "ModuleDict" | "Embedding" | "BatchNorm1d"
-            | "BatchNorm2d" | "LayerNorm" | "Conv2d" | "MaxPool2d" | "AvgPool2d"
-            | "AdaptiveAvgPool2d" | "MSELoss" | "CrossEntropyLoss" | "NLLLoss" | "BCELoss"
-            | "BCEWithLogitsLoss" | "L1Loss" | "SmoothL1Loss" | "HuberLoss" | "LSTM" | "GRU"
-            | "RNN" | "LSTMCell" | "GRUCell" | "RNNCell",
+            "Module"
+            | "Parameter"
+            | "Linear"
+            | "ReLU"
+            | "LeakyReLU"
+            | "Tanh"
+            | "Sigmoid"
+            | "Identity"
+            | "Flatten"
+            | "Dropout"
+            | "Dropout2d"
+            | "GELU"
+            | "Softmax"
+            | "LogSoftmax"
+            | "Sequential"
+            | "ModuleList"
+            | "ModuleDict"
+            | "Embedding"
+            | "BatchNorm1d"
+            | "BatchNorm2d"
+            | "LayerNorm"
+            | "Conv2d"
+            | "MaxPool2d"
+            | "AvgPool2d"
+            | "AdaptiveAvgPool2d"
+            | "MSELoss"
+            | "CrossEntropyLoss"
+            | "NLLLoss"
+            | "BCELoss"
+            | "BCEWithLogitsLoss"
+            | "L1Loss"
+            | "SmoothL1Loss"
+            | "HuberLoss"
+            | "LSTM"
+            | "GRU"
+            | "RNN"
+            | "LSTMCell"
+            | "GRUCell"
+            | "RNNCell"
+            | "MultiheadAttention"
+            | "TransformerEncoderLayer"
+            | "TransformerDecoderLayer"
+            | "TransformerEncoder"
+            | "TransformerDecoder"
+            | "Transformer",
         ) => return Some(format!("torch.nn.{}", doc.name)),
+        (Function, "generate_square_subsequent_mask") => {
+            "torch.nn.Transformer.generate_square_subsequent_mask"
+        }
         (
             Function,
             "isinstance" | "type" | "super" | "staticmethod" | "classmethod" | "property"

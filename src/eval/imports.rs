@@ -662,22 +662,7 @@ fn missing_member(m: &PyModule, name: &str) -> Error {
             .filter(|d| holds(d, &format!("{}.{}", m.path, d.name)))
             .map(|d| d.name),
     );
-    let attention = matches!(
-        name,
-        "MultiheadAttention"
-            | "Transformer"
-            | "TransformerEncoder"
-            | "TransformerEncoderLayer"
-            | "TransformerDecoder"
-            | "TransformerDecoderLayer"
-    );
     let help = match near {
-        _ if attention && m.path.starts_with("torch.nn") => {
-            "cudash has the attention itself, `torch.nn.functional.scaled_dot_product_attention`: \
-             a Module of `nn.Linear` projections around it is the layer (docs/modules.md, \
-             Attention)"
-                .into()
-        }
         Some(near) => format!("did you mean `{}.{near}`?", m.path),
         None if m.path.starts_with("torch") => {
             "cudash has the part of PyTorch that docs/pytorch.md lists; `help` shows each \
@@ -1157,7 +1142,7 @@ mod tests {
         for (path, n) in [
             ("torch", "Linear"),
             ("torch.optim", "zeros"),
-            ("torch.nn", "Transformer"),
+            ("torch.nn", "Bilinear"),
         ] {
             assert!(name(path, n).starts_with("error"), "{path}.{n}");
         }

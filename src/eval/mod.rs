@@ -55,6 +55,7 @@ mod streams;
 mod strings;
 mod subset;
 pub mod suggest;
+mod transformer;
 mod user_text;
 pub mod value;
 

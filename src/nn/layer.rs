@@ -126,6 +126,41 @@ pub enum Layer {
     Recurrent(Recurrent),
     /// `LSTMCell`, `GRUCell`, `RNNCell`: one step of a recurrence.
     RecurrentCell(RecurrentCell),
+    /// `MultiheadAttention(embed_dim, num_heads, ...)`.
+    MultiheadAttention(super::attention::Heads),
+    /// `TransformerEncoderLayer` (`decoder` false) or
+    /// `TransformerDecoderLayer`: its children (`self_attn`, for a decoder
+    /// `multihead_attn`, `linear1`, `dropout`, `linear2`, the norms and
+    /// dropouts) called in PyTorch's order.
+    TransformerLayer {
+        decoder: bool,
+        norm_first: bool,
+        activation: FeedForward,
+    },
+    /// `TransformerEncoder` / `TransformerDecoder`: `layers`, copies of one
+    /// layer, each on the last one's output, then `norm` if there is one.
+    TransformerStack {
+        decoder: bool,
+        num_layers: usize,
+        enable_nested_tensor: bool,
+    },
+    /// `Transformer`: its `encoder` on the source, its `decoder` on the
+    /// target and the encoder's output.
+    Transformer {
+        d_model: usize,
+        nhead: usize,
+        batch_first: bool,
+    },
+}
+
+/// The activation between a Transformer layer's two linears: `F.relu` and
+/// `F.gelu` (given by name or as the function), or a module of the
+/// program's, registered as the child `activation`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum FeedForward {
+    Relu,
+    Gelu,
+    Module,
 }
 
 /// Which recurrence a recurrent layer or cell runs (PyTorch's `mode`).

@@ -378,7 +378,11 @@ pub fn forward(
         | Layer::DataParallel { .. }
         | Layer::DistributedDataParallel { .. }
         | Layer::Recurrent(_)
-        | Layer::RecurrentCell(_) => Err(Error::value(format!(
+        | Layer::RecurrentCell(_)
+        | Layer::MultiheadAttention(_)
+        | Layer::TransformerLayer { .. }
+        | Layer::TransformerStack { .. }
+        | Layer::Transformer { .. } => Err(Error::value(format!(
             "internal error: {} has no built-in forward",
             m.type_name
         ))),

@@ -10,6 +10,8 @@
 //!   and forward;
 //! - `repr.rs`: the printed form, as PyTorch's `repr(model)`;
 //! - `parallel.rs`: DataParallel's replicas of a module tree.
+//! - `attention.rs`: `MultiheadAttention` (the Transformer layers are
+//!   composed of it in `eval/transformer.rs`).
 //! - `recurrent.rs`: `LSTM`, `GRU`, `RNN` and their cells.
 //! - `ddp/`: DistributedDataParallel's buckets and reducer.
 //!
@@ -18,6 +20,7 @@
 //! the module's `object` slot and runs its methods; this layer only knows
 //! what PyTorch's `nn.Module` knows.
 
+pub mod attention;
 pub mod ddp;
 pub mod layer;
 pub mod layers;

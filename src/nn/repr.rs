@@ -210,7 +210,11 @@ fn extra_repr(m: &super::Module) -> String {
         | Layer::PointwiseLoss { .. }
         | Layer::L1Loss(_)
         | Layer::CrossEntropyLoss { .. }
-        | Layer::NllLoss { .. } => String::new(),
+        | Layer::NllLoss { .. }
+        | Layer::MultiheadAttention(_)
+        | Layer::TransformerLayer { .. }
+        | Layer::TransformerStack { .. }
+        | Layer::Transformer { .. } => String::new(),
     }
 }
 

@@ -11,9 +11,8 @@ pub(super) const PYTHON_TYPES: &[&str] = &[
 fn layer_module(name: &str) -> Option<&'static str> {
     Some(match name {
         "Linear" | "Identity" => "linear",
-        "ReLU" | "Tanh" | "Sigmoid" | "GELU" | "LeakyReLU" | "Softmax" | "LogSoftmax" => {
-            "activation"
-        }
+        "ReLU" | "Tanh" | "Sigmoid" | "GELU" | "LeakyReLU" | "Softmax" | "LogSoftmax"
+        | "MultiheadAttention" => "activation",
         "Flatten" => "flatten",
         "Dropout" | "Dropout2d" => "dropout",
         "Sequential" | "ModuleList" | "ModuleDict" => "container",
@@ -24,6 +23,7 @@ fn layer_module(name: &str) -> Option<&'static str> {
         "MaxPool2d" | "AvgPool2d" | "AdaptiveAvgPool2d" => "pooling",
         "LSTM" | "GRU" | "RNN" | "LSTMCell" | "GRUCell" | "RNNCell" => "rnn",
         "Module" => "module",
+        n if n.starts_with("Transformer") => "transformer",
         n if n.ends_with("Loss") => "loss",
         _ => return None,
     })

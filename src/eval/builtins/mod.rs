@@ -35,6 +35,7 @@ mod roll;
 pub(crate) mod sampling;
 mod teaching;
 pub(crate) mod torch_generator;
+mod transformer;
 
 use super::args::{bind, ArgVal, Bound};
 use super::docs::Doc;
@@ -306,6 +307,16 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("LSTMCell", nn::layer),
     ("GRUCell", nn::layer),
     ("RNNCell", nn::layer),
+    ("MultiheadAttention", transformer::layer),
+    ("TransformerEncoderLayer", transformer::layer),
+    ("TransformerDecoderLayer", transformer::layer),
+    ("TransformerEncoder", transformer::layer),
+    ("TransformerDecoder", transformer::layer),
+    ("Transformer", transformer::layer),
+    (
+        "generate_square_subsequent_mask",
+        transformer::square_subsequent_mask,
+    ),
     ("leaky_relu", nn::leaky_relu),
     ("BCELoss", losses::loss_module),
     ("BCEWithLogitsLoss", losses::loss_module),

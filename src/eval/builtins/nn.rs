@@ -54,6 +54,12 @@ pub const LAYERS: &[&str] = &[
     "LSTMCell",
     "GRUCell",
     "RNNCell",
+    "MultiheadAttention",
+    "TransformerEncoderLayer",
+    "TransformerDecoderLayer",
+    "TransformerEncoder",
+    "TransformerDecoder",
+    "Transformer",
 ];
 
 /// Whether `name` is a built-in layer's class.

@@ -468,6 +468,22 @@ impl Interp {
             let f = self.own_module_attr(m, &name.name, name.span)?;
             return self.call_value(f, args, span);
         }
+        // `nn.Transformer.generate_square_subsequent_mask(n)`: a static
+        // method of PyTorch's class (also called on a model).
+        if name.name == "generate_square_subsequent_mask" {
+            let transformer = match &recv {
+                Value::Builtin(doc) => doc.name == "Transformer",
+                Value::Module(m) => matches!(
+                    crate::runtime::lock::lock(m).layer,
+                    crate::nn::layers::Layer::Transformer { .. }
+                ),
+                _ => false,
+            };
+            if transformer {
+                let f = docs::function(&name.name).map_or(Value::None, Value::Builtin);
+                return self.call_value(f, args, span);
+            }
+        }
         // A shape's methods are a tuple's.
         let recv = match recv {
             Value::Size(items) => Value::List(items),
@@ -562,6 +578,14 @@ impl Interp {
         match (recv, name) {
             (Value::Builtin(doc), "__name__") => {
                 return Ok(Value::Str(Arc::new(doc.name.to_string())))
+            }
+            // A static method of PyTorch's class.
+            (Value::Builtin(doc), "generate_square_subsequent_mask")
+                if doc.name == "Transformer" =>
+            {
+                if let Some(f) = docs::function(name) {
+                    return Ok(Value::Builtin(f));
+                }
             }
             (Value::ExcClass(c), "__name__") => {
                 return Ok(Value::Str(Arc::new(c.name.to_string())))

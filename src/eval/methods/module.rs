@@ -85,6 +85,13 @@ impl Interp {
             (_, Layer::Recurrent(_) | Layer::RecurrentCell(_)) => {
                 recurrent_setting(name, &module.layer)
             }
+            (
+                _,
+                Layer::MultiheadAttention(_)
+                | Layer::TransformerLayer { .. }
+                | Layer::TransformerStack { .. }
+                | Layer::Transformer { .. },
+            ) => super::super::transformer::setting(name, &module.layer),
             _ => None,
         };
         if let Some(x) = setting {
@@ -300,6 +307,10 @@ impl Interp {
             Layer::Recurrent(_) | Layer::RecurrentCell(_) => {
                 return self.recurrent_forward(m, args, span)
             }
+            Layer::MultiheadAttention(_) => return self.attention_forward(m, args, span),
+            Layer::TransformerLayer { .. }
+            | Layer::TransformerStack { .. }
+            | Layer::Transformer { .. } => return self.transformer_forward(m, args, span),
             _ => {}
         }
         if let Some(k) = args.iter().find(|a| a.keyword.is_some()) {

@@ -1,0 +1,698 @@
+//! Calling the attention layers: `out, weights = attn(query, key, value,
+//! ...)` of a `MultiheadAttention`, and the forwards of
+//! `TransformerEncoderLayer`, `TransformerDecoderLayer`, their stacks and
+//! `Transformer`, which call their children as PyTorch's do (through the
+//! module call, so a child's hooks run and a child the program replaced
+//! is the one called), in PyTorch's order.
+
+use std::sync::Arc;
+
+use super::args::{bind, to_tensor, ArgVal, Bound};
+use super::docs::{Doc, Group, Kind};
+use super::{Interp, Value};
+use crate::autograd::record;
+use crate::error::{Diagnostic, Error};
+use crate::lang::ast::Name;
+use crate::lang::Span;
+use crate::nn::attention::{self, canonical_mask, Call};
+use crate::nn::layer::FeedForward;
+use crate::nn::layers::Layer;
+use crate::nn::ModuleRef;
+use crate::runtime::lock::lock;
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::{DType, Tensor};
+
+type Out = Result<Value, Diagnostic>;
+
+const fn forward(name: &'static str, signature: &'static str) -> Doc {
+    Doc {
+        name,
+        kind: Kind::Method,
+        group: Group::Training,
+        signature,
+        summary: "",
+        example: "",
+    }
+}
+
+static MHA: Doc = forward(
+    "MultiheadAttention.forward",
+    "forward(query, key, value, key_padding_mask=none, need_weights=true, attn_mask=none, \
+     average_attn_weights=true, is_causal=false)",
+);
+static ENCODER_LAYER: Doc = forward(
+    "TransformerEncoderLayer.forward",
+    "forward(src, src_mask=none, src_key_padding_mask=none, is_causal=false)",
+);
+static DECODER_LAYER: Doc = forward(
+    "TransformerDecoderLayer.forward",
+    "forward(tgt, memory, tgt_mask=none, memory_mask=none, tgt_key_padding_mask=none, \
+     memory_key_padding_mask=none, tgt_is_causal=false, memory_is_causal=false)",
+);
+static ENCODER: Doc = forward(
+    "TransformerEncoder.forward",
+    "forward(src, mask=none, src_key_padding_mask=none, is_causal=none)",
+);
+static DECODER: Doc = forward(
+    "TransformerDecoder.forward",
+    "forward(tgt, memory, tgt_mask=none, memory_mask=none, tgt_key_padding_mask=none, \
+     memory_key_padding_mask=none, tgt_is_causal=none, memory_is_causal=false)",
+);
+static TRANSFORMER: Doc = forward(
+    "Transformer.forward",
+    "forward(src, tgt, src_mask=none, tgt_mask=none, memory_mask=none, \
+     src_key_padding_mask=none, tgt_key_padding_mask=none, memory_key_padding_mask=none, \
+     src_is_causal=none, tgt_is_causal=none, memory_is_causal=false)",
+);
+
+/// A tensor argument that may be left out or none.
+fn maybe_tensor(b: &Bound, name: &str) -> Result<Option<Arc<Tensor>>, Diagnostic> {
+    match b.given(name) {
+        None => Ok(None),
+        Some((v, span)) => to_tensor(v).map(Some).ok_or_else(|| {
+            Error::wrong_type(
+                format!("argument `{name}` of {}", b.func),
+                "a tensor or None",
+                v.type_name(),
+            )
+            .at(*span)
+        }),
+    }
+}
+
+/// A flag that may be none (then PyTorch works it out).
+fn maybe_bool(b: &Bound, name: &str) -> Result<Option<bool>, Diagnostic> {
+    match b.given(name) {
+        None => Ok(None),
+        Some(_) => b.bool(name, false).map(Some),
+    }
+}
+
+fn positional(v: Value, span: Span) -> ArgVal {
+    ArgVal::positional(v, span)
+}
+
+fn keyword(name: &str, v: Value, span: Span) -> ArgVal {
+    ArgVal {
+        keyword: Some(Name::new(name.into(), span)),
+        value: v,
+        span,
+    }
+}
+
+fn tensor_or_none(t: &Option<Arc<Tensor>>) -> Value {
+    t.clone().map_or(Value::None, Value::Tensor)
+}
+
+/// The child `name` of `m` (an error naming it when it is gone).
+fn child(m: &ModuleRef, name: &str) -> Result<ModuleRef, Error> {
+    let module = lock(m);
+    module
+        .modules
+        .iter()
+        .find(|(n, _)| n == name)
+        .and_then(|(_, c)| c.clone())
+        .ok_or_else(|| {
+            Error::value(format!(
+                "{} has no module `{name}` to call",
+                module.type_name
+            ))
+        })
+}
+
+/// PyTorch's `_generate_square_subsequent_mask` compared with `mask`
+/// (`_detect_is_causal_mask`): whether a mask not said to be causal is.
+fn is_causal_mask(
+    mask: Option<&Arc<Tensor>>,
+    is_causal: Option<bool>,
+    size: Option<usize>,
+) -> bool {
+    match (is_causal, mask) {
+        (Some(c), _) => c,
+        (None, None) => false,
+        (None, Some(m)) => {
+            let n = size.unwrap_or_else(|| m.shape()[m.ndim().saturating_sub(2)]);
+            if m.shape() != [n, n] {
+                return false;
+            }
+            let above = |k: usize| k % n > k / n;
+            match m.dtype() {
+                DType::Bool => m
+                    .to_vec::<bool>()
+                    .iter()
+                    .enumerate()
+                    .all(|(k, &x)| x == above(k)),
+                _ => m
+                    .to_vec::<f64>()
+                    .iter()
+                    .enumerate()
+                    .all(|(k, &x)| match above(k) {
+                        true => x == f64::NEG_INFINITY,
+                        false => x == 0.0,
+                    }),
+            }
+        }
+    }
+}
+
+impl Interp {
+    /// `attn(query, key, value, ...)` of a `MultiheadAttention`: the
+    /// output and the weights (None without `need_weights`), as a tuple.
+    pub(crate) fn attention_forward(
+        &mut self,
+        m: &ModuleRef,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Out {
+        let b = bind(&MHA, args, span)?;
+        let (query, key, value) = (b.tensor("query")?, b.tensor("key")?, b.tensor("value")?);
+        let (kpm, mask) = (
+            maybe_tensor(&b, "key_padding_mask")?,
+            maybe_tensor(&b, "attn_mask")?,
+        );
+        let call = Call {
+            query: &query,
+            key: &key,
+            value: &value,
+            key_padding_mask: kpm.as_ref(),
+            need_weights: b.bool("need_weights", true)?,
+            attn_mask: mask.as_ref(),
+            average_attn_weights: b.bool("average_attn_weights", true)?,
+            is_causal: b.bool("is_causal", false)?,
+        };
+        self.begin_op("forward");
+        let module = lock(m);
+        let r = attention::forward(&mut self.rt, self.grad, &module, call);
+        drop(module);
+        self.flush_notes();
+        let (out, weights) = r.map_err(|e| e.at(span))?;
+        Ok(Value::List(Arc::new(vec![
+            Value::Tensor(out),
+            tensor_or_none(&weights),
+        ])))
+    }
+
+    /// The forward of a Transformer layer, stack or whole model.
+    pub(crate) fn transformer_forward(
+        &mut self,
+        m: &ModuleRef,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Out {
+        let layer = lock(m).layer.clone();
+        let r = match layer {
+            Layer::TransformerLayer {
+                decoder: false,
+                norm_first,
+                activation,
+            } => {
+                let b = bind(&ENCODER_LAYER, args, span)?;
+                self.encoder_layer(m, &b, (norm_first, activation))
+            }
+            Layer::TransformerLayer {
+                decoder: true,
+                norm_first,
+                activation,
+            } => {
+                let b = bind(&DECODER_LAYER, args, span)?;
+                self.decoder_layer(m, &b, (norm_first, activation))
+            }
+            Layer::TransformerStack { decoder: false, .. } => {
+                let b = bind(&ENCODER, args, span)?;
+                self.encoder(m, &b)
+            }
+            Layer::TransformerStack { decoder: true, .. } => {
+                let b = bind(&DECODER, args, span)?;
+                self.decoder(m, &b)
+            }
+            Layer::Transformer {
+                d_model,
+                batch_first,
+                ..
+            } => {
+                let b = bind(&TRANSFORMER, args, span)?;
+                self.transformer(m, &b, (d_model, batch_first))
+            }
+            _ => Err(Error::value("internal error: not a Transformer module").at(span)),
+        }?;
+        Ok(Value::Tensor(r))
+    }
+
+    /// `self.name(args)`: the child called as a module, its tensor result.
+    fn call_child(
+        &mut self,
+        m: &ModuleRef,
+        name: &str,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Arc<Tensor>, Diagnostic> {
+        let c = child(m, name).map_err(|e| e.at(span))?;
+        let v = self.call_module(&c, args, span)?;
+        // An attention gives (output, weights): the output.
+        let v = match v {
+            Value::List(items) if !items.is_empty() => items[0].clone(),
+            v => v,
+        };
+        to_tensor(&v).ok_or_else(|| {
+            Error::wrong_type(format!("what `{name}` gave"), "a tensor", v.type_name()).at(span)
+        })
+    }
+
+    fn add(
+        &mut self,
+        x: &Arc<Tensor>,
+        y: &Arc<Tensor>,
+        span: Span,
+    ) -> Result<Arc<Tensor>, Diagnostic> {
+        record::binary(
+            &mut self.rt,
+            self.grad,
+            BinaryOp::Add,
+            Operand::strong(x),
+            Operand::strong(y),
+        )
+        .map_err(|e| e.at(span))
+    }
+
+    /// `_sa_block` / `_mha_block`: `attn(x, mem, mem, attn_mask, key_padding_mask,
+    /// need_weights=False, is_causal)[0]`, then its dropout.
+    #[allow(clippy::too_many_arguments)]
+    fn attention_block(
+        &mut self,
+        m: &ModuleRef,
+        (attn, dropout): (&str, &str),
+        x: &Arc<Tensor>,
+        memory: &Arc<Tensor>,
+        (mask, kpm, is_causal): (&Option<Arc<Tensor>>, &Option<Arc<Tensor>>, bool),
+        span: Span,
+    ) -> Result<Arc<Tensor>, Diagnostic> {
+        let args = vec![
+            positional(Value::Tensor(Arc::clone(x)), span),
+            positional(Value::Tensor(Arc::clone(memory)), span),
+            positional(Value::Tensor(Arc::clone(memory)), span),
+            keyword("attn_mask", tensor_or_none(mask), span),
+            keyword("key_padding_mask", tensor_or_none(kpm), span),
+            keyword("need_weights", Value::bool(false), span),
+            keyword("is_causal", Value::bool(is_causal), span),
+        ];
+        let y = self.call_child(m, attn, args, span)?;
+        self.call_child(m, dropout, vec![positional(Value::Tensor(y), span)], span)
+    }
+
+    /// `_ff_block`: `linear2(dropout(activation(linear1(x))))`, then its dropout.
+    fn feed_forward(
+        &mut self,
+        m: &ModuleRef,
+        x: &Arc<Tensor>,
+        (activation, dropout): (FeedForward, &str),
+        span: Span,
+    ) -> Result<Arc<Tensor>, Diagnostic> {
+        let one = |t: Arc<Tensor>| vec![positional(Value::Tensor(t), span)];
+        let h = self.call_child(m, "linear1", one(Arc::clone(x)), span)?;
+        let h = match activation {
+            FeedForward::Relu | FeedForward::Gelu => {
+                let op = match activation {
+                    FeedForward::Relu => UnaryOp::Relu,
+                    _ => UnaryOp::Gelu,
+                };
+                record::unary(&mut self.rt, self.grad, op, &h).map_err(|e| e.at(span))?
+            }
+            FeedForward::Module => self.call_child(m, "activation", one(h), span)?,
+        };
+        let h = self.call_child(m, "dropout", one(h), span)?;
+        let h = self.call_child(m, "linear2", one(h), span)?;
+        self.call_child(m, dropout, one(h), span)
+    }
+
+    fn norm(
+        &mut self,
+        m: &ModuleRef,
+        name: &str,
+        x: Arc<Tensor>,
+        span: Span,
+    ) -> Result<Arc<Tensor>, Diagnostic> {
+        self.call_child(m, name, vec![positional(Value::Tensor(x), span)], span)
+    }
+
+    /// `TransformerEncoderLayer.forward` (PyTorch's general path).
+    fn encoder_layer(
+        &mut self,
+        m: &ModuleRef,
+        b: &Bound,
+        (norm_first, activation): (bool, FeedForward),
+    ) -> Result<Arc<Tensor>, Diagnostic> {
+        let span = b.span;
+        let src = b.tensor("src")?;
+        let (mask, kpm) = (
+            maybe_tensor(b, "src_mask")?,
+            maybe_tensor(b, "src_key_padding_mask")?,
+        );
+        let is_causal = b.bool("is_causal", false)?;
+        let at = |e: Error| e.at(span);
+        let kpm = canonical_mask(
+            &mut self.rt,
+            kpm.as_ref(),
+            (
+                "src_key_padding_mask",
+                mask.as_ref().map(|t| t.dtype()),
+                "src_mask",
+            ),
+            src.dtype(),
+        )
+        .map_err(at)?;
+        let mask = canonical_mask(
+            &mut self.rt,
+            mask.as_ref(),
+            ("src_mask", None, ""),
+            src.dtype(),
+        )
+        .map_err(at)?;
+        self.flush_notes();
+        let masks = (&mask, &kpm, is_causal);
+        let blocks = ("self_attn", "dropout1");
+        let mut x = src;
+        if norm_first {
+            let n = self.norm(m, "norm1", Arc::clone(&x), span)?;
+            let a = self.attention_block(m, blocks, &n, &n, masks, span)?;
+            x = self.add(&x, &a, span)?;
+            let n = self.norm(m, "norm2", Arc::clone(&x), span)?;
+            let f = self.feed_forward(m, &n, (activation, "dropout2"), span)?;
+            return self.add(&x, &f, span);
+        }
+        let a = self.attention_block(m, blocks, &x, &x, masks, span)?;
+        let s = self.add(&x, &a, span)?;
+        x = self.norm(m, "norm1", s, span)?;
+        let f = self.feed_forward(m, &x, (activation, "dropout2"), span)?;
+        let s = self.add(&x, &f, span)?;
+        self.norm(m, "norm2", s, span)
+    }
+
+    /// `TransformerDecoderLayer.forward`.
+    fn decoder_layer(
+        &mut self,
+        m: &ModuleRef,
+        b: &Bound,
+        (norm_first, activation): (bool, FeedForward),
+    ) -> Result<Arc<Tensor>, Diagnostic> {
+        let span = b.span;
+        let (tgt, memory) = (b.tensor("tgt")?, b.tensor("memory")?);
+        let self_masks = (
+            maybe_tensor(b, "tgt_mask")?,
+            maybe_tensor(b, "tgt_key_padding_mask")?,
+            b.bool("tgt_is_causal", false)?,
+        );
+        let memory_masks = (
+            maybe_tensor(b, "memory_mask")?,
+            maybe_tensor(b, "memory_key_padding_mask")?,
+            b.bool("memory_is_causal", false)?,
+        );
+        let sa =
+            |m: &(Option<Arc<Tensor>>, Option<Arc<Tensor>>, bool)| (m.0.clone(), m.1.clone(), m.2);
+        let (sm, skpm, sc) = sa(&self_masks);
+        let (mm, mkpm, mc) = sa(&memory_masks);
+        let mut x = tgt;
+        if norm_first {
+            let n = self.norm(m, "norm1", Arc::clone(&x), span)?;
+            let a =
+                self.attention_block(m, ("self_attn", "dropout1"), &n, &n, (&sm, &skpm, sc), span)?;
+            x = self.add(&x, &a, span)?;
+            let n = self.norm(m, "norm2", Arc::clone(&x), span)?;
+            let a = self.attention_block(
+                m,
+                ("multihead_attn", "dropout2"),
+                &n,
+                &memory,
+                (&mm, &mkpm, mc),
+                span,
+            )?;
+            x = self.add(&x, &a, span)?;
+            let n = self.norm(m, "norm3", Arc::clone(&x), span)?;
+            let f = self.feed_forward(m, &n, (activation, "dropout3"), span)?;
+            return self.add(&x, &f, span);
+        }
+        let a =
+            self.attention_block(m, ("self_attn", "dropout1"), &x, &x, (&sm, &skpm, sc), span)?;
+        let s = self.add(&x, &a, span)?;
+        x = self.norm(m, "norm1", s, span)?;
+        let a = self.attention_block(
+            m,
+            ("multihead_attn", "dropout2"),
+            &x,
+            &memory,
+            (&mm, &mkpm, mc),
+            span,
+        )?;
+        let s = self.add(&x, &a, span)?;
+        x = self.norm(m, "norm2", s, span)?;
+        let f = self.feed_forward(m, &x, (activation, "dropout3"), span)?;
+        let s = self.add(&x, &f, span)?;
+        self.norm(m, "norm3", s, span)
+    }
+
+    /// The layers of a stack, and whether the first one's attention takes
+    /// batches first (where the sequence length is read).
+    fn stack_layers(
+        &self,
+        m: &ModuleRef,
+        span: Span,
+    ) -> Result<(Vec<ModuleRef>, bool), Diagnostic> {
+        let layers = child(m, "layers").map_err(|e| e.at(span))?;
+        let layers: Vec<ModuleRef> = lock(&layers)
+            .children()
+            .into_iter()
+            .map(|(_, c)| c)
+            .collect();
+        let batch_first = layers
+            .first()
+            .and_then(|l| child(l, "self_attn").ok())
+            .is_some_and(
+                |a| matches!(&lock(&a).layer, Layer::MultiheadAttention(h) if h.batch_first),
+            );
+        Ok((layers, batch_first))
+    }
+
+    fn final_norm(
+        &mut self,
+        m: &ModuleRef,
+        x: Arc<Tensor>,
+        span: Span,
+    ) -> Result<Arc<Tensor>, Diagnostic> {
+        match child(m, "norm") {
+            Ok(_) => self.norm(m, "norm", x, span),
+            Err(_) => Ok(x),
+        }
+    }
+
+    /// `TransformerEncoder.forward`: the masks made canonical, a mask equal
+    /// to the causal one taken as causal, each layer in turn, the norm.
+    fn encoder(&mut self, m: &ModuleRef, b: &Bound) -> Result<Arc<Tensor>, Diagnostic> {
+        let span = b.span;
+        let src = b.tensor("src")?;
+        let (mask, kpm) = (
+            maybe_tensor(b, "mask")?,
+            maybe_tensor(b, "src_key_padding_mask")?,
+        );
+        let at = |e: Error| e.at(span);
+        let kpm = canonical_mask(
+            &mut self.rt,
+            kpm.as_ref(),
+            (
+                "src_key_padding_mask",
+                mask.as_ref().map(|t| t.dtype()),
+                "mask",
+            ),
+            src.dtype(),
+        )
+        .map_err(at)?;
+        let mask = canonical_mask(&mut self.rt, mask.as_ref(), ("mask", None, ""), src.dtype())
+            .map_err(at)?;
+        self.flush_notes();
+        let (layers, batch_first) = self.stack_layers(m, span)?;
+        let is_causal = is_causal_mask(
+            mask.as_ref(),
+            maybe_bool(b, "is_causal")?,
+            seq_len(&src, batch_first),
+        );
+        let mut x = src;
+        for layer in layers {
+            let args = vec![
+                positional(Value::Tensor(x), span),
+                keyword("src_mask", tensor_or_none(&mask), span),
+                keyword("is_causal", Value::bool(is_causal), span),
+                keyword("src_key_padding_mask", tensor_or_none(&kpm), span),
+            ];
+            let v = self.call_module(&layer, args, span)?;
+            x = to_tensor(&v).ok_or_else(|| {
+                Error::wrong_type("what an encoder layer gave", "a tensor", v.type_name()).at(span)
+            })?;
+        }
+        self.final_norm(m, x, span)
+    }
+
+    /// `TransformerDecoder.forward`.
+    fn decoder(&mut self, m: &ModuleRef, b: &Bound) -> Result<Arc<Tensor>, Diagnostic> {
+        let span = b.span;
+        let (tgt, memory) = (b.tensor("tgt")?, b.tensor("memory")?);
+        let tgt_mask = maybe_tensor(b, "tgt_mask")?;
+        let (layers, batch_first) = self.stack_layers(m, span)?;
+        let tgt_is_causal = is_causal_mask(
+            tgt_mask.as_ref(),
+            maybe_bool(b, "tgt_is_causal")?,
+            seq_len(&tgt, batch_first),
+        );
+        let rest = [
+            (
+                "memory_mask",
+                tensor_or_none(&maybe_tensor(b, "memory_mask")?),
+            ),
+            (
+                "tgt_key_padding_mask",
+                tensor_or_none(&maybe_tensor(b, "tgt_key_padding_mask")?),
+            ),
+            (
+                "memory_key_padding_mask",
+                tensor_or_none(&maybe_tensor(b, "memory_key_padding_mask")?),
+            ),
+            ("tgt_is_causal", Value::bool(tgt_is_causal)),
+            (
+                "memory_is_causal",
+                Value::bool(b.bool("memory_is_causal", false)?),
+            ),
+        ];
+        let mut x = tgt;
+        for layer in layers {
+            let mut args = vec![
+                positional(Value::Tensor(x), span),
+                positional(Value::Tensor(Arc::clone(&memory)), span),
+                keyword("tgt_mask", tensor_or_none(&tgt_mask), span),
+            ];
+            args.extend(rest.iter().map(|(k, v)| keyword(k, v.clone(), span)));
+            let v = self.call_module(&layer, args, span)?;
+            x = to_tensor(&v).ok_or_else(|| {
+                Error::wrong_type("what a decoder layer gave", "a tensor", v.type_name()).at(span)
+            })?;
+        }
+        self.final_norm(m, x, span)
+    }
+
+    /// `Transformer.forward`: the encoder on `src`, the decoder on `tgt`
+    /// and the encoder's output.
+    fn transformer(
+        &mut self,
+        m: &ModuleRef,
+        b: &Bound,
+        (d_model, batch_first): (usize, bool),
+    ) -> Result<Arc<Tensor>, Diagnostic> {
+        let span = b.span;
+        let (src, tgt) = (b.tensor("src")?, b.tensor("tgt")?);
+        let runtime = |message: &str| {
+            Error::Module {
+                class: "RuntimeError",
+                message: message.into(),
+                help: None,
+            }
+            .at(span)
+        };
+        let batch_dim = usize::from(!batch_first);
+        if src.ndim() == 3 && src.shape().get(batch_dim) != tgt.shape().get(batch_dim) {
+            return Err(runtime("the batch number of src and tgt must be equal"));
+        }
+        let last = |t: &Tensor| t.shape().last().copied();
+        if last(&src) != Some(d_model) || last(&tgt) != Some(d_model) {
+            return Err(runtime(
+                "the feature number of src and tgt must be equal to d_model",
+            ));
+        }
+        let given = |name: &str| -> Result<Value, Diagnostic> {
+            Ok(match b.given(name) {
+                Some((v, _)) => v.clone(),
+                None => Value::None,
+            })
+        };
+        let args = vec![
+            positional(Value::Tensor(src), span),
+            keyword("mask", given("src_mask")?, span),
+            keyword("src_key_padding_mask", given("src_key_padding_mask")?, span),
+            keyword("is_causal", given("src_is_causal")?, span),
+        ];
+        let memory = self.call_child(m, "encoder", args, span)?;
+        let mut args = vec![
+            positional(Value::Tensor(tgt), span),
+            positional(Value::Tensor(memory), span),
+        ];
+        for name in [
+            "tgt_mask",
+            "memory_mask",
+            "tgt_key_padding_mask",
+            "memory_key_padding_mask",
+            "tgt_is_causal",
+        ] {
+            args.push(keyword(name, given(name)?, span));
+        }
+        args.push(keyword(
+            "memory_is_causal",
+            Value::bool(b.bool("memory_is_causal", false)?),
+            span,
+        ));
+        self.call_child(m, "decoder", args, span)
+    }
+}
+
+/// PyTorch's `_get_seq_len`: the sequence's length in `src`.
+fn seq_len(src: &Tensor, batch_first: bool) -> Option<usize> {
+    match src.ndim() {
+        2 => Some(src.shape()[0]),
+        _ => src.shape().get(usize::from(batch_first)).copied(),
+    }
+}
+
+/// A Transformer module's settings, as PyTorch keeps them on the module.
+pub(crate) fn setting(name: &str, layer: &Layer) -> Option<Value> {
+    let int = |n: usize| Some(Value::Int(n as i64));
+    match (name, layer) {
+        ("embed_dim", Layer::MultiheadAttention(h)) => int(h.embed_dim),
+        ("num_heads", Layer::MultiheadAttention(h)) => int(h.num_heads),
+        ("head_dim", Layer::MultiheadAttention(h)) => int(h.head_dim()),
+        ("kdim", Layer::MultiheadAttention(h)) => int(h.kdim),
+        ("vdim", Layer::MultiheadAttention(h)) => int(h.vdim),
+        ("dropout", Layer::MultiheadAttention(h)) => Some(Value::float(h.dropout)),
+        ("batch_first", Layer::MultiheadAttention(h)) => Some(Value::bool(h.batch_first)),
+        ("_qkv_same_embed_dim", Layer::MultiheadAttention(h)) => Some(Value::bool(h.packed())),
+        ("add_zero_attn", Layer::MultiheadAttention(_)) => Some(Value::bool(false)),
+        ("bias_k" | "bias_v", Layer::MultiheadAttention(_)) => Some(Value::None),
+        ("norm_first", Layer::TransformerLayer { norm_first, .. }) => {
+            Some(Value::bool(*norm_first))
+        }
+        ("activation_relu_or_gelu", Layer::TransformerLayer { activation, .. }) => match activation
+        {
+            FeedForward::Relu => int(1),
+            FeedForward::Gelu => int(2),
+            FeedForward::Module => None,
+        },
+        ("activation", Layer::TransformerLayer { activation, .. }) => {
+            let name = match activation {
+                FeedForward::Relu => "relu",
+                FeedForward::Gelu => "gelu",
+                FeedForward::Module => return None,
+            };
+            super::docs::function(name).map(Value::Builtin)
+        }
+        ("num_layers", Layer::TransformerStack { num_layers, .. }) => int(*num_layers),
+        (
+            "enable_nested_tensor",
+            Layer::TransformerStack {
+                enable_nested_tensor,
+                decoder: false,
+                ..
+            },
+        ) => Some(Value::bool(*enable_nested_tensor)),
+        ("d_model", Layer::Transformer { d_model, .. }) => int(*d_model),
+        ("nhead", Layer::Transformer { nhead, .. }) => int(*nhead),
+        ("batch_first", Layer::Transformer { batch_first, .. }) => Some(Value::bool(*batch_first)),
+        ("generate_square_subsequent_mask", Layer::Transformer { .. }) => {
+            super::docs::function("generate_square_subsequent_mask").map(Value::Builtin)
+        }
+        _ => None,
+    }
+}
