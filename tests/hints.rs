@@ -105,7 +105,7 @@ fn python_blocks_parse_as_written() {
 /// What cudash lacks is said plainly, with no code that would fail.
 #[test]
 fn hints_for_what_cudash_lacks_say_so() {
-    let help = help_of("import torch.nn as nn\nnn.Transformer(4, 2)");
+    let help = help_of("import torch.nn as nn\nnn.Bilinear(4, 4, 2)");
     assert!(hinted_code(&help).is_none(), "{help}");
     let help = help_of("import torchvision");
     assert!(hinted_code(&help).is_none(), "{help}");
@@ -151,23 +151,4 @@ fn a_missing_key_says_where_it_comes_from() {
     assert_eq!(help, "it has 20 keys: `d.keys()` lists them");
     let help = help_of("d = {\"lr\": 1, \"epochs\": 2}\nd[\"nowhere near\"]");
     assert_eq!(help, "the keys are 'lr', 'epochs'");
-}
-
-/// PyTorch's attention layers, which cudash lacks, point at the attention
-/// it has.
-#[test]
-fn attention_layers_point_at_scaled_dot_product_attention() {
-    for layer in [
-        "MultiheadAttention",
-        "TransformerEncoderLayer",
-        "Transformer",
-    ] {
-        let help = help_of(&format!("import torch.nn as nn\nnn.{layer}(8, 2)"));
-        assert!(
-            help.contains("torch.nn.functional.scaled_dot_product_attention"),
-            "{layer}: {help}"
-        );
-    }
-    let o = common::session().execute("import torch.nn.functional as F\nq = randn(1, 2, 4, 8)\nF.scaled_dot_product_attention(q, q, q).shape");
-    assert!(o.error.is_none());
 }

@@ -88,9 +88,9 @@ fn what_cudash_lacks_is_an_error_that_says_so() {
             "cudash has no `torch.fft`",
         ),
         (
-            "from torch.nn import Transformer",
+            "from torch.nn import Bilinear",
             "AttributeError",
-            "cudash has no `torch.nn.Transformer`",
+            "cudash has no `torch.nn.Bilinear`",
         ),
         (
             "import torchvision",

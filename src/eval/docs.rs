@@ -373,6 +373,7 @@ docs! {
     Method Tensors "reshape_as", "x.reshape_as(other)", "`x.reshape(other.shape)` (a view when possible).", "arange(6).reshape_as(zeros(3, 2))";
     Method Tensors "view", "x.view(*shape)", "The same memory in a new shape (one size may be -1); an error when the strides do not allow it without a copy (`reshape` copies then).", "arange(6).view(2, 3)";
     Method Tensors "flatten", "x.flatten(start_dim=0, end_dim=-1)", "Dimensions start_dim to end_dim merged into one: a view when possible, else a copy.", "ones(2, 3, 4).flatten(1).shape";
+    Method Tensors "narrow", "x.narrow(dim, start, length)", "A view of the `length` elements from `start` along `dim` (`x[start:start + length]` on that dim), as `torch.Tensor.narrow`; a negative `start` counts from the end.", "arange(6).narrow(0, 2, 3)";
     Method Tensors "unsqueeze", "x.unsqueeze(dim)", "A view with a new dimension of size 1 at `dim` (-1: last).", "arange(3).unsqueeze(1)";
     Method Tensors "squeeze", "x.squeeze(dim=none)", "A view without its dimensions of size 1 (or without `dim`, if its size is 1).", "ones(1, 3, 1).squeeze().shape";
     Method Tensors "permute", "x.permute(*dims)", "A view with the dimensions in the order `dims` gives.", "ones(2, 3, 4).permute(2, 0, 1).shape";

@@ -514,6 +514,10 @@ impl Interp {
             maybe_bool(b, "is_causal")?,
             seq_len(&src, batch_first),
         );
+        let nested = match (&kpm, mask.is_none()) {
+            (Some(pad), true) => self.nested_rows(m, &src, pad, &layers),
+            _ => None,
+        };
         let mut x = src;
         for layer in layers {
             let args = vec![
@@ -527,7 +531,68 @@ impl Interp {
                 Error::wrong_type("what an encoder layer gave", "a tensor", v.type_name()).at(span)
             })?;
         }
+        if let Some(real) = nested {
+            // `to_padded_tensor(0.0)`: the padded positions come back as zeros.
+            let real = self.rt.tensor(&real, DType::Bool, x.device()).map_err(at)?;
+            let zero = Tensor::scalar(0.0f32);
+            x = self
+                .rt
+                .ternary(
+                    crate::runtime::op::ternary::TernaryOp::Where,
+                    Operand::strong(&real),
+                    Operand::strong(&x),
+                    Operand::weak(&zero),
+                )
+                .map_err(at)?;
+        }
         self.final_norm(m, x, span)
+    }
+
+    /// Whether PyTorch's encoder would run this padded batch as a nested
+    /// tensor (its sparsity fast path: `use_nested_tensor`, the first layer
+    /// in eval mode, a batch [N, S, E], no `mask`, left-aligned padding,
+    /// no autocast, nothing to record), and if so which positions are real
+    /// ([N, S, 1] on the host): the nested tensor's padded positions come
+    /// back as zeros, not as the layers computed them.
+    fn nested_rows(
+        &self,
+        m: &ModuleRef,
+        src: &Tensor,
+        pad: &Tensor,
+        layers: &[ModuleRef],
+    ) -> Option<Tensor> {
+        let allowed = matches!(
+            lock(m).layer,
+            Layer::TransformerStack {
+                use_nested_tensor: true,
+                ..
+            }
+        );
+        let first = layers.first()?;
+        let first_training = lock(first).training;
+        if !allowed || first_training || src.ndim() != 3 || pad.ndim() != 2 {
+            return None;
+        }
+        if self.grad.autocast.cuda.is_some() {
+            return None;
+        }
+        let needs_grad = crate::autograd::meta::requires_grad(src)
+            || crate::nn::module::named_parameters(first, true)
+                .iter()
+                .any(|(_, p)| crate::autograd::meta::requires_grad(p));
+        if self.grad.enabled && needs_grad {
+            return None;
+        }
+        let (n, s) = (pad.shape()[0], pad.shape()[1]);
+        let real: Vec<bool> = pad.to_vec::<f64>().iter().map(|&v| v == 0.0).collect();
+        // `mask_check`: each row's real positions come first.
+        let left_aligned = real
+            .chunks(s.max(1))
+            .all(|row| row.windows(2).all(|w| w[0] || !w[1]));
+        if !left_aligned || src.shape()[0] != n || src.shape()[1] != s {
+            return None;
+        }
+        Some(Tensor::from_vec(real, vec![n, s, 1]))
     }
 
     /// `TransformerDecoder.forward`.
@@ -687,6 +752,14 @@ pub(crate) fn setting(name: &str, layer: &Layer) -> Option<Value> {
                 ..
             },
         ) => Some(Value::bool(*enable_nested_tensor)),
+        (
+            "use_nested_tensor",
+            Layer::TransformerStack {
+                use_nested_tensor,
+                decoder: false,
+                ..
+            },
+        ) => Some(Value::bool(*use_nested_tensor)),
         ("d_model", Layer::Transformer { d_model, .. }) => int(*d_model),
         ("nhead", Layer::Transformer { nhead, .. }) => int(*nhead),
         ("batch_first", Layer::Transformer { batch_first, .. }) => Some(Value::bool(*batch_first)),

@@ -314,7 +314,7 @@ pub fn lex_fragment(src: &str) -> Result<Vec<Spanned<Token>>, Vec<Diagnostic>> {
         // A field holds an expression, where cudash's statement words
         // cannot stand: there they are names, as in Python (`{mem.mean()}`).
         Some(mut tokens) if errs.is_empty() => {
-            python_names(&mut tokens, src);
+            python_names(&mut tokens, src, false);
             structure(tokens, src.len()).map_err(|e| vec![e])
         }
         _ => Err(super::at_least_one(
@@ -336,7 +336,7 @@ fn lex_laid(src: &str, dialect: Dialect) -> Result<(Vec<Spanned<Token>>, bool), 
     match tokens {
         Some(mut tokens) if errs.is_empty() => {
             if dialect == Dialect::Python {
-                python_names(&mut tokens, src);
+                python_names(&mut tokens, src, true);
             }
             let laid = super::layout::layout(tokens, src).map_err(|e| vec![e])?;
             let tokens = structure(laid.tokens, src.len()).map_err(|e| vec![e])?;
@@ -353,15 +353,21 @@ fn lex_laid(src: &str, dialect: Dialect) -> Result<(Vec<Spanned<Token>>, bool), 
 }
 
 /// In Python, cudash's own statement words (`mem`, `sync`, `fn`, `help`,
-/// ...) are names: a program's `mem = Module()` or `def f(fn):` means them
-/// as Python does. `def` stays the keyword it always is.
-fn python_names(tokens: &mut [Spanned<Token>], src: &str) {
+/// ...) and, but in an f-string's field (which cudash's own lines use too),
+/// its lower-case literals (`none`, `true`, `false`) are names: a
+/// program's `mem = Module()`, `def f(fn):` or `out, none = attn(...)`
+/// means them as Python does. `def` stays the keyword it always is.
+fn python_names(tokens: &mut [Spanned<Token>], src: &str, literals: bool) {
     for (tok, span) in tokens.iter_mut() {
+        let written = src.get(span.start..span.end);
         let word = match tok {
             Token::Kw(
                 Kw::Wait | Kw::Pin | Kw::Sync | Kw::Mem | Kw::Profile | Kw::Help | Kw::NoGrad,
             ) => true,
-            Token::Kw(Kw::Fn) => src.get(span.start..span.end) == Some("fn"),
+            Token::Kw(Kw::Fn) => written == Some("fn"),
+            Token::None | Token::Bool(_) => {
+                literals && matches!(written, Some("none" | "true" | "false"))
+            }
             _ => false,
         };
         if word {

@@ -143,6 +143,9 @@ pub enum Layer {
         decoder: bool,
         num_layers: usize,
         enable_nested_tensor: bool,
+        /// Whether an encoder may run a padded batch as a nested tensor
+        /// (PyTorch's `use_nested_tensor`: asked for, and the layer allows it).
+        use_nested_tensor: bool,
     },
     /// `Transformer`: its `encoder` on the source, its `decoder` on the
     /// target and the encoder's output.

@@ -93,16 +93,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             let num_layers = count(b, "num_layers", None)?;
             let decoder = name == "TransformerDecoder";
             let nested = !decoder && b.bool("enable_nested_tensor", true)?;
-            let m = stack(me, (&layer, span), num_layers, norm, (decoder, nested))?;
-            if nested {
-                if let Some(why) = no_nested_tensor(&layer) {
-                    me.warn_once(format!(
-                        "UserWarning: enable_nested_tensor is True, but self.use_nested_tensor \
-                         is False because {why}"
-                    ));
-                }
-            }
-            m.into_ref()
+            stack(me, (&layer, span), num_layers, norm, (decoder, nested))?.into_ref()
         }
         _ => transformer(me, b)?,
     };
@@ -279,7 +270,8 @@ fn transformer_layer(
 }
 
 /// A `TransformerEncoder`/`TransformerDecoder`: `layers`, a ModuleList of
-/// `num_layers` deep copies of `layer`, and `norm`.
+/// `num_layers` deep copies of `layer`, and `norm`. An encoder asked to
+/// use nested tensors warns, as PyTorch's, when its layer does not allow it.
 fn stack(
     me: &mut Interp,
     (layer, span): (&ModuleRef, crate::lang::Span),
@@ -304,12 +296,23 @@ fn stack(
         true => "TransformerDecoder",
         false => "TransformerEncoder",
     };
+    let mut use_nested_tensor = enable_nested_tensor;
+    if enable_nested_tensor {
+        if let Some(why) = no_nested_tensor(layer) {
+            me.warn_once(format!(
+                "UserWarning: enable_nested_tensor is True, but self.use_nested_tensor is False \
+                 because {why}"
+            ));
+            use_nested_tensor = false;
+        }
+    }
     let mut m = Module::new(
         type_name,
         Layer::TransformerStack {
             decoder,
             num_layers,
             enable_nested_tensor,
+            use_nested_tensor,
         },
     );
     m.set_module("layers", Some(list.into_ref())).map_err(at)?;
@@ -397,14 +400,7 @@ fn transformer(me: &mut Interp, b: &Bound) -> Result<ModuleRef, Diagnostic> {
             let layer = transformer_layer(me, &spec, false, b)?.into_ref();
             let n = norm(me, &spec).map_err(at)?;
             let layers = count(b, "num_encoder_layers", Some(6))?;
-            let e = stack(me, (&layer, b.span), layers, Some(n), (false, true))?;
-            if let Some(why) = no_nested_tensor(&layer) {
-                me.warn_once(format!(
-                    "UserWarning: enable_nested_tensor is True, but self.use_nested_tensor is \
-                     False because {why}"
-                ));
-            }
-            e.into_ref()
+            stack(me, (&layer, b.span), layers, Some(n), (false, true))?.into_ref()
         }
     };
     m.set_module("encoder", Some(encoder)).map_err(at)?;

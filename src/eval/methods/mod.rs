@@ -238,6 +238,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("reshape_as", TensorMethod(shape::as_other)),
         ("flatten", TensorMethod(shape::flatten)),
         ("unsqueeze", TensorMethod(shape::unsqueeze)),
+        ("narrow", TensorMethod(shape::narrow)),
         ("squeeze", TensorMethod(shape::squeeze)),
         ("permute", TensorMethod(shape::permute)),
         ("expand", TensorMethod(shape::expand)),

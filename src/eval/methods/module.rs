@@ -247,7 +247,10 @@ impl Interp {
             return self.forward_of(m, args, span);
         }
         let this = Value::Module(Arc::clone(m));
-        let mut args = args;
+        // The hooks see the positional arguments (PyTorch passes keywords
+        // to `forward` alone, unless a hook asks `with_kwargs`).
+        let (mut args, keywords): (Vec<ArgVal>, Vec<ArgVal>) =
+            args.into_iter().partition(|a| a.keyword.is_none());
         let tuple =
             |args: &[ArgVal]| Value::List(Arc::new(args.iter().map(|a| a.value.clone()).collect()));
         let arg = |v: Value| ArgVal {
@@ -266,6 +269,7 @@ impl Interp {
             }
         }
         let inputs = tuple(&args);
+        args.extend(keywords);
         let mut out = self.forward_of(m, args, span)?;
         for hook in post {
             let f = hook_value(&hook.f);

@@ -9,6 +9,7 @@ use super::super::{Interp, Value};
 use crate::autograd::node::Backward;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
+use crate::runtime::op::index::Index;
 use crate::runtime::op::view;
 use crate::runtime::Tensor;
 
@@ -267,4 +268,41 @@ fn pieces(
 /// `x.mT`.
 pub(super) fn matrix_transpose(t: &Tensor) -> Result<Value, Error> {
     view::matrix_transpose(t).map(Value::tensor)
+}
+
+/// `x.narrow(dim, start, length)`: the `length` elements from `start`
+/// along `dim`, a view (`SliceBackward0`, as PyTorch's `slice`).
+pub(super) fn narrow(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let dim = b.int("dim")?.unwrap_or(0);
+    let (start, length) = (b.int("start")?.unwrap_or(0), b.int("length")?.unwrap_or(0));
+    if t.ndim() == 0 {
+        return Err(at(Error::value(
+            "narrow() cannot be applied to a 0-dim tensor.",
+        )));
+    }
+    let d = crate::runtime::shape::norm_dim(dim, t.ndim()).map_err(at)?;
+    let size = t.shape()[d] as i64;
+    if start < -size || start > size {
+        return Err(at(Error::Module {
+            class: "IndexError",
+            message: format!(
+                "start out of range (expected to be in range of [{}, {size}], but got {start})",
+                -size
+            ),
+            help: None,
+        }));
+    }
+    let start = if start < 0 { start + size } else { start };
+    if length < 0 || start + length > size {
+        return Err(at(Error::value(format!(
+            "start ({start}) + length ({length}) exceeds dimension size ({size})."
+        ))));
+    }
+    let mut items = vec![Index::Slice(None, None, None); d];
+    items.push(Index::Slice(Some(start), Some(start + length), None));
+    let out = me.rt.index(t, &items).map_err(at)?;
+    crate::autograd::record::index(&me.rt, me.grad, t, out, &items)
+        .map(Value::Tensor)
+        .map_err(at)
 }
