@@ -875,6 +875,44 @@ def module_cases(rng):
             tsteps = f"opt = {topt}\nfor i in range(5):\n  opt.zero_grad(); {tloss}; opt.step()"
             for p in ["m[0].weight", "m[2].bias"]:
                 out.append(Case("module optimizer steps", p, p, inputs, (f"{seq}; {steps}", f"{tseq}\n{tsteps}")))
+        # MultiheadAttention and a Transformer encoder layer with the same
+        # weights: outputs, attention weights and gradients, through both
+        # paths (need_weights: baddbmm and softmax; without: SDPA).
+        if act == "Tanh":
+            xq, xm = make(dt, (5, 3, 8), rng), make(dt, (4, 3, 8), rng)
+            wi, bi = make(dt, (24, 8), rng), make(dt, (24,), rng)
+            wo, bo = make(dt, (8, 8), rng), make(dt, (8,), rng)
+            mask = torch.triu(torch.full((5, 5), float("-inf"), dtype=tdt), 1)
+            inputs = {"x": xq, "m": xm, "wi": wi, "bi": bi, "wo": wo, "bo": bo, "mask": mask}
+            mha = (f"a = MultiheadAttention(8, 2, dtype={dt}); "
+                   "no_grad { a.in_proj_weight.copy_(wi); a.in_proj_bias.copy_(bi); a.out_proj.weight.copy_(wo); a.out_proj.bias.copy_(bo) }")
+            tmha = (f"import torch.nn as nn\na = nn.MultiheadAttention(8, 2, dtype={tname})\n"
+                    "with torch.no_grad():\n  a.in_proj_weight.copy_(wi); a.in_proj_bias.copy_(bi); a.out_proj.weight.copy_(wo); a.out_proj.bias.copy_(bo)")
+            for call in ["a(x, x, x)", "a(x, m, m)", "a(x, x, x, attn_mask=mask, need_weights=false)",
+                         "a(x, x, x, attn_mask=mask, average_attn_weights=false)"]:
+                tcall = call.replace("false", "False")
+                for part in ["[0]", "[1]"]:
+                    if "need_weights" in call and part == "[1]":
+                        continue
+                    out.append(Case("module attention", call + part, tcall + part, inputs, (mha, tmha)))
+                for grad in ["x.grad", "a.in_proj_weight.grad", "a.out_proj.weight.grad"]:
+                    if "m, m" in call and grad == "x.grad":
+                        grad = "m.grad"
+                    back = f"x.requires_grad_(); m.requires_grad_(); ({call}[0] * {call}[0]).sum().backward()"
+                    tback = f"x.requires_grad_(); m.requires_grad_(); ({tcall}[0] * {tcall}[0]).sum().backward()"
+                    out.append(Case("module attention grad", grad, grad, inputs, (f"{mha}; {back}", f"{tmha}\n{tback}")))
+            w1, w2 = make(dt, (16, 8), rng), make(dt, (8, 16), rng)
+            enc_inputs = dict(inputs, w1=w1, w2=w2)
+            layer = (f"e = TransformerEncoderLayer(8, 2, 16, 0.0, dtype={dt}); "
+                     "no_grad { e.self_attn.in_proj_weight.copy_(wi); e.self_attn.out_proj.weight.copy_(wo); e.linear1.weight.copy_(w1); e.linear2.weight.copy_(w2); "
+                     "e.linear1.bias.copy_(bi[:16]); e.linear2.bias.copy_(bo) }")
+            tlayer = (f"import torch.nn as nn\ne = nn.TransformerEncoderLayer(8, 2, 16, 0.0, dtype={tname})\n"
+                      "with torch.no_grad():\n  e.self_attn.in_proj_weight.copy_(wi); e.self_attn.out_proj.weight.copy_(wo); e.linear1.weight.copy_(w1); e.linear2.weight.copy_(w2); "
+                      "e.linear1.bias.copy_(bi[:16]); e.linear2.bias.copy_(bo)")
+            out.append(Case("module attention", "e(x, src_mask=mask)", "e(x, src_mask=mask)", enc_inputs, (layer, tlayer)))
+            for grad in ["x.grad", "e.linear1.weight.grad", "e.self_attn.in_proj_weight.grad"]:
+                back = "x.requires_grad_(); (e(x, src_mask=mask) * x).sum().backward()"
+                out.append(Case("module attention grad", grad, grad, enc_inputs, (f"{layer}; {back}", f"{tlayer}\n{back}")))
         # Each optimizer's arithmetic alone: a leaf and given gradients.
         if act == "ReLU":
             w, g = make(dt, (4, 3), rng), make(dt, (4, 3), rng)
@@ -1227,6 +1265,22 @@ def ulps(dt, x, y):
     return int(np.max(np.abs(order(x) - order(y)))) if len(x) else 0
 
 
+def floats(dt, bits):
+    """Float bit arrays as their values (float64)."""
+    if dt == "bf16":
+        return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+    kind = {"f16": (np.uint16, np.float16), "f32": (np.uint32, np.float32), "f64": (np.uint64, np.float64)}[dt]
+    return bits.astype(kind[0]).view(kind[1]).astype(np.float64)
+
+
+def relative(dt, x, y):
+    """The largest difference as a fraction of the largest magnitude in `y`."""
+    a, b = floats(dt, x), floats(dt, y)
+    finite = np.isfinite(a) & np.isfinite(b)
+    top = np.max(np.abs(b[finite])) if finite.any() else 0.0
+    return float(np.max(np.abs(a[finite] - b[finite])) / top) if top > 0 else 0.0
+
+
 def is_nan(dt, bits):
     if dt not in FLOATS:
         return np.zeros(len(bits), dtype=bool)
@@ -1308,7 +1362,9 @@ def compare(i, out, ref):
     if dt in FLOATS:
         keep = ~nan_a
         u = ulps(dt, bits[keep], wbits[keep])
-        return ("within 1 ulp" if u <= 1 else "values differ"), f"{int((~same).sum())} of {len(bits)} elements, up to {u} ulp"
+        r = relative(dt, bits[keep], wbits[keep])
+        return (("within 1 ulp" if u <= 1 else "values differ"),
+                f"{int((~same).sum())} of {len(bits)} elements, up to {u} ulp ({r:.1e} of the largest)")
     return "values differ", f"{int((~same).sum())} of {len(bits)} elements"
 
 
