@@ -1980,3 +1980,21 @@ fn sys_stdout_stderr_and_print_to_a_file_as_pythons() {
     assert_eq!(String::from_utf8_lossy(&o.stderr), "a\nc\npartial end\n");
     assert!(o.status.success());
 }
+
+#[test]
+fn lower_case_literals_are_names_in_python() {
+    // cudash's `none`, `true` and `false` are Python names in a .py file.
+    assert_eq!(
+        python_printed(
+            "literal_names",
+            "out, none = 1, None\ntrue = 'yes'\nprint(out, none, true, True, None)\n\
+             import torch\nprint(torch.arange(6).narrow(0, 2, 3).tolist(), torch.arange(6).narrow(0, -2, 2).tolist())\n\
+             try:\n    torch.arange(6).narrow(0, 4, 3)\nexcept RuntimeError as e:\n    print(e)\n",
+        ),
+        [
+            "1 None yes True None",
+            "[2, 3, 4] [4, 5]",
+            "start (4) + length (3) exceeds dimension size (6).",
+        ]
+    );
+}

@@ -295,9 +295,16 @@ pub(super) fn narrow(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Boun
     }
     let start = if start < 0 { start + size } else { start };
     if length < 0 || start + length > size {
-        return Err(at(Error::value(format!(
-            "start ({start}) + length ({length}) exceeds dimension size ({size})."
-        ))));
+        return Err(at(Error::Module {
+            class: "RuntimeError",
+            message: match length < 0 {
+                true => "narrow(): length must be non-negative.".into(),
+                false => {
+                    format!("start ({start}) + length ({length}) exceeds dimension size ({size}).")
+                }
+            },
+            help: None,
+        }));
     }
     let mut items = vec![Index::Slice(None, None, None); d];
     items.push(Index::Slice(Some(start), Some(start + length), None));
