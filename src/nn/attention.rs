@@ -14,6 +14,7 @@
 
 use std::sync::Arc;
 
+pub use super::layer::Heads;
 use super::layer::Layer;
 use super::layers::{linear, uniform, Place};
 use super::module::Module;
@@ -28,30 +29,6 @@ use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::{DType, Tensor};
 
 type R<T> = Result<T, Error>;
-
-/// A `MultiheadAttention`'s settings, as its constructor takes them.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Heads {
-    pub embed_dim: usize,
-    pub num_heads: usize,
-    pub kdim: usize,
-    pub vdim: usize,
-    pub dropout: f64,
-    pub bias: bool,
-    pub batch_first: bool,
-}
-
-impl Heads {
-    /// Whether the key and value have the query's features (one packed
-    /// projection weight).
-    pub fn packed(&self) -> bool {
-        self.kdim == self.embed_dim && self.vdim == self.embed_dim
-    }
-
-    pub fn head_dim(&self) -> usize {
-        self.embed_dim / self.num_heads.max(1)
-    }
-}
 
 fn assertion(message: String) -> Error {
     Error::Module {

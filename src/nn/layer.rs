@@ -127,7 +127,7 @@ pub enum Layer {
     /// `LSTMCell`, `GRUCell`, `RNNCell`: one step of a recurrence.
     RecurrentCell(RecurrentCell),
     /// `MultiheadAttention(embed_dim, num_heads, ...)`.
-    MultiheadAttention(super::attention::Heads),
+    MultiheadAttention(Heads),
     /// `TransformerEncoderLayer` (`decoder` false) or
     /// `TransformerDecoderLayer`: its children (`self_attn`, for a decoder
     /// `multihead_attn`, `linear1`, `dropout`, `linear2`, the norms and
@@ -164,6 +164,30 @@ pub enum FeedForward {
     Relu,
     Gelu,
     Module,
+}
+
+/// A `MultiheadAttention`'s settings, as its constructor takes them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Heads {
+    pub embed_dim: usize,
+    pub num_heads: usize,
+    pub kdim: usize,
+    pub vdim: usize,
+    pub dropout: f64,
+    pub bias: bool,
+    pub batch_first: bool,
+}
+
+impl Heads {
+    /// Whether the key and value have the query's features (one packed
+    /// projection weight).
+    pub fn packed(&self) -> bool {
+        self.kdim == self.embed_dim && self.vdim == self.embed_dim
+    }
+
+    pub fn head_dim(&self) -> usize {
+        self.embed_dim / self.num_heads.max(1)
+    }
 }
 
 /// Which recurrence a recurrent layer or cell runs (PyTorch's `mode`).
