@@ -1998,3 +1998,41 @@ fn lower_case_literals_are_names_in_python() {
         ]
     );
 }
+
+const FACTS: &str = r#"import torch
+x = torch.arange(24.).reshape(2, 3, 4)
+print(x.dim(), x.ndimension(), x.nelement(), x.element_size(), x.half().element_size(), x.is_floating_point(), x.long().is_floating_point())
+t = x.transpose(0, 2)
+print(x.is_contiguous(), t.is_contiguous(), x.stride(), t.stride(), t.stride(1), x[1, 1:].storage_offset(), x[:, 2].stride())
+print(x.swapaxes(0, 1).shape, x.swapdims(2, 0).shape, x.movedim(0, -1).shape, x.movedim((0, 1), (2, 0)).shape, x.movedim(-1, 0).stride())
+print(x.unflatten(2, (2, 2)).shape, x.unflatten(1, (-1, 1)).shape)
+print(torch.tensor([-2., 3.]).square().tolist(), torch.tensor([-2., 3.]).clamp_min(0).tolist(), torch.tensor([-2., 3.]).clamp_max(0).tolist())
+print(torch.arange(3).type_as(x).dtype, torch.transpose(x, 0, 1).shape, torch.reshape(x, (6, 4)).shape, torch.unsqueeze(x, 0).shape, torch.squeeze(x[:1]).shape)
+print(torch.flatten(x, 1).shape, torch.chunk(x, 2, 2)[0].shape, [p.shape for p in torch.split(x, 1)], torch.clone(x).sum().item(), torch.t(x[0]).shape)
+print(torch.narrow(x, 2, 1, 2).shape, torch.permute(x, (2, 0, 1)).shape, torch.square(torch.tensor(3.)).item(), torch.numel(x), torch.is_floating_point(x))
+print(torch.swapaxes(x, 0, 2).shape, torch.movedim(x, 1, 0).shape, torch.unflatten(x, 0, (1, 2)).shape, torch.flip(x, (0,))[0, 0, 0].item())
+a = torch.ones(2, 3, requires_grad=True)
+print(a.square().grad_fn.name(), a.movedim(0, 1).grad_fn.name(), a.unflatten(1, (3, 1)).grad_fn.name(), a.swapaxes(0, 1).grad_fn.name(), torch.transpose(input=a, dim0=0, dim1=1).grad_fn.name())
+"#;
+
+#[test]
+fn a_tensors_facts_and_torch_functions_of_its_methods_as_pytorchs() {
+    // dim/stride/storage_offset/is_contiguous, the methods PyTorch has under
+    // other names, and `torch.X(x, ...)` for a method `x.X(...)`: each line
+    // as PyTorch 2.15 printed it.
+    assert_eq!(
+        python_printed("facts", FACTS),
+        [
+            "3 3 24 4 2 True False",
+            "True False (12, 4, 1) (1, 4, 12) 4 16 (12, 1)",
+            "torch.Size([3, 2, 4]) torch.Size([4, 3, 2]) torch.Size([3, 4, 2]) torch.Size([3, 4, 2]) (1, 12, 4)",
+            "torch.Size([2, 3, 2, 2]) torch.Size([2, 3, 1, 4])",
+            "[4.0, 9.0] [0.0, 3.0] [-2.0, 0.0]",
+            "torch.float32 torch.Size([3, 2, 4]) torch.Size([6, 4]) torch.Size([1, 2, 3, 4]) torch.Size([3, 4])",
+            "torch.Size([2, 12]) torch.Size([2, 3, 2]) [torch.Size([1, 3, 4]), torch.Size([1, 3, 4])] 276.0 torch.Size([4, 3])",
+            "torch.Size([2, 3, 2]) torch.Size([4, 2, 3]) 9.0 24 True",
+            "torch.Size([4, 3, 2]) torch.Size([3, 2, 4]) torch.Size([1, 2, 3, 4]) 12.0",
+            "PowBackward0 PermuteBackward0 ViewBackward0 TransposeBackward0 TransposeBackward0",
+        ]
+    );
+}

@@ -122,6 +122,213 @@ pub static MODULES: &[PyModule] = &[
     PyModule { path: "torch.onnx" },
 ];
 
+/// `torch.X(input, ...)` of a tensor method `X` (PyTorch's functions of
+/// the same name and arguments): `input.X(...)`, when cudash has no
+/// function `X` of its own. Only the names PyTorch has as functions
+/// (`torch.view` stays an error, as in PyTorch).
+static TENSOR_FUNCTIONS: &[Native] = &[
+    Native { name: "torch.abs" },
+    Native { name: "torch.add" },
+    Native { name: "torch.all" },
+    Native { name: "torch.any" },
+    Native {
+        name: "torch.argmax",
+    },
+    Native {
+        name: "torch.argmin",
+    },
+    Native {
+        name: "torch.argsort",
+    },
+    Native {
+        name: "torch.argwhere",
+    },
+    Native {
+        name: "torch.bitwise_not",
+    },
+    Native { name: "torch.bmm" },
+    Native { name: "torch.ceil" },
+    Native {
+        name: "torch.chunk",
+    },
+    Native {
+        name: "torch.clamp",
+    },
+    Native {
+        name: "torch.clamp_",
+    },
+    Native {
+        name: "torch.clamp_max",
+    },
+    Native {
+        name: "torch.clamp_min",
+    },
+    Native {
+        name: "torch.clone",
+    },
+    Native { name: "torch.cos" },
+    Native {
+        name: "torch.cumprod",
+    },
+    Native {
+        name: "torch.cumsum",
+    },
+    Native {
+        name: "torch.detach",
+    },
+    Native { name: "torch.div" },
+    Native { name: "torch.eq" },
+    Native { name: "torch.erf" },
+    Native { name: "torch.exp" },
+    Native {
+        name: "torch.fill_",
+    },
+    Native {
+        name: "torch.flatten",
+    },
+    Native { name: "torch.flip" },
+    Native {
+        name: "torch.floor",
+    },
+    Native {
+        name: "torch.floor_divide",
+    },
+    Native { name: "torch.ge" },
+    Native { name: "torch.gt" },
+    Native {
+        name: "torch.is_floating_point",
+    },
+    Native {
+        name: "torch.isnan",
+    },
+    Native { name: "torch.le" },
+    Native { name: "torch.log" },
+    Native {
+        name: "torch.log1p",
+    },
+    Native {
+        name: "torch.log_softmax",
+    },
+    Native {
+        name: "torch.logical_and",
+    },
+    Native {
+        name: "torch.logical_not",
+    },
+    Native {
+        name: "torch.logical_or",
+    },
+    Native {
+        name: "torch.logical_xor",
+    },
+    Native { name: "torch.lt" },
+    Native {
+        name: "torch.masked_fill",
+    },
+    Native {
+        name: "torch.matmul",
+    },
+    Native { name: "torch.max" },
+    Native {
+        name: "torch.maximum",
+    },
+    Native { name: "torch.mean" },
+    Native { name: "torch.min" },
+    Native {
+        name: "torch.minimum",
+    },
+    Native { name: "torch.mm" },
+    Native {
+        name: "torch.movedim",
+    },
+    Native { name: "torch.mul" },
+    Native { name: "torch.mv" },
+    Native {
+        name: "torch.narrow",
+    },
+    Native { name: "torch.ne" },
+    Native {
+        name: "torch.nonzero",
+    },
+    Native { name: "torch.norm" },
+    Native {
+        name: "torch.numel",
+    },
+    Native {
+        name: "torch.permute",
+    },
+    Native { name: "torch.pow" },
+    Native { name: "torch.prod" },
+    Native { name: "torch.relu" },
+    Native {
+        name: "torch.remainder",
+    },
+    Native {
+        name: "torch.reshape",
+    },
+    Native { name: "torch.roll" },
+    Native {
+        name: "torch.round",
+    },
+    Native {
+        name: "torch.sigmoid",
+    },
+    Native { name: "torch.sin" },
+    Native {
+        name: "torch.softmax",
+    },
+    Native { name: "torch.sort" },
+    Native {
+        name: "torch.split",
+    },
+    Native { name: "torch.sqrt" },
+    Native {
+        name: "torch.square",
+    },
+    Native {
+        name: "torch.squeeze",
+    },
+    Native { name: "torch.std" },
+    Native { name: "torch.sub" },
+    Native { name: "torch.sum" },
+    Native {
+        name: "torch.swapaxes",
+    },
+    Native {
+        name: "torch.swapdims",
+    },
+    Native { name: "torch.t" },
+    Native { name: "torch.tanh" },
+    Native { name: "torch.topk" },
+    Native {
+        name: "torch.trace",
+    },
+    Native {
+        name: "torch.transpose",
+    },
+    Native { name: "torch.tril" },
+    Native { name: "torch.triu" },
+    Native {
+        name: "torch.trunc",
+    },
+    Native {
+        name: "torch.unbind",
+    },
+    Native {
+        name: "torch.unflatten",
+    },
+    Native {
+        name: "torch.unsqueeze",
+    },
+    Native { name: "torch.var" },
+    Native {
+        name: "torch.where",
+    },
+    Native {
+        name: "torch.zero_",
+    },
+];
+
 static NATIVES: &[Native] = &[
     Native {
         name: "torch.no_grad",
@@ -533,6 +740,9 @@ pub fn member(m: &'static PyModule, name: &str) -> Result<Value, Error> {
             return Ok(Value::Builtin(doc));
         }
     }
+    if let Some(f) = TENSOR_FUNCTIONS.iter().find(|f| f.name == full) {
+        return Ok(Value::Native(f));
+    }
     Err(missing_member(m, name))
 }
 
@@ -748,6 +958,29 @@ impl Interp {
     }
 
     /// Calls a function of Python's modules (`time.time()`, `math.sqrt(2)`).
+    /// `torch.X(input, *args)`: `input.X(*args)` (`input` first, or by name).
+    fn call_tensor_function(
+        &mut self,
+        name: &'static str,
+        mut args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let method = name.trim_start_matches("torch.");
+        let at = args
+            .iter()
+            .position(|a| a.keyword.as_ref().is_some_and(|k| k.name == "input"))
+            .or_else(|| args.iter().position(|a| a.keyword.is_none()));
+        let Some(at) = at else {
+            return Err(Error::value(format!(
+                "{name}() missing 1 required positional argument: 'input'"
+            ))
+            .at(span));
+        };
+        let input = args.remove(at);
+        let method = crate::lang::ast::Name::new(method.into(), span);
+        self.call_method(input.value, &method, args, span)
+    }
+
     pub(super) fn call_native(
         &mut self,
         f: &'static Native,
@@ -755,6 +988,9 @@ impl Interp {
         span: Span,
     ) -> Result<Value, Diagnostic> {
         let at = |e: Error| e.at(span);
+        if TENSOR_FUNCTIONS.iter().any(|t| std::ptr::eq(t, f)) {
+            return self.call_tensor_function(f.name, args, span);
+        }
         if f.name.starts_with("random.") {
             return self.call_random(f.name, args, span);
         }

@@ -10,6 +10,7 @@
 //! - `list.rs`: a Python list's methods (`append`).
 
 pub(crate) mod dict;
+mod facts;
 mod list;
 pub(crate) mod module;
 pub(crate) mod set;
@@ -239,6 +240,22 @@ static MEMBERS: &[(&str, Member)] = {
         ("flatten", TensorMethod(shape::flatten)),
         ("unsqueeze", TensorMethod(shape::unsqueeze)),
         ("narrow", TensorMethod(shape::narrow)),
+        ("dim", TensorMethod(facts::fact)),
+        ("ndimension", TensorMethod(facts::fact)),
+        ("nelement", TensorMethod(facts::fact)),
+        ("element_size", TensorMethod(facts::fact)),
+        ("is_floating_point", TensorMethod(facts::fact)),
+        ("is_contiguous", TensorMethod(facts::fact)),
+        ("storage_offset", TensorMethod(facts::fact)),
+        ("stride", TensorMethod(facts::stride)),
+        ("swapaxes", TensorMethod(facts::alias)),
+        ("swapdims", TensorMethod(facts::alias)),
+        ("movedim", TensorMethod(facts::alias)),
+        ("unflatten", TensorMethod(facts::alias)),
+        ("square", TensorMethod(facts::alias)),
+        ("clamp_min", TensorMethod(facts::alias)),
+        ("clamp_max", TensorMethod(facts::alias)),
+        ("type_as", TensorMethod(facts::alias)),
         ("squeeze", TensorMethod(shape::squeeze)),
         ("permute", TensorMethod(shape::permute)),
         ("expand", TensorMethod(shape::expand)),
