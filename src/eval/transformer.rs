@@ -463,6 +463,15 @@ impl Interp {
             .into_iter()
             .map(|(_, c)| c)
             .collect();
+        if layers.is_empty() {
+            // PyTorch reads `self.layers[0]` first.
+            return Err(Error::Module {
+                class: "IndexError",
+                message: "index 0 is out of range".into(),
+                help: Some("a stack of no layers: give num_layers of 1 or more".into()),
+            }
+            .at(span));
+        }
         let batch_first = layers
             .first()
             .and_then(|l| child(l, "self_attn").ok())

@@ -613,6 +613,16 @@ fn project(
                 ))
             }
         };
+        // PyTorch's `_in_projection` checks.
+        let (eq, ek, ev) = (last(q), last(k), last(v));
+        for (what, w, cols) in [("query", wq, eq), ("key", wk, ek), ("value", wv, ev)] {
+            if w.shape() != [eq, cols] {
+                return Err(assertion(format!(
+                    "expecting {what} weights shape of ({eq}, {cols}), but got {}",
+                    torch_size(w.shape())
+                )));
+            }
+        }
         let biases = match &p.bias {
             Some(b) => {
                 let n = (b.shape()[0] / 3) as i64;
@@ -672,6 +682,10 @@ fn three(parts: Vec<Arc<Tensor>>) -> R<[Arc<Tensor>; 3]> {
     parts
         .try_into()
         .map_err(|_| Error::value("internal error: a projection in three parts"))
+}
+
+fn last(t: &Tensor) -> usize {
+    t.shape().last().copied().unwrap_or(0)
 }
 
 /// A packed projection [..., n * E] cut into its `n` parts, as PyTorch:
