@@ -590,3 +590,25 @@ fn a_failed_device_assert_is_sticky_on_its_device_only() {
     use cudash::runtime::driver::Driver;
     emu.properties(0).expect("attributes need no context");
 }
+
+/// MultiheadAttention (both paths) and a Transformer encoder on a device:
+/// their products, softmaxes, norms and gradients run the CUDA backend's
+/// kernels and show what the simulator shows.
+#[test]
+fn attention_layers_show_what_the_simulator_shows() {
+    same_as_sim(
+        "seed(0)
+         attn = MultiheadAttention(8, 2).to(cuda)
+         x = randn(5, 3, 8, device=cuda, requires_grad=true)
+         out, w = attn(x, x, x)
+         out[0]; w[0]; out.grad_fn
+         mask = generate_square_subsequent_mask(5).to(cuda)
+         y = attn(x, x, x, attn_mask=mask, need_weights=false)[0]
+         (out.sum() + y.sum()).backward()
+         x.grad[0]; attn.in_proj_weight.grad[0]
+         layer = TransformerEncoderLayer(8, 2, 16, 0.0, batch_first=true).to(cuda)
+         encoder = TransformerEncoder(layer, 2).to(cuda)
+         z = encoder(randn(3, 5, 8, device=cuda), mask=mask)
+         z[0, 0]; z.grad_fn",
+    );
+}
