@@ -2036,3 +2036,41 @@ fn a_tensors_facts_and_torch_functions_of_its_methods_as_pytorchs() {
         ]
     );
 }
+
+const SET_GRAD_ENABLED: &str = r#"import torch
+w = torch.ones(2, requires_grad=True)
+for phase in ["train", "val"]:
+    with torch.set_grad_enabled(phase == "train"):
+        y = w * 2
+        print(phase, y.requires_grad, torch.is_grad_enabled())
+    print(torch.is_grad_enabled())
+torch.set_grad_enabled(False)
+print((w * 2).requires_grad, torch.is_grad_enabled())
+with torch.set_grad_enabled(True):
+    print((w * 2).requires_grad)
+print(torch.is_grad_enabled())
+torch.set_grad_enabled(True)
+with torch.no_grad():
+    print(torch.is_grad_enabled())
+print(torch.is_grad_enabled())
+"#;
+
+#[test]
+fn set_grad_enabled_as_pytorchs() {
+    // A call sets the mode at once; its `with` block ends in the mode
+    // before the call (the transfer-learning tutorial's train/val phases).
+    assert_eq!(
+        python_printed("set_grad_enabled", SET_GRAD_ENABLED),
+        [
+            "train True True",
+            "True",
+            "val False False",
+            "True",
+            "False False",
+            "True",
+            "False",
+            "False",
+            "True"
+        ]
+    );
+}

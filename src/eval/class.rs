@@ -545,7 +545,7 @@ impl Interp {
             Value::Class(c) => self.instantiate(&c, args, span),
             Value::Module(m) => self.call_module(&m, args, span),
             // `@torch.no_grad()` over a `def`.
-            Value::GradMode(on) => grad_mode_decorator(on.get(), args, span),
+            Value::GradMode(on) => grad_mode_decorator(on.get().enabled, args, span),
             Value::Decorated(d) => match &*d {
                 Decorated::Static(f) | Decorated::ClassMethod(f) => {
                     self.call_value(f.clone(), args, span)

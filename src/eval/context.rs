@@ -63,11 +63,14 @@ impl Interp {
             Value::Stream(st) => self.with_stream(&st, body),
             Value::NoSync(m) => self.with_no_sync(&m, body),
             Value::Autocast(r) => self.with_autocast(r, body),
-            // `with torch.no_grad():`, `with torch.enable_grad():`
+            // `with torch.no_grad():`, `with torch.enable_grad():`, `with
+            // torch.set_grad_enabled(mode):` (which set the mode when called:
+            // the block ends in the mode before that call).
             Value::GradMode(on) => {
-                let saved = std::mem::replace(&mut self.grad.enabled, on.get());
+                let setting = on.get();
+                let saved = std::mem::replace(&mut self.grad.enabled, setting.enabled);
                 let r = self.exec_block(body);
-                self.grad.enabled = saved;
+                self.grad.enabled = setting.restore.unwrap_or(saved);
                 r
             }
             other => Err(Error::wrong_type(

@@ -164,6 +164,7 @@ docs! {
     Function Math "log", "log(input)", "Natural logarithm of each element.", "log([1., 2.718281828])";
     Function Math "sqrt", "sqrt(input)", "Square root of each element.", "sqrt([4., 9.])";
     Function Math "abs", "abs(input)", "Absolute value of each element.", "abs([-1, 2])";
+    Function Math "neg", "neg(input)", "`-input`, as `torch.neg` (`NegBackward0`).", "neg([-1, 2])";
     Function Math "relu", "relu(input)", "max(x, 0) for each element.", "relu([-1., 2.])";
     Function Math "sigmoid", "sigmoid(input)", "1 / (1 + e^-x) for each element.", "sigmoid([0.])";
     Function Math "tanh", "tanh(input)", "Hyperbolic tangent of each element.", "tanh([0., 1.])";
@@ -417,6 +418,7 @@ docs! {
     Method Math "log", "x.log()", "Natural logarithm of each element.", "ones(2).log()";
     Method Math "sqrt", "x.sqrt()", "Square root of each element.", "full([2], 4.).sqrt()";
     Method Math "abs", "x.abs()", "Absolute value of each element.", "(-ones(2)).abs()";
+    Method Math "neg", "x.neg()", "`-x` (`NegBackward0`).", "ones(2).neg()";
     Method Math "argmin", "x.argmin(dim=none, keepdim=false)", "Index of the smallest element.", "tensor([3, 1, 4, 1]).argmin()";
     Method Math "prod", "x.prod(dim=none, keepdim=false, dtype=none)", "Product of all elements, or along `dim`.", "arange(1, 5).prod()";
     Method Math "relu", "x.relu()", "max(x, 0) for each element.", "randn(3).relu()";

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use super::args::ArgVal;
 use super::docs::{self, Doc};
 use super::spelling;
-use super::value::{Native, PyModule, Word};
+use super::value::{GradSetting, Native, PyModule, Word};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::lock::lock;
@@ -332,6 +332,9 @@ static TENSOR_FUNCTIONS: &[Native] = &[
 static NATIVES: &[Native] = &[
     Native {
         name: "torch.no_grad",
+    },
+    Native {
+        name: "torch.set_grad_enabled",
     },
     Native {
         name: "torch.enable_grad",
@@ -1018,13 +1021,50 @@ impl Interp {
         if let ("torch.no_grad" | "torch.enable_grad", [_]) = (f.name, args.as_slice()) {
             return super::class::grad_mode_decorator(f.name == "torch.enable_grad", args, span);
         }
+        // `torch.set_grad_enabled(mode)`: the mode set now (a call on its
+        // own line sets it for what follows), and a context whose block
+        // ends in the mode before the call.
+        if f.name == "torch.set_grad_enabled" {
+            let mode = match args.as_slice() {
+                [a] if matches!(
+                    a.keyword.as_ref().map(|k| k.name.as_str()),
+                    None | Some("mode")
+                ) =>
+                {
+                    match &a.value {
+                        Value::Bool(b) => b.get(),
+                        other => {
+                            return Err(Error::wrong_type(
+                                "the mode of set_grad_enabled",
+                                "True or False",
+                                other.type_name(),
+                            )
+                            .at(a.span))
+                        }
+                    }
+                }
+                _ => {
+                    return Err(Error::value(
+                        "set_grad_enabled() takes one argument, the mode (True or False)",
+                    )
+                    .at(span))
+                }
+            };
+            let before = std::mem::replace(&mut self.grad.enabled, mode);
+            return Ok(Value::GradMode(Word::new(GradSetting {
+                enabled: mode,
+                restore: Some(before),
+            })));
+        }
         // `torch.inference_mode(mode=True)`: no_grad, as cudash has it (PyTorch
         // also marks the tensors made as inference tensors, which a graph
         // refuses later; cudash does not).
         if f.name == "torch.inference_mode" {
             return match args.first().map(|a| &a.value) {
-                None => Ok(Value::GradMode(Word::new(false))),
-                Some(Value::Bool(on)) => Ok(Value::GradMode(Word::new(!on.get()))),
+                None => Ok(Value::GradMode(Word::new(GradSetting::scoped(false)))),
+                Some(Value::Bool(on)) => {
+                    Ok(Value::GradMode(Word::new(GradSetting::scoped(!on.get()))))
+                }
                 Some(_) => super::class::grad_mode_decorator(false, args, span),
             };
         }
@@ -1069,8 +1109,8 @@ impl Interp {
                 .unwrap_or(0.0)
         };
         Ok(match f.name {
-            "torch.no_grad" => Value::GradMode(Word::new(false)),
-            "torch.enable_grad" => Value::GradMode(Word::new(true)),
+            "torch.no_grad" => Value::GradMode(Word::new(GradSetting::scoped(false))),
+            "torch.enable_grad" => Value::GradMode(Word::new(GradSetting::scoped(true))),
             "torch.is_grad_enabled" => Value::bool(self.grad.enabled),
             // PyTorch's device-generic spelling (the quickstart's): CUDA's here.
             "torch.accelerator.is_available" => Value::bool(self.rt.devices.count() > 0),

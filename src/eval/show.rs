@@ -168,7 +168,10 @@ pub fn repr(v: &Value) -> String {
         }
         Value::Autocast(r) => autocast_region(r),
         Value::GradScaler(s) => grad_scaler(&crate::runtime::lock::lock(s)),
-        Value::GradMode(on) => match on.get() {
+        Value::GradMode(on) if on.get().restore.is_some() => {
+            "<torch.autograd.grad_mode.set_grad_enabled object>".into()
+        }
+        Value::GradMode(on) => match on.get().enabled {
             false => "<torch.autograd.grad_mode.no_grad object>".into(),
             true => "<torch.autograd.grad_mode.enable_grad object>".into(),
         },

@@ -96,9 +96,9 @@ pub enum Value {
     Namespace(&'static PyModule),
     /// A function of Python's modules (`time.time`, `math.sqrt`).
     Native(&'static Native),
-    /// `torch.no_grad()` (false) or `torch.enable_grad()` (true): what
-    /// `with` switches autograd's recording to.
-    GradMode(Word<bool>),
+    /// `torch.no_grad()`, `torch.enable_grad()`, `torch.set_grad_enabled(m)`:
+    /// what `with` switches autograd's recording to, and back to.
+    GradMode(Word<GradSetting>),
     /// `import datautils`: a module of the program's own file.
     OwnModule(Arc<OwnModule>),
     /// `argparse.ArgumentParser(...)`: the program's command-line options.
@@ -1186,6 +1186,49 @@ impl Packed for f64 {
     #[inline(always)]
     fn unpack(w: u64) -> f64 {
         f64::from_bits(w)
+    }
+}
+
+/// What a grad-mode context sets: `enabled` in its block, and after it
+/// the mode it found (`torch.no_grad()`, `torch.enable_grad()`) or, for
+/// `torch.set_grad_enabled(mode)`, which set the mode when it was called,
+/// the mode before that call (`restore`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GradSetting {
+    pub enabled: bool,
+    pub restore: Option<bool>,
+}
+
+impl GradSetting {
+    /// `torch.no_grad()` (false) or `torch.enable_grad()` (true).
+    pub fn scoped(enabled: bool) -> GradSetting {
+        GradSetting {
+            enabled,
+            restore: None,
+        }
+    }
+}
+
+impl Packed for GradSetting {
+    #[inline(always)]
+    fn pack(self) -> u64 {
+        let restore = match self.restore {
+            None => 0,
+            Some(false) => 2,
+            Some(true) => 4,
+        };
+        self.enabled as u64 | restore
+    }
+    #[inline(always)]
+    fn unpack(w: u64) -> GradSetting {
+        GradSetting {
+            enabled: w & 1 != 0,
+            restore: match w & 6 {
+                0 => None,
+                2 => Some(false),
+                _ => Some(true),
+            },
+        }
     }
 }
 

@@ -90,6 +90,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("log", math::unary),
     ("sqrt", math::unary),
     ("abs", math::unary),
+    ("neg", math::unary),
     ("relu", math::unary),
     ("sigmoid", math::unary),
     ("tanh", math::unary),

@@ -148,6 +148,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("log", TensorMethod(tensor::unary)),
         ("sqrt", TensorMethod(tensor::unary)),
         ("abs", TensorMethod(tensor::unary)),
+        ("neg", TensorMethod(tensor::unary)),
         ("relu", TensorMethod(tensor::unary)),
         ("sigmoid", TensorMethod(tensor::unary)),
         ("tanh", TensorMethod(tensor::unary)),
