@@ -2074,3 +2074,51 @@ fn set_grad_enabled_as_pytorchs() {
         ]
     );
 }
+
+/// `glob.glob` over a directory of the test's own (the NLP tutorials'
+/// `glob.glob('data/names/*.txt')`), and `string`'s constants.
+const GLOB: &str = r#"import glob, os, string
+print(sorted(glob.glob('data/names/*.txt')))
+print(sorted(glob.glob('data/**/*.txt', recursive=True)))
+print(sorted(glob.glob('data/**/*.txt')))
+print(sorted(glob.glob('data/names/[EF]*.txt')), glob.glob('data/names/nothing*'), glob.glob('data/names/notes.md'))
+print(sorted(glob.glob('data/*')), sorted(glob.glob('./data/names/?rench.txt')))
+for filename in sorted(glob.glob('data/names/*.txt')):
+    print(os.path.splitext(os.path.basename(filename))[0])
+print(string.ascii_letters + " .,;'", len(string.printable), string.punctuation, string.digits)
+"#;
+
+#[test]
+fn glob_and_string_as_pythons() {
+    let dir = std::env::temp_dir().join(format!("cudash-glob-{}", std::process::id()));
+    for d in ["data/names", "data/sub/deep"] {
+        std::fs::create_dir_all(dir.join(d)).unwrap();
+    }
+    for f in [
+        "data/names/English.txt",
+        "data/names/French.txt",
+        "data/names/.hidden.txt",
+        "data/names/notes.md",
+        "data/sub/deep/x.txt",
+        "data/sub/y.txt",
+    ] {
+        std::fs::write(dir.join(f), "").unwrap();
+    }
+    std::fs::write(dir.join("g.py"), GLOB).unwrap();
+    let out = run_python(std::path::Path::new("g.py"), Some(&dir));
+    std::fs::remove_dir_all(&dir).unwrap();
+    // Each line as Python 3.11 printed it.
+    assert_eq!(
+        out,
+        [
+            r#"['data/names/English.txt', 'data/names/French.txt']"#,
+            r#"['data/names/English.txt', 'data/names/French.txt', 'data/sub/deep/x.txt', 'data/sub/y.txt']"#,
+            r#"['data/names/English.txt', 'data/names/French.txt', 'data/sub/y.txt']"#,
+            r#"['data/names/English.txt', 'data/names/French.txt'] [] ['data/names/notes.md']"#,
+            r#"['data/names', 'data/sub'] ['./data/names/French.txt']"#,
+            r#"English"#,
+            r#"French"#,
+            r##"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ .,;' 100 !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~ 0123456789"##,
+        ]
+    );
+}

@@ -92,6 +92,8 @@ pub static MODULES: &[PyModule] = &[
     PyModule { path: "__future__" },
     PyModule { path: "math" },
     PyModule { path: "os" },
+    PyModule { path: "glob" },
+    PyModule { path: "string" },
     PyModule { path: "os.path" },
     PyModule { path: "gc" },
     PyModule { path: "sys" },
@@ -410,6 +412,8 @@ static NATIVES: &[Native] = &[
         name: "os.path.splitext",
     },
     Native { name: "os.listdir" },
+    Native { name: "glob.glob" },
+    Native { name: "glob.iglob" },
     Native {
         name: "collections.defaultdict",
     },
@@ -773,9 +777,63 @@ fn holds(doc: &Doc, full: &str) -> bool {
 }
 
 /// A dtype (`torch.float32`, `torch.long`) or a number (`math.pi`).
+/// `glob.glob(pathname, recursive=False)`, `glob.iglob(...)`: a list of
+/// the matching paths.
+fn glob_call(args: &[ArgVal], span: Span) -> Result<Value, Diagnostic> {
+    let mut pattern = None;
+    let mut recursive = false;
+    for a in args {
+        match (a.keyword.as_ref().map(|k| k.name.as_str()), &a.value) {
+            (None | Some("pathname"), Value::Str(s)) if pattern.is_none() => {
+                pattern = Some(s.to_string())
+            }
+            (Some("recursive"), Value::Bool(b)) => recursive = b.get(),
+            (Some("root_dir" | "dir_fd" | "include_hidden"), _) => {
+                return Err(Error::value(
+                    "cudash's glob takes a pattern and `recursive` (no root_dir, dir_fd or \
+                     include_hidden)",
+                )
+                .at(a.span))
+            }
+            (_, other) => {
+                return Err(
+                    Error::wrong_type("glob's pattern", "a string", other.type_name()).at(a.span),
+                )
+            }
+        }
+    }
+    let pattern = pattern
+        .ok_or_else(|| Error::value("glob() needs a pattern (`\"data/*.txt\"`)").at(span))?;
+    let found = super::glob::glob(&pattern, recursive)
+        .into_iter()
+        .map(|p| Value::Str(Arc::new(p)))
+        .collect();
+    Ok(Value::list(found))
+}
+
 fn constant(full: &str) -> Option<Value> {
     let (module, name) = full.rsplit_once('.')?;
     match module {
+        // Python's `string` constants.
+        "string" => {
+            let lower = "abcdefghijklmnopqrstuvwxyz";
+            let upper = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+            let digits = "0123456789";
+            let punctuation = r##"!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~"##;
+            let text = match name {
+                "ascii_lowercase" => lower.to_string(),
+                "ascii_uppercase" => upper.to_string(),
+                "ascii_letters" => format!("{lower}{upper}"),
+                "digits" => digits.to_string(),
+                "hexdigits" => "0123456789abcdefABCDEF".to_string(),
+                "octdigits" => "01234567".to_string(),
+                "punctuation" => punctuation.to_string(),
+                "whitespace" => " \t\n\r\x0b\x0c".to_string(),
+                "printable" => format!("{digits}{lower}{upper}{punctuation} \t\n\r\x0b\x0c"),
+                _ => return None,
+            };
+            Some(Value::Str(Arc::new(text)))
+        }
         // `torch.cuda.OutOfMemoryError`, `torch.OutOfMemoryError`
         "torch" | "torch.cuda" if name == "OutOfMemoryError" => {
             super::exceptions::named(name).map(Value::ExcClass)
@@ -996,6 +1054,9 @@ impl Interp {
         }
         if f.name.starts_with("random.") {
             return self.call_random(f.name, args, span);
+        }
+        if f.name.starts_with("glob.") {
+            return glob_call(&args, span);
         }
         if f.name.starts_with("copy.") {
             return self.call_copy(f.name, args, span);

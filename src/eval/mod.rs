@@ -29,6 +29,7 @@ mod flow;
 pub(crate) mod format;
 pub mod function;
 pub mod generator;
+mod glob;
 mod globals;
 mod grad;
 mod hooks;
