@@ -2122,3 +2122,66 @@ fn glob_and_string_as_pythons() {
         ]
     );
 }
+
+/// `add_bias_kv` and `add_zero_attn`: one more key and value (learnt, or
+/// zeros), the masks a column wider, through both paths, batched or not.
+const BIAS_KV: &str = r#"import torch, torch.nn as nn
+def fill(m):
+    with torch.no_grad():
+        for k, (name, p) in enumerate(m.named_parameters()):
+            p.copy_(torch.sin(torch.arange(p.numel()) * 0.37 + k).view_as(p) * 0.3)
+def data(*shape, k=0):
+    n = 1
+    for s in shape:
+        n *= s
+    return torch.cos(torch.arange(n) * 0.23 + k).view(*shape)
+def show(name, t):
+    print(name, list(t.shape), [round(v, 4) for v in t.flatten().tolist()][:8])
+for kv, zero in [(True, False), (False, True), (True, True)]:
+    attn = nn.MultiheadAttention(8, 2, add_bias_kv=kv, add_zero_attn=zero)
+    print([n for n, _ in attn.named_parameters()], attn.add_zero_attn, attn.bias_k is None)
+    fill(attn)
+    x = data(5, 3, 8).requires_grad_()
+    mask = torch.triu(torch.ones(5, 5, dtype=torch.bool), 1)
+    kpm = torch.tensor([[False] * 5, [False, False, False, True, True], [False] * 5])
+    out, w = attn(x, x, x, attn_mask=mask, key_padding_mask=kpm)
+    show("out", out); show("w", w[1])
+    out2, _ = attn(x, x, x, need_weights=False)
+    show("sdpa", out2)
+    (out.sum() + out2.sum()).backward()
+    show("x.grad", x.grad)
+    if kv:
+        show("bias_k.grad", attn.bias_k.grad)
+    u, uw = attn(data(4, 8), data(6, 8, k=1), data(6, 8, k=2))
+    show("unbatched", uw)
+"#;
+
+#[test]
+fn multihead_attention_extra_keys_as_pytorchs() {
+    // Each line as PyTorch 2.15 printed it.
+    assert_eq!(
+        python_printed("bias_kv", BIAS_KV),
+        [
+            r#"['in_proj_weight', 'in_proj_bias', 'bias_k', 'bias_v', 'out_proj.weight', 'out_proj.bias'] False False"#,
+            r#"out [5, 3, 8] [-0.2355, -0.304, -0.0763, -0.14, 0.1537, 0.0625, 0.3406, 0.1937]"#,
+            r#"w [5, 6] [0.2831, 0.0, 0.0, 0.0, 0.0, 0.7169, 0.1371, 0.4733]"#,
+            r#"sdpa [5, 3, 8] [-0.4983, -0.0209, -0.3704, 0.1554, -0.1333, 0.3317, 0.0981, 0.4015]"#,
+            r#"x.grad [5, 3, 8] [-0.0017, 0.0064, 0.0136, 0.019, 0.0218, 0.0217, 0.0186, 0.013]"#,
+            r#"bias_k.grad [1, 1, 8] [0.1127, 0.1464, 0.1166, 0.1446, -0.0858, -0.0027, -0.0205, 0.0735]"#,
+            r#"unbatched [4, 7] [0.0931, 0.1667, 0.1718, 0.1214, 0.1119, 0.1908, 0.1443, 0.1767]"#,
+            r#"['in_proj_weight', 'in_proj_bias', 'out_proj.weight', 'out_proj.bias'] True True"#,
+            r#"out [5, 3, 8] [0.0335, -0.0776, -0.1412, -0.2923, -0.2311, -0.3718, -0.1762, -0.2862]"#,
+            r#"w [5, 6] [0.2794, 0.0, 0.0, 0.0, 0.0, 0.7206, 0.1369, 0.4716]"#,
+            r#"sdpa [5, 3, 8] [0.062, -0.1354, -0.056, -0.402, -0.1004, -0.5192, -0.017, -0.4519]"#,
+            r#"x.grad [5, 3, 8] [0.0308, 0.0311, 0.0271, 0.0195, 0.0092, -0.0023, -0.0135, -0.0229]"#,
+            r#"unbatched [4, 7] [0.0932, 0.169, 0.1725, 0.1211, 0.1131, 0.1929, 0.1381, 0.1764]"#,
+            r#"['in_proj_weight', 'in_proj_bias', 'bias_k', 'bias_v', 'out_proj.weight', 'out_proj.bias'] True False"#,
+            r#"out [5, 3, 8] [-0.2563, -0.2792, -0.1042, -0.1099, 0.1224, 0.094, 0.3099, 0.2224]"#,
+            r#"w [5, 7] [0.165, 0.0, 0.0, 0.0, 0.0, 0.4141, 0.4209, 0.1002]"#,
+            r#"sdpa [5, 3, 8] [-0.4719, -0.048, -0.3435, 0.1295, -0.1094, 0.3105, 0.1159, 0.3877]"#,
+            r#"x.grad [5, 3, 8] [-0.0016, 0.0032, 0.0076, 0.0109, 0.0128, 0.0129, 0.0113, 0.0082]"#,
+            r#"bias_k.grad [1, 1, 8] [0.0995, 0.0693, 0.0978, 0.074, -0.0625, -0.0143, -0.0049, 0.05]"#,
+            r#"unbatched [4, 8] [0.0815, 0.1473, 0.1508, 0.106, 0.0987, 0.1682, 0.1269, 0.1206]"#,
+        ]
+    );
+}

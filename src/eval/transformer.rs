@@ -733,7 +733,7 @@ pub(crate) fn setting(name: &str, layer: &Layer) -> Option<Value> {
         ("dropout", Layer::MultiheadAttention(h)) => Some(Value::float(h.dropout)),
         ("batch_first", Layer::MultiheadAttention(h)) => Some(Value::bool(h.batch_first)),
         ("_qkv_same_embed_dim", Layer::MultiheadAttention(h)) => Some(Value::bool(h.packed())),
-        ("add_zero_attn", Layer::MultiheadAttention(_)) => Some(Value::bool(false)),
+        ("add_zero_attn", Layer::MultiheadAttention(h)) => Some(Value::bool(h.add_zero_attn)),
         ("bias_k" | "bias_v", Layer::MultiheadAttention(_)) => Some(Value::None),
         ("norm_first", Layer::TransformerLayer { norm_first, .. }) => {
             Some(Value::bool(*norm_first))

@@ -112,6 +112,24 @@ pub fn multihead_attention(rt: &mut Runtime, h: Heads, at: Place) -> R<Module> {
         false => None,
     };
     m.set_parameter("in_proj_bias", bias)?;
+    // `xavier_normal_` of [1, 1, E]: fans E and E, std sqrt(1 / E).
+    for name in ["bias_k", "bias_v"] {
+        let p = match h.add_bias_kv {
+            true => {
+                let new = NewTensor {
+                    shape: &[1, 1, e],
+                    dtype: at.dtype,
+                    device: at.device,
+                    like: None,
+                };
+                let t = rt.full(new, crate::runtime::op::factory::Fill::Int(0))?;
+                rt.normal_(&t, 0.0, (1.0 / e as f64).sqrt())?;
+                Some(Arc::new(meta::parameter(&t, true)))
+            }
+            false => None,
+        };
+        m.set_parameter(name, p)?;
+    }
     m.set_module("out_proj", Some(out_proj.into_ref()))?;
     Ok(m)
 }
@@ -268,6 +286,11 @@ pub fn forward(
     };
     let out_w = out_w.ok_or_else(|| Error::value("out_proj has no weight"))?;
     let weights = Projection {
+        bias_kv: match (param("bias_k"), param("bias_v")) {
+            (Some(k), Some(v)) => Some((k, v)),
+            _ => None,
+        },
+        add_zero_attn: h.add_zero_attn,
         packed: param("in_proj_weight"),
         q: param("q_proj_weight"),
         k: param("k_proj_weight"),
@@ -293,6 +316,9 @@ pub fn forward(
 
 /// The projections' parameters.
 struct Projection {
+    /// `bias_k`, `bias_v` (`add_bias_kv`).
+    bias_kv: Option<(Arc<Tensor>, Arc<Tensor>)>,
+    add_zero_attn: bool,
     packed: Option<Arc<Tensor>>,
     q: Option<Arc<Tensor>>,
     k: Option<Arc<Tensor>>,
@@ -478,6 +504,18 @@ fn attend(
             attn_mask = Some(views::unsqueeze(rt, mode, m, 0)?);
         }
     }
+    // `add_bias_kv`: one more key and value, the masks one column wider.
+    let (mut k, mut v) = (k, v);
+    if let Some((bk, bv)) = &p.bias_kv {
+        let (rk, rv) = (
+            repeat_batch(rt, mode, bk, bsz)?,
+            repeat_batch(rt, mode, bv, bsz)?,
+        );
+        k = append(rt, mode, &k, &rk, 0)?;
+        v = append(rt, mode, &v, &rv, 0)?;
+        attn_mask = attn_mask.map(|m| pad_column(rt, mode, &m)).transpose()?;
+        kpm = kpm.map(|m| pad_column(rt, mode, &m)).transpose()?;
+    }
     let split = |rt: &mut Runtime, t: &Arc<Tensor>| -> R<Arc<Tensor>> {
         let x = views::view(
             rt,
@@ -487,7 +525,20 @@ fn attend(
         )?;
         Ok(views::transpose(rt, mode, &x, 0, 1))
     };
-    let (q, k, v) = (split(rt, &q)?, split(rt, &k)?, split(rt, &v)?);
+    let (q, mut k, mut v) = (split(rt, &q)?, split(rt, &k)?, split(rt, &v)?);
+    // `add_zero_attn`: a key and a value of zeros for every head.
+    if p.add_zero_attn {
+        let zeros = |rt: &mut Runtime, like: &Tensor| {
+            let shape = [like.shape()[0], 1, like.shape()[2]];
+            crate::autograd::ops::full(rt, &shape, like.dtype(), like.device(), 0)
+        };
+        let (zk, zv) = (zeros(rt, &k)?, zeros(rt, &v)?);
+        k = append(rt, mode, &k, &zk, 1)?;
+        v = append(rt, mode, &v, &zv, 1)?;
+        attn_mask = attn_mask.map(|m| pad_column(rt, mode, &m)).transpose()?;
+        kpm = kpm.map(|m| pad_column(rt, mode, &m)).transpose()?;
+    }
+    let src_len = k.shape()[1];
     if let Some(pad) = &kpm {
         let s = pad.shape();
         if s[0] != bsz {
@@ -682,6 +733,42 @@ fn three(parts: Vec<Arc<Tensor>>) -> R<[Arc<Tensor>; 3]> {
     parts
         .try_into()
         .map_err(|_| Error::value("internal error: a projection in three parts"))
+}
+
+/// `torch.cat([a, b], dim)`.
+fn append(rt: &mut Runtime, mode: Mode, a: &Tensor, b: &Tensor, dim: i64) -> R<Arc<Tensor>> {
+    let out = rt.join(&[a, b], dim, false)?;
+    record::join(rt, mode, &[a, b], out, dim, false)
+}
+
+/// `bias.repeat(1, bsz, 1)` of a [1, 1, E] bias (`RepeatBackward0`).
+fn repeat_batch(rt: &mut Runtime, mode: Mode, bias: &Arc<Tensor>, bsz: usize) -> R<Arc<Tensor>> {
+    let sizes = [1, bsz as i64, 1];
+    let (layout, shape) = crate::runtime::op::view::repeated(bias, &sizes)?;
+    let copy = rt.copy(&layout)?;
+    let dims: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+    let out = rt.reshape(&copy, &dims)?;
+    let backward = crate::autograd::node::Backward::Repeat {
+        sizes: vec![1, bsz, 1],
+    };
+    Ok(record::attach_node(
+        rt,
+        mode,
+        out,
+        "RepeatBackward0",
+        backward,
+        &[bias],
+    ))
+}
+
+/// `pad(mask, (0, 1))`: a column of zeros after the last one.
+fn pad_column(rt: &mut Runtime, mode: Mode, mask: &Arc<Tensor>) -> R<Arc<Tensor>> {
+    let mut shape = mask.shape().to_vec();
+    if let Some(last) = shape.last_mut() {
+        *last = 1;
+    }
+    let zeros = crate::autograd::ops::full(rt, &shape, mask.dtype(), mask.device(), 0)?;
+    append(rt, mode, mask, &zeros, -1)
 }
 
 fn last(t: &Tensor) -> usize {

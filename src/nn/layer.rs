@@ -176,6 +176,10 @@ pub struct Heads {
     pub dropout: f64,
     pub bias: bool,
     pub batch_first: bool,
+    /// `bias_k` and `bias_v` [1, 1, E]: one more key and value, learnt.
+    pub add_bias_kv: bool,
+    /// One more key and value of zeros, after the heads are split.
+    pub add_zero_attn: bool,
 }
 
 impl Heads {

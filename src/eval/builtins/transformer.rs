@@ -104,15 +104,6 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
 /// add_bias_kv=False, add_zero_attn=False, kdim=None, vdim=None,
 /// batch_first=False, device=None, dtype=None)`.
 fn multihead_attention(me: &mut Interp, b: &Bound) -> Result<Module, Diagnostic> {
-    for extra in ["add_bias_kv", "add_zero_attn"] {
-        if b.bool(extra, false)? {
-            return Err(Error::value_help(
-                format!("cudash's MultiheadAttention has no `{extra}` yet"),
-                "leave it out: the keys and values are then the projected inputs alone",
-            )
-            .at(b.span_of(extra)));
-        }
-    }
     let embed_dim = count(b, "embed_dim", None)?;
     let heads = Heads {
         embed_dim,
@@ -122,6 +113,8 @@ fn multihead_attention(me: &mut Interp, b: &Bound) -> Result<Module, Diagnostic>
         dropout: dropout_p(b, 0.0)?,
         bias: b.bool("bias", true)?,
         batch_first: b.bool("batch_first", false)?,
+        add_bias_kv: b.bool("add_bias_kv", false)?,
+        add_zero_attn: b.bool("add_zero_attn", false)?,
     };
     let at = place(me, b)?;
     attention::multihead_attention(&mut me.rt, heads, at).map_err(|e| e.at(b.span))
@@ -222,6 +215,8 @@ fn transformer_layer(
         dropout: spec.dropout,
         bias: spec.bias,
         batch_first: spec.batch_first,
+        add_bias_kv: false,
+        add_zero_attn: false,
     };
     let (kind, module) = spec.activation.clone();
     let type_name = match decoder {
