@@ -2185,3 +2185,37 @@ fn multihead_attention_extra_keys_as_pytorchs() {
         ]
     );
 }
+
+/// `fmt % mapping`: `%(key)s` takes the mapping's value (logging's formats).
+const PERCENT_KEYS: &str = r#"d = {"name": "root", "levelname": "INFO", "n": 3, "x": 2.5}
+print("%(levelname)s:%(name)s:%(n)d" % d)
+print("%(x)8.3f|%(name)-6s|%(n)03d" % d)
+print("%s-%5.2f" % ("a", 3.14159))
+print("%s" % {"a": 1})
+print("%(n)s %%" % d)
+try:
+    print("%(zz)s" % d)
+except KeyError as e:
+    print("KeyError", e)
+try:
+    print("%(n)s" % (1,))
+except TypeError as e:
+    print("TypeError", e)
+"#;
+
+#[test]
+fn percent_format_by_key_as_pythons() {
+    // Each line as Python 3.11 printed it.
+    assert_eq!(
+        python_printed("percent_keys", PERCENT_KEYS),
+        [
+            r#"INFO:root:3"#,
+            r#"   2.500|root  |003"#,
+            r#"a- 3.14"#,
+            r#"{'a': 1}"#,
+            r#"3 %"#,
+            r#"KeyError 'zz'"#,
+            r#"TypeError format requires a mapping"#,
+        ]
+    );
+}

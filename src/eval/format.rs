@@ -493,6 +493,7 @@ pub fn percent(fmt: &str, args: &Value) -> Result<String, Error> {
         other => vec![other.clone()],
     };
     let mut next = items.iter();
+    let mut mapped = false;
     let mut out = String::with_capacity(fmt.len() + 16);
     let mut chars = fmt.chars().peekable();
     while let Some(c) = chars.next() {
@@ -500,7 +501,18 @@ pub fn percent(fmt: &str, args: &Value) -> Result<String, Error> {
             out.push(c);
             continue;
         }
-        // %[flags][width][.precision]type
+        // %[(key)][flags][width][.precision]type
+        let key = match chars.peek() {
+            Some('(') => {
+                chars.next();
+                let k = take_while(&mut chars, |c| c != ')');
+                if chars.next() != Some(')') {
+                    return Err(Error::value("incomplete format key"));
+                }
+                Some(k)
+            }
+            None | Some(_) => None,
+        };
         let flags = take_while(&mut chars, |c| matches!(c, '-' | '+' | ' ' | '0' | '#'));
         let width = take_while(&mut chars, |c| c.is_ascii_digit());
         let mut precision = None;
@@ -515,9 +527,33 @@ pub fn percent(fmt: &str, args: &Value) -> Result<String, Error> {
             out.push('%');
             continue;
         }
-        let v = next
-            .next()
-            .ok_or_else(|| Error::value("not enough arguments for format string"))?;
+        let keyed;
+        let v = match (&key, args) {
+            (Some(k), Value::Dict(d)) => {
+                keyed = d
+                    .items()
+                    .iter()
+                    .find(|(name, _)| name == k.as_str())
+                    .map(|(_, v)| v.clone())
+                    .ok_or_else(|| Error::Module {
+                        class: "KeyError",
+                        message: format!("'{k}'"),
+                        help: None,
+                    })?;
+                mapped = true;
+                &keyed
+            }
+            (Some(_), _) => {
+                return Err(Error::Module {
+                    class: "TypeError",
+                    message: "format requires a mapping".into(),
+                    help: None,
+                })
+            }
+            (None, _) => next
+                .next()
+                .ok_or_else(|| Error::value("not enough arguments for format string"))?,
+        };
         let text = match kind {
             's' | 'r' => {
                 let t = if kind == 's' { str_of(v) } else { repr_of(v) };
@@ -588,7 +624,8 @@ pub fn percent(fmt: &str, args: &Value) -> Result<String, Error> {
         };
         out.push_str(&text);
     }
-    if next.next().is_some() {
+    // A mapping's values are taken by key, not in turn.
+    if next.next().is_some() && !mapped && !matches!(args, Value::Dict(_)) {
         return Err(Error::value(
             "not all arguments converted during string formatting",
         ));
