@@ -1961,24 +1961,15 @@ sys.stderr.write("end\n")
 
 #[test]
 fn sys_stdout_stderr_and_print_to_a_file_as_pythons() {
-    let dir = std::env::temp_dir().join(format!("cudash-streams-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("streams.py"), STREAMS).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
-        .args(["--sim-devices", "0", "script", "streams.py"])
-        .current_dir(&dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
+    let (out, err, ok) = common::script_streams("streams", STREAMS);
     // Each stream as Python 3.11 wrote it.
     assert_eq!(
-        String::from_utf8_lossy(&o.stdout),
+        out,
         "b\nstep 1 done\nx-y\nto file 3\nmore\n\
          <_io.TextIOWrapper name='<stdout>' mode='w' encoding='utf-8'>\n8\n"
     );
-    assert_eq!(String::from_utf8_lossy(&o.stderr), "a\nc\npartial end\n");
-    assert!(o.status.success());
+    assert_eq!(err, "a\nc\npartial end\n");
+    assert!(ok);
 }
 
 #[test]
@@ -2218,4 +2209,105 @@ fn percent_format_by_key_as_pythons() {
             r#"TypeError format requires a mapping"#,
         ]
     );
+}
+
+/// Python's `logging` (cudash's own, written in Python: src/eval/stdlib/):
+/// the root's last resort and basicConfig, loggers by dotted name, levels,
+/// handlers to a stream and a file, formats, propagate, disable.
+const LOGGING: &str = r#"import logging
+import sys
+logging.info("not shown: the root is at WARNING")
+logging.warning("careful %s %d", "x", 3)
+logging.error("bad")
+log = logging.getLogger(__name__)
+print(log.name, log.level, log.getEffectiveLevel(), log.parent is logging.root, logging.getLevelName(20), logging.getLevelName("INFO"))
+log.setLevel(logging.DEBUG)
+log.debug("debug from %s", log.name)
+child = logging.getLogger("train.step")
+parent = logging.getLogger("train")
+print(child.parent.name, parent.parent.name, child.getEffectiveLevel())
+h = logging.StreamHandler(sys.stdout)
+h.setFormatter(logging.Formatter("[%(levelname)-8s] %(name)s: %(message)s"))
+parent.addHandler(h)
+parent.setLevel("INFO")
+child.info("epoch %d loss %.4f", 1, 0.12345)
+parent.propagate = False
+child.warning("only on stdout now")
+print(parent.hasHandlers(), logging.getLogger("nowhere").hasHandlers(), repr(parent), repr(logging.root))
+fh = logging.FileHandler("log1.txt", mode="w")
+fh.setLevel(logging.ERROR)
+fh.setFormatter(logging.Formatter("%(name)s|%(levelno)d|%(message)s"))
+parent.addHandler(fh)
+child.error("to both")
+child.info("stdout only")
+fh.close()
+print(open("log1.txt").read().strip())
+logging.disable(logging.WARNING)
+child.warning("disabled")
+logging.disable(logging.NOTSET)
+try:
+    logging.Formatter("%(lineno)d %(message)s")
+except ValueError as e:
+    print("ValueError", "lineno" in str(e))
+try:
+    parent.setLevel("LOUD")
+except ValueError as e:
+    print(e)
+"#;
+
+#[test]
+fn logging_as_pythons() {
+    let (out, err, ok) = common::script_streams("log_lines", LOGGING);
+    // Both streams as Python 3.11 wrote them, but for the line
+    // "ValueError True": CPython's records know the caller's line, cudash's
+    // refuse a format that asks for it.
+    assert_eq!(
+        out,
+        "__main__ 0 30 True INFO 20\n\
+         train root 30\n\
+         [INFO    ] train.step: epoch 1 loss 0.1235\n\
+         [WARNING ] train.step: only on stdout now\n\
+         True True <Logger train (INFO)> <RootLogger root (WARNING)>\n\
+         [ERROR   ] train.step: to both\n\
+         [INFO    ] train.step: stdout only\n\
+         train.step|40|to both\n\
+         ValueError True\n\
+         Unknown level: 'LOUD'\n\
+         "
+    );
+    assert_eq!(
+        err,
+        "WARNING:root:careful x 3\n\
+         ERROR:root:bad\n\
+         DEBUG:__main__:debug from __main__\n\
+         INFO:train.step:epoch 1 loss 0.1235\n\
+         "
+    );
+    assert!(ok);
+}
+
+/// A DataLoader worker's log lines (its `sys.stderr`) reach the session's
+/// stderr, as a worker process's do, when its batch is handed out.
+const WORKER_LOG: &str = r#"import logging
+import torch
+from torch.utils.data import Dataset, DataLoader
+log = logging.getLogger("data")
+class Squares(Dataset):
+    def __len__(self):
+        return 4
+    def __getitem__(self, i):
+        log.warning("item %d", i)
+        return torch.tensor(float(i * i))
+for b in DataLoader(Squares(), batch_size=2, num_workers=2):
+    print(b.tolist())
+"#;
+
+#[test]
+fn a_workers_log_lines_reach_stderr() {
+    let (out, err, ok) = common::script_streams("worker_log", WORKER_LOG);
+    assert_eq!(out, "[0.0, 1.0]\n[4.0, 9.0]\n");
+    // PyTorch's two processes write in either order; cudash shows a batch's
+    // lines with it.
+    assert_eq!(err, "item 0\nitem 1\nitem 2\nitem 3\n");
+    assert!(ok);
 }

@@ -79,6 +79,8 @@ pub trait Fetch {
 pub enum Printed {
     Text(String),
     Warning(String),
+    /// What it wrote on `sys.stderr` (a `logging` handler's lines).
+    Stderr(String),
 }
 
 /// Makes a worker's fetcher, on the worker's thread.

@@ -320,6 +320,7 @@ impl Interp {
             self.emit(match p {
                 Printed::Text(t) => super::Output::Text(t),
                 Printed::Warning(w) => super::Output::Warning(w),
+                Printed::Stderr(e) => super::Output::Stderr(e),
             });
         }
         Some(Ok(match batch.single {
@@ -733,6 +734,7 @@ impl Fetch for WorkerFetch {
             .filter_map(|o| match o {
                 super::Output::Text(t) => Some(Printed::Text(t)),
                 super::Output::Warning(w) => Some(Printed::Warning(w)),
+                super::Output::Stderr(e) => Some(Printed::Stderr(e)),
                 _ => None,
             })
             .collect()

@@ -357,6 +357,12 @@ static NATIVES: &[Native] = &[
         name: "torch.accelerator.device_count",
     },
     Native { name: "time.time" },
+    Native {
+        name: "time.localtime",
+    },
+    Native {
+        name: "time.strftime",
+    },
     Native { name: "gc.collect" },
     Native {
         name: "time.perf_counter",
@@ -777,6 +783,23 @@ fn holds(doc: &Doc, full: &str) -> bool {
 }
 
 /// A dtype (`torch.float32`, `torch.long`) or a number (`math.pi`).
+/// A `struct_time`: nine ints.
+fn struct_time(v: &Value) -> Option<[i64; 9]> {
+    let items = match v {
+        Value::List(items) => items.to_vec(),
+        Value::MutList(items) => crate::runtime::lock::lock(items).to_vec(),
+        _ => return None,
+    };
+    let ints: Vec<i64> = items
+        .iter()
+        .map(|x| match x {
+            Value::Int(i) => Some(*i),
+            _ => None,
+        })
+        .collect::<Option<_>>()?;
+    ints.try_into().ok()
+}
+
 /// `glob.glob(pathname, recursive=False)`, `glob.iglob(...)`: a list of
 /// the matching paths.
 fn glob_call(args: &[ArgVal], span: Span) -> Result<Value, Diagnostic> {
@@ -1181,6 +1204,34 @@ impl Interp {
                 _ => Value::device(crate::runtime::Device::Cuda(self.rt.current_device)),
             },
             "time.time" => float(now()),
+            "time.localtime" => {
+                let secs = match args.first().map(|a| &a.value) {
+                    None | Some(Value::None) => now(),
+                    Some(_) => number(0)?,
+                };
+                let fields = super::localtime::localtime(secs);
+                Value::List(Arc::new(fields.iter().map(|&f| Value::Int(f)).collect()))
+            }
+            "time.strftime" => {
+                let Some(Value::Str(format)) = args.first().map(|a| &a.value) else {
+                    return Err(Error::value("strftime() takes a format string first").at(span));
+                };
+                let fields = match args.get(1).map(|a| &a.value) {
+                    None => super::localtime::localtime(now()),
+                    Some(v) => struct_time(v).ok_or_else(|| {
+                        Error::wrong_type(
+                            "the time of strftime",
+                            "a struct_time (nine ints, as time.localtime() gives)",
+                            v.type_name(),
+                        )
+                        .at(args[1].span)
+                    })?,
+                };
+                let text = super::localtime::strftime(format, &fields).ok_or_else(|| {
+                    Error::value("strftime() could not write this format").at(span)
+                })?;
+                Value::Str(Arc::new(text))
+            }
             // Tensors are freed when the last name lets go: no cycles of
             // tensors wait for a collector, so nothing more is freed here.
             "gc.collect" => Value::Int(0),

@@ -35,6 +35,7 @@ mod grad;
 mod hooks;
 pub mod imports;
 mod literal;
+mod localtime;
 mod measure;
 mod memory;
 mod methods;

@@ -27,9 +27,38 @@ use crate::runtime::lock::lock;
 /// or a worker imports again when it meets one of the session's.
 static IMPORTED: Mutex<Vec<Arc<OwnModule>>> = Mutex::new(Vec::new());
 
+/// Python's own modules that cudash writes in Python (`src/eval/stdlib/`),
+/// imported as a program's module is, from the text built in.
+const STDLIB: &[(&str, &str)] = &[("logging", include_str!("stdlib/logging.py"))];
+
+/// Where a built-in module's text is said to be (its errors name it).
+const STDLIB_DIR: &str = "<cudash>/";
+
+/// The text of a built-in module at `path`, if it is one.
+fn stdlib_text(path: &std::path::Path) -> Option<&'static str> {
+    let name = path
+        .to_str()?
+        .strip_prefix(STDLIB_DIR)?
+        .strip_suffix(".py")?;
+    STDLIB
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+}
+
 /// The file `import name` reads: `name.py` (or `name/__init__.py`) in the
-/// script's directory, where there is one.
+/// script's directory, where there is one (as in Python, it hides a module
+/// of the standard library's); else a module of `STDLIB`.
 fn file_of(name: &str) -> Option<PathBuf> {
+    beside_the_script(name).or_else(|| {
+        STDLIB
+            .iter()
+            .any(|(n, _)| *n == name)
+            .then(|| PathBuf::from(format!("{STDLIB_DIR}{name}.py")))
+    })
+}
+
+fn beside_the_script(name: &str) -> Option<PathBuf> {
     let argv0 = super::imports::argv().remove(0);
     let dir = std::path::Path::new(&argv0)
         .parent()
@@ -185,7 +214,11 @@ impl Interp {
         if let Some(m) = self.own_modules.iter().find(|m| m.path == path) {
             return Ok(Arc::clone(m));
         }
-        let text = std::fs::read_to_string(&path).map_err(|e| {
+        let text = match stdlib_text(&path) {
+            Some(text) => Ok(text.to_string()),
+            None => std::fs::read_to_string(&path),
+        }
+        .map_err(|e| {
             Error::Io {
                 action: "read the module".into(),
                 path: path.display().to_string(),

@@ -82,3 +82,25 @@ macro_rules! shows {
         assert_eq!(common::ok($src), $want, "source: {}", $src)
     };
 }
+
+/// `cudash --sim-devices 0 script NAME.py` of `src`, run in a directory
+/// of its own (removed after): what it wrote on stdout and on stderr, and
+/// whether it succeeded.
+pub fn script_streams(name: &str, src: &str) -> (String, String, bool) {
+    let dir = std::env::temp_dir().join(format!("cudash-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = format!("{name}.py");
+    std::fs::write(dir.join(&file), src).unwrap();
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(["--sim-devices", "0", "script", &file])
+        .current_dir(&dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+        o.status.success(),
+    )
+}
