@@ -18,6 +18,7 @@ use crate::nn::attention::{self, canonical_mask, Call};
 use crate::nn::layer::FeedForward;
 use crate::nn::layers::Layer;
 use crate::nn::ModuleRef;
+use crate::runtime::dispatch::Runtime;
 use crate::runtime::lock::lock;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::unary::UnaryOp;
@@ -121,39 +122,44 @@ fn child(m: &ModuleRef, name: &str) -> Result<ModuleRef, Error> {
         })
 }
 
+/// A mask's elements as the host reads them (a device mask is copied and
+/// its stream waited for: PyTorch's `bool(...)` of a device tensor syncs).
+fn host_values(rt: &mut Runtime, t: &Tensor) -> Result<Vec<f64>, Error> {
+    rt.host_read(&[t], |t| t.nbytes() as u64, || t.to_vec::<f64>())
+}
+
 /// PyTorch's `_generate_square_subsequent_mask` compared with `mask`
-/// (`_detect_is_causal_mask`): whether a mask not said to be causal is.
+/// (`_detect_is_causal_mask`): whether a mask not said to be causal is
+/// (a bool mask: true above the diagonal; a float one: -inf there, 0
+/// elsewhere).
 fn is_causal_mask(
+    rt: &mut Runtime,
     mask: Option<&Arc<Tensor>>,
     is_causal: Option<bool>,
     size: Option<usize>,
-) -> bool {
-    match (is_causal, mask) {
-        (Some(c), _) => c,
-        (None, None) => false,
-        (None, Some(m)) => {
-            let n = size.unwrap_or_else(|| m.shape()[m.ndim().saturating_sub(2)]);
-            if m.shape() != [n, n] {
-                return false;
-            }
-            let above = |k: usize| k % n > k / n;
-            match m.dtype() {
-                DType::Bool => m
-                    .to_vec::<bool>()
-                    .iter()
-                    .enumerate()
-                    .all(|(k, &x)| x == above(k)),
-                _ => m
-                    .to_vec::<f64>()
-                    .iter()
-                    .enumerate()
-                    .all(|(k, &x)| match above(k) {
-                        true => x == f64::NEG_INFINITY,
-                        false => x == 0.0,
-                    }),
-            }
-        }
+) -> Result<bool, Error> {
+    let (m, None) = (mask, is_causal) else {
+        return Ok(is_causal == Some(true));
+    };
+    let Some(m) = m.filter(|m| m.ndim() >= 2) else {
+        return Ok(false);
+    };
+    let n = size.unwrap_or(m.shape()[m.ndim() - 2]);
+    if m.shape() != [n, n] {
+        return Ok(false);
     }
+    let (hidden, shown) = match m.dtype() {
+        DType::Bool => (1.0, 0.0),
+        _ => (f64::NEG_INFINITY, 0.0),
+    };
+    let values = host_values(rt, m)?;
+    Ok(values
+        .iter()
+        .enumerate()
+        .all(|(k, &x)| match k % n > k / n {
+            true => x == hidden,
+            false => x == shown,
+        }))
 }
 
 impl Interp {
@@ -519,12 +525,14 @@ impl Interp {
         self.flush_notes();
         let (layers, batch_first) = self.stack_layers(m, span)?;
         let is_causal = is_causal_mask(
+            &mut self.rt,
             mask.as_ref(),
             maybe_bool(b, "is_causal")?,
             seq_len(&src, batch_first),
-        );
+        )
+        .map_err(at)?;
         let nested = match (&kpm, mask.is_none()) {
-            (Some(pad), true) => self.nested_rows(m, &src, pad, &layers),
+            (Some(pad), true) => self.nested_rows(m, &src, pad, &layers).map_err(at)?,
             _ => None,
         };
         let mut x = src;
@@ -564,12 +572,12 @@ impl Interp {
     /// ([N, S, 1] on the host): the nested tensor's padded positions come
     /// back as zeros, not as the layers computed them.
     fn nested_rows(
-        &self,
+        &mut self,
         m: &ModuleRef,
         src: &Tensor,
         pad: &Tensor,
         layers: &[ModuleRef],
-    ) -> Option<Tensor> {
+    ) -> Result<Option<Tensor>, Error> {
         let allowed = matches!(
             lock(m).layer,
             Layer::TransformerStack {
@@ -577,31 +585,36 @@ impl Interp {
                 ..
             }
         );
-        let first = layers.first()?;
+        let Some(first) = layers.first() else {
+            return Ok(None);
+        };
         let first_training = lock(first).training;
         if !allowed || first_training || src.ndim() != 3 || pad.ndim() != 2 {
-            return None;
+            return Ok(None);
         }
         if self.grad.autocast.cuda.is_some() {
-            return None;
+            return Ok(None);
         }
         let needs_grad = crate::autograd::meta::requires_grad(src)
             || crate::nn::module::named_parameters(first, true)
                 .iter()
                 .any(|(_, p)| crate::autograd::meta::requires_grad(p));
         if self.grad.enabled && needs_grad {
-            return None;
+            return Ok(None);
         }
         let (n, s) = (pad.shape()[0], pad.shape()[1]);
-        let real: Vec<bool> = pad.to_vec::<f64>().iter().map(|&v| v == 0.0).collect();
+        let real: Vec<bool> = host_values(&mut self.rt, pad)?
+            .iter()
+            .map(|&v| v == 0.0)
+            .collect();
         // `mask_check`: each row's real positions come first.
         let left_aligned = real
             .chunks(s.max(1))
             .all(|row| row.windows(2).all(|w| w[0] || !w[1]));
         if !left_aligned || src.shape()[0] != n || src.shape()[1] != s {
-            return None;
+            return Ok(None);
         }
-        Some(Tensor::from_vec(real, vec![n, s, 1]))
+        Ok(Some(Tensor::from_vec(real, vec![n, s, 1])))
     }
 
     /// `TransformerDecoder.forward`.
@@ -611,10 +624,12 @@ impl Interp {
         let tgt_mask = maybe_tensor(b, "tgt_mask")?;
         let (layers, batch_first) = self.stack_layers(m, span)?;
         let tgt_is_causal = is_causal_mask(
+            &mut self.rt,
             tgt_mask.as_ref(),
             maybe_bool(b, "tgt_is_causal")?,
             seq_len(&tgt, batch_first),
-        );
+        )
+        .map_err(|e| e.at(span))?;
         let rest = [
             (
                 "memory_mask",
