@@ -377,21 +377,32 @@ impl Interp {
         self.flush_notes();
         let masks = (&mask, &kpm, is_causal);
         let blocks = ("self_attn", "dropout1");
-        let mut x = src;
+        let x = self.residual(m, src, ("norm1", norm_first), span, |me, h| {
+            me.attention_block(m, blocks, h, h, masks, span)
+        })?;
+        self.residual(m, x, ("norm2", norm_first), span, |me, h| {
+            me.feed_forward(m, h, (activation, "dropout2"), span)
+        })
+    }
+
+    /// One residual block of a Transformer layer: `x + block(norm(x))`
+    /// with `norm_first`, else `norm(x + block(x))`.
+    fn residual(
+        &mut self,
+        m: &ModuleRef,
+        x: Arc<Tensor>,
+        (norm, norm_first): (&str, bool),
+        span: Span,
+        block: impl FnOnce(&mut Interp, &Arc<Tensor>) -> Result<Arc<Tensor>, Diagnostic>,
+    ) -> Result<Arc<Tensor>, Diagnostic> {
         if norm_first {
-            let n = self.norm(m, "norm1", Arc::clone(&x), span)?;
-            let a = self.attention_block(m, blocks, &n, &n, masks, span)?;
-            x = self.add(&x, &a, span)?;
-            let n = self.norm(m, "norm2", Arc::clone(&x), span)?;
-            let f = self.feed_forward(m, &n, (activation, "dropout2"), span)?;
-            return self.add(&x, &f, span);
+            let n = self.norm(m, norm, Arc::clone(&x), span)?;
+            let y = block(self, &n)?;
+            return self.add(&x, &y, span);
         }
-        let a = self.attention_block(m, blocks, &x, &x, masks, span)?;
-        let s = self.add(&x, &a, span)?;
-        x = self.norm(m, "norm1", s, span)?;
-        let f = self.feed_forward(m, &x, (activation, "dropout2"), span)?;
-        let s = self.add(&x, &f, span)?;
-        self.norm(m, "norm2", s, span)
+        let y = block(self, &x)?;
+        let sum = self.add(&x, &y, span)?;
+        self.norm(m, norm, sum, span)
     }
 
     /// `TransformerDecoderLayer.forward`.
@@ -413,47 +424,18 @@ impl Interp {
             maybe_tensor(b, "memory_key_padding_mask")?,
             b.bool("memory_is_causal", false)?,
         );
-        let sa =
-            |m: &(Option<Arc<Tensor>>, Option<Arc<Tensor>>, bool)| (m.0.clone(), m.1.clone(), m.2);
-        let (sm, skpm, sc) = sa(&self_masks);
-        let (mm, mkpm, mc) = sa(&memory_masks);
-        let mut x = tgt;
-        if norm_first {
-            let n = self.norm(m, "norm1", Arc::clone(&x), span)?;
-            let a =
-                self.attention_block(m, ("self_attn", "dropout1"), &n, &n, (&sm, &skpm, sc), span)?;
-            x = self.add(&x, &a, span)?;
-            let n = self.norm(m, "norm2", Arc::clone(&x), span)?;
-            let a = self.attention_block(
-                m,
-                ("multihead_attn", "dropout2"),
-                &n,
-                &memory,
-                (&mm, &mkpm, mc),
-                span,
-            )?;
-            x = self.add(&x, &a, span)?;
-            let n = self.norm(m, "norm3", Arc::clone(&x), span)?;
-            let f = self.feed_forward(m, &n, (activation, "dropout3"), span)?;
-            return self.add(&x, &f, span);
-        }
-        let a =
-            self.attention_block(m, ("self_attn", "dropout1"), &x, &x, (&sm, &skpm, sc), span)?;
-        let s = self.add(&x, &a, span)?;
-        x = self.norm(m, "norm1", s, span)?;
-        let a = self.attention_block(
-            m,
-            ("multihead_attn", "dropout2"),
-            &x,
-            &memory,
-            (&mm, &mkpm, mc),
-            span,
-        )?;
-        let s = self.add(&x, &a, span)?;
-        x = self.norm(m, "norm2", s, span)?;
-        let f = self.feed_forward(m, &x, (activation, "dropout3"), span)?;
-        let s = self.add(&x, &f, span)?;
-        self.norm(m, "norm3", s, span)
+        let (sm, skpm, sc) = &self_masks;
+        let (mm, mkpm, mc) = &memory_masks;
+        let x = self.residual(m, tgt, ("norm1", norm_first), span, |me, h| {
+            me.attention_block(m, ("self_attn", "dropout1"), h, h, (sm, skpm, *sc), span)
+        })?;
+        let blocks = ("multihead_attn", "dropout2");
+        let x = self.residual(m, x, ("norm2", norm_first), span, |me, h| {
+            me.attention_block(m, blocks, h, &memory, (mm, mkpm, *mc), span)
+        })?;
+        self.residual(m, x, ("norm3", norm_first), span, |me, h| {
+            me.feed_forward(m, h, (activation, "dropout3"), span)
+        })
     }
 
     /// The layers of a stack, and whether the first one's attention takes

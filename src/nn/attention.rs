@@ -16,14 +16,14 @@ use std::sync::Arc;
 
 pub use super::layer::Heads;
 use super::layer::Layer;
-use super::layers::{linear, uniform, Place};
+use super::layers::{linear, uniform, within, Place};
 use super::module::Module;
 use crate::autograd::attention::{scaled_dot_product_attention, Attention};
 use crate::autograd::{functional, meta, record, views, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
-use crate::runtime::op::factory::{Distribution, NewTensor};
+use crate::runtime::op::factory::NewTensor;
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::{DType, Tensor};
@@ -153,13 +153,7 @@ pub fn xavier_uniform_(rt: &mut Runtime, t: &Tensor) -> R<()> {
         device: t.device(),
         like: Some(t),
     };
-    let u = rt.random(new, Distribution::Uniform)?;
-    rt.binary_(
-        BinaryOp::Mul,
-        &u,
-        Operand::weak(&Tensor::scalar(2.0 * bound)),
-    )?;
-    rt.binary_(BinaryOp::Sub, &u, Operand::weak(&Tensor::scalar(bound)))?;
+    let u = within(rt, new, bound)?;
     rt.assign(t, &u)
 }
 

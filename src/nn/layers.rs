@@ -8,7 +8,6 @@ use std::sync::Arc;
 pub use super::layer::Layer;
 use super::module::Module;
 use crate::autograd::losses;
-use crate::autograd::node::Backward;
 use crate::autograd::{functional, meta, record, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
@@ -170,6 +169,13 @@ pub(super) fn uniform(
         device: at.device,
         like: None,
     };
+    let u = within(rt, new, bound)?;
+    Ok(Arc::new(meta::parameter(&u, true)))
+}
+
+/// A new tensor of numbers uniform within `bound` of 0 (PyTorch's
+/// `uniform_(-bound, bound)`), from the device's generator.
+pub(super) fn within(rt: &mut Runtime, new: NewTensor, bound: f64) -> Result<Arc<Tensor>, Error> {
     let u = rt.random(new, Distribution::Uniform)?;
     rt.binary_(
         BinaryOp::Mul,
@@ -177,7 +183,7 @@ pub(super) fn uniform(
         Operand::weak(&Tensor::scalar(2.0 * bound)),
     )?;
     rt.binary_(BinaryOp::Sub, &u, Operand::weak(&Tensor::scalar(bound)))?;
-    Ok(Arc::new(meta::parameter(&u, true)))
+    Ok(u)
 }
 
 /// The forward of a layer that computes on its own (not `Custom`,
@@ -420,19 +426,7 @@ pub fn flatten(
     let mut dims: Vec<i64> = shape[..s].iter().map(|&d| d as i64).collect();
     dims.push(shape[s..=e].iter().product::<usize>() as i64);
     dims.extend(shape[e + 1..].iter().map(|&d| d as i64));
-    let out = rt.reshape(x, &dims)?;
-    let name = match out.shares_storage(x) {
-        true => "ViewBackward0",
-        false => "UnsafeViewBackward0",
-    };
-    Ok(record::attach_node(
-        rt,
-        mode,
-        out,
-        name,
-        Backward::Reshape,
-        &[x],
-    ))
+    crate::autograd::views::reshape(rt, mode, x, &dims)
 }
 
 /// `Conv2d(in, out, kernel, ...)`: a weight [out, in / groups, kh, kw] and a

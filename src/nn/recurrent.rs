@@ -20,7 +20,7 @@ use super::layer::{Layer, Recurrence, Recurrent, RecurrentCell};
 use super::layers::{uniform, Place};
 use super::module::Module;
 use crate::autograd::node::Backward;
-use crate::autograd::{functional, ops, record, Mode};
+use crate::autograd::{functional, ops, record, views, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -157,7 +157,7 @@ pub fn forward(
     let batch_dim = if spec.batch_first { 0 } else { 1 };
     let x = match batched {
         true => Arc::clone(x),
-        false => unsqueeze(rt, mode, x, batch_dim)?,
+        false => views::unsqueeze(rt, mode, x, batch_dim)?,
     };
     let batch = x.shape()[batch_dim as usize];
     let expected = [spec.num_layers * spec.directions(), batch, spec.hidden_size];
@@ -253,9 +253,9 @@ pub fn forward(
     if batched {
         return Ok((output, Hidden { h: h_n, c: c_n }));
     }
-    let output = squeeze(rt, mode, &output, batch_dim)?;
-    let h = squeeze(rt, mode, &h_n, 1)?;
-    let c = c_n.map(|c| squeeze(rt, mode, &c, 1)).transpose()?;
+    let output = views::squeeze(rt, mode, &output, batch_dim)?;
+    let h = views::squeeze(rt, mode, &h_n, 1)?;
+    let c = c_n.map(|c| views::squeeze(rt, mode, &c, 1)).transpose()?;
     Ok((output, Hidden { h, c }))
 }
 
@@ -298,8 +298,11 @@ fn given_state(rt: &mut Runtime, mode: Mode, name: &str, hx: Hidden, batched: bo
         return Ok(hx);
     }
     Ok(Hidden {
-        h: unsqueeze(rt, mode, &hx.h, 1)?,
-        c: hx.c.map(|c| unsqueeze(rt, mode, &c, 1)).transpose()?,
+        h: views::unsqueeze(rt, mode, &hx.h, 1)?,
+        c: hx
+            .c
+            .map(|c| views::unsqueeze(rt, mode, &c, 1))
+            .transpose()?,
     })
 }
 
@@ -486,7 +489,7 @@ pub fn cell_forward(
     let batched = x.ndim() == 2;
     let x = match batched {
         true => Arc::clone(x),
-        false => unsqueeze(rt, mode, x, 0)?,
+        false => views::unsqueeze(rt, mode, x, 0)?,
     };
     let hx = match hx {
         None => {
@@ -497,8 +500,11 @@ pub fn cell_forward(
         }
         Some(hx) if batched => hx,
         Some(hx) => Hidden {
-            h: unsqueeze(rt, mode, &hx.h, 0)?,
-            c: hx.c.map(|c| unsqueeze(rt, mode, &c, 0)).transpose()?,
+            h: views::unsqueeze(rt, mode, &hx.h, 0)?,
+            c: hx
+                .c
+                .map(|c| views::unsqueeze(rt, mode, &c, 0))
+                .transpose()?,
         },
     };
     // `_VF.lstm_cell`'s checks.
@@ -540,8 +546,8 @@ pub fn cell_forward(
         return Ok(out);
     }
     Ok(Hidden {
-        h: squeeze(rt, mode, &out.h, 0)?,
-        c: out.c.map(|c| squeeze(rt, mode, &c, 0)).transpose()?,
+        h: views::squeeze(rt, mode, &out.h, 0)?,
+        c: out.c.map(|c| views::squeeze(rt, mode, &c, 0)).transpose()?,
     })
 }
 
@@ -591,28 +597,4 @@ fn transpose01(rt: &Runtime, mode: Mode, x: &Tensor, name: &'static str) -> Arc<
     let out = Arc::new(x.transpose(0, 1));
     let backward = Backward::Transpose { d0: 0, d1: 1 };
     record::attach_node(rt, mode, out, name, backward, &[x])
-}
-
-fn unsqueeze(rt: &Runtime, mode: Mode, x: &Tensor, dim: i64) -> R<Arc<Tensor>> {
-    let out = Arc::new(view::unsqueeze(x, dim)?);
-    Ok(record::attach_node(
-        rt,
-        mode,
-        out,
-        "UnsqueezeBackward0",
-        Backward::Reshape,
-        &[x],
-    ))
-}
-
-fn squeeze(rt: &Runtime, mode: Mode, x: &Tensor, dim: i64) -> R<Arc<Tensor>> {
-    let out = Arc::new(view::squeeze(x, Some(dim))?);
-    Ok(record::attach_node(
-        rt,
-        mode,
-        out,
-        "SqueezeBackward1",
-        Backward::Reshape,
-        &[x],
-    ))
 }
