@@ -2311,3 +2311,66 @@ fn a_workers_log_lines_reach_stderr() {
     assert_eq!(err, "item 0\nitem 1\nitem 2\nitem 3\n");
     assert!(ok);
 }
+
+/// Operator methods of a program's class: `__add__`, `__rmul__`,
+/// `__truediv__`, `__eq__` (and `!=` from it), `__lt__` (and `>` mirrored),
+/// `__iadd__` for `+=` on a name and on a dict item.
+const OPERATORS: &str = r#"class Vec:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+    def __add__(self, o):
+        return Vec(self.x + o.x, self.y + o.y)
+    def __sub__(self, o):
+        return Vec(self.x - o.x, self.y - o.y)
+    def __mul__(self, k):
+        return Vec(self.x * k, self.y * k)
+    def __rmul__(self, k):
+        return self * k
+    def __truediv__(self, k):
+        return Vec(self.x / k, self.y / k)
+    def __eq__(self, o):
+        return isinstance(o, Vec) and self.x == o.x and self.y == o.y
+    def __lt__(self, o):
+        return (self.x, self.y) < (o.x, o.y)
+    def __repr__(self):
+        return f"Vec({self.x}, {self.y})"
+
+class Meter:
+    def __init__(self):
+        self.total = 0
+    def __iadd__(self, v):
+        self.total += v
+        return self
+a, b = Vec(1, 2), Vec(3, 4)
+print(a + b, b - a, a * 3, 2 * a, b / 2, a == Vec(1, 2), a != b, a != Vec(1, 2), a < b, b > a)
+m = Meter()
+m += 5
+m += 2.5
+print(m.total)
+acc = Vec(0, 0)
+for v in [a, b]:
+    acc += v
+print(acc)
+d = {"v": a}
+d["v"] += b
+print(d["v"])
+try:
+    a @ b
+except TypeError as e:
+    print("TypeError")
+"#;
+
+#[test]
+fn operator_methods_as_pythons() {
+    // Each line as Python 3.11 printed it.
+    assert_eq!(
+        python_printed("operators", OPERATORS),
+        [
+            r#"Vec(4, 6) Vec(2, 2) Vec(3, 6) Vec(2, 4) Vec(1.5, 2.0) True True False True True"#,
+            r#"7.5"#,
+            r#"Vec(4, 6)"#,
+            r#"Vec(4, 6)"#,
+            r#"TypeError"#,
+        ]
+    );
+}

@@ -102,6 +102,9 @@ impl Interp {
         b: Value,
         span: Span,
     ) -> Result<Value, Diagnostic> {
+        if let Some(r) = self.operator_method(op, &a, &b, span) {
+            return r;
+        }
         self.begin_op(op.name());
         self.binary(op, a, b).map_err(|err| err.at(span))
     }

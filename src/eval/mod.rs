@@ -40,6 +40,7 @@ mod measure;
 mod memory;
 mod methods;
 mod mro;
+mod operators;
 mod optimizer_state;
 mod own_module;
 mod parallel;

@@ -347,11 +347,14 @@ impl Interp {
         }
         let r = match super::quick::quick_scalar(BinOp::Elementwise(op), &current, &v) {
             Some(r) => r,
-            None => {
-                self.begin_op(op.name());
-                self.binary(BinOp::Elementwise(op), current, v)
-                    .map_err(|e| e.at(span))?
-            }
+            None => match self.in_place_operator_method(op, &current, &v, span) {
+                Some(r) => r?,
+                None => {
+                    self.begin_op(op.name());
+                    self.binary(BinOp::Elementwise(op), current, v)
+                        .map_err(|e| e.at(span))?
+                }
+            },
         };
         match &target {
             Value::Object(_) | Value::Module(_) | Value::Class(_) => {
@@ -407,11 +410,14 @@ impl Interp {
                 self.augment_tensor(t, op, &v, span, value.span)?;
                 current.clone()
             }
-            (_, None) => {
-                self.begin_op(op.name());
-                self.binary(BinOp::Elementwise(op), current.clone(), v)
-                    .map_err(|e| e.at(span))?
-            }
+            (_, None) => match self.in_place_operator_method(op, &current, &v, span) {
+                Some(r) => r?,
+                None => {
+                    self.begin_op(op.name());
+                    self.binary(BinOp::Elementwise(op), current.clone(), v)
+                        .map_err(|e| e.at(span))?
+                }
+            },
         };
         match base {
             Value::Dict(d) => d.set(
@@ -458,9 +464,12 @@ impl Interp {
             Arc::make_mut(&mut crate::runtime::lock::lock(list)).extend(more);
             return Ok(());
         }
-        let r = self
-            .binary(BinOp::Elementwise(op), current, v)
-            .map_err(|e| e.at(span))?;
+        let r = match self.in_place_operator_method(op, &current, &v, span) {
+            Some(r) => r?,
+            None => self
+                .binary(BinOp::Elementwise(op), current, v)
+                .map_err(|e| e.at(span))?,
+        };
         self.set_var(name, r);
         Ok(())
     }
