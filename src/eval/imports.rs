@@ -711,7 +711,9 @@ fn python_modules() -> String {
         .filter(|m| {
             !m.path.starts_with("torch") && !m.path.contains('.') && !m.path.starts_with("__")
         })
-        .map(|m| format!("`{}`", m.path))
+        .map(|m| m.path)
+        .chain(super::own_module::stdlib_names())
+        .map(|m| format!("`{m}`"))
         .collect::<Vec<_>>()
         .join(", ")
         .rsplit_once(", ")

@@ -31,6 +31,11 @@ static IMPORTED: Mutex<Vec<Arc<OwnModule>>> = Mutex::new(Vec::new());
 /// imported as a program's module is, from the text built in.
 const STDLIB: &[(&str, &str)] = &[("logging", include_str!("stdlib/logging.py"))];
 
+/// The names of the modules of `STDLIB`.
+pub(super) fn stdlib_names() -> impl Iterator<Item = &'static str> {
+    STDLIB.iter().map(|(name, _)| *name)
+}
+
 /// Where a built-in module's text is said to be (its errors name it).
 const STDLIB_DIR: &str = "<cudash>/";
 
