@@ -712,7 +712,7 @@ fn python_modules() -> String {
             !m.path.starts_with("torch") && !m.path.contains('.') && !m.path.starts_with("__")
         })
         .map(|m| m.path)
-        .chain(super::own_module::stdlib_names())
+        .chain(super::stdlib::names())
         .map(|m| format!("`{m}`"))
         .collect::<Vec<_>>()
         .join(", ")

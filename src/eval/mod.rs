@@ -53,6 +53,7 @@ mod schedule;
 mod sequences;
 pub mod show;
 pub mod spelling;
+mod stdlib;
 mod stmt;
 mod streams;
 mod strings;

@@ -27,40 +27,11 @@ use crate::runtime::lock::lock;
 /// or a worker imports again when it meets one of the session's.
 static IMPORTED: Mutex<Vec<Arc<OwnModule>>> = Mutex::new(Vec::new());
 
-/// Python's own modules that cudash writes in Python (`src/eval/stdlib/`),
-/// imported as a program's module is, from the text built in.
-const STDLIB: &[(&str, &str)] = &[("logging", include_str!("stdlib/logging.py"))];
-
-/// The names of the modules of `STDLIB`.
-pub(super) fn stdlib_names() -> impl Iterator<Item = &'static str> {
-    STDLIB.iter().map(|(name, _)| *name)
-}
-
-/// Where a built-in module's text is said to be (its errors name it).
-const STDLIB_DIR: &str = "<cudash>/";
-
-/// The text of a built-in module at `path`, if it is one.
-fn stdlib_text(path: &std::path::Path) -> Option<&'static str> {
-    let name = path
-        .to_str()?
-        .strip_prefix(STDLIB_DIR)?
-        .strip_suffix(".py")?;
-    STDLIB
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, text)| *text)
-}
-
 /// The file `import name` reads: `name.py` (or `name/__init__.py`) in the
 /// script's directory, where there is one (as in Python, it hides a module
-/// of the standard library's); else a module of `STDLIB`.
+/// of the standard library's); else one of cudash's own (`stdlib/`).
 fn file_of(name: &str) -> Option<PathBuf> {
-    beside_the_script(name).or_else(|| {
-        STDLIB
-            .iter()
-            .any(|(n, _)| *n == name)
-            .then(|| PathBuf::from(format!("{STDLIB_DIR}{name}.py")))
-    })
+    beside_the_script(name).or_else(|| super::stdlib::path_of(name))
 }
 
 fn beside_the_script(name: &str) -> Option<PathBuf> {
@@ -219,7 +190,7 @@ impl Interp {
         if let Some(m) = self.own_modules.iter().find(|m| m.path == path) {
             return Ok(Arc::clone(m));
         }
-        let text = match stdlib_text(&path) {
+        let text = match super::stdlib::text(&path) {
             Some(text) => Ok(text.to_string()),
             None => std::fs::read_to_string(&path),
         }

@@ -389,26 +389,23 @@ fn transformer(me: &mut Interp, b: &Bound) -> Result<ModuleRef, Diagnostic> {
             batch_first: spec.batch_first,
         },
     );
-    let encoder = match custom_encoder {
-        Some(e) => e,
-        None => {
-            let layer = transformer_layer(me, &spec, false, b)?.into_ref();
-            let n = norm(me, &spec).map_err(at)?;
-            let layers = count(b, "num_encoder_layers", Some(6))?;
-            stack(me, (&layer, b.span), layers, Some(n), (false, true))?.into_ref()
-        }
-    };
-    m.set_module("encoder", Some(encoder)).map_err(at)?;
-    let decoder = match custom_decoder {
-        Some(d) => d,
-        None => {
-            let layer = transformer_layer(me, &spec, true, b)?.into_ref();
-            let n = norm(me, &spec).map_err(at)?;
-            let layers = count(b, "num_decoder_layers", Some(6))?;
-            stack(me, (&layer, b.span), layers, Some(n), (true, false))?.into_ref()
-        }
-    };
-    m.set_module("decoder", Some(decoder)).map_err(at)?;
+    // The encoder, then the decoder (in that order: their draws), each a
+    // stack of copies of one layer with a final LayerNorm, or the given one.
+    for (name, decoder, custom, layers) in [
+        ("encoder", false, custom_encoder, "num_encoder_layers"),
+        ("decoder", true, custom_decoder, "num_decoder_layers"),
+    ] {
+        let part = match custom {
+            Some(given) => given,
+            None => {
+                let layer = transformer_layer(me, &spec, decoder, b)?.into_ref();
+                let n = norm(me, &spec).map_err(at)?;
+                let count = count(b, layers, Some(6))?;
+                stack(me, (&layer, b.span), count, Some(n), (decoder, !decoder))?.into_ref()
+            }
+        };
+        m.set_module(name, Some(part)).map_err(at)?;
+    }
     // `_reset_parameters`: every parameter of two or more dimensions drawn
     // again, in `parameters()` order.
     let m = m.into_ref();

@@ -1,0 +1,32 @@
+//! Python's own modules that cudash writes in Python (this directory),
+//! imported as a program's module is (`own_module.rs`), from the text
+//! built in; a file of the same name beside the script hides one, as in
+//! Python.
+
+use std::path::{Path, PathBuf};
+
+const MODULES: &[(&str, &str)] = &[("logging", include_str!("logging.py"))];
+
+/// Where a built-in module's text is said to be (its errors name it).
+const DIR: &str = "<cudash>/";
+
+/// The names of these modules.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    MODULES.iter().map(|(name, _)| *name)
+}
+
+/// The path `import name` reads for one of these modules.
+pub fn path_of(name: &str) -> Option<PathBuf> {
+    names()
+        .any(|n| n == name)
+        .then(|| PathBuf::from(format!("{DIR}{name}.py")))
+}
+
+/// The text of the module at `path`, if it is one of these.
+pub fn text(path: &Path) -> Option<&'static str> {
+    let name = path.to_str()?.strip_prefix(DIR)?.strip_suffix(".py")?;
+    MODULES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+}
