@@ -4,7 +4,8 @@
 
 enum BinOp { ADD, SUB, MUL, DIV, POW, FLOORDIV, REM, BAND, BOR, BXOR, MAXIMUM, MINIMUM, RSUB };
 enum CmpOp { EQ, NE, LT, LE, GT, GE, LAND, LOR, LXOR };
-enum UnOp { NEG, ABS, RELU, EXP, LOG, SQRT, SIGMOID, TANH, SIN, COS, FLOOR, CEIL, ROUND, TRUNC, BNOT, ERF, GELU, GELU_TANH, LOG1P };
+enum UnOp { NEG, ABS, RELU, EXP, LOG, SQRT, SIGMOID, TANH, SIN, COS, FLOOR, CEIL, ROUND, TRUNC, BNOT, ERF, GELU, GELU_TANH, LOG1P,
+            RSQRT, SIGN, TAN, ATAN, ASIN, ACOS, SINH, COSH, RECIPROCAL, LOG2, LOG10, EXPM1, EXP2 };
 
 // ---- arithmetic per element type ------------------------------------------
 
@@ -212,6 +213,19 @@ template <int OP> __device__ __forceinline__ float unary_f32(float x) {
     if (OP == EXP) return expf(x);
     if (OP == LOG) return logf(x);
     if (OP == LOG1P) return log1pf(x);
+    if (OP == RSQRT) return rsqrtf(x); // the host's 1 / sqrt (host_shim.h)
+    if (OP == SIGN) return (float)(0.0f < x) - (float)(x < 0.0f); // 0 for NaN, as PyTorch
+    if (OP == TAN) return tanf(x);
+    if (OP == ATAN) return atanf(x);
+    if (OP == ASIN) return asinf(x);
+    if (OP == ACOS) return acosf(x);
+    if (OP == SINH) return sinhf(x);
+    if (OP == COSH) return coshf(x);
+    if (OP == RECIPROCAL) return 1.0f / x;
+    if (OP == LOG2) return log2f(x);
+    if (OP == LOG10) return log10f(x);
+    if (OP == EXPM1) return expm1f(x);
+    if (OP == EXP2) return exp2f(x);
     if (OP == SQRT) return sqrtf(x);
     if (OP == SIGMOID) return 1.0f / (1.0f + expf(-x));
     if (OP == SIN) return sinf(x);
@@ -236,6 +250,19 @@ template <int OP> __device__ __forceinline__ double unary_f64(double x) {
     if (OP == EXP) return exp(x);
     if (OP == LOG) return log(x);
     if (OP == LOG1P) return log1p(x);
+    if (OP == RSQRT) return rsqrt(x);
+    if (OP == SIGN) return (double)(0.0 < x) - (double)(x < 0.0);
+    if (OP == TAN) return tan(x);
+    if (OP == ATAN) return atan(x);
+    if (OP == ASIN) return asin(x);
+    if (OP == ACOS) return acos(x);
+    if (OP == SINH) return sinh(x);
+    if (OP == COSH) return cosh(x);
+    if (OP == RECIPROCAL) return 1.0 / x;
+    if (OP == LOG2) return log2(x);
+    if (OP == LOG10) return log10(x);
+    if (OP == EXPM1) return expm1(x);
+    if (OP == EXP2) return exp2(x);
     if (OP == SQRT) return sqrt(x);
     if (OP == SIGMOID) return 1.0 / (1.0 + exp(-x));
     if (OP == SIN) return sin(x);
@@ -291,6 +318,7 @@ template <int OP> struct Unary<bf16, OP> {
             if (OP == ABS) return x < 0 ? (T)(0 - (U)x) : x;           \
             if (OP == FLOOR || OP == CEIL || OP == ROUND || OP == TRUNC) \
                 return x;                                              \
+            if (OP == SIGN) return (T)((0 < x) - (x < 0));             \
             return x < 0 ? (T)0 : x;                                   \
         }                                                              \
     };
@@ -488,10 +516,15 @@ FOR_ALL(COMPARE_KERNELS)
     UNARY(log, LOG, dt, T) UNARY(sqrt, SQRT, dt, T) UNARY(sigmoid, SIGMOID, dt, T) UNARY(tanh, TANH, dt, T)   \
     UNARY(sin, SIN, dt, T) UNARY(cos, COS, dt, T) UNARY(floor, FLOOR, dt, T) UNARY(ceil, CEIL, dt, T)      \
     UNARY(round, ROUND, dt, T) UNARY(trunc, TRUNC, dt, T) UNARY(erf, ERF, dt, T) UNARY(gelu, GELU, dt, T)  \
-    UNARY(gelu_tanh, GELU_TANH, dt, T) UNARY(log1p, LOG1P, dt, T)
+    UNARY(gelu_tanh, GELU_TANH, dt, T) UNARY(log1p, LOG1P, dt, T) UNARY(rsqrt, RSQRT, dt, T)             \
+    UNARY(sign, SIGN, dt, T) UNARY(tan, TAN, dt, T) UNARY(atan, ATAN, dt, T) UNARY(asin, ASIN, dt, T)     \
+    UNARY(acos, ACOS, dt, T) UNARY(sinh, SINH, dt, T) UNARY(cosh, COSH, dt, T)                            \
+    UNARY(reciprocal, RECIPROCAL, dt, T) UNARY(log2, LOG2, dt, T) UNARY(log10, LOG10, dt, T)              \
+    UNARY(expm1, EXPM1, dt, T) UNARY(exp2, EXP2, dt, T)
 #define INT_UNARY_KERNELS(dt, T)                                                                        \
     UNARY(neg, NEG, dt, T) UNARY(abs, ABS, dt, T) UNARY(relu, RELU, dt, T) UNARY(floor, FLOOR, dt, T)  \
-    UNARY(ceil, CEIL, dt, T) UNARY(round, ROUND, dt, T) UNARY(trunc, TRUNC, dt, T) UNARY(bitwise_not, BNOT, dt, T)
+    UNARY(ceil, CEIL, dt, T) UNARY(round, ROUND, dt, T) UNARY(trunc, TRUNC, dt, T) UNARY(bitwise_not, BNOT, dt, T) \
+    UNARY(sign, SIGN, dt, T)
 FOR_FLOATS(FLOAT_UNARY_KERNELS)
 FOR_INTS(INT_UNARY_KERNELS)
 #define BOOL_UNARY_KERNELS(dt, T) UNARY(bitwise_not, BNOT, dt, T)

@@ -819,6 +819,71 @@ fn unary(rt: &mut Runtime, op: UnaryOp, g: &Tensor, s: &Tensor) -> R<Arc<Tensor>
             let n = rt.unary(UnaryOp::Neg, &sn)?;
             bin(rt, Mul, g, &n)
         }
+        // The rest as derivatives.yaml writes them.
+        // rsqrt: -0.5 * g * result^3
+        UnaryOp::Rsqrt => {
+            let half = s_bin(rt, Mul, -0.5, g)?;
+            let cube = bin_s(rt, Pow, s, 3.0)?;
+            bin(rt, Mul, &half, &cube)
+        }
+        // tan: g * (1 + result^2)
+        UnaryOp::Tan => {
+            let sq = bin_s(rt, Pow, s, 2.0)?;
+            let d = s_bin(rt, Add, 1.0, &sq)?;
+            bin(rt, Mul, g, &d)
+        }
+        // atan: g / (x * x + 1)
+        UnaryOp::Atan => {
+            let xx = bin(rt, Mul, s, s)?;
+            let d = bin_s(rt, Add, &xx, 1.0)?;
+            bin(rt, Div, g, &d)
+        }
+        // asin: g * rsqrt(-x * x + 1); acos: g * -rsqrt(-x * x + 1)
+        UnaryOp::Asin | UnaryOp::Acos => {
+            let minus = rt.unary(UnaryOp::Neg, s)?;
+            let xx = bin(rt, Mul, &minus, s)?;
+            let d = bin_s(rt, Add, &xx, 1.0)?;
+            let r = rt.unary(UnaryOp::Rsqrt, &d)?;
+            let r = match op {
+                UnaryOp::Acos => rt.unary(UnaryOp::Neg, &r)?,
+                _ => r,
+            };
+            bin(rt, Mul, g, &r)
+        }
+        // sinh: g * cosh(x); cosh: g * sinh(x)
+        UnaryOp::Sinh | UnaryOp::Cosh => {
+            let other = match op {
+                UnaryOp::Sinh => UnaryOp::Cosh,
+                _ => UnaryOp::Sinh,
+            };
+            let d = rt.unary(other, s)?;
+            bin(rt, Mul, g, &d)
+        }
+        // reciprocal: -g * result * result
+        UnaryOp::Reciprocal => {
+            let minus = rt.unary(UnaryOp::Neg, g)?;
+            let rr = bin(rt, Mul, s, s)?;
+            bin(rt, Mul, &minus, &rr)
+        }
+        // log2 and log10: g / (x * ln(base))
+        UnaryOp::Log2 | UnaryOp::Log10 => {
+            let ln = match op {
+                UnaryOp::Log2 => std::f64::consts::LN_2,
+                _ => std::f64::consts::LN_10,
+            };
+            let d = bin_s(rt, Mul, s, ln)?;
+            bin(rt, Div, g, &d)
+        }
+        // expm1: g * (result + 1)
+        UnaryOp::Expm1 => {
+            let d = bin_s(rt, Add, s, 1.0)?;
+            bin(rt, Mul, g, &d)
+        }
+        // exp2: g * result * ln 2
+        UnaryOp::Exp2 => {
+            let gr = bin(rt, Mul, g, s)?;
+            bin_s(rt, Mul, &gr, std::f64::consts::LN_2)
+        }
         _ => Err(Error::value(format!(
             "internal error: no gradient for `{}`",
             op.name()

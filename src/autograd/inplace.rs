@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use super::meta::{meta, meta_or_leaf, requires_grad};
 use super::node::{Backward, Edge, Edges, InputMeta, Inputs, Node, Saved};
+use super::record::UnarySaves;
 use super::record::{edge, forward_stream, unsupported};
 use super::Mode;
 use crate::error::Error;
@@ -18,6 +19,7 @@ use crate::runtime::lock::lock;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::index::Index;
 use crate::runtime::op::ternary::TernaryOp;
+use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::{DType, Tensor};
 
 type R<T> = Result<T, Error>;
@@ -250,6 +252,38 @@ pub fn binary_(rt: &mut Runtime, mode: Mode, op: BinaryOp, x: &Tensor, y: Operan
         ),
     };
     let node = node(rt, x, name, backward, &[other]);
+    rebase(x, node);
+    Ok(())
+}
+
+/// `x.op_()` (`x.relu_()`, `x.exp_()`...): one kernel into x, recorded
+/// with the node of `op(x)` when x requires grad. What the formula needs
+/// is saved as PyTorch saves it: the result (x after the op), or a copy
+/// of x's old elements taken first (`original_self`).
+pub fn unary_(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<()> {
+    check_leaf(mode, x)?;
+    if !records(mode, x, &[]) {
+        return rt.unary_(op, x);
+    }
+    check_target(x)?;
+    let original = match super::record::unary_saves(op) {
+        Some(UnarySaves::Input) => Some(rt.copy(x)?),
+        _ => None,
+    };
+    rt.unary_(op, x)?;
+    let backward = match super::record::unary_saves(op) {
+        None if op == UnaryOp::Neg => Backward::Neg,
+        None => Backward::Zero,
+        Some(UnarySaves::Output) => Backward::Unary {
+            op,
+            saved: Saved::new(x),
+        },
+        Some(UnarySaves::Input) => Backward::Unary {
+            op,
+            saved: Saved::new(original.as_deref().unwrap_or(x)),
+        },
+    };
+    let node = node(rt, x, super::node::unary_name(op), backward, &[]);
     rebase(x, node);
     Ok(())
 }

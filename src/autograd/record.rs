@@ -314,21 +314,36 @@ fn number(t: &Tensor) -> R<f64> {
     })
 }
 
-pub fn unary(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<Arc<Tensor>> {
-    let out = rt.unary(op, x)?;
-    if !recording(mode, &[x]) || !out.dtype().is_float() {
-        return Ok(out);
-    }
-    let backward = match op {
-        UnaryOp::Neg => Backward::Neg,
-        UnaryOp::Floor | UnaryOp::Ceil | UnaryOp::Round | UnaryOp::Trunc => Backward::Zero,
-        // What each formula needs: the result, or the input.
-        UnaryOp::Exp | UnaryOp::Sqrt | UnaryOp::Relu | UnaryOp::Sigmoid | UnaryOp::Tanh => {
-            Backward::Unary {
-                op,
-                saved: Saved::output(&out),
-            }
-        }
+/// What a unary op's gradient formula needs besides the incoming gradient.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum UnarySaves {
+    /// The op's result (`exp`: g * result).
+    Output,
+    /// The op's input (`log`: g / x).
+    Input,
+}
+
+/// What `op`'s node saves; None for the ops whose formula needs nothing
+/// (`neg`, and the roundings and `sign`, whose gradient is zero).
+pub fn unary_saves(op: UnaryOp) -> Option<UnarySaves> {
+    match op {
+        UnaryOp::Neg
+        | UnaryOp::Floor
+        | UnaryOp::Ceil
+        | UnaryOp::Round
+        | UnaryOp::Trunc
+        | UnaryOp::Sign
+        | UnaryOp::BitNot => None,
+        UnaryOp::Exp
+        | UnaryOp::Sqrt
+        | UnaryOp::Relu
+        | UnaryOp::Sigmoid
+        | UnaryOp::Tanh
+        | UnaryOp::Rsqrt
+        | UnaryOp::Tan
+        | UnaryOp::Reciprocal
+        | UnaryOp::Expm1
+        | UnaryOp::Exp2 => Some(UnarySaves::Output),
         UnaryOp::Log
         | UnaryOp::Log1p
         | UnaryOp::Abs
@@ -336,11 +351,33 @@ pub fn unary(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<Arc<Ten
         | UnaryOp::Cos
         | UnaryOp::Erf
         | UnaryOp::Gelu
-        | UnaryOp::GeluTanh => Backward::Unary {
+        | UnaryOp::GeluTanh
+        | UnaryOp::Atan
+        | UnaryOp::Asin
+        | UnaryOp::Acos
+        | UnaryOp::Sinh
+        | UnaryOp::Cosh
+        | UnaryOp::Log2
+        | UnaryOp::Log10 => Some(UnarySaves::Input),
+    }
+}
+
+pub fn unary(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<Arc<Tensor>> {
+    let out = rt.unary(op, x)?;
+    if !recording(mode, &[x]) || !out.dtype().is_float() || op == UnaryOp::BitNot {
+        return Ok(out);
+    }
+    let backward = match unary_saves(op) {
+        None if op == UnaryOp::Neg => Backward::Neg,
+        None => Backward::Zero,
+        Some(UnarySaves::Output) => Backward::Unary {
+            op,
+            saved: Saved::output(&out),
+        },
+        Some(UnarySaves::Input) => Backward::Unary {
             op,
             saved: Saved::new(x),
         },
-        UnaryOp::BitNot => return Ok(out),
     };
     Ok(attach(rt, out, unary_name(op), backward, &[(x, false)]))
 }

@@ -341,6 +341,13 @@ fn sizes_as_ints(items: &[(Value, crate::lang::Span)]) -> Result<Vec<i64>, Diagn
 /// The unary op a builtin or method is named after; an internal error (not a
 /// quiet `tanh`) for a name that is routed here but names no op.
 pub(crate) fn unary_op(name: &str) -> Result<UnaryOp, Error> {
+    // NumPy's names, which PyTorch has too; `exp_` is `exp` in place.
+    let name = match name.trim_end_matches('_') {
+        "arctan" => "atan",
+        "arcsin" => "asin",
+        "arccos" => "acos",
+        other => other,
+    };
     UnaryOp::from_name(name)
         .ok_or_else(|| Error::value(format!("internal error: `{name}` is not a unary op")))
 }

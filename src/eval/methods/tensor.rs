@@ -196,6 +196,14 @@ pub(super) fn unary(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bo
     b.result(crate::autograd::autocast::unary(&mut me.rt, me.grad, op, t))
 }
 
+/// `x.exp_()`, `x.relu_()`, ...: the op written into x, x returned.
+pub(super) fn unary_(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let op = unary_op(name).map_err(at)?;
+    inplace::unary_(&mut me.rt, me.grad, op, t).map_err(at)?;
+    Ok(Value::Tensor(Arc::clone(t)))
+}
+
 /// `.item()`: a host read of the one element (a copy on the current stream,
 /// which the host waits for).
 pub(super) fn item(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {

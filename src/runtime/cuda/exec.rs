@@ -658,6 +658,26 @@ pub fn unary<L: Launcher>(
     one_operand(l, &kernel, x, out)
 }
 
+/// `op(x)` written into `dst` (`x.exp_()`: x's own elements): straight
+/// into contiguous memory of the result's dtype, through scratch otherwise.
+pub fn unary_into<L: Launcher>(
+    l: &L,
+    op: UnaryOp,
+    x: View<L::Mem>,
+    out: DType,
+    dst: View<L::Mem>,
+) -> Result<(), Error> {
+    let kernel =
+        source::unary(op, out).ok_or_else(|| no_kernel(format!("`{}` in {out}", op.name())))?;
+    if dst.is_contiguous() && dst.dtype == out && dst.shape == x.shape {
+        return one_operand_at(l, &kernel, x, out, dst.first(l));
+    }
+    let tmp = l.scratch(out, numel(x.shape))?;
+    one_operand_at(l, &kernel, x, out, l.addr(&tmp))?;
+    let strides = contiguous_strides(x.shape);
+    copy_into(l, View::whole(&tmp, out, x.shape, &strides), dst)
+}
+
 /// `x ** number` for the numbers PyTorch's CUDA kernel takes a shortcut
 /// for (`ops::pow_shortcut`), in `out` (a float dtype).
 pub fn pow_shortcut<L: Launcher>(

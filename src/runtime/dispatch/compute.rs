@@ -50,6 +50,17 @@ impl Runtime {
         self.finish(out, None, &[x], Flops::default())
     }
 
+    /// `x.op_()` (`x.exp_()`, `x.relu_()`): `x` updated in place by one
+    /// kernel, as PyTorch's; the result must keep x's dtype.
+    pub fn unary_(&mut self, op: UnaryOp, x: &Tensor) -> Result<(), Error> {
+        self.check_write(x)?;
+        crate::runtime::op::unary::check_unary_in_place(op, x.dtype())?;
+        overlap::check_write(x)?;
+        self.compute(x.device()).unary_in_place(self, op, x)?;
+        self.wrote_in_place(x, &[x])?;
+        Ok(())
+    }
+
     /// `a op b`, broadcasting; a weak operand (a Python number) does not
     /// promote the other's dtype.
     pub fn binary(&mut self, op: BinaryOp, a: Operand, b: Operand) -> Result<Arc<Tensor>, Error> {

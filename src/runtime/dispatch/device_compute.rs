@@ -23,6 +23,8 @@ use crate::runtime::{DType, Tensor};
 /// device's and finish, whichever it is.
 pub(super) trait Compute: Sync {
     fn unary(&self, rt: &mut Runtime, op: UnaryOp, x: &Tensor) -> Result<Tensor, Error>;
+    /// `x = op(x)` in place, checked by `Runtime::unary_`.
+    fn unary_in_place(&self, rt: &mut Runtime, op: UnaryOp, x: &Tensor) -> Result<(), Error>;
     fn binary(
         &self,
         rt: &mut Runtime,

@@ -31,6 +31,14 @@ impl Compute for Host {
         elementwise::unary(op, x)
     }
 
+    fn unary_in_place(&self, _: &mut Runtime, op: UnaryOp, x: &Tensor) -> Result<(), Error> {
+        if x.numel() > 0 {
+            read_in_order(&[x]);
+        }
+        let r = elementwise::unary(op, x)?;
+        index::assign(x, &r)
+    }
+
     fn binary(
         &self,
         _: &mut Runtime,

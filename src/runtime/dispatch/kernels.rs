@@ -212,6 +212,19 @@ impl Compute for Kernels {
         rt.kernels(d, &[x], |l, v| exec::unary(l, op, v[0], out))
     }
 
+    fn unary_in_place(&self, rt: &mut Runtime, op: UnaryOp, x: &Tensor) -> Result<(), Error> {
+        let d = on(x.device())?;
+        if x.numel() == 0 || (x.dtype() == DType::Bool && op != UnaryOp::BitNot) {
+            // Nothing to write; `sign_` of a bool tensor leaves it as it is.
+            return Ok(());
+        }
+        let l = rt.on_device(d).ok_or_else(no_driver)?;
+        let xin = rt.operand(&l, x)?;
+        x.before_write();
+        let own = Operand::own(x)?;
+        exec::unary_into(&l, op, xin.view(x), x.dtype(), own.view(x))
+    }
+
     fn binary(
         &self,
         rt: &mut Runtime,

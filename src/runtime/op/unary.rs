@@ -30,10 +30,28 @@ pub enum UnaryOp {
     GeluTanh,
     /// `log(1 + x)`, exact for small `x` (C's `log1p`).
     Log1p,
+    /// `1 / sqrt(x)`.
+    Rsqrt,
+    /// -1, 0 or 1 by the sign of x (0 for NaN, as PyTorch's).
+    Sign,
+    Tan,
+    Atan,
+    Asin,
+    Acos,
+    Sinh,
+    Cosh,
+    /// `1 / x`.
+    Reciprocal,
+    Log2,
+    Log10,
+    /// `exp(x) - 1`, exact for small `x` (C's `expm1`).
+    Expm1,
+    /// `2 ** x`.
+    Exp2,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 19] = [
+    pub const ALL: [UnaryOp; 32] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Relu,
@@ -53,6 +71,19 @@ impl UnaryOp {
         UnaryOp::Gelu,
         UnaryOp::GeluTanh,
         UnaryOp::Log1p,
+        UnaryOp::Rsqrt,
+        UnaryOp::Sign,
+        UnaryOp::Tan,
+        UnaryOp::Atan,
+        UnaryOp::Asin,
+        UnaryOp::Acos,
+        UnaryOp::Sinh,
+        UnaryOp::Cosh,
+        UnaryOp::Reciprocal,
+        UnaryOp::Log2,
+        UnaryOp::Log10,
+        UnaryOp::Expm1,
+        UnaryOp::Exp2,
     ];
 
     /// The op a builtin or method name means (`exp`, `relu`, …); None for
@@ -82,6 +113,19 @@ impl UnaryOp {
             UnaryOp::Gelu => "gelu",
             UnaryOp::GeluTanh => "gelu_tanh",
             UnaryOp::Log1p => "log1p",
+            UnaryOp::Rsqrt => "rsqrt",
+            UnaryOp::Sign => "sign",
+            UnaryOp::Tan => "tan",
+            UnaryOp::Atan => "atan",
+            UnaryOp::Asin => "asin",
+            UnaryOp::Acos => "acos",
+            UnaryOp::Sinh => "sinh",
+            UnaryOp::Cosh => "cosh",
+            UnaryOp::Reciprocal => "reciprocal",
+            UnaryOp::Log2 => "log2",
+            UnaryOp::Log10 => "log10",
+            UnaryOp::Expm1 => "expm1",
+            UnaryOp::Exp2 => "exp2",
         }
     }
 
@@ -97,6 +141,7 @@ impl UnaryOp {
                 | UnaryOp::Round
                 | UnaryOp::Trunc
                 | UnaryOp::BitNot
+                | UnaryOp::Sign
         )
     }
 
@@ -109,8 +154,8 @@ impl UnaryOp {
     }
 }
 
-/// The dtype `op` gives on a tensor of `dt`: neg, abs and relu keep it, the
-/// rest are floating point.
+/// The dtype `op` gives on a tensor of `dt`: neg, abs, relu, sign, `~` and
+/// the roundings keep it, the rest are floating point.
 pub fn unary_dtype(op: UnaryOp, dt: DType) -> DType {
     if op.keeps_int() {
         dt
@@ -145,6 +190,23 @@ pub fn check_unary(op: UnaryOp, dt: DType) -> Result<(), Error> {
                 "\"GeluKernelImpl\" not implemented for {dt}: gelu takes floating point tensors"
             ),
             Some("convert first: `x.to(f32)`".into()),
+        ));
+    }
+    Ok(())
+}
+
+/// Refuses `x.op_()` where the result's dtype is not x's (`exp_` of an
+/// integer tensor), with PyTorch's words.
+pub fn check_unary_in_place(op: UnaryOp, dt: DType) -> Result<(), Error> {
+    check_unary(op, dt)?;
+    let result = unary_dtype(op, dt);
+    if result != dt {
+        return Err(Error::dtype(
+            format!("result type {result} can't be cast to the desired output type {dt}"),
+            Some(format!(
+                "an in-place op keeps x's dtype; write `x = x.{}()` for a new {result} tensor",
+                op.name()
+            )),
         ));
     }
     Ok(())

@@ -407,6 +407,22 @@ macro_rules! float_math {
                     let inner = beta * (x + 0.044715 * x * x * x);
                     0.5 * x * (1.0 + inner.tanh())
                 }
+                // PyTorch's `1 / sqrt(x)` on the CPU (CUDA's rsqrtf, which
+                // may differ in the last places, on a GPU).
+                UnaryOp::Rsqrt => 1.0 / x.sqrt(),
+                // (0 < x) - (x < 0): 0 for NaN and for -0., as PyTorch's.
+                UnaryOp::Sign => <$t>::from(u8::from(0.0 < x)) - <$t>::from(u8::from(x < 0.0)),
+                UnaryOp::Tan => x.tan(),
+                UnaryOp::Atan => x.atan(),
+                UnaryOp::Asin => x.asin(),
+                UnaryOp::Acos => x.acos(),
+                UnaryOp::Sinh => x.sinh(),
+                UnaryOp::Cosh => x.cosh(),
+                UnaryOp::Reciprocal => 1.0 / x,
+                UnaryOp::Log2 => x.log2(),
+                UnaryOp::Log10 => x.log10(),
+                UnaryOp::Expm1 => x.exp_m1(),
+                UnaryOp::Exp2 => x.exp2(),
                 UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu | UnaryOp::BitNot => x,
             }
         }
@@ -445,7 +461,7 @@ mod tests {
         for op in UnaryOp::ALL {
             assert_eq!(UnaryOp::from_name(op.name()), Some(op));
         }
-        assert_eq!(UnaryOp::from_name("tan"), None);
+        assert_eq!(UnaryOp::from_name("arctan"), None);
         assert_eq!(UnaryOp::from_name(""), None);
     }
 
