@@ -490,6 +490,76 @@ impl Backward {
                 let d = bin(rt, BinaryOp::Sub, g, &s)?;
                 vec![Some(bin(rt, BinaryOp::Mul, &d, y)?)]
             }
+            Backward::Amax {
+                x,
+                out,
+                dims,
+                keepdim,
+            } => vec![Some(super::blends::amax_backward(
+                rt,
+                g,
+                (x.get(name)?, out.get(name)?),
+                dims,
+                *keepdim,
+            )?)],
+            Backward::Logsumexp {
+                x,
+                out,
+                dims,
+                keepdim,
+            } => vec![Some(super::blends::logsumexp_backward(
+                rt,
+                g,
+                (x.get(name)?, out.get(name)?),
+                dims,
+                *keepdim,
+            )?)],
+            Backward::Addc { t1, t2, value, div } => {
+                let t1 = t1.as_ref().map(|t| t.get(name)).transpose()?;
+                let t2 = t2.as_ref().map(|t| t.get(name)).transpose()?;
+                let [g1, g2] = super::blends::addc_backward(
+                    rt,
+                    g,
+                    (t1.map(|t| &**t), t2.map(|t| &**t)),
+                    (*value, *div),
+                    [wants(node, 1), wants(node, 2)],
+                )?;
+                vec![Some(Arc::clone(g)), g1, g2]
+            }
+            Backward::Lerp {
+                weight,
+                number,
+                ends,
+            } => {
+                let w = weight.as_ref().map(|t| t.get(name)).transpose()?;
+                let ends = match ends {
+                    Some((a, b)) => Some((a.get(name)?, b.get(name)?)),
+                    None => None,
+                };
+                super::blends::lerp_backward(
+                    rt,
+                    g,
+                    w.map(|t| &**t),
+                    *number,
+                    ends.as_ref().map(|(a, b)| (&***a, &***b)),
+                    [
+                        wants(node, 0),
+                        wants(node, 1),
+                        node.inputs.len() > 2 && wants(node, 2),
+                    ],
+                )?
+            }
+            Backward::GatherAlong { offsets } => vec![Some(super::scatter::gather_backward(
+                rt,
+                g,
+                &node.inputs[0].shape,
+                offsets,
+            )?)],
+            Backward::ScatterAlong { offsets, add } => {
+                let wants_src = node.inputs.len() > 1 && wants(node, 1);
+                let (gx, gsrc) = super::scatter::scatter_backward(rt, g, offsets, *add, wants_src)?;
+                vec![Some(gx), gsrc]
+            }
             Backward::Index { items, padding_idx } => {
                 let input = &node.inputs[0];
                 // Embedding's padding row: its picks' gradients are left out.

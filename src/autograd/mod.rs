@@ -9,6 +9,7 @@
 
 pub mod attention;
 pub mod autocast;
+pub mod blends;
 pub mod callbacks;
 pub mod coalesced;
 pub mod conv;
@@ -28,6 +29,7 @@ pub mod parts;
 pub mod pointwise_losses;
 pub mod record;
 pub mod reductions;
+pub mod scatter;
 pub mod schedule;
 pub mod slices;
 pub mod views;

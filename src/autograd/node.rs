@@ -434,6 +434,46 @@ pub enum Backward {
     /// `x[i]`, `x[mask]` (advanced indexing, a copy): the gradient added
     /// into zeros at the elements picked, repeated indices adding up
     /// (PyTorch's `index_put_(..., accumulate=True)`).
+    /// `amax`/`amin` over `dims`: g shared by the elements equal to the result.
+    Amax {
+        x: Saved,
+        out: Saved,
+        dims: Vec<usize>,
+        keepdim: bool,
+    },
+    /// `logsumexp` over `dims`: `g * exp(x - result)`.
+    Logsumexp {
+        x: Saved,
+        out: Saved,
+        dims: Vec<usize>,
+        keepdim: bool,
+    },
+    /// `addcmul` / `addcdiv` (`div`): tensor1 and tensor2 as the other's
+    /// gradient needs them.
+    Addc {
+        t1: Option<Saved>,
+        t2: Option<Saved>,
+        value: f64,
+        div: bool,
+    },
+    /// `lerp`: a tensor weight (None: the number), and the ends when the
+    /// weight's gradient is wanted.
+    Lerp {
+        weight: Option<Saved>,
+        number: f64,
+        ends: Option<(Saved, Saved)>,
+    },
+    /// `x.gather(dim, index)`: the gradient added into zeros at the
+    /// elements picked, `offsets` into x's elements in order (x's shape).
+    GatherAlong {
+        offsets: Arc<Tensor>,
+    },
+    /// `x.scatter(dim, index, src)` / `scatter_add`: x's gradient is g
+    /// (zeros where scatter overwrote), src's the elements of g at `offsets`.
+    ScatterAlong {
+        offsets: Arc<Tensor>,
+        add: bool,
+    },
     Index {
         items: Vec<crate::runtime::op::index::Index>,
         /// Embedding's `padding_idx`: the rows its index picks get no gradient.
@@ -633,6 +673,12 @@ impl Backward {
             ScalarPow { out, .. } | Reciprocal { out } => vec![out],
             Unary { saved, .. } => vec![saved],
             Extreme { x, out } => vec![x, out],
+            Amax { x, out, .. } | Logsumexp { x, out, .. } => vec![x, out],
+            Addc { t1, t2, .. } => t1.iter().chain(t2.iter()).collect(),
+            Lerp { weight, ends, .. } => weight
+                .iter()
+                .chain(ends.iter().flat_map(|(a, b)| [a, b]))
+                .collect(),
             Extremum { a, b, .. } => vec![a, b],
             ClampOne { x, bound, .. } => vec![x, bound],
             Clamp { x, lo, hi } => vec![x, lo, hi],
@@ -690,6 +736,8 @@ impl Backward {
                 .flatten()
                 .collect(),
             Index { .. }
+            | GatherAlong { .. }
+            | ScatterAlong { .. }
             | AvgPool { .. }
             | IndexPut { .. }
             | Cumsum { .. }
@@ -887,6 +935,9 @@ impl Node {
                     _ => None,
                 })
                 .collect(),
+            Some(Backward::GatherAlong { offsets } | Backward::ScatterAlong { offsets, .. }) => {
+                vec![Arc::clone(offsets)]
+            }
             Some(b) => b
                 .saved()
                 .into_iter()
@@ -902,7 +953,10 @@ impl Node {
     pub fn release(&self) {
         let mut backward = lock(&self.backward);
         let saves = backward.as_ref().is_some_and(|b| match b {
-            Backward::Index { .. } | Backward::IndexPut { .. } => true,
+            Backward::Index { .. }
+            | Backward::IndexPut { .. }
+            | Backward::GatherAlong { .. }
+            | Backward::ScatterAlong { .. } => true,
             Backward::CopySlices { inner, .. } => !inner.saved_tensors().is_empty(),
             b => !b.saved().is_empty(),
         });

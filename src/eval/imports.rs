@@ -130,6 +130,21 @@ pub static MODULES: &[PyModule] = &[
 /// (`torch.view` stays an error, as in PyTorch).
 static TENSOR_FUNCTIONS: &[Native] = &[
     Native { name: "torch.abs" },
+    Native {
+        name: "torch.gather",
+    },
+    Native {
+        name: "torch.scatter",
+    },
+    Native {
+        name: "torch.scatter_add",
+    },
+    Native {
+        name: "torch.index_select",
+    },
+    Native {
+        name: "torch.masked_select",
+    },
     Native { name: "torch.add" },
     Native { name: "torch.all" },
     Native { name: "torch.any" },

@@ -13,6 +13,7 @@ pub(crate) mod dict;
 mod facts;
 mod list;
 pub(crate) mod module;
+mod select;
 pub(crate) mod set;
 mod shape;
 mod stream;
@@ -205,6 +206,13 @@ static MEMBERS: &[(&str, Member)] = {
         ("log10_", TensorMethod(tensor::unary_)),
         ("expm1_", TensorMethod(tensor::unary_)),
         ("exp2_", TensorMethod(tensor::unary_)),
+        ("gather", TensorMethod(select::gather)),
+        ("index_select", TensorMethod(select::index_select)),
+        ("masked_select", TensorMethod(select::masked_select)),
+        ("scatter", TensorMethod(select::scatter)),
+        ("scatter_", TensorMethod(select::scatter)),
+        ("scatter_add", TensorMethod(select::scatter)),
+        ("scatter_add_", TensorMethod(select::scatter)),
         ("item", TensorMethod(tensor::item)),
         ("numel", TensorMethod(tensor::numel)),
         ("fill_", TensorMethod(tensor::fill_)),

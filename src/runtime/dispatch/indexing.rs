@@ -133,8 +133,11 @@ impl Runtime {
         // dimensions are one there, so the value is laid out in order first.
         let (collapsed, dst, at) = take.layout(index.numel());
         let expanded = value.expand(&shape);
-        let value = if shape == collapsed || value.numel() == 1 {
+        let value = if shape == collapsed {
             expanded
+        } else if value.numel() == 1 {
+            // One value for every element, over the collapsed layout.
+            value.reshape(&[])?.expand(&collapsed)
         } else {
             self.copy(&expanded)?
                 .reshape(&collapsed.iter().map(|&s| s as i64).collect::<Vec<_>>())?
