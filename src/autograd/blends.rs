@@ -41,10 +41,9 @@ pub fn amax(
 ) -> R<Arc<Tensor>> {
     let op = if max { ReduceOp::Max } else { ReduceOp::Min };
     let dims = covered(x, dims)?;
-    let all: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
     let out = match x.ndim() {
         0 => rt.copy(x)?,
-        _ => rt.reduce_dims(op, x, &all, keepdim)?,
+        _ => extreme(rt, op, x, &dims, keepdim)?,
     };
     let name = if max {
         "AmaxBackward0"
@@ -58,6 +57,25 @@ pub fn amax(
         keepdim,
     };
     Ok(attach_node(rt, mode, out, name, backward, &[x]))
+}
+
+/// The largest (smallest) elements over `dims`, one dim at a time (each
+/// step exact, so the order does not matter).
+fn extreme(
+    rt: &mut Runtime,
+    op: ReduceOp,
+    x: &Tensor,
+    dims: &[usize],
+    keepdim: bool,
+) -> R<Arc<Tensor>> {
+    let mut out = Arc::new(x.alias());
+    for &d in dims {
+        out = rt.reduce(op, &out, Some(d as i64), true)?;
+    }
+    match keepdim {
+        true => Ok(out),
+        false => rt.reshape(&out, &shape_without(x, dims)),
+    }
 }
 
 /// `AmaxBackward0`: the gradient shared evenly by the elements equal to
@@ -100,7 +118,7 @@ pub fn logsumexp(
     let out = match x.ndim() {
         0 => rt.copy(&x)?,
         _ => {
-            let maxes = rt.reduce_dims(ReduceOp::Max, &x, &all, true)?;
+            let maxes = extreme(rt, ReduceOp::Max, &x, &dims, true)?;
             let size = rt.unary(UnaryOp::Abs, &maxes)?;
             let finite = bin_s(rt, BinaryOp::Ne, &size, f64::INFINITY)?;
             let zero = Tensor::scalar(0.0f64);

@@ -130,6 +130,44 @@ pub static MODULES: &[PyModule] = &[
 /// (`torch.view` stays an error, as in PyTorch).
 static TENSOR_FUNCTIONS: &[Native] = &[
     Native { name: "torch.abs" },
+    Native { name: "torch.amax" },
+    Native { name: "torch.amin" },
+    Native {
+        name: "torch.logsumexp",
+    },
+    Native {
+        name: "torch.addcmul",
+    },
+    Native {
+        name: "torch.addcdiv",
+    },
+    Native { name: "torch.lerp" },
+    Native {
+        name: "torch.outer",
+    },
+    Native { name: "torch.ger" },
+    Native {
+        name: "torch.repeat_interleave",
+    },
+    Native {
+        name: "torch.count_nonzero",
+    },
+    Native {
+        name: "torch.isinf",
+    },
+    Native {
+        name: "torch.isposinf",
+    },
+    Native {
+        name: "torch.isneginf",
+    },
+    Native {
+        name: "torch.isfinite",
+    },
+    Native { name: "torch.clip" },
+    Native {
+        name: "torch.ravel",
+    },
     Native {
         name: "torch.gather",
     },

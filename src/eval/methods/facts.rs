@@ -58,6 +58,12 @@ pub(super) fn alias(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bo
         "swapaxes" | "swapdims" => ("transpose", vec![arg(given("dim0")), arg(given("dim1"))]),
         "square" => ("pow", vec![arg(Value::Int(2))]),
         "clamp_min" => ("clamp", vec![keyword("min", given("min"))]),
+        "clip" | "clip_" => (
+            if name == "clip" { "clamp" } else { "clamp_" },
+            vec![keyword("min", given("min")), keyword("max", given("max"))],
+        ),
+        // PyTorch's `contiguous().view(-1)`: reshape's `ViewBackward0`.
+        "ravel" => ("reshape", vec![arg(Value::Int(-1))]),
         "clamp_max" => ("clamp", vec![keyword("max", given("max"))]),
         "type_as" => {
             let other = b.tensor("other")?;

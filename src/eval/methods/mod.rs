@@ -12,6 +12,7 @@
 pub(crate) mod dict;
 mod facts;
 mod list;
+mod math;
 pub(crate) mod module;
 mod select;
 pub(crate) mod set;
@@ -213,6 +214,26 @@ static MEMBERS: &[(&str, Member)] = {
         ("scatter_", TensorMethod(select::scatter)),
         ("scatter_add", TensorMethod(select::scatter)),
         ("scatter_add_", TensorMethod(select::scatter)),
+        ("amax", TensorMethod(math::amax)),
+        ("amin", TensorMethod(math::amax)),
+        ("logsumexp", TensorMethod(math::logsumexp)),
+        ("addcmul", TensorMethod(math::addc)),
+        ("addcdiv", TensorMethod(math::addc)),
+        ("addcmul_", TensorMethod(math::addc)),
+        ("addcdiv_", TensorMethod(math::addc)),
+        ("lerp", TensorMethod(math::lerp)),
+        ("lerp_", TensorMethod(math::lerp)),
+        ("outer", TensorMethod(math::outer)),
+        ("ger", TensorMethod(math::outer)),
+        ("repeat_interleave", TensorMethod(math::repeat_interleave)),
+        ("count_nonzero", TensorMethod(math::count_nonzero)),
+        ("isinf", TensorMethod(math::is_inf)),
+        ("isposinf", TensorMethod(math::is_inf)),
+        ("isneginf", TensorMethod(math::is_inf)),
+        ("isfinite", TensorMethod(math::is_inf)),
+        ("clip", TensorMethod(facts::alias)),
+        ("clip_", TensorMethod(facts::alias)),
+        ("ravel", TensorMethod(facts::alias)),
         ("item", TensorMethod(tensor::item)),
         ("numel", TensorMethod(tensor::numel)),
         ("fill_", TensorMethod(tensor::fill_)),
