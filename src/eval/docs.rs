@@ -204,6 +204,15 @@ docs! {
     Function Math "logical_xor", "logical_xor(input, other)", "Whether exactly one of the elements is nonzero, as bool.", "logical_xor([1, 0, 2], [1, 1, 0])";
     Function Math "logical_not", "logical_not(input)", "Whether each element is zero, as bool (NaN is not zero).", "logical_not([0., 1., -2.])";
     Function Math "isnan", "isnan(input)", "Whether each element is NaN (never for integers).", "isnan(tensor([1., 0.]) / 0.)";
+    Function Math "hstack", "hstack(tensors)", "The tensors side by side: vectors joined end to end, the rest along dim 1 (one `cat`, `CatBackward0`).", "hstack([tensor([1, 2]), tensor([3])])";
+    Function Math "vstack", "vstack(tensors)", "The tensors one below another: vectors as rows, then one `cat` along dim 0.", "vstack([tensor([1, 2]), tensor([3, 4])])";
+    Function Math "row_stack", "row_stack(tensors)", "`vstack(tensors)`.", "row_stack([tensor([1, 2]), tensor([3, 4])])";
+    Function Math "dstack", "dstack(tensors)", "The tensors stacked along a third dim (each made at least 3-d first).", "dstack([ones(2), zeros(2)]).shape";
+    Function Math "column_stack", "column_stack(tensors)", "The tensors as columns side by side: vectors become columns, then one `cat` along dim 1.", "column_stack([tensor([1, 2]), tensor([3, 4])])";
+    Function Math "is_tensor", "is_tensor(obj)", "Whether `obj` is a tensor (torch.is_tensor).", "is_tensor(ones(1))\nis_tensor(3)";
+    Function Training "one_hot", "one_hot(tensor, num_classes=-1)", "An i64 tensor with one more dimension of `num_classes`, 1 at each element's class (F.one_hot; classes are i64). Without `num_classes` the host reads the largest class, as PyTorch's does.", "one_hot(tensor([0, 2]), 4)";
+    Function Training "normalize", "normalize(input, p=2.0, dim=1, eps=1e-12)", "`input` divided by its p-norm along `dim` (at least `eps`), as PyTorch's `input / input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)` (F.normalize).", "normalize(tensor([[3., 4.]]))";
+    Function Training "cosine_similarity", "cosine_similarity(x1, x2, dim=1, eps=1e-8)", "The cosine of the angle between x1 and x2 along `dim`: each divided by its norm (at least `eps`), the product summed, as PyTorch 2 computes it (F.cosine_similarity).", "cosine_similarity(tensor([[1., 0.]]), tensor([[1., 1.]]))";
     Function Math "bitwise_not", "bitwise_not(input)", "`~input`: each bit flipped (integers), logical not (bool).", "bitwise_not(tensor([0, 5], dtype=i32))";
     Function Math "where", "where(condition, input, other)", "`input` where the bool `condition` holds, else `other`; the three broadcast together, numbers adapt to the tensors' dtype.", "x = tensor([-1., 2., -3.])\nwhere(x > 0, x, 0)";
     Function Math "masked_fill", "masked_fill(input, mask, value)", "`input` with `value` where the bool `mask` holds (`x.masked_fill(mask, value)`).", "masked_fill(zeros(3), arange(3) > 0, 5)";
@@ -933,7 +942,10 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "conv2d"
             | "max_pool2d"
             | "avg_pool2d"
-            | "adaptive_avg_pool2d",
+            | "adaptive_avg_pool2d"
+            | "one_hot"
+            | "normalize"
+            | "cosine_similarity",
         ) => return Some(format!("torch.nn.functional.{}", doc.name)),
         (Statement, "help") => "help(torch.zeros)",
         (Statement, "fn") => "def name(a, b=default):",

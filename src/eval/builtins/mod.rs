@@ -20,6 +20,7 @@ pub(crate) mod along;
 mod checkpoint;
 pub(crate) mod classes;
 mod collectives;
+mod combine;
 mod devices;
 mod factories;
 mod init;
@@ -136,6 +137,15 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("logical_xor", pointwise::binary),
     ("logical_not", pointwise::unary),
     ("isnan", pointwise::unary),
+    ("hstack", combine::stack_family),
+    ("vstack", combine::stack_family),
+    ("row_stack", combine::stack_family),
+    ("dstack", combine::stack_family),
+    ("column_stack", combine::stack_family),
+    ("one_hot", combine::one_hot),
+    ("normalize", combine::normalize),
+    ("cosine_similarity", combine::cosine_similarity),
+    ("is_tensor", combine::is_tensor),
     ("bitwise_not", pointwise::unary),
     ("where", pointwise::where_),
     ("masked_fill", masked::masked_fill),
