@@ -63,7 +63,7 @@ fn in_place_ops_write_where_the_tensor_lies() {
     shows!("x = zeros(2, 3); x[0] = ones(1, 3); x[0]" => "[1., 1., 1.]  f32[3] @cpu");
     let (_, msg) = common::err("x = arange(3); x /= 2");
     assert!(
-        msg.contains("can't be cast to the desired output type i64"),
+        msg.contains("can't be cast to the desired output type Long"),
         "{msg}"
     );
     let (_, msg) = common::err("x = arange(3); x += ones(2, 3)");

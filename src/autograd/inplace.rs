@@ -64,7 +64,7 @@ pub fn check_leaf(mode: Mode, x: &Tensor) -> R<()> {
         if leaf && m.view.is_none() {
             return Err(Error::Autograd {
                 message:
-                    "a leaf Variable that requires grad is being used in an in-place operation"
+                    "a leaf Variable that requires grad is being used in an in-place operation."
                         .into(),
                 help:
                     "change parameters in place under `no_grad { }` (as an optimizer's step does), \

@@ -165,7 +165,7 @@ docs! {
     Function Math "sqrt", "sqrt(input)", "Square root of each element.", "sqrt([4., 9.])";
     Function Math "abs", "abs(input)", "Absolute value of each element.", "abs([-1, 2])";
     Function Math "neg", "neg(input)", "`-input`, as `torch.neg` (`NegBackward0`).", "neg([-1, 2])";
-    Function Math "relu", "relu(input)", "max(x, 0) for each element.", "relu([-1., 2.])";
+    Function Math "relu", "relu(input, inplace=false)", "max(x, 0) for each element; `inplace=True` writes it into `input` (PyTorch's `relu_`) and gives `input` back.", "relu([-1., 2.])";
     Function Math "sigmoid", "sigmoid(input)", "1 / (1 + e^-x) for each element.", "sigmoid([0.])";
     Function Math "tanh", "tanh(input)", "Hyperbolic tangent of each element.", "tanh([0., 1.])";
     Function Math "erf", "erf(input)", "The error function of each element, 2/sqrt(pi) times the integral of e^(-t^2) from 0 to x (torch.erf).", "erf([0., 1.])";
@@ -500,6 +500,9 @@ docs! {
     Method Math "arctan", "x.arctan()", "`x.atan()` (NumPy's name).", "ones(2).arctan()";
     Method Math "arcsin", "x.arcsin()", "`x.asin()` (NumPy's name).", "ones(2).arcsin()";
     Method Math "arccos", "x.arccos()", "`x.acos()` (NumPy's name).", "zeros(2).arccos()";
+    Method Math "arctan_", "x.arctan_()", "`x.atan_()`.", "x = zeros(2)\nx.arctan_()";
+    Method Math "arcsin_", "x.arcsin_()", "`x.asin_()`.", "x = zeros(2)\nx.arcsin_()";
+    Method Math "arccos_", "x.arccos_()", "`x.acos_()`.", "x = zeros(2)\nx.arccos_()";
     Method Math "exp_", "x.exp_()", "`x.exp()` written into x in place (one kernel, nothing allocated; every view of x sees it) and x returned; the result must keep x's dtype. Recorded with the node of `x.exp()`.", "x = ones(2)\nx.exp_()";
     Method Math "log_", "x.log_()", "`x.log()` in place, x returned.", "x = ones(2)\nx.log_()";
     Method Math "sqrt_", "x.sqrt_()", "`x.sqrt()` in place, x returned.", "x = full([2], 4.)\nx.sqrt_()";
@@ -715,7 +718,7 @@ docs! {
     Function Training "Module", "Module()", "PyTorch's `nn.Module`: the base of a model's class (`class Net(Module) { }`), which registers the parameters, buffers and modules assigned to it; `Module()` alone is an empty module.", "class Scale(Module) {\n  fn __init__(self) { super().__init__(); self.w = Parameter(ones(2)) }\n  fn forward(self, x) { return x * self.w }\n}\nScale()(tensor([1., 2.]))";
     Function Training "Parameter", "Parameter(data, requires_grad=true)", "`data`'s elements as a parameter (a leaf that requires grad, sharing its memory), as `nn.Parameter`: a module registers a Parameter assigned to one of its attributes.", "p = Parameter(zeros(3))\np.requires_grad";
     Function Training "Linear", "Linear(in_features, out_features, bias=true, device=none, dtype=none)", "`y = x @ weight.T + bias`, as `nn.Linear`: weight [out, in] and bias [out] drawn as PyTorch's `reset_parameters` draws them (uniform within 1/sqrt(in_features)) from the device's generator.", "seed(0)\nfc = Linear(4, 2)\nfc(ones(3, 4)).shape\nfc.weight.shape";
-    Function Training "ReLU", "ReLU(inplace=false)", "`relu` as a module (`nn.ReLU`).", "ReLU()(tensor([-1., 2.]))";
+    Function Training "ReLU", "ReLU(inplace=false)", "`relu` as a module (`nn.ReLU`); `inplace=True` writes it into its input (`relu_`: no new memory, and the input changes, as in PyTorch).", "ReLU()(tensor([-1., 2.]))";
     Function Training "LeakyReLU", "LeakyReLU(negative_slope=0.01, inplace=false)", "`leaky_relu` as a module (`nn.LeakyReLU`), as GANs' discriminators use it.", "LeakyReLU(0.2)(tensor([-1., 2.]))";
     Function Training "leaky_relu", "leaky_relu(input, negative_slope=0.01, inplace=false)", "Each element where it is above 0, times `negative_slope` elsewhere, as torch.nn.functional.leaky_relu; its node is `LeakyReluBackward0`.", "leaky_relu(tensor([-1., 2.], requires_grad=true), 0.2)";
     Function Training "LSTM", "LSTM(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, dropout=0.0, bidirectional=false, proj_size=0, device=none, dtype=none)", "A long short-term memory over a sequence, as `nn.LSTM`: `out, (h_n, c_n) = lstm(x, (h_0, c_0))` for `x` [L, N, input_size] (`batch_first`: [N, L, input_size]; [L, input_size] unbatched), the states [num_layers * directions, N, hidden_size] (zeros when not given). Weights `weight_ih_l0` [4 * hidden, input], `weight_hh_l0`, `bias_ih_l0`, `bias_hh_l0` (`_reverse` for a bidirectional layer's second direction), drawn as PyTorch draws them. Composed of recorded ops as PyTorch's cpu path composes it (the output's node is `StackBackward0`); on a GPU PyTorch makes it one cuDNN call (`CudnnRnnBackward0`).", "seed(0)\nlstm = LSTM(3, 4, batch_first=true)\nout, (h, c) = lstm(randn(2, 5, 3))\nout.shape\nh.shape";

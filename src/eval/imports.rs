@@ -130,6 +130,83 @@ pub static MODULES: &[PyModule] = &[
 /// (`torch.view` stays an error, as in PyTorch).
 static TENSOR_FUNCTIONS: &[Native] = &[
     Native { name: "torch.abs" },
+    Native { name: "torch.exp_" },
+    Native { name: "torch.log_" },
+    Native {
+        name: "torch.sqrt_",
+    },
+    Native { name: "torch.abs_" },
+    Native { name: "torch.neg_" },
+    Native {
+        name: "torch.relu_",
+    },
+    Native {
+        name: "torch.sigmoid_",
+    },
+    Native {
+        name: "torch.tanh_",
+    },
+    Native { name: "torch.erf_" },
+    Native {
+        name: "torch.log1p_",
+    },
+    Native { name: "torch.sin_" },
+    Native { name: "torch.cos_" },
+    Native {
+        name: "torch.floor_",
+    },
+    Native {
+        name: "torch.ceil_",
+    },
+    Native {
+        name: "torch.round_",
+    },
+    Native {
+        name: "torch.trunc_",
+    },
+    Native {
+        name: "torch.rsqrt_",
+    },
+    Native { name: "torch.tan_" },
+    Native {
+        name: "torch.atan_",
+    },
+    Native {
+        name: "torch.asin_",
+    },
+    Native {
+        name: "torch.acos_",
+    },
+    Native {
+        name: "torch.sinh_",
+    },
+    Native {
+        name: "torch.cosh_",
+    },
+    Native {
+        name: "torch.reciprocal_",
+    },
+    Native {
+        name: "torch.log2_",
+    },
+    Native {
+        name: "torch.log10_",
+    },
+    Native {
+        name: "torch.expm1_",
+    },
+    Native {
+        name: "torch.exp2_",
+    },
+    Native {
+        name: "torch.arctan_",
+    },
+    Native {
+        name: "torch.arcsin_",
+    },
+    Native {
+        name: "torch.arccos_",
+    },
     Native { name: "torch.amax" },
     Native { name: "torch.amin" },
     Native {

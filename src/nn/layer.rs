@@ -94,7 +94,12 @@ pub enum Layer {
         p: f64,
         channels: bool,
     },
-    Activation(UnaryOp),
+    /// An elementwise activation; `inplace` (`nn.ReLU(inplace=True)`)
+    /// writes it into its input, as PyTorch's `relu_`.
+    Activation {
+        op: UnaryOp,
+        inplace: bool,
+    },
     /// `LeakyReLU(negative_slope)`.
     LeakyRelu {
         slope: f64,

@@ -329,7 +329,11 @@ pub fn forward(
         }
         Layer::Dropout { p, channels: false } => functional::dropout(rt, mode, x, *p, m.training),
         Layer::Dropout { p, channels: true } => functional::dropout2d(rt, mode, x, *p, m.training),
-        Layer::Activation(op) => crate::autograd::autocast::unary(rt, mode, *op, x),
+        Layer::Activation { op, inplace: true } => {
+            crate::autograd::inplace::unary_(rt, mode, *op, x)?;
+            Ok(Arc::clone(x))
+        }
+        Layer::Activation { op, .. } => crate::autograd::autocast::unary(rt, mode, *op, x),
         Layer::LeakyRelu { slope } => functional::leaky_relu(rt, mode, x, *slope),
         Layer::Identity => Ok(Arc::clone(x)),
         Layer::Softmax { dim, log } => {

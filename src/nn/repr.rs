@@ -166,8 +166,14 @@ fn extra_repr(m: &super::Module) -> String {
             None => format!("{num_embeddings}, {embedding_dim}"),
             Some(p) => format!("{num_embeddings}, {embedding_dim}, padding_idx={p}"),
         },
-        Layer::Activation(UnaryOp::Gelu) => "approximate='none'".into(),
-        Layer::Activation(UnaryOp::GeluTanh) => "approximate='tanh'".into(),
+        Layer::Activation {
+            op: UnaryOp::Gelu, ..
+        } => "approximate='none'".into(),
+        Layer::Activation {
+            op: UnaryOp::GeluTanh,
+            ..
+        } => "approximate='tanh'".into(),
+        Layer::Activation { inplace: true, .. } => "inplace=True".into(),
         Layer::LeakyRelu { slope } => format!("negative_slope={}", py_float(*slope)),
         Layer::Recurrent(r) => {
             let mut s = format!("{}, {}", r.input_size, r.hidden_size);
@@ -198,7 +204,7 @@ fn extra_repr(m: &super::Module) -> String {
             }
             s
         }
-        Layer::Activation(_)
+        Layer::Activation { .. }
         | Layer::Identity
         | Layer::Custom
         | Layer::Sequential

@@ -38,6 +38,11 @@ pub(super) fn unary(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Va
     }
     let t = b.tensor("input")?;
     let op = unary_op(name).map_err(|e| e.at(b.span))?;
+    // `F.relu(x, inplace=True)`: PyTorch's `torch.relu_(x)`, x returned.
+    if b.bool("inplace", false)? {
+        crate::autograd::inplace::unary_(&mut me.rt, me.grad, op, &t).map_err(|e| e.at(b.span))?;
+        return Ok(Value::Tensor(t));
+    }
     b.result(crate::autograd::autocast::unary(
         &mut me.rt, me.grad, op, &t,
     ))

@@ -100,7 +100,10 @@ fn float_place(me: &mut Interp, b: &Bound, what: &str) -> Result<Place, Diagnost
 /// Every layer's constructor, by the class's name.
 pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
-    let activation = |op: UnaryOp| module(Module::new(activation_name(op), Layer::Activation(op)));
+    let activation = |op: UnaryOp| {
+        let layer = Layer::Activation { op, inplace: false };
+        module(Module::new(activation_name(op), layer))
+    };
     match name {
         "Module" => module(Module::new("Module", Layer::Custom)),
         "Linear" => {
@@ -109,7 +112,14 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             let bias = b.bool("bias", true)?;
             module(layers::linear(&mut me.rt, n_in, n_out, bias, place).map_err(at)?)
         }
-        "ReLU" => activation(UnaryOp::Relu),
+        "ReLU" => {
+            let inplace = b.bool("inplace", false)?;
+            let layer = Layer::Activation {
+                op: UnaryOp::Relu,
+                inplace,
+            };
+            module(Module::new("ReLU", layer))
+        }
         "Tanh" => activation(UnaryOp::Tanh),
         "Sigmoid" => activation(UnaryOp::Sigmoid),
         "Identity" => module(Module::new("Identity", Layer::Identity)),

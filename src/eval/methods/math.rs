@@ -86,6 +86,7 @@ fn into_self(
     others: &[&Tensor],
     b: &Bound,
 ) -> Result<Mode, Diagnostic> {
+    crate::autograd::inplace::check_leaf(me.grad, t).map_err(|e| e.at(b.span))?;
     if me.grad.enabled
         && t.dtype().is_float()
         && (requires_grad(t) || others.iter().any(|o| requires_grad(o)))

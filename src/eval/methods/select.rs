@@ -100,6 +100,7 @@ pub(super) fn scatter(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &
             add,
         ));
     }
+    crate::autograd::inplace::check_leaf(me.grad, t).map_err(|e| e.at(b.span))?;
     let in_graph = me.grad.enabled
         && t.dtype().is_float()
         && (requires_grad(t) || src_t.as_ref().is_some_and(|s| requires_grad(s)));

@@ -253,7 +253,11 @@ pub fn check_in_place(op: BinaryOp, x: &Tensor, y: Operand) -> Result<(), Error>
         (result.is_float() && !to.is_float()) || (result != DType::Bool && to == DType::Bool);
     if lossy {
         return Err(Error::dtype(
-            format!("result type {result} can't be cast to the desired output type {to}"),
+            format!(
+                "result type {} can't be cast to the desired output type {}",
+                result.scalar_name(),
+                to.scalar_name()
+            ),
             Some(format!(
                 "an in-place op keeps x's dtype; write `x = x {} y` for a new {result} tensor",
                 op.symbol()

@@ -202,7 +202,11 @@ pub fn check_unary_in_place(op: UnaryOp, dt: DType) -> Result<(), Error> {
     let result = unary_dtype(op, dt);
     if result != dt {
         return Err(Error::dtype(
-            format!("result type {result} can't be cast to the desired output type {dt}"),
+            format!(
+                "result type {} can't be cast to the desired output type {}",
+                result.scalar_name(),
+                dt.scalar_name()
+            ),
             Some(format!(
                 "an in-place op keeps x's dtype; write `x = x.{}()` for a new {result} tensor",
                 op.name()
