@@ -632,6 +632,37 @@ def autograd_cases(rng):
         ]:
             for wrt in "qkv":
                 out.append(grad_case("grad attention", {"q": q, "k": k, "v": v}, src, tsrc, wrt, rng, (2, 2, 3, 6)))
+        # The tensor math PyTorch programs reach for (session 59): the new
+        # unary ops, gather/scatter through offsets, the selections, amax,
+        # logsumexp and the blends.
+        for name in ["rsqrt", "tan", "atan", "asin", "acos", "sinh", "cosh", "reciprocal",
+                     "log2", "log10", "expm1", "exp2", "sign"]:
+            a = positive(dt, (7,), rng) * 0.5 if name in ("rsqrt", "log2", "log10", "asin", "acos") else make(dt, (7,), rng)
+            out.append(grad_case("grad tensor ops", {"a": a}, f"a.{name}()", f"torch.{name}(a)", "a", rng, (7,)))
+            out.append(Case("tensor ops", f"a.{name}()", f"torch.{name}(a)", {"a": a}))
+        a, b, c = make(dt, (3, 4), rng), make(dt, (3, 4), rng), positive(dt, (3, 4), rng)
+        idx = "[[3, 0, 1], [2, 2, 0], [1, 3, 3]]"
+        for src, tsrc, shape in [
+            (f"a.gather(1, tensor({idx}))", f"a.gather(1, torch.tensor({idx}))", (3, 3)),
+            (f"a.scatter(1, tensor({idx}), b[:, :3])", f"a.scatter(1, torch.tensor({idx}), b[:, :3])", (3, 4)),
+            (f"a.scatter_add(1, tensor({idx}), b[:, :3])", f"a.scatter_add(1, torch.tensor({idx}), b[:, :3])", (3, 4)),
+            ("a.index_select(1, tensor([3, 1, 1]))", "a.index_select(1, torch.tensor([3, 1, 1]))", (3, 3)),
+            ("a.masked_select(b > 0)", "a.masked_select(b > 0)", (int((b > 0).sum()),)),
+            ("a.amax(1)", "a.amax(1)", (3,)),
+            ("a.amin((0, 1), keepdim=true)", "a.amin((0, 1), keepdim=True)", (1, 1)),
+            ("a.logsumexp(1)", "a.logsumexp(1)", (3,)),
+            ("a.addcmul(b, c, value=0.5)", "a.addcmul(b, c, value=0.5)", (3, 4)),
+            ("a.addcdiv(b, c, value=-2)", "a.addcdiv(b, c, value=-2)", (3, 4)),
+            ("a.lerp(b, 0.3)", "a.lerp(b, 0.3)", (3, 4)),
+            ("a.lerp(b, c * 0.5)", "a.lerp(b, c * 0.5)", (3, 4)),
+            ("a.repeat_interleave(2, dim=0)", "a.repeat_interleave(2, dim=0)", (6, 4)),
+            ("a[0].outer(b[1])", "torch.outer(a[0], b[1])", (4, 4)),
+        ]:
+            used = {k: t for k, t in {"a": a, "b": b, "c": c}.items() if re.search(rf"\b{k}\b", src)}
+            out.append(Case("tensor ops", src, tsrc, used))
+            # A mask made of b takes no gradient through it.
+            for wrt in [k for k in used if not re.search(rf"\b{k} >", src)]:
+                out.append(grad_case("grad tensor ops", used, src, tsrc, wrt, rng, shape))
         # A small MLP's loss, every parameter's gradient.
         x, w1, w2 = make(dt, (5, 4), rng), make(dt, (4, 6), rng), make(dt, (6, 3), rng)
         for wrt in ["w1", "w2"]:

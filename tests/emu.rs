@@ -612,3 +612,26 @@ fn attention_layers_show_what_the_simulator_shows() {
          z[0, 0]; z.grad_fn",
     );
 }
+
+/// The tensor ops PyTorch programs reach for, on a device: the new unary
+/// kernels (and in place), gather and scatter through offsets computed on
+/// the device, index_select, masked_select, amax, logsumexp, the blends,
+/// and their gradients, as the simulator shows them.
+#[test]
+fn tensor_ops_show_what_the_simulator_shows() {
+    same_as_sim(
+        "x = tensor([[-2., 0.5, 3.], [0.25, -1., 4.]], device=cuda, requires_grad=true)
+         y = x.abs().rsqrt()
+         y; x.sign(); x.tan(); x.atan(); x.sinh(); x.reciprocal(); x.abs().log2(); x.expm1(); x.exp2()
+         g = x.gather(1, tensor([[2, 0], [1, 1]], device=cuda))
+         s = x.scatter_add(1, tensor([[0, 0], [2, 1]], device=cuda), g)
+         l = x.logsumexp(1) + x.amax(0).sum() + x.index_select(1, tensor([2, 0], device=cuda)).sum()
+         m = x.masked_select(x > 0)
+         c = x.addcdiv(x, x.abs() + 1., value=0.5) + x.lerp(x * 2, 0.25)
+         (y.sum() + s.sum() + l.sum() + m.sum() + c.sum()).backward()
+         x.grad; g; s; l; m; c
+         z = zeros(3, 4, device=cuda).scatter_(1, tensor([[3], [0], [2]], device=cuda), 1.)
+         z; z.exp_(); z.sign_(); z.count_nonzero()
+         one_hot(tensor([2, 0, 1], device=cuda), 3)",
+    );
+}
