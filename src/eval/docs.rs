@@ -214,7 +214,7 @@ docs! {
     Function Training "normalize", "normalize(input, p=2.0, dim=1, eps=1e-12)", "`input` divided by its p-norm along `dim` (at least `eps`), as PyTorch's `input / input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)` (F.normalize).", "normalize(tensor([[3., 4.]]))";
     Function Training "cosine_similarity", "cosine_similarity(x1, x2, dim=1, eps=1e-8)", "The cosine of the angle between x1 and x2 along `dim`: each divided by its norm (at least `eps`), the product summed, as PyTorch 2 computes it (F.cosine_similarity).", "cosine_similarity(tensor([[1., 0.]]), tensor([[1., 1.]]))";
     Function Math "bitwise_not", "bitwise_not(input)", "`~input`: each bit flipped (integers), logical not (bool).", "bitwise_not(tensor([0, 5], dtype=i32))";
-    Function Math "where", "where(condition, input, other)", "`input` where the bool `condition` holds, else `other`; the three broadcast together, numbers adapt to the tensors' dtype.", "x = tensor([-1., 2., -3.])\nwhere(x > 0, x, 0)";
+    Function Math "where", "where(condition, input=none, other=none)", "`input` where the bool `condition` holds, else `other`; the three broadcast together, numbers adapt to the tensors' dtype. `where(condition)` alone is `nonzero(condition, as_tuple=true)`.", "x = tensor([-1., 2., -3.])\nwhere(x > 0, x, 0)";
     Function Math "masked_fill", "masked_fill(input, mask, value)", "`input` with `value` where the bool `mask` holds (`x.masked_fill(mask, value)`).", "masked_fill(zeros(3), arange(3) > 0, 5)";
     Function Math "clamp", "clamp(input, min=none, max=none)", "Each element limited to [min, max] (numbers or tensors; one may be left out). NaN stays NaN; min above max gives max.", "clamp([-2., 0.5, 3.], -1, 1)";
     Function Math "cumsum", "cumsum(input, dim, dtype=none)", "Running sums along `dim`: element k is the sum of elements 0..=k. Integer and bool inputs give i64; `dtype` converts first.", "cumsum(tensor([1, 2, 3, 4]), 0)";
@@ -304,6 +304,7 @@ docs! {
     Method Teaching "difference", "st.difference(*others)", "A new set of the items of this set in none of `others` (`a - b`).", "set([1, 2]).difference([2, 3])";
     Function Teaching "dict", "dict(iterable=none, **kwargs)", "Python's dict: of (key, value) pairs, another dict, or keywords.", "dict(lr=0.1, momentum=0.9)";
     Function Teaching "sorted", "sorted(iterable, key=none, reverse=false)", "Python's sorted: a new list in order (numbers, strings, tuples item by item), by `key(item)` when a key function is given; stable.", "sorted([(\"b\", 2), (\"a\", 3)], key=lambda p: p[1], reverse=true)";
+    Function Teaching "id", "id(obj)", "Python's id: one number per object, the same for two names of it (`a is b`).", "x = ones(2)\ny = x\nid(x) == id(y)";
     Function Teaching "any", "any(iterable)", "Python's any: true when an item is true.", "any([0, 1])";
     Function Teaching "all", "all(iterable)", "Python's all: true when every item is.", "all([1, 1])";
     Function Teaching "staticmethod", "staticmethod(function)", "Python's staticmethod: `@staticmethod` above a method in a class body makes it a plain function of the class, called without the instance (`C.f(x)`, `obj.f(x)`).", "class C { @staticmethod\n fn twice(x) { return 2 * x } }\nC.twice(3)";
@@ -455,8 +456,8 @@ docs! {
     Method Tensors "split", "x.split(split_size, dim=0)", "Views of `split_size` elements along `dim` (the last may be smaller), or of the sizes a list gives.", "arange(5).split([2, 3])";
     Method Tensors "unbind", "x.unbind(dim=0)", "One view per index along `dim`, each without `dim` (recorded as one `UnbindBackward0`, whose backward stacks the parts' gradients).", "arange(6).reshape(2, 3).unbind(1)";
     Method Math "sum", "x.sum(dim=none, keepdim=false, dtype=none)", "Sum of all elements, or along `dim` (an int or a list of them); `dtype` converts first.", "ones(2, 3).sum(dim=1)\nones(2, 3, 4).sum((0, 2))";
-    Method Math "any", "x.any()", "Whether any element is nonzero (NaN counts), as a 0-d bool tensor.", "tensor([0, 2]).any()";
-    Method Math "all", "x.all()", "Whether every element is nonzero (NaN counts; true for no elements), as a 0-d bool tensor.", "tensor([0, 2]).all()";
+    Method Math "any", "x.any(dim=none, keepdim=false)", "Whether any element is nonzero (NaN counts), as a 0-d bool tensor; with `dim`, along it.", "tensor([0, 2]).any()\ntensor([[0, 2], [0, 0]]).any(dim=1)";
+    Method Math "all", "x.all(dim=none, keepdim=false)", "Whether every element is nonzero (NaN counts; true for no elements), as a 0-d bool tensor; with `dim`, along it.", "tensor([0, 2]).all()\ntensor([[1, 2], [0, 3]]).all(dim=0)";
     Method Math "trace", "x.trace()", "The sum of a matrix's diagonal.", "eye(3).trace()";
     Method Math "mm", "x.mm(other)", "`mm(x, other)`: the product of two matrices.", "ones(2, 3).mm(ones(3, 4))";
     Method Math "bmm", "x.bmm(other)", "`bmm(x, other)`: batched matrix product of 3-D tensors.", "ones(5, 2, 3).bmm(ones(5, 3, 4)).shape";

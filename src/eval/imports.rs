@@ -463,6 +463,25 @@ static TENSOR_FUNCTIONS: &[Native] = &[
 
 static NATIVES: &[Native] = &[
     Native {
+        name: "torch.finfo",
+    },
+    Native {
+        name: "torch.iinfo",
+    },
+    Native {
+        name: "torch.get_default_dtype",
+    },
+    Native { name: "torch.Size" },
+    Native {
+        name: "torch.broadcast_shapes",
+    },
+    Native {
+        name: "torch.broadcast_tensors",
+    },
+    Native {
+        name: "torch.normal",
+    },
+    Native {
         name: "torch.no_grad",
     },
     Native {
@@ -1209,6 +1228,9 @@ impl Interp {
         }
         if f.name.starts_with("random.") {
             return self.call_random(f.name, args, span);
+        }
+        if super::torch_info::NAMES.contains(&f.name) {
+            return self.call_torch_info(f.name, args, span);
         }
         if f.name.starts_with("glob.") {
             return glob_call(&args, span);

@@ -59,6 +59,7 @@ mod streams;
 mod strings;
 mod subset;
 pub mod suggest;
+mod torch_info;
 mod transformer;
 mod user_text;
 pub mod value;

@@ -809,6 +809,16 @@ pub fn namespace_class() -> Arc<Class> {
     plain_class(&CLASS, "Namespace")
 }
 
+/// The class of what `torch.finfo` (`float`) or `torch.iinfo` gives.
+pub fn dtype_info_class(float: bool) -> Arc<Class> {
+    static FINFO: std::sync::OnceLock<Arc<Class>> = std::sync::OnceLock::new();
+    static IINFO: std::sync::OnceLock<Arc<Class>> = std::sync::OnceLock::new();
+    match float {
+        true => plain_class(&FINFO, "finfo"),
+        false => plain_class(&IINFO, "iinfo"),
+    }
+}
+
 /// Python's `object`: `class Vocab(object):` is a class with no base, and
 /// `object()` a plain instance (a sentinel).
 pub fn object_class() -> Arc<Class> {

@@ -225,6 +225,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("clear_output", teaching::clear_output),
     ("sleep", teaching::sleep),
     ("len", teaching::len),
+    ("id", python::id),
     ("enumerate", teaching::enumerate),
     ("range", teaching::range),
     ("str", python::str_or_repr),

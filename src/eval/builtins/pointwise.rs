@@ -31,6 +31,16 @@ pub(super) fn unary(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Va
 /// `where(condition, input, other)`.
 pub(super) fn where_(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let cond = b.tensor("condition")?;
+    if b.get("input").is_none() && b.get("other").is_none() {
+        // `torch.where(condition)`: PyTorch's `nonzero(condition, as_tuple=True)`.
+        let as_tuple = super::super::args::ArgVal {
+            keyword: Some(crate::lang::ast::Name::new("as_tuple".into(), b.span)),
+            value: Value::bool(true),
+            span: b.span,
+        };
+        let name = crate::lang::ast::Name::new("nonzero".into(), b.span);
+        return me.call_method(Value::Tensor(cond), &name, vec![as_tuple], b.span);
+    }
     let x = me.operand_arg(b, "input")?;
     me.where_of(&cond, x, b)
 }

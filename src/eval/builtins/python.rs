@@ -545,3 +545,9 @@ pub(super) fn setattr(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
     me.set_attr_of(&obj, &attr, v, vspan, b.span)?;
     Ok(Value::None)
 }
+
+/// `id(obj)`: one number per object (`expr::object_id`).
+pub(super) fn id(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let v = b.get("obj").map(|(v, _)| v.clone()).unwrap_or(Value::None);
+    Ok(Value::Int(super::super::expr::object_id(&v)))
+}

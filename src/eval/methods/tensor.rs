@@ -356,13 +356,29 @@ pub(super) fn any_all(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &
         .rt
         .binary(BinaryOp::Ne, operand(t), operand(&zero))
         .map_err(at)?;
-    let count = me
-        .rt
-        .reduce(ReduceOp::Sum, &nonzero, None, false)
-        .map_err(at)?;
+    // Over every element, or along `dim` (an int or several) with `keepdim`.
+    let dims: Vec<i64> = match b.given("dim") {
+        None => vec![],
+        Some((Value::Int(d), _)) => vec![*d],
+        Some((v, s)) => super::shape::int_list(&[(v.clone(), *s)], "a dim")?,
+    };
+    let keepdim = b.bool("keepdim", false)?;
+    let count = match dims.is_empty() {
+        true => me.rt.reduce(ReduceOp::Sum, &nonzero, None, false),
+        false => me.rt.reduce_dims(ReduceOp::Sum, &nonzero, &dims, keepdim),
+    }
+    .map_err(at)?;
+    let along = crate::runtime::shape::norm_dims(&dims, t.ndim().max(1)).map_err(at)?;
+    let size: usize = match dims.is_empty() {
+        true => t.numel(),
+        false => along
+            .iter()
+            .map(|&d| t.shape().get(d).copied().unwrap_or(1))
+            .product(),
+    };
     let (op, against) = match name {
         "any" => (BinaryOp::Gt, Tensor::scalar(0i64)),
-        _ => (BinaryOp::Eq, Tensor::scalar(t.numel() as i64)),
+        _ => (BinaryOp::Eq, Tensor::scalar(size as i64)),
     };
     b.result(me.rt.binary(op, operand(&count), operand(&against)))
 }
