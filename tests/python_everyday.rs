@@ -2374,3 +2374,45 @@ fn operator_methods_as_pythons() {
         ]
     );
 }
+
+const TORCH_INFO: &str = r#"
+import torch
+a = torch.tensor([[0, 2], [0, 0], [1, 1]])
+print(a.any(dim=1).tolist(), a.all(dim=0).tolist(), a.all(dim=1, keepdim=True).tolist(), torch.any(a, dim=0).tolist(), a.bool().all().item())
+w = torch.where(a > 0)
+print(len(w), [t.tolist() for t in w])
+c = torch.zeros(2)
+d = c
+print(id(c) == id(d), id(c) == id(torch.zeros(2)), type(id(c)).__name__)
+f = torch.finfo(torch.float32)
+print(f.eps, f.max, f.min, f.tiny, f.bits, torch.finfo(torch.float16).eps, torch.finfo(torch.bfloat16).max, torch.finfo().eps, torch.finfo(torch.float64).eps)
+i = torch.iinfo(torch.int64)
+print(i.max, i.min, i.bits, torch.iinfo(torch.int32).max)
+print(torch.get_default_dtype(), torch.Size([2, 3]), torch.Size([2, 3]) == (2, 3), torch.broadcast_shapes((2, 1), (1, 3), (3,)))
+x, y = torch.broadcast_tensors(torch.ones(2, 1), torch.zeros(3))
+print(x.shape, y.shape)
+try:
+    torch.finfo(torch.int64)
+except TypeError as e:
+    print("TypeError:", e)
+"#;
+
+/// `any`/`all` along a dim, `torch.where(cond)`, `id`, `torch.finfo` and
+/// `iinfo`, `torch.Size`, the broadcast helpers: each line as PyTorch 2.15
+/// printed it.
+#[test]
+fn torch_info_as_pytorchs() {
+    assert_eq!(
+        python_printed("torch_info", TORCH_INFO),
+        [
+            "[True, False, True] [False, False] [[False], [False], [True]] [True, True] False",
+            "2 [[0, 2, 2], [1, 0, 1]]",
+            "True False int",
+            "1.1920928955078125e-07 3.4028234663852886e+38 -3.4028234663852886e+38 1.1754943508222875e-38 32 0.0009765625 3.3895313892515355e+38 1.1920928955078125e-07 2.220446049250313e-16",
+            "9223372036854775807 -9223372036854775808 64 2147483647",
+            "torch.float32 torch.Size([2, 3]) True torch.Size([2, 3])",
+            "torch.Size([2, 3]) torch.Size([2, 3])",
+            "TypeError: torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'",
+        ]
+    );
+}

@@ -549,6 +549,9 @@ impl Backward {
                     ],
                 )?
             }
+            Backward::ConstantPad { pads } => {
+                vec![Some(super::pad::pad_backward(rt, g, pads)?)]
+            }
             Backward::GatherAlong { offsets } => vec![Some(super::scatter::gather_backward(
                 rt,
                 g,
@@ -953,6 +956,28 @@ fn unary(rt: &mut Runtime, op: UnaryOp, g: &Tensor, s: &Tensor) -> R<Arc<Tensor>
         UnaryOp::Exp2 => {
             let gr = bin(rt, Mul, g, s)?;
             bin_s(rt, Mul, &gr, std::f64::consts::LN_2)
+        }
+        // silu: g * s * (1 + x * (1 - s)), s = sigmoid(x) (silu_backward)
+        UnaryOp::Silu => {
+            let sg = rt.unary(UnaryOp::Sigmoid, s)?;
+            let rest = s_bin(rt, Sub, 1.0, &sg)?;
+            let xr = bin(rt, Mul, s, &rest)?;
+            let inner = s_bin(rt, Add, 1.0, &xr)?;
+            let a = bin(rt, Mul, g, &sg)?;
+            bin(rt, Mul, &a, &inner)
+        }
+        // mish: g * (t + x * sigmoid(x) * (1 - t^2)), t = tanh(softplus(x))
+        UnaryOp::Mish => {
+            let sg = rt.unary(UnaryOp::Sigmoid, s)?;
+            let e = rt.unary(UnaryOp::Exp, s)?;
+            let sp = rt.unary(UnaryOp::Log1p, &e)?;
+            let t = rt.unary(UnaryOp::Tanh, &sp)?;
+            let tt = bin(rt, Mul, &t, &t)?;
+            let rest = s_bin(rt, Sub, 1.0, &tt)?;
+            let xs = bin(rt, Mul, s, &sg)?;
+            let r = bin(rt, Mul, &xs, &rest)?;
+            let d = bin(rt, Add, &t, &r)?;
+            bin(rt, Mul, g, &d)
         }
         _ => Err(Error::value(format!(
             "internal error: no gradient for `{}`",

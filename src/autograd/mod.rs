@@ -25,6 +25,7 @@ pub mod meta;
 pub mod node;
 pub mod ops;
 pub mod optim;
+pub mod pad;
 pub mod parts;
 pub mod pointwise_losses;
 pub mod record;

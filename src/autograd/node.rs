@@ -463,6 +463,10 @@ pub enum Backward {
         number: f64,
         ends: Option<(Saved, Saved)>,
     },
+    /// `F.pad(x, pads)`: the gradient cropped back (padded by `-pads`).
+    ConstantPad {
+        pads: Vec<i64>,
+    },
     /// `x.gather(dim, index)`: the gradient added into zeros at the
     /// elements picked, `offsets` into x's elements in order (x's shape).
     GatherAlong {
@@ -736,6 +740,7 @@ impl Backward {
                 .flatten()
                 .collect(),
             Index { .. }
+            | ConstantPad { .. }
             | GatherAlong { .. }
             | ScatterAlong { .. }
             | AvgPool { .. }
@@ -1061,6 +1066,8 @@ pub fn unary_name(op: UnaryOp) -> &'static str {
         UnaryOp::Log10 => "Log10Backward0",
         UnaryOp::Expm1 => "Expm1Backward0",
         UnaryOp::Exp2 => "Exp2Backward0",
+        UnaryOp::Silu => "SiluBackward0",
+        UnaryOp::Mish => "MishBackward0",
         UnaryOp::Gelu | UnaryOp::GeluTanh => "GeluBackward0",
     }
 }

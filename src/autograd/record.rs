@@ -358,7 +358,9 @@ pub fn unary_saves(op: UnaryOp) -> Option<UnarySaves> {
         | UnaryOp::Sinh
         | UnaryOp::Cosh
         | UnaryOp::Log2
-        | UnaryOp::Log10 => Some(UnarySaves::Input),
+        | UnaryOp::Log10
+        | UnaryOp::Silu
+        | UnaryOp::Mish => Some(UnarySaves::Input),
     }
 }
 

@@ -169,6 +169,8 @@ docs! {
     Function Math "sigmoid", "sigmoid(input)", "1 / (1 + e^-x) for each element.", "sigmoid([0.])";
     Function Math "tanh", "tanh(input)", "Hyperbolic tangent of each element.", "tanh([0., 1.])";
     Function Math "erf", "erf(input)", "The error function of each element, 2/sqrt(pi) times the integral of e^(-t^2) from 0 to x (torch.erf).", "erf([0., 1.])";
+    Function Training "silu", "silu(input, inplace=false)", "SiLU (swish) of each element, x * sigmoid(x), as PyTorch's x / (1 + e^-x) (F.silu; `SiluBackward0`); `inplace=True` writes into `input`.", "silu(tensor([-1., 0., 2.]))";
+    Function Training "mish", "mish(input, inplace=false)", "Mish of each element, x * tanh(softplus(x)) (F.mish; `MishBackward0`); `inplace=True` writes into `input`.", "mish(tensor([-1., 0., 2.]))";
     Function Math "log1p", "log1p(input)", "The natural logarithm of 1 + each element, exact for elements near 0 where `log(1 + x)` loses digits (torch.log1p; its node is `Log1PBackward0`).", "log1p(tensor([1e-8, 1.]))";
     Function Math "gelu", "gelu(input, approximate=\"none\")", "GELU of each element, x * Phi(x) with Phi the normal distribution's CDF, through erf; `approximate=\"tanh\"` is its tanh approximation (torch.nn.functional.gelu; the graph records GeluBackward0).", "gelu([-1., 0., 1.])";
     Function Math "sin", "sin(input)", "Sine of each element (radians).", "sin([0., 1.5708])";
@@ -210,6 +212,7 @@ docs! {
     Function Math "dstack", "dstack(tensors)", "The tensors stacked along a third dim (each made at least 3-d first).", "dstack([ones(2), zeros(2)]).shape";
     Function Math "column_stack", "column_stack(tensors)", "The tensors as columns side by side: vectors become columns, then one `cat` along dim 1.", "column_stack([tensor([1, 2]), tensor([3, 4])])";
     Function Math "is_tensor", "is_tensor(obj)", "Whether `obj` is a tensor (torch.is_tensor).", "is_tensor(ones(1))\nis_tensor(3)";
+    Function Training "pad", "pad(input, pad, mode=\"constant\", value=none)", "`input` padded with `value` (0 when none): `pad` gives (before, after) for the last dim, then the one before, ...; a negative amount crops (F.pad, mode \"constant\"; `ConstantPadNdBackward0`).", "pad(ones(2, 2), (1, 1))\npad(arange(5), (-1, 2), value=9)";
     Function Training "one_hot", "one_hot(tensor, num_classes=-1)", "An i64 tensor with one more dimension of `num_classes`, 1 at each element's class (F.one_hot; classes are i64). Without `num_classes` the host reads the largest class, as PyTorch's does.", "one_hot(tensor([0, 2]), 4)";
     Function Training "normalize", "normalize(input, p=2.0, dim=1, eps=1e-12)", "`input` divided by its p-norm along `dim` (at least `eps`), as PyTorch's `input / input.norm(p, dim, keepdim=True).clamp_min(eps).expand_as(input)` (F.normalize).", "normalize(tensor([[3., 4.]]))";
     Function Training "cosine_similarity", "cosine_similarity(x1, x2, dim=1, eps=1e-8)", "The cosine of the angle between x1 and x2 along `dim`: each divided by its norm (at least `eps`), the product summed, as PyTorch 2 computes it (F.cosine_similarity).", "cosine_similarity(tensor([[1., 0.]]), tensor([[1., 1.]]))";
@@ -741,6 +744,8 @@ docs! {
     Function Training "Flatten", "Flatten(start_dim=1, end_dim=-1)", "The dimensions from `start_dim` to `end_dim` as one (`nn.Flatten`): [64, 1, 28, 28] to [64, 784].", "Flatten()(ones(64, 1, 28, 28)).shape";
     Function Training "Dropout", "Dropout(p=0.5, inplace=false)", "`dropout` as a module (`nn.Dropout`): zeroes elements with probability `p` in training mode and gives its input back in eval mode (`model.eval()`), so the model, not the call, decides.", "seed(0)\nd = Dropout(0.5)\nd(ones(6))\nd.eval()\nd(ones(6))";
     Function Training "Dropout2d", "Dropout2d(p=0.5, inplace=false)", "`dropout2d` as a module (`nn.Dropout2d`): whole channels zeroed in training mode, its input back in eval mode.", "seed(0)\nd = Dropout2d(0.5)\nd(ones(1, 4, 2, 2))";
+    Function Training "SiLU", "SiLU(inplace=false)", "`silu` as a module (`nn.SiLU`), `inplace=True` as `nn.ReLU`'s.", "SiLU()(tensor([-1., 2.]))";
+    Function Training "Mish", "Mish(inplace=false)", "`mish` as a module (`nn.Mish`).", "Mish()(tensor([-1., 2.]))";
     Function Training "GELU", "GELU(approximate=\"none\")", "`gelu` as a module (`nn.GELU`), shown as `GELU(approximate='none')`.", "GELU()(tensor([-1., 0., 1.]))";
     Function Training "Softmax", "Softmax(dim)", "`softmax` along `dim` as a module (`nn.Softmax`).", "Softmax(dim=1)(tensor([[1., 2.]]))";
     Function Training "LogSoftmax", "LogSoftmax(dim)", "`log_softmax` along `dim` as a module (`nn.LogSoftmax`).", "LogSoftmax(dim=1)(tensor([[1., 2.]]))";
@@ -876,6 +881,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "Dropout"
             | "Dropout2d"
             | "GELU"
+            | "SiLU"
+            | "Mish"
             | "Softmax"
             | "LogSoftmax"
             | "Sequential"
@@ -948,6 +955,9 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "avg_pool2d"
             | "adaptive_avg_pool2d"
             | "one_hot"
+            | "pad"
+            | "silu"
+            | "mish"
             | "normalize"
             | "cosine_similarity",
         ) => return Some(format!("torch.nn.functional.{}", doc.name)),

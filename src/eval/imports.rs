@@ -673,6 +673,8 @@ const RENAMED: &[(&str, &str)] = &[
     ("torch.nn.functional.sigmoid", "sigmoid"),
     ("torch.nn.functional.tanh", "tanh"),
     ("torch.nn.functional.gelu", "gelu"),
+    ("torch.nn.functional.silu", "silu"),
+    ("torch.nn.functional.mish", "mish"),
     ("torch.nn.functional.softmax", "softmax"),
     ("torch.nn.functional.log_softmax", "log_softmax"),
     ("time.sleep", "sleep"),

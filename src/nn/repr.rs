@@ -231,6 +231,8 @@ pub fn activation_name(op: UnaryOp) -> &'static str {
         UnaryOp::Tanh => "Tanh",
         UnaryOp::Sigmoid => "Sigmoid",
         UnaryOp::Gelu | UnaryOp::GeluTanh => "GELU",
+        UnaryOp::Silu => "SiLU",
+        UnaryOp::Mish => "Mish",
         _ => "Activation",
     }
 }

@@ -3,8 +3,9 @@ action's value with gather; labels become one-hot rows through scatter_ and
 F.one_hot; a hand-written Adam keeps its moments with mul_/addcmul_ and
 steps with addcdiv_; an EMA of the weights with lerp_; a contrastive score
 with F.normalize and F.cosine_similarity; a stable log-softmax through
-logsumexp and amax; key padding through repeat_interleave; and the unary
-math of a positional encoding and an RMS norm (rsqrt, sin, cos, exp2, ...).
+logsumexp and amax; key padding through repeat_interleave; the unary
+math of a positional encoding and an RMS norm (rsqrt, sin, cos, exp2, ...);
+sequences padded with F.pad into a batch for SiLU and Mish layers.
 """
 import math
 
@@ -137,6 +138,22 @@ w.mul_(2).exp_()
 show("in place", w)
 print("finite", torch.isfinite(T([1.0, math.inf, math.nan])).tolist(), "inf", T([-math.inf, 0.0]).isinf().tolist())
 print(torch.hstack([u[:2], u[2:]]).shape, torch.vstack([u, u]).shape, torch.column_stack([u, u]).shape)
+
+# Padded sequences and the activations of newer models.
+seqs = [T([1.0, 2.0, 3.0]), T([4.0]), T([5.0, 6.0])]
+batch = torch.stack([F.pad(s, (0, 3 - s.shape[0]), value=0.0) for s in seqs])
+print(batch.tolist(), (batch != 0).any(dim=1).tolist(), (batch != 0).all(dim=1).tolist())
+rows, cols = torch.where(batch > 2)
+print(rows.tolist(), cols.tolist())
+act = nn.Sequential(nn.Linear(3, 3), nn.SiLU(), nn.Linear(3, 2), nn.Mish()).to(device)
+with torch.no_grad():
+    for p in act.parameters():
+        p.copy_(fill(p.shape, 0.8))
+out = act(F.pad(batch, (1, -1)))
+out.sum().backward()
+show("activations", out)
+show("first weight grad", act[0].weight.grad)
+print(act, out.grad_fn.name())
 
 # What PyTorch refuses.
 for bad in ["gather", "scatter_add_", "one_hot", "exp_"]:

@@ -11,8 +11,8 @@ pub(super) const PYTHON_TYPES: &[&str] = &[
 fn layer_module(name: &str) -> Option<&'static str> {
     Some(match name {
         "Linear" | "Identity" => "linear",
-        "ReLU" | "Tanh" | "Sigmoid" | "GELU" | "LeakyReLU" | "Softmax" | "LogSoftmax"
-        | "MultiheadAttention" => "activation",
+        "ReLU" | "Tanh" | "Sigmoid" | "GELU" | "SiLU" | "Mish" | "LeakyReLU" | "Softmax"
+        | "LogSoftmax" | "MultiheadAttention" => "activation",
         "Flatten" => "flatten",
         "Dropout" | "Dropout2d" => "dropout",
         "Sequential" | "ModuleList" | "ModuleDict" => "container",

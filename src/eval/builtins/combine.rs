@@ -284,3 +284,45 @@ pub(super) fn is_tensor(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         Some((Value::Tensor(_), _))
     )))
 }
+
+/// `F.pad(input, pad, mode="constant", value=none)`: constant padding
+/// (`ConstantPadNdBackward0`); a negative pad crops.
+pub(super) fn pad(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    let mode = b.str("mode")?.unwrap_or_else(|| "constant".into());
+    if mode != "constant" {
+        return Err(Error::value_help(
+            format!("F.pad's mode \"{mode}\" is not in cudash"),
+            "mode=\"constant\" (the default) is",
+        )
+        .at(b.span_of("mode")));
+    }
+    let (v, span) = b
+        .get("pad")
+        .cloned()
+        .ok_or_else(|| Error::value("pad() needs `pad`").at(b.span))?;
+    let items = v.items().ok_or_else(|| {
+        Error::wrong_type("argument `pad` of pad", "a tuple of ints", v.type_name()).at(span)
+    })?;
+    let pads = items
+        .iter()
+        .map(|p| match p {
+            Value::Int(i) => Ok(*i),
+            other => Err(Error::wrong_type("a pad", "an int", other.type_name()).at(span)),
+        })
+        .collect::<Result<Vec<i64>, Diagnostic>>()?;
+    let value = match b.given("value") {
+        None => crate::runtime::op::factory::Fill::Int(0),
+        Some((Value::Int(i), _)) => crate::runtime::op::factory::Fill::Int(*i),
+        Some((Value::Float(f), _)) => crate::runtime::op::factory::Fill::Float(f.get()),
+        Some((Value::Bool(x), _)) => crate::runtime::op::factory::Fill::Bool(x.get()),
+        Some((other, s)) => {
+            return Err(
+                Error::wrong_type("argument `value` of pad", "a number", other.type_name()).at(*s),
+            )
+        }
+    };
+    b.result(crate::autograd::pad::pad(
+        &mut me.rt, me.grad, &x, &pads, value,
+    ))
+}

@@ -26,6 +26,8 @@ pub const LAYERS: &[&str] = &[
     "Dropout",
     "Dropout2d",
     "GELU",
+    "SiLU",
+    "Mish",
     "LeakyReLU",
     "Softmax",
     "LogSoftmax",
@@ -112,13 +114,15 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             let bias = b.bool("bias", true)?;
             module(layers::linear(&mut me.rt, n_in, n_out, bias, place).map_err(at)?)
         }
-        "ReLU" => {
-            let inplace = b.bool("inplace", false)?;
-            let layer = Layer::Activation {
-                op: UnaryOp::Relu,
-                inplace,
+        "ReLU" | "SiLU" | "Mish" => {
+            let op = match name {
+                "ReLU" => UnaryOp::Relu,
+                "SiLU" => UnaryOp::Silu,
+                _ => UnaryOp::Mish,
             };
-            module(Module::new("ReLU", layer))
+            let inplace = b.bool("inplace", false)?;
+            let layer = Layer::Activation { op, inplace };
+            module(Module::new(activation_name(op), layer))
         }
         "Tanh" => activation(UnaryOp::Tanh),
         "Sigmoid" => activation(UnaryOp::Sigmoid),

@@ -48,10 +48,14 @@ pub enum UnaryOp {
     Expm1,
     /// `2 ** x`.
     Exp2,
+    /// `x * sigmoid(x)` (SiLU, swish): PyTorch's `x / (1 + exp(-x))`.
+    Silu,
+    /// `x * tanh(softplus(x))`.
+    Mish,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 32] = [
+    pub const ALL: [UnaryOp; 34] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Relu,
@@ -84,6 +88,8 @@ impl UnaryOp {
         UnaryOp::Log10,
         UnaryOp::Expm1,
         UnaryOp::Exp2,
+        UnaryOp::Silu,
+        UnaryOp::Mish,
     ];
 
     /// The op a builtin or method name means (`exp`, `relu`, …); None for
@@ -126,6 +132,8 @@ impl UnaryOp {
             UnaryOp::Log10 => "log10",
             UnaryOp::Expm1 => "expm1",
             UnaryOp::Exp2 => "exp2",
+            UnaryOp::Silu => "silu",
+            UnaryOp::Mish => "mish",
         }
     }
 
@@ -182,6 +190,16 @@ pub fn check_unary(op: UnaryOp, dt: DType) -> Result<(), Error> {
         return Err(Error::dtype(
             format!("`{}` is not implemented for bool", op.name()),
             Some("convert first, e.g. `x.to(i64)`".into()),
+        ));
+    }
+    if matches!(op, UnaryOp::Silu | UnaryOp::Mish) && !dt.is_float() {
+        let kernel = if op == UnaryOp::Silu { "silu" } else { "mish" };
+        return Err(Error::dtype(
+            format!(
+                "\"{kernel}_cpu\" not implemented for '{}'",
+                dt.scalar_name()
+            ),
+            Some("convert first: `x.to(f32)`".into()),
         ));
     }
     if matches!(op, UnaryOp::Gelu | UnaryOp::GeluTanh) && !dt.is_float() {

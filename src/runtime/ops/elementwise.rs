@@ -423,6 +423,9 @@ macro_rules! float_math {
                 UnaryOp::Log10 => x.log10(),
                 UnaryOp::Expm1 => x.exp_m1(),
                 UnaryOp::Exp2 => x.exp2(),
+                // PyTorch's kernels: x / (1 + exp(-x)); x * tanh(log1p(exp(x))).
+                UnaryOp::Silu => x / (1.0 + (-x).exp()),
+                UnaryOp::Mish => x * x.exp().ln_1p().tanh(),
                 UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu | UnaryOp::BitNot => x,
             }
         }

@@ -1,0 +1,110 @@
+//! `F.pad(x, pad, mode="constant", value=0)`: PyTorch's `constant_pad_nd`,
+//! a new tensor of the padded shape filled with `value` and x copied into
+//! its middle (a negative pad crops), recorded as `ConstantPadNdBackward0`,
+//! whose backward pads the gradient by the negated amounts (a crop of it).
+
+use std::sync::Arc;
+
+use super::node::Backward;
+use super::record::attach_node;
+use super::Mode;
+use crate::error::Error;
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::op::factory::{Fill, NewTensor};
+use crate::runtime::op::index::narrow;
+use crate::runtime::Tensor;
+
+type R<T> = Result<T, Error>;
+
+/// PyTorch's `RuntimeError` with its words.
+fn runtime_error(message: String) -> Error {
+    Error::Module {
+        class: "RuntimeError",
+        message,
+        help: Some("`pad` is (before, after) pairs, the last dim first".into()),
+    }
+}
+
+/// `x` padded by `pads` (pairs for the last dims, the last dim first),
+/// the new elements `value`; nothing recorded.
+pub fn constant_pad(rt: &mut Runtime, x: &Tensor, pads: &[i64], value: Fill) -> R<Arc<Tensor>> {
+    let nd = x.ndim();
+    if pads.len() % 2 != 0 {
+        return Err(runtime_error(
+            "Padding length must be divisible by 2".into(),
+        ));
+    }
+    if pads.len() / 2 > nd {
+        return Err(runtime_error(format!(
+            "Padding length should be less than or equal to two times the input dimension but got padding length {} and input of dimension {nd}",
+            pads.len()
+        )));
+    }
+    let mut shape = x.shape().to_vec();
+    // (dim, before, after) of each padded dim.
+    let mut sides = Vec::with_capacity(pads.len() / 2);
+    for (k, pair) in pads.chunks(2).enumerate() {
+        let d = nd - 1 - k;
+        let (before, after) = (pair[0], pair[1]);
+        let size = shape[d] as i64 + before + after;
+        if size < 0 {
+            return Err(runtime_error(format!(
+                "The input size {}, plus negative padding {before} and {after} resulted in a negative output size, which is invalid. Check dimension {d} of your input.",
+                shape[d]
+            )));
+        }
+        shape[d] = size as usize;
+        sides.push((d, before, after));
+    }
+    let new = NewTensor {
+        shape: &shape,
+        dtype: x.dtype(),
+        device: x.device(),
+        like: None,
+    };
+    let out = rt.full(new, value)?;
+    // The part of x that stays, and where it goes in `out`.
+    let (mut src, mut dst) = (x.alias(), out.alias());
+    for &(d, before, after) in &sides {
+        let size = x.shape()[d] as i64;
+        let from = (-before).max(0);
+        let to = size - (-after).max(0);
+        if to <= from {
+            return Ok(out);
+        }
+        src = narrow(&src, d, from as usize, (to - from) as usize)?;
+        dst = narrow(&dst, d, before.max(0) as usize, (to - from) as usize)?;
+    }
+    if src.numel() > 0 {
+        rt.assign(&dst, &src)?;
+    }
+    Ok(out)
+}
+
+/// `F.pad(x, pads, value=value)`, recorded.
+pub fn pad(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    pads: &[i64],
+    value: Fill,
+) -> R<Arc<Tensor>> {
+    let out = constant_pad(rt, x, pads, value)?;
+    let backward = Backward::ConstantPad {
+        pads: pads.to_vec(),
+    };
+    Ok(attach_node(
+        rt,
+        mode,
+        out,
+        "ConstantPadNdBackward0",
+        backward,
+        &[x],
+    ))
+}
+
+/// `ConstantPadNdBackward0`: the gradient padded by the negated amounts.
+pub fn pad_backward(rt: &mut Runtime, g: &Tensor, pads: &[i64]) -> R<Arc<Tensor>> {
+    let back: Vec<i64> = pads.iter().map(|p| -p).collect();
+    constant_pad(rt, g, &back, Fill::Int(0))
+}
