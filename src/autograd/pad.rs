@@ -29,7 +29,7 @@ fn runtime_error(message: String) -> Error {
 /// the new elements `value`; nothing recorded.
 pub fn constant_pad(rt: &mut Runtime, x: &Tensor, pads: &[i64], value: Fill) -> R<Arc<Tensor>> {
     let nd = x.ndim();
-    if pads.len() % 2 != 0 {
+    if !pads.len().is_multiple_of(2) {
         return Err(runtime_error(
             "Padding length must be divisible by 2".into(),
         ));

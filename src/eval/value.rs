@@ -1279,6 +1279,37 @@ impl Packed for DType {
     }
 }
 
+/// Python's `id(obj)`: the same number for the same object (`is`), its
+/// address where it is one (a tensor, a list, a module...), else a number
+/// made of the value (equal numbers and strings share one, as CPython's
+/// cached ones do).
+pub fn object_id(v: &Value) -> i64 {
+    fn addr<T: ?Sized>(a: &Arc<T>) -> i64 {
+        Arc::as_ptr(a) as *const u8 as usize as i64
+    }
+    match v {
+        Value::Tensor(x) => addr(x),
+        Value::List(x) => addr(x),
+        Value::MutList(x) => addr(x),
+        Value::Function(x) => addr(x),
+        Value::Optimizer(x) => addr(x),
+        Value::HookHandle(x) => addr(x),
+        Value::Module(x) => addr(x),
+        Value::Object(x) => addr(x),
+        Value::Dict(x) | Value::Set(x) => x.addr() as i64,
+        Value::Class(x) => addr(x),
+        Value::Dataset(x) => addr(x),
+        Value::DataLoader(x) => addr(x),
+        Value::Sampler(x) => addr(x),
+        other => {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            format!("{other:?}").hash(&mut h);
+            (h.finish() >> 1) as i64
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Value;

@@ -549,5 +549,5 @@ pub(super) fn setattr(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
 /// `id(obj)`: one number per object (`expr::object_id`).
 pub(super) fn id(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let v = b.get("obj").map(|(v, _)| v.clone()).unwrap_or(Value::None);
-    Ok(Value::Int(super::super::expr::object_id(&v)))
+    Ok(Value::Int(super::super::value::object_id(&v)))
 }
