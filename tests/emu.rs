@@ -632,6 +632,9 @@ fn tensor_ops_show_what_the_simulator_shows() {
          x.grad; g; s; l; m; c
          z = zeros(3, 4, device=cuda).scatter_(1, tensor([[3], [0], [2]], device=cuda), 1.)
          z; z.exp_(); z.sign_(); z.count_nonzero()
-         one_hot(tensor([2, 0, 1], device=cuda), 3)",
+         one_hot(tensor([2, 0, 1], device=cuda), 3)
+         e = einsum(\"bij,bjk->bik\", randn(2, 3, 4, device=cuda), randn(2, 4, 5, device=cuda))
+         e.shape; e[0]; einsum(\"i,j->ij\", x[0], x[1]); pad(x, (1, 1), value=-1.)
+         silu(x); mish(x)",
     );
 }

@@ -13,6 +13,7 @@ pub mod blends;
 pub mod callbacks;
 pub mod coalesced;
 pub mod conv;
+pub mod einsum;
 pub mod engine;
 pub mod formulas;
 pub mod functional;

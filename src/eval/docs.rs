@@ -206,6 +206,7 @@ docs! {
     Function Math "logical_xor", "logical_xor(input, other)", "Whether exactly one of the elements is nonzero, as bool.", "logical_xor([1, 0, 2], [1, 1, 0])";
     Function Math "logical_not", "logical_not(input)", "Whether each element is zero, as bool (NaN is not zero).", "logical_not([0., 1., -2.])";
     Function Math "isnan", "isnan(input)", "Whether each element is NaN (never for integers).", "isnan(tensor([1., 0.]) / 0.)";
+    Function Math "einsum", "einsum(equation, *operands)", "Sums of products named by letters, one per dimension: `einsum(\"bij,bjk->bik\", a, b)` is a batched matrix product, `\"ij->ji\"` a transpose, `\"ij->\"` a sum. Computed as PyTorch does: each pair of operands as one `bmm` (no `...` nor a repeated letter in one operand yet).", "einsum(\"ij,jk->ik\", ones(2, 3), ones(3, 4)).shape\neinsum(\"i,i->\", tensor([1., 2.]), tensor([3., 4.]))";
     Function Math "hstack", "hstack(tensors)", "The tensors side by side: vectors joined end to end, the rest along dim 1 (one `cat`, `CatBackward0`).", "hstack([tensor([1, 2]), tensor([3])])";
     Function Math "vstack", "vstack(tensors)", "The tensors one below another: vectors as rows, then one `cat` along dim 0.", "vstack([tensor([1, 2]), tensor([3, 4])])";
     Function Math "row_stack", "row_stack(tensors)", "`vstack(tensors)`.", "row_stack([tensor([1, 2]), tensor([3, 4])])";

@@ -155,6 +155,17 @@ show("activations", out)
 show("first weight grad", act[0].weight.grad)
 print(act, out.grad_fn.name())
 
+# Attention scores and a bilinear form written with einsum.
+q = fill((2, 3, 4), 1.0).requires_grad_()
+k = fill((2, 5, 4), -0.5)
+scores = torch.einsum("bqd,bkd->bqk", q, k) / math.sqrt(4)
+mixed = torch.einsum("bqk,bkd->bqd", scores.softmax(-1), k)
+bil = torch.einsum("i,ij,j->", q[0, 0], fill((4, 4), 0.3), k[0, 0])
+(mixed.sum() + bil).backward()
+show("scores", scores[0])
+show("q grad", q.grad[1])
+print(scores.grad_fn.name(), mixed.grad_fn.name(), round(bil.item(), 5), torch.einsum("ij->j", pe).shape)
+
 # What PyTorch refuses.
 for bad in ["gather", "scatter_add_", "one_hot", "exp_"]:
     try:

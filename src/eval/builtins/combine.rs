@@ -326,3 +326,34 @@ pub(super) fn pad(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         &mut me.rt, me.grad, &x, &pads, value,
     ))
 }
+
+/// `torch.einsum(equation, *operands)` (or the operands as one list).
+pub(super) fn einsum(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let equation = b
+        .str("equation")?
+        .ok_or_else(|| Error::value("einsum() needs an equation").at(b.span))?;
+    let mut operands = Vec::new();
+    for (v, span) in &b.rest {
+        match v {
+            Value::Tensor(t) => operands.push(Arc::clone(t)),
+            other => match other.items() {
+                Some(items) if b.rest.len() == 1 => {
+                    for item in items.iter() {
+                        operands.push(tensor_of(item.clone(), *span)?);
+                    }
+                }
+                _ => {
+                    return Err(Error::wrong_type(
+                        "an operand of einsum",
+                        "a tensor",
+                        other.type_name(),
+                    )
+                    .at(*span))
+                }
+            },
+        }
+    }
+    b.result(crate::autograd::einsum::einsum(
+        &mut me.rt, me.grad, &equation, &operands,
+    ))
+}

@@ -145,6 +145,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("dstack", combine::stack_family),
     ("column_stack", combine::stack_family),
     ("one_hot", combine::one_hot),
+    ("einsum", combine::einsum),
     ("pad", combine::pad),
     ("normalize", combine::normalize),
     ("cosine_similarity", combine::cosine_similarity),
