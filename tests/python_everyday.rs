@@ -2416,3 +2416,54 @@ fn torch_info_as_pytorchs() {
         ]
     );
 }
+
+const PLATEAU: &str = r#"
+import torch
+from torch.optim.lr_scheduler import ReduceLROnPlateau
+w = torch.nn.Parameter(torch.ones(2))
+opt = torch.optim.SGD([w], lr=1.0)
+s = ReduceLROnPlateau(opt, patience=2, factor=0.5, cooldown=1, min_lr=0.1)
+for i, loss in enumerate([5.0, 4.0, 4.0, 4.0, 4.0, 3.9999, 4.1, 4.2, 4.3, 4.4, 4.5, 4.6, 4.7, 4.8]):
+    opt.step()
+    s.step(torch.tensor(loss))
+    print(i, s.get_last_lr(), opt.param_groups[0]["lr"], s.num_bad_epochs if hasattr(s, "num_bad_epochs") else None, s.last_epoch)
+s2 = torch.optim.lr_scheduler.ReduceLROnPlateau(torch.optim.Adam([w], lr=0.01), mode="max", threshold=0.1, threshold_mode="abs", patience=0)
+for acc in [0.5, 0.55, 0.7, 0.75, 0.9]:
+    s2.step(acc)
+    print(s2.get_last_lr())
+try:
+    ReduceLROnPlateau(opt, factor=1.5)
+except ValueError as e:
+    print("ValueError:", e)
+"#;
+
+/// ReduceLROnPlateau: patience, factor, cooldown, min_lr, mode "max" with
+/// an absolute threshold, a tensor metric; each line as PyTorch 2.15 printed it.
+#[test]
+fn reduce_lr_on_plateau_as_pytorchs() {
+    assert_eq!(
+        python_printed("plateau", PLATEAU),
+        [
+            r#"0 [1.0] 1.0 0 1"#,
+            r#"1 [1.0] 1.0 0 2"#,
+            r#"2 [1.0] 1.0 1 3"#,
+            r#"3 [1.0] 1.0 2 4"#,
+            r#"4 [0.5] 0.5 0 5"#,
+            r#"5 [0.5] 0.5 0 6"#,
+            r#"6 [0.5] 0.5 1 7"#,
+            r#"7 [0.5] 0.5 2 8"#,
+            r#"8 [0.25] 0.25 0 9"#,
+            r#"9 [0.25] 0.25 0 10"#,
+            r#"10 [0.25] 0.25 1 11"#,
+            r#"11 [0.25] 0.25 2 12"#,
+            r#"12 [0.125] 0.125 0 13"#,
+            r#"13 [0.125] 0.125 0 14"#,
+            r#"[0.01]"#,
+            r#"[0.001]"#,
+            r#"[0.001]"#,
+            r#"[0.0001]"#,
+            r#"[0.0001]"#,
+            r#"ValueError: Factor should be < 1.0."#,
+        ]
+    );
+}

@@ -29,6 +29,71 @@ pub enum Schedule {
     /// down to `initial / final_div_factor` (three phases: back to the
     /// initial rate first), the momentum the other way round.
     OneCycleLR(OneCycle),
+    /// `ReduceLROnPlateau`: the rate cut by `factor` when the metric has not
+    /// improved for `patience` steps (its state changes with each step).
+    ReduceLROnPlateau(Plateau),
+}
+
+/// ReduceLROnPlateau's settings and state, as PyTorch's attributes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plateau {
+    /// `mode="max"`: a larger metric is better (else smaller).
+    pub max: bool,
+    pub factor: f64,
+    pub patience: i64,
+    pub threshold: f64,
+    /// `threshold_mode="abs"` (else "rel").
+    pub absolute: bool,
+    pub cooldown: i64,
+    pub min_lrs: Vec<f64>,
+    pub eps: f64,
+    pub best: f64,
+    pub num_bad_epochs: i64,
+    pub cooldown_counter: i64,
+}
+
+impl Plateau {
+    /// PyTorch's `is_better(a, best)`.
+    fn is_better(&self, a: f64) -> bool {
+        match (self.max, self.absolute) {
+            (false, false) => a < self.best * (1.0 - self.threshold),
+            (false, true) => a < self.best - self.threshold,
+            (true, false) => a > self.best * (self.threshold + 1.0),
+            (true, true) => a > self.best + self.threshold,
+        }
+    }
+
+    /// One `step(metric)`: each group's rate from its `current` one.
+    pub fn step(&mut self, metric: f64, current: &[f64]) -> Vec<f64> {
+        if self.is_better(metric) {
+            self.best = metric;
+            self.num_bad_epochs = 0;
+        } else {
+            self.num_bad_epochs += 1;
+        }
+        if self.cooldown_counter > 0 {
+            self.cooldown_counter -= 1;
+            self.num_bad_epochs = 0;
+        }
+        if self.num_bad_epochs <= self.patience {
+            return current.to_vec();
+        }
+        self.cooldown_counter = self.cooldown;
+        self.num_bad_epochs = 0;
+        current
+            .iter()
+            .enumerate()
+            .map(|(g, &old)| {
+                let floor = self.min_lrs.get(g).copied().unwrap_or(0.0);
+                let new = (old * self.factor).max(floor);
+                if old - new > self.eps {
+                    new
+                } else {
+                    old
+                }
+            })
+            .collect()
+    }
 }
 
 /// OneCycleLR's settings: per group `max_lrs`, the phases' ends, the curve.
@@ -168,6 +233,7 @@ impl Scheduler {
             Schedule::CosineAnnealingLR { .. } => "CosineAnnealingLR",
             Schedule::LambdaLR => "LambdaLR",
             Schedule::OneCycleLR(_) => "OneCycleLR",
+            Schedule::ReduceLROnPlateau(_) => "ReduceLROnPlateau",
         }
     }
 
@@ -233,7 +299,7 @@ impl Scheduler {
                 }
             }
             Schedule::LambdaLR => base * factor.unwrap_or(1.0),
-            Schedule::OneCycleLR(_) => current,
+            Schedule::OneCycleLR(_) | Schedule::ReduceLROnPlateau(_) => current,
         }
     }
 

@@ -11,7 +11,7 @@ use super::args::{ArgVal, Bound};
 use super::value::LrScheduler;
 use super::{Interp, Value};
 use crate::autograd::optim::{Optimizer, Setting};
-use crate::autograd::schedule::{Schedule, Scheduler};
+use crate::autograd::schedule::{Plateau, Schedule, Scheduler};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::lock::lock;
@@ -272,8 +272,19 @@ impl Interp {
     }
 }
 
-/// `scheduler.step()`.
+/// `scheduler.step()`; `scheduler.step(metric)` of a ReduceLROnPlateau.
 pub(super) fn step(me: &mut Interp, _: &'static str, s: &Arc<LrScheduler>, b: &Bound) -> Out {
+    let plateau = matches!(lock(&s.scheduler).schedule, Schedule::ReduceLROnPlateau(_));
+    if plateau {
+        return plateau_step(me, s, b);
+    }
+    if let Some((_, span)) = b.given("metrics") {
+        return Err(Error::value_help(
+            format!("{}.step() takes no metric", lock(&s.scheduler).name()),
+            "only ReduceLROnPlateau steps by a metric (`scheduler.step(val_loss)`)",
+        )
+        .at(*span));
+    }
     let first = lock(&s.scheduler).step_count == 1;
     if first && lock(&s.optimizer).steps_taken == 0 {
         me.warn_once(STEP_ORDER.into());
@@ -282,10 +293,141 @@ pub(super) fn step(me: &mut Interp, _: &'static str, s: &Arc<LrScheduler>, b: &B
     Ok(Value::None)
 }
 
+/// `ReduceLROnPlateau.step(metrics)`: the metric (a number, or a
+/// one-element tensor read by the host, as PyTorch's `float(metrics)`)
+/// compared with the best so far; the rates cut after `patience` steps
+/// without improvement.
+fn plateau_step(me: &mut Interp, s: &Arc<LrScheduler>, b: &Bound) -> Out {
+    let (v, span) = b.given("metrics").cloned().ok_or_else(|| {
+        Error::Call {
+            message: "ReduceLROnPlateau.step() missing 1 required positional argument: 'metrics'"
+                .into(),
+            signature: "scheduler.step(metrics)".into(),
+        }
+        .at(b.span)
+    })?;
+    let v = match v {
+        Value::Tensor(_) => {
+            let item = crate::lang::ast::Name::new("item".into(), span);
+            me.call_method(v, &item, vec![], span)?
+        }
+        v => v,
+    };
+    let metric = v
+        .as_number()
+        .ok_or_else(|| Error::wrong_type("the metric", "a number", v.type_name()).at(span))?;
+    let current: Vec<f64> = lock(&s.optimizer).groups.iter().map(|g| g.lr()).collect();
+    let lrs = {
+        let mut sch = lock(&s.scheduler);
+        sch.last_epoch += 1;
+        sch.step_count += 1;
+        let Schedule::ReduceLROnPlateau(p) = &mut sch.schedule else {
+            unreachable!("a plateau scheduler")
+        };
+        let lrs = p.step(metric, &current);
+        sch.last_lrs = lrs.clone();
+        lrs
+    };
+    let mut o = lock(&s.optimizer);
+    for (g, lr) in o.groups.iter_mut().zip(lrs) {
+        g.set_lr(lr);
+    }
+    Ok(Value::None)
+}
+
+/// `ReduceLROnPlateau(optimizer, mode="min", factor=0.1, patience=10,
+/// threshold=1e-4, threshold_mode="rel", cooldown=0, min_lr=0, eps=1e-8)`:
+/// made without a first step (PyTorch's `last_epoch` starts at 0).
+pub(super) fn plateau(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let optimizer = optimizer_arg(b)?;
+    let factor = b.float("factor")?.unwrap_or(0.1);
+    if factor >= 1.0 {
+        return Err(Error::value("Factor should be < 1.0.").at(b.span_of("factor")));
+    }
+    let max = match b.str("mode")?.as_deref().unwrap_or("min") {
+        "min" => false,
+        "max" => true,
+        other => {
+            return Err(Error::value(format!("mode {other} is unknown!")).at(b.span_of("mode")))
+        }
+    };
+    let absolute = match b.str("threshold_mode")?.as_deref().unwrap_or("rel") {
+        "rel" => false,
+        "abs" => true,
+        other => {
+            return Err(Error::value(format!("threshold mode {other} is unknown!"))
+                .at(b.span_of("threshold_mode")))
+        }
+    };
+    let groups = lock(&optimizer).groups.len();
+    let min_lrs = match b.given("min_lr") {
+        None => vec![0.0; groups],
+        Some((v, span)) => match v.as_number() {
+            Some(x) => vec![x; groups],
+            None => {
+                let items = v.items().ok_or_else(|| {
+                    Error::wrong_type("min_lr", "a number or a list of them", v.type_name())
+                        .at(*span)
+                })?;
+                if items.len() != groups {
+                    return Err(Error::value(format!(
+                        "expected {groups} min_lrs, got {}",
+                        items.len()
+                    ))
+                    .at(*span));
+                }
+                items.iter().map(|x| x.as_number().unwrap_or(0.0)).collect()
+            }
+        },
+    };
+    let plateau = Plateau {
+        max,
+        factor,
+        patience: b.int("patience")?.unwrap_or(10),
+        threshold: b.float("threshold")?.unwrap_or(1e-4),
+        absolute,
+        cooldown: b.int("cooldown")?.unwrap_or(0),
+        min_lrs,
+        eps: b.float("eps")?.unwrap_or(1e-8),
+        best: if max {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        },
+        num_bad_epochs: 0,
+        cooldown_counter: 0,
+    };
+    let base_lrs = lock(&optimizer).groups.iter().map(|g| g.lr()).collect();
+    let mut scheduler = Scheduler::new(Schedule::ReduceLROnPlateau(plateau), base_lrs);
+    scheduler.last_epoch = 0;
+    let s = Arc::new(LrScheduler {
+        scheduler: Mutex::new(scheduler),
+        optimizer,
+        lambda: None,
+    });
+    Ok(Value::Scheduler(s))
+}
+
 /// `scheduler.get_last_lr()`: one learning rate per parameter group.
 pub(super) fn get_last_lr(_: &mut Interp, _: &'static str, s: &Arc<LrScheduler>, _: &Bound) -> Out {
     let lrs = lock(&s.scheduler).last_lrs.clone();
     Ok(Value::list(lrs.into_iter().map(Value::float).collect()))
+}
+
+/// ReduceLROnPlateau's `best` (none for the other schedulers).
+pub(super) fn plateau_best(s: &Arc<LrScheduler>) -> Value {
+    match &lock(&s.scheduler).schedule {
+        Schedule::ReduceLROnPlateau(p) => Value::float(p.best),
+        _ => Value::None,
+    }
+}
+
+/// ReduceLROnPlateau's `num_bad_epochs` (none for the other schedulers).
+pub(super) fn plateau_bad_epochs(s: &Arc<LrScheduler>) -> Value {
+    match &lock(&s.scheduler).schedule {
+        Schedule::ReduceLROnPlateau(p) => Value::Int(p.num_bad_epochs),
+        _ => Value::None,
+    }
 }
 
 /// `scheduler.last_epoch`.

@@ -274,6 +274,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("Adagrad", super::grad::adagrad),
     ("Adadelta", super::grad::adadelta),
     ("StepLR", super::schedule::scheduler),
+    ("ReduceLROnPlateau", super::schedule::plateau),
     ("MultiStepLR", super::schedule::scheduler),
     ("ExponentialLR", super::schedule::scheduler),
     ("CosineAnnealingLR", super::schedule::scheduler),

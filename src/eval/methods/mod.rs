@@ -507,6 +507,11 @@ static MEMBERS: &[(&str, Member)] = {
         ("set_growth_interval", ScalerMethod(super::amp::method)),
         ("get_last_lr", SchedulerMethod(super::schedule::get_last_lr)),
         ("last_epoch", SchedulerProperty(super::schedule::last_epoch)),
+        ("best", SchedulerProperty(super::schedule::plateau_best)),
+        (
+            "num_bad_epochs",
+            SchedulerProperty(super::schedule::plateau_bad_epochs),
+        ),
         (
             "dataset",
             LoaderProperty(|l| Interp::dataset_value(&l.dataset)),
