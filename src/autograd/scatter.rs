@@ -95,6 +95,33 @@ fn check(what: &str, x: &Tensor, dim: usize, index: &Tensor) -> R<()> {
     Ok(())
 }
 
+/// PyTorch's refusal of a `src` of another dtype than x's; and of
+/// `scatter_add` on a tensor cudash cannot add into yet (integers).
+fn same_dtype(what: &str, x: &Tensor, src: &Tensor) -> R<()> {
+    if x.dtype() != src.dtype() {
+        return Err(Error::Module {
+            class: "RuntimeError",
+            message: format!(
+                "{}(): Expected self.dtype to be equal to src.dtype",
+                what.trim_end_matches('_')
+            ),
+            help: Some(format!("convert one: `src.to({})`", x.dtype())),
+        });
+    }
+    if what.starts_with("scatter_add") && !matches!(x.dtype(), DType::F32 | DType::F64) {
+        return Err(Error::dtype(
+            format!(
+                "cudash's {what} adds into f32 and f64 tensors only, not {}",
+                x.dtype()
+            ),
+            Some(
+                "count in floats (`zeros(n).scatter_add_(0, idx, ones(k))`), then `.long()`".into(),
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The offset into a contiguous tensor of `shape` of each element `index`
 /// points at along `dim` (at the index element's own position along the
 /// other dims); past the end for an index outside the dimension.
@@ -195,6 +222,7 @@ pub fn scatter(
                     fmt_shape(s.shape())
                 )));
             }
+            same_dtype(what, x, s)?;
             let mut part = Arc::clone(s);
             for (d, &n) in index.shape().iter().enumerate() {
                 if part.shape()[d] != n {
@@ -253,23 +281,23 @@ pub fn index_select(
         _ => Arc::clone(index),
     };
     items.push(Index::Tensor(flat_index));
-    let x = match x.ndim() {
-        0 => Arc::new(view::view(x, &[1])?),
-        _ => Arc::clone(x),
+    // A 0-d x is indexed as one element (recorded, so its gradient
+    // flows back) and gives a 0-d result, as PyTorch's.
+    let scalar = x.ndim() == 0;
+    let x = match scalar {
+        true => super::views::view(rt, mode, x, &[1])?,
+        false => Arc::clone(x),
     };
     let out = rt.index(&x, &items)?;
     let backward = Backward::Index {
         items,
         padding_idx: None,
     };
-    Ok(attach_node(
-        rt,
-        mode,
-        out,
-        "IndexSelectBackward0",
-        backward,
-        &[&x],
-    ))
+    let out = attach_node(rt, mode, out, "IndexSelectBackward0", backward, &[&x]);
+    match scalar && out.numel() == 1 {
+        true => super::views::reshape(rt, mode, &out, &[]),
+        false => Ok(out),
+    }
 }
 
 /// `x.masked_select(mask)`: the elements where the mask (broadcast with
@@ -404,6 +432,7 @@ pub fn scatter_(
     let off = offsets(rt, x.shape(), dim, index)?;
     let values = match src {
         Src::Tensor(s) => {
+            same_dtype(what, x, s)?;
             let mut part = Arc::clone(s);
             for (d, &n) in index.shape().iter().enumerate() {
                 if part.shape().get(d).is_some_and(|&m| m != n) {
