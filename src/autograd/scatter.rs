@@ -95,6 +95,32 @@ fn check(what: &str, x: &Tensor, dim: usize, index: &Tensor) -> R<()> {
     Ok(())
 }
 
+/// What a scatter writes at the offsets: src's elements the index
+/// covers (src may be larger than the index), or the one value.
+fn values(what: &str, x: &Tensor, index: &Tensor, src: &Src) -> R<Arc<Tensor>> {
+    let s = match src {
+        Src::Tensor(s) => s,
+        Src::Value(v) => return Ok(Arc::new(v.alias())),
+    };
+    let fits = s.ndim().max(1) == index.ndim().max(1)
+        && (0..index.ndim()).all(|d| index.shape()[d] <= s.shape()[d]);
+    if !fits {
+        return Err(Error::value(format!(
+            "{what}(): Expected index {} to be smaller than src {}",
+            fmt_shape(index.shape()),
+            fmt_shape(s.shape())
+        )));
+    }
+    same_dtype(what, x, s)?;
+    let mut part = Arc::clone(s);
+    for (d, &n) in index.shape().iter().enumerate() {
+        if part.shape()[d] != n {
+            part = Arc::new(crate::runtime::op::index::narrow(&part, d, 0, n)?);
+        }
+    }
+    Ok(part)
+}
+
 /// PyTorch's refusal of a `src` of another dtype than x's; and of
 /// `scatter_add` on a tensor cudash cannot add into yet (integers).
 fn same_dtype(what: &str, x: &Tensor, src: &Tensor) -> R<()> {
@@ -211,31 +237,7 @@ pub fn scatter(
     check(what, x, dim, index)?;
     let out = rt.copy(x)?;
     let off = offsets(rt, x.shape(), dim, index)?;
-    let values = match &src {
-        Src::Tensor(s) => {
-            let fits = s.ndim().max(1) == index.ndim().max(1)
-                && (0..index.ndim()).all(|d| index.shape()[d] <= s.shape()[d]);
-            if !fits {
-                return Err(Error::value(format!(
-                    "{what}(): Expected index {} to be smaller than src {}",
-                    fmt_shape(index.shape()),
-                    fmt_shape(s.shape())
-                )));
-            }
-            same_dtype(what, x, s)?;
-            let mut part = Arc::clone(s);
-            for (d, &n) in index.shape().iter().enumerate() {
-                if part.shape()[d] != n {
-                    part = Arc::new(crate::runtime::op::index::narrow(&part, d, 0, n)?);
-                }
-            }
-            match part.dtype() == x.dtype() {
-                true => part,
-                false => rt.cast(&part, x.dtype())?,
-            }
-        }
-        Src::Value(v) => Arc::new(v.alias()),
-    };
+    let values = values(what, x, index, &src)?;
     let elements = flat(rt, &out)?;
     let items = [Index::Tensor(Arc::clone(&off))];
     match add {
@@ -430,22 +432,7 @@ pub fn scatter_(
     let what = if add { "scatter_add_" } else { "scatter_" };
     check(what, x, dim, index)?;
     let off = offsets(rt, x.shape(), dim, index)?;
-    let values = match src {
-        Src::Tensor(s) => {
-            same_dtype(what, x, s)?;
-            let mut part = Arc::clone(s);
-            for (d, &n) in index.shape().iter().enumerate() {
-                if part.shape().get(d).is_some_and(|&m| m != n) {
-                    part = Arc::new(crate::runtime::op::index::narrow(&part, d, 0, n)?);
-                }
-            }
-            match part.dtype() == x.dtype() {
-                true => part,
-                false => rt.cast(&part, x.dtype())?,
-            }
-        }
-        Src::Value(v) => Arc::new(v.alias()),
-    };
+    let values = values(what, x, index, &src)?;
     let elements = flat(rt, x)?;
     let items = [Index::Tensor(off)];
     match add {

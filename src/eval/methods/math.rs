@@ -77,9 +77,10 @@ fn number(b: &Bound, name: &str, default: f64) -> Result<f64, Diagnostic> {
     }
 }
 
-/// An in-place op (`addcmul_`, `lerp_`) on `t`: refused in a graph (cudash
-/// does not record these in place yet), else its result written into t.
-fn into_self(
+/// An in-place op (`addcmul_`, `lerp_`, `scatter_`) on `t`: refused on a
+/// leaf that requires grad (PyTorch's error) and in a graph (cudash does
+/// not record these in place yet); else the mode to compute it in.
+pub(super) fn outside_a_graph(
     me: &mut Interp,
     name: &str,
     t: &Arc<Tensor>,
@@ -114,7 +115,7 @@ pub(super) fn addc(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bou
     if !name.ends_with('_') {
         return b.result(blends::addc(&mut me.rt, me.grad, (t, &t1, &t2), value, div));
     }
-    let mode = into_self(me, name, t, &[&t1, &t2], b)?;
+    let mode = outside_a_graph(me, name, t, &[&t1, &t2], b)?;
     let at = |e: Error| e.at(b.span);
     let out = blends::addc(&mut me.rt, mode, (t, &t1, &t2), value, div).map_err(at)?;
     me.rt.assign(t, &out).map_err(at)?;
@@ -137,7 +138,7 @@ pub(super) fn lerp(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bou
     }
     let mut others: Vec<&Tensor> = vec![&end];
     others.extend(w_tensor.as_deref());
-    let mode = into_self(me, name, t, &others, b)?;
+    let mode = outside_a_graph(me, name, t, &others, b)?;
     let at = |e: Error| e.at(b.span);
     let out = blends::lerp(&mut me.rt, mode, (t, &end), weight).map_err(at)?;
     me.rt.assign(t, &out).map_err(at)?;

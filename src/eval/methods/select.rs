@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use super::super::args::Bound;
 use super::super::{Interp, Value};
-use crate::autograd::meta::requires_grad;
 use crate::autograd::scatter::{self, Src};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::shape::norm_dim;
@@ -100,20 +99,8 @@ pub(super) fn scatter(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &
             add,
         ));
     }
-    crate::autograd::inplace::check_leaf(me.grad, t).map_err(|e| e.at(b.span))?;
-    let in_graph = me.grad.enabled
-        && t.dtype().is_float()
-        && (requires_grad(t) || src_t.as_ref().is_some_and(|s| requires_grad(s)));
-    if in_graph {
-        return Err(Error::Autograd {
-            message: format!("cudash cannot record `{name}` on a tensor in a graph yet"),
-            help: format!(
-                "use the out-of-place `x = x.{}(...)`, which is recorded as PyTorch records it",
-                name.trim_end_matches('_')
-            ),
-        }
-        .at(b.span));
-    }
+    let others: Vec<&Tensor> = src_t.iter().map(|s| &**s).collect();
+    super::math::outside_a_graph(me, name, t, &others, b)?;
     scatter::scatter_(&mut me.rt, t, (dim, &index), src, add).map_err(|e| e.at(b.span))?;
     Ok(Value::Tensor(Arc::clone(t)))
 }
