@@ -2467,3 +2467,15 @@ fn reduce_lr_on_plateau_as_pytorchs() {
         ]
     );
 }
+
+/// `lambda *args, **kwargs`, as a wrapper's short form writes it.
+#[test]
+fn a_lambda_takes_star_args() {
+    assert_eq!(
+        python_printed(
+            "lambda_star",
+            "f = lambda *a, **k: (len(a), sorted(k))\nprint(f(1, 2, x=3))\ng = lambda x, *rest: x + sum(rest)\nprint(g(1, 2, 3), (lambda: 5)())\n",
+        ),
+        ["(2, ['x'])", "6 5"]
+    );
+}

@@ -282,19 +282,24 @@ where
                 Err(rest) => ExprKind::Set(std::iter::once(first).chain(rest).collect()),
             });
         let dict = dict.or(set);
-        // `lambda a, b=1: a + b`
+        // `lambda a, b=1: a + b`, `lambda *args, **kw: f(*args, **kw)`
         let lambda = kw(Kw::Lambda)
             .ignore_then(
-                ident()
-                    .then(p(Punct::Assign).ignore_then(expr.clone()).or_not())
-                    .map(|(name, default)| Param {
-                        name,
-                        default,
-                        spread: Spread::No,
-                    })
-                    .separated_by(p(Punct::Comma))
-                    .allow_trailing()
-                    .collect::<Vec<_>>(),
+                choice((
+                    p(Punct::StarStar).to(Spread::Entries),
+                    p(Punct::Star).to(Spread::Items),
+                ))
+                .or_not()
+                .then(ident())
+                .then(p(Punct::Assign).ignore_then(expr.clone()).or_not())
+                .map(|((spread, name), default)| Param {
+                    name,
+                    default,
+                    spread: spread.unwrap_or(Spread::No),
+                })
+                .separated_by(p(Punct::Comma))
+                .allow_trailing()
+                .collect::<Vec<_>>(),
             )
             .then_ignore(p(Punct::Colon))
             .then(expr.clone())
