@@ -3,7 +3,8 @@
 //! `dstack`, `column_stack` (a `cat` of views, `CatBackward0`),
 //! `F.one_hot`, `F.normalize` (a norm, `clamp_min`, `expand_as`, a
 //! division), `F.cosine_similarity` (each side divided by its norm, the
-//! product summed), and `torch.is_tensor`.
+//! product summed), `F.pad` (`autograd::pad`), `torch.einsum`
+//! (`autograd::einsum`) and `torch.is_tensor`.
 
 use std::sync::Arc;
 
