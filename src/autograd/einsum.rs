@@ -145,30 +145,13 @@ fn sum_lonely(
 /// both, summed), and each side's own, through one `bmm`.
 fn pair(rt: &mut Runtime, mode: Mode, a: Term, b: Term, keep: &[char]) -> R<Term> {
     let in_both = |c: &char| a.labels.contains(c) && b.labels.contains(c);
-    let batch: Vec<char> = a
-        .labels
-        .iter()
-        .copied()
-        .filter(|c| in_both(c) && keep.contains(c))
-        .collect();
-    let summed: Vec<char> = a
-        .labels
-        .iter()
-        .copied()
-        .filter(|c| in_both(c) && !keep.contains(c))
-        .collect();
-    let left: Vec<char> = a
-        .labels
-        .iter()
-        .copied()
-        .filter(|c| !b.labels.contains(c))
-        .collect();
-    let right: Vec<char> = b
-        .labels
-        .iter()
-        .copied()
-        .filter(|c| !a.labels.contains(c))
-        .collect();
+    let pick = |from: &Term, keep_it: &dyn Fn(&char) -> bool| -> Vec<char> {
+        from.labels.iter().copied().filter(|c| keep_it(c)).collect()
+    };
+    let batch = pick(&a, &|c| in_both(c) && keep.contains(c));
+    let summed = pick(&a, &|c| in_both(c) && !keep.contains(c));
+    let left = pick(&a, &|c| !b.labels.contains(c));
+    let right = pick(&b, &|c| !a.labels.contains(c));
     for &c in batch.iter().chain(&summed) {
         let (x, y) = (size_of(&a, c), size_of(&b, c));
         if x != y {
@@ -177,18 +160,16 @@ fn pair(rt: &mut Runtime, mode: Mode, a: Term, b: Term, keep: &[char]) -> R<Term
             )));
         }
     }
-    let product = |labels: &[char], term: &Term| -> i64 {
-        labels.iter().map(|&c| size_of(term, c) as i64).product()
+    let sizes = |labels: &[char], term: &Term| -> Vec<i64> {
+        labels.iter().map(|&c| size_of(term, c) as i64).collect()
     };
+    let product = |labels: &[char], term: &Term| -> i64 { sizes(labels, term).iter().product() };
     let (nb, nl, nc, nr) = (
         product(&batch, &a),
         product(&left, &a),
         product(&summed, &a),
         product(&right, &b),
     );
-    let sizes = |labels: &[char], term: &Term| -> Vec<i64> {
-        labels.iter().map(|&c| size_of(term, c) as i64).collect()
-    };
     if summed.is_empty() {
         // Nothing to sum: PyTorch multiplies the two, broadcast (`MulBackward0`).
         let a_order: Vec<char> = batch.iter().chain(&left).copied().collect();
