@@ -66,98 +66,181 @@ fn span(t: &Tensor, dim: usize, a: usize, b: usize) -> R<Tensor> {
     index::narrow(t, dim, a, b - a)
 }
 
+/// A convolution's settings beyond the stride, padding, dilation and
+/// groups: whether it is transposed, and a transposed one's extra rows
+/// and columns at the end (`output_padding`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Transposed {
+    pub on: bool,
+    pub output_padding: (usize, usize),
+}
+
+/// `t` with a height of 1 put in when it is [N, C, L] (a 1-d convolution
+/// runs as a 2-d one over a 1 x L image), as it is otherwise.
+fn as_image(t: &Arc<Tensor>) -> R<Arc<Tensor>> {
+    match t.ndim() {
+        3 => Ok(Arc::new(view::unsqueeze(t, 2)?)),
+        _ => Ok(Arc::clone(t)),
+    }
+}
+
+/// `g`, the gradient of a 1 x L image, back in the 1-d input's shape.
+fn as_line(rt: &mut Runtime, g: Arc<Tensor>, like: &Tensor) -> R<Arc<Tensor>> {
+    match like.ndim() {
+        3 => {
+            let dims: Vec<i64> = like.shape().iter().map(|&d| d as i64).collect();
+            rt.reshape(&g, &dims)
+        }
+        _ => Ok(g),
+    }
+}
+
 /// `conv2d(x, w, b, stride, padding, dilation, groups)`: x [N, C, H, W],
-/// w [Cout, C / groups, kh, kw], b [Cout]. One node, `ConvolutionBackward0`,
-/// keeping the input and the weight. Per chunk of the batch and per group,
-/// `W [Cout/g, Cg*kh*kw] @ columns [s, Cg*kh*kw, Ho*Wo]`: each image's
-/// output [Cout, Ho*Wo] in place.
+/// w [Cout, C / groups, kh, kw], b [Cout]; `conv1d` with x [N, C, L] and
+/// w [Cout, C / groups, k]. One node, `ConvolutionBackward0`, keeping the
+/// input and the weight.
 pub fn conv2d(
     rt: &mut Runtime,
     mode: Mode,
     x: &Arc<Tensor>,
     w: &Arc<Tensor>,
     b: Option<&Arc<Tensor>>,
-    (stride, padding, dilation, groups): super::window::ConvSettings,
+    settings: super::window::ConvSettings,
 ) -> R<Arc<Tensor>> {
+    convolution(rt, mode, (x, w, b), settings, Transposed::default())
+}
+
+/// `conv_transpose2d(x, w, b, stride, padding, output_padding, groups,
+/// dilation)`: x [N, Cin, H, W], w [Cin, Cout / groups, kh, kw]; the
+/// gradient of a `conv2d` by its input, as a layer (`ConvTranspose2d`,
+/// DCGAN's generator); `conv_transpose1d` on [N, Cin, L]. Its node is
+/// `ConvolutionBackward0` too.
+pub fn conv_transpose2d(
+    rt: &mut Runtime,
+    mode: Mode,
+    (x, w, b): (&Arc<Tensor>, &Arc<Tensor>, Option<&Arc<Tensor>>),
+    settings: super::window::ConvSettings,
+    output_padding: (usize, usize),
+) -> R<Arc<Tensor>> {
+    let transposed = Transposed {
+        on: true,
+        output_padding,
+    };
+    convolution(rt, mode, (x, w, b), settings, transposed)
+}
+
+/// PyTorch's `convolution`: checks, the product, and the node.
+fn convolution(
+    rt: &mut Runtime,
+    mode: Mode,
+    (x, w, b): (&Arc<Tensor>, &Arc<Tensor>, Option<&Arc<Tensor>>),
+    (stride, padding, dilation, groups): super::window::ConvSettings,
+    transposed: Transposed,
+) -> R<Arc<Tensor>> {
+    let name = match (transposed.on, w.ndim()) {
+        (false, 3) => "conv1d",
+        (false, _) => "conv2d",
+        (true, 3) => "conv_transpose1d",
+        (true, _) => "conv_transpose2d",
+    };
     let mut xs: Vec<&Tensor> = vec![x, w];
     xs.extend(b.map(|b| &**b));
-    let cast = super::autocast::inputs(rt, mode, "conv2d", &xs)?;
+    let cast = super::autocast::inputs(rt, mode, name, &xs)?;
     let (x, w) = (&cast.arc(0, x), &cast.arc(1, w));
     let cast_b = b.map(|b| cast.arc(2, b));
     let b = cast_b.as_ref();
-    check_image(x, "conv2d")?;
-    if w.ndim() != 4 {
+    let dims = match name.ends_with("1d") {
+        true => 3,
+        false => 4,
+    };
+    if x.ndim() != dims {
         return Err(Error::shape(format!(
-            "conv2d's weight is [out_channels, in_channels / groups, kH, kW], not {}",
+            "Expected {}D (unbatched) or {dims}D (batched) input to {name}, but got input of size: [{}]",
+            dims - 1,
+            x.shape().iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+        )));
+    }
+    if w.ndim() != dims {
+        let (first, second) = match transposed.on {
+            false => ("out_channels", "in_channels / groups"),
+            true => ("in_channels", "out_channels / groups"),
+        };
+        let kernel = match dims {
+            3 => "kL",
+            _ => "kH, kW",
+        };
+        return Err(Error::shape(format!(
+            "{name}'s weight is [{first}, {second}, {kernel}], not {}",
             fmt_shape(w.shape())
         )));
     }
-    let (n, c, h, wd) = (x.shape()[0], x.shape()[1], x.shape()[2], x.shape()[3]);
-    let (cout, cg, kh, kw) = (w.shape()[0], w.shape()[1], w.shape()[2], w.shape()[3]);
-    if groups == 0 || c % groups != 0 || cout % groups != 0 || cg * groups != c {
+    let (x4, w4) = (as_image(x)?, as_image(w)?);
+    let w4 = match w4.is_contiguous() {
+        true => w4,
+        false => rt.copy(&w4)?,
+    };
+    let (c, h, wd) = (x4.shape()[1], x4.shape()[2], x4.shape()[3]);
+    let (kh, kw) = (w4.shape()[2], w4.shape()[3]);
+    // The channels the weight expects: a convolution's C = Cg * groups;
+    // a transposed one's input channels are the weight's first dim.
+    let expected = match transposed.on {
+        false => w4.shape()[1] * groups,
+        true => w4.shape()[0],
+    };
+    let outs = match transposed.on {
+        false => w4.shape()[0],
+        true => w4.shape()[1] * groups,
+    };
+    if groups == 0 || c != expected || outs % groups != 0 || expected % groups != 0 {
         return Err(Error::shape(format!(
-            "Given groups={groups}, weight of size [{}], expected input{} to have {} channels, but got {c} channels instead",
+            "Given {}groups={groups}, weight of size [{}], expected input{} to have {expected} channels, but got {c} channels instead",
+            if transposed.on { "transposed=1, " } else { "" },
             w.shape().iter().map(usize::to_string).collect::<Vec<_>>().join(", "),
             fmt_shape(x.shape()),
-            cg * groups
         )));
     }
-    let geom = Geometry::new((h, wd), (kh, kw), stride, padding, dilation, groups)?;
-    let (oh, ow) = geom.out;
-    let w = match w.is_contiguous() {
-        true => Arc::clone(w),
-        false => rt.copy(w)?,
-    };
-    let ck = cg * kh * kw;
-    let wmat = Arc::new(w.reshape(&[cout as i64, ck as i64])?);
-    let bias = match b {
-        Some(b) => Some(Arc::new(b.reshape(&[cout as i64, 1])?)),
-        None => None,
-    };
-    let per_out = cout / groups;
-    let mut chunks = Vec::new();
-    for (n0, n1) in batch_chunks(n, c * kh * kw * oh * ow * x.dtype().size()) {
-        let cols = rt.im2col(&span(x, 0, n0, n1)?, &geom)?;
-        // [s, Cout, Ho * Wo]: W @ columns, each image's product laid out
-        // as its output (NCHW), group by group.
-        let mut parts = Vec::with_capacity(groups);
-        for g in 0..groups {
-            let wg = span(&wmat, 0, g * per_out, (g + 1) * per_out)?;
-            parts.push(rt.matmul(&wg, &span(&cols, 1, g * ck, (g + 1) * ck)?)?);
+    let out4 = match transposed.on {
+        false => {
+            let geom = Geometry::new((h, wd), (kh, kw), stride, padding, dilation, groups)?;
+            let out = forward(rt, &x4, &w4, &geom)?;
+            (out, geom)
         }
-        drop(cols);
-        let part = match groups {
-            1 => parts.pop().expect("one group"),
-            _ => {
-                let refs: Vec<&Tensor> = parts.iter().map(|p| &**p).collect();
-                rt.join(&refs, 1, false)?
-            }
-        };
-        drop(parts);
-        if let Some(bc) = &bias {
-            rt.binary_(BinaryOp::Add, &part, Operand::strong(bc))?;
+        true => {
+            let (geom, (oh, ow)) = transposed_geometry(
+                (h, wd),
+                (kh, kw),
+                (stride, padding, dilation, groups),
+                transposed.output_padding,
+            )?;
+            let n = x4.shape()[0];
+            let x3 = contiguous(rt, &x4)?;
+            let x3 = rt.reshape(&x3, &[n as i64, c as i64, (h * wd) as i64])?;
+            let out = input_grad(rt, &x3, &w4, &geom, &[n, outs, oh, ow])?;
+            (out, geom)
         }
-        chunks.push(part);
+    };
+    let (out4, geom) = out4;
+    if let Some(bias) = b {
+        let bc = Arc::new(bias.reshape(&[outs as i64, 1, 1])?);
+        rt.binary_(BinaryOp::Add, &out4, Operand::strong(&bc))?;
     }
-    let outt = match chunks.len() {
-        1 => chunks.pop().expect("one chunk"),
-        _ => {
-            let refs: Vec<&Tensor> = chunks.iter().map(|p| &**p).collect();
-            rt.join(&refs, 0, false)?
+    let out = match dims {
+        3 => {
+            let (n, l) = (out4.shape()[0], out4.shape()[3]);
+            rt.reshape(&out4, &[n as i64, outs as i64, l as i64])?
         }
+        _ => out4,
     };
-    drop(chunks);
-    let out = rt.reshape(&outt, &[n as i64, cout as i64, oh as i64, ow as i64])?;
-    drop(outt);
-    let mut inputs: Vec<&Tensor> = vec![x, &w];
+    let mut inputs: Vec<&Tensor> = vec![x, w];
     if let Some(b) = b {
         inputs.push(b);
     }
     let backward = Backward::Convolution {
         x: Saved::new(x),
-        w: Saved::new(&w),
+        w: Saved::new(w),
         geom,
         bias: b.is_some(),
+        transposed: transposed.on,
     };
     Ok(record::attach_node(
         rt,
@@ -169,110 +252,256 @@ pub fn conv2d(
     ))
 }
 
-/// `ConvolutionBackward0`: the input's gradient (the columns' gradient
-/// `W.T @ g` added back into the windows' places), the weight's (`g @
-/// columns.T`, the columns made again from the kept input), the bias's
-/// (`g` summed over all but the channels).
+/// A transposed convolution's geometry and output size: the geometry of
+/// the convolution whose input gradient it is, over the output's size
+/// `(h - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding +
+/// 1`, with the input's size as that convolution's output (the rows
+/// `output_padding` adds get no window, so only the bias).
+fn transposed_geometry(
+    (h, w): (usize, usize),
+    kernel: (usize, usize),
+    (stride, padding, dilation, groups): super::window::ConvSettings,
+    output_padding: (usize, usize),
+) -> R<(Geometry, (usize, usize))> {
+    if [
+        kernel.0, kernel.1, stride.0, stride.1, dilation.0, dilation.1,
+    ]
+    .contains(&0)
+    {
+        return Err(Error::value(
+            "kernel size, stride and dilation must be greater than zero",
+        ));
+    }
+    if output_padding.0 >= stride.0.max(dilation.0) || output_padding.1 >= stride.1.max(dilation.1)
+    {
+        return Err(Error::value(format!(
+            "output padding must be smaller than either stride or dilation, but got \
+             output_padding_height: {} output_padding_width: {} stride_height: {} \
+             stride_width: {} dilation_height: {} dilation_width: {}",
+            output_padding.0, output_padding.1, stride.0, stride.1, dilation.0, dilation.1
+        )));
+    }
+    let size = |n: usize, k: usize, s: usize, p: usize, d: usize, op: usize| {
+        ((n.max(1) - 1) * s + d * (k - 1) + op + 1).checked_sub(2 * p)
+    };
+    let (oh, ow) = match (
+        size(
+            h,
+            kernel.0,
+            stride.0,
+            padding.0,
+            dilation.0,
+            output_padding.0,
+        ),
+        size(
+            w,
+            kernel.1,
+            stride.1,
+            padding.1,
+            dilation.1,
+            output_padding.1,
+        ),
+    ) {
+        (Some(a), Some(b)) if a > 0 && b > 0 => (a, b),
+        (a, b) => {
+            let shown = |v: Option<usize>| v.map_or("0".to_string(), |v| v.to_string());
+            return Err(Error::shape(format!(
+                "Given input size per channel: ({h} x {w}). Calculated output size per channel: ({} x {}). Output size is too small",
+                shown(a),
+                shown(b)
+            )));
+        }
+    };
+    let geom = Geometry {
+        kernel,
+        stride,
+        padding,
+        dilation,
+        groups,
+        out: (h, w),
+    };
+    Ok((geom, (oh, ow)))
+}
+
+/// `t` laid out contiguous (itself when it is).
+fn contiguous(rt: &mut Runtime, t: &Arc<Tensor>) -> R<Arc<Tensor>> {
+    match t.is_contiguous() {
+        true => Ok(Arc::clone(t)),
+        false => rt.copy(t),
+    }
+}
+
+/// The convolution of images `x` [N, C, H, W] by `w` [Cout, C / groups,
+/// kh, kw] over `geom`, nothing recorded: per chunk of the batch and per
+/// group, `W [Cout/g, Cg*kh*kw] @ columns [s, Cg*kh*kw, Ho*Wo]`, each
+/// image's output [Cout, Ho*Wo] in place.
+fn forward(rt: &mut Runtime, x: &Tensor, w: &Tensor, geom: &Geometry) -> R<Arc<Tensor>> {
+    let (n, c) = (x.shape()[0], x.shape()[1]);
+    let (cout, cg, kh, kw) = (w.shape()[0], w.shape()[1], w.shape()[2], w.shape()[3]);
+    let groups = geom.groups;
+    let (oh, ow) = geom.out;
+    let ck = cg * kh * kw;
+    let wmat = Arc::new(w.reshape(&[cout as i64, ck as i64])?);
+    let per_out = cout / groups;
+    let mut chunks = Vec::new();
+    for (n0, n1) in batch_chunks(n, c * kh * kw * oh * ow * x.dtype().size()) {
+        let cols = rt.im2col(&span(x, 0, n0, n1)?, geom)?;
+        // [s, Cout, Ho * Wo]: W @ columns, each image's product laid out
+        // as its output (NCHW), group by group.
+        let mut parts = Vec::with_capacity(groups);
+        for g in 0..groups {
+            let wg = span(&wmat, 0, g * per_out, (g + 1) * per_out)?;
+            parts.push(rt.matmul(&wg, &span(&cols, 1, g * ck, (g + 1) * ck)?)?);
+        }
+        drop(cols);
+        chunks.push(join_or_one(rt, parts, 1)?);
+    }
+    let outt = join_or_one(rt, chunks, 0)?;
+    rt.reshape(&outt, &[n as i64, cout as i64, oh as i64, ow as i64])
+}
+
+/// The parts joined along `dim`, or the one part as it is.
+fn join_or_one(rt: &mut Runtime, mut parts: Vec<Arc<Tensor>>, dim: i64) -> R<Arc<Tensor>> {
+    match parts.len() {
+        1 => Ok(parts.pop().expect("one part")),
+        _ => {
+            let refs: Vec<&Tensor> = parts.iter().map(|p| &**p).collect();
+            rt.join(&refs, dim, false)
+        }
+    }
+}
+
+/// The gradient of a convolution's input of `shape` [N, C, H, W] from
+/// its output's `g3` [N, Cout, Ho * Wo]: the columns' gradient `W.T @ g`
+/// per group, added back into the windows' places (col2im), chunk by
+/// chunk of the batch. Also a transposed convolution's forward.
+fn input_grad(
+    rt: &mut Runtime,
+    g3: &Tensor,
+    w: &Tensor,
+    geom: &Geometry,
+    shape: &[usize],
+) -> R<Arc<Tensor>> {
+    let (n, c) = (shape[0], shape[1]);
+    let (cout, cg, kh, kw) = (w.shape()[0], w.shape()[1], w.shape()[2], w.shape()[3]);
+    let groups = geom.groups;
+    let per_out = cout / groups;
+    let l = geom.out.0 * geom.out.1;
+    let wmat = Arc::new(w.reshape(&[cout as i64, (cg * kh * kw) as i64])?);
+    // The transposed operand laid out once, contiguous: the host's
+    // products ran 1.7x slower reading it strided.
+    let w_t = rt.copy(&view::matrix_transpose(&wmat)?)?;
+    let mut gx = Vec::new();
+    for (n0, n1) in batch_chunks(n, c * kh * kw * l * g3.dtype().size()) {
+        let g_chunk = span(g3, 0, n0, n1)?;
+        let mut parts = Vec::with_capacity(groups);
+        for k in 0..groups {
+            let wg_t = span(&w_t, 1, k * per_out, (k + 1) * per_out)?;
+            let gk = span(&g_chunk, 1, k * per_out, (k + 1) * per_out)?;
+            // [s, Cg * kh * kw, Ho * Wo]
+            parts.push(rt.matmul(&wg_t, &gk)?);
+        }
+        let gcols = join_or_one(rt, parts, 1)?;
+        let mut chunk_shape = shape.to_vec();
+        chunk_shape[0] = n1 - n0;
+        gx.push(rt.col2im(&gcols, geom, &chunk_shape)?);
+    }
+    join_or_one(rt, gx, 0)
+}
+
+/// The gradient of a convolution's weight of `shape` [Cout, Cg, kh, kw]
+/// from its output's `g3` [N, Cout, Ho * Wo] and its input `x`: `g @
+/// columns.T` summed over the images (`columns @ g.T` per image, chunk by
+/// chunk, transposed at the end).
+fn weight_grad(
+    rt: &mut Runtime,
+    g3: &Tensor,
+    x: &Tensor,
+    geom: &Geometry,
+    shape: &[usize],
+) -> R<Arc<Tensor>> {
+    let (n, c) = (x.shape()[0], x.shape()[1]);
+    let (cout, cg, kh, kw) = (shape[0], shape[1], shape[2], shape[3]);
+    let groups = geom.groups;
+    let per_out = cout / groups;
+    let ck = cg * kh * kw;
+    let l = geom.out.0 * geom.out.1;
+    let g_t = rt.copy(&view::permute(g3, &[0, 2, 1])?)?;
+    let mut gw: Vec<Option<Arc<Tensor>>> = vec![None; groups];
+    for (n0, n1) in batch_chunks(n, c * kh * kw * l * g3.dtype().size()) {
+        let cols = rt.im2col(&span(x, 0, n0, n1)?, geom)?;
+        let g_chunk_t = span(&g_t, 0, n0, n1)?;
+        for (k, acc) in gw.iter_mut().enumerate() {
+            let gk = span(&g_chunk_t, 2, k * per_out, (k + 1) * per_out)?;
+            // [s, Cg * kh * kw, Cout / g], summed over the images
+            let per_image = rt.matmul(&span(&cols, 1, k * ck, (k + 1) * ck)?, &gk)?;
+            let part = rt.reduce(ReduceOp::Sum, &per_image, Some(0), false)?;
+            match acc {
+                Some(sum) => rt.binary_(BinaryOp::Add, sum, Operand::strong(&part))?,
+                None => *acc = Some(part),
+            }
+        }
+    }
+    let mut parts = Vec::with_capacity(groups);
+    for sum in gw.into_iter().flatten() {
+        parts.push(rt.copy(&view::matrix_transpose(&sum)?)?);
+    }
+    let all = join_or_one(rt, parts, 0)?;
+    let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+    rt.reshape(&all, &dims)
+}
+
+/// `ConvolutionBackward0`: the input's, the weight's and the bias's
+/// gradients (a 1-d convolution's computed over 1 x L images and given
+/// back in its shapes). A convolution's input gradient is its transposed
+/// convolution of g and its weight's gradient pairs g with the input's
+/// windows; a transposed convolution's swaps the two roles: its input's
+/// gradient is the convolution of g, its weight's pairs x with g's windows.
 pub fn conv2d_backward(
     rt: &mut Runtime,
     g: &Arc<Tensor>,
     (x, w): (&Arc<Tensor>, &Arc<Tensor>),
-    geom: &Geometry,
-    bias: bool,
+    (geom, bias, transposed): (&Geometry, bool, bool),
     (want_x, want_w, want_b): (bool, bool, bool),
 ) -> R<Vec<Option<Arc<Tensor>>>> {
-    let (n, c) = (x.shape()[0], x.shape()[1]);
-    let (cout, cg, kh, kw) = (w.shape()[0], w.shape()[1], w.shape()[2], w.shape()[3]);
-    let (oh, ow) = geom.out;
-    let l = oh * ow;
-    let groups = geom.groups;
-    let per_out = cout / groups;
-    let ck = cg * kh * kw;
-    let g = match g.is_contiguous() {
-        true => Arc::clone(g),
-        false => rt.copy(g)?,
+    let (x4, w4) = (as_image(x)?, contiguous(rt, &as_image(w)?)?);
+    let g4 = contiguous(rt, &as_image(g)?)?;
+    let flat = |rt: &mut Runtime, t: &Arc<Tensor>| -> R<Arc<Tensor>> {
+        let s = t.shape();
+        rt.reshape(t, &[s[0] as i64, s[1] as i64, (s[2] * s[3]) as i64])
     };
-    let g3 = rt.reshape(&g, &[n as i64, cout as i64, l as i64])?;
-    let wmat = Arc::new(w.reshape(&[cout as i64, ck as i64])?);
-    // Chunk by chunk of the batch: the weight's gradient summed over the
-    // images (`columns @ g.T` per image, transposed at the end), the
-    // input's laid back from the columns' gradient (`W.T @ g`, col2im).
-    // The transposed operands are laid out once, contiguous: the host's
-    // products ran 1.7x slower reading them strided.
-    let g_t = match want_w {
-        true => Some(rt.copy(&view::permute(&g3, &[0, 2, 1])?)?),
-        false => None,
+    let gx = match (want_x, transposed) {
+        (false, _) => None,
+        (true, false) => {
+            let g3 = flat(rt, &g4)?;
+            Some(input_grad(rt, &g3, &w4, geom, x4.shape())?)
+        }
+        (true, true) => Some(forward(rt, &g4, &w4, geom)?),
     };
-    let w_t = match want_x {
-        true => Some(rt.copy(&view::matrix_transpose(&wmat)?)?),
-        false => None,
+    let gw = match (want_w, transposed) {
+        (false, _) => None,
+        (true, false) => {
+            let g3 = flat(rt, &g4)?;
+            Some(weight_grad(rt, &g3, &x4, geom, w4.shape())?)
+        }
+        (true, true) => {
+            let x4c = contiguous(rt, &x4)?;
+            let x3 = flat(rt, &x4c)?;
+            Some(weight_grad(rt, &x3, &g4, geom, w4.shape())?)
+        }
     };
-    let mut gw: Vec<Option<Arc<Tensor>>> = vec![None; groups];
-    let mut gx = Vec::new();
-    for (n0, n1) in batch_chunks(n, c * kh * kw * l * g.dtype().size()) {
-        let g_chunk = span(&g3, 0, n0, n1)?;
-        if let Some(g_t) = &g_t {
-            let cols = rt.im2col(&span(x, 0, n0, n1)?, geom)?;
-            let g_chunk_t = span(g_t, 0, n0, n1)?;
-            for (k, acc) in gw.iter_mut().enumerate() {
-                let gk = span(&g_chunk_t, 2, k * per_out, (k + 1) * per_out)?;
-                // [s, Cg * kh * kw, Cout / g], summed over the images
-                let per_image = rt.matmul(&span(&cols, 1, k * ck, (k + 1) * ck)?, &gk)?;
-                let part = rt.reduce(ReduceOp::Sum, &per_image, Some(0), false)?;
-                match acc {
-                    Some(sum) => rt.binary_(BinaryOp::Add, sum, Operand::strong(&part))?,
-                    None => *acc = Some(part),
-                }
-            }
-        }
-        if let Some(w_t) = &w_t {
-            let mut parts = Vec::with_capacity(groups);
-            for k in 0..groups {
-                let wg_t = span(w_t, 1, k * per_out, (k + 1) * per_out)?;
-                let gk = span(&g_chunk, 1, k * per_out, (k + 1) * per_out)?;
-                // [s, Cg * kh * kw, Ho * Wo]
-                parts.push(rt.matmul(&wg_t, &gk)?);
-            }
-            let gcols = match groups {
-                1 => parts.pop().expect("one group"),
-                _ => {
-                    let refs: Vec<&Tensor> = parts.iter().map(|p| &**p).collect();
-                    rt.join(&refs, 1, false)?
-                }
-            };
-            let mut shape = x.shape().to_vec();
-            shape[0] = n1 - n0;
-            gx.push(rt.col2im(&gcols, geom, &shape)?);
-        }
-    }
-    let gw = match want_w {
-        true => {
-            let mut parts = Vec::with_capacity(groups);
-            for sum in gw.into_iter().flatten() {
-                parts.push(rt.copy(&view::matrix_transpose(&sum)?)?);
-            }
-            let refs: Vec<&Tensor> = parts.iter().map(|p| &**p).collect();
-            let all = match groups {
-                1 => Arc::clone(&parts[0]),
-                _ => rt.join(&refs, 0, false)?,
-            };
-            let dims: Vec<i64> = w.shape().iter().map(|&d| d as i64).collect();
-            Some(rt.reshape(&all, &dims)?)
-        }
-        false => None,
+    let gx = match gx {
+        Some(t) => Some(as_line(rt, t, x)?),
+        None => None,
     };
-    let gx = match gx.len() {
-        0 => None,
-        1 => gx.pop(),
-        _ => {
-            let refs: Vec<&Tensor> = gx.iter().map(|p| &**p).collect();
-            Some(rt.join(&refs, 0, false)?)
-        }
+    let gw = match gw {
+        Some(t) => Some(as_line(rt, t, w)?),
+        None => None,
     };
     let mut out = vec![gx, gw];
     if bias {
         out.push(match want_b {
-            true => Some(rt.reduce_dims(ReduceOp::Sum, &g, &[0, 2, 3], false)?),
+            true => Some(rt.reduce_dims(ReduceOp::Sum, &g4, &[0, 2, 3], false)?),
             false => None,
         });
     }

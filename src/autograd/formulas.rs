@@ -701,12 +701,17 @@ impl Backward {
                     help: "internal: the engine calls `Host::custom_backward`".into(),
                 })
             }
-            Backward::Convolution { x, w, geom, bias } => super::conv::conv2d_backward(
+            Backward::Convolution {
+                x,
+                w,
+                geom,
+                bias,
+                transposed,
+            } => super::conv::conv2d_backward(
                 rt,
                 g,
                 (x.get(name)?, w.get(name)?),
-                geom,
-                *bias,
+                (geom, *bias, *transposed),
                 (wants(node, 0), wants(node, 1), wants(node, 2)),
             )?,
             Backward::MaxPool { which, geom, input } => vec![Some(super::conv::pool_backward(
@@ -760,18 +765,19 @@ impl Backward {
                     (wants(node, 0), wants(node, 1), wants(node, 2)),
                 )?
             }
-            Backward::LeakyRelu { x, slope } => {
-                // g where x > 0, g * slope elsewhere (leaky_relu_backward).
+            Backward::Activation { kind, x, result } => {
                 let x = x.get(name)?;
-                let on = bin_s(rt, BinaryOp::Gt, x, 0.0)?;
-                let scaled = bin_s(rt, BinaryOp::Mul, g, *slope)?;
-                let gx = rt.ternary(
-                    crate::runtime::op::ternary::TernaryOp::Where,
-                    crate::runtime::op::binary::Operand::strong(&on),
-                    crate::runtime::op::binary::Operand::strong(g),
-                    crate::runtime::op::binary::Operand::strong(&scaled),
-                )?;
+                let gx = super::activation_ops::backward(rt, kind, g, x, *result)?;
                 vec![Some(gx)]
+            }
+            Backward::Glu { x, dim } => {
+                let x = x.get(name)?;
+                vec![Some(super::activation_ops::glu_backward(rt, g, x, *dim)?)]
+            }
+            Backward::Prelu { x, w } => {
+                let (x, w) = (x.get(name)?, w.get(name)?);
+                let wanted = (wants(node, 0), wants(node, 1));
+                super::activation_ops::prelu_backward(rt, g, (x, w), wanted)?.to_vec()
             }
             Backward::NativeDropout { mask, scale } => {
                 let m = mask.get(name)?;

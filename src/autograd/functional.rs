@@ -84,48 +84,6 @@ pub fn linear(
     ))
 }
 
-/// `leaky_relu(x, negative_slope)`: `x` where it is above 0, `x * slope`
-/// elsewhere, as PyTorch's kernel (`LeakyReluBackward0`).
-pub fn leaky_relu(rt: &mut Runtime, mode: Mode, x: &Tensor, slope: f64) -> R<Arc<Tensor>> {
-    if !x.dtype().is_float() {
-        return Err(Error::dtype(
-            format!(
-                "\"leaky_relu_cpu\" not implemented for '{}'",
-                x.dtype().scalar_name()
-            ),
-            Some("leaky_relu takes a floating point tensor: `x.float()`".into()),
-        ));
-    }
-    let on = rt.binary(
-        BinaryOp::Gt,
-        Operand::strong(x),
-        Operand::weak(&Tensor::scalar(0.0f64)),
-    )?;
-    let scaled = rt.binary(
-        BinaryOp::Mul,
-        Operand::strong(x),
-        Operand::weak(&Tensor::scalar(slope)),
-    )?;
-    let out = rt.ternary(
-        crate::runtime::op::ternary::TernaryOp::Where,
-        Operand::strong(&on),
-        Operand::strong(x),
-        Operand::strong(&scaled),
-    )?;
-    let backward = Backward::LeakyRelu {
-        x: Saved::new(x),
-        slope,
-    };
-    Ok(record::attach_node(
-        rt,
-        mode,
-        out,
-        "LeakyReluBackward0",
-        backward,
-        &[x],
-    ))
-}
-
 /// `dropout(x, p, training)`: each element zeroed with probability `p`,
 /// the others scaled by `1 / (1 - p)`; `x` itself when not training or `p` is 0.
 pub fn dropout(

@@ -288,6 +288,35 @@ pub fn unary_(rt: &mut Runtime, mode: Mode, op: UnaryOp, x: &Tensor) -> R<()> {
     Ok(())
 }
 
+/// x's elements replaced by `out` (an op of x alone computed aside, as
+/// `F.elu(x, inplace=True)`), recorded when x requires grad with the node
+/// `node_of` makes from what it saves: a copy of x's old elements
+/// (`original`), else x itself after the op (the result).
+pub fn replaced(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    name: &'static str,
+    out: &Tensor,
+    original: bool,
+    node_of: impl FnOnce(Saved) -> Backward,
+) -> R<()> {
+    check_leaf(mode, x)?;
+    if !records(mode, x, &[]) {
+        return rt.assign(x, out);
+    }
+    check_target(x)?;
+    let old = match original {
+        true => Some(rt.copy(x)?),
+        false => None,
+    };
+    rt.assign(x, out)?;
+    let saved = Saved::new(old.as_deref().unwrap_or(x));
+    let node = node(rt, x, name, node_of(saved), &[]);
+    rebase(x, node);
+    Ok(())
+}
+
 /// `op`, an in-place op on `x` reading `others`, and its node (made by
 /// `node_of`) as `x`'s history when it is recorded (the ops whose node
 /// needs nothing saved before the op).

@@ -7,6 +7,8 @@
 //! (`requires_grad`, `.grad`, `grad_fn`); `optim.rs` has the optimizers, `functional.rs` `linear` and `dropout`;
 //! `hooks.rs` and `callbacks.rs` what backward calls back (hooks, final callbacks).
 
+pub mod activation;
+pub mod activation_ops;
 pub mod attention;
 pub mod autocast;
 pub mod blends;

@@ -563,13 +563,17 @@ pub enum Backward {
         a: Option<Saved>,
         b: Option<Saved>,
     },
-    /// `conv2d` (PyTorch's `convolution`): inputs `x`, `w` and the bias
+    /// `conv1d`, `conv2d`, `conv_transpose1d/2d` (PyTorch's `convolution`):
+    /// inputs `x`, `w` and the bias
     /// when there is one; it keeps the input and the weight.
     Convolution {
         x: Saved,
         w: Saved,
         geom: super::window::Geometry,
         bias: bool,
+        /// `conv_transpose2d`: `geom` is the convolution's whose input
+        /// gradient it computes.
+        transposed: bool,
     },
     /// `max_pool2d`: where each window's maximum was (its place in the
     /// window), and the input's shape.
@@ -606,11 +610,23 @@ pub enum Backward {
         dims: Vec<usize>,
         train: bool,
     },
-    /// `leaky_relu(x, slope)`: the gradient where `x > 0`, times `slope`
-    /// elsewhere.
-    LeakyRelu {
+    /// An activation with settings (`elu`, `softplus`, `hardtanh`,
+    /// `leaky_relu`...): its formula at x.
+    Activation {
+        kind: super::activation::Activation,
         x: Saved,
-        slope: f64,
+        /// `x` is the result (the in-place forms' nodes save it).
+        result: bool,
+    },
+    /// `glu(x, dim)`: x's two halves along `dim` give each other's gradient.
+    Glu {
+        x: Saved,
+        dim: usize,
+    },
+    /// `prelu(x, w)`, `w` viewed to broadcast against x.
+    Prelu {
+        x: Saved,
+        w: Saved,
     },
     /// `dropout` on a GPU (PyTorch's fused `native_dropout`): the gradient
     /// where the mask kept, times `scale`; the mask is one byte an element.
@@ -716,7 +732,8 @@ impl Backward {
             Addmm { x, w } => x.iter().chain(w.iter()).collect(),
             Baddbmm { a, b } => a.iter().chain(b.iter()).collect(),
             NativeDropout { mask, .. } => vec![mask],
-            LeakyRelu { x, .. } => vec![x],
+            Activation { x, .. } | Glu { x, .. } => vec![x],
+            Prelu { x, w } => vec![x, w],
             Convolution { x, w, .. } => vec![x, w],
             LayerNorm {
                 x,

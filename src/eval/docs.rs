@@ -728,7 +728,47 @@ docs! {
     Function Training "Linear", "Linear(in_features, out_features, bias=true, device=none, dtype=none)", "`y = x @ weight.T + bias`, as `nn.Linear`: weight [out, in] and bias [out] drawn as PyTorch's `reset_parameters` draws them (uniform within 1/sqrt(in_features)) from the device's generator.", "seed(0)\nfc = Linear(4, 2)\nfc(ones(3, 4)).shape\nfc.weight.shape";
     Function Training "ReLU", "ReLU(inplace=false)", "`relu` as a module (`nn.ReLU`); `inplace=True` writes it into its input (`relu_`: no new memory, and the input changes, as in PyTorch).", "ReLU()(tensor([-1., 2.]))";
     Function Training "LeakyReLU", "LeakyReLU(negative_slope=0.01, inplace=false)", "`leaky_relu` as a module (`nn.LeakyReLU`), as GANs' discriminators use it.", "LeakyReLU(0.2)(tensor([-1., 2.]))";
-    Function Training "leaky_relu", "leaky_relu(input, negative_slope=0.01, inplace=false)", "Each element where it is above 0, times `negative_slope` elsewhere, as torch.nn.functional.leaky_relu; its node is `LeakyReluBackward0`.", "leaky_relu(tensor([-1., 2.], requires_grad=true), 0.2)";
+    Function Training "leaky_relu", "leaky_relu(input, negative_slope=0.01, inplace=false)", "Each element where it is above 0, times `negative_slope` elsewhere, as torch.nn.functional.leaky_relu; its node is `LeakyReluBackward0`; `inplace=True` writes into `input`.", "leaky_relu(tensor([-1., 2.], requires_grad=true), 0.2)";
+    Function Training "leaky_relu_", "leaky_relu_(input, negative_slope=0.01)", "`leaky_relu` written into `input` (torch.nn.functional.leaky_relu_).", "x = tensor([-1., 2.])\nleaky_relu_(x, 0.2)\nx";
+    Function Training "elu", "elu(input, alpha=1.0, inplace=false)", "ELU of each element: x above 0, `alpha * (exp(x) - 1)` elsewhere (torch.nn.functional.elu; `EluBackward0`); `inplace=True` writes into `input`.", "elu(tensor([-1., 0., 2.]))";
+    Function Training "elu_", "elu_(input, alpha=1.0)", "`elu` written into `input` (torch.nn.functional.elu_).", "x = tensor([-1., 2.])\nelu_(x)\nx";
+    Function Training "selu", "selu(input, inplace=false)", "SELU: `elu` with PyTorch's constants, `scale * (x if x > 0 else alpha * (exp(x) - 1))` (torch.nn.functional.selu; `EluBackward0`).", "selu(tensor([-1., 0., 2.]))";
+    Function Training "selu_", "selu_(input)", "`selu` written into `input` (torch.nn.functional.selu_).", "x = tensor([-1., 2.])\nselu_(x)\nx";
+    Function Training "celu", "celu(input, alpha=1.0, inplace=false)", "CELU: x above 0, `alpha * (exp(x / alpha) - 1)` elsewhere (torch.nn.functional.celu; `CeluBackward0`).", "celu(tensor([-1., 0., 2.]), 2.0)";
+    Function Training "celu_", "celu_(input, alpha=1.0)", "`celu` written into `input` (torch.nn.functional.celu_).", "x = tensor([-1., 2.])\ncelu_(x)\nx";
+    Function Training "softplus", "softplus(input, beta=1.0, threshold=20.0)", "`log(1 + exp(beta * x)) / beta`, x itself where `beta * x` is above `threshold` (torch.nn.functional.softplus; `SoftplusBackward0`).", "softplus(tensor([-1., 0., 30.]))";
+    Function Training "hardtanh", "hardtanh(input, min_val=-1.0, max_val=1.0, inplace=false)", "Each element clamped to [min_val, max_val]; the gradient is 0 at and beyond the bounds (torch.nn.functional.hardtanh; `HardtanhBackward0`).", "hardtanh(tensor([-2., 0.5, 2.]))";
+    Function Training "hardtanh_", "hardtanh_(input, min_val=-1.0, max_val=1.0)", "`hardtanh` written into `input` (torch.nn.functional.hardtanh_).", "x = tensor([-2., 2.])\nhardtanh_(x)\nx";
+    Function Training "relu6", "relu6(input, inplace=false)", "`hardtanh(x, 0, 6)`, as MobileNets use it (torch.nn.functional.relu6; `HardtanhBackward0`).", "relu6(tensor([-1., 3., 9.]))";
+    Function Training "logsigmoid", "logsigmoid(input)", "`log(sigmoid(x))`, computed as `min(x, 0) - log1p(exp(-|x|))` so it does not overflow (torch.nn.functional.logsigmoid; `LogSigmoidBackward0`).", "logsigmoid(tensor([-100., 0., 2.]))";
+    Function Training "hardswish", "hardswish(input, inplace=false)", "`x * relu6(x + 3) / 6` (torch.nn.functional.hardswish; `HardswishBackward0`).", "hardswish(tensor([-4., 1., 4.]))";
+    Function Training "hardsigmoid", "hardsigmoid(input, inplace=false)", "`relu6(x + 3) / 6` (torch.nn.functional.hardsigmoid; `HardsigmoidBackward0`).", "hardsigmoid(tensor([-4., 1., 4.]))";
+    Function Training "hardshrink", "hardshrink(input, lambd=0.5)", "0 within `lambd` of 0, x elsewhere (torch.nn.functional.hardshrink; `HardshrinkBackward0`).", "hardshrink(tensor([-1., 0.2, 1.]))";
+    Function Training "softshrink", "softshrink(input, lambd=0.5)", "x moved `lambd` towards 0, 0 within `lambd` of it (torch.nn.functional.softshrink; `SoftshrinkBackward0`).", "softshrink(tensor([-1., 0.2, 1.]))";
+    Function Training "threshold", "threshold(input, threshold, value, inplace=false)", "`value` where x is at most `threshold`, x elsewhere (torch.nn.functional.threshold; `ThresholdBackward0`).", "threshold(tensor([-1., 0.2, 1.]), 0.5, 9.)";
+    Function Training "threshold_", "threshold_(input, threshold, value)", "`threshold` written into `input` (torch.nn.functional.threshold_).", "x = tensor([-1., 1.])\nthreshold_(x, 0., 5.)\nx";
+    Function Training "softsign", "softsign(input)", "`x / (1 + |x|)`, recorded as its parts (`AbsBackward0`, `AddBackward0`, `DivBackward0`) as PyTorch's (torch.nn.functional.softsign).", "softsign(tensor([-3., 1.]))";
+    Function Training "tanhshrink", "tanhshrink(input)", "`x - tanh(x)` (torch.nn.functional.tanhshrink; `SubBackward0`).", "tanhshrink(tensor([-1., 2.]))";
+    Function Training "softmin", "softmin(input, dim=none)", "`softmax(-x, dim)`; without `dim`, PyTorch's implicit choice (0 for 0, 1 or 3 dims, else 1) (torch.nn.functional.softmin).", "softmin(tensor([[1., 2.]]), 1)";
+    Function Training "glu", "glu(input, dim=-1)", "Gated linear unit: x's first half along `dim` times the sigmoid of its second half; the size along `dim` must be even (torch.nn.functional.glu; `GluBackward0`).", "glu(tensor([[1., 2., 0., 100.]]))";
+    Function Training "prelu", "prelu(input, weight)", "x above 0, `weight * x` elsewhere; `weight` holds one slope, or one per channel (dim 1) (torch.nn.functional.prelu; `PreluKernelBackward0`).", "prelu(tensor([[-1., 2.], [-4., 1.]]), tensor([0.5, 0.25]))";
+    Function Training "ELU", "ELU(alpha=1.0, inplace=false)", "`elu` as a module (`nn.ELU`), shown as `ELU(alpha=1.0)`.", "ELU()(tensor([-1., 2.]))";
+    Function Training "SELU", "SELU(inplace=false)", "`selu` as a module (`nn.SELU`).", "SELU()(tensor([-1., 2.]))";
+    Function Training "CELU", "CELU(alpha=1.0, inplace=false)", "`celu` as a module (`nn.CELU`).", "CELU(0.5)(tensor([-1., 2.]))";
+    Function Training "Softplus", "Softplus(beta=1.0, threshold=20.0)", "`softplus` as a module (`nn.Softplus`).", "Softplus(beta=2)(tensor([-1., 2.]))";
+    Function Training "Hardtanh", "Hardtanh(min_val=-1.0, max_val=1.0, inplace=false)", "`hardtanh` as a module (`nn.Hardtanh`).", "Hardtanh(-2, 2)(tensor([-3., 1., 3.]))";
+    Function Training "ReLU6", "ReLU6(inplace=false)", "`relu6` as a module (`nn.ReLU6`); `inplace=True` writes into its input.", "ReLU6()(tensor([-1., 3., 9.]))";
+    Function Training "LogSigmoid", "LogSigmoid()", "`logsigmoid` as a module (`nn.LogSigmoid`).", "LogSigmoid()(tensor([-1., 2.]))";
+    Function Training "Hardswish", "Hardswish(inplace=false)", "`hardswish` as a module (`nn.Hardswish`), as MobileNetV3 uses it.", "Hardswish()(tensor([-4., 1., 4.]))";
+    Function Training "Hardsigmoid", "Hardsigmoid(inplace=false)", "`hardsigmoid` as a module (`nn.Hardsigmoid`).", "Hardsigmoid()(tensor([-4., 1., 4.]))";
+    Function Training "Hardshrink", "Hardshrink(lambd=0.5)", "`hardshrink` as a module (`nn.Hardshrink`), shown as `Hardshrink(0.5)`.", "Hardshrink()(tensor([-1., 0.2]))";
+    Function Training "Softshrink", "Softshrink(lambd=0.5)", "`softshrink` as a module (`nn.Softshrink`).", "Softshrink()(tensor([-1., 0.2]))";
+    Function Training "Threshold", "Threshold(threshold, value, inplace=false)", "`threshold` as a module (`nn.Threshold`).", "Threshold(0.5, 9.)(tensor([-1., 1.]))";
+    Function Training "Softsign", "Softsign()", "`softsign` as a module (`nn.Softsign`).", "Softsign()(tensor([-3., 1.]))";
+    Function Training "Tanhshrink", "Tanhshrink()", "`tanhshrink` as a module (`nn.Tanhshrink`).", "Tanhshrink()(tensor([-1., 2.]))";
+    Function Training "Softmin", "Softmin(dim=none)", "`softmin` along `dim` as a module (`nn.Softmin`).", "Softmin(dim=1)(tensor([[1., 2.]]))";
+    Function Training "GLU", "GLU(dim=-1)", "`glu` as a module (`nn.GLU`).", "GLU()(tensor([[1., 2., 0., 100.]]))";
+    Function Training "PReLU", "PReLU(num_parameters=1, init=0.25, device=none, dtype=none)", "`prelu` with a learnt slope (`nn.PReLU`): a weight of `num_parameters` elements, each `init` (one for all channels, or one per channel); its gradient goes through the weight's view (`ViewBackward0`).", "PReLU()(tensor([-1., 2.]))\nPReLU(3).weight";
     Function Training "LSTM", "LSTM(input_size, hidden_size, num_layers=1, bias=true, batch_first=false, dropout=0.0, bidirectional=false, proj_size=0, device=none, dtype=none)", "A long short-term memory over a sequence, as `nn.LSTM`: `out, (h_n, c_n) = lstm(x, (h_0, c_0))` for `x` [L, N, input_size] (`batch_first`: [N, L, input_size]; [L, input_size] unbatched), the states [num_layers * directions, N, hidden_size] (zeros when not given). Weights `weight_ih_l0` [4 * hidden, input], `weight_hh_l0`, `bias_ih_l0`, `bias_hh_l0` (`_reverse` for a bidirectional layer's second direction), drawn as PyTorch draws them. Composed of recorded ops as PyTorch's cpu path composes it (the output's node is `StackBackward0`); on a GPU PyTorch makes it one cuDNN call (`CudnnRnnBackward0`).", "seed(0)\nlstm = LSTM(3, 4, batch_first=true)\nout, (h, c) = lstm(randn(2, 5, 3))\nout.shape\nh.shape";
     Function Training "MultiheadAttention", "MultiheadAttention(embed_dim, num_heads, dropout=0.0, bias=true, add_bias_kv=false, add_zero_attn=false, kdim=none, vdim=none, batch_first=false, device=none, dtype=none)", "Attention of `num_heads` heads, as `nn.MultiheadAttention`: `out, weights = attn(query, key, value, key_padding_mask=none, need_weights=true, attn_mask=none, average_attn_weights=true, is_causal=false)` for a query [L, N, E] (`batch_first`: [N, L, E]; [L, E] unbatched) and key and value [S, N, E]. The inputs are projected by `in_proj_weight` [3E, E] (one product when query, key and value are one tensor) and `in_proj_bias`, each head attends on its E / num_heads features, `out_proj` joins them. `weights` [N, L, S] are averaged over the heads (`average_attn_weights=false`: [N, heads, L, S]); with `need_weights=false` they are none and the heads run through `scaled_dot_product_attention`. A bool mask hides where it is true (the opposite of `scaled_dot_product_attention`'s); a float mask is added. Parameters drawn as PyTorch's: `xavier_uniform_` projections, zero biases.", "seed(0)\nattn = MultiheadAttention(8, 2)\nx = randn(5, 3, 8)\nout, w = attn(x, x, x)\nout.shape\nw.shape";
     Function Training "TransformerEncoderLayer", "TransformerEncoderLayer(d_model, nhead, dim_feedforward=2048, dropout=0.1, activation=relu, layer_norm_eps=1e-5, batch_first=false, norm_first=false, bias=true, device=none, dtype=none)", "One encoder block of `nn.Transformer`: `x = norm1(x + dropout1(self_attn(x, x, x)))`, then `x = norm2(x + dropout2(linear2(dropout(activation(linear1(x))))))` (`norm_first`: each norm before its block, `x + block(norm(x))`). Called as `layer(src, src_mask=none, src_key_padding_mask=none, is_causal=false)`. `activation`: \"relu\", \"gelu\", `F.relu`, `F.gelu` or a module.", "seed(0)\nlayer = TransformerEncoderLayer(8, 2, dim_feedforward=16)\nlayer(randn(5, 3, 8)).shape";
@@ -878,6 +918,23 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "Linear"
             | "ReLU"
             | "LeakyReLU"
+            | "ELU"
+            | "SELU"
+            | "CELU"
+            | "Softplus"
+            | "Hardtanh"
+            | "ReLU6"
+            | "LogSigmoid"
+            | "Hardswish"
+            | "Hardsigmoid"
+            | "Hardshrink"
+            | "Softshrink"
+            | "Threshold"
+            | "Softsign"
+            | "Tanhshrink"
+            | "Softmin"
+            | "GLU"
+            | "PReLU"
             | "Tanh"
             | "Sigmoid"
             | "Identity"
@@ -939,6 +996,29 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             Function,
             "mse_loss"
             | "leaky_relu"
+            | "leaky_relu_"
+            | "elu"
+            | "elu_"
+            | "selu"
+            | "selu_"
+            | "celu"
+            | "celu_"
+            | "softplus"
+            | "hardtanh"
+            | "hardtanh_"
+            | "relu6"
+            | "logsigmoid"
+            | "hardswish"
+            | "hardsigmoid"
+            | "hardshrink"
+            | "softshrink"
+            | "threshold"
+            | "threshold_"
+            | "softsign"
+            | "tanhshrink"
+            | "softmin"
+            | "glu"
+            | "prelu"
             | "binary_cross_entropy"
             | "binary_cross_entropy_with_logits"
             | "l1_loss"

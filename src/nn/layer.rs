@@ -100,9 +100,29 @@ pub enum Layer {
         op: UnaryOp,
         inplace: bool,
     },
-    /// `LeakyReLU(negative_slope)`.
-    LeakyRelu {
-        slope: f64,
+    /// An activation with settings (`ELU`, `Softplus`, `Hardtanh`,
+    /// `ReLU6`, `LeakyReLU`...); `inplace` writes it into its input.
+    Pointwise {
+        kind: crate::autograd::activation::Activation,
+        inplace: bool,
+        /// The settings as PyTorch prints them.
+        shown: String,
+    },
+    /// `Softsign`: `x / (1 + |x|)`.
+    Softsign,
+    /// `Tanhshrink`: `x - tanh(x)`.
+    Tanhshrink,
+    /// `Softmin(dim)`: the softmax of `-x`.
+    Softmin {
+        dim: Option<i64>,
+    },
+    /// `GLU(dim)`: the first half along `dim` times the sigmoid of the second.
+    Glu {
+        dim: i64,
+    },
+    /// `PReLU(num_parameters)`: a learnt slope below 0, one per channel or one.
+    Prelu {
+        num_parameters: usize,
     },
     Identity,
     Softmax {

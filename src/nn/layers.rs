@@ -8,7 +8,7 @@ use std::sync::Arc;
 pub use super::layer::Layer;
 use super::module::Module;
 use crate::autograd::losses;
-use crate::autograd::{functional, meta, record, Mode};
+use crate::autograd::{activation_ops, functional, meta, record, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::Operand;
@@ -334,19 +334,25 @@ pub fn forward(
             Ok(Arc::clone(x))
         }
         Layer::Activation { op, .. } => crate::autograd::autocast::unary(rt, mode, *op, x),
-        Layer::LeakyRelu { slope } => functional::leaky_relu(rt, mode, x, *slope),
-        Layer::Identity => Ok(Arc::clone(x)),
-        Layer::Softmax { dim, log } => {
-            let op = match log {
-                true => crate::runtime::op::along::AlongOp::LogSoftmax,
-                false => crate::runtime::op::along::AlongOp::Softmax,
-            };
-            let name = if *log { "log_softmax" } else { "softmax" };
-            let cast = crate::autograd::autocast::inputs(rt, mode, name, &[x])?;
-            let x = &cast.arc(0, x);
-            let out = rt.along(op, 0.0, x, Some(*dim), false)?;
-            record::softmax(rt, mode, x, out, *dim, *log)
+        Layer::Pointwise {
+            kind,
+            inplace: true,
+            ..
+        } => {
+            activation_ops::activation_(rt, mode, *kind, x)?;
+            Ok(Arc::clone(x))
         }
+        Layer::Pointwise { kind, .. } => activation_ops::activation(rt, mode, *kind, x),
+        Layer::Softsign => activation_ops::softsign(rt, mode, x),
+        Layer::Tanhshrink => activation_ops::tanhshrink(rt, mode, x),
+        Layer::Softmin { dim } => softmin(rt, mode, x, *dim),
+        Layer::Glu { dim } => activation_ops::glu(rt, mode, x, *dim),
+        Layer::Prelu { .. } => {
+            let w = param("weight").ok_or_else(|| Error::value("PReLU has no weight"))?;
+            activation_ops::prelu(rt, mode, x, &w)
+        }
+        Layer::Identity => Ok(Arc::clone(x)),
+        Layer::Softmax { dim, log } => softmax(rt, mode, x, *dim, *log),
         Layer::MseLoss(r) => losses::mse_loss(rt, mode, x, &inputs[1], *r),
         Layer::PointwiseLoss { kind, reduction } => {
             use crate::autograd::pointwise_losses::{pointwise_loss, Weights};
@@ -397,6 +403,43 @@ pub fn forward(
             m.type_name
         ))),
     }
+}
+
+/// `softmax(x, dim)` (`log`: `log_softmax`), under autocast as PyTorch's.
+pub fn softmax(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    dim: i64,
+    log: bool,
+) -> Result<Arc<Tensor>, Error> {
+    let op = match log {
+        true => crate::runtime::op::along::AlongOp::LogSoftmax,
+        false => crate::runtime::op::along::AlongOp::Softmax,
+    };
+    let name = if log { "log_softmax" } else { "softmax" };
+    let cast = crate::autograd::autocast::inputs(rt, mode, name, &[x])?;
+    let x = &cast.arc(0, x);
+    let out = rt.along(op, 0.0, x, Some(dim), false)?;
+    record::softmax(rt, mode, x, out, dim, log)
+}
+
+/// `softmin(x, dim)`: the softmax of `-x` (`NegBackward0`, then
+/// `SoftmaxBackward0`); no dim: PyTorch's implicit one (0 for 0, 1 and 3
+/// dims, else 1).
+pub fn softmin(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    dim: Option<i64>,
+) -> Result<Arc<Tensor>, Error> {
+    let dim = dim.unwrap_or(match x.ndim() {
+        0 | 1 | 3 => 0,
+        _ => 1,
+    });
+    let neg =
+        crate::autograd::autocast::unary(rt, mode, crate::runtime::op::unary::UnaryOp::Neg, x)?;
+    softmax(rt, mode, &neg, dim, false)
 }
 
 /// `flatten(x, start_dim, end_dim)`: the dimensions from `start_dim` to

@@ -174,7 +174,12 @@ fn extra_repr(m: &super::Module) -> String {
             ..
         } => "approximate='tanh'".into(),
         Layer::Activation { inplace: true, .. } => "inplace=True".into(),
-        Layer::LeakyRelu { slope } => format!("negative_slope={}", py_float(*slope)),
+        Layer::Pointwise { shown, .. } => shown.clone(),
+        Layer::Softmin { dim } => {
+            format!("dim={}", dim.map_or("None".to_string(), |d| d.to_string()))
+        }
+        Layer::Glu { dim } => format!("dim={dim}"),
+        Layer::Prelu { num_parameters } => format!("num_parameters={num_parameters}"),
         Layer::Recurrent(r) => {
             let mut s = format!("{}, {}", r.input_size, r.hidden_size);
             if r.num_layers != 1 {
@@ -205,6 +210,8 @@ fn extra_repr(m: &super::Module) -> String {
             s
         }
         Layer::Activation { .. }
+        | Layer::Softsign
+        | Layer::Tanhshrink
         | Layer::Identity
         | Layer::Custom
         | Layer::Sequential

@@ -13,6 +13,7 @@ fn layer_module(name: &str) -> Option<&'static str> {
         "Linear" | "Identity" => "linear",
         "ReLU" | "Tanh" | "Sigmoid" | "GELU" | "SiLU" | "Mish" | "LeakyReLU" | "Softmax"
         | "LogSoftmax" | "MultiheadAttention" => "activation",
+        n if super::activations::CLASSES.contains(&n) => "activation",
         "Flatten" => "flatten",
         "Dropout" | "Dropout2d" => "dropout",
         "Sequential" | "ModuleList" | "ModuleDict" => "container",

@@ -4,6 +4,7 @@
 //!
 //! - `factories.rs`: tensors from data, shapes and random numbers, and joins;
 //! - `math.rs`: reductions, elementwise functions, matmul;
+//! - `activations.rs`: the activations with settings (`ELU`, `F.relu6`, `GLU`...);
 //! - `along.rs`: scans, softmax, var, std, norm, sort, topk, tril/triu;
 //! - `pointwise.rs`: maximum, minimum, logical ops, floor_divide,
 //!   remainder, isnan, where, clamp;
@@ -16,6 +17,7 @@
 //! - `python.rs`: Python's str, int, float, zip, sorted, ... and its
 //!   sum/max/min/abs/round of numbers and lists.
 
+pub(crate) mod activations;
 pub(crate) mod along;
 mod checkpoint;
 pub(crate) mod classes;
@@ -335,7 +337,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("avg_pool2d", nn::pool2d),
     ("adaptive_avg_pool2d", nn::adaptive_avg_pool2d),
     ("MSELoss", nn::layer),
-    ("LeakyReLU", nn::layer),
+    ("LeakyReLU", activations::layer),
     ("LSTM", nn::layer),
     ("GRU", nn::layer),
     ("RNN", nn::layer),
@@ -352,7 +354,47 @@ static BUILTINS: &[(&str, Handler)] = &[
         "generate_square_subsequent_mask",
         transformer::square_subsequent_mask,
     ),
-    ("leaky_relu", nn::leaky_relu),
+    ("ELU", activations::layer),
+    ("SELU", activations::layer),
+    ("CELU", activations::layer),
+    ("Softplus", activations::layer),
+    ("Hardtanh", activations::layer),
+    ("ReLU6", activations::layer),
+    ("LogSigmoid", activations::layer),
+    ("Hardswish", activations::layer),
+    ("Hardsigmoid", activations::layer),
+    ("Hardshrink", activations::layer),
+    ("Softshrink", activations::layer),
+    ("Threshold", activations::layer),
+    ("Softsign", activations::layer),
+    ("Tanhshrink", activations::layer),
+    ("Softmin", activations::layer),
+    ("GLU", activations::layer),
+    ("PReLU", activations::layer),
+    ("elu", activations::function),
+    ("elu_", activations::function),
+    ("selu", activations::function),
+    ("selu_", activations::function),
+    ("celu", activations::function),
+    ("celu_", activations::function),
+    ("softplus", activations::function),
+    ("hardtanh", activations::function),
+    ("hardtanh_", activations::function),
+    ("relu6", activations::function),
+    ("leaky_relu", activations::function),
+    ("leaky_relu_", activations::function),
+    ("logsigmoid", activations::function),
+    ("hardswish", activations::function),
+    ("hardsigmoid", activations::function),
+    ("hardshrink", activations::function),
+    ("softshrink", activations::function),
+    ("threshold", activations::function),
+    ("threshold_", activations::function),
+    ("softsign", activations::composite),
+    ("tanhshrink", activations::composite),
+    ("softmin", activations::composite),
+    ("glu", activations::composite),
+    ("prelu", activations::composite),
     ("BCELoss", losses::loss_module),
     ("BCEWithLogitsLoss", losses::loss_module),
     ("L1Loss", losses::loss_module),

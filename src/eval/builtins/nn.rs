@@ -28,7 +28,6 @@ pub const LAYERS: &[&str] = &[
     "GELU",
     "SiLU",
     "Mish",
-    "LeakyReLU",
     "Softmax",
     "LogSoftmax",
     "Sequential",
@@ -66,7 +65,7 @@ pub const LAYERS: &[&str] = &[
 
 /// Whether `name` is a built-in layer's class.
 pub fn is_layer(name: &str) -> bool {
-    LAYERS.contains(&name)
+    LAYERS.contains(&name) || super::activations::CLASSES.contains(&name)
 }
 
 fn module(m: Module) -> Out {
@@ -133,12 +132,6 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             Layer::Flatten {
                 start_dim: b.int("start_dim")?.unwrap_or(1),
                 end_dim: b.int("end_dim")?.unwrap_or(-1),
-            },
-        )),
-        "LeakyReLU" => module(Module::new(
-            "LeakyReLU",
-            Layer::LeakyRelu {
-                slope: b.float("negative_slope")?.unwrap_or(0.01),
             },
         )),
         "GELU" => match b.str("approximate")?.as_deref().unwrap_or("none") {
@@ -727,16 +720,6 @@ pub(super) fn flatten(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 }
 
 /// `embedding(input, weight)`: `weight`'s rows picked by the indices, as
-/// `leaky_relu(input, negative_slope=0.01, inplace=false)`
-/// (torch.nn.functional.leaky_relu, `LeakyReluBackward0`).
-pub(super) fn leaky_relu(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
-    let x = b.tensor("input")?;
-    let slope = b.float("negative_slope")?.unwrap_or(0.01);
-    b.result(crate::autograd::functional::leaky_relu(
-        &mut me.rt, me.grad, &x, slope,
-    ))
-}
-
 /// torch.nn.functional.embedding (`EmbeddingBackward0`).
 pub(super) fn embedding(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let (x, w) = (b.tensor("input")?, b.tensor("weight")?);
@@ -939,7 +922,8 @@ mod tests {
     fn every_layer_is_named_where_pytorch_defines_it() {
         use crate::eval::builtins::classes::qualified;
         use crate::eval::builtins::nn::LAYERS;
-        for layer in LAYERS {
+        let activations = crate::eval::builtins::activations::CLASSES;
+        for layer in LAYERS.iter().chain(activations) {
             assert!(qualified(layer).is_some(), "{layer}");
         }
     }
