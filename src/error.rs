@@ -279,6 +279,15 @@ impl Error {
         }
     }
 
+    /// An error PyTorch raises as a plain `RuntimeError`, in its words.
+    pub fn runtime(message: impl Into<String>) -> Error {
+        Error::Module {
+            class: "RuntimeError",
+            message: message.into(),
+            help: None,
+        }
+    }
+
     pub fn shape(message: impl Into<String>) -> Error {
         Error::Shape {
             message: message.into(),

@@ -99,20 +99,13 @@ impl Activation {
                 celu: true,
                 alpha: 0.0,
                 ..
-            } => Err(runtime("ZeroDivisionError: alpha cannot be 0 for CELU")),
+            } => Err(Error::runtime(
+                "ZeroDivisionError: alpha cannot be 0 for CELU",
+            )),
             Activation::Hardtanh { min, max } if min > max => {
                 Err(Error::value("min_val cannot be greater than max_val"))
             }
             _ => Ok(()),
         }
-    }
-}
-
-/// An error PyTorch raises as `RuntimeError`, in its words.
-pub fn runtime(message: impl Into<String>) -> Error {
-    Error::Module {
-        class: "RuntimeError",
-        message: message.into(),
-        help: None,
     }
 }

@@ -187,7 +187,7 @@ fn check_lambda(lambd: f64, dtype: DType) -> R<()> {
         true => format!("{}", lambd as i64),
         false => format!("{lambd}"),
     };
-    Err(super::activation::runtime(format!(
+    Err(Error::runtime(format!(
         "lambda must be in range [0, {shown}] for input dtype {}, but found {found}",
         dtype.scalar_name()
     )))
@@ -348,7 +348,7 @@ fn refuse_negative_slope(kind: &Activation) -> R<()> {
         }
         _ => return Ok(()),
     };
-    Err(super::activation::runtime(what))
+    Err(Error::runtime(what))
 }
 
 /// `glu(x, dim)`: x's first half along `dim` times the sigmoid of its

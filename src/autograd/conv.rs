@@ -192,11 +192,18 @@ fn convolution(
         true => w4.shape()[1] * groups,
     };
     if groups == 0 || c != expected || outs % groups != 0 || expected % groups != 0 {
+        let spaced = |t: &Tensor| {
+            let dims: Vec<String> = t.shape().iter().map(usize::to_string).collect();
+            format!("[{}]", dims.join(", "))
+        };
+        let given = match transposed.on {
+            true => "transposed=1".to_string(),
+            false => format!("groups={groups}"),
+        };
         return Err(Error::shape(format!(
-            "Given {}groups={groups}, weight of size [{}], expected input{} to have {expected} channels, but got {c} channels instead",
-            if transposed.on { "transposed=1, " } else { "" },
-            w.shape().iter().map(usize::to_string).collect::<Vec<_>>().join(", "),
-            fmt_shape(x.shape()),
+            "Given {given}, weight of size {}, expected input{} to have {expected} channels, but got {c} channels instead",
+            spaced(w),
+            spaced(x),
         )));
     }
     let out4 = match transposed.on {
@@ -274,7 +281,7 @@ fn transposed_geometry(
     }
     if output_padding.0 >= stride.0.max(dilation.0) || output_padding.1 >= stride.1.max(dilation.1)
     {
-        return Err(Error::value(format!(
+        return Err(Error::runtime(format!(
             "output padding must be smaller than either stride or dilation, but got \
              output_padding_height: {} output_padding_width: {} stride_height: {} \
              stride_width: {} dilation_height: {} dilation_width: {}",
@@ -282,9 +289,9 @@ fn transposed_geometry(
         )));
     }
     let size = |n: usize, k: usize, s: usize, p: usize, d: usize, op: usize| {
-        ((n.max(1) - 1) * s + d * (k - 1) + op + 1).checked_sub(2 * p)
+        (n as i64 - 1) * s as i64 - 2 * p as i64 + (d * (k - 1) + op + 1) as i64
     };
-    let (oh, ow) = match (
+    let (oh, ow) = (
         size(
             h,
             kernel.0,
@@ -301,17 +308,13 @@ fn transposed_geometry(
             dilation.1,
             output_padding.1,
         ),
-    ) {
-        (Some(a), Some(b)) if a > 0 && b > 0 => (a, b),
-        (a, b) => {
-            let shown = |v: Option<usize>| v.map_or("0".to_string(), |v| v.to_string());
-            return Err(Error::shape(format!(
-                "Given input size per channel: ({h} x {w}). Calculated output size per channel: ({} x {}). Output size is too small",
-                shown(a),
-                shown(b)
-            )));
-        }
-    };
+    );
+    if oh <= 0 || ow <= 0 {
+        return Err(Error::runtime(format!(
+            "Given input size per channel: ({h} x {w}). Calculated output size per channel: ({oh} x {ow}). Output size is too small"
+        )));
+    }
+    let (oh, ow) = (oh as usize, ow as usize);
     let geom = Geometry {
         kernel,
         stride,

@@ -806,6 +806,12 @@ docs! {
     Function Training "AvgPool2d", "AvgPool2d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true)", "Each window's mean, as `nn.AvgPool2d` (padding counted).", "AvgPool2d(2)(arange(16.).reshape(1, 1, 4, 4))";
     Function Training "AdaptiveAvgPool2d", "AdaptiveAvgPool2d(output_size)", "The average pool that tiles each image into `output_size` (an int or a pair), as `nn.AdaptiveAvgPool2d`; cudash pools sizes that divide the image evenly (1, a ResNet's head, always does).", "AdaptiveAvgPool2d(1)(randn(2, 3, 4, 4)).shape";
     Function Training "conv2d", "conv2d(input, weight, bias=none, stride=1, padding=0, dilation=1, groups=1)", "A 2-D convolution, as torch.nn.functional.conv2d (`Conv2d`'s computation).", "conv2d(ones(1, 1, 3, 3), ones(1, 1, 2, 2))";
+    Function Training "Conv1d", "Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true, padding_mode=\"zeros\", device=none, dtype=none)", "A 1-D convolution over sequences [N, C, L], as `nn.Conv1d`: weight [out, in / groups, k] drawn as PyTorch draws it; computed as `Conv2d` over 1 x L images, its node `ConvolutionBackward0`, its gradients in the 1-D shapes.", "seed(0)\nconv = Conv1d(2, 4, 3, padding=1)\nconv(randn(5, 2, 10)).shape\nconv";
+    Function Training "ConvTranspose2d", "ConvTranspose2d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=true, dilation=1, padding_mode=\"zeros\", device=none, dtype=none)", "The gradient of a `Conv2d` by its input, as a layer (`nn.ConvTranspose2d`, a DCGAN generator's upsampling): weight [in, out / groups, kh, kw]; the output is `(H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1` high (and wide). Computed as a convolution's input gradient (the columns added back into their places), its node `ConvolutionBackward0`.", "seed(0)\nup = ConvTranspose2d(4, 2, 4, stride=2, padding=1)\nup(randn(1, 4, 5, 5)).shape";
+    Function Training "ConvTranspose1d", "ConvTranspose1d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=true, dilation=1, padding_mode=\"zeros\", device=none, dtype=none)", "`ConvTranspose2d` over sequences [N, C, L] (`nn.ConvTranspose1d`): weight [in, out / groups, k].", "seed(0)\nConvTranspose1d(2, 3, 3, stride=2)(randn(1, 2, 4)).shape";
+    Function Training "conv1d", "conv1d(input, weight, bias=none, stride=1, padding=0, dilation=1, groups=1)", "A 1-D convolution, as torch.nn.functional.conv1d (`Conv1d`'s computation).", "conv1d(ones(1, 1, 5), ones(1, 1, 2))";
+    Function Training "conv_transpose2d", "conv_transpose2d(input, weight, bias=none, stride=1, padding=0, output_padding=0, groups=1, dilation=1)", "A transposed 2-D convolution, as torch.nn.functional.conv_transpose2d (`ConvTranspose2d`'s computation).", "conv_transpose2d(ones(1, 1, 2, 2), ones(1, 1, 2, 2), stride=2)";
+    Function Training "conv_transpose1d", "conv_transpose1d(input, weight, bias=none, stride=1, padding=0, output_padding=0, groups=1, dilation=1)", "A transposed 1-D convolution, as torch.nn.functional.conv_transpose1d.", "conv_transpose1d(ones(1, 1, 3), ones(1, 1, 2), stride=2)";
     Function Training "max_pool2d", "max_pool2d(input, kernel_size, stride=none, padding=0, dilation=1)", "Each window's largest element, as torch.nn.functional.max_pool2d.", "max_pool2d(arange(16.).reshape(1, 1, 4, 4), 2)";
     Function Training "avg_pool2d", "avg_pool2d(input, kernel_size, stride=none, padding=0)", "Each window's mean, as torch.nn.functional.avg_pool2d.", "avg_pool2d(arange(16.).reshape(1, 1, 4, 4), 2)";
     Function Training "adaptive_avg_pool2d", "adaptive_avg_pool2d(input, output_size)", "The average pool to `output_size`, as torch.nn.functional.adaptive_avg_pool2d (sizes that divide evenly).", "adaptive_avg_pool2d(randn(1, 2, 4, 4), 1).shape";
@@ -953,7 +959,10 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "BatchNorm1d"
             | "BatchNorm2d"
             | "LayerNorm"
+            | "Conv1d"
             | "Conv2d"
+            | "ConvTranspose1d"
+            | "ConvTranspose2d"
             | "MaxPool2d"
             | "AvgPool2d"
             | "AdaptiveAvgPool2d"
@@ -1034,7 +1043,10 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "embedding"
             | "batch_norm"
             | "layer_norm"
+            | "conv1d"
             | "conv2d"
+            | "conv_transpose1d"
+            | "conv_transpose2d"
             | "max_pool2d"
             | "avg_pool2d"
             | "adaptive_avg_pool2d"

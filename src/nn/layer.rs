@@ -37,11 +37,16 @@ pub enum Layer {
         /// The row that gets no gradient (and starts as zeros).
         padding_idx: Option<i64>,
     },
-    /// `Conv2d`: its windows' settings (the output size is the input's).
-    Conv2d {
+    /// `Conv1d`, `Conv2d`, `ConvTranspose1d`, `ConvTranspose2d`: its
+    /// windows' settings (a 1-d one's as a 2-d one's over a 1 x L image).
+    Conv {
+        transposed: bool,
+        one_d: bool,
         stride: (usize, usize),
         padding: (usize, usize),
         dilation: (usize, usize),
+        /// A transposed one's extra rows and columns at the end.
+        output_padding: (usize, usize),
         groups: usize,
         /// The settings as PyTorch prints them.
         shown: String,

@@ -281,23 +281,28 @@ pub fn forward(
             };
             functional::batch_norm(rt, mode, x, args)
         }
-        Layer::Conv2d {
+        Layer::Conv {
+            transposed,
             stride,
             padding,
             dilation,
+            output_padding,
             groups,
             ..
         } => {
-            let w = param("weight").ok_or_else(|| Error::value("Conv2d has no weight"))?;
+            let w = param("weight").ok_or_else(|| Error::value("a convolution has no weight"))?;
             let b = param("bias");
-            crate::autograd::conv::conv2d(
-                rt,
-                mode,
-                x,
-                &w,
-                b.as_ref(),
-                (*stride, *padding, *dilation, *groups),
-            )
+            let settings = (*stride, *padding, *dilation, *groups);
+            match transposed {
+                false => crate::autograd::conv::conv2d(rt, mode, x, &w, b.as_ref(), settings),
+                true => crate::autograd::conv::conv_transpose2d(
+                    rt,
+                    mode,
+                    (x, &w, b.as_ref()),
+                    settings,
+                    *output_padding,
+                ),
+            }
         }
         Layer::Pool2d {
             max,
@@ -476,19 +481,28 @@ pub fn flatten(
     crate::autograd::views::reshape(rt, mode, x, &dims)
 }
 
-/// `Conv2d(in, out, kernel, ...)`: a weight [out, in / groups, kh, kw] and a
-/// bias [out], each uniform within 1/sqrt(fan_in) (PyTorch's
-/// `reset_parameters`: `kaiming_uniform_(a=sqrt(5))`), fan_in = in / groups
-/// * kh * kw.
-pub fn conv2d(
+/// `Conv2d(in, out, kernel, ...)` (`class`: also `Conv1d`, and the
+/// transposed ones): a weight [out, in / groups, kh, kw] ([in, out /
+/// groups, ...] when transposed; [.., k] for 1-d) and a bias [out], each
+/// uniform within 1/sqrt(fan_in) (PyTorch's `reset_parameters`:
+/// `kaiming_uniform_(a=sqrt(5))`), fan_in the weight's dim 1 times the
+/// kernel's size, as PyTorch computes it (for a transposed one too).
+pub fn conv(
     rt: &mut Runtime,
+    class: &str,
     (in_channels, out_channels): (usize, usize),
     kernel: (usize, usize),
     layer: Layer,
     bias: bool,
     at: Place,
 ) -> Result<Module, Error> {
-    let Layer::Conv2d { groups, .. } = layer else {
+    let Layer::Conv {
+        groups,
+        transposed,
+        one_d,
+        ..
+    } = layer
+    else {
         return Err(Error::value("internal error: not a convolution"));
     };
     if groups == 0 || in_channels % groups != 0 {
@@ -497,18 +511,21 @@ pub fn conv2d(
     if out_channels % groups != 0 {
         return Err(Error::value("out_channels must be divisible by groups"));
     }
-    let fan_in = in_channels / groups * kernel.0 * kernel.1;
+    let (first, second) = match transposed {
+        false => (out_channels, in_channels / groups),
+        true => (in_channels, out_channels / groups),
+    };
+    let fan_in = second * kernel.0 * kernel.1;
     let bound = match fan_in {
         0 => 0.0,
         f => 1.0 / (f as f64).sqrt(),
     };
-    let mut m = Module::new("Conv2d", layer);
-    let w = uniform(
-        rt,
-        &[out_channels, in_channels / groups, kernel.0, kernel.1],
-        bound,
-        at,
-    )?;
+    let mut m = Module::new(class, layer);
+    let shape = match one_d {
+        true => vec![first, second, kernel.1],
+        false => vec![first, second, kernel.0, kernel.1],
+    };
+    let w = uniform(rt, &shape, bound, at)?;
     m.set_parameter("weight", Some(w))?;
     let b = match bias {
         true => Some(uniform(rt, &[out_channels], bound, at)?),

@@ -155,7 +155,7 @@ fn extra_repr(m: &super::Module) -> String {
                 py_bool(*elementwise_affine && *bias)
             )
         }
-        Layer::Conv2d { shown, .. }
+        Layer::Conv { shown, .. }
         | Layer::Pool2d { shown, .. }
         | Layer::AdaptiveAvgPool2d { shown, .. } => shown.clone(),
         Layer::Embedding {

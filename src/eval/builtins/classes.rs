@@ -20,7 +20,7 @@ fn layer_module(name: &str) -> Option<&'static str> {
         "Embedding" => "sparse",
         "BatchNorm1d" | "BatchNorm2d" => "batchnorm",
         "LayerNorm" => "normalization",
-        "Conv2d" => "conv",
+        n if super::conv::CLASSES.contains(&n) => "conv",
         "MaxPool2d" | "AvgPool2d" | "AdaptiveAvgPool2d" => "pooling",
         "LSTM" | "GRU" | "RNN" | "LSTMCell" | "GRUCell" | "RNNCell" => "rnn",
         "Module" => "module",

@@ -5,6 +5,7 @@
 //! - `factories.rs`: tensors from data, shapes and random numbers, and joins;
 //! - `math.rs`: reductions, elementwise functions, matmul;
 //! - `activations.rs`: the activations with settings (`ELU`, `F.relu6`, `GLU`...);
+//! - `conv.rs`: Conv1d/2d, ConvTranspose1d/2d and their functions;
 //! - `along.rs`: scans, softmax, var, std, norm, sort, topk, tril/triu;
 //! - `pointwise.rs`: maximum, minimum, logical ops, floor_divide,
 //!   remainder, isnan, where, clamp;
@@ -23,6 +24,7 @@ mod checkpoint;
 pub(crate) mod classes;
 mod collectives;
 mod combine;
+pub(crate) mod conv;
 mod devices;
 mod factories;
 mod init;
@@ -328,11 +330,17 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("batch_norm", nn::batch_norm),
     ("LayerNorm", nn::layer),
     ("layer_norm", nn::layer_norm),
-    ("Conv2d", nn::layer),
+    ("Conv1d", conv::layer),
+    ("Conv2d", conv::layer),
+    ("ConvTranspose1d", conv::layer),
+    ("ConvTranspose2d", conv::layer),
     ("MaxPool2d", nn::layer),
     ("AvgPool2d", nn::layer),
     ("AdaptiveAvgPool2d", nn::layer),
-    ("conv2d", nn::conv2d),
+    ("conv1d", conv::function),
+    ("conv2d", conv::function),
+    ("conv_transpose1d", conv::function),
+    ("conv_transpose2d", conv::function),
     ("max_pool2d", nn::pool2d),
     ("avg_pool2d", nn::pool2d),
     ("adaptive_avg_pool2d", nn::adaptive_avg_pool2d),

@@ -37,7 +37,6 @@ pub const LAYERS: &[&str] = &[
     "BatchNorm1d",
     "BatchNorm2d",
     "LayerNorm",
-    "Conv2d",
     "MaxPool2d",
     "AvgPool2d",
     "AdaptiveAvgPool2d",
@@ -65,14 +64,16 @@ pub const LAYERS: &[&str] = &[
 
 /// Whether `name` is a built-in layer's class.
 pub fn is_layer(name: &str) -> bool {
-    LAYERS.contains(&name) || super::activations::CLASSES.contains(&name)
+    LAYERS.contains(&name)
+        || super::activations::CLASSES.contains(&name)
+        || super::conv::CLASSES.contains(&name)
 }
 
 fn module(m: Module) -> Out {
     Ok(Value::Module(m.into_ref()))
 }
 
-fn size(b: &Bound, name: &str) -> Result<usize, Diagnostic> {
+pub(super) fn size(b: &Bound, name: &str) -> Result<usize, Diagnostic> {
     let n = b
         .int(name)?
         .ok_or_else(|| Error::value(format!("missing `{name}`")).at(b.span))?;
@@ -216,54 +217,6 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             let padding_idx = b.int("padding_idx")?;
             let m = layers::embedding(&mut me.rt, num, dim, padding_idx, place);
             module(m.map_err(|e| e.at(b.span_of("padding_idx")))?)
-        }
-        "Conv2d" => {
-            let place = Place {
-                device: me.device_arg(b)?,
-                dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
-            };
-            let (cin, cout) = (size(b, "in_channels")?, size(b, "out_channels")?);
-            let kernel = pair(b, "kernel_size", None)?;
-            let stride = pair(b, "stride", Some(1))?;
-            let dilation = pair(b, "dilation", Some(1))?;
-            let groups = b.int("groups")?.unwrap_or(1).max(0) as usize;
-            let bias = b.bool("bias", true)?;
-            let padding = conv_padding(b, kernel, stride, dilation)?;
-            if let Some((v, span)) = b.given("padding_mode") {
-                if !matches!(v, Value::Str(s) if s.as_str() == "zeros") {
-                    return Err(Error::value(
-                        "Conv2d pads with zeros only in cudash (padding_mode=\"zeros\")",
-                    )
-                    .at(*span));
-                }
-            }
-            // PyTorch's extra_repr: the settings that differ from the defaults.
-            let mut shown = format!(
-                "{cin}, {cout}, kernel_size=({}, {}), stride=({}, {})",
-                kernel.0, kernel.1, stride.0, stride.1
-            );
-            if let Some((Value::Str(s), _)) = b.given("padding") {
-                shown.push_str(&format!(", padding={s}"));
-            } else if padding != (0, 0) {
-                shown.push_str(&format!(", padding=({}, {})", padding.0, padding.1));
-            }
-            if dilation != (1, 1) {
-                shown.push_str(&format!(", dilation=({}, {})", dilation.0, dilation.1));
-            }
-            if groups != 1 {
-                shown.push_str(&format!(", groups={groups}"));
-            }
-            if !bias {
-                shown.push_str(", bias=False");
-            }
-            let layer = Layer::Conv2d {
-                stride,
-                padding,
-                dilation,
-                groups,
-                shown,
-            };
-            module(layers::conv2d(&mut me.rt, (cin, cout), kernel, layer, bias, place).map_err(at)?)
         }
         "MaxPool2d" | "AvgPool2d" => {
             let kernel = pair(b, "kernel_size", None)?;
@@ -764,7 +717,11 @@ pub(super) fn batch_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 }
 
 /// An int or a pair of ints (`3`, `(3, 5)`): PyTorch's `_pair`.
-fn pair(b: &Bound, name: &str, default: Option<usize>) -> Result<(usize, usize), Diagnostic> {
+pub(super) fn pair(
+    b: &Bound,
+    name: &str,
+    default: Option<usize>,
+) -> Result<(usize, usize), Diagnostic> {
     let Some((v, span)) = b.given(name) else {
         return match default {
             Some(d) => Ok((d, d)),
@@ -785,65 +742,6 @@ fn pair(b: &Bound, name: &str, default: Option<usize>) -> Result<(usize, usize),
         [a, c] => Ok((*a, *c)),
         _ => Err(bad()),
     }
-}
-
-/// Conv2d's `padding`: ints, or PyTorch's "valid" (none) and "same" (the
-/// output as large as the input; stride 1, an even total padding).
-fn conv_padding(
-    b: &Bound,
-    kernel: (usize, usize),
-    stride: (usize, usize),
-    dilation: (usize, usize),
-) -> Result<(usize, usize), Diagnostic> {
-    match b.given("padding") {
-        Some((Value::Str(s), span)) => match s.as_str() {
-            "valid" => Ok((0, 0)),
-            "same" => {
-                if stride != (1, 1) {
-                    return Err(Error::value(
-                        "padding='same' is not supported for strided convolutions",
-                    )
-                    .at(*span));
-                }
-                let total = |k: usize, d: usize| d * (k - 1);
-                let (th, tw) = (total(kernel.0, dilation.0), total(kernel.1, dilation.1));
-                if th % 2 != 0 || tw % 2 != 0 {
-                    return Err(Error::value("padding='same' with an odd total padding (an even kernel) is not in cudash yet").at(*span));
-                }
-                Ok((th / 2, tw / 2))
-            }
-            other => Err(Error::value(format!(
-                "Invalid padding string '{other}', should be one of {{'valid', 'same'}}"
-            ))
-            .at(*span)),
-        },
-        _ => pair(b, "padding", Some(0)),
-    }
-}
-
-/// `conv2d(input, weight, bias=none, stride=1, padding=0, dilation=1, groups=1)`.
-pub(super) fn conv2d(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
-    let (x, w) = (b.tensor("input")?, b.tensor("weight")?);
-    let bias = match b.given("bias") {
-        None => None,
-        Some(_) => Some(b.tensor("bias")?),
-    };
-    let stride = pair(b, "stride", Some(1))?;
-    let dilation = pair(b, "dilation", Some(1))?;
-    let kernel = match w.ndim() {
-        4 => (w.shape()[2], w.shape()[3]),
-        _ => (1, 1),
-    };
-    let padding = conv_padding(b, kernel, stride, dilation)?;
-    let groups = b.int("groups")?.unwrap_or(1).max(0) as usize;
-    b.result(crate::autograd::conv::conv2d(
-        &mut me.rt,
-        me.grad,
-        &x,
-        &w,
-        bias.as_ref(),
-        (stride, padding, dilation, groups),
-    ))
 }
 
 /// `max_pool2d(input, kernel_size, stride=none, padding=0, dilation=1)` and
@@ -923,7 +821,8 @@ mod tests {
         use crate::eval::builtins::classes::qualified;
         use crate::eval::builtins::nn::LAYERS;
         let activations = crate::eval::builtins::activations::CLASSES;
-        for layer in LAYERS.iter().chain(activations) {
+        let convs = crate::eval::builtins::conv::CLASSES;
+        for layer in LAYERS.iter().chain(activations).chain(convs) {
             assert!(qualified(layer).is_some(), "{layer}");
         }
     }
