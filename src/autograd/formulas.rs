@@ -552,6 +552,15 @@ impl Backward {
             Backward::ConstantPad { pads } => {
                 vec![Some(super::pad::pad_backward(rt, g, pads)?)]
             }
+            Backward::PixelShuffle { r, inverse } => {
+                vec![Some(super::pixel_shuffle::shuffled(rt, g, *r, !*inverse)?)]
+            }
+            Backward::Upsample { taps } => {
+                let input = &node.inputs[0];
+                let gx =
+                    super::upsample::upsample_backward(rt, g, &input.shape, input.device, taps)?;
+                vec![Some(gx)]
+            }
             Backward::GatherAlong { offsets } => vec![Some(super::scatter::gather_backward(
                 rt,
                 g,
@@ -741,6 +750,26 @@ impl Backward {
                     g,
                     (x.get(name)?, w, mean.get(name)?, rstd.get(name)?),
                     (*dims, *bias),
+                    (wants(node, 0), wants(node, 1), wants(node, 2)),
+                )?
+            }
+            Backward::GroupNorm {
+                x,
+                weight,
+                mean,
+                rstd,
+                groups,
+                bias,
+            } => {
+                let w = match weight {
+                    Some(w) => Some(w.get(name)?),
+                    None => None,
+                };
+                super::group_norm::group_norm_backward(
+                    rt,
+                    g,
+                    (x.get(name)?, w, mean.get(name)?, rstd.get(name)?),
+                    (*groups, *bias),
                     (wants(node, 0), wants(node, 1), wants(node, 2)),
                 )?
             }

@@ -362,6 +362,34 @@ fn inverse_std(rt: &mut Runtime, var: &Tensor, eps: f64) -> R<Arc<Tensor>> {
     super::ops::s_bin(rt, BinaryOp::Div, 1.0, &s)
 }
 
+/// x's rows over its last `k` dims normalized: each row's mean and 1/std
+/// (biased variance, `eps` added; kept dims) and `x * rstd - mean * rstd`
+/// (layer norm's and group norm's core).
+pub fn normalized_rows(
+    rt: &mut Runtime,
+    x: &Arc<Tensor>,
+    k: usize,
+    eps: f64,
+) -> R<(Arc<Tensor>, Arc<Tensor>, Arc<Tensor>)> {
+    use crate::runtime::op::reduce::ReduceOp;
+    let dims: Vec<i64> = (x.ndim() - k..x.ndim()).map(|d| d as i64).collect();
+    let n: usize = x.shape()[x.ndim() - k..].iter().product();
+    let sum = rt.reduce_dims(ReduceOp::Sum, x, &dims, true)?;
+    let mean = bin_s(rt, BinaryOp::Div, &sum, n as f64)?;
+    let diff = bin(rt, BinaryOp::Sub, x, &mean)?;
+    let sq = bin(rt, BinaryOp::Mul, &diff, &diff)?;
+    drop(diff);
+    let var_sum = rt.reduce_dims(ReduceOp::Sum, &sq, &dims, true)?;
+    drop(sq);
+    let var = bin_s(rt, BinaryOp::Div, &var_sum, n as f64)?;
+    let rstd = inverse_std(rt, &var, eps)?;
+    // y = x * rstd + (-mean * rstd)
+    let shift = bin(rt, BinaryOp::Mul, &mean, &rstd)?;
+    let scaled = bin(rt, BinaryOp::Mul, x, &rstd)?;
+    let y = bin(rt, BinaryOp::Sub, &scaled, &shift)?;
+    Ok((mean, rstd, y))
+}
+
 /// What `NativeBatchNormBackward0` kept: the input, the weight, each
 /// channel's mean and 1/std.
 type Kept<'a> = (
@@ -474,22 +502,7 @@ pub fn layer_norm(
             fmt_shape(x.shape())
         )));
     }
-    let dims: Vec<i64> = (x.ndim() - k..x.ndim()).map(|d| d as i64).collect();
-    let n: usize = normalized.iter().product();
-    let sum = rt.reduce_dims(crate::runtime::op::reduce::ReduceOp::Sum, x, &dims, true)?;
-    let mean = bin_s(rt, BinaryOp::Div, &sum, n as f64)?;
-    let diff = bin(rt, BinaryOp::Sub, x, &mean)?;
-    let sq = bin(rt, BinaryOp::Mul, &diff, &diff)?;
-    drop(diff);
-    let var_sum = rt.reduce_dims(crate::runtime::op::reduce::ReduceOp::Sum, &sq, &dims, true)?;
-    drop(sq);
-    let var = bin_s(rt, BinaryOp::Div, &var_sum, n as f64)?;
-    let rstd = inverse_std(rt, &var, eps)?;
-    // y = (x * rstd + (-mean * rstd)) * weight + bias
-    let shift = bin(rt, BinaryOp::Mul, &mean, &rstd)?;
-    let scaled = bin(rt, BinaryOp::Mul, x, &rstd)?;
-    let mut y = bin(rt, BinaryOp::Sub, &scaled, &shift)?;
-    drop((scaled, shift));
+    let (mean, rstd, mut y) = normalized_rows(rt, x, k, eps)?;
     if let Some(w) = weight {
         y = bin(rt, BinaryOp::Mul, &y, w)?;
     }

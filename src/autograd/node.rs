@@ -16,6 +16,15 @@ use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::stream::StreamKey;
 use crate::runtime::{DType, Device, Tensor};
 
+/// One tap of a resize (`interpolate`): the input places it reads (an
+/// advanced index over the spatial dims) and its weight per output sample
+/// (none: 1).
+#[derive(Clone, Debug)]
+pub struct Tap {
+    pub items: Vec<crate::runtime::op::index::Index>,
+    pub weight: Option<Arc<Tensor>>,
+}
+
 /// A node's edges, one per input: most ops have one or two, kept inline.
 pub type Edges = SmallVec<[Edge; 2]>;
 
@@ -467,6 +476,17 @@ pub enum Backward {
     ConstantPad {
         pads: Vec<i64>,
     },
+    /// `pixel_shuffle(x, r)` (`inverse`: `pixel_unshuffle`): the gradient
+    /// rearranged back.
+    PixelShuffle {
+        r: usize,
+        inverse: bool,
+    },
+    /// `interpolate` (`upsample_*`): each tap's share of the gradient
+    /// added back into the input places it read.
+    Upsample {
+        taps: Vec<Tap>,
+    },
     /// `x.gather(dim, index)`: the gradient added into zeros at the
     /// elements picked, `offsets` into x's elements in order (x's shape).
     GatherAlong {
@@ -574,6 +594,16 @@ pub enum Backward {
         /// `conv_transpose2d`: `geom` is the convolution's whose input
         /// gradient it computes.
         transposed: bool,
+    },
+    /// `group_norm(x, groups, weight, bias)`: each group's mean and 1/std
+    /// ([N, G, 1]).
+    GroupNorm {
+        x: Saved,
+        weight: Option<Saved>,
+        mean: Saved,
+        rstd: Saved,
+        groups: usize,
+        bias: bool,
     },
     /// `max_pool2d`: where each window's maximum was (its place in the
     /// window), and the input's shape.
@@ -741,6 +771,13 @@ impl Backward {
                 mean,
                 rstd,
                 ..
+            }
+            | GroupNorm {
+                x,
+                weight,
+                mean,
+                rstd,
+                ..
             } => [Some(x), weight.as_ref(), Some(mean), Some(rstd)]
                 .into_iter()
                 .flatten()
@@ -758,6 +795,8 @@ impl Backward {
                 .collect(),
             Index { .. }
             | ConstantPad { .. }
+            | Upsample { .. }
+            | PixelShuffle { .. }
             | GatherAlong { .. }
             | ScatterAlong { .. }
             | AvgPool { .. }

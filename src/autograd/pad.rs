@@ -1,7 +1,9 @@
 //! `F.pad(x, pad, mode="constant", value=0)`: PyTorch's `constant_pad_nd`,
 //! a new tensor of the padded shape filled with `value` and x copied into
 //! its middle (a negative pad crops), recorded as `ConstantPadNdBackward0`,
-//! whose backward pads the gradient by the negated amounts (a crop of it).
+//! whose backward pads the gradient by the negated amounts (a crop of it);
+//! and the modes `reflect` and `replicate`, places read from the input's
+//! edges (`ReflectionPad2DBackward0`, `ReplicationPad2DBackward0`...).
 
 use std::sync::Arc;
 
@@ -107,4 +109,72 @@ pub fn pad(
 pub fn pad_backward(rt: &mut Runtime, g: &Tensor, pads: &[i64]) -> R<Arc<Tensor>> {
     let back: Vec<i64> = pads.iter().map(|p| -p).collect();
     constant_pad(rt, g, &back, Fill::Int(0))
+}
+
+/// `F.pad(x, pads, mode="reflect")` (`reflect`) or `mode="replicate"`:
+/// each padded place reads the input mirrored at its edge (not repeating
+/// the edge) or the edge itself; recorded as `ReflectionPad2DBackward0` /
+/// `ReplicationPad1DBackward0`... (by how many dims are padded).
+pub fn pad_by_edges(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    pads: &[i64],
+    reflect: bool,
+) -> R<Arc<Tensor>> {
+    let k = pads.len() / 2;
+    if !pads.len().is_multiple_of(2) || !(1..=3).contains(&k) || x.ndim() < k + 1 || x.ndim() > k + 2 {
+        return Err(Error::Module {
+            class: "NotImplementedError",
+            message: format!(
+                "Padding size {} is not supported for {}D input tensor.",
+                pads.len(),
+                x.ndim()
+            ),
+            help: Some(
+                "a mode other than constant pads the last 1, 2 or 3 dims of an input with 1 or 2 more: (left, right) for [C, L] or [N, C, L], (left, right, top, bottom) for [C, H, W] or [N, C, H, W]".into(),
+            ),
+        });
+    }
+    let nd = x.ndim();
+    let mut places = Vec::with_capacity(k);
+    for d in 0..k {
+        // pads run from the last dim backwards: (left, right) of the last first.
+        let dim = nd - k + d;
+        let (before, after) = (pads[2 * (k - 1 - d)], pads[2 * (k - 1 - d) + 1]);
+        let n = x.shape()[dim] as i64;
+        let too_big = before.max(after) >= n;
+        if (reflect && too_big) || n == 0 {
+            let shape: Vec<String> = x.shape().iter().map(usize::to_string).collect();
+            return Err(Error::runtime(format!(
+                "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding ({before}, {after}) at dimension {dim} of input [{}]",
+                shape.join(", ")
+            )));
+        }
+        let m = n + before + after;
+        if m <= 0 {
+            return Err(Error::runtime(format!(
+                "input (W: {n}) is too small. Calculated output W: {m}"
+            )));
+        }
+        let at = |j: i64| {
+            let i = j - before;
+            match reflect {
+                true if i < 0 => -i,
+                true if i >= n => 2 * (n - 1) - i,
+                true => i,
+                false => i.clamp(0, n - 1),
+            }
+        };
+        places.push((0..m).map(at).collect());
+    }
+    let name = match (reflect, k) {
+        (true, 1) => "ReflectionPad1DBackward0",
+        (true, 2) => "ReflectionPad2DBackward0",
+        (true, _) => "ReflectionPad3DBackward0",
+        (false, 1) => "ReplicationPad1DBackward0",
+        (false, 2) => "ReplicationPad2DBackward0",
+        (false, _) => "ReplicationPad3DBackward0",
+    };
+    super::upsample::by_places(rt, mode, x, places, name)
 }

@@ -2,7 +2,8 @@
 //! forwards written in Rust (`nn::attention`): `view` (`ViewBackward0`),
 //! `reshape` (a view, or a copy: `UnsafeViewBackward0`), `transpose`,
 //! `permute`, `unsqueeze`, `squeeze`, `contiguous` (`CloneBackward0`, a
-//! copy only when the layout is not already contiguous) and `select`.
+//! copy only when the layout is not already contiguous), `select` and
+//! `repeat` (`RepeatBackward0`).
 
 use std::sync::Arc;
 
@@ -42,6 +43,26 @@ pub fn reshape(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, dims: &[i64]) -> R
         out,
         name,
         Backward::Reshape,
+        &[x],
+    ))
+}
+
+/// `x.repeat(*sizes)`: a copy of x tiled `sizes` times (`RepeatBackward0`).
+pub fn repeat(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, sizes: &[usize]) -> R<Arc<Tensor>> {
+    let signed: Vec<i64> = sizes.iter().map(|&s| s as i64).collect();
+    let (layout, shape) = v::repeated(x, &signed)?;
+    let copy = rt.copy(&layout)?;
+    let dims: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
+    let out = rt.reshape(&copy, &dims)?;
+    let backward = Backward::Repeat {
+        sizes: sizes.to_vec(),
+    };
+    Ok(record::attach_node(
+        rt,
+        mode,
+        out,
+        "RepeatBackward0",
+        backward,
         &[x],
     ))
 }

@@ -806,6 +806,29 @@ docs! {
     Function Training "AvgPool2d", "AvgPool2d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true)", "Each window's mean, as `nn.AvgPool2d` (padding counted).", "AvgPool2d(2)(arange(16.).reshape(1, 1, 4, 4))";
     Function Training "AdaptiveAvgPool2d", "AdaptiveAvgPool2d(output_size)", "The average pool that tiles each image into `output_size` (an int or a pair), as `nn.AdaptiveAvgPool2d`; cudash pools sizes that divide the image evenly (1, a ResNet's head, always does).", "AdaptiveAvgPool2d(1)(randn(2, 3, 4, 4)).shape";
     Function Training "conv2d", "conv2d(input, weight, bias=none, stride=1, padding=0, dilation=1, groups=1)", "A 2-D convolution, as torch.nn.functional.conv2d (`Conv2d`'s computation).", "conv2d(ones(1, 1, 3, 3), ones(1, 1, 2, 2))";
+    Function Training "interpolate", "interpolate(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none, recompute_scale_factor=none, antialias=false)", "Resizes sequences [N, C, L] or images [N, C, H, W] to `size`, or by `scale_factor` (the output `floor(input * scale)`), as torch.nn.functional.interpolate: modes `nearest`, `nearest-exact`, `linear` and `bilinear` (`align_corners`), the samples placed as PyTorch's kernels place them; nodes `UpsampleNearest2DBackward0`, `UpsampleBilinear2DBackward0`...", "interpolate(tensor([[[[1., 2.], [3., 4.]]]]), scale_factor=2)";
+    Function Training "upsample", "upsample(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none)", "The old name of `interpolate` (torch.nn.functional.upsample).", "upsample(tensor([[[1., 2.]]]), size=4, mode=\"linear\")";
+    Function Training "Upsample", "Upsample(size=none, scale_factor=none, mode=\"nearest\", align_corners=none, recompute_scale_factor=none)", "`interpolate` as a module (`nn.Upsample`), shown as `Upsample(scale_factor=2.0, mode='nearest')`.", "Upsample(scale_factor=2, mode=\"bilinear\")(ones(1, 1, 2, 2)).shape";
+    Function Training "UpsamplingNearest2d", "UpsamplingNearest2d(size=none, scale_factor=none)", "`Upsample` with mode `nearest` (`nn.UpsamplingNearest2d`).", "UpsamplingNearest2d(scale_factor=2)(ones(1, 1, 2, 2)).shape";
+    Function Training "UpsamplingBilinear2d", "UpsamplingBilinear2d(size=none, scale_factor=none)", "`Upsample` with mode `bilinear` and `align_corners=True` (`nn.UpsamplingBilinear2d`).", "UpsamplingBilinear2d(size=3)(tensor([[[[0., 1.], [2., 3.]]]]))";
+    Function Training "pixel_shuffle", "pixel_shuffle(input, upscale_factor)", "[*, C * r * r, H, W] to [*, C, H * r, W * r]: each group of r * r channels interleaved into one plane r times larger, the sub-pixel convolution of super-resolution (torch.nn.functional.pixel_shuffle; `PixelShuffleBackward0`).", "pixel_shuffle(arange(8.).reshape(1, 4, 1, 2), 2)";
+    Function Training "pixel_unshuffle", "pixel_unshuffle(input, downscale_factor)", "The inverse of `pixel_shuffle` (torch.nn.functional.pixel_unshuffle; `PixelUnshuffleBackward0`).", "pixel_unshuffle(arange(16.).reshape(1, 1, 4, 4), 2).shape";
+    Function Training "PixelShuffle", "PixelShuffle(upscale_factor)", "`pixel_shuffle` as a module (`nn.PixelShuffle`).", "PixelShuffle(2)(ones(1, 8, 3, 3)).shape";
+    Function Training "PixelUnshuffle", "PixelUnshuffle(downscale_factor)", "`pixel_unshuffle` as a module (`nn.PixelUnshuffle`).", "PixelUnshuffle(2)(ones(1, 2, 4, 4)).shape";
+    Function Training "Unflatten", "Unflatten(dim, unflattened_size)", "Dim `dim` viewed as the dims `unflattened_size` (one may be -1), as `nn.Unflatten`: a view (`ViewBackward0`), the inverse of `Flatten` in a decoder.", "Unflatten(1, (2, 5))(ones(3, 10)).shape";
+    Function Training "ZeroPad2d", "ZeroPad2d(padding)", "Pads images with zeros (`nn.ZeroPad2d`): one int on every side, or (left, right, top, bottom).", "ZeroPad2d((1, 0, 0, 1))(ones(1, 1, 2, 2))";
+    Function Training "ZeroPad1d", "ZeroPad1d(padding)", "Pads sequences with zeros (`nn.ZeroPad1d`): one int on both sides, or (left, right).", "ZeroPad1d(1)(ones(1, 1, 2))";
+    Function Training "ConstantPad2d", "ConstantPad2d(padding, value)", "Pads images with `value` (`nn.ConstantPad2d`).", "ConstantPad2d(1, 3.5)(ones(1, 1, 1, 1))";
+    Function Training "ConstantPad1d", "ConstantPad1d(padding, value)", "Pads sequences with `value` (`nn.ConstantPad1d`).", "ConstantPad1d((2, 0), -1.)(ones(1, 1, 2))";
+    Function Training "ReflectionPad2d", "ReflectionPad2d(padding)", "Pads images with their reflection at each edge, the edge not repeated (`nn.ReflectionPad2d`, as style-transfer networks pad; `ReflectionPad2DBackward0`); each pad must be smaller than the size it pads.", "ReflectionPad2d(1)(arange(4.).reshape(1, 1, 2, 2))";
+    Function Training "ReflectionPad1d", "ReflectionPad1d(padding)", "Pads sequences with their reflection (`nn.ReflectionPad1d`).", "ReflectionPad1d(2)(arange(4.).reshape(1, 1, 4))";
+    Function Training "ReplicationPad2d", "ReplicationPad2d(padding)", "Pads images with copies of their edges (`nn.ReplicationPad2d`; `ReplicationPad2DBackward0`).", "ReplicationPad2d(1)(arange(4.).reshape(1, 1, 2, 2))";
+    Function Training "ReplicationPad1d", "ReplicationPad1d(padding)", "Pads sequences with copies of their ends (`nn.ReplicationPad1d`).", "ReplicationPad1d(2)(arange(3.).reshape(1, 1, 3))";
+    Function Training "GroupNorm", "GroupNorm(num_groups, num_channels, eps=1e-5, affine=true, device=none, dtype=none)", "Normalizes each sample's channels in `num_groups` groups, each over its channels and places, then a weight and bias per channel (`nn.GroupNorm`; weight ones, bias zeros; `NativeGroupNormBackward0`). Independent of the batch, as diffusion models' U-Nets use it.", "GroupNorm(2, 4)(arange(16.).reshape(1, 4, 2, 2)).shape";
+    Function Training "group_norm", "group_norm(input, num_groups, weight=none, bias=none, eps=1e-5)", "`GroupNorm`'s computation (torch.nn.functional.group_norm).", "group_norm(arange(8.).reshape(1, 4, 2), 2)";
+    Function Training "InstanceNorm2d", "InstanceNorm2d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false, device=none, dtype=none)", "Normalizes each sample's channels on their own over their places (`nn.InstanceNorm2d`, style transfer's norm), computed as PyTorch does: the batch viewed as one sample of N * C channels and batch-normed (`ViewBackward0`, `NativeBatchNormBackward0`); `affine` adds a weight and bias (`RepeatBackward0`), `track_running_stats` running statistics averaged over the samples.", "InstanceNorm2d(2)(arange(16.).reshape(2, 2, 2, 2)).shape";
+    Function Training "InstanceNorm1d", "InstanceNorm1d(num_features, eps=1e-5, momentum=0.1, affine=false, track_running_stats=false, device=none, dtype=none)", "`InstanceNorm2d` over sequences [N, C, L] (`nn.InstanceNorm1d`).", "InstanceNorm1d(2)(arange(12.).reshape(2, 2, 3))";
+    Function Training "instance_norm", "instance_norm(input, running_mean=none, running_var=none, weight=none, bias=none, use_input_stats=true, momentum=0.1, eps=1e-5)", "`InstanceNorm`'s computation (torch.nn.functional.instance_norm).", "instance_norm(arange(6.).reshape(1, 2, 3))";
     Function Training "Conv1d", "Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true, padding_mode=\"zeros\", device=none, dtype=none)", "A 1-D convolution over sequences [N, C, L], as `nn.Conv1d`: weight [out, in / groups, k] drawn as PyTorch draws it; computed as `Conv2d` over 1 x L images, its node `ConvolutionBackward0`, its gradients in the 1-D shapes.", "seed(0)\nconv = Conv1d(2, 4, 3, padding=1)\nconv(randn(5, 2, 10)).shape\nconv";
     Function Training "ConvTranspose2d", "ConvTranspose2d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=true, dilation=1, padding_mode=\"zeros\", device=none, dtype=none)", "The gradient of a `Conv2d` by its input, as a layer (`nn.ConvTranspose2d`, a DCGAN generator's upsampling): weight [in, out / groups, kh, kw]; the output is `(H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1` high (and wide). Computed as a convolution's input gradient (the columns added back into their places), its node `ConvolutionBackward0`.", "seed(0)\nup = ConvTranspose2d(4, 2, 4, stride=2, padding=1)\nup(randn(1, 4, 5, 5)).shape";
     Function Training "ConvTranspose1d", "ConvTranspose1d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=true, dilation=1, padding_mode=\"zeros\", device=none, dtype=none)", "`ConvTranspose2d` over sequences [N, C, L] (`nn.ConvTranspose1d`): weight [in, out / groups, k].", "seed(0)\nConvTranspose1d(2, 3, 3, stride=2)(randn(1, 2, 4)).shape";
@@ -958,7 +981,24 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "Embedding"
             | "BatchNorm1d"
             | "BatchNorm2d"
+            | "InstanceNorm1d"
+            | "InstanceNorm2d"
+            | "GroupNorm"
             | "LayerNorm"
+            | "Upsample"
+            | "UpsamplingNearest2d"
+            | "UpsamplingBilinear2d"
+            | "PixelShuffle"
+            | "PixelUnshuffle"
+            | "Unflatten"
+            | "ZeroPad1d"
+            | "ZeroPad2d"
+            | "ConstantPad1d"
+            | "ConstantPad2d"
+            | "ReflectionPad1d"
+            | "ReflectionPad2d"
+            | "ReplicationPad1d"
+            | "ReplicationPad2d"
             | "Conv1d"
             | "Conv2d"
             | "ConvTranspose1d"
@@ -1042,7 +1082,13 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "gelu"
             | "embedding"
             | "batch_norm"
+            | "group_norm"
+            | "instance_norm"
             | "layer_norm"
+            | "interpolate"
+            | "upsample"
+            | "pixel_shuffle"
+            | "pixel_unshuffle"
             | "conv1d"
             | "conv2d"
             | "conv_transpose1d"

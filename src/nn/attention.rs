@@ -737,22 +737,7 @@ fn append(rt: &mut Runtime, mode: Mode, a: &Tensor, b: &Tensor, dim: i64) -> R<A
 
 /// `bias.repeat(1, bsz, 1)` of a [1, 1, E] bias (`RepeatBackward0`).
 fn repeat_batch(rt: &mut Runtime, mode: Mode, bias: &Arc<Tensor>, bsz: usize) -> R<Arc<Tensor>> {
-    let sizes = [1, bsz as i64, 1];
-    let (layout, shape) = crate::runtime::op::view::repeated(bias, &sizes)?;
-    let copy = rt.copy(&layout)?;
-    let dims: Vec<i64> = shape.iter().map(|&s| s as i64).collect();
-    let out = rt.reshape(&copy, &dims)?;
-    let backward = crate::autograd::node::Backward::Repeat {
-        sizes: vec![1, bsz, 1],
-    };
-    Ok(record::attach_node(
-        rt,
-        mode,
-        out,
-        "RepeatBackward0",
-        backward,
-        &[bias],
-    ))
+    crate::autograd::views::repeat(rt, mode, bias, &[1, bsz, 1])
 }
 
 /// `pad(mask, (0, 1))`: a column of zeros after the last one.

@@ -74,7 +74,8 @@ pub enum Layer {
         bias: bool,
     },
     /// `BatchNorm1d` (`spatial` 1: inputs [N, C] or [N, C, L]) and
-    /// `BatchNorm2d` (2: [N, C, H, W]).
+    /// `BatchNorm2d` (2: [N, C, H, W]); `InstanceNorm1d` / `InstanceNorm2d`
+    /// (`instance`: [N, C, L] / [N, C, H, W], or one sample without N).
     BatchNorm {
         spatial: usize,
         num_features: usize,
@@ -85,6 +86,16 @@ pub enum Layer {
         /// PyTorch 2.15's keyword `bias` (with `affine`).
         bias: bool,
         track_running_stats: bool,
+        /// `InstanceNorm1d` / `InstanceNorm2d`: the same settings, each
+        /// sample's channels normalized on their own.
+        instance: bool,
+    },
+    /// `GroupNorm(num_groups, num_channels, eps, affine)`.
+    GroupNorm {
+        groups: usize,
+        num_channels: usize,
+        eps: f64,
+        affine: bool,
     },
     Linear {
         in_features: usize,
@@ -124,6 +135,36 @@ pub enum Layer {
     /// `GLU(dim)`: the first half along `dim` times the sigmoid of the second.
     Glu {
         dim: i64,
+    },
+    /// `Upsample(size | scale_factor, mode, align_corners)` (and
+    /// `UpsamplingNearest2d`, `UpsamplingBilinear2d`): `interpolate`.
+    Upsample {
+        size: Option<Vec<usize>>,
+        scale: Option<Vec<f64>>,
+        how: crate::autograd::upsample::Interpolation,
+        recompute_scale_factor: bool,
+        /// The settings as PyTorch prints them.
+        shown: String,
+    },
+    /// `PixelShuffle(r)`, or `PixelUnshuffle(r)` (`inverse`).
+    PixelShuffle {
+        factor: usize,
+        inverse: bool,
+    },
+    /// `Unflatten(dim, unflattened_size)`: a view.
+    Unflatten {
+        dim: i64,
+        sizes: Vec<i64>,
+        shown: String,
+    },
+    /// `ZeroPad1d/2d`, `ConstantPad1d/2d`, `ReflectionPad1d/2d`,
+    /// `ReplicationPad1d/2d`: `F.pad` with its mode.
+    Pad {
+        pads: Vec<i64>,
+        /// `None`: constant; else `Some(reflect)` (false: replicate).
+        edges: Option<bool>,
+        value: f64,
+        shown: String,
     },
     /// `PReLU(num_parameters)`: a learnt slope below 0, one per channel or one.
     Prelu {

@@ -129,12 +129,17 @@ pub fn batch_norm(rt: &mut Runtime, layer: Layer, at: Place) -> Result<Module, E
         affine,
         bias,
         track_running_stats,
+        instance,
         ..
     } = layer
     else {
         return Err(Error::value("internal error: not a batch norm"));
     };
-    let mut m = Module::new(&format!("BatchNorm{spatial}d"), layer);
+    let class = match instance {
+        true => format!("InstanceNorm{spatial}d"),
+        false => format!("BatchNorm{spatial}d"),
+    };
+    let mut m = Module::new(&class, layer);
     let full = |rt: &mut Runtime, v: i64, dtype| {
         crate::autograd::ops::full(rt, &[num_features], dtype, at.device, v)
     };
@@ -151,6 +156,59 @@ pub fn batch_norm(rt: &mut Runtime, layer: Layer, at: Place) -> Result<Module, E
         m.set_buffer("running_var", Some(full(rt, 1, at.dtype)?), None)?;
         let count = crate::autograd::ops::full(rt, &[], DType::I64, at.device, 0)?;
         m.set_buffer("num_batches_tracked", Some(count), None)?;
+    }
+    Ok(m)
+}
+
+/// `InstanceNorm1d/2d`'s forward: a batch of [N, C, *spatial] or one
+/// sample [C, *spatial] (given a batch of one, as PyTorch's
+/// `_handle_no_batch_input`).
+fn instance_norm(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    spatial: usize,
+    args: crate::autograd::group_norm::InstanceNormArgs,
+) -> Result<Arc<Tensor>, Error> {
+    use crate::autograd::{group_norm, views};
+    match x.ndim() {
+        n if n == spatial + 2 => group_norm::instance_norm(rt, mode, x, args),
+        n if n == spatial + 1 => {
+            let batch = views::unsqueeze(rt, mode, x, 0)?;
+            let out = group_norm::instance_norm(rt, mode, &batch, args)?;
+            views::squeeze(rt, mode, &out, 0)
+        }
+        n => Err(Error::value(format!(
+            "expected {}D or {}D input (got {n}D input)",
+            spatial + 1,
+            spatial + 2
+        ))),
+    }
+}
+
+/// `GroupNorm(num_groups, num_channels, ...)`: weight ones and bias zeros
+/// [num_channels] when affine, as PyTorch's.
+pub fn group_norm(rt: &mut Runtime, layer: Layer, at: Place) -> Result<Module, Error> {
+    let Layer::GroupNorm {
+        groups,
+        num_channels,
+        affine,
+        ..
+    } = layer
+    else {
+        return Err(Error::value("internal error: not a group norm"));
+    };
+    if groups == 0 || num_channels % groups != 0 {
+        return Err(Error::value(format!(
+            "num_channels ({num_channels}) must be divisible by num_groups ({groups})"
+        )));
+    }
+    let mut m = Module::new("GroupNorm", layer);
+    if affine {
+        for (name, v) in [("weight", 1), ("bias", 0)] {
+            let t = crate::autograd::ops::full(rt, &[num_channels], at.dtype, at.device, v)?;
+            m.set_parameter(name, Some(Arc::new(meta::parameter(&t, true))))?;
+        }
     }
     Ok(m)
 }
@@ -227,6 +285,37 @@ pub fn forward(
             functional::linear(rt, mode, x, &w, param("bias").as_ref())
         }
         Layer::Flatten { start_dim, end_dim } => flatten(rt, mode, x, *start_dim, *end_dim),
+        Layer::BatchNorm {
+            spatial,
+            eps,
+            momentum,
+            instance: true,
+            ..
+        } => {
+            let buffer = |name: &str| {
+                m.buffers
+                    .iter()
+                    .find(|b| b.name == name)
+                    .and_then(|b| b.tensor.clone())
+            };
+            let (rm, rv) = (buffer("running_mean"), buffer("running_var"));
+            let (w, b) = (param("weight"), param("bias"));
+            let args = crate::autograd::group_norm::InstanceNormArgs {
+                weight: w.as_ref(),
+                bias: b.as_ref(),
+                running_mean: rm.as_ref(),
+                running_var: rv.as_ref(),
+                use_input_stats: m.training || rm.is_none(),
+                momentum: momentum.unwrap_or(0.0),
+                eps: *eps,
+            };
+            instance_norm(rt, mode, x, *spatial, args)
+        }
+        Layer::GroupNorm { groups, eps, .. } => {
+            let (w, b) = (param("weight"), param("bias"));
+            let wb = (w.as_ref(), b.as_ref());
+            crate::autograd::group_norm::group_norm(rt, mode, x, *groups, wb, *eps)
+        }
         Layer::BatchNorm {
             spatial,
             eps,
@@ -356,6 +445,33 @@ pub fn forward(
             let w = param("weight").ok_or_else(|| Error::value("PReLU has no weight"))?;
             activation_ops::prelu(rt, mode, x, &w)
         }
+        Layer::Upsample {
+            size,
+            scale,
+            how,
+            recompute_scale_factor,
+            ..
+        } => crate::autograd::upsample::interpolate(
+            rt,
+            mode,
+            x,
+            (size.as_deref(), scale.as_deref()),
+            *how,
+            *recompute_scale_factor,
+        ),
+        Layer::PixelShuffle { factor, inverse } => {
+            crate::autograd::pixel_shuffle::pixel_shuffle(rt, mode, x, *factor, *inverse)
+        }
+        Layer::Unflatten { dim, sizes, .. } => unflatten(rt, mode, x, *dim, sizes),
+        Layer::Pad {
+            pads, edges, value, ..
+        } => match edges {
+            None => {
+                let fill = crate::runtime::op::factory::Fill::Float(*value);
+                crate::autograd::pad::pad(rt, mode, x, pads, fill)
+            }
+            Some(reflect) => crate::autograd::pad::pad_by_edges(rt, mode, x, pads, *reflect),
+        },
         Layer::Identity => Ok(Arc::clone(x)),
         Layer::Softmax { dim, log } => softmax(rt, mode, x, *dim, *log),
         Layer::MseLoss(r) => losses::mse_loss(rt, mode, x, &inputs[1], *r),
@@ -445,6 +561,50 @@ pub fn softmin(
     let neg =
         crate::autograd::autocast::unary(rt, mode, crate::runtime::op::unary::UnaryOp::Neg, x)?;
     softmax(rt, mode, &neg, dim, false)
+}
+
+/// `x.unflatten(dim, sizes)`: dim `dim` as the dims `sizes` (one may be
+/// -1), a view (`ViewBackward0`).
+pub fn unflatten(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    dim: i64,
+    sizes: &[i64],
+) -> Result<Arc<Tensor>, Error> {
+    let n = x.ndim().max(1) as i64;
+    let d = if dim < 0 { dim + n } else { dim };
+    if !(0..n).contains(&d) || x.ndim() == 0 {
+        return Err(Error::IndexOutOfRange {
+            index: dim,
+            dim: 0,
+            size: x.ndim(),
+        });
+    }
+    if sizes.is_empty() {
+        return Err(Error::runtime("unflatten: sizes must be non-empty"));
+    }
+    let d = d as usize;
+    let shape = x.shape();
+    let mut dims: Vec<i64> = shape[..d].iter().map(|&s| s as i64).collect();
+    let known: i64 = sizes.iter().filter(|&&s| s != -1).product();
+    let inferred = sizes.iter().filter(|&&s| s == -1).count();
+    let fits = match inferred {
+        0 => known == shape[d] as i64,
+        1 => known != 0 && shape[d] as i64 % known == 0,
+        _ => false,
+    };
+    if !fits {
+        let given: Vec<String> = sizes.iter().map(i64::to_string).collect();
+        return Err(Error::runtime(format!(
+            "unflatten: Provided sizes [{}] don't multiply up to the size of dim {dim} ({}) in the input tensor",
+            given.join(", "),
+            shape[d]
+        )));
+    }
+    dims.extend(sizes);
+    dims.extend(shape[d + 1..].iter().map(|&s| s as i64));
+    crate::autograd::views::reshape(rt, mode, x, &dims)
 }
 
 /// `flatten(x, start_dim, end_dim)`: the dimensions from `start_dim` to

@@ -120,6 +120,17 @@ fn extra_repr(m: &super::Module) -> String {
             format!("start_dim={start_dim}, end_dim={end_dim}")
         }
         Layer::Dropout { p, .. } => format!("p={}, inplace=False", py_float(*p)),
+        Layer::GroupNorm {
+            groups,
+            num_channels,
+            eps,
+            affine,
+        } => format!(
+            "{groups}, {num_channels}, eps={}, affine={}, bias={}",
+            py_float(*eps),
+            py_bool(*affine),
+            py_bool(*affine)
+        ),
         Layer::Softmax { dim, .. } => format!("dim={dim}"),
         Layer::BatchNorm {
             num_features,
@@ -174,7 +185,18 @@ fn extra_repr(m: &super::Module) -> String {
             ..
         } => "approximate='tanh'".into(),
         Layer::Activation { inplace: true, .. } => "inplace=True".into(),
-        Layer::Pointwise { shown, .. } => shown.clone(),
+        Layer::Pointwise { shown, .. }
+        | Layer::Upsample { shown, .. }
+        | Layer::Unflatten { shown, .. }
+        | Layer::Pad { shown, .. } => shown.clone(),
+        Layer::PixelShuffle {
+            factor,
+            inverse: false,
+        } => format!("upscale_factor={factor}"),
+        Layer::PixelShuffle {
+            factor,
+            inverse: true,
+        } => format!("downscale_factor={factor}"),
         Layer::Softmin { dim } => {
             format!("dim={}", dim.map_or("None".to_string(), |d| d.to_string()))
         }

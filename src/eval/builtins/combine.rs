@@ -291,10 +291,10 @@ pub(super) fn is_tensor(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
 pub(super) fn pad(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let x = b.tensor("input")?;
     let mode = b.str("mode")?.unwrap_or_else(|| "constant".into());
-    if mode != "constant" {
+    if !matches!(mode.as_str(), "constant" | "reflect" | "replicate") {
         return Err(Error::value_help(
-            format!("F.pad's mode \"{mode}\" is not in cudash"),
-            "mode=\"constant\" (the default) is",
+            format!("F.pad's mode \"{mode}\" is not in cudash yet"),
+            "modes \"constant\" (the default), \"reflect\" and \"replicate\" are",
         )
         .at(b.span_of("mode")));
     }
@@ -323,6 +323,13 @@ pub(super) fn pad(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
             )
         }
     };
+    if mode != "constant" {
+        let reflect = mode == "reflect";
+        let (rt, grad) = (&mut me.rt, me.grad);
+        return b.result(crate::autograd::pad::pad_by_edges(
+            rt, grad, &x, &pads, reflect,
+        ));
+    }
     b.result(crate::autograd::pad::pad(
         &mut me.rt, me.grad, &x, &pads, value,
     ))

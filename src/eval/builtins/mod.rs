@@ -6,6 +6,7 @@
 //! - `math.rs`: reductions, elementwise functions, matmul;
 //! - `activations.rs`: the activations with settings (`ELU`, `F.relu6`, `GLU`...);
 //! - `conv.rs`: Conv1d/2d, ConvTranspose1d/2d and their functions;
+//! - `resize.rs`: interpolate/Upsample, PixelShuffle, Unflatten, the padding layers;
 //! - `along.rs`: scans, softmax, var, std, norm, sort, topk, tril/triu;
 //! - `pointwise.rs`: maximum, minimum, logical ops, floor_divide,
 //!   remainder, isnan, where, clamp;
@@ -36,6 +37,7 @@ pub(crate) mod nn;
 mod parallel;
 pub(crate) mod pointwise;
 pub(crate) mod python;
+pub(crate) mod resize;
 mod roll;
 pub(crate) mod sampling;
 mod teaching;
@@ -328,8 +330,31 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("BatchNorm1d", nn::layer),
     ("BatchNorm2d", nn::layer),
     ("batch_norm", nn::batch_norm),
+    ("InstanceNorm1d", nn::layer),
+    ("InstanceNorm2d", nn::layer),
+    ("GroupNorm", nn::layer),
+    ("group_norm", nn::group_norm),
+    ("instance_norm", nn::instance_norm),
     ("LayerNorm", nn::layer),
     ("layer_norm", nn::layer_norm),
+    ("Upsample", resize::layer),
+    ("UpsamplingNearest2d", resize::layer),
+    ("UpsamplingBilinear2d", resize::layer),
+    ("PixelShuffle", resize::layer),
+    ("PixelUnshuffle", resize::layer),
+    ("Unflatten", resize::layer),
+    ("ZeroPad1d", resize::layer),
+    ("ZeroPad2d", resize::layer),
+    ("ConstantPad1d", resize::layer),
+    ("ConstantPad2d", resize::layer),
+    ("ReflectionPad1d", resize::layer),
+    ("ReflectionPad2d", resize::layer),
+    ("ReplicationPad1d", resize::layer),
+    ("ReplicationPad2d", resize::layer),
+    ("interpolate", resize::interpolate),
+    ("upsample", resize::interpolate),
+    ("pixel_shuffle", resize::pixel_shuffle),
+    ("pixel_unshuffle", resize::pixel_shuffle),
     ("Conv1d", conv::layer),
     ("Conv2d", conv::layer),
     ("ConvTranspose1d", conv::layer),

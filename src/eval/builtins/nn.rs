@@ -36,6 +36,9 @@ pub const LAYERS: &[&str] = &[
     "Embedding",
     "BatchNorm1d",
     "BatchNorm2d",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "GroupNorm",
     "LayerNorm",
     "MaxPool2d",
     "AvgPool2d",
@@ -67,6 +70,7 @@ pub fn is_layer(name: &str) -> bool {
     LAYERS.contains(&name)
         || super::activations::CLASSES.contains(&name)
         || super::conv::CLASSES.contains(&name)
+        || super::resize::CLASSES.contains(&name)
 }
 
 fn module(m: Module) -> Out {
@@ -309,7 +313,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             };
             module(layers::layer_norm(&mut me.rt, layer, place).map_err(at)?)
         }
-        "BatchNorm1d" | "BatchNorm2d" => {
+        "BatchNorm1d" | "BatchNorm2d" | "InstanceNorm1d" | "InstanceNorm2d" => {
             let place = Place {
                 device: me.device_arg(b)?,
                 dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
@@ -318,16 +322,33 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 Some((Value::None, _)) => None,
                 _ => Some(b.float("momentum")?.unwrap_or(0.1)),
             };
+            // An instance norm has neither parameters nor running
+            // statistics unless asked.
+            let instance = name.starts_with("Instance");
             let layer = Layer::BatchNorm {
-                spatial: if name == "BatchNorm1d" { 1 } else { 2 },
+                spatial: if name.ends_with("1d") { 1 } else { 2 },
                 num_features: size(b, "num_features")?,
                 eps: b.float("eps")?.unwrap_or(1e-5),
                 momentum,
-                affine: b.bool("affine", true)?,
+                affine: b.bool("affine", !instance)?,
                 bias: b.bool("bias", true)?,
-                track_running_stats: b.bool("track_running_stats", true)?,
+                track_running_stats: b.bool("track_running_stats", !instance)?,
+                instance,
             };
             module(layers::batch_norm(&mut me.rt, layer, place).map_err(at)?)
+        }
+        "GroupNorm" => {
+            let place = Place {
+                device: me.device_arg(b)?,
+                dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+            };
+            let layer = Layer::GroupNorm {
+                groups: size(b, "num_groups")?,
+                num_channels: size(b, "num_channels")?,
+                eps: b.float("eps")?.unwrap_or(1e-5),
+                affine: b.bool("affine", true)?,
+            };
+            module(layers::group_norm(&mut me.rt, layer, place).map_err(at)?)
         }
         "ModuleDict" => {
             let mut m = Module::new("ModuleDict", Layer::ModuleDict);
@@ -716,6 +737,56 @@ pub(super) fn batch_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     ))
 }
 
+/// `group_norm(input, num_groups, weight=none, bias=none, eps=1e-5)`.
+pub(super) fn group_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    let groups = size(b, "num_groups")?;
+    let (w, bias) = (optional_tensor(b, "weight")?, optional_tensor(b, "bias")?);
+    let eps = b.float("eps")?.unwrap_or(1e-5);
+    b.result(crate::autograd::group_norm::group_norm(
+        &mut me.rt,
+        me.grad,
+        &x,
+        groups,
+        (w.as_ref(), bias.as_ref()),
+        eps,
+    ))
+}
+
+/// `instance_norm(input, running_mean=none, running_var=none, weight=none,
+/// bias=none, use_input_stats=true, momentum=0.1, eps=1e-5)`.
+pub(super) fn instance_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    let (rm, rv) = (
+        optional_tensor(b, "running_mean")?,
+        optional_tensor(b, "running_var")?,
+    );
+    let (w, bias) = (optional_tensor(b, "weight")?, optional_tensor(b, "bias")?);
+    let args = crate::autograd::group_norm::InstanceNormArgs {
+        weight: w.as_ref(),
+        bias: bias.as_ref(),
+        running_mean: rm.as_ref(),
+        running_var: rv.as_ref(),
+        use_input_stats: b.bool("use_input_stats", true)?,
+        momentum: b.float("momentum")?.unwrap_or(0.1),
+        eps: b.float("eps")?.unwrap_or(1e-5),
+    };
+    b.result(crate::autograd::group_norm::instance_norm(
+        &mut me.rt, me.grad, &x, args,
+    ))
+}
+
+/// A tensor argument that may be left out or none.
+fn optional_tensor(
+    b: &Bound,
+    name: &str,
+) -> Result<Option<std::sync::Arc<crate::runtime::Tensor>>, Diagnostic> {
+    match b.given(name) {
+        None | Some((Value::None, _)) => Ok(None),
+        Some(_) => b.tensor(name).map(Some),
+    }
+}
+
 /// An int or a pair of ints (`3`, `(3, 5)`): PyTorch's `_pair`.
 pub(super) fn pair(
     b: &Bound,
@@ -822,7 +893,8 @@ mod tests {
         use crate::eval::builtins::nn::LAYERS;
         let activations = crate::eval::builtins::activations::CLASSES;
         let convs = crate::eval::builtins::conv::CLASSES;
-        for layer in LAYERS.iter().chain(activations).chain(convs) {
+        let resize = crate::eval::builtins::resize::CLASSES;
+        for layer in LAYERS.iter().chain(activations).chain(convs).chain(resize) {
             assert!(qualified(layer).is_some(), "{layer}");
         }
     }

@@ -336,7 +336,8 @@ impl Interp {
             },
             "round" => {
                 let x = first.as_number().filter(|_| numbers(&first))?;
-                Ok(python_round(x, b))
+                let int = matches!(first, Value::Int(_) | Value::Bool(_));
+                Ok(python_round(x, int, b))
             }
             "sum" => {
                 let items = match items_of(&first, span, "sum()") {
@@ -424,12 +425,18 @@ impl Interp {
 
 /// Python's `round(x)` (an int, halves to even) and `round(x, n)` (a
 /// float, correctly rounded).
-fn python_round(x: f64, b: &Bound) -> Value {
+/// Python's `round(x, n)`: an int stays an int (`round(7, 2)` is 7,
+/// `round(25, -1)` is 20, ties to even), a float rounds to `n` places.
+fn python_round(x: f64, int: bool, b: &Bound) -> Value {
     match b
         .get("decimals")
         .or_else(|| b.rest.first())
         .map(|(v, _)| v.clone())
     {
+        Some(Value::Int(n)) if int => {
+            let p = 10f64.powi(n.clamp(-18, 0).unsigned_abs() as i32);
+            Value::Int(((x / p).round_ties_even() * p) as i64)
+        }
         Some(Value::Int(n)) if n >= 0 => {
             let n = n as usize;
             Value::float(format!("{x:.n$}").parse().unwrap_or(x))

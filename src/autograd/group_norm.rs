@@ -1,0 +1,239 @@
+//! `group_norm` (`NativeGroupNormBackward0`): each sample's channels in
+//! `G` groups, each group normalized over its channels and places, then a
+//! weight and bias per channel; and `instance_norm` as PyTorch composes
+//! it: the input viewed as one sample of `N * C` channels, a batch norm
+//! over it (`ViewBackward0`, `NativeBatchNormBackward0`, the weight and
+//! bias through `RepeatBackward0`).
+
+use std::sync::Arc;
+
+use super::functional::{batch_norm, layer_norm_backward, normalized_rows, BatchNormArgs};
+use super::node::{Backward, Saved};
+use super::ops::bin;
+use super::{record, Mode};
+use crate::error::Error;
+use crate::runtime::dispatch::Runtime;
+use crate::runtime::op::binary::BinaryOp;
+use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::Tensor;
+
+type R<T> = Result<T, Error>;
+
+/// `t` of `x`'s shape as [N, G, rest].
+fn grouped(rt: &mut Runtime, t: &Arc<Tensor>, groups: usize) -> R<Arc<Tensor>> {
+    let n = t.shape()[0];
+    let t = match t.is_contiguous() {
+        true => Arc::clone(t),
+        false => rt.copy(t)?,
+    };
+    rt.reshape(&t, &[n as i64, groups as i64, -1])
+}
+
+/// A per-channel [C] tensor shaped to broadcast against `x` [N, C, *].
+fn per_channel(t: &Tensor, x: &Tensor) -> R<Tensor> {
+    let mut dims = vec![1i64; x.ndim()];
+    dims[1] = t.numel() as i64;
+    t.reshape(&dims)
+}
+
+/// The dims a per-channel gradient sums over: all but the channels'.
+fn all_but_channels(x: &Tensor) -> Vec<i64> {
+    (0..x.ndim() as i64).filter(|&d| d != 1).collect()
+}
+
+/// `group_norm(x, num_groups, weight, bias, eps)`.
+pub fn group_norm(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    groups: usize,
+    (weight, bias): (Option<&Arc<Tensor>>, Option<&Arc<Tensor>>),
+    eps: f64,
+) -> R<Arc<Tensor>> {
+    let given: Vec<&Tensor> = [Some(x), weight, bias]
+        .into_iter()
+        .flatten()
+        .map(|t| &**t)
+        .collect();
+    let cast = super::autocast::inputs(rt, mode, "group_norm", &given)?;
+    let x = &cast.arc(0, x);
+    if x.ndim() < 2 {
+        return Err(Error::runtime(format!(
+            "Expected at least 2 dimensions for input tensor but received {}",
+            x.ndim()
+        )));
+    }
+    let c = x.shape()[1];
+    if groups == 0 || c % groups != 0 {
+        return Err(Error::runtime(format!(
+            "Expected number of channels in input to be divisible by num_groups, but got input of shape {} and num_groups={groups}",
+            spaced(x.shape())
+        )));
+    }
+    for (t, what) in [(weight, "weight"), (bias, "bias")] {
+        if let Some(t) = t {
+            if t.ndim() != 1 || t.numel() != c {
+                return Err(Error::runtime(format!(
+                    "Expected {what} to be a vector of size equal to the number of channels in input, but got {what} of shape {} and input of shape {}",
+                    spaced(t.shape()),
+                    spaced(x.shape())
+                )));
+            }
+        }
+    }
+    let x3 = grouped(rt, x, groups)?;
+    let (mean, rstd, y3) = normalized_rows(rt, &x3, 1, eps)?;
+    let dims: Vec<i64> = x.shape().iter().map(|&d| d as i64).collect();
+    let mut y = rt.reshape(&y3, &dims)?;
+    drop(y3);
+    if let Some(w) = weight {
+        y = bin(rt, BinaryOp::Mul, &y, &per_channel(w, x)?)?;
+    }
+    if let Some(b) = bias {
+        y = bin(rt, BinaryOp::Add, &y, &per_channel(b, x)?)?;
+    }
+    let mut inputs: Vec<&Tensor> = vec![x];
+    inputs.extend(weight.map(|w| &**w));
+    inputs.extend(bias.map(|b| &**b));
+    let backward = Backward::GroupNorm {
+        x: Saved::new(x),
+        weight: weight.map(|w| Saved::new(w)),
+        mean: Saved::new(&mean),
+        rstd: Saved::new(&rstd),
+        groups,
+        bias: bias.is_some(),
+    };
+    Ok(record::attach_node(
+        rt,
+        mode,
+        y,
+        "NativeGroupNormBackward0",
+        backward,
+        &inputs,
+    ))
+}
+
+fn spaced(shape: &[usize]) -> String {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    format!("[{}]", dims.join(", "))
+}
+
+/// What `NativeGroupNormBackward0` kept: the input, the weight, each
+/// group's mean and 1/std ([N, G, 1]).
+pub type Kept<'a> = (
+    &'a Arc<Tensor>,
+    Option<&'a Arc<Tensor>>,
+    &'a Arc<Tensor>,
+    &'a Arc<Tensor>,
+);
+
+/// `NativeGroupNormBackward0`: the input's gradient is layer norm's over
+/// each group (of `g * weight`), the weight's `g * x_hat` and the bias's
+/// `g`, each summed over all but the channels.
+pub fn group_norm_backward(
+    rt: &mut Runtime,
+    g: &Arc<Tensor>,
+    (x, w, mean, rstd): Kept,
+    (groups, has_bias): (usize, bool),
+    (want_x, want_w, want_b): (bool, bool, bool),
+) -> R<Vec<Option<Arc<Tensor>>>> {
+    let dims: Vec<i64> = x.shape().iter().map(|&d| d as i64).collect();
+    let x3 = grouped(rt, x, groups)?;
+    let dx = match want_x {
+        false => None,
+        true => {
+            let gw = match w {
+                Some(w) => bin(rt, BinaryOp::Mul, g, &per_channel(w, x)?)?,
+                None => Arc::clone(g),
+            };
+            let g3 = grouped(rt, &gw, groups)?;
+            let kept = (&x3, None, mean, rstd);
+            let parts = layer_norm_backward(rt, &g3, kept, (1, false), (true, false, false))?;
+            match parts.into_iter().next().flatten() {
+                Some(d) => Some(rt.reshape(&d, &dims)?),
+                None => None,
+            }
+        }
+    };
+    let mut out = vec![dx];
+    let sum_dims = all_but_channels(x);
+    if w.is_some() {
+        out.push(match want_w {
+            true => {
+                let xm = bin(rt, BinaryOp::Sub, &x3, mean)?;
+                let xhat3 = bin(rt, BinaryOp::Mul, &xm, rstd)?;
+                let xhat = rt.reshape(&xhat3, &dims)?;
+                let t = bin(rt, BinaryOp::Mul, g, &xhat)?;
+                Some(rt.reduce_dims(ReduceOp::Sum, &t, &sum_dims, false)?)
+            }
+            false => None,
+        });
+    }
+    if has_bias {
+        out.push(match want_b {
+            true => Some(rt.reduce_dims(ReduceOp::Sum, g, &sum_dims, false)?),
+            false => None,
+        });
+    }
+    Ok(out)
+}
+
+/// `instance_norm`'s settings: its affine parameters, its running
+/// statistics (when it tracks them), whether it uses the input's
+/// statistics, and batch norm's momentum and eps.
+pub struct InstanceNormArgs<'a> {
+    pub weight: Option<&'a Arc<Tensor>>,
+    pub bias: Option<&'a Arc<Tensor>>,
+    pub running_mean: Option<&'a Arc<Tensor>>,
+    pub running_var: Option<&'a Arc<Tensor>>,
+    pub use_input_stats: bool,
+    pub momentum: f64,
+    pub eps: f64,
+}
+
+/// `instance_norm(x, ...)` as PyTorch's `_instance_norm`: x [N, C, *]
+/// viewed as [1, N * C, *], batch-normed with the weight, bias and running
+/// statistics repeated N times; the running statistics then get the mean
+/// over the samples of what batch norm left in the repeated ones.
+pub fn instance_norm(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    a: InstanceNormArgs,
+) -> R<Arc<Tensor>> {
+    if x.ndim() < 2 {
+        return Err(Error::runtime(format!(
+            "instance_norm expects an input [N, C, *], not {}",
+            spaced(x.shape())
+        )));
+    }
+    let (n, c) = (x.shape()[0], x.shape()[1]);
+    let mut flat: Vec<i64> = vec![1, (n * c) as i64];
+    flat.extend(x.shape()[2..].iter().map(|&d| d as i64));
+    let xv = super::views::reshape(rt, mode, x, &flat)?;
+    let repeat = |rt: &mut Runtime, t: &Arc<Tensor>| super::views::repeat(rt, mode, t, &[n]);
+    let weight = a.weight.map(|w| repeat(rt, w)).transpose()?;
+    let bias = a.bias.map(|b| repeat(rt, b)).transpose()?;
+    let rm = a.running_mean.map(|t| repeat(rt, t)).transpose()?;
+    let rv = a.running_var.map(|t| repeat(rt, t)).transpose()?;
+    let args = BatchNormArgs {
+        running_mean: rm.as_deref(),
+        running_var: rv.as_deref(),
+        weight: weight.as_ref(),
+        bias: bias.as_ref(),
+        training: a.use_input_stats,
+        momentum: a.momentum,
+        eps: a.eps,
+    };
+    let out = batch_norm(rt, mode, &xv, args)?;
+    // Each running statistic: the mean over the samples of its copies.
+    for (kept, copies) in [(a.running_mean, &rm), (a.running_var, &rv)] {
+        if let (Some(kept), Some(copies), true) = (kept, copies, a.use_input_stats) {
+            let per = rt.reshape(copies, &[n as i64, c as i64])?;
+            let mean = rt.reduce(ReduceOp::Mean, &per, Some(0), false)?;
+            rt.assign(kept, &mean)?;
+        }
+    }
+    let dims: Vec<i64> = x.shape().iter().map(|&d| d as i64).collect();
+    super::views::reshape(rt, mode, &out, &dims)
+}
