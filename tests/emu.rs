@@ -638,3 +638,25 @@ fn tensor_ops_show_what_the_simulator_shows() {
          silu(x); mish(x)",
     );
 }
+
+/// The layers image and sequence models use, on a device: transposed and
+/// 1-d convolutions, bilinear resizing, a reflection pad, pixel shuffle,
+/// group and instance norms and the activations with settings, and their
+/// gradients, as the simulator shows them.
+#[test]
+fn image_layers_show_what_the_simulator_shows() {
+    same_as_sim(
+        "seed(0)
+         x = randn(2, 3, 5, 5, device=cuda, requires_grad=true)
+         y = ConvTranspose2d(3, 2, 4, stride=2, padding=1).to(cuda)(x)
+         w = Conv1d(3, 4, 3, padding=1).to(cuda)(x[:, :, 0])
+         z = interpolate(x, scale_factor=1.5, mode=\"bilinear\")
+         p = pad(x, (1, 2, 2, 1), mode=\"reflect\")
+         n = GroupNorm(3, 3).to(cuda)(x)
+         i = InstanceNorm2d(3, affine=true).to(cuda)(x)
+         a = elu(x) + softplus(x, beta=2.) + hardswish(x) + hardtanh(x) + logsigmoid(x) + prelu(x, tensor([0.1, 0.2, 0.3], device=cuda))
+         (y.sum() + w.sum() + z.sum() + p.sum() + n.sum() + i.sum() + a.sum()).backward()
+         x.grad[0, 0]; y[0, 0]; w[0]; z[0, 0]; p[0, 0]; n[0, 0]; i[0, 0]; a[0, 0]
+         pixel_shuffle(arange(16., device=cuda).reshape(1, 4, 2, 2), 2)",
+    );
+}

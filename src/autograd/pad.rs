@@ -123,7 +123,11 @@ pub fn pad_by_edges(
     reflect: bool,
 ) -> R<Arc<Tensor>> {
     let k = pads.len() / 2;
-    if !pads.len().is_multiple_of(2) || !(1..=3).contains(&k) || x.ndim() < k + 1 || x.ndim() > k + 2 {
+    if !pads.len().is_multiple_of(2)
+        || !(1..=3).contains(&k)
+        || x.ndim() < k + 1
+        || x.ndim() > k + 2
+    {
         return Err(Error::Module {
             class: "NotImplementedError",
             message: format!(
