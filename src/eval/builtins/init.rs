@@ -53,7 +53,13 @@ fn string<'a>(b: &'a Bound, name: &str, default: &'a str) -> Result<&'a str, Dia
 impl Interp {
     /// `t` filled with numbers from its device's generator: uniform in
     /// `[lo, hi)` or normal with `mean` and `std`.
-    fn fill_random(&mut self, t: &Tensor, dist: Distribution, a: f64, b: f64) -> Result<(), Error> {
+    pub(crate) fn fill_random(
+        &mut self,
+        t: &Tensor,
+        dist: Distribution,
+        a: f64,
+        b: f64,
+    ) -> Result<(), Error> {
         let new = NewTensor {
             shape: t.shape(),
             dtype: t.dtype(),

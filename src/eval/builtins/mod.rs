@@ -450,6 +450,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("type", nn::type_),
     ("open", super::files::open),
     ("multinomial", sampling::multinomial),
+    ("bernoulli", sampling::bernoulli),
+    ("randint_like", sampling::randint_like),
     ("randperm", sampling::randperm),
     ("Generator", torch_generator::generator),
     ("super", nn::super_),

@@ -2,7 +2,8 @@
 //! drawn by each row's weights, composed of device ops (a cumulative sum,
 //! uniform draws, a count of the sums at or below each draw), so a GPU
 //! tensor's samples are drawn on its device without a host read, as
-//! PyTorch's are. The draws come from cudash's generator, not PyTorch's.
+//! PyTorch's are; `torch.bernoulli` and `torch.randint_like`. The draws
+//! come from cudash's generator, not PyTorch's.
 
 use std::sync::Arc;
 
@@ -160,4 +161,59 @@ pub(super) fn randperm(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Va
         vec![n],
     );
     b.result(me.rt.tensor(&host, dtype, device))
+}
+
+/// `torch.bernoulli(input)`: 1 where a draw falls below `input`'s element
+/// (each a probability), else 0, in its dtype (`BernoulliBackward0`: zeros).
+pub(super) fn bernoulli(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let p = b.tensor("input")?;
+    let at = |e: Error| e.at(b.span);
+    crate::eval::methods::random::floats_only(&p, "bernoulli_tensor_cpu_p_").map_err(at)?;
+    let u = crate::eval::methods::random::uniform(me, &p).map_err(at)?;
+    let hit = me
+        .rt
+        .binary(BinaryOp::Lt, Operand::strong(&u), Operand::strong(&p))
+        .map_err(at)?;
+    let out = me.rt.cast(&hit, p.dtype()).map_err(at)?;
+    let backward = crate::autograd::node::Backward::Zero;
+    Ok(Value::Tensor(me.recorded(
+        &p,
+        out,
+        "BernoulliBackward0",
+        backward,
+    )))
+}
+
+/// `torch.randint_like(input, low=0, high)`: integers uniform in [low,
+/// high) of input's shape, in its dtype (or `dtype=`) on its device.
+pub(super) fn randint_like(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let like = b.tensor("input")?;
+    let (low, high) = match (b.int("low")?, b.int("high")?) {
+        (Some(l), Some(h)) => (l, h),
+        (Some(h), None) => (0, h),
+        _ => {
+            return Err(Error::value(
+                "randint_like() needs `high`, the integer above the largest it draws",
+            )
+            .at(b.span))
+        }
+    };
+    if low >= high {
+        return Err(Error::runtime(format!(
+            "random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        ))
+        .at(b.span));
+    }
+    let new = NewTensor {
+        shape: like.shape(),
+        dtype: b.dtype("dtype")?.unwrap_or(like.dtype()),
+        device: like.device(),
+        like: Some(&like),
+    };
+    let range = high.abs_diff(low);
+    b.result(me.rt.random(new, Distribution::Integers { low, range }))
 }

@@ -14,6 +14,7 @@ mod facts;
 mod list;
 mod math;
 pub(crate) mod module;
+pub(crate) mod random;
 mod select;
 pub(crate) mod set;
 mod shape;
@@ -242,6 +243,10 @@ static MEMBERS: &[(&str, Member)] = {
         ("fill_", TensorMethod(tensor::fill_)),
         ("zero_", TensorMethod(tensor::fill_)),
         ("normal_", TensorMethod(tensor::normal_)),
+        ("uniform_", TensorMethod(random::uniform_)),
+        ("bernoulli_", TensorMethod(random::bernoulli_)),
+        ("exponential_", TensorMethod(random::exponential_)),
+        ("random_", TensorMethod(random::random_)),
         ("new_full", TensorMethod(tensor::new_full)),
         ("new_zeros", TensorMethod(tensor::new_full)),
         ("new_ones", TensorMethod(tensor::new_full)),

@@ -1,0 +1,176 @@
+//! A tensor's elements drawn again in place from the session's generator,
+//! as PyTorch's `x.uniform_(a, b)`, `x.bernoulli_(p)`, `x.exponential_(l)`
+//! and `x.random_(from, to)` (`x.normal_` lives with the other methods):
+//! each recorded, when x is in a graph, as PyTorch's node for it, whose
+//! gradient is zeros (the old elements are gone).
+
+use std::sync::Arc;
+
+use super::super::args::Bound;
+use super::super::{Interp, Value};
+use crate::autograd::inplace;
+use crate::error::{Diagnostic, Error};
+use crate::runtime::op::binary::{BinaryOp, Operand};
+use crate::runtime::op::factory::{Distribution, NewTensor};
+use crate::runtime::op::unary::UnaryOp;
+use crate::runtime::{DType, Tensor};
+
+type Out = Result<Value, Diagnostic>;
+
+/// PyTorch's refusal of a draw of floats into an integer tensor.
+pub(crate) fn floats_only(t: &Tensor, kernel: &str) -> Result<(), Error> {
+    match t.dtype().is_float() {
+        true => Ok(()),
+        false => Err(Error::Module {
+            class: "NotImplementedError",
+            message: format!(
+                "\"{kernel}\" not implemented for '{}'",
+                t.dtype().scalar_name()
+            ),
+            help: Some("draw into a floating point tensor, then convert".into()),
+        }),
+    }
+}
+
+/// Uniform numbers in [0, 1) of x's shape, dtype (float for integers)
+/// and device.
+pub(crate) fn uniform(me: &mut Interp, t: &Tensor) -> Result<Arc<Tensor>, Error> {
+    let dtype = match t.dtype().is_float() {
+        true => t.dtype(),
+        false => DType::F32,
+    };
+    let new = NewTensor {
+        shape: t.shape(),
+        dtype,
+        device: t.device(),
+        like: Some(t),
+    };
+    me.rt.random(new, Distribution::Uniform)
+}
+
+/// `x.uniform_(from=0, to=1)` (`UniformBackward0`).
+pub(super) fn uniform_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let (lo, hi) = (
+        b.float("from")?.unwrap_or(0.0),
+        b.float("to")?.unwrap_or(1.0),
+    );
+    floats_only(t, "check_uniform_bounds").map_err(at)?;
+    if lo > hi {
+        return Err(at(Error::runtime(format!(
+            "uniform_ expects to return a [from, to) range, but found from={lo} > to={hi}"
+        ))));
+    }
+    inplace::overwrite(&mut me.rt, me.grad, t, "UniformBackward0", |rt| {
+        let new = NewTensor {
+            shape: t.shape(),
+            dtype: t.dtype(),
+            device: t.device(),
+            like: Some(t),
+        };
+        // PyTorch's `from + u * (to - from)`.
+        let u = rt.random(new, Distribution::Uniform)?;
+        rt.binary_(BinaryOp::Mul, &u, Operand::weak(&Tensor::scalar(hi - lo)))?;
+        rt.binary_(BinaryOp::Add, &u, Operand::weak(&Tensor::scalar(lo)))?;
+        rt.assign(t, &u)
+    })
+    .map_err(at)?;
+    Ok(Value::Tensor(Arc::clone(t)))
+}
+
+/// `x.bernoulli_(p=0.5)`: 1 with probability `p` (a number, or a tensor of
+/// them broadcast to x), else 0, in x's dtype (`BernoulliBackward2`, or
+/// `BernoulliBackward1` for a tensor `p`).
+pub(super) fn bernoulli_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let (p, weak, node) = match b.given("p") {
+        Some((Value::Tensor(p), _)) => (Arc::clone(p), false, "BernoulliBackward1"),
+        _ => {
+            let p = b.float("p")?.unwrap_or(0.5);
+            if !(0.0..=1.0).contains(&p) {
+                return Err(at(Error::runtime(format!(
+                    "bernoulli_ expects p to be in [0, 1], but got p={p}"
+                ))));
+            }
+            (Arc::new(Tensor::scalar(p)), true, "BernoulliBackward2")
+        }
+    };
+    let p = Operand { tensor: &p, weak };
+    let u = uniform(me, t).map_err(at)?;
+    inplace::overwrite(&mut me.rt, me.grad, t, node, |rt| {
+        let hit = rt.binary(BinaryOp::Lt, Operand::strong(&u), p)?;
+        rt.assign(t, &hit)
+    })
+    .map_err(at)?;
+    Ok(Value::Tensor(Arc::clone(t)))
+}
+
+/// `x.exponential_(lambd=1)`: `-log(1 - u) / lambd` (`ExponentialBackward0`).
+pub(super) fn exponential_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let lambd = b.float("lambd")?.unwrap_or(1.0);
+    floats_only(t, "exponential_cpu").map_err(at)?;
+    if lambd <= 0.0 {
+        return Err(at(Error::runtime(format!(
+            "exponential_ expects lambda > 0.0, but found lambda={lambd}"
+        ))));
+    }
+    let u = uniform(me, t).map_err(at)?;
+    inplace::overwrite(&mut me.rt, me.grad, t, "ExponentialBackward0", |rt| {
+        let rest = rt.binary(
+            BinaryOp::Sub,
+            Operand::weak(&Tensor::scalar(1.0)),
+            Operand::strong(&u),
+        )?;
+        let l = rt.unary(UnaryOp::Log, &rest)?;
+        let e = rt.binary(
+            BinaryOp::Div,
+            Operand::strong(&l),
+            Operand::weak(&Tensor::scalar(-lambd)),
+        )?;
+        rt.assign(t, &e)
+    })
+    .map_err(at)?;
+    Ok(Value::Tensor(Arc::clone(t)))
+}
+
+/// `x.random_(from, to)`, `x.random_(to)` (from 0) and `x.random_()`
+/// (integers from 0 to the largest x's dtype holds exactly): integers
+/// uniform in [from, to), in x's dtype (`RandomBackward0/1/2`).
+pub(super) fn random_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let (first, second) = (b.int("from")?, b.int("to")?);
+    let (low, high, node) = match (first, second) {
+        (Some(f), Some(to)) => (f, to, "RandomBackward0"),
+        (Some(to), None) => (0, to, "RandomBackward1"),
+        _ => {
+            let top: i64 = match t.dtype() {
+                DType::F16 => 1 << 11,
+                DType::BF16 => 1 << 8,
+                DType::F32 => 1 << 24,
+                DType::F64 => 1 << 53,
+                DType::Bool => 2,
+                _ => i64::MAX,
+            };
+            (0, top, "RandomBackward2")
+        }
+    };
+    if low >= high {
+        return Err(at(Error::runtime(format!(
+            "random_ expects 'from' to be less than 'to', but got from={low} >= to={high}"
+        ))));
+    }
+    let new = NewTensor {
+        shape: t.shape(),
+        dtype: t.dtype(),
+        device: t.device(),
+        like: Some(t),
+    };
+    let range = high.abs_diff(low);
+    inplace::overwrite(&mut me.rt, me.grad, t, node, |rt| {
+        let r = rt.random(new, Distribution::Integers { low, range })?;
+        rt.assign(t, &r)
+    })
+    .map_err(at)?;
+    Ok(Value::Tensor(Arc::clone(t)))
+}
