@@ -474,7 +474,14 @@ pub fn prelu_backward(
 /// (`AbsBackward0`, `AddBackward0`, `DivBackward0`).
 pub fn softsign(rt: &mut Runtime, mode: Mode, x: &Tensor) -> R<Arc<Tensor>> {
     let a = super::autocast::unary(rt, mode, UnaryOp::Abs, x)?;
-    let d = super::record::binary_scalar(rt, mode, BinaryOp::Add, &a, 1.0)?;
+    let one = Tensor::scalar(1.0);
+    let d = super::record::binary(
+        rt,
+        mode,
+        BinaryOp::Add,
+        Operand::strong(&a),
+        Operand::weak(&one),
+    )?;
     super::record::binary(
         rt,
         mode,

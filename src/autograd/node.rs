@@ -223,6 +223,8 @@ pub enum PointwiseLoss {
     SmoothL1 { beta: f64 },
     /// `0.5 d²` where `|d| <= delta`, else `delta (|d| - 0.5 delta)`.
     Huber { delta: f64 },
+    /// `log(1 + exp(-y x))`.
+    SoftMargin,
 }
 
 impl PointwiseLoss {
@@ -233,6 +235,7 @@ impl PointwiseLoss {
             PointwiseLoss::BinaryCrossEntropyWithLogits => "BinaryCrossEntropyWithLogitsBackward0",
             PointwiseLoss::SmoothL1 { .. } => "SmoothL1LossBackward0",
             PointwiseLoss::Huber { .. } => "HuberLossBackward0",
+            PointwiseLoss::SoftMargin => "SoftMarginLossBackward0",
         }
     }
 
@@ -243,6 +246,7 @@ impl PointwiseLoss {
             PointwiseLoss::BinaryCrossEntropyWithLogits => "binary_cross_entropy_with_logits",
             PointwiseLoss::SmoothL1 { .. } => "smooth_l1_loss",
             PointwiseLoss::Huber { .. } => "huber_loss",
+            PointwiseLoss::SoftMargin => "soft_margin_loss",
         }
     }
 }

@@ -3,7 +3,8 @@
 //! `binary_cross_entropy` (`BinaryCrossEntropyBackward0`),
 //! `binary_cross_entropy_with_logits`
 //! (`BinaryCrossEntropyWithLogitsBackward0`), `smooth_l1_loss`
-//! (`SmoothL1LossBackward0`) and `huber_loss` (`HuberLossBackward0`).
+//! (`SmoothL1LossBackward0`), `huber_loss` (`HuberLossBackward0`) and
+//! `soft_margin_loss` (`SoftMarginLossBackward0`).
 //! Each element's loss is computed as PyTorch's CPU kernel computes it;
 //! the node saves the input and the target (and the weights).
 
@@ -49,6 +50,14 @@ pub fn pointwise_loss(
         kind,
         PointwiseLoss::SmoothL1 { .. } | PointwiseLoss::Huber { .. }
     );
+    if kind == PointwiseLoss::SoftMargin && mode.enabled && super::meta::requires_grad(y) {
+        return Err(Error::runtime(
+            "The function 'soft_margin_loss' is not differentiable with respect to argument 'target'. This input cannot have requires_grad True.",
+        ));
+    }
+    // soft_margin_loss broadcasts a target of another shape silently.
+    let regression = regression
+        || (kind == PointwiseLoss::SoftMargin && x.shape() != y.shape() && !x.shape().is_empty());
     let broadcast = match regression && x.shape() != y.shape() {
         true => Some(super::losses::broadcast_pair(rt, mode, name, x, y)?),
         false => None,
@@ -189,6 +198,13 @@ fn elements(
             let near = bin_s(rt, Le, &ad, delta)?;
             select(rt, &near, &quad, &lin)?
         }
+        PointwiseLoss::SoftMargin => {
+            // log1p(exp(-x * y))
+            let nx = rt.unary(UnaryOp::Neg, x)?;
+            let t = bin(rt, Mul, &nx, y)?;
+            let e = rt.unary(UnaryOp::Exp, &t)?;
+            rt.unary(UnaryOp::Log1p, &e)?
+        }
     };
     match weights.weight {
         Some(w) => bin(rt, Mul, &each, w),
@@ -209,12 +225,7 @@ fn clamped_logs(rt: &mut Runtime, x: &Tensor) -> R<(Arc<Tensor>, Arc<Tensor>)> {
 
 /// `log σ(x) = min(x, 0) - log1p(exp(-|x|))`, as PyTorch's CPU kernel.
 fn log_sigmoid(rt: &mut Runtime, x: &Tensor) -> R<Arc<Tensor>> {
-    let m = bin_s(rt, BinaryOp::Minimum, x, 0.0)?;
-    let a = rt.unary(UnaryOp::Abs, x)?;
-    let na = rt.unary(UnaryOp::Neg, &a)?;
-    let e = rt.unary(UnaryOp::Exp, &na)?;
-    let l = rt.unary(UnaryOp::Log1p, &e)?;
-    bin(rt, BinaryOp::Sub, &m, &l)
+    super::activation_ops::values(rt, &super::activation::Activation::LogSigmoid, x)
 }
 
 /// `(p - 1) * y + 1`: how much a positive example's log σ counts.
@@ -320,6 +331,15 @@ pub fn backward(
             let d = bin(rt, Sub, x, y)?;
             let lo = bin_s(rt, Maximum, &d, -delta)?;
             (bin_s(rt, Minimum, &lo, delta)?, None)
+        }
+        PointwiseLoss::SoftMargin => {
+            // -y * z / (z + 1), z = exp(-y * x) (no target gradient)
+            let ny = rt.unary(UnaryOp::Neg, y)?;
+            let t = bin(rt, Mul, &ny, x)?;
+            let z = rt.unary(UnaryOp::Exp, &t)?;
+            let num = bin(rt, Mul, &ny, &z)?;
+            let den = bin_s(rt, Add, &z, 1.0)?;
+            (bin(rt, Div, &num, &den)?, None)
         }
     };
     let gx = bin(rt, Mul, &g, &dx)?;

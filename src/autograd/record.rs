@@ -202,10 +202,12 @@ pub fn binary(
 }
 
 /// `x op s` as PyTorch's C++ calls it with a `Scalar` (`mul(Tensor,
-/// Scalar)`, `div(Tensor, Scalar)`): the same op, recorded as that
-/// overload's node (`MulBackward1`, `DivBackward1`), as composite losses
-/// written in C++ record it. (Python's `x * 2` wraps the number in a
-/// tensor: `MulBackward0`.)
+/// Scalar)`, `div(Tensor, Scalar)`, `add`, `sub`): the same op, recorded as
+/// that overload's node (`MulBackward1`, `DivBackward1`, `AddBackward1`,
+/// `SubBackward1`), as composite losses written in C++ record it; and
+/// `clamp_min(x, s)` / `clamp_max(x, s)` (`Maximum` / `Minimum`:
+/// `ClampMinBackward0`, `ClampMaxBackward0`). (Python's `x * 2` wraps the
+/// number in a tensor: `MulBackward0`.)
 pub fn binary_scalar(
     rt: &mut Runtime,
     mode: Mode,
@@ -280,13 +282,18 @@ fn binary_of(
     let name = match backward {
         Backward::Remainder { .. } if b.weak => "RemainderBackward0",
         Backward::Remainder { .. } => "RemainderBackward1",
-        // `clamp(x, min=m)` (one number bound): PyTorch's clamp node.
+        // `x.clamp_min(m)` / `x.clamp_max(m)` with a number: their own
+        // nodes; `clamp(x, min=m)` (one number bound): PyTorch's clamp node.
+        Backward::ClampOne { min: true, .. } if scalar_overload => "ClampMinBackward0",
+        Backward::ClampOne { min: false, .. } if scalar_overload => "ClampMaxBackward0",
         Backward::ClampOne { .. } => "ClampBackward1",
         Backward::Extremum { max: true, .. } => "MaximumBackward0",
         Backward::Extremum { max: false, .. } => "MinimumBackward0",
         Backward::Reciprocal { .. } => "ReciprocalBackward0",
         Backward::Mul { .. } if scalar_overload => "MulBackward1",
         Backward::Div { .. } if scalar_overload => "DivBackward1",
+        Backward::Add if scalar_overload => "AddBackward1",
+        Backward::Sub if scalar_overload => "SubBackward1",
         _ => binary_name(op, a.weak, b.weak),
     };
     Ok(attach(
@@ -622,6 +629,32 @@ pub fn along_reduce(
         other => return Err(unsupported(other.name())),
     };
     Ok(attach(rt, out, name, backward, &[(x, false)]))
+}
+
+/// `at::norm(x, p, dim, keepdim)` as PyTorch's C++ composites call it
+/// (`pairwise_distance`): the norm's node under its older name,
+/// `NormBackward1` (Python's `x.norm` is `linalg.vector_norm`).
+pub fn cpp_norm(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    p: f64,
+    dim: i64,
+    keepdim: bool,
+) -> R<Arc<Tensor>> {
+    let out = rt.along(AlongOp::Norm, p, x, Some(dim), keepdim)?;
+    if !recording(mode, &[x]) || !out.dtype().is_float() {
+        return Ok(out);
+    }
+    let d = norm_dim(dim, x.ndim().max(1))?;
+    let backward = Backward::Norm {
+        x: Saved::new(x),
+        out: Saved::output(&out),
+        p,
+        dims: vec![d],
+        keepdim,
+    };
+    Ok(attach(rt, out, "NormBackward1", backward, &[(x, false)]))
 }
 
 /// `cumsum(x, dim)`.

@@ -835,6 +835,26 @@ docs! {
     Function Training "instance_norm", "instance_norm(input, running_mean=none, running_var=none, weight=none, bias=none, use_input_stats=true, momentum=0.1, eps=1e-5)", "`InstanceNorm`'s computation (torch.nn.functional.instance_norm).", "instance_norm(arange(6.).reshape(1, 2, 3))";
     Function Tensors "bernoulli", "bernoulli(input)", "1 where a uniform draw falls below `input`'s element (each a probability), else 0, in its dtype, as torch.bernoulli (`BernoulliBackward0`: no gradient flows).", "seed(0)\nbernoulli(full((6,), 0.5))";
     Function Tensors "randint_like", "randint_like(input, low=0, high=none, dtype=none)", "Integers uniform in [low, high) of `input`'s shape, dtype and device, as torch.randint_like (`randint_like(x, 10)`: from 0).", "seed(0)\nrandint_like(zeros(2, 3), 10)";
+    Function Training "kl_div", "kl_div(input, target, size_average=none, reduce=none, reduction=\"mean\", log_target=false)", "The KL divergence of `target` from `input` (log-probabilities), as torch.nn.functional.kl_div: `target * (log(target) - input)` (`exp(target) * (target - input)` with `log_target`), reduced; `reduction=\"batchmean\"` divides the sum by the batch size (the KL divergence's definition; PyTorch's `mean` divides by every element). Composed as PyTorch composes it (`SubBackward0`, `MulBackward0`, `SumBackward0`, `DivBackward0`).", "kl_div(tensor([[0.5, 0.5]]).log(), tensor([[0.9, 0.1]]), reduction=\"batchmean\")";
+    Function Training "KLDivLoss", "KLDivLoss(size_average=none, reduce=none, reduction=\"mean\", log_target=false)", "`kl_div` as a module (`nn.KLDivLoss`), as knowledge distillation uses it.", "KLDivLoss(reduction=\"batchmean\")(tensor([[0.5, 0.5]]).log(), tensor([[0.9, 0.1]]))";
+    Function Training "margin_ranking_loss", "margin_ranking_loss(input1, input2, target, margin=0.0, size_average=none, reduce=none, reduction=\"mean\")", "`max(0, -target * (input1 - input2) + margin)`, reduced (torch.nn.functional.margin_ranking_loss): `target` 1 where input1 should rank higher, -1 where lower.", "margin_ranking_loss(tensor([1., 0.]), tensor([0., 1.]), tensor([1., 1.]), margin=0.5)";
+    Function Training "MarginRankingLoss", "MarginRankingLoss(margin=0.0, size_average=none, reduce=none, reduction=\"mean\")", "`margin_ranking_loss` as a module (`nn.MarginRankingLoss`).", "MarginRankingLoss()(tensor([1., 0.]), tensor([0., 1.]), tensor([1., -1.]))";
+    Function Training "hinge_embedding_loss", "hinge_embedding_loss(input, target, margin=1.0, size_average=none, reduce=none, reduction=\"mean\")", "x where `target` is 1, `max(0, margin - x)` where it is -1, reduced (torch.nn.functional.hinge_embedding_loss).", "hinge_embedding_loss(tensor([0.3, 2.]), tensor([1., -1.]))";
+    Function Training "HingeEmbeddingLoss", "HingeEmbeddingLoss(margin=1.0, size_average=none, reduce=none, reduction=\"mean\")", "`hinge_embedding_loss` as a module (`nn.HingeEmbeddingLoss`).", "HingeEmbeddingLoss()(tensor([0.3, 2.]), tensor([1., -1.]))";
+    Function Training "cosine_embedding_loss", "cosine_embedding_loss(input1, input2, target, margin=0.0, size_average=none, reduce=none, reduction=\"mean\")", "`1 - cos(x1, x2)` where `target` is 1, `max(0, cos(x1, x2) - margin)` where it is -1, reduced (torch.nn.functional.cosine_embedding_loss; the cosine as PyTorch's kernel composes it, 1e-12 added to each squared norm).", "cosine_embedding_loss(tensor([[1., 0.]]), tensor([[1., 1.]]), tensor([1.]))";
+    Function Training "CosineEmbeddingLoss", "CosineEmbeddingLoss(margin=0.0, size_average=none, reduce=none, reduction=\"mean\")", "`cosine_embedding_loss` as a module (`nn.CosineEmbeddingLoss`).", "CosineEmbeddingLoss()(tensor([[1., 0.]]), tensor([[1., 1.]]), tensor([-1.]))";
+    Function Training "triplet_margin_loss", "triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=false, size_average=none, reduce=none, reduction=\"mean\")", "`max(0, margin + d(a, p) - d(a, n))` with `d` the `pairwise_distance`, reduced (torch.nn.functional.triplet_margin_loss); `swap` uses the smaller of d(a, n) and d(p, n).", "triplet_margin_loss(tensor([[0., 0.]]), tensor([[1., 0.]]), tensor([[0., 3.]]))";
+    Function Training "TripletMarginLoss", "TripletMarginLoss(margin=1.0, p=2.0, eps=1e-6, swap=false, size_average=none, reduce=none, reduction=\"mean\")", "`triplet_margin_loss` as a module (`nn.TripletMarginLoss`), as metric learning uses it.", "TripletMarginLoss(margin=0.5)(tensor([[0., 0.]]), tensor([[1., 0.]]), tensor([[0., 1.]]))";
+    Function Training "pairwise_distance", "pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=false)", "The p-norm of `x1 - x2 + eps` along the last dim (torch.nn.functional.pairwise_distance; `NormBackward1`).", "pairwise_distance(tensor([[0., 0.], [1., 1.]]), tensor([[3., 4.], [1., 1.]]))";
+    Function Training "PairwiseDistance", "PairwiseDistance(p=2.0, eps=1e-6, keepdim=false)", "`pairwise_distance` as a module (`nn.PairwiseDistance`).", "PairwiseDistance()(tensor([[0., 0.]]), tensor([[3., 4.]]))";
+    Function Training "multilabel_soft_margin_loss", "multilabel_soft_margin_loss(input, target, weight=none, size_average=none, reduce=none, reduction=\"mean\")", "Binary cross entropy of each class's logit against a 0/1 target, averaged over the classes, then reduced (torch.nn.functional.multilabel_soft_margin_loss, composed of `logsigmoid` as PyTorch's).", "multilabel_soft_margin_loss(tensor([[2., -1., 0.]]), tensor([[1., 0., 1.]]))";
+    Function Training "MultiLabelSoftMarginLoss", "MultiLabelSoftMarginLoss(weight=none, size_average=none, reduce=none, reduction=\"mean\")", "`multilabel_soft_margin_loss` as a module (`nn.MultiLabelSoftMarginLoss`; its weight a buffer).", "MultiLabelSoftMarginLoss()(tensor([[2., -1.]]), tensor([[1., 0.]]))";
+    Function Training "poisson_nll_loss", "poisson_nll_loss(input, target, log_input=true, full=false, size_average=none, eps=1e-8, reduce=none, reduction=\"mean\")", "The negative log-likelihood of a Poisson target: `exp(input) - target * input` for log rates, `input - target * log(input + eps)` for rates; `full` adds Stirling's term where target > 1 (torch.nn.functional.poisson_nll_loss).", "poisson_nll_loss(tensor([0., 1.]), tensor([1., 3.]))";
+    Function Training "PoissonNLLLoss", "PoissonNLLLoss(log_input=true, full=false, size_average=none, eps=1e-8, reduce=none, reduction=\"mean\")", "`poisson_nll_loss` as a module (`nn.PoissonNLLLoss`).", "PoissonNLLLoss()(tensor([0., 1.]), tensor([1., 3.]))";
+    Function Training "gaussian_nll_loss", "gaussian_nll_loss(input, target, var, full=false, eps=1e-6, reduction=\"mean\")", "The negative log-likelihood of `target` under normals of mean `input` and variance `var` (one per element, or one fewer dim): `0.5 * (log(var) + (input - target)**2 / var)`, `var` raised to `eps` first without recording, reduced (torch.nn.functional.gaussian_nll_loss).", "gaussian_nll_loss(tensor([0., 1.]), tensor([1., 1.]), tensor([1., 2.]))";
+    Function Training "GaussianNLLLoss", "GaussianNLLLoss(full=false, eps=1e-6, reduction=\"mean\")", "`gaussian_nll_loss` as a module (`nn.GaussianNLLLoss`).", "GaussianNLLLoss()(tensor([0., 1.]), tensor([1., 1.]), tensor([1., 2.]))";
+    Function Training "soft_margin_loss", "soft_margin_loss(input, target, size_average=none, reduce=none, reduction=\"mean\")", "`log(1 + exp(-target * input))`, reduced: the logistic loss of a ±1 target (torch.nn.functional.soft_margin_loss; `SoftMarginLossBackward0`).", "soft_margin_loss(tensor([2., -1.]), tensor([1., 1.]))";
+    Function Training "SoftMarginLoss", "SoftMarginLoss(size_average=none, reduce=none, reduction=\"mean\")", "`soft_margin_loss` as a module (`nn.SoftMarginLoss`).", "SoftMarginLoss()(tensor([2., -1.]), tensor([1., -1.]))";
     Function Training "Conv1d", "Conv1d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true, padding_mode=\"zeros\", device=none, dtype=none)", "A 1-D convolution over sequences [N, C, L], as `nn.Conv1d`: weight [out, in / groups, k] drawn as PyTorch draws it; computed as `Conv2d` over 1 x L images, its node `ConvolutionBackward0`, its gradients in the 1-D shapes.", "seed(0)\nconv = Conv1d(2, 4, 3, padding=1)\nconv(randn(5, 2, 10)).shape\nconv";
     Function Training "ConvTranspose2d", "ConvTranspose2d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=true, dilation=1, padding_mode=\"zeros\", device=none, dtype=none)", "The gradient of a `Conv2d` by its input, as a layer (`nn.ConvTranspose2d`, a DCGAN generator's upsampling): weight [in, out / groups, kh, kw]; the output is `(H - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1` high (and wide). Computed as a convolution's input gradient (the columns added back into their places), its node `ConvolutionBackward0`.", "seed(0)\nup = ConvTranspose2d(4, 2, 4, stride=2, padding=1)\nup(randn(1, 4, 5, 5)).shape";
     Function Training "ConvTranspose1d", "ConvTranspose1d(in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1, bias=true, dilation=1, padding_mode=\"zeros\", device=none, dtype=none)", "`ConvTranspose2d` over sequences [N, C, L] (`nn.ConvTranspose1d`): weight [in, out / groups, k].", "seed(0)\nConvTranspose1d(2, 3, 3, stride=2)(randn(1, 2, 4)).shape";
@@ -1006,6 +1026,16 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "ReflectionPad2d"
             | "ReplicationPad1d"
             | "ReplicationPad2d"
+            | "KLDivLoss"
+            | "MarginRankingLoss"
+            | "HingeEmbeddingLoss"
+            | "CosineEmbeddingLoss"
+            | "TripletMarginLoss"
+            | "MultiLabelSoftMarginLoss"
+            | "PoissonNLLLoss"
+            | "GaussianNLLLoss"
+            | "PairwiseDistance"
+            | "SoftMarginLoss"
             | "Conv1d"
             | "Conv2d"
             | "ConvTranspose1d"
@@ -1096,6 +1126,16 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "upsample"
             | "pixel_shuffle"
             | "pixel_unshuffle"
+            | "kl_div"
+            | "margin_ranking_loss"
+            | "hinge_embedding_loss"
+            | "cosine_embedding_loss"
+            | "triplet_margin_loss"
+            | "multilabel_soft_margin_loss"
+            | "poisson_nll_loss"
+            | "gaussian_nll_loss"
+            | "pairwise_distance"
+            | "soft_margin_loss"
             | "conv1d"
             | "conv2d"
             | "conv_transpose1d"

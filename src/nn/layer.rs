@@ -182,6 +182,10 @@ pub enum Layer {
         kind: crate::autograd::node::PointwiseLoss,
         reduction: Reduction,
     },
+    /// A loss PyTorch composes of other ops (`KLDivLoss`,
+    /// `TripletMarginLoss`...; also `PairwiseDistance`): its function and
+    /// settings, run by the interpreter as the function would be.
+    ComposedLoss(ComposedLoss),
     /// `L1Loss`: `(x - y).abs()`, reduced.
     L1Loss(Reduction),
     CrossEntropyLoss {
@@ -345,4 +349,23 @@ impl Layer {
             _ => 1,
         }
     }
+}
+
+/// A composed loss's function (`kl_div`, `triplet_margin_loss`...) and
+/// its settings, as its module's constructor takes them (each function
+/// reads the ones it has).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ComposedLoss {
+    pub function: &'static str,
+    pub reduction: Reduction,
+    /// `kl_div`'s `reduction="batchmean"`: the sum over the batch size.
+    pub batchmean: bool,
+    pub margin: f64,
+    pub p: f64,
+    pub eps: f64,
+    pub log_target: bool,
+    pub swap: bool,
+    pub log_input: bool,
+    pub full: bool,
+    pub keepdim: bool,
 }

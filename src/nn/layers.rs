@@ -509,6 +509,7 @@ pub fn forward(
             reduction,
         } => losses::nll_loss(rt, mode, x, &inputs[1], *ignore_index, *reduction),
         Layer::Custom
+        | Layer::ComposedLoss(_)
         | Layer::Sequential
         | Layer::ModuleList
         | Layer::ModuleDict

@@ -242,6 +242,7 @@ fn extra_repr(m: &super::Module) -> String {
         | Layer::DataParallel { .. }
         | Layer::DistributedDataParallel { .. }
         | Layer::MseLoss(_)
+        | Layer::ComposedLoss(_)
         | Layer::PointwiseLoss { .. }
         | Layer::L1Loss(_)
         | Layer::CrossEntropyLoss { .. }

@@ -26,6 +26,7 @@ fn layer_module(name: &str) -> Option<&'static str> {
         "PixelShuffle" | "PixelUnshuffle" => "pixelshuffle",
         "Unflatten" => "flatten",
         n if n.contains("Pad") => "padding",
+        "PairwiseDistance" => "distance",
         "MaxPool2d" | "AvgPool2d" | "AdaptiveAvgPool2d" => "pooling",
         "LSTM" | "GRU" | "RNN" | "LSTMCell" | "GRUCell" | "RNNCell" => "rnn",
         "Module" => "module",

@@ -52,7 +52,7 @@ pub(crate) fn reduction(b: &Bound) -> Result<Reduction, Diagnostic> {
         None => Ok(Reduction::Mean),
         Some((Value::Str(s), span)) => Reduction::from_name(s).ok_or_else(|| {
             Error::value_help(
-                format!("{s:?} is not a valid value for reduction"),
+                format!("{s} is not a valid value for reduction"),
                 "reduction is \"mean\", \"sum\" or \"none\"",
             )
             .at(*span)
@@ -95,6 +95,7 @@ fn kind_of(name: &str, b: &Bound) -> Result<Option<PointwiseLoss>, Diagnostic> {
         "huber_loss" | "HuberLoss" => PointwiseLoss::Huber {
             delta: positive("delta", b.float("delta")?.unwrap_or(1.0))?,
         },
+        "soft_margin_loss" | "SoftMarginLoss" => PointwiseLoss::SoftMargin,
         _ => return Ok(None),
     }))
 }

@@ -7,6 +7,7 @@
 //! - `activations.rs`: the activations with settings (`ELU`, `F.relu6`, `GLU`...);
 //! - `conv.rs`: Conv1d/2d, ConvTranspose1d/2d and their functions;
 //! - `resize.rs`: interpolate/Upsample, PixelShuffle, Unflatten, the padding layers;
+//! - `composed_losses.rs`: kl_div, the margin and embedding losses, their modules;
 //! - `along.rs`: scans, softmax, var, std, norm, sort, topk, tril/triu;
 //! - `pointwise.rs`: maximum, minimum, logical ops, floor_divide,
 //!   remainder, isnan, where, clamp;
@@ -25,6 +26,7 @@ mod checkpoint;
 pub(crate) mod classes;
 mod collectives;
 mod combine;
+mod composed_losses;
 pub(crate) mod conv;
 mod devices;
 mod factories;
@@ -428,6 +430,26 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("softmin", activations::composite),
     ("glu", activations::composite),
     ("prelu", activations::composite),
+    ("KLDivLoss", composed_losses::layer),
+    ("kl_div", composed_losses::function),
+    ("MarginRankingLoss", composed_losses::layer),
+    ("margin_ranking_loss", composed_losses::function),
+    ("HingeEmbeddingLoss", composed_losses::layer),
+    ("hinge_embedding_loss", composed_losses::function),
+    ("CosineEmbeddingLoss", composed_losses::layer),
+    ("cosine_embedding_loss", composed_losses::function),
+    ("TripletMarginLoss", composed_losses::layer),
+    ("triplet_margin_loss", composed_losses::function),
+    ("MultiLabelSoftMarginLoss", composed_losses::layer),
+    ("multilabel_soft_margin_loss", composed_losses::function),
+    ("PoissonNLLLoss", composed_losses::layer),
+    ("poisson_nll_loss", composed_losses::function),
+    ("GaussianNLLLoss", composed_losses::layer),
+    ("gaussian_nll_loss", composed_losses::function),
+    ("PairwiseDistance", composed_losses::layer),
+    ("pairwise_distance", composed_losses::function),
+    ("SoftMarginLoss", losses::loss_module),
+    ("soft_margin_loss", losses::functional_loss),
     ("BCELoss", losses::loss_module),
     ("BCEWithLogitsLoss", losses::loss_module),
     ("L1Loss", losses::loss_module),

@@ -71,6 +71,10 @@ pub fn is_layer(name: &str) -> bool {
         || super::activations::CLASSES.contains(&name)
         || super::conv::CLASSES.contains(&name)
         || super::resize::CLASSES.contains(&name)
+        || super::composed_losses::CLASSES
+            .iter()
+            .any(|(c, _)| *c == name)
+        || name == "SoftMarginLoss"
 }
 
 fn module(m: Module) -> Out {
@@ -894,7 +898,16 @@ mod tests {
         let activations = crate::eval::builtins::activations::CLASSES;
         let convs = crate::eval::builtins::conv::CLASSES;
         let resize = crate::eval::builtins::resize::CLASSES;
-        for layer in LAYERS.iter().chain(activations).chain(convs).chain(resize) {
+        let losses = crate::eval::builtins::composed_losses::CLASSES
+            .iter()
+            .map(|(c, _)| c);
+        for layer in LAYERS
+            .iter()
+            .chain(activations)
+            .chain(convs)
+            .chain(resize)
+            .chain(losses)
+        {
             assert!(qualified(layer).is_some(), "{layer}");
         }
     }

@@ -312,6 +312,27 @@ impl Interp {
                 return self.recurrent_forward(m, args, span)
             }
             Layer::MultiheadAttention(_) => return self.attention_forward(m, args, span),
+            Layer::ComposedLoss(loss) => {
+                let inputs = args
+                    .iter()
+                    .map(|a| {
+                        to_tensor(&a.value).ok_or_else(|| {
+                            Error::wrong_type(
+                                format!("the input of {type_name}"),
+                                "a tensor",
+                                a.value.type_name(),
+                            )
+                            .at(a.span)
+                        })
+                    })
+                    .collect::<Result<Vec<Arc<Tensor>>, _>>()?;
+                let weight = lock(m)
+                    .buffers
+                    .iter()
+                    .find(|b| b.name == "weight")
+                    .and_then(|b| b.tensor.clone());
+                return self.composed_loss_forward(&loss, weight, &inputs, span);
+            }
             Layer::TransformerLayer { .. }
             | Layer::TransformerStack { .. }
             | Layer::Transformer { .. } => return self.transformer_forward(m, args, span),
