@@ -54,6 +54,28 @@ pub(super) fn alias(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bo
         value: v,
         span,
     };
+    // `x.clamp_min(0.)` with a number: its own node (`ClampMinBackward0`).
+    if let ("clamp_min" | "clamp_max", Some((v @ (Value::Int(_) | Value::Float(_)), _))) =
+        (name, b.get(if name == "clamp_min" { "min" } else { "max" }))
+    {
+        let bound = v.as_number().unwrap_or(0.0);
+        let op = match name {
+            "clamp_min" => crate::vocab::BinaryOp::Maximum,
+            _ => crate::vocab::BinaryOp::Minimum,
+        };
+        // An integer tensor with an int bound stays integer (and records nothing).
+        if let (Value::Int(i), false) = (v, t.dtype().is_float()) {
+            let s = crate::runtime::Tensor::scalar(*i);
+            let r = me.rt.binary(
+                op,
+                crate::runtime::op::binary::Operand::strong(t),
+                crate::runtime::op::binary::Operand::weak(&s),
+            );
+            return b.result(r);
+        }
+        let r = crate::autograd::record::binary_scalar(&mut me.rt, me.grad, op, t, bound);
+        return b.result(r);
+    }
     let (target, args) = match name {
         "swapaxes" | "swapdims" => ("transpose", vec![arg(given("dim0")), arg(given("dim1"))]),
         "square" => ("pow", vec![arg(Value::Int(2))]),
