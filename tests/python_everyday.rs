@@ -2479,3 +2479,59 @@ fn a_lambda_takes_star_args() {
         ["(2, ['x'])", "6 5"]
     );
 }
+
+/// The schedulers of a warm-up and a restart (`LinearLR`, `ConstantLR`,
+/// `PolynomialLR`, `MultiplicativeLR`, `CosineAnnealingWarmRestarts`) and
+/// their combinations (`SequentialLR`, `ChainedScheduler`), as PyTorch
+/// 2.15 printed them: every scheduler's `base_lrs` are the groups'
+/// `initial_lr`, set by the first one made.
+#[test]
+fn warm_up_and_restart_schedulers_as_pytorchs() {
+    assert_eq!(
+        python_printed("schedulers", SCHEDULERS),
+        [
+            r#"linear [[0.04375], [0.0625], [0.08125], [0.1], [0.1], [0.1], [0.1], [0.1], [0.1], [0.1], [0.1], [0.1]]"#,
+            r#"linear down [[0.082, 0.41], [0.064, 0.32], [0.046, 0.23], [0.028, 0.14], [0.01, 0.05], [0.01, 0.05], [0.01, 0.05], [0.01, 0.05], [0.01, 0.05], [0.01, 0.05], [0.01, 0.05], [0.01, 0.05]]"#,
+            r#"constant [[0.05], [0.05], [0.1], [0.1], [0.1], [0.1], [0.1], [0.1], [0.1], [0.1], [0.1], [0.1]]"#,
+            r#"poly [[0.0694444444], [0.0444444444], [0.025], [0.0111111111], [0.0027777778], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0], [0.0]]"#,
+            r#"mult [[0.09], [0.081], [0.0729], [0.06561], [0.032805], [0.0164025], [0.00820125], [0.004100625], [0.0020503125], [0.0010251563], [0.0005125781], [0.0002562891]]"#,
+            r#"warm restarts [[0.0775], [0.0325], [0.1], [0.0939711432], [0.0775], [0.055], [0.0325], [0.0160288568], [0.1], [0.0984666622], [0.0939711432], [0.0868198052], [0.0775], [0.066646857], [0.055], [0.043353143]]"#,
+            r#"warm restarts 1 [[0.0853553391, 0.4267766953], [0.05, 0.25], [0.0146446609, 0.0732233047], [0.1, 0.5], [0.0853553391, 0.4267766953], [0.05, 0.25], [0.0146446609, 0.0732233047], [0.1, 0.5], [0.0853553391, 0.4267766953], [0.05, 0.25], [0.0146446609, 0.0732233047], [0.1, 0.5]]"#,
+            r#"seq warm cos [[0.04], [0.07], [0.1], [0.0933682575], [0.07525], [0.0505], [0.02575], [0.0076317425], [0.001], [0.0076317425], [0.02575], [0.0505]]"#,
+            r#"seq three [[0.05, 0.25], [0.1, 0.5], [0.08, 0.4], [0.064, 0.32], [0.0512, 0.256], [0.1, 0.5], [0.1, 0.5], [0.05, 0.25], [0.05, 0.25], [0.025, 0.125], [0.025, 0.125], [0.0125, 0.0625]]"#,
+            r#"seq lambda [[0.0666666667], [0.1], [0.1], [0.1], [0.05], [0.05], [0.025], [0.025], [0.025], [0.025], [0.025], [0.025]]"#,
+            r#"chained [[0.009], [0.0081], [0.0729], [0.06561], [0.059049], [0.0531441], [0.04782969], [0.043046721], [0.0387420489], [0.034867844], [0.0313810596], [0.0282429536]]"#,
+            r#"chained opt [[0.075, 0.375], [0.1, 0.5], [0.05, 0.25], [0.05, 0.25], [0.05, 0.25], [0.025, 0.125], [0.025, 0.125], [0.025, 0.125], [0.0125, 0.0625], [0.0125, 0.0625], [0.0125, 0.0625], [0.00625, 0.03125]]"#,
+        ]
+    );
+}
+
+const SCHEDULERS: &str = r#"import math
+import torch
+from torch.optim.lr_scheduler import (LinearLR, ConstantLR, PolynomialLR, MultiplicativeLR, CosineAnnealingWarmRestarts,
+                                      SequentialLR, ChainedScheduler, CosineAnnealingLR, ExponentialLR, StepLR, LambdaLR, MultiStepLR)
+def run(name, make, n=12, groups=1):
+    w = torch.zeros(2, requires_grad=True)
+    v = torch.zeros(2, requires_grad=True)
+    params = [{"params": [w]}, {"params": [v], "lr": 0.5}] if groups == 2 else [w]
+    opt = torch.optim.SGD(params, lr=0.1, momentum=0.9)
+    s = make(opt)
+    out = []
+    for e in range(n):
+        opt.step()
+        s.step()
+        out.append([round(x, 10) for x in s.get_last_lr()])
+    print(name, out)
+run("linear", lambda o: LinearLR(o, start_factor=0.25, total_iters=4))
+run("linear down", lambda o: LinearLR(o, start_factor=1.0, end_factor=0.1, total_iters=5), groups=2)
+run("constant", lambda o: ConstantLR(o, factor=0.5, total_iters=3))
+run("poly", lambda o: PolynomialLR(o, total_iters=6, power=2.0))
+run("mult", lambda o: MultiplicativeLR(o, lambda e: 0.9 if e < 5 else 0.5))
+run("warm restarts", lambda o: CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2, eta_min=0.01), n=16)
+run("warm restarts 1", lambda o: CosineAnnealingWarmRestarts(o, T_0=4), groups=2)
+run("seq warm cos", lambda o: SequentialLR(o, [LinearLR(o, start_factor=0.1, total_iters=3), CosineAnnealingLR(o, T_max=6, eta_min=0.001)], milestones=[3]))
+run("seq three", lambda o: SequentialLR(o, [ConstantLR(o, factor=0.5, total_iters=2), ExponentialLR(o, gamma=0.8), StepLR(o, step_size=2, gamma=0.5)], milestones=[2, 6]), groups=2)
+run("seq lambda", lambda o: SequentialLR(o, [LambdaLR(o, lambda e: (e + 1) / 3), MultiStepLR(o, milestones=[2, 4], gamma=0.5)], milestones=[3]))
+run("chained", lambda o: ChainedScheduler([ConstantLR(o, factor=0.1, total_iters=3), ExponentialLR(o, gamma=0.9)]))
+run("chained opt", lambda o: ChainedScheduler([LinearLR(o, start_factor=0.5, total_iters=2), StepLR(o, step_size=3, gamma=0.5)], optimizer=o), groups=2)
+"#;

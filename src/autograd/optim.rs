@@ -349,6 +349,20 @@ pub struct Optimizer {
     slot: Vec<usize>,
     /// How many times `step()` ran (a scheduler warns when it steps first).
     pub steps_taken: u64,
+    /// Each group's `initial_lr`: its rate when the first scheduler was
+    /// made (empty before), every scheduler's `base_lrs`, as PyTorch's
+    /// `group.setdefault("initial_lr", group["lr"])`.
+    pub initial_lrs: Vec<f64>,
+}
+
+impl Optimizer {
+    /// The groups' `initial_lr`s, set from their rates the first time.
+    pub fn initial_lrs(&mut self) -> Vec<f64> {
+        for g in self.groups.iter().skip(self.initial_lrs.len()) {
+            self.initial_lrs.push(g.lr());
+        }
+        self.initial_lrs.clone()
+    }
 }
 
 /// Every optimizer alive, so that `module.to(device)` can give each the
@@ -452,6 +466,7 @@ impl Optimizer {
             state,
             slot,
             steps_taken: 0,
+            initial_lrs: Vec::new(),
         })
     }
 

@@ -25,6 +25,39 @@ pub enum Schedule {
     },
     /// `base_lr * lambda(epoch)`: the factor comes from the program's function.
     LambdaLR,
+    /// `lr * lambda(epoch)` from the second step on (the program's function).
+    MultiplicativeLR,
+    /// `factor` times the rate until `total_iters`, then the rate.
+    ConstantLR {
+        factor: f64,
+        total_iters: i64,
+    },
+    /// The rate's factor going linearly from `start` to `end` over
+    /// `total_iters` steps (warm-up).
+    LinearLR {
+        start: f64,
+        end: f64,
+        total_iters: i64,
+    },
+    /// `base_lr * (1 - epoch / total_iters) ** power` until `total_iters`.
+    PolynomialLR {
+        total_iters: i64,
+        power: f64,
+    },
+    /// Cosine annealing restarted every `t_i` steps (`t_i` growing by
+    /// `t_mult` at each restart; `t_cur` the steps since the last one).
+    CosineAnnealingWarmRestarts {
+        t_0: i64,
+        t_mult: i64,
+        eta_min: f64,
+        t_i: i64,
+        t_cur: f64,
+    },
+    /// `SequentialLR` / `ChainedScheduler`: their schedulers do the work
+    /// (the interpreter steps them); this one keeps the epoch count.
+    Combined {
+        sequential: bool,
+    },
     /// The 1cycle policy: up from `max_lr / div_factor` to `max_lr`, then
     /// down to `initial / final_div_factor` (three phases: back to the
     /// initial rate first), the momentum the other way round.
@@ -232,6 +265,13 @@ impl Scheduler {
             Schedule::ExponentialLR { .. } => "ExponentialLR",
             Schedule::CosineAnnealingLR { .. } => "CosineAnnealingLR",
             Schedule::LambdaLR => "LambdaLR",
+            Schedule::MultiplicativeLR => "MultiplicativeLR",
+            Schedule::ConstantLR { .. } => "ConstantLR",
+            Schedule::LinearLR { .. } => "LinearLR",
+            Schedule::PolynomialLR { .. } => "PolynomialLR",
+            Schedule::CosineAnnealingWarmRestarts { .. } => "CosineAnnealingWarmRestarts",
+            Schedule::Combined { sequential: true } => "SequentialLR",
+            Schedule::Combined { sequential: false } => "ChainedScheduler",
             Schedule::OneCycleLR(_) => "OneCycleLR",
             Schedule::ReduceLROnPlateau(_) => "ReduceLROnPlateau",
         }
@@ -250,6 +290,20 @@ impl Scheduler {
                 .collect();
             self.last_lrs = lrs.clone();
             return lrs;
+        }
+        // PyTorch's `CosineAnnealingWarmRestarts.step()`: a restart when
+        // `t_cur` reaches `t_i` (its first step starts at 0).
+        if let Schedule::CosineAnnealingWarmRestarts {
+            t_i, t_cur, t_mult, ..
+        } = &mut self.schedule
+        {
+            if !initial {
+                *t_cur += 1.0;
+                if *t_cur >= *t_i as f64 {
+                    *t_cur %= *t_i as f64;
+                    *t_i *= *t_mult;
+                }
+            }
         }
         let lrs: Vec<f64> = (0..current.len())
             .map(|g| {
@@ -299,8 +353,93 @@ impl Scheduler {
                 }
             }
             Schedule::LambdaLR => base * factor.unwrap_or(1.0),
-            Schedule::OneCycleLR(_) | Schedule::ReduceLROnPlateau(_) => current,
+            Schedule::MultiplicativeLR => match initial {
+                true => current,
+                false => current * factor.unwrap_or(1.0),
+            },
+            Schedule::ConstantLR {
+                factor,
+                total_iters,
+            } => {
+                if e == 0 {
+                    current * factor
+                } else if e != *total_iters {
+                    current
+                } else {
+                    current * (1.0 / factor)
+                }
+            }
+            Schedule::LinearLR {
+                start,
+                end,
+                total_iters,
+            } => {
+                if e == 0 {
+                    current * start
+                } else if initial || e > *total_iters {
+                    current
+                } else {
+                    let t = *total_iters as f64;
+                    current * (1.0 + (end - start) / (t * start + (e - 1) as f64 * (end - start)))
+                }
+            }
+            Schedule::PolynomialLR { total_iters, power } => {
+                if initial || e > *total_iters {
+                    current
+                } else {
+                    let t = *total_iters as f64;
+                    let decay = ((1.0 - e as f64 / t) / (1.0 - (e - 1) as f64 / t)).powf(*power);
+                    current * decay
+                }
+            }
+            Schedule::CosineAnnealingWarmRestarts {
+                eta_min,
+                t_i,
+                t_cur,
+                ..
+            } => {
+                let pi = std::f64::consts::PI;
+                eta_min + (base - eta_min) * (1.0 + (pi * t_cur / *t_i as f64).cos()) / 2.0
+            }
+            Schedule::OneCycleLR(_)
+            | Schedule::ReduceLROnPlateau(_)
+            | Schedule::Combined { .. } => current,
         }
+    }
+
+    /// `_update_lr(0)` as `SequentialLR` calls it at a milestone: the epoch
+    /// set to 0 and each group's rate from PyTorch's closed form there
+    /// (`get_lr` at epoch 0 for the schedules without one: LambdaLR's
+    /// `base * lambda(0)`, MultiplicativeLR's `lr * lambda(0)`).
+    pub fn restart(&mut self, current: &[f64], factors: Option<&[f64]>) -> Vec<f64> {
+        self.last_epoch = 0;
+        let lrs: Vec<f64> = (0..current.len())
+            .map(|g| {
+                let base = self.base_lrs.get(g).copied().unwrap_or(current[g]);
+                let factor = factors.and_then(|f| f.get(g).copied());
+                match &self.schedule {
+                    Schedule::MultiStepLR { milestones, gamma } => {
+                        let n = milestones.iter().filter(|&&m| m <= 0).count();
+                        base * gamma.powi(n as i32)
+                    }
+                    Schedule::ConstantLR {
+                        factor,
+                        total_iters,
+                    } => base * (factor + if *total_iters <= 0 { 1.0 - factor } else { 0.0 }),
+                    Schedule::LinearLR { start, .. } => base * start,
+                    Schedule::LambdaLR => base * factor.unwrap_or(1.0),
+                    Schedule::MultiplicativeLR => current[g] * factor.unwrap_or(1.0),
+                    Schedule::OneCycleLR(c) => c.at(g, 0).0,
+                    Schedule::CosineAnnealingWarmRestarts { .. } => {
+                        self.group_lr(false, current[g], base, factor)
+                    }
+                    Schedule::ReduceLROnPlateau(_) | Schedule::Combined { .. } => current[g],
+                    _ => base,
+                }
+            })
+            .collect();
+        self.last_lrs = lrs.clone();
+        lrs
     }
 
     /// OneCycleLR's momentum for each of `groups` at the current step

@@ -674,6 +674,13 @@ docs! {
     Function Training "CosineAnnealingLR", "CosineAnnealingLR(optimizer, T_max, eta_min=0)", "The learning rate along half a cosine from its start down to `eta_min` over `T_max` epochs (and back up after), by PyTorch's chainable rule, as torch.optim.lr_scheduler.CosineAnnealingLR.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = CosineAnnealingLR(opt, T_max=4)\nfor e in 0..4 { opt.step(); s.step(); print(s.get_last_lr()) }";
     Function Training "LambdaLR", "LambdaLR(optimizer, lr_lambda)", "The starting learning rate times `lr_lambda(epoch)`, your function, as torch.optim.lr_scheduler.LambdaLR (a warm-up: `fn warm(e) { return min(1.0, (e + 1) / 5) }`).", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\nfn half(e) { return 0.5 ** e }\ns = LambdaLR(opt, half)\nfor e in 0..3 { opt.step(); s.step(); print(s.get_last_lr()) }";
     Function Training "OneCycleLR", "OneCycleLR(optimizer, max_lr, total_steps=none, epochs=none, steps_per_epoch=none, pct_start=0.3, anneal_strategy=\"cos\", cycle_momentum=true, base_momentum=0.85, max_momentum=0.95, div_factor=25.0, final_div_factor=10000.0, three_phase=false)", "The 1cycle policy, as torch.optim.lr_scheduler.OneCycleLR: the learning rate rises from `max_lr / div_factor` to `max_lr` over the first `pct_start` of `total_steps` and falls to a `final_div_factor`-th of the start, the momentum (SGD's, Adam's beta1) the other way; step it once per batch.", "w = zeros(2, requires_grad=true)\nopt = SGD([w], lr=0.1, momentum=0.9)\ns = OneCycleLR(opt, max_lr=1.0, total_steps=10)\nopt.param_groups[0][\"lr\"]";
+    Function Training "LinearLR", "LinearLR(optimizer, start_factor=1.0 / 3, end_factor=1.0, total_iters=5)", "Scales the learning rate by a factor going linearly from `start_factor` to `end_factor` over `total_iters` steps, then leaves it (a warm-up), as torch.optim.lr_scheduler.LinearLR, with its chainable arithmetic.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = LinearLR(opt, start_factor=0.25, total_iters=3)\nfor e in 0..4 { opt.step(); s.step(); print(s.get_last_lr()) }";
+    Function Training "ConstantLR", "ConstantLR(optimizer, factor=1.0 / 3, total_iters=5)", "The learning rate times `factor` until `total_iters` steps, then as it was (torch.optim.lr_scheduler.ConstantLR).", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = ConstantLR(opt, factor=0.5, total_iters=2)\nfor e in 0..3 { opt.step(); s.step(); print(s.get_last_lr()) }";
+    Function Training "PolynomialLR", "PolynomialLR(optimizer, total_iters=5, power=1.0)", "`base_lr * (1 - epoch / total_iters) ** power` until `total_iters`, then 0 kept (torch.optim.lr_scheduler.PolynomialLR).", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = PolynomialLR(opt, total_iters=4, power=2.0)\nfor e in 0..5 { opt.step(); s.step(); print(s.get_last_lr()) }";
+    Function Training "MultiplicativeLR", "MultiplicativeLR(optimizer, lr_lambda)", "The learning rate multiplied by `lr_lambda(epoch)` at each step after the first (torch.optim.lr_scheduler.MultiplicativeLR).", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = MultiplicativeLR(opt, lambda e: 0.9)\nfor e in 0..3 { opt.step(); s.step() }\ns.get_last_lr()";
+    Function Training "CosineAnnealingWarmRestarts", "CosineAnnealingWarmRestarts(optimizer, T_0, T_mult=1, eta_min=0.0)", "Cosine annealing from the base rate to `eta_min` over `T_0` steps, restarting then, each period `T_mult` times the last (SGDR; torch.optim.lr_scheduler.CosineAnnealingWarmRestarts, stepped once a step).", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = CosineAnnealingWarmRestarts(opt, T_0=2, T_mult=2)\nfor e in 0..6 { opt.step(); s.step(); print(s.get_last_lr()) }";
+    Function Training "SequentialLR", "SequentialLR(optimizer, schedulers, milestones)", "Each scheduler in turn, the next taking over at its milestone (restarted at epoch 0 there), as torch.optim.lr_scheduler.SequentialLR: `SequentialLR(opt, [LinearLR(opt, ...), CosineAnnealingLR(opt, ...)], milestones=[5])` warms up, then anneals.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\nwarm = LinearLR(opt, start_factor=0.5, total_iters=2)\ndecay = ExponentialLR(opt, gamma=0.5)\ns = SequentialLR(opt, [warm, decay], milestones=[2])\nfor e in 0..4 { opt.step(); s.step(); print(s.get_last_lr()) }";
+    Function Training "ChainedScheduler", "ChainedScheduler(schedulers, optimizer=none)", "Every scheduler of `schedulers` steps at each step, their factors multiplying (torch.optim.lr_scheduler.ChainedScheduler).", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = ChainedScheduler([ConstantLR(opt, factor=0.1, total_iters=2), ExponentialLR(opt, gamma=0.9)])\nfor e in 0..3 { opt.step(); s.step(); print(s.get_last_lr()) }";
     Function Training "ReduceLROnPlateau", "ReduceLROnPlateau(optimizer, mode=\"min\", factor=0.1, patience=10, threshold=1e-4, threshold_mode=\"rel\", cooldown=0, min_lr=0, eps=1e-8)", "Cuts the learning rate by `factor` when the metric given to `scheduler.step(metric)` has not improved (by `threshold`) for more than `patience` steps, then waits `cooldown` steps, as torch.optim.lr_scheduler.ReduceLROnPlateau.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = ReduceLROnPlateau(opt, patience=1)\nfor loss in [3., 2., 2., 2., 2.] { s.step(loss) }\ns.get_last_lr()";
     Method Training "step", "scheduler.step(metrics=none)", "Counts an epoch and sets the optimizer's learning rate for it; call it after `opt.step()` (the other order skips the schedule's first value, and PyTorch's warning says so).", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = ExponentialLR(opt, gamma=0.5)\nopt.step()\ns.step()\nopt.param_groups[0][\"lr\"]";
     Method Training "get_last_lr", "scheduler.get_last_lr()", "The learning rate the last `step()` set, one per parameter group, as PyTorch's.", "w = ones(2, requires_grad=true)\ns = StepLR(SGD([w], lr=0.1), step_size=1)\ns.get_last_lr()";
@@ -941,8 +948,20 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Statement, "no_grad") => "with torch.no_grad():",
         (
             Function,
-            "StepLR" | "MultiStepLR" | "ExponentialLR" | "CosineAnnealingLR" | "LambdaLR"
-            | "ReduceLROnPlateau" | "OneCycleLR",
+            "StepLR"
+            | "MultiStepLR"
+            | "ExponentialLR"
+            | "CosineAnnealingLR"
+            | "LambdaLR"
+            | "ReduceLROnPlateau"
+            | "OneCycleLR"
+            | "ConstantLR"
+            | "LinearLR"
+            | "PolynomialLR"
+            | "MultiplicativeLR"
+            | "CosineAnnealingWarmRestarts"
+            | "SequentialLR"
+            | "ChainedScheduler",
         ) => return Some(format!("torch.optim.lr_scheduler.{}", doc.name)),
         (Function, "grad" | "backward") => return Some(format!("torch.autograd.{}", doc.name)),
         (Function, "autocast") => "torch.autocast / torch.amp.autocast / torch.cuda.amp.autocast",

@@ -98,6 +98,75 @@ pub(super) fn scheduler(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             }
         }
         "OneCycleLR" => one_cycle(b, &optimizer)?,
+        "ConstantLR" => {
+            let factor = b.float("factor")?.unwrap_or(1.0 / 3.0);
+            if !(0.0..=1.0).contains(&factor) {
+                return Err(Error::value(
+                    "Constant multiplicative factor expected to be between 0 and 1.",
+                )
+                .at(b.span_of("factor")));
+            }
+            Schedule::ConstantLR {
+                factor,
+                total_iters: b.int("total_iters")?.unwrap_or(5),
+            }
+        }
+        "LinearLR" => {
+            let start = b.float("start_factor")?.unwrap_or(1.0 / 3.0);
+            let end = b.float("end_factor")?.unwrap_or(1.0);
+            if start > 1.0 || start <= 0.0 {
+                return Err(Error::value(
+                    "Starting multiplicative factor expected to be greater than 0 and less or equal to 1.",
+                )
+                .at(b.span_of("start_factor")));
+            }
+            if !(0.0..=1.0).contains(&end) {
+                return Err(Error::value(
+                    "Ending multiplicative factor expected to be between 0 and 1.",
+                )
+                .at(b.span_of("end_factor")));
+            }
+            Schedule::LinearLR {
+                start,
+                end,
+                total_iters: b.int("total_iters")?.unwrap_or(5),
+            }
+        }
+        "PolynomialLR" => Schedule::PolynomialLR {
+            total_iters: b.int("total_iters")?.unwrap_or(5),
+            power: b.float("power")?.unwrap_or(1.0),
+        },
+        "CosineAnnealingWarmRestarts" => {
+            let t_0 = b.int("T_0")?.unwrap_or(0);
+            if t_0 <= 0 {
+                return Err(
+                    Error::value(format!("Expected positive integer T_0, but got {t_0}"))
+                        .at(b.span_of("T_0")),
+                );
+            }
+            let t_mult = b.int("T_mult")?.unwrap_or(1);
+            if t_mult < 1 {
+                return Err(Error::value(format!(
+                    "Expected integer T_mult >= 1, but got {t_mult}"
+                ))
+                .at(b.span_of("T_mult")));
+            }
+            Schedule::CosineAnnealingWarmRestarts {
+                t_0,
+                t_mult,
+                eta_min: b.float("eta_min")?.unwrap_or(0.0),
+                t_i: t_0,
+                t_cur: 0.0,
+            }
+        }
+        "MultiplicativeLR" => {
+            let (f, _) = b
+                .get("lr_lambda")
+                .cloned()
+                .ok_or_else(|| Error::value("MultiplicativeLR needs `lr_lambda`").at(b.span))?;
+            lambda = Some(f);
+            Schedule::MultiplicativeLR
+        }
         _ => {
             let (f, _) = b
                 .get("lr_lambda")
@@ -107,11 +176,13 @@ pub(super) fn scheduler(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             Schedule::LambdaLR
         }
     };
-    let base_lrs = lock(&optimizer).groups.iter().map(|g| g.lr()).collect();
+    let base_lrs = lock(&optimizer).initial_lrs();
     let s = Arc::new(LrScheduler {
         scheduler: Mutex::new(Scheduler::new(schedule, base_lrs)),
         optimizer,
         lambda,
+        parts: Vec::new(),
+        milestones: Vec::new(),
     });
     me.schedule_step(&s, b.span)?;
     Ok(Value::Scheduler(s))
@@ -221,42 +292,63 @@ fn one_cycle(b: &Bound, optimizer: &Arc<Mutex<Optimizer>>) -> Result<Schedule, D
 }
 
 impl Interp {
+    /// Each group's `lr_lambda(epoch)` of a LambdaLR or MultiplicativeLR
+    /// (none for the other schedules).
+    fn lambda_factors(
+        &mut self,
+        s: &LrScheduler,
+        epoch: i64,
+        span: Span,
+    ) -> Result<Option<Vec<f64>>, Diagnostic> {
+        let Some(f) = &s.lambda else {
+            return Ok(None);
+        };
+        let groups = lock(&s.optimizer).groups.len();
+        // One function for every group, or a list of one per group.
+        let fs = match f {
+            Value::List(fs) => fs.to_vec(),
+            f => vec![f.clone(); groups],
+        };
+        if fs.len() != groups {
+            return Err(Error::value(format!(
+                "Expected {groups} lr_lambdas, but got {}",
+                fs.len()
+            ))
+            .at(span));
+        }
+        let mut factors = Vec::with_capacity(groups);
+        for f in fs {
+            let arg = ArgVal {
+                keyword: None,
+                value: Value::Int(epoch),
+                span,
+            };
+            let v = self.call_value(f, vec![arg], span)?;
+            factors.push(v.as_number().ok_or_else(|| {
+                Error::wrong_type("what lr_lambda gave", "a number", v.type_name()).at(span)
+            })?);
+        }
+        Ok(Some(factors))
+    }
+
     /// One step of `s`: the next epoch's learning rate set on its optimizer.
     fn schedule_step(&mut self, s: &LrScheduler, span: Span) -> Result<(), Diagnostic> {
+        if !s.parts.is_empty() {
+            return self.combined_step(s, span);
+        }
         if let Some(message) = lock(&s.scheduler).past_the_end() {
             return Err(Error::value(message).at(span));
         }
-        let groups = lock(&s.optimizer).groups.len();
-        let factors = match &s.lambda {
-            None => None,
-            Some(f) => {
-                let epoch = lock(&s.scheduler).next_epoch();
-                // One function for every group, or a list of one per group.
-                let fs = match f {
-                    Value::List(fs) => fs.to_vec(),
-                    f => vec![f.clone(); groups],
-                };
-                if fs.len() != groups {
-                    return Err(Error::value(format!(
-                        "Expected {groups} lr_lambdas, but got {}",
-                        fs.len()
-                    ))
-                    .at(span));
-                }
-                let mut factors = Vec::with_capacity(groups);
-                for f in fs {
-                    let arg = ArgVal {
-                        keyword: None,
-                        value: Value::Int(epoch),
-                        span,
-                    };
-                    let v = self.call_value(f, vec![arg], span)?;
-                    factors.push(v.as_number().ok_or_else(|| {
-                        Error::wrong_type("what lr_lambda gave", "a number", v.type_name()).at(span)
-                    })?);
-                }
-                Some(factors)
-            }
+        // MultiplicativeLR's first step keeps the rate without asking.
+        let (epoch, asks) = {
+            let sch = lock(&s.scheduler);
+            let first = sch.step_count == 0;
+            let multiplicative = matches!(sch.schedule, Schedule::MultiplicativeLR);
+            (sch.next_epoch(), !(first && multiplicative))
+        };
+        let factors = match asks {
+            true => self.lambda_factors(s, epoch, span)?,
+            false => None,
         };
         let current: Vec<f64> = lock(&s.optimizer).groups.iter().map(|g| g.lr()).collect();
         let lrs = lock(&s.scheduler).step(&current, factors.as_deref());
@@ -269,6 +361,170 @@ impl Interp {
             g.set_momentum(m);
         }
         Ok(())
+    }
+
+    /// A step of a SequentialLR (its scheduler for this epoch steps, or
+    /// restarts at epoch 0 on a milestone) or a ChainedScheduler (each of
+    /// its schedulers steps), as PyTorch's.
+    fn combined_step(&mut self, s: &LrScheduler, span: Span) -> Result<(), Diagnostic> {
+        let sequential = matches!(
+            lock(&s.scheduler).schedule,
+            Schedule::Combined { sequential: true }
+        );
+        let epoch = {
+            let mut sch = lock(&s.scheduler);
+            sch.last_epoch += 1;
+            sch.step_count += 1;
+            sch.last_epoch
+        };
+        let last = match sequential {
+            true => {
+                let idx = s.milestones.iter().filter(|&&m| m <= epoch).count();
+                let part = &s.parts[idx];
+                match idx > 0 && s.milestones[idx - 1] == epoch {
+                    true => self.restart(part, span)?,
+                    false => self.schedule_step(part, span)?,
+                }
+                lock(&part.scheduler).last_lrs.clone()
+            }
+            false => {
+                for part in &s.parts {
+                    self.schedule_step(part, span)?;
+                }
+                lock(&s.optimizer).groups.iter().map(|g| g.lr()).collect()
+            }
+        };
+        lock(&s.scheduler).last_lrs = last;
+        Ok(())
+    }
+
+    /// `_update_lr(0)` of `s`: its epoch back to 0 and its rate there.
+    fn restart(&mut self, s: &LrScheduler, span: Span) -> Result<(), Diagnostic> {
+        let factors = self.lambda_factors(s, 0, span)?;
+        let current: Vec<f64> = lock(&s.optimizer).groups.iter().map(|g| g.lr()).collect();
+        let lrs = lock(&s.scheduler).restart(&current, factors.as_deref());
+        let mut o = lock(&s.optimizer);
+        for (g, lr) in o.groups.iter_mut().zip(lrs) {
+            g.set_lr(lr);
+        }
+        Ok(())
+    }
+}
+
+/// `SequentialLR(optimizer, schedulers, milestones)`: each scheduler in
+/// turn, the next from its milestone on (PyTorch's construction: the rates
+/// back to their initial values, the schedulers' first steps undone, the
+/// first one's taken again); `ChainedScheduler(schedulers, optimizer=None)`:
+/// every scheduler steps at each step.
+pub(super) fn combined(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
+    let sequential = name == "SequentialLR";
+    let (v, span) = b
+        .get("schedulers")
+        .cloned()
+        .ok_or_else(|| Error::value(format!("{name} needs `schedulers`")).at(b.span))?;
+    let mut parts = Vec::new();
+    for (item, s) in super::args::flatten(&v, span)? {
+        match item {
+            Value::Scheduler(p) => {
+                if matches!(lock(&p.scheduler).schedule, Schedule::ReduceLROnPlateau(_)) {
+                    return Err(Error::value(format!(
+                        "{name} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs to be specified when calling `step`, but got one at index {} in the given schedulers sequence.",
+                        parts.len()
+                    ))
+                    .at(s));
+                }
+                parts.push(p)
+            }
+            other => {
+                return Err(Error::wrong_type(
+                    "a scheduler",
+                    "a learning-rate scheduler",
+                    other.type_name(),
+                )
+                .at(s))
+            }
+        }
+    }
+    if parts.is_empty() {
+        let what = match sequential {
+            true => "expects at least one scheduler, but got no scheduler.",
+            false => "expects at least one scheduler to be chained, but got no scheduler.",
+        };
+        return Err(Error::value(format!("{name} {what}")).at(span));
+    }
+    let optimizer = match b.given("optimizer") {
+        None | Some((Value::None, _)) => Arc::clone(&parts[0].optimizer),
+        Some(_) => optimizer_arg(b)?,
+    };
+    for (k, p) in parts.iter().enumerate() {
+        if !Arc::ptr_eq(&p.optimizer, &optimizer) {
+            return Err(Error::value(format!(
+                "{name} expects all schedulers to belong to the same optimizer, but got scheduler {} at index {k} has another optimizer",
+                lock(&p.scheduler).name()
+            ))
+            .at(span));
+        }
+    }
+    let milestones: Vec<i64> = match sequential {
+        false => Vec::new(),
+        true => {
+            let (mv, mspan) = b
+                .get("milestones")
+                .cloned()
+                .ok_or_else(|| Error::value("SequentialLR needs `milestones`").at(b.span))?;
+            let ms: Vec<i64> = super::args::flatten(&mv, mspan)?
+                .iter()
+                .filter_map(|(x, _)| x.as_number().map(|n| n as i64))
+                .collect();
+            if ms.len() + 1 != parts.len() {
+                return Err(Error::value(format!(
+                    "Sequential Schedulers expects number of schedulers provided to be one more than the number of milestone points, but got number of schedulers {} and the number of milestones to be equal to {}",
+                    parts.len(),
+                    ms.len()
+                ))
+                .at(mspan));
+            }
+            ms
+        }
+    };
+    let base_lrs: Vec<f64> = lock(&parts[0].scheduler).base_lrs.clone();
+    let mut scheduler = Scheduler::new(Schedule::Combined { sequential }, base_lrs.clone());
+    if sequential {
+        // The rates back to their initial values, every part's epoch one
+        // back, and the first part's first step again.
+        {
+            let mut o = lock(&optimizer);
+            for (g, lr) in o.groups.iter_mut().zip(&base_lrs) {
+                g.set_lr(*lr);
+            }
+        }
+        for p in &parts {
+            undo(p);
+        }
+        lock(&parts[0].scheduler).step_count = 0;
+        me.schedule_step(&parts[0], b.span)?;
+        scheduler.last_epoch = 0;
+        scheduler.step_count = 1;
+        scheduler.last_lrs = lock(&parts[0].scheduler).last_lrs.clone();
+    } else {
+        scheduler.last_epoch = 0;
+        scheduler.last_lrs = lock(&optimizer).groups.iter().map(|g| g.lr()).collect();
+    }
+    Ok(Value::Scheduler(Arc::new(LrScheduler {
+        scheduler: Mutex::new(scheduler),
+        optimizer,
+        lambda: None,
+        parts,
+        milestones,
+    })))
+}
+
+/// PyTorch's `recursive_undo`: each scheduler's epoch one back (a
+/// combined one's parts').
+fn undo(s: &LrScheduler) {
+    match s.parts.is_empty() {
+        true => lock(&s.scheduler).last_epoch -= 1,
+        false => s.parts.iter().for_each(|p| undo(p)),
     }
 }
 
@@ -397,13 +653,15 @@ pub(super) fn plateau(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         num_bad_epochs: 0,
         cooldown_counter: 0,
     };
-    let base_lrs = lock(&optimizer).groups.iter().map(|g| g.lr()).collect();
+    let base_lrs = lock(&optimizer).initial_lrs();
     let mut scheduler = Scheduler::new(Schedule::ReduceLROnPlateau(plateau), base_lrs);
     scheduler.last_epoch = 0;
     let s = Arc::new(LrScheduler {
         scheduler: Mutex::new(scheduler),
         optimizer,
         lambda: None,
+        parts: Vec::new(),
+        milestones: Vec::new(),
     });
     Ok(Value::Scheduler(s))
 }

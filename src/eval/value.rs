@@ -256,6 +256,10 @@ pub struct LrScheduler {
     pub scheduler: Mutex<crate::autograd::schedule::Scheduler>,
     pub optimizer: Arc<Mutex<crate::autograd::optim::Optimizer>>,
     pub lambda: Option<Value>,
+    /// `SequentialLR`'s and `ChainedScheduler`'s schedulers.
+    pub parts: Vec<Arc<LrScheduler>>,
+    /// `SequentialLR`'s milestones: the epochs where the next part takes over.
+    pub milestones: Vec<i64>,
 }
 
 /// Python's dict: one for every name that holds it (`self.vocab[w] = i`
