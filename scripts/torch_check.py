@@ -663,6 +663,58 @@ def autograd_cases(rng):
             # A mask made of b takes no gradient through it.
             for wrt in [k for k in used if not re.search(rf"\b{k} >", src)]:
                 out.append(grad_case("grad tensor ops", used, src, tsrc, wrt, rng, shape))
+        # The layers of image and sequence models (session 60): the
+        # activations with settings, conv1d and the transposed
+        # convolutions, interpolate, the padding modes, group norm, pixel
+        # shuffle and the composed losses, each forward and its gradients.
+        F = "torch.nn.functional."
+        a, b, c = make(dt, (3, 4), rng) * 3, make(dt, (3, 4), rng), positive(dt, (3, 4), rng)
+        x3, w3 = make(dt, (2, 4, 7), rng), make(dt, (6, 2, 3), rng)
+        x4, wt = make(dt, (2, 3, 4, 5), rng), make(dt, (3, 4, 3, 2), rng)
+        y = torch.tensor([1.0, -1.0, 1.0], dtype=TORCH[dt])
+        for src, tsrc, shape, wrts in [
+            ("elu(a)", F + "elu(a)", (3, 4), "a"),
+            ("selu(a)", F + "selu(a)", (3, 4), "a"),
+            ("celu(a, 0.5)", F + "celu(a, 0.5)", (3, 4), "a"),
+            ("softplus(a, beta=2, threshold=3)", F + "softplus(a, beta=2, threshold=3)", (3, 4), "a"),
+            ("hardtanh(a, -0.5, 1.5)", F + "hardtanh(a, -0.5, 1.5)", (3, 4), "a"),
+            ("relu6(a * 3)", F + "relu6(a * 3)", (3, 4), "a"),
+            ("logsigmoid(a)", F + "logsigmoid(a)", (3, 4), "a"),
+            ("hardswish(a)", F + "hardswish(a)", (3, 4), "a"),
+            ("hardsigmoid(a)", F + "hardsigmoid(a)", (3, 4), "a"),
+            ("softshrink(a, 0.7)", F + "softshrink(a, 0.7)", (3, 4), "a"),
+            ("softsign(a)", F + "softsign(a)", (3, 4), "a"),
+            ("glu(a, 1)", F + "glu(a, 1)", (3, 2), "a"),
+            ("prelu(a, b[0, :1])", F + "prelu(a, b[0, :1])", (3, 4), "a b"),
+            ("conv1d(x3, w3, stride=2, padding=1, groups=2)", F + "conv1d(x3, w3, stride=2, padding=1, groups=2)", (2, 6, 4), "x3 w3"),
+            ("conv_transpose2d(x4, wt, stride=2, padding=1, output_padding=1)",
+             F + "conv_transpose2d(x4, wt, stride=2, padding=1, output_padding=1)", (2, 4, 8, 9), "x4 wt"),
+            ("interpolate(x4, scale_factor=1.5, mode=\"bilinear\")",
+             F + "interpolate(x4, scale_factor=1.5, mode='bilinear')", (2, 3, 6, 7), "x4"),
+            ("interpolate(x4, size=(7, 3))", F + "interpolate(x4, size=(7, 3))", (2, 3, 7, 3), "x4"),
+            ("interpolate(x3, size=9, mode=\"linear\", align_corners=true)",
+             F + "interpolate(x3, size=9, mode='linear', align_corners=True)", (2, 4, 9), "x3"),
+            ("pad(x4, (2, 1, 1, 3), mode=\"reflect\")", F + "pad(x4, (2, 1, 1, 3), mode='reflect')", (2, 3, 8, 8), "x4"),
+            ("pad(x3, (2, 3), mode=\"replicate\")", F + "pad(x3, (2, 3), mode='replicate')", (2, 4, 12), "x3"),
+            ("group_norm(x3, 2)", F + "group_norm(x3, 2)", (2, 4, 7), "x3"),
+            ("instance_norm(x4)", F + "instance_norm(x4)", (2, 3, 4, 5), "x4"),
+            ("pixel_shuffle(x3.reshape(2, 4, 7, 1).expand(2, 4, 7, 2), 2)",
+             F + "pixel_shuffle(x3.reshape(2, 4, 7, 1).expand(2, 4, 7, 2), 2)", (2, 1, 14, 4), "x3"),
+            ("kl_div(log_softmax(a, dim=1), softmax(b, dim=1), reduction=\"batchmean\")",
+             F + "kl_div(torch.log_softmax(a, dim=1), torch.softmax(b, dim=1), reduction='batchmean')", (), "a"),
+            ("triplet_margin_loss(a, b, c)", F + "triplet_margin_loss(a, b, c)", (), "a b c"),
+            ("cosine_embedding_loss(a, b, y, margin=0.1)", F + "cosine_embedding_loss(a, b, y, margin=0.1)", (), "a b"),
+            ("margin_ranking_loss(a[0], b[0], y.repeat(2)[:4], margin=0.2)",
+             F + "margin_ranking_loss(a[0], b[0], y.repeat(2)[:4], margin=0.2)", (), "a b"),
+            ("soft_margin_loss(a, b.sign())", F + "soft_margin_loss(a, b.sign())", (), "a"),
+            ("gaussian_nll_loss(a, b, c)", F + "gaussian_nll_loss(a, b, c)", (), "a b c"),
+            ("poisson_nll_loss(a, c)", F + "poisson_nll_loss(a, c)", (), "a"),
+        ]:
+            pool = {"a": a, "b": b, "c": c, "x3": x3, "w3": w3, "x4": x4, "wt": wt, "y": y}
+            used = {k: t for k, t in pool.items() if re.search(rf"\b{k}\b", src)}
+            out.append(Case("layers", src, tsrc, used))
+            for wrt in wrts.split():
+                out.append(grad_case("grad layers", used, src, tsrc, wrt, rng, shape))
         # A small MLP's loss, every parameter's gradient.
         x, w1, w2 = make(dt, (5, 4), rng), make(dt, (4, 6), rng), make(dt, (6, 3), rng)
         for wrt in ["w1", "w2"]:

@@ -318,7 +318,9 @@ pub fn backward(
             let above = bin_s(rt, BinaryOp::Gt, v, -3.0)?;
             let below = bin_s(rt, BinaryOp::Lt, v, 3.0)?;
             let on = bin(rt, BinaryOp::LogicalAnd, &above, &below)?;
-            let sixth = bin_s(rt, BinaryOp::Mul, g, 1.0 / 6.0)?;
+            // PyTorch's kernel multiplies by `1.0f / 6.0f`, a float, in
+            // every dtype.
+            let sixth = bin_s(rt, BinaryOp::Mul, g, (1.0f32 / 6.0f32) as f64)?;
             pick_s(rt, &on, &sixth, 0.0)?
         }
         Activation::Hardshrink { lambd } | Activation::Softshrink { lambd } => {

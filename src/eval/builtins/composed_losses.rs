@@ -229,7 +229,7 @@ fn tensor(v: &Value, span: Span) -> Result<Arc<Tensor>, Diagnostic> {
 }
 
 /// `t * log(t)`, 0 where `t` is 0 (PyTorch's `xlogy(t, t)`): the target's
-/// entropy term of `kl_div`, which gets no gradient here.
+/// entropy term of `kl_div`.
 fn xlogy(ops: &mut Ops, t: &Value) -> Out {
     let log = ops.call(t, "log", vec![])?;
     let prod = ops.op(BinaryOp::Mul, t, &log)?;
@@ -267,20 +267,9 @@ fn compute(
                 }
                 // xlogy(target, target) - target * input
                 false => {
-                    if crate::autograd::meta::requires_grad(&inputs[1]) {
-                        return Err(Error::value_help(
-                            "kl_div's gradient by its target is not in cudash yet",
-                            "detach the target (`target.detach()`), or pass log-probabilities with `log_target=True`",
-                        )
-                        .at(span));
-                    }
-                    let ent = {
-                        let saved = ops.me.grad;
-                        ops.me.grad.enabled = false;
-                        let e = xlogy(ops, t);
-                        ops.me.grad = saved;
-                        e?
-                    };
+                    // A target in a graph gets `xlogy`'s gradient, `log(t) + 1`
+                    // (recorded as its parts, not PyTorch's `XlogyBackward0`).
+                    let ent = xlogy(ops, t)?;
                     let tx = ops.op(BinaryOp::Mul, t, x)?;
                     ops.op(BinaryOp::Sub, &ent, &tx)?
                 }
