@@ -61,6 +61,28 @@ pub enum Kind {
         eps: f64,
         weight_decay: f64,
     },
+    /// Adam's relatives: `Adamax`, `RAdam`, `NAdam` (`momentum_decay`:
+    /// NAdam's; `decoupled`: RAdam's and NAdam's `decoupled_weight_decay`).
+    AdamLike {
+        variant: AdamVariant,
+        lr: f64,
+        betas: (f64, f64),
+        eps: f64,
+        weight_decay: f64,
+        momentum_decay: f64,
+        decoupled: bool,
+    },
+}
+
+/// Which relative of Adam.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AdamVariant {
+    /// The infinity norm in place of the second moment (`exp_inf`).
+    Adamax,
+    /// Adam with the variance rectified (`rho_t`).
+    RAdam,
+    /// Adam with Nesterov momentum (`mu_product`).
+    NAdam,
 }
 
 impl Kind {
@@ -72,7 +94,8 @@ impl Kind {
             | Kind::AdamW { lr, .. }
             | Kind::RmsProp { lr, .. }
             | Kind::Adagrad { lr, .. }
-            | Kind::Adadelta { lr, .. } => lr,
+            | Kind::Adadelta { lr, .. }
+            | Kind::AdamLike { lr, .. } => lr,
         }
     }
 
@@ -84,7 +107,8 @@ impl Kind {
             | Kind::AdamW { lr, .. }
             | Kind::RmsProp { lr, .. }
             | Kind::Adagrad { lr, .. }
-            | Kind::Adadelta { lr, .. } => *lr = v,
+            | Kind::Adadelta { lr, .. }
+            | Kind::AdamLike { lr, .. } => *lr = v,
         }
     }
 
@@ -93,7 +117,9 @@ impl Kind {
     pub fn set_momentum(&mut self, v: f64) -> bool {
         match self {
             Kind::Sgd { momentum, .. } | Kind::RmsProp { momentum, .. } => *momentum = v,
-            Kind::Adam { betas, .. } | Kind::AdamW { betas, .. } => betas.0 = v,
+            Kind::Adam { betas, .. } | Kind::AdamW { betas, .. } | Kind::AdamLike { betas, .. } => {
+                betas.0 = v
+            }
             Kind::Adagrad { .. } | Kind::Adadelta { .. } => return false,
         }
         true
@@ -175,6 +201,29 @@ impl Kind {
                 ("eps", Number(eps)),
                 ("weight_decay", Number(weight_decay)),
             ],
+            Kind::AdamLike {
+                variant,
+                lr,
+                betas,
+                eps,
+                weight_decay,
+                momentum_decay,
+                decoupled,
+            } => {
+                let mut v = vec![
+                    ("lr", Number(lr)),
+                    ("betas", Pair(betas)),
+                    ("eps", Number(eps)),
+                    ("weight_decay", Number(weight_decay)),
+                ];
+                if variant == AdamVariant::NAdam {
+                    v.push(("momentum_decay", Number(momentum_decay)));
+                }
+                if variant != AdamVariant::Adamax {
+                    v.push(("decoupled_weight_decay", Bool(decoupled)));
+                }
+                v
+            }
         }
     }
 }
@@ -201,7 +250,8 @@ impl Kind {
                 | Kind::AdamW { weight_decay, .. }
                 | Kind::RmsProp { weight_decay, .. }
                 | Kind::Adagrad { weight_decay, .. }
-                | Kind::Adadelta { weight_decay, .. },
+                | Kind::Adadelta { weight_decay, .. }
+                | Kind::AdamLike { weight_decay, .. },
                 "weight_decay",
             ) => Some(weight_decay),
             (
@@ -209,7 +259,8 @@ impl Kind {
                 | Kind::AdamW { eps, .. }
                 | Kind::RmsProp { eps, .. }
                 | Kind::Adagrad { eps, .. }
-                | Kind::Adadelta { eps, .. },
+                | Kind::Adadelta { eps, .. }
+                | Kind::AdamLike { eps, .. },
                 "eps",
             ) => Some(eps),
             (Kind::RmsProp { alpha, .. }, "alpha") => Some(alpha),
@@ -222,7 +273,18 @@ impl Kind {
                 },
                 "initial_accumulator_value",
             ) => Some(initial_accumulator_value),
-            (Kind::Adam { betas, .. } | Kind::AdamW { betas, .. }, "betas") => {
+            (Kind::AdamLike { momentum_decay, .. }, "momentum_decay") => Some(momentum_decay),
+            (Kind::AdamLike { decoupled, .. }, "decoupled_weight_decay") => {
+                if let Setting::Bool(b) = v {
+                    *decoupled = b;
+                    return Ok(());
+                }
+                None
+            }
+            (
+                Kind::Adam { betas, .. } | Kind::AdamW { betas, .. } | Kind::AdamLike { betas, .. },
+                "betas",
+            ) => {
                 if let Setting::Pair(p) = v {
                     *betas = p;
                     return Ok(());
@@ -280,6 +342,8 @@ pub enum Slot {
     First,
     Second,
     Third,
+    /// NAdam's `mu_product` (a float32 number, as PyTorch keeps it).
+    MuProduct,
 }
 
 /// One entry of a parameter's state, as `opt.state_dict()` gives it.
@@ -312,6 +376,31 @@ impl Kind {
                 ("square_avg", Slot::Second),
                 ("acc_delta", Slot::Third),
             ],
+            Kind::AdamLike {
+                variant: AdamVariant::Adamax,
+                ..
+            } => &[
+                ("step", Slot::Step),
+                ("exp_avg", Slot::First),
+                ("exp_inf", Slot::Second),
+            ],
+            Kind::AdamLike {
+                variant: AdamVariant::RAdam,
+                ..
+            } => &[
+                ("step", Slot::Step),
+                ("exp_avg", Slot::First),
+                ("exp_avg_sq", Slot::Second),
+            ],
+            Kind::AdamLike {
+                variant: AdamVariant::NAdam,
+                ..
+            } => &[
+                ("step", Slot::Step),
+                ("mu_product", Slot::MuProduct),
+                ("exp_avg", Slot::First),
+                ("exp_avg_sq", Slot::Second),
+            ],
         }
     }
 }
@@ -327,6 +416,8 @@ struct State {
     /// RMSprop's `grad_avg` (centered), Adadelta's `acc_delta`.
     third: Option<Arc<Tensor>>,
     steps: u64,
+    /// NAdam's `mu_product`, a float32 as PyTorch's (1 before the first step).
+    mu_product: Option<f32>,
 }
 
 impl std::fmt::Debug for Optimizer {
@@ -493,6 +584,11 @@ impl Optimizer {
             Kind::RmsProp { .. } => "RMSprop",
             Kind::Adagrad { .. } => "Adagrad",
             Kind::Adadelta { .. } => "Adadelta",
+            Kind::AdamLike { variant, .. } => match variant {
+                AdamVariant::Adamax => "Adamax",
+                AdamVariant::RAdam => "RAdam",
+                AdamVariant::NAdam => "NAdam",
+            },
         }
     }
 
@@ -616,6 +712,9 @@ impl Optimizer {
                 Kind::Adadelta { .. } => {
                     adadelta(rt, p, grad, &mut self.state[self.slot[k]], kind)?
                 }
+                Kind::AdamLike { .. } => {
+                    adam_like(rt, p, grad, &mut self.state[self.slot[k]], kind)?
+                }
             }
         }
         for (k, buf) in buffers.into_iter().enumerate() {
@@ -645,6 +744,11 @@ impl Optimizer {
                 Kind::RmsProp { .. } => ("momentum_buffer", "square_avg", "grad_avg"),
                 Kind::Adagrad { .. } => ("", "sum", ""),
                 Kind::Adadelta { .. } => ("", "square_avg", "acc_delta"),
+                Kind::AdamLike {
+                    variant: AdamVariant::Adamax,
+                    ..
+                } => ("exp_avg", "exp_inf", ""),
+                Kind::AdamLike { .. } => ("exp_avg", "exp_avg_sq", ""),
             };
             for (what, t) in [
                 (first, &state.first),
@@ -690,6 +794,9 @@ impl Optimizer {
                     Slot::First => StateValue::Tensor(Arc::clone(state.first.as_ref()?)),
                     Slot::Second => StateValue::Tensor(Arc::clone(state.second.as_ref()?)),
                     Slot::Third => StateValue::Tensor(Arc::clone(state.third.as_ref()?)),
+                    Slot::MuProduct => StateValue::Tensor(Arc::new(Tensor::scalar(
+                        state.mu_product.unwrap_or(1.0),
+                    ))),
                 };
                 Some((name, value))
             })
@@ -709,6 +816,10 @@ impl Optimizer {
             (Slot::First, StateValue::Tensor(t)) => state.first = Some(t),
             (Slot::Second, StateValue::Tensor(t)) => state.second = Some(t),
             (Slot::Third, StateValue::Tensor(t)) => state.third = Some(t),
+            (Slot::MuProduct, StateValue::Tensor(t)) => {
+                let v = t.to_vec::<f32>().first().copied();
+                state.mu_product = Some(v.ok_or("mu_product is one number")?);
+            }
             _ => return Err(format!("the state's {name:?} has the wrong type")),
         }
         Ok(())
@@ -739,6 +850,97 @@ fn add_scaled(rt: &mut Runtime, a: &Tensor, b: &Tensor, alpha: f64) -> R<Arc<Ten
         Operand::strong(b),
         Operand::weak(&alpha),
     )
+}
+
+/// PyTorch's `_single_tensor_adamax`, `_single_tensor_radam` and
+/// `_single_tensor_nadam`, op for op: the moments made at the first step,
+/// the weight decay added to the gradient (or, decoupled, taken from the
+/// parameter first), then each one's update.
+fn adam_like(
+    rt: &mut Runtime,
+    p: &Tensor,
+    grad: Arc<Tensor>,
+    state: &mut State,
+    kind: &Kind,
+) -> R<()> {
+    let Kind::AdamLike {
+        variant,
+        lr,
+        betas: (beta1, beta2),
+        eps,
+        weight_decay,
+        momentum_decay,
+        decoupled,
+    } = *kind
+    else {
+        return Err(Error::value("internal error: not an Adam relative"));
+    };
+    let m = zeros_once(rt, &mut state.first, p)?;
+    let v = zeros_once(rt, &mut state.second, p)?;
+    state.steps += 1;
+    let step = state.steps as f64;
+    let mut grad = grad;
+    if weight_decay != 0.0 {
+        match decoupled {
+            true => inplace_s(rt, BinaryOp::Mul, p, 1.0 - lr * weight_decay)?,
+            false => grad = add_scaled(rt, &grad, p, weight_decay)?,
+        }
+    }
+    lerp_(rt, &m, &grad, 1.0 - beta1)?;
+    match variant {
+        AdamVariant::Adamax => {
+            // exp_inf = max(exp_inf * beta2, |grad| + eps)
+            inplace_s(rt, BinaryOp::Mul, &v, beta2)?;
+            let a = rt.unary(UnaryOp::Abs, &grad)?;
+            inplace_s(rt, BinaryOp::Add, &a, eps)?;
+            let top = bin(rt, BinaryOp::Maximum, &v, &a)?;
+            rt.assign(&v, &top)?;
+            let clr = lr / (1.0 - beta1.powf(step));
+            addcdiv_(rt, p, &m, &v, -clr)
+        }
+        AdamVariant::RAdam => {
+            inplace_s(rt, BinaryOp::Mul, &v, beta2)?;
+            addcmul_(rt, &v, &grad, &grad, 1.0 - beta2)?;
+            let bias1 = 1.0 - beta1.powf(step);
+            let bias2 = 1.0 - beta2.powf(step);
+            let corrected = bin_s(rt, BinaryOp::Div, &m, bias1)?;
+            let rho_inf = 2.0 / (1.0 - beta2) - 1.0;
+            let rho_t = rho_inf - 2.0 * step * beta2.powf(step) / bias2;
+            let scaled = bin_s(rt, BinaryOp::Mul, &corrected, lr)?;
+            let update = match rho_t > 5.0 {
+                true => {
+                    let root = rt.unary(UnaryOp::Sqrt, &v)?;
+                    inplace_s(rt, BinaryOp::Add, &root, eps)?;
+                    let adaptive = super::ops::s_bin(rt, BinaryOp::Div, bias2.sqrt(), &root)?;
+                    let rect = ((rho_t - 4.0) * (rho_t - 2.0) * rho_inf
+                        / ((rho_inf - 4.0) * (rho_inf - 2.0) * rho_t))
+                        .sqrt();
+                    let u = bin(rt, BinaryOp::Mul, &scaled, &adaptive)?;
+                    bin_s(rt, BinaryOp::Mul, &u, rect)?
+                }
+                false => scaled,
+            };
+            add_scaled_(rt, p, &update, -1.0)
+        }
+        AdamVariant::NAdam => {
+            let bias2 = 1.0 - beta2.powf(step);
+            let mu = beta1 * (1.0 - 0.5 * 0.96f64.powf(step * momentum_decay));
+            let mu_next = beta1 * (1.0 - 0.5 * 0.96f64.powf((step + 1.0) * momentum_decay));
+            // A float32 number, as PyTorch's state tensor.
+            let product = state.mu_product.unwrap_or(1.0) * mu as f32;
+            state.mu_product = Some(product);
+            let product = product as f64;
+            inplace_s(rt, BinaryOp::Mul, &v, beta2)?;
+            addcmul_(rt, &v, &grad, &grad, 1.0 - beta2)?;
+            let q = bin_s(rt, BinaryOp::Div, &v, bias2)?;
+            let denom = rt.unary(UnaryOp::Sqrt, &q)?;
+            drop(q);
+            inplace_s(rt, BinaryOp::Add, &denom, eps)?;
+            let product_next = product * mu_next;
+            addcdiv_(rt, p, &grad, &denom, -lr * (1.0 - mu) / (1.0 - product))?;
+            addcdiv_(rt, p, &m, &denom, (-lr * mu_next) / (1.0 - product_next))
+        }
+    }
 }
 
 /// `x.add_(b, alpha=alpha)`: one kernel into x's memory, nothing allocated.

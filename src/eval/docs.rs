@@ -668,6 +668,9 @@ docs! {
     Function Training "RMSprop", "RMSprop(params, lr=0.01, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=false)", "RMSprop as torch.optim.RMSprop's single-tensor update: a running average of squared gradients (`square_avg`), optionally of the gradients (`centered`: `grad_avg`) and a momentum buffer, each beside its parameter from the first step.", "w = tensor([1., 2.], requires_grad=true)\nopt = RMSprop([w], lr=0.01)\n(w * w).sum().backward()\nopt.step()\nw";
     Function Training "Adagrad", "Adagrad(params, lr=0.01, lr_decay=0, weight_decay=0, initial_accumulator_value=0, eps=1e-10)", "Adagrad as torch.optim.Adagrad: a sum of squared gradients per parameter (`sum`, made when the optimizer is, as PyTorch does), each step divided by its square root.", "w = tensor([1., 2.], requires_grad=true)\nopt = Adagrad([w], lr=0.1)\n(w * w).sum().backward()\nopt.step()\nw";
     Function Training "Adadelta", "Adadelta(params, lr=1.0, rho=0.9, eps=1e-6, weight_decay=0)", "Adadelta as torch.optim.Adadelta (the MNIST example's optimizer): running averages of squared gradients and of squared updates (`square_avg`, `acc_delta`) per parameter.", "w = tensor([1., 2.], requires_grad=true)\nopt = Adadelta([w])\n(w * w).sum().backward()\nopt.step()\nw";
+    Function Training "Adamax", "Adamax(params, lr=0.002, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)", "Adam with the infinity norm in place of the second moment (`exp_inf = max(beta2 * exp_inf, |g| + eps)`), as torch.optim.Adamax, op for op.", "w = tensor([1., 2.], requires_grad=true)\nopt = Adamax([w])\n(w * w).sum().backward()\nopt.step()\nw";
+    Function Training "RAdam", "RAdam(params, lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, decoupled_weight_decay=false)", "Adam with its variance rectified: plain momentum SGD while `rho_t` is at most 5 (the first few steps), then Adam scaled by the rectification, as torch.optim.RAdam.", "w = tensor([1., 2.], requires_grad=true)\nopt = RAdam([w], lr=0.1)\n(w * w).sum().backward()\nopt.step()\nw";
+    Function Training "NAdam", "NAdam(params, lr=0.002, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, momentum_decay=0.004, decoupled_weight_decay=false)", "Adam with Nesterov momentum, as torch.optim.NAdam: each step's momentum `mu` from `momentum_decay`, their product kept as a float32 (`mu_product`, as PyTorch's state).", "w = tensor([1., 2.], requires_grad=true)\nopt = NAdam([w])\n(w * w).sum().backward()\nopt.step()\nw";
     Function Training "StepLR", "StepLR(optimizer, step_size, gamma=0.1)", "Multiplies the optimizer's learning rate by `gamma` every `step_size` epochs (`scheduler.step()` once an epoch), as torch.optim.lr_scheduler.StepLR, with its arithmetic.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = StepLR(opt, step_size=2, gamma=0.5)\nfor e in 0..5 { opt.step(); s.step(); print(s.get_last_lr()) }";
     Function Training "MultiStepLR", "MultiStepLR(optimizer, milestones, gamma=0.1)", "Multiplies the learning rate by `gamma` at each epoch in `milestones`, as torch.optim.lr_scheduler.MultiStepLR.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = MultiStepLR(opt, milestones=[1, 3], gamma=0.1)\nfor e in 0..4 { opt.step(); s.step(); print(s.get_last_lr()) }";
     Function Training "ExponentialLR", "ExponentialLR(optimizer, gamma)", "Multiplies the learning rate by `gamma` every epoch, as torch.optim.lr_scheduler.ExponentialLR.", "w = ones(2, requires_grad=true)\nopt = SGD([w], lr=1.0)\ns = ExponentialLR(opt, gamma=0.9)\nopt.step()\ns.step()\ns.get_last_lr()";
@@ -969,9 +972,11 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Function, "clip_grad_norm_" | "clip_grad_value_") => {
             return Some(format!("torch.nn.utils.{}", doc.name))
         }
-        (Function, "SGD" | "Adam" | "AdamW" | "RMSprop" | "Adagrad" | "Adadelta") => {
-            return Some(format!("torch.optim.{}", doc.name))
-        }
+        (
+            Function,
+            "SGD" | "Adam" | "AdamW" | "RMSprop" | "Adagrad" | "Adadelta" | "Adamax" | "RAdam"
+            | "NAdam",
+        ) => return Some(format!("torch.optim.{}", doc.name)),
         (
             Function,
             "TensorDataset"

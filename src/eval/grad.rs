@@ -266,7 +266,11 @@ pub(super) fn sgd(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 
 /// `Adam(params, lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0)`.
 pub(super) fn adam(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
-    let lr = b.float("lr")?.unwrap_or(0.001);
+    let default_lr = match name {
+        "Adamax" | "NAdam" => 0.002,
+        _ => 0.001,
+    };
+    let lr = b.float("lr")?.unwrap_or(default_lr);
     let eps = b.float("eps")?.unwrap_or(1e-8);
     // AdamW decays by default (PyTorch's 1e-2), Adam does not.
     let default_decay = if name == "AdamW" { 0.01 } else { 0.0 };
@@ -295,6 +299,31 @@ pub(super) fn adam(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 Error::value(format!("Invalid beta parameter at index {k}: {beta}")).at(b.span),
             );
         }
+    }
+    let variant = match name {
+        "Adamax" => Some(crate::autograd::optim::AdamVariant::Adamax),
+        "RAdam" => Some(crate::autograd::optim::AdamVariant::RAdam),
+        "NAdam" => Some(crate::autograd::optim::AdamVariant::NAdam),
+        _ => None,
+    };
+    if let Some(variant) = variant {
+        let momentum_decay = b.float("momentum_decay")?.unwrap_or(0.004);
+        if momentum_decay < 0.0 {
+            return Err(
+                Error::value(format!("Invalid momentum_decay value: {momentum_decay}"))
+                    .at(b.span_of("momentum_decay")),
+            );
+        }
+        let kind = Kind::AdamLike {
+            variant,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            momentum_decay,
+            decoupled: b.bool("decoupled_weight_decay", false)?,
+        };
+        return optimizer(me, kind, b);
     }
     let kind = match name {
         "AdamW" => Kind::AdamW {

@@ -209,16 +209,20 @@ pub(super) fn load_state_dict(
                     opt.name()
                 ))));
             };
-            let v = if known == "step" {
-                let steps = match value {
+            let v = if known == "step" || known == "mu_product" {
+                let number = match value {
                     Value::Tensor(t) if t.numel() == 1 => {
                         me.rt.read_item(t, || t.to_vec::<f64>()[0]).map_err(at)?
                     }
                     other => other
                         .as_number()
-                        .ok_or_else(|| bad("has a number as \"step\""))?,
+                        .ok_or_else(|| bad(&format!("has a number as {known:?}")))?,
                 };
-                StateValue::Steps(steps.max(0.0) as u64)
+                match known {
+                    // NAdam's, a float32 on the host as PyTorch keeps it.
+                    "mu_product" => StateValue::Tensor(Arc::new(Tensor::scalar(number as f32))),
+                    _ => StateValue::Steps(number.max(0.0) as u64),
+                }
             } else {
                 let Value::Tensor(t) = value else {
                     return Err(bad("has tensors as state"));
