@@ -359,7 +359,12 @@ impl Kind {
     pub fn state_names(&self) -> &'static [(&'static str, Slot)] {
         match self {
             Kind::Sgd { .. } => &[("momentum_buffer", Slot::First)],
-            Kind::Adam { .. } | Kind::AdamW { .. } => &[
+            Kind::Adam { .. }
+            | Kind::AdamW { .. }
+            | Kind::AdamLike {
+                variant: AdamVariant::RAdam,
+                ..
+            } => &[
                 ("step", Slot::Step),
                 ("exp_avg", Slot::First),
                 ("exp_avg_sq", Slot::Second),
@@ -383,14 +388,6 @@ impl Kind {
                 ("step", Slot::Step),
                 ("exp_avg", Slot::First),
                 ("exp_inf", Slot::Second),
-            ],
-            Kind::AdamLike {
-                variant: AdamVariant::RAdam,
-                ..
-            } => &[
-                ("step", Slot::Step),
-                ("exp_avg", Slot::First),
-                ("exp_avg_sq", Slot::Second),
             ],
             Kind::AdamLike {
                 variant: AdamVariant::NAdam,

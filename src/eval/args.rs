@@ -187,6 +187,47 @@ impl Bound {
         to_tensor(v).ok_or_else(|| self.wrong(name, "a tensor", v, *span))
     }
 
+    /// A tensor argument that may be left out or none (`weight=None`).
+    pub fn optional_tensor(&self, name: &str) -> Result<Option<Arc<Tensor>>, Diagnostic> {
+        match self.given(name) {
+            None | Some((Value::None, _)) => Ok(None),
+            Some(_) => self.tensor(name).map(Some),
+        }
+    }
+
+    /// A size argument (`in_features`): an int of at least 0.
+    pub fn size(&self, name: &str) -> Result<usize, Diagnostic> {
+        let n = self
+            .int(name)?
+            .ok_or_else(|| Error::value(format!("missing `{name}`")).at(self.span))?;
+        usize::try_from(n).map_err(|_| {
+            Error::value(format!("{name} must be at least 0, not {n}")).at(self.span_of(name))
+        })
+    }
+
+    /// An int or a pair of ints (`3`, `(3, 5)`): PyTorch's `_pair`.
+    pub fn pair(&self, name: &str, default: Option<usize>) -> Result<(usize, usize), Diagnostic> {
+        let Some((v, span)) = self.given(name) else {
+            return match default {
+                Some(d) => Ok((d, d)),
+                None => Err(Error::value(format!("missing `{name}`")).at(self.span)),
+            };
+        };
+        let bad = || Error::wrong_type(name, "an int or a pair of ints", v.type_name()).at(*span);
+        let ints: Vec<usize> = flatten(v, *span)?
+            .iter()
+            .map(|(x, _)| match x {
+                Value::Int(i) if *i >= 0 => Ok(*i as usize),
+                _ => Err(bad()),
+            })
+            .collect::<Result<_, _>>()?;
+        match ints.as_slice() {
+            [a] => Ok((*a, *a)),
+            [a, c] => Ok((*a, *c)),
+            _ => Err(bad()),
+        }
+    }
+
     /// A required stream argument, with the span it was written at.
     pub fn stream(&self, name: &str) -> Result<(StreamRef, Span), Diagnostic> {
         match self.get(name).ok_or_else(|| self.missing(name))? {

@@ -101,10 +101,7 @@ pub(super) fn function(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     for n in tensor_names(name) {
         inputs.push(b.tensor(n)?);
     }
-    let weight = match b.given("weight") {
-        None | Some((Value::None, _)) => None,
-        Some(_) => Some(b.tensor("weight")?),
-    };
+    let weight = b.optional_tensor("weight")?;
     compute(me, &loss, &inputs, weight, b.span)
 }
 
@@ -119,11 +116,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let loss = settings(me, function, b)?;
     let mut m = Module::new(name, Layer::ComposedLoss(loss));
     if name == "MultiLabelSoftMarginLoss" {
-        let weight = match b.given("weight") {
-            None | Some((Value::None, _)) => None,
-            Some(_) => Some(b.tensor("weight")?),
-        };
-        m.set_buffer("weight", weight, None)
+        m.set_buffer("weight", b.optional_tensor("weight")?, None)
             .map_err(|e| e.at(b.span))?;
     }
     Ok(Value::Module(m.into_ref()))

@@ -5,7 +5,6 @@
 
 use super::super::args::Bound;
 use super::super::{Interp, Value};
-use super::nn::{pair, size};
 use crate::error::{Diagnostic, Error};
 use crate::nn::layers::{self, Layer, Place};
 use crate::runtime::DType;
@@ -25,7 +24,7 @@ fn setting(
     (one_d, height): (bool, usize),
 ) -> Result<(usize, usize), Diagnostic> {
     if !one_d {
-        return pair(b, name, default);
+        return b.pair(name, default);
     }
     let Some((v, span)) = b.given(name) else {
         return match default {
@@ -95,7 +94,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
         device: me.device_arg(b)?,
         dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
     };
-    let (cin, cout) = (size(b, "in_channels")?, size(b, "out_channels")?);
+    let (cin, cout) = (b.size("in_channels")?, b.size("out_channels")?);
     let kernel = setting(b, "kernel_size", None, (one_d, 1))?;
     let stride = setting(b, "stride", Some(1), (one_d, 1))?;
     let dilation = setting(b, "dilation", Some(1), (one_d, 1))?;
@@ -163,10 +162,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
 /// dilation=1)`.
 pub(super) fn function(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let (x, w) = (b.tensor("input")?, b.tensor("weight")?);
-    let bias = match b.given("bias") {
-        None | Some((Value::None, _)) => None,
-        Some(_) => Some(b.tensor("bias")?),
-    };
+    let bias = b.optional_tensor("bias")?;
     let one_d = name.ends_with("1d");
     let stride = setting(b, "stride", Some(1), (one_d, 1))?;
     let dilation = setting(b, "dilation", Some(1), (one_d, 1))?;

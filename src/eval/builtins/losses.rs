@@ -3,8 +3,6 @@
 //! `nn.SmoothL1Loss`, `nn.HuberLoss`): arguments read as PyTorch reads
 //! them, the old `size_average=` / `reduce=` too (with PyTorch's warning).
 
-use std::sync::Arc;
-
 use super::super::args::Bound;
 use super::super::{Interp, Value};
 use crate::autograd::node::Reduction;
@@ -12,7 +10,6 @@ use crate::autograd::pointwise_losses::{pointwise_loss, PointwiseLoss, Weights};
 use crate::error::{Diagnostic, Error};
 use crate::nn::layers::Layer;
 use crate::nn::Module;
-use crate::runtime::Tensor;
 
 type Out = Result<Value, Diagnostic>;
 
@@ -66,14 +63,6 @@ pub(crate) fn reduction(b: &Bound) -> Result<Reduction, Diagnostic> {
     }
 }
 
-/// An optional tensor argument (`weight=None`).
-fn optional(b: &Bound, name: &str) -> Result<Option<Arc<Tensor>>, Diagnostic> {
-    match b.given(name) {
-        None | Some((Value::None, _)) => Ok(None),
-        Some(_) => Ok(Some(b.tensor(name)?)),
-    }
-}
-
 /// Which loss a function or module name is, with its `beta` / `delta`.
 fn kind_of(name: &str, b: &Bound) -> Result<Option<PointwiseLoss>, Diagnostic> {
     let positive = |what: &str, v: f64| -> Result<f64, Diagnostic> {
@@ -105,7 +94,10 @@ fn kind_of(name: &str, b: &Bound) -> Result<Option<PointwiseLoss>, Diagnostic> {
 pub(super) fn functional_loss(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let (x, y) = (b.tensor("input")?, b.tensor("target")?);
     let reduction = loss_reduction(me, b)?;
-    let (weight, pos_weight) = (optional(b, "weight")?, optional(b, "pos_weight")?);
+    let (weight, pos_weight) = (
+        b.optional_tensor("weight")?,
+        b.optional_tensor("pos_weight")?,
+    );
     let Some(kind) = kind_of(name, b)? else {
         return b.result(crate::autograd::losses::l1_loss(
             &mut me.rt, me.grad, &x, &y, reduction,
@@ -137,11 +129,11 @@ pub(super) fn loss_module(me: &mut Interp, name: &'static str, b: &Bound) -> Out
     let mut m = Module::new(name, layer);
     let at = |e: Error| e.at(b.span);
     if matches!(name, "BCELoss" | "BCEWithLogitsLoss") {
-        m.set_buffer("weight", optional(b, "weight")?, None)
+        m.set_buffer("weight", b.optional_tensor("weight")?, None)
             .map_err(at)?;
     }
     if name == "BCEWithLogitsLoss" {
-        m.set_buffer("pos_weight", optional(b, "pos_weight")?, None)
+        m.set_buffer("pos_weight", b.optional_tensor("pos_weight")?, None)
             .map_err(at)?;
     }
     Ok(Value::Module(m.into_ref()))

@@ -81,15 +81,6 @@ fn module(m: Module) -> Out {
     Ok(Value::Module(m.into_ref()))
 }
 
-pub(super) fn size(b: &Bound, name: &str) -> Result<usize, Diagnostic> {
-    let n = b
-        .int(name)?
-        .ok_or_else(|| Error::value(format!("missing `{name}`")).at(b.span))?;
-    usize::try_from(n).map_err(|_| {
-        Error::value(format!("{name} must be at least 0, not {n}")).at(b.span_of(name))
-    })
-}
-
 /// Where a layer's weights go (`device=`, `dtype=`; cpu and float32 by
 /// default): a floating point dtype, as PyTorch's layers need.
 fn float_place(me: &mut Interp, b: &Bound, what: &str) -> Result<Place, Diagnostic> {
@@ -118,7 +109,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
         "Module" => module(Module::new("Module", Layer::Custom)),
         "Linear" => {
             let place = float_place(me, b, "Linear's parameters")?;
-            let (n_in, n_out) = (size(b, "in_features")?, size(b, "out_features")?);
+            let (n_in, n_out) = (b.size("in_features")?, b.size("out_features")?);
             let bias = b.bool("bias", true)?;
             module(layers::linear(&mut me.rt, n_in, n_out, bias, place).map_err(at)?)
         }
@@ -221,21 +212,21 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 )
                 .at(b.span_of("max_norm")));
             }
-            let (num, dim) = (size(b, "num_embeddings")?, size(b, "embedding_dim")?);
+            let (num, dim) = (b.size("num_embeddings")?, b.size("embedding_dim")?);
             let padding_idx = b.int("padding_idx")?;
             let m = layers::embedding(&mut me.rt, num, dim, padding_idx, place);
             module(m.map_err(|e| e.at(b.span_of("padding_idx")))?)
         }
         "MaxPool2d" | "AvgPool2d" => {
-            let kernel = pair(b, "kernel_size", None)?;
+            let kernel = b.pair("kernel_size", None)?;
             let stride = match b.given("stride") {
                 None => kernel,
-                Some(_) => pair(b, "stride", None)?,
+                Some(_) => b.pair("stride", None)?,
             };
-            let padding = pair(b, "padding", Some(0))?;
+            let padding = b.pair("padding", Some(0))?;
             let max = name == "MaxPool2d";
             let dilation = match max {
-                true => pair(b, "dilation", Some(1))?,
+                true => b.pair("dilation", Some(1))?,
                 false => (1, 1),
             };
             for flag in ["ceil_mode", "return_indices"] {
@@ -292,7 +283,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             ))
         }
         "AdaptiveAvgPool2d" => {
-            let out = pair(b, "output_size", None)?;
+            let out = b.pair("output_size", None)?;
             let shown = match b.given("output_size") {
                 Some((Value::Int(i), _)) => format!("output_size={i}"),
                 _ => format!("output_size=({}, {})", out.0, out.1),
@@ -331,7 +322,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             let instance = name.starts_with("Instance");
             let layer = Layer::BatchNorm {
                 spatial: if name.ends_with("1d") { 1 } else { 2 },
-                num_features: size(b, "num_features")?,
+                num_features: b.size("num_features")?,
                 eps: b.float("eps")?.unwrap_or(1e-5),
                 momentum,
                 affine: b.bool("affine", !instance)?,
@@ -347,8 +338,8 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
             };
             let layer = Layer::GroupNorm {
-                groups: size(b, "num_groups")?,
-                num_channels: size(b, "num_channels")?,
+                groups: b.size("num_groups")?,
+                num_channels: b.size("num_channels")?,
                 eps: b.float("eps")?.unwrap_or(1e-5),
                 affine: b.bool("affine", true)?,
             };
@@ -433,7 +424,7 @@ fn recurrent(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
         },
     };
     let positive = |what: &str| -> Result<usize, Diagnostic> {
-        match size(b, what)? {
+        match b.size(what)? {
             0 => Err(Error::value(format!("{what} must be greater than zero")).at(b.span_of(what))),
             n => Ok(n),
         }
@@ -715,17 +706,11 @@ pub(super) fn embedding(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 /// training=false, momentum=0.1, eps=1e-5)`, as torch.nn.functional.batch_norm.
 pub(super) fn batch_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let x = b.tensor("input")?;
-    let opt = |name: &str| -> Result<Option<std::sync::Arc<crate::runtime::Tensor>>, Diagnostic> {
-        match b.given(name) {
-            None => Ok(None),
-            Some(_) => b.tensor(name).map(Some),
-        }
-    };
     let (rm, rv, w, bias) = (
-        opt("running_mean")?,
-        opt("running_var")?,
-        opt("weight")?,
-        opt("bias")?,
+        b.optional_tensor("running_mean")?,
+        b.optional_tensor("running_var")?,
+        b.optional_tensor("weight")?,
+        b.optional_tensor("bias")?,
     );
     let args = crate::autograd::functional::BatchNormArgs {
         running_mean: rm.as_deref(),
@@ -744,8 +729,8 @@ pub(super) fn batch_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 /// `group_norm(input, num_groups, weight=none, bias=none, eps=1e-5)`.
 pub(super) fn group_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let x = b.tensor("input")?;
-    let groups = size(b, "num_groups")?;
-    let (w, bias) = (optional_tensor(b, "weight")?, optional_tensor(b, "bias")?);
+    let groups = b.size("num_groups")?;
+    let (w, bias) = (b.optional_tensor("weight")?, b.optional_tensor("bias")?);
     let eps = b.float("eps")?.unwrap_or(1e-5);
     b.result(crate::autograd::group_norm::group_norm(
         &mut me.rt,
@@ -762,10 +747,10 @@ pub(super) fn group_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
 pub(super) fn instance_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let x = b.tensor("input")?;
     let (rm, rv) = (
-        optional_tensor(b, "running_mean")?,
-        optional_tensor(b, "running_var")?,
+        b.optional_tensor("running_mean")?,
+        b.optional_tensor("running_var")?,
     );
-    let (w, bias) = (optional_tensor(b, "weight")?, optional_tensor(b, "bias")?);
+    let (w, bias) = (b.optional_tensor("weight")?, b.optional_tensor("bias")?);
     let args = crate::autograd::group_norm::InstanceNormArgs {
         weight: w.as_ref(),
         bias: bias.as_ref(),
@@ -780,58 +765,19 @@ pub(super) fn instance_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out 
     ))
 }
 
-/// A tensor argument that may be left out or none.
-fn optional_tensor(
-    b: &Bound,
-    name: &str,
-) -> Result<Option<std::sync::Arc<crate::runtime::Tensor>>, Diagnostic> {
-    match b.given(name) {
-        None | Some((Value::None, _)) => Ok(None),
-        Some(_) => b.tensor(name).map(Some),
-    }
-}
-
-/// An int or a pair of ints (`3`, `(3, 5)`): PyTorch's `_pair`.
-pub(super) fn pair(
-    b: &Bound,
-    name: &str,
-    default: Option<usize>,
-) -> Result<(usize, usize), Diagnostic> {
-    let Some((v, span)) = b.given(name) else {
-        return match default {
-            Some(d) => Ok((d, d)),
-            None => Err(Error::value(format!("missing `{name}`")).at(b.span)),
-        };
-    };
-    let bad = || Error::wrong_type(name, "an int or a pair of ints", v.type_name()).at(*span);
-    let items = super::super::args::flatten(v, *span)?;
-    let ints: Vec<usize> = items
-        .iter()
-        .map(|(x, _)| match x {
-            Value::Int(i) if *i >= 0 => Ok(*i as usize),
-            _ => Err(bad()),
-        })
-        .collect::<Result<_, _>>()?;
-    match ints.as_slice() {
-        [a] => Ok((*a, *a)),
-        [a, c] => Ok((*a, *c)),
-        _ => Err(bad()),
-    }
-}
-
 /// `max_pool2d(input, kernel_size, stride=none, padding=0, dilation=1)` and
 /// `avg_pool2d(input, kernel_size, stride=none, padding=0)`.
 pub(super) fn pool2d(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let x = b.tensor("input")?;
-    let kernel = pair(b, "kernel_size", None)?;
+    let kernel = b.pair("kernel_size", None)?;
     let stride = match b.given("stride") {
         None => kernel,
-        Some(_) => pair(b, "stride", None)?,
+        Some(_) => b.pair("stride", None)?,
     };
-    let padding = pair(b, "padding", Some(0))?;
+    let padding = b.pair("padding", Some(0))?;
     let max = name == "max_pool2d";
     let dilation = match max {
-        true => pair(b, "dilation", Some(1))?,
+        true => b.pair("dilation", Some(1))?,
         false => (1, 1),
     };
     b.result(layers::pool2d(
@@ -846,7 +792,7 @@ pub(super) fn pool2d(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
 /// `adaptive_avg_pool2d(input, output_size)`.
 pub(super) fn adaptive_avg_pool2d(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let x = b.tensor("input")?;
-    let out = pair(b, "output_size", None)?;
+    let out = b.pair("output_size", None)?;
     b.result(layers::adaptive_avg_pool2d(&mut me.rt, me.grad, &x, out))
 }
 

@@ -313,19 +313,7 @@ impl Interp {
             }
             Layer::MultiheadAttention(_) => return self.attention_forward(m, args, span),
             Layer::ComposedLoss(loss) => {
-                let inputs = args
-                    .iter()
-                    .map(|a| {
-                        to_tensor(&a.value).ok_or_else(|| {
-                            Error::wrong_type(
-                                format!("the input of {type_name}"),
-                                "a tensor",
-                                a.value.type_name(),
-                            )
-                            .at(a.span)
-                        })
-                    })
-                    .collect::<Result<Vec<Arc<Tensor>>, _>>()?;
+                let inputs = input_tensors(&args, &type_name)?;
                 let weight = lock(m)
                     .buffers
                     .iter()
@@ -380,19 +368,7 @@ impl Interp {
             ))
             .at(span));
         }
-        let inputs = args
-            .iter()
-            .map(|a| {
-                to_tensor(&a.value).ok_or_else(|| {
-                    Error::wrong_type(
-                        format!("the input of {type_name}"),
-                        "a tensor",
-                        a.value.type_name(),
-                    )
-                    .at(a.span)
-                })
-            })
-            .collect::<Result<Vec<Arc<Tensor>>, _>>()?;
+        let inputs = input_tensors(&args, &type_name)?;
         self.begin_op("forward");
         let module = lock(m);
         let r = crate::nn::layers::forward(&mut self.rt, self.grad, &module, &inputs);
@@ -400,6 +376,23 @@ impl Interp {
         self.flush_notes();
         r.map(Value::Tensor).map_err(|e| e.at(span))
     }
+}
+
+/// A layer's inputs, each a tensor (PyTorch's refusal of another value
+/// names the layer).
+fn input_tensors(args: &[ArgVal], type_name: &str) -> Result<Vec<Arc<Tensor>>, Diagnostic> {
+    args.iter()
+        .map(|a| {
+            to_tensor(&a.value).ok_or_else(|| {
+                Error::wrong_type(
+                    format!("the input of {type_name}"),
+                    "a tensor",
+                    a.value.type_name(),
+                )
+                .at(a.span)
+            })
+        })
+        .collect()
 }
 
 /// A recurrent layer's or cell's settings, as PyTorch keeps them on the module.
