@@ -718,6 +718,7 @@ docs! {
     Function Training "zeros_", "zeros_(tensor)", "Fills `tensor` with zeros in place, as torch.nn.init.zeros_ (a bias's usual start).", "zeros_(ones(3))";
     Function Training "ones_", "ones_(tensor)", "Fills `tensor` with ones in place, as torch.nn.init.ones_.", "ones_(zeros(3))";
     Function Training "constant_", "constant_(tensor, val)", "Fills `tensor` with `val` in place, as torch.nn.init.constant_.", "constant_(zeros(3), 0.5)";
+    Function Training "orthogonal_", "orthogonal_(tensor, gain=1.0)", "Fills `tensor` with a (semi-)orthogonal matrix, as torch.nn.init.orthogonal_: normal numbers [rows, rest], their QR decomposition's `q` with the signs of `r`'s diagonal, times `gain` (the super-resolution example's init).", "w = orthogonal_(empty(3, 3))\n(w @ w.T - eye(3)).abs().max() < 1e-5";
     Function Training "xavier_uniform_", "xavier_uniform_(tensor, gain=1.0)", "Glorot's uniform fill, as torch.nn.init.xavier_uniform_: within `gain * sqrt(6 / (fan_in + fan_out))`.", "fc = Linear(4, 3)\nw = xavier_uniform_(fc.weight)\nw.abs().max() <= (6 / 7) ** 0.5";
     Function Training "xavier_normal_", "xavier_normal_(tensor, gain=1.0)", "Glorot's normal fill (std `gain * sqrt(2 / (fan_in + fan_out))`), as torch.nn.init.xavier_normal_.", "xavier_normal_(empty(64, 64)).std()";
     Function Training "kaiming_uniform_", "kaiming_uniform_(tensor, a=0, mode=\"fan_in\", nonlinearity=\"leaky_relu\")", "He's uniform fill, as torch.nn.init.kaiming_uniform_: within `sqrt(3) * gain / sqrt(fan)` (what `Linear` uses with `a=sqrt(5)`).", "kaiming_uniform_(empty(256, 784), nonlinearity=\"relu\").abs().max()";
@@ -1098,8 +1099,9 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         ) => return Some(format!("{}() (Python's)", doc.name)),
         (
             Function,
-            "uniform_" | "normal_" | "zeros_" | "ones_" | "constant_" | "xavier_uniform_"
-            | "xavier_normal_" | "kaiming_uniform_" | "kaiming_normal_" | "calculate_gain",
+            "uniform_" | "normal_" | "zeros_" | "ones_" | "constant_" | "orthogonal_"
+            | "xavier_uniform_" | "xavier_normal_" | "kaiming_uniform_" | "kaiming_normal_"
+            | "calculate_gain",
         ) => return Some(format!("torch.nn.init.{}", doc.name)),
         (Statement, "class") => "class Name(nn.Module):",
         (

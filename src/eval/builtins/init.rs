@@ -10,7 +10,7 @@ use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::factory::{Distribution, Fill, NewTensor};
-use crate::runtime::Tensor;
+use crate::runtime::{DType, Tensor};
 
 type Out = Result<Value, Diagnostic>;
 
@@ -114,6 +114,10 @@ pub(super) fn init(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             };
             me.rt.fill(&t, v).map_err(at)?
         }
+        "orthogonal_" => {
+            let g = b.float("gain")?.unwrap_or(1.0);
+            orthogonal_(me, &t, g).map_err(at)?
+        }
         "xavier_uniform_" | "xavier_normal_" => {
             let g = b.float("gain")?.unwrap_or(1.0);
             let (fan_in, fan_out) = fans(&t).map_err(at)?;
@@ -155,6 +159,103 @@ pub(super) fn init(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
         }
     }
     Ok(Value::Tensor(Arc::clone(&t)))
+}
+
+/// `orthogonal_(tensor, gain)` as PyTorch's: normal numbers [rows, cols]
+/// (rows the first dim, cols the rest), transposed when wider than tall,
+/// their QR decomposition's `q` with each column's sign made that of `r`'s
+/// diagonal (a unique, uniformly drawn orthogonal matrix), times `gain`.
+/// The decomposition runs on the host (Householder, in f64), as the fill
+/// of a parameter at construction.
+fn orthogonal_(me: &mut Interp, t: &Tensor, gain: f64) -> Result<(), Error> {
+    if t.ndim() < 2 {
+        return Err(Error::value(
+            "Only tensors with 2 or more dimensions are supported",
+        ));
+    }
+    if t.numel() == 0 {
+        return Ok(());
+    }
+    let rows = t.shape()[0];
+    let cols = t.numel() / rows;
+    let (m, n) = if rows < cols {
+        (cols, rows)
+    } else {
+        (rows, cols)
+    };
+    let new = NewTensor {
+        shape: &[m, n],
+        dtype: DType::F64,
+        device: crate::runtime::Device::Cpu,
+        like: None,
+    };
+    let a = me.rt.random(new, Distribution::Normal)?;
+    let q = householder_q(a.to_vec::<f64>(), m, n);
+    // q [m, n] back as [rows, cols]: transposed when it was.
+    let mut out = vec![0.0; rows * cols];
+    for i in 0..m {
+        for j in 0..n {
+            let v = q[i * n + j] * gain;
+            match rows < cols {
+                true => out[j * cols + i] = v,
+                false => out[i * cols + j] = v,
+            }
+        }
+    }
+    let host = Tensor::from_vec(out, t.shape().to_vec());
+    let cast = me.rt.tensor(&host, t.dtype(), t.device())?;
+    me.rt.assign(t, &cast)
+}
+
+/// The `q` [m, n] (m >= n) of `a`'s QR decomposition (row-major), each
+/// column times the sign of `r`'s diagonal element (so `r`'s diagonal is
+/// positive, as PyTorch's `q *= d.sign()` makes it).
+fn householder_q(mut a: Vec<f64>, m: usize, n: usize) -> Vec<f64> {
+    let mut vs: Vec<Vec<f64>> = Vec::with_capacity(n);
+    let mut diag = vec![0.0; n];
+    for k in 0..n {
+        let norm: f64 = (k..m)
+            .map(|i| a[i * n + k] * a[i * n + k])
+            .sum::<f64>()
+            .sqrt();
+        let alpha = if a[k * n + k] > 0.0 { -norm } else { norm };
+        let mut v: Vec<f64> = (k..m).map(|i| a[i * n + k]).collect();
+        v[0] -= alpha;
+        let vn: f64 = v.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if vn > 0.0 {
+            v.iter_mut().for_each(|x| *x /= vn);
+            for j in k..n {
+                let dot: f64 = (k..m).map(|i| v[i - k] * a[i * n + j]).sum();
+                for i in k..m {
+                    a[i * n + j] -= 2.0 * v[i - k] * dot;
+                }
+            }
+        }
+        diag[k] = a[k * n + k];
+        vs.push(v);
+    }
+    // q = H_0 H_1 ... H_{n-1} applied to the first n columns of I.
+    let mut q = vec![0.0; m * n];
+    for j in 0..n {
+        q[j * n + j] = 1.0;
+    }
+    for k in (0..n).rev() {
+        let v = &vs[k];
+        for j in 0..n {
+            let dot: f64 = (k..m).map(|i| v[i - k] * q[i * n + j]).sum();
+            for i in k..m {
+                q[i * n + j] -= 2.0 * v[i - k] * dot;
+            }
+        }
+    }
+    for (j, d) in diag.iter().enumerate() {
+        if *d < 0.0 {
+            for i in 0..m {
+                q[i * n + j] = -q[i * n + j];
+            }
+        }
+    }
+    q
 }
 
 /// `calculate_gain(nonlinearity, param=none)`.

@@ -474,6 +474,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("ones_", init::init),
     ("constant_", init::init),
     ("xavier_uniform_", init::init),
+    ("orthogonal_", init::init),
     ("xavier_normal_", init::init),
     ("kaiming_uniform_", init::init),
     ("kaiming_normal_", init::init),
