@@ -21,7 +21,7 @@ use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::index;
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::view;
-use crate::runtime::shape::fmt_shape;
+use crate::runtime::shape::{fmt_shape, spaced_shape};
 use crate::runtime::Tensor;
 
 type R<T> = Result<T, Error>;
@@ -29,12 +29,8 @@ type R<T> = Result<T, Error>;
 fn check_image(x: &Tensor, what: &str) -> R<()> {
     if x.ndim() != 4 {
         return Err(Error::shape(format!(
-            "Expected 3D (unbatched) or 4D (batched) input to {what}, but got input of size: [{}]",
-            x.shape()
-                .iter()
-                .map(usize::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
+            "Expected 3D (unbatched) or 4D (batched) input to {what}, but got input of size: {}",
+            spaced_shape(x.shape())
         )));
     }
     Ok(())
@@ -155,9 +151,9 @@ fn convolution(
     };
     if x.ndim() != dims {
         return Err(Error::shape(format!(
-            "Expected {}D (unbatched) or {dims}D (batched) input to {name}, but got input of size: [{}]",
+            "Expected {}D (unbatched) or {dims}D (batched) input to {name}, but got input of size: {}",
             dims - 1,
-            x.shape().iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+            spaced_shape(x.shape())
         )));
     }
     if w.ndim() != dims {
@@ -192,18 +188,14 @@ fn convolution(
         true => w4.shape()[1] * groups,
     };
     if groups == 0 || c != expected || outs % groups != 0 || expected % groups != 0 {
-        let spaced = |t: &Tensor| {
-            let dims: Vec<String> = t.shape().iter().map(usize::to_string).collect();
-            format!("[{}]", dims.join(", "))
-        };
         let given = match transposed.on {
             true => "transposed=1".to_string(),
             false => format!("groups={groups}"),
         };
         return Err(Error::shape(format!(
             "Given {given}, weight of size {}, expected input{} to have {expected} channels, but got {c} channels instead",
-            spaced(w),
-            spaced(x),
+            spaced_shape(w.shape()),
+            spaced_shape(x.shape()),
         )));
     }
     let out4 = match transposed.on {

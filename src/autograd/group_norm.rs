@@ -15,6 +15,7 @@ use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::BinaryOp;
 use crate::runtime::op::reduce::ReduceOp;
+use crate::runtime::shape::spaced_shape;
 use crate::runtime::Tensor;
 
 type R<T> = Result<T, Error>;
@@ -67,7 +68,7 @@ pub fn group_norm(
     if groups == 0 || c % groups != 0 {
         return Err(Error::runtime(format!(
             "Expected number of channels in input to be divisible by num_groups, but got input of shape {} and num_groups={groups}",
-            spaced(x.shape())
+            spaced_shape(x.shape())
         )));
     }
     for (t, what) in [(weight, "weight"), (bias, "bias")] {
@@ -75,8 +76,8 @@ pub fn group_norm(
             if t.ndim() != 1 || t.numel() != c {
                 return Err(Error::runtime(format!(
                     "Expected {what} to be a vector of size equal to the number of channels in input, but got {what} of shape {} and input of shape {}",
-                    spaced(t.shape()),
-                    spaced(x.shape())
+                    spaced_shape(t.shape()),
+                    spaced_shape(x.shape())
                 )));
             }
         }
@@ -111,11 +112,6 @@ pub fn group_norm(
         backward,
         &inputs,
     ))
-}
-
-fn spaced(shape: &[usize]) -> String {
-    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
-    format!("[{}]", dims.join(", "))
 }
 
 /// What `NativeGroupNormBackward0` kept: the input, the weight, each
@@ -204,7 +200,7 @@ pub fn instance_norm(
     if x.ndim() < 2 {
         return Err(Error::runtime(format!(
             "instance_norm expects an input [N, C, *], not {}",
-            spaced(x.shape())
+            spaced_shape(x.shape())
         )));
     }
     let (n, c) = (x.shape()[0], x.shape()[1]);

@@ -735,22 +735,18 @@ impl Optimizer {
             let Some(k) = self.slot.iter().position(|&slot| slot == s) else {
                 continue;
             };
-            let (first, second, third) = match self.groups[0] {
-                Kind::Sgd { .. } => ("momentum_buffer", "", ""),
-                Kind::Adam { .. } | Kind::AdamW { .. } => ("exp_avg", "exp_avg_sq", ""),
-                Kind::RmsProp { .. } => ("momentum_buffer", "square_avg", "grad_avg"),
-                Kind::Adagrad { .. } => ("", "sum", ""),
-                Kind::Adadelta { .. } => ("", "square_avg", "acc_delta"),
-                Kind::AdamLike {
-                    variant: AdamVariant::Adamax,
-                    ..
-                } => ("exp_avg", "exp_inf", ""),
-                Kind::AdamLike { .. } => ("exp_avg", "exp_avg_sq", ""),
+            // Each slot's name, as `state_names` gives it.
+            let names = self.groups[0].state_names();
+            let name_of = |slot: Slot| {
+                names
+                    .iter()
+                    .find(|(_, s)| *s == slot)
+                    .map_or("", |(n, _)| *n)
             };
             for (what, t) in [
-                (first, &state.first),
-                (second, &state.second),
-                (third, &state.third),
+                (name_of(Slot::First), &state.first),
+                (name_of(Slot::Second), &state.second),
+                (name_of(Slot::Third), &state.third),
             ] {
                 out.extend(t.iter().map(|t| (k, what, Arc::clone(t))));
             }

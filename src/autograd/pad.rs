@@ -149,10 +149,9 @@ pub fn pad_by_edges(
         let n = x.shape()[dim] as i64;
         let too_big = before.max(after) >= n;
         if (reflect && too_big) || n == 0 {
-            let shape: Vec<String> = x.shape().iter().map(usize::to_string).collect();
             return Err(Error::runtime(format!(
-                "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding ({before}, {after}) at dimension {dim} of input [{}]",
-                shape.join(", ")
+                "Argument #4: Padding size should be less than the corresponding input dimension, but got: padding ({before}, {after}) at dimension {dim} of input {}",
+                crate::runtime::shape::spaced_shape(x.shape())
             )));
         }
         let m = n + before + after;

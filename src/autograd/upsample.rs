@@ -19,6 +19,7 @@ use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::BinaryOp;
 use crate::runtime::op::index::Index;
+use crate::runtime::shape::spaced_shape;
 use crate::runtime::{DType, Device, Tensor};
 
 type R<T> = Result<T, Error>;
@@ -161,8 +162,8 @@ pub fn upsample(
     if spatial.contains(&0) || out.contains(&0) {
         return Err(Error::runtime(format!(
             "Input and output sizes should be greater than 0, but got input ({}) and output ({})",
-            join(spatial),
-            join(out)
+            spaced_shape(spatial).trim_matches(['[', ']']),
+            spaced_shape(out).trim_matches(['[', ']'])
         )));
     }
     let f32_math = !matches!(x.dtype(), DType::F64);
@@ -173,13 +174,6 @@ pub fn upsample(
     let out_t = resample(rt, x, &taps)?;
     let backward = Backward::Upsample { taps };
     Ok(attach_node(rt, mode, out_t, how.node(dims), backward, &[x]))
-}
-
-fn join(v: &[usize]) -> String {
-    v.iter()
-        .map(usize::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Every combination of one tap per dim: its index over the last dims

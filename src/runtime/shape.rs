@@ -36,6 +36,12 @@ pub fn fmt_shape(shape: &[usize]) -> String {
     format!("[{}]", dims.join(","))
 }
 
+/// `shape` as PyTorch's messages write it: `[2, 3, 4]`.
+pub fn spaced_shape(shape: &[usize]) -> String {
+    let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
+    format!("[{}]", dims.join(", "))
+}
+
 /// The element count of `shape`, or an error if it overflows.
 pub fn checked_numel(shape: &[usize]) -> Result<usize, Error> {
     shape
