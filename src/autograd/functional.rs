@@ -135,11 +135,15 @@ pub fn dropout(
 }
 
 /// Which elements a dropout keeps: a bool tensor of `shape` on `x`'s
-/// device, each true with probability `1 - p` (a uniform draw below it).
+/// device, each true with probability `1 - p` (a uniform draw below it;
+/// on the CPU a double, as PyTorch's `bernoulli_(1 - p)` draws).
 fn kept(rt: &mut Runtime, x: &Tensor, shape: &[usize], p: f64) -> R<Arc<Tensor>> {
     let new = NewTensor {
         shape,
-        dtype: x.dtype(),
+        dtype: match x.device().is_cuda() {
+            true => x.dtype(),
+            false => DType::F64,
+        },
         device: x.device(),
         like: None,
     };

@@ -34,7 +34,7 @@ use crate::runtime::op::index::{self, Index};
 use crate::runtime::spec::HOST;
 use crate::runtime::timeline::Lane;
 use crate::runtime::timing;
-use crate::runtime::{Device, Tensor};
+use crate::runtime::Tensor;
 use crate::vocab::Span;
 
 /// What the timeline calls the loader's work.
@@ -147,26 +147,24 @@ impl Epoch {
         span: Span,
         pin: bool,
     ) -> Result<Epoch, Diagnostic> {
-        // With `generator=`, PyTorch draws the pass's worker seed from it
-        // first, then the sampler's order (its iterator starts lazily).
-        let own_seed = loader.generator.as_ref().map(|g| g.random_int64());
+        // PyTorch draws the pass's worker seed first (from the loader's
+        // `generator=`, else the cpu's), then the sampler's order (its
+        // iterator starts lazily), whether or not there are workers.
+        let base_seed = match &loader.generator {
+            Some(g) => g.random_int64(),
+            None => host.runtime().generators.cpu().random64() & i64::MAX as u64,
+        };
         let batches = match loader.drawn().given() {
             Some(given) => {
                 let listed = host.given(given, span)?;
                 loader.given_batches(listed)
             }
             None => loader
-                .batches(host.runtime().generators.of(Device::Cpu))
+                .batches(host.runtime().generators.cpu())
                 .map_err(|e| e.at(span))?,
         };
-        let rt = host.runtime();
-        // As PyTorch's: worker w's generator is seeded with a base seed
-        // drawn from the cpu generator for each pass, plus w.
-        let base_seed = match (own_seed, &*loader.source, loader.num_workers) {
-            (Some(seed), _, _) => seed,
-            (None, Dataset::Function(_), 1..) => rt.generators.of(Device::Cpu).next_u64(),
-            _ => 0,
-        };
+        // As PyTorch's: worker w's generator is seeded with the base seed
+        // plus w.
         let stop = Arc::new(AtomicBool::new(false));
         let (done, results) = channel();
         let mut workers = Vec::new();

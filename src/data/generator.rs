@@ -1,33 +1,17 @@
-//! `torch.Generator()` on the CPU: a Mersenne Twister (`mt19937.rs`) a
-//! program makes and seeds itself (`torch.Generator().manual_seed(42)`),
-//! shared by everything given it (`random_split`, `RandomSampler`, a
-//! `DataLoader`, `randperm`), each drawing on from where the last left it,
-//! as PyTorch's `CPUGeneratorImpl`.
+//! `torch.Generator()` on the CPU: PyTorch's CPU generator
+//! (`runtime::cpu_random`) a program makes and seeds itself
+//! (`torch.Generator().manual_seed(42)`), shared by everything given it
+//! (`random_split`, `RandomSampler`, a `DataLoader`, `randperm`, `randn`,
+//! `multinomial`...), each drawing on from where the last left it.
 
 use std::sync::{Arc, Mutex};
 
-use super::mt19937::Mt19937;
+use crate::runtime::cpu_random::CpuGenerator;
 use crate::runtime::lock::lock;
 
-/// PyTorch's default seed of a new generator (`default_rng_seed_val`).
-pub const DEFAULT_SEED: u64 = 67_280_421_310_721;
-
-#[derive(Debug)]
-pub struct CpuGenerator {
-    pub engine: Mt19937,
-    /// What `manual_seed` was given (`initial_seed()`).
-    pub seed: u64,
-}
-
 /// A generator as the program holds it: every holder draws from one state.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct TorchGenerator(pub Arc<Mutex<CpuGenerator>>);
-
-impl Default for TorchGenerator {
-    fn default() -> Self {
-        TorchGenerator::seeded(DEFAULT_SEED)
-    }
-}
 
 impl PartialEq for TorchGenerator {
     fn eq(&self, other: &Self) -> bool {
@@ -37,49 +21,37 @@ impl PartialEq for TorchGenerator {
 
 impl TorchGenerator {
     pub fn seeded(seed: u64) -> TorchGenerator {
-        TorchGenerator(Arc::new(Mutex::new(CpuGenerator {
-            engine: Mt19937::new(seed),
-            seed,
-        })))
+        TorchGenerator(Arc::new(Mutex::new(CpuGenerator::new(seed))))
     }
 
     /// Another generator in this one's state (a forked worker's copy).
     pub fn copied(&self) -> TorchGenerator {
-        let g = lock(&self.0);
-        TorchGenerator(Arc::new(Mutex::new(CpuGenerator {
-            engine: g.engine.clone(),
-            seed: g.seed,
-        })))
+        TorchGenerator(Arc::new(Mutex::new(lock(&self.0).clone())))
     }
 
     /// `g.manual_seed(seed)`: its state starts again from `seed`.
     pub fn manual_seed(&self, seed: u64) {
-        let mut g = lock(&self.0);
-        g.engine = Mt19937::new(seed);
-        g.seed = seed;
+        *lock(&self.0) = CpuGenerator::new(seed);
     }
 
     pub fn initial_seed(&self) -> u64 {
-        lock(&self.0).seed
+        lock(&self.0).initial_seed()
     }
 
     /// `torch.empty((), dtype=torch.int64).random_(generator=g)`: 64 bits
     /// (the first 32 high), kept to int64's positive range.
     pub fn random_int64(&self) -> u64 {
-        let mut g = lock(&self.0);
-        let hi = u64::from(g.engine.next_u32());
-        let lo = u64::from(g.engine.next_u32());
-        ((hi << 32) | lo) % (1u64 << 63)
+        lock(&self.0).random64() % (1u64 << 63)
     }
 
     /// `torch.randperm(n, generator=g)` on the CPU.
     pub fn randperm(&self, n: usize) -> Vec<usize> {
-        super::mt19937::randperm_with(&mut lock(&self.0).engine, n)
+        lock(&self.0).randperm(n)
     }
 
     /// `randint(high=n)`'s draw.
     pub fn below(&self, n: u64) -> u64 {
-        lock(&self.0).engine.below(n)
+        lock(&self.0).integer(n, 0) as u64
     }
 }
 

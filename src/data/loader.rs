@@ -11,7 +11,7 @@ use super::generator::TorchGenerator;
 use super::random::{Draws, RandomSampler};
 use super::sampler::{permutation, DistributedSampler};
 use crate::error::Error;
-use crate::runtime::rng::Generator;
+use crate::runtime::cpu_random::CpuGenerator;
 
 /// The order a DataLoader takes samples in (`sampler=`, or PyTorch's
 /// default: a `SequentialSampler`, a `RandomSampler` with `shuffle`).
@@ -303,7 +303,7 @@ impl Batches {
 
 impl Sampler {
     /// One pass's order, drawn as `DataLoader::batches` says.
-    fn order(&self, generator: &mut Generator) -> Result<Order, Error> {
+    fn order(&self, generator: &mut CpuGenerator) -> Result<Order, Error> {
         Ok(match self {
             Sampler::Sequential(n) => Order::Sequential(*n),
             Sampler::Distributed(s) => Order::Listed(s.indices()?),
@@ -318,7 +318,7 @@ impl Sampler {
             ),
             // `torch.empty((), dtype=torch.int64).random_()`: 63 bits.
             Sampler::Random(r) => Order::Drawn(
-                Box::new(r.draws(generator.next_u64() & i64::MAX as u64)?),
+                Box::new(r.draws(generator.random64() & i64::MAX as u64)?),
                 r.num_samples,
             ),
             Sampler::Batch(b) => b.sampler.order(generator)?,
@@ -334,7 +334,7 @@ impl Sampler {
     /// `list(sampler)`, `for i in sampler`: one pass's indices. A pass
     /// larger than the host can list is refused (PyTorch's would run
     /// until memory ends).
-    pub fn indices(&self, generator: &mut Generator) -> Result<Vec<usize>, Error> {
+    pub fn indices(&self, generator: &mut CpuGenerator) -> Result<Vec<usize>, Error> {
         const MOST: usize = 100_000_000;
         let len = self.known_len().unwrap_or(0);
         if len > MOST {
@@ -531,7 +531,7 @@ impl DataLoader {
     /// a time; a subset permuted by `generator`; a rank's share. A
     /// permutation held whole, as PyTorch's `randperm(n)` is, is refused
     /// when the host cannot hold it.
-    pub fn batches(&self, generator: &mut Generator) -> Result<Batches, Error> {
+    pub fn batches(&self, generator: &mut CpuGenerator) -> Result<Batches, Error> {
         let order = self.drawn().order(generator)?;
         let (size, drop_last) = self.cut();
         Ok(Batches {
@@ -610,7 +610,7 @@ mod tests {
             // Shuffling nothing is refused (`shuffling_nothing_is_refused`).
             let n = if shuffle { n.max(1) } else { n };
             let l = loader(n, batch, shuffle, drop_last);
-            let mut g = Generator::new(seed);
+            let mut g = CpuGenerator::new(seed);
             let mut made = l.batches(&mut g).unwrap();
             prop_assert_eq!(Some(made.len()), l.known_len());
             let batches: Vec<Vec<usize>> = (0..made.len()).map(|_| made.next_batch()).collect();
@@ -660,9 +660,9 @@ mod tests {
     #[test]
     fn the_same_seed_gives_the_same_order() {
         let l = loader(100, 10, true, false);
-        let a = l.batches(&mut Generator::new(7)).unwrap();
-        let b = l.batches(&mut Generator::new(7)).unwrap();
-        let c = l.batches(&mut Generator::new(8)).unwrap();
+        let a = l.batches(&mut CpuGenerator::new(7)).unwrap();
+        let b = l.batches(&mut CpuGenerator::new(7)).unwrap();
+        let c = l.batches(&mut CpuGenerator::new(8)).unwrap();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }
@@ -690,7 +690,7 @@ mod tests {
     #[test]
     fn a_huge_dataset_in_order_is_batched_lazily() {
         let l = huge(1 << 62, false);
-        let mut b = l.batches(&mut Generator::new(0)).unwrap();
+        let mut b = l.batches(&mut CpuGenerator::new(0)).unwrap();
         assert_eq!(b.len(), 1 << 62);
         assert_eq!(b.next_batch(), vec![0]);
         assert_eq!(b.next_batch(), vec![1]);
@@ -699,7 +699,7 @@ mod tests {
     #[test]
     fn shuffling_more_than_the_host_holds_is_refused() {
         let l = huge(1 << 62, true);
-        let e = l.batches(&mut Generator::new(0)).unwrap_err();
+        let e = l.batches(&mut CpuGenerator::new(0)).unwrap_err();
         assert!(e.to_string().contains("needs a permutation"), "{e}");
         assert!(e.help().unwrap_or_default().contains("randperm"), "{e}");
     }

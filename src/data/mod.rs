@@ -10,7 +10,7 @@
 //! - `epoch.rs`: one pass over a loader: the workers, the prefetching, the
 //!   pin step, and their time (modelled on the reference CPU, or measured);
 //! - `sampler.rs`: `DistributedSampler`, shuffling with PyTorch's CPU
-//!   generator and `randperm` (`mt19937.rs`);
+//!   generator and `randperm` (`runtime::cpu_random`);
 //! - `random.rs`: `RandomSampler` (and `shuffle`), drawn as PyTorch's;
 //! - `generator.rs`: `torch.Generator()` on the CPU, which a program seeds
 //!   and gives to a sampler, a loader or `random_split`.
@@ -19,6 +19,5 @@ pub mod dataset;
 pub mod epoch;
 pub mod generator;
 pub mod loader;
-pub mod mt19937;
 pub mod random;
 pub mod sampler;

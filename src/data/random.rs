@@ -9,8 +9,8 @@
 use std::collections::VecDeque;
 
 use super::generator::TorchGenerator;
-use super::mt19937::{randperm_with, Mt19937};
 use crate::error::Error;
+use crate::runtime::cpu_random::mt19937::{randperm_with, Mt19937};
 
 #[derive(Debug)]
 pub struct RandomSampler {

@@ -5,7 +5,7 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::Error;
-use crate::runtime::rng::Generator;
+use crate::runtime::cpu_random::CpuGenerator;
 
 #[derive(Debug)]
 pub struct DistributedSampler {
@@ -85,7 +85,10 @@ impl DistributedSampler {
                 let epoch = self.epoch.load(Ordering::Relaxed);
                 // The permutation is built in host memory: checked first.
                 permutation_fits(self.samples)?;
-                super::mt19937::randperm(self.samples, self.seed.wrapping_add(epoch))
+                crate::runtime::cpu_random::mt19937::randperm(
+                    self.samples,
+                    self.seed.wrapping_add(epoch),
+                )
             }
             false => {
                 let mut all = Vec::new();
@@ -130,24 +133,10 @@ impl DistributedSampler {
     }
 }
 
-/// A uniformly random permutation of `0..n` (Fisher–Yates).
-pub(super) fn permutation(n: usize, generator: &mut Generator) -> Result<Vec<usize>, Error> {
+/// `torch.randperm(n)` on the CPU generator, checked to fit first.
+pub fn permutation(n: usize, generator: &mut CpuGenerator) -> Result<Vec<usize>, Error> {
     permutation_fits(n)?;
-    shuffled(&generator.uniform(n))
-}
-
-/// `0..draws.len()` shuffled by `draws` (uniform in [0, 1)), Fisher–Yates:
-/// a DataLoader's order, and `torch.randperm`'s.
-pub fn shuffled(draws: &[f64]) -> Result<Vec<usize>, Error> {
-    let n = draws.len();
-    permutation_fits(n)?;
-    let mut order: Vec<usize> = Vec::with_capacity(n);
-    order.extend(0..n);
-    for i in (1..n).rev() {
-        let j = ((draws[i] * (i + 1) as f64) as usize).min(i);
-        order.swap(i, j);
-    }
-    Ok(order)
+    Ok(generator.randperm(n))
 }
 
 /// An error unless a permutation of `n` samples (the order and its

@@ -10,12 +10,12 @@ use std::sync::{Arc, Mutex};
 
 use super::args::ArgVal;
 use super::{Interp, Value};
-use crate::data::mt19937::Mt19937;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
+use crate::runtime::cpu_random::mt19937::Mt19937;
 use crate::runtime::lock::lock;
 
-/// CPython's generator: the Mersenne Twister (`data::mt19937`, the same
+/// CPython's generator: the Mersenne Twister (`runtime::cpu_random::mt19937`, the same
 /// engine as PyTorch's CPU generator), seeded as `random.seed` seeds it.
 pub struct Twister(Mt19937);
 

@@ -233,7 +233,7 @@ impl Interp {
                 Listed::Batches(b) => return Ok(Value::list(b.into_iter().map(ints).collect())),
             },
             None => {
-                let cpu = self.rt.generators.of(crate::runtime::Device::Cpu);
+                let cpu = self.rt.generators.cpu();
                 s.indices(cpu).map_err(|e| e.at(span))?
             }
         };

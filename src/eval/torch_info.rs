@@ -153,7 +153,13 @@ impl Interp {
                 }
                 Ok(Value::List(Arc::new(out)))
             }
-            _ => self.normal(&args, span),
+            _ => match keyword(&args, "generator") {
+                Some(Value::Generator(g)) => {
+                    let g = g.clone();
+                    self.drawing_with(&g, span, None, |me| me.normal(&args, span))
+                }
+                _ => self.normal(&args, span),
+            },
         }
     }
 

@@ -46,7 +46,12 @@ pub fn linear(
         0 => 0.0,
         n => 1.0 / (n as f64).sqrt(),
     };
-    let w = uniform(rt, &[out_features, in_features], bound, at)?;
+    let w = uniform(
+        rt,
+        &[out_features, in_features],
+        kaiming_bound(in_features),
+        at,
+    )?;
     m.set_parameter("weight", Some(w))?;
     let b = match bias {
         true => Some(uniform(rt, &[out_features], bound, at)?),
@@ -231,9 +236,28 @@ pub(super) fn uniform(
     Ok(Arc::new(meta::parameter(&u, true)))
 }
 
+/// The bound of a weight's `kaiming_uniform_(w, a=math.sqrt(5))` (what
+/// `Linear` and the convolutions draw their weights with), computed as
+/// PyTorch's `init.py` computes it in double: mathematically
+/// `1 / sqrt(fan_in)`, the bias's bound, but not always to the last bit.
+fn kaiming_bound(fan_in: usize) -> f64 {
+    if fan_in == 0 {
+        return 0.0;
+    }
+    let slope = 5f64.sqrt();
+    let gain = (2.0 / (1.0 + slope.powi(2))).sqrt();
+    3f64.sqrt() * (gain / (fan_in as f64).sqrt())
+}
+
 /// A new tensor of numbers uniform within `bound` of 0 (PyTorch's
-/// `uniform_(-bound, bound)`), from the device's generator.
+/// `uniform_(-bound, bound)`), from the device's generator: on the CPU
+/// PyTorch's own numbers for the seed.
 pub(super) fn within(rt: &mut Runtime, new: NewTensor, bound: f64) -> Result<Arc<Tensor>, Error> {
+    if new.device == crate::runtime::Device::Cpu {
+        let u = rt.empty(new)?;
+        rt.uniform_(&u, -bound, bound)?;
+        return Ok(u);
+    }
     let u = rt.random(new, Distribution::Uniform)?;
     rt.binary_(
         BinaryOp::Mul,
@@ -686,7 +710,7 @@ pub fn conv(
         true => vec![first, second, kernel.1],
         false => vec![first, second, kernel.0, kernel.1],
     };
-    let w = uniform(rt, &shape, bound, at)?;
+    let w = uniform(rt, &shape, kaiming_bound(fan_in), at)?;
     m.set_parameter("weight", Some(w))?;
     let b = match bias {
         true => Some(uniform(rt, &[out_channels], bound, at)?),

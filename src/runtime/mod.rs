@@ -14,6 +14,7 @@ pub mod alloc;
 pub mod backend;
 pub mod buffer;
 pub mod counters;
+pub mod cpu_random;
 pub mod cuda;
 pub mod device_bytes;
 pub mod devices;

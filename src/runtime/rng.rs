@@ -2,8 +2,8 @@
 //! so every backend can draw identical numbers from a seed and an offset.
 
 use super::buffer::PAR_MIN;
+use super::cpu_random::CpuGenerator;
 use super::parallel;
-use crate::vocab::Device;
 
 const M0: u32 = 0xD251_1F53;
 const M1: u32 = 0xCD9E_8D57;
@@ -24,23 +24,25 @@ pub fn philox(counter: [u32; 4], key: [u32; 2]) -> [u32; 4] {
     c
 }
 
-/// One generator per device, as PyTorch has (the CPU's and each CUDA
-/// device's default generator): a draw on cuda:0 does not change what
-/// cuda:1 draws next. `seed(n)` seeds them all with `n`
-/// (`torch.manual_seed`, which seeds every device).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One generator per device, as PyTorch has: the CPU's (PyTorch's own,
+/// `cpu_random`) and each CUDA device's (Philox): a draw on cuda:0 does not
+/// change what cuda:1 or the CPU draws next. `reseed(n)` seeds them all
+/// with `n` (`torch.manual_seed`, which seeds every device).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Generators {
     /// What a generator not made yet starts from.
     seed: u64,
-    /// The host's, then cuda:0's, cuda:1's, ... (made when first drawn from).
-    devices: Vec<Generator>,
+    cpu: CpuGenerator,
+    /// cuda:0's, cuda:1's, ... (made when first drawn from).
+    cuda: Vec<Generator>,
 }
 
 impl Generators {
     pub fn new(seed: u64) -> Generators {
         Generators {
             seed,
-            devices: Vec::new(),
+            cpu: CpuGenerator::new(seed),
+            cuda: Vec::new(),
         }
     }
 
@@ -57,22 +59,23 @@ impl Generators {
     /// PyTorch's `torch.cuda.manual_seed_all(seed)`: every CUDA device's
     /// generator starts again from `seed`; the host's keeps its place.
     pub fn reseed_cuda(&mut self, seed: u64) {
-        let host = self.of(Device::Cpu).clone();
         self.seed = seed;
-        self.devices = vec![host];
+        self.cuda.clear();
     }
 
-    /// The generator of `device`.
-    pub fn of(&mut self, device: Device) -> &mut Generator {
-        let i = match device {
-            Device::Cpu => 0,
-            Device::Cuda(d) => d as usize + 1,
-        };
-        if self.devices.len() <= i {
+    /// The CPU's generator (`torch.default_generator`).
+    pub fn cpu(&mut self) -> &mut CpuGenerator {
+        &mut self.cpu
+    }
+
+    /// CUDA device `d`'s generator.
+    pub fn cuda(&mut self, d: u32) -> &mut Generator {
+        let i = d as usize;
+        if self.cuda.len() <= i {
             let seed = self.seed;
-            self.devices.resize_with(i + 1, || Generator::new(seed));
+            self.cuda.resize_with(i + 1, || Generator::new(seed));
         }
-        &mut self.devices[i]
+        &mut self.cuda[i]
     }
 }
 

@@ -8,7 +8,6 @@ use std::sync::Arc;
 use super::super::args::Bound;
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
-use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::factory::{Distribution, Fill, NewTensor};
 use crate::runtime::{DType, Tensor};
 
@@ -60,22 +59,10 @@ impl Interp {
         a: f64,
         b: f64,
     ) -> Result<(), Error> {
-        let new = NewTensor {
-            shape: t.shape(),
-            dtype: t.dtype(),
-            device: t.device(),
-            like: Some(t),
-        };
-        if dist == Distribution::Normal {
-            return self.rt.normal_(t, a, b);
+        match dist {
+            Distribution::Normal => self.rt.normal_(t, a, b),
+            _ => self.rt.uniform_(t, a, b),
         }
-        let u = self.rt.random(new, dist)?;
-        // PyTorch's `from + u * (to - from)`.
-        self.rt
-            .binary_(BinaryOp::Mul, &u, Operand::weak(&Tensor::scalar(b - a)))?;
-        self.rt
-            .binary_(BinaryOp::Add, &u, Operand::weak(&Tensor::scalar(a)))?;
-        self.rt.assign(t, &u)
     }
 }
 

@@ -534,7 +534,10 @@ impl Interp {
         let b = bind(doc, args, span)?;
         self.begin_op(doc.name);
         let watch = self.grad_inputs(b.values());
-        let v = handler(self, doc.name, &b)?;
+        let v = match torch_generator::draws(doc.name, false) {
+            true => self.drawing_from(&b, None, |me| handler(me, doc.name, &b))?,
+            false => handler(self, doc.name, &b)?,
+        };
         if watch {
             self.check_recorded(doc.name, b.values(), &v, span)?;
         }

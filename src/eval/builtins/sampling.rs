@@ -1,15 +1,17 @@
 //! `torch.multinomial(input, num_samples, replacement=False)`: indices
-//! drawn by each row's weights, composed of device ops (a cumulative sum,
-//! uniform draws, a count of the sums at or below each draw), so a GPU
-//! tensor's samples are drawn on its device without a host read, as
-//! PyTorch's are; `torch.bernoulli` and `torch.randint_like`. The draws
-//! come from cudash's generator, not PyTorch's.
+//! drawn by each row's weights. A CPU tensor's as PyTorch's CPU kernels
+//! draw them (`runtime::cpu_random::multinomial`); a GPU tensor's composed
+//! of device ops (a cumulative sum, uniform draws, a count of the sums at
+//! or below each draw), so they are drawn on its device without a host
+//! read, as PyTorch's are, from cudash's Philox generator. Also
+//! `torch.bernoulli` and `torch.randint_like`.
 
 use std::sync::Arc;
 
 use super::super::args::Bound;
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
+use crate::runtime::cpu_random::multinomial;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::along::AlongOp;
 use crate::runtime::op::binary::Operand;
@@ -73,6 +75,16 @@ fn draw(rt: &mut Runtime, p: &Arc<Tensor>, n: i64, replacement: bool) -> R<Arc<T
         }
     }
     let rows = if p.ndim() == 2 { p.shape()[0] } else { 1 };
+    if p.device() == Device::Cpu {
+        // PyTorch's CPU kernels, on its CPU generator.
+        let w = p.to_vec::<f64>();
+        let drawn = multinomial::draw(rt.generators.cpu(), &w, cols, n, replacement, p.dtype());
+        let shape = match p.ndim() {
+            1 => vec![n],
+            _ => vec![rows, n],
+        };
+        return rt.tensor(&Tensor::from_vec(drawn, shape), DType::I64, Device::Cpu);
+    }
     let dims = [rows as i64, cols as i64];
     let mut weights = rt.reshape(p, &dims)?;
     let positions = rt.arange(0.0, cols as f64, 1.0, DType::I64, p.device())?;
@@ -130,21 +142,14 @@ fn one_draw(rt: &mut Runtime, w: &Arc<Tensor>, rows: usize, cols: usize) -> R<Ar
     )
 }
 
-/// `0..n` in a random order, as `randperm(n)` draws it: Fisher–Yates
-/// over draws from the cpu's generator.
+/// `0..n` in a random order, as `randperm(n)` draws it on the cpu's
+/// generator.
 pub(crate) fn permutation(me: &mut Interp, n: usize) -> Result<Vec<usize>, Error> {
-    let new = NewTensor {
-        shape: &[n],
-        dtype: DType::F64,
-        device: Device::Cpu,
-        like: None,
-    };
-    let draws = me.rt.random(new, Distribution::Uniform)?.to_vec::<f64>();
-    crate::data::sampler::shuffled(&draws)
+    crate::data::sampler::permutation(n, me.rt.generators.cpu())
 }
 
 /// `torch.randperm(n, dtype=torch.int64, device=None)`: `0..n` in a random
-/// order (Fisher–Yates over draws from the cpu's generator, then put on
+/// order (PyTorch's `randperm_cpu` on the cpu's generator, then put on
 /// `device`).
 pub(super) fn randperm(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let n = b.int("n")?.unwrap_or(0);
@@ -152,10 +157,7 @@ pub(super) fn randperm(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Va
         .map_err(|_| Error::shape(format!("n must be non-negative, got{n}")).at(b.span_of("n")))?;
     let dtype = b.dtype("dtype")?.unwrap_or(DType::I64);
     let device = me.device_arg(b)?;
-    let order = match super::torch_generator::generator_arg(b)? {
-        Some(g) => g.randperm(n),
-        None => permutation(me, n).map_err(|e| e.at(b.span))?,
-    };
+    let order = permutation(me, n).map_err(|e| e.at(b.span))?;
     let host = Tensor::from_vec(
         order.into_iter().map(|i| i as i64).collect::<Vec<i64>>(),
         vec![n],
@@ -169,7 +171,7 @@ pub(super) fn bernoulli(me: &mut Interp, _: &'static str, b: &Bound) -> Result<V
     let p = b.tensor("input")?;
     let at = |e: Error| e.at(b.span);
     crate::eval::methods::random::floats_only(&p, "bernoulli_tensor_cpu_p_").map_err(at)?;
-    let u = crate::eval::methods::random::uniform(me, &p).map_err(at)?;
+    let u = crate::eval::methods::random::uniform(me, &p, Some(p.dtype())).map_err(at)?;
     let hit = me
         .rt
         .binary(BinaryOp::Lt, Operand::strong(&u), Operand::strong(&p))

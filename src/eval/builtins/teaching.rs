@@ -198,41 +198,34 @@ pub(super) fn list(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
 
 /// `enumerate(iterable, start=0)`: `for i, x in enumerate(xs)` counts the
 /// items (a DataLoader's batches as they are made).
-pub(super) fn enumerate(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+pub(super) fn enumerate(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (v, span) = b
         .get("iterable")
         .cloned()
         .ok_or_else(|| Error::value("enumerate() needs something to iterate").at(b.span))?;
     let start = b.int("start")?.unwrap_or(0);
+    // A class's `__iter__` gives what is counted.
+    let v = match v {
+        Value::Object(_) | Value::Sampler(_) => me.iter_method(v, span)?,
+        other => other,
+    };
     // A generator's items and a DataLoader pass's batches are made as the
     // loop asks (`for` takes them so).
-    if let Value::Iterator(i) = &v {
-        if super::super::generator::is_lazy(i) {
-            return Ok(Value::Enumerate(Arc::new((v, start))));
-        }
-    }
-    // An iterator's items are taken once, here (asking below would use them up).
-    let v = match &v {
-        Value::Iterator(_) => match v.elements() {
-            Some(Ok(items)) => Value::List(Arc::new(items)),
-            _ => v,
-        },
-        _ => v,
+    let lazy = match &v {
+        Value::Iterator(i) => super::super::generator::is_lazy(i),
+        Value::DataLoader(_) => true,
+        _ => false,
     };
-    if !matches!(v, Value::DataLoader(_)) {
-        match v.elements() {
-            Some(Ok(_)) => {}
-            Some(Err(e)) => return Err(e.at(span)),
-            None => {
-                return Err(Error::wrong_type(
-                    "the argument of enumerate()",
-                    "a list, a tensor with a dimension or a DataLoader",
-                    v.type_name(),
-                )
-                .at(span))
-            }
-        }
+    if lazy {
+        return Ok(Value::Enumerate(Arc::new((v, start))));
     }
+    // Other items are taken once, here (an iterator's would be used up by
+    // asking twice): a string's characters, a dict's keys as Python's.
+    let items = super::python::items_of(&v, span, "enumerate()")?;
+    let v = match v {
+        Value::Iterator(_) | Value::Str(_) | Value::Dict(_) => Value::List(Arc::new(items)),
+        other => other,
+    };
     Ok(Value::Enumerate(Arc::new((v, start))))
 }
 

@@ -57,9 +57,100 @@ pub(crate) fn method(
         }
         "initial_seed" => Ok(Value::Int(g.initial_seed() as i64)),
         _ => {
-            let seed = me.rt.generators.of(Device::Cpu).next_u64() & i64::MAX as u64;
+            let seed = me.rt.generators.cpu().random64() & i64::MAX as u64;
             g.manual_seed(seed);
             Ok(Value::Int(seed as i64))
         }
+    }
+}
+
+/// The builtins that draw from the CPU's generator and take `generator=`
+/// for it (`randperm`'s draws included; a `DataLoader`, a sampler and
+/// `random_split` keep theirs).
+const DRAWING: &[&str] = &[
+    "rand",
+    "randn",
+    "randint",
+    "rand_like",
+    "randn_like",
+    "randint_like",
+    "randperm",
+    "multinomial",
+    "bernoulli",
+    "uniform_",
+    "normal_",
+    "xavier_uniform_",
+    "xavier_normal_",
+    "kaiming_uniform_",
+    "kaiming_normal_",
+    "orthogonal_",
+];
+
+/// The tensor methods that draw and take `generator=`.
+const DRAWING_METHODS: &[&str] = &[
+    "uniform_",
+    "normal_",
+    "random_",
+    "exponential_",
+    "bernoulli_",
+];
+
+/// Whether builtin (or, with `method`, tensor method) `name` takes a
+/// `generator=` to draw from.
+pub(crate) fn draws(name: &str, method: bool) -> bool {
+    match method {
+        true => DRAWING_METHODS.contains(&name),
+        false => DRAWING.contains(&name),
+    }
+}
+
+impl Interp {
+    /// Runs `f` drawing from `generator=` (when given) instead of the
+    /// CPU's default generator: its state is swapped in for the call and
+    /// back out after, so what `f` draws advances it, as PyTorch's
+    /// `generator=` does. A CPU generator for CUDA tensors (`device`, or
+    /// a tensor argument's device) is PyTorch's error.
+    pub(crate) fn drawing_from<T>(
+        &mut self,
+        b: &Bound,
+        device: Option<Device>,
+        f: impl FnOnce(&mut Interp) -> Result<T, Diagnostic>,
+    ) -> Result<T, Diagnostic> {
+        let Some(g) = generator_arg(b)? else {
+            return f(self);
+        };
+        let device = device.or(b.device("device")?).or_else(|| {
+            b.values().find_map(|v| match v {
+                Value::Tensor(t) => Some(t.device()),
+                _ => None,
+            })
+        });
+        self.drawing_with(&g, b.span_of("generator"), device, f)
+    }
+
+    /// [`Interp::drawing_from`] with the generator in hand.
+    pub(crate) fn drawing_with<T>(
+        &mut self,
+        g: &TorchGenerator,
+        span: crate::vocab::Span,
+        device: Option<Device>,
+        f: impl FnOnce(&mut Interp) -> Result<T, Diagnostic>,
+    ) -> Result<T, Diagnostic> {
+        if let Some(Device::Cuda(_)) = device {
+            return Err(Error::runtime(
+                "Expected a 'cuda' device type for generator but found 'cpu'",
+            )
+            .at(span));
+        }
+        let swap = |me: &mut Interp| {
+            std::mem::swap(
+                me.rt.generators.cpu(),
+                &mut *crate::runtime::lock::lock(&g.0),
+            );
+        };
+        swap(self);
+        let out = f(self);
+        swap(self);
+        out
     }
 }

@@ -640,6 +640,11 @@ impl Interp {
         let inputs = || b.values().chain(std::iter::once(&recv));
         let watch = self.grad_inputs(inputs());
         let v = match (member(recv.kind(), doc.name), &recv) {
+            (Some(Member::TensorMethod(f)), Value::Tensor(t))
+                if super::builtins::torch_generator::draws(doc.name, true) =>
+            {
+                self.drawing_from(&b, Some(t.device()), |me| f(me, doc.name, t, &b))
+            }
             (Some(Member::TensorMethod(f)), Value::Tensor(t)) => f(self, doc.name, t, &b),
             (Some(Member::StreamMethod(f)), Value::Stream(s)) => f(self, doc.name, s, &b),
             (Some(Member::EventMethod(f)), Value::Event(e)) => f(self, doc.name, e, &b),

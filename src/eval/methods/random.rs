@@ -32,12 +32,17 @@ pub(crate) fn floats_only(t: &Tensor, kernel: &str) -> Result<(), Error> {
     }
 }
 
-/// Uniform numbers in [0, 1) of x's shape, dtype (float for integers)
-/// and device.
-pub(crate) fn uniform(me: &mut Interp, t: &Tensor) -> Result<Arc<Tensor>, Error> {
-    let dtype = match t.dtype().is_float() {
-        true => t.dtype(),
-        false => DType::F32,
+/// Uniform numbers in [0, 1) of x's shape and device, to compare with
+/// the probabilities `p` of a Bernoulli draw (None: a number, which
+/// PyTorch's CPU kernel compares with a double; else a tensor's dtype:
+/// double for double, float for the others). On a CUDA device in x's
+/// dtype (float for integers).
+pub(crate) fn uniform(me: &mut Interp, t: &Tensor, p: Option<DType>) -> Result<Arc<Tensor>, Error> {
+    let dtype = match (t.device().is_cuda(), p) {
+        (false, None | Some(DType::F64)) => DType::F64,
+        (false, Some(_)) => DType::F32,
+        (true, _) if t.dtype().is_float() => t.dtype(),
+        (true, _) => DType::F32,
     };
     let new = NewTensor {
         shape: t.shape(),
@@ -62,17 +67,7 @@ pub(super) fn uniform_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bo
         ))));
     }
     inplace::overwrite(&mut me.rt, me.grad, t, "UniformBackward0", |rt| {
-        let new = NewTensor {
-            shape: t.shape(),
-            dtype: t.dtype(),
-            device: t.device(),
-            like: Some(t),
-        };
-        // PyTorch's `from + u * (to - from)`.
-        let u = rt.random(new, Distribution::Uniform)?;
-        rt.binary_(BinaryOp::Mul, &u, Operand::weak(&Tensor::scalar(hi - lo)))?;
-        rt.binary_(BinaryOp::Add, &u, Operand::weak(&Tensor::scalar(lo)))?;
-        rt.assign(t, &u)
+        rt.uniform_(t, lo, hi)
     })
     .map_err(at)?;
     Ok(Value::Tensor(Arc::clone(t)))
@@ -95,8 +90,8 @@ pub(super) fn bernoulli_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &
             (Arc::new(Tensor::scalar(p)), true, "BernoulliBackward2")
         }
     };
+    let u = uniform(me, t, (!weak).then(|| p.dtype())).map_err(at)?;
     let p = Operand { tensor: &p, weak };
-    let u = uniform(me, t).map_err(at)?;
     inplace::overwrite(&mut me.rt, me.grad, t, node, |rt| {
         let hit = rt.binary(BinaryOp::Lt, Operand::strong(&u), p)?;
         rt.assign(t, &hit)
@@ -115,8 +110,16 @@ pub(super) fn exponential_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b:
             "exponential_ expects lambda > 0.0, but found lambda={lambd}"
         ))));
     }
-    let u = uniform(me, t).map_err(at)?;
+    let u = uniform(me, t, None).map_err(at)?;
     inplace::overwrite(&mut me.rt, me.grad, t, "ExponentialBackward0", |rt| {
+        if !t.device().is_cuda() {
+            // PyTorch's CPU kernel: `-1 / lambd * log1p(-u)` in double.
+            let minus = rt.unary(UnaryOp::Neg, &u)?;
+            let l = rt.unary(UnaryOp::Log1p, &minus)?;
+            let scale = Tensor::scalar(-1.0 / lambd);
+            let e = rt.binary(BinaryOp::Mul, Operand::weak(&scale), Operand::strong(&l))?;
+            return rt.assign(t, &e);
+        }
         let rest = rt.binary(
             BinaryOp::Sub,
             Operand::weak(&Tensor::scalar(1.0)),
@@ -144,11 +147,12 @@ pub(super) fn random_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
         (Some(f), Some(to)) => (f, to, "RandomBackward0"),
         (Some(to), None) => (0, to, "RandomBackward1"),
         _ => {
+            // PyTorch's `uniform_int`: 0 to 2^mantissa inclusive.
             let top: i64 = match t.dtype() {
-                DType::F16 => 1 << 11,
-                DType::BF16 => 1 << 8,
-                DType::F32 => 1 << 24,
-                DType::F64 => 1 << 53,
+                DType::F16 => (1 << 11) + 1,
+                DType::BF16 => (1 << 8) + 1,
+                DType::F32 => (1 << 24) + 1,
+                DType::F64 => (1 << 53) + 1,
                 DType::Bool => 2,
                 _ => i64::MAX,
             };

@@ -12,6 +12,7 @@ use super::kernels::Kernels;
 use super::{Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::buffer::FloatToInt;
+use crate::runtime::cpu_random::fill;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::factory::{Distribution, Fill, Make, NewTensor};
 use crate::runtime::op::reduce::{ReduceOp, Reduction};
@@ -366,6 +367,31 @@ impl Runtime {
         self.compute(x.device()).normal_(self, x, mean, std)?;
         self.wrote_in_place(x, &[x])?;
         Ok(())
+    }
+
+    /// `x.uniform_(from, to)`: x's elements drawn again, uniform in
+    /// `[from, to)`. On the CPU as PyTorch's `uniform_kernel` draws them
+    /// (one fused `u * (to - from) + from` in float); on a CUDA device
+    /// `[0, 1)` drawn, then scaled and shifted.
+    pub fn uniform_(&mut self, x: &Tensor, from: f64, to: f64) -> Result<(), Error> {
+        self.check_write(x)?;
+        factory::check_random_of(x.dtype(), Distribution::Uniform)?;
+        if x.device() == Device::Cpu {
+            let n = x.numel();
+            let values = fill::uniform(self.generators.cpu(), n, x.dtype(), from, to);
+            let src = factory::from_f64s(values, x.shape(), x.dtype(), Device::Cpu);
+            return self.assign(x, &src);
+        }
+        let new = NewTensor {
+            shape: x.shape(),
+            dtype: x.dtype(),
+            device: x.device(),
+            like: Some(x),
+        };
+        let u = self.random(new, Distribution::Uniform)?;
+        self.binary_(BinaryOp::Mul, &u, Operand::weak(&Tensor::scalar(to - from)))?;
+        self.binary_(BinaryOp::Add, &u, Operand::weak(&Tensor::scalar(from)))?;
+        self.assign(x, &u)
     }
 
     /// `x[i] = v`: writes `src` (broadcast) into the view `dst`. As

@@ -9,6 +9,7 @@ use super::device_compute::Compute;
 use super::{Flops, Runtime};
 use crate::error::Error;
 use crate::runtime::buffer::Buffer;
+use crate::runtime::cpu_random::fill;
 use crate::runtime::op::along::Along;
 use crate::runtime::op::binary::{BinaryOp, BinaryPlan, Operand};
 use crate::runtime::op::factory::{Fill, Make, NewTensor};
@@ -21,7 +22,7 @@ use crate::runtime::ops::{
     along, elementwise, factory, join, matmul, reduce, sort, ternary, tri, window,
 };
 use crate::runtime::shape::numel;
-use crate::runtime::{DType, Tensor};
+use crate::runtime::{DType, Device, Tensor};
 
 /// The host's loops.
 pub(super) struct Host;
@@ -133,8 +134,17 @@ impl Compute for Host {
     }
 
     fn normal_(&self, rt: &mut Runtime, x: &Tensor, mean: f64, std: f64) -> Result<(), Error> {
-        let z = rt.generators.of(x.device()).normal(x.numel());
-        let vals = z.into_iter().map(|v| mean + std * v).collect();
+        let vals = match x.device() {
+            Device::Cpu => {
+                let n = x.numel();
+                let contiguous = x.is_contiguous();
+                fill::normal(rt.generators.cpu(), n, x.dtype(), (mean, std), contiguous)
+            }
+            Device::Cuda(d) => {
+                let z = rt.generators.cuda(d).normal(x.numel());
+                z.into_iter().map(|v| mean + std * v).collect()
+            }
+        };
         let src = factory::from_f64s(vals, x.shape(), DType::F64, x.device());
         index::assign(x, &src)
     }
@@ -167,9 +177,7 @@ impl Compute for Host {
                 let out = factory::full(shape, Fill::Int(0), dtype, device)?;
                 return rt.finish_unwritten(out, mem, cost);
             }
-            Make::Random(dist) => {
-                factory::random(rt.generators.of(device), dist, shape, dtype, device)?
-            }
+            Make::Random(dist) => factory::random(&mut rt.generators, dist, shape, dtype, device)?,
             Make::Arange { values, .. } => values,
             Make::Linspace(plan) => plan.tensor(dtype, device),
             Make::Eye => factory::eye(shape[0], shape[1], dtype, device)?,

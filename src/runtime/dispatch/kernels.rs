@@ -167,9 +167,9 @@ impl Runtime {
         d: u32,
         draw: impl FnOnce(&mut Runtime, &mut Generator) -> Result<T, Error>,
     ) -> Result<T, Error> {
-        let mut gen = self.generators.of(Device::Cuda(d)).clone();
+        let mut gen = self.generators.cuda(d).clone();
         let out = draw(self, &mut gen)?;
-        *self.generators.of(Device::Cuda(d)) = gen;
+        *self.generators.cuda(d) = gen;
         Ok(out)
     }
 }

@@ -2,9 +2,10 @@
 
 use super::super::buffer::Buffer;
 use super::super::buffer::Stored;
+use super::super::cpu_random::fill;
 use super::super::element::Element;
 use super::super::host::check_alloc;
-use super::super::rng::Generator;
+use super::super::rng::Generators;
 use super::super::{DType, Device, Tensor};
 use super::pytorch::pytorch_cpu::{range_fill, vector_bytes, Kernel};
 use crate::error::Error;
@@ -158,8 +159,11 @@ pub fn eye(n: usize, m: usize, dtype: DType, device: Device) -> Result<Tensor, E
     Ok(t)
 }
 
+/// `rand`, `randn`, `randint` on the host: a CPU tensor's numbers as
+/// PyTorch's CPU kernels draw them, a simulated device's from its Philox
+/// generator (as its kernels draw them).
 pub fn random(
-    gen: &mut Generator,
+    gens: &mut Generators,
     dist: Distribution,
     shape: &[usize],
     dtype: DType,
@@ -167,11 +171,16 @@ pub fn random(
 ) -> Result<Tensor, Error> {
     check_random_of(dtype, dist)?;
     let n = check_alloc(shape, dtype)?;
-    let values = match dist {
-        Distribution::Uniform => gen.uniform(n),
-        Distribution::Normal => gen.normal(n),
-        Distribution::Integers { low, range } => {
-            let ints = gen.integers(n, low, range);
+    let values = match (device, dist) {
+        (Device::Cpu, Distribution::Uniform) => fill::uniform(gens.cpu(), n, dtype, 0.0, 1.0),
+        (Device::Cpu, Distribution::Normal) => fill::normal(gens.cpu(), n, dtype, (0.0, 1.0), true),
+        (Device::Cuda(d), Distribution::Uniform) => gens.cuda(d).uniform(n),
+        (Device::Cuda(d), Distribution::Normal) => gens.cuda(d).normal(n),
+        (_, Distribution::Integers { low, range }) => {
+            let ints = match device {
+                Device::Cpu => fill::integers(gens.cpu(), n, low, range),
+                Device::Cuda(d) => gens.cuda(d).integers(n, low, range),
+            };
             let buf = match dtype {
                 DType::I64 => Buffer::I64(ints),
                 DType::I32 => Buffer::I32(ints.into_iter().map(|i| i as i32).collect()),

@@ -74,9 +74,10 @@ impl Mt19937 {
     }
 
     /// `randint(high=n)`'s draw (`random_from_to`): 32 random bits modulo
-    /// `n`, or 64 (the first draw high) when `n` needs more than 32.
+    /// `n`, or 64 (the first draw high) from 2^28 up, as PyTorch's build
+    /// draws them (`uniform_int_from_to_distribution`).
     pub fn below(&mut self, n: u64) -> u64 {
-        match n >= 1 << 32 {
+        match n >= 1 << 28 {
             true => ((u64::from(self.next_u32()) << 32) | u64::from(self.next_u32())) % n,
             false => u64::from(self.next_u32()) % n,
         }
