@@ -183,7 +183,7 @@ fn the_caching_allocator_runs_on_driver_segments_and_reports_out_of_memory() {
 }
 
 fn randn(shape: &[usize], dt: DType, seed: u64) -> Tensor {
-    factory::random(
+    factory::philox(
         &mut Generator::new(seed),
         Distribution::Normal,
         shape,

@@ -337,6 +337,9 @@ impl Interp {
 enum Getter {
     Function(Arc<Function>),
     Object(Value, Span),
+    /// A list, tuple or range the program gave as a dataset (Python's
+    /// sequences have `__len__` and `__getitem__`): the value and its items.
+    Items(Value, Arc<Vec<Value>>, Span),
 }
 
 /// The session's getter of a dataset.
@@ -354,6 +357,10 @@ impl Interp {
         let (what, span) = match get {
             Getter::Function(f) => (f.name().to_string(), f.def.name.span),
             Getter::Object(obj, span) => (format!("{}.__getitem__", class_name(obj)), *span),
+            Getter::Items(v, _, span) => (
+                format!("{}.__getitem__", super::format::python_type(v)),
+                *span,
+            ),
         };
         sample_of(v, &what, i).map_err(|e| e.at(span))
     }
@@ -371,6 +378,7 @@ impl Interp {
                 let name = crate::lang::ast::Name::new("__getitem__".into(), *span);
                 self.call_method(obj.clone(), &name, vec![arg], *span)
             }
+            Getter::Items(_, items, _) => Ok(items[i].clone()),
         }
     }
 
@@ -413,7 +421,7 @@ impl Interp {
     pub(super) fn dataset_value(ds: &Arc<Dataset>) -> Value {
         match &**ds {
             Dataset::Function(f) => match getter(f) {
-                Getter::Object(obj, _) => obj,
+                Getter::Object(obj, _) | Getter::Items(obj, _, _) => obj,
                 Getter::Function(_) => Value::Dataset(Arc::clone(ds)),
             },
             _ => Value::Dataset(Arc::clone(ds)),
@@ -431,6 +439,18 @@ impl Interp {
         match b.get(name) {
             Some((obj @ Value::Object(_), span)) => Ok(Arc::new(self.object_dataset(obj, *span)?)),
             Some((Value::Dataset(ds), _)) => Ok(Arc::clone(ds)),
+            // A list, tuple or range: a sequence is a map-style dataset.
+            Some((v @ (Value::List(_) | Value::MutList(_) | Value::Range(_)), span)) => {
+                let items = match v.elements() {
+                    Some(items) => items.map_err(|e| e.at(*span))?,
+                    None => Vec::new(),
+                };
+                Ok(Arc::new(Dataset::Function(FunctionDataset {
+                    name: format!("{}.__getitem__", super::format::python_type(v)),
+                    len: items.len(),
+                    get: Arc::new(Getter::Items(v.clone(), Arc::new(items), *span)),
+                })))
+            }
             Some((other, span)) => Err(Error::wrong_type(
                 format!("the {name} of {func}"),
                 "a dataset (`TensorDataset(x, t)`, `Dataset(get, n)`, a class with `__len__` and `__getitem__`)",
@@ -539,6 +559,7 @@ impl Host for Interp {
         // A dataset object is the worker's own copy, as a forked worker's.
         let get = match getter(ds) {
             Getter::Object(obj, span) => Getter::Object(own_copy(&obj), span),
+            Getter::Items(v, items, span) => Getter::Items(own_copy(&v), items, span),
             // A closure's cells too (`seen.append(i)` in one reaches the
             // worker's copy of `seen`).
             Getter::Function(f) => match own_copy(&Value::Function(Arc::clone(&f))) {

@@ -436,6 +436,14 @@ impl Interp {
                 return self.call_bound(&v, f, Vec::new(), span);
             }
         }
+        // A dataset is a sequence: `list(subset)`, `for x, y in ds`.
+        if let Value::Dataset(ds) = &v {
+            let ds = Arc::clone(ds);
+            let items = (0..ds.len())
+                .map(|i| self.dataset_item(&ds, i, span))
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(Value::list(items));
+        }
         Ok(v)
     }
 

@@ -625,12 +625,26 @@ pub(super) fn step(me: &mut Interp, _: &'static str, o: &Arc<Mutex<Optimizer>>, 
 
 /// `opt.zero_grad()`.
 pub(super) fn zero_grad(
-    _: &mut Interp,
+    me: &mut Interp,
     _: &'static str,
     o: &Arc<Mutex<Optimizer>>,
-    _: &Bound,
+    b: &Bound,
 ) -> Out {
-    lock(o).zero_grad();
+    if b.bool("set_to_none", true)? {
+        lock(o).zero_grad();
+        return Ok(Value::None);
+    }
+    // `set_to_none=False`: each gradient zeroed in place (its memory kept).
+    let grads: Vec<Arc<Tensor>> = lock(o)
+        .params
+        .iter()
+        .filter_map(|p| crate::autograd::meta::meta(p).and_then(|m| m.grad()))
+        .collect();
+    for g in grads {
+        me.rt
+            .fill(&g, crate::runtime::op::factory::Fill::Int(0))
+            .map_err(|e| e.at(b.span))?;
+    }
     Ok(Value::None)
 }
 

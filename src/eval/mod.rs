@@ -34,6 +34,7 @@ mod globals;
 mod grad;
 mod hooks;
 pub mod imports;
+mod itertools;
 mod literal;
 mod localtime;
 mod measure;

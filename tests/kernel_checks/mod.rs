@@ -878,7 +878,7 @@ pub fn random_numbers_match_the_simulator(r: &impl Runner) {
             } else {
                 Distribution::Uniform
             };
-            let want = factory::random(&mut sim, dist, &[n], dt, Device::Cpu).unwrap();
+            let want = factory::philox(&mut sim, dist, &[n], dt, Device::Cpu).unwrap();
             let out = ok(
                 exec::random(r, &mut dev, dist, &[n], dt, (0.0, 1.0)),
                 "random",
@@ -909,7 +909,7 @@ pub fn random_numbers_match_the_simulator(r: &impl Runner) {
             sim.offset = 3;
             let mut dev = sim.clone();
             let dist = Distribution::Integers { low, range };
-            let want = factory::random(&mut sim, dist, &[1003], dt, Device::Cpu).unwrap();
+            let want = factory::philox(&mut sim, dist, &[1003], dt, Device::Cpu).unwrap();
             let out = ok(
                 exec::random(r, &mut dev, dist, &[1003], dt, (0.0, 1.0)),
                 "integers",

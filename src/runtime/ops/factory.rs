@@ -5,7 +5,7 @@ use super::super::buffer::Stored;
 use super::super::cpu_random::fill;
 use super::super::element::Element;
 use super::super::host::check_alloc;
-use super::super::rng::Generators;
+use super::super::rng::{Generator, Generators};
 use super::super::{DType, Device, Tensor};
 use super::pytorch::pytorch_cpu::{range_fill, vector_bytes, Kernel};
 use crate::error::Error;
@@ -169,34 +169,59 @@ pub fn random(
     dtype: DType,
     device: Device,
 ) -> Result<Tensor, Error> {
+    if let Device::Cuda(d) = device {
+        return philox(gens.cuda(d), dist, shape, dtype, device);
+    }
     check_random_of(dtype, dist)?;
     let n = check_alloc(shape, dtype)?;
-    let values = match (device, dist) {
-        (Device::Cpu, Distribution::Uniform) => fill::uniform(gens.cpu(), n, dtype, 0.0, 1.0),
-        (Device::Cpu, Distribution::Normal) => fill::normal(gens.cpu(), n, dtype, (0.0, 1.0), true),
-        (Device::Cuda(d), Distribution::Uniform) => gens.cuda(d).uniform(n),
-        (Device::Cuda(d), Distribution::Normal) => gens.cuda(d).normal(n),
-        (_, Distribution::Integers { low, range }) => {
-            let ints = match device {
-                Device::Cpu => fill::integers(gens.cpu(), n, low, range),
-                Device::Cuda(d) => gens.cuda(d).integers(n, low, range),
-            };
-            let buf = match dtype {
-                DType::I64 => Buffer::I64(ints),
-                DType::I32 => Buffer::I32(ints.into_iter().map(|i| i as i32).collect()),
-                _ => {
-                    return Ok(from_f64s(
-                        ints.into_iter().map(|i| i as f64).collect(),
-                        shape,
-                        dtype,
-                        device,
-                    ))
-                }
-            };
-            return Ok(Tensor::new(buf, shape.to_vec(), device));
+    let g = gens.cpu();
+    let values = match dist {
+        Distribution::Uniform => fill::uniform(g, n, dtype, 0.0, 1.0),
+        Distribution::Normal => fill::normal(g, n, dtype, (0.0, 1.0), true),
+        Distribution::Integers { low, range } => {
+            return Ok(integers(
+                fill::integers(g, n, low, range),
+                shape,
+                dtype,
+                device,
+            ))
         }
     };
     Ok(from_f64s(values, shape, dtype, device))
+}
+
+/// The simulator's numbers from a Philox generator (what a CUDA device's
+/// kernels draw for the same seed and offset), as a tensor on `device`.
+pub fn philox(
+    gen: &mut Generator,
+    dist: Distribution,
+    shape: &[usize],
+    dtype: DType,
+    device: Device,
+) -> Result<Tensor, Error> {
+    check_random_of(dtype, dist)?;
+    let n = check_alloc(shape, dtype)?;
+    let values = match dist {
+        Distribution::Uniform => gen.uniform(n),
+        Distribution::Normal => gen.normal(n),
+        Distribution::Integers { low, range } => {
+            return Ok(integers(gen.integers(n, low, range), shape, dtype, device))
+        }
+    };
+    Ok(from_f64s(values, shape, dtype, device))
+}
+
+/// Drawn integers as a tensor of `dtype`.
+fn integers(ints: Vec<i64>, shape: &[usize], dtype: DType, device: Device) -> Tensor {
+    let buf = match dtype {
+        DType::I64 => Buffer::I64(ints),
+        DType::I32 => Buffer::I32(ints.into_iter().map(|i| i as i32).collect()),
+        _ => {
+            let values = ints.into_iter().map(|i| i as f64).collect();
+            return from_f64s(values, shape, dtype, device);
+        }
+    };
+    Tensor::new(buf, shape.to_vec(), device)
 }
 
 impl Linspace {
