@@ -86,7 +86,8 @@ fn help_covers_builtins_methods_and_statements() {
     ] {
         assert!(all.contains(group), "{group} missing from:\n{all}");
     }
-    assert!(ok("help randn").contains("randn(*size, dtype=f32, device=cpu, requires_grad=false)"));
+    assert!(ok("help randn")
+        .contains("randn(*size, dtype=f32, device=cpu, requires_grad=false, generator=none)"));
     assert!(ok("help .to").contains("x.to(target=none, non_blocking=false"));
     let both = ok("help sum");
     assert!(

@@ -845,7 +845,8 @@ fn leaky_relu_as_pytorch() {
 
 /// `nn.LSTM`'s weights are drawn as PyTorch's `reset_parameters` draws
 /// them: every parameter uniform within 1/sqrt(hidden_size), one after the
-/// other in registration order (the same draws as `rand` of those shapes).
+/// other in registration order (the same draws as `uniform_` of those
+/// shapes; PyTorch prints the same line).
 #[test]
 fn recurrent_weights_are_drawn_in_pytorchs_order() {
     let out = common::ok(
@@ -853,7 +854,7 @@ fn recurrent_weights_are_drawn_in_pytorchs_order() {
          torch.manual_seed(0)\nm = nn.LSTM(3, 2, bidirectional=True)\n\
          torch.manual_seed(0)\nsame = []\n\
          for n, p in m.named_parameters():\n    \
-             u = torch.rand(p.shape) * (2 / 2 ** 0.5) - 1 / 2 ** 0.5\n    \
+             u = torch.empty(p.shape).uniform_(-1 / 2 ** 0.5, 1 / 2 ** 0.5)\n    \
              same.append(torch.equal(u, p))\n\
          print([n for n, _ in m.named_parameters()], all(same), len(same))",
     );

@@ -2535,3 +2535,127 @@ run("seq lambda", lambda o: SequentialLR(o, [LambdaLR(o, lambda e: (e + 1) / 3),
 run("chained", lambda o: ChainedScheduler([ConstantLR(o, factor=0.1, total_iters=3), ExponentialLR(o, gamma=0.9)]))
 run("chained opt", lambda o: ChainedScheduler([LinearLR(o, start_factor=0.5, total_iters=2), StepLR(o, step_size=3, gamma=0.5)], optimizer=o), groups=2)
 "#;
+
+/// A CPU tensor's random numbers are PyTorch's own for the seed, also
+/// from a program's `torch.Generator` (each draw advancing it): normal,
+/// integer, multinomial without replacement (the exponential trick),
+/// exponential, `random_`, `torch.normal` of tensors, Bernoulli, half
+/// precision's uniform and bfloat16's Box–Muller block, `uniform_` with
+/// bounds. Every expected line is what PyTorch 2.15 printed.
+#[test]
+fn random_numbers_on_the_cpu_are_pytorchs() {
+    let out = python_printed(
+        "cpu_random",
+        "import torch\n\
+         g = torch.Generator().manual_seed(2147483647)\n\
+         print(torch.randn(3, generator=g).tolist(), torch.randint(0, 100, (4,), generator=g).tolist())\n\
+         p = torch.tensor([0.1, 0.2, 0.3, 0.4])\n\
+         print(torch.multinomial(p, 1, generator=g).tolist(), torch.multinomial(p, 3, generator=g).tolist())\n\
+         torch.manual_seed(3)\n\
+         print(torch.empty(4).exponential_(2.0).tolist(), torch.empty(5, dtype=torch.int64).random_(0, 7).tolist())\n\
+         print(torch.normal(torch.zeros(3), torch.ones(3)).tolist(), torch.empty(2).bernoulli_(0.5).tolist())\n\
+         print(torch.rand(3, dtype=torch.float16).tolist(), torch.randn(16, dtype=torch.bfloat16)[:3].tolist())\n\
+         print(torch.empty(3).uniform_(-2, 3, generator=torch.Generator().manual_seed(7)).tolist())\n",
+    );
+    assert_eq!(
+        out,
+        [
+            "[-0.9800073504447937, -1.6578478813171387, -0.05716622993350029] [47, 7, 61, 75]",
+            "[1] [3, 1, 2]",
+            "[0.017351727932691574, 0.1689547896385193, 0.7412153482437134, 0.09614172577857971] [5, 0, 6, 6, 0]",
+            "[0.35698026418685913, 1.4566794633865356, -3.062739610671997] [0.0, 1.0]",
+            "[0.187744140625, 0.292724609375, 0.599609375] [-0.345703125, 0.494140625, -0.07763671875]",
+            "[0.6746127009391785, -1.0059840679168701, 1.2960584163665771]",
+        ]
+    );
+}
+
+/// A CPU generator given for a CUDA tensor is PyTorch's error; the
+/// session goes on.
+#[test]
+fn a_cpu_generator_for_a_cuda_tensor_is_refused() {
+    let out = common::ok(
+        "import torch\n\
+         try:\n    torch.randn(2, device=\"cuda\", generator=torch.Generator())\n\
+         except RuntimeError as e:\n    print(e)\n\
+         try:\n    torch.ones(3, device=\"cuda\").normal_(generator=torch.Generator())\n\
+         except RuntimeError as e:\n    print(e)\n\
+         print(torch.randn(2, device=\"cuda\").shape)",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "Expected a 'cuda' device type for generator but found 'cpu'",
+            "Expected a 'cuda' device type for generator but found 'cpu'",
+            "torch.Size([2])",
+        ]
+    );
+}
+
+/// `itertools` beside `count`, `math.prod`, `enumerate` of a string and a
+/// dict, `zero_grad(set_to_none=False)`, a list of pairs as a dataset and
+/// a split of a `range`, as Python and PyTorch give them.
+#[test]
+fn itertools_and_sequences_as_datasets() {
+    let out = python_printed(
+        "itertools",
+        "import torch, math, itertools\n\
+         import torch.nn as nn\n\
+         from itertools import chain, islice, product, combinations, permutations, zip_longest, count, repeat\n\
+         print(list(enumerate(\"ab\", start=1)), list(enumerate({\"a\": 1})))\n\
+         print(list(chain([1], (2, 3), \"ab\")), list(islice(count(5), 3)), list(islice(\"abcdef\", 1, 5, 2)))\n\
+         def gen():\n    i = 0\n    while True:\n        yield i\n        i += 1\n\
+         print(list(islice(gen(), 4)), list(product([0, 1], repeat=2)), list(combinations(\"abc\", 2)))\n\
+         print(list(permutations([1, 2, 3], 2)), list(zip_longest([1, 2], \"a\", fillvalue=0)), list(repeat(\"x\", 3)))\n\
+         print(next(chain([7], [8])), math.prod([2, 3, 4]), math.prod([]), math.prod([1.5, 2]))\n\
+         m1, m2 = nn.Linear(2, 2), nn.Linear(2, 1)\n\
+         opt = torch.optim.SGD(itertools.chain(m1.parameters(), m2.parameters()), lr=0.1)\n\
+         m2(m1(torch.ones(1, 2))).sum().backward()\n\
+         opt.zero_grad(set_to_none=False)\n\
+         print(len(opt.param_groups[0][\"params\"]), m1.weight.grad.tolist())\n\
+         loader = torch.utils.data.DataLoader([(torch.ones(2) * i, i) for i in range(4)], batch_size=2)\n\
+         for x, y in loader:\n    print(x.tolist(), y.tolist())\n\
+         a, b = torch.utils.data.random_split(range(10), [8, 2], generator=torch.Generator().manual_seed(0))\n\
+         print(list(a), list(b), len(a))\n",
+    );
+    assert_eq!(
+        out,
+        [
+            "[(1, 'a'), (2, 'b')] [(0, 'a')]",
+            "[1, 2, 3, 'a', 'b'] [5, 6, 7] ['b', 'd']",
+            "[0, 1, 2, 3] [(0, 0), (0, 1), (1, 0), (1, 1)] [('a', 'b'), ('a', 'c'), ('b', 'c')]",
+            "[(1, 2), (1, 3), (2, 1), (2, 3), (3, 1), (3, 2)] [(1, 'a'), (2, 0)] ['x', 'x', 'x']",
+            "7 24 1 3.0",
+            "4 [[0.0, 0.0], [0.0, 0.0]]",
+            "[[0.0, 0.0], [1.0, 1.0]] [0, 1]",
+            "[[2.0, 2.0], [3.0, 3.0]] [2, 3]",
+            "[4, 1, 7, 5, 3, 9, 0, 8] [6, 2] 8",
+        ]
+    );
+}
+
+/// `nn.Sequential(OrderedDict(...))` names its layers by the dict's keys;
+/// `torch.backends.mps` says there is no Apple GPU (the quickstart's
+/// device line), and `torch.__version__` is the PyTorch cudash follows.
+#[test]
+fn a_sequential_of_named_layers_and_the_device_line() {
+    let out = python_printed(
+        "named_sequential",
+        "import torch\nfrom collections import OrderedDict\nfrom torch import nn\n\
+         m = nn.Sequential(OrderedDict([(\"fc1\", nn.Linear(2, 3)), (\"act\", nn.ReLU())]))\n\
+         print(m)\nprint(m.fc1.out_features, [n for n, _ in m.named_parameters()])\n\
+         device = (\"cuda\" if torch.cuda.is_available() else \"mps\" if torch.backends.mps.is_available() else \"cpu\")\n\
+         print(f\"Using {device} device\", torch.__version__.split(\".\")[0])\n",
+    );
+    assert_eq!(
+        out,
+        [
+            "Sequential(",
+            "  (fc1): Linear(in_features=2, out_features=3, bias=True)",
+            "  (act): ReLU()",
+            ")",
+            "3 ['fc1.weight', 'fc1.bias']",
+            "Using cpu device 2",
+        ]
+    );
+}

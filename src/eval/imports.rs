@@ -118,6 +118,10 @@ pub static MODULES: &[PyModule] = &[
     PyModule {
         path: "torch.backends.cudnn",
     },
+    // Apple's GPUs: none here (`"mps" if torch.backends.mps.is_available()`).
+    PyModule {
+        path: "torch.backends.mps",
+    },
     // Imported at the top of programs that export only when asked
     // (word_language_model's `--onnx-export`): it imports, and each of
     // its functions is an AttributeError that says cudash has none.
@@ -640,6 +644,12 @@ static NATIVES: &[Native] = &[
     },
     Native {
         name: "torch.backends.cudnn.is_available",
+    },
+    Native {
+        name: "torch.backends.mps.is_available",
+    },
+    Native {
+        name: "torch.backends.mps.is_built",
     },
     Native {
         name: "os.cpu_count",
@@ -1385,9 +1395,10 @@ impl Interp {
             // PyTorch's device-generic spelling (the quickstart's): CUDA's here.
             "torch.accelerator.is_available" => Value::bool(self.rt.devices.count() > 0),
             "torch.accelerator.device_count" => Value::Int(self.rt.devices.count() as i64),
+            // PyTorch's is the device type (`cuda`, no index).
             "torch.accelerator.current_accelerator" => match self.rt.devices.count() {
                 0 => Value::None,
-                _ => Value::device(crate::runtime::Device::Cuda(self.rt.current_device)),
+                _ => Value::CurrentCuda,
             },
             "time.time" => float(now()),
             "time.localtime" => {
@@ -1467,7 +1478,9 @@ impl Interp {
                 }
             }
             // cudash's convolutions are its own kernels, not cuDNN's.
-            "torch.backends.cudnn.is_available" => Value::bool(false),
+            "torch.backends.cudnn.is_available"
+            | "torch.backends.mps.is_available"
+            | "torch.backends.mps.is_built" => Value::bool(false),
             "sys.exit" => {
                 let code = match args.first().map(|a| &a.value) {
                     None | Some(Value::None) => 0,

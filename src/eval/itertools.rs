@@ -214,7 +214,7 @@ impl Interp {
             );
         }
         let source = &pos[0];
-        let keep = |k: usize| k >= start && (k - start) % step == 0;
+        let keep = |k: usize| k >= start && (k - start).is_multiple_of(step);
         let mut out = Vec::new();
         match &source.value {
             // A range (`count()` included) is counted, not listed.

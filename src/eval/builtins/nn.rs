@@ -165,6 +165,25 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             module(Module::new(name, Layer::Softmax { dim, log }))
         }
         "Sequential" | "ModuleList" => {
+            // `Sequential(OrderedDict([("fc1", Linear(...)), ...]))`: the
+            // modules under the dict's names.
+            if let [(Value::Dict(d), span)] = b.rest.as_slice() {
+                let mut m = Module::new(name, Layer::Sequential);
+                for (k, v) in d.items().iter() {
+                    let Value::Module(child) = v else {
+                        return Err(Error::Module {
+                            class: "TypeError",
+                            message: format!("{} is not a Module subclass", v.type_name()),
+                            help: None,
+                        }
+                        .at(*span));
+                    };
+                    let key = crate::eval::format::str_of(&k.value());
+                    m.set_module(&key, Some(std::sync::Arc::clone(child)))
+                        .map_err(at)?;
+                }
+                return module(m);
+            }
             let items: Vec<(Value, crate::lang::Span)> = match name {
                 "Sequential" => b.rest.clone(),
                 _ => match b.given("modules") {

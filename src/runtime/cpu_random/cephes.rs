@@ -9,7 +9,9 @@
 //! multiply-add unless asked, as the intrinsics do not. The constants are
 //! C's: a decimal read as a double, then rounded to float.
 
-const SQRT_HALF: f32 = 0.707_106_781_186_547_524_f64 as f32;
+const SQRT_HALF: f32 = std::f64::consts::FRAC_1_SQRT_2 as f32;
+// As the C source writes it (read as a double, then rounded to float).
+#[allow(clippy::excessive_precision)]
 const LOG_P: [f64; 9] = [
     7.037_683_629_2E-2,
     -1.151_461_031_0E-1,
@@ -22,7 +24,7 @@ const LOG_P: [f64; 9] = [
     3.333_333_117_4E-1,
 ];
 const LOG_Q1: f32 = -2.121_944_40e-4_f64 as f32;
-const LOG_Q2: f32 = 0.693_359_375;
+const LOG_Q2: f32 = 0.693_359_375_f64 as f32;
 
 /// `log256_ps` for one lane: NaN for x <= 0.
 pub fn log(x: f32) -> f32 {
@@ -45,24 +47,30 @@ pub fn log(x: f32) -> f32 {
     let z = m * m;
     let mut y = LOG_P[0] as f32;
     for p in &LOG_P[1..] {
-        y = y * m;
-        y = y + *p as f32;
+        y *= m;
+        y += *p as f32;
     }
-    y = y * m;
-    y = y * z;
-    y = y + e * LOG_Q1;
-    y = y - z * 0.5;
-    m = m + y;
+    y *= m;
+    y *= z;
+    y += e * LOG_Q1;
+    y -= z * 0.5;
+    m += y;
     m + e * LOG_Q2
 }
 
 const FOUR_OVER_PI: f32 = 1.273_239_544_735_16_f64 as f32;
+// As the C source writes it (read as a double, then rounded to float).
+#[allow(clippy::excessive_precision)]
 const DP: [f64; 3] = [
     -0.785_156_25,
     -2.418_756_484_985_351_562_5e-4,
     -3.774_894_977_445_941_08e-8,
 ];
+// As the C source writes it (read as a double, then rounded to float).
+#[allow(clippy::excessive_precision)]
 const SIN_P: [f64; 3] = [-1.951_529_589_1E-4, 8.332_160_873_6E-3, -1.666_665_461_1E-1];
+// As the C source writes it (read as a double, then rounded to float).
+#[allow(clippy::excessive_precision)]
 const COS_P: [f64; 3] = [
     2.443_315_711_809_948E-5,
     -1.388_731_625_493_765E-3,
@@ -81,28 +89,28 @@ pub fn sin_cos(x: f32) -> (f32, f32) {
     let cos_poly = (j & 2) == 0;
     // Extended precision modular arithmetic.
     for dp in DP {
-        x = x + y * dp as f32;
+        x += y * dp as f32;
     }
     let sign_cos = ((!(j.wrapping_sub(2)) & 4) as u32) << 29;
     let sign_sin = sign_sin ^ swap_sin;
     let z = x * x;
     let mut c = COS_P[0] as f32;
-    c = c * z;
-    c = c + COS_P[1] as f32;
-    c = c * z;
-    c = c + COS_P[2] as f32;
-    c = c * z;
-    c = c * z;
-    c = c - z * 0.5;
-    c = c + 1.0;
+    c *= z;
+    c += COS_P[1] as f32;
+    c *= z;
+    c += COS_P[2] as f32;
+    c *= z;
+    c *= z;
+    c -= z * 0.5;
+    c += 1.0;
     let mut s = SIN_P[0] as f32;
-    s = s * z;
-    s = s + SIN_P[1] as f32;
-    s = s * z;
-    s = s + SIN_P[2] as f32;
-    s = s * z;
-    s = s * x;
-    s = s + x;
+    s *= z;
+    s += SIN_P[1] as f32;
+    s *= z;
+    s += SIN_P[2] as f32;
+    s *= z;
+    s *= x;
+    s += x;
     // Both polynomials are computed; each result takes the one that fits
     // its octant, the other lane adding +0 (as the masks do).
     let (sin, cos) = match cos_poly {

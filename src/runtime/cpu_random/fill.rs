@@ -101,7 +101,7 @@ fn fill_f32(g: &mut CpuGenerator, n: usize, mean: f32, std: f32) -> Vec<f32> {
     for block in d.chunks_exact_mut(16) {
         block_f32(block, mean, std);
     }
-    if n % 16 != 0 {
+    if !n.is_multiple_of(16) {
         let tail = &mut d[n - 16..];
         tail.iter_mut().for_each(|v| *v = g.uniform_f32(0.0, 1.0));
         block_f32(tail, mean, std);
@@ -114,7 +114,7 @@ fn fill_f64(g: &mut CpuGenerator, n: usize, mean: f64, std: f64) -> Vec<f64> {
     for block in d.chunks_exact_mut(16) {
         block_f64(block, mean, std);
     }
-    if n % 16 != 0 {
+    if !n.is_multiple_of(16) {
         let tail = &mut d[n - 16..];
         tail.iter_mut().for_each(|v| *v = g.uniform_f64(0.0, 1.0));
         block_f64(tail, mean, std);
@@ -137,7 +137,7 @@ fn fill_half(g: &mut CpuGenerator, n: usize, dtype: DType, mean: f32, std: f32) 
     for at in (0..n / 16).map(|b| b * 16) {
         block(g, at);
     }
-    if n % 16 != 0 {
+    if !n.is_multiple_of(16) {
         block(g, n - 16);
     }
     out
