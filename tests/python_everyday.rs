@@ -2659,3 +2659,44 @@ fn a_sequential_of_named_layers_and_the_device_line() {
         ]
     );
 }
+
+/// Class weights (`weight=`) of `cross_entropy`, `nll_loss` and their
+/// modules (a `weight` buffer, in `state_dict`): the loss, the gradient,
+/// an ignored row, `reduction="none"` and PyTorch's refusal of a weight of
+/// the wrong length; every line as PyTorch 2.15 printed it.
+#[test]
+fn class_weights_of_the_cross_entropies_are_pytorchs() {
+    let out = python_printed(
+        "class_weights",
+        r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+x = torch.tensor([[0.2, 1.0, -0.5], [0.3, -0.1, 0.8]], requires_grad=True)
+t = torch.tensor([1, 2])
+w = torch.tensor([1.0, 2.0, 0.5])
+l = nn.CrossEntropyLoss(weight=w)(x, t); l.backward(); print(l.item(), x.grad.tolist())
+print(F.cross_entropy(x, t, weight=w, reduction="sum").item())
+print(nn.NLLLoss(weight=w)(F.log_softmax(x, 1), t).item())
+print(F.nll_loss(F.log_softmax(x, 1), torch.tensor([1, -100]), weight=w).item())
+print(F.cross_entropy(x, t, weight=w, reduction="none").tolist())
+m = nn.CrossEntropyLoss(weight=w)
+print(list(m.state_dict().keys()), m)
+try:
+    F.cross_entropy(x, t, weight=torch.ones(2))
+except RuntimeError as e:
+    print(e)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "0.5513712763786316 [[0.214930921792984, -0.3216624855995178, 0.10673153400421143], [0.06025835871696472, 0.04039238393306732, -0.10065075755119324]]",
+            "1.3784282207489014",
+            "0.5513712763786316",
+            "0.5142951011657715",
+            "[1.028590202331543, 0.3498380184173584]",
+            "['weight'] CrossEntropyLoss()",
+            "weight tensor should be defined either for all 3 classes or no classes but got weight tensor of shape: [2]",
+        ]
+    );
+}

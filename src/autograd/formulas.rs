@@ -446,6 +446,7 @@ impl Backward {
                 target,
                 valid,
                 weight,
+                weighted,
                 reduction,
             } => {
                 let (target, valid) = (target.get(name)?, valid.get(name)?);
@@ -457,6 +458,10 @@ impl Backward {
                     Reduction::Sum | Reduction::None => Arc::clone(g),
                 };
                 let per = rt.unary(UnaryOp::Neg, &per)?;
+                let per = match weighted {
+                    true => bin(rt, BinaryOp::Mul, &per, valid)?,
+                    false => per,
+                };
                 let counted = bin_s(rt, BinaryOp::Ne, valid, 0.0)?;
                 let rows = masked(rt, &counted, &per)?;
                 let rows = Arc::new(view::unsqueeze(&rows, 1)?);

@@ -139,6 +139,7 @@ pub fn nll_loss(
     target: &Tensor,
     ignore_index: i64,
     reduction: Reduction,
+    class_weight: Option<&Tensor>,
 ) -> R<Arc<Tensor>> {
     let cast = super::autocast::inputs(rt, mode, "nll_loss", &[x])?;
     let x = cast.get(0, x);
@@ -195,6 +196,20 @@ pub fn nll_loss(
     let flat = Arc::new(crate::runtime::op::view::view(&dense, &[-1])?);
     let picked = rt.index(&flat, &[Index::Tensor(at)])?;
     let valid_f = rt.cast(&valid, x.dtype())?;
+    // `weight=`: each row counts its target class's weight (0 if ignored).
+    let row_weights = match class_weight {
+        None => None,
+        Some(w) => {
+            check_class_weight(w, x)?;
+            let w = rt.index(&Arc::new(w.alias()), &[Index::Tensor(Arc::clone(&safe))])?;
+            Some(bin(rt, BinaryOp::Mul, &w, &valid_f)?)
+        }
+    };
+    let picked = match &row_weights {
+        None => picked,
+        Some(w) => bin(rt, BinaryOp::Mul, &picked, w)?,
+    };
+    let valid_f = row_weights.clone().unwrap_or(valid_f);
     let zero_f = Tensor::scalar(0.0f64);
     let kept = rt.ternary(
         crate::runtime::op::ternary::TernaryOp::Where,
@@ -215,6 +230,7 @@ pub fn nll_loss(
         target: Saved::new(&safe),
         valid: Saved::new(&valid_f),
         weight: Saved::new(&weight),
+        weighted: row_weights.is_some(),
         reduction,
     };
     Ok(attach_node(
@@ -227,6 +243,42 @@ pub fn nll_loss(
     ))
 }
 
+/// A cross entropy's settings (`CrossEntropyLoss`'s arguments).
+#[derive(Debug, Clone, Copy)]
+pub struct CrossEntropy<'a> {
+    pub ignore_index: i64,
+    pub reduction: Reduction,
+    pub label_smoothing: f64,
+    /// `weight=`: one per class.
+    pub weight: Option<&'a Tensor>,
+}
+
+/// PyTorch's checks of `weight=`: one float per class, on the input's device.
+fn check_class_weight(w: &Tensor, x: &Tensor) -> R<()> {
+    let classes = x.shape()[1];
+    if w.shape() != [classes] {
+        return Err(Error::runtime(format!(
+            "weight tensor should be defined either for all {classes} classes or no classes but got weight tensor of shape: {}",
+            crate::runtime::shape::spaced_shape(w.shape())
+        )));
+    }
+    if w.device() != x.device() {
+        return Err(Error::runtime(format!(
+            "Expected all tensors to be on the same device, but got weight is on {}, different from other tensors on {}",
+            w.device(),
+            x.device()
+        )));
+    }
+    if w.dtype() != x.dtype() {
+        return Err(Error::runtime(format!(
+            "expected scalar type {} but found {}",
+            x.dtype().scalar_name(),
+            w.dtype().scalar_name()
+        )));
+    }
+    Ok(())
+}
+
 /// `cross_entropy(x, target, label_smoothing=ls)`: class indices (with
 /// smoothing: PyTorch's `cross_entropy_loss_label_smoothing`) or class
 /// probabilities of `x`'s shape (`cross_entropy_loss_prob_target`), each
@@ -236,10 +288,14 @@ pub fn cross_entropy_smoothed(
     mode: Mode,
     x: &Tensor,
     target: &Tensor,
-    ignore_index: i64,
-    reduction: Reduction,
-    label_smoothing: f64,
+    how: CrossEntropy,
 ) -> R<Arc<Tensor>> {
+    let CrossEntropy {
+        ignore_index,
+        reduction,
+        label_smoothing,
+        weight: class_weight,
+    } = how;
     // On a CPU autocast casts the whole loss's input to float32 (on CUDA
     // its parts are listed: `log_softmax` and `nll_loss`).
     let cast = super::autocast::inputs(rt, mode, "cross_entropy_loss", &[x])?;
@@ -251,7 +307,14 @@ pub fn cross_entropy_smoothed(
     }
     let probabilities = target.dtype().is_float();
     if !probabilities && label_smoothing == 0.0 {
-        return cross_entropy(rt, mode, x, target, ignore_index, reduction);
+        let lp = class_log_probabilities(rt, mode, x)?;
+        return nll_loss(rt, mode, &lp, target, ignore_index, reduction, class_weight);
+    }
+    if class_weight.is_some() {
+        return Err(Error::value_help(
+            "cudash's cross_entropy takes `weight=` with class indices and no label smoothing",
+            "leave out `weight` (or `label_smoothing`, or use class indices as the target)",
+        ));
     }
     let lp = class_log_probabilities(rt, mode, x)?;
     let classes = x.shape()[1];
@@ -299,7 +362,7 @@ pub fn cross_entropy_smoothed(
         };
     }
     // Class indices with smoothing: (1 - ls) * nll + smooth * (ls / C).
-    let nll = nll_loss(rt, mode, &lp, target, ignore_index, reduction)?;
+    let nll = nll_loss(rt, mode, &lp, target, ignore_index, reduction, None)?;
     let sum = super::record::reduce(rt, mode, ReduceOp::Sum, &lp, Some(1), false)?;
     let smooth = super::record::unary(rt, mode, UnaryOp::Neg, &sum)?;
     let ignore = num(ignore_index as f64);
@@ -355,7 +418,7 @@ pub fn cross_entropy(
     reduction: Reduction,
 ) -> R<Arc<Tensor>> {
     let lp = class_log_probabilities(rt, mode, x)?;
-    nll_loss(rt, mode, &lp, target, ignore_index, reduction)
+    nll_loss(rt, mode, &lp, target, ignore_index, reduction, None)
 }
 
 /// `log_softmax(x, dim=1)` of scores `x` [N, C], recorded: where the cross

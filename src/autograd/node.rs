@@ -409,8 +409,12 @@ pub enum Backward {
     /// each counted row's target class, zeros elsewhere.
     NllLoss {
         target: Saved,
+        /// Each row's weight: 1 or 0 (ignored), or its class's `weight=`.
         valid: Saved,
         weight: Saved,
+        /// Whether `valid` holds class weights (multiplied in) rather than
+        /// a mask.
+        weighted: bool,
         reduction: Reduction,
     },
     /// `a @ b` (every form: dot, mv, mm, batched).

@@ -411,7 +411,16 @@ pub(super) fn nll_loss(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let (x, t) = (b.tensor("input")?, b.tensor("target")?);
     let ignore = b.int("ignore_index")?.unwrap_or(-100);
     let r = super::builtins::losses::reduction(b)?;
-    b.result(losses::nll_loss(&mut me.rt, me.grad, &x, &t, ignore, r))
+    let w = b.optional_tensor("weight")?;
+    b.result(losses::nll_loss(
+        &mut me.rt,
+        me.grad,
+        &x,
+        &t,
+        ignore,
+        r,
+        w.as_deref(),
+    ))
 }
 
 /// `cross_entropy(input, target, ignore_index=-100, reduction="mean")`:
@@ -421,8 +430,15 @@ pub(super) fn cross_entropy(me: &mut Interp, _: &'static str, b: &Bound) -> Out 
     let ignore = b.int("ignore_index")?.unwrap_or(-100);
     let r = super::builtins::losses::reduction(b)?;
     let smoothing = b.float("label_smoothing")?.unwrap_or(0.0);
+    let w = b.optional_tensor("weight")?;
+    let how = losses::CrossEntropy {
+        ignore_index: ignore,
+        reduction: r,
+        label_smoothing: smoothing,
+        weight: w.as_deref(),
+    };
     b.result(losses::cross_entropy_smoothed(
-        &mut me.rt, me.grad, &x, &t, ignore, r, smoothing,
+        &mut me.rt, me.grad, &x, &t, how,
     ))
 }
 

@@ -268,6 +268,15 @@ pub(super) fn within(rt: &mut Runtime, new: NewTensor, bound: f64) -> Result<Arc
     Ok(u)
 }
 
+/// A class-weighted loss's `weight` buffer (PyTorch registers it, so it
+/// moves with `.to(device)` and shows in `state_dict`).
+fn class_weight(m: &Module) -> Option<Arc<Tensor>> {
+    m.buffers
+        .iter()
+        .find(|b| b.name == "weight")
+        .and_then(|b| b.tensor.clone())
+}
+
 /// The forward of a layer that computes on its own (not `Custom`,
 /// `Sequential` or `ModuleList`) on `inputs`.
 pub fn forward(
@@ -519,19 +528,31 @@ pub fn forward(
             ignore_index,
             reduction,
             label_smoothing,
-        } => losses::cross_entropy_smoothed(
-            rt,
-            mode,
-            x,
-            &inputs[1],
-            *ignore_index,
-            *reduction,
-            *label_smoothing,
-        ),
+        } => {
+            let w = class_weight(m);
+            let how = losses::CrossEntropy {
+                ignore_index: *ignore_index,
+                reduction: *reduction,
+                label_smoothing: *label_smoothing,
+                weight: w.as_deref(),
+            };
+            losses::cross_entropy_smoothed(rt, mode, x, &inputs[1], how)
+        }
         Layer::NllLoss {
             ignore_index,
             reduction,
-        } => losses::nll_loss(rt, mode, x, &inputs[1], *ignore_index, *reduction),
+        } => {
+            let w = class_weight(m);
+            losses::nll_loss(
+                rt,
+                mode,
+                x,
+                &inputs[1],
+                *ignore_index,
+                *reduction,
+                w.as_deref(),
+            )
+        }
         Layer::Custom
         | Layer::ComposedLoss(_)
         | Layer::Sequential

@@ -415,7 +415,10 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                     label_smoothing,
                 },
             };
-            module(Module::new(name, layer))
+            let mut m = Module::new(name, layer);
+            m.set_buffer("weight", b.optional_tensor("weight")?, None)
+                .map_err(at)?;
+            module(m)
         }
         _ => Err(Error::value(format!("internal error: no layer `{name}`")).at(b.span)),
     }
