@@ -2700,3 +2700,44 @@ except RuntimeError as e:
         ]
     );
 }
+
+/// `nn.RMSNorm` and `F.rms_norm` as PyTorch composes them: the repr, the
+/// weight in `state_dict`, the values and gradients, several normalized
+/// dims, half precision computed in float (`eps` float's epsilon), and the
+/// refusal of a shape that does not end the input's; every line as
+/// PyTorch 2.15 printed it.
+#[test]
+fn rms_norm_is_pytorchs() {
+    let out = python_printed(
+        "rms_norm",
+        r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+x = torch.randn(2, 3, 4, requires_grad=True)
+m = nn.RMSNorm(4)
+print(m, nn.RMSNorm([3, 4], eps=1e-6, elementwise_affine=False), list(m.state_dict().keys()))
+y = m(x)
+(y * torch.arange(24.).reshape(2, 3, 4)).sum().backward()
+print(y.grad_fn.name(), y[0, 0].tolist(), x.grad[0, 0].tolist())
+print(F.rms_norm(x, (3, 4), eps=1e-5)[1, 2].tolist())
+h = torch.randn(2, 4, dtype=torch.float16, requires_grad=True)
+z = F.rms_norm(h, (4,))
+print(z.grad_fn.name(), z.dtype, z.tolist())
+try:
+    F.rms_norm(x, (5,))
+except RuntimeError as e:
+    print(e)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "RMSNorm((4,), eps=None, elementwise_affine=True) RMSNorm((3, 4), eps=1e-06, elementwise_affine=False) ['weight']",
+            "MulBackward0 [-1.3346019983291626, -1.3660399913787842, -0.2970428466796875, -0.5143320560455322] [-1.3855499029159546, -0.23276007175445557, 2.0624735355377197, 3.0223171710968018]",
+            "[0.5737379789352417, -0.38320162892341614, -0.7807550430297852, -2.1499667167663574]",
+            "ToCopyBackward0 torch.float16 [[0.383056640625, 1.505859375, 0.9716796875, 0.80126953125], [0.1937255859375, 1.2763671875, -1.302734375, -0.798828125]]",
+            "Given normalized_shape=[5], expected input with shape [*5], but got input of size[2, 3, 4]",
+        ]
+    );
+}

@@ -35,6 +35,7 @@ pub mod pixel_shuffle;
 pub mod pointwise_losses;
 pub mod record;
 pub mod reductions;
+pub mod rms_norm;
 pub mod scatter;
 pub mod schedule;
 pub mod slices;

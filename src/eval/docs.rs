@@ -877,6 +877,8 @@ docs! {
     Function Training "adaptive_avg_pool2d", "adaptive_avg_pool2d(input, output_size)", "The average pool to `output_size`, as torch.nn.functional.adaptive_avg_pool2d (sizes that divide evenly).", "adaptive_avg_pool2d(randn(1, 2, 4, 4), 1).shape";
     Function Tensors "flatten", "flatten(input, start_dim=0, end_dim=-1)", "Dimensions `start_dim` to `end_dim` of `input` as one (a view when the layout allows), as torch.flatten: `flatten(x, 1)` keeps the batch dimension.", "flatten(ones(64, 32, 12, 12), 1).shape";
     Function Training "LayerNorm", "LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=true, device=none, dtype=none, bias=true)", "Each row normalised over its last dimensions (`normalized_shape`) by its own mean and variance, then scaled and shifted, as `nn.LayerNorm` (the same in train and eval mode). One node, `NativeLayerNormBackward0`, keeping the input, the weight and each row's mean and 1/std.", "ln = LayerNorm(4)\nln(tensor([[1., 2., 3., 4.]]))";
+    Function Training "RMSNorm", "RMSNorm(normalized_shape, eps=none, elementwise_affine=true, device=none, dtype=none)", "Each row scaled by the reciprocal of its root mean square over the last dimensions (`normalized_shape`), then by a weight (ones), as `nn.RMSNorm` (Llama's norm); `eps` none is the epsilon of the dtype it computes in (float's for half precision). Composed as PyTorch composes it: `PowBackward0`, `MeanBackward1`, `AddBackward1`, `RsqrtBackward0`, `MulBackward0` (half precision computed in float: `ToCopyBackward0`).", "rms = RMSNorm(4)\nrms(tensor([[1., 2., 3., 4.]]))";
+    Function Training "rms_norm", "rms_norm(input, normalized_shape, weight=none, eps=none)", "RMS normalisation as torch.nn.functional.rms_norm: `input * rsqrt(mean(input ** 2) + eps)` over the last dimensions, times `weight`.", "rms_norm(tensor([[1., 2., 3., 4.]]), [4])";
     Function Training "layer_norm", "layer_norm(input, normalized_shape, weight=none, bias=none, eps=1e-5)", "Layer normalisation as torch.nn.functional.layer_norm.", "layer_norm(tensor([[1., 2., 3., 4.]]), [4])";
     Function Training "MSELoss", "MSELoss(size_average=none, reduce=none, reduction=\"mean\")", "`mse_loss` as a module (`nn.MSELoss`): `loss_fn(prediction, target)`.", "MSELoss()(tensor([1., 2.]), tensor([0., 0.]))";
     Function Training "BCELoss", "BCELoss(weight=none, size_average=none, reduce=none, reduction=\"mean\")", "`binary_cross_entropy` as a module (`nn.BCELoss`); `weight` is kept as a buffer, as PyTorch keeps it.", "BCELoss()(sigmoid(tensor([0.5, -1.])), tensor([1., 0.]))";
@@ -1037,6 +1039,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "InstanceNorm2d"
             | "GroupNorm"
             | "LayerNorm"
+            | "RMSNorm"
             | "Upsample"
             | "UpsamplingNearest2d"
             | "UpsamplingBilinear2d"
@@ -1148,6 +1151,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "group_norm"
             | "instance_norm"
             | "layer_norm"
+            | "rms_norm"
             | "interpolate"
             | "upsample"
             | "pixel_shuffle"

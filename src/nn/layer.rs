@@ -73,6 +73,13 @@ pub enum Layer {
         elementwise_affine: bool,
         bias: bool,
     },
+    /// `RMSNorm(normalized_shape, eps=None, elementwise_affine=True)`: a
+    /// weight of ones, no bias (`eps` None: float's or double's epsilon).
+    RmsNorm {
+        normalized_shape: Vec<usize>,
+        eps: Option<f64>,
+        elementwise_affine: bool,
+    },
     /// `BatchNorm1d` (`spatial` 1: inputs [N, C] or [N, C, L]) and
     /// `BatchNorm2d` (2: [N, C, H, W]); `InstanceNorm1d` / `InstanceNorm2d`
     /// (`instance`: [N, C, L] / [N, C, H, W], or one sample without N).

@@ -124,6 +124,26 @@ pub fn layer_norm(rt: &mut Runtime, layer: Layer, at: Place) -> Result<Module, E
     Ok(m)
 }
 
+/// `RMSNorm(normalized_shape, ...)`: a weight of ones of that shape (when
+/// elementwise_affine), as PyTorch's.
+pub fn rms_norm(rt: &mut Runtime, layer: Layer, at: Place) -> Result<Module, Error> {
+    let Layer::RmsNorm {
+        normalized_shape,
+        elementwise_affine,
+        ..
+    } = &layer
+    else {
+        return Err(Error::value("internal error: not an RMS norm"));
+    };
+    let (shape, affine) = (normalized_shape.clone(), *elementwise_affine);
+    let mut m = Module::new("RMSNorm", layer);
+    if affine {
+        let w = crate::autograd::ops::full(rt, &shape, at.dtype, at.device, 1)?;
+        m.set_parameter("weight", Some(Arc::new(meta::parameter(&w, true))))?;
+    }
+    Ok(m)
+}
+
 /// `BatchNorm1d`/`BatchNorm2d(num_features, ...)`: weight ones and bias
 /// zeros (when affine), buffers `running_mean` zeros, `running_var` ones and
 /// `num_batches_tracked` 0 (when tracking), as PyTorch's.
@@ -435,6 +455,14 @@ pub fn forward(
             ..
         } => pool2d(rt, mode, x, *max, (*kernel, *stride, *padding, *dilation)),
         Layer::AdaptiveAvgPool2d { out, .. } => adaptive_avg_pool2d(rt, mode, x, *out),
+        Layer::RmsNorm {
+            normalized_shape,
+            eps,
+            ..
+        } => {
+            let w = param("weight");
+            crate::autograd::rms_norm::rms_norm(rt, mode, x, normalized_shape, w.as_deref(), *eps)
+        }
         Layer::LayerNorm {
             normalized_shape,
             eps,

@@ -148,6 +148,22 @@ fn extra_repr(m: &super::Module) -> String {
             py_bool(*affine && *bias),
             py_bool(*track_running_stats)
         ),
+        Layer::RmsNorm {
+            normalized_shape,
+            eps,
+            elementwise_affine,
+        } => {
+            let dims: Vec<String> = normalized_shape.iter().map(usize::to_string).collect();
+            let shape = match dims.len() {
+                1 => format!("({},)", dims[0]),
+                _ => format!("({})", dims.join(", ")),
+            };
+            format!(
+                "{shape}, eps={}, elementwise_affine={}",
+                eps.map_or("None".to_string(), py_float),
+                py_bool(*elementwise_affine),
+            )
+        }
         Layer::LayerNorm {
             normalized_shape,
             eps,

@@ -19,7 +19,7 @@ fn layer_module(name: &str) -> Option<&'static str> {
         "Sequential" | "ModuleList" | "ModuleDict" => "container",
         "Embedding" => "sparse",
         "BatchNorm1d" | "BatchNorm2d" => "batchnorm",
-        "LayerNorm" | "GroupNorm" => "normalization",
+        "LayerNorm" | "GroupNorm" | "RMSNorm" => "normalization",
         "InstanceNorm1d" | "InstanceNorm2d" => "instancenorm",
         n if super::conv::CLASSES.contains(&n) => "conv",
         "Upsample" | "UpsamplingNearest2d" | "UpsamplingBilinear2d" => "upsampling",

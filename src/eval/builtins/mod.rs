@@ -349,6 +349,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("instance_norm", nn::instance_norm),
     ("LayerNorm", nn::layer),
     ("layer_norm", nn::layer_norm),
+    ("RMSNorm", nn::layer),
+    ("rms_norm", nn::rms_norm),
     ("Upsample", resize::layer),
     ("UpsamplingNearest2d", resize::layer),
     ("UpsamplingBilinear2d", resize::layer),

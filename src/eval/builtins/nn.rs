@@ -40,6 +40,7 @@ pub const LAYERS: &[&str] = &[
     "InstanceNorm2d",
     "GroupNorm",
     "LayerNorm",
+    "RMSNorm",
     "MaxPool2d",
     "AvgPool2d",
     "AdaptiveAvgPool2d",
@@ -308,6 +309,23 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 _ => format!("output_size=({}, {})", out.0, out.1),
             };
             module(Module::new(name, Layer::AdaptiveAvgPool2d { out, shown }))
+        }
+        "RMSNorm" => {
+            let place = Place {
+                device: me.device_arg(b)?,
+                dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+            };
+            let (v, span) = b
+                .get("normalized_shape")
+                .cloned()
+                .ok_or_else(|| Error::value("RMSNorm needs `normalized_shape`").at(b.span))?;
+            let shape = super::super::args::sizes(&super::super::args::flatten(&v, span)?)?;
+            let layer = Layer::RmsNorm {
+                normalized_shape: shape,
+                eps: b.float("eps")?,
+                elementwise_affine: b.bool("elementwise_affine", true)?,
+            };
+            module(layers::rms_norm(&mut me.rt, layer, place).map_err(at)?)
         }
         "LayerNorm" => {
             let place = Place {
@@ -840,6 +858,26 @@ pub(super) fn layer_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         &x,
         &shape,
         (w.as_ref(), bias.as_ref()),
+        eps,
+    ))
+}
+
+/// `rms_norm(input, normalized_shape, weight=none, eps=none)`.
+pub(super) fn rms_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    let (v, span) = b
+        .get("normalized_shape")
+        .cloned()
+        .ok_or_else(|| Error::value("rms_norm needs `normalized_shape`").at(b.span))?;
+    let shape = super::super::args::sizes(&super::super::args::flatten(&v, span)?)?;
+    let w = b.optional_tensor("weight")?;
+    let eps = b.float("eps")?;
+    b.result(crate::autograd::rms_norm::rms_norm(
+        &mut me.rt,
+        me.grad,
+        &x,
+        &shape,
+        w.as_deref(),
         eps,
     ))
 }
