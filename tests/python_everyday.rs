@@ -2741,3 +2741,36 @@ except RuntimeError as e:
         ]
     );
 }
+
+/// `geometric_`, `log_normal_` and `cauchy_`: PyTorch's refusals, its CPU
+/// draws for the seed (and from a `generator=`), its nodes; every line as
+/// PyTorch 2.15 printed it.
+#[test]
+fn geometric_log_normal_and_cauchy_draws_are_pytorchs() {
+    let out = python_printed(
+        "distributions",
+        r#"import torch
+for f in [lambda: torch.empty(2).geometric_(0), lambda: torch.empty(2).log_normal_(1, 0), lambda: torch.empty(2).cauchy_(0, 0), lambda: torch.empty(2, dtype=torch.int64).log_normal_(), lambda: torch.empty(2, dtype=torch.int64).cauchy_(), lambda: torch.empty(2, dtype=torch.int64).geometric_(0.5).shape]:
+    try: print(f())
+    except Exception as e: print(type(e).__name__, e)
+torch.manual_seed(0)
+print(torch.empty(5).geometric_(0.3).tolist(), torch.empty(3).log_normal_(1.0, 2.0).tolist(), torch.empty(3).cauchy_(0.5, 2.0).tolist())
+print((torch.ones(3, requires_grad=True) * 1).geometric_(0.5).grad_fn.name(), (torch.ones(3, requires_grad=True)*1).log_normal_().grad_fn.name(), (torch.ones(3, requires_grad=True)*1).cauchy_().grad_fn.name())
+print(torch.empty(3, dtype=torch.float64).cauchy_(generator=torch.Generator().manual_seed(3)).tolist())
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "RuntimeError geometric_ expects p to be in (0, 1), but got p=0",
+            "RuntimeError log_normal_ expects std > 0.0, but found std=0",
+            "RuntimeError cauchy_ expects sigma > 0.0, but found sigma=0",
+            "NotImplementedError \"log_normal_cpu\" not implemented for 'Long'",
+            "RuntimeError Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you specified long int",
+            "torch.Size([2])",
+            "[1.0, 1.0, 3.0, 1.0, 2.0] [3.74627685546875, 0.8082350492477417, 0.5677192807197571] [-1.069189190864563, 0.20168296992778778, -2.722665548324585]",
+            "GeometricBackward0 LogNormalBackward0 CauchyBackward0",
+            "[-9.296612423680983, -0.7922140324321124, 1.1554372916421074]",
+        ]
+    );
+}

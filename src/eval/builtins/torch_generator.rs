@@ -93,6 +93,9 @@ const DRAWING_METHODS: &[&str] = &[
     "random_",
     "exponential_",
     "bernoulli_",
+    "geometric_",
+    "log_normal_",
+    "cauchy_",
 ];
 
 /// Whether builtin (or, with `method`, tensor method) `name` takes a

@@ -10,6 +10,7 @@ use super::super::args::Bound;
 use super::super::{Interp, Value};
 use crate::autograd::inplace;
 use crate::error::{Diagnostic, Error};
+use crate::runtime::cpu_random::fill::Serial;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::factory::{Distribution, NewTensor};
 use crate::runtime::op::unary::UnaryOp;
@@ -176,5 +177,69 @@ pub(super) fn random_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
         rt.assign(t, &r)
     })
     .map_err(at)?;
+    Ok(Value::Tensor(Arc::clone(t)))
+}
+
+/// `x.geometric_(p)`, `x.log_normal_(mean=1, std=2)`, `x.cauchy_(median=0,
+/// sigma=1)`: PyTorch's checks and node (`GeometricBackward0`,
+/// `LogNormalBackward0`, `CauchyBackward0`), the draws as its kernels make
+/// them (`Runtime::draw_`).
+pub(super) fn distribution_(
+    me: &mut Interp,
+    name: &'static str,
+    t: &Arc<Tensor>,
+    b: &Bound,
+) -> Out {
+    let at = |e: Error| e.at(b.span);
+    let (what, node) = match name {
+        "geometric_" => {
+            let p = b
+                .float("p")?
+                .ok_or_else(|| Error::value("geometric_ needs `p`").at(b.span))?;
+            if !(p > 0.0 && p < 1.0) {
+                return Err(at(Error::runtime(format!(
+                    "geometric_ expects p to be in (0, 1), but got p={p}"
+                ))));
+            }
+            (Serial::Geometric { p }, "GeometricBackward0")
+        }
+        "log_normal_" => {
+            let (mean, std) = (
+                b.float("mean")?.unwrap_or(1.0),
+                b.float("std")?.unwrap_or(2.0),
+            );
+            floats_only(t, "log_normal_cpu").map_err(at)?;
+            if std <= 0.0 {
+                return Err(at(Error::runtime(format!(
+                    "log_normal_ expects std > 0.0, but found std={std}"
+                ))));
+            }
+            (Serial::LogNormal { mean, std }, "LogNormalBackward0")
+        }
+        _ => {
+            let (median, sigma) = (
+                b.float("median")?.unwrap_or(0.0),
+                b.float("sigma")?.unwrap_or(1.0),
+            );
+            if !t.dtype().is_float() {
+                return Err(at(Error::runtime(format!(
+                    "Cauchy distribution is a continuous probability distribution. dtype must be a floating point but you specified {}",
+                    // C++'s name of the dtype, as PyTorch's message prints it.
+                    match t.dtype() {
+                        DType::I64 => "long int",
+                        DType::I32 => "int",
+                        _ => "bool",
+                    }
+                ))));
+            }
+            if sigma <= 0.0 {
+                return Err(at(Error::runtime(format!(
+                    "cauchy_ expects sigma > 0.0, but found sigma={sigma}"
+                ))));
+            }
+            (Serial::Cauchy { median, sigma }, "CauchyBackward0")
+        }
+    };
+    inplace::overwrite(&mut me.rt, me.grad, t, node, |rt| rt.draw_(t, what)).map_err(at)?;
     Ok(Value::Tensor(Arc::clone(t)))
 }

@@ -52,6 +52,29 @@ pub fn normal(
     }
 }
 
+/// The distributions PyTorch's CPU kernels draw one element at a time in
+/// double (`geometric_`, `log_normal_`, `cauchy_`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Serial {
+    Geometric { p: f64 },
+    LogNormal { mean: f64, std: f64 },
+    Cauchy { median: f64, sigma: f64 },
+}
+
+/// `n` draws of `what`, each rounded to `dtype`.
+pub fn serial(g: &mut CpuGenerator, n: usize, dtype: DType, what: Serial) -> Vec<f64> {
+    (0..n)
+        .map(|_| {
+            let v = match what {
+                Serial::Geometric { p } => g.geometric(p),
+                Serial::LogNormal { mean, std } => g.log_normal(mean, std),
+                Serial::Cauchy { median, sigma } => g.cauchy(median, sigma),
+            };
+            rounded(v, dtype)
+        })
+        .collect()
+}
+
 /// `randint`, `random_(from, to)`: integers in `[low, low + range)`.
 pub fn integers(g: &mut CpuGenerator, n: usize, low: i64, range: u64) -> Vec<i64> {
     (0..n).map(|_| g.integer(range, low)).collect()

@@ -115,6 +115,23 @@ impl CpuGenerator {
         -1.0 / lambda * (-self.uniform_f64(0.0, 1.0)).ln_1p()
     }
 
+    /// `geometric_distribution<double>(p)`: `ceil(log(u) / log1p(-p))`.
+    pub fn geometric(&mut self, p: f64) -> f64 {
+        (self.uniform_f64(0.0, 1.0).ln() / (-p).ln_1p()).ceil()
+    }
+
+    /// `lognormal_distribution<double>(mean, std)`: `exp` of a normal draw.
+    pub fn log_normal(&mut self, mean: f64, std: f64) -> f64 {
+        self.normal_f64(mean, std).exp()
+    }
+
+    /// `cauchy_distribution<double>(median, sigma)`:
+    /// `median + sigma * tan(pi * (u - 0.5))`.
+    pub fn cauchy(&mut self, median: f64, sigma: f64) -> f64 {
+        let u = self.uniform_f64(0.0, 1.0);
+        median + sigma * (std::f64::consts::PI * (u - 0.5)).tan()
+    }
+
     /// `randperm(n)` as `randperm_cpu` draws it.
     pub fn randperm(&mut self, n: usize) -> Vec<usize> {
         mt19937::randperm_with(&mut self.engine, n)

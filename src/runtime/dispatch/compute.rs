@@ -394,6 +394,68 @@ impl Runtime {
         self.assign(x, &u)
     }
 
+    /// `x.geometric_(p)`, `x.log_normal_(mean, std)`, `x.cauchy_(median,
+    /// sigma)`: x's elements drawn again. On the CPU one at a time as
+    /// PyTorch's CPU kernels draw them; on a CUDA device composed of a
+    /// uniform (or normal) draw and the distribution's formula.
+    pub fn draw_(&mut self, x: &Tensor, what: fill::Serial) -> Result<(), Error> {
+        self.check_write(x)?;
+        if x.device() == Device::Cpu {
+            let values = fill::serial(self.generators.cpu(), x.numel(), x.dtype(), what);
+            let src = factory::from_f64s(values, x.shape(), x.dtype(), Device::Cpu);
+            return self.assign(x, &src);
+        }
+        let dtype = match x.dtype().is_float() {
+            true => x.dtype(),
+            false => DType::F32,
+        };
+        let new = NewTensor {
+            shape: x.shape(),
+            dtype,
+            device: x.device(),
+            like: Some(x),
+        };
+        let num = |v: f64| Tensor::scalar(v);
+        let out = match what {
+            fill::Serial::Geometric { p } => {
+                let u = self.random(new, Distribution::Uniform)?;
+                let l = self.unary(UnaryOp::Log, &u)?;
+                let q = num((-p).ln_1p());
+                let d = self.binary(BinaryOp::Div, Operand::strong(&l), Operand::weak(&q))?;
+                self.unary(UnaryOp::Ceil, &d)?
+            }
+            fill::Serial::Cauchy { median, sigma } => {
+                let u = self.random(new, Distribution::Uniform)?;
+                let (half, pi) = (num(0.5), num(std::f64::consts::PI));
+                let c = self.binary(BinaryOp::Sub, Operand::strong(&u), Operand::weak(&half))?;
+                let a = self.binary(BinaryOp::Mul, Operand::strong(&c), Operand::weak(&pi))?;
+                let t = self.unary(UnaryOp::Tan, &a)?;
+                let s = self.binary(
+                    BinaryOp::Mul,
+                    Operand::strong(&t),
+                    Operand::weak(&num(sigma)),
+                )?;
+                self.binary(
+                    BinaryOp::Add,
+                    Operand::strong(&s),
+                    Operand::weak(&num(median)),
+                )?
+            }
+            fill::Serial::LogNormal { mean, std } => {
+                let z = self.random(new, Distribution::Normal)?;
+                let s =
+                    self.binary(BinaryOp::Mul, Operand::strong(&z), Operand::weak(&num(std)))?;
+                let m = self.binary(
+                    BinaryOp::Add,
+                    Operand::strong(&s),
+                    Operand::weak(&num(mean)),
+                )?;
+                self.unary(UnaryOp::Exp, &m)?
+            }
+        };
+        self.assign(x, &out)
+    }
+
     /// `x[i] = v`: writes `src` (broadcast) into the view `dst`. As
     /// PyTorch's `copy_`, `src` may be on another device: it is copied to
     /// `dst`'s first (a host scalar is read as it is).
