@@ -2774,3 +2774,15 @@ print(torch.empty(3, dtype=torch.float64).cauchy_(generator=torch.Generator().ma
         ]
     );
 }
+
+/// `torch.tensor` of a list of 0-d tensors (`torch.tensor([loss_a,
+/// loss_b])`): their numbers, as PyTorch reads them.
+#[test]
+fn a_tensor_of_one_number_tensors() {
+    let out = python_printed(
+        "scalar_tensors",
+        "import torch\na, b = torch.tensor(1.5), torch.tensor(2.25)\n\
+         print(torch.tensor([a, b]).tolist(), torch.tensor([torch.tensor(3), torch.tensor(4)]).dtype, torch.tensor([[a], [b]]).shape)\n",
+    );
+    assert_eq!(out, ["[1.5, 2.25] torch.int64 torch.Size([2, 1])"]);
+}

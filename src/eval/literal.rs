@@ -89,6 +89,17 @@ pub(crate) fn literal_tensor_from_value(
                 let items = v.items().unwrap_or_default();
                 Lit::Node(items.iter().map(|v| to_lit(v, span)).collect(), span)
             }
+            // `torch.tensor([loss_a, loss_b])`: a CPU tensor of one
+            // number is that number, as PyTorch reads it.
+            Value::Tensor(t) if t.ndim() == 0 && t.device() == crate::runtime::Device::Cpu => {
+                let x = t.to_vec::<f64>()[0];
+                let leaf = match t.dtype() {
+                    d if d.is_float() => Value::float(x),
+                    DType::Bool => Value::bool(x != 0.0),
+                    _ => Value::Int(t.to_vec::<i64>()[0]),
+                };
+                Lit::Leaf(leaf, span)
+            }
             other => Lit::Leaf(other.clone(), span),
         }
     }
