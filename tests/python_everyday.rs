@@ -2786,3 +2786,20 @@ fn a_tensor_of_one_number_tensors() {
     );
     assert_eq!(out, ["[1.5, 2.25] torch.int64 torch.Size([2, 1])"]);
 }
+
+/// `torch.isclose`: a bool per element, infinities and (with
+/// `equal_nan`) NaNs as PyTorch's; the lines PyTorch 2.15 printed.
+#[test]
+fn isclose_is_pytorchs() {
+    let out = python_printed(
+        "isclose",
+        r#"import torch
+print(torch.isclose(torch.tensor([1., 2., float("nan"), float("inf")]), torch.tensor([1., 2.1, float("nan"), float("inf")])).tolist())
+print(torch.isclose(torch.tensor([1., float("nan")]), torch.tensor([1.000001, float("nan")]), equal_nan=True).tolist(), torch.isclose(torch.tensor([1., 3.]), torch.tensor([1.05, 3.]), atol=0.1).tolist())
+"#,
+    );
+    assert_eq!(
+        out,
+        ["[True, False, False, True]", "[True, True] [True, True]",]
+    );
+}

@@ -123,10 +123,36 @@ pub(super) fn equal_allclose(
     }
 }
 
-/// How many elements of `x` are not close to `y`'s, as a 0-d count:
-/// close is equal, or, with `(rtol, atol, equal_nan)`, within `atol +
-/// rtol * |y|` (and both NaN when `equal_nan`).
+/// `isclose(a, b, rtol, atol, equal_nan)`: a bool per element, as
+/// `torch.isclose` (the elements `allclose` counts).
+pub(super) fn isclose(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let (x, y) = (b.tensor("input")?, b.tensor("other")?);
+    let tolerance = (
+        b.float("rtol")?.unwrap_or(1e-05),
+        b.float("atol")?.unwrap_or(1e-08),
+        b.bool("equal_nan", false)?,
+    );
+    b.result(close_elements(&mut me.rt, &x, &y, Some(tolerance)))
+}
+
+/// How many elements of `x` are not close to `y`'s, as a 0-d count.
 fn elements_apart(
+    rt: &mut crate::runtime::dispatch::Runtime,
+    x: &Tensor,
+    y: &Tensor,
+    tolerance: Option<(f64, f64, bool)>,
+) -> Result<Arc<Tensor>, Error> {
+    use crate::runtime::op::binary::Operand;
+    let close = close_elements(rt, x, y, tolerance)?;
+    let no = Tensor::scalar(false);
+    let apart = rt.binary(BinaryOp::Eq, Operand::strong(&close), Operand::weak(&no))?;
+    rt.reduce(ReduceOp::Sum, &apart, None, false)
+}
+
+/// Whether each element of `x` is close to `y`'s: equal, or, with `(rtol,
+/// atol, equal_nan)`, within `atol + rtol * |y|` (and both NaN when
+/// `equal_nan`).
+fn close_elements(
     rt: &mut crate::runtime::dispatch::Runtime,
     x: &Tensor,
     y: &Tensor,
@@ -153,9 +179,7 @@ fn elements_apart(
             close = op(rt, BinaryOp::LogicalOr, &close, &both)?;
         }
     }
-    let no = Tensor::scalar(false);
-    let apart = rt.binary(BinaryOp::Eq, Operand::strong(&close), Operand::weak(&no))?;
-    rt.reduce(ReduceOp::Sum, &apart, None, false)
+    Ok(close)
 }
 
 /// `dot(a, b)`: two vectors of one dtype and length, as PyTorch's `dot`

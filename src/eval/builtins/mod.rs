@@ -134,6 +134,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("mm", math::product),
     ("equal", math::equal_allclose),
     ("allclose", math::equal_allclose),
+    ("isclose", math::isclose),
     ("bmm", math::product),
     ("mv", math::product),
     ("dot", math::dot),
