@@ -2803,3 +2803,20 @@ print(torch.isclose(torch.tensor([1., float("nan")]), torch.tensor([1.000001, fl
         ["[True, False, False, True]", "[True, True] [True, True]",]
     );
 }
+
+/// `torch.compile(model)` (nanoGPT compiles by default) gives the model
+/// back, run eagerly, and says so: PyTorch's fused kernels would take
+/// other time and memory. `use_deterministic_algorithms` is kept.
+#[test]
+fn torch_compile_runs_eagerly_and_says_so() {
+    let out = common::ok(
+        "import torch\nimport torch.nn as nn\nm = nn.Linear(2, 1)\ncm = torch.compile(m, mode=\"max-autotune\")\n\
+         print(cm is m, cm(torch.ones(1, 2)).shape)\n\
+         torch.use_deterministic_algorithms(True)\nprint(torch.are_deterministic_algorithms_enabled())",
+    );
+    assert!(
+        out.contains("torch.compile: cudash runs the model eagerly"),
+        "{out}"
+    );
+    assert!(out.contains("True torch.Size([1, 1])\nTrue"), "{out}");
+}

@@ -649,6 +649,15 @@ static NATIVES: &[Native] = &[
         name: "torch.backends.mps.is_available",
     },
     Native {
+        name: "torch.compile",
+    },
+    Native {
+        name: "torch.use_deterministic_algorithms",
+    },
+    Native {
+        name: "torch.are_deterministic_algorithms_enabled",
+    },
+    Native {
         name: "torch.backends.mps.is_built",
     },
     Native {
@@ -764,6 +773,10 @@ pub fn argv() -> Vec<String> {
         false => argv,
     }
 }
+
+/// `torch.use_deterministic_algorithms(mode)`, read back by
+/// `are_deterministic_algorithms_enabled()`.
+static DETERMINISTIC: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// `torch.backends.cudnn.benchmark = True` and the other flags a program
 /// sets: read back as set. cudash's convolutions are not cuDNN's
@@ -1348,6 +1361,23 @@ impl Interp {
                 Some(_) => super::class::grad_mode_decorator(false, args, span),
             };
         }
+        // `model = torch.compile(model, mode=...)` (nanoGPT's default): the
+        // model itself, run eagerly, said once; its settings select nothing.
+        if f.name == "torch.compile" {
+            let Some(model) = args.iter().find(|a| {
+                a.keyword.is_none() || a.keyword.as_ref().is_some_and(|k| k.name == "model")
+            }) else {
+                return Err(Error::value("torch.compile() needs a model or a function").at(span));
+            };
+            let model = model.value.clone();
+            self.warn_once(
+                "torch.compile: cudash runs the model eagerly, op by op; PyTorch would \
+                 compile it into fused kernels (fewer launches, less memory for \
+                 temporaries), so its time and memory differ from what cudash shows"
+                    .to_string(),
+            );
+            return Ok(model);
+        }
         if let Some(a) = args.iter().find(|a| a.keyword.is_some()) {
             let k = a
                 .keyword
@@ -1505,6 +1535,22 @@ impl Interp {
                 }
                 let stop = if step > 0 { i64::MAX } else { i64::MIN };
                 Value::Range(Arc::new(super::value::PyRange { start, stop, step }))
+            }
+            // cudash's ops are deterministic already: the setting is kept.
+            "torch.use_deterministic_algorithms" => {
+                let on = match args.first().map(|a| &a.value) {
+                    Some(Value::Bool(b)) => b.get(),
+                    _ => {
+                        return Err(at(Error::value(
+                            "use_deterministic_algorithms() takes True or False",
+                        )))
+                    }
+                };
+                DETERMINISTIC.store(on, std::sync::atomic::Ordering::Relaxed);
+                Value::None
+            }
+            "torch.are_deterministic_algorithms_enabled" => {
+                Value::bool(DETERMINISTIC.load(std::sync::atomic::Ordering::Relaxed))
             }
             // `math.prod(xs, start=1)`: ints stay ints, as Python's.
             "math.prod" => {
