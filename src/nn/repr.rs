@@ -153,11 +153,7 @@ fn extra_repr(m: &super::Module) -> String {
             eps,
             elementwise_affine,
         } => {
-            let dims: Vec<String> = normalized_shape.iter().map(usize::to_string).collect();
-            let shape = match dims.len() {
-                1 => format!("({},)", dims[0]),
-                _ => format!("({})", dims.join(", ")),
-            };
+            let shape = python_tuple(normalized_shape);
             format!(
                 "{shape}, eps={}, elementwise_affine={}",
                 eps.map_or("None".to_string(), py_float),
@@ -170,11 +166,7 @@ fn extra_repr(m: &super::Module) -> String {
             elementwise_affine,
             bias,
         } => {
-            let dims: Vec<String> = normalized_shape.iter().map(usize::to_string).collect();
-            let shape = match dims.len() {
-                1 => format!("({},)", dims[0]),
-                _ => format!("({})", dims.join(", ")),
-            };
+            let shape = python_tuple(normalized_shape);
             format!(
                 "{shape}, eps={}, elementwise_affine={}, bias={}",
                 py_float(*eps),
@@ -349,4 +341,13 @@ fn thousands(n: usize) -> String {
         out.push(c);
     }
     out
+}
+
+/// A shape as Python writes a tuple of ints: `(4,)`, `(3, 4)`.
+fn python_tuple(dims: &[usize]) -> String {
+    let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
+    match dims.len() {
+        1 => format!("({},)", dims[0]),
+        _ => format!("({})", dims.join(", ")),
+    }
 }

@@ -85,10 +85,7 @@ fn module(m: Module) -> Out {
 /// Where a layer's weights go (`device=`, `dtype=`; cpu and float32 by
 /// default): a floating point dtype, as PyTorch's layers need.
 fn float_place(me: &mut Interp, b: &Bound, what: &str) -> Result<Place, Diagnostic> {
-    let place = Place {
-        device: me.device_arg(b)?,
-        dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
-    };
+    let place = me.place(b)?;
     if !place.dtype.is_float() {
         return Err(Error::dtype(
             format!("{what} need a floating point dtype, not {}", place.dtype),
@@ -221,10 +218,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             module(m)
         }
         "Embedding" => {
-            let place = Place {
-                device: me.device_arg(b)?,
-                dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
-            };
+            let place = me.place(b)?;
             if !matches!(b.given("max_norm"), None | Some((Value::None, _))) {
                 return Err(Error::value_help(
                     "Embedding's max_norm is not in cudash yet",
@@ -311,15 +305,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             module(Module::new(name, Layer::AdaptiveAvgPool2d { out, shown }))
         }
         "RMSNorm" => {
-            let place = Place {
-                device: me.device_arg(b)?,
-                dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
-            };
-            let (v, span) = b
-                .get("normalized_shape")
-                .cloned()
-                .ok_or_else(|| Error::value("RMSNorm needs `normalized_shape`").at(b.span))?;
-            let shape = super::super::args::sizes(&super::super::args::flatten(&v, span)?)?;
+            let (place, shape) = (me.place(b)?, normalized_shape(b, name)?);
             let layer = Layer::RmsNorm {
                 normalized_shape: shape,
                 eps: b.float("eps")?,
@@ -328,15 +314,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             module(layers::rms_norm(&mut me.rt, layer, place).map_err(at)?)
         }
         "LayerNorm" => {
-            let place = Place {
-                device: me.device_arg(b)?,
-                dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
-            };
-            let (v, span) = b
-                .get("normalized_shape")
-                .cloned()
-                .ok_or_else(|| Error::value("LayerNorm needs `normalized_shape`").at(b.span))?;
-            let shape = super::super::args::sizes(&super::super::args::flatten(&v, span)?)?;
+            let (place, shape) = (me.place(b)?, normalized_shape(b, name)?);
             let layer = Layer::LayerNorm {
                 normalized_shape: shape,
                 eps: b.float("eps")?.unwrap_or(1e-5),
@@ -346,10 +324,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             module(layers::layer_norm(&mut me.rt, layer, place).map_err(at)?)
         }
         "BatchNorm1d" | "BatchNorm2d" | "InstanceNorm1d" | "InstanceNorm2d" => {
-            let place = Place {
-                device: me.device_arg(b)?,
-                dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
-            };
+            let place = me.place(b)?;
             let momentum = match b.get("momentum") {
                 Some((Value::None, _)) => None,
                 _ => Some(b.float("momentum")?.unwrap_or(0.1)),
@@ -370,10 +345,7 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             module(layers::batch_norm(&mut me.rt, layer, place).map_err(at)?)
         }
         "GroupNorm" => {
-            let place = Place {
-                device: me.device_arg(b)?,
-                dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
-            };
+            let place = me.place(b)?;
             let layer = Layer::GroupNorm {
                 groups: b.size("num_groups")?,
                 num_channels: b.size("num_channels")?,
@@ -862,14 +834,29 @@ pub(super) fn layer_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     ))
 }
 
-/// `rms_norm(input, normalized_shape, weight=none, eps=none)`.
-pub(super) fn rms_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
-    let x = b.tensor("input")?;
+/// A norm layer's `normalized_shape` (an int or a list of them).
+fn normalized_shape(b: &Bound, class: &str) -> Result<Vec<usize>, Diagnostic> {
     let (v, span) = b
         .get("normalized_shape")
         .cloned()
-        .ok_or_else(|| Error::value("rms_norm needs `normalized_shape`").at(b.span))?;
-    let shape = super::super::args::sizes(&super::super::args::flatten(&v, span)?)?;
+        .ok_or_else(|| Error::value(format!("{class} needs `normalized_shape`")).at(b.span))?;
+    super::super::args::sizes(&super::super::args::flatten(&v, span)?)
+}
+
+impl Interp {
+    /// A layer's `device=` and `dtype=` (cpu and f32 unless given).
+    fn place(&self, b: &Bound) -> Result<Place, Diagnostic> {
+        Ok(Place {
+            device: self.device_arg(b)?,
+            dtype: b.dtype("dtype")?.unwrap_or(DType::F32),
+        })
+    }
+}
+
+/// `rms_norm(input, normalized_shape, weight=none, eps=none)`.
+pub(super) fn rms_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let x = b.tensor("input")?;
+    let shape = normalized_shape(b, "rms_norm")?;
     let w = b.optional_tensor("weight")?;
     let eps = b.float("eps")?;
     b.result(crate::autograd::rms_norm::rms_norm(
