@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use super::generator::TorchGenerator;
 use crate::error::Error;
-use crate::runtime::cpu_random::mt19937::{randperm_with, Mt19937};
+use crate::runtime::cpu_random::CpuGenerator;
 
 #[derive(Debug)]
 pub struct RandomSampler {
@@ -90,7 +90,7 @@ impl RandomSampler {
             replacement: self.replacement,
             engine: match &self.generator {
                 Some(g) => Engine::Shared(g.clone()),
-                None => Engine::Own(Box::new(Mt19937::new(seed))),
+                None => Engine::Own(Box::new(CpuGenerator::new(seed))),
             },
             ready: VecDeque::new(),
         })
@@ -121,21 +121,21 @@ pub struct Draws {
 /// What a pass draws from: its own generator, or the program's.
 #[derive(Debug, Clone, PartialEq)]
 enum Engine {
-    Own(Box<Mt19937>),
+    Own(Box<CpuGenerator>),
     Shared(TorchGenerator),
 }
 
 impl Engine {
     fn below(&mut self, n: u64) -> u64 {
         match self {
-            Engine::Own(g) => g.below(n),
+            Engine::Own(g) => g.integer(n, 0) as u64,
             Engine::Shared(g) => g.below(n),
         }
     }
 
     fn randperm(&mut self, n: usize) -> Vec<usize> {
         match self {
-            Engine::Own(g) => randperm_with(g, n),
+            Engine::Own(g) => g.randperm(n),
             Engine::Shared(g) => g.randperm(n),
         }
     }

@@ -13,7 +13,6 @@ use crate::error::{Diagnostic, Error};
 use crate::runtime::cpu_random::fill::Serial;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::factory::{Distribution, NewTensor};
-use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::{DType, Tensor};
 
 type Out = Result<Value, Diagnostic>;
@@ -111,28 +110,9 @@ pub(super) fn exponential_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b:
             "exponential_ expects lambda > 0.0, but found lambda={lambd}"
         ))));
     }
-    let u = uniform(me, t, None).map_err(at)?;
+    let what = Serial::Exponential { lambda: lambd };
     inplace::overwrite(&mut me.rt, me.grad, t, "ExponentialBackward0", |rt| {
-        if !t.device().is_cuda() {
-            // PyTorch's CPU kernel: `-1 / lambd * log1p(-u)` in double.
-            let minus = rt.unary(UnaryOp::Neg, &u)?;
-            let l = rt.unary(UnaryOp::Log1p, &minus)?;
-            let scale = Tensor::scalar(-1.0 / lambd);
-            let e = rt.binary(BinaryOp::Mul, Operand::weak(&scale), Operand::strong(&l))?;
-            return rt.assign(t, &e);
-        }
-        let rest = rt.binary(
-            BinaryOp::Sub,
-            Operand::weak(&Tensor::scalar(1.0)),
-            Operand::strong(&u),
-        )?;
-        let l = rt.unary(UnaryOp::Log, &rest)?;
-        let e = rt.binary(
-            BinaryOp::Div,
-            Operand::strong(&l),
-            Operand::weak(&Tensor::scalar(-lambd)),
-        )?;
-        rt.assign(t, &e)
+        rt.draw_(t, what)
     })
     .map_err(at)?;
     Ok(Value::Tensor(Arc::clone(t)))

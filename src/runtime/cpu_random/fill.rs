@@ -53,9 +53,10 @@ pub fn normal(
 }
 
 /// The distributions PyTorch's CPU kernels draw one element at a time in
-/// double (`geometric_`, `log_normal_`, `cauchy_`).
+/// double (`exponential_`, `geometric_`, `log_normal_`, `cauchy_`).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Serial {
+    Exponential { lambda: f64 },
     Geometric { p: f64 },
     LogNormal { mean: f64, std: f64 },
     Cauchy { median: f64, sigma: f64 },
@@ -66,6 +67,7 @@ pub fn serial(g: &mut CpuGenerator, n: usize, dtype: DType, what: Serial) -> Vec
     (0..n)
         .map(|_| {
             let v = match what {
+                Serial::Exponential { lambda } => g.exponential(lambda),
                 Serial::Geometric { p } => g.geometric(p),
                 Serial::LogNormal { mean, std } => g.log_normal(mean, std),
                 Serial::Cauchy { median, sigma } => g.cauchy(median, sigma),
@@ -116,33 +118,43 @@ fn block_f64(d: &mut [f64], mean: f64, std: f64) {
     }
 }
 
-/// `normal_fill` of floats: every uniform drawn first, the blocks
-/// transformed, then the last 16 drawn and transformed again when the
-/// count is not a multiple of 16.
-fn fill_f32(g: &mut CpuGenerator, n: usize, mean: f32, std: f32) -> Vec<f32> {
-    let mut d: Vec<f32> = (0..n).map(|_| g.uniform_f32(0.0, 1.0)).collect();
-    for block in d.chunks_exact_mut(16) {
-        block_f32(block, mean, std);
+/// `normal_fill` of floats or doubles: every uniform drawn first, the
+/// blocks transformed, then the last 16 drawn and transformed again when
+/// the count is not a multiple of 16.
+fn fill_blocks<T: Copy>(
+    g: &mut CpuGenerator,
+    n: usize,
+    draw: impl Fn(&mut CpuGenerator) -> T,
+    block: impl Fn(&mut [T]),
+) -> Vec<T> {
+    let mut d: Vec<T> = (0..n).map(|_| draw(g)).collect();
+    for b in d.chunks_exact_mut(16) {
+        block(b);
     }
     if !n.is_multiple_of(16) {
         let tail = &mut d[n - 16..];
-        tail.iter_mut().for_each(|v| *v = g.uniform_f32(0.0, 1.0));
-        block_f32(tail, mean, std);
+        tail.iter_mut().for_each(|v| *v = draw(g));
+        block(tail);
     }
     d
 }
 
+fn fill_f32(g: &mut CpuGenerator, n: usize, mean: f32, std: f32) -> Vec<f32> {
+    fill_blocks(
+        g,
+        n,
+        |g| g.uniform_f32(0.0, 1.0),
+        |b| block_f32(b, mean, std),
+    )
+}
+
 fn fill_f64(g: &mut CpuGenerator, n: usize, mean: f64, std: f64) -> Vec<f64> {
-    let mut d: Vec<f64> = (0..n).map(|_| g.uniform_f64(0.0, 1.0)).collect();
-    for block in d.chunks_exact_mut(16) {
-        block_f64(block, mean, std);
-    }
-    if !n.is_multiple_of(16) {
-        let tail = &mut d[n - 16..];
-        tail.iter_mut().for_each(|v| *v = g.uniform_f64(0.0, 1.0));
-        block_f64(tail, mean, std);
-    }
-    d
+    fill_blocks(
+        g,
+        n,
+        |g| g.uniform_f64(0.0, 1.0),
+        |b| block_f64(b, mean, std),
+    )
 }
 
 /// Half precision: each block's 16 uniforms drawn as it is transformed (in

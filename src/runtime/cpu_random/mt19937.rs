@@ -73,16 +73,6 @@ impl Mt19937 {
         y ^ (y >> 18)
     }
 
-    /// `randint(high=n)`'s draw (`random_from_to`): 32 random bits modulo
-    /// `n`, or 64 (the first draw high) from 2^28 up, as PyTorch's build
-    /// draws them (`uniform_int_from_to_distribution`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        match n >= 1 << 28 {
-            true => ((u64::from(self.next_u32()) << 32) | u64::from(self.next_u32())) % n,
-            false => u64::from(self.next_u32()) % n,
-        }
-    }
-
     fn twist(&mut self) {
         for i in 0..624 {
             let y = (self.state[i] & 0x8000_0000) | (self.state[(i + 1) % 624] & 0x7fff_ffff);

@@ -394,8 +394,8 @@ impl Runtime {
         self.assign(x, &u)
     }
 
-    /// `x.geometric_(p)`, `x.log_normal_(mean, std)`, `x.cauchy_(median,
-    /// sigma)`: x's elements drawn again. On the CPU one at a time as
+    /// `x.exponential_(lambd)`, `x.geometric_(p)`, `x.log_normal_(mean,
+    /// std)`, `x.cauchy_(median, sigma)`: x's elements drawn again. On the CPU one at a time as
     /// PyTorch's CPU kernels draw them; on a CUDA device composed of a
     /// uniform (or normal) draw and the distribution's formula.
     pub fn draw_(&mut self, x: &Tensor, what: fill::Serial) -> Result<(), Error> {
@@ -417,6 +417,15 @@ impl Runtime {
         };
         let num = |v: f64| Tensor::scalar(v);
         let out = match what {
+            // `-log(1 - u) / lambd`.
+            fill::Serial::Exponential { lambda } => {
+                let u = self.random(new, Distribution::Uniform)?;
+                let one = num(1.0);
+                let rest = self.binary(BinaryOp::Sub, Operand::weak(&one), Operand::strong(&u))?;
+                let l = self.unary(UnaryOp::Log, &rest)?;
+                let by = num(-lambda);
+                self.binary(BinaryOp::Div, Operand::strong(&l), Operand::weak(&by))?
+            }
             fill::Serial::Geometric { p } => {
                 let u = self.random(new, Distribution::Uniform)?;
                 let l = self.unary(UnaryOp::Log, &u)?;
