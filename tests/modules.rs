@@ -690,11 +690,14 @@ fn layer_norm_normalises_each_row_as_pytorch() {
     );
 }
 
+/// PyTorch's `adaptive_avg_pool2d` to 1 x 1 is a mean over the plane
+/// (`MeanBackward1`); to other sizes, `AdaptiveAvgPool2DBackward0`.
 #[test]
 fn adaptive_average_pooling_is_pytorchs_node() {
     let pooled = common::ok(
-        "y = AdaptiveAvgPool2d(1)(randn(2, 3, 4, 4, requires_grad=true))\ny.shape\ny.grad_fn",
+        "x = randn(2, 3, 4, 4, requires_grad=true)\nAdaptiveAvgPool2d(1)(x).grad_fn\nAdaptiveAvgPool2d(2)(x).grad_fn",
     );
+    assert!(pooled.contains("<MeanBackward1>"), "{pooled}");
     assert!(pooled.contains("<AdaptiveAvgPool2DBackward0>"), "{pooled}");
 }
 

@@ -2820,3 +2820,61 @@ fn torch_compile_runs_eagerly_and_says_so() {
     );
     assert!(out.contains("True torch.Size([1, 1])\nTrue"), "{out}");
 }
+
+/// The 1-d pools, the adaptive max pools, `ceil_mode`, and one image or
+/// one row without a batch (pools and convolutions): the shapes, nodes,
+/// values and gradients PyTorch 2.15 printed (averages' gradients to five
+/// places: PyTorch adds an input's shares in the windows' order, cudash's
+/// col2im in the kernel offsets').
+#[test]
+fn pools_in_one_and_two_dims_and_unbatched_images_are_pytorchs() {
+    let out = python_printed(
+        "pools",
+        r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+x = torch.randn(2, 3, 8, requires_grad=True)
+for m in [nn.MaxPool1d(3, stride=2, padding=1), nn.AvgPool1d(3, stride=1, padding=1), nn.AdaptiveAvgPool1d(1), nn.AdaptiveMaxPool1d(2)]:
+    y = m(x)
+    y.pow(2).sum().backward()
+    print(m, list(y.shape), y.grad_fn.name(), y.grad_fn.next_functions[0][0].name(), round(y.sum().item(), 4), [round(v, 5) for v in x.grad[0, 0, :3].tolist()])
+    x.grad = None
+print(F.max_pool1d(x[0], 2).tolist(), F.avg_pool1d(x[1], 4, 2).tolist())
+i = torch.randn(2, 4, 6, requires_grad=True)
+for m in [nn.AdaptiveMaxPool2d((2, 3)), nn.AdaptiveAvgPool2d(1), nn.MaxPool2d(2), nn.AvgPool2d((2, 3))]:
+    y = m(i)
+    y.pow(2).sum().backward()
+    print(m, list(y.shape), y.grad_fn.name(), i.grad[1, 0].tolist())
+    i.grad = None
+c = nn.Conv2d(2, 3, 3, padding=1)
+y = c(i)
+y.sum().backward()
+print(list(y.shape), y.grad_fn.name(), y.grad_fn.next_functions[0][0].name(), round(c.weight.grad.sum().item(), 4))
+m = nn.MaxPool2d(3, stride=2, ceil_mode=True)
+y = m(i)
+y.sum().backward()
+print(m, list(y.shape), i.grad[0, 3].tolist(), F.max_pool1d(torch.arange(5.).reshape(1, 5), 2, ceil_mode=True).tolist())
+for f in [lambda: F.max_pool1d(torch.ones(2, 2, 2, 2), 2)]:
+    try: print(f())
+    except Exception as e: print(type(e).__name__)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "MaxPool1d(kernel_size=3, stride=2, padding=1, dilation=1, ceil_mode=False) [2, 3, 4] SqueezeBackward1 MaxPool2DWithIndicesBackward0 17.0554 [-2.25168, 0.0, -0.50116]",
+            "AvgPool1d(kernel_size=(3,), stride=(1,), padding=(1,)) [2, 3, 8] SqueezeBackward1 AvgPool2DBackward0 2.7814 [-1.06822, -1.4764, -0.93363]",
+            "AdaptiveAvgPool1d(output_size=1) [2, 3, 1] SqueezeBackward1 MeanBackward1 0.1552 [-0.12041, -0.12041, -0.12041]",
+            "AdaptiveMaxPool1d(output_size=2) [2, 3, 2] SqueezeBackward1 AdaptiveMaxPool2DBackward0 11.1527 [0.0, 0.0, -0.50116]",
+            "[[-1.1258398294448853, -0.2505785822868347, 0.8487103581428528, -0.31601276993751526], [0.32227492332458496, 0.34998318552970886, 1.237657904624939, 1.1167771816253662], [-1.3526537418365479, 0.7935083508491516, 0.5988394618034363, 1.85300612449646]] [[0.04369327798485756, 0.7464454174041748, 0.7695804834365845], [-0.20656314492225647, 0.0769612044095993, 0.4085139334201813], [0.11324353516101837, 0.6469764113426208, -0.05762919783592224]]",
+            "AdaptiveMaxPool2d(output_size=(2, 3)) [2, 2, 3] AdaptiveMaxPool2DBackward0 [0.0, 0.0, 0.0, 0.0, 0.0, 2.229879140853882]",
+            "AdaptiveAvgPool2d(output_size=1) [2, 1, 1] MeanBackward1 [-0.006883860100060701, -0.006883860100060701, -0.006883860100060701, -0.006883860100060701, -0.006883860100060701, -0.006883860100060701]",
+            "MaxPool2d(kernel_size=2, stride=2, padding=0, dilation=1, ceil_mode=False) [2, 2, 3] MaxPool2DWithIndicesBackward0 [0.0, 0.0, 0.0, 0.0, 0.0, 2.229879140853882]",
+            "AvgPool2d(kernel_size=(2, 3), stride=(2, 3), padding=0) [2, 2, 2] AvgPool2DBackward0 [-0.11595388501882553, -0.11595388501882553, -0.11595388501882553, -0.03344975784420967, -0.03344975784420967, -0.03344975784420967]",
+            "[3, 4, 6] SqueezeBackward1 ConvolutionBackward0 143.0443",
+            "MaxPool2d(kernel_size=3, stride=2, padding=0, dilation=1, ceil_mode=True) [2, 2, 3] [0.2554505467414856, 0.3335723876953125, 0.3335723876953125, 1.3335723876953125, 0.3335723876953125, 0.4454631805419922] [[1.0, 3.0, 4.0]]",
+            "RuntimeError",
+        ]
+    );
+}

@@ -27,13 +27,31 @@ use crate::runtime::Tensor;
 type R<T> = Result<T, Error>;
 
 fn check_image(x: &Tensor, what: &str) -> R<()> {
-    if x.ndim() != 4 {
+    if x.ndim() != 3 && x.ndim() != 4 {
         return Err(Error::shape(format!(
             "Expected 3D (unbatched) or 4D (batched) input to {what}, but got input of size: {}",
             spaced_shape(x.shape())
         )));
     }
     Ok(())
+}
+
+/// An unbatched image [C, H, W] as a batch of one [1, C, H, W] (a view;
+/// a pooling's kernels run on batches, as PyTorch's treat N = 1).
+fn batched(x: &Arc<Tensor>) -> R<Arc<Tensor>> {
+    match x.ndim() {
+        3 => Ok(Arc::new(view::unsqueeze(x, 0)?)),
+        _ => Ok(Arc::clone(x)),
+    }
+}
+
+/// A pooling's result `t` [1, C, h, w] back without the batch when its
+/// input `like` had none.
+fn unbatched(t: Arc<Tensor>, like: &[usize]) -> R<Arc<Tensor>> {
+    match like.len() {
+        3 => Ok(Arc::new(view::squeeze(&t, Some(0))?)),
+        _ => Ok(t),
+    }
 }
 
 /// How many bytes of columns one chunk of a batch lays out at most: a
@@ -149,6 +167,14 @@ fn convolution(
         true => 3,
         false => 4,
     };
+    if x.ndim() + 1 == dims {
+        // One sample: PyTorch's batch of one, unsqueezed and squeezed back
+        // (`UnsqueezeBackward0`, `SqueezeBackward1` about the node).
+        let batch = super::views::unsqueeze(rt, mode, x, 0)?;
+        let settings = (stride, padding, dilation, groups);
+        let out = convolution(rt, mode, (&batch, w, b), settings, transposed)?;
+        return super::views::squeeze(rt, mode, &out, 0);
+    }
     if x.ndim() != dims {
         return Err(Error::shape(format!(
             "Expected {}D (unbatched) or {dims}D (batched) input to {name}, but got input of size: {}",
@@ -511,6 +537,17 @@ pub fn max_pool2d(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, geom: Geometry)
     Ok(max_pool2d_with_indices(rt, mode, x, geom)?.0)
 }
 
+/// `adaptive_max_pool2d` whose windows tile the input evenly: the same
+/// maxima and places, recorded as PyTorch's `AdaptiveMaxPool2DBackward0`.
+pub fn adaptive_max_pool2d(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    geom: Geometry,
+) -> R<Arc<Tensor>> {
+    Ok(maxima(rt, mode, x, geom, "AdaptiveMaxPool2DBackward0")?.0)
+}
+
 /// `max_pool2d(..., return_indices=True)`: the maxima and their places
 /// (i64, `h * W + w` within each plane).
 pub fn max_pool2d_with_indices(
@@ -518,6 +555,17 @@ pub fn max_pool2d_with_indices(
     mode: Mode,
     x: &Arc<Tensor>,
     geom: Geometry,
+) -> R<(Arc<Tensor>, Arc<Tensor>)> {
+    maxima(rt, mode, x, geom, "MaxPool2DWithIndicesBackward0")
+}
+
+/// Each window's largest element and its place, recorded as `node`.
+fn maxima(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    geom: Geometry,
+    node: &'static str,
 ) -> R<(Arc<Tensor>, Arc<Tensor>)> {
     check_image(x, "max_pool2d")?;
     let (kh, kw) = geom.kernel;
@@ -527,20 +575,14 @@ pub fn max_pool2d_with_indices(
             geom.padding.0, kh, geom.dilation.0
         )));
     }
-    let (out, places) = rt.max_pool2d(x, &geom)?;
+    let (out, places) = rt.max_pool2d(&*batched(x)?, &geom)?;
+    let (out, places) = (unbatched(out, x.shape())?, unbatched(places, x.shape())?);
     let backward = Backward::MaxPool {
         which: Saved::new(&places),
         geom,
         input: x.shape().to_vec(),
     };
-    let out = record::attach_node(
-        rt,
-        mode,
-        out,
-        "MaxPool2DWithIndicesBackward0",
-        backward,
-        &[x],
-    );
+    let out = record::attach_node(rt, mode, out, node, backward, &[x]);
     Ok((out, places))
 }
 
@@ -571,15 +613,16 @@ fn average(
     node: &'static str,
 ) -> R<Arc<Tensor>> {
     check_image(x, "avg_pool2d")?;
-    let (n, c) = (x.shape()[0], x.shape()[1]);
+    let x4 = batched(x)?;
+    let (n, c) = (x4.shape()[0], x4.shape()[1]);
     let (oh, ow) = geom.out;
     let k = geom.kernel.0 * geom.kernel.1;
-    let cols = rt.im2col(x, &geom)?;
+    let cols = rt.im2col(&x4, &geom)?;
     let per_offset = rt.reshape(&cols, &[n as i64, c as i64, k as i64, (oh * ow) as i64])?;
     drop(cols);
     let sum = rt.reduce(ReduceOp::Sum, &per_offset, Some(2), false)?;
     let mean = bin_s(rt, BinaryOp::Div, &sum, k as f64)?;
-    let out = rt.reshape(&mean, &[n as i64, c as i64, oh as i64, ow as i64])?;
+    let out = unbatched(rt.reshape(&mean, &[n as i64, c as i64, oh as i64, ow as i64])?, x.shape())?;
     let backward = Backward::AvgPool {
         geom,
         input: x.shape().to_vec(),
@@ -597,9 +640,28 @@ pub fn pool_backward(
     geom: &Geometry,
     input: &[usize],
 ) -> R<Arc<Tensor>> {
-    if let Some(places) = which {
-        return rt.max_pool2d_backward(g, places, geom, input);
-    }
+    let input4: Vec<usize> = match input.len() {
+        3 => [&[1], input].concat(),
+        _ => input.to_vec(),
+    };
+    let gx = match which {
+        Some(places) => {
+            let (g, places) = (batched(g)?, batched(places)?);
+            rt.max_pool2d_backward(&g, &places, geom, &input4)?
+        }
+        None => average_backward(rt, &batched(g)?, geom, &input4)?,
+    };
+    unbatched(gx, input)
+}
+
+/// The gradient of an average pool's input [N, C, H, W]: `g / (kh * kw)`
+/// at every place of each window.
+fn average_backward(
+    rt: &mut Runtime,
+    g: &Arc<Tensor>,
+    geom: &Geometry,
+    input: &[usize],
+) -> R<Arc<Tensor>> {
     let (n, c) = (input[0], input[1]);
     let (oh, ow) = geom.out;
     let k = (geom.kernel.0 * geom.kernel.1) as i64;

@@ -821,9 +821,14 @@ docs! {
     Function Training "BatchNorm2d", "BatchNorm2d(num_features, eps=1e-5, momentum=0.1, affine=true, track_running_stats=true, device=none, dtype=none, bias=true)", "Batch normalisation of images [N, C, H, W] per channel, as `nn.BatchNorm2d` (the modes as `BatchNorm1d`'s).", "bn = BatchNorm2d(2)\nbn(randn(4, 2, 3, 3)).shape";
     Function Training "batch_norm", "batch_norm(input, running_mean, running_var, weight=none, bias=none, training=false, momentum=0.1, eps=1e-5)", "Batch normalisation as torch.nn.functional.batch_norm: the batch's statistics when `training` (the running ones updated in place), else the running ones.", "batch_norm(randn(4, 2), zeros(2), ones(2), training=true).shape";
     Function Training "Conv2d", "Conv2d(in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1, bias=true, padding_mode=\"zeros\", device=none, dtype=none)", "A 2-D convolution over images [N, C, H, W], as `nn.Conv2d`: weight [out, in / groups, kh, kw] and bias drawn as PyTorch draws them; `padding` also `\"valid\"` or `\"same\"`. It computes with the windows laid out as columns and one matrix product per group (im2col), on every backend; one node, `ConvolutionBackward0`, keeping the input and the weight.", "seed(0)\nconv = Conv2d(1, 4, 3, padding=1)\nconv(randn(2, 1, 8, 8)).shape\nconv";
-    Function Training "MaxPool2d", "MaxPool2d(kernel_size, stride=none, padding=0, dilation=1, return_indices=false, ceil_mode=false)", "Each window's largest element (stride: the kernel's size unless given), as `nn.MaxPool2d`; one node, `MaxPool2DWithIndicesBackward0`, keeping where each maximum was.", "MaxPool2d(2)(arange(16.).reshape(1, 1, 4, 4))";
-    Function Training "AvgPool2d", "AvgPool2d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true)", "Each window's mean, as `nn.AvgPool2d` (padding counted).", "AvgPool2d(2)(arange(16.).reshape(1, 1, 4, 4))";
-    Function Training "AdaptiveAvgPool2d", "AdaptiveAvgPool2d(output_size)", "The average pool that tiles each image into `output_size` (an int or a pair), as `nn.AdaptiveAvgPool2d`; cudash pools sizes that divide the image evenly (1, a ResNet's head, always does).", "AdaptiveAvgPool2d(1)(randn(2, 3, 4, 4)).shape";
+    Function Training "MaxPool1d", "MaxPool1d(kernel_size, stride=none, padding=0, dilation=1, return_indices=false, ceil_mode=false)", "Each window's largest element along the last dim of [N, C, L] or [C, L], as `nn.MaxPool1d`: PyTorch's 2-d pool over `x.unsqueeze(-2)`, squeezed back (`SqueezeBackward1` over `MaxPool2DWithIndicesBackward0`).", "MaxPool1d(2)(arange(8.).reshape(1, 2, 4))";
+    Function Training "MaxPool2d", "MaxPool2d(kernel_size, stride=none, padding=0, dilation=1, return_indices=false, ceil_mode=false)", "Each window's largest element (stride: the kernel's size unless given) of [N, C, H, W] or [C, H, W], as `nn.MaxPool2d`; one node, `MaxPool2DWithIndicesBackward0`, keeping where each maximum was.", "MaxPool2d(2)(arange(16.).reshape(1, 1, 4, 4))";
+    Function Training "AvgPool1d", "AvgPool1d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true)", "Each window's mean along the last dim, as `nn.AvgPool1d` (padding counted; PyTorch's 2-d pool over a 1 x L image).", "AvgPool1d(2)(arange(8.).reshape(1, 2, 4))";
+    Function Training "AvgPool2d", "AvgPool2d(kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true, divisor_override=none)", "Each window's mean, as `nn.AvgPool2d` (padding counted).", "AvgPool2d(2)(arange(16.).reshape(1, 1, 4, 4))";
+    Function Training "AdaptiveAvgPool1d", "AdaptiveAvgPool1d(output_size)", "The average pool that tiles each row into `output_size`, as `nn.AdaptiveAvgPool1d` (sizes that divide evenly; 1 is a mean).", "AdaptiveAvgPool1d(2)(arange(8.).reshape(1, 2, 4))";
+    Function Training "AdaptiveAvgPool2d", "AdaptiveAvgPool2d(output_size)", "The average pool that tiles each image into `output_size` (an int or a pair), as `nn.AdaptiveAvgPool2d`; cudash pools sizes that divide the image evenly (1, a ResNet's head, always does: a mean over the plane, `MeanBackward1`, as PyTorch's).", "AdaptiveAvgPool2d(1)(randn(2, 3, 4, 4)).shape";
+    Function Training "AdaptiveMaxPool1d", "AdaptiveMaxPool1d(output_size, return_indices=false)", "The max pool that tiles each row into `output_size`, as `nn.AdaptiveMaxPool1d` (sizes that divide evenly).", "AdaptiveMaxPool1d(1)(arange(8.).reshape(1, 2, 4))";
+    Function Training "AdaptiveMaxPool2d", "AdaptiveMaxPool2d(output_size, return_indices=false)", "The max pool that tiles each image into `output_size`, as `nn.AdaptiveMaxPool2d` (sizes that divide evenly); its node is `AdaptiveMaxPool2DBackward0`.", "AdaptiveMaxPool2d((2, 1))(arange(16.).reshape(1, 1, 4, 4))";
     Function Training "conv2d", "conv2d(input, weight, bias=none, stride=1, padding=0, dilation=1, groups=1)", "A 2-D convolution, as torch.nn.functional.conv2d (`Conv2d`'s computation).", "conv2d(ones(1, 1, 3, 3), ones(1, 1, 2, 2))";
     Function Training "interpolate", "interpolate(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none, recompute_scale_factor=none, antialias=false)", "Resizes sequences [N, C, L] or images [N, C, H, W] to `size`, or by `scale_factor` (the output `floor(input * scale)`), as torch.nn.functional.interpolate: modes `nearest`, `nearest-exact`, `linear` and `bilinear` (`align_corners`), the samples placed as PyTorch's kernels place them; nodes `UpsampleNearest2DBackward0`, `UpsampleBilinear2DBackward0`...", "interpolate(tensor([[[[1., 2.], [3., 4.]]]]), scale_factor=2)";
     Function Training "upsample", "upsample(input, size=none, scale_factor=none, mode=\"nearest\", align_corners=none)", "The old name of `interpolate` (torch.nn.functional.upsample).", "upsample(tensor([[[1., 2.]]]), size=4, mode=\"linear\")";
@@ -876,9 +881,14 @@ docs! {
     Function Training "conv1d", "conv1d(input, weight, bias=none, stride=1, padding=0, dilation=1, groups=1)", "A 1-D convolution, as torch.nn.functional.conv1d (`Conv1d`'s computation).", "conv1d(ones(1, 1, 5), ones(1, 1, 2))";
     Function Training "conv_transpose2d", "conv_transpose2d(input, weight, bias=none, stride=1, padding=0, output_padding=0, groups=1, dilation=1)", "A transposed 2-D convolution, as torch.nn.functional.conv_transpose2d (`ConvTranspose2d`'s computation).", "conv_transpose2d(ones(1, 1, 2, 2), ones(1, 1, 2, 2), stride=2)";
     Function Training "conv_transpose1d", "conv_transpose1d(input, weight, bias=none, stride=1, padding=0, output_padding=0, groups=1, dilation=1)", "A transposed 1-D convolution, as torch.nn.functional.conv_transpose1d.", "conv_transpose1d(ones(1, 1, 3), ones(1, 1, 2), stride=2)";
-    Function Training "max_pool2d", "max_pool2d(input, kernel_size, stride=none, padding=0, dilation=1)", "Each window's largest element, as torch.nn.functional.max_pool2d.", "max_pool2d(arange(16.).reshape(1, 1, 4, 4), 2)";
-    Function Training "avg_pool2d", "avg_pool2d(input, kernel_size, stride=none, padding=0)", "Each window's mean, as torch.nn.functional.avg_pool2d.", "avg_pool2d(arange(16.).reshape(1, 1, 4, 4), 2)";
+    Function Training "max_pool1d", "max_pool1d(input, kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false, return_indices=false)", "Each window's largest element along the last dim, as torch.nn.functional.max_pool1d.", "max_pool1d(arange(8.).reshape(1, 2, 4), 2)";
+    Function Training "max_pool2d", "max_pool2d(input, kernel_size, stride=none, padding=0, dilation=1, ceil_mode=false, return_indices=false)", "Each window's largest element, as torch.nn.functional.max_pool2d.", "max_pool2d(arange(16.).reshape(1, 1, 4, 4), 2)";
+    Function Training "avg_pool1d", "avg_pool1d(input, kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true)", "Each window's mean along the last dim, as torch.nn.functional.avg_pool1d.", "avg_pool1d(arange(8.).reshape(1, 2, 4), 2)";
+    Function Training "avg_pool2d", "avg_pool2d(input, kernel_size, stride=none, padding=0, ceil_mode=false, count_include_pad=true, divisor_override=none)", "Each window's mean, as torch.nn.functional.avg_pool2d.", "avg_pool2d(arange(16.).reshape(1, 1, 4, 4), 2)";
+    Function Training "adaptive_avg_pool1d", "adaptive_avg_pool1d(input, output_size)", "The average pool to `output_size` along the last dim, as torch.nn.functional.adaptive_avg_pool1d (sizes that divide evenly).", "adaptive_avg_pool1d(arange(8.).reshape(1, 2, 4), 1)";
     Function Training "adaptive_avg_pool2d", "adaptive_avg_pool2d(input, output_size)", "The average pool to `output_size`, as torch.nn.functional.adaptive_avg_pool2d (sizes that divide evenly).", "adaptive_avg_pool2d(randn(1, 2, 4, 4), 1).shape";
+    Function Training "adaptive_max_pool1d", "adaptive_max_pool1d(input, output_size, return_indices=false)", "The max pool to `output_size` along the last dim, as torch.nn.functional.adaptive_max_pool1d (sizes that divide evenly).", "adaptive_max_pool1d(arange(8.).reshape(1, 2, 4), 2)";
+    Function Training "adaptive_max_pool2d", "adaptive_max_pool2d(input, output_size, return_indices=false)", "The max pool to `output_size`, as torch.nn.functional.adaptive_max_pool2d (sizes that divide evenly).", "adaptive_max_pool2d(arange(16.).reshape(1, 1, 4, 4), 2)";
     Function Tensors "flatten", "flatten(input, start_dim=0, end_dim=-1)", "Dimensions `start_dim` to `end_dim` of `input` as one (a view when the layout allows), as torch.flatten: `flatten(x, 1)` keeps the batch dimension.", "flatten(ones(64, 32, 12, 12), 1).shape";
     Function Training "LayerNorm", "LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=true, device=none, dtype=none, bias=true)", "Each row normalised over its last dimensions (`normalized_shape`) by its own mean and variance, then scaled and shifted, as `nn.LayerNorm` (the same in train and eval mode). One node, `NativeLayerNormBackward0`, keeping the input, the weight and each row's mean and 1/std.", "ln = LayerNorm(4)\nln(tensor([[1., 2., 3., 4.]]))";
     Function Training "RMSNorm", "RMSNorm(normalized_shape, eps=none, elementwise_affine=true, device=none, dtype=none)", "Each row scaled by the reciprocal of its root mean square over the last dimensions (`normalized_shape`), then by a weight (ones), as `nn.RMSNorm` (Llama's norm); `eps` none is the epsilon of the dtype it computes in (float's for half precision). Composed as PyTorch composes it: `PowBackward0`, `MeanBackward1`, `AddBackward1`, `RsqrtBackward0`, `MulBackward0` (half precision computed in float: `ToCopyBackward0`).", "rms = RMSNorm(4)\nrms(tensor([[1., 2., 3., 4.]]))";
@@ -1072,9 +1082,14 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "Conv2d"
             | "ConvTranspose1d"
             | "ConvTranspose2d"
+            | "MaxPool1d"
             | "MaxPool2d"
+            | "AvgPool1d"
             | "AvgPool2d"
+            | "AdaptiveAvgPool1d"
             | "AdaptiveAvgPool2d"
+            | "AdaptiveMaxPool1d"
+            | "AdaptiveMaxPool2d"
             | "MSELoss"
             | "CrossEntropyLoss"
             | "NLLLoss"
@@ -1174,9 +1189,14 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "conv2d"
             | "conv_transpose1d"
             | "conv_transpose2d"
+            | "max_pool1d"
             | "max_pool2d"
+            | "avg_pool1d"
             | "avg_pool2d"
+            | "adaptive_avg_pool1d"
             | "adaptive_avg_pool2d"
+            | "adaptive_max_pool1d"
+            | "adaptive_max_pool2d"
             | "one_hot"
             | "pad"
             | "silu"

@@ -51,18 +51,25 @@ pub enum Layer {
         /// The settings as PyTorch prints them.
         shown: String,
     },
-    /// `MaxPool2d` / `AvgPool2d`: kernel, stride, padding, dilation.
-    Pool2d {
+    /// `MaxPool2d` / `AvgPool2d`: kernel, stride, padding, dilation;
+    /// `MaxPool1d` / `AvgPool1d` (`one_d`): a 2-d pool's over a 1 x L image.
+    Pool {
         max: bool,
+        one_d: bool,
         kernel: (usize, usize),
         stride: (usize, usize),
         padding: (usize, usize),
         dilation: (usize, usize),
+        /// A max pool's `ceil_mode=True`: windows past the edge kept.
+        ceil_mode: bool,
         shown: String,
     },
-    /// `AdaptiveAvgPool2d(output_size)`: an average pool whose windows
+    /// `AdaptiveAvgPool2d(output_size)`, `AdaptiveMaxPool2d` (`max`) and
+    /// their 1-d forms (`one_d`, over a 1 x L image): a pool whose windows
     /// divide the input evenly into that size.
-    AdaptiveAvgPool2d {
+    AdaptivePool {
+        max: bool,
+        one_d: bool,
         out: (usize, usize),
         shown: String,
     },

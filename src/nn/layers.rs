@@ -446,15 +446,30 @@ pub fn forward(
                 ),
             }
         }
-        Layer::Pool2d {
+        Layer::Pool {
             max,
+            one_d,
             kernel,
             stride,
             padding,
             dilation,
+            ceil_mode,
             ..
-        } => pool2d(rt, mode, x, *max, (*kernel, *stride, *padding, *dilation)),
-        Layer::AdaptiveAvgPool2d { out, .. } => adaptive_avg_pool2d(rt, mode, x, *out),
+        } => {
+            let settings = (*kernel, *stride, *padding, *dilation);
+            match one_d {
+                false => pool2d(rt, mode, x, *max, settings, *ceil_mode),
+                true => pool1d(rt, mode, x, pool1d_name(*max, false), |rt, image| {
+                    pool2d(rt, mode, image, *max, settings, *ceil_mode)
+                }),
+            }
+        }
+        Layer::AdaptivePool { max, one_d, out, .. } => match one_d {
+            false => adaptive_pool2d(rt, mode, x, *max, *out),
+            true => pool1d(rt, mode, x, pool1d_name(*max, true), |rt, image| {
+                adaptive_pool2d(rt, mode, image, *max, *out)
+            }),
+        },
         Layer::RmsNorm {
             normalized_shape,
             eps,
@@ -769,50 +784,102 @@ pub fn conv(
     Ok(m)
 }
 
-/// `max_pool2d` / `avg_pool2d` of `x`.
+/// `max_pool2d` / `avg_pool2d` of `x`: a batch of images [N, C, H, W] or
+/// one image [C, H, W]; `ceil_mode` (a max pool's): the last windows may
+/// run past the edge.
 pub fn pool2d(
     rt: &mut Runtime,
     mode: Mode,
     x: &Arc<Tensor>,
     max: bool,
     (kernel, stride, padding, dilation): crate::autograd::window::PoolSettings,
+    ceil_mode: bool,
 ) -> Result<Arc<Tensor>, Error> {
-    if x.ndim() != 4 {
-        return Err(Error::shape(format!(
-            "pooling takes a batch of images [N, C, H, W], not {}",
-            crate::runtime::shape::fmt_shape(x.shape())
-        )));
+    let hw = image_size(x, "pooling")?;
+    let mut geom = crate::autograd::conv::Geometry::new(hw, kernel, stride, padding, dilation, 1)?;
+    if ceil_mode {
+        geom = geom.ceil(hw);
     }
-    let hw = (x.shape()[2], x.shape()[3]);
-    let geom = crate::autograd::conv::Geometry::new(hw, kernel, stride, padding, dilation, 1)?;
     match max {
         true => crate::autograd::conv::max_pool2d(rt, mode, x, geom),
         false => crate::autograd::conv::avg_pool2d(rt, mode, x, geom),
     }
 }
 
-/// `adaptive_avg_pool2d(x, out)`: the average pool whose windows tile the
-/// input into `out` (sizes that divide evenly; others are refused).
-pub fn adaptive_avg_pool2d(
+/// An image's height and width: the last two dims of [N, C, H, W] or
+/// [C, H, W].
+fn image_size(x: &Tensor, what: &str) -> Result<(usize, usize), Error> {
+    match x.shape() {
+        [.., h, w] if x.ndim() == 3 || x.ndim() == 4 => Ok((*h, *w)),
+        _ => Err(Error::shape(format!(
+            "{what} takes an image [C, H, W] or a batch of them [N, C, H, W], not {}",
+            crate::runtime::shape::fmt_shape(x.shape())
+        ))),
+    }
+}
+
+/// The functional name of a 1-d pool.
+pub fn pool1d_name(max: bool, adaptive: bool) -> &'static str {
+    match (max, adaptive) {
+        (true, false) => "max_pool1d",
+        (false, false) => "avg_pool1d",
+        (true, true) => "adaptive_max_pool1d",
+        (false, true) => "adaptive_avg_pool1d",
+    }
+}
+
+/// `max_pool1d` / `avg_pool1d` / `adaptive_*_pool1d` of `x` [N, C, L] or
+/// [C, L], as PyTorch computes them: the 2-d pool `pool` of `x.unsqueeze(-2)`
+/// (a 1 x L image), squeezed back — recorded as `UnsqueezeBackward0`, the
+/// 2-d pool's node and `SqueezeBackward1`.
+pub fn pool1d(
     rt: &mut Runtime,
     mode: Mode,
     x: &Arc<Tensor>,
-    (oh, ow): (usize, usize),
+    what: &str,
+    pool: impl FnOnce(&mut Runtime, &Arc<Tensor>) -> Result<Arc<Tensor>, Error>,
 ) -> Result<Arc<Tensor>, Error> {
-    if x.ndim() != 4 {
+    if x.ndim() != 2 && x.ndim() != 3 {
         return Err(Error::shape(format!(
-            "adaptive_avg_pool2d takes a batch of images [N, C, H, W], not {}",
+            "{what}() Expected 2D or 3D input tensor, but got {}",
             crate::runtime::shape::fmt_shape(x.shape())
         )));
     }
-    let (h, w) = (x.shape()[2], x.shape()[3]);
+    let image = crate::autograd::views::unsqueeze(rt, mode, x, -2)?;
+    let out = pool(rt, &image)?;
+    crate::autograd::views::squeeze(rt, mode, &out, -2)
+}
+
+/// `adaptive_avg_pool2d(x, out)` / `adaptive_max_pool2d`: the pool whose
+/// windows tile the input into `out` (sizes that divide evenly; others are
+/// refused). An average to 1 x 1 is a mean over the plane (`MeanBackward1`),
+/// as PyTorch computes it.
+pub fn adaptive_pool2d(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    max: bool,
+    (oh, ow): (usize, usize),
+) -> Result<Arc<Tensor>, Error> {
+    let name = match max {
+        true => "adaptive_max_pool2d",
+        false => "adaptive_avg_pool2d",
+    };
+    let (h, w) = image_size(x, name)?;
     if oh == 0 || ow == 0 || h % oh != 0 || w % ow != 0 {
         return Err(Error::value_help(
-            format!("adaptive_avg_pool2d to ({oh}, {ow}) of a {h}x{w} image: cudash pools only sizes that divide the image evenly yet"),
+            format!("{name} to ({oh}, {ow}) of a {h}x{w} image: cudash pools only sizes that divide the image evenly yet"),
             "choose an output size that divides the height and width (1 always does)",
         ));
     }
+    if !max && (oh, ow) == (1, 1) {
+        let mean = crate::runtime::op::reduce::ReduceOp::Mean;
+        return crate::autograd::record::reduce_dims(rt, mode, mean, x, &[-1, -2], true);
+    }
     let k = (h / oh, w / ow);
     let geom = crate::autograd::conv::Geometry::new((h, w), k, k, (0, 0), (1, 1), 1)?;
-    crate::autograd::conv::adaptive_avg_pool2d(rt, mode, x, geom)
+    match max {
+        true => crate::autograd::conv::adaptive_max_pool2d(rt, mode, x, geom),
+        false => crate::autograd::conv::adaptive_avg_pool2d(rt, mode, x, geom),
+    }
 }

@@ -175,8 +175,8 @@ fn extra_repr(m: &super::Module) -> String {
             )
         }
         Layer::Conv { shown, .. }
-        | Layer::Pool2d { shown, .. }
-        | Layer::AdaptiveAvgPool2d { shown, .. } => shown.clone(),
+        | Layer::Pool { shown, .. }
+        | Layer::AdaptivePool { shown, .. } => shown.clone(),
         Layer::Embedding {
             num_embeddings,
             embedding_dim,

@@ -27,7 +27,7 @@ fn layer_module(name: &str) -> Option<&'static str> {
         "Unflatten" => "flatten",
         n if n.contains("Pad") => "padding",
         "PairwiseDistance" => "distance",
-        "MaxPool2d" | "AvgPool2d" | "AdaptiveAvgPool2d" => "pooling",
+        n if super::pool::CLASSES.contains(&n) => "pooling",
         "LSTM" | "GRU" | "RNN" | "LSTMCell" | "GRUCell" | "RNNCell" => "rnn",
         "Module" => "module",
         n if n.starts_with("Transformer") => "transformer",

@@ -17,7 +17,7 @@ pub const CLASSES: &[&str] = &["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTrans
 /// A setting of a 1-d convolution (an int or a 1-tuple) as a 2-d one's:
 /// `(height, v)`, the height's part being what leaves it alone; a 2-d
 /// one's as a pair.
-fn setting(
+pub(super) fn setting(
     b: &Bound,
     name: &str,
     default: Option<usize>,

@@ -6,6 +6,7 @@
 //! - `math.rs`: reductions, elementwise functions, matmul;
 //! - `activations.rs`: the activations with settings (`ELU`, `F.relu6`, `GLU`...);
 //! - `conv.rs`: Conv1d/2d, ConvTranspose1d/2d and their functions;
+//! - `pool.rs`: the max, average and adaptive pools and their functions;
 //! - `resize.rs`: interpolate/Upsample, PixelShuffle, Unflatten, the padding layers;
 //! - `composed_losses.rs`: kl_div, the margin and embedding losses, their modules;
 //! - `along.rs`: scans, softmax, var, std, norm, sort, topk, tril/triu;
@@ -38,6 +39,7 @@ mod memory;
 pub(crate) mod nn;
 mod parallel;
 pub(crate) mod pointwise;
+pub(crate) mod pool;
 pub(crate) mod python;
 pub(crate) mod resize;
 mod roll;
@@ -374,16 +376,26 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("Conv2d", conv::layer),
     ("ConvTranspose1d", conv::layer),
     ("ConvTranspose2d", conv::layer),
-    ("MaxPool2d", nn::layer),
-    ("AvgPool2d", nn::layer),
-    ("AdaptiveAvgPool2d", nn::layer),
+    ("MaxPool1d", pool::layer),
+    ("MaxPool2d", pool::layer),
+    ("AvgPool1d", pool::layer),
+    ("AvgPool2d", pool::layer),
+    ("AdaptiveAvgPool1d", pool::layer),
+    ("AdaptiveAvgPool2d", pool::layer),
+    ("AdaptiveMaxPool1d", pool::layer),
+    ("AdaptiveMaxPool2d", pool::layer),
     ("conv1d", conv::function),
     ("conv2d", conv::function),
     ("conv_transpose1d", conv::function),
     ("conv_transpose2d", conv::function),
-    ("max_pool2d", nn::pool2d),
-    ("avg_pool2d", nn::pool2d),
-    ("adaptive_avg_pool2d", nn::adaptive_avg_pool2d),
+    ("max_pool1d", pool::function),
+    ("max_pool2d", pool::function),
+    ("avg_pool1d", pool::function),
+    ("avg_pool2d", pool::function),
+    ("adaptive_avg_pool1d", pool::adaptive),
+    ("adaptive_avg_pool2d", pool::adaptive),
+    ("adaptive_max_pool1d", pool::adaptive),
+    ("adaptive_max_pool2d", pool::adaptive),
     ("MSELoss", nn::layer),
     ("LeakyReLU", activations::layer),
     ("LSTM", nn::layer),

@@ -41,9 +41,6 @@ pub const LAYERS: &[&str] = &[
     "GroupNorm",
     "LayerNorm",
     "RMSNorm",
-    "MaxPool2d",
-    "AvgPool2d",
-    "AdaptiveAvgPool2d",
     "MSELoss",
     "BCELoss",
     "BCEWithLogitsLoss",
@@ -72,6 +69,7 @@ pub fn is_layer(name: &str) -> bool {
         || super::activations::CLASSES.contains(&name)
         || super::conv::CLASSES.contains(&name)
         || super::resize::CLASSES.contains(&name)
+        || super::pool::CLASSES.contains(&name)
         || super::composed_losses::CLASSES
             .iter()
             .any(|(c, _)| *c == name)
@@ -230,79 +228,6 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             let padding_idx = b.int("padding_idx")?;
             let m = layers::embedding(&mut me.rt, num, dim, padding_idx, place);
             module(m.map_err(|e| e.at(b.span_of("padding_idx")))?)
-        }
-        "MaxPool2d" | "AvgPool2d" => {
-            let kernel = b.pair("kernel_size", None)?;
-            let stride = match b.given("stride") {
-                None => kernel,
-                Some(_) => b.pair("stride", None)?,
-            };
-            let padding = b.pair("padding", Some(0))?;
-            let max = name == "MaxPool2d";
-            let dilation = match max {
-                true => b.pair("dilation", Some(1))?,
-                false => (1, 1),
-            };
-            for flag in ["ceil_mode", "return_indices"] {
-                if b.bool(flag, false)? {
-                    return Err(
-                        Error::value(format!("{name}'s {flag} is not in cudash yet"))
-                            .at(b.span_of(flag)),
-                    );
-                }
-            }
-            if !max && !b.bool("count_include_pad", true)? {
-                return Err(Error::value(
-                    "AvgPool2d's count_include_pad=false is not in cudash yet",
-                )
-                .at(b.span_of("count_include_pad")));
-            }
-            let shown_of = |n: &str, v: (usize, usize)| match b.given(n) {
-                Some((Value::Int(i), _)) => i.to_string(),
-                Some(_) => format!("({}, {})", v.0, v.1),
-                None => match v.0 == v.1 {
-                    true => v.0.to_string(),
-                    false => format!("({}, {})", v.0, v.1),
-                },
-            };
-            let stride_shown = match b.given("stride") {
-                None => shown_of("kernel_size", kernel),
-                Some(_) => shown_of("stride", stride),
-            };
-            let shown = match max {
-                true => format!(
-                    "kernel_size={}, stride={}, padding={}, dilation={}, ceil_mode=False",
-                    shown_of("kernel_size", kernel),
-                    stride_shown,
-                    shown_of("padding", padding),
-                    shown_of("dilation", dilation)
-                ),
-                false => format!(
-                    "kernel_size={}, stride={}, padding={}",
-                    shown_of("kernel_size", kernel),
-                    stride_shown,
-                    shown_of("padding", padding)
-                ),
-            };
-            module(Module::new(
-                name,
-                Layer::Pool2d {
-                    max,
-                    kernel,
-                    stride,
-                    padding,
-                    dilation,
-                    shown,
-                },
-            ))
-        }
-        "AdaptiveAvgPool2d" => {
-            let out = b.pair("output_size", None)?;
-            let shown = match b.given("output_size") {
-                Some((Value::Int(i), _)) => format!("output_size={i}"),
-                _ => format!("output_size=({}, {})", out.0, out.1),
-            };
-            module(Module::new(name, Layer::AdaptiveAvgPool2d { out, shown }))
         }
         "RMSNorm" => {
             let (place, shape) = (me.place(b)?, normalized_shape(b, name)?);
@@ -777,37 +702,6 @@ pub(super) fn instance_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out 
     ))
 }
 
-/// `max_pool2d(input, kernel_size, stride=none, padding=0, dilation=1)` and
-/// `avg_pool2d(input, kernel_size, stride=none, padding=0)`.
-pub(super) fn pool2d(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
-    let x = b.tensor("input")?;
-    let kernel = b.pair("kernel_size", None)?;
-    let stride = match b.given("stride") {
-        None => kernel,
-        Some(_) => b.pair("stride", None)?,
-    };
-    let padding = b.pair("padding", Some(0))?;
-    let max = name == "max_pool2d";
-    let dilation = match max {
-        true => b.pair("dilation", Some(1))?,
-        false => (1, 1),
-    };
-    b.result(layers::pool2d(
-        &mut me.rt,
-        me.grad,
-        &x,
-        max,
-        (kernel, stride, padding, dilation),
-    ))
-}
-
-/// `adaptive_avg_pool2d(input, output_size)`.
-pub(super) fn adaptive_avg_pool2d(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
-    let x = b.tensor("input")?;
-    let out = b.pair("output_size", None)?;
-    b.result(layers::adaptive_avg_pool2d(&mut me.rt, me.grad, &x, out))
-}
-
 /// `layer_norm(input, normalized_shape, weight=none, bias=none, eps=1e-5)`.
 pub(super) fn layer_norm(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let x = b.tensor("input")?;
@@ -891,6 +785,7 @@ mod tests {
         let activations = crate::eval::builtins::activations::CLASSES;
         let convs = crate::eval::builtins::conv::CLASSES;
         let resize = crate::eval::builtins::resize::CLASSES;
+        let pools = crate::eval::builtins::pool::CLASSES;
         let losses = crate::eval::builtins::composed_losses::CLASSES
             .iter()
             .map(|(c, _)| c);
@@ -899,6 +794,7 @@ mod tests {
             .chain(activations)
             .chain(convs)
             .chain(resize)
+            .chain(pools)
             .chain(losses)
         {
             assert!(qualified(layer).is_some(), "{layer}");

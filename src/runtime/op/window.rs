@@ -67,6 +67,23 @@ impl Geometry {
 }
 
 impl Geometry {
+    /// PyTorch's `ceil_mode=True` for a pooling over `(h, w)`: the output's
+    /// size rounded up, a last window kept when it starts inside the image
+    /// or its left padding (its places past the edge never count).
+    pub fn ceil(mut self, (h, w): (usize, usize)) -> Geometry {
+        let size = |n: usize, k: usize, s: usize, p: usize, d: usize| {
+            let span = d * (k - 1) + 1;
+            let out = (n + 2 * p).saturating_sub(span).div_ceil(s) + 1;
+            match (out - 1) * s >= n + p {
+                true => out - 1,
+                false => out,
+            }
+        };
+        let (k, s, p, d) = (self.kernel, self.stride, self.padding, self.dilation);
+        self.out = (size(h, k.0, s.0, p.0, d.0), size(w, k.1, s.1, p.1, d.1));
+        self
+    }
+
     /// Output place `(oh, ow)`'s window offset `(i, j)` in the input
     /// (unpadded coordinates; outside the image when it falls in padding).
     pub fn at(&self, (oh, ow): (usize, usize), (i, j): (usize, usize)) -> (isize, isize) {
