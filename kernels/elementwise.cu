@@ -6,7 +6,7 @@ enum BinOp { ADD, SUB, MUL, DIV, POW, FLOORDIV, REM, BAND, BOR, BXOR, MAXIMUM, M
 enum CmpOp { EQ, NE, LT, LE, GT, GE, LAND, LOR, LXOR };
 enum UnOp { NEG, ABS, RELU, EXP, LOG, SQRT, SIGMOID, TANH, SIN, COS, FLOOR, CEIL, ROUND, TRUNC, BNOT, ERF, GELU, GELU_TANH, LOG1P,
             RSQRT, SIGN, TAN, ATAN, ASIN, ACOS, SINH, COSH, RECIPROCAL, LOG2, LOG10, EXPM1, EXP2,
-            SILU, MISH };
+            SILU, MISH, ERFINV };
 
 // ---- arithmetic per element type ------------------------------------------
 
@@ -229,6 +229,7 @@ template <int OP> __device__ __forceinline__ float unary_f32(float x) {
     if (OP == EXP2) return exp2f(x);
     if (OP == SILU) return x / (1.0f + expf(-x));
     if (OP == MISH) return x * tanhf(log1pf(expf(x)));
+    if (OP == ERFINV) return erfinvf(x);
     if (OP == SQRT) return sqrtf(x);
     if (OP == SIGMOID) return 1.0f / (1.0f + expf(-x));
     if (OP == SIN) return sinf(x);
@@ -268,6 +269,7 @@ template <int OP> __device__ __forceinline__ double unary_f64(double x) {
     if (OP == EXP2) return exp2(x);
     if (OP == SILU) return x / (1.0 + exp(-x));
     if (OP == MISH) return x * tanh(log1p(exp(x)));
+    if (OP == ERFINV) return erfinv(x);
     if (OP == SQRT) return sqrt(x);
     if (OP == SIGMOID) return 1.0 / (1.0 + exp(-x));
     if (OP == SIN) return sin(x);
@@ -525,7 +527,8 @@ FOR_ALL(COMPARE_KERNELS)
     UNARY(sign, SIGN, dt, T) UNARY(tan, TAN, dt, T) UNARY(atan, ATAN, dt, T) UNARY(asin, ASIN, dt, T)     \
     UNARY(acos, ACOS, dt, T) UNARY(sinh, SINH, dt, T) UNARY(cosh, COSH, dt, T)                            \
     UNARY(reciprocal, RECIPROCAL, dt, T) UNARY(log2, LOG2, dt, T) UNARY(log10, LOG10, dt, T)              \
-    UNARY(expm1, EXPM1, dt, T) UNARY(exp2, EXP2, dt, T) UNARY(silu, SILU, dt, T) UNARY(mish, MISH, dt, T)
+    UNARY(expm1, EXPM1, dt, T) UNARY(exp2, EXP2, dt, T) UNARY(silu, SILU, dt, T) UNARY(mish, MISH, dt, T) \
+    UNARY(erfinv, ERFINV, dt, T)
 #define INT_UNARY_KERNELS(dt, T)                                                                        \
     UNARY(neg, NEG, dt, T) UNARY(abs, ABS, dt, T) UNARY(relu, RELU, dt, T) UNARY(floor, FLOOR, dt, T)  \
     UNARY(ceil, CEIL, dt, T) UNARY(round, ROUND, dt, T) UNARY(trunc, TRUNC, dt, T) UNARY(bitwise_not, BNOT, dt, T) \

@@ -2878,3 +2878,47 @@ for f in [lambda: F.max_pool1d(torch.ones(2, 2, 2, 2), 2)]:
         ]
     );
 }
+
+/// `erfinv` (float, half and double, in place, `ErfinvBackward0`) and
+/// `nn.init.trunc_normal_` in both of PyTorch 2.15's ways (normals drawn
+/// again; uniform candidates by rejection), seeded and from a generator:
+/// every line as PyTorch printed it.
+#[test]
+fn erfinv_and_trunc_normal_are_pytorchs() {
+    let out = python_printed(
+        "erfinv",
+        r#"import torch
+import torch.nn as nn
+x = torch.tensor([0.3, -0.9, 0.99999, 0.5], requires_grad=True)
+z = x.erfinv()
+z.sum().backward()
+print(z.grad_fn.name(), z.tolist(), x.grad.tolist())
+print(torch.tensor([0.5, -0.25, 0.95], dtype=torch.float16).erfinv().tolist(), torch.tensor([0.5, 0.99], dtype=torch.bfloat16).erfinv().tolist())
+t = torch.tensor([0.5, 2.0, -1.0])
+t.erfinv_()
+print(t.tolist(), torch.erfinv(torch.tensor([0, 1])).tolist(), round(torch.erfinv(torch.tensor(0.7, dtype=torch.float64)).item(), 12))
+torch.manual_seed(0)
+w = torch.empty(2, 3)
+print(nn.init.trunc_normal_(w, std=0.02) is w, w.tolist())
+v = nn.init.trunc_normal_(torch.empty(1000), mean=0.0, std=1.0, a=-0.5, b=0.5)
+print(v[:3].tolist(), v.min().item(), v.max().item())
+u = nn.init.trunc_normal_(torch.empty(500), a=1.5, b=3.0)
+print(u[:3].tolist(), u.min().item(), u.max().item())
+print(nn.init.trunc_normal_(torch.empty(4), generator=torch.Generator().manual_seed(7)).tolist())
+print(nn.init.trunc_normal_(torch.empty(4, dtype=torch.float16), std=2.0, a=-1, b=1).tolist())
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "ErfinvBackward0 [0.27246272563934326, -1.1630871295928955, 3.1232056617736816, 0.4769362807273865] [0.9545204043388367, 3.428042411804199, 15269.78515625, 1.1125849485397339]",
+            "[0.47705078125, -0.225341796875, 1.38671875] [0.4765625, 1.78125]",
+            "[0.4769362807273865, nan, -inf] [0.0, inf] 0.732869077959",
+            "True [[0.03081992268562317, -0.00586857832968235, -0.04357578605413437], [0.011368625797331333, -0.021690446883440018, -0.027971908450126648]]",
+            "[-0.08853142708539963, -0.44349661469459534, -0.41979026794433594] -0.4996815323829651 0.49965083599090576",
+            "[1.600935697555542, 2.0341765880584717, 1.6680346727371216] 1.5008078813552856 2.9893836975097656",
+            "[-0.1467950940132141, 0.7861412763595581, 0.9468216300010681, -1.1143440008163452]",
+            "[0.681640625, -0.529296875, -0.32861328125, 0.15771484375]",
+        ]
+    );
+}

@@ -1019,6 +1019,15 @@ fn unary(rt: &mut Runtime, op: UnaryOp, g: &Tensor, s: &Tensor) -> R<Arc<Tensor>
             let d = bin(rt, Add, &t, &r)?;
             bin(rt, Mul, g, &d)
         }
+        // erfinv (ErfinvBackward0): 0.5 * sqrt(pi) * exp(erfinv(x)^2) * g,
+        // the inverse computed again from the saved input, as PyTorch's.
+        UnaryOp::Erfinv => {
+            let y = rt.unary(UnaryOp::Erfinv, s)?;
+            let yy = bin(rt, Mul, &y, &y)?;
+            let e = rt.unary(UnaryOp::Exp, &yy)?;
+            let d = bin_s(rt, Mul, &e, 0.5 * std::f64::consts::PI.sqrt())?;
+            bin(rt, Mul, &d, g)
+        }
         _ => Err(Error::value(format!(
             "internal error: no gradient for `{}`",
             op.name()

@@ -1132,6 +1132,7 @@ pub fn unary_name(op: UnaryOp) -> &'static str {
         UnaryOp::Exp2 => "Exp2Backward0",
         UnaryOp::Silu => "SiluBackward0",
         UnaryOp::Mish => "MishBackward0",
+        UnaryOp::Erfinv => "ErfinvBackward0",
         UnaryOp::Gelu | UnaryOp::GeluTanh => "GeluBackward0",
     }
 }

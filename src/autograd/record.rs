@@ -367,7 +367,8 @@ pub fn unary_saves(op: UnaryOp) -> Option<UnarySaves> {
         | UnaryOp::Log2
         | UnaryOp::Log10
         | UnaryOp::Silu
-        | UnaryOp::Mish => Some(UnarySaves::Input),
+        | UnaryOp::Mish
+        | UnaryOp::Erfinv => Some(UnarySaves::Input),
     }
 }
 

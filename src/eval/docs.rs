@@ -169,6 +169,7 @@ docs! {
     Function Math "sigmoid", "sigmoid(input)", "1 / (1 + e^-x) for each element.", "sigmoid([0.])";
     Function Math "tanh", "tanh(input)", "Hyperbolic tangent of each element.", "tanh([0., 1.])";
     Function Math "erf", "erf(input)", "The error function of each element, 2/sqrt(pi) times the integral of e^(-t^2) from 0 to x (torch.erf).", "erf([0., 1.])";
+    Function Math "erfinv", "erfinv(input)", "The inverse error function of each element (torch.erfinv): NaN outside [-1, 1], ±inf at ±1; PyTorch's CPU method on the host (a rational guess and two Newton steps), CUDA's erfinvf on a GPU; `ErfinvBackward0`.", "erfinv(tensor([0., 0.5, 1.]))";
     Function Training "silu", "silu(input, inplace=false)", "SiLU (swish) of each element, x * sigmoid(x), as PyTorch's x / (1 + e^-x) (F.silu; `SiluBackward0`); `inplace=True` writes into `input`.", "silu(tensor([-1., 0., 2.]))";
     Function Training "mish", "mish(input, inplace=false)", "Mish of each element, x * tanh(softplus(x)) (F.mish; `MishBackward0`); `inplace=True` writes into `input`.", "mish(tensor([-1., 0., 2.]))";
     Function Math "log1p", "log1p(input)", "The natural logarithm of 1 + each element, exact for elements near 0 where `log(1 + x)` loses digits (torch.log1p; its node is `Log1PBackward0`).", "log1p(tensor([1e-8, 1.]))";
@@ -483,6 +484,7 @@ docs! {
     Method Math "sigmoid", "x.sigmoid()", "1 / (1 + e^-x) for each element.", "zeros(2).sigmoid()";
     Method Math "tanh", "x.tanh()", "Hyperbolic tangent of each element.", "zeros(2).tanh()";
     Method Math "erf", "x.erf()", "The error function of each element.", "zeros(2).erf()";
+    Method Math "erfinv", "x.erfinv()", "The inverse error function of each element.", "tensor([0., 0.5]).erfinv()";
     Method Math "log1p", "x.log1p()", "The natural logarithm of 1 + each element.", "tensor([1e-8, 1.]).log1p()";
     Method Math "sin", "x.sin()", "Sine of each element (radians).", "zeros(2).sin()";
     Method Math "cos", "x.cos()", "Cosine of each element (radians).", "zeros(2).cos()";
@@ -518,6 +520,7 @@ docs! {
     Method Math "sigmoid_", "x.sigmoid_()", "`x.sigmoid()` in place, x returned.", "x = zeros(2)\nx.sigmoid_()";
     Method Math "tanh_", "x.tanh_()", "`x.tanh()` in place, x returned.", "x = zeros(2)\nx.tanh_()";
     Method Math "erf_", "x.erf_()", "`x.erf()` in place, x returned.", "x = zeros(2)\nx.erf_()";
+    Method Math "erfinv_", "x.erfinv_()", "`x.erfinv()` in place, x returned.", "x = zeros(2)\nx.erfinv_()";
     Method Math "log1p_", "x.log1p_()", "`x.log1p()` in place, x returned.", "x = zeros(2)\nx.log1p_()";
     Method Math "sin_", "x.sin_()", "`x.sin()` in place, x returned.", "x = zeros(2)\nx.sin_()";
     Method Math "cos_", "x.cos_()", "`x.cos()` in place, x returned.", "x = zeros(2)\nx.cos_()";
@@ -726,6 +729,7 @@ docs! {
     Function Training "xavier_uniform_", "xavier_uniform_(tensor, gain=1.0, generator=none)", "Glorot's uniform fill, as torch.nn.init.xavier_uniform_: within `gain * sqrt(6 / (fan_in + fan_out))`.", "fc = Linear(4, 3)\nw = xavier_uniform_(fc.weight)\nw.abs().max() <= (6 / 7) ** 0.5";
     Function Training "xavier_normal_", "xavier_normal_(tensor, gain=1.0, generator=none)", "Glorot's normal fill (std `gain * sqrt(2 / (fan_in + fan_out))`), as torch.nn.init.xavier_normal_.", "xavier_normal_(empty(64, 64)).std()";
     Function Training "kaiming_uniform_", "kaiming_uniform_(tensor, a=0, mode=\"fan_in\", nonlinearity=\"leaky_relu\", generator=none)", "He's uniform fill, as torch.nn.init.kaiming_uniform_: within `sqrt(3) * gain / sqrt(fan)` (what `Linear` uses with `a=sqrt(5)`).", "kaiming_uniform_(empty(256, 784), nonlinearity=\"relu\").abs().max()";
+    Function Training "trunc_normal_", "trunc_normal_(tensor, mean=0.0, std=1.0, a=-2.0, b=2.0, generator=none)", "Fills `tensor` in place with normal numbers inside [a, b] (a ViT's `trunc_normal_(w, std=0.02)`), as torch.nn.init.trunc_normal_ in PyTorch 2.15 draws them: numbers outside drawn again (a fresh normal tensor each round), or, when little of the distribution lies in [a, b], uniform candidates kept by rejection; so a seeded program gets PyTorch's numbers on the host.", "seed(0)\ntrunc_normal_(empty(4), std=0.02)";
     Function Training "kaiming_normal_", "kaiming_normal_(tensor, a=0, mode=\"fan_in\", nonlinearity=\"leaky_relu\", generator=none)", "He's normal fill (std `gain / sqrt(fan)`), as torch.nn.init.kaiming_normal_.", "kaiming_normal_(empty(256, 784), mode=\"fan_out\").std()";
     Function Training "calculate_gain", "calculate_gain(nonlinearity, param=none)", "PyTorch's recommended gain for a nonlinearity (`relu`: sqrt(2), `tanh`: 5/3, `leaky_relu` with its slope), as torch.nn.init.calculate_gain.", "calculate_gain(\"tanh\")";
     Function Training "mse_loss", "mse_loss(input, target, size_average=none, reduce=none, reduction=\"mean\")", "The mean (or sum, or with \"none\" each one) of the squared differences, as torch.nn.functional.mse_loss; its node is `MseLossBackward0`.", "y = tensor([1., 2.], requires_grad=true)\nmse_loss(y, tensor([0., 0.]))";
@@ -1123,6 +1127,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             Function,
             "uniform_" | "normal_" | "zeros_" | "ones_" | "constant_" | "orthogonal_"
             | "xavier_uniform_" | "xavier_normal_" | "kaiming_uniform_" | "kaiming_normal_"
+            | "trunc_normal_"
             | "calculate_gain",
         ) => return Some(format!("torch.nn.init.{}", doc.name)),
         (Statement, "class") => "class Name(nn.Module):",

@@ -47,6 +47,7 @@ pub(crate) mod sampling;
 mod teaching;
 pub(crate) mod torch_generator;
 mod transformer;
+mod trunc_normal;
 
 use super::args::{bind, ArgVal, Bound};
 use super::docs::Doc;
@@ -106,6 +107,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("sigmoid", math::unary),
     ("tanh", math::unary),
     ("erf", math::unary),
+    ("erfinv", math::unary),
     ("log1p", math::unary),
     ("silu", math::unary),
     ("mish", math::unary),
@@ -493,6 +495,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("xavier_normal_", init::init),
     ("kaiming_uniform_", init::init),
     ("kaiming_normal_", init::init),
+    ("trunc_normal_", init::init),
     ("calculate_gain", init::calculate_gain),
     ("isinstance", nn::isinstance),
     ("type", nn::type_),

@@ -83,6 +83,7 @@ const DRAWING: &[&str] = &[
     "xavier_normal_",
     "kaiming_uniform_",
     "kaiming_normal_",
+    "trunc_normal_",
     "orthogonal_",
 ];
 

@@ -262,7 +262,7 @@ pub fn reduce(pass: Pass, op: ReduceOp, dt: DType) -> Option<Kernel> {
 
 pub const BINARY_OPS: [BinaryOp; 21] = BinaryOp::ALL;
 
-pub const UNARY_OPS: [UnaryOp; 34] = UnaryOp::ALL;
+pub const UNARY_OPS: [UnaryOp; 35] = UnaryOp::ALL;
 
 pub const REDUCE_OPS: [ReduceOp; 7] = ReduceOp::ALL;
 
@@ -362,7 +362,7 @@ mod tests {
                 assert!(k.name.contains(&format!("_{}", dt.name())), "{}", k.name);
             }
         }
-        assert_eq!(all.len(), 638);
+        assert_eq!(all.len(), 642);
     }
 
     #[test]

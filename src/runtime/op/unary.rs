@@ -52,10 +52,13 @@ pub enum UnaryOp {
     Silu,
     /// `x * tanh(softplus(x))`.
     Mish,
+    /// The inverse of erf on (-1, 1): PyTorch's CPU rational approximation
+    /// refined by two Newton steps; CUDA's `erfinvf` on a GPU.
+    Erfinv,
 }
 
 impl UnaryOp {
-    pub const ALL: [UnaryOp; 34] = [
+    pub const ALL: [UnaryOp; 35] = [
         UnaryOp::Neg,
         UnaryOp::Abs,
         UnaryOp::Relu,
@@ -90,6 +93,7 @@ impl UnaryOp {
         UnaryOp::Exp2,
         UnaryOp::Silu,
         UnaryOp::Mish,
+        UnaryOp::Erfinv,
     ];
 
     /// The op a builtin or method name means (`exp`, `relu`, …); None for
@@ -134,6 +138,7 @@ impl UnaryOp {
             UnaryOp::Exp2 => "exp2",
             UnaryOp::Silu => "silu",
             UnaryOp::Mish => "mish",
+            UnaryOp::Erfinv => "erfinv",
         }
     }
 

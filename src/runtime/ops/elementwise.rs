@@ -426,6 +426,8 @@ macro_rules! float_math {
                 // PyTorch's kernels: x / (1 + exp(-x)); x * tanh(log1p(exp(x))).
                 UnaryOp::Silu => x / (1.0 + (-x).exp()),
                 UnaryOp::Mish => x * x.exp().ln_1p().tanh(),
+                // In double for every dtype, as PyTorch's CPU kernel.
+                UnaryOp::Erfinv => erfinv(x as f64) as $t,
                 UnaryOp::Neg | UnaryOp::Abs | UnaryOp::Relu | UnaryOp::BitNot => x,
             }
         }
@@ -434,8 +436,50 @@ macro_rules! float_math {
 float_math!(math_f32, f32, c_erf::erff);
 float_math!(math_f64, f64, c_erf::erf);
 
-/// The C library's erf (Rust's std has none): the one the emulated CUDA
-/// kernels call too, so sim and emu agree bit for bit.
+/// The inverse error function as PyTorch's CPU kernel computes it, in
+/// double precision for every floating dtype (a float's result rounded
+/// once; checked against PyTorch 2.15's values): `calc_erfinv`, after
+/// Pavlis' MATLAB `erfinv` — a rational approximation, |y| <= 0.7 in `y^2`,
+/// else in `sqrt(-log((1 - |y|) / 2))`, then two Newton steps on
+/// `erf(x) = y`; NaN past ±1, ±inf at ±1. `kernels/host_shim.h` computes
+/// the same for the emulated GPU.
+fn erfinv(y: f64) -> f64 {
+    const A: [f64; 4] = [0.886226899, -1.645349621, 0.914624893, -0.140543331];
+    const B: [f64; 4] = [-2.118377725, 1.442710462, -0.329097515, 0.012229801];
+    const C: [f64; 4] = [-1.970840454, -1.624906493, 3.429567803, 1.641345311];
+    const D: [f64; 2] = [3.543889200, 1.637067800];
+    let y_abs = y.abs();
+    if y_abs > 1.0 {
+        return f64::NAN;
+    }
+    if y_abs == 1.0 {
+        return f64::INFINITY.copysign(y);
+    }
+    let mut x = match y_abs <= 0.7 {
+        true => {
+            let z = y * y;
+            let num = ((A[3] * z + A[2]) * z + A[1]) * z + A[0];
+            let dem = (((B[3] * z + B[2]) * z + B[1]) * z + B[0]) * z + 1.0;
+            y * num / dem
+        }
+        false => {
+            let z = (-((1.0 - y_abs) / 2.0).ln()).sqrt();
+            let num = ((C[3] * z + C[2]) * z + C[1]) * z + C[0];
+            let dem = (D[1] * z + D[0]) * z + 1.0;
+            num.copysign(y) / dem
+        }
+    };
+    for _ in 0..2 {
+        x -= (c_erf::erf(x) - y) / (std::f64::consts::FRAC_2_SQRT_PI * (-x * x).exp());
+    }
+    x
+}
+
+/// The C library's erf of a number (Python's `math.erf`).
+pub fn erf(x: f64) -> f64 {
+    c_erf::erf(x)
+}
+
 mod c_erf {
     mod c {
         extern "C" {
