@@ -2922,3 +2922,68 @@ print(nn.init.trunc_normal_(torch.empty(4, dtype=torch.float16), std=2.0, a=-1, 
         ]
     );
 }
+
+/// `*xs` spread into lists and tuples, a starred name taking the rest of
+/// an unpacking (`first, *rest = xs`, in `for` too), and unpacking of any
+/// iterable (an object's `__iter__`, a generator, a string, `zip`), with
+/// Python's messages when the counts do not fit: as Python printed it.
+#[test]
+fn starred_unpacking_and_spread_items_are_pythons() {
+    let out = python_printed(
+        "starred",
+        r#"import torch
+a = [1, 2]
+b = [*a, 3]
+print(b, (*a, 5), [*range(3), *"ab"])
+first, *rest = [1, 2, 3, 4]
+print(first, rest)
+*init, last = (1, 2, 3)
+print(init, last)
+x, *mid, y = range(5)
+print(x, mid, y)
+p, *q = [7]
+print(p, q)
+t = torch.zeros(2, 3, 4)
+print((*t.shape[:-1], 2, 2), t.view(*t.shape[:-1], 2, 2).shape)
+class P:
+    def __init__(self): self.v = [10, 20]
+    def __iter__(self): return iter(self.v)
+m, n = P()
+print(m, n)
+g, h = (i * i for i in range(2))
+print(g, h)
+c, d = "xy"
+print(c, d)
+k, v = zip([1, 2], [3, 4])
+print(k, v)
+for (i, *j) in [(1, 2, 3)]:
+    print(i, j)
+try:
+    e, *f = []
+except ValueError as err:
+    print(err)
+try:
+    e, f = [1, 2, 3]
+except ValueError as err:
+    print(err)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "[1, 2, 3] (1, 2, 5) [0, 1, 2, 'a', 'b']",
+            "1 [2, 3, 4]",
+            "[1, 2] 3",
+            "0 [1, 2, 3] 4",
+            "7 []",
+            "(2, 3, 2, 2) torch.Size([2, 3, 2, 2])",
+            "10 20",
+            "0 1",
+            "x y",
+            "(1, 3) (2, 4)",
+            "1 [2, 3]",
+            "not enough values to unpack (expected at least 1, got 0)",
+            "too many values to unpack (expected 2)",
+        ]
+    );
+}

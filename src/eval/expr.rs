@@ -143,13 +143,11 @@ impl Interp {
                 .map_err(|err| err.at(e.span)),
             ExprKind::Var(name) => self.lookup(name, e.span),
             ExprKind::List(items) => self.eval_list(items, e.span, d),
-            ExprKind::Tuple(items) => {
-                let mut values = Vec::with_capacity(items.len());
-                for item in items {
-                    values.push(self.eval(item, d)?);
-                }
-                Ok(Value::List(Arc::new(values)))
-            }
+            ExprKind::Tuple(items) => Ok(Value::List(Arc::new(self.eval_items(items, d)?))),
+            ExprKind::Starred(_) => Err(Diagnostic::syntax(
+                e.span,
+                "`*xs` spreads its items into a list, a tuple or a call's arguments, not here",
+            )),
             ExprKind::Dict(pairs) => self.eval_dict(pairs, d),
             ExprKind::Set(items) => {
                 let mut values = Vec::with_capacity(items.len());
@@ -640,18 +638,31 @@ impl Interp {
         if items.is_empty() {
             return Ok(Value::list(Vec::new()));
         }
-        if self.python_program() {
-            let mut values = Vec::with_capacity(items.len());
-            for item in items {
-                values.push(self.eval(item, d + 1)?);
-            }
-            return Ok(Value::list(values));
+        let spread = items.iter().any(|e| matches!(e.kind, ExprKind::Starred(_)));
+        if self.python_program() || spread {
+            return Ok(Value::list(self.eval_items(items, d + 1)?));
         }
         let tree = self.literal_tree(items, span, d, false)?;
         Ok(match literal_value(tree)? {
             Value::List(items) => Value::list(items.to_vec()),
             v => v,
         })
+    }
+
+    /// A display's items evaluated in order, a starred one's (`*xs`) spread
+    /// in from its iteration.
+    fn eval_items(&mut self, items: &[Expr], d: usize) -> Result<Vec<Value>, Diagnostic> {
+        let mut values = Vec::with_capacity(items.len());
+        for item in items {
+            match &item.kind {
+                ExprKind::Starred(inner) => {
+                    let v = self.eval(inner, d)?;
+                    values.extend(self.items_of(v, inner.span)?);
+                }
+                _ => values.push(self.eval(item, d)?),
+            }
+        }
+        Ok(values)
     }
 
     /// `{k: v, ...}`: keys are strings or ints; a repeated key keeps its first

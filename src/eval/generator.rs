@@ -499,6 +499,13 @@ impl Interp {
             .map_err(|err| err.at(span))
     }
 
+    /// Every item of an iterable, as unpacking and `*xs` take them: an
+    /// object's through its `__iter__`, the rest as `iterated`.
+    pub(crate) fn items_of(&mut self, v: Value, span: Span) -> Result<Vec<Value>, Diagnostic> {
+        let v = self.iter_method(v, span)?;
+        self.iterated(v, span)
+    }
+
     /// Arguments for a builtin that reads sequences whole: each generator
     /// among them given as the list of its items.
     pub(crate) fn drain_generators(

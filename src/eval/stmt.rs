@@ -3,7 +3,7 @@
 //! `streams.rs`, `mem` and `pin` in `memory.rs`, `time` and `profile` in
 //! `measure.rs`.
 
-use super::args::{operand_value, plural, to_tensor};
+use super::args::{operand_value, to_tensor};
 use super::flow::{Body, Flow};
 use super::{docs, Interp, Output, Shown, Value};
 use crate::autograd::meta::requires_grad;
@@ -842,27 +842,26 @@ impl Interp {
         let items: Vec<Value> = match (&v, v.elements()) {
             (_, Some(items)) => items.map_err(|err| err.at(span))?,
             (Value::Dict(pairs), None) => pairs.items().iter().map(|(_, v)| v.clone()).collect(),
+            // Anything iterable (a generator, `zip`, `range`, a string, an
+            // object with `__iter__`): its items, as Python unpacks.
             (other, None) => {
-                return Err(Error::wrong_type(
-                    "the value unpacked into names",
-                    "a list (e.g. `values, indices = x.sort()`)",
-                    other.type_name(),
-                )
-                .at(span))
+                let name = other.type_name();
+                self.items_of(v, span).map_err(|_| {
+                    Error::wrong_type(
+                        "the value unpacked into names",
+                        "a list or another iterable (e.g. `values, indices = x.sort()`)",
+                        name,
+                    )
+                    .at(span)
+                })?
             }
         };
-        if items.len() != targets.len() {
-            return Err(Error::value(format!(
-                "cannot unpack {} into {}",
-                plural(items.len(), "value"),
-                plural(targets.len(), "name")
-            ))
-            .at(span));
-        }
+        let items = spread_rest(targets, items).map_err(|err| err.at(span))?;
         for (target, v) in targets.iter().zip(items) {
             match target {
                 Target::Name(name) => self.set_var(name, v),
                 Target::Tuple(inner, at) => self.unpack(inner, v, *at)?,
+                Target::Starred(inner) => self.set_target(inner, v, span)?,
                 Target::Attr(..) | Target::Index(..) => self.set_target(target, v, span)?,
             }
         }
@@ -890,6 +889,10 @@ impl Interp {
             Target::Index(obj, items) => {
                 self.exec_index_assign(obj, items, Rhs::Given(v, span), span)
             }
+            Target::Starred(_) => Err(Diagnostic::syntax(
+                span,
+                "a starred name takes the rest of an unpacking (`first, *rest = xs`); it cannot be assigned alone",
+            )),
         }
     }
 }
@@ -932,4 +935,43 @@ fn augmented_operand(
         )
         .at(span)
     })
+}
+
+/// `items` laid out for `targets`, one each, the starred target's (at most
+/// one) a list of what the others leave (`first, *rest = [1, 2, 3]`: 1 and
+/// `[2, 3]`); Python's messages when they do not fit.
+fn spread_rest(targets: &[Target], mut items: Vec<Value>) -> Result<Vec<Value>, Error> {
+    let starred: Vec<usize> = (0..targets.len())
+        .filter(|&k| matches!(targets[k], Target::Starred(_)))
+        .collect();
+    match starred.as_slice() {
+        [] if items.len() == targets.len() => Ok(items),
+        [] if items.len() > targets.len() => Err(Error::value(format!(
+            "too many values to unpack (expected {})",
+            targets.len()
+        ))),
+        [] => Err(Error::value(format!(
+            "not enough values to unpack (expected {}, got {})",
+            targets.len(),
+            items.len()
+        ))),
+        [at] if items.len() + 1 >= targets.len() => {
+            let after = targets.len() - at - 1;
+            let tail = items.split_off(items.len() - after);
+            let rest = items.split_off(*at);
+            items.push(Value::list(rest));
+            items.extend(tail);
+            Ok(items)
+        }
+        [_] => Err(Error::value(format!(
+            "not enough values to unpack (expected at least {}, got {})",
+            targets.len() - 1,
+            items.len()
+        ))),
+        _ => Err(Error::Syntax {
+            message: "multiple starred expressions in assignment".into(),
+            label: "here".into(),
+            incomplete: false,
+        }),
+    }
 }

@@ -215,6 +215,8 @@ pub enum Target {
     Attr(Box<Expr>, Name),
     /// `xs[i], xs[j] = xs[j], xs[i]`: an item set.
     Index(Box<Expr>, Vec<IndexItem>),
+    /// `first, *rest = xs`: the items the others leave, as a list.
+    Starred(Box<Target>),
 }
 
 impl Target {
@@ -223,6 +225,7 @@ impl Target {
         match self {
             Target::Name(n) => vec![n],
             Target::Tuple(ts, _) => ts.iter().flat_map(Target::names).collect(),
+            Target::Starred(t) => t.names(),
             Target::Attr(..) | Target::Index(..) => Vec::new(),
         }
     }
@@ -232,6 +235,7 @@ impl Target {
         match self {
             Target::Name(n) => vec![n],
             Target::Tuple(ts, _) => ts.iter_mut().flat_map(Target::names_mut).collect(),
+            Target::Starred(t) => t.names_mut(),
             Target::Attr(..) | Target::Index(..) => Vec::new(),
         }
     }
@@ -242,6 +246,7 @@ impl Target {
         match self {
             Target::Name(_) => Vec::new(),
             Target::Tuple(ts, _) => ts.iter_mut().flat_map(Target::reads_mut).collect(),
+            Target::Starred(t) => t.reads_mut(),
             Target::Attr(obj, _) => vec![obj],
             Target::Index(obj, items) => std::iter::once(&mut **obj)
                 .chain(items.iter_mut().flat_map(IndexItem::exprs_mut))
@@ -256,6 +261,7 @@ impl Target {
             ExprKind::Var(n) => Ok(Target::Name(n)),
             ExprKind::Attr(obj, attr) => Ok(Target::Attr(obj, attr)),
             ExprKind::Index(obj, items) => Ok(Target::Index(obj, items)),
+            ExprKind::Starred(inner) => Ok(Target::Starred(Box::new(Target::of(*inner)?))),
             ExprKind::Tuple(items) | ExprKind::List(items) => Ok(Target::Tuple(
                 items
                     .into_iter()
@@ -347,6 +353,10 @@ pub enum ExprKind {
     Dict(Vec<(Expr, Expr)>),
     /// `{"a", "b"}`: Python's set.
     Set(Vec<Expr>),
+    /// `*xs` among a list's, a tuple's or a set's items (`[*a, 3]`,
+    /// `(*shape, n)`): its items spread in; on the left of `=`, the name
+    /// that takes the rest (`first, *rest = xs`).
+    Starred(Box<Expr>),
     Neg(Box<Expr>),
     /// `~x`: bitwise not (logical not of bool).
     Invert(Box<Expr>),

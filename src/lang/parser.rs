@@ -187,11 +187,20 @@ where
             Items(Vec<Expr>),
             Nothing,
         }
+        // An item of a display: an expression, or `*xs` spreading its items.
+        let item = p(Punct::Star)
+            .ignore_then(expr.clone())
+            .map_with(|inner, e| Expr {
+                kind: ExprKind::Starred(Box::new(inner)),
+                span: e.span(),
+            })
+            .or(expr.clone())
+            .boxed();
         let after = choice((
             clauses.clone().map(After::Clauses),
             p(Punct::Comma)
                 .ignore_then(
-                    expr.clone()
+                    item.clone()
                         .separated_by(p(Punct::Comma))
                         .allow_trailing()
                         .collect::<Vec<_>>(),
@@ -201,8 +210,8 @@ where
         .or_not()
         .map(|a| a.unwrap_or(After::Nothing))
         .boxed();
-        // `[a, b]`, `[]`, `[e for x in xs]`
-        let list = expr
+        // `[a, b]`, `[]`, `[e for x in xs]`, `[*a, b]`
+        let list = item
             .clone()
             .then(after.clone())
             .or_not()
@@ -217,7 +226,7 @@ where
             });
         // `(x)` groups; `(a, b)`, `(a,)` and `()` are tuples (`zeros((2,
         // 3))`, `dim=(0, 1)`); `(e for x in xs)` is a generator.
-        let parens = expr
+        let parens = item
             .clone()
             .then(after)
             .or_not()
@@ -567,12 +576,20 @@ where
         let expr = expr_parser();
         // `a, b` where Python takes a tuple (the right of `=`, `return`,
         // a statement): one expression alone, else a tuple of them.
-        let exprs = expr
+        // `*rest` among them (`first, *rest = xs`, `return *a, b`).
+        let item = p(Punct::Star)
+            .ignore_then(expr.clone())
+            .map_with(|inner, e| Expr {
+                kind: ExprKind::Starred(Box::new(inner)),
+                span: e.span(),
+            })
+            .or(expr.clone());
+        let exprs = item
             .clone()
             .then(
                 p(Punct::Comma)
                     .ignore_then(
-                        expr.clone()
+                        item.clone()
                             .separated_by(p(Punct::Comma))
                             .allow_trailing()
                             .collect::<Vec<_>>(),
@@ -591,6 +608,9 @@ where
         let for_target = recursive(|for_target| {
             choice((
                 ident().map(Target::Name),
+                p(Punct::Star)
+                    .ignore_then(ident())
+                    .map(|n| Target::Starred(Box::new(Target::Name(n)))),
                 for_target
                     .separated_by(p(Punct::Comma))
                     .at_least(1)

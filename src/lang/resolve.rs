@@ -413,7 +413,11 @@ fn expr_comprehensions(e: &Expr, out: &mut Vec<String>) {
             go(k);
             go(v);
         }),
-        ExprKind::Neg(a) | ExprKind::Invert(a) | ExprKind::Not(a) | ExprKind::Attr(a, _) => go(a),
+        ExprKind::Neg(a)
+        | ExprKind::Starred(a)
+        | ExprKind::Invert(a)
+        | ExprKind::Not(a)
+        | ExprKind::Attr(a, _) => go(a),
         ExprKind::IfElse(a, c, b) => {
             go(a);
             go(c);
@@ -659,9 +663,11 @@ fn expr(e: &mut Expr, locals: &Ctx) {
             expr(k, locals);
             expr(v, locals);
         }),
-        ExprKind::Neg(a) | ExprKind::Invert(a) | ExprKind::Not(a) | ExprKind::Attr(a, _) => {
-            expr(a, locals)
-        }
+        ExprKind::Neg(a)
+        | ExprKind::Starred(a)
+        | ExprKind::Invert(a)
+        | ExprKind::Not(a)
+        | ExprKind::Attr(a, _) => expr(a, locals),
         ExprKind::IfElse(a, c, b) => {
             expr(a, locals);
             expr(c, locals);
