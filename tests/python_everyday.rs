@@ -104,9 +104,9 @@ fn what_cudash_lacks_is_an_error_that_says_so() {
         ),
         ("import shutil", "ModuleNotFoundError", "no module `shutil`"),
         (
-            "from collections import namedtuple",
+            "from collections import ChainMap",
             "AttributeError",
-            "cudash has no `collections.namedtuple`",
+            "cudash has no `collections.ChainMap`",
         ),
         (
             "import torch.fancy",
@@ -2984,6 +2984,54 @@ except ValueError as err:
             "1 [2, 3]",
             "not enough values to unpack (expected at least 1, got 0)",
             "too many values to unpack (expected 2)",
+        ]
+    );
+}
+
+/// `collections.namedtuple` (fields by name and by place, defaults,
+/// `_fields`, `_asdict`, `_replace`, a tuple's reading and unpacking), and
+/// PyTorch's `torch.return_types` of `max(dim)`, `sort`, `topk`, `min`:
+/// named tuples of values and indices, as PyTorch printed them.
+#[test]
+fn named_tuples_and_pytorchs_return_types_are_pythons() {
+    let out = python_printed(
+        "namedtuple",
+        r#"import collections
+from collections import namedtuple
+import torch
+P = namedtuple("P", ["x", "y"])
+p = P(1, y=2)
+print(p, p.x, p[1], p[-1], len(p), list(p), p == P(1, 2), p == (1, 2), P._fields, isinstance(p, tuple))
+a, b = p
+print(a, b, p[:1], p._asdict(), p._replace(x=3), type(p).__name__)
+Q = collections.namedtuple("Q", "a, b c", defaults=[5, 6])
+print(Q(1), Q(1, 2, 3), max(P(3, 9)), sum(P(1, 2)), tuple(P(4, 5)), *P(7, 8))
+V = namedtuple("VggOutputs", ['relu1_2', 'relu2_2'])
+out = V(torch.ones(1), torch.zeros(1))
+print(out.relu2_2.tolist(), out[0].shape)
+try:
+    P(1)
+except TypeError:
+    print("TypeError")
+x = torch.tensor([[1., 5.], [3., 2.]])
+r = x.max(dim=1)
+v, i = r
+print(type(r).__name__, str(type(r)), len(r), isinstance(r, tuple), r.values.tolist(), r[1].tolist(), v.tolist(), [t.tolist() for t in r])
+s = torch.sort(torch.tensor([2., 1., 3.]), descending=True)
+t = torch.topk(torch.tensor([2., 1., 3.]), 2)
+print(type(s).__name__, s.indices.tolist(), type(t).__name__, t[0].tolist(), type(torch.min(x, 0)).__name__)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "P(x=1, y=2) 1 2 2 2 [1, 2] True True ('x', 'y') True",
+            "1 2 (1,) {'x': 1, 'y': 2} P(x=3, y=2) P",
+            "Q(a=1, b=5, c=6) Q(a=1, b=2, c=3) 9 3 (4, 5) 7 8",
+            "[0.0] torch.Size([1])",
+            "TypeError",
+            "max <class 'torch.return_types.max'> 2 True [5.0, 3.0] [1, 0] [5.0, 3.0] [[5.0, 3.0], [1, 0]]",
+            "sort [2, 0, 1] topk [3.0, 2.0] min",
         ]
     );
 }

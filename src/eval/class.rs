@@ -136,6 +136,7 @@ impl Interp {
             attrs: Mutex::new(Vec::new()),
             fields,
             dataclass: Default::default(),
+            tuple: false,
         });
         for s in &def.body {
             match &s.kind {
@@ -327,7 +328,7 @@ impl Interp {
                     _ => Value::Decorated(Arc::clone(&d)),
                 }),
                 Some(x) => Ok(x),
-                None if name == "__name__" => Ok(Value::Str(Arc::new(c.name.clone()))),
+                None if name == "__name__" => Ok(Value::Str(Arc::new(c.short_name().to_string()))),
                 None => Err(Error::Attribute {
                     message: format!("type object '{}' has no attribute '{name}'", c.name),
                     help: None,

@@ -59,11 +59,18 @@ pub fn text(o: &Object, item: &dyn Fn(&Value) -> String) -> String {
         .into_iter()
         .map(|f| {
             let v = attrs.iter().find(|(n, _)| *n == f).map(|(_, v)| v.clone());
-            format!("{f}={}", v.as_ref().map_or("?".into(), item))
+            let shown = v.as_ref().map_or("?".into(), item);
+            // A value of several lines (a matrix) stays under its name.
+            let pad = format!("\n{}", " ".repeat(f.len() + 1));
+            format!("{f}={}", shown.replace('\n', &pad))
         })
         .collect();
     SHOWING.with(|s| s.borrow_mut().retain(|&p| p != me));
-    format!("{}({})", o.class.name, fields.join(", "))
+    // PyTorch's results show a field a line.
+    match o.class.name.starts_with(super::value::RETURN_TYPES) {
+        true => format!("{}(\n{})", o.class.name, fields.join(",\n")),
+        false => format!("{}({})", o.class.name, fields.join(", ")),
+    }
 }
 
 /// `a == b` of two instances of one dataclass: their fields, in order.

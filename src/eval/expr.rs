@@ -211,6 +211,11 @@ impl Interp {
             Value::List(list) | Value::Size(list) => {
                 return self.list_get(list, false, items, span, d)
             }
+            // A named tuple's `r[0]`, `r[-1]`, `r[:2]`: its fields' values.
+            Value::Object(o) if o.class.tuple => {
+                let list = Arc::new(o.tuple_items());
+                return self.list_get(&list, false, items, span, d);
+            }
             // `s[0]`, `s[:30]`: a string's characters, as a list's items.
             Value::Str(text) => {
                 let chars: Vec<Value> = text

@@ -580,6 +580,9 @@ static NATIVES: &[Native] = &[
     Native {
         name: "collections.Counter",
     },
+    Native {
+        name: "collections.namedtuple",
+    },
     Native { name: "os.remove" },
     Native { name: "os.unlink" },
     Native { name: "os.getcwd" },

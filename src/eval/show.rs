@@ -106,6 +106,10 @@ pub fn repr(v: &Value) -> String {
         Value::NoSync(_) => "<contextlib._GeneratorContextManager (no_sync)>".into(),
         Value::Enumerate(_) => "<enumerate object>".into(),
         Value::Module(m) => crate::nn::repr::repr(m),
+        // PyTorch's result classes name their module already.
+        Value::Class(c) if c.name.starts_with(super::value::RETURN_TYPES) => {
+            format!("<class '{}'>", c.name)
+        }
         Value::Class(c) => format!("<class '__main__.{}'>", c.name),
         Value::Object(o) if super::user_text::repr_of(o).is_some() => {
             super::user_text::repr_of(o).unwrap_or_default()

@@ -76,8 +76,10 @@ impl Interp {
             StmtKind::Unpack(targets, e) => {
                 let v = self.eval(e, 0)?;
                 // The count mismatch points at the whole statement, as before.
+                let starred = targets.iter().any(|t| matches!(t, Target::Starred(_)));
                 let span = match v.count() {
-                    Some(n) if n != targets.len() => s.span,
+                    Some(n) if n != targets.len() && !starred => s.span,
+                    Some(n) if n + 1 < targets.len() => s.span,
                     _ => e.span,
                 };
                 self.unpack(targets, v, span)

@@ -492,13 +492,14 @@ impl Value {
         Value::MutList(Arc::new(Mutex::new(Arc::new(items))))
     }
 
-    /// PyTorch's `(values, indices)` result (`sort`, `topk`, `max(dim)`),
-    /// readable as `r.values`, `r[0]`, or unpacked.
-    pub fn values_indices(values: Arc<Tensor>, indices: Arc<Tensor>) -> Value {
-        Value::Dict(PyDict::new(vec![
-            ("values".into(), Value::Tensor(values)),
-            ("indices".into(), Value::Tensor(indices)),
-        ]))
+    /// PyTorch's `(values, indices)` result of `op` (`sort`, `topk`,
+    /// `max`, `min`): a `torch.return_types.max`, the named tuple PyTorch
+    /// gives, readable as `r.values`, `r[0]`, or unpacked.
+    pub fn values_indices(op: &'static str, values: Arc<Tensor>, indices: Arc<Tensor>) -> Value {
+        let object = Object::new(return_type(op));
+        object.set("values", Value::Tensor(values));
+        object.set("indices", Value::Tensor(indices));
+        Value::Object(Arc::new(object))
     }
 
     /// "a tensor", "an int": for messages.
@@ -637,6 +638,7 @@ impl Value {
             Value::Tensor(t) if t.ndim() > 0 => Some(Value::rows(t)),
             Value::List(items) | Value::Size(items) => Some(Ok(items.to_vec())),
             Value::MutList(items) => Some(Ok(crate::runtime::lock::lock(items).to_vec())),
+            Value::Object(o) if o.class.tuple => Some(Ok(o.tuple_items())),
             // A Sequential's or a ModuleList's modules; a ModuleDict's names.
             Value::Module(m) => {
                 use crate::nn::layers::Layer;
@@ -691,6 +693,7 @@ impl Value {
             Value::Dict(pairs) | Value::Set(pairs) => Some(pairs.len()),
             Value::Range(r) => Some(r.len()),
             Value::Module(_) => self.elements().and_then(Result::ok).map(|c| c.len()),
+            Value::Object(o) if o.class.tuple => Some(o.class.fields.len()),
             _ => None,
         }
     }
@@ -750,6 +753,7 @@ impl Value {
         match self {
             Value::List(items) | Value::Size(items) => Some(Arc::clone(items)),
             Value::MutList(items) => Some(Arc::clone(&crate::runtime::lock::lock(items))),
+            Value::Object(o) if o.class.tuple => Some(Arc::new(o.tuple_items())),
             _ => None,
         }
     }
@@ -772,6 +776,10 @@ pub struct Class {
     pub fields: Vec<String>,
     /// Whether `@dataclass` made it one (`eval::dataclass`).
     pub dataclass: std::sync::atomic::AtomicBool,
+    /// Whether `collections.namedtuple` made it: a dataclass whose
+    /// instances are also tuples of their fields (iterated, indexed,
+    /// unpacked, `len`).
+    pub tuple: bool,
 }
 
 /// What a class derives from.
@@ -840,8 +848,41 @@ fn plain_class(cell: &'static std::sync::OnceLock<Arc<Class>>, name: &str) -> Ar
             attrs: Mutex::new(Vec::new()),
             fields: Vec::new(),
             dataclass: Default::default(),
+            tuple: false,
         })
     }))
+}
+
+/// PyTorch's class of `op`'s `(values, indices)` result: a named tuple
+/// `torch.return_types.<op>`, made once per op.
+fn return_type(op: &'static str) -> Arc<Class> {
+    static CLASSES: Mutex<Vec<(&'static str, Arc<Class>)>> = Mutex::new(Vec::new());
+    let mut classes = crate::runtime::lock::lock(&CLASSES);
+    if let Some((_, c)) = classes.iter().find(|(n, _)| *n == op) {
+        return Arc::clone(c);
+    }
+    let class = Arc::new(Class {
+        name: format!("{RETURN_TYPES}{op}"),
+        bases: Vec::new(),
+        mro: Vec::new(),
+        attrs: Mutex::new(Vec::new()),
+        fields: vec!["values".into(), "indices".into()],
+        dataclass: std::sync::atomic::AtomicBool::new(true),
+        tuple: true,
+    });
+    classes.push((op, Arc::clone(&class)));
+    class
+}
+
+/// Where PyTorch's result classes live (`torch.return_types.max`).
+pub const RETURN_TYPES: &str = "torch.return_types.";
+
+impl Class {
+    /// What `type(x).__name__` says: the name without a module
+    /// (`torch.return_types.max` is `max`).
+    pub fn short_name(&self) -> &str {
+        self.name.strip_prefix(RETURN_TYPES).unwrap_or(&self.name)
+    }
 }
 
 /// The class of what `dataclasses.field(...)` gives (its `default` and
@@ -898,6 +939,24 @@ pub struct Object {
     /// (`self.f = g` over a method `f`): until one does, a method call
     /// needs no look at the instance's own attributes.
     pub shadows: std::sync::atomic::AtomicBool,
+}
+
+impl Object {
+    /// A named tuple's items: its fields' values, in the fields' order.
+    pub fn tuple_items(&self) -> Vec<Value> {
+        let attrs = crate::runtime::lock::lock(&self.attrs);
+        self.class
+            .fields
+            .iter()
+            .map(|f| {
+                attrs
+                    .iter()
+                    .find(|(k, _)| k == f)
+                    .map(|(_, v)| v.clone())
+                    .unwrap_or(Value::None)
+            })
+            .collect()
+    }
 }
 
 impl Class {

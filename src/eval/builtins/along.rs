@@ -100,7 +100,7 @@ impl Interp {
                 let v =
                     crate::autograd::record::sorted(&self.rt, self.grad, t, (v, &i), dim, false)
                         .map_err(at)?;
-                Ok(Value::values_indices(v, i))
+                Ok(Value::values_indices("sort", v, i))
             }
             "topk" => {
                 let k = b.int("k")?.ok_or_else(|| {
@@ -113,7 +113,7 @@ impl Interp {
                 let (v, i) = self.rt.topk(t, k, dim, largest).map_err(at)?;
                 let v = crate::autograd::record::sorted(&self.rt, self.grad, t, (v, &i), dim, true)
                     .map_err(at)?;
-                Ok(Value::values_indices(v, i))
+                Ok(Value::values_indices("topk", v, i))
             }
             "nonzero" | "argwhere" => {
                 let rows = self.rt.nonzero(t).map_err(at)?;

@@ -286,7 +286,11 @@ impl Interp {
                 max,
             )
             .map_err(at)?;
-            return Ok(Value::values_indices(values, indices));
+            let op = match max {
+                true => "max",
+                false => "min",
+            };
+            return Ok(Value::values_indices(op, values, indices));
         }
         let r = self.reduce_over(op, name, &t, b, keepdim)?;
         // `sum(dtype=i32)` is i32 (integer sums are i64 otherwise).

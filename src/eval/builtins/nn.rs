@@ -464,6 +464,7 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
             super::super::format::python_type(obj) == doc.name
                 || (doc.name == "int" && matches!(obj, Value::Bool(_)))
                 || (doc.name == "tuple" && matches!(obj, Value::Size(_)))
+                || (doc.name == "tuple" && matches!(obj, Value::Object(o) if o.class.tuple))
         }
         Value::Builtin(doc) if doc.name == "Module" => matches!(obj, Value::Module(_)),
         Value::Builtin(doc) if is_layer(doc.name) || doc.name == "DataParallel" => match obj {

@@ -253,8 +253,11 @@ pub(super) fn len(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
     let (v, span) = b
         .get("obj")
         .ok_or_else(|| Error::value("len() needs a value").at(b.span))?;
-    // An instance's `__len__` (a Dataset's).
-    if let Value::Object(_) = v {
+    // A named tuple's fields; an instance's `__len__` (a Dataset's).
+    if let Value::Object(o) = v {
+        if o.class.tuple {
+            return Ok(Value::Int(o.class.fields.len() as i64));
+        }
         let name = crate::lang::ast::Name::new("__len__".into(), *span);
         return me.call_method(v.clone(), &name, Vec::new(), b.span);
     }

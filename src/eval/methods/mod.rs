@@ -612,6 +612,12 @@ impl Interp {
                 return self.str_method(s, &name.name, args).map_err(|e| e.at(span));
             }
         }
+        // A named tuple's `_asdict()` and `_replace(**fields)`.
+        if let Value::Object(o) = &recv {
+            if o.class.tuple && matches!(name.name.as_str(), "_asdict" | "_replace") {
+                return self.named_tuple_method(o, &name.name, args, span);
+            }
+        }
         // A class's methods, an instance's callable attributes, `super()`.
         let (recv, args) = match &recv {
             Value::Object(_) | Value::Module(_) | Value::Class(_) | Value::Super(_) => {
