@@ -3035,3 +3035,42 @@ print(type(s).__name__, s.indices.tolist(), type(t).__name__, t[0].tolist(), typ
         ]
     );
 }
+
+/// `pad_sequence` (batch first or not, a padding value, padded at the
+/// start; `CopySlices` and the gradients), `torch.as_tensor` (a tensor
+/// itself, no copy) and `torch.no_grad()` called on a function: as
+/// PyTorch printed them.
+#[test]
+fn pad_sequence_as_tensor_and_no_grad_of_a_function_are_pytorchs() {
+    let out = python_printed(
+        "pad_sequence",
+        r#"import torch
+from torch.nn.utils.rnn import pad_sequence
+import torch.nn.utils.rnn as rnn_utils
+a = torch.ones(2, 3, requires_grad=True); b = torch.ones(1, 3, requires_grad=True) * 2
+p = pad_sequence([a, b], batch_first=True)
+print(p.tolist(), p.grad_fn.name(), p.grad_fn.next_functions[0][0].name(), p.grad_fn.next_functions[1][0].name())
+(p * torch.arange(6.).reshape(2, 1, 3)).sum().backward()
+print(a.grad.tolist())
+print(pad_sequence([torch.tensor([1, 2, 3]), torch.tensor([4])], padding_value=-1).tolist())
+print(rnn_utils.pad_sequence([torch.tensor([1, 2, 3]), torch.tensor([4])], batch_first=True, padding_side="left").tolist())
+q = pad_sequence([torch.ones(2), torch.ones(3)])
+print(q.shape, q.dtype, q.grad_fn)
+x = torch.ones(2)
+print(torch.as_tensor(x) is x, torch.as_tensor(x, dtype=torch.float64).dtype, torch.as_tensor([1, 2]).tolist(), torch.as_tensor([1., 2.], device="cpu").dtype)
+print(torch.no_grad()(lambda: (torch.ones(1, requires_grad=True) * 2).requires_grad)())
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "[[[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], [[2.0, 2.0, 2.0], [0.0, 0.0, 0.0]]] torch::autograd::CopySlices torch::autograd::CopySlices MulBackward0",
+            "[[0.0, 1.0, 2.0], [0.0, 1.0, 2.0]]",
+            "[[1, 4], [2, -1], [3, -1]]",
+            "[[1, 2, 3], [0, 0, 4]]",
+            "torch.Size([3, 2]) torch.float32 None",
+            "True torch.float64 [1, 2] torch.float32",
+            "False",
+        ]
+    );
+}

@@ -866,7 +866,12 @@ impl GraphFn {
     /// node its C++ name, `torch::autograd::AccumulateGrad`.
     pub fn qualified_name(&self) -> &'static str {
         match self {
-            GraphFn::Node(n) => n.name,
+            // The nodes PyTorch defines in C++ only name their namespace.
+            GraphFn::Node(n) => match n.name {
+                "CopySlices" => "torch::autograd::CopySlices",
+                "CopyBackwards" => "torch::autograd::CopyBackwards",
+                name => name,
+            },
             GraphFn::Accumulate(_) => "torch::autograd::AccumulateGrad",
         }
     }

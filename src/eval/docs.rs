@@ -132,6 +132,7 @@ docs! {
     Function Tensors "randperm", "randperm(n, dtype=i64, device=none, generator=none)", "The numbers 0 to n - 1 in a random order, as torch.randperm: PyTorch's own order for the seed (`randperm_cpu` on the CPU generator, or on `generator=Generator().manual_seed(s)`).", "seed(0)\nrandperm(5)";
     Function Tensors "multinomial", "multinomial(input, num_samples, replacement=false, generator=none)", "Column indices drawn by the weights of each row of `input` (a vector or a matrix of non-negative weights, not necessarily summing to one), as torch.multinomial; without `replacement` a drawn column is not drawn again. A CPU tensor's are PyTorch's own draws for the seed (or `generator=`); a GPU tensor's are drawn on its device from cudash's Philox generator: each picks the first column whose running sum passes a uniform draw.", "seed(0)\nmultinomial(tensor([0., 10., 0.]), 2, replacement=true)";
     Function Tensors "tensor", "tensor(data, dtype=none, device=cpu, requires_grad=false)", "A tensor from a number or nested list; floats default to f32, ints to i64.", "tensor([[1, 2], [3, 4]], dtype=f32)";
+    Function Tensors "as_tensor", "as_tensor(data, dtype=none, device=none)", "torch.as_tensor: a tensor given with its own dtype and device (or none asked) is returned itself, no copy; anything else is `tensor(data, dtype, device)`.", "x = ones(2)\nas_tensor(x) is x";
     Function Tensors "zeros", "zeros(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor filled with 0.", "zeros(2, 3)";
     Function Tensors "ones", "ones(*size, dtype=f32, device=cpu, requires_grad=false)", "A tensor filled with 1.", "ones(2, 3, dtype=i64)";
     Function Tensors "full", "full(size, fill_value, dtype=none, device=cpu, requires_grad=false)", "A tensor of shape `size` filled with `fill_value`.", "full([2, 2], 7.)\nfull((2,), fill_value=3)";
@@ -718,6 +719,7 @@ docs! {
     Method Training "set_backoff_factor", "scaler.set_backoff_factor(new_factor)", "Sets the factor the scale backs off by.", "s = GradScaler(\"cpu\")\ns.set_backoff_factor(0.25)\ns.get_backoff_factor()";
     Method Training "get_growth_interval", "scaler.get_growth_interval()", "How many steps in a row without inf/NaN grow the scale.", "GradScaler(\"cpu\").get_growth_interval()";
     Method Training "set_growth_interval", "scaler.set_growth_interval(new_interval)", "Sets how many clean steps grow the scale.", "s = GradScaler(\"cpu\")\ns.set_growth_interval(100)\ns.get_growth_interval()";
+    Function Training "pad_sequence", "pad_sequence(sequences, batch_first=false, padding_value=0.0, padding_side=\"right\")", "Sequences [L_i, *] of different lengths stacked into [L, B, *] (or [B, L, *] with `batch_first`), L the longest, the rest filled with `padding_value` (at the start with `padding_side=\"left\"`), as torch.nn.utils.rnn.pad_sequence: a tensor of the padding, each sequence copied into its slice (`CopySlices`).", "pad_sequence([tensor([1, 2, 3]), tensor([4])], batch_first=true)";
     Function Training "clip_grad_norm_", "clip_grad_norm_(parameters, max_norm, norm_type=2.0)", "Scales the parameters' gradients in place so that their total norm is at most `max_norm` (by `max_norm / (total + 1e-6)`, clamped to 1), as torch.nn.utils.clip_grad_norm_; gives the total norm before clipping.", "w = ones(4, requires_grad=true)\n(w * 10).sum().backward()\nclip_grad_norm_([w], max_norm=1.0)\nw.grad";
     Function Training "clip_grad_value_", "clip_grad_value_(parameters, clip_value)", "Clamps each gradient element into `[-clip_value, clip_value]`, in place, as torch.nn.utils.clip_grad_value_.", "w = ones(3, requires_grad=true)\n(w * tensor([1., 5., -9.])).sum().backward()\nclip_grad_value_([w], 2.0)\nw.grad";
     Function Training "uniform_", "uniform_(tensor, a=0.0, b=1.0, generator=none)", "Fills `tensor` in place with numbers uniform in [a, b) from its device's generator, as torch.nn.init.uniform_; `tensor` back.", "w = empty(2, 3)\nuniform_(w, -0.1, 0.1)";
@@ -993,6 +995,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Function, "clip_grad_norm_" | "clip_grad_value_") => {
             return Some(format!("torch.nn.utils.{}", doc.name))
         }
+        (Function, "pad_sequence") => return Some(format!("torch.nn.utils.rnn.{}", doc.name)),
         (
             Function,
             "SGD" | "Adam" | "AdamW" | "RMSprop" | "Adagrad" | "Adadelta" | "Adamax" | "RAdam"

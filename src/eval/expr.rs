@@ -984,6 +984,7 @@ impl Interp {
                 | Value::Module(_)
                 | Value::Method(_)
                 | Value::Object(_)
+                | Value::GradMode(_)
                 | Value::Decorated(_)) => self.call_value(v, vals, span),
                 Value::Native(f) if takes_lists_themselves(f.name) => {
                     self.call_native(f, vals, span)

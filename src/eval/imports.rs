@@ -34,6 +34,9 @@ pub static MODULES: &[PyModule] = &[
         path: "torch.nn.utils",
     },
     PyModule {
+        path: "torch.nn.utils.rnn",
+    },
+    PyModule {
         path: "torch.nn.parallel",
     },
     PyModule { path: "torch.cuda" },

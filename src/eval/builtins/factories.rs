@@ -17,6 +17,24 @@ pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
     b.result(me.rt.tensor(&data, dtype, device))
 }
 
+/// `torch.as_tensor(data, dtype=None, device=None)`: a tensor given with
+/// its own dtype and device (or none asked) is itself, no copy, as
+/// PyTorch's; else a new tensor as `tensor(data, ...)` makes it.
+pub(super) fn as_tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    if let Some((Value::Tensor(t), _)) = b.get("data") {
+        let dtype = b.dtype("dtype")?.unwrap_or(t.dtype());
+        let device = match b.given("device") {
+            Some(_) => me.device_arg(b)?,
+            None => t.device(),
+        };
+        if dtype == t.dtype() && device == t.device() {
+            return Ok(Value::Tensor(Arc::clone(t)));
+        }
+        return b.result(me.rt.tensor(t, dtype, device));
+    }
+    tensor(me, "tensor", b)
+}
+
 /// `torch.Tensor(data)` / `torch.Tensor(*sizes)`: PyTorch's legacy
 /// constructor (and `torch.LongTensor`, ... of their dtypes), float32
 /// whatever the data (fresh memory for sizes, which

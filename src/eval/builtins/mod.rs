@@ -42,6 +42,7 @@ pub(crate) mod pointwise;
 pub(crate) mod pool;
 pub(crate) mod python;
 pub(crate) mod resize;
+mod rnn_utils;
 mod roll;
 pub(crate) mod sampling;
 mod teaching;
@@ -63,6 +64,7 @@ type Handler = fn(&mut Interp, &'static str, &Bound) -> Result<Value, Diagnostic
 /// Every builtin function, by name.
 static BUILTINS: &[(&str, Handler)] = &[
     ("tensor", factories::tensor),
+    ("as_tensor", factories::as_tensor),
     ("Tensor", factories::legacy_tensor),
     ("FloatTensor", factories::legacy_tensor),
     ("LongTensor", factories::legacy_tensor),
@@ -303,6 +305,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("CosineAnnealingWarmRestarts", super::schedule::scheduler),
     ("SequentialLR", super::schedule::combined),
     ("ChainedScheduler", super::schedule::combined),
+    ("pad_sequence", rnn_utils::pad_sequence),
     ("clip_grad_norm_", super::schedule::clip_grad_norm_),
     ("autocast", super::amp::autocast),
     ("GradScaler", super::amp::grad_scaler),
