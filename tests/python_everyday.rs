@@ -3074,3 +3074,44 @@ print(torch.no_grad()(lambda: (torch.ones(1, requires_grad=True) * 2).requires_g
         ]
     );
 }
+
+/// `WeightedRandomSampler`: PyTorch's indices for the seed (with and
+/// without replacement, from a generator, in a loader), the session's
+/// generator advanced as PyTorch's, and its refusals.
+#[test]
+fn weighted_random_sampler_deals_pytorchs_indices() {
+    let out = python_printed(
+        "weighted",
+        r#"import torch
+from torch.utils.data import DataLoader, TensorDataset, WeightedRandomSampler
+torch.manual_seed(0)
+s = WeightedRandomSampler([0.1, 0.9, 0.4, 0.0], num_samples=8)
+print(list(s), len(s), list(s))
+s2 = WeightedRandomSampler(torch.tensor([1., 2., 3., 4.]), 3, replacement=False)
+print(list(s2))
+g = torch.Generator().manual_seed(5)
+print(list(WeightedRandomSampler([1, 1, 1, 1], 5, generator=g)))
+ds = TensorDataset(torch.arange(4.))
+for (x,) in DataLoader(ds, batch_size=3, sampler=WeightedRandomSampler([1., 0., 0., 3.], 6)):
+    print(x.tolist())
+print(torch.randn(2).tolist())
+for bad in [lambda: WeightedRandomSampler([1., 2.], 0), lambda: WeightedRandomSampler([1., 2.], 3, replacement=1), lambda: WeightedRandomSampler(torch.ones(2, 2), 2)]:
+    try: bad()
+    except Exception as e: print(type(e).__name__, e)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "[2, 1, 1, 2, 1, 2, 1, 1] 8 [1, 1, 1, 1, 1, 1, 1, 1]",
+            "[1, 2, 3]",
+            "[2, 1, 1, 1, 1]",
+            "[3.0, 0.0, 3.0]",
+            "[0.0, 3.0, 3.0]",
+            "[-0.6859184503555298, -1.5051417350769043]",
+            "ValueError num_samples should be a positive integer value, but got num_samples=0",
+            "ValueError replacement should be a boolean value, but got replacement=1",
+            "ValueError weights should be a 1d sequence but given weights have shape (2, 2)",
+        ]
+    );
+}

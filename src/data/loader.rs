@@ -10,6 +10,7 @@ use super::dataset::Dataset;
 use super::generator::TorchGenerator;
 use super::random::{Draws, RandomSampler};
 use super::sampler::{permutation, DistributedSampler};
+use super::weighted::WeightedSampler;
 use crate::error::Error;
 use crate::runtime::cpu_random::CpuGenerator;
 
@@ -24,6 +25,8 @@ pub enum Sampler {
     /// The indices, permuted each pass (by its `generator=` when given).
     SubsetRandom(Vec<usize>, Option<TorchGenerator>),
     Distributed(DistributedSampler),
+    /// `WeightedRandomSampler(weights, num_samples, replacement)`.
+    Weighted(WeightedSampler),
     /// `BatchSampler(sampler, batch_size, drop_last)`: its sampler's
     /// indices in lists of `batch_size` (a DataLoader's `batch_sampler=`).
     Batch(BatchSampler),
@@ -134,6 +137,7 @@ impl Sampler {
             Sampler::Random(_) => "RandomSampler",
             Sampler::SubsetRandom(..) => "SubsetRandomSampler",
             Sampler::Distributed(_) => "DistributedSampler",
+            Sampler::Weighted(_) => "WeightedRandomSampler",
             Sampler::Batch(_) => "BatchSampler",
             Sampler::Given(_) => "Sampler",
         }
@@ -148,6 +152,7 @@ impl Sampler {
             Sampler::Random(r) => r.num_samples,
             Sampler::SubsetRandom(ix, _) => ix.len(),
             Sampler::Distributed(d) => d.len(),
+            Sampler::Weighted(w) => w.num_samples,
             Sampler::Batch(b) => b.batches_of(b.sampler.known_len()?),
             Sampler::Given(_) => return None,
         })
@@ -168,7 +173,7 @@ impl Sampler {
         match self {
             Sampler::Sequential(n) => Some(*n),
             Sampler::Random(r) => Some(r.samples),
-            Sampler::SubsetRandom(..) => None,
+            Sampler::SubsetRandom(..) | Sampler::Weighted(_) => None,
             Sampler::Distributed(d) => Some(d.samples),
             Sampler::Batch(b) => b.sampler.samples(),
             Sampler::Given(_) => None,
@@ -181,6 +186,7 @@ impl Sampler {
             Sampler::Random(r) => r.describe(),
             Sampler::SubsetRandom(ix, _) => format!("SubsetRandomSampler of {} indices", ix.len()),
             Sampler::Distributed(d) => d.describe(),
+            Sampler::Weighted(w) => w.describe(),
             Sampler::Batch(b) => format!(
                 "BatchSampler(batch_size={}, drop_last={}) of a {}",
                 b.batch_size,
@@ -321,6 +327,7 @@ impl Sampler {
                 Box::new(r.draws(generator.random64() & i64::MAX as u64)?),
                 r.num_samples,
             ),
+            Sampler::Weighted(w) => Order::Listed(w.indices(generator)),
             Sampler::Batch(b) => b.sampler.order(generator)?,
             Sampler::Given(g) => {
                 return Err(Error::value(format!(
@@ -404,6 +411,23 @@ impl DataLoader {
                     )),
                     "sampler",
                 ));
+            }
+            // A weight past the dataset's samples could be drawn.
+            if let Sampler::Weighted(w) = &**s {
+                if w.weights.len() > n {
+                    return Err((
+                        Error::Module {
+                            class: "IndexError",
+                            message: format!(
+                                "the WeightedRandomSampler has {} weights and the dataset {n} samples: index {} could be drawn",
+                                w.weights.len(),
+                                w.weights.len() - 1
+                            ),
+                            help: Some("give one weight per sample of the dataset".into()),
+                        },
+                        "sampler",
+                    ));
+                }
             }
             if let Sampler::SubsetRandom(ix, _) = &**s {
                 if let Some(i) = ix.iter().find(|&&i| i >= n) {

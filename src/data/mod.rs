@@ -12,6 +12,7 @@
 //! - `sampler.rs`: `DistributedSampler`, shuffling with PyTorch's CPU
 //!   generator and `randperm` (`runtime::cpu_random`);
 //! - `random.rs`: `RandomSampler` (and `shuffle`), drawn as PyTorch's;
+//! - `weighted.rs`: `WeightedRandomSampler`, one `multinomial` a pass;
 //! - `generator.rs`: `torch.Generator()` on the CPU, which a program seeds
 //!   and gives to a sampler, a loader or `random_split`.
 
@@ -21,3 +22,4 @@ pub mod generator;
 pub mod loader;
 pub mod random;
 pub mod sampler;
+pub mod weighted;

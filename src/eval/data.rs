@@ -220,6 +220,74 @@ pub(super) fn subset_random_sampler(
     ))))
 }
 
+/// `WeightedRandomSampler(weights, num_samples, replacement=True,
+/// generator=None)`: the weights a sequence of numbers or a 1-d tensor,
+/// read as doubles (PyTorch's `torch.as_tensor(weights, dtype=torch.double)`).
+pub(super) fn weighted_random_sampler(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let (v, span) = b
+        .get("weights")
+        .cloned()
+        .ok_or_else(|| Error::value("WeightedRandomSampler() needs its weights").at(b.span))?;
+    let weights = match &v {
+        Value::Tensor(t) if t.ndim() == 1 => me
+            .rt
+            .read_item(t, || t.to_vec::<f64>())
+            .map_err(|e| e.at(span))?,
+        Value::Tensor(t) => {
+            return Err(Error::value(format!(
+                "weights should be a 1d sequence but given weights have shape {}",
+                crate::nn::repr::python_tuple(t.shape())
+            ))
+            .at(span))
+        }
+        other => match other.elements() {
+            Some(Ok(items)) => items
+                .iter()
+                .map(|w| match w {
+                    Value::Int(i) => Ok(*i as f64),
+                    Value::Float(x) => Ok(x.get()),
+                    Value::Bool(x) => Ok(f64::from(u8::from(x.get()))),
+                    other => Err(Error::wrong_type("a weight", "a number", other.type_name()).at(span)),
+                })
+                .collect::<Result<_, _>>()?,
+            _ => {
+                return Err(Error::wrong_type("weights", "a sequence of numbers or a 1-d tensor", v.type_name())
+                    .at(span))
+            }
+        },
+    };
+    let num_samples = match b.given("num_samples") {
+        Some((Value::Int(n), _)) if *n > 0 => *n as usize,
+        Some((other, at)) => {
+            return Err(Error::value(format!(
+                "num_samples should be a positive integer value, but got num_samples={}",
+                super::format::str_of(other)
+            ))
+            .at(*at))
+        }
+        None => return Err(Error::value("WeightedRandomSampler() needs num_samples").at(b.span)),
+    };
+    let replacement = match b.given("replacement") {
+        None => true,
+        Some((Value::Bool(r), _)) => r.get(),
+        Some((other, at)) => {
+            return Err(Error::value(format!(
+                "replacement should be a boolean value, but got replacement={}",
+                super::format::str_of(other)
+            ))
+            .at(*at))
+        }
+    };
+    let generator = super::builtins::torch_generator::generator_arg(b)?;
+    let sampler = crate::data::weighted::WeightedSampler::new(weights, num_samples, replacement, generator)
+        .map_err(|e| e.at(span))?;
+    Ok(Value::Sampler(Arc::new(Sampler::Weighted(sampler))))
+}
+
 /// `sampler.set_epoch(e)`.
 pub(super) fn set_epoch(
     _: &mut Interp,

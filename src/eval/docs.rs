@@ -662,6 +662,9 @@ docs! {
     Function Training "SubsetRandomSampler", "SubsetRandomSampler(indices, generator=none)", "The given indices of a dataset, in a new permutation from the cpu generator each pass, as torch.utils.data.SubsetRandomSampler: a training and a validation loader over one dataset, each with its own indices.", "ds = TensorDataset(arange(10))\ntrain = DataLoader(ds, batch_size=3, sampler=SubsetRandomSampler(list(range(6))))\nfor b in train { print(b[0]) }";
     Function Training "BatchSampler", "BatchSampler(sampler, batch_size, drop_last=false)", "A sampler's indices cut into lists of `batch_size` (the short last one dropped with `drop_last`), as torch.utils.data.BatchSampler: a DataLoader's `batch_sampler=`, which then decides each batch in place of its `batch_size`, `shuffle`, `sampler` and `drop_last`.", "list(BatchSampler(SequentialSampler(range(10)), batch_size=3, drop_last=false))";
     Function Training "Sampler", "Sampler()", "PyTorch's torch.utils.data.Sampler, the base of a sampler's class: `class EvenFirst(Sampler)` with `__iter__` (a pass's indices) and `__len__`, given to a DataLoader as `sampler=` (a class whose `__iter__` gives lists of indices, as `batch_sampler=`). A pass lists it when it begins, on the main thread.", "class EvenFirst(Sampler) {\n  fn __init__(self, n) { self.n = n }\n  fn __iter__(self) { return iter(list(range(0, self.n, 2)) + list(range(1, self.n, 2))) }\n  fn __len__(self) { return self.n }\n}\nfor b in DataLoader(TensorDataset(arange(6)), batch_size=3, sampler=EvenFirst(6)) { print(b) }";
+    Function Training "WeightedRandomSampler", "WeightedRandomSampler(weights, num_samples, replacement=true, generator=none)", "Indices drawn with the weights' odds, `num_samples` a pass, as torch.utils.data.WeightedRandomSampler (a class-balanced loader: one weight per sample, `1 / count` of its class): each pass is one `multinomial` of the weights in double precision, from `generator` or the cpu generator, so a seeded program deals PyTorch's indices.", "ds = TensorDataset(arange(4))
+s = WeightedRandomSampler([0.1, 0.1, 0.1, 5.0], num_samples=6)
+list(s)";
     Function Training "Generator", "Generator(device=cpu)", "A CPU random number generator of the program's own, as torch.Generator: `g = Generator().manual_seed(42)`, then `generator=g` to random_split, RandomSampler, DataLoader or randperm draws what PyTorch draws from the same seed (PyTorch's CPU Mersenne Twister), each drawing on from where the last left it.", "g = Generator().manual_seed(42)\nrandperm(5, generator=g)";
     Method Training "manual_seed", "g.manual_seed(seed)", "Starts the generator again from `seed`, and returns it (so `Generator().manual_seed(42)` is a seeded generator).", "g = Generator()\ng.manual_seed(7).initial_seed()";
     Method Training "initial_seed", "g.initial_seed()", "The seed the generator was last seeded with (PyTorch's default for a new one: 67280421310721).", "Generator().initial_seed()";
@@ -1010,6 +1013,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "RandomSampler"
             | "SequentialSampler"
             | "SubsetRandomSampler"
+            | "WeightedRandomSampler"
             | "BatchSampler"
             | "Sampler",
         ) => return Some(format!("torch.utils.data.{}", doc.name)),

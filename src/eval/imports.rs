@@ -710,6 +710,10 @@ const RENAMED: &[(&str, &str)] = &[
     ("torch.utils.data.dataset.random_split", "random_split"),
     ("torch.utils.data.sampler.RandomSampler", "RandomSampler"),
     (
+        "torch.utils.data.sampler.WeightedRandomSampler",
+        "WeightedRandomSampler",
+    ),
+    (
         "torch.utils.data.sampler.SequentialSampler",
         "SequentialSampler",
     ),

@@ -344,7 +344,7 @@ fn thousands(n: usize) -> String {
 }
 
 /// A shape as Python writes a tuple of ints: `(4,)`, `(3, 4)`.
-fn python_tuple(dims: &[usize]) -> String {
+pub fn python_tuple(dims: &[usize]) -> String {
     let dims: Vec<String> = dims.iter().map(usize::to_string).collect();
     match dims.len() {
         1 => format!("({},)", dims[0]),

@@ -59,6 +59,7 @@ pub fn qualified(name: &str) -> Option<String> {
         "RandomSampler"
         | "SequentialSampler"
         | "SubsetRandomSampler"
+        | "WeightedRandomSampler"
         | "BatchSampler"
         | "Sampler" => return Some(format!("torch.utils.data.sampler.{name}")),
         "DistributedSampler" => "torch.utils.data.distributed.DistributedSampler",

@@ -597,6 +597,7 @@ fn is_type(name: &str) -> bool {
                 | "RandomSampler"
                 | "SequentialSampler"
                 | "SubsetRandomSampler"
+                | "WeightedRandomSampler"
                 | "DistributedSampler"
                 | "BatchSampler"
                 | "Sampler"
