@@ -622,7 +622,10 @@ fn average(
     drop(cols);
     let sum = rt.reduce(ReduceOp::Sum, &per_offset, Some(2), false)?;
     let mean = bin_s(rt, BinaryOp::Div, &sum, k as f64)?;
-    let out = unbatched(rt.reshape(&mean, &[n as i64, c as i64, oh as i64, ow as i64])?, x.shape())?;
+    let out = unbatched(
+        rt.reshape(&mean, &[n as i64, c as i64, oh as i64, ow as i64])?,
+        x.shape(),
+    )?;
     let backward = Backward::AvgPool {
         geom,
         input: x.shape().to_vec(),

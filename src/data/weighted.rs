@@ -29,13 +29,19 @@ impl WeightedSampler {
         generator: Option<TorchGenerator>,
     ) -> Result<WeightedSampler, Error> {
         if weights.iter().any(|w| !w.is_finite()) {
-            return Err(Error::value("probability tensor contains either `inf`, `nan` or element < 0"));
+            return Err(Error::value(
+                "probability tensor contains either `inf`, `nan` or element < 0",
+            ));
         }
         if weights.iter().any(|&w| w < 0.0) {
-            return Err(Error::value("probability tensor contains either `inf`, `nan` or element < 0"));
+            return Err(Error::value(
+                "probability tensor contains either `inf`, `nan` or element < 0",
+            ));
         }
         if !weights.iter().any(|&w| w > 0.0) {
-            return Err(Error::value("invalid multinomial distribution (sum of probabilities <= 0)"));
+            return Err(Error::value(
+                "invalid multinomial distribution (sum of probabilities <= 0)",
+            ));
         }
         let nonzero = weights.iter().filter(|&&w| w > 0.0).count();
         if !replacement && num_samples > nonzero {
@@ -56,7 +62,14 @@ impl WeightedSampler {
     pub fn indices(&self, session: &mut CpuGenerator) -> Vec<usize> {
         let draw = |g: &mut CpuGenerator| {
             let n = self.weights.len();
-            multinomial::draw(g, &self.weights, n, self.num_samples, self.replacement, DType::F64)
+            multinomial::draw(
+                g,
+                &self.weights,
+                n,
+                self.num_samples,
+                self.replacement,
+                DType::F64,
+            )
         };
         let picked = match &self.generator {
             Some(own) => draw(&mut lock(&own.0)),

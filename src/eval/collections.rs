@@ -44,11 +44,16 @@ impl Interp {
                 }
                 .at(a.span));
             };
-            match items.iter_mut().find(|(f, _)| matches!(f, Key::Str(s) if *s == k.name)) {
+            match items
+                .iter_mut()
+                .find(|(f, _)| matches!(f, Key::Str(s) if *s == k.name))
+            {
                 Some(slot) => slot.1 = a.value,
                 None => {
-                    return Err(Error::value(format!("Got unexpected field names: ['{}']", k.name))
-                        .at(a.span))
+                    return Err(
+                        Error::value(format!("Got unexpected field names: ['{}']", k.name))
+                            .at(a.span),
+                    )
                 }
             }
         }
@@ -72,7 +77,11 @@ impl Interp {
     ) -> Result<Value, Diagnostic> {
         let args_keyword: Vec<(String, Value, Span)> = args
             .iter()
-            .filter_map(|a| a.keyword.as_ref().map(|k| (k.name.clone(), a.value.clone(), a.span)))
+            .filter_map(|a| {
+                a.keyword
+                    .as_ref()
+                    .map(|k| (k.name.clone(), a.value.clone(), a.span))
+            })
             .collect();
         let mut positional = args
             .into_iter()
@@ -82,7 +91,10 @@ impl Interp {
         let second = positional.next();
         match name {
             "collections.namedtuple" => {
-                let defaults = args_keyword.iter().find(|(k, _, _)| k == "defaults").cloned();
+                let defaults = args_keyword
+                    .iter()
+                    .find(|(k, _, _)| k == "defaults")
+                    .cloned();
                 named_tuple(first, second, defaults, span)
             }
             "collections.defaultdict" => {
@@ -190,12 +202,10 @@ fn named_tuple(
     let name = match typename {
         Some((Value::Str(s), _)) => s.to_string(),
         Some((_, at)) => return Err(type_error("namedtuple()'s typename must be a string", at)),
-        None => {
-            return Err(type_error(
-                "namedtuple() missing 2 required positional arguments: 'typename' and 'field_names'",
-                span,
-            ))
-        }
+        None => return Err(type_error(
+            "namedtuple() missing 2 required positional arguments: 'typename' and 'field_names'",
+            span,
+        )),
     };
     let Some((names, at)) = field_names else {
         return Err(type_error(
@@ -217,7 +227,12 @@ fn named_tuple(
                     _ => Err(type_error("Type names and field names must be strings", at)),
                 })
                 .collect::<Result<_, _>>()?,
-            _ => return Err(type_error("field_names must be a string or a list of strings", at)),
+            _ => {
+                return Err(type_error(
+                    "field_names must be a string or a list of strings",
+                    at,
+                ))
+            }
         },
     };
     for (k, f) in fields.iter().enumerate() {
@@ -236,7 +251,10 @@ fn named_tuple(
     let mut attrs: Vec<(String, Value)> = vec![(
         "_fields".into(),
         Value::List(Arc::new(
-            fields.iter().map(|f| Value::Str(Arc::new(f.clone()))).collect(),
+            fields
+                .iter()
+                .map(|f| Value::Str(Arc::new(f.clone())))
+                .collect(),
         )),
     )];
     if let Some((_, v, at)) = defaults.filter(|(_, v, _)| !matches!(v, Value::None)) {

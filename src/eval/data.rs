@@ -251,12 +251,18 @@ pub(super) fn weighted_random_sampler(
                     Value::Int(i) => Ok(*i as f64),
                     Value::Float(x) => Ok(x.get()),
                     Value::Bool(x) => Ok(f64::from(u8::from(x.get()))),
-                    other => Err(Error::wrong_type("a weight", "a number", other.type_name()).at(span)),
+                    other => {
+                        Err(Error::wrong_type("a weight", "a number", other.type_name()).at(span))
+                    }
                 })
                 .collect::<Result<_, _>>()?,
             _ => {
-                return Err(Error::wrong_type("weights", "a sequence of numbers or a 1-d tensor", v.type_name())
-                    .at(span))
+                return Err(Error::wrong_type(
+                    "weights",
+                    "a sequence of numbers or a 1-d tensor",
+                    v.type_name(),
+                )
+                .at(span))
             }
         },
     };
@@ -283,8 +289,9 @@ pub(super) fn weighted_random_sampler(
         }
     };
     let generator = super::builtins::torch_generator::generator_arg(b)?;
-    let sampler = crate::data::weighted::WeightedSampler::new(weights, num_samples, replacement, generator)
-        .map_err(|e| e.at(span))?;
+    let sampler =
+        crate::data::weighted::WeightedSampler::new(weights, num_samples, replacement, generator)
+            .map_err(|e| e.at(span))?;
     Ok(Value::Sampler(Arc::new(Sampler::Weighted(sampler))))
 }
 

@@ -1134,8 +1134,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             Function,
             "uniform_" | "normal_" | "zeros_" | "ones_" | "constant_" | "orthogonal_"
             | "xavier_uniform_" | "xavier_normal_" | "kaiming_uniform_" | "kaiming_normal_"
-            | "trunc_normal_"
-            | "calculate_gain",
+            | "trunc_normal_" | "calculate_gain",
         ) => return Some(format!("torch.nn.init.{}", doc.name)),
         (Statement, "class") => "class Name(nn.Module):",
         (

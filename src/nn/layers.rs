@@ -464,7 +464,9 @@ pub fn forward(
                 }),
             }
         }
-        Layer::AdaptivePool { max, one_d, out, .. } => match one_d {
+        Layer::AdaptivePool {
+            max, one_d, out, ..
+        } => match one_d {
             false => adaptive_pool2d(rt, mode, x, *max, *out),
             true => pool1d(rt, mode, x, pool1d_name(*max, true), |rt, image| {
                 adaptive_pool2d(rt, mode, image, *max, *out)

@@ -102,8 +102,14 @@ pub(super) fn init(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             me.rt.fill(&t, v).map_err(at)?
         }
         "trunc_normal_" => {
-            let float = |name: &str, default: f64| Ok::<_, Diagnostic>(b.float(name)?.unwrap_or(default));
-            let settings = (float("mean", 0.0)?, float("std", 1.0)?, float("a", -2.0)?, float("b", 2.0)?);
+            let float =
+                |name: &str, default: f64| Ok::<_, Diagnostic>(b.float(name)?.unwrap_or(default));
+            let settings = (
+                float("mean", 0.0)?,
+                float("std", 1.0)?,
+                float("a", -2.0)?,
+                float("b", 2.0)?,
+            );
             super::trunc_normal::trunc_normal_(me, &t, settings).map_err(at)?
         }
         "orthogonal_" => {

@@ -275,7 +275,10 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("RandomSampler", super::data::random_sampler),
     ("SequentialSampler", super::data::sequential_sampler),
     ("SubsetRandomSampler", super::data::subset_random_sampler),
-    ("WeightedRandomSampler", super::data::weighted_random_sampler),
+    (
+        "WeightedRandomSampler",
+        super::data::weighted_random_sampler,
+    ),
     ("BatchSampler", super::samplers::batch_sampler),
     ("Sampler", super::samplers::sampler_base),
     ("Subset", super::subset::subset),

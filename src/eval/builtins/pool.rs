@@ -44,7 +44,10 @@ fn settings(b: &Bound, max: bool, one_d: bool) -> Result<(PoolSettings, bool), D
     let refused = [
         ("ceil_mode", !max && ceil_mode),
         ("return_indices", max && b.bool("return_indices", false)?),
-        ("count_include_pad", !max && !b.bool("count_include_pad", true)?),
+        (
+            "count_include_pad",
+            !max && !b.bool("count_include_pad", true)?,
+        ),
         ("divisor_override", b.given("divisor_override").is_some()),
     ];
     if let Some((flag, _)) = refused.iter().find(|(_, on)| *on) {
@@ -139,8 +142,10 @@ pub(super) fn adaptive(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let (one_d, max) = (name.ends_with("1d"), name.contains("max"));
     let out = setting(b, "output_size", None, (one_d, 1))?;
     if max && b.bool("return_indices", false)? {
-        return Err(Error::value(format!("{name}'s return_indices is not in cudash yet"))
-            .at(b.span_of("return_indices")));
+        return Err(
+            Error::value(format!("{name}'s return_indices is not in cudash yet"))
+                .at(b.span_of("return_indices")),
+        );
     }
     let (rt, mode) = (&mut me.rt, me.grad);
     b.result(match one_d {

@@ -17,7 +17,11 @@ use crate::runtime::shape::fmt_shape;
 
 /// `pad_sequence(sequences, batch_first=False, padding_value=0.0,
 /// padding_side="right")`: [L, B, *] (or [B, L, *]), L the longest length.
-pub(super) fn pad_sequence(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+pub(super) fn pad_sequence(
+    me: &mut Interp,
+    _: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
     let seqs = tensor_list(b, "sequences", "pad_sequence")?;
     let batch_first = b.bool("batch_first", false)?;
     let value = b.fill("padding_value")?.unwrap_or(Fill::Float(0.0));

@@ -89,16 +89,28 @@ fn redrawn_normals(
     me.rt.normal_(t, mean, std)?;
     let mut result = Arc::clone(t);
     loop {
-        let below = me.rt.binary(BinaryOp::Lt, Operand::strong(&result), Operand::weak(&lo))?;
-        let above = me.rt.binary(BinaryOp::Gt, Operand::strong(&result), Operand::weak(&hi))?;
-        let mask = me.rt.binary(BinaryOp::BitOr, Operand::strong(&below), Operand::strong(&above))?;
+        let below = me
+            .rt
+            .binary(BinaryOp::Lt, Operand::strong(&result), Operand::weak(&lo))?;
+        let above = me
+            .rt
+            .binary(BinaryOp::Gt, Operand::strong(&result), Operand::weak(&hi))?;
+        let mask = me.rt.binary(
+            BinaryOp::BitOr,
+            Operand::strong(&below),
+            Operand::strong(&above),
+        )?;
         drop((below, above));
         if !any(me, &mask)? {
             break;
         }
         let fresh = empty_like(me, t)?;
         me.rt.normal_(&fresh, mean, std)?;
-        let (m, f, r) = (Operand::strong(&mask), Operand::strong(&fresh), Operand::strong(&result));
+        let (m, f, r) = (
+            Operand::strong(&mask),
+            Operand::strong(&fresh),
+            Operand::strong(&result),
+        );
         result = me.rt.ternary(TernaryOp::Where, m, f, r)?;
     }
     if !Arc::ptr_eq(&result, t) {
@@ -128,7 +140,11 @@ fn rejected(
     }
     me.rt.uniform_(accept, 0.0, 1.0)?;
     me.rt.unary_(UnaryOp::Log, accept)?;
-    me.rt.binary(BinaryOp::Gt, Operand::strong(accept), Operand::strong(candidates))
+    me.rt.binary(
+        BinaryOp::Gt,
+        Operand::strong(accept),
+        Operand::strong(candidates),
+    )
 }
 
 /// Uniform candidates in `[a, b]`, each kept with probability its normal
@@ -153,7 +169,11 @@ fn uniform_rejection(
     let mut result = Arc::clone(t);
     loop {
         me.rt.uniform_(&candidates, a, b)?;
-        let (p, c, r) = (Operand::strong(&pending), Operand::strong(&candidates), Operand::strong(&result));
+        let (p, c, r) = (
+            Operand::strong(&pending),
+            Operand::strong(&candidates),
+            Operand::strong(&result),
+        );
         result = me.rt.ternary(TernaryOp::Where, p, c, r)?;
         let still = rejected(me, &candidates, &accept, density)?;
         let (p, s) = (Operand::strong(&pending), Operand::strong(&still));
