@@ -27,6 +27,7 @@ pub mod host;
 pub mod host_alloc;
 pub mod host_clock;
 pub mod io;
+pub mod libm;
 pub mod lock;
 pub mod op;
 pub mod ops;

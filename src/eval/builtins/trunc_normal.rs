@@ -10,12 +10,12 @@ use std::sync::Arc;
 
 use super::super::Interp;
 use crate::error::Error;
+use crate::runtime::libm::erf;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::factory::NewTensor;
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::op::unary::UnaryOp;
-use crate::runtime::ops::elementwise::erf;
 use crate::runtime::{DType, Tensor};
 
 /// Fills `t` in place; `(mean, std, a, b)` as PyTorch's arguments.

@@ -8,6 +8,7 @@ use super::super::shape::{broadcast_strides, for_each_offset2, numel};
 use super::super::{DType, Tensor};
 use super::pow_shortcut::PowShortcut;
 use crate::error::Error;
+use crate::runtime::libm as c_erf;
 use crate::{with_dtype, with_num_dtype};
 
 use crate::runtime::op::binary::cast_to;
@@ -473,30 +474,6 @@ fn erfinv(y: f64) -> f64 {
         x -= (c_erf::erf(x) - y) / (std::f64::consts::FRAC_2_SQRT_PI * (-x * x).exp());
     }
     x
-}
-
-/// The C library's erf of a number (Python's `math.erf`).
-pub fn erf(x: f64) -> f64 {
-    c_erf::erf(x)
-}
-
-mod c_erf {
-    mod c {
-        extern "C" {
-            pub fn erf(x: f64) -> f64;
-            pub fn erff(x: f32) -> f32;
-        }
-    }
-
-    pub fn erf(x: f64) -> f64 {
-        // SAFETY: a pure function of a number.
-        unsafe { c::erf(x) }
-    }
-
-    pub fn erff(x: f32) -> f32 {
-        // SAFETY: a pure function of a number.
-        unsafe { c::erff(x) }
-    }
 }
 
 #[cfg(test)]
