@@ -457,21 +457,11 @@ pub fn forward(
             ..
         } => {
             let settings = (*kernel, *stride, *padding, *dilation);
-            match one_d {
-                false => pool2d(rt, mode, x, *max, settings, *ceil_mode),
-                true => pool1d(rt, mode, x, pool1d_name(*max, false), |rt, image| {
-                    pool2d(rt, mode, image, *max, settings, *ceil_mode)
-                }),
-            }
+            pool(rt, mode, x, (*max, *one_d), settings, *ceil_mode)
         }
         Layer::AdaptivePool {
             max, one_d, out, ..
-        } => match one_d {
-            false => adaptive_pool2d(rt, mode, x, *max, *out),
-            true => pool1d(rt, mode, x, pool1d_name(*max, true), |rt, image| {
-                adaptive_pool2d(rt, mode, image, *max, *out)
-            }),
-        },
+        } => adaptive_pool(rt, mode, x, (*max, *one_d), *out),
         Layer::RmsNorm {
             normalized_shape,
             eps,
@@ -789,7 +779,7 @@ pub fn conv(
 /// `max_pool2d` / `avg_pool2d` of `x`: a batch of images [N, C, H, W] or
 /// one image [C, H, W]; `ceil_mode` (a max pool's): the last windows may
 /// run past the edge.
-pub fn pool2d(
+fn pool2d(
     rt: &mut Runtime,
     mode: Mode,
     x: &Arc<Tensor>,
@@ -820,8 +810,42 @@ fn image_size(x: &Tensor, what: &str) -> Result<(usize, usize), Error> {
     }
 }
 
+/// A max or average pool (`kind`: max, 1-d) of `x`: [N, C, H, W] or [C, H,
+/// W], or [N, C, L] or [C, L] in 1-d.
+pub fn pool(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    (max, one_d): (bool, bool),
+    settings: crate::autograd::window::PoolSettings,
+    ceil_mode: bool,
+) -> Result<Arc<Tensor>, Error> {
+    match one_d {
+        false => pool2d(rt, mode, x, max, settings, ceil_mode),
+        true => pool1d(rt, mode, x, pool1d_name(max, false), |rt, image| {
+            pool2d(rt, mode, image, max, settings, ceil_mode)
+        }),
+    }
+}
+
+/// An adaptive max or average pool (`kind`: max, 1-d) of `x` to `out`.
+pub fn adaptive_pool(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    (max, one_d): (bool, bool),
+    out: (usize, usize),
+) -> Result<Arc<Tensor>, Error> {
+    match one_d {
+        false => adaptive_pool2d(rt, mode, x, max, out),
+        true => pool1d(rt, mode, x, pool1d_name(max, true), |rt, image| {
+            adaptive_pool2d(rt, mode, image, max, out)
+        }),
+    }
+}
+
 /// The functional name of a 1-d pool.
-pub fn pool1d_name(max: bool, adaptive: bool) -> &'static str {
+fn pool1d_name(max: bool, adaptive: bool) -> &'static str {
     match (max, adaptive) {
         (true, false) => "max_pool1d",
         (false, false) => "avg_pool1d",
@@ -834,7 +858,7 @@ pub fn pool1d_name(max: bool, adaptive: bool) -> &'static str {
 /// [C, L], as PyTorch computes them: the 2-d pool `pool` of `x.unsqueeze(-2)`
 /// (a 1 x L image), squeezed back — recorded as `UnsqueezeBackward0`, the
 /// 2-d pool's node and `SqueezeBackward1`.
-pub fn pool1d(
+fn pool1d(
     rt: &mut Runtime,
     mode: Mode,
     x: &Arc<Tensor>,
@@ -856,7 +880,7 @@ pub fn pool1d(
 /// windows tile the input into `out` (sizes that divide evenly; others are
 /// refused). An average to 1 x 1 is a mean over the plane (`MeanBackward1`),
 /// as PyTorch computes it.
-pub fn adaptive_pool2d(
+fn adaptive_pool2d(
     rt: &mut Runtime,
     mode: Mode,
     x: &Arc<Tensor>,

@@ -126,13 +126,8 @@ pub(super) fn function(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let x = b.tensor("input")?;
     let (one_d, max) = (name.ends_with("1d"), name.starts_with("max"));
     let (pool, ceil_mode) = settings(b, max, one_d)?;
-    let (rt, mode) = (&mut me.rt, me.grad);
-    b.result(match one_d {
-        false => layers::pool2d(rt, mode, &x, max, pool, ceil_mode),
-        true => layers::pool1d(rt, mode, &x, name, |rt, image| {
-            layers::pool2d(rt, mode, image, max, pool, ceil_mode)
-        }),
-    })
+    let kind = (max, one_d);
+    b.result(layers::pool(&mut me.rt, me.grad, &x, kind, pool, ceil_mode))
 }
 
 /// `adaptive_avg_pool1d(input, output_size)`, `adaptive_avg_pool2d`,
@@ -147,11 +142,6 @@ pub(super) fn adaptive(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 .at(b.span_of("return_indices")),
         );
     }
-    let (rt, mode) = (&mut me.rt, me.grad);
-    b.result(match one_d {
-        false => layers::adaptive_pool2d(rt, mode, &x, max, out),
-        true => layers::pool1d(rt, mode, &x, name, |rt, image| {
-            layers::adaptive_pool2d(rt, mode, image, max, out)
-        }),
-    })
+    let kind = (max, one_d);
+    b.result(layers::adaptive_pool(&mut me.rt, me.grad, &x, kind, out))
 }
