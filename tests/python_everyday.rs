@@ -3115,3 +3115,34 @@ for bad in [lambda: WeightedRandomSampler([1., 2.], 0), lambda: WeightedRandomSa
         ]
     );
 }
+
+/// `torch.linalg.norm` and `torch.linalg.vector_norm` (`from torch import
+/// linalg as LA`): every element's 2-norm, one dim's ord-norm, `"fro"`,
+/// `LinalgVectorNormBackward0` and its gradient, as PyTorch printed them;
+/// a matrix norm of an `ord` over two dims is refused.
+#[test]
+fn linalg_norms_are_pytorchs() {
+    let out = python_printed(
+        "linalg",
+        r#"import torch
+from torch import linalg as LA
+x = torch.tensor([[3., 4.], [1., -1.]], requires_grad=True)
+print(torch.linalg.norm(x).item(), LA.vector_norm(x, dim=1).tolist(), torch.linalg.norm(x, dim=1, ord=1).tolist(), torch.linalg.norm(torch.tensor([3., 4.]), ord=float("inf")).item())
+y = torch.linalg.vector_norm(x, ord=3, dim=0, keepdim=True)
+y.sum().backward()
+print(y.grad_fn.name(), y.shape, x.grad.tolist())
+print(torch.linalg.norm(x, "fro").item())
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "5.196152210235596 [5.0, 1.4142135381698608] [7.0, 2.0] 4.0",
+            "LinalgVectorNormBackward0 torch.Size([1, 2]) [[0.9760463237762451, 0.9897171258926392], [0.10844959318637848, -0.06185732036828995]]",
+            "5.196152210235596",
+        ]
+    );
+    let (class, message) = common::err("import torch\ntorch.linalg.norm(torch.ones(2, 2), ord=2)");
+    assert_eq!(class, "ValueError");
+    assert!(message.contains("matrix norms"), "{message}");
+}

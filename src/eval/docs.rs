@@ -229,6 +229,8 @@ docs! {
     Function Math "log_softmax", "log_softmax(input, dim, dtype=none)", "log(softmax(x)) along `dim`, computed as x - max - log(sum(exp(x - max))): no underflow to log(0).", "log_softmax(tensor([1., 2., 3.]), dim=0)";
     Function Math "var", "var(input, dim=none, unbiased=none, keepdim=false, correction=none)", "Variance of all elements, or along `dim` (an int or a list): the squared deviations from the mean over n - correction (1 by default, Bessel's; `unbiased=false` or `correction=0` divides by n).", "var(tensor([1., 2., 3., 4.]))\nvar(tensor([1., 2., 3., 4.]), correction=0)";
     Function Math "std", "std(input, dim=none, unbiased=none, keepdim=false, correction=none)", "Standard deviation: the square root of `var`, with the same arguments.", "std(tensor([1., 2., 3., 4.]))";
+    Function Math "vector_norm", "vector_norm(input, ord=2, dim=none, keepdim=false, dtype=none)", "torch.linalg.vector_norm: `norm(x, ord, dim)`, the vector ord-norm of every element or along `dim` (`LinalgVectorNormBackward0`).", "vector_norm(tensor([[3., 4.], [1., 1.]]), dim=1)";
+    Function Math "linalg_norm", "linalg_norm(input, ord=none, dim=none, keepdim=false, dtype=none)", "torch.linalg.norm: the 2-norm of every element (a matrix's Frobenius norm) unless `ord` is given; a vector's, or one `dim`'s, ord-norm as `vector_norm`. The matrix norms of an `ord` over two dims (spectral, nuclear, ...) are not in cudash.", "linalg_norm(tensor([[3., 4.], [0., 0.]]))";
     Function Math "norm", "norm(input, p=2, dim=none, keepdim=false, dtype=none)", "The vector p-norm of all elements, or along `dim`: (sum |x|^p)^(1/p); p=inf the largest |x|, p=-inf the smallest, p=0 the count of non-zeros; \"fro\" is 2.", "norm(tensor([3., 4.]))\nnorm(tensor([3., -4.]), inf)";
     Function Math "sort", "sort(input, dim=-1, descending=false, stable=false)", "The elements sorted along `dim`, and where each came from: `values, indices = sort(x)` (or `.values`, `.indices`). Equal elements keep their order (always stable); NaN sorts above every number.", "values, indices = sort(tensor([3, 1, 2]))\nindices";
     Function Math "argsort", "argsort(input, dim=-1, descending=false, stable=false)", "The indices that sort `input` along `dim`: `sort(x).indices`.", "argsort(tensor([3., 1., 2.]))";
@@ -993,6 +995,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "ChainedScheduler",
         ) => return Some(format!("torch.optim.lr_scheduler.{}", doc.name)),
         (Function, "grad" | "backward") => return Some(format!("torch.autograd.{}", doc.name)),
+        (Function, "vector_norm") => "torch.linalg.vector_norm",
+        (Function, "linalg_norm") => "torch.linalg.norm",
         (Function, "autocast") => "torch.autocast / torch.amp.autocast / torch.cuda.amp.autocast",
         (Function, "GradScaler") => "torch.amp.GradScaler / torch.cuda.amp.GradScaler",
         (Function, "clip_grad_norm_" | "clip_grad_value_") => {

@@ -37,6 +37,9 @@ pub static MODULES: &[PyModule] = &[
         path: "torch.nn.utils.rnn",
     },
     PyModule {
+        path: "torch.linalg",
+    },
+    PyModule {
         path: "torch.nn.parallel",
     },
     PyModule { path: "torch.cuda" },
@@ -735,6 +738,8 @@ const RENAMED: &[(&str, &str)] = &[
     ("argparse.ArgumentParser", "ArgumentParser"),
     ("torch.autograd.Function", "Function"),
     ("collections.OrderedDict", "dict"),
+    ("torch.linalg.norm", "linalg_norm"),
+    ("torch.linalg.vector_norm", "vector_norm"),
 ];
 
 /// What the program set with `os.environ[k] = v`: seen by `os.environ`

@@ -70,6 +70,12 @@ impl Interp {
                 };
                 self.reduce_along(op, correction, t, dims, keepdim, b)
             }
+            "vector_norm" | "linalg_norm" => {
+                let p = linalg_order(name, t, b)?;
+                let keepdim = b.bool("keepdim", false)?;
+                let t = self.converted("norm", t, b)?;
+                self.reduce_along(AlongOp::Norm, p, &t, dims_arg(b)?, keepdim, b)
+            }
             "norm" => {
                 let p = norm_order(b)?;
                 let keepdim = b.bool("keepdim", false)?;
@@ -230,6 +236,30 @@ fn correction(b: &Bound) -> Result<f64, Diagnostic> {
 
 /// norm's `p`: a number (`inf` and `-inf` too) or "fro" (2, over the
 /// elements); "nuc" and other matrix norms are not there.
+/// `torch.linalg.vector_norm`'s `ord` (2 unless given), or
+/// `torch.linalg.norm`'s: a vector norm of a vector, of one `dim`, or (no
+/// `ord`, or "fro") of every element given; the matrix norms (`ord` of a
+/// matrix over two dims: the spectral norm, "nuc", ...) are refused.
+fn linalg_order(name: &str, t: &Tensor, b: &Bound) -> Result<f64, Diagnostic> {
+    let vector = name == "vector_norm"
+        || t.ndim() == 1
+        || matches!(b.given("dim"), Some((Value::Int(_), _)));
+    match b.given("ord") {
+        None => Ok(2.0),
+        Some((Value::Str(s), _)) if &**s == "fro" && !vector => Ok(2.0),
+        Some((_, span)) if !vector => Err(Error::value_help(
+            "torch.linalg.norm's matrix norms (an `ord` over two dims: the spectral norm, \"nuc\", 1, inf, ...) are not in cudash",
+            "leave `ord` out (or \"fro\"): the 2-norm of every element; or give one `dim` for vector norms",
+        )
+        .at(*span)),
+        Some((Value::Str(s), span)) => Err(Error::value(format!(
+            "linalg.vector_norm: ord must be a number, not {s:?}"
+        ))
+        .at(*span)),
+        Some(_) => Ok(b.float("ord")?.unwrap_or(2.0)),
+    }
+}
+
 fn norm_order(b: &Bound) -> Result<f64, Diagnostic> {
     match b.given("p") {
         None => Ok(2.0),

@@ -177,6 +177,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("var", along::call),
     ("std", along::call),
     ("norm", along::call),
+    ("vector_norm", along::call),
+    ("linalg_norm", along::call),
     ("sort", along::call),
     ("argsort", along::call),
     ("topk", along::call),
