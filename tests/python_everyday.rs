@@ -3146,3 +3146,52 @@ print(torch.linalg.norm(x, "fro").item())
     assert_eq!(class, "ValueError");
     assert!(message.contains("matrix norms"), "{message}");
 }
+
+/// `torch.unique` and `x.unique` (inverse, counts, floats, bools, empty),
+/// as PyTorch printed them; on a simulated GPU the same values.
+#[test]
+fn unique_is_pytorchs_on_the_host_and_a_device() {
+    let src = r#"import torch, sys
+dev = sys.argv[1] if len(sys.argv) > 1 else "cpu"
+x = torch.tensor([[3, 1, 3], [2, 1, 5]], device=dev)
+print(torch.unique(x).tolist(), x.unique(return_counts=True)[1].tolist())
+v, inv, cnt = torch.unique(x, return_inverse=True, return_counts=True)
+print(v.tolist(), inv.tolist(), cnt.tolist(), inv.dtype, cnt.dtype, v.dtype)
+f = torch.tensor([0.5, -1.0, 0.5, 2.0, -1.0], device=dev)
+vals, inv = f.unique(return_inverse=True)
+print(vals.tolist(), inv.tolist(), vals[inv].tolist())
+print(torch.unique(torch.tensor([], device=dev)).tolist(), [t.tolist() for t in torch.unique(torch.tensor([7], device=dev), return_counts=True)])
+labels = torch.tensor([0, 2, 2, 1, 2, 0], device=dev)
+classes, counts = labels.unique(return_counts=True)
+print(classes.tolist(), counts.tolist(), (1.0 / counts.float()).tolist())
+print(torch.unique(torch.tensor([True, False, True], device=dev)).tolist())
+"#;
+    let dir = std::env::temp_dir().join(format!("cudash-unique-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("unique.py");
+    std::fs::write(&file, src).unwrap();
+    let host = run_python(&file, None);
+    assert_eq!(
+        host,
+        [
+            "[1, 2, 3, 5] [2, 1, 2, 1]",
+            "[1, 2, 3, 5] [[2, 0, 2], [1, 0, 3]] [2, 1, 2, 1] torch.int64 torch.int64 torch.int64",
+            "[-1.0, 0.5, 2.0] [1, 0, 1, 2, 0] [0.5, -1.0, 0.5, 2.0, -1.0]",
+            "[] [[7], [1]]",
+            "[0, 1, 2] [2, 1, 3] [0.5, 1.0, 0.3333333432674408]",
+            "[False, True]",
+        ]
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(["--sim-devices", "1", "script"])
+        .arg(&file)
+        .arg("cuda")
+        .output()
+        .unwrap();
+    let device: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(device, host);
+}

@@ -49,6 +49,7 @@ mod teaching;
 pub(crate) mod torch_generator;
 mod transformer;
 mod trunc_normal;
+pub(crate) mod unique;
 
 use super::args::{bind, ArgVal, Bound};
 use super::docs::Doc;
@@ -177,6 +178,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("var", along::call),
     ("std", along::call),
     ("norm", along::call),
+    ("unique", unique::unique),
     ("vector_norm", along::call),
     ("linalg_norm", along::call),
     ("sort", along::call),

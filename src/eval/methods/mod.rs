@@ -314,6 +314,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("var", TensorMethod(tensor::along)),
         ("std", TensorMethod(tensor::along)),
         ("norm", TensorMethod(tensor::along)),
+        ("unique", TensorMethod(tensor::unique)),
         ("sort", TensorMethod(tensor::along)),
         ("argsort", TensorMethod(tensor::along)),
         ("topk", TensorMethod(tensor::along)),
