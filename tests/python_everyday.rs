@@ -3195,3 +3195,86 @@ print(torch.unique(torch.tensor([True, False, True], device=dev)).tolist())
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(device, host);
 }
+
+/// `torch.distributions` (cudash's own module, in Python): `Categorical`
+/// by probs and by logits, `Normal` (`sample`, `rsample`'s gradient),
+/// `Bernoulli`, their checks, and a REINFORCE loop (a policy's
+/// `Categorical`, `log_prob`, returns, Adam) whose losses are PyTorch's:
+/// every line as PyTorch printed it.
+#[test]
+fn distributions_and_a_policy_gradient_are_pytorchs() {
+    let out = python_printed(
+        "torch_distributions",
+        r#"import torch
+from torch.distributions import Categorical, Normal, Bernoulli
+torch.manual_seed(0)
+probs = torch.tensor([0.2, 0.3, 0.5], requires_grad=True)
+m = Categorical(probs)
+print(m, m.probs.tolist(), m.logits.tolist())
+a = m.sample()
+print(a.item(), a.shape, m.sample((4,)).tolist())
+lp = m.log_prob(a)
+print(lp.item(), lp.grad_fn.name())
+(-lp * 2.0).backward()
+print(probs.grad.tolist())
+print(m.entropy().item(), m.mode.item())
+c = Categorical(logits=torch.tensor([[1., 2., 3.], [0., 0., 0.]]))
+print(c, c.sample().tolist(), c.log_prob(torch.tensor([2, 0])).tolist(), c.entropy().tolist(), c.batch_shape)
+n = Normal(torch.tensor([0.0, 1.0]), torch.tensor([1.0, 2.0]))
+print(n, n.sample().tolist(), n.log_prob(torch.tensor([0.5, 0.5])).tolist(), n.entropy().tolist())
+mu = torch.tensor(0.5, requires_grad=True)
+r = Normal(mu, 1.0).rsample((3,))
+r.sum().backward()
+print(r.tolist(), mu.grad.item())
+b = Bernoulli(torch.tensor([0.3, 0.9]))
+print(b, b.sample().tolist(), b.log_prob(torch.tensor([1., 0.])).tolist(), b.entropy().tolist())
+for bad in [lambda: Categorical(torch.tensor([-1., 2.])), lambda: Categorical(), lambda: m.log_prob(torch.tensor(3)), lambda: Normal(0., -1.)]:
+    try:
+        bad()
+    except ValueError as e:
+        print("ValueError", str(e).split("\n")[0])
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(1)
+policy = nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 2))
+opt = torch.optim.Adam(policy.parameters(), lr=1e-2)
+state = torch.tensor([0.1, -0.2, 0.3, 0.0])
+for episode in range(5):
+    log_probs, rewards = [], []
+    for t in range(4):
+        m = Categorical(F.softmax(policy(state), dim=-1))
+        action = m.sample()
+        log_probs.append(m.log_prob(action))
+        rewards.append(1.0 if action.item() == 1 else 0.0)
+    returns = torch.tensor([sum(rewards[i:]) for i in range(4)])
+    loss = torch.cat([(-lp * r).unsqueeze(0) for lp, r in zip(log_probs, returns)]).sum()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    print(episode, sum(rewards), round(loss.item(), 5))
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "Categorical(probs: torch.Size([3]), logits: torch.Size([3])) [0.20000000298023224, 0.30000001192092896, 0.5] [-1.6094379425048828, -1.2039728164672852, -0.6931471824645996]",
+            "2 torch.Size([]) [2, 2, 2, 0]",
+            "-0.6931471824645996 SqueezeBackward1",
+            "[2.0, 2.0, -2.0]",
+            "1.0296530723571777 2",
+            "Categorical(probs: torch.Size([2, 3]), logits: torch.Size([2, 3])) [2, 1] [-0.4076058864593506, -1.0986123085021973] [0.8323954939842224, 1.0986123085021973] torch.Size([2])",
+            "Normal(loc: torch.Size([2]), scale: torch.Size([2])) [-0.8264687061309814, -0.5898733139038086] [-1.0439385175704956, -1.6433357000350952] [1.4189385175704956, 2.1120858192443848]",
+            "[-0.4528351426124573, 0.8717213869094849, 0.9087157249450684] 3.0",
+            "Bernoulli(probs: torch.Size([2]), logits: torch.Size([2])) [0.0, 1.0] [-1.2039728164672852, -2.3025848865509033] [0.6108643412590027, 0.32508301734924316]",
+            "ValueError Expected parameter probs (Tensor of shape (2,)) of distribution Categorical(probs: torch.Size([2])) to satisfy the constraint Simplex(), but found invalid values:",
+            "ValueError Either `probs` or `logits` must be specified, but not both.",
+            "ValueError Expected value argument (Tensor of shape ()) to be within the support (IntegerInterval(lower_bound=0, upper_bound=2)) of the distribution Categorical(probs: torch.Size([3]), logits: torch.Size([3])), but found invalid values:",
+            "ValueError Expected parameter scale (Tensor of shape ()) of distribution Normal(loc: 0.0, scale: -1.0) to satisfy the constraint GreaterThan(lower_bound=0.0), but found invalid values:",
+            "0 1.0 1.98179",
+            "1 2.0 4.78142",
+            "2 1.0 2.47232",
+            "3 1.0 2.43336",
+            "4 1.0 2.39436",
+        ]
+    );
+}

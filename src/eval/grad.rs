@@ -741,7 +741,15 @@ impl Interp {
         let ins: Vec<Arc<Tensor>> = inputs.flat_map(tensors).collect();
         for t in tensors(out) {
             let given_back = ins.iter().any(|i| Arc::ptr_eq(i, &t));
-            if t.dtype().is_float() && meta(&t).is_none() && !given_back {
+            // A view of an input that needs no gradient (`zip(log_probs,
+            // returns)` gives rows of `returns`) needs none either.
+            let of_plain_input = ins
+                .iter()
+                .any(|i| t.shares_storage(i) && !crate::autograd::meta::requires_grad(i))
+                && !ins
+                    .iter()
+                    .any(|i| t.shares_storage(i) && crate::autograd::meta::requires_grad(i));
+            if t.dtype().is_float() && meta(&t).is_none() && !given_back && !of_plain_input {
                 return Err(Error::Autograd {
                     message: format!("cudash cannot differentiate `{name}` yet"),
                     help: "compute it under `no_grad { }`, or on a `.detach()`ed tensor, if no gradient \

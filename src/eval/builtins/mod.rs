@@ -261,6 +261,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("dict", python::dict),
     ("set", super::methods::set::set),
     ("sorted", python::sorted),
+    ("reversed", python::reversed),
     ("any", python::any_all),
     ("iter", python::iter),
     ("next", python::next),
@@ -543,8 +544,8 @@ impl Interp {
         // An instance with `__iter__` is iterated through it where Python's
         // builtins iterate (`list(stream)`, `iter(stream)`).
         let args = match doc.name {
-            "list" | "tuple" | "sorted" | "sum" | "set" | "zip" | "min" | "max" | "any" | "all"
-            | "enumerate" | "iter" | "dict" => args
+            "list" | "tuple" | "sorted" | "reversed" | "sum" | "set" | "zip" | "min" | "max"
+            | "any" | "all" | "enumerate" | "iter" | "dict" => args
                 .into_iter()
                 .map(|mut a| {
                     a.value = self.iter_method(a.value, a.span)?;

@@ -466,6 +466,33 @@ pub(super) fn iter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
     Ok(Value::Iterator(Arc::new(std::sync::Mutex::new(state))))
 }
 
+/// `reversed(seq)`: an iterator over a sequence's items, last first (a
+/// list, a tuple, a range, a string, a dict's keys; not a generator,
+/// whose end is not known, as Python's).
+pub(super) fn reversed(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    use super::super::value::PyIterator;
+    let (v, span) = b
+        .get("sequence")
+        .cloned()
+        .ok_or_else(|| Error::value("reversed() needs a sequence").at(b.span))?;
+    if matches!(v, Value::Iterator(_) | Value::Enumerate(_)) {
+        return Err(Error::Module {
+            class: "TypeError",
+            message: format!(
+                "'{}' object is not reversible",
+                super::super::format::python_type(&v)
+            ),
+            help: Some("make it a list first: `reversed(list(it))`".into()),
+        }
+        .at(span));
+    }
+    let mut items = items_of(&v, span, "reversed()")?;
+    items.reverse();
+    Ok(Value::Iterator(Arc::new(std::sync::Mutex::new(
+        PyIterator::Items(items.into()),
+    ))))
+}
+
 /// `next(it, default)`: the iterator's next item; at the end, `default`
 /// or Python's `StopIteration`.
 pub(super) fn next(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {

@@ -5,7 +5,13 @@
 
 use std::path::{Path, PathBuf};
 
-const MODULES: &[(&str, &str)] = &[("logging", include_str!("logging.py"))];
+const MODULES: &[(&str, &str)] = &[
+    ("logging", include_str!("logging.py")),
+    (
+        "torch.distributions",
+        include_str!("torch_distributions.py"),
+    ),
+];
 
 /// Where a built-in module's text is said to be (its errors name it).
 const DIR: &str = "<cudash>/";
