@@ -3278,3 +3278,19 @@ for episode in range(5):
         ]
     );
 }
+
+/// `import torch.distributions` keeps `torch` (reading
+/// `torch.distributions` as cudash's module), `import torch.distributions
+/// as D` binds the module, and `torch.distributions.Normal` after `import
+/// torch` imports it on first use.
+#[test]
+fn torch_distributions_is_reached_every_way_python_imports_it() {
+    let out = python_printed(
+        "distribution_imports",
+        "import torch\nimport torch.distributions\nimport torch.distributions as D\nprint(torch.zeros(1).tolist(), torch.distributions.Normal(0., 1.), D.Categorical(torch.tensor([0.5, 0.5])))\n",
+    );
+    assert_eq!(
+        out,
+        ["[0.0] Normal(loc: 0.0, scale: 1.0) Categorical(probs: torch.Size([2]))"]
+    );
+}

@@ -61,6 +61,13 @@ impl Interp {
         };
         let m = self.import_own(&item.module, path, item.module_span)?;
         let v = match &item.member {
+            // `import torch.distributions` binds `torch`, which then reads
+            // `torch.distributions` as this module.
+            None if item.module.starts_with("torch.") && item.bind.name == "torch" => {
+                Value::Namespace(
+                    super::imports::module("torch").map_err(|e| e.at(item.module_span))?,
+                )
+            }
             None => Value::OwnModule(m),
             Some(name) if name.name == "*" => {
                 self.import_every_name(&m, name.span)?;
@@ -91,6 +98,22 @@ impl Interp {
         };
         self.assign(&item.bind, v);
         Ok(true)
+    }
+
+    /// `module.name` of a namespace of cudash's builtins (`torch.zeros`),
+    /// or, where cudash writes that submodule in Python (`torch.distributions`,
+    /// `stdlib/`), that module, imported on first use.
+    pub(crate) fn namespace_member(
+        &mut self,
+        m: &'static crate::eval::value::PyModule,
+        name: &str,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let full = format!("{}.{name}", m.path);
+        match super::stdlib::path_of(&full) {
+            Some(path) => Ok(Value::OwnModule(self.import_own(&full, path, span)?)),
+            None => super::imports::member(m, name).map_err(|e| e.at(span)),
+        }
     }
 
     /// `from module import *`: each of the module's names that does not

@@ -577,7 +577,7 @@ impl Interp {
     ) -> Result<Value, Diagnostic> {
         // `torch.zeros(2)`, `nn.Linear(4, 2)`: the module's member, called.
         if let Value::Namespace(m) = recv {
-            let f = super::imports::member(m, &name.name).map_err(|e| e.at(name.span))?;
+            let f = self.namespace_member(m, &name.name, name.span)?;
             return self.call_value(f, args, span);
         }
         if let Value::OwnModule(m) = &recv {
@@ -693,7 +693,7 @@ impl Interp {
             return self.object_attr(recv, name, span);
         }
         if let Value::Namespace(m) = recv {
-            return super::imports::member(m, name).map_err(|e| e.at(span));
+            return self.namespace_member(m, name, span);
         }
         if let Value::OwnModule(m) = recv {
             return self.own_module_attr(m, name, span);
