@@ -3294,3 +3294,13 @@ fn torch_distributions_is_reached_every_way_python_imports_it() {
         ["[0.0] Normal(loc: 0.0, scale: 1.0) Categorical(probs: torch.Size([2]))"]
     );
 }
+
+/// The method forms `x.allclose(y)`, `x.isclose(y)`, `x.equal(y)`.
+#[test]
+fn closeness_methods_are_pytorchs() {
+    let out = python_printed(
+        "closeness_methods",
+        "import torch\nx = torch.tensor([1., 2.])\nprint(x.allclose(x + 1e-7), x.isclose(torch.tensor([1., 2.5])).tolist(), x.equal(x), x.allclose(x+1, atol=2))\n",
+    );
+    assert_eq!(out, ["True [True, False] True True"]);
+}

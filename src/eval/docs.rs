@@ -426,6 +426,9 @@ docs! {
     Method Math "var", "x.var(dim=none, unbiased=none, keepdim=false, correction=none)", "`var(x, ...)`: the variance (n - 1 in the divisor by default).", "randn(100).var()";
     Method Math "std", "x.std(dim=none, unbiased=none, keepdim=false, correction=none)", "`std(x, ...)`: the standard deviation.", "randn(2, 100).std(1)";
     Method Math "unique", "x.unique(sorted=true, return_inverse=false, return_counts=false, dim=none)", "`unique(x, ...)`: the distinct elements in order.", "tensor([3, 1, 3]).unique()";
+    Method Math "allclose", "x.allclose(other, rtol=1e-05, atol=1e-08, equal_nan=false)", "`allclose(x, other, ...)`: whether every element is close to `other`'s (a Python bool).", "ones(2).allclose(tensor([1., 1.000001]))";
+    Method Math "isclose", "x.isclose(other, rtol=1e-05, atol=1e-08, equal_nan=false)", "`isclose(x, other, ...)`: a bool per element.", "ones(2).isclose(tensor([1., 2.]))";
+    Method Math "equal", "x.equal(other)", "`equal(x, other)`: the same shape and elements (a Python bool).", "ones(2).equal(ones(2))";
     Method Math "norm", "x.norm(p=2, dim=none, keepdim=false, dtype=none)", "`norm(x, p, dim)`: the vector p-norm.", "tensor([3., 4.]).norm()";
     Method Math "sort", "x.sort(dim=-1, descending=false, stable=false)", "`sort(x)`: values and indices (`v, i = x.sort()`).", "tensor([3, 1, 2]).sort(descending=true)";
     Method Math "argsort", "x.argsort(dim=-1, descending=false, stable=false)", "`argsort(x)`: the indices that sort x.", "tensor([3, 1, 2]).argsort()";

@@ -103,7 +103,27 @@ pub(super) fn equal_allclose(
     name: &'static str,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
-    let (x, y) = (b.tensor("input")?, b.tensor("other")?);
+    let x = b.tensor("input")?;
+    closeness(me, name, &x, b)
+}
+
+/// `equal`, `allclose` and `isclose` of `x` and the argument `other`
+/// (also the methods: `x.allclose(y)`).
+pub(crate) fn closeness(
+    me: &mut Interp,
+    name: &str,
+    x: &Arc<Tensor>,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let y = b.tensor("other")?;
+    if name == "isclose" {
+        let tolerance = (
+            b.float("rtol")?.unwrap_or(1e-05),
+            b.float("atol")?.unwrap_or(1e-08),
+            b.bool("equal_nan", false)?,
+        );
+        return b.result(close_elements(&mut me.rt, x, &y, Some(tolerance)));
+    }
     if name == "equal" && x.shape() != y.shape() {
         return Ok(Value::bool(false));
     }
@@ -116,7 +136,7 @@ pub(super) fn equal_allclose(
         _ => None,
     };
     let at = |e: Error| e.at(b.span);
-    let apart = elements_apart(&mut me.rt, &x, &y, tolerance).map_err(at)?;
+    let apart = elements_apart(&mut me.rt, x, &y, tolerance).map_err(at)?;
     match me.one_element_value(Value::Tensor(apart)).map_err(at)? {
         Value::Int(n) => Ok(Value::bool(n == 0)),
         other => Ok(Value::bool(other.as_number() == Some(0.0))),
@@ -125,14 +145,9 @@ pub(super) fn equal_allclose(
 
 /// `isclose(a, b, rtol, atol, equal_nan)`: a bool per element, as
 /// `torch.isclose` (the elements `allclose` counts).
-pub(super) fn isclose(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    let (x, y) = (b.tensor("input")?, b.tensor("other")?);
-    let tolerance = (
-        b.float("rtol")?.unwrap_or(1e-05),
-        b.float("atol")?.unwrap_or(1e-08),
-        b.bool("equal_nan", false)?,
-    );
-    b.result(close_elements(&mut me.rt, &x, &y, Some(tolerance)))
+pub(super) fn isclose(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let x = b.tensor("input")?;
+    closeness(me, name, &x, b)
 }
 
 /// How many elements of `x` are not close to `y`'s, as a 0-d count.

@@ -547,6 +547,11 @@ pub(super) fn along(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bo
     me.along_op(name, t, b)
 }
 
+/// `x.allclose(y)`, `x.isclose(y)`, `x.equal(y)`: as `torch.allclose(x, y)`...
+pub(super) fn close(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
+    crate::eval::builtins::math::closeness(me, name, t, b)
+}
+
 /// `x.unique(...)`: `torch.unique(x, ...)`.
 pub(super) fn unique(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     crate::eval::builtins::unique::unique_of(me, t, b)
