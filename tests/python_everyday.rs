@@ -3304,3 +3304,34 @@ fn closeness_methods_are_pytorchs() {
     );
     assert_eq!(out, ["True [True, False] True True"]);
 }
+
+/// `torch.meshgrid` with `indexing="ij"` and `"xy"`, of several tensors or
+/// one list: the grids, their nodes (`ExpandBackward0` over
+/// `ViewBackward0`), a gradient through one, as PyTorch printed them.
+#[test]
+fn meshgrid_is_pytorchs() {
+    let out = python_printed(
+        "meshgrid",
+        r#"import torch
+x = torch.tensor([1., 2.], requires_grad=True); y = torch.tensor([3., 4., 5.])
+a, b = torch.meshgrid(x, y, indexing="ij")
+print(a.tolist(), b.tolist(), a.grad_fn.name(), a.grad_fn.next_functions[0][0].name(), b.grad_fn)
+a2, b2 = torch.meshgrid(x, y, indexing="xy")
+print(a2.tolist(), b2.tolist(), a2.grad_fn.name(), a2.is_contiguous())
+(a2 * torch.arange(6.).reshape(3, 2)).sum().backward()
+print(x.grad.tolist())
+print([t.shape for t in torch.meshgrid(torch.arange(2), torch.arange(3), torch.arange(4), indexing="ij")])
+print([t.tolist() for t in torch.meshgrid([torch.arange(2), torch.arange(2)], indexing="ij")])
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "[[1.0, 1.0, 1.0], [2.0, 2.0, 2.0]] [[3.0, 4.0, 5.0], [3.0, 4.0, 5.0]] ExpandBackward0 ViewBackward0 None",
+            "[[1.0, 2.0], [1.0, 2.0], [1.0, 2.0]] [[3.0, 3.0], [4.0, 4.0], [5.0, 5.0]] ExpandBackward0 False",
+            "[6.0, 9.0]",
+            "[torch.Size([2, 3, 4]), torch.Size([2, 3, 4]), torch.Size([2, 3, 4])]",
+            "[[[0, 0], [1, 1]], [[0, 1], [0, 1]]]",
+        ]
+    );
+}

@@ -489,6 +489,9 @@ static NATIVES: &[Native] = &[
         name: "torch.broadcast_tensors",
     },
     Native {
+        name: "torch.meshgrid",
+    },
+    Native {
         name: "torch.normal",
     },
     Native {

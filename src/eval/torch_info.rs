@@ -3,7 +3,9 @@
 //! dtype, read as attributes: `torch.finfo(torch.float16).eps`),
 //! `torch.get_default_dtype()`, `torch.Size(sizes)`,
 //! `torch.broadcast_shapes(*shapes)`, `torch.broadcast_tensors(*tensors)`
-//! (views, `ExpandBackward0` each) and `torch.normal(mean, std, size)`
+//! (views, `ExpandBackward0` each), `torch.meshgrid(*tensors, indexing)`
+//! (each a view, then expanded: `ViewBackward0`, `ExpandBackward0`) and
+//! `torch.normal(mean, std, size)`
 //! (PyTorch's `normal_` draws, then scaled and shifted for tensors).
 
 use std::sync::Arc;
@@ -22,13 +24,14 @@ use crate::runtime::{DType, Device, Tensor};
 type Out = Result<Value, Diagnostic>;
 
 /// The names this module answers.
-pub const NAMES: [&str; 7] = [
+pub const NAMES: [&str; 8] = [
     "torch.finfo",
     "torch.iinfo",
     "torch.get_default_dtype",
     "torch.Size",
     "torch.broadcast_shapes",
     "torch.broadcast_tensors",
+    "torch.meshgrid",
     "torch.normal",
 ];
 
@@ -56,6 +59,86 @@ fn ints(v: &Value, span: Span, what: &str) -> Result<Vec<i64>, Diagnostic> {
             other => Err(Error::wrong_type(what, "an int", other.type_name()).at(span)),
         })
         .collect()
+}
+
+impl Interp {
+    /// `torch.meshgrid(*tensors, indexing="ij")` (or one list of them):
+    /// the grid's coordinates, one tensor per input, as PyTorch's C++ makes
+    /// them: each 0-d or 1-d input viewed along its own dim, then expanded
+    /// to the grid's shape (`"xy"`: the first two dims swapped). Without
+    /// `indexing`, PyTorch's warning, and `"ij"`.
+    fn meshgrid(&mut self, args: &[ArgVal], span: Span) -> Out {
+        let pos = positional(args);
+        let given: Vec<Value> = match pos.as_slice() {
+            [one @ (Value::List(_) | Value::MutList(_))] => {
+                one.items().unwrap_or_default().to_vec()
+            }
+            more => more.iter().map(|v| (*v).clone()).collect(),
+        };
+        let xy = match keyword(args, "indexing") {
+            None => {
+                self.warn_once(
+                    "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument."
+                        .to_string(),
+                );
+                false
+            }
+            Some(Value::Str(s)) if s.as_str() == "ij" => false,
+            Some(Value::Str(s)) if s.as_str() == "xy" => true,
+            Some(other) => {
+                return Err(Error::value(format!(
+                    "torch.meshgrid: indexing must be one of \"xy\" or \"ij\", but received: {}",
+                    super::format::str_of(other)
+                ))
+                .at(span))
+            }
+        };
+        let mut ts = Vec::with_capacity(given.len());
+        for v in &given {
+            match v {
+                Value::Tensor(t) if t.ndim() <= 1 => ts.push(Arc::clone(t)),
+                Value::Tensor(t) => {
+                    return Err(Error::value(format!(
+                        "torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {}",
+                        fmt_shape(t.shape())
+                    ))
+                    .at(span))
+                }
+                other => {
+                    return Err(
+                        Error::wrong_type("meshgrid", "a tensor", other.type_name()).at(span)
+                    )
+                }
+            }
+        }
+        // The grid's dim of each input: "xy" swaps the first two.
+        let place = |i: usize| match (xy && ts.len() >= 2, i) {
+            (true, 0) => 1,
+            (true, 1) => 0,
+            _ => i,
+        };
+        let mut grid = vec![0i64; ts.len()];
+        for (i, t) in ts.iter().enumerate() {
+            grid[place(i)] = t.numel() as i64;
+        }
+        let mut out = Vec::with_capacity(ts.len());
+        for (i, t) in ts.iter().enumerate() {
+            let mut dims = vec![1i64; ts.len()];
+            dims[place(i)] = -1;
+            let viewed = crate::autograd::views::view(&self.rt, self.grad, t, &dims)
+                .map_err(|e| e.at(span))?;
+            let grown = crate::runtime::op::view::expand(&viewed, &grid).map_err(|e| e.at(span))?;
+            out.push(Value::Tensor(crate::autograd::record::attach_node(
+                &self.rt,
+                self.grad,
+                Arc::new(grown),
+                "ExpandBackward0",
+                Backward::Expand,
+                &[&viewed],
+            )));
+        }
+        Ok(Value::List(Arc::new(out)))
+    }
 }
 
 fn size(dims: &[usize]) -> Value {
@@ -153,6 +236,7 @@ impl Interp {
                 }
                 Ok(Value::List(Arc::new(out)))
             }
+            "torch.meshgrid" => self.meshgrid(&args, span),
             _ => match keyword(&args, "generator") {
                 Some(Value::Generator(g)) => {
                     let g = g.clone();
