@@ -3335,3 +3335,22 @@ print([t.tolist() for t in torch.meshgrid([torch.arange(2), torch.arange(2)], in
         ]
     );
 }
+
+/// `a, b = d` takes a dict's keys (Python's), and `load_state_dict` gives
+/// PyTorch's `_IncompatibleKeys` named tuple, shown as PyTorch shows it.
+#[test]
+fn dict_unpacking_and_load_state_dicts_result_are_pythons() {
+    let out = python_printed(
+        "load_state_dict_result",
+        "import torch\nimport torch.nn as nn\na, b = {\"x\": 1, \"y\": 2}\nprint(a, b)\nm = nn.Linear(2, 1)\nprint(m.load_state_dict(m.state_dict()))\nr = m.load_state_dict({\"weight\": torch.ones(1, 2)}, strict=False)\nprint(r)\nmissing, unexpected = r\nprint(missing, unexpected, r.missing_keys)\n",
+    );
+    assert_eq!(
+        out,
+        [
+            "x y",
+            "<All keys matched successfully>",
+            "_IncompatibleKeys(missing_keys=['bias'], unexpected_keys=[])",
+            "['bias'] [] ['bias']",
+        ]
+    );
+}

@@ -43,7 +43,7 @@ fn a_state_dict_pytorch_saved_has_its_keys_in_order_and_its_exact_values() {
         "1  i64[] @cpu"
     );
     // Into the same model written in cudash, then a forward pass.
-    let model = "class Net(Module) {\n  fn __init__(self) {\n    super().__init__()\n    self.conv1 = Conv2d(1, 4, 3)\n    self.bn = BatchNorm2d(4)\n    self.fc = Linear(4 * 6 * 6, 10)\n  }\n}\nnet = Net()\nr = net.load_state_dict(sd)\nlen(r[\"missing_keys\"]) + len(r[\"unexpected_keys\"])";
+    let model = "class Net(Module) {\n  fn __init__(self) {\n    super().__init__()\n    self.conv1 = Conv2d(1, 4, 3)\n    self.bn = BatchNorm2d(4)\n    self.fc = Linear(4 * 6 * 6, 10)\n  }\n}\nnet = Net()\nr = net.load_state_dict(sd)\nlen(r.missing_keys) + len(r.unexpected_keys)";
     assert_eq!(common::ok_in(&mut s, model), "0");
     assert_eq!(
         common::ok_in(&mut s, "(net.fc.weight == ref[\"fc.weight\"]).all()"),

@@ -66,6 +66,11 @@ pub fn text(o: &Object, item: &dyn Fn(&Value) -> String) -> String {
         })
         .collect();
     SHOWING.with(|s| s.borrow_mut().retain(|&p| p != me));
+    // `load_state_dict`'s result when nothing is missing or unexpected,
+    // as PyTorch's `_IncompatibleKeys.__repr__` says it.
+    if o.class.name == "_IncompatibleKeys" && o.tuple_items().iter().all(|v| v.count() == Some(0)) {
+        return "<All keys matched successfully>".into();
+    }
     // PyTorch's results show a field a line.
     match o.class.name.starts_with(super::value::RETURN_TYPES) {
         true => format!("{}(\n{})", o.class.name, fields.join(",\n")),

@@ -833,8 +833,9 @@ impl Interp {
         }
     }
 
-    /// `a, b = v`: each target gets one item of a tuple or list (or of a
-    /// dict, in order); a parenthesised one takes its item apart in turn.
+    /// `a, b = v`: each target gets one item of a tuple or list (a dict's
+    /// keys, in order; anything iterable's items); a parenthesised one
+    /// takes its item apart in turn, a starred one the rest.
     pub(super) fn unpack(
         &mut self,
         targets: &[Target],
@@ -843,7 +844,8 @@ impl Interp {
     ) -> Result<(), Diagnostic> {
         let items: Vec<Value> = match (&v, v.elements()) {
             (_, Some(items)) => items.map_err(|err| err.at(span))?,
-            (Value::Dict(pairs), None) => pairs.items().iter().map(|(_, v)| v.clone()).collect(),
+            // A dict's keys, as Python's.
+            (Value::Dict(pairs), None) => pairs.items().iter().map(|(k, _)| k.value()).collect(),
             // Anything iterable (a generator, `zip`, `range`, a string, an
             // object with `__iter__`): its items, as Python unpacks.
             (other, None) => {

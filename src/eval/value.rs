@@ -496,9 +496,22 @@ impl Value {
     /// `max`, `min`): a `torch.return_types.max`, the named tuple PyTorch
     /// gives, readable as `r.values`, `r[0]`, or unpacked.
     pub fn values_indices(op: &'static str, values: Arc<Tensor>, indices: Arc<Tensor>) -> Value {
-        let object = Object::new(return_type(op));
-        object.set("values", Value::Tensor(values));
-        object.set("indices", Value::Tensor(indices));
+        let class = format!("{RETURN_TYPES}{op}");
+        let items = [
+            ("values", Value::Tensor(values)),
+            ("indices", Value::Tensor(indices)),
+        ];
+        Value::named_tuple(&class, &items)
+    }
+
+    /// An instance of the named tuple class `class` of cudash's own (one
+    /// class per name, made once): PyTorch's results that are named
+    /// tuples (`torch.return_types.max`, `_IncompatibleKeys`).
+    pub fn named_tuple(class: &str, items: &[(&str, Value)]) -> Value {
+        let object = Object::new(tuple_class(class, items.iter().map(|(f, _)| *f)));
+        for (f, v) in items {
+            object.set(f, v.clone());
+        }
         Value::Object(Arc::new(object))
     }
 
@@ -853,24 +866,23 @@ fn plain_class(cell: &'static std::sync::OnceLock<Arc<Class>>, name: &str) -> Ar
     }))
 }
 
-/// PyTorch's class of `op`'s `(values, indices)` result: a named tuple
-/// `torch.return_types.<op>`, made once per op.
-fn return_type(op: &'static str) -> Arc<Class> {
-    static CLASSES: Mutex<Vec<(&'static str, Arc<Class>)>> = Mutex::new(Vec::new());
+/// The named tuple class `name` of cudash's own with `fields`, made once.
+fn tuple_class<'a>(name: &str, fields: impl Iterator<Item = &'a str>) -> Arc<Class> {
+    static CLASSES: Mutex<Vec<Arc<Class>>> = Mutex::new(Vec::new());
     let mut classes = crate::runtime::lock::lock(&CLASSES);
-    if let Some((_, c)) = classes.iter().find(|(n, _)| *n == op) {
+    if let Some(c) = classes.iter().find(|c| c.name == name) {
         return Arc::clone(c);
     }
     let class = Arc::new(Class {
-        name: format!("{RETURN_TYPES}{op}"),
+        name: name.to_string(),
         bases: Vec::new(),
         mro: Vec::new(),
         attrs: Mutex::new(Vec::new()),
-        fields: vec!["values".into(), "indices".into()],
+        fields: fields.map(str::to_string).collect(),
         dataclass: std::sync::atomic::AtomicBool::new(true),
         tuple: true,
     });
-    classes.push((op, Arc::clone(&class)));
+    classes.push(Arc::clone(&class));
     class
 }
 

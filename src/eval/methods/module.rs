@@ -737,10 +737,13 @@ pub(super) fn load_state_dict(me: &mut Interp, _: &'static str, m: &ModuleRef, b
                 .collect(),
         )
     };
-    Ok(Value::Dict(PyDict::new(vec![
-        ("missing_keys".into(), list(&missing)),
-        ("unexpected_keys".into(), list(&unexpected)),
-    ])))
+    Ok(Value::named_tuple(
+        "_IncompatibleKeys",
+        &[
+            ("missing_keys", list(&missing)),
+            ("unexpected_keys", list(&unexpected)),
+        ],
+    ))
 }
 
 /// `torch.Size([512, 784])`.
