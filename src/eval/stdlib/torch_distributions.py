@@ -137,7 +137,30 @@ class Distribution:
         return type(self).__name__ + "(" + ", ".join(parts) + ")"
 
 
-class Categorical(Distribution):
+class _ProbsOrLogits(Distribution):
+    """A distribution given by `probs` or by `logits`: the other made from
+    it when first read, and kept (PyTorch's `lazy_property`)."""
+
+    _binary = False
+
+    @property
+    def probs(self):
+        if self._probs is None:
+            self._probs = logits_to_probs(self._logits, is_binary=self._binary)
+        return self._probs
+
+    @property
+    def logits(self):
+        if self._logits is None:
+            self._logits = probs_to_logits(self._probs, is_binary=self._binary)
+        return self._logits
+
+    def _shown(self):
+        made = [("probs", self._probs), ("logits", self._logits)]
+        return [(name, value) for name, value in made if value is not None]
+
+
+class Categorical(_ProbsOrLogits):
     """Categories 0..K-1 with the odds `probs` (normalized to sum to 1
     along the last dim) or the log-odds `logits` (normalized by their
     logsumexp); the first dims a batch of such rows."""
@@ -162,22 +185,6 @@ class Categorical(Distribution):
         self._num_events = self._param.size()[-1]
         batch_shape = tuple(self._param.size()[:-1]) if self._param.ndimension() > 1 else ()
         super().__init__(batch_shape, validate_args=validate_args)
-
-    @property
-    def probs(self):
-        if self._probs is None:
-            self._probs = logits_to_probs(self._logits)
-        return self._probs
-
-    @property
-    def logits(self):
-        if self._logits is None:
-            self._logits = probs_to_logits(self._probs)
-        return self._logits
-
-    def _shown(self):
-        made = [("probs", self._probs), ("logits", self._logits)]
-        return [(name, value) for name, value in made if value is not None]
 
     @property
     def param_shape(self):
@@ -279,8 +286,10 @@ class Normal(Distribution):
         return 0.5 + 0.5 * math.log(2 * math.pi) + torch.log(self.scale)
 
 
-class Bernoulli(Distribution):
+class Bernoulli(_ProbsOrLogits):
     """1 with probability `probs` (or `sigmoid(logits)`), else 0."""
+
+    _binary = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
         if (probs is None) == (logits is None):
@@ -296,22 +305,6 @@ class Bernoulli(Distribution):
             self._params = (("logits", "Real()"),)
             self._param = self._logits
         super().__init__(tuple(self._param.size()), validate_args=validate_args)
-
-    @property
-    def probs(self):
-        if self._probs is None:
-            self._probs = logits_to_probs(self._logits, is_binary=True)
-        return self._probs
-
-    @property
-    def logits(self):
-        if self._logits is None:
-            self._logits = probs_to_logits(self._probs, is_binary=True)
-        return self._logits
-
-    def _shown(self):
-        made = [("probs", self._probs), ("logits", self._logits)]
-        return [(name, value) for name, value in made if value is not None]
 
     @property
     def mean(self):
