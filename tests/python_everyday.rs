@@ -3354,3 +3354,20 @@ fn dict_unpacking_and_load_state_dicts_result_are_pythons() {
         ]
     );
 }
+
+/// `nn.CosineSimilarity(dim, eps)`: `F.cosine_similarity` as a module, its
+/// values, node and gradient as PyTorch printed them.
+#[test]
+fn cosine_similarity_module_is_pytorchs() {
+    let out = python_printed(
+        "cosine_module",
+        "import torch\nimport torch.nn as nn\ncos = nn.CosineSimilarity(dim=1, eps=1e-6)\na = torch.tensor([[1., 2., 3.], [0., 1., 0.]], requires_grad=True)\nb = torch.tensor([[1., 0., 1.], [0., 2., 0.]])\ny = cos(a, b)\ny.sum().backward()\nprint(cos, nn.CosineSimilarity(), y.tolist(), y.grad_fn.name(), a.grad.tolist())\nprint(nn.CosineSimilarity(dim=0)(torch.tensor([1., 0.]), torch.tensor([1., 1.])).item())\n",
+    );
+    assert_eq!(
+        out,
+        [
+            "CosineSimilarity() CosineSimilarity() [0.7559289336204529, 1.0] SumBackward1 [[0.13498730957508087, -0.1079898402094841, 0.026997476816177368], [0.0, 0.0, 0.0]]",
+            "0.7071067690849304",
+        ]
+    );
+}

@@ -884,6 +884,7 @@ list(s)";
     Function Training "TripletMarginLoss", "TripletMarginLoss(margin=1.0, p=2.0, eps=1e-6, swap=false, size_average=none, reduce=none, reduction=\"mean\")", "`triplet_margin_loss` as a module (`nn.TripletMarginLoss`), as metric learning uses it.", "TripletMarginLoss(margin=0.5)(tensor([[0., 0.]]), tensor([[1., 0.]]), tensor([[0., 1.]]))";
     Function Training "pairwise_distance", "pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=false)", "The p-norm of `x1 - x2 + eps` along the last dim (torch.nn.functional.pairwise_distance; `NormBackward1`).", "pairwise_distance(tensor([[0., 0.], [1., 1.]]), tensor([[3., 4.], [1., 1.]]))";
     Function Training "PairwiseDistance", "PairwiseDistance(p=2.0, eps=1e-6, keepdim=false)", "`pairwise_distance` as a module (`nn.PairwiseDistance`).", "PairwiseDistance()(tensor([[0., 0.]]), tensor([[3., 4.]]))";
+    Function Training "CosineSimilarity", "CosineSimilarity(dim=1, eps=1e-8)", "`cosine_similarity` along `dim` as a module (`nn.CosineSimilarity`).", "CosineSimilarity(dim=0)(tensor([1., 0.]), tensor([1., 1.]))";
     Function Training "multilabel_soft_margin_loss", "multilabel_soft_margin_loss(input, target, weight=none, size_average=none, reduce=none, reduction=\"mean\")", "Binary cross entropy of each class's logit against a 0/1 target, averaged over the classes, then reduced (torch.nn.functional.multilabel_soft_margin_loss, composed of `logsigmoid` as PyTorch's).", "multilabel_soft_margin_loss(tensor([[2., -1., 0.]]), tensor([[1., 0., 1.]]))";
     Function Training "MultiLabelSoftMarginLoss", "MultiLabelSoftMarginLoss(weight=none, size_average=none, reduce=none, reduction=\"mean\")", "`multilabel_soft_margin_loss` as a module (`nn.MultiLabelSoftMarginLoss`; its weight a buffer).", "MultiLabelSoftMarginLoss()(tensor([[2., -1.]]), tensor([[1., 0.]]))";
     Function Training "poisson_nll_loss", "poisson_nll_loss(input, target, log_input=true, full=false, size_average=none, eps=1e-8, reduce=none, reduction=\"mean\")", "The negative log-likelihood of a Poisson target: `exp(input) - target * input` for log rates, `input - target * log(input + eps)` for rates; `full` adds Stirling's term where target > 1 (torch.nn.functional.poisson_nll_loss).", "poisson_nll_loss(tensor([0., 1.]), tensor([1., 3.]))";
@@ -1098,6 +1099,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "PoissonNLLLoss"
             | "GaussianNLLLoss"
             | "PairwiseDistance"
+            | "CosineSimilarity"
             | "SoftMarginLoss"
             | "Conv1d"
             | "Conv2d"

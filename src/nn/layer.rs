@@ -382,4 +382,6 @@ pub struct ComposedLoss {
     pub log_input: bool,
     pub full: bool,
     pub keepdim: bool,
+    /// `CosineSimilarity`'s dim.
+    pub dim: i64,
 }

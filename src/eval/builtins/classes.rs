@@ -26,7 +26,7 @@ fn layer_module(name: &str) -> Option<&'static str> {
         "PixelShuffle" | "PixelUnshuffle" => "pixelshuffle",
         "Unflatten" => "flatten",
         n if n.contains("Pad") => "padding",
-        "PairwiseDistance" => "distance",
+        "PairwiseDistance" | "CosineSimilarity" => "distance",
         n if super::pool::CLASSES.contains(&n) => "pooling",
         "LSTM" | "GRU" | "RNN" | "LSTMCell" | "GRUCell" | "RNNCell" => "rnn",
         "Module" => "module",

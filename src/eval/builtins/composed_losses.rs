@@ -33,6 +33,7 @@ pub const CLASSES: &[(&str, &str)] = &[
     ("PoissonNLLLoss", "poisson_nll_loss"),
     ("GaussianNLLLoss", "gaussian_nll_loss"),
     ("PairwiseDistance", "pairwise_distance"),
+    ("CosineSimilarity", "cosine_similarity"),
 ];
 
 /// How many tensors each function's forward takes.
@@ -52,7 +53,7 @@ fn tensor_names(function: &str) -> &'static [&'static str] {
         "margin_ranking_loss" | "cosine_embedding_loss" => &["input1", "input2", "target"],
         "triplet_margin_loss" => &["anchor", "positive", "negative"],
         "gaussian_nll_loss" => &["input", "target", "var"],
-        "pairwise_distance" => &["x1", "x2"],
+        "pairwise_distance" | "cosine_similarity" => &["x1", "x2"],
         _ => &["input", "target"],
     }
 }
@@ -68,11 +69,11 @@ fn settings(
     };
     let (reduction, batchmean) = match (function, b.given("reduction")) {
         ("kl_div", Some((Value::Str(s), _))) if s.as_str() == "batchmean" => (Reduction::Sum, true),
-        ("pairwise_distance", _) => (Reduction::None, false),
+        ("pairwise_distance" | "cosine_similarity", _) => (Reduction::None, false),
         _ => (super::losses::loss_reduction(me, b)?, false),
     };
     let (eps_default, p_default) = match function {
-        "poisson_nll_loss" => (1e-8, 2.0),
+        "poisson_nll_loss" | "cosine_similarity" => (1e-8, 2.0),
         _ => (1e-6, 2.0),
     };
     let margin_default = match function {
@@ -91,6 +92,7 @@ fn settings(
         log_input: b.bool("log_input", true)?,
         full: b.bool("full", false)?,
         keepdim: b.bool("keepdim", false)?,
+        dim: b.int("dim")?.unwrap_or(1),
     })
 }
 
@@ -328,6 +330,19 @@ fn compute(
             ops.reduce(&out, loss.reduction)
         }
         "pairwise_distance" => ops.distance(&v[0], &v[1], loss),
+        // `nn.CosineSimilarity(dim, eps)`: `F.cosine_similarity` itself.
+        "cosine_similarity" => {
+            let doc = crate::eval::docs::function("cosine_similarity")
+                .ok_or_else(|| Error::value("internal error: no cosine_similarity").at(ops.span))?;
+            let span = ops.span;
+            let args = vec![
+                ArgVal::positional(v[0].clone(), span),
+                ArgVal::positional(v[1].clone(), span),
+                ArgVal::positional(Value::Int(loss.dim), span),
+                ArgVal::positional(Value::float(loss.eps), span),
+            ];
+            ops.me.call_builtin(doc, args, span)
+        }
         "triplet_margin_loss" => {
             let (a, p, n) = (&v[0], &v[1], &v[2]);
             let dist_pos = ops.distance(a, p, loss)?;

@@ -486,6 +486,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("GaussianNLLLoss", composed_losses::layer),
     ("gaussian_nll_loss", composed_losses::function),
     ("PairwiseDistance", composed_losses::layer),
+    ("CosineSimilarity", composed_losses::layer),
     ("pairwise_distance", composed_losses::function),
     ("SoftMarginLoss", losses::loss_module),
     ("soft_margin_loss", losses::functional_loss),
