@@ -929,7 +929,8 @@ fn python_modules() -> String {
             !m.path.starts_with("torch") && !m.path.contains('.') && !m.path.starts_with("__")
         })
         .map(|m| m.path)
-        .chain(super::stdlib::names())
+        // `torch.distributions` is one of torch's parts, not Python's.
+        .chain(super::stdlib::names().filter(|n| !n.starts_with("torch")))
         .map(|m| format!("`{m}`"))
         .collect::<Vec<_>>()
         .join(", ")
