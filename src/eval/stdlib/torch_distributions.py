@@ -143,6 +143,13 @@ class _ProbsOrLogits(Distribution):
 
     _binary = False
 
+    def _neither_made(self, probs, logits):
+        """PyTorch's check that exactly one of the two is given."""
+        if (probs is None) == (logits is None):
+            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
+        self._probs = None
+        self._logits = None
+
     @property
     def probs(self):
         if self._probs is None:
@@ -166,10 +173,7 @@ class Categorical(_ProbsOrLogits):
     logsumexp); the first dims a batch of such rows."""
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        self._probs = None
-        self._logits = None
+        self._neither_made(probs, logits)
         if probs is not None:
             if probs.dim() < 1:
                 raise ValueError("`probs` parameter must be at least one-dimensional.")
@@ -292,10 +296,7 @@ class Bernoulli(_ProbsOrLogits):
     _binary = True
 
     def __init__(self, probs=None, logits=None, validate_args=None):
-        if (probs is None) == (logits is None):
-            raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-        self._probs = None
-        self._logits = None
+        self._neither_made(probs, logits)
         if probs is not None:
             (self._probs,) = broadcast_all(probs)
             self._params = (("probs", "Interval(lower_bound=0.0, upper_bound=1.0)"),)
