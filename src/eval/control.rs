@@ -222,6 +222,12 @@ impl Interp {
                     .at(span))
                 }
             },
+            // A ModuleDict's or a ParameterDict's names; a ModuleList's,
+            // a Sequential's or a ParameterList's items.
+            Value::Module(_) if container.elements().is_some() => {
+                let items = container.elements().unwrap_or(Ok(Vec::new()));
+                items.map_err(|e| e.at(span))?.iter().any(equal)
+            }
             Value::Tensor(t) if t.numel() == 0 => false,
             Value::Tensor(_) => {
                 let eq = BinOp::Elementwise(BinaryOp::Eq);

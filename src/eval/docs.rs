@@ -731,6 +731,8 @@ list(s)";
     Method Training "get_growth_interval", "scaler.get_growth_interval()", "How many steps in a row without inf/NaN grow the scale.", "GradScaler(\"cpu\").get_growth_interval()";
     Method Training "set_growth_interval", "scaler.set_growth_interval(new_interval)", "Sets how many clean steps grow the scale.", "s = GradScaler(\"cpu\")\ns.set_growth_interval(100)\ns.get_growth_interval()";
     Function Training "pad_sequence", "pad_sequence(sequences, batch_first=false, padding_value=0.0, padding_side=\"right\")", "Sequences [L_i, *] of different lengths stacked into [L, B, *] (or [B, L, *] with `batch_first`), L the longest, the rest filled with `padding_value` (at the start with `padding_side=\"left\"`), as torch.nn.utils.rnn.pad_sequence: a tensor of the padding, each sequence copied into its slice (`CopySlices`).", "pad_sequence([tensor([1, 2, 3]), tensor([4])], batch_first=true)";
+    Function Training "parameters_to_vector", "parameters_to_vector(parameters)", "Every parameter flattened into one vector, in order (`cat` of each `view(-1)`: gradients flow back to each), as torch.nn.utils.parameters_to_vector; the parameters must share a device.", "m = Linear(2, 1)\nparameters_to_vector(m.parameters()).shape";
+    Function Training "vector_to_parameters", "vector_to_parameters(vec, parameters)", "Writes the vector's slices into the parameters, each in its shape and in order, outside autograd (torch.nn.utils.vector_to_parameters; PyTorch makes each parameter a view of `vec`, cudash copies into the parameter's own memory).", "m = Linear(2, 1)\nvector_to_parameters(zeros(3), m.parameters())\nm.weight";
     Function Training "clip_grad_norm_", "clip_grad_norm_(parameters, max_norm, norm_type=2.0)", "Scales the parameters' gradients in place so that their total norm is at most `max_norm` (by `max_norm / (total + 1e-6)`, clamped to 1), as torch.nn.utils.clip_grad_norm_; gives the total norm before clipping.", "w = ones(4, requires_grad=true)\n(w * 10).sum().backward()\nclip_grad_norm_([w], max_norm=1.0)\nw.grad";
     Function Training "clip_grad_value_", "clip_grad_value_(parameters, clip_value)", "Clamps each gradient element into `[-clip_value, clip_value]`, in place, as torch.nn.utils.clip_grad_value_.", "w = ones(3, requires_grad=true)\n(w * tensor([1., 5., -9.])).sum().backward()\nclip_grad_value_([w], 2.0)\nw.grad";
     Function Training "uniform_", "uniform_(tensor, a=0.0, b=1.0, generator=none)", "Fills `tensor` in place with numbers uniform in [a, b) from its device's generator, as torch.nn.init.uniform_; `tensor` back.", "w = empty(2, 3)\nuniform_(w, -0.1, 0.1)";
@@ -831,6 +833,8 @@ list(s)";
     Function Training "LogSoftmax", "LogSoftmax(dim)", "`log_softmax` along `dim` as a module (`nn.LogSoftmax`).", "LogSoftmax(dim=1)(tensor([[1., 2.]]))";
     Function Training "Sequential", "Sequential(*modules)", "Modules run one after another, each on the last one's output (`nn.Sequential`); `seq[0]`, `len(seq)`, `for m in seq` and `seq.append(m)` reach them.", "model = Sequential(Linear(4, 8), ReLU(), Linear(8, 2))\nmodel(randn(3, 4)).shape\nmodel";
     Function Training "ModuleList", "ModuleList(modules=none)", "A list of modules whose parameters the owner registers (`nn.ModuleList`): index it, iterate over it, `append` to it; it has no forward of its own.", "layers = ModuleList([Linear(4, 4), Linear(4, 4)])\nlen(layers)";
+    Function Training "ParameterList", "ParameterList(values=none)", "Parameters kept in a list, registered by their owner as `name.0`, `name.1`, ... (`nn.ParameterList`): index it, iterate over it, `append`/`extend` it; a tensor put in is made a `Parameter`. It cannot be called.", "ws = ParameterList([Parameter(ones(2, 2)), Parameter(zeros(2))])\nws.append(ones(3))\nws";
+    Function Training "ParameterDict", "ParameterDict(parameters=none)", "Parameters kept by name, registered by their owner (`nn.ParameterDict`): `pd[\"w\"] = t` (made a `Parameter`), `pd[\"w\"]`, `pd.w`, `keys()`, `items()`, `update()`; a plain dict's entries go in sorted by key, as PyTorch's. It cannot be called.", "pd = ParameterDict({\"scale\": ones(2), \"bias\": zeros(2)})\npd.keys()";
     Function Training "ModuleDict", "ModuleDict(modules=none)", "Modules kept by name, registered by their owner (`nn.ModuleDict`): `md[\"fc\"] = Linear(2, 2)`, `md[\"fc\"]`, `len(md)`, `for name in md` (the names), `md.items()`; it has no forward of its own.", "md = ModuleDict()\nmd[\"enc\"] = Linear(4, 2)\nmd[\"dec\"] = Linear(2, 4)\nmd";
     Function Training "Embedding", "Embedding(num_embeddings, embedding_dim, padding_idx=none, max_norm=none, device=none, dtype=none)", "A table of `num_embeddings` vectors of `embedding_dim` (standard normal, as PyTorch draws them); called with integer indices, their rows (`EmbeddingBackward0`, which sums each row's gradients into it), as `nn.Embedding`.", "seed(0)\nemb = Embedding(10, 3)\nemb(tensor([[1, 2], [4, 9]])).shape";
     Function Training "embedding", "embedding(input, weight, padding_idx=none)", "The rows of `weight` the integer indices `input` pick, as torch.nn.functional.embedding; the row `padding_idx` picks gets no gradient.", "embedding(tensor([0, 2]), eye(3))";
@@ -951,7 +955,13 @@ list(s)";
     Method Training "forward", "model.forward(*inputs)", "The computation a call of the module runs (`model(x)` calls it); a class of yours defines its own.", "Linear(2, 1).forward(ones(2)).shape";
     Method Training "register_forward_hook", "model.register_forward_hook(hook)", "Calls `hook(module, args, output)` after each call of the module (`args`: the positional inputs as a tuple); a value it gives replaces the output. Returns a handle: `h.remove()` takes the hook off. How activations are inspected, as PyTorch's.", "fc = Linear(2, 3)\nfn show(m, args, out) { print(\"out\", out.shape) }\nh = fc.register_forward_hook(show)\ny = fc(ones(4, 2))\nh.remove()";
     Method Training "register_forward_pre_hook", "model.register_forward_pre_hook(hook)", "Calls `hook(module, args)` before each call of the module; a value it gives (a tuple, or the one input) replaces the input. Returns a handle: `h.remove()` takes the hook off.", "fc = Linear(2, 3)\nfn double(m, args) { return args[0] * 2 }\nh = fc.register_forward_pre_hook(double)\nfc(ones(1, 2)).shape";
-    Method Training "items", "model.items()", "A ModuleDict's `[name, module]` pairs, in the order they were added.", "md = ModuleDict()\nmd[\"a\"] = ReLU()\nfor name, m in md.items() { print(name, m) }";
+    Method Training "items", "model.items()", "A ModuleDict's `[name, module]` pairs or a ParameterDict's `[name, parameter]` pairs, in the order they were added.", "md = ModuleDict()\nmd[\"a\"] = ReLU()\nfor name, m in md.items() { print(name, m) }";
+    Method Training "keys", "model.keys()", "A ModuleDict's or a ParameterDict's names, in order.", "md = ModuleDict({\"enc\": Linear(4, 2), \"act\": ReLU()})\nmd.keys()";
+    Method Training "values", "model.values()", "A ModuleDict's modules or a ParameterDict's parameters, in order.", "pd = ParameterDict({\"w\": ones(2)})\npd.values()";
+    Method Training "update", "model.update(values)", "Puts each entry of a dict, of another ModuleDict/ParameterDict, or of a list of `[name, value]` pairs in a ModuleDict or a ParameterDict (a plain dict's in sorted key order for a ParameterDict, as PyTorch's).", "pd = ParameterDict()\npd.update({\"b\": zeros(1), \"a\": ones(1)})\npd.keys()";
+    Method Training "pop", "model.pop(key)", "Takes the entry `key` out of a ModuleDict or a ParameterDict and gives it (a KeyError when there is none).", "md = ModuleDict({\"a\": ReLU(), \"b\": Tanh()})\nmd.pop(\"a\")\nlen(md)";
+    Method Training "get", "model.get(key, default=none)", "A ParameterDict's parameter `key`, or `default` when it has none.", "pd = ParameterDict({\"w\": ones(2)})\npd.get(\"v\", 0)";
+    Method Training "extend", "model.extend(values)", "Adds every item of a list at the end of a ModuleList, a Sequential (modules) or a ParameterList (tensors, made Parameters); the container back.", "layers = ModuleList([Linear(2, 2)])\nlayers.extend([ReLU(), Linear(2, 1)])\nlen(layers)";
     Method Training "append", "model.append(module)", "Adds a module at the end of a `Sequential` or a `ModuleList`; the container back.", "seq = Sequential(Linear(2, 2))\nseq.append(ReLU())\nlen(seq)";
     Method Training "register_hook", "x.register_hook(hook)", "Calls `hook(grad)` when backward has computed `x`'s gradient, before it is used (a leaf's: before it is added to `.grad`); a tensor `hook` returns is used instead (same shape, dtype and device), none keeps it. Returns a handle: `h.remove()` takes the hook off.", "w = ones(2, requires_grad=true)\nfn double(g) { return g * 2 }\nh = w.register_hook(double)\n(w * 3).sum().backward()\nh.remove()\nw.grad";
     Method Training "register_post_accumulate_grad_hook", "x.register_post_accumulate_grad_hook(hook)", "Calls `hook(x)` once backward has added the last gradient into the leaf `x`'s `.grad` (the moment an optimizer may step it). Returns a handle: `h.remove()` takes the hook off.", "w = ones(2, requires_grad=true)\nfn done(p) { print(p.grad) }\nh = w.register_post_accumulate_grad_hook(done)\n(w * w).sum().backward()";
@@ -1006,9 +1016,13 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (Function, "linalg_norm") => "torch.linalg.norm",
         (Function, "autocast") => "torch.autocast / torch.amp.autocast / torch.cuda.amp.autocast",
         (Function, "GradScaler") => "torch.amp.GradScaler / torch.cuda.amp.GradScaler",
-        (Function, "clip_grad_norm_" | "clip_grad_value_") => {
-            return Some(format!("torch.nn.utils.{}", doc.name))
-        }
+        (
+            Function,
+            "clip_grad_norm_"
+            | "clip_grad_value_"
+            | "parameters_to_vector"
+            | "vector_to_parameters",
+        ) => return Some(format!("torch.nn.utils.{}", doc.name)),
         (Function, "pad_sequence") => return Some(format!("torch.nn.utils.rnn.{}", doc.name)),
         (
             Function,
@@ -1068,6 +1082,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "Sequential"
             | "ModuleList"
             | "ModuleDict"
+            | "ParameterList"
+            | "ParameterDict"
             | "Embedding"
             | "BatchNorm1d"
             | "BatchNorm2d"

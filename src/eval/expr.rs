@@ -273,48 +273,50 @@ impl Interp {
                     return self.call_method(v.clone(), &name, vec![arg], span);
                 }
             }
-            // `md["fc"]` of a ModuleDict.
-            Value::Module(m)
-                if matches!(
-                    crate::runtime::lock::lock(m).layer,
-                    crate::nn::layers::Layer::ModuleDict
-                ) =>
-            {
+            // `md["fc"]` of a ModuleDict, `pd["w"]` of a ParameterDict.
+            Value::Module(m) if super::param_containers::dict_of(m).is_some() => {
                 let key = self.group_key(items, span, d)?;
-                let found = crate::runtime::lock::lock(m).member(&key);
-                return match found {
-                    Some(crate::nn::module::Member::Module(Some(c))) => Ok(Value::Module(c)),
-                    _ => Err(Error::Module {
-                        class: "KeyError",
-                        message: format!("'{key}'"),
-                        help: None,
-                    }
-                    .at(span)),
-                };
+                return self.container_key(m, &key, span);
             }
-            // `seq[0]`, `layers[-1]`, `seq[1:]` of a Sequential or a ModuleList
-            // (a slice is a new one, keeping the children's names).
+            // `seq[0]`, `layers[-1]`, `seq[1:]` of a Sequential, a ModuleList
+            // or a ParameterList (a slice is a new one: PyTorch's Sequential
+            // and ModuleList keep the children's names, a ParameterList
+            // counts from 0 again).
             Value::Module(m) if v.elements().is_some() => {
-                let (name, layer, children) = {
+                let (name, layer) = {
                     let m = crate::runtime::lock::lock(m);
-                    (m.type_name.to_string(), m.layer.clone(), m.children())
+                    (m.type_name.to_string(), m.layer.clone())
                 };
-                let positions: Vec<Value> = (0..children.len() as i64).map(Value::Int).collect();
+                let entries = super::param_containers::entries(m);
+                let positions: Vec<Value> = (0..entries.len() as i64).map(Value::Int).collect();
                 let at = self.list_at(items, span, d)?;
-                let child = |k: &Value| match k {
-                    Value::Int(k) => children[*k as usize].clone(),
+                // PyTorch's containers' own words for a position past the end.
+                if let ListAt::One(i, at) = at {
+                    if list_index(i, entries.len()).is_err() {
+                        return Err(Error::Module {
+                            class: "IndexError",
+                            message: format!("index {i} is out of range"),
+                            help: Some(format!("it holds {} items", entries.len())),
+                        }
+                        .at(at));
+                    }
+                }
+                let entry = |k: &Value| match k {
+                    Value::Int(k) => entries[*k as usize].clone(),
                     _ => unreachable!("positions are ints"),
                 };
                 return match pick(&positions, false, at, span)? {
                     Value::List(picked) => {
-                        let mut new = crate::nn::Module::new(&name, layer);
-                        for k in picked.iter() {
-                            let (key, c) = child(k);
-                            new.set_module(&key, Some(c)).map_err(|e| e.at(span))?;
+                        let params = layer == crate::nn::layers::Layer::ParameterList;
+                        let new = crate::nn::Module::new(&name, layer).into_ref();
+                        for (j, k) in picked.iter().enumerate() {
+                            let (key, c) = entry(k);
+                            let key = if params { j.to_string() } else { key };
+                            self.container_assign(&new, &key, c, span)?;
                         }
-                        Ok(Value::Module(new.into_ref()))
+                        Ok(Value::Module(new))
                     }
-                    k => Ok(Value::Module(child(&k).1)),
+                    k => Ok(entry(&k).1),
                 };
             }
             Value::MutList(list) => {
@@ -1346,6 +1348,7 @@ fn equal_within(a: &Value, b: &Value, depth: usize) -> bool {
         (Value::Builtin(x), Value::Builtin(y)) => std::ptr::eq(*x, *y),
         (Value::Function(x), Value::Function(y)) => Arc::ptr_eq(x, y),
         (Value::Class(x), Value::Class(y)) => Arc::ptr_eq(x, y),
+        (Value::Module(x), Value::Module(y)) => Arc::ptr_eq(x, y),
         // Python's default `==` is identity; a dataclass's compares its fields.
         (Value::Object(x), Value::Object(y)) => {
             Arc::ptr_eq(x, y)

@@ -45,6 +45,7 @@ mod operators;
 mod optimizer_state;
 mod own_module;
 mod parallel;
+pub(crate) mod param_containers;
 mod pyfile;
 mod pyrandom;
 mod quick;

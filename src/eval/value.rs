@@ -652,7 +652,8 @@ impl Value {
             Value::List(items) | Value::Size(items) => Some(Ok(items.to_vec())),
             Value::MutList(items) => Some(Ok(crate::runtime::lock::lock(items).to_vec())),
             Value::Object(o) if o.class.tuple => Some(Ok(o.tuple_items())),
-            // A Sequential's or a ModuleList's modules; a ModuleDict's names.
+            // A Sequential's or a ModuleList's modules, a ParameterList's
+            // parameters; a ModuleDict's or a ParameterDict's names.
             Value::Module(m) => {
                 use crate::nn::layers::Layer;
                 let m = crate::runtime::lock::lock(m);
@@ -664,6 +665,16 @@ impl Value {
                     Layer::ModuleDict => {
                         Some(Ok(children.map(|(k, _)| Value::Str(Arc::new(k))).collect()))
                     }
+                    Layer::ParameterList => Some(Ok(m
+                        .parameters
+                        .iter()
+                        .map(|(_, p)| p.clone().map_or(Value::None, Value::Tensor))
+                        .collect())),
+                    Layer::ParameterDict => Some(Ok(m
+                        .parameters
+                        .iter()
+                        .map(|(k, _)| Value::Str(Arc::new(k.clone())))
+                        .collect())),
                     _ => None,
                 }
             }

@@ -15,6 +15,12 @@ pub enum Layer {
     ModuleList,
     /// Children kept by name (`md["fc"]`); no forward of its own.
     ModuleDict,
+    /// Parameters kept in a list, named `0`, `1`, ... (`nn.ParameterList`);
+    /// it cannot be called.
+    ParameterList,
+    /// Parameters kept by name (`pd["w"]`, `nn.ParameterDict`); it cannot
+    /// be called.
+    ParameterDict,
     /// `DataParallel(module, device_ids, output_device, dim)`: its child
     /// `module` run on every device of `device_ids` (none: no CUDA device,
     /// the module runs as it is), the outputs gathered on `output_device`.

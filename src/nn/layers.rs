@@ -593,6 +593,8 @@ pub fn forward(
         | Layer::Sequential
         | Layer::ModuleList
         | Layer::ModuleDict
+        | Layer::ParameterList
+        | Layer::ParameterDict
         | Layer::DataParallel { .. }
         | Layer::DistributedDataParallel { .. }
         | Layer::Recurrent(_)

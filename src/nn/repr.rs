@@ -71,6 +71,41 @@ fn repr_at(m: &ModuleRef, open: &mut Vec<ModuleRef>) -> String {
     out
 }
 
+/// `ParameterList`'s and `ParameterDict`'s `extra_repr`: a line a
+/// parameter, `(0): Parameter containing: [torch.float32 of size 2x3]`
+/// (a dict names the legacy type, `torch.FloatTensor`), the device after
+/// the size when it is a GPU's.
+fn parameter_lines(m: &super::Module) -> String {
+    let dict = m.layer == Layer::ParameterDict;
+    let lines: Vec<String> = m
+        .parameters
+        .iter()
+        .map(|(key, p)| match p {
+            Some(p) => {
+                let size: Vec<String> = p.shape().iter().map(usize::to_string).collect();
+                let device = match p.device().is_cuda() {
+                    true => format!(" ({})", p.device()),
+                    false => String::new(),
+                };
+                let kind = match crate::autograd::meta::is_parameter(p) {
+                    true => "Parameter",
+                    false => "Tensor",
+                };
+                let dtype = match dict {
+                    true => p.dtype().torch_type(p.device().is_cuda()),
+                    false => p.dtype().pytorch_name().to_string(),
+                };
+                format!(
+                    "  ({key}): {kind} containing: [{dtype} of size {}{device}]",
+                    size.join("x")
+                )
+            }
+            None => format!("  ({key}): Object of type: NoneType"),
+        })
+        .collect();
+    lines.join("\n")
+}
+
 fn layer_is_list(m: &ModuleRef) -> bool {
     matches!(lock(m).layer, Layer::ModuleList)
 }
@@ -106,6 +141,7 @@ fn indent(text: &str, spaces: usize) -> String {
 /// A layer's settings, as its `extra_repr`.
 fn extra_repr(m: &super::Module) -> String {
     match &m.layer {
+        Layer::ParameterList | Layer::ParameterDict => parameter_lines(m),
         Layer::Linear {
             in_features,
             out_features,

@@ -16,7 +16,9 @@ fn layer_module(name: &str) -> Option<&'static str> {
         n if super::activations::CLASSES.contains(&n) => "activation",
         "Flatten" => "flatten",
         "Dropout" | "Dropout2d" => "dropout",
-        "Sequential" | "ModuleList" | "ModuleDict" => "container",
+        "Sequential" | "ModuleList" | "ModuleDict" | "ParameterList" | "ParameterDict" => {
+            "container"
+        }
         "Embedding" => "sparse",
         "BatchNorm1d" | "BatchNorm2d" => "batchnorm",
         "LayerNorm" | "GroupNorm" | "RMSNorm" => "normalization",

@@ -38,6 +38,7 @@ pub(crate) mod math;
 mod memory;
 pub(crate) mod nn;
 mod parallel;
+mod param_vector;
 pub(crate) mod pointwise;
 pub(crate) mod pool;
 pub(crate) mod python;
@@ -316,6 +317,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("ChainedScheduler", super::schedule::combined),
     ("pad_sequence", rnn_utils::pad_sequence),
     ("clip_grad_norm_", super::schedule::clip_grad_norm_),
+    ("parameters_to_vector", param_vector::parameters_to_vector),
+    ("vector_to_parameters", param_vector::vector_to_parameters),
     ("autocast", super::amp::autocast),
     ("GradScaler", super::amp::grad_scaler),
     ("ArgumentParser", super::cmdline::argument_parser),
@@ -354,6 +357,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("Sequential", nn::layer),
     ("ModuleList", nn::layer),
     ("ModuleDict", nn::layer),
+    ("ParameterList", super::param_containers::constructor),
+    ("ParameterDict", super::param_containers::constructor),
     ("Embedding", nn::layer),
     ("embedding", nn::embedding),
     ("BatchNorm1d", nn::layer),

@@ -70,6 +70,7 @@ pub fn is_layer(name: &str) -> bool {
         || super::conv::CLASSES.contains(&name)
         || super::resize::CLASSES.contains(&name)
         || super::pool::CLASSES.contains(&name)
+        || super::super::param_containers::CLASSES.contains(&name)
         || super::composed_losses::CLASSES
             .iter()
             .any(|(c, _)| *c == name)
@@ -788,6 +789,7 @@ mod tests {
         let convs = crate::eval::builtins::conv::CLASSES;
         let resize = crate::eval::builtins::resize::CLASSES;
         let pools = crate::eval::builtins::pool::CLASSES;
+        let params = crate::eval::param_containers::CLASSES;
         let losses = crate::eval::builtins::composed_losses::CLASSES
             .iter()
             .map(|(c, _)| c);
@@ -797,6 +799,7 @@ mod tests {
             .chain(convs)
             .chain(resize)
             .chain(pools)
+            .chain(params)
             .chain(losses)
         {
             assert!(qualified(layer).is_some(), "{layer}");

@@ -204,8 +204,8 @@ impl Interp {
     ) -> Result<(), Diagnostic> {
         let layer = lock(m).layer.clone();
         let key = match layer {
-            Layer::ModuleDict => self.group_key(items, span, 0)?,
-            Layer::Sequential | Layer::ModuleList => {
+            Layer::ModuleDict | Layer::ParameterDict => self.group_key(items, span, 0)?,
+            Layer::Sequential | Layer::ModuleList | Layer::ParameterList => {
                 let [crate::lang::ast::IndexItem::At(k)] = items else {
                     return Err(Error::value(
                         "a module is assigned at one index, e.g. `seq[0] = m`",
@@ -213,7 +213,10 @@ impl Interp {
                     .at(span));
                 };
                 let i = self.eval_int(k, 0, "an index")?;
-                let names: Vec<String> = lock(m).modules.iter().map(|(n, _)| n.clone()).collect();
+                let names: Vec<String> = super::super::param_containers::entries(m)
+                    .into_iter()
+                    .map(|(n, _)| n)
+                    .collect();
                 let j = super::super::expr::list_index(i, names.len()).map_err(|e| e.at(k.span))?;
                 names[j].clone()
             }
@@ -226,14 +229,7 @@ impl Interp {
             }
         };
         let v = value.value(self)?;
-        let Value::Module(child) = v else {
-            return Err(
-                type_error(format!("{} is not a Module subclass", torch_type(&v))).at(span),
-            );
-        };
-        lock(m)
-            .set_module(&key, Some(child))
-            .map_err(|e| e.at(span))
+        self.container_assign(m, &key, v, span)
     }
 
     /// `model(x)`: the forward pre-hooks, the class's `forward` (or the
@@ -334,6 +330,14 @@ impl Interp {
             .at(k.span));
         }
         match layer {
+            Layer::ParameterList | Layer::ParameterDict => {
+                return Err(Error::Module {
+                    class: "RuntimeError",
+                    message: format!("{type_name} should not be called."),
+                    help: Some("index it for a parameter: `params[0]`, `params[\"w\"]`".into()),
+                }
+                .at(span))
+            }
             Layer::Custom | Layer::ModuleList | Layer::ModuleDict => {
                 return Err(Error::Module {
                     class: "NotImplementedError",
@@ -868,13 +872,17 @@ pub(super) fn append(_: &mut Interp, _: &'static str, m: &ModuleRef, b: &Bound) 
         .get("module")
         .cloned()
         .ok_or_else(|| Error::value("append() needs a module").at(b.span))?;
-    let Value::Module(child) = v else {
-        return Err(type_error(format!("{} is not a Module subclass", torch_type(&v))).at(span));
-    };
+    if lock(m).layer == Layer::ParameterList {
+        super::super::param_containers::append(m, v, span)?;
+        return Ok(Value::Module(Arc::clone(m)));
+    }
     let mut module = lock(m);
     if !matches!(module.layer, Layer::Sequential | Layer::ModuleList) {
         return Err(no_attribute(&module.type_name, "append", b.span));
     }
+    let Value::Module(child) = v else {
+        return Err(type_error(format!("{} is not a Module subclass", torch_type(&v))).at(span));
+    };
     let key = module.modules.len().to_string();
     module
         .set_module(&key, Some(child))
