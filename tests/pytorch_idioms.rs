@@ -220,3 +220,254 @@ for f in [lambda: vector_to_parameters([1.0], m.parameters()), lambda: vector_to
         ]
     );
 }
+
+/// `diag` (a vector's matrix, a matrix's diagonal copied), `diagonal` (a
+/// view: writing through it is `CopySlices`), `diag_embed` and `trace`:
+/// values, nodes and gradients as PyTorch's.
+#[test]
+fn diagonals_are_pytorchs() {
+    let out = printed(
+        "diagonals",
+        r#"import torch
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+A = torch.arange(12.).reshape(3, 4).requires_grad_()
+d = torch.diag(x, -1)
+print(d.tolist(), d.grad_fn.name())
+(d * torch.arange(16.).reshape(4, 4)).sum().backward()
+print(x.grad.tolist())
+m = A.diag(1)
+print(m.tolist(), m.grad_fn.name())
+m.sum().backward()
+print(A.grad.tolist())
+B = torch.arange(24.).reshape(2, 3, 4).requires_grad_()
+v = B.diagonal(offset=-1, dim1=1, dim2=2)
+print(v.shape, v.tolist(), v.grad_fn.name(), torch.diagonal(A.detach(), 2).tolist())
+(v * v).sum().backward()
+print(B.grad[1].tolist())
+e = torch.diag_embed(torch.tensor([[1., 2.], [3., 4.]], requires_grad=True), offset=1)
+print(e.shape, e[1].tolist(), e.grad_fn.name())
+print(torch.tensor([5., 6.]).diag_embed(dim1=0, dim2=1).tolist())
+t = A.trace()
+print(t.item(), t.grad_fn.name())
+A.grad = None
+t.backward()
+print(A.grad.tolist())
+z = torch.zeros(3, 3, requires_grad=True).clone()
+z.diagonal().fill_(2.)
+print(z.grad_fn.name(), z.tolist())
+for f in [lambda: torch.diag(torch.ones(2, 2, 2)), lambda: A.diagonal(dim1=1, dim2=1)]:
+    try:
+        f()
+    except Exception as e:
+        print(type(e).__name__, e)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "[[0.0, 0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0], [0.0, 2.0, 0.0, 0.0], [0.0, 0.0, 3.0, 0.0]] DiagEmbedBackward0",
+            "[4.0, 9.0, 14.0]",
+            "[1.0, 6.0, 11.0] DiagonalBackward0_copy",
+            "[[0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0], [0.0, 0.0, 0.0, 1.0]]",
+            "torch.Size([2, 2]) [[4.0, 9.0], [16.0, 21.0]] DiagonalBackward0 [2.0, 7.0]",
+            "[[0.0, 0.0, 0.0, 0.0], [32.0, 0.0, 0.0, 0.0], [0.0, 42.0, 0.0, 0.0]]",
+            "torch.Size([2, 3, 3]) [[0.0, 3.0, 0.0], [0.0, 0.0, 4.0], [0.0, 0.0, 0.0]] DiagEmbedBackward0",
+            "[[5.0, 0.0], [0.0, 6.0]]",
+            "15.0 TraceBackward0",
+            "[[1.0, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0], [0.0, 0.0, 1.0, 0.0]]",
+            "torch::autograd::CopySlices [[2.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 2.0]]",
+            "RuntimeError diag(): Supports 1D or 2D tensors. Got 3D",
+            "RuntimeError diagonal dimensions cannot be identical 1, 1",
+        ]
+    );
+}
+
+/// `addmm`, `addmv`, `baddbmm`, `addbmm` with `beta` and `alpha` (one node
+/// each; `beta=0` leaves a NaN input out) and `kron` (PyTorch's composite).
+#[test]
+fn add_products_and_kron_are_pytorchs() {
+    let out = printed(
+        "products",
+        r#"import torch
+torch.manual_seed(0)
+c = torch.randn(3, 1, requires_grad=True)
+a = torch.randn(3, 4, requires_grad=True)
+b = torch.randn(4, 2, requires_grad=True)
+y = torch.addmm(c, a, b, beta=0.5, alpha=-2)
+print(y.shape, y.grad_fn.name(), [round(v, 4) for v in y.flatten().tolist()])
+(y * torch.arange(6.).reshape(3, 2)).sum().backward()
+print([round(v, 4) for v in c.grad.flatten().tolist()], [round(v, 4) for v in b.grad.flatten().tolist()])
+print(torch.addmm(torch.full((2, 2), float("nan")), torch.eye(2), torch.eye(2), beta=0).tolist())
+v = torch.randn(4, requires_grad=True)
+w = torch.ones(3).addmv(a, v, alpha=3)
+print(w.grad_fn.name(), [round(t, 4) for t in w.tolist()])
+w.sum().backward()
+print([round(t, 4) for t in v.grad.tolist()])
+p = torch.randn(2, 3, 4, requires_grad=True)
+q = torch.randn(2, 4, 5, requires_grad=True)
+r = torch.baddbmm(torch.ones(1, 3, 5), p, q, beta=2)
+s = torch.addbmm(torch.ones(3, 5), p, q)
+print(r.shape, r.grad_fn.name(), s.shape, s.grad_fn.name(), torch.allclose(s, r.sum(0) - 3))
+(s * s).sum().backward()
+print([round(t, 4) for t in q.grad[1, 0].tolist()])
+k = torch.kron(torch.tensor([1., 2.], requires_grad=True), torch.tensor([[1., 10.], [100., 1000.]]))
+print(k.tolist(), k.grad_fn.name(), k.grad_fn.next_functions[0][0].name())
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "torch.Size([3, 2]) AddmmBackward0 [-3.9559, -0.2425, 0.705, 0.9396, 5.9474, -1.2134]",
+            "[0.5, 2.5, 4.5] [-4.8084, -7.9854, 9.7304, 15.0513, -7.1915, -5.7888, 10.956, 13.485]",
+            "[[1.0, 0.0], [0.0, 1.0]]",
+            "AddmvBackward0 [-5.167, 3.3145, 9.2498]",
+            "[4.7655, -7.9814, -2.104, -3.7934]",
+            "torch.Size([2, 3, 5]) BaddbmmBackward0 torch.Size([3, 5]) AddbmmBackward0 True",
+            "[15.7587, 1.5212, -3.6812, 0.2748, -0.2527]",
+            "[[1.0, 10.0, 2.0, 20.0], [100.0, 1000.0, 200.0, 2000.0]] UnsafeViewBackward0 MulBackward0",
+        ]
+    );
+}
+
+/// `dist` and `cdist`: the direct path (`CdistBackward0`), and past 25 rows
+/// with `p=2` PyTorch's matrix-product path (`EuclideanDistBackward0` under
+/// a view); values and gradients to 4-5 places.
+#[test]
+fn dist_and_cdist_are_pytorchs() {
+    let out = printed(
+        "distances",
+        r#"import torch
+torch.manual_seed(0)
+x = torch.randn(3, 4, requires_grad=True)
+y = torch.randn(4, requires_grad=True)
+d = torch.dist(x, y, 3)
+print(d.grad_fn.name(), round(d.item(), 5))
+d.backward()
+print([round(v, 5) for v in y.grad.tolist()])
+print(torch.dist(torch.zeros(2), torch.tensor([3., 4.])).item(), torch.tensor([1., 1.]).dist(torch.zeros(2), p=1).item())
+a = torch.randn(5, 3, requires_grad=True)
+b = torch.randn(2, 3, requires_grad=True)
+c = torch.cdist(a, b)
+print(c.shape, c.grad_fn.name(), [round(v, 5) for v in c[0].tolist()])
+c.sum().backward()
+print([round(v, 5) for v in b.grad.flatten().tolist()])
+print([round(v, 5) for v in torch.cdist(a, b, p=1)[1].tolist()], torch.cdist(a, b, p=0).grad_fn.name())
+big = torch.randn(30, 3, requires_grad=True)
+e = torch.cdist(big, b)
+print(e.shape, e.grad_fn.name(), e.grad_fn.next_functions[0][0].name(), [round(v, 4) for v in e[0].tolist()])
+e.sum().backward()
+print([round(v, 4) for v in b.grad.flatten().tolist()])
+f = torch.cdist(torch.randn(2, 27, 3), torch.randn(1, 4, 3))
+print(f.shape, f.grad_fn)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "DistBackward0 3.43825",
+            "[-0.48351, 0.88408, -0.0992, -0.06039]",
+            "5.0 2.0",
+            "torch.Size([5, 2]) CdistBackward0 [1.62732, 1.66211]",
+            "[-2.81726, 0.48459, 0.49521, -3.87064, 0.48508, -2.00387]",
+            "[1.28872, 3.30729] CdistBackward0",
+            "torch.Size([30, 2]) ViewBackward0 EuclideanDistBackward0 [1.7228, 1.2372]",
+            "[-20.3344, 1.6446, 9.3059, -27.5786, 2.8212, -11.2744]",
+            "torch.Size([2, 27, 4]) None",
+        ]
+    );
+}
+
+/// `median`/`nanmedian` (PyTorch's pick among ties and NaNs, both nodes),
+/// `var_mean`/`std_mean` (one node, two outputs), `logspace` and
+/// `nan_to_num`.
+#[test]
+fn median_var_mean_logspace_and_nan_to_num_are_pytorchs() {
+    let out = printed(
+        "stats",
+        r#"import torch
+nan = float("nan")
+x = torch.tensor([[3., 1., 2., 1.], [5., nan, 0., 2.], [2., 2., 2., 7.]], requires_grad=True)
+print(x.median().item(), x.nanmedian().item(), x[0].median().item(), x[2].median().grad_fn.name())
+r = x.median(dim=1)
+print(r.values.tolist(), r.indices.tolist(), type(r).__name__, r.values.grad_fn.name())
+r2 = x.nanmedian(dim=0, keepdim=True)
+print(r2.values.tolist(), r2.indices.tolist(), r2.values.grad_fn.name())
+(torch.where(r.values.isnan(), 0., r.values) * torch.tensor([1., 2., 3.])).sum().backward()
+print(x.grad.tolist())
+x.grad = None
+x[2].median().backward()
+print(x.grad[2].tolist())
+print(torch.tensor([4, 1, 3, 2]).median().item(), torch.tensor([]).median().item())
+values, indices = torch.tensor([[9., 8., 7.]]).median(1, keepdim=True)
+print(values.tolist(), indices.tolist())
+B = torch.tensor([[1., 2., 4.], [3., 5., 9.]], requires_grad=True)
+vm = torch.var_mean(B, dim=1)
+print([t.tolist() for t in vm], vm[0].grad_fn.name(), vm[1].grad_fn.name(), type(vm).__name__)
+(vm[0] * 2 + vm[1] * 3).sum().backward()
+print([[round(v, 4) for v in row] for row in B.grad.tolist()])
+B.grad = None
+s, m = torch.std_mean(B, correction=0)
+print(round(s.item(), 5), m.item(), s.grad_fn.name())
+s.backward()
+print([[round(v, 5) for v in row] for row in B.grad.tolist()])
+print(torch.logspace(0, 2, 3).tolist(), torch.logspace(0, 1, 4, base=2).tolist(), torch.logspace(0, 3, 4, dtype=torch.int64).tolist())
+print(torch.logspace(-3, 0, 7).tolist())
+n = torch.tensor([nan, float("inf"), -float("inf"), 1.5], requires_grad=True)
+o = n.nan_to_num()
+print(o.tolist(), o.grad_fn.name())
+(o * torch.arange(4.)).sum().backward()
+print(n.grad.tolist(), torch.nan_to_num(n.detach(), nan=2.0, posinf=1.0).tolist(), n.detach().half().nan_to_num().tolist())
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "nan 2.0 1.0 MedianBackward0",
+            "[1.0, nan, 2.0] [3, 1, 1] median MedianBackward1",
+            "[[3.0, 1.0, 2.0, 2.0]] [[0, 0, 0, 1]] NanmedianBackward1",
+            "[[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 0.0], [0.0, 3.0, 0.0, 0.0]]",
+            "[0.3333333432674408, 0.3333333432674408, 0.3333333432674408, 0.0]",
+            "2 nan",
+            "[[8.0]] [[1]]",
+            "[[2.3333332538604736, 9.333333015441895], [2.3333332538604736, 5.666666507720947]] VarMeanBackward0 VarMeanBackward0 tuple",
+            "[[-1.6667, 0.3333, 4.3333], [-4.3333, -0.3333, 7.6667]]",
+            "2.58199 4.0 StdMeanBackward0",
+            "[[-0.19365, -0.1291, 0.0], [-0.06455, 0.06455, 0.32275]]",
+            "[1.0, 10.0, 100.0] [1.0, 1.2599210739135742, 1.587401032447815, 2.0] [1, 10, 100, 1000]",
+            "[0.0010000000474974513, 0.003162277629598975, 0.009999999776482582, 0.03162277489900589, 0.10000000149011612, 0.3162277638912201, 1.0]",
+            "[0.0, 3.4028234663852886e+38, -3.4028234663852886e+38, 1.5] NanToNumBackward0",
+            "[0.0, 0.0, 0.0, 3.0] [2.0, 1.0, -3.4028234663852886e+38, 1.5] [0.0, 65504.0, -65504.0, 1.5]",
+        ]
+    );
+}
+
+/// The same program on a GPU prints what it prints on the cpu: the ops
+/// above are composed of the op layer's ops, each on the tensor's device.
+#[test]
+fn the_new_tensor_ops_on_a_device_agree_with_the_cpu() {
+    let program = |device: &str| {
+        format!(
+            r#"import torch
+dev = "{device}"
+torch.manual_seed(0)
+x = torch.tensor([[3., 1., 2., 1.], [5., float("nan"), 0., 2.], [2., 2., 2., 7.]], device=dev, requires_grad=True)
+r = x.nanmedian(dim=1)
+print(r.values.tolist(), r.indices.tolist(), x.median().item())
+r.values.sum().backward()
+print(x.grad.tolist())
+a = torch.arange(12., device=dev).reshape(3, 4).requires_grad_()
+y = torch.addmm(torch.ones(3, 3, device=dev), a, a.T, alpha=0.5) + torch.diag_embed(a.diagonal()[:3])
+y.sum().backward()
+print(y.tolist(), a.grad.tolist())
+p = torch.arange(6., device=dev).reshape(3, 2)
+print(torch.cdist(p, p + 1).tolist(), torch.dist(p, p * 2).item(), torch.kron(p[0], p[1]).tolist())
+v, m = torch.var_mean(p, dim=0)
+print(v.tolist(), m.tolist(), p.nan_to_num().tolist(), torch.logspace(0, 2, 3, device=dev).tolist())
+"#
+        )
+    };
+    let cpu = printed_on(0, "ops_cpu", &program("cpu"));
+    let gpu = printed_on(1, "ops_cuda", &program("cuda"));
+    assert_eq!(cpu.len(), 5);
+    assert_eq!(cpu, gpu);
+}

@@ -3,7 +3,7 @@
 //! `amax`/`amin` (`AmaxBackward0`, `AminBackward0`), `logsumexp`
 //! (`LogsumexpBackward0`), `addcmul`/`addcdiv` (`AddcmulBackward0`,
 //! `AddcdivBackward0`) and `lerp` (`LerpBackward0` for a number weight,
-//! `LerpBackward1` for a tensor).
+//! `LerpBackward1` for a tensor) and `nan_to_num` (`NanToNumBackward0`).
 
 use std::sync::Arc;
 
@@ -362,4 +362,53 @@ pub fn lerp_backward(
         grads.push(Some(bin(rt, BinaryOp::Mul, g, &diff)?));
     }
     Ok(grads)
+}
+
+/// `nan_to_num(x, nan, posinf, neginf)`: NaN, +inf and -inf replaced
+/// (the infinities by the dtype's largest and lowest finite values unless
+/// given); its gradient passes where `x` is finite (`derivatives.yaml`:
+/// `grad * isfinite(self)`), so it keeps `x`.
+pub fn nan_to_num(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Tensor,
+    (nan, posinf, neginf): (f64, Option<f64>, Option<f64>),
+) -> R<Arc<Tensor>> {
+    if !x.dtype().is_float() {
+        return rt.copy(x);
+    }
+    let max = x.dtype().max_finite();
+    let swap = |rt: &mut Runtime, t: &Tensor, hit: Arc<Tensor>, v: f64| {
+        let v = Tensor::scalar(v);
+        rt.ternary(
+            TernaryOp::Where,
+            Operand::strong(&hit),
+            Operand::weak(&v),
+            Operand::strong(t),
+        )
+    };
+    let is_nan = bin(rt, BinaryOp::Ne, x, x)?;
+    let out = swap(rt, x, is_nan, nan)?;
+    let up = bin_s(rt, BinaryOp::Eq, &out, f64::INFINITY)?;
+    let out = swap(rt, &out, up, posinf.unwrap_or(max))?;
+    let down = bin_s(rt, BinaryOp::Eq, &out, f64::NEG_INFINITY)?;
+    let out = swap(rt, &out, down, neginf.unwrap_or(-max))?;
+    let backward = Backward::NanToNum { x: Saved::new(x) };
+    Ok(attach_node(
+        rt,
+        mode,
+        out,
+        "NanToNumBackward0",
+        backward,
+        &[x],
+    ))
+}
+
+/// `NanToNumBackward0`: `g` where `x` is finite, 0 elsewhere.
+pub fn nan_to_num_backward(rt: &mut Runtime, g: &Tensor, x: &Tensor) -> R<Arc<Tensor>> {
+    let real = bin(rt, BinaryOp::Eq, x, x)?;
+    let size = rt.unary(UnaryOp::Abs, x)?;
+    let bounded = bin_s(rt, BinaryOp::Ne, &size, f64::INFINITY)?;
+    let finite = bin(rt, BinaryOp::LogicalAnd, &real, &bounded)?;
+    super::ops::masked(rt, &finite, g)
 }

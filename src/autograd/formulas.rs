@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use super::diagonals;
 use super::losses::Reduction;
 use super::meta::CheckedSaved;
 use super::node::{Backward, Grads, Node, Saved};
@@ -68,6 +69,29 @@ impl Backward {
             } => parts::split(rt, input, gs, (*dim, sizes, *stacked)),
             Backward::Scatter { dim, parts } => parts::gather(rt, input, gs, (*dim, parts)),
             Backward::Broadcast => parts::reduce_add(rt, input, gs),
+            Backward::VarMean { var, count } => {
+                let Backward::Var { dims, keepdim, .. } = &**var else {
+                    return Err(Error::Autograd {
+                        message: format!("{} keeps no variance", node.name),
+                        help: "this is a bug in cudash's autograd".into(),
+                    });
+                };
+                let mut total = match gs.first() {
+                    Some(Some(g)) => var.apply(rt, node, g)?.swap_remove(0),
+                    _ => None,
+                };
+                if let Some(Some(g)) = gs.get(1) {
+                    let all: Vec<usize> = (0..input.shape.len()).collect();
+                    let dims = dims.as_deref().unwrap_or(&all);
+                    let e = expand_back(g, dims, *keepdim, &input.shape)?;
+                    let part = bin_s(rt, BinaryOp::Div, &e, *count as f64)?;
+                    total = Some(match total {
+                        Some(t) => bin(rt, BinaryOp::Add, &t, &part)?,
+                        None => part,
+                    });
+                }
+                Ok(vec![total])
+            }
             Backward::BroadcastCoalesced { devices } => {
                 super::coalesced::reduce_add_backward(rt, node, devices, gs)
             }
@@ -223,6 +247,7 @@ impl Backward {
             Backward::Split { .. }
             | Backward::Scatter { .. }
             | Backward::Broadcast
+            | Backward::VarMean { .. }
             | Backward::BroadcastCoalesced { .. } => {
                 return self.apply_outputs(rt, node, &[Some(Arc::clone(g))]);
             }
@@ -667,6 +692,42 @@ impl Backward {
                 let back: Vec<i64> = shifts.iter().map(|s| -s).collect();
                 vec![Some(rt.roll(g, &back, dims)?)]
             }
+            Backward::Dist { diff, out, p } => {
+                let (diff, out) = (diff.get(name)?, out.get(name)?);
+                super::distances::dist_backward(rt, g, (&diff, &out, *p))?
+            }
+            Backward::Cdist { x1, x2, out, p } => {
+                let (x1, x2, out) = (x1.get(name)?, x2.get(name)?, out.get(name)?);
+                super::distances::cdist_backward(rt, g, (&x1, &x2, &out, *p))?
+            }
+            Backward::NanToNum { x } => {
+                vec![Some(super::blends::nan_to_num_backward(
+                    rt,
+                    g,
+                    x.get(name)?,
+                )?)]
+            }
+            Backward::EuclideanDist { x1, x2, out } => {
+                let (x1, x2, out) = (x1.get(name)?, x2.get(name)?, out.get(name)?);
+                super::distances::euclidean_backward(rt, g, (&x1, &x2, &out))?
+            }
+            Backward::Diagonal { offset, dim1, dim2 } => {
+                vec![Some(diagonals::laid_on(
+                    rt,
+                    g,
+                    &shape_of(0),
+                    (*offset, *dim1, *dim2),
+                )?)]
+            }
+            Backward::Trace => {
+                let shape = shape_of(0);
+                let n = shape[0].min(shape[1]);
+                let g = Arc::new(g.expand(&[n]));
+                vec![Some(diagonals::laid_on(rt, &g, &shape, (0, 0, 1))?)]
+            }
+            Backward::DiagEmbed { offset, dim1, dim2 } => {
+                vec![Some(rt.copy(&view::diagonal(g, *offset, *dim1, *dim2)?)?)]
+            }
             Backward::Tri { diagonal, upper } => vec![Some(rt.tri(g, *diagonal, *upper)?)],
             Backward::Repeat { sizes } => vec![Some(repeat(rt, g, sizes, &shape_of(0))?)],
             Backward::Addmm { x, w } => {
@@ -686,22 +747,22 @@ impl Backward {
                 };
                 vec![Some(Arc::clone(g)), gx, gw]
             }
-            Backward::Baddbmm { a, b } => {
-                // c: g (summed to its shape by the engine); a: g @ b.mT;
-                // b: a.mT @ g.
-                let ga = match b {
-                    Some(b) if wants(node, 1) => {
-                        Some(rt.matmul(g, &view::matrix_transpose(b.get(name)?)?)?)
-                    }
-                    _ => None,
-                };
-                let gb = match a {
-                    Some(a) if wants(node, 2) => {
-                        Some(rt.matmul(&view::matrix_transpose(a.get(name)?)?, g)?)
-                    }
-                    _ => None,
-                };
-                vec![Some(Arc::clone(g)), ga, gb]
+            Backward::AddProduct {
+                a,
+                b,
+                product,
+                scale,
+            } => {
+                let a = a.as_ref().map(|a| a.get(name)).transpose()?;
+                let b = b.as_ref().map(|b| b.get(name)).transpose()?;
+                let wants = (wants(node, 1), wants(node, 2));
+                super::add_products::backward(
+                    rt,
+                    g,
+                    (a.map(|a| &**a), b.map(|b| &**b)),
+                    (*product, *scale),
+                    wants,
+                )?
             }
             Backward::CopySlices { view, inner } => slices::copy_slices(rt, g, view, inner)?,
             Backward::AsStrided { view } => slices::as_strided(rt, g, view, &node.inputs[0])?,

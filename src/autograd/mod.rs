@@ -9,12 +9,15 @@
 
 pub mod activation;
 pub mod activation_ops;
+pub mod add_products;
 pub mod attention;
 pub mod autocast;
 pub mod blends;
 pub mod callbacks;
 pub mod coalesced;
 pub mod conv;
+pub mod diagonals;
+pub mod distances;
 pub mod einsum;
 pub mod engine;
 pub mod formulas;
@@ -25,6 +28,7 @@ pub mod hook_list;
 pub mod hooks;
 pub mod inplace;
 pub mod losses;
+pub mod median;
 pub mod meta;
 pub mod node;
 pub mod ops;

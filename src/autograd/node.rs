@@ -473,6 +473,10 @@ pub enum Backward {
         value: f64,
         div: bool,
     },
+    /// `nan_to_num(x)`: the gradient where `x` is finite.
+    NanToNum {
+        x: Saved,
+    },
     /// `lerp`: a tensor weight (None: the number), and the ends when the
     /// weight's gradient is wanted.
     Lerp {
@@ -534,6 +538,12 @@ pub enum Backward {
         correction: f64,
         keepdim: bool,
     },
+    /// `var_mean` / `std_mean`: two outputs, the variance's (or standard
+    /// deviation's) gradient by `var` (a `Var`), the mean's added.
+    VarMean {
+        var: Box<Backward>,
+        count: usize,
+    },
     /// The vector `p`-norm over `dims`.
     Norm {
         x: Saved,
@@ -568,6 +578,41 @@ pub enum Backward {
         shifts: Vec<i64>,
         dims: Vec<i64>,
     },
+    /// `diagonal(offset, dim1, dim2)` (a view) and `diag` of a matrix (a
+    /// copy): the gradient laid on that diagonal of zeros of the input's
+    /// shape; `trace`: the one number on the main diagonal.
+    Diagonal {
+        offset: i64,
+        dim1: i64,
+        dim2: i64,
+    },
+    Trace,
+    /// `diag_embed(offset, dim1, dim2)` and `diag` of a vector: that
+    /// diagonal of the gradient.
+    DiagEmbed {
+        offset: i64,
+        dim1: i64,
+        dim2: i64,
+    },
+    /// `dist(x, y, p)`: the norm's gradient of `x - y` (`distances.rs`).
+    Dist {
+        diff: Saved,
+        out: Saved,
+        p: f64,
+    },
+    /// `cdist(x1, x2, p)`: each pair's difference's norm gradient, summed.
+    Cdist {
+        x1: Saved,
+        x2: Saved,
+        out: Saved,
+        p: f64,
+    },
+    /// `_euclidean_dist(x1, x2)`, `cdist`'s matrix-product path.
+    EuclideanDist {
+        x1: Saved,
+        x2: Saved,
+        out: Saved,
+    },
     /// `tril` / `triu`: the same triangle of the gradient.
     Tri {
         diagonal: i64,
@@ -584,12 +629,14 @@ pub enum Backward {
         x: Option<Saved>,
         w: Option<Saved>,
     },
-    /// `baddbmm(c, a, b)`: `c + a @ b` of batches of matrices; inputs
-    /// `c`, `a`, `b` (each product operand saved only when the other's
-    /// gradient needs it).
-    Baddbmm {
+    /// `addmm`, `addmv`, `baddbmm`, `addbmm` (`add_products.rs`):
+    /// `beta * c + alpha * (a @ b)`; inputs `c`, `a`, `b` (each product
+    /// operand saved only when the other's gradient needs it).
+    AddProduct {
         a: Option<Saved>,
         b: Option<Saved>,
+        product: super::add_products::Product,
+        scale: super::add_products::Scale,
     },
     /// `conv1d`, `conv2d`, `conv_transpose1d/2d` (PyTorch's `convolution`):
     /// inputs `x`, `w` and the bias
@@ -731,6 +778,10 @@ impl Backward {
             ScalarPow { out, .. } | Reciprocal { out } => vec![out],
             Unary { saved, .. } => vec![saved],
             Extreme { x, out } => vec![x, out],
+            VarMean { var, .. } => var.saved(),
+            NanToNum { x } => vec![x],
+            Dist { diff, out, .. } => vec![diff, out],
+            Cdist { x1, x2, out, .. } | EuclideanDist { x1, x2, out } => vec![x1, x2, out],
             Amax { x, out, .. } | Logsumexp { x, out, .. } => vec![x, out],
             Addc { t1, t2, .. } => t1.iter().chain(t2.iter()).collect(),
             Lerp { weight, ends, .. } => weight
@@ -768,7 +819,7 @@ impl Backward {
             Prod { x, out, .. } | Norm { x, out, .. } => vec![x, out],
             Var { x, std, .. } => std::iter::once(x).chain(std.iter()).collect(),
             Addmm { x, w } => x.iter().chain(w.iter()).collect(),
-            Baddbmm { a, b } => a.iter().chain(b.iter()).collect(),
+            AddProduct { a, b, .. } => a.iter().chain(b.iter()).collect(),
             NativeDropout { mask, .. } => vec![mask],
             Activation { x, .. } | Glu { x, .. } => vec![x],
             Prelu { x, w } => vec![x, w],
@@ -813,6 +864,9 @@ impl Backward {
             | Flip { .. }
             | Roll { .. }
             | Tri { .. }
+            | Diagonal { .. }
+            | Trace
+            | DiagEmbed { .. }
             | Repeat { .. }
             | CopySlices { .. }
             | AsStrided { .. }

@@ -36,6 +36,19 @@ fn attach(
     backward: Backward,
     inputs: &[(&Tensor, bool)],
 ) -> Arc<Tensor> {
+    attach_as(rt, out, (name, backward), inputs, true)
+}
+
+/// `attach`, the result a view of the input whose memory it shares only
+/// when `views` (PyTorch's `_unsafe_view` makes one autograd does not
+/// count as a view).
+fn attach_as(
+    rt: &Runtime,
+    out: Arc<Tensor>,
+    (name, backward): (&'static str, Backward),
+    inputs: &[(&Tensor, bool)],
+    views: bool,
+) -> Arc<Tensor> {
     let mut next = Edges::new();
     let mut metas = Inputs::new();
     for &(t, weak) in inputs {
@@ -43,7 +56,7 @@ fn attach(
         metas.push(InputMeta::of(t));
     }
     let mut node = Node::new(name, backward, next, metas, forward_stream(rt, &out));
-    let viewed = inputs.iter().find(|(t, _)| out.shares_storage(t));
+    let viewed = inputs.iter().find(|(t, _)| views && out.shares_storage(t));
     node.view = viewed.is_some();
     let view = viewed.and_then(|(t, _)| Meta::view_of(t, &out));
     with_meta(out, Meta::output_of(Arc::new(node), 0, view))
@@ -141,6 +154,17 @@ pub fn attach_node(
     attach(rt, out, name, backward, &inputs)
 }
 
+/// `x._unsafe_view(dims)`'s result `out`: `x`'s memory in a new shape,
+/// recorded as `UnsafeViewBackward0` and, as in PyTorch, not a view for
+/// autograd (an in-place op on it is its own node, not `CopySlices`).
+pub fn unsafe_view(rt: &Runtime, mode: Mode, x: &Tensor, out: Arc<Tensor>) -> Arc<Tensor> {
+    if !recording(mode, &[x]) || !out.dtype().is_float() {
+        return out;
+    }
+    let node = ("UnsafeViewBackward0", Backward::Reshape);
+    attach_as(rt, out, node, &[(x, false)], false)
+}
+
 /// `out` as made from `x` by an op not recorded (`x` requires no grad):
 /// when it is a view of `x` (its memory), it knows its base, as every
 /// PyTorch view of a float tensor does (`._base`), so that an in-place op
@@ -177,7 +201,7 @@ pub(super) fn forward_stream(rt: &Runtime, out: &Tensor) -> Option<StreamKey> {
 }
 
 /// Whether an op on `inputs` is recorded.
-pub(super) fn recording(mode: Mode, inputs: &[&Tensor]) -> bool {
+pub(crate) fn recording(mode: Mode, inputs: &[&Tensor]) -> bool {
     mode.enabled && inputs.iter().any(|t| requires_grad(t))
 }
 
@@ -408,29 +432,6 @@ pub fn bmm(rt: &mut Runtime, mode: Mode, a: &Tensor, b: &Tensor) -> R<Arc<Tensor
     product(rt, mode, a, b, "BmmBackward0")
 }
 
-/// `torch.baddbmm(c, a, b)`: `c + a @ b` (beta and alpha 1), one node
-/// (`BaddbmmBackward0`): the products summed first, then `c` added.
-pub fn baddbmm(rt: &mut Runtime, mode: Mode, c: &Tensor, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>> {
-    let product = rt.matmul(a, b)?;
-    let out = rt.binary(BinaryOp::Add, Operand::strong(c), Operand::strong(&product))?;
-    drop(product);
-    if !recording(mode, &[c, a, b]) {
-        return Ok(out);
-    }
-    let (ra, rb) = (requires_grad(a), requires_grad(b));
-    let backward = Backward::Baddbmm {
-        a: rb.then(|| Saved::new(a)),
-        b: ra.then(|| Saved::new(b)),
-    };
-    Ok(attach(
-        rt,
-        out,
-        "BaddbmmBackward0",
-        backward,
-        &[(c, false), (a, false), (b, false)],
-    ))
-}
-
 /// A matrix product, recorded as the node `name`.
 fn product(
     rt: &mut Runtime,
@@ -577,13 +578,43 @@ pub fn select_reduce(
         0 => 0,
         n => norm_dim(dim, n)?,
     };
+    let name = if max { "MaxBackward0" } else { "MinBackward0" };
+    Ok(picked(rt, x, (out, indices), dim, keepdim, name))
+}
+
+/// A reduction along `dim` (in range) that picks one element of each
+/// line (`max(dim)`, `median(dim)`): its gradient goes to that element
+/// (`indices`), as the node `name`.
+pub fn picked(
+    rt: &Runtime,
+    x: &Tensor,
+    (out, indices): (Arc<Tensor>, &Tensor),
+    dim: usize,
+    keepdim: bool,
+    name: &'static str,
+) -> Arc<Tensor> {
     let backward = Backward::SelectReduce {
         indices: Saved::new(indices),
         dim,
         keepdim,
     };
-    let name = if max { "MaxBackward0" } else { "MinBackward0" };
-    Ok(attach(rt, out, name, backward, &[(x, false)]))
+    attach(rt, out, name, backward, &[(x, false)])
+}
+
+/// A reduction of every element to one that equals some of them
+/// (`max()`, `median()`): its gradient shared by the elements equal to
+/// it (PyTorch's `evenly_distribute_backward`), as the node `name`.
+pub fn evenly_picked(
+    rt: &Runtime,
+    x: &Tensor,
+    out: Arc<Tensor>,
+    name: &'static str,
+) -> Arc<Tensor> {
+    let backward = Backward::Extreme {
+        x: Saved::new(x),
+        out: Saved::output(&out),
+    };
+    attach(rt, out, name, backward, &[(x, false)])
 }
 
 /// `var`, `std` (`correction`) and `norm` (`p`) over `dims` (None: every element).
@@ -630,6 +661,53 @@ pub fn along_reduce(
         other => return Err(unsupported(other.name())),
     };
     Ok(attach(rt, out, name, backward, &[(x, false)]))
+}
+
+/// `var_mean` / `std_mean` (`std`): the two results as the outputs of one
+/// node (`VarMeanBackward0`, `StdMeanBackward0`), over `dims` (None:
+/// every element).
+pub fn var_mean(
+    rt: &Runtime,
+    mode: Mode,
+    x: &Tensor,
+    (var, mean): (Arc<Tensor>, Arc<Tensor>),
+    (std, correction): (bool, f64),
+    dims: Option<&[i64]>,
+    keepdim: bool,
+) -> R<(Arc<Tensor>, Arc<Tensor>)> {
+    let count = match x.numel() {
+        0 => 0,
+        n => n / mean.numel().max(1),
+    };
+    let dims = match dims {
+        Some(d) if !d.is_empty() && x.ndim() > 0 => {
+            Some(crate::runtime::shape::norm_dims(d, x.ndim())?)
+        }
+        _ => None,
+    };
+    let var_node = Backward::Var {
+        x: Saved::new(x),
+        std: std.then(|| Saved::output(&var)),
+        dims,
+        correction,
+        keepdim,
+    };
+    let backward = Backward::VarMean {
+        var: Box::new(var_node),
+        count,
+    };
+    let name = if std {
+        "StdMeanBackward0"
+    } else {
+        "VarMeanBackward0"
+    };
+    if !recording(mode, &[x]) || !x.dtype().is_float() {
+        return Ok((var, mean));
+    }
+    let mut outs = attach_parts(rt, mode, x, vec![var, mean], (name, backward));
+    let mean = outs.pop().expect("two outputs");
+    let var = outs.pop().expect("two outputs");
+    Ok((var, mean))
 }
 
 /// `at::norm(x, p, dim, keepdim)` as PyTorch's C++ composites call it

@@ -570,7 +570,10 @@ fn attend(
         let q_scaled = record::binary_scalar(rt, mode, BinaryOp::Mul, &q, scale)?;
         let kt = views::transpose(rt, mode, &k, 1, 2);
         let logits = match &attn_mask {
-            Some(m) => record::baddbmm(rt, mode, m, &q_scaled, &kt)?,
+            Some(m) => {
+                use crate::autograd::add_products::{add_product, Product, Scale};
+                add_product(rt, mode, Product::Bmm, m, &q_scaled, &kt, Scale::ONE)?
+            }
             None => record::bmm(rt, mode, &q_scaled, &kt)?,
         };
         drop((q_scaled, kt, k));

@@ -74,6 +74,20 @@ impl DType {
         DType::ALL.into_iter().find(|d| d.name() == name)
     }
 
+    /// The largest finite value of a float dtype (`torch.finfo(dt).max`);
+    /// an integer dtype's largest.
+    pub fn max_finite(self) -> f64 {
+        match self {
+            DType::F32 => f32::MAX.into(),
+            DType::F64 => f64::MAX,
+            DType::F16 => half::f16::MAX.into(),
+            DType::BF16 => half::bf16::MAX.into(),
+            DType::I32 => i32::MAX.into(),
+            DType::I64 => i64::MAX as f64,
+            DType::Bool => 1.0,
+        }
+    }
+
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {

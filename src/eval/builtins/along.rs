@@ -10,6 +10,7 @@ use super::math::dims_arg;
 use crate::error::{Diagnostic, Error};
 use crate::runtime::op::along::AlongOp;
 use crate::runtime::op::index::Index;
+use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::Tensor;
 
 /// Every function here, by name.
@@ -69,6 +70,62 @@ impl Interp {
                     _ => dims_arg(b)?,
                 };
                 self.reduce_along(op, correction, t, dims, keepdim, b)
+            }
+            "var_mean" | "std_mean" => {
+                let std = name == "std_mean";
+                let op = if std { AlongOp::Std } else { AlongOp::Var };
+                let correction = correction(b)?;
+                let keepdim = b.bool("keepdim", false)?;
+                let dims = match b.given("dim") {
+                    Some((Value::Bool(_), _)) => None,
+                    _ => dims_arg(b)?,
+                };
+                let (var, mean) = match dims.as_deref() {
+                    None | Some([]) => (
+                        self.rt.along(op, correction, t, None, keepdim),
+                        self.rt.reduce(ReduceOp::Mean, t, None, keepdim),
+                    ),
+                    Some(&[d]) => (
+                        self.rt.along(op, correction, t, Some(d), keepdim),
+                        self.rt.reduce(ReduceOp::Mean, t, Some(d), keepdim),
+                    ),
+                    Some(ds) => (
+                        self.rt.along_dims(op, correction, t, ds, keepdim),
+                        self.rt.reduce_dims(ReduceOp::Mean, t, ds, keepdim),
+                    ),
+                };
+                let (var, mean) = crate::autograd::record::var_mean(
+                    &self.rt,
+                    self.grad,
+                    t,
+                    (var.map_err(at)?, mean.map_err(at)?),
+                    (std, correction),
+                    dims.as_deref(),
+                    keepdim,
+                )
+                .map_err(at)?;
+                Ok(Value::List(Arc::new(vec![
+                    Value::Tensor(var),
+                    Value::Tensor(mean),
+                ])))
+            }
+            "median" | "nanmedian" => {
+                let nan = name == "nanmedian";
+                let Some(dim) = b.int("dim")? else {
+                    let m = crate::autograd::median::median_all(&mut self.rt, self.grad, t, nan);
+                    return b.result(m);
+                };
+                let keepdim = b.bool("keepdim", false)?;
+                let (v, i) = crate::autograd::median::median_dim(
+                    &mut self.rt,
+                    self.grad,
+                    t,
+                    (dim, keepdim),
+                    nan,
+                )
+                .map_err(at)?;
+                let class = if nan { "nanmedian" } else { "median" };
+                Ok(Value::values_indices(class, v, i))
             }
             "vector_norm" | "linalg_norm" => {
                 let p = linalg_order(name, t, b)?;

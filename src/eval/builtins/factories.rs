@@ -142,6 +142,44 @@ pub(super) fn linspace(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Va
     b.result(me.rt.linspace(start, end, steps, dtype, device))
 }
 
+/// `logspace(start, end, steps, base)`: `base ** e` for the exponents
+/// `linspace(start, end, steps)` gives in `dtype` (a float dtype's, as
+/// PyTorch steps them in `dtype`; an integer dtype's in doubles from the
+/// truncated ends), each power taken in double precision and rounded to
+/// `dtype` once, as PyTorch's kernel does.
+pub(super) fn logspace(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let at = |e: crate::error::Error| e.at(b.span);
+    let start = b.float("start")?.unwrap_or(0.0);
+    let end = b.float("end")?.unwrap_or(0.0);
+    let steps = b.sizes("steps")?[0];
+    let base = b.float("base")?.unwrap_or(10.0);
+    let dtype = b.dtype("dtype")?.unwrap_or(DType::F32);
+    let device = me.device_arg(b)?;
+    let exponents = match dtype.is_float() {
+        true => me
+            .rt
+            .linspace(start, end, steps, dtype, device)
+            .map_err(at)?,
+        false => {
+            let e = me
+                .rt
+                .linspace(start.trunc(), end.trunc(), steps, DType::F64, device);
+            e.map_err(at)?
+        }
+    };
+    let exponents = me.rt.cast(&exponents, DType::F64).map_err(at)?;
+    let base = crate::runtime::Tensor::scalar(base);
+    let powers = me
+        .rt
+        .binary(
+            crate::runtime::op::binary::BinaryOp::Pow,
+            crate::runtime::op::binary::Operand::weak(&base),
+            crate::runtime::op::binary::Operand::strong(&exponents),
+        )
+        .map_err(at)?;
+    b.result(me.rt.cast(&powers, dtype))
+}
+
 pub(super) fn eye(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let n = b.sizes("n")?[0];
     let m = match b.given("m") {

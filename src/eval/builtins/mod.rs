@@ -30,6 +30,7 @@ mod combine;
 mod composed_losses;
 pub(crate) mod conv;
 mod devices;
+pub(crate) mod diagonals;
 mod factories;
 mod init;
 pub(crate) mod losses;
@@ -41,6 +42,7 @@ mod parallel;
 mod param_vector;
 pub(crate) mod pointwise;
 pub(crate) mod pool;
+pub(crate) mod products;
 pub(crate) mod python;
 pub(crate) mod resize;
 mod rnn_utils;
@@ -80,6 +82,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("full", factories::full),
     ("arange", factories::arange),
     ("linspace", factories::linspace),
+    ("logspace", factories::logspace),
     ("eye", factories::eye),
     ("rand", factories::random),
     ("randn", factories::random),
@@ -156,6 +159,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("logical_xor", pointwise::binary),
     ("logical_not", pointwise::unary),
     ("isnan", pointwise::unary),
+    ("nan_to_num", pointwise::nan_to_num),
     ("hstack", combine::stack_family),
     ("vstack", combine::stack_family),
     ("row_stack", combine::stack_family),
@@ -177,9 +181,24 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("softmax", along::call),
     ("log_softmax", along::call),
     ("var", along::call),
+    ("var_mean", along::call),
+    ("std_mean", along::call),
+    ("median", along::call),
+    ("nanmedian", along::call),
     ("std", along::call),
     ("norm", along::call),
     ("unique", unique::unique),
+    ("diag", diagonals::function),
+    ("addmm", products::function),
+    ("addmv", products::function),
+    ("baddbmm", products::function),
+    ("addbmm", products::function),
+    ("kron", products::function),
+    ("dist", products::function),
+    ("cdist", products::function),
+    ("diagonal", diagonals::function),
+    ("diag_embed", diagonals::function),
+    ("trace", diagonals::function),
     ("vector_norm", along::call),
     ("linalg_norm", along::call),
     ("sort", along::call),

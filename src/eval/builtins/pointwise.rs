@@ -28,6 +28,33 @@ pub(super) fn unary(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Va
     me.pointwise_unary(name, &t, b.span)
 }
 
+/// `nan_to_num(input, nan=0.0, posinf=none, neginf=none)`.
+pub(super) fn nan_to_num(
+    me: &mut Interp,
+    name: &'static str,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let t = b.tensor("input")?;
+    nan_to_num_of(me, name, &t, b)
+}
+
+/// `x.nan_to_num(...)`: NaN and the infinities replaced (`autograd::blends`).
+pub(crate) fn nan_to_num_of(
+    me: &mut Interp,
+    _: &'static str,
+    t: &std::sync::Arc<crate::runtime::Tensor>,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let values = (
+        b.float("nan")?.unwrap_or(0.0),
+        b.float("posinf")?,
+        b.float("neginf")?,
+    );
+    b.result(crate::autograd::blends::nan_to_num(
+        &mut me.rt, me.grad, t, values,
+    ))
+}
+
 /// `where(condition, input, other)`.
 pub(super) fn where_(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let cond = b.tensor("condition")?;

@@ -383,23 +383,6 @@ pub(super) fn any_all(me: &mut Interp, name: &'static str, t: &Arc<Tensor>, b: &
     b.result(me.rt.binary(op, operand(&count), operand(&against)))
 }
 
-/// `x.trace()`: the sum of a matrix's diagonal.
-pub(super) fn trace(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
-    let at = |e: Error| e.at(b.span);
-    let [n, m] = t.shape() else {
-        return Err(at(Error::value(format!(
-            "trace() needs a matrix (2 dimensions), and this tensor has {}",
-            t.ndim()
-        ))));
-    };
-    let diagonal = t.view(
-        vec![(*n).min(*m)],
-        vec![t.strides()[0] + t.strides()[1]],
-        t.offset(),
-    );
-    b.result(me.rt.reduce(ReduceOp::Sum, &diagonal, None, false))
-}
-
 /// `x.copy_(src, non_blocking=false)`: `src`'s elements into x in place,
 /// broadcast and converted to x's dtype, from any device; returns x.
 pub(super) fn copy_(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {

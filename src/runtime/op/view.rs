@@ -65,6 +65,38 @@ pub fn permute(t: &Tensor, dims: &[i64]) -> Result<Tensor, Error> {
     Ok(t.view(shape, strides, t.offset()))
 }
 
+/// `x.diagonal(offset, dim1, dim2)`: the elements `[i, i + offset]` of
+/// the planes of `dim1` and `dim2` (below the main diagonal for a negative
+/// offset), as a last dimension after the others (PyTorch's view).
+pub fn diagonal(t: &Tensor, offset: i64, dim1: i64, dim2: i64) -> Result<Tensor, Error> {
+    let (d1, d2) = (norm_dim(dim1, t.ndim())?, norm_dim(dim2, t.ndim())?);
+    if d1 == d2 {
+        return Err(Error::shape(format!(
+            "diagonal dimensions cannot be identical {dim1}, {dim2}"
+        )));
+    }
+    let (n1, n2) = (t.shape()[d1] as i64, t.shape()[d2] as i64);
+    let (s1, s2) = (t.strides()[d1], t.strides()[d2]);
+    let len = match offset >= 0 {
+        true => n1.min(n2 - offset),
+        false => (n1 + offset).min(n2),
+    }
+    .max(0) as usize;
+    let start = match (len, offset >= 0) {
+        (0, _) => 0,
+        (_, true) => offset as isize * s2,
+        (_, false) => -offset as isize * s1,
+    };
+    let (mut shape, mut strides): (Vec<usize>, Vec<isize>) = (0..t.ndim())
+        .filter(|&d| d != d1 && d != d2)
+        .map(|d| (t.shape()[d], t.strides()[d]))
+        .unzip();
+    shape.push(len);
+    strides.push(s1 + s2);
+    let offset = (t.offset() as isize + start) as usize;
+    Ok(t.view(shape, strides, offset))
+}
+
 /// `x.mT`: the last two dimensions swapped (batches of matrices transposed).
 pub fn matrix_transpose(t: &Tensor) -> Result<Tensor, Error> {
     if t.ndim() < 2 {
