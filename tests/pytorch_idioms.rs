@@ -471,3 +471,53 @@ print(v.tolist(), m.tolist(), p.nan_to_num().tolist(), torch.logspace(0, 2, 3, d
     assert_eq!(cpu.len(), 5);
     assert_eq!(cpu, gpu);
 }
+
+/// `ConcatDataset` (cudash's module in Python, as PyTorch's is) of
+/// TensorDatasets and a program's class, read by a DataLoader with and
+/// without workers (a worker runs the class's `__getitem__` from the
+/// module's), shuffled from the session's generator, and `a + b`.
+#[test]
+fn concat_dataset_is_pytorchs() {
+    let out = printed(
+        "concat_dataset",
+        r#"import torch
+from torch.utils.data import TensorDataset, DataLoader, ConcatDataset, Dataset
+import torch.utils.data as tud
+class Sq(Dataset):
+    def __init__(self, n): self.n = n
+    def __len__(self): return self.n
+    def __getitem__(self, i): return torch.tensor([float(i * i)]), i
+a = TensorDataset(torch.arange(6.).reshape(3, 2), torch.tensor([0, 1, 2]))
+b = TensorDataset(torch.arange(100., 104.).reshape(2, 2), torch.tensor([7, 8]))
+c = ConcatDataset([a, b])
+print(len(c), c.cumulative_sizes, c[3][0].tolist(), c[-1][1].item(), isinstance(c, Dataset), tud.ConcatDataset is ConcatDataset)
+for xb, yb in DataLoader(c, batch_size=2):
+    print(xb.tolist(), yb.tolist())
+torch.manual_seed(0)
+print([y.tolist() for _, y in DataLoader(c, batch_size=5, shuffle=True)])
+d = ConcatDataset([Sq(3), Sq(2)])
+print([x.tolist() for x, _ in DataLoader(d, batch_size=5)])
+print([y.tolist() for _, y in DataLoader(d, batch_size=2, num_workers=2)])
+e = a + b
+print(type(e).__name__, len(e))
+for f in [lambda: ConcatDataset([]), lambda: c[-9]]:
+    try: f()
+    except Exception as ex: print(type(ex).__name__, ex)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "5 [3, 5] [100.0, 101.0] 8 True True",
+            "[[0.0, 1.0], [2.0, 3.0]] [0, 1]",
+            "[[4.0, 5.0], [100.0, 101.0]] [2, 7]",
+            "[[102.0, 103.0]] [8]",
+            "[[1, 8, 2, 7, 0]]",
+            "[[[0.0], [1.0], [4.0], [0.0], [1.0]]]",
+            "[[0, 1], [2, 0], [1]]",
+            "ConcatDataset 5",
+            "AssertionError datasets should not be an empty iterable",
+            "ValueError absolute value of index should not exceed dataset length",
+        ]
+    );
+}

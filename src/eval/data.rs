@@ -650,12 +650,15 @@ impl Host for Interp {
             .iter()
             .map(|(name, v)| (name.clone(), own_copy(v)))
             .collect();
+        let home = self.vars.number();
         let modules = self.forked_modules();
         let devices = Arc::clone(&self.rt.devices);
         let grad = self.grad;
         let source = self.source.clone();
         Box::new(move || {
             let mut it = Interp::worker(seed, devices, stop, vars);
+            // The session's functions name its table: the worker's copy.
+            it.module_alias.push((home, it.vars.number()));
             it.adopt_modules(modules);
             it.grad = grad;
             it.source = source;

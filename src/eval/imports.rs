@@ -1256,7 +1256,7 @@ impl Interp {
                     Value::Namespace(module(top).map_err(|e| e.at(item.module_span))?)
                 }
                 None => Value::Namespace(m),
-                Some(name) => member(m, &name.name).map_err(|e| e.at(name.span))?,
+                Some(name) => self.namespace_member(m, &name.name, name.span)?,
             };
             self.assign(&item.bind, v);
         }

@@ -45,7 +45,30 @@ fn defines(v: &Value, name: &str) -> bool {
     matches!(v, Value::Object(_)) && class_of(v).is_some_and(|c| c.find(name).is_some())
 }
 
+/// Whether `v` is a map-style dataset: cudash's, or an instance of a
+/// class derived from `Dataset`.
+fn is_dataset(v: &Value) -> bool {
+    match v {
+        Value::Dataset(_) => true,
+        Value::Object(o) => o.class.is_dataset(),
+        _ => false,
+    }
+}
+
 impl Interp {
+    /// `a + b` of datasets: `torch.utils.data.ConcatDataset([a, b])`.
+    fn concat_datasets(&mut self, a: &Value, b: &Value, span: Span) -> Result<Value, Diagnostic> {
+        let data = super::imports::module("torch.utils.data").map_err(|e| e.at(span))?;
+        let class = self.namespace_member(data, "ConcatDataset", span)?;
+        let pair = Value::List(std::sync::Arc::new(vec![a.clone(), b.clone()]));
+        let arg = ArgVal {
+            keyword: None,
+            value: pair,
+            span,
+        };
+        self.call_value(class, vec![arg], span)
+    }
+
     /// `a op b` by an operand's method, when one of them is an instance of
     /// a program's class that has it; None otherwise.
     pub(crate) fn operator_method(
@@ -61,6 +84,10 @@ impl Interp {
         }
         if defines(b, reflected) {
             return Some(self.call_operator(b, reflected, a, span));
+        }
+        // PyTorch's `Dataset.__add__`: `ConcatDataset([a, b])`.
+        if op == BinOp::Elementwise(BinaryOp::Add) && is_dataset(a) {
+            return Some(self.concat_datasets(a, b, span));
         }
         // Python's default `__ne__`: the opposite of `__eq__`.
         if op == BinOp::Elementwise(BinaryOp::Ne) && defines(a, "__eq__") {

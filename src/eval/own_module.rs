@@ -110,6 +110,12 @@ impl Interp {
         span: Span,
     ) -> Result<Value, Diagnostic> {
         let full = format!("{}.{name}", m.path);
+        // A name of PyTorch's that a module of cudash's own defines.
+        if let Some(module) = super::stdlib::member_module(m.path, name) {
+            let path = super::stdlib::path_of(module).expect("a module of stdlib/");
+            let own = self.import_own(module, path, span)?;
+            return self.own_module_attr(&own, name, span);
+        }
         match super::stdlib::path_of(&full) {
             Some(path) => Ok(Value::OwnModule(self.import_own(&full, path, span)?)),
             None => super::imports::member(m, name).map_err(|e| e.at(span)),

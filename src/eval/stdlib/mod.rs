@@ -11,7 +11,34 @@ const MODULES: &[(&str, &str)] = &[
         "torch.distributions",
         include_str!("torch_distributions.py"),
     ),
+    (
+        "torch.utils.data._concat",
+        include_str!("torch_utils_data_concat.py"),
+    ),
 ];
+
+/// Names of PyTorch's namespaces that a module here defines (the namespace,
+/// the name, the module): `torch.utils.data.ConcatDataset`.
+const MEMBERS: &[(&str, &str, &str)] = &[
+    (
+        "torch.utils.data",
+        "ConcatDataset",
+        "torch.utils.data._concat",
+    ),
+    (
+        "torch.utils.data.dataset",
+        "ConcatDataset",
+        "torch.utils.data._concat",
+    ),
+];
+
+/// The module here that defines `namespace.name`, if one does.
+pub fn member_module(namespace: &str, name: &str) -> Option<&'static str> {
+    MEMBERS
+        .iter()
+        .find(|(n, m, _)| *n == namespace && *m == name)
+        .map(|(_, _, module)| *module)
+}
 
 /// Where a built-in module's text is said to be (its errors name it).
 const DIR: &str = "<cudash>/";
