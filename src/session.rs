@@ -167,6 +167,8 @@ impl Session {
         let picked = pick::pick(config.backend, sim)?;
         let devices = Arc::new(Devices::new(picked.backend.as_ref(), picked.reason));
         devices.set_launch_blocking(config.launch_blocking);
+        // A new session shows tensors with PyTorch's defaults.
+        crate::display::tensor::set_print_options(crate::display::tensor::PrintOptions::DEFAULT);
         Ok(Session {
             interp: Interp::new(config.seed, Arc::clone(&devices), Hooks::default()),
             devices,

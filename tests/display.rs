@@ -11,6 +11,44 @@ fn float_modes_match_pytorch() {
     shows!("[1., 0.] / 0." => "[inf, nan]  f32[2] @cpu");
     shows!("tensor(3.5)" => "3.5000  f32[] @cpu");
     shows!("ones(2, 0)" => "[]  f32[2,0] @cpu");
+    // Whole numbers far apart: PyTorch's ratio rule, not `1.` (checked
+    // against PyTorch 2.15: `tensor([1.0000e+00, 1.0000e+04])`).
+    shows!("[1., 10000.]" => "[1.0000e+00, 1.0000e+04]  f32[2] @cpu");
+    shows!("[1., 1000.]" => "[   1., 1000.]  f32[2] @cpu");
+}
+
+/// `torch.set_printoptions`: precision, threshold and edge items, a
+/// profile, sci_mode forced either way; PyTorch's values for each
+/// (PyTorch 2.15 printed `tensor([1.12, 2.50])`, `tensor([0, 1, 2,  ...,
+/// 7, 8, 9])`, `tensor([0.0000, 1.0000])`, `tensor([1.0000e+00, 2.0000e+00])`).
+#[test]
+fn print_options_are_pytorchs() {
+    let out = common::ok(
+        "import torch\ntorch.set_printoptions(precision=2)\nprint(torch.tensor([1.12345, 2.5]))\n\
+         torch.set_printoptions(threshold=5)\nprint(torch.arange(10))\n\
+         torch.set_printoptions(profile=\"short\", threshold=4)\nprint(torch.arange(10.) / 3)\n\
+         torch.set_printoptions(profile=\"default\")\nprint(torch.tensor([1.12345]), torch.arange(10))\n\
+         torch.set_printoptions(sci_mode=False)\nprint(torch.tensor([1e-6, 1.]))\n\
+         torch.set_printoptions(sci_mode=True)\nprint(torch.tensor([1., 2.]))\n\
+         torch.set_printoptions(4)\nprint(torch.tensor([1e-6, 1.]))",
+    );
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "[1.12, 2.50]  f32[2] @cpu",
+            "[0, 1, 2, ..., 7, 8, 9]  i64[10] @cpu",
+            "[0.00, 0.33, ..., 2.67, 3.00]  f32[10] @cpu",
+            "[1.1235]  f32[1] @cpu [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]  i64[10] @cpu",
+            "[0.0000, 1.0000]  f32[2] @cpu",
+            "[1.0000e+00, 2.0000e+00]  f32[2] @cpu",
+            "[1.0000e-06, 1.0000e+00]  f32[2] @cpu",
+        ]
+    );
+    // A new session starts from PyTorch's defaults.
+    assert_eq!(
+        common::ok("print(tensor([1.12345]))"),
+        "[1.1235]  f32[1] @cpu"
+    );
 }
 
 #[test]

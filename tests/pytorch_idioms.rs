@@ -521,3 +521,51 @@ for f in [lambda: ConcatDataset([]), lambda: c[-9]]:
         ]
     );
 }
+
+/// `CyclicLR` in its three modes, with SGD's momentum and Adam's beta1
+/// cycled the other way: every rate and momentum PyTorch set, to the bit.
+#[test]
+fn cyclic_lr_is_pytorchs() {
+    let out = printed(
+        "cyclic_lr",
+        r#"import torch
+from torch.optim.lr_scheduler import CyclicLR
+w = torch.zeros(2, requires_grad=True)
+for kw, opt_kind in [(dict(base_lr=0.01, max_lr=0.1, step_size_up=3), "sgd"),
+                     (dict(base_lr=0.001, max_lr=0.006, step_size_up=2, step_size_down=4, mode="triangular2"), "adam"),
+                     (dict(base_lr=0.1, max_lr=1.0, step_size_up=2, mode="exp_range", gamma=0.9, cycle_momentum=False), "sgd0")]:
+    if opt_kind == "sgd":
+        opt = torch.optim.SGD([w], lr=0.5, momentum=0.5)
+    elif opt_kind == "adam":
+        opt = torch.optim.Adam([w], lr=0.5)
+    else:
+        opt = torch.optim.SGD([w], lr=0.5, momentum=0.0)
+    s = CyclicLR(opt, **kw)
+    lrs, ms = [], []
+    for i in range(14):
+        g = opt.param_groups[0]
+        lrs.append(g["lr"])
+        ms.append(g["betas"][0] if "betas" in g else g["momentum"])
+        opt.step()
+        s.step()
+    print(lrs)
+    print(ms, s.get_last_lr(), s.last_epoch)
+try:
+    CyclicLR(torch.optim.Adagrad([w]), 0.1, 1.0)
+except Exception as e:
+    print(type(e).__name__, e)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "[0.01, 0.040000000000000015, 0.06999999999999999, 0.1, 0.07000000000000003, 0.03999999999999998, 0.01, 0.040000000000000056, 0.06999999999999995, 0.1, 0.06999999999999995, 0.040000000000000056, 0.01, 0.03999999999999998]",
+            "[0.9, 0.8666666666666667, 0.8333333333333334, 0.8, 0.8333333333333334, 0.8666666666666667, 0.9, 0.8666666666666666, 0.8333333333333335, 0.8, 0.8333333333333335, 0.8666666666666666, 0.9, 0.8666666666666667] [0.07000000000000003] 14",
+            "[0.001, 0.0035000000000000014, 0.005999999999999999, 0.004749999999999999, 0.0035000000000000005, 0.0022499999999999985, 0.001, 0.002250000000000002, 0.003499999999999998, 0.002875, 0.0022499999999999985, 0.001625000000000001, 0.001, 0.0016249999999999995]",
+            "[0.9, 0.85, 0.8, 0.8250000000000001, 0.85, 0.875, 0.9, 0.875, 0.8500000000000001, 0.8625, 0.875, 0.8875, 0.9, 0.8875000000000001] [0.0022499999999999994] 14",
+            "[0.1, 0.505, 0.8290000000000001, 0.42805000000000004, 0.1, 0.3657205, 0.5782969000000001, 0.3152336050000001, 0.1, 0.27433922005000005, 0.41381059609000015, 0.24121476824050003, 0.1, 0.21438396227480505]",
+            "[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0] [0.30589113209464913] 14",
+            "ValueError optimizer must support momentum or beta1 with `cycle_momentum` option enabled",
+        ]
+    );
+}

@@ -62,6 +62,9 @@ pub enum Schedule {
     /// down to `initial / final_div_factor` (three phases: back to the
     /// initial rate first), the momentum the other way round.
     OneCycleLR(OneCycle),
+    /// `CyclicLR`: the rate up from `base_lr` to `max_lr` and back in
+    /// cycles (the momentum the other way round).
+    CyclicLR(Cyclic),
     /// `ReduceLROnPlateau`: the rate cut by `factor` when the metric has not
     /// improved for `patience` steps (its state changes with each step).
     ReduceLROnPlateau(Plateau),
@@ -142,6 +145,60 @@ pub struct OneCycle {
     pub cos: bool,
     /// `(base_momentum, max_momentum)` when `cycle_momentum`.
     pub momentum: Option<(f64, f64)>,
+}
+
+/// CyclicLR's settings: per group `max_lrs`, the cycle's length in steps
+/// and the part of it going up, the policy, and per group
+/// `(base_momentum, max_momentum)` when `cycle_momentum`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cyclic {
+    pub max_lrs: Vec<f64>,
+    pub total_size: f64,
+    pub step_ratio: f64,
+    pub mode: CyclicMode,
+    pub momentum: Option<Vec<(f64, f64)>>,
+}
+
+/// CyclicLR's `mode`: the amplitude each cycle (`triangular`: the same;
+/// `triangular2`: halved each cycle) or each step (`exp_range`: times
+/// `gamma`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CyclicMode {
+    Triangular,
+    Triangular2,
+    ExpRange { gamma: f64 },
+}
+
+impl Cyclic {
+    /// PyTorch's `get_lr` at `epoch`: where in its cycle the step is
+    /// (`scale_factor`), and the policy's scale.
+    fn place(&self, epoch: i64) -> (f64, f64) {
+        let e = epoch as f64;
+        let cycle = (1.0 + e / self.total_size).floor();
+        let x = 1.0 + e / self.total_size - cycle;
+        let factor = match x <= self.step_ratio {
+            true => x / self.step_ratio,
+            false => (x - 1.0) / (self.step_ratio - 1.0),
+        };
+        let scale = match self.mode {
+            CyclicMode::Triangular => 1.0,
+            CyclicMode::Triangular2 => 1.0 / 2.0f64.powf(cycle - 1.0),
+            CyclicMode::ExpRange { gamma } => gamma.powf(e),
+        };
+        (factor, scale)
+    }
+
+    /// Group `g`'s rate (from its `base`) and momentum at `epoch`.
+    fn at(&self, g: usize, base: f64, epoch: i64) -> (f64, Option<f64>) {
+        let (factor, scale) = self.place(epoch);
+        let max = self.max_lrs[g.min(self.max_lrs.len() - 1)];
+        let lr = base + ((max - base) * factor) * scale;
+        let momentum = self.momentum.as_ref().map(|m| {
+            let (low, high) = m[g.min(m.len() - 1)];
+            high - ((high - low) * factor) * scale
+        });
+        (lr, momentum)
+    }
 }
 
 /// Which of a group's rates a phase starts or ends at.
@@ -273,6 +330,7 @@ impl Scheduler {
             Schedule::Combined { sequential: true } => "SequentialLR",
             Schedule::Combined { sequential: false } => "ChainedScheduler",
             Schedule::OneCycleLR(_) => "OneCycleLR",
+            Schedule::CyclicLR(_) => "CyclicLR",
             Schedule::ReduceLROnPlateau(_) => "ReduceLROnPlateau",
         }
     }
@@ -287,6 +345,16 @@ impl Scheduler {
         if let Schedule::OneCycleLR(c) = &self.schedule {
             let lrs: Vec<f64> = (0..current.len())
                 .map(|g| c.at(g, self.last_epoch).0)
+                .collect();
+            self.last_lrs = lrs.clone();
+            return lrs;
+        }
+        if let Schedule::CyclicLR(c) = &self.schedule {
+            let lrs: Vec<f64> = (0..current.len())
+                .map(|g| {
+                    let base = self.base_lrs.get(g).copied().unwrap_or(current[g]);
+                    c.at(g, base, self.last_epoch).0
+                })
                 .collect();
             self.last_lrs = lrs.clone();
             return lrs;
@@ -402,6 +470,7 @@ impl Scheduler {
                 eta_min + (base - eta_min) * (1.0 + (pi * t_cur / *t_i as f64).cos()) / 2.0
             }
             Schedule::OneCycleLR(_)
+            | Schedule::CyclicLR(_)
             | Schedule::ReduceLROnPlateau(_)
             | Schedule::Combined { .. } => current,
         }
@@ -430,6 +499,7 @@ impl Scheduler {
                     Schedule::LambdaLR => base * factor.unwrap_or(1.0),
                     Schedule::MultiplicativeLR => current[g] * factor.unwrap_or(1.0),
                     Schedule::OneCycleLR(c) => c.at(g, 0).0,
+                    Schedule::CyclicLR(c) => c.at(g, base, 0).0,
                     Schedule::CosineAnnealingWarmRestarts { .. } => {
                         self.group_lr(false, current[g], base, factor)
                     }
@@ -442,13 +512,18 @@ impl Scheduler {
         lrs
     }
 
-    /// OneCycleLR's momentum for each of `groups` at the current step
+    /// OneCycleLR's and CyclicLR's momentum for each of `groups` at the current step
     /// (none for the other schedules, or without `cycle_momentum`).
     pub fn momenta(&self, groups: usize) -> Option<Vec<f64>> {
         match &self.schedule {
             Schedule::OneCycleLR(c) if c.momentum.is_some() => Some(
                 (0..groups)
                     .filter_map(|g| c.at(g, self.last_epoch).1)
+                    .collect(),
+            ),
+            Schedule::CyclicLR(c) if c.momentum.is_some() => Some(
+                (0..groups)
+                    .filter_map(|g| c.at(g, 0.0, self.last_epoch).1)
                     .collect(),
             ),
             _ => None,

@@ -1,15 +1,71 @@
 //! PyTorch-style text for tensor values: aligned columns, 4 decimals or
-//! scientific notation as PyTorch chooses, summarised past 1000 elements.
+//! scientific notation as PyTorch chooses, summarised past 1000 elements;
+//! each of those as `torch.set_printoptions` sets it ([`PrintOptions`]).
+
+use std::cell::Cell as Slot;
 
 use crate::runtime::buffer::Stored;
 use crate::runtime::shape::fmt_shape;
 use crate::runtime::{DType, Tensor};
 use crate::with_dtype;
 
-/// Above this many elements, only the first and last `EDGE` items of each dimension are shown.
-pub const SUMMARIZE_ABOVE: usize = 1000;
-const EDGE: usize = 3;
-const LINE_WIDTH: usize = 80;
+/// `torch.set_printoptions`'s settings: digits after the point, how many
+/// elements a tensor may have before it is summarised, how many items of
+/// each dimension's ends a summary shows, the width lines wrap at, and
+/// scientific notation forced on or off (None: PyTorch's choice).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PrintOptions {
+    pub precision: usize,
+    pub threshold: f64,
+    pub edgeitems: usize,
+    pub linewidth: usize,
+    pub sci_mode: Option<bool>,
+}
+
+impl PrintOptions {
+    /// PyTorch's defaults (`profile="default"`).
+    pub const DEFAULT: PrintOptions = PrintOptions {
+        precision: 4,
+        threshold: 1000.0,
+        edgeitems: 3,
+        linewidth: 80,
+        sci_mode: None,
+    };
+
+    /// PyTorch's `profile=` presets: "default", "short", "full".
+    pub fn profile(name: &str) -> Option<PrintOptions> {
+        let d = PrintOptions::DEFAULT;
+        Some(match name {
+            "default" => d,
+            "short" => PrintOptions {
+                precision: 2,
+                edgeitems: 2,
+                ..d
+            },
+            "full" => PrintOptions {
+                threshold: f64::INFINITY,
+                ..d
+            },
+            _ => return None,
+        })
+    }
+}
+
+thread_local! {
+    /// The options of the session on this thread (PyTorch's are the
+    /// process's; each cudash session runs on a thread of its own).
+    static OPTIONS: Slot<PrintOptions> = const { Slot::new(PrintOptions::DEFAULT) };
+}
+
+/// The print options in force on this thread.
+pub fn print_options() -> PrintOptions {
+    OPTIONS.with(Slot::get)
+}
+
+/// `torch.set_printoptions(...)`: the options for what this thread shows next.
+pub fn set_print_options(o: PrintOptions) {
+    OPTIONS.with(|s| s.set(o));
+}
 
 /// The tag shown with every tensor: `f32[2,3] @cuda:1`.
 pub fn tag(t: &Tensor) -> String {
@@ -29,7 +85,7 @@ pub fn tag(t: &Tensor) -> String {
 pub fn render(t: &Tensor) -> String {
     let values = values(t);
     let tag = tag(t);
-    if !values.contains('\n') && values.len() + tag.len() + 2 <= LINE_WIDTH {
+    if !values.contains('\n') && values.len() + tag.len() + 2 <= print_options().linewidth {
         format!("{values}  {tag}")
     } else {
         format!("{values}\n{tag}")
@@ -62,15 +118,17 @@ pub fn values(t: &Tensor) -> String {
 
 /// The indices of each dimension a display shows; `None` marks the elided middle.
 fn shown_indices(t: &Tensor) -> Vec<Vec<Option<usize>>> {
-    let summarize = t.numel() > SUMMARIZE_ABOVE;
+    let o = print_options();
+    let summarize = t.numel() as f64 > o.threshold;
+    let edge = o.edgeitems;
     t.shape()
         .iter()
         .map(|&n| {
-            if summarize && n > 2 * EDGE {
-                (0..EDGE)
+            if summarize && n > 2 * edge {
+                (0..edge)
                     .map(Some)
                     .chain([None])
-                    .chain((n - EDGE..n).map(Some))
+                    .chain((n - edge..n).map(Some))
                     .collect()
             } else {
                 (0..n).map(Some).collect()
@@ -144,6 +202,7 @@ fn to_cell<T: Stored>(x: T) -> Cell {
 struct CellFormat {
     mode: FloatMode,
     width: usize,
+    precision: usize,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -155,12 +214,17 @@ enum FloatMode {
 
 impl CellFormat {
     fn new(dtype: DType, cells: &[Cell]) -> Self {
+        let o = print_options();
         let mode = if dtype.is_float() {
-            float_mode(cells)
+            float_mode(cells, o.sci_mode)
         } else {
             FloatMode::Int
         };
-        let mut f = CellFormat { mode, width: 0 };
+        let mut f = CellFormat {
+            mode,
+            width: 0,
+            precision: o.precision,
+        };
         f.width = cells.iter().map(|c| f.cell(*c).len()).max().unwrap_or(0);
         f
     }
@@ -179,8 +243,8 @@ impl CellFormat {
             }
             Cell::F(x) => match self.mode {
                 FloatMode::Int => format!("{x:.0}."),
-                FloatMode::Fixed => format!("{x:.4}"),
-                FloatMode::Sci => sci(x),
+                FloatMode::Fixed => format!("{x:.p$}", p = self.precision),
+                FloatMode::Sci => sci(x, self.precision),
             },
         }
     }
@@ -190,8 +254,10 @@ impl CellFormat {
     }
 }
 
-/// PyTorch's choice: integers print as `1.`, a wide range or tiny/huge values in scientific notation.
-fn float_mode(cells: &[Cell]) -> FloatMode {
+/// PyTorch's choice (its `_Formatter`): a wide range (a ratio past 1000)
+/// or tiny or huge values in scientific notation, else whole numbers as
+/// `1.`; `sci_mode` forces scientific notation on or off.
+fn float_mode(cells: &[Cell], sci_mode: Option<bool>) -> FloatMode {
     let finite: Vec<f64> = cells
         .iter()
         .filter_map(|c| match c {
@@ -206,22 +272,20 @@ fn float_mode(cells: &[Cell]) -> FloatMode {
         .collect();
     let max = nonzero.iter().copied().fold(f64::NAN, f64::max);
     let min = nonzero.iter().copied().fold(f64::NAN, f64::min);
-    if finite.iter().all(|x| x.fract() == 0.0) {
-        if max > 1e8 {
-            FloatMode::Sci
-        } else {
-            FloatMode::Int
-        }
-    } else if max / min > 1000.0 || max > 1e8 || min < 1e-4 {
-        FloatMode::Sci
-    } else {
-        FloatMode::Fixed
+    if nonzero.is_empty() {
+        return FloatMode::Int;
+    }
+    let sci = sci_mode.unwrap_or(max / min > 1000.0 || max > 1e8 || min < 1e-4);
+    match (sci, finite.iter().all(|x| x.fract() == 0.0)) {
+        (true, _) => FloatMode::Sci,
+        (false, true) => FloatMode::Int,
+        (false, false) => FloatMode::Fixed,
     }
 }
 
-/// `1.2346e+08`, as Python formats `{:.4e}`.
-fn sci(x: f64) -> String {
-    let s = format!("{x:.4e}");
+/// `1.2346e+08`, as Python formats `{:.4e}` (`precision` digits).
+fn sci(x: f64, precision: usize) -> String {
+    let s = format!("{x:.precision$e}");
     match s.split_once('e') {
         Some((mant, exp)) => {
             let (sign, digits) = match exp.strip_prefix('-') {
@@ -251,7 +315,8 @@ fn layout<'a>(
                 None => "...".into(),
             })
             .collect();
-        let per_line = ((LINE_WIDTH.saturating_sub(indent)) / (fmt.width + 2)).max(1);
+        let width = print_options().linewidth;
+        let per_line = ((width.saturating_sub(indent)) / (fmt.width + 2)).max(1);
         let lines: Vec<String> = items.chunks(per_line).map(|c| c.join(", ")).collect();
         out.push_str(&lines.join(&format!(",\n{}", " ".repeat(indent))));
     } else {

@@ -228,6 +228,11 @@ impl Interp {
                 let items = container.elements().unwrap_or(Ok(Vec::new()));
                 items.map_err(|e| e.at(span))?.iter().any(equal)
             }
+            // `"betas" in opt.param_groups[0]`: its keys.
+            Value::ParamGroup(g) => match item {
+                Value::Str(k) => super::schedule::group_get(&g.0, g.1, k).is_ok(),
+                _ => false,
+            },
             Value::Tensor(t) if t.numel() == 0 => false,
             Value::Tensor(_) => {
                 let eq = BinOp::Elementwise(BinaryOp::Eq);

@@ -443,9 +443,6 @@ static TENSOR_FUNCTIONS: &[Native] = &[
     Native { name: "torch.tanh" },
     Native { name: "torch.topk" },
     Native {
-        name: "torch.trace",
-    },
-    Native {
         name: "torch.transpose",
     },
     Native { name: "torch.tril" },
@@ -474,6 +471,9 @@ static TENSOR_FUNCTIONS: &[Native] = &[
 static NATIVES: &[Native] = &[
     Native {
         name: "torch.finfo",
+    },
+    Native {
+        name: "torch.set_printoptions",
     },
     Native {
         name: "torch.iinfo",
@@ -1299,6 +1299,9 @@ impl Interp {
         }
         if f.name.starts_with("random.") {
             return self.call_random(f.name, args, span);
+        }
+        if f.name == "torch.set_printoptions" {
+            return self.set_printoptions(args);
         }
         if super::torch_info::NAMES.contains(&f.name) {
             return self.call_torch_info(f.name, args, span);

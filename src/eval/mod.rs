@@ -46,6 +46,7 @@ mod optimizer_state;
 mod own_module;
 mod parallel;
 pub(crate) mod param_containers;
+mod print_options;
 mod pyfile;
 mod pyrandom;
 mod quick;

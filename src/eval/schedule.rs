@@ -44,6 +44,7 @@ pub(super) fn scheduler(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
     let optimizer = optimizer_arg(b)?;
     let gamma = b.float("gamma")?;
     let mut lambda = None;
+    let mut cyclic_bases = None;
     let schedule = match name {
         "StepLR" => {
             let step_size = b.int("step_size")?.unwrap_or(1);
@@ -98,6 +99,11 @@ pub(super) fn scheduler(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             }
         }
         "OneCycleLR" => one_cycle(b, &optimizer)?,
+        "CyclicLR" => {
+            let (schedule, bases) = cyclic(b, &optimizer)?;
+            cyclic_bases = Some(bases);
+            schedule
+        }
         "ConstantLR" => {
             let factor = b.float("factor")?.unwrap_or(1.0 / 3.0);
             if !(0.0..=1.0).contains(&factor) {
@@ -177,8 +183,13 @@ pub(super) fn scheduler(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
         }
     };
     let base_lrs = lock(&optimizer).initial_lrs();
+    let mut scheduler = Scheduler::new(schedule, base_lrs);
+    if let Some(bases) = cyclic_bases {
+        // CyclicLR cycles from the `base_lr` given, whatever `initial_lr` says.
+        scheduler.base_lrs = bases;
+    }
     let s = Arc::new(LrScheduler {
-        scheduler: Mutex::new(Scheduler::new(schedule, base_lrs)),
+        scheduler: Mutex::new(scheduler),
         optimizer,
         lambda,
         parts: Vec::new(),
@@ -289,6 +300,100 @@ fn one_cycle(b: &Bound, optimizer: &Arc<Mutex<Optimizer>>) -> Result<Schedule, D
         cos,
         momentum,
     }))
+}
+
+/// A setting given once for every group or as a list of one per group
+/// (PyTorch's `_format_param`).
+fn per_group(
+    b: &Bound,
+    name: &str,
+    default: Option<f64>,
+    groups: usize,
+) -> Result<Vec<f64>, Diagnostic> {
+    let Some((v, span)) = b.given(name).cloned() else {
+        return match default {
+            Some(d) => Ok(vec![d; groups]),
+            None => Err(Error::value(format!("CyclicLR needs `{name}`")).at(b.span)),
+        };
+    };
+    if let Some(x) = v.as_number() {
+        return Ok(vec![x; groups]);
+    }
+    let items = super::args::flatten(&v, span)?;
+    let values: Vec<f64> = items.iter().filter_map(|(x, _)| x.as_number()).collect();
+    if values.len() != groups || items.len() != groups {
+        return Err(Error::value(format!(
+            "expected {groups} values for {name}, got {}",
+            items.len()
+        ))
+        .at(span));
+    }
+    Ok(values)
+}
+
+/// `CyclicLR(optimizer, base_lr, max_lr, step_size_up=2000,
+/// step_size_down=none, mode="triangular", gamma=1.0, scale_fn=none,
+/// scale_mode="cycle", cycle_momentum=true, base_momentum=0.8,
+/// max_momentum=0.9)`: as PyTorch's, it sets each group's rate to
+/// `base_lr` and (with `cycle_momentum`) its momentum to `max_momentum`;
+/// the schedule, and the base rates it cycles from.
+fn cyclic(
+    b: &Bound,
+    optimizer: &Arc<Mutex<Optimizer>>,
+) -> Result<(Schedule, Vec<f64>), Diagnostic> {
+    use crate::autograd::schedule::{Cyclic, CyclicMode};
+    let groups = lock(optimizer).groups.len();
+    let bases = per_group(b, "base_lr", None, groups)?;
+    let max_lrs = per_group(b, "max_lr", None, groups)?;
+    let up = b.float("step_size_up")?.unwrap_or(2000.0);
+    let down = b.float("step_size_down")?.unwrap_or(up);
+    if b.given("scale_fn")
+        .is_some_and(|(v, _)| !matches!(v, Value::None))
+    {
+        return Err(Error::value_help(
+            "CyclicLR's scale_fn is not in cudash",
+            "use `mode=\"triangular2\"` or `mode=\"exp_range\"` with `gamma`",
+        )
+        .at(b.span_of("scale_fn")));
+    }
+    let mode = match b.str("mode")?.as_deref().unwrap_or("triangular") {
+        "triangular" => CyclicMode::Triangular,
+        "triangular2" => CyclicMode::Triangular2,
+        "exp_range" => CyclicMode::ExpRange {
+            gamma: b.float("gamma")?.unwrap_or(1.0),
+        },
+        _ => return Err(Error::value("mode is invalid and scale_fn is None").at(b.span_of("mode"))),
+    };
+    let momentum = match b.bool("cycle_momentum", true)? {
+        false => None,
+        true => {
+            let low = per_group(b, "base_momentum", Some(0.8), groups)?;
+            let high = per_group(b, "max_momentum", Some(0.9), groups)?;
+            let mut o = lock(optimizer);
+            for (g, &m) in o.groups.iter_mut().zip(&high) {
+                if !g.set_momentum(m) {
+                    return Err(Error::value(
+                        "optimizer must support momentum or beta1 with `cycle_momentum` option enabled",
+                    )
+                    .at(b.span));
+                }
+            }
+            Some(low.into_iter().zip(high).collect())
+        }
+    };
+    let mut o = lock(optimizer);
+    for (g, &lr) in o.groups.iter_mut().zip(&bases) {
+        g.set_lr(lr);
+    }
+    let total_size = up + down;
+    let schedule = Schedule::CyclicLR(Cyclic {
+        max_lrs,
+        total_size,
+        step_ratio: up / total_size,
+        mode,
+        momentum,
+    });
+    Ok((schedule, bases))
 }
 
 impl Interp {

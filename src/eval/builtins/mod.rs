@@ -327,6 +327,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("CosineAnnealingLR", super::schedule::scheduler),
     ("LambdaLR", super::schedule::scheduler),
     ("OneCycleLR", super::schedule::scheduler),
+    ("CyclicLR", super::schedule::scheduler),
     ("ConstantLR", super::schedule::scheduler),
     ("LinearLR", super::schedule::scheduler),
     ("PolynomialLR", super::schedule::scheduler),
