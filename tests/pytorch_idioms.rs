@@ -569,3 +569,88 @@ except Exception as e:
         ]
     );
 }
+
+/// Python's `json` as training scripts use it for configs and metrics:
+/// `dumps` (plain, `indent`, `sort_keys`, `separators`, `ensure_ascii`,
+/// NaN and Infinity), `loads`, `dump`/`load` through a file, and Python's
+/// `JSONDecodeError` and `TypeError` messages.
+#[test]
+fn json_is_pythons() {
+    let out = printed(
+        "json_module",
+        r#"import json
+import torch
+d = {"lr": 0.001, "epochs": 10, "name": "run é", "tags": ["a", "b"], "nested": {"x": None, "ok": True, "t": (1, 2.5)}, 3: float("nan"), "inf": float("inf"), "empty": [], "e2": {}}
+s = json.dumps(d)
+print(s)
+print(json.dumps(d, indent=2, sort_keys=False))
+print(json.dumps([1, {"a": [1, 2]}], indent="\t"))
+print(json.dumps({"b": 1, "a": 2}, sort_keys=True, separators=(",", ":")), json.dumps("é", ensure_ascii=False), json.dumps(1e-7), json.dumps(2.0), json.dumps(10**15))
+back = json.loads(s)
+print(back, type(back["tags"]).__name__, back["3"])
+print(json.loads('  {"a": [1, 2.5e3, -0.5, "x\\ny\\u00e9\\ud83d\\ude00"], "b": {"c": null}, "a2": 1E2} '))
+with open("out.json", "w") as f:
+    json.dump({"loss": [0.5, 0.25]}, f, indent=4)
+with open("out.json") as f:
+    print(json.load(f))
+for bad in ['', '{"a" 1}', '[1, 2', '{"a": 1} x', "{'a': 1}", '"abc']:
+    try:
+        json.loads(bad)
+    except json.JSONDecodeError as e:
+        print(type(e).__name__, e)
+for o in [torch.ones(2), {"k": [torch.ones(1)]}]:
+    try:
+        json.dumps(o)
+    except TypeError as e:
+        print(type(e).__name__, e)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "{\"lr\": 0.001, \"epochs\": 10, \"name\": \"run \\u00e9\", \"tags\": [\"a\", \"b\"], \"nested\": {\"x\": null, \"ok\": true, \"t\": [1, 2.5]}, \"3\": NaN, \"inf\": Infinity, \"empty\": [], \"e2\": {}}",
+            "{",
+            "  \"lr\": 0.001,",
+            "  \"epochs\": 10,",
+            "  \"name\": \"run \\u00e9\",",
+            "  \"tags\": [",
+            "    \"a\",",
+            "    \"b\"",
+            "  ],",
+            "  \"nested\": {",
+            "    \"x\": null,",
+            "    \"ok\": true,",
+            "    \"t\": [",
+            "      1,",
+            "      2.5",
+            "    ]",
+            "  },",
+            "  \"3\": NaN,",
+            "  \"inf\": Infinity,",
+            "  \"empty\": [],",
+            "  \"e2\": {}",
+            "}",
+            "[",
+            "\t1,",
+            "\t{",
+            "\t\t\"a\": [",
+            "\t\t\t1,",
+            "\t\t\t2",
+            "\t\t]",
+            "\t}",
+            "]",
+            "{\"a\":2,\"b\":1} \"é\" 1e-07 2.0 1000000000000000",
+            "{'lr': 0.001, 'epochs': 10, 'name': 'run é', 'tags': ['a', 'b'], 'nested': {'x': None, 'ok': True, 't': [1, 2.5]}, '3': nan, 'inf': inf, 'empty': [], 'e2': {}} list nan",
+            "{'a': [1, 2500.0, -0.5, 'x\\nyé😀'], 'b': {'c': None}, 'a2': 100.0}",
+            "{'loss': [0.5, 0.25]}",
+            "JSONDecodeError Expecting value: line 1 column 1 (char 0)",
+            "JSONDecodeError Expecting ':' delimiter: line 1 column 6 (char 5)",
+            "JSONDecodeError Expecting ',' delimiter: line 1 column 6 (char 5)",
+            "JSONDecodeError Extra data: line 1 column 10 (char 9)",
+            "JSONDecodeError Expecting property name enclosed in double quotes: line 1 column 2 (char 1)",
+            "JSONDecodeError Unterminated string starting at: line 1 column 1 (char 0)",
+            "TypeError Object of type Tensor is not JSON serializable",
+            "TypeError Object of type Tensor is not JSON serializable",
+        ]
+    );
+}

@@ -67,6 +67,8 @@ pub static CLASSES: &[ExceptionClass] = &[
     class("ValueError", Some("Exception")),
     class("UnicodeError", Some("ValueError")),
     class("UnicodeDecodeError", Some("UnicodeError")),
+    // json.JSONDecodeError (json.decoder's).
+    class("JSONDecodeError", Some("ValueError")),
 ];
 
 /// The class named `name` (`ValueError`), if Python or cudash has it.

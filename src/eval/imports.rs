@@ -106,6 +106,7 @@ pub static MODULES: &[PyModule] = &[
     PyModule { path: "random" },
     PyModule { path: "itertools" },
     PyModule { path: "copy" },
+    PyModule { path: "json" },
     PyModule { path: "argparse" },
     PyModule {
         path: "dataclasses",
@@ -651,6 +652,10 @@ static NATIVES: &[Native] = &[
         name: "itertools.pairwise",
     },
     Native { name: "copy.copy" },
+    Native { name: "json.dumps" },
+    Native { name: "json.dump" },
+    Native { name: "json.loads" },
+    Native { name: "json.load" },
     Native {
         name: "copy.deepcopy",
     },
@@ -1081,6 +1086,7 @@ fn constant(full: &str) -> Option<Value> {
         "torch" | "torch.cuda" if name == "OutOfMemoryError" => {
             super::exceptions::named(name).map(Value::ExcClass)
         }
+        "json" if name == "JSONDecodeError" => super::exceptions::named(name).map(Value::ExcClass),
         // The PyTorch whose behaviour cudash follows.
         "torch" if name == "__version__" => Some(Value::Str(Arc::new("2.15.0".to_string()))),
         "torch" => {
@@ -1311,6 +1317,9 @@ impl Interp {
         }
         if f.name.starts_with("copy.") {
             return self.call_copy(f.name, args, span);
+        }
+        if f.name.starts_with("json.") {
+            return self.call_json(f.name, args, span);
         }
         if super::itertools::NAMES.contains(&f.name) {
             return self.call_itertools(f.name, args, span);

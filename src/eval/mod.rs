@@ -35,6 +35,7 @@ mod grad;
 mod hooks;
 pub mod imports;
 mod itertools;
+mod json;
 mod literal;
 mod localtime;
 mod measure;
