@@ -654,3 +654,57 @@ for o in [torch.ones(2), {"k": [torch.ones(1)]}]:
         ]
     );
 }
+
+/// `nn.Bilinear` and `F.bilinear`: PyTorch's initial weights from the seed,
+/// its graph (`AddBackward0` over a view of `TrilinearBackward0`), values
+/// and gradients (to 4 places), batched inputs, and `Softmax2d`.
+#[test]
+fn bilinear_is_pytorchs() {
+    let out = printed(
+        "bil",
+        r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+m = nn.Bilinear(3, 2, 4)
+print(m, [round(v, 6) for v in m.weight[0].flatten().tolist()], [round(v, 6) for v in m.bias.tolist()])
+x1 = torch.randn(5, 3, requires_grad=True)
+x2 = torch.randn(5, 2, requires_grad=True)
+y = m(x1, x2)
+print(y.shape, y.grad_fn.name(), y.grad_fn.next_functions[0][0].name(), y.grad_fn.next_functions[0][0].next_functions[0][0].name())
+print([round(v, 4) for v in y[0].tolist()])
+(y * torch.arange(20.).reshape(5, 4)).sum().backward()
+print([round(v, 4) for v in x1.grad[1].tolist()], [round(v, 4) for v in x2.grad[2].tolist()], [round(v, 4) for v in m.weight.grad[3].flatten().tolist()], [round(v, 4) for v in m.bias.grad.tolist()])
+z = F.bilinear(torch.ones(2, 3, 3), torch.ones(2, 3, 2), torch.ones(4, 3, 2))
+print(z.shape, z[0, 0].tolist(), nn.Bilinear(2, 2, 1, bias=False))
+try:
+    m(torch.ones(5, 2), torch.ones(5, 2))
+except Exception as e:
+    print(type(e).__name__)
+
+import torch
+import torch.nn as nn
+s = nn.Softmax2d()
+x = torch.arange(8.).reshape(1, 2, 2, 2).requires_grad_()
+y = s(x)
+print(s, y.grad_fn.name(), [round(v, 4) for v in y.flatten().tolist()])
+try:
+    s(torch.ones(2))
+except ValueError as e:
+    print(e)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "Bilinear(in1_features=3, in2_features=2, out_features=4, bias=True) [-0.004323, 0.309716, -0.475185, -0.424895, -0.222369, 0.154821] [-0.093059, 0.061092, 0.522777, -0.535591]",
+            "torch.Size([5, 4]) AddBackward0 ViewBackward0 TrilinearBackward0",
+            "[-0.3896, -0.2255, 0.3242, -0.8604]",
+            "[7.9365, 3.2679, 2.5964] [-12.2348, 12.9737] [16.3801, -28.8757, 24.8991, -43.6286, 25.8051, -45.4753] [40.0, 45.0, 50.0, 55.0]",
+            "torch.Size([2, 3, 4]) [6.0, 6.0, 6.0, 6.0] Bilinear(in1_features=2, in2_features=2, out_features=1, bias=False)",
+            "RuntimeError",
+            "Softmax2d() SoftmaxBackward0 [0.018, 0.018, 0.018, 0.018, 0.982, 0.982, 0.982, 0.982]",
+            "Softmax2d: expected input to be 3D or 4D, got 1D instead",
+        ]
+    );
+}

@@ -700,6 +700,18 @@ impl Backward {
                 let (x1, x2, out) = (x1.get(name)?, x2.get(name)?, out.get(name)?);
                 super::distances::cdist_backward(rt, g, (&x1, &x2, &out, *p))?
             }
+            Backward::Trilinear { x1, w, x2 } => {
+                let x1 = x1.as_ref().map(|s| s.get(name)).transpose()?;
+                let w = w.as_ref().map(|s| s.get(name)).transpose()?;
+                let x2 = x2.as_ref().map(|s| s.get(name)).transpose()?;
+                let wants = (wants(node, 0), wants(node, 1), wants(node, 2));
+                super::bilinear::backward(
+                    rt,
+                    g,
+                    (x1.map(|t| &**t), w.map(|t| &**t), x2.map(|t| &**t)),
+                    wants,
+                )?
+            }
             Backward::NanToNum { x } => {
                 vec![Some(super::blends::nan_to_num_backward(
                     rt,

@@ -12,6 +12,7 @@ pub mod activation_ops;
 pub mod add_products;
 pub mod attention;
 pub mod autocast;
+pub mod bilinear;
 pub mod blends;
 pub mod callbacks;
 pub mod coalesced;

@@ -473,6 +473,13 @@ pub enum Backward {
         value: f64,
         div: bool,
     },
+    /// `_trilinear(x1, w, x2)` (`bilinear.rs`): each operand saved when
+    /// another's gradient needs it.
+    Trilinear {
+        x1: Option<Saved>,
+        w: Option<Saved>,
+        x2: Option<Saved>,
+    },
     /// `nan_to_num(x)`: the gradient where `x` is finite.
     NanToNum {
         x: Saved,
@@ -780,6 +787,7 @@ impl Backward {
             Extreme { x, out } => vec![x, out],
             VarMean { var, .. } => var.saved(),
             NanToNum { x } => vec![x],
+            Trilinear { x1, w, x2 } => x1.iter().chain(w.iter()).chain(x2.iter()).collect(),
             Dist { diff, out, .. } => vec![diff, out],
             Cdist { x1, x2, out, .. } | EuclideanDist { x1, x2, out } => vec![x1, x2, out],
             Amax { x, out, .. } | Logsumexp { x, out, .. } => vec![x, out],

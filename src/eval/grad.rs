@@ -458,6 +458,23 @@ pub(super) fn linear(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     ))
 }
 
+/// `bilinear(input1, input2, weight, bias=none)`.
+pub(super) fn bilinear(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (x1, x2) = (b.tensor("input1")?, b.tensor("input2")?);
+    let w = b.tensor("weight")?;
+    let bias = match b.given("bias") {
+        None | Some((Value::None, _)) => None,
+        Some(_) => Some(b.tensor("bias")?),
+    };
+    b.result(crate::autograd::bilinear::bilinear(
+        &mut me.rt,
+        me.grad,
+        (&x1, &x2),
+        &w,
+        bias.as_ref(),
+    ))
+}
+
 /// `scaled_dot_product_attention(query, key, value, attn_mask=none,
 /// dropout_p=0.0, is_causal=false, scale=none, enable_gqa=false)`.
 pub(super) fn scaled_dot_product_attention(me: &mut Interp, _: &'static str, b: &Bound) -> Out {

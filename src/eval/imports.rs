@@ -1838,7 +1838,7 @@ mod tests {
         for (path, n) in [
             ("torch", "Linear"),
             ("torch.optim", "zeros"),
-            ("torch.nn", "Bilinear"),
+            ("torch.nn", "EmbeddingBag"),
         ] {
             assert!(name(path, n).starts_with("error"), "{path}.{n}");
         }

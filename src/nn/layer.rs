@@ -195,6 +195,14 @@ pub enum Layer {
         dim: i64,
         log: bool,
     },
+    /// `Bilinear(in1, in2, out)`: `x1^T W x2 + b` (`autograd::bilinear`).
+    Bilinear {
+        in1_features: usize,
+        in2_features: usize,
+        out_features: usize,
+    },
+    /// `Softmax2d`: a softmax over the channels of an image (dim -3).
+    Softmax2d,
     MseLoss(Reduction),
     /// `BCELoss`, `BCEWithLogitsLoss`, `SmoothL1Loss`, `HuberLoss`: a loss
     /// of one value per element (its weights are the module's buffers).
@@ -365,7 +373,8 @@ impl Layer {
             | Layer::PointwiseLoss { .. }
             | Layer::L1Loss(_)
             | Layer::CrossEntropyLoss { .. }
-            | Layer::NllLoss { .. } => 2,
+            | Layer::NllLoss { .. }
+            | Layer::Bilinear { .. } => 2,
             _ => 1,
         }
     }

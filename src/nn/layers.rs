@@ -61,6 +61,35 @@ pub fn linear(
     Ok(m)
 }
 
+/// `Bilinear(in1, in2, out, bias)`: a weight [out, in1, in2] and a bias
+/// [out], each uniform in ±1/sqrt(in1) (PyTorch's `reset_parameters`,
+/// the weight drawn first).
+pub fn bilinear(
+    rt: &mut Runtime,
+    (in1_features, in2_features, out_features): (usize, usize, usize),
+    bias: bool,
+    at: Place,
+) -> Result<Module, Error> {
+    let layer = Layer::Bilinear {
+        in1_features,
+        in2_features,
+        out_features,
+    };
+    let mut m = Module::new("Bilinear", layer);
+    let bound = match in1_features {
+        0 => 0.0,
+        n => 1.0 / (n as f64).sqrt(),
+    };
+    let shape = [out_features, in1_features, in2_features];
+    m.set_parameter("weight", Some(uniform(rt, &shape, bound, at)?))?;
+    let b = match bias {
+        true => Some(uniform(rt, &[out_features], bound, at)?),
+        false => None,
+    };
+    m.set_parameter("bias", b)?;
+    Ok(m)
+}
+
 /// `Embedding(num, dim)`: a weight [num, dim] of standard normal numbers
 /// (PyTorch's `reset_parameters`: `normal_()`), from the device's generator.
 pub fn embedding(
@@ -542,6 +571,18 @@ pub fn forward(
         },
         Layer::Identity => Ok(Arc::clone(x)),
         Layer::Softmax { dim, log } => softmax(rt, mode, x, *dim, *log),
+        Layer::Bilinear { .. } => {
+            let w = param("weight").ok_or_else(|| Error::value("Bilinear has no weight"))?;
+            let x2 = &inputs[1];
+            let b = param("bias");
+            crate::autograd::bilinear::bilinear(rt, mode, (x, x2), &w, b.as_ref())
+        }
+        Layer::Softmax2d => match x.ndim() {
+            3 | 4 => softmax(rt, mode, x, -3, false),
+            n => Err(Error::value(format!(
+                "Softmax2d: expected input to be 3D or 4D, got {n}D instead"
+            ))),
+        },
         Layer::MseLoss(r) => losses::mse_loss(rt, mode, x, &inputs[1], *r),
         Layer::PointwiseLoss { kind, reduction } => {
             use crate::autograd::pointwise_losses::{pointwise_loss, Weights};

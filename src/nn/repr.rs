@@ -152,6 +152,17 @@ fn extra_repr(m: &super::Module) -> String {
                 py_bool(bias)
             )
         }
+        Layer::Bilinear {
+            in1_features,
+            in2_features,
+            out_features,
+        } => {
+            let bias = m.parameters.iter().any(|(n, p)| n == "bias" && p.is_some());
+            format!(
+                "in1_features={in1_features}, in2_features={in2_features}, out_features={out_features}, bias={}",
+                py_bool(bias)
+            )
+        }
         Layer::Flatten { start_dim, end_dim } => {
             format!("start_dim={start_dim}, end_dim={end_dim}")
         }
@@ -279,6 +290,7 @@ fn extra_repr(m: &super::Module) -> String {
         | Layer::Softsign
         | Layer::Tanhshrink
         | Layer::Identity
+        | Layer::Softmax2d
         | Layer::Custom
         | Layer::Sequential
         | Layer::ModuleList

@@ -10,9 +10,9 @@ pub(super) const PYTHON_TYPES: &[&str] = &[
 /// The module that defines PyTorch's layer class `name`.
 fn layer_module(name: &str) -> Option<&'static str> {
     Some(match name {
-        "Linear" | "Identity" => "linear",
+        "Linear" | "Identity" | "Bilinear" => "linear",
         "ReLU" | "Tanh" | "Sigmoid" | "GELU" | "SiLU" | "Mish" | "LeakyReLU" | "Softmax"
-        | "LogSoftmax" | "MultiheadAttention" => "activation",
+        | "LogSoftmax" | "Softmax2d" | "MultiheadAttention" => "activation",
         n if super::activations::CLASSES.contains(&n) => "activation",
         "Flatten" => "flatten",
         "Dropout" | "Dropout2d" => "dropout",

@@ -30,6 +30,8 @@ pub const LAYERS: &[&str] = &[
     "Mish",
     "Softmax",
     "LogSoftmax",
+    "Softmax2d",
+    "Bilinear",
     "Sequential",
     "ModuleList",
     "ModuleDict",
@@ -149,6 +151,17 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             }
             let channels = name == "Dropout2d";
             module(Module::new(name, Layer::Dropout { p, channels }))
+        }
+        "Softmax2d" => module(Module::new(name, Layer::Softmax2d)),
+        "Bilinear" => {
+            let place = float_place(me, b, "Bilinear's parameters")?;
+            let sizes = (
+                b.size("in1_features")?,
+                b.size("in2_features")?,
+                b.size("out_features")?,
+            );
+            let bias = b.bool("bias", true)?;
+            module(layers::bilinear(&mut me.rt, sizes, bias, place).map_err(at)?)
         }
         "Softmax" | "LogSoftmax" => {
             let dim = b.int("dim")?.ok_or_else(|| {
