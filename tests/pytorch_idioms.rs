@@ -708,3 +708,84 @@ except ValueError as e:
         ]
     );
 }
+
+/// `nn.EmbeddingBag` and `F.embedding_bag` in modes `mean` and `sum`:
+/// offsets (an empty bag is zeros), 2-d bags, `include_last_offset`, the
+/// node and gradients, and the model of PyTorch's text classification
+/// tutorial trained three steps: PyTorch's losses.
+#[test]
+fn embedding_bag_is_pytorchs() {
+    let out = printed(
+        "embedding_bag",
+        r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+torch.manual_seed(0)
+bag = nn.EmbeddingBag(10, 3, mode="mean")
+print(bag, nn.EmbeddingBag(5, 2, mode="sum"), [round(v, 5) for v in bag.weight[1].tolist()])
+text = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])
+offsets = torch.tensor([0, 4, 4])
+y = bag(text, offsets)
+print(y.shape, y.grad_fn.name(), [[round(v, 5) for v in r] for r in y.tolist()])
+(y * torch.tensor([[1.], [2.], [3.]])).sum().backward()
+print([[round(v, 5) for v in r] for r in bag.weight.grad.tolist()])
+s = nn.EmbeddingBag(10, 3, mode="sum")
+z = s(torch.tensor([[1, 2], [3, 3]]))
+print([[round(v, 5) for v in r] for r in z.tolist()])
+z.sum().backward(); print(s.weight.grad.sum(1).tolist())
+w = torch.arange(12.).reshape(4, 3)
+print(F.embedding_bag(torch.tensor([0, 1, 3]), w, torch.tensor([0, 1, 3]), mode="sum", include_last_offset=True).tolist())
+print(F.embedding_bag(torch.tensor([0, 1, 3]), w, torch.tensor([0, 2])).tolist())
+class TextClassificationModel(nn.Module):
+    def __init__(self, vocab_size, embed_dim, num_class):
+        super().__init__()
+        self.embedding = nn.EmbeddingBag(vocab_size, embed_dim, sparse=False)
+        self.fc = nn.Linear(embed_dim, num_class)
+        self.init_weights()
+    def init_weights(self):
+        initrange = 0.5
+        self.embedding.weight.data.uniform_(-initrange, initrange)
+        self.fc.weight.data.uniform_(-initrange, initrange)
+        self.fc.bias.data.zero_()
+    def forward(self, text, offsets):
+        embedded = self.embedding(text, offsets)
+        return self.fc(embedded)
+model = TextClassificationModel(20, 4, 2)
+print(model)
+opt = torch.optim.SGD(model.parameters(), lr=5)
+for step in range(3):
+    opt.zero_grad()
+    out = model(torch.tensor([1, 5, 7, 2, 19, 3]), torch.tensor([0, 3]))
+    loss = F.cross_entropy(out, torch.tensor([0, 1]))
+    loss.backward()
+    opt.step()
+    print(round(loss.item(), 5))
+for f in [lambda: bag(text), lambda: bag(text.reshape(2, 4), offsets)]:
+    try:
+        print(f().tolist())
+    except Exception as e:
+        print(type(e).__name__, str(e)[:60])
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "EmbeddingBag(10, 3, mode='mean') EmbeddingBag(5, 2, mode='sum') [-0.43388, 0.84871, 0.69201]",
+            "torch.Size([3, 3]) EmbeddingBagBackward0 [[-0.18541, -0.16061, 0.2256], [0.0, 0.0, 0.0], [-0.35175, -0.00118, 0.69729]]",
+            "[[0.0, 0.0, 0.0], [0.25, 0.25, 0.25], [1.0, 1.0, 1.0], [0.75, 0.75, 0.75], [1.0, 1.0, 1.0], [0.25, 0.25, 0.25], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.75, 0.75, 0.75]]",
+            "[[4.07635, 1.60884, -0.14428], [-0.99936, -2.13396, 2.22988]]",
+            "[0.0, 3.0, 3.0, 6.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]",
+            "[[0.0, 1.0, 2.0], [12.0, 14.0, 16.0]]",
+            "[[1.5, 2.5, 3.5], [9.0, 10.0, 11.0]]",
+            "TextClassificationModel(",
+            "  (embedding): EmbeddingBag(20, 4, mode='mean')",
+            "  (fc): Linear(in_features=4, out_features=2, bias=True)",
+            ")",
+            "0.62598",
+            "0.34808",
+            "0.04863",
+            "ValueError offsets has to be a 1D Tensor but got None",
+            "ValueError if input is 2D, then offsets has to be None, as input is tre",
+        ]
+    );
+}

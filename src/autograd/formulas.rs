@@ -712,6 +712,17 @@ impl Backward {
                     wants,
                 )?
             }
+            Backward::EmbeddingBag {
+                indices,
+                bag_of,
+                scale,
+            } => {
+                let (indices, bag_of) = (indices.get(name)?, bag_of.get(name)?);
+                let scale = scale.as_ref().map(|s| s.get(name)).transpose()?;
+                let parts = (&**indices, &**bag_of, scale.map(|s| &**s));
+                let shape = shape_of(0);
+                vec![Some(super::embedding_bag::backward(rt, g, parts, &shape)?)]
+            }
             Backward::NanToNum { x } => {
                 vec![Some(super::blends::nan_to_num_backward(
                     rt,

@@ -20,6 +20,7 @@ pub mod conv;
 pub mod diagonals;
 pub mod distances;
 pub mod einsum;
+pub mod embedding_bag;
 pub mod engine;
 pub mod formulas;
 pub mod functional;

@@ -480,6 +480,13 @@ pub enum Backward {
         w: Option<Saved>,
         x2: Option<Saved>,
     },
+    /// `embedding_bag` (`embedding_bag.rs`): the rows picked, each one's
+    /// bag, and a mean's reciprocal bag sizes.
+    EmbeddingBag {
+        indices: Saved,
+        bag_of: Saved,
+        scale: Option<Saved>,
+    },
     /// `nan_to_num(x)`: the gradient where `x` is finite.
     NanToNum {
         x: Saved,
@@ -787,6 +794,11 @@ impl Backward {
             Extreme { x, out } => vec![x, out],
             VarMean { var, .. } => var.saved(),
             NanToNum { x } => vec![x],
+            EmbeddingBag {
+                indices,
+                bag_of,
+                scale,
+            } => [indices, bag_of].into_iter().chain(scale.iter()).collect(),
             Trilinear { x1, w, x2 } => x1.iter().chain(w.iter()).chain(x2.iter()).collect(),
             Dist { diff, out, .. } => vec![diff, out],
             Cdist { x1, x2, out, .. } | EuclideanDist { x1, x2, out } => vec![x1, x2, out],

@@ -785,6 +785,7 @@ list(s)";
     Function Training "huber_loss", "huber_loss(input, target, reduction=\"mean\", delta=1.0, weight=none)", "Squared where the difference is at most `delta` (`0.5 d²`), linear beyond (`delta (|d| - 0.5 delta)`), reduced, as torch.nn.functional.huber_loss; its node is `HuberLossBackward0`.", "huber_loss(tensor([0.5, 3.], requires_grad=true), tensor([0., 0.]), delta=2.0)";
     Function Training "nll_loss", "nll_loss(input, target, weight=none, ignore_index=-100, reduction=\"mean\")", "Minus the input at each row's target class (`input` [N, C] of log-probabilities, `target` N class indices), averaged over the rows whose target is not `ignore_index`, as torch.nn.functional.nll_loss; with `weight` (one per class) each row counts its class's weight and the mean divides by their sum.", "lp = log_softmax(randn(3, 4), dim=1)\nnll_loss(lp, tensor([0, 3, 1]))";
     Function Training "cross_entropy", "cross_entropy(input, target, weight=none, ignore_index=-100, reduction=\"mean\", label_smoothing=0.0)", "`nll_loss(log_softmax(input, dim=1), target)` for scores [N, C] and N class indices, as torch.nn.functional.cross_entropy computes it; a float target of the input's shape is class probabilities (`-(log_softmax(input) * target).sum() / N`), and `label_smoothing` mixes in the uniform distribution, each composed as PyTorch composes it.", "logits = randn(3, 4, requires_grad=true)\nloss = cross_entropy(logits, tensor([0, 3, 1]))\nloss.backward()\nlogits.grad";
+    Function Training "embedding_bag", "embedding_bag(input, weight, offsets=none, max_norm=none, norm_type=2, scale_grad_by_freq=false, mode=\"mean\", sparse=false, per_sample_weights=none, include_last_offset=false, padding_idx=none)", "The rows `input` picks from `weight`, summed or averaged per bag (bags start at `offsets`, or are a 2-d input's rows), as torch.nn.functional.embedding_bag (`EmbeddingBagBackward0`); modes `sum` and `mean`.", "embedding_bag(tensor([0, 2, 1]), eye(3), tensor([0, 2]))";
     Function Training "bilinear", "bilinear(input1, input2, weight, bias=none)", "`x1^T W x2 + b` for each row: `input1` [..., in1], `input2` [..., in2], `weight` [out, in1, in2], as torch.nn.functional.bilinear records it (`TrilinearBackward0` between views, then `AddBackward0`).", "bilinear(ones(2, 3), ones(2, 2), ones(4, 3, 2)).shape";
     Function Training "linear", "linear(input, weight, bias=none)", "`input @ weight.T + bias`, weight [out_features, in_features], as torch.nn.functional.linear; a matrix input with a bias is one `addmm` (`AddmmBackward0`, which keeps `input` and `weight` for backward).", "x = randn(64, 784)\nW = randn(256, 784, requires_grad=true)\nb = zeros(256, requires_grad=true)\nlinear(x, W, b).grad_fn";
     Function Training "scaled_dot_product_attention", "scaled_dot_product_attention(query, key, value, attn_mask=none, dropout_p=0.0, is_causal=false, scale=none, enable_gqa=false)", "Attention as torch.nn.functional.scaled_dot_product_attention: `softmax(query @ key.mT * scale + mask) @ value` over the last two dimensions (query [..., L, E], key [..., S, E], value [..., S, Ev]), `scale` 1/sqrt(E) unless given; a boolean `attn_mask` keeps where it is true (-inf elsewhere), a float one is added, `is_causal=true` lets position i see 0..i; `dropout_p` drops weights (pass 0.0 in evaluation, as PyTorch's callers do). Computed as PyTorch's math path, each step its own node (`MulBackward1`, `TransposeBackward0`, `UnsafeViewBackward0`, `SoftmaxBackward0`); PyTorch's fused kernels record one node and round a few ulp apart.", "q = randn(1, 2, 4, 8)\nscaled_dot_product_attention(q, q, q, is_causal=true).shape";
@@ -861,6 +862,7 @@ list(s)";
     Function Training "Mish", "Mish(inplace=false)", "`mish` as a module (`nn.Mish`).", "Mish()(tensor([-1., 2.]))";
     Function Training "GELU", "GELU(approximate=\"none\")", "`gelu` as a module (`nn.GELU`), shown as `GELU(approximate='none')`.", "GELU()(tensor([-1., 0., 1.]))";
     Function Training "Softmax", "Softmax(dim)", "`softmax` along `dim` as a module (`nn.Softmax`).", "Softmax(dim=1)(tensor([[1., 2.]]))";
+    Function Training "EmbeddingBag", "EmbeddingBag(num_embeddings, embedding_dim, max_norm=none, norm_type=2.0, scale_grad_by_freq=false, mode=\"mean\", sparse=false, _weight=none, include_last_offset=false, padding_idx=none, device=none, dtype=none)", "Bags of embeddings (`nn.EmbeddingBag`, a text classifier's first layer): `bag(text, offsets)` sums or averages the rows of each bag, one node (`EmbeddingBagBackward0`); the weight standard normal as PyTorch draws it. Modes `sum` and `mean`.", "bag = EmbeddingBag(10, 3, mode=\"sum\")\nbag(tensor([1, 2, 4, 5]), tensor([0, 2])).shape";
     Function Training "Bilinear", "Bilinear(in1_features, in2_features, out_features, bias=true, device=none, dtype=none)", "A bilinear layer (`nn.Bilinear`): `m(x1, x2)` is `x1^T W x2 + b` per row, the weight [out, in1, in2] and bias uniform in ±1/sqrt(in1_features), as PyTorch initialises them.", "m = Bilinear(3, 2, 4)\nm(ones(5, 3), ones(5, 2)).shape";
     Function Training "Softmax2d", "Softmax2d()", "`softmax` over the channels of an image `[N, C, H, W]` or `[C, H, W]` (dim -3) as a module (`nn.Softmax2d`).", "Softmax2d()(ones(1, 2, 1, 1))";
     Function Training "LogSoftmax", "LogSoftmax(dim)", "`log_softmax` along `dim` as a module (`nn.LogSoftmax`).", "LogSoftmax(dim=1)(tensor([[1., 2.]]))";
@@ -1115,6 +1117,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "LogSoftmax"
             | "Softmax2d"
             | "Bilinear"
+            | "EmbeddingBag"
             | "Sequential"
             | "ModuleList"
             | "ModuleDict"
@@ -1237,6 +1240,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             | "cross_entropy"
             | "linear"
             | "bilinear"
+            | "embedding_bag"
             | "dropout"
             | "scaled_dot_product_attention"
             | "dropout2d"

@@ -458,6 +458,41 @@ pub(super) fn linear(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     ))
 }
 
+/// `embedding_bag(input, weight, offsets=none, ..., mode="mean", ...,
+/// include_last_offset=false)`: modes `sum` and `mean`.
+pub(super) fn embedding_bag(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (input, weight) = (b.tensor("input")?, b.tensor("weight")?);
+    let offsets = match b.given("offsets") {
+        None | Some((Value::None, _)) => None,
+        Some(_) => Some(b.tensor("offsets")?),
+    };
+    let mean = match b.str("mode")?.as_deref().unwrap_or("mean") {
+        "mean" => true,
+        "sum" => false,
+        other => {
+            return Err(Error::value_help(
+                format!("embedding_bag's mode={other:?} is not in cudash"),
+                "`mode=\"sum\"` or `mode=\"mean\"`",
+            )
+            .at(b.span_of("mode")))
+        }
+    };
+    if !matches!(b.given("per_sample_weights"), None | Some((Value::None, _))) {
+        return Err(
+            Error::value("embedding_bag's per_sample_weights are not in cudash yet")
+                .at(b.span_of("per_sample_weights")),
+        );
+    }
+    let how = (mean, b.bool("include_last_offset", false)?);
+    b.result(crate::autograd::embedding_bag::embedding_bag(
+        &mut me.rt,
+        me.grad,
+        (&input, offsets.as_ref()),
+        &weight,
+        how,
+    ))
+}
+
 /// `bilinear(input1, input2, weight, bias=none)`.
 pub(super) fn bilinear(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let (x1, x2) = (b.tensor("input1")?, b.tensor("input2")?);

@@ -201,6 +201,14 @@ pub enum Layer {
         in2_features: usize,
         out_features: usize,
     },
+    /// `EmbeddingBag(num, dim, mode)`: the rows of each bag summed or
+    /// averaged (`autograd::embedding_bag`).
+    EmbeddingBag {
+        num_embeddings: usize,
+        embedding_dim: usize,
+        mean: bool,
+        include_last_offset: bool,
+    },
     /// `Softmax2d`: a softmax over the channels of an image (dim -3).
     Softmax2d,
     MseLoss(Reduction),

@@ -577,6 +577,16 @@ pub fn forward(
             let b = param("bias");
             crate::autograd::bilinear::bilinear(rt, mode, (x, x2), &w, b.as_ref())
         }
+        Layer::EmbeddingBag {
+            mean,
+            include_last_offset,
+            ..
+        } => {
+            let w = param("weight").ok_or_else(|| Error::value("EmbeddingBag has no weight"))?;
+            let offsets = inputs.get(1);
+            let how = (*mean, *include_last_offset);
+            crate::autograd::embedding_bag::embedding_bag(rt, mode, (x, offsets), &w, how)
+        }
         Layer::Softmax2d => match x.ndim() {
             3 | 4 => softmax(rt, mode, x, -3, false),
             n => Err(Error::value(format!(

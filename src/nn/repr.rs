@@ -163,6 +163,15 @@ fn extra_repr(m: &super::Module) -> String {
                 py_bool(bias)
             )
         }
+        Layer::EmbeddingBag {
+            num_embeddings,
+            embedding_dim,
+            mean,
+            ..
+        } => format!(
+            "{num_embeddings}, {embedding_dim}, mode='{}'",
+            if *mean { "mean" } else { "sum" }
+        ),
         Layer::Flatten { start_dim, end_dim } => {
             format!("start_dim={start_dim}, end_dim={end_dim}")
         }

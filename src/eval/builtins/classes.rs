@@ -19,7 +19,7 @@ fn layer_module(name: &str) -> Option<&'static str> {
         "Sequential" | "ModuleList" | "ModuleDict" | "ParameterList" | "ParameterDict" => {
             "container"
         }
-        "Embedding" => "sparse",
+        "Embedding" | "EmbeddingBag" => "sparse",
         "BatchNorm1d" | "BatchNorm2d" => "batchnorm",
         "LayerNorm" | "GroupNorm" | "RMSNorm" => "normalization",
         "InstanceNorm1d" | "InstanceNorm2d" => "instancenorm",

@@ -379,6 +379,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("ModuleDict", nn::layer),
     ("Softmax2d", nn::layer),
     ("Bilinear", nn::layer),
+    ("EmbeddingBag", nn::layer),
+    ("embedding_bag", super::grad::embedding_bag),
     ("bilinear", super::grad::bilinear),
     ("ParameterList", super::param_containers::constructor),
     ("ParameterDict", super::param_containers::constructor),

@@ -32,6 +32,7 @@ pub const LAYERS: &[&str] = &[
     "LogSoftmax",
     "Softmax2d",
     "Bilinear",
+    "EmbeddingBag",
     "Sequential",
     "ModuleList",
     "ModuleDict",
@@ -227,6 +228,60 @@ pub(super) fn layer(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
                 };
                 m.set_module(&k.to_string(), Some(child)).map_err(at)?;
             }
+            module(m)
+        }
+        "EmbeddingBag" => {
+            let place = me.place(b)?;
+            for (setting, on) in [
+                (
+                    "max_norm",
+                    !matches!(b.given("max_norm"), None | Some((Value::None, _))),
+                ),
+                (
+                    "padding_idx",
+                    !matches!(b.given("padding_idx"), None | Some((Value::None, _))),
+                ),
+                (
+                    "_weight",
+                    !matches!(b.given("_weight"), None | Some((Value::None, _))),
+                ),
+                ("scale_grad_by_freq", b.bool("scale_grad_by_freq", false)?),
+                ("sparse", b.bool("sparse", false)?),
+            ] {
+                if on {
+                    return Err(Error::value_help(
+                        format!("EmbeddingBag's {setting} is not in cudash yet"),
+                        "leave it out: modes `sum` and `mean` over dense gradients are there",
+                    )
+                    .at(b.span_of(setting)));
+                }
+            }
+            let mean = match b.str("mode")?.as_deref().unwrap_or("mean") {
+                "mean" => true,
+                "sum" => false,
+                "max" => {
+                    return Err(Error::value_help(
+                        "EmbeddingBag's mode='max' is not in cudash yet",
+                        "`mode='sum'` or `mode='mean'`",
+                    )
+                    .at(b.span_of("mode")))
+                }
+                other => {
+                    return Err(Error::value(format!(
+                        "mode has to be one of sum, mean or max, not {other:?}"
+                    ))
+                    .at(b.span_of("mode")))
+                }
+            };
+            let (num, dim) = (b.size("num_embeddings")?, b.size("embedding_dim")?);
+            let mut m = layers::embedding(&mut me.rt, num, dim, None, place).map_err(at)?;
+            m.layer = Layer::EmbeddingBag {
+                num_embeddings: num,
+                embedding_dim: dim,
+                mean,
+                include_last_offset: b.bool("include_last_offset", false)?,
+            };
+            m.type_name = std::sync::Arc::from("EmbeddingBag");
             module(m)
         }
         "Embedding" => {

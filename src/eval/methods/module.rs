@@ -320,6 +320,48 @@ impl Interp {
             Layer::TransformerLayer { .. }
             | Layer::TransformerStack { .. }
             | Layer::Transformer { .. } => return self.transformer_forward(m, args, span),
+            // `bag(input, offsets=none, per_sample_weights=none)`.
+            Layer::EmbeddingBag { .. } => {
+                let mut inputs = Vec::new();
+                for (k, a) in args.iter().enumerate() {
+                    let name = a.keyword.as_ref().map(|n| n.name.as_str());
+                    match (k, name, &a.value) {
+                        (_, Some("per_sample_weights") | None, Value::None) if k == 2 => {}
+                        (_, Some("per_sample_weights"), Value::None) => {}
+                        (_, Some("per_sample_weights"), _) | (2, None, _) => {
+                            return Err(Error::value_help(
+                                "EmbeddingBag's per_sample_weights are not in cudash yet",
+                                "leave them out: each row of a bag counts once",
+                            )
+                            .at(a.span))
+                        }
+                        (1, None | Some("offsets"), Value::None) => {}
+                        (0 | 1, None | Some("input" | "offsets"), v) => {
+                            inputs.push(to_tensor(v).ok_or_else(|| {
+                                Error::wrong_type("an EmbeddingBag's input", "a tensor", v.type_name())
+                                    .at(a.span)
+                            })?)
+                        }
+                        (_, Some(other), _) => {
+                            return Err(type_error(format!(
+                                "EmbeddingBag.forward() got an unexpected keyword argument '{other}'"
+                            ))
+                            .at(a.span))
+                        }
+                        _ => {
+                            return Err(type_error(format!(
+                                "EmbeddingBag.forward() takes from 2 to 4 positional arguments but {} were given",
+                                args.len() + 1
+                            ))
+                            .at(a.span))
+                        }
+                    }
+                }
+                let module = lock(m);
+                let mode = self.grad;
+                let r = crate::nn::layers::forward(&mut self.rt, mode, &module, &inputs);
+                return r.map(Value::Tensor).map_err(|e| e.at(span));
+            }
             _ => {}
         }
         if let Some(k) = args.iter().find(|a| a.keyword.is_some()) {
