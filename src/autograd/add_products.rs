@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use super::meta::requires_grad;
 use super::node::{Backward, Saved};
+pub use super::node::{Product, Scale};
 use super::ops::{bin, bin_s};
 use super::{record, Mode};
 use crate::error::Error;
@@ -18,16 +19,6 @@ use crate::runtime::shape::fmt_shape;
 use crate::runtime::Tensor;
 
 type R<T> = Result<T, Error>;
-
-/// Which product: a matrix's (`addmm`), a matrix and a vector's
-/// (`addmv`), a batch's (`baddbmm`), a batch's summed (`addbmm`).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Product {
-    Mm,
-    Mv,
-    Bmm,
-    SummedBmm,
-}
 
 impl Product {
     fn name(self) -> &'static str {
@@ -56,13 +47,6 @@ impl Product {
             Product::Bmm | Product::SummedBmm => (3, 3),
         }
     }
-}
-
-/// `beta` and `alpha`: how much of `c` and of the product.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Scale {
-    pub beta: f64,
-    pub alpha: f64,
 }
 
 impl Scale {

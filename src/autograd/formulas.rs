@@ -694,11 +694,11 @@ impl Backward {
             }
             Backward::Dist { diff, out, p } => {
                 let (diff, out) = (diff.get(name)?, out.get(name)?);
-                super::distances::dist_backward(rt, g, (&diff, &out, *p))?
+                super::distances::dist_backward(rt, g, (diff, out, *p))?
             }
             Backward::Cdist { x1, x2, out, p } => {
                 let (x1, x2, out) = (x1.get(name)?, x2.get(name)?, out.get(name)?);
-                super::distances::cdist_backward(rt, g, (&x1, &x2, &out, *p))?
+                super::distances::cdist_backward(rt, g, (x1, x2, out, *p))?
             }
             Backward::Trilinear { x1, w, x2 } => {
                 let x1 = x1.as_ref().map(|s| s.get(name)).transpose()?;
@@ -732,7 +732,7 @@ impl Backward {
             }
             Backward::EuclideanDist { x1, x2, out } => {
                 let (x1, x2, out) = (x1.get(name)?, x2.get(name)?, out.get(name)?);
-                super::distances::euclidean_backward(rt, g, (&x1, &x2, &out))?
+                super::distances::euclidean_backward(rt, g, (x1, x2, out))?
             }
             Backward::Diagonal { offset, dim1, dim2 } => {
                 vec![Some(diagonals::laid_on(

@@ -649,8 +649,8 @@ pub enum Backward {
     AddProduct {
         a: Option<Saved>,
         b: Option<Saved>,
-        product: super::add_products::Product,
-        scale: super::add_products::Scale,
+        product: Product,
+        scale: Scale,
     },
     /// `conv1d`, `conv2d`, `conv_transpose1d/2d` (PyTorch's `convolution`):
     /// inputs `x`, `w` and the bias
@@ -1214,4 +1214,21 @@ pub fn unary_name(op: UnaryOp) -> &'static str {
         UnaryOp::Erfinv => "ErfinvBackward0",
         UnaryOp::Gelu | UnaryOp::GeluTanh => "GeluBackward0",
     }
+}
+
+/// Which product: a matrix's (`addmm`), a matrix and a vector's
+/// (`addmv`), a batch's (`baddbmm`), a batch's summed (`addbmm`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Product {
+    Mm,
+    Mv,
+    Bmm,
+    SummedBmm,
+}
+
+/// `beta` and `alpha`: how much of `c` and of the product.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scale {
+    pub beta: f64,
+    pub alpha: f64,
 }

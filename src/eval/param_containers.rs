@@ -141,7 +141,7 @@ fn update(me: &mut Interp, m: &ModuleRef, v: &Value, span: Span) -> Result<(), D
                 if let Some(bad) = pairs.iter().find(|(k, _)| !matches!(k, Value::Str(_))) {
                     return Err(key_type(&bad.0).at(span));
                 }
-                pairs.sort_by(|a, b| super::format::str_of(&a.0).cmp(&super::format::str_of(&b.0)));
+                pairs.sort_by_key(|(k, _)| super::format::str_of(k));
             }
             pairs
         }
