@@ -279,6 +279,15 @@ impl Error {
         }
     }
 
+    /// Python's `TypeError`, in its words (`'int' object is not iterable`).
+    pub fn type_error(message: impl Into<String>) -> Error {
+        Error::Module {
+            class: "TypeError",
+            message: message.into(),
+            help: None,
+        }
+    }
+
     /// An error PyTorch raises as a plain `RuntimeError`, in its words.
     pub fn runtime(message: impl Into<String>) -> Error {
         Error::Module {

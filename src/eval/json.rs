@@ -25,11 +25,7 @@ struct Style {
 }
 
 fn type_error(message: String) -> Error {
-    Error::Module {
-        class: "TypeError",
-        message,
-        help: None,
-    }
+    Error::type_error(message)
 }
 
 impl Interp {

@@ -26,11 +26,7 @@ type Out = Result<Value, Diagnostic>;
 pub const CLASSES: &[&str] = &["ParameterList", "ParameterDict"];
 
 fn type_error(message: String) -> Error {
-    Error::Module {
-        class: "TypeError",
-        message,
-        help: None,
-    }
+    Error::type_error(message)
 }
 
 /// `ParameterList(values=none)`, `ParameterDict(parameters=none)`.

@@ -132,9 +132,5 @@ fn state_value(h: Hidden) -> Value {
 }
 
 fn type_error(message: String) -> Error {
-    Error::Module {
-        class: "TypeError",
-        message,
-        help: None,
-    }
+    Error::type_error(message)
 }

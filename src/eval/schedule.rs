@@ -934,32 +934,11 @@ pub(super) fn clip_grad_value_(me: &mut Interp, _: &'static str, b: &Bound) -> O
 
 /// The `.grad`s of `parameters` (a tensor or a list of them) that exist.
 fn gradients(b: &Bound) -> Result<Vec<Arc<crate::runtime::Tensor>>, Diagnostic> {
-    let (v, span) = b
-        .get("parameters")
-        .cloned()
-        .ok_or_else(|| Error::value("the parameters are needed").at(b.span))?;
-    let items = match &v {
-        Value::Tensor(_) => vec![v.clone()],
-        other => match other.elements() {
-            Some(Ok(items)) => items,
-            _ => {
-                return Err(
-                    Error::wrong_type("parameters", "a list of tensors", other.type_name())
-                        .at(span),
-                )
-            }
-        },
-    };
-    let mut out = Vec::new();
-    for item in items {
-        let Value::Tensor(t) = item else {
-            return Err(Error::wrong_type("a parameter", "a tensor", item.type_name()).at(span));
-        };
-        if let Some(g) = crate::autograd::meta::meta(&t).and_then(|m| m.grad()) {
-            out.push(g);
-        }
-    }
-    Ok(out)
+    let ts = super::builtins::param_vector::parameter_tensors(b)?;
+    Ok(ts
+        .iter()
+        .filter_map(|t| crate::autograd::meta::meta(t).and_then(|m| m.grad()))
+        .collect())
 }
 
 /// The `p`-norm of all of `x`'s elements (`torch.linalg.vector_norm`).

@@ -39,7 +39,7 @@ pub(crate) mod math;
 mod memory;
 pub(crate) mod nn;
 mod parallel;
-mod param_vector;
+pub(crate) mod param_vector;
 pub(crate) mod pointwise;
 pub(crate) mod pool;
 pub(crate) mod products;

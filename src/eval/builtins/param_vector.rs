@@ -18,6 +18,18 @@ type Out = Result<Value, Diagnostic>;
 /// The tensors of `parameters` (a tensor, a list, a generator's items),
 /// all on one device, as PyTorch's `_check_param_device` asks.
 fn parameters(b: &Bound) -> Result<Vec<Arc<Tensor>>, Diagnostic> {
+    let span = b.span_of("parameters");
+    let mut device: Option<Device> = None;
+    let ts = parameter_tensors(b)?;
+    for t in &ts {
+        same_device(&mut device, t, span)?;
+    }
+    Ok(ts)
+}
+
+/// The tensors of the argument `parameters`: a tensor, or an iterable of
+/// them (`model.parameters()`; clipping's too).
+pub(crate) fn parameter_tensors(b: &Bound) -> Result<Vec<Arc<Tensor>>, Diagnostic> {
     let (v, span) = b
         .get("parameters")
         .cloned()
@@ -36,13 +48,11 @@ fn parameters(b: &Bound) -> Result<Vec<Arc<Tensor>>, Diagnostic> {
             }
         },
     };
-    let mut device: Option<Device> = None;
     let mut out = Vec::with_capacity(items.len());
     for item in items {
         let Value::Tensor(t) = item else {
             return Err(Error::wrong_type("a parameter", "a tensor", item.type_name()).at(span));
         };
-        same_device(&mut device, &t, span)?;
         out.push(t);
     }
     Ok(out)

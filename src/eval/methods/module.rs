@@ -35,11 +35,7 @@ fn torch_type(v: &Value) -> String {
 }
 
 fn type_error(message: String) -> Error {
-    Error::Module {
-        class: "TypeError",
-        message,
-        help: None,
-    }
+    Error::type_error(message)
 }
 
 impl Interp {
