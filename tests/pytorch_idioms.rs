@@ -135,6 +135,7 @@ print(md)
 ml = nn.ModuleList([nn.ReLU()])
 ml.extend([nn.Tanh(), nn.Tanh()])
 print(ml, ml[1] in ml)
+print(ml[1:])
 "#,
     );
     assert_eq!(
@@ -160,6 +161,9 @@ print(ml, ml[1] in ml)
             "  (0): ReLU()",
             "  (1-2): 2 x Tanh()",
             ") True",
+            "ModuleList(",
+            "  (0-1): 2 x Tanh()",
+            ")",
         ]
     );
 }

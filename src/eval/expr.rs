@@ -280,7 +280,7 @@ impl Interp {
             }
             // `seq[0]`, `layers[-1]`, `seq[1:]` of a Sequential, a ModuleList
             // or a ParameterList (a slice is a new one: PyTorch's Sequential
-            // and ModuleList keep the children's names, a ParameterList
+            // keeps the children's names, a ModuleList or a ParameterList
             // counts from 0 again).
             Value::Module(m) if v.elements().is_some() => {
                 let (name, layer) = {
@@ -307,11 +307,12 @@ impl Interp {
                 };
                 return match pick(&positions, false, at, span)? {
                     Value::List(picked) => {
-                        let params = layer == crate::nn::layers::Layer::ParameterList;
+                        use crate::nn::layers::Layer;
+                        let renumber = matches!(layer, Layer::ParameterList | Layer::ModuleList);
                         let new = crate::nn::Module::new(&name, layer).into_ref();
                         for (j, k) in picked.iter().enumerate() {
                             let (key, c) = entry(k);
-                            let key = if params { j.to_string() } else { key };
+                            let key = if renumber { j.to_string() } else { key };
                             self.container_assign(&new, &key, c, span)?;
                         }
                         Ok(Value::Module(new))
