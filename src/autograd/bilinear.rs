@@ -35,7 +35,12 @@ pub fn bilinear(
         )));
     };
     let (n1, n2) = (x1.ndim(), x2.ndim());
-    if n1 == 0 || x1.shape()[..n1 - 1] != x2.shape()[..n2.max(1) - 1] {
+    if n1 != n2 || n1 == 0 {
+        return Err(Error::runtime(format!(
+            "bilinear(): input dimensions do not match: got {n1} and {n2}"
+        )));
+    }
+    if x1.shape()[..n1 - 1] != x2.shape()[..n2 - 1] {
         return Err(Error::shape(format!(
             "bilinear(): input batch dimensions do not match: got {} and {}",
             fmt_shape(&x1.shape()[..n1.max(1) - 1]),

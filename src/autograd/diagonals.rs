@@ -70,13 +70,13 @@ pub fn diag_embed(
     dims: (i64, i64, i64),
 ) -> R<Arc<Tensor>> {
     let (offset, dim1, dim2) = dims;
+    let ndim = x.ndim() + 1;
+    let (d1, d2) = (norm_dim(dim1, ndim)?, norm_dim(dim2, ndim)?);
     let Some((&n, batch)) = x.shape().split_last() else {
         return Err(Error::shape(
             "diag_embed() needs at least one dimension, and this tensor has none",
         ));
     };
-    let ndim = x.ndim() + 1;
-    let (d1, d2) = (norm_dim(dim1, ndim)?, norm_dim(dim2, ndim)?);
     if d1 == d2 {
         return Err(Error::shape(format!(
             "diagonal dimensions cannot be identical {dim1}, {dim2}"

@@ -147,6 +147,23 @@ fn bags(
             )))
         }
     };
+    // PyTorch's CPU kernel reads the first and last offsets (its CUDA
+    // kernel does not look).
+    if offsets.is_some() && starts.device() == crate::runtime::Device::Cpu && starts.numel() > 0 {
+        let all = starts.to_vec::<f64>();
+        let (first, last) = (all[0] as i64, all[all.len() - 1] as i64);
+        if first != 0 {
+            return Err(Error::runtime(format!(
+                "offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. However, got {first}"
+            )));
+        }
+        if last > indices.numel() as i64 {
+            return Err(Error::runtime(format!(
+                "offsets[-1] can not be greater than input's length {} but got offsets[-1] of {last}",
+                indices.numel()
+            )));
+        }
+    }
     let starts = match include_last_offset {
         true if starts.numel() == 0 => {
             return Err(Error::value(

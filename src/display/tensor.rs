@@ -124,7 +124,7 @@ fn shown_indices(t: &Tensor) -> Vec<Vec<Option<usize>>> {
     t.shape()
         .iter()
         .map(|&n| {
-            if summarize && n > 2 * edge {
+            if summarize && n > edge.saturating_mul(2) {
                 (0..edge)
                     .map(Some)
                     .chain([None])

@@ -85,6 +85,14 @@ impl Interp {
             }
         };
         if let Some(p) = count(&given[0], "precision")? {
+            if p > 1000.0 {
+                let at = given[0].as_ref().map_or(Span::default(), |(_, s)| *s);
+                return Err(Error::value_help(
+                    format!("cudash shows at most 1000 digits after the point, not {p}"),
+                    "a float32 holds about 7 significant digits, a float64 about 16",
+                )
+                .at(at));
+            }
             o.precision = p as usize;
         }
         if let Some(t) = count(&given[1], "threshold")? {
