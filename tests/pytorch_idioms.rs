@@ -793,3 +793,44 @@ for f in [lambda: bag(text), lambda: bag(text.reshape(2, 4), offsets)]:
         ]
     );
 }
+
+/// Bad and empty input to the new functions: PyTorch's errors (its CPU
+/// embedding_bag reads the first and last offsets) and its empty results.
+/// (PyTorch 2.15 also wrote `[ torch.LongTensor{} ]` to stdout from its
+/// C++ on one of these, a stray print of its own, left out here.)
+#[test]
+fn edge_cases_of_the_new_functions_are_pytorchs() {
+    let out = printed(
+        "edge_cases",
+        r#"import torch
+import torch.nn.functional as F
+for f in [lambda: F.bilinear(torch.ones(3), torch.tensor(1.), torch.ones(2, 3, 1)),
+          lambda: F.embedding_bag(torch.tensor([0, 1]), torch.ones(3, 2), torch.tensor([0, 5])).tolist(),
+          lambda: F.embedding_bag(torch.tensor([0, 1]), torch.ones(3, 2), torch.tensor([1, 2])).tolist(),
+          lambda: torch.cdist(torch.ones(3), torch.ones(3)),
+          lambda: torch.diag(torch.tensor(3.)),
+          lambda: torch.addbmm(torch.ones(2, 2), torch.ones(0, 2, 3), torch.ones(0, 3, 2)).tolist(),
+          lambda: torch.kron(torch.tensor(2.), torch.ones(2)).tolist(),
+          lambda: torch.logspace(0, 1, 0).tolist(),
+          lambda: torch.tensor([[1., 2.], [3., 4.]]).diagonal(dim1=1, dim2=1)]:
+    try:
+        print(f())
+    except Exception as e:
+        print(type(e).__name__, e)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "RuntimeError bilinear(): input dimensions do not match: got 1 and 0",
+            "RuntimeError offsets[-1] can not be greater than input's length 2 but got offsets[-1] of 5",
+            "RuntimeError offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from position 0. However, got 1",
+            "RuntimeError cdist only supports at least 2D tensors, X1 got: 1D",
+            "RuntimeError diag(): Supports 1D or 2D tensors. Got 0D",
+            "[[1.0, 1.0], [1.0, 1.0]]",
+            "[2.0, 2.0]",
+            "[]",
+            "RuntimeError diagonal dimensions cannot be identical 1, 1",
+        ]
+    );
+}
