@@ -176,9 +176,9 @@ diagnostic!(import_numpy, "import numpy as np");
 diagnostic!(import_unknown_module, "import tarfile");
 diagnostic!(
     torch_name_cudash_lacks,
-    "import torch.nn as nn\nnn.Bilinear(4, 4, 2)"
+    "import torch.nn as nn\nnn.CTCLoss(blank=0)"
 );
-diagnostic!(import_a_name_cudash_lacks, "from torch.nn import Bilinear");
+diagnostic!(import_a_name_cudash_lacks, "from torch.nn import CTCLoss");
 diagnostic!(indented_block_missing, "def f(x):\nreturn x");
 diagnostic!(unexpected_indent, "if true:\n    a = 1\n      b = 2");
 diagnostic!(unindent_between_levels, "if true:\n    a = 1\n  b = 2");
