@@ -93,19 +93,24 @@ fn trilinear(rt: &mut Runtime, mode: Mode, x1: &Tensor, w: &Tensor, x2: &Tensor)
 
 /// `Σ_j (Σ_i x1[b, i] w[o, i, j]) x2[b, j]`.
 fn forward(rt: &mut Runtime, x1: &Tensor, w: &Tensor, x2: &Tensor) -> R<Arc<Tensor>> {
+    let t = x1_times_w(rt, x1, w)?;
+    let col = view::unsqueeze(x2, -1)?;
+    let y = rt.matmul(&t, &col)?;
+    Ok(Arc::new(view::squeeze(&y, Some(-1))?))
+}
+
+/// `Σ_i x1[b, i] w[o, i, j]`: [B, O, J] (the sum over the first input's
+/// features, which the forward makes first and `x2`'s gradient needs).
+fn x1_times_w(rt: &mut Runtime, x1: &Tensor, w: &Tensor) -> R<Arc<Tensor>> {
     let [o, i, j] = *w.shape() else {
         return Err(Error::shape("trilinear: weight must be 3-dimensional"));
     };
-    let b = x1.shape()[0] as i64;
     let (o, i, j) = (o as i64, i as i64, j as i64);
     // [I, O * J]: w with its input dimension first.
     let wi = rt.copy(&view::permute(w, &[1, 0, 2])?)?;
     let wi = rt.reshape(&wi, &[i, o * j])?;
     let t = rt.matmul(x1, &wi)?;
-    let t = rt.reshape(&t, &[b, o, j])?;
-    let col = view::unsqueeze(x2, -1)?;
-    let y = rt.matmul(&t, &col)?;
-    Ok(Arc::new(view::squeeze(&y, Some(-1))?))
+    rt.reshape(&t, &[-1, o, j])
 }
 
 /// `TrilinearBackward0`: the gradients of `x1`, `w` and `x2` (each where
@@ -150,13 +155,7 @@ pub fn backward(
     // x2: Σ_o g[b, o] (Σ_i x1[b, i] w[o, i, j]).
     let g2 = match (wants.2, x1, w) {
         (true, Some(x1), Some(w)) => {
-            let [o, i, j] = *w.shape() else {
-                return Err(Error::shape("trilinear: weight must be 3-dimensional"));
-            };
-            let wi = rt.copy(&view::permute(w, &[1, 0, 2])?)?;
-            let wi = rt.reshape(&wi, &[i as i64, (o * j) as i64])?;
-            let c = rt.matmul(x1, &wi)?;
-            let c = rt.reshape(&c, &[-1, o as i64, j as i64])?;
+            let c = x1_times_w(rt, x1, w)?;
             let r = rt.matmul(&g_row, &c)?;
             Some(Arc::new(view::squeeze(&r, Some(1))?))
         }
