@@ -10,6 +10,7 @@
 use std::sync::Arc;
 
 pub use super::activation::Activation;
+use super::create_graph as cg;
 use super::node::{Backward, Saved};
 use super::ops::{bin, bin_s, pick};
 use super::record::attach_node;
@@ -34,16 +35,6 @@ fn opmath(rt: &mut Runtime, x: &Tensor) -> R<Arc<Tensor>> {
 
 fn unary(rt: &mut Runtime, op: UnaryOp, x: &Tensor) -> R<Arc<Tensor>> {
     rt.unary(op, x)
-}
-
-/// `where(cond, a, number)`.
-fn pick_s(rt: &mut Runtime, cond: &Tensor, a: &Tensor, s: f64) -> R<Arc<Tensor>> {
-    rt.ternary(
-        TernaryOp::Where,
-        Operand::strong(cond),
-        Operand::strong(a),
-        Operand::weak(&Tensor::scalar(s)),
-    )
 }
 
 /// `where(cond, number, a)`.
@@ -236,14 +227,18 @@ pub fn activation_(rt: &mut Runtime, mode: Mode, kind: Activation, x: &Tensor) -
 /// `x` is the op's result (the in-place forms' nodes save it).
 pub fn backward(
     rt: &mut Runtime,
+    mode: Mode,
     kind: &Activation,
-    g: &Tensor,
-    x: &Tensor,
-    result: bool,
+    g: &Arc<Tensor>,
+    (x, result): (&Arc<Tensor>, bool),
 ) -> R<Arc<Tensor>> {
     if result {
         refuse_negative_slope(kind)?;
     }
+    let opmath = |rt: &mut Runtime, x: &Arc<Tensor>| match x.dtype() {
+        DType::F16 | DType::BF16 => cg::cast(rt, mode, x, DType::F32),
+        _ => Ok(Arc::clone(x)),
+    };
     let (gv, v) = (opmath(rt, g)?, opmath(rt, x)?);
     let (g, v) = (gv.as_ref(), v.as_ref());
     let gx = match *kind {
@@ -256,86 +251,100 @@ pub fn backward(
             // x <= 0: g * input_scale * (alpha * scale) * exp(x * input_scale);
             // from the result y: g * input_scale * (y + alpha * scale).
             let e = match result {
-                true => bin_s(rt, BinaryOp::Add, v, alpha * scale)?,
+                true => cg::bin_s(rt, mode, BinaryOp::Add, v, alpha * scale)?,
                 false => {
-                    let t = bin_s(rt, BinaryOp::Mul, v, input_scale)?;
-                    unary(rt, UnaryOp::Exp, &t)?
+                    let t = cg::bin_s(rt, mode, BinaryOp::Mul, v, input_scale)?;
+                    cg::unary(rt, mode, UnaryOp::Exp, &t)?
                 }
             };
-            let a = bin_s(rt, BinaryOp::Mul, g, input_scale)?;
+            let a = cg::bin_s(rt, mode, BinaryOp::Mul, g, input_scale)?;
             let a = match result {
                 true => a,
-                false => bin_s(rt, BinaryOp::Mul, &a, alpha * scale)?,
+                false => cg::bin_s(rt, mode, BinaryOp::Mul, &a, alpha * scale)?,
             };
-            let neg = bin(rt, BinaryOp::Mul, &a, &e)?;
-            let pos = bin_s(rt, BinaryOp::Mul, g, scale)?;
-            let off = bin_s(rt, BinaryOp::Le, v, 0.0)?;
-            pick(rt, &off, &neg, &pos)?
+            let neg = cg::bin(rt, mode, BinaryOp::Mul, &a, &e)?;
+            let pos = cg::bin_s(rt, mode, BinaryOp::Mul, g, scale)?;
+            let off = cg::bin_s(rt, mode, BinaryOp::Le, v, 0.0)?;
+            cg::pick(rt, mode, &off, &neg, &pos)?
         }
         Activation::Softplus { beta, threshold } => {
             // z = exp(x * beta); g where x * beta > threshold, else g * z / (z + 1)
-            let t = bin_s(rt, BinaryOp::Mul, v, beta)?;
-            let z = unary(rt, UnaryOp::Exp, &t)?;
-            let num = bin(rt, BinaryOp::Mul, g, &z)?;
-            let den = bin_s(rt, BinaryOp::Add, &z, 1.0)?;
-            let soft = bin(rt, BinaryOp::Div, &num, &den)?;
-            let linear = bin_s(rt, BinaryOp::Gt, &t, threshold)?;
-            pick(rt, &linear, g, &soft)?
+            let t = cg::bin_s(rt, mode, BinaryOp::Mul, v, beta)?;
+            let z = cg::unary(rt, mode, UnaryOp::Exp, &t)?;
+            let num = cg::bin(rt, mode, BinaryOp::Mul, g, &z)?;
+            let den = cg::bin_s(rt, mode, BinaryOp::Add, &z, 1.0)?;
+            let soft = cg::bin(rt, mode, BinaryOp::Div, &num, &den)?;
+            let linear = cg::bin_s(rt, mode, BinaryOp::Gt, &t, threshold)?;
+            cg::pick(rt, mode, &linear, g, &soft)?
         }
         Activation::Hardtanh { min, max } => {
-            let low = bin_s(rt, BinaryOp::Le, v, min)?;
-            let high = bin_s(rt, BinaryOp::Ge, v, max)?;
-            let out = bin(rt, BinaryOp::LogicalOr, &low, &high)?;
-            s_pick(rt, &out, 0.0, g)?
+            let low = cg::bin_s(rt, mode, BinaryOp::Le, v, min)?;
+            let high = cg::bin_s(rt, mode, BinaryOp::Ge, v, max)?;
+            let out = cg::bin(rt, mode, BinaryOp::LogicalOr, &low, &high)?;
+            cg::s_pick(rt, mode, &out, 0.0, g)?
         }
         Activation::LeakyRelu { slope } => {
-            let on = bin_s(rt, BinaryOp::Gt, v, 0.0)?;
-            let scaled = bin_s(rt, BinaryOp::Mul, g, slope)?;
-            pick(rt, &on, g, &scaled)?
+            let on = cg::bin_s(rt, mode, BinaryOp::Gt, v, 0.0)?;
+            let scaled = cg::bin_s(rt, mode, BinaryOp::Mul, g, slope)?;
+            cg::pick(rt, mode, &on, g, &scaled)?
         }
         Activation::LogSigmoid => {
             // g * (max_deriv - sign * z / (1 + z)), z = exp(-|x|);
             // max_deriv 1 and sign 1 below 0, else 0 and -1.
-            let z = neg_abs_exp(rt, v)?;
-            let den = bin_s(rt, BinaryOp::Add, &z, 1.0)?;
-            let q = bin(rt, BinaryOp::Div, &z, &den)?;
-            let neg = bin_s(rt, BinaryOp::Lt, v, 0.0)?;
-            let one_minus = crate::autograd::ops::s_bin(rt, BinaryOp::Sub, 1.0, &q)?;
-            let d = pick(rt, &neg, &one_minus, &q)?;
-            bin(rt, BinaryOp::Mul, g, &d)?
+            let a = cg::unary(rt, mode, UnaryOp::Abs, v)?;
+            let n = cg::neg(rt, mode, &a)?;
+            let z = cg::unary(rt, mode, UnaryOp::Exp, &n)?;
+            let den = cg::bin_s(rt, mode, BinaryOp::Add, &z, 1.0)?;
+            let q = cg::bin(rt, mode, BinaryOp::Div, &z, &den)?;
+            let neg = cg::bin_s(rt, mode, BinaryOp::Lt, v, 0.0)?;
+            let one_minus = cg::s_bin(rt, mode, BinaryOp::Sub, 1.0, &q)?;
+            let d = cg::pick(rt, mode, &neg, &one_minus, &q)?;
+            cg::bin(rt, mode, BinaryOp::Mul, g, &d)?
         }
         Activation::Hardswish => {
             // 0 up to -3, g * (x / 3 + 0.5) below 3, g from 3.
-            let third = bin_s(rt, BinaryOp::Div, v, 3.0)?;
-            let slope = bin_s(rt, BinaryOp::Add, &third, 0.5)?;
-            let mid = bin(rt, BinaryOp::Mul, g, &slope)?;
-            let upto = bin_s(rt, BinaryOp::Lt, v, 3.0)?;
-            let inner = pick(rt, &upto, &mid, g)?;
-            let below = bin_s(rt, BinaryOp::Le, v, -3.0)?;
-            s_pick(rt, &below, 0.0, &inner)?
+            let third = cg::bin_s(rt, mode, BinaryOp::Div, v, 3.0)?;
+            let slope = cg::bin_s(rt, mode, BinaryOp::Add, &third, 0.5)?;
+            let mid = cg::bin(rt, mode, BinaryOp::Mul, g, &slope)?;
+            let upto = cg::bin_s(rt, mode, BinaryOp::Lt, v, 3.0)?;
+            let inner = cg::pick(rt, mode, &upto, &mid, g)?;
+            let below = cg::bin_s(rt, mode, BinaryOp::Le, v, -3.0)?;
+            cg::s_pick(rt, mode, &below, 0.0, &inner)?
         }
         Activation::Hardsigmoid => {
-            let above = bin_s(rt, BinaryOp::Gt, v, -3.0)?;
-            let below = bin_s(rt, BinaryOp::Lt, v, 3.0)?;
-            let on = bin(rt, BinaryOp::LogicalAnd, &above, &below)?;
+            let above = cg::bin_s(rt, mode, BinaryOp::Gt, v, -3.0)?;
+            let below = cg::bin_s(rt, mode, BinaryOp::Lt, v, 3.0)?;
+            let on = cg::bin(rt, mode, BinaryOp::LogicalAnd, &above, &below)?;
             // PyTorch's kernel multiplies by `1.0f / 6.0f`, a float, in
             // every dtype.
-            let sixth = bin_s(rt, BinaryOp::Mul, g, (1.0f32 / 6.0f32) as f64)?;
-            pick_s(rt, &on, &sixth, 0.0)?
+            let sixth = cg::bin_s(rt, mode, BinaryOp::Mul, g, (1.0f32 / 6.0f32) as f64)?;
+            cg::pick_s(rt, mode, &on, &sixth, 0.0)?
         }
         Activation::Hardshrink { lambd } | Activation::Softshrink { lambd } => {
             let dead = within(rt, v, lambd)?;
-            s_pick(rt, &dead, 0.0, g)?
+            cg::s_pick(rt, mode, &dead, 0.0, g)?
         }
         Activation::Threshold { threshold, .. } => {
-            let off = bin_s(rt, BinaryOp::Le, v, threshold)?;
-            s_pick(rt, &off, 0.0, g)?
+            let off = cg::bin_s(rt, mode, BinaryOp::Le, v, threshold)?;
+            cg::s_pick(rt, mode, &off, 0.0, g)?
         }
     };
-    match gx.dtype() == x.dtype() {
-        true => Ok(gx),
-        false => rt.cast(&gx, x.dtype()),
-    }
+    let gx = match gx.dtype() == x.dtype() {
+        true => gx,
+        false => cg::cast(rt, mode, &gx, x.dtype())?,
+    };
+    // The kinds whose gradient only masks `g` by x are flat in x: PyTorch's
+    // `*BackwardBackward0` gives x zeros.
+    let flat = match kind {
+        Activation::Hardtanh { .. } => "HardtanhBackwardBackward0",
+        Activation::LeakyRelu { .. } => "LeakyReluBackwardBackward0",
+        Activation::Hardsigmoid => "HardsigmoidBackwardBackward0",
+        Activation::Hardshrink { .. } => "HardshrinkBackwardBackward0",
+        Activation::Softshrink { .. } => "SoftshrinkBackwardBackward0",
+        Activation::Threshold { .. } => "ThresholdBackwardBackward0",
+        _ => return Ok(gx),
+    };
+    Ok(cg::flat(rt, mode, gx, x, flat))
 }
 
 /// PyTorch's refusal of the in-place forms' backward with a negative

@@ -14,11 +14,12 @@ use std::sync::Arc;
 use smallvec::SmallVec;
 
 use super::callbacks::Open;
+use super::create_graph;
 use super::hooks::{self, Host};
 use super::meta::{meta, requires_grad};
 use super::node::{Edge, GradCell, InputMeta, Node};
 use super::ops::full_like;
-use super::ops::sum_to;
+use super::Mode;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::lock::lock;
@@ -70,15 +71,42 @@ pub fn saved_by(roots: &[&Tensor]) -> Vec<(usize, &'static str, Arc<Tensor>)> {
     out
 }
 
+/// What a backward keeps: the graph (`retain_graph`), and whether it
+/// records its own ops (`create_graph`: the gradients have a `grad_fn`).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Keep {
+    pub retain_graph: bool,
+    pub create_graph: bool,
+}
+
+impl Keep {
+    /// The graph kept when asked, or (PyTorch's default) when a graph is created.
+    pub fn new(retain_graph: Option<bool>, create_graph: bool) -> Keep {
+        Keep {
+            retain_graph: retain_graph.unwrap_or(create_graph),
+            create_graph,
+        }
+    }
+
+    /// The mode a node's formula runs in: recording only when a graph is
+    /// created, and never under autocast (PyTorch's engine threads have none).
+    fn mode(self) -> Mode {
+        Mode {
+            enabled: self.create_graph,
+            ..Mode::off()
+        }
+    }
+}
+
 /// Runs backward from `root` with `gradient` (ones for a one-element root
 /// when none is given), adding into the `.grad` of the leaves.
 pub fn backward(
     h: &mut dyn Host,
     root: &Arc<Tensor>,
     gradient: Option<Arc<Tensor>>,
-    retain_graph: bool,
+    keep: Keep,
 ) -> R<()> {
-    backward_many(h, std::slice::from_ref(root), vec![gradient], retain_graph)
+    backward_many(h, std::slice::from_ref(root), vec![gradient], keep)
 }
 
 /// `autograd.backward(tensors, grad_tensors)`: one backward from several
@@ -87,10 +115,10 @@ pub fn backward_many(
     h: &mut dyn Host,
     roots: &[Arc<Tensor>],
     gradients: Vec<Option<Arc<Tensor>>>,
-    retain_graph: bool,
+    keep: Keep,
 ) -> R<()> {
-    let starts = starts(h, roots, gradients)?;
-    run(h, starts, retain_graph, None).map(|_| ())
+    let starts = starts(h, roots, gradients, keep.mode())?;
+    run(h, starts, keep, None).map(|_| ())
 }
 
 /// `autograd.grad(outputs, inputs, grad_outputs)`: the gradients of the
@@ -102,7 +130,7 @@ pub fn grad(
     h: &mut dyn Host,
     (outputs, gradients): (&[Arc<Tensor>], Vec<Option<Arc<Tensor>>>),
     inputs: &[Arc<Tensor>],
-    retain_graph: bool,
+    keep: Keep,
     allow_unused: bool,
 ) -> R<Vec<Option<Arc<Tensor>>>> {
     let mut targets = Map::default();
@@ -121,8 +149,8 @@ pub fn grad(
         };
         targets.entry(k).or_insert_with(Vec::new).push(i);
     }
-    let starts = starts(h, outputs, gradients)?;
-    let found = run(h, starts, retain_graph, Some((targets, inputs.len())))?;
+    let starts = starts(h, outputs, gradients, keep.mode())?;
+    let found = run(h, starts, keep, Some((targets, inputs.len())))?;
     if !allow_unused && found.iter().any(Option::is_none) {
         return Err(Error::Autograd {
             message: "One of the differentiated Tensors appears to not have been used in the \
@@ -141,6 +169,7 @@ fn starts(
     h: &mut dyn Host,
     roots: &[Arc<Tensor>],
     gradients: Vec<Option<Arc<Tensor>>>,
+    mode: Mode,
 ) -> R<Vec<(Edge, Arc<Tensor>)>> {
     if gradients.len() != roots.len() {
         return Err(Error::Autograd {
@@ -196,7 +225,7 @@ fn starts(
         let edge = match m.grad_fn() {
             Some((node, k)) => Edge::Node(node, k),
             None => {
-                let g = validate(h.runtime(), gradient, &InputMeta::of(root))?;
+                let g = validate(h.runtime(), mode, gradient, &InputMeta::of(root))?;
                 out.push((Edge::Leaf(Arc::clone(m.grad_cell())), g));
                 continue;
             }
@@ -216,7 +245,7 @@ type Found = (Map<usize, Vec<usize>>, Vec<Option<Arc<Tensor>>>);
 fn run(
     h: &mut dyn Host,
     starts: Vec<(Edge, Arc<Tensor>)>,
-    retain: bool,
+    keep: Keep,
     targets: Option<Targets>,
 ) -> R<Vec<Option<Arc<Tensor>>>> {
     // Every node and leaf behind the roots, and how many edges lead into
@@ -264,6 +293,7 @@ fn run(
         pushed: 0,
         found: targets.map(|(t, n)| (t, vec![None; n])),
         needed,
+        mode: keep.mode(),
     };
     for (edge, g) in starts {
         let from = ambient.of(&g);
@@ -275,7 +305,7 @@ fn run(
         }
         match task {
             Task::Leaf(cell) => w.accumulate_leaf(h, &cell)?,
-            Task::Node(node) => w.run_ready(h, &node, retain)?,
+            Task::Node(node) => w.run_ready(h, &node, keep.retain_graph)?,
         }
     }
     for s in std::mem::take(&mut w.leaf_streams) {
@@ -355,6 +385,8 @@ struct Walk {
     found: Option<Found>,
     /// For `grad`: the nodes that lead to an input (no other runs).
     needed: Option<Set<usize>>,
+    /// Whether the formulas record (`create_graph=True`).
+    mode: Mode,
 }
 
 impl Walk {
@@ -440,16 +472,21 @@ impl Walk {
         if let Some(s) = here.filter(|_| !lock(&node.retained).is_empty()) {
             note(&mut self.leaf_streams, s);
         }
+        let mode = self.mode;
         let rt = h.runtime();
         // Its kernels are named after it on the timeline and in `profile`.
         rt.begin_op(node.name);
-        keep_retained(rt, node, &grads)?;
+        keep_retained(rt, mode, node, &grads)?;
         let computed = match node.custom_call() {
             // A program's `torch.autograd.Function`: its own `backward`.
+            Some(_) if mode.enabled => return Err(create_graph::refused(node.name)),
             Some(f) => h.custom_backward(&f, &grads)?,
             None => {
                 let rt = h.runtime();
-                node.with_saved(|backward| backward.apply_outputs(rt, node, &grads))?
+                node.with_saved(|backward| match mode.enabled && !backward.creates_graph() {
+                    true => Err(create_graph::refused(node.name)),
+                    false => backward.apply_outputs(rt, (node, mode), &grads),
+                })?
             }
         };
         let rt = h.runtime();
@@ -460,7 +497,7 @@ impl Walk {
         let mut computed = computed.into_iter();
         for (edge, input) in node.next.iter().zip(&node.inputs) {
             let grad = match computed.next().flatten() {
-                Some(grad) if edge.is_some() => Some(validate(rt, grad, input)?),
+                Some(grad) if edge.is_some() => Some(validate(rt, mode, grad, input)?),
                 _ => None,
             };
             // A gradient copied to another device is ready on that
@@ -502,7 +539,8 @@ impl Walk {
                 None => (Some(grad), here),
                 Some(old) => {
                     let on = to.or(here);
-                    (Some(add_on(rt, on, (old, slot.1), (grad, here))?), on)
+                    let sum = add_on(rt, (on, self.mode), (old, slot.1), (grad, here))?;
+                    (Some(sum), on)
                 }
             };
         }
@@ -542,7 +580,8 @@ impl Walk {
             }
             return Ok(());
         }
-        let r = on_stream(h, from, |h| leaf_step(h, cell, g));
+        let mode = self.mode;
+        let r = on_stream(h, from, |h| leaf_step(h, mode, cell, g));
         if let Some(s) = from {
             note(&mut self.leaf_streams, s);
         }
@@ -563,14 +602,14 @@ impl Walk {
 
 /// A leaf's `AccumulateGrad` with its final gradient `g`: the leaf's hooks
 /// on `g`, `g` added to `.grad`, then the post-accumulate hooks.
-fn leaf_step(h: &mut dyn Host, cell: &GradCell, g: Arc<Tensor>) -> R<()> {
+fn leaf_step(h: &mut dyn Host, mode: Mode, cell: &GradCell, g: Arc<Tensor>) -> R<()> {
     let g = match cell.pre.is_empty() {
         true => g,
         false => hooks::run_tensor_hooks(h, (&cell.pre, 0), g)?,
     };
     let rt = h.runtime();
     rt.begin_op("AccumulateGrad");
-    accumulate(rt, cell, g)?;
+    accumulate(rt, mode, cell, g)?;
     if !cell.post.is_empty() {
         hooks::run_post_hooks(h, cell)?;
     }
@@ -599,7 +638,7 @@ fn on_stream<T>(
 /// out plainly in the sum's dtype and shape, else into a new tensor.
 fn add_on(
     rt: &mut Runtime,
-    to: Option<StreamKey>,
+    (to, mode): (Option<StreamKey>, Mode),
     (a, sa): (Arc<Tensor>, Option<StreamKey>),
     (b, sb): (Arc<Tensor>, Option<StreamKey>),
 ) -> R<Arc<Tensor>> {
@@ -618,7 +657,10 @@ fn add_on(
             && x.shape() == y.shape()
             && x.dtype() == y.dtype()
     };
-    let r = if reusable(&a, &b) {
+    let r = if mode.enabled {
+        // Recorded (`AddBackward0`), out of place, as PyTorch's in grad mode.
+        create_graph::bin(rt, mode, BinaryOp::Add, &a, &b)
+    } else if reusable(&a, &b) {
         rt.binary_(BinaryOp::Add, &a, Operand::strong(&b))
             .map(|_| a)
     } else if reusable(&b, &a) {
@@ -712,38 +754,54 @@ impl Ord for Ready {
 
 /// The gradients of the node's outputs, kept by the tensors that asked
 /// to (`retain_grad()`).
-fn keep_retained(rt: &mut Runtime, node: &Node, grads: &[Option<Arc<Tensor>>]) -> R<()> {
+fn keep_retained(
+    rt: &mut Runtime,
+    mode: Mode,
+    node: &Node,
+    grads: &[Option<Arc<Tensor>>],
+) -> R<()> {
     let retained: Vec<(usize, Arc<GradCell>)> = lock(&node.retained)
         .iter()
         .filter_map(|(k, m)| Some((*k, m.upgrade()?)))
         .collect();
     for (k, m) in retained {
         if let Some(g) = grads.get(k).and_then(Option::as_ref) {
-            accumulate(rt, &m, Arc::clone(g))?;
+            accumulate(rt, mode, &m, Arc::clone(g))?;
         }
     }
     Ok(())
 }
 
-/// `grad` in the shape, dtype and device of the input it is for.
-fn validate(rt: &mut Runtime, grad: Arc<Tensor>, input: &InputMeta) -> R<Arc<Tensor>> {
+/// `grad` in the shape, dtype and device of the input it is for (each
+/// step recorded when the backward creates a graph).
+fn validate(rt: &mut Runtime, mode: Mode, grad: Arc<Tensor>, input: &InputMeta) -> R<Arc<Tensor>> {
     let mut grad = grad;
     if grad.shape() != input.shape.as_slice() {
-        grad = sum_to(rt, &grad, &input.shape)?;
+        grad = create_graph::sum_to(rt, mode, &grad, &input.shape)?;
     }
     if grad.dtype() != input.dtype {
-        grad = rt.cast(&grad, input.dtype)?;
+        grad = create_graph::cast(rt, mode, &grad, input.dtype)?;
     }
     if grad.device() != input.device {
-        grad = rt.copy_to(&grad, input.device)?;
+        grad = create_graph::copy_to(rt, mode, &grad, input.device)?;
     }
     Ok(grad)
 }
 
 /// Adds `g` to a `.grad` (PyTorch's `AccumulateGrad`): the first gradient
 /// is kept as it is when nothing else holds it and it is laid out plainly,
-/// else copied; later ones are added in place.
-fn accumulate(rt: &mut Runtime, m: &GradCell, g: Arc<Tensor>) -> R<()> {
+/// else copied; later ones are added in place. When the backward creates
+/// a graph, out of place and recorded: a copy of the first (`CopyBackwards`),
+/// then `.grad + g` (`AddBackward0`), so `.grad` has a history.
+fn accumulate(rt: &mut Runtime, mode: Mode, m: &GradCell, g: Arc<Tensor>) -> R<()> {
+    if mode.enabled {
+        let sum = match m.get() {
+            None => create_graph::copy_of(rt, mode, &g)?,
+            Some(old) => create_graph::bin(rt, mode, BinaryOp::Add, &old, &g)?,
+        };
+        m.set(Some(sum));
+        return Ok(());
+    }
     match m.get() {
         None => {
             // Taken as it is when nothing else holds this tensor and it is

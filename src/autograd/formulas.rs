@@ -5,14 +5,17 @@
 
 use std::sync::Arc;
 
+use super::create_graph as cg;
 use super::diagonals;
 use super::losses::Reduction;
 use super::meta::CheckedSaved;
 use super::node::{Backward, Grads, Node, Saved};
-use super::ops::{add_into_zeros, bin, bin_s, full, masked, pick, s_bin, sign};
+use super::ops::{add_into_zeros, bin, bin_s, full, masked, pick, sign};
 use super::parts;
 use super::reductions;
 use super::slices;
+use super::views;
+use super::{record, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
@@ -24,30 +27,29 @@ use crate::runtime::Tensor;
 
 type R<T> = Result<T, Error>;
 
-/// `g op s` with what a node saved (weak when it was a number).
-fn bin_saved(rt: &mut Runtime, op: BinaryOp, g: &Tensor, s: &Saved, node: &str) -> R<Arc<Tensor>> {
-    let t = s.get(node)?;
-    rt.binary(
-        op,
-        Operand::strong(g),
-        Operand {
-            tensor: t,
-            weak: s.weak,
-        },
-    )
-}
-
 /// Which inputs of `node` need a gradient.
 fn wants(node: &Node, k: usize) -> bool {
     node.wants(k)
 }
 
 /// `g` with size-1 dims put back where a reduction without `keepdim`
-/// removed them, then expanded to `shape` (a view).
-fn expand_back(g: &Tensor, dims: &[usize], keepdim: bool, shape: &[usize]) -> R<Arc<Tensor>> {
-    Ok(Arc::new(
-        reductions::unsqueeze_back(g, dims, keepdim)?.expand(shape),
-    ))
+/// removed them, then expanded to `shape` (views).
+fn expand_back(
+    rt: &Runtime,
+    mode: Mode,
+    g: &Arc<Tensor>,
+    (dims, keepdim): (&[usize], bool),
+    shape: &[usize],
+) -> R<Arc<Tensor>> {
+    let back = match keepdim || dims.is_empty() {
+        true => Arc::clone(g),
+        false => {
+            let back = reductions::unsqueeze_back(g, dims, keepdim)?;
+            let name = "UnsqueezeBackward1";
+            record::attach_node(rt, mode, back, name, Backward::Reshape, &[g])
+        }
+    };
+    Ok(cg::expand(rt, mode, &back, shape))
 }
 
 impl Backward {
@@ -57,7 +59,7 @@ impl Backward {
     pub fn apply_outputs(
         &self,
         rt: &mut Runtime,
-        node: &Node,
+        (node, mode): (&Arc<Node>, Mode),
         gs: &[Option<Arc<Tensor>>],
     ) -> R<Grads> {
         let input = &node.inputs[0];
@@ -77,13 +79,13 @@ impl Backward {
                     });
                 };
                 let mut total = match gs.first() {
-                    Some(Some(g)) => var.apply(rt, node, g)?.swap_remove(0),
+                    Some(Some(g)) => var.apply(rt, (node, mode), g)?.swap_remove(0),
                     _ => None,
                 };
                 if let Some(Some(g)) = gs.get(1) {
                     let all: Vec<usize> = (0..input.shape.len()).collect();
                     let dims = dims.as_deref().unwrap_or(&all);
-                    let e = expand_back(g, dims, *keepdim, &input.shape)?;
+                    let e = expand_back(rt, mode, g, (dims, *keepdim), &input.shape)?;
                     let part = bin_s(rt, BinaryOp::Div, &e, *count as f64)?;
                     total = Some(match total {
                         Some(t) => bin(rt, BinaryOp::Add, &t, &part)?,
@@ -96,7 +98,7 @@ impl Backward {
                 super::coalesced::reduce_add_backward(rt, node, devices, gs)
             }
             _ => match gs {
-                [Some(g)] => self.apply(rt, node, g),
+                [Some(g)] => self.apply(rt, (node, mode), g),
                 _ => Err(Error::Autograd {
                     message: format!("{} has one output, given {} gradients", node.name, gs.len()),
                     help: "this is a bug in cudash's autograd".into(),
@@ -106,51 +108,64 @@ impl Backward {
     }
 
     /// The gradients of the node's inputs (one per edge; `None` where no
-    /// gradient is wanted) from `g`, the gradient of its output.
-    pub fn apply(&self, rt: &mut Runtime, node: &Node, g: &Arc<Tensor>) -> R<Grads> {
+    /// gradient is wanted) from `g`, the gradient of its output; the
+    /// formulas [`Backward::creates_graph`] names record their ops when
+    /// `mode` is on (`create_graph=True`).
+    pub fn apply(
+        &self,
+        rt: &mut Runtime,
+        (node, mode): (&Arc<Node>, Mode),
+        g: &Arc<Tensor>,
+    ) -> R<Grads> {
         let name = node.name;
         let shape_of = |k: usize| node.inputs[k].shape.clone();
         Ok(match self {
             Backward::Add => vec![Some(Arc::clone(g)), Some(Arc::clone(g))],
             Backward::Sub => {
                 let gb = match wants(node, 1) {
-                    true => Some(rt.unary(UnaryOp::Neg, g)?),
+                    true => Some(cg::neg(rt, mode, g)?),
                     false => None,
                 };
                 vec![Some(Arc::clone(g)), gb]
             }
             Backward::Mul { a, b } => {
+                let mul = |rt: &mut Runtime, s: &Saved, k: usize| {
+                    let t = cg::unpack(s, node, k, mode)?;
+                    cg::bin_saved(rt, mode, BinaryOp::Mul, g, (&t, s.weak))
+                };
                 let ga = match b {
-                    Some(b) if wants(node, 0) => Some(bin_saved(rt, BinaryOp::Mul, g, b, name)?),
+                    Some(b) if wants(node, 0) => Some(mul(rt, b, 1)?),
                     _ => None,
                 };
                 let gb = match a {
-                    Some(a) if wants(node, 1) => Some(bin_saved(rt, BinaryOp::Mul, g, a, name)?),
+                    Some(a) if wants(node, 1) => Some(mul(rt, a, 0)?),
                     _ => None,
                 };
                 vec![ga, gb]
             }
             Backward::Div { a, b } => {
+                let bt = cg::unpack(b, node, 1, mode)?;
                 let ga = match wants(node, 0) {
-                    true => Some(bin_saved(rt, BinaryOp::Div, g, b, name)?),
+                    true => Some(cg::bin_saved(rt, mode, BinaryOp::Div, g, (&bt, b.weak))?),
                     false => None,
                 };
                 // -g * ((a / b) / b), in PyTorch's order.
                 let gb = match a {
                     Some(a) if wants(node, 1) => {
-                        let bt = b.get(name)?;
-                        let at = a.get(name)?;
-                        let q = rt.binary(
+                        let at = cg::unpack(a, node, 0, mode)?;
+                        let q = record::binary(
+                            rt,
+                            mode,
                             BinaryOp::Div,
                             Operand {
-                                tensor: at,
+                                tensor: &at,
                                 weak: a.weak,
                             },
-                            Operand::strong(bt),
+                            Operand::strong(&bt),
                         )?;
-                        let q = bin(rt, BinaryOp::Div, &q, bt)?;
-                        let neg = rt.unary(UnaryOp::Neg, g)?;
-                        Some(bin(rt, BinaryOp::Mul, &neg, &q)?)
+                        let q = cg::bin(rt, mode, BinaryOp::Div, &q, &bt)?;
+                        let neg = cg::neg(rt, mode, g)?;
+                        Some(cg::bin(rt, mode, BinaryOp::Mul, &neg, &q)?)
                     }
                     _ => None,
                 };
@@ -168,14 +183,14 @@ impl Backward {
                 vec![Some(Arc::clone(g)), gb]
             }
             Backward::PowScalar { x, e } => {
-                let x = x.get(name)?;
+                let x = cg::unpack(x, node, 0, mode)?;
                 let gx = if *e == 0.0 {
-                    bin_s(rt, BinaryOp::Mul, g, 0.0)?
+                    cg::bin_s(rt, mode, BinaryOp::Mul, g, 0.0)?
                 } else {
                     // grad * (e * x ** (e - 1))
-                    let p = bin_s(rt, BinaryOp::Pow, x, e - 1.0)?;
-                    let d = s_bin(rt, BinaryOp::Mul, *e, &p)?;
-                    bin(rt, BinaryOp::Mul, g, &d)?
+                    let p = cg::bin_s(rt, mode, BinaryOp::Pow, &x, e - 1.0)?;
+                    let d = cg::s_bin(rt, mode, BinaryOp::Mul, *e, &p)?;
+                    cg::bin(rt, mode, BinaryOp::Mul, g, &d)?
                 };
                 vec![Some(gx), None]
             }
@@ -220,48 +235,62 @@ impl Backward {
                 };
                 vec![None, Some(gx)]
             }
-            Backward::Neg => vec![Some(rt.unary(UnaryOp::Neg, g)?)],
+            Backward::Neg => vec![Some(cg::neg(rt, mode, g)?)],
             Backward::Reciprocal { out } => {
                 // -g * (out * out)
-                let out = out.get(name)?;
-                let sq = bin(rt, BinaryOp::Mul, out, out)?;
-                let neg = rt.unary(UnaryOp::Neg, g)?;
-                vec![None, Some(bin(rt, BinaryOp::Mul, &neg, &sq)?)]
+                let out = cg::unpack(out, node, 1, mode)?;
+                let sq = cg::bin(rt, mode, BinaryOp::Mul, &out, &out)?;
+                let neg = cg::neg(rt, mode, g)?;
+                vec![None, Some(cg::bin(rt, mode, BinaryOp::Mul, &neg, &sq)?)]
             }
             Backward::Unary { op, saved } => {
-                let s = saved.get(name)?;
-                vec![Some(unary(rt, *op, g, s)?)]
+                let s = cg::unpack(saved, node, 0, mode)?;
+                vec![Some(unary(rt, mode, *op, g, &s)?)]
             }
-            Backward::Zero => vec![Some(bin_s(rt, BinaryOp::Mul, g, 0.0)?)],
+            Backward::Zero => vec![Some(cg::bin_s(rt, mode, BinaryOp::Mul, g, 0.0)?)],
+            Backward::Flat => {
+                let of = &node.inputs[1];
+                vec![
+                    Some(Arc::clone(g)),
+                    Some(full(rt, &of.shape, of.dtype, of.device, 0)?),
+                ]
+            }
             Backward::Sum { dims, keepdim } => {
-                vec![Some(expand_back(g, dims, *keepdim, &shape_of(0))?)]
+                vec![Some(expand_back(
+                    rt,
+                    mode,
+                    g,
+                    (dims, *keepdim),
+                    &shape_of(0),
+                )?)]
             }
             Backward::Mean {
                 dims,
                 keepdim,
                 count,
             } => {
-                let e = expand_back(g, dims, *keepdim, &shape_of(0))?;
-                vec![Some(bin_s(rt, BinaryOp::Div, &e, *count as f64)?)]
+                let e = expand_back(rt, mode, g, (dims, *keepdim), &shape_of(0))?;
+                vec![Some(cg::bin_s(rt, mode, BinaryOp::Div, &e, *count as f64)?)]
             }
             Backward::Split { .. }
             | Backward::Scatter { .. }
             | Backward::Broadcast
             | Backward::VarMean { .. }
             | Backward::BroadcastCoalesced { .. } => {
-                return self.apply_outputs(rt, node, &[Some(Arc::clone(g))]);
+                return self.apply_outputs(rt, (node, mode), &[Some(Arc::clone(g))]);
             }
             Backward::Select { items } => {
                 let input = &node.inputs[0];
                 let g = match g.device() == input.device {
                     true => Arc::clone(g),
-                    false => rt.copy_to(g, input.device)?,
+                    false => cg::copy_to(rt, mode, g, input.device)?,
                 };
                 let zeros = full(rt, &input.shape, g.dtype(), input.device, 0)?;
                 let view = crate::runtime::op::index::select(&zeros, items)?;
                 rt.assign(&view, &g)?;
-                vec![Some(zeros)]
+                vec![Some(cg::placed(rt, mode, zeros, &g, (node.name, items)))]
             }
+            Backward::Placed { items } => vec![Some(cg::select(rt, mode, g, items)?)],
             Backward::Extremum { a, b, max } => {
                 let (a, b) = (a.get(name)?, b.get(name)?);
                 // where(a == b, g / 2, g), then 0 where the other wins.
@@ -297,7 +326,7 @@ impl Backward {
                         weak: bound.weak,
                     },
                 )?;
-                vec![Some(masked(rt, &keep, g)?), None]
+                vec![Some(cg::masked(rt, mode, &keep, g)?), None]
             }
             Backward::Clamp { x, lo, hi } => {
                 let (xs, l, h) = (x.get(name)?, lo.get(name)?, hi.get(name)?);
@@ -359,13 +388,13 @@ impl Backward {
             Backward::Where { cond } => {
                 let cond = cond.get(name)?;
                 let gx = match wants(node, 1) {
-                    true => Some(masked(rt, cond, g)?),
+                    true => Some(cg::masked(rt, mode, cond, g)?),
                     false => None,
                 };
                 let gy = match wants(node, 2) {
                     true => {
                         let not = rt.unary(UnaryOp::BitNot, cond)?;
-                        Some(masked(rt, &not, g)?)
+                        Some(cg::masked(rt, mode, &not, g)?)
                     }
                     false => None,
                 };
@@ -376,12 +405,12 @@ impl Backward {
                 let gx = match wants(node, 0) {
                     true => {
                         let not = rt.unary(UnaryOp::BitNot, mask)?;
-                        Some(masked(rt, &not, g)?)
+                        Some(cg::masked(rt, mode, &not, g)?)
                     }
                     false => None,
                 };
                 let gv = match wants(node, 1) {
-                    true => Some(masked(rt, mask, g)?),
+                    true => Some(cg::masked(rt, mode, mask, g)?),
                     false => None,
                 };
                 vec![gx, gv]
@@ -392,9 +421,7 @@ impl Backward {
                 for &n in sizes {
                     let mut items = vec![Index::Slice(None, None, None); *dim];
                     items.push(Index::Slice(Some(start), Some(start + n as i64), None));
-                    out.push(Some(Arc::new(crate::runtime::op::index::select(
-                        g, &items,
-                    )?)));
+                    out.push(Some(cg::select(rt, mode, g, &items)?));
                     start += n as i64;
                 }
                 out
@@ -403,7 +430,7 @@ impl Backward {
                 .map(|k| {
                     let mut items = vec![Index::Slice(None, None, None); *dim];
                     items.push(Index::At(k as i64));
-                    crate::runtime::op::index::select(g, &items).map(|t| Some(Arc::new(t)))
+                    cg::select(rt, mode, g, &items).map(Some)
                 })
                 .collect::<R<Grads>>()?,
             Backward::Extreme { x, out } => {
@@ -421,16 +448,16 @@ impl Backward {
             }
             Backward::MseLoss { x, y, reduction } => {
                 // norm * (x - y) * g, norm = 2 / numel for a mean.
-                let (x, y) = (x.get(name)?, y.get(name)?);
+                let (x, y) = (cg::unpack(x, node, 0, mode)?, cg::unpack(y, node, 1, mode)?);
                 let norm = match reduction {
                     Reduction::Mean => 2.0 / x.numel() as f64,
                     Reduction::Sum | Reduction::None => 2.0,
                 };
-                let d = bin(rt, BinaryOp::Sub, x, y)?;
-                let scaled = s_bin(rt, BinaryOp::Mul, norm, &d)?;
-                let gx = bin(rt, BinaryOp::Mul, &scaled, g)?;
+                let d = cg::bin(rt, mode, BinaryOp::Sub, &x, &y)?;
+                let scaled = cg::s_bin(rt, mode, BinaryOp::Mul, norm, &d)?;
+                let gx = cg::bin(rt, mode, BinaryOp::Mul, &scaled, g)?;
                 let gy = match wants(node, 1) {
-                    true => Some(rt.unary(UnaryOp::Neg, &gx)?),
+                    true => Some(cg::neg(rt, mode, &gx)?),
                     false => None,
                 };
                 vec![Some(gx), gy]
@@ -478,47 +505,46 @@ impl Backward {
                 let input = &node.inputs[0];
                 // -(g / total) for a mean, -g for a sum, at each counted row.
                 let per = match reduction {
-                    Reduction::Mean => bin(rt, BinaryOp::Div, g, weight.get(name)?)?,
+                    Reduction::Mean => cg::bin(rt, mode, BinaryOp::Div, g, weight.get(name)?)?,
                     // None: each row's own gradient.
                     Reduction::Sum | Reduction::None => Arc::clone(g),
                 };
-                let per = rt.unary(UnaryOp::Neg, &per)?;
+                let per = cg::neg(rt, mode, &per)?;
                 let per = match weighted {
-                    true => bin(rt, BinaryOp::Mul, &per, valid)?,
+                    true => cg::bin(rt, mode, BinaryOp::Mul, &per, valid)?,
                     false => per,
                 };
                 let counted = bin_s(rt, BinaryOp::Ne, valid, 0.0)?;
-                let rows = masked(rt, &counted, &per)?;
-                let rows = Arc::new(view::unsqueeze(&rows, 1)?);
+                let rows = cg::masked(rt, mode, &counted, &per)?;
+                let rows = cg::unsqueeze(rt, mode, &rows, 1)?;
                 let c = input.shape[1] as f64;
                 let classes = rt.arange(0.0, c, 1.0, crate::runtime::DType::I64, input.device)?;
                 let picks = Arc::new(view::unsqueeze(target, 1)?);
                 let onehot = bin(rt, BinaryOp::Eq, &classes, &picks)?;
-                vec![Some(masked(rt, &onehot, &rows)?)]
+                vec![Some(cg::masked(rt, mode, &onehot, &rows)?)]
             }
             Backward::MatMul { a, b, columns } => {
-                matmul(rt, node, g, a.as_ref(), b.as_ref(), *columns)?
+                matmul(rt, (node, mode), g, (a.as_ref(), b.as_ref()), *columns)?
             }
-            Backward::Reshape => {
-                let dims: Vec<i64> = shape_of(0).iter().map(|&d| d as i64).collect();
-                vec![Some(rt.reshape(g, &dims)?)]
+            Backward::Reshape => vec![Some(cg::reshape(rt, mode, g, &shape_of(0))?)],
+            Backward::Transpose { d0, d1 } => {
+                vec![Some(views::transpose(rt, mode, g, *d0, *d1))]
             }
-            Backward::Transpose { d0, d1 } => vec![Some(Arc::new(g.transpose(*d0, *d1)))],
             Backward::Permute { dims } => {
-                let mut inverse = vec![0i64; dims.len()];
+                let mut inverse = vec![0usize; dims.len()];
                 for (k, &d) in dims.iter().enumerate() {
-                    inverse[d] = k as i64;
+                    inverse[d] = k;
                 }
-                vec![Some(Arc::new(view::permute(g, &inverse)?))]
+                vec![Some(views::permute(rt, mode, g, &inverse)?)]
             }
             Backward::Expand | Backward::Identity => vec![Some(Arc::clone(g))],
             Backward::Softmax { out, dim } => {
                 // (g - sum(g * y, dim)) * y
-                let y = out.get(name)?;
-                let gy = bin(rt, BinaryOp::Mul, g, y)?;
-                let s = rt.reduce(ReduceOp::Sum, &gy, Some(*dim as i64), true)?;
-                let d = bin(rt, BinaryOp::Sub, g, &s)?;
-                vec![Some(bin(rt, BinaryOp::Mul, &d, y)?)]
+                let y = cg::unpack(out, node, 0, mode)?;
+                let gy = cg::bin(rt, mode, BinaryOp::Mul, g, &y)?;
+                let s = cg::sum_keep(rt, mode, &gy, *dim as i64)?;
+                let d = cg::bin(rt, mode, BinaryOp::Sub, g, &s)?;
+                vec![Some(cg::bin(rt, mode, BinaryOp::Mul, &d, &y)?)]
             }
             Backward::Amax {
                 x,
@@ -758,13 +784,17 @@ impl Backward {
                 // w: g.T @ x, laid out as w is (PyTorch's mm_mat2_backward
                 // for the column-major w.T, then TBackward0).
                 let gx = match w {
-                    Some(w) if wants(node, 1) => Some(rt.matmul(g, w.get(name)?)?),
+                    Some(w) if wants(node, 1) => {
+                        let w = cg::unpack(w, node, 2, mode)?;
+                        Some(cg::matmul(rt, mode, g, &w)?)
+                    }
                     _ => None,
                 };
                 let gw = match x {
                     Some(x) if wants(node, 2) => {
-                        let gt = view::matrix_transpose(g)?;
-                        Some(rt.matmul(&gt, x.get(name)?)?)
+                        let gt = cg::t(rt, mode, g)?;
+                        let x = cg::unpack(x, node, 1, mode)?;
+                        Some(cg::matmul(rt, mode, &gt, &x)?)
                     }
                     _ => None,
                 };
@@ -884,8 +914,8 @@ impl Backward {
                 )?
             }
             Backward::Activation { kind, x, result } => {
-                let x = x.get(name)?;
-                let gx = super::activation_ops::backward(rt, kind, g, x, *result)?;
+                let x = cg::unpack(x, node, 0, mode)?;
+                let gx = super::activation_ops::backward(rt, mode, kind, g, (&x, *result))?;
                 vec![Some(gx)]
             }
             Backward::Glu { x, dim } => {
@@ -899,16 +929,16 @@ impl Backward {
             }
             Backward::NativeDropout { mask, scale } => {
                 let m = mask.get(name)?;
-                let kept = bin(rt, BinaryOp::Mul, g, m)?;
-                vec![Some(bin_s(rt, BinaryOp::Mul, &kept, *scale)?)]
+                let kept = cg::bin(rt, mode, BinaryOp::Mul, g, m)?;
+                vec![Some(cg::bin_s(rt, mode, BinaryOp::Mul, &kept, *scale)?)]
             }
             Backward::LogSoftmax { out, dim } => {
                 // g - exp(y) * sum(g, dim)
-                let y = out.get(name)?;
-                let e = rt.unary(UnaryOp::Exp, y)?;
-                let s = rt.reduce(ReduceOp::Sum, g, Some(*dim as i64), true)?;
-                let p = bin(rt, BinaryOp::Mul, &e, &s)?;
-                vec![Some(bin(rt, BinaryOp::Sub, g, &p)?)]
+                let y = cg::unpack(out, node, 0, mode)?;
+                let e = cg::unary(rt, mode, UnaryOp::Exp, &y)?;
+                let s = cg::sum_keep(rt, mode, g, *dim as i64)?;
+                let p = cg::bin(rt, mode, BinaryOp::Mul, &e, &s)?;
+                vec![Some(cg::bin(rt, mode, BinaryOp::Sub, g, &p)?)]
             }
         })
     }
@@ -916,68 +946,70 @@ impl Backward {
 
 /// A unary op's input gradient from `g` and what it saved (`s`: its input
 /// or its result, as PyTorch's formula needs).
-fn unary(rt: &mut Runtime, op: UnaryOp, g: &Tensor, s: &Tensor) -> R<Arc<Tensor>> {
+fn unary(rt: &mut Runtime, mode: Mode, op: UnaryOp, g: &Tensor, s: &Tensor) -> R<Arc<Tensor>> {
     use BinaryOp::*;
     match op {
         // exp: g * result
-        UnaryOp::Exp => bin(rt, Mul, g, s),
+        UnaryOp::Exp => cg::bin(rt, mode, Mul, g, s),
         // log: g / x
-        UnaryOp::Log => bin(rt, Div, g, s),
+        UnaryOp::Log => cg::bin(rt, mode, Div, g, s),
         // log1p: g / (x + 1)
         UnaryOp::Log1p => {
-            let x1 = bin_s(rt, Add, s, 1.0)?;
-            bin(rt, Div, g, &x1)
+            let x1 = cg::bin_s(rt, mode, Add, s, 1.0)?;
+            cg::bin(rt, mode, Div, g, &x1)
         }
         // sqrt: g / (2 * result)
         UnaryOp::Sqrt => {
-            let two = s_bin(rt, Mul, 2.0, s)?;
-            bin(rt, Div, g, &two)
+            let two = cg::s_bin(rt, mode, Mul, 2.0, s)?;
+            cg::bin(rt, mode, Div, g, &two)
         }
         // abs: g * sgn(x)
         UnaryOp::Abs => {
             let sign = sign(rt, s)?;
-            bin(rt, Mul, g, &sign)
+            let sign = cg::flat(rt, mode, sign, s, "SgnBackward0");
+            cg::bin(rt, mode, Mul, g, &sign)
         }
         // relu: g where result > 0, else 0 (threshold_backward)
         UnaryOp::Relu => {
-            let on = bin_s(rt, Gt, s, 0.0)?;
-            masked(rt, &on, g)
+            let on = cg::bin_s(rt, mode, Gt, s, 0.0)?;
+            let gx = cg::masked(rt, mode, &on, g)?;
+            Ok(cg::flat(rt, mode, gx, s, "ThresholdBackwardBackward0"))
         }
         // sigmoid: g * (1 - y) * y
         UnaryOp::Sigmoid => {
-            let one_minus = s_bin(rt, Sub, 1.0, s)?;
-            let a = bin(rt, Mul, g, &one_minus)?;
-            bin(rt, Mul, &a, s)
+            let one_minus = cg::s_bin(rt, mode, Sub, 1.0, s)?;
+            let a = cg::bin(rt, mode, Mul, g, &one_minus)?;
+            cg::bin(rt, mode, Mul, &a, s)
         }
         // tanh: g * (1 - y * y)
         UnaryOp::Tanh => {
-            let yy = bin(rt, Mul, s, s)?;
-            let d = s_bin(rt, Sub, 1.0, &yy)?;
-            bin(rt, Mul, g, &d)
+            let yy = cg::bin(rt, mode, Mul, s, s)?;
+            let d = cg::s_bin(rt, mode, Sub, 1.0, &yy)?;
+            cg::bin(rt, mode, Mul, g, &d)
         }
         // erf: g * 2/sqrt(pi) * exp(-x^2)
         UnaryOp::Erf => {
-            let xx = bin(rt, Mul, s, s)?;
-            let minus = rt.unary(UnaryOp::Neg, &xx)?;
-            let e = rt.unary(UnaryOp::Exp, &minus)?;
-            let d = bin_s(rt, Mul, &e, std::f64::consts::FRAC_2_SQRT_PI)?;
-            bin(rt, Mul, g, &d)
+            let xx = cg::bin(rt, mode, Mul, s, s)?;
+            let minus = cg::unary(rt, mode, UnaryOp::Neg, &xx)?;
+            let e = cg::unary(rt, mode, UnaryOp::Exp, &minus)?;
+            let d = cg::bin_s(rt, mode, Mul, &e, std::f64::consts::FRAC_2_SQRT_PI)?;
+            cg::bin(rt, mode, Mul, g, &d)
         }
         // gelu (PyTorch's GeluBackward0): g * (cdf + x * pdf), with
         // cdf = 0.5 (1 + erf(x / sqrt 2)), pdf = exp(-x^2 / 2) / sqrt(2 pi).
         UnaryOp::Gelu => {
-            let scaled = bin_s(rt, Mul, s, std::f64::consts::FRAC_1_SQRT_2)?;
-            let erf = rt.unary(UnaryOp::Erf, &scaled)?;
-            let one_plus = bin_s(rt, Add, &erf, 1.0)?;
-            let cdf = bin_s(rt, Mul, &one_plus, 0.5)?;
-            let xx = bin(rt, Mul, s, s)?;
-            let half = bin_s(rt, Mul, &xx, -0.5)?;
-            let e = rt.unary(UnaryOp::Exp, &half)?;
+            let scaled = cg::bin_s(rt, mode, Mul, s, std::f64::consts::FRAC_1_SQRT_2)?;
+            let erf = cg::unary(rt, mode, UnaryOp::Erf, &scaled)?;
+            let one_plus = cg::bin_s(rt, mode, Add, &erf, 1.0)?;
+            let cdf = cg::bin_s(rt, mode, Mul, &one_plus, 0.5)?;
+            let xx = cg::bin(rt, mode, Mul, s, s)?;
+            let half = cg::bin_s(rt, mode, Mul, &xx, -0.5)?;
+            let e = cg::unary(rt, mode, UnaryOp::Exp, &half)?;
             let beta = std::f64::consts::FRAC_2_SQRT_PI * std::f64::consts::FRAC_1_SQRT_2 * 0.5;
-            let pdf = bin_s(rt, Mul, &e, beta)?;
-            let x_pdf = bin(rt, Mul, s, &pdf)?;
-            let d = bin(rt, Add, &cdf, &x_pdf)?;
-            bin(rt, Mul, g, &d)
+            let pdf = cg::bin_s(rt, mode, Mul, &e, beta)?;
+            let x_pdf = cg::bin(rt, mode, Mul, s, &pdf)?;
+            let d = cg::bin(rt, mode, Add, &cdf, &x_pdf)?;
+            cg::bin(rt, mode, Mul, g, &d)
         }
         // gelu, tanh approximation: g * (0.5 (1 + t) + 0.5 x (1 - t^2) beta (1 + 3 kappa x^2)),
         // t = tanh(beta (x + kappa x^3)).
@@ -986,66 +1018,66 @@ fn unary(rt: &mut Runtime, op: UnaryOp, g: &Tensor, s: &Tensor) -> R<Arc<Tensor>
                 std::f64::consts::SQRT_2 * std::f64::consts::FRAC_2_SQRT_PI * 0.5,
                 0.044715,
             );
-            let xx = bin(rt, Mul, s, s)?;
-            let cube = bin(rt, Mul, &xx, s)?;
-            let k_cube = bin_s(rt, Mul, &cube, kappa)?;
-            let sum = bin(rt, Add, s, &k_cube)?;
-            let inner = bin_s(rt, Mul, &sum, beta)?;
-            let t = rt.unary(UnaryOp::Tanh, &inner)?;
-            let one_plus = bin_s(rt, Add, &t, 1.0)?;
-            let left = bin_s(rt, Mul, &one_plus, 0.5)?;
-            let tt = bin(rt, Mul, &t, &t)?;
-            let one_minus = s_bin(rt, Sub, 1.0, &tt)?;
-            let k_xx = bin_s(rt, Mul, &xx, 3.0 * kappa)?;
-            let k_one = bin_s(rt, Add, &k_xx, 1.0)?;
-            let slope = bin_s(rt, Mul, &k_one, beta)?;
-            let half_x = bin_s(rt, Mul, s, 0.5)?;
-            let r1 = bin(rt, Mul, &half_x, &one_minus)?;
-            let right = bin(rt, Mul, &r1, &slope)?;
-            let d = bin(rt, Add, &left, &right)?;
-            bin(rt, Mul, g, &d)
+            let xx = cg::bin(rt, mode, Mul, s, s)?;
+            let cube = cg::bin(rt, mode, Mul, &xx, s)?;
+            let k_cube = cg::bin_s(rt, mode, Mul, &cube, kappa)?;
+            let sum = cg::bin(rt, mode, Add, s, &k_cube)?;
+            let inner = cg::bin_s(rt, mode, Mul, &sum, beta)?;
+            let t = cg::unary(rt, mode, UnaryOp::Tanh, &inner)?;
+            let one_plus = cg::bin_s(rt, mode, Add, &t, 1.0)?;
+            let left = cg::bin_s(rt, mode, Mul, &one_plus, 0.5)?;
+            let tt = cg::bin(rt, mode, Mul, &t, &t)?;
+            let one_minus = cg::s_bin(rt, mode, Sub, 1.0, &tt)?;
+            let k_xx = cg::bin_s(rt, mode, Mul, &xx, 3.0 * kappa)?;
+            let k_one = cg::bin_s(rt, mode, Add, &k_xx, 1.0)?;
+            let slope = cg::bin_s(rt, mode, Mul, &k_one, beta)?;
+            let half_x = cg::bin_s(rt, mode, Mul, s, 0.5)?;
+            let r1 = cg::bin(rt, mode, Mul, &half_x, &one_minus)?;
+            let right = cg::bin(rt, mode, Mul, &r1, &slope)?;
+            let d = cg::bin(rt, mode, Add, &left, &right)?;
+            cg::bin(rt, mode, Mul, g, &d)
         }
         // sin: g * cos(x)
         UnaryOp::Sin => {
-            let c = rt.unary(UnaryOp::Cos, s)?;
-            bin(rt, Mul, g, &c)
+            let c = cg::unary(rt, mode, UnaryOp::Cos, s)?;
+            cg::bin(rt, mode, Mul, g, &c)
         }
         // cos: g * -sin(x)
         UnaryOp::Cos => {
-            let sn = rt.unary(UnaryOp::Sin, s)?;
-            let n = rt.unary(UnaryOp::Neg, &sn)?;
-            bin(rt, Mul, g, &n)
+            let sn = cg::unary(rt, mode, UnaryOp::Sin, s)?;
+            let n = cg::unary(rt, mode, UnaryOp::Neg, &sn)?;
+            cg::bin(rt, mode, Mul, g, &n)
         }
         // The rest as derivatives.yaml writes them.
         // rsqrt: -0.5 * g * result^3
         UnaryOp::Rsqrt => {
-            let half = s_bin(rt, Mul, -0.5, g)?;
-            let cube = bin_s(rt, Pow, s, 3.0)?;
-            bin(rt, Mul, &half, &cube)
+            let half = cg::s_bin(rt, mode, Mul, -0.5, g)?;
+            let cube = cg::bin_s(rt, mode, Pow, s, 3.0)?;
+            cg::bin(rt, mode, Mul, &half, &cube)
         }
         // tan: g * (1 + result^2)
         UnaryOp::Tan => {
-            let sq = bin_s(rt, Pow, s, 2.0)?;
-            let d = s_bin(rt, Add, 1.0, &sq)?;
-            bin(rt, Mul, g, &d)
+            let sq = cg::bin_s(rt, mode, Pow, s, 2.0)?;
+            let d = cg::s_bin(rt, mode, Add, 1.0, &sq)?;
+            cg::bin(rt, mode, Mul, g, &d)
         }
         // atan: g / (x * x + 1)
         UnaryOp::Atan => {
-            let xx = bin(rt, Mul, s, s)?;
-            let d = bin_s(rt, Add, &xx, 1.0)?;
-            bin(rt, Div, g, &d)
+            let xx = cg::bin(rt, mode, Mul, s, s)?;
+            let d = cg::bin_s(rt, mode, Add, &xx, 1.0)?;
+            cg::bin(rt, mode, Div, g, &d)
         }
         // asin: g * rsqrt(-x * x + 1); acos: g * -rsqrt(-x * x + 1)
         UnaryOp::Asin | UnaryOp::Acos => {
-            let minus = rt.unary(UnaryOp::Neg, s)?;
-            let xx = bin(rt, Mul, &minus, s)?;
-            let d = bin_s(rt, Add, &xx, 1.0)?;
-            let r = rt.unary(UnaryOp::Rsqrt, &d)?;
+            let minus = cg::unary(rt, mode, UnaryOp::Neg, s)?;
+            let xx = cg::bin(rt, mode, Mul, &minus, s)?;
+            let d = cg::bin_s(rt, mode, Add, &xx, 1.0)?;
+            let r = cg::unary(rt, mode, UnaryOp::Rsqrt, &d)?;
             let r = match op {
-                UnaryOp::Acos => rt.unary(UnaryOp::Neg, &r)?,
+                UnaryOp::Acos => cg::unary(rt, mode, UnaryOp::Neg, &r)?,
                 _ => r,
             };
-            bin(rt, Mul, g, &r)
+            cg::bin(rt, mode, Mul, g, &r)
         }
         // sinh: g * cosh(x); cosh: g * sinh(x)
         UnaryOp::Sinh | UnaryOp::Cosh => {
@@ -1053,14 +1085,14 @@ fn unary(rt: &mut Runtime, op: UnaryOp, g: &Tensor, s: &Tensor) -> R<Arc<Tensor>
                 UnaryOp::Sinh => UnaryOp::Cosh,
                 _ => UnaryOp::Sinh,
             };
-            let d = rt.unary(other, s)?;
-            bin(rt, Mul, g, &d)
+            let d = cg::unary(rt, mode, other, s)?;
+            cg::bin(rt, mode, Mul, g, &d)
         }
         // reciprocal: -g * result * result
         UnaryOp::Reciprocal => {
-            let minus = rt.unary(UnaryOp::Neg, g)?;
-            let rr = bin(rt, Mul, s, s)?;
-            bin(rt, Mul, &minus, &rr)
+            let minus = cg::unary(rt, mode, UnaryOp::Neg, g)?;
+            let rr = cg::bin(rt, mode, Mul, s, s)?;
+            cg::bin(rt, mode, Mul, &minus, &rr)
         }
         // log2 and log10: g / (x * ln(base))
         UnaryOp::Log2 | UnaryOp::Log10 => {
@@ -1068,49 +1100,49 @@ fn unary(rt: &mut Runtime, op: UnaryOp, g: &Tensor, s: &Tensor) -> R<Arc<Tensor>
                 UnaryOp::Log2 => std::f64::consts::LN_2,
                 _ => std::f64::consts::LN_10,
             };
-            let d = bin_s(rt, Mul, s, ln)?;
-            bin(rt, Div, g, &d)
+            let d = cg::bin_s(rt, mode, Mul, s, ln)?;
+            cg::bin(rt, mode, Div, g, &d)
         }
         // expm1: g * (result + 1)
         UnaryOp::Expm1 => {
-            let d = bin_s(rt, Add, s, 1.0)?;
-            bin(rt, Mul, g, &d)
+            let d = cg::bin_s(rt, mode, Add, s, 1.0)?;
+            cg::bin(rt, mode, Mul, g, &d)
         }
         // exp2: g * result * ln 2
         UnaryOp::Exp2 => {
-            let gr = bin(rt, Mul, g, s)?;
-            bin_s(rt, Mul, &gr, std::f64::consts::LN_2)
+            let gr = cg::bin(rt, mode, Mul, g, s)?;
+            cg::bin_s(rt, mode, Mul, &gr, std::f64::consts::LN_2)
         }
         // silu: g * s * (1 + x * (1 - s)), s = sigmoid(x) (silu_backward)
         UnaryOp::Silu => {
-            let sg = rt.unary(UnaryOp::Sigmoid, s)?;
-            let rest = s_bin(rt, Sub, 1.0, &sg)?;
-            let xr = bin(rt, Mul, s, &rest)?;
-            let inner = s_bin(rt, Add, 1.0, &xr)?;
-            let a = bin(rt, Mul, g, &sg)?;
-            bin(rt, Mul, &a, &inner)
+            let sg = cg::unary(rt, mode, UnaryOp::Sigmoid, s)?;
+            let rest = cg::s_bin(rt, mode, Sub, 1.0, &sg)?;
+            let xr = cg::bin(rt, mode, Mul, s, &rest)?;
+            let inner = cg::s_bin(rt, mode, Add, 1.0, &xr)?;
+            let a = cg::bin(rt, mode, Mul, g, &sg)?;
+            cg::bin(rt, mode, Mul, &a, &inner)
         }
         // mish: g * (t + x * sigmoid(x) * (1 - t^2)), t = tanh(softplus(x))
         UnaryOp::Mish => {
-            let sg = rt.unary(UnaryOp::Sigmoid, s)?;
-            let e = rt.unary(UnaryOp::Exp, s)?;
-            let sp = rt.unary(UnaryOp::Log1p, &e)?;
-            let t = rt.unary(UnaryOp::Tanh, &sp)?;
-            let tt = bin(rt, Mul, &t, &t)?;
-            let rest = s_bin(rt, Sub, 1.0, &tt)?;
-            let xs = bin(rt, Mul, s, &sg)?;
-            let r = bin(rt, Mul, &xs, &rest)?;
-            let d = bin(rt, Add, &t, &r)?;
-            bin(rt, Mul, g, &d)
+            let sg = cg::unary(rt, mode, UnaryOp::Sigmoid, s)?;
+            let e = cg::unary(rt, mode, UnaryOp::Exp, s)?;
+            let sp = cg::unary(rt, mode, UnaryOp::Log1p, &e)?;
+            let t = cg::unary(rt, mode, UnaryOp::Tanh, &sp)?;
+            let tt = cg::bin(rt, mode, Mul, &t, &t)?;
+            let rest = cg::s_bin(rt, mode, Sub, 1.0, &tt)?;
+            let xs = cg::bin(rt, mode, Mul, s, &sg)?;
+            let r = cg::bin(rt, mode, Mul, &xs, &rest)?;
+            let d = cg::bin(rt, mode, Add, &t, &r)?;
+            cg::bin(rt, mode, Mul, g, &d)
         }
         // erfinv (ErfinvBackward0): 0.5 * sqrt(pi) * exp(erfinv(x)^2) * g,
         // the inverse computed again from the saved input, as PyTorch's.
         UnaryOp::Erfinv => {
-            let y = rt.unary(UnaryOp::Erfinv, s)?;
-            let yy = bin(rt, Mul, &y, &y)?;
-            let e = rt.unary(UnaryOp::Exp, &yy)?;
-            let d = bin_s(rt, Mul, &e, 0.5 * std::f64::consts::PI.sqrt())?;
-            bin(rt, Mul, &d, g)
+            let y = cg::unary(rt, mode, UnaryOp::Erfinv, s)?;
+            let yy = cg::bin(rt, mode, Mul, &y, &y)?;
+            let e = cg::unary(rt, mode, UnaryOp::Exp, &yy)?;
+            let d = cg::bin_s(rt, mode, Mul, &e, 0.5 * std::f64::consts::PI.sqrt())?;
+            cg::bin(rt, mode, Mul, &d, g)
         }
         _ => Err(Error::value(format!(
             "internal error: no gradient for `{}`",
@@ -1125,35 +1157,33 @@ fn unary(rt: &mut Runtime, op: UnaryOp, g: &Tensor, s: &Tensor) -> R<Arc<Tensor>
 /// engine, as broadcasting's are).
 fn matmul(
     rt: &mut Runtime,
-    node: &Node,
+    (node, mode): (&Arc<Node>, Mode),
     g: &Arc<Tensor>,
-    a: Option<&Saved>,
-    b: Option<&Saved>,
+    (a, b): (Option<&Saved>, Option<&Saved>),
     columns: [bool; 2],
 ) -> R<Grads> {
-    let name = node.name;
     let (ra, rb) = (node.inputs[0].shape.len(), node.inputs[1].shape.len());
     if ra == 2 && rb == 2 {
-        return mm(rt, node, g, (a, b), columns);
+        return mm(rt, (node, mode), g, (a, b), columns);
     }
-    let mut g2 = g.alias();
+    let mut g2 = Arc::clone(g);
     if rb == 1 {
-        g2 = view::unsqueeze(&g2, g2.ndim() as i64)?;
+        g2 = cg::unsqueeze(rt, mode, &g2, g2.ndim() as i64)?;
     }
     if ra == 1 {
-        g2 = view::unsqueeze(&g2, g2.ndim() as i64 - 1)?;
+        g2 = cg::unsqueeze(rt, mode, &g2, g2.ndim() as i64 - 1)?;
     }
     let ga = match b {
         Some(b) => {
-            let b = b.get(name)?;
+            let b = cg::unpack(b, node, 1, mode)?;
             let b2 = match rb {
-                1 => view::unsqueeze(b, 1)?,
-                _ => b.alias(),
+                1 => cg::unsqueeze(rt, mode, &b, 1)?,
+                _ => b,
             };
-            let bt = view::matrix_transpose(&b2)?;
-            let ga = rt.matmul(&g2, &bt)?;
+            let bt = cg::t(rt, mode, &b2)?;
+            let ga = cg::matmul(rt, mode, &g2, &bt)?;
             Some(match ra {
-                1 => Arc::new(view::squeeze(&ga, Some(-2))?),
+                1 => cg::squeeze(rt, mode, &ga, -2)?,
                 _ => ga,
             })
         }
@@ -1161,15 +1191,15 @@ fn matmul(
     };
     let gb = match a {
         Some(a) => {
-            let a = a.get(name)?;
+            let a = cg::unpack(a, node, 0, mode)?;
             let a2 = match ra {
-                1 => view::unsqueeze(a, 0)?,
-                _ => a.alias(),
+                1 => cg::unsqueeze(rt, mode, &a, 0)?,
+                _ => a,
             };
-            let at = view::matrix_transpose(&a2)?;
-            let gb = rt.matmul(&at, &g2)?;
+            let at = cg::t(rt, mode, &a2)?;
+            let gb = cg::matmul(rt, mode, &at, &g2)?;
             Some(match rb {
-                1 => Arc::new(view::squeeze(&gb, Some(-1))?),
+                1 => cg::squeeze(rt, mode, &gb, -1)?,
                 _ => gb,
             })
         }
@@ -1211,35 +1241,41 @@ fn repeat(rt: &mut Runtime, g: &Arc<Tensor>, sizes: &[usize], shape: &[usize]) -
 /// out in the operand's own layout and reaches `.grad` without a copy.
 fn mm(
     rt: &mut Runtime,
-    node: &Node,
+    (node, mode): (&Arc<Node>, Mode),
     g: &Arc<Tensor>,
     (a, b): (Option<&Saved>, Option<&Saved>),
     [a_cols, b_cols]: [bool; 2],
 ) -> R<Grads> {
-    let name = node.name;
-    let t = view::matrix_transpose;
     let ga = match b {
         Some(b) => {
-            let b = b.get(name)?;
+            let b = cg::unpack(b, node, 1, mode)?;
             Some(match a_cols {
                 true => {
-                    let p = rt.matmul(b, &t(g)?)?;
-                    Arc::new(t(&p)?)
+                    let gt = cg::t(rt, mode, g)?;
+                    let p = cg::matmul(rt, mode, &b, &gt)?;
+                    cg::t(rt, mode, &p)?
                 }
-                false => rt.matmul(g, &t(b)?)?,
+                false => {
+                    let bt = cg::t(rt, mode, &b)?;
+                    cg::matmul(rt, mode, g, &bt)?
+                }
             })
         }
         None => None,
     };
     let gb = match a {
         Some(a) => {
-            let a = a.get(name)?;
+            let a = cg::unpack(a, node, 0, mode)?;
             Some(match b_cols {
                 true => {
-                    let p = rt.matmul(&t(g)?, a)?;
-                    Arc::new(t(&p)?)
+                    let gt = cg::t(rt, mode, g)?;
+                    let p = cg::matmul(rt, mode, &gt, &a)?;
+                    cg::t(rt, mode, &p)?
                 }
-                false => rt.matmul(&t(a)?, g)?,
+                false => {
+                    let at = cg::t(rt, mode, &a)?;
+                    cg::matmul(rt, mode, &at, g)?
+                }
             })
         }
         None => None,

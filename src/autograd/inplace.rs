@@ -165,7 +165,7 @@ fn rebase(x: &Tensor, node: Node) {
     let stream = node.stream;
     let backward = Backward::CopySlices {
         view: v.geometry.clone(),
-        inner: Box::new(node),
+        inner: Arc::new(node),
     };
     base.rebase(Arc::new(Node::new(
         "CopySlices",

@@ -90,6 +90,15 @@ impl Meta {
         Meta::new(requires_grad, None, None)
     }
 
+    /// A leaf that requires grad whose `.grad` is `cell` (a saved leaf
+    /// read back by a backward that creates a graph: its gradient goes to
+    /// the leaf's `.grad`, as every edge to the leaf's does).
+    pub fn leaf_of(cell: Arc<GradCell>) -> Meta {
+        let meta = Meta::leaf(true);
+        let _ = meta.grad.set(cell);
+        meta
+    }
+
     /// The output of a recorded op (a view of its input when `view` is given).
     pub fn output_of(node: Arc<Node>, output: usize, view: Option<Box<ViewOf>>) -> Meta {
         Meta::new(true, Some((node, output)), view)

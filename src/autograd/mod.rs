@@ -17,6 +17,7 @@ pub mod blends;
 pub mod callbacks;
 pub mod coalesced;
 pub mod conv;
+pub mod create_graph;
 pub mod diagonals;
 pub mod distances;
 pub mod einsum;
@@ -55,6 +56,16 @@ pub mod window;
 pub struct Mode {
     pub enabled: bool,
     pub autocast: autocast::Autocast,
+}
+
+impl Mode {
+    /// Nothing recorded (a backward that creates no graph).
+    pub fn off() -> Mode {
+        Mode {
+            enabled: false,
+            autocast: autocast::Autocast::default(),
+        }
+    }
 }
 
 impl Default for Mode {

@@ -294,6 +294,12 @@ pub enum Backward {
     },
     /// `floor`, `ceil`, `round`, `trunc`: a gradient of zeros.
     Zero,
+    /// A gradient a backward that creates a graph computed with a mask of
+    /// a saved input (`relu`'s, `leaky_relu`'s: flat in that input), as
+    /// PyTorch's `ThresholdBackwardBackward0` records it: inputs the
+    /// gradient and the saved input, `g` for the first and zeros for the
+    /// second.
+    Flat,
     /// A unary op and what its gradient needs (its input or its result).
     Unary {
         op: UnaryOp,
@@ -316,6 +322,12 @@ pub enum Backward {
     /// through the same view (PyTorch's `ScatterBackward` gathers the parts'
     /// gradients onto the input's device).
     Select {
+        items: Vec<crate::runtime::op::index::Index>,
+    },
+    /// A gradient a backward that creates a graph wrote into zeros through
+    /// the view `items` picks (`Select`'s, `SliceBackwardBackward0`): its
+    /// own gradient is that view of `g`.
+    Placed {
         items: Vec<crate::runtime::op::index::Index>,
     },
     /// `chunk`, `split`, `unbind`: one node with one output per part
@@ -739,7 +751,7 @@ pub enum Backward {
     /// other inputs are this node's inputs after the base.
     CopySlices {
         view: Geometry,
-        inner: Box<Node>,
+        inner: Arc<Node>,
     },
     /// A view whose base changed in place since it was made, as PyTorch
     /// regenerates it (`AsStridedBackward0`): the gradient written back
@@ -878,6 +890,7 @@ impl Backward {
             | PixelShuffle { .. }
             | GatherAlong { .. }
             | ScatterAlong { .. }
+            | Placed { .. }
             | AvgPool { .. }
             | IndexPut { .. }
             | Cumsum { .. }
@@ -897,6 +910,7 @@ impl Backward {
             | Sub
             | Neg
             | Zero
+            | Flat
             | Sum { .. }
             | Mean { .. }
             | Reshape

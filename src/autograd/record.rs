@@ -154,6 +154,19 @@ pub fn attach_node(
     attach(rt, out, name, backward, &inputs)
 }
 
+/// `out` with a node of `inputs` (tensors, none weak), not a view of
+/// them even where it shares their memory (a backward's result handed on
+/// as it is, given one more input: [`super::create_graph::flat`]).
+pub fn attach_no_view(
+    rt: &Runtime,
+    out: Arc<Tensor>,
+    node: (&'static str, Backward),
+    inputs: &[&Tensor],
+) -> Arc<Tensor> {
+    let inputs: Vec<(&Tensor, bool)> = inputs.iter().map(|&t| (t, false)).collect();
+    attach_as(rt, out, node, &inputs, false)
+}
+
 /// `x._unsafe_view(dims)`'s result `out`: `x`'s memory in a new shape,
 /// recorded as `UnsafeViewBackward0` and, as in PyTorch, not a view for
 /// autograd (an in-place op on it is its own node, not `CopySlices`).

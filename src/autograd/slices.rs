@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use super::node::{Geometry, Grads, InputMeta, Node};
 use super::ops::{add_into_zeros, bin, bin_s, full, positions, sum_to};
+use super::Mode;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::BinaryOp;
@@ -20,12 +21,17 @@ type R<T> = Result<T, Error>;
 /// through the op's own node (`inner`), whose gradient for the view's old
 /// elements is written back in its place; the other inputs' gradients are
 /// `inner`'s.
-pub fn copy_slices(rt: &mut Runtime, g: &Arc<Tensor>, view: &Geometry, inner: &Node) -> R<Grads> {
+pub fn copy_slices(
+    rt: &mut Runtime,
+    g: &Arc<Tensor>,
+    view: &Geometry,
+    inner: &Arc<Node>,
+) -> R<Grads> {
     let base = rt.copy(g)?;
     let region = Arc::new(view.of(&base));
     // The op's formula may hand `g` itself to several inputs: it gets a copy.
     let part = rt.copy(&region)?;
-    let mut grads = inner.with_saved(|b| b.apply(rt, inner, &part))?;
+    let mut grads = inner.with_saved(|b| b.apply(rt, (inner, Mode::off()), &part))?;
     // `inner`'s first edge is the base's: whether the base wants a gradient.
     grads[0] = match (inner.wants(0), grads[0].take()) {
         (false, _) => None,

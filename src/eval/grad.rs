@@ -228,8 +228,11 @@ pub(super) fn backward(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bo
         })?),
         None => None,
     };
-    let retain = b.bool("retain_graph", false)?;
-    engine::backward(me, t, gradient, retain).map_err(|e| e.at_or_where_raised(b.span))?;
+    let keep = keep(b)?;
+    if keep.create_graph {
+        me.warn_once(CYCLE.into());
+    }
+    engine::backward(me, t, gradient, keep).map_err(|e| e.at_or_where_raised(b.span))?;
     me.name_grads();
     Ok(Value::None)
 }
@@ -932,14 +935,36 @@ fn gradients_of(b: &Bound, name: &str, n: usize) -> Result<Vec<Option<Arc<Tensor
     }
 }
 
+/// PyTorch's warning for `backward(create_graph=True)` (its engine's, as
+/// PyTorch 2.15 prints it): `.grad` then holds a graph that leads back to
+/// `.grad`'s own leaf, in cudash as in PyTorch.
+const CYCLE: &str = "UserWarning: Using backward() with create_graph=True will create a reference \
+                     cycle between the parameter and its gradient which can cause a memory leak. We \
+                     recommend using autograd.grad when creating the graph to avoid this. If you \
+                     have to use this function, make sure to reset the .grad fields of your \
+                     parameters to None after use to break the cycle and avoid the leak.";
+
+/// `retain_graph=none, create_graph=false`: the graph is kept when asked,
+/// or by default when a graph is created (PyTorch's default).
+fn keep(b: &Bound) -> Result<engine::Keep, Diagnostic> {
+    let create = b.bool("create_graph", false)?;
+    let retain = match b.given("retain_graph") {
+        None | Some((Value::None, _)) => None,
+        Some(_) => Some(b.bool("retain_graph", false)?),
+    };
+    Ok(engine::Keep::new(retain, create))
+}
+
 /// `backward(tensors, grad_tensors=none, retain_graph=false)`: PyTorch's
 /// `torch.autograd.backward`, one backward from several roots.
 pub(super) fn backward_of_many(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let roots = tensors_of(b, "tensors", "backward")?;
     let gradients = gradients_of(b, "grad_tensors", roots.len())?;
-    let retain = b.bool("retain_graph", false)?;
-    engine::backward_many(me, &roots, gradients, retain)
-        .map_err(|e| e.at_or_where_raised(b.span))?;
+    let keep = keep(b)?;
+    if keep.create_graph {
+        me.warn_once(CYCLE.into());
+    }
+    engine::backward_many(me, &roots, gradients, keep).map_err(|e| e.at_or_where_raised(b.span))?;
     me.name_grads();
     Ok(Value::None)
 }
@@ -951,16 +976,8 @@ pub(super) fn grad_of(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     let outputs = tensors_of(b, "outputs", "grad")?;
     let inputs = tensors_of(b, "inputs", "grad")?;
     let gradients = gradients_of(b, "grad_outputs", outputs.len())?;
-    let retain = b.bool("retain_graph", false)?;
     let allow_unused = b.bool("allow_unused", false)?;
-    if b.bool("create_graph", false)? {
-        return Err(Error::value_help(
-            "create_graph=true (gradients that are themselves differentiable) is not here yet",
-            "compute the gradient with create_graph=false; higher-order gradients are not recorded",
-        )
-        .at(b.span));
-    }
-    let found = engine::grad(me, (&outputs, gradients), &inputs, retain, allow_unused)
+    let found = engine::grad(me, (&outputs, gradients), &inputs, keep(b)?, allow_unused)
         .map_err(|e| e.at_or_where_raised(b.span))?;
     Ok(Value::List(Arc::new(
         found
