@@ -529,6 +529,84 @@ pub fn conv2d_backward(
     Ok(out)
 }
 
+/// A convolution's gradients as a backward that creates a graph computes
+/// them: each a recorded convolution, so it can be differentiated again
+/// (a gradient penalty through a convolutional critic). The input's is
+/// the transposed convolution of `g` by the weight (its output padding
+/// chosen to give back the input's size); the weight's pairs the input's
+/// windows with `g`: the convolution of the input, batch and channels
+/// swapped, by `g`, likewise swapped, stride and dilation exchanged, cut
+/// to the kernel's size and swapped back. Plain convolutions with one
+/// group (`Backward::creates_graph` refuses the others).
+pub fn conv2d_backward_recorded(
+    rt: &mut Runtime,
+    mode: Mode,
+    g: &Arc<Tensor>,
+    (x, w): (&Arc<Tensor>, &Arc<Tensor>),
+    (geom, bias): (&Geometry, bool),
+    (want_x, want_w, want_b): (bool, bool, bool),
+) -> R<Vec<Option<Arc<Tensor>>>> {
+    use super::create_graph as cg;
+    use index::Index;
+    let settings = (geom.stride, geom.padding, geom.dilation, 1);
+    let (kh, kw) = geom.kernel;
+    let x4 = as_image(x)?;
+    let (h, wd) = (x4.shape()[2], x4.shape()[3]);
+    let extra = |n: usize, o: usize, s: usize, p: usize, d: usize, k: usize| {
+        n + 2 * p - ((o - 1) * s + d * (k - 1) + 1)
+    };
+    let gx = match want_x {
+        false => None,
+        true => {
+            let (s, p, d, (oh, ow)) = (geom.stride, geom.padding, geom.dilation, geom.out);
+            let output_padding = (
+                extra(h, oh, s.0, p.0, d.0, kh),
+                extra(wd, ow, s.1, p.1, d.1, kw),
+            );
+            Some(conv_transpose2d(
+                rt,
+                mode,
+                (g, w, None),
+                settings,
+                output_padding,
+            )?)
+        }
+    };
+    let gw = match want_w {
+        false => None,
+        true => {
+            let xt = super::views::transpose(rt, mode, x, 0, 1);
+            let gt = super::views::transpose(rt, mode, g, 0, 1);
+            let swapped = (geom.dilation, geom.padding, geom.stride, 1);
+            let full = conv2d(rt, mode, &xt, &gt, None, swapped)?;
+            let all = || Index::Slice(None, None, None);
+            let mut items = vec![all(), all()];
+            if w.ndim() == 4 {
+                items.push(Index::Slice(None, Some(kh as i64), None));
+            }
+            items.push(Index::Slice(None, Some(kw as i64), None));
+            let cut = cg::select(rt, mode, &full, &items)?;
+            Some(super::views::transpose(rt, mode, &cut, 0, 1))
+        }
+    };
+    let mut out = vec![gx, gw];
+    if bias {
+        let dims: Vec<i64> = (0..g.ndim() as i64).filter(|&d| d != 1).collect();
+        out.push(match want_b {
+            true => Some(record::reduce_dims(
+                rt,
+                mode,
+                ReduceOp::Sum,
+                g,
+                &dims,
+                false,
+            )?),
+            false => None,
+        });
+    }
+    Ok(out)
+}
+
 /// `max_pool2d(x, kernel, stride, padding, dilation)`: each window's
 /// largest element (padding never counts), as PyTorch's; one node,
 /// `MaxPool2DWithIndicesBackward0`, keeping where each maximum was (its

@@ -293,7 +293,10 @@ impl Backward {
             | Backward::MseLoss { .. }
             | Backward::NllLoss { .. }
             | Backward::NativeDropout { .. } => true,
-            Backward::Activation { .. } => true,
+            Backward::Activation { .. } | Backward::LayerNorm { .. } => true,
+            Backward::Convolution {
+                transposed, geom, ..
+            } => !transposed && geom.groups == 1,
             _ => false,
         }
     }

@@ -834,6 +834,23 @@ impl Backward {
                 w,
                 geom,
                 bias,
+                transposed: false,
+            } if mode.enabled => super::conv::conv2d_backward_recorded(
+                rt,
+                mode,
+                g,
+                (
+                    &cg::unpack(x, node, 0, mode)?,
+                    &cg::unpack(w, node, 1, mode)?,
+                ),
+                (geom, *bias),
+                (wants(node, 0), wants(node, 1), wants(node, 2)),
+            )?,
+            Backward::Convolution {
+                x,
+                w,
+                geom,
+                bias,
                 transposed,
             } => super::conv::conv2d_backward(
                 rt,
@@ -859,15 +876,24 @@ impl Backward {
                 rstd,
                 dims,
                 bias,
+                eps,
             } => {
-                let w = match weight {
-                    Some(w) => Some(w.get(name)?),
-                    None => None,
+                let x = cg::unpack(x, node, 0, mode)?;
+                let w = weight
+                    .as_ref()
+                    .map(|w| cg::unpack(w, node, 1, mode))
+                    .transpose()?;
+                // Creating a graph: the mean and 1/std again, from x (so
+                // the gradient depends on x through them too).
+                let (mean, rstd) = match mode.enabled {
+                    true => super::functional::row_stats_recorded(rt, mode, &x, *dims, *eps)?,
+                    false => (Arc::clone(mean.get(name)?), Arc::clone(rstd.get(name)?)),
                 };
                 super::functional::layer_norm_backward(
                     rt,
+                    mode,
                     g,
-                    (x.get(name)?, w, mean.get(name)?, rstd.get(name)?),
+                    (&x, w.as_ref(), &mean, &rstd),
                     (*dims, *bias),
                     (wants(node, 0), wants(node, 1), wants(node, 2)),
                 )?

@@ -366,6 +366,32 @@ fn inverse_std(rt: &mut Runtime, var: &Tensor, eps: f64) -> R<Arc<Tensor>> {
     super::ops::s_bin(rt, BinaryOp::Div, 1.0, &s)
 }
 
+/// Each row's mean and 1/std over x's last `k` dims (kept dims), as
+/// [`normalized_rows`] computes them, recorded: a layer norm's backward
+/// that creates a graph computes them again from its saved input, so that
+/// its gradient depends on the input through them too.
+pub fn row_stats_recorded(
+    rt: &mut Runtime,
+    mode: Mode,
+    x: &Arc<Tensor>,
+    k: usize,
+    eps: f64,
+) -> R<(Arc<Tensor>, Arc<Tensor>)> {
+    use super::create_graph as cg;
+    use crate::runtime::op::reduce::ReduceOp;
+    let dims: Vec<i64> = (x.ndim() - k..x.ndim()).map(|d| d as i64).collect();
+    let n = x.shape()[x.ndim() - k..].iter().product::<usize>() as f64;
+    let sum = record::reduce_dims(rt, mode, ReduceOp::Sum, x, &dims, true)?;
+    let mean = cg::bin_s(rt, mode, BinaryOp::Div, &sum, n)?;
+    let diff = cg::bin(rt, mode, BinaryOp::Sub, x, &mean)?;
+    let sq = cg::bin(rt, mode, BinaryOp::Mul, &diff, &diff)?;
+    let var_sum = record::reduce_dims(rt, mode, ReduceOp::Sum, &sq, &dims, true)?;
+    let var = cg::bin_s(rt, mode, BinaryOp::Div, &var_sum, n)?;
+    let v = cg::bin_s(rt, mode, BinaryOp::Add, &var, eps)?;
+    let s = cg::unary(rt, mode, crate::runtime::op::unary::UnaryOp::Sqrt, &v)?;
+    Ok((mean, cg::s_bin(rt, mode, BinaryOp::Div, 1.0, &s)?))
+}
+
 /// x's rows over its last `k` dims normalized: each row's mean and 1/std
 /// (biased variance, `eps` added; kept dims) and `x * rstd - mean * rstd`
 /// (layer norm's and group norm's core).
@@ -527,6 +553,7 @@ pub fn layer_norm(
         rstd: Saved::new(&rstd),
         dims: k,
         bias: bias.is_some(),
+        eps,
     };
     Ok(record::attach_node(
         rt,
@@ -545,54 +572,59 @@ pub fn layer_norm(
 /// mean) * rstd` over the rows, the bias's `g`.
 pub fn layer_norm_backward(
     rt: &mut Runtime,
+    mode: Mode,
     g: &Arc<Tensor>,
     (x, w, mean, rstd): Kept,
     (k, has_bias): (usize, bool),
     (want_x, want_w, want_b): (bool, bool, bool),
 ) -> R<Vec<Option<Arc<Tensor>>>> {
+    use super::create_graph as cg;
     use crate::runtime::op::reduce::ReduceOp;
+    let sum = |rt: &mut Runtime, t: &Arc<Tensor>, dims: &[i64], keep: bool| {
+        record::reduce_dims(rt, mode, ReduceOp::Sum, t, dims, keep)
+    };
     let nd = x.ndim();
     let row_dims: Vec<i64> = (nd - k..nd).map(|d| d as i64).collect();
     let batch_dims: Vec<i64> = (0..nd - k).map(|d| d as i64).collect();
     let n: usize = x.shape()[nd - k..].iter().product();
     let gw = match w {
-        Some(w) => bin(rt, BinaryOp::Mul, g, w)?,
+        Some(w) => cg::bin(rt, mode, BinaryOp::Mul, g, w)?,
         None => Arc::clone(g),
     };
     let dx = match want_x {
         false => None,
         true => {
-            let gwx = bin(rt, BinaryOp::Mul, &gw, x)?;
-            let ds = rt.reduce_dims(ReduceOp::Sum, &gwx, &row_dims, true)?;
+            let gwx = cg::bin(rt, mode, BinaryOp::Mul, &gw, x)?;
+            let ds = sum(rt, &gwx, &row_dims, true)?;
             drop(gwx);
-            let db = rt.reduce_dims(ReduceOp::Sum, &gw, &row_dims, true)?;
-            let r3 = bin(rt, BinaryOp::Mul, rstd, rstd)?;
-            let r3 = bin(rt, BinaryOp::Mul, &r3, rstd)?;
-            let dbm = bin(rt, BinaryOp::Mul, &db, mean)?;
-            let diff = bin(rt, BinaryOp::Sub, &dbm, &ds)?;
-            let bcoef = bin(rt, BinaryOp::Mul, &diff, &r3)?;
-            let bcoef = bin_s(rt, BinaryOp::Div, &bcoef, n as f64)?;
-            let bm = bin(rt, BinaryOp::Mul, &bcoef, mean)?;
-            let dbr = bin(rt, BinaryOp::Mul, &db, rstd)?;
-            let dbr = bin_s(rt, BinaryOp::Div, &dbr, n as f64)?;
-            let neg_bm = rt.unary(crate::runtime::op::unary::UnaryOp::Neg, &bm)?;
-            let c = bin(rt, BinaryOp::Sub, &neg_bm, &dbr)?;
-            let a = bin(rt, BinaryOp::Mul, &gw, rstd)?;
-            let bx = bin(rt, BinaryOp::Mul, &bcoef, x)?;
-            let s = bin(rt, BinaryOp::Add, &a, &bx)?;
-            Some(bin(rt, BinaryOp::Add, &s, &c)?)
+            let db = sum(rt, &gw, &row_dims, true)?;
+            let r3 = cg::bin(rt, mode, BinaryOp::Mul, rstd, rstd)?;
+            let r3 = cg::bin(rt, mode, BinaryOp::Mul, &r3, rstd)?;
+            let dbm = cg::bin(rt, mode, BinaryOp::Mul, &db, mean)?;
+            let diff = cg::bin(rt, mode, BinaryOp::Sub, &dbm, &ds)?;
+            let bcoef = cg::bin(rt, mode, BinaryOp::Mul, &diff, &r3)?;
+            let bcoef = cg::bin_s(rt, mode, BinaryOp::Div, &bcoef, n as f64)?;
+            let bm = cg::bin(rt, mode, BinaryOp::Mul, &bcoef, mean)?;
+            let dbr = cg::bin(rt, mode, BinaryOp::Mul, &db, rstd)?;
+            let dbr = cg::bin_s(rt, mode, BinaryOp::Div, &dbr, n as f64)?;
+            let neg_bm = cg::neg(rt, mode, &bm)?;
+            let c = cg::bin(rt, mode, BinaryOp::Sub, &neg_bm, &dbr)?;
+            let a = cg::bin(rt, mode, BinaryOp::Mul, &gw, rstd)?;
+            let bx = cg::bin(rt, mode, BinaryOp::Mul, &bcoef, x)?;
+            let s = cg::bin(rt, mode, BinaryOp::Add, &a, &bx)?;
+            Some(cg::bin(rt, mode, BinaryOp::Add, &s, &c)?)
         }
     };
     let mut out = vec![dx];
     if w.is_some() {
         out.push(match want_w {
             true => {
-                let xm = bin(rt, BinaryOp::Sub, x, mean)?;
-                let xhat = bin(rt, BinaryOp::Mul, &xm, rstd)?;
-                let t = bin(rt, BinaryOp::Mul, g, &xhat)?;
+                let xm = cg::bin(rt, mode, BinaryOp::Sub, x, mean)?;
+                let xhat = cg::bin(rt, mode, BinaryOp::Mul, &xm, rstd)?;
+                let t = cg::bin(rt, mode, BinaryOp::Mul, g, &xhat)?;
                 Some(match batch_dims.is_empty() {
                     true => t,
-                    false => rt.reduce_dims(ReduceOp::Sum, &t, &batch_dims, false)?,
+                    false => sum(rt, &t, &batch_dims, false)?,
                 })
             }
             false => None,
@@ -602,7 +634,7 @@ pub fn layer_norm_backward(
         out.push(match want_b {
             true => Some(match batch_dims.is_empty() {
                 true => Arc::clone(g),
-                false => rt.reduce_dims(ReduceOp::Sum, g, &batch_dims, false)?,
+                false => sum(rt, g, &batch_dims, false)?,
             }),
             false => None,
         });

@@ -144,7 +144,8 @@ pub fn group_norm_backward(
             };
             let g3 = grouped(rt, &gw, groups)?;
             let kept = (&x3, None, mean, rstd);
-            let parts = layer_norm_backward(rt, &g3, kept, (1, false), (true, false, false))?;
+            let parts =
+                layer_norm_backward(rt, Mode::off(), &g3, kept, (1, false), (true, false, false))?;
             match parts.into_iter().next().flatten() {
                 Some(d) => Some(rt.reshape(&d, &dims)?),
                 None => None,

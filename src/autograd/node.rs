@@ -708,6 +708,9 @@ pub enum Backward {
         rstd: Saved,
         dims: usize,
         bias: bool,
+        /// What was added to the variance (a backward that creates a
+        /// graph computes mean and 1/std again from `x`).
+        eps: f64,
     },
     /// `batch_norm` (PyTorch's `native_batch_norm`): inputs `x`, and the
     /// weight and bias when there are; it keeps `x`, the weight and each
