@@ -5,27 +5,7 @@
 
 mod common;
 
-/// The lines `cudash --sim-devices N script name.py` printed; it must
-/// succeed and print nothing on stderr.
-fn printed_on(devices: u32, name: &str, src: &str) -> Vec<String> {
-    let dir = std::env::temp_dir().join(format!("cudash-idioms-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let file = format!("{name}.py");
-    std::fs::write(dir.join(&file), src).unwrap();
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
-        .args(["--sim-devices", &devices.to_string(), "script", &file])
-        .current_dir(&dir)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    std::fs::remove_dir_all(&dir).unwrap();
-    let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.is_empty() && o.status.success(), "{err}");
-    String::from_utf8_lossy(&o.stdout)
-        .lines()
-        .map(str::to_string)
-        .collect()
-}
+use common::script_lines_on as printed_on;
 
 fn printed(name: &str, src: &str) -> Vec<String> {
     printed_on(0, name, src)

@@ -87,12 +87,25 @@ macro_rules! shows {
 /// of its own (removed after): what it wrote on stdout and on stderr, and
 /// whether it succeeded.
 pub fn script_streams(name: &str, src: &str) -> (String, String, bool) {
+    script_streams_on(0, name, src)
+}
+
+/// The lines `cudash --sim-devices N script NAME.py` of `src` printed; it
+/// must succeed and print nothing on stderr.
+pub fn script_lines_on(devices: u32, name: &str, src: &str) -> Vec<String> {
+    let (out, err, ok) = script_streams_on(devices, name, src);
+    assert!(err.is_empty() && ok, "{err}");
+    out.lines().map(str::to_string).collect()
+}
+
+/// [`script_streams`] with `devices` simulated GPUs.
+pub fn script_streams_on(devices: u32, name: &str, src: &str) -> (String, String, bool) {
     let dir = std::env::temp_dir().join(format!("cudash-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = format!("{name}.py");
     std::fs::write(dir.join(&file), src).unwrap();
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
-        .args(["--sim-devices", "0", "script", &file])
+        .args(["--sim-devices", &devices.to_string(), "script", &file])
         .current_dir(&dir)
         .env("NO_COLOR", "1")
         .output()

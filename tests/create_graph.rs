@@ -1,0 +1,303 @@
+//! Gradients of gradients (`create_graph=True`): the backward's own ops
+//! recorded, so a gradient can be differentiated again. Each program
+//! prints what PyTorch 2.15 printed for it (tensors through `tolist()`,
+//! rounded to 4 places: a second derivative composes its ops in another
+//! order than PyTorch's fused kernels, a few ulps apart).
+
+mod common;
+
+use common::script_lines_on;
+
+/// Second and third derivatives through the elementwise functions and
+/// activations, powers, products, quotients, matmul, softmax and
+/// log_softmax: each as PyTorch 2.15 printed it. A gradient made with
+/// `create_graph=True` requires grad; a gradient flat in its input
+/// (`relu`'s, `leaky_relu`'s) still does, and gives that input zeros, as
+/// PyTorch's `ThresholdBackwardBackward0` does.
+#[test]
+fn second_and_third_derivatives_are_pytorchs() {
+    let out = script_lines_on(
+        0,
+        "derivatives",
+        r#"import torch
+import torch.nn.functional as F
+def r(t):
+    return [round(v, 4) for v in t.flatten().tolist()]
+x = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+g, = torch.autograd.grad((x ** 3).sum(), x, create_graph=True)
+h, = torch.autograd.grad(g.sum(), x)
+print(r(g), g.requires_grad, g.grad_fn.name(), r(h), h.requires_grad)
+for f in [torch.exp, torch.log, torch.sigmoid, torch.tanh, torch.sin, torch.cos, torch.sqrt, torch.reciprocal, F.softplus, F.elu, F.silu]:
+    u = torch.tensor([0.3, 1.7], requires_grad=True)
+    d1, = torch.autograd.grad(f(u).sum(), u, create_graph=True)
+    d2, = torch.autograd.grad(d1.sum(), u)
+    print(f.__name__, r(d1), r(d2))
+for f in [torch.relu, F.leaky_relu, torch.abs]:
+    u = torch.tensor([-0.5, 2.0], requires_grad=True)
+    d1, = torch.autograd.grad(f(u).sum(), u, create_graph=True)
+    d2, = torch.autograd.grad(d1.sum(), u)
+    print(f.__name__, r(d1), d1.requires_grad, r(d2 + 0))
+u = torch.tensor([-0.5, 2.0], requires_grad=True)
+d1, = torch.autograd.grad(torch.relu(u).sum(), u, create_graph=True)
+d1b, = torch.autograd.grad(F.leaky_relu(u, 0.1).sum(), u, create_graph=True)
+print(d1.grad_fn.name(), d1b.grad_fn.name())
+z = torch.tensor([0.3, -0.7], requires_grad=True)
+f = torch.sin(z) * z ** 2 / (1 + z * z)
+d1, = torch.autograd.grad(f.sum(), z, create_graph=True)
+d2, = torch.autograd.grad(d1.sum(), z, create_graph=True)
+d3, = torch.autograd.grad(d2.sum(), z)
+print(r(d1), r(d2), r(d3))
+w = torch.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
+v = torch.tensor([1.0, 3.0], requires_grad=True)
+y = torch.softmax(w @ v, dim=0)[0] + torch.log_softmax(v * w.sum(0), dim=0).mean()
+gw, gv = torch.autograd.grad(y, [w, v], create_graph=True)
+hw, = torch.autograd.grad((gw * gw).sum() + gv.sum(), w)
+print(r(gw), r(gv), r(hw))
+"#,
+    );
+    assert_eq!(
+        out,
+        vec![
+            "[3.0, 12.0, 27.0] True MulBackward0 [6.0, 12.0, 18.0] False",
+            "exp [1.3499, 5.4739] [1.3499, 5.4739]",
+            "log [3.3333, 0.5882] [-11.1111, -0.346]",
+            "sigmoid [0.2445, 0.1306] [-0.0364, -0.0903]",
+            "tanh [0.9151, 0.125] [-0.5332, -0.2339]",
+            "sin [0.9553, -0.1288] [-0.2955, -0.9917]",
+            "cos [-0.2955, -0.9917] [-0.9553, 0.1288]",
+            "sqrt [0.9129, 0.3835] [-1.5215, -0.1128]",
+            "reciprocal [-11.1111, -0.346] [74.0741, 0.4071]",
+            "softplus [0.5744, 0.8455] [0.2445, 0.1306]",
+            "elu [1.0, 1.0] [0.0, 0.0]",
+            "silu [0.6478, 1.0676] [0.478, 0.1078]",
+            "relu [0.0, 1.0] True [0.0, 0.0]",
+            "leaky_relu [0.01, 1.0] True [0.0, 0.0]",
+            "abs [-1.0, 1.0] True [0.0, 0.0]",
+            "ThresholdBackwardBackward0 LeakyReluBackwardBackward0",
+            "[0.2281, 0.6578] [1.2737, -0.5697] [1.3328, -3.2422]",
+            "[-0.4862, 1.4898, -0.4966, 1.4587] [-1.2363, -0.3751] [-0.3598, 0.0389, -0.344, 0.1069]",
+        ]
+    );
+}
+
+/// WGAN-GP's gradient penalty through three critics (Linear with
+/// LeakyReLU and Tanh; strided convolutions; LayerNorm with GELU): the
+/// penalty and every parameter's gradient as PyTorch 2.15 gives them (the
+/// last layer's bias none: the input's gradient does not depend on it).
+#[test]
+fn gradient_penalties_are_pytorchs() {
+    let out = script_lines_on(
+        0,
+        "penalties",
+        r#"import torch
+import torch.nn as nn
+def r(t):
+    return [round(v, 4) for v in t.flatten().tolist()]
+def penalty(D, real, fake, alpha):
+    x = (alpha * real + (1 - alpha) * fake).requires_grad_(True)
+    out = D(x)
+    g = torch.autograd.grad(outputs=out, inputs=x, grad_outputs=torch.ones_like(out), create_graph=True, retain_graph=True)[0]
+    return ((g.view(g.shape[0], -1).norm(2, dim=1) - 1) ** 2).mean()
+torch.manual_seed(0)
+mlp = nn.Sequential(nn.Linear(4, 8), nn.LeakyReLU(0.2), nn.Linear(8, 8), nn.Tanh(), nn.Linear(8, 1))
+gp = penalty(mlp, torch.randn(5, 4), torch.randn(5, 4), torch.rand(5, 1))
+gp.backward()
+print(round(gp.item(), 5))
+for n, p in mlp.named_parameters():
+    print(n, None if p.grad is None else r(p.grad)[:4])
+torch.manual_seed(1)
+cnn = nn.Sequential(nn.Conv2d(1, 4, 3, stride=2, padding=1), nn.LeakyReLU(0.2), nn.Conv2d(4, 8, 3, stride=2, padding=1), nn.LeakyReLU(0.2), nn.Flatten(), nn.Linear(32, 1))
+gp = penalty(cnn, torch.randn(3, 1, 7, 7), torch.randn(3, 1, 7, 7), torch.rand(3, 1, 1, 1))
+gp.backward()
+print(round(gp.item(), 5))
+for n, p in cnn.named_parameters():
+    print(n, None if p.grad is None else r(p.grad)[:4])
+torch.manual_seed(2)
+ln = nn.Sequential(nn.Linear(4, 6), nn.LayerNorm(6), nn.GELU(), nn.Linear(6, 1))
+gp = penalty(ln, torch.randn(3, 4), torch.randn(3, 4), torch.rand(3, 1))
+gp.backward()
+print(round(gp.item(), 5))
+for n, p in ln.named_parameters():
+    print(n, None if p.grad is None else r(p.grad)[:4])
+"#,
+    );
+    assert_eq!(
+        out,
+        vec![
+            "0.92097",
+            "0.weight [0.0134, 0.0056, 0.0091, -0.0222]",
+            "0.bias [0.0006, -0.0018, -0.0007, -0.0027]",
+            "2.weight [0.0125, -0.0825, 0.0018, -0.0076]",
+            "2.bias [0.0071, -0.0103, 0.0113, 0.0002]",
+            "4.weight [-0.0315, -0.3275, 0.0946, 0.0351]",
+            "4.bias None",
+            "0.88442",
+            "0.weight [-0.0121, 0.0102, -0.0025, -0.0338]",
+            "0.bias [0.0, 0.0, 0.0, 0.0]",
+            "2.weight [-0.0018, -0.003, -0.0029, -0.0076]",
+            "2.bias [0.0, 0.0, 0.0, 0.0]",
+            "5.weight [0.0004, -0.0095, -0.0125, 0.0134]",
+            "5.bias None",
+            "0.78131",
+            "0.weight [-0.0038, -0.3438, -0.1184, -0.172]",
+            "0.bias [0.1004, 0.0121, -0.4445, 0.5914]",
+            "1.weight [0.0239, -0.0407, -0.0989, -0.137]",
+            "1.bias [0.0899, 0.0666, -0.0587, 0.1954]",
+            "3.weight [-0.1107, -0.0011, -0.7727, -0.1028]",
+            "3.bias None",
+        ]
+    );
+}
+
+/// A Hessian-vector product, MAML's inner step, a penalty on
+/// cross-entropy's input gradient, a physics-informed network's `u_xx`
+/// through `cat` and slices, `stack`, `backward(create_graph=True)`
+/// (`.grad` with a history, `CopyBackwards`), and the graph kept by
+/// default when one is created: as PyTorch 2.15 printed them.
+#[test]
+fn hessian_products_maml_and_pinns_are_pytorchs() {
+    let (out, err, ok) = common::script_streams(
+        "second_order",
+        r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+def r(t):
+    return [round(v, 4) for v in t.flatten().tolist()]
+torch.manual_seed(0)
+w = torch.randn(3, requires_grad=True)
+A = torch.randn(3, 3)
+loss = (torch.sigmoid(A @ w) ** 2).sum() + (w * w).mean()
+gw, = torch.autograd.grad(loss, w, create_graph=True)
+hv, = torch.autograd.grad(gw @ torch.tensor([1.0, 0.5, -1.0]), w)
+print(r(gw), r(hv))
+torch.manual_seed(1)
+net = nn.Linear(3, 2)
+xs = torch.randn(4, 3)
+ys = torch.randn(4, 2)
+gw, gb = torch.autograd.grad(F.mse_loss(net(xs), ys), [net.weight, net.bias], create_graph=True)
+outer = F.mse_loss(F.linear(xs, net.weight - 0.1 * gw, net.bias - 0.1 * gb), ys)
+outer.backward()
+print(round(outer.item(), 5), r(net.weight.grad), r(net.bias.grad))
+torch.manual_seed(2)
+lin = nn.Linear(3, 4)
+x = torch.randn(5, 3, requires_grad=True)
+gx, = torch.autograd.grad(F.cross_entropy(lin(x), torch.tensor([0, 1, 2, 3, 1])), x, create_graph=True)
+(gx ** 2).sum().backward()
+print(r(x.grad)[:6], r(lin.weight.grad)[:6])
+torch.manual_seed(3)
+net = nn.Sequential(nn.Linear(2, 16), nn.Tanh(), nn.Linear(16, 1))
+x = torch.rand(6, 1, requires_grad=True)
+t = torch.rand(6, 1, requires_grad=True)
+u = net(torch.cat([x, t], dim=1))
+u_x = torch.autograd.grad(u, x, torch.ones_like(u), create_graph=True)[0]
+u_t = torch.autograd.grad(u, t, torch.ones_like(u), create_graph=True)[0]
+u_xx = torch.autograd.grad(u_x, x, torch.ones_like(u_x), create_graph=True)[0]
+loss = ((u_t - 0.01 * u_xx) ** 2).mean() + (u[:2] ** 2).mean()
+loss.backward()
+print(r(u_xx), round(loss.item(), 6), r(net[0].weight.grad)[:6], r(net[2].bias.grad))
+a = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+s = torch.stack([a[0] * a[1], a[2] ** 3, a[1:].sum() ** 2])
+g, = torch.autograd.grad(s.sum(), a, create_graph=True)
+h, = torch.autograd.grad(g[2], a)
+print(r(g), r(h))
+x = torch.tensor([1.5, -0.5], requires_grad=True)
+(x.exp() * x).sum().backward(create_graph=True)
+print(r(x.grad), x.grad.grad_fn.name())
+g1 = x.grad
+x.grad = None
+g1.sum().backward()
+print(r(x.grad))
+y = (x * x).sum()
+g, = torch.autograd.grad(y, x, create_graph=True)
+g2, = torch.autograd.grad(y, x)
+print(r(g), r(g2))
+"#,
+    );
+    // PyTorch's warning for `backward(create_graph=True)`, once.
+    assert!(ok, "{err}");
+    assert_eq!(
+        err.matches("UserWarning: Using backward() with create_graph=True")
+            .count(),
+        1,
+        "{err}"
+    );
+    let out: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        out,
+        vec![
+            "[1.0693, -0.1403, -1.606] [0.6204, 0.2928, -0.5037]",
+            "3.16784 [1.2803, -0.599, -0.3972, -0.4842, -0.1032, -0.0887] [-0.6978, 0.7624]",
+            "[-0.0012, 0.0006, -0.0002, 0.0002, -0.0024, 0.0] [0.0182, -0.0084, 0.0006, 0.01, 0.0601, 0.006]",
+            "[-0.0324, -0.0443, -0.0541, -0.0058, -0.0157, -0.0282] 0.192987 [0.0026, 0.0079, -0.0163, -0.0424, -0.0118, -0.0297] [-0.8545]",
+            "[2.0, 11.0, 37.0] [0.0, 2.0, 20.0]",
+            "[11.2042, 0.3033] torch::autograd::CopyBackwards",
+            "[15.6859, 0.9098]",
+            "[3.0, -1.0] [3.0, -1.0]",
+        ]
+    );
+}
+
+/// The same critic and penalty on the cpu and on a (simulated) GPU give
+/// PyTorch's numbers on both: the recorded formulas are the op layer's
+/// ops, shared by every backend.
+#[test]
+fn a_penalty_on_a_gpu_agrees_with_the_cpu() {
+    let src = r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+def r(t):
+    return [round(v, 4) for v in t.flatten().tolist()]
+torch.manual_seed(0)
+dev = "cuda" if torch.cuda.is_available() else "cpu"
+net = nn.Sequential(nn.Conv2d(1, 3, 3, padding=1), nn.LeakyReLU(0.2), nn.Flatten(), nn.Linear(48, 8), nn.LayerNorm(8), nn.Tanh(), nn.Linear(8, 1)).to(dev)
+x = torch.randn(2, 1, 4, 4).to(dev).requires_grad_(True)
+out = net(x)
+g, = torch.autograd.grad(out.sum(), x, create_graph=True)
+gp = ((g.view(2, -1).norm(2, dim=1) - 1) ** 2).mean()
+gp.backward()
+print(g.device.type, round(gp.item(), 5), r(g)[:4])
+print([None if p.grad is None else r(p.grad)[:3] for p in net.parameters()])
+"#;
+    let want = vec![
+            "cpu 0.58613 [0.0032, 0.0515, -0.0668, 0.0145]",
+            "[[-0.34, 0.0406, 0.1503], [0.0133, -0.455, 0.0448], [-0.0254, 0.1118, 0.0579], [-0.1126, 0.2062, 0.1897], [0.002, -0.0217, 0.0511], [-0.0019, 0.0243, 0.0132], [-0.0539, -0.8885, 0.2355], None]",
+        ];
+    assert_eq!(script_lines_on(0, "penalty_cpu", src), want);
+    let on_gpu = script_lines_on(1, "penalty_gpu", src);
+    assert_eq!(on_gpu[0], want[0].replacen("cpu", "cuda", 1));
+    assert_eq!(on_gpu[1], want[1]);
+}
+
+/// A node whose formula is not recorded yet is refused by name, not
+/// handed on as a gradient without history; `retain_graph=False` given
+/// with `create_graph=True` frees the graph as PyTorch's does.
+#[test]
+fn what_cannot_be_differentiated_twice_says_so() {
+    let (out, err, ok) = common::script_streams(
+        "refused",
+        r#"import torch
+import torch.nn.functional as F
+x = torch.randn(1, 1, 4, 4, requires_grad=True)
+try:
+    torch.autograd.grad(F.max_pool2d(x, 2).sum(), x, create_graph=True)
+except RuntimeError as e:
+    print(str(e).split(" (")[0])
+y = (x * x).sum()
+g, = torch.autograd.grad(y, x, create_graph=True, retain_graph=False)
+try:
+    torch.autograd.grad(y, x)
+except RuntimeError as e:
+    print(str(e)[:48])
+print(g.requires_grad, x.shape)
+"#,
+    );
+    assert!(ok && err.is_empty(), "{err}");
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "create_graph=True: cudash cannot differentiate MaxPool2DWithIndicesBackward0's gradient yet",
+            "Trying to backward through the graph a second ti",
+            "True torch.Size([1, 1, 4, 4])",
+        ]
+    );
+}
