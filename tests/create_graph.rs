@@ -301,3 +301,51 @@ print(g.requires_grad, x.shape)
         ]
     );
 }
+
+/// Batch norm (training: its statistics computed again from the input, so
+/// the gradient depends on it through them; evaluation: the running
+/// ones), max and average pooling and adaptive pooling, twice
+/// differentiated as PyTorch 2.15 does (rounded to 3 places: a second
+/// derivative through a batch's statistics cancels much).
+#[test]
+fn batch_norm_and_pooling_twice_are_pytorchs() {
+    let out = script_lines_on(
+        0,
+        "norm_pool",
+        r#"import torch
+import torch.nn as nn
+def r(t):
+    return [round(v, 3) for v in t.flatten().tolist()]
+torch.manual_seed(0)
+D = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU(), nn.MaxPool2d(2),
+                  nn.Conv2d(4, 4, 3, padding=1), nn.AvgPool2d(2), nn.Flatten(), nn.Linear(8, 6),
+                  nn.BatchNorm1d(6), nn.Tanh(), nn.Linear(6, 1))
+x = torch.randn(3, 1, 8, 4, requires_grad=True)
+g, = torch.autograd.grad(D(x).sum(), x, create_graph=True)
+gp = (g.pow(2).sum(dim=(1, 2, 3)) - 1).pow(2).mean()
+gp.backward()
+print(round(gp.item(), 4), r(g[0, 0, 0]))
+print([r(p.grad)[:3] for n, p in D.named_parameters() if "weight" in n])
+print(r(x.grad[0, 0, :2]))
+D.eval()
+x.grad = None
+g, = torch.autograd.grad(D(x).sum(), x, create_graph=True)
+(g ** 2).sum().backward()
+print(r(x.grad[0, 0, 0] * 1e5), r(D[0].weight.grad)[:3])
+y = torch.randn(2, 3, 4, 4, requires_grad=True)
+gy, = torch.autograd.grad(torch.sigmoid(nn.AdaptiveAvgPool2d(1)(y * y)).sum(), y, create_graph=True)
+gy.sum().backward()
+print(r(y.grad[0, 0, 0]))
+"#,
+    );
+    assert_eq!(
+        out,
+        vec![
+            "0.5108 [0.092, 0.054, -0.03, -0.056]",
+            "[[-0.69, -0.815, -4.841], [0.381, 0.003, -0.848], [1.053, 1.94, 0.887], [0.025, 0.08, 0.129], [0.023, 0.0, -0.517], [-0.102, 0.068, -1.377]]",
+            "[-0.128, -0.152, 0.173, 0.114, 0.289, 0.035, 0.091, 0.181]",
+            "[-0.692, -0.434, 0.474, 1.145] [-0.69, -0.812, -4.843]",
+            "[0.01, 0.002, 0.016, 0.017]",
+        ]
+    );
+}

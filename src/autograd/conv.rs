@@ -607,6 +607,59 @@ pub fn conv2d_backward_recorded(
     Ok(out)
 }
 
+/// A pooling's input gradient `gx` (made from `g`) as a backward that
+/// creates a graph records it: a node whose own gradient pools again
+/// (`Backward::Pooled`), named as PyTorch's (`AvgPool2DBackwardBackward0`,
+/// `MaxPool2DWithIndicesBackwardBackward0`); `gx` itself otherwise.
+pub fn pooled(
+    rt: &Runtime,
+    mode: Mode,
+    gx: Arc<Tensor>,
+    (g, which): (&Arc<Tensor>, Option<&Arc<Tensor>>),
+    (geom, of): (&Geometry, &str),
+) -> Arc<Tensor> {
+    if !mode.enabled {
+        return gx;
+    }
+    let name = match of {
+        "AdaptiveMaxPool2DBackward0" => "AdaptiveMaxPool2DBackwardBackward0",
+        "AdaptiveAvgPool2DBackward0" => "AdaptiveAvgPool2DBackwardBackward0",
+        _ if which.is_some() => "MaxPool2DWithIndicesBackwardBackward0",
+        _ => "AvgPool2DBackwardBackward0",
+    };
+    let backward = Backward::Pooled {
+        which: which.map(|w| Saved::new(w)),
+        geom: geom.clone(),
+    };
+    record::attach_node(rt, mode, gx, name, backward, &[g])
+}
+
+/// The gradient of a pooling's gradient: `g` pooled again, an average of
+/// each window, or for a max pooling `g` at each window's maximum's place
+/// (`which`, within its plane).
+pub fn pool_again(
+    rt: &mut Runtime,
+    mode: Mode,
+    g: &Arc<Tensor>,
+    which: Option<&Arc<Tensor>>,
+    geom: &Geometry,
+) -> R<Arc<Tensor>> {
+    use super::create_graph as cg;
+    let Some(which) = which else {
+        return average(rt, mode, g, geom.clone(), "AvgPool2DBackward0");
+    };
+    let nd = g.ndim();
+    let plane = |t: &Tensor| -> Vec<usize> {
+        let s = t.shape();
+        [&s[..nd - 2], &[s[nd - 2] * s[nd - 1]]].concat()
+    };
+    let flat = cg::reshape(rt, mode, g, &plane(g))?;
+    let places: Vec<i64> = plane(which).iter().map(|&d| d as i64).collect();
+    let places = rt.reshape(which, &places)?;
+    let picked = super::scatter::gather(rt, mode, &flat, nd - 2, &places)?;
+    cg::reshape(rt, mode, &picked, which.shape())
+}
+
 /// `max_pool2d(x, kernel, stride, padding, dilation)`: each window's
 /// largest element (padding never counts), as PyTorch's; one node,
 /// `MaxPool2DWithIndicesBackward0`, keeping where each maximum was (its

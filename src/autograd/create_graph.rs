@@ -293,7 +293,12 @@ impl Backward {
             | Backward::MseLoss { .. }
             | Backward::NllLoss { .. }
             | Backward::NativeDropout { .. } => true,
-            Backward::Activation { .. } | Backward::LayerNorm { .. } => true,
+            Backward::Activation { .. }
+            | Backward::LayerNorm { .. }
+            | Backward::BatchNorm { .. }
+            | Backward::MaxPool { .. }
+            | Backward::AvgPool { .. }
+            | Backward::Pooled { .. } => true,
             Backward::Convolution {
                 transposed, geom, ..
             } => !transposed && geom.groups == 1,

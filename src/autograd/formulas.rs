@@ -859,15 +859,30 @@ impl Backward {
                 (geom, *bias, *transposed),
                 (wants(node, 0), wants(node, 1), wants(node, 2)),
             )?,
-            Backward::MaxPool { which, geom, input } => vec![Some(super::conv::pool_backward(
-                rt,
-                g,
-                Some(which.get(name)?),
-                geom,
-                input,
-            )?)],
+            Backward::MaxPool { which, geom, input } => {
+                let which = which.get(name)?;
+                let gx = super::conv::pool_backward(rt, g, Some(which), geom, input)?;
+                vec![Some(super::conv::pooled(
+                    rt,
+                    mode,
+                    gx,
+                    (g, Some(which)),
+                    (geom, name),
+                ))]
+            }
             Backward::AvgPool { geom, input } => {
-                vec![Some(super::conv::pool_backward(rt, g, None, geom, input)?)]
+                let gx = super::conv::pool_backward(rt, g, None, geom, input)?;
+                vec![Some(super::conv::pooled(
+                    rt,
+                    mode,
+                    gx,
+                    (g, None),
+                    (geom, name),
+                ))]
+            }
+            Backward::Pooled { which, geom } => {
+                let which = which.as_ref().map(|w| w.get(name)).transpose()?;
+                vec![Some(super::conv::pool_again(rt, mode, g, which, geom)?)]
             }
             Backward::LayerNorm {
                 x,
@@ -886,7 +901,11 @@ impl Backward {
                 // Creating a graph: the mean and 1/std again, from x (so
                 // the gradient depends on x through them too).
                 let (mean, rstd) = match mode.enabled {
-                    true => super::functional::row_stats_recorded(rt, mode, &x, *dims, *eps)?,
+                    true => {
+                        let rows: Vec<i64> =
+                            (x.ndim() - dims..x.ndim()).map(|d| d as i64).collect();
+                        super::functional::stats_recorded(rt, mode, &x, &rows, *eps)?
+                    }
                     false => (Arc::clone(mean.get(name)?), Arc::clone(rstd.get(name)?)),
                 };
                 super::functional::layer_norm_backward(
@@ -925,17 +944,28 @@ impl Backward {
                 invstd,
                 dims,
                 train,
+                eps,
             } => {
-                let w = match weight {
-                    Some(w) => Some(w.get(name)?),
-                    None => None,
+                let x = cg::unpack(x, node, 0, mode)?;
+                let w = weight
+                    .as_ref()
+                    .map(|w| cg::unpack(w, node, 1, mode))
+                    .transpose()?;
+                // Creating a graph in training: the batch's mean and 1/std
+                // again, from x (the gradient depends on x through them).
+                let (mean, invstd) = match mode.enabled && *train {
+                    true => {
+                        let over: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+                        super::functional::stats_recorded(rt, mode, &x, &over, *eps)?
+                    }
+                    false => (Arc::clone(mean.get(name)?), Arc::clone(invstd.get(name)?)),
                 };
                 super::functional::batch_norm_backward(
                     rt,
+                    mode,
                     g,
-                    (x.get(name)?, w, mean.get(name)?, invstd.get(name)?),
-                    dims,
-                    *train,
+                    (&x, w.as_ref(), &mean, &invstd),
+                    (dims, *train),
                     (wants(node, 0), wants(node, 1), wants(node, 2)),
                 )?
             }

@@ -348,6 +348,7 @@ pub fn batch_norm(
         invstd: Saved::new(&invstd),
         dims,
         train: use_batch,
+        eps: a.eps,
     };
     Ok(record::attach_node(
         rt,
@@ -366,26 +367,28 @@ fn inverse_std(rt: &mut Runtime, var: &Tensor, eps: f64) -> R<Arc<Tensor>> {
     super::ops::s_bin(rt, BinaryOp::Div, 1.0, &s)
 }
 
-/// Each row's mean and 1/std over x's last `k` dims (kept dims), as
-/// [`normalized_rows`] computes them, recorded: a layer norm's backward
-/// that creates a graph computes them again from its saved input, so that
-/// its gradient depends on the input through them too.
-pub fn row_stats_recorded(
+/// The mean and 1/std of x over `dims` (kept dims), as a layer norm's
+/// and a training batch norm's forward compute them, recorded: their
+/// backward that creates a graph computes them again from the saved input,
+/// so that its gradient depends on the input through them too.
+pub fn stats_recorded(
     rt: &mut Runtime,
     mode: Mode,
     x: &Arc<Tensor>,
-    k: usize,
+    dims: &[i64],
     eps: f64,
 ) -> R<(Arc<Tensor>, Arc<Tensor>)> {
     use super::create_graph as cg;
     use crate::runtime::op::reduce::ReduceOp;
-    let dims: Vec<i64> = (x.ndim() - k..x.ndim()).map(|d| d as i64).collect();
-    let n = x.shape()[x.ndim() - k..].iter().product::<usize>() as f64;
-    let sum = record::reduce_dims(rt, mode, ReduceOp::Sum, x, &dims, true)?;
+    let n = dims
+        .iter()
+        .map(|&d| x.shape()[d as usize])
+        .product::<usize>() as f64;
+    let sum = record::reduce_dims(rt, mode, ReduceOp::Sum, x, dims, true)?;
     let mean = cg::bin_s(rt, mode, BinaryOp::Div, &sum, n)?;
     let diff = cg::bin(rt, mode, BinaryOp::Sub, x, &mean)?;
     let sq = cg::bin(rt, mode, BinaryOp::Mul, &diff, &diff)?;
-    let var_sum = record::reduce_dims(rt, mode, ReduceOp::Sum, &sq, &dims, true)?;
+    let var_sum = record::reduce_dims(rt, mode, ReduceOp::Sum, &sq, dims, true)?;
     let var = cg::bin_s(rt, mode, BinaryOp::Div, &var_sum, n)?;
     let v = cg::bin_s(rt, mode, BinaryOp::Add, &var, eps)?;
     let s = cg::unary(rt, mode, crate::runtime::op::unary::UnaryOp::Sqrt, &v)?;
@@ -435,50 +438,51 @@ type Kept<'a> = (
 /// invstd * w`, in eval `g * invstd * w`; `dw = dotp * invstd`, `db = sum`.
 pub fn batch_norm_backward(
     rt: &mut Runtime,
+    mode: Mode,
     g: &Arc<Tensor>,
     (x, w, mean, invstd): Kept,
-    dims: &[usize],
-    train: bool,
+    (dims, train): (&[usize], bool),
     (want_x, want_w, want_b): (bool, bool, bool),
 ) -> R<Vec<Option<Arc<Tensor>>>> {
+    use super::create_graph as cg;
     use crate::runtime::op::reduce::ReduceOp;
     let c = x.shape()[1];
     let dims_i: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
     let n = (x.numel() / c.max(1)) as f64;
-    let flat = |rt: &mut Runtime, t: &Arc<Tensor>| rt.reshape(t, &[c as i64]);
-    let sum = rt.reduce_dims(ReduceOp::Sum, g, &dims_i, true)?;
-    let xm = bin(rt, BinaryOp::Sub, x, mean)?;
-    let gx = bin(rt, BinaryOp::Mul, &xm, g)?;
-    let dotp = rt.reduce_dims(ReduceOp::Sum, &gx, &dims_i, true)?;
+    let flat = |rt: &mut Runtime, t: &Arc<Tensor>| cg::reshape(rt, mode, t, &[c]);
+    let sum = record::reduce_dims(rt, mode, ReduceOp::Sum, g, &dims_i, true)?;
+    let xm = cg::bin(rt, mode, BinaryOp::Sub, x, mean)?;
+    let gx = cg::bin(rt, mode, BinaryOp::Mul, &xm, g)?;
+    let dotp = record::reduce_dims(rt, mode, ReduceOp::Sum, &gx, &dims_i, true)?;
     drop(gx);
-    let mut bshape = vec![1i64; x.ndim()];
-    bshape[1] = c as i64;
+    let mut bshape = vec![1usize; x.ndim()];
+    bshape[1] = c;
     let scale = match w {
         Some(w) => {
-            let w = rt.reshape(w, &bshape)?;
-            bin(rt, BinaryOp::Mul, invstd, &w)?
+            let w = cg::reshape(rt, mode, w, &bshape)?;
+            cg::bin(rt, mode, BinaryOp::Mul, invstd, &w)?
         }
         None => Arc::clone(invstd),
     };
     let dx = match (want_x, train) {
         (false, _) => None,
         (true, true) => {
-            let k = bin(rt, BinaryOp::Mul, &dotp, invstd)?;
-            let k = bin(rt, BinaryOp::Mul, &k, invstd)?;
-            let k = bin_s(rt, BinaryOp::Div, &k, n)?;
-            let proj = bin(rt, BinaryOp::Mul, &xm, &k)?;
-            let grad_mean = bin_s(rt, BinaryOp::Div, &sum, n)?;
-            let centred = bin(rt, BinaryOp::Sub, g, &grad_mean)?;
-            let d = bin(rt, BinaryOp::Sub, &centred, &proj)?;
-            Some(bin(rt, BinaryOp::Mul, &d, &scale)?)
+            let k = cg::bin(rt, mode, BinaryOp::Mul, &dotp, invstd)?;
+            let k = cg::bin(rt, mode, BinaryOp::Mul, &k, invstd)?;
+            let k = cg::bin_s(rt, mode, BinaryOp::Div, &k, n)?;
+            let proj = cg::bin(rt, mode, BinaryOp::Mul, &xm, &k)?;
+            let grad_mean = cg::bin_s(rt, mode, BinaryOp::Div, &sum, n)?;
+            let centred = cg::bin(rt, mode, BinaryOp::Sub, g, &grad_mean)?;
+            let d = cg::bin(rt, mode, BinaryOp::Sub, &centred, &proj)?;
+            Some(cg::bin(rt, mode, BinaryOp::Mul, &d, &scale)?)
         }
-        (true, false) => Some(bin(rt, BinaryOp::Mul, g, &scale)?),
+        (true, false) => Some(cg::bin(rt, mode, BinaryOp::Mul, g, &scale)?),
     };
     let mut out = vec![dx];
     if w.is_some() {
         out.push(match want_w {
             true => {
-                let dw = bin(rt, BinaryOp::Mul, &dotp, invstd)?;
+                let dw = cg::bin(rt, mode, BinaryOp::Mul, &dotp, invstd)?;
                 Some(flat(rt, &dw)?)
             }
             false => None,

@@ -693,6 +693,14 @@ pub enum Backward {
         geom: super::window::Geometry,
         input: Vec<usize>,
     },
+    /// A pooling's gradient as a backward that creates a graph records it
+    /// (`MaxPool2DWithIndicesBackwardBackward0`, ...): its own gradient is
+    /// the pooling of `g` again (for a max pooling, `g` at the places of
+    /// the maxima, `which`).
+    Pooled {
+        which: Option<Saved>,
+        geom: super::window::Geometry,
+    },
     /// `avg_pool2d`: the input's shape (nothing kept).
     AvgPool {
         geom: super::window::Geometry,
@@ -723,6 +731,9 @@ pub enum Backward {
         invstd: Saved,
         dims: Vec<usize>,
         train: bool,
+        /// What was added to the variance (a training batch norm's
+        /// backward that creates a graph computes its statistics again).
+        eps: f64,
     },
     /// An activation with settings (`elu`, `softplus`, `hardtanh`,
     /// `leaky_relu`...): its formula at x.
@@ -877,6 +888,7 @@ impl Backward {
                 .flatten()
                 .collect(),
             MaxPool { which, .. } => vec![which],
+            Pooled { which, .. } => which.iter().collect(),
             BatchNorm {
                 x,
                 weight,
