@@ -349,3 +349,50 @@ print(r(y.grad[0, 0, 0]))
         ]
     );
 }
+
+/// PyTorch's "double backward with custom functions" tutorial: a
+/// program's `torch.autograd.Function` whose backward is written with
+/// differentiable ops runs it recording when the backward creates a graph,
+/// and reads `ctx.saved_tensors` with their history (an input's, or the
+/// node's own output's), as PyTorch's saved variables.
+#[test]
+fn custom_functions_differentiate_twice_as_pytorchs() {
+    let out = script_lines_on(
+        0,
+        "custom_twice",
+        r#"import torch
+class Square(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 2
+    @staticmethod
+    def backward(ctx, grad_out):
+        x, = ctx.saved_tensors
+        return grad_out * 2 * x
+class Exp(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        result = torch.exp(x)
+        ctx.save_for_backward(result)
+        return result
+    @staticmethod
+    def backward(ctx, grad_out):
+        result, = ctx.saved_tensors
+        return grad_out * result
+x = torch.tensor([0.5, -1.0, 2.0], requires_grad=True)
+for F in [Square, Exp]:
+    y = F.apply(x).sum()
+    g, = torch.autograd.grad(y, x, create_graph=True)
+    h, = torch.autograd.grad(g.sum(), x)
+    print(g.tolist(), g.grad_fn.name(), h.tolist())
+"#,
+    );
+    assert_eq!(
+        out,
+        vec![
+            "[1.0, -2.0, 4.0] MulBackward0 [2.0, 2.0, 2.0]",
+            "[1.6487212181091309, 0.3678794503211975, 7.389056205749512] MulBackward0 [1.6487212181091309, 0.3678794503211975, 7.389056205749512]",
+        ]
+    );
+}

@@ -245,15 +245,34 @@ pub fn unpack(s: &Saved, node: &Arc<Node>, k: usize, mode: Mode) -> R<Arc<Tensor
     if !mode.enabled || s.weak {
         return Ok(Arc::clone(t));
     }
-    let meta = match &s.origin {
-        Origin::Output(_) => Meta::output_of(Arc::clone(node), 0, None),
-        Origin::Input(_) => match node.next.get(k) {
+    let source = match &s.origin {
+        Origin::Output(_) => Source::Output(0),
+        Origin::Input(_) => Source::Input(k),
+    };
+    Ok(with_history(t, node, source))
+}
+
+/// Which of a node's tensors a saved one is.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Source {
+    /// Input `k` (its gradient goes along the node's edge `k`).
+    Input(usize),
+    /// Output `k` of the node itself.
+    Output(usize),
+}
+
+/// `t`, a tensor `node` saved (as an alias without history), given the
+/// history it had: the edge of input `k`, or the node's own output.
+pub fn with_history(t: &Tensor, node: &Arc<Node>, source: Source) -> Arc<Tensor> {
+    let meta = match source {
+        Source::Output(k) => Meta::output_of(Arc::clone(node), k, None),
+        Source::Input(k) => match node.next.get(k) {
             Some(Edge::Node(n, out)) => Meta::output_of(Arc::clone(n), *out, None),
             Some(Edge::Leaf(cell)) => Meta::leaf_of(Arc::clone(cell)),
-            _ => return Ok(Arc::clone(t)),
+            _ => return Arc::new(t.alias()),
         },
     };
-    Ok(record::with_meta(Arc::new(t.alias()), meta))
+    record::with_meta(Arc::new(t.alias()), meta)
 }
 
 impl Backward {

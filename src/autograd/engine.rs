@@ -479,8 +479,7 @@ impl Walk {
         keep_retained(rt, mode, node, &grads)?;
         let computed = match node.custom_call() {
             // A program's `torch.autograd.Function`: its own `backward`.
-            Some(_) if mode.enabled => return Err(create_graph::refused(node.name)),
-            Some(f) => h.custom_backward(&f, &grads)?,
+            Some(f) => h.custom_backward(&f, &grads, (node, mode))?,
             None => {
                 let rt = h.runtime();
                 node.with_saved(|backward| match mode.enabled && !backward.creates_graph() {

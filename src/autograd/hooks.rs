@@ -174,11 +174,13 @@ pub trait Host {
     fn final_callback(&mut self, f: &HookFn) -> Result<(), Error>;
 
     /// A program's `torch.autograd.Function` backward: the gradient of
-    /// each input of the node from the gradients of its outputs.
+    /// each input of the node from the gradients of its outputs, its ops
+    /// recorded when `mode` is on (a backward that creates a graph).
     fn custom_backward(
         &mut self,
         f: &HookFn,
         grads: &[Option<Arc<Tensor>>],
+        node: (&Arc<super::node::Node>, super::Mode),
     ) -> Result<Vec<Option<Arc<Tensor>>>, Error>;
 }
 
@@ -205,6 +207,7 @@ impl Host for Runtime {
         &mut self,
         _: &HookFn,
         _: &[Option<Arc<Tensor>>],
+        _: (&Arc<super::node::Node>, super::Mode),
     ) -> Result<Vec<Option<Arc<Tensor>>>, Error> {
         Err(Error::Autograd {
             message:

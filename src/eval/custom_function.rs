@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex};
 use super::args::ArgVal;
 use super::value::{Class, Object};
 use super::{Interp, Value};
+use crate::autograd::create_graph::{with_history, Source};
 use crate::autograd::hook_list::HookFn;
 use crate::autograd::meta::requires_grad;
 use crate::error::{Diagnostic, Error};
@@ -28,6 +29,23 @@ struct CustomCall {
     ctx: Arc<Object>,
     arguments: usize,
     tensors: Vec<usize>,
+    /// Which input or output of the node each of `ctx.saved_tensors` is
+    /// (none: another tensor), so that a backward that creates a graph
+    /// reads them with their history, as PyTorch's saved variables.
+    saved: Vec<Option<Source>>,
+}
+
+/// Which of `inputs` (else of `outputs`) `t` is: the same elements of the
+/// same memory.
+fn source_of(t: &Tensor, inputs: &[Arc<Tensor>], outputs: &[Arc<Tensor>]) -> Option<Source> {
+    let same = |o: &Arc<Tensor>| {
+        t.shares_storage(o)
+            && t.offset() == o.offset()
+            && t.shape() == o.shape()
+            && t.strides() == o.strides()
+    };
+    let input = inputs.iter().position(same).map(Source::Input);
+    input.or_else(|| outputs.iter().position(same).map(Source::Output))
 }
 
 /// `MyFunctionBackward`, as PyTorch names the node: one name per class,
@@ -135,12 +153,25 @@ impl Interp {
             },
         };
         let backward = static_method(class, "backward", span)?;
+        let saved = match ctx.get("saved_tensors") {
+            Some(list) => list
+                .items()
+                .unwrap_or_default()
+                .iter()
+                .map(|v| match v {
+                    Value::Tensor(t) => source_of(t, &inputs, &outputs),
+                    _ => None,
+                })
+                .collect(),
+            None => Vec::new(),
+        };
         let custom: HookFn = Arc::new(CustomCall {
             class: class.name.clone(),
             backward,
             ctx,
             arguments,
             tensors,
+            saved,
         });
         let refs: Vec<&Tensor> = inputs.iter().map(|t| t.as_ref()).collect();
         let outputs = crate::autograd::record::attach_custom(
@@ -191,6 +222,7 @@ impl Interp {
         &mut self,
         f: &HookFn,
         grads: &[Option<Arc<Tensor>>],
+        (node, backward_mode): (&Arc<crate::autograd::node::Node>, crate::autograd::Mode),
     ) -> Result<Vec<Option<Arc<Tensor>>>, Error> {
         let call = Arc::clone(f)
             .downcast::<CustomCall>()
@@ -208,14 +240,38 @@ impl Interp {
                 .iter()
                 .map(|g| ArgVal::positional(g.clone().map_or(Value::None, Value::Tensor), span)),
         );
-        // As a hook: no recording, no autocast.
+        // As PyTorch's engine runs it: no autocast, and recording only in
+        // a backward that creates a graph (then the gradients it returns
+        // have a history, and can be differentiated again).
         let off = crate::autograd::Mode {
-            enabled: false,
+            enabled: backward_mode.enabled,
             ..self.grad.without_autocast()
+        };
+        // Creating a graph: `ctx.saved_tensors` with their history for the call.
+        let kept = match backward_mode.enabled {
+            true => call.ctx.get("saved_tensors").map(|list| {
+                let items = list.items().unwrap_or_default();
+                let with = items
+                    .iter()
+                    .zip(call.saved.iter().chain(std::iter::repeat(&None)));
+                let unpacked = with
+                    .map(|(v, source)| match (v, source) {
+                        (Value::Tensor(t), Some(s)) => Value::Tensor(with_history(t, node, *s)),
+                        (v, _) => v.clone(),
+                    })
+                    .collect();
+                call.ctx
+                    .set("saved_tensors", Value::List(Arc::new(unpacked)));
+                list
+            }),
+            false => None,
         };
         let mode = std::mem::replace(&mut self.grad, off);
         let r = self.call_value(call.backward.clone(), args, span);
         self.grad = mode;
+        if let Some(list) = kept {
+            call.ctx.set("saved_tensors", list);
+        }
         let r = r.map_err(|d| Error::Located(Box::new(d)))?;
         let returned = match &r {
             Value::List(items) => items.to_vec(),

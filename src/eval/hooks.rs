@@ -164,7 +164,8 @@ impl Host for Interp {
         &mut self,
         f: &HookFn,
         grads: &[Option<Arc<Tensor>>],
+        node: (&Arc<crate::autograd::node::Node>, crate::autograd::Mode),
     ) -> Result<Vec<Option<Arc<Tensor>>>, Error> {
-        self.custom_backward_of(f, grads)
+        self.custom_backward_of(f, grads, node)
     }
 }
