@@ -442,7 +442,7 @@ impl Walk {
             let Some(g) = slot.take() else { continue };
             let g = match node.hooks.is_empty() {
                 true => g,
-                false => hooks::run_tensor_hooks(h, (&node.hooks, k), g)?,
+                false => hooks::run_tensor_hooks(h, (&node.hooks, k), g, self.mode)?,
             };
             self.capture(output_key(node, k), &g);
             *slot = Some(g);
@@ -574,7 +574,7 @@ impl Walk {
                 .as_ref()
                 .is_some_and(|(t, _)| t.contains_key(&leaf_key(cell)))
             {
-                let g = hooks::run_tensor_hooks(h, (&cell.pre, 0), g)?;
+                let g = hooks::run_tensor_hooks(h, (&cell.pre, 0), g, self.mode)?;
                 self.capture(leaf_key(cell), &g);
             }
             return Ok(());
@@ -604,7 +604,7 @@ impl Walk {
 fn leaf_step(h: &mut dyn Host, mode: Mode, cell: &GradCell, g: Arc<Tensor>) -> R<()> {
     let g = match cell.pre.is_empty() {
         true => g,
-        false => hooks::run_tensor_hooks(h, (&cell.pre, 0), g)?,
+        false => hooks::run_tensor_hooks(h, (&cell.pre, 0), g, mode)?,
     };
     let rt = h.runtime();
     rt.begin_op("AccumulateGrad");

@@ -162,10 +162,15 @@ pub trait Host {
     fn runtime(&mut self) -> &mut Runtime;
 
     /// `f(grad)`: a gradient to use instead (checked by [`check_result`]),
-    /// or None to keep `grad`. An error raised in the hook's body comes
-    /// back as `Error::Located`, where it was raised.
-    fn tensor_hook(&mut self, f: &HookFn, grad: &Arc<Tensor>)
-        -> Result<Option<Arc<Tensor>>, Error>;
+    /// or None to keep `grad`; its ops recorded when `mode` is on (a
+    /// backward that creates a graph). An error raised in the hook's body
+    /// comes back as `Error::Located`, where it was raised.
+    fn tensor_hook(
+        &mut self,
+        f: &HookFn,
+        grad: &Arc<Tensor>,
+        mode: super::Mode,
+    ) -> Result<Option<Arc<Tensor>>, Error>;
 
     /// `f(param)`, once `param.grad` is final.
     fn post_accumulate_hook(&mut self, f: &HookFn, param: &Arc<Tensor>) -> Result<(), Error>;
@@ -191,7 +196,12 @@ impl Host for Runtime {
         self
     }
 
-    fn tensor_hook(&mut self, _: &HookFn, _: &Arc<Tensor>) -> Result<Option<Arc<Tensor>>, Error> {
+    fn tensor_hook(
+        &mut self,
+        _: &HookFn,
+        _: &Arc<Tensor>,
+        _: super::Mode,
+    ) -> Result<Option<Arc<Tensor>>, Error> {
         Ok(None)
     }
 
@@ -224,10 +234,11 @@ pub fn run_tensor_hooks(
     h: &mut dyn Host,
     (hooks, k): (&Hooks, usize),
     grad: Arc<Tensor>,
+    mode: super::Mode,
 ) -> Result<Arc<Tensor>, Error> {
     let mut grad = grad;
     for hook in hooks.on(k) {
-        if let Some(g) = h.tensor_hook(&hook.f, &grad)? {
+        if let Some(g) = h.tensor_hook(&hook.f, &grad, mode)? {
             grad = g;
         }
     }

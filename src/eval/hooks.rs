@@ -95,13 +95,15 @@ fn function(f: &HookFn) -> Arc<super::value::Function> {
 }
 
 impl Interp {
-    /// `f(arg)` as backward calls a hook: nothing recorded (backward runs
-    /// without grad mode, as PyTorch's does without `create_graph`); an
-    /// error raised in its body ends the backward, shown where it was raised.
+    /// `f(arg)` as backward calls a hook: nothing recorded unless the
+    /// backward creates a graph (`recording`: PyTorch's engine runs in grad
+    /// mode only then); an error raised in its body ends the backward,
+    /// shown where it was raised.
     fn call_hook(
         &mut self,
         f: &Arc<super::value::Function>,
         arg: Option<Value>,
+        recording: bool,
     ) -> Result<Value, Error> {
         let span = f.def.name.span;
         let args = arg.into_iter().map(|value| ArgVal {
@@ -109,10 +111,10 @@ impl Interp {
             value,
             span,
         });
-        // Backward's hooks run as PyTorch's engine runs them: no recording
-        // and no autocast.
+        // Backward's hooks run as PyTorch's engine runs them: no autocast,
+        // and recording only when creating a graph.
         let off = crate::autograd::Mode {
-            enabled: false,
+            enabled: recording,
             ..self.grad.without_autocast()
         };
         let mode = std::mem::replace(&mut self.grad, off);
@@ -131,9 +133,10 @@ impl Host for Interp {
         &mut self,
         f: &HookFn,
         grad: &Arc<Tensor>,
+        mode: crate::autograd::Mode,
     ) -> Result<Option<Arc<Tensor>>, Error> {
         let f = function(f);
-        match self.call_hook(&f, Some(Value::Tensor(Arc::clone(grad))))? {
+        match self.call_hook(&f, Some(Value::Tensor(Arc::clone(grad))), mode.enabled)? {
             Value::None => Ok(None),
             Value::Tensor(t) => {
                 hooks::check_result(grad, &t, f.name())?;
@@ -151,12 +154,12 @@ impl Host for Interp {
 
     fn post_accumulate_hook(&mut self, f: &HookFn, param: &Arc<Tensor>) -> Result<(), Error> {
         let f = function(f);
-        self.call_hook(&f, Some(Value::Tensor(Arc::clone(param))))?;
+        self.call_hook(&f, Some(Value::Tensor(Arc::clone(param))), false)?;
         Ok(())
     }
 
     fn final_callback(&mut self, f: &HookFn) -> Result<(), Error> {
-        self.call_hook(&function(f), None)?;
+        self.call_hook(&function(f), None, false)?;
         Ok(())
     }
 
