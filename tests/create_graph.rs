@@ -417,3 +417,35 @@ print(g.tolist(), h.tolist())
     );
     assert_eq!(out, ["[2.0, 16.0] [6.0, 72.0]"]);
 }
+
+/// Norms (`F.normalize`, p = 1, 2, 3), variance and standard deviation
+/// (a minibatch-std feature, `std_mean`) twice differentiated as PyTorch
+/// 2.15 does (rounded to 2 places: the values are in the hundreds).
+#[test]
+fn norms_and_variances_twice_are_pytorchs() {
+    let out = script_lines_on(
+        0,
+        "norms_twice",
+        r#"import torch
+import torch.nn.functional as F
+def r(t):
+    return [round(v, 2) for v in t.flatten().tolist()]
+torch.manual_seed(0)
+x = torch.randn(4, 3, requires_grad=True)
+W = torch.randn(3, 3, requires_grad=True)
+h = x @ W
+mstd = h.std(dim=0).mean()
+feat = F.normalize(h, dim=1)
+out = (feat.sum(1) * mstd).sum() + h.norm() + h.var() + torch.std_mean(h, dim=1)[0].sum() + h.norm(p=1) + h.norm(p=3, dim=0).sum()
+g, = torch.autograd.grad(out, x, create_graph=True)
+(g ** 2).sum().backward()
+print(r(g), r(W.grad))
+"#,
+    );
+    assert_eq!(
+        out,
+        vec![
+            "[6.62, -3.44, -9.48, 3.73, -2.25, -7.39, 0.54, -0.89, -4.73, -6.89, 1.66, -2.57] [35.98, 96.15, -84.56, 36.18, -55.93, 136.59, -125.64, -184.84, 87.46]",
+        ]
+    );
+}

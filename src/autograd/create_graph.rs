@@ -121,6 +121,30 @@ pub fn squeeze(rt: &Runtime, mode: Mode, x: &Tensor, dim: i64) -> R<Arc<Tensor>>
     views::squeeze(rt, mode, x, dim)
 }
 
+/// `g` with size-1 dims put back where a reduction without `keepdim`
+/// removed them (`g` itself when kept).
+pub fn unsqueeze_back(
+    rt: &Runtime,
+    mode: Mode,
+    g: &Arc<Tensor>,
+    dims: &[usize],
+    keepdim: bool,
+) -> R<Arc<Tensor>> {
+    if keepdim || dims.is_empty() {
+        return Ok(Arc::clone(g));
+    }
+    let back = super::reductions::unsqueeze_back(g, dims, keepdim)?;
+    let name = "UnsqueezeBackward1";
+    Ok(record::attach_node(
+        rt,
+        mode,
+        back,
+        name,
+        Backward::Reshape,
+        &[g],
+    ))
+}
+
 /// `x.expand(shape)` (`ExpandBackward0`).
 pub fn expand(rt: &Runtime, mode: Mode, x: &Tensor, shape: &[usize]) -> Arc<Tensor> {
     let out = Arc::new(x.expand(shape));
@@ -293,6 +317,9 @@ impl Backward {
             | Backward::Flat
             | Backward::Sum { .. }
             | Backward::Mean { .. }
+            | Backward::Var { .. }
+            | Backward::VarMean { .. }
+            | Backward::Norm { .. }
             | Backward::Reshape
             | Backward::Transpose { .. }
             | Backward::Permute { .. }

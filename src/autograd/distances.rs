@@ -208,7 +208,8 @@ pub fn dist_backward(
     (diff, out, p): (&Tensor, &Tensor, f64),
 ) -> R<Grads> {
     let dims: Vec<usize> = (0..diff.ndim()).collect();
-    let gx = reductions::norm(rt, g, diff, out, p, &dims, false)?;
+    let (diff, out) = (Arc::new(diff.alias()), Arc::new(out.alias()));
+    let gx = reductions::norm(rt, Mode::off(), g, (&diff, &out), (p, &dims, false))?;
     let gy = rt.unary(UnaryOp::Neg, &gx)?;
     Ok(vec![Some(gx), Some(gy)])
 }
@@ -222,7 +223,8 @@ pub fn cdist_backward(
 ) -> R<Grads> {
     let diff = differences(rt, x1, x2)?;
     let last = diff.ndim() - 1;
-    let each = reductions::norm(rt, g, &diff, out, p, &[last], false)?;
+    let out = Arc::new(out.alias());
+    let each = reductions::norm(rt, Mode::off(), g, (&diff, &out), (p, &[last], false))?;
     drop(diff);
     let g1 = rt.reduce_dims(ReduceOp::Sum, &each, &[-2], false)?;
     let g2 = rt.reduce_dims(ReduceOp::Sum, &each, &[-3], false)?;

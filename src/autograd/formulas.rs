@@ -86,9 +86,9 @@ impl Backward {
                     let all: Vec<usize> = (0..input.shape.len()).collect();
                     let dims = dims.as_deref().unwrap_or(&all);
                     let e = expand_back(rt, mode, g, (dims, *keepdim), &input.shape)?;
-                    let part = bin_s(rt, BinaryOp::Div, &e, *count as f64)?;
+                    let part = cg::bin_s(rt, mode, BinaryOp::Div, &e, *count as f64)?;
                     total = Some(match total {
-                        Some(t) => bin(rt, BinaryOp::Add, &t, &part)?,
+                        Some(t) => cg::bin(rt, mode, BinaryOp::Add, &t, &part)?,
                         None => part,
                     });
                 }
@@ -686,21 +686,13 @@ impl Backward {
                 correction,
                 keepdim,
             } => {
-                let x = x.get(name)?;
-                let std = match std {
-                    Some(s) => Some(s.get(name)?.as_ref()),
-                    None => None,
-                };
-                let dims = dims.as_deref();
-                vec![Some(reductions::var(
-                    rt,
-                    g,
-                    x,
-                    std,
-                    dims,
-                    *correction,
-                    *keepdim,
-                )?)]
+                let x = cg::unpack(x, node, 0, mode)?;
+                let std = std
+                    .as_ref()
+                    .map(|s| cg::unpack(s, node, 0, mode))
+                    .transpose()?;
+                let how = (dims.as_deref(), *correction, *keepdim);
+                vec![Some(reductions::var(rt, mode, g, (&x, std.as_ref()), how)?)]
             }
             Backward::Norm {
                 x,
@@ -709,8 +701,12 @@ impl Backward {
                 dims,
                 keepdim,
             } => {
-                let (x, out) = (x.get(name)?, out.get(name)?);
-                vec![Some(reductions::norm(rt, g, x, out, *p, dims, *keepdim)?)]
+                let (x, out) = (
+                    cg::unpack(x, node, 0, mode)?,
+                    cg::unpack(out, node, 0, mode)?,
+                );
+                let how = (*p, &dims[..], *keepdim);
+                vec![Some(reductions::norm(rt, mode, g, (&x, &out), how)?)]
             }
             Backward::Cumsum { dim } => vec![Some(reductions::cumsum(rt, g, *dim)?)],
             Backward::Flip { dims } => vec![Some(rt.copy(&view::flipped(g, dims)?)?)],

@@ -5,7 +5,9 @@
 
 use std::sync::Arc;
 
-use super::ops::{add_into_zeros, bin, bin_s, masked, pick, positions, s_bin, sign};
+use super::create_graph as cg;
+use super::ops::{add_into_zeros, bin, bin_s, masked, pick, positions, sign};
+use super::{record, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::along::AlongOp;
@@ -107,46 +109,44 @@ pub fn prod(
 /// 0 where std is 0): `(2 / (n - correction)) * g * (x - mean)`.
 pub fn var(
     rt: &mut Runtime,
+    mode: Mode,
     g: &Arc<Tensor>,
-    x: &Tensor,
-    std: Option<&Tensor>,
-    dims: Option<&[usize]>,
-    correction: f64,
-    keepdim: bool,
+    (x, std): (&Arc<Tensor>, Option<&Arc<Tensor>>),
+    (dims, correction, keepdim): (Option<&[usize]>, f64, bool),
 ) -> R<Arc<Tensor>> {
     let g = match std {
         Some(s) => {
-            let twice = bin_s(rt, BinaryOp::Mul, s, 2.0)?;
-            let q = bin(rt, BinaryOp::Div, g, &twice)?;
-            let on = bin_s(rt, BinaryOp::Ne, s, 0.0)?;
-            masked(rt, &on, &q)?
+            let twice = cg::bin_s(rt, mode, BinaryOp::Mul, s, 2.0)?;
+            let q = cg::bin(rt, mode, BinaryOp::Div, g, &twice)?;
+            let on = cg::bin_s(rt, mode, BinaryOp::Ne, s, 0.0)?;
+            cg::masked(rt, mode, &on, &q)?
         }
         None => Arc::clone(g),
     };
     match dims {
         Some(dims) if x.ndim() > 0 => {
-            let g = unsqueeze_back(&g, dims, keepdim || x.ndim() == 1)?;
+            let g = cg::unsqueeze_back(rt, mode, &g, dims, keepdim || x.ndim() == 1)?;
             let n: usize = dims.iter().map(|&d| x.shape()[d]).product();
             let ds: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
-            let mean = rt.reduce_dims(ReduceOp::Mean, &Arc::new(x.alias()), &ds, true)?;
-            let centred = bin(rt, BinaryOp::Sub, x, &mean)?;
-            let scaled = s_bin(rt, BinaryOp::Mul, 2.0 / (n as f64 - correction), &g)?;
-            bin(rt, BinaryOp::Mul, &scaled, &centred)
+            let mean = record::reduce_dims(rt, mode, ReduceOp::Mean, x, &ds, true)?;
+            let centred = cg::bin(rt, mode, BinaryOp::Sub, x, &mean)?;
+            let scaled = cg::s_bin(rt, mode, BinaryOp::Mul, 2.0 / (n as f64 - correction), &g)?;
+            cg::bin(rt, mode, BinaryOp::Mul, &scaled, &centred)
         }
         _ => {
-            let mean = rt.reduce(ReduceOp::Mean, x, None, false)?;
+            let mean = record::reduce(rt, mode, ReduceOp::Mean, x, None, false)?;
             let dof = x.numel() as f64 - correction;
             if dof <= 0.0 {
                 // NaN where x is its mean, inf elsewhere, as PyTorch.
                 let nan = full_scalar(rt, x, f64::NAN)?;
                 let inf = full_scalar(rt, x, f64::INFINITY)?;
-                let at_mean = bin(rt, BinaryOp::Eq, x, &mean)?;
-                let w = pick(rt, &at_mean, &nan, &inf)?;
-                return bin(rt, BinaryOp::Mul, &g, &w);
+                let at_mean = cg::bin(rt, mode, BinaryOp::Eq, x, &mean)?;
+                let w = cg::pick(rt, mode, &at_mean, &nan, &inf)?;
+                return cg::bin(rt, mode, BinaryOp::Mul, &g, &w);
             }
-            let centred = bin(rt, BinaryOp::Sub, x, &mean)?;
-            let scaled = s_bin(rt, BinaryOp::Mul, 2.0 / dof, &g)?;
-            bin(rt, BinaryOp::Mul, &scaled, &centred)
+            let centred = cg::bin(rt, mode, BinaryOp::Sub, x, &mean)?;
+            let scaled = cg::s_bin(rt, mode, BinaryOp::Mul, 2.0 / dof, &g)?;
+            cg::bin(rt, mode, BinaryOp::Mul, &scaled, &centred)
         }
     }
 }
@@ -160,16 +160,14 @@ fn full_scalar(rt: &mut Runtime, like: &Tensor, v: f64) -> R<Arc<Tensor>> {
 /// The vector `p`-norm's gradient (PyTorch's `norm_backward`).
 pub fn norm(
     rt: &mut Runtime,
+    mode: Mode,
     g: &Arc<Tensor>,
-    x: &Tensor,
-    out: &Tensor,
-    p: f64,
-    dims: &[usize],
-    keepdim: bool,
+    (x, out): (&Arc<Tensor>, &Arc<Tensor>),
+    (p, dims, keepdim): (f64, &[usize], bool),
 ) -> R<Arc<Tensor>> {
     let flat = keepdim || x.ndim() == 0;
-    let g = unsqueeze_back(g, dims, flat)?;
-    let n = unsqueeze_back(out, dims, flat)?;
+    let g = cg::unsqueeze_back(rt, mode, g, dims, flat)?;
+    let n = cg::unsqueeze_back(rt, mode, out, dims, flat)?;
     use BinaryOp::*;
     if p == 0.0 {
         // PyTorch gives no gradient: zeros.
@@ -177,56 +175,59 @@ pub fn norm(
     }
     if p == 1.0 {
         let s = sign(rt, x)?;
-        return bin(rt, Mul, &s, &g);
+        let s = cg::flat(rt, mode, s, x, "SgnBackward0");
+        return cg::bin(rt, mode, Mul, &s, &g);
     }
     if p == 2.0 {
         // g * (x / norm), 0 where the norm is 0.
-        let q = bin(rt, Div, x, &n)?;
-        let on = bin_s(rt, Ne, &n, 0.0)?;
-        let q = masked(rt, &on, &q)?;
-        return bin(rt, Mul, &g, &q);
+        let q = cg::bin(rt, mode, Div, x, &n)?;
+        let on = cg::bin_s(rt, mode, Ne, &n, 0.0)?;
+        let q = cg::masked(rt, mode, &on, &q)?;
+        return cg::bin(rt, mode, Mul, &g, &q);
     }
     if p.is_infinite() {
         // sgn(x) * ((g / count) * mask): the elements that reach the norm share it.
-        let a = rt.unary(UnaryOp::Abs, x)?;
-        let hit = bin(rt, Eq, &a, &n)?;
-        let nan = bin(rt, Ne, &a, &a)?;
-        let mask = bin(rt, LogicalOr, &hit, &nan)?;
+        let a = cg::unary(rt, mode, UnaryOp::Abs, x)?;
+        let hit = cg::bin(rt, mode, Eq, &a, &n)?;
+        let nan = cg::bin(rt, mode, Ne, &a, &a)?;
+        let mask = cg::bin(rt, mode, LogicalOr, &hit, &nan)?;
         let ds: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
         let count = match ds.is_empty() {
             true => rt.reduce(ReduceOp::Sum, &mask, None, false)?,
             false => rt.reduce_dims(ReduceOp::Sum, &mask, &ds, true)?,
         };
-        let share = bin(rt, Div, &g, &count)?;
-        let share = rt.cast(&share, g.dtype())?;
-        let picked = bin(rt, Mul, &share, &mask)?;
+        let share = cg::bin(rt, mode, Div, &g, &count)?;
+        let share = cg::cast(rt, mode, &share, g.dtype())?;
+        let picked = cg::bin(rt, mode, Mul, &share, &mask)?;
         let s = sign(rt, x)?;
-        return bin(rt, Mul, &s, &picked);
+        let s = cg::flat(rt, mode, s, x, "SgnBackward0");
+        return cg::bin(rt, mode, Mul, &s, &picked);
     }
-    let a = rt.unary(UnaryOp::Abs, x)?;
+    let a = cg::unary(rt, mode, UnaryOp::Abs, x)?;
     let s = sign(rt, x)?;
+    let s = cg::flat(rt, mode, s, x, "SgnBackward0");
     if p < 1.0 {
         // sgn(x) |x|^(p-1) (0 where x is 0) * g * norm^(1-p)
-        let pw = bin_s(rt, Pow, &a, p - 1.0)?;
-        let scaled = bin(rt, Mul, &s, &pw)?;
-        let on = bin_s(rt, Ne, x, 0.0)?;
-        let scaled = masked(rt, &on, &scaled)?;
-        let t = bin(rt, Mul, &scaled, &g)?;
-        let np = bin_s(rt, Pow, &n, 1.0 - p)?;
-        return bin(rt, Mul, &t, &np);
+        let pw = cg::bin_s(rt, mode, Pow, &a, p - 1.0)?;
+        let scaled = cg::bin(rt, mode, Mul, &s, &pw)?;
+        let on = cg::bin_s(rt, mode, Ne, x, 0.0)?;
+        let scaled = cg::masked(rt, mode, &on, &scaled)?;
+        let t = cg::bin(rt, mode, Mul, &scaled, &g)?;
+        let np = cg::bin_s(rt, mode, Pow, &n, 1.0 - p)?;
+        return cg::bin(rt, mode, Mul, &t, &np);
     }
     let scaled = if p < 2.0 {
-        let pw = bin_s(rt, Pow, &a, p - 1.0)?;
-        bin(rt, Mul, &s, &pw)?
+        let pw = cg::bin_s(rt, mode, Pow, &a, p - 1.0)?;
+        cg::bin(rt, mode, Mul, &s, &pw)?
     } else {
-        let pw = bin_s(rt, Pow, &a, p - 2.0)?;
-        bin(rt, Mul, x, &pw)?
+        let pw = cg::bin_s(rt, mode, Pow, &a, p - 2.0)?;
+        cg::bin(rt, mode, Mul, x, &pw)?
     };
-    let np = bin_s(rt, Pow, &n, p - 1.0)?;
-    let v = bin(rt, Div, &g, &np)?;
-    let on = bin_s(rt, Ne, &n, 0.0)?;
-    let v = masked(rt, &on, &v)?;
-    bin(rt, Mul, &scaled, &v)
+    let np = cg::bin_s(rt, mode, Pow, &n, p - 1.0)?;
+    let v = cg::bin(rt, mode, Div, &g, &np)?;
+    let on = cg::bin_s(rt, mode, Ne, &n, 0.0)?;
+    let v = cg::masked(rt, mode, &on, &v)?;
+    cg::bin(rt, mode, Mul, &scaled, &v)
 }
 
 /// `cumsum(dim)`: the gradient summed from the end (`g.flip(dim).cumsum(dim).flip(dim)`).
