@@ -449,3 +449,37 @@ print(r(g), r(W.grad))
         ]
     );
 }
+
+/// GroupNorm (its groups' statistics computed again from x) and
+/// InstanceNorm (a batch norm of each sample's channels) in a critic with
+/// SiLU and LeakyReLU, its gradient penalty as PyTorch 2.15 gives it
+/// (rounded to 3 places; a zero's sign dropped).
+#[test]
+fn group_and_instance_norm_twice_are_pytorchs() {
+    let out = script_lines_on(
+        0,
+        "group_norm_twice",
+        r#"import torch
+import torch.nn as nn
+def r(t):
+    return [round(v, 3) + 0.0 for v in t.flatten().tolist()]
+torch.manual_seed(0)
+D = nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.GroupNorm(2, 4), nn.SiLU(), nn.Conv2d(4, 4, 3), nn.InstanceNorm2d(4, affine=True), nn.LeakyReLU(0.2), nn.Flatten(), nn.Linear(16, 1))
+x = torch.randn(2, 2, 4, 4, requires_grad=True)
+g, = torch.autograd.grad(D(x).sum(), x, create_graph=True)
+gp = (g.pow(2).sum(dim=(1, 2, 3)) - 1).pow(2).mean()
+gp.backward()
+print(round(gp.item(), 4), r(g[0, 0, 0]))
+print([None if p.grad is None else r(p.grad)[:3] for n, p in D.named_parameters()])
+print(r(x.grad[0, 0, :2]))
+"#,
+    );
+    assert_eq!(
+        out,
+        vec![
+            "0.4422 [-0.027, 0.09, 0.021, -0.1]",
+            "[[0.907, 2.665, -2.8], [0.963, -0.963, -0.481], [1.683, -1.103, 0.0], [0.793, -0.094, -0.419], [0.065, 0.076, -0.269], [0.0, 0.0, 0.0], [-0.122, 0.041, -0.037], [0.0, 0.0, 0.0], [0.023, -0.55, 0.254], None]",
+            "[-0.005, -0.023, 0.013, 0.019, -0.004, 0.024, 0.0, -0.016]",
+        ]
+    );
+}

@@ -341,6 +341,7 @@ impl Backward {
             | Backward::NativeDropout { .. } => true,
             Backward::Activation { .. }
             | Backward::LayerNorm { .. }
+            | Backward::GroupNorm { .. }
             | Backward::BatchNorm { .. }
             | Backward::MaxPool { .. }
             | Backward::AvgPool { .. }

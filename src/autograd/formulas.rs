@@ -920,16 +920,19 @@ impl Backward {
                 rstd,
                 groups,
                 bias,
+                eps,
             } => {
-                let w = match weight {
-                    Some(w) => Some(w.get(name)?),
-                    None => None,
-                };
+                let x = cg::unpack(x, node, 0, mode)?;
+                let w = weight
+                    .as_ref()
+                    .map(|w| cg::unpack(w, node, 1, mode))
+                    .transpose()?;
                 super::group_norm::group_norm_backward(
                     rt,
+                    mode,
                     g,
-                    (x.get(name)?, w, mean.get(name)?, rstd.get(name)?),
-                    (*groups, *bias),
+                    (&x, w.as_ref(), mean.get(name)?, rstd.get(name)?),
+                    (*groups, *bias, *eps),
                     (wants(node, 0), wants(node, 1), wants(node, 2)),
                 )?
             }

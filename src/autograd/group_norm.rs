@@ -21,13 +21,11 @@ use crate::runtime::Tensor;
 type R<T> = Result<T, Error>;
 
 /// `t` of `x`'s shape as [N, G, rest].
-fn grouped(rt: &mut Runtime, t: &Arc<Tensor>, groups: usize) -> R<Arc<Tensor>> {
+fn grouped(rt: &mut Runtime, mode: Mode, t: &Arc<Tensor>, groups: usize) -> R<Arc<Tensor>> {
     let n = t.shape()[0];
-    let t = match t.is_contiguous() {
-        true => Arc::clone(t),
-        false => rt.copy(t)?,
-    };
-    rt.reshape(&t, &[n as i64, groups as i64, -1])
+    let t = super::views::contiguous(rt, mode, t)?;
+    let rest = t.numel() / (n * groups).max(1);
+    super::create_graph::reshape(rt, mode, &t, &[n, groups, rest])
 }
 
 /// A per-channel [C] tensor shaped to broadcast against `x` [N, C, *].
@@ -82,7 +80,7 @@ pub fn group_norm(
             }
         }
     }
-    let x3 = grouped(rt, x, groups)?;
+    let x3 = grouped(rt, Mode::off(), x, groups)?;
     let (mean, rstd, y3) = normalized_rows(rt, &x3, 1, eps)?;
     let dims: Vec<i64> = x.shape().iter().map(|&d| d as i64).collect();
     let mut y = rt.reshape(&y3, &dims)?;
@@ -103,6 +101,7 @@ pub fn group_norm(
         rstd: Saved::new(&rstd),
         groups,
         bias: bias.is_some(),
+        eps,
     };
     Ok(record::attach_node(
         rt,
@@ -128,26 +127,41 @@ pub type Kept<'a> = (
 /// `g`, each summed over all but the channels.
 pub fn group_norm_backward(
     rt: &mut Runtime,
+    mode: Mode,
     g: &Arc<Tensor>,
     (x, w, mean, rstd): Kept,
-    (groups, has_bias): (usize, bool),
+    (groups, has_bias, eps): (usize, bool, f64),
     (want_x, want_w, want_b): (bool, bool, bool),
 ) -> R<Vec<Option<Arc<Tensor>>>> {
-    let dims: Vec<i64> = x.shape().iter().map(|&d| d as i64).collect();
-    let x3 = grouped(rt, x, groups)?;
+    use super::create_graph as cg;
+    let shape = x.shape().to_vec();
+    let x3 = grouped(rt, mode, x, groups)?;
+    // Creating a graph: each group's mean and 1/std again, from x (the
+    // gradient depends on x through them too).
+    let (mean, rstd) = match mode.enabled {
+        true => super::functional::stats_recorded(rt, mode, &x3, &[2], eps)?,
+        false => (Arc::clone(mean), Arc::clone(rstd)),
+    };
+    let per_channel = |rt: &mut Runtime, t: &Arc<Tensor>| {
+        let mut dims = vec![1usize; x.ndim()];
+        dims[1] = t.numel();
+        cg::reshape(rt, mode, t, &dims)
+    };
     let dx = match want_x {
         false => None,
         true => {
             let gw = match w {
-                Some(w) => bin(rt, BinaryOp::Mul, g, &per_channel(w, x)?)?,
+                Some(w) => {
+                    let w = per_channel(rt, w)?;
+                    cg::bin(rt, mode, BinaryOp::Mul, g, &w)?
+                }
                 None => Arc::clone(g),
             };
-            let g3 = grouped(rt, &gw, groups)?;
-            let kept = (&x3, None, mean, rstd);
-            let parts =
-                layer_norm_backward(rt, Mode::off(), &g3, kept, (1, false), (true, false, false))?;
+            let g3 = grouped(rt, mode, &gw, groups)?;
+            let kept = (&x3, None, &mean, &rstd);
+            let parts = layer_norm_backward(rt, mode, &g3, kept, (1, false), (true, false, false))?;
             match parts.into_iter().next().flatten() {
-                Some(d) => Some(rt.reshape(&d, &dims)?),
+                Some(d) => Some(cg::reshape(rt, mode, &d, &shape)?),
                 None => None,
             }
         }
@@ -157,18 +171,32 @@ pub fn group_norm_backward(
     if w.is_some() {
         out.push(match want_w {
             true => {
-                let xm = bin(rt, BinaryOp::Sub, &x3, mean)?;
-                let xhat3 = bin(rt, BinaryOp::Mul, &xm, rstd)?;
-                let xhat = rt.reshape(&xhat3, &dims)?;
-                let t = bin(rt, BinaryOp::Mul, g, &xhat)?;
-                Some(rt.reduce_dims(ReduceOp::Sum, &t, &sum_dims, false)?)
+                let xm = cg::bin(rt, mode, BinaryOp::Sub, &x3, &mean)?;
+                let xhat3 = cg::bin(rt, mode, BinaryOp::Mul, &xm, &rstd)?;
+                let xhat = cg::reshape(rt, mode, &xhat3, &shape)?;
+                let t = cg::bin(rt, mode, BinaryOp::Mul, g, &xhat)?;
+                Some(record::reduce_dims(
+                    rt,
+                    mode,
+                    ReduceOp::Sum,
+                    &t,
+                    &sum_dims,
+                    false,
+                )?)
             }
             false => None,
         });
     }
     if has_bias {
         out.push(match want_b {
-            true => Some(rt.reduce_dims(ReduceOp::Sum, g, &sum_dims, false)?),
+            true => Some(record::reduce_dims(
+                rt,
+                mode,
+                ReduceOp::Sum,
+                g,
+                &sum_dims,
+                false,
+            )?),
             false => None,
         });
     }

@@ -685,6 +685,9 @@ pub enum Backward {
         rstd: Saved,
         groups: usize,
         bias: bool,
+        /// What was added to the variance (a backward that creates a
+        /// graph computes the groups' statistics again).
+        eps: f64,
     },
     /// `max_pool2d`: where each window's maximum was (its place in the
     /// window), and the input's shape.
