@@ -483,3 +483,30 @@ print(r(x.grad[0, 0, :2]))
         ]
     );
 }
+
+/// Powers of tensors and of numbers, `maximum`, `clamp` by numbers and by
+/// tensors, `max()` of all, `remainder`: their gradients differentiated
+/// again as PyTorch 2.15 does (rounded to 2 places).
+#[test]
+fn powers_extrema_and_clamps_twice_are_pytorchs() {
+    let out = script_lines_on(
+        0,
+        "powers_twice",
+        r#"import torch
+def r(t):
+    return [round(v, 2) + 0.0 for v in t.flatten().tolist()]
+x = torch.tensor([0.5, 1.5, 2.5], requires_grad=True)
+y = torch.tensor([2.0, 0.5, 1.5], requires_grad=True)
+out = (x ** y).sum() + (2.0 ** x).sum() + torch.maximum(x * x, y).sum() + torch.clamp(x * y, 0.8, 3.0).sum() + torch.clamp(x, min=y * 0.5, max=y * 2).pow(2).sum() + (x * y).max() + torch.remainder(x * 3, y).sum()
+gx, gy = torch.autograd.grad(out, [x, y], create_graph=True)
+hx, hy = torch.autograd.grad((gx * gx).sum() + (gy ** 3).sum(), [x, y])
+print(r(gx), r(gy), r(hx), r(hy))
+"#,
+    );
+    assert_eq!(
+        out,
+        vec![
+            "[6.98, 8.37, 20.79] [2.33, -4.5, 1.12] [50.51, 113.69, 317.04] [21.34, 515.42, 210.24]",
+        ]
+    );
+}

@@ -311,6 +311,12 @@ impl Backward {
             | Backward::Mul { .. }
             | Backward::Div { .. }
             | Backward::PowScalar { .. }
+            | Backward::Pow { .. }
+            | Backward::ScalarPow { .. }
+            | Backward::Remainder { .. }
+            | Backward::Extremum { .. }
+            | Backward::Extreme { .. }
+            | Backward::Clamp { .. }
             | Backward::Reciprocal { .. }
             | Backward::Unary { .. }
             | Backward::Zero

@@ -10,7 +10,7 @@ use super::diagonals;
 use super::losses::Reduction;
 use super::meta::CheckedSaved;
 use super::node::{Backward, Grads, Node, Saved};
-use super::ops::{add_into_zeros, bin, bin_s, full, masked, pick, sign};
+use super::ops::{add_into_zeros, bin, bin_s, full, sign};
 use super::parts;
 use super::reductions;
 use super::slices;
@@ -174,9 +174,9 @@ impl Backward {
             Backward::Remainder { a, b } => {
                 let gb = match (a, b) {
                     (Some(a), Some(b)) if wants(node, 1) => {
-                        let q = bin(rt, BinaryOp::FloorDiv, a.get(name)?, b.get(name)?)?;
-                        let neg = rt.unary(UnaryOp::Neg, g)?;
-                        Some(bin(rt, BinaryOp::Mul, &neg, &q)?)
+                        let q = cg::bin(rt, mode, BinaryOp::FloorDiv, a.get(name)?, b.get(name)?)?;
+                        let neg = cg::unary(rt, mode, UnaryOp::Neg, g)?;
+                        Some(cg::bin(rt, mode, BinaryOp::Mul, &neg, &q)?)
                     }
                     _ => None,
                 };
@@ -195,30 +195,34 @@ impl Backward {
                 vec![Some(gx), None]
             }
             Backward::Pow { x, y, out } => {
-                let (xs, ys) = (x.get(name)?, y.get(name)?);
+                let (xs, ys) = (
+                    &cg::unpack(x, node, 0, mode)?,
+                    &cg::unpack(y, node, 1, mode)?,
+                );
                 let gx = match wants(node, 0) {
                     true => {
                         // grad * (y * x ** (y - 1)), 0 where y == 0.
-                        let y1 = bin_s(rt, BinaryOp::Sub, ys, 1.0)?;
-                        let p = bin(rt, BinaryOp::Pow, xs, &y1)?;
-                        let d = bin(rt, BinaryOp::Mul, ys, &p)?;
-                        let full = bin(rt, BinaryOp::Mul, g, &d)?;
-                        let nonzero = bin_s(rt, BinaryOp::Ne, ys, 0.0)?;
-                        Some(masked(rt, &nonzero, &full)?)
+                        let y1 = cg::bin_s(rt, mode, BinaryOp::Sub, ys, 1.0)?;
+                        let p = cg::bin(rt, mode, BinaryOp::Pow, xs, &y1)?;
+                        let d = cg::bin(rt, mode, BinaryOp::Mul, ys, &p)?;
+                        let full = cg::bin(rt, mode, BinaryOp::Mul, g, &d)?;
+                        let nonzero = cg::bin_s(rt, mode, BinaryOp::Ne, ys, 0.0)?;
+                        Some(cg::masked(rt, mode, &nonzero, &full)?)
                     }
                     false => None,
                 };
                 let gy = match out {
                     Some(out) if wants(node, 1) => {
                         // grad * (out * log(x)), 0 where x == 0 and y >= 0.
-                        let log = rt.unary(UnaryOp::Log, xs)?;
-                        let d = bin(rt, BinaryOp::Mul, out.get(name)?, &log)?;
-                        let full = bin(rt, BinaryOp::Mul, g, &d)?;
-                        let x0 = bin_s(rt, BinaryOp::Eq, xs, 0.0)?;
-                        let y0 = bin_s(rt, BinaryOp::Ge, ys, 0.0)?;
-                        let both = bin(rt, BinaryOp::LogicalAnd, &x0, &y0)?;
-                        let keep = rt.unary(UnaryOp::BitNot, &both)?;
-                        Some(masked(rt, &keep, &full)?)
+                        let log = cg::unary(rt, mode, UnaryOp::Log, xs)?;
+                        let out = cg::unpack(out, node, 0, mode)?;
+                        let d = cg::bin(rt, mode, BinaryOp::Mul, &out, &log)?;
+                        let full = cg::bin(rt, mode, BinaryOp::Mul, g, &d)?;
+                        let x0 = cg::bin_s(rt, mode, BinaryOp::Eq, xs, 0.0)?;
+                        let y0 = cg::bin_s(rt, mode, BinaryOp::Ge, ys, 0.0)?;
+                        let both = cg::bin(rt, mode, BinaryOp::LogicalAnd, &x0, &y0)?;
+                        let keep = cg::unary(rt, mode, UnaryOp::BitNot, &both)?;
+                        Some(cg::masked(rt, mode, &keep, &full)?)
                     }
                     _ => None,
                 };
@@ -226,12 +230,12 @@ impl Backward {
             }
             Backward::ScalarPow { e, out } => {
                 // grad * (out * log(e)), 0 where e == 0 (PyTorch's masking).
-                let out = out.get(name)?;
+                let out = cg::unpack(out, node, 1, mode)?;
                 let gx = if *e == 0.0 {
-                    bin_s(rt, BinaryOp::Mul, g, 0.0)?
+                    cg::bin_s(rt, mode, BinaryOp::Mul, g, 0.0)?
                 } else {
-                    let d = bin_s(rt, BinaryOp::Mul, out, e.ln())?;
-                    bin(rt, BinaryOp::Mul, g, &d)?
+                    let d = cg::bin_s(rt, mode, BinaryOp::Mul, &out, e.ln())?;
+                    cg::bin(rt, mode, BinaryOp::Mul, g, &d)?
                 };
                 vec![None, Some(gx)]
             }
@@ -294,9 +298,9 @@ impl Backward {
             Backward::Extremum { a, b, max } => {
                 let (a, b) = (a.get(name)?, b.get(name)?);
                 // where(a == b, g / 2, g), then 0 where the other wins.
-                let half = bin_s(rt, BinaryOp::Div, g, 2.0)?;
-                let tie = bin(rt, BinaryOp::Eq, a, b)?;
-                let base = pick(rt, &tie, &half, g)?;
+                let half = cg::bin_s(rt, mode, BinaryOp::Div, g, 2.0)?;
+                let tie = cg::bin(rt, mode, BinaryOp::Eq, a, b)?;
+                let base = cg::pick(rt, mode, &tie, &half, g)?;
                 let (lose_a, lose_b) = match max {
                     true => (BinaryOp::Lt, BinaryOp::Gt),
                     false => (BinaryOp::Gt, BinaryOp::Lt),
@@ -305,9 +309,9 @@ impl Backward {
                 for (k, lose) in [(0, lose_a), (1, lose_b)] {
                     out.push(match wants(node, k) {
                         true => {
-                            let lost = bin(rt, lose, a, b)?;
-                            let keep = rt.unary(UnaryOp::BitNot, &lost)?;
-                            Some(masked(rt, &keep, &base)?)
+                            let lost = cg::bin(rt, mode, lose, a, b)?;
+                            let keep = cg::unary(rt, mode, UnaryOp::BitNot, &lost)?;
+                            Some(cg::masked(rt, mode, &keep, &base)?)
                         }
                         false => None,
                     });
@@ -347,27 +351,27 @@ impl Backward {
                 if lo.weak && hi.weak {
                     let gt = rt.binary(BinaryOp::Gt, Operand::strong(xs), lo_op)?;
                     let lt = rt.binary(BinaryOp::Lt, Operand::strong(xs), hi_op)?;
-                    let inside = bin(rt, BinaryOp::LogicalAnd, &gt, &lt)?;
-                    return Ok(vec![Some(masked(rt, &inside, g)?), None, None]);
+                    let inside = cg::bin(rt, mode, BinaryOp::LogicalAnd, &gt, &lt)?;
+                    return Ok(vec![Some(cg::masked(rt, mode, &inside, g)?), None, None]);
                 }
                 let share =
                     |rt: &mut Runtime, past: BinaryOp, a: &Tensor, b: &Tensor| -> R<Arc<Tensor>> {
                         // 1 where `a past b`, 0.5 where equal, else 0 (in g's dtype).
-                        let p = bin(rt, past, a, b)?;
+                        let p = cg::bin(rt, mode, past, a, b)?;
                         let p = rt.cast(&p, g.dtype())?;
-                        let e = bin(rt, BinaryOp::Eq, a, b)?;
+                        let e = cg::bin(rt, mode, BinaryOp::Eq, a, b)?;
                         let e = rt.cast(&e, g.dtype())?;
-                        let e = bin_s(rt, BinaryOp::Mul, &e, 0.5)?;
-                        bin(rt, BinaryOp::Add, &p, &e)
+                        let e = cg::bin_s(rt, mode, BinaryOp::Mul, &e, 0.5)?;
+                        cg::bin(rt, mode, BinaryOp::Add, &p, &e)
                     };
                 let scaled = |rt: &mut Runtime, f: &Tensor| -> R<Arc<Tensor>> {
-                    let on = bin_s(rt, BinaryOp::Ne, f, 0.0)?;
-                    let gf = bin(rt, BinaryOp::Mul, g, f)?;
-                    masked(rt, &on, &gf)
+                    let on = cg::bin_s(rt, mode, BinaryOp::Ne, f, 0.0)?;
+                    let gf = cg::bin(rt, mode, BinaryOp::Mul, g, f)?;
+                    cg::masked(rt, mode, &on, &gf)
                 };
                 let above_lo = share(rt, BinaryOp::Gt, xs, l)?;
                 let below_hi = share(rt, BinaryOp::Lt, xs, h)?;
-                let fx = bin(rt, BinaryOp::Mul, &above_lo, &below_hi)?;
+                let fx = cg::bin(rt, mode, BinaryOp::Mul, &above_lo, &below_hi)?;
                 let gx = Some(scaled(rt, &fx)?);
                 let gl = match wants(node, 1) {
                     true => {
@@ -436,15 +440,15 @@ impl Backward {
             Backward::Extreme { x, out } => {
                 // mask * (g / mask.sum()), NaNs matching NaNs.
                 let (x, out) = (x.get(name)?, out.get(name)?);
-                let eq = bin(rt, BinaryOp::Eq, x, out)?;
-                let xn = bin(rt, BinaryOp::Ne, x, x)?;
-                let on = bin(rt, BinaryOp::Ne, out, out)?;
-                let nan = bin(rt, BinaryOp::LogicalAnd, &xn, &on)?;
-                let mask = bin(rt, BinaryOp::LogicalOr, &eq, &nan)?;
+                let eq = cg::bin(rt, mode, BinaryOp::Eq, x, out)?;
+                let xn = cg::bin(rt, mode, BinaryOp::Ne, x, x)?;
+                let on = cg::bin(rt, mode, BinaryOp::Ne, out, out)?;
+                let nan = cg::bin(rt, mode, BinaryOp::LogicalAnd, &xn, &on)?;
+                let mask = cg::bin(rt, mode, BinaryOp::LogicalOr, &eq, &nan)?;
                 let count = rt.reduce(ReduceOp::Sum, &mask, None, false)?;
-                let share = bin(rt, BinaryOp::Div, g, &count)?;
+                let share = cg::bin(rt, mode, BinaryOp::Div, g, &count)?;
                 let share = rt.cast(&share, g.dtype())?;
-                vec![Some(bin(rt, BinaryOp::Mul, &mask, &share)?)]
+                vec![Some(cg::bin(rt, mode, BinaryOp::Mul, &mask, &share)?)]
             }
             Backward::MseLoss { x, y, reduction } => {
                 // norm * (x - y) * g, norm = 2 / numel for a mean.
