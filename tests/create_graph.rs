@@ -510,3 +510,43 @@ print(r(gx), r(gy), r(hx), r(hy))
         ]
     );
 }
+
+/// Advanced indexing (repeated indices add up), an embedding with a
+/// padding row, `split` and `unbind` parts: twice differentiated as
+/// PyTorch 2.15 does, the gradients' nodes named as PyTorch's
+/// (`EmbeddingDenseBackwardBackward0`).
+#[test]
+fn indexing_embeddings_and_parts_twice_are_pytorchs() {
+    let out = script_lines_on(
+        0,
+        "indexing_twice",
+        r#"import torch
+import torch.nn as nn
+import torch.nn.functional as F
+def r(t):
+    return [round(v, 3) + 0.0 for v in t.flatten().tolist()]
+torch.manual_seed(0)
+x = torch.randn(4, 3, requires_grad=True)
+idx = torch.tensor([0, 2, 2, 3])
+y = torch.tanh(x[idx] * x[:, 0:1][idx]).sum() + (x[torch.tensor([1, 1]), torch.tensor([0, 2])] ** 3).sum()
+g, = torch.autograd.grad(y, x, create_graph=True)
+h, = torch.autograd.grad((g ** 2).sum(), x)
+print(r(g), g.grad_fn.name(), r(h))
+emb = nn.Embedding(6, 3, padding_idx=0)
+tok = torch.tensor([[1, 0, 4], [4, 5, 1]])
+e = emb(tok)
+a, b = e.chunk(2, dim=2) if False else e.split([1, 2], dim=2)
+loss = (torch.sigmoid(a) * b).sum() + torch.stack(list(e.unbind(1)), 0).pow(2).mean()
+gw, = torch.autograd.grad(loss, emb.weight, create_graph=True)
+gw.pow(2).sum().backward()
+print(r(gw)[:9], gw.grad_fn.name(), r(emb.weight.grad)[:9])
+"#,
+    );
+    assert_eq!(
+        out,
+        vec![
+            "[-0.146, 1.264, 0.007, 0.969, 0.0, 5.868, 1.746, 0.721, 0.742, -1.168, -0.381, -0.401] AddBackward0 [1.415, 4.027, 0.008, 6.612, 0.0, -98.487, 15.493, 4.595, 5.625, -5.141, -1.9, -2.318]",
+            "[0.0, 0.0, 0.0, -0.362, 1.09, 0.978, 0.0, 0.0, 0.0] EmbeddingDenseBackwardBackward0 [0.0, 0.0, 0.0, 1.834, 0.129, 0.079, 0.0, 0.0, 0.0]",
+        ]
+    );
+}

@@ -214,15 +214,17 @@ pub fn copy_to(
     Ok(record::attach_node(rt, mode, out, node.0, node.1, &[x]))
 }
 
-/// `g[items]` (a view, `SliceBackward0`, `SelectBackward0`, ...).
-pub fn select(rt: &Runtime, mode: Mode, g: &Tensor, items: &[Index]) -> R<Arc<Tensor>> {
-    let out = Arc::new(crate::runtime::op::index::select(g, items)?);
+/// `g[items]`: a view by basic indexing (`SliceBackward0`,
+/// `SelectBackward0`, ...), a copy by advanced (`IndexBackward0`).
+pub fn select(rt: &mut Runtime, mode: Mode, g: &Arc<Tensor>, items: &[Index]) -> R<Arc<Tensor>> {
+    let out = rt.index(g, items)?;
     record::index(rt, mode, g, out, items)
 }
 
-/// `zeros`, into which `g` was written through the view `items` picks
-/// (the gradient of `select`'s node, named `of`), recorded as depending on
-/// `g` (`Backward::Placed`, PyTorch's `SliceBackwardBackward0`).
+/// `zeros`, into which `g` was written (added, where indices repeat)
+/// where `items` pick (the gradient of indexing's node, named `of`),
+/// recorded as depending on `g` (`Backward::Placed`, PyTorch's
+/// `SliceBackwardBackward0`, `IndexPutImplBackward0`).
 pub fn placed(
     rt: &Runtime,
     mode: Mode,
@@ -233,6 +235,8 @@ pub fn placed(
     let name = match of {
         "SelectBackward0" => "SelectBackwardBackward0",
         "UnsqueezeBackward0" => "UnsqueezeBackwardBackward0",
+        "IndexBackward0" => "IndexPutImplBackward0",
+        "EmbeddingBackward0" => "EmbeddingDenseBackwardBackward0",
         _ => "SliceBackwardBackward0",
     };
     let backward = Backward::Placed {
@@ -332,6 +336,8 @@ impl Backward {
             | Backward::Expand
             | Backward::Identity
             | Backward::Select { .. }
+            | Backward::Index { .. }
+            | Backward::Split { .. }
             | Backward::Placed { .. }
             | Backward::Cat { .. }
             | Backward::Stack { .. }

@@ -68,7 +68,7 @@ impl Backward {
                 dim,
                 sizes,
                 stacked,
-            } => parts::split(rt, input, gs, (*dim, sizes, *stacked)),
+            } => parts::split(rt, mode, input, gs, (*dim, sizes, *stacked)),
             Backward::Scatter { dim, parts } => parts::gather(rt, input, gs, (*dim, parts)),
             Backward::Broadcast => parts::reduce_add(rt, input, gs),
             Backward::VarMean { var, count } => {
@@ -641,18 +641,13 @@ impl Backward {
                         let keep = bin_s(rt, BinaryOp::Ne, indices, *p as f64)?;
                         let keep = rt.cast(&keep, g.dtype())?;
                         let keep = view::unsqueeze(&keep, -1)?;
-                        masked = bin(rt, BinaryOp::Mul, g, &keep)?;
+                        masked = cg::bin(rt, mode, BinaryOp::Mul, g, &keep)?;
                         &masked
                     }
                     _ => g,
                 };
-                vec![Some(add_into_zeros(
-                    rt,
-                    &input.shape,
-                    g.device(),
-                    items,
-                    g,
-                )?)]
+                let gx = add_into_zeros(rt, &input.shape, g.device(), items, g)?;
+                vec![Some(cg::placed(rt, mode, gx, g, (name, items)))]
             }
             Backward::Sorted { indices, dim } => {
                 let idx = indices.get(name)?;

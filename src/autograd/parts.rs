@@ -22,6 +22,7 @@ type R<T> = Result<T, Error>;
 /// whose gradient is undefined.
 pub fn split(
     rt: &mut Runtime,
+    mode: super::Mode,
     input: &InputMeta,
     gs: &[Option<Arc<Tensor>>],
     (dim, sizes, stacked): (usize, &[usize], bool),
@@ -31,7 +32,11 @@ pub fn split(
         parts.push(or_zeros(rt, g, input, (dim, size, stacked), input.device)?);
     }
     let parts: Vec<&Tensor> = parts.iter().map(|p| &**p).collect();
-    Ok(vec![Some(rt.join(&parts, dim as i64, stacked)?)])
+    let joined = rt.join(&parts, dim as i64, stacked)?;
+    // Recorded (`CatBackward0`, `StackBackward0`) when creating a graph.
+    Ok(vec![Some(super::record::join(
+        rt, mode, &parts, joined, dim as i64, stacked,
+    )?)])
 }
 
 /// `Scatter`'s backward (`torch.nn.parallel._functions`): the parts'
