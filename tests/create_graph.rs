@@ -550,3 +550,31 @@ print(r(gw)[:9], gw.grad_fn.name(), r(emb.weight.grad)[:9])
         ]
     );
 }
+
+/// `max(dim)`, `amax`, `logsumexp`, `F.pad`, `cumsum`, `flip`, `roll`:
+/// twice differentiated as PyTorch 2.15 does (rounded to 2 places).
+#[test]
+fn reductions_pads_and_shifts_twice_are_pytorchs() {
+    let out = script_lines_on(
+        0,
+        "shifts_twice",
+        r#"import torch
+import torch.nn.functional as F
+def r(t):
+    return [round(v, 2) + 0.0 for v in t.flatten().tolist()]
+torch.manual_seed(0)
+x = torch.randn(3, 4, requires_grad=True)
+h = torch.tanh(x)
+y = h.max(dim=1)[0].sum() + F.pad(h * x, (1, 2)).pow(2).sum() + h.cumsum(1).pow(2).sum() + (h.flip(0) * x).sum() + (h.roll(1, 1) * x).pow(2).sum() + (h.amax(0) * x[0]).sum() + torch.logsumexp(h * x, dim=1).sum()
+g, = torch.autograd.grad(y, x, create_graph=True)
+h2, = torch.autograd.grad((g ** 2).sum(), x)
+print(r(g), r(h2))
+"#,
+    );
+    assert_eq!(
+        out,
+        vec![
+            "[5.51, -3.6, -5.8, 4.75, -8.97, -7.98, -2.98, 3.94, -5.15, -8.1, -7.73, -0.21] [32.82, -153.14, -56.36, 77.03, -30.56, -58.69, -98.12, 38.72, -85.7, -135.42, -65.39, -37.43]",
+        ]
+    );
+}

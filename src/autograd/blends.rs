@@ -82,12 +82,13 @@ fn extreme(
 /// the result (`scale_grad_by_count`).
 pub fn amax_backward(
     rt: &mut Runtime,
-    g: &Tensor,
+    mode: Mode,
+    g: &Arc<Tensor>,
     (x, out): (&Tensor, &Tensor),
-    dims: &[usize],
-    keepdim: bool,
+    (dims, keepdim): (&[usize], bool),
 ) -> R<Arc<Tensor>> {
-    let g = unsqueeze_back(g, dims, keepdim)?;
+    use super::create_graph as cg;
+    let g = cg::unsqueeze_back(rt, mode, g, dims, keepdim)?;
     let out = unsqueeze_back(out, dims, keepdim)?;
     let mask = bin(rt, BinaryOp::Eq, &out, x)?;
     let all: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
@@ -95,9 +96,9 @@ pub fn amax_backward(
         true => rt.cast(&mask, g.dtype())?,
         false => rt.reduce_dims(ReduceOp::Sum, &mask, &all, true)?,
     };
-    let share = bin(rt, BinaryOp::Div, &g, &count)?;
-    let share = rt.cast(&share, g.dtype())?;
-    bin(rt, BinaryOp::Mul, &share, &mask)
+    let share = cg::bin(rt, mode, BinaryOp::Div, &g, &count)?;
+    let share = cg::cast(rt, mode, &share, g.dtype())?;
+    cg::bin(rt, mode, BinaryOp::Mul, &share, &mask)
 }
 
 /// `x.logsumexp(dim, keepdim)`: `log(sum(exp(x)))` over `dim`, computed
@@ -166,16 +167,17 @@ fn shape_without(x: &Tensor, dims: &[usize]) -> Vec<i64> {
 /// `LogsumexpBackward0`: `g * exp(x - result)`.
 pub fn logsumexp_backward(
     rt: &mut Runtime,
-    g: &Tensor,
-    (x, out): (&Tensor, &Tensor),
-    dims: &[usize],
-    keepdim: bool,
+    mode: Mode,
+    g: &Arc<Tensor>,
+    (x, out): (&Arc<Tensor>, &Arc<Tensor>),
+    (dims, keepdim): (&[usize], bool),
 ) -> R<Arc<Tensor>> {
-    let g = unsqueeze_back(g, dims, keepdim)?;
-    let out = unsqueeze_back(out, dims, keepdim)?;
-    let d = bin(rt, BinaryOp::Sub, x, &out)?;
-    let e = rt.unary(UnaryOp::Exp, &d)?;
-    bin(rt, BinaryOp::Mul, &g, &e)
+    use super::create_graph as cg;
+    let g = cg::unsqueeze_back(rt, mode, g, dims, keepdim)?;
+    let out = cg::unsqueeze_back(rt, mode, out, dims, keepdim)?;
+    let d = cg::bin(rt, mode, BinaryOp::Sub, x, &out)?;
+    let e = cg::unary(rt, mode, UnaryOp::Exp, &d)?;
+    cg::bin(rt, mode, BinaryOp::Mul, &g, &e)
 }
 
 /// `addcmul(input, t1, t2, value)` (`div`: `addcdiv`): `input + value *

@@ -190,6 +190,22 @@ pub fn copy_of(rt: &mut Runtime, mode: Mode, x: &Tensor) -> R<Arc<Tensor>> {
     Ok(record::attach_node(rt, mode, out, node.0, node.1, &[x]))
 }
 
+/// `x.flip(dims)` (a copy, `FlipBackward0`).
+pub fn flip(rt: &mut Runtime, mode: Mode, x: &Tensor, dims: &[i64]) -> R<Arc<Tensor>> {
+    let out = rt.copy(&crate::runtime::op::view::flipped(x, dims)?)?;
+    let backward = Backward::Flip {
+        dims: dims.to_vec(),
+    };
+    Ok(record::attach_node(
+        rt,
+        mode,
+        out,
+        "FlipBackward0",
+        backward,
+        &[x],
+    ))
+}
+
 /// `x` in `dtype` (`ToCopyBackward0`).
 pub fn cast(
     rt: &mut Runtime,
@@ -336,6 +352,13 @@ impl Backward {
             | Backward::Expand
             | Backward::Identity
             | Backward::Select { .. }
+            | Backward::SelectReduce { .. }
+            | Backward::ConstantPad { .. }
+            | Backward::Cumsum { .. }
+            | Backward::Amax { .. }
+            | Backward::Logsumexp { .. }
+            | Backward::Flip { .. }
+            | Backward::Roll { .. }
             | Backward::Index { .. }
             | Backward::Split { .. }
             | Backward::Placed { .. }
@@ -373,10 +396,8 @@ pub fn refused(name: &str) -> Error {
             "create_graph=True: cudash cannot differentiate {name}'s gradient yet (its formula \
              is not recorded), so the gradient would have no history through it"
         ),
-        help: "the formulas that record so far: arithmetic, matmul and `nn.Linear`, sums and \
-               means, views, the elementwise functions and activations, softmax and \
-               log_softmax, mse_loss and cross_entropy; compute without create_graph if no \
-               second derivative is needed"
+        help: "docs/training.md (\"Gradients of gradients\") lists the formulas that record \
+               so far; compute without create_graph if no second derivative is needed"
             .into(),
     }
 }

@@ -557,23 +557,30 @@ impl Backward {
                 keepdim,
             } => vec![Some(super::blends::amax_backward(
                 rt,
+                mode,
                 g,
                 (x.get(name)?, out.get(name)?),
-                dims,
-                *keepdim,
+                (dims, *keepdim),
             )?)],
             Backward::Logsumexp {
                 x,
                 out,
                 dims,
                 keepdim,
-            } => vec![Some(super::blends::logsumexp_backward(
-                rt,
-                g,
-                (x.get(name)?, out.get(name)?),
-                dims,
-                *keepdim,
-            )?)],
+            } => {
+                let (x, out) = (
+                    cg::unpack(x, node, 0, mode)?,
+                    cg::unpack(out, node, 0, mode)?,
+                );
+                let how = (&dims[..], *keepdim);
+                vec![Some(super::blends::logsumexp_backward(
+                    rt,
+                    mode,
+                    g,
+                    (&x, &out),
+                    how,
+                )?)]
+            }
             Backward::Addc { t1, t2, value, div } => {
                 let t1 = t1.as_ref().map(|t| t.get(name)).transpose()?;
                 let t2 = t2.as_ref().map(|t| t.get(name)).transpose()?;
@@ -610,7 +617,7 @@ impl Backward {
                 )?
             }
             Backward::ConstantPad { pads } => {
-                vec![Some(super::pad::pad_backward(rt, g, pads)?)]
+                vec![Some(super::pad::pad_backward(rt, mode, g, pads)?)]
             }
             Backward::PixelShuffle { r, inverse } => {
                 vec![Some(super::pixel_shuffle::shuffled(rt, g, *r, !*inverse)?)]
@@ -666,7 +673,11 @@ impl Backward {
                 let shape = shape_of(0);
                 let idx = indices.get(name)?;
                 vec![Some(reductions::select_reduce(
-                    rt, g, idx, &shape, *dim, *keepdim,
+                    rt,
+                    mode,
+                    g,
+                    idx,
+                    (&shape, *dim, *keepdim),
                 )?)]
             }
             Backward::Prod {
@@ -707,11 +718,23 @@ impl Backward {
                 let how = (*p, &dims[..], *keepdim);
                 vec![Some(reductions::norm(rt, mode, g, (&x, &out), how)?)]
             }
-            Backward::Cumsum { dim } => vec![Some(reductions::cumsum(rt, g, *dim)?)],
-            Backward::Flip { dims } => vec![Some(rt.copy(&view::flipped(g, dims)?)?)],
+            Backward::Cumsum { dim } => vec![Some(reductions::cumsum(rt, mode, g, *dim)?)],
+            Backward::Flip { dims } => vec![Some(cg::flip(rt, mode, g, dims)?)],
             Backward::Roll { shifts, dims } => {
                 let back: Vec<i64> = shifts.iter().map(|s| -s).collect();
-                vec![Some(rt.roll(g, &back, dims)?)]
+                let out = rt.roll(g, &back, dims)?;
+                let backward = Backward::Roll {
+                    shifts: back,
+                    dims: dims.clone(),
+                };
+                vec![Some(record::attach_node(
+                    rt,
+                    mode,
+                    out,
+                    "RollBackward0",
+                    backward,
+                    &[g],
+                ))]
             }
             Backward::Dist { diff, out, p } => {
                 let (diff, out) = (diff.get(name)?, out.get(name)?);

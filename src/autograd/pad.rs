@@ -106,9 +106,10 @@ pub fn pad(
 }
 
 /// `ConstantPadNdBackward0`: the gradient padded by the negated amounts.
-pub fn pad_backward(rt: &mut Runtime, g: &Tensor, pads: &[i64]) -> R<Arc<Tensor>> {
+pub fn pad_backward(rt: &mut Runtime, mode: Mode, g: &Arc<Tensor>, pads: &[i64]) -> R<Arc<Tensor>> {
     let back: Vec<i64> = pads.iter().map(|p| -p).collect();
-    constant_pad(rt, g, &back, Fill::Int(0))
+    // The crop recorded as a pad by the opposite amounts (its gradient pads).
+    pad(rt, mode, g, &back, Fill::Int(0))
 }
 
 /// `F.pad(x, pads, mode="reflect")` (`reflect`) or `mode="replicate"`:

@@ -38,20 +38,19 @@ pub fn unsqueeze_back(t: &Tensor, dims: &[usize], keepdim: bool) -> R<Arc<Tensor
 /// elsewhere (the position along `dim` compared with the index).
 pub fn select_reduce(
     rt: &mut Runtime,
+    mode: Mode,
     g: &Arc<Tensor>,
     indices: &Tensor,
-    shape: &[usize],
-    dim: usize,
-    keepdim: bool,
+    (shape, dim, keepdim): (&[usize], usize, bool),
 ) -> R<Arc<Tensor>> {
     if shape.is_empty() {
         return Ok(Arc::clone(g));
     }
     let idx = unsqueeze_back(indices, &[dim], keepdim)?;
-    let gu = unsqueeze_back(g, &[dim], keepdim)?;
+    let gu = cg::unsqueeze_back(rt, mode, g, &[dim], keepdim)?;
     let pos = positions(rt, shape[dim], dim, shape.len(), g.device())?;
     let hit = bin(rt, BinaryOp::Eq, &pos, &idx)?;
-    masked(rt, &hit, &gu)
+    cg::masked(rt, mode, &hit, &gu)
 }
 
 /// `prod()` / `prod(dim)`: `g * (out / x)` when no element is zero (read
@@ -231,14 +230,15 @@ pub fn norm(
 }
 
 /// `cumsum(dim)`: the gradient summed from the end (`g.flip(dim).cumsum(dim).flip(dim)`).
-pub fn cumsum(rt: &mut Runtime, g: &Arc<Tensor>, dim: usize) -> R<Arc<Tensor>> {
+pub fn cumsum(rt: &mut Runtime, mode: Mode, g: &Arc<Tensor>, dim: usize) -> R<Arc<Tensor>> {
     if g.numel() <= 1 || g.shape().get(dim).is_none_or(|&n| n == 1) {
         return Ok(Arc::clone(g));
     }
     let d = [dim as i64];
-    let flipped = rt.copy(&view::flipped(g, &d)?)?;
+    let flipped = cg::flip(rt, mode, g, &d)?;
     let sums = rt.along(AlongOp::Cumsum, 0.0, &flipped, Some(dim as i64), false)?;
-    rt.copy(&view::flipped(&sums, &d)?)
+    let sums = record::cumsum(rt, mode, &flipped, sums, dim as i64)?;
+    cg::flip(rt, mode, &sums, &d)
 }
 
 /// `cumprod(dim)`: where `x` has no zero (read by the host, a sync on a
@@ -260,7 +260,7 @@ pub fn cumprod(
     let zero = bin_s(rt, BinaryOp::Eq, x, 0.0)?;
     let count = rt.reduce(ReduceOp::Sum, &zero, None, false)?;
     if rt.on_host(&count)?.to_vec::<i64>()[0] == 0 {
-        let sums = cumsum(rt, &w, dim)?;
+        let sums = cumsum(rt, Mode::off(), &w, dim)?;
         return bin(rt, BinaryOp::Div, &sums, x);
     }
     let d = Some(dim as i64);
@@ -270,7 +270,7 @@ pub fn cumprod(
     let ones = bin_s(rt, BinaryOp::Mul, x, 0.0)?;
     let ones = bin_s(rt, BinaryOp::Add, &ones, 1.0)?;
     let safe = pick(rt, &before, x, &ones)?;
-    let sums = cumsum(rt, &w, dim)?;
+    let sums = cumsum(rt, Mode::off(), &w, dim)?;
     let early = bin(rt, BinaryOp::Div, &sums, &safe)?;
     let early = masked(rt, &before, &early)?;
     // At the first zero: the products with it taken as 1.
@@ -279,7 +279,7 @@ pub fn cumprod(
     let lifted = pick(rt, &first, &ones, x)?;
     let products = rt.along(AlongOp::Cumprod, 0.0, &lifted, d, false)?;
     let w = bin(rt, BinaryOp::Mul, &products, g)?;
-    let sums = cumsum(rt, &w, dim)?;
+    let sums = cumsum(rt, Mode::off(), &w, dim)?;
     let at = masked(rt, &first, &sums)?;
     bin(rt, BinaryOp::Add, &early, &at)
 }
