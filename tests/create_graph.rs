@@ -279,7 +279,7 @@ fn what_cannot_be_differentiated_twice_says_so() {
 import torch.nn.functional as F
 x = torch.randn(1, 1, 4, 4, requires_grad=True)
 try:
-    torch.autograd.grad((x.cumsum(2) ** 2).sum(), x, create_graph=True)
+    torch.autograd.grad((x.cumprod(2) ** 2).sum(), x, create_graph=True)
 except RuntimeError as e:
     print(str(e).split(" (")[0])
 y = (x * x).sum()
@@ -295,7 +295,7 @@ print(g.requires_grad, x.shape)
     assert_eq!(
         out.lines().collect::<Vec<_>>(),
         [
-            "create_graph=True: cudash cannot differentiate CumsumBackward0's gradient yet",
+            "create_graph=True: cudash cannot differentiate CumprodBackward0's gradient yet",
             "Trying to backward through the graph a second ti",
             "True torch.Size([1, 1, 4, 4])",
         ]
