@@ -578,3 +578,73 @@ print(r(g), r(h2))
         ]
     );
 }
+
+/// `torch.autograd.functional` (a module of cudash's written in Python on
+/// `grad`): `jacobian` of one and of several inputs and outputs,
+/// `hessian` (its blocks for a tuple of inputs), `vjp`, `jvp` and `hvp`
+/// by the double-backward trick, `vhp`, `create_graph=True`, and
+/// PyTorch's errors: as PyTorch 2.15 printed them.
+#[test]
+fn autograd_functional_is_pytorchs() {
+    let out = script_lines_on(
+        0,
+        "functional",
+        r#"import torch
+from torch.autograd.functional import jacobian, hessian, vjp, jvp, vhp, hvp
+def r(t):
+    return [round(v, 4) + 0.0 for v in t.flatten().tolist()]
+def f(x):
+    return torch.tanh(x) * x.sum()
+x = torch.tensor([0.5, -1.0, 2.0])
+J = jacobian(f, x)
+print(J.shape, r(J), J.requires_grad)
+def g(a, b):
+    return (a * b.exp()).sum() + (a ** 3).sum() * b[0]
+a = torch.tensor([1.0, 2.0])
+b = torch.tensor([0.5, -0.5])
+H = hessian(g, (a, b))
+print(len(H), len(H[0]), [tuple(h.shape) for row in H for h in row])
+print([r(h) for row in H for h in row])
+Hx = hessian(lambda t: (t ** 3).sum() + t[0] * t[1] * t[2], x)
+print(r(Hx))
+out, p = vjp(f, x, torch.ones(3))
+print(r(out), r(p))
+out, p = jvp(f, x, torch.tensor([1.0, 0.0, 0.5]))
+print(r(p))
+out, p = vhp(lambda t: (torch.sin(t) * t).sum(), x, torch.ones(3))
+print(round(out.item(), 4), r(p))
+out, p = hvp(lambda t: (torch.sin(t) * t).sum(), x, torch.ones(3))
+print(r(p))
+J2 = jacobian(lambda a, b: (a * b, a.sum() * b), (a, b))
+print([tuple(j.shape) for row in J2 for j in row], [r(j) for row in J2 for j in row])
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+Jc = jacobian(lambda t: t * w, x[:2], create_graph=True)
+print(Jc.requires_grad)
+try:
+    hessian(lambda t: t * 2, x)
+except RuntimeError as e:
+    print(e)
+try:
+    vjp(f, x)
+except RuntimeError as e:
+    print(e)
+"#,
+    );
+    assert_eq!(
+        out,
+        vec![
+            "torch.Size([3, 3]) [1.6418, 0.4621, 0.4621, -0.7616, -0.1316, -0.7616, 0.964, 0.964, 1.07] False",
+            "2 2 [(2, 2), (2, 2), (2, 2), (2, 2)]",
+            "[[3.0, 0.0, 0.0, 6.0], [4.6487, 0.0, 12.0, 0.6065], [4.6487, 12.0, 0.0, 0.6065], [1.6487, 0.0, 0.0, 1.2131]]",
+            "[3.0, 2.0, -1.0, 2.0, -6.0, 0.5, -1.0, 0.5, 12.0]",
+            "[0.6932, -1.1424, 1.446] [1.8442, 1.2945, 0.7705]",
+            "[1.8728, -1.1424, 1.499]",
+            "2.8998 [1.5155, 0.2391, -2.6509]",
+            "[1.5155, 0.2391, -2.6509]",
+            "[(2, 2), (2, 2), (2, 2), (2, 2)] [[0.5, 0.0, 0.0, -0.5], [1.0, 0.0, 0.0, 2.0], [0.5, 0.5, -0.5, -0.5], [3.0, 0.0, 0.0, 3.0]]",
+            "True",
+            "The Tensor returned by the function given to hessian should contain a single element",
+            "The vector v can only be None if the user-provided function returns a single Tensor with a single element.",
+        ]
+    );
+}

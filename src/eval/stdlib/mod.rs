@@ -15,6 +15,10 @@ const MODULES: &[(&str, &str)] = &[
         "torch.utils.data._concat",
         include_str!("torch_utils_data_concat.py"),
     ),
+    (
+        "torch.autograd.functional",
+        include_str!("torch_autograd_functional.py"),
+    ),
 ];
 
 /// Names of PyTorch's namespaces that a module here defines (the namespace,
