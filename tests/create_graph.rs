@@ -648,3 +648,42 @@ except RuntimeError as e:
         ]
     );
 }
+
+/// `torch.autograd.functional`'s checks, in PyTorch 2.15's words: strict
+/// mode's outputs that need no gradient, an output independent of an
+/// input, a Hessian of a linear function; a `v` of the wrong size; a list
+/// where a tuple is needed.
+#[test]
+fn autograd_functional_refuses_as_pytorch() {
+    let out = script_lines_on(
+        0,
+        "functional_checks",
+        r#"import torch
+from torch.autograd.functional import jacobian, vjp, hvp
+x = torch.tensor([0.5, -1.0])
+for f in [lambda: jacobian(lambda t: torch.ones(2), x, strict=True),
+          lambda: jacobian(lambda t, u: t * 2, (x, x), strict=True),
+          lambda: vjp(lambda t: t * 2, x, torch.ones(3)),
+          lambda: hvp(lambda t: (t * 2).sum(), x, torch.ones(2), strict=True),
+          lambda: jacobian(lambda t: t, [x])]:
+    try:
+        print(f())
+    except (RuntimeError, TypeError) as e:
+        print(type(e).__name__, e)
+print([j.tolist() for j in jacobian(lambda t, u: t * 2, (x, x))])
+print([t.tolist() for t in hvp(lambda t: (t * 2).sum(), x, torch.ones(2))])
+"#,
+    );
+    assert_eq!(
+        out,
+        vec![
+            "RuntimeError Output 0 of the user-provided function does not require gradients. The outputs must be computed in a differentiable manner from the input when running in strict mode.",
+            "RuntimeError Output 0 of the user-provided function is independent of input 1. This is not allowed in strict mode.",
+            "RuntimeError v has invalid size: should be torch.Size([2]) but got torch.Size([3]).",
+            "RuntimeError While computing the hessian, found that the jacobian of the user-provided function with respect to input 0 is independent of the input. This is not allowed in strict mode. You should ensure that your function is twice differentiable and that the jacobian depends on the inputs (this would be violated by a linear function for example).",
+            "TypeError The inputs given to jacobian must be either a Tensor or a tuple of Tensors but the given inputs has type <class 'list'>.",
+            "[[[2.0, 0.0], [0.0, 2.0]], [[0.0, 0.0], [0.0, 0.0]]]",
+            "[-1.0, [0.0, 0.0]]",
+        ]
+    );
+}

@@ -474,7 +474,12 @@ pub fn prelu_backward(
         true => {
             let xg = bin(rt, BinaryOp::Mul, x, g)?;
             let off = s_pick(rt, &on, 0.0, &xg)?;
-            Some(super::ops::sum_to(rt, &off, w.shape())?)
+            Some(super::create_graph::sum_to(
+                rt,
+                Mode::off(),
+                &off,
+                w.shape(),
+            )?)
         }
         false => None,
     };

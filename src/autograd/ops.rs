@@ -10,7 +10,6 @@ use crate::runtime::dispatch::Runtime;
 use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::factory::{Fill, NewTensor};
 use crate::runtime::op::index::Index;
-use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::{DType, Device, Tensor};
 
@@ -81,26 +80,6 @@ pub fn full(
 /// A new tensor of `like`'s shape, dtype and device filled with `value`.
 pub fn full_like(rt: &mut Runtime, like: &Tensor, value: i64) -> R<Arc<Tensor>> {
     full(rt, like.shape(), like.dtype(), like.device(), value)
-}
-
-/// `g` summed down to `shape` (the dims broadcasting added or stretched).
-pub fn sum_to(rt: &mut Runtime, g: &Arc<Tensor>, shape: &[usize]) -> R<Arc<Tensor>> {
-    if g.shape() == shape {
-        return Ok(Arc::clone(g));
-    }
-    let lead = g.ndim().saturating_sub(shape.len());
-    let mut dims: Vec<i64> = (0..lead as i64).collect();
-    for (k, &n) in shape.iter().enumerate() {
-        if n == 1 && g.shape().get(lead + k).is_some_and(|&m| m != 1) {
-            dims.push((lead + k) as i64);
-        }
-    }
-    let summed = match dims.is_empty() {
-        true => Arc::clone(g),
-        false => rt.reduce_dims(ReduceOp::Sum, g, &dims, true)?,
-    };
-    let target: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
-    rt.reshape(&summed, &target)
 }
 
 /// `g` added into zeros of `shape` on `device` at the elements `items`

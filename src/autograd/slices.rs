@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::node::{Geometry, Grads, InputMeta, Node};
-use super::ops::{add_into_zeros, bin, bin_s, full, positions, sum_to};
+use super::ops::{add_into_zeros, bin, bin_s, full, positions};
 use super::Mode;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
@@ -131,7 +131,7 @@ fn to_input(rt: &mut Runtime, g: &Arc<Tensor>, input: &InputMeta) -> R<Arc<Tenso
             .len()
             .saturating_sub(g.ndim().min(input.shape.len())),
     );
-    let summed = sum_to(rt, g, &input.shape[lead..])?;
+    let summed = super::create_graph::sum_to(rt, Mode::off(), g, &input.shape[lead..])?;
     let shape: Vec<i64> = input.shape.iter().map(|&n| n as i64).collect();
     rt.reshape(&summed, &shape)
 }

@@ -95,6 +95,26 @@ def _check_outputs(outputs, strict):
             )
 
 
+def _check_jacobian(first, strict):
+    # In strict mode a Hessian needs a gradient that depends on the inputs.
+    if not strict:
+        return
+    for i, g in enumerate(first):
+        if g is None:
+            raise RuntimeError(
+                f"The output of the user-provided function is independent of input {i}."
+                " This is not allowed in strict mode."
+            )
+        if not g.requires_grad:
+            raise RuntimeError(
+                "While computing the hessian, found that the jacobian of the user-provided"
+                f" function with respect to input {i} is independent of the input. This is not"
+                " allowed in strict mode. You should ensure that your function is twice"
+                " differentiable and that the jacobian depends on the inputs (this would be"
+                " violated by a linear function for example)."
+            )
+
+
 def _check_v(v, other, other_is_tuple):
     if len(other) != len(v):
         if other_is_tuple:
@@ -144,6 +164,32 @@ def _single(outputs, outputs_tuple, fn):
         )
 
 
+def _finish(outputs, product, tupled, create_graph):
+    # What vjp, jvp, vhp and hvp give back: the outputs and the product,
+    # without history unless a graph is created, tupled as given.
+    outputs_tuple, product_tuple = tupled
+    outputs = _done(outputs, create_graph)
+    product = _done(product, create_graph)
+    return _untupled(outputs, outputs_tuple), _untupled(product, product_tuple)
+
+
+def _product(outputs, inputs, v, create_graph, refs_strict_what):
+    # `grad` of outputs by inputs with v, recorded only when a graph is
+    # created (or grad mode is on), none filled with zeros.
+    refs, strict, what = refs_strict_what
+    with torch.set_grad_enabled(create_graph or torch.is_grad_enabled()):
+        found = _grads(outputs, inputs, v, create_graph=create_graph)
+        return _or_zeros(found, refs, strict, what)
+
+
+def _prepared(inputs, v, fn, create_graph):
+    # The inputs (fresh tensors) and the vector v for jvp, vhp and hvp.
+    inputs_tuple, inputs = _tupled(inputs, "inputs", fn)
+    inputs = _fresh(inputs, create_graph, True)
+    single = len(inputs) == 1 and inputs[0].numel() == 1
+    return inputs_tuple, inputs, _v_of(v, inputs, inputs_tuple, fn, create_graph, single)
+
+
 def vjp(func, inputs, v=None, create_graph=False, strict=False):
     """The function's outputs and the vector-Jacobian product `v^T J`."""
     with torch.enable_grad():
@@ -155,18 +201,12 @@ def vjp(func, inputs, v=None, create_graph=False, strict=False):
         _check_outputs(outputs, strict)
         single = len(outputs) == 1 and outputs[0].numel() == 1
         v = _v_of(v, outputs, outputs_tuple, "vjp", create_graph, single)
-    with torch.set_grad_enabled(create_graph or torch.is_grad_enabled()):
-        found = _grads(outputs, inputs, v, create_graph=create_graph)
-        product = _or_zeros(
-            found,
-            inputs,
-            strict,
-            "The output of the user-provided function is independent of input {i}. "
-            "This is not allowed in strict mode.",
-        )
-    outputs = _done(outputs, create_graph)
-    product = _done(product, create_graph)
-    return _untupled(outputs, outputs_tuple), _untupled(product, inputs_tuple)
+    what = (
+        "The output of the user-provided function is independent of input {i}. "
+        "This is not allowed in strict mode."
+    )
+    product = _product(outputs, inputs, v, create_graph, (inputs, strict, what))
+    return _finish(outputs, product, (outputs_tuple, inputs_tuple), create_graph)
 
 
 def jvp(func, inputs, v=None, create_graph=False, strict=False):
@@ -174,29 +214,20 @@ def jvp(func, inputs, v=None, create_graph=False, strict=False):
     double-backward trick: the vjp with a gradient that requires grad,
     differentiated by that gradient."""
     with torch.enable_grad():
-        inputs_tuple, inputs = _tupled(inputs, "inputs", "jvp")
-        inputs = _fresh(inputs, create_graph, True)
-        single = len(inputs) == 1 and inputs[0].numel() == 1
-        v = _v_of(v, inputs, inputs_tuple, "jvp", create_graph, single)
+        inputs_tuple, inputs, v = _prepared(inputs, v, "jvp", create_graph)
         outputs_tuple, outputs = _tupled(
             func(*inputs), "outputs of the user-provided function", "jvp"
         )
         _check_outputs(outputs, strict)
         dummies = tuple(torch.zeros_like(out).requires_grad_(True) for out in outputs)
         back = _grads(outputs, inputs, dummies, create_graph=True)
-    with torch.set_grad_enabled(create_graph or torch.is_grad_enabled()):
-        found = _grads(back, dummies, v, create_graph=create_graph)
-        product = _or_zeros(
-            found,
-            outputs,
-            strict,
-            "The gradient with respect to the input is independent of entry {i} in the "
-            "grad_outputs when using the double backward trick to compute forward mode "
-            "gradients. This is not allowed in strict mode.",
-        )
-    outputs = _done(outputs, create_graph)
-    product = _done(product, create_graph)
-    return _untupled(outputs, outputs_tuple), _untupled(product, outputs_tuple)
+    what = (
+        "The gradient with respect to the input is independent of entry {i} in the "
+        "grad_outputs when using the double backward trick to compute forward mode "
+        "gradients. This is not allowed in strict mode."
+    )
+    product = _product(back, dummies, v, create_graph, (outputs, strict, what))
+    return _finish(outputs, product, (outputs_tuple, outputs_tuple), create_graph)
 
 
 def jacobian(func, inputs, create_graph=False, strict=False, vectorize=False, strategy="reverse-mode"):
@@ -257,7 +288,9 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
         return out.squeeze()
 
     def gradient(*inp):
-        return jacobian(one_element, inp, create_graph=True)
+        g = jacobian(one_element, inp, create_graph=True)
+        _check_jacobian(g, strict)
+        return g
 
     blocks = jacobian(
         gradient,
@@ -275,56 +308,40 @@ def hessian(func, inputs, create_graph=False, strict=False, vectorize=False, out
 def vhp(func, inputs, v=None, create_graph=False, strict=False):
     """The function's output and the vector-Hessian product `v^T H`."""
     with torch.enable_grad():
-        inputs_tuple, inputs = _tupled(inputs, "inputs", "vhp")
-        inputs = _fresh(inputs, create_graph, True)
-        single = len(inputs) == 1 and inputs[0].numel() == 1
-        v = _v_of(v, inputs, inputs_tuple, "vhp", create_graph, single)
+        inputs_tuple, inputs, v = _prepared(inputs, v, "vhp", create_graph)
         outputs_tuple, outputs = _tupled(
             func(*inputs), "outputs of the user-provided function", "vhp"
         )
         _check_outputs(outputs, strict)
         _single(outputs, outputs_tuple, "vhp")
         first = _grads(outputs, inputs, create_graph=True)
-    with torch.set_grad_enabled(create_graph or torch.is_grad_enabled()):
-        found = _grads(first, inputs, v, create_graph=create_graph)
-        product = _or_zeros(
-            found,
-            inputs,
-            strict,
-            "The jacobian of the user-provided function is independent of input {i}. "
-            "This is not allowed in strict mode.",
-        )
-    outputs = _done(outputs, create_graph)
-    product = _done(product, create_graph)
-    return _untupled(outputs, outputs_tuple), _untupled(product, inputs_tuple)
+        _check_jacobian(first, strict)
+    what = (
+        "The jacobian of the user-provided function is independent of input {i}. "
+        "This is not allowed in strict mode."
+    )
+    product = _product(first, inputs, v, create_graph, (inputs, strict, what))
+    return _finish(outputs, product, (outputs_tuple, inputs_tuple), create_graph)
 
 
 def hvp(func, inputs, v=None, create_graph=False, strict=False):
     """The function's output and the Hessian-vector product `H v`, by the
     double-backward trick (for a symmetric Hessian, `vhp`'s values)."""
     with torch.enable_grad():
-        inputs_tuple, inputs = _tupled(inputs, "inputs", "hvp")
-        inputs = _fresh(inputs, create_graph, True)
-        single = len(inputs) == 1 and inputs[0].numel() == 1
-        v = _v_of(v, inputs, inputs_tuple, "hvp", create_graph, single)
+        inputs_tuple, inputs, v = _prepared(inputs, v, "hvp", create_graph)
         outputs_tuple, outputs = _tupled(
             func(*inputs), "outputs of the user-provided function", "hvp"
         )
         _check_outputs(outputs, strict)
         _single(outputs, outputs_tuple, "hvp")
         first = _grads(outputs, inputs, create_graph=True)
+        _check_jacobian(first, strict)
         dummies = tuple(torch.zeros_like(t).requires_grad_(True) for t in inputs)
         second = _grads(first, inputs, dummies, create_graph=True)
-    with torch.set_grad_enabled(create_graph or torch.is_grad_enabled()):
-        found = _grads(second, dummies, v, create_graph=create_graph)
-        product = _or_zeros(
-            found,
-            inputs,
-            strict,
-            "The hessian of the user-provided function is independent of entry {i} in the "
-            "grad_jacobian. This is not allowed in strict mode as it prevents from using the "
-            "double backward trick to replace forward mode AD.",
-        )
-    outputs = _done(outputs, create_graph)
-    product = _done(product, create_graph)
-    return _untupled(outputs, outputs_tuple), _untupled(product, inputs_tuple)
+    what = (
+        "The hessian of the user-provided function is independent of entry {i} in the "
+        "grad_jacobian. This is not allowed in strict mode as it prevents from using the "
+        "double backward trick to replace forward mode AD."
+    )
+    product = _product(second, dummies, v, create_graph, (inputs, strict, what))
+    return _finish(outputs, product, (outputs_tuple, inputs_tuple), create_graph)
