@@ -248,24 +248,23 @@ impl Interp {
             ..self.grad.without_autocast()
         };
         // Creating a graph: `ctx.saved_tensors` with their history for the call.
-        let kept = match backward_mode.enabled {
-            true => call.ctx.get("saved_tensors").map(|list| {
-                let items = list.items().unwrap_or_default();
-                let with = items
-                    .iter()
-                    .zip(call.saved.iter().chain(std::iter::repeat(&None)));
-                let unpacked = with
-                    .map(|(v, source)| match (v, source) {
-                        (Value::Tensor(t), Some(s)) => Value::Tensor(with_history(t, node, *s)),
-                        (v, _) => v.clone(),
-                    })
-                    .collect();
-                call.ctx
-                    .set("saved_tensors", Value::List(Arc::new(unpacked)));
-                list
-            }),
-            false => None,
-        };
+        let kept = call
+            .ctx
+            .get("saved_tensors")
+            .filter(|_| backward_mode.enabled);
+        if let Some(list) = &kept {
+            let items = list.items().unwrap_or_default();
+            let sources = call.saved.iter().chain(std::iter::repeat(&None));
+            let unpacked = items
+                .iter()
+                .zip(sources)
+                .map(|(v, source)| match (v, source) {
+                    (Value::Tensor(t), Some(s)) => Value::Tensor(with_history(t, node, *s)),
+                    (v, _) => v.clone(),
+                })
+                .collect();
+            call.ctx.set("saved_tensors", Value::List(Arc::new(unpacked)));
+        }
         let mode = std::mem::replace(&mut self.grad, off);
         let r = self.call_value(call.backward.clone(), args, span);
         self.grad = mode;
