@@ -263,7 +263,8 @@ impl Interp {
                     (v, _) => v.clone(),
                 })
                 .collect();
-            call.ctx.set("saved_tensors", Value::List(Arc::new(unpacked)));
+            call.ctx
+                .set("saved_tensors", Value::List(Arc::new(unpacked)));
         }
         let mode = std::mem::replace(&mut self.grad, off);
         let r = self.call_value(call.backward.clone(), args, span);
