@@ -687,3 +687,44 @@ print([t.tolist() for t in hvp(lambda t: (t * 2).sum(), x, torch.ones(2))])
         ]
     );
 }
+
+/// The elementwise losses (binary cross-entropy, with logits and a
+/// `pos_weight`, smooth L1, Huber, soft margin, L1) twice differentiated,
+/// as MAML's inner step with such a loss needs: PyTorch 2.15's numbers.
+#[test]
+fn elementwise_losses_twice_are_pytorchs() {
+    let out = script_lines_on(
+        0,
+        "losses_twice",
+        r#"import torch
+import torch.nn.functional as F
+def r(t):
+    return [round(v, 4) + 0.0 for v in t.flatten().tolist()]
+torch.manual_seed(0)
+w = torch.randn(3, 2, requires_grad=True)
+x = torch.randn(4, 3)
+t = torch.rand(4, 2)
+losses = [lambda z: F.binary_cross_entropy(torch.sigmoid(z), t),
+          lambda z: F.binary_cross_entropy_with_logits(z, t, pos_weight=torch.tensor([2.0, 0.5])),
+          lambda z: F.binary_cross_entropy_with_logits(z, t),
+          lambda z: F.smooth_l1_loss(z, t, beta=0.5), lambda z: F.huber_loss(z, t, delta=0.7),
+          lambda z: F.soft_margin_loss(z, t * 2 - 1), lambda z: F.l1_loss(z, t)]
+for loss in losses:
+    g, = torch.autograd.grad(loss(x @ w), w, create_graph=True)
+    h, = torch.autograd.grad((g ** 2).sum() + g.sum(), w)
+    print(r(g), r(h))
+"#,
+    );
+    assert_eq!(
+        out,
+        vec![
+            "[0.0657, -0.0565, -0.0457, 0.0867, 0.0486, -0.0739] [0.023, 0.0191, 0.0138, 0.0277, -0.003, -0.0138]",
+            "[0.1232, -0.0642, -0.0944, 0.0802, 0.1118, -0.0781] [0.037, 0.0118, 0.0082, 0.0163, 0.0075, -0.0074]",
+            "[0.0657, -0.0565, -0.0457, 0.0867, 0.0486, -0.0739] [0.023, 0.0191, 0.0138, 0.0277, -0.003, -0.0138]",
+            "[0.0944, -0.0282, -0.2676, 0.3739, 0.2532, -0.2814] [0.0623, 0.1544, 0.009, 0.3207, 0.0195, -0.2753]",
+            "[0.0619, -0.0285, -0.1752, 0.2435, 0.1653, -0.1813] [0.0363, 0.0589, 0.03, 0.1224, -0.0048, -0.105]",
+            "[0.0248, -0.0346, 0.0433, 0.0331, -0.0274, -0.0275] [0.005, 0.0092, 0.009, 0.0096, -0.0059, -0.0054]",
+            "[0.1224, -0.0216, -0.2385, 0.3877, 0.2477, -0.2932] [0.0, 0.0, 0.0, 0.0, 0.0, 0.0]",
+        ]
+    );
+}

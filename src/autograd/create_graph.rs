@@ -372,6 +372,7 @@ impl Backward {
             | Backward::Softmax { .. }
             | Backward::LogSoftmax { .. }
             | Backward::MseLoss { .. }
+            | Backward::PointwiseLoss { .. }
             | Backward::NllLoss { .. }
             | Backward::NativeDropout { .. } => true,
             Backward::Activation { .. }

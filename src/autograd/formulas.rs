@@ -486,15 +486,14 @@ impl Backward {
                         .transpose()?
                         .map(|w| &**w),
                 };
-                let (x, y) = (x.get(name)?, y.get(name)?);
+                let (x, y) = (cg::unpack(x, node, 0, mode)?, cg::unpack(y, node, 1, mode)?);
                 super::pointwise_losses::backward(
                     rt,
-                    *kind,
-                    (x, y),
+                    mode,
+                    (*kind, *reduction),
+                    (&x, &y),
                     weights,
-                    *reduction,
-                    g,
-                    wants(node, 1),
+                    (g, wants(node, 1)),
                 )?
                 .into()
             }

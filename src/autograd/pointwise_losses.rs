@@ -250,36 +250,36 @@ fn select(rt: &mut Runtime, c: &Tensor, a: &Tensor, b: &Tensor) -> R<Arc<Tensor>
 /// requires one).
 pub fn backward(
     rt: &mut Runtime,
-    kind: PointwiseLoss,
-    (x, y): (&Tensor, &Tensor),
+    mode: Mode,
+    (kind, reduction): (PointwiseLoss, Reduction),
+    (x, y): (&Arc<Tensor>, &Arc<Tensor>),
     weights: Weights<'_>,
-    reduction: Reduction,
-    g: &Tensor,
-    wants_y: bool,
+    (g, wants_y): (&Arc<Tensor>, bool),
 ) -> R<[Option<Arc<Tensor>>; 2]> {
+    use super::create_graph as cg;
     use BinaryOp::*;
     // The gradient each element's loss gets: g over the count for a mean.
     let g = match reduction {
-        Reduction::Mean => bin_s(rt, Div, g, x.numel().max(1) as f64)?,
-        Reduction::Sum | Reduction::None => Arc::new(g.alias()),
+        Reduction::Mean => cg::bin_s(rt, mode, Div, g, x.numel().max(1) as f64)?,
+        Reduction::Sum | Reduction::None => Arc::clone(g),
     };
     let g = match weights.weight {
-        Some(w) => bin(rt, Mul, &g, w)?,
+        Some(w) => cg::bin(rt, mode, Mul, &g, w)?,
         None => g,
     };
     let (dx, dy) = match kind {
         PointwiseLoss::BinaryCrossEntropy => {
             // (x - y) / max(x (1 - x), 1e-12); target: -logit(x), unclamped
-            let d = bin(rt, Sub, x, y)?;
-            let one_minus = s_bin(rt, Sub, 1.0, x)?;
-            let denom = bin(rt, Mul, x, &one_minus)?;
-            let denom = bin_s(rt, Maximum, &denom, 1e-12)?;
-            let dx = bin(rt, Div, &d, &denom)?;
+            let d = cg::bin(rt, mode, Sub, x, y)?;
+            let one_minus = cg::s_bin(rt, mode, Sub, 1.0, x)?;
+            let denom = cg::bin(rt, mode, Mul, x, &one_minus)?;
+            let denom = cg::bin_s(rt, mode, Maximum, &denom, 1e-12)?;
+            let dx = cg::bin(rt, mode, Div, &d, &denom)?;
             let dy = match wants_y {
                 true => {
-                    let odds = bin(rt, Div, x, &one_minus)?;
-                    let logit = rt.unary(UnaryOp::Log, &odds)?;
-                    Some(rt.unary(UnaryOp::Neg, &logit)?)
+                    let odds = cg::bin(rt, mode, Div, x, &one_minus)?;
+                    let logit = cg::unary(rt, mode, UnaryOp::Log, &odds)?;
+                    Some(cg::unary(rt, mode, UnaryOp::Neg, &logit)?)
                 }
                 false => None,
             };
@@ -287,67 +287,69 @@ pub fn backward(
         }
         PointwiseLoss::BinaryCrossEntropyWithLogits => {
             // (p y + 1 - y) σ(x) - p y, or σ(x) - y; target: -x - (p - 1) log σ(x)
-            let s = rt.unary(UnaryOp::Sigmoid, x)?;
+            let s = cg::unary(rt, mode, UnaryOp::Sigmoid, x)?;
             let dx = match weights.pos_weight {
                 Some(p) => {
-                    let t = bin(rt, Mul, p, y)?;
-                    let t1 = bin_s(rt, Add, &t, 1.0)?;
-                    let lw = bin(rt, Sub, &t1, y)?;
-                    let a = bin(rt, Mul, &lw, &s)?;
-                    bin(rt, Sub, &a, &t)?
+                    let t = cg::bin(rt, mode, Mul, p, y)?;
+                    let t1 = cg::bin_s(rt, mode, Add, &t, 1.0)?;
+                    let lw = cg::bin(rt, mode, Sub, &t1, y)?;
+                    let a = cg::bin(rt, mode, Mul, &lw, &s)?;
+                    cg::bin(rt, mode, Sub, &a, &t)?
                 }
-                None => bin(rt, Sub, &s, y)?,
+                None => cg::bin(rt, mode, Sub, &s, y)?,
             };
             let dy = match (wants_y, weights.pos_weight) {
                 (false, _) => None,
-                (true, None) => Some(rt.unary(UnaryOp::Neg, x)?),
+                (true, None) => Some(cg::unary(rt, mode, UnaryOp::Neg, x)?),
                 (true, Some(p)) => {
-                    let ls = log_sigmoid(rt, x)?;
-                    let p1 = bin_s(rt, Sub, p, 1.0)?;
-                    let a = bin(rt, Mul, &p1, &ls)?;
-                    let nx = rt.unary(UnaryOp::Neg, x)?;
-                    Some(bin(rt, Sub, &nx, &a)?)
+                    let kind = super::activation::Activation::LogSigmoid;
+                    let ls = super::activation_ops::activation(rt, mode, kind, x)?;
+                    let p1 = cg::bin_s(rt, mode, Sub, p, 1.0)?;
+                    let a = cg::bin(rt, mode, Mul, &p1, &ls)?;
+                    let nx = cg::unary(rt, mode, UnaryOp::Neg, x)?;
+                    Some(cg::bin(rt, mode, Sub, &nx, &a)?)
                 }
             };
             (dx, dy)
         }
         PointwiseLoss::SmoothL1 { beta } => {
             // d / beta where |d| < beta, else sign(d); the target's is minus that.
-            let d = bin(rt, Sub, x, y)?;
+            let d = cg::bin(rt, mode, Sub, x, y)?;
             let sign = super::ops::sign(rt, &d)?;
+            let sign = cg::flat(rt, mode, sign, &d, "SgnBackward0");
             let dx = match beta == 0.0 {
                 true => sign,
                 false => {
-                    let ad = rt.unary(UnaryOp::Abs, &d)?;
-                    let near = bin_s(rt, Lt, &ad, beta)?;
-                    let scaled = bin_s(rt, Div, &d, beta)?;
-                    select(rt, &near, &scaled, &sign)?
+                    let ad = cg::unary(rt, mode, UnaryOp::Abs, &d)?;
+                    let near = cg::bin_s(rt, mode, Lt, &ad, beta)?;
+                    let scaled = cg::bin_s(rt, mode, Div, &d, beta)?;
+                    cg::pick(rt, mode, &near, &scaled, &sign)?
                 }
             };
             (dx, None)
         }
         PointwiseLoss::Huber { delta } => {
             // d clamped to [-delta, delta]; the target's is minus that.
-            let d = bin(rt, Sub, x, y)?;
-            let lo = bin_s(rt, Maximum, &d, -delta)?;
-            (bin_s(rt, Minimum, &lo, delta)?, None)
+            let d = cg::bin(rt, mode, Sub, x, y)?;
+            let lo = cg::bin_s(rt, mode, Maximum, &d, -delta)?;
+            (cg::bin_s(rt, mode, Minimum, &lo, delta)?, None)
         }
         PointwiseLoss::SoftMargin => {
             // -y * z / (z + 1), z = exp(-y * x) (no target gradient)
-            let ny = rt.unary(UnaryOp::Neg, y)?;
-            let t = bin(rt, Mul, &ny, x)?;
-            let z = rt.unary(UnaryOp::Exp, &t)?;
-            let num = bin(rt, Mul, &ny, &z)?;
-            let den = bin_s(rt, Add, &z, 1.0)?;
-            (bin(rt, Div, &num, &den)?, None)
+            let ny = cg::unary(rt, mode, UnaryOp::Neg, y)?;
+            let t = cg::bin(rt, mode, Mul, &ny, x)?;
+            let z = cg::unary(rt, mode, UnaryOp::Exp, &t)?;
+            let num = cg::bin(rt, mode, Mul, &ny, &z)?;
+            let den = cg::bin_s(rt, mode, Add, &z, 1.0)?;
+            (cg::bin(rt, mode, Div, &num, &den)?, None)
         }
     };
-    let gx = bin(rt, Mul, &g, &dx)?;
+    let gx = cg::bin(rt, mode, Mul, &g, &dx)?;
     let gy = match (wants_y, dy) {
         (false, _) => None,
-        (true, Some(dy)) => Some(bin(rt, Mul, &g, &dy)?),
+        (true, Some(dy)) => Some(cg::bin(rt, mode, Mul, &g, &dy)?),
         // The regression losses: the target's gradient is the input's negated.
-        (true, None) => Some(rt.unary(UnaryOp::Neg, &gx)?),
+        (true, None) => Some(cg::unary(rt, mode, UnaryOp::Neg, &gx)?),
     };
     Ok([Some(gx), gy])
 }
