@@ -8,9 +8,9 @@
 use std::sync::Arc;
 
 use super::node::{Backward, Saved};
+use super::ops::unsqueeze_back;
 use super::ops::{bin, bin_s, s_bin};
 use super::record::attach_node;
-use super::reductions::unsqueeze_back;
 use super::Mode;
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;

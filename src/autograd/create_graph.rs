@@ -133,7 +133,7 @@ pub fn unsqueeze_back(
     if keepdim || dims.is_empty() {
         return Ok(Arc::clone(g));
     }
-    let back = super::reductions::unsqueeze_back(g, dims, keepdim)?;
+    let back = super::ops::unsqueeze_back(g, dims, keepdim)?;
     let name = "UnsqueezeBackward1";
     Ok(record::attach_node(
         rt,

@@ -41,14 +41,7 @@ fn expand_back(
     (dims, keepdim): (&[usize], bool),
     shape: &[usize],
 ) -> R<Arc<Tensor>> {
-    let back = match keepdim || dims.is_empty() {
-        true => Arc::clone(g),
-        false => {
-            let back = reductions::unsqueeze_back(g, dims, keepdim)?;
-            let name = "UnsqueezeBackward1";
-            record::attach_node(rt, mode, back, name, Backward::Reshape, &[g])
-        }
-    };
+    let back = cg::unsqueeze_back(rt, mode, g, dims, keepdim)?;
     Ok(cg::expand(rt, mode, &back, shape))
 }
 

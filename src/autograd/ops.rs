@@ -1,7 +1,8 @@
 //! The op layer's ops in the forms backward formulas, losses and
 //! optimizers write them: `a op b` of two tensors, with a number on either
 //! side (weak, so it does not promote), a masked copy, and a tensor filled
-//! like another. None of them records anything.
+//! like another, a reduced gradient given its dims back. None of them
+//! records anything.
 
 use std::sync::Arc;
 
@@ -11,6 +12,7 @@ use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::factory::{Fill, NewTensor};
 use crate::runtime::op::index::Index;
 use crate::runtime::op::ternary::TernaryOp;
+use crate::runtime::op::view;
 use crate::runtime::{DType, Device, Tensor};
 
 type R<T> = Result<T, Error>;
@@ -58,6 +60,20 @@ pub fn sign(rt: &mut Runtime, x: &Tensor) -> R<Arc<Tensor>> {
     let pos = rt.cast(&pos, x.dtype())?;
     let neg = rt.cast(&neg, x.dtype())?;
     bin(rt, BinaryOp::Sub, &pos, &neg)
+}
+
+/// `t` with size-1 dims put back at `dims` (sorted), where a reduction
+/// without `keepdim` removed them (PyTorch's `unsqueeze_multiple`).
+pub fn unsqueeze_back(t: &Tensor, dims: &[usize], keepdim: bool) -> R<Arc<Tensor>> {
+    let mut t = t.alias();
+    if !keepdim {
+        let mut sorted = dims.to_vec();
+        sorted.sort_unstable();
+        for d in sorted {
+            t = view::unsqueeze(&t, d as i64)?;
+        }
+    }
+    Ok(Arc::new(t))
 }
 
 /// A new tensor of `shape` filled with `value`.

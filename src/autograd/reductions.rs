@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::create_graph as cg;
-use super::ops::{add_into_zeros, bin, bin_s, masked, pick, positions, sign};
+use super::ops::{add_into_zeros, bin, bin_s, masked, pick, positions, sign, unsqueeze_back};
 use super::{record, Mode};
 use crate::error::Error;
 use crate::runtime::dispatch::Runtime;
@@ -15,24 +15,9 @@ use crate::runtime::op::binary::{BinaryOp, Operand};
 use crate::runtime::op::reduce::ReduceOp;
 use crate::runtime::op::ternary::TernaryOp;
 use crate::runtime::op::unary::UnaryOp;
-use crate::runtime::op::view;
 use crate::runtime::Tensor;
 
 type R<T> = Result<T, Error>;
-
-/// `t` with size-1 dims put back at `dims` (sorted), where a reduction
-/// without `keepdim` removed them (PyTorch's `unsqueeze_multiple`).
-pub fn unsqueeze_back(t: &Tensor, dims: &[usize], keepdim: bool) -> R<Arc<Tensor>> {
-    let mut t = t.alias();
-    if !keepdim {
-        let mut sorted = dims.to_vec();
-        sorted.sort_unstable();
-        for d in sorted {
-            t = view::unsqueeze(&t, d as i64)?;
-        }
-    }
-    Ok(Arc::new(t))
-}
 
 /// `max(dim)` / `min(dim)`: `g` at the index each slice picked, zeros
 /// elsewhere (the position along `dim` compared with the index).
