@@ -6,7 +6,10 @@
 //! a node frees what it saved as soon as it has run, before its gradients
 //! are handed on (PyTorch's `release_variables`), so memory falls during
 //! backward; a backward that fails half-way leaves the nodes that ran
-//! freed, and a second one through them is PyTorch's error.
+//! freed, and a second one through them is PyTorch's error. With
+//! `create_graph` the formulas, the sums of arriving gradients and
+//! `.grad`'s accumulation are recorded (`create_graph.rs`), so the
+//! gradients can be differentiated again.
 
 use std::collections::BinaryHeap;
 use std::sync::Arc;
