@@ -728,3 +728,27 @@ for loss in losses:
         ]
     );
 }
+
+/// `repeat` (tiles summed back, new leading dims too) twice
+/// differentiated as PyTorch 2.15 does (rounded to 1 place: values in the
+/// thousands).
+#[test]
+fn repeat_twice_is_pytorchs() {
+    let out = script_lines_on(
+        0,
+        "repeat_twice",
+        r#"import torch
+def r(t):
+    return [round(v, 1) + 0.0 for v in t.flatten().tolist()]
+x = torch.tensor([[0.5, -1.0], [2.0, 0.3]], requires_grad=True)
+y = (torch.tanh(x.repeat(2, 3)) * torch.arange(24.0).view(4, 6)).sum() + (x.repeat(3, 1, 1) ** 3).sum()
+g, = torch.autograd.grad(y, x, create_graph=True)
+h, = torch.autograd.grad((g ** 2).sum(), x)
+print(r(g), r(h))
+"#,
+    );
+    assert_eq!(
+        out,
+        vec!["[40.0, 31.7, 41.9, 83.2] [-2071.1, 1048.2, 2059.6, -7084.0]",]
+    );
+}

@@ -359,6 +359,7 @@ impl Backward {
             | Backward::Logsumexp { .. }
             | Backward::Flip { .. }
             | Backward::Roll { .. }
+            | Backward::Repeat { .. }
             | Backward::Index { .. }
             | Backward::Split { .. }
             | Backward::Placed { .. }

@@ -788,7 +788,9 @@ impl Backward {
                 vec![Some(rt.copy(&view::diagonal(g, *offset, *dim1, *dim2)?)?)]
             }
             Backward::Tri { diagonal, upper } => vec![Some(rt.tri(g, *diagonal, *upper)?)],
-            Backward::Repeat { sizes } => vec![Some(repeat(rt, g, sizes, &shape_of(0))?)],
+            Backward::Repeat { sizes } => {
+                vec![Some(repeat(rt, mode, g, (sizes, &shape_of(0)))?)]
+            }
             Backward::Addmm { x, w } => {
                 // bias: g (summed to its shape by the engine); x: g @ w;
                 // w: g.T @ x, laid out as w is (PyTorch's mm_mat2_backward
@@ -1280,28 +1282,33 @@ fn matmul(
 /// `x.repeat(sizes)`, in PyTorch's order (`repeat_backward`): the new
 /// leading dims summed one by one, then `g` seen as [r0, s0, r1, s1, ...]
 /// (a dim repeated once is not split) and its tile dims summed at once.
-fn repeat(rt: &mut Runtime, g: &Arc<Tensor>, sizes: &[usize], shape: &[usize]) -> R<Arc<Tensor>> {
+fn repeat(
+    rt: &mut Runtime,
+    mode: Mode,
+    g: &Arc<Tensor>,
+    (sizes, shape): (&[usize], &[usize]),
+) -> R<Arc<Tensor>> {
     if sizes.contains(&0) {
         return full(rt, shape, g.dtype(), g.device(), 0);
     }
     let lead = sizes.len() - shape.len();
     let mut g = Arc::clone(g);
     for _ in 0..lead {
-        g = rt.reduce(ReduceOp::Sum, &g, Some(0), false)?;
+        g = record::reduce(rt, mode, ReduceOp::Sum, &g, Some(0), false)?;
     }
     let (mut split, mut dims) = (Vec::new(), Vec::new());
     for (&r, &s) in sizes[lead..].iter().zip(shape) {
         if r != 1 {
             dims.push(split.len() as i64);
-            split.push(r as i64);
+            split.push(r);
         }
-        split.push(s as i64);
+        split.push(s);
     }
     if dims.is_empty() {
         return Ok(g);
     }
-    let tiles = rt.reshape(&g, &split)?;
-    rt.reduce_dims(ReduceOp::Sum, &tiles, &dims, false)
+    let tiles = cg::reshape(rt, mode, &g, &split)?;
+    record::reduce_dims(rt, mode, ReduceOp::Sum, &tiles, &dims, false)
 }
 
 /// `a @ b` of two matrices, as PyTorch's `mm_mat1_backward` and
