@@ -916,3 +916,53 @@ fn a_wrong_hidden_state_is_pytorchs_error() {
         "{message}"
     );
 }
+
+/// `apply(fn)` visits in PyTorch's order — each child's modules first, then
+/// the module; a module shared by two parents twice — so that an
+/// initialisation written with it (nanoGPT's `_init_weights`) draws the
+/// same numbers as PyTorch. Expected lines: PyTorch 2.15's.
+#[test]
+fn apply_visits_children_first_in_pytorchs_order() {
+    let out = common::script_lines_on(
+        0,
+        "apply_order",
+        r#"import torch
+import torch.nn as nn
+
+class Block(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.ln = nn.LayerNorm(4)
+        self.fc = nn.Linear(4, 4)
+        self.act = nn.GELU()
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        shared = nn.Linear(4, 4)
+        self.body = nn.ModuleDict(dict(emb=nn.Embedding(8, 4), h=nn.ModuleList([Block(), Block()]), again=shared))
+        self.head = shared
+
+    def _init_weights(self, m):
+        if isinstance(m, nn.Linear):
+            torch.nn.init.normal_(m.weight, mean=0.0, std=0.02)
+        elif isinstance(m, nn.Embedding):
+            torch.nn.init.normal_(m.weight, mean=0.0, std=0.02)
+
+torch.manual_seed(0)
+net = Net()
+seen = []
+net.apply(lambda m: seen.append(type(m).__name__))
+print(seen)
+net.apply(net._init_weights)
+print([round(p.sum().item(), 4) for p in net.parameters()])
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "['Embedding', 'LayerNorm', 'Linear', 'GELU', 'Block', 'LayerNorm', 'Linear', 'GELU', 'Block', 'ModuleList', 'Linear', 'ModuleDict', 'Linear', 'Net']",
+            "[-0.0808, 4.0, 0.0, -0.0851, 0.2217, 4.0, 0.0, 0.1781, 0.3323, -0.1689, -0.059]",
+        ]
+    );
+}

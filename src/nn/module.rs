@@ -210,6 +210,34 @@ fn walk(m: &ModuleRef, prefix: &str, out: &mut Vec<(String, ModuleRef)>) {
     }
 }
 
+/// The modules `apply(fn)` calls `fn` on, in its order: PyTorch's
+/// `Module.apply` calls it on each child's modules first, then on the
+/// module itself. Unlike `named_modules()` it does not skip a module met
+/// again under another parent (only a child held twice by one module, as
+/// `children()` does); a module that holds one of its ancestors is not
+/// entered again (PyTorch would recurse without end).
+pub fn apply_order(m: &ModuleRef) -> Vec<ModuleRef> {
+    fn visit(m: &ModuleRef, path: &mut Vec<ModuleRef>, out: &mut Vec<ModuleRef>) {
+        if path.iter().any(|a| Arc::ptr_eq(a, m)) {
+            return;
+        }
+        path.push(Arc::clone(m));
+        let mut seen: Vec<ModuleRef> = Vec::new();
+        let children = lock(m).children();
+        for (_, child) in children {
+            if !seen.iter().any(|s| Arc::ptr_eq(s, &child)) {
+                visit(&child, path, out);
+                seen.push(child);
+            }
+        }
+        path.pop();
+        out.push(Arc::clone(m));
+    }
+    let mut out = Vec::new();
+    visit(m, &mut Vec::new(), &mut out);
+    out
+}
+
 fn join(prefix: &str, name: &str) -> String {
     match prefix.is_empty() {
         true => name.to_string(),

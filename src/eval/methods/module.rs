@@ -876,9 +876,7 @@ pub(super) fn apply(me: &mut Interp, _: &'static str, m: &ModuleRef, b: &Bound) 
         .get("fn")
         .cloned()
         .ok_or_else(|| Error::value("apply() needs a function").at(b.span))?;
-    let mut order = module::named_modules(m, "");
-    order.reverse();
-    for (_, module) in order {
+    for module in module::apply_order(m) {
         let arg = ArgVal {
             keyword: None,
             value: Value::Module(module),
