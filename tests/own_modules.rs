@@ -12,6 +12,7 @@ fn program(test: &str, files: &[(&str, &str)]) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("cudash-own-{test}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (name, text) in files {
+        std::fs::create_dir_all(dir.join(name).parent().unwrap()).unwrap();
         std::fs::write(dir.join(name), text).unwrap();
     }
     dir.join(files[0].0)
@@ -338,4 +339,54 @@ if __name__ == \"__main__\":
         ]
     );
     std::fs::remove_dir_all(dir).ok();
+}
+
+/// Packages as Python imports them: `import app.models.net` runs
+/// `app/__init__.py`, then `app/models/__init__.py` (whose relative import
+/// brings in `net` once), binds `app`, and each submodule is an attribute
+/// of its package; `import a.b as x` binds the submodule; a directory
+/// without `__init__.py` is a namespace package.
+#[test]
+fn packages_bind_their_top_and_hold_their_submodules() {
+    let main = program(
+        "packages",
+        &[
+            (
+                "main.py",
+                "import app.models.net
+print(app.NAME, app.util.twice(3), app.models.net.Net().run(4), app.models.Net is app.models.net.Net)
+import app.util as u
+print(u.twice(5))
+from app import models
+print(models.Net().run(1))
+import nsp.mod
+print(nsp.mod.V)
+from nsp import mod
+print(mod.V is nsp.mod.V)
+",
+            ),
+            ("app/__init__.py", "print(\"init app\")\nfrom . import util\nNAME = \"app\"\n"),
+            ("app/util.py", "def twice(x):\n    return 2 * x\n"),
+            ("app/models/__init__.py", "print(\"init models\")\nfrom .net import Net\n"),
+            (
+                "app/models/net.py",
+                "print(\"net\")\nfrom ..util import twice\nclass Net:\n    def run(self, x):\n        return twice(x)\n",
+            ),
+            ("nsp/mod.py", "V = 7\n"),
+        ],
+    );
+    let (out, err, code) = script(&main, &[]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(
+        out,
+        "init app
+init models
+net
+app 6 8 True
+10
+2
+7
+True
+"
+    );
 }

@@ -44,6 +44,8 @@ fn beside_the_script(name: &str) -> Option<PathBuf> {
         .into_iter()
         .map(|f| dir.join(f))
         .find(|p| p.is_file())
+        // A directory without one: a namespace package.
+        .or_else(|| Some(dir.join(&rel)).filter(|p| p.is_dir()))
         // Python names a module's file by its absolute path.
         .map(|p| std::path::absolute(&p).unwrap_or(p))
 }
@@ -67,6 +69,17 @@ impl Interp {
                 Value::Namespace(
                     super::imports::module("torch").map_err(|e| e.at(item.module_span))?,
                 )
+            }
+            // `import pkg.mod` binds the package `pkg`, which has `mod` as
+            // an attribute now (`import pkg.mod as m` binds the module).
+            None if item.module.split('.').next() == Some(item.bind.name.as_str())
+                && item.module.contains('.') =>
+            {
+                let top = item.bind.name.as_str();
+                match self.own_modules.iter().find(|m| m.name == top) {
+                    Some(top) => Value::OwnModule(Arc::clone(top)),
+                    None => Value::OwnModule(m),
+                }
             }
             None => Value::OwnModule(m),
             Some(name) if name.name == "*" => {
@@ -219,8 +232,61 @@ impl Interp {
         if let Some(m) = self.own_modules.iter().find(|m| m.path == path) {
             return Ok(Arc::clone(m));
         }
+        // Python imports a submodule's packages first (`pkg/__init__.py`
+        // runs before `pkg/mod.py`), and makes the submodule an attribute
+        // of its package once it has run.
+        let parent = match name.rsplit_once('.') {
+            Some((package, _)) => match beside_the_script(package) {
+                Some(p) => Some(self.import_own(package, p, span)?),
+                None => None,
+            },
+            None => None,
+        };
+        // The package's `__init__.py` may have imported it.
+        if let Some(m) = self.own_modules.iter().find(|m| m.path == path) {
+            return Ok(Arc::clone(m));
+        }
+        let module = self.run_module(name, path, span)?;
+        if let Some(parent) = parent {
+            let attr = name.rsplit_once('.').map_or(name, |(_, a)| a);
+            self.set_own_module_attr(&parent, attr, Value::OwnModule(Arc::clone(&module)), span)?;
+        }
+        Ok(module)
+    }
+
+    /// Sets `m.name` (a variable of the module's table).
+    fn set_own_module_attr(
+        &mut self,
+        m: &OwnModule,
+        name: &str,
+        v: Value,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let local = self.local_table(m.table, span)?;
+        match self.vars.number() == local {
+            true => self.vars.insert(name.to_string(), v),
+            false => {
+                if let Some(t) = self.parked.iter_mut().find(|t| t.number() == local) {
+                    t.insert(name.to_string(), v);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the module `name`'s file (`path`): its own globals, registered
+    /// before its body runs (an import cycle finds it half made, as in
+    /// Python). A directory without `__init__.py` is a namespace package:
+    /// a module with nothing in it but what is imported into it.
+    fn run_module(
+        &mut self,
+        name: &str,
+        path: PathBuf,
+        span: Span,
+    ) -> Result<Arc<OwnModule>, Diagnostic> {
         let text = match super::stdlib::text(&path) {
             Some(text) => Ok(text.to_string()),
+            None if path.is_dir() => Ok(String::new()),
             None => std::fs::read_to_string(&path),
         }
         .map_err(|e| {
