@@ -125,7 +125,10 @@ fn an_optimizer_s_state_has_pytorchs_names() {
         "w = ones(3, device=cuda, requires_grad=true)\nopt = RMSprop([w], momentum=0.9, centered=true)\n\
          w.sum().backward()\nopt.step()\nopt\nmem map",
     );
-    assert!(out.contains("RMSprop(lr=0.01, alpha=0.99"), "{out}");
+    assert!(
+        out.contains("RMSprop(lr=0.01, momentum=0.9, alpha=0.99"),
+        "{out}"
+    );
     assert!(out.contains("state 36 bytes"), "{out}");
     for name in [
         "square_avg of w (RMSprop)",
@@ -209,4 +212,126 @@ fn parameter_groups_have_their_own_settings() {
         ),
         "[0.8, 0.99]"
     );
+}
+
+/// PyTorch's switches: AMSGrad (Adam, AdamW), `maximize` (every kind),
+/// `decoupled_weight_decay` (Adam), `fused`/`foreach` (the same update),
+/// each group's full settings in PyTorch's order, a group's dict methods
+/// and `g[key] = v` for any setting. Expected lines: PyTorch 2.15's.
+#[test]
+fn switches_amsgrad_maximize_fused_as_pytorch() {
+    let out = common::script_lines_on(
+        0,
+        "optimizer_switches",
+        r#"import torch
+torch.manual_seed(0)
+x = torch.randn(8, 3)
+y = torch.randn(8, 1)
+def run(make, steps=5):
+    torch.manual_seed(1)
+    lin = torch.nn.Linear(3, 1)
+    opt = make(lin.parameters())
+    for _ in range(steps):
+        opt.zero_grad()
+        loss = ((lin(x) - y) ** 2).mean()
+        loss.backward()
+        opt.step()
+    return [round(v, 5) for v in lin.weight.flatten().tolist() + lin.bias.tolist()], opt
+for name, make in [
+    ("adam amsgrad", lambda p: torch.optim.Adam(p, lr=0.1, amsgrad=True)),
+    ("adamw amsgrad", lambda p: torch.optim.AdamW(p, lr=0.1, amsgrad=True, weight_decay=0.1)),
+    ("adam decoupled", lambda p: torch.optim.Adam(p, lr=0.1, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("adamw fused", lambda p: torch.optim.AdamW(p, lr=0.1, fused=True)),
+    ("adam foreach", lambda p: torch.optim.Adam(p, lr=0.1, foreach=True)),
+    ("sgd maximize", lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9, maximize=True)),
+    ("rmsprop maximize", lambda p: torch.optim.RMSprop(p, lr=0.01, maximize=True)),
+    ("adagrad maximize", lambda p: torch.optim.Adagrad(p, lr=0.1, maximize=True)),
+    ("adadelta maximize", lambda p: torch.optim.Adadelta(p, maximize=True)),
+    ("adamax maximize", lambda p: torch.optim.Adamax(p, maximize=True)),
+    ("radam maximize", lambda p: torch.optim.RAdam(p, maximize=True)),
+    ("nadam maximize", lambda p: torch.optim.NAdam(p, maximize=True)),
+    ("adam amsgrad maximize", lambda p: torch.optim.Adam(p, lr=0.1, amsgrad=True, maximize=True)),
+]:
+    vals, opt = run(make)
+    print(name, vals)
+vals, opt = run(lambda p: torch.optim.Adam(p, lr=0.1, amsgrad=True))
+print(sorted(opt.state_dict()["state"][0].keys()))
+g = opt.param_groups[0]
+print(g["amsgrad"], g["maximize"], g["foreach"], g["fused"], g["capturable"], g["differentiable"], g["decoupled_weight_decay"])
+print(list(opt.state_dict()["param_groups"][0].keys()))
+print(list(torch.optim.SGD([torch.ones(1, requires_grad=True)]).state_dict()["param_groups"][0].keys()))
+print(list(torch.optim.RMSprop([torch.ones(1, requires_grad=True)]).state_dict()["param_groups"][0].keys()))
+for bad in [lambda: torch.optim.Adam([torch.ones(1, requires_grad=True)], fused=True, foreach=True)]:
+    try:
+        bad()
+        print("no error")
+    except RuntimeError as e:
+        print("RuntimeError", e)
+    except ValueError as e:
+        print("ValueError")
+w = torch.ones(2, requires_grad=True)
+opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+g = opt.param_groups[0]
+print(list(g.keys())[:3], g.get("nesterov"), g.get("nothing", 7), len(g.items()))
+g["weight_decay"] = 0.5
+g["maximize"] = True
+(w * w).sum().backward()
+opt.step()
+print(w.tolist(), opt.param_groups[0]["weight_decay"])
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "adam amsgrad [-0.19948, 0.18917, 0.36298, 0.37889]",
+            "adamw amsgrad [-0.20406, 0.19078, 0.35873, 0.37087]",
+            "adam decoupled [-0.20406, 0.19078, 0.35873, 0.37087]",
+            "adamw fused [-0.19996, 0.18935, 0.36255, 0.37805]",
+            "adam foreach [-0.19948, 0.18918, 0.36298, 0.37889]",
+            "sgd maximize [1.12583, -1.30844, -1.23782, 0.04802]",
+            "rmsprop maximize [0.63078, -0.61892, -0.4672, -0.13227]",
+            "adagrad maximize [0.62948, -0.61772, -0.46596, -0.13135]",
+            "adadelta maximize [0.31395, -0.27144, -0.12848, 0.25396]",
+            "adamax maximize [0.30748, -0.26478, -0.12189, 0.26115]",
+            "radam maximize [0.30347, -0.26044, -0.11846, 0.26981]",
+            "nadam maximize [0.30559, -0.26296, -0.12004, 0.2628]",
+            "adam amsgrad maximize [0.79909, -0.7554, -0.61371, -0.21524]",
+            "['exp_avg', 'exp_avg_sq', 'max_exp_avg_sq', 'step']",
+            "True False None None False False False",
+            "['lr', 'betas', 'eps', 'weight_decay', 'amsgrad', 'maximize', 'foreach', 'capturable', 'differentiable', 'fused', 'decoupled_weight_decay', 'params']",
+            "['lr', 'momentum', 'dampening', 'weight_decay', 'nesterov', 'maximize', 'foreach', 'differentiable', 'fused', 'params']",
+            "['lr', 'momentum', 'alpha', 'eps', 'centered', 'weight_decay', 'capturable', 'foreach', 'maximize', 'differentiable', 'params']",
+            "RuntimeError `fused` and `foreach` cannot be `True` together.",
+            "['params', 'lr', 'momentum'] False 7 10",
+            "[1.149999976158142, 1.149999976158142] 0.5"
+        ]
+    );
+    let (_, err) = common::err("w = ones(1, requires_grad=true)\nAdam([w], capturable=true)");
+    assert!(err.contains("capturable=True is not supported"), "{err}");
+}
+
+/// `load_state_dict` holds the state_dict's own tensors where they are on
+/// the parameter's device in its dtype (PyTorch's `_cast` is `value.to(...)`,
+/// which gives the tensor itself), a cast copy otherwise. Expected lines:
+/// PyTorch 2.15's.
+#[test]
+fn loading_a_state_dict_holds_its_tensors() {
+    let out = common::script_lines_on(
+        0,
+        "optimizer_load_shares",
+        r#"import torch
+w = torch.tensor([1.0, -2.0], requires_grad=True)
+opt = torch.optim.Adam([w], lr=0.1)
+opt.zero_grad(); (w ** 2).sum().backward(); opt.step()
+sd = opt.state_dict()
+w2 = torch.tensor([1.0, -2.0], requires_grad=True)
+opt2 = torch.optim.Adam([w2], lr=0.1)
+opt2.load_state_dict(sd)
+print(opt2.state_dict()["state"][0]["exp_avg"] is sd["state"][0]["exp_avg"])
+opt3 = torch.optim.Adam([w2.double().detach().requires_grad_()], lr=0.1)
+opt3.load_state_dict(sd)
+print(opt3.state_dict()["state"][0]["exp_avg"] is sd["state"][0]["exp_avg"], opt3.state_dict()["state"][0]["exp_avg"].dtype)
+"#,
+    );
+    assert_eq!(out, ["True", "False torch.float64"]);
 }

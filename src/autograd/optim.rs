@@ -26,12 +26,16 @@ pub enum Kind {
         dampening: f64,
         weight_decay: f64,
         nesterov: bool,
+        flags: Flags,
     },
+    /// `decoupled`: `decoupled_weight_decay=True`, AdamW's update.
     Adam {
         lr: f64,
         betas: (f64, f64),
         eps: f64,
         weight_decay: f64,
+        decoupled: bool,
+        flags: Flags,
     },
     /// Adam with decoupled weight decay (`param.mul_(1 - lr * wd)` first).
     AdamW {
@@ -39,6 +43,7 @@ pub enum Kind {
         betas: (f64, f64),
         eps: f64,
         weight_decay: f64,
+        flags: Flags,
     },
     RmsProp {
         lr: f64,
@@ -47,6 +52,7 @@ pub enum Kind {
         weight_decay: f64,
         momentum: f64,
         centered: bool,
+        flags: Flags,
     },
     Adagrad {
         lr: f64,
@@ -54,12 +60,14 @@ pub enum Kind {
         weight_decay: f64,
         initial_accumulator_value: f64,
         eps: f64,
+        flags: Flags,
     },
     Adadelta {
         lr: f64,
         rho: f64,
         eps: f64,
         weight_decay: f64,
+        flags: Flags,
     },
     /// Adam's relatives: `Adamax`, `RAdam`, `NAdam` (`momentum_decay`:
     /// NAdam's; `decoupled`: RAdam's and NAdam's `decoupled_weight_decay`).
@@ -71,7 +79,30 @@ pub enum Kind {
         weight_decay: f64,
         momentum_decay: f64,
         decoupled: bool,
+        flags: Flags,
     },
+}
+
+/// The switches PyTorch's optimizers share beside their numbers
+/// (`param_groups[0]["maximize"]`), each where PyTorch's optimizer of that
+/// kind has it (`Kind::keys`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Flags {
+    /// Adam's and AdamW's AMSGrad: the denominator from the largest second
+    /// moment so far (`max_exp_avg_sq`), not the current one.
+    pub amsgrad: bool,
+    /// Ascends: the step follows the gradient, not its negative.
+    pub maximize: bool,
+    /// PyTorch's multi-tensor (`foreach`) and fused implementations: the
+    /// same update, whose values agree with the single-tensor one within
+    /// float32 rounding; cudash runs the single-tensor update for either
+    /// and keeps the choice to show it.
+    pub foreach: Option<bool>,
+    pub fused: Option<bool>,
+    /// CUDA-graph capture and differentiating through the step: false
+    /// only (the constructor refuses true).
+    pub capturable: bool,
+    pub differentiable: bool,
 }
 
 /// Which relative of Adam.
@@ -125,106 +156,211 @@ impl Kind {
         true
     }
 
-    /// The settings as PyTorch's `param_groups[0]` names them.
+    /// The settings as PyTorch's `param_groups[0]` names them, in its order.
     pub fn settings(&self) -> Vec<(&'static str, Setting)> {
-        use Setting::{Bool, Number, Pair};
-        match *self {
-            Kind::Sgd {
-                lr,
-                momentum,
-                dampening,
-                weight_decay,
-                nesterov,
-            } => vec![
-                ("lr", Number(lr)),
-                ("momentum", Number(momentum)),
-                ("dampening", Number(dampening)),
-                ("weight_decay", Number(weight_decay)),
-                ("nesterov", Bool(nesterov)),
+        self.keys()
+            .iter()
+            .filter_map(|&k| Some((k, self.get(k)?)))
+            .collect()
+    }
+
+    /// The names of this kind's settings, in the order PyTorch's
+    /// constructor puts them in its `defaults` (so its `param_groups`).
+    pub fn keys(&self) -> &'static [&'static str] {
+        match self {
+            Kind::Sgd { .. } => &[
+                "lr",
+                "momentum",
+                "dampening",
+                "weight_decay",
+                "nesterov",
+                "maximize",
+                "foreach",
+                "differentiable",
+                "fused",
             ],
-            Kind::Adam {
-                lr,
-                betas,
-                eps,
-                weight_decay,
-            }
-            | Kind::AdamW {
-                lr,
-                betas,
-                eps,
-                weight_decay,
-            } => vec![
-                ("lr", Number(lr)),
-                ("betas", Pair(betas)),
-                ("eps", Number(eps)),
-                ("weight_decay", Number(weight_decay)),
+            Kind::Adam { .. } | Kind::AdamW { .. } => &[
+                "lr",
+                "betas",
+                "eps",
+                "weight_decay",
+                "amsgrad",
+                "maximize",
+                "foreach",
+                "capturable",
+                "differentiable",
+                "fused",
+                "decoupled_weight_decay",
             ],
-            Kind::RmsProp {
-                lr,
-                alpha,
-                eps,
-                weight_decay,
-                momentum,
-                centered,
-            } => vec![
-                ("lr", Number(lr)),
-                ("alpha", Number(alpha)),
-                ("eps", Number(eps)),
-                ("weight_decay", Number(weight_decay)),
-                ("momentum", Number(momentum)),
-                ("centered", Bool(centered)),
+            Kind::RmsProp { .. } => &[
+                "lr",
+                "momentum",
+                "alpha",
+                "eps",
+                "centered",
+                "weight_decay",
+                "capturable",
+                "foreach",
+                "maximize",
+                "differentiable",
             ],
-            Kind::Adagrad {
-                lr,
-                lr_decay,
-                weight_decay,
-                initial_accumulator_value,
-                eps,
-            } => vec![
-                ("lr", Number(lr)),
-                ("lr_decay", Number(lr_decay)),
-                ("weight_decay", Number(weight_decay)),
-                (
-                    "initial_accumulator_value",
-                    Number(initial_accumulator_value),
-                ),
-                ("eps", Number(eps)),
+            Kind::Adagrad { .. } => &[
+                "lr",
+                "lr_decay",
+                "eps",
+                "weight_decay",
+                "initial_accumulator_value",
+                "foreach",
+                "maximize",
+                "differentiable",
+                "fused",
             ],
-            Kind::Adadelta {
-                lr,
-                rho,
-                eps,
-                weight_decay,
-            } => vec![
-                ("lr", Number(lr)),
-                ("rho", Number(rho)),
-                ("eps", Number(eps)),
-                ("weight_decay", Number(weight_decay)),
+            Kind::Adadelta { .. } => &[
+                "lr",
+                "rho",
+                "eps",
+                "weight_decay",
+                "maximize",
+                "capturable",
+                "foreach",
+                "differentiable",
             ],
-            Kind::AdamLike {
-                variant,
-                lr,
-                betas,
-                eps,
-                weight_decay,
-                momentum_decay,
-                decoupled,
-            } => {
-                let mut v = vec![
-                    ("lr", Number(lr)),
-                    ("betas", Pair(betas)),
-                    ("eps", Number(eps)),
-                    ("weight_decay", Number(weight_decay)),
-                ];
-                if variant == AdamVariant::NAdam {
-                    v.push(("momentum_decay", Number(momentum_decay)));
-                }
-                if variant != AdamVariant::Adamax {
-                    v.push(("decoupled_weight_decay", Bool(decoupled)));
-                }
-                v
-            }
+            Kind::AdamLike { variant, .. } => match variant {
+                AdamVariant::Adamax => &[
+                    "lr",
+                    "betas",
+                    "eps",
+                    "weight_decay",
+                    "foreach",
+                    "maximize",
+                    "differentiable",
+                    "capturable",
+                ],
+                AdamVariant::RAdam => &[
+                    "lr",
+                    "betas",
+                    "eps",
+                    "weight_decay",
+                    "maximize",
+                    "foreach",
+                    "capturable",
+                    "decoupled_weight_decay",
+                    "differentiable",
+                ],
+                AdamVariant::NAdam => &[
+                    "lr",
+                    "betas",
+                    "eps",
+                    "weight_decay",
+                    "momentum_decay",
+                    "decoupled_weight_decay",
+                    "maximize",
+                    "foreach",
+                    "capturable",
+                    "differentiable",
+                ],
+            },
         }
+    }
+
+    /// `kind` with every switch at PyTorch's default (what `describe`
+    /// leaves out).
+    fn default_of(kind: &Kind) -> Kind {
+        let mut plain = kind.clone();
+        *plain.flags_mut() = Flags::default();
+        if let Kind::Adam { decoupled, .. } | Kind::AdamLike { decoupled, .. } = &mut plain {
+            *decoupled = false;
+        }
+        plain
+    }
+
+    /// The switches of this group.
+    pub fn flags(&self) -> &Flags {
+        match self {
+            Kind::Sgd { flags, .. }
+            | Kind::Adam { flags, .. }
+            | Kind::AdamW { flags, .. }
+            | Kind::RmsProp { flags, .. }
+            | Kind::Adagrad { flags, .. }
+            | Kind::Adadelta { flags, .. }
+            | Kind::AdamLike { flags, .. } => flags,
+        }
+    }
+
+    fn flags_mut(&mut self) -> &mut Flags {
+        match self {
+            Kind::Sgd { flags, .. }
+            | Kind::Adam { flags, .. }
+            | Kind::AdamW { flags, .. }
+            | Kind::RmsProp { flags, .. }
+            | Kind::Adagrad { flags, .. }
+            | Kind::Adadelta { flags, .. }
+            | Kind::AdamLike { flags, .. } => flags,
+        }
+    }
+
+    /// One setting's value (`None`: a name this kind has not).
+    fn get(&self, key: &str) -> Option<Setting> {
+        use Setting::{Bool, Maybe, Number, Pair};
+        if !self.keys().contains(&key) {
+            return None;
+        }
+        let f = self.flags();
+        Some(match (self, key) {
+            (_, "lr") => Number(self.lr()),
+            (_, "amsgrad") => Bool(f.amsgrad),
+            (_, "maximize") => Bool(f.maximize),
+            (_, "foreach") => Maybe(f.foreach),
+            (_, "fused") => Maybe(f.fused),
+            (_, "capturable") => Bool(f.capturable),
+            (_, "differentiable") => Bool(f.differentiable),
+            (Kind::Sgd { momentum, .. } | Kind::RmsProp { momentum, .. }, "momentum") => {
+                Number(*momentum)
+            }
+            (Kind::Sgd { dampening, .. }, "dampening") => Number(*dampening),
+            (Kind::Sgd { nesterov, .. }, "nesterov") => Bool(*nesterov),
+            (
+                Kind::Sgd { weight_decay, .. }
+                | Kind::Adam { weight_decay, .. }
+                | Kind::AdamW { weight_decay, .. }
+                | Kind::RmsProp { weight_decay, .. }
+                | Kind::Adagrad { weight_decay, .. }
+                | Kind::Adadelta { weight_decay, .. }
+                | Kind::AdamLike { weight_decay, .. },
+                "weight_decay",
+            ) => Number(*weight_decay),
+            (
+                Kind::Adam { eps, .. }
+                | Kind::AdamW { eps, .. }
+                | Kind::RmsProp { eps, .. }
+                | Kind::Adagrad { eps, .. }
+                | Kind::Adadelta { eps, .. }
+                | Kind::AdamLike { eps, .. },
+                "eps",
+            ) => Number(*eps),
+            (
+                Kind::Adam { betas, .. } | Kind::AdamW { betas, .. } | Kind::AdamLike { betas, .. },
+                "betas",
+            ) => Pair(*betas),
+            (
+                Kind::Adam { decoupled, .. } | Kind::AdamLike { decoupled, .. },
+                "decoupled_weight_decay",
+            ) => Bool(*decoupled),
+            (Kind::AdamW { .. }, "decoupled_weight_decay") => Bool(true),
+            (Kind::RmsProp { alpha, .. }, "alpha") => Number(*alpha),
+            (Kind::RmsProp { centered, .. }, "centered") => Bool(*centered),
+            (Kind::Adagrad { lr_decay, .. }, "lr_decay") => Number(*lr_decay),
+            (
+                Kind::Adagrad {
+                    initial_accumulator_value,
+                    ..
+                },
+                "initial_accumulator_value",
+            ) => Number(*initial_accumulator_value),
+            (Kind::Adadelta { rho, .. }, "rho") => Number(*rho),
+            (Kind::AdamLike { momentum_decay, .. }, "momentum_decay") => Number(*momentum_decay),
+            _ => return None,
+        })
     }
 }
 
@@ -233,6 +369,11 @@ impl Kind {
     /// `Err` names the settings this kind has.
     pub fn set(&mut self, key: &str, v: Setting) -> Result<(), String> {
         let known: Vec<&'static str> = self.settings().iter().map(|(k, _)| *k).collect();
+        if known.contains(&key) {
+            if let Some(r) = self.set_switch(key, v) {
+                return r;
+            }
+        }
         let slot: Option<&mut f64> = match (&mut *self, key) {
             (_, "lr") => {
                 if let Setting::Number(x) = v {
@@ -274,7 +415,10 @@ impl Kind {
                 "initial_accumulator_value",
             ) => Some(initial_accumulator_value),
             (Kind::AdamLike { momentum_decay, .. }, "momentum_decay") => Some(momentum_decay),
-            (Kind::AdamLike { decoupled, .. }, "decoupled_weight_decay") => {
+            (
+                Kind::AdamLike { decoupled, .. } | Kind::Adam { decoupled, .. },
+                "decoupled_weight_decay",
+            ) => {
                 if let Setting::Bool(b) = v {
                     *decoupled = b;
                     return Ok(());
@@ -326,12 +470,71 @@ impl Kind {
     }
 }
 
+impl Kind {
+    /// Sets one of the switches (`Flags`); `None` for another key.
+    fn set_switch(&mut self, key: &str, v: Setting) -> Option<Result<(), String>> {
+        let wrong = || Err(format!("the group's {key:?} has the wrong type"));
+        let f = self.flags_mut();
+        let flag = match key {
+            "amsgrad" => &mut f.amsgrad,
+            "maximize" => &mut f.maximize,
+            "foreach" | "fused" => {
+                let slot = if key == "foreach" {
+                    &mut f.foreach
+                } else {
+                    &mut f.fused
+                };
+                return Some(match v {
+                    Setting::Bool(b) => {
+                        *slot = Some(b);
+                        Ok(())
+                    }
+                    Setting::Maybe(b) => {
+                        *slot = b;
+                        Ok(())
+                    }
+                    _ => wrong(),
+                });
+            }
+            "capturable" | "differentiable" => {
+                return Some(match v {
+                    Setting::Bool(false) => Ok(()),
+                    Setting::Bool(true) => Err(unsupported(key)),
+                    _ => wrong(),
+                })
+            }
+            _ => return None,
+        };
+        Some(match v {
+            Setting::Bool(b) => {
+                *flag = b;
+                Ok(())
+            }
+            _ => wrong(),
+        })
+    }
+}
+
+/// Why `capturable=True` or `differentiable=True` is refused.
+pub fn unsupported(key: &str) -> String {
+    match key {
+        "capturable" => "cudash's optimizers are not captured into CUDA graphs: \
+                         capturable=True is not supported (leave it False)"
+            .into(),
+        _ => "cudash's optimizer steps are not differentiated through: \
+              differentiable=True is not supported (leave it False)"
+            .into(),
+    }
+}
+
 /// One setting of a parameter group.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Setting {
     Number(f64),
     Pair((f64, f64)),
     Bool(bool),
+    /// `foreach`, `fused`: None (PyTorch picks), or a choice.
+    Maybe(Option<bool>),
 }
 
 /// Where one entry of a parameter's state (`opt.state[p]["exp_avg"]`) is kept.
@@ -359,6 +562,12 @@ impl Kind {
     pub fn state_names(&self) -> &'static [(&'static str, Slot)] {
         match self {
             Kind::Sgd { .. } => &[("momentum_buffer", Slot::First)],
+            Kind::Adam { flags, .. } | Kind::AdamW { flags, .. } if flags.amsgrad => &[
+                ("step", Slot::Step),
+                ("exp_avg", Slot::First),
+                ("exp_avg_sq", Slot::Second),
+                ("max_exp_avg_sq", Slot::Third),
+            ],
             Kind::Adam { .. }
             | Kind::AdamW { .. }
             | Kind::AdamLike {
@@ -615,12 +824,21 @@ impl Optimizer {
     pub fn describe(&self) -> String {
         let number = |x: f64| format!("{x:?}");
         let settings = |kind: &Kind| {
+            let plain = Kind::default_of(kind);
             kind.settings()
                 .into_iter()
+                // A switch at its default is not shown (`amsgrad=true` is).
+                .filter(|(k, v)| {
+                    !matches!(v, Setting::Bool(_) | Setting::Maybe(_))
+                        || plain.get(k) != Some(*v)
+                        || matches!(*k, "nesterov" | "centered")
+                })
                 .map(|(k, v)| match v {
                     Setting::Number(x) => format!("{k}={}", number(x)),
                     Setting::Pair((a, b)) => format!("{k}=({}, {})", number(a), number(b)),
                     Setting::Bool(b) => format!("{k}={b}"),
+                    Setting::Maybe(None) => format!("{k}=none"),
+                    Setting::Maybe(Some(b)) => format!("{k}={b}"),
                 })
                 .collect::<Vec<_>>()
                 .join(", ")
@@ -670,6 +888,12 @@ impl Optimizer {
                 continue;
             };
             let kind = &self.groups[self.group_of[k]];
+            // `maximize`: PyTorch's first line, `grad = -grad`.
+            let grad = match kind.flags().maximize {
+                true => rt.unary(UnaryOp::Neg, &grad)?,
+                false => grad,
+            };
+            let amsgrad = kind.flags().amsgrad;
             match *kind {
                 Kind::Sgd {
                     lr,
@@ -677,6 +901,7 @@ impl Optimizer {
                     dampening,
                     weight_decay,
                     nesterov,
+                    ..
                 } => sgd(
                     rt,
                     p,
@@ -689,20 +914,45 @@ impl Optimizer {
                     betas,
                     eps,
                     weight_decay,
+                    decoupled: false,
+                    ..
                 } => {
                     let state = &mut self.state[self.slot[k]];
-                    adam(rt, p, grad, state, lr, betas, eps, weight_decay)?
+                    let how = AdamStep {
+                        lr,
+                        betas,
+                        eps,
+                        weight_decay,
+                        amsgrad,
+                    };
+                    adam(rt, p, grad, state, how)?
                 }
                 Kind::AdamW {
                     lr,
                     betas,
                     eps,
                     weight_decay,
+                    ..
+                }
+                | Kind::Adam {
+                    lr,
+                    betas,
+                    eps,
+                    weight_decay,
+                    decoupled: true,
+                    ..
                 } => {
                     // PyTorch's decoupled weight decay, then Adam without it.
                     inplace_s(rt, BinaryOp::Mul, p, 1.0 - lr * weight_decay)?;
                     let state = &mut self.state[self.slot[k]];
-                    adam(rt, p, grad, state, lr, betas, eps, 0.0)?
+                    let how = AdamStep {
+                        lr,
+                        betas,
+                        eps,
+                        weight_decay: 0.0,
+                        amsgrad,
+                    };
+                    adam(rt, p, grad, state, how)?
                 }
                 Kind::RmsProp { .. } => rmsprop(rt, p, grad, &mut self.state[self.slot[k]], kind)?,
                 Kind::Adagrad { .. } => adagrad(rt, p, grad, &mut self.state[self.slot[k]], kind)?,
@@ -864,6 +1114,7 @@ fn adam_like(
         weight_decay,
         momentum_decay,
         decoupled,
+        ..
     } = *kind
     else {
         return Err(Error::value("internal error: not an Adam relative"));
@@ -981,21 +1232,38 @@ fn sgd(
     add_scaled_(rt, p, &grad, -lr)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// One Adam update's settings.
+struct AdamStep {
+    lr: f64,
+    betas: (f64, f64),
+    eps: f64,
+    weight_decay: f64,
+    amsgrad: bool,
+}
+
 fn adam(
     rt: &mut Runtime,
     p: &Tensor,
     grad: Arc<Tensor>,
     state: &mut State,
-    lr: f64,
-    (beta1, beta2): (f64, f64),
-    eps: f64,
-    weight_decay: f64,
+    how: AdamStep,
 ) -> R<()> {
+    let AdamStep {
+        lr,
+        betas: (beta1, beta2),
+        eps,
+        weight_decay,
+        amsgrad,
+    } = how;
     let mut grad = grad;
     if state.first.is_none() {
         state.first = Some(full_like(rt, p, 0)?);
         state.second = Some(full_like(rt, p, 0)?);
+    }
+    // AMSGrad's `max_exp_avg_sq`, made with the others (or on the first
+    // step after a group turned it on).
+    if amsgrad && state.third.is_none() {
+        state.third = Some(full_like(rt, p, 0)?);
     }
     let (m, v) = match (&state.first, &state.second) {
         (Some(m), Some(v)) => (Arc::clone(m), Arc::clone(v)),
@@ -1027,6 +1295,15 @@ fn adam(
     let bias1 = 1.0 - beta1.powf(step);
     let bias2 = 1.0 - beta2.powf(step);
     let step_size = lr / bias1;
+    // AMSGrad: `torch.maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)`,
+    // the denominator from it.
+    let v = match (amsgrad, &state.third) {
+        (true, Some(max)) => {
+            rt.binary_(BinaryOp::Maximum, max, Operand::strong(&v))?;
+            Arc::clone(max)
+        }
+        _ => v,
+    };
     // denom = sqrt(v) / sqrt(bias2) + eps
     let denom = {
         let root = rt.unary(UnaryOp::Sqrt, &v)?;
@@ -1092,6 +1369,7 @@ fn rmsprop(
         weight_decay,
         momentum,
         centered,
+        ..
     } = *kind
     else {
         unreachable!("called for RMSprop")
@@ -1172,6 +1450,7 @@ fn adadelta(
         rho,
         eps,
         weight_decay,
+        ..
     } = *kind
     else {
         unreachable!("called for Adadelta")

@@ -263,6 +263,7 @@ pub(super) fn sgd(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         dampening,
         weight_decay,
         nesterov,
+        flags: flags(b)?,
     };
     optimizer(me, kind, b)
 }
@@ -325,6 +326,7 @@ pub(super) fn adam(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             weight_decay,
             momentum_decay,
             decoupled: b.bool("decoupled_weight_decay", false)?,
+            flags: flags(b)?,
         };
         return optimizer(me, kind, b);
     }
@@ -334,12 +336,15 @@ pub(super) fn adam(me: &mut Interp, name: &'static str, b: &Bound) -> Out {
             betas,
             eps,
             weight_decay,
+            flags: flags(b)?,
         },
         _ => Kind::Adam {
             lr,
             betas,
             eps,
             weight_decay,
+            decoupled: b.bool("decoupled_weight_decay", false)?,
+            flags: flags(b)?,
         },
     };
     optimizer(me, kind, b)
@@ -355,6 +360,7 @@ pub(super) fn rmsprop(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         weight_decay: b.float("weight_decay")?.unwrap_or(0.0),
         momentum: b.float("momentum")?.unwrap_or(0.0),
         centered: b.bool("centered", false)?,
+        flags: flags(b)?,
     };
     check_hyper(b, &named(&kind))?;
     optimizer(me, kind, b)
@@ -369,6 +375,7 @@ pub(super) fn adagrad(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         weight_decay: b.float("weight_decay")?.unwrap_or(0.0),
         initial_accumulator_value: b.float("initial_accumulator_value")?.unwrap_or(0.0),
         eps: b.float("eps")?.unwrap_or(1e-10),
+        flags: flags(b)?,
     };
     check_hyper(b, &named(&kind))?;
     optimizer(me, kind, b)
@@ -381,6 +388,7 @@ pub(super) fn adadelta(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         rho: b.float("rho")?.unwrap_or(0.9),
         eps: b.float("eps")?.unwrap_or(1e-6),
         weight_decay: b.float("weight_decay")?.unwrap_or(0.0),
+        flags: flags(b)?,
     };
     check_hyper(b, &named(&kind))?;
     if let Kind::Adadelta { rho, .. } = kind {
@@ -389,6 +397,41 @@ pub(super) fn adadelta(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         }
     }
     optimizer(me, kind, b)
+}
+
+/// The switches PyTorch's optimizers share (`amsgrad`, `maximize`,
+/// `foreach`, `fused`, `capturable`, `differentiable`), where the
+/// optimizer's signature has them; true for the last two is refused, and
+/// `fused` with `foreach` both true is PyTorch's RuntimeError.
+fn flags(b: &Bound) -> Result<crate::autograd::optim::Flags, Diagnostic> {
+    let maybe = |name: &str| -> Result<Option<bool>, Diagnostic> {
+        match b.given(name) {
+            None | Some((Value::None, _)) => Ok(None),
+            Some(_) => Ok(Some(b.bool(name, false)?)),
+        }
+    };
+    for name in ["capturable", "differentiable"] {
+        if b.bool(name, false)? {
+            return Err(Error::value(crate::autograd::optim::unsupported(name)).at(b.span_of(name)));
+        }
+    }
+    let flags = crate::autograd::optim::Flags {
+        amsgrad: b.bool("amsgrad", false)?,
+        maximize: b.bool("maximize", false)?,
+        foreach: maybe("foreach")?,
+        fused: maybe("fused")?,
+        capturable: false,
+        differentiable: false,
+    };
+    if flags.fused == Some(true) && flags.foreach == Some(true) {
+        return Err(Error::Module {
+            class: "RuntimeError",
+            message: "`fused` and `foreach` cannot be `True` together.".into(),
+            help: None,
+        }
+        .at(b.span_of("fused")));
+    }
+    Ok(flags)
 }
 
 /// The numeric settings of `kind`, for `check_hyper`.

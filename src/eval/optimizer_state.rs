@@ -17,8 +17,9 @@ use crate::runtime::Tensor;
 
 type Out = Result<Value, Diagnostic>;
 
-/// Group keys PyTorch's optimizers keep that cudash's do not, accepted on
-/// load when they hold PyTorch's default (and the keys schedulers add).
+/// Group keys of PyTorch's that this kind of optimizer has not (another
+/// kind's switches), accepted on load when they hold PyTorch's default,
+/// and the keys schedulers add.
 const PYTORCH_DEFAULTS: &[(&str, Option<bool>)] = &[
     ("amsgrad", Some(false)),
     ("maximize", Some(false)),
@@ -164,7 +165,12 @@ pub(super) fn load_state_dict(
             if name == "params" {
                 continue;
             }
-            if let Some((_, default)) = PYTORCH_DEFAULTS.iter().find(|(n, _)| *n == name) {
+            let known = kinds[g].keys().contains(&name);
+            if let Some((_, default)) = PYTORCH_DEFAULTS
+                .iter()
+                .find(|(n, _)| *n == name)
+                .filter(|_| !known)
+            {
                 let differs = match (default, v) {
                     (Some(d), Value::Bool(b)) => b.get() != *d,
                     _ => false,
@@ -199,7 +205,7 @@ pub(super) fn load_state_dict(
         let param = Arc::clone(&opt.params[k]);
         for (name, value) in entries.items().iter() {
             let name = name.as_str().unwrap_or("");
-            let Some(&(known, _)) = opt.groups[opt.group_of[k]]
+            let Some(&(known, _)) = kinds[opt.group_of[k]]
                 .state_names()
                 .iter()
                 .find(|(n, _)| *n == name)
@@ -234,14 +240,23 @@ pub(super) fn load_state_dict(
                         param.shape()
                     ))));
                 }
-                let moved = me.rt.copy_to(t, param.device()).map_err(at)?;
-                let cast = me.rt.cast(&moved, param.dtype()).map_err(at)?;
-                // The optimizer's own copy, as PyTorch's deep copy on load.
-                let own = match Arc::ptr_eq(&cast, t) {
-                    true => me.rt.copy(&cast).map_err(at)?,
-                    false => cast,
+                // PyTorch's `_cast` is `value.to(dtype, device)`: the
+                // state_dict's tensor itself where it is already on the
+                // parameter's device in its dtype (the optimizer then holds
+                // the checkpoint's tensors: no second copy in `mem`), a new
+                // one only where it moves or casts.
+                let held = match (t.device() == param.device(), t.dtype() == param.dtype()) {
+                    (true, true) => Arc::clone(t),
+                    (true, false) => me.rt.cast(t, param.dtype()).map_err(at)?,
+                    (false, same) => {
+                        let moved = me.rt.copy_to(t, param.device()).map_err(at)?;
+                        match same {
+                            true => moved,
+                            false => me.rt.cast(&moved, param.dtype()).map_err(at)?,
+                        }
+                    }
                 };
-                StateValue::Tensor(own)
+                StateValue::Tensor(held)
             };
             loaded.push((k, known, v));
         }

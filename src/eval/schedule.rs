@@ -834,12 +834,29 @@ pub(crate) fn group_get(o: &Arc<Mutex<Optimizer>>, g: usize, key: &str) -> Resul
     }
 }
 
+/// Group `g` as a dict, `"params"` first then its settings, as PyTorch's
+/// `param_groups[g]` (what `g.keys()`, `g.items()` and `g.get(k)` read).
+pub(crate) fn group_dict(o: &Arc<Mutex<Optimizer>>, g: usize) -> super::value::PyDict {
+    use super::value::Key;
+    let params = group_get(o, g, "params").unwrap_or(Value::None);
+    let mut pairs: Vec<(Key, Value)> = vec![(Key::from("params"), params)];
+    let settings = lock(o).groups[g].settings();
+    pairs.extend(
+        settings
+            .into_iter()
+            .map(|(k, v)| (Key::from(k), setting_value(v))),
+    );
+    super::value::PyDict::new(pairs)
+}
+
 /// A group's setting as a value (`g["betas"]` a list of two).
 pub(super) fn setting_value(v: Setting) -> Value {
     match v {
         Setting::Number(x) => Value::float(x),
         Setting::Bool(b) => Value::bool(b),
         Setting::Pair((a, b)) => Value::List(Arc::new(vec![Value::float(a), Value::float(b)])),
+        Setting::Maybe(None) => Value::None,
+        Setting::Maybe(Some(b)) => Value::bool(b),
     }
 }
 
@@ -860,10 +877,24 @@ pub(crate) fn group_set(
             "a number",
             v.type_name(),
         )),
-        _ => Err(Error::value_help(
-            format!("cudash sets only a group's \"lr\", not {key:?}"),
-            "make a new optimizer with the settings you want",
-        )),
+        // Any other of the group's settings (`g["weight_decay"] = 0.0`),
+        // read by the next `step()`.
+        _ => {
+            let setting = setting_of(v).ok_or_else(|| {
+                Error::wrong_type(format!("the group's {key:?}"), "a number", v.type_name())
+            })?;
+            let mut o = lock(o);
+            let mut kind = o.groups[g].clone();
+            kind.set(key, setting).map_err(Error::value)?;
+            if kind.state_names() != o.groups[g].state_names() && o.steps_taken > 0 {
+                return Err(Error::value_help(
+                    format!("cudash does not change {key:?} of a group after its first step"),
+                    "set it when making the optimizer",
+                ));
+            }
+            o.groups[g] = kind;
+            Ok(())
+        }
     }
 }
 
@@ -956,6 +987,8 @@ pub(super) fn setting_of(v: &Value) -> Option<crate::autograd::optim::Setting> {
     use crate::autograd::optim::Setting;
     match v {
         Value::Bool(b) => Some(Setting::Bool(b.get())),
+        // `foreach`, `fused`: PyTorch's choice.
+        Value::None => Some(Setting::Maybe(None)),
         Value::Int(_) | Value::Float(_) => v.as_number().map(Setting::Number),
         v => match v.elements() {
             Some(Ok(items)) => match items.as_slice() {

@@ -235,6 +235,8 @@ fn param_group(o: &std::sync::Mutex<crate::autograd::optim::Optimizer>, g: usize
             Setting::Number(x) => float(x),
             Setting::Bool(b) => b.to_string(),
             Setting::Pair((a, b)) => format!("[{}, {}]", float(a), float(b)),
+            Setting::Maybe(None) => "none".into(),
+            Setting::Maybe(Some(b)) => b.to_string(),
         };
         parts.push(format!("{k:?}: {v}"));
     }

@@ -659,6 +659,18 @@ impl Interp {
             }
             _ => (recv, args),
         };
+        // A parameter group's dict methods that read (`g.keys()`,
+        // `g.items()`, `g.get("momentum", 0)`) read it as a dict; its
+        // settings change by `g[key] = v`.
+        if let Value::ParamGroup(g) = &recv {
+            if matches!(
+                name.name.as_str(),
+                "keys" | "items" | "values" | "get" | "copy"
+            ) {
+                let d = super::schedule::group_dict(&g.0, g.1);
+                return self.call_method(Value::Dict(d), name, args, span);
+            }
+        }
         let doc = docs::member(recv.kind(), &name.name)
             .filter(|_| !matches!(recv, Value::List(_)))
             .ok_or_else(|| no_member(&recv, name))?;
