@@ -3371,3 +3371,110 @@ fn cosine_similarity_module_is_pytorchs() {
         ]
     );
 }
+
+/// `inspect.signature` of a function (kinds, defaults, keyword-only after
+/// `*args`), a class (its `__init__`), a bound method, a dataclass and
+/// cudash's builtins under PyTorch's names (nanoGPT asks AdamW for
+/// `fused`); `isclass`/`isfunction`/`ismethod`. Expected lines: Python's.
+#[test]
+fn inspect_gives_signatures_as_python() {
+    let out = common::script_lines_on(
+        0,
+        "inspect_signature",
+        r#"import inspect
+import torch
+import torch.nn as nn
+from dataclasses import dataclass
+
+def f(a, b=2, *args, c, d=4, **kw):
+    pass
+
+class A:
+    def __init__(self, x, y=1):
+        pass
+    def m(self, z, w="s"):
+        pass
+
+@dataclass
+class Config:
+    n_layer: int = 12
+    bias: bool = True
+
+sig = inspect.signature(f)
+print(str(sig))
+print(list(sig.parameters))
+p = sig.parameters["d"]
+print(p.name, p.default, p.kind == inspect.Parameter.KEYWORD_ONLY, sig.parameters["b"].kind == p.POSITIONAL_OR_KEYWORD)
+print(sig.parameters["a"].default is inspect.Parameter.empty)
+print(inspect.signature(A), inspect.signature(A(1).m))
+print(list(inspect.signature(Config).parameters), inspect.signature(Config).parameters["n_layer"].default)
+print('fused' in inspect.signature(torch.optim.AdamW).parameters)
+print(inspect.signature(torch.optim.AdamW).parameters["betas"].default, inspect.signature(torch.optim.AdamW).parameters["lr"].default)
+print(inspect.isclass(A), inspect.isclass(f), inspect.isfunction(f), inspect.ismethod(A(1).m), inspect.isfunction(A(1).m), inspect.isclass(nn.Linear))
+print('bias' in inspect.signature(nn.Linear).parameters)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "(a, b=2, *args, c, d=4, **kw)",
+            "['a', 'b', 'args', 'c', 'd', 'kw']",
+            "d 4 True True",
+            "True",
+            "(x, y=1) (z, w='s')",
+            "['n_layer', 'bias'] 12",
+            "True",
+            "(0.9, 0.999) 0.001",
+            "True False True True False True",
+            "True"
+        ]
+    );
+}
+
+/// `str(self)` inside a class's `__repr__` calls its `__str__`, as Python's
+/// (it did not end: each text asked for the other).
+#[test]
+fn repr_may_call_str_of_itself() {
+    let out = common::script_lines_on(
+        0,
+        "repr_calls_str",
+        r#"class P:
+    def __init__(self, name):
+        self.name = name
+    def __str__(self):
+        return "*" + self.name
+    def __repr__(self):
+        return '<P "' + str(self) + '">'
+p = P("a")
+print(str(p))
+print(repr(p))
+print([p])
+print(p)
+print(f"{p}")
+"#,
+    );
+    assert_eq!(out, ["*a", "<P \"*a\">", "[<P \"*a\">]", "*a", "*a"]);
+}
+
+/// A weight tied to two modules (nanoGPT's `wte.weight = lm_head.weight`)
+/// stays one tensor through `.to("cuda")`, with no warning that it is held
+/// elsewhere (both holders are the model's).
+#[test]
+fn a_tied_weight_moves_without_a_warning() {
+    let out = common::script_lines_on(
+        1,
+        "tied_weight",
+        r#"import torch
+import torch.nn as nn
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(5, 3)
+        self.head = nn.Linear(3, 5, bias=False)
+        self.emb.weight = self.head.weight
+m = M().to('cuda')
+print(m.emb.weight is m.head.weight, m.emb.weight.device, len(list(m.parameters())))
+"#,
+    );
+    assert_eq!(out, ["True cuda:0 1"]);
+}

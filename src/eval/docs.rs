@@ -1468,6 +1468,8 @@ pub struct Param {
     pub variadic: bool,
     /// `**kwargs`: every keyword no other parameter takes.
     pub keywords: bool,
+    /// The default as the signature writes it (`0.001`, `(0.9, 0.999)`).
+    pub default: Option<&'static str>,
 }
 
 /// The parameters of a signature such as `zeros(*size, dtype=f32, device=cpu)`.
@@ -1485,14 +1487,15 @@ pub fn params(signature: &'static str) -> Vec<Param> {
             let variadic = p.starts_with('*') && !keywords;
             let p = p.trim_start_matches('*');
             let (name, default) = match p.split_once('=') {
-                Some((n, _)) => (n, true),
-                None => (p, false),
+                Some((n, d)) => (n, Some(d)),
+                None => (p, None),
             };
             Param {
                 name,
-                required: !default && !variadic && !keywords,
+                required: default.is_none() && !variadic && !keywords,
                 variadic,
                 keywords,
+                default,
             }
         })
         .collect()

@@ -55,7 +55,15 @@ impl Interp {
                     true => "__str__",
                     false => "__repr__",
                 };
-                texts.repr = self.dunder(v, o, "__repr__", said)?;
+                // `str(self)` inside the instance's own `__repr__` needs its
+                // `__str__` only (asking `__repr__` again would not end).
+                let inside_repr = self.reprs_running.contains(&key(o));
+                if !(inside_repr && texts.str.is_some()) {
+                    self.reprs_running.push(key(o));
+                    let r = self.dunder(v, o, "__repr__", said);
+                    self.reprs_running.pop();
+                    texts.repr = r?;
+                }
                 // An exception's own texts come from its `args`, as
                 // `BaseException.__str__` and `__repr__` make them.
                 if o.class.exception().is_some() {

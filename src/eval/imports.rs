@@ -102,6 +102,9 @@ pub static MODULES: &[PyModule] = &[
     PyModule { path: "string" },
     PyModule { path: "os.path" },
     PyModule { path: "gc" },
+    // What cudash's own Python modules (`stdlib/inspect.py`) ask of the
+    // interpreter.
+    PyModule { path: "_cudash" },
     PyModule { path: "sys" },
     PyModule { path: "random" },
     PyModule { path: "itertools" },
@@ -470,6 +473,12 @@ static TENSOR_FUNCTIONS: &[Native] = &[
 ];
 
 static NATIVES: &[Native] = &[
+    Native {
+        name: "_cudash.parameters",
+    },
+    Native {
+        name: "_cudash.kind",
+    },
     Native {
         name: "torch.finfo",
     },
@@ -931,7 +940,8 @@ fn python_modules() -> String {
     MODULES
         .iter()
         .filter(|m| {
-            !m.path.starts_with("torch") && !m.path.contains('.') && !m.path.starts_with("__")
+            // `__future__`, and cudash's own `_cudash`.
+            !m.path.starts_with("torch") && !m.path.contains('.') && !m.path.starts_with('_')
         })
         .map(|m| m.path)
         // `torch.distributions` is one of torch's parts, not Python's.
@@ -1311,6 +1321,9 @@ impl Interp {
         }
         if super::torch_info::NAMES.contains(&f.name) {
             return self.call_torch_info(f.name, args, span);
+        }
+        if super::inspect::NAMES.contains(&f.name) {
+            return self.call_inspect(f.name, args, span);
         }
         if f.name.starts_with("glob.") {
             return glob_call(&args, span);

@@ -34,6 +34,7 @@ mod globals;
 mod grad;
 mod hooks;
 pub mod imports;
+mod inspect;
 mod itertools;
 mod json;
 mod literal;
@@ -180,6 +181,9 @@ pub struct Interp {
     /// The errors whose `except` blocks are running, innermost last (what a
     /// bare `raise` raises again).
     handling: Vec<crate::error::Diagnostic>,
+    /// The instances whose `__repr__` is running (`dunder_text`): a
+    /// `str(self)` in it calls `__str__` alone, as Python's does.
+    reprs_running: Vec<usize>,
     /// Whether a top-level expression statement shows its value (the REPL,
     /// a transcript); off when a file runs as Python runs one.
     echo: bool,
@@ -221,6 +225,7 @@ impl Interp {
             partial_line: String::new(),
             partial_err: String::new(),
             handling: Vec::new(),
+            reprs_running: Vec::new(),
             shown_after: None,
             hooks,
             warned: Vec::new(),

@@ -627,6 +627,20 @@ pub(crate) fn module_to(
             None,
         )));
     }
+    // How many of the model's slots hold each parameter (by address): a
+    // weight tied to two modules (nanoGPT's `wte.weight = lm_head.weight`)
+    // is held by both, not elsewhere.
+    let mut slots: Vec<usize> = Vec::new();
+    for (_, module) in module::named_modules(m, "") {
+        let module = lock(&module);
+        slots.extend(
+            module
+                .parameters
+                .iter()
+                .flat_map(|(_, p)| p)
+                .map(|t| Arc::as_ptr(t) as usize),
+        );
+    }
     let rt = &mut me.rt;
     let mut held_elsewhere = 0;
     module::apply_tensors(m, &mut |t, is_param| {
@@ -649,7 +663,11 @@ pub(crate) fn module_to(
         crate::autograd::optim::replace_param(t, &p);
         // The module's slot holds it; anything more is a name or a list
         // that will keep the old tensor.
-        if Arc::strong_count(t) > 1 {
+        let held_by_model = slots
+            .iter()
+            .filter(|&&a| a == Arc::as_ptr(t) as usize)
+            .count();
+        if Arc::strong_count(t) > held_by_model.max(1) {
             held_elsewhere += 1;
         }
         if let Some(g) = meta::meta(t).and_then(|r| r.grad()) {
