@@ -756,10 +756,11 @@ fn generators_run_as_next_asks() {
         ("TypeError", "cannot pickle 'generator' object")
     );
     // What is not there yet says so where it is met.
-    let (_, message) =
-        common::err("def g():\n    try:\n        yield 1\n    finally:\n        pass\nnext(g())");
+    let (_, message) = common::err(
+        "import torch\ndef g():\n    with torch.autocast('cpu'):\n        yield 1\nnext(g())",
+    );
     assert!(
-        message.contains("not yet inside `with`, `try`"),
+        message.contains("a generator's `with` takes an object with `__enter__`"),
         "{message}"
     );
 }
@@ -3477,4 +3478,413 @@ print(m.emb.weight is m.head.weight, m.emb.weight.device, len(list(m.parameters(
 "#,
     );
     assert_eq!(out, ["True cuda:0 1"]);
+}
+
+/// A generator yields inside `try` (its handlers, `else` and `finally`
+/// run as the body is resumed; `return`, `break` and `continue` leave
+/// through `finally`; a bare `raise` in a handler) and inside `with` (an
+/// object's `__enter__`/`__exit__`, which may swallow the error, a file,
+/// `torch.no_grad()` kept while suspended, as Python's). Expected lines:
+/// Python's.
+#[test]
+fn generators_yield_inside_try_and_with() {
+    let out = common::script_lines_on(
+        0,
+        "generator_try_with",
+        r#"def g():
+    print("before")
+    try:
+        yield 1
+        yield 2
+    finally:
+        print("cleanup")
+    print("after")
+print(list(g()))
+
+def h():
+    for i in range(4):
+        try:
+            if i == 1:
+                raise ValueError("one")
+            if i == 3:
+                break
+            yield i
+        except ValueError as e:
+            print("caught", e)
+            yield -1
+        else:
+            print("else", i)
+        finally:
+            print("finally", i)
+    yield 99
+print(list(h()))
+
+def r():
+    try:
+        yield "a"
+        return
+    finally:
+        print("finally on return")
+    yield "never"
+print(list(r()))
+
+def c():
+    for i in range(3):
+        try:
+            if i == 1:
+                continue
+            yield i
+        finally:
+            print("f", i)
+print(list(c()))
+
+class Ctx:
+    def __init__(self, name, swallow=False):
+        self.name = name
+        self.swallow = swallow
+    def __enter__(self):
+        print("enter", self.name)
+        return self.name.upper()
+    def __exit__(self, typ, val, tb):
+        print("exit", self.name, typ is None, val)
+        return self.swallow
+
+def w():
+    with Ctx("a") as x:
+        yield x
+        with Ctx("b", swallow=True):
+            yield "inner"
+            raise KeyError("k")
+        yield "after b"
+    yield "done"
+print(list(w()))
+
+def bad():
+    try:
+        yield 1
+        raise RuntimeError("boom")
+    except KeyError:
+        print("wrong handler")
+    finally:
+        print("finally bad")
+try:
+    print(list(bad()))
+except RuntimeError as e:
+    print("outer caught", e)
+
+def reraise():
+    try:
+        yield 1
+        raise ValueError("v")
+    except ValueError:
+        print("handling")
+        raise
+try:
+    list(reraise())
+except ValueError as e:
+    print("re-raised", e)
+
+import torch
+def nograd():
+    with torch.no_grad():
+        yield torch.is_grad_enabled()
+    yield torch.is_grad_enabled()
+print(list(nograd()), torch.is_grad_enabled())
+
+with open("lines.txt", "w") as f:
+    f.write("x\ny\nz\n")
+def read_lines(path):
+    with open(path) as f:
+        for line in f:
+            yield line.strip()
+print(list(read_lines("lines.txt")))
+
+def nested():
+    try:
+        try:
+            yield 1
+            raise ValueError("in")
+        finally:
+            print("inner finally")
+    except ValueError as e:
+        print("outer except", e)
+        yield 2
+    finally:
+        print("outer finally")
+print(list(nested()))
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "before",
+            "cleanup",
+            "after",
+            "[1, 2]",
+            "else 0",
+            "finally 0",
+            "caught one",
+            "finally 1",
+            "else 2",
+            "finally 2",
+            "finally 3",
+            "[0, -1, 2, 99]",
+            "finally on return",
+            "['a']",
+            "f 0",
+            "f 1",
+            "f 2",
+            "[0, 2]",
+            "enter a",
+            "enter b",
+            "exit b False 'k'",
+            "exit a True None",
+            "['A', 'inner', 'after b', 'done']",
+            "finally bad",
+            "outer caught boom",
+            "handling",
+            "re-raised v",
+            "[False, True] True",
+            "['x', 'y', 'z']",
+            "inner finally",
+            "outer except in",
+            "outer finally",
+            "[1, 2]"
+        ]
+    );
+}
+
+/// A generator only a `for` loop holds is closed when the loop is left
+/// early (`break`, `return`, an error): its `finally` runs then, as
+/// CPython's; one a variable holds goes on. Expected lines: Python's.
+#[test]
+fn a_loop_left_early_closes_its_generator() {
+    let out = common::script_lines_on(
+        0,
+        "generator_close",
+        r#"def gen(name):
+    try:
+        for i in range(5):
+            yield i
+    finally:
+        print("closed", name)
+
+for x in gen("temp"):
+    if x == 1:
+        break
+print("after loop 1")
+
+g = gen("held")
+for x in g:
+    if x == 1:
+        break
+print("after loop 2", next(g), list(g))
+
+def f():
+    for i, x in enumerate(gen("in f")):
+        if i == 2:
+            return x
+print("f gave", f())
+
+try:
+    for x in gen("error"):
+        if x == 2:
+            raise ValueError("stop")
+except ValueError:
+    print("caught")
+
+for x in gen("full"):
+    pass
+print("end")
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "closed temp",
+            "after loop 1",
+            "closed held",
+            "after loop 2 2 [3, 4]",
+            "closed in f",
+            "f gave 2",
+            "closed error",
+            "caught",
+            "closed full",
+            "end"
+        ]
+    );
+}
+
+/// `contextlib`: `@contextmanager` (entered, left, an error of the block
+/// raised at its `yield` and swallowed or not, as a decorator, a
+/// generator that does not stop), `nullcontext`, `suppress`; a
+/// generator's `throw` and `close`. Expected lines: Python's.
+#[test]
+fn contextlib_runs_its_generators_as_python() {
+    let out = common::script_lines_on(
+        0,
+        "contextlib_managers",
+        r#"import time
+from contextlib import contextmanager, nullcontext, suppress
+import contextlib
+import torch
+
+@contextmanager
+def tag(name):
+    print("enter", name)
+    try:
+        yield name.upper()
+    finally:
+        print("leave", name)
+
+with tag("a") as t:
+    print("inside", t)
+
+try:
+    with tag("b"):
+        raise ValueError("bad")
+except ValueError as e:
+    print("propagated", e)
+
+@contextmanager
+def swallow():
+    try:
+        yield
+    except KeyError as e:
+        print("swallowed", e)
+
+with swallow():
+    raise KeyError("k")
+print("went on")
+
+@contextmanager
+def evaluating(model):
+    was = model.training
+    model.eval()
+    try:
+        yield model
+    finally:
+        model.train(was)
+
+m = torch.nn.Linear(2, 2)
+with evaluating(m):
+    print("training?", m.training)
+print("training after?", m.training)
+
+@contextmanager
+def no_grad_here():
+    with torch.no_grad():
+        yield
+with no_grad_here():
+    print("grad", torch.is_grad_enabled())
+print("grad", torch.is_grad_enabled())
+
+ctx = nullcontext()
+with ctx:
+    print("null")
+with nullcontext(5) as five:
+    print(five)
+with suppress(FileNotFoundError, KeyError):
+    {}["missing"]
+print("suppressed")
+
+@tag("deco")
+def work(x):
+    print("work", x)
+    return x * 2
+print(work(3))
+
+@contextmanager
+def bad():
+    yield 1
+    yield 2
+try:
+    with bad():
+        pass
+except RuntimeError as e:
+    print("RuntimeError", e)
+
+def g():
+    try:
+        yield 1
+        yield 2
+    except ValueError as e:
+        print("gen caught", e)
+        yield 3
+it = g()
+print(next(it), it.throw(ValueError("x")))
+it.close()
+print(list(it))
+with contextlib.nullcontext():
+    print("module spelling")
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "enter a",
+            "inside A",
+            "leave a",
+            "enter b",
+            "leave b",
+            "propagated bad",
+            "swallowed 'k'",
+            "went on",
+            "training? False",
+            "training after? True",
+            "grad False",
+            "grad True",
+            "null",
+            "5",
+            "suppressed",
+            "enter deco",
+            "work 3",
+            "leave deco",
+            "6",
+            "RuntimeError generator didn't stop",
+            "gen caught x",
+            "1 3",
+            "[]",
+            "module spelling"
+        ]
+    );
+}
+
+/// Python's numbers divided by zero raise ZeroDivisionError in Python's
+/// words (an ArithmeticError), where a tensor's division gives inf or nan.
+/// Expected lines: Python's.
+#[test]
+fn numbers_divided_by_zero_raise_zero_division_error() {
+    let out = common::script_lines_on(
+        0,
+        "zero_division",
+        r#"for f in [lambda: 1 / 0, lambda: 1 // 0, lambda: 1 % 0, lambda: 1.0 / 0, lambda: 1.0 // 0, lambda: 1.0 % 0, lambda: 0 ** -1, lambda: 0.0 ** -1.5]:
+    try:
+        f()
+    except ZeroDivisionError as e:
+        print(type(e).__name__, e)
+    except ArithmeticError as e:
+        print("arith", e)
+try:
+    x = 5 / 0
+except ArithmeticError:
+    print("ArithmeticError catches it")
+print(2 ** -1, 0 ** 0, 0.0 ** 0, 7 // 2, -7 % 3, 1e308 * 10)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "ZeroDivisionError division by zero",
+            "ZeroDivisionError integer division or modulo by zero",
+            "ZeroDivisionError integer modulo by zero",
+            "ZeroDivisionError float division by zero",
+            "ZeroDivisionError float floor division by zero",
+            "ZeroDivisionError float modulo",
+            "ZeroDivisionError 0.0 cannot be raised to a negative power",
+            "ZeroDivisionError 0.0 cannot be raised to a negative power",
+            "ArithmeticError catches it",
+            "0.5 1 1.0 3 2 inf"
+        ]
+    );
 }

@@ -82,6 +82,94 @@ impl Interp {
         }
     }
 
+    /// A generator's `with e as target:` entered (its block then runs as
+    /// the generator's other blocks do, suspended at each `yield` with the
+    /// context still entered, as Python's): what leaving it takes.
+    pub(super) fn enter_with(
+        &mut self,
+        e: &Expr,
+        target: Option<&Target>,
+    ) -> Result<super::value::WithExit, Diagnostic> {
+        use super::value::WithExit;
+        let context = self.eval(e, 0)?;
+        let context = self.resolve(context);
+        let (exit, entered) = match &context {
+            Value::Object(_) | Value::Module(_) => {
+                let entered = self.context_method(&context, "__enter__", Vec::new(), e.span)?;
+                (WithExit::Object(context.clone(), e.span), entered)
+            }
+            Value::File(f) => (WithExit::File(Arc::clone(f)), context.clone()),
+            Value::GradMode(on) => {
+                let setting = on.get();
+                let saved = std::mem::replace(&mut self.grad.enabled, setting.enabled);
+                (WithExit::Grad(setting.restore.unwrap_or(saved)), Value::None)
+            }
+            Value::Device(d) if d.get().is_cuda() => {
+                let Device::Cuda(n) = d.get() else {
+                    unreachable!("checked")
+                };
+                let saved = std::mem::replace(&mut self.rt.current_device, n);
+                (WithExit::Device(saved), Value::None)
+            }
+            other => {
+                return Err(Error::Module {
+                    class: "NotImplementedError",
+                    message: format!(
+                        "a generator's `with` takes an object with `__enter__` and `__exit__`, a file, \
+                         a CUDA device or `torch.no_grad()`; not yet {}",
+                        other.type_name()
+                    ),
+                    help: Some("yield outside the `with` block".into()),
+                }
+                .at(e.span))
+            }
+        };
+        if let Some(t) = target {
+            self.bind_target(t, entered, e.span)?;
+        }
+        Ok(exit)
+    }
+
+    /// Leaves a generator's `with` (`raised`: the error leaving it): true
+    /// when the object's `__exit__` swallowed that error.
+    pub(super) fn leave_with(
+        &mut self,
+        exit: super::value::WithExit,
+        raised: Option<&Diagnostic>,
+    ) -> Result<bool, Diagnostic> {
+        use super::value::WithExit;
+        match exit {
+            WithExit::Object(context, span) => {
+                let arg = |value| ArgVal::positional(value, span);
+                let args = match raised {
+                    Some(d) if !matches!(d.error, Error::Interrupted) => {
+                        let value = super::exceptions::exception_value(d);
+                        let class = match &value {
+                            Value::Exception(x) => Value::ExcClass(x.class),
+                            _ => Value::None,
+                        };
+                        vec![arg(class), arg(value), arg(Value::None)]
+                    }
+                    _ => vec![arg(Value::None), arg(Value::None), arg(Value::None)],
+                };
+                let swallow = self.context_method(&context, "__exit__", args, span)?;
+                Ok(raised.is_some() && self.truth(&swallow, span)?)
+            }
+            WithExit::File(f) => {
+                lock(&f).close();
+                Ok(false)
+            }
+            WithExit::Grad(on) => {
+                self.grad.enabled = on;
+                Ok(false)
+            }
+            WithExit::Device(n) => {
+                self.rt.current_device = n;
+                Ok(false)
+            }
+        }
+    }
+
     /// `with obj as x:` for an object of the program's: `x` is what
     /// `obj.__enter__()` returns; `obj.__exit__(type, value, traceback)`
     /// runs after the block, with the error's class and value when the

@@ -139,6 +139,28 @@ impl Interp {
         Err(d)
     }
 
+    /// The first handler of `t` that takes `d` (a generator's `try`, whose
+    /// handler then runs as its body's blocks do).
+    pub(super) fn handler_for(
+        &mut self,
+        t: &Try,
+        d: &Diagnostic,
+    ) -> Result<Option<usize>, Diagnostic> {
+        for (k, h) in t.handlers.iter().enumerate() {
+            let takes = match &h.classes {
+                None => true,
+                Some(e) => {
+                    let classes = self.eval(e, 0)?;
+                    self.catches(&classes, &d.error, e)?
+                }
+            };
+            if takes {
+                return Ok(Some(k));
+            }
+        }
+        Ok(None)
+    }
+
     /// Does `except <classes>` take `raised`?
     fn catches(&mut self, classes: &Value, raised: &Error, e: &Expr) -> Result<bool, Diagnostic> {
         match classes {
@@ -199,19 +221,31 @@ impl Interp {
                 .at(span),
             });
         };
-        let (class, message) = match self.eval(e, 0)? {
+        let v = self.eval(e, 0)?;
+        Err(self.raise_value(v, span, e.span)?)
+    }
+
+    /// The error `raise v` raises at `span` (`at`: where `v` was written,
+    /// for the TypeError of a value that is no exception).
+    pub(super) fn raise_value(
+        &mut self,
+        v: Value,
+        span: crate::lang::Span,
+        at: crate::lang::Span,
+    ) -> Result<Diagnostic, Diagnostic> {
+        let (class, message) = match v {
             Value::ExcClass(c) => (c.name, String::new()),
             Value::Exception(x) => (x.class.name, x.message.clone()),
             // `raise TrainingError` (the class: an instance made with no
             // arguments) or `raise TrainingError("...")`.
             Value::Class(c) if c.exception().is_some() => {
-                let v = self.instantiate(&c, Vec::new(), e.span)?;
-                return Err(self.raised(v, span)?);
+                let v = self.instantiate(&c, Vec::new(), at)?;
+                return self.raised(v, span);
             }
             v @ Value::Object(_)
                 if super::value::class_of(&v).is_some_and(|c| c.exception().is_some()) =>
             {
-                return Err(self.raised(v, span)?);
+                return self.raised(v, span);
             }
             other => {
                 return Err(Error::Module {
@@ -222,10 +256,10 @@ impl Interp {
                     ),
                     help: None,
                 }
-                .at(e.span))
+                .at(at))
             }
         };
-        Err(Error::Module {
+        Ok(Error::Module {
             class,
             message,
             help: None,

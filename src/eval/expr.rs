@@ -1210,6 +1210,18 @@ fn overflow() -> Error {
     )
 }
 
+/// Python's ZeroDivisionError, in its words.
+fn zero_division(message: &str) -> Error {
+    Error::Module {
+        class: "ZeroDivisionError",
+        message: message.into(),
+        help: Some(
+            "a divisor of 0 has no result for Python's numbers (a tensor's gives inf or nan)"
+                .into(),
+        ),
+    }
+}
+
 /// Python-like arithmetic on plain numbers.
 fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
     use Scalar::*;
@@ -1266,12 +1278,16 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
             BinaryOp::Sub => i.checked_sub(j),
             BinaryOp::Mul => i.checked_mul(j),
             BinaryOp::Pow if j >= 0 => u32::try_from(j).ok().and_then(|j| i.checked_pow(j)),
+            BinaryOp::Pow if i == 0 => {
+                return Err(zero_division("0.0 cannot be raised to a negative power"))
+            }
             BinaryOp::Pow => return Ok(Value::float(x.powf(y))),
             BinaryOp::FloorDiv | BinaryOp::Rem | BinaryOp::Div if j == 0 => {
-                return Err(Error::value_help(
-                    "division by zero",
-                    "a divisor of 0 has no result",
-                ));
+                return Err(zero_division(match op {
+                    BinaryOp::Div => "division by zero",
+                    BinaryOp::FloorDiv => "integer division or modulo by zero",
+                    _ => "integer modulo by zero",
+                }));
             }
             // i64::MIN // -1 does not fit.
             BinaryOp::FloorDiv if i == i64::MIN && j == -1 => None,
@@ -1280,6 +1296,18 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
             _ => return Ok(Value::float(x / y)),
         };
         return r.map(Value::Int).ok_or_else(overflow);
+    }
+    // Python's floats raise where IEEE would give inf or nan (tensors do not).
+    match op {
+        BinaryOp::Div if y == 0.0 => return Err(zero_division("float division by zero")),
+        BinaryOp::FloorDiv if y == 0.0 => {
+            return Err(zero_division("float floor division by zero"))
+        }
+        BinaryOp::Rem if y == 0.0 => return Err(zero_division("float modulo")),
+        BinaryOp::Pow if x == 0.0 && y < 0.0 => {
+            return Err(zero_division("0.0 cannot be raised to a negative power"))
+        }
+        _ => {}
     }
     Ok(Value::float(match op {
         BinaryOp::Add => x + y,

@@ -14,13 +14,23 @@ use std::sync::{Arc, Mutex};
 
 use super::flow::Flow;
 use super::function::{Frame, MAX_CALLS};
-use super::value::{Function, Generator, Level, LoopItems, PyIterator, Repeat};
+use super::value::{Exit, Function, Generator, Level, LoopItems, PyIterator, Repeat, TryState};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{Block, ForIter, StmtKind};
 use crate::lang::resolve::stmt_yields;
 use crate::lang::Span;
 use crate::runtime::lock::lock;
+
+/// What one step of a generator's body came to.
+enum Step {
+    /// On to the next statement.
+    Go,
+    /// An item for the consumer: the body stops here.
+    Yield(Value),
+    /// A `return`, `break` or `continue` leaving blocks.
+    Leave(Exit),
+}
 
 /// Where statement `at` of a loop's or a branch's block is not found: the
 /// body is the function's, never changed, so this is a fault of this file.
@@ -29,6 +39,7 @@ const LOST: &str = "internal error: a generator lost its place in its body";
 impl Generator {
     pub(super) fn new(function: Arc<Function>, slots: Vec<Option<Value>>) -> Generator {
         Generator {
+            entry: None,
             cells: super::function::new_cells(&function, &slots),
             function,
             slots,
@@ -97,108 +108,249 @@ impl Generator {
         }
     }
 
-    /// The body from where it stopped to its next `yield`.
+    /// Python's `close()` of a generator left before its end: its body
+    /// leaves its blocks as a `return` would (Python raises `GeneratorExit`
+    /// at the `yield`), so that its `finally` blocks run and its `with`
+    /// blocks are left; a `yield` on the way is Python's RuntimeError.
+    fn close(&mut self, it: &mut Interp, span: Span) -> Result<(), Diagnostic> {
+        if self.done() || self.levels.len() == 1 && self.levels[0].at == 0 {
+            self.levels.clear();
+            return Ok(());
+        }
+        self.entry = Some(Exit::Return);
+        let r = self.resume(it, span);
+        self.entry = None;
+        match r? {
+            None => Ok(()),
+            Some(_) => Err(Error::Module {
+                class: "RuntimeError",
+                message: "generator ignored GeneratorExit".into(),
+                help: Some(
+                    "a generator closed before its end must not yield in its `finally`".into(),
+                ),
+            }
+            .at(span)),
+        }
+    }
+
+    /// The body from where it stopped to its next `yield`: statements run
+    /// one at a time; an error, a `return`, `break` or `continue` leaves
+    /// blocks outward through `unwind` (a `try`'s handlers and `finally`,
+    /// a `with`'s exit on the way).
     fn run(&mut self, it: &mut Interp, body: &Block) -> Result<Option<Value>, Diagnostic> {
+        if let Some(exit) = self.entry.take() {
+            self.unwind(it, body, exit)?;
+        }
+        loop {
+            if self.done() {
+                return Ok(None);
+            }
+            let exit = match self.step(it, body) {
+                Ok(Step::Yield(v)) => return Ok(Some(v)),
+                Ok(Step::Go) => continue,
+                Ok(Step::Leave(exit)) => exit,
+                Err(d) if matches!(d.error, Error::Interrupted) => return Err(d),
+                Err(d) => Exit::Raise(d),
+            };
+            self.unwind(it, body, exit)?;
+        }
+    }
+
+    /// One statement of the innermost block (or that block's end).
+    fn step(&mut self, it: &mut Interp, body: &Block) -> Result<Step, Diagnostic> {
+        let Some(level) = self.levels.last_mut() else {
+            return Ok(Step::Go);
+        };
+        if let Repeat::YieldFrom(items) = &mut level.repeat {
+            return match next_of(it, items, Span::from(0..0))? {
+                Some(v) => Ok(Step::Yield(v)),
+                None => {
+                    self.levels.pop();
+                    Ok(Step::Go)
+                }
+            };
+        }
+        let block = block_of(body, &self.levels)?;
+        let level = self.levels.last_mut().expect("checked above");
+        let at = level.at;
+        let Some(s) = block.get(at) else {
+            self.next_round(it, body)?;
+            return Ok(Step::Go);
+        };
+        level.at += 1;
+        if !stmt_yields(&s.kind) {
+            // A bare `raise` in a handler raises what the handler took.
+            let caught: Vec<Diagnostic> = self
+                .levels
+                .iter()
+                .filter_map(|l| match &l.repeat {
+                    Repeat::Try(t) => t.caught.clone(),
+                    _ => None,
+                })
+                .collect();
+            let n = caught.len();
+            it.handling.extend(caught);
+            let flow = it.exec(s);
+            it.handling.truncate(it.handling.len() - n);
+            return Ok(match flow? {
+                Flow::Next => Step::Go,
+                Flow::Return => Step::Leave(Exit::Return),
+                Flow::Break => Step::Leave(Exit::Break),
+                Flow::Continue => Step::Leave(Exit::Continue),
+            });
+        }
+        it.enter(s.span)?;
+        let enter = |repeat, branch| Level {
+            stmt: at,
+            branch,
+            at: 0,
+            repeat,
+        };
+        match &s.kind {
+            StmtKind::Yield {
+                value: Some(e),
+                from: true,
+            } => {
+                let v = it.eval(e, 0)?;
+                let items = items_of(it, v, e.span)?;
+                self.levels.push(enter(Repeat::YieldFrom(items), 0));
+            }
+            StmtKind::Yield { value, .. } => {
+                return match value {
+                    Some(e) => it.eval(e, 0).map(Step::Yield),
+                    None => Ok(Step::Yield(Value::None)),
+                }
+            }
+            StmtKind::If(branches, otherwise) => {
+                let mut taken = None;
+                for (k, (c, _)) in branches.iter().enumerate() {
+                    if it.condition(c, 0)? {
+                        taken = Some(k);
+                        break;
+                    }
+                }
+                match (taken, otherwise) {
+                    (Some(k), _) => self.levels.push(enter(Repeat::Once, k)),
+                    (None, Some(_)) => self.levels.push(enter(Repeat::Once, branches.len())),
+                    (None, None) => {}
+                }
+            }
+            StmtKind::For(_, iter, b) => {
+                let items = match iter {
+                    ForIter::Range(lo, hi) => LoopItems::Counted {
+                        next: it.eval_int(lo, 0, "the start of a range")?,
+                        end: it.eval_int(hi, 0, "the end of a range")?,
+                    },
+                    ForIter::Each(e) => {
+                        let v = it.eval(e, 0)?;
+                        items_of(it, v, e.span)?
+                    }
+                };
+                // Entered at its end: the first round binds the first item.
+                let mut level = enter(Repeat::For(items), 0);
+                level.at = b.len();
+                self.levels.push(level);
+            }
+            StmtKind::While(_, b) => {
+                let mut level = enter(Repeat::While, 0);
+                level.at = b.len();
+                self.levels.push(level);
+            }
+            StmtKind::Try(_) => self.levels.push(enter(Repeat::Try(TryState::default()), 0)),
+            StmtKind::With(e, target, _) => {
+                let exit = it.enter_with(e, target.as_ref())?;
+                self.levels.push(enter(Repeat::With(exit), 0));
+            }
+            _ => {
+                return Err(Error::Module {
+                    class: "NotImplementedError",
+                    message: "cudash's generators yield in their body, its loops, `if`s, `try`s \
+                              and `with`s; not yet inside cudash's own blocks"
+                        .into(),
+                    help: Some("yield outside the block, or make a list and return it".into()),
+                }
+                .at(s.span))
+            }
+        }
+        Ok(Step::Go)
+    }
+
+    /// Leaves blocks outward as `exit` asks: a loop ends at `break` (its
+    /// next round at `continue`); a `try` whose body raised runs the first
+    /// handler that takes the error, else its `finally` with the exit kept
+    /// for after it; a `with` leaves its context (an object's `__exit__`
+    /// may swallow the error). An error no block takes is the generator's.
+    fn unwind(&mut self, it: &mut Interp, body: &Block, exit: Exit) -> Result<(), Diagnostic> {
         loop {
             let Some(level) = self.levels.last_mut() else {
-                return Ok(None);
+                return match exit {
+                    Exit::Raise(d) => Err(d),
+                    _ => Ok(()),
+                };
             };
-            if let Repeat::YieldFrom(items) = &mut level.repeat {
-                match next_of(it, items, Span::from(0..0))? {
-                    Some(v) => return Ok(Some(v)),
-                    None => {
-                        self.levels.pop();
-                        continue;
-                    }
+            match (&mut level.repeat, &exit) {
+                (Repeat::For(_) | Repeat::While, Exit::Break) => {
+                    self.levels.pop();
+                    return Ok(());
                 }
-            }
-            let block = block_of(body, &self.levels)?;
-            let level = self.levels.last_mut().expect("checked above");
-            let at = level.at;
-            let Some(s) = block.get(at) else {
-                self.next_round(it, body)?;
-                continue;
-            };
-            level.at += 1;
-            if !stmt_yields(&s.kind) {
-                match it.exec(s)? {
-                    Flow::Next => {}
-                    Flow::Return => return Ok(None),
-                    Flow::Break => self.leave_loop(true),
-                    Flow::Continue => self.leave_loop(false),
+                (Repeat::For(_) | Repeat::While, Exit::Continue) => {
+                    level.at = usize::MAX;
+                    return Ok(());
                 }
-                continue;
-            }
-            it.enter(s.span)?;
-            let enter = |repeat, branch| Level {
-                stmt: at,
-                branch,
-                at: 0,
-                repeat,
-            };
-            match &s.kind {
-                StmtKind::Yield {
-                    value: Some(e),
-                    from: true,
-                } => {
-                    let v = it.eval(e, 0)?;
-                    let items = items_of(it, v, e.span)?;
-                    self.levels.push(enter(Repeat::YieldFrom(items), 0));
-                }
-                StmtKind::Yield { value, .. } => {
-                    return match value {
-                        Some(e) => it.eval(e, 0).map(Some),
-                        None => Ok(Some(Value::None)),
-                    }
-                }
-                StmtKind::If(branches, otherwise) => {
-                    let mut taken = None;
-                    for (k, (c, _)) in branches.iter().enumerate() {
-                        if it.condition(c, 0)? {
-                            taken = Some(k);
-                            break;
-                        }
-                    }
-                    match (taken, otherwise) {
-                        (Some(k), _) => self.levels.push(enter(Repeat::Once, k)),
-                        (None, Some(_)) => self.levels.push(enter(Repeat::Once, branches.len())),
-                        (None, None) => {}
-                    }
-                }
-                StmtKind::For(_, iter, b) => {
-                    let items = match iter {
-                        ForIter::Range(lo, hi) => LoopItems::Counted {
-                            next: it.eval_int(lo, 0, "the start of a range")?,
-                            end: it.eval_int(hi, 0, "the end of a range")?,
-                        },
-                        ForIter::Each(e) => {
-                            let v = it.eval(e, 0)?;
-                            items_of(it, v, e.span)?
-                        }
+                (Repeat::Try(_), _) => {
+                    let n = self.levels.len();
+                    let outer = block_of(body, &self.levels[..n - 1])?;
+                    let level = self.levels.last_mut().expect("a level");
+                    let Some(StmtKind::Try(t)) = outer.get(level.stmt).map(|s| &s.kind) else {
+                        return Err(Error::value(LOST).at(Span::from(0..0)));
                     };
-                    // Entered at its end: the first round binds the first item.
-                    let mut level = enter(Repeat::For(items), 0);
-                    level.at = b.len();
-                    self.levels.push(level);
+                    let finally = t.handlers.len() + 2;
+                    if level.branch == 0 {
+                        if let Exit::Raise(d) = &exit {
+                            if let Some(k) = it.handler_for(t, d)? {
+                                let Exit::Raise(d) = exit else { unreachable!() };
+                                if let Some(name) = &t.handlers[k].name {
+                                    it.set_var(name, super::exceptions::exception_value(&d));
+                                }
+                                level.branch = 1 + k;
+                                level.at = 0;
+                                level.repeat = Repeat::Try(TryState {
+                                    caught: Some(d),
+                                    pending: None,
+                                });
+                                return Ok(());
+                            }
+                        }
+                    }
+                    if t.finally.is_some() && level.branch != finally {
+                        level.branch = finally;
+                        level.at = 0;
+                        level.repeat = Repeat::Try(TryState {
+                            caught: None,
+                            pending: Some(exit),
+                        });
+                        return Ok(());
+                    }
+                    self.levels.pop();
                 }
-                StmtKind::While(_, b) => {
-                    let mut level = enter(Repeat::While, 0);
-                    level.at = b.len();
-                    self.levels.push(level);
+                (Repeat::With(_), _) => {
+                    let Some(Level {
+                        repeat: Repeat::With(w),
+                        ..
+                    }) = self.levels.pop()
+                    else {
+                        unreachable!("matched above")
+                    };
+                    let raised = match &exit {
+                        Exit::Raise(d) => Some(d),
+                        _ => None,
+                    };
+                    if it.leave_with(w, raised)? {
+                        return Ok(()); // the error swallowed: on after the block
+                    }
                 }
                 _ => {
-                    return Err(Error::Module {
-                        class: "NotImplementedError",
-                        message:
-                            "cudash's generators yield in their body, its loops and its `if`s; \
-                                  not yet inside `with`, `try` or cudash's blocks"
-                                .into(),
-                        help: Some(
-                            "yield outside the `with` or `try`, or make a list and return it"
-                                .into(),
-                        ),
-                    }
-                    .at(s.span))
+                    self.levels.pop();
                 }
             }
         }
@@ -210,6 +362,43 @@ impl Generator {
         let n = self.levels.len();
         let outer = block_of(body, &self.levels[..n - 1])?;
         let level = self.levels.last_mut().expect("a level ended");
+        // A `try` part's end: on to its `else` (after the body) and its
+        // `finally`; a `finally`'s end: on with what left the block.
+        if let (Repeat::Try(state), Some(StmtKind::Try(t))) =
+            (&mut level.repeat, outer.get(level.stmt).map(|s| &s.kind))
+        {
+            let h = t.handlers.len();
+            let next = match level.branch {
+                0 if t.orelse.is_some() => Some(h + 1),
+                b if b < h + 2 && t.finally.is_some() => Some(h + 2),
+                _ => None,
+            };
+            match next {
+                Some(b) => {
+                    level.branch = b;
+                    level.at = 0;
+                    *state = TryState::default();
+                }
+                None => {
+                    let pending = state.pending.take();
+                    self.levels.pop();
+                    if let Some(exit) = pending {
+                        self.unwind(it, body, exit)?;
+                    }
+                }
+            }
+            return Ok(());
+        }
+        if let Repeat::With(_) = &level.repeat {
+            if let Some(Level {
+                repeat: Repeat::With(w),
+                ..
+            }) = self.levels.pop()
+            {
+                it.leave_with(w, None)?;
+            }
+            return Ok(());
+        }
         let again = match (&mut level.repeat, outer.get(level.stmt).map(|s| &s.kind)) {
             (Repeat::For(items), Some(StmtKind::For(targets, iter, _))) => {
                 let span = match iter {
@@ -232,24 +421,6 @@ impl Generator {
         }
         Ok(())
     }
-
-    /// `break` (`out`) or `continue` ran in a block of the innermost loop:
-    /// the blocks inside the loop are left, and the loop with them
-    /// (`break`) or its round (`continue`).
-    fn leave_loop(&mut self, out: bool) {
-        while let Some(level) = self.levels.last_mut() {
-            match level.repeat {
-                Repeat::For(_) | Repeat::While => {
-                    match out {
-                        true => drop(self.levels.pop()),
-                        false => level.at = usize::MAX,
-                    }
-                    return;
-                }
-                _ => drop(self.levels.pop()),
-            }
-        }
-    }
 }
 
 /// The block the innermost of `levels` runs: the body, then each level's
@@ -264,6 +435,16 @@ fn block_of<'a>(body: &'a Block, levels: &[Level]) -> Result<&'a Block, Diagnost
                 Some((_, b)) => b,
                 None => otherwise.as_ref().ok_or_else(lost)?,
             },
+            StmtKind::Try(t) => {
+                let h = t.handlers.len();
+                match level.branch {
+                    0 => &t.body,
+                    b if b <= h => &t.handlers[b - 1].body,
+                    b if b == h + 1 => t.orelse.as_ref().ok_or_else(lost)?,
+                    _ => t.finally.as_ref().ok_or_else(lost)?,
+                }
+            }
+            StmtKind::With(_, _, b) => b,
             StmtKind::Yield { .. } => return Ok(block),
             _ => return Err(lost()),
         };
@@ -399,8 +580,94 @@ impl Interp {
         }
     }
 
+    /// `g.throw(e)`: `e` raised where the generator `i` stopped (its
+    /// handlers, `finally` and `with` exits run); what it yields next, or
+    /// None when it ended (Python's StopIteration).
+    pub(crate) fn throw_generator(
+        &mut self,
+        i: &Arc<Mutex<PyIterator>>,
+        d: Diagnostic,
+        span: Span,
+    ) -> Result<Option<Value>, Diagnostic> {
+        {
+            let mut state = lock(i);
+            let PyIterator::Generator(Some(g)) = &mut *state else {
+                return Err(d);
+            };
+            // Not started, or ended: raised at once, as Python's.
+            if g.done() || g.levels.len() == 1 && g.levels[0].at == 0 {
+                g.levels.clear();
+                return Err(d);
+            }
+            g.entry = Some(Exit::Raise(d));
+        }
+        self.next_item(i, span)
+    }
+
+    /// `g.close()`, `g.throw(e)` of a generator; None for another method
+    /// (or another iterator).
+    pub(crate) fn generator_method(
+        &mut self,
+        i: &Arc<Mutex<PyIterator>>,
+        name: &str,
+        args: &[super::args::ArgVal],
+        span: Span,
+    ) -> Option<Result<Value, Diagnostic>> {
+        if !is_generator(i) {
+            return None;
+        }
+        Some(match (name, args.first()) {
+            ("close", None) => self.close_generator(i, span).map(|()| Value::None),
+            ("throw", Some(a)) => {
+                let (v, at) = (a.value.clone(), a.span);
+                match self.raise_value(v, span, at) {
+                    Ok(d) => match self.throw_generator(i, d, span) {
+                        Ok(Some(v)) => Ok(v),
+                        Ok(None) => Err(Error::Module {
+                            class: "StopIteration",
+                            message: String::new(),
+                            help: None,
+                        }
+                        .at(span)),
+                        Err(d) => Err(d),
+                    },
+                    Err(d) => Err(d),
+                }
+            }
+            _ => return None,
+        })
+    }
+
+    /// Closes the generator `i` (see `Generator::close`); anything else
+    /// is left as it is.
+    pub(crate) fn close_generator(
+        &mut self,
+        i: &Arc<Mutex<PyIterator>>,
+        span: Span,
+    ) -> Result<(), Diagnostic> {
+        let taken = match &mut *lock(i) {
+            PyIterator::Generator(g) => g.take(),
+            _ => return Ok(()),
+        };
+        let Some(mut g) = taken else {
+            return Ok(());
+        };
+        let home = g.function.home;
+        let r = match home == self.vars.number() {
+            true => g.close(self, span),
+            false => self.at_home(home, span, |me| g.close(me, span)),
+        };
+        if let PyIterator::Generator(slot) = &mut *lock(i) {
+            *slot = Some(g);
+        }
+        r
+    }
+
     /// `for x in g`, `for i, x in enumerate(g)` of a generator: each item
-    /// made as the loop comes to it. None when `v` is no generator.
+    /// made as the loop comes to it. None when `v` is no generator. A
+    /// generator only the loop holds (`for x in gen():`) is closed when the
+    /// loop is left before its end (`break`, `return`, an error), as
+    /// CPython closes it when the loop lets go of it: its `finally` runs.
     pub(super) fn for_generated(
         &mut self,
         targets: &[crate::lang::ast::Target],
@@ -411,13 +678,34 @@ impl Interp {
         let Some(mut items) = self.lazy_items(v, span)? else {
             return Ok(None);
         };
-        while let Some(item) = items.next(self, span)? {
-            self.bind_loop(targets, item, span)?;
-            if let Some(out) = self.loop_body(body)? {
-                return Ok(Some(out));
+        let ran = (|| {
+            while let Some(item) = items.next(self, span)? {
+                self.bind_loop(targets, item, span)?;
+                if let Some(out) = self.loop_body(body)? {
+                    return Ok(Some(out));
+                }
             }
+            Ok(None)
+        })();
+        if let Ok(None) = ran {
+            return Ok(Some(Flow::Next));
         }
-        Ok(Some(Flow::Next))
+        // Left early: the generator, where nothing but this loop (`v` and
+        // `items`) holds it.
+        let gen = match v {
+            Value::Iterator(i) => Some(i),
+            Value::Enumerate(en) => match &en.0 {
+                Value::Iterator(i) => Some(i),
+                _ => None,
+            },
+            _ => None,
+        };
+        if let Some(i) = gen.filter(|i| Arc::strong_count(i) <= 2 && is_generator(i)) {
+            let i = Arc::clone(i);
+            drop(items);
+            self.close_generator(&i, span)?;
+        }
+        ran.map(|out| out.or(Some(Flow::Next)))
     }
 
     /// `v.__iter__()` of an instance whose class defines it (`for x in

@@ -148,6 +148,9 @@ pub struct Generator {
     pub(super) cells: Vec<Cell>,
     /// The blocks entered, outermost (the body) first.
     pub(super) levels: Vec<Level>,
+    /// How the next resume starts other than at the `yield`: `close()`
+    /// leaves every block as a `return`, `throw(e)` raises `e` there.
+    pub(super) entry: Option<Exit>,
 }
 
 /// A block the body is in: which statement of the block around it holds
@@ -171,6 +174,44 @@ pub enum Repeat {
     While,
     /// `yield from xs`: no block, each item given in turn.
     YieldFrom(LoopItems),
+    /// A part of a `try` statement (`Level::branch`: 0 its body, `1 + k`
+    /// handler `k`, then `else`, then `finally`).
+    Try(TryState),
+    /// A `with` block: how its context is left.
+    With(WithExit),
+}
+
+/// A `try` in a generator: the error its running handler took (what a
+/// bare `raise` raises again), and what its `finally` goes on with once
+/// it ends (an error, a `return`, a `break` or a `continue` that left
+/// the block).
+#[derive(Debug, Default)]
+pub struct TryState {
+    pub(super) caught: Option<crate::error::Diagnostic>,
+    pub(super) pending: Option<Exit>,
+}
+
+/// How a generator's body leaves blocks other than by their end.
+#[derive(Debug)]
+pub enum Exit {
+    Raise(crate::error::Diagnostic),
+    Return,
+    Break,
+    Continue,
+}
+
+/// The context a generator's `with` block entered, to be left when the
+/// block ends or is left.
+#[derive(Debug)]
+pub enum WithExit {
+    /// An object of the program's: its `__exit__` called.
+    Object(Value, crate::lang::Span),
+    /// `with open(...) as f`: closed.
+    File(super::pyfile::FileRef),
+    /// `torch.no_grad()` and friends: the grad mode to go back to.
+    Grad(bool),
+    /// `with torch.cuda.device(n)`: the current device to go back to.
+    Device(u32),
 }
 
 /// What a loop has left to iterate over, taken one at a time (a loop in a

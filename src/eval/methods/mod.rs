@@ -659,6 +659,12 @@ impl Interp {
             }
             _ => (recv, args),
         };
+        // A generator's `close()` and `throw(e)`.
+        if let Value::Iterator(i) = &recv {
+            if let Some(r) = self.generator_method(i, &name.name, &args, span) {
+                return r;
+            }
+        }
         // A parameter group's dict methods that read (`g.keys()`,
         // `g.items()`, `g.get("momentum", 0)`) read it as a dict; its
         // settings change by `g[key] = v`.

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 const MODULES: &[(&str, &str)] = &[
     ("logging", include_str!("logging.py")),
     ("inspect", include_str!("inspect.py")),
+    ("contextlib", include_str!("contextlib.py")),
     (
         "torch.distributions",
         include_str!("torch_distributions.py"),
