@@ -335,3 +335,44 @@ print(opt3.state_dict()["state"][0]["exp_avg"] is sd["state"][0]["exp_avg"], opt
     );
     assert_eq!(out, ["True", "False torch.float64"]);
 }
+
+/// A group's numbers keep Python's int or float (`momentum: 0`, PyTorch's
+/// int defaults; `lr=1` given as an int), and a scheduler's `initial_lr`
+/// is in the group and its state_dict. Expected lines: PyTorch 2.15's.
+#[test]
+fn group_numbers_keep_pythons_ints() {
+    let out = common::script_lines_on(
+        0,
+        "optimizer_group_ints",
+        r#"import torch
+w = torch.ones(2, requires_grad=True)
+for o in [torch.optim.SGD([w], lr=1), torch.optim.SGD([w], lr=0.1, weight_decay=0.0, momentum=0),
+          torch.optim.Adam([w]), torch.optim.AdamW([w]), torch.optim.RMSprop([w]), torch.optim.Adagrad([w]),
+          torch.optim.Adadelta([w]), torch.optim.Adamax([w]), torch.optim.RAdam([w]), torch.optim.NAdam([w])]:
+    print({k: v for k, v in o.param_groups[0].items() if k != "params"})
+o = torch.optim.SGD([w], lr=0.8)
+s = torch.optim.lr_scheduler.StepLR(o, 1, gamma=0.5)
+o.param_groups[0]["momentum"] = 1
+print(o.param_groups[0]["lr"], o.param_groups[0]["momentum"], o.param_groups[0]["initial_lr"])
+o.step(); s.step()
+print(o.param_groups[0]["lr"], o.state_dict()["param_groups"][0])
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "{'lr': 1, 'momentum': 0, 'dampening': 0, 'weight_decay': 0, 'nesterov': False, 'maximize': False, 'foreach': None, 'differentiable': False, 'fused': None}",
+            "{'lr': 0.1, 'momentum': 0, 'dampening': 0, 'weight_decay': 0.0, 'nesterov': False, 'maximize': False, 'foreach': None, 'differentiable': False, 'fused': None}",
+            "{'lr': 0.001, 'betas': (0.9, 0.999), 'eps': 1e-08, 'weight_decay': 0, 'amsgrad': False, 'maximize': False, 'foreach': None, 'capturable': False, 'differentiable': False, 'fused': None, 'decoupled_weight_decay': False}",
+            "{'lr': 0.001, 'betas': (0.9, 0.999), 'eps': 1e-08, 'weight_decay': 0.01, 'amsgrad': False, 'maximize': False, 'foreach': None, 'capturable': False, 'differentiable': False, 'fused': None, 'decoupled_weight_decay': True}",
+            "{'lr': 0.01, 'momentum': 0, 'alpha': 0.99, 'eps': 1e-08, 'centered': False, 'weight_decay': 0, 'capturable': False, 'foreach': None, 'maximize': False, 'differentiable': False}",
+            "{'lr': 0.01, 'lr_decay': 0, 'eps': 1e-10, 'weight_decay': 0, 'initial_accumulator_value': 0, 'foreach': None, 'maximize': False, 'differentiable': False, 'fused': None}",
+            "{'lr': 1.0, 'rho': 0.9, 'eps': 1e-06, 'weight_decay': 0, 'maximize': False, 'capturable': False, 'foreach': None, 'differentiable': False}",
+            "{'lr': 0.002, 'betas': (0.9, 0.999), 'eps': 1e-08, 'weight_decay': 0, 'foreach': None, 'maximize': False, 'differentiable': False, 'capturable': False}",
+            "{'lr': 0.001, 'betas': (0.9, 0.999), 'eps': 1e-08, 'weight_decay': 0, 'maximize': False, 'foreach': None, 'capturable': False, 'decoupled_weight_decay': False, 'differentiable': False}",
+            "{'lr': 0.002, 'betas': (0.9, 0.999), 'eps': 1e-08, 'weight_decay': 0, 'momentum_decay': 0.004, 'decoupled_weight_decay': False, 'maximize': False, 'foreach': None, 'capturable': False, 'differentiable': False}",
+            "0.8 1 0.8",
+            "0.4 {'lr': 0.4, 'momentum': 1, 'dampening': 0, 'weight_decay': 0, 'nesterov': False, 'maximize': False, 'foreach': None, 'differentiable': False, 'fused': None, 'initial_lr': 0.8, 'params': [0]}"
+        ]
+    );
+}

@@ -103,6 +103,8 @@ pub struct Flags {
     /// only (the constructor refuses true).
     pub capturable: bool,
     pub differentiable: bool,
+    /// Which numeric settings are Python ints (bit `k`: `Kind::keys()[k]`).
+    pub whole: u32,
 }
 
 /// Which relative of Adam.
@@ -130,8 +132,11 @@ impl Kind {
         }
     }
 
-    /// Sets the learning rate (a scheduler's step, `g["lr"] = v`).
+    /// Sets the learning rate (a scheduler's step, `g["lr"] = v`): a float.
     pub fn set_lr(&mut self, v: f64) {
+        if v != self.lr() {
+            self.set_whole("lr", false);
+        }
         match self {
             Kind::Sgd { lr, .. }
             | Kind::Adam { lr, .. }
@@ -299,8 +304,45 @@ impl Kind {
         }
     }
 
-    /// One setting's value (`None`: a name this kind has not).
+    /// One setting's value (`None`: a name this kind has not); a number
+    /// the program gave as an int (or PyTorch's int default) as `Whole`.
     fn get(&self, key: &str) -> Option<Setting> {
+        match self.get_raw(key)? {
+            Setting::Number(x) if self.is_whole(key) && x.fract() == 0.0 && x.abs() < 9e15 => {
+                Some(Setting::Whole(x as i64))
+            }
+            v => Some(v),
+        }
+    }
+
+    fn bit(&self, key: &str) -> Option<u32> {
+        self.keys().iter().position(|k| *k == key).map(|k| 1 << k)
+    }
+
+    fn is_whole(&self, key: &str) -> bool {
+        self.bit(key).is_some_and(|b| self.flags().whole & b != 0)
+    }
+
+    fn set_whole(&mut self, key: &str, on: bool) {
+        if let Some(b) = self.bit(key) {
+            let f = self.flags_mut();
+            f.whole = if on { f.whole | b } else { f.whole & !b };
+        }
+    }
+
+    /// Marks which numeric settings are Python ints when the optimizer is
+    /// made: `given(key)` says whether the program gave that one as an int
+    /// (None: not given, so PyTorch's default, an int where it is 0).
+    pub fn mark_whole(&mut self, given: impl Fn(&str) -> Option<bool>) {
+        for key in self.keys() {
+            if let Some(Setting::Number(x)) = self.get_raw(key) {
+                let whole = given(key).unwrap_or(x == 0.0);
+                self.set_whole(key, whole);
+            }
+        }
+    }
+
+    fn get_raw(&self, key: &str) -> Option<Setting> {
         use Setting::{Bool, Maybe, Number, Pair};
         if !self.keys().contains(&key) {
             return None;
@@ -368,6 +410,18 @@ impl Kind {
     /// A group's own value of one setting (`{"params": ..., "lr": 0.01}`);
     /// `Err` names the settings this kind has.
     pub fn set(&mut self, key: &str, v: Setting) -> Result<(), String> {
+        let (v, whole) = match v {
+            Setting::Whole(n) => (Setting::Number(n as f64), true),
+            other => (other, false),
+        };
+        self.set_number(key, v)?;
+        if matches!(v, Setting::Number(_)) {
+            self.set_whole(key, whole);
+        }
+        Ok(())
+    }
+
+    fn set_number(&mut self, key: &str, v: Setting) -> Result<(), String> {
         let known: Vec<&'static str> = self.settings().iter().map(|(k, _)| *k).collect();
         if known.contains(&key) {
             if let Some(r) = self.set_switch(key, v) {
@@ -531,6 +585,9 @@ pub fn unsupported(key: &str) -> String {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Setting {
     Number(f64),
+    /// A number Python holds as an int: PyTorch's defaults of 0
+    /// (`momentum`, `weight_decay`) and what a program gave as one.
+    Whole(i64),
     Pair((f64, f64)),
     Bool(bool),
     /// `foreach`, `fused`: None (PyTorch picks), or a choice.
@@ -835,6 +892,7 @@ impl Optimizer {
                 })
                 .map(|(k, v)| match v {
                     Setting::Number(x) => format!("{k}={}", number(x)),
+                    Setting::Whole(n) => format!("{k}={}", number(n as f64)),
                     Setting::Pair((a, b)) => format!("{k}=({}, {})", number(a), number(b)),
                     Setting::Bool(b) => format!("{k}={b}"),
                     Setting::Maybe(None) => format!("{k}=none"),

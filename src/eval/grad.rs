@@ -422,6 +422,7 @@ fn flags(b: &Bound) -> Result<crate::autograd::optim::Flags, Diagnostic> {
         fused: maybe("fused")?,
         capturable: false,
         differentiable: false,
+        whole: 0,
     };
     if flags.fused == Some(true) && flags.foreach == Some(true) {
         return Err(Error::Module {
@@ -440,6 +441,7 @@ fn named(kind: &Kind) -> Vec<(&'static str, f64)> {
         .into_iter()
         .filter_map(|(k, v)| match v {
             crate::autograd::optim::Setting::Number(x) => Some((k, x)),
+            crate::autograd::optim::Setting::Whole(n) => Some((k, n as f64)),
             _ => None,
         })
         .collect()
@@ -632,6 +634,9 @@ fn check_hyper(b: &Bound, values: &[(&str, f64)]) -> Result<(), Diagnostic> {
 }
 
 fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
+    // Which numbers are Python ints, as PyTorch's group keeps them.
+    let mut kind = kind;
+    kind.mark_whole(|key| b.given(key).map(|(v, _)| matches!(v, Value::Int(_))));
     let (v, span) = b
         .get("params")
         .ok_or_else(|| Error::value("missing params").at(b.span))?;

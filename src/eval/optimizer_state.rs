@@ -76,6 +76,10 @@ pub(super) fn state_dict(
                 .into_iter()
                 .map(|(k, v)| (Key::from(k), setting_value(v)))
                 .collect();
+            // What a scheduler added to the group.
+            if let Some(&lr) = o.initial_lrs.get(g) {
+                pairs.push((Key::from("initial_lr"), Value::float(lr)));
+            }
             let params = ids
                 .iter()
                 .zip(&o.group_of)

@@ -821,6 +821,9 @@ pub(crate) fn group_get(o: &Arc<Mutex<Optimizer>>, g: usize, key: &str) -> Resul
                 .collect(),
         ));
     }
+    if let (Some(lr), "initial_lr") = (o.initial_lrs.get(g), key) {
+        return Ok(Value::float(*lr));
+    }
     match o.groups[g].settings().into_iter().find(|(k, _)| *k == key) {
         Some((_, v)) => Ok(setting_value(v)),
         None => Err(Error::Module {
@@ -840,12 +843,19 @@ pub(crate) fn group_dict(o: &Arc<Mutex<Optimizer>>, g: usize) -> super::value::P
     use super::value::Key;
     let params = group_get(o, g, "params").unwrap_or(Value::None);
     let mut pairs: Vec<(Key, Value)> = vec![(Key::from("params"), params)];
-    let settings = lock(o).groups[g].settings();
+    let (settings, initial_lr) = {
+        let o = lock(o);
+        (o.groups[g].settings(), o.initial_lrs.get(g).copied())
+    };
     pairs.extend(
         settings
             .into_iter()
             .map(|(k, v)| (Key::from(k), setting_value(v))),
     );
+    // What a scheduler adds to the group, as PyTorch's `setdefault`.
+    if let Some(lr) = initial_lr {
+        pairs.push((Key::from("initial_lr"), Value::float(lr)));
+    }
     super::value::PyDict::new(pairs)
 }
 
@@ -853,6 +863,7 @@ pub(crate) fn group_dict(o: &Arc<Mutex<Optimizer>>, g: usize) -> super::value::P
 pub(super) fn setting_value(v: Setting) -> Value {
     match v {
         Setting::Number(x) => Value::float(x),
+        Setting::Whole(n) => Value::Int(n),
         Setting::Bool(b) => Value::bool(b),
         Setting::Pair((a, b)) => Value::List(Arc::new(vec![Value::float(a), Value::float(b)])),
         Setting::Maybe(None) => Value::None,
@@ -989,7 +1000,8 @@ pub(super) fn setting_of(v: &Value) -> Option<crate::autograd::optim::Setting> {
         Value::Bool(b) => Some(Setting::Bool(b.get())),
         // `foreach`, `fused`: PyTorch's choice.
         Value::None => Some(Setting::Maybe(None)),
-        Value::Int(_) | Value::Float(_) => v.as_number().map(Setting::Number),
+        Value::Int(n) => Some(Setting::Whole(*n)),
+        Value::Float(_) => v.as_number().map(Setting::Number),
         v => match v.elements() {
             Some(Ok(items)) => match items.as_slice() {
                 [a, b] => Some(Setting::Pair((a.as_number()?, b.as_number()?))),

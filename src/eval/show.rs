@@ -137,7 +137,8 @@ pub fn repr(v: &Value) -> String {
             format!("<bound method {owner}.{}>", m.1.name())
         }
         Value::Super(s) => format!("<super: <class '{}'>>", s.1.name),
-        Value::ParamGroup(g) => param_group(&g.0, g.1),
+        // As its dict: "params" then the settings.
+        Value::ParamGroup(g) => repr(&Value::Dict(super::schedule::group_dict(&g.0, g.1))),
         Value::Namespace(m) => format!("<module '{}'>", m.path),
         Value::ExcClass(c) => format!("<class '{}'>", c.name),
         Value::Iterator(i) => match &*crate::runtime::lock::lock(i) {
@@ -222,25 +223,6 @@ pub fn repr(v: &Value) -> String {
             format!("{{\n{}\n}}", rows.join("\n"))
         }),
     }
-}
-
-/// A parameter group as Python shows its dict (the tensors counted).
-fn param_group(o: &std::sync::Mutex<crate::autograd::optim::Optimizer>, g: usize) -> String {
-    use crate::autograd::optim::Setting;
-    let o = crate::runtime::lock::lock(o);
-    let n = o.group_of.iter().filter(|&&h| h == g).count();
-    let mut parts = vec![format!("\"params\": [{n} tensors]")];
-    for (k, v) in o.groups[g].settings() {
-        let v = match v {
-            Setting::Number(x) => float(x),
-            Setting::Bool(b) => b.to_string(),
-            Setting::Pair((a, b)) => format!("[{}, {}]", float(a), float(b)),
-            Setting::Maybe(None) => "none".into(),
-            Setting::Maybe(Some(b)) => b.to_string(),
-        };
-        parts.push(format!("{k:?}: {v}"));
-    }
-    format!("{{{}}}", parts.join(", "))
 }
 
 /// A tensor as shown: a module's parameter under PyTorch's
