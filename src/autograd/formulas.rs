@@ -916,7 +916,8 @@ impl Backward {
                     true => {
                         let rows: Vec<i64> =
                             (x.ndim() - dims..x.ndim()).map(|d| d as i64).collect();
-                        super::functional::stats_recorded(rt, mode, &x, &rows, *eps)?
+                        let st = super::functional::stats(rt, mode, &x, &rows, *eps)?;
+                        (st.mean, st.invstd)
                     }
                     false => (Arc::clone(mean.get(name)?), Arc::clone(rstd.get(name)?)),
                 };
@@ -971,7 +972,8 @@ impl Backward {
                 let (mean, invstd) = match mode.enabled && *train {
                     true => {
                         let over: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
-                        super::functional::stats_recorded(rt, mode, &x, &over, *eps)?
+                        let st = super::functional::stats(rt, mode, &x, &over, *eps)?;
+                        (st.mean, st.invstd)
                     }
                     false => (Arc::clone(mean.get(name)?), Arc::clone(invstd.get(name)?)),
                 };

@@ -255,29 +255,17 @@ pub fn batch_norm(
                 x.shape().iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
             )));
         }
-        let sum = rt.reduce_dims(crate::runtime::op::reduce::ReduceOp::Sum, x, &dims_i, true)?;
-        let mean = bin_s(rt, BinaryOp::Div, &sum, per_channel as f64)?;
-        let diff = bin(rt, BinaryOp::Sub, x, &mean)?;
-        let sq = bin(rt, BinaryOp::Mul, &diff, &diff)?;
-        drop(diff);
-        let var_sum = rt.reduce_dims(
-            crate::runtime::op::reduce::ReduceOp::Sum,
-            &sq,
-            &dims_i,
-            true,
-        )?;
-        drop(sq);
-        let var = bin_s(rt, BinaryOp::Div, &var_sum, per_channel as f64)?;
-        let invstd = inverse_std(rt, &var, a.eps)?;
+        let st = stats(rt, Mode::off(), x, &dims_i, a.eps)?;
+        let (mean, var_sum) = (&st.mean, &st.var_sum);
         if a.training {
             if let (Some(rm), Some(rv)) = (a.running_mean, a.running_var) {
                 let m = a.momentum;
                 let flat = |rt: &mut Runtime, t: &Arc<Tensor>| rt.reshape(t, &[c as i64]);
-                let mean_c = flat(rt, &mean)?;
+                let mean_c = flat(rt, mean)?;
                 let unbiased = bin_s(
                     rt,
                     BinaryOp::Div,
-                    &var_sum,
+                    var_sum,
                     (per_channel as f64 - 1.0).max(1.0),
                 )?;
                 let unbiased = flat(rt, &unbiased)?;
@@ -294,6 +282,15 @@ pub fn batch_norm(
                 }
             }
         }
+        // The rest freed as the inline computation freed it.
+        let Stats {
+            sum,
+            mean,
+            var_sum,
+            var,
+            invstd,
+        } = st;
+        drop((var, var_sum, sum));
         (mean, invstd)
     } else {
         let (rm, rv) = (
@@ -367,17 +364,23 @@ fn inverse_std(rt: &mut Runtime, var: &Tensor, eps: f64) -> R<Arc<Tensor>> {
     super::ops::s_bin(rt, BinaryOp::Div, 1.0, &s)
 }
 
-/// The mean and 1/std of x over `dims` (kept dims), as a layer norm's
-/// and a training batch norm's forward compute them, recorded: their
-/// backward that creates a graph computes them again from the saved input,
-/// so that its gradient depends on the input through them too.
-pub fn stats_recorded(
-    rt: &mut Runtime,
-    mode: Mode,
-    x: &Arc<Tensor>,
-    dims: &[i64],
-    eps: f64,
-) -> R<(Arc<Tensor>, Arc<Tensor>)> {
+/// What a normalization computes of x over `dims` (kept dims): the sum,
+/// the mean, the sum of squared deviations, the biased variance and
+/// `1 / sqrt(var + eps)`.
+pub struct Stats {
+    pub sum: Arc<Tensor>,
+    pub mean: Arc<Tensor>,
+    pub var_sum: Arc<Tensor>,
+    pub var: Arc<Tensor>,
+    pub invstd: Arc<Tensor>,
+}
+
+/// x's statistics over `dims`, as layer, group and batch norm's forward
+/// compute them (the deviations and their squares freed as soon as they
+/// are summed); recorded in `mode`: a backward that creates a graph
+/// computes them again from the saved input, so that its gradient depends
+/// on the input through them too.
+pub fn stats(rt: &mut Runtime, mode: Mode, x: &Arc<Tensor>, dims: &[i64], eps: f64) -> R<Stats> {
     use super::create_graph as cg;
     use crate::runtime::op::reduce::ReduceOp;
     let n = dims
@@ -388,11 +391,20 @@ pub fn stats_recorded(
     let mean = cg::bin_s(rt, mode, BinaryOp::Div, &sum, n)?;
     let diff = cg::bin(rt, mode, BinaryOp::Sub, x, &mean)?;
     let sq = cg::bin(rt, mode, BinaryOp::Mul, &diff, &diff)?;
+    drop(diff);
     let var_sum = record::reduce_dims(rt, mode, ReduceOp::Sum, &sq, dims, true)?;
+    drop(sq);
     let var = cg::bin_s(rt, mode, BinaryOp::Div, &var_sum, n)?;
     let v = cg::bin_s(rt, mode, BinaryOp::Add, &var, eps)?;
     let s = cg::unary(rt, mode, crate::runtime::op::unary::UnaryOp::Sqrt, &v)?;
-    Ok((mean, cg::s_bin(rt, mode, BinaryOp::Div, 1.0, &s)?))
+    let invstd = cg::s_bin(rt, mode, BinaryOp::Div, 1.0, &s)?;
+    Ok(Stats {
+        sum,
+        mean,
+        var_sum,
+        var,
+        invstd,
+    })
 }
 
 /// x's rows over its last `k` dims normalized: each row's mean and 1/std
@@ -404,23 +416,23 @@ pub fn normalized_rows(
     k: usize,
     eps: f64,
 ) -> R<(Arc<Tensor>, Arc<Tensor>, Arc<Tensor>)> {
-    use crate::runtime::op::reduce::ReduceOp;
     let dims: Vec<i64> = (x.ndim() - k..x.ndim()).map(|d| d as i64).collect();
-    let n: usize = x.shape()[x.ndim() - k..].iter().product();
-    let sum = rt.reduce_dims(ReduceOp::Sum, x, &dims, true)?;
-    let mean = bin_s(rt, BinaryOp::Div, &sum, n as f64)?;
-    let diff = bin(rt, BinaryOp::Sub, x, &mean)?;
-    let sq = bin(rt, BinaryOp::Mul, &diff, &diff)?;
-    drop(diff);
-    let var_sum = rt.reduce_dims(ReduceOp::Sum, &sq, &dims, true)?;
-    drop(sq);
-    let var = bin_s(rt, BinaryOp::Div, &var_sum, n as f64)?;
-    let rstd = inverse_std(rt, &var, eps)?;
+    let st = stats(rt, Mode::off(), x, &dims, eps)?;
     // y = x * rstd + (-mean * rstd)
-    let shift = bin(rt, BinaryOp::Mul, &mean, &rstd)?;
-    let scaled = bin(rt, BinaryOp::Mul, x, &rstd)?;
+    let shift = bin(rt, BinaryOp::Mul, &st.mean, &st.invstd)?;
+    let scaled = bin(rt, BinaryOp::Mul, x, &st.invstd)?;
     let y = bin(rt, BinaryOp::Sub, &scaled, &shift)?;
-    Ok((mean, rstd, y))
+    // Freed in the order the inline computation freed them.
+    drop((scaled, shift));
+    let Stats {
+        sum,
+        mean,
+        var_sum,
+        var,
+        invstd,
+    } = st;
+    drop((var, var_sum, sum));
+    Ok((mean, invstd, y))
 }
 
 /// What `NativeBatchNormBackward0` kept: the input, the weight, each

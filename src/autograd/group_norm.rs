@@ -139,7 +139,10 @@ pub fn group_norm_backward(
     // Creating a graph: each group's mean and 1/std again, from x (the
     // gradient depends on x through them too).
     let (mean, rstd) = match mode.enabled {
-        true => super::functional::stats_recorded(rt, mode, &x3, &[2], eps)?,
+        true => {
+            let st = super::functional::stats(rt, mode, &x3, &[2], eps)?;
+            (st.mean, st.invstd)
+        }
         false => (Arc::clone(mean), Arc::clone(rstd)),
     };
     let per_channel = |rt: &mut Runtime, t: &Arc<Tensor>| {
