@@ -230,7 +230,7 @@ impl Interp {
             }
             // `"betas" in opt.param_groups[0]`: its keys.
             Value::ParamGroup(g) => match item {
-                Value::Str(k) => super::schedule::group_get(&g.0, g.1, k).is_ok(),
+                Value::Str(k) => super::param_group::group_get(&g.0, g.1, k).is_ok(),
                 _ => false,
             },
             Value::Tensor(t) if t.numel() == 0 => false,

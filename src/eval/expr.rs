@@ -206,7 +206,7 @@ impl Interp {
             // `opt.param_groups[0]["lr"]`.
             Value::ParamGroup(g) => {
                 let key = self.group_key(items, span, d)?;
-                return super::schedule::group_get(&g.0, g.1, &key).map_err(|e| e.at(span));
+                return super::param_group::group_get(&g.0, g.1, &key).map_err(|e| e.at(span));
             }
             Value::List(list) | Value::Size(list) => {
                 return self.list_get(list, false, items, span, d)

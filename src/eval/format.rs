@@ -32,7 +32,7 @@ pub fn repr_of(v: &Value) -> String {
         Value::Float(x) => show::float(x.get()),
         Value::Str(s) => quote(s),
         // A parameter group: its dict, as PyTorch's is one.
-        Value::ParamGroup(g) => repr_of(&Value::Dict(super::schedule::group_dict(&g.0, g.1))),
+        Value::ParamGroup(g) => repr_of(&Value::Dict(super::param_group::group_dict(&g.0, g.1))),
         // A tuple as Python writes one: `(1, 'a')`, `(1,)`, `()`.
         Value::List(items) => match items.as_slice() {
             [one] => format!("({},)", repr_of(one)),

@@ -693,7 +693,7 @@ fn optimizer(me: &mut Interp, kind: Kind, b: &Bound) -> Out {
                         });
                         continue;
                     }
-                    let setting = super::schedule::setting_of(v).ok_or_else(|| {
+                    let setting = super::param_group::setting_of(v).ok_or_else(|| {
                         Error::wrong_type(
                             format!("the group's {}", k.repr()),
                             "a number",

@@ -48,6 +48,7 @@ mod optimizer_state;
 mod own_module;
 mod parallel;
 pub(crate) mod param_containers;
+mod param_group;
 mod print_options;
 mod pyfile;
 mod pyrandom;

@@ -7,7 +7,7 @@ use crate::eval::value::PyDict;
 use std::sync::{Arc, Mutex};
 
 use super::args::Bound;
-use super::schedule::{setting_of, setting_value};
+use super::param_group::{setting_of, setting_value};
 use super::value::Key;
 use super::{Interp, Value};
 use crate::autograd::optim::{Optimizer, StateValue};

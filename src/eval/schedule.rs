@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use super::args::{ArgVal, Bound};
 use super::value::LrScheduler;
 use super::{Interp, Value};
-use crate::autograd::optim::{Optimizer, Setting};
+use crate::autograd::optim::Optimizer;
 use crate::autograd::schedule::{Plateau, Schedule, Scheduler};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
@@ -808,107 +808,6 @@ pub(super) fn param_groups(o: &Arc<Mutex<Optimizer>>) -> Value {
     )
 }
 
-/// `group[key]` of group `g`: a setting, or `"params"`.
-pub(crate) fn group_get(o: &Arc<Mutex<Optimizer>>, g: usize, key: &str) -> Result<Value, Error> {
-    let o = lock(o);
-    if key == "params" {
-        return Ok(Value::list(
-            o.params
-                .iter()
-                .zip(&o.group_of)
-                .filter(|(_, &h)| h == g)
-                .map(|(p, _)| Value::Tensor(Arc::clone(p)))
-                .collect(),
-        ));
-    }
-    if let (Some(lr), "initial_lr") = (o.initial_lrs.get(g), key) {
-        return Ok(Value::float(*lr));
-    }
-    match o.groups[g].settings().into_iter().find(|(k, _)| *k == key) {
-        Some((_, v)) => Ok(setting_value(v)),
-        None => Err(Error::Module {
-            class: "KeyError",
-            message: format!("'{key}'"),
-            help: Some(
-                "a group holds \"params\" and the optimizer's settings (`print(g)` lists them)"
-                    .into(),
-            ),
-        }),
-    }
-}
-
-/// Group `g` as a dict, `"params"` first then its settings, as PyTorch's
-/// `param_groups[g]` (what `g.keys()`, `g.items()` and `g.get(k)` read).
-pub(crate) fn group_dict(o: &Arc<Mutex<Optimizer>>, g: usize) -> super::value::PyDict {
-    use super::value::Key;
-    let params = group_get(o, g, "params").unwrap_or(Value::None);
-    let mut pairs: Vec<(Key, Value)> = vec![(Key::from("params"), params)];
-    let (settings, initial_lr) = {
-        let o = lock(o);
-        (o.groups[g].settings(), o.initial_lrs.get(g).copied())
-    };
-    pairs.extend(
-        settings
-            .into_iter()
-            .map(|(k, v)| (Key::from(k), setting_value(v))),
-    );
-    // What a scheduler adds to the group, as PyTorch's `setdefault`.
-    if let Some(lr) = initial_lr {
-        pairs.push((Key::from("initial_lr"), Value::float(lr)));
-    }
-    super::value::PyDict::new(pairs)
-}
-
-/// A group's setting as a value (`g["betas"]` a list of two).
-pub(super) fn setting_value(v: Setting) -> Value {
-    match v {
-        Setting::Number(x) => Value::float(x),
-        Setting::Whole(n) => Value::Int(n),
-        Setting::Bool(b) => Value::bool(b),
-        Setting::Pair((a, b)) => Value::List(Arc::new(vec![Value::float(a), Value::float(b)])),
-        Setting::Maybe(None) => Value::None,
-        Setting::Maybe(Some(b)) => Value::bool(b),
-    }
-}
-
-/// `group["lr"] = v`: the learning rate (the setting schedules change).
-pub(crate) fn group_set(
-    o: &Arc<Mutex<Optimizer>>,
-    g: usize,
-    key: &str,
-    v: &Value,
-) -> Result<(), Error> {
-    match (key, v.as_number()) {
-        ("lr", Some(x)) if !matches!(v, Value::Bool(_)) => {
-            lock(o).groups[g].set_lr(x);
-            Ok(())
-        }
-        ("lr", _) => Err(Error::wrong_type(
-            "the learning rate",
-            "a number",
-            v.type_name(),
-        )),
-        // Any other of the group's settings (`g["weight_decay"] = 0.0`),
-        // read by the next `step()`.
-        _ => {
-            let setting = setting_of(v).ok_or_else(|| {
-                Error::wrong_type(format!("the group's {key:?}"), "a number", v.type_name())
-            })?;
-            let mut o = lock(o);
-            let mut kind = o.groups[g].clone();
-            kind.set(key, setting).map_err(Error::value)?;
-            if kind.state_names() != o.groups[g].state_names() && o.steps_taken > 0 {
-                return Err(Error::value_help(
-                    format!("cudash does not change {key:?} of a group after its first step"),
-                    "set it when making the optimizer",
-                ));
-            }
-            o.groups[g] = kind;
-            Ok(())
-        }
-    }
-}
-
 /// `clip_grad_norm_(parameters, max_norm, norm_type=2.0)`, as
 /// `torch.nn.utils.clip_grad_norm_`: the norm of every gradient's norm,
 /// each gradient scaled in place by `max_norm / (total + 1e-6)` clamped to
@@ -991,23 +890,4 @@ fn norm(
 ) -> Result<Arc<crate::runtime::Tensor>, Error> {
     me.rt
         .along(crate::runtime::op::along::AlongOp::Norm, p, x, None, false)
-}
-
-/// A group's setting from a value: a number, a bool, or a pair (`betas`).
-pub(super) fn setting_of(v: &Value) -> Option<crate::autograd::optim::Setting> {
-    use crate::autograd::optim::Setting;
-    match v {
-        Value::Bool(b) => Some(Setting::Bool(b.get())),
-        // `foreach`, `fused`: PyTorch's choice.
-        Value::None => Some(Setting::Maybe(None)),
-        Value::Int(n) => Some(Setting::Whole(*n)),
-        Value::Float(_) => v.as_number().map(Setting::Number),
-        v => match v.elements() {
-            Some(Ok(items)) => match items.as_slice() {
-                [a, b] => Some(Setting::Pair((a.as_number()?, b.as_number()?))),
-                _ => None,
-            },
-            _ => None,
-        },
-    }
 }

@@ -138,7 +138,7 @@ pub fn repr(v: &Value) -> String {
         }
         Value::Super(s) => format!("<super: <class '{}'>>", s.1.name),
         // As its dict: "params" then the settings.
-        Value::ParamGroup(g) => repr(&Value::Dict(super::schedule::group_dict(&g.0, g.1))),
+        Value::ParamGroup(g) => repr(&Value::Dict(super::param_group::group_dict(&g.0, g.1))),
         Value::Namespace(m) => format!("<module '{}'>", m.path),
         Value::ExcClass(c) => format!("<class '{}'>", c.name),
         Value::Iterator(i) => match &*crate::runtime::lock::lock(i) {

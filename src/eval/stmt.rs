@@ -507,7 +507,7 @@ impl Interp {
         if let Value::ParamGroup(g) = &target {
             let key = self.group_key(items, span, 0)?;
             let v = value.value(self)?;
-            return super::schedule::group_set(&g.0, g.1, &key, &v).map_err(|e| e.at(span));
+            return super::param_group::group_set(&g.0, g.1, &key, &v).map_err(|e| e.at(span));
         }
         if let Value::Dict(d) = &target {
             return self.dict_item_assign(obj, d, items, value, span);

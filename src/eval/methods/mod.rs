@@ -673,7 +673,7 @@ impl Interp {
                 name.name.as_str(),
                 "keys" | "items" | "values" | "get" | "copy"
             ) {
-                let d = super::schedule::group_dict(&g.0, g.1);
+                let d = super::param_group::group_dict(&g.0, g.1);
                 return self.call_method(Value::Dict(d), name, args, span);
             }
         }

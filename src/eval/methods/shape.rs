@@ -159,15 +159,8 @@ pub(super) fn flatten(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bou
 /// `x.flip(*dims)`: a copy of `x` read backwards along `dims`.
 pub(super) fn flip(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let dims = ints(b, "a dimension of flip()")?;
-    let layout = view::flipped(t, &dims).map_err(|e| e.at(b.span))?;
-    let out = me.rt.copy(&layout).map_err(|e| e.at(b.span))?;
-    let backward = Backward::Flip { dims };
-    Ok(Value::Tensor(me.recorded(
-        t,
-        out,
-        "FlipBackward0",
-        backward,
-    )))
+    let out = crate::autograd::create_graph::flip(&mut me.rt, me.grad, t, &dims);
+    Ok(Value::Tensor(out.map_err(|e| e.at(b.span))?))
 }
 
 /// `x.roll(shifts, dims=None)`: a copy with the elements moved along dims
