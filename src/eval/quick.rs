@@ -41,7 +41,8 @@ pub(super) fn quick_scalar(op: BinOp, a: &Value, b: &Value) -> Option<Value> {
                 BinaryOp::Add => Value::float(x + y),
                 BinaryOp::Sub => Value::float(x - y),
                 BinaryOp::Mul => Value::float(x * y),
-                BinaryOp::Div => Value::float(x / y),
+                // By zero: Python's ZeroDivisionError, the general path's.
+                BinaryOp::Div if y != 0.0 => Value::float(x / y),
                 _ => Value::bool(compare(op, x, y)?),
             })
         }
