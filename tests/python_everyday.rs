@@ -3888,3 +3888,128 @@ print(2 ** -1, 0 ** 0, 0.0 ** 0, 7 // 2, -7 % 3, 1e308 * 10)
         ]
     );
 }
+
+/// The edges of generators with blocks: `continue`/`break` through a
+/// `with` inside a `try` inside `while`; closing a generator closes the
+/// one its loop iterates (`GeneratorExit` raised in it, as Python's);
+/// `throw` out of and into nested handlers. Expected lines: Python's.
+#[test]
+fn generator_blocks_at_their_edges() {
+    let out = common::script_lines_on(
+        0,
+        "generator_edges",
+        r#"class C:
+    def __init__(self, n): self.n = n
+    def __enter__(self): print("in", self.n); return self
+    def __exit__(self, t, v, tb): print("out", self.n, t.__name__ if t else None); return False
+
+def a():
+    i = 0
+    while True:
+        i += 1
+        try:
+            with C(i):
+                if i == 2:
+                    continue
+                if i == 4:
+                    break
+                yield i
+        finally:
+            print("fin", i)
+    yield "end"
+print(list(a()))
+
+def b():
+    try:
+        yield 1
+    except GeneratorExit:
+        print("never here in cudash or python? python: yes")
+        raise
+    finally:
+        print("b finally")
+
+def c():
+    for x in b():
+        yield x * 10
+for v in c():
+    print("got", v)
+    break
+print("after c")
+
+def d():
+    try:
+        yield 1
+        yield 2
+    finally:
+        print("d finally")
+it = d()
+next(it)
+try:
+    it.throw(KeyError("kk"))
+except KeyError as e:
+    print("thrown out", e)
+print(list(it))
+
+def e():
+    try:
+        try:
+            yield 1
+        except ValueError:
+            raise KeyError("converted")
+    except KeyError as k:
+        yield ("caught", str(k))
+g = e()
+print(next(g), g.throw(ValueError("v")))
+
+def f():
+    with C("f"):
+        yield 1
+        1 / 0
+try:
+    for _ in f():
+        pass
+except ZeroDivisionError as z:
+    print("zde", z)
+
+def h():
+    for i in range(3):
+        try:
+            yield i
+        except ValueError:
+            print("h caught at", i)
+gh = h()
+print(next(gh), gh.throw(ValueError()), next(gh))
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "in 1",
+            "out 1 None",
+            "fin 1",
+            "in 2",
+            "out 2 None",
+            "fin 2",
+            "in 3",
+            "out 3 None",
+            "fin 3",
+            "in 4",
+            "out 4 None",
+            "fin 4",
+            "[1, 3, 'end']",
+            "got 10",
+            "never here in cudash or python? python: yes",
+            "b finally",
+            "after c",
+            "d finally",
+            "thrown out 'kk'",
+            "[]",
+            "1 ('caught', \"'converted'\")",
+            "in f",
+            "out f ZeroDivisionError",
+            "zde division by zero",
+            "h caught at 0",
+            "0 1 2"
+        ]
+    );
+}

@@ -23,6 +23,7 @@ pub static CLASSES: &[ExceptionClass] = &[
     class("BaseException", None),
     class("KeyboardInterrupt", Some("BaseException")),
     class("SystemExit", Some("BaseException")),
+    class("GeneratorExit", Some("BaseException")),
     class("Exception", Some("BaseException")),
     class("ArithmeticError", Some("Exception")),
     class("ZeroDivisionError", Some("ArithmeticError")),

@@ -108,21 +108,30 @@ impl Generator {
         }
     }
 
-    /// Python's `close()` of a generator left before its end: its body
-    /// leaves its blocks as a `return` would (Python raises `GeneratorExit`
-    /// at the `yield`), so that its `finally` blocks run and its `with`
-    /// blocks are left; a `yield` on the way is Python's RuntimeError.
+    /// Python's `close()` of a generator left before its end: `GeneratorExit`
+    /// raised at its `yield`, so that its `finally` blocks run and its
+    /// `with` blocks are left; the generator ending (or raising
+    /// `GeneratorExit` out) is closed, a `yield` on the way is Python's
+    /// RuntimeError.
     fn close(&mut self, it: &mut Interp, span: Span) -> Result<(), Diagnostic> {
         if self.done() || self.levels.len() == 1 && self.levels[0].at == 0 {
             self.levels.clear();
             return Ok(());
         }
-        self.entry = Some(Exit::Return);
+        let exit = Error::Module {
+            class: "GeneratorExit",
+            message: String::new(),
+            help: None,
+        }
+        .at(span);
+        self.entry = Some(Exit::Raise(exit));
         let r = self.resume(it, span);
         self.entry = None;
-        match r? {
-            None => Ok(()),
-            Some(_) => Err(Error::Module {
+        match r {
+            Ok(None) => Ok(()),
+            Err(d) if d.error.class() == "GeneratorExit" => Ok(()),
+            Err(d) => Err(d),
+            Ok(Some(_)) => Err(Error::Module {
                 class: "RuntimeError",
                 message: "generator ignored GeneratorExit".into(),
                 help: Some(
@@ -131,6 +140,31 @@ impl Generator {
             }
             .at(span)),
         }
+    }
+
+    /// A loop level left before its end: the generator it iterated over,
+    /// where only the loop held it, is closed (CPython's refcount letting
+    /// go of it).
+    fn left(it: &mut Interp, level: Option<Level>, span: Span) -> Result<(), Diagnostic> {
+        let Some(Level {
+            repeat: Repeat::For(items),
+            ..
+        }) = level
+        else {
+            return Ok(());
+        };
+        let mut items = items;
+        let inner = loop {
+            match items {
+                LoopItems::Iterator(i) => break i,
+                LoopItems::Enumerate(inner, _) => items = *inner,
+                _ => return Ok(()),
+            }
+        };
+        if Arc::strong_count(&inner) == 1 && is_generator(&inner) {
+            it.close_generator(&inner, span)?;
+        }
+        Ok(())
     }
 
     /// The body from where it stopped to its next `yield`: statements run
@@ -290,7 +324,7 @@ impl Generator {
             };
             match (&mut level.repeat, &exit) {
                 (Repeat::For(_) | Repeat::While, Exit::Break) => {
-                    self.levels.pop();
+                    Self::left(it, self.levels.pop(), Span::from(0..0))?;
                     return Ok(());
                 }
                 (Repeat::For(_) | Repeat::While, Exit::Continue) => {
@@ -349,9 +383,7 @@ impl Generator {
                         return Ok(()); // the error swallowed: on after the block
                     }
                 }
-                _ => {
-                    self.levels.pop();
-                }
+                _ => Self::left(it, self.levels.pop(), Span::from(0..0))?,
             }
         }
     }
