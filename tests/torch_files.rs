@@ -249,3 +249,46 @@ fn an_optimizer_state_pytorch_saved_continues_as_pytorchs() {
         "{msg}"
     );
 }
+
+/// `torch.save(obj, f)` to a file opened with "wb" and `torch.load(f)` from
+/// one opened with "rb" (PyTorch's checkpoints in `with open(...)`): its
+/// format whatever the name; a binary file is only for them (cudash has no
+/// bytes). Expected lines: PyTorch 2.15's.
+#[test]
+fn save_and_load_through_binary_files() {
+    let out = common::script_lines_on(
+        0,
+        "binary_files",
+        r#"import torch
+import torch.nn as nn
+torch.manual_seed(0)
+model = nn.Linear(3, 2)
+with open("model.bin", "wb") as f:
+    torch.save(model.state_dict(), f)
+with open("model.bin", "rb") as f:
+    sd = torch.load(f)
+print(sorted(sd.keys()), torch.equal(sd["weight"], model.weight))
+f = open("ckpt.data", "wb")
+torch.save({"epoch": 3, "w": torch.arange(4)}, f)
+f.close()
+with open("ckpt.data", "rb") as f:
+    ck = torch.load(f, map_location="cpu")
+print(ck["epoch"], ck["w"].tolist())
+try:
+    open("missing.bin", "rb")
+except FileNotFoundError as e:
+    print("FileNotFoundError", e)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "['bias', 'weight'] True",
+            "3 [0, 1, 2, 3]",
+            "FileNotFoundError [Errno 2] No such file or directory: 'missing.bin'",
+        ]
+    );
+    let (_, err) =
+        common::err("f = open(\"/tmp/cudash-binary-read.bin\", \"wb\")\nf.write(\"text\")");
+    assert!(err.contains("cudash has no bytes"), "{err}");
+}

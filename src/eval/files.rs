@@ -51,43 +51,49 @@ pub(super) fn open(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
     }
     let kind: String = mode.chars().filter(|&c| c != 't').collect();
     let at = |e: Error| e.at(b.span);
-    let state = match kind.as_str() {
-        "r" => {
-            let bytes = std::fs::read(&path).map_err(|e| at(os_error(&e, &path)))?;
-            let text = String::from_utf8(bytes).map_err(|e| {
-                at(Error::Module {
-                    class: "UnicodeDecodeError",
-                    message: format!(
+    let state =
+        match kind.as_str() {
+            "r" => {
+                let bytes = std::fs::read(&path).map_err(|e| at(os_error(&e, &path)))?;
+                let text = String::from_utf8(bytes).map_err(|e| {
+                    at(Error::Module {
+                        class: "UnicodeDecodeError",
+                        message: format!(
                         "'utf-8' codec can't decode the byte at position {}: invalid start byte",
                         e.utf8_error().valid_up_to()
                     ),
-                    help: None,
-                })
-            })?;
-            State::Reading { text, at: 0 }
-        }
-        "w" | "a" | "x" => {
-            let mut options = std::fs::OpenOptions::new();
-            match kind.as_str() {
-                "w" => options.write(true).create(true).truncate(true),
-                "a" => options.append(true).create(true),
-                _ => options.write(true).create_new(true),
-            };
-            State::Writing(options.open(&path).map_err(|e| at(os_error(&e, &path)))?)
-        }
-        _ if mode.contains('b') => {
-            return Err(Error::value_help(
-                format!("cudash's open() reads and writes text; mode '{mode}' is binary"),
-                "`torch.save` and `torch.load` write and read tensors; open text with \"r\", \"w\" or \"a\"",
+                        help: None,
+                    })
+                })?;
+                State::Reading { text, at: 0 }
+            }
+            "w" | "a" | "x" => {
+                let mut options = std::fs::OpenOptions::new();
+                match kind.as_str() {
+                    "w" => options.write(true).create(true).truncate(true),
+                    "a" => options.append(true).create(true),
+                    _ => options.write(true).create_new(true),
+                };
+                State::Writing(options.open(&path).map_err(|e| at(os_error(&e, &path)))?)
+            }
+            // Binary: for torch.save and torch.load (`with open(p, "wb") as f:
+            // torch.save(model, f)`), the file made or checked now, as Python's.
+            "rb" => {
+                std::fs::File::open(&path).map_err(|e| at(os_error(&e, &path)))?;
+                State::Binary { writing: false }
+            }
+            "wb" => {
+                std::fs::File::create(&path).map_err(|e| at(os_error(&e, &path)))?;
+                State::Binary { writing: true }
+            }
+            _ if mode.contains('b') => return Err(Error::value_help(
+                format!("cudash's open() takes binary mode as \"rb\" or \"wb\", not '{mode}'"),
+                "a binary file is for `torch.save(obj, f)` (\"wb\") and `torch.load(f)` (\"rb\"); \
+                 open text with \"r\", \"w\" or \"a\"",
             )
-            .at(b.span_of("mode")))
-        }
-        _ => {
-            return Err(
-                Error::value(format!("invalid mode: '{mode}'")).at(b.span_of("mode"))
-            )
-        }
-    };
+            .at(b.span_of("mode"))),
+            _ => return Err(Error::value(format!("invalid mode: '{mode}'")).at(b.span_of("mode"))),
+        };
     let file = PyFile {
         name: path,
         mode,
@@ -177,6 +183,7 @@ pub(super) fn file_method(
                     });
                 }
                 State::Reading { .. } => return Err(at(unsupported("not writable"))),
+                State::Binary { .. } => return Err(at(super::pyfile::no_bytes())),
                 State::Closed => return Err(at(closed())),
             };
             let mut written = 0;

@@ -25,6 +25,12 @@ pub(super) enum State {
     Standard {
         stderr: bool,
     },
+    /// Opened in binary mode (`"rb"`, `"wb"`): what `torch.save` writes
+    /// to and `torch.load` reads from (cudash has no bytes to read or
+    /// write otherwise).
+    Binary {
+        writing: bool,
+    },
     Closed,
 }
 
@@ -54,8 +60,25 @@ impl PyFile {
         }
     }
 
+    /// A binary file's path and whether it is written (`torch.save(x, f)`,
+    /// `torch.load(f)`); None for a text file.
+    pub fn binary(&self) -> Option<(&str, bool)> {
+        match self.state {
+            State::Binary { writing } => Some((&self.name, writing)),
+            _ => None,
+        }
+    }
+
     /// Python's repr: `<_io.TextIOWrapper name='a.txt' mode='r' encoding='UTF-8'>`.
     pub fn repr(&self) -> String {
+        if let State::Binary { writing } = self.state {
+            let kind = if writing {
+                "BufferedWriter"
+            } else {
+                "BufferedReader"
+            };
+            return format!("<_io.{kind} name='{}'>", self.name);
+        }
         let encoding = match self.state {
             State::Standard { .. } => "utf-8",
             _ => "UTF-8",
@@ -70,6 +93,7 @@ impl PyFile {
         match &mut self.state {
             State::Reading { text, at } => Ok((text.as_str(), at)),
             State::Writing(_) | State::Standard { .. } => Err(unsupported("not readable")),
+            State::Binary { .. } => Err(no_bytes()),
             State::Closed => Err(closed()),
         }
     }
@@ -106,6 +130,15 @@ impl PyFile {
 
 pub(super) fn closed() -> Error {
     Error::value("I/O operation on closed file.")
+}
+
+/// Reading or writing a binary file other than through torch.save/load.
+pub(super) fn no_bytes() -> Error {
+    Error::value_help(
+        "cudash has no bytes: a file opened in binary mode is for torch.save and torch.load",
+        "`torch.save(obj, f)` writes to a file opened with \"wb\", `torch.load(f)` reads one opened \
+         with \"rb\"; open text with \"r\" or \"w\"",
+    )
 }
 
 pub(super) fn unsupported(what: &str) -> Error {

@@ -88,6 +88,18 @@ pub(super) fn sleep(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
 
 /// `save(tensor, path)`: the host reads the tensor (a copy from its device), then writes it.
 pub(super) fn save(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    // To a file opened with "wb": torch.save's format, whatever its name.
+    if let Some((path, writing)) = binary_file(b) {
+        if !writing {
+            return Err(super::super::pyfile::unsupported("write").at(b.span_of("path")));
+        }
+        let (v, span) = b
+            .get("tensor")
+            .ok_or_else(|| Error::value("save() needs what to save").at(b.span))?;
+        let saved = checkpoint::to_pickled(me, v, *span)?;
+        io::save_torch(&saved, Path::new(&path)).map_err(|e| e.at(b.span))?;
+        return Ok(Value::None);
+    }
     // torch.save's format: any value a checkpoint holds.
     if let (Some((v, span)), Some((Value::Str(path), _))) = (b.get("tensor"), b.get("path")) {
         if checkpoint::is_torch_name(path) {
@@ -133,7 +145,15 @@ pub(super) fn save(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
 /// `load(path, device=cpu)`: one tensor, or a dict of several, copied to `device`.
 pub(super) fn load(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let at = |e: Error| e.at(b.span);
-    let path = path_arg(b)?;
+    // From a file opened with "rb": torch.save's format, whatever its name.
+    let binary = binary_file(b);
+    if let Some((_, true)) = binary {
+        return Err(super::super::pyfile::unsupported("read").at(b.span_of("path")));
+    }
+    let path = match &binary {
+        Some((path, _)) => path.clone(),
+        None => path_arg(b)?,
+    };
     // `map_location=` is PyTorch's name for `device=`.
     let name = match b.given("device") {
         Some(_) => "device",
@@ -143,7 +163,7 @@ pub(super) fn load(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
         Some(d) => Some(me.rt.check_device(d).map_err(|e| e.at(b.span_of(name)))?),
         None => None,
     };
-    if checkpoint::is_torch_name(&path) || is_zip(&path) {
+    if binary.is_some() || checkpoint::is_torch_name(&path) || is_zip(&path) {
         let saved = io::load_torch(Path::new(&path)).map_err(at)?;
         return checkpoint::from_pickled(me, saved, device, b.span);
     }
@@ -173,6 +193,18 @@ fn is_zip(path: &str) -> bool {
         .and_then(|mut f| f.read_exact(&mut head))
         .is_ok()
         && io::zip::is_zip(&head)
+}
+
+/// The `path` argument when it is a file opened in binary mode: its path
+/// and whether it is written.
+fn binary_file(b: &Bound) -> Option<(String, bool)> {
+    match b.get("path") {
+        Some((Value::File(f), _)) => {
+            let f = crate::runtime::lock::lock(f);
+            f.binary().map(|(p, w)| (p.to_string(), w))
+        }
+        _ => None,
+    }
 }
 
 fn path_arg(b: &Bound) -> Result<String, Diagnostic> {
