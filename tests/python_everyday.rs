@@ -4013,3 +4013,41 @@ print(next(gh), gh.throw(ValueError()), next(gh))
         ]
     );
 }
+
+/// A `*` alone in a `def` or a `lambda`: the parameters after it take
+/// keywords only (a positional one too many is Python's TypeError);
+/// `inspect.signature` shows it. Expected lines: Python's.
+#[test]
+fn a_bare_star_makes_keyword_only_parameters() {
+    let out = common::script_lines_on(0, "keyword_only", r#"def f(a, *, b=2, c):
+    return a + b + c
+print(f(1, c=3), f(1, b=10, c=3))
+try:
+    f(1, 2, 3)
+except TypeError as e:
+    print("TypeError")
+def g(x, *, scale=1.0, **kw):
+    return x * scale, sorted(kw)
+print(g(2, scale=3.0, extra=1))
+class M:
+    def __init__(self, n, *, bias=True):
+        self.n, self.bias = n, bias
+m = M(3, bias=False)
+print(m.n, m.bias)
+import inspect
+print(inspect.signature(f))
+h = lambda x, *, y=1: x + y
+print(h(1, y=5))
+"#);
+    assert_eq!(
+        out,
+        [
+            "6 14",
+            "TypeError",
+            "(6.0, ['extra'])",
+            "3 False",
+            "(a, *, b=2, c)",
+            "6"
+        ]
+    );
+}

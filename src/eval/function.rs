@@ -329,13 +329,16 @@ fn bind(
         .min(entries_at.unwrap_or(params.len()));
     let mut extra = Vec::new();
     let mut named: Vec<(Key, Value)> = Vec::new();
+    // A `*` without a name takes no arguments: the parameters after it
+    // are keyword-only.
+    let bare = items_at.is_some_and(|k| params[k].name.name.is_empty());
     for a in args {
         match a.keyword {
-            None if positional >= takes && items_at.is_some() => extra.push(a.value),
+            None if positional >= takes && items_at.is_some() && !bare => extra.push(a.value),
             None if positional >= takes => {
                 return Err(Error::Arity {
                     func: f.name().to_string(),
-                    expected: plural(params.len(), "positional argument"),
+                    expected: plural(takes, "positional argument"),
                     found: match given {
                         1 => "1 was".into(),
                         n => format!("{n} were"),

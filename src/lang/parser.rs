@@ -294,21 +294,29 @@ where
         // `lambda a, b=1: a + b`, `lambda *args, **kw: f(*args, **kw)`
         let lambda = kw(Kw::Lambda)
             .ignore_then(
-                choice((
-                    p(Punct::StarStar).to(Spread::Entries),
-                    p(Punct::Star).to(Spread::Items),
-                ))
-                .or_not()
-                .then(ident())
-                .then(p(Punct::Assign).ignore_then(expr.clone()).or_not())
-                .map(|((spread, name), default)| Param {
-                    name,
-                    default,
-                    spread: spread.unwrap_or(Spread::No),
-                })
-                .separated_by(p(Punct::Comma))
-                .allow_trailing()
-                .collect::<Vec<_>>(),
+                // `*` alone: keyword-only parameters after it.
+                p(Punct::Star)
+                    .map_with(|_, e| Param {
+                        name: Name::new(String::new(), e.span()),
+                        default: None,
+                        spread: Spread::Items,
+                    })
+                    .then_ignore(choice((p(Punct::Comma), p(Punct::Colon))).rewind())
+                    .or(choice((
+                        p(Punct::StarStar).to(Spread::Entries),
+                        p(Punct::Star).to(Spread::Items),
+                    ))
+                    .or_not()
+                    .then(ident())
+                    .then(p(Punct::Assign).ignore_then(expr.clone()).or_not())
+                    .map(|((spread, name), default)| Param {
+                        name,
+                        default,
+                        spread: spread.unwrap_or(Spread::No),
+                    }))
+                    .separated_by(p(Punct::Comma))
+                    .allow_trailing()
+                    .collect::<Vec<_>>(),
             )
             .then_ignore(p(Punct::Colon))
             .then(expr.clone())
@@ -656,7 +664,16 @@ where
         // A type annotation (`x: int`, `-> Tensor`) is read and ignored, as
         // Python ignores it when it runs.
         let annotation = p(Punct::Colon).ignore_then(expr.clone()).ignored();
-        let param = choice((
+        // `*` alone: the parameters after it take keywords only (a `*`
+        // parameter without a name, which takes no arguments).
+        let bare_star = p(Punct::Star)
+            .map_with(|_, e| Param {
+                name: Name::new(String::new(), e.span()),
+                default: None,
+                spread: Spread::Items,
+            })
+            .then_ignore(choice((p(Punct::Comma), p(Punct::RParen))).rewind());
+        let param = bare_star.or(choice((
             p(Punct::StarStar).to(Spread::Entries),
             p(Punct::Star).to(Spread::Items),
         ))
@@ -668,7 +685,7 @@ where
             name,
             default,
             spread: spread.unwrap_or(Spread::No),
-        });
+        }));
         let returns = p(Punct::Arrow).ignore_then(expr.clone()).or_not();
 
         let for_iter = expr
