@@ -4019,7 +4019,10 @@ print(next(gh), gh.throw(ValueError()), next(gh))
 /// `inspect.signature` shows it. Expected lines: Python's.
 #[test]
 fn a_bare_star_makes_keyword_only_parameters() {
-    let out = common::script_lines_on(0, "keyword_only", r#"def f(a, *, b=2, c):
+    let out = common::script_lines_on(
+        0,
+        "keyword_only",
+        r#"def f(a, *, b=2, c):
     return a + b + c
 print(f(1, c=3), f(1, b=10, c=3))
 try:
@@ -4038,7 +4041,8 @@ import inspect
 print(inspect.signature(f))
 h = lambda x, *, y=1: x + y
 print(h(1, y=5))
-"#);
+"#,
+    );
     assert_eq!(
         out,
         [
