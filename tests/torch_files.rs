@@ -292,3 +292,78 @@ except FileNotFoundError as e:
         common::err("f = open(\"/tmp/cudash-binary-read.bin\", \"wb\")\nf.write(\"text\")");
     assert!(err.contains("cudash has no bytes"), "{err}");
 }
+
+/// `torch.utils.tensorboard.SummaryWriter`: TensorBoard's event files (a
+/// TFRecord of `Event` protocol buffers, CRC-32C checked) under `log_dir`,
+/// one scalar per `add_scalar`, `add_scalars` in a run of its own per tag.
+/// (TensorBoard 2.21's `EventAccumulator` read the same files back: the
+/// note of the session that added it.)
+#[test]
+fn summary_writer_writes_tensorboards_event_files() {
+    let dir = std::env::temp_dir().join(format!("cudash-tb-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let log = dir.join("logs");
+    let out = common::ok(&format!(
+        "import torch\nfrom torch.utils.tensorboard import SummaryWriter\n\
+         writer = SummaryWriter(log_dir=\"{}\")\n\
+         for step in range(3):\n    writer.add_scalar(\"Loss/train\", torch.tensor(1.0 / (step + 1)), step)\n\
+         writer.add_scalars(\"lr\", {{\"a\": 0.5}}, 7)\n\
+         writer.close()\nprint(writer.get_logdir() == \"{}\")",
+        log.display(),
+        log.display()
+    ));
+    assert_eq!(out.trim(), "True");
+    let events = |d: &std::path::Path| {
+        let f = std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("events.out.tfevents.")
+            })
+            .unwrap();
+        records(&std::fs::read(f).unwrap())
+    };
+    let main = events(&log);
+    assert_eq!(main.len(), 4);
+    assert!(contains(&main[0], b"brain.Event:2"));
+    for (r, value) in main[1..].iter().zip([1.0f32, 0.5, 1.0 / 3.0]) {
+        assert!(contains(r, b"Loss/train"));
+        assert!(contains(r, &value.to_le_bytes()));
+    }
+    let lr = events(&log.join("lr_a"));
+    assert!(contains(&lr[1], b"lr") && contains(&lr[1], &0.5f32.to_le_bytes()));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The records of a TFRecord file, each checked by its masked CRC-32C.
+fn records(data: &[u8]) -> Vec<Vec<u8>> {
+    fn crc(data: &[u8]) -> u32 {
+        let mut c = !0u32;
+        for &b in data {
+            c ^= u32::from(b);
+            for _ in 0..8 {
+                c = (c >> 1) ^ (0x82F6_3B78 & (c & 1).wrapping_neg());
+            }
+        }
+        (!c).rotate_right(15).wrapping_add(0xa282_ead8)
+    }
+    let word = |b: &[u8]| u32::from_le_bytes(b.try_into().unwrap());
+    let (mut out, mut i) = (Vec::new(), 0);
+    while i < data.len() {
+        let n = u64::from_le_bytes(data[i..i + 8].try_into().unwrap()) as usize;
+        assert_eq!(word(&data[i + 8..i + 12]), crc(&data[i..i + 8]));
+        let rec = &data[i + 12..i + 12 + n];
+        assert_eq!(word(&data[i + 12 + n..i + 16 + n]), crc(rec));
+        out.push(rec.to_vec());
+        i += 16 + n;
+    }
+    out
+}
+
+fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}

@@ -480,6 +480,15 @@ static NATIVES: &[Native] = &[
         name: "_cudash.kind",
     },
     Native {
+        name: "_cudash.tb_open",
+    },
+    Native {
+        name: "_cudash.tb_scalar",
+    },
+    Native {
+        name: "_cudash.hostname",
+    },
+    Native {
         name: "torch.finfo",
     },
     Native {
@@ -1324,6 +1333,9 @@ impl Interp {
         }
         if super::inspect::NAMES.contains(&f.name) {
             return self.call_inspect(f.name, args, span);
+        }
+        if super::tensorboard::NAMES.contains(&f.name) {
+            return self.call_tensorboard(f.name, args, span);
         }
         if f.name.starts_with("glob.") {
             return glob_call(&args, span);

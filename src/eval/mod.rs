@@ -65,6 +65,7 @@ mod streams;
 mod strings;
 mod subset;
 pub mod suggest;
+mod tensorboard;
 mod torch_info;
 mod transformer;
 mod user_text;

@@ -318,12 +318,16 @@ impl Interp {
         let outer = std::mem::replace(&mut self.vars, table);
         let outer_source = self.source.replace(Arc::clone(&source));
         let mut ran = Ok(());
+        // A module's body shows no values (its docstring is no output),
+        // also when a REPL cell or a notebook imports it.
+        self.quiet += 1;
         for s in &stmts {
             if let Err(d) = self.exec(s) {
                 ran = Err(d.in_source(&source));
                 break;
             }
         }
+        self.quiet -= 1;
         self.source = outer_source;
         let table = std::mem::replace(&mut self.vars, outer);
         self.parked.push(table);

@@ -10,6 +10,10 @@ const MODULES: &[(&str, &str)] = &[
     ("inspect", include_str!("inspect.py")),
     ("contextlib", include_str!("contextlib.py")),
     (
+        "torch.utils.tensorboard",
+        include_str!("torch_utils_tensorboard.py"),
+    ),
+    (
         "torch.distributions",
         include_str!("torch_distributions.py"),
     ),
