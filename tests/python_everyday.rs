@@ -4055,3 +4055,42 @@ print(h(1, y=5))
         ]
     );
 }
+
+/// Python's everyday semantics that were missing: `for k in d` over a
+/// dict's keys, strings ordered by code point (`<`, `max`, `min` of two
+/// strings), dicts and sets equal by content, set comparisons and `^`.
+/// Expected lines: Python's.
+#[test]
+fn dicts_iterate_strings_order_and_containers_compare_as_python() {
+    let out = common::script_lines_on(
+        0,
+        "python_semantics",
+        r#"d = {"b": 2, "a": 1}
+for k in d:
+    print(k, d[k])
+for i, k in enumerate(d):
+    print(i, k)
+print("a" < "b", "b" > "a", "ab" <= "ab", "B" < "a", "apple" < "apples", max(["pear", "fig"]), min("xy", "ab"))
+print({0: "a"} == {0: "a"}, {"a": [1]} == {"a": [1]}, {"a": 1, "b": 2} == {"b": 2, "a": 1}, {1: 2} != {1: 3}, {} == {})
+s = {1, 2, 3}
+print({2, 1, 3} == s, {2, 3} <= s, {2, 3} < s, s >= {1}, s > s, sorted(s ^ {3, 4}))
+print(max(3, 7.5, 2), min([4, 1, 9]), max([(1, "b"), (1, "c")]), sorted(["b", "a", "C"]))
+words = ["to", "be", "or", "not"]
+print(sorted(words, key=len), [w for w in words if w > "n"])
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "b 2",
+            "a 1",
+            "0 b",
+            "1 a",
+            "True True True True True pear ab",
+            "True True True True True",
+            "True True True True False [1, 2, 4]",
+            "7.5 1 (1, 'c') ['C', 'a', 'b']",
+            "['to', 'be', 'or', 'not'] ['to', 'or', 'not']"
+        ]
+    );
+}

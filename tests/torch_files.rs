@@ -367,3 +367,43 @@ fn records(data: &[u8]) -> Vec<Vec<u8>> {
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
 }
+
+/// `pickle.dump`/`pickle.load` of Python's values through binary files
+/// (nanoGPT's `meta.pkl`), in a format Python reads (checked by hand with
+/// Python 3.11: the same dict back); a list loaded from a pickle or a
+/// checkpoint is a list (it takes `append`), a tuple a tuple. Expected
+/// lines: PyTorch 2.15's Python.
+#[test]
+fn pickle_dumps_and_loads_pythons_values() {
+    let out = common::script_lines_on(
+        0,
+        "pickle_values",
+        r#"import pickle
+import torch
+meta = {"vocab_size": 3, "itos": {0: "a", 1: "b", 2: "\n"}, "stoi": {"a": 0, "b": 1, "\n": 2}, "sizes": [1, 2.5, None, True], "pair": (1, "x")}
+with open("meta.pkl", "wb") as f:
+    pickle.dump(meta, f)
+with open("meta.pkl", "rb") as f:
+    back = pickle.load(f)
+print(back == meta, back["itos"][2] == "\n", back["pair"], back["sizes"])
+back["sizes"].append(7)
+print(back["sizes"])
+torch.save({"losses": [0.5], "shape": (2, 3)}, "ck.pt")
+ck = torch.load("ck.pt")
+ck["losses"].append(0.25)
+print(ck["losses"], ck["shape"])
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "True True (1, 'x') [1, 2.5, None, True]",
+            "[1, 2.5, None, True, 7]",
+            "[0.5, 0.25] (2, 3)"
+        ]
+    );
+    let (_, err) = common::err(
+        "import pickle\nf = open(\"/tmp/cudash-pickle-tensor.pkl\", \"wb\")\npickle.dump({\"w\": ones(2)}, f)",
+    );
+    assert!(err.contains("not tensors"), "{err}");
+}

@@ -1370,6 +1370,18 @@ fn equal_within(a: &Value, b: &Value, depth: usize) -> bool {
     match (a, b) {
         (Value::None, Value::None) => true,
         (Value::Str(x), Value::Str(y)) => x == y,
+        // Dicts: the same keys, each with an equal value, in any order;
+        // sets: the same items.
+        (Value::Dict(x), Value::Dict(y)) | (Value::Set(x), Value::Set(y)) => {
+            let (xs, ys) = (x.items(), y.items());
+            depth < MAX_COMPARE_DEPTH
+                && xs.len() == ys.len()
+                && xs.iter().all(|(k, v)| {
+                    ys.iter()
+                        .find(|(q, _)| q == k)
+                        .is_some_and(|(_, w)| equal_within(v, w, depth + 1))
+                })
+        }
         // As torch.device: `cuda` equals only `cuda`, never `cuda:0`.
         (Value::Device(x), Value::Device(y)) => x.get() == y.get(),
         (Value::CurrentCuda, Value::CurrentCuda) => true,

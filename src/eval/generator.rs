@@ -805,6 +805,8 @@ impl Interp {
         match &v {
             Value::Iterator(i) if is_lazy(i) => return self.drain(i, span),
             Value::Str(s) => return Ok(super::strings::chars_of(s)),
+            // `for k in d`: the keys, in order, as Python's.
+            Value::Dict(d) => return Ok(d.items().iter().map(|(k, _)| k.value()).collect()),
             _ => {}
         }
         v.elements()

@@ -110,6 +110,8 @@ pub static MODULES: &[PyModule] = &[
     PyModule { path: "itertools" },
     PyModule { path: "copy" },
     PyModule { path: "json" },
+    // `pickle.dump(obj, f)`, `pickle.load(f)` of Python's values.
+    PyModule { path: "pickle" },
     PyModule { path: "argparse" },
     PyModule {
         path: "dataclasses",
@@ -475,6 +477,12 @@ static TENSOR_FUNCTIONS: &[Native] = &[
 static NATIVES: &[Native] = &[
     Native {
         name: "_cudash.parameters",
+    },
+    Native {
+        name: "pickle.dump",
+    },
+    Native {
+        name: "pickle.load",
     },
     Native {
         name: "_cudash.kind",
@@ -1333,6 +1341,9 @@ impl Interp {
         }
         if super::inspect::NAMES.contains(&f.name) {
             return self.call_inspect(f.name, args, span);
+        }
+        if f.name.starts_with("pickle.") {
+            return super::checkpoint::call_pickle(self, f.name, args, span);
         }
         if super::tensorboard::NAMES.contains(&f.name) {
             return self.call_tensorboard(f.name, args, span);

@@ -8,6 +8,7 @@ mod amp;
 mod argparse;
 pub mod args;
 mod builtins;
+mod checkpoint;
 pub mod class;
 mod cmdline;
 mod collections;

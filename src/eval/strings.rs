@@ -313,6 +313,20 @@ pub(super) fn string_binary(
         }
         (Value::Str(x), Value::Int(n), BinOp::Elementwise(BinaryOp::Mul))
         | (Value::Int(n), Value::Str(x), BinOp::Elementwise(BinaryOp::Mul)) => Some(repeat(x, *n)),
+        // Python orders strings by their code points.
+        (
+            Value::Str(x),
+            Value::Str(y),
+            BinOp::Elementwise(op @ (BinaryOp::Lt | BinaryOp::Le | BinaryOp::Gt | BinaryOp::Ge)),
+        ) => {
+            let order = x.as_str().cmp(y.as_str());
+            Some(Ok(Value::bool(match op {
+                BinaryOp::Lt => order.is_lt(),
+                BinaryOp::Le => order.is_le(),
+                BinaryOp::Gt => order.is_gt(),
+                _ => order.is_ge(),
+            })))
+        }
         (Value::Str(_), _, BinOp::Elementwise(BinaryOp::Add)) | (_, Value::Str(_), BinOp::Elementwise(BinaryOp::Add)) => {
             Some(Err(Error::Module {
                 class: "TypeError",

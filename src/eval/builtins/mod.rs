@@ -23,7 +23,6 @@
 
 pub(crate) mod activations;
 pub(crate) mod along;
-mod checkpoint;
 pub(crate) mod classes;
 mod collectives;
 mod combine;

@@ -374,8 +374,10 @@ impl Interp {
                 Ok(total)
             }
             "max" | "min" => {
-                // `max(a, b, ...)` of numbers, or `max(xs)` of a list.
-                let mut items = match numbers(&first) {
+                // `max(a, b, ...)` of several values (or one number), or
+                // `max(xs)` of a list, as Python's.
+                let given = b.values().filter(|&v| !matches!(v, Value::None)).count();
+                let mut items = match numbers(&first) || given > 1 {
                     true => b
                         .values()
                         .filter(|&v| !matches!(v, Value::None))
@@ -398,21 +400,23 @@ impl Interp {
                         Err(e) => return Some(Err(e.at(span))),
                     }
                 }
+                // Python's order: numbers, strings, tuples item by item;
+                // the first of equal ones.
                 let mut best = items[0].clone();
                 for v in &items[1..] {
-                    let (Some(x), Some(y)) = (v.as_number(), best.as_number()) else {
+                    let Some(order) = compare(v, &best) else {
                         return Some(Err(Error::Module {
                             class: "TypeError",
                             message: format!(
-                                "'>' not supported between {} and {}",
-                                v.type_name(),
-                                best.type_name()
+                                "'>' not supported between instances of '{}' and '{}'",
+                                format::python_type(v),
+                                format::python_type(&best)
                             ),
                             help: None,
                         }
                         .at(span)));
                     };
-                    if (name == "max" && x > y) || (name == "min" && x < y) {
+                    if (name == "max" && order.is_gt()) || (name == "min" && order.is_lt()) {
                         best = v.clone();
                     }
                 }

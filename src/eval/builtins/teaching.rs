@@ -5,9 +5,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::super::args::Bound;
+use super::super::checkpoint;
 use super::super::format::str_of;
 use super::super::{Interp, Output, Value};
-use super::checkpoint;
 use crate::error::{Diagnostic, Error};
 use crate::runtime::io;
 

@@ -154,11 +154,24 @@ pub(crate) fn set_binary(op: BinaryOp, a: &Value, b: &Value) -> Option<Result<Va
         BinaryOp::BitOr => of_keys(xs.into_iter().chain(ys)),
         BinaryOp::BitAnd => of_keys(xs.into_iter().filter(|k| ys.contains(k))),
         BinaryOp::Sub => of_keys(xs.into_iter().filter(|k| !ys.contains(k))),
+        BinaryOp::BitXor => of_keys(
+            xs.iter()
+                .filter(|k| !ys.contains(k))
+                .chain(ys.iter().filter(|k| !xs.contains(k)))
+                .cloned(),
+        ),
+        // `==` and `!=`: the same items (`expr::equal`); `<=`, `<`:
+        // subsets, `>=`, `>`: supersets, as Python's.
+        BinaryOp::Eq | BinaryOp::Ne => return None,
+        BinaryOp::Le => Value::bool(xs.iter().all(|k| ys.contains(k))),
+        BinaryOp::Lt => Value::bool(xs.len() < ys.len() && xs.iter().all(|k| ys.contains(k))),
+        BinaryOp::Ge => Value::bool(ys.iter().all(|k| xs.contains(k))),
+        BinaryOp::Gt => Value::bool(ys.len() < xs.len() && ys.iter().all(|k| xs.contains(k))),
         _ => {
             return Some(Err(Error::Module {
                 class: "TypeError",
                 message: "unsupported operand type(s) for this operator: 'set' and 'set'".into(),
-                help: Some("sets take `|`, `&` and `-`".into()),
+                help: Some("sets take `|`, `&`, `-`, `^` and comparisons".into()),
             }))
         }
     }))

@@ -304,6 +304,18 @@ pub fn parse_torch(b: &[u8]) -> Result<Pickled, String> {
     pickle::unpickle(data, |key| archive.get(&format!("{prefix}data/{key}")))
 }
 
+/// A value as Python's `pickle.dump` writes one (protocol 2), for values
+/// without tensors (their bytes live only in torch.save's archive).
+pub fn pickle_bytes(v: &Pickled) -> Vec<u8> {
+    pickle::pickle(v, &mut Vec::new())
+}
+
+/// What Python's `pickle.load` reads of a file of Python's values (no
+/// tensors, no classes: refused, never run).
+pub fn unpickle_bytes(b: &[u8]) -> Result<Pickled, String> {
+    pickle::unpickle(b, |_| None)
+}
+
 /// `torch.save`'s format: `torch.load` (also with `weights_only=True`) reads it back.
 pub fn save_torch(v: &Pickled, path: &Path) -> Result<(), Error> {
     let stem = path

@@ -2,12 +2,14 @@
 //! `torch.save` writes them and `torch.load` reads them back (tensors with
 //! their device and `Parameter` mark, dicts, lists, numbers, strings), so a
 //! checkpoint moves between cudash and PyTorch in both directions.
+//! Python's `pickle.dump`/`pickle.load` of the same values (tensors
+//! left to `torch.save`) are here too.
 
 use crate::eval::value::PyDict;
 use std::sync::Arc;
 
-use super::super::value::{Key, Word};
-use super::super::{Interp, Value};
+use super::value::{Key, Word};
+use super::{Interp, Value};
 use crate::autograd::meta;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
@@ -16,7 +18,7 @@ use crate::runtime::Device;
 
 /// Whether a file name is one `torch.save` writes (PyTorch's tutorials use
 /// `.pt`, `.pth`, and `.tar` for checkpoints; Hugging Face `.bin`).
-pub(super) fn is_torch_name(path: &str) -> bool {
+pub(crate) fn is_torch_name(path: &str) -> bool {
     let ext = std::path::Path::new(path)
         .extension()
         .and_then(|e| e.to_str())
@@ -26,7 +28,7 @@ pub(super) fn is_torch_name(path: &str) -> bool {
 
 /// A value as `torch.save` keeps it: each tensor read to the host (a sync
 /// and a copy for a device tensor), keeping the device it came from.
-pub(super) fn to_pickled(me: &mut Interp, v: &Value, span: Span) -> Result<Pickled, Diagnostic> {
+pub(crate) fn to_pickled(me: &mut Interp, v: &Value, span: Span) -> Result<Pickled, Diagnostic> {
     Ok(match v {
         Value::None => Pickled::None,
         Value::Bool(b) => Pickled::Bool(b.get()),
@@ -47,7 +49,8 @@ pub(super) fn to_pickled(me: &mut Interp, v: &Value, span: Span) -> Result<Pickl
                 parameter,
             })
         }
-        Value::List(items) => Pickled::List(
+        // A tuple stays a tuple (`betas`), a list a list, as Python pickles them.
+        Value::List(items) => Pickled::Tuple(
             items
                 .iter()
                 .map(|i| to_pickled(me, i, span))
@@ -94,7 +97,7 @@ pub(super) fn to_pickled(me: &mut Interp, v: &Value, span: Span) -> Result<Pickl
 
 /// A loaded value; each tensor on `device` when given (`map_location`),
 /// else where it was saved from, as `torch.load` puts it.
-pub(super) fn from_pickled(
+pub(crate) fn from_pickled(
     me: &mut Interp,
     p: Pickled,
     device: Option<Device>,
@@ -125,12 +128,19 @@ pub(super) fn from_pickled(
             };
             Value::Tensor(t)
         }
-        Pickled::List(items) | Pickled::Tuple(items) => Value::List(Arc::new(
+        Pickled::Tuple(items) => Value::List(Arc::new(
             items
                 .into_iter()
                 .map(|i| from_pickled(me, i, device, span))
                 .collect::<Result<_, _>>()?,
         )),
+        // A list is the program's to change (`ckpt["losses"].append(x)`).
+        Pickled::List(items) => Value::list(
+            items
+                .into_iter()
+                .map(|i| from_pickled(me, i, device, span))
+                .collect::<Result<_, _>>()?,
+        ),
         Pickled::Dict(pairs) => {
             let mut out = Vec::with_capacity(pairs.len());
             for (k, v) in pairs {
@@ -159,7 +169,8 @@ fn kind(p: &Pickled) -> &'static str {
         Pickled::Bool(_) => "bools",
         Pickled::Float(_) => "floats",
         Pickled::Tensor(_) => "tensors",
-        Pickled::List(_) | Pickled::Tuple(_) => "tuples",
+        Pickled::List(_) => "lists",
+        Pickled::Tuple(_) => "tuples",
         Pickled::Dict(_) => "dicts",
         Pickled::DType(_) => "dtypes",
         Pickled::Int(_) => "ints",
@@ -197,4 +208,108 @@ fn saved_device(me: &Interp, location: &str) -> Result<Device, Error> {
         };
         Error::value_help(message, "in cudash: `load(path, map_location=cpu)` or `map_location=cuda:0`")
     })
+}
+
+/// Python's `pickle.dump(obj, f)` and `pickle.load(f)` of a file opened
+/// in binary mode (nanoGPT's `meta.pkl` of its vocabulary): dicts, lists,
+/// tuples, strings, numbers, bools and None, in pickle's protocol 2 (which
+/// every Python reads); `load` reads what Python's pickle wrote of those
+/// (protocols 2 to 5). Tensors go through `torch.save`; instances of
+/// classes are refused, never run.
+pub(crate) fn call_pickle(
+    me: &mut Interp,
+    name: &str,
+    args: Vec<crate::eval::args::ArgVal>,
+    span: Span,
+) -> Result<Value, Diagnostic> {
+    let positional: Vec<&crate::eval::args::ArgVal> =
+        args.iter().filter(|a| a.keyword.is_none()).collect();
+    let file = |k: usize| -> Result<(String, bool), Diagnostic> {
+        let a = positional.get(k).ok_or_else(|| {
+            Error::value(format!("{name}() needs a file opened in binary mode")).at(span)
+        })?;
+        match &a.value {
+            Value::File(f) => crate::runtime::lock::lock(f)
+                .binary()
+                .map(|(p, w)| (p.to_string(), w))
+                .ok_or_else(|| {
+                    Error::value_help(
+                        format!("{name}() takes a file opened in binary mode"),
+                        "open it with \"wb\" to dump, \"rb\" to load",
+                    )
+                    .at(a.span)
+                }),
+            other => {
+                Err(
+                    Error::wrong_type(format!("the file of {name}()"), "a file", other.type_name())
+                        .at(a.span),
+                )
+            }
+        }
+    };
+    match name {
+        "pickle.dump" => {
+            let obj = positional
+                .first()
+                .ok_or_else(|| Error::value("pickle.dump() needs what to dump").at(span))?;
+            let (path, writing) = file(1)?;
+            if !writing {
+                return Err(
+                    Error::value("pickle.dump() writes to a file opened with \"wb\"").at(span),
+                );
+            }
+            let p = to_pickled(me, &obj.value, obj.span)?;
+            if holds_tensor(&p) {
+                return Err(Error::value_help(
+                    "cudash pickles Python's values, not tensors",
+                    "save tensors with `torch.save(obj, f)`, which PyTorch's torch.load reads",
+                )
+                .at(obj.span));
+            }
+            let bytes = crate::runtime::io::pickle_bytes(&p);
+            use std::io::Write;
+            std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .and_then(|mut f| f.write_all(&bytes))
+                .map_err(|e| {
+                    Error::Io {
+                        action: "write the pickle".into(),
+                        path: path.clone(),
+                        reason: e.to_string(),
+                    }
+                    .at(span)
+                })?;
+            Ok(Value::None)
+        }
+        _ => {
+            let (path, writing) = file(0)?;
+            if writing {
+                return Err(Error::value("pickle.load() reads a file opened with \"rb\"").at(span));
+            }
+            let io = |reason: String| {
+                Error::Io {
+                    action: "load the pickle".into(),
+                    path: path.clone(),
+                    reason,
+                }
+                .at(span)
+            };
+            let bytes = std::fs::read(&path).map_err(|e| io(e.to_string()))?;
+            let p = crate::runtime::io::unpickle_bytes(&bytes).map_err(io)?;
+            from_pickled(me, p, None, span)
+        }
+    }
+}
+
+/// Whether a pickled value holds a tensor anywhere.
+fn holds_tensor(p: &Pickled) -> bool {
+    match p {
+        Pickled::Tensor(_) => true,
+        Pickled::List(items) | Pickled::Tuple(items) => items.iter().any(holds_tensor),
+        Pickled::Dict(pairs) => pairs
+            .iter()
+            .any(|(k, v)| holds_tensor(k) || holds_tensor(v)),
+        _ => false,
+    }
 }
