@@ -4094,3 +4094,41 @@ print(sorted(words, key=len), [w for w in words if w > "n"])
         ]
     );
 }
+
+/// In a Python program a method read without a call is a value bound to
+/// its receiver (`add = xs.append`, `key=d.get`, `"a b".split`);
+/// `max`/`min` take `key=` and any number of values; `callable()`.
+/// Expected lines: Python's.
+#[test]
+fn bound_methods_key_functions_and_callable_as_python() {
+    let out = common::script_lines_on(
+        0,
+        "bound_methods",
+        r#"xs = []
+add = xs.append
+for i in range(3):
+    add(i * i)
+print(xs)
+d = {"a": 3, "b": 7, "c": 5}
+g = d.get
+print(g("a"), g("z", 0), max(d, key=d.get), min(d, key=lambda k: d[k]), max(["aa", "b", "ccc"], key=len))
+print(min(3, 1, 2, key=lambda x: -x), max(1, 2, 3, 4), sorted(d, key=d.get))
+split = "a b c".split
+print(split(), callable(add), callable(len), callable(3), callable(lambda: 0), callable(str))
+class K:
+    def __call__(self):
+        return 1
+print(callable(K()), callable(K), callable("s"))
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "[0, 1, 4]",
+            "3 0 b a ccc",
+            "3 4 ['a', 'c', 'b']",
+            "['a', 'b', 'c'] True True False True True",
+            "True True False"
+        ]
+    );
+}

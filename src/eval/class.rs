@@ -543,6 +543,11 @@ impl Interp {
                 let (this, f) = &*m;
                 self.call_bound(this, Arc::clone(f), args, span)
             }
+            Value::BuiltinMethod(m) => {
+                let (recv, name) = &*m;
+                let name = crate::lang::ast::Name::new(name.to_string(), span);
+                self.call_method(recv.clone(), &name, args, span)
+            }
             Value::Class(c) => self.instantiate(&c, args, span),
             Value::Module(m) => self.call_module(&m, args, span),
             // `@torch.no_grad()` over a `def`.

@@ -157,8 +157,8 @@ docs! {
     Function Tensors "seed", "seed(n)", "Reseeds every device's random generator (each device has its own, as in PyTorch): the same seed gives the same numbers on every backend.", "seed(42)\nrandn(2)";
     Function Math "sum", "sum(input, dim=none, keepdim=false, dtype=none)", "Sum of all elements, or along `dim` (an int, or a list of them). Integer sums are i64; `dtype` converts the input first.", "sum([[1, 2], [3, 4]], dim=0)\nsum(ones(2, 3, 4), dim=(0, 2))";
     Function Math "mean", "mean(input, dim=none, keepdim=false, dtype=none)", "Mean of all elements, or along `dim` (an int, or a list of them; floating point tensors, or `dtype=` one).", "mean([1., 2., 3.])\nmean(arange(4), dtype=f64)";
-    Function Math "max", "max(input, dim=none, keepdim=false)", "Largest element; with `dim`, the largest along it and where each is, as PyTorch's (values, indices): `values, indices = max(x, 1)`. NaN wins.", "max([3, 1, 4])\nmax(tensor([[3, 1], [0, 4]]), 1).values";
-    Function Math "min", "min(input, dim=none, keepdim=false)", "Smallest element; with `dim`, the smallest along it and where each is, as PyTorch's (values, indices): `values, indices = min(x, 1)`. NaN wins.", "min([3, 1, 4])\nmin(tensor([[3, 1], [0, 4]]), 1).indices";
+    Function Math "max", "max(input, dim=none, keepdim=false, *values, key=none)", "Largest element; with `dim`, the largest along it and where each is, as PyTorch's (values, indices): `values, indices = max(x, 1)`. NaN wins.", "max([3, 1, 4])\nmax(tensor([[3, 1], [0, 4]]), 1).values";
+    Function Math "min", "min(input, dim=none, keepdim=false, *values, key=none)", "Smallest element; with `dim`, the smallest along it and where each is, as PyTorch's (values, indices): `values, indices = min(x, 1)`. NaN wins.", "min([3, 1, 4])\nmin(tensor([[3, 1], [0, 4]]), 1).indices";
     Function Math "argmax", "argmax(input, dim=none, keepdim=false)", "Index of the largest element (of the flattened tensor without `dim`).", "argmax([3, 1, 4])";
     Function Math "argmin", "argmin(input, dim=none, keepdim=false)", "Index of the smallest element (of the flattened tensor without `dim`); the first of equal ones, NaN wins.", "argmin([3, 1, 4, 1])";
     Function Math "prod", "prod(input, dim=none, keepdim=false, dtype=none)", "Product of all elements, or along `dim`. Integer and bool products are i64 (wrapping); `dtype` converts the input first.", "prod([1, 2, 3, 4])";
@@ -322,6 +322,7 @@ docs! {
     Function Teaching "classmethod", "classmethod(function)", "Python's classmethod: `@classmethod` above a method makes its first parameter the class (`cls`), however it is called.", "class C { @classmethod\n fn make(cls) { return cls() } }\nC.make()";
     Function Teaching "property", "property(function)", "Python's property: `@property` above a method makes reading `obj.name` call it with the instance.", "class C { fn __init__(self) { self.n = 3 }\n @property\n fn double(self) { return 2 * self.n } }\nC().double";
     Function Teaching "getattr", "getattr(object, name, default=none)", "Python's getattr: `object.name` for a name held in a string; with `default`, that instead of the AttributeError.", "getattr(Linear(2, 3), \"out_features\")\ngetattr(Linear(2, 3), \"nothing\", 0)";
+    Function Teaching "callable", "callable(object)", "Python's callable: whether `object(...)` can be called — a function, a method, a class, a module, a builtin, an instance whose class has `__call__`.", "callable(print)";
     Function Teaching "hasattr", "hasattr(object, name)", "Python's hasattr: whether reading `object.name` gives a value rather than an AttributeError.", "hasattr(Linear(2, 3), \"weight\")";
     Function Teaching "setattr", "setattr(object, name, value)", "Python's setattr: `object.name = value` for a name held in a string.", "class C { pass }\nc = C()\nsetattr(c, \"lr\", 0.1)\nc.lr";
     Function Teaching "ArgumentParser", "ArgumentParser(prog=none, description=none, epilog=none, formatter_class=none, add_help=true)", "Python's argparse.ArgumentParser: a program's command-line options. `parser.add_argument(\"--lr\", type=float, default=0.1)`, then `args = parser.parse_args()` reads what follows the file (`cudash script train.py --lr 0.5`; nothing in the REPL or a notebook, so every option keeps its default) and gives `args.lr`. Usage, help and errors are Python's; an error ends the program with status 2 (`SystemExit`).", "parser = ArgumentParser(description=\"demo\")\nparser.add_argument(\"--epochs\", type=int, default=2)\nargs = parser.parse_args([\"--epochs\", \"5\"])\nargs.epochs";
@@ -1195,7 +1196,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (
             Function,
             "isinstance" | "type" | "super" | "staticmethod" | "classmethod" | "property"
-            | "getattr" | "hasattr" | "setattr" | "vars",
+            | "getattr" | "hasattr" | "setattr" | "vars" | "callable",
         ) => return Some(format!("{}() (Python's)", doc.name)),
         (
             Function,

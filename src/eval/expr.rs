@@ -765,7 +765,7 @@ impl Interp {
             _ => {}
         }
         if let (Some(x), Some(y)) = (scalar(&a), scalar(&b)) {
-            return scalar_binary(op, x, y);
+            return scalar_binary(op, x, y, self.python_program());
         }
         if let Some(r) = super::strings::string_binary(op, &a, &b) {
             return r;
@@ -986,6 +986,7 @@ impl Interp {
                 v @ (Value::Class(_)
                 | Value::Module(_)
                 | Value::Method(_)
+                | Value::BuiltinMethod(_)
                 | Value::Object(_)
                 | Value::GradMode(_)
                 | Value::Decorated(_)) => self.call_value(v, vals, span),
@@ -1223,7 +1224,9 @@ fn zero_division(message: &str) -> Error {
 }
 
 /// Python-like arithmetic on plain numbers.
-fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
+/// `python`: a Python program's floats, which raise ZeroDivisionError where
+/// cudash's own language gives IEEE's inf or nan (`0. / 0.` is its nan).
+fn scalar_binary(op: BinOp, a: Scalar, b: Scalar, python: bool) -> Result<Value, Error> {
     use Scalar::*;
     let ints = match (a, b) {
         (Float(_), _) | (_, Float(_)) => None,
@@ -1278,7 +1281,7 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
             BinaryOp::Sub => i.checked_sub(j),
             BinaryOp::Mul => i.checked_mul(j),
             BinaryOp::Pow if j >= 0 => u32::try_from(j).ok().and_then(|j| i.checked_pow(j)),
-            BinaryOp::Pow if i == 0 => {
+            BinaryOp::Pow if i == 0 && python => {
                 return Err(zero_division("0.0 cannot be raised to a negative power"))
             }
             BinaryOp::Pow => return Ok(Value::float(x.powf(y))),
@@ -1297,8 +1300,10 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar) -> Result<Value, Error> {
         };
         return r.map(Value::Int).ok_or_else(overflow);
     }
-    // Python's floats raise where IEEE would give inf or nan (tensors do not).
+    // Python's floats raise where IEEE would give inf or nan (tensors, and
+    // cudash's own language, do not).
     match op {
+        _ if !python => {}
         BinaryOp::Div if y == 0.0 => return Err(zero_division("float division by zero")),
         BinaryOp::FloorDiv if y == 0.0 => {
             return Err(zero_division("float floor division by zero"))
@@ -1424,7 +1429,7 @@ mod tests {
             unreachable!("numbers")
         };
         if let Some(quick) = quick_scalar(BinOp::Elementwise(op), &a, &b) {
-            let general = scalar_binary(BinOp::Elementwise(op), x, y);
+            let general = scalar_binary(BinOp::Elementwise(op), x, y, false);
             assert!(
                 matches!(&general, Ok(v) if same_value(v, &quick)),
                 "{a:?} {} {b:?}: quick {quick:?}, general {general:?}",

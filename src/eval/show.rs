@@ -132,6 +132,7 @@ pub fn repr(v: &Value) -> String {
                     .map_or("none".into(), |d| format!("{d:?}"))
             )
         }
+        Value::BuiltinMethod(m) => format!("<built-in method {} of {}>", m.1, m.0.type_name()),
         Value::Method(m) => {
             let owner = super::value::class_of(&m.0).map_or("?".into(), |c| c.name.clone());
             format!("<bound method {owner}.{}>", m.1.name())

@@ -83,6 +83,9 @@ pub enum Value {
     Module(crate::nn::ModuleRef),
     /// `model.forward`: a method bound to its instance.
     Method(Arc<(Value, Arc<Function>)>),
+    /// `d.get`, `xs.append`, `t.add`: a method of cudash's own bound to
+    /// its receiver, called as `recv.name(...)` (`max(d, key=d.get)`).
+    BuiltinMethod(Arc<(Value, &'static str)>),
     /// `super()` in a method: the instance, seen from the class above the
     /// one whose method asked.
     Super(Arc<(Value, Arc<Class>)>),
@@ -591,7 +594,7 @@ impl Value {
             Value::Class(_) => "a class",
             Value::Object(_) => "an object",
             Value::Module(_) => "a module",
-            Value::Method(_) => "a method",
+            Value::Method(_) | Value::BuiltinMethod(_) => "a method",
             Value::Super(_) => "a super object",
             Value::ParamGroup(_) => "a parameter group",
             Value::Scheduler(_) => "a learning-rate scheduler",
@@ -645,7 +648,7 @@ impl Value {
             Value::Class(_) => "class",
             Value::Object(_) => "object",
             Value::Module(_) => "module",
-            Value::Method(_) => "function",
+            Value::Method(_) | Value::BuiltinMethod(_) => "function",
             Value::Super(_) => "super",
             Value::ParamGroup(_) => "param_group",
             Value::Scheduler(_) => "scheduler",

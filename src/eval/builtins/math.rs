@@ -19,6 +19,19 @@ pub(super) fn reduce(me: &mut Interp, name: &'static str, b: &Bound) -> Result<V
     if let Some(r) = me.python_math(name, b) {
         return r;
     }
+    if b.given("key")
+        .is_some_and(|(k, _)| !matches!(k, Value::None))
+    {
+        return Err(Error::value_help(
+            format!(
+                "{name}(..., key=f) is Python's {name} over a list, not torch.{name} of a tensor"
+            ),
+            format!(
+                "give a list (`{name}(x.tolist(), key=f)`), or use torch.arg{name} on the tensor"
+            ),
+        )
+        .at(b.span_of("key")));
+    }
     let t = b.tensor("input")?;
     me.reduce(name, &t, b)
 }

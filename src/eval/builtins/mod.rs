@@ -290,6 +290,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("property", python::method_kind),
     ("getattr", python::getattr),
     ("hasattr", python::getattr),
+    ("callable", python::callable),
     ("setattr", python::setattr),
     ("list", teaching::list),
     ("TensorDataset", super::data::tensor_dataset),
@@ -568,7 +569,7 @@ impl Interp {
         // current device.
         let args = match doc.name {
             "print" | "device" | "str" | "repr" | "len" | "type" | "format" | "open"
-            | "isinstance" => args,
+            | "isinstance" | "callable" => args,
             _ => self.resolve_args(args),
         };
         // An instance with `__iter__` is iterated through it where Python's
@@ -588,7 +589,7 @@ impl Interp {
         // (`list(g)`, `sum(g)`, `torch.stack(g)`); these take it as it is.
         let args = match doc.name {
             "next" | "iter" | "enumerate" | "print" | "str" | "repr" | "len" | "type"
-            | "format" | "isinstance" | "id" => args,
+            | "format" | "isinstance" | "id" | "callable" => args,
             _ => self.drain_generators(args)?,
         };
         let b = bind(doc, args, span)?;

@@ -376,13 +376,14 @@ impl Interp {
             "max" | "min" => {
                 // `max(a, b, ...)` of several values (or one number), or
                 // `max(xs)` of a list, as Python's.
-                let given = b.values().filter(|&v| !matches!(v, Value::None)).count();
-                let mut items = match numbers(&first) || given > 1 {
-                    true => b
-                        .values()
-                        .filter(|&v| !matches!(v, Value::None))
-                        .cloned()
-                        .collect::<Vec<_>>(),
+                let values: Vec<Value> = ["input", "dim", "keepdim"]
+                    .iter()
+                    .filter_map(|n| b.get(n).map(|(v, _)| v.clone()))
+                    .chain(b.rest.iter().map(|(v, _)| v.clone()))
+                    .filter(|v| !matches!(v, Value::None))
+                    .collect();
+                let mut items = match numbers(&first) || values.len() > 1 {
+                    true => values,
                     false => match items_of(&first, span, &format!("{name}()")) {
                         Ok(items) => items,
                         Err(e) => return Some(Err(e)),
@@ -400,17 +401,41 @@ impl Interp {
                         Err(e) => return Some(Err(e.at(span))),
                     }
                 }
+                // `key=f`: each item compared by `f(item)`.
+                let key = b
+                    .get("key")
+                    .map(|(k, _)| k.clone())
+                    .filter(|k| !matches!(k, Value::None));
+                let mut keys = Vec::with_capacity(items.len());
+                for v in &items {
+                    keys.push(match &key {
+                        Some(f) => {
+                            let k = self.call_value(
+                                f.clone(),
+                                vec![super::super::args::ArgVal::positional(v.clone(), span)],
+                                span,
+                            );
+                            match k.and_then(|k| self.one_element_value(k).map_err(|e| e.at(span)))
+                            {
+                                Ok(k) => k,
+                                Err(e) => return Some(Err(e)),
+                            }
+                        }
+                        None => v.clone(),
+                    });
+                }
                 // Python's order: numbers, strings, tuples item by item;
                 // the first of equal ones.
                 let mut best = items[0].clone();
-                for v in &items[1..] {
-                    let Some(order) = compare(v, &best) else {
+                let mut best_key = keys[0].clone();
+                for (v, k) in items[1..].iter().zip(&keys[1..]) {
+                    let Some(order) = compare(k, &best_key) else {
                         return Some(Err(Error::Module {
                             class: "TypeError",
                             message: format!(
                                 "'>' not supported between instances of '{}' and '{}'",
-                                format::python_type(v),
-                                format::python_type(&best)
+                                format::python_type(k),
+                                format::python_type(&best_key)
                             ),
                             help: None,
                         }
@@ -418,6 +443,7 @@ impl Interp {
                     };
                     if (name == "max" && order.is_gt()) || (name == "min" && order.is_lt()) {
                         best = v.clone();
+                        best_key = k.clone();
                     }
                 }
                 Ok(best)
@@ -556,6 +582,27 @@ pub(super) fn method_kind(
 /// `getattr(obj, "name", default)`, `hasattr(obj, "name")`: an attribute
 /// read by its name, as `obj.name` reads it (the default, or false, where
 /// that is Python's AttributeError).
+/// `callable(x)`: whether `x(...)` calls something, as Python's.
+pub(super) fn callable(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let v = b
+        .get("object")
+        .map(|(v, _)| v)
+        .ok_or_else(|| Error::value("callable() takes one object").at(b.span))?;
+    Ok(Value::bool(match v {
+        Value::Builtin(_)
+        | Value::Native(_)
+        | Value::Function(_)
+        | Value::Method(_)
+        | Value::BuiltinMethod(_)
+        | Value::Class(_)
+        | Value::ExcClass(_)
+        | Value::Module(_)
+        | Value::Decorated(_) => true,
+        Value::Object(o) => o.class.find("__call__").is_some(),
+        _ => false,
+    }))
+}
+
 pub(super) fn getattr(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let obj = b.get("object").map_or(Value::None, |(v, _)| v.clone());
     let attr = b

@@ -779,8 +779,22 @@ impl Interp {
                 return Ok(v.clone());
             }
         }
+        // `"a b".split`: a string's method, bound to it (a Python program's;
+        // in cudash's own language a method read without a call is an
+        // error that says to call it).
+        let python = self.python_program();
+        if let (Value::Str(_), true) = (recv, python) {
+            if let Some(m) = super::strings::STR_METHODS.iter().find(|m| **m == name) {
+                return Ok(Value::BuiltinMethod(Arc::new((recv.clone(), m))));
+            }
+        }
         match docs::member(recv.kind(), name) {
             None => Err(no_member(recv, &as_name())),
+            // `d.get`, `xs.append`: the method bound to its receiver, a
+            // value to call later (`max(d, key=d.get)`), as Python's.
+            Some(d) if d.kind == Kind::Method && python => {
+                Ok(Value::BuiltinMethod(Arc::new((recv.clone(), d.name))))
+            }
             Some(d) if d.kind == Kind::Method => Err(Error::value_help(
                 format!("`.{name}` is a method"),
                 format!(
