@@ -917,7 +917,7 @@ impl Backward {
                         let rows: Vec<i64> =
                             (x.ndim() - dims..x.ndim()).map(|d| d as i64).collect();
                         let st = super::functional::stats(rt, mode, &x, &rows, *eps)?;
-                        (st.mean, st.invstd)
+                        st.mean_invstd()
                     }
                     false => (Arc::clone(mean.get(name)?), Arc::clone(rstd.get(name)?)),
                 };
@@ -973,7 +973,7 @@ impl Backward {
                     true => {
                         let over: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
                         let st = super::functional::stats(rt, mode, &x, &over, *eps)?;
-                        (st.mean, st.invstd)
+                        st.mean_invstd()
                     }
                     false => (Arc::clone(mean.get(name)?), Arc::clone(invstd.get(name)?)),
                 };

@@ -282,16 +282,7 @@ pub fn batch_norm(
                 }
             }
         }
-        // The rest freed as the inline computation freed it.
-        let Stats {
-            sum,
-            mean,
-            var_sum,
-            var,
-            invstd,
-        } = st;
-        drop((var, var_sum, sum));
-        (mean, invstd)
+        st.mean_invstd()
     } else {
         let (rm, rv) = (
             a.running_mean.expect("checked"),
@@ -375,6 +366,23 @@ pub struct Stats {
     pub invstd: Arc<Tensor>,
 }
 
+impl Stats {
+    /// The mean and 1/std, the rest freed (the variance, then the sum of
+    /// squares, then the sum: the order the forward's caching allocator
+    /// timeline has always shown).
+    pub fn mean_invstd(self) -> (Arc<Tensor>, Arc<Tensor>) {
+        let Stats {
+            sum,
+            mean,
+            var_sum,
+            var,
+            invstd,
+        } = self;
+        drop((var, var_sum, sum));
+        (mean, invstd)
+    }
+}
+
 /// x's statistics over `dims`, as layer, group and batch norm's forward
 /// compute them (the deviations and their squares freed as soon as they
 /// are summed); recorded in `mode`: a backward that creates a graph
@@ -424,14 +432,7 @@ pub fn normalized_rows(
     let y = bin(rt, BinaryOp::Sub, &scaled, &shift)?;
     // Freed in the order the inline computation freed them.
     drop((scaled, shift));
-    let Stats {
-        sum,
-        mean,
-        var_sum,
-        var,
-        invstd,
-    } = st;
-    drop((var, var_sum, sum));
+    let (mean, invstd) = st.mean_invstd();
     Ok((mean, invstd, y))
 }
 

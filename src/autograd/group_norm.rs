@@ -141,7 +141,7 @@ pub fn group_norm_backward(
     let (mean, rstd) = match mode.enabled {
         true => {
             let st = super::functional::stats(rt, mode, &x3, &[2], eps)?;
-            (st.mean, st.invstd)
+            st.mean_invstd()
         }
         false => (Arc::clone(mean), Arc::clone(rstd)),
     };
