@@ -376,3 +376,86 @@ print(o.param_groups[0]["lr"], o.state_dict()["param_groups"][0])
         ]
     );
 }
+
+/// `print(optimizer)` is PyTorch's `Optimizer.__repr__` (each group's
+/// settings by sorted name, a scheduler's `initial_lr`); the REPL's echo of
+/// one keeps cudash's line with the bytes of state. Expected lines:
+/// PyTorch 2.15's.
+#[test]
+fn printing_an_optimizer_is_pytorchs_repr() {
+    let out = common::script_lines_on(
+        0,
+        "optimizer_repr",
+        r#"import torch
+w = torch.ones(2, requires_grad=True)
+b = torch.zeros(1, requires_grad=True)
+opt = torch.optim.Adam([{"params": [w]}, {"params": [b], "lr": 0.01}], lr=0.1, amsgrad=True)
+print(opt)
+sgd = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+sch = torch.optim.lr_scheduler.StepLR(sgd, 2)
+print(sgd)
+print(f"{torch.optim.AdamW([w])}")
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "Adam (",
+            "Parameter Group 0",
+            "    amsgrad: True",
+            "    betas: (0.9, 0.999)",
+            "    capturable: False",
+            "    decoupled_weight_decay: False",
+            "    differentiable: False",
+            "    eps: 1e-08",
+            "    foreach: None",
+            "    fused: None",
+            "    lr: 0.1",
+            "    maximize: False",
+            "    weight_decay: 0",
+            "",
+            "Parameter Group 1",
+            "    amsgrad: True",
+            "    betas: (0.9, 0.999)",
+            "    capturable: False",
+            "    decoupled_weight_decay: False",
+            "    differentiable: False",
+            "    eps: 1e-08",
+            "    foreach: None",
+            "    fused: None",
+            "    lr: 0.01",
+            "    maximize: False",
+            "    weight_decay: 0",
+            ")",
+            "SGD (",
+            "Parameter Group 0",
+            "    dampening: 0",
+            "    differentiable: False",
+            "    foreach: None",
+            "    fused: None",
+            "    initial_lr: 0.1",
+            "    lr: 0.1",
+            "    maximize: False",
+            "    momentum: 0.9",
+            "    nesterov: False",
+            "    weight_decay: 0",
+            ")",
+            "AdamW (",
+            "Parameter Group 0",
+            "    amsgrad: False",
+            "    betas: (0.9, 0.999)",
+            "    capturable: False",
+            "    decoupled_weight_decay: True",
+            "    differentiable: False",
+            "    eps: 1e-08",
+            "    foreach: None",
+            "    fused: None",
+            "    lr: 0.001",
+            "    maximize: False",
+            "    weight_decay: 0.01",
+            ")"
+        ]
+    );
+    let shown = common::ok("w = ones(2, requires_grad=true)\nopt = SGD([w], lr=0.1)\nopt");
+    assert!(shown.contains("SGD(lr=0.1, momentum=0.0"), "{shown}");
+}

@@ -33,6 +33,7 @@ pub fn repr_of(v: &Value) -> String {
         Value::Str(s) => quote(s),
         // A parameter group: its dict, as PyTorch's is one.
         Value::ParamGroup(g) => repr_of(&Value::Dict(super::param_group::group_dict(&g.0, g.1))),
+        Value::Optimizer(o) => optimizer_repr(o),
         // A tuple as Python writes one: `(1, 'a')`, `(1,)`, `()`.
         Value::List(items) => match items.as_slice() {
             [one] => format!("({},)", repr_of(one)),
@@ -826,4 +827,32 @@ mod tests {
             "a 1.00 3 {} 'a'"
         );
     }
+}
+
+/// `print(optimizer)` in a Python program, as PyTorch's `Optimizer.__repr__`:
+/// the class, then each group's settings by sorted name (not its params).
+fn optimizer_repr(
+    o: &std::sync::Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>,
+) -> String {
+    let (name, groups) = {
+        let opt = crate::runtime::lock::lock(o);
+        (opt.name(), opt.groups.len())
+    };
+    let mut out = format!("{name} (");
+    for g in 0..groups {
+        out.push_str(&format!("\nParameter Group {g}\n"));
+        let dict = super::param_group::group_dict(o, g);
+        let mut items: Vec<(String, Value)> = dict
+            .items()
+            .iter()
+            .filter(|(k, _)| k.to_string() != "params")
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        items.sort_by(|a, b| a.0.cmp(&b.0));
+        for (k, v) in items {
+            out.push_str(&format!("    {k}: {}\n", str_of(&v)));
+        }
+    }
+    out.push(')');
+    out
 }
