@@ -845,7 +845,7 @@ fn optimizer_repr(
         let mut items: Vec<(String, Value)> = dict
             .items()
             .iter()
-            .filter(|(k, _)| k.to_string() != "params")
+            .filter(|(k, _)| *k != "params")
             .map(|(k, v)| (k.to_string(), v.clone()))
             .collect();
         items.sort_by(|a, b| a.0.cmp(&b.0));
