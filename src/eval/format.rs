@@ -724,6 +724,34 @@ pub fn convert_and_format(v: &Value, conv: Option<&str>, spec: &str) -> Result<S
     }
 }
 
+/// `print(optimizer)` in a Python program, as PyTorch's `Optimizer.__repr__`:
+/// the class, then each group's settings by sorted name (not its params).
+fn optimizer_repr(
+    o: &std::sync::Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>,
+) -> String {
+    let (name, groups) = {
+        let opt = crate::runtime::lock::lock(o);
+        (opt.name(), opt.groups.len())
+    };
+    let mut out = format!("{name} (");
+    for g in 0..groups {
+        out.push_str(&format!("\nParameter Group {g}\n"));
+        let dict = super::param_group::group_dict(o, g);
+        let mut items: Vec<(String, Value)> = dict
+            .items()
+            .iter()
+            .filter(|(k, _)| *k != "params")
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect();
+        items.sort_by(|a, b| a.0.cmp(&b.0));
+        for (k, v) in items {
+            out.push_str(&format!("    {k}: {}\n", str_of(&v)));
+        }
+    }
+    out.push(')');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -827,32 +855,4 @@ mod tests {
             "a 1.00 3 {} 'a'"
         );
     }
-}
-
-/// `print(optimizer)` in a Python program, as PyTorch's `Optimizer.__repr__`:
-/// the class, then each group's settings by sorted name (not its params).
-fn optimizer_repr(
-    o: &std::sync::Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>,
-) -> String {
-    let (name, groups) = {
-        let opt = crate::runtime::lock::lock(o);
-        (opt.name(), opt.groups.len())
-    };
-    let mut out = format!("{name} (");
-    for g in 0..groups {
-        out.push_str(&format!("\nParameter Group {g}\n"));
-        let dict = super::param_group::group_dict(o, g);
-        let mut items: Vec<(String, Value)> = dict
-            .items()
-            .iter()
-            .filter(|(k, _)| *k != "params")
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .collect();
-        items.sort_by(|a, b| a.0.cmp(&b.0));
-        for (k, v) in items {
-            out.push_str(&format!("    {k}: {}\n", str_of(&v)));
-        }
-    }
-    out.push(')');
-    out
 }
