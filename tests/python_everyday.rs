@@ -4132,3 +4132,38 @@ print(callable(K()), callable(K), callable("s"))
         ]
     );
 }
+
+/// `json.dumps(obj, default=f)`: what JSON has no form for is written as
+/// `f(value)` (an object's `__dict__`, `str`, a set as a list); without it,
+/// Python's TypeError. Expected lines: Python's.
+#[test]
+fn json_dumps_takes_a_default() {
+    let out = common::script_lines_on(
+        0,
+        "json_default",
+        r#"import json
+import torch
+from dataclasses import dataclass, asdict
+class Cfg:
+    def __init__(self):
+        self.lr = 0.1
+        self.name = "run"
+print(json.dumps({"cfg": Cfg(), "n": 3}, default=lambda o: o.__dict__))
+print(json.dumps({"d": torch.float32}, default=str))
+print(json.dumps([1, {2, 3}], default=list))
+try:
+    json.dumps({"t": torch.ones(1)})
+except TypeError as e:
+    print("TypeError", e)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "{\"cfg\": {\"lr\": 0.1, \"name\": \"run\"}, \"n\": 3}",
+            "{\"d\": \"torch.float32\"}",
+            "[1, [2, 3]]",
+            "TypeError Object of type Tensor is not JSON serializable",
+        ]
+    );
+}

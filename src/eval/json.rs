@@ -72,6 +72,11 @@ impl Interp {
             }
             _ => {
                 let (obj, _) = first("obj")?;
+                // `default=f`: what is no JSON value is written as `f(value)`.
+                let obj = match keyword("default") {
+                    None | Some((Value::None, _)) => obj,
+                    Some((f, at)) => self.json_ready(obj, &f, at, 0)?,
+                };
                 let style = style(&keyword)?;
                 let mut out = String::new();
                 write(&obj, &style, 0, &mut out).map_err(|e| e.at(span))?;
@@ -95,6 +100,53 @@ impl Interp {
                 Ok(Value::None)
             }
         }
+    }
+}
+
+impl Interp {
+    /// `v` with each value JSON has no form for replaced by `default(value)`
+    /// (itself made ready in turn), as `json.dumps(default=...)` does.
+    fn json_ready(
+        &mut self,
+        v: Value,
+        default: &Value,
+        at: Span,
+        depth: usize,
+    ) -> Result<Value, Diagnostic> {
+        if depth > 100 {
+            return Err(Error::Module {
+                class: "ValueError",
+                message: "Circular reference detected".into(),
+                help: None,
+            }
+            .at(at));
+        }
+        Ok(match v {
+            Value::None | Value::Bool(_) | Value::Int(_) | Value::Float(_) | Value::Str(_) => v,
+            Value::Dict(d) => {
+                let mut pairs = Vec::with_capacity(d.len());
+                for (k, x) in d.items().iter() {
+                    pairs.push((
+                        k.clone(),
+                        self.json_ready(x.clone(), default, at, depth + 1)?,
+                    ));
+                }
+                Value::Dict(super::value::PyDict::new(pairs))
+            }
+            Value::List(_) | Value::MutList(_) => {
+                let items = v.items().unwrap_or_default();
+                let mut out = Vec::with_capacity(items.len());
+                for x in items.iter() {
+                    out.push(self.json_ready(x.clone(), default, at, depth + 1)?);
+                }
+                Value::list(out)
+            }
+            other => {
+                let made =
+                    self.call_value(default.clone(), vec![ArgVal::positional(other, at)], at)?;
+                self.json_ready(made, default, at, depth + 1)?
+            }
+        })
     }
 }
 
