@@ -270,3 +270,31 @@ fn workers_copy_closures_that_hold_their_module() {
     // The session's `seen` is untouched: each worker appended to its own.
     assert_eq!(out, "4 0");
 }
+
+/// A DataLoader worker prints tensors with the session's
+/// `torch.set_printoptions`, as a forked PyTorch worker has its parent's.
+#[test]
+fn workers_print_with_the_sessions_print_options() {
+    let out = common::script_lines_on(
+        0,
+        "worker_print_options",
+        r#"import torch
+from torch.utils.data import Dataset, DataLoader
+torch.set_printoptions(precision=2)
+class D(Dataset):
+    def __len__(self):
+        return 2
+    def __getitem__(self, i):
+        print(torch.tensor([1.23456, 2.0]) * (i + 1))
+        return torch.zeros(1)
+if __name__ == "__main__":
+    for b in DataLoader(D(), batch_size=1, num_workers=1):
+        pass
+    print(torch.tensor([3.14159]))
+"#,
+    );
+    assert_eq!(out.len(), 3, "{out:?}");
+    assert!(out[0].starts_with("[1.23, 2.00]"), "{out:?}");
+    assert!(out[1].starts_with("[2.47, 4.00]"), "{out:?}");
+    assert!(out[2].starts_with("[3.14]"), "{out:?}");
+}

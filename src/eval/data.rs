@@ -655,7 +655,11 @@ impl Host for Interp {
         let devices = Arc::clone(&self.rt.devices);
         let grad = self.grad;
         let source = self.source.clone();
+        // `torch.set_printoptions` as the session set it: a forked worker
+        // has the parent's (cudash's are the thread's own).
+        let printing = crate::display::tensor::print_options();
         Box::new(move || {
+            crate::display::tensor::set_print_options(printing);
             let mut it = Interp::worker(seed, devices, stop, vars);
             // The session's functions name its table: the worker's copy.
             it.module_alias.push((home, it.vars.number()));
