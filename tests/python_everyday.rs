@@ -4167,3 +4167,104 @@ except TypeError as e:
         ]
     );
 }
+
+/// `functools` (`partial`, `reduce`, `lru_cache` with `cache_info`, `cache`,
+/// `wraps`), `collections.deque` with `maxlen` (a replay buffer, `in` through
+/// its `__contains__`), and itertools' `accumulate`, `cycle`, `groupby`,
+/// `takewhile`, `dropwhile`, `starmap`, `compress`. Expected lines: Python's.
+#[test]
+fn functools_deque_and_more_itertools_as_python() {
+    let out = common::script_lines_on(
+        0,
+        "functools_deque_and_more_itertools_as_python",
+        r#"import random
+from collections import deque
+from functools import partial, reduce, lru_cache, wraps, cache
+from itertools import accumulate, cycle, groupby, takewhile, dropwhile, starmap, compress, islice
+def scale(x, factor=1, shift=0):
+    return x * factor + shift
+p = partial(scale, factor=3)
+print(p(2), p(2, shift=1), partial(pow, 2)(5), reduce(lambda a, b: a * b, [1, 2, 3, 4]), reduce(lambda a, b: a + b, [], 10))
+@lru_cache(maxsize=None)
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+print(fib(30), fib.cache_info())
+@cache
+def sq(x):
+    return x * x
+print(sq(4), sq(4), sq.cache_info().hits)
+def logged(f):
+    @wraps(f)
+    def inner(*a, **k):
+        return f(*a, **k)
+    return inner
+@logged
+def add(a, b):
+    return a + b
+print(add(2, 3))
+memory = deque([], maxlen=3)
+for i in range(5):
+    memory.append((i, i * i))
+print(memory, len(memory), memory[0], list(memory))
+random.seed(1)
+print(random.sample(list(memory), 2))
+d = deque([1, 2, 3])
+d.appendleft(0); d.rotate(1)
+print(d, d.popleft(), d.pop(), 2 in d)
+print(list(accumulate([1, 2, 3, 4])), list(accumulate([1, 2, 3], lambda a, b: a * b, initial=10)))
+print(list(islice(cycle("ab"), 5)), [(k, list(g)) for k, g in groupby("aabbbc")], [(k, len(list(g))) for k, g in groupby([1, 3, 2, 4], key=lambda x: x % 2)])
+print(list(takewhile(lambda x: x < 3, [1, 2, 3, 1])), list(dropwhile(lambda x: x < 3, [1, 2, 3, 1])), list(starmap(pow, [(2, 3), (3, 2)])), list(compress("abcd", [1, 0, 1, 0])))
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "6 7 32 24 10",
+            "832040 CacheInfo(hits=28, misses=31, maxsize=None, currsize=31)",
+            "16 16 1",
+            "5",
+            "deque([(2, 4), (3, 9), (4, 16)], maxlen=3) 3 (2, 4) [(2, 4), (3, 9), (4, 16)]",
+            "[(2, 4), (4, 16)]",
+            "deque([0, 1]) 3 2 False",
+            "[1, 3, 6, 10] [10, 10, 20, 60]",
+            "['a', 'b', 'a', 'b', 'a'] [('a', ['a', 'a']), ('b', ['b', 'b', 'b']), ('c', ['c'])] [(1, 2), (0, 2)]",
+            "[1, 2] [3, 1] [8, 9] ['a', 'c']"
+        ]
+    );
+}
+
+/// String methods: `center`/`ljust`/`rjust` (Python's odd-space rule),
+/// `title`, `capitalize`, `swapcase`, `zfill`, `isalnum`/`isupper`/`islower`,
+/// `index`, `rfind`, `partition`/`rpartition`. Expected lines: Python's.
+#[test]
+fn more_string_methods_as_python() {
+    let out = common::script_lines_on(
+        0,
+        "more_string_methods_as_python",
+        r#"for w in ["ab", "abc", "", "x"]:
+    print(repr(w.center(6, "*")), repr(w.center(5)), repr(w.ljust(4, ".")), repr(w.rjust(4)))
+print("hello world-wide 3rd".title(), "hELLO".capitalize(), "AbC".swapcase(), "-42".zfill(6), "7".zfill(3))
+print("abc1".isalnum(), "ABC".isupper(), "AbC".isupper(), "abc".islower(), "123".islower())
+print("a-b-c".partition("-"), "a-b-c".rpartition("-"), "abc".partition("x"), "abc".rpartition("x"))
+print("banana".index("n"), "banana".rfind("an"), "banana".rfind("z"))
+try:
+    "abc".index("z")
+except ValueError as e:
+    print("ValueError", e)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "'**ab**' '  ab ' 'ab..' '  ab'",
+            "'*abc**' ' abc ' 'abc.' ' abc'",
+            "'******' '     ' '....' '    '",
+            "'**x***' '  x  ' 'x...' '   x'",
+            "Hello World-Wide 3Rd Hello aBc -00042 007",
+            "True True False True False",
+            "('a', '-', 'b-c') ('a-b', '-', 'c') ('abc', '', '') ('', '', 'abc')",
+            "2 3 -1",
+            "ValueError substring not found"
+        ]
+    );
+}

@@ -200,6 +200,19 @@ impl Interp {
         span: Span,
     ) -> Result<bool, Diagnostic> {
         let equal = |v: &Value| super::expr::equal(v, item);
+        // An instance of the program's class: its `__contains__`, else the
+        // items its `__iter__` gives, as Python's `in`.
+        if let Value::Object(o) = container {
+            if let Some(Value::Function(f)) = o.class.find("__contains__") {
+                let arg = super::args::ArgVal::positional(item.clone(), span);
+                let r = self.call_bound(container, f, vec![arg], span)?;
+                return self.truth(&r, span);
+            }
+            if o.class.find("__iter__").is_some() {
+                let items = self.items_of(container.clone(), span)?;
+                return Ok(items.iter().any(equal));
+            }
+        }
         Ok(match container {
             Value::List(items) => items.iter().any(equal),
             // As it is now, unlocked: comparing may read the list itself

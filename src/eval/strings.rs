@@ -137,6 +137,20 @@ pub(super) const STR_METHODS: &[&str] = &[
     "isdigit",
     "isalpha",
     "isspace",
+    "isalnum",
+    "isupper",
+    "islower",
+    "title",
+    "capitalize",
+    "swapcase",
+    "center",
+    "ljust",
+    "rjust",
+    "zfill",
+    "index",
+    "rfind",
+    "partition",
+    "rpartition",
 ];
 
 /// A string's characters, each a string: what `for c in s` takes.
@@ -274,6 +288,129 @@ impl Interp {
             "isspace" => Ok(Value::bool(
                 !s.is_empty() && s.chars().all(char::is_whitespace),
             )),
+            "isalnum" => Ok(Value::bool(
+                !s.is_empty() && s.chars().all(char::is_alphanumeric),
+            )),
+            // A cased character, and no cased one of the other case.
+            "isupper" | "islower" => {
+                let upper = name == "isupper";
+                let cased = s.chars().any(|c| c.is_lowercase() || c.is_uppercase());
+                let other = s.chars().any(|c| match upper {
+                    true => c.is_lowercase(),
+                    false => c.is_uppercase(),
+                });
+                Ok(Value::bool(cased && !other))
+            }
+            // Each word's first letter upper, the rest lower (a word: a run of letters).
+            "title" => {
+                let mut out = String::with_capacity(s.len());
+                let mut in_word = false;
+                for c in s.chars() {
+                    match (c.is_alphabetic(), in_word) {
+                        (true, false) => out.extend(c.to_uppercase()),
+                        (true, true) => out.extend(c.to_lowercase()),
+                        _ => out.push(c),
+                    }
+                    in_word = c.is_alphabetic();
+                }
+                text(out)
+            }
+            "capitalize" => {
+                let mut chars = s.chars();
+                let out: String = match chars.next() {
+                    Some(c) => c
+                        .to_uppercase()
+                        .chain(chars.flat_map(char::to_lowercase))
+                        .collect(),
+                    None => String::new(),
+                };
+                text(out)
+            }
+            "swapcase" => text(
+                s.chars()
+                    .flat_map(|c| -> Vec<char> {
+                        match c.is_uppercase() {
+                            true => c.to_lowercase().collect(),
+                            false => c.to_uppercase().collect(),
+                        }
+                    })
+                    .collect(),
+            ),
+            // `s.center(width, fill=" ")`: Python puts the odd space on the
+            // right (on the left when the string's length is odd).
+            "center" | "ljust" | "rjust" => {
+                let width = match args.first().map(|a| &a.value) {
+                    Some(Value::Int(n)) => (*n).max(0) as usize,
+                    _ => return Err(Error::value(format!("`str.{name}` needs a width"))),
+                };
+                let fill = match args.get(1).map(|a| &a.value) {
+                    None => ' ',
+                    Some(Value::Str(f)) if f.chars().count() == 1 => {
+                        f.chars().next().unwrap_or(' ')
+                    }
+                    Some(_) => {
+                        return Err(Error::type_error(
+                            "The fill character must be exactly one character long",
+                        ))
+                    }
+                };
+                let len = s.chars().count();
+                let pad = width.saturating_sub(len);
+                let (left, right) = match name {
+                    "ljust" => (0, pad),
+                    "rjust" => (pad, 0),
+                    _ => {
+                        let left = pad / 2 + (pad & width & 1);
+                        (left, pad - left)
+                    }
+                };
+                let f = |n: usize| std::iter::repeat_n(fill, n).collect::<String>();
+                text(format!("{}{s}{}", f(left), f(right)))
+            }
+            "zfill" => {
+                let width = match args.first().map(|a| &a.value) {
+                    Some(Value::Int(n)) => (*n).max(0) as usize,
+                    _ => return Err(Error::value("`str.zfill` needs a width")),
+                };
+                let len = s.chars().count();
+                let (sign, digits) = match s.strip_prefix(['-', '+']) {
+                    Some(rest) => (&s[..1], rest),
+                    None => ("", s),
+                };
+                text(format!(
+                    "{sign}{}{digits}",
+                    "0".repeat(width.saturating_sub(len))
+                ))
+            }
+            "index" => {
+                let p = str_arg(0)?;
+                match s.find(p.as_str()) {
+                    Some(k) => Ok(Value::Int(s[..k].chars().count() as i64)),
+                    None => Err(Error::value("substring not found")),
+                }
+            }
+            "rfind" => str_arg(0).map(|p| {
+                Value::Int(
+                    s.rfind(p.as_str())
+                        .map_or(-1, |k| s[..k].chars().count() as i64),
+                )
+            }),
+            "partition" | "rpartition" => {
+                let sep = str_arg(0)?;
+                if sep.is_empty() {
+                    return Err(Error::value("empty separator"));
+                }
+                let found = match name {
+                    "partition" => s.find(sep.as_str()),
+                    _ => s.rfind(sep.as_str()),
+                };
+                let part = |t: &str| Value::Str(Arc::new(t.to_string()));
+                Ok(Value::List(Arc::new(match found {
+                    Some(k) => vec![part(&s[..k]), part(&sep), part(&s[k + sep.len()..])],
+                    None if name == "partition" => vec![part(s), part(""), part("")],
+                    None => vec![part(""), part(""), part(s)],
+                })))
+            }
             other => Err(Error::value(format!(
                 "internal error: no string method `{other}`"
             ))),

@@ -9,6 +9,9 @@ const MODULES: &[(&str, &str)] = &[
     ("logging", include_str!("logging.py")),
     ("inspect", include_str!("inspect.py")),
     ("contextlib", include_str!("contextlib.py")),
+    ("functools", include_str!("functools.py")),
+    ("collections._deque", include_str!("collections_deque.py")),
+    ("itertools._more", include_str!("itertools_more.py")),
     (
         "torch.utils.tensorboard",
         include_str!("torch_utils_tensorboard.py"),
@@ -30,6 +33,14 @@ const MODULES: &[(&str, &str)] = &[
 /// Names of PyTorch's namespaces that a module here defines (the namespace,
 /// the name, the module): `torch.utils.data.ConcatDataset`.
 const MEMBERS: &[(&str, &str, &str)] = &[
+    ("collections", "deque", "collections._deque"),
+    ("itertools", "accumulate", "itertools._more"),
+    ("itertools", "cycle", "itertools._more"),
+    ("itertools", "groupby", "itertools._more"),
+    ("itertools", "takewhile", "itertools._more"),
+    ("itertools", "dropwhile", "itertools._more"),
+    ("itertools", "starmap", "itertools._more"),
+    ("itertools", "compress", "itertools._more"),
     (
         "torch.utils.data",
         "ConcatDataset",

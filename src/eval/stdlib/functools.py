@@ -1,0 +1,125 @@
+"""Python's functools as PyTorch programs use it: `partial` (a collate_fn
+with its settings bound), `reduce`, `wraps` over a decorator's wrapper,
+`lru_cache`/`cache` on a function of strings and numbers. Written for
+cudash in Python; `cmp_to_key`, `total_ordering`, `cached_property` and
+`singledispatch` are not here."""
+
+
+class partial:
+    """`partial(f, *args, **keywords)`: f with those arguments given first."""
+
+    def __init__(self, func, *args, **keywords):
+        if not callable(func):
+            raise TypeError("the first argument must be callable")
+        self.func = func
+        self.args = args
+        self.keywords = keywords
+
+    def __call__(self, *args, **keywords):
+        given = dict(self.keywords)
+        given.update(keywords)
+        return self.func(*self.args, *args, **given)
+
+    def __repr__(self):
+        parts = [repr(self.func)] + [repr(a) for a in self.args]
+        parts += [k + "=" + repr(v) for k, v in self.keywords.items()]
+        return "functools.partial(" + ", ".join(parts) + ")"
+
+
+def reduce(function, iterable, *initial):
+    """`reduce(f, [a, b, c])` is `f(f(a, b), c)`; an initial value goes first."""
+    if len(initial) > 1:
+        raise TypeError("reduce expected at most 3 arguments, got " + str(2 + len(initial)))
+    it = iter(iterable)
+    if initial:
+        value = initial[0]
+    else:
+        try:
+            value = next(it)
+        except StopIteration:
+            raise TypeError("reduce() of empty iterable with no initial value")
+    for x in it:
+        value = function(value, x)
+    return value
+
+
+def wraps(wrapped, assigned=None, updated=None):
+    """`@wraps(f)` over a decorator's wrapper: the wrapper as it is (cudash's
+    functions keep their own names)."""
+
+    def decorator(wrapper):
+        return wrapper
+
+    return decorator
+
+
+def update_wrapper(wrapper, wrapped, assigned=None, updated=None):
+    return wrapper
+
+
+class _CacheInfo:
+    def __init__(self, hits, misses, maxsize, currsize):
+        self.hits = hits
+        self.misses = misses
+        self.maxsize = maxsize
+        self.currsize = currsize
+
+    def __repr__(self):
+        return "CacheInfo(hits=%d, misses=%d, maxsize=%s, currsize=%d)" % (
+            self.hits, self.misses, self.maxsize, self.currsize)
+
+
+class _Cached:
+    """A function whose results are kept by its arguments (their repr: the
+    arguments are strings, numbers and tuples of them), the oldest used
+    dropped past `maxsize`."""
+
+    def __init__(self, func, maxsize):
+        self.__wrapped__ = func
+        self.maxsize = maxsize
+        self._cache = {}
+        self._order = []
+        self._hits = 0
+        self._misses = 0
+
+    def __call__(self, *args, **keywords):
+        key = repr(args) + repr(sorted(keywords.items()))
+        if key in self._cache:
+            self._hits += 1
+            if self.maxsize is not None:
+                self._order.remove(key)
+                self._order.append(key)
+            return self._cache[key]
+        self._misses += 1
+        value = self.__wrapped__(*args, **keywords)
+        if self.maxsize is None or self.maxsize > 0:
+            self._cache[key] = value
+            self._order.append(key)
+            if self.maxsize is not None and len(self._order) > self.maxsize:
+                del self._cache[self._order.pop(0)]
+        return value
+
+    def cache_info(self):
+        return _CacheInfo(self._hits, self._misses, self.maxsize, len(self._cache))
+
+    def cache_clear(self):
+        self._cache = {}
+        self._order = []
+        self._hits = 0
+        self._misses = 0
+
+
+def lru_cache(maxsize=128, typed=False):
+    """`@lru_cache` or `@lru_cache(maxsize=None)` over a function."""
+    if callable(maxsize):
+        return _Cached(maxsize, 128)
+
+    def decorator(func):
+        return _Cached(func, maxsize)
+
+    return decorator
+
+
+def cache(func):
+    """`@cache`: `lru_cache(maxsize=None)`."""
+    return _Cached(func, None)
