@@ -4268,3 +4268,70 @@ except ValueError as e:
         ]
     );
 }
+
+/// Python's builtins and `math` that programs reach for: `int(s, base)`,
+/// `pow(b, e, mod)`, `divmod`, `chr`/`ord`, `frozenset`, `bin`/`hex`/`oct`,
+/// `max`/`min` `default=`, `startswith` of a tuple, `math.isclose`/`gcd`/
+/// `factorial`/`comb`/`hypot`/`trunc`; a method of the program's class takes
+/// a list itself (it appends to the caller's), and `d.setdefault(k, [])`
+/// keeps the list. Expected lines: Python's.
+#[test]
+fn python_builtins_int_bases_pow_mod_divmod_and_more() {
+    let out = common::script_lines_on(
+        0,
+        "python_builtins_int_bases_pow_mod_divmod_and_more",
+        r#"print(int("0x1f", 16), int("0x1f", 0), int("-101", 2), int("z", 36), int("  42 "), pow(3, 4, 5), pow(-3, 3, 7), pow(2, 10, -7), divmod(-7, 2), divmod(7.5, 2), chr(65), ord("é"), sorted(frozenset("cab")), max([], default=None), min([3], default=0))
+try:
+    int("12", 2)
+except ValueError as e:
+    print(e)
+print(bin(5), bin(-5), hex(255), oct(8), "abc".startswith(("x", "a")), "abc".endswith(("b",)), "abc".endswith(("c", "z")))
+import math
+print(math.isclose(0.1 + 0.2, 0.3), math.gcd(12, 18), math.factorial(6), math.comb(10, 3), math.hypot(3, 4), math.trunc(-2.7))
+class A:
+    def f(self, x):
+        x.append(3)
+        return x
+xs = [1]
+print(A().f(xs), xs)
+d = {}
+d.setdefault("x", []).append(1)
+print(d)
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "31 31 -5 35 42 1 1 -5 (-4, 1) (3.0, 1.5) A 233 ['a', 'b', 'c'] None 3",
+            "invalid literal for int() with base 2: '12'",
+            "0b101 -0b101 0xff 0o10 True False True",
+            "True 6 720 120 5.0 -2",
+            "[1, 3] [1, 3]",
+            "{'x': [1]}"
+        ]
+    );
+}
+
+/// `math`'s `isclose` (its tolerances), `gcd`, `factorial`, `comb`, `atan2`,
+/// `hypot`, `asin`, `acos`, `sinh`, `cosh`, `degrees`, `radians`, `trunc`.
+/// Expected lines: Python's.
+#[test]
+fn math_module_functions_as_python() {
+    let out = common::script_lines_on(
+        0,
+        "math_module_functions_as_python",
+        r#"import math
+print(math.isclose(0.1 + 0.2, 0.3), math.isclose(1.0, 1.1), math.isclose(1.0, 1.05, rel_tol=0.1), math.isclose(0.0, 1e-12, abs_tol=1e-9))
+print(math.gcd(12, 18), math.gcd(0, 5), math.gcd(-4, 6), math.factorial(10), math.comb(10, 3), math.comb(3, 5))
+print(math.atan2(1, 1), math.hypot(3, 4), math.asin(1.0), math.acos(1.0), math.sinh(0.5), math.cosh(0.5), math.degrees(math.pi), math.radians(180), math.trunc(-2.7))
+"#,
+    );
+    assert_eq!(
+        out,
+        [
+            "True False True True",
+            "6 5 2 3628800 120 0",
+            "0.7853981633974483 5.0 1.5707963267948966 0.0 0.5210953054937474 1.1276259652063807 180.0 3.141592653589793 -2"
+        ]
+    );
+}

@@ -157,8 +157,8 @@ docs! {
     Function Tensors "seed", "seed(n)", "Reseeds every device's random generator (each device has its own, as in PyTorch): the same seed gives the same numbers on every backend.", "seed(42)\nrandn(2)";
     Function Math "sum", "sum(input, dim=none, keepdim=false, dtype=none)", "Sum of all elements, or along `dim` (an int, or a list of them). Integer sums are i64; `dtype` converts the input first.", "sum([[1, 2], [3, 4]], dim=0)\nsum(ones(2, 3, 4), dim=(0, 2))";
     Function Math "mean", "mean(input, dim=none, keepdim=false, dtype=none)", "Mean of all elements, or along `dim` (an int, or a list of them; floating point tensors, or `dtype=` one).", "mean([1., 2., 3.])\nmean(arange(4), dtype=f64)";
-    Function Math "max", "max(input, dim=none, keepdim=false, *values, key=none)", "Largest element; with `dim`, the largest along it and where each is, as PyTorch's (values, indices): `values, indices = max(x, 1)`. NaN wins.", "max([3, 1, 4])\nmax(tensor([[3, 1], [0, 4]]), 1).values";
-    Function Math "min", "min(input, dim=none, keepdim=false, *values, key=none)", "Smallest element; with `dim`, the smallest along it and where each is, as PyTorch's (values, indices): `values, indices = min(x, 1)`. NaN wins.", "min([3, 1, 4])\nmin(tensor([[3, 1], [0, 4]]), 1).indices";
+    Function Math "max", "max(input, dim=none, keepdim=false, *values, key=none, default=none)", "Largest element; with `dim`, the largest along it and where each is, as PyTorch's (values, indices): `values, indices = max(x, 1)`. NaN wins.", "max([3, 1, 4])\nmax(tensor([[3, 1], [0, 4]]), 1).values";
+    Function Math "min", "min(input, dim=none, keepdim=false, *values, key=none, default=none)", "Smallest element; with `dim`, the smallest along it and where each is, as PyTorch's (values, indices): `values, indices = min(x, 1)`. NaN wins.", "min([3, 1, 4])\nmin(tensor([[3, 1], [0, 4]]), 1).indices";
     Function Math "argmax", "argmax(input, dim=none, keepdim=false)", "Index of the largest element (of the flattened tensor without `dim`).", "argmax([3, 1, 4])";
     Function Math "argmin", "argmin(input, dim=none, keepdim=false)", "Index of the smallest element (of the flattened tensor without `dim`); the first of equal ones, NaN wins.", "argmin([3, 1, 4, 1])";
     Function Math "prod", "prod(input, dim=none, keepdim=false, dtype=none)", "Product of all elements, or along `dim`. Integer and bool products are i64 (wrapping); `dtype` converts the input first.", "prod([1, 2, 3, 4])";
@@ -199,7 +199,7 @@ docs! {
     Function Math "arcsin", "arcsin(input)", "`asin(input)` (NumPy's name).", "arcsin([0., 1.])";
     Function Math "arccos", "arccos(input)", "`acos(input)` (NumPy's name).", "arccos([0., 1.])";
     Function Math "dot", "dot(input, other)", "The dot product of two vectors of one dtype and length, as a 0-d tensor.", "dot([1., 2.], [3., 4.])";
-    Function Math "pow", "pow(input, exponent)", "`input ** exponent`: either may be a number (it adapts to the tensor's dtype, as beside `**`).", "pow(tensor([2, 3]), 2)\npow(2, tensor([2, 3]))";
+    Function Math "pow", "pow(input, exponent, mod=none)", "`input ** exponent`: either may be a number (it adapts to the tensor's dtype, as beside `**`).", "pow(tensor([2, 3]), 2)\npow(2, tensor([2, 3]))";
     Function Math "maximum", "maximum(input, other)", "The larger of two tensors' elements, broadcast (NaN if either is); for a number use clamp(x, min=n).", "maximum([1., 5.], [3., 2.])";
     Function Math "minimum", "minimum(input, other)", "The smaller of two tensors' elements, broadcast (NaN if either is); for a number use clamp(x, max=n).", "minimum([1., 5.], [3., 2.])";
     Function Math "floor_divide", "floor_divide(input, other)", "`input // other`: division rounded down (towards minus infinity), as Python's.", "floor_divide([7, -7], 2)";
@@ -301,7 +301,7 @@ docs! {
     Function Teaching "str", "str(object=\"\")", "Python's str: a string as it is, a number as Python writes it (`str(4e-06)`), `True`, `None`; a tensor as cudash shows it.", "str(0.1) + \" s\"";
     Function Teaching "repr", "repr(object)", "Python's repr: a string in quotes (`'a'`).", "repr(\"a\")";
     Function Teaching "format", "format(value, format_spec=\"\")", "Python's format-spec mini-language, as in an f-string: `format(x, \">7f\")`; a 0-d tensor formats as its number.", "format(3.14159, \".2f\")";
-    Function Teaching "int", "int(x=0)", "Python's int: a float truncated, a string read, a tensor of one element read (a host read, as `.item()`).", "int(2.7)\nint(\"12\")";
+    Function Teaching "int", "int(x=0, base=10)", "Python's int: a float truncated, a string read (in `base`, 2 to 36, or 0 for its prefix), a tensor of one element read (a host read, as `.item()`).", "int(2.7)\nint(\"12\")";
     Function Teaching "float", "float(x=0.0)", "Python's float: an int, a string (`\"1e-3\"`, `\"inf\"`), a tensor of one element read (a host read, as `.item()`).", "float(\"1e-3\")";
     Function Teaching "zip", "zip(*iterables)", "Python's zip: tuples of the items at each position, as many as the shortest has.", "for i, name in zip(range(2), [\"a\", \"b\"]) { print(i, name) }";
     Function Teaching "tuple", "tuple(iterable=none)", "Python's tuple of the items.", "tuple(range(3))";
@@ -322,6 +322,13 @@ docs! {
     Function Teaching "classmethod", "classmethod(function)", "Python's classmethod: `@classmethod` above a method makes its first parameter the class (`cls`), however it is called.", "class C { @classmethod\n fn make(cls) { return cls() } }\nC.make()";
     Function Teaching "property", "property(function)", "Python's property: `@property` above a method makes reading `obj.name` call it with the instance.", "class C { fn __init__(self) { self.n = 3 }\n @property\n fn double(self) { return 2 * self.n } }\nC().double";
     Function Teaching "getattr", "getattr(object, name, default=none)", "Python's getattr: `object.name` for a name held in a string; with `default`, that instead of the AttributeError.", "getattr(Linear(2, 3), \"out_features\")\ngetattr(Linear(2, 3), \"nothing\", 0)";
+    Function Teaching "divmod", "divmod(a, b)", "Python's divmod: `(a // b, a % b)`, floored as Python floors.", "divmod(17, 5)";
+    Function Teaching "bin", "bin(x)", "Python's bin: an int in binary, `0b` first (`-0b101` for a negative one).", "bin(5)";
+    Function Teaching "hex", "hex(x)", "Python's hex: an int in hexadecimal, `0x` first.", "hex(255)";
+    Function Teaching "oct", "oct(x)", "Python's oct: an int in octal, `0o` first.", "oct(8)";
+    Function Teaching "chr", "chr(i)", "Python's chr: the one-character string of code point `i`.", "chr(65)";
+    Function Teaching "ord", "ord(c)", "Python's ord: the code point of a one-character string.", "ord(\"a\")";
+    Function Teaching "frozenset", "frozenset(iterable=none)", "Python's frozenset: a set of the items (cudash's sets serve; it is not kept from changing).", "frozenset([2, 1, 2])";
     Function Teaching "callable", "callable(object)", "Python's callable: whether `object(...)` can be called — a function, a method, a class, a module, a builtin, an instance whose class has `__call__`.", "callable(print)";
     Function Teaching "hasattr", "hasattr(object, name)", "Python's hasattr: whether reading `object.name` gives a value rather than an AttributeError.", "hasattr(Linear(2, 3), \"weight\")";
     Function Teaching "setattr", "setattr(object, name, value)", "Python's setattr: `object.name = value` for a name held in a string.", "class C { pass }\nc = C()\nsetattr(c, \"lr\", 0.1)\nc.lr";
@@ -1196,7 +1203,8 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         (
             Function,
             "isinstance" | "type" | "super" | "staticmethod" | "classmethod" | "property"
-            | "getattr" | "hasattr" | "setattr" | "vars" | "callable",
+            | "getattr" | "hasattr" | "setattr" | "vars" | "callable" | "divmod" | "chr" | "ord"
+            | "frozenset" | "bin" | "hex" | "oct",
         ) => return Some(format!("{}() (Python's)", doc.name)),
         (
             Function,

@@ -957,7 +957,17 @@ impl Interp {
             // `xs.append(v)` keeps `v` itself (Python stores the object).
             // `xs.append(v)` and a module's function (`datautils.make(xs)`)
             // take the arguments themselves.
-            Some((recv @ (Value::MutList(_) | Value::OwnModule(_)), name)) => {
+            Some((recv @ (Value::MutList(_) | Value::OwnModule(_) | Value::Dict(_)), name)) => {
+                self.call_method(recv, name, vals, span)
+            }
+            // A method of the program's own class (`self.memory.push(xs)`,
+            // `A.build(xs)`): the arguments themselves, as any function of
+            // the program's takes them.
+            Some((recv, name))
+                if matches!(recv, Value::Class(_) | Value::Super(_))
+                    || super::value::class_of(&recv)
+                        .is_some_and(|c| c.find(&name.name).is_some()) =>
+            {
                 self.call_method(recv, name, vals, span)
             }
             // `random.shuffle(xs)` changes the list itself.

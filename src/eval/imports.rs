@@ -573,6 +573,27 @@ static NATIVES: &[Native] = &[
     Native { name: "math.fabs" },
     Native { name: "math.pow" },
     Native { name: "math.floor" },
+    Native {
+        name: "math.isclose",
+    },
+    Native { name: "math.gcd" },
+    Native {
+        name: "math.factorial",
+    },
+    Native { name: "math.comb" },
+    Native { name: "math.atan2" },
+    Native { name: "math.hypot" },
+    Native { name: "math.asin" },
+    Native { name: "math.acos" },
+    Native { name: "math.sinh" },
+    Native { name: "math.cosh" },
+    Native {
+        name: "math.degrees",
+    },
+    Native {
+        name: "math.radians",
+    },
+    Native { name: "math.trunc" },
     Native { name: "math.ceil" },
     Native { name: "math.isnan" },
     Native { name: "math.isinf" },
@@ -1445,7 +1466,17 @@ impl Interp {
             );
             return Ok(model);
         }
-        if let Some(a) = args.iter().find(|a| a.keyword.is_some()) {
+        let takes_keyword = |f: &str, k: &str| {
+            matches!(
+                (f, k),
+                ("math.isclose", "rel_tol" | "abs_tol") | ("math.prod", "start")
+            )
+        };
+        if let Some(a) = args.iter().find(|a| {
+            a.keyword
+                .as_ref()
+                .is_some_and(|k| !takes_keyword(f.name, &k.name))
+        }) {
             let k = a
                 .keyword
                 .as_ref()
@@ -1542,6 +1573,109 @@ impl Interp {
             "math.atan" => float(number(0)?.atan()),
             "math.tanh" => float(number(0)?.tanh()),
             "math.fabs" => float(number(0)?.abs()),
+            "math.atan2" => float(number(0)?.atan2(number(1)?)),
+            "math.hypot" => {
+                let mut total = 0.0;
+                for k in 0..args.len() {
+                    let x = number(k)?;
+                    total += x * x;
+                }
+                float(total.sqrt())
+            }
+            "math.asin" => float(number(0)?.asin()),
+            "math.acos" => float(number(0)?.acos()),
+            "math.sinh" => float(number(0)?.sinh()),
+            "math.cosh" => float(number(0)?.cosh()),
+            "math.degrees" => float(number(0)?.to_degrees()),
+            "math.radians" => float(number(0)?.to_radians()),
+            "math.trunc" => {
+                let x = number(0)?;
+                if !x.is_finite() {
+                    return Err(at(Error::value(
+                        "cannot convert float infinity or NaN to integer",
+                    )));
+                }
+                Value::Int(x.trunc() as i64)
+            }
+            // `isclose(a, b, rel_tol=1e-09, abs_tol=0.0)`, as Python's.
+            "math.isclose" => {
+                let keyword = |k: &str, default: f64| {
+                    args.iter()
+                        .find(|a| a.keyword.as_ref().is_some_and(|n| n.name == k))
+                        .and_then(|a| a.value.as_number())
+                        .unwrap_or(default)
+                };
+                let (a, b) = (number(0)?, number(1)?);
+                let (rel, abs) = (keyword("rel_tol", 1e-9), keyword("abs_tol", 0.0));
+                let close = a == b
+                    || ((a - b).abs() <= (rel * b.abs()).max(rel * a.abs()).max(abs)
+                        && a.is_finite()
+                        && b.is_finite());
+                Value::bool(close)
+            }
+            "math.gcd" | "math.factorial" | "math.comb" => {
+                let int = |k: usize| -> Result<i64, Diagnostic> {
+                    match args.get(k).map(|a| &a.value) {
+                        Some(Value::Int(n)) => Ok(*n),
+                        Some(Value::Bool(b)) => Ok(b.get() as i64),
+                        _ => Err(at(Error::type_error(format!(
+                            "{}() takes integers",
+                            f.name.trim_start_matches("math.")
+                        )))),
+                    }
+                };
+                let too_big = || {
+                    at(Error::value(format!(
+                        "{}(): the result does not fit in 64 bits",
+                        f.name
+                    )))
+                };
+                match f.name {
+                    "math.gcd" => {
+                        let mut g: i64 = 0;
+                        for k in 0..args.len() {
+                            let (mut a, mut b) = (g.unsigned_abs(), int(k)?.unsigned_abs());
+                            while b != 0 {
+                                (a, b) = (b, a % b);
+                            }
+                            g = a as i64;
+                        }
+                        Value::Int(g)
+                    }
+                    "math.factorial" => {
+                        let n = int(0)?;
+                        if n < 0 {
+                            return Err(at(Error::value(
+                                "factorial() not defined for negative values",
+                            )));
+                        }
+                        let mut acc: i64 = 1;
+                        for k in 2..=n {
+                            acc = acc.checked_mul(k).ok_or_else(too_big)?;
+                        }
+                        Value::Int(acc)
+                    }
+                    _ => {
+                        let (n, k) = (int(0)?, int(1)?);
+                        if n < 0 || k < 0 {
+                            return Err(at(Error::value("n and k must be non-negative integers")));
+                        }
+                        if k > n {
+                            Value::Int(0)
+                        } else {
+                            let k = k.min(n - k);
+                            let mut acc: i128 = 1;
+                            for j in 0..k {
+                                acc = acc * i128::from(n - j) / i128::from(j + 1);
+                                if acc > i128::from(i64::MAX) {
+                                    return Err(too_big());
+                                }
+                            }
+                            Value::Int(acc as i64)
+                        }
+                    }
+                }
+            }
             "math.pow" => float(number(0)?.powf(number(1)?)),
             "math.floor" | "math.ceil" => {
                 let x = number(0)?;

@@ -230,8 +230,31 @@ impl Interp {
                     .to_string(),
                 )
             }
-            "startswith" => str_arg(0).map(|p| Value::bool(s.starts_with(&p))),
-            "endswith" => str_arg(0).map(|p| Value::bool(s.ends_with(&p))),
+            // A prefix, or a tuple of them (any one).
+            "startswith" | "endswith" => {
+                let test = |p: &str| match name {
+                    "startswith" => s.starts_with(p),
+                    _ => s.ends_with(p),
+                };
+                match args.first().map(|a| &a.value) {
+                    Some(v @ (Value::List(_) | Value::MutList(_))) => {
+                        let mut any = false;
+                        for p in v.items().unwrap_or_default().iter() {
+                            match p {
+                                Value::Str(p) => any |= test(p),
+                                other => {
+                                    return Err(Error::type_error(format!(
+                                        "tuple for {name} must only contain str, not {}",
+                                        format::python_type(other)
+                                    )))
+                                }
+                            }
+                        }
+                        Ok(Value::bool(any))
+                    }
+                    _ => str_arg(0).map(|p| Value::bool(test(&p))),
+                }
+            }
             "replace" => {
                 str_arg(0).and_then(|a| str_arg(1).map(|b| Value::Str(Arc::new(s.replace(&a, &b)))))
             }

@@ -252,6 +252,29 @@ pub(super) fn dot(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
 pub(super) fn pow(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let get = |name: &str| b.get(name).map(|(v, _)| v.clone()).unwrap_or(Value::None);
     let (base, exponent) = (get("input"), get("exponent"));
+    // Python's `pow(base, exp, mod)` of ints: modular exponentiation.
+    match (&base, &exponent, get("mod")) {
+        (_, _, Value::None) => {}
+        (Value::Int(x), Value::Int(e), Value::Int(m)) if *e >= 0 && m != 0 => {
+            let m = i128::from(m);
+            let (mut acc, mut sq, mut e) = (1i128, i128::from(*x).rem_euclid(m), *e);
+            while e > 0 {
+                if e & 1 == 1 {
+                    acc = acc * sq % m;
+                }
+                sq = sq * sq % m;
+                e >>= 1;
+            }
+            // Python's result takes the modulus's sign.
+            let r = acc.rem_euclid(m);
+            let r = if m < 0 && r != 0 { r + m } else { r };
+            return Ok(Value::Int(r as i64));
+        }
+        _ => return Err(Error::type_error(
+            "pow() 3rd argument needs integers (a non-negative exponent and a non-zero modulus)",
+        )
+        .at(b.span_of("mod"))),
+    }
     me.binary(BinOp::Elementwise(BinaryOp::Pow), base, exponent)
         .map_err(|e| e.at(b.span))
 }

@@ -82,17 +82,38 @@ pub(super) fn number(me: &mut Interp, name: &'static str, b: &Bound) -> Result<V
             }
             Ok(Value::Int(x.trunc() as i64))
         }
-        ("int", Value::Str(s)) => s
-            .trim()
-            .replace('_', "")
-            .parse::<i64>()
-            .map(Value::Int)
-            .map_err(|_| {
-                at(Error::value(format!(
-                    "invalid literal for int() with base 10: {}",
-                    format::repr_of(&v)
-                )))
-            }),
+        ("int", Value::Str(s)) => {
+            let base = match b.get("base").map(|(v, _)| v) {
+                None | Some(Value::None) => 10,
+                Some(Value::Int(n)) if *n == 0 || (2..=36).contains(n) => *n as u32,
+                Some(_) => return Err(at(Error::value("int() base must be >= 2 and <= 36, or 0"))),
+            };
+            let t = s.trim().replace('_', "");
+            let (negative, digits) = match t.strip_prefix('-') {
+                Some(rest) => (true, rest.to_string()),
+                None => (false, t.trim_start_matches('+').to_string()),
+            };
+            // A `0x`/`0o`/`0b` prefix: its base (base 0), or allowed in it.
+            let lower = digits.to_ascii_lowercase();
+            let prefixed = [("0x", 16), ("0o", 8), ("0b", 2)]
+                .into_iter()
+                .find(|(p, _)| lower.starts_with(p));
+            let (base, digits) = match (base, prefixed) {
+                (0, Some((p, radix))) | (_, Some((p, radix))) if base == 0 || base == radix => {
+                    (radix, &digits[p.len()..])
+                }
+                (0, _) => (10, digits.as_str()),
+                (b, _) => (b, digits.as_str()),
+            };
+            i64::from_str_radix(digits, base)
+                .map(|n| Value::Int(if negative { -n } else { n }))
+                .map_err(|_| {
+                    at(Error::value(format!(
+                        "invalid literal for int() with base {base}: {}",
+                        format::repr_of(&v)
+                    )))
+                })
+        }
         (_, Value::Str(s)) => {
             let t = s.trim().to_lowercase();
             let x = match t.as_str() {
@@ -390,6 +411,10 @@ impl Interp {
                     },
                 };
                 if items.is_empty() {
+                    // `max(xs, default=0)`: what an empty sequence gives.
+                    if let Some((d, _)) = b.get("default") {
+                        return Some(Ok(d.clone()));
+                    }
                     return Some(Err(Error::value(format!(
                         "{name}() arg is an empty sequence"
                     ))
@@ -582,6 +607,82 @@ pub(super) fn method_kind(
 /// `getattr(obj, "name", default)`, `hasattr(obj, "name")`: an attribute
 /// read by its name, as `obj.name` reads it (the default, or false, where
 /// that is Python's AttributeError).
+/// `divmod(a, b)`: Python's `(a // b, a % b)`.
+pub(super) fn divmod(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    use crate::lang::ast::BinOp;
+    use crate::vocab::BinaryOp;
+    let get = |n: &str| b.get(n).map(|(v, _)| v.clone()).unwrap_or(Value::None);
+    let (x, y) = (get("a"), get("b"));
+    let at = |e: Error| e.at(b.span);
+    let q = me
+        .binary(BinOp::Elementwise(BinaryOp::FloorDiv), x.clone(), y.clone())
+        .map_err(at)?;
+    let r = me
+        .binary(BinOp::Elementwise(BinaryOp::Rem), x, y)
+        .map_err(at)?;
+    Ok(Value::List(Arc::new(vec![q, r])))
+}
+
+/// `bin(x)`, `hex(x)`, `oct(x)` of an int, as Python's.
+pub(super) fn radix(_: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let (v, span) = b
+        .get("x")
+        .cloned()
+        .ok_or_else(|| Error::value(format!("{name}() takes one argument")).at(b.span))?;
+    let n = match v {
+        Value::Int(n) => n,
+        Value::Bool(x) => x.get() as i64,
+        other => {
+            return Err(Error::type_error(format!(
+                "'{}' object cannot be interpreted as an integer",
+                format::python_type(&other)
+            ))
+            .at(span))
+        }
+    };
+    let m = n.unsigned_abs();
+    let digits = match name {
+        "bin" => format!("0b{m:b}"),
+        "hex" => format!("0x{m:x}"),
+        _ => format!("0o{m:o}"),
+    };
+    let sign = if n < 0 { "-" } else { "" };
+    Ok(Value::Str(Arc::new(format!("{sign}{digits}"))))
+}
+
+/// `chr(i)` and `ord(c)`, as Python's.
+pub(super) fn chr_ord(_: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let (v, span) = b
+        .get(if name == "chr" { "i" } else { "c" })
+        .cloned()
+        .ok_or_else(|| Error::value(format!("{name}() takes one argument")).at(b.span))?;
+    match (name, &v) {
+        ("chr", Value::Int(i)) => u32::try_from(*i)
+            .ok()
+            .and_then(char::from_u32)
+            .map(|c| Value::Str(Arc::new(c.to_string())))
+            .ok_or_else(|| Error::value("chr() arg not in range(0x110000)").at(span)),
+        ("ord", Value::Str(s)) if s.chars().count() == 1 => {
+            Ok(Value::Int(s.chars().next().map_or(0, |c| c as i64)))
+        }
+        ("ord", Value::Str(s)) => Err(Error::type_error(format!(
+            "ord() expected a character, but string of length {} found",
+            s.chars().count()
+        ))
+        .at(span)),
+        _ => Err(Error::type_error(format!(
+            "{name}() takes {}, not {}",
+            if name == "chr" {
+                "an integer"
+            } else {
+                "a one-character string"
+            },
+            format::python_type(&v)
+        ))
+        .at(span)),
+    }
+}
+
 /// `callable(x)`: whether `x(...)` calls something, as Python's.
 pub(super) fn callable(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let v = b
