@@ -55,11 +55,35 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
         .and_is(just("..").not())
         .then(digits.or_not())
         .ignored();
-    let number = digits
+    // Python's `0x1f`, `0o17`, `0b101` (underscores between digits allowed).
+    let radix = just('0')
+        .then(one_of("xXoObB"))
+        .then(
+            any()
+                .filter(|c: &char| c.is_ascii_alphanumeric() || *c == '_')
+                .repeated()
+                .at_least(1),
+        )
+        .to_slice()
+        .try_map(|s: &str, span| {
+            let base = match &s[1..2] {
+                "x" | "X" => 16,
+                "o" | "O" => 8,
+                _ => 2,
+            };
+            let body = s[2..].trim_start_matches('_').replace('_', "");
+            i64::from_str_radix(&body, base)
+                .map(Token::Int)
+                .map_err(|_| E::message(span, format!("`{s}` is not a valid number")))
+        });
+    // `1_000_000`: Python's underscores between digits.
+    let grouped = digits.then(just('_').then(digits).repeated()).ignored();
+    let number = grouped
         .then(fraction.or_not())
         .then(exponent.or_not())
         .to_slice()
         .try_map(|s: &str, span| {
+            let s = &s.replace('_', "");
             if s.contains(['.', 'e', 'E']) {
                 s.parse::<f64>()
                     .map(Token::Float)
@@ -234,6 +258,7 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
         word,
         dot_number,
         punct,
+        radix,
         number,
         newline,
         triple("\"\"\""),
