@@ -4337,7 +4337,9 @@ print(math.atan2(1, 1), math.hypot(3, 4), math.asin(1.0), math.acos(1.0), math.s
 }
 
 /// Python's number literals: `0x1f`, `0o17`, `0b101` and underscores
-/// between digits (`1_000_000`). Expected lines: Python's.
+/// between digits (`1_000_000`); string escapes `\x41`, `\u00e9`,
+/// `\U0001F600` (an unknown one keeps its backslash). Expected lines:
+/// Python's.
 #[test]
 fn radix_and_grouped_number_literals_as_python() {
     let out = common::script_lines_on(
@@ -4346,10 +4348,15 @@ fn radix_and_grouped_number_literals_as_python() {
         r#"print(0x1f, 0o17, 0b101, 0xFF_FF, 1_000_000, 1_0.5, 3e2, 0, 10)
 x = 0x10 + 0b1
 print(x, [i for i in range(0b11)], 0X1F, 0B11)
+print("\x41\u00e9\U0001F600", len("\U0001F600"), r"\d+", "a\\b", "\d")
 "#,
     );
     assert_eq!(
         out,
-        ["31 15 5 65535 1000000 10.5 300.0 0 10", "17 [0, 1, 2] 31 3"]
+        [
+            "31 15 5 65535 1000000 10.5 300.0 0 10",
+            "17 [0, 1, 2] 31 3",
+            "Aé😀 1 \\d+ a\\b \\d"
+        ]
     );
 }

@@ -98,6 +98,23 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
             }
         });
 
+    // `\x41`, `\u00e9`, `\U0001F600`: a character by its code point.
+    let code = |lead: char, n: usize| {
+        just(lead)
+            .ignore_then(
+                any()
+                    .filter(char::is_ascii_hexdigit)
+                    .repeated()
+                    .exactly(n)
+                    .to_slice(),
+            )
+            .try_map(|hex: &str, span| {
+                u32::from_str_radix(hex, 16)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .ok_or_else(|| E::message(span, format!("`{hex}` is not a character's code")))
+            })
+    };
     let escape = just('\\').ignore_then(choice((
         just('n').to('\n'),
         just('t').to('\t'),
@@ -106,6 +123,13 @@ pub(crate) fn lexer<'src, E: LexError<'src> + 'src>(
         just('\\').to('\\'),
         just('"').to('"'),
         just('\'').to('\''),
+        just('a').to('\x07'),
+        just('b').to('\x08'),
+        just('f').to('\x0c'),
+        just('v').to('\x0b'),
+        code('x', 2),
+        code('u', 4),
+        code('U', 8),
     )));
     // `"""..."""` and `'''...'''`: over several lines (a docstring).
     let triple = |q: &'static str| {
