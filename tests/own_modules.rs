@@ -363,6 +363,8 @@ import nsp.mod
 print(nsp.mod.V)
 from nsp import mod
 print(mod.V is nsp.mod.V)
+import logging
+print(logging.INFO)
 ",
             ),
             ("app/__init__.py", "print(\"init app\")\nfrom . import util\nNAME = \"app\"\n"),
@@ -373,6 +375,10 @@ print(mod.V is nsp.mod.V)
                 "print(\"net\")\nfrom ..util import twice\nclass Net:\n    def run(self, x):\n        return twice(x)\n",
             ),
             ("nsp/mod.py", "V = 7\n"),
+            // A folder named as a module of cudash's own, without
+            // `__init__.py`, hides nothing (Python finds a namespace
+            // package last).
+            ("logging/notes.txt", "not a module\n"),
         ],
     );
     let (out, err, code) = script(&main, &[]);
@@ -387,6 +393,7 @@ app 6 8 True
 2
 7
 True
+20
 "
     );
 }

@@ -31,7 +31,21 @@ static IMPORTED: Mutex<Vec<Arc<OwnModule>>> = Mutex::new(Vec::new());
 /// script's directory, where there is one (as in Python, it hides a module
 /// of the standard library's); else one of cudash's own (`stdlib/`).
 fn file_of(name: &str) -> Option<PathBuf> {
-    beside_the_script(name).or_else(|| super::stdlib::path_of(name))
+    beside_the_script(name)
+        .or_else(|| super::stdlib::path_of(name))
+        .or_else(|| namespace_package(name))
+}
+
+/// A directory beside the script without `__init__.py`: a namespace
+/// package, found last, as Python finds one only where no module or
+/// package of that name is (so a `logging/` folder hides nothing).
+fn namespace_package(name: &str) -> Option<PathBuf> {
+    let argv0 = super::imports::argv().remove(0);
+    let dir = std::path::Path::new(&argv0)
+        .parent()
+        .map_or_else(PathBuf::new, PathBuf::from);
+    let p = dir.join(name.replace('.', "/"));
+    p.is_dir().then(|| std::path::absolute(&p).unwrap_or(p))
 }
 
 fn beside_the_script(name: &str) -> Option<PathBuf> {
@@ -44,8 +58,6 @@ fn beside_the_script(name: &str) -> Option<PathBuf> {
         .into_iter()
         .map(|f| dir.join(f))
         .find(|p| p.is_file())
-        // A directory without one: a namespace package.
-        .or_else(|| Some(dir.join(&rel)).filter(|p| p.is_dir()))
         // Python names a module's file by its absolute path.
         .map(|p| std::path::absolute(&p).unwrap_or(p))
 }
@@ -236,10 +248,12 @@ impl Interp {
         // runs before `pkg/mod.py`), and makes the submodule an attribute
         // of its package once it has run.
         let parent = match name.rsplit_once('.') {
-            Some((package, _)) => match beside_the_script(package) {
-                Some(p) => Some(self.import_own(package, p, span)?),
-                None => None,
-            },
+            Some((package, _)) => {
+                match beside_the_script(package).or_else(|| namespace_package(package)) {
+                    Some(p) => Some(self.import_own(package, p, span)?),
+                    None => None,
+                }
+            }
             None => None,
         };
         // The package's `__init__.py` may have imported it.
