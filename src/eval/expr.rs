@@ -445,9 +445,16 @@ impl Interp {
             return Err(hint.at(span));
         }
         let known = self.known_names();
+        // Python's short number builtins are never what a mistyped variable
+        // meant (`out` is not `oct`): left out of the suggestion.
+        let rarely_meant = ["oct", "hex", "bin", "chr", "ord", "divmod"];
+        let known = known
+            .iter()
+            .map(String::as_str)
+            .filter(|n| !rarely_meant.contains(n));
         Err(Error::UnknownName {
             name: name.to_string(),
-            suggestion: super::suggest::closest(name, known.iter().map(String::as_str)),
+            suggestion: super::suggest::closest(name, known),
         }
         .at(span))
     }
