@@ -772,7 +772,7 @@ impl Interp {
             _ => {}
         }
         if let (Some(x), Some(y)) = (scalar(&a), scalar(&b)) {
-            return scalar_binary(op, x, y, self.python_program());
+            return scalar_binary(op, x, y, &|| self.python_program());
         }
         if let Some(r) = super::strings::string_binary(op, &a, &b) {
             return r;
@@ -1241,9 +1241,15 @@ fn zero_division(message: &str) -> Error {
 }
 
 /// Python-like arithmetic on plain numbers.
-/// `python`: a Python program's floats, which raise ZeroDivisionError where
-/// cudash's own language gives IEEE's inf or nan (`0. / 0.` is its nan).
-fn scalar_binary(op: BinOp, a: Scalar, b: Scalar, python: bool) -> Result<Value, Error> {
+/// `python()`: whether a Python program runs (asked only at a zero
+/// divisor), whose floats raise ZeroDivisionError where cudash's own
+/// language gives IEEE's inf or nan (`0. / 0.` is its nan).
+fn scalar_binary(
+    op: BinOp,
+    a: Scalar,
+    b: Scalar,
+    python: &dyn Fn() -> bool,
+) -> Result<Value, Error> {
     use Scalar::*;
     let ints = match (a, b) {
         (Float(_), _) | (_, Float(_)) => None,
@@ -1298,7 +1304,7 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar, python: bool) -> Result<Value,
             BinaryOp::Sub => i.checked_sub(j),
             BinaryOp::Mul => i.checked_mul(j),
             BinaryOp::Pow if j >= 0 => u32::try_from(j).ok().and_then(|j| i.checked_pow(j)),
-            BinaryOp::Pow if i == 0 && python => {
+            BinaryOp::Pow if i == 0 && python() => {
                 return Err(zero_division("0.0 cannot be raised to a negative power"))
             }
             BinaryOp::Pow => return Ok(Value::float(x.powf(y))),
@@ -1319,17 +1325,15 @@ fn scalar_binary(op: BinOp, a: Scalar, b: Scalar, python: bool) -> Result<Value,
     }
     // Python's floats raise where IEEE would give inf or nan (tensors, and
     // cudash's own language, do not).
-    match op {
-        _ if !python => {}
-        BinaryOp::Div if y == 0.0 => return Err(zero_division("float division by zero")),
-        BinaryOp::FloorDiv if y == 0.0 => {
-            return Err(zero_division("float floor division by zero"))
-        }
-        BinaryOp::Rem if y == 0.0 => return Err(zero_division("float modulo")),
-        BinaryOp::Pow if x == 0.0 && y < 0.0 => {
-            return Err(zero_division("0.0 cannot be raised to a negative power"))
-        }
-        _ => {}
+    let by_zero = match op {
+        BinaryOp::Div if y == 0.0 => Some("float division by zero"),
+        BinaryOp::FloorDiv if y == 0.0 => Some("float floor division by zero"),
+        BinaryOp::Rem if y == 0.0 => Some("float modulo"),
+        BinaryOp::Pow if x == 0.0 && y < 0.0 => Some("0.0 cannot be raised to a negative power"),
+        _ => None,
+    };
+    if let Some(message) = by_zero.filter(|_| python()) {
+        return Err(zero_division(message));
     }
     Ok(Value::float(match op {
         BinaryOp::Add => x + y,
@@ -1446,7 +1450,7 @@ mod tests {
             unreachable!("numbers")
         };
         if let Some(quick) = quick_scalar(BinOp::Elementwise(op), &a, &b) {
-            let general = scalar_binary(BinOp::Elementwise(op), x, y, false);
+            let general = scalar_binary(BinOp::Elementwise(op), x, y, &|| false);
             assert!(
                 matches!(&general, Ok(v) if same_value(v, &quick)),
                 "{a:?} {} {b:?}: quick {quick:?}, general {general:?}",

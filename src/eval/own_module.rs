@@ -40,19 +40,21 @@ fn file_of(name: &str) -> Option<PathBuf> {
 /// package, found last, as Python finds one only where no module or
 /// package of that name is (so a `logging/` folder hides nothing).
 fn namespace_package(name: &str) -> Option<PathBuf> {
-    let argv0 = super::imports::argv().remove(0);
-    let dir = std::path::Path::new(&argv0)
-        .parent()
-        .map_or_else(PathBuf::new, PathBuf::from);
-    let p = dir.join(name.replace('.', "/"));
+    let p = script_dir().join(name.replace('.', "/"));
     p.is_dir().then(|| std::path::absolute(&p).unwrap_or(p))
 }
 
-fn beside_the_script(name: &str) -> Option<PathBuf> {
+/// The script's directory (Python's `sys.path[0]`; the current one in the
+/// REPL).
+fn script_dir() -> PathBuf {
     let argv0 = super::imports::argv().remove(0);
-    let dir = std::path::Path::new(&argv0)
+    std::path::Path::new(&argv0)
         .parent()
-        .map_or_else(PathBuf::new, PathBuf::from);
+        .map_or_else(PathBuf::new, PathBuf::from)
+}
+
+fn beside_the_script(name: &str) -> Option<PathBuf> {
+    let dir = script_dir();
     let rel = name.replace('.', "/");
     [format!("{rel}.py"), format!("{rel}/__init__.py")]
         .into_iter()

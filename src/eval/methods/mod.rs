@@ -782,8 +782,7 @@ impl Interp {
         // `"a b".split`: a string's method, bound to it (a Python program's;
         // in cudash's own language a method read without a call is an
         // error that says to call it).
-        let python = self.python_program();
-        if let (Value::Str(_), true) = (recv, python) {
+        if matches!(recv, Value::Str(_)) && self.python_program() {
             if let Some(m) = super::strings::STR_METHODS.iter().find(|m| **m == name) {
                 return Ok(Value::BuiltinMethod(Arc::new((recv.clone(), m))));
             }
@@ -792,7 +791,7 @@ impl Interp {
             None => Err(no_member(recv, &as_name())),
             // `d.get`, `xs.append`: the method bound to its receiver, a
             // value to call later (`max(d, key=d.get)`), as Python's.
-            Some(d) if d.kind == Kind::Method && python => {
+            Some(d) if d.kind == Kind::Method && self.python_program() => {
                 Ok(Value::BuiltinMethod(Arc::new((recv.clone(), d.name))))
             }
             Some(d) if d.kind == Kind::Method => Err(Error::value_help(
