@@ -18,12 +18,13 @@
 //! clock times. The bytes and the order are the same either way.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::crew::{collate_cost, Crew, Done, Failed, Made};
+pub use super::crew::{Fetch, Printed, WorkerStart};
 use super::dataset::{collate, Dataset, FunctionDataset, Sample, TensorDataset};
 use super::loader::{Batches, DataLoader, Given, Listed};
 use crate::autograd::meta::requires_grad;
@@ -63,29 +64,6 @@ pub trait Host {
     fn given(&mut self, sampler: &Given, span: Span) -> Result<Listed, Diagnostic>;
 }
 
-/// Makes samples of a `Dataset(get, n)` on a worker's thread.
-pub trait Fetch {
-    fn sample(&mut self, i: usize) -> Result<Sample, Diagnostic>;
-
-    /// The host's modelled seconds the worker has worked so far.
-    fn seconds(&self) -> f64;
-
-    /// What the function printed since the last call (`print`, warnings).
-    fn printed(&mut self) -> Vec<Printed>;
-}
-
-/// A line a worker's function printed, shown in the loop when its batch
-/// is handed out.
-pub enum Printed {
-    Text(String),
-    Warning(String),
-    /// What it wrote on `sys.stderr` (a `logging` handler's lines).
-    Stderr(String),
-}
-
-/// Makes a worker's fetcher, on the worker's thread.
-pub type WorkerStart = Box<dyn FnOnce() -> Box<dyn Fetch> + Send>;
-
 /// A batch as the loop gets it: one tensor per field of the samples; a
 /// lone tensor when each sample was one tensor (`for xb in loader`).
 pub struct Batch {
@@ -104,8 +82,10 @@ pub struct Epoch {
     next: usize,
     /// Batches sent to the workers so far.
     sent: usize,
-    workers: Vec<Worker>,
-    results: Option<Receiver<Done>>,
+    /// The worker threads; none with `num_workers=0`.
+    crew: Option<Crew>,
+    /// Batches that came back from the workers so far.
+    received: usize,
     arrived: HashMap<usize, Done>,
     /// The modelled clocks: when each worker is free, when each sent
     /// batch is made, when the pin thread is free.
@@ -118,24 +98,6 @@ pub struct Epoch {
     /// Whether batches are pinned: `pin_memory=true` where there is a CUDA
     /// device (without one PyTorch warns and does not pin).
     pin: bool,
-    /// Set when the pass ends: a worker stops its sample function.
-    stop: Arc<AtomicBool>,
-}
-
-struct Worker {
-    tasks: Option<Sender<(usize, Vec<usize>)>>,
-    thread: Option<JoinHandle<()>>,
-}
-
-/// A batch a worker made: its tensors and whether a sample was a lone
-/// tensor, when (its wall clock), and its modelled host seconds (a
-/// `Dataset(get, n)`'s; a `TensorDataset`'s are known when it is sent).
-struct Done {
-    k: usize,
-    batch: Result<Made, Failed>,
-    began: Instant,
-    ended: Instant,
-    seconds: f64,
 }
 
 impl Epoch {
@@ -147,12 +109,22 @@ impl Epoch {
         span: Span,
         pin: bool,
     ) -> Result<Epoch, Diagnostic> {
+        // A loader with persistent workers keeps them from its first pass:
+        // PyTorch draws the worker seed only when it starts them.
+        let kept = match loader.kept_crew() {
+            Some(mut crew) => {
+                crew.drain(host.runtime(), span)?;
+                Some(crew)
+            }
+            None => None,
+        };
         // PyTorch draws the pass's worker seed first (from the loader's
         // `generator=`, else the cpu's), then the sampler's order (its
         // iterator starts lazily), whether or not there are workers.
-        let base_seed = match &loader.generator {
-            Some(g) => g.random_int64(),
-            None => host.runtime().generators.cpu().random64() & i64::MAX as u64,
+        let base_seed = match (&kept, &loader.generator) {
+            (Some(_), _) => 0,
+            (None, Some(g)) => g.random_int64(),
+            (None, None) => host.runtime().generators.cpu().random64() & i64::MAX as u64,
         };
         let batches = match loader.drawn().given() {
             Some(given) => {
@@ -163,42 +135,16 @@ impl Epoch {
                 .batches(host.runtime().generators.cpu())
                 .map_err(|e| e.at(span))?,
         };
-        // As PyTorch's: worker w's generator is seeded with the base seed
-        // plus w.
-        let stop = Arc::new(AtomicBool::new(false));
-        let (done, results) = channel();
-        let mut workers = Vec::new();
-        for w in 0..loader.num_workers {
-            let (tasks, inbox) = channel::<(usize, Vec<usize>)>();
-            let done = done.clone();
-            let job: Box<dyn FnOnce() + Send> = match &*loader.source {
-                Dataset::Tensors(_) => {
-                    let dataset = Arc::clone(&loader.source);
-                    Box::new(move || {
-                        if let Dataset::Tensors(ds) = &*dataset {
-                            work(ds, &inbox, &done, w);
-                        }
-                    })
-                }
-                Dataset::Function(ds) => {
-                    let start =
-                        host.worker(ds, base_seed.wrapping_add(w as u64), Arc::clone(&stop));
-                    let stop = Arc::clone(&stop);
-                    Box::new(move || fetch_work(start, &inbox, &done, w, &stop))
-                }
-                Dataset::Subset(_) => unreachable!("a loader's source is below its subsets"),
-            };
-            let thread = std::thread::Builder::new()
-                .name(format!("DataLoader worker {w}"))
-                .spawn(job)
-                .map_err(|e| {
-                    Error::value(format!("could not start DataLoader worker {w}: {e}")).at(span)
-                })?;
-            workers.push(Worker {
-                tasks: Some(tasks),
-                thread: Some(thread),
-            });
-        }
+        let crew = match (kept, loader.num_workers) {
+            (Some(crew), _) => Some(crew),
+            (None, 0) => None,
+            (None, n) => Some(Crew::start(
+                &loader.source,
+                n,
+                |ds, w, stop| host.worker(ds, base_seed.wrapping_add(w as u64), stop),
+                span,
+            )?),
+        };
         let rt = host.runtime();
         let now = rt.host_now();
         let mut epoch = Epoch {
@@ -207,15 +153,14 @@ impl Epoch {
             batches,
             next: 0,
             sent: 0,
-            free: vec![now; workers.len()],
-            workers,
-            results: (loader.num_workers > 0).then_some(results),
+            free: vec![now; loader.num_workers],
+            crew,
+            received: 0,
             arrived: HashMap::new(),
             made: HashMap::new(),
             sent_at: HashMap::new(),
             pin_free: now,
             pin,
-            stop,
         };
         let first = (loader.num_workers * loader.prefetch_factor).min(epoch.batches.len());
         while epoch.sent < first {
@@ -239,7 +184,7 @@ impl Epoch {
         }
         let k = self.next;
         self.next += 1;
-        let made = match self.workers.is_empty() {
+        let made = match self.crew.is_none() {
             true => self.make_here(host),
             false => self.receive(host.runtime(), k),
         };
@@ -256,7 +201,7 @@ impl Epoch {
             true => self.pin(rt, k, tensors).map_err(|e| e.at(self.span)),
             false => Ok(tensors),
         };
-        if !self.workers.is_empty() && self.sent < self.batches.len() {
+        if self.crew.is_some() && self.sent < self.batches.len() {
             self.send(rt);
         }
         Some(tensors.map(|tensors| Batch {
@@ -270,13 +215,11 @@ impl Epoch {
     fn send(&mut self, rt: &mut Runtime) {
         let k = self.sent;
         self.sent += 1;
-        let w = k % self.workers.len();
+        let w = k % self.loader.num_workers;
         let indices = self.batches.next_batch();
         let rows = indices.len();
-        if let Some(tasks) = &self.workers[w].tasks {
-            // A worker that is gone (it cannot be: it lives until dropped)
-            // would leave the batch missing, which `receive` reports.
-            let _ = tasks.send((k, indices));
+        if let Some(crew) = &self.crew {
+            crew.send(w, k, indices);
         }
         if !rt.host_modelled() {
             return;
@@ -297,7 +240,7 @@ impl Epoch {
     /// thread (modelled): on the worker's clock after its earlier batches,
     /// slower when the loader's threads outnumber the cores.
     fn schedule(&mut self, rt: &mut Runtime, k: usize, sent: f64, seconds: f64, bytes: u64) {
-        let w = k % self.workers.len();
+        let w = k % self.loader.num_workers;
         let start = self.free[w].max(sent);
         let end = start + seconds * self.contention();
         self.free[w] = end;
@@ -382,11 +325,12 @@ impl Epoch {
     fn receive(&mut self, rt: &mut Runtime, k: usize) -> Result<Made, Diagnostic> {
         let began = Instant::now();
         while !self.arrived.contains_key(&k) {
-            let Some(results) = &self.results else {
+            let Some(crew) = &self.crew else {
                 break;
             };
-            match results.recv_timeout(Duration::from_millis(50)) {
+            match crew.results.recv_timeout(Duration::from_millis(50)) {
                 Ok(done) => {
+                    self.received += 1;
                     self.arrived.insert(done.k, done);
                 }
                 Err(RecvTimeoutError::Timeout) if rt.interrupted() => {
@@ -396,7 +340,7 @@ impl Epoch {
                 Err(RecvTimeoutError::Disconnected) => break,
             }
         }
-        let w = k % self.workers.len();
+        let w = k % self.loader.num_workers;
         let done = self.arrived.remove(&k).ok_or_else(|| {
             Error::value(format!("DataLoader worker {w} exited unexpectedly")).at(self.span)
         })?;
@@ -444,7 +388,7 @@ impl Epoch {
         // PyTorch's pin thread copies on one core (`torch.set_num_threads(1)`
         // in `_pin_memory_loop`); with `num_workers=0` the main thread pins,
         // its copy spread over all its cores as any large CPU copy.
-        let threads = match self.workers.is_empty() {
+        let threads = match self.crew.is_none() {
             true => HOST.cores,
             false => 1,
         };
@@ -455,7 +399,7 @@ impl Epoch {
             pinned.push(Arc::new(p));
         }
         let what = format!("batch {k} (pinned)");
-        if self.workers.is_empty() {
+        if self.crew.is_none() {
             // `num_workers=0`: the main thread pins, as PyTorch's does.
             rt.host_time(OP, seconds, bytes);
             return Ok(pinned);
@@ -484,36 +428,9 @@ impl Epoch {
     /// How much slower each worker runs when the loader's threads (its
     /// workers, the main thread, a pin thread) outnumber the cores.
     fn contention(&self) -> f64 {
-        let threads = self.workers.len() + 1 + usize::from(self.pin);
+        let threads = self.loader.num_workers + 1 + usize::from(self.pin);
         (threads as f64 / f64::from(HOST.cores)).max(1.0)
     }
-}
-
-/// A batch made, before it is pinned: one tensor per field of the
-/// samples, whether each sample was a lone tensor, and what a worker's
-/// function printed making it.
-struct Made {
-    tensors: Vec<Arc<Tensor>>,
-    single: bool,
-    printed: Vec<Printed>,
-}
-
-impl Made {
-    /// A `TensorDataset`'s batch: one tensor per dataset tensor.
-    fn stacked(tensors: Vec<Tensor>) -> Made {
-        Made {
-            tensors: tensors.into_iter().map(Arc::new).collect(),
-            single: false,
-            printed: Vec::new(),
-        }
-    }
-}
-
-/// A worker's error: raised in the session's function (its diagnostic,
-/// the error made the worker's), or by the loader (shown at the loop).
-enum Failed {
-    In(Diagnostic),
-    Loop(Box<Error>),
 }
 
 /// Modelled host seconds to make a batch of `rows` samples of `ds` on
@@ -532,125 +449,6 @@ fn cost(ds: &TensorDataset, rows: usize, threads: u32) -> f64 {
         .sum()
 }
 
-/// Modelled host seconds (on `threads` threads) and bytes of stacking the
-/// samples into `batch` (`default_collate`: one `stack` per field).
-fn collate_cost<T: std::borrow::Borrow<Tensor>>(batch: &[T], threads: u32) -> (f64, u64) {
-    let bytes: u64 = batch.iter().map(|t| 2 * t.borrow().nbytes() as u64).sum();
-    let seconds = batch
-        .iter()
-        .map(|t| {
-            let t = t.borrow();
-            HOST.op_overhead + timing::host_op(&HOST, 2 * t.nbytes() as u64, 0, t.numel(), threads)
-        })
-        .sum();
-    (seconds, bytes)
-}
-
-/// A `TensorDataset`'s worker: makes the batches it is sent until the
-/// loader is dropped.
-fn work(
-    dataset: &TensorDataset,
-    inbox: &Receiver<(usize, Vec<usize>)>,
-    done: &Sender<Done>,
-    w: usize,
-) {
-    while let Ok((k, indices)) = inbox.recv() {
-        let began = Instant::now();
-        let batch = dataset
-            .batch(&indices)
-            .map(Made::stacked)
-            .map_err(|e| Failed::Loop(Box::new(in_worker(e, w, None))));
-        let ended = Instant::now();
-        let sent = done.send(Done {
-            k,
-            batch,
-            began,
-            ended,
-            seconds: 0.0,
-        });
-        if sent.is_err() {
-            return;
-        }
-    }
-}
-
-/// A `Dataset(get, n)`'s worker: makes its fetcher, then the batches it
-/// is sent (each sample by the session's function, then stacked on its one
-/// thread), until the loader is dropped or the pass stops.
-fn fetch_work(
-    start: WorkerStart,
-    inbox: &Receiver<(usize, Vec<usize>)>,
-    done: &Sender<Done>,
-    w: usize,
-    stop: &AtomicBool,
-) {
-    let mut fetch = start();
-    while let Ok((k, indices)) = inbox.recv() {
-        if stop.load(Ordering::Relaxed) {
-            return;
-        }
-        let began = Instant::now();
-        let before = fetch.seconds();
-        let batch = fetch_batch(&mut *fetch, &indices, w);
-        let collating = batch
-            .as_ref()
-            .map_or(0.0, |b| collate_cost(&b.tensors, 1).0);
-        let seconds = fetch.seconds() - before + collating;
-        let ended = Instant::now();
-        let sent = done.send(Done {
-            k,
-            batch,
-            began,
-            ended,
-            seconds,
-        });
-        if sent.is_err() {
-            return;
-        }
-    }
-}
-
-/// The samples at `indices`, made by worker `w`, collated; an error is
-/// re-raised as the worker's (with the sample it was making). What the
-/// function printed is taken either way.
-fn fetch_batch(fetch: &mut dyn Fetch, indices: &[usize], w: usize) -> Result<Made, Failed> {
-    let mut samples = Vec::with_capacity(indices.len());
-    for &i in indices {
-        match fetch.sample(i) {
-            Ok(s) => samples.push(s),
-            Err(mut d) => {
-                fetch.printed();
-                let e = std::mem::replace(&mut d.error, Error::Interrupted);
-                d.error = in_worker(e, w, Some(i));
-                return Err(Failed::In(d));
-            }
-        }
-    }
-    let single = samples.first().is_some_and(|s| s.single);
-    let printed = fetch.printed();
-    match collate(&samples, indices) {
-        Ok(tensors) => Ok(Made {
-            tensors: tensors.into_iter().map(Arc::new).collect(),
-            single,
-            printed,
-        }),
-        Err(e) => Err(Failed::Loop(Box::new(in_worker(e, w, None)))),
-    }
-}
-
-/// `e`, as the worker `w` caught it making `sample`.
-fn in_worker(e: Error, w: usize, sample: Option<usize>) -> Error {
-    match e {
-        // Ctrl-C, or the pass ending, stops a worker as it stops the loop.
-        Error::Interrupted => Error::Interrupted,
-        e => Error::Worker {
-            worker: w,
-            sample,
-            error: Box::new(e),
-        },
-    }
-}
-
 /// One piece of a worker's or the pin thread's work on the timeline.
 fn draw(rt: &mut Runtime, lane: Lane, span: (f64, f64), bytes: u64, what: String) {
     let name = move || match lane {
@@ -660,29 +458,30 @@ fn draw(rt: &mut Runtime, lane: Lane, span: (f64, f64), bytes: u64, what: String
     rt.draw_thread_work(lane, name, OP, span, bytes, Some(what.into()));
 }
 
-/// No worker outlives its loader's pass: their inboxes close, and each is
-/// joined.
 impl std::fmt::Debug for Epoch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Epoch")
             .field("batches", &self.batches.len())
             .field("next", &self.next)
-            .field("workers", &self.workers.len())
+            .field("workers", &self.loader.num_workers)
             .finish()
     }
 }
 
+/// A pass's workers end with it (their crew's drop), or, persistent, go
+/// back to the loader.
 impl Drop for Epoch {
     fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
-        for w in &mut self.workers {
-            w.tasks.take();
+        let Some(crew) = self.crew.take() else {
+            return;
+        };
+        if !self.loader.persistent_workers {
+            return; // the crew's own drop ends its workers
         }
-        self.results.take();
-        for w in &mut self.workers {
-            if let Some(t) = w.thread.take() {
-                let _ = t.join();
-            }
-        }
+        // Persistent workers wait for the loader's next pass, which first
+        // takes what this one left in flight.
+        let mut crew = crew;
+        crew.owed = self.sent - self.received;
+        self.loader.keep_crew(crew);
     }
 }

@@ -4,8 +4,9 @@
 //! order).
 
 use std::any::Any;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
+use super::crew::Crew;
 use super::dataset::Dataset;
 use super::generator::TorchGenerator;
 use super::random::{Draws, RandomSampler};
@@ -221,6 +222,10 @@ pub struct DataLoader {
     /// `generator=`: what each pass's worker seed is drawn from (and a
     /// `shuffle`'s order), as PyTorch's.
     pub generator: Option<TorchGenerator>,
+    /// `persistent_workers=True`: the workers of the first pass serve every
+    /// pass, kept here between passes.
+    pub persistent_workers: bool,
+    crew: Mutex<Option<Crew>>,
 }
 
 /// `DataLoader(...)`'s arguments as given, before they are checked.
@@ -234,6 +239,7 @@ pub struct Options {
     pub sampler: Option<Arc<Sampler>>,
     pub batch_sampler: Option<Arc<Sampler>>,
     pub generator: Option<TorchGenerator>,
+    pub persistent_workers: bool,
 }
 
 /// More workers than this is a typo, not a pipeline (each is a thread).
@@ -378,7 +384,17 @@ impl DataLoader {
             sampler,
             batch_sampler,
             generator,
+            persistent_workers,
         } = options;
+        if persistent_workers && num_workers == 0 {
+            return Err((
+                Error::value_help(
+                    "persistent_workers option needs num_workers > 0",
+                    "persistent workers are worker threads kept from one pass to the next: give `num_workers`",
+                ),
+                "persistent_workers",
+            ));
+        }
         if shuffle && sampler.is_some() {
             return Err((
                 Error::value_help(
@@ -477,6 +493,8 @@ impl DataLoader {
             };
         let (source, map) = dataset.source();
         Ok(DataLoader {
+            persistent_workers,
+            crew: Mutex::new(None),
             dataset,
             source,
             map,
@@ -515,6 +533,17 @@ impl DataLoader {
             true => n,
             false => chunks(n, self.batch_size, self.drop_last),
         }
+    }
+
+    /// The persistent workers its last pass left (none before the first
+    /// pass, or without `persistent_workers`).
+    pub fn kept_crew(&self) -> Option<Crew> {
+        crate::runtime::lock::lock(&self.crew).take()
+    }
+
+    /// Keeps a pass's persistent workers for the next.
+    pub fn keep_crew(&self, crew: Crew) {
+        *crate::runtime::lock::lock(&self.crew) = Some(crew);
     }
 
     /// The sampler a pass draws from: `batch_sampler=`, else `sampler`.
@@ -622,6 +651,7 @@ mod tests {
             sampler: None,
             batch_sampler: None,
             generator: None,
+            persistent_workers: false,
         };
         DataLoader::new(ds, options).unwrap_or_else(|_| panic!())
     }
@@ -670,6 +700,7 @@ mod tests {
             sampler: None,
             batch_sampler: None,
             generator: None,
+            persistent_workers: false,
         };
         let Err((e, arg)) = DataLoader::new(ds, options) else {
             panic!("an empty dataset was shuffled")
@@ -707,6 +738,7 @@ mod tests {
             sampler: None,
             batch_sampler: None,
             generator: None,
+            persistent_workers: false,
         };
         DataLoader::new(ds, options).unwrap_or_else(|_| panic!())
     }

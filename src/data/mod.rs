@@ -16,6 +16,7 @@
 //! - `generator.rs`: `torch.Generator()` on the CPU, which a program seeds
 //!   and gives to a sampler, a loader or `random_split`.
 
+mod crew;
 pub mod dataset;
 pub mod epoch;
 pub mod generator;

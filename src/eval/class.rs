@@ -302,6 +302,12 @@ impl Interp {
         name: &str,
         span: Span,
     ) -> Result<Value, Diagnostic> {
+        // `self.__class__`: the instance's class, as `type(self)`.
+        if name == "__class__" {
+            if let Some(class) = super::value::class_of(v) {
+                return Ok(Value::Class(class));
+            }
+        }
         match v {
             Value::Object(o) => {
                 if let Some(x) = o.get(name) {

@@ -100,6 +100,7 @@ pub(super) fn data_loader(
         sampler,
         batch_sampler,
         generator: super::builtins::torch_generator::generator_arg(b)?,
+        persistent_workers: b.bool("persistent_workers", false)?,
     };
     let loader = DataLoader::new(dataset, options).map_err(|(e, arg)| e.at(b.span_of(arg)))?;
     Ok(Value::DataLoader(Arc::new(loader)))

@@ -497,6 +497,21 @@ static NATIVES: &[Native] = &[
         name: "_cudash.hostname",
     },
     Native {
+        name: "_cudash.read_idx",
+    },
+    Native {
+        name: "_cudash.download",
+    },
+    Native {
+        name: "_cudash.gunzip",
+    },
+    Native {
+        name: "_cudash.md5",
+    },
+    Native {
+        name: "_cudash.write_png",
+    },
+    Native {
         name: "torch.finfo",
     },
     Native {
@@ -627,6 +642,9 @@ static NATIVES: &[Native] = &[
     },
     Native {
         name: "os.path.splitext",
+    },
+    Native {
+        name: "os.path.expanduser",
     },
     Native { name: "os.listdir" },
     Native { name: "glob.glob" },
@@ -1369,6 +1387,9 @@ impl Interp {
         if super::tensorboard::NAMES.contains(&f.name) {
             return self.call_tensorboard(f.name, args, span);
         }
+        if super::vision_files::NAMES.contains(&f.name) {
+            return self.call_vision_files(f.name, args, span);
+        }
         if f.name.starts_with("glob.") {
             return glob_call(&args, span);
         }
@@ -1875,6 +1896,17 @@ fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic>
                 None => (p.as_str(), ""),
             };
             Value::List(Arc::new(vec![text(root.into()), text(ext.into())]))
+        }
+        // `~` and `~/...` name the home directory; `~user` stays as it is.
+        "os.path.expanduser" => {
+            let p = first()?;
+            let home = std::env::var("HOME").ok().filter(|h| !h.is_empty());
+            match (p.strip_prefix('~'), home) {
+                (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => {
+                    text(format!("{home}{rest}"))
+                }
+                _ => text(p),
+            }
         }
         "os.getcwd" => text(
             std::env::current_dir()

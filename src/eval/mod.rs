@@ -71,6 +71,7 @@ mod torch_info;
 mod transformer;
 mod user_text;
 pub mod value;
+mod vision_files;
 
 use std::sync::Arc;
 

@@ -250,12 +250,10 @@ impl Interp {
         // runs before `pkg/mod.py`), and makes the submodule an attribute
         // of its package once it has run.
         let parent = match name.rsplit_once('.') {
-            Some((package, _)) => {
-                match beside_the_script(package).or_else(|| namespace_package(package)) {
-                    Some(p) => Some(self.import_own(package, p, span)?),
-                    None => None,
-                }
-            }
+            Some((package, _)) => match file_of(package) {
+                Some(p) => Some(self.import_own(package, p, span)?),
+                None => None,
+            },
             None => None,
         };
         // The package's `__init__.py` may have imported it.

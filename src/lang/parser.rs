@@ -1258,15 +1258,16 @@ fn check_params(params: &[Param], error: &mut dyn FnMut(Span, &str)) {
         if p.spread != Spread::No && p.default.is_some() {
             error(p.name.span, "a `*` or `**` parameter cannot have a default");
         }
-        // After `*args`, parameters are keyword-only: a default is not needed.
-        if seen_items {
-            continue;
-        }
         if params[..k].iter().any(|q| q.name.name == p.name.name) {
             error(
                 p.name.span,
                 "duplicate argument in the function's definition",
             );
+        }
+        // After `*args`, parameters are keyword-only: a default is not
+        // needed; `**kwargs` never has one.
+        if seen_items || p.spread != Spread::No {
+            continue;
         }
         match (&p.default, seen_default) {
             (Some(_), _) => seen_default = true,

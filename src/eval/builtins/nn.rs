@@ -526,6 +526,15 @@ pub(super) fn isinstance(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
 
 fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
     Ok(match class {
+        // Tuples of classes nest: `isinstance(p, ((int, float), tuple))`.
+        Value::List(_) | Value::MutList(_) => {
+            for c in class.items().unwrap_or_default().iter() {
+                if is_instance(obj, c)? {
+                    return Ok(true);
+                }
+            }
+            false
+        }
         // Everything is an `object`.
         Value::Class(c) if std::sync::Arc::ptr_eq(c, &super::super::value::object_class()) => true,
         Value::Class(c) => super::super::value::class_of(obj).is_some_and(|k| k.derives(c)),

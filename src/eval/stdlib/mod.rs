@@ -28,6 +28,21 @@ const MODULES: &[(&str, &str)] = &[
         "torch.autograd.functional",
         include_str!("torch_autograd_functional.py"),
     ),
+    ("torchvision", include_str!("torchvision.py")),
+    ("torchvision._pil", include_str!("torchvision_pil.py")),
+    (
+        "torchvision.datasets",
+        include_str!("torchvision_datasets.py"),
+    ),
+    (
+        "torchvision.transforms",
+        include_str!("torchvision_transforms.py"),
+    ),
+    (
+        "torchvision.transforms.functional",
+        include_str!("torchvision_transforms_functional.py"),
+    ),
+    ("torchvision.utils", include_str!("torchvision_utils.py")),
 ];
 
 /// Names of PyTorch's namespaces that a module here defines (the namespace,

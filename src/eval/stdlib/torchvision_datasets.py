@@ -1,0 +1,351 @@
+"""torchvision.datasets, as cudash gives it (written for cudash, after
+torchvision 0.29's `mnist.py`, `vision.py` and `fakedata.py`): MNIST,
+FashionMNIST and KMNIST read from torchvision's own layout
+(`root/MNIST/raw/train-images-idx3-ubyte`), downloaded there with
+`download=True` from the class's `mirrors` (each `.gz` checked against
+its MD5, as torchvision does), and `FakeData`. Samples are
+`(image, target)`, the image one of `torchvision._pil.Image`.
+
+`data` holds int64 pixels (cudash has no uint8; the values are
+torchvision's). Datasets of pictures in other formats (`CIFAR10`'s NumPy
+pickles, `ImageFolder`'s JPEGs) say so when made."""
+import os
+import sys
+
+import torch
+import _cudash
+from torch.utils.data import Dataset
+from torchvision import _pil
+from torchvision.transforms import functional as _F
+
+
+class StandardTransform:
+    def __init__(self, transform=None, target_transform=None):
+        self.transform = transform
+        self.target_transform = target_transform
+
+    def __call__(self, input, target):
+        if self.transform is not None:
+            input = self.transform(input)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return input, target
+
+    def _format_transform_repr(self, transform, head):
+        lines = repr(transform).splitlines()
+        return [f"{head}{lines[0]}"] + ["{}{}".format(" " * len(head), line) for line in lines[1:]]
+
+    def __repr__(self):
+        body = [self.__class__.__name__]
+        if self.transform is not None:
+            body += self._format_transform_repr(self.transform, "Transform: ")
+        if self.target_transform is not None:
+            body += self._format_transform_repr(self.target_transform, "Target transform: ")
+        return "\n".join(body)
+
+
+class VisionDataset(Dataset):
+    _repr_indent = 4
+
+    def __init__(self, root=None, transforms=None, transform=None, target_transform=None):
+        if isinstance(root, str):
+            root = os.path.expanduser(root)
+        self.root = root
+        has_transforms = transforms is not None
+        has_separate_transform = transform is not None or target_transform is not None
+        if has_transforms and has_separate_transform:
+            raise ValueError("Only transforms or transform/target_transform can be passed as argument")
+        self.transform = transform
+        self.target_transform = target_transform
+        if has_separate_transform:
+            transforms = StandardTransform(transform, target_transform)
+        self.transforms = transforms
+
+    def __getitem__(self, index):
+        raise NotImplementedError
+
+    def __len__(self):
+        raise NotImplementedError
+
+    def __repr__(self):
+        head = "Dataset " + self.__class__.__name__
+        body = [f"Number of datapoints: {self.__len__()}"]
+        if self.root is not None:
+            body.append(f"Root location: {self.root}")
+        body += self.extra_repr().splitlines()
+        if self.transforms is not None:
+            body += [repr(self.transforms)]
+        lines = [head] + [" " * self._repr_indent + line for line in body]
+        return "\n".join(lines)
+
+    def extra_repr(self):
+        return ""
+
+
+def check_integrity(fpath, md5=None):
+    if not os.path.isfile(fpath):
+        return False
+    if md5 is None:
+        return True
+    return _cudash.md5(fpath) == md5
+
+
+def download_url(url, root, filename=None, md5=None):
+    """`url` into `root/filename`, unless a file with that MD5 is there."""
+    if not filename:
+        filename = os.path.basename(url)
+    fpath = os.path.join(root, filename)
+    os.makedirs(root, exist_ok=True)
+    if check_integrity(fpath, md5):
+        return
+    print(f"Downloading {url} to {fpath}", file=sys.stderr)
+    _cudash.download(url, fpath)
+    if not check_integrity(fpath, md5):
+        raise RuntimeError("File not found or corrupted.")
+
+
+def extract_archive(from_path, to_path=None, remove_finished=False):
+    """A `.gz` file unpacked beside it (or into `to_path`)."""
+    if to_path is None:
+        to_path = os.path.dirname(from_path)
+    base, ext = os.path.splitext(os.path.basename(from_path))
+    if ext != ".gz":
+        raise RuntimeError(f"cudash's torchvision unpacks .gz files, not {ext} ({from_path})")
+    out = os.path.join(to_path, base)
+    _cudash.gunzip(from_path, out)
+    if remove_finished:
+        os.remove(from_path)
+    return out
+
+
+def download_and_extract_archive(url, download_root, extract_root=None, filename=None, md5=None, remove_finished=False):
+    if extract_root is None:
+        extract_root = download_root
+    if not filename:
+        filename = os.path.basename(url)
+    download_url(url, download_root, filename, md5)
+    archive = os.path.join(download_root, filename)
+    extract_archive(archive, extract_root, remove_finished)
+
+
+def read_sn3_pascalvincent_tensor(path, strict=True):
+    return _cudash.read_idx(path)
+
+
+def read_label_file(path):
+    x = read_sn3_pascalvincent_tensor(path, strict=False)
+    if x.dim() != 1:
+        raise ValueError(f"x should have 1 dimension instead of {x.dim()}")
+    return x.long()
+
+
+def read_image_file(path):
+    x = read_sn3_pascalvincent_tensor(path, strict=False)
+    if x.dim() != 3:
+        raise ValueError(f"x should have 3 dimension instead of {x.dim()}")
+    return x
+
+
+class MNIST(VisionDataset):
+    mirrors = [
+        "https://ossci-datasets.s3.amazonaws.com/mnist/",
+        "http://yann.lecun.com/exdb/mnist/",
+    ]
+
+    resources = [
+        ("train-images-idx3-ubyte.gz", "f68b3c2dcbeaaa9fbdd348bbdeb94873"),
+        ("train-labels-idx1-ubyte.gz", "d53e105ee54ea40749a09fcbcd1e9432"),
+        ("t10k-images-idx3-ubyte.gz", "9fb629c4189551a2d022fa330f9573f3"),
+        ("t10k-labels-idx1-ubyte.gz", "ec29112dd5afa0611ce80d1b7f02629c"),
+    ]
+
+    training_file = "training.pt"
+    test_file = "test.pt"
+    classes = [
+        "0 - zero",
+        "1 - one",
+        "2 - two",
+        "3 - three",
+        "4 - four",
+        "5 - five",
+        "6 - six",
+        "7 - seven",
+        "8 - eight",
+        "9 - nine",
+    ]
+
+    def __init__(self, root, train=True, transform=None, target_transform=None, download=False):
+        super().__init__(root, transform=transform, target_transform=target_transform)
+        self.train = train
+        if self._check_legacy_exist():
+            self.data, self.targets = self._load_legacy_data()
+            return
+        if download:
+            self.download()
+        if not self._check_exists():
+            raise RuntimeError("Dataset not found. You can use download=True to download it")
+        self.data, self.targets = self._load_data()
+
+    @property
+    def train_labels(self):
+        return self.targets
+
+    @property
+    def test_labels(self):
+        return self.targets
+
+    @property
+    def train_data(self):
+        return self.data
+
+    @property
+    def test_data(self):
+        return self.data
+
+    @property
+    def raw_folder(self):
+        return os.path.join(self.root, self.__class__.__name__, "raw")
+
+    @property
+    def processed_folder(self):
+        return os.path.join(self.root, self.__class__.__name__, "processed")
+
+    @property
+    def class_to_idx(self):
+        return {_class: i for i, _class in enumerate(self.classes)}
+
+    def _check_legacy_exist(self):
+        if not os.path.exists(self.processed_folder):
+            return False
+        return all(
+            check_integrity(os.path.join(self.processed_folder, file)) for file in (self.training_file, self.test_file)
+        )
+
+    def _load_legacy_data(self):
+        data_file = self.training_file if self.train else self.test_file
+        return torch.load(os.path.join(self.processed_folder, data_file), weights_only=True)
+
+    def _load_data(self):
+        image_file = f"{'train' if self.train else 't10k'}-images-idx3-ubyte"
+        data = read_image_file(os.path.join(self.raw_folder, image_file))
+        label_file = f"{'train' if self.train else 't10k'}-labels-idx1-ubyte"
+        targets = read_label_file(os.path.join(self.raw_folder, label_file))
+        return data, targets
+
+    def _check_exists(self):
+        return all(
+            check_integrity(os.path.join(self.raw_folder, os.path.splitext(os.path.basename(url))[0]))
+            for url, _ in self.resources
+        )
+
+    def download(self):
+        """The dataset's files from the first mirror that has them."""
+        if self._check_exists():
+            return
+        os.makedirs(self.raw_folder, exist_ok=True)
+        for filename, md5 in self.resources:
+            errors = []
+            done = False
+            for mirror in self.mirrors:
+                url = f"{mirror}{filename}"
+                try:
+                    download_and_extract_archive(url, download_root=self.raw_folder, filename=filename, md5=md5)
+                except RuntimeError as e:
+                    errors.append(e)
+                    continue
+                done = True
+                break
+            if not done:
+                s = f"Error downloading {filename}:\n"
+                for mirror, err in zip(self.mirrors, errors):
+                    s += f"Tried {mirror}, got:\n{str(err)}\n"
+                raise RuntimeError(s)
+
+    def __getitem__(self, index):
+        img, target = self.data[index], int(self.targets[index])
+        img = _pil.Image(img, "L")
+        if self.transform is not None:
+            img = self.transform(img)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return img, target
+
+    def __len__(self):
+        return len(self.data)
+
+    def extra_repr(self):
+        split = "Train" if self.train is True else "Test"
+        return f"Split: {split}"
+
+
+class FashionMNIST(MNIST):
+    mirrors = ["http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/"]
+
+    resources = [
+        ("train-images-idx3-ubyte.gz", "8d4fb7e6c68d591d4c3dfef9ec88bf0d"),
+        ("train-labels-idx1-ubyte.gz", "25c81989df183df01b3e8a0aad5dffbe"),
+        ("t10k-images-idx3-ubyte.gz", "bef4ecab320f06d8554ea6380940ec79"),
+        ("t10k-labels-idx1-ubyte.gz", "bb300cfdad3c16e7a12a480ee83cd310"),
+    ]
+    classes = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"]
+
+
+class KMNIST(MNIST):
+    mirrors = ["http://codh.rois.ac.jp/kmnist/dataset/kmnist/"]
+
+    resources = [
+        ("train-images-idx3-ubyte.gz", "bdb82020997e1d708af4cf47b453dcf7"),
+        ("train-labels-idx1-ubyte.gz", "e144d726b3acfaa3e44228e80efcd344"),
+        ("t10k-images-idx3-ubyte.gz", "5c965bf0a639b31b8f53240b1b52f4d7"),
+        ("t10k-labels-idx1-ubyte.gz", "7320c461ea6c1c855c0b718fb2a4b134"),
+    ]
+    classes = ["o", "ki", "su", "tsu", "na", "ha", "ma", "ya", "re", "wo"]
+
+
+class FakeData(VisionDataset):
+    """Random images, the same for the same index: each drawn from a
+    generator seeded with `index + random_offset`, as torchvision seeds
+    the global one (which it then restores)."""
+
+    def __init__(self, size=1000, image_size=(3, 224, 224), num_classes=10, transform=None,
+                 target_transform=None, random_offset=0):
+        super().__init__(transform=transform, target_transform=target_transform)
+        self.size = size
+        self.num_classes = num_classes
+        self.image_size = image_size
+        self.random_offset = random_offset
+
+    def __getitem__(self, index):
+        if index >= len(self):
+            raise IndexError(f"{self.__class__.__name__} index out of range")
+        g = torch.Generator().manual_seed(index + self.random_offset)
+        img = torch.randn(*self.image_size, generator=g)
+        target = torch.randint(0, self.num_classes, size=(1,), dtype=torch.long, generator=g)[0]
+        img = _F.to_pil_image(img)
+        if self.transform is not None:
+            img = self.transform(img)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return img, target.item()
+
+    def __len__(self):
+        return self.size
+
+
+def _not_here(name, why):
+    raise NotImplementedError(f"cudash's torchvision has no datasets.{name}: {why}")
+
+
+class CIFAR10:
+    def __init__(self, *args, **kwargs):
+        _not_here("CIFAR10", "its files are NumPy arrays in Python pickles, which cudash does not read")
+
+
+class CIFAR100:
+    def __init__(self, *args, **kwargs):
+        _not_here("CIFAR100", "its files are NumPy arrays in Python pickles, which cudash does not read")
+
+
+class ImageFolder:
+    def __init__(self, *args, **kwargs):
+        _not_here("ImageFolder", "its pictures are JPEG and PNG files, and cudash has no PIL to decode them")

@@ -1,0 +1,241 @@
+"""torchvision.transforms, as cudash gives it (written for cudash, after
+torchvision 0.29's `transforms.py`): `Compose`, `ToTensor`, `PILToTensor`,
+`ToPILImage`, `Normalize`, `Lambda`, `Pad`, `CenterCrop`, `RandomCrop`,
+`RandomHorizontalFlip`, `RandomVerticalFlip`, `Grayscale`; each prints
+as torchvision's and draws its random numbers as torchvision's do
+(`torch.rand(1)`, `torch.randint`), so a seeded program crops and flips
+the same pixels. They are plain classes, not `nn.Module`s. Transforms
+that resample (`Resize`, `RandomResizedCrop`, rotations) or change colors
+say so when made."""
+import torch
+from torchvision.transforms import functional as F
+
+_NUMBER = (int, float)
+
+
+def _setup_size(size, error_msg):
+    if isinstance(size, _NUMBER):
+        return int(size), int(size)
+    if isinstance(size, (tuple, list)) and len(size) == 1:
+        return size[0], size[0]
+    if len(size) != 2:
+        raise ValueError(error_msg)
+    return size
+
+
+class Compose:
+    def __init__(self, transforms):
+        self.transforms = transforms
+
+    def __call__(self, img):
+        for t in self.transforms:
+            img = t(img)
+        return img
+
+    def __repr__(self):
+        format_string = self.__class__.__name__ + "("
+        for t in self.transforms:
+            format_string += "\n"
+            format_string += f"    {t}"
+        format_string += "\n)"
+        return format_string
+
+
+class ToTensor:
+    def __call__(self, pic):
+        return F.to_tensor(pic)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}()"
+
+
+class PILToTensor:
+    def __call__(self, pic):
+        return F.pil_to_tensor(pic)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}()"
+
+
+class ToPILImage:
+    def __init__(self, mode=None):
+        self.mode = mode
+
+    def __call__(self, pic):
+        return F.to_pil_image(pic, self.mode)
+
+    def __repr__(self):
+        format_string = self.__class__.__name__ + "("
+        if self.mode is not None:
+            format_string += f"mode={self.mode}"
+        format_string += ")"
+        return format_string
+
+
+class Normalize:
+    def __init__(self, mean, std, inplace=False):
+        self.mean = mean
+        self.std = std
+        self.inplace = inplace
+
+    def __call__(self, tensor):
+        return F.normalize(tensor, self.mean, self.std, self.inplace)
+
+    def forward(self, tensor):
+        return self(tensor)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(mean={self.mean}, std={self.std})"
+
+
+class Lambda:
+    def __init__(self, lambd):
+        if not callable(lambd):
+            raise TypeError(f"Argument lambd should be callable, got {repr(type(lambd).__name__)}")
+        self.lambd = lambd
+
+    def __call__(self, img):
+        return self.lambd(img)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}()"
+
+
+class Pad:
+    def __init__(self, padding, fill=0, padding_mode="constant"):
+        if not isinstance(padding, (int, float, tuple, list)):
+            raise TypeError("Got inappropriate padding arg")
+        if not isinstance(fill, (int, float, tuple, list)):
+            raise TypeError("Got inappropriate fill arg")
+        if padding_mode not in ["constant", "edge", "reflect", "symmetric"]:
+            raise ValueError("Padding mode should be either constant, edge, reflect or symmetric")
+        if isinstance(padding, (tuple, list)) and len(padding) not in [1, 2, 4]:
+            raise ValueError(
+                f"Padding must be an int or a 1, 2, or 4 element tuple, not a {len(padding)} element tuple"
+            )
+        self.padding = padding
+        self.fill = fill
+        self.padding_mode = padding_mode
+
+    def __call__(self, img):
+        return F.pad(img, self.padding, self.fill, self.padding_mode)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(padding={self.padding}, fill={self.fill}, padding_mode={self.padding_mode})"
+
+
+class CenterCrop:
+    def __init__(self, size):
+        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for size.")
+
+    def __call__(self, img):
+        return F.center_crop(img, self.size)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(size={self.size})"
+
+
+class RandomCrop:
+    @staticmethod
+    def get_params(img, output_size):
+        _, h, w = F.get_dimensions(img)
+        th, tw = output_size
+        if h < th or w < tw:
+            raise ValueError(f"Required crop size {(th, tw)} is larger than input image size {(h, w)}")
+        if w == tw and h == th:
+            return 0, 0, h, w
+        i = torch.randint(0, h - th + 1, size=(1,)).item()
+        j = torch.randint(0, w - tw + 1, size=(1,)).item()
+        return i, j, th, tw
+
+    def __init__(self, size, padding=None, pad_if_needed=False, fill=0, padding_mode="constant"):
+        self.size = tuple(_setup_size(size, error_msg="Please provide only two dimensions (h, w) for size."))
+        self.padding = padding
+        self.pad_if_needed = pad_if_needed
+        self.fill = fill
+        self.padding_mode = padding_mode
+
+    def __call__(self, img):
+        if self.padding is not None:
+            img = F.pad(img, self.padding, self.fill, self.padding_mode)
+        _, height, width = F.get_dimensions(img)
+        if self.pad_if_needed and width < self.size[1]:
+            padding = [self.size[1] - width, 0]
+            img = F.pad(img, padding, self.fill, self.padding_mode)
+        if self.pad_if_needed and height < self.size[0]:
+            padding = [0, self.size[0] - height]
+            img = F.pad(img, padding, self.fill, self.padding_mode)
+        i, j, h, w = self.get_params(img, self.size)
+        return F.crop(img, i, j, h, w)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(size={self.size}, padding={self.padding})"
+
+
+class RandomHorizontalFlip:
+    def __init__(self, p=0.5):
+        self.p = p
+
+    def __call__(self, img):
+        if torch.rand(1) < self.p:
+            return F.hflip(img)
+        return img
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(p={self.p})"
+
+
+class RandomVerticalFlip:
+    def __init__(self, p=0.5):
+        self.p = p
+
+    def __call__(self, img):
+        if torch.rand(1) < self.p:
+            return F.vflip(img)
+        return img
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(p={self.p})"
+
+
+class Grayscale:
+    def __init__(self, num_output_channels=1):
+        self.num_output_channels = num_output_channels
+
+    def __call__(self, img):
+        return F.rgb_to_grayscale(img, num_output_channels=self.num_output_channels)
+
+    def __repr__(self):
+        return f"{self.__class__.__name__}(num_output_channels={self.num_output_channels})"
+
+
+def _not_here(name, why):
+    raise NotImplementedError(f"cudash's torchvision has no transforms.{name}: {why}")
+
+
+_RESAMPLES = "it resamples pixels as PIL does, and cudash has no PIL; `torch.nn.functional.interpolate` resizes a tensor"
+
+
+class Resize:
+    def __init__(self, *args, **kwargs):
+        _not_here("Resize", _RESAMPLES)
+
+
+class RandomResizedCrop:
+    def __init__(self, *args, **kwargs):
+        _not_here("RandomResizedCrop", _RESAMPLES)
+
+
+class RandomRotation:
+    def __init__(self, *args, **kwargs):
+        _not_here("RandomRotation", _RESAMPLES)
+
+
+class RandomAffine:
+    def __init__(self, *args, **kwargs):
+        _not_here("RandomAffine", _RESAMPLES)
+
+
+class ColorJitter:
+    def __init__(self, *args, **kwargs):
+        _not_here("ColorJitter", "its color changes (PIL's ImageEnhance) are not there")

@@ -1,0 +1,266 @@
+"""torchvision.transforms.functional, as cudash gives it (written for
+cudash, after torchvision 0.29's `functional.py`): each function takes an
+image (`torchvision._pil.Image`, in place of PIL's) or a tensor image
+(`..., C, H, W`) and does what torchvision's does with it. What resamples
+(`resize`, `rotate`, `affine`) is not here."""
+import torch
+from torchvision import _pil
+
+_NUMBER = (int, float)
+
+
+def _is_image(img):
+    return isinstance(img, _pil.Image)
+
+
+def _image_or_tensor(img):
+    if not _is_image(img) and not isinstance(img, torch.Tensor):
+        raise TypeError(f"img should be PIL Image or Tensor. Got {type(img)}")
+
+
+def get_dimensions(img):
+    """[channels, height, width]."""
+    _image_or_tensor(img)
+    if _is_image(img):
+        return [img._pixels.size(2), img.height, img.width]
+    if img.dim() < 2:
+        raise TypeError("Tensor is not a torch image.")
+    channels = 1 if img.dim() == 2 else img.size(-3)
+    return [channels, img.size(-2), img.size(-1)]
+
+
+def get_image_size(img):
+    """[width, height]."""
+    _, h, w = get_dimensions(img)
+    return [w, h]
+
+
+def get_image_num_channels(img):
+    return get_dimensions(img)[0]
+
+
+def to_tensor(pic):
+    """An image's pixels as a float tensor `C×H×W` in [0, 1]."""
+    if not _is_image(pic):
+        raise TypeError(f"pic should be PIL Image or ndarray. Got {type(pic)}")
+    img = pic._pixels.permute(2, 0, 1).contiguous()
+    return img.to(dtype=torch.get_default_dtype()).div(255)
+
+
+def pil_to_tensor(pic):
+    """An image's pixels as a tensor `C×H×W` of their 8-bit values."""
+    if not _is_image(pic):
+        raise TypeError(f"pic should be PIL Image. Got {type(pic)}")
+    return pic._pixels.permute(2, 0, 1)
+
+
+def to_pil_image(pic, mode=None):
+    """A tensor `C×H×W` (or `H×W`) as an image: floats in [0, 1] times
+    255, taken modulo 256 as PyTorch's `.byte()` does."""
+    if not isinstance(pic, torch.Tensor):
+        raise TypeError(f"pic should be Tensor or ndarray. Got {type(pic)}.")
+    if pic.dim() not in (2, 3):
+        raise ValueError(f"pic should be 2/3 dimensional. Got {pic.dim()} dimensions.")
+    if pic.dim() == 2:
+        pic = pic.unsqueeze(0)
+    if pic.size(0) > 4:
+        raise ValueError(f"pic should not have > 4 channels. Got {pic.size(0)} channels.")
+    if pic.is_floating_point():
+        pic = pic.mul(255).to(torch.int64) % 256
+    else:
+        pic = pic.to(torch.int64) % 256
+    pixels = pic.cpu().permute(1, 2, 0).contiguous()
+    image = _pil.fromarray(pixels)
+    if mode is not None and mode != image.mode:
+        raise ValueError(f"Incorrect mode ({mode}) supplied for input type ({image.mode})")
+    return image
+
+
+def normalize(tensor, mean, std, inplace=False):
+    if not isinstance(tensor, torch.Tensor):
+        raise TypeError(f"img should be Tensor Image. Got {type(tensor)}")
+    if not tensor.is_floating_point():
+        raise TypeError(f"Input tensor should be a float tensor. Got {tensor.dtype}.")
+    if tensor.dim() < 3:
+        raise ValueError(
+            f"Expected tensor to be a tensor image of size (..., C, H, W). Got tensor.size() = {tensor.size()}"
+        )
+    if not inplace:
+        tensor = tensor.clone()
+    dtype = tensor.dtype
+    mean = torch.as_tensor(mean, dtype=dtype, device=tensor.device)
+    std = torch.as_tensor(std, dtype=dtype, device=tensor.device)
+    if (std == 0).any():
+        raise ValueError(f"std evaluated to zero after conversion to {dtype}, leading to division by zero.")
+    if mean.dim() == 1:
+        mean = mean.view(-1, 1, 1)
+    if std.dim() == 1:
+        std = std.view(-1, 1, 1)
+    return tensor.sub_(mean).div_(std)
+
+
+def hflip(img):
+    _image_or_tensor(img)
+    if _is_image(img):
+        return img.transpose(_pil.FLIP_LEFT_RIGHT)
+    return img.flip(-1)
+
+
+def vflip(img):
+    _image_or_tensor(img)
+    if _is_image(img):
+        return img.transpose(_pil.FLIP_TOP_BOTTOM)
+    return img.flip(-2)
+
+
+def crop(img, top, left, height, width):
+    _image_or_tensor(img)
+    if _is_image(img):
+        return img.crop((left, top, left + width, top + height))
+    _, h, w = get_dimensions(img)
+    right = left + width
+    bottom = top + height
+    if left < 0 or top < 0 or right > w or bottom > h:
+        padding_ltrb = [
+            max(-left + min(0, right), 0),
+            max(-top + min(0, bottom), 0),
+            max(right - max(w, left), 0),
+            max(bottom - max(h, top), 0),
+        ]
+        return pad(img[..., max(top, 0):bottom, max(left, 0):right], padding_ltrb, fill=0)
+    return img[..., top:bottom, left:right]
+
+
+def center_crop(img, output_size):
+    if isinstance(output_size, _NUMBER):
+        output_size = (int(output_size), int(output_size))
+    elif isinstance(output_size, (tuple, list)) and len(output_size) == 1:
+        output_size = (output_size[0], output_size[0])
+    _, image_height, image_width = get_dimensions(img)
+    crop_height, crop_width = output_size
+    if crop_width > image_width or crop_height > image_height:
+        padding_ltrb = [
+            (crop_width - image_width) // 2 if crop_width > image_width else 0,
+            (crop_height - image_height) // 2 if crop_height > image_height else 0,
+            (crop_width - image_width + 1) // 2 if crop_width > image_width else 0,
+            (crop_height - image_height + 1) // 2 if crop_height > image_height else 0,
+        ]
+        img = pad(img, padding_ltrb, fill=0)
+        _, image_height, image_width = get_dimensions(img)
+        if crop_width == image_width and crop_height == image_height:
+            return img
+    crop_top = int(round((image_height - crop_height) / 2.0))
+    crop_left = int(round((image_width - crop_width) / 2.0))
+    return crop(img, crop_top, crop_left, crop_height, crop_width)
+
+
+def _ltrb(padding):
+    if isinstance(padding, _NUMBER):
+        p = int(padding)
+        return [p, p, p, p]
+    if len(padding) == 1:
+        return [padding[0]] * 4
+    if len(padding) == 2:
+        return [padding[0], padding[1], padding[0], padding[1]]
+    if len(padding) == 4:
+        return list(padding)
+    raise ValueError(f"Padding must be an int or a 1, 2, or 4 element tuple, not a {len(padding)} element tuple")
+
+
+def _source_index(n, before, after, mode):
+    """For each place of a padded row of `n`, the place it copies."""
+    index = []
+    for i in range(-before, n + after):
+        if 0 <= i < n:
+            index.append(i)
+        elif mode == "edge":
+            index.append(min(max(i, 0), n - 1))
+        elif mode == "reflect":
+            index.append(-i if i < 0 else 2 * (n - 1) - i)
+        else:
+            index.append(-i - 1 if i < 0 else 2 * n - 1 - i)
+    return torch.tensor(index)
+
+
+def _pad_planes(t, hdim, wdim, ltrb, fill, mode):
+    left, top, right, bottom = ltrb
+    if min(ltrb) < 0:
+        raise ValueError("cudash pads by numbers >= 0 (a negative padding crops in torchvision; crop instead)")
+    h, w = t.size(hdim), t.size(wdim)
+    if mode == "reflect" and (max(left, right) >= w or max(top, bottom) >= h):
+        raise ValueError(f"Padding size should be less than the corresponding input dimension, but got: padding ({left}, {right}) at dimension {wdim} of input {list(t.shape)}")
+    if mode == "constant":
+        shape = list(t.shape)
+        shape[hdim] = h + top + bottom
+        shape[wdim] = w + left + right
+        out = t.new_zeros(shape)
+        if isinstance(fill, (tuple, list)):
+            out[...] = torch.tensor(list(fill), dtype=t.dtype)
+        elif fill != 0:
+            out.fill_(fill)
+        out.narrow(hdim, top, h).narrow(wdim, left, w).copy_(t)
+        return out
+    t = t.index_select(hdim, _source_index(h, top, bottom, mode).to(t.device))
+    return t.index_select(wdim, _source_index(w, left, right, mode).to(t.device))
+
+
+def pad(img, padding, fill=0, padding_mode="constant"):
+    _image_or_tensor(img)
+    if not isinstance(padding, (_NUMBER, tuple, list)):
+        raise TypeError("Got inappropriate padding arg")
+    if padding_mode not in ["constant", "edge", "reflect", "symmetric"]:
+        raise ValueError("Padding mode should be either constant, edge, reflect or symmetric")
+    ltrb = _ltrb(padding)
+    if _is_image(img):
+        if fill is None:
+            fill = 0
+        pixels = _pad_planes(img._pixels, 0, 1, ltrb, fill, padding_mode)
+        return _pil.Image(pixels, img.mode)
+    if fill is None:
+        fill = 0
+    if isinstance(fill, (tuple, list)):
+        raise TypeError("tensor images pad with one number as fill")
+    return _pad_planes(img, img.dim() - 2, img.dim() - 1, ltrb, fill, padding_mode)
+
+
+def rgb_to_grayscale(img, num_output_channels=1):
+    if num_output_channels not in (1, 3):
+        raise ValueError("num_output_channels should be either 1 or 3")
+    if _is_image(img):
+        gray = img.convert("L")
+        if num_output_channels == 3:
+            gray = gray.convert("RGB")
+        return gray
+    if img.dim() < 3:
+        raise TypeError(f"Input image tensor should have at least 3 dimensions, but found {img.dim()}")
+    c = img.size(-3)
+    if c not in (1, 3):
+        raise TypeError(f"Input image tensor permitted channel values are [1, 3], but found {c}")
+    if c == 3:
+        r, g, b = img.unbind(dim=-3)
+        l_img = (0.2989 * r + 0.587 * g + 0.114 * b).to(img.dtype)
+        l_img = l_img.unsqueeze(dim=-3)
+    else:
+        l_img = img.clone()
+    if num_output_channels == 3:
+        return l_img.expand(img.shape)
+    return l_img
+
+
+def _resampling(name):
+    raise NotImplementedError(
+        f"cudash's torchvision has no {name}: it would resample pixels as PIL does, and cudash has no PIL; "
+        "`torch.nn.functional.interpolate` resizes a tensor"
+    )
+
+
+def resize(img, size, interpolation=None, max_size=None, antialias=True):
+    _resampling("resize")
+
+
+def rotate(img, angle, *args, **kwargs):
+    _resampling("rotate")
+
+
+def affine(img, *args, **kwargs):
+    _resampling("affine")

@@ -1,0 +1,269 @@
+//! The files behind cudash's `torchvision` (`stdlib/torchvision_*.py`):
+//!
+//! - `_cudash.read_idx(path)`: an IDX file (MNIST's format, LeCun's
+//!   "SN3 pascalvincent" files) as a tensor of its shape, as
+//!   torchvision's `read_sn3_pascalvincent_tensor` reads it;
+//! - `_cudash.download(url, path)`: a `file://` URL copied, any other
+//!   fetched with `curl` (cudash carries no HTTP client);
+//! - `_cudash.gunzip(src, dst)`: a `.gz` file unpacked;
+//! - `_cudash.md5(path)`: the file's MD5, as torchvision checks downloads;
+//! - `_cudash.write_png(path, pixels)`: an `H×W×C` tensor of values in
+//!   0..=255 as a PNG file (`torchvision.utils.save_image`).
+
+use std::io::{Read, Write};
+use std::sync::Arc;
+
+use super::args::ArgVal;
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
+use crate::runtime::Tensor;
+
+/// The names this module answers.
+pub const NAMES: [&str; 5] = [
+    "_cudash.read_idx",
+    "_cudash.download",
+    "_cudash.gunzip",
+    "_cudash.md5",
+    "_cudash.write_png",
+];
+
+impl Interp {
+    pub(super) fn call_vision_files(
+        &mut self,
+        name: &str,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let at = |e: Error| e.at(span);
+        let text = |k: usize| match args.get(k).map(|a| &a.value) {
+            Some(Value::Str(s)) => Ok(s.to_string()),
+            _ => Err(at(Error::value(format!(
+                "{name}: argument {k} is a string"
+            )))),
+        };
+        let io = |action: &str, path: &str, e: std::io::Error| {
+            at(Error::Io {
+                action: action.into(),
+                path: path.to_string(),
+                reason: e.to_string(),
+            })
+        };
+        match name {
+            "_cudash.read_idx" => {
+                let path = text(0)?;
+                let bytes = std::fs::read(&path).map_err(|e| io("read", &path, e))?;
+                read_idx(&bytes)
+                    .map(Value::tensor)
+                    .map_err(|m| at(Error::runtime(format!("{path}: {m}"))))
+            }
+            "_cudash.download" => {
+                let (url, path) = (text(0)?, text(1)?);
+                download(&url, &path).map_err(|m| at(Error::runtime(m)))?;
+                Ok(Value::None)
+            }
+            "_cudash.gunzip" => {
+                let (src, dst) = (text(0)?, text(1)?);
+                let file = std::fs::File::open(&src).map_err(|e| io("read", &src, e))?;
+                let mut out = Vec::new();
+                flate2::read::GzDecoder::new(file)
+                    .read_to_end(&mut out)
+                    .map_err(|e| io("unpack", &src, e))?;
+                std::fs::write(&dst, out).map_err(|e| io("write", &dst, e))?;
+                Ok(Value::None)
+            }
+            "_cudash.md5" => {
+                let path = text(0)?;
+                let bytes = std::fs::read(&path).map_err(|e| io("read", &path, e))?;
+                Ok(Value::Str(Arc::new(format!("{:x}", md5::compute(bytes)))))
+            }
+            _ => {
+                let path = text(0)?;
+                let Some(Value::Tensor(t)) = args.get(1).map(|a| &a.value) else {
+                    return Err(at(Error::value(format!("{name}: argument 1 is a tensor"))));
+                };
+                let (h, w, c) = match t.shape() {
+                    &[h, w, c] if matches!(c, 1 | 3 | 4) => (h, w, c),
+                    s => return Err(at(Error::value(format!(
+                        "save_image: pixels of shape {s:?} are not H×W×C with 1, 3 or 4 channels"
+                    )))),
+                };
+                let pixels: Vec<u8> = t
+                    .to_vec::<i64>()
+                    .into_iter()
+                    .map(|v| v.clamp(0, 255) as u8)
+                    .collect();
+                let png = png(&pixels, w, h, c).map_err(|e| io("write", &path, e))?;
+                std::fs::write(&path, png).map_err(|e| io("write", &path, e))?;
+                Ok(Value::None)
+            }
+        }
+    }
+}
+
+/// An IDX file: two zero bytes, the element type, the number of
+/// dimensions, each dimension as a big-endian `u32`, then the elements,
+/// big-endian. Bytes become `int64` (cudash has no `uint8`; their values
+/// are the same), the other types their own.
+fn read_idx(b: &[u8]) -> Result<Tensor, String> {
+    if b.len() < 4 || b[0] != 0 || b[1] != 0 {
+        return Err("not an IDX file (it starts with two zero bytes)".into());
+    }
+    let (code, ndim) = (b[2], usize::from(b[3]));
+    let head = 4 + 4 * ndim;
+    let shape: Vec<usize> = b
+        .get(4..head)
+        .ok_or("the file ends inside its header")?
+        .chunks(4)
+        .map(|d| u32::from_be_bytes([d[0], d[1], d[2], d[3]]) as usize)
+        .collect();
+    let n: usize = shape.iter().product();
+    let size = match code {
+        0x08 | 0x09 => 1,
+        0x0B => 2,
+        0x0C | 0x0D => 4,
+        0x0E => 8,
+        c => return Err(format!("element type 0x{c:02X} is not one IDX defines")),
+    };
+    let body = b
+        .get(head..head + n * size)
+        .ok_or_else(|| format!("the file holds fewer than the {n} elements its header gives"))?;
+    let be = |k: usize| &body[k * size..(k + 1) * size];
+    Ok(match code {
+        0x08 => Tensor::from_vec(body.iter().map(|&v| i64::from(v)).collect(), shape),
+        0x09 => Tensor::from_vec(body.iter().map(|&v| i64::from(v as i8)).collect(), shape),
+        0x0B => Tensor::from_vec(
+            (0..n)
+                .map(|k| i64::from(i16::from_be_bytes([be(k)[0], be(k)[1]])))
+                .collect(),
+            shape,
+        ),
+        0x0C => Tensor::from_vec(
+            (0..n)
+                .map(|k| i32::from_be_bytes(be(k).try_into().unwrap_or_default()))
+                .collect(),
+            shape,
+        ),
+        0x0D => Tensor::from_vec(
+            (0..n)
+                .map(|k| f32::from_be_bytes(be(k).try_into().unwrap_or_default()))
+                .collect(),
+            shape,
+        ),
+        _ => Tensor::from_vec(
+            (0..n)
+                .map(|k| f64::from_be_bytes(be(k).try_into().unwrap_or_default()))
+                .collect(),
+            shape,
+        ),
+    })
+}
+
+/// `url` to `path`: a `file://` URL is a copy; http(s) goes through
+/// `curl`, which every system cudash runs on carries.
+fn download(url: &str, path: &str) -> Result<(), String> {
+    if let Some(src) = url.strip_prefix("file://") {
+        return std::fs::copy(src, path)
+            .map(|_| ())
+            .map_err(|e| format!("<urlopen error {src}: {e}>"));
+    }
+    let out = std::process::Command::new("curl")
+        .args([
+            "--fail",
+            "--silent",
+            "--show-error",
+            "--location",
+            "--output",
+            path,
+            url,
+        ])
+        .output()
+        .map_err(|e| format!("cudash downloads with `curl`, which did not start: {e}"))?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let _ = std::fs::remove_file(path);
+    let why = String::from_utf8_lossy(&out.stderr).trim().to_string();
+    Err(format!("<urlopen error {why}>"))
+}
+
+/// A PNG of 8-bit pixels: gray (1 channel), RGB (3) or RGBA (4).
+fn png(pixels: &[u8], w: usize, h: usize, c: usize) -> std::io::Result<Vec<u8>> {
+    let color = match c {
+        1 => 0u8,
+        3 => 2,
+        _ => 6,
+    };
+    let mut raw = Vec::with_capacity(h * (w * c + 1));
+    for row in pixels.chunks(w * c).take(h) {
+        raw.push(0); // filter: none
+        raw.extend_from_slice(row);
+    }
+    let mut z = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(&raw)?;
+    let data = z.finish()?;
+    let mut ihdr = Vec::with_capacity(13);
+    ihdr.extend_from_slice(&(w as u32).to_be_bytes());
+    ihdr.extend_from_slice(&(h as u32).to_be_bytes());
+    ihdr.extend_from_slice(&[8, color, 0, 0, 0]);
+    let mut out = b"\x89PNG\r\n\x1a\n".to_vec();
+    chunk(&mut out, b"IHDR", &ihdr);
+    chunk(&mut out, b"IDAT", &data);
+    chunk(&mut out, b"IEND", &[]);
+    Ok(out)
+}
+
+/// One PNG chunk: length, type, data, and the CRC-32 of type and data.
+fn chunk(out: &mut Vec<u8>, kind: &[u8; 4], data: &[u8]) {
+    out.extend_from_slice(&(data.len() as u32).to_be_bytes());
+    let start = out.len();
+    out.extend_from_slice(kind);
+    out.extend_from_slice(data);
+    let crc = crc32(&out[start..]);
+    out.extend_from_slice(&crc.to_be_bytes());
+}
+
+/// CRC-32 (IEEE, as PNG and gzip use it).
+fn crc32(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::DType;
+
+    #[test]
+    fn an_idx_file_of_bytes_reads_in_its_shape() {
+        let mut b = vec![0, 0, 0x08, 2, 0, 0, 0, 2, 0, 0, 0, 3];
+        b.extend_from_slice(&[0, 1, 2, 253, 254, 255]);
+        let t = read_idx(&b).unwrap();
+        assert_eq!(t.shape(), &[2, 3]);
+        assert_eq!(t.dtype(), DType::I64);
+        assert_eq!(t.to_vec::<i64>(), vec![0, 1, 2, 253, 254, 255]);
+    }
+
+    #[test]
+    fn a_short_idx_file_is_an_error() {
+        let b = vec![0, 0, 0x08, 1, 0, 0, 0, 5, 1, 2];
+        assert!(read_idx(&b).unwrap_err().contains("fewer than the 5"));
+        assert!(read_idx(b"PK\x03\x04").is_err());
+    }
+
+    #[test]
+    fn crc32_is_the_png_one() {
+        // The CRC of an IEND chunk, as every PNG ends.
+        assert_eq!(crc32(b"IEND"), 0xAE42_6082);
+    }
+}
