@@ -298,3 +298,75 @@ if __name__ == "__main__":
     assert!(out[1].starts_with("[2.47, 4.00]"), "{out:?}");
     assert!(out[2].starts_with("[3.14]"), "{out:?}");
 }
+
+/// `persistent_workers=True`: the workers of the first pass serve every
+/// pass (their generators go on, what `__getitem__` changed in them stays,
+/// and PyTorch draws no new worker seed from the main generator); a pass
+/// left early has its batches in flight drained by the next (`self.calls`
+/// jumps). Without it, each pass starts fresh workers. PyTorch 2.15's lines.
+#[test]
+fn persistent_workers_serve_every_pass_as_pytorchs() {
+    let got = common::script_lines_on(
+        0,
+        "persistent_workers",
+        r#"import torch
+from torch.utils.data import DataLoader, Dataset
+
+
+class Noise(Dataset):
+    def __init__(self):
+        self.calls = 0
+
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        self.calls += 1
+        return torch.tensor([float(i), round(torch.rand(1).item(), 4), float(self.calls)])
+
+
+torch.manual_seed(0)
+for persistent in (False, True):
+    loader = DataLoader(Noise(), batch_size=2, num_workers=2, persistent_workers=persistent)
+    for epoch in range(3):
+        for k, b in enumerate(loader):
+            print(persistent, epoch, k, b[:, 1].tolist(), b[:, 2].tolist())
+            if epoch == 1 and k == 0:
+                break
+        print("main", round(torch.rand(1).item(), 4))
+try:
+    DataLoader(Noise(), batch_size=2, persistent_workers=True)
+except ValueError as e:
+    print("ValueError:", e)
+"#,
+    );
+    let want: Vec<&str> = r#"False 0 0 [0.7821000218391418, 0.053599998354911804] [1.0, 2.0]
+False 0 1 [0.6937999725341797, 0.2980000078678131] [1.0, 2.0]
+False 0 2 [0.9887999892234802, 0.1949000060558319] [3.0, 4.0]
+False 0 3 [0.16689999401569366, 0.2847000062465668] [3.0, 4.0]
+main 0.0885
+False 1 0 [0.8937000036239624, 0.9966999888420105] [1.0, 2.0]
+main 0.6341
+False 2 0 [0.22949999570846558, 0.34689998626708984] [1.0, 2.0]
+False 2 1 [0.9402999877929688, 0.9528999924659729] [1.0, 2.0]
+False 2 2 [0.40310001373291016, 0.02290000021457672] [3.0, 4.0]
+False 2 3 [0.5809000134468079, 0.5220999717712402] [3.0, 4.0]
+main 0.4556
+True 0 0 [0.3025999963283539, 0.14869999885559082] [1.0, 2.0]
+True 0 1 [0.73580002784729, 0.4072999954223633] [1.0, 2.0]
+True 0 2 [0.7483000159263611, 0.9276000261306763] [3.0, 4.0]
+True 0 3 [0.5044000148773193, 0.7148000001907349] [3.0, 4.0]
+main 0.4017
+True 1 0 [0.36500000953674316, 0.15889999270439148] [5.0, 6.0]
+main 0.0223
+True 2 0 [0.8082000017166138, 0.9944000244140625] [9.0, 10.0]
+True 2 1 [0.6593000292778015, 0.21539999544620514] [9.0, 10.0]
+True 2 2 [0.6090999841690063, 0.1200999990105629] [11.0, 12.0]
+True 2 3 [0.3424000144004822, 0.17389999330043793] [11.0, 12.0]
+main 0.1689
+ValueError: persistent_workers option needs num_workers > 0
+"#
+    .lines()
+    .collect();
+    assert_eq!(got, want);
+}

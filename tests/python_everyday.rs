@@ -93,9 +93,14 @@ fn what_cudash_lacks_is_an_error_that_says_so() {
             "cudash has no `torch.nn.CTCLoss`",
         ),
         (
-            "import torchvision",
+            "import torchvision.models",
             "ModuleNotFoundError",
-            "cudash has no torchvision",
+            "cudash's torchvision has no `torchvision.models`",
+        ),
+        (
+            "from torchvision import models",
+            "ModuleNotFoundError",
+            "cudash's torchvision has no `torchvision.models`",
         ),
         (
             "import numpy as np",

@@ -159,6 +159,13 @@ impl Interp {
                 _ => {}
             }
         }
+        // Python's `__module__`: the module the class statement ran in (a
+        // class of the program's own file is `__main__`'s, unnamed here).
+        let named = lock(&class.attrs).iter().any(|(n, _)| n == "__module__");
+        if let (false, Some(Value::Str(m))) = (named, self.vars.get("__name__")) {
+            let m = Value::Str(Arc::clone(m));
+            lock(&class.attrs).push(("__module__".into(), m));
+        }
         let class = self.decorate(Value::Class(class), &def.decorators)?;
         self.set_var(&def.name, class);
         Ok(())

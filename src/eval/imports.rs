@@ -953,7 +953,14 @@ pub fn module(path: &str) -> Result<&'static PyModule, Error> {
 fn missing_module(path: &str) -> Error {
     let top = path.split('.').next().unwrap_or(path);
     let (message, help) = match top {
-        "torchvision" | "torchaudio" | "torchtext" => (
+        "torchvision" => (
+            format!("cudash's torchvision has no `{path}`"),
+            "it has `torchvision.datasets` (MNIST, FashionMNIST, KMNIST, FakeData), \
+             `torchvision.transforms` (those that do not resample) and `torchvision.utils` \
+             (make_grid, save_image); docs/python-programs.md lists them"
+                .to_string(),
+        ),
+        "torchaudio" | "torchtext" => (
             format!("cudash has no {top}: its datasets and transforms read files it downloads"),
             "make the data in the program (`torch.randn(60000, 1, 28, 28)` and \
              `torch.randint(0, 10, (60000,))` in MNIST's shapes), or `torch.load` \

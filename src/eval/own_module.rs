@@ -105,6 +105,13 @@ impl Interp {
                 // `from package import submodule`: the module file beside it.
                 Err(_) => {
                     let sub = format!("{}.{}", item.module, name.name);
+                    // `from torchvision import models`: what cudash's own
+                    // package lacks, said as an import of it is.
+                    if file_of(&sub).is_none() && super::stdlib::text(&m.path).is_some() {
+                        if let Err(e) = super::imports::module(&sub) {
+                            return Err(e.at(name.span));
+                        }
+                    }
                     let Some(path) = file_of(&sub) else {
                         return Err(Error::Spelling {
                             message: format!(

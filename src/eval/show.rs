@@ -110,7 +110,7 @@ pub fn repr(v: &Value) -> String {
         Value::Class(c) if c.name.starts_with(super::value::RETURN_TYPES) => {
             format!("<class '{}'>", c.name)
         }
-        Value::Class(c) => format!("<class '__main__.{}'>", c.name),
+        Value::Class(c) => format!("<class '{}.{}'>", c.module(), c.name),
         Value::Object(o) if super::user_text::repr_of(o).is_some() => {
             super::user_text::repr_of(o).unwrap_or_default()
         }
@@ -120,7 +120,7 @@ pub fn repr(v: &Value) -> String {
         {
             super::dataclass::text(o, &repr)
         }
-        Value::Object(o) => format!("<__main__.{} object>", o.class.name),
+        Value::Object(o) => format!("<{}.{} object>", o.class.module(), o.class.name),
         Value::OwnModule(m) => format!("<module '{}' from '{}'>", m.name, m.path.display()),
         Value::ArgParser(p) => {
             let p = crate::runtime::lock::lock(p);

@@ -945,6 +945,17 @@ fn tuple_class<'a>(name: &str, fields: impl Iterator<Item = &'a str>) -> Arc<Cla
 pub const RETURN_TYPES: &str = "torch.return_types.";
 
 impl Class {
+    /// The module its class statement ran in (`__module__`): `__main__`
+    /// for the program's own file or cell.
+    pub fn module(&self) -> String {
+        // Its own, not a base class's: every class statement sets one.
+        let attrs = crate::runtime::lock::lock(&self.attrs);
+        match attrs.iter().find(|(n, _)| n == "__module__") {
+            Some((_, Value::Str(m))) => m.to_string(),
+            _ => "__main__".into(),
+        }
+    }
+
     /// What `type(x).__name__` says: the name without a module
     /// (`torch.return_types.max` is `max`).
     pub fn short_name(&self) -> &str {

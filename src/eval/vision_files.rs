@@ -84,9 +84,11 @@ impl Interp {
                 };
                 let (h, w, c) = match t.shape() {
                     &[h, w, c] if matches!(c, 1 | 3 | 4) => (h, w, c),
-                    s => return Err(at(Error::value(format!(
+                    s => {
+                        return Err(at(Error::value(format!(
                         "save_image: pixels of shape {s:?} are not H×W×C with 1, 3 or 4 channels"
-                    )))),
+                    ))))
+                    }
                 };
                 let pixels: Vec<u8> = t
                     .to_vec::<i64>()

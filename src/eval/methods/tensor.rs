@@ -33,8 +33,22 @@ pub(super) fn cuda_index(me: &Interp, i: i64) -> Result<Device, Error> {
 
 pub(super) fn to(me: &mut Interp, _: &'static str, t: &Arc<Tensor>, b: &Bound) -> Out {
     let at = |e: Error| e.at(b.span);
-    let non_blocking = b.bool("non_blocking", false)?;
-    let (mut device, mut dtype) = (b.device("device")?, b.dtype("dtype")?);
+    // `x.to("cpu", torch.uint8)`: PyTorch's `to(device, dtype,
+    // non_blocking)`, the dtype second.
+    let (non_blocking, mut device, mut dtype) = match b.get("non_blocking") {
+        Some((Value::DType(d), _)) => {
+            let non_blocking = match b.get("device") {
+                Some((Value::Bool(w), _)) => w.get(),
+                _ => false,
+            };
+            (non_blocking, None, Some(d.get()))
+        }
+        _ => (
+            b.bool("non_blocking", false)?,
+            b.device("device")?,
+            b.dtype("dtype")?,
+        ),
+    };
     match b.get("target").map(|(v, s)| (v.clone(), *s)) {
         Some((Value::Device(d), _)) if device.is_none() => device = Some(d.get()),
         Some((Value::DType(d), _)) if dtype.is_none() => dtype = Some(d.get()),

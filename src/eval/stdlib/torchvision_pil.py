@@ -12,6 +12,8 @@ _CHANNELS = {"L": 1, "RGB": 3, "RGBA": 4}
 
 
 class Image:
+    __module__ = "PIL.Image"
+
     def __init__(self, pixels, mode):
         if pixels.dim() == 2:
             pixels = pixels.unsqueeze(2)
@@ -24,7 +26,7 @@ class Image:
         self.height = pixels.size(0)
 
     def __repr__(self):
-        return f"<PIL.Image.Image image mode={self.mode} size={self.width}x{self.height}>"
+        return f"<PIL.Image.Image image mode={self.mode} size={self.width}x{self.height} at 0x{id(self):X}>"
 
     def getpixel(self, xy):
         x, y = xy
