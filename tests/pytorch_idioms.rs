@@ -814,3 +814,53 @@ for f in [lambda: F.bilinear(torch.ones(3), torch.tensor(1.), torch.ones(2, 3, 1
         ]
     );
 }
+
+/// Lines the MNIST examples reach (`examples/mnist_rnn`,
+/// `mnist_forward_forward`): `Dropout2d` on a 2-D input drops single
+/// elements with PyTorch's deprecation warning (a 3-D one warns that it is
+/// read as (N, C, L)); `x[range(n), y]` indexes with a range;
+/// `torch.randint(high, size=...)`; `x.to(device, dtype)`. PyTorch 2.15's
+/// lines.
+#[test]
+fn mnist_examples_lines_run_as_pytorchs() {
+    let (out, err, ok) = common::script_streams(
+        "mnist_lines",
+        r#"import torch
+import torch.nn as nn
+torch.manual_seed(0)
+d = nn.Dropout2d(0.5)
+print(d(torch.ones(4, 6)).tolist())
+print(nn.functional.dropout2d(torch.ones(2, 3, 2)).tolist())
+try:
+    nn.functional.dropout2d(torch.ones(5))
+except RuntimeError as e:
+    print("RuntimeError:", e)
+x = torch.arange(12.).view(3, 4)
+print(x[range(3), torch.tensor([1, 3, 0])].tolist(), x[range(0, 3, 2)].tolist())
+x[range(3), torch.tensor([1, 3, 0])] = -1.
+print(x.tolist())
+print(torch.randint(9, size=(5,)).tolist(), torch.randint(3, 9, size=(5,)).tolist())
+print(torch.arange(6).to("cpu", torch.float64).dtype)
+"#,
+    );
+    assert!(ok, "{err}");
+    assert_eq!(
+        out,
+        r#"[[0.0, 0.0, 2.0, 0.0, 0.0, 0.0], [2.0, 2.0, 0.0, 2.0, 2.0, 2.0], [2.0, 0.0, 2.0, 2.0, 2.0, 2.0], [0.0, 0.0, 2.0, 0.0, 2.0, 0.0]]
+[[[2.0, 2.0], [0.0, 0.0], [0.0, 0.0]], [[0.0, 0.0], [0.0, 0.0], [2.0, 2.0]]]
+RuntimeError: Feature dropout requires at least 2 dimensions in the input
+[1.0, 7.0, 8.0] [[0.0, 1.0, 2.0, 3.0], [8.0, 9.0, 10.0, 11.0]]
+[[0.0, -1.0, 2.0, 3.0], [4.0, 5.0, 6.0, -1.0], [-1.0, 9.0, 10.0, 11.0]]
+[4, 4, 0, 6, 4] [5, 7, 7, 5, 7]
+torch.float64
+"#
+    );
+    assert!(
+        err.contains("Received a 2-D input to dropout2d, which is deprecated"),
+        "{err}"
+    );
+    assert!(
+        err.contains("Received a 3D input to dropout2d and assuming that channel-wise 1D"),
+        "{err}"
+    );
+}

@@ -178,14 +178,36 @@ pub fn dropout2d(
     p: f64,
     training: bool,
 ) -> R<Arc<Tensor>> {
-    if !matches!(x.ndim(), 3 | 4) {
-        return Err(Error::shape(format!(
-            "dropout2d: Expected 3D or 4D input, but got a {}D input of shape {:?}",
-            x.ndim(),
-            x.shape()
-        )));
-    }
     check_dropout(x, p)?;
+    // PyTorch warns of any other rank but 3 and 4, and of 3 (read as
+    // (N, C, L)), and drops features of whatever it is given: on a 2-D
+    // input, single elements. Below 2-D its feature noise has no channel.
+    let n = x.ndim();
+    if n < 2 {
+        return Err(Error::runtime(
+            "Feature dropout requires at least 2 dimensions in the input",
+        ));
+    }
+    if n != 3 && n != 4 {
+        rt.note(format!(
+            "UserWarning: dropout2d: Received a {n}-D input to dropout2d, which is deprecated \
+             and will result in an error in a future release. To retain the behavior and \
+             silence this warning, please use dropout instead. Note that dropout2d exists to \
+             provide channel-wise dropout on inputs with 2 spatial dimensions, a channel \
+             dimension, and an optional batch dimension (i.e. 3D or 4D inputs)."
+        ));
+    }
+    if n == 3 {
+        rt.note(
+            "UserWarning: dropout2d: Received a 3D input to dropout2d and assuming that \
+             channel-wise 1D dropout behavior is desired - input is interpreted as shape (N, C, \
+             L), where C is the channel dim. This behavior will change in a future release to \
+             interpret the input as one without a batch dimension, i.e. shape (C, H, W). To \
+             maintain the 1D channel-wise dropout behavior, please switch to using dropout1d \
+             instead."
+                .into(),
+        );
+    }
     if !training || p == 0.0 || x.numel() == 0 {
         return Ok(Arc::clone(x));
     }

@@ -589,6 +589,12 @@ impl Interp {
                             crate::runtime::DType::F32,
                         )?))
                     }
+                    // `x[range(n), y]`: a range is a sequence of indices.
+                    Value::Range(r) => {
+                        let v: Vec<i64> = (0..r.len()).map(|k| r.at(k)).collect();
+                        let n = v.len();
+                        Index::Tensor(Arc::new(Tensor::from_vec(v, vec![n])))
+                    }
                     // `x[nonzero(m, as_tuple=true)]`: a tuple of index
                     // tensors is the index itself, as in Python.
                     Value::List(parts)

@@ -209,6 +209,11 @@ pub(super) fn random(me: &mut Interp, name: &'static str, b: &Bound) -> Result<V
 /// integers uniform in `[low, high)`, i64 unless `dtype` says otherwise.
 pub(super) fn randint(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (low, high, size) = match b.given("size") {
+        // `randint(n, size=(1,))`: one positional is `high`, as PyTorch's
+        // `randint(high, size)`.
+        Some((v, span)) if b.given("high").is_none() && b.given("low").is_some() => {
+            (0, b.int("low")?, (v.clone(), *span))
+        }
         Some((v, span)) => (
             b.int("low")?.unwrap_or(0),
             b.int("high")?,
