@@ -4365,3 +4365,75 @@ print("\x41\u00e9\U0001F600", len("\U0001F600"), r"\d+", "a\\b", "\d")
         ]
     );
 }
+
+/// Python's `else:` after `for` and `while`: run when the loop ends
+/// without `break` (not for a nested loop's `break`, also through `try`
+/// and in a generator). CPython 3.11's lines.
+#[test]
+fn loops_else_runs_when_no_break_ended_the_loop() {
+    let got = common::script_lines_on(
+        0,
+        "loop_else",
+        r#"def find(xs, target):
+    for i, x in enumerate(xs):
+        if x == target:
+            print("found at", i)
+            break
+    else:
+        print("not found")
+    return "done"
+
+print(find([1, 2, 3], 2), find([1, 2, 3], 5), find([], 1))
+n = 0
+while n < 3:
+    n += 1
+else:
+    print("while ended", n)
+for i in range(3):
+    for j in range(3):
+        if j == 1:
+            break
+    else:
+        print("inner never")
+    if i == 2:
+        break
+else:
+    print("outer never")
+print("i", i)
+for k in range(2):
+    try:
+        if k == 1:
+            break
+    finally:
+        print("finally", k)
+else:
+    print("no")
+def gen():
+    for v in range(4):
+        if v == 9:
+            break
+        yield v
+    else:
+        yield "else"
+print(list(gen()))
+for q in []:
+    pass
+else:
+    print("empty else")
+"#,
+    );
+    let want: Vec<&str> = r#"found at 1
+not found
+not found
+done done done
+while ended 3
+i 2
+finally 0
+finally 1
+[0, 1, 2, 3, 'else']
+empty else
+"#
+    .lines()
+    .collect();
+    assert_eq!(got, want);
+}

@@ -855,7 +855,10 @@ where
                 .then_ignore(kw(Kw::In))
                 .then(for_iter)
                 .then(block.clone())
-                .map(|((n, it), b)| StmtKind::For(n, it, b)),
+                .then(clause(Kw::Else).or_not())
+                .map_with(|(((n, it), b), otherwise), e| {
+                    loop_else(|b| StmtKind::For(n, it, b), b, otherwise, e.span())
+                }),
             choice((fn_def.clone(), class_def.clone(), decorated)),
             kw(Kw::Return)
                 .ignore_then(exprs.clone().or_not())
@@ -883,7 +886,10 @@ where
             kw(Kw::While)
                 .ignore_then(expr.clone())
                 .then(block.clone())
-                .map(|(c, b)| StmtKind::While(c, b)),
+                .then(clause(Kw::Else).or_not())
+                .map_with(|((c, b), otherwise), e| {
+                    loop_else(|b| StmtKind::While(c, b), b, otherwise, e.span())
+                }),
             kw(Kw::Break).to(StmtKind::Break),
             kw(Kw::Pass).to(StmtKind::Pass),
             kw(Kw::Try)
@@ -1239,6 +1245,88 @@ fn class_member(s: &StmtKind) -> bool {
         StmtKind::Expr(e) => matches!(e.kind, ExprKind::Str(_)),
         _ => false,
     }
+}
+
+/// A loop, and Python's `else:` after it (run when the loop ends without
+/// `break`), written as what it means: a hidden flag set false, the loop
+/// with each of its own `break`s setting it first, then `if not flag:` the
+/// `else` block, all in an `if True:` (a block that makes no scope, as none
+/// does in Python).
+fn loop_else(
+    make: impl FnOnce(Block) -> StmtKind,
+    body: Block,
+    otherwise: Option<Block>,
+    span: Span,
+) -> StmtKind {
+    let Some(otherwise) = otherwise else {
+        return make(body);
+    };
+    // Not a name a program can write: it cannot clash with one.
+    let flag = format!("loop broke@{}", span.start);
+    let name = || Name::new(flag.clone(), span);
+    let at = |kind: ExprKind| Expr { kind, span };
+    let stmt = |kind: StmtKind| Stmt { kind, span };
+    let body = mark_breaks(body, &flag, span);
+    let not_broken = at(ExprKind::Not(Box::new(at(ExprKind::Var(name())))));
+    StmtKind::If(
+        vec![(
+            at(ExprKind::Bool(true)),
+            vec![
+                stmt(StmtKind::Assign(name(), at(ExprKind::Bool(false)))),
+                stmt(make(body)),
+                stmt(StmtKind::If(vec![(not_broken, otherwise)], None)),
+            ],
+        )],
+        None,
+    )
+}
+
+/// `body` with each `break` of its own loop (not of a loop inside it, nor a
+/// function's) preceded by `flag = True`.
+fn mark_breaks(body: Block, flag: &str, span: Span) -> Block {
+    let mut out = Vec::with_capacity(body.len());
+    for s in body {
+        let kind = match s.kind {
+            StmtKind::Break => {
+                out.push(Stmt {
+                    kind: StmtKind::Assign(
+                        Name::new(flag.to_string(), s.span),
+                        Expr {
+                            kind: ExprKind::Bool(true),
+                            span,
+                        },
+                    ),
+                    span: s.span,
+                });
+                StmtKind::Break
+            }
+            StmtKind::If(branches, otherwise) => StmtKind::If(
+                branches
+                    .into_iter()
+                    .map(|(c, b)| (c, mark_breaks(b, flag, span)))
+                    .collect(),
+                otherwise.map(|b| mark_breaks(b, flag, span)),
+            ),
+            StmtKind::With(e, t, b) => StmtKind::With(e, t, mark_breaks(b, flag, span)),
+            StmtKind::Stream(n, b) => StmtKind::Stream(n, mark_breaks(b, flag, span)),
+            StmtKind::Try(mut t) => {
+                t.body = mark_breaks(std::mem::take(&mut t.body), flag, span);
+                t.handlers = std::mem::take(&mut t.handlers)
+                    .into_iter()
+                    .map(|mut h| {
+                        h.body = mark_breaks(std::mem::take(&mut h.body), flag, span);
+                        h
+                    })
+                    .collect();
+                t.orelse = t.orelse.take().map(|b| mark_breaks(b, flag, span));
+                t.finally = t.finally.take().map(|b| mark_breaks(b, flag, span));
+                StmtKind::Try(t)
+            }
+            other => other,
+        };
+        out.push(Stmt { kind, span: s.span });
+    }
+    out
 }
 
 /// Python's rules for a parameter list: no name twice, and no parameter

@@ -245,7 +245,6 @@ class MNIST(VisionDataset):
         os.makedirs(self.raw_folder, exist_ok=True)
         for filename, md5 in self.resources:
             errors = []
-            done = False
             for mirror in self.mirrors:
                 url = f"{mirror}{filename}"
                 try:
@@ -253,9 +252,8 @@ class MNIST(VisionDataset):
                 except RuntimeError as e:
                     errors.append(e)
                     continue
-                done = True
                 break
-            if not done:
+            else:
                 s = f"Error downloading {filename}:\n"
                 for mirror, err in zip(self.mirrors, errors):
                     s += f"Tried {mirror}, got:\n{str(err)}\n"
