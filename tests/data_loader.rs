@@ -370,3 +370,97 @@ ValueError: persistent_workers option needs num_workers > 0
     .collect();
     assert_eq!(got, want);
 }
+
+/// `default_collate` of structured samples, as PyTorch's: a dict sample
+/// gives a dict batch (each key collated, nested dicts and lists too),
+/// numbers become int64/float64 tensors, strings the list of the samples'
+/// (a tuple inside a list or tuple sample, as `zip` makes it), with and
+/// without workers; a key the first sample has and another lacks is
+/// PyTorch's `KeyError`. PyTorch 2.15's lines.
+#[test]
+fn dict_and_string_samples_collate_as_pytorchs() {
+    let got = common::script_lines_on(
+        0,
+        "dict_samples",
+        r#"import torch
+from torch.utils.data import Dataset, DataLoader
+
+
+class Records(Dataset):
+    def __len__(self):
+        return 5
+
+    def __getitem__(self, i):
+        return {
+            "input_ids": torch.arange(3) + i,
+            "label": i % 2,
+            "score": i / 4,
+            "text": f"sample {i}",
+            "meta": {"id": i, "tags": [f"t{i}", i * 10]},
+        }
+
+
+for workers in (0, 2):
+    for b in DataLoader(Records(), batch_size=2, num_workers=workers):
+        print(sorted(b.keys()), b["input_ids"].tolist(), b["label"].tolist(), b["label"].dtype)
+        print(b["score"].tolist(), b["score"].dtype, b["text"], b["meta"]["id"].tolist())
+        print(b["meta"]["tags"][0], b["meta"]["tags"][1].tolist())
+
+
+class Pairs(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return (torch.ones(2) * i, f"word{i}", [i, f"x{i}"])
+
+
+for x, words, rest in DataLoader(Pairs(), batch_size=3):
+    print(x.tolist(), words, rest[0].tolist(), rest[1])
+for s in DataLoader(["a", "b", "c"], batch_size=2):
+    print(s)
+
+
+class Bad(Dataset):
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return {"x": torch.ones(1)} if i == 0 else {"y": torch.ones(1)}
+
+
+try:
+    for b in DataLoader(Bad(), batch_size=2):
+        print(b)
+except (RuntimeError, KeyError, ValueError) as e:
+    print(type(e).__name__)
+"#,
+    );
+    let want: Vec<&str> = r#"['input_ids', 'label', 'meta', 'score', 'text'] [[0, 1, 2], [1, 2, 3]] [0, 1] torch.int64
+[0.0, 0.25] torch.float64 ['sample 0', 'sample 1'] [0, 1]
+('t0', 't1') [0, 10]
+['input_ids', 'label', 'meta', 'score', 'text'] [[2, 3, 4], [3, 4, 5]] [0, 1] torch.int64
+[0.5, 0.75] torch.float64 ['sample 2', 'sample 3'] [2, 3]
+('t2', 't3') [20, 30]
+['input_ids', 'label', 'meta', 'score', 'text'] [[4, 5, 6]] [0] torch.int64
+[1.0] torch.float64 ['sample 4'] [4]
+('t4',) [40]
+['input_ids', 'label', 'meta', 'score', 'text'] [[0, 1, 2], [1, 2, 3]] [0, 1] torch.int64
+[0.0, 0.25] torch.float64 ['sample 0', 'sample 1'] [0, 1]
+('t0', 't1') [0, 10]
+['input_ids', 'label', 'meta', 'score', 'text'] [[2, 3, 4], [3, 4, 5]] [0, 1] torch.int64
+[0.5, 0.75] torch.float64 ['sample 2', 'sample 3'] [2, 3]
+('t2', 't3') [20, 30]
+['input_ids', 'label', 'meta', 'score', 'text'] [[4, 5, 6]] [0] torch.int64
+[1.0] torch.float64 ['sample 4'] [4]
+('t4',) [40]
+[[0.0, 0.0], [1.0, 1.0], [2.0, 2.0]] ('word0', 'word1', 'word2') [0, 1, 2] ('x0', 'x1', 'x2')
+[[3.0, 3.0]] ('word3',) [3] ('x3',)
+['a', 'b']
+['c']
+KeyError
+"#
+        .lines()
+        .collect();
+    assert_eq!(got, want);
+}

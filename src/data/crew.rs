@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::dataset::{collate, Dataset, FunctionDataset, Sample, TensorDataset};
+use super::dataset::{collate, Collated, Dataset, FunctionDataset, Sample, TensorDataset};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::spec::HOST;
@@ -170,11 +170,11 @@ pub(super) struct Done {
 }
 
 /// A batch made, before it is pinned: one tensor per field of the
-/// samples, whether each sample was a lone tensor, and what a worker's
-/// function printed making it.
+/// samples, where they sit (the samples' structure, strings gathered),
+/// and what a worker's function printed making it.
 pub(super) struct Made {
     pub tensors: Vec<Arc<Tensor>>,
-    pub single: bool,
+    pub layout: Collated,
     pub printed: Vec<Printed>,
 }
 
@@ -182,8 +182,8 @@ impl Made {
     /// A `TensorDataset`'s batch: one tensor per dataset tensor.
     pub fn stacked(tensors: Vec<Tensor>) -> Made {
         Made {
+            layout: Collated::Seq(vec![Collated::Field; tensors.len()]),
             tensors: tensors.into_iter().map(Arc::new).collect(),
-            single: false,
             printed: Vec::new(),
         }
     }
@@ -293,12 +293,11 @@ fn fetch_batch(fetch: &mut dyn Fetch, indices: &[usize], w: usize) -> Result<Mad
             }
         }
     }
-    let single = samples.first().is_some_and(|s| s.single);
     let printed = fetch.printed();
     match collate(&samples, indices) {
-        Ok(tensors) => Ok(Made {
+        Ok((tensors, layout)) => Ok(Made {
             tensors: tensors.into_iter().map(Arc::new).collect(),
-            single,
+            layout,
             printed,
         }),
         Err(e) => Err(Failed::Loop(Box::new(in_worker(e, w, None)))),

@@ -112,38 +112,172 @@ impl std::fmt::Debug for FunctionDataset {
     }
 }
 
-/// One sample `get(i)` made, numbers already made 0-d tensors: a tensor
-/// (`single`), or a list of them.
+/// One sample `get(i)` made, numbers already made 0-d tensors: its
+/// tensors in order, and where they sit (`layout`).
 #[derive(Debug)]
 pub struct Sample {
     /// The tensors `get(i)` returned, themselves (with their history).
     pub fields: Vec<Arc<Tensor>>,
-    pub single: bool,
+    pub layout: Layout,
+}
+
+/// How a sample is built, as PyTorch's `default_collate` walks it: each
+/// `Field` is the next of the sample's tensors (a tensor or a number);
+/// a string is kept as it is; a list or tuple, a dict.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Layout {
+    Field,
+    Text(String),
+    Seq(Vec<Layout>),
+    Dict(Vec<(FieldKey, Layout)>),
+}
+
+/// A dict sample's key.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FieldKey {
+    Str(String),
+    Int(i64),
+}
+
+/// A batch's structure: the samples' layout, each string the list of
+/// every sample's.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Collated {
+    Field,
+    Texts(Vec<String>),
+    Seq(Vec<Collated>),
+    Dict(Vec<(FieldKey, Collated)>),
+}
+
+impl Layout {
+    /// What a sample of this layout is, for messages.
+    fn describe(&self) -> String {
+        match self {
+            Layout::Field => "a tensor".into(),
+            Layout::Text(_) => "a string".into(),
+            Layout::Seq(items) => format!("a list of {}", items.len()),
+            Layout::Dict(items) => format!("a dict of {} keys", items.len()),
+        }
+    }
+
+    /// A key of a dict here that the same dict of `other` lacks.
+    fn key_missing_in(&self, other: &Layout) -> Option<FieldKey> {
+        match (self, other) {
+            (Layout::Seq(a), Layout::Seq(b)) => {
+                a.iter().zip(b).find_map(|(x, y)| x.key_missing_in(y))
+            }
+            (Layout::Dict(a), Layout::Dict(b)) => {
+                a.iter()
+                    .find_map(|(k, x)| match b.iter().find(|(kb, _)| kb == k) {
+                        None => Some(k.clone()),
+                        Some((_, y)) => x.key_missing_in(y),
+                    })
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `other` has this layout (strings may differ; a dict's keys
+    /// in the same order).
+    fn fits(&self, other: &Layout) -> bool {
+        match (self, other) {
+            (Layout::Field, Layout::Field) | (Layout::Text(_), Layout::Text(_)) => true,
+            (Layout::Seq(a), Layout::Seq(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.fits(y))
+            }
+            (Layout::Dict(a), Layout::Dict(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|((ka, x), (kb, y))| ka == kb && x.fits(y))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The batch structure of `layouts` (which all fit the first).
+fn collated(layouts: &[&Layout]) -> Collated {
+    match layouts[0] {
+        Layout::Field => Collated::Field,
+        Layout::Text(_) => Collated::Texts(
+            layouts
+                .iter()
+                .map(|l| match l {
+                    Layout::Text(t) => t.clone(),
+                    _ => String::new(),
+                })
+                .collect(),
+        ),
+        Layout::Seq(items) => Collated::Seq(
+            (0..items.len())
+                .map(|k| {
+                    let column: Vec<&Layout> = layouts
+                        .iter()
+                        .filter_map(|l| match l {
+                            Layout::Seq(v) => v.get(k),
+                            _ => None,
+                        })
+                        .collect();
+                    collated(&column)
+                })
+                .collect(),
+        ),
+        Layout::Dict(items) => Collated::Dict(
+            items
+                .iter()
+                .enumerate()
+                .map(|(k, (key, _))| {
+                    let column: Vec<&Layout> = layouts
+                        .iter()
+                        .filter_map(|l| match l {
+                            Layout::Dict(v) => v.get(k).map(|(_, x)| x),
+                            _ => None,
+                        })
+                        .collect();
+                    (key.clone(), collated(&column))
+                })
+                .collect(),
+        ),
+    }
 }
 
 /// PyTorch's `default_collate` of `samples` (sample `indices[k]` is
 /// `samples[k]`): field `j` of every sample stacked into tensor `j` of the
-/// batch. Every sample has the structure of the first (a tensor, or a
-/// list as long), on the host, each field of the shape of the first's.
-pub fn collate(samples: &[Sample], indices: &[usize]) -> Result<Vec<Tensor>, Error> {
+/// batch, and the samples' structure with every string gathered. Every
+/// sample has the structure of the first, on the host, each field of the
+/// shape of the first's.
+pub fn collate(samples: &[Sample], indices: &[usize]) -> Result<(Vec<Tensor>, Collated), Error> {
     let Some(first) = samples.first() else {
-        return Ok(Vec::new());
-    };
-    let structure = |s: &Sample| match s.single {
-        true => "a tensor".to_string(),
-        false => format!("a list of {}", s.fields.len()),
+        return Ok((Vec::new(), Collated::Seq(Vec::new())));
     };
     for (s, &i) in samples.iter().zip(indices) {
-        if s.single != first.single || s.fields.len() != first.fields.len() {
+        // `default_collate` reads each of the first dict's keys from every
+        // sample: one a sample lacks is its `KeyError`.
+        if let Some(key) = first.layout.key_missing_in(&s.layout) {
+            return Err(Error::Module {
+                class: "KeyError",
+                message: match key {
+                    FieldKey::Str(k) => format!("'{k}'"),
+                    FieldKey::Int(k) => k.to_string(),
+                },
+                help: Some(format!(
+                    "sample {i} has no key the first sample (sample {}) has",
+                    indices[0]
+                )),
+            });
+        }
+        if !first.layout.fits(&s.layout) {
             return Err(Error::value_help(
                 format!(
                     "each element in list of batch should be of equal size: sample {i} is {}, \
                      sample {} is {}",
-                    structure(s),
+                    s.layout.describe(),
                     indices[0],
-                    structure(first)
+                    first.layout.describe()
                 ),
-                "make every sample the same: a tensor, or a list of as many tensors or numbers",
+                "make every sample the same: a tensor, or a list (or dict) of as many tensors, \
+                 numbers or strings",
             ));
         }
         if let Some(t) = s.fields.iter().find(|t| t.device() != Device::Cpu) {
@@ -157,12 +291,14 @@ pub fn collate(samples: &[Sample], indices: &[usize]) -> Result<Vec<Tensor>, Err
             ));
         }
     }
-    (0..first.fields.len())
+    let layouts: Vec<&Layout> = samples.iter().map(|s| &s.layout).collect();
+    let tensors = (0..first.fields.len())
         .map(|j| {
             let column: Vec<&Tensor> = samples.iter().map(|s| &*s.fields[j]).collect();
             stack(&column, 0)
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    Ok((tensors, collated(&layouts)))
 }
 
 #[derive(Debug)]

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use super::crew::{collate_cost, Crew, Done, Failed, Made};
 pub use super::crew::{Fetch, Printed, WorkerStart};
-use super::dataset::{collate, Dataset, FunctionDataset, Sample, TensorDataset};
+use super::dataset::{collate, Collated, Dataset, FunctionDataset, Sample, TensorDataset};
 use super::loader::{Batches, DataLoader, Given, Listed};
 use crate::autograd::meta::requires_grad;
 use crate::autograd::{record, Mode};
@@ -64,11 +64,12 @@ pub trait Host {
     fn given(&mut self, sampler: &Given, span: Span) -> Result<Listed, Diagnostic>;
 }
 
-/// A batch as the loop gets it: one tensor per field of the samples; a
-/// lone tensor when each sample was one tensor (`for xb in loader`).
+/// A batch as the loop gets it: one tensor per field of the samples, and
+/// where each sits (a lone tensor when each sample was one: `for xb in
+/// loader`; a list, a dict; each string field the list of the samples').
 pub struct Batch {
     pub tensors: Vec<Arc<Tensor>>,
-    pub single: bool,
+    pub layout: Collated,
     /// What a worker's function printed making it.
     pub printed: Vec<Printed>,
 }
@@ -190,7 +191,7 @@ impl Epoch {
         };
         let Made {
             tensors,
-            single,
+            layout,
             printed,
         } = match made {
             Ok(b) => b,
@@ -206,7 +207,7 @@ impl Epoch {
         }
         Some(tensors.map(|tensors| Batch {
             tensors,
-            single,
+            layout,
             printed,
         }))
     }
@@ -295,7 +296,7 @@ impl Epoch {
                     .iter()
                     .map(|&i| host.sample(ds, i))
                     .collect::<Result<Vec<_>, _>>()?;
-                let batch = collate(&samples, indices).map_err(at)?;
+                let (batch, layout) = collate(&samples, indices).map_err(at)?;
                 let (seconds, bytes) = collate_cost(&batch, HOST.cores);
                 let rt = host.runtime();
                 rt.host_time(OP, seconds, bytes);
@@ -312,7 +313,7 @@ impl Epoch {
                     .map_err(at)?;
                 Ok(Made {
                     tensors,
-                    single: samples[0].single,
+                    layout,
                     printed: Vec::new(),
                 })
             }

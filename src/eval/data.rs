@@ -5,9 +5,11 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use super::args::{ArgVal, Bound};
-use super::value::{Function, Value};
+use super::value::{Function, Key, Value};
 use super::Interp;
-use crate::data::dataset::{Dataset, FunctionDataset, Sample, TensorDataset};
+use crate::data::dataset::{
+    Collated, Dataset, FieldKey, FunctionDataset, Layout, Sample, TensorDataset,
+};
 use crate::data::epoch::{Epoch, Fetch, Host, Printed, WorkerStart};
 use crate::data::loader::{DataLoader, Options, Sampler};
 use crate::data::random::RandomSampler;
@@ -399,11 +401,8 @@ impl Interp {
                 Printed::Stderr(e) => super::Output::Stderr(e),
             });
         }
-        Some(Ok(match batch.single {
-            true => Value::Tensor(batch.tensors.remove(0)),
-            // `default_collate` gives a list, also of tuple samples.
-            false => Value::list(batch.tensors.into_iter().map(Value::Tensor).collect()),
-        }))
+        let mut tensors = batch.tensors.into_iter();
+        Some(Ok(batch_value(&batch.layout, &mut tensors, false)))
     }
 }
 
@@ -574,40 +573,105 @@ fn class_name(obj: &Value) -> String {
     super::value::class_of(obj).map_or_else(|| obj.type_name().to_string(), |c| c.name.clone())
 }
 
-/// What `get(i)` returned, as a sample: a tensor, a number (a 0-d tensor:
-/// int64, float64 or bool, as `default_collate` makes them), or a list of
-/// those.
-fn sample_of(v: Value, name: &str, i: usize) -> Result<Sample, Error> {
-    let field = |v: &Value| -> Result<Arc<Tensor>, Error> {
-        match v {
-            Value::Tensor(t) => Ok(Arc::clone(t)),
-            Value::Int(n) => Ok(Arc::new(Tensor::scalar(*n))),
-            Value::Float(x) => Ok(Arc::new(Tensor::scalar(x.get()))),
-            Value::Bool(b) => Ok(Arc::new(Tensor::scalar(b.get()))),
-            other => Err(Error::value_help(
-                format!(
-                    "default_collate: batch must contain tensors, numbers, or lists; {name}({i}) \
-                     gave {}",
-                    other.type_name()
-                ),
-                "a sample is a tensor, a number, or a list of them: `return [x[i], t[i]]`",
-            )),
+/// A batch as `default_collate` gives it: a tensor for each field (the
+/// next of `tensors`), a list for a list or tuple sample, a dict for a
+/// dict; a string field is the list of the samples' strings (a tuple
+/// inside a list or tuple, as `zip` makes it there).
+fn batch_value(
+    layout: &Collated,
+    tensors: &mut impl Iterator<Item = Arc<Tensor>>,
+    in_seq: bool,
+) -> Value {
+    match layout {
+        Collated::Field => tensors.next().map_or(Value::None, Value::Tensor),
+        Collated::Texts(texts) => {
+            let items = texts
+                .iter()
+                .map(|t| Value::Str(Arc::new(t.clone())))
+                .collect();
+            match in_seq {
+                true => Value::List(Arc::new(items)),
+                false => Value::list(items),
+            }
         }
-    };
-    match &v {
-        Value::List(_) | Value::MutList(_) => {
-            let items = v.items().unwrap_or_default();
-            let fields = items.iter().map(field).collect::<Result<_, _>>()?;
-            Ok(Sample {
-                fields,
-                single: false,
-            })
-        }
-        v => Ok(Sample {
-            fields: vec![field(v)?],
-            single: true,
-        }),
+        Collated::Seq(items) => Value::list(
+            items
+                .iter()
+                .map(|l| batch_value(l, tensors, true))
+                .collect(),
+        ),
+        Collated::Dict(items) => Value::Dict(super::value::PyDict::new(
+            items
+                .iter()
+                .map(|(k, l)| {
+                    let key = match k {
+                        FieldKey::Str(s) => Key::Str(s.clone()),
+                        FieldKey::Int(i) => Key::Int(*i),
+                    };
+                    (key, batch_value(l, tensors, false))
+                })
+                .collect(),
+        )),
     }
+}
+
+/// What `get(i)` returned, as a sample: tensors, numbers (0-d tensors:
+/// int64, float64 or bool, as `default_collate` makes them) and strings,
+/// alone or in lists, tuples and dicts, as deep as they go.
+fn sample_of(v: Value, name: &str, i: usize) -> Result<Sample, Error> {
+    fn walk(
+        v: &Value,
+        fields: &mut Vec<Arc<Tensor>>,
+        at: &dyn Fn(&str) -> Error,
+    ) -> Result<Layout, Error> {
+        let mut field = |t: Tensor| {
+            fields.push(Arc::new(t));
+            Ok(Layout::Field)
+        };
+        match v {
+            Value::Tensor(t) => {
+                fields.push(Arc::clone(t));
+                Ok(Layout::Field)
+            }
+            Value::Int(n) => field(Tensor::scalar(*n)),
+            Value::Float(x) => field(Tensor::scalar(x.get())),
+            Value::Bool(b) => field(Tensor::scalar(b.get())),
+            Value::Str(s) => Ok(Layout::Text(s.to_string())),
+            Value::List(_) | Value::MutList(_) => {
+                let items = v.items().unwrap_or_default();
+                let parts = items
+                    .iter()
+                    .map(|x| walk(x, fields, at))
+                    .collect::<Result<_, _>>()?;
+                Ok(Layout::Seq(parts))
+            }
+            Value::Dict(d) => {
+                let mut parts = Vec::new();
+                for (k, x) in d.items().iter() {
+                    let key = match k {
+                        Key::Str(s) => FieldKey::Str(s.clone()),
+                        Key::Int(i) => FieldKey::Int(*i),
+                    };
+                    parts.push((key, walk(x, fields, at)?));
+                }
+                Ok(Layout::Dict(parts))
+            }
+            other => Err(at(other.type_name())),
+        }
+    }
+    let at = |what: &str| {
+        Error::value_help(
+            format!(
+                "default_collate: batch must contain tensors, numbers, strings, dicts or lists; \
+                 {name}({i}) gave {what}"
+            ),
+            "a sample is a tensor, a number or a string, or a list, tuple or dict of them: \
+             `return [x[i], t[i]]`",
+        )
+    };
+    let mut fields = Vec::new();
+    let layout = walk(&v, &mut fields, &at)?;
+    Ok(Sample { fields, layout })
 }
 
 impl Host for Interp {
