@@ -464,3 +464,90 @@ KeyError
         .collect();
     assert_eq!(got, want);
 }
+
+/// `collate_fn=`: the program's function makes each batch from the list
+/// of samples (on the main thread, or in the worker that made them), and
+/// whatever it returns is the batch: a padded tuple, a dict with numbers
+/// and strings, an instance of its own class; a TensorDataset's rows reach
+/// it as tuples; its error is the worker's. PyTorch 2.15's lines.
+#[test]
+fn collate_fn_makes_each_batch_as_pytorchs() {
+    let got = common::script_lines_on(
+        0,
+        "collate_fn",
+        r#"import torch
+from torch.nn.utils.rnn import pad_sequence
+from torch.utils.data import DataLoader, Dataset, TensorDataset
+
+
+class Sentences(Dataset):
+    def __init__(self):
+        self.data = [[1, 2, 3], [4, 5], [6], [7, 8, 9, 10], [11, 12]]
+
+    def __len__(self):
+        return len(self.data)
+
+    def __getitem__(self, i):
+        return torch.tensor(self.data[i]), i % 2
+
+
+def pad_batch(batch):
+    seqs, labels = zip(*batch)
+    lengths = torch.tensor([len(s) for s in seqs])
+    return pad_sequence(seqs, batch_first=True, padding_value=0), lengths, torch.tensor(labels)
+
+
+for workers in (0, 2):
+    for x, lengths, y in DataLoader(Sentences(), batch_size=2, collate_fn=pad_batch, num_workers=workers):
+        print(workers, x.tolist(), lengths.tolist(), y.tolist())
+
+
+def as_dict(batch):
+    return {"ids": torch.stack([b[0] for b in batch]), "n": len(batch), "names": ["r%d" % int(b[1]) for b in batch]}
+
+
+ds = TensorDataset(torch.arange(8.).view(4, 2), torch.tensor([5, 6, 7, 8]))
+for b in DataLoader(ds, batch_size=3, collate_fn=as_dict):
+    print(sorted(b), b["ids"].tolist(), b["n"], b["names"])
+
+
+class Batch:
+    def __init__(self, items):
+        self.x = torch.stack([t for t, _ in items])
+        self.count = len(items)
+
+
+for b in DataLoader(TensorDataset(torch.ones(5, 2), torch.zeros(5)), batch_size=2, collate_fn=Batch):
+    print(type(b).__name__, b.x.shape, b.count)
+print(DataLoader(ds, collate_fn=as_dict).collate_fn is as_dict, DataLoader(ds, num_workers=2).num_workers)
+
+
+def broken(batch):
+    raise ValueError("no batches today")
+
+
+try:
+    for b in DataLoader(ds, batch_size=2, collate_fn=broken, num_workers=1):
+        pass
+except ValueError as e:
+    print(str(e).startswith("Caught ValueError in DataLoader worker"))
+"#,
+    );
+    let want: Vec<&str> = r#"0 [[1, 2, 3], [4, 5, 0]] [3, 2] [0, 1]
+0 [[6, 0, 0, 0], [7, 8, 9, 10]] [1, 4] [0, 1]
+0 [[11, 12]] [2] [0]
+2 [[1, 2, 3], [4, 5, 0]] [3, 2] [0, 1]
+2 [[6, 0, 0, 0], [7, 8, 9, 10]] [1, 4] [0, 1]
+2 [[11, 12]] [2] [0]
+['ids', 'n', 'names'] [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]] 3 ['r5', 'r6', 'r7']
+['ids', 'n', 'names'] [[6.0, 7.0]] 1 ['r8']
+Batch torch.Size([2, 2]) 2
+Batch torch.Size([2, 2]) 2
+Batch torch.Size([1, 2]) 1
+True 2
+True
+"#
+    .lines()
+    .collect();
+    assert_eq!(got, want);
+}

@@ -10,7 +10,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::dataset::{collate, Collated, Dataset, FunctionDataset, Sample, TensorDataset};
+use super::dataset::{
+    collate, Collated, Collation, Dataset, FunctionDataset, Sample, TensorDataset,
+};
 use crate::error::{Diagnostic, Error};
 use crate::runtime::dispatch::Runtime;
 use crate::runtime::spec::HOST;
@@ -21,6 +23,10 @@ use crate::vocab::Span;
 /// Makes samples of a `Dataset(get, n)` on a worker's thread.
 pub trait Fetch {
     fn sample(&mut self, i: usize) -> Result<Sample, Diagnostic>;
+
+    /// Batch `indices` made by the program's `collate_fn` from the samples
+    /// (its tensors and where they sit); None without one.
+    fn batch(&mut self, indices: &[usize]) -> Option<Result<Collation, Diagnostic>>;
 
     /// The host's modelled seconds the worker has worked so far.
     fn seconds(&self) -> f64;
@@ -281,6 +287,21 @@ fn fetch_work(
 /// re-raised as the worker's (with the sample it was making). What the
 /// function printed is taken either way.
 fn fetch_batch(fetch: &mut dyn Fetch, indices: &[usize], w: usize) -> Result<Made, Failed> {
+    if let Some(made) = fetch.batch(indices) {
+        let printed = fetch.printed();
+        return match made {
+            Ok((tensors, layout)) => Ok(Made {
+                tensors,
+                layout,
+                printed,
+            }),
+            Err(mut d) => {
+                let e = std::mem::replace(&mut d.error, Error::Interrupted);
+                d.error = in_worker(e, w, None);
+                Err(Failed::In(d))
+            }
+        };
+    }
     let mut samples = Vec::with_capacity(indices.len());
     for &i in indices {
         match fetch.sample(i) {

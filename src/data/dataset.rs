@@ -140,13 +140,37 @@ pub enum FieldKey {
 }
 
 /// A batch's structure: the samples' layout, each string the list of
-/// every sample's.
+/// every sample's; or what the program's `collate_fn` returned, its
+/// tensors taken out (`Field`), a tuple kept a tuple, and any other value
+/// carried as it is (`Given`).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Collated {
     Field,
     Texts(Vec<String>),
     Seq(Vec<Collated>),
+    Tuple(Vec<Collated>),
     Dict(Vec<(FieldKey, Collated)>),
+    Given(Opaque),
+}
+
+/// A batch's tensors, and where each sits.
+pub type Collation = (Vec<Arc<Tensor>>, Collated);
+
+/// A value of the session this layer carries without reading it (a
+/// `collate_fn`, what it returned).
+#[derive(Clone)]
+pub struct Opaque(pub Arc<dyn Any + Send + Sync>);
+
+impl std::fmt::Debug for Opaque {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Opaque")
+    }
+}
+
+impl PartialEq for Opaque {
+    fn eq(&self, other: &Opaque) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Layout {

@@ -25,7 +25,9 @@ use std::time::{Duration, Instant};
 
 use super::crew::{collate_cost, Crew, Done, Failed, Made};
 pub use super::crew::{Fetch, Printed, WorkerStart};
-use super::dataset::{collate, Collated, Dataset, FunctionDataset, Sample, TensorDataset};
+use super::dataset::{
+    collate, Collated, Collation, Dataset, FunctionDataset, Opaque, Sample, TensorDataset,
+};
 use super::loader::{Batches, DataLoader, Given, Listed};
 use crate::autograd::meta::requires_grad;
 use crate::autograd::{record, Mode};
@@ -53,11 +55,28 @@ pub trait Host {
     /// Sample `i` of `ds`, made on the main thread (`num_workers=0`).
     fn sample(&mut self, ds: &FunctionDataset, i: usize) -> Result<Sample, Diagnostic>;
 
-    /// What a worker runs on its own thread to make samples of `ds`: a
-    /// fetcher made there from the session as it is now (PyTorch's workers
-    /// start as copies of the process at `iter(loader)`), its generator
-    /// seeded with `seed`, stopped early when `stop` is set.
-    fn worker(&mut self, ds: &FunctionDataset, seed: u64, stop: Arc<AtomicBool>) -> WorkerStart;
+    /// Batch `indices` of `ds` made by the program's `collate_fn` from the
+    /// samples, on the main thread (`num_workers=0`): its tensors and where
+    /// they sit.
+    fn batch(
+        &mut self,
+        ds: &FunctionDataset,
+        collate_fn: &Opaque,
+        indices: &[usize],
+    ) -> Result<Collation, Diagnostic>;
+
+    /// What a worker runs on its own thread to make samples of `ds` (and,
+    /// with a `collate_fn`, batches): a fetcher made there from the session
+    /// as it is now (PyTorch's workers start as copies of the process at
+    /// `iter(loader)`), its generator seeded with `seed`, stopped early
+    /// when `stop` is set.
+    fn worker(
+        &mut self,
+        ds: &FunctionDataset,
+        collate_fn: Option<&Opaque>,
+        seed: u64,
+        stop: Arc<AtomicBool>,
+    ) -> WorkerStart;
 
     /// A pass's indices from a sampler of the program's own (its
     /// `__iter__` run to its end, on the main thread, as the pass begins).
@@ -142,7 +161,10 @@ impl Epoch {
             (None, n) => Some(Crew::start(
                 &loader.source,
                 n,
-                |ds, w, stop| host.worker(ds, base_seed.wrapping_add(w as u64), stop),
+                |ds, w, stop| {
+                    let seed = base_seed.wrapping_add(w as u64);
+                    host.worker(ds, loader.collate_fn.as_ref(), seed, stop)
+                },
                 span,
             )?),
         };
@@ -290,6 +312,21 @@ impl Epoch {
                     }
                 }
                 Ok(made)
+            }
+            Dataset::Function(ds) if self.loader.collate_fn.is_some() => {
+                let collate_fn = self
+                    .loader
+                    .collate_fn
+                    .as_ref()
+                    .unwrap_or_else(|| unreachable!());
+                let (tensors, layout) = host.batch(ds, collate_fn, indices)?;
+                let (seconds, bytes) = collate_cost(&tensors, HOST.cores);
+                host.runtime().host_time(OP, seconds, bytes);
+                Ok(Made {
+                    tensors,
+                    layout,
+                    printed: Vec::new(),
+                })
             }
             Dataset::Function(ds) => {
                 let samples = indices

@@ -7,7 +7,7 @@ use std::any::Any;
 use std::sync::{Arc, Mutex};
 
 use super::crew::Crew;
-use super::dataset::Dataset;
+use super::dataset::{Dataset, Opaque};
 use super::generator::TorchGenerator;
 use super::random::{Draws, RandomSampler};
 use super::sampler::{permutation, DistributedSampler};
@@ -226,6 +226,9 @@ pub struct DataLoader {
     /// pass, kept here between passes.
     pub persistent_workers: bool,
     crew: Mutex<Option<Crew>>,
+    /// `collate_fn=`: the program's function making each batch of its
+    /// samples, in place of `default_collate`.
+    pub collate_fn: Option<Opaque>,
 }
 
 /// `DataLoader(...)`'s arguments as given, before they are checked.
@@ -240,6 +243,7 @@ pub struct Options {
     pub batch_sampler: Option<Arc<Sampler>>,
     pub generator: Option<TorchGenerator>,
     pub persistent_workers: bool,
+    pub collate_fn: Option<Opaque>,
 }
 
 /// More workers than this is a typo, not a pipeline (each is a thread).
@@ -385,6 +389,7 @@ impl DataLoader {
             batch_sampler,
             generator,
             persistent_workers,
+            collate_fn,
         } = options;
         if persistent_workers && num_workers == 0 {
             return Err((
@@ -495,6 +500,7 @@ impl DataLoader {
         Ok(DataLoader {
             persistent_workers,
             crew: Mutex::new(None),
+            collate_fn,
             dataset,
             source,
             map,
@@ -533,6 +539,13 @@ impl DataLoader {
             true => n,
             false => chunks(n, self.batch_size, self.drop_last),
         }
+    }
+
+    /// The loader with its samples made by `source` (a `TensorDataset`'s
+    /// rows handed to a `collate_fn` through the session).
+    pub fn with_source(mut self, source: Arc<Dataset>) -> DataLoader {
+        self.source = source;
+        self
     }
 
     /// The persistent workers its last pass left (none before the first
@@ -652,6 +665,7 @@ mod tests {
             batch_sampler: None,
             generator: None,
             persistent_workers: false,
+            collate_fn: None,
         };
         DataLoader::new(ds, options).unwrap_or_else(|_| panic!())
     }
@@ -701,6 +715,7 @@ mod tests {
             batch_sampler: None,
             generator: None,
             persistent_workers: false,
+            collate_fn: None,
         };
         let Err((e, arg)) = DataLoader::new(ds, options) else {
             panic!("an empty dataset was shuffled")
@@ -739,6 +754,7 @@ mod tests {
             batch_sampler: None,
             generator: None,
             persistent_workers: false,
+            collate_fn: None,
         };
         DataLoader::new(ds, options).unwrap_or_else(|_| panic!())
     }

@@ -8,7 +8,7 @@ use super::args::{ArgVal, Bound};
 use super::value::{Function, Key, Value};
 use super::Interp;
 use crate::data::dataset::{
-    Collated, Dataset, FieldKey, FunctionDataset, Layout, Sample, TensorDataset,
+    Collated, Collation, Dataset, FieldKey, FunctionDataset, Layout, Opaque, Sample, TensorDataset,
 };
 use crate::data::epoch::{Epoch, Fetch, Host, Printed, WorkerStart};
 use crate::data::loader::{DataLoader, Options, Sampler};
@@ -103,8 +103,23 @@ pub(super) fn data_loader(
         batch_sampler,
         generator: super::builtins::torch_generator::generator_arg(b)?,
         persistent_workers: b.bool("persistent_workers", false)?,
+        collate_fn: match b.get("collate_fn") {
+            None | Some((Value::None, _)) => None,
+            Some((f, _)) => Some(Opaque(Arc::new(f.clone()))),
+        },
     };
-    let loader = DataLoader::new(dataset, options).map_err(|(e, arg)| e.at(b.span_of(arg)))?;
+    let mut loader = DataLoader::new(dataset, options).map_err(|(e, arg)| e.at(b.span_of(arg)))?;
+    // A `collate_fn` is handed each sample as the dataset gives it: a
+    // TensorDataset's rows too go through the session (a tuple of rows).
+    if loader.collate_fn.is_some() && matches!(*loader.source, Dataset::Tensors(_)) {
+        let source = Arc::clone(&loader.source);
+        let n = source.len();
+        loader = loader.with_source(Arc::new(Dataset::Function(FunctionDataset {
+            name: "TensorDataset.__getitem__".into(),
+            get: Arc::new(Getter::Rows(source, b.span)),
+            len: n,
+        })));
+    }
     Ok(Value::DataLoader(Arc::new(loader)))
 }
 
@@ -415,9 +430,18 @@ enum Getter {
     /// A list, tuple or range the program gave as a dataset (Python's
     /// sequences have `__len__` and `__getitem__`): the value and its items.
     Items(Value, Arc<Vec<Value>>, Span),
+    /// A TensorDataset's rows, as `ds[i]` gives them (for a `collate_fn`).
+    Rows(Arc<Dataset>, Span),
 }
 
 /// The session's getter of a dataset.
+/// A value of the session the data layer carried (`Opaque`).
+fn session_value(o: &Opaque) -> Value {
+    o.0.downcast_ref::<Value>()
+        .cloned()
+        .unwrap_or_else(|| unreachable!("the loader carries the session's values"))
+}
+
 fn getter(ds: &FunctionDataset) -> Getter {
     Arc::clone(&ds.get)
         .downcast::<Getter>()
@@ -432,6 +456,7 @@ impl Interp {
         let (what, span) = match get {
             Getter::Function(f) => (f.name().to_string(), f.def.name.span),
             Getter::Object(obj, span) => (format!("{}.__getitem__", class_name(obj)), *span),
+            Getter::Rows(_, span) => ("TensorDataset.__getitem__".to_string(), *span),
             Getter::Items(v, _, span) => (
                 format!("{}.__getitem__", super::format::python_type(v)),
                 *span,
@@ -454,7 +479,35 @@ impl Interp {
                 self.call_method(obj.clone(), &name, vec![arg], *span)
             }
             Getter::Items(_, items, _) => Ok(items[i].clone()),
+            Getter::Rows(ds, span) => {
+                let (ds, span) = (Arc::clone(ds), *span);
+                self.dataset_item(&ds, i, span)
+            }
         }
+    }
+
+    /// A batch of `get`'s samples at `indices` made by the program's
+    /// `collate_fn` (called with the list of them), taken apart into its
+    /// tensors and where they sit.
+    fn collate_with(
+        &mut self,
+        get: &Getter,
+        collate_fn: &Value,
+        indices: &[usize],
+    ) -> Result<Collation, Diagnostic> {
+        let samples = indices
+            .iter()
+            .map(|&i| self.call_getter(get, i))
+            .collect::<Result<Vec<_>, _>>()?;
+        let span = match get {
+            Getter::Function(f) => f.def.name.span,
+            Getter::Object(_, span) | Getter::Items(_, _, span) | Getter::Rows(_, span) => *span,
+        };
+        let arg = ArgVal::positional(Value::list(samples), span);
+        let batch = self.call_value(collate_fn.clone(), vec![arg], span)?;
+        let mut tensors = Vec::new();
+        let layout = taken_apart(&batch, &mut tensors);
+        Ok((tensors, layout))
     }
 
     /// `ds[i]` of a dataset cudash makes: a TensorDataset's row `i` of
@@ -498,6 +551,7 @@ impl Interp {
             Dataset::Function(f) => match getter(f) {
                 Getter::Object(obj, _) | Getter::Items(obj, _, _) => obj,
                 Getter::Function(_) => Value::Dataset(Arc::clone(ds)),
+                Getter::Rows(rows, _) => Value::Dataset(rows),
             },
             _ => Value::Dataset(Arc::clone(ds)),
         }
@@ -573,6 +627,41 @@ fn class_name(obj: &Value) -> String {
     super::value::class_of(obj).map_or_else(|| obj.type_name().to_string(), |c| c.name.clone())
 }
 
+/// What a `collate_fn` returned, as the loader carries it: its tensors
+/// (which the pin thread pins) taken out of lists, tuples and dicts, any
+/// other value kept as it is.
+fn taken_apart(v: &Value, tensors: &mut Vec<Arc<Tensor>>) -> Collated {
+    match v {
+        Value::Tensor(t) => {
+            tensors.push(Arc::clone(t));
+            Collated::Field
+        }
+        Value::MutList(_) => Collated::Seq(
+            v.items()
+                .unwrap_or_default()
+                .iter()
+                .map(|x| taken_apart(x, tensors))
+                .collect(),
+        ),
+        Value::List(items) => {
+            Collated::Tuple(items.iter().map(|x| taken_apart(x, tensors)).collect())
+        }
+        Value::Dict(d) => Collated::Dict(
+            d.items()
+                .iter()
+                .map(|(k, x)| {
+                    let key = match k {
+                        Key::Str(s) => FieldKey::Str(s.clone()),
+                        Key::Int(i) => FieldKey::Int(*i),
+                    };
+                    (key, taken_apart(x, tensors))
+                })
+                .collect(),
+        ),
+        other => Collated::Given(Opaque(Arc::new(other.clone()))),
+    }
+}
+
 /// A batch as `default_collate` gives it: a tensor for each field (the
 /// next of `tensors`), a list for a list or tuple sample, a dict for a
 /// dict; a string field is the list of the samples' strings (a tuple
@@ -600,6 +689,13 @@ fn batch_value(
                 .map(|l| batch_value(l, tensors, true))
                 .collect(),
         ),
+        Collated::Tuple(items) => Value::List(Arc::new(
+            items
+                .iter()
+                .map(|l| batch_value(l, tensors, true))
+                .collect(),
+        )),
+        Collated::Given(v) => v.0.downcast_ref::<Value>().cloned().unwrap_or(Value::None),
         Collated::Dict(items) => Value::Dict(super::value::PyDict::new(
             items
                 .iter()
@@ -695,11 +791,30 @@ impl Host for Interp {
         self.list_given(sampler, span)
     }
 
-    fn worker(&mut self, ds: &FunctionDataset, seed: u64, stop: Arc<AtomicBool>) -> WorkerStart {
+    fn batch(
+        &mut self,
+        ds: &FunctionDataset,
+        collate_fn: &Opaque,
+        indices: &[usize],
+    ) -> Result<Collation, Diagnostic> {
+        let f = session_value(collate_fn);
+        self.collate_with(&getter(ds), &f, indices)
+    }
+
+    fn worker(
+        &mut self,
+        ds: &FunctionDataset,
+        collate_fn: Option<&Opaque>,
+        seed: u64,
+        stop: Arc<AtomicBool>,
+    ) -> WorkerStart {
+        // The worker's own copy of the function, as of the dataset.
+        let collate = collate_fn.map(|f| own_copy(&session_value(f)));
         // A dataset object is the worker's own copy, as a forked worker's.
         let get = match getter(ds) {
             Getter::Object(obj, span) => Getter::Object(own_copy(&obj), span),
             Getter::Items(v, items, span) => Getter::Items(own_copy(&v), items, span),
+            Getter::Rows(ds, span) => Getter::Rows(ds, span),
             // A closure's cells too (`seen.append(i)` in one reaches the
             // worker's copy of `seen`).
             Getter::Function(f) => match own_copy(&Value::Function(Arc::clone(&f))) {
@@ -731,7 +846,7 @@ impl Host for Interp {
             it.adopt_modules(modules);
             it.grad = grad;
             it.source = source;
-            Box::new(WorkerFetch { it, get })
+            Box::new(WorkerFetch { it, get, collate })
         })
     }
 }
@@ -883,12 +998,20 @@ fn own_tensor(v: &Value) -> Value {
 struct WorkerFetch {
     it: Interp,
     get: Getter,
+    /// The worker's copy of the loader's `collate_fn`.
+    collate: Option<Value>,
 }
 
 impl Fetch for WorkerFetch {
     fn sample(&mut self, i: usize) -> Result<Sample, Diagnostic> {
         let get = self.get.clone();
         self.it.call_sample(&get, i)
+    }
+
+    fn batch(&mut self, indices: &[usize]) -> Option<Result<Collation, Diagnostic>> {
+        let f = self.collate.clone()?;
+        let get = self.get.clone();
+        Some(self.it.collate_with(&get, &f, indices))
     }
 
     fn seconds(&self) -> f64 {

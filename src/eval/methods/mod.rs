@@ -569,6 +569,17 @@ static MEMBERS: &[(&str, Member)] = {
             LoaderProperty(|l| super::samplers::sampler_value(&l.sampler)),
         ),
         (
+            "collate_fn",
+            LoaderProperty(|l| match &l.collate_fn {
+                Some(f) => f.0.downcast_ref::<Value>().cloned().unwrap_or(Value::None),
+                None => Value::None,
+            }),
+        ),
+        (
+            "num_workers",
+            LoaderProperty(|l| Value::Int(l.num_workers as i64)),
+        ),
+        (
             "batch_sampler",
             LoaderProperty(super::samplers::batch_sampler_of),
         ),
