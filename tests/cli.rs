@@ -805,3 +805,60 @@ dist.all_reduce(t)
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o).contains("give a number of ranks"), "{}", text(&o));
 }
+
+/// A script in the style of PyTorch's DDP example (`examples/distributed/
+/// ddp/example.py`), run as torchrun runs it: the backend asked of the
+/// device (`get_default_backend_for_device`), the device set by
+/// `torch.accelerator.set_device_index`, `dist.get_backend()`, a DDP step.
+#[test]
+fn launch_runs_the_ddp_examples_spelling() {
+    let script = temp(
+        "ddp_style.py",
+        b"import os
+import sys
+import tempfile
+import torch
+import torch.distributed as dist
+import torch.nn as nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+rank = int(os.environ[\"RANK\"])
+acc = torch.accelerator.current_accelerator()
+backend = torch.distributed.get_default_backend_for_device(acc)
+torch.accelerator.set_device_index(rank)
+dist.init_process_group(backend=backend)
+print(f\"rank {dist.get_rank()} backend={dist.get_backend()} device={torch.accelerator.current_device_index()} {torch.cuda.current_device()} {sys.platform} {os.path.isdir(tempfile.gettempdir())}\")
+torch.manual_seed(0)
+model = nn.Linear(4, 2).to(rank)
+ddp = DDP(model, device_ids=[rank])
+loss = ddp(torch.randn(8, 4)).sum()
+loss.backward()
+print(f\"rank {rank} grad {model.weight.grad.sum().item():.4f}\")
+dist.destroy_process_group()
+",
+    );
+    let o = cudash(&[
+        "launch",
+        "--nproc-per-node",
+        "2",
+        "--sim-devices",
+        "2",
+        &script,
+    ]);
+    let out = text(&o);
+    assert!(o.status.success(), "{out}");
+    for r in 0..2 {
+        assert!(
+            out.contains(&format!("rank {r} backend=nccl device={r} {r} linux True")),
+            "{out}"
+        );
+    }
+    // DDP averages the ranks' gradients: both ranks hold the same.
+    let grads: Vec<&str> = out.lines().filter(|l| l.contains(" grad ")).collect();
+    assert_eq!(grads.len(), 2, "{out}");
+    assert_eq!(
+        grads[0].split(" grad ").nth(1),
+        grads[1].split(" grad ").nth(1),
+        "{out}"
+    );
+}

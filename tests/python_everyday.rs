@@ -4437,3 +4437,48 @@ empty else
     .collect();
     assert_eq!(got, want);
 }
+
+/// Python's modules PyTorch's examples import beside torch (`tempfile`
+/// in the DDP example, `urllib.parse`), `str.find`/`rfind`/`index`/`count`
+/// with bounds, `random.choice` of a string, `os.rmdir`, `os.getpid`.
+/// CPython 3.11's lines.
+#[test]
+fn tempfile_urllib_parse_and_string_search_bounds_as_pythons() {
+    let got = common::script_lines_on(
+        0,
+        "tempfile_urllib",
+        r#"from urllib.parse import urlparse, urlunparse
+import tempfile, os
+for u in ["file:///tmp/ddp_example", "https://user@host.com:8080/a/b;p?q=1&r=2#frag", "relative/path?x", "tcp://127.0.0.1:29500"]:
+    r = urlparse(u)
+    print(r, r.scheme, r.netloc, urlunparse(r) == u)
+d = tempfile.mkdtemp(prefix="cudash-")
+print(os.path.isdir(d), os.path.basename(d).startswith("cudash-"), os.path.isdir(tempfile.gettempdir()))
+with tempfile.TemporaryDirectory() as t:
+    open(os.path.join(t, "f.txt"), "w").write("x")
+    print(os.path.exists(os.path.join(t, "f.txt")))
+print(os.path.exists(t))
+os.rmdir(d)
+print(os.path.exists(d), os.getpid() > 0)
+s = "abcabcab"
+print(s.find("b", 2), s.find("b", 2, 4), s.find("c", -3), s.rfind("a", 0, 5), s.index("c", 3), s.count("ab", 1), s.find("zz", 1), "héllo".find("l", 3))
+import random
+random.seed(1)
+print(random.choice("xyz"), random.choice("abcdef"))
+"#,
+    );
+    let want: Vec<&str> = r#"ParseResult(scheme='file', netloc='', path='/tmp/ddp_example', params='', query='', fragment='') file  True
+ParseResult(scheme='https', netloc='user@host.com:8080', path='/a/b', params='p', query='q=1&r=2', fragment='frag') https user@host.com:8080 True
+ParseResult(scheme='', netloc='', path='relative/path', params='', query='x', fragment='')   True
+ParseResult(scheme='tcp', netloc='127.0.0.1:29500', path='', params='', query='', fragment='') tcp 127.0.0.1:29500 True
+True True True
+True
+False
+False True
+4 -1 5 3 5 2 -1 3
+x e
+"#
+        .lines()
+        .collect();
+    assert_eq!(got, want);
+}

@@ -1304,6 +1304,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
         }
         (Function, "seed") => "torch.manual_seed(n)",
         (Function, "device") => "torch.device(\"cuda\", n)",
+        (Function, "set_device") => "torch.cuda.set_device / torch.accelerator.set_device_index",
         (Function, "devices") => {
             "[torch.device(\"cuda\", i) for i in range(torch.cuda.device_count())]"
         }

@@ -560,6 +560,18 @@ static NATIVES: &[Native] = &[
     Native {
         name: "torch.accelerator.device_count",
     },
+    Native {
+        name: "torch.distributed.get_default_backend_for_device",
+    },
+    Native {
+        name: "torch.distributed.get_backend",
+    },
+    Native {
+        name: "torch.accelerator.current_device_index",
+    },
+    Native {
+        name: "torch.cuda.current_device",
+    },
     Native { name: "time.time" },
     Native {
         name: "time.localtime",
@@ -659,6 +671,8 @@ static NATIVES: &[Native] = &[
         name: "collections.namedtuple",
     },
     Native { name: "os.remove" },
+    Native { name: "os.rmdir" },
+    Native { name: "os.getpid" },
     Native { name: "os.unlink" },
     Native { name: "os.getcwd" },
     Native { name: "sys.exit" },
@@ -759,6 +773,7 @@ static NATIVES: &[Native] = &[
 /// PyTorch's names that are cudash's under another name or in another place.
 const RENAMED: &[(&str, &str)] = &[
     ("torch.manual_seed", "manual_seed"),
+    ("torch.accelerator.set_device_index", "set_device"),
     ("io.open", "open"),
     ("torch.utils.data.dataloader.DataLoader", "DataLoader"),
     ("torch.cuda.manual_seed", "manual_seed"),
@@ -983,8 +998,8 @@ fn missing_module(path: &str) -> Error {
         _ => (
             format!("cudash has no module `{path}`"),
             format!(
-                "a program imports `torch` and its parts, Python's {}, and a file of its \
-                 own beside it (`import datautils` reads `datautils.py`); \
+                "a program imports `torch` and its parts, `torchvision`'s datasets and \
+                 transforms, Python's {}, and a file of its own beside it (`import datautils` reads `datautils.py`); \
                  docs/python-programs.md lists what each holds",
                 python_modules()
             ),
@@ -1007,8 +1022,9 @@ fn python_modules() -> String {
             !m.path.starts_with("torch") && !m.path.contains('.') && !m.path.starts_with('_')
         })
         .map(|m| m.path)
-        // `torch.distributions` is one of torch's parts, not Python's.
-        .chain(super::stdlib::names().filter(|n| !n.starts_with("torch")))
+        // `torch.distributions` is one of torch's parts, not Python's;
+        // `collections._deque` a part of `collections`.
+        .chain(super::stdlib::names().filter(|n| !n.starts_with("torch") && !n.contains("._")))
         .map(|m| format!("`{m}`"))
         .collect::<Vec<_>>()
         .join(", ")
@@ -1194,6 +1210,15 @@ fn constant(full: &str) -> Option<Value> {
         // `sys.stdout`, `sys.stderr`: files whose writes are the program's output.
         "sys" if matches!(name, "stdout" | "stderr") => Some(Value::File(Arc::new(
             std::sync::Mutex::new(super::pyfile::PyFile::standard(name == "stderr")),
+        ))),
+        // Python's name of the system (`linux`, `darwin`, `win32`).
+        "sys" if name == "platform" => Some(Value::Str(Arc::new(
+            match std::env::consts::OS {
+                "macos" => "darwin",
+                "windows" => "win32",
+                other => other,
+            }
+            .to_string(),
         ))),
         "sys" if name == "argv" => Some(Value::MutList(Arc::new(std::sync::Mutex::new(Arc::new(
             argv()
@@ -1421,7 +1446,13 @@ impl Interp {
         if f.name.starts_with("os.path.")
             || matches!(
                 f.name,
-                "os.makedirs" | "os.listdir" | "os.remove" | "os.unlink" | "os.getcwd"
+                "os.makedirs"
+                    | "os.listdir"
+                    | "os.remove"
+                    | "os.unlink"
+                    | "os.rmdir"
+                    | "os.getpid"
+                    | "os.getcwd"
             )
         {
             return os_path(f.name, &args, span);
@@ -1551,6 +1582,30 @@ impl Interp {
             // PyTorch's device-generic spelling (the quickstart's): CUDA's here.
             "torch.accelerator.is_available" => Value::bool(self.rt.devices.count() > 0),
             "torch.accelerator.device_count" => Value::Int(self.rt.devices.count() as i64),
+            // NCCL for a CUDA device, Gloo for the cpu, as PyTorch's table.
+            "torch.distributed.get_default_backend_for_device" => {
+                let cuda = match args.first().map(|a| &a.value) {
+                    Some(Value::CurrentCuda) => true,
+                    Some(Value::Device(d)) => matches!(d.get(), crate::runtime::Device::Cuda(_)),
+                    Some(Value::Str(s)) => s.starts_with("cuda"),
+                    _ => {
+                        return Err(Error::value(
+                            "get_default_backend_for_device takes a device (`cuda`, `cpu`)",
+                        )
+                        .at(span))
+                    }
+                };
+                Value::Str(Arc::new(if cuda { "nccl" } else { "gloo" }.into()))
+            }
+            // PyTorch's are the index, an int (cudash's own
+            // `current_device()` is the device, as `cuda` reads).
+            "torch.accelerator.current_device_index" | "torch.cuda.current_device" => {
+                Value::Int(i64::from(self.rt.current_device))
+            }
+            "torch.distributed.get_backend" => {
+                let name = self.rt.backend_name().map_err(|e| e.at(span))?;
+                Value::Str(Arc::new(name.into()))
+            }
             // PyTorch's is the device type (`cuda`, no index).
             "torch.accelerator.current_accelerator" => match self.rt.devices.count() {
                 0 => Value::None,
@@ -1937,6 +1992,12 @@ fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic>
             std::fs::remove_file(&p).map_err(|e| no_such(&p, e, span))?;
             Value::None
         }
+        "os.rmdir" => {
+            let p = first()?;
+            std::fs::remove_dir(&p).map_err(|e| no_such(&p, e, span))?;
+            Value::None
+        }
+        "os.getpid" => Value::Int(i64::from(std::process::id())),
         _ => {
             let p = first()?;
             let exist_ok = args.iter().any(|a| {

@@ -223,6 +223,11 @@ impl Interp {
                     Value::Range(r) if name != "random.shuffle" => {
                         (0..r.len()).map(|k| Value::Int(r.at(k))).collect()
                     }
+                    // A string is a sequence of its characters.
+                    Value::Str(t) if name != "random.shuffle" => t
+                        .chars()
+                        .map(|c| Value::Str(Arc::new(c.to_string())))
+                        .collect(),
                     v => v.items().map(|xs| xs.to_vec()).ok_or_else(|| {
                         Error::wrong_type(format!("what `{name}` takes"), "a list", v.type_name())
                             .at(a.span)

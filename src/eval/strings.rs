@@ -179,6 +179,28 @@ impl Interp {
             )),
             None => Err(Error::value(format!("`str.{name}` needs an argument"))),
         };
+        // `s.find(sub, start, end)`: the part searched (Python's slice of
+        // characters) and where it starts, in characters.
+        let window = || -> Result<(String, i64), Error> {
+            let n = s.chars().count() as i64;
+            let bound = |k: usize, default: i64| match args.get(k).map(|a| &a.value) {
+                None | Some(Value::None) => Ok(default),
+                Some(Value::Int(i)) => Ok(if *i < 0 { (*i + n).max(0) } else { (*i).min(n) }),
+                Some(other) => Err(Error::wrong_type(
+                    format!("a bound of `str.{name}`"),
+                    "an int",
+                    other.type_name(),
+                )),
+            };
+            let (a, z) = (bound(1, 0)?, bound(2, n)?);
+            let part: String = s
+                .chars()
+                .skip(a as usize)
+                .take((z - a).max(0) as usize)
+                .collect();
+            Ok((part, a))
+        };
+        let char_at = |part: &str, k: usize| part[..k].chars().count() as i64;
         match name {
             "format" => {
                 let (mut pos, mut kw) = (Vec::new(), Vec::new());
@@ -296,12 +318,19 @@ impl Interp {
                     parts,
                 )))))
             }
-            "find" => str_arg(0)
-                .map(|p| Value::Int(s.find(&p).map_or(-1, |k| s[..k].chars().count() as i64))),
-            "count" => str_arg(0).map(|p| match p.is_empty() {
-                true => Value::Int(s.chars().count() as i64 + 1),
-                false => Value::Int(s.matches(&p).count() as i64),
-            }),
+            "find" => {
+                let (p, (part, a)) = (str_arg(0)?, window()?);
+                Ok(Value::Int(
+                    part.find(&p).map_or(-1, |k| a + char_at(&part, k)),
+                ))
+            }
+            "count" => {
+                let (p, (part, _)) = (str_arg(0)?, window()?);
+                Ok(match p.is_empty() {
+                    true => Value::Int(part.chars().count() as i64 + 1),
+                    false => Value::Int(part.matches(&p).count() as i64),
+                })
+            }
             "isdigit" => Ok(Value::bool(
                 !s.is_empty() && s.chars().all(|c| c.is_ascii_digit()),
             )),
@@ -406,18 +435,18 @@ impl Interp {
                 ))
             }
             "index" => {
-                let p = str_arg(0)?;
-                match s.find(p.as_str()) {
-                    Some(k) => Ok(Value::Int(s[..k].chars().count() as i64)),
+                let (p, (part, a)) = (str_arg(0)?, window()?);
+                match part.find(p.as_str()) {
+                    Some(k) => Ok(Value::Int(a + char_at(&part, k))),
                     None => Err(Error::value("substring not found")),
                 }
             }
-            "rfind" => str_arg(0).map(|p| {
-                Value::Int(
-                    s.rfind(p.as_str())
-                        .map_or(-1, |k| s[..k].chars().count() as i64),
-                )
-            }),
+            "rfind" => {
+                let (p, (part, a)) = (str_arg(0)?, window()?);
+                Ok(Value::Int(
+                    part.rfind(p.as_str()).map_or(-1, |k| a + char_at(&part, k)),
+                ))
+            }
             "partition" | "rpartition" => {
                 let sep = str_arg(0)?;
                 if sep.is_empty() {

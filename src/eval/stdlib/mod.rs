@@ -28,6 +28,8 @@ const MODULES: &[(&str, &str)] = &[
         "torch.autograd.functional",
         include_str!("torch_autograd_functional.py"),
     ),
+    ("tempfile", include_str!("tempfile.py")),
+    ("urllib.parse", include_str!("urllib_parse.py")),
     ("torchvision", include_str!("torchvision.py")),
     ("torchvision._pil", include_str!("torchvision_pil.py")),
     (

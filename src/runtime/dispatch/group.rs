@@ -267,6 +267,11 @@ impl Runtime {
         }
     }
 
+    /// `get_backend()`: the group's backend's name (`nccl`, `gloo`).
+    pub fn backend_name(&self) -> Result<&'static str, Error> {
+        self.process_group_backend().map(|(_, _, b)| b.name())
+    }
+
     /// Whether `init_process_group` has run (and `destroy_process_group` not).
     pub fn is_initialized(&self) -> bool {
         self.dist.as_ref().is_some_and(|m| m.joined.is_some())
