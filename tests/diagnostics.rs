@@ -104,7 +104,7 @@ diagnostic!(
     python_with_block,
     "with torch.cuda.device(1):\n    x = ones(2, device=\"cuda\")"
 );
-diagnostic!(numpy_method, "x = ones(2)\nx.numpy()");
+diagnostic!(numpy_method, "x = ones(2, requires_grad=true)\nx.numpy()");
 diagnostic!(len_of_0d, "len(tensor(3.))");
 
 // Functions and control flow (issue 49).
@@ -172,7 +172,7 @@ diagnostic!(
     import_torchvision,
     "import torch\nfrom torchvision import models"
 );
-diagnostic!(import_numpy, "import numpy as np");
+diagnostic!(import_numpy, "import numpy.linalg as la");
 diagnostic!(import_unknown_module, "import tarfile");
 diagnostic!(
     torch_name_cudash_lacks,

@@ -103,9 +103,9 @@ fn what_cudash_lacks_is_an_error_that_says_so() {
             "cudash's torchvision has no `torchvision.models`",
         ),
         (
-            "import numpy as np",
+            "import numpy.linalg",
             "ModuleNotFoundError",
-            "cudash has no NumPy",
+            "cudash's NumPy has no `numpy.linalg`",
         ),
         ("import shutil", "ModuleNotFoundError", "no module `shutil`"),
         (

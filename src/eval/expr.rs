@@ -260,18 +260,17 @@ impl Interp {
                 }
                 return self.dataset_item(ds, k as usize, span);
             }
-            // `ds[i]` of a class with `__getitem__` (a Dataset's).
-            Value::Object(_) if matches!(items, [IndexItem::At(_)]) => {
-                if let [IndexItem::At(e)] = items {
-                    let key = self.eval(e, d)?;
-                    let arg = super::args::ArgVal {
-                        keyword: None,
-                        value: key,
-                        span: e.span,
-                    };
-                    let name = crate::lang::ast::Name::new("__getitem__".into(), span);
-                    return self.call_method(v.clone(), &name, vec![arg], span);
-                }
+            // `ds[i]`, `a[1:3]`, `a[i, :]` of a class with `__getitem__`
+            // (a Dataset's): the key as Python makes it.
+            Value::Object(_) => {
+                let key = self.item_key(items, span, d)?;
+                let arg = super::args::ArgVal {
+                    keyword: None,
+                    value: key,
+                    span,
+                };
+                let name = crate::lang::ast::Name::new("__getitem__".into(), span);
+                return self.call_method(v.clone(), &name, vec![arg], span);
             }
             // `md["fc"]` of a ModuleDict, `pd["w"]` of a ParameterDict.
             Value::Module(m) if super::param_containers::dict_of(m).is_some() => {
@@ -563,6 +562,41 @@ impl Interp {
         }
     }
 
+    /// What `obj[...]` hands `__getitem__` or `__setitem__`: one item's
+    /// value, a `slice` for `a:b:c`, a tuple of them for several.
+    pub(crate) fn item_key(
+        &mut self,
+        items: &[IndexItem],
+        span: Span,
+        d: usize,
+    ) -> Result<Value, Diagnostic> {
+        let mut parts = Vec::with_capacity(items.len());
+        for item in items {
+            parts.push(match item {
+                IndexItem::At(e) => self.eval(e, d)?,
+                IndexItem::Slice {
+                    start, stop, step, ..
+                } => {
+                    let mut part = |p: &Option<Expr>| -> Result<Option<i64>, Diagnostic> {
+                        p.as_ref()
+                            .map(|e| self.eval_int(e, d, "a slice bound"))
+                            .transpose()
+                    };
+                    let (a, b, c) = (part(start)?, part(stop)?, part(step)?);
+                    super::value::slice_value(a, b, c)
+                }
+                IndexItem::Ellipsis => return Err(Error::value(
+                    "cudash hands no `...` to a class's `__getitem__`: write the dimensions out",
+                )
+                .at(span)),
+            });
+        }
+        Ok(match parts.len() {
+            1 => parts.remove(0),
+            _ => Value::List(Arc::new(parts)),
+        })
+    }
+
     pub(crate) fn eval_index(
         &mut self,
         items: &[IndexItem],
@@ -595,17 +629,34 @@ impl Interp {
                         let n = v.len();
                         Index::Tensor(Arc::new(Tensor::from_vec(v, vec![n])))
                     }
-                    // `x[nonzero(m, as_tuple=true)]`: a tuple of index
-                    // tensors is the index itself, as in Python.
-                    Value::List(parts)
-                        if items.len() == 1
-                            && !parts.is_empty()
-                            && parts.iter().all(|p| matches!(p, Value::Tensor(_))) =>
-                    {
-                        out.extend(parts.iter().filter_map(|p| match p {
-                            Value::Tensor(t) => Some(Index::Tensor(Arc::clone(t))),
-                            _ => None,
-                        }));
+                    // `x[s]` of a `slice` object (a class's `__getitem__`
+                    // handing its key on).
+                    v @ Value::Object(_) if super::value::slice_bounds(&v).is_some() => {
+                        let (a, b, c) = super::value::slice_bounds(&v).unwrap_or_default();
+                        Index::Slice(a, b, c)
+                    }
+                    // `x[nonzero(m, as_tuple=true)]`, `x[key]` of a tuple
+                    // key (ints, slices, tensors, None): the tuple's items
+                    // are the index itself, as in Python.
+                    Value::List(parts) if items.len() == 1 && !parts.is_empty() => {
+                        for p in parts.iter() {
+                            out.push(match p {
+                                Value::Tensor(t) => Index::Tensor(Arc::clone(t)),
+                                Value::Int(i) => Index::At(*i),
+                                Value::None => Index::NewAxis,
+                                v => match super::value::slice_bounds(v) {
+                                    Some((a, b, c)) => Index::Slice(a, b, c),
+                                    None => {
+                                        return Err(Error::wrong_type(
+                                            "a part of an index",
+                                            "an int, a slice, `none` or a tensor",
+                                            v.type_name(),
+                                        )
+                                        .at(e.span))
+                                    }
+                                },
+                            });
+                        }
                         continue;
                     }
                     other => {

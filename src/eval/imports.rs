@@ -497,6 +497,27 @@ static NATIVES: &[Native] = &[
         name: "_cudash.hostname",
     },
     Native {
+        name: "_cudash.np_seed",
+    },
+    Native {
+        name: "_cudash.np_f32_text",
+    },
+    Native {
+        name: "_cudash.np_uniform",
+    },
+    Native {
+        name: "_cudash.np_gauss",
+    },
+    Native {
+        name: "_cudash.np_randint",
+    },
+    Native {
+        name: "_cudash.np_permutation",
+    },
+    Native {
+        name: "_cudash.np_read",
+    },
+    Native {
         name: "_cudash.read_idx",
     },
     Native {
@@ -983,10 +1004,10 @@ fn missing_module(path: &str) -> Error {
                 .to_string(),
         ),
         "numpy" => (
-            "cudash has no NumPy: tensors are its arrays".into(),
-            "make a tensor with `torch.tensor([...])` or `torch.arange(n)`; \
-             `torch.save(x, \"x.npy\")` writes a file NumPy reads"
-                .into(),
+            format!("cudash's NumPy has no `{path}`"),
+            "it has `numpy` itself: arrays over CPU tensors, their math, `np.random`'s \
+             legacy draws and `memmap`; docs/python-programs.md lists them"
+                .to_string(),
         ),
         "torch" => (
             format!("cudash has no `{path}`"),
@@ -1421,6 +1442,9 @@ impl Interp {
         }
         if super::vision_files::NAMES.contains(&f.name) {
             return self.call_vision_files(f.name, args, span);
+        }
+        if super::np_random::NAMES.contains(&f.name) {
+            return self.call_np_random(f.name, args, span);
         }
         if f.name.starts_with("glob.") {
             return glob_call(&args, span);

@@ -44,6 +44,7 @@ mod measure;
 mod memory;
 mod methods;
 mod mro;
+mod np_random;
 mod operators;
 mod optimizer_state;
 mod own_module;
@@ -242,9 +243,13 @@ impl Interp {
     /// Whether the running code is a Python program's (a `.py` file: its
     /// `[...]` are Python's lists, not tensor literals).
     pub(crate) fn python_program(&self) -> bool {
-        self.source
-            .as_ref()
-            .is_some_and(|s| crate::lang::Dialect::of(&s.name) == crate::lang::Dialect::Python)
+        // Inside a function, the text that defined it decides (a module's
+        // Python called from a cell of cudash's language stays Python).
+        let source = match self.frames.last() {
+            Some(frame) => frame.function.source.as_ref().or(self.source.as_ref()),
+            None => self.source.as_ref(),
+        };
+        source.is_some_and(|s| crate::lang::Dialect::of(&s.name) == crate::lang::Dialect::Python)
     }
 
     /// Whether expression statements show their values (`echo`).

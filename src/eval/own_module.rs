@@ -372,6 +372,18 @@ impl Interp {
                 .and_then(|t| t.get(name).cloned()),
         };
         found.ok_or_else(|| {
+            // `torchvision.models`, `np.linalg`: a part cudash's own module
+            // lacks says which parts it has.
+            let sub = format!("{}.{name}", m.name);
+            if super::stdlib::text(&m.path).is_some() && super::stdlib::path_of(&sub).is_none() {
+                if let Err(Error::Spelling { help, .. }) = super::imports::module(&sub) {
+                    return Error::Attribute {
+                        message: format!("module '{}' has no attribute '{name}'", m.name),
+                        help: Some(help),
+                    }
+                    .at(span);
+                }
+            }
             Error::Attribute {
                 message: format!("module '{}' has no attribute '{name}'", m.name),
                 help: None,

@@ -183,14 +183,6 @@ fn short_dtype(name: &str) -> Option<String> {
 /// A hint for a member cudash's tensors do not have but PyTorch's do.
 pub fn member_hint(receiver: &str, name: &str) -> Option<Error> {
     match (receiver, name) {
-        ("tensor", "numpy") => Some(Error::Spelling {
-            message: "cudash has no NumPy arrays: `.numpy()` has nothing to give".into(),
-            label: "NumPy's spelling".into(),
-            help: "`x.tolist()` gives the values as lists, `x.cpu()` a host tensor, and \
-                   `save(x, \"x.npy\")` a file NumPy reads"
-                .into(),
-            class: "AttributeError",
-        }),
         ("tensor", "append") => Some(Error::Spelling {
             message: "`.append` on a tensor: a bracketed list of numbers (`[0.5]`) is a tensor \
                       in cudash, not a Python list"

@@ -512,6 +512,18 @@ impl Interp {
         if let Value::Dict(d) = &target {
             return self.dict_item_assign(obj, d, items, value, span);
         }
+        // `a[k] = v` of a class with `__setitem__`.
+        if let Value::Object(_) = &target {
+            let key = self.item_key(items, span, 0)?;
+            let v = value.value(self)?;
+            let args = vec![
+                super::args::ArgVal::positional(key, span),
+                super::args::ArgVal::positional(v, span),
+            ];
+            let name = crate::lang::ast::Name::new("__setitem__".into(), span);
+            self.call_method(target.clone(), &name, args, span)?;
+            return Ok(());
+        }
         if let Value::MutList(list) = &target {
             // `xs[i] = v`: Python's list item assignment.
             let [IndexItem::At(k)] = items else {

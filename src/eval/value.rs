@@ -906,6 +906,36 @@ pub fn object_class() -> Arc<Class> {
     plain_class(&CLASS, "object")
 }
 
+/// Python's `slice`: what `obj[a:b]` hands a class's `__getitem__` (with
+/// `start`, `stop` and `step`, each an int or None).
+pub fn slice_class() -> Arc<Class> {
+    static CLASS: std::sync::OnceLock<Arc<Class>> = std::sync::OnceLock::new();
+    plain_class(&CLASS, "slice")
+}
+
+/// `slice(start, stop, step)`.
+pub fn slice_value(start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> Value {
+    let o = Object::new(slice_class());
+    let part = |p: Option<i64>| p.map_or(Value::None, Value::Int);
+    o.set("start", part(start));
+    o.set("stop", part(stop));
+    o.set("step", part(step));
+    Value::Object(Arc::new(o))
+}
+
+/// The bounds of a `slice` object, if `v` is one.
+pub fn slice_bounds(v: &Value) -> Option<(Option<i64>, Option<i64>, Option<i64>)> {
+    let Value::Object(o) = v else { return None };
+    if !Arc::ptr_eq(&o.class, &slice_class()) {
+        return None;
+    }
+    let part = |name: &str| match o.get(name) {
+        Some(Value::Int(i)) => Some(i),
+        _ => None,
+    };
+    Some((part("start"), part("stop"), part("step")))
+}
+
 /// A class of cudash's own with no methods, made once in `cell`.
 fn plain_class(cell: &'static std::sync::OnceLock<Arc<Class>>, name: &str) -> Arc<Class> {
     Arc::clone(cell.get_or_init(|| {

@@ -544,6 +544,12 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
                 || (doc.name == "tuple" && matches!(obj, Value::Size(_)))
                 || (doc.name == "tuple" && matches!(obj, Value::Object(o) if o.class.tuple))
         }
+        Value::Builtin(doc) if doc.name == "range" => matches!(obj, Value::Range(_)),
+        // `bool` reads as the dtype in cudash's language; as a class it is
+        // Python's.
+        Value::DType(d) if d.get() == crate::runtime::DType::Bool => {
+            matches!(obj, Value::Bool(_))
+        }
         Value::Builtin(doc) if doc.name == "Module" => matches!(obj, Value::Module(_)),
         Value::Builtin(doc) if is_layer(doc.name) || doc.name == "DataParallel" => match obj {
             // An instance of a class derived from the layer is one too.

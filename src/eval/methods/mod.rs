@@ -641,6 +641,14 @@ impl Interp {
                 return self.call_value(f, args, span);
             }
         }
+        // `t.numpy()`: an array of cudash's NumPy over the tensor
+        // (`stdlib/numpy.py`).
+        if let (Value::Tensor(_), "numpy") = (&recv, name.name.as_str()) {
+            let path = super::stdlib::path_of("numpy").expect("numpy is one of stdlib/");
+            let numpy = self.import_own("numpy", path, span)?;
+            let f = self.own_module_attr(&numpy, "_from_tensor", span)?;
+            return self.call_value(f, vec![ArgVal::positional(recv, span)], span);
+        }
         // A shape's methods are a tuple's.
         let recv = match recv {
             Value::Size(items) => Value::List(items),

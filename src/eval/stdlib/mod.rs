@@ -29,6 +29,7 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torch_autograd_functional.py"),
     ),
     ("tempfile", include_str!("tempfile.py")),
+    ("numpy", include_str!("numpy.py")),
     ("urllib.parse", include_str!("urllib_parse.py")),
     ("torchvision", include_str!("torchvision.py")),
     ("torchvision._pil", include_str!("torchvision_pil.py")),
@@ -50,6 +51,7 @@ const MODULES: &[(&str, &str)] = &[
 /// Names of PyTorch's namespaces that a module here defines (the namespace,
 /// the name, the module): `torch.utils.data.ConcatDataset`.
 const MEMBERS: &[(&str, &str, &str)] = &[
+    ("torch", "from_numpy", "numpy"),
     ("collections", "deque", "collections._deque"),
     ("itertools", "accumulate", "itertools._more"),
     ("itertools", "cycle", "itertools._more"),
