@@ -4482,3 +4482,68 @@ x e
         .collect();
     assert_eq!(got, want);
 }
+
+/// nanoGPT's way to override a script's settings: `globals()` lists them,
+/// `exec` runs a config file and an override loop in the module's
+/// variables, `ast.literal_eval` reads each value, `globals()[name] = v`
+/// sets it, `type(a) == type(b)` checks it. CPython 3.11's lines.
+#[test]
+fn globals_exec_and_literal_eval_override_settings_as_pythons() {
+    let got = common::script_lines_on(
+        0,
+        "config_override",
+        r#"from ast import literal_eval
+
+# Settings at the top of a training script, overridable as nanoGPT's are.
+batch_size = 12
+learning_rate = 6e-4
+compile = True
+dataset = "openwebtext"
+_private = 1
+config_keys = sorted(k for k, v in globals().items() if not k.startswith("_") and isinstance(v, (int, float, bool, str)))
+print(config_keys)
+
+with open("small.py", "w") as f:
+    f.write("batch_size = 4\ndataset = 'shakespeare'\n")
+overrides = ["small.py", "--compile=False", "--learning_rate=1e-3"]
+apply = """
+for item in overrides:
+    if not item.startswith("--"):
+        exec(open(item).read())
+        continue
+    name, text = item[2:].split("=")
+    try:
+        value = literal_eval(text)
+    except (SyntaxError, ValueError):
+        value = text
+    assert type(value) == type(globals()[name]), name
+    globals()[name] = value
+    print("set", name, "=", value)
+"""
+exec(apply)
+config = {k: globals()[k] for k in config_keys}
+print(config)
+print(literal_eval("[1, -2.5, 'a', (True, None), {'k': 3}]"), literal_eval(" 7 "))
+for bad in ["x + 1", "open('f')", "[1,"]:
+    try:
+        literal_eval(bad)
+    except (ValueError, SyntaxError) as e:
+        print(type(e).__name__)
+exec("made_here = 2 ** 5")
+print(made_here, "made_here" in globals(), type(3) == int, type(True) == bool)
+"#,
+    );
+    let want: Vec<&str> = r#"['batch_size', 'compile', 'dataset', 'learning_rate']
+set compile = False
+set learning_rate = 0.001
+{'batch_size': 4, 'compile': False, 'dataset': 'shakespeare', 'learning_rate': 0.001}
+[1, -2.5, 'a', (True, None), {'k': 3}] 7
+ValueError
+ValueError
+SyntaxError
+32 True True True
+"#
+    .lines()
+    .collect();
+    assert_eq!(got, want);
+}

@@ -446,7 +446,9 @@ impl Interp {
         let known = self.known_names();
         // Python's short number builtins are never what a mistyped variable
         // meant (`out` is not `oct`): left out of the suggestion.
-        let rarely_meant = ["oct", "hex", "bin", "chr", "ord", "divmod"];
+        let rarely_meant = [
+            "oct", "hex", "bin", "chr", "ord", "divmod", "exec", "globals",
+        ];
         let known = known
             .iter()
             .map(String::as_str)

@@ -118,6 +118,8 @@ pub static MODULES: &[PyModule] = &[
     },
     // Type hints: their names import (annotations are not evaluated).
     PyModule { path: "typing" },
+    // `from ast import literal_eval` (nanoGPT's configurator).
+    PyModule { path: "ast" },
     // `OrderedDict`: a dict (cudash's keep their order, as Python's since 3.7).
     PyModule {
         path: "collections",
@@ -129,6 +131,13 @@ pub static MODULES: &[PyModule] = &[
     },
     PyModule {
         path: "torch.backends.cudnn",
+    },
+    // `torch.backends.cuda.matmul.allow_tf32 = True` (nanoGPT): a flag.
+    PyModule {
+        path: "torch.backends.cuda",
+    },
+    PyModule {
+        path: "torch.backends.cuda.matmul",
     },
     // Apple's GPUs: none here (`"mps" if torch.backends.mps.is_available()`).
     PyModule {
@@ -495,6 +504,9 @@ static NATIVES: &[Native] = &[
     },
     Native {
         name: "_cudash.hostname",
+    },
+    Native {
+        name: "ast.literal_eval",
     },
     Native {
         name: "_cudash.np_seed",
@@ -913,6 +925,18 @@ const MODULE_FLAGS: &[(&str, bool)] = &[
     ("torch.backends.cudnn.deterministic", false),
     ("torch.backends.cudnn.enabled", true),
     ("torch.backends.cudnn.allow_tf32", true),
+    // Read back as set; cudash's matrix products stay full f32 (cuBLAS's
+    // default math), where PyTorch on an Ampere or later GPU rounds their
+    // inputs to TF32 with it on (docs/python-programs.md).
+    ("torch.backends.cuda.matmul.allow_tf32", false),
+    (
+        "torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction",
+        true,
+    ),
+    (
+        "torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction",
+        true,
+    ),
 ];
 
 /// `module.name = v` of a flag: set; anything else is PyTorch's and not
@@ -1442,6 +1466,12 @@ impl Interp {
         }
         if super::vision_files::NAMES.contains(&f.name) {
             return self.call_vision_files(f.name, args, span);
+        }
+        if f.name == "ast.literal_eval" {
+            return match args.first().map(|a| &a.value) {
+                Some(Value::Str(s)) => self.literal_eval(&s.clone(), span),
+                _ => Err(Error::value("literal_eval() takes a string").at(span)),
+            };
         }
         if super::np_random::NAMES.contains(&f.name) {
             return self.call_np_random(f.name, args, span);

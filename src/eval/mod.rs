@@ -24,6 +24,7 @@ pub mod distributed;
 pub mod docs;
 mod dunder_text;
 mod exceptions;
+mod exec;
 mod expr;
 mod files;
 mod flow;

@@ -498,6 +498,22 @@ impl Interp {
         value: Rhs,
         span: Span,
     ) -> Result<(), Diagnostic> {
+        // `globals()[key] = value`: the module's variable `key`.
+        if let (ExprKind::Call(f, args), [IndexItem::At(k)]) = (&obj.kind, items) {
+            if args.is_empty()
+                && matches!(&f.kind, ExprKind::Var(n) if n.name == "globals")
+                && matches!(self.eval(f, 0), Ok(Value::Builtin(d)) if d.name == "globals")
+            {
+                let Value::Str(key) = self.eval(k, 0)? else {
+                    return Err(
+                        Error::value("globals() takes a variable's name as the key").at(k.span)
+                    );
+                };
+                let v = value.value(self)?;
+                self.vars.insert(key.to_string(), v);
+                return Ok(());
+            }
+        }
         let target = self.eval(obj, 0)?;
         // `md["fc"] = Linear(2, 2)`, `seq[0] = Linear(2, 2)`.
         if let Value::Module(m) = &target {

@@ -31,7 +31,8 @@ pub enum Dialect {
 impl Dialect {
     /// The dialect of a source by its name: a `.py` file is Python.
     pub fn of(name: &str) -> Dialect {
-        if name.ends_with(".py") {
+        // `<string>`: what Python's `exec` runs.
+        if name.ends_with(".py") || name == "<string>" {
             Dialect::Python
         } else {
             Dialect::Cudash

@@ -291,6 +291,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("getattr", python::getattr),
     ("hasattr", python::getattr),
     ("callable", python::callable),
+    ("globals", crate::eval::exec::globals),
+    ("exec", crate::eval::exec::exec),
     ("divmod", python::divmod),
     ("chr", python::chr_ord),
     ("bin", python::radix),

@@ -631,6 +631,13 @@ pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         };
         return Ok(Value::ExcClass(class));
     }
+    // `type(True)`: what the name `bool` is (cudash's language reads it as
+    // the dtype), so `type(x) == type(y)` and `type(x) == bool` hold.
+    if let Value::Bool(_) = &v {
+        return Ok(Value::DType(crate::eval::value::Word::new(
+            crate::runtime::DType::Bool,
+        )));
+    }
     let name: &str = match &v {
         Value::Tensor(t) if meta::is_parameter(t) => "Parameter",
         Value::Tensor(_) => "Tensor",

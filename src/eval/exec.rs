@@ -1,0 +1,124 @@
+//! Python's `globals()`, `exec(source)` and `ast.literal_eval(text)`, as
+//! nanoGPT's `train.py` and `configurator.py` use them: the settings a
+//! script defines at the top are listed with `globals()`, a config file
+//! or `--key=value` arguments are run over them with `exec`, each value
+//! read with `literal_eval` and set with `globals()[key] = value`
+//! (`stmt.rs` makes that assignment the variable's).
+
+use std::sync::Arc;
+
+use super::args::Bound;
+use super::value::{Key, PyDict};
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error, Source};
+use crate::lang::ast::{ExprKind, StmtKind};
+use crate::lang::Span;
+
+type Out = Result<Value, Diagnostic>;
+
+/// The name Python gives code that `exec` runs.
+pub const EXEC_SOURCE: &str = "<string>";
+
+/// `globals()`: the variables of the module running now, as a dict (what
+/// is assigned to the dict afterwards does not reach them, except
+/// `globals()[key] = value`, which is the assignment).
+pub(super) fn globals(me: &mut Interp, _: &'static str, _: &Bound) -> Out {
+    let items = me
+        .vars
+        .iter()
+        .map(|(k, v)| (Key::Str(k.clone()), v.clone()))
+        .collect();
+    Ok(Value::Dict(PyDict::new(items)))
+}
+
+/// `exec(source)`: Python's statements in `source` run here, in the
+/// module's variables.
+pub(super) fn exec(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (v, span) = b
+        .get("source")
+        .cloned()
+        .ok_or_else(|| Error::value("exec() needs the code to run").at(b.span))?;
+    let Value::Str(text) = v else {
+        return Err(Error::wrong_type("exec()'s code", "a string", v.type_name()).at(span));
+    };
+    if b.get("globals").is_some() || b.get("locals").is_some() {
+        return Err(Error::value(
+            "cudash's exec runs the code in the module's own variables: leave out globals and locals",
+        )
+        .at(b.span));
+    }
+    let source = Arc::new(Source {
+        name: EXEC_SOURCE.into(),
+        text: Arc::from(text.as_str()),
+    });
+    let stmts = crate::lang::parse_as(&text, crate::lang::Dialect::Python)
+        .map_err(|mut errors| errors.swap_remove(0).in_source(&source))?;
+    crate::lang::flow::check(&stmts).map_err(|d| d.in_source(&source))?;
+    let outer = me.source.replace(Arc::clone(&source));
+    let mut ran = Ok(());
+    for s in &stmts {
+        if let Err(d) = me.exec(s) {
+            ran = Err(d.in_source(&source));
+            break;
+        }
+    }
+    me.source = outer;
+    ran.map(|()| Value::None)
+}
+
+impl Interp {
+    /// `ast.literal_eval(text)`: the value of a literal (numbers, strings,
+    /// `True`/`False`/`None`, and lists, tuples, dicts and sets of them);
+    /// anything else is Python's `ValueError`, text that does not parse
+    /// its `SyntaxError`.
+    pub(super) fn literal_eval(&mut self, text: &str, span: Span) -> Out {
+        let stmts =
+            crate::lang::parse_as(text.trim(), crate::lang::Dialect::Python).map_err(|_| {
+                Error::Module {
+                    class: "SyntaxError",
+                    message: format!("invalid syntax: {text:?}"),
+                    help: None,
+                }
+                .at(span)
+            })?;
+        let expr = match stmts.as_slice() {
+            [s] => match &s.kind {
+                StmtKind::Expr(e) => e,
+                _ => return Err(malformed(text).at(span)),
+            },
+            _ => return Err(malformed(text).at(span)),
+        };
+        if !literal(&expr.kind) {
+            return Err(malformed(text).at(span));
+        }
+        self.eval(expr, 0)
+    }
+}
+
+/// Whether an expression is a literal `literal_eval` takes.
+fn literal(e: &ExprKind) -> bool {
+    match e {
+        ExprKind::Int(_)
+        | ExprKind::Float(_)
+        | ExprKind::Str(_)
+        | ExprKind::Bool(_)
+        | ExprKind::None => true,
+        ExprKind::Var(n) => matches!(n.name.as_str(), "True" | "False" | "None"),
+        ExprKind::Neg(x) => matches!(x.kind, ExprKind::Int(_) | ExprKind::Float(_)),
+        ExprKind::List(items) | ExprKind::Tuple(items) | ExprKind::Set(items) => {
+            items.iter().all(|x| literal(&x.kind))
+        }
+        ExprKind::Dict(pairs) => pairs
+            .iter()
+            .all(|(k, v)| literal(&k.kind) && literal(&v.kind)),
+        _ => false,
+    }
+}
+
+fn malformed(text: &str) -> Error {
+    Error::Module {
+        class: "ValueError",
+        message: format!("malformed node or string: {text:?}"),
+        help: Some("literal_eval reads numbers, strings, True/False/None and lists, tuples, dicts and sets of them".into()),
+    }
+}
