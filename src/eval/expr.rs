@@ -481,12 +481,8 @@ impl Interp {
             [IndexItem::Slice {
                 start, stop, step, ..
             }] => {
-                let mut bound = |p: &Option<Expr>| -> Result<Option<i64>, Diagnostic> {
-                    p.as_ref()
-                        .map(|e| self.eval_int(e, d, "a slice bound"))
-                        .transpose()
-                };
-                Ok(ListAt::Slice(bound(start)?, bound(stop)?, bound(step)?))
+                let (a, b, c) = self.slice_bounds([start, stop, step], d)?;
+                Ok(ListAt::Slice(a, b, c))
             }
             _ => Err(Error::value(
                 "a list takes one integer index or a slice, e.g. `parts[0]`, `losses[-10:]`",
@@ -564,6 +560,20 @@ impl Interp {
         }
     }
 
+    /// A slice's bounds as written (`a:b:c`, each left out or an int).
+    fn slice_bounds(
+        &mut self,
+        parts: [&Option<Expr>; 3],
+        d: usize,
+    ) -> Result<(Option<i64>, Option<i64>, Option<i64>), Diagnostic> {
+        let mut bound = |p: &Option<Expr>| {
+            p.as_ref()
+                .map(|e| self.eval_int(e, d, "a slice bound"))
+                .transpose()
+        };
+        Ok((bound(parts[0])?, bound(parts[1])?, bound(parts[2])?))
+    }
+
     /// What `obj[...]` hands `__getitem__` or `__setitem__`: one item's
     /// value, a `slice` for `a:b:c`, a tuple of them for several.
     pub(crate) fn item_key(
@@ -579,12 +589,7 @@ impl Interp {
                 IndexItem::Slice {
                     start, stop, step, ..
                 } => {
-                    let mut part = |p: &Option<Expr>| -> Result<Option<i64>, Diagnostic> {
-                        p.as_ref()
-                            .map(|e| self.eval_int(e, d, "a slice bound"))
-                            .transpose()
-                    };
-                    let (a, b, c) = (part(start)?, part(stop)?, part(step)?);
+                    let (a, b, c) = self.slice_bounds([start, stop, step], d)?;
                     super::value::slice_value(a, b, c)
                 }
                 IndexItem::Ellipsis => return Err(Error::value(
@@ -673,12 +678,8 @@ impl Interp {
                 IndexItem::Slice {
                     start, stop, step, ..
                 } => {
-                    let mut part = |p: &Option<Expr>| -> Result<Option<i64>, Diagnostic> {
-                        p.as_ref()
-                            .map(|e| self.eval_int(e, d, "a slice bound"))
-                            .transpose()
-                    };
-                    Index::Slice(part(start)?, part(stop)?, part(step)?)
+                    let (a, b, c) = self.slice_bounds([start, stop, step], d)?;
+                    Index::Slice(a, b, c)
                 }
             });
         }

@@ -603,19 +603,16 @@ def where(condition, x=None, y=None):
     return _wrap(torch.where(c, xa._t.to(d._torch), ya._t.to(d._torch)), d)
 
 
-def _reduce(a, axis, keepdims, f, out=None):
+def _reduce(a, axis, keepdims, f, keep_dtype=False):
+    """`f(t, dim)` over `axis` (all of it: None); a 0-d result is a number.
+    `max`/`min` keep the array's dtype (a uint8's stays uint8)."""
     a = asarray(a)
     t = a._t
-    if axis is None:
-        r = f(t.reshape(-1), 0)
-        if keepdims:
-            r = r.reshape((1,) * a.ndim)
-    else:
-        r = f(t, axis)
-        if keepdims:
-            r = r.unsqueeze(axis)
-    d = out if out is not None else _np_of(r.dtype)
-    return a._value(r) if r.dim() == 0 and out is None and d == a._d else _wrap(r, d)._value(r) if r.dim() == 0 else _wrap(r, d)
+    r = f(t.reshape(-1), 0) if axis is None else f(t, axis)
+    if keepdims:
+        r = r.reshape((1,) * a.ndim) if axis is None else r.unsqueeze(axis)
+    out = _wrap(r, a._d if keep_dtype else None)
+    return out._value(r) if r.dim() == 0 else out
 
 
 def sum(a, axis=None, keepdims=False):
@@ -641,11 +638,11 @@ def std(a, axis=None, ddof=0):
 
 
 def max(a, axis=None, keepdims=False):
-    return _reduce(a, axis, keepdims, lambda t, k: t.amax(k))
+    return _reduce(a, axis, keepdims, lambda t, k: t.amax(k), keep_dtype=True)
 
 
 def min(a, axis=None, keepdims=False):
-    return _reduce(a, axis, keepdims, lambda t, k: t.amin(k))
+    return _reduce(a, axis, keepdims, lambda t, k: t.amin(k), keep_dtype=True)
 
 
 amax = max
