@@ -19,6 +19,9 @@ use crate::runtime::op::index::Index;
 use crate::runtime::op::unary::UnaryOp;
 use crate::runtime::{Device, Tensor};
 
+/// A slice's start, stop and step, each left out or an int.
+type SliceBounds = (Option<i64>, Option<i64>, Option<i64>);
+
 impl Interp {
     /// `v` with `cuda` (no index) made the current CUDA device, also inside
     /// lists: what a value means where it is used.
@@ -565,7 +568,7 @@ impl Interp {
         &mut self,
         parts: [&Option<Expr>; 3],
         d: usize,
-    ) -> Result<(Option<i64>, Option<i64>, Option<i64>), Diagnostic> {
+    ) -> Result<SliceBounds, Diagnostic> {
         let mut bound = |p: &Option<Expr>| {
             p.as_ref()
                 .map(|e| self.eval_int(e, d, "a slice bound"))
