@@ -471,3 +471,25 @@ amp()",
     let (plain, amp) = (kernels(&mut s, "plain"), kernels(&mut s, "amp"));
     assert_eq!(amp - plain, 11, "plain {plain}, autocast {amp}");
 }
+
+/// `torch.cuda.amp.GradScaler(...)` and `torch.cuda.amp.autocast(...)`
+/// work and warn as PyTorch 2.15's deprecated spellings do; `torch.amp`'s
+/// do not warn.
+#[test]
+fn the_cuda_amp_spellings_warn_as_pytorchs() {
+    let (out, err, ok) = common::script_streams(
+        "cuda_amp",
+        "import torch\nscaler = torch.cuda.amp.GradScaler(enabled=False)\n\
+         with torch.cuda.amp.autocast(enabled=False):\n    x = torch.ones(2) * 2\n\
+         print(x.tolist(), scaler.is_enabled())\n\
+         s2 = torch.amp.GradScaler(\"cuda\", enabled=False)\n",
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out, "[2.0, 2.0] False\n");
+    for name in ["GradScaler", "autocast"] {
+        let warning = format!(
+            "FutureWarning: `torch.cuda.amp.{name}(args...)` is deprecated. Please use `torch.amp.{name}('cuda', args...)` instead."
+        );
+        assert_eq!(err.matches(&warning).count(), 1, "{err}");
+    }
+}

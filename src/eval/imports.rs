@@ -508,6 +508,13 @@ static NATIVES: &[Native] = &[
     Native {
         name: "ast.literal_eval",
     },
+    // PyTorch's deprecated spellings: they warn, then are `torch.amp`'s.
+    Native {
+        name: "torch.cuda.amp.GradScaler",
+    },
+    Native {
+        name: "torch.cuda.amp.autocast",
+    },
     Native {
         name: "_cudash.np_seed",
     },
@@ -1466,6 +1473,16 @@ impl Interp {
         }
         if super::vision_files::NAMES.contains(&f.name) {
             return self.call_vision_files(f.name, args, span);
+        }
+        if let Some(short) = f.name.strip_prefix("torch.cuda.amp.") {
+            self.rt.note(format!(
+                "FutureWarning: `{}(args...)` is deprecated. Please use `torch.amp.{short}('cuda', args...)` instead.",
+                f.name
+            ));
+            self.flush_notes();
+            let doc = docs::function(short)
+                .ok_or_else(|| Error::value(format!("internal error: no `{short}`")).at(span))?;
+            return self.call_value(Value::Builtin(doc), args, span);
         }
         if f.name == "ast.literal_eval" {
             return match args.first().map(|a| &a.value) {
