@@ -436,7 +436,7 @@ enum Getter {
 
 /// The session's getter of a dataset.
 /// A value of the session the data layer carried (`Opaque`).
-fn session_value(o: &Opaque) -> Value {
+pub(super) fn session_value(o: &Opaque) -> Value {
     o.0.downcast_ref::<Value>()
         .cloned()
         .unwrap_or_else(|| unreachable!("the loader carries the session's values"))
@@ -695,7 +695,7 @@ fn batch_value(
                 .map(|l| batch_value(l, tensors, true))
                 .collect(),
         )),
-        Collated::Given(v) => v.0.downcast_ref::<Value>().cloned().unwrap_or(Value::None),
+        Collated::Given(v) => session_value(v),
         Collated::Dict(items) => Value::Dict(super::value::PyDict::new(
             items
                 .iter()

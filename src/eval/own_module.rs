@@ -53,6 +53,17 @@ fn script_dir() -> PathBuf {
         .map_or_else(PathBuf::new, PathBuf::from)
 }
 
+/// The error of importing `m.name`, where `m` is one of cudash's own
+/// modules (`stdlib/`) and has no such submodule: `imports.rs` says which
+/// parts it has (`torchvision.models`, `numpy.linalg`).
+fn lacked_part(m: &OwnModule, name: &str) -> Option<Error> {
+    let sub = format!("{}.{name}", m.name);
+    if super::stdlib::text(&m.path).is_none() || file_of(&sub).is_some() {
+        return None;
+    }
+    super::imports::module(&sub).err()
+}
+
 fn beside_the_script(name: &str) -> Option<PathBuf> {
     let dir = script_dir();
     let rel = name.replace('.', "/");
@@ -107,10 +118,8 @@ impl Interp {
                     let sub = format!("{}.{}", item.module, name.name);
                     // `from torchvision import models`: what cudash's own
                     // package lacks, said as an import of it is.
-                    if file_of(&sub).is_none() && super::stdlib::text(&m.path).is_some() {
-                        if let Err(e) = super::imports::module(&sub) {
-                            return Err(e.at(name.span));
-                        }
+                    if let Some(e) = lacked_part(&m, &name.name) {
+                        return Err(e.at(name.span));
                     }
                     let Some(path) = file_of(&sub) else {
                         return Err(Error::Spelling {
@@ -374,19 +383,13 @@ impl Interp {
         found.ok_or_else(|| {
             // `torchvision.models`, `np.linalg`: a part cudash's own module
             // lacks says which parts it has.
-            let sub = format!("{}.{name}", m.name);
-            if super::stdlib::text(&m.path).is_some() && super::stdlib::path_of(&sub).is_none() {
-                if let Err(Error::Spelling { help, .. }) = super::imports::module(&sub) {
-                    return Error::Attribute {
-                        message: format!("module '{}' has no attribute '{name}'", m.name),
-                        help: Some(help),
-                    }
-                    .at(span);
-                }
-            }
+            let help = match lacked_part(m, name) {
+                Some(Error::Spelling { help, .. }) => Some(help),
+                _ => None,
+            };
             Error::Attribute {
                 message: format!("module '{}' has no attribute '{name}'", m.name),
-                help: None,
+                help,
             }
             .at(span)
         })

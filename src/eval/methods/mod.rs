@@ -570,9 +570,10 @@ static MEMBERS: &[(&str, Member)] = {
         ),
         (
             "collate_fn",
-            LoaderProperty(|l| match &l.collate_fn {
-                Some(f) => f.0.downcast_ref::<Value>().cloned().unwrap_or(Value::None),
-                None => Value::None,
+            LoaderProperty(|l| {
+                l.collate_fn
+                    .as_ref()
+                    .map_or(Value::None, super::data::session_value)
             }),
         ),
         (
