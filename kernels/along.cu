@@ -42,6 +42,7 @@ template <> struct ScanAcc<bf16> { typedef float type; };
 // the untaken branch of scan_kernel compiling for float types).
 template <class T> __device__ __forceinline__ i64 scan_i64(T x) { return sat_i64(to_f64(x)); }
 __device__ __forceinline__ i64 scan_i64(bool x) { return to_i64(x); }
+__device__ __forceinline__ i64 scan_i64(u8 x) { return to_i64(x); }
 __device__ __forceinline__ i64 scan_i64(int x) { return to_i64(x); }
 __device__ __forceinline__ i64 scan_i64(i64 x) { return to_i64(x); }
 

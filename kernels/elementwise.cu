@@ -94,6 +94,32 @@ template <class T, class U> __device__ __forceinline__ T int_pow(T base, T e) {
 INT_ARITH(int, u32, (-2147483647 - 1))
 INT_ARITH(i64, u64, (-0x7FFFFFFFFFFFFFFFLL - 1))
 
+// uint8: wrapping modulo 256, no negative values (floor division is
+// truncation); a divisor of 0 gives all bits set for `//` and x for `%`.
+template <int OP> struct Arith<u8, OP> {
+    __device__ static __forceinline__ u8 run(u8 a, u8 b) {
+        if (OP == ADD) return (u8)(a + b);
+        if (OP == SUB) return (u8)(a - b);
+        if (OP == MUL) return (u8)(a * b);
+        if (OP == BAND) return a & b;
+        if (OP == BOR) return a | b;
+        if (OP == BXOR) return a ^ b;
+        if (OP == MAXIMUM) return a < b ? b : a;
+        if (OP == MINIMUM) return b < a ? b : a;
+        if (OP == DIV || OP == FLOORDIV || OP == REM) {
+            if (b == 0) return OP == REM ? a : (OP == FLOORDIV ? (u8)0xFF : (u8)0);
+            return OP == REM ? (u8)(a % b) : (u8)(a / b);
+        }
+        u32 result = 1, base = a, n = b;
+        while (n) {
+            if (n & 1) result = (result * base) & 0xFFu;
+            base = (base * base) & 0xFFu;
+            n >>= 1;
+        }
+        return (u8)result;
+    }
+};
+
 template <int OP> struct Arith<float, OP> {
     __device__ static __forceinline__ float run(float a, float b) {
         if (OP == ADD) return a + b;
@@ -329,6 +355,7 @@ template <int OP> struct Unary<bf16, OP> {
             return x < 0 ? (T)0 : x;                                   \
         }                                                              \
     };
+INT_UNARY(u8, u32)
 INT_UNARY(int, u32)
 INT_UNARY(i64, u64)
 // Only `~` (logical not) reaches bool: the rest copy or compute in another dtype.
@@ -455,6 +482,10 @@ template <> struct AddScaled<bf16> {
     __device__ static __forceinline__ bf16 run(bf16 a, bf16 b, float c) {
         return f32_to_bf16(fmaf(bf16_to_f32(b), c, bf16_to_f32(a)));
     }
+};
+template <> struct AddScaled<u8> {
+    typedef u8 Alpha;
+    __device__ static __forceinline__ u8 run(u8 a, u8 b, u8 c) { return (u8)((u32)a + (u32)c * (u32)b); }
 };
 template <> struct AddScaled<int> {
     typedef int Alpha;

@@ -44,6 +44,7 @@ template <class T> __device__ __forceinline__ Acc acc_load(T x, i64 k) {
         return a;                                                      \
     }
 INT_LOAD(bool)
+INT_LOAD(u8)
 INT_LOAD(int)
 INT_LOAD(i64)
 

@@ -6,6 +6,7 @@
 // simulator's order. NaN sorts above every number.
 
 __device__ __forceinline__ int sort_less(bool a, bool b) { return (int)a < (int)b; }
+__device__ __forceinline__ int sort_less(u8 a, u8 b) { return a < b; }
 __device__ __forceinline__ int sort_less(int a, int b) { return a < b; }
 __device__ __forceinline__ int sort_less(i64 a, i64 b) { return a < b; }
 template <class T> __device__ __forceinline__ int sort_less(T a, T b) {

@@ -310,7 +310,7 @@ fn corrupt_files_are_clear_errors() {
         (
             "dtype.safetensors",
             st(
-                r#"{"a":{"dtype":"U8","shape":[8],"data_offsets":[0,8]}}"#,
+                r#"{"a":{"dtype":"I8","shape":[8],"data_offsets":[0,8]}}"#,
                 &[0; 8],
             ),
         ),

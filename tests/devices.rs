@@ -305,3 +305,63 @@ fn every_help_example_runs_on_simulated_devices() {
         }
     }
 }
+
+/// PyTorch's two device contexts, which look alike and differ: `with
+/// torch.device(d):` (and `torch.set_default_device(d)`) is where the
+/// factories and the modules' parameters go when no `device=` is given,
+/// while the current CUDA device stays; `with torch.cuda.device(n):` makes
+/// `n` current, what `"cuda"` means, while factories still make cpu
+/// tensors. `*_like` follow their input, an explicit `device=` wins, and
+/// `torch.device("cuda")` as the default means the device current when
+/// each tensor is made. Expected lines read from PyTorch 2.15's
+/// `torch/utils/_device.py` (`DeviceContext`, `_device_constructors`),
+/// `torch/__init__.py` (`get_default_device`) and `torch/cuda/__init__.py`
+/// (`class device`): this machine has no GPU to print them.
+#[test]
+fn torch_device_sets_the_default_and_torch_cuda_device_the_current() {
+    let got = common::script_lines_on(
+        2,
+        "default_device",
+        r#"import torch
+with torch.device("cuda"):
+    x = torch.zeros(2)
+    l = torch.nn.Linear(2, 3)
+    print(torch.get_default_device(), torch.cuda.current_device())
+print(x.device, l.weight.device, torch.zeros(1).device, torch.get_default_device())
+with torch.device("cuda:1"):
+    y = torch.randn(2, 2)
+    z = torch.zeros_like(x)
+    w = torch.ones(2, device="cpu")
+print(y.device, z.device, w.device, y.get_device(), w.get_device())
+with torch.cuda.device(1):
+    a = torch.ones(2)
+    b = torch.ones(2, device="cuda")
+    print(torch.cuda.current_device())
+print(a.device, b.device, torch.cuda.current_device())
+torch.set_default_device("cuda")
+print(torch.tensor([1, 2]).device, torch.arange(3).device, torch.get_default_device())
+with torch.cuda.device(1):
+    print(torch.empty(1).device, torch.get_default_device())
+torch.set_default_device(None)
+print(torch.eye(2).device, torch.get_default_device())
+with torch.cuda.device_of(y):
+    print(torch.cuda.current_device())
+print(torch.cuda.device, torch.cuda.current_device())
+"#,
+    );
+    assert_eq!(
+        got,
+        [
+            "cuda:0 0",
+            "cuda:0 cuda:0 cpu cpu",
+            "cuda:1 cuda:0 cpu 1 -1",
+            "1",
+            "cpu cuda:1 0",
+            "cuda:0 cuda:0 cuda:0",
+            "cuda:1 cuda:1",
+            "cpu cpu",
+            "1",
+            "<class 'torch.cuda.device'> 0",
+        ]
+    );
+}

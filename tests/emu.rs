@@ -70,7 +70,10 @@ fn ops_show_what_the_simulator_shows() {
          x[1:].copy_to(cuda:1); x.T.to(cuda:1); x.copy_to(cuda:0)
          x.cpu(); x[2, 3].item(); x.sum().item()
          cat([x, x], 0); stack([x[0], x[1]]); x.T[1:3]
-         d = randn(2, 2, device=cuda:1).normal_(1., 2.); d",
+         d = randn(2, 2, device=cuda:1).normal_(1., 2.); d
+         u = arange(250, 256, device=cuda).to(u8); u + 10; u * 2; -u; u // 3; u % 7; ~u
+         u.sum(); u.cumsum(0); u.max(); u.to(f32) / 255; u > 252; u.sort(descending=true)
+         tensor([-1., 256., 300.5], device=cuda).to(u8); u[u > 252]; zeros(3, dtype=u8, device=cuda)",
     );
 }
 

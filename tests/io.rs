@@ -18,7 +18,7 @@ fn path(name: &str) -> String {
 #[test]
 fn round_trips_keep_dtype_shape_and_values() {
     for ext in ["npy", "safetensors"] {
-        for dt in ["bool", "i32", "i64", "f16", "f32", "f64", "bf16"] {
+        for dt in ["bool", "u8", "i32", "i64", "f16", "f32", "f64", "bf16"] {
             if ext == "npy" && dt == "bf16" {
                 continue;
             }
@@ -127,6 +127,13 @@ fn numpy_reads_our_npy_files() {
             "sum=2.0",
         ),
         ("bool", "arange(4) > 1", "bool", "(4,)", "sum=2.0"),
+        (
+            "u8",
+            "tensor([1, 2, 255]).to(u8)",
+            "uint8",
+            "(3,)",
+            "sum=258.0",
+        ),
         ("scalar", "tensor(7.)", "float32", "()", "sum=7.0"),
     ];
     for (name, expr, dtype, shape, sum) in cases {

@@ -257,3 +257,32 @@ const TWO_LAYER_NUMPY: &str = r#"0 166.5591046529695
 280 0.2242532767766686
 final 0.16034000429025325
 "#;
+
+/// uint8 arrays are uint8 tensors: `torch.from_numpy` and `.numpy()` keep
+/// the dtype, arithmetic wraps as NumPy's, sums widen.
+#[test]
+fn uint8_arrays_are_uint8_tensors() {
+    let got = common::script_lines_on(
+        0,
+        "npu8",
+        r#"import numpy as np
+import torch
+a = np.array([250, 3, 7], dtype=np.uint8)
+print(a + 10, (a + 10).dtype, a * 2, a - 8, a.astype(np.int64) - 8)
+t = torch.from_numpy(a)
+print(t.dtype, t.tolist())
+b = torch.tensor([1, 2, 255], dtype=torch.uint8).numpy()
+print(b, b.dtype, repr(b))
+print(a.sum(), a.max(), (a > 5), a / 2)
+"#,
+    );
+    assert_eq!(
+        got,
+        [
+            "[ 4 13 17] uint8 [244   6  14] [242 251 255] [242  -5  -1]",
+            "torch.uint8 [250, 3, 7]",
+            "[  1   2 255] uint8 array([  1,   2, 255], dtype=uint8)",
+            "260 250 [ True False  True] [125.    1.5   3.5]",
+        ]
+    );
+}

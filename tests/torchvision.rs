@@ -290,6 +290,7 @@ test = datasets.MNIST("data", train=False)
 print(train)
 print(test)
 print(len(train), len(test), list(train.data.shape), train.targets[:12].tolist())
+print(train.data.dtype, train.targets.dtype, train.data.element_size())
 print(train.classes[3], train.class_to_idx["7 - seven"], type(train).__name__)
 img, label = test[5]
 print(img, img.size, img.mode, label, img.getpixel((4, 0)), img.getpixel((14, 3)))
@@ -316,6 +317,7 @@ Dataset MNIST
     Root location: data
     Split: Test
 96 40 [96, 28, 28] [3, 0, 7, 4, 1, 8, 5, 2, 9, 6, 3, 0]
+torch.uint8 torch.int64 1
 3 - three 7 MNIST
 <PIL.Image.Image image mode=L size=28x28 at 0x…> (28, 28) L 8 0 0
 [1, 28, 28] torch.float32 3 165.104
@@ -333,6 +335,7 @@ test = datasets.MNIST("data", train=False)
 img, _ = test[3]
 t = TF.to_tensor(img)
 print(round(t.mean().item(), 5), list(TF.pil_to_tensor(img).shape), TF.pil_to_tensor(img).dtype == t.dtype)
+print(TF.pil_to_tensor(img).dtype, transforms.PILToTensor()(img).dtype)
 torch.manual_seed(0)
 aug = transforms.Compose([
     transforms.RandomCrop(24, padding=2),
@@ -372,6 +375,7 @@ except ValueError as e:
 "#;
 
 const TRANSFORMS_TORCH: &str = r#"0.19328 [1, 28, 28] False
+torch.uint8 torch.uint8
 Compose(
     RandomCrop(size=(24, 24), padding=2)
     RandomHorizontalFlip(p=0.5)

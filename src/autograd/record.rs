@@ -353,6 +353,7 @@ fn number(t: &Tensor) -> R<f64> {
         Buffer::I64(v) => v[at] as f64,
         Buffer::I32(v) => f64::from(v[at]),
         Buffer::Bool(v) => f64::from(u8::from(v[at])),
+        Buffer::U8(v) => f64::from(v[at]),
         Buffer::F16(v) => f64::from(v[at]),
         Buffer::BF16(v) => f64::from(v[at]),
     })

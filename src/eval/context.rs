@@ -14,7 +14,38 @@ use crate::lang::Span;
 use crate::runtime::lock::lock;
 use crate::runtime::Device;
 
+/// Where tensors go when a factory or a module is given no `device=`
+/// (PyTorch's `DeviceContext`, set by `torch.set_default_device(d)` and
+/// `with torch.device(d):`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DefaultDevice {
+    At(Device),
+    /// `torch.device("cuda")`: the device current when each tensor is made.
+    CurrentCuda,
+}
+
+impl DefaultDevice {
+    /// The default a device value sets (cpu: none, PyTorch's own default).
+    pub(crate) fn of(v: &Value) -> Option<Option<DefaultDevice>> {
+        match v {
+            Value::CurrentCuda => Some(Some(DefaultDevice::CurrentCuda)),
+            Value::Device(d) if d.get() == Device::Cpu => Some(None),
+            Value::Device(d) => Some(Some(DefaultDevice::At(d.get()))),
+            _ => None,
+        }
+    }
+}
+
 impl Interp {
+    /// Where a factory puts its tensor when no `device=` is given.
+    pub(crate) fn default_device(&self) -> Device {
+        match self.default_device {
+            None => Device::Cpu,
+            Some(DefaultDevice::At(d)) => d,
+            Some(DefaultDevice::CurrentCuda) => Device::Cuda(self.rt.current_device),
+        }
+    }
+
     /// `with e:` / `with e as target:`, the context restored afterwards,
     /// also after an error.
     pub(super) fn exec_with(
@@ -24,6 +55,20 @@ impl Interp {
         body: &Block,
     ) -> Result<Flow, Diagnostic> {
         let context = self.eval(e, 0)?;
+        // `with torch.device(d):` in a Python program: the default device
+        // of the block's factories (`torch.cuda.device(n)`, a class of
+        // `torch/cuda`, makes a device current instead).
+        if self.python_program() {
+            if let Some(default) = DefaultDevice::of(&context) {
+                if let Some(t) = target {
+                    self.bind_target(t, Value::None, e.span)?;
+                }
+                let saved = std::mem::replace(&mut self.default_device, default);
+                let r = self.exec_block(body);
+                self.default_device = saved;
+                return r;
+            }
+        }
         let context = self.resolve(context);
         if matches!(context, Value::Object(_) | Value::Module(_)) {
             return self.with_object(&context, e.span, target, body);
@@ -92,6 +137,15 @@ impl Interp {
     ) -> Result<super::value::WithExit, Diagnostic> {
         use super::value::WithExit;
         let context = self.eval(e, 0)?;
+        if self.python_program() {
+            if let Some(default) = DefaultDevice::of(&context) {
+                let saved = std::mem::replace(&mut self.default_device, default);
+                if let Some(t) = target {
+                    self.bind_target(t, Value::None, e.span)?;
+                }
+                return Ok(WithExit::DefaultDevice(saved));
+            }
+        }
         let context = self.resolve(context);
         let (exit, entered) = match &context {
             Value::Object(_) | Value::Module(_) => {
@@ -165,6 +219,10 @@ impl Interp {
             }
             WithExit::Device(n) => {
                 self.rt.current_device = n;
+                Ok(false)
+            }
+            WithExit::DefaultDevice(d) => {
+                self.default_device = d;
                 Ok(false)
             }
         }

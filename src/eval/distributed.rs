@@ -68,9 +68,7 @@ pub(super) fn spawn(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
         }
         // `args=[4]`: a list literal of numbers is a tensor here.
         Some((Value::Tensor(t), _)) if t.ndim() == 1 && !t.device().is_cuda() => match t.dtype() {
-            crate::runtime::DType::I32 | crate::runtime::DType::I64 => {
-                t.to_vec::<i64>().into_iter().map(Value::Int).collect()
-            }
+            d if d.is_int() => t.to_vec::<i64>().into_iter().map(Value::Int).collect(),
             _ => t.to_vec::<f64>().into_iter().map(Value::float).collect(),
         },
         Some((other, span)) => {

@@ -75,6 +75,7 @@ impl Doc {
             Some("g") => "generator",
             Some("loader") => "dataloader",
             Some("dev") => "device",
+            Some("dt") => "dtype",
             Some("h") => "handle",
             Some("work") => "work",
             Some("node") => "grad_fn",
@@ -125,6 +126,7 @@ docs! {
     Function Tensors "Tensor", "Tensor(*data, device=none)", "PyTorch's tensor class: `isinstance(x, Tensor)` asks whether `x` is a tensor; called, its legacy constructor, always float32: `Tensor([1, 2])` holds `[1., 2.]`, `Tensor(2, 3)` is fresh memory of that shape.", "isinstance(ones(2), Tensor)\nTensor([1, 2])";
     Function Tensors "FloatTensor", "FloatTensor(*data, device=none)", "PyTorch's legacy constructor of float32 tensors: `FloatTensor([1, 2])` from data, `FloatTensor(2, 3)` fresh memory of that shape (as old tutorials write `torch.FloatTensor(n)`).", "FloatTensor([1, 2])";
     Function Tensors "LongTensor", "LongTensor(*data, device=none)", "PyTorch's legacy constructor of int64 tensors: `LongTensor([1, 2])` from data, `LongTensor(2, 3)` fresh memory of that shape (as old tutorials write `torch.LongTensor(n)`).", "LongTensor(3)";
+    Function Tensors "ByteTensor", "ByteTensor(*data, device=none)", "PyTorch's legacy constructor of uint8 tensors: `ByteTensor([1, 2])` from data, `ByteTensor(2, 3)` fresh memory of that shape.", "ByteTensor([1, 2])";
     Function Tensors "IntTensor", "IntTensor(*data, device=none)", "PyTorch's legacy constructor of int32 tensors: `IntTensor([1, 2])` from data, `IntTensor(2, 3)` fresh memory of that shape (as old tutorials write `torch.IntTensor(n)`).", "IntTensor([1, 2])";
     Function Tensors "DoubleTensor", "DoubleTensor(*data, device=none)", "PyTorch's legacy constructor of float64 tensors: `DoubleTensor([1, 2])` from data, `DoubleTensor(2, 3)` fresh memory of that shape (as old tutorials write `torch.DoubleTensor(n)`).", "DoubleTensor([0.5])";
     Function Tensors "HalfTensor", "HalfTensor(*data, device=none)", "PyTorch's legacy constructor of float16 tensors: `HalfTensor([1, 2])` from data, `HalfTensor(2, 3)` fresh memory of that shape (as old tutorials write `torch.HalfTensor(n)`).", "HalfTensor([0.5])";
@@ -369,6 +371,7 @@ docs! {
     Method Tensors "bfloat16", "x.bfloat16()", "`x.to(bf16)`: `x` itself when it is bf16 already.", "arange(3).bfloat16()";
     Method Tensors "int", "x.int()", "`x.to(i32)`: `x` itself when it is i32 already.", "arange(3).int()";
     Method Tensors "long", "x.long()", "`x.to(i64)`: `x` itself when it is i64 already.", "arange(3).long()";
+    Method Tensors "byte", "x.byte()", "`x.to(u8)` (`torch.uint8`, one byte per element, as images and MNIST's pixels are held): `x` itself when it is u8 already; a float is truncated and wraps modulo 256, as PyTorch's (`-1.` becomes 255).", "tensor([1.5, 255.0, 256.0]).byte()";
     Method Tensors "bool", "x.bool()", "`x.to(bool)`: `x` itself when it is bool already.", "arange(3).bool()";
     Method Math "eq", "x.eq(other)", "`x == other`: a bool tensor.", "arange(3).eq(1)";
     Method Math "ne", "x.ne(other)", "`x != other`: a bool tensor.", "arange(3).ne(1)";
@@ -465,6 +468,7 @@ docs! {
     Method Tensors "ndimension", "x.ndimension()", "The number of dimensions, `x.dim()`'s older name.", "ones(2, 3).ndimension()";
     Method Tensors "nelement", "x.nelement()", "The number of elements, `x.numel()`'s older name.", "ones(2, 3).nelement()";
     Method Tensors "element_size", "x.element_size()", "Bytes per element of the dtype (4 for f32, 2 for f16 and bf16).", "ones(2, dtype=f16).element_size()";
+    Method Devices "get_device", "x.get_device()", "The index of the CUDA device `x` lives on (`cuda:1`: 1), -1 for a cpu tensor, as PyTorch's.", "ones(2, device=cuda).get_device()";
     Method Tensors "is_floating_point", "x.is_floating_point()", "Whether the dtype is a floating point one (f16, bf16, f32, f64).", "arange(3).is_floating_point()";
     Method Tensors "is_contiguous", "x.is_contiguous()", "Whether the elements lie in memory in row-major order with no gaps: a transposed view is not, `x.contiguous()` copies it so.", "x = ones(2, 3)\nx.is_contiguous()\nx.T.is_contiguous()";
     Method Tensors "stride", "x.stride(dim=none)", "How many elements apart, in memory, neighbours along each dimension are (a tuple), or along `dim`: a view shares its base's memory with other strides.", "x = ones(2, 3)\nx.stride()\nx.T.stride()";
@@ -630,6 +634,9 @@ docs! {
     Property Tensors "dtype", "x.dtype", "The element type.", "ones(2).dtype";
     Property Devices "device", "x.device", "Where the tensor lives.", "ones(2).device";
     Property Devices "type", "dev.type", "A device's kind as PyTorch's `torch.device` gives it: \"cuda\" or \"cpu\".", "device(\"cuda:1\").type";
+    Property Tensors "is_floating_point", "dt.is_floating_point", "Whether a dtype is a floating point one (`torch.float32.is_floating_point`).", "f32.is_floating_point";
+    Property Tensors "is_signed", "dt.is_signed", "Whether a dtype holds negative values: False for `torch.uint8` and `torch.bool`.", "u8.is_signed";
+    Property Tensors "itemsize", "dt.itemsize", "Bytes per element of a dtype (`torch.uint8.itemsize` is 1, `torch.float32.itemsize` 4).", "u8.itemsize";
     Property Devices "index", "dev.index", "A device's number (`cuda:1`: 1); none for cpu and for `cuda` without one, as PyTorch's.", "device(\"cuda:1\").index";
     Property Tensors "ndim", "x.ndim", "Number of dimensions.", "ones(2, 3).ndim";
     Property Tensors "nbytes", "x.nbytes", "Bytes taken by the elements.", "ones(2, 3).nbytes";

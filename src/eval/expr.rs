@@ -607,6 +607,16 @@ impl Interp {
         })
     }
 
+    /// A uint8 index is a mask, as PyTorch still reads it (with its
+    /// deprecation warning): its nonzero elements pick.
+    fn byte_mask(&mut self, t: &Arc<Tensor>) -> Result<Arc<Tensor>, Error> {
+        self.warn_once(
+            "UserWarning: indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead."
+                .into(),
+        );
+        self.rt.cast(t, crate::runtime::DType::Bool)
+    }
+
     pub(crate) fn eval_index(
         &mut self,
         items: &[IndexItem],
@@ -620,6 +630,9 @@ impl Interp {
                     Value::Int(i) => Index::At(i),
                     Value::None => Index::NewAxis,
                     Value::Bool(b) => Index::Tensor(Arc::new(Tensor::scalar(b.get()))),
+                    Value::Tensor(t) if t.dtype() == crate::runtime::DType::U8 => {
+                        Index::Tensor(self.byte_mask(&t).map_err(|err| err.at(e.span))?)
+                    }
                     Value::Tensor(t) if t.ndim() == 0 && t.dtype().is_int() => {
                         Index::At(t.to_vec::<i64>()[0])
                     }
@@ -651,6 +664,9 @@ impl Interp {
                     Value::List(parts) if items.len() == 1 && !parts.is_empty() => {
                         for p in parts.iter() {
                             out.push(match p {
+                                Value::Tensor(t) if t.dtype() == crate::runtime::DType::U8 => {
+                                    Index::Tensor(self.byte_mask(t).map_err(|err| err.at(e.span))?)
+                                }
                                 Value::Tensor(t) => Index::Tensor(Arc::clone(t)),
                                 Value::Int(i) => Index::At(*i),
                                 Value::None => Index::NewAxis,

@@ -612,6 +612,12 @@ static NATIVES: &[Native] = &[
     Native {
         name: "torch.cuda.current_device",
     },
+    Native {
+        name: "torch.set_default_device",
+    },
+    Native {
+        name: "torch.get_default_device",
+    },
     Native { name: "time.time" },
     Native {
         name: "time.localtime",
@@ -819,7 +825,6 @@ const RENAMED: &[(&str, &str)] = &[
     ("torch.cuda.manual_seed", "manual_seed"),
     ("torch.cuda.manual_seed_all", "manual_seed_all"),
     ("torch.device", "device"),
-    ("torch.cuda.device", "device"),
     ("torch.cuda.Stream", "stream"),
     ("torch.cuda.stream", "stream"),
     ("torch.cuda.Event", "event"),
@@ -1673,6 +1678,44 @@ impl Interp {
             "torch.accelerator.current_device_index" | "torch.cuda.current_device" => {
                 Value::Int(i64::from(self.rt.current_device))
             }
+            // PyTorch's `DeviceContext` made the default for good (None:
+            // back to the cpu); `get_default_device` names the device
+            // with its index, as PyTorch's.
+            "torch.set_default_device" => {
+                let given = args.first().map_or(Value::None, |a| a.value.clone());
+                let given = match given {
+                    Value::Str(s) => super::spelling::device_string(&s).unwrap_or(Value::Str(s)),
+                    Value::Int(i) => Value::device(crate::runtime::Device::Cuda(
+                        u32::try_from(i).unwrap_or(u32::MAX),
+                    )),
+                    other => other,
+                };
+                self.default_device = match given {
+                    Value::None => None,
+                    v => super::context::DefaultDevice::of(&v).ok_or_else(|| {
+                        Error::wrong_type(
+                            "the argument of `torch.set_default_device`",
+                            "a device (`\"cuda\"`, `\"cuda:1\"`, `\"cpu\"`) or None",
+                            v.type_name(),
+                        )
+                        .at(span)
+                    })?,
+                };
+                if let Some(d) = self.default_device {
+                    let d = match d {
+                        super::context::DefaultDevice::At(d) => d,
+                        super::context::DefaultDevice::CurrentCuda => {
+                            crate::runtime::Device::Cuda(self.rt.current_device)
+                        }
+                    };
+                    if let Err(e) = self.rt.check_device(d) {
+                        self.default_device = None;
+                        return Err(e.at(span));
+                    }
+                }
+                Value::None
+            }
+            "torch.get_default_device" => Value::device(self.default_device()),
             "torch.distributed.get_backend" => {
                 let name = self.rt.backend_name().map_err(|e| e.at(span))?;
                 Value::Str(Arc::new(name.into()))

@@ -207,6 +207,10 @@ pub struct Interp {
     /// In a DataParallel replica's thread: its turn with the GIL
     /// (`parallel.rs`).
     turn: Option<parallel::Turn>,
+    /// Where factories and modules put what they make when no `device=` is
+    /// given (`torch.set_default_device`, `with torch.device(d):`); none:
+    /// the cpu. Per interpreter, as PyTorch's is per thread.
+    pub(crate) default_device: Option<context::DefaultDevice>,
 }
 
 impl Interp {
@@ -238,6 +242,7 @@ impl Interp {
             grad: crate::autograd::Mode::default(),
             source: None,
             turn: None,
+            default_device: None,
         }
     }
 

@@ -221,8 +221,8 @@ impl Interp {
     }
 }
 
-/// The little-endian numbers of `body` as a 1-d tensor of `dtype` (bytes
-/// and 16-bit words widened to int64).
+/// The little-endian numbers of `body` as a 1-d tensor of `dtype` (16-bit
+/// words widened to int64: cudash has no uint16).
 fn read_numbers(body: &[u8], dtype: &str) -> Result<Value, String> {
     fn words<const N: usize, T>(body: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
         body.chunks_exact(N)
@@ -230,7 +230,7 @@ fn read_numbers(body: &[u8], dtype: &str) -> Result<Value, String> {
             .collect()
     }
     let t = match dtype {
-        "uint8" => Tensor::from_vec(body.iter().map(|&b| i64::from(b)).collect::<Vec<_>>(), vec![body.len()]),
+        "uint8" => Tensor::from_vec(body.to_vec(), vec![body.len()]),
         "uint16" => {
             let v = words::<2, i64>(body, |b| i64::from(u16::from_le_bytes(b)));
             let n = v.len();

@@ -34,6 +34,7 @@ pub const VALUES: &[(&str, Alias)] = &[
     ("float16", Alias::DType(DType::F16)),
     ("bfloat16", Alias::DType(DType::BF16)),
     ("float64", Alias::DType(DType::F64)),
+    ("uint8", Alias::DType(DType::U8)),
     ("int32", Alias::DType(DType::I32)),
     ("int64", Alias::DType(DType::I64)),
 ];

@@ -578,6 +578,11 @@ impl Interp {
                 .at(value.span())
         })?;
         inplace::check_leaf(self.grad, &t).map_err(|e| e.at(span))?;
+        if let Value::Int(_) | Value::Float(_) = v {
+            let x = src.cast(DType::F64).to_vec::<f64>()[0];
+            super::builtins::masked::number_fits(t.dtype(), x, false)
+                .map_err(|e| e.at(value.span()))?;
+        }
         if index::is_advanced(&idx) {
             // PyTorch converts a number to the tensor's dtype, and fills
             // through a mask with one value of any dtype (masked_fill_);

@@ -382,11 +382,8 @@ fn dtype_info(float: bool, dt: DType) -> Result<Value, Error> {
             obj.set("smallest_normal", Value::float(tiny));
             obj.set("resolution", Value::float(resolution));
         }
-        (false, DType::I32 | DType::I64) => {
-            let (min, max) = match dt {
-                DType::I32 => (i64::from(i32::MIN), i64::from(i32::MAX)),
-                _ => (i64::MIN, i64::MAX),
-            };
+        (false, DType::U8 | DType::I32 | DType::I64) => {
+            let (min, max) = dt.int_bounds().expect("an integer dtype");
             obj.set("max", Value::Int(max));
             obj.set("min", Value::Int(min));
         }

@@ -215,6 +215,8 @@ pub enum WithExit {
     Grad(bool),
     /// `with torch.cuda.device(n)`: the current device to go back to.
     Device(u32),
+    /// `with torch.device(d)`: the default device to go back to.
+    DefaultDevice(Option<super::context::DefaultDevice>),
 }
 
 /// What a loop has left to iterate over, taken one at a time (a loop in a

@@ -105,8 +105,9 @@ impl Interp {
 
 /// An IDX file: two zero bytes, the element type, the number of
 /// dimensions, each dimension as a big-endian `u32`, then the elements,
-/// big-endian. Bytes become `int64` (cudash has no `uint8`; their values
-/// are the same), the other types their own.
+/// big-endian. Unsigned bytes become `uint8` (MNIST's pixels and labels,
+/// as torchvision reads them), signed bytes and shorts `int64` (cudash has
+/// no `int8` or `int16`; their values are the same), the rest their own.
 fn read_idx(b: &[u8]) -> Result<Tensor, String> {
     if b.len() < 4 || b[0] != 0 || b[1] != 0 {
         return Err("not an IDX file (it starts with two zero bytes)".into());
@@ -132,7 +133,7 @@ fn read_idx(b: &[u8]) -> Result<Tensor, String> {
         .ok_or_else(|| format!("the file holds fewer than the {n} elements its header gives"))?;
     let be = |k: usize| &body[k * size..(k + 1) * size];
     Ok(match code {
-        0x08 => Tensor::from_vec(body.iter().map(|&v| i64::from(v)).collect(), shape),
+        0x08 => Tensor::from_vec(body.to_vec(), shape),
         0x09 => Tensor::from_vec(body.iter().map(|&v| i64::from(v as i8)).collect(), shape),
         0x0B => Tensor::from_vec(
             (0..n)
@@ -252,7 +253,7 @@ mod tests {
         b.extend_from_slice(&[0, 1, 2, 253, 254, 255]);
         let t = read_idx(&b).unwrap();
         assert_eq!(t.shape(), &[2, 3]);
-        assert_eq!(t.dtype(), DType::I64);
+        assert_eq!(t.dtype(), DType::U8);
         assert_eq!(t.to_vec::<i64>(), vec![0, 1, 2, 253, 254, 255]);
     }
 

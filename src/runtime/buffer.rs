@@ -15,6 +15,10 @@ macro_rules! with_dtype {
                 type $T = bool;
                 $body
             }
+            $crate::runtime::DType::U8 => {
+                type $T = u8;
+                $body
+            }
             $crate::runtime::DType::I32 => {
                 type $T = i32;
                 $body
@@ -49,6 +53,10 @@ macro_rules! with_num_dtype {
     ($dt:expr, $T:ident => $body:expr, bool => $bool:expr) => {
         match $dt {
             $crate::runtime::DType::Bool => $bool,
+            $crate::runtime::DType::U8 => {
+                type $T = u8;
+                $body
+            }
             $crate::runtime::DType::I32 => {
                 type $T = i32;
                 $body
@@ -80,6 +88,7 @@ macro_rules! with_num_dtype {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Buffer {
     Bool(Vec<bool>),
+    U8(Vec<u8>),
     I32(Vec<i32>),
     I64(Vec<i64>),
     F16(Vec<f16>),
@@ -119,7 +128,7 @@ macro_rules! stored {
     };
 }
 
-stored!(bool => Bool, i32 => I32, i64 => I64, f16 => F16, bf16 => BF16, f32 => F32, f64 => F64);
+stored!(bool => Bool, u8 => U8, i32 => I32, i64 => I64, f16 => F16, bf16 => BF16, f32 => F32, f64 => F64);
 
 /// Element count above which element loops split across threads.
 pub const PAR_MIN: usize = 1 << 16;
@@ -128,6 +137,7 @@ impl Buffer {
     pub fn dtype(&self) -> DType {
         match self {
             Buffer::Bool(_) => DType::Bool,
+            Buffer::U8(_) => DType::U8,
             Buffer::I32(_) => DType::I32,
             Buffer::I64(_) => DType::I64,
             Buffer::F16(_) => DType::F16,
@@ -183,6 +193,7 @@ impl Buffer {
     pub fn to_le_bytes(&self) -> Vec<u8> {
         match self {
             Buffer::Bool(v) => v.iter().map(|&b| b as u8).collect(),
+            Buffer::U8(v) => v.clone(),
             Buffer::I32(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Buffer::I64(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
             Buffer::F16(v) => v.iter().flat_map(|x| x.to_le_bytes()).collect(),
@@ -201,6 +212,7 @@ impl Buffer {
         }
         match dtype {
             DType::Bool => Buffer::Bool(b.iter().map(|&x| x != 0).collect()),
+            DType::U8 => Buffer::U8(b.to_vec()),
             DType::I32 => Buffer::I32(chunks(b, i32::from_le_bytes)),
             DType::I64 => Buffer::I64(chunks(b, i64::from_le_bytes)),
             DType::F16 => Buffer::F16(chunks(b, f16::from_le_bytes)),

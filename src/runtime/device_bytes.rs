@@ -91,7 +91,7 @@ pub fn upload(
     buf: &Buffer,
     stream: StreamHandle,
 ) -> Result<(), DriverError> {
-    let src = with_dtype!(buf.dtype(), T => buf.as_slice::<T>().as_ptr() as *const u8);
+    let src = with_dtype!(buf.dtype(), T => buf.as_slice::<T>().as_ptr().cast::<u8>());
     // SAFETY: as in `download`, the other way.
     unsafe {
         driver.copy(

@@ -188,6 +188,78 @@ macro_rules! int_element {
 int_element!(i32, I32);
 int_element!(i64, I64);
 
+/// `uint8`: arithmetic wraps modulo 256 (`-x` is `256 - x`), integers
+/// and floats arrive through i64 as c10's `static_cast_with_inter_type`
+/// converts them (`-1.` becomes 255, `300.5` 44).
+impl Element for u8 {
+    const DTYPE: DType = DType::U8;
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_f64(v: f64) -> Self {
+        (v as i64) as u8
+    }
+    fn to_i64(self) -> i64 {
+        i64::from(self)
+    }
+    fn from_i64(v: i64) -> Self {
+        v as u8
+    }
+    fn to_bool(self) -> bool {
+        self != 0
+    }
+}
+
+impl Num for u8 {
+    fn add(self, o: Self) -> Self {
+        self.wrapping_add(o)
+    }
+    fn sub(self, o: Self) -> Self {
+        self.wrapping_sub(o)
+    }
+    fn mul(self, o: Self) -> Self {
+        self.wrapping_mul(o)
+    }
+    fn div(self, o: Self) -> Self {
+        self.checked_div(o).unwrap_or(0)
+    }
+    fn pow(self, o: Self) -> Self {
+        let (mut base, mut e, mut acc) = (self, o, 1u8);
+        while e != 0 {
+            if e & 1 == 1 {
+                acc = acc.wrapping_mul(base);
+            }
+            e >>= 1;
+            base = base.wrapping_mul(base);
+        }
+        acc
+    }
+    fn neg(self) -> Self {
+        self.wrapping_neg()
+    }
+    fn zero() -> Self {
+        0
+    }
+    fn floor_div(self, o: Self) -> Self {
+        // No negative values: floor division is truncation. A divisor of 0
+        // gives all bits set on a device (CUDA leaves it unspecified).
+        self.checked_div(o).unwrap_or(u8::MAX)
+    }
+    fn rem(self, o: Self) -> Self {
+        self.checked_rem(o).unwrap_or(self)
+    }
+    fn bit(self, op: Bit, o: Self) -> Self {
+        match op {
+            Bit::And => self & o,
+            Bit::Or => self | o,
+            Bit::Xor => self ^ o,
+        }
+    }
+    fn bit_not(self) -> Self {
+        !self
+    }
+}
+
 macro_rules! float_element {
     ($t:ty, $dt:ident, $to:expr, $from:expr) => {
         impl Element for $t {

@@ -5,6 +5,7 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum DType {
     Bool,
+    U8,
     I32,
     I64,
     F16,
@@ -14,8 +15,9 @@ pub enum DType {
 }
 
 impl DType {
-    pub const ALL: [DType; 7] = [
+    pub const ALL: [DType; 8] = [
         DType::Bool,
+        DType::U8,
         DType::I32,
         DType::I64,
         DType::F16,
@@ -27,6 +29,7 @@ impl DType {
     pub fn name(self) -> &'static str {
         match self {
             DType::Bool => "bool",
+            DType::U8 => "u8",
             DType::I32 => "i32",
             DType::I64 => "i64",
             DType::F16 => "f16",
@@ -51,6 +54,7 @@ impl DType {
             DType::F64 => "Double",
             DType::F16 => "Half",
             DType::BF16 => "BFloat16",
+            DType::U8 => "Byte",
             DType::I32 => "Int",
             DType::I64 => "Long",
             DType::Bool => "Bool",
@@ -64,6 +68,7 @@ impl DType {
             DType::F64 => "torch.float64",
             DType::F16 => "torch.float16",
             DType::BF16 => "torch.bfloat16",
+            DType::U8 => "torch.uint8",
             DType::I32 => "torch.int32",
             DType::I64 => "torch.int64",
             DType::Bool => "torch.bool",
@@ -82,16 +87,27 @@ impl DType {
             DType::F64 => f64::MAX,
             DType::F16 => half::f16::MAX.into(),
             DType::BF16 => half::bf16::MAX.into(),
+            DType::U8 => u8::MAX.into(),
             DType::I32 => i32::MAX.into(),
             DType::I64 => i64::MAX as f64,
             DType::Bool => 1.0,
         }
     }
 
+    /// The smallest and largest value of an integer dtype (`torch.iinfo`).
+    pub fn int_bounds(self) -> Option<(i64, i64)> {
+        match self {
+            DType::U8 => Some((0, u8::MAX.into())),
+            DType::I32 => Some((i32::MIN.into(), i32::MAX.into())),
+            DType::I64 => Some((i64::MIN, i64::MAX)),
+            _ => None,
+        }
+    }
+
     /// Bytes per element.
     pub fn size(self) -> usize {
         match self {
-            DType::Bool => 1,
+            DType::Bool | DType::U8 => 1,
             DType::F16 | DType::BF16 => 2,
             DType::I32 | DType::F32 => 4,
             DType::I64 | DType::F64 => 8,
@@ -103,14 +119,19 @@ impl DType {
     }
 
     pub fn is_int(self) -> bool {
-        matches!(self, DType::I32 | DType::I64)
+        matches!(self, DType::U8 | DType::I32 | DType::I64)
+    }
+
+    /// Whether negative values exist (`torch.uint8.is_signed` is False).
+    pub fn is_signed(self) -> bool {
+        !matches!(self, DType::Bool | DType::U8)
     }
 
     /// 0 bool, 1 integer, 2 floating point.
     pub fn category(self) -> u8 {
         match self {
             DType::Bool => 0,
-            DType::I32 | DType::I64 => 1,
+            DType::U8 | DType::I32 | DType::I64 => 1,
             _ => 2,
         }
     }

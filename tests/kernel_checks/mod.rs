@@ -363,7 +363,8 @@ pub fn flat_paths_match_the_simulator(r: &impl Runner) {
                         .copy();
                     let want = a.copy().read().cast(to);
                     assert_same(&got.read(), &want, 0.0, &what(&format!("cast to {to}")));
-                    let one = factory::full(&[n], (-2.0).into(), to, Device::Cpu).unwrap();
+                    let v = if to.is_signed() { -2.0 } else { 2.0 };
+                    let one = factory::full(&[n], v.into(), to, Device::Cpu).unwrap();
                     ok(exec::fill(r, dst, &one.read().to_le_bytes()), "fill");
                     let got = Tensor::new(r.download(&out), vec![n + ob], Device::Cpu)
                         .view(vec![n], vec![1], ob)

@@ -13,6 +13,16 @@ use crate::runtime::{DType, Tensor};
 pub(super) fn tensor(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (data, default) = data_arg(b, "tensor()")?;
     let dtype = b.dtype("dtype")?.unwrap_or(default);
+    // Numbers written as data must fit an integer dtype asked for
+    // (`tensor([300], dtype=uint8)` is PyTorch's overflow error); a
+    // tensor given as data converts as `.to` does.
+    let written = !matches!(b.get("data"), Some((Value::Tensor(_), _)));
+    if written && dtype.int_bounds().is_some() && data.dtype() != DType::Bool {
+        for x in data.cast(DType::F64).to_vec::<f64>() {
+            super::masked::number_fits(dtype, x, true)
+                .map_err(|e| e.at(b.get("data").map_or(b.span, |(_, s)| *s)))?;
+        }
+    }
     let device = me.device_arg(b)?;
     b.result(me.rt.tensor(&data, dtype, device))
 }
@@ -48,6 +58,7 @@ pub(super) fn legacy_tensor(
     let dtype = match name {
         "LongTensor" => DType::I64,
         "IntTensor" => DType::I32,
+        "ByteTensor" => DType::U8,
         "DoubleTensor" => DType::F64,
         "HalfTensor" => DType::F16,
         "BoolTensor" => DType::Bool,

@@ -116,28 +116,9 @@ fn masked_fill_args(t: &Tensor, b: &Bound) -> Result<(Arc<Tensor>, Arc<Tensor>, 
     }
     // The value in x's dtype, as PyTorch converts it (a float into an int
     // tensor truncated; one it cannot hold refused).
-    if t.dtype().is_int() && value.dtype().is_float() {
+    if t.dtype().is_int() && value.dtype() != DType::Bool {
         let x = value.cast(DType::F64).to_vec::<f64>()[0];
-        let (lo, hi) = match t.dtype() {
-            DType::I32 => (i32::MIN as f64, i32::MAX as f64),
-            _ => (i64::MIN as f64, i64::MAX as f64),
-        };
-        if !(lo..=hi).contains(&x.trunc()) {
-            return Err(Error::Module {
-                class: "RuntimeError",
-                message: format!(
-                    "value cannot be converted to type {} without overflow",
-                    match t.dtype() {
-                        DType::I32 => "int",
-                        _ => "int64_t",
-                    }
-                ),
-                help: Some(
-                    "an integer tensor holds integers: fill with a number it can hold".into(),
-                ),
-            }
-            .at(*span));
-        }
+        number_fits(t.dtype(), x, false).map_err(|e| e.at(*span))?;
     }
     // A value of another dtype is a number to the op (it needs no grad of
     // its own then: PyTorch converts it).
@@ -149,6 +130,35 @@ fn masked_fill_args(t: &Tensor, b: &Bound) -> Result<(Arc<Tensor>, Arc<Tensor>, 
     ))
 }
 
+/// A number written into an integer tensor (`x[i] = v`, `masked_fill`),
+/// truncated as PyTorch converts it; one the dtype cannot hold is
+/// PyTorch's overflow error, not a wrapped value. Its message names the
+/// dtype as C++ does (`uint8_t`) for a fill and as Python does (`uint8`)
+/// for `torch.tensor`'s data (`as_data`).
+pub(crate) fn number_fits(dtype: DType, x: f64, as_data: bool) -> Result<(), Error> {
+    let Some((lo, hi)) = dtype.int_bounds() else {
+        return Ok(());
+    };
+    if (lo as f64..=hi as f64).contains(&x.trunc()) {
+        return Ok(());
+    }
+    Err(Error::Module {
+        class: "RuntimeError",
+        message: format!(
+            "value cannot be converted to type {} without overflow",
+            match (dtype, as_data) {
+                (DType::U8, false) => "uint8_t",
+                (DType::I32, false) => "int",
+                (_, false) => "int64_t",
+                _ => dtype.pytorch_name().trim_start_matches("torch."),
+            }
+        ),
+        help: Some(format!(
+            "a {dtype} tensor holds {lo}..={hi}: write a number in that range, or convert the tensor first"
+        )),
+    })
+}
+
 /// A shape as PyTorch's errors write it: `[2, 3]`.
 fn py_shape(shape: &[usize]) -> String {
     format!("{shape:?}")
@@ -158,6 +168,7 @@ fn py_shape(shape: &[usize]) -> String {
 fn cpp_name(d: DType) -> &'static str {
     match d {
         DType::Bool => "bool",
+        DType::U8 => "unsigned char",
         DType::I32 => "int",
         DType::I64 => "long int",
         DType::F16 => "c10::Half",

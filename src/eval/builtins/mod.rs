@@ -33,7 +33,7 @@ pub(crate) mod diagonals;
 mod factories;
 mod init;
 pub(crate) mod losses;
-mod masked;
+pub(crate) mod masked;
 pub(crate) mod math;
 mod memory;
 pub(crate) mod nn;
@@ -72,6 +72,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("FloatTensor", factories::legacy_tensor),
     ("LongTensor", factories::legacy_tensor),
     ("IntTensor", factories::legacy_tensor),
+    ("ByteTensor", factories::legacy_tensor),
     ("DoubleTensor", factories::legacy_tensor),
     ("HalfTensor", factories::legacy_tensor),
     ("BoolTensor", factories::legacy_tensor),
@@ -620,7 +621,10 @@ impl Interp {
     /// `device=` of a factory: cpu unless given; a device must exist.
     fn device_arg(&self, b: &Bound) -> Result<Device, Diagnostic> {
         match b.device("device")? {
-            None => Ok(Device::Cpu),
+            None => self
+                .rt
+                .check_device(self.default_device())
+                .map_err(|e| e.at(b.span)),
             Some(d) => {
                 let span = b.span_of("device");
                 self.rt.check_device(d).map_err(|e| e.at(span))

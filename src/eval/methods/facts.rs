@@ -19,7 +19,8 @@ use crate::runtime::Tensor;
 type Out = Result<Value, Diagnostic>;
 
 /// `x.dim()`, `x.ndimension()`, `x.nelement()`, `x.element_size()`,
-/// `x.is_floating_point()`, `x.is_contiguous()`, `x.storage_offset()`.
+/// `x.is_floating_point()`, `x.is_contiguous()`, `x.get_device()`,
+/// `x.storage_offset()`.
 pub(super) fn fact(_: &mut Interp, name: &'static str, t: &Arc<Tensor>, _: &Bound) -> Out {
     Ok(match name {
         "dim" | "ndimension" => Value::Int(t.ndim() as i64),
@@ -27,6 +28,10 @@ pub(super) fn fact(_: &mut Interp, name: &'static str, t: &Arc<Tensor>, _: &Boun
         "element_size" => Value::Int(t.dtype().size() as i64),
         "is_floating_point" => Value::bool(t.dtype().is_float()),
         "is_contiguous" => Value::bool(t.is_contiguous()),
+        "get_device" => Value::Int(match t.device() {
+            crate::runtime::Device::Cuda(i) => i64::from(i),
+            crate::runtime::Device::Cpu => -1,
+        }),
         _ => Value::Int(t.offset() as i64),
     })
 }

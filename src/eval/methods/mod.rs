@@ -63,6 +63,7 @@ enum Member {
     OptimizerProperty(fn(&Arc<std::sync::Mutex<crate::autograd::optim::Optimizer>>) -> Value),
     LoaderProperty(fn(&Arc<crate::data::loader::DataLoader>) -> Value),
     DeviceProperty(fn(&Value) -> Value),
+    DTypeProperty(fn(crate::runtime::DType) -> Value),
 }
 
 impl Member {
@@ -88,6 +89,7 @@ impl Member {
             Member::OptimizerProperty(_) => "optimizer",
             Member::LoaderProperty(_) => "dataloader",
             Member::DeviceProperty(_) => "device",
+            Member::DTypeProperty(_) => "dtype",
         }
     }
 
@@ -100,7 +102,8 @@ impl Member {
             | Member::SchedulerProperty(_)
             | Member::OptimizerProperty(_)
             | Member::LoaderProperty(_)
-            | Member::DeviceProperty(_) => Kind::Property,
+            | Member::DeviceProperty(_)
+            | Member::DTypeProperty(_) => Kind::Property,
             _ => Kind::Method,
         }
     }
@@ -288,6 +291,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("bfloat16", TensorMethod(tensor::cast_to)),
         ("int", TensorMethod(tensor::cast_to)),
         ("long", TensorMethod(tensor::cast_to)),
+        ("byte", TensorMethod(tensor::cast_to)),
         ("bool", TensorMethod(tensor::cast_to)),
         ("eq", TensorMethod(tensor::compare)),
         ("ne", TensorMethod(tensor::compare)),
@@ -358,6 +362,7 @@ static MEMBERS: &[(&str, Member)] = {
         ("nelement", TensorMethod(facts::fact)),
         ("element_size", TensorMethod(facts::fact)),
         ("is_floating_point", TensorMethod(facts::fact)),
+        ("get_device", TensorMethod(facts::fact)),
         ("is_contiguous", TensorMethod(facts::fact)),
         ("storage_offset", TensorMethod(facts::fact)),
         ("stride", TensorMethod(facts::stride)),
@@ -586,6 +591,12 @@ static MEMBERS: &[(&str, Member)] = {
         ),
         ("type", DeviceProperty(device_type)),
         ("index", DeviceProperty(device_index)),
+        (
+            "is_floating_point",
+            DTypeProperty(|d| Value::bool(d.is_float())),
+        ),
+        ("is_signed", DTypeProperty(|d| Value::bool(d.is_signed()))),
+        ("itemsize", DTypeProperty(|d| Value::Int(d.size() as i64))),
         (
             "param_groups",
             OptimizerProperty(super::schedule::param_groups),
@@ -838,6 +849,7 @@ impl Interp {
                 (Some(Member::DeviceProperty(f)), v @ (Value::Device(_) | Value::CurrentCuda)) => {
                     Ok(f(v))
                 }
+                (Some(Member::DTypeProperty(f)), Value::DType(d)) => Ok(f(d.get())),
                 _ => Err(unwired(recv.kind(), name).at(span)),
             },
         }

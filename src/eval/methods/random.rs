@@ -208,6 +208,7 @@ pub(super) fn distribution_(
                     match t.dtype() {
                         DType::I64 => "long int",
                         DType::I32 => "int",
+                        DType::U8 => "unsigned char",
                         _ => "bool",
                     }
                 ))));

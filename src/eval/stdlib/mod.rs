@@ -28,6 +28,7 @@ const MODULES: &[(&str, &str)] = &[
         "torch.autograd.functional",
         include_str!("torch_autograd_functional.py"),
     ),
+    ("torch.cuda._device", include_str!("torch_cuda_device.py")),
     ("tempfile", include_str!("tempfile.py")),
     ("numpy", include_str!("numpy.py")),
     ("urllib.parse", include_str!("urllib_parse.py")),
@@ -52,6 +53,8 @@ const MODULES: &[(&str, &str)] = &[
 /// the name, the module): `torch.utils.data.ConcatDataset`.
 const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "from_numpy", "numpy"),
+    ("torch.cuda", "device", "torch.cuda._device"),
+    ("torch.cuda", "device_of", "torch.cuda._device"),
     ("collections", "deque", "collections._deque"),
     ("itertools", "accumulate", "itertools._more"),
     ("itertools", "cycle", "itertools._more"),

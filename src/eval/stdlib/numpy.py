@@ -5,8 +5,8 @@ promotion of Python numbers, its printing, and its legacy random numbers
 (`np.random.seed(0); np.random.randn(3)` gives NumPy's). What is not
 here raises `AttributeError` (a module's missing name), not a stand-in.
 
-uint8 and uint16 arrays hold their values in int64 tensors (cudash has
-no unsigned dtypes); they print and convert as NumPy's."""
+uint8 arrays are uint8 tensors; uint16 arrays hold their values in int64
+tensors (cudash has no uint16), printing and converting as NumPy's."""
 import math
 
 import torch
@@ -56,7 +56,7 @@ float32 = dtype("float32", torch.float32, "f", 4)
 float16 = dtype("float16", torch.float16, "f", 2)
 int64 = dtype("int64", torch.int64, "i", 8)
 int32 = dtype("int32", torch.int32, "i", 4)
-uint8 = dtype("uint8", torch.int64, "u", 1)
+uint8 = dtype("uint8", torch.uint8, "u", 1)
 uint16 = dtype("uint16", torch.int64, "u", 2)
 bool_ = dtype("bool", torch.bool, "b", 1)
 double = float64
@@ -66,7 +66,7 @@ float_ = float64
 int_ = int64
 
 _BY_NAME = {d.name: d for d in (float64, float32, float16, int64, int32, uint8, uint16, bool_)}
-_BY_TORCH = {str(d._torch): d for d in (float64, float32, float16, int64, int32, bool_)}
+_BY_TORCH = {str(d._torch): d for d in (float64, float32, float16, int64, int32, uint8, bool_)}
 
 
 def _np_of(torch_dtype):
@@ -147,7 +147,7 @@ def from_numpy(a):
     """`torch.from_numpy(a)`: the tensor under the array (they share it)."""
     if not isinstance(a, ndarray):
         raise TypeError(f"expected np.ndarray (got {type(a).__name__})")
-    if a._d.kind == "u":
+    if a._t.dtype != a._d._torch:
         raise TypeError(f"cudash holds NumPy's {a._d.name} in int64: convert first (`a.astype(np.int64)`)")
     return a._t
 
@@ -184,8 +184,8 @@ def _binary(a, b, op, true_div=False, cmp=False):
     r = op(ta, tb)
     if cmp:
         return _wrap(r, bool_)
-    if d.kind == "u" and r.dtype == torch.int64:
-        r = r % (256 if d.itemsize == 1 else 65536)
+    if d.kind == "u" and r.dtype == torch.int64 and d._torch == torch.int64:
+        r = r % 65536
     return _wrap(r, d if r.dtype == d._torch else None)
 
 
@@ -257,8 +257,8 @@ class ndarray:
         if d.kind in "iu" and t.is_floating_point():
             t = t.trunc()
         t = t.to(d._torch)
-        if d.kind == "u":
-            t = t % (256 if d.itemsize == 1 else 65536)
+        if d.kind == "u" and t.dtype == torch.int64:
+            t = t % 65536
         if copy and t is self._t:
             t = t.clone()
         return _wrap(t, d)
@@ -474,7 +474,7 @@ def array(obj, dtype=None, copy=True):
     d = _infer(obj) if dtype is None else _dtype(dtype)
     values = _plain(obj)
     if d.kind == "u":
-        t = torch.tensor(values, dtype=torch.int64) % (256 if d.itemsize == 1 else 65536)
+        t = (torch.tensor(values, dtype=torch.int64) % (256 if d.itemsize == 1 else 65536)).to(d._torch)
     else:
         t = torch.tensor(values, dtype=d._torch)
     return _wrap(t, d)

@@ -6,8 +6,7 @@ FashionMNIST and KMNIST read from torchvision's own layout
 its MD5, as torchvision does), and `FakeData`. Samples are
 `(image, target)`, the image one of `torchvision._pil.Image`.
 
-`data` holds int64 pixels (cudash has no uint8; the values are
-torchvision's). Datasets of pictures in other formats (`CIFAR10`'s NumPy
+`data` holds uint8 pixels, as torchvision's. Datasets of pictures in other formats (`CIFAR10`'s NumPy
 pickles, `ImageFolder`'s JPEGs) say so when made."""
 import os
 import sys

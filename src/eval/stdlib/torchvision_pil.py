@@ -1,6 +1,6 @@
 """The images torchvision's datasets hand to their transforms, in place of
-PIL's (cudash has no PIL): 8-bit pixels in an `H×W×C` tensor of int64
-(cudash has no uint8; the values are the same), with PIL's `mode` ("L"
+PIL's (cudash has no PIL): 8-bit pixels in an `H×W×C` tensor of uint8,
+with PIL's `mode` ("L"
 gray, "RGB", "RGBA") and `size` (width, height). `crop` and `transpose`
 do what PIL's do; `ToTensor` and `ToPILImage` convert."""
 import torch
@@ -19,6 +19,8 @@ class Image:
             pixels = pixels.unsqueeze(2)
         if mode not in _CHANNELS or pixels.size(2) != _CHANNELS[mode]:
             raise ValueError(f"an image of mode {mode} has {_CHANNELS.get(mode, '1, 3 or 4')} channels, not {pixels.size(2)}")
+        if pixels.dtype != torch.uint8:
+            raise TypeError(f"an image holds uint8 pixels, not {pixels.dtype}")
         self._pixels = pixels
         self.mode = mode
         self.size = (pixels.size(1), pixels.size(0))
@@ -69,8 +71,8 @@ class Image:
             return Image(rgb.contiguous(), mode)
         if self.mode in ("RGB", "RGBA") and mode == "L":
             # PIL's ITU-R 601-2 luma, in its fixed point.
-            r, g, b = p[:, :, 0], p[:, :, 1], p[:, :, 2]
-            return Image((r * 19595 + g * 38470 + b * 7471 + 0x8000) // 65536, "L")
+            r, g, b = p[:, :, 0].long(), p[:, :, 1].long(), p[:, :, 2].long()
+            return Image(((r * 19595 + g * 38470 + b * 7471 + 0x8000) // 65536).byte(), "L")
         if self.mode == "RGBA" and mode == "RGB":
             return Image(p[:, :, :3].contiguous(), "RGB")
         if self.mode == "RGB" and mode == "RGBA":

@@ -56,7 +56,7 @@ def pil_to_tensor(pic):
 
 def to_pil_image(pic, mode=None):
     """A tensor `C×H×W` (or `H×W`) as an image: floats in [0, 1] times
-    255, taken modulo 256 as PyTorch's `.byte()` does."""
+    255 and `.byte()` (modulo 256, as PyTorch converts)."""
     if not isinstance(pic, torch.Tensor):
         raise TypeError(f"pic should be Tensor or ndarray. Got {type(pic)}.")
     if pic.dim() not in (2, 3):
@@ -66,9 +66,9 @@ def to_pil_image(pic, mode=None):
     if pic.size(0) > 4:
         raise ValueError(f"pic should not have > 4 channels. Got {pic.size(0)} channels.")
     if pic.is_floating_point():
-        pic = pic.mul(255).to(torch.int64) % 256
+        pic = pic.mul(255).byte()
     else:
-        pic = pic.to(torch.int64) % 256
+        pic = pic.byte()
     pixels = pic.cpu().permute(1, 2, 0).contiguous()
     image = _pil.fromarray(pixels)
     if mode is not None and mode != image.mode:

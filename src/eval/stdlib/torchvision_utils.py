@@ -71,5 +71,5 @@ def save_image(tensor, fp, format=None, **kwargs):
     if format is not None and format.upper() != "PNG":
         raise ValueError(f"cudash's save_image writes PNG files, not {format}")
     grid = make_grid(tensor, **kwargs)
-    pixels = grid.mul(255).add_(0.5).clamp_(0, 255).permute(1, 2, 0).to("cpu", torch.int64)
+    pixels = grid.mul(255).add_(0.5).clamp_(0, 255).permute(1, 2, 0).to("cpu", torch.uint8)
     _cudash.write_png(str(fp), pixels)

@@ -314,10 +314,10 @@ fn version_name(v: c_int) -> String {
     format!("NCCL {}.{}.{}", v / 10000, v / 100 % 100, v % 100)
 }
 
-/// NCCL's `ncclDataType_t` for `dt`; bool travels as bytes (`ncclUint8`).
+/// NCCL's `ncclDataType_t` for `dt`; bool travels as bytes (`ncclUint8`, uint8's own).
 fn data_type(dt: DType) -> c_int {
     match dt {
-        DType::Bool => 1,
+        DType::Bool | DType::U8 => 1,
         DType::I32 => 2,
         DType::I64 => 4,
         DType::F16 => 6,

@@ -26,6 +26,7 @@ fn io_err(action: &str, path: &Path, reason: impl Into<String>) -> Error {
 fn npy_descr(d: DType) -> Option<&'static str> {
     Some(match d {
         DType::Bool => "|b1",
+        DType::U8 => "|u1",
         DType::I32 => "<i4",
         DType::I64 => "<i8",
         DType::F16 => "<f2",
@@ -80,6 +81,7 @@ fn npy_bytes(t: &Tensor, path: &Path) -> Result<Vec<u8>, Error> {
 fn st_dtype(d: DType) -> StDtype {
     match d {
         DType::Bool => StDtype::BOOL,
+        DType::U8 => StDtype::U8,
         DType::I32 => StDtype::I32,
         DType::I64 => StDtype::I64,
         DType::F16 => StDtype::F16,
@@ -179,12 +181,13 @@ pub fn parse_npy(b: &[u8]) -> Result<Tensor, String> {
         .ok_or("malformed 'descr'")?;
     let dtype = match descr {
         "|b1" => DType::Bool,
+        "|u1" => DType::U8,
         "<i4" | "=i4" => DType::I32,
         "<i8" | "=i8" => DType::I64,
         "<f2" | "=f2" => DType::F16,
         "<f4" | "=f4" => DType::F32,
         "<f8" | "=f8" => DType::F64,
-        other => return Err(format!("element type '{other}' is not supported (cudash reads bool, i4, i8, f2, f4, f8, little-endian)")),
+        other => return Err(format!("element type '{other}' is not supported (cudash reads bool, u1, i4, i8, f2, f4, f8, little-endian)")),
     };
     let fortran = field("fortran_order")?.starts_with("True");
     let shape_text = field("shape")?;
@@ -234,6 +237,7 @@ pub fn parse_safetensors(b: &[u8]) -> Result<Vec<(String, Tensor)>, String> {
         .map(|(name, view)| {
             let dtype = match view.dtype() {
                 StDtype::BOOL => DType::Bool,
+                StDtype::U8 => DType::U8,
                 StDtype::I32 => DType::I32,
                 StDtype::I64 => DType::I64,
                 StDtype::F16 => DType::F16,

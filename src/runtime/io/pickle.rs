@@ -51,15 +51,15 @@ fn storage_dtype(name: &str) -> Option<Result<DType, String>> {
         "LongStorage" => DType::I64,
         "IntStorage" => DType::I32,
         "BoolStorage" => DType::Bool,
-        "ByteStorage"
-        | "CharStorage"
+        "ByteStorage" => DType::U8,
+        "CharStorage"
         | "ShortStorage"
         | "ComplexFloatStorage"
         | "ComplexDoubleStorage"
         | "UntypedStorage" => {
             let of = name.trim_end_matches("Storage");
             return Some(Err(format!(
-                "a tensor of {of} elements: cudash has bool, i32, i64, f16, bf16, f32 and f64 (convert it in PyTorch before saving)"
+                "a tensor of {of} elements: cudash has bool, uint8, i32, i64, f16, bf16, f32 and f64 (convert it in PyTorch before saving)"
             )));
         }
         _ => return None,
@@ -70,6 +70,7 @@ fn storage_dtype(name: &str) -> Option<Result<DType, String>> {
 fn storage_name(d: DType) -> &'static str {
     match d {
         DType::Bool => "BoolStorage",
+        DType::U8 => "ByteStorage",
         DType::I32 => "IntStorage",
         DType::I64 => "LongStorage",
         DType::F16 => "HalfStorage",
@@ -82,6 +83,7 @@ fn storage_name(d: DType) -> &'static str {
 fn dtype_name(d: DType) -> &'static str {
     match d {
         DType::Bool => "bool",
+        DType::U8 => "uint8",
         DType::I32 => "int32",
         DType::I64 => "int64",
         DType::F16 => "float16",

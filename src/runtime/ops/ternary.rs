@@ -39,6 +39,7 @@ pub fn ternary(op: TernaryOp, a: Operand, b: Operand, c: Operand) -> Result<Tens
             DType::F64 => add_scaled::<f64>(ta, tb, tc, &p.shape),
             DType::F16 => add_scaled::<f16>(ta, tb, tc, &p.shape),
             DType::BF16 => add_scaled::<bf16>(ta, tb, tc, &p.shape),
+            DType::U8 => add_scaled::<u8>(ta, tb, tc, &p.shape),
             DType::I32 => add_scaled::<i32>(ta, tb, tc, &p.shape),
             DType::I64 => add_scaled::<i64>(ta, tb, tc, &p.shape),
             DType::Bool => unreachable!("add_scaled refuses bool in plan"),
@@ -157,6 +158,13 @@ impl AddScaled for bf16 {
     type Alpha = f32;
     fn add_scaled(a: bf16, b: bf16, alpha: f32) -> bf16 {
         bf16::from_f32(b.to_f32().mul_add(alpha, a.to_f32()))
+    }
+}
+
+impl AddScaled for u8 {
+    type Alpha = u8;
+    fn add_scaled(a: u8, b: u8, alpha: u8) -> u8 {
+        a.wrapping_add(alpha.wrapping_mul(b))
     }
 }
 
@@ -303,6 +311,7 @@ macro_rules! pick_bits {
 }
 
 pick_bits!(
+    u8 => u8, |v| v, |b| b;
     i32 => u32, |v| v as u32, |b| b as i32;
     i64 => u64, |v| v as u64, |b| b as i64;
     f32 => u32, f32::to_bits, f32::from_bits;

@@ -1,0 +1,141 @@
+//! `torch.uint8` (cudash's `u8`): one byte per element, arithmetic that
+//! wraps modulo 256, floats converted through int64 as c10 converts them,
+//! promotion as PyTorch's, a uint8 index read as a mask with PyTorch's
+//! deprecation warning. Each expected value is what PyTorch 2.15 printed
+//! for the same program (`tensor([...], dtype=torch.uint8)`), in cudash's
+//! rendering.
+
+mod common;
+
+const PROGRAM: &str = r#"import torch
+x = torch.tensor([0, 100, 200, 255], dtype=torch.uint8, device=DEV)
+print(x.dtype, x.element_size(), x.dtype.is_signed, x.dtype.itemsize, x.is_floating_point())
+print(x + 100)
+print(x - 1)
+print(-x)
+print(x * 2)
+print(x / 2)
+print(x // 3, x % 7)
+print(x.sum(), x.sum().dtype, x.cumsum(0))
+print(x.max(), x.argmax(), x.prod())
+print(torch.tensor([-1.0, 256.0, 3.7, 300.5], device=DEV).to(torch.uint8))
+print(torch.tensor([-1, 256, 3], device=DEV).byte())
+print(x + torch.tensor([1], dtype=torch.int32, device=DEV))
+print((x + 1.5).dtype, (x * True).dtype)
+print(x > 100, x & 0x0F, ~x)
+print(torch.zeros(2, dtype=torch.uint8, device=DEV), torch.arange(3, dtype=torch.uint8, device=DEV))
+print(x.type())
+print(x.float().mean(), x.clamp(10, 150), torch.where(x > 100, x, 0))
+print(x.sort(descending=True).values, x.tolist(), x[3].item())
+print(torch.tensor([250], dtype=torch.uint8, device=DEV) + torch.tensor([10], dtype=torch.uint8, device=DEV))
+print(x.pow(2), torch.tensor([[1, 2], [3, 4]], dtype=torch.uint8) @ torch.tensor([[100, 2], [3, 4]], dtype=torch.uint8))
+y = x.clone()
+y[0] = 4
+print(y)
+try:
+    torch.tensor([-1, 300], dtype=torch.uint8)
+except RuntimeError as e:
+    print(e)
+try:
+    torch.full((2,), 300, dtype=torch.uint8)
+except RuntimeError as e:
+    print(e)
+try:
+    y[0] = 260
+except RuntimeError as e:
+    print(e)
+try:
+    x.mean()
+except RuntimeError as e:
+    print("mean refused")
+print(torch.iinfo(torch.uint8).max, torch.iinfo(torch.uint8).min, torch.ByteTensor([1, 2]).dtype)
+"#;
+
+fn expected(dev: &str) -> Vec<String> {
+    let on = |s: &str| s.replace("DEV", dev);
+    [
+        "torch.uint8 1 False 1 False",
+        "[100, 200,  44,  99]  u8[4] @DEV",
+        "[255,  99, 199, 254]  u8[4] @DEV",
+        "[  0, 156,  56,   1]  u8[4] @DEV",
+        "[  0, 200, 144, 254]  u8[4] @DEV",
+        "[  0.0000,  50.0000, 100.0000, 127.5000]  f32[4] @DEV",
+        "[ 0, 33, 66, 85]  u8[4] @DEV [0, 2, 4, 3]  u8[4] @DEV",
+        "555  i64[] @DEV torch.int64 [  0, 100, 300, 555]  i64[4] @DEV",
+        "255  u8[] @DEV 3  i64[] @DEV 0  i64[] @DEV",
+        "[255,   0,   3,  44]  u8[4] @DEV",
+        "[255,   0,   3]  u8[3] @DEV",
+        "[  1, 101, 201, 256]  i32[4] @DEV",
+        "torch.float32 torch.uint8",
+        "[false, false,  true,  true]  bool[4] @DEV [ 0,  4,  8, 15]  u8[4] @DEV [255, 155,  55,   0]  u8[4] @DEV",
+        "[0, 0]  u8[2] @DEV [0, 1, 2]  u8[3] @DEV",
+    ]
+    .iter()
+    .map(|s| on(s))
+    .chain([if dev == "cpu" {
+        "torch.ByteTensor".to_string()
+    } else {
+        "torch.cuda.ByteTensor".to_string()
+    }])
+    .chain(
+        [
+            "138.7500  f32[] @DEV [ 10, 100, 150, 150]  u8[4] @DEV [  0,   0, 200, 255]  u8[4] @DEV",
+            "[255, 200, 100,   0]  u8[4] @DEV [0, 100, 200, 255] 255",
+            "[4]  u8[1] @DEV",
+            "[ 0, 16, 64,  1]  u8[4] @DEV [[106,  10],",
+            " [ 56,  22]]",
+            "u8[2,2] @cpu",
+            "[  4, 100, 200, 255]  u8[4] @DEV",
+            "value cannot be converted to type uint8 without overflow",
+            "the value 300 cannot be converted to u8 without overflow",
+            "value cannot be converted to type uint8_t without overflow",
+            "mean refused",
+            "255 0 torch.uint8",
+        ]
+        .iter()
+        .map(|s| on(s)),
+    )
+    .collect()
+}
+
+/// Wrapping arithmetic, conversions, promotion, reductions into int64,
+/// printing and the overflow errors, on the cpu (`full`'s message is
+/// cudash's, naming the value; PyTorch's says `uint8_t`).
+#[test]
+fn uint8_tensors_compute_as_pytorchs_on_the_cpu() {
+    let got = common::script_lines_on(0, "u8cpu", &PROGRAM.replace("DEV", "\"cpu\""));
+    assert_eq!(got, expected("cpu"));
+}
+
+/// The same program on a simulated GPU: the same values, on cuda:0.
+#[test]
+fn uint8_tensors_compute_as_pytorchs_on_a_gpu() {
+    let got = common::script_lines_on(1, "u8gpu", &PROGRAM.replace("DEV", "\"cuda\""));
+    assert_eq!(got, expected("cuda:0"));
+}
+
+/// A uint8 index is a mask, with PyTorch's deprecation warning once per
+/// line of the program, as Python's warning filter shows it (PyTorch
+/// printed it 3 times for this program).
+#[test]
+fn a_uint8_index_is_a_mask_with_pytorchs_warning() {
+    let (out, err, ok) = common::script_streams(
+        "u8mask",
+        r#"import torch
+x = torch.tensor([5, 6, 7, 8])
+m = torch.tensor([1, 0, 1, 0], dtype=torch.uint8)
+print(x[m])
+for i in range(3):
+    x[m]
+print(x[m])
+"#,
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out, "[5, 7]  i64[2] @cpu\n[5, 7]  i64[2] @cpu\n");
+    assert_eq!(
+        err.matches("indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead.")
+            .count(),
+        3,
+        "{err}"
+    );
+}
