@@ -130,6 +130,48 @@ fn render_at(
     }
 }
 
+/// The calls an error left, innermost first, one line each: where the
+/// call is (`train.py:40:9`), the function it is in, and the line's text
+/// (what Python's traceback gives, read upwards). `name` and `src` are the
+/// running script's, for calls made in it.
+pub fn render_calls(diag: &Diagnostic, name: &str, src: &str) -> String {
+    if diag.called_from.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("called from:\n");
+    for c in &diag.called_from {
+        let (name, src) = match &c.source {
+            Some(s) => (s.name.as_str(), s.text.as_ref()),
+            None => (name, src),
+        };
+        let at = floor_char(src, c.span.start.min(src.len()));
+        let line_start = src[..at].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = src[at..].find('\n').map_or(src.len(), |i| at + i);
+        let line = src[..line_start].matches('\n').count() + 1;
+        let col = src[line_start..at].chars().count() + 1;
+        let text: String = src[line_start..line_end]
+            .trim()
+            .chars()
+            .take(CONTEXT * 2)
+            .collect();
+        let within = c
+            .within
+            .as_ref()
+            .map_or(String::new(), |f| format!(" in {f}"));
+        out.push_str(&format!("  {name}:{line}:{col}{within}: {text}\n"));
+        if c.repeats > 0 {
+            out.push_str(&format!(
+                "  [the line above repeated {} more times]\n",
+                c.repeats
+            ));
+        }
+    }
+    if diag.more_calls > 0 {
+        out.push_str(&format!("  … and {} calls more\n", diag.more_calls));
+    }
+    out
+}
+
 /// A single line: `SyntaxError: unexpected `)``.
 pub fn one_line(diag: &Diagnostic) -> String {
     format!("{}: {}", diag.error.python_name(), diag.error)

@@ -535,6 +535,8 @@ impl Error {
             error: self,
             span,
             source: None,
+            called_from: Vec::new(),
+            more_calls: 0,
         }))
     }
 }
@@ -553,7 +555,29 @@ pub struct Located {
     /// The script or cell `span` is in, when it is not the one that ran (a
     /// function defined in an earlier cell); none: the running one.
     pub source: Option<Arc<Source>>,
+    /// The calls of the program's functions the error left, innermost
+    /// first: Python's traceback, read upwards (at most `SHOWN_CALLS`).
+    pub called_from: Vec<CallSite>,
+    /// Calls left beyond those (a deep recursion).
+    pub more_calls: usize,
 }
+
+/// Where a function the error left was called.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallSite {
+    pub span: Span,
+    /// The text the call is in; none: the running script or cell.
+    pub source: Option<Arc<Source>>,
+    /// The function the call is in; none: a module's top level.
+    pub within: Option<String>,
+    /// The same call again right after, as a recursion makes it.
+    pub repeats: usize,
+}
+
+/// How many different calls a report lists; a call repeated right after
+/// the one before (a recursion) is counted on it, as Python says
+/// "[Previous line repeated 996 more times]".
+pub const SHOWN_CALLS: usize = 20;
 
 /// A script or cell's text and the name an error report gives it.
 #[derive(Debug, PartialEq)]
@@ -581,6 +605,35 @@ impl Diagnostic {
     pub fn in_source(mut self, source: &Arc<Source>) -> Diagnostic {
         if self.0.source.is_none() {
             self.0.source = Some(Arc::clone(source));
+        }
+        // The calls made from that text say so too (the last one listed
+        // is in it, made before its text was known).
+        for c in &mut self.0.called_from {
+            if c.source.is_none() {
+                c.source = Some(Arc::clone(source));
+            }
+        }
+        self
+    }
+
+    /// This diagnostic, having left a function called at `span` from
+    /// `within` (none: a top level), in the text running there.
+    pub fn called_at(mut self, span: Span, within: Option<String>) -> Diagnostic {
+        if let Some(last) = self.0.called_from.last_mut() {
+            if last.span == span && last.within == within {
+                last.repeats += 1;
+                return self;
+            }
+        }
+        if self.0.called_from.len() < SHOWN_CALLS {
+            self.0.called_from.push(CallSite {
+                span,
+                source: None,
+                within,
+                repeats: 0,
+            });
+        } else {
+            self.0.more_calls += 1;
         }
         self
     }

@@ -384,16 +384,19 @@ impl Session {
     }
 
     fn report(&self, d: &Diagnostic, name: &str, src: &str) -> ErrorReport {
+        let (run_name, run_src) = (name, src);
         // An error in a function defined in another cell is shown in that
         // cell's text, under its name (`cell 2:3:5`).
         let (name, src) = match &d.source {
             Some(s) if !std::ptr::eq(s.text.as_ref(), src) => (s.name.as_str(), s.text.as_ref()),
             _ => (name, src),
         };
+        let mut report = diag::render(d, name, src, self.config.color);
+        report.push_str(&diag::render_calls(d, run_name, run_src));
         ErrorReport {
             ename: d.error.python_name().into_owned(),
             evalue: d.error.to_string(),
-            report: diag::render(d, name, src, self.config.color),
+            report,
         }
     }
 

@@ -4547,3 +4547,49 @@ SyntaxError
     .collect();
     assert_eq!(got, want);
 }
+
+/// An error inside functions shows, under its report, the calls it left,
+/// innermost first, each at its place with its text (Python's traceback
+/// read upwards): a model's `forward` called through `model(x)` from
+/// `train`, called from the top level; an error inside cudash's own NumPy
+/// names the program's line that called into it.
+#[test]
+fn an_error_in_a_function_shows_the_calls_it_left() {
+    let (out, err, ok) = common::script_streams(
+        "calls",
+        r#"import torch
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 2)
+    def forward(self, x):
+        return self.fc(x.view(-1, 3))
+
+def train(model):
+    for i in range(2):
+        out = model(torch.ones(2, 4))
+
+train(Net())
+"#,
+    );
+    assert!(!ok && out.is_empty(), "{out}");
+    assert!(err.contains("calls.py:7:24"), "{err}");
+    assert!(
+        err.ends_with(
+            "called from:\n  calls.py:11:15 in train: out = model(torch.ones(2, 4))\n  calls.py:13:1: train(Net())\n"
+        ),
+        "{err}"
+    );
+    let (_, err, ok) = common::script_streams(
+        "calls_np",
+        "import numpy as np\n\ndef load():\n    return np.memmap('missing.bin', dtype=np.uint8, mode='r')\n\nload()\n",
+    );
+    assert!(!ok, "{err}");
+    assert!(err.contains("[ <cudash>/numpy.py:"), "{err}");
+    assert!(
+        err.ends_with(
+            "called from:\n  calls_np.py:4:12 in load: return np.memmap('missing.bin', dtype=np.uint8, mode='r')\n  calls_np.py:6:1: load()\n"
+        ),
+        "{err}"
+    );
+}

@@ -203,6 +203,9 @@ impl Interp {
             .grad_mode
             .map(|on| std::mem::replace(&mut self.grad.enabled, on));
         let code: *const Code = &f.code;
+        // The runtime calls a function at its own name (a Dataset's
+        // function in a DataLoader): no call site of the program's then.
+        let called_by_runtime = span == f.def.name.span;
         let cells = new_cells(&f, &slots);
         self.frames.push(Frame {
             function: f,
@@ -235,7 +238,10 @@ impl Interp {
             }
             frame.returned
         });
-        ran?;
+        ran.map_err(|d| match called_by_runtime {
+            true => d,
+            false => self.called_here(d, span),
+        })?;
         Ok(returned.unwrap_or(Value::None))
     }
 
@@ -247,6 +253,14 @@ impl Interp {
             Some(source) => d.in_source(source),
             None => d,
         }
+    }
+
+    /// An error that left a call made at `span` from the running code:
+    /// the call site is added to its traceback.
+    #[cold]
+    fn called_here(&self, d: Diagnostic, span: Span) -> Diagnostic {
+        let within = self.frames.last().map(|f| f.function.name().to_string());
+        d.called_at(span, within)
     }
 
     /// `return v`: the running call's value is `v`.
