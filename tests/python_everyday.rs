@@ -4593,3 +4593,56 @@ train(Net())
         "{err}"
     );
 }
+
+/// `warnings` (cudash's own module): `warn` with a category, filters by
+/// category and message, `catch_warnings`, "error" raising the warning;
+/// an "ignore" of a category also hides PyTorch's warning of it that cudash
+/// gives. What Python 3.11 and PyTorch 2.15 printed for the same program:
+/// the same lines on stdout, the same warnings shown (cudash counts a
+/// loop's repeats on a line of its own).
+#[test]
+fn warnings_are_shown_filtered_and_raised_as_pythons() {
+    let (out, err, ok) = common::script_streams(
+        "warns",
+        r#"import warnings
+import torch
+warnings.warn("first")
+warnings.warn("soon gone", FutureWarning)
+for i in range(3):
+    warnings.warn("in a loop", DeprecationWarning)
+print(issubclass(FutureWarning, Warning), issubclass(UserWarning, DeprecationWarning), UserWarning.__name__)
+print(issubclass(torch.nn.Linear, torch.nn.Module), issubclass(KeyError, (ValueError, LookupError)))
+warnings.filterwarnings("ignore", category=FutureWarning)
+warnings.warn("hidden", FutureWarning)
+scaler = torch.cuda.amp.GradScaler(enabled=False)
+warnings.warn("still shown")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    warnings.warn("hidden too")
+warnings.warn("shown again")
+warnings.filterwarnings("error", message="bad")
+try:
+    warnings.warn("bad thing")
+except UserWarning as e:
+    print("raised:", e)
+warnings.resetwarnings()
+warnings.filterwarnings("ignore")
+warnings.warn("all hidden", RuntimeWarning)
+print("done")
+"#,
+    );
+    assert!(ok, "{err}");
+    assert_eq!(
+        out,
+        "True False UserWarning\nTrue True\nraised: bad thing\ndone\n"
+    );
+    assert_eq!(
+        err,
+        "warning: UserWarning: first\n\
+         warning: FutureWarning: soon gone\n\
+         warning: DeprecationWarning: in a loop\n\
+         warning: (the warning above came 2 more times in this statement)\n\
+         warning: UserWarning: still shown\n\
+         warning: UserWarning: shown again\n"
+    );
+}

@@ -70,6 +70,19 @@ pub static CLASSES: &[ExceptionClass] = &[
     class("UnicodeDecodeError", Some("UnicodeError")),
     // json.JSONDecodeError (json.decoder's).
     class("JSONDecodeError", Some("ValueError")),
+    // Warnings' categories (`warnings.warn(msg, FutureWarning)`), which
+    // are exceptions too (`filterwarnings("error")` raises them).
+    class("Warning", Some("Exception")),
+    class("UserWarning", Some("Warning")),
+    class("DeprecationWarning", Some("Warning")),
+    class("PendingDeprecationWarning", Some("Warning")),
+    class("SyntaxWarning", Some("Warning")),
+    class("RuntimeWarning", Some("Warning")),
+    class("FutureWarning", Some("Warning")),
+    class("ImportWarning", Some("Warning")),
+    class("UnicodeWarning", Some("Warning")),
+    class("BytesWarning", Some("Warning")),
+    class("ResourceWarning", Some("Warning")),
 ];
 
 /// The class named `name` (`ValueError`), if Python or cudash has it.

@@ -616,6 +616,12 @@ static NATIVES: &[Native] = &[
         name: "torch.set_default_device",
     },
     Native {
+        name: "_cudash.warn",
+    },
+    Native {
+        name: "_cudash.ignore_warnings",
+    },
+    Native {
         name: "torch.get_default_device",
     },
     Native { name: "time.time" },
@@ -1716,6 +1722,30 @@ impl Interp {
                 Value::None
             }
             "torch.get_default_device" => Value::device(self.default_device()),
+            // `warnings.warn` (cudash's `warnings` module): shown as
+            // cudash's warnings are, unless its category is ignored.
+            "_cudash.warn" => {
+                if let Some(Value::Str(s)) = args.first().map(|a| &a.value) {
+                    self.warn_once(s.to_string());
+                }
+                Value::None
+            }
+            // The categories `filterwarnings("ignore", category=C)` hides.
+            "_cudash.ignore_warnings" => {
+                let names = args.first().and_then(|a| a.value.items());
+                self.ignored_warnings = names
+                    .map(|items| {
+                        items
+                            .iter()
+                            .filter_map(|v| match v {
+                                Value::Str(s) => Some(s.to_string()),
+                                _ => None,
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                Value::None
+            }
             "torch.distributed.get_backend" => {
                 let name = self.rt.backend_name().map_err(|e| e.at(span))?;
                 Value::Str(Arc::new(name.into()))

@@ -211,6 +211,8 @@ pub struct Interp {
     /// given (`torch.set_default_device`, `with torch.device(d):`); none:
     /// the cpu. Per interpreter, as PyTorch's is per thread.
     pub(crate) default_device: Option<context::DefaultDevice>,
+    /// The warning categories the program's `warnings` filters ignore.
+    pub(crate) ignored_warnings: Vec<String>,
 }
 
 impl Interp {
@@ -243,6 +245,7 @@ impl Interp {
             source: None,
             turn: None,
             default_device: None,
+            ignored_warnings: Vec::new(),
         }
     }
 

@@ -145,6 +145,14 @@ impl Interp {
     /// A warning, shown once per top-level statement (a loop repeats it
     /// as a count at the end).
     pub(crate) fn warn_once(&mut self, msg: String) {
+        // `warnings.filterwarnings("ignore", category=C)` hides warnings
+        // of Python's categories (`FutureWarning: ...`); cudash's own
+        // (a race between streams) carry none and stay.
+        if let Some((category, _)) = msg.split_once(": ") {
+            if self.ignored_warnings.iter().any(|c| c == category) {
+                return;
+            }
+        }
         match self.warned.iter_mut().find(|(m, _)| *m == msg) {
             Some((_, n)) => *n += 1,
             None => {

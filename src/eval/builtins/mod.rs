@@ -551,6 +551,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("trunc_normal_", init::init),
     ("calculate_gain", init::calculate_gain),
     ("isinstance", nn::isinstance),
+    ("issubclass", nn::issubclass),
     ("type", nn::type_),
     ("open", super::files::open),
     ("multinomial", sampling::multinomial),
@@ -579,7 +580,7 @@ impl Interp {
         // current device.
         let args = match doc.name {
             "print" | "device" | "str" | "repr" | "len" | "type" | "format" | "open"
-            | "isinstance" | "callable" => args,
+            | "isinstance" | "issubclass" | "callable" => args,
             _ => self.resolve_args(args),
         };
         // An instance with `__iter__` is iterated through it where Python's

@@ -524,6 +524,48 @@ pub(super) fn isinstance(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
     Ok(Value::bool(false))
 }
 
+/// `issubclass(cls, classinfo)`: whether class `cls` is `classinfo` (or
+/// one of a tuple of them) or derives from it, as Python's: the program's
+/// classes, the exception classes (`issubclass(FutureWarning, Warning)`)
+/// and a class derived from a built-in one (`Module`, a layer, an
+/// exception).
+pub(super) fn issubclass(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (cls, cls_span) = b.get("cls").cloned().unwrap_or((Value::None, b.span));
+    let (info, _) = b.get("classinfo").cloned().unwrap_or((Value::None, b.span));
+    if !matches!(
+        cls,
+        Value::Class(_) | Value::ExcClass(_) | Value::Builtin(_)
+    ) {
+        return Err(
+            Error::wrong_type("issubclass() arg 1", "a class", cls.type_name()).at(cls_span),
+        );
+    }
+    Ok(Value::bool(is_subclass(&cls, &info)))
+}
+
+fn is_subclass(cls: &Value, info: &Value) -> bool {
+    use super::super::exceptions::is_a;
+    match (cls, info) {
+        (_, Value::List(_) | Value::MutList(_)) => info
+            .items()
+            .unwrap_or_default()
+            .iter()
+            .any(|c| is_subclass(cls, c)),
+        (_, Value::Class(o)) if std::sync::Arc::ptr_eq(o, &super::super::value::object_class()) => {
+            true
+        }
+        (Value::Class(a), Value::Class(b)) => a.derives(b),
+        (Value::ExcClass(a), Value::ExcClass(b)) => is_a(a.name, b),
+        (Value::Class(a), Value::ExcClass(b)) => a.exception().is_some_and(|c| is_a(c.name, b)),
+        (Value::Class(a), Value::Builtin(doc)) if doc.name == "Module" => a.is_module(),
+        (Value::Class(a), Value::Builtin(doc)) => a.layer() == Some(doc.name),
+        (Value::Builtin(a), Value::Builtin(doc)) => {
+            a.name == doc.name || (doc.name == "Module" && is_layer(a.name))
+        }
+        _ => false,
+    }
+}
+
 fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
     Ok(match class {
         // Tuples of classes nest: `isinstance(p, ((int, float), tuple))`.
