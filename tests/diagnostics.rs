@@ -170,7 +170,7 @@ diagnostic!(torch_no_grad_call, "torch.no_grad()");
 // A pasted program's imports and indentation (issue 68).
 diagnostic!(
     import_torchvision,
-    "import torch\nfrom torchvision import models"
+    "import torch\nfrom torchvision import ops"
 );
 diagnostic!(import_numpy, "import numpy.linalg as la");
 diagnostic!(import_unknown_module, "import tarfile");

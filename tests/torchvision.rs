@@ -574,3 +574,94 @@ epoch 2 [32/96] loss 1.9089
 epoch 2 [64/96] loss 1.2806
 test: average loss 0.6318, accuracy 40/40 (100%)
 "#;
+
+/// `torchvision.models`: a seeded ResNet-18 holds torchvision's numbers
+/// (its construction and `self.modules()` initialisation draw in
+/// torchvision's order) and computes torchvision's outputs; ResNet-50's
+/// state_dict has torchvision's names. Expected lines: what torchvision
+/// 0.29.2 with PyTorch 2.15 printed for the same program.
+#[test]
+fn models_hold_and_compute_torchvisions_numbers() {
+    let dir = fresh_dir("models");
+    let (out, err, ok) = run_in(&dir, 0, MODELS, &[]);
+    assert!(ok && err.is_empty(), "{err}");
+    assert_eq!(out, MODELS_TORCH);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const MODELS: &str = r#"import torch
+from torchvision import models
+torch.manual_seed(0)
+m = models.resnet18(num_classes=10)
+n = sum(p.numel() for p in m.parameters())
+print(n, round(sum(p.sum().item() for p in m.parameters()), 4))
+x = torch.randn(2, 3, 32, 32)
+m.eval()
+y = m(x)
+print([round(v, 4) for v in y[0].tolist()])
+print(models.ResNet18_Weights.DEFAULT, models.ResNet50_Weights.DEFAULT.url, models.ResNet18_Weights.IMAGENET1K_V1.meta["num_params"])
+r = models.resnet50(num_classes=7)
+print(sum(p.numel() for p in r.parameters()), len(r.state_dict()), list(r.state_dict())[:6])
+print(m.layer2[0].downsample)
+"#;
+
+const MODELS_TORCH: &str = r#"11181642 4663.0477
+[-0.2247, 0.0917, -0.3879, 0.029, -0.8435, -0.8848, 0.1459, -0.0432, 0.1322, 0.2266]
+ResNet18_Weights.IMAGENET1K_V1 https://download.pytorch.org/models/resnet50-11ad3fa6.pth 11689512
+23522375 320 ['conv1.weight', 'bn1.weight', 'bn1.bias', 'bn1.running_mean', 'bn1.running_var', 'bn1.num_batches_tracked']
+Sequential(
+  (0): Conv2d(64, 128, kernel_size=(1, 1), stride=(2, 2), bias=False)
+  (1): BatchNorm2d(128, eps=1e-05, momentum=0.1, affine=True, bias=True, track_running_stats=True)
+)
+"#;
+
+/// Trained weights come from `torch.hub`'s cache (`hub/checkpoints/` under
+/// `torch.hub.get_dir()`), loaded without a download when the file is
+/// there: by enum member, by name, and through `pretrained=True` with
+/// torchvision's two deprecation warnings; an unknown name is torchvision's
+/// KeyError, another model's weights its TypeError.
+#[test]
+fn weights_load_from_the_hub_cache() {
+    let dir = fresh_dir("weights");
+    let (out, err, ok) = run_in(&dir, 0, WEIGHTS, &[]);
+    assert!(ok, "{err}");
+    assert_eq!(
+        out,
+        "True 1000\nTrue\nTrue\nResNet18_Weights.IMAGENET1K_V1\nKeyError 'IMAGENET1K_V9'\n\
+         TypeError Invalid Weight class provided; expected ResNet18_Weights but received ResNet50_Weights.\n\
+         no transforms\n"
+    );
+    assert!(!out.contains("Downloading"), "{out}");
+    assert!(
+        err.contains("UserWarning: The parameter 'pretrained' is deprecated since 0.13")
+            && err.contains("The current behavior is equivalent to passing `weights=ResNet18_Weights.IMAGENET1K_V1`."),
+        "{err}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+const WEIGHTS: &str = r#"import os
+import torch
+from torchvision import models
+torch.hub.set_dir("hub")
+os.makedirs("hub/checkpoints", exist_ok=True)
+torch.manual_seed(1)
+saved = models.resnet18()
+torch.save(saved.state_dict(), "hub/checkpoints/resnet18-f37072fd.pth")
+m = models.resnet18(weights=models.ResNet18_Weights.IMAGENET1K_V1)
+print(torch.equal(m.fc.weight, saved.fc.weight), m.fc.out_features)
+m2 = models.resnet18(weights="DEFAULT")
+print(torch.equal(m2.conv1.weight, saved.conv1.weight))
+m3 = models.resnet18(pretrained=True)
+print(torch.equal(m3.layer4[1].bn2.running_var, saved.layer4[1].bn2.running_var))
+print(models.ResNet18_Weights.verify("ResNet18_Weights.DEFAULT"))
+for bad in ("IMAGENET1K_V9", models.ResNet50_Weights.DEFAULT):
+    try:
+        models.resnet18(weights=bad)
+    except (KeyError, TypeError) as e:
+        print(type(e).__name__, e)
+try:
+    models.ResNet50_Weights.DEFAULT.transforms()
+except NotImplementedError as e:
+    print("no transforms")
+"#;

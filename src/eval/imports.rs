@@ -1034,8 +1034,9 @@ fn missing_module(path: &str) -> Error {
         "torchvision" => (
             format!("cudash's torchvision has no `{path}`"),
             "it has `torchvision.datasets` (MNIST, FashionMNIST, KMNIST, FakeData), \
-             `torchvision.transforms` (those that do not resample) and `torchvision.utils` \
-             (make_grid, save_image); docs/python-programs.md lists them"
+             `torchvision.transforms` (those that do not resample), `torchvision.models` \
+             (ResNets, VGGs, AlexNet) and `torchvision.utils` (make_grid, save_image); \
+             docs/python-programs.md lists them"
                 .to_string(),
         ),
         "torchaudio" | "torchtext" => (

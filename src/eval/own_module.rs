@@ -55,7 +55,7 @@ fn script_dir() -> PathBuf {
 
 /// The error of importing `m.name`, where `m` is one of cudash's own
 /// modules (`stdlib/`) and has no such submodule: `imports.rs` says which
-/// parts it has (`torchvision.models`, `numpy.linalg`).
+/// parts it has (`torchvision.ops`, `numpy.linalg`).
 fn lacked_part(m: &OwnModule, name: &str) -> Option<Error> {
     let sub = format!("{}.{name}", m.name);
     if super::stdlib::text(&m.path).is_none() || file_of(&sub).is_some() {
@@ -116,7 +116,7 @@ impl Interp {
                 // `from package import submodule`: the module file beside it.
                 Err(_) => {
                     let sub = format!("{}.{}", item.module, name.name);
-                    // `from torchvision import models`: what cudash's own
+                    // `from torchvision import ops`: what cudash's own
                     // package lacks, said as an import of it is.
                     if let Some(e) = lacked_part(&m, &name.name) {
                         return Err(e.at(name.span));
@@ -381,7 +381,7 @@ impl Interp {
                 .and_then(|t| t.get(name).cloned()),
         };
         found.ok_or_else(|| {
-            // `torchvision.models`, `np.linalg`: a part cudash's own module
+            // `torchvision.ops`, `np.linalg`: a part cudash's own module
             // lacks says which parts it has.
             let help = match lacked_part(m, name) {
                 Some(Error::Spelling { help, .. }) => Some(help),

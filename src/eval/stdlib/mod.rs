@@ -48,6 +48,8 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torchvision_transforms_functional.py"),
     ),
     ("torchvision.utils", include_str!("torchvision_utils.py")),
+    ("torchvision.models", include_str!("torchvision_models.py")),
+    ("torch.hub", include_str!("torch_hub.py")),
 ];
 
 /// Names of PyTorch's namespaces that a module here defines (the namespace,

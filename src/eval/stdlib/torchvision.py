@@ -7,4 +7,4 @@ FashionMNIST, KMNIST, read from the IDX files torchvision downloads),
 (`torchvision._pil.Image`), since cudash has no PIL: what decodes JPEGs
 (`ImageFolder`), resamples (`Resize`) or holds NumPy arrays (`CIFAR10`)
 says so when it is called."""
-from torchvision import datasets, transforms, utils
+from torchvision import datasets, models, transforms, utils
