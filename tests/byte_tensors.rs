@@ -139,3 +139,31 @@ print(x[m])
         "{err}"
     );
 }
+
+/// `torch.finfo` and `torch.iinfo` print as PyTorch's (each limit as C's
+/// `%g`): what PyTorch 2.15 printed for the same program.
+#[test]
+fn dtype_limits_print_as_pytorchs() {
+    let got = common::script_lines_on(
+        0,
+        "limits",
+        r#"import torch
+for d in [torch.float32, torch.float64, torch.float16, torch.bfloat16]: print(torch.finfo(d))
+for d in [torch.uint8, torch.int32, torch.int64]: print(torch.iinfo(d))
+print(repr(torch.iinfo(torch.uint8)))
+"#,
+    );
+    assert_eq!(
+        got,
+        [
+            "finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, eps=1.19209e-07, smallest_normal=1.17549e-38, tiny=1.17549e-38, dtype=float32)",
+            "finfo(resolution=1e-15, min=-1.79769e+308, max=1.79769e+308, eps=2.22045e-16, smallest_normal=2.22507e-308, tiny=2.22507e-308, dtype=float64)",
+            "finfo(resolution=0.001, min=-65504, max=65504, eps=0.000976562, smallest_normal=6.10352e-05, tiny=6.10352e-05, dtype=float16)",
+            "finfo(resolution=0.01, min=-3.38953e+38, max=3.38953e+38, eps=0.0078125, smallest_normal=1.17549e-38, tiny=1.17549e-38, dtype=bfloat16)",
+            "iinfo(min=0, max=255, dtype=uint8)",
+            "iinfo(min=-2.14748e+09, max=2.14748e+09, dtype=int32)",
+            "iinfo(min=-9.22337e+18, max=9.22337e+18, dtype=int64)",
+            "iinfo(min=0, max=255, dtype=uint8)",
+        ]
+    );
+}

@@ -120,6 +120,13 @@ pub fn repr(v: &Value) -> String {
         {
             super::dataclass::text(o, &repr)
         }
+        Value::Object(o)
+            if [true, false]
+                .iter()
+                .any(|&f| std::sync::Arc::ptr_eq(&o.class, &super::value::dtype_info_class(f))) =>
+        {
+            dtype_info_text(o)
+        }
         Value::Object(o) => format!("<{}.{} object>", o.class.module(), o.class.name),
         Value::OwnModule(m) => format!("<module '{}' from '{}'>", m.name, m.path.display()),
         Value::ArgParser(p) => {
@@ -357,4 +364,29 @@ mod tests {
             assert_eq!(super::float(x), python, "{x:e}");
         }
     }
+}
+
+/// `torch.finfo(dt)` / `torch.iinfo(dt)` as PyTorch prints them: each
+/// limit as C's `%g` writes it (`max=3.40282e+38`, and an int64's
+/// `max=9.22337e+18` too).
+fn dtype_info_text(o: &super::value::Object) -> String {
+    let fields: &[&str] = match o.get("eps") {
+        Some(_) => &["resolution", "min", "max", "eps", "smallest_normal", "tiny"],
+        None => &["min", "max"],
+    };
+    let mut parts: Vec<String> = fields
+        .iter()
+        .map(|&f| {
+            let x = o.get(f).and_then(|v| v.as_number()).unwrap_or(0.0);
+            let g = super::format::format_value(&Value::float(x), "g").unwrap_or_default();
+            format!("{f}={g}")
+        })
+        .collect();
+    let dtype = o
+        .get("dtype")
+        .map(|v| super::format::str_of(&v))
+        .unwrap_or_default();
+    parts.push(format!("dtype={dtype}"));
+    let name = if fields.len() > 2 { "finfo" } else { "iinfo" };
+    format!("{name}({})", parts.join(", "))
 }
