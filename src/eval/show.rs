@@ -343,29 +343,6 @@ pub(super) fn set_text(
     format!("{{{}}}", keys.join(", "))
 }
 
-#[cfg(test)]
-mod tests {
-    /// CPython 3.11's `repr` of each.
-    #[test]
-    fn floats_read_as_pythons_repr() {
-        for (x, python) in [
-            (0.1, "0.1"),
-            (4e-06, "4e-06"),
-            (1.0 / 3.0, "0.3333333333333333"),
-            (1e16, "1e+16"),
-            (0.30000000000000004, "0.30000000000000004"),
-            (-2.5e-5, "-2.5e-05"),
-            // A float32's value, halfway between two 17-digit strings:
-            // Python writes the even one.
-            (1020.0 + 0.617_248_535_156_25, "1020.6172485351562"),
-            (f64::from(0.1f32), "0.10000000149011612"),
-            (5e-324, "5e-324"),
-        ] {
-            assert_eq!(super::float(x), python, "{x:e}");
-        }
-    }
-}
-
 /// `torch.finfo(dt)` / `torch.iinfo(dt)` as PyTorch prints them: each
 /// limit as C's `%g` writes it (`max=3.40282e+38`, and an int64's
 /// `max=9.22337e+18` too).
@@ -389,4 +366,27 @@ fn dtype_info_text(o: &super::value::Object) -> String {
     parts.push(format!("dtype={dtype}"));
     let name = if fields.len() > 2 { "finfo" } else { "iinfo" };
     format!("{name}({})", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    /// CPython 3.11's `repr` of each.
+    #[test]
+    fn floats_read_as_pythons_repr() {
+        for (x, python) in [
+            (0.1, "0.1"),
+            (4e-06, "4e-06"),
+            (1.0 / 3.0, "0.3333333333333333"),
+            (1e16, "1e+16"),
+            (0.30000000000000004, "0.30000000000000004"),
+            (-2.5e-5, "-2.5e-05"),
+            // A float32's value, halfway between two 17-digit strings:
+            // Python writes the even one.
+            (1020.0 + 0.617_248_535_156_25, "1020.6172485351562"),
+            (f64::from(0.1f32), "0.10000000149011612"),
+            (5e-324, "5e-324"),
+        ] {
+            assert_eq!(super::float(x), python, "{x:e}");
+        }
+    }
 }
