@@ -365,3 +365,69 @@ print(torch.cuda.device, torch.cuda.current_device())
         ]
     );
 }
+
+/// What `torch.cuda` says about a device, as PyTorch's API gives it: the
+/// properties (printed as `_CudaDeviceProperties(...)`), the capability,
+/// `mem_get_info`'s free memory falling by what the caching allocator
+/// reserves and coming back only with `empty_cache()` (a freed tensor's
+/// block stays cached), the default stream equal to the current one, the
+/// matmul precision turning `allow_tf32` on, the host thread count; a
+/// `torch.cuda.Event()` times only when made with `enable_timing=True`
+/// (PyTorch's ValueError otherwise). Expected lines read from PyTorch
+/// 2.15's API (`torch/cuda/__init__.py`, `memory.py`, `streams.py`,
+/// `c10/cuda/CUDAEvent.h`) for a simulated H100 of 16 GiB: this machine has
+/// no GPU to print them.
+#[test]
+fn torch_cuda_describes_devices_memory_and_events_as_pytorch() {
+    let got = common::script_lines_on(
+        2,
+        "cuda_info",
+        r#"import torch
+p = torch.cuda.get_device_properties(0)
+print(p)
+print(p.major, p.minor, p.total_memory // 2**20, torch.cuda.get_device_capability(1), torch.cuda.is_bf16_supported())
+free0, total = torch.cuda.mem_get_info()
+x = torch.empty(256 * 2**20, dtype=torch.uint8, device="cuda")
+free1, _ = torch.cuda.mem_get_info()
+del x
+free2, _ = torch.cuda.mem_get_info()
+torch.cuda.empty_cache()
+free3, _ = torch.cuda.mem_get_info()
+print(total // 2**20, (free0 - free1) // 2**20, free2 == free1, free3 == free0)
+print(torch.cuda.default_stream() == torch.cuda.current_stream(), torch.cuda.default_stream(1).device)
+print(torch.get_float32_matmul_precision(), torch.backends.cuda.matmul.allow_tf32)
+torch.set_float32_matmul_precision("high")
+print(torch.get_float32_matmul_precision(), torch.backends.cuda.matmul.allow_tf32)
+torch.set_num_threads(1)
+print(torch.get_num_threads())
+start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+start.record()
+y = torch.randn(512, 512, device="cuda") @ torch.randn(512, 512, device="cuda")
+end.record()
+torch.cuda.synchronize()
+print(start.elapsed_time(end) > 0)
+a, b = torch.cuda.Event(), torch.cuda.Event()
+a.record()
+b.record()
+b.synchronize()
+try:
+    a.elapsed_time(b)
+except ValueError as e:
+    print("ValueError:", e)
+"#,
+    );
+    assert_eq!(
+        got,
+        [
+            "_CudaDeviceProperties(name='NVIDIA H100 (simulated, 16.0 GiB)', major=9, minor=0, total_memory=16384MB)",
+            "9 0 16384 (9, 0) True",
+            "16384 256 True True",
+            "True cuda:1",
+            "highest False",
+            "high True",
+            "1",
+            "True",
+            "ValueError: Both events must be created with argument 'enable_timing=True'.",
+        ]
+    );
+}

@@ -260,7 +260,7 @@ docs! {
     Function Streams "stream", "stream(name=none)", "A new stream on the current CUDA device; `stream s { }` creates and uses one, `with s { }` uses it again. Given a stream, that stream: `with stream(s) { }` as PyTorch's `with torch.cuda.stream(s):`.", "s = stream()\nwith s { x = ones(2, device=cuda) }\nwith stream(s) { y = x * 2 }";
     Function Streams "current_stream", "current_stream(device=none)", "The stream the current (or the given) device's work goes to now: `default`, or the stream of the `stream`/`with` block running (PyTorch's `torch.cuda.current_stream()`).", "s = stream()\nwith s { current_stream() }";
     Function Streams "synchronize", "synchronize(device=none)", "PyTorch's `torch.cuda.synchronize()`: the host waits until everything queued on the current (or the given) device is done, as the statement `sync` (one host sync).", "x = randn(1000, device=cuda)\nsynchronize()";
-    Function Streams "event", "event()", "A new CUDA event: record it on a stream, wait on it, time between two.", "e = event(); e.record()";
+    Function Streams "event", "event(enable_timing=none, blocking=false, interprocess=false)", "A new CUDA event: record it on a stream, wait on it, time between two. Only events made with `enable_timing` give `elapsed_time`, as CUDA's; cudash's `event()` times by default, PyTorch's `torch.cuda.Event()` does not (`enable_timing=True` asks). `blocking` and `interprocess` change how the host waits and who may share it, not what it marks.", "e = event(); e.record()";
     Function Memory "empty_cache", "empty_cache()", "Releases every cached, unused segment back to the device.", "empty_cache()";
     Function Memory "reset_peak", "reset_peak(device=none)", "Resets the peak statistics of the caching allocator.", "reset_peak()";
     Function Memory "reset_peak_memory_stats", "reset_peak_memory_stats(device=none)", "PyTorch's name for `reset_peak`: the peak statistics start again from the current ones.", "reset_peak_memory_stats()";
@@ -332,6 +332,7 @@ docs! {
     Function Teaching "ord", "ord(c)", "Python's ord: the code point of a one-character string.", "ord(\"a\")";
     Function Teaching "frozenset", "frozenset(iterable=none)", "Python's frozenset: a set of the items (cudash's sets serve; it is not kept from changing).", "frozenset([2, 1, 2])";
     Function Teaching "globals", "globals()", "Python's globals: the module's variables as a dict (nanoGPT lists its settings so); `globals()[key] = value` assigns the variable.", "lr = 0.1\nglobals()[\"lr\"]";
+    Function Teaching "eval", "eval(source)", "Python's eval: the value of the expression in the string `source`, read in the module's variables (a function's own locals are not seen).", "eval(\"2 ** 10\")";
     Function Teaching "exec", "exec(source)", "Python's exec: the statements of the string `source`, run in the module's variables (nanoGPT's `exec(open(\"configurator.py\").read())`).", "exec(\"x = 2 + 3\")\nx";
     Function Teaching "callable", "callable(object)", "Python's callable: whether `object(...)` can be called — a function, a method, a class, a module, a builtin, an instance whose class has `__call__`.", "callable(print)";
     Function Teaching "hasattr", "hasattr(object, name)", "Python's hasattr: whether reading `object.name` gives a value rather than an AttributeError.", "hasattr(Linear(2, 3), \"weight\")";
@@ -1216,7 +1217,7 @@ pub fn pytorch_name(doc: &Doc) -> Option<String> {
             Function,
             "isinstance" | "type" | "super" | "staticmethod" | "classmethod" | "property"
             | "getattr" | "hasattr" | "setattr" | "vars" | "callable" | "divmod" | "chr" | "ord"
-            | "globals" | "exec" | "frozenset" | "bin" | "hex" | "oct",
+            | "globals" | "exec" | "eval" | "frozenset" | "bin" | "hex" | "oct",
         ) => return Some(format!("{}() (Python's)", doc.name)),
         (
             Function,

@@ -1,4 +1,5 @@
-//! Python's `globals()`, `exec(source)` and `ast.literal_eval(text)`, as
+//! Python's `globals()`, `exec(source)`, `eval(source)` and
+//! `ast.literal_eval(text)`, as
 //! nanoGPT's `train.py` and `configurator.py` use them: the settings a
 //! script defines at the top are listed with `globals()`, a config file
 //! or `--key=value` arguments are run over them with `exec`, each value
@@ -64,6 +65,55 @@ pub(super) fn exec(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     }
     me.source = outer;
     ran.map(|()| Value::None)
+}
+
+/// `eval(source)`: the value of the Python expression in `source`, read in
+/// the module's variables.
+pub(super) fn eval(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (v, span) = b
+        .get("source")
+        .cloned()
+        .ok_or_else(|| Error::value("eval() needs the expression").at(b.span))?;
+    let Value::Str(text) = v else {
+        return Err(Error::wrong_type("eval()'s expression", "a string", v.type_name()).at(span));
+    };
+    if b.get("globals").is_some() || b.get("locals").is_some() {
+        return Err(Error::value(
+            "cudash's eval reads the module's own variables: leave out globals and locals",
+        )
+        .at(b.span));
+    }
+    let source = Arc::new(Source {
+        name: EXEC_SOURCE.into(),
+        text: Arc::from(text.trim()),
+    });
+    let stmts = crate::lang::parse_as(&source.text, crate::lang::Dialect::Python)
+        .map_err(|mut errors| errors.swap_remove(0).in_source(&source))?;
+    let expr = match stmts.as_slice() {
+        [s] => match &s.kind {
+            StmtKind::Expr(e) => e,
+            _ => {
+                return Err(Error::Module {
+                    class: "SyntaxError",
+                    message: "invalid syntax: eval() takes an expression, not a statement".into(),
+                    help: Some("run statements with exec(source)".into()),
+                }
+                .at(span))
+            }
+        },
+        _ => {
+            return Err(Error::Module {
+                class: "SyntaxError",
+                message: "invalid syntax: eval() takes one expression".into(),
+                help: None,
+            }
+            .at(span))
+        }
+    };
+    let outer = me.source.replace(Arc::clone(&source));
+    let value = me.eval(expr, 0).map_err(|d| d.in_source(&source));
+    me.source = outer;
+    value
 }
 
 impl Interp {

@@ -450,7 +450,7 @@ impl Interp {
         // Python's short number builtins are never what a mistyped variable
         // meant (`out` is not `oct`): left out of the suggestion.
         let rarely_meant = [
-            "oct", "hex", "bin", "chr", "ord", "divmod", "exec", "globals",
+            "oct", "hex", "bin", "chr", "ord", "divmod", "exec", "eval", "globals",
         ];
         let known = known
             .iter()
@@ -1495,6 +1495,8 @@ fn equal_within(a: &Value, b: &Value, depth: usize) -> bool {
         (Value::Function(x), Value::Function(y)) => Arc::ptr_eq(x, y),
         (Value::Class(x), Value::Class(y)) => Arc::ptr_eq(x, y),
         (Value::Module(x), Value::Module(y)) => Arc::ptr_eq(x, y),
+        // As torch.cuda.Stream: the same stream of the same device.
+        (Value::Stream(x), Value::Stream(y)) => x.key == y.key,
         // Python's default `==` is identity; a dataclass's compares its fields.
         (Value::Object(x), Value::Object(y)) => {
             Arc::ptr_eq(x, y)

@@ -619,6 +619,33 @@ static NATIVES: &[Native] = &[
         name: "_cudash.warn",
     },
     Native {
+        name: "torch.cuda.get_device_properties",
+    },
+    Native {
+        name: "torch.cuda.get_device_capability",
+    },
+    Native {
+        name: "torch.cuda.mem_get_info",
+    },
+    Native {
+        name: "torch.cuda.is_bf16_supported",
+    },
+    Native {
+        name: "torch.cuda.default_stream",
+    },
+    Native {
+        name: "torch.set_float32_matmul_precision",
+    },
+    Native {
+        name: "torch.get_float32_matmul_precision",
+    },
+    Native {
+        name: "torch.get_num_threads",
+    },
+    Native {
+        name: "torch.set_num_threads",
+    },
+    Native {
         name: "_cudash.ignore_warnings",
     },
     Native {
@@ -985,6 +1012,16 @@ pub fn set_flag(m: &PyModule, name: &str, v: &Value) -> Result<(), Error> {
     Ok(())
 }
 
+/// Sets a flag of `MODULE_FLAGS` by its full name (what
+/// `torch.set_float32_matmul_precision` changes).
+pub(super) fn set_flag_named(full: &str, on: bool) {
+    let mut flags = lock(&FLAGS);
+    match flags.iter_mut().find(|(f, _)| *f == full) {
+        Some((_, old)) => *old = on,
+        None => flags.push((full.to_string(), on)),
+    }
+}
+
 fn flag(full: &str) -> Option<bool> {
     let default = MODULE_FLAGS.iter().find(|(f, _)| *f == full)?.1;
     let set = lock(&FLAGS)
@@ -1290,7 +1327,7 @@ fn constant(full: &str) -> Option<Value> {
                 .map(|a| Value::Str(Arc::new(a)))
                 .collect(),
         ))))),
-        "torch.backends.cudnn" => flag(full).map(Value::bool),
+        "torch.backends.cudnn" | "torch.backends.cuda.matmul" => flag(full).map(Value::bool),
         // `Optional[str]` in an annotation: cudash does not evaluate
         // annotations, so the names need only import (shown as Python's).
         "typing"
@@ -1485,6 +1522,9 @@ impl Interp {
         }
         if super::vision_files::NAMES.contains(&f.name) {
             return self.call_vision_files(f.name, args, span);
+        }
+        if super::cuda_info::NAMES.contains(&f.name) {
+            return self.call_cuda_info(f.name, args, span);
         }
         if let Some(short) = f.name.strip_prefix("torch.cuda.amp.") {
             self.rt.note(format!(

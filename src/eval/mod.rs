@@ -15,6 +15,7 @@ mod collections;
 mod compiled;
 mod context;
 mod control;
+mod cuda_info;
 mod custom_function;
 mod data;
 mod dataclass;

@@ -127,6 +127,27 @@ pub fn repr(v: &Value) -> String {
         {
             dtype_info_text(o)
         }
+        Value::Object(o)
+            if std::sync::Arc::ptr_eq(&o.class, &super::value::device_properties_class()) =>
+        {
+            let get = |k: &str| {
+                o.get(k)
+                    .map(|v| super::format::str_of(&v))
+                    .unwrap_or_default()
+            };
+            let mb = o
+                .get("total_memory")
+                .and_then(|v| v.as_number())
+                .unwrap_or(0.0)
+                / 1048576.0;
+            format!(
+                "_CudaDeviceProperties(name='{}', major={}, minor={}, total_memory={}MB)",
+                get("name"),
+                get("major"),
+                get("minor"),
+                mb.floor()
+            )
+        }
         Value::Object(o) => format!("<{}.{} object>", o.class.module(), o.class.name),
         Value::OwnModule(m) => format!("<module '{}' from '{}'>", m.name, m.path.display()),
         Value::ArgParser(p) => {

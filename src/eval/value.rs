@@ -901,6 +901,12 @@ pub fn dtype_info_class(float: bool) -> Arc<Class> {
     }
 }
 
+/// `torch.cuda.get_device_properties(d)`'s class.
+pub fn device_properties_class() -> Arc<Class> {
+    static CLASS: std::sync::OnceLock<Arc<Class>> = std::sync::OnceLock::new();
+    plain_class(&CLASS, "_CudaDeviceProperties")
+}
+
 /// Python's `object`: `class Vocab(object):` is a class with no base, and
 /// `object()` a plain instance (a sentinel).
 pub fn object_class() -> Arc<Class> {

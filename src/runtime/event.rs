@@ -43,6 +43,9 @@ impl std::fmt::Debug for StreamRef {
 #[derive(Default)]
 pub struct Event {
     recorded: Mutex<Option<Recorded>>,
+    /// Made to measure time (`enable_timing=True`): only such events
+    /// give `elapsed_time`, as CUDA's (`cudaEventDisableTiming` otherwise).
+    pub timing: bool,
 }
 
 #[derive(Clone)]
@@ -94,6 +97,14 @@ impl Recorded {
 }
 
 impl Event {
+    /// An event that measures time (`torch.cuda.Event(enable_timing=True)`).
+    pub fn timed() -> Event {
+        Event {
+            timing: true,
+            ..Event::default()
+        }
+    }
+
     pub fn record(&self, r: Recorded) {
         *lock(&self.recorded) = Some(r);
     }

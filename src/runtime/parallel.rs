@@ -18,7 +18,20 @@ use std::time::{Duration, Instant};
 /// The threads ops split their work across: rayon's pool size (one per
 /// core by default, as PyTorch's; `RAYON_NUM_THREADS` sets it).
 pub fn threads() -> usize {
-    rayon::current_num_threads()
+    let cap = THREAD_CAP.load(std::sync::atomic::Ordering::Relaxed);
+    match cap {
+        0 => rayon::current_num_threads(),
+        n => n.min(rayon::current_num_threads()),
+    }
+}
+
+/// `torch.set_num_threads(n)`: at most `n` threads from here on (0: the
+/// pool's own size).
+static THREAD_CAP: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Caps [`threads`] at `n` (`torch.set_num_threads`).
+pub fn set_thread_cap(n: usize) {
+    THREAD_CAP.store(n, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Runs `work(piece)` for each of `pieces` pieces, on this thread and up to

@@ -158,7 +158,13 @@ pub(super) fn stream(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Valu
 
 pub(super) fn event(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     me.rt.need_cuda("an event").map_err(|e| e.at(b.span))?;
-    Ok(Value::Event(Arc::new(Event::default())))
+    // PyTorch's events measure no time unless asked (`enable_timing=True`);
+    // cudash's own `event()` is made to time.
+    let timing = b.bool("enable_timing", !me.python_program())?;
+    Ok(Value::Event(Arc::new(match timing {
+        true => Event::timed(),
+        false => Event::default(),
+    })))
 }
 
 /// Splits `input` along `dim` into one chunk per device (the last may be

@@ -294,6 +294,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("callable", python::callable),
     ("globals", crate::eval::exec::globals),
     ("exec", crate::eval::exec::exec),
+    ("eval", crate::eval::exec::eval),
     ("divmod", python::divmod),
     ("chr", python::chr_ord),
     ("bin", python::radix),

@@ -67,6 +67,13 @@ pub(super) fn event_query(_: &mut Interp, _: &'static str, e: &Arc<Event>, _: &B
 pub(super) fn elapsed(me: &mut Interp, _: &'static str, e: &Arc<Event>, b: &Bound) -> Out {
     let at = |err: Error| err.at(b.span);
     let end = b.event("end")?;
+    if !e.timing || !end.timing {
+        return Err(at(Error::Module {
+            class: "ValueError",
+            message: "Both events must be created with argument 'enable_timing=True'.".into(),
+            help: Some("make each with `torch.cuda.Event(enable_timing=True)`".into()),
+        }));
+    }
     let (Some(a), Some(z)) = (e.recorded(), end.recorded()) else {
         return Err(at(Error::value_help(
             "both events must be recorded before .elapsed()",

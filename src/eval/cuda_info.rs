@@ -1,0 +1,166 @@
+//! What `torch.cuda` tells about a device and the host's threads:
+//!
+//! - `torch.cuda.get_device_properties(d)`: name, compute capability and
+//!   memory (`total_memory`), printed as PyTorch's
+//!   `_CudaDeviceProperties(...)`;
+//! - `torch.cuda.get_device_capability(d)`, `is_bf16_supported()`;
+//! - `torch.cuda.mem_get_info(d)`: `(free, total)` as `cudaMemGetInfo`
+//!   gives them, free being what the caching allocator has not reserved
+//!   (memory it caches counts as used, the point of `empty_cache()`);
+//! - `torch.cuda.default_stream(d)`;
+//! - `torch.set_float32_matmul_precision(p)`: "highest" turns TF32 off for
+//!   matrix products, "high" and "medium" on (`allow_tf32`, read back; the
+//!   products stay f32 here), and `get_float32_matmul_precision()`;
+//! - `torch.get_num_threads()` / `set_num_threads(n)`: the host threads the
+//!   CPU ops split their work across.
+
+use std::sync::Arc;
+
+use super::args::ArgVal;
+use super::value::Object;
+use super::{Interp, Value};
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
+use crate::runtime::Device;
+
+/// The names this module answers.
+pub const NAMES: [&str; 9] = [
+    "torch.cuda.get_device_properties",
+    "torch.cuda.get_device_capability",
+    "torch.cuda.mem_get_info",
+    "torch.cuda.is_bf16_supported",
+    "torch.cuda.default_stream",
+    "torch.set_float32_matmul_precision",
+    "torch.get_float32_matmul_precision",
+    "torch.get_num_threads",
+    "torch.set_num_threads",
+];
+
+/// `set_float32_matmul_precision`'s setting ("highest" by default).
+static PRECISION: std::sync::Mutex<&'static str> = std::sync::Mutex::new("highest");
+
+impl Interp {
+    pub(super) fn call_cuda_info(
+        &mut self,
+        name: &str,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let at = |e: Error| e.at(span);
+        let first = args.first().map(|a| a.value.clone());
+        match name {
+            "torch.set_float32_matmul_precision" => {
+                let p = match &first {
+                    Some(Value::Str(s)) => match s.as_str() {
+                        "highest" => "highest",
+                        "high" => "high",
+                        "medium" => "medium",
+                        other => {
+                            return Err(at(Error::runtime(format!(
+                                "Invalid precision: {other}; expected 'highest', 'high' or 'medium'"
+                            ))))
+                        }
+                    },
+                    _ => {
+                        return Err(at(Error::value(
+                            "set_float32_matmul_precision takes a string",
+                        )))
+                    }
+                };
+                *crate::runtime::lock::lock(&PRECISION) = p;
+                super::imports::set_flag_named(
+                    "torch.backends.cuda.matmul.allow_tf32",
+                    p != "highest",
+                );
+                return Ok(Value::None);
+            }
+            "torch.get_float32_matmul_precision" => {
+                let p = *crate::runtime::lock::lock(&PRECISION);
+                return Ok(Value::Str(Arc::new(p.into())));
+            }
+            "torch.get_num_threads" => {
+                return Ok(Value::Int(crate::runtime::host_threads() as i64));
+            }
+            "torch.set_num_threads" => {
+                let n = match first {
+                    Some(Value::Int(n)) if n >= 1 => n as usize,
+                    _ => {
+                        return Err(at(Error::runtime(
+                            "set_num_threads expects a positive integer",
+                        )))
+                    }
+                };
+                crate::runtime::set_thread_cap(n);
+                return Ok(Value::None);
+            }
+            _ => {}
+        }
+        // The rest are about a CUDA device: the current one unless given
+        // (an index, "cuda:1", a device).
+        let index = match first.map(|v| self.resolve(v)) {
+            None | Some(Value::None) => None,
+            Some(Value::Int(i)) => Some(u32::try_from(i).unwrap_or(u32::MAX)),
+            Some(Value::Device(d)) => match d.get() {
+                Device::Cuda(i) => Some(i),
+                Device::Cpu => {
+                    return Err(at(Error::value(format!(
+                        "Expected a cuda device, but got: cpu ({name})"
+                    ))))
+                }
+            },
+            Some(Value::Bool(_)) if name == "torch.cuda.is_bf16_supported" => None,
+            Some(other) => {
+                return Err(at(Error::wrong_type(
+                    format!("the device of `{name}`"),
+                    "an index or a cuda device",
+                    other.type_name(),
+                )))
+            }
+        };
+        let d = match self.rt.cuda(index).map_err(at)? {
+            Device::Cuda(d) => d,
+            Device::Cpu => return Err(at(Error::value("no CUDA device"))),
+        };
+        let info = self
+            .rt
+            .devices
+            .info(d)
+            .cloned()
+            .ok_or_else(|| at(Error::value(format!("cuda:{d} does not exist"))))?;
+        let (major, minor) = info.compute_capability;
+        Ok(match name {
+            "torch.cuda.get_device_properties" => {
+                let o = Object::new(super::value::device_properties_class());
+                o.set("name", Value::Str(Arc::new(info.name.clone())));
+                o.set("major", Value::Int(i64::from(major)));
+                o.set("minor", Value::Int(i64::from(minor)));
+                o.set("total_memory", Value::Int(info.total_memory as i64));
+                o.set("is_integrated", Value::bool(false));
+                o.set("is_multi_gpu_board", Value::bool(false));
+                Value::Object(Arc::new(o))
+            }
+            "torch.cuda.get_device_capability" => Value::List(Arc::new(vec![
+                Value::Int(i64::from(major)),
+                Value::Int(i64::from(minor)),
+            ])),
+            "torch.cuda.mem_get_info" => {
+                let reserved = self
+                    .rt
+                    .devices
+                    .gpu(d)
+                    .map_or(0, |g| g.allocator.stats().reserved.current);
+                let total = info.total_memory;
+                Value::List(Arc::new(vec![
+                    Value::Int(total.saturating_sub(reserved as usize) as i64),
+                    Value::Int(total as i64),
+                ]))
+            }
+            // bf16 arithmetic needs compute capability 8.0 (Ampere) or later.
+            "torch.cuda.is_bf16_supported" => Value::bool(major >= 8),
+            _ => Value::stream(
+                self.rt
+                    .stream_ref(crate::runtime::stream::StreamKey::new(d, 0)),
+            ),
+        })
+    }
+}
