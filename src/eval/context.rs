@@ -7,34 +7,13 @@ use std::sync::Arc;
 
 use super::args::ArgVal;
 use super::flow::Flow;
+use super::value::DefaultDevice;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::ast::{Block, Expr, ExprKind, IndexItem, Target};
 use crate::lang::Span;
 use crate::runtime::lock::lock;
 use crate::runtime::Device;
-
-/// Where tensors go when a factory or a module is given no `device=`
-/// (PyTorch's `DeviceContext`, set by `torch.set_default_device(d)` and
-/// `with torch.device(d):`).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum DefaultDevice {
-    At(Device),
-    /// `torch.device("cuda")`: the device current when each tensor is made.
-    CurrentCuda,
-}
-
-impl DefaultDevice {
-    /// The default a device value sets (cpu: none, PyTorch's own default).
-    pub(crate) fn of(v: &Value) -> Option<Option<DefaultDevice>> {
-        match v {
-            Value::CurrentCuda => Some(Some(DefaultDevice::CurrentCuda)),
-            Value::Device(d) if d.get() == Device::Cpu => Some(None),
-            Value::Device(d) => Some(Some(DefaultDevice::At(d.get()))),
-            _ => None,
-        }
-    }
-}
 
 impl Interp {
     /// Where a factory puts its tensor when no `device=` is given.

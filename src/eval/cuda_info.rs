@@ -8,9 +8,6 @@
 //!   gives them, free being what the caching allocator has not reserved
 //!   (memory it caches counts as used, the point of `empty_cache()`);
 //! - `torch.cuda.default_stream(d)`;
-//! - `torch.set_float32_matmul_precision(p)`: "highest" turns TF32 off for
-//!   matrix products, "high" and "medium" on (`allow_tf32`, read back; the
-//!   products stay f32 here), and `get_float32_matmul_precision()`;
 //! - `torch.get_num_threads()` / `set_num_threads(n)`: the host threads the
 //!   CPU ops split their work across.
 
@@ -24,20 +21,15 @@ use crate::lang::Span;
 use crate::runtime::Device;
 
 /// The names this module answers.
-pub const NAMES: [&str; 9] = [
+pub const NAMES: [&str; 7] = [
     "torch.cuda.get_device_properties",
     "torch.cuda.get_device_capability",
     "torch.cuda.mem_get_info",
     "torch.cuda.is_bf16_supported",
     "torch.cuda.default_stream",
-    "torch.set_float32_matmul_precision",
-    "torch.get_float32_matmul_precision",
     "torch.get_num_threads",
     "torch.set_num_threads",
 ];
-
-/// `set_float32_matmul_precision`'s setting ("highest" by default).
-static PRECISION: std::sync::Mutex<&'static str> = std::sync::Mutex::new("highest");
 
 impl Interp {
     pub(super) fn call_cuda_info(
@@ -49,35 +41,6 @@ impl Interp {
         let at = |e: Error| e.at(span);
         let first = args.first().map(|a| a.value.clone());
         match name {
-            "torch.set_float32_matmul_precision" => {
-                let p = match &first {
-                    Some(Value::Str(s)) => match s.as_str() {
-                        "highest" => "highest",
-                        "high" => "high",
-                        "medium" => "medium",
-                        other => {
-                            return Err(at(Error::runtime(format!(
-                                "Invalid precision: {other}; expected 'highest', 'high' or 'medium'"
-                            ))))
-                        }
-                    },
-                    _ => {
-                        return Err(at(Error::value(
-                            "set_float32_matmul_precision takes a string",
-                        )))
-                    }
-                };
-                *crate::runtime::lock::lock(&PRECISION) = p;
-                super::imports::set_flag_named(
-                    "torch.backends.cuda.matmul.allow_tf32",
-                    p != "highest",
-                );
-                return Ok(Value::None);
-            }
-            "torch.get_float32_matmul_precision" => {
-                let p = *crate::runtime::lock::lock(&PRECISION);
-                return Ok(Value::Str(Arc::new(p.into())));
-            }
             "torch.get_num_threads" => {
                 return Ok(Value::Int(crate::runtime::host_threads() as i64));
             }

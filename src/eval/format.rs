@@ -334,7 +334,7 @@ fn float_body(x: f64, s: &Spec, spec: &str) -> Result<String, Error> {
         match s.kind {
             Some('f' | 'F') => fixed(a, s.precision.unwrap_or(6), s.grouping),
             Some('e' | 'E') => {
-                let t = exponent(a, s.precision.unwrap_or(6));
+                let t = show::exponent(a, s.precision.unwrap_or(6));
                 if upper {
                     t.to_uppercase()
                 } else {
@@ -346,7 +346,7 @@ fn float_body(x: f64, s: &Spec, spec: &str) -> Result<String, Error> {
                 fixed(a * 100.0, s.precision.unwrap_or(6), s.grouping)
             ),
             Some('g' | 'G') => {
-                let t = general(a, s.precision.unwrap_or(6), s.alternate);
+                let t = show::general(a, s.precision.unwrap_or(6), s.alternate);
                 if upper {
                     t.to_uppercase()
                 } else {
@@ -357,7 +357,7 @@ fn float_body(x: f64, s: &Spec, spec: &str) -> Result<String, Error> {
                 // Python's `format(x, ".3")`: `g`, with at least one digit
                 // after the point in fixed form (`3.0`).
                 Some(p) => {
-                    let t = general(a, p.max(1), s.alternate);
+                    let t = show::general(a, p.max(1), s.alternate);
                     match t.contains(['.', 'e']) {
                         true => t,
                         false => t + ".0",
@@ -398,52 +398,6 @@ fn fixed(a: f64, precision: usize, grouping: Option<char>) -> String {
             }
         }
         None => t,
-    }
-}
-
-/// `1.500000e+03`: C's `%e`.
-fn exponent(a: f64, precision: usize) -> String {
-    let t = format!("{a:.precision$e}");
-    let (m, e) = t.split_once('e').unwrap_or((&t, "0"));
-    let e: i32 = e.parse().unwrap_or(0);
-    format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
-}
-
-/// C's `%g`: `precision` significant digits, fixed or exponent form,
-/// trailing zeros dropped (kept with `#`).
-fn general(a: f64, precision: usize, alternate: bool) -> String {
-    let p = precision.max(1);
-    if a == 0.0 {
-        return if alternate {
-            format!("{:.*}", p - 1, 0.0)
-        } else {
-            "0".into()
-        };
-    }
-    // The exponent after rounding to p digits.
-    let rounded = format!("{:.*e}", p - 1, a);
-    let exp: i32 = rounded
-        .split_once('e')
-        .and_then(|(_, e)| e.parse().ok())
-        .unwrap_or(0);
-    let t = if exp < -4 || exp >= p as i32 {
-        exponent(a, p - 1)
-    } else {
-        format!("{:.*}", (p as i32 - 1 - exp).max(0) as usize, a)
-    };
-    if alternate {
-        return t;
-    }
-    match t.split_once('e') {
-        Some((m, e)) => format!("{}e{e}", trim_zeros(m)),
-        None => trim_zeros(&t).to_string(),
-    }
-}
-
-fn trim_zeros(t: &str) -> &str {
-    match t.contains('.') {
-        true => t.trim_end_matches('0').trim_end_matches('.'),
-        false => t,
     }
 }
 

@@ -1012,9 +1012,12 @@ pub fn set_flag(m: &PyModule, name: &str, v: &Value) -> Result<(), Error> {
     Ok(())
 }
 
+/// `torch.set_float32_matmul_precision`'s setting ("highest" by default).
+static PRECISION: std::sync::Mutex<&'static str> = std::sync::Mutex::new("highest");
+
 /// Sets a flag of `MODULE_FLAGS` by its full name (what
 /// `torch.set_float32_matmul_precision` changes).
-pub(super) fn set_flag_named(full: &str, on: bool) {
+fn set_flag_named(full: &str, on: bool) {
     let mut flags = lock(&FLAGS);
     match flags.iter_mut().find(|(f, _)| *f == full) {
         Some((_, old)) => *old = on,
@@ -1739,7 +1742,7 @@ impl Interp {
                 };
                 self.default_device = match given {
                     Value::None => None,
-                    v => super::context::DefaultDevice::of(&v).ok_or_else(|| {
+                    v => super::value::DefaultDevice::of(&v).ok_or_else(|| {
                         Error::wrong_type(
                             "the argument of `torch.set_default_device`",
                             "a device (`\"cuda\"`, `\"cuda:1\"`, `\"cpu\"`) or None",
@@ -1750,8 +1753,8 @@ impl Interp {
                 };
                 if let Some(d) = self.default_device {
                     let d = match d {
-                        super::context::DefaultDevice::At(d) => d,
-                        super::context::DefaultDevice::CurrentCuda => {
+                        super::value::DefaultDevice::At(d) => d,
+                        super::value::DefaultDevice::CurrentCuda => {
                             crate::runtime::Device::Cuda(self.rt.current_device)
                         }
                     };
@@ -1763,6 +1766,34 @@ impl Interp {
                 Value::None
             }
             "torch.get_default_device" => Value::device(self.default_device()),
+            // "highest" turns TF32 off for matrix products, "high" and
+            // "medium" on (`allow_tf32`, read back; the products stay f32).
+            "torch.set_float32_matmul_precision" => {
+                let p = match args.first().map(|a| &a.value) {
+                    Some(Value::Str(s)) => match s.as_str() {
+                        "highest" => "highest",
+                        "high" => "high",
+                        "medium" => "medium",
+                        other => {
+                            return Err(Error::runtime(format!(
+                                "Invalid precision: {other}; expected 'highest', 'high' or 'medium'"
+                            ))
+                            .at(span))
+                        }
+                    },
+                    _ => {
+                        return Err(
+                            Error::value("set_float32_matmul_precision takes a string").at(span)
+                        )
+                    }
+                };
+                *lock(&PRECISION) = p;
+                set_flag_named("torch.backends.cuda.matmul.allow_tf32", p != "highest");
+                Value::None
+            }
+            "torch.get_float32_matmul_precision" => {
+                Value::Str(Arc::new((*lock(&PRECISION)).into()))
+            }
             // `warnings.warn` (cudash's `warnings` module): shown as
             // cudash's warnings are, unless its category is ignored.
             "_cudash.warn" => {

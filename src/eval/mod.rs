@@ -211,7 +211,7 @@ pub struct Interp {
     /// Where factories and modules put what they make when no `device=` is
     /// given (`torch.set_default_device`, `with torch.device(d):`); none:
     /// the cpu. Per interpreter, as PyTorch's is per thread.
-    pub(crate) default_device: Option<context::DefaultDevice>,
+    pub(crate) default_device: Option<value::DefaultDevice>,
     /// The warning categories the program's `warnings` filters ignore.
     pub(crate) ignored_warnings: Vec<String>,
 }

@@ -130,10 +130,10 @@ pub fn repr(v: &Value) -> String {
         Value::Object(o)
             if std::sync::Arc::ptr_eq(&o.class, &super::value::device_properties_class()) =>
         {
-            let get = |k: &str| {
-                o.get(k)
-                    .map(|v| super::format::str_of(&v))
-                    .unwrap_or_default()
+            let get = |k: &str| match o.get(k) {
+                Some(Value::Str(s)) => s.to_string(),
+                Some(Value::Int(i)) => i.to_string(),
+                _ => String::new(),
             };
             let mb = o
                 .get("total_memory")
@@ -364,6 +364,52 @@ pub(super) fn set_text(
     format!("{{{}}}", keys.join(", "))
 }
 
+/// `1.500000e+03`: C's `%e`.
+pub(super) fn exponent(a: f64, precision: usize) -> String {
+    let t = format!("{a:.precision$e}");
+    let (m, e) = t.split_once('e').unwrap_or((&t, "0"));
+    let e: i32 = e.parse().unwrap_or(0);
+    format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs())
+}
+
+/// C's `%g`: `precision` significant digits, fixed or exponent form,
+/// trailing zeros dropped (kept with `#`).
+pub(super) fn general(a: f64, precision: usize, alternate: bool) -> String {
+    let p = precision.max(1);
+    if a == 0.0 {
+        return if alternate {
+            format!("{:.*}", p - 1, 0.0)
+        } else {
+            "0".into()
+        };
+    }
+    // The exponent after rounding to p digits.
+    let rounded = format!("{:.*e}", p - 1, a);
+    let exp: i32 = rounded
+        .split_once('e')
+        .and_then(|(_, e)| e.parse().ok())
+        .unwrap_or(0);
+    let t = if exp < -4 || exp >= p as i32 {
+        exponent(a, p - 1)
+    } else {
+        format!("{:.*}", (p as i32 - 1 - exp).max(0) as usize, a)
+    };
+    if alternate {
+        return t;
+    }
+    match t.split_once('e') {
+        Some((m, e)) => format!("{}e{e}", trim_zeros(m)),
+        None => trim_zeros(&t).to_string(),
+    }
+}
+
+fn trim_zeros(t: &str) -> &str {
+    match t.contains('.') {
+        true => t.trim_end_matches('0').trim_end_matches('.'),
+        false => t,
+    }
+}
+
 /// `torch.finfo(dt)` / `torch.iinfo(dt)` as PyTorch prints them: each
 /// limit as C's `%g` writes it (`max=3.40282e+38`, and an int64's
 /// `max=9.22337e+18` too).
@@ -376,14 +422,14 @@ fn dtype_info_text(o: &super::value::Object) -> String {
         .iter()
         .map(|&f| {
             let x = o.get(f).and_then(|v| v.as_number()).unwrap_or(0.0);
-            let g = super::format::format_value(&Value::float(x), "g").unwrap_or_default();
+            let g = general(x, 6, false);
             format!("{f}={g}")
         })
         .collect();
-    let dtype = o
-        .get("dtype")
-        .map(|v| super::format::str_of(&v))
-        .unwrap_or_default();
+    let dtype = match o.get("dtype") {
+        Some(Value::Str(s)) => s.to_string(),
+        _ => String::new(),
+    };
     parts.push(format!("dtype={dtype}"));
     let name = if fields.len() > 2 { "finfo" } else { "iinfo" };
     format!("{name}({})", parts.join(", "))

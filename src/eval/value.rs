@@ -216,7 +216,7 @@ pub enum WithExit {
     /// `with torch.cuda.device(n)`: the current device to go back to.
     Device(u32),
     /// `with torch.device(d)`: the default device to go back to.
-    DefaultDevice(Option<super::context::DefaultDevice>),
+    DefaultDevice(Option<DefaultDevice>),
 }
 
 /// What a loop has left to iterate over, taken one at a time (a loop in a
@@ -898,6 +898,28 @@ pub fn dtype_info_class(float: bool) -> Arc<Class> {
     match float {
         true => plain_class(&FINFO, "finfo"),
         false => plain_class(&IINFO, "iinfo"),
+    }
+}
+
+/// Where tensors go when a factory or a module is given no `device=`
+/// (PyTorch's `DeviceContext`, set by `torch.set_default_device(d)` and
+/// `with torch.device(d):`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DefaultDevice {
+    At(crate::runtime::Device),
+    /// `torch.device("cuda")`: the device current when each tensor is made.
+    CurrentCuda,
+}
+
+impl DefaultDevice {
+    /// The default a device value sets (cpu: none, PyTorch's own default).
+    pub(crate) fn of(v: &Value) -> Option<Option<DefaultDevice>> {
+        match v {
+            Value::CurrentCuda => Some(Some(DefaultDevice::CurrentCuda)),
+            Value::Device(d) if d.get() == crate::runtime::Device::Cpu => Some(None),
+            Value::Device(d) => Some(Some(DefaultDevice::At(d.get()))),
+            _ => None,
+        }
     }
 }
 
