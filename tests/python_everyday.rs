@@ -93,14 +93,14 @@ fn what_cudash_lacks_is_an_error_that_says_so() {
             "cudash has no `torch.nn.CTCLoss`",
         ),
         (
-            "import torchvision.models",
+            "import torchvision.ops",
             "ModuleNotFoundError",
-            "cudash's torchvision has no `torchvision.models`",
+            "cudash's torchvision has no `torchvision.ops`",
         ),
         (
-            "from torchvision import models",
+            "from torchvision import io",
             "ModuleNotFoundError",
-            "cudash's torchvision has no `torchvision.models`",
+            "cudash's torchvision has no `torchvision.io`",
         ),
         (
             "import numpy.linalg",
