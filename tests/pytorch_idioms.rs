@@ -864,3 +864,65 @@ torch.float64
         "{err}"
     );
 }
+
+/// `torch.testing.assert_close` (cudash's own module): PyTorch's
+/// tolerances per dtype, exact integers, shape/dtype checks, nested
+/// lists and dicts, `equal_nan`, `msg`, and PyTorch's report; each line is
+/// what PyTorch 2.15 printed for the same program.
+#[test]
+fn assert_close_reports_as_pytorchs() {
+    let got = common::script_lines_on(
+        0,
+        "assert_close",
+        r#"import torch
+from torch.testing import assert_close
+cases = [
+ lambda: assert_close(torch.tensor([1., 2., 3.]), torch.tensor([1., 2.1, 3.])),
+ lambda: assert_close(torch.tensor(2.), torch.tensor(2.5)),
+ lambda: assert_close(torch.tensor([[1., 2.], [3., 4.]]), torch.tensor([[1., 2.], [3.5, 4.2]])),
+ lambda: assert_close(torch.ones(2), torch.ones(3)),
+ lambda: assert_close(torch.ones(2), torch.ones(2, dtype=torch.float64)),
+ lambda: assert_close(torch.ones(2, dtype=torch.int64), torch.tensor([1, 2])),
+ lambda: assert_close(1.0, 1.1),
+ lambda: assert_close([torch.ones(2), torch.zeros(2)], [torch.ones(2), torch.ones(2)]),
+ lambda: assert_close(torch.ones(2), torch.ones(2) + 1e-6),
+ lambda: assert_close(torch.tensor([1., float('nan')]), torch.tensor([1., float('nan')])),
+ lambda: assert_close(torch.tensor([1., float('nan')]), torch.tensor([1., float('nan')]), equal_nan=True),
+ lambda: assert_close(torch.ones(2), torch.ones(2) * 1.01, rtol=0.1, atol=0.0),
+ lambda: assert_close(torch.ones(2), torch.ones(2), rtol=0.1),
+ lambda: assert_close({"a": torch.ones(1)}, {"a": torch.zeros(1)}),
+ lambda: assert_close(torch.ones(2), torch.ones(2) * 2, msg="custom"),
+ lambda: assert_close(3, 3),
+ lambda: assert_close(torch.ones(2), [1., 1.]),
+]
+for i, c in enumerate(cases):
+    try:
+        c()
+        print(i, "ok")
+    except Exception as e:
+        print(i, type(e).__name__, repr(str(e)))
+"#,
+    );
+    assert_eq!(
+        got,
+        [
+            "0 AssertionError 'Tensor-likes are not close!\\n\\nMismatched elements: 1 / 3 (33.3%)\\nGreatest absolute difference: 0.09999990463256836 at index (1,) (up to 1e-05 allowed)\\nGreatest relative difference: 0.04761900380253792 at index (1,) (up to 1.3e-06 allowed)'",
+            "1 AssertionError 'Scalars are not close!\\n\\nExpected 2.5 but got 2.0.\\nAbsolute difference: 0.5 (up to 1e-05 allowed)\\nRelative difference: 0.2 (up to 1.3e-06 allowed)'",
+            "2 AssertionError 'Tensor-likes are not close!\\n\\nMismatched elements: 2 / 4 (50.0%)\\nGreatest absolute difference: 0.5 at index (1, 0) (up to 1e-05 allowed)\\nGreatest relative difference: 0.1428571492433548 at index (1, 0) (up to 1.3e-06 allowed)'",
+            "3 AssertionError \"The values for attribute 'shape' do not match: torch.Size([2]) != torch.Size([3]).\"",
+            "4 AssertionError \"The values for attribute 'dtype' do not match: torch.float32 != torch.float64.\"",
+            "5 AssertionError 'Tensor-likes are not equal!\\n\\nMismatched elements: 1 / 2 (50.0%)\\nGreatest absolute difference: 1 at index (1,)\\nGreatest relative difference: 0.5 at index (1,)'",
+            "6 AssertionError 'Scalars are not close!\\n\\nExpected 1.1 but got 1.0.\\nAbsolute difference: 0.10000000000000009 (up to 1e-07 allowed)\\nRelative difference: 0.09090909090909098 (up to 1e-07 allowed)'",
+            "7 AssertionError 'Tensor-likes are not close!\\n\\nMismatched elements: 2 / 2 (100.0%)\\nGreatest absolute difference: 1.0 at index (0,) (up to 1e-05 allowed)\\nGreatest relative difference: 1.0 at index (0,) (up to 1.3e-06 allowed)\\n\\nThe failure occurred for item [1]'",
+            "8 ok",
+            "9 AssertionError 'Tensor-likes are not close!\\n\\nMismatched elements: 1 / 2 (50.0%)\\nGreatest absolute difference: nan at index (1,) (up to 1e-05 allowed)\\nGreatest relative difference: nan at index (1,) (up to 1.3e-06 allowed)'",
+            "10 ok",
+            "11 ok",
+            "12 ValueError \"Both 'rtol' and 'atol' must be either specified or omitted, but got no atol.\"",
+            "13 AssertionError \"Tensor-likes are not close!\\n\\nMismatched elements: 1 / 1 (100.0%)\\nGreatest absolute difference: 1.0 at index (0,) (up to 1e-05 allowed)\\nGreatest relative difference: inf at index (0,) (up to 1.3e-06 allowed)\\n\\nThe failure occurred for item ['a']\"",
+            "14 AssertionError 'custom'",
+            "15 ok",
+            "16 TypeError \"No comparison pair was able to handle inputs of type <class 'torch.Tensor'> and <class 'list'>.\"",
+        ]
+    );
+}

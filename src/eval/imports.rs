@@ -619,6 +619,9 @@ static NATIVES: &[Native] = &[
         name: "_cudash.warn",
     },
     Native {
+        name: "torch.promote_types",
+    },
+    Native {
         name: "torch.cuda.get_device_properties",
     },
     Native {
@@ -1766,6 +1769,14 @@ impl Interp {
                 Value::None
             }
             "torch.get_default_device" => Value::device(self.default_device()),
+            // The dtype two tensors of these dtypes compute in.
+            "torch.promote_types" => {
+                let dtype = |k: usize| match args.get(k).map(|a| &a.value) {
+                    Some(Value::DType(d)) => Ok(d.get()),
+                    _ => Err(Error::value("torch.promote_types takes two dtypes").at(span)),
+                };
+                Value::dtype(crate::runtime::DType::promote(dtype(0)?, dtype(1)?))
+            }
             // "highest" turns TF32 off for matrix products, "high" and
             // "medium" on (`allow_tf32`, read back; the products stay f32).
             "torch.set_float32_matmul_precision" => {

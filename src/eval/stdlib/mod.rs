@@ -50,6 +50,7 @@ const MODULES: &[(&str, &str)] = &[
     ("torchvision.utils", include_str!("torchvision_utils.py")),
     ("torchvision.models", include_str!("torchvision_models.py")),
     ("torch.hub", include_str!("torch_hub.py")),
+    ("torch.testing", include_str!("torch_testing.py")),
 ];
 
 /// Names of PyTorch's namespaces that a module here defines (the namespace,
