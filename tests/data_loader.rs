@@ -551,3 +551,97 @@ True
     .collect();
     assert_eq!(got, want);
 }
+
+/// Workers seed their generators as PyTorch's `_worker_loop` does: torch's
+/// and Python's `random` with the pass's base seed plus the worker's id,
+/// NumPy's with `_generate_state(base_seed, id)`; then `worker_init_fn(id)`
+/// runs (the reproducibility recipe of PyTorch's randomness notes), where
+/// `get_worker_info()` and `torch.initial_seed()` give the worker's own;
+/// what it raises fails the pass. The numbers are what PyTorch 2.15 with
+/// NumPy 2 printed for the same program (PyTorch's workers, processes,
+/// printed both `init` lines first; cudash shows a worker's lines with the
+/// batch it made).
+#[test]
+fn workers_seed_random_and_numpy_as_pytorch_and_run_worker_init_fn() {
+    let got = common::script_lines_on(
+        0,
+        "worker_init",
+        r#"import random
+import torch
+import numpy as np
+from torch.utils.data import DataLoader, Dataset, get_worker_info
+
+class Noise(Dataset):
+    def __len__(self):
+        return 4
+    def __getitem__(self, i):
+        info = get_worker_info()
+        return torch.tensor([i, info.id, random.randint(0, 1000), int(np.random.randint(0, 1000))])
+
+def seed_worker(worker_id):
+    worker_seed = torch.initial_seed() % 2**32
+    info = get_worker_info()
+    print("init", worker_id, info.id, info.num_workers, info.seed == torch.initial_seed(), type(info.dataset).__name__)
+    np.random.seed(worker_seed)
+    random.seed(worker_seed)
+
+torch.manual_seed(3)
+print(torch.initial_seed(), get_worker_info())
+g = torch.Generator()
+g.manual_seed(0)
+for b in DataLoader(Noise(), batch_size=2, num_workers=2, worker_init_fn=seed_worker, generator=g):
+    print(b.tolist())
+def broken(worker_id):
+    raise ValueError(f"worker {worker_id} cannot start")
+try:
+    for b in DataLoader(Noise(), batch_size=2, num_workers=2, worker_init_fn=broken):
+        print(b)
+except ValueError as e:
+    print("ValueError:", str(e).splitlines()[0])
+"#,
+    );
+    assert_eq!(
+        got,
+        [
+            "3 None",
+            "init 0 0 2 True Noise",
+            "[[0, 0, 123, 594], [1, 0, 977, 170]]",
+            "init 1 1 2 True Noise",
+            "[[2, 1, 733, 524], [3, 1, 691, 778]]",
+            "ValueError: Caught ValueError in DataLoader worker 0 making sample 0: worker 0 cannot start",
+        ]
+    );
+    // Without the recipe: each worker's own Python and NumPy draws, still
+    // PyTorch's, and the main thread's generators untouched by them.
+    let got = common::script_lines_on(
+        0,
+        "worker_seeds",
+        r#"import random
+import torch
+import numpy as np
+from torch.utils.data import DataLoader, Dataset
+
+class Noise(Dataset):
+    def __len__(self):
+        return 4
+    def __getitem__(self, i):
+        return torch.tensor([i, random.randint(0, 1000), int(np.random.randint(0, 1000))])
+
+random.seed(5)
+np.random.seed(5)
+g = torch.Generator()
+g.manual_seed(0)
+for b in DataLoader(Noise(), batch_size=2, num_workers=2, generator=g):
+    print(b.tolist())
+print(random.randint(0, 1000), np.random.randint(0, 1000))
+"#,
+    );
+    assert_eq!(
+        got,
+        [
+            "[[0, 218, 522], [1, 818, 297]]",
+            "[[2, 791, 234], [3, 832, 407]]",
+            "637 867",
+        ]
+    );
+}

@@ -40,6 +40,23 @@ use crate::runtime::timing;
 use crate::runtime::Tensor;
 use crate::vocab::Span;
 
+/// Which worker of a pass a worker is, and the pass's base seed
+/// (`torch.utils.data.get_worker_info()`'s `id`, `num_workers`, `seed`).
+#[derive(Debug, Clone, Copy)]
+pub struct WorkerSeat {
+    pub id: usize,
+    pub num_workers: usize,
+    pub base_seed: u64,
+}
+
+impl WorkerSeat {
+    /// The worker's seed: its torch generator's and Python `random`'s
+    /// (`base_seed + id`, as PyTorch's `_worker_loop`).
+    pub fn seed(&self) -> u64 {
+        self.base_seed.wrapping_add(self.id as u64)
+    }
+}
+
 /// What the timeline calls the loader's work.
 const OP: &str = "DataLoader";
 
@@ -68,13 +85,14 @@ pub trait Host {
     /// What a worker runs on its own thread to make samples of `ds` (and,
     /// with a `collate_fn`, batches): a fetcher made there from the session
     /// as it is now (PyTorch's workers start as copies of the process at
-    /// `iter(loader)`), its generator seeded with `seed`, stopped early
+    /// `iter(loader)`), its generators seeded as `seat` says, stopped early
     /// when `stop` is set.
     fn worker(
         &mut self,
         ds: &FunctionDataset,
         collate_fn: Option<&Opaque>,
-        seed: u64,
+        worker_init_fn: Option<&Opaque>,
+        seat: WorkerSeat,
         stop: Arc<AtomicBool>,
     ) -> WorkerStart;
 
@@ -162,8 +180,18 @@ impl Epoch {
                 &loader.source,
                 n,
                 |ds, w, stop| {
-                    let seed = base_seed.wrapping_add(w as u64);
-                    host.worker(ds, loader.collate_fn.as_ref(), seed, stop)
+                    let seat = WorkerSeat {
+                        id: w,
+                        num_workers: n,
+                        base_seed,
+                    };
+                    host.worker(
+                        ds,
+                        loader.collate_fn.as_ref(),
+                        loader.worker_init_fn.as_ref(),
+                        seat,
+                        stop,
+                    )
                 },
                 span,
             )?),

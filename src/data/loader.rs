@@ -229,6 +229,9 @@ pub struct DataLoader {
     /// `collate_fn=`: the program's function making each batch of its
     /// samples, in place of `default_collate`.
     pub collate_fn: Option<Opaque>,
+    /// `worker_init_fn=`: the program's function each worker calls with
+    /// its id as it starts (after its generators are seeded).
+    pub worker_init_fn: Option<Opaque>,
 }
 
 /// `DataLoader(...)`'s arguments as given, before they are checked.
@@ -244,6 +247,7 @@ pub struct Options {
     pub generator: Option<TorchGenerator>,
     pub persistent_workers: bool,
     pub collate_fn: Option<Opaque>,
+    pub worker_init_fn: Option<Opaque>,
 }
 
 /// More workers than this is a typo, not a pipeline (each is a thread).
@@ -390,6 +394,7 @@ impl DataLoader {
             generator,
             persistent_workers,
             collate_fn,
+            worker_init_fn,
         } = options;
         if persistent_workers && num_workers == 0 {
             return Err((
@@ -501,6 +506,7 @@ impl DataLoader {
             persistent_workers,
             crew: Mutex::new(None),
             collate_fn,
+            worker_init_fn,
             dataset,
             source,
             map,
@@ -666,6 +672,7 @@ mod tests {
             generator: None,
             persistent_workers: false,
             collate_fn: None,
+            worker_init_fn: None,
         };
         DataLoader::new(ds, options).unwrap_or_else(|_| panic!())
     }
@@ -716,6 +723,7 @@ mod tests {
             generator: None,
             persistent_workers: false,
             collate_fn: None,
+            worker_init_fn: None,
         };
         let Err((e, arg)) = DataLoader::new(ds, options) else {
             panic!("an empty dataset was shuffled")
@@ -755,6 +763,7 @@ mod tests {
             generator: None,
             persistent_workers: false,
             collate_fn: None,
+            worker_init_fn: None,
         };
         DataLoader::new(ds, options).unwrap_or_else(|_| panic!())
     }

@@ -10,7 +10,7 @@ use super::Interp;
 use crate::data::dataset::{
     Collated, Collation, Dataset, FieldKey, FunctionDataset, Layout, Opaque, Sample, TensorDataset,
 };
-use crate::data::epoch::{Epoch, Fetch, Host, Printed, WorkerStart};
+use crate::data::epoch::{Epoch, Fetch, Host, Printed, WorkerSeat, WorkerStart};
 use crate::data::loader::{DataLoader, Options, Sampler};
 use crate::data::random::RandomSampler;
 use crate::data::sampler::DistributedSampler;
@@ -104,6 +104,10 @@ pub(super) fn data_loader(
         generator: super::builtins::torch_generator::generator_arg(b)?,
         persistent_workers: b.bool("persistent_workers", false)?,
         collate_fn: match b.get("collate_fn") {
+            None | Some((Value::None, _)) => None,
+            Some((f, _)) => Some(Opaque(Arc::new(f.clone()))),
+        },
+        worker_init_fn: match b.get("worker_init_fn") {
             None | Some((Value::None, _)) => None,
             Some((f, _)) => Some(Opaque(Arc::new(f.clone()))),
         },
@@ -805,11 +809,13 @@ impl Host for Interp {
         &mut self,
         ds: &FunctionDataset,
         collate_fn: Option<&Opaque>,
-        seed: u64,
+        worker_init_fn: Option<&Opaque>,
+        seat: WorkerSeat,
         stop: Arc<AtomicBool>,
     ) -> WorkerStart {
         // The worker's own copy of the function, as of the dataset.
         let collate = collate_fn.map(|f| own_copy(&session_value(f)));
+        let init = worker_init_fn.map(|f| own_copy(&session_value(f)));
         // A dataset object is the worker's own copy, as a forked worker's.
         let get = match getter(ds) {
             Getter::Object(obj, span) => Getter::Object(own_copy(&obj), span),
@@ -840,13 +846,36 @@ impl Host for Interp {
         let printing = crate::display::tensor::print_options();
         Box::new(move || {
             crate::display::tensor::set_print_options(printing);
-            let mut it = Interp::worker(seed, devices, stop, vars);
+            // As PyTorch's `_worker_loop`: torch's and Python's generators
+            // seeded with `base_seed + id`, NumPy's with `_generate_state`.
+            super::pyrandom::seed(Some(seat.seed() as i64));
+            super::np_random::seed_worker(seat.base_seed, seat.id as u64);
+            let mut it = Interp::worker(seat.seed(), devices, stop, vars);
             // The session's functions name its table: the worker's copy.
             it.module_alias.push((home, it.vars.number()));
             it.adopt_modules(modules);
             it.grad = grad;
             it.source = source;
-            Box::new(WorkerFetch { it, get, collate })
+            // `get_worker_info()` in the worker: its seat and its copy of
+            // the dataset.
+            let dataset = match &get {
+                Getter::Object(obj, _) | Getter::Items(obj, _, _) => obj.clone(),
+                _ => Value::None,
+            };
+            it.worker_info = Some((seat, dataset));
+            // `worker_init_fn(worker_id)`, before any sample; what it
+            // raises is the worker's first failure.
+            let failed = init.and_then(|f| {
+                let span = crate::lang::Span::from(0..0);
+                let arg = ArgVal::positional(Value::Int(seat.id as i64), span);
+                it.call_value(f, vec![arg], span).err()
+            });
+            Box::new(WorkerFetch {
+                it,
+                get,
+                collate,
+                failed,
+            })
         })
     }
 }
@@ -1000,16 +1029,25 @@ struct WorkerFetch {
     get: Getter,
     /// The worker's copy of the loader's `collate_fn`.
     collate: Option<Value>,
+    /// What its `worker_init_fn` raised: every sample it is asked for fails
+    /// with it.
+    failed: Option<Diagnostic>,
 }
 
 impl Fetch for WorkerFetch {
     fn sample(&mut self, i: usize) -> Result<Sample, Diagnostic> {
+        if let Some(d) = &self.failed {
+            return Err(d.clone());
+        }
         let get = self.get.clone();
         self.it.call_sample(&get, i)
     }
 
     fn batch(&mut self, indices: &[usize]) -> Option<Result<Collation, Diagnostic>> {
         let f = self.collate.clone()?;
+        if let Some(d) = &self.failed {
+            return Some(Err(d.clone()));
+        }
         let get = self.get.clone();
         Some(self.it.collate_with(&get, &f, indices))
     }

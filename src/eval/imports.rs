@@ -622,6 +622,12 @@ static NATIVES: &[Native] = &[
         name: "torch.promote_types",
     },
     Native {
+        name: "torch.utils.data.get_worker_info",
+    },
+    Native {
+        name: "torch.initial_seed",
+    },
+    Native {
         name: "torch.cuda.get_device_properties",
     },
     Native {
@@ -1769,6 +1775,21 @@ impl Interp {
                 Value::None
             }
             "torch.get_default_device" => Value::device(self.default_device()),
+            // In a DataLoader worker: which one, of how many, its seed and
+            // its copy of the dataset; None on the main thread.
+            "torch.utils.data.get_worker_info" => match &self.worker_info {
+                None => Value::None,
+                Some((seat, dataset)) => {
+                    let o = super::value::Object::new(super::value::worker_info_class());
+                    o.set("id", Value::Int(seat.id as i64));
+                    o.set("num_workers", Value::Int(seat.num_workers as i64));
+                    o.set("seed", Value::Int(seat.seed() as i64));
+                    o.set("dataset", dataset.clone());
+                    Value::Object(Arc::new(o))
+                }
+            },
+            // The cpu generator's seed (a worker's: `base_seed + id`).
+            "torch.initial_seed" => Value::Int(self.rt.generators.cpu().initial_seed() as i64),
             // The dtype two tensors of these dtypes compute in.
             "torch.promote_types" => {
                 let dtype = |k: usize| match args.get(k).map(|a| &a.value) {

@@ -214,6 +214,9 @@ pub struct Interp {
     pub(crate) default_device: Option<value::DefaultDevice>,
     /// The warning categories the program's `warnings` filters ignore.
     pub(crate) ignored_warnings: Vec<String>,
+    /// In a DataLoader worker: which worker of the pass, and its copy of
+    /// the dataset (`torch.utils.data.get_worker_info()`).
+    pub(crate) worker_info: Option<(crate::data::epoch::WorkerSeat, Value)>,
 }
 
 impl Interp {
@@ -247,6 +250,7 @@ impl Interp {
             turn: None,
             default_device: None,
             ignored_warnings: Vec::new(),
+            worker_info: None,
         }
     }
 

@@ -13,14 +13,13 @@
 //! - `_cudash.np_f32_text(t)`: each float32 of `t` in its shortest decimal
 //!   (NumPy prints a float32 so, not as the float64 it widens to).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::args::ArgVal;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::cpu_random::mt19937::Mt19937;
-use crate::runtime::lock::lock;
 use crate::runtime::Tensor;
 
 /// The names this module answers.
@@ -99,7 +98,66 @@ impl Legacy {
     }
 }
 
-static STATE: Mutex<Option<Legacy>> = Mutex::new(None);
+thread_local! {
+    /// Each interpreter's thread its own state, as each Python process has
+    /// its own (a DataLoader worker's, a rank's).
+    static STATE: std::cell::RefCell<Option<Legacy>> = const { std::cell::RefCell::new(None) };
+}
+
+/// What PyTorch's DataLoader worker `worker_id` seeds NumPy with
+/// (`_generate_state` of torch/utils/data/_utils/worker.py: the base
+/// seed's and the worker's words hashed and mixed into four words), given
+/// to NumPy's legacy `seed` as an array (`init_by_array`).
+pub fn seed_worker(base_seed: u64, worker_id: u64) {
+    const MASK32: u64 = 0xFFFF_FFFF;
+    const INIT_A: u64 = 0x43b0_d7e5;
+    const MULT_A: u64 = 0x931e_8875;
+    const INIT_B: u64 = 0x8b51_f9dd;
+    const MULT_B: u64 = 0x58f3_8ded;
+    const MIX_MULT_L: u64 = 0xca01_f9dd;
+    const MIX_MULT_R: u64 = 0x4973_f715;
+    const XSHIFT: u32 = 16;
+    let entropy = [worker_id, base_seed & MASK32, base_seed >> 32, 0];
+    let mut hash_a = INIT_A;
+    let mut hash = |v: u64| {
+        let mut v = (v ^ hash_a) & MASK32;
+        hash_a = (hash_a * MULT_A) & MASK32;
+        v = (v * hash_a) & MASK32;
+        (v ^ (v >> XSHIFT)) & MASK32
+    };
+    let mix = |x: u64, y: u64| {
+        let r = ((MIX_MULT_L * x) & MASK32).wrapping_sub((MIX_MULT_R * y) & MASK32) & MASK32;
+        (r ^ (r >> XSHIFT)) & MASK32
+    };
+    let mut pool = [0u64; 4];
+    for (p, e) in pool.iter_mut().zip(entropy) {
+        *p = hash(e);
+    }
+    for src in 0..4 {
+        for dst in 0..4 {
+            if src != dst {
+                let h = hash(pool[src]);
+                pool[dst] = mix(pool[dst], h);
+            }
+        }
+    }
+    let mut hash_b = INIT_B;
+    let key: Vec<u32> = pool
+        .iter()
+        .map(|&p| {
+            let mut v = (p ^ hash_b) & MASK32;
+            hash_b = (hash_b * MULT_B) & MASK32;
+            v = (v * hash_b) & MASK32;
+            ((v ^ (v >> XSHIFT)) & MASK32) as u32
+        })
+        .collect();
+    STATE.with(|s| {
+        *s.borrow_mut() = Some(Legacy {
+            mt: Mt19937::from_key(&key),
+            gauss: None,
+        })
+    });
+}
 
 fn clock_seed() -> u32 {
     std::time::SystemTime::now()
@@ -108,8 +166,10 @@ fn clock_seed() -> u32 {
 }
 
 fn with<R>(f: impl FnOnce(&mut Legacy) -> R) -> R {
-    let mut g = lock(&STATE);
-    f(g.get_or_insert_with(|| Legacy::seeded(clock_seed())))
+    STATE.with(|s| {
+        let mut g = s.borrow_mut();
+        f(g.get_or_insert_with(|| Legacy::seeded(clock_seed())))
+    })
 }
 
 impl Interp {
@@ -154,7 +214,7 @@ impl Interp {
                         )))
                     }
                 };
-                *lock(&STATE) = Some(Legacy::seeded(seed));
+                STATE.with(|s| *s.borrow_mut() = Some(Legacy::seeded(seed)));
                 Value::None
             }
             "_cudash.np_uniform" => {

@@ -6,7 +6,7 @@
 //! `sample`, `getrandbits`. One generator per process, as the module's.
 //! Unseeded, it starts from the clock (CPython: from the OS).
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use super::args::ArgVal;
 use super::{Interp, Value};
@@ -115,13 +115,16 @@ impl Twister {
     }
 }
 
-/// The module's generator.
-static GENERATOR: Mutex<Option<Twister>> = Mutex::new(None);
+thread_local! {
+    /// The module's generator: each interpreter's thread its own, as each
+    /// Python process has its own (a DataLoader worker's, a rank's).
+    static GENERATOR: std::cell::RefCell<Option<Twister>> = const { std::cell::RefCell::new(None) };
+}
 
 /// `random.seed(n)`; `random.seed()` (None) from the clock.
 pub fn seed(n: Option<i64>) {
     let n = n.unwrap_or_else(clock_seed);
-    *lock(&GENERATOR) = Some(Twister::seeded(n));
+    GENERATOR.with(|g| *g.borrow_mut() = Some(Twister::seeded(n)));
 }
 
 fn clock_seed() -> i64 {
@@ -132,9 +135,11 @@ fn clock_seed() -> i64 {
 
 /// Runs `f` with the module's generator (seeded from the clock at first use).
 pub fn with<R>(f: impl FnOnce(&mut Twister) -> R) -> R {
-    let mut g = lock(&GENERATOR);
-    let t = g.get_or_insert_with(|| Twister::seeded(clock_seed()));
-    f(t)
+    GENERATOR.with(|g| {
+        let mut g = g.borrow_mut();
+        let t = g.get_or_insert_with(|| Twister::seeded(clock_seed()));
+        f(t)
+    })
 }
 
 impl Interp {

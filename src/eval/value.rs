@@ -923,6 +923,12 @@ impl DefaultDevice {
     }
 }
 
+/// `torch.utils.data.get_worker_info()`'s class.
+pub fn worker_info_class() -> Arc<Class> {
+    static CLASS: std::sync::OnceLock<Arc<Class>> = std::sync::OnceLock::new();
+    plain_class(&CLASS, "WorkerInfo")
+}
+
 /// `torch.cuda.get_device_properties(d)`'s class.
 pub fn device_properties_class() -> Arc<Class> {
     static CLASS: std::sync::OnceLock<Arc<Class>> = std::sync::OnceLock::new();
