@@ -35,24 +35,8 @@ pub(super) fn globals(me: &mut Interp, _: &'static str, _: &Bound) -> Out {
 /// `exec(source)`: Python's statements in `source` run here, in the
 /// module's variables.
 pub(super) fn exec(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
-    let (v, span) = b
-        .get("source")
-        .cloned()
-        .ok_or_else(|| Error::value("exec() needs the code to run").at(b.span))?;
-    let Value::Str(text) = v else {
-        return Err(Error::wrong_type("exec()'s code", "a string", v.type_name()).at(span));
-    };
-    if b.get("globals").is_some() || b.get("locals").is_some() {
-        return Err(Error::value(
-            "cudash's exec runs the code in the module's own variables: leave out globals and locals",
-        )
-        .at(b.span));
-    }
-    let source = Arc::new(Source {
-        name: EXEC_SOURCE.into(),
-        text: Arc::from(text.as_str()),
-    });
-    let stmts = crate::lang::parse_as(&text, crate::lang::Dialect::Python)
+    let (source, _) = code_arg(b, "exec")?;
+    let stmts = crate::lang::parse_as(&source.text, crate::lang::Dialect::Python)
         .map_err(|mut errors| errors.swap_remove(0).in_source(&source))?;
     crate::lang::flow::check(&stmts).map_err(|d| d.in_source(&source))?;
     let outer = me.source.replace(Arc::clone(&source));
@@ -67,26 +51,39 @@ pub(super) fn exec(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
     ran.map(|()| Value::None)
 }
 
-/// `eval(source)`: the value of the Python expression in `source`, read in
-/// the module's variables.
-pub(super) fn eval(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+/// The code `exec(source)` or `eval(source)` is given, as a text named
+/// `<string>`, and its argument's span; `globals`/`locals` are refused
+/// (the code runs in the module's own variables).
+fn code_arg(b: &Bound, f: &str) -> Result<(Arc<Source>, Span), Diagnostic> {
     let (v, span) = b
         .get("source")
         .cloned()
-        .ok_or_else(|| Error::value("eval() needs the expression").at(b.span))?;
+        .ok_or_else(|| Error::value(format!("{f}() needs the code")).at(b.span))?;
     let Value::Str(text) = v else {
-        return Err(Error::wrong_type("eval()'s expression", "a string", v.type_name()).at(span));
+        return Err(Error::wrong_type(format!("{f}()'s code"), "a string", v.type_name()).at(span));
     };
     if b.get("globals").is_some() || b.get("locals").is_some() {
-        return Err(Error::value(
-            "cudash's eval reads the module's own variables: leave out globals and locals",
-        )
+        return Err(Error::value(format!(
+            "cudash's {f} runs in the module's own variables: leave out globals and locals"
+        ))
         .at(b.span));
     }
+    let text = if f == "eval" {
+        text.trim()
+    } else {
+        text.as_str()
+    };
     let source = Arc::new(Source {
         name: EXEC_SOURCE.into(),
-        text: Arc::from(text.trim()),
+        text: Arc::from(text),
     });
+    Ok((source, span))
+}
+
+/// `eval(source)`: the value of the Python expression in `source`, read in
+/// the module's variables.
+pub(super) fn eval(me: &mut Interp, _: &'static str, b: &Bound) -> Out {
+    let (source, span) = code_arg(b, "eval")?;
     let stmts = crate::lang::parse_as(&source.text, crate::lang::Dialect::Python)
         .map_err(|mut errors| errors.swap_remove(0).in_source(&source))?;
     let expr = match stmts.as_slice() {

@@ -79,15 +79,18 @@ pub enum Bit {
     Xor,
 }
 
-macro_rules! int_element {
-    ($t:ty, $dt:ident) => {
+/// An integer type's conversions: integers and bools exactly (wrapping
+/// into a narrower type), floats by `$from_f64`.
+macro_rules! int_conversions {
+    ($t:ty, $dt:ident, $from_f64:expr) => {
         impl Element for $t {
             const DTYPE: DType = DType::$dt;
             fn to_f64(self) -> f64 {
                 self as f64
             }
             fn from_f64(v: f64) -> Self {
-                v as $t
+                let from: fn(f64) -> $t = $from_f64;
+                from(v)
             }
             fn to_i64(self) -> i64 {
                 self as i64
@@ -99,20 +102,64 @@ macro_rules! int_element {
                 self != 0
             }
         }
+    };
+}
+
+/// The arithmetic every integer type shares: wrapping `+ - *`, division
+/// (by zero is rejected before any kernel runs), negation and bits.
+macro_rules! wrapping_int_ops {
+    () => {
+        fn add(self, o: Self) -> Self {
+            self.wrapping_add(o)
+        }
+        fn sub(self, o: Self) -> Self {
+            self.wrapping_sub(o)
+        }
+        fn mul(self, o: Self) -> Self {
+            self.wrapping_mul(o)
+        }
+        fn div(self, o: Self) -> Self {
+            self.checked_div(o).unwrap_or(0)
+        }
+        fn neg(self) -> Self {
+            self.wrapping_neg()
+        }
+        fn zero() -> Self {
+            0
+        }
+        fn bit(self, op: Bit, o: Self) -> Self {
+            match op {
+                Bit::And => self & o,
+                Bit::Or => self | o,
+                Bit::Xor => self ^ o,
+            }
+        }
+        fn bit_not(self) -> Self {
+            !self
+        }
+    };
+}
+
+/// `base ** e` for `e >= 0` by squaring, wrapping on overflow.
+macro_rules! pow_by_squaring {
+    ($t:ty, $base:expr, $e:expr) => {{
+        let (mut base, mut e, mut acc) = ($base, $e, 1 as $t);
+        while e != 0 {
+            if e & 1 == 1 {
+                acc = acc.wrapping_mul(base);
+            }
+            e >>= 1;
+            base = base.wrapping_mul(base);
+        }
+        acc
+    }};
+}
+
+macro_rules! signed_int_element {
+    ($t:ty, $dt:ident) => {
+        int_conversions!($t, $dt, |v| v as $t);
         impl Num for $t {
-            fn add(self, o: Self) -> Self {
-                self.wrapping_add(o)
-            }
-            fn sub(self, o: Self) -> Self {
-                self.wrapping_sub(o)
-            }
-            fn mul(self, o: Self) -> Self {
-                self.wrapping_mul(o)
-            }
-            fn div(self, o: Self) -> Self {
-                // Integer division by zero is rejected before any kernel runs.
-                self.checked_div(o).unwrap_or(0)
-            }
+            wrapping_int_ops!();
             fn pow(self, o: Self) -> Self {
                 // As PyTorch's `powi`: a negative exponent gives 1 for a
                 // base of 1, ±1 for -1 and 0 otherwise; the rest is
@@ -130,21 +177,7 @@ macro_rules! int_element {
                         _ => 0,
                     };
                 }
-                let (mut base, mut e, mut acc) = (self, o, 1 as $t);
-                while e != 0 {
-                    if e & 1 == 1 {
-                        acc = acc.wrapping_mul(base);
-                    }
-                    e >>= 1;
-                    base = base.wrapping_mul(base);
-                }
-                acc
-            }
-            fn neg(self) -> Self {
-                self.wrapping_neg()
-            }
-            fn zero() -> Self {
-                0
+                pow_by_squaring!($t, self, o)
             }
             fn floor_div(self, o: Self) -> Self {
                 // A divisor of 0 is refused on the cpu, as PyTorch's
@@ -172,73 +205,21 @@ macro_rules! int_element {
                     r
                 }
             }
-            fn bit(self, op: Bit, o: Self) -> Self {
-                match op {
-                    Bit::And => self & o,
-                    Bit::Or => self | o,
-                    Bit::Xor => self ^ o,
-                }
-            }
-            fn bit_not(self) -> Self {
-                !self
-            }
         }
     };
 }
-int_element!(i32, I32);
-int_element!(i64, I64);
+signed_int_element!(i32, I32);
+signed_int_element!(i64, I64);
 
-/// `uint8`: arithmetic wraps modulo 256 (`-x` is `256 - x`), integers
-/// and floats arrive through i64 as c10's `static_cast_with_inter_type`
-/// converts them (`-1.` becomes 255, `300.5` 44).
-impl Element for u8 {
-    const DTYPE: DType = DType::U8;
-    fn to_f64(self) -> f64 {
-        f64::from(self)
-    }
-    fn from_f64(v: f64) -> Self {
-        (v as i64) as u8
-    }
-    fn to_i64(self) -> i64 {
-        i64::from(self)
-    }
-    fn from_i64(v: i64) -> Self {
-        v as u8
-    }
-    fn to_bool(self) -> bool {
-        self != 0
-    }
-}
+// `uint8`: arithmetic wraps modulo 256 (`-x` is `256 - x`); floats arrive
+// through i64 as c10's `static_cast_with_inter_type` converts them (`-1.`
+// becomes 255, `300.5` 44).
+int_conversions!(u8, U8, |v| (v as i64) as u8);
 
 impl Num for u8 {
-    fn add(self, o: Self) -> Self {
-        self.wrapping_add(o)
-    }
-    fn sub(self, o: Self) -> Self {
-        self.wrapping_sub(o)
-    }
-    fn mul(self, o: Self) -> Self {
-        self.wrapping_mul(o)
-    }
-    fn div(self, o: Self) -> Self {
-        self.checked_div(o).unwrap_or(0)
-    }
+    wrapping_int_ops!();
     fn pow(self, o: Self) -> Self {
-        let (mut base, mut e, mut acc) = (self, o, 1u8);
-        while e != 0 {
-            if e & 1 == 1 {
-                acc = acc.wrapping_mul(base);
-            }
-            e >>= 1;
-            base = base.wrapping_mul(base);
-        }
-        acc
-    }
-    fn neg(self) -> Self {
-        self.wrapping_neg()
-    }
-    fn zero() -> Self {
-        0
+        pow_by_squaring!(u8, self, o)
     }
     fn floor_div(self, o: Self) -> Self {
         // No negative values: floor division is truncation. A divisor of 0
@@ -247,16 +228,6 @@ impl Num for u8 {
     }
     fn rem(self, o: Self) -> Self {
         self.checked_rem(o).unwrap_or(self)
-    }
-    fn bit(self, op: Bit, o: Self) -> Self {
-        match op {
-            Bit::And => self & o,
-            Bit::Or => self | o,
-            Bit::Xor => self ^ o,
-        }
-    }
-    fn bit_not(self) -> Self {
-        !self
     }
 }
 
