@@ -926,3 +926,15 @@ for i, c in enumerate(cases):
         ]
     );
 }
+
+/// `torch.seed()` reseeds from the clock and gives the seed back, which
+/// `torch.initial_seed()` then reports (as PyTorch printed for this program).
+#[test]
+fn torch_seed_gives_its_seed_back() {
+    let got = common::script_lines_on(
+        0,
+        "seed",
+        "import torch\ns = torch.seed()\nprint(type(s).__name__, s > 0, torch.initial_seed() == s)\ntorch.manual_seed(7)\nprint(torch.initial_seed())\n",
+    );
+    assert_eq!(got, ["int True True", "7"]);
+}

@@ -320,14 +320,28 @@ pub(super) fn join(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
 /// `seed(n)` and PyTorch's `manual_seed(n)`: every device's generator;
 /// `manual_seed_all(n)` (`torch.cuda.manual_seed_all`): the CUDA devices'.
 pub(super) fn seed(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    let n = b
-        .int(if name == "seed" { "n" } else { "seed" })?
-        .unwrap_or(0);
+    let given = b.int(if name == "seed" { "n" } else { "seed" })?;
+    // `torch.seed()`: a seed of the clock's, given back (PyTorch's
+    // non-deterministic seed, from the OS there).
+    let n = match (name, given) {
+        (_, Some(n)) => n,
+        ("seed", None) => {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            let mixed = nanos ^ (u64::from(std::process::id()) << 32);
+            (mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) & i64::MAX as u64) as i64
+        }
+        _ => 0,
+    };
     match name {
         "manual_seed_all" => me.rt.generators.reseed_cuda(n as u64),
         _ => me.rt.generators.reseed(n as u64),
     }
-    Ok(Value::None)
+    Ok(match (name, given) {
+        ("seed", None) => Value::Int(n),
+        _ => Value::None,
+    })
 }
 
 /// The tensors of the list argument `name` of `func`.
