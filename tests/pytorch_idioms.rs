@@ -937,4 +937,10 @@ fn torch_seed_gives_its_seed_back() {
         "import torch\ns = torch.seed()\nprint(type(s).__name__, s > 0, torch.initial_seed() == s)\ntorch.manual_seed(7)\nprint(torch.initial_seed())\n",
     );
     assert_eq!(got, ["int True True", "7"]);
+    let got = common::script_lines_on(
+        0,
+        "dist_available",
+        "import os, torch\nimport torch.distributed as dist\nimport torch.multiprocessing as mp\nprint(dist.is_available(), dist.is_initialized(), mp.cpu_count() == os.cpu_count())\n",
+    );
+    assert_eq!(got, ["True False True"]);
 }

@@ -848,6 +848,12 @@ static NATIVES: &[Native] = &[
         name: "os.cpu_count",
     },
     Native {
+        name: "torch.multiprocessing.cpu_count",
+    },
+    Native {
+        name: "torch.distributed.is_available",
+    },
+    Native {
         name: "dataclasses.dataclass",
     },
     Native {
@@ -2116,9 +2122,11 @@ impl Interp {
                 }
                 acc
             }
-            "os.cpu_count" => {
+            "os.cpu_count" | "torch.multiprocessing.cpu_count" => {
                 Value::Int(std::thread::available_parallelism().map_or(1, |n| n.get()) as i64)
             }
+            // cudash has torch.distributed (ranks of `spawn` and `launch`).
+            "torch.distributed.is_available" => Value::bool(true),
             other => {
                 return Err(at(Error::value(format!(
                     "internal error: `{other}` has no handler"
