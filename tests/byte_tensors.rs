@@ -167,3 +167,32 @@ print(repr(torch.iinfo(torch.uint8)))
         ]
     );
 }
+
+/// `randint`'s ends must be values of its dtype (PyTorch's
+/// `check_from_to_in_range`), and `warnings.warn` takes a Warning class:
+/// what PyTorch 2.15 printed for the same program.
+#[test]
+fn randint_ends_fit_the_dtype() {
+    let got = common::script_lines_on(
+        0,
+        "randint_bounds",
+        r#"import torch, warnings
+for t in ["torch.randint(0, 300, (3,), dtype=torch.uint8)", "torch.randint(0, 2**40, (3,), dtype=torch.int32)", "torch.randint(-1, 3, (3,), dtype=torch.uint8)", "warnings.warn(\"x\", int)"]:
+    try:
+        eval(t)
+    except Exception as e:
+        print(type(e).__name__, e)
+print(torch.randint(0, 256, (2,), dtype=torch.uint8).dtype)
+"#,
+    );
+    assert_eq!(
+        got,
+        [
+            "RuntimeError to - 1 is out of bounds for unsigned char",
+            "RuntimeError to - 1 is out of bounds for int",
+            "RuntimeError from is out of bounds for unsigned char",
+            "TypeError category must be a Warning subclass, not 'type'",
+            "torch.uint8",
+        ]
+    );
+}

@@ -257,6 +257,17 @@ pub(super) fn randint(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
     }
     let shape = super::super::args::sizes(&super::super::args::flatten(&size.0, size.1)?)?;
     let dtype = b.dtype("dtype")?.unwrap_or(DType::I64);
+    // Both ends must be values of the dtype (PyTorch's
+    // `check_from_to_in_range`), not wrapped into it.
+    if let Some((min, max)) = dtype.int_bounds() {
+        let cpp = super::masked::cpp_name(dtype);
+        if low < min || low > max {
+            return Err(Error::runtime(format!("from is out of bounds for {cpp}")).at(b.span));
+        }
+        if high - 1 > max {
+            return Err(Error::runtime(format!("to - 1 is out of bounds for {cpp}")).at(b.span));
+        }
+    }
     let device = me.device_arg(b)?;
     let new = NewTensor {
         shape: &shape,

@@ -165,7 +165,7 @@ fn py_shape(shape: &[usize]) -> String {
 }
 
 /// A dtype as PyTorch's C++ errors name it (`long int`, `float`).
-fn cpp_name(d: DType) -> &'static str {
+pub(super) fn cpp_name(d: DType) -> &'static str {
     match d {
         DType::Bool => "bool",
         DType::U8 => "unsigned char",

@@ -75,7 +75,7 @@ def warn(message, category=None, stacklevel=1, source=None):
     if category is None:
         category = UserWarning
     if not issubclass(category, Warning):
-        raise TypeError(f"category must be a Warning subclass, not '{type(category).__name__}'")
+        raise TypeError("category must be a Warning subclass, not 'type'")
     action = _action(str(message), category)
     if action == "ignore":
         return
