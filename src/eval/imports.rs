@@ -1766,17 +1766,9 @@ impl Interp {
                         .at(span)
                     })?,
                 };
-                if let Some(d) = self.default_device {
-                    let d = match d {
-                        super::value::DefaultDevice::At(d) => d,
-                        super::value::DefaultDevice::CurrentCuda => {
-                            crate::runtime::Device::Cuda(self.rt.current_device)
-                        }
-                    };
-                    if let Err(e) = self.rt.check_device(d) {
-                        self.default_device = None;
-                        return Err(e.at(span));
-                    }
+                if let Err(e) = self.rt.check_device(self.default_device()) {
+                    self.default_device = None;
+                    return Err(e.at(span));
                 }
                 Value::None
             }

@@ -127,7 +127,8 @@ pub fn seed(n: Option<i64>) {
     GENERATOR.with(|g| *g.borrow_mut() = Some(Twister::seeded(n)));
 }
 
-fn clock_seed() -> i64 {
+/// A seed of the clock's (a generator no program seeded, `torch.seed()`).
+pub(super) fn clock_seed() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as i64)

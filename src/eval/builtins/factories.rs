@@ -336,13 +336,7 @@ pub(super) fn seed(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Val
     // non-deterministic seed, from the OS there).
     let n = match (name, given) {
         (_, Some(n)) => n,
-        ("seed", None) => {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos() as u64);
-            let mixed = nanos ^ (u64::from(std::process::id()) << 32);
-            (mixed.wrapping_mul(0x9E37_79B9_7F4A_7C15) & i64::MAX as u64) as i64
-        }
+        ("seed", None) => super::super::pyrandom::clock_seed() & i64::MAX,
         _ => 0,
     };
     match name {
