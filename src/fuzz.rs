@@ -89,15 +89,20 @@ pub fn safetensors(data: &[u8]) {
 }
 
 /// The reader of `torch.save`'s files (its zip archive and restricted
-/// pickle); a tensor it accepts has as many elements as its shape says, and
+/// pickle, read in full: NumPy's arrays and Python 2's strings too); a
+/// tensor or array it accepts has as many elements as its shape says, and
 /// what it reads writes back and reads again the same.
 pub fn torch_save(data: &[u8]) {
-    use crate::runtime::io::{parse_torch, torch_bytes, Pickled};
+    use crate::runtime::io::{parse_torch, torch_bytes, Pickled, Py2Strings, Unpickler};
     fn tensors(p: &Pickled, out: &mut Vec<Vec<u8>>) {
         match p {
             Pickled::Tensor(t) => {
                 assert_eq!(t.tensor.numel(), t.tensor.shape().iter().product::<usize>());
                 out.push(t.tensor.contiguous_buffer().to_le_bytes());
+            }
+            Pickled::Array(a) => {
+                assert_eq!(a.tensor.numel(), a.tensor.shape().iter().product::<usize>());
+                out.push(a.tensor.contiguous_buffer().to_le_bytes());
             }
             Pickled::List(items) | Pickled::Tuple(items) => {
                 items.iter().for_each(|i| tensors(i, out))
@@ -109,11 +114,12 @@ pub fn torch_save(data: &[u8]) {
             _ => {}
         }
     }
-    if let Ok(v) = parse_torch(data) {
+    let how = Unpickler::Full(Py2Strings::Latin1);
+    if let Ok(v) = parse_torch(data, how) {
         let mut first = Vec::new();
         tensors(&v, &mut first);
         if let Ok(bytes) = torch_bytes(&v, "fuzz") {
-            let again = parse_torch(&bytes).expect("what cudash writes, it reads");
+            let again = parse_torch(&bytes, how).expect("what cudash writes, it reads");
             let mut second = Vec::new();
             tensors(&again, &mut second);
             assert_eq!(first, second, "a round trip changed a tensor");

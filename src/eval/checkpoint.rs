@@ -3,7 +3,8 @@
 //! their device and `Parameter` mark, dicts, lists, numbers, strings), so a
 //! checkpoint moves between cudash and PyTorch in both directions.
 //! Python's `pickle.dump`/`pickle.load` of the same values (tensors
-//! left to `torch.save`) are here too.
+//! left to `torch.save`) are here too, and NumPy's arrays in either
+//! (`torch.save(array)`, CIFAR-10's files), read by a full load only.
 
 use crate::eval::value::PyDict;
 use std::sync::Arc;
@@ -13,7 +14,7 @@ use super::{Interp, Value};
 use crate::autograd::meta;
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
-use crate::runtime::io::{Pickled, SavedTensor};
+use crate::runtime::io::{NpDType, Pickled, Py2Strings, SavedArray, SavedTensor};
 use crate::runtime::Device;
 
 /// Whether a file name is one `torch.save` writes (PyTorch's tutorials use
@@ -77,6 +78,18 @@ pub(crate) fn to_pickled(me: &mut Interp, v: &Value, span: Span) -> Result<Pickl
                 })
                 .collect::<Result<_, Diagnostic>>()?,
         ),
+        Value::Object(o) if is_ndarray(me, o, span)? => {
+            let (t, name) = array_parts(o).ok_or_else(|| {
+                Error::value("this NumPy array has lost its elements (`_t`)").at(span)
+            })?;
+            let dtype = NpDType::from_name(&name).ok_or_else(|| {
+                Error::value(format!("cudash cannot save a NumPy array of dtype {name}")).at(span)
+            })?;
+            Pickled::Array(SavedArray {
+                dtype,
+                tensor: me.rt.copy_to(&t, Device::Cpu).map_err(|e| e.at(span))?,
+            })
+        }
         Value::Module(_) => {
             return Err(Error::value_help(
                 "cudash saves a model's state_dict, not the model object",
@@ -87,12 +100,57 @@ pub(crate) fn to_pickled(me: &mut Interp, v: &Value, span: Span) -> Result<Pickl
         other => {
             return Err(Error::wrong_type(
                 "what save() writes to a .pt file",
-                "tensors, dicts, lists, numbers or strings",
+                "tensors, NumPy arrays, dicts, lists, numbers or strings",
                 other.type_name(),
             )
             .at(span))
         }
     })
+}
+
+/// Whether `o` is a NumPy array of cudash's `numpy` (`stdlib/numpy.py`):
+/// its class is that module's `ndarray`, or one derived from it.
+fn is_ndarray(
+    me: &mut Interp,
+    o: &crate::eval::value::Object,
+    span: Span,
+) -> Result<bool, Diagnostic> {
+    let named = |c: &crate::eval::value::Class| c.name == "ndarray";
+    if !named(&o.class) && !o.class.mro.iter().any(|c| named(c)) {
+        return Ok(false);
+    }
+    let Value::Class(ndarray) = numpy_attr(me, "ndarray", span)? else {
+        return Ok(false);
+    };
+    Ok(Arc::ptr_eq(&o.class, &ndarray) || o.class.mro.iter().any(|c| Arc::ptr_eq(c, &ndarray)))
+}
+
+/// An array's tensor (`_t`) and its dtype's name (`_d.name`).
+fn array_parts(o: &crate::eval::value::Object) -> Option<(Arc<crate::runtime::Tensor>, String)> {
+    let attrs = crate::runtime::lock::lock(&o.attrs);
+    let get = |name: &str| {
+        attrs
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone())
+    };
+    let (Some(Value::Tensor(t)), Some(Value::Object(d))) = (get("_t"), get("_d")) else {
+        return None;
+    };
+    let name = crate::runtime::lock::lock(&d.attrs)
+        .iter()
+        .find_map(|(n, v)| match (n.as_str(), v) {
+            ("name", Value::Str(s)) => Some(s.to_string()),
+            _ => None,
+        })?;
+    Some((t, name))
+}
+
+/// A name of cudash's `numpy` module, imported if the program has not.
+fn numpy_attr(me: &mut Interp, name: &str, span: Span) -> Result<Value, Diagnostic> {
+    let path = super::stdlib::path_of("numpy").expect("numpy is a module of stdlib/");
+    let numpy = me.import_own("numpy", path, span)?;
+    me.own_module_attr(&numpy, name, span)
 }
 
 /// A loaded value; each tensor on `device` when given (`map_location`),
@@ -110,6 +168,18 @@ pub(crate) fn from_pickled(
         Pickled::Float(f) => Value::float(f),
         Pickled::Str(s) => Value::Str(Arc::new(s)),
         Pickled::DType(d) => Value::DType(Word::new(d)),
+        // On the host, as NumPy's arrays are (`map_location` moves tensors only).
+        Pickled::Array(a) => {
+            let wrap = numpy_attr(me, "_unpickled", span)?;
+            let args = vec![
+                crate::eval::args::ArgVal::positional(Value::Tensor(a.tensor), span),
+                crate::eval::args::ArgVal::positional(
+                    Value::Str(Arc::new(a.dtype.name().to_string())),
+                    span,
+                ),
+            ];
+            me.call_value(wrap, args, span)?
+        }
         Pickled::Tensor(saved) => {
             let to = match device {
                 Some(d) => d,
@@ -175,6 +245,7 @@ fn kind(p: &Pickled) -> &'static str {
         Pickled::DType(_) => "dtypes",
         Pickled::Int(_) => "ints",
         Pickled::Str(_) => "strings",
+        Pickled::Array(_) => "NumPy arrays",
     }
 }
 
@@ -295,8 +366,27 @@ pub(crate) fn call_pickle(
                 }
                 .at(span)
             };
+            // Python 2's strings: `encoding="ASCII"` unless the call says
+            // (`"latin1"` for NumPy's arrays, as CIFAR-10's files need).
+            let strings = match args
+                .iter()
+                .find(|a| a.keyword.as_ref().is_some_and(|k| k.name == "encoding")) {
+                None => Py2Strings::Ascii,
+                Some(a) => match &a.value {
+                    Value::Str(e) => Py2Strings::named(e).ok_or_else(|| {
+                        Error::value_help(
+                            format!("pickle.load(): cudash reads encoding=\"ASCII\", \"latin1\", \"utf-8\" or \"bytes\", not {e:?}"),
+                            "NumPy arrays pickled by Python 2 load with encoding=\"latin1\"",
+                        )
+                        .at(a.span)
+                    })?,
+                    other => {
+                        return Err(Error::wrong_type("encoding", "a string", other.type_name()).at(a.span))
+                    }
+                },
+            };
             let bytes = std::fs::read(&path).map_err(|e| io(e.to_string()))?;
-            let p = crate::runtime::io::unpickle_bytes(&bytes).map_err(io)?;
+            let p = crate::runtime::io::unpickle_bytes(&bytes, strings).map_err(io)?;
             from_pickled(me, p, None, span)
         }
     }

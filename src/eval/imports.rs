@@ -546,6 +546,9 @@ static NATIVES: &[Native] = &[
         name: "_cudash.gunzip",
     },
     Native {
+        name: "_cudash.untar",
+    },
+    Native {
         name: "_cudash.md5",
     },
     Native {
@@ -745,6 +748,21 @@ static NATIVES: &[Native] = &[
     },
     Native {
         name: "os.path.expanduser",
+    },
+    Native {
+        name: "os.path.abspath",
+    },
+    Native {
+        name: "os.path.normpath",
+    },
+    Native {
+        name: "os.path.realpath",
+    },
+    Native {
+        name: "os.path.isabs",
+    },
+    Native {
+        name: "os.path.getsize",
     },
     Native { name: "os.listdir" },
     Native { name: "glob.glob" },
@@ -2128,6 +2146,50 @@ impl Interp {
     }
 }
 
+/// Python's `os.path.normpath` on POSIX: `.` parts and doubled slashes
+/// dropped, `a/..` folded; `..` above a relative path kept, above `/`
+/// dropped; two leading slashes kept (POSIX leaves them to the system).
+fn normpath(p: &str) -> String {
+    if p.is_empty() {
+        return ".".into();
+    }
+    let lead = match (
+        p.starts_with("//"),
+        p.starts_with("///"),
+        p.starts_with('/'),
+    ) {
+        (true, false, _) => "//",
+        (_, _, true) => "/",
+        _ => "",
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for part in p.split('/') {
+        match part {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|&l| l != "..") => {
+                parts.pop();
+            }
+            ".." if !lead.is_empty() => {}
+            part => parts.push(part),
+        }
+    }
+    let body = parts.join("/");
+    match (lead, body.is_empty()) {
+        ("", true) => ".".into(),
+        _ => format!("{lead}{body}"),
+    }
+}
+
+fn abspath(p: &str) -> String {
+    if p.starts_with('/') {
+        return normpath(p);
+    }
+    let cwd = std::env::current_dir()
+        .map(|d| d.display().to_string())
+        .unwrap_or_else(|_| "/".into());
+    normpath(&format!("{cwd}/{p}"))
+}
+
 /// `os.path.exists(p)`, `os.path.join(a, b)`, `os.makedirs(p, exist_ok=True)`:
 /// the file system as Python's `os` sees it.
 fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic> {
@@ -2217,6 +2279,24 @@ fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic>
                 }
                 _ => text(p),
             }
+        }
+        "os.path.normpath" => text(normpath(&first()?)),
+        "os.path.isabs" => Value::bool(first()?.starts_with('/')),
+        // The path from `/`, as Python's: joined to the working directory,
+        // then normalised (links are not followed).
+        "os.path.abspath" => text(abspath(&first()?)),
+        // As abspath, links followed where the path exists.
+        "os.path.realpath" => {
+            let p = first()?;
+            match std::fs::canonicalize(&p) {
+                Ok(real) => text(real.display().to_string()),
+                Err(_) => text(abspath(&p)),
+            }
+        }
+        "os.path.getsize" => {
+            let p = first()?;
+            let meta = std::fs::metadata(&p).map_err(|e| no_such(&p, e, span))?;
+            Value::Int(meta.len() as i64)
         }
         "os.getcwd" => text(
             std::env::current_dir()

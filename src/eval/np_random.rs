@@ -10,8 +10,8 @@
 //! - `_cudash.np_randint(low, high, n)`: int64 in `[low, high)`;
 //! - `_cudash.np_permutation(n)`: `permutation(n)`;
 //! - `_cudash.np_read(path, dtype, offset)`: the file's numbers;
-//! - `_cudash.np_f32_text(t)`: each float32 of `t` in its shortest decimal
-//!   (NumPy prints a float32 so, not as the float64 it widens to).
+//! - `_cudash.np_f32_text(t)`: each float32 (or float16) of `t` in its
+//!   shortest decimal (NumPy prints one so, not as the float64 it widens to).
 
 use std::sync::Arc;
 
@@ -241,11 +241,18 @@ impl Interp {
                 let Some(Value::Tensor(t)) = args.first().map(|a| &a.value) else {
                     return Err(at(Error::value("np_f32_text takes a tensor")));
                 };
-                let texts = t
-                    .to_vec::<f32>()
-                    .into_iter()
-                    .map(|x| Value::Str(Arc::new(format!("{x}"))))
-                    .collect();
+                let texts = match t.dtype() {
+                    crate::runtime::DType::F16 => t
+                        .to_vec::<f64>()
+                        .into_iter()
+                        .map(|x| Value::Str(Arc::new(shortest_f16(x))))
+                        .collect(),
+                    _ => t
+                        .to_vec::<f32>()
+                        .into_iter()
+                        .map(|x| Value::Str(Arc::new(format!("{x}"))))
+                        .collect(),
+                };
                 Value::list(texts)
             }
             "_cudash.np_permutation" => {
@@ -319,6 +326,20 @@ fn read_numbers(body: &[u8], dtype: &str) -> Result<Value, String> {
         other => return Err(format!("cudash's memmap reads uint8, uint16, int32, int64, float32 and float64 files, not {other}")),
     };
     Ok(Value::Tensor(Arc::new(t)))
+}
+
+/// The shortest decimal that reads back as the same float16 (`x` is one,
+/// widened), as NumPy prints a float16.
+fn shortest_f16(x: f64) -> String {
+    if !x.is_finite() {
+        return format!("{x}");
+    }
+    let h = half::f16::from_f64(x);
+    (1..=5)
+        .map(|digits| format!("{:.*e}", digits - 1, x))
+        .filter_map(|s| s.parse::<f64>().ok())
+        .find(|&v| half::f16::from_f64(v) == h)
+        .map_or_else(|| format!("{x}"), |v| format!("{v}"))
 }
 
 #[cfg(test)]

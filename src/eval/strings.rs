@@ -131,6 +131,7 @@ pub(super) const STR_METHODS: &[&str] = &[
     "endswith",
     "replace",
     "split",
+    "rsplit",
     "splitlines",
     "find",
     "count",
@@ -152,6 +153,56 @@ pub(super) const STR_METHODS: &[&str] = &[
     "partition",
     "rpartition",
 ];
+
+/// Python's `str.split` (`rsplit` from the right): on `sep`, or on runs
+/// of whitespace (none at the ends kept) without one; at most `max` cuts.
+fn split(s: &str, sep: Option<&str>, max: Option<usize>, from_right: bool) -> Vec<String> {
+    let owned = |v: Vec<&str>| v.into_iter().map(str::to_string).collect();
+    match (sep, max) {
+        (Some(sep), None) => owned(s.split(sep).collect()),
+        (Some(sep), Some(m)) if from_right => {
+            let mut v: Vec<&str> = s.rsplitn(m + 1, sep).collect();
+            v.reverse();
+            owned(v)
+        }
+        (Some(sep), Some(m)) => owned(s.splitn(m + 1, sep).collect()),
+        (None, None) => owned(s.split_whitespace().collect()),
+        (None, Some(m)) => {
+            let mut parts = Vec::new();
+            let mut rest = if from_right {
+                s.trim_end()
+            } else {
+                s.trim_start()
+            };
+            while parts.len() < m && !rest.is_empty() {
+                let cut = match from_right {
+                    true => rest.rfind(char::is_whitespace).map(|k| {
+                        let w = rest[k..].chars().next().map_or(1, char::len_utf8);
+                        (rest[k + w..].to_string(), rest[..k].trim_end())
+                    }),
+                    false => rest.find(char::is_whitespace).map(|k| {
+                        let w = rest[k..].chars().next().map_or(1, char::len_utf8);
+                        (rest[..k].to_string(), rest[k + w..].trim_start())
+                    }),
+                };
+                match cut {
+                    Some((part, left)) => {
+                        parts.push(part);
+                        rest = left;
+                    }
+                    None => break,
+                }
+            }
+            if !rest.is_empty() {
+                parts.push(rest.to_string());
+            }
+            if from_right {
+                parts.reverse();
+            }
+            parts
+        }
+    }
+}
 
 /// A string's characters, each a string: what `for c in s` takes.
 pub(super) fn chars_of(s: &str) -> Vec<Value> {
@@ -280,20 +331,45 @@ impl Interp {
             "replace" => {
                 str_arg(0).and_then(|a| str_arg(1).map(|b| Value::Str(Arc::new(s.replace(&a, &b)))))
             }
-            "split" => {
-                let parts: Vec<Value> = match str_arg(0) {
-                    Ok(sep) => s
-                        .split(sep.as_str())
-                        .map(|p| Value::Str(Arc::new(p.to_string())))
-                        .collect(),
-                    Err(_) => s
-                        .split_whitespace()
-                        .map(|p| Value::Str(Arc::new(p.to_string())))
-                        .collect(),
+            // `s.split(sep=None, maxsplit=-1)`, `s.rsplit(...)`: as Python's,
+            // runs of whitespace without `sep`, at most `maxsplit` cuts
+            // (from the right for rsplit).
+            "split" | "rsplit" => {
+                let arg = |k: usize, key: &str| {
+                    args.iter()
+                        .find(|a| a.keyword.as_ref().is_some_and(|n| n.name == key))
+                        .or_else(|| args.iter().filter(|a| a.keyword.is_none()).nth(k))
+                        .map(|a| a.value.clone())
                 };
-                Ok(Value::MutList(Arc::new(std::sync::Mutex::new(Arc::new(
-                    parts,
-                )))))
+                let sep = match arg(0, "sep") {
+                    None | Some(Value::None) => None,
+                    Some(Value::Str(sep)) if sep.is_empty() => {
+                        return Err(Error::value("empty separator"))
+                    }
+                    Some(Value::Str(sep)) => Some(sep.to_string()),
+                    Some(other) => {
+                        return Err(Error::wrong_type(
+                            format!("the separator of `str.{name}`"),
+                            "a string or None",
+                            other.type_name(),
+                        ))
+                    }
+                };
+                let max = match arg(1, "maxsplit") {
+                    None => None,
+                    Some(Value::Int(m)) => usize::try_from(m).ok(),
+                    Some(other) => {
+                        return Err(Error::wrong_type(
+                            format!("maxsplit of `str.{name}`"),
+                            "an int",
+                            other.type_name(),
+                        ))
+                    }
+                };
+                let parts = split(s, sep.as_deref(), max, name == "rsplit");
+                Ok(Value::list(
+                    parts.into_iter().map(|p| Value::Str(Arc::new(p))).collect(),
+                ))
             }
             // Python's line ends: \n, \r\n and \r (not kept).
             "splitlines" => {

@@ -6,6 +6,8 @@
 //! - `_cudash.download(url, path)`: a `file://` URL copied, any other
 //!   fetched with `curl` (cudash carries no HTTP client);
 //! - `_cudash.gunzip(src, dst)`: a `.gz` file unpacked;
+//! - `_cudash.untar(src, dst)`: a `.tar` (or `.tar.gz`, `.tgz`) unpacked
+//!   into a folder, the paths written returned (`runtime::io::tar`);
 //! - `_cudash.md5(path)`: the file's MD5, as torchvision checks downloads;
 //! - `_cudash.write_png(path, pixels)`: an `H×W×C` tensor of values in
 //!   0..=255 as a PNG file (`torchvision.utils.save_image`).
@@ -17,13 +19,15 @@ use super::args::ArgVal;
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
+use crate::runtime::io::tar;
 use crate::runtime::Tensor;
 
 /// The names this module answers.
-pub const NAMES: [&str; 5] = [
+pub const NAMES: [&str; 6] = [
     "_cudash.read_idx",
     "_cudash.download",
     "_cudash.gunzip",
+    "_cudash.untar",
     "_cudash.md5",
     "_cudash.write_png",
 ];
@@ -71,6 +75,26 @@ impl Interp {
                     .map_err(|e| io("unpack", &src, e))?;
                 std::fs::write(&dst, out).map_err(|e| io("write", &dst, e))?;
                 Ok(Value::None)
+            }
+            "_cudash.untar" => {
+                let (src, dst) = (text(0)?, text(1)?);
+                let mut bytes = std::fs::read(&src).map_err(|e| io("read", &src, e))?;
+                if bytes.starts_with(&[0x1f, 0x8b]) {
+                    let mut out = Vec::new();
+                    flate2::read::GzDecoder::new(&bytes[..])
+                        .read_to_end(&mut out)
+                        .map_err(|e| io("unpack", &src, e))?;
+                    bytes = out;
+                }
+                let unpack = |m: String| at(Error::runtime(format!("{src}: {m}")));
+                let members = tar::members(&bytes).map_err(unpack)?;
+                let written = tar::extract(&members, std::path::Path::new(&dst)).map_err(unpack)?;
+                Ok(Value::list(
+                    written
+                        .into_iter()
+                        .map(|p| Value::Str(Arc::new(p.display().to_string())))
+                        .collect(),
+                ))
             }
             "_cudash.md5" => {
                 let path = text(0)?;

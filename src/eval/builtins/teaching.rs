@@ -164,7 +164,13 @@ pub(super) fn load(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
         None => None,
     };
     if binary.is_some() || checkpoint::is_torch_name(&path) || is_zip(&path) {
-        let saved = io::load_torch(Path::new(&path)).map_err(at)?;
+        // PyTorch's default since 2.6 is the safe load; `weights_only=False`
+        // reads NumPy's arrays too (still calling nothing else).
+        let how = match b.given("weights_only") {
+            Some((Value::Bool(w), _)) if !w.get() => io::Unpickler::Full(io::Py2Strings::Utf8),
+            _ => io::Unpickler::WeightsOnly,
+        };
+        let saved = io::load_torch(Path::new(&path), how).map_err(at)?;
         return checkpoint::from_pickled(me, saved, device, b.span);
     }
     let device = device.unwrap_or(crate::runtime::Device::Cpu);

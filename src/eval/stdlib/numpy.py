@@ -143,6 +143,11 @@ def _from_tensor(t):
     return _wrap(t)
 
 
+def _unpickled(t, name):
+    """An array a pickle held (`pickle.load`, `torch.load(weights_only=False)`)."""
+    return _wrap(t, _BY_NAME[name])
+
+
 def from_numpy(a):
     """`torch.from_numpy(a)`: the tensor under the array (they share it)."""
     if not isinstance(a, ndarray):
@@ -887,7 +892,7 @@ def _cells(a):
         return [("True" if v else "False") for v in values], False
     if a._d.kind in "iu":
         return [str(int(v)) for v in values], False
-    if a._d.name == "float32":
+    if a._d.name in ("float32", "float16"):
         shortest = _cudash.np_f32_text(a._t)
     else:
         shortest = [repr(float(v)) for v in values]
@@ -947,6 +952,10 @@ def _str(a):
 def _repr(a):
     if a.ndim == 0:
         return f"array({_cells(a)[0][0]})"
+    if a.size == 0:
+        # NumPy names an empty array's dtype always, and its shape unless it is (0,).
+        shape = "" if a.ndim == 1 else f"shape={a.shape}, "
+        return f"array([], {shape}dtype={a._d.name})"
     body = _nest(_layout(a, ", "), list(a.shape), 6, ", ")
     extra = "" if a._d.name in ("float64", "int64", "bool") else f", dtype={a._d.name}"
     return f"array({body}{extra})"

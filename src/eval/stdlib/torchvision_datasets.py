@@ -1,15 +1,20 @@
 """torchvision.datasets, as cudash gives it (written for cudash, after
-torchvision 0.29's `mnist.py`, `vision.py` and `fakedata.py`): MNIST,
-FashionMNIST and KMNIST read from torchvision's own layout
-(`root/MNIST/raw/train-images-idx3-ubyte`), downloaded there with
-`download=True` from the class's `mirrors` (each `.gz` checked against
-its MD5, as torchvision does), and `FakeData`. Samples are
+torchvision 0.29's `mnist.py`, `cifar.py`, `vision.py` and
+`fakedata.py`): MNIST, FashionMNIST and KMNIST read from torchvision's
+own layout (`root/MNIST/raw/train-images-idx3-ubyte`), downloaded there
+with `download=True` from the class's `mirrors` (each `.gz` checked
+against its MD5, as torchvision does); CIFAR10 and CIFAR100 from the
+NumPy arrays pickled in `root/cifar-10-batches-py` (the `.tar.gz`
+downloaded and unpacked there); and `FakeData`. Samples are
 `(image, target)`, the image one of `torchvision._pil.Image`.
 
-`data` holds uint8 pixels, as torchvision's. Datasets of pictures in other formats (`CIFAR10`'s NumPy
-pickles, `ImageFolder`'s JPEGs) say so when made."""
+`data` holds uint8 pixels, as torchvision's. Datasets of pictures in
+other formats (`ImageFolder`'s JPEGs) say so when made."""
 import os
+import pickle
 import sys
+
+import numpy as np
 
 import torch
 import _cudash
@@ -104,14 +109,20 @@ def download_url(url, root, filename=None, md5=None):
 
 
 def extract_archive(from_path, to_path=None, remove_finished=False):
-    """A `.gz` file unpacked beside it (or into `to_path`)."""
+    """A `.tar`, `.tar.gz` or `.tgz` unpacked into `to_path` (the archive's
+    folder by default), or a `.gz` file unpacked beside it."""
     if to_path is None:
         to_path = os.path.dirname(from_path)
-    base, ext = os.path.splitext(os.path.basename(from_path))
-    if ext != ".gz":
-        raise RuntimeError(f"cudash's torchvision unpacks .gz files, not {ext} ({from_path})")
-    out = os.path.join(to_path, base)
-    _cudash.gunzip(from_path, out)
+    name = os.path.basename(from_path)
+    if name.endswith((".tar", ".tar.gz", ".tgz")):
+        _cudash.untar(from_path, to_path)
+        out = to_path
+    else:
+        base, ext = os.path.splitext(name)
+        if ext != ".gz":
+            raise RuntimeError(f"cudash's torchvision unpacks .tar, .tar.gz, .tgz and .gz files, not {ext} ({from_path})")
+        out = os.path.join(to_path, base)
+        _cudash.gunzip(from_path, out)
     if remove_finished:
         os.remove(from_path)
     return out
@@ -333,14 +344,111 @@ def _not_here(name, why):
     raise NotImplementedError(f"cudash's torchvision has no datasets.{name}: {why}")
 
 
-class CIFAR10:
-    def __init__(self, *args, **kwargs):
-        _not_here("CIFAR10", "its files are NumPy arrays in Python pickles, which cudash does not read")
+class CIFAR10(VisionDataset):
+    """CIFAR-10: 32×32 RGB pictures of 10 classes, 50000 to train on and
+    10000 to test, from the NumPy arrays Python 2 pickled
+    (`root/cifar-10-batches-py/data_batch_1` ...), each file checked
+    against its MD5 as torchvision checks it."""
+
+    base_folder = "cifar-10-batches-py"
+    url = "https://www.cs.toronto.edu/~kriz/cifar-10-python.tar.gz"
+    filename = "cifar-10-python.tar.gz"
+    tgz_md5 = "c58f30108f718f92721af3b95e74349a"
+    train_list = [
+        ["data_batch_1", "c99cafc152244af753f735de768cd75f"],
+        ["data_batch_2", "d4bba439e000b95fd0a9bffe97cbabec"],
+        ["data_batch_3", "54ebc095f3ab1f0389bbae665268c751"],
+        ["data_batch_4", "634d18415352ddfa80567beed471001a"],
+        ["data_batch_5", "482c414d41f54cd18b22e5b47cb7c3cb"],
+    ]
+    test_list = [
+        ["test_batch", "40351d587109b95175f43aff81a1287e"],
+    ]
+    meta = {
+        "filename": "batches.meta",
+        "key": "label_names",
+        "md5": "5ff9c542aee3614f3951f8cda6e48888",
+    }
+
+    def __init__(self, root, train=True, transform=None, target_transform=None, download=False):
+        super().__init__(root, transform=transform, target_transform=target_transform)
+        self.train = train
+        if download:
+            self.download()
+        if not self._check_integrity():
+            raise RuntimeError("Dataset not found or corrupted. You can use download=True to download it")
+        downloaded_list = self.train_list if self.train else self.test_list
+        self.data = []
+        self.targets = []
+        for file_name, checksum in downloaded_list:
+            file_path = os.path.join(self.root, self.base_folder, file_name)
+            with open(file_path, "rb") as f:
+                entry = pickle.load(f, encoding="latin1")
+                self.data.append(entry["data"])
+                if "labels" in entry:
+                    self.targets.extend(entry["labels"])
+                else:
+                    self.targets.extend(entry["fine_labels"])
+        self.data = np.vstack(self.data).reshape(-1, 3, 32, 32)
+        self.data = self.data.transpose((0, 2, 3, 1))  # HWC, as PIL's images are
+        self._load_meta()
+
+    def _load_meta(self):
+        path = os.path.join(self.root, self.base_folder, self.meta["filename"])
+        if not check_integrity(path, self.meta["md5"]):
+            raise RuntimeError("Dataset metadata file not found or corrupted. You can use download=True to download it")
+        with open(path, "rb") as infile:
+            data = pickle.load(infile, encoding="latin1")
+            self.classes = data[self.meta["key"]]
+        self.class_to_idx = {_class: i for i, _class in enumerate(self.classes)}
+
+    def __getitem__(self, index):
+        img, target = self.data[index], self.targets[index]
+        img = _pil.fromarray(img)
+        if self.transform is not None:
+            img = self.transform(img)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return img, target
+
+    def __len__(self):
+        return len(self.data)
+
+    def _check_integrity(self):
+        for filename, md5 in self.train_list + self.test_list:
+            fpath = os.path.join(self.root, self.base_folder, filename)
+            if not check_integrity(fpath, md5):
+                return False
+        return True
+
+    def download(self):
+        if self._check_integrity():
+            return
+        download_and_extract_archive(self.url, self.root, filename=self.filename, md5=self.tgz_md5)
+
+    def extra_repr(self):
+        split = "Train" if self.train is True else "Test"
+        return f"Split: {split}"
 
 
-class CIFAR100:
-    def __init__(self, *args, **kwargs):
-        _not_here("CIFAR100", "its files are NumPy arrays in Python pickles, which cudash does not read")
+class CIFAR100(CIFAR10):
+    """CIFAR-100: as CIFAR-10, of 100 classes (`fine_labels`)."""
+
+    base_folder = "cifar-100-python"
+    url = "https://www.cs.toronto.edu/~kriz/cifar-100-python.tar.gz"
+    filename = "cifar-100-python.tar.gz"
+    tgz_md5 = "eb9058c3a382ffc7106e4002c42a8d85"
+    train_list = [
+        ["train", "16019d7e3df5f24257cddd939b257f8d"],
+    ]
+    test_list = [
+        ["test", "f0ef6b0ae62326f3e7ffdfab6717acfc"],
+    ]
+    meta = {
+        "filename": "meta",
+        "key": "fine_label_names",
+        "md5": "7973b15100ade9c7d40fb424638fde48",
+    }
 
 
 class ImageFolder:

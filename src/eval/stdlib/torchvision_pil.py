@@ -81,7 +81,9 @@ class Image:
 
 
 def fromarray(pixels, mode=None):
-    """An image of an `H×W` or `H×W×C` tensor of values 0..255."""
+    """An image of an `H×W` or `H×W×C` array (or tensor) of values 0..255."""
+    if not isinstance(pixels, torch.Tensor):
+        pixels = torch.from_numpy(pixels)
     if mode is None:
         c = 1 if pixels.dim() == 2 else pixels.size(2)
         mode = {1: "L", 3: "RGB", 4: "RGBA"}.get(c)

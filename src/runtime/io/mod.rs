@@ -2,10 +2,13 @@
 //! (through the `safetensors` crate), and `torch.save`'s `.pt` (its zip
 //! archive and restricted pickle, both here), keeping dtype and shape.
 
+mod numpy_pickle;
 mod pickle;
+pub mod tar;
 pub mod zip;
 
-pub use pickle::{Pickled, SavedTensor};
+pub use numpy_pickle::{NpDType, SavedArray};
+pub use pickle::{Pickled, Py2Strings, SavedTensor, Unpickler};
 
 use std::path::Path;
 
@@ -269,13 +272,13 @@ pub fn parse_safetensors(b: &[u8]) -> Result<Vec<(String, Tensor)>, String> {
 }
 
 /// What `torch.save` wrote: its zip archive's pickle, read as
-/// `torch.load(weights_only=True)` reads it.
-pub fn load_torch(path: &Path) -> Result<Pickled, Error> {
+/// `torch.load` reads it (`weights_only=True` unless `how` is full).
+pub fn load_torch(path: &Path, how: Unpickler) -> Result<Pickled, Error> {
     let bytes = std::fs::read(path).map_err(|e| io_err("read", path, e.to_string()))?;
-    parse_torch(&bytes).map_err(|r| io_err("load", path, r))
+    parse_torch(&bytes, how).map_err(|r| io_err("load", path, r))
 }
 
-pub fn parse_torch(b: &[u8]) -> Result<Pickled, String> {
+pub fn parse_torch(b: &[u8], how: Unpickler) -> Result<Pickled, String> {
     if !zip::is_zip(b) {
         return Err(if b.starts_with(&[0x80]) || b.starts_with(&[0x8a, 0x0a]) {
             "written by torch.save before PyTorch 1.6 (or with _use_new_zipfile_serialization=False): load and save it again with a newer PyTorch".into()
@@ -305,7 +308,7 @@ pub fn parse_torch(b: &[u8]) -> Result<Pickled, String> {
             return Err("saved on a big-endian machine: cudash reads little-endian files".into());
         }
     }
-    pickle::unpickle(data, |key| archive.get(&format!("{prefix}data/{key}")))
+    pickle::unpickle(data, |key| archive.get(&format!("{prefix}data/{key}")), how)
 }
 
 /// A value as Python's `pickle.dump` writes one (protocol 2), for values
@@ -314,10 +317,11 @@ pub fn pickle_bytes(v: &Pickled) -> Vec<u8> {
     pickle::pickle(v, &mut Vec::new())
 }
 
-/// What Python's `pickle.load` reads of a file of Python's values (no
-/// tensors, no classes: refused, never run).
-pub fn unpickle_bytes(b: &[u8]) -> Result<Pickled, String> {
-    pickle::unpickle(b, |_| None)
+/// What Python's `pickle.load` reads of a file of Python's values and
+/// NumPy's arrays (no tensors, no classes: refused, never run), Python 2's
+/// strings read as `strings` says.
+pub fn unpickle_bytes(b: &[u8], strings: Py2Strings) -> Result<Pickled, String> {
+    pickle::unpickle(b, |_| None, Unpickler::Full(strings))
 }
 
 /// `torch.save`'s format: `torch.load` (also with `weights_only=True`) reads it back.

@@ -5,6 +5,10 @@
 //! PyTorch's own message, so a checkpoint that PyTorch's safe load would
 //! refuse is refused here too, and nothing in a file is executed.
 //!
+//! A full load (`pickle.load`, `torch.load(weights_only=False)`) reads
+//! NumPy's arrays too (`numpy_pickle.rs`), and Python 2's strings as its
+//! `encoding` says; still nothing else is called.
+//!
 //! And the same subset written, protocol 2 as `torch.save` writes it.
 
 use std::cell::RefCell;
@@ -14,6 +18,7 @@ use std::sync::Arc;
 
 use super::super::buffer::Buffer;
 use super::super::{DType, Device, Tensor};
+use super::numpy_pickle::{self, NpDType, SavedArray};
 
 /// A value `torch.save` wrote, as far as a state_dict or a checkpoint holds them.
 #[derive(Clone, Debug)]
@@ -28,6 +33,42 @@ pub enum Pickled {
     Tuple(Vec<Pickled>),
     Dict(Vec<(Pickled, Pickled)>),
     DType(DType),
+    /// A NumPy array (read by a full load only).
+    Array(SavedArray),
+}
+
+/// How a pickle is read: as PyTorch's safe load (`torch.load`, whose
+/// default is `weights_only=True`), or as Python's `pickle.load` and
+/// `torch.load(weights_only=False)` (NumPy's arrays too).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Unpickler {
+    WeightsOnly,
+    Full(Py2Strings),
+}
+
+/// What Python 2's strings (`str`, opcodes `U` and `T`) are read as: the
+/// `encoding` of `pickle.load` (`"ASCII"` by default, `"latin1"` for
+/// NumPy's arrays, `"bytes"`) or of `torch.load` (`"utf-8"`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Py2Strings {
+    Ascii,
+    Utf8,
+    Latin1,
+    Bytes,
+}
+
+impl Py2Strings {
+    /// From an `encoding=` argument, as Python names codecs.
+    pub fn named(encoding: &str) -> Option<Py2Strings> {
+        let e = encoding.to_ascii_lowercase().replace(['-', '_'], "");
+        Some(match e.as_str() {
+            "ascii" | "usascii" => Py2Strings::Ascii,
+            "utf8" | "u8" | "utf" => Py2Strings::Utf8,
+            "latin1" | "latin" | "iso88591" | "l1" | "8859" | "cp819" => Py2Strings::Latin1,
+            "bytes" => Py2Strings::Bytes,
+            _ => return None,
+        })
+    }
 }
 
 /// A tensor with what `torch.save` kept of it: the device it was saved
@@ -107,10 +148,55 @@ enum Global {
     RebuildParameterWithState,
     Storage(DType),
     DType(DType),
+    /// NumPy's, and the codec its arrays' bytes go through at protocol 2:
+    /// only for a full load.
+    Reconstruct,
+    NdArray,
+    NumpyDType,
+    FromBuffer,
+    NumpyScalar,
+    CodecsEncode,
+    /// `bytes()`: protocol 2's empty bytes (`__builtin__.bytes` of no arguments).
+    Bytes,
 }
 
 impl Global {
-    fn find(module: &str, name: &str) -> Result<Global, String> {
+    fn find(module: &str, name: &str, full: bool) -> Result<Global, String> {
+        let numpy = matches!(
+            module,
+            "numpy.core.multiarray"
+                | "numpy._core.multiarray"
+                | "numpy.core.numeric"
+                | "numpy._core.numeric"
+                | "numpy"
+        );
+        if full && numpy {
+            match name {
+                "_reconstruct" => return Ok(Global::Reconstruct),
+                "ndarray" => return Ok(Global::NdArray),
+                "dtype" => return Ok(Global::NumpyDType),
+                "_frombuffer" => return Ok(Global::FromBuffer),
+                "scalar" => return Ok(Global::NumpyScalar),
+                _ => {}
+            }
+        }
+        if full && (module, name) == ("_codecs", "encode") {
+            return Ok(Global::CodecsEncode);
+        }
+        if full
+            && matches!(module, "builtins" | "__builtin__")
+            && matches!(name, "bytes" | "bytearray")
+        {
+            return Ok(Global::Bytes);
+        }
+        if full
+            && !module.starts_with("torch")
+            && !matches!(module, "collections" | "builtins" | "__builtin__")
+        {
+            return Err(format!(
+                "the file holds a {module}.{name}: cudash's unpickler reads dicts, lists, tuples, numbers, strings, tensors and NumPy arrays, and calls nothing else (save plain values, or a model's state_dict)"
+            ));
+        }
         let global = match (module, name) {
             ("collections", "OrderedDict") => Global::OrderedDict,
             ("collections", "Counter") => Global::Counter,
@@ -140,8 +226,13 @@ fn unsupported(module: &str, name: &str) -> String {
             "the file uses {full}, which PyTorch's safe load allows but cudash does not read (cudash reads tensors, parameters, dicts, lists, tuples, numbers and strings)"
         )
     } else {
+        let numpy = if full.starts_with("numpy") {
+            " A NumPy array: if you trust the file, `torch.load(path, weights_only=False)` reads it."
+        } else {
+            ""
+        };
         format!(
-            "Unsupported global: GLOBAL {full} was not an allowed global by default (PyTorch's torch.load(weights_only=True) refuses it too; nothing in the file was run). Save only tensors and plain values: `torch.save(model.state_dict(), path)`"
+            "Unsupported global: GLOBAL {full} was not an allowed global by default (PyTorch's torch.load(weights_only=True) refuses it too; nothing in the file was run). Save only tensors and plain values: `torch.save(model.state_dict(), path)`.{numpy}"
         )
     }
 }
@@ -167,6 +258,11 @@ enum Item<'a> {
     Global(Global),
     Storage(Rc<Storage<'a>>),
     Tensor(Rc<SavedTensor>),
+    Bytes(Rc<[u8]>),
+    /// `numpy.dtype(descr)`, its byte order set by its state: big-endian?
+    NumpyDType(Rc<RefCell<(NpDType, bool)>>),
+    /// `_reconstruct(...)`'s array, filled by its state (BUILD).
+    Array(Rc<RefCell<Option<SavedArray>>>),
 }
 
 impl Item<'_> {
@@ -183,6 +279,9 @@ impl Item<'_> {
             Item::Global(_) => "a global",
             Item::Storage(_) => "a storage",
             Item::Tensor(_) => "a tensor",
+            Item::Bytes(_) => "bytes",
+            Item::NumpyDType(_) => "a NumPy dtype",
+            Item::Array(_) => "a NumPy array",
         }
     }
 }
@@ -191,6 +290,7 @@ impl Item<'_> {
 pub fn unpickle<'a>(
     data: &[u8],
     storage: impl Fn(&str) -> Option<&'a [u8]>,
+    how: Unpickler,
 ) -> Result<Pickled, String> {
     let mut r = Reader {
         data,
@@ -199,6 +299,7 @@ pub fn unpickle<'a>(
         marks: Vec::new(),
         memo: HashMap::new(),
         storage: &storage,
+        how,
     };
     let top = r.run()?;
     to_pickled(&top, 0)
@@ -211,6 +312,7 @@ struct Reader<'d, 'a, F: Fn(&str) -> Option<&'a [u8]>> {
     marks: Vec<usize>,
     memo: HashMap<u32, Item<'a>>,
     storage: &'d F,
+    how: Unpickler,
 }
 
 impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
@@ -245,10 +347,43 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
         Ok(text)
     }
 
+    fn u64(&mut self) -> Result<usize, String> {
+        let n = u64::from_le_bytes(self.take(8)?.try_into().expect("8 bytes"));
+        usize::try_from(n).map_err(|_| "the pickle is damaged (a length too large)".into())
+    }
+
     fn text(&mut self, n: usize) -> Result<Item<'a>, String> {
         let bytes = self.take(n)?;
         let s = std::str::from_utf8(bytes).map_err(|_| "a string in the pickle is not UTF-8")?;
         Ok(Item::Str(s.into()))
+    }
+
+    fn bytes(&mut self, n: usize) -> Result<Item<'a>, String> {
+        Ok(Item::Bytes(self.take(n)?.into()))
+    }
+
+    /// A Python 2 `str` of `n` bytes, read as the load's `encoding` says.
+    fn py2_string(&mut self, n: usize) -> Result<Item<'a>, String> {
+        let strings = match self.how {
+            Unpickler::WeightsOnly => Py2Strings::Utf8,
+            Unpickler::Full(s) => s,
+        };
+        let bytes = self.take(n)?;
+        Ok(match strings {
+            Py2Strings::Bytes => Item::Bytes(bytes.into()),
+            Py2Strings::Latin1 => Item::Str(bytes.iter().map(|&b| char::from(b)).collect::<String>().into()),
+            Py2Strings::Utf8 => match std::str::from_utf8(bytes) {
+                Ok(s) => Item::Str(s.into()),
+                Err(_) => return Err("a string in the pickle is not UTF-8 (a Python 2 string: `encoding=\"latin1\"` reads it)".into()),
+            },
+            Py2Strings::Ascii => match bytes.iter().position(|b| !b.is_ascii()) {
+                None => Item::Str(String::from_utf8_lossy(bytes).into()),
+                Some(i) => return Err(format!(
+                    "UnicodeDecodeError: 'ascii' codec can't decode byte 0x{:02x} in position {i}: ordinal not in range(128) (a Python 2 string: `pickle.load(f, encoding=\"latin1\")` reads NumPy arrays saved by Python 2)",
+                    bytes[i]
+                )),
+            },
+        })
     }
 
     fn pop(&mut self) -> Result<Item<'a>, String> {
@@ -330,10 +465,41 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
                     self.stack.push(s);
                 }
                 b'U' => {
-                    // SHORT_BINSTRING (Python 2's str), read as text
+                    // SHORT_BINSTRING (Python 2's str)
                     let n = usize::from(self.u8()?);
+                    let s = self.py2_string(n)?;
+                    self.stack.push(s);
+                }
+                b'T' => {
+                    // BINSTRING (Python 2's str)
+                    let n = i32::from_le_bytes(self.take(4)?.try_into().expect("4 bytes"));
+                    let n = usize::try_from(n).map_err(|_| "BINSTRING pickle has negative byte count")?;
+                    let s = self.py2_string(n)?;
+                    self.stack.push(s);
+                }
+                0x8d => {
+                    // BINUNICODE8
+                    let n = self.u64()?;
                     let s = self.text(n)?;
                     self.stack.push(s);
+                }
+                b'C' => {
+                    // SHORT_BINBYTES
+                    let n = usize::from(self.u8()?);
+                    let b = self.bytes(n)?;
+                    self.stack.push(b);
+                }
+                b'B' => {
+                    // BINBYTES
+                    let n = self.u32()? as usize;
+                    let b = self.bytes(n)?;
+                    self.stack.push(b);
+                }
+                0x8e | 0x96 => {
+                    // BINBYTES8, BYTEARRAY8 (an array's in-band buffer, protocol 5)
+                    let n = self.u64()?;
+                    let b = self.bytes(n)?;
+                    self.stack.push(b);
                 }
                 b')' => self.stack.push(Item::Tuple(Rc::new(Vec::new()))),
                 b']' => self.stack.push(Item::List(Rc::default())),
@@ -399,7 +565,8 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
                 b'c' => {
                     let module = self.line()?;
                     let name = self.line()?;
-                    self.stack.push(Item::Global(Global::find(&module, &name)?));
+                    let full = self.how != Unpickler::WeightsOnly;
+                    self.stack.push(Item::Global(Global::find(&module, &name, full)?));
                 }
                 0x93 => {
                     // STACK_GLOBAL
@@ -408,7 +575,8 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
                     let (Item::Str(module), Item::Str(name)) = (module, name) else {
                         return Err("the pickle is damaged (a global's name is not a string)".into());
                     };
-                    self.stack.push(Item::Global(Global::find(&module, &name)?));
+                    let full = self.how != Unpickler::WeightsOnly;
+                    self.stack.push(Item::Global(Global::find(&module, &name, full)?));
                 }
                 b'Q' => {
                     let pid = self.pop()?;
@@ -434,10 +602,20 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
                     ));
                 }
                 b'b' => {
-                    // BUILD: an OrderedDict's attributes (a state_dict's `_metadata`), or a Parameter's state
-                    let _state = self.pop()?;
+                    // BUILD: an OrderedDict's attributes (a state_dict's
+                    // `_metadata`), a Parameter's state, a NumPy dtype's
+                    // byte order or a NumPy array's shape and elements
+                    let state = self.pop()?;
                     match self.top()? {
                         Item::Dict(_) | Item::Tensor(_) => {}
+                        Item::NumpyDType(d) => {
+                            let d = Rc::clone(d);
+                            set_byte_order(&d, &state)?;
+                        }
+                        Item::Array(a) => {
+                            let a = Rc::clone(a);
+                            *a.borrow_mut() = Some(array_state(&state)?);
+                        }
                         other => {
                             return Err(format!(
                                 "Can only build Tensor, Parameter, OrderedDict, but got {}",
@@ -591,8 +769,119 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
                         .into(),
                 )
             }
+            Global::CodecsEncode => match args {
+                [Item::Str(s), Item::Str(codec)] if Py2Strings::named(codec) == Some(Py2Strings::Latin1) => {
+                    Item::Bytes(numpy_pickle::latin1(s)?.into())
+                }
+                [Item::Str(s), Item::Str(codec)] if Py2Strings::named(codec) == Some(Py2Strings::Utf8) => {
+                    Item::Bytes(s.as_bytes().into())
+                }
+                _ => return Err(bad("_codecs.encode")),
+            },
+            Global::NumpyDType => match args {
+                [Item::Str(descr), ..] => {
+                    let d = NpDType::from_descr(descr)?;
+                    Item::NumpyDType(Rc::new(RefCell::new((d, descr.starts_with('>')))))
+                }
+                _ => return Err(bad("numpy.dtype")),
+            },
+            Global::Reconstruct => match args {
+                [Item::Global(Global::NdArray), ..] => Item::Array(Rc::default()),
+                [other, ..] => {
+                    return Err(format!(
+                        "the file rebuilds an array of a subclass ({}), not numpy.ndarray: cudash reads plain arrays",
+                        other.kind()
+                    ))
+                }
+                _ => return Err(bad("numpy's _reconstruct")),
+            },
+            Global::FromBuffer => match args {
+                [buffer, Item::NumpyDType(d), Item::Tuple(shape), Item::Str(order)] => {
+                    let (dtype, big) = *d.borrow();
+                    let data = byte_data(buffer)?;
+                    let a = numpy_pickle::array(dtype, big, &ints(shape)?, &**order == "F", &data)?;
+                    Item::Array(Rc::new(RefCell::new(Some(a))))
+                }
+                _ => return Err(bad("numpy's _frombuffer")),
+            },
+            Global::NumpyScalar => match args {
+                [Item::NumpyDType(d), data] => {
+                    let (dtype, big) = *d.borrow();
+                    match numpy_pickle::scalar(dtype, big, &byte_data(data)?)? {
+                        numpy_pickle::Scalar::Float(f) => Item::Float(f),
+                        numpy_pickle::Scalar::Int(i) => Item::Int(i),
+                        numpy_pickle::Scalar::Bool(b) => Item::Bool(b),
+                    }
+                }
+                _ => return Err(bad("numpy's scalar")),
+            },
+            Global::Bytes => match args {
+                [] => Item::Bytes(Rc::from(&[][..])),
+                [Item::Bytes(b)] => Item::Bytes(Rc::clone(b)),
+                [Item::Str(s), Item::Str(codec)] if Py2Strings::named(codec) == Some(Py2Strings::Latin1) => {
+                    Item::Bytes(numpy_pickle::latin1(s)?.into())
+                }
+                _ => return Err(bad("bytes")),
+            },
+            Global::NdArray => {
+                return Err("the file calls numpy.ndarray itself; cudash reads arrays as NumPy pickles them".into())
+            }
         })
     }
+}
+
+/// The bytes an array's state or buffer holds: bytes, or (a Python 2
+/// string read with `encoding="latin1"`) the text whose characters they are.
+fn byte_data(item: &Item) -> Result<Vec<u8>, String> {
+    match item {
+        Item::Bytes(b) => Ok(b.to_vec()),
+        Item::Str(s) => numpy_pickle::latin1(s),
+        Item::List(_) => Err(
+            "a NumPy array of Python objects (dtype=object): cudash reads arrays of numbers".into(),
+        ),
+        other => Err(format!(
+            "the pickle is damaged (an array's data is {})",
+            other.kind()
+        )),
+    }
+}
+
+/// A NumPy dtype's state: `(3, byteorder, ...)`.
+fn set_byte_order(d: &RefCell<(NpDType, bool)>, state: &Item) -> Result<(), String> {
+    let Item::Tuple(items) = state else {
+        return Err("the pickle is damaged (a NumPy dtype's state is not a tuple)".into());
+    };
+    match items.get(1) {
+        Some(Item::Str(order)) => d.borrow_mut().1 = &**order == ">",
+        Some(Item::Bytes(order)) => d.borrow_mut().1 = &**order == b">",
+        _ => return Err("the pickle is damaged (a NumPy dtype's byte order)".into()),
+    }
+    if items.get(2).is_some_and(|sub| !matches!(sub, Item::None)) {
+        return Err(
+            "a NumPy array of a structured or sub-array dtype: cudash reads arrays of numbers"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// A NumPy array's state: `(1, shape, dtype, is_fortran, data)` (or,
+/// from old NumPys, without the version).
+fn array_state(state: &Item) -> Result<SavedArray, String> {
+    let Item::Tuple(items) = state else {
+        return Err("the pickle is damaged (a NumPy array's state is not a tuple)".into());
+    };
+    let fields = match &items[..] {
+        [Item::Int(_), rest @ ..] if rest.len() == 4 => rest,
+        rest if rest.len() == 4 => rest,
+        _ => return Err("the pickle is damaged (a NumPy array's state)".into()),
+    };
+    let [Item::Tuple(shape), Item::NumpyDType(d), fortran, data] = fields else {
+        return Err("the pickle is damaged (a NumPy array's state)".into());
+    };
+    let fortran = matches!(fortran, Item::Bool(true) | Item::Int(1));
+    let (dtype, big) = *d.borrow();
+    numpy_pickle::array(dtype, big, &ints(shape)?, fortran, &byte_data(data)?)
 }
 
 fn same_key(a: &Item, b: &Item) -> bool {
@@ -707,7 +996,14 @@ fn to_pickled(item: &Item, depth: usize) -> Result<Pickled, String> {
         ),
         Item::Tensor(t) => Pickled::Tensor((**t).clone()),
         Item::Global(Global::DType(d)) => Pickled::DType(*d),
-        Item::Global(_) | Item::Storage(_) => {
+        Item::Array(a) => match &*a.borrow() {
+            Some(a) => Pickled::Array(a.clone()),
+            None => return Err("the pickle is damaged (a NumPy array without its state)".into()),
+        },
+        Item::Bytes(_) => {
+            return Err("the file holds bytes (a Python 3 `bytes`, or a Python 2 string read with encoding=\"bytes\"): cudash has no bytes values; `pickle.load(f, encoding=\"latin1\")` reads Python 2's strings as str".into())
+        }
+        Item::Global(_) | Item::Storage(_) | Item::NumpyDType(_) => {
             return Err(format!(
                 "the file holds {} where a value was expected",
                 item.kind()
@@ -725,18 +1021,18 @@ pub fn pickle(v: &Pickled, storages: &mut Vec<Vec<u8>>) -> Vec<u8> {
     out
 }
 
-fn global(out: &mut Vec<u8>, module: &str, name: &str) {
+pub(super) fn global(out: &mut Vec<u8>, module: &str, name: &str) {
     out.push(b'c');
     out.extend(format!("{module}\n{name}\n").as_bytes());
 }
 
-fn string(out: &mut Vec<u8>, s: &str) {
+pub(super) fn string(out: &mut Vec<u8>, s: &str) {
     out.push(b'X');
     out.extend((s.len() as u32).to_le_bytes());
     out.extend(s.as_bytes());
 }
 
-fn int(out: &mut Vec<u8>, v: i64) {
+pub(super) fn int(out: &mut Vec<u8>, v: i64) {
     match i32::try_from(v) {
         Ok(v) => {
             out.push(b'J');
@@ -749,7 +1045,7 @@ fn int(out: &mut Vec<u8>, v: i64) {
     }
 }
 
-fn ints_tuple(out: &mut Vec<u8>, vs: impl IntoIterator<Item = i64>) {
+pub(super) fn ints_tuple(out: &mut Vec<u8>, vs: impl IntoIterator<Item = i64>) {
     out.push(b'(');
     vs.into_iter().for_each(|v| int(out, v));
     out.push(b't');
@@ -784,6 +1080,7 @@ fn write_value(v: &Pickled, storages: &mut Vec<Vec<u8>>, out: &mut Vec<u8>) {
             out.push(b'u');
         }
         Pickled::DType(d) => global(out, "torch", dtype_name(*d)),
+        Pickled::Array(a) => numpy_pickle::write(out, a),
         Pickled::Tensor(t) => {
             if t.parameter {
                 global(out, "torch._utils", "_rebuild_parameter");
