@@ -519,6 +519,18 @@ static NATIVES: &[Native] = &[
         name: "_cudash.np_seed",
     },
     Native {
+        name: "_cudash.re_compile",
+    },
+    Native {
+        name: "_cudash.re_find",
+    },
+    Native {
+        name: "_cudash.re_all",
+    },
+    Native {
+        name: "_cudash.re_findall",
+    },
+    Native {
         name: "_cudash.np_f32_text",
     },
     Native {
@@ -1592,6 +1604,9 @@ impl Interp {
         }
         if super::itertools::NAMES.contains(&f.name) {
             return self.call_itertools(f.name, args, span);
+        }
+        if super::python_re::NAMES.contains(&f.name) {
+            return self.call_python_re(f.name, args, span);
         }
         if f.name.starts_with("collections.") {
             return self.call_collections(f.name, args, span);

@@ -56,6 +56,7 @@ mod param_group;
 mod print_options;
 mod pyfile;
 mod pyrandom;
+mod python_re;
 mod quick;
 mod recurrent;
 mod samplers;

@@ -31,6 +31,8 @@ const MODULES: &[(&str, &str)] = &[
     ("torch.cuda._device", include_str!("torch_cuda_device.py")),
     ("tempfile", include_str!("tempfile.py")),
     ("warnings", include_str!("warnings.py")),
+    ("re", include_str!("re.py")),
+    ("regex", include_str!("regex.py")),
     ("numpy", include_str!("numpy.py")),
     ("urllib.parse", include_str!("urllib_parse.py")),
     ("torchvision", include_str!("torchvision.py")),
