@@ -270,11 +270,16 @@ impl Bound {
     }
 
     /// A string argument (None: not given).
+    /// A str argument (a `pathlib` path gives its text, as Python's
+    /// functions of paths take one).
     pub fn str(&self, name: &str) -> Result<Option<String>, Diagnostic> {
         match self.given(name) {
             None => Ok(None),
             Some((Value::Str(s), _)) => Ok(Some(s.to_string())),
-            Some((v, span)) => Err(self.wrong(name, "a string", v, *span)),
+            Some((v, span)) => match super::value::fspath(v) {
+                Some(p) => Ok(Some(p)),
+                None => Err(self.wrong(name, "a string", v, *span)),
+            },
         }
     }
 

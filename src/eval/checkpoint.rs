@@ -295,21 +295,24 @@ pub(crate) fn call_pickle(
 ) -> Result<Value, Diagnostic> {
     let positional: Vec<&crate::eval::args::ArgVal> =
         args.iter().filter(|a| a.keyword.is_none()).collect();
-    let file = |k: usize| -> Result<(String, bool), Diagnostic> {
+    // The file's path, whether it is written, whether gzip packs it.
+    let file = |k: usize| -> Result<(String, bool, bool), Diagnostic> {
         let a = positional.get(k).ok_or_else(|| {
             Error::value(format!("{name}() needs a file opened in binary mode")).at(span)
         })?;
         match &a.value {
-            Value::File(f) => crate::runtime::lock::lock(f)
-                .binary()
-                .map(|(p, w)| (p.to_string(), w))
-                .ok_or_else(|| {
-                    Error::value_help(
-                        format!("{name}() takes a file opened in binary mode"),
-                        "open it with \"wb\" to dump, \"rb\" to load",
-                    )
-                    .at(a.span)
-                }),
+            Value::File(f) => {
+                let f = crate::runtime::lock::lock(f);
+                f.binary()
+                    .map(|(p, w)| (p.to_string(), w, f.gzipped()))
+                    .ok_or_else(|| {
+                        Error::value_help(
+                            format!("{name}() takes a file opened in binary mode"),
+                            "open it with \"wb\" to dump, \"rb\" to load",
+                        )
+                        .at(a.span)
+                    })
+            }
             other => {
                 Err(
                     Error::wrong_type(format!("the file of {name}()"), "a file", other.type_name())
@@ -323,7 +326,7 @@ pub(crate) fn call_pickle(
             let obj = positional
                 .first()
                 .ok_or_else(|| Error::value("pickle.dump() needs what to dump").at(span))?;
-            let (path, writing) = file(1)?;
+            let (path, writing, gzip) = file(1)?;
             if !writing {
                 return Err(
                     Error::value("pickle.dump() writes to a file opened with \"wb\"").at(span),
@@ -337,8 +340,14 @@ pub(crate) fn call_pickle(
                 )
                 .at(obj.span));
             }
-            let bytes = crate::runtime::io::pickle_bytes(&p);
+            let mut bytes = crate::runtime::io::pickle_bytes(&p);
             use std::io::Write;
+            if gzip {
+                let mut packer =
+                    flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+                packer.write_all(&bytes).expect("writing to memory");
+                bytes = packer.finish().expect("writing to memory");
+            }
             std::fs::OpenOptions::new()
                 .append(true)
                 .open(&path)
@@ -354,7 +363,7 @@ pub(crate) fn call_pickle(
             Ok(Value::None)
         }
         _ => {
-            let (path, writing) = file(0)?;
+            let (path, writing, gzip) = file(0)?;
             if writing {
                 return Err(Error::value("pickle.load() reads a file opened with \"rb\"").at(span));
             }
@@ -385,7 +394,20 @@ pub(crate) fn call_pickle(
                     }
                 },
             };
-            let bytes = std::fs::read(&path).map_err(|e| io(e.to_string()))?;
+            let mut bytes = std::fs::read(&path).map_err(|e| io(e.to_string()))?;
+            if gzip {
+                use std::io::Read;
+                if !bytes.starts_with(&[0x1f, 0x8b]) {
+                    return Err(io(
+                        "Not a gzipped file (gzip.open reads what gzip packed)".into()
+                    ));
+                }
+                let mut unpacked = Vec::new();
+                flate2::read::MultiGzDecoder::new(&bytes[..])
+                    .read_to_end(&mut unpacked)
+                    .map_err(|e| io(format!("a damaged gzip file ({e})")))?;
+                bytes = unpacked;
+            }
             let p = crate::runtime::io::unpickle_bytes(&bytes, strings).map_err(io)?;
             from_pickled(me, p, None, span)
         }

@@ -13,6 +13,7 @@ use super::args::Bound;
 use super::pyfile::{closed, unsupported, FileRef, PyFile, State};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
 use crate::runtime::lock::lock;
 
 fn os_error(e: &std::io::Error, path: &str) -> Error {
@@ -80,11 +81,17 @@ pub(super) fn open(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
             // torch.save(model, f)`), the file made or checked now, as Python's.
             "rb" => {
                 std::fs::File::open(&path).map_err(|e| at(os_error(&e, &path)))?;
-                State::Binary { writing: false }
+                State::Binary {
+                    writing: false,
+                    gzip: false,
+                }
             }
             "wb" => {
                 std::fs::File::create(&path).map_err(|e| at(os_error(&e, &path)))?;
-                State::Binary { writing: true }
+                State::Binary {
+                    writing: true,
+                    gzip: false,
+                }
             }
             _ if mode.contains('b') => return Err(Error::value_help(
                 format!("cudash's open() takes binary mode as \"rb\" or \"wb\", not '{mode}'"),
@@ -100,6 +107,74 @@ pub(super) fn open(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
         state,
     };
     Ok(Value::File(Arc::new(Mutex::new(file))))
+}
+
+/// `gzip.open(filename, mode="rb")`: in binary mode a file `pickle.load`
+/// reads unpacked and `pickle.dump` writes packed (the MNIST pickle of
+/// PyTorch's "What is torch.nn really?"); in text mode (`"rt"`) its
+/// unpacked lines, as `open`'s. Writing text (`"wt"`) is not here.
+pub(super) fn gzip_open(args: &[super::args::ArgVal], span: Span) -> Result<Value, Diagnostic> {
+    let arg = |k: usize, key: &str| {
+        args.iter()
+            .find(|a| a.keyword.as_ref().is_some_and(|n| n.name == key))
+            .or_else(|| args.iter().filter(|a| a.keyword.is_none()).nth(k))
+    };
+    let path = arg(0, "filename")
+        .and_then(|a| super::value::fspath(&a.value))
+        .ok_or_else(|| Error::value("gzip.open() needs the file's path").at(span))?;
+    let mode = match arg(1, "mode").map(|a| &a.value) {
+        None => "rb".to_string(),
+        Some(Value::Str(m)) => m.to_string(),
+        Some(other) => {
+            return Err(
+                Error::wrong_type("gzip.open's mode", "a string", other.type_name()).at(span),
+            )
+        }
+    };
+    let at = |e: Error| e.at(span);
+    let state =
+        match mode.as_str() {
+            "rb" | "r" => {
+                std::fs::File::open(&path).map_err(|e| at(os_error(&e, &path)))?;
+                State::Binary {
+                    writing: false,
+                    gzip: true,
+                }
+            }
+            "wb" | "w" | "ab" | "a" => {
+                let mut options = std::fs::OpenOptions::new();
+                match mode.starts_with('w') {
+                    true => options.write(true).create(true).truncate(true),
+                    false => options.append(true).create(true),
+                };
+                options.open(&path).map_err(|e| at(os_error(&e, &path)))?;
+                State::Binary {
+                    writing: true,
+                    gzip: true,
+                }
+            }
+            "rt" => {
+                use std::io::Read;
+                let file = std::fs::File::open(&path).map_err(|e| at(os_error(&e, &path)))?;
+                let mut text = String::new();
+                flate2::read::MultiGzDecoder::new(file)
+                    .read_to_string(&mut text)
+                    .map_err(|e| at(os_error(&e, &path)))?;
+                State::Reading { text, at: 0 }
+            }
+            _ => return Err(Error::value_help(
+                format!(
+                    "cudash's gzip.open takes mode \"rb\", \"wb\", \"ab\" or \"rt\", not '{mode}'"
+                ),
+                "write text to a plain file with open(path, \"w\")",
+            )
+            .at(span)),
+        };
+    Ok(Value::File(Arc::new(Mutex::new(PyFile {
+        name: path,
+        mode,
+        state,
+    }))))
 }
 
 /// `f.read(size=-1)`, `f.readline()`, `f.readlines()`, `f.write(s)`,

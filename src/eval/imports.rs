@@ -99,6 +99,9 @@ pub static MODULES: &[PyModule] = &[
     PyModule { path: "math" },
     PyModule { path: "os" },
     PyModule { path: "glob" },
+    // `gzip.open(path, "rb")` for `pickle.load`; `shutil`'s file copies.
+    PyModule { path: "gzip" },
+    PyModule { path: "shutil" },
     PyModule { path: "string" },
     PyModule { path: "os.path" },
     PyModule { path: "gc" },
@@ -778,6 +781,25 @@ static NATIVES: &[Native] = &[
     },
     Native { name: "os.listdir" },
     Native { name: "glob.glob" },
+    Native { name: "gzip.open" },
+    Native {
+        name: "shutil.copyfile",
+    },
+    Native {
+        name: "shutil.copy",
+    },
+    Native {
+        name: "shutil.copy2",
+    },
+    Native {
+        name: "shutil.move",
+    },
+    Native {
+        name: "shutil.rmtree",
+    },
+    Native {
+        name: "shutil.copytree",
+    },
     Native { name: "glob.iglob" },
     Native {
         name: "collections.defaultdict",
@@ -1617,7 +1639,11 @@ impl Interp {
             "dataclasses.field" => return self.dataclass_field(args, span),
             _ => {}
         }
+        if f.name == "gzip.open" {
+            return super::files::gzip_open(&args, span);
+        }
         if f.name.starts_with("os.path.")
+            || f.name.starts_with("shutil.")
             || matches!(
                 f.name,
                 "os.makedirs"
@@ -2161,6 +2187,19 @@ impl Interp {
     }
 }
 
+/// A file, or a folder with everything in it, copied to `to`.
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+    if !from.is_dir() {
+        return std::fs::copy(from, to).map(|_| ());
+    }
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        copy_tree(&entry.path(), &to.join(entry.file_name()))?;
+    }
+    Ok(())
+}
+
 /// Python's `os.path.normpath` on POSIX: `.` parts and doubled slashes
 /// dropped, `a/..` folded; `..` above a relative path kept, above `/`
 /// dropped; two leading slashes kept (POSIX leaves them to the system).
@@ -2210,15 +2249,16 @@ fn abspath(p: &str) -> String {
 fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic> {
     let mut texts = Vec::new();
     for a in args.iter().filter(|a| a.keyword.is_none()) {
-        match &a.value {
-            Value::Str(s) => texts.push(s.to_string()),
-            other => {
+        match super::value::fspath(&a.value) {
+            Some(s) => texts.push(s),
+            None => {
+                let other = &a.value;
                 return Err(Error::wrong_type(
                     format!("the argument of `{name}`"),
                     "a path (a str)",
                     other.type_name(),
                 )
-                .at(a.span))
+                .at(a.span));
             }
         }
     }
@@ -2230,6 +2270,10 @@ fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic>
     };
     let text = |s: String| Value::Str(Arc::new(s));
     let path = std::path::Path::new;
+    let two = || match &texts[..] {
+        [a, b, ..] => Ok((a.clone(), b.clone())),
+        _ => Err(Error::value(format!("`{name}` needs a source and a destination")).at(span)),
+    };
     Ok(match name {
         "os.path.exists" => Value::bool(path(&first()?).exists()),
         "os.path.isfile" => Value::bool(path(&first()?).is_file()),
@@ -2307,6 +2351,51 @@ fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic>
                 Ok(real) => text(real.display().to_string()),
                 Err(_) => text(abspath(&p)),
             }
+        }
+        // `shutil.copy(src, dst)`: into `dst`, or into the folder `dst`
+        // names; the path written is returned, as Python's.
+        "shutil.copyfile" | "shutil.copy" | "shutil.copy2" => {
+            let (src, dst) = two()?;
+            let mut to = std::path::PathBuf::from(&dst);
+            if name != "shutil.copyfile" && to.is_dir() {
+                to.push(path(&src).file_name().unwrap_or_default());
+            }
+            std::fs::copy(&src, &to).map_err(|e| no_such(&src, e, span))?;
+            text(to.display().to_string())
+        }
+        "shutil.move" => {
+            let (src, dst) = two()?;
+            let mut to = std::path::PathBuf::from(&dst);
+            if to.is_dir() {
+                to.push(path(&src).file_name().unwrap_or_default());
+            }
+            if std::fs::rename(&src, &to).is_err() {
+                copy_tree(path(&src), &to).map_err(|e| no_such(&src, e, span))?;
+                match path(&src).is_dir() {
+                    true => std::fs::remove_dir_all(&src),
+                    false => std::fs::remove_file(&src),
+                }
+                .map_err(|e| no_such(&src, e, span))?;
+            }
+            text(to.display().to_string())
+        }
+        "shutil.copytree" => {
+            let (src, dst) = two()?;
+            if path(&dst).exists() {
+                return Err(Error::Module {
+                    class: "FileExistsError",
+                    message: format!("[Errno 17] File exists: '{dst}'"),
+                    help: None,
+                }
+                .at(span));
+            }
+            copy_tree(path(&src), path(&dst)).map_err(|e| no_such(&src, e, span))?;
+            text(dst)
+        }
+        "shutil.rmtree" => {
+            let p = first()?;
+            std::fs::remove_dir_all(&p).map_err(|e| no_such(&p, e, span))?;
+            Value::None
         }
         "os.path.getsize" => {
             let p = first()?;

@@ -30,6 +30,10 @@ pub(super) enum State {
     /// write otherwise).
     Binary {
         writing: bool,
+        /// `gzip.open(path, "rb")`: what is read is unpacked, what is
+        /// written packed (each `pickle.dump` a gzip member, which
+        /// Python's gzip reads as one stream).
+        gzip: bool,
     },
     Closed,
 }
@@ -64,14 +68,19 @@ impl PyFile {
     /// `torch.load(f)`); None for a text file.
     pub fn binary(&self) -> Option<(&str, bool)> {
         match self.state {
-            State::Binary { writing } => Some((&self.name, writing)),
+            State::Binary { writing, .. } => Some((&self.name, writing)),
             _ => None,
         }
     }
 
+    /// Whether it is a `gzip.open` file in binary mode.
+    pub fn gzipped(&self) -> bool {
+        matches!(self.state, State::Binary { gzip: true, .. })
+    }
+
     /// Python's repr: `<_io.TextIOWrapper name='a.txt' mode='r' encoding='UTF-8'>`.
     pub fn repr(&self) -> String {
-        if let State::Binary { writing } = self.state {
+        if let State::Binary { writing, .. } = self.state {
             let kind = if writing {
                 "BufferedWriter"
             } else {

@@ -959,6 +959,31 @@ pub fn slice_value(start: Option<i64>, stop: Option<i64>, step: Option<i64>) -> 
     Value::Object(Arc::new(o))
 }
 
+/// A path as Python's `os.fspath` gives one: a str, or the text of a
+/// `pathlib` path (`stdlib/pathlib.py` keeps it in `_raw`), which every
+/// builtin that takes a path accepts, as Python's accept `os.PathLike`.
+pub fn fspath(v: &Value) -> Option<String> {
+    match v {
+        Value::Str(s) => Some(s.to_string()),
+        Value::Object(o) => {
+            let pathlike = |c: &Class| {
+                matches!(
+                    c.name.as_str(),
+                    "PurePath" | "Path" | "PurePosixPath" | "PosixPath"
+                )
+            };
+            if !pathlike(&o.class) && !o.class.mro.iter().any(|c| pathlike(c)) {
+                return None;
+            }
+            match o.get("_raw") {
+                Some(Value::Str(s)) => Some(s.to_string()),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
 /// The bounds of a `slice` object, if `v` is one.
 pub fn slice_bounds(v: &Value) -> Option<(Option<i64>, Option<i64>, Option<i64>)> {
     let Value::Object(o) = v else { return None };

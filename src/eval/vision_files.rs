@@ -40,9 +40,9 @@ impl Interp {
         span: Span,
     ) -> Result<Value, Diagnostic> {
         let at = |e: Error| e.at(span);
-        let text = |k: usize| match args.get(k).map(|a| &a.value) {
-            Some(Value::Str(s)) => Ok(s.to_string()),
-            _ => Err(at(Error::value(format!(
+        let text = |k: usize| match args.get(k).and_then(|a| super::value::fspath(&a.value)) {
+            Some(s) => Ok(s),
+            None => Err(at(Error::value(format!(
                 "{name}: argument {k} is a string"
             )))),
         };

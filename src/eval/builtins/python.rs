@@ -255,6 +255,21 @@ pub(crate) fn sort_values(
         };
         keyed.push((me.one_element_value(k).map_err(|e| e.at(span))?, v));
     }
+    // Instances of a class of the program's with `__lt__` (a `pathlib`
+    // path, a dataclass with `order=True`): Python's stable sort, by `<`.
+    if keyed
+        .iter()
+        .any(|(k, _)| matches!(k, Value::Object(o) if o.class.find("__lt__").is_some()))
+    {
+        if reverse {
+            keyed.reverse();
+        }
+        let mut sorted = merge_sort(me, keyed, span)?;
+        if reverse {
+            sorted.reverse();
+        }
+        return Ok(sorted.into_iter().map(|(_, v)| v).collect());
+    }
     let mut err = None;
     keyed.sort_by(|(a, _), (b, _)| {
         let order = compare(a, b).unwrap_or_else(|| {
@@ -281,6 +296,56 @@ pub(crate) fn sort_values(
         .at(span));
     }
     Ok(keyed.into_iter().map(|(_, v)| v).collect())
+}
+
+/// A stable merge sort by Python's `<` (each comparison may run the
+/// program's `__lt__`, and fail).
+fn merge_sort(
+    me: &mut Interp,
+    mut items: Vec<(Value, Value)>,
+    span: crate::vocab::Span,
+) -> Result<Vec<(Value, Value)>, Diagnostic> {
+    if items.len() < 2 {
+        return Ok(items);
+    }
+    let right = items.split_off(items.len() / 2);
+    let (left, right) = (merge_sort(me, items, span)?, merge_sort(me, right, span)?);
+    let mut out = Vec::with_capacity(left.len() + right.len());
+    let (mut l, mut r) = (left.into_iter().peekable(), right.into_iter().peekable());
+    while let (Some(a), Some(b)) = (l.peek(), r.peek()) {
+        // The right one goes first only when it is less: equal items keep their order.
+        let less = match me.operator_method(
+            crate::lang::ast::BinOp::Elementwise(crate::vocab::BinaryOp::Lt),
+            &b.0,
+            &a.0,
+            span,
+        ) {
+            Some(v) => {
+                let v = v?;
+                me.truth(&v, span)?
+            }
+            None => match compare(&b.0, &a.0) {
+                Some(order) => order == std::cmp::Ordering::Less,
+                None => {
+                    return Err(Error::Module {
+                        class: "TypeError",
+                        message: format!(
+                            "'<' not supported between instances of '{}' and '{}'",
+                            format::python_type(&b.0),
+                            format::python_type(&a.0)
+                        ),
+                        help: None,
+                    }
+                    .at(span))
+                }
+            },
+        };
+        let next = if less { r.next() } else { l.next() };
+        out.extend(next);
+    }
+    out.extend(l);
+    out.extend(r);
+    Ok(out)
 }
 
 /// Python's `<` order of two values, if it has one: numbers, strings, and

@@ -215,7 +215,9 @@ fn binary_file(b: &Bound) -> Option<(String, bool)> {
 
 fn path_arg(b: &Bound) -> Result<String, Diagnostic> {
     match b.get("path") {
-        Some((Value::Str(s), _)) => Ok(s.to_string()),
+        Some((v, _)) if crate::eval::value::fspath(v).is_some() => {
+            Ok(crate::eval::value::fspath(v).expect("a path"))
+        }
         Some((v, s)) => Err(Error::wrong_type("the path", "a string", v.type_name()).at(*s)),
         None => Err(Error::value("a path is needed").at(b.span)),
     }

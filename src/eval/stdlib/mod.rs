@@ -33,6 +33,7 @@ const MODULES: &[(&str, &str)] = &[
     ("warnings", include_str!("warnings.py")),
     ("re", include_str!("re.py")),
     ("regex", include_str!("regex.py")),
+    ("pathlib", include_str!("pathlib.py")),
     ("numpy", include_str!("numpy.py")),
     ("urllib.parse", include_str!("urllib_parse.py")),
     ("torchvision", include_str!("torchvision.py")),
