@@ -161,6 +161,10 @@ impl Interp {
             }
             ExprKind::Neg(inner) => {
                 let v = self.eval(inner, d)?;
+                // `-x` of a class of the program's: `x.__neg__()`.
+                if let Some(r) = self.unary_method(&v, "__neg__", e.span) {
+                    return r;
+                }
                 self.begin_op("neg");
                 self.negate(v).map_err(|err| err.at(e.span))
             }

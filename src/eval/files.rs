@@ -132,44 +132,45 @@ pub(super) fn gzip_open(args: &[super::args::ArgVal], span: Span) -> Result<Valu
         }
     };
     let at = |e: Error| e.at(span);
-    let state =
-        match mode.as_str() {
-            "rb" | "r" => {
-                std::fs::File::open(&path).map_err(|e| at(os_error(&e, &path)))?;
-                State::Binary {
-                    writing: false,
-                    gzip: true,
-                }
+    let state = match mode.as_str() {
+        "rb" | "r" => {
+            std::fs::File::open(&path).map_err(|e| at(os_error(&e, &path)))?;
+            State::Binary {
+                writing: false,
+                gzip: true,
             }
-            "wb" | "w" | "ab" | "a" => {
-                let mut options = std::fs::OpenOptions::new();
-                match mode.starts_with('w') {
-                    true => options.write(true).create(true).truncate(true),
-                    false => options.append(true).create(true),
-                };
-                options.open(&path).map_err(|e| at(os_error(&e, &path)))?;
-                State::Binary {
-                    writing: true,
-                    gzip: true,
-                }
+        }
+        "wb" | "w" | "ab" | "a" => {
+            let mut options = std::fs::OpenOptions::new();
+            match mode.starts_with('w') {
+                true => options.write(true).create(true).truncate(true),
+                false => options.append(true).create(true),
+            };
+            options.open(&path).map_err(|e| at(os_error(&e, &path)))?;
+            State::Binary {
+                writing: true,
+                gzip: true,
             }
-            "rt" => {
-                use std::io::Read;
-                let file = std::fs::File::open(&path).map_err(|e| at(os_error(&e, &path)))?;
-                let mut text = String::new();
-                flate2::read::MultiGzDecoder::new(file)
-                    .read_to_string(&mut text)
-                    .map_err(|e| at(os_error(&e, &path)))?;
-                State::Reading { text, at: 0 }
-            }
-            _ => return Err(Error::value_help(
+        }
+        "rt" => {
+            use std::io::Read;
+            let file = std::fs::File::open(&path).map_err(|e| at(os_error(&e, &path)))?;
+            let mut text = String::new();
+            flate2::read::MultiGzDecoder::new(file)
+                .read_to_string(&mut text)
+                .map_err(|e| at(os_error(&e, &path)))?;
+            State::Reading { text, at: 0 }
+        }
+        _ => {
+            return Err(Error::value_help(
                 format!(
                     "cudash's gzip.open takes mode \"rb\", \"wb\", \"ab\" or \"rt\", not '{mode}'"
                 ),
                 "write text to a plain file with open(path, \"w\")",
             )
-            .at(span)),
-        };
+            .at(span))
+        }
+    };
     Ok(Value::File(Arc::new(Mutex::new(PyFile {
         name: path,
         mode,

@@ -113,6 +113,27 @@ impl Interp {
         self.operator_method(BinOp::Elementwise(op), a, b, span)
     }
 
+    /// `-x`, `+x`, `abs(x)` of an instance of a program's class with the
+    /// method (`__neg__`, `__pos__`, `__abs__`); None otherwise.
+    pub(crate) fn unary_method(
+        &mut self,
+        v: &Value,
+        name: &str,
+        span: Span,
+    ) -> Option<Result<Value, Diagnostic>> {
+        if !defines(v, name) {
+            return None;
+        }
+        Some(match self.call_object_method(v, name, Vec::new(), span) {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(_)) => Err(crate::error::Error::value(format!(
+                "internal error: `{name}` was not found to call"
+            ))
+            .at(span)),
+            Err(e) => Err(e),
+        })
+    }
+
     fn call_operator(
         &mut self,
         recv: &Value,

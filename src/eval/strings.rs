@@ -41,6 +41,30 @@ impl Interp {
                         out.push_str(text);
                     }
                     let conv = conv.map(|c| c.to_string());
+                    // `f"{d:%H:%M}"`: a class's own `__format__(spec)`.
+                    if let (Value::Object(o), None) = (&v, &conv) {
+                        if o.class.find("__format__").is_some() {
+                            let arg = super::args::ArgVal::positional(
+                                Value::Str(Arc::new(spec_text)),
+                                expr.span,
+                            );
+                            match self.call_object_method(&v, "__format__", vec![arg], expr.span)? {
+                                Ok(Value::Str(text)) => {
+                                    out.push_str(&text);
+                                    continue;
+                                }
+                                Ok(other) => {
+                                    return Err(Error::wrong_type(
+                                        "what __format__ returned",
+                                        "a str",
+                                        other.type_name(),
+                                    )
+                                    .at(expr.span))
+                                }
+                                Err(_) => unreachable!("the class defines __format__"),
+                            }
+                        }
+                    }
                     let text = self
                         .formatted(&v, conv.as_deref(), &spec_text)
                         .map_err(|e| e.at(expr.span))?;

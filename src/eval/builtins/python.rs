@@ -415,6 +415,7 @@ impl Interp {
         let numbers = |v: &Value| matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_));
         Some(match name {
             "abs" => match first {
+                Value::Object(_) => return self.unary_method(&first, "__abs__", span),
                 Value::Int(i) => Ok(Value::Int(i.abs())),
                 Value::Float(x) => Ok(Value::float(x.get().abs())),
                 Value::Bool(x) => Ok(Value::Int(x.get() as i64)),
@@ -519,6 +520,31 @@ impl Interp {
                 let mut best = items[0].clone();
                 let mut best_key = keys[0].clone();
                 for (v, k) in items[1..].iter().zip(&keys[1..]) {
+                    // A class of the program's: its `__gt__` (max) or `__lt__` (min).
+                    let op = match name {
+                        "max" => crate::vocab::BinaryOp::Gt,
+                        _ => crate::vocab::BinaryOp::Lt,
+                    };
+                    let by_method = match k {
+                        Value::Object(_) => self.operator_method(
+                            crate::lang::ast::BinOp::Elementwise(op),
+                            k,
+                            &best_key,
+                            span,
+                        ),
+                        _ => None,
+                    };
+                    if let Some(better) = by_method {
+                        let better = match better.and_then(|v| self.truth(&v, span)) {
+                            Ok(b) => b,
+                            Err(e) => return Some(Err(e)),
+                        };
+                        if better {
+                            best = v.clone();
+                            best_key = k.clone();
+                        }
+                        continue;
+                    }
                     let Some(order) = compare(k, &best_key) else {
                         return Some(Err(Error::Module {
                             class: "TypeError",

@@ -34,6 +34,7 @@ const MODULES: &[(&str, &str)] = &[
     ("re", include_str!("re.py")),
     ("regex", include_str!("regex.py")),
     ("pathlib", include_str!("pathlib.py")),
+    ("datetime", include_str!("datetime.py")),
     ("numpy", include_str!("numpy.py")),
     ("urllib.parse", include_str!("urllib_parse.py")),
     ("torchvision", include_str!("torchvision.py")),
