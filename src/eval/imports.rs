@@ -534,6 +534,9 @@ static NATIVES: &[Native] = &[
         name: "_cudash.re_findall",
     },
     Native {
+        name: "_cudash.re_pieces",
+    },
+    Native {
         name: "_cudash.np_f32_text",
     },
     Native {

@@ -17,7 +17,12 @@
 //! - `_cudash.re_findall(pattern, flags, text, pos, endpos)`: what
 //!   `findall` returns (each match's text, its one group's, or a tuple of
 //!   its groups', `''` for a group that did not take part), made here
-//!   for tokenizers' long texts.
+//!   for tokenizers' long texts;
+//! - `_cudash.re_pieces(pattern, flags, text, pos, endpos, limit)`: for
+//!   `sub` and `split` on long texts, each match as `[text before it,
+//!   spans, group texts (None where a group did not take part)]`, then
+//!   the text after the last (slicing a long str by characters in the
+//!   language would cost its length each time).
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -37,6 +42,7 @@ pub(super) const NAMES: &[&str] = &[
     "_cudash.re_find",
     "_cudash.re_all",
     "_cudash.re_findall",
+    "_cudash.re_pieces",
 ];
 
 /// Python's flag bits (`re.IGNORECASE` ...).
@@ -331,6 +337,8 @@ impl Interp {
             return Ok(found.map_or(Value::None, |c| spans(&c, &offsets)));
         }
         let findall = name == "_cudash.re_findall";
+        let pieces = name == "_cudash.re_pieces";
+        let mut last_end = start;
         let limit = match findall {
             true => 0,
             false => int(text_at + 3)?.max(0) as usize,
@@ -365,6 +373,24 @@ impl Interp {
             }
             let Some(c) = found else { break };
             let whole = c.get(0).expect("group 0 of a match");
+            if pieces {
+                let texts = (0..groups)
+                    .map(|g| {
+                        c.get(g).map_or(Value::None, |m| {
+                            Value::Str(Arc::new(m.as_str().to_string()))
+                        })
+                    })
+                    .collect();
+                out.push(Value::List(Arc::new(vec![
+                    Value::Str(Arc::new(hay[last_end..whole.start()].to_string())),
+                    spans(&c, &offsets),
+                    Value::List(Arc::new(texts)),
+                ])));
+                last_end = whole.end();
+                must_advance = whole.start() == whole.end();
+                from = whole.end();
+                continue;
+            }
             out.push(match (findall, groups) {
                 (false, _) => spans(&c, &offsets),
                 (true, 1) => group_text(&c, 0),
@@ -375,6 +401,11 @@ impl Interp {
             });
             must_advance = whole.start() == whole.end();
             from = whole.end();
+        }
+        if pieces {
+            out.push(Value::Str(Arc::new(
+                full[last_end.min(full.len())..].to_string(),
+            )));
         }
         Ok(Value::list(out))
     }

@@ -122,6 +122,14 @@ class Pattern:
         string, pos, endpos = self._bounds(string, pos, endpos)
         return _cudash.re_findall(self.pattern, self._flags, string, pos, endpos)
 
+    def _pieces(self, string, limit):
+        """Each match as (text before it, Match), then the text after the
+        last: made in Rust, as slicing a long str would cost its length."""
+        string = _text(string, "string")
+        found = _cudash.re_pieces(self.pattern, self._flags, string, 0, len(string), limit)
+        tail = found.pop()
+        return [(before, Match(self, string, 0, len(string), spans, texts)) for before, spans, texts in found], tail
+
     def subn(self, repl, string, count=0):
         string = _text(string, "string")
         if count < 0:
@@ -131,20 +139,16 @@ class Pattern:
         else:
             template = _compile_template(self, _text(repl, "repl"))
             expand = lambda m: _expand(template, m)
+        found, tail = self._pieces(string, count)
         pieces = []
-        at = 0
-        n = 0
-        for m in self._all(string, 0, None, count):
-            start, end = m.span()
-            pieces.append(string[at:start])
+        for before, m in found:
+            pieces.append(before)
             got = expand(m)
             if not isinstance(got, str):
                 raise TypeError(f"expected str instance, {type(got).__name__} found")
             pieces.append(got)
-            at = end
-            n += 1
-        pieces.append(string[at:])
-        return "".join(pieces), n
+        pieces.append(tail)
+        return "".join(pieces), len(found)
 
     def sub(self, repl, string, count=0):
         return self.subn(repl, string, count)[0]
@@ -153,26 +157,25 @@ class Pattern:
         string = _text(string, "string")
         if maxsplit < 0:
             return [string]
+        found, tail = self._pieces(string, maxsplit)
         out = []
-        at = 0
-        for m in self._all(string, 0, None, maxsplit):
-            start, end = m.span()
-            out.append(string[at:start])
+        for before, m in found:
+            out.append(before)
             out.extend(m.groups())
-            at = end
-        out.append(string[at:])
+        out.append(tail)
         return out
 
 
 class Match:
     """A match (`Pattern.search`, `re.match`, ...): its groups' text and spans."""
 
-    def __init__(self, pattern, string, pos, endpos, spans):
+    def __init__(self, pattern, string, pos, endpos, spans, texts=None):
         self.re = pattern
         self.string = string
         self.pos = pos
         self.endpos = endpos
         self._spans = [(spans[i], spans[i + 1]) for i in range(0, len(spans), 2)]
+        self._texts = texts
 
     def _index(self, g):
         if isinstance(g, str):
@@ -184,9 +187,12 @@ class Match:
         return g
 
     def _group(self, g, default=None):
-        start, end = self._spans[self._index(g)]
+        i = self._index(g)
+        start, end = self._spans[i]
         if start < 0:
             return default
+        if self._texts is not None:
+            return self._texts[i]
         return self.string[start:end]
 
     def group(self, *groups):
