@@ -3,6 +3,7 @@
 //! archive and restricted pickle, both here), keeping dtype and shape.
 
 mod numpy_pickle;
+mod opcodes;
 mod pickle;
 pub mod tar;
 pub mod zip;

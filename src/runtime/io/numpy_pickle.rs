@@ -221,7 +221,7 @@ fn element_bytes(a: &SavedArray) -> Vec<u8> {
 /// `_reconstruct(ndarray, (0,), b'b')`, then the state
 /// `(1, shape, dtype('f8'), False, _codecs.encode(data, 'latin1'))`.
 pub(super) fn write(out: &mut Vec<u8>, a: &SavedArray) {
-    use super::pickle::{global, int, ints_tuple, string};
+    use super::opcodes::{global, int, ints_tuple, string};
     global(out, "numpy._core.multiarray", "_reconstruct");
     global(out, "numpy", "ndarray");
     int(out, 0);
@@ -251,7 +251,7 @@ pub(super) fn write(out: &mut Vec<u8>, a: &SavedArray) {
 /// Bytes at protocol 2, as Python 3 writes them: `_codecs.encode(text,
 /// 'latin1')` of the text whose characters are the bytes.
 fn latin1_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
-    use super::pickle::{global, string};
+    use super::opcodes::{global, string};
     global(out, "_codecs", "encode");
     let text: String = bytes.iter().map(|&b| char::from(b)).collect();
     string(out, &text);
