@@ -107,7 +107,11 @@ fn what_cudash_lacks_is_an_error_that_says_so() {
             "ModuleNotFoundError",
             "cudash's NumPy has no `numpy.linalg`",
         ),
-        ("import shutil", "ModuleNotFoundError", "no module `shutil`"),
+        (
+            "import zipfile",
+            "ModuleNotFoundError",
+            "no module `zipfile`",
+        ),
         (
             "from collections import ChainMap",
             "AttributeError",
