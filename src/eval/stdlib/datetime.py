@@ -89,7 +89,26 @@ def _unsupported(op, a, b):
 _EPOCH_ORD = 719163  # 1970-01-01
 
 
-class timedelta:
+class _Ordered:
+    """Order and hash by `_key()` (timedelta's, date's and datetime's)."""
+
+    def __lt__(self, other):
+        return self._key() < other._key()
+
+    def __le__(self, other):
+        return self._key() <= other._key()
+
+    def __gt__(self, other):
+        return self._key() > other._key()
+
+    def __ge__(self, other):
+        return self._key() >= other._key()
+
+    def __hash__(self):
+        return hash(self._key())
+
+
+class timedelta(_Ordered):
     """A duration: days, seconds (0..86399) and microseconds (0..999999)."""
 
     def __init__(self, days=0, seconds=0, microseconds=0, milliseconds=0, minutes=0, hours=0, weeks=0):
@@ -223,20 +242,6 @@ class timedelta:
     def __eq__(self, other):
         return isinstance(other, timedelta) and self._key() == other._key()
 
-    def __lt__(self, other):
-        return self._key() < other._key()
-
-    def __le__(self, other):
-        return self._key() <= other._key()
-
-    def __gt__(self, other):
-        return self._key() > other._key()
-
-    def __ge__(self, other):
-        return self._key() >= other._key()
-
-    def __hash__(self):
-        return hash(self._key())
 
     def __bool__(self):
         return self._days != 0 or self._sub() != 0
@@ -247,7 +252,7 @@ timedelta.max = timedelta(days=999999999, hours=23, minutes=59, seconds=59, micr
 timedelta.resolution = timedelta(microseconds=1)
 
 
-class date:
+class date(_Ordered):
     """A day of the proleptic Gregorian calendar."""
 
     def __init__(self, year, month, day):
@@ -340,20 +345,6 @@ class date:
     def __eq__(self, other):
         return isinstance(other, date) and isinstance(other, datetime) == isinstance(self, datetime) and self._key() == other._key()
 
-    def __lt__(self, other):
-        return self._key() < other._key()
-
-    def __le__(self, other):
-        return self._key() <= other._key()
-
-    def __gt__(self, other):
-        return self._key() > other._key()
-
-    def __ge__(self, other):
-        return self._key() >= other._key()
-
-    def __hash__(self):
-        return hash(self._key())
 
 
 def _strftime(format, timetuple, microsecond):
