@@ -397,3 +397,66 @@ True
 "
     );
 }
+
+/// `sys.path` is the list `import` searches: the script's directory
+/// first, then `PYTHONPATH`'s, and a program's `sys.path.insert(0, ...)`
+/// (made from `__file__`, the script's absolute path, as the examples
+/// that keep their helpers in a sibling folder make it) holds for its
+/// later imports. A module's `__file__` is its own file.
+#[test]
+fn sys_path_and_file_find_modules_where_the_program_puts_them() {
+    let main = program(
+        "syspath",
+        &[
+            (
+                "app/main.py",
+                "import os
+import sys
+here = os.path.dirname(__file__)
+print(os.path.isabs(__file__), os.path.basename(__file__))
+print(sys.path[0] == here, sys.path[1].endswith('extra'))
+sys.path.insert(0, os.path.join(here, '..', 'lib'))
+import helpers
+print(helpers.twice(4), os.path.basename(helpers.__file__))
+print(os.path.basename(helpers.where()))
+import fromenv
+print(fromenv.V)
+",
+            ),
+            (
+                "lib/helpers.py",
+                "def twice(x):\n    return 2 * x\n\ndef where():\n    return __file__\n",
+            ),
+            ("extra/fromenv.py", "V = 'from PYTHONPATH'\n"),
+        ],
+    );
+    let extra = main.parent().unwrap().parent().unwrap().join("extra");
+    let o = Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .arg("script")
+        .arg(&main)
+        .env("NO_COLOR", "1")
+        .env("PYTHONPATH", &extra)
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert_eq!(
+        out,
+        "True main.py
+True True
+8 helpers.py
+helpers.py
+from PYTHONPATH
+"
+    );
+    // Without the insert, the module is not found: Python's error.
+    let bare = program("syspath-bare", &[("main.py", "import helpers\n")]);
+    let (_, err, code) = script(&bare, &[]);
+    assert_eq!(code, Some(1));
+    assert!(err.contains("helpers"), "{err}");
+    std::fs::remove_dir_all(bare.parent().unwrap()).ok();
+    std::fs::remove_dir_all(main.parent().unwrap().parent().unwrap()).ok();
+}

@@ -1014,6 +1014,7 @@ static ARGV: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 /// `cudash script FILE ARGS`: `sys.argv` is `[FILE, ARGS...]`.
 pub fn set_argv(argv: Vec<String>) {
     *lock(&ARGV) = argv;
+    super::own_module::reset_sys_path();
 }
 
 /// `sys.argv`.
@@ -1023,6 +1024,15 @@ pub fn argv() -> Vec<String> {
         true => vec![String::new()],
         false => argv,
     }
+}
+
+/// The running script's `__file__`: its absolute path; none in the REPL
+/// or a notebook, where Python has none either.
+pub fn main_file() -> Option<String> {
+    let argv = lock(&ARGV);
+    let file = std::path::Path::new(argv.first().filter(|f| !f.is_empty())?);
+    let file = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
+    Some(file.to_string_lossy().into_owned())
 }
 
 /// `torch.use_deterministic_algorithms(mode)`, read back by
@@ -1394,6 +1404,7 @@ fn constant(full: &str) -> Option<Value> {
             }
             .to_string(),
         ))),
+        "sys" if name == "path" => Some(super::own_module::sys_path()),
         "sys" if name == "argv" => Some(Value::MutList(Arc::new(std::sync::Mutex::new(Arc::new(
             argv()
                 .into_iter()

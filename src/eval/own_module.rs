@@ -27,21 +27,85 @@ use crate::runtime::lock::lock;
 /// or a worker imports again when it meets one of the session's.
 static IMPORTED: Mutex<Vec<Arc<OwnModule>>> = Mutex::new(Vec::new());
 
-/// The file `import name` reads: `name.py` (or `name/__init__.py`) in the
-/// script's directory, where there is one (as in Python, it hides a module
-/// of the standard library's); else one of cudash's own (`stdlib/`).
+/// The file `import name` reads: `name.py` (or `name/__init__.py`) in a
+/// directory of `sys.path` (the script's first), where there is one (as in
+/// Python, it hides a module of the standard library's); else one of
+/// cudash's own (`stdlib/`).
 fn file_of(name: &str) -> Option<PathBuf> {
-    beside_the_script(name)
+    on_the_path(name)
         .or_else(|| super::stdlib::path_of(name))
         .or_else(|| namespace_package(name))
 }
 
-/// A directory beside the script without `__init__.py`: a namespace
-/// package, found last, as Python finds one only where no module or
-/// package of that name is (so a `logging/` folder hides nothing).
+/// A directory on `sys.path` without `__init__.py`: a namespace package,
+/// found last, as Python finds one only where no module or package of
+/// that name is (so a `logging/` folder hides nothing).
 fn namespace_package(name: &str) -> Option<PathBuf> {
-    let p = script_dir().join(name.replace('.', "/"));
-    p.is_dir().then(|| std::path::absolute(&p).unwrap_or(p))
+    let rel = name.replace('.', "/");
+    search_dirs()
+        .into_iter()
+        .map(|dir| dir.join(&rel))
+        .find(|p| p.is_dir())
+        .map(|p| std::path::absolute(&p).unwrap_or(p))
+}
+
+/// `sys.path`: the list `import` searches for a program's own modules,
+/// one list for the process (a program's `sys.path.insert(0, dir)` holds
+/// for its later imports). Made from the command line on first use.
+static SYS_PATH: Mutex<Option<Arc<Mutex<Arc<Vec<Value>>>>>> = Mutex::new(None);
+
+/// `sys.path` as Python starts it: the script's directory (the current
+/// one, `''`, in the REPL and a notebook), then `PYTHONPATH`'s entries.
+/// cudash's own modules come after these, as Python's standard library
+/// does.
+fn initial_sys_path() -> Vec<Value> {
+    let dir = script_dir();
+    let first = match dir.as_os_str().is_empty() {
+        true => String::new(),
+        false => std::path::absolute(&dir)
+            .unwrap_or(dir)
+            .to_string_lossy()
+            .into_owned(),
+    };
+    let extra = std::env::var("PYTHONPATH").unwrap_or_default();
+    std::iter::once(first)
+        .chain(
+            extra
+                .split(':')
+                .filter(|d| !d.is_empty())
+                .map(str::to_string),
+        )
+        .map(|d| Value::Str(Arc::new(d)))
+        .collect()
+}
+
+/// `sys.path`, the same list on every read.
+pub(super) fn sys_path() -> Value {
+    let mut slot = lock(&SYS_PATH);
+    let list = slot.get_or_insert_with(|| Arc::new(Mutex::new(Arc::new(initial_sys_path()))));
+    Value::MutList(Arc::clone(list))
+}
+
+/// A new command line makes `sys.path` anew on its next read.
+pub(super) fn reset_sys_path() {
+    *lock(&SYS_PATH) = None;
+}
+
+/// The directories of `sys.path`, in order (`''` is the current one);
+/// entries that are not strings are passed over, as Python passes over
+/// what it cannot search.
+fn search_dirs() -> Vec<PathBuf> {
+    let Value::MutList(list) = sys_path() else {
+        return Vec::new();
+    };
+    let items = Arc::clone(&lock(&list));
+    items
+        .iter()
+        .filter_map(|v| match v {
+            Value::Str(s) => Some(PathBuf::from(s.as_str())),
+            _ => None,
+        })
+        .collect()
 }
 
 /// The script's directory (Python's `sys.path[0]`; the current one in the
@@ -64,12 +128,18 @@ fn lacked_part(m: &OwnModule, name: &str) -> Option<Error> {
     super::imports::module(&sub).err()
 }
 
-fn beside_the_script(name: &str) -> Option<PathBuf> {
-    let dir = script_dir();
+/// `name.py` or `name/__init__.py` in the first directory of `sys.path`
+/// that has one.
+fn on_the_path(name: &str) -> Option<PathBuf> {
     let rel = name.replace('.', "/");
-    [format!("{rel}.py"), format!("{rel}/__init__.py")]
+    search_dirs()
         .into_iter()
-        .map(|f| dir.join(f))
+        .flat_map(|dir| {
+            [
+                dir.join(format!("{rel}.py")),
+                dir.join(format!("{rel}/__init__.py")),
+            ]
+        })
         .find(|p| p.is_file())
         // Python names a module's file by its absolute path.
         .map(|p| std::path::absolute(&p).unwrap_or(p))
@@ -337,6 +407,10 @@ impl Interp {
         // The module's own globals while its body runs.
         let mut table = Globals::default();
         table.insert("__name__".into(), Value::Str(Arc::new(name.to_string())));
+        table.insert(
+            "__file__".into(),
+            Value::Str(Arc::new(path.display().to_string())),
+        );
         let number = table.number();
         let module = Arc::new(OwnModule {
             name: name.to_string(),

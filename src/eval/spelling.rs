@@ -40,10 +40,15 @@ pub const VALUES: &[(&str, Alias)] = &[
 ];
 
 /// The value of an accepted name (`True`, `float32`, and `__name__`,
-/// which is `"__main__"`: the file or cell is the program Python runs).
+/// which is `"__main__"`: the file or cell is the program Python runs;
+/// a script's `__file__` is its absolute path, as Python 3.9 on gives it,
+/// and a REPL or a notebook has none).
 pub fn value(name: &str) -> Option<Value> {
     if name == "__name__" {
         return Some(Value::Str(std::sync::Arc::new("__main__".into())));
+    }
+    if name == "__file__" {
+        return super::imports::main_file().map(|f| Value::Str(std::sync::Arc::new(f)));
     }
     if let Some(c) = super::exceptions::named(name) {
         return Some(Value::ExcClass(c));
