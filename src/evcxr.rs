@@ -70,7 +70,7 @@ impl Outcome {
                         )),
                     }
                 }
-                Output::Text(t) | Output::Stderr(t) => {
+                Output::Text(t) | Output::Stderr(t) | Output::Partial { text: t, .. } => {
                     text.push(t.clone());
                     html.push_str(&format!("<pre>{}</pre>", crate::display::html::escape(t)));
                 }

@@ -41,7 +41,7 @@ pub fn present(config: Config, file: &Path) -> u8 {
         Err(code) => return code,
     };
     if tty && io::stdout().is_terminal() {
-        session.set_progress(crate::repl::progress::bar());
+        session.set_progress(crate::repl::progress::bar(Default::default()));
     }
     session.interrupt_on_ctrl_c();
     let title = file.file_name().map_or_else(

@@ -102,6 +102,9 @@ pub fn script(config: Config, file: &Path, args: &[String]) -> u8 {
     };
     session.set_echo(false);
     session.set_argv(file, args);
+    // What the program prints shows as it prints it (a training loop's
+    // lines, a progress bar), as Python's line-buffered streams show it.
+    session.set_output_sink(|o| print_output(&o));
     let interrupted = session.interrupt_on_ctrl_c();
     let ok = session.run_script(&name, &src, false, |_, outcome| print_outcome(&outcome));
     if interrupted.load(std::sync::atomic::Ordering::Relaxed) {
@@ -176,15 +179,34 @@ pub fn launch(
 /// stderr, as Python shows them.
 fn print_outcome(outcome: &crate::session::Outcome) {
     for o in &outcome.outputs {
-        match o {
-            crate::session::Output::Warning(w) => eprintln!("warning: {w}"),
-            crate::session::Output::Stderr(t) => eprintln!("{t}"),
-            crate::session::Output::Clear { .. } => {}
-            other => println!("{}", other.text()),
-        }
+        print_output(o);
     }
     if let Some(e) = &outcome.error {
         eprint!("{}", e.report);
+    }
+}
+
+/// One output of a program: stdout's lines, and stderr's (warnings too);
+/// a line's flushed start at once, without its end.
+fn print_output(o: &crate::session::Output) {
+    use crate::session::Output;
+    use std::io::Write;
+    match o {
+        Output::Warning(w) => eprintln!("warning: {w}"),
+        Output::Stderr(t) => eprintln!("{t}"),
+        Output::Partial { stderr: true, text } => {
+            eprint!("{text}");
+            let _ = std::io::stderr().flush();
+        }
+        Output::Partial {
+            stderr: false,
+            text,
+        } => {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
+        }
+        Output::Clear { .. } => {}
+        other => println!("{}", other.text()),
     }
 }
 

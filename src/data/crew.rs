@@ -42,6 +42,11 @@ pub enum Printed {
     Warning(String),
     /// What it wrote on `sys.stderr` (a `logging` handler's lines).
     Stderr(String),
+    /// A line's start it flushed (a progress bar's redraw).
+    Partial {
+        stderr: bool,
+        text: String,
+    },
 }
 
 /// Makes a worker's fetcher, on the worker's thread.

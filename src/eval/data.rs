@@ -418,6 +418,7 @@ impl Interp {
                 Printed::Text(t) => super::Output::Text(t),
                 Printed::Warning(w) => super::Output::Warning(w),
                 Printed::Stderr(e) => super::Output::Stderr(e),
+                Printed::Partial { stderr, text } => super::Output::Partial { stderr, text },
             });
         }
         let mut tensors = batch.tensors.into_iter();
@@ -1064,6 +1065,7 @@ impl Fetch for WorkerFetch {
                 super::Output::Text(t) => Some(Printed::Text(t)),
                 super::Output::Warning(w) => Some(Printed::Warning(w)),
                 super::Output::Stderr(e) => Some(Printed::Stderr(e)),
+                super::Output::Partial { stderr, text } => Some(Printed::Partial { stderr, text }),
                 _ => None,
             })
             .collect()

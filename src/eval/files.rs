@@ -282,6 +282,12 @@ pub(super) fn file_method(
                 .flush()
                 .map(|()| Value::None)
                 .map_err(|e| at(Error::value(format!("flushing failed: {e}")))),
+            State::Standard { stderr } => {
+                let stderr = *stderr;
+                drop(file);
+                me.flush_stream(stderr);
+                Ok(Value::None)
+            }
             State::Closed => Err(at(closed())),
             _ => Ok(Value::None),
         },

@@ -1207,8 +1207,13 @@ fn python_modules() -> String {
         })
         .map(|m| m.path)
         // `torch.distributions` is one of torch's parts, not Python's;
-        // `collections._deque` a part of `collections`.
-        .chain(super::stdlib::names().filter(|n| !n.starts_with("torch") && !n.contains("._")))
+        // `collections._deque` a part of `collections`, `tqdm.auto` of `tqdm`.
+        .chain(super::stdlib::names().filter(|n| {
+            let part_of_one = n
+                .rsplit_once('.')
+                .is_some_and(|(top, _)| super::stdlib::names().any(|m| m == top));
+            !n.starts_with("torch") && !n.contains("._") && !part_of_one
+        }))
         .map(|m| format!("`{m}`"))
         .collect::<Vec<_>>()
         .join(", ")

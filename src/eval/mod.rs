@@ -106,6 +106,12 @@ pub enum Output {
     /// What the program writes to stderr (argparse's usage and error):
     /// a script's stderr, a notebook's stderr stream.
     Stderr(String),
+    /// The start of a line shown before the line ends: the program flushed
+    /// it (`print(..., end="", flush=True)`, `sys.stderr.flush()`) or wrote
+    /// a carriage return (a progress bar redrawn in place, as tqdm draws
+    /// one). The line's end follows in a later `Text` or `Stderr`. Only a
+    /// front end that shows outputs as they happen gets these (`Hooks::sink`).
+    Partial { stderr: bool, text: String },
     /// `clear_output()`: clear what the cell (or the terminal) shows; with
     /// `wait`, only once the next output arrives.
     Clear { wait: bool },
@@ -117,6 +123,7 @@ impl Output {
         match self {
             Output::Value(s) | Output::Display(s) => &s.text,
             Output::Text(s) | Output::Warning(s) | Output::Stderr(s) => s,
+            Output::Partial { text, .. } => text,
             Output::Clear { .. } => "",
         }
     }
@@ -368,6 +375,30 @@ impl Interp {
             });
         } else {
             *open = all;
+        }
+        // Python's standard streams are line-buffered, and a carriage
+        // return flushes them too: a line redrawn in place shows at once.
+        if text.contains('\r') {
+            self.flush_stream(stderr);
+        }
+    }
+
+    /// `sys.stdout.flush()`, `print(..., flush=True)`: the line the program
+    /// left open is shown now (a `Partial`), its end when it comes, where
+    /// the front end shows outputs as they happen (`Hooks::sink`: a script,
+    /// the REPL, a notebook). A transcript shows each statement's outputs
+    /// after it, so there the line waits for its end and stays whole.
+    pub(crate) fn flush_stream(&mut self, stderr: bool) {
+        if self.hooks.sink.is_none() {
+            return;
+        }
+        let open = match stderr {
+            true => &mut self.partial_err,
+            false => &mut self.partial_line,
+        };
+        if !open.is_empty() {
+            let text = std::mem::take(open);
+            self.emit(Output::Partial { stderr, text });
         }
     }
 

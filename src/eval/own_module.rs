@@ -52,7 +52,10 @@ fn namespace_package(name: &str) -> Option<PathBuf> {
 /// `sys.path`: the list `import` searches for a program's own modules,
 /// one list for the process (a program's `sys.path.insert(0, dir)` holds
 /// for its later imports). Made from the command line on first use.
-static SYS_PATH: Mutex<Option<Arc<Mutex<Arc<Vec<Value>>>>>> = Mutex::new(None);
+static SYS_PATH: Mutex<Option<SharedList>> = Mutex::new(None);
+
+/// A Python list's storage (`Value::MutList`'s), the same for every holder.
+type SharedList = Arc<Mutex<Arc<Vec<Value>>>>;
 
 /// `sys.path` as Python starts it: the script's directory (the current
 /// one, `''`, in the REPL and a notebook), then `PYTHONPATH`'s entries.

@@ -49,7 +49,7 @@ impl<'a> Publisher<'a> {
             return self.stream(stderr, text);
         }
         match o {
-            Output::Text(_) | Output::Warning(_) | Output::Stderr(_) => {
+            Output::Text(_) | Output::Warning(_) | Output::Stderr(_) | Output::Partial { .. } => {
                 unreachable!("stream text is sent above")
             }
             Output::Value(shown) => {

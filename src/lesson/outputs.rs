@@ -56,7 +56,7 @@ pub fn from_outcome(outcome: Outcome) -> Vec<CellOutput> {
                 CellOutput::Display { text, html },
                 &mut clear_at_next,
             ),
-            Output::Text(_) | Output::Warning(_) | Output::Stderr(_) => {
+            Output::Text(_) | Output::Warning(_) | Output::Stderr(_) | Output::Partial { .. } => {
                 unreachable!("stream text is handled above")
             }
         }

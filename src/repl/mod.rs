@@ -52,7 +52,14 @@ pub fn run(config: Config) -> u8 {
         Ok(s) => s,
         Err(code) => return code,
     };
-    s.set_progress(progress::bar());
+    let shown = progress::Shown::default();
+    s.set_progress(progress::bar(shown.clone()));
+    // What a statement prints shows as it prints it (a long loop's lines,
+    // a tqdm bar), as in Python's REPL.
+    s.set_output_sink(move |o| {
+        let own_progress = matches!(o, Output::Partial { .. });
+        shown.around(own_progress, || print_output(&o, color, terminal_columns()));
+    });
     // `profile`'s timeline fills the terminal (transcripts keep 80 columns).
     s.set_width(terminal_columns());
     let session = Rc::new(RefCell::new(s));
@@ -293,23 +300,41 @@ fn meta_help() -> &'static str {
 pub fn print_outcome(o: &Outcome, color: bool) {
     let width = terminal_columns();
     for out in &o.outputs {
-        match out {
-            Output::Warning(s) if color => {
-                println!("{}", Color::Yellow.paint(wrap::warning(s, width)))
-            }
-            Output::Warning(s) => println!("{}", wrap::warning(s, width)),
-            // Clearing the screen only makes sense on a terminal.
-            Output::Clear { .. } => {
-                if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
-                    print!("\x1b[H\x1b[2J");
-                }
-            }
-            o if color => println!("{}", highlight::color_tags(o.text())),
-            o => println!("{}", o.text()),
-        }
+        print_output(out, color, width);
     }
     if let Some(e) = &o.error {
         print!("{}", wrap::report(&e.report, width));
+    }
+}
+
+/// One output in the terminal; a line's flushed start (`Partial`) at
+/// once, without its end.
+fn print_output(out: &Output, color: bool, width: usize) {
+    use std::io::Write;
+    match out {
+        Output::Warning(s) if color => {
+            println!("{}", Color::Yellow.paint(wrap::warning(s, width)))
+        }
+        Output::Warning(s) => println!("{}", wrap::warning(s, width)),
+        // Clearing the screen only makes sense on a terminal.
+        Output::Clear { .. } => {
+            if std::io::IsTerminal::is_terminal(&std::io::stdout()) {
+                print!("\x1b[H\x1b[2J");
+            }
+        }
+        Output::Partial { stderr: true, text } => {
+            eprint!("{text}");
+            let _ = std::io::stderr().flush();
+        }
+        Output::Partial {
+            stderr: false,
+            text,
+        } => {
+            print!("{text}");
+            let _ = std::io::stdout().flush();
+        }
+        o if color => println!("{}", highlight::color_tags(o.text())),
+        o => println!("{}", o.text()),
     }
 }
 

@@ -16,6 +16,7 @@ pub fn stream_text(o: &Output) -> Option<(bool, String)> {
     match o {
         Output::Text(t) => Some((false, format!("{t}\n"))),
         Output::Stderr(t) => Some((true, format!("{t}\n"))),
+        Output::Partial { stderr, text } => Some((*stderr, text.clone())),
         Output::Warning(w) => Some((true, format!("{}\n", wrap::warning(w, NOTEBOOK_WIDTH)))),
         _ => None,
     }

@@ -28,11 +28,23 @@ pub(super) fn print(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
     let sep = b.str("sep")?.unwrap_or_else(|| " ".into());
     let end = b.str("end")?.unwrap_or_else(|| "\n".into());
     let text = parts.join(&sep) + &end;
+    // `flush=True`: a line left open (`end=""`) is shown now.
+    let flush = b.bool("flush", false)?;
     match b.given("file") {
-        None | Some((Value::None, _)) => me.write_text(false, &text),
+        None | Some((Value::None, _)) => {
+            me.write_text(false, &text);
+            if flush {
+                me.flush_stream(false);
+            }
+        }
         // `print(..., file=sys.stderr)`, `print(..., file=f)`.
         Some((Value::File(f), _)) => match standard_stream(f) {
-            Some(stderr) => me.write_text(stderr, &text),
+            Some(stderr) => {
+                me.write_text(stderr, &text);
+                if flush {
+                    me.flush_stream(stderr);
+                }
+            }
             None => {
                 let s = Value::Str(Arc::new(text));
                 let name = crate::lang::ast::Name::new("write".into(), b.span);

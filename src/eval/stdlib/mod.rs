@@ -55,6 +55,9 @@ const MODULES: &[(&str, &str)] = &[
     ("torchvision.models", include_str!("torchvision_models.py")),
     ("torch.hub", include_str!("torch_hub.py")),
     ("torch.testing", include_str!("torch_testing.py")),
+    ("tqdm", include_str!("tqdm.py")),
+    ("tqdm.auto", include_str!("tqdm_auto.py")),
+    ("tqdm.notebook", include_str!("tqdm_auto.py")),
 ];
 
 /// Names of PyTorch's namespaces that a module here defines (the namespace,
