@@ -140,7 +140,7 @@ impl Session {
         let argv = std::iter::once(file.display().to_string())
             .chain(args.iter().cloned())
             .collect();
-        crate::eval::imports::set_argv(argv);
+        crate::eval::argv::set_argv(argv);
     }
 
     /// The code the last script ended with through `sys.exit`, if it did.

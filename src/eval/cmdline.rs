@@ -23,7 +23,7 @@ pub(super) fn argument_parser(_: &mut Interp, _: &'static str, b: &Bound) -> Out
     let prog = match b.str("prog")? {
         Some(p) => p,
         None => {
-            let argv0 = super::imports::argv().remove(0);
+            let argv0 = super::argv::argv().remove(0);
             std::path::Path::new(&argv0)
                 .file_name()
                 .map_or(String::new(), |n| n.to_string_lossy().into_owned())
@@ -75,7 +75,7 @@ pub(super) fn method(me: &mut Interp, name: &'static str, p: &Parser, b: &Bound)
         }
         "parse_args" | "parse_known_args" => {
             let argv = match b.given("args") {
-                None => super::imports::argv().split_off(1),
+                None => super::argv::argv().split_off(1),
                 Some((v, span)) => strings(v).map_err(|e| e.at(*span))?,
             };
             let p = lock(p).clone();

@@ -1007,34 +1007,6 @@ impl Drop for OwnEnv {
     }
 }
 
-/// The program's command line, as `sys.argv` gives it (`[""]` in the
-/// REPL and a notebook, as Python's interactive `sys.argv`).
-static ARGV: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-
-/// `cudash script FILE ARGS`: `sys.argv` is `[FILE, ARGS...]`.
-pub fn set_argv(argv: Vec<String>) {
-    *lock(&ARGV) = argv;
-    super::own_module::reset_sys_path();
-}
-
-/// `sys.argv`.
-pub fn argv() -> Vec<String> {
-    let argv = lock(&ARGV).clone();
-    match argv.is_empty() {
-        true => vec![String::new()],
-        false => argv,
-    }
-}
-
-/// The running script's `__file__`: its absolute path; none in the REPL
-/// or a notebook, where Python has none either.
-pub fn main_file() -> Option<String> {
-    let argv = lock(&ARGV);
-    let file = std::path::Path::new(argv.first().filter(|f| !f.is_empty())?);
-    let file = std::path::absolute(file).unwrap_or_else(|_| file.to_path_buf());
-    Some(file.to_string_lossy().into_owned())
-}
-
 /// `torch.use_deterministic_algorithms(mode)`, read back by
 /// `are_deterministic_algorithms_enabled()`.
 static DETERMINISTIC: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
@@ -1409,9 +1381,9 @@ fn constant(full: &str) -> Option<Value> {
             }
             .to_string(),
         ))),
-        "sys" if name == "path" => Some(super::own_module::sys_path()),
+        "sys" if name == "path" => Some(super::argv::sys_path()),
         "sys" if name == "argv" => Some(Value::MutList(Arc::new(std::sync::Mutex::new(Arc::new(
-            argv()
+            super::argv::argv()
                 .into_iter()
                 .map(|a| Value::Str(Arc::new(a)))
                 .collect(),

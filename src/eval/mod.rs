@@ -7,6 +7,7 @@
 mod amp;
 mod argparse;
 pub mod args;
+pub mod argv;
 mod builtins;
 mod checkpoint;
 pub mod class;

@@ -48,7 +48,7 @@ pub fn value(name: &str) -> Option<Value> {
         return Some(Value::Str(std::sync::Arc::new("__main__".into())));
     }
     if name == "__file__" {
-        return super::imports::main_file().map(|f| Value::Str(std::sync::Arc::new(f)));
+        return super::argv::main_file().map(|f| Value::Str(std::sync::Arc::new(f)));
     }
     if let Some(c) = super::exceptions::named(name) {
         return Some(Value::ExcClass(c));
