@@ -4650,3 +4650,42 @@ print("done")
          warning: UserWarning: shown again\n"
     );
 }
+
+/// Errors about an instance of the program's class name its class, as
+/// Python's do (they said `object`).
+#[test]
+fn errors_name_the_class_of_an_instance() {
+    let out = python_printed(
+        "instance_errors",
+        "import json
+class Foo:
+    pass
+f = Foo()
+tests = [
+    lambda: len(f),
+    lambda: json.dumps(f),
+    lambda: '{:d}'.format(f),
+    lambda: sorted([f, f]),
+    lambda: print(1, file=f),
+    lambda: 'a' + f,
+]
+for t in tests:
+    try:
+        t()
+    except Exception as e:
+        print(type(e).__name__, e)
+",
+    );
+    // As Python 3.11 printed them.
+    assert_eq!(
+        out,
+        [
+            "TypeError object of type 'Foo' has no len()",
+            "TypeError Object of type Foo is not JSON serializable",
+            "TypeError unsupported format string passed to Foo.__format__",
+            "TypeError '<' not supported between instances of 'Foo' and 'Foo'",
+            "AttributeError 'Foo' object has no attribute 'write'",
+            "TypeError can only concatenate str (not \"Foo\") to str",
+        ]
+    );
+}

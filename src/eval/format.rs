@@ -252,7 +252,7 @@ pub fn format_value(v: &Value, spec: &str) -> Result<String, Error> {
             (float_body(x, &s, spec)?, true)
         }
         other => {
-            return Err(Error::value(format!(
+            return Err(Error::type_error(format!(
                 "unsupported format string passed to {}.__format__",
                 python_type(other)
             )))
@@ -261,8 +261,19 @@ pub fn format_value(v: &Value, spec: &str) -> Result<String, Error> {
     Ok(pad(body, &s, numeric))
 }
 
-/// Python's name for a value's type, as its errors give it.
-pub(super) fn python_type(v: &Value) -> &'static str {
+/// Python's name for a value's type, as its errors give it: an instance
+/// of a class of the program's by its class (`'Net' object is not
+/// iterable`), a builtin value by Python's name for it.
+pub(super) fn python_type(v: &Value) -> std::borrow::Cow<'static, str> {
+    if let Some(class) = super::value::class_of(v) {
+        return class.short_name().to_string().into();
+    }
+    std::borrow::Cow::Borrowed(builtin_type(v))
+}
+
+/// Python's name for the type of a value that is not an instance of a
+/// class (`object` for cudash's own kinds of value).
+fn builtin_type(v: &Value) -> &'static str {
     match v {
         Value::Int(_) => "int",
         Value::Float(_) => "float",

@@ -224,8 +224,9 @@ fn write(v: &Value, style: &Style, level: usize, out: &mut String) -> Result<(),
         other => {
             let Some(items) = other.items() else {
                 let name = match other {
-                    Value::Tensor(_) => "Tensor",
-                    Value::Module(_) => "Module",
+                    Value::Tensor(_) => "Tensor".into(),
+                    // A layer of PyTorch's; one of the program's by its class.
+                    Value::Module(_) if super::value::class_of(other).is_none() => "Module".into(),
                     o => super::format::python_type(o),
                 };
                 return Err(type_error(format!(

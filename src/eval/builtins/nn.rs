@@ -694,7 +694,7 @@ pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
             crate::data::dataset::Dataset::Subset(_) => "Subset",
             crate::data::dataset::Dataset::Function(_) => "Dataset",
         },
-        other => super::super::format::python_type(other),
+        other => &super::super::format::python_type(other),
     };
     match docs::function(name) {
         Some(doc) if PYTHON_TYPES.contains(&doc.name) || is_type(doc.name) => {

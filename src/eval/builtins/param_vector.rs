@@ -111,7 +111,7 @@ pub(super) fn vector_to_parameters(me: &mut Interp, _: &'static str, b: &Bound) 
                 "expected torch.Tensor, but got: {}",
                 match v {
                     // A list reaches a builtin as cudash's one sequence kind.
-                    Value::List(_) | Value::MutList(_) => "list",
+                    Value::List(_) | Value::MutList(_) => "list".into(),
                     ref other => super::super::format::python_type(other),
                 }
             ),

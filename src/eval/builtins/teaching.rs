@@ -310,6 +310,13 @@ pub(super) fn len(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
         if o.class.tuple {
             return Ok(Value::Int(o.class.fields.len() as i64));
         }
+        if o.class.find("__len__").is_none() && o.class.builtin().is_none() {
+            return Err(Error::type_error(format!(
+                "object of type '{}' has no len()",
+                o.class.short_name()
+            ))
+            .at(*span));
+        }
         let name = crate::lang::ast::Name::new("__len__".into(), *span);
         return me.call_method(v.clone(), &name, Vec::new(), b.span);
     }
