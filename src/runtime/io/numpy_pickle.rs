@@ -253,29 +253,73 @@ pub(super) fn write(out: &mut Vec<u8>, a: &SavedArray) {
 fn latin1_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
     use super::opcodes::{global, string};
     global(out, "_codecs", "encode");
-    let text: String = bytes.iter().map(|&b| char::from(b)).collect();
+    let text = latin1_text(bytes);
     string(out, &text);
     string(out, "latin1");
     out.extend([0x86, b'R']); // TUPLE2 REDUCE
 }
 
-/// The bytes a string of `_codecs.encode(s, 'latin1')` stands for.
+/// The bytes a string of `_codecs.encode(s, 'latin1')` stands for: each
+/// character below U+0100 is one byte (read from the UTF-8 directly: an
+/// array's data is tens of megabytes of such text).
 pub fn latin1(s: &str) -> Result<Vec<u8>, String> {
-    s.chars()
-        .map(|c| {
-            u8::try_from(u32::from(c)).map_err(|_| {
-                format!(
-                    "'latin-1' codec can't encode character '\\u{:04x}'",
-                    u32::from(c)
-                )
-            })
-        })
-        .collect()
+    let utf8 = s.as_bytes();
+    let mut out = Vec::with_capacity(utf8.len());
+    let mut i = 0;
+    while i < utf8.len() {
+        match utf8[i] {
+            b if b < 0x80 => {
+                out.push(b);
+                i += 1;
+            }
+            // U+0080..U+00FF: two bytes, C2 or C3 then a continuation.
+            lead @ (0xc2 | 0xc3) => {
+                out.push(((lead & 0x03) << 6) | (utf8[i + 1] & 0x3f));
+                i += 2;
+            }
+            _ => {
+                // Python's message: the character, its position in characters.
+                let c = s[i..].chars().next().map_or(0, u32::from);
+                let escaped = match c {
+                    0..=0xffff => format!("\\u{c:04x}"),
+                    _ => format!("\\U{c:08x}"),
+                };
+                let at = s[..i].chars().count();
+                return Err(format!(
+                    "'latin-1' codec can't encode character '{escaped}' in position {at}: \
+                     ordinal not in range(256)"
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The text whose characters are `bytes` (a Python 2 string read with
+/// `encoding="latin1"`).
+pub fn latin1_text(bytes: &[u8]) -> String {
+    bytes.iter().map(|&b| char::from(b)).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn latin1_text_and_bytes_round_trip() {
+        let bytes: Vec<u8> = (0..=255).chain([0, 0xff, b'a']).collect();
+        let text = latin1_text(&bytes);
+        assert_eq!(text.chars().count(), bytes.len());
+        assert_eq!(latin1(&text).unwrap(), bytes);
+        assert_eq!(
+            latin1("a\u{100}").unwrap_err(),
+            "'latin-1' codec can't encode character '\\u0100' in position 1: ordinal not in range(256)"
+        );
+        assert_eq!(
+            latin1("\u{e9}\u{1F600}").unwrap_err(),
+            "'latin-1' codec can't encode character '\\U0001f600' in position 1: ordinal not in range(256)"
+        );
+    }
 
     #[test]
     fn a_fortran_array_reads_in_c_order() {

@@ -253,6 +253,11 @@ enum Item<'a> {
     Int(i64),
     Float(f64),
     Str(Rc<str>),
+    /// A Python 2 string read with `encoding="latin1"` that is not ASCII
+    /// (an array's data, as CIFAR-10's files hold it): its characters are
+    /// these bytes, kept as bytes until something needs its text, so an
+    /// array's data is not made text and back.
+    Latin1(Rc<[u8]>),
     List(Rc<RefCell<Vec<Item<'a>>>>),
     Tuple(Rc<Vec<Item<'a>>>),
     Dict(Rc<RefCell<Vec<(Item<'a>, Item<'a>)>>>),
@@ -273,7 +278,7 @@ impl Item<'_> {
             Item::Bool(_) => "bool",
             Item::Int(_) => "int",
             Item::Float(_) => "float",
-            Item::Str(_) => "str",
+            Item::Str(_) | Item::Latin1(_) => "str",
             Item::List(_) => "list",
             Item::Tuple(_) => "tuple",
             Item::Dict(_) => "dict",
@@ -372,7 +377,10 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
         let bytes = self.take(n)?;
         Ok(match strings {
             Py2Strings::Bytes => Item::Bytes(bytes.into()),
-            Py2Strings::Latin1 => Item::Str(bytes.iter().map(|&b| char::from(b)).collect::<String>().into()),
+            Py2Strings::Latin1 => match std::str::from_utf8(bytes) {
+                Ok(ascii) if bytes.is_ascii() => Item::Str(ascii.into()),
+                _ => Item::Latin1(bytes.into()),
+            },
             Py2Strings::Utf8 => match std::str::from_utf8(bytes) {
                 Ok(s) => Item::Str(s.into()),
                 Err(_) => return Err("a string in the pickle is not UTF-8 (a Python 2 string: `encoding=\"latin1\"` reads it)".into()),
@@ -774,6 +782,9 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
                 [Item::Str(s), Item::Str(codec)] if Py2Strings::named(codec) == Some(Py2Strings::Latin1) => {
                     Item::Bytes(numpy_pickle::latin1(s)?.into())
                 }
+                [Item::Latin1(b), Item::Str(codec)] if Py2Strings::named(codec) == Some(Py2Strings::Latin1) => {
+                    Item::Bytes(Rc::clone(b))
+                }
                 [Item::Str(s), Item::Str(codec)] if Py2Strings::named(codec) == Some(Py2Strings::Utf8) => {
                     Item::Bytes(s.as_bytes().into())
                 }
@@ -822,6 +833,9 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
                 [Item::Str(s), Item::Str(codec)] if Py2Strings::named(codec) == Some(Py2Strings::Latin1) => {
                     Item::Bytes(numpy_pickle::latin1(s)?.into())
                 }
+                [Item::Latin1(b), Item::Str(codec)] if Py2Strings::named(codec) == Some(Py2Strings::Latin1) => {
+                    Item::Bytes(Rc::clone(b))
+                }
                 _ => return Err(bad("bytes")),
             },
             Global::NdArray => {
@@ -835,7 +849,7 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
 /// string read with `encoding="latin1"`) the text whose characters they are.
 fn byte_data(item: &Item) -> Result<Vec<u8>, String> {
     match item {
-        Item::Bytes(b) => Ok(b.to_vec()),
+        Item::Bytes(b) | Item::Latin1(b) => Ok(b.to_vec()),
         Item::Str(s) => numpy_pickle::latin1(s),
         Item::List(_) => Err(
             "a NumPy array of Python objects (dtype=object): cudash reads arrays of numbers".into(),
@@ -888,6 +902,7 @@ fn array_state(state: &Item) -> Result<SavedArray, String> {
 fn same_key(a: &Item, b: &Item) -> bool {
     match (a, b) {
         (Item::Str(x), Item::Str(y)) => x == y,
+        (Item::Latin1(x), Item::Latin1(y)) => x == y,
         (Item::Int(x), Item::Int(y)) => x == y,
         (Item::Bool(x), Item::Bool(y)) => x == y,
         (Item::None, Item::None) => true,
@@ -987,6 +1002,7 @@ fn to_pickled(item: &Item, depth: usize) -> Result<Pickled, String> {
         Item::Int(i) => Pickled::Int(*i),
         Item::Float(f) => Pickled::Float(*f),
         Item::Str(s) => Pickled::Str(s.to_string()),
+        Item::Latin1(b) => Pickled::Str(numpy_pickle::latin1_text(b)),
         Item::List(l) => Pickled::List(all(&l.borrow())?),
         Item::Tuple(t) => Pickled::Tuple(all(t)?),
         Item::Dict(d) => Pickled::Dict(
