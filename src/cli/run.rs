@@ -190,21 +190,10 @@ fn print_outcome(outcome: &crate::session::Outcome) {
 /// a line's flushed start at once, without its end.
 fn print_output(o: &crate::session::Output) {
     use crate::session::Output;
-    use std::io::Write;
     match o {
         Output::Warning(w) => eprintln!("warning: {w}"),
         Output::Stderr(t) => eprintln!("{t}"),
-        Output::Partial { stderr: true, text } => {
-            eprint!("{text}");
-            let _ = std::io::stderr().flush();
-        }
-        Output::Partial {
-            stderr: false,
-            text,
-        } => {
-            print!("{text}");
-            let _ = std::io::stdout().flush();
-        }
+        Output::Partial { stderr, text } => crate::repl::print_partial(*stderr, text),
         Output::Clear { .. } => {}
         other => println!("{}", other.text()),
     }

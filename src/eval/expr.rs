@@ -1446,6 +1446,7 @@ fn same(a: &Value, b: &Value) -> bool {
         (Value::Dataset(x), Value::Dataset(y)) => Arc::ptr_eq(x, y),
         (Value::DataLoader(x), Value::DataLoader(y)) => Arc::ptr_eq(x, y),
         (Value::Sampler(x), Value::Sampler(y)) => Arc::ptr_eq(x, y),
+        (Value::Generator(x), Value::Generator(y)) => Arc::ptr_eq(&x.0, &y.0),
         _ => equal(a, b),
     }
 }

@@ -43,6 +43,9 @@ pub static MODULES: &[PyModule] = &[
         path: "torch.nn.parallel",
     },
     PyModule { path: "torch.cuda" },
+    PyModule {
+        path: "torch.random",
+    },
     PyModule { path: "torch.amp" },
     PyModule {
         path: "torch.cuda.amp",
@@ -823,6 +826,36 @@ static NATIVES: &[Native] = &[
         name: "random.seed",
     },
     Native {
+        name: "random.getstate",
+    },
+    Native {
+        name: "random.setstate",
+    },
+    Native {
+        name: "torch.get_rng_state",
+    },
+    Native {
+        name: "torch.set_rng_state",
+    },
+    Native {
+        name: "torch.random.get_rng_state",
+    },
+    Native {
+        name: "torch.random.set_rng_state",
+    },
+    Native {
+        name: "torch.cuda.get_rng_state",
+    },
+    Native {
+        name: "torch.cuda.set_rng_state",
+    },
+    Native {
+        name: "torch.cuda.get_rng_state_all",
+    },
+    Native {
+        name: "torch.cuda.set_rng_state_all",
+    },
+    Native {
         name: "random.random",
     },
     Native {
@@ -1562,6 +1595,9 @@ impl Interp {
         let at = |e: Error| e.at(span);
         if TENSOR_FUNCTIONS.iter().any(|t| std::ptr::eq(t, f)) {
             return self.call_tensor_function(f.name, args, span);
+        }
+        if super::rng_state::NAMES.contains(&f.name) {
+            return self.call_rng_state(f.name, args, span);
         }
         if f.name.starts_with("random.") {
             return self.call_random(f.name, args, span);

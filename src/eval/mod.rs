@@ -60,6 +60,7 @@ mod pyrandom;
 mod python_re;
 mod quick;
 mod recurrent;
+mod rng_state;
 mod samplers;
 mod schedule;
 mod sequences;

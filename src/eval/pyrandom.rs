@@ -20,6 +20,16 @@ use crate::runtime::lock::lock;
 pub struct Twister(Mt19937);
 
 impl Twister {
+    /// Where it is (`random.getstate()`).
+    pub fn engine(&self) -> &Mt19937 {
+        &self.0
+    }
+
+    /// `random.setstate(state)`.
+    pub fn set_engine(&mut self, engine: Mt19937) {
+        self.0 = engine;
+    }
+
     /// `random.seed(n)` of an integer: its absolute value's 32-bit words,
     /// least significant first (`[0]` for 0).
     pub fn seeded(n: i64) -> Twister {

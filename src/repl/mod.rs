@@ -307,10 +307,19 @@ pub fn print_outcome(o: &Outcome, color: bool) {
     }
 }
 
+/// A line's flushed start (`Output::Partial`), shown at once without its
+/// end: the terminal, or the file or pipe a script's output goes to.
+pub fn print_partial(stderr: bool, text: &str) {
+    use std::io::Write;
+    let _ = match stderr {
+        true => write!(std::io::stderr(), "{text}").and_then(|()| std::io::stderr().flush()),
+        false => write!(std::io::stdout(), "{text}").and_then(|()| std::io::stdout().flush()),
+    };
+}
+
 /// One output in the terminal; a line's flushed start (`Partial`) at
 /// once, without its end.
 fn print_output(out: &Output, color: bool, width: usize) {
-    use std::io::Write;
     match out {
         Output::Warning(s) if color => {
             println!("{}", Color::Yellow.paint(wrap::warning(s, width)))
@@ -322,17 +331,7 @@ fn print_output(out: &Output, color: bool, width: usize) {
                 print!("\x1b[H\x1b[2J");
             }
         }
-        Output::Partial { stderr: true, text } => {
-            eprint!("{text}");
-            let _ = std::io::stderr().flush();
-        }
-        Output::Partial {
-            stderr: false,
-            text,
-        } => {
-            print!("{text}");
-            let _ = std::io::stdout().flush();
-        }
+        Output::Partial { stderr, text } => print_partial(*stderr, text),
         o if color => println!("{}", highlight::color_tags(o.text())),
         o => println!("{}", o.text()),
     }

@@ -96,6 +96,28 @@ pub struct Generator {
 }
 
 impl Generator {
+    /// `torch.cuda.get_rng_state()`: PyTorch's 16 bytes, the seed then the
+    /// offset (cudash's: the 4-word blocks drawn).
+    pub fn state_bytes(&self) -> Vec<u8> {
+        [self.seed.to_le_bytes(), self.offset.to_le_bytes()].concat()
+    }
+
+    /// `torch.cuda.set_rng_state(bytes)`.
+    pub fn set_state_bytes(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let [seed, offset] = [0, 8].map(|at| bytes.get(at..at + 8));
+        match (bytes.len(), seed, offset) {
+            (16, Some(seed), Some(offset)) => {
+                self.seed = u64::from_le_bytes(seed.try_into().expect("8 bytes"));
+                self.offset = u64::from_le_bytes(offset.try_into().expect("8 bytes"));
+                Ok(())
+            }
+            _ => Err(format!(
+                "RNG state is wrong size: a CUDA generator's state is 16 bytes, not {}",
+                bytes.len()
+            )),
+        }
+    }
+
     pub fn new(seed: u64) -> Self {
         Generator { seed, offset: 0 }
     }

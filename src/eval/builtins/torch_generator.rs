@@ -56,6 +56,20 @@ pub(crate) fn method(
             Ok(Value::Generator(g.clone()))
         }
         "initial_seed" => Ok(Value::Int(g.initial_seed() as i64)),
+        // PyTorch's bytes for where it is (`torch.get_rng_state()`'s).
+        "get_state" => Ok(super::super::rng_state::byte_tensor(
+            crate::runtime::lock::lock(&g.0).state_bytes(),
+        )),
+        "set_state" => {
+            let (v, span) = b
+                .get("new_state")
+                .ok_or_else(|| Error::type_error("set_state() needs the state").at(b.span))?;
+            let bytes = super::super::rng_state::state_bytes(v, *span)?;
+            crate::runtime::lock::lock(&g.0)
+                .set_state_bytes(&bytes)
+                .map_err(|e| Error::runtime(e).at(*span))?;
+            Ok(Value::Generator(g.clone()))
+        }
         _ => {
             let seed = me.rt.generators.cpu().random64() & i64::MAX as u64;
             g.manual_seed(seed);

@@ -491,6 +491,14 @@ static MEMBERS: &[(&str, Member)] = {
             "seed",
             GeneratorMethod(super::builtins::torch_generator::method),
         ),
+        (
+            "get_state",
+            GeneratorMethod(super::builtins::torch_generator::method),
+        ),
+        (
+            "set_state",
+            GeneratorMethod(super::builtins::torch_generator::method),
+        ),
         ("parameters", ModuleMethod(module::parameters)),
         ("named_parameters", ModuleMethod(module::parameters)),
         ("buffers", ModuleMethod(module::parameters)),

@@ -12,6 +12,7 @@ pub mod cephes;
 pub mod fill;
 pub mod mt19937;
 pub mod multinomial;
+pub mod state;
 
 use mt19937::Mt19937;
 
@@ -43,6 +44,22 @@ impl CpuGenerator {
             seed,
             next_normal: None,
         }
+    }
+
+    /// `torch.get_rng_state()`: PyTorch's bytes for this generator's place.
+    pub fn state_bytes(&self) -> Vec<u8> {
+        state::to_bytes(self.seed, &self.engine, self.next_normal)
+    }
+
+    /// `torch.set_rng_state(bytes)`: the generator at the place they hold.
+    pub fn set_state_bytes(&mut self, bytes: &[u8]) -> Result<(), String> {
+        let (seed, engine, next_normal) = state::from_bytes(bytes)?;
+        *self = CpuGenerator {
+            engine,
+            seed,
+            next_normal,
+        };
+        Ok(())
     }
 
     /// What `manual_seed` was given (`initial_seed()`).

@@ -4,10 +4,22 @@
 //! its ranks' shares are PyTorch's own for the same seed and epoch.
 
 /// The Mersenne Twister MT19937, seeded as `torch.Generator().manual_seed(s)`.
+/// Its place is PyTorch's pair: `left`, the draws until the next twist
+/// (1 after seeding: the first draw twists), and `next`, the word drawn
+/// next (what `torch.get_rng_state()` holds).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mt19937 {
     state: [u32; 624],
+    left: u32,
     next: usize,
+}
+
+/// An engine's state as PyTorch's `mt19937_data_pod` holds it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Place {
+    pub state: [u32; 624],
+    pub left: u32,
+    pub next: u32,
 }
 
 impl Mt19937 {
@@ -21,7 +33,48 @@ impl Mt19937 {
                 .wrapping_mul(prev ^ (prev >> 30))
                 .wrapping_add(j as u32);
         }
-        Mt19937 { state, next: 624 }
+        Mt19937 {
+            state,
+            left: 1,
+            next: 0,
+        }
+    }
+
+    /// The state and place (`torch.get_rng_state()`'s words).
+    pub fn place(&self) -> Place {
+        Place {
+            state: self.state,
+            left: self.left,
+            next: self.next as u32,
+        }
+    }
+
+    /// The engine at `place`, if PyTorch's check (`is_valid`) accepts it:
+    /// `left` in 1..=624 and `next` at most 624.
+    pub fn at(place: &Place) -> Option<Mt19937> {
+        ((1..=624).contains(&place.left) && place.next <= 624).then_some(Mt19937 {
+            state: place.state,
+            left: place.left,
+            next: place.next as usize,
+        })
+    }
+
+    /// CPython's index into the state (`random.getstate()`'s last item):
+    /// 624 when the next draw twists.
+    pub fn cpython_index(&self) -> u32 {
+        match self.left {
+            1 => 624,
+            _ => self.next as u32,
+        }
+    }
+
+    /// The engine at CPython's `(state, index)` (`random.setstate`).
+    pub fn at_cpython_index(state: [u32; 624], index: u32) -> Option<Mt19937> {
+        (index <= 624).then_some(Mt19937 {
+            state,
+            left: 625 - index,
+            next: index as usize,
+        })
     }
 
     /// CPython's `init_by_array` (`random.seed(n)` with the integer's
@@ -62,7 +115,8 @@ impl Mt19937 {
 
     /// The next 32 random bits (`generator->random()`).
     pub fn next_u32(&mut self) -> u32 {
-        if self.next >= 624 {
+        self.left -= 1;
+        if self.left == 0 {
             self.twist();
         }
         let mut y = self.state[self.next];
@@ -82,6 +136,7 @@ impl Mt19937 {
             }
             self.state[i] = v;
         }
+        self.left = 624;
         self.next = 0;
     }
 }
