@@ -477,6 +477,13 @@ impl Session {
         self.interp.hooks.sink = Some(Box::new(f));
     }
 
+    /// The sink prints on this process's stdout and stderr (`cudash script`,
+    /// the REPL): the program's `isatty()` and `os.get_terminal_size()`
+    /// ask them.
+    pub fn set_terminal_streams(&mut self) {
+        self.interp.hooks.terminal = true;
+    }
+
     /// Set from another thread (Ctrl-C, a Jupyter interrupt) to stop the running statement.
     pub fn interrupt_handle(&self) -> Arc<AtomicBool> {
         Arc::clone(&self.interp.rt.interrupt)

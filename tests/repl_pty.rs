@@ -264,3 +264,37 @@ fn present_shows_a_notebook_lesson() {
     p.send(ControlCode::EndOfText).unwrap();
     assert!(exits(&mut p), "Ctrl-C at the prompt quits");
 }
+
+/// `cudash script` on a terminal: `sys.stderr.isatty()` is True and a
+/// tqdm bar fills the terminal's width, as tqdm's does (without a
+/// terminal it is ten cells: tests/python_tqdm.rs).
+#[test]
+fn a_script_on_a_terminal_draws_tqdm_to_its_width() {
+    let dir = std::env::temp_dir().join(format!("cudash-pty-tqdm-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bar.py");
+    std::fs::write(
+        &file,
+        // It waits until the test has sized the window.
+        "import os, sys, time\nfrom tqdm import tqdm\nt = time.time()\n\
+         while os.get_terminal_size(2).columns != 60 and time.time() - t < 10:\n    \
+         time.sleep(0.01)\nprint('tty', sys.stderr.isatty())\n\
+         for i in tqdm(range(4), mininterval=0, desc='w'):\n    pass\nprint('end')\n",
+    )
+    .unwrap();
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_cudash"));
+    cmd.args(["--sim-devices", "0", "script"]).arg(&file);
+    let mut p = Session::spawn(cmd).expect("spawn cudash in a pty");
+    p.get_process_mut().set_window_size(60, 20).unwrap();
+    p.set_expect_timeout(Some(Duration::from_secs(20)));
+    p.expect("tty True").unwrap();
+    let seen = p.expect("end").unwrap();
+    let text = String::from_utf8_lossy(seen.before()).into_owned();
+    let last = text
+        .rsplit('\r')
+        .map(str::trim_end)
+        .find(|l| l.starts_with("w: 100%"))
+        .unwrap_or_else(|| panic!("no finished bar in {text:?}"));
+    assert_eq!(last.chars().count(), 60, "{last:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -105,6 +105,7 @@ pub fn script(config: Config, file: &Path, args: &[String]) -> u8 {
     // What the program prints shows as it prints it (a training loop's
     // lines, a progress bar), as Python's line-buffered streams show it.
     session.set_output_sink(|o| print_output(&o));
+    session.set_terminal_streams();
     let interrupted = session.interrupt_on_ctrl_c();
     let ok = session.run_script(&name, &src, false, |_, outcome| print_outcome(&outcome));
     if interrupted.load(std::sync::atomic::Ordering::Relaxed) {

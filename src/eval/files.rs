@@ -277,6 +277,17 @@ pub(super) fn file_method(
             file.close();
             Ok(Value::None)
         }
+        // `sys.stderr.isatty()`: whether the stream is a terminal's (only
+        // where cudash prints on this process's own streams); a file's is not.
+        "isatty" => Ok(Value::bool(match file.state {
+            State::Standard { stderr } => me.hooks.terminal && super::terminal::is_terminal(stderr),
+            State::Closed => return Err(at(closed())),
+            _ => false,
+        })),
+        "fileno" => match file.state {
+            State::Standard { stderr } => Ok(Value::Int(if stderr { 2 } else { 1 })),
+            _ => Err(at(unsupported("fileno: cudash's files have no descriptor"))),
+        },
         "flush" => match &mut file.state {
             State::Writing(out) => out
                 .flush()

@@ -821,6 +821,12 @@ static NATIVES: &[Native] = &[
     Native { name: "os.getpid" },
     Native { name: "os.unlink" },
     Native { name: "os.getcwd" },
+    Native {
+        name: "os.get_terminal_size",
+    },
+    Native {
+        name: "shutil.get_terminal_size",
+    },
     Native { name: "sys.exit" },
     Native {
         name: "random.seed",
@@ -1595,6 +1601,9 @@ impl Interp {
         let at = |e: Error| e.at(span);
         if TENSOR_FUNCTIONS.iter().any(|t| std::ptr::eq(t, f)) {
             return self.call_tensor_function(f.name, args, span);
+        }
+        if super::terminal::NAMES.contains(&f.name) {
+            return self.call_terminal(f.name, args, span);
         }
         if super::rng_state::NAMES.contains(&f.name) {
             return self.call_rng_state(f.name, args, span);

@@ -73,6 +73,7 @@ mod strings;
 mod subset;
 pub mod suggest;
 mod tensorboard;
+mod terminal;
 mod torch_info;
 mod transformer;
 mod user_text;
@@ -146,6 +147,11 @@ pub struct Shown {
 pub struct Hooks {
     /// Where outputs go as they happen; when unset they collect in `out`.
     pub sink: Option<Box<dyn FnMut(Output)>>,
+    /// The sink writes to this process's own stdout and stderr (a script,
+    /// the REPL), so `sys.stdout.isatty()` and `os.get_terminal_size()`
+    /// are theirs; elsewhere (a notebook, a transcript) they say no
+    /// terminal, as ipykernel's streams and a pipe do.
+    pub terminal: bool,
     /// Told `(done, total)` as the outermost `for` or `time` loop advances (the
     /// REPL draws a progress bar from it).
     pub progress: Option<Box<dyn FnMut(u64, u64)>>,
@@ -162,6 +168,7 @@ impl Default for Hooks {
     fn default() -> Hooks {
         Hooks {
             sink: None,
+            terminal: false,
             progress: None,
             html: false,
             width: 80,

@@ -56,6 +56,7 @@ pub fn run(config: Config) -> u8 {
     s.set_progress(progress::bar(shown.clone()));
     // What a statement prints shows as it prints it (a long loop's lines,
     // a tqdm bar), as in Python's REPL.
+    s.set_terminal_streams();
     s.set_output_sink(move |o| {
         let own_progress = matches!(o, Output::Partial { .. });
         shown.around(own_progress, || print_output(&o, color, terminal_columns()));

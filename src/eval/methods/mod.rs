@@ -447,6 +447,8 @@ static MEMBERS: &[(&str, Member)] = {
         ("writelines", FileMethod(super::files::file_method)),
         ("close", FileMethod(super::files::file_method)),
         ("flush", FileMethod(super::files::file_method)),
+        ("isatty", FileMethod(super::files::file_method)),
+        ("fileno", FileMethod(super::files::file_method)),
         (
             "requires_grad",
             TensorProperty(grad::requires_grad_property),

@@ -7,9 +7,11 @@ in tqdm's format:
 `tqdm(iterable)`, `tqdm(total=n)` with `update`, `trange`, `set_description`,
 `set_postfix`, `tqdm.write`, `with tqdm(...) as bar:`, `leave`, `disable`,
 `unit`, `unit_scale`, `ncols`, `ascii`, `bar_format`, `initial`, `file`.
-Without a terminal (a file, a pipe) the bar is ten cells wide, as tqdm's.
+On a terminal the line fills its width; without one (a file, a pipe, a
+notebook's stream) the bar is ten cells wide, as tqdm's.
 """
 
+import os
 import sys
 import time
 
@@ -17,6 +19,24 @@ __version__ = "4.66.1"
 
 _UNICODE = " " + "".join(chr(0x258F - k) for k in range(8))
 _ASCII = " 123456789#"
+
+
+def _screen_width(fp):
+    """tqdm's width for a bar on `sys.stderr` or `sys.stdout`: its
+    terminal's columns; else `COLUMNS` less one; else none (ten cells)."""
+    try:
+        fd = fp.fileno()
+    except Exception:
+        return None
+    if fd not in (1, 2):
+        return None
+    try:
+        return os.get_terminal_size(fd).columns
+    except OSError:
+        try:
+            return int(os.environ["COLUMNS"]) - 1
+        except (KeyError, ValueError):
+            return None
 
 
 def _format_interval(t):
@@ -202,6 +222,8 @@ class tqdm:
         self.total = total
         self.leave = leave
         self.fp = file if file is not None else sys.stderr
+        if ncols is None and not disable:
+            ncols = _screen_width(self.fp)
         self.ncols = ncols
         self.nrows = nrows
         self.mininterval = mininterval
