@@ -4,6 +4,7 @@ pub mod html;
 pub mod memory;
 pub mod memory_history;
 pub mod tensor;
+pub mod terminal;
 pub mod timeline;
 pub mod wrap;
 

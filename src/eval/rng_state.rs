@@ -107,13 +107,13 @@ impl Interp {
                 Value::None
             }
             "torch.cuda.get_rng_state" => {
-                let d = self.rng_device(arg(0, "device"))?;
+                let d = self.rng_device(arg(0, "device"), span)?;
                 byte_tensor(self.rt.generators.cuda(d).state_bytes())
             }
             "torch.cuda.set_rng_state" => {
                 let a = needed(0, "new_state")?;
                 let bytes = state_bytes(&a.value, a.span)?;
-                let d = self.rng_device(arg(1, "device"))?;
+                let d = self.rng_device(arg(1, "device"), span)?;
                 self.rt
                     .generators
                     .cuda(d)
@@ -139,11 +139,10 @@ impl Interp {
                         )
                     }
                 };
-                for (d, state) in states.iter().enumerate() {
+                // As PyTorch's: state `d` for cuda:d, as far as both go.
+                let n = self.rt.devices.count() as usize;
+                for (d, state) in states.iter().take(n).enumerate() {
                     let bytes = state_bytes(state, a.span)?;
-                    if d as u32 >= self.rt.devices.count() {
-                        break;
-                    }
                     self.rt
                         .generators
                         .cuda(d as u32)
@@ -163,36 +162,27 @@ impl Interp {
         })
     }
 
-    /// The CUDA device a `device=` names (the current one when none does).
-    fn rng_device(&self, given: Option<&ArgVal>) -> Result<u32, Diagnostic> {
-        let d = match given.map(|a| (&a.value, a.span)) {
-            None => self.rt.current_device,
-            Some((Value::Int(i), _)) if *i >= 0 => *i as u32,
-            Some((Value::Str(s), span)) => match super::spelling::device_string(s) {
-                Some(Value::CurrentCuda) => self.rt.current_device,
-                Some(Value::Device(d)) => match d.get() {
-                    Device::Cuda(i) => i,
-                    Device::Cpu => return Err(not_cuda(span)),
-                },
-                _ => return Err(not_cuda(span)),
-            },
-            Some((Value::CurrentCuda, _)) => self.rt.current_device,
-            Some((Value::Device(d), span)) => match d.get() {
-                Device::Cuda(i) => i,
-                Device::Cpu => return Err(not_cuda(span)),
-            },
-            Some((_, span)) => return Err(not_cuda(span)),
+    /// The CUDA device a `device=` names (an index, `"cuda:1"`, a device;
+    /// the current one when none does), checked as every CUDA call checks it.
+    fn rng_device(&mut self, given: Option<&ArgVal>, span: Span) -> Result<u32, Diagnostic> {
+        let not_cuda = |at: Span| {
+            Error::value("a CUDA device's generator: `device='cuda'`, `'cuda:1'` or an index")
+                .at(at)
         };
-        if d >= self.rt.devices.count() {
-            return Err(Error::value(format!("cuda:{d} does not exist"))
-                .at(given.map_or(Span::default(), |a| a.span)));
+        let index = match given.map(|a| (self.resolve(a.value.clone()), a.span)) {
+            None | Some((Value::None, _)) => None,
+            Some((Value::Int(i), _)) => Some(u32::try_from(i).unwrap_or(u32::MAX)),
+            Some((Value::Device(d), at)) => match d.get() {
+                Device::Cuda(i) => Some(i),
+                Device::Cpu => return Err(not_cuda(at)),
+            },
+            Some((_, at)) => return Err(not_cuda(at)),
+        };
+        match self.rt.cuda(index).map_err(|e| e.at(span))? {
+            Device::Cuda(d) => Ok(d),
+            Device::Cpu => Err(Error::value("no CUDA device").at(span)),
         }
-        Ok(d)
     }
-}
-
-fn not_cuda(span: Span) -> Diagnostic {
-    Error::value("a CUDA device's generator: `device='cuda'`, `'cuda:1'` or an index").at(span)
 }
 
 /// CPython's `random.getstate()`: `(3, (624 words..., index), None)`.

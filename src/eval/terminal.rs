@@ -24,14 +24,7 @@ pub(super) fn is_terminal(stderr: bool) -> bool {
 
 /// The columns and lines of the terminal on descriptor `fd` (1 or 2).
 fn size_of(fd: i32) -> Option<(i64, i64)> {
-    if !matches!(fd, 1 | 2) {
-        return None;
-    }
-    // SAFETY: winsize is plain data; TIOCGWINSZ fills it or fails.
-    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
-    // SAFETY: a standard descriptor and a valid pointer to a winsize.
-    let ok = unsafe { libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) } == 0;
-    ok.then(|| (i64::from(ws.ws_col), i64::from(ws.ws_row)))
+    crate::display::terminal::size(fd).map(|(c, l)| (i64::from(c), i64::from(l)))
 }
 
 fn terminal_size(columns: i64, lines: i64) -> Value {

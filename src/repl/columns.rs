@@ -2,11 +2,8 @@
 
 /// The terminal's columns (stdout's), else `COLUMNS`, else 80.
 pub fn terminal_columns() -> usize {
-    // SAFETY: winsize is plain data; TIOCGWINSZ fills it or fails.
-    let mut ws: libc::winsize = unsafe { std::mem::zeroed() };
-    // SAFETY: fd 1 and a valid pointer to a winsize.
-    if unsafe { libc::ioctl(1, libc::TIOCGWINSZ, &mut ws) } == 0 && ws.ws_col > 0 {
-        return usize::from(ws.ws_col);
+    if let Some((columns, _)) = crate::display::terminal::size(1).filter(|(c, _)| *c > 0) {
+        return usize::from(columns);
     }
     std::env::var("COLUMNS")
         .ok()

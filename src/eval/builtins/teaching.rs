@@ -30,21 +30,17 @@ pub(super) fn print(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value
     let text = parts.join(&sep) + &end;
     // `flush=True`: a line left open (`end=""`) is shown now.
     let flush = b.bool("flush", false)?;
-    match b.given("file") {
-        None | Some((Value::None, _)) => {
-            me.write_text(false, &text);
-            if flush {
-                me.flush_stream(false);
-            }
+    let write = |me: &mut Interp, stderr: bool| {
+        me.write_text(stderr, &text);
+        if flush {
+            me.flush_stream(stderr);
         }
+    };
+    match b.given("file") {
+        None | Some((Value::None, _)) => write(me, false),
         // `print(..., file=sys.stderr)`, `print(..., file=f)`.
         Some((Value::File(f), _)) => match standard_stream(f) {
-            Some(stderr) => {
-                me.write_text(stderr, &text);
-                if flush {
-                    me.flush_stream(stderr);
-                }
-            }
+            Some(stderr) => write(me, stderr),
             None => {
                 let s = Value::Str(Arc::new(text));
                 let name = crate::lang::ast::Name::new("write".into(), b.span);

@@ -241,7 +241,6 @@ class tqdm:
         self.initial = initial
         self.colour = colour
         self.delay = delay
-        self.pos = position or 0
         self.n = initial
         self.last_print_n = initial
         self.postfix = None

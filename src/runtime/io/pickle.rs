@@ -779,11 +779,10 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
                 )
             }
             Global::CodecsEncode => match args {
-                [Item::Str(s), Item::Str(codec)] if Py2Strings::named(codec) == Some(Py2Strings::Latin1) => {
-                    Item::Bytes(numpy_pickle::latin1(s)?.into())
-                }
-                [Item::Latin1(b), Item::Str(codec)] if Py2Strings::named(codec) == Some(Py2Strings::Latin1) => {
-                    Item::Bytes(Rc::clone(b))
+                [s @ (Item::Str(_) | Item::Latin1(_)), Item::Str(codec)]
+                    if Py2Strings::named(codec) == Some(Py2Strings::Latin1) =>
+                {
+                    Item::Bytes(latin1_encoded(s)?)
                 }
                 [Item::Str(s), Item::Str(codec)] if Py2Strings::named(codec) == Some(Py2Strings::Utf8) => {
                     Item::Bytes(s.as_bytes().into())
@@ -830,11 +829,10 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
             Global::Bytes => match args {
                 [] => Item::Bytes(Rc::from(&[][..])),
                 [Item::Bytes(b)] => Item::Bytes(Rc::clone(b)),
-                [Item::Str(s), Item::Str(codec)] if Py2Strings::named(codec) == Some(Py2Strings::Latin1) => {
-                    Item::Bytes(numpy_pickle::latin1(s)?.into())
-                }
-                [Item::Latin1(b), Item::Str(codec)] if Py2Strings::named(codec) == Some(Py2Strings::Latin1) => {
-                    Item::Bytes(Rc::clone(b))
+                [s @ (Item::Str(_) | Item::Latin1(_)), Item::Str(codec)]
+                    if Py2Strings::named(codec) == Some(Py2Strings::Latin1) =>
+                {
+                    Item::Bytes(latin1_encoded(s)?)
                 }
                 _ => return Err(bad("bytes")),
             },
@@ -842,6 +840,19 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
                 return Err("the file calls numpy.ndarray itself; cudash reads arrays as NumPy pickles them".into())
             }
         })
+    }
+}
+
+/// `_codecs.encode(s, 'latin1')` of a str: its bytes (as they were read,
+/// for a Python 2 string kept as bytes).
+fn latin1_encoded(s: &Item) -> Result<Rc<[u8]>, String> {
+    match s {
+        Item::Latin1(b) => Ok(Rc::clone(b)),
+        Item::Str(s) => numpy_pickle::latin1(s).map(Rc::from),
+        other => Err(format!(
+            "the pickle is damaged (latin1 of {})",
+            other.kind()
+        )),
     }
 }
 
