@@ -22,5 +22,6 @@ pub mod epoch;
 pub mod generator;
 pub mod loader;
 pub mod random;
+pub mod resample;
 pub mod sampler;
 pub mod weighted;

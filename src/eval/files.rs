@@ -16,7 +16,7 @@ use crate::error::{Diagnostic, Error};
 use crate::lang::Span;
 use crate::runtime::lock::lock;
 
-fn os_error(e: &std::io::Error, path: &str) -> Error {
+pub(super) fn os_error(e: &std::io::Error, path: &str) -> Error {
     let (class, errno) = match e.kind() {
         std::io::ErrorKind::NotFound => ("FileNotFoundError", 2),
         std::io::ErrorKind::PermissionDenied => ("PermissionError", 13),

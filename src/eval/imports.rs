@@ -576,6 +576,12 @@ static NATIVES: &[Native] = &[
         name: "_cudash.write_png",
     },
     Native {
+        name: "_cudash.image_open",
+    },
+    Native {
+        name: "_cudash.image_resize",
+    },
+    Native {
         name: "torch.finfo",
     },
     Native {
@@ -1628,6 +1634,9 @@ impl Interp {
         }
         if super::vision_files::NAMES.contains(&f.name) {
             return self.call_vision_files(f.name, args, span);
+        }
+        if super::pil_image::NAMES.contains(&f.name) {
+            return self.call_pil_image(f.name, args, span);
         }
         if super::cuda_info::NAMES.contains(&f.name) {
             return self.call_cuda_info(f.name, args, span);

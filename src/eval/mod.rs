@@ -54,6 +54,7 @@ mod own_module;
 mod parallel;
 pub(crate) mod param_containers;
 mod param_group;
+mod pil_image;
 mod print_options;
 mod pyfile;
 mod pyrandom;

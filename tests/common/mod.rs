@@ -117,3 +117,32 @@ pub fn script_streams_on(devices: u32, name: &str, src: &str) -> (String, String
         o.status.success(),
     )
 }
+
+/// `cudash --sim-devices 0 script PATH` of a file that is already there
+/// (a fixture): what it wrote on stdout and on stderr, and whether it
+/// succeeded.
+pub fn script_file(path: &std::path::Path) -> (String, String, bool) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
+        .args(["--sim-devices", "0", "script"])
+        .arg(path)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+        o.status.success(),
+    )
+}
+
+/// A fixture program's output against the `.out` file beside it (what
+/// CPython printed running it), line by line.
+pub fn assert_prints_its_out_file(program: &std::path::Path) {
+    let (out, err, ok) = script_file(program);
+    assert!(ok && err.is_empty(), "{err}");
+    let want = std::fs::read_to_string(program.with_extension("out")).unwrap();
+    for (k, (got, want)) in out.lines().zip(want.lines()).enumerate() {
+        assert_eq!(got, want, "{} line {}", program.display(), k + 1);
+    }
+    assert_eq!(out.lines().count(), want.lines().count(), "{out}");
+}

@@ -38,7 +38,8 @@ const MODULES: &[(&str, &str)] = &[
     ("numpy", include_str!("numpy.py")),
     ("urllib.parse", include_str!("urllib_parse.py")),
     ("torchvision", include_str!("torchvision.py")),
-    ("torchvision._pil", include_str!("torchvision_pil.py")),
+    ("PIL", include_str!("pil.py")),
+    ("PIL.Image", include_str!("pil_image.py")),
     (
         "torchvision.datasets",
         include_str!("torchvision_datasets.py"),

@@ -476,6 +476,8 @@ def array(obj, dtype=None, copy=True):
         return _wrap(t.to(d._torch).clone(), d)
     if isinstance(obj, range):
         obj = list(obj)
+    if hasattr(obj, "__array__"):
+        return array(obj.__array__(), dtype)
     d = _infer(obj) if dtype is None else _dtype(dtype)
     values = _plain(obj)
     if d.kind == "u":
@@ -959,3 +961,20 @@ def _repr(a):
     body = _nest(_layout(a, ", "), list(a.shape), 6, ", ")
     extra = "" if a._d.name in ("float64", "int64", "bool") else f", dtype={a._d.name}"
     return f"array({body}{extra})"
+
+
+def load(file, mmap_mode=None, allow_pickle=False, **kwargs):
+    """A `.npy` file's array (`np.save`'s, or NumPy's own)."""
+    path = str(file)
+    if not path.endswith(".npy"):
+        raise NotImplementedError(f"cudash's np.load reads .npy files, not {path!r}")
+    t = torch.load(path)
+    return _wrap(t, _np_of(t.dtype))
+
+
+def save(file, arr, allow_pickle=True):
+    """`arr` as a `.npy` file (the suffix added if missing), as NumPy writes it."""
+    path = str(file)
+    if not path.endswith(".npy"):
+        path += ".npy"
+    torch.save(asarray(arr)._t, path)

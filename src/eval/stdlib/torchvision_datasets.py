@@ -6,7 +6,7 @@ with `download=True` from the class's `mirrors` (each `.gz` checked
 against its MD5, as torchvision does); CIFAR10 and CIFAR100 from the
 NumPy arrays pickled in `root/cifar-10-batches-py` (the `.tar.gz`
 downloaded and unpacked there); and `FakeData`. Samples are
-`(image, target)`, the image one of `torchvision._pil.Image`.
+`(image, target)`, the image one of `PIL.Image.Image`.
 
 `data` holds uint8 pixels, as torchvision's. Datasets of pictures in
 other formats (`ImageFolder`'s JPEGs) say so when made."""
@@ -19,7 +19,7 @@ import numpy as np
 import torch
 import _cudash
 from torch.utils.data import Dataset
-from torchvision import _pil
+from PIL import Image as _pil
 from torchvision.transforms import functional as _F
 
 

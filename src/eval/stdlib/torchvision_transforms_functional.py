@@ -1,10 +1,10 @@
 """torchvision.transforms.functional, as cudash gives it (written for
 cudash, after torchvision 0.29's `functional.py`): each function takes an
-image (`torchvision._pil.Image`, in place of PIL's) or a tensor image
+image (`PIL.Image.Image`, in place of PIL's) or a tensor image
 (`..., C, H, W`) and does what torchvision's does with it. What resamples
 (`resize`, `rotate`, `affine`) is not here."""
 import torch
-from torchvision import _pil
+from PIL import Image as _pil
 
 _NUMBER = (int, float)
 

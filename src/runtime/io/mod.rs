@@ -2,6 +2,8 @@
 //! (through the `safetensors` crate), and `torch.save`'s `.pt` (its zip
 //! archive and restricted pickle, both here), keeping dtype and shape.
 
+pub mod image;
+pub mod jpeg;
 mod numpy_pickle;
 mod opcodes;
 mod pickle;

@@ -1,0 +1,118 @@
+//! The natives behind cudash's `PIL.Image` (`stdlib/pil_image.py`):
+//!
+//! - `_cudash.image_open(fp)`: a PNG or JPEG file (a path, a path-like or
+//!   a file opened "rb") as `(format, mode, pixels, palette, alphas)`,
+//!   the pixels an `H×W×C` uint8 tensor (`runtime::io::image`);
+//! - `_cudash.image_resize(pixels, (w, h), filter, box)`: PIL's
+//!   `Image.resize` of those pixels (`data::resample`).
+
+use std::sync::Arc;
+
+use super::args::ArgVal;
+use super::{Interp, Value};
+use crate::data::resample::{self, Filter};
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
+use crate::runtime::{DType, Tensor};
+
+/// The names this module answers.
+pub const NAMES: [&str; 2] = ["_cudash.image_open", "_cudash.image_resize"];
+
+fn bytes_value(b: Vec<u8>) -> Value {
+    Value::list(b.into_iter().map(|v| Value::Int(v as i64)).collect())
+}
+
+impl Interp {
+    pub(super) fn call_pil_image(
+        &mut self,
+        name: &str,
+        args: Vec<ArgVal>,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let at = |e: Error| e.at(span);
+        let arg = |k: usize| args.get(k).map(|a| &a.value).unwrap_or(&Value::None);
+        if name == "_cudash.image_open" {
+            let path = match arg(0) {
+                Value::File(f) => f.lock().map(|f| f.name.clone()).unwrap_or_default(),
+                v => super::value::fspath(v).ok_or_else(|| {
+                    at(Error::value(
+                        "Image.open takes a file name, a path or a file opened \"rb\"",
+                    ))
+                })?,
+            };
+            let data = std::fs::read(&path).map_err(|e| at(super::files::os_error(&e, &path)))?;
+            let image = crate::runtime::io::image::open(&data).map_err(|m| {
+                // `PIL.Image.open` raises "cannot identify" as its
+                // UnidentifiedImageError (an OSError).
+                let message = if m == "cannot identify image file" {
+                    format!("cannot identify image file '{path}'")
+                } else {
+                    format!("{path}: {m}")
+                };
+                at(Error::Module {
+                    class: "OSError",
+                    message,
+                    help: None,
+                })
+            })?;
+            let channels = image.pixels.len() / (image.width * image.height).max(1);
+            let pixels = Tensor::from_vec(image.pixels, vec![image.height, image.width, channels]);
+            return Ok(Value::list(vec![
+                Value::Str(Arc::new(image.format.into())),
+                Value::Str(Arc::new(image.mode.into())),
+                Value::tensor(pixels),
+                image.palette.map(bytes_value).unwrap_or(Value::None),
+                image.palette_alpha.map(bytes_value).unwrap_or(Value::None),
+            ]));
+        }
+        let Value::Tensor(t) = arg(0) else {
+            return Err(at(Error::value("image_resize: argument 0 is the pixels")));
+        };
+        let (h, w, c) = match t.shape() {
+            &[h, w, c] if t.dtype() == DType::U8 => (h, w, c),
+            s => {
+                return Err(at(Error::value(format!(
+                    "image_resize: pixels are H×W×C uint8, not {s:?} {:?}",
+                    t.dtype()
+                ))))
+            }
+        };
+        // The Python side passes tuples of numbers.
+        let numbers = |v: &Value| -> Vec<f64> {
+            match v {
+                Value::List(items) => items
+                    .iter()
+                    .filter_map(|x| match x {
+                        Value::Int(i) => Some(*i as f64),
+                        Value::Float(f) => Some(f.get()),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            }
+        };
+        let size = numbers(arg(1));
+        let area = numbers(arg(3));
+        let filter = match arg(2) {
+            Value::Int(n) => Filter::from_pil(*n),
+            _ => None,
+        };
+        let (Some(filter), [out_w, out_h], [l, t0, r, b]) = (filter, &size[..], &area[..]) else {
+            return Err(at(Error::value(
+                "image_resize(pixels, (w, h), filter, (left, top, right, bottom))",
+            )));
+        };
+        let pixels = t.to_vec::<u8>();
+        let out = resample::resize(
+            &pixels,
+            (w, h, c),
+            (*out_w as usize, *out_h as usize),
+            filter,
+            [*l, *t0, *r, *b],
+        );
+        Ok(Value::tensor(Tensor::from_vec(
+            out,
+            vec![*out_h as usize, *out_w as usize, c],
+        )))
+    }
+}
