@@ -52,3 +52,12 @@ fn files_it_cannot_decode_say_why() {
         ]
     );
 }
+
+/// An ImageFolder over PNGs and JPEGs (a file it skips, a nested folder),
+/// `Resize`, `CenterCrop`, `Normalize`, seeded `RandomResizedCrop` and
+/// flips, a shuffled DataLoader: the same classes, samples, pixels and
+/// batches as torchvision 0.29.2 with torch 2.15 and Pillow 13.0.0.
+#[test]
+fn image_folder_and_its_transforms_give_torchvisions_tensors() {
+    common::assert_prints_its_out_file(&fixture("vision.py"));
+}

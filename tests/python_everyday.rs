@@ -4689,3 +4689,89 @@ for t in tests:
         ]
     );
 }
+
+#[test]
+fn a_class_with_next_is_an_iterator_and_truth_asks_bool_or_len() {
+    let out = python_printed(
+        "iterator_protocol",
+        "import os
+class Countdown:
+    def __init__(self, n):
+        self.n = n
+    def __iter__(self):
+        return self
+    def __next__(self):
+        if self.n == 0:
+            raise StopIteration
+        self.n -= 1
+        return self.n
+class Batches:
+    def __init__(self, n):
+        self.n = n
+    def __iter__(self):
+        return Countdown(self.n)
+    def __len__(self):
+        return self.n
+for x in Countdown(3):
+    print('loop', x)
+print(list(Countdown(3)), [v * 2 for v in Batches(3)], sum(Countdown(4)), sorted(Batches(3)))
+print(list(enumerate(Countdown(2))), list(zip(Countdown(2), Batches(2))))
+it = iter(Batches(2))
+print(next(it), next(it), next(it, 'done'))
+c = Countdown(1)
+print(next(c), next(c, None))
+print(bool(Batches(0)), bool(Batches(2)), bool(set()), bool({0}), 'empty' if not Batches(0) else 'full')
+print(os.path.relpath('/a/b/c', '/a/d'), os.path.relpath('/a', '/a'))
+",
+    );
+    // As Python 3.11 printed them.
+    assert_eq!(
+        out,
+        [
+            "loop 2",
+            "loop 1",
+            "loop 0",
+            "[2, 1, 0] [4, 2, 0] 6 [0, 1, 2]",
+            "[(0, 1), (1, 0)] [(1, 1), (0, 0)]",
+            "1 0 done",
+            "0 None",
+            "False True False True empty",
+            "../b/c .",
+        ]
+    );
+}
+
+#[test]
+fn a_module_class_writes_its_own_text() {
+    let out = python_printed(
+        "module_repr",
+        "import torch
+from torch import nn
+class Preset(nn.Module):
+    def __init__(self):
+        super().__init__()
+    def __repr__(self):
+        return 'Preset(\\n    size=[224]\\n)'
+class Named(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 3)
+    def __str__(self):
+        return 'a named net'
+print(Preset())
+print(Named(), f'{Named()}', [Preset()])
+",
+    );
+    // As Python 3.11 with torch 2.15 printed them.
+    assert_eq!(
+        out,
+        [
+            "Preset(",
+            "    size=[224]",
+            ")",
+            "a named net a named net [Preset(",
+            "    size=[224]",
+            ")]",
+        ]
+    );
+}

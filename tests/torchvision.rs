@@ -619,17 +619,23 @@ Sequential(
 /// `torch.hub.get_dir()`), loaded without a download when the file is
 /// there: by enum member, by name, and through `pretrained=True` with
 /// torchvision's two deprecation warnings; an unknown name is torchvision's
-/// KeyError, another model's weights its TypeError.
+/// KeyError, another model's weights its TypeError; `transforms()` is
+/// torchvision's ImageClassification (resized to 232 for V2 weights).
 #[test]
 fn weights_load_from_the_hub_cache() {
     let dir = fresh_dir("weights");
-    let (out, err, ok) = run_in(&dir, 0, WEIGHTS, &[]);
+    // The transforms' numbers are torchvision 0.29.2's for the same photo.
+    let photo = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pil/photo.jpg");
+    let src = WEIGHTS.replace("PHOTO", &format!("{:?}", photo.display().to_string()));
+    let (out, err, ok) = run_in(&dir, 0, &src, &[]);
     assert!(ok, "{err}");
     assert_eq!(
         out,
         "True 1000\nTrue\nTrue\nResNet18_Weights.IMAGENET1K_V1\nKeyError 'IMAGENET1K_V9'\n\
          TypeError Invalid Weight class provided; expected ResNet18_Weights but received ResNet50_Weights.\n\
-         no transforms\n"
+         ImageClassification(\n    crop_size=[224]\n    resize_size=[232]\n    mean=[0.485, 0.456, 0.406]\n    \
+         std=[0.229, 0.224, 0.225]\n    interpolation=InterpolationMode.BILINEAR\n)\n\
+         [256] (3, 224, 224) 24674.609518 -0.022409\n"
     );
     assert!(!out.contains("Downloading"), "{out}");
     assert!(
@@ -642,6 +648,7 @@ fn weights_load_from_the_hub_cache() {
 
 const WEIGHTS: &str = r#"import os
 import torch
+from PIL import Image
 from torchvision import models
 torch.hub.set_dir("hub")
 os.makedirs("hub/checkpoints", exist_ok=True)
@@ -660,8 +667,8 @@ for bad in ("IMAGENET1K_V9", models.ResNet50_Weights.DEFAULT):
         models.resnet18(weights=bad)
     except (KeyError, TypeError) as e:
         print(type(e).__name__, e)
-try:
-    models.ResNet50_Weights.DEFAULT.transforms()
-except NotImplementedError as e:
-    print("no transforms")
+print(models.ResNet50_Weights.DEFAULT.transforms())
+t = models.ResNet18_Weights.DEFAULT.transforms()
+x = t(Image.open(PHOTO))
+print(t.resize_size, tuple(x.shape), f"{x.double().sum().item():.6f}", f"{x[1, 100, 37].item():.6f}")
 "#;

@@ -28,8 +28,25 @@ impl Interp {
             v @ (Value::List(_)
             | Value::MutList(_)
             | Value::Dict(_)
+            | Value::Set(_)
             | Value::Range(_)
             | Value::Size(_)) => v.count() != Some(0),
+            // An instance: its `__bool__`, else its `__len__`, else true.
+            Value::Object(o) if !o.class.tuple => {
+                let method = ["__bool__", "__len__"]
+                    .iter()
+                    .find_map(|m| match o.class.find(m) {
+                        Some(Value::Function(f)) => Some(f),
+                        _ => None,
+                    });
+                match method {
+                    Some(f) => {
+                        let r = self.call_bound(v, f, Vec::new(), span)?;
+                        return self.truth(&r, span);
+                    }
+                    None => true,
+                }
+            }
             Value::Tensor(t) if t.numel() == 1 => {
                 self.begin_op("is_nonzero");
                 let value = || match t.dtype() {

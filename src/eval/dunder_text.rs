@@ -40,48 +40,13 @@ impl Interp {
             return Ok(());
         }
         match v {
-            Value::Object(o) => {
-                if out.iter().any(|(k, _)| *k == key(o)) {
-                    return Ok(());
-                }
-                let mut texts = Texts::default();
-                // Where it is read as it is, `repr(x)` may be what is made.
-                if top {
-                    texts.str = self.dunder(v, o, "__str__", "__str__")?;
-                }
-                // Python's `str(x)` of a class with `__repr__` alone names
-                // `__str__` when what it returned is no string.
-                let said = match top && texts.str.is_none() {
-                    true => "__str__",
-                    false => "__repr__",
-                };
-                // `str(self)` inside the instance's own `__repr__` needs its
-                // `__str__` only (asking `__repr__` again would not end).
-                let inside_repr = self.reprs_running.contains(&key(o));
-                if !(inside_repr && texts.str.is_some()) {
-                    self.reprs_running.push(key(o));
-                    let r = self.dunder(v, o, "__repr__", said);
-                    self.reprs_running.pop();
-                    texts.repr = r?;
-                }
-                // An exception's own texts come from its `args`, as
-                // `BaseException.__str__` and `__repr__` make them.
-                if o.class.exception().is_some() {
-                    let args = o.get("args").and_then(|a| a.items()).unwrap_or_default();
-                    if texts.str.is_none() {
-                        texts.str = Some(match args.as_slice() {
-                            [] => String::new(),
-                            [one] => super::format::str_of(one),
-                            _ => super::format::repr_of(&Value::List(Arc::clone(&args))),
-                        });
+            Value::Object(o) => self.object_texts(v, o, top, out)?,
+            // A module of the program's class that writes its own text.
+            Value::Module(m) => {
+                if let Some(o) = super::value::object_of(m) {
+                    if o.class.find("__repr__").is_some() || o.class.find("__str__").is_some() {
+                        self.object_texts(v, &o, top, out)?;
                     }
-                    if texts.repr.is_none() {
-                        let parts: Vec<String> = args.iter().map(super::format::repr_of).collect();
-                        texts.repr = Some(format!("{}({})", o.class.name, parts.join(", ")));
-                    }
-                }
-                if texts.str.is_some() || texts.repr.is_some() {
-                    out.push((key(o), texts));
                 }
             }
             Value::List(items) | Value::Size(items) => {
@@ -100,6 +65,60 @@ impl Interp {
                 }
             }
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// The texts an instance's class writes (`__str__`, `__repr__`, an
+    /// exception's), kept under the instance's key.
+    fn object_texts(
+        &mut self,
+        v: &Value,
+        o: &Arc<super::value::Object>,
+        top: bool,
+        out: &mut Vec<(usize, Texts)>,
+    ) -> Result<(), Diagnostic> {
+        if out.iter().any(|(k, _)| *k == key(o)) {
+            return Ok(());
+        }
+        let mut texts = Texts::default();
+        // Where it is read as it is, `repr(x)` may be what is made.
+        if top {
+            texts.str = self.dunder(v, o, "__str__", "__str__")?;
+        }
+        // Python's `str(x)` of a class with `__repr__` alone names
+        // `__str__` when what it returned is no string.
+        let said = match top && texts.str.is_none() {
+            true => "__str__",
+            false => "__repr__",
+        };
+        // `str(self)` inside the instance's own `__repr__` needs its
+        // `__str__` only (asking `__repr__` again would not end).
+        let inside_repr = self.reprs_running.contains(&key(o));
+        if !(inside_repr && texts.str.is_some()) {
+            self.reprs_running.push(key(o));
+            let r = self.dunder(v, o, "__repr__", said);
+            self.reprs_running.pop();
+            texts.repr = r?;
+        }
+        // An exception's own texts come from its `args`, as
+        // `BaseException.__str__` and `__repr__` make them.
+        if o.class.exception().is_some() {
+            let args = o.get("args").and_then(|a| a.items()).unwrap_or_default();
+            if texts.str.is_none() {
+                texts.str = Some(match args.as_slice() {
+                    [] => String::new(),
+                    [one] => super::format::str_of(one),
+                    _ => super::format::repr_of(&Value::List(Arc::clone(&args))),
+                });
+            }
+            if texts.repr.is_none() {
+                let parts: Vec<String> = args.iter().map(super::format::repr_of).collect();
+                texts.repr = Some(format!("{}({})", o.class.name, parts.join(", ")));
+            }
+        }
+        if texts.str.is_some() || texts.repr.is_some() {
+            out.push((key(o), texts));
         }
         Ok(())
     }

@@ -19,6 +19,7 @@ pub fn str_of(v: &Value) -> String {
         // `str(e)`: the message.
         Value::Exception(x) => x.message.clone(),
         Value::Object(o) => super::user_text::str_of(o).unwrap_or_else(|| repr_of(v)),
+        Value::Module(m) => super::user_text::module_str(m).unwrap_or_else(|| repr_of(v)),
         other => repr_of(other),
     }
 }
@@ -98,6 +99,9 @@ pub fn repr_of(v: &Value) -> String {
         Value::DType(d) => d.get().pytorch_name().into(),
         Value::Object(o) if super::user_text::repr_of(o).is_some() => {
             super::user_text::repr_of(o).unwrap_or_default()
+        }
+        Value::Module(m) if super::user_text::module_repr(m).is_some() => {
+            super::user_text::module_repr(m).unwrap_or_default()
         }
         Value::Object(o) if o.is_namespace() => o.namespace_text(&repr_of),
         Value::Object(o)

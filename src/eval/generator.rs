@@ -550,7 +550,10 @@ pub(super) fn loader_len(i: &Arc<Mutex<PyIterator>>) -> Option<usize> {
 /// Whether `i` makes its items as they are asked for (a generator's, or a
 /// DataLoader pass's batches), so a loop takes them one at a time.
 pub(super) fn is_lazy(i: &Arc<Mutex<PyIterator>>) -> bool {
-    matches!(&*lock(i), PyIterator::Generator(_) | PyIterator::Loader(_))
+    matches!(
+        &*lock(i),
+        PyIterator::Generator(_) | PyIterator::Loader(_) | PyIterator::Next(_)
+    )
 }
 
 impl Interp {
@@ -574,6 +577,11 @@ impl Interp {
             let mut state = lock(i);
             match &mut *state {
                 PyIterator::Items(items) => return Ok(items.pop_front()),
+                PyIterator::Next(o) => {
+                    let o = o.clone();
+                    drop(state);
+                    return self.object_next(&o, span);
+                }
                 PyIterator::Loader(epoch) => Err(epoch.take()),
                 PyIterator::Generator(g) => Ok(g.take()),
             }
@@ -753,7 +761,15 @@ impl Interp {
         }
         if let Value::Object(o) = &v {
             if let Some(Value::Function(f)) = o.class.find("__iter__") {
-                return self.call_bound(&v, f, Vec::new(), span);
+                let it = self.call_bound(&v, f, Vec::new(), span)?;
+                // An iterator of the program's own: its `__next__` asked
+                // for each item as the loop comes to it.
+                if let Value::Object(r) = &it {
+                    if r.class.find("__next__").is_some() {
+                        return Ok(Value::Iterator(Arc::new(Mutex::new(PyIterator::Next(it)))));
+                    }
+                }
+                return Ok(it);
             }
         }
         // A dataset is a sequence: `list(subset)`, `for x, y in ds`.
@@ -765,6 +781,35 @@ impl Interp {
             return Ok(Value::list(items));
         }
         Ok(v)
+    }
+
+    /// `obj.__next__()` of an instance: its item, None when it raised
+    /// StopIteration.
+    pub(crate) fn object_next(
+        &mut self,
+        obj: &Value,
+        span: Span,
+    ) -> Result<Option<Value>, Diagnostic> {
+        let next = match obj {
+            Value::Object(o) => o.class.find("__next__"),
+            _ => None,
+        };
+        let Some(Value::Function(f)) = next else {
+            return Err(Error::Module {
+                class: "TypeError",
+                message: format!(
+                    "'{}' object is not an iterator",
+                    super::format::python_type(obj)
+                ),
+                help: None,
+            }
+            .at(span));
+        };
+        match self.call_bound(obj, f, Vec::new(), span) {
+            Ok(v) => Ok(Some(v)),
+            Err(d) if d.error.class() == "StopIteration" => Ok(None),
+            Err(d) => Err(d),
+        }
     }
 
     /// The items of a generator (or of `enumerate` of one), to be made one

@@ -759,6 +759,9 @@ static NATIVES: &[Native] = &[
         name: "os.path.isdir",
     },
     Native {
+        name: "os.path.islink",
+    },
+    Native {
         name: "os.path.join",
     },
     Native {
@@ -781,6 +784,9 @@ static NATIVES: &[Native] = &[
     },
     Native {
         name: "os.path.normpath",
+    },
+    Native {
+        name: "os.path.relpath",
     },
     Native {
         name: "os.path.realpath",
@@ -2289,6 +2295,27 @@ fn abspath(p: &str) -> String {
     normpath(&format!("{cwd}/{p}"))
 }
 
+/// Python's `os.path.relpath(path, start)` on POSIX: both made absolute,
+/// then `..` for each part of `start` past their common folders.
+fn relpath(path: &str, start: &str) -> String {
+    let (p, s) = (abspath(path), abspath(start));
+    let parts = |x: &str| -> Vec<String> {
+        x.split('/')
+            .filter(|c| !c.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (p, s) = (parts(&p), parts(&s));
+    let common = p.iter().zip(&s).take_while(|(a, b)| a == b).count();
+    let mut out: Vec<String> = vec!["..".into(); s.len() - common];
+    out.extend(p[common..].iter().cloned());
+    if out.is_empty() {
+        ".".into()
+    } else {
+        out.join("/")
+    }
+}
+
 /// `os.path.exists(p)`, `os.path.join(a, b)`, `os.makedirs(p, exist_ok=True)`:
 /// the file system as Python's `os` sees it.
 fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic> {
@@ -2323,6 +2350,7 @@ fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic>
         "os.path.exists" => Value::bool(path(&first()?).exists()),
         "os.path.isfile" => Value::bool(path(&first()?).is_file()),
         "os.path.isdir" => Value::bool(path(&first()?).is_dir()),
+        "os.path.islink" => Value::bool(path(&first()?).is_symlink()),
         // Python's: a part that starts with `/` starts the path again.
         "os.path.join" => {
             let mut out = String::new();
@@ -2385,6 +2413,10 @@ fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic>
             }
         }
         "os.path.normpath" => text(normpath(&first()?)),
+        "os.path.relpath" => {
+            let start = texts.get(1).cloned().unwrap_or_else(|| ".".into());
+            text(relpath(&first()?, &start))
+        }
         "os.path.isabs" => Value::bool(first()?.starts_with('/')),
         // The path from `/`, as Python's: joined to the working directory,
         // then normalised (links are not followed).

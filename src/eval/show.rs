@@ -105,7 +105,9 @@ pub fn repr(v: &Value) -> String {
         Value::Work(w) => format!("{w:?}"),
         Value::NoSync(_) => "<contextlib._GeneratorContextManager (no_sync)>".into(),
         Value::Enumerate(_) => "<enumerate object>".into(),
-        Value::Module(m) => crate::nn::repr::repr(m),
+        Value::Module(m) => {
+            super::user_text::module_repr(m).unwrap_or_else(|| crate::nn::repr::repr(m))
+        }
         // PyTorch's result classes name their module already.
         Value::Class(c) if c.name.starts_with(super::value::RETURN_TYPES) => {
             format!("<class '{}'>", c.name)

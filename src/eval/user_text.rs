@@ -61,3 +61,13 @@ pub fn with<R>(texts: Vec<(usize, Texts)>, f: impl FnOnce() -> R) -> R {
     TEXTS.with(|t| *t.borrow_mut() = before);
     r
 }
+
+/// `str(m)` of a module whose class writes its own text.
+pub fn module_str(m: &crate::nn::ModuleRef) -> Option<String> {
+    super::value::object_of(m).and_then(|o| str_of(&o))
+}
+
+/// `repr(m)` of a module whose class writes its own `__repr__`.
+pub fn module_repr(m: &crate::nn::ModuleRef) -> Option<String> {
+    super::value::object_of(m).and_then(|o| repr_of(&o))
+}

@@ -140,6 +140,9 @@ pub enum PyIterator {
     Loader(Option<Box<crate::data::epoch::Epoch>>),
     /// A generator function's call (none while its body runs).
     Generator(Option<Box<Generator>>),
+    /// An instance of a class with `__next__` (what its `__iter__` gave):
+    /// each item its `__next__()`, until that raises StopIteration.
+    Next(Value),
 }
 
 /// A generator between two items: the call's locals and where its body
@@ -740,7 +743,7 @@ impl Value {
             ),
             Value::Iterator(it) => match &mut *crate::runtime::lock::lock(it) {
                 PyIterator::Items(items) => Some(Ok(items.drain(..).collect())),
-                PyIterator::Loader(_) | PyIterator::Generator(_) => None,
+                PyIterator::Loader(_) | PyIterator::Generator(_) | PyIterator::Next(_) => None,
             },
             Value::Enumerate(e) => e.0.elements().map(|items| {
                 items.map(|items| {

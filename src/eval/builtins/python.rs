@@ -604,6 +604,10 @@ pub(super) fn iter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
         .get("iterable")
         .cloned()
         .ok_or_else(|| Error::value("iter() needs something to iterate").at(b.span))?;
+    let v = match &v {
+        Value::Object(_) => me.iter_method(v, span)?,
+        _ => v,
+    };
     let state = match &v {
         Value::DataLoader(l) => return me.loader_iter(l, span),
         Value::Iterator(_) => return Ok(v),
@@ -646,15 +650,22 @@ pub(super) fn next(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
         .get("iterator")
         .cloned()
         .ok_or_else(|| Error::value("next() needs an iterator").at(b.span))?;
-    let Value::Iterator(it) = &v else {
-        return Err(Error::Module {
-            class: "TypeError",
-            message: format!("'{}' object is not an iterator", v.kind()),
-            help: Some("make one with `iter(xs)`: `next(iter(loader))` is the first batch".into()),
-        }
-        .at(span));
+    let is_next = |v: &Value| matches!(v, Value::Object(o) if o.class.find("__next__").is_some());
+    let found = if is_next(&v) {
+        me.object_next(&v, span)?
+    } else {
+        let Value::Iterator(it) = &v else {
+            return Err(Error::Module {
+                class: "TypeError",
+                message: format!("'{}' object is not an iterator", v.kind()),
+                help: Some(
+                    "make one with `iter(xs)`: `next(iter(loader))` is the first batch".into(),
+                ),
+            }
+            .at(span));
+        };
+        me.next_item(it, span)?
     };
-    let found = me.next_item(it, span)?;
     match (found, b.get("default")) {
         (Some(v), _) => Ok(v),
         (None, Some((d, _))) => Ok(d.clone()),

@@ -30,6 +30,7 @@ const MODULES: &[(&str, &str)] = &[
     ),
     ("torch.cuda._device", include_str!("torch_cuda_device.py")),
     ("tempfile", include_str!("tempfile.py")),
+    ("os._walk", include_str!("os_walk.py")),
     ("warnings", include_str!("warnings.py")),
     ("re", include_str!("re.py")),
     ("regex", include_str!("regex.py")),
@@ -66,6 +67,9 @@ const MODULES: &[(&str, &str)] = &[
 const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "from_numpy", "numpy"),
     ("torch.cuda", "device", "torch.cuda._device"),
+    ("os", "walk", "os._walk"),
+    ("os", "scandir", "os._walk"),
+    ("os", "DirEntry", "os._walk"),
     ("torch.cuda", "device_of", "torch.cuda._device"),
     ("collections", "deque", "collections._deque"),
     ("itertools", "accumulate", "itertools._more"),

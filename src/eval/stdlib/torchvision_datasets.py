@@ -1,15 +1,14 @@
 """torchvision.datasets, as cudash gives it (written for cudash, after
-torchvision 0.29's `mnist.py`, `cifar.py`, `vision.py` and
+torchvision 0.29's `mnist.py`, `cifar.py`, `vision.py`, `folder.py` and
 `fakedata.py`): MNIST, FashionMNIST and KMNIST read from torchvision's
 own layout (`root/MNIST/raw/train-images-idx3-ubyte`), downloaded there
 with `download=True` from the class's `mirrors` (each `.gz` checked
 against its MD5, as torchvision does); CIFAR10 and CIFAR100 from the
 NumPy arrays pickled in `root/cifar-10-batches-py` (the `.tar.gz`
-downloaded and unpacked there); and `FakeData`. Samples are
-`(image, target)`, the image one of `PIL.Image.Image`.
-
-`data` holds uint8 pixels, as torchvision's. Datasets of pictures in
-other formats (`ImageFolder`'s JPEGs) say so when made."""
+downloaded and unpacked there); `ImageFolder` and `DatasetFolder` over
+folders of pictures (PNG and JPEG through `PIL.Image`); and `FakeData`.
+Samples are `(image, target)`, the image one of `PIL.Image.Image`.
+`data` holds uint8 pixels, as torchvision's."""
 import os
 import pickle
 import sys
@@ -451,6 +450,117 @@ class CIFAR100(CIFAR10):
     }
 
 
-class ImageFolder:
-    def __init__(self, *args, **kwargs):
-        _not_here("ImageFolder", "its pictures are JPEG and PNG files, and cudash has no PIL to decode them")
+IMG_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp")
+
+
+def has_file_allowed_extension(filename, extensions):
+    return filename.lower().endswith(extensions if isinstance(extensions, str) else tuple(extensions))
+
+
+def is_image_file(filename):
+    return has_file_allowed_extension(filename, IMG_EXTENSIONS)
+
+
+def find_classes(directory):
+    """The folders in `directory`, sorted, and each one's index."""
+    classes = sorted(entry.name for entry in os.scandir(directory) if entry.is_dir())
+    if not classes:
+        raise FileNotFoundError(f"Couldn't find any class folder in {directory}.")
+    class_to_idx = {cls_name: i for i, cls_name in enumerate(classes)}
+    return classes, class_to_idx
+
+
+def make_dataset(directory, class_to_idx=None, extensions=None, is_valid_file=None, allow_empty=False):
+    """(path, class index) of each file under each class's folder, in
+    torchvision's order (classes sorted, then each walk sorted)."""
+    directory = os.path.expanduser(directory)
+    if class_to_idx is None:
+        _, class_to_idx = find_classes(directory)
+    elif not class_to_idx:
+        raise ValueError("'class_to_index' must have at least one entry to collect any samples.")
+    both_none = extensions is None and is_valid_file is None
+    both_something = extensions is not None and is_valid_file is not None
+    if both_none or both_something:
+        raise ValueError("Both extensions and is_valid_file cannot be None or not None at the same time")
+    if extensions is not None:
+        def is_valid_file(x):
+            return has_file_allowed_extension(x, extensions)
+    instances = []
+    available_classes = set()
+    for target_class in sorted(class_to_idx.keys()):
+        class_index = class_to_idx[target_class]
+        target_dir = os.path.join(directory, target_class)
+        if not os.path.isdir(target_dir):
+            continue
+        for root, _, fnames in sorted(os.walk(target_dir, followlinks=True)):
+            for fname in sorted(fnames):
+                path = os.path.join(root, fname)
+                if is_valid_file(path):
+                    instances.append((path, class_index))
+                    if target_class not in available_classes:
+                        available_classes.add(target_class)
+    empty_classes = set(class_to_idx.keys()) - available_classes
+    if empty_classes and not allow_empty:
+        msg = f"Found no valid file for the classes {', '.join(sorted(empty_classes))}. "
+        if extensions is not None:
+            msg += f"Supported extensions are: {extensions if isinstance(extensions, str) else ', '.join(extensions)}"
+        raise FileNotFoundError(msg)
+    return instances
+
+
+def pil_loader(path):
+    with open(path, "rb") as f:
+        img = _pil.open(f)
+        return img.convert("RGB")
+
+
+def default_loader(path):
+    return pil_loader(path)
+
+
+class DatasetFolder(VisionDataset):
+    def __init__(self, root, loader, extensions=None, transform=None, target_transform=None, is_valid_file=None,
+                 allow_empty=False):
+        super().__init__(root, transform=transform, target_transform=target_transform)
+        classes, class_to_idx = self.find_classes(self.root)
+        samples = self.make_dataset(self.root, class_to_idx=class_to_idx, extensions=extensions,
+                                    is_valid_file=is_valid_file, allow_empty=allow_empty)
+        self.loader = loader
+        self.extensions = extensions
+        self.classes = classes
+        self.class_to_idx = class_to_idx
+        self.samples = samples
+        self.targets = [s[1] for s in samples]
+
+    @staticmethod
+    def make_dataset(directory, class_to_idx, extensions=None, is_valid_file=None, allow_empty=False):
+        if class_to_idx is None:
+            raise ValueError("The class_to_idx parameter cannot be None.")
+        return make_dataset(directory, class_to_idx, extensions=extensions, is_valid_file=is_valid_file,
+                            allow_empty=allow_empty)
+
+    def find_classes(self, directory):
+        return find_classes(directory)
+
+    def __getitem__(self, index):
+        path, target = self.samples[index]
+        sample = self.loader(path)
+        if self.transform is not None:
+            sample = self.transform(sample)
+        if self.target_transform is not None:
+            target = self.target_transform(target)
+        return sample, target
+
+    def __len__(self):
+        return len(self.samples)
+
+
+class ImageFolder(DatasetFolder):
+    """Pictures in one folder per class (`root/dog/1.jpg`), each sample
+    `(image, class index)`, the image decoded by `PIL.Image` as Pillow does."""
+
+    def __init__(self, root, transform=None, target_transform=None, loader=default_loader, is_valid_file=None,
+                 allow_empty=False):
+        super().__init__(root, loader, IMG_EXTENSIONS if is_valid_file is None else None, transform=transform,
+                         target_transform=target_transform, is_valid_file=is_valid_file, allow_empty=allow_empty)
+        self.imgs = self.samples

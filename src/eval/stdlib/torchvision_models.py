@@ -6,9 +6,9 @@ torchvision's order and initialised as torchvision initialises them, so
 a seeded model holds torchvision's numbers. `weights=` (an enum member,
 its name, or `pretrained=True` with torchvision's deprecation warnings)
 loads the ImageNet weights through `torch.hub`'s cache, downloading the
-file there first. A weights' `meta` has no `categories` (ImageNet's
-1000 names are not carried) and `transforms()` resizes, which cudash's
-torchvision cannot (no PIL)."""
+file there first; `transforms()` is the weights' `ImageClassification`
+(resize, center crop, rescale, normalize, as torchvision's). A weights'
+`meta` has no `categories` (ImageNet's 1000 names are not carried)."""
 import warnings
 
 import torch
@@ -44,10 +44,43 @@ class Weights:
         return torch.hub.load_state_dict_from_url(self.url, progress=progress, check_hash=check_hash)
 
     def transforms(self):
-        raise NotImplementedError(
-            f"{self!r}.transforms() resizes images as PIL does, and cudash's torchvision has no PIL; "
-            "give the model 224×224 tensors normalised with mean (0.485, 0.456, 0.406) and std (0.229, 0.224, 0.225)"
-        )
+        # torchvision's V2 ImageNet weights were evaluated resized to 232.
+        return ImageClassification(crop_size=224, resize_size=232 if self.name == "IMAGENET1K_V2" else 256)
+
+
+class ImageClassification(nn.Module):
+    """torchvision's `transforms._presets.ImageClassification`: what a
+    model's ImageNet weights expect of an image (a PIL image or a tensor)."""
+
+    def __init__(self, *, crop_size, resize_size=256, mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225),
+                 interpolation=None, antialias=True):
+        super().__init__()
+        from torchvision.transforms import functional as F
+        self.crop_size = [crop_size]
+        self.resize_size = [resize_size]
+        self.mean = list(mean)
+        self.std = list(std)
+        self.interpolation = F.InterpolationMode.BILINEAR if interpolation is None else interpolation
+        self.antialias = antialias
+
+    def forward(self, img):
+        from torchvision.transforms import functional as F
+        img = F.resize(img, self.resize_size, interpolation=self.interpolation, antialias=self.antialias)
+        img = F.center_crop(img, self.crop_size)
+        if not isinstance(img, torch.Tensor):
+            img = F.pil_to_tensor(img)
+        img = F.convert_image_dtype(img, torch.float)
+        return F.normalize(img, mean=self.mean, std=self.std)
+
+    def __repr__(self):
+        format_string = self.__class__.__name__ + "("
+        format_string += f"\n    crop_size={self.crop_size}"
+        format_string += f"\n    resize_size={self.resize_size}"
+        format_string += f"\n    mean={self.mean}"
+        format_string += f"\n    std={self.std}"
+        format_string += f"\n    interpolation={self.interpolation}"
+        format_string += "\n)"
+        return format_string
 
 
 def _weights(enum, versions, default):

@@ -1,12 +1,14 @@
 """torchvision.transforms, as cudash gives it (written for cudash, after
 torchvision 0.29's `transforms.py`): `Compose`, `ToTensor`, `PILToTensor`,
 `ToPILImage`, `Normalize`, `Lambda`, `Pad`, `CenterCrop`, `RandomCrop`,
-`RandomHorizontalFlip`, `RandomVerticalFlip`, `Grayscale`; each prints
+`RandomHorizontalFlip`, `RandomVerticalFlip`, `Grayscale`, `Resize`,
+`RandomResizedCrop` (a PIL image resized by Pillow's filters); each prints
 as torchvision's and draws its random numbers as torchvision's do
 (`torch.rand(1)`, `torch.randint`), so a seeded program crops and flips
-the same pixels. They are plain classes, not `nn.Module`s. Transforms
-that resample (`Resize`, `RandomResizedCrop`, rotations) or change colors
-say so when made."""
+the same pixels. They are plain classes, not `nn.Module`s. Rotations,
+affine maps and color changes say so when made."""
+import math
+
 import torch
 from torchvision.transforms import functional as F
 
@@ -213,17 +215,91 @@ def _not_here(name, why):
     raise NotImplementedError(f"cudash's torchvision has no transforms.{name}: {why}")
 
 
-_RESAMPLES = "it resamples pixels as PIL does, and cudash has no PIL; `torch.nn.functional.interpolate` resizes a tensor"
+InterpolationMode = F.InterpolationMode
+
+_RESAMPLES = "it resamples through Pillow's affine transform, which is not in cudash"
 
 
 class Resize:
-    def __init__(self, *args, **kwargs):
-        _not_here("Resize", _RESAMPLES)
+    def __init__(self, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True):
+        if not isinstance(size, (int, list, tuple)):
+            raise TypeError(f"Size should be int or sequence. Got {type(size)}")
+        if isinstance(size, (list, tuple)) and len(size) not in (1, 2):
+            raise ValueError("If size is a sequence, it should have 1 or 2 values")
+        self.size = size
+        self.max_size = max_size
+        if isinstance(interpolation, int):
+            interpolation = F._interpolation_modes_from_int(interpolation)
+        self.interpolation = interpolation
+        self.antialias = antialias
+
+    def __call__(self, img):
+        return F.resize(img, self.size, self.interpolation, self.max_size, self.antialias)
+
+    def __repr__(self):
+        detail = f"(size={self.size}, interpolation={self.interpolation.value}, max_size={self.max_size}, antialias={self.antialias})"
+        return f"{self.__class__.__name__}{detail}"
 
 
 class RandomResizedCrop:
-    def __init__(self, *args, **kwargs):
-        _not_here("RandomResizedCrop", _RESAMPLES)
+    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4.0, 4.0 / 3.0), interpolation=InterpolationMode.BILINEAR,
+                 antialias=True):
+        self.size = _setup_size(size, error_msg="Please provide only two dimensions (h, w) for size.")
+        if not isinstance(scale, (list, tuple)):
+            raise TypeError("Scale should be a sequence")
+        if not isinstance(ratio, (list, tuple)):
+            raise TypeError("Ratio should be a sequence")
+        if (scale[0] > scale[1]) or (ratio[0] > ratio[1]):
+            import warnings
+            warnings.warn("Scale and ratio should be of kind (min, max)")
+        if isinstance(interpolation, int):
+            interpolation = F._interpolation_modes_from_int(interpolation)
+        self.interpolation = interpolation
+        self.antialias = antialias
+        self.scale = scale
+        self.ratio = ratio
+
+    @staticmethod
+    def get_params(img, scale, ratio):
+        """The crop (top, left, height, width), drawn as torchvision draws it."""
+        _, height, width = F.get_dimensions(img)
+        area = height * width
+        log_ratio = torch.log(torch.tensor(ratio))
+        for _ in range(10):
+            target_area = area * torch.empty(1).uniform_(scale[0], scale[1]).item()
+            aspect_ratio = torch.exp(torch.empty(1).uniform_(log_ratio[0].item(), log_ratio[1].item())).item()
+            w = int(round(math.sqrt(target_area * aspect_ratio)))
+            h = int(round(math.sqrt(target_area / aspect_ratio)))
+            if 0 < w <= width and 0 < h <= height:
+                i = torch.randint(0, height - h + 1, size=(1,)).item()
+                j = torch.randint(0, width - w + 1, size=(1,)).item()
+                return i, j, h, w
+        # The central crop, when ten draws missed.
+        in_ratio = float(width) / float(height)
+        if in_ratio < min(ratio):
+            w = width
+            h = int(round(w / min(ratio)))
+        elif in_ratio > max(ratio):
+            h = height
+            w = int(round(h * max(ratio)))
+        else:
+            w = width
+            h = height
+        i = (height - h) // 2
+        j = (width - w) // 2
+        return i, j, h, w
+
+    def __call__(self, img):
+        i, j, h, w = self.get_params(img, self.scale, self.ratio)
+        return F.resized_crop(img, i, j, h, w, self.size, self.interpolation, antialias=self.antialias)
+
+    def __repr__(self):
+        format_string = self.__class__.__name__ + f"(size={self.size}"
+        format_string += f", scale={tuple(round(s, 4) for s in self.scale)}"
+        format_string += f", ratio={tuple(round(r, 4) for r in self.ratio)}"
+        format_string += f", interpolation={self.interpolation.value}"
+        format_string += f", antialias={self.antialias})"
+        return format_string
 
 
 class RandomRotation:

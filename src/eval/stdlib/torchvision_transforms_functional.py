@@ -247,15 +247,110 @@ def rgb_to_grayscale(img, num_output_channels=1):
     return l_img
 
 
+class InterpolationMode:
+    """torchvision's interpolation modes (an Enum there: `InterpolationMode.BILINEAR.value`
+    is "bilinear")."""
+
+    def __init__(self, name, value):
+        self.name = name
+        self.value = value
+
+    def __repr__(self):
+        return f"<InterpolationMode.{self.name}: {self.value!r}>"
+
+    def __str__(self):
+        return f"InterpolationMode.{self.name}"
+
+
+for _name, _value in [("NEAREST", "nearest"), ("NEAREST_EXACT", "nearest-exact"), ("BILINEAR", "bilinear"),
+                      ("BICUBIC", "bicubic"), ("BOX", "box"), ("HAMMING", "hamming"), ("LANCZOS", "lanczos")]:
+    setattr(InterpolationMode, _name, InterpolationMode(_name, _value))
+
+# PIL's filter for each mode's value (torchvision's pil_modes_mapping).
+_PIL_FILTERS = {"nearest": 0, "bilinear": 2, "bicubic": 3, "nearest-exact": 0, "box": 4, "hamming": 5, "lanczos": 1}
+
+
+def _interpolation_modes_from_int(i):
+    return {0: InterpolationMode.NEAREST, 2: InterpolationMode.BILINEAR, 3: InterpolationMode.BICUBIC,
+            4: InterpolationMode.BOX, 5: InterpolationMode.HAMMING, 1: InterpolationMode.LANCZOS}[i]
+
+
+def _compute_resized_output_size(image_size, size, max_size=None):
+    h, w = image_size
+    short, long = (w, h) if w <= h else (h, w)
+    if len(size) == 1:
+        requested_new_short = size if isinstance(size, int) else size[0]
+        new_short, new_long = requested_new_short, int(requested_new_short * long / short)
+        if max_size is not None:
+            if max_size <= requested_new_short:
+                raise ValueError(
+                    f"max_size = {max_size} must be strictly greater than the requested "
+                    f"size for the smaller edge size = {size}"
+                )
+            if new_long > max_size:
+                new_short, new_long = int(max_size * new_short / new_long), max_size
+        new_w, new_h = (new_short, new_long) if w <= h else (new_long, new_short)
+    else:
+        new_w, new_h = size[1], size[0]
+    return [new_h, new_w]
+
+
+def resize(img, size, interpolation=InterpolationMode.BILINEAR, max_size=None, antialias=True):
+    """An image resized as torchvision resizes it: a PIL image by Pillow's
+    `resize` (its filters always antialias); a tensor image by `interpolate`."""
+    if isinstance(interpolation, int):
+        interpolation = _interpolation_modes_from_int(interpolation)
+    elif not isinstance(interpolation, InterpolationMode):
+        raise TypeError("Argument interpolation should be a InterpolationMode or a corresponding Pillow integer constant")
+    if isinstance(size, (list, tuple)):
+        if len(size) not in [1, 2]:
+            raise ValueError(f"Size must be an int or a 1 or 2 element tuple/list, not a {len(size)} element tuple/list")
+        if max_size is not None and len(size) != 1:
+            raise ValueError(
+                "max_size should only be passed if size specifies the length of the smaller edge, "
+                "i.e. size should be an int or a sequence of length 1 in torchscript mode."
+            )
+    _, image_height, image_width = get_dimensions(img)
+    if isinstance(size, int):
+        size = [size]
+    output_size = _compute_resized_output_size((image_height, image_width), size, max_size)
+    if [image_height, image_width] == output_size:
+        return img
+    if _is_image(img):
+        if antialias is False:
+            import warnings
+            warnings.warn("Anti-alias option is always applied for PIL Image input. Argument antialias is ignored.")
+        return img.resize(tuple(output_size[::-1]), _PIL_FILTERS[interpolation.value])
+    mode = interpolation.value
+    if mode not in ("nearest", "nearest-exact", "bilinear", "bicubic"):
+        raise ValueError(f"Interpolation mode {mode} is unsupported with Tensor input")
+    if antialias and mode in ("bilinear", "bicubic"):
+        raise NotImplementedError(
+            "cudash resizes a tensor image without antialias only (PyTorch's antialiased interpolate is not in "
+            "cudash): pass antialias=False, or resize the PIL image before ToTensor")
+    if mode == "bicubic":
+        raise NotImplementedError("cudash's interpolate has no bicubic mode; use bilinear or nearest")
+    squeeze = img.dim() < 4
+    x = img.unsqueeze(0) if squeeze else img
+    cast = not x.is_floating_point()
+    out_dtype = x.dtype
+    if cast:
+        x = x.float()
+    x = torch.nn.functional.interpolate(x, size=output_size, mode=mode, align_corners=False if mode == "bilinear" else None)
+    if cast:
+        x = x.round().to(out_dtype) if mode == "bilinear" else x.to(out_dtype)
+    return x.squeeze(0) if squeeze else x
+
+
+def resized_crop(img, top, left, height, width, size, interpolation=InterpolationMode.BILINEAR, antialias=True):
+    img = crop(img, top, left, height, width)
+    return resize(img, size, interpolation, antialias=antialias)
+
+
 def _resampling(name):
     raise NotImplementedError(
-        f"cudash's torchvision has no {name}: it would resample pixels as PIL does, and cudash has no PIL; "
-        "`torch.nn.functional.interpolate` resizes a tensor"
+        f"cudash's torchvision has no {name} yet: it resamples through Pillow's affine transform, which is not in cudash"
     )
-
-
-def resize(img, size, interpolation=None, max_size=None, antialias=True):
-    _resampling("resize")
 
 
 def rotate(img, angle, *args, **kwargs):
@@ -264,3 +359,40 @@ def rotate(img, angle, *args, **kwargs):
 
 def affine(img, *args, **kwargs):
     _resampling("affine")
+
+
+def _max_value(dtype):
+    if dtype == torch.uint8:
+        return 255
+    if dtype == torch.int32:
+        return 2147483647
+    if dtype == torch.int64:
+        return 9223372036854775807
+    return 1 if dtype == torch.bool else 1.0
+
+
+def convert_image_dtype(image, dtype=torch.float):
+    """A tensor image in another dtype, its range scaled (uint8 0..255 to
+    float 0..1 and back) as torchvision scales it."""
+    if not isinstance(image, torch.Tensor):
+        raise TypeError("Input img should be Tensor Image")
+    if image.dtype == dtype:
+        return image
+    if image.is_floating_point():
+        if torch.tensor(0, dtype=dtype).is_floating_point():
+            return image.to(dtype)
+        if (image.dtype == torch.float32 and dtype in (torch.int32, torch.int64)) or (
+                image.dtype == torch.float64 and dtype == torch.int64):
+            raise RuntimeError(f"The cast from {image.dtype} to {dtype} cannot be performed safely.")
+        eps = 1e-3
+        max_val = float(_max_value(dtype))
+        return image.mul(max_val + 1.0 - eps).to(dtype)
+    input_max = float(_max_value(image.dtype))
+    if torch.tensor(0, dtype=dtype).is_floating_point():
+        return image.to(dtype) / input_max
+    output_max = float(_max_value(dtype))
+    if input_max > output_max:
+        factor = int((input_max + 1) // (output_max + 1))
+        return torch.div(image, factor, rounding_mode="floor").to(dtype)
+    factor = int((output_max + 1) // (input_max + 1))
+    return image.to(dtype) * factor
