@@ -140,8 +140,10 @@ fn taps(size: usize, from: f64, to: f64, out: usize, filter: Filter) -> Taps {
     taps
 }
 
-fn clip8(v: i64) -> u8 {
-    if v >= (1i64 << PRECISION_BITS) << 8 {
+/// An accumulated sample as a byte (Pillow's `clip8`; its sums are C
+/// `int`s, which these wrap as).
+fn clip8(v: i32) -> u8 {
+    if v >= (1i32 << PRECISION_BITS) << 8 {
         255
     } else if v <= 0 {
         0
@@ -185,10 +187,11 @@ pub fn resize(
             let src = &pixels[y * width * channels..(y + 1) * width * channels];
             let dst = &mut out[(y - top) * out_w * channels..(y - top + 1) * out_w * channels];
             for (x, (lo, w)) in horiz.first.iter().zip(&horiz.weights).enumerate() {
+                let taps = &src[lo * channels..(lo + w.len()) * channels];
                 for c in 0..channels {
-                    let mut acc = 1i64 << (PRECISION_BITS - 1);
-                    for (k, &wk) in w.iter().enumerate() {
-                        acc += src[(lo + k) * channels + c] as i64 * wk as i64;
+                    let mut acc = 1i32 << (PRECISION_BITS - 1);
+                    for (px, &wk) in taps[c..].iter().step_by(channels).zip(w) {
+                        acc = acc.wrapping_add((*px as i32).wrapping_mul(wk));
                     }
                     dst[x * channels + c] = clip8(acc);
                 }
@@ -203,14 +206,19 @@ pub fn resize(
     }
     let stride = cur_w * channels;
     let mut out = vec![0u8; out_h * stride];
+    let mut acc = vec![0i32; stride];
     for (y, (lo, w)) in vert.first.iter().zip(&vert.weights).enumerate() {
         let lo = lo - first_row;
-        for i in 0..stride {
-            let mut acc = 1i64 << (PRECISION_BITS - 1);
-            for (k, &wk) in w.iter().enumerate() {
-                acc += rows[(lo + k) * stride + i] as i64 * wk as i64;
+        acc.fill(1 << (PRECISION_BITS - 1));
+        // Row by row: each input row's weight over the whole output row.
+        for (k, &wk) in w.iter().enumerate() {
+            let src = &rows[(lo + k) * stride..(lo + k + 1) * stride];
+            for (a, &px) in acc.iter_mut().zip(src) {
+                *a = a.wrapping_add((px as i32).wrapping_mul(wk));
             }
-            out[y * stride + i] = clip8(acc);
+        }
+        for (o, &a) in out[y * stride..(y + 1) * stride].iter_mut().zip(&acc) {
+            *o = clip8(a);
         }
     }
     out

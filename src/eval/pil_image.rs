@@ -102,6 +102,21 @@ impl Interp {
                 "image_resize(pixels, (w, h), filter, (left, top, right, bottom))",
             )));
         };
+        // Pillow's checks (`_imaging.c`'s resize), as its ValueErrors.
+        let bad = if *l < 0.0 || *t0 < 0.0 {
+            Some("box offset can't be negative")
+        } else if *r > w as f64 || *b > h as f64 {
+            Some("box can't exceed original image size")
+        } else if r - l < 0.0 || b - t0 < 0.0 {
+            Some("box can't be empty")
+        } else if *out_w < 1.0 || *out_h < 1.0 {
+            Some("height and width must be > 0")
+        } else {
+            None
+        };
+        if let Some(m) = bad {
+            return Err(at(Error::value(m)));
+        }
         let pixels = t.to_vec::<u8>();
         let out = resample::resize(
             &pixels,

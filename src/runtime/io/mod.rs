@@ -21,6 +21,18 @@ use super::buffer::Buffer;
 use super::{DType, Device, Tensor};
 use crate::error::Error;
 
+/// An image of `width`×`height` pixels may be decoded: Pillow refuses more
+/// than twice its `Image.MAX_IMAGE_PIXELS` (a "decompression bomb").
+pub fn check_pixels(width: usize, height: usize) -> Result<(), String> {
+    const LIMIT: usize = 2 * 89_478_485;
+    match width.saturating_mul(height) {
+        n if n > LIMIT => Err(format!(
+            "Image size ({n} pixels) exceeds limit of {LIMIT} pixels, could be decompression bomb DOS attack."
+        )),
+        _ => Ok(()),
+    }
+}
+
 fn io_err(action: &str, path: &Path, reason: impl Into<String>) -> Error {
     Error::Io {
         action: action.into(),

@@ -72,7 +72,7 @@ pub fn upsample(p: &Plane, h: usize, v: usize, out_w: usize, out_h: usize) -> Ve
 /// rounding bias (1 above, 2 below).
 fn v2_rows(p: &Plane, y: usize) -> (usize, usize, u32) {
     let near = y / 2;
-    if y % 2 == 0 {
+    if y.is_multiple_of(2) {
         (near, near.saturating_sub(1), 1)
     } else {
         (near, (near + 1).min(p.height - 1), 2)
@@ -149,6 +149,7 @@ impl YccTables {
         t
     }
 
+    #[inline]
     pub fn rgb(&self, y: u8, cb: u8, cr: u8) -> [u8; 3] {
         let (y, cb, cr) = (y as i32, cb as usize, cr as usize);
         let clamp = |v: i32| v.clamp(0, 255) as u8;

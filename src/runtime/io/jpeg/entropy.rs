@@ -200,6 +200,20 @@ impl Huffman {
     }
 }
 
+/// A coefficient as libjpeg keeps it (`JCOEF`, 16 bits: a corrupt file's
+/// huge values wrap, as there).
+fn coef16(v: i32) -> i32 {
+    v as i16 as i32
+}
+
+/// A DC difference's magnitude category (at most 16 bits in any file).
+fn dc_category(dc: &Huffman, b: &mut Bits) -> Result<u32, String> {
+    match dc.decode(b)? as u32 {
+        t @ 0..=16 => Ok(t),
+        _ => Err("broken JPEG: a bad DC difference".into()),
+    }
+}
+
 /// A sequential (baseline) block: the DC difference, then the AC runs.
 pub fn block_sequential(
     b: &mut Bits,
@@ -208,9 +222,9 @@ pub fn block_sequential(
     pred: &mut i32,
     coef: &mut [i32; 64],
 ) -> Result<(), String> {
-    let t = dc.decode(b)? as u32;
-    *pred += b.receive_extend(t);
-    coef[0] = *pred;
+    let t = dc_category(dc, b)?;
+    *pred = pred.wrapping_add(b.receive_extend(t));
+    coef[0] = coef16(*pred);
     let mut k = 1;
     while k < 64 {
         let rs = ac.decode(b)?;
@@ -236,16 +250,16 @@ pub fn dc_first(
     coef: &mut [i32; 64],
     al: u32,
 ) -> Result<(), String> {
-    let t = dc.decode(b)? as u32;
-    *pred += b.receive_extend(t);
-    coef[0] = *pred << al;
+    let t = dc_category(dc, b)?;
+    *pred = pred.wrapping_add(b.receive_extend(t));
+    coef[0] = coef16(pred.wrapping_shl(al));
     Ok(())
 }
 
 /// Progressive DC, refinement: one more bit.
 pub fn dc_refine(b: &mut Bits, coef: &mut [i32; 64], al: u32) {
     if b.bit() {
-        coef[0] |= 1 << al;
+        coef[0] = coef16(coef[0] | 1 << al);
     }
 }
 
@@ -267,7 +281,7 @@ pub fn ac_first(
         let (r, s) = ((rs >> 4) as usize, (rs & 15) as u32);
         if s != 0 {
             k += r;
-            coef[NATURAL[k]] = b.receive_extend(s) * (1 << al);
+            coef[NATURAL[k]] = coef16(b.receive_extend(s).wrapping_shl(al));
         } else if r == 15 {
             k += 15;
         } else {
@@ -292,11 +306,11 @@ pub fn ac_refine(
     coef: &mut [i32; 64],
     (ss, se, al): (usize, usize, u32),
 ) -> Result<(), String> {
-    let p1 = 1i32 << al;
-    let m1 = -1i32 << al;
+    let p1 = 1i32.wrapping_shl(al);
+    let m1 = (-1i32).wrapping_shl(al);
     let refine = |c: &mut i32, b: &mut Bits| {
         if b.bit() && *c & p1 == 0 {
-            *c += if *c >= 0 { p1 } else { m1 };
+            *c = coef16(*c + if *c >= 0 { p1 } else { m1 });
         }
     };
     let mut k = ss;

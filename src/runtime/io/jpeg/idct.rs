@@ -21,84 +21,94 @@ const FIX_2_053119869: i32 = 16819;
 const FIX_2_562915447: i32 = 20995;
 const FIX_3_072711026: i32 = 25172;
 
-fn descale(x: i32, n: i32) -> i32 {
-    (x + (1 << (n - 1))) >> n
+type Lanes = [i32; 8];
+
+fn map(f: impl Fn(usize) -> i32) -> Lanes {
+    std::array::from_fn(f)
 }
 
 /// A sample of the transform's output (centred on 0) as a pixel: libjpeg
 /// indexes a table with the value masked to 10 bits, which clamps every
 /// value in -512..=511 and wraps the rest.
 fn range_limit(x: i32) -> u8 {
-    let wrapped = ((x + 512) & 1023) - 512;
+    let wrapped = (x.wrapping_add(512) & 1023) - 512;
     (wrapped + 128).clamp(0, 255) as u8
 }
 
-/// One 1-D pass over eight values (`v[k]` the k-th frequency), giving the
-/// eight outputs scaled by 2^CONST_BITS (before the pass's descale).
-fn pass(v: [i32; 8]) -> [i32; 8] {
+/// One 1-D pass, eight transforms side by side: `v[k]` holds the k-th
+/// frequency of each, the result the eight outputs of each scaled by
+/// 2^CONST_BITS (before the pass's descale). libjpeg computes in C `int`;
+/// the wrapping arithmetic is what a corrupt file's overflow does there.
+fn pass(v: &[Lanes; 8]) -> [Lanes; 8] {
+    let mul = |a: &Lanes, c: i32| map(|i| a[i].wrapping_mul(c));
+    let add = |a: &Lanes, b: &Lanes| map(|i| a[i].wrapping_add(b[i]));
+    let sub = |a: &Lanes, b: &Lanes| map(|i| a[i].wrapping_sub(b[i]));
     // Even part.
-    let z1 = (v[2] + v[6]) * FIX_0_541196100;
-    let tmp2 = z1 - v[6] * FIX_1_847759065;
-    let tmp3 = z1 + v[2] * FIX_0_765366865;
-    let tmp0 = (v[0] + v[4]) << CONST_BITS;
-    let tmp1 = (v[0] - v[4]) << CONST_BITS;
-    let (tmp10, tmp13) = (tmp0 + tmp3, tmp0 - tmp3);
-    let (tmp11, tmp12) = (tmp1 + tmp2, tmp1 - tmp2);
+    let z1 = mul(&add(&v[2], &v[6]), FIX_0_541196100);
+    let tmp2 = sub(&z1, &mul(&v[6], FIX_1_847759065));
+    let tmp3 = add(&z1, &mul(&v[2], FIX_0_765366865));
+    let tmp0 = map(|i| {
+        v[0][i]
+            .wrapping_add(v[4][i])
+            .wrapping_shl(CONST_BITS as u32)
+    });
+    let tmp1 = map(|i| {
+        v[0][i]
+            .wrapping_sub(v[4][i])
+            .wrapping_shl(CONST_BITS as u32)
+    });
+    let (tmp10, tmp13) = (add(&tmp0, &tmp3), sub(&tmp0, &tmp3));
+    let (tmp11, tmp12) = (add(&tmp1, &tmp2), sub(&tmp1, &tmp2));
     // Odd part.
-    let (t0, t1, t2, t3) = (v[7], v[5], v[3], v[1]);
-    let (z1, z2, z3, z4) = (t0 + t3, t1 + t2, t0 + t2, t1 + t3);
-    let z5 = (z3 + z4) * FIX_1_175875602;
-    let t0 = t0 * FIX_0_298631336;
-    let t1 = t1 * FIX_2_053119869;
-    let t2 = t2 * FIX_3_072711026;
-    let t3 = t3 * FIX_1_501321110;
-    let z1 = -z1 * FIX_0_899976223;
-    let z2 = -z2 * FIX_2_562915447;
-    let z3 = -z3 * FIX_1_961570560 + z5;
-    let z4 = -z4 * FIX_0_390180644 + z5;
-    let t0 = t0 + z1 + z3;
-    let t1 = t1 + z2 + z4;
-    let t2 = t2 + z2 + z3;
-    let t3 = t3 + z1 + z4;
+    let (t0, t1, t2, t3) = (&v[7], &v[5], &v[3], &v[1]);
+    let (z1, z2, z3, z4) = (add(t0, t3), add(t1, t2), add(t0, t2), add(t1, t3));
+    let z5 = mul(&add(&z3, &z4), FIX_1_175875602);
+    let t0 = mul(t0, FIX_0_298631336);
+    let t1 = mul(t1, FIX_2_053119869);
+    let t2 = mul(t2, FIX_3_072711026);
+    let t3 = mul(t3, FIX_1_501321110);
+    let z1 = mul(&z1, -FIX_0_899976223);
+    let z2 = mul(&z2, -FIX_2_562915447);
+    let z3 = add(&mul(&z3, -FIX_1_961570560), &z5);
+    let z4 = add(&mul(&z4, -FIX_0_390180644), &z5);
+    let t0 = add(&t0, &add(&z1, &z3));
+    let t1 = add(&t1, &add(&z2, &z4));
+    let t2 = add(&t2, &add(&z2, &z3));
+    let t3 = add(&t3, &add(&z1, &z4));
     [
-        tmp10 + t3,
-        tmp11 + t2,
-        tmp12 + t1,
-        tmp13 + t0,
-        tmp13 - t0,
-        tmp12 - t1,
-        tmp11 - t2,
-        tmp10 - t3,
+        add(&tmp10, &t3),
+        add(&tmp11, &t2),
+        add(&tmp12, &t1),
+        add(&tmp13, &t0),
+        sub(&tmp13, &t0),
+        sub(&tmp12, &t1),
+        sub(&tmp11, &t2),
+        sub(&tmp10, &t3),
     ]
 }
 
+fn descale(x: i32, n: i32) -> i32 {
+    x.wrapping_add(1 << (n - 1)) >> n
+}
+
 /// The pixels of one block of dequantised coefficients (natural order),
-/// written to `out` rows `stride` apart.
+/// written to `out` rows `stride` apart. libjpeg skips the arithmetic of
+/// a column or row whose AC terms are all zero; the full transform gives
+/// the same numbers there, so it runs on every one.
 pub fn idct_islow(coef: &[i32; 64], out: &mut [u8], stride: usize) {
-    let mut ws = [0i32; 64];
-    for col in 0..8 {
-        let v: [i32; 8] = std::array::from_fn(|k| coef[k * 8 + col]);
-        if v[1..].iter().all(|&c| c == 0) {
-            for row in 0..8 {
-                ws[row * 8 + col] = v[0] << PASS1_BITS;
-            }
-            continue;
-        }
-        let r = pass(v);
-        for row in 0..8 {
-            ws[row * 8 + col] = descale(r[row], CONST_BITS - PASS1_BITS);
-        }
-    }
+    // Pass 1, the columns side by side: lane c of row k is column c's
+    // k-th coefficient.
+    let rows: [Lanes; 8] = std::array::from_fn(|k| map(|c| coef[k * 8 + c]));
+    let cols = pass(&rows);
+    // The workspace transposed, so pass 2 runs the rows side by side.
+    let ws: [Lanes; 8] =
+        std::array::from_fn(|k| map(|r| descale(cols[k][r], CONST_BITS - PASS1_BITS)));
+    let ws_t: [Lanes; 8] = std::array::from_fn(|k| map(|r| ws[r][k]));
+    let res = pass(&ws_t);
     for row in 0..8 {
-        let v: [i32; 8] = std::array::from_fn(|k| ws[row * 8 + k]);
         let line = &mut out[row * stride..row * stride + 8];
-        if v[1..].iter().all(|&c| c == 0) {
-            line.fill(range_limit(descale(v[0], PASS1_BITS + 3)));
-            continue;
-        }
-        let r = pass(v);
-        for (o, x) in line.iter_mut().zip(r) {
-            *o = range_limit(descale(x, CONST_BITS + PASS1_BITS + 3));
+        for (col, o) in line.iter_mut().enumerate() {
+            *o = range_limit(descale(res[col][row], CONST_BITS + PASS1_BITS + 3));
         }
     }
 }

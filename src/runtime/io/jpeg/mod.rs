@@ -117,7 +117,7 @@ pub fn decode(data: &[u8]) -> Result<Decoded, String> {
         let body = data.get(pos + 2..pos + len).ok_or_else(truncated)?;
         pos += len;
         match marker {
-            0xC0 | 0xC1 | 0xC2 => frame = Some(read_frame(body, marker == 0xC2)?),
+            0xC0..=0xC2 => frame = Some(read_frame(body, marker == 0xC2)?),
             0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF => {
                 let kind = if marker >= 0xC9 {
                     "arithmetic-coded"
@@ -178,6 +178,7 @@ fn read_frame(body: &[u8], progressive: bool) -> Result<Frame, String> {
     if width == 0 || height == 0 {
         return Err("broken JPEG: an image without size".into());
     }
+    super::check_pixels(width, height)?;
     if n != 1 && n != 3 {
         return Err(format!(
             "cudash decodes gray and color JPEGs, not ones of {n} components (CMYK)"
@@ -377,7 +378,7 @@ fn decode_scan(
                          eobrun: &mut u32,
                          total: usize|
      -> Result<(), String> {
-        if restart > 0 && mcu > 0 && mcu % restart == 0 && mcu < total {
+        if restart > 0 && mcu > 0 && mcu.is_multiple_of(restart) && mcu < total {
             b.restart()?;
             for c in comps.iter_mut() {
                 c.pred = 0;
@@ -457,7 +458,7 @@ fn finish(frame: Option<Frame>, color: ColorMarkers, ended_early: bool) -> Resul
             for by in 0..c.blocks_h {
                 for bx in 0..c.blocks_w {
                     let raw = &c.coefs[by * c.blocks_w + bx];
-                    let coef: [i32; 64] = std::array::from_fn(|k| raw[k] * quant[k]);
+                    let coef: [i32; 64] = std::array::from_fn(|k| raw[k].wrapping_mul(quant[k]));
                     idct::idct_islow(&coef, &mut samples[by * 8 * stride + bx * 8..], stride);
                 }
             }
@@ -483,13 +484,9 @@ fn finish(frame: Option<Frame>, color: ColorMarkers, ended_early: bool) -> Resul
             (false, None) => !f.comps.iter().map(|c| c.id).eq(*b"RGB"),
         };
         let tables = color::YccTables::new();
-        for i in 0..n {
-            let (a, b, c) = (planes[0][i], planes[1][i], planes[2][i]);
-            out[3 * i..3 * i + 3].copy_from_slice(&if ycc {
-                tables.rgb(a, b, c)
-            } else {
-                [a, b, c]
-            });
+        let samples = planes[0].iter().zip(&planes[1]).zip(&planes[2]);
+        for (o, ((&a, &b), &c)) in out.chunks_exact_mut(3).zip(samples) {
+            o.copy_from_slice(&if ycc { tables.rgb(a, b, c) } else { [a, b, c] });
         }
         out
     };
