@@ -61,3 +61,10 @@ fn files_it_cannot_decode_say_why() {
 fn image_folder_and_its_transforms_give_torchvisions_tensors() {
     common::assert_prints_its_out_file(&fixture("vision.py"));
 }
+
+/// `torchvision.io.read_image` (and `read_file`, `decode_image`) of JPEGs
+/// and PNGs in the modes cudash reads: torchvision 0.29.2's tensors.
+#[test]
+fn read_image_gives_torchvisions_tensors() {
+    common::assert_prints_its_out_file(&fixture("io.py"));
+}

@@ -582,6 +582,9 @@ static NATIVES: &[Native] = &[
         name: "_cudash.image_resize",
     },
     Native {
+        name: "_cudash.read_file",
+    },
+    Native {
         name: "torch.finfo",
     },
     Native {

@@ -4,7 +4,9 @@
 //!   a file opened "rb") as `(format, mode, pixels, palette, alphas)`,
 //!   the pixels an `H×W×C` uint8 tensor (`runtime::io::image`);
 //! - `_cudash.image_resize(pixels, (w, h), filter, box)`: PIL's
-//!   `Image.resize` of those pixels (`data::resample`).
+//!   `Image.resize` of those pixels (`data::resample`);
+//! - `_cudash.read_file(path)`: a file's bytes as a uint8 tensor
+//!   (`torchvision.io.read_file`), which `image_open` also takes.
 
 use std::sync::Arc;
 
@@ -16,7 +18,11 @@ use crate::lang::Span;
 use crate::runtime::{DType, Tensor};
 
 /// The names this module answers.
-pub const NAMES: [&str; 2] = ["_cudash.image_open", "_cudash.image_resize"];
+pub const NAMES: [&str; 3] = [
+    "_cudash.image_open",
+    "_cudash.image_resize",
+    "_cudash.read_file",
+];
 
 fn bytes_value(b: Vec<u8>) -> Value {
     Value::list(b.into_iter().map(|v| Value::Int(v as i64)).collect())
@@ -31,16 +37,30 @@ impl Interp {
     ) -> Result<Value, Diagnostic> {
         let at = |e: Error| e.at(span);
         let arg = |k: usize| args.get(k).map(|a| &a.value).unwrap_or(&Value::None);
-        if name == "_cudash.image_open" {
-            let path = match arg(0) {
-                Value::File(f) => f.lock().map(|f| f.name.clone()).unwrap_or_default(),
-                v => super::value::fspath(v).ok_or_else(|| {
-                    at(Error::value(
-                        "Image.open takes a file name, a path or a file opened \"rb\"",
-                    ))
-                })?,
+        if name == "_cudash.image_open" || name == "_cudash.read_file" {
+            // The bytes themselves (what `read_file` gave), or a file's.
+            let (path, data) = match arg(0) {
+                Value::Tensor(t) if t.dtype() == DType::U8 && t.shape().len() == 1 => {
+                    ("<bytes>".to_string(), t.to_vec::<u8>())
+                }
+                v => {
+                    let path = match v {
+                        Value::File(f) => f.lock().map(|f| f.name.clone()).unwrap_or_default(),
+                        v => super::value::fspath(v).ok_or_else(|| {
+                            at(Error::value(
+                                "Image.open takes a file name, a path or a file opened \"rb\"",
+                            ))
+                        })?,
+                    };
+                    let data =
+                        std::fs::read(&path).map_err(|e| at(super::files::os_error(&e, &path)))?;
+                    (path, data)
+                }
             };
-            let data = std::fs::read(&path).map_err(|e| at(super::files::os_error(&e, &path)))?;
+            if name == "_cudash.read_file" {
+                let n = data.len();
+                return Ok(Value::tensor(Tensor::from_vec(data, vec![n])));
+            }
             let image = crate::runtime::io::image::open(&data).map_err(|m| {
                 // `PIL.Image.open` raises "cannot identify" as its
                 // UnidentifiedImageError (an OSError).

@@ -54,6 +54,7 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torchvision_transforms_functional.py"),
     ),
     ("torchvision.utils", include_str!("torchvision_utils.py")),
+    ("torchvision.io", include_str!("torchvision_io.py")),
     ("torchvision.models", include_str!("torchvision_models.py")),
     ("torch.hub", include_str!("torch_hub.py")),
     ("torch.testing", include_str!("torch_testing.py")),

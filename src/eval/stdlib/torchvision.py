@@ -6,4 +6,4 @@ the transforms of a tensor or a `PIL.Image` (`ToTensor`, `Normalize`,
 `Compose`, crops, flips, padding, `Resize`, `RandomResizedCrop`) and
 `utils.make_grid`/`save_image`. Rotations, affine maps and color changes
 say so when they are made."""
-from torchvision import datasets, models, transforms, utils
+from torchvision import datasets, io, models, transforms, utils
