@@ -98,9 +98,9 @@ fn what_cudash_lacks_is_an_error_that_says_so() {
             "cudash's torchvision has no `torchvision.ops`",
         ),
         (
-            "from torchvision import io",
+            "from torchvision import tv_tensors",
             "ModuleNotFoundError",
-            "cudash's torchvision has no `torchvision.io`",
+            "cudash's torchvision has no `torchvision.tv_tensors`",
         ),
         (
             "import numpy.linalg",
