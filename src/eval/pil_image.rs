@@ -45,7 +45,7 @@ impl Interp {
                 }
                 v => {
                     let path = match v {
-                        Value::File(f) => f.lock().map(|f| f.name.clone()).unwrap_or_default(),
+                        Value::File(f) => crate::runtime::lock::lock(f).name.clone(),
                         v => super::value::fspath(v).ok_or_else(|| {
                             at(Error::value(
                                 "Image.open takes a file name, a path or a file opened \"rb\"",
