@@ -4775,3 +4775,225 @@ print(Named(), f'{Named()}', [Preset()])
         ]
     );
 }
+
+#[test]
+fn dict_keys_and_set_items_are_any_hashable_value() {
+    let out = python_printed(
+        "hashable_keys",
+        "import torch
+d = {(1, 2): 'a', 1.0: 'b', True: 'c', None: 'n'}
+print(d, d[1], d[(1, 2)], (1, 2) in d, [1, 2] in [[1, 2]])
+s = set()
+s.add((1, 2)); s.add((1, 2)); s.add(None); s.add(2.5)
+print(len(s), (1, 2) in s, 2.5 in s, None in s, 3 in s)
+grid = {}
+for i in range(2):
+    for j in range(2):
+        grid[i, j] = i * 2 + j
+print(grid, grid[1, 0], sorted(grid, reverse=True)[0])
+grid[0, 1] += 10
+del grid[1, 1]
+print(grid, (0, 1) in grid, grid.get((1, 1), '-'))
+lin = torch.nn.Linear(2, 2)
+names = {p: n for n, p in lin.named_parameters()}
+print([names[p] for p in lin.parameters()], len(set(lin.parameters())), lin.weight in names)
+print({torch.float32: 4, torch.float16: 2}[torch.float16], {torch.device('cpu'): 1}[torch.device('cpu')])
+seen = {lin: 'model'}
+print(seen[lin], {len: 'f'}[len])
+for bad in ('{[1]: 2}', '{(1, [2]): 3}', 'set([{}])', '[] in {}'):
+    try:
+        eval(bad)
+    except TypeError as e:
+        print(bad, 'TypeError:', e)
+counts = {}
+for w in 'a b a c b a'.split():
+    counts[w] = counts.get(w, 0) + 1
+del counts['c']
+counts['d'] = 0
+print(counts, list(counts.items())[-1], {k: v for k, v in counts.items() if v})
+print({1: 'x'} == {1.0: 'x'}, {(1, 'a'): 1} == {(1, 'a'): 1}, {1, 2} | {2, (3,)})
+",
+    );
+    // As Python 3.11 with torch 2.15 printed them.
+    assert_eq!(
+        out,
+        [
+            "{(1, 2): 'a', 1.0: 'c', None: 'n'} c a True True",
+            "3 True True True False",
+            "{(0, 0): 0, (0, 1): 1, (1, 0): 2, (1, 1): 3} 2 (1, 1)",
+            "{(0, 0): 0, (0, 1): 11, (1, 0): 2} True -",
+            "['weight', 'bias'] 2 True",
+            "2 1",
+            "model f",
+            "{[1]: 2} TypeError: unhashable type: 'list'",
+            "{(1, [2]): 3} TypeError: unhashable type: 'list'",
+            "set([{}]) TypeError: unhashable type: 'dict'",
+            "[] in {} TypeError: unhashable type: 'list'",
+            "{'a': 3, 'b': 2, 'd': 0} ('d', 0) {'a': 3, 'b': 2}",
+            "True True {1, 2, (3,)}",
+        ]
+    );
+}
+
+#[test]
+fn map_and_filter_are_lazy_iterators() {
+    let out = python_printed(
+        "map_filter",
+        "import itertools
+print(list(map(lambda a, b: a * b, [1, 2, 3], [4, 5])), list(filter(None, [0, 1, '', 'x'])))
+print(list(filter(lambda s: s.startswith('a'), ['ab', 'b', 'ac'])))
+m = map(str.upper, ['a', 'b'])
+print(next(m), list(m), list(m))
+def numbers():
+    i = 0
+    while True:
+        print('made', i)
+        yield i
+        i += 1
+squares = map(lambda x: x * x, numbers())
+print('nothing made yet')
+print(next(squares), next(squares))
+print(sum(map(int, '1 2 3'.split())), sorted(map(abs, [-3, 1, -2])), max(map(len, ['a', 'abc'])))
+print(dict(map(lambda kv: (kv[0], kv[1] + 1), {'a': 1}.items())), tuple(filter(str.isdigit, 'a1b2')))
+for i, s in enumerate(map(str.strip, [' x ', 'y\\n'])):
+    print(i, s)
+print([list(map(int, l.split(','))) for l in ['1,2', '3,4']], sorted(['b', 'A', 'c'], key=str.lower))
+print(list(itertools.chain.from_iterable([[1, 2], (3,), 'ab'])), str.join('-', ['a', 'b']))
+try:
+    str.upper(3)
+except TypeError as e:
+    print('TypeError:', e)
+",
+    );
+    // As Python 3.11 printed them.
+    assert_eq!(
+        out,
+        [
+            "[4, 10] [1, 'x']",
+            "['ab', 'ac']",
+            "A ['B'] []",
+            "nothing made yet",
+            "made 0",
+            "made 1",
+            "0 1",
+            "6 [1, 2, 3] 3",
+            "{'a': 2} ('1', '2')",
+            "0 x",
+            "1 y",
+            "[[1, 2], [3, 4]] ['A', 'b', 'c']",
+            "[1, 2, 3, 'a', 'b'] a-b",
+            "TypeError: descriptor 'upper' for 'str' objects doesn't apply to a 'int' object",
+        ]
+    );
+}
+
+#[test]
+fn a_property_setter_runs_on_assignment() {
+    let out = python_printed(
+        "property_setter",
+        "import torch
+class Temp:
+    def __init__(self, c):
+        self.celsius = c
+    @property
+    def celsius(self):
+        return self._c
+    @celsius.setter
+    def celsius(self, v):
+        if v < -273.15:
+            raise ValueError('too cold')
+        self._c = v
+    @property
+    def fahrenheit(self):
+        return self._c * 9 / 5 + 32
+t = Temp(20)
+print(t.celsius, t.fahrenheit)
+t.celsius = 30
+t.celsius += 5
+print(t.celsius, t.fahrenheit, t._c)
+for v in (-300,):
+    try:
+        t.celsius = v
+    except ValueError as e:
+        print('ValueError:', e)
+try:
+    t.fahrenheit = 3
+except AttributeError as e:
+    print('AttributeError:', e)
+class Scaled(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(2, 2)
+        self._scale = 1.0
+    @property
+    def scale(self):
+        return self._scale
+    @scale.setter
+    def scale(self, s):
+        self._scale = float(s)
+def get_lr(self):
+    return self._lr
+def set_lr(self, v):
+    self._lr = v * 10
+class Opt:
+    lr = property(get_lr, set_lr)
+m = Scaled()
+m.scale = 3
+o = Opt()
+o.lr = 2
+print(m.scale, type(m.scale).__name__, o.lr)
+",
+    );
+    // As Python 3.11 with torch 2.15 printed them.
+    assert_eq!(
+        out,
+        [
+            "20 68.0",
+            "35 95.0 35",
+            "ValueError: too cold",
+            "AttributeError: property 'fahrenheit' of 'Temp' object has no setter",
+            "3.0 float 20",
+        ]
+    );
+}
+
+#[test]
+fn unicodedata_turns_names_into_ascii() {
+    // PyTorch's name-classification tutorial's `unicodeToAscii`.
+    let out = python_printed(
+        "unicodedata",
+        "import string
+import unicodedata
+all_letters = string.ascii_letters + \" .,;'\"
+def unicodeToAscii(s):
+    return ''.join(
+        c for c in unicodedata.normalize('NFD', s)
+        if unicodedata.category(c) != 'Mn'
+        and c in all_letters
+    )
+print(unicodeToAscii('Ślusàrski'), unicodeToAscii(\"O'Néàl\"), unicodeToAscii('Zoë Straße'))
+s = 'Crème brûlée'
+print(len(s), len(unicodedata.normalize('NFD', s)), unicodedata.normalize('NFC', unicodedata.normalize('NFD', s)) == s)
+print(unicodedata.normalize('NFKC', 'ﬁ x²'), unicodedata.is_normalized('NFC', s), unicodedata.is_normalized('NFD', s))
+print([unicodedata.category(c) for c in 'aZ1 .\\u0301€'], unicodedata.combining('\\u0301'), unicodedata.combining('a'))
+for bad in (\"unicodedata.normalize('NFX', 'a')\", \"unicodedata.category('ab')\", \"unicodedata.normalize('NFC', 3)\"):
+    try:
+        eval(bad)
+    except (ValueError, TypeError) as e:
+        print(type(e).__name__, e)
+",
+    );
+    // As Python 3.11 printed them.
+    assert_eq!(
+        out,
+        [
+            "Slusarski O'Neal Zoe Strae",
+            "12 15 True",
+            "fi x2 True False",
+            "['Ll', 'Lu', 'Nd', 'Zs', 'Po', 'Mn', 'Sc'] 230 0",
+            "ValueError invalid normalization form",
+            "TypeError category() argument must be a unicode character, not str",
+            "TypeError normalize() argument 2 must be str, not int",
+        ]
+    );
+}

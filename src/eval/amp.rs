@@ -275,12 +275,9 @@ pub(super) fn method(me: &mut Interp, name: &'static str, s: &Scaler, b: &Bound)
                 .at(b.span));
             }
             let get = |k: &str| {
-                d.iter()
-                    .find(|(key, _)| *key == Key::Str(k.into()))
-                    .map(|(_, v)| v.clone())
-                    .ok_or_else(|| {
-                        Error::value(format!("the state dict has no \"{k}\"")).at(b.span)
-                    })
+                d.get(&Key::Str(k.into())).cloned().ok_or_else(|| {
+                    Error::value(format!("the state dict has no \"{k}\"")).at(b.span)
+                })
             };
             let num = |k: &str| -> Result<f64, Diagnostic> {
                 get(k)?

@@ -69,13 +69,7 @@ pub(crate) fn to_pickled(me: &mut Interp, v: &Value, span: Span) -> Result<Pickl
         Value::Dict(pairs) => Pickled::Dict(
             pairs
                 .items().iter()
-                .map(|(k, v)| {
-                    let key = match k {
-                        Key::Str(s) => Pickled::Str(s.clone()),
-                        Key::Int(i) => Pickled::Int(*i),
-                    };
-                    Ok((key, to_pickled(me, v, span)?))
-                })
+                .map(|(k, v)| Ok((to_pickled(me, &k.value(), span)?, to_pickled(me, v, span)?)))
                 .collect::<Result<_, Diagnostic>>()?,
         ),
         Value::Object(o) if is_ndarray(me, o, span)? => {
@@ -214,18 +208,15 @@ pub(crate) fn from_pickled(
         Pickled::Dict(pairs) => {
             let mut out = Vec::with_capacity(pairs.len());
             for (k, v) in pairs {
-                // Strings, and ints (an optimizer's state by parameter number).
-                let key = match k {
-                    Pickled::Str(s) => Key::Str(s),
-                    Pickled::Int(i) => Key::Int(i),
-                    other => {
-                        return Err(Error::value(format!(
-                        "the file has a dict keyed by {}: cudash's dict keys are strings and ints",
-                        kind(&other)
+                // Strings, ints (an optimizer's state by parameter
+                // number), and any other value Python hashes (a tuple).
+                let what = kind(&k);
+                let key = Key::of(&from_pickled(me, k, device, span)?).ok_or_else(|| {
+                    Error::value(format!(
+                        "the file has a dict keyed by {what}, which Python cannot hash"
                     ))
-                        .at(span))
-                    }
-                };
+                    .at(span)
+                })?;
                 out.push((key, from_pickled(me, v, device, span)?));
             }
             Value::Dict(PyDict::new(out))

@@ -14,7 +14,7 @@ use super::args::ArgVal;
 use super::value::{class_of, object_of, Base, Class, Decorated, Function, Object};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
-use crate::lang::ast::{ClassDef, StmtKind};
+use crate::lang::ast::{ClassDef, Expr, ExprKind, StmtKind};
 use crate::lang::Span;
 use crate::nn::layers::Layer;
 use crate::nn::Module;
@@ -144,7 +144,10 @@ impl Interp {
                     let function = self.function_of(f)?;
                     let _ = function.owner.set(Arc::downgrade(&class));
                     let v = Value::Function(Arc::new(function));
-                    let v = self.decorate(v, &f.decorators)?;
+                    let v = match property_part(&class, &f.decorators, v.clone()) {
+                        Some(part) => part.map_err(|e| e.at(f.name.span))?,
+                        None => self.decorate(v, &f.decorators)?,
+                    };
                     let mut attrs = lock(&class.attrs);
                     attrs.retain(|(n, _)| *n != f.name.name);
                     attrs.push((f.name.name.clone(), v));
@@ -386,7 +389,7 @@ impl Interp {
                 }
                 Decorated::ClassMethod(f) => Ok(f.clone()),
                 Decorated::Apply(_) => Ok(Value::Decorated(Arc::clone(&d))),
-                Decorated::Property(getter) => {
+                Decorated::Property(getter, _) => {
                     let arg = ArgVal::positional(this.clone(), span);
                     self.call_value(getter.clone(), vec![arg], span)
                 }
@@ -403,6 +406,30 @@ impl Interp {
         v: Value,
         span: Span,
     ) -> Result<(), Diagnostic> {
+        // A property of its class: its setter called, as Python's.
+        if let Some(Value::Decorated(d)) = class_of(target).and_then(|c| c.find(name)) {
+            if let Decorated::Property(_, setter) = &*d {
+                let Some(setter) = setter else {
+                    return Err(Error::Module {
+                        class: "AttributeError",
+                        message: format!(
+                            "property '{name}' of '{}' object has no setter",
+                            class_of(target).map_or(String::new(), |c| c.name.clone())
+                        ),
+                        help: Some(format!(
+                            "give it one: `@{name}.setter` over a `def {name}(self, value)` below the property"
+                        )),
+                    }
+                    .at(span));
+                };
+                let args = vec![
+                    ArgVal::positional(target.clone(), span),
+                    ArgVal::positional(v, span),
+                ];
+                self.call_value(setter.clone(), args, span)?;
+                return Ok(());
+            }
+        }
         match target {
             Value::Object(o) => {
                 o.set(name, v);
@@ -570,7 +597,7 @@ impl Interp {
                     self.call_value(f.clone(), args, span)
                 }
                 Decorated::Apply(c) => self.apply_function(c, args, span),
-                Decorated::Property(_) => Err(Error::Module {
+                Decorated::Property(..) => Err(Error::Module {
                     class: "TypeError",
                     message: "'property' object is not callable".into(),
                     help: None,
@@ -595,6 +622,45 @@ impl Interp {
 
 /// `torch.no_grad()(f)`, `@torch.no_grad()` / `@torch.no_grad` over a
 /// `def`: the function, its calls run with autograd's recording `on`.
+/// `@name.setter` (or `.getter`) alone over a method in a class body: the
+/// property `name` defined above it in the class, with `f` as that part.
+/// None for other decorators (run as any decorator is).
+fn property_part(class: &Class, decorators: &[Expr], f: Value) -> Option<Result<Value, Error>> {
+    let [d] = decorators else {
+        return None;
+    };
+    let ExprKind::Attr(base, part) = &d.kind else {
+        return None;
+    };
+    let ExprKind::Var(name) = &base.kind else {
+        return None;
+    };
+    if !matches!(part.name.as_str(), "setter" | "getter" | "deleter") {
+        return None;
+    }
+    let found = lock(&class.attrs)
+        .iter()
+        .find(|(n, _)| *n == name.name)
+        .map(|(_, v)| v.clone());
+    let Some(Value::Decorated(p)) = found else {
+        return None;
+    };
+    let Decorated::Property(getter, setter) = &*p else {
+        return None;
+    };
+    Some(
+        match part.name.as_str() {
+            "setter" => Ok(Decorated::Property(getter.clone(), Some(f))),
+            "getter" => Ok(Decorated::Property(f, setter.clone())),
+            _ => Err(Error::value(format!(
+                "cudash's properties have no deleter (`@{}.deleter`): `del obj.{}` is not there",
+                name.name, name.name
+            ))),
+        }
+        .map(|d| Value::Decorated(Arc::new(d))),
+    )
+}
+
 pub(crate) fn grad_mode_decorator(
     on: bool,
     args: Vec<ArgVal>,

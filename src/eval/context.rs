@@ -372,12 +372,12 @@ impl Interp {
                 });
                 Ok(())
             }
-            (Value::Dict(d), [IndexItem::At(k)]) => {
-                let key = super::value::Key::required(&self.eval(k, 0)?).map_err(|e| e.at(k.span))?;
+            (Value::Dict(d), _) => {
+                let key = self.dict_key(items, span, 0)?;
                 match (d.remove(&key), d.missing()) {
                     // A Counter's `del c[k]` of a key it lacks is fine.
                     (Some(_), _) | (None, Some(super::value::Missing::Count)) => Ok(()),
-                    (None, _) => Err(super::methods::dict::key_error(&key, &d.items()).at(k.span)),
+                    (None, _) => Err(super::methods::dict::key_error(&key, &d.items()).at(span)),
                 }
             }
             (Value::Module(_), _) => Err(Error::value(

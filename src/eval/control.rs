@@ -239,7 +239,7 @@ impl Interp {
                 now.iter().any(equal)
             }
             Value::Dict(pairs) | Value::Set(pairs) => {
-                Key::of(item).is_some_and(|k| pairs.items().iter().any(|(n, _)| *n == k))
+                pairs.contains(&Key::required(item).map_err(|e| e.at(span))?)
             }
             Value::Str(s) => match item {
                 Value::Str(sub) => s.contains(&**sub),
@@ -347,18 +347,10 @@ impl Interp {
             match &c.key {
                 Some(key) => {
                     let kv = self.eval(key, d)?;
-                    let Some(key_value) = Key::of(&kv) else {
-                        return Err(Error::wrong_type(
-                            "a dict key",
-                            "a string or an int",
-                            kv.type_name(),
-                        )
-                        .at(key.span));
-                    };
-                    match pairs.iter_mut().find(|(old, _)| *old == key_value) {
-                        Some(slot) => slot.1 = v,
-                        None => pairs.push((key_value, v)),
-                    }
+                    // A repeated key keeps its first place and its last
+                    // value (`PyDict::new`).
+                    let key_value = Key::required(&kv).map_err(|e| e.at(key.span))?;
+                    pairs.push((key_value, v));
                 }
                 None => items.push(v),
             }

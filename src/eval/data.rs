@@ -632,6 +632,15 @@ fn class_name(obj: &Value) -> String {
     super::value::class_of(obj).map_or_else(|| obj.type_name().to_string(), |c| c.name.clone())
 }
 
+/// A sample's dict key as the loader carries it: a string or an int.
+fn field_key(k: &Key) -> Option<FieldKey> {
+    match k {
+        Key::Str(s) => Some(FieldKey::Str(s.clone())),
+        Key::Int(i) => Some(FieldKey::Int(*i)),
+        _ => None,
+    }
+}
+
 /// What a `collate_fn` returned, as the loader carries it: its tensors
 /// (which the pin thread pins) taken out of lists, tuples and dicts, any
 /// other value kept as it is.
@@ -651,16 +660,11 @@ fn taken_apart(v: &Value, tensors: &mut Vec<Arc<Tensor>>) -> Collated {
         Value::List(items) => {
             Collated::Tuple(items.iter().map(|x| taken_apart(x, tensors)).collect())
         }
-        Value::Dict(d) => Collated::Dict(
+        // A dict keyed by strings and ints; one keyed otherwise goes as it is.
+        Value::Dict(d) if d.items().keys().all(|k| field_key(k).is_some()) => Collated::Dict(
             d.items()
                 .iter()
-                .map(|(k, x)| {
-                    let key = match k {
-                        Key::Str(s) => FieldKey::Str(s.clone()),
-                        Key::Int(i) => FieldKey::Int(*i),
-                    };
-                    (key, taken_apart(x, tensors))
-                })
+                .filter_map(|(k, x)| Some((field_key(k)?, taken_apart(x, tensors))))
                 .collect(),
         ),
         other => Collated::Given(Opaque(Arc::new(other.clone()))),
@@ -749,10 +753,8 @@ fn sample_of(v: Value, name: &str, i: usize) -> Result<Sample, Error> {
             Value::Dict(d) => {
                 let mut parts = Vec::new();
                 for (k, x) in d.items().iter() {
-                    let key = match k {
-                        Key::Str(s) => FieldKey::Str(s.clone()),
-                        Key::Int(i) => FieldKey::Int(*i),
-                    };
+                    let key = field_key(k)
+                        .ok_or_else(|| at("a dict keyed by other than strings and ints"))?;
                     parts.push((key, walk(x, fields, at)?));
                 }
                 Ok(Layout::Dict(parts))

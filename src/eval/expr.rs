@@ -505,38 +505,56 @@ impl Interp {
         span: Span,
         d: usize,
     ) -> Result<Value, Diagnostic> {
-        let pairs = dict.items();
-        let int_keys = pairs.iter().any(|(k, _)| matches!(k, Key::Int(_)));
-        let key = match items {
-            [IndexItem::At(k)] => match self.eval(k, d)? {
-                Value::Str(s) => Key::Str(s.to_string()),
-                // An optimizer's state by parameter number.
-                Value::Int(i) if int_keys => Key::Int(i),
-                // `x.sort()[0]`: by position, as a named tuple.
-                Value::Int(_) => {
-                    let values: Vec<Value> = pairs.iter().map(|(_, v)| v.clone()).collect();
-                    return self.list_get(&values, false, items, span, d);
-                }
-                other => {
-                    return Err(Error::wrong_type(
-                        "a dict key",
-                        "a string (or a position)",
-                        other.type_name(),
-                    )
-                    .at(k.span))
-                }
-            },
-            _ => {
-                return Err(
-                    Error::value("a dict takes one string key, e.g. `stats[\"num_ooms\"]`")
-                        .at(span),
-                )
-            }
+        let [IndexItem::At(k)] = items else {
+            let key = self.dict_key(items, span, d)?;
+            return match dict.get(&key) {
+                Some(v) => Ok(v),
+                None => self.missing_item(dict, key, span),
+            };
         };
-        match pairs.iter().find(|(k, _)| *k == key) {
-            Some((_, v)) => Ok(v.clone()),
-            None => self.missing_item(dict, key, span),
+        let kv = self.eval(k, d)?;
+        let key = Key::required(&kv).map_err(|e| e.at(k.span))?;
+        if let Some(v) = dict.get(&key) {
+            return Ok(v);
         }
+        // `x.sort()[0]`: by position, as a named tuple, in a dict keyed by
+        // names only.
+        let pairs = dict.items();
+        if matches!(kv, Value::Int(_))
+            && dict.missing().is_none()
+            && !pairs.is_empty()
+            && !pairs.keys().any(Key::is_number)
+        {
+            let values: Vec<Value> = pairs.values().cloned().collect();
+            return self.list_get(&values, false, items, span, d);
+        }
+        self.missing_item(dict, key, span)
+    }
+
+    /// The key of `d[k]`, or of `d[i, j]` (the tuple `(i, j)`, as Python's).
+    pub(crate) fn dict_key(
+        &mut self,
+        items: &[IndexItem],
+        span: Span,
+        d: usize,
+    ) -> Result<Key, Diagnostic> {
+        let mut parts = Vec::with_capacity(items.len());
+        for item in items {
+            let IndexItem::At(e) = item else {
+                return Err(Error::Module {
+                    class: "TypeError",
+                    message: "unhashable type: 'slice'".into(),
+                    help: Some("a dict is read by key: `d[k]`; a slice reads a list".into()),
+                }
+                .at(span));
+            };
+            parts.push(self.eval(e, d)?);
+        }
+        let (v, at) = match (parts.len(), items) {
+            (1, [IndexItem::At(e)]) => (parts.remove(0), e.span),
+            _ => (Value::List(Arc::new(parts)), span),
+        };
+        Key::required(&v).map_err(|e| e.at(at))
     }
 
     /// `d[k]` of a key `d` lacks: a `defaultdict`'s `factory()`, kept
@@ -772,12 +790,7 @@ impl Interp {
         let mut out: Vec<(Key, Value)> = Vec::with_capacity(pairs.len());
         for (k, v) in pairs {
             let kv = self.eval(k, d)?;
-            let Some(key) = Key::of(&kv) else {
-                return Err(
-                    Error::wrong_type("a dict key", "a string or an int", kv.type_name())
-                        .at(k.span),
-                );
-            };
+            let key = Key::required(&kv).map_err(|e| e.at(k.span))?;
             let value = match &v.kind {
                 ExprKind::List(items) => {
                     super::literal::python_list(self.literal_tree(items, v.span, d + 1, false)?)
@@ -1486,11 +1499,9 @@ fn equal_within(a: &Value, b: &Value, depth: usize) -> bool {
             let (xs, ys) = (x.items(), y.items());
             depth < MAX_COMPARE_DEPTH
                 && xs.len() == ys.len()
-                && xs.iter().all(|(k, v)| {
-                    ys.iter()
-                        .find(|(q, _)| q == k)
-                        .is_some_and(|(_, w)| equal_within(v, w, depth + 1))
-                })
+                && xs
+                    .iter()
+                    .all(|(k, v)| ys.get(k).is_some_and(|w| equal_within(v, w, depth + 1)))
         }
         // As torch.device: `cuda` equals only `cuda`, never `cuda:0`.
         (Value::Device(x), Value::Device(y)) => x.get() == y.get(),

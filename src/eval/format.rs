@@ -73,7 +73,7 @@ pub fn repr_of(v: &Value) -> String {
                 Some(Missing::Factory(f)) => repr_of(f),
                 _ => String::new(),
             };
-            let plain = Value::Dict(super::value::PyDict::new(pairs.items().to_vec()));
+            let plain = Value::Dict(super::value::PyDict::from_map((*pairs.items()).clone()));
             format!("defaultdict({factory}, {})", repr_of(&plain))
         }
         // A dict that holds itself shows as `{...}` inside, as Python's.
@@ -502,16 +502,13 @@ pub fn percent(fmt: &str, args: &Value) -> Result<String, Error> {
         let keyed;
         let v = match (&key, args) {
             (Some(k), Value::Dict(d)) => {
-                keyed = d
-                    .items()
-                    .iter()
-                    .find(|(name, _)| name == k.as_str())
-                    .map(|(_, v)| v.clone())
-                    .ok_or_else(|| Error::Module {
-                        class: "KeyError",
-                        message: format!("'{k}'"),
-                        help: None,
-                    })?;
+                keyed =
+                    d.get(&super::value::Key::from(k.as_str()))
+                        .ok_or_else(|| Error::Module {
+                            class: "KeyError",
+                            message: format!("'{k}'"),
+                            help: None,
+                        })?;
                 mapped = true;
                 &keyed
             }

@@ -552,7 +552,11 @@ pub(super) fn loader_len(i: &Arc<Mutex<PyIterator>>) -> Option<usize> {
 pub(super) fn is_lazy(i: &Arc<Mutex<PyIterator>>) -> bool {
     matches!(
         &*lock(i),
-        PyIterator::Generator(_) | PyIterator::Loader(_) | PyIterator::Next(_)
+        PyIterator::Generator(_)
+            | PyIterator::Loader(_)
+            | PyIterator::Next(_)
+            | PyIterator::Map(_)
+            | PyIterator::Filter(_)
     )
 }
 
@@ -581,6 +585,16 @@ impl Interp {
                     let o = o.clone();
                     drop(state);
                     return self.object_next(&o, span);
+                }
+                PyIterator::Map(m) => {
+                    let m = Arc::clone(m);
+                    drop(state);
+                    return self.map_next(&m.0, &m.1, span);
+                }
+                PyIterator::Filter(f) => {
+                    let f = Arc::clone(f);
+                    drop(state);
+                    return self.filter_next(&f.0, &f.1, span);
                 }
                 PyIterator::Loader(epoch) => Err(epoch.take()),
                 PyIterator::Generator(g) => Ok(g.take()),
@@ -617,6 +631,73 @@ impl Interp {
                 }
                 r
             }
+        }
+    }
+
+    /// The next item of `map(f, *iterables)`: `f` of the next of each, or
+    /// None once one has ended.
+    fn map_next(
+        &mut self,
+        f: &Value,
+        sources: &[Arc<Mutex<PyIterator>>],
+        span: Span,
+    ) -> Result<Option<Value>, Diagnostic> {
+        let mut args = Vec::with_capacity(sources.len());
+        for s in sources {
+            match self.next_item(s, span)? {
+                Some(v) => args.push(v),
+                None => return Ok(None),
+            }
+        }
+        let args = args
+            .into_iter()
+            .map(|v| super::args::ArgVal::positional(v, span))
+            .collect();
+        self.call_value(f.clone(), args, span).map(Some)
+    }
+
+    /// The next item of `filter(f, iterable)` that `f` finds true.
+    fn filter_next(
+        &mut self,
+        f: &Value,
+        source: &Arc<Mutex<PyIterator>>,
+        span: Span,
+    ) -> Result<Option<Value>, Diagnostic> {
+        while let Some(item) = self.next_item(source, span)? {
+            let keep = match f {
+                Value::None => self.truth(&item, span)?,
+                f => {
+                    let arg = super::args::ArgVal::positional(item.clone(), span);
+                    let r = self.call_value(f.clone(), vec![arg], span)?;
+                    self.truth(&r, span)?
+                }
+            };
+            if keep {
+                return Ok(Some(item));
+            }
+        }
+        Ok(None)
+    }
+
+    /// An iterator over `v`'s items, as Python's `iter(v)`: an iterator
+    /// itself, a DataLoader's new pass, an instance's `__iter__`, else
+    /// the items as they are now.
+    pub(crate) fn iterator_of(
+        &mut self,
+        v: Value,
+        span: Span,
+        what: &str,
+    ) -> Result<Arc<Mutex<PyIterator>>, Diagnostic> {
+        let v = match &v {
+            Value::Object(_) => self.iter_method(v, span)?,
+            Value::DataLoader(l) => self.loader_iter(l, span)?,
+            _ => v,
+        };
+        match v {
+            Value::Iterator(i) => Ok(i),
+            other => Ok(Arc::new(Mutex::new(PyIterator::Items(
+                super::builtins::python::items_of(&other, span, what)?.into(),
+            )))),
         }
     }
 

@@ -108,6 +108,9 @@ pub static MODULES: &[PyModule] = &[
     PyModule { path: "string" },
     PyModule { path: "os.path" },
     PyModule { path: "gc" },
+    PyModule {
+        path: "unicodedata",
+    },
     // What cudash's own Python modules (`stdlib/inspect.py`) ask of the
     // interpreter.
     PyModule { path: "_cudash" },
@@ -490,6 +493,73 @@ static TENSOR_FUNCTIONS: &[Native] = &[
 ];
 
 static NATIVES: &[Native] = &[
+    Native {
+        name: "unicodedata.normalize",
+    },
+    Native {
+        name: "unicodedata.is_normalized",
+    },
+    Native {
+        name: "unicodedata.category",
+    },
+    Native {
+        name: "unicodedata.combining",
+    },
+    Native {
+        name: "itertools.chain.from_iterable",
+    },
+    Native { name: "str.upper" },
+    Native { name: "str.lower" },
+    Native { name: "str.strip" },
+    Native { name: "str.lstrip" },
+    Native { name: "str.rstrip" },
+    Native { name: "str.split" },
+    Native { name: "str.rsplit" },
+    Native { name: "str.join" },
+    Native { name: "str.title" },
+    Native {
+        name: "str.capitalize",
+    },
+    Native {
+        name: "str.casefold",
+    },
+    Native {
+        name: "str.isdigit",
+    },
+    Native {
+        name: "str.isalpha",
+    },
+    Native {
+        name: "str.isalnum",
+    },
+    Native {
+        name: "str.isspace",
+    },
+    Native {
+        name: "str.isupper",
+    },
+    Native {
+        name: "str.islower",
+    },
+    Native {
+        name: "str.replace",
+    },
+    Native {
+        name: "str.startswith",
+    },
+    Native {
+        name: "str.endswith",
+    },
+    Native { name: "str.format" },
+    Native {
+        name: "str.splitlines",
+    },
+    Native { name: "str.count" },
+    Native { name: "str.find" },
+    Native { name: "str.zfill" },
+    Native { name: "str.center" },
+    Native { name: "str.ljust" },
+    Native { name: "str.rjust" },
     Native {
         name: "_cudash.parameters",
     },
@@ -1256,6 +1326,13 @@ fn torch_modules() -> String {
         .join(", ")
 }
 
+/// `f.name` of a function of Python's (`itertools.chain.from_iterable`),
+/// or of a builtin class (`str.upper`): the function of that full name.
+pub fn native_member(owner: &str, name: &str) -> Option<Value> {
+    let full = format!("{owner}.{name}");
+    NATIVES.iter().find(|f| f.name == full).map(Value::Native)
+}
+
 /// `module.name`: a submodule, a builtin under PyTorch's name, a dtype, a
 /// constant or a function of Python's modules.
 pub fn member(m: &'static PyModule, name: &str) -> Result<Value, Error> {
@@ -1644,6 +1721,9 @@ impl Interp {
         if super::vision_files::NAMES.contains(&f.name) {
             return self.call_vision_files(f.name, args, span);
         }
+        if super::unicode_data::NAMES.contains(&f.name) {
+            return self.call_unicode_data(f.name, args, span);
+        }
         if super::pil_image::NAMES.contains(&f.name) {
             return self.call_pil_image(f.name, args, span);
         }
@@ -1677,6 +1757,34 @@ impl Interp {
         }
         if f.name.starts_with("json.") {
             return self.call_json(f.name, args, span);
+        }
+        // `str.upper` read from the class: the method of its first argument.
+        if let Some(method) = f.name.strip_prefix("str.") {
+            let mut args = args.into_iter();
+            let recv = match args.next() {
+                Some(a) if matches!(a.value, Value::Str(_)) => a.value,
+                Some(a) => {
+                    return Err(Error::Module {
+                        class: "TypeError",
+                        message: format!(
+                        "descriptor '{method}' for 'str' objects doesn't apply to a '{}' object",
+                        super::format::python_type(&a.value)
+                    ),
+                        help: None,
+                    }
+                    .at(a.span))
+                }
+                None => {
+                    return Err(Error::Module {
+                        class: "TypeError",
+                        message: format!("unbound method str.{method}() needs an argument"),
+                        help: None,
+                    }
+                    .at(span))
+                }
+            };
+            let name = crate::lang::ast::Name::new(method.to_string(), span);
+            return self.call_method(recv, &name, args.collect(), span);
         }
         if super::itertools::NAMES.contains(&f.name) {
             return self.call_itertools(f.name, args, span);

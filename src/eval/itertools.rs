@@ -19,6 +19,7 @@ type Out = Result<Value, Diagnostic>;
 /// The names `itertools` gives here.
 pub(super) const NAMES: &[&str] = &[
     "itertools.chain",
+    "itertools.chain.from_iterable",
     "itertools.islice",
     "itertools.product",
     "itertools.repeat",
@@ -82,6 +83,21 @@ impl Interp {
                 let mut out = Vec::new();
                 for a in &pos {
                     out.extend(items(self, a)?);
+                }
+                Ok(iterator(out))
+            }
+            "itertools.chain.from_iterable" => {
+                let [a] = pos.as_slice() else {
+                    return Err(Error::Module {
+                        class: "TypeError",
+                        message: "chain.from_iterable() takes exactly one argument".into(),
+                        help: None,
+                    }
+                    .at(span));
+                };
+                let mut out = Vec::new();
+                for part in items(self, a)? {
+                    out.extend(self.iterated(part, a.span)?);
                 }
                 Ok(iterator(out))
             }

@@ -473,12 +473,7 @@ impl Interp {
                     let column: Vec<Value> = outputs
                         .iter()
                         .map(|o| match o {
-                            Value::Dict(e) => e
-                                .items()
-                                .iter()
-                                .find(|(kk, _)| kk == k)
-                                .map(|(_, v)| v.clone())
-                                .ok_or_else(|| at(mismatch(o))),
+                            Value::Dict(e) => e.get(k).ok_or_else(|| at(mismatch(o))),
                             other => Err(at(mismatch(other))),
                         })
                         .collect::<Out<_>>()?;

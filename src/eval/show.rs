@@ -192,7 +192,7 @@ pub fn repr(v: &Value) -> String {
             let (kind, f) = match &**d {
                 super::value::Decorated::Static(f) => ("staticmethod", f),
                 super::value::Decorated::ClassMethod(f) => ("classmethod", f),
-                super::value::Decorated::Property(f) => ("property", f),
+                super::value::Decorated::Property(f, _) => ("property", f),
                 super::value::Decorated::Apply(c) => {
                     return format!(
                         "<built-in method apply of FunctionMeta object ({})>",

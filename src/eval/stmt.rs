@@ -376,20 +376,34 @@ impl Interp {
         value: &Expr,
         span: Span,
     ) -> Result<(), Diagnostic> {
+        // `d[k] += v`, `d[i, j] += v`: the key made once.
+        let dict_key = match base {
+            Value::Dict(_) => Some(self.dict_key(items, span, 0)?),
+            _ => None,
+        };
         let [IndexItem::At(k)] = items else {
+            if let (Value::Dict(d), Some(key)) = (base, dict_key) {
+                let current = match d.get(&key) {
+                    Some(v) => v,
+                    None => self.missing_item(d, key.clone(), span)?,
+                };
+                let r = self.augmented_value(current, op, value, span)?;
+                d.set(key, r);
+                return Ok(());
+            }
             return Err(
                 Error::value("an item is updated by one key or index: `d[k] += v`").at(span),
             );
         };
-        let at = self.eval(k, 0)?;
-        let current = match base {
-            Value::Dict(d) => {
-                let key = super::value::Key::required(&at).map_err(|e| e.at(k.span))?;
-                match d.get(&key) {
-                    Some(v) => v,
-                    None => self.missing_item(d, key, k.span)?,
-                }
-            }
+        let at = match &dict_key {
+            Some(key) => key.value(),
+            None => self.eval(k, 0)?,
+        };
+        let current = match (base, &dict_key) {
+            (Value::Dict(d), Some(key)) => match d.get(key) {
+                Some(v) => v,
+                None => self.missing_item(d, key.clone(), k.span)?,
+            },
             _ => {
                 let Value::Int(i) = at else {
                     return Err(
@@ -401,42 +415,52 @@ impl Interp {
                 items[j].clone()
             }
         };
-        let v = self.eval(value, 0)?;
-        let r = match (
-            &current,
-            super::quick::quick_scalar(BinOp::Elementwise(op), &current, &v),
-        ) {
-            (_, Some(r)) => r,
-            (Value::Tensor(t), None) => {
-                self.begin_op(op.name());
-                self.augment_tensor(t, op, &v, span, value.span)?;
-                current.clone()
-            }
-            (_, None) => match self.in_place_operator_method(op, &current, &v, span) {
-                Some(r) => r?,
-                None => {
-                    self.begin_op(op.name());
-                    self.binary(BinOp::Elementwise(op), current.clone(), v)
-                        .map_err(|e| e.at(span))?
-                }
-            },
-        };
-        match base {
-            Value::Dict(d) => d.set(
-                super::value::Key::required(&at).map_err(|e| e.at(k.span))?,
-                r,
-            ),
-            Value::MutList(list) => {
+        let r = self.augmented_value(current, op, value, span)?;
+        match (base, dict_key) {
+            (Value::Dict(d), Some(key)) => d.set(key, r),
+            (Value::MutList(list), _) => {
                 let mut list = crate::runtime::lock::lock(list);
-                let Value::Int(i) = at else {
-                    unreachable!("checked above")
-                };
-                let j = super::expr::list_index(i, list.len()).map_err(|e| e.at(k.span))?;
-                Arc::make_mut(&mut list)[j] = r;
+                if let Value::Int(i) = at {
+                    let j = super::expr::list_index(i, list.len()).map_err(|e| e.at(k.span))?;
+                    Arc::make_mut(&mut list)[j] = r;
+                }
             }
             _ => {}
         }
         Ok(())
+    }
+
+    /// `current op v` of an augmented assignment to an item: a tensor
+    /// updated in place (and given back), else the new value.
+    fn augmented_value(
+        &mut self,
+        current: Value,
+        op: BinaryOp,
+        value: &Expr,
+        span: Span,
+    ) -> Result<Value, Diagnostic> {
+        let v = self.eval(value, 0)?;
+        Ok(
+            match (
+                &current,
+                super::quick::quick_scalar(BinOp::Elementwise(op), &current, &v),
+            ) {
+                (_, Some(r)) => r,
+                (Value::Tensor(t), None) => {
+                    self.begin_op(op.name());
+                    self.augment_tensor(t, op, &v, span, value.span)?;
+                    current.clone()
+                }
+                (_, None) => match self.in_place_operator_method(op, &current, &v, span) {
+                    Some(r) => r?,
+                    None => {
+                        self.begin_op(op.name());
+                        self.binary(BinOp::Elementwise(op), current.clone(), v)
+                            .map_err(|e| e.at(span))?
+                    }
+                },
+            },
+        )
     }
 
     /// `name op= v`, `current` the name's value: a tensor is updated in
@@ -690,10 +714,7 @@ impl Interp {
         span: Span,
     ) -> Result<(), Diagnostic> {
         use super::value::Key;
-        let [IndexItem::At(k)] = items else {
-            return Err(Error::value("a dict item is set by one key: `d[\"k\"] = v`").at(span));
-        };
-        let key = Key::required(&self.eval(k, 0)?).map_err(|e| e.at(k.span))?;
+        let key = self.dict_key(items, span, 0)?;
         let v = value.value(self)?;
         if let ExprKind::Attr(base, name) = &obj.kind {
             let is_os = matches!(self.eval(base, 0)?, Value::Namespace(m) if m.path == "os");

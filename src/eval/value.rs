@@ -143,6 +143,12 @@ pub enum PyIterator {
     /// An instance of a class with `__next__` (what its `__iter__` gave):
     /// each item its `__next__()`, until that raises StopIteration.
     Next(Value),
+    /// `map(f, *iterables)`: `f` of the next item of each iterator, made
+    /// as asked, until the shortest ends.
+    Map(Arc<(Value, Vec<Arc<Mutex<PyIterator>>>)>),
+    /// `filter(f, iterable)`: the next items `f` finds true (None: the
+    /// items that are true themselves), made as asked.
+    Filter(Arc<(Value, Arc<Mutex<PyIterator>>)>),
 }
 
 /// A generator between two items: the call's locals and where its body
@@ -324,8 +330,15 @@ pub struct DictState {
     missing: Option<Missing>,
 }
 
+/// The hasher of dict keys: foldhash, as the interpreter's variables (the
+/// order a dict shows is the order its keys came, never the hashes').
+pub type KeyHasher = foldhash::fast::FixedState;
+
+/// A dict's items in the order their keys came, found by hash.
+pub type DictMap = indexmap::IndexMap<Key, Value, KeyHasher>;
+
 /// A dict's items as one reading sees them.
-type Items = Arc<Vec<(Key, Value)>>;
+type Items = Arc<DictMap>;
 
 /// What `d[k]` of a key it lacks is, for the dicts of `collections`.
 #[derive(Debug)]
@@ -336,31 +349,48 @@ pub enum Missing {
     Count,
 }
 
+/// The map of `items`: a repeated key keeps its first place and its last
+/// value, as Python's dict literal.
+fn map_of(items: Vec<(Key, Value)>) -> DictMap {
+    let mut map = DictMap::with_capacity_and_hasher(items.len(), KeyHasher::default());
+    map.extend(items);
+    map
+}
+
 impl PyDict {
     /// `c.most_common(n=None)`: the items by count, largest first, ties in
     /// the order they came (Python's `sorted(..., reverse=True)` is stable).
     pub fn most_common(&self, n: Option<i64>) -> Value {
-        let mut items: Vec<(Key, Value)> = self.items().to_vec();
+        let items = self.items();
+        let mut items: Vec<(&Key, &Value)> = items.iter().collect();
         let count = |v: &Value| match v {
             Value::Int(i) => *i as f64,
             Value::Float(f) => f.get(),
             _ => 0.0,
         };
-        items.sort_by(|a, b| count(&b.1).total_cmp(&count(&a.1)));
+        items.sort_by(|a, b| count(b.1).total_cmp(&count(a.1)));
         if let Some(n) = n {
             items.truncate(n.max(0) as usize);
         }
         Value::list(
             items
                 .into_iter()
-                .map(|(k, v)| Value::List(Arc::new(vec![k.value(), v])))
+                .map(|(k, v)| Value::List(Arc::new(vec![k.value(), v.clone()])))
                 .collect(),
         )
     }
 
     pub fn new(items: Vec<(Key, Value)>) -> PyDict {
         PyDict(Arc::new(DictState {
-            items: Mutex::new(Arc::new(items)),
+            items: Mutex::new(Arc::new(map_of(items))),
+            missing: None,
+        }))
+    }
+
+    /// A dict of the items of `map` (`d.copy()`).
+    pub fn from_map(map: DictMap) -> PyDict {
+        PyDict(Arc::new(DictState {
+            items: Mutex::new(Arc::new(map)),
             missing: None,
         }))
     }
@@ -368,7 +398,7 @@ impl PyDict {
     /// A `defaultdict` or a `Counter` of `items`.
     pub fn with_missing(items: Vec<(Key, Value)>, missing: Missing) -> PyDict {
         PyDict(Arc::new(DictState {
-            items: Mutex::new(Arc::new(items)),
+            items: Mutex::new(Arc::new(map_of(items))),
             missing: Some(missing),
         }))
     }
@@ -392,30 +422,42 @@ impl PyDict {
     }
 
     pub fn get(&self, key: &Key) -> Option<Value> {
-        let items = self.items();
-        items.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+        crate::runtime::lock::lock(&self.0.items).get(key).cloned()
+    }
+
+    pub fn contains(&self, key: &Key) -> bool {
+        crate::runtime::lock::lock(&self.0.items).contains_key(key)
     }
 
     /// `d[k] = v`: replaces the value of `k` in place, or adds it last.
+    /// The items are copied only while a reading of them is alive.
     pub fn set(&self, key: Key, v: Value) {
         let mut items = crate::runtime::lock::lock(&self.0.items);
-        let items = Arc::make_mut(&mut items);
-        match items.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, old)) => *old = v,
-            None => items.push((key, v)),
-        }
+        Arc::make_mut(&mut items).insert(key, v);
     }
 
-    /// `del d[k]` / `d.pop(k)`: the value it had, if any.
+    /// `del d[k]` / `d.pop(k)`: the value it had, if any (the others keep
+    /// their order, as Python's).
     pub fn remove(&self, key: &Key) -> Option<Value> {
         let mut items = crate::runtime::lock::lock(&self.0.items);
-        let at = items.iter().position(|(k, _)| k == key)?;
-        Some(Arc::make_mut(&mut items).remove(at).1)
+        if !items.contains_key(key) {
+            return None;
+        }
+        Arc::make_mut(&mut items).shift_remove(key)
+    }
+
+    /// `d.popitem()`: the last item, taken out.
+    pub fn pop_last(&self) -> Option<(Key, Value)> {
+        let mut items = crate::runtime::lock::lock(&self.0.items);
+        if items.is_empty() {
+            return None;
+        }
+        Arc::make_mut(&mut items).pop()
     }
 
     /// `d.clear()`.
     pub fn clear(&self) {
-        *crate::runtime::lock::lock(&self.0.items) = Arc::new(Vec::new());
+        *crate::runtime::lock::lock(&self.0.items) = Arc::new(DictMap::default());
     }
 
     /// Whether both are the same dict (`is`).
@@ -429,27 +471,49 @@ impl PyDict {
     }
 }
 
-/// A dict's key: a string, or an int (PyTorch keys an optimizer's state by
-/// parameter number).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A dict's key or a set's item: a value Python can hash. Numbers equal as
+/// Python's (`1`, `1.0` and `True` are one key); a tuple by its items;
+/// a dtype or a device by what it names; anything else hashable (a
+/// tensor, a module, an instance, a function, a class) by identity, as
+/// Python's default `__hash__`. Lists, dicts and sets are not keys
+/// (`Key::of` in `hashable.rs` makes keys of values).
+#[derive(Clone, Debug)]
 pub enum Key {
     Str(String),
     Int(i64),
+    Bool(bool),
+    Float(f64),
+    None,
+    Tuple(Arc<Vec<Key>>),
+    DType(DType),
+    /// A device; `None`: `cuda` without an index.
+    Device(Option<Device>),
+    /// Kept by identity: its `id()` and the value.
+    Object(i64, Value),
 }
 
 impl Key {
-    /// `Key::of`, or the error a dict's key of another kind is.
-    pub fn required(v: &Value) -> Result<Key, crate::error::Error> {
-        Key::of(v).ok_or_else(|| {
-            crate::error::Error::wrong_type("a dict key", "a string or an int", v.type_name())
-        })
-    }
-
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Key::Str(s) => Some(s),
-            Key::Int(_) => None,
+            _ => None,
         }
+    }
+
+    /// The integer a number key equals, if it equals one (`True` is 1,
+    /// `2.0` is 2).
+    pub fn as_integer(&self) -> Option<i64> {
+        match self {
+            Key::Int(i) => Some(*i),
+            Key::Bool(b) => Some(*b as i64),
+            Key::Float(f) if f.fract() == 0.0 && f.abs() < 9.2e18 => Some(*f as i64),
+            _ => None,
+        }
+    }
+
+    /// Whether it is a number (an int, a float, a bool).
+    pub fn is_number(&self) -> bool {
+        matches!(self, Key::Int(_) | Key::Bool(_) | Key::Float(_))
     }
 
     /// The key as a value (`list(d)`, `for k in d`).
@@ -457,23 +521,103 @@ impl Key {
         match self {
             Key::Str(s) => Value::Str(Arc::new(s.clone())),
             Key::Int(i) => Value::Int(*i),
+            Key::Bool(b) => Value::bool(*b),
+            Key::Float(f) => Value::float(*f),
+            Key::None => Value::None,
+            Key::Tuple(items) => Value::List(Arc::new(items.iter().map(Key::value).collect())),
+            Key::DType(t) => Value::dtype(*t),
+            Key::Device(Some(d)) => Value::Device(Word::new(*d)),
+            Key::Device(None) => Value::CurrentCuda,
+            Key::Object(_, v) => v.clone(),
         }
     }
 
-    /// A value as a key: a string or an int (a bool is not one).
-    pub fn of(v: &Value) -> Option<Key> {
-        match v {
-            Value::Str(s) => Some(Key::Str(s.to_string())),
-            Value::Int(i) => Some(Key::Int(*i)),
-            _ => None,
-        }
-    }
-
-    /// As Python writes the key: `"lr"` quoted, `0` bare.
+    /// As cudash shows the key: `"lr"` quoted, `0` bare, a tuple in
+    /// parentheses.
     pub fn repr(&self) -> String {
         match self {
             Key::Str(s) => format!("{s:?}"),
             Key::Int(i) => i.to_string(),
+            Key::Bool(b) => if *b { "True" } else { "False" }.into(),
+            Key::Float(f) => crate::nn::repr::py_float(*f),
+            Key::None => "None".into(),
+            Key::Tuple(items) => match items.as_slice() {
+                [one] => format!("({},)", one.repr()),
+                _ => format!(
+                    "({})",
+                    items.iter().map(Key::repr).collect::<Vec<_>>().join(", ")
+                ),
+            },
+            Key::DType(t) => format!("torch.{}", t.name()),
+            Key::Device(Some(d)) => d.to_string(),
+            Key::Device(None) => "cuda".into(),
+            Key::Object(_, v) => format!("<{}>", v.type_name()),
+        }
+    }
+}
+
+impl PartialEq for Key {
+    fn eq(&self, other: &Key) -> bool {
+        match (self, other) {
+            (Key::Str(a), Key::Str(b)) => a == b,
+            (Key::None, Key::None) => true,
+            (Key::Tuple(a), Key::Tuple(b)) => a == b,
+            (Key::DType(a), Key::DType(b)) => a == b,
+            (Key::Device(a), Key::Device(b)) => a == b,
+            (Key::Object(a, _), Key::Object(b, _)) => a == b,
+            _ => match (self.as_integer(), other.as_integer()) {
+                (Some(a), Some(b)) => a == b,
+                (Some(_), None) | (None, Some(_)) => false,
+                // Floats that are not integers: by value, a NaN by its bits.
+                (None, None) => match (self, other) {
+                    (Key::Float(a), Key::Float(b)) => a == b || a.to_bits() == b.to_bits(),
+                    _ => false,
+                },
+            },
+        }
+    }
+}
+
+impl Eq for Key {}
+
+impl std::hash::Hash for Key {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        // Numbers equal to an integer hash as that integer (`1`, `1.0`, `True`).
+        let integer = |h: &mut H, i: i64| {
+            h.write_u8(1);
+            h.write_i64(i)
+        };
+        match self {
+            Key::Int(i) => integer(h, *i),
+            Key::Bool(b) => integer(h, *b as i64),
+            Key::Float(f) => match self.as_integer() {
+                Some(i) => integer(h, i),
+                None => {
+                    h.write_u8(2);
+                    h.write_u64(f.to_bits())
+                }
+            },
+            Key::Str(s) => {
+                h.write_u8(0);
+                s.hash(h)
+            }
+            Key::None => h.write_u8(3),
+            Key::Tuple(items) => {
+                h.write_u8(4);
+                items.hash(h)
+            }
+            Key::DType(t) => {
+                h.write_u8(5);
+                t.hash(h)
+            }
+            Key::Device(d) => {
+                h.write_u8(6);
+                d.hash(h)
+            }
+            Key::Object(id, _) => {
+                h.write_u8(7);
+                h.write_i64(*id)
+            }
         }
     }
 }
@@ -506,7 +650,7 @@ impl std::fmt::Display for Key {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Key::Str(s) => f.write_str(s),
-            Key::Int(i) => write!(f, "{i}"),
+            other => f.write_str(&other.repr()),
         }
     }
 }
@@ -610,7 +754,7 @@ impl Value {
             Value::Decorated(d) => match **d {
                 Decorated::Static(_) => "a staticmethod",
                 Decorated::ClassMethod(_) => "a classmethod",
-                Decorated::Property(_) => "a property",
+                Decorated::Property(..) => "a property",
                 Decorated::Apply(_) => "a function",
             },
             Value::GradMode(_) => "a grad mode",
@@ -743,7 +887,11 @@ impl Value {
             ),
             Value::Iterator(it) => match &mut *crate::runtime::lock::lock(it) {
                 PyIterator::Items(items) => Some(Ok(items.drain(..).collect())),
-                PyIterator::Loader(_) | PyIterator::Generator(_) | PyIterator::Next(_) => None,
+                PyIterator::Loader(_)
+                | PyIterator::Generator(_)
+                | PyIterator::Next(_)
+                | PyIterator::Map(_)
+                | PyIterator::Filter(_) => None,
             },
             Value::Enumerate(e) => e.0.elements().map(|items| {
                 items.map(|items| {
@@ -1096,8 +1244,10 @@ pub enum Decorated {
     Static(Value),
     /// `@classmethod`: bound to the class.
     ClassMethod(Value),
-    /// `@property`: read as an attribute, by calling it with the instance.
-    Property(Value),
+    /// `@property`: read as an attribute, by calling its getter with the
+    /// instance; set, where it has a setter (`@name.setter`), by calling
+    /// that with the instance and the value.
+    Property(Value, Option<Value>),
     /// `MyFunction.apply` of a `torch.autograd.Function` class.
     Apply(Arc<Class>),
 }
@@ -1536,6 +1686,20 @@ pub fn object_id(v: &Value) -> i64 {
         Value::Dataset(x) => addr(x),
         Value::DataLoader(x) => addr(x),
         Value::Sampler(x) => addr(x),
+        Value::Generator(x) => addr(&x.0),
+        Value::Stream(x) => addr(x),
+        Value::Event(x) => addr(x),
+        Value::Scheduler(x) => addr(x),
+        Value::Exception(x) => addr(x),
+        Value::Iterator(x) => addr(x),
+        Value::File(x) => addr(x),
+        Value::OwnModule(x) => addr(x),
+        Value::Method(x) => addr(x),
+        Value::Decorated(x) => addr(x),
+        Value::Builtin(x) => *x as *const Doc as usize as i64,
+        Value::Native(x) => *x as *const Native as usize as i64,
+        Value::ExcClass(x) => *x as *const ExceptionClass as usize as i64,
+        Value::Namespace(x) => *x as *const PyModule as usize as i64,
         other => {
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();

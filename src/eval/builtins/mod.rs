@@ -284,6 +284,8 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("reversed", python::reversed),
     ("any", python::any_all),
     ("iter", python::iter),
+    ("map", python::map),
+    ("filter", python::filter),
     ("next", python::next),
     ("all", python::any_all),
     ("staticmethod", python::method_kind),
@@ -600,8 +602,8 @@ impl Interp {
         // A generator is run to its end for what reads a sequence whole
         // (`list(g)`, `sum(g)`, `torch.stack(g)`); these take it as it is.
         let args = match doc.name {
-            "next" | "iter" | "enumerate" | "print" | "str" | "repr" | "len" | "type"
-            | "format" | "isinstance" | "id" | "callable" => args,
+            "next" | "iter" | "map" | "filter" | "enumerate" | "print" | "str" | "repr" | "len"
+            | "type" | "format" | "isinstance" | "id" | "callable" => args,
             _ => self.drain_generators(args)?,
         };
         let b = bind(doc, args, span)?;

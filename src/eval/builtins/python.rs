@@ -187,10 +187,8 @@ pub(super) fn tuple(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
 /// `dict(a=1, b=2)`, `dict(pairs)`.
 pub(super) fn dict(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let mut out: Vec<(Key, Value)> = Vec::new();
-    let mut put = |k: Key, v: Value| match out.iter_mut().find(|(old, _)| *old == k) {
-        Some(slot) => slot.1 = v,
-        None => out.push((k, v)),
-    };
+    // A repeated key keeps its first place and its last value (`PyDict::new`).
+    let mut put = |k: Key, v: Value| out.push((k, v));
     if let Some((v, span)) = b.get("iterable") {
         match v {
             Value::Dict(pairs) => pairs
@@ -200,14 +198,10 @@ pub(super) fn dict(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
             other => {
                 for pair in items_of(other, *span, "dict()")? {
                     match pair.elements() {
-                        Some(Ok(kv)) if kv.len() == 2 => match Key::of(&kv[0]) {
-                            Some(k) => put(k, kv[1].clone()),
-                            None => {
-                                return Err(
-                                    Error::value("a dict's keys are strings or ints").at(*span)
-                                )
-                            }
-                        },
+                        Some(Ok(kv)) if kv.len() == 2 => put(
+                            Key::required(&kv[0]).map_err(|e| e.at(*span))?,
+                            kv[1].clone(),
+                        ),
                         _ => return Err(Error::value("dict() takes (key, value) pairs").at(*span)),
                     }
                 }
@@ -616,6 +610,49 @@ pub(super) fn iter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value,
     Ok(Value::Iterator(Arc::new(std::sync::Mutex::new(state))))
 }
 
+/// `map(function, *iterables)`: an iterator of `function` of one item of
+/// each iterable, made as the loop (or `list`, `next`) asks, ending with
+/// the shortest, as Python 3's map.
+pub(super) fn map(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    use super::super::value::PyIterator;
+    let (f, _) = b
+        .get("function")
+        .cloned()
+        .ok_or_else(|| type_error("map() must have at least two arguments.").at(b.span))?;
+    if b.rest.is_empty() {
+        return Err(type_error("map() must have at least two arguments.").at(b.span));
+    }
+    let mut sources = Vec::with_capacity(b.rest.len());
+    for (v, span) in &b.rest {
+        sources.push(me.iterator_of(v.clone(), *span, "map()")?);
+    }
+    Ok(Value::Iterator(Arc::new(std::sync::Mutex::new(
+        PyIterator::Map(Arc::new((f, sources))),
+    ))))
+}
+
+/// `filter(function, iterable)`: an iterator of the items `function`
+/// finds true (`None`: the items true themselves), made as asked.
+pub(super) fn filter(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    use super::super::value::PyIterator;
+    let (f, (v, span)) = match (b.get("function"), b.get("iterable")) {
+        (Some((f, _)), Some(it)) => (f.clone(), it.clone()),
+        _ => return Err(type_error("filter expected 2 arguments").at(b.span)),
+    };
+    let source = me.iterator_of(v, span, "filter()")?;
+    Ok(Value::Iterator(Arc::new(std::sync::Mutex::new(
+        PyIterator::Filter(Arc::new((f, source))),
+    ))))
+}
+
+fn type_error(message: &str) -> Error {
+    Error::Module {
+        class: "TypeError",
+        message: message.into(),
+        help: None,
+    }
+}
+
 /// `reversed(seq)`: an iterator over a sequence's items, last first (a
 /// list, a tuple, a range, a string, a dict's keys; not a generator,
 /// whose end is not known, as Python's).
@@ -701,7 +738,7 @@ pub(super) fn method_kind(
     let d = match name {
         "staticmethod" => Decorated::Static(f),
         "classmethod" => Decorated::ClassMethod(f),
-        _ => Decorated::Property(f),
+        _ => Decorated::Property(f, b.get("fset").map(|(s, _)| s.clone())),
     };
     Ok(Value::Decorated(Arc::new(d)))
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::super::args::Bound;
 use super::super::format::repr_of;
-use super::super::value::{Key, PyDict};
+use super::super::value::{DictMap, Key, PyDict};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 
@@ -25,7 +25,7 @@ const MANY: usize = 12;
 
 /// Python's `KeyError` for `key`, missing from a dict of `keys`: its repr
 /// as the message, and the nearest key (or the keys) as help.
-pub fn key_error(key: &Key, keys: &[(Key, Value)]) -> Error {
+pub fn key_error(key: &Key, keys: &DictMap) -> Error {
     let suggestion = key.as_str().and_then(|key| {
         super::super::suggest::closest(key, keys.iter().filter_map(|(k, _)| k.as_str()))
     });
@@ -132,7 +132,7 @@ pub(super) fn dict_method(
             Value::None
         }
         // A new dict of the same items (the values themselves shared).
-        _ => Value::Dict(PyDict::new(items.to_vec())),
+        _ => Value::Dict(PyDict::from_map((*items).clone())),
     })
 }
 
@@ -140,7 +140,11 @@ pub(super) fn dict_method(
 /// (key, value) pairs.
 pub fn pairs_of(v: &Value) -> Result<Vec<(Key, Value)>, Error> {
     if let Value::Dict(other) = v {
-        return Ok(other.items().to_vec());
+        return Ok(other
+            .items()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect());
     }
     let seq = v
         .items()

@@ -647,6 +647,10 @@ impl Interp {
             let f = self.own_module_attr(m, &name.name, name.span)?;
             return self.call_value(f, args, span);
         }
+        // `itertools.chain.from_iterable(xs)`, `str.upper(s)`.
+        if let Some(f) = native_member(&recv, &name.name) {
+            return self.call_value(f, args, span);
+        }
         // `nn.Transformer.generate_square_subsequent_mask(n)`: a static
         // method of PyTorch's class (also called on a model).
         if name.name == "generate_square_subsequent_mask" {
@@ -790,6 +794,10 @@ impl Interp {
         if let Value::Dataset(ds) = recv {
             return super::subset::dataset_attr(ds, name).map_err(|e| e.at(span));
         }
+        // `itertools.chain.from_iterable`, `str.upper`.
+        if let Some(f) = native_member(recv, name) {
+            return Ok(f);
+        }
         // `type(x).__name__`, `int.__name__`.
         match (recv, name) {
             (Value::Builtin(doc), "__name__") => {
@@ -816,8 +824,8 @@ impl Interp {
         // `s.values` of `s = x.sort()`: a dict's keys read as fields, as
         // PyTorch's named tuples.
         if let Value::Dict(pairs) = recv {
-            if let Some((_, v)) = pairs.items().iter().find(|(k, _)| k == name) {
-                return Ok(v.clone());
+            if let Some(v) = pairs.get(&super::value::Key::from(name)) {
+                return Ok(v);
             }
         }
         // `"a b".split`: a string's method, bound to it (a Python program's;
@@ -954,6 +962,18 @@ fn property_called(name: &str) -> Error {
         format!("`.{name}` is a property, not a method"),
         format!("write `.{name}` without parentheses"),
     )
+}
+
+/// `recv.name` where `recv` is a function of Python's or the class `str`:
+/// the function of that full name (`itertools.chain.from_iterable`,
+/// `str.upper`), if cudash has it.
+fn native_member(recv: &Value, name: &str) -> Option<Value> {
+    let owner = match recv {
+        Value::Native(f) => f.name,
+        Value::Builtin(doc) if doc.name == "str" => "str",
+        _ => return None,
+    };
+    super::imports::native_member(owner, name)
 }
 
 #[cfg(test)]

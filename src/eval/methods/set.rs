@@ -1,4 +1,4 @@
-//! Python's set of strings and ints: `set(iterable)`, membership, `add`,
+//! Python's set of hashable values: `set(iterable)`, membership, `add`,
 //! `update`, `remove`, `discard`, `union`/`|`, `intersection`/`&`,
 //! `difference`/`-`. Shared and changed in place, as a dict is (its items
 //! are a `PyDict`'s keys); items keep the order they came in.
@@ -9,7 +9,7 @@ use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
 use crate::vocab::BinaryOp;
 
-/// The keys of an iterable's items (each a string or an int).
+/// The keys of an iterable's items (each hashable).
 fn keys_of(v: &Value) -> Result<Vec<Key>, Error> {
     let items = match v {
         Value::Str(s) => s
@@ -33,8 +33,7 @@ fn keys_of(v: &Value) -> Result<Vec<Key>, Error> {
     items.iter().map(key).collect()
 }
 
-/// An item as a set holds it: a string or an int (Python's hashable;
-/// cudash's sets hold these two).
+/// An item as a set holds it: a hashable value (`Key::of`).
 fn key(v: &Value) -> Result<Key, Error> {
     // In cudash's cells `[1, 2]` is a tensor: its items are 0-d int tensors.
     if let Value::Tensor(t) = v {
@@ -42,8 +41,7 @@ fn key(v: &Value) -> Result<Key, Error> {
             return Ok(Key::Int(t.to_vec::<i64>()[0]));
         }
     }
-    Key::of(v)
-        .ok_or_else(|| Error::wrong_type("an item of a set", "a string or an int", v.type_name()))
+    Key::required(v)
 }
 
 fn of_keys(keys: impl IntoIterator<Item = Key>) -> Value {
@@ -128,7 +126,10 @@ pub(super) fn set_method(
             Ok(of_keys(keys))
         }
         "intersection" | "difference" => {
-            let others = others()?;
+            let others: Vec<foldhash::HashSet<Key>> = others()?
+                .into_iter()
+                .map(|o| o.into_iter().collect())
+                .collect();
             let keep = |k: &Key| {
                 let inside = others.iter().all(|o| o.contains(k));
                 let outside = others.iter().all(|o| !o.contains(k));
@@ -148,25 +149,28 @@ pub(crate) fn set_binary(op: BinaryOp, a: &Value, b: &Value) -> Option<Result<Va
     let (Value::Set(x), Value::Set(y)) = (a, b) else {
         return None;
     };
-    let xs: Vec<Key> = x.items().iter().map(|(k, _)| k.clone()).collect();
-    let ys: Vec<Key> = y.items().iter().map(|(k, _)| k.clone()).collect();
+    let (x_map, y_map) = (x.items(), y.items());
+    let (mut xs, mut ys) = (x_map.keys(), y_map.keys());
+    let (x_has, y_has) = (
+        |k: &Key| x_map.contains_key(k),
+        |k: &Key| y_map.contains_key(k),
+    );
     Some(Ok(match op {
-        BinaryOp::BitOr => of_keys(xs.into_iter().chain(ys)),
-        BinaryOp::BitAnd => of_keys(xs.into_iter().filter(|k| ys.contains(k))),
-        BinaryOp::Sub => of_keys(xs.into_iter().filter(|k| !ys.contains(k))),
+        BinaryOp::BitOr => of_keys(xs.chain(ys).cloned()),
+        BinaryOp::BitAnd => of_keys(xs.filter(|k| y_has(k)).cloned()),
+        BinaryOp::Sub => of_keys(xs.filter(|k| !y_has(k)).cloned()),
         BinaryOp::BitXor => of_keys(
-            xs.iter()
-                .filter(|k| !ys.contains(k))
-                .chain(ys.iter().filter(|k| !xs.contains(k)))
+            xs.filter(|k| !y_has(k))
+                .chain(ys.filter(|k| !x_has(k)))
                 .cloned(),
         ),
         // `==` and `!=`: the same items (`expr::equal`); `<=`, `<`:
         // subsets, `>=`, `>`: supersets, as Python's.
         BinaryOp::Eq | BinaryOp::Ne => return None,
-        BinaryOp::Le => Value::bool(xs.iter().all(|k| ys.contains(k))),
-        BinaryOp::Lt => Value::bool(xs.len() < ys.len() && xs.iter().all(|k| ys.contains(k))),
-        BinaryOp::Ge => Value::bool(ys.iter().all(|k| xs.contains(k))),
-        BinaryOp::Gt => Value::bool(ys.len() < xs.len() && ys.iter().all(|k| xs.contains(k))),
+        BinaryOp::Le => Value::bool(xs.all(y_has)),
+        BinaryOp::Lt => Value::bool(x_map.len() < y_map.len() && xs.all(y_has)),
+        BinaryOp::Ge => Value::bool(ys.all(x_has)),
+        BinaryOp::Gt => Value::bool(y_map.len() < x_map.len() && ys.all(x_has)),
         _ => {
             return Some(Err(Error::Module {
                 class: "TypeError",
