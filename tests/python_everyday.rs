@@ -4997,3 +4997,108 @@ for bad in (\"unicodedata.normalize('NFX', 'a')\", \"unicodedata.category('ab')\
         ]
     );
 }
+
+#[test]
+fn instances_hash_by_their_class_and_iterate_by_index() {
+    let out = python_printed(
+        "hash_and_sequences",
+        "import sys
+import torch
+from torch.utils.data import Dataset
+from dataclasses import dataclass
+from collections import namedtuple
+class Vec:
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+    def __eq__(self, o):
+        return isinstance(o, Vec) and (self.x, self.y) == (o.x, o.y)
+    def __hash__(self):
+        return hash((self.x, self.y))
+    def __repr__(self):
+        return f\"Vec({self.x}, {self.y})\"
+class OnlyEq:
+    def __eq__(self, o):
+        return True
+@dataclass
+class Point:
+    x: int
+    y: int
+Pair = namedtuple(\"Pair\", [\"a\", \"b\"])
+print({Vec(1, 2): \"a\"}.get(Vec(1, 2)), len({Vec(1, 2), Vec(1, 2), Vec(2, 1)}), Vec(1, 2) in {Vec(1, 2)})
+print({Pair(1, 2): \"p\"}[(1, 2)], {(1, 2): \"t\"}[Pair(1, 2)], Pair(1, 2) < (1, 3), Pair(1, 2) + (3,))
+print(hash(3) == hash(3.0) == hash(True * 3), hash(-1), hash(2**62), hash((1, \"a\")) == hash((1.0, \"a\")))
+for bad in (\"{OnlyEq(): 1}\", \"{Point(1, 2)}\"):
+    try:
+        eval(bad)
+    except TypeError as e:
+        print(\"TypeError:\", e)
+try:
+    hash([1])
+except TypeError as e:
+    print(\"TypeError:\", e)
+class Squares(Dataset):
+    def __init__(self, n):
+        self.n = n
+        self.x = torch.arange(n)
+    def __len__(self):
+        return self.n
+    def __getitem__(self, i):
+        return int(self.x[i]), int(self.x[i]) ** 2
+for x, y in Squares(3):
+    print(x, y)
+print(list(Squares(2)), (1, 1) in Squares(3), [b for _, b in Squares(4) if b % 2 == 0])
+class Config:
+    def __init__(self, **kw):
+        for k, v in kw.items():
+            setattr(self, k, v)
+    def __getattr__(self, name):
+        return f\"<{name} unset>\"
+c = Config(lr=0.1)
+print(c.lr, c.momentum, getattr(c, \"wd\"))
+print(3 in range(1, 10, 2), 4 in range(1, 10, 2), 2.0 in range(3), -3 in range(0, -5, -1), 5 in range(5))
+print(sys.version_info >= (3, 8), sys.version_info[:2] >= (3, 8), sys.version_info.major)
+",
+    );
+    // As Python 3.11 with torch 2.15 printed them.
+    assert_eq!(
+        out,
+        [
+            "a 2 True",
+            "p t True (1, 2, 3)",
+            "True -2 2 True",
+            "TypeError: unhashable type: 'OnlyEq'",
+            "TypeError: unhashable type: 'Point'",
+            "TypeError: unhashable type: 'list'",
+            "0 0",
+            "1 1",
+            "2 4",
+            "[(0, 0), (1, 1)] True [0, 4]",
+            "0.1 <momentum unset> <wd unset>",
+            "True False True True False",
+            "True True 3",
+        ]
+    );
+}
+
+#[test]
+fn a_dict_literal_spreads_other_dicts() {
+    let out = python_printed(
+        "dict_spread",
+        "defaults = {'lr': 1e-3, 'batch_size': 32}
+cfg = {**defaults, 'lr': 0.1, **{'epochs': 2}}
+print(cfg, defaults, {**{}}, {'a': 1, **{'a': 2}})
+try:
+    {**[1]}
+except TypeError as e:
+    print('TypeError:', e)
+",
+    );
+    // As Python 3.11 printed them.
+    assert_eq!(
+        out,
+        [
+            "{'lr': 0.1, 'batch_size': 32, 'epochs': 2} {'lr': 0.001, 'batch_size': 32} {} {'a': 2}",
+            "TypeError: 'list' object is not a mapping",
+        ]
+    );
+}

@@ -329,7 +329,14 @@ impl Interp {
                 }
                 match o.class.find(name) {
                     Some(x) => self.class_attribute(v, &o.class, x, span),
-                    None => Err(no_attribute(&o.class.name, name, span)),
+                    // Python's last resort: the class's `__getattr__(name)`.
+                    None => match o.class.find("__getattr__") {
+                        Some(Value::Function(f)) => {
+                            let arg = ArgVal::positional(Value::Str(Arc::new(name.into())), span);
+                            self.call_bound(v, f, vec![arg], span)
+                        }
+                        _ => Err(no_attribute(&o.class.name, name, span)),
+                    },
                 }
             }
             Value::Module(m) => self.module_attr(v, m, name, span),

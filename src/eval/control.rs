@@ -225,7 +225,7 @@ impl Interp {
                 let r = self.call_bound(container, f, vec![arg], span)?;
                 return self.truth(&r, span);
             }
-            if o.class.find("__iter__").is_some() {
+            if o.class.find("__iter__").is_some() || o.class.find("__getitem__").is_some() {
                 let items = self.items_of(container.clone(), span)?;
                 return Ok(items.iter().any(equal));
             }
@@ -238,9 +238,7 @@ impl Interp {
                 let now = std::sync::Arc::clone(&crate::runtime::lock::lock(items));
                 now.iter().any(equal)
             }
-            Value::Dict(pairs) | Value::Set(pairs) => {
-                pairs.contains(&Key::required(item).map_err(|e| e.at(span))?)
-            }
+            Value::Dict(pairs) | Value::Set(pairs) => pairs.contains(&self.key(item, span)?),
             Value::Str(s) => match item {
                 Value::Str(sub) => s.contains(&**sub),
                 other => {
@@ -261,6 +259,15 @@ impl Interp {
             // `"betas" in opt.param_groups[0]`: its keys.
             Value::ParamGroup(g) => match item {
                 Value::Str(k) => super::param_group::group_get(&g.0, g.1, k).is_ok(),
+                _ => false,
+            },
+            // `i in range(n)`: by arithmetic, never counted out.
+            Value::Range(r) => match item {
+                Value::Int(i) => r.contains(*i),
+                Value::Bool(b) => r.contains(b.get() as i64),
+                Value::Float(f) if f.get().fract() == 0.0 && f.get().abs() < 9.2e18 => {
+                    r.contains(f.get() as i64)
+                }
                 _ => false,
             },
             Value::Tensor(t) if t.numel() == 0 => false,
@@ -328,9 +335,7 @@ impl Interp {
             CompKind::List => Value::list(items),
             CompKind::Generator => Value::List(std::sync::Arc::new(items)),
             CompKind::Dict => Value::Dict(PyDict::new(pairs)),
-            CompKind::Set => {
-                super::methods::set::set_of(&items).map_err(|e| e.at(c.element.span))?
-            }
+            CompKind::Set => super::methods::set::set_of(self, &items, c.element.span)?,
         })
     }
 
@@ -349,7 +354,7 @@ impl Interp {
                     let kv = self.eval(key, d)?;
                     // A repeated key keeps its first place and its last
                     // value (`PyDict::new`).
-                    let key_value = Key::required(&kv).map_err(|e| e.at(key.span))?;
+                    let key_value = self.key(&kv, key.span)?;
                     pairs.push((key_value, v));
                 }
                 None => items.push(v),

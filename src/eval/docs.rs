@@ -317,6 +317,7 @@ docs! {
     Method Teaching "difference", "st.difference(*others)", "A new set of the items of this set in none of `others` (`a - b`).", "set([1, 2]).difference([2, 3])";
     Function Teaching "dict", "dict(iterable=none, **kwargs)", "Python's dict: of (key, value) pairs, another dict, or keywords.", "dict(lr=0.1, momentum=0.9)";
     Function Teaching "sorted", "sorted(iterable, key=none, reverse=false)", "Python's sorted: a new list in order (numbers, strings, tuples item by item), by `key(item)` when a key function is given; stable.", "sorted([(\"b\", 2), (\"a\", 3)], key=lambda p: p[1], reverse=true)";
+    Function Teaching "hash", "hash(obj)", "Python's hash: an int equal for values a dict takes as one key (`hash(1) == hash(1.0)`); an int's is itself (modulo 2**61 - 1); a class's own `__hash__` gives it for its instances; a list, a dict or a set has none (TypeError).", "hash((1, \"a\")) == hash((1.0, \"a\"))";
     Function Teaching "id", "id(obj)", "Python's id: one number per object, the same for two names of it (`a is b`).", "x = ones(2)\ny = x\nid(x) == id(y)";
     Function Teaching "any", "any(iterable)", "Python's any: true when an item is true.", "any([0, 1])";
     Function Teaching "all", "all(iterable)", "Python's all: true when every item is.", "all([1, 1])";

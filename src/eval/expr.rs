@@ -157,7 +157,7 @@ impl Interp {
                 for item in items {
                     values.push(self.eval(item, d)?);
                 }
-                super::methods::set::set_of(&values).map_err(|err| err.at(e.span))
+                super::methods::set::set_of(self, &values, e.span)
             }
             ExprKind::Neg(inner) => {
                 let v = self.eval(inner, d)?;
@@ -513,7 +513,7 @@ impl Interp {
             };
         };
         let kv = self.eval(k, d)?;
-        let key = Key::required(&kv).map_err(|e| e.at(k.span))?;
+        let key = self.key(&kv, k.span)?;
         if let Some(v) = dict.get(&key) {
             return Ok(v);
         }
@@ -554,7 +554,7 @@ impl Interp {
             (1, [IndexItem::At(e)]) => (parts.remove(0), e.span),
             _ => (Value::List(Arc::new(parts)), span),
         };
-        Key::required(&v).map_err(|e| e.at(at))
+        self.key(&v, at)
     }
 
     /// `d[k]` of a key `d` lacks: a `defaultdict`'s `factory()`, kept
@@ -789,8 +789,28 @@ impl Interp {
     fn eval_dict(&mut self, pairs: &[(Expr, Expr)], d: usize) -> Result<Value, Diagnostic> {
         let mut out: Vec<(Key, Value)> = Vec::with_capacity(pairs.len());
         for (k, v) in pairs {
+            // `{**defaults, "lr": 0.1}`: the items of a dict, in order.
+            if let ExprKind::Starred(m) = &k.kind {
+                match self.eval(m, d)? {
+                    Value::Dict(other) => {
+                        out.extend(other.items().iter().map(|(k, v)| (k.clone(), v.clone())));
+                        continue;
+                    }
+                    other => {
+                        return Err(Error::Module {
+                            class: "TypeError",
+                            message: format!(
+                                "'{}' object is not a mapping",
+                                super::format::python_type(&other)
+                            ),
+                            help: None,
+                        }
+                        .at(m.span))
+                    }
+                }
+            }
             let kv = self.eval(k, d)?;
-            let key = Key::required(&kv).map_err(|e| e.at(k.span))?;
+            let key = self.key(&kv, k.span)?;
             let value = match &v.kind {
                 ExprKind::List(items) => {
                     super::literal::python_list(self.literal_tree(items, v.span, d + 1, false)?)
@@ -872,6 +892,18 @@ impl Interp {
         }
         if let Some(r) = super::strings::string_binary(op, &a, &b) {
             return r;
+        }
+        // A named tuple orders, joins and repeats as the tuple it is
+        // (`sys.version_info >= (3, 8)`).
+        let as_tuple = |v: &Value| match v {
+            Value::Object(o) if o.class.tuple => Some(Value::List(Arc::new(o.tuple_items()))),
+            _ => None,
+        };
+        let (ta, tb) = (as_tuple(&a), as_tuple(&b));
+        if (ta.is_some() || tb.is_some())
+            && !matches!(op, BinOp::Elementwise(BinaryOp::Eq | BinaryOp::Ne))
+        {
+            return self.binary(op, ta.unwrap_or(a), tb.unwrap_or(b));
         }
         if let Some(r) = super::sequences::sequence_binary(op, &a, &b) {
             return r;
@@ -1083,11 +1115,12 @@ impl Interp {
             None => match self.eval(callee, d)? {
                 // `print` shows a list as it is (one that holds itself as `[...]`).
                 // ... and `str(x.shape)` shows a torch.Size, not a tuple.
-                // `isinstance(xs, list)` and `type(xs)` ask of the list itself.
+                // `isinstance(xs, list)`, `type(xs)` and `hash(xs)` ask of
+                // the list itself.
                 Value::Builtin(doc)
                     if matches!(
                         doc.name,
-                        "print" | "str" | "repr" | "format" | "isinstance" | "type"
+                        "print" | "str" | "repr" | "format" | "isinstance" | "type" | "hash"
                     ) =>
                 {
                     self.call_builtin(doc, vals, span)

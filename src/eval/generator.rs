@@ -557,6 +557,7 @@ pub(super) fn is_lazy(i: &Arc<Mutex<PyIterator>>) -> bool {
             | PyIterator::Next(_)
             | PyIterator::Map(_)
             | PyIterator::Filter(_)
+            | PyIterator::Indexed(..)
     )
 }
 
@@ -595,6 +596,12 @@ impl Interp {
                     let f = Arc::clone(f);
                     drop(state);
                     return self.filter_next(&f.0, &f.1, span);
+                }
+                PyIterator::Indexed(o, k) => {
+                    let (o, at) = (o.clone(), *k);
+                    *k += 1;
+                    drop(state);
+                    return self.indexed_next(&o, at, span);
                 }
                 PyIterator::Loader(epoch) => Err(epoch.take()),
                 PyIterator::Generator(g) => Ok(g.take()),
@@ -654,6 +661,27 @@ impl Interp {
             .map(|v| super::args::ArgVal::positional(v, span))
             .collect();
         self.call_value(f.clone(), args, span).map(Some)
+    }
+
+    /// `obj[at]` of an instance iterated by index: None once it raises
+    /// IndexError (or StopIteration), as Python's sequence iteration ends.
+    fn indexed_next(
+        &mut self,
+        obj: &Value,
+        at: i64,
+        span: Span,
+    ) -> Result<Option<Value>, Diagnostic> {
+        let Some(Value::Function(f)) =
+            super::value::class_of(obj).and_then(|c| c.find("__getitem__"))
+        else {
+            return Ok(None);
+        };
+        let arg = super::args::ArgVal::positional(Value::Int(at), span);
+        match self.call_bound(obj, f, vec![arg], span) {
+            Ok(v) => Ok(Some(v)),
+            Err(d) if matches!(d.error.class(), "IndexError" | "StopIteration") => Ok(None),
+            Err(d) => Err(d),
+        }
     }
 
     /// The next item of `filter(f, iterable)` that `f` finds true.
@@ -841,6 +869,14 @@ impl Interp {
             return self.sampler_items(s, span);
         }
         if let Value::Object(o) = &v {
+            // Python's sequence protocol: `__getitem__` with 0, 1, ...
+            if let (None, Some(Value::Function(_))) =
+                (o.class.find("__iter__"), o.class.find("__getitem__"))
+            {
+                return Ok(Value::Iterator(Arc::new(Mutex::new(PyIterator::Indexed(
+                    v, 0,
+                )))));
+            }
             if let Some(Value::Function(f)) = o.class.find("__iter__") {
                 let it = self.call_bound(&v, f, Vec::new(), span)?;
                 // An iterator of the program's own: its `__next__` asked

@@ -909,6 +909,11 @@ fn any_requires_grad(v: &Value) -> bool {
     }
 }
 
+/// Whether a value is a tensor or holds one (in a list, a tuple or a dict).
+pub(crate) fn holds_tensor(v: &Value) -> bool {
+    matches!(v, Value::Tensor(_)) || v.any_inside(&mut |x| matches!(x, Value::Tensor(_)))
+}
+
 /// The tensors in a value (itself, or the items of a list, tuple or dict).
 fn tensors(v: &Value) -> Vec<Arc<Tensor>> {
     let mut out = Vec::new();

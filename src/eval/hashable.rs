@@ -3,8 +3,11 @@
 
 use std::sync::Arc;
 
-use super::value::{object_id, Key, Value};
-use crate::error::Error;
+use super::dataclass::is_dataclass;
+use super::value::{object_id, Key, Object, Value};
+use super::Interp;
+use crate::error::{Diagnostic, Error};
+use crate::lang::Span;
 
 impl Key {
     /// A value as a key, or None where Python's would be unhashable (a
@@ -23,6 +26,16 @@ impl Key {
             Value::Device(d) => Key::Device(Some(d.get())),
             Value::CurrentCuda => Key::Device(None),
             Value::MutList(_) | Value::Dict(_) | Value::Set(_) => return None,
+            // A named tuple hashes and compares as the tuple of its items.
+            Value::Object(o) if o.class.tuple => {
+                let items = Value::List(Arc::new(o.tuple_items()));
+                Key::Hashed(Arc::new((Key::of(&items)?, v.clone())))
+            }
+            // Python sets `__hash__` to None in a class that defines
+            // `__eq__` without it, a dataclass's too: not hashable.
+            Value::Object(o) if !has_own_hash(o) && (defines(o, "__eq__") || is_dataclass(o)) => {
+                return None
+            }
             other => Key::Object(object_id(other), other.clone()),
         })
     }
@@ -33,19 +46,91 @@ impl Key {
     }
 }
 
+/// Whether the program's class of `o` defines `name` (itself or a base).
+fn defines(o: &Object, name: &str) -> bool {
+    matches!(o.class.find(name), Some(Value::Function(_)))
+}
+
+/// Whether the class of `o` has a `__hash__` of the program's.
+fn has_own_hash(o: &Object) -> bool {
+    defines(o, "__hash__")
+}
+
+impl Interp {
+    /// `v` as a dict's key or a set's item: `Key::of`, and an instance
+    /// whose class defines `__hash__` by its class and what that gives
+    /// (two instances of a class with equal hashes are one key: their
+    /// `__eq__` is not asked).
+    pub(crate) fn key(&mut self, v: &Value, span: Span) -> Result<Key, Diagnostic> {
+        if let Value::Object(o) = v {
+            if let (false, Some(Value::Function(f))) = (o.class.tuple, o.class.find("__hash__")) {
+                let h = self.call_bound(v, f, Vec::new(), span)?;
+                let Value::Int(h) = h else {
+                    return Err(Error::Module {
+                        class: "TypeError",
+                        message: "__hash__ method should return an integer".into(),
+                        help: None,
+                    }
+                    .at(span));
+                };
+                let class = Arc::as_ptr(&o.class) as *const u8 as usize as i64;
+                let key = Key::Tuple(Arc::new(vec![Key::Int(class), Key::Int(h)]));
+                return Ok(Key::Hashed(Arc::new((key, v.clone()))));
+            }
+        }
+        Key::required(v).map_err(|e| e.at(span))
+    }
+
+    /// Python's `hash(v)`: an int's own value (modulo 2**61 - 1, as
+    /// Python's), equal numbers alike (`hash(1.0) == hash(1)`), equal keys
+    /// alike; a class's `__hash__`.
+    pub(crate) fn hash_of(&mut self, v: &Value, span: Span) -> Result<i64, Diagnostic> {
+        let key = self.key(v, span)?;
+        if let Some(i) = key.as_integer() {
+            const MODULUS: i128 = (1 << 61) - 1;
+            let r = (i as i128).rem_euclid(MODULUS) as i64;
+            let h = if i < 0 && r != 0 {
+                r - MODULUS as i64
+            } else {
+                r
+            };
+            return Ok(if h == -1 { -2 } else { h });
+        }
+        if let Key::Hashed(h) = &key {
+            if let Key::Tuple(parts) = &h.0 {
+                if let [Key::Int(_), Key::Int(h)] = parts.as_slice() {
+                    return Ok(*h);
+                }
+            }
+        }
+        use std::hash::BuildHasher;
+        let h = super::value::KeyHasher::default().hash_one(&key) as i64 >> 1;
+        Ok(if h == -1 { -2 } else { h })
+    }
+}
+
 /// `TypeError: unhashable type: 'list'`, naming the first unhashable part.
 fn unhashable(v: &Value) -> Error {
     let part = match v {
         Value::List(items) | Value::Size(items) => items.iter().find(|i| Key::of(i).is_none()),
         _ => None,
     };
+    let part = part.unwrap_or(v);
+    let name = match part {
+        Value::Object(o) => o.class.name.clone(),
+        other => super::format::python_type(other).to_string(),
+    };
+    let help = match part {
+        Value::Object(_) => Some(
+            "a class that defines `__eq__` (a dataclass too) is hashable once it defines `__hash__`"
+                .into(),
+        ),
+        _ => None,
+    };
     Error::Module {
         class: "TypeError",
-        message: format!(
-            "unhashable type: '{}'",
-            super::format::python_type(part.unwrap_or(v))
-        ),
-        help: None,
+        message: format!("unhashable type: '{name}'"),
+        help,
     }
 }
 

@@ -1513,6 +1513,17 @@ fn constant(full: &str) -> Option<Value> {
             .to_string(),
         ))),
         "sys" if name == "path" => Some(super::argv::sys_path()),
+        // The Python whose behaviour cudash follows (its tests compare with 3.11).
+        "sys" if name == "version_info" => Some(Value::named_tuple(
+            "sys.version_info",
+            &[
+                ("major", Value::Int(3)),
+                ("minor", Value::Int(11)),
+                ("micro", Value::Int(0)),
+                ("releaselevel", Value::Str(Arc::new("final".into()))),
+                ("serial", Value::Int(0)),
+            ],
+        )),
         "sys" if name == "argv" => Some(Value::MutList(Arc::new(std::sync::Mutex::new(Arc::new(
             super::argv::argv()
                 .into_iter()

@@ -149,6 +149,10 @@ pub enum PyIterator {
     /// `filter(f, iterable)`: the next items `f` finds true (None: the
     /// items that are true themselves), made as asked.
     Filter(Arc<(Value, Arc<Mutex<PyIterator>>)>),
+    /// An instance whose class has `__getitem__` and no `__iter__` (a
+    /// Dataset of the program's): `obj[0]`, `obj[1]`, ... until one
+    /// raises IndexError (Python's sequence protocol); the next index.
+    Indexed(Value, i64),
 }
 
 /// A generator between two items: the call's locals and where its body
@@ -297,6 +301,21 @@ impl PyRange {
 
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// Whether `x` is one of its numbers (`x in range(...)`).
+    pub fn contains(&self, x: i64) -> bool {
+        let (x, start, stop, step) = (
+            x as i128,
+            self.start as i128,
+            self.stop as i128,
+            self.step as i128,
+        );
+        let inside = match step > 0 {
+            true => start <= x && x < stop,
+            false => stop < x && x <= start,
+        };
+        inside && (x - start) % step == 0
     }
 
     /// The `k`th number (`k < len`).
@@ -490,6 +509,10 @@ pub enum Key {
     Device(Option<Device>),
     /// Kept by identity: its `id()` and the value.
     Object(i64, Value),
+    /// A value that hashes and compares as another key: a named tuple as
+    /// the tuple of its items; an instance whose class defines `__hash__`
+    /// as its class and that hash (`Interp::key`).
+    Hashed(Arc<(Key, Value)>),
 }
 
 impl Key {
@@ -529,6 +552,15 @@ impl Key {
             Key::Device(Some(d)) => Value::Device(Word::new(*d)),
             Key::Device(None) => Value::CurrentCuda,
             Key::Object(_, v) => v.clone(),
+            Key::Hashed(h) => h.1.clone(),
+        }
+    }
+
+    /// The key it hashes and compares as (itself, but for `Hashed`).
+    fn inner(&self) -> &Key {
+        match self {
+            Key::Hashed(h) => h.0.inner(),
+            other => other,
         }
     }
 
@@ -552,24 +584,25 @@ impl Key {
             Key::Device(Some(d)) => d.to_string(),
             Key::Device(None) => "cuda".into(),
             Key::Object(_, v) => format!("<{}>", v.type_name()),
+            Key::Hashed(h) => h.0.repr(),
         }
     }
 }
 
 impl PartialEq for Key {
     fn eq(&self, other: &Key) -> bool {
-        match (self, other) {
+        match (self.inner(), other.inner()) {
             (Key::Str(a), Key::Str(b)) => a == b,
             (Key::None, Key::None) => true,
             (Key::Tuple(a), Key::Tuple(b)) => a == b,
             (Key::DType(a), Key::DType(b)) => a == b,
             (Key::Device(a), Key::Device(b)) => a == b,
             (Key::Object(a, _), Key::Object(b, _)) => a == b,
-            _ => match (self.as_integer(), other.as_integer()) {
+            (a, b) => match (a.as_integer(), b.as_integer()) {
                 (Some(a), Some(b)) => a == b,
                 (Some(_), None) | (None, Some(_)) => false,
                 // Floats that are not integers: by value, a NaN by its bits.
-                (None, None) => match (self, other) {
+                (None, None) => match (a, b) {
                     (Key::Float(a), Key::Float(b)) => a == b || a.to_bits() == b.to_bits(),
                     _ => false,
                 },
@@ -618,6 +651,7 @@ impl std::hash::Hash for Key {
                 h.write_u8(7);
                 h.write_i64(*id)
             }
+            Key::Hashed(k) => k.0.hash(h),
         }
     }
 }
@@ -891,7 +925,8 @@ impl Value {
                 | PyIterator::Generator(_)
                 | PyIterator::Next(_)
                 | PyIterator::Map(_)
-                | PyIterator::Filter(_) => None,
+                | PyIterator::Filter(_)
+                | PyIterator::Indexed(..) => None,
             },
             Value::Enumerate(e) => e.0.elements().map(|items| {
                 items.map(|items| {
@@ -940,7 +975,11 @@ impl Value {
     /// does. A list that holds itself (`c.append(c)`) is walked once, and no
     /// list's lock is held while `f` runs.
     pub fn any_inside(&self, f: &mut dyn FnMut(&Value) -> bool) -> bool {
-        fn walk(v: &Value, f: &mut dyn FnMut(&Value) -> bool, seen: &mut Vec<usize>) -> bool {
+        fn walk(
+            v: &Value,
+            f: &mut dyn FnMut(&Value) -> bool,
+            seen: &mut foldhash::HashSet<usize>,
+        ) -> bool {
             if f(v) {
                 return true;
             }
@@ -948,24 +987,22 @@ impl Value {
                 Value::List(items) => items.iter().any(|x| walk(x, f, seen)),
                 Value::MutList(list) => {
                     let at = Arc::as_ptr(list) as usize;
-                    if seen.contains(&at) {
+                    if !seen.insert(at) {
                         return false;
                     }
-                    seen.push(at);
                     let items = Arc::clone(&crate::runtime::lock::lock(list));
                     items.iter().any(|x| walk(x, f, seen))
                 }
                 Value::Dict(pairs) => {
-                    if seen.contains(&pairs.addr()) {
+                    if !seen.insert(pairs.addr()) {
                         return false;
                     }
-                    seen.push(pairs.addr());
                     pairs.items().iter().any(|(_, x)| walk(x, f, seen))
                 }
                 _ => false,
             }
         }
-        walk(self, f, &mut Vec::new())
+        walk(self, f, &mut foldhash::HashSet::default())
     }
 
     /// A list's items as they are now (a `list()`'s too), for what reads a

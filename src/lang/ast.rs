@@ -349,7 +349,8 @@ pub enum ExprKind {
     /// right of `=`, `return`): a tuple of the values, numbers kept as
     /// numbers (`zeros((2, 3))`, `betas=(0.9, 0.999)`).
     Tuple(Vec<Expr>),
-    /// `{"lr": 0.1, "params": ps}`: a dict (cudash's dicts have string keys).
+    /// `{"lr": 0.1, "params": ps}`: a dict; a `Starred` key (`**m`, its
+    /// value `None`) spreads the dict `m`'s items in.
     Dict(Vec<(Expr, Expr)>),
     /// `{"a", "b"}`: Python's set.
     Set(Vec<Expr>),

@@ -239,8 +239,28 @@ where
                 }
                 Some((first, After::Nothing)) => first.kind,
             });
-        // `{k: v, ...}`, `{}`, `{k: v for x in xs}`
-        let pair = expr.clone().then_ignore(p(Punct::Colon)).then(expr.clone());
+        // `{k: v, ...}`, `{}`, `{k: v for x in xs}`; `**m` among the
+        // items spreads the dict `m` in (a `Starred` key, no value).
+        let spread = p(Punct::StarStar)
+            .ignore_then(expr.clone())
+            .map_with(|m: Expr, e| {
+                let span = e.span();
+                (
+                    Expr {
+                        kind: ExprKind::Starred(Box::new(m)),
+                        span,
+                    },
+                    Expr {
+                        kind: ExprKind::None,
+                        span,
+                    },
+                )
+            });
+        let pair = expr
+            .clone()
+            .then_ignore(p(Punct::Colon))
+            .then(expr.clone())
+            .or(spread);
         let dict = pair
             .clone()
             .then(choice((

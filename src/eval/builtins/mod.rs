@@ -269,6 +269,7 @@ static BUILTINS: &[(&str, Handler)] = &[
     ("sleep", teaching::sleep),
     ("len", teaching::len),
     ("id", python::id),
+    ("hash", python::hash),
     ("enumerate", teaching::enumerate),
     ("range", teaching::range),
     ("str", python::str_or_repr),
@@ -583,7 +584,7 @@ impl Interp {
         // current device.
         let args = match doc.name {
             "print" | "device" | "str" | "repr" | "len" | "type" | "format" | "open"
-            | "isinstance" | "issubclass" | "callable" => args,
+            | "isinstance" | "issubclass" | "callable" | "hash" => args,
             _ => self.resolve_args(args),
         };
         // An instance with `__iter__` is iterated through it where Python's
@@ -603,17 +604,18 @@ impl Interp {
         // (`list(g)`, `sum(g)`, `torch.stack(g)`); these take it as it is.
         let args = match doc.name {
             "next" | "iter" | "map" | "filter" | "enumerate" | "print" | "str" | "repr" | "len"
-            | "type" | "format" | "isinstance" | "id" | "callable" => args,
+            | "type" | "format" | "isinstance" | "id" | "callable" | "hash" => args,
             _ => self.drain_generators(args)?,
         };
         let b = bind(doc, args, span)?;
         self.begin_op(doc.name);
-        let watch = self.grad_inputs(b.values());
         let v = match torch_generator::draws(doc.name, false) {
             true => self.drawing_from(&b, None, |me| handler(me, doc.name, &b))?,
             false => handler(self, doc.name, &b)?,
         };
-        if watch {
+        // Autograd's check (`grad.rs`), where the result holds a tensor:
+        // `len(xs)` never reads the list's items.
+        if super::grad::holds_tensor(&v) && self.grad_inputs(b.values()) {
             self.check_recorded(doc.name, b.values(), &v, span)?;
         }
         match b.get("requires_grad") {

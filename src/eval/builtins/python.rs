@@ -872,6 +872,12 @@ pub(super) fn setattr(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Val
 }
 
 /// `id(obj)`: one number per object (`expr::object_id`).
+/// `hash(obj)`: Python's hash, equal for keys a dict takes as one.
+pub(super) fn hash(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+    let (v, span) = b.get("obj").cloned().unwrap_or((Value::None, b.span));
+    Ok(Value::Int(me.hash_of(&v, span)?))
+}
+
 pub(super) fn id(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let v = b.get("obj").map(|(v, _)| v.clone()).unwrap_or(Value::None);
     Ok(Value::Int(super::super::value::object_id(&v)))

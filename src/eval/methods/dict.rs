@@ -66,11 +66,11 @@ pub(super) fn dict_method(
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
     let list = |items: Vec<Value>| Value::List(Arc::new(items));
-    let key = || -> Result<(Key, crate::lang::Span), Diagnostic> {
+    let key = |me: &mut Interp| -> Result<(Key, crate::lang::Span), Diagnostic> {
         let (k, span) = b
             .get("key")
             .ok_or_else(|| Error::value(format!("{name}() needs a key")).at(b.span))?;
-        Ok((Key::required(k).map_err(|e| e.at(*span))?, *span))
+        Ok((me.key(k, *span)?, *span))
     };
     let items = d.items();
     Ok(match name {
@@ -83,7 +83,7 @@ pub(super) fn dict_method(
                 .collect(),
         ),
         "get" => {
-            let (k, _) = key()?;
+            let (k, _) = key(me)?;
             match d.get(&k) {
                 Some(v) => v,
                 None => b.get("default").map_or(Value::None, |(v, _)| v.clone()),
@@ -109,7 +109,7 @@ pub(super) fn dict_method(
             Value::None
         }
         "pop" => {
-            let (k, span) = key()?;
+            let (k, span) = key(me)?;
             match (d.remove(&k), b.get("default")) {
                 (Some(v), _) => v,
                 (None, Some((v, _))) => v.clone(),
@@ -117,7 +117,7 @@ pub(super) fn dict_method(
             }
         }
         "setdefault" => {
-            let (k, _) = key()?;
+            let (k, _) = key(me)?;
             match d.get(&k) {
                 Some(v) => v,
                 None => {

@@ -741,9 +741,15 @@ impl Interp {
         let b = bind(doc, args, span)?;
         self.begin_op(doc.name);
         // Autograd's check: a result of tensors that require grad must be
-        // one autograd recorded (`grad.rs`).
-        let inputs = || b.values().chain(std::iter::once(&recv));
-        let watch = self.grad_inputs(inputs());
+        // one autograd recorded (`grad.rs`), asked after the call where the
+        // result holds a tensor. A list's, a dict's or a set's methods give
+        // back the items it holds, never new tensors: the receiver is not
+        // walked (an `append` would read the whole list).
+        let container = matches!(recv, Value::MutList(_) | Value::Dict(_) | Value::Set(_));
+        let inputs = || {
+            b.values()
+                .chain(std::iter::once(&recv).filter(|_| !container))
+        };
         let v = match (member(recv.kind(), doc.name), &recv) {
             (Some(Member::TensorMethod(f)), Value::Tensor(t))
                 if super::builtins::torch_generator::draws(doc.name, true) =>
@@ -769,7 +775,7 @@ impl Interp {
             (Some(Member::ParserMethod(f)), Value::ArgParser(p)) => f(self, doc.name, p, &b),
             _ => Err(unwired(recv.kind(), doc.name).at(span)),
         }?;
-        if watch {
+        if super::grad::holds_tensor(&v) && self.grad_inputs(inputs()) {
             self.check_recorded(doc.name, inputs(), &v, span)?;
         }
         Ok(v)

@@ -7,17 +7,17 @@ use super::super::args::Bound;
 use super::super::value::{Key, PyDict};
 use super::super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
-use crate::vocab::BinaryOp;
+use crate::vocab::{BinaryOp, Span};
 
 /// The keys of an iterable's items (each hashable).
-fn keys_of(v: &Value) -> Result<Vec<Key>, Error> {
+fn keys_of(me: &mut Interp, v: &Value, span: Span) -> Result<Vec<Key>, Diagnostic> {
     let items = match v {
         Value::Str(s) => s
             .chars()
             .map(|c| Value::Str(c.to_string().into()))
             .collect(),
         other => match other.elements() {
-            Some(items) => items?,
+            Some(items) => items.map_err(|e| e.at(span))?,
             None => {
                 return Err(Error::Module {
                     class: "TypeError",
@@ -26,22 +26,23 @@ fn keys_of(v: &Value) -> Result<Vec<Key>, Error> {
                         super::super::format::python_type(other)
                     ),
                     help: None,
-                })
+                }
+                .at(span))
             }
         },
     };
-    items.iter().map(key).collect()
+    items.iter().map(|v| key(me, v, span)).collect()
 }
 
-/// An item as a set holds it: a hashable value (`Key::of`).
-fn key(v: &Value) -> Result<Key, Error> {
+/// An item as a set holds it: a hashable value (`Interp::key`).
+fn key(me: &mut Interp, v: &Value, span: Span) -> Result<Key, Diagnostic> {
     // In cudash's cells `[1, 2]` is a tensor: its items are 0-d int tensors.
     if let Value::Tensor(t) = v {
         if t.ndim() == 0 && t.dtype().is_int() {
             return Ok(Key::Int(t.to_vec::<i64>()[0]));
         }
     }
-    Key::required(v)
+    me.key(v, span)
 }
 
 fn of_keys(keys: impl IntoIterator<Item = Key>) -> Value {
@@ -53,52 +54,55 @@ fn of_keys(keys: impl IntoIterator<Item = Key>) -> Value {
 }
 
 /// A set of `items` (a `{a, b}` literal's, a set comprehension's).
-pub(crate) fn set_of(items: &[Value]) -> Result<Value, Error> {
+pub(crate) fn set_of(me: &mut Interp, items: &[Value], span: Span) -> Result<Value, Diagnostic> {
     Ok(of_keys(
-        items.iter().map(key).collect::<Result<Vec<_>, _>>()?,
+        items
+            .iter()
+            .map(|v| key(me, v, span))
+            .collect::<Result<Vec<_>, _>>()?,
     ))
 }
 
 /// `set(iterable=None)`.
-pub(crate) fn set(_: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
+pub(crate) fn set(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     match b.get("iterable") {
         None => Ok(of_keys([])),
-        Some((v, span)) => keys_of(v).map(of_keys).map_err(|e| e.at(*span)),
+        Some((v, span)) => keys_of(me, v, *span).map(of_keys),
     }
 }
 
 /// `s.add(x)`, `s.update(*others)`, `s.remove(x)`, `s.discard(x)`,
 /// `s.union(*others)`, `s.intersection(*others)`, `s.difference(*others)`.
 pub(super) fn set_method(
-    _: &mut Interp,
+    me: &mut Interp,
     name: &'static str,
     s: &PyDict,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
     let at = |e: Error| e.at(b.span);
-    let one = || -> Result<Key, Diagnostic> {
+    let one = |me: &mut Interp| -> Result<Key, Diagnostic> {
         let (v, span) = b
             .rest
             .first()
             .cloned()
             .or_else(|| b.get("x").cloned())
             .ok_or_else(|| at(Error::value(format!("{name}() takes the item"))))?;
-        key(&v).map_err(|e| e.at(span))
+        key(me, &v, span)
     };
-    let others = || -> Result<Vec<Vec<Key>>, Diagnostic> {
+    let others = |me: &mut Interp| -> Result<Vec<Vec<Key>>, Diagnostic> {
         b.rest
             .iter()
-            .map(|(v, span)| keys_of(v).map_err(|e| e.at(*span)))
+            .map(|(v, span)| keys_of(me, v, *span))
             .collect()
     };
     let mine = || -> Vec<Key> { s.items().iter().map(|(k, _)| k.clone()).collect() };
     match name {
         "add" => {
-            s.set(one()?, Value::None);
+            s.set(one(me)?, Value::None);
             Ok(Value::None)
         }
         "update" => {
-            for keys in others()? {
+            for keys in others(me)? {
                 for k in keys {
                     s.set(k, Value::None);
                 }
@@ -106,7 +110,7 @@ pub(super) fn set_method(
             Ok(Value::None)
         }
         "remove" => {
-            let k = one()?;
+            let k = one(me)?;
             match s.remove(&k) {
                 Some(_) => Ok(Value::None),
                 None => Err(at(Error::Module {
@@ -117,16 +121,16 @@ pub(super) fn set_method(
             }
         }
         "discard" => {
-            s.remove(&one()?);
+            s.remove(&one(me)?);
             Ok(Value::None)
         }
         "union" => {
             let mut keys = mine();
-            keys.extend(others()?.into_iter().flatten());
+            keys.extend(others(me)?.into_iter().flatten());
             Ok(of_keys(keys))
         }
         "intersection" | "difference" => {
-            let others: Vec<foldhash::HashSet<Key>> = others()?
+            let others: Vec<foldhash::HashSet<Key>> = others(me)?
                 .into_iter()
                 .map(|o| o.into_iter().collect())
                 .collect();
