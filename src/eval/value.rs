@@ -465,15 +465,6 @@ impl PyDict {
         Arc::make_mut(&mut items).shift_remove(key)
     }
 
-    /// `d.popitem()`: the last item, taken out.
-    pub fn pop_last(&self) -> Option<(Key, Value)> {
-        let mut items = crate::runtime::lock::lock(&self.0.items);
-        if items.is_empty() {
-            return None;
-        }
-        Arc::make_mut(&mut items).pop()
-    }
-
     /// `d.clear()`.
     pub fn clear(&self) {
         *crate::runtime::lock::lock(&self.0.items) = Arc::new(DictMap::default());
