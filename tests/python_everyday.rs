@@ -5102,3 +5102,48 @@ except TypeError as e:
         ]
     );
 }
+
+#[test]
+fn tensors_as_pythons_numbers_where_lbfgs_uses_them() {
+    // Python's max/min of a 0-d tensor and a number give back the one
+    // chosen (the tensor itself); torch.max of two tensors is maximum; a
+    // 0-d tensor without grad is a number for `alpha=`/`value=`.
+    let out = python_printed(
+        "tensor_numbers",
+        "import torch
+t = torch.tensor(0.25)
+a = max(t, 0.5)
+b = min(1.0, t)
+c = max(torch.tensor(2.0), 1)
+print(type(a).__name__, a.item() if isinstance(a, torch.Tensor) else a, type(b).__name__, b.item(), c.item())
+print(torch.max(torch.tensor([1., 5.]), torch.tensor([3., 2.])).tolist(), torch.tensor([1., 5.]).min(torch.tensor([3., 2.])).tolist())
+print(torch.tensor([1., 2.]).dot(torch.tensor([3., 4.])).item())
+x = torch.ones(2)
+x.add_(torch.ones(2), alpha=torch.tensor(2.0))
+x.sub_(torch.ones(2), alpha=torch.tensor(0.5, dtype=torch.float64))
+x.addcmul_(x, torch.ones(2), value=torch.tensor(-0.5))
+print(x.tolist())
+try:
+    x.add(x, alpha=torch.tensor(2.0, requires_grad=True))
+except TypeError as e:
+    print(\"TypeError\")
+w = torch.ones(2, requires_grad=True)
+y = w * 2
+z = w * 3
+y.retain_grad()
+print(w.retains_grad, y.retains_grad, z.retains_grad)
+",
+    );
+    // As Python 3.11 with torch 2.15 printed them.
+    assert_eq!(
+        out,
+        [
+            "float 0.5 Tensor 0.25 2.0",
+            "[3.0, 5.0] [1.0, 2.0]",
+            "11.0",
+            "[1.25, 1.25]",
+            "TypeError",
+            "False True False",
+        ]
+    );
+}

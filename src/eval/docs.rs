@@ -417,6 +417,7 @@ docs! {
     Method Math "addcdiv_", "x.addcdiv_(tensor1, tensor2, value=1)", "`addcdiv` into x (Adam's `p.addcdiv_(exp_avg, denom, value=-lr)`), outside a graph.", "x = ones(2)\nx.addcdiv_(ones(2), full([2], 4.), value=-1)";
     Method Math "lerp", "x.lerp(end, weight)", "`x + weight * (end - x)`, a number or tensor weight, exact at both ends as PyTorch's (`LerpBackward0`, `LerpBackward1` for a tensor weight).", "zeros(2).lerp(tensor([10., 20.]), 0.25)";
     Method Math "lerp_", "x.lerp_(end, weight)", "`lerp` into x (an exponential moving average: `ema.lerp_(p, 0.01)`), outside a graph.", "x = zeros(2)\nx.lerp_(ones(2), 0.1)";
+    Method Math "dot", "x.dot(other)", "The dot product of two vectors of one dtype and length, as `dot(x, other)`.", "tensor([1., 2.]).dot(tensor([3., 4.]))";
     Method Math "outer", "x.outer(vec2)", "The outer product of two vectors: `x.reshape(n, 1) * vec2` (`MulBackward0`).", "tensor([1., 2.]).outer(tensor([1., 10., 100.]))";
     Method Math "ger", "x.ger(vec2)", "`x.outer(vec2)` (the old name).", "tensor([1., 2.]).ger(tensor([3., 4.]))";
     Method Math "repeat_interleave", "x.repeat_interleave(repeats, dim=none)", "Each slice along `dim` (each element of the flattened x without it) `repeats` times in a row; `repeats` a number or a tensor of one count per slice (read by the host).", "tensor([1, 2]).repeat_interleave(2)\ntensor([[1, 2], [3, 4]]).repeat_interleave(tensor([1, 2]), dim=0)";
@@ -704,6 +705,7 @@ docs! {
     Method Teaching "clear", "xs.clear()", "Removes every item, in place.", "xs = list([\"a\"])\nxs.clear()\nxs";
     Method Teaching "copy", "xs.copy()", "A new list of the same items (a shallow copy).", "xs = list([\"a\"])\nys = xs.copy()\nys.append(\"b\")\nxs";
     Property Training "requires_grad", "x.requires_grad", "Whether autograd computes a gradient for `x`: a leaf made with `requires_grad=true`, or a result of ops on one (outside `no_grad { }`).", "w = ones(2, requires_grad=true)\n(w * 2).requires_grad";
+    Property Training "retains_grad", "x.retains_grad", "Whether `x` is a non-leaf whose `retain_grad()` was called, so backward keeps its `.grad` (false for every leaf).", "w = ones(2, requires_grad=true)\ny = w * 2\ny.retain_grad()\ny.retains_grad";
     Property Training "is_leaf", "x.is_leaf", "Whether `x` was made by the user rather than by an op on tensors that require grad; backward fills `.grad` of leaves only.", "w = ones(2, requires_grad=true)\n(w * 2).is_leaf";
     Property Training "grad", "x.grad", "The gradient `backward()` accumulated into a leaf (none before the first backward, and for a non-leaf that did not `retain_grad()`).", "w = ones(3, requires_grad=true)\n(w * w).sum().backward()\nw.grad";
     Property Training "grad_fn", "x.grad_fn", "The autograd node that made `x`, as PyTorch names it (`<MulBackward0>`); none for a leaf.", "w = ones(2, requires_grad=true)\n(w * 3).sum().grad_fn";

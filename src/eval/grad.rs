@@ -148,6 +148,14 @@ pub(super) fn is_leaf_property(t: &Tensor) -> Result<Value, Error> {
     Ok(Value::bool(is_leaf(t)))
 }
 
+/// `x.retains_grad`: whether `x` is a non-leaf whose `retain_grad()` was
+/// called (false for every leaf, as PyTorch's).
+pub(super) fn retains_grad_property(t: &Tensor) -> Result<Value, Error> {
+    Ok(Value::bool(
+        !is_leaf(t) && meta(t).is_some_and(|m| m.retains_grad()),
+    ))
+}
+
 /// `x.grad`: the gradient backward accumulated (none before, and for a
 /// non-leaf that does not `retain_grad()`).
 pub(super) fn grad_property(t: &Tensor) -> Result<Value, Error> {

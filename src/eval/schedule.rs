@@ -28,6 +28,19 @@ const STEP_ORDER: &str = "Detected call of `lr_scheduler.step()` before `optimiz
 fn optimizer_arg(b: &Bound) -> Result<Arc<Mutex<Optimizer>>, Diagnostic> {
     match b.get("optimizer") {
         Some((Value::Optimizer(o), _)) => Ok(Arc::clone(o)),
+        // LBFGS, or a class of the program's derived from torch.optim.Optimizer.
+        Some((Value::Object(o), span))
+            if o.class.is_optimizer_base() || o.class.mro.iter().any(|c| c.is_optimizer_base()) =>
+        {
+            Err(Error::value_help(
+                format!(
+                    "cudash's learning-rate schedulers drive its built-in optimizers, not {}",
+                    o.class.name
+                ),
+                "set the rate yourself each epoch: `for g in opt.param_groups: g[\"lr\"] = ...`",
+            )
+            .at(*span))
+        }
         Some((v, span)) => Err(Error::wrong_type(
             "the optimizer",
             "an optimizer (`SGD(...)`, `Adam(...)`)",

@@ -1372,6 +1372,15 @@ impl Class {
         matches!(self.builtin(), Some(Base::Sampler))
     }
 
+    /// Whether it is `torch.optim.Optimizer` (written in Python, in
+    /// `stdlib/torch_optim_optimizer.py`), of which the built-in
+    /// optimizers (`SGD`, `Adam`) are instances too.
+    pub fn is_optimizer_base(&self) -> bool {
+        self.name == "Optimizer"
+            && matches!(self.own("__init__"), Some(Value::Function(f))
+                if f.source.as_ref().is_some_and(|s| s.name.ends_with("torch.optim.optimizer.py")))
+    }
+
     /// Whether it is `other` or derives from it.
     pub fn derives(self: &Arc<Self>, other: &Arc<Class>) -> bool {
         Arc::ptr_eq(self, other)

@@ -214,17 +214,30 @@ fn close_elements(
 /// (one matmul of a row by a column).
 pub(super) fn dot(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
     let (x, y) = (b.tensor("input")?, b.tensor("other")?);
+    b.result(dot_of(me, &x, &y))
+}
+
+/// `x.dot(other)`: as `dot(x, other)`.
+pub(crate) fn dot_method(
+    me: &mut Interp,
+    _: &'static str,
+    t: &Arc<Tensor>,
+    b: &Bound,
+) -> Result<Value, Diagnostic> {
+    let y = b.tensor("other")?;
+    b.result(dot_of(me, t, &y))
+}
+
+fn dot_of(me: &mut Interp, x: &Arc<Tensor>, y: &Arc<Tensor>) -> Result<Arc<Tensor>, Error> {
     // Autocast promotes `dot`'s inputs to the wider type first.
-    let cast = crate::autograd::autocast::inputs(&mut me.rt, me.grad, "dot", &[&x, &y])
-        .map_err(|e| e.at(b.span))?;
-    let (x, y) = (cast.get(0, &x), cast.get(1, &y));
+    let cast = crate::autograd::autocast::inputs(&mut me.rt, me.grad, "dot", &[x, y])?;
+    let (x, y) = (cast.get(0, x), cast.get(1, y));
     if x.ndim() != 1 || y.ndim() != 1 {
         return Err(Error::shape(format!(
             "1D tensors expected, but got {}D and {}D tensors",
             x.ndim(),
             y.ndim()
-        ))
-        .at(b.span));
+        )));
     }
     if x.dtype() != y.dtype() {
         return Err(Error::dtype(
@@ -234,18 +247,16 @@ pub(super) fn dot(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
                 y.dtype()
             ),
             Some(format!("convert one first, e.g. `.to({})`", x.dtype())),
-        )
-        .at(b.span));
+        ));
     }
     if x.numel() != y.numel() {
         return Err(Error::shape(format!(
             "inconsistent tensor size: dot of vectors of {} and {} elements",
             x.numel(),
             y.numel()
-        ))
-        .at(b.span));
+        )));
     }
-    b.result(record::matmul(&mut me.rt, me.grad, x, y))
+    record::matmul(&mut me.rt, me.grad, x, y)
 }
 
 /// `pow(input, exponent)`: `input ** exponent`, numbers as weak as beside `**`.
@@ -292,6 +303,23 @@ impl Interp {
         let op = ReduceOp::from_name(name).ok_or_else(|| {
             Error::value(format!("internal error: `{name}` is not a reduction")).at(b.span)
         })?;
+        // `torch.max(x, other)` of two tensors is `torch.maximum`, as PyTorch's.
+        if let (ReduceOp::Max | ReduceOp::Min, Some((Value::Tensor(other), _))) =
+            (op, b.given("dim"))
+        {
+            let pair = if op == ReduceOp::Max {
+                BinaryOp::Maximum
+            } else {
+                BinaryOp::Minimum
+            };
+            return b.result(crate::autograd::autocast::binary(
+                &mut self.rt,
+                self.grad,
+                pair,
+                crate::runtime::op::binary::Operand::strong(t),
+                crate::runtime::op::binary::Operand::strong(other),
+            ));
+        }
         let keepdim = b.bool("keepdim", false)?;
         let mut t = Arc::clone(t);
         let dtype = b.dtype("dtype")?;

@@ -403,7 +403,18 @@ impl Interp {
         b: &Bound,
     ) -> Option<Result<Value, Diagnostic>> {
         let (first, span) = b.get("input")?.clone();
-        if matches!(first, Value::Tensor(_)) {
+        // `max(t, 0.5)`: a float is no dim, and a 0-d tensor has no dim to
+        // reduce, so Python's max of the two (LBFGS's `min(max(t, lo), hi)`
+        // of 0-d tensors and numbers).
+        let python_pair = matches!(name, "max" | "min")
+            && match (&first, b.get("dim")) {
+                (_, Some((Value::Float(_), _))) => true,
+                (Value::Tensor(t), Some((Value::Int(_), _))) => {
+                    t.ndim() == 0 && b.get("keepdim").is_none()
+                }
+                _ => false,
+            };
+        if matches!(first, Value::Tensor(_)) && !python_pair {
             return None;
         }
         let numbers = |v: &Value| matches!(v, Value::Int(_) | Value::Float(_) | Value::Bool(_));
@@ -480,6 +491,9 @@ impl Interp {
                     ))
                     .at(span)));
                 }
+                // Compared by their numbers; the one chosen given back as
+                // it was (`min(1.0, t)` is the tensor `t`, as in Python).
+                let given = items.clone();
                 for v in items.iter_mut() {
                     match self.one_element_value(v.clone()) {
                         Ok(n) => *v = n,
@@ -511,9 +525,9 @@ impl Interp {
                 }
                 // Python's order: numbers, strings, tuples item by item;
                 // the first of equal ones.
-                let mut best = items[0].clone();
+                let mut best = 0;
                 let mut best_key = keys[0].clone();
-                for (v, k) in items[1..].iter().zip(&keys[1..]) {
+                for (i, k) in keys.iter().enumerate().skip(1) {
                     // A class of the program's: its `__gt__` (max) or `__lt__` (min).
                     let op = match name {
                         "max" => crate::vocab::BinaryOp::Gt,
@@ -534,7 +548,7 @@ impl Interp {
                             Err(e) => return Some(Err(e)),
                         };
                         if better {
-                            best = v.clone();
+                            best = i;
                             best_key = k.clone();
                         }
                         continue;
@@ -552,11 +566,11 @@ impl Interp {
                         .at(span)));
                     };
                     if (name == "max" && order.is_gt()) || (name == "min" && order.is_lt()) {
-                        best = v.clone();
+                        best = i;
                         best_key = k.clone();
                     }
                 }
-                Ok(best)
+                Ok(given[best].clone())
             }
             _ => return None,
         })

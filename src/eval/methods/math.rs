@@ -71,6 +71,12 @@ fn number(b: &Bound, name: &str, default: f64) -> Result<f64, Diagnostic> {
         Some((Value::Int(i), _)) => Ok(*i as f64),
         Some((Value::Float(f), _)) => Ok(f.get()),
         Some((Value::Bool(x), _)) => Ok(f64::from(u8::from(x.get()))),
+        // A 0-d tensor that needs no gradient is a number, as in PyTorch.
+        Some((Value::Tensor(t), _))
+            if t.ndim() == 0 && !crate::autograd::meta::requires_grad(t) =>
+        {
+            Ok(t.to_vec::<f64>()[0])
+        }
         Some((v, s)) => {
             Err(Error::wrong_type(format!("argument `{name}`"), "a number", v.type_name()).at(*s))
         }

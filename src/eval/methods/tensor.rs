@@ -500,6 +500,16 @@ fn alpha_arg(b: &Bound, negate: bool) -> Result<Option<Tensor>, Diagnostic> {
         Some((Value::Int(1), _)) => Ok(None),
         Some((Value::Int(i), _)) => Ok(Some(Tensor::scalar(sign * *i))),
         Some((Value::Bool(v), _)) => Ok(Some(Tensor::scalar(sign * i64::from(v.get())))),
+        // A 0-d tensor that needs no gradient is a number, as in PyTorch
+        // (LBFGS scales by its dot products: `q.add_(d, alpha=-al[i])`).
+        Some((Value::Tensor(t), _))
+            if t.ndim() == 0 && !crate::autograd::meta::requires_grad(t) =>
+        {
+            Ok(Some(match t.dtype() {
+                d if d.is_float() => Tensor::scalar(sign as f64 * t.to_vec::<f64>()[0]),
+                _ => Tensor::scalar(sign * t.to_vec::<i64>()[0]),
+            }))
+        }
         Some((v, span)) => match v.as_number() {
             Some(x) => Ok(Some(Tensor::scalar(sign as f64 * x))),
             None => Err(Error::wrong_type("argument `alpha`", "a number", v.type_name()).at(*span)),

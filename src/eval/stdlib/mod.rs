@@ -29,6 +29,11 @@ const MODULES: &[(&str, &str)] = &[
         include_str!("torch_autograd_functional.py"),
     ),
     ("torch.cuda._device", include_str!("torch_cuda_device.py")),
+    (
+        "torch.optim.optimizer",
+        include_str!("torch_optim_optimizer.py"),
+    ),
+    ("torch.optim.lbfgs", include_str!("torch_optim_lbfgs.py")),
     ("tempfile", include_str!("tempfile.py")),
     ("os._walk", include_str!("os_walk.py")),
     ("warnings", include_str!("warnings.py")),
@@ -68,6 +73,8 @@ const MODULES: &[(&str, &str)] = &[
 const MEMBERS: &[(&str, &str, &str)] = &[
     ("torch", "from_numpy", "numpy"),
     ("torch.cuda", "device", "torch.cuda._device"),
+    ("torch.optim", "Optimizer", "torch.optim.optimizer"),
+    ("torch.optim", "LBFGS", "torch.optim.lbfgs"),
     ("os", "walk", "os._walk"),
     ("os", "scandir", "os._walk"),
     ("os", "DirEntry", "os._walk"),
