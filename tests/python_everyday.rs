@@ -5147,3 +5147,56 @@ print(w.retains_grad, y.retains_grad, z.retains_grad)
         ]
     );
 }
+
+#[test]
+fn every_value_names_its_class_as_dcgan_asks() {
+    // `m.__class__.__name__` of built-in layers (DCGAN's weights_init),
+    // tensors, numbers and optimizers; `type(opt)` and isinstance of the
+    // built-in optimizers; the device kinds cudash has none of.
+    let out = python_printed(
+        "class_names",
+        "import torch
+import torch.nn as nn
+m = nn.ConvTranspose2d(2, 3, 4)
+print(type(m), type(m).__name__, type(m) is nn.ConvTranspose2d)
+print(m.__class__.__name__, m.__class__ is nn.ConvTranspose2d)
+x = torch.ones(2)
+print(x.__class__.__name__, type(x).__name__, (3).__class__.__name__, \"a\".__class__.__name__, [1].__class__.__name__)
+opt = torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1)
+print(opt.__class__.__name__, type(opt).__name__)
+print(nn.Sequential(nn.Linear(1,1)).__class__.__name__)
+class Net(nn.Module):
+    pass
+print(Net().__class__.__name__, Net.__name__)
+print(m.weight.__class__.__name__)
+print(type(opt) is torch.optim.SGD, isinstance(opt, torch.optim.SGD), isinstance(opt, torch.optim.Adam), type(opt))
+x = torch.ones(2)
+print(x.is_cpu, x.is_xpu, x.is_mps, x.is_sparse, x.is_quantized)
+def weights_init(m):
+    classname = m.__class__.__name__
+    if classname.find('Conv') != -1:
+        nn.init.normal_(m.weight.data, 0.0, 0.02)
+    elif classname.find('BatchNorm') != -1:
+        nn.init.normal_(m.weight.data, 1.0, 0.02)
+        nn.init.constant_(m.bias.data, 0)
+        print(\"init\", classname)
+nn.Sequential(nn.Conv2d(1, 2, 3), nn.BatchNorm2d(2), nn.ReLU()).apply(weights_init)
+",
+    );
+    // As Python 3.11 with torch 2.15 printed them.
+    assert_eq!(
+        out,
+        [
+            "<class 'torch.nn.modules.conv.ConvTranspose2d'> ConvTranspose2d True",
+            "ConvTranspose2d True",
+            "Tensor Tensor int str list",
+            "SGD SGD",
+            "Sequential",
+            "Net Net",
+            "Parameter",
+            "True True False <class 'torch.optim.sgd.SGD'>",
+            "True False False False False",
+            "init BatchNorm2d",
+        ]
+    );
+}

@@ -635,6 +635,13 @@ docs! {
     Method Streams "elapsed_time", "e.elapsed_time(end)", "PyTorch's name for `e.elapsed(end)`: milliseconds of device time from this event to `end`.", "a = event().record()\nx = randn(1000, 1000, device=cuda)\nb = event().record()\nb.synchronize()\na.elapsed_time(b)";
     Property Tensors "shape", "x.shape", "The shape, as a list of ints.", "ones(2, 3).shape";
     Property Devices "is_cuda", "x.is_cuda", "Whether `x` lives on a CUDA device.", "ones(2).is_cuda";
+    Property Devices "is_cpu", "x.is_cpu", "Whether `x` lives on the host.", "ones(2).is_cpu";
+    Property Devices "is_xpu", "x.is_xpu", "False: cudash has CPU and CUDA devices only (as is_mps, is_meta).", "ones(2).is_xpu";
+    Property Devices "is_mps", "x.is_mps", "False: cudash has CPU and CUDA devices only.", "ones(2).is_mps";
+    Property Devices "is_meta", "x.is_meta", "False: cudash has no meta tensors.", "ones(2).is_meta";
+    Property Tensors "is_sparse", "x.is_sparse", "False: cudash's tensors are dense (strided).", "ones(2).is_sparse";
+    Property Tensors "is_quantized", "x.is_quantized", "False: cudash has no quantized tensors.", "ones(2).is_quantized";
+    Property Tensors "is_nested", "x.is_nested", "False: cudash has no nested tensors.", "ones(2).is_nested";
     Property Tensors "_version", "x._version", "How many times the memory `x` views was changed in place (PyTorch's version counter, shared by a tensor and its views): what autograd checks before it uses a saved tensor.", "x = zeros(2)\nx.add_(1)\nx._version";
     Property Tensors "dtype", "x.dtype", "The element type.", "ones(2).dtype";
     Property Devices "device", "x.device", "Where the tensor lives.", "ones(2).device";

@@ -7,6 +7,12 @@ pub(super) const PYTHON_TYPES: &[&str] = &[
     "int", "float", "str", "bool", "list", "tuple", "dict", "set",
 ];
 
+/// The built-in optimizers' classes (each in `torch.optim.<its name in
+/// lower case>`).
+pub(super) const OPTIMIZERS: &[&str] = &[
+    "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "RAdam", "NAdam",
+];
+
 /// The module that defines PyTorch's layer class `name`.
 fn layer_module(name: &str) -> Option<&'static str> {
     Some(match name {
@@ -46,6 +52,9 @@ pub fn qualified(name: &str) -> Option<String> {
     }
     if let Some(m) = layer_module(name) {
         return Some(format!("torch.nn.modules.{m}.{name}"));
+    }
+    if OPTIMIZERS.contains(&name) {
+        return Some(format!("torch.optim.{}.{name}", name.to_lowercase()));
     }
     let path = match name {
         "Tensor" => "torch.Tensor",

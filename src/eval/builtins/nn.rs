@@ -619,6 +619,9 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
             matches!(obj, Value::Sampler(s) if s.name() == doc.name)
         }
         Value::Builtin(doc) if doc.name == "DataLoader" => matches!(obj, Value::DataLoader(_)),
+        Value::Builtin(doc) if super::classes::OPTIMIZERS.contains(&doc.name) => {
+            matches!(obj, Value::Optimizer(o) if crate::runtime::lock::lock(o).name() == doc.name)
+        }
         // `isinstance(e, ValueError)`: a raised error, or an instance of
         // the program's exception class below it.
         Value::ExcClass(c) => match obj {
@@ -688,6 +691,7 @@ pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         Value::Module(m) => &crate::runtime::lock::lock(m).type_name.clone(),
         Value::Sampler(s) => s.name(),
         Value::DataLoader(_) => "DataLoader",
+        Value::Optimizer(o) => crate::runtime::lock::lock(o).name(),
         Value::Device(_) | Value::CurrentCuda => "device",
         Value::Range(_) => "range",
         Value::Generator(_) => "Generator",
@@ -716,6 +720,7 @@ pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
 /// Whether a builtin is a class `type()` gives.
 fn is_type(name: &str) -> bool {
     is_layer(name)
+        || super::classes::OPTIMIZERS.contains(&name)
         || matches!(
             name,
             "Tensor"

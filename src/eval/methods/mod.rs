@@ -388,6 +388,18 @@ static MEMBERS: &[(&str, Member)] = {
         ("tolist", TensorMethod(tensor::tolist)),
         ("is_cuda", TensorProperty(tensor::is_cuda)),
         (
+            "is_cpu",
+            TensorProperty(|t| Ok(Value::bool(!t.device().is_cuda()))),
+        ),
+        // Kinds of tensor and device cudash has none of: a program's
+        // `if x.is_cuda or x.is_xpu` (DCGAN) asks.
+        ("is_xpu", TensorProperty(|_| Ok(Value::bool(false)))),
+        ("is_mps", TensorProperty(|_| Ok(Value::bool(false)))),
+        ("is_meta", TensorProperty(|_| Ok(Value::bool(false)))),
+        ("is_sparse", TensorProperty(|_| Ok(Value::bool(false)))),
+        ("is_quantized", TensorProperty(|_| Ok(Value::bool(false)))),
+        ("is_nested", TensorProperty(|_| Ok(Value::bool(false)))),
+        (
             "_version",
             TensorProperty(|t| Ok(Value::Int(t.version() as i64))),
         ),
@@ -790,6 +802,19 @@ impl Interp {
         name: &str,
         span: Span,
     ) -> Result<Value, Diagnostic> {
+        // `m.__class__.__name__` (DCGAN's `weights_init`): `type(m)`, for
+        // a built-in layer, a tensor or a number as for an instance.
+        if name == "__class__"
+            && !matches!(
+                recv,
+                Value::Class(_) | Value::Super(_) | Value::Namespace(_) | Value::OwnModule(_)
+            )
+        {
+            if let Some(f) = docs::function("type") {
+                let arg = super::args::ArgVal::positional(recv.clone(), span);
+                return self.call_value(Value::Builtin(f), vec![arg], span);
+            }
+        }
         if let Value::Object(_) | Value::Module(_) | Value::Class(_) | Value::Super(_) = recv {
             return self.object_attr(recv, name, span);
         }
