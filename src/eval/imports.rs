@@ -640,6 +640,9 @@ static NATIVES: &[Native] = &[
         name: "_cudash.untar",
     },
     Native {
+        name: "_cudash.tar_members",
+    },
+    Native {
         name: "_cudash.md5",
     },
     Native {

@@ -6,8 +6,11 @@
 //! - `_cudash.download(url, path)`: a `file://` URL copied, any other
 //!   fetched with `curl` (cudash carries no HTTP client);
 //! - `_cudash.gunzip(src, dst)`: a `.gz` file unpacked;
-//! - `_cudash.untar(src, dst)`: a `.tar` (or `.tar.gz`, `.tgz`) unpacked
-//!   into a folder, the paths written returned (`runtime::io::tar`);
+//! - `_cudash.untar(src, dst, names=None)`: a `.tar` (or `.tar.gz`,
+//!   `.tgz`) unpacked into a folder, all of it or the members named, the
+//!   paths written returned (`runtime::io::tar`);
+//! - `_cudash.tar_members(src)`: its members as `(name, size, is_dir)`,
+//!   in order (Python's `tarfile`, `stdlib/tarfile.py`);
 //! - `_cudash.md5(path)`: the file's MD5, as torchvision checks downloads;
 //! - `_cudash.write_png(path, pixels)`: an `H×W×C` tensor of values in
 //!   0..=255 as a PNG file (`torchvision.utils.save_image`).
@@ -23,11 +26,12 @@ use crate::runtime::io::tar;
 use crate::runtime::Tensor;
 
 /// The names this module answers.
-pub const NAMES: [&str; 6] = [
+pub const NAMES: [&str; 7] = [
     "_cudash.read_idx",
     "_cudash.download",
     "_cudash.gunzip",
     "_cudash.untar",
+    "_cudash.tar_members",
     "_cudash.md5",
     "_cudash.write_png",
 ];
@@ -78,21 +82,46 @@ impl Interp {
             }
             "_cudash.untar" => {
                 let (src, dst) = (text(0)?, text(1)?);
-                let mut bytes = std::fs::read(&src).map_err(|e| io("read", &src, e))?;
-                if bytes.starts_with(&[0x1f, 0x8b]) {
-                    let mut out = Vec::new();
-                    flate2::read::GzDecoder::new(&bytes[..])
-                        .read_to_end(&mut out)
-                        .map_err(|e| io("unpack", &src, e))?;
-                    bytes = out;
-                }
+                let members = archive(&src).map_err(at)?;
+                let wanted: Option<Vec<String>> = match args.get(2).map(|a| &a.value) {
+                    None | Some(Value::None) => None,
+                    Some(v) => Some(
+                        v.items()
+                            .unwrap_or_default()
+                            .iter()
+                            .filter_map(|n| match n {
+                                Value::Str(s) => Some(s.to_string()),
+                                _ => None,
+                            })
+                            .collect(),
+                    ),
+                };
+                let chosen: Vec<&tar::Member> = members
+                    .iter()
+                    .filter(|m| wanted.as_ref().is_none_or(|w| w.contains(&m.name)))
+                    .collect();
                 let unpack = |m: String| at(Error::runtime(format!("{src}: {m}")));
-                let members = tar::members(&bytes).map_err(unpack)?;
-                let written = tar::extract(&members, std::path::Path::new(&dst)).map_err(unpack)?;
+                let written = tar::extract(chosen, std::path::Path::new(&dst)).map_err(unpack)?;
                 Ok(Value::list(
                     written
                         .into_iter()
                         .map(|p| Value::Str(Arc::new(p.display().to_string())))
+                        .collect(),
+                ))
+            }
+            "_cudash.tar_members" => {
+                let src = text(0)?;
+                let members = archive(&src).map_err(at)?;
+                Ok(Value::list(
+                    members
+                        .iter()
+                        .map(|m| {
+                            Value::list(vec![
+                                Value::Str(Arc::new(m.name.clone())),
+                                Value::Int(m.data.len() as i64),
+                                Value::bool(m.dir),
+                            ])
+                        })
                         .collect(),
                 ))
             }
@@ -125,6 +154,58 @@ impl Interp {
             }
         }
     }
+}
+
+/// The members of the archive at `src` (gzipped or not). The last one read
+/// is kept, so that `tarfile`'s `extract(member)` over each member in turn
+/// reads and unpacks the file once.
+fn archive(src: &str) -> Result<Arc<Vec<tar::Member>>, Error> {
+    thread_local! {
+        static LAST: std::cell::RefCell<Option<(String, std::time::SystemTime, Arc<Vec<tar::Member>>)>> =
+            const { std::cell::RefCell::new(None) };
+    }
+    let io = |e: std::io::Error| Error::Io {
+        action: "read".into(),
+        path: src.to_string(),
+        reason: e.to_string(),
+    };
+    let modified = std::fs::metadata(src)
+        .and_then(|m| m.modified())
+        .map_err(io)?;
+    let kept = LAST.with(|l| match &*l.borrow() {
+        Some((path, when, members)) if path == src && *when == modified => {
+            Some(Arc::clone(members))
+        }
+        _ => None,
+    });
+    if let Some(members) = kept {
+        return Ok(members);
+    }
+    let mut bytes = std::fs::read(src).map_err(io)?;
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(&bytes[..])
+            .read_to_end(&mut out)
+            .map_err(|e| Error::Io {
+                action: "unpack".into(),
+                path: src.to_string(),
+                reason: e.to_string(),
+            })?;
+        bytes = out;
+    }
+    // Python's tarfile refuses a file shorter than one header (an empty
+    // archive is two zero blocks).
+    let whole = match bytes.len() < 512 {
+        true => Err("not a tar archive (shorter than a tar header)".to_string()),
+        false => tar::members(&bytes),
+    };
+    let members = whole.map(Arc::new).map_err(|m| Error::Module {
+        class: "tarfile.ReadError",
+        message: format!("{src}: {m}"),
+        help: None,
+    })?;
+    LAST.with(|l| *l.borrow_mut() = Some((src.to_string(), modified, Arc::clone(&members))));
+    Ok(members)
 }
 
 /// An IDX file: two zero bytes, the element type, the number of

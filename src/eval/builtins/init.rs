@@ -181,14 +181,26 @@ fn orthogonal_(me: &mut Interp, t: &Tensor, gain: f64) -> Result<(), Error> {
     } else {
         (rows, cols)
     };
+    // PyTorch draws [rows, cols] in the tensor's own dtype and on its own
+    // device (`tensor.new_empty((rows, cols)).normal_()`), so a seeded
+    // program gets its numbers; the decomposition then runs in f64.
     let new = NewTensor {
-        shape: &[m, n],
-        dtype: DType::F64,
-        device: crate::runtime::Device::Cpu,
+        shape: &[rows, cols],
+        dtype: t.dtype(),
+        device: t.device(),
         like: None,
     };
-    let a = me.rt.random(new, Distribution::Normal)?;
-    let q = householder_q(a.to_vec::<f64>(), m, n);
+    let drawn = me.rt.random(new, Distribution::Normal)?;
+    let drawn = me.rt.copy_to(&drawn, crate::runtime::Device::Cpu)?;
+    let drawn = me
+        .rt
+        .tensor(&drawn, DType::F64, crate::runtime::Device::Cpu)?;
+    let drawn = drawn.to_vec::<f64>();
+    let a = match rows < cols {
+        true => (0..m * n).map(|k| drawn[(k % n) * cols + k / n]).collect(),
+        false => drawn,
+    };
+    let q = householder_q(a, m, n);
     // q [m, n] back as [rows, cols]: transposed when it was.
     let mut out = vec![0.0; rows * cols];
     for i in 0..m {

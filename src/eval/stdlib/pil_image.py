@@ -3,9 +3,10 @@
 files (decoded as Pillow's libjpeg-turbo decodes, bit for bit), `new`,
 `fromarray`, and an image's `resize` (Pillow's filters and fixed-point
 arithmetic), `crop`, `transpose`, `rotate` by right angles, `convert`
-between 1, L, LA, P, RGB and RGBA, `getpixel`, `split`, `save` as PNG,
+between 1, L, LA, P, RGB, RGBA and YCbCr, `getpixel`, `split`, `save` as PNG,
 `np.array(img)`. The pixels are an `H×W×C` uint8 tensor (`img._pixels`);
 `mode` and `size` are PIL's."""
+import math
 import torch
 import _cudash
 
@@ -48,8 +49,54 @@ class UnidentifiedImageError(OSError):
     pass
 
 
-_CHANNELS = {"1": 1, "L": 1, "P": 1, "LA": 2, "La": 2, "RGB": 3, "RGBA": 4, "RGBa": 4}
+_CHANNELS = {"1": 1, "L": 1, "P": 1, "LA": 2, "La": 2, "RGB": 3, "RGBA": 4, "RGBa": 4, "YCbCr": 3}
+_BANDS = {"YCbCr": ("Y", "Cb", "Cr")}
 _FILTERS = (NEAREST, LANCZOS, BILINEAR, BICUBIC, BOX, HAMMING)
+
+
+def _fixed6(c, center=0):
+    """Pillow's JPEG/JFIF YCbCr tables: c * (i - center) in 6-bit fixed
+    point, rounded half up, and one more where negative (as Pillow's
+    tables hold them; checked on all 2^24 colors both ways)."""
+    out = []
+    for i in range(256):
+        x = c * 64 * (i - center)
+        out.append(math.floor(x + 0.5) + (1 if x < 0 else 0))
+    return torch.tensor(out, dtype=torch.int64)
+
+
+_YCC = {}
+
+
+def _ycc_tables():
+    if not _YCC:
+        _YCC["y"] = [_fixed6(c) for c in (0.299, 0.587, 0.114)]
+        _YCC["cb"] = [_fixed6(c) for c in (-0.16874, -0.33126, 0.5)]
+        _YCC["cr"] = [_fixed6(c) for c in (0.5, -0.41869, -0.08131)]
+        _YCC["rgb"] = [_fixed6(c, 128) for c in (1.402, -0.34414, -0.71414, 1.772)]
+    return _YCC
+
+
+def _rgb_to_ycbcr(rgb):
+    """H×W×3 int64 RGB to YCbCr as Pillow's ImagingConvertRGB2YCbCr."""
+    t = _ycc_tables()
+    r, g, b = rgb[:, :, 0], rgb[:, :, 1], rgb[:, :, 2]
+    planes = []
+    for k, name in enumerate(("y", "cb", "cr")):
+        tr, tg, tb = t[name]
+        v = (tr[r] + tg[g] + tb[b]) // 64
+        planes.append(v if k == 0 else v + 128)
+    return torch.stack(planes, 2)
+
+
+def _ycbcr_to_rgb(ycc):
+    """H×W×3 int64 YCbCr to RGB as Pillow's ImagingConvertYCbCr2RGB."""
+    r_cr, g_cb, g_cr, b_cb = _ycc_tables()["rgb"]
+    y, cb, cr = ycc[:, :, 0], ycc[:, :, 1], ycc[:, :, 2]
+    r = y + r_cr[cr] // 64
+    g = y + (g_cb[cb] + g_cr[cr]) // 64
+    b = y + b_cb[cb] // 64
+    return torch.stack([r, g, b], 2).clamp(0, 255)
 
 
 def _muldiv255(a, b):
@@ -132,6 +179,8 @@ class Image:
         self._pixels[y, x] = torch.tensor(value if isinstance(value, (tuple, list)) else [value], dtype=torch.uint8)
 
     def getbands(self):
+        if self.mode in _BANDS:
+            return _BANDS[self.mode]
         return (self.mode,) if len(self.mode) == 1 else tuple(self.mode)
 
     def getextrema(self):
@@ -243,6 +292,8 @@ class Image:
             return im
         p = im._pixels.long()
         src = im.mode
+        if src == "YCbCr" or mode == "YCbCr":
+            return im._ycbcr(p, mode)
         if src in ("RGBa", "La"):
             # Pillow's unpremultiply: 255 * c / alpha, truncated.
             a = p[:, :, -1:]
@@ -270,6 +321,29 @@ class Image:
             color = torch.cat([color, alpha], 2)
         return Image(color.byte().contiguous(), mode)
 
+    def _ycbcr(self, p, mode):
+        """To or from YCbCr (JPEG's colors, Pillow's fixed point): from L its
+        luma with Cb = Cr = 128, from RGB(A) the alpha dropped; to L its Y."""
+        src = self.mode
+        if mode == "YCbCr":
+            if src in ("L", "LA"):
+                y = p[:, :, :1]
+                color = torch.cat([y, torch.full_like(y, 128), torch.full_like(y, 128)], 2)
+            elif src in ("RGB", "RGBA"):
+                color = _rgb_to_ycbcr(p)
+            else:
+                raise ValueError(f"conversion from {src} to {mode} not supported")
+            return Image(color.byte().contiguous(), mode)
+        if mode in ("L", "LA"):
+            color = p[:, :, :1]
+        elif mode in ("RGB", "RGBA"):
+            color = _ycbcr_to_rgb(p)
+        else:
+            raise ValueError(f"conversion from {src} to {mode} not supported")
+        if mode in ("LA", "RGBA"):
+            color = torch.cat([color, torch.full_like(color[:, :, :1], 255)], 2)
+        return Image(color.byte().contiguous(), mode)
+
     def _unpalette(self, with_alpha):
         pal = list(self.palette or []) + [0] * (768 - len(self.palette or []))
         table = torch.tensor(pal[:768], dtype=torch.uint8).view(256, 3)
@@ -293,6 +367,8 @@ class Image:
         fmt = (format or {"png": "PNG", "jpg": "JPEG", "jpeg": "JPEG"}.get(ext, ext.upper())).upper()
         if fmt != "PNG":
             raise NotImplementedError(f"cudash saves images as PNG, not {fmt} (Pillow's encoders are not in cudash)")
+        if self.mode == "YCbCr":
+            raise OSError("cannot write mode YCbCr as PNG")
         im = self.convert("RGB") if self.mode == "P" else self
         im = im.convert("L") if im.mode == "1" else im
         if im.mode in ("LA", "La", "RGBa"):

@@ -85,7 +85,10 @@ pub fn members(b: &[u8]) -> Result<Vec<Member>, String> {
 
 /// Writes each member under `into`, making folders as needed; the paths
 /// written, in order.
-pub fn extract(members: &[Member], into: &Path) -> Result<Vec<PathBuf>, String> {
+pub fn extract<'a>(
+    members: impl IntoIterator<Item = &'a Member>,
+    into: &Path,
+) -> Result<Vec<PathBuf>, String> {
     let mut written = Vec::new();
     for m in members {
         let path = into.join(&m.name);

@@ -1,0 +1,32 @@
+"""Python's urllib.request, the part programs fetch files with (written
+for cudash): `urlretrieve(url, filename)` saves what is at the URL (over
+http(s) with `curl`, a `file://` URL copied), as torchvision's downloads
+do. `urlopen` needs Python's bytes, which cudash does not have: it says
+so, and names `urlretrieve`."""
+import os
+import tempfile
+import _cudash
+
+
+class URLError(OSError):
+    pass
+
+
+def urlretrieve(url, filename=None, reporthook=None, data=None):
+    """Saves `url` as `filename` (a new temporary file if None); returns
+    `(filename, headers)` (cudash keeps no headers: an empty dict)."""
+    if data is not None:
+        raise NotImplementedError("cudash's urlretrieve fetches with GET; it sends no data")
+    if filename is None:
+        filename = os.path.join(tempfile.mkdtemp(), os.path.basename(url) or "download")
+    try:
+        _cudash.download(url, str(filename))
+    except RuntimeError as e:
+        raise URLError(str(e)) from None
+    return str(filename), {}
+
+
+def urlopen(url, data=None, timeout=None, **kwargs):
+    raise NotImplementedError(
+        "cudash has no bytes objects, so no urlopen(url).read(); "
+        "urllib.request.urlretrieve(url, filename) saves the file, and open(filename) reads it")
