@@ -173,7 +173,7 @@ diagnostic!(
     "import torch\nfrom torchvision import ops"
 );
 diagnostic!(import_numpy, "import numpy.linalg as la");
-diagnostic!(import_unknown_module, "import tarfile");
+diagnostic!(import_unknown_module, "import sqlite3");
 diagnostic!(
     torch_name_cudash_lacks,
     "import torch.nn as nn\nnn.CTCLoss(blank=0)"

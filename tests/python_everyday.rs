@@ -5231,7 +5231,8 @@ print([round(x, 5) for x in t[:, 0].tolist()], round((t.T @ t - torch.eye(3)).ab
 fn tarfile_six_and_urlretrieve_as_the_super_resolution_example_imports_them() {
     // A .tgz made by Python's tarfile (two files, a folder), listed and
     // unpacked member by member, as the super-resolution example's
-    // download_bsd300 does; urlretrieve of a file:// URL; six.moves.
+    // download_bsd300 does; urlretrieve of a file:// URL; six.moves;
+    // os.fspath.
     let dir = std::env::temp_dir().join(format!("cudash-tarfile-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -5258,6 +5259,12 @@ try:
     urllib.request.urlopen('http://x.org')
 except NotImplementedError as e:
     print(str(e).split(',')[0])
+import pathlib
+print(os.fspath(pathlib.Path('/a/b')), os.fspath('x'))
+try:
+    os.fspath(3)
+except TypeError:
+    print('TypeError')
 ",
         dir = dir.display().to_string()
     );
@@ -5278,6 +5285,8 @@ except NotImplementedError as e:
             "c.txt hi",
             "/a/b.tgz True [0, 1]",
             "cudash has no bytes objects",
+            "/a/b x",
+            "TypeError",
         ]
     );
 }

@@ -909,6 +909,7 @@ static NATIVES: &[Native] = &[
     Native { name: "os.getpid" },
     Native { name: "os.unlink" },
     Native { name: "os.getcwd" },
+    Native { name: "os.fspath" },
     Native {
         name: "os.get_terminal_size",
     },
@@ -1829,6 +1830,7 @@ impl Interp {
                     | "os.rmdir"
                     | "os.getpid"
                     | "os.getcwd"
+                    | "os.fspath"
             )
         {
             return os_path(f.name, &args, span);
@@ -2604,6 +2606,8 @@ fn os_path(name: &str, args: &[ArgVal], span: Span) -> Result<Value, Diagnostic>
             let meta = std::fs::metadata(&p).map_err(|e| no_such(&p, e, span))?;
             Value::Int(meta.len() as i64)
         }
+        // A str as it is, a `pathlib` path as its text.
+        "os.fspath" => text(first()?),
         "os.getcwd" => text(
             std::env::current_dir()
                 .map(|d| d.display().to_string())

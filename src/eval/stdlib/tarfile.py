@@ -62,7 +62,7 @@ class TarFile:
             raise NotImplementedError("cudash's tarfile opens a file by its name, not a file object")
         if mode not in ("r", "r:*", "r:", "r:gz"):
             raise NotImplementedError(f"cudash's tarfile reads archives (mode 'r'), not mode {mode!r}")
-        self.name = os.path.abspath(str(name))
+        self.name = os.path.abspath(os.fspath(name))
         self._members = []
         for path, size, is_dir in _cudash.tar_members(self.name):
             info = TarInfo(path)
@@ -100,11 +100,11 @@ class TarFile:
     def extract(self, member, path="", set_attrs=True, numeric_owner=False, filter=None):
         name = member.name if isinstance(member, TarInfo) else member
         self.getmember(name)
-        _cudash.untar(self.name, str(path) or ".", [name])
+        _cudash.untar(self.name, os.fspath(path) or ".", [name])
 
     def extractall(self, path=".", members=None, numeric_owner=False, filter=None):
         names = None if members is None else [m.name if isinstance(m, TarInfo) else m for m in members]
-        _cudash.untar(self.name, str(path), names)
+        _cudash.untar(self.name, os.fspath(path), names)
 
 
 def open(name=None, mode="r", fileobj=None, bufsize=10240, **kwargs):
@@ -114,7 +114,7 @@ def open(name=None, mode="r", fileobj=None, bufsize=10240, **kwargs):
 
 def is_tarfile(name):
     try:
-        _cudash.tar_members(str(name))
+        _cudash.tar_members(os.fspath(name))
         return True
     except Exception:
         return False

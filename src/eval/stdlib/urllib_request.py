@@ -20,10 +20,10 @@ def urlretrieve(url, filename=None, reporthook=None, data=None):
     if filename is None:
         filename = os.path.join(tempfile.mkdtemp(), os.path.basename(url) or "download")
     try:
-        _cudash.download(url, str(filename))
+        _cudash.download(url, os.fspath(filename))
     except RuntimeError as e:
         raise URLError(str(e)) from None
-    return str(filename), {}
+    return os.fspath(filename), {}
 
 
 def urlopen(url, data=None, timeout=None, **kwargs):
