@@ -5312,3 +5312,47 @@ const TGZ: &[u8] = &[
     0x48, 0xff, 0x6b, 0x0f, 0x87, 0x1e, 0x49, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x87,
     0xe7, 0x13, 0xbf, 0x75, 0x34, 0xa9, 0x00, 0x28, 0x00, 0x00,
 ];
+
+#[test]
+fn dict_fromkeys_popitem_and_an_lru_cache_of_move_to_end() {
+    // `dict.fromkeys` (one value object for every key), `popitem` from
+    // either end, and OrderedDict's `move_to_end` as an LRU cache uses it.
+    let out = python_printed(
+        "dict_order",
+        "from collections import OrderedDict
+x = []
+d = dict.fromkeys('ab', x)
+d['a'].append(1)
+print(d, dict.fromkeys(range(3)), x)
+od = OrderedDict([('a', 1), ('b', 2), ('c', 3)])
+od.move_to_end('a')
+od.move_to_end('c', last=False)
+print(list(od), od.popitem(), od.popitem(last=False), list(od.items()))
+for bad in [lambda: od.move_to_end('zz'), lambda: {}.popitem(), lambda: dict.fromkeys('a', value=1)]:
+    try:
+        bad()
+    except (KeyError, TypeError) as e:
+        print(type(e).__name__, e)
+cache = OrderedDict()
+for k in [1, 2, 3, 1, 4]:
+    if k in cache:
+        cache.move_to_end(k)
+    cache[k] = k * k
+    if len(cache) > 3:
+        cache.popitem(last=False)
+print(list(cache.items()))
+",
+    );
+    // As Python 3.11 printed them.
+    assert_eq!(
+        out,
+        [
+            "{'a': [1], 'b': [1]} {0: None, 1: None, 2: None} [1]",
+            "['c', 'b', 'a'] ('a', 1) ('c', 3) [('b', 2)]",
+            "KeyError 'zz'",
+            "KeyError 'popitem(): dictionary is empty'",
+            "TypeError dict.fromkeys() takes no keyword arguments",
+            "[(3, 9), (1, 1), (4, 16)]",
+        ]
+    );
+}

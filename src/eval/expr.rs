@@ -1111,6 +1111,12 @@ impl Interp {
             {
                 self.call_method(recv, name, vals, span)
             }
+            // `dict.fromkeys(keys, [])` keeps the one list for every key.
+            Some((recv @ Value::Builtin(doc), name))
+                if takes_lists_themselves(&format!("{}.{}", doc.name, name.name)) =>
+            {
+                self.call_method(recv, name, vals, span)
+            }
             Some((recv, name)) => self.call_method(recv, name, snapshot(vals), span),
             None => match self.eval(callee, d)? {
                 // `print` shows a list as it is (one that holds itself as `[...]`).
@@ -1331,9 +1337,13 @@ pub(super) fn python_slice(
 }
 
 /// Python's functions that take a list itself, not a reading of it:
-/// `random.shuffle(xs)` changes it, `copy.copy(xs)` makes another list.
+/// `random.shuffle(xs)` changes it, `copy.copy(xs)` makes another list,
+/// `dict.fromkeys(keys, xs)` gives every key that list.
 fn takes_lists_themselves(name: &str) -> bool {
-    matches!(name, "random.shuffle" | "copy.copy" | "copy.deepcopy")
+    matches!(
+        name,
+        "random.shuffle" | "copy.copy" | "copy.deepcopy" | "dict.fromkeys"
+    )
 }
 
 /// Builtins and methods read a `list()` argument as it is at the call.

@@ -508,6 +508,9 @@ static NATIVES: &[Native] = &[
     Native {
         name: "itertools.chain.from_iterable",
     },
+    Native {
+        name: "dict.fromkeys",
+    },
     Native { name: "str.upper" },
     Native { name: "str.lower" },
     Native { name: "str.strip" },
@@ -1772,6 +1775,49 @@ impl Interp {
         }
         if f.name.starts_with("json.") {
             return self.call_json(f.name, args, span);
+        }
+        // `dict.fromkeys(iterable, value=None)`: each key with the one value.
+        if f.name == "dict.fromkeys" {
+            let mut keys = None;
+            let mut value = Value::None;
+            for (i, a) in args.into_iter().enumerate() {
+                match (a.keyword.is_some(), i) {
+                    (false, 0) => keys = Some(a),
+                    (false, 1) => value = a.value,
+                    (true, _) => {
+                        return Err(Error::Module {
+                            class: "TypeError",
+                            message: "dict.fromkeys() takes no keyword arguments".into(),
+                            help: None,
+                        }
+                        .at(a.span))
+                    }
+                    _ => {
+                        return Err(Error::Module {
+                            class: "TypeError",
+                            message: format!(
+                                "fromkeys expected at most 2 arguments, got {}",
+                                i + 1
+                            ),
+                            help: None,
+                        }
+                        .at(a.span))
+                    }
+                }
+            }
+            let Some(keys) = keys else {
+                return Err(Error::Module {
+                    class: "TypeError",
+                    message: "fromkeys expected at least 1 argument, got 0".into(),
+                    help: None,
+                }
+                .at(span));
+            };
+            let mut pairs = Vec::new();
+            for k in self.iterated(keys.value, keys.span)? {
+                pairs.push((self.key(&k, keys.span)?, value.clone()));
+            }
+            return Ok(Value::Dict(super::value::PyDict::new(pairs)));
         }
         // `str.upper` read from the class: the method of its first argument.
         if let Some(method) = f.name.strip_prefix("str.") {

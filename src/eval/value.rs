@@ -465,6 +465,32 @@ impl PyDict {
         Arc::make_mut(&mut items).shift_remove(key)
     }
 
+    /// `d.popitem()`: the last item (the first unless `last`), removed.
+    pub fn pop_end(&self, last: bool) -> Option<(Key, Value)> {
+        let mut items = crate::runtime::lock::lock(&self.0.items);
+        if items.is_empty() {
+            return None;
+        }
+        let map = Arc::make_mut(&mut items);
+        match last {
+            true => map.pop(),
+            false => map.shift_remove_index(0),
+        }
+    }
+
+    /// `d.move_to_end(key, last)`: whether the dict has `key`, moved to the
+    /// end (or the front) of the order.
+    pub fn move_to_end(&self, key: &Key, last: bool) -> bool {
+        let mut items = crate::runtime::lock::lock(&self.0.items);
+        let Some(at) = items.get_index_of(key) else {
+            return false;
+        };
+        let map = Arc::make_mut(&mut items);
+        let to = if last { map.len() - 1 } else { 0 };
+        map.move_index(at, to);
+        true
+    }
+
     /// `d.clear()`.
     pub fn clear(&self) {
         *crate::runtime::lock::lock(&self.0.items) = Arc::new(DictMap::default());

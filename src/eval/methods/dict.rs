@@ -58,7 +58,8 @@ pub fn key_error(key: &Key, keys: &DictMap) -> Error {
 }
 
 /// `d.keys()`, `d.values()`, `d.items()` (as lists, in order), `d.get`,
-/// `d.update`, `d.pop`, `d.setdefault`, `d.clear` and `d.copy`.
+/// `d.update`, `d.pop`, `d.popitem`, `d.setdefault`, `d.move_to_end`
+/// (an OrderedDict's), `d.clear` and `d.copy`.
 pub(super) fn dict_method(
     me: &mut Interp,
     name: &'static str,
@@ -126,6 +127,27 @@ pub(super) fn dict_method(
                     v
                 }
             }
+        }
+        "popitem" => {
+            let last = b.bool("last", true)?;
+            match d.pop_end(last) {
+                Some((k, v)) => list(vec![k.value(), v]),
+                None => {
+                    return Err(Error::Module {
+                        class: "KeyError",
+                        message: "'popitem(): dictionary is empty'".into(),
+                        help: None,
+                    }
+                    .at(b.span))
+                }
+            }
+        }
+        "move_to_end" => {
+            let (k, span) = key(me)?;
+            if !d.move_to_end(&k, b.bool("last", true)?) {
+                return Err(key_error(&k, &items).at(span));
+            }
+            Value::None
         }
         "clear" => {
             d.clear();

@@ -443,6 +443,8 @@ static MEMBERS: &[(&str, Member)] = {
         ("update", DictMethod(dict::dict_method)),
         ("pop", DictMethod(dict::dict_method)),
         ("setdefault", DictMethod(dict::dict_method)),
+        ("popitem", DictMethod(dict::dict_method)),
+        ("move_to_end", DictMethod(dict::dict_method)),
         ("most_common", DictMethod(dict::dict_method)),
         ("clear", DictMethod(dict::dict_method)),
         ("copy", DictMethod(dict::dict_method)),
@@ -997,13 +999,15 @@ fn property_called(name: &str) -> Error {
     )
 }
 
-/// `recv.name` where `recv` is a function of Python's or the class `str`:
-/// the function of that full name (`itertools.chain.from_iterable`,
-/// `str.upper`), if cudash has it.
+/// `recv.name` where `recv` is a function of Python's or the class `str`
+/// or `dict`: the function of that full name
+/// (`itertools.chain.from_iterable`, `str.upper`, `dict.fromkeys`), if
+/// cudash has it.
 fn native_member(recv: &Value, name: &str) -> Option<Value> {
     let owner = match recv {
         Value::Native(f) => f.name,
         Value::Builtin(doc) if doc.name == "str" => "str",
+        Value::Builtin(doc) if doc.name == "dict" => "dict",
         _ => return None,
     };
     super::imports::native_member(owner, name)
