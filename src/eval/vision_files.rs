@@ -156,13 +156,15 @@ impl Interp {
     }
 }
 
+/// An archive read: its path, when it was last changed, its members.
+type ReadArchive = (String, std::time::SystemTime, Arc<Vec<tar::Member>>);
+
 /// The members of the archive at `src` (gzipped or not). The last one read
 /// is kept, so that `tarfile`'s `extract(member)` over each member in turn
 /// reads and unpacks the file once.
 fn archive(src: &str) -> Result<Arc<Vec<tar::Member>>, Error> {
     thread_local! {
-        static LAST: std::cell::RefCell<Option<(String, std::time::SystemTime, Arc<Vec<tar::Member>>)>> =
-            const { std::cell::RefCell::new(None) };
+        static LAST: std::cell::RefCell<Option<ReadArchive>> = const { std::cell::RefCell::new(None) };
     }
     let io = |e: std::io::Error| Error::Io {
         action: "read".into(),
