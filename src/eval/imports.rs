@@ -646,6 +646,9 @@ static NATIVES: &[Native] = &[
         name: "_cudash.tar_members",
     },
     Native {
+        name: "_cudash.tar_close",
+    },
+    Native {
         name: "_cudash.md5",
     },
     Native {

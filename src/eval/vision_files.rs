@@ -10,7 +10,8 @@
 //!   `.tgz`) unpacked into a folder, all of it or the members named, the
 //!   paths written returned (`runtime::io::tar`);
 //! - `_cudash.tar_members(src)`: its members as `(name, size, is_dir)`,
-//!   in order (Python's `tarfile`, `stdlib/tarfile.py`);
+//!   in order (Python's `tarfile`, `stdlib/tarfile.py`), the archive kept
+//!   read until `_cudash.tar_close()`;
 //! - `_cudash.md5(path)`: the file's MD5, as torchvision checks downloads;
 //! - `_cudash.write_png(path, pixels)`: an `H×W×C` tensor of values in
 //!   0..=255 as a PNG file (`torchvision.utils.save_image`).
@@ -26,12 +27,13 @@ use crate::runtime::io::tar;
 use crate::runtime::Tensor;
 
 /// The names this module answers.
-pub const NAMES: [&str; 7] = [
+pub const NAMES: [&str; 8] = [
     "_cudash.read_idx",
     "_cudash.download",
     "_cudash.gunzip",
     "_cudash.untar",
     "_cudash.tar_members",
+    "_cudash.tar_close",
     "_cudash.md5",
     "_cudash.write_png",
 ];
@@ -82,7 +84,6 @@ impl Interp {
             }
             "_cudash.untar" => {
                 let (src, dst) = (text(0)?, text(1)?);
-                let members = archive(&src).map_err(at)?;
                 let wanted: Option<Vec<String>> = match args.get(2).map(|a| &a.value) {
                     None | Some(Value::None) => None,
                     Some(v) => Some(
@@ -96,6 +97,9 @@ impl Interp {
                             .collect(),
                     ),
                 };
+                // Unpacking it all (CIFAR-10's download) keeps nothing;
+                // `tarfile`'s member by member keeps the archive read.
+                let members = archive(&src, wanted.is_some()).map_err(at)?;
                 let chosen: Vec<&tar::Member> = members
                     .iter()
                     .filter(|m| wanted.as_ref().is_none_or(|w| w.contains(&m.name)))
@@ -111,7 +115,7 @@ impl Interp {
             }
             "_cudash.tar_members" => {
                 let src = text(0)?;
-                let members = archive(&src).map_err(at)?;
+                let members = archive(&src, true).map_err(at)?;
                 Ok(Value::list(
                     members
                         .iter()
@@ -124,6 +128,10 @@ impl Interp {
                         })
                         .collect(),
                 ))
+            }
+            "_cudash.tar_close" => {
+                LAST.with(|l| l.borrow_mut().take());
+                Ok(Value::None)
             }
             "_cudash.md5" => {
                 let path = text(0)?;
@@ -159,13 +167,16 @@ impl Interp {
 /// An archive read: its path, when it was last changed, its members.
 type ReadArchive = (String, std::time::SystemTime, Arc<Vec<tar::Member>>);
 
-/// The members of the archive at `src` (gzipped or not). The last one read
-/// is kept, so that `tarfile`'s `extract(member)` over each member in turn
-/// reads and unpacks the file once.
-fn archive(src: &str) -> Result<Arc<Vec<tar::Member>>, Error> {
-    thread_local! {
-        static LAST: std::cell::RefCell<Option<ReadArchive>> = const { std::cell::RefCell::new(None) };
-    }
+thread_local! {
+    /// The archive a `tarfile.TarFile` has open, until `close()`.
+    static LAST: std::cell::RefCell<Option<ReadArchive>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The members of the archive at `src` (gzipped or not). With `keep`, the
+/// archive is kept until `_cudash.tar_close()`, so that `tarfile`'s
+/// `extract(member)` over each member in turn reads and unpacks the file
+/// once.
+fn archive(src: &str, keep: bool) -> Result<Arc<Vec<tar::Member>>, Error> {
     let io = |e: std::io::Error| Error::Io {
         action: "read".into(),
         path: src.to_string(),
@@ -206,7 +217,9 @@ fn archive(src: &str) -> Result<Arc<Vec<tar::Member>>, Error> {
         message: format!("{src}: {m}"),
         help: None,
     })?;
-    LAST.with(|l| *l.borrow_mut() = Some((src.to_string(), modified, Arc::clone(&members))));
+    if keep {
+        LAST.with(|l| *l.borrow_mut() = Some((src.to_string(), modified, Arc::clone(&members))));
+    }
     Ok(members)
 }
 

@@ -83,7 +83,7 @@ class TarFile:
         return iter(self._members)
 
     def close(self):
-        return None
+        _cudash.tar_close()
 
     def getmembers(self):
         return list(self._members)
@@ -115,6 +115,7 @@ def open(name=None, mode="r", fileobj=None, bufsize=10240, **kwargs):
 def is_tarfile(name):
     try:
         _cudash.tar_members(os.fspath(name))
-        return True
     except Exception:
         return False
+    _cudash.tar_close()
+    return True
