@@ -1239,6 +1239,24 @@ def file_cases(rng):
                       ("m[0].weight", "['model']['0.weight']"),
                       ("m[0].weight", "['w']")]:
         out.append(Case("files", key, f"torch.load('{p}', weights_only=True){tkey}", {"x": x}, (model, "")))
+    # A whole model (`torch.save(model, path)`), trained a step so its
+    # running statistics moved: PyTorch's `torch.load(weights_only=False)`
+    # makes it and runs it (its forward differs from cudash's by a few ulp,
+    # as every convolution does), and its tensors are cudash's, bit for bit.
+    x = make("f32", (4, 2, 4, 4), rng)
+    p = folder / "whole.pt"
+    whole = (f"manual_seed(0); m = Sequential(Conv2d(2, 3, 3, padding=1), BatchNorm2d(3), ReLU(), MaxPool2d(2), "
+             f'Flatten(), Dropout(0.1), Linear(12, 5)); y = m(x); save(m, "{p}")')
+    tsetup = f"m = torch.load('{p}', weights_only=False).eval(); y = m(x)"
+    for key in ["m[1].running_var", "m[0].weight", "m[6].bias"]:
+        out.append(Case("files", key, key, {"x": x}, (whole, tsetup)))
+    x = make("f32", (3, 2, 4), rng)
+    p = folder / "whole_rnn.pt"
+    rnn = (f"manual_seed(0); m = ModuleList([LSTM(4, 3, num_layers=2, bidirectional=true), GRU(6, 2, batch_first=true)]); "
+           f'save(m, "{p}")')
+    tsetup = f"m = torch.load('{p}', weights_only=False); y = m[1](m[0](x)[0])[0]"
+    for key in ["m[0].weight_hh_l1_reverse", "m[1].bias_ih_l0"]:
+        out.append(Case("files", key, key, {"x": x}, (rnn, tsetup)))
     return out
 
 

@@ -79,4 +79,46 @@ torch.save({"weight": torch.ones(2), "payload": Evil()}, out / "unsafe.pt")
 # The format before PyTorch 1.6, and a TorchScript archive.
 torch.save(torch.ones(2), out / "legacy.pt", _use_new_zipfile_serialization=False)
 torch.jit.save(torch.jit.script(nn.Linear(2, 2)), out / "scripted.pt")
+# A whole model (`torch.save(model, path)`): classes of `__main__`, which
+# a load needs defined; in eval mode, with its input and PyTorch's output.
+class Block(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.fc = nn.Linear(n, n)
+        self.act = nn.GELU(approximate="tanh")
+        self.scale = 0.5
+
+    def forward(self, x):
+        return x + self.scale * self.act(self.fc(x))
+
+
+class Whole(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(1, 2, 3, padding="same")
+        self.bn = nn.BatchNorm2d(2)
+        self.pool = nn.AdaptiveAvgPool2d((2, 2))
+        self.emb = nn.Embedding(7, 8, padding_idx=0)
+        self.lstm = nn.LSTM(8, 8, batch_first=True)
+        self.blocks = nn.Sequential(Block(8), Block(8))
+        self.head = nn.Linear(16, 3)
+        self.register_buffer("offset", torch.full((3,), 0.25), persistent=False)
+        self.labels = ["a", "b", "c"]
+        self.sizes = {"hidden": 8}
+
+    def forward(self, image, tokens):
+        a = torch.flatten(self.pool(torch.relu(self.bn(self.conv(image)))), 1)
+        h, _ = self.lstm(self.emb(tokens))
+        b = self.blocks(h[:, -1])
+        return self.head(torch.cat([a, b], 1)) + self.offset
+
+
+whole = Whole()
+whole(torch.randn(4, 1, 6, 6), torch.randint(0, 7, (4, 5)))  # running statistics
+whole.eval()
+image, tokens = torch.randn(2, 1, 6, 6), torch.tensor([[1, 2, 3, 0, 0], [4, 5, 6, 2, 1]])
+with torch.no_grad():
+    torch.save({"model": whole, "image": image, "tokens": tokens, "output": whole(image, tokens)},
+               out / "whole.pt")
+
 print("wrote", sorted(p.name for p in out.iterdir()))

@@ -111,6 +111,12 @@ pub fn torch_save(data: &[u8]) {
                 tensors(k, out);
                 tensors(v, out);
             }),
+            Pickled::Object(o) => {
+                o.args.iter().for_each(|a| tensors(a, out));
+                if let Some(state) = &o.state {
+                    tensors(state, out);
+                }
+            }
             _ => {}
         }
     }

@@ -142,9 +142,14 @@ fn what_cudash_saves_loads_back_on_the_device_it_came_from() {
         ),
         "cpu"
     );
-    // A module itself is not saved: its state_dict is.
-    let (_, msg) = common::err_in(&mut s, &format!("save(model, \"{p}\")"));
-    assert!(msg.contains("state_dict"), "{msg}");
+    // A whole module too (`torch.save(model, path)`): it loads back on
+    // the device it was saved from, its parameters Parameters.
+    common::ok_in(&mut s, &format!("save(model, \"{p}\")"));
+    let back = common::ok_in(
+        &mut s,
+        &format!("m2 = load(\"{p}\", weights_only=false)\n[m2[2].bias.device, (m2[2].bias == model[2].bias).all().item(), m2[2].bias.is_leaf]"),
+    );
+    assert_eq!(back, "[cuda:1, true, true]");
 }
 
 #[test]
@@ -406,4 +411,97 @@ print(ck["losses"], ck["shape"])
         "import pickle\nf = open(\"/tmp/cudash-pickle-tensor.pkl\", \"wb\")\npickle.dump({\"w\": ones(2)}, f)",
     );
     assert!(err.contains("not tensors"), "{err}");
+}
+
+/// A whole model PyTorch saved (`torch.save(model, path)`, its classes in
+/// `__main__`): `torch.load(weights_only=False)` makes it again from the
+/// program's classes without running `__init__`, and it computes PyTorch's
+/// output; what cudash saves of it loads back the same. The safe load
+/// refuses it with PyTorch's message.
+#[test]
+fn a_whole_model_pytorch_saved_loads_into_the_programs_classes_and_computes_its_output() {
+    let src = format!(
+        r#"import torch
+import torch.nn as nn
+
+class Block(nn.Module):
+    def __init__(self, n):
+        raise RuntimeError("a load runs no __init__")
+
+    def forward(self, x):
+        return x + self.scale * self.act(self.fc(x))
+
+class Whole(nn.Module):
+    def forward(self, image, tokens):
+        a = torch.flatten(self.pool(torch.relu(self.bn(self.conv(image)))), 1)
+        h, _ = self.lstm(self.emb(tokens))
+        b = self.blocks(h[:, -1])
+        return self.head(torch.cat([a, b], 1)) + self.offset
+
+try:
+    torch.load("{path}")
+except Exception as e:
+    print("safe load:", "Unsupported global: GLOBAL __main__.Whole" in str(e))
+torch.manual_seed(0)
+before = torch.rand(1).item()
+torch.manual_seed(0)
+ck = torch.load("{path}", weights_only=False)
+print("no draws:", torch.rand(1).item() == before)
+model = ck["model"]
+print(type(model).__name__, model.training, model.labels, model.sizes["hidden"])
+print(model.conv.padding, model.emb.padding_idx, model.blocks[0].scale, model.blocks[1].act)
+print(sorted(dict(model.named_buffers())), "offset" in model.state_dict())
+with torch.no_grad():
+    y = model(ck["image"], ck["tokens"])
+print(torch.allclose(y, ck["output"], atol=1e-6), y.shape)
+torch.save(model, "again.pt")
+again = torch.load("again.pt", weights_only=False)
+with torch.no_grad():
+    print(torch.equal(again(ck["image"], ck["tokens"]), y))
+del Whole
+try:
+    torch.load("again.pt", weights_only=False)
+except AttributeError as e:
+    print(e)
+"#,
+        path = fixture("whole.pt")
+    );
+    let lines = common::script_lines_on(0, "whole_model", &src);
+    assert_eq!(
+        lines,
+        [
+            "safe load: True",
+            "no draws: True",
+            "Whole False ['a', 'b', 'c'] 8",
+            "same 0 0.5 GELU(approximate='tanh')",
+            "['bn.num_batches_tracked', 'bn.running_mean', 'bn.running_var', 'offset'] False",
+            "True torch.Size([2, 3])",
+            "True",
+            "Can't get attribute 'Whole' on <module '__main__'>",
+        ]
+    );
+}
+
+/// What cudash refuses to write whole, and a file that calls a function
+/// even with `weights_only=False`: errors that say what to do instead.
+#[test]
+fn what_a_whole_save_or_load_cannot_do_is_said() {
+    let mut s = common::session();
+    common::ok_in(&mut s, "kept = arange(3)");
+    let (class, msg) = common::err_in(
+        &mut s,
+        &format!("load(\"{}\", weights_only=false)", fixture("unsafe.pt")),
+    );
+    assert_eq!(class, "IOError");
+    assert!(msg.contains("calls posix.system(...)") && msg.contains("calls nothing"), "{msg}");
+    let path = temp("hooked.pt");
+    common::ok_in(
+        &mut s,
+        "m = Linear(2, 2)\nfn keep(module, args, out) { return out }\nh = m.register_forward_hook(keep)",
+    );
+    let (_, msg) = common::err_in(&mut s, &format!("save(m, \"{path}\")"));
+    assert!(msg.contains("with forward hooks"), "{msg}");
+    let (_, msg) = common::err_in(&mut s, &format!("save(MultiheadAttention(4, 2), \"{path}\")"));
+    assert!(msg.contains("cannot save a whole MultiheadAttention yet"), "{msg}");
+    assert_eq!(common::ok_in(&mut s, "kept"), "[0, 1, 2]  i64[3] @cpu");
 }

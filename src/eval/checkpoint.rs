@@ -48,6 +48,7 @@ pub(crate) fn to_pickled(me: &mut Interp, v: &Value, span: Span) -> Result<Pickl
                 location: t.device().to_string(),
                 requires_grad: meta::requires_grad(t) && (parameter || meta::is_leaf(t)),
                 parameter,
+                id: Some(Arc::as_ptr(t) as usize),
             })
         }
         // A tuple stays a tuple (`betas`), a list a list, as Python pickles them.
@@ -84,17 +85,14 @@ pub(crate) fn to_pickled(me: &mut Interp, v: &Value, span: Span) -> Result<Pickl
                 tensor: me.rt.copy_to(&t, Device::Cpu).map_err(|e| e.at(span))?,
             })
         }
-        Value::Module(_) => {
-            return Err(Error::value_help(
-                "cudash saves a model's state_dict, not the model object",
-                "`save(model.state_dict(), path)`, then `model.load_state_dict(load(path))` (PyTorch's recommended way too)",
-            )
-            .at(span))
-        }
+        // A whole model (`torch.save(model, path)`), and an instance of
+        // the program's classes: their class by name and their attributes.
+        Value::Module(m) => super::module_pickle::save_module(me, m, span)?,
+        Value::Object(o) if !o.class.is_module() => super::module_pickle::save_object(me, o, span)?,
         other => {
             return Err(Error::wrong_type(
                 "what save() writes to a .pt file",
-                "tensors, NumPy arrays, dicts, lists, numbers or strings",
+                "tensors, NumPy arrays, modules, instances of the program's classes, dicts, lists, numbers or strings",
                 other.type_name(),
             )
             .at(span))
@@ -221,6 +219,7 @@ pub(crate) fn from_pickled(
             }
             Value::Dict(PyDict::new(out))
         }
+        Pickled::Object(o) => super::module_unpickle::load_object(me, o, device, span)?,
     })
 }
 
@@ -237,6 +236,7 @@ fn kind(p: &Pickled) -> &'static str {
         Pickled::Int(_) => "ints",
         Pickled::Str(_) => "strings",
         Pickled::Array(_) => "NumPy arrays",
+        Pickled::Object(_) => "objects",
     }
 }
 
@@ -413,6 +413,9 @@ fn holds_tensor(p: &Pickled) -> bool {
         Pickled::Dict(pairs) => pairs
             .iter()
             .any(|(k, v)| holds_tensor(k) || holds_tensor(v)),
+        Pickled::Object(o) => {
+            o.args.iter().any(holds_tensor) || o.state.as_deref().is_some_and(holds_tensor)
+        }
         _ => false,
     }
 }

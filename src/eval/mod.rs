@@ -51,6 +51,8 @@ mod mro;
 mod np_random;
 mod operators;
 mod optimizer_state;
+mod module_pickle;
+mod module_unpickle;
 mod own_module;
 mod parallel;
 pub(crate) mod param_containers;

@@ -370,6 +370,29 @@ impl Interp {
         ran.map(|()| module)
     }
 
+    /// What pickle's `find_class(module, name)` finds: a name of the
+    /// session's script (`__main__`), or of the module `module`, imported
+    /// as Python's pickle imports it. None where there is no such module.
+    pub(super) fn pickled_global(
+        &mut self,
+        module: &str,
+        name: &str,
+        span: Span,
+    ) -> Result<Option<Value>, Diagnostic> {
+        if module == "__main__" {
+            let modules: Vec<u64> = self.own_modules.iter().map(|m| m.table).collect();
+            let main = std::iter::once(&self.vars)
+                .chain(self.parked.iter())
+                .find(|t| !modules.contains(&t.number()));
+            return Ok(main.and_then(|t| t.get(name).cloned()));
+        }
+        let Some(path) = file_of(module) else {
+            return Ok(None);
+        };
+        let m = self.import_own(module, path, span)?;
+        Ok(self.own_module_attr(&m, name, span).ok())
+    }
+
     /// `module.name`, `from module import name`: a variable of the module.
     pub(super) fn own_module_attr(
         &mut self,

@@ -88,7 +88,7 @@ impl Interp {
                 | Layer::TransformerStack { .. }
                 | Layer::Transformer { .. },
             ) => super::super::transformer::setting(name, &module.layer),
-            _ => None,
+            _ => super::super::module_pickle::setting(&module, name),
         };
         if let Some(x) = setting {
             return Ok(x);
@@ -559,6 +559,18 @@ pub(super) fn zero_grad(me: &mut Interp, _: &'static str, m: &ModuleRef, b: &Bou
         }
     }
     Ok(Value::None)
+}
+
+/// `rnn.flatten_parameters()` of an `LSTM`, `GRU` or `RNN`: PyTorch lays
+/// the weights out as one cuDNN buffer on a GPU (a no-op on the CPU);
+/// cudash's recurrent layers compute from the weights as they are, so
+/// there is nothing to lay out.
+pub(super) fn flatten_parameters(_: &mut Interp, _: &'static str, m: &ModuleRef, b: &Bound) -> Out {
+    let module = lock(m);
+    match module.layer {
+        Layer::Recurrent(_) => Ok(Value::None),
+        _ => Err(no_attribute(&module.type_name, "flatten_parameters", b.span)),
+    }
 }
 
 /// `requires_grad_(requires_grad=true)` of every parameter.

@@ -11,7 +11,7 @@ pub mod tar;
 pub mod zip;
 
 pub use numpy_pickle::{NpDType, SavedArray};
-pub use pickle::{Pickled, Py2Strings, SavedTensor, Unpickler};
+pub use pickle::{Pickled, Py2Strings, SavedObject, SavedTensor, Unpickler};
 
 use std::path::Path;
 

@@ -36,6 +36,22 @@ pub enum Pickled {
     DType(DType),
     /// A NumPy array (read by a full load only).
     Array(SavedArray),
+    /// An instance of a class (a whole `nn.Module`, an object of the
+    /// program's): read by a full load only, nothing of its class run.
+    Object(SavedObject),
+}
+
+/// An object as pickle keeps it: its class by module and name, made
+/// without `__init__` (NEWOBJ, `cls.__new__(cls, *args)`) and given its
+/// state (BUILD, its `__dict__`); or, `called`, what `cls(*args)` returns
+/// (REDUCE: `set([...])`, `OrderedDict()`), written only.
+#[derive(Clone, Debug)]
+pub struct SavedObject {
+    pub module: String,
+    pub name: String,
+    pub args: Vec<Pickled>,
+    pub state: Option<Box<Pickled>>,
+    pub called: bool,
 }
 
 /// How a pickle is read: as PyTorch's safe load (`torch.load`, whose
@@ -81,6 +97,10 @@ pub struct SavedTensor {
     pub location: String,
     pub requires_grad: bool,
     pub parameter: bool,
+    /// The session's tensor it was read from: one tensor met twice (an
+    /// LSTM's `_flat_weights`, tied weights) is written once and named
+    /// again, as pickle's memo does.
+    pub id: Option<usize>,
 }
 
 /// A storage's element type from its legacy class name (`FloatStorage`).
@@ -159,6 +179,9 @@ enum Global {
     CodecsEncode,
     /// `bytes()`: protocol 2's empty bytes (`__builtin__.bytes` of no arguments).
     Bytes,
+    /// Any other class, by module and name (a full load only): its
+    /// instances are made by NEWOBJ and filled by BUILD, never called.
+    Class(Rc<str>, Rc<str>),
 }
 
 impl Global {
@@ -190,14 +213,6 @@ impl Global {
         {
             return Ok(Global::Bytes);
         }
-        if full
-            && !module.starts_with("torch")
-            && !matches!(module, "collections" | "builtins" | "__builtin__")
-        {
-            return Err(format!(
-                "the file holds a {module}.{name}: cudash's unpickler reads dicts, lists, tuples, numbers, strings, tensors and NumPy arrays, and calls nothing else (save plain values, or a model's state_dict)"
-            ));
-        }
         let global = match (module, name) {
             ("collections", "OrderedDict") => Global::OrderedDict,
             ("collections", "Counter") => Global::Counter,
@@ -210,10 +225,10 @@ impl Global {
             ("torch", storage) if storage_dtype(storage).is_some() => {
                 Global::Storage(storage_dtype(storage).expect("matched")?)
             }
-            ("torch", dtype) => match DType::ALL.into_iter().find(|&d| dtype_name(d) == dtype) {
-                Some(d) => Global::DType(d),
-                None => return Err(unsupported(module, name)),
-            },
+            ("torch", dtype) if DType::ALL.into_iter().any(|d| dtype_name(d) == dtype) => {
+                Global::DType(DType::ALL.into_iter().find(|&d| dtype_name(d) == dtype).expect("matched"))
+            }
+            _ if full => Global::Class(module.into(), name.into()),
             _ => return Err(unsupported(module, name)),
         };
         Ok(global)
@@ -229,6 +244,8 @@ fn unsupported(module: &str, name: &str) -> String {
     } else {
         let numpy = if full.starts_with("numpy") {
             " A NumPy array: if you trust the file, `torch.load(path, weights_only=False)` reads it."
+        } else if module == "__main__" || full.starts_with("torch.nn.modules.") {
+            " A whole model (`torch.save(model, path)`): if you trust the file, `torch.load(path, weights_only=False)` reads it; the program must define its class."
         } else {
             ""
         };
@@ -269,6 +286,17 @@ enum Item<'a> {
     NumpyDType(Rc<RefCell<(NpDType, bool)>>),
     /// `_reconstruct(...)`'s array, filled by its state (BUILD).
     Array(Rc<RefCell<Option<SavedArray>>>),
+    /// An instance of a class (NEWOBJ), filled by its state (BUILD).
+    Object(Rc<RefCell<ObjectItem<'a>>>),
+}
+
+/// An object being read: its class, NEWOBJ's arguments, BUILD's state.
+#[derive(Debug)]
+struct ObjectItem<'a> {
+    module: Rc<str>,
+    name: Rc<str>,
+    args: Vec<Item<'a>>,
+    state: Option<Item<'a>>,
 }
 
 impl Item<'_> {
@@ -288,6 +316,7 @@ impl Item<'_> {
             Item::Bytes(_) => "bytes",
             Item::NumpyDType(_) => "a NumPy dtype",
             Item::Array(_) => "a NumPy array",
+            Item::Object(_) => "an object",
         }
     }
 }
@@ -602,13 +631,22 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
                     self.stack.push(result);
                 }
                 0x81 => {
-                    // NEWOBJ: only nn.Parameter and PyTorch's allowed classes
-                    let _args = self.pop()?;
+                    // NEWOBJ: an instance of a class a full load names
+                    // (`cls.__new__(cls, *args)`, no `__init__`).
+                    let args = self.pop()?;
                     let cls = self.pop()?;
-                    return Err(format!(
-                        "the file creates an object of {} (NEWOBJ); cudash reads tensors and plain values",
-                        cls.kind()
-                    ));
+                    let (Item::Global(Global::Class(module, name)), Item::Tuple(args)) = (&cls, args) else {
+                        return Err(format!(
+                            "the file creates an object of {} (NEWOBJ); cudash reads tensors and plain values",
+                            cls.kind()
+                        ));
+                    };
+                    self.stack.push(Item::Object(Rc::new(RefCell::new(ObjectItem {
+                        module: module.clone(),
+                        name: name.clone(),
+                        args: args.to_vec(),
+                        state: None,
+                    }))));
                 }
                 b'b' => {
                     // BUILD: an OrderedDict's attributes (a state_dict's
@@ -625,6 +663,7 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
                             let a = Rc::clone(a);
                             *a.borrow_mut() = Some(array_state(&state)?);
                         }
+                        Item::Object(o) => o.borrow_mut().state = Some(state),
                         other => {
                             return Err(format!(
                                 "Can only build Tensor, Parameter, OrderedDict, but got {}",
@@ -758,6 +797,7 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
                         location: s.location.clone(),
                         requires_grad: *requires_grad,
                         parameter: false,
+                        id: None,
                     }))
                 }
                 _ => return Err(bad("_rebuild_tensor_v2")),
@@ -838,6 +878,11 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
             },
             Global::NdArray => {
                 return Err("the file calls numpy.ndarray itself; cudash reads arrays as NumPy pickles them".into())
+            }
+            Global::Class(module, name) => {
+                return Err(format!(
+                    "the file calls {module}.{name}(...) to make a value; cudash's unpickler calls nothing (it reads dicts, lists, tuples, numbers, strings, tensors, NumPy arrays, and objects pickled with their attributes, as models are)"
+                ))
             }
         })
     }
@@ -1028,6 +1073,19 @@ fn to_pickled(item: &Item, depth: usize) -> Result<Pickled, String> {
             Some(a) => Pickled::Array(a.clone()),
             None => return Err("the pickle is damaged (a NumPy array without its state)".into()),
         },
+        Item::Object(o) => {
+            let o = o.borrow();
+            Pickled::Object(SavedObject {
+                module: o.module.to_string(),
+                name: o.name.to_string(),
+                args: all(&o.args)?,
+                state: match &o.state {
+                    Some(s) => Some(Box::new(to_pickled(s, depth + 1)?)),
+                    None => None,
+                },
+                called: false,
+            })
+        }
         Item::Bytes(_) => {
             return Err("the file holds bytes (a Python 3 `bytes`, or a Python 2 string read with encoding=\"bytes\"): cudash has no bytes values; `pickle.load(f, encoding=\"latin1\")` reads Python 2's strings as str".into())
         }
@@ -1043,79 +1101,121 @@ fn to_pickled(item: &Item, depth: usize) -> Result<Pickled, String> {
 /// The value as pickle protocol 2, as `torch.save` writes it; each tensor's
 /// bytes are pushed to `storages`, whose index is its key (`data/0`, ...).
 pub fn pickle(v: &Pickled, storages: &mut Vec<Vec<u8>>) -> Vec<u8> {
-    let mut out = vec![0x80, 2];
-    write_value(v, storages, &mut out);
-    out.push(b'.');
-    out
+    let mut w = Writer {
+        storages,
+        memo: HashMap::new(),
+        out: vec![0x80, 2],
+    };
+    w.value(v);
+    w.out.push(b'.');
+    w.out
 }
 
-fn write_value(v: &Pickled, storages: &mut Vec<Vec<u8>>, out: &mut Vec<u8>) {
-    match v {
-        Pickled::None => out.push(b'N'),
-        Pickled::Bool(b) => out.push(if *b { 0x88 } else { 0x89 }),
-        Pickled::Int(i) => int(out, *i),
-        Pickled::Float(f) => {
-            out.push(b'G');
-            out.extend(f.to_be_bytes());
-        }
-        Pickled::Str(s) => string(out, s),
-        Pickled::List(items) => {
-            out.extend([b']', b'(']);
-            items.iter().for_each(|i| write_value(i, storages, out));
-            out.push(b'e');
-        }
-        Pickled::Tuple(items) => {
-            out.push(b'(');
-            items.iter().for_each(|i| write_value(i, storages, out));
-            out.push(b't');
-        }
-        Pickled::Dict(pairs) => {
-            out.extend([b'}', b'(']);
-            for (k, v) in pairs {
-                write_value(k, storages, out);
-                write_value(v, storages, out);
+/// The pickle being written, and the tensors written so far (by the
+/// session's tensor, to their memo entry).
+struct Writer<'s> {
+    storages: &'s mut Vec<Vec<u8>>,
+    memo: HashMap<usize, u32>,
+    out: Vec<u8>,
+}
+
+impl Writer<'_> {
+    fn value(&mut self, v: &Pickled) {
+        match v {
+            Pickled::None => self.out.push(b'N'),
+            Pickled::Bool(b) => self.out.push(if *b { 0x88 } else { 0x89 }),
+            Pickled::Int(i) => int(&mut self.out, *i),
+            Pickled::Float(f) => {
+                self.out.push(b'G');
+                self.out.extend(f.to_be_bytes());
             }
-            out.push(b'u');
+            Pickled::Str(s) => string(&mut self.out, s),
+            Pickled::List(items) => {
+                self.out.extend([b']', b'(']);
+                items.iter().for_each(|i| self.value(i));
+                self.out.push(b'e');
+            }
+            Pickled::Tuple(items) => {
+                self.out.push(b'(');
+                items.iter().for_each(|i| self.value(i));
+                self.out.push(b't');
+            }
+            Pickled::Dict(pairs) => {
+                self.out.extend([b'}', b'(']);
+                for (k, v) in pairs {
+                    self.value(k);
+                    self.value(v);
+                }
+                self.out.push(b'u');
+            }
+            Pickled::DType(d) => global(&mut self.out, "torch", dtype_name(*d)),
+            Pickled::Array(a) => numpy_pickle::write(&mut self.out, a),
+            Pickled::Tensor(t) => self.tensor(t),
+            Pickled::Object(o) => {
+                global(&mut self.out, &o.module, &o.name);
+                self.out.push(b'(');
+                o.args.iter().for_each(|a| self.value(a));
+                self.out.push(b't');
+                self.out.push(if o.called { b'R' } else { 0x81 });
+                if let Some(state) = &o.state {
+                    self.value(state);
+                    self.out.push(b'b');
+                }
+            }
         }
-        Pickled::DType(d) => global(out, "torch", dtype_name(*d)),
-        Pickled::Array(a) => numpy_pickle::write(out, a),
-        Pickled::Tensor(t) => {
-            if t.parameter {
-                global(out, "torch._utils", "_rebuild_parameter");
-                out.push(b'(');
-            }
-            global(out, "torch._utils", "_rebuild_tensor_v2");
+    }
+
+    /// `_rebuild_tensor_v2(storage, offset, size, stride, requires_grad,
+    /// hooks)`, within `_rebuild_parameter(tensor, requires_grad, hooks)`
+    /// for a Parameter; a tensor written before is named from the memo.
+    fn tensor(&mut self, t: &SavedTensor) {
+        if let Some(&entry) = t.id.and_then(|id| self.memo.get(&id)) {
+            self.out.push(b'j');
+            self.out.extend(entry.to_le_bytes());
+            return;
+        }
+        let out = &mut self.out;
+        if t.parameter {
+            global(out, "torch._utils", "_rebuild_parameter");
             out.push(b'(');
-            // The storage: ('storage', FloatStorage, key, location, numel).
-            let key = storages.len();
-            storages.push(t.tensor.contiguous_buffer().to_le_bytes());
-            out.push(b'(');
-            string(out, "storage");
-            global(out, "torch", storage_name(t.tensor.dtype()));
-            string(out, &key.to_string());
-            string(out, &t.location);
-            int(out, t.tensor.numel() as i64);
-            out.extend([b't', b'Q']);
-            int(out, 0);
-            let shape = t.tensor.shape();
-            ints_tuple(out, shape.iter().map(|&d| d as i64));
-            let mut strides = vec![1i64; shape.len()];
-            for d in (0..shape.len().saturating_sub(1)).rev() {
-                strides[d] = strides[d + 1] * shape[d + 1] as i64;
-            }
-            ints_tuple(out, strides);
-            out.push(if t.requires_grad && !t.parameter {
-                0x88
-            } else {
-                0x89
-            });
+        }
+        global(out, "torch._utils", "_rebuild_tensor_v2");
+        out.push(b'(');
+        // The storage: ('storage', FloatStorage, key, location, numel).
+        let key = self.storages.len();
+        self.storages.push(t.tensor.contiguous_buffer().to_le_bytes());
+        out.push(b'(');
+        string(out, "storage");
+        global(out, "torch", storage_name(t.tensor.dtype()));
+        string(out, &key.to_string());
+        string(out, &t.location);
+        int(out, t.tensor.numel() as i64);
+        out.extend([b't', b'Q']);
+        int(out, 0);
+        let shape = t.tensor.shape();
+        ints_tuple(out, shape.iter().map(|&d| d as i64));
+        let mut strides = vec![1i64; shape.len()];
+        for d in (0..shape.len().saturating_sub(1)).rev() {
+            strides[d] = strides[d + 1] * shape[d + 1] as i64;
+        }
+        ints_tuple(out, strides);
+        out.push(if t.requires_grad && !t.parameter {
+            0x88
+        } else {
+            0x89
+        });
+        global(out, "collections", "OrderedDict");
+        out.extend([b')', b'R', b't', b'R']);
+        if t.parameter {
+            out.push(if t.requires_grad { 0x88 } else { 0x89 });
             global(out, "collections", "OrderedDict");
             out.extend([b')', b'R', b't', b'R']);
-            if t.parameter {
-                out.push(if t.requires_grad { 0x88 } else { 0x89 });
-                global(out, "collections", "OrderedDict");
-                out.extend([b')', b'R', b't', b'R']);
-            }
+        }
+        if let Some(id) = t.id {
+            let entry = self.memo.len() as u32;
+            self.memo.insert(id, entry);
+            self.out.push(b'r');
+            self.out.extend(entry.to_le_bytes());
         }
     }
 }
