@@ -493,7 +493,10 @@ fn what_a_whole_save_or_load_cannot_do_is_said() {
         &format!("load(\"{}\", weights_only=false)", fixture("unsafe.pt")),
     );
     assert_eq!(class, "IOError");
-    assert!(msg.contains("calls posix.system(...)") && msg.contains("calls nothing"), "{msg}");
+    assert!(
+        msg.contains("calls posix.system(...)") && msg.contains("calls nothing"),
+        "{msg}"
+    );
     let path = temp("hooked.pt");
     common::ok_in(
         &mut s,
@@ -501,7 +504,39 @@ fn what_a_whole_save_or_load_cannot_do_is_said() {
     );
     let (_, msg) = common::err_in(&mut s, &format!("save(m, \"{path}\")"));
     assert!(msg.contains("with forward hooks"), "{msg}");
-    let (_, msg) = common::err_in(&mut s, &format!("save(MultiheadAttention(4, 2), \"{path}\")"));
-    assert!(msg.contains("cannot save a whole MultiheadAttention yet"), "{msg}");
+    let (_, msg) = common::err_in(
+        &mut s,
+        &format!("save(MultiheadAttention(4, 2), \"{path}\")"),
+    );
+    assert!(
+        msg.contains("cannot save a whole MultiheadAttention yet"),
+        "{msg}"
+    );
     assert_eq!(common::ok_in(&mut s, "kept"), "[0, 1, 2]  i64[3] @cpu");
+}
+
+/// Tied weights (a language model's decoder using its encoder's table)
+/// are one Parameter in the file, written once and named again; loaded,
+/// they are one tensor again, so training keeps them tied.
+#[test]
+fn tied_weights_stay_one_parameter_through_a_whole_save() {
+    let lines = common::script_lines_on(
+        0,
+        "tied",
+        r#"import torch
+import torch.nn as nn
+
+class LM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = nn.Embedding(5, 4)
+        self.decoder = nn.Linear(4, 5)
+        self.decoder.weight = self.encoder.weight
+
+torch.save(LM(), "tied.pt")
+m = torch.load("tied.pt", weights_only=False)
+print(m.decoder.weight is m.encoder.weight, len(list(m.parameters())))
+"#,
+    );
+    assert_eq!(lines, ["True 2"]);
 }

@@ -7,6 +7,7 @@
 //! (`torch.save(array)`, CIFAR-10's files), read by a full load only.
 
 use crate::eval::value::PyDict;
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::value::{Key, Word};
@@ -153,6 +154,29 @@ pub(crate) fn from_pickled(
     device: Option<Device>,
     span: Span,
 ) -> Result<Value, Diagnostic> {
+    let mut load = Loading {
+        device,
+        tensors: HashMap::new(),
+    };
+    value(me, p, &mut load, span)
+}
+
+/// A load under way: where its tensors go, and those made so far by the
+/// file's tensor they came from (one tensor the file names twice, as tied
+/// weights are, is one tensor of the session too).
+pub(super) struct Loading {
+    pub device: Option<Device>,
+    tensors: HashMap<usize, Arc<crate::runtime::Tensor>>,
+}
+
+/// [`from_pickled`] within a load.
+pub(super) fn value(
+    me: &mut Interp,
+    p: Pickled,
+    load: &mut Loading,
+    span: Span,
+) -> Result<Value, Diagnostic> {
+    let device = load.device;
     Ok(match p {
         Pickled::None => Value::None,
         Pickled::Bool(b) => Value::bool(b),
@@ -173,6 +197,9 @@ pub(crate) fn from_pickled(
             me.call_value(wrap, args, span)?
         }
         Pickled::Tensor(saved) => {
+            if let Some(t) = saved.id.and_then(|id| load.tensors.get(&id)) {
+                return Ok(Value::Tensor(Arc::clone(t)));
+            }
             let to = match device {
                 Some(d) => d,
                 None => saved_device(me, &saved.location).map_err(|e| e.at(span))?,
@@ -188,19 +215,22 @@ pub(crate) fn from_pickled(
                 }
                 t
             };
+            if let Some(id) = saved.id {
+                load.tensors.insert(id, Arc::clone(&t));
+            }
             Value::Tensor(t)
         }
         Pickled::Tuple(items) => Value::List(Arc::new(
             items
                 .into_iter()
-                .map(|i| from_pickled(me, i, device, span))
+                .map(|i| value(me, i, load, span))
                 .collect::<Result<_, _>>()?,
         )),
         // A list is the program's to change (`ckpt["losses"].append(x)`).
         Pickled::List(items) => Value::list(
             items
                 .into_iter()
-                .map(|i| from_pickled(me, i, device, span))
+                .map(|i| value(me, i, load, span))
                 .collect::<Result<_, _>>()?,
         ),
         Pickled::Dict(pairs) => {
@@ -209,17 +239,17 @@ pub(crate) fn from_pickled(
                 // Strings, ints (an optimizer's state by parameter
                 // number), and any other value Python hashes (a tuple).
                 let what = kind(&k);
-                let key = Key::of(&from_pickled(me, k, device, span)?).ok_or_else(|| {
+                let key = Key::of(&value(me, k, load, span)?).ok_or_else(|| {
                     Error::value(format!(
                         "the file has a dict keyed by {what}, which Python cannot hash"
                     ))
                     .at(span)
                 })?;
-                out.push((key, from_pickled(me, v, device, span)?));
+                out.push((key, value(me, v, load, span)?));
             }
             Value::Dict(PyDict::new(out))
         }
-        Pickled::Object(o) => super::module_unpickle::load_object(me, o, device, span)?,
+        Pickled::Object(o) => super::module_unpickle::load_object(me, o, load, span)?,
     })
 }
 

@@ -66,7 +66,11 @@ fn object_of(m: &Module) -> Option<Arc<Object>> {
 }
 
 /// A module as `torch.save` pickles it.
-pub(super) fn save_module(me: &mut Interp, m: &ModuleRef, span: Span) -> Result<Pickled, Diagnostic> {
+pub(super) fn save_module(
+    me: &mut Interp,
+    m: &ModuleRef,
+    span: Span,
+) -> Result<Pickled, Diagnostic> {
     // What is needed, copied out: a child or an attribute may be saved
     // while this module would stay locked.
     let (layer, type_name, training, parameters, buffers, modules, object, hooked) = {
@@ -203,7 +207,11 @@ pub(super) fn save_module(me: &mut Interp, m: &ModuleRef, span: Span) -> Result<
 /// An instance of the program's class as pickle writes one: its class by
 /// module and name, and its attributes (a named tuple: its fields, given
 /// to `__new__`).
-pub(super) fn save_object(me: &mut Interp, o: &Arc<Object>, span: Span) -> Result<Pickled, Diagnostic> {
+pub(super) fn save_object(
+    me: &mut Interp,
+    o: &Arc<Object>,
+    span: Span,
+) -> Result<Pickled, Diagnostic> {
     let class = &o.class;
     if class.exception().is_some() || class.is_autograd_function() {
         return Err(Error::wrong_type(
@@ -226,7 +234,12 @@ pub(super) fn save_object(me: &mut Interp, o: &Arc<Object>, span: Span) -> Resul
     for (k, v) in attrs {
         state.push((text(&k), super::checkpoint::to_pickled(me, &v, span)?));
     }
-    Ok(instance(&module, &class.name, Vec::new(), Some(Pickled::Dict(state))))
+    Ok(instance(
+        &module,
+        &class.name,
+        Vec::new(),
+        Some(Pickled::Dict(state)),
+    ))
 }
 
 /// The layer's settings as PyTorch 2.15 keeps them in its `__dict__`, in
@@ -270,13 +283,18 @@ fn settings(
         })
     };
     Ok(match layer {
-        Layer::Custom | Layer::Sequential | Layer::ModuleList | Layer::ModuleDict | Layer::Identity => {
-            Vec::new()
-        }
+        Layer::Custom
+        | Layer::Sequential
+        | Layer::ModuleList
+        | Layer::ModuleDict
+        | Layer::Identity => Vec::new(),
         Layer::Linear {
             in_features,
             out_features,
-        } => vec![("in_features", int(*in_features)), ("out_features", int(*out_features))],
+        } => vec![
+            ("in_features", int(*in_features)),
+            ("out_features", int(*out_features)),
+        ],
         Layer::Bilinear {
             in1_features,
             in2_features,
@@ -461,7 +479,10 @@ fn settings(
         }
         Layer::Unflatten { dim, sizes, .. } => vec![
             ("dim", int(*dim)),
-            ("unflattened_size", Pickled::Tuple(sizes.iter().map(|&s| int(s)).collect())),
+            (
+                "unflattened_size",
+                Pickled::Tuple(sizes.iter().map(|&s| int(s)).collect()),
+            ),
         ],
         Layer::Dropout { p, .. } => vec![("p", f(*p)), ("inplace", b(false))],
         Layer::Activation { op, inplace } => match op {
@@ -485,12 +506,12 @@ fn settings(
                 (_, A::LeakyRelu { slope }) => vec![("negative_slope", f(*slope)), inplace],
                 (_, A::LogSigmoid) => Vec::new(),
                 (_, A::Hardswish | A::Hardsigmoid) => vec![inplace],
-                (_, A::Hardshrink { lambd } | A::Softshrink { lambd }) => vec![("lambd", f(*lambd))],
-                (_, A::Threshold { threshold, value }) => vec![
-                    ("threshold", f(*threshold)),
-                    ("value", f(*value)),
-                    inplace,
-                ],
+                (_, A::Hardshrink { lambd } | A::Softshrink { lambd }) => {
+                    vec![("lambd", f(*lambd))]
+                }
+                (_, A::Threshold { threshold, value }) => {
+                    vec![("threshold", f(*threshold)), ("value", f(*value)), inplace]
+                }
                 _ => return Err(type_name.to_string()),
             }
         }
@@ -529,7 +550,10 @@ fn settings(
         Layer::NllLoss {
             ignore_index,
             reduction: r,
-        } => vec![("reduction", reduction(r)), ("ignore_index", int(*ignore_index))],
+        } => vec![
+            ("reduction", reduction(r)),
+            ("ignore_index", int(*ignore_index)),
+        ],
         Layer::Recurrent(r) => {
             let mode = match r.kind {
                 Recurrence::Lstm => "LSTM",
@@ -617,7 +641,9 @@ fn plain(p: &Pickled) -> Option<Value> {
         Pickled::Int(i) => Value::Int(*i),
         Pickled::Float(f) => Value::float(*f),
         Pickled::Str(s) => Value::Str(Arc::new(s.clone())),
-        Pickled::Tuple(items) => Value::List(Arc::new(items.iter().map(plain).collect::<Option<_>>()?)),
+        Pickled::Tuple(items) => {
+            Value::List(Arc::new(items.iter().map(plain).collect::<Option<_>>()?))
+        }
         Pickled::List(items) => Value::list(items.iter().map(plain).collect::<Option<_>>()?),
         _ => return None,
     })

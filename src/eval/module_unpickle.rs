@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use super::args::ArgVal;
+use super::checkpoint::{value, Loading};
 use super::value::{Class, Object};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
@@ -21,7 +22,7 @@ use crate::nn::module::Buffer;
 use crate::nn::{Module, ModuleRef};
 use crate::runtime::io::{Pickled, SavedObject};
 use crate::runtime::lock::lock;
-use crate::runtime::{Device, Tensor};
+use crate::runtime::Tensor;
 
 /// `Module.__init__`'s dicts of hooks: empty in a model cudash can load.
 const HOOK_DICTS: &[&str] = &[
@@ -55,12 +56,12 @@ const DERIVED: &[&str] = &[
 pub(super) fn load_object(
     me: &mut Interp,
     o: SavedObject,
-    device: Option<Device>,
+    load: &mut Loading,
     span: Span,
 ) -> Result<Value, Diagnostic> {
     if o.module.starts_with("torch.nn.modules.") {
         let name = o.name.clone();
-        return load_module(me, None, Some(&name), o, device, span);
+        return load_module(me, None, Some(&name), o, load, span);
     }
     let qualified = format!("{}.{}", o.module, o.name);
     if o.module == "torch" || o.module.starts_with("torch.") || o.module.starts_with("numpy") {
@@ -68,10 +69,11 @@ pub(super) fn load_object(
             true => "save the model inside it: `torch.save(model.module, path)`",
             false => "save plain values, tensors, or a model's state_dict",
         };
-        return Err(
-            Error::value_help(format!("cudash cannot load a {qualified} from a file"), help)
-                .at(span),
-        );
+        return Err(Error::value_help(
+            format!("cudash cannot load a {qualified} from a file"),
+            help,
+        )
+        .at(span));
     }
     let class = match me.pickled_global(&o.module, &o.name, span)? {
         Some(Value::Class(c)) => c,
@@ -97,9 +99,9 @@ pub(super) fn load_object(
     match class.is_module() {
         true => {
             let layer = class.layer();
-            load_module(me, Some(class), layer, o, device, span)
+            load_module(me, Some(class), layer, o, load, span)
         }
-        false => load_plain(me, class, o, device, span),
+        false => load_plain(me, class, o, load, span),
     }
 }
 
@@ -138,7 +140,9 @@ fn named(p: Option<Pickled>, what: &str, span: Span) -> Result<Vec<(String, Pick
             .into_iter()
             .map(|(k, v)| match k {
                 Pickled::Str(k) => Ok((k, v)),
-                _ => Err(Error::value(format!("the file's {what} are not named by strings")).at(span)),
+                _ => Err(
+                    Error::value(format!("the file's {what} are not named by strings")).at(span),
+                ),
             })
             .collect(),
         Some(_) => Err(Error::value(format!("the file's {what} are not a dict")).at(span)),
@@ -148,13 +152,18 @@ fn named(p: Option<Pickled>, what: &str, span: Span) -> Result<Vec<(String, Pick
 fn tensor(
     me: &mut Interp,
     p: Pickled,
-    device: Option<Device>,
+    load: &mut Loading,
     span: Span,
 ) -> Result<Option<Arc<Tensor>>, Diagnostic> {
-    match super::checkpoint::from_pickled(me, p, device, span)? {
+    match value(me, p, load, span)? {
         Value::None => Ok(None),
         Value::Tensor(t) => Ok(Some(t)),
-        other => Err(Error::wrong_type("a module's parameter or buffer in the file", "a tensor", other.type_name()).at(span)),
+        other => Err(Error::wrong_type(
+            "a module's parameter or buffer in the file",
+            "a tensor",
+            other.type_name(),
+        )
+        .at(span)),
     }
 }
 
@@ -165,7 +174,7 @@ fn load_module(
     class: Option<Arc<Class>>,
     layer: Option<&str>,
     o: SavedObject,
-    device: Option<Device>,
+    load: &mut Loading,
     span: Span,
 ) -> Result<Value, Diagnostic> {
     let mut state = entries(&o, span)?;
@@ -187,7 +196,10 @@ fn load_module(
         match take(&mut state, hooks) {
             Some(Pickled::Dict(d)) if !d.is_empty() => {
                 return Err(Error::value_help(
-                    format!("the file's {} has hooks ({hooks}), which cudash cannot load", o.name),
+                    format!(
+                        "the file's {} has hooks ({hooks}), which cudash cannot load",
+                        o.name
+                    ),
                     "save the model without its hooks, or its state_dict",
                 )
                 .at(span))
@@ -209,20 +221,20 @@ fn load_module(
     let object = class.map(|c| Arc::new(Object::new(c)));
     let mut loaded_params = Vec::new();
     for (n, p) in params {
-        loaded_params.push((n, tensor(me, p, device, span)?));
+        loaded_params.push((n, tensor(me, p, load, span)?));
     }
     let mut loaded_buffers = Vec::new();
     for (n, p) in buffers {
         let persistent = !non_persistent.contains(&n);
         loaded_buffers.push(Buffer {
-            tensor: tensor(me, p, device, span)?,
+            tensor: tensor(me, p, load, span)?,
             name: n,
             persistent,
         });
     }
     let mut loaded_children = Vec::new();
     for (n, p) in children {
-        let child = match super::checkpoint::from_pickled(me, p, device, span)? {
+        let child = match value(me, p, load, span)? {
             Value::None => None,
             Value::Module(m) => Some(m),
             other => {
@@ -254,7 +266,7 @@ fn load_module(
             if DERIVED.contains(&k.as_str()) {
                 continue;
             }
-            let v = super::checkpoint::from_pickled(me, v, device, span)?;
+            let v = value(me, v, load, span)?;
             o.set(&k, v);
         }
     }
@@ -311,7 +323,10 @@ fn build_layer(
         if takes.contains(&k.as_str()) {
             let value = super::checkpoint::from_pickled(me, v, None, span)?;
             args.push(keyword(&k, value));
-        } else if k.starts_with('_') || DERIVED.contains(&k.as_str()) || default_setting(name, &k, &v) {
+        } else if k.starts_with('_')
+            || DERIVED.contains(&k.as_str())
+            || default_setting(name, &k, &v)
+        {
             if !whole && !DERIVED.contains(&k.as_str()) {
                 kept.push((k, v));
             }
@@ -327,11 +342,15 @@ fn build_layer(
     }
     *state = kept;
     let has_affine_off = args.iter().any(|a| {
-        matches!(a.keyword.as_ref().map(|k| k.name.as_str()), Some("affine" | "elementwise_affine"))
-            && matches!(a.value, Value::Bool(ref b) if !b.get())
+        matches!(
+            a.keyword.as_ref().map(|k| k.name.as_str()),
+            Some("affine" | "elementwise_affine")
+        ) && matches!(a.value, Value::Bool(ref b) if !b.get())
     });
     if let Some(bias) = bias {
-        let given = args.iter().any(|a| a.keyword.as_ref().is_some_and(|k| k.name == "bias"));
+        let given = args
+            .iter()
+            .any(|a| a.keyword.as_ref().is_some_and(|k| k.name == "bias"));
         if takes.contains(&"bias") && !given && !has_affine_off {
             args.push(keyword("bias", Value::bool(bias)));
         }
@@ -354,14 +373,14 @@ fn load_plain(
     me: &mut Interp,
     class: Arc<Class>,
     o: SavedObject,
-    device: Option<Device>,
+    load: &mut Loading,
     span: Span,
 ) -> Result<Value, Diagnostic> {
     let object = Arc::new(Object::new(Arc::clone(&class)));
     let this = Value::Object(Arc::clone(&object));
     if class.tuple {
         for (field, v) in class.fields.iter().zip(o.args.iter()) {
-            let v = super::checkpoint::from_pickled(me, v.clone(), device, span)?;
+            let v = value(me, v.clone(), load, span)?;
             object.set(field, v);
         }
     }
@@ -369,12 +388,12 @@ fn load_plain(
         return Ok(this);
     };
     if let Some(Value::Function(f)) = class.find("__setstate__") {
-        let state = super::checkpoint::from_pickled(me, state, device, span)?;
+        let state = value(me, state, load, span)?;
         me.call_bound(&this, f, vec![ArgVal::positional(state, span)], span)?;
         return Ok(this);
     }
     for (k, v) in entries(&o, span)? {
-        let v = super::checkpoint::from_pickled(me, v, device, span)?;
+        let v = value(me, v, load, span)?;
         object.set(&k, v);
     }
     Ok(this)

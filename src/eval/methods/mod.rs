@@ -531,7 +531,10 @@ static MEMBERS: &[(&str, Member)] = {
         ("eval", ModuleMethod(module::train)),
         ("zero_grad", ModuleMethod(module::zero_grad)),
         ("requires_grad_", ModuleMethod(module::requires_grad_)),
-        ("flatten_parameters", ModuleMethod(module::flatten_parameters)),
+        (
+            "flatten_parameters",
+            ModuleMethod(module::flatten_parameters),
+        ),
         ("to", ModuleMethod(module::to)),
         ("cuda", ModuleMethod(module::to)),
         ("cpu", ModuleMethod(module::to)),

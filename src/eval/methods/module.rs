@@ -569,7 +569,11 @@ pub(super) fn flatten_parameters(_: &mut Interp, _: &'static str, m: &ModuleRef,
     let module = lock(m);
     match module.layer {
         Layer::Recurrent(_) => Ok(Value::None),
-        _ => Err(no_attribute(&module.type_name, "flatten_parameters", b.span)),
+        _ => Err(no_attribute(
+            &module.type_name,
+            "flatten_parameters",
+            b.span,
+        )),
     }
 }
 

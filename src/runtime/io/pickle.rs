@@ -226,7 +226,12 @@ impl Global {
                 Global::Storage(storage_dtype(storage).expect("matched")?)
             }
             ("torch", dtype) if DType::ALL.into_iter().any(|d| dtype_name(d) == dtype) => {
-                Global::DType(DType::ALL.into_iter().find(|&d| dtype_name(d) == dtype).expect("matched"))
+                Global::DType(
+                    DType::ALL
+                        .into_iter()
+                        .find(|&d| dtype_name(d) == dtype)
+                        .expect("matched"),
+                )
             }
             _ if full => Global::Class(module.into(), name.into()),
             _ => return Err(unsupported(module, name)),
@@ -792,12 +797,15 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
                 [Item::Storage(s), Item::Int(offset), Item::Tuple(size), Item::Tuple(stride), Item::Bool(requires_grad), _hooks, ..] =>
                 {
                     let tensor = rebuild(s, *offset, size, stride)?;
+                    // The memo names it again where the file has it twice
+                    // (tied weights): one tensor, one id.
+                    let id = Some(Arc::as_ptr(&tensor) as usize);
                     Item::Tensor(Rc::new(SavedTensor {
                         tensor,
                         location: s.location.clone(),
                         requires_grad: *requires_grad,
                         parameter: false,
-                        id: None,
+                        id,
                     }))
                 }
                 _ => return Err(bad("_rebuild_tensor_v2")),
@@ -1183,7 +1191,8 @@ impl Writer<'_> {
         out.push(b'(');
         // The storage: ('storage', FloatStorage, key, location, numel).
         let key = self.storages.len();
-        self.storages.push(t.tensor.contiguous_buffer().to_le_bytes());
+        self.storages
+            .push(t.tensor.contiguous_buffer().to_le_bytes());
         out.push(b'(');
         string(out, "storage");
         global(out, "torch", storage_name(t.tensor.dtype()));
