@@ -126,24 +126,37 @@ fn python_2_strings_read_as_the_encoding_says() {
     );
 }
 
+/// An instance of the program's class, as Python's pickle reads one: the
+/// class must be defined (pickle keeps its name, not its code), and
+/// nothing of it runs (no `__init__`); its attributes are the file's.
 #[test]
-fn a_pickle_of_a_class_is_refused_and_nothing_runs() {
-    // `pickle.dumps(Net())` of a class `Net` in `__main__`, protocol 2
-    // (written here: cudash has no bytes literals).
+fn a_pickle_of_a_class_needs_the_class_and_runs_none_of_it() {
+    // `pickle.dumps(Net())` of a class `Net` in `__main__` whose instance
+    // has `n = 3`, protocol 2 (written here: cudash has no bytes literals).
     let dir = std::env::temp_dir().join(format!("cudash-np-class-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("obj.pkl");
-    std::fs::write(&file, b"\x80\x02c__main__\nNet\nq\x00)\x81q\x01}q\x02b.").unwrap();
-    let (out, err, ok) = common::script_streams(
-        "np_class",
-        &format!(
-            "import pickle\nwith open(\"{}\", 'rb') as f:\n    pickle.load(f)\n",
-            file.display()
-        ),
+    std::fs::write(
+        &file,
+        b"\x80\x02c__main__\nNet\nq\x00)\x81q\x01}q\x02X\x01\x00\x00\x00nq\x03K\x03sb.",
+    )
+    .unwrap();
+    let load = format!(
+        "import pickle\nwith open(\"{}\", 'rb') as f:\n    obj = pickle.load(f)\nprint(type(obj).__name__, obj.n)\n",
+        file.display()
     );
-    std::fs::remove_dir_all(&dir).unwrap();
+    let (out, err, ok) = common::script_streams("np_class", &load);
     assert!(!ok && out.is_empty());
-    assert!(err.contains("the file holds a __main__.Net"), "{err}");
+    assert!(
+        err.contains("Can't get attribute 'Net' on <module '__main__'>"),
+        "{err}"
+    );
+    let defined =
+        format!("class Net:\n    def __init__(self):\n        raise RuntimeError('ran')\n{load}");
+    let (out, err, ok) = common::script_streams("np_class", &defined);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(ok, "{err}");
+    assert_eq!(out, "Net 3\n");
 }
 
 /// What torchvision 0.29 printed for the same files (its `Tiny(CIFAR10)`

@@ -68,6 +68,8 @@ pub static CLASSES: &[ExceptionClass] = &[
     class("ValueError", Some("Exception")),
     class("UnicodeError", Some("ValueError")),
     class("UnicodeDecodeError", Some("UnicodeError")),
+    // pickle.UnpicklingError (PyTorch's safe load raises it).
+    class("UnpicklingError", Some("Exception")),
     // json.JSONDecodeError (json.decoder's).
     class("JSONDecodeError", Some("ValueError")),
     // Warnings' categories (`warnings.warn(msg, FutureWarning)`), which

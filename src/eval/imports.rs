@@ -1478,6 +1478,9 @@ fn constant(full: &str) -> Option<Value> {
             super::exceptions::named(name).map(Value::ExcClass)
         }
         "json" if name == "JSONDecodeError" => super::exceptions::named(name).map(Value::ExcClass),
+        "pickle" if name == "UnpicklingError" => {
+            super::exceptions::named(name).map(Value::ExcClass)
+        }
         // The PyTorch whose behaviour cudash follows.
         "torch" if name == "__version__" => Some(Value::Str(Arc::new("2.15.0".to_string()))),
         "torch" => {

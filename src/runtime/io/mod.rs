@@ -290,7 +290,15 @@ pub fn parse_safetensors(b: &[u8]) -> Result<Vec<(String, Tensor)>, String> {
 /// `torch.load` reads it (`weights_only=True` unless `how` is full).
 pub fn load_torch(path: &Path, how: Unpickler) -> Result<Pickled, Error> {
     let bytes = std::fs::read(path).map_err(|e| io_err("read", path, e.to_string()))?;
-    parse_torch(&bytes, how).map_err(|r| io_err("load", path, r))
+    parse_torch(&bytes, how).map_err(|r| match r.starts_with("Unsupported global") {
+        // What PyTorch's safe load raises: `pickle.UnpicklingError`.
+        true => Error::Module {
+            class: "UnpicklingError",
+            message: format!("Weights only load failed for `{}`: {r}", path.display()),
+            help: None,
+        },
+        false => io_err("load", path, r),
+    })
 }
 
 pub fn parse_torch(b: &[u8], how: Unpickler) -> Result<Pickled, String> {
