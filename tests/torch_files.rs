@@ -540,3 +540,38 @@ print(m.decoder.weight is m.encoder.weight, len(list(m.parameters())))
     );
     assert_eq!(lines, ["True 2"]);
 }
+
+/// 52 layers in a `ModuleDict` PyTorch saved whole (zoo.pt, made by
+/// scripts/torch_fixture_zoo.py): cudash prints what PyTorch printed
+/// loading it (zoo.txt: the repr, each state-dict entry's sum, outputs,
+/// settings read as attributes), and again after saving it itself.
+#[test]
+fn fifty_two_layers_pytorch_saved_whole_load_as_pytorch_loads_them() {
+    let want = std::fs::read_to_string(fixture("zoo.txt")).unwrap();
+    let run = |file: &str| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))
+            .args([
+                "--sim-devices",
+                "0",
+                "script",
+                &fixture("zoo_load.py"),
+                file,
+            ])
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    };
+    assert_eq!(run(&fixture("zoo.pt")), want);
+    let again = temp("zoo_again.pt");
+    let mut s = common::session();
+    common::ok_in(
+        &mut s,
+        &format!(
+            "save(load(\"{}\", weights_only=false), \"{again}\")",
+            fixture("zoo.pt")
+        ),
+    );
+    assert_eq!(run(&again), want);
+}
