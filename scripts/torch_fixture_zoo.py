@@ -1,4 +1,4 @@
-"""Writes tests/fixtures/torch_save/zoo.pt, a whole `nn.ModuleDict` of 52
+"""Writes tests/fixtures/torch_save/zoo.pt, a whole `nn.ModuleDict` of 64
 layers saved by PyTorch (`torch.save(zoo, path)`), and zoo.txt, what
 PyTorch prints loading it with zoo_load.py beside it; tests/torch_files.rs
 has cudash load the same file and print the same lines.
@@ -58,6 +58,12 @@ zoo = nn.ModuleDict({
     "th": nn.Threshold(0.1, 20.0), "ss": nn.Softsign(), "tsh": nn.Tanhshrink(), "smin": nn.Softmin(dim=0),
     "glu": nn.GLU(), "pu": nn.PixelUnshuffle(2), "rms": nn.RMSNorm(4), "sl1": nn.SmoothL1Loss(beta=0.5),
     "hub": nn.HuberLoss(delta=2.0), "l1": nn.L1Loss(),
+    "pr": nn.PReLU(3), "up": nn.Upsample(scale_factor=2, mode="bilinear"), "up2": nn.Upsample(size=(4, 5)),
+    "upn": nn.UpsamplingNearest2d(scale_factor=2), "upb": nn.UpsamplingBilinear2d(size=3), "zp": nn.ZeroPad2d((1, 2, 3, 4)),
+    "cp": nn.ConstantPad1d(2, 0.5), "rp": nn.ReflectionPad2d(1), "rep": nn.ReplicationPad1d((1, 2)),
+    "eb": nn.EmbeddingBag(10, 3, mode="sum"),
+    "pl": nn.ParameterList([nn.Parameter(torch.ones(2)), nn.Parameter(torch.zeros(3))]),
+    "pd": nn.ParameterDict({"a": nn.Parameter(torch.ones(2)), "b": nn.Parameter(torch.full((1,), 2.0))}),
 })
 zoo.eval()
 torch.save(zoo, out / "zoo.pt")

@@ -541,12 +541,12 @@ print(m.decoder.weight is m.encoder.weight, len(list(m.parameters())))
     assert_eq!(lines, ["True 2"]);
 }
 
-/// 52 layers in a `ModuleDict` PyTorch saved whole (zoo.pt, made by
+/// 64 layers in a `ModuleDict` PyTorch saved whole (zoo.pt, made by
 /// scripts/torch_fixture_zoo.py): cudash prints what PyTorch printed
 /// loading it (zoo.txt: the repr, each state-dict entry's sum, outputs,
 /// settings read as attributes), and again after saving it itself.
 #[test]
-fn fifty_two_layers_pytorch_saved_whole_load_as_pytorch_loads_them() {
+fn sixty_four_layers_pytorch_saved_whole_load_as_pytorch_loads_them() {
     let want = std::fs::read_to_string(fixture("zoo.txt")).unwrap();
     let run = |file: &str| {
         let o = std::process::Command::new(env!("CARGO_BIN_EXE_cudash"))

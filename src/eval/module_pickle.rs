@@ -618,6 +618,98 @@ fn settings(
             }
             s
         }
+        Layer::Prelu { num_parameters } => {
+            // `init` only fills the weight, which the file has.
+            vec![("num_parameters", int(*num_parameters)), ("init", f(0.25))]
+        }
+        Layer::Upsample {
+            size,
+            scale,
+            how,
+            recompute_scale_factor,
+            shown,
+        } => {
+            // As the program gave them: an int size or a tuple, one float
+            // scale or a tuple of floats (its shown settings keep which).
+            let tuple = |key: &str| {
+                shown
+                    .split(&format!("{key}="))
+                    .nth(1)
+                    .is_some_and(|v| v.starts_with('('))
+            };
+            let size = match size {
+                Some(s) if tuple("size") => ints(s),
+                Some(s) => s.first().map_or(Pickled::None, |&n| int(n)),
+                None => Pickled::None,
+            };
+            let scale_factor = match scale {
+                Some(s) if tuple("scale_factor") => {
+                    Pickled::Tuple(s.iter().map(|&x| f(x)).collect())
+                }
+                Some(s) => s.first().map_or(Pickled::None, |&x| f(x)),
+                None => Pickled::None,
+            };
+            let dims = match (&size, &scale_factor) {
+                (Pickled::Tuple(t), _) | (_, Pickled::Tuple(t)) => t.len(),
+                _ => 2,
+            };
+            let align_corners = match how {
+                crate::autograd::upsample::Interpolation::Linear { align_corners } => {
+                    b(*align_corners)
+                }
+                _ => Pickled::None,
+            };
+            vec![
+                ("name", text(type_name)),
+                ("size", size),
+                ("scale_factor", scale_factor),
+                ("mode", text(how.mode(dims))),
+                ("align_corners", align_corners),
+                (
+                    "recompute_scale_factor",
+                    if *recompute_scale_factor {
+                        b(true)
+                    } else {
+                        Pickled::None
+                    },
+                ),
+            ]
+        }
+        Layer::Pad {
+            pads, edges, value, ..
+        } => {
+            let padding = Pickled::Tuple(pads.iter().map(|&p| int(p)).collect());
+            match edges {
+                None => vec![("value", f(*value)), ("padding", padding)],
+                Some(_) => vec![("padding", padding)],
+            }
+        }
+        Layer::EmbeddingBag {
+            num_embeddings,
+            embedding_dim,
+            mean,
+            include_last_offset,
+        } => vec![
+            ("num_embeddings", int(*num_embeddings)),
+            ("embedding_dim", int(*embedding_dim)),
+            ("max_norm", Pickled::None),
+            ("norm_type", f(2.0)),
+            ("scale_grad_by_freq", b(false)),
+            ("padding_idx", Pickled::None),
+            ("mode", text(if *mean { "mean" } else { "sum" })),
+            ("sparse", b(false)),
+            ("include_last_offset", b(*include_last_offset)),
+        ],
+        Layer::ParameterList => vec![("_size", int(parameters.len()))],
+        Layer::ParameterDict => vec![(
+            "_keys",
+            Pickled::Dict(
+                parameters
+                    .iter()
+                    .map(|(n, _)| (text(n), Pickled::None))
+                    .collect(),
+            ),
+        )],
         _ => return Err(type_name.to_string()),
     })
 }

@@ -285,6 +285,10 @@ fn default_setting(layer: &str, name: &str, v: &Pickled) -> bool {
         ("output_padding", _) => !layer.starts_with("ConvTranspose"),
         ("min_val" | "max_val", _) => layer == "ReLU6",
         ("inplace", Pickled::Bool(b)) => !b,
+        ("value", Pickled::Float(x)) => *x == 0.0 && layer.starts_with("ZeroPad"),
+        ("name", _) => layer.starts_with("Upsampl"),
+        ("align_corners" | "recompute_scale_factor", _) => layer.starts_with("Upsampling"),
+        ("init", _) => true,
         _ => false,
     }
 }
