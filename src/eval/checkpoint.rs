@@ -8,6 +8,8 @@
 
 use crate::eval::value::PyDict;
 use std::collections::HashMap;
+
+use super::module_unpickle::Loading;
 use std::sync::Arc;
 
 use super::value::{Key, Word};
@@ -88,8 +90,8 @@ pub(crate) fn to_pickled(me: &mut Interp, v: &Value, span: Span) -> Result<Pickl
         }
         // A whole model (`torch.save(model, path)`), and an instance of
         // the program's classes: their class by name and their attributes.
-        Value::Module(m) => super::module_pickle::save_module(me, m, span)?,
-        Value::Object(o) if !o.class.is_module() => super::module_pickle::save_object(me, o, span)?,
+        Value::Module(m) => super::module_pickle::save_module(me, m, span, to_pickled)?,
+        Value::Object(o) if !o.class.is_module() => super::module_pickle::save_object(me, o, span, to_pickled)?,
         other => {
             return Err(Error::wrong_type(
                 "what save() writes to a .pt file",
@@ -157,25 +159,13 @@ pub(crate) fn from_pickled(
     let mut load = Loading {
         device,
         tensors: HashMap::new(),
+        read: value,
     };
     value(me, p, &mut load, span)
 }
 
-/// A load under way: where its tensors go, and those made so far by the
-/// file's tensor they came from (one tensor the file names twice, as tied
-/// weights are, is one tensor of the session too).
-pub(super) struct Loading {
-    pub device: Option<Device>,
-    tensors: HashMap<usize, Arc<crate::runtime::Tensor>>,
-}
-
 /// [`from_pickled`] within a load.
-pub(super) fn value(
-    me: &mut Interp,
-    p: Pickled,
-    load: &mut Loading,
-    span: Span,
-) -> Result<Value, Diagnostic> {
+fn value(me: &mut Interp, p: Pickled, load: &mut Loading, span: Span) -> Result<Value, Diagnostic> {
     let device = load.device;
     Ok(match p {
         Pickled::None => Value::None,

@@ -65,11 +65,16 @@ fn object_of(m: &Module) -> Option<Arc<Object>> {
     m.object.clone().and_then(|o| o.downcast::<Object>().ok())
 }
 
+/// How a value of the session is written (`checkpoint.rs`'s writer, which
+/// calls back here for modules and objects).
+pub(super) type Write = fn(&mut Interp, &Value, Span) -> Result<Pickled, Diagnostic>;
+
 /// A module as `torch.save` pickles it.
 pub(super) fn save_module(
     me: &mut Interp,
     m: &ModuleRef,
     span: Span,
+    write: Write,
 ) -> Result<Pickled, Diagnostic> {
     // What is needed, copied out: a child or an attribute may be saved
     // while this module would stay locked.
@@ -112,7 +117,7 @@ pub(super) fn save_module(
     let settings = settings(&layer, &type_name, &parameters)
         .map_err(|what| refuse(format!("cudash cannot save a whole {what} yet")))?;
     let tensor = |me: &mut Interp, t: &Option<Arc<crate::runtime::Tensor>>| match t {
-        Some(t) => super::checkpoint::to_pickled(me, &Value::Tensor(Arc::clone(t)), span),
+        Some(t) => write(me, &Value::Tensor(Arc::clone(t)), span),
         None => Ok(Pickled::None),
     };
     let mut params = Vec::new();
@@ -131,7 +136,7 @@ pub(super) fn save_module(
     let mut children = Vec::new();
     for (n, c) in &modules {
         let c = match c {
-            Some(c) => save_module(me, c, span)?,
+            Some(c) => save_module(me, c, span, write)?,
             None => Pickled::None,
         };
         children.push((text(n), c));
@@ -196,7 +201,7 @@ pub(super) fn save_module(
     if let Some(o) = &object {
         let attrs = lock(&o.attrs).clone();
         for (k, v) in attrs {
-            let v = super::checkpoint::to_pickled(me, &v, span)?;
+            let v = write(me, &v, span)?;
             state.push((k, v));
         }
     }
@@ -211,6 +216,7 @@ pub(super) fn save_object(
     me: &mut Interp,
     o: &Arc<Object>,
     span: Span,
+    write: Write,
 ) -> Result<Pickled, Diagnostic> {
     let class = &o.class;
     if class.exception().is_some() || class.is_autograd_function() {
@@ -225,14 +231,14 @@ pub(super) fn save_object(
     if class.tuple {
         let mut args = Vec::new();
         for v in o.tuple_items() {
-            args.push(super::checkpoint::to_pickled(me, &v, span)?);
+            args.push(write(me, &v, span)?);
         }
         return Ok(instance(&module, &class.name, args, None));
     }
     let attrs = lock(&o.attrs).clone();
     let mut state = Vec::new();
     for (k, v) in attrs {
-        state.push((text(&k), super::checkpoint::to_pickled(me, &v, span)?));
+        state.push((text(&k), write(me, &v, span)?));
     }
     Ok(instance(
         &module,

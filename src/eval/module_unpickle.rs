@@ -8,10 +8,10 @@
 //! module's, imported) and its instance gets the file's attributes
 //! without `__init__` running (or its `__setstate__` gets them).
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::args::ArgVal;
-use super::checkpoint::{value, Loading};
 use super::value::{Class, Object};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
@@ -22,7 +22,7 @@ use crate::nn::module::Buffer;
 use crate::nn::{Module, ModuleRef};
 use crate::runtime::io::{Pickled, SavedObject};
 use crate::runtime::lock::lock;
-use crate::runtime::Tensor;
+use crate::runtime::{Device, Tensor};
 
 /// `Module.__init__`'s dicts of hooks: empty in a model cudash can load.
 const HOOK_DICTS: &[&str] = &[
@@ -51,6 +51,24 @@ const DERIVED: &[&str] = &[
     "transposed",
     "mode",
 ];
+
+/// A load under way: where its tensors go, those made so far by the
+/// file's tensor they came from (one tensor the file names twice, as tied
+/// weights are, is one tensor of the session too), and how a value of the
+/// file becomes the session's (`checkpoint.rs`'s reader, which calls back
+/// here for objects).
+pub(super) struct Loading {
+    pub device: Option<Device>,
+    pub tensors: HashMap<usize, Arc<Tensor>>,
+    pub read: Read,
+}
+
+/// The reader of one value of the file.
+pub(super) type Read = fn(&mut Interp, Pickled, &mut Loading, Span) -> Result<Value, Diagnostic>;
+
+fn value(me: &mut Interp, p: Pickled, load: &mut Loading, span: Span) -> Result<Value, Diagnostic> {
+    (load.read)(me, p, load, span)
+}
 
 /// An object of the file, made in the session.
 pub(super) fn load_object(
@@ -214,7 +232,7 @@ fn load_module(
                 .iter()
                 .find(|(n, _)| n == "bias")
                 .map(|(_, v)| !matches!(v, Pickled::None));
-            build_layer(me, name, &mut state, bias, class.is_none(), span)?
+            build_layer(me, name, &mut state, bias, class.is_none(), load, span)?
         }
         None => Module::new("Module", Layer::Custom).into_ref(),
     };
@@ -303,6 +321,7 @@ fn build_layer(
     state: &mut Vec<(String, Pickled)>,
     bias: Option<bool>,
     whole: bool,
+    load: &mut Loading,
     span: Span,
 ) -> Result<ModuleRef, Diagnostic> {
     let doc = super::docs::function(name).ok_or_else(|| {
@@ -325,7 +344,7 @@ fn build_layer(
     let mut kept = Vec::new();
     for (k, v) in std::mem::take(state) {
         if takes.contains(&k.as_str()) {
-            let value = super::checkpoint::from_pickled(me, v, None, span)?;
+            let value = value(me, v, load, span)?;
             args.push(keyword(&k, value));
         } else if k.starts_with('_')
             || DERIVED.contains(&k.as_str())
