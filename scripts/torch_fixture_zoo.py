@@ -5,15 +5,38 @@ has cudash load the same file and print the same lines.
 
 Run with the torch-check venv (PyTorch CPU):
     target/torch-venv/bin/python scripts/torch_fixture_zoo.py
+
+`cudash script scripts/torch_fixture_zoo.py --save FILE` has cudash save
+the same zoo to FILE; then `--compare FILE` (with PyTorch) writes nothing
+and checks each of its modules has the fixture's `__dict__`: the same keys
+in the same order, every public setting of the same value and type.
 """
 import pathlib
-import subprocess
 import sys
 
 import torch
 import torch.nn as nn
 
 out = pathlib.Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "torch_save"
+
+if sys.argv[1:2] == ["--compare"]:
+    ours = torch.load(sys.argv[2], weights_only=False)
+    theirs = torch.load(out / "zoo.pt", weights_only=False)
+    differ = 0
+    for (name, a), (_, b) in zip(ours.named_modules(), theirs.named_modules()):
+        if list(a.__dict__) != list(b.__dict__):
+            differ += 1
+            print(name, type(a).__name__, "keys:", list(a.__dict__), "PyTorch's:", list(b.__dict__))
+            continue
+        for k, v in a.__dict__.items():
+            w = b.__dict__[k]
+            if k.startswith("_") or isinstance(v, (dict, torch.Tensor)):
+                continue
+            if v != w or type(v) is not type(w):
+                differ += 1
+                print(name, type(a).__name__, k, repr(v), "PyTorch's:", repr(w))
+    print(f"{len(list(ours.modules()))} modules, {differ} differ")
+    sys.exit(1 if differ else 0)
 
 torch.manual_seed(0)
 zoo = nn.ModuleDict({
@@ -66,6 +89,11 @@ zoo = nn.ModuleDict({
     "pd": nn.ParameterDict({"a": nn.Parameter(torch.ones(2)), "b": nn.Parameter(torch.full((1,), 2.0))}),
 })
 zoo.eval()
+if sys.argv[1:2] == ["--save"]:
+    torch.save(zoo, sys.argv[2])
+    sys.exit(0)
+import subprocess  # noqa: E402 (cudash runs the lines above)
+
 torch.save(zoo, out / "zoo.pt")
 printed = subprocess.run([sys.executable, str(out / "zoo_load.py"), str(out / "zoo.pt")],
                          check=True, capture_output=True, text=True).stdout

@@ -22,6 +22,22 @@ use crate::runtime::io::{Pickled, SavedObject};
 use crate::runtime::lock::lock;
 use crate::runtime::op::unary::UnaryOp;
 
+/// `Module.__init__`'s dicts of hooks, in PyTorch 2.15's order: empty in
+/// a model cudash writes or reads.
+pub(super) const HOOK_DICTS: &[&str] = &[
+    "_backward_pre_hooks",
+    "_backward_hooks",
+    "_forward_hooks",
+    "_forward_hooks_with_kwargs",
+    "_forward_hooks_always_called",
+    "_forward_pre_hooks",
+    "_forward_pre_hooks_with_kwargs",
+    "_state_dict_hooks",
+    "_state_dict_pre_hooks",
+    "_load_state_dict_pre_hooks",
+    "_load_state_dict_post_hooks",
+];
+
 fn text(s: &str) -> Pickled {
     Pickled::Str(s.to_string())
 }
@@ -150,27 +166,20 @@ pub(super) fn save_module(
             "_non_persistent_buffers_set".into(),
             called("__builtin__", "set", vec![Pickled::List(non_persistent)]),
         ),
-        ("_backward_pre_hooks".into(), ordered_dict()),
-        ("_backward_hooks".into(), ordered_dict()),
-        ("_is_full_backward_hook".into(), Pickled::None),
     ];
-    for hooks in [
-        "_forward_hooks",
-        "_forward_hooks_with_kwargs",
-        "_forward_hooks_always_called",
-        "_forward_pre_hooks",
-        "_forward_pre_hooks_with_kwargs",
-        "_state_dict_hooks",
-        "_state_dict_pre_hooks",
-        "_load_state_dict_pre_hooks",
-        "_load_state_dict_post_hooks",
-    ] {
-        state.push((hooks.into(), ordered_dict()));
+    // `_is_full_backward_hook` sits after the backward hooks' dicts.
+    for (k, hooks) in HOOK_DICTS.iter().enumerate() {
+        if k == 2 {
+            state.push(("_is_full_backward_hook".into(), Pickled::None));
+        }
+        state.push((hooks.to_string(), ordered_dict()));
     }
     state.push(("_modules".into(), Pickled::Dict(children)));
     let first = match settings.first() {
-        // RNN's `nonlinearity` is set before `Module.__init__` runs.
-        Some(("nonlinearity", _)) => 1,
+        // RNN's `nonlinearity` and PReLU's `num_parameters` are set before
+        // `Module.__init__` runs.
+        Some(("nonlinearity", _)) if matches!(layer, Layer::Recurrent(_)) => 1,
+        Some(("num_parameters", _)) => 1,
         _ => 0,
     };
     let mut flat_weights = None;
@@ -422,8 +431,11 @@ fn settings(
             ("padding", single(shown, "padding", *one_d, *padding)),
             ("ceil_mode", b(*ceil_mode)),
             ("count_include_pad", b(true)),
-            ("divisor_override", Pickled::None),
-        ],
+        ]
+        .into_iter()
+        // AvgPool1d has no `divisor_override`.
+        .chain((!*one_d).then_some(("divisor_override", Pickled::None)))
+        .collect(),
         Layer::AdaptivePool {
             max,
             one_d,
@@ -660,9 +672,10 @@ fn settings(
                 _ => 2,
             };
             let align_corners = match how {
-                crate::autograd::upsample::Interpolation::Linear { align_corners } => {
-                    b(*align_corners)
-                }
+                // Not given is None, which PyTorch reads as False.
+                crate::autograd::upsample::Interpolation::Linear {
+                    align_corners: true,
+                } => b(true),
                 _ => Pickled::None,
             };
             vec![

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::args::ArgVal;
+use super::module_pickle::HOOK_DICTS;
 use super::value::{Class, Object};
 use super::{Interp, Value};
 use crate::error::{Diagnostic, Error};
@@ -23,21 +24,6 @@ use crate::nn::{Module, ModuleRef};
 use crate::runtime::io::{Pickled, SavedObject};
 use crate::runtime::lock::lock;
 use crate::runtime::{Device, Tensor};
-
-/// `Module.__init__`'s dicts of hooks: empty in a model cudash can load.
-const HOOK_DICTS: &[&str] = &[
-    "_backward_pre_hooks",
-    "_backward_hooks",
-    "_forward_hooks",
-    "_forward_hooks_with_kwargs",
-    "_forward_hooks_always_called",
-    "_forward_pre_hooks",
-    "_forward_pre_hooks_with_kwargs",
-    "_state_dict_hooks",
-    "_state_dict_pre_hooks",
-    "_load_state_dict_pre_hooks",
-    "_load_state_dict_post_hooks",
-];
 
 /// What a layer keeps that its constructor recomputes (a convolution's
 /// padding reversed, a recurrent layer's weights listed again).
