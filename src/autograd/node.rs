@@ -202,6 +202,15 @@ pub enum Reduction {
 }
 
 impl Reduction {
+    /// PyTorch's name of it (`reduction="mean"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Reduction::Mean => "mean",
+            Reduction::Sum => "sum",
+            Reduction::None => "none",
+        }
+    }
+
     pub fn from_name(name: &str) -> Option<Reduction> {
         match name {
             "mean" => Some(Reduction::Mean),

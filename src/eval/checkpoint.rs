@@ -6,11 +6,11 @@
 //! left to `torch.save`) are here too, and NumPy's arrays in either
 //! (`torch.save(array)`, CIFAR-10's files), read by a full load only.
 
-use crate::eval::value::PyDict;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::module_unpickle::Loading;
-use std::sync::Arc;
+use crate::eval::value::PyDict;
 
 use super::value::{Key, Word};
 use super::{Interp, Value};

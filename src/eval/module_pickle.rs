@@ -76,11 +76,6 @@ fn instance(module: &str, name: &str, args: Vec<Pickled>, state: Option<Pickled>
     })
 }
 
-/// The instance of the program's class behind a module, if it is one.
-fn object_of(m: &Module) -> Option<Arc<Object>> {
-    m.object.clone().and_then(|o| o.downcast::<Object>().ok())
-}
-
 /// How a value of the session is written (`checkpoint.rs`'s writer, which
 /// calls back here for modules and objects).
 pub(super) type Write = fn(&mut Interp, &Value, Span) -> Result<Pickled, Diagnostic>;
@@ -94,7 +89,8 @@ pub(super) fn save_module(
 ) -> Result<Pickled, Diagnostic> {
     // What is needed, copied out: a child or an attribute may be saved
     // while this module would stay locked.
-    let (layer, type_name, training, parameters, buffers, modules, object, hooked) = {
+    let object = super::value::object_of(m);
+    let (layer, type_name, training, parameters, buffers, modules, hooked) = {
         let m = lock(m);
         let hooked = !m.forward_pre_hooks.is_empty() || !m.forward_hooks.is_empty();
         (
@@ -104,7 +100,6 @@ pub(super) fn save_module(
             m.parameters.clone(),
             m.buffers.clone(),
             m.modules.clone(),
-            object_of(&m),
             hooked,
         )
     };
@@ -290,13 +285,7 @@ fn settings(
             false => int(w),
         }
     };
-    let reduction = |r: &Reduction| {
-        text(match r {
-            Reduction::Mean => "mean",
-            Reduction::Sum => "sum",
-            Reduction::None => "none",
-        })
-    };
+    let reduction = |r: &Reduction| text(r.name());
     Ok(match layer {
         Layer::Custom
         | Layer::Sequential

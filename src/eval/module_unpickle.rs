@@ -109,25 +109,24 @@ pub(super) fn load_object(
     }
 }
 
-/// A pickled `__dict__`: its keys and values, in order.
-fn entries(o: &SavedObject, span: Span) -> Result<Vec<(String, Pickled)>, Diagnostic> {
-    let damaged = || {
-        Error::value(format!(
-            "the file's {}.{} has a damaged state (not a dict of attributes)",
-            o.module, o.name
-        ))
-        .at(span)
-    };
-    match o.state.as_deref() {
+/// A pickled `__dict__` (the object's `state`, taken): its keys and
+/// values, in order.
+fn entries(o: &mut SavedObject, span: Span) -> Result<Vec<(String, Pickled)>, Diagnostic> {
+    let damaged = Error::value(format!(
+        "the file's {}.{} has a damaged state (not a dict of attributes)",
+        o.module, o.name
+    ))
+    .at(span);
+    match o.state.take().map(|s| *s) {
         None => Ok(Vec::new()),
         Some(Pickled::Dict(pairs)) => pairs
-            .iter()
+            .into_iter()
             .map(|(k, v)| match k {
-                Pickled::Str(k) => Ok((k.clone(), v.clone())),
-                _ => Err(damaged()),
+                Pickled::Str(k) => Ok((k, v)),
+                _ => Err(damaged.clone()),
             })
             .collect(),
-        Some(_) => Err(damaged()),
+        Some(_) => Err(damaged),
     }
 }
 
@@ -177,11 +176,11 @@ fn load_module(
     me: &mut Interp,
     class: Option<Arc<Class>>,
     layer: Option<&str>,
-    o: SavedObject,
+    mut o: SavedObject,
     load: &mut Loading,
     span: Span,
 ) -> Result<Value, Diagnostic> {
-    let mut state = entries(&o, span)?;
+    let mut state = entries(&mut o, span)?;
     let training = !matches!(take(&mut state, "training"), Some(Pickled::Bool(false)));
     let params = named(take(&mut state, "_parameters"), "parameters", span)?;
     let buffers = named(take(&mut state, "_buffers"), "buffers", span)?;
@@ -381,27 +380,26 @@ fn build_layer(
 fn load_plain(
     me: &mut Interp,
     class: Arc<Class>,
-    o: SavedObject,
+    mut o: SavedObject,
     load: &mut Loading,
     span: Span,
 ) -> Result<Value, Diagnostic> {
     let object = Arc::new(Object::new(Arc::clone(&class)));
     let this = Value::Object(Arc::clone(&object));
     if class.tuple {
-        for (field, v) in class.fields.iter().zip(o.args.iter()) {
-            let v = value(me, v.clone(), load, span)?;
+        for (field, v) in class.fields.iter().zip(std::mem::take(&mut o.args)) {
+            let v = value(me, v, load, span)?;
             object.set(field, v);
         }
     }
-    let Some(state) = o.state.as_deref().cloned() else {
-        return Ok(this);
-    };
     if let Some(Value::Function(f)) = class.find("__setstate__") {
-        let state = value(me, state, load, span)?;
-        me.call_bound(&this, f, vec![ArgVal::positional(state, span)], span)?;
+        if let Some(state) = o.state.take() {
+            let state = value(me, *state, load, span)?;
+            me.call_bound(&this, f, vec![ArgVal::positional(state, span)], span)?;
+        }
         return Ok(this);
     }
-    for (k, v) in entries(&o, span)? {
+    for (k, v) in entries(&mut o, span)? {
         let v = value(me, v, load, span)?;
         object.set(&k, v);
     }

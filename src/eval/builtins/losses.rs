@@ -31,11 +31,7 @@ pub(crate) fn loss_reduction(me: &mut Interp, b: &Bound) -> Result<Reduction, Di
         (false, true) => Reduction::Sum,
         (_, false) => Reduction::None,
     };
-    let name = match r {
-        Reduction::Mean => "mean",
-        Reduction::Sum => "sum",
-        Reduction::None => "none",
-    };
+    let name = r.name();
     me.rt.note(format!(
         "UserWarning: size_average and reduce args will be deprecated, please use \
          reduction='{name}' instead."

@@ -225,14 +225,11 @@ impl Global {
             ("torch", storage) if storage_dtype(storage).is_some() => {
                 Global::Storage(storage_dtype(storage).expect("matched")?)
             }
-            ("torch", dtype) if DType::ALL.into_iter().any(|d| dtype_name(d) == dtype) => {
-                Global::DType(
-                    DType::ALL
-                        .into_iter()
-                        .find(|&d| dtype_name(d) == dtype)
-                        .expect("matched"),
-                )
-            }
+            ("torch", dtype) => match DType::ALL.into_iter().find(|&d| dtype_name(d) == dtype) {
+                Some(d) => Global::DType(d),
+                None if full => Global::Class(module.into(), name.into()),
+                None => return Err(unsupported(module, name)),
+            },
             _ if full => Global::Class(module.into(), name.into()),
             _ => return Err(unsupported(module, name)),
         };
