@@ -107,10 +107,12 @@ pub fn torch_save(data: &[u8]) {
             Pickled::List(items) | Pickled::Tuple(items) => {
                 items.iter().for_each(|i| tensors(i, out))
             }
-            Pickled::Dict(pairs) => pairs.iter().for_each(|(k, v)| {
-                tensors(k, out);
-                tensors(v, out);
-            }),
+            Pickled::Dict(pairs) | Pickled::OrderedDict(pairs) => {
+                pairs.iter().for_each(|(k, v)| {
+                    tensors(k, out);
+                    tensors(v, out);
+                })
+            }
             Pickled::Object(o) => {
                 o.args.iter().for_each(|a| tensors(a, out));
                 if let Some(state) = &o.state {

@@ -230,7 +230,7 @@ outs = parallel_apply(replicas, parts)
 b = gather(outs, cuda:0)
 print((a - b).abs().max().item(), len(replicas[1].parameters()), replicas[1].fc1.weight.device)
 print(replicas[1].fc1.weight.grad_fn, replicas[0].fc1.weight.grad_fn, replicas[1].calls, net.calls)
-print(DataParallel(net).state_dict().keys()[0], DataParallel(net).module is net)"
+print(list(DataParallel(net).state_dict().keys())[0], DataParallel(net).module is net)"
         ),
     );
     assert_eq!(

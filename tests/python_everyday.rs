@@ -5356,3 +5356,68 @@ print(list(cache.items()))
         ]
     );
 }
+
+/// `d.keys()`, `d.values()`, `d.items()` are live views, shown and
+/// compared as Python's, not sequences; an OrderedDict (a `state_dict()`,
+/// one made or loaded) shows as one, compares in order and is saved as one.
+#[test]
+fn dict_views_and_ordered_dicts_as_python() {
+    let dir = std::env::temp_dir().join(format!("cudash-views-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("views.py");
+    std::fs::write(
+        &file,
+        r#"from collections import OrderedDict
+import torch
+import torch.nn as nn
+d = {'a': 1, 'b': 2}
+k, v, it = d.keys(), d.values(), d.items()
+d['c'] = 3
+print(k, len(k), 'c' in k)
+print(v, 3 in v, it)
+print(('a', 1) in it, ('a', 2) in it, sorted(d.keys() - {'a'}), d.keys() & ['b', 'z'])
+print(d.keys() == {'a', 'b', 'c'}, d.items() == {('a', 1), ('b', 2), ('c', 3)}, d.values() == d.values())
+print(next(iter(d.values())), max(d.values()), sum(d.values()), ", ".join(d.keys()), list(reversed(d.keys())))
+e = {}
+e.update(d.items())
+print(e, [x for x, _ in sorted(d.items(), key=lambda kv: -kv[1])])
+try:
+    d.keys()[0]
+except TypeError as err:
+    print("TypeError:", err)
+o = OrderedDict([('x', 1)])
+o['y'] = 2
+o.move_to_end('x')
+print(o, OrderedDict(), o.copy(), o == OrderedDict(y=2, x=1), o == OrderedDict(x=1, y=2), o == {'x': 1, 'y': 2})
+print(isinstance(o, OrderedDict), isinstance({}, OrderedDict), isinstance(o, dict), type(o).__name__)
+net = nn.Sequential(OrderedDict([('fc', nn.Linear(2, 3)), ('act', nn.ReLU())]))
+sd = net.state_dict()
+print(type(sd).__name__, sd.keys(), [tuple(t.shape) for t in sd.values()])
+renamed = OrderedDict((name.replace('fc.', 'layer.'), t) for name, t in sd.items())
+print(renamed.keys())
+torch.save(sd, 'sd.pt')
+print(type(torch.load('sd.pt')).__name__, torch.load('sd.pt').keys())
+"#,
+    )
+    .unwrap();
+    let out = run_python(&file, Some(&dir));
+    std::fs::remove_dir_all(&dir).unwrap();
+    // As Python 3.11 and PyTorch 2.15 printed them.
+    assert_eq!(
+        out,
+        [
+            "dict_keys(['a', 'b', 'c']) 3 True",
+            "dict_values([1, 2, 3]) True dict_items([('a', 1), ('b', 2), ('c', 3)])",
+            "True False ['b', 'c'] {'b'}",
+            "True True False",
+            "1 3 6 a, b, c ['c', 'b', 'a']",
+            "{'a': 1, 'b': 2, 'c': 3} ['c', 'b', 'a']",
+            "TypeError: 'dict_keys' object is not subscriptable",
+            "OrderedDict([('y', 2), ('x', 1)]) OrderedDict() OrderedDict([('y', 2), ('x', 1)]) True False True",
+            "True False True OrderedDict",
+            "OrderedDict odict_keys(['fc.weight', 'fc.bias']) [(3, 2), (3,)]",
+            "odict_keys(['layer.weight', 'layer.bias'])",
+            "OrderedDict odict_keys(['fc.weight', 'fc.bias'])",
+        ]
+    );
+}

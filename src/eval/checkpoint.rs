@@ -70,12 +70,17 @@ pub(crate) fn to_pickled(me: &mut Interp, v: &Value, span: Span) -> Result<Pickl
                     .collect::<Result<_, _>>()?,
             )
         }
-        Value::Dict(pairs) => Pickled::Dict(
-            pairs
-                .items().iter()
+        Value::Dict(d) => {
+            let pairs = d
+                .items()
+                .iter()
                 .map(|(k, v)| Ok((to_pickled(me, &k.value(), span)?, to_pickled(me, v, span)?)))
-                .collect::<Result<_, Diagnostic>>()?,
-        ),
+                .collect::<Result<_, Diagnostic>>()?;
+            match d.is_ordered() {
+                true => Pickled::OrderedDict(pairs),
+                false => Pickled::Dict(pairs),
+            }
+        }
         Value::Object(o) if is_ndarray(me, o, span)? => {
             let (t, name) = array_parts(o).ok_or_else(|| {
                 Error::value("this NumPy array has lost its elements (`_t`)").at(span)
@@ -223,24 +228,35 @@ fn value(me: &mut Interp, p: Pickled, load: &mut Loading, span: Span) -> Result<
                 .map(|i| value(me, i, load, span))
                 .collect::<Result<_, _>>()?,
         ),
-        Pickled::Dict(pairs) => {
-            let mut out = Vec::with_capacity(pairs.len());
-            for (k, v) in pairs {
-                // Strings, ints (an optimizer's state by parameter
-                // number), and any other value Python hashes (a tuple).
-                let what = kind(&k);
-                let key = Key::of(&value(me, k, load, span)?).ok_or_else(|| {
-                    Error::value(format!(
-                        "the file has a dict keyed by {what}, which Python cannot hash"
-                    ))
-                    .at(span)
-                })?;
-                out.push((key, value(me, v, load, span)?));
-            }
-            Value::Dict(PyDict::new(out))
+        Pickled::Dict(pairs) => Value::Dict(PyDict::new(dict_items(me, pairs, load, span)?)),
+        Pickled::OrderedDict(pairs) => {
+            Value::Dict(PyDict::ordered(dict_items(me, pairs, load, span)?))
         }
         Pickled::Object(o) => super::module_unpickle::load_object(me, o, load, span)?,
     })
+}
+
+/// A pickled dict's items, each key one Python hashes.
+fn dict_items(
+    me: &mut Interp,
+    pairs: Vec<(Pickled, Pickled)>,
+    load: &mut Loading,
+    span: Span,
+) -> Result<Vec<(Key, Value)>, Diagnostic> {
+    let mut out = Vec::with_capacity(pairs.len());
+    for (k, v) in pairs {
+        // Strings, ints (an optimizer's state by parameter
+        // number), and any other value Python hashes (a tuple).
+        let what = kind(&k);
+        let key = Key::of(&value(me, k, load, span)?).ok_or_else(|| {
+            Error::value(format!(
+                "the file has a dict keyed by {what}, which Python cannot hash"
+            ))
+            .at(span)
+        })?;
+        out.push((key, value(me, v, load, span)?));
+    }
+    Ok(out)
 }
 
 fn kind(p: &Pickled) -> &'static str {
@@ -251,7 +267,7 @@ fn kind(p: &Pickled) -> &'static str {
         Pickled::Tensor(_) => "tensors",
         Pickled::List(_) => "lists",
         Pickled::Tuple(_) => "tuples",
-        Pickled::Dict(_) => "dicts",
+        Pickled::Dict(_) | Pickled::OrderedDict(_) => "dicts",
         Pickled::DType(_) => "dtypes",
         Pickled::Int(_) => "ints",
         Pickled::Str(_) => "strings",
@@ -430,7 +446,7 @@ fn holds_tensor(p: &Pickled) -> bool {
     match p {
         Pickled::Tensor(_) => true,
         Pickled::List(items) | Pickled::Tuple(items) => items.iter().any(holds_tensor),
-        Pickled::Dict(pairs) => pairs
+        Pickled::Dict(pairs) | Pickled::OrderedDict(pairs) => pairs
             .iter()
             .any(|(k, v)| holds_tensor(k) || holds_tensor(v)),
         Pickled::Object(o) => {

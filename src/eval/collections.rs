@@ -119,6 +119,15 @@ impl Interp {
                     None => PyDict::new(items),
                 }))
             }
+            // `OrderedDict(pairs or a dict, **kwargs)`.
+            "collections.OrderedDict" => {
+                let mut items = match &first {
+                    Some((v, at)) => super::methods::dict::pairs_of(v).map_err(|e| e.at(*at))?,
+                    None => Vec::new(),
+                };
+                items.extend(args_keyword.into_iter().map(|(k, v, _)| (Key::Str(k), v)));
+                Ok(Value::Dict(PyDict::ordered(items)))
+            }
             _ => {
                 let counter = PyDict::with_missing(Vec::new(), Missing::Count);
                 if let Some((v, at)) = first {

@@ -29,6 +29,7 @@ impl Interp {
             | Value::MutList(_)
             | Value::Dict(_)
             | Value::Set(_)
+            | Value::DictView(_)
             | Value::Range(_)
             | Value::Size(_)) => v.count() != Some(0),
             // An instance: its `__bool__`, else its `__len__`, else true.
@@ -239,6 +240,7 @@ impl Interp {
                 now.iter().any(equal)
             }
             Value::Dict(pairs) | Value::Set(pairs) => pairs.contains(&self.key(item, span)?),
+            Value::DictView(view) => view.contains(item, &super::expr::equal),
             Value::Str(s) => match item {
                 Value::Str(sub) => s.contains(&**sub),
                 other => {

@@ -6,7 +6,6 @@
 //! elements) is copied once, as Python's memo does. As PyTorch, a tensor
 //! in a graph (not a leaf) cannot be deep-copied.
 
-use crate::eval::value::PyDict;
 use std::sync::Arc;
 
 use super::args::ArgVal;
@@ -72,7 +71,7 @@ impl Interp {
                 for (k, x) in pairs.items().iter() {
                     copied.push((k.clone(), self.deep_copy(x, memo)?));
                 }
-                Value::Dict(PyDict::new(copied))
+                Value::Dict(pairs.copy_with(copied.into_iter().collect()))
             }
             // The module's tree copied (each module once), then each of its
             // tensors given memory of its own.

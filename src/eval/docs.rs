@@ -698,9 +698,9 @@ docs! {
     Method Teaching "writelines", "f.writelines(lines)", "Writes each str of `lines` in turn (no newlines added).", "with open(\"/tmp/cudash-writelines.txt\", \"w\") as f:\n    f.writelines([\"a\\n\", \"b\\n\"])";
     Method Teaching "flush", "f.flush()", "Writes what the file holds back to disk now; `sys.stdout.flush()` after a `write` without a newline shows the line's start at once (a carriage return `\\r` flushes `sys.stdout` and `sys.stderr` too, as Python's line-buffered streams: a progress line redrawn in place).", "import sys\nsys.stdout.write(\"step 1\\n\")\nsys.stdout.flush()";
     Method Teaching "close", "f.close()", "Closes the file: what was written is on disk, and reading or writing it again is an error (`with` closes it for you).", "f = open(\"/tmp/cudash-close.txt\", \"w\")\nf.close()";
-    Method Teaching "keys", "d.keys()", "A dict's keys, in order (Python's `dict.keys()`: `model.state_dict().keys()`).", "d = {\"lr\": 0.1, \"momentum\": 0.9}\nd.keys()";
-    Method Teaching "values", "d.values()", "A dict's values, in its keys' order.", "d = {\"lr\": 0.1, \"momentum\": 0.9}\nd.values()";
-    Method Teaching "items", "d.items()", "A dict's `(key, value)` pairs, in order: `for k, v in d.items()`.", "d = {\"lr\": 0.1, \"momentum\": 0.9}\nfor k, v in d.items() { print(k, v) }";
+    Method Teaching "keys", "d.keys()", "A live view of a dict's keys, in order, shown as `dict_keys([...])` (Python's `dict.keys()`: `model.state_dict().keys()`); set-like (`a.keys() - b.keys()`), not indexed (`list(d.keys())[0]`).", "d = {\"lr\": 0.1, \"momentum\": 0.9}\nd.keys()";
+    Method Teaching "values", "d.values()", "A live view of a dict's values, in its keys' order, shown as `dict_values([...])`.", "d = {\"lr\": 0.1, \"momentum\": 0.9}\nd.values()";
+    Method Teaching "items", "d.items()", "A live view of a dict's `(key, value)` pairs, in order, shown as `dict_items([...])`: `for k, v in d.items()`.", "d = {\"lr\": 0.1, \"momentum\": 0.9}\nfor k, v in d.items() { print(k, v) }";
     Method Teaching "get", "d.get(key, default=none)", "The value of `key`, or `default` when the dict has none.", "d = {\"lr\": 0.1}\nd.get(\"momentum\", 0.0)";
     Method Teaching "append", "xs.append(value)", "Adds `value` at the end of the list (a list made with `list()`).", "xs = list()\nxs.append(1)\nxs";
     Method Teaching "extend", "xs.extend(iterable)", "Adds every item of `iterable` at the end of the list.", "xs = list()\nxs.extend([\"a\", \"b\"])\nxs";

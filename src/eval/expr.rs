@@ -210,6 +210,7 @@ impl Interp {
         let v = self.eval(obj, d)?;
         match &v {
             Value::Dict(dict) => return self.dict_get(dict, items, span, d),
+            Value::DictView(view) => return Err(super::dict_view::not_subscriptable(view).at(span)),
             // `opt.param_groups[0]["lr"]`.
             Value::ParamGroup(g) => {
                 let key = self.group_key(items, span, d)?;
@@ -909,6 +910,9 @@ impl Interp {
             return r;
         }
         if let BinOp::Elementwise(bop) = op {
+            if let Some(r) = super::dict_view::view_binary(bop, &a, &b) {
+                return r;
+            }
             if let Some(r) = super::methods::set::set_binary(bop, &a, &b) {
                 return r;
             }
@@ -1536,12 +1540,22 @@ fn equal_within(a: &Value, b: &Value, depth: usize) -> bool {
     match (a, b) {
         (Value::None, Value::None) => true,
         (Value::Str(x), Value::Str(y)) => x == y,
+        // A values view equals only itself; a keys or an items view, a set
+        // of the same items.
+        (Value::DictView(x), Value::DictView(y)) if Arc::ptr_eq(x, y) => true,
+        (Value::DictView(_), _) | (_, Value::DictView(_)) => matches!(
+            super::dict_view::view_binary(BinaryOp::Eq, a, b),
+            Some(Ok(Value::Bool(same))) if same.get()
+        ),
         // Dicts: the same keys, each with an equal value, in any order;
         // sets: the same items.
         (Value::Dict(x), Value::Dict(y)) | (Value::Set(x), Value::Set(y)) => {
             let (xs, ys) = (x.items(), y.items());
+            // Two OrderedDicts are equal only in the same order.
+            let ordered = x.is_ordered() && y.is_ordered();
             depth < MAX_COMPARE_DEPTH
                 && xs.len() == ys.len()
+                && (!ordered || xs.keys().eq(ys.keys()))
                 && xs
                     .iter()
                     .all(|(k, v)| ys.get(k).is_some_and(|w| equal_within(v, w, depth + 1)))

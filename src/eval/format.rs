@@ -76,6 +76,21 @@ pub fn repr_of(v: &Value) -> String {
             let plain = Value::Dict(super::value::PyDict::from_map((*pairs.items()).clone()));
             format!("defaultdict({factory}, {})", repr_of(&plain))
         }
+        // `OrderedDict([('a', 1)])`, `OrderedDict()`: Python 3.11's repr.
+        Value::Dict(pairs) if pairs.is_ordered() => {
+            show::once_inside_as(pairs.addr(), "...", || match pairs.is_empty() {
+                true => "OrderedDict()".into(),
+                false => format!(
+                    "OrderedDict([{}])",
+                    pairs
+                        .items()
+                        .iter()
+                        .map(|(k, v)| format!("({}, {})", repr_of(&k.value()), repr_of(v)))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            })
+        }
         // A dict that holds itself shows as `{...}` inside, as Python's.
         Value::Dict(pairs) => show::once_inside_as(pairs.addr(), "{...}", || {
             format!(
@@ -89,6 +104,7 @@ pub fn repr_of(v: &Value) -> String {
             )
         }),
         Value::Set(items) => show::set_text(items, |k| repr_of(&k.value())),
+        Value::DictView(view) => view.text(&repr_of),
         Value::Size(items) => format!(
             "torch.Size([{}])",
             items.iter().map(repr_of).collect::<Vec<_>>().join(", ")
@@ -289,6 +305,7 @@ fn builtin_type(v: &Value) -> &'static str {
         Value::MutList(_) => "list",
         Value::Dict(_) => "dict",
         Value::Set(_) => "set",
+        Value::DictView(view) => view.python_type(),
         _ => "object",
     }
 }

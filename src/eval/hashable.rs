@@ -25,7 +25,7 @@ impl Key {
             Value::DType(t) => Key::DType(t.get()),
             Value::Device(d) => Key::Device(Some(d.get())),
             Value::CurrentCuda => Key::Device(None),
-            Value::MutList(_) | Value::Dict(_) | Value::Set(_) => return None,
+            Value::MutList(_) | Value::Dict(_) | Value::Set(_) | Value::DictView(_) => return None,
             // A named tuple hashes and compares as the tuple of its items.
             Value::Object(o) if o.class.tuple => {
                 let items = Value::List(Arc::new(o.tuple_items()));

@@ -908,6 +908,9 @@ static NATIVES: &[Native] = &[
         name: "collections.Counter",
     },
     Native {
+        name: "collections.OrderedDict",
+    },
+    Native {
         name: "collections.namedtuple",
     },
     Native { name: "os.remove" },
@@ -1107,7 +1110,6 @@ const RENAMED: &[(&str, &str)] = &[
     ("time.sleep", "sleep"),
     ("argparse.ArgumentParser", "ArgumentParser"),
     ("torch.autograd.Function", "Function"),
-    ("collections.OrderedDict", "dict"),
     ("torch.linalg.norm", "linalg_norm"),
     ("torch.linalg.vector_norm", "vector_norm"),
 ];

@@ -22,6 +22,7 @@ mod data;
 mod dataclass;
 mod ddp;
 mod deepcopy;
+mod dict_view;
 pub mod distributed;
 pub mod docs;
 mod dunder_text;

@@ -119,7 +119,7 @@ fn entries(o: &mut SavedObject, span: Span) -> Result<Vec<(String, Pickled)>, Di
     .at(span);
     match o.state.take().map(|s| *s) {
         None => Ok(Vec::new()),
-        Some(Pickled::Dict(pairs)) => pairs
+        Some(Pickled::Dict(pairs) | Pickled::OrderedDict(pairs)) => pairs
             .into_iter()
             .map(|(k, v)| match k {
                 Pickled::Str(k) => Ok((k, v)),
@@ -139,7 +139,7 @@ fn take(state: &mut Vec<(String, Pickled)>, key: &str) -> Option<Pickled> {
 fn named(p: Option<Pickled>, what: &str, span: Span) -> Result<Vec<(String, Pickled)>, Diagnostic> {
     match p {
         None => Ok(Vec::new()),
-        Some(Pickled::Dict(pairs)) => pairs
+        Some(Pickled::Dict(pairs) | Pickled::OrderedDict(pairs)) => pairs
             .into_iter()
             .map(|(k, v)| match k {
                 Pickled::Str(k) => Ok((k, v)),
@@ -197,7 +197,7 @@ fn load_module(
     };
     for hooks in HOOK_DICTS {
         match take(&mut state, hooks) {
-            Some(Pickled::Dict(d)) if !d.is_empty() => {
+            Some(Pickled::Dict(d) | Pickled::OrderedDict(d)) if !d.is_empty() => {
                 return Err(Error::value_help(
                     format!(
                         "the file's {} has hooks ({hooks}), which cudash cannot load",

@@ -229,6 +229,7 @@ pub fn repr(v: &Value) -> String {
             o.describe()
         }
         Value::Set(items) => set_text(items, |k| k.repr()),
+        Value::DictView(view) => view.text(&repr),
         Value::Dict(pairs) if pairs.is_empty() => "{}".into(),
         Value::Dict(pairs) => once_inside_as(pairs.addr(), "{...}", || {
             let width = pairs

@@ -43,6 +43,8 @@ pub enum Value {
     Dict(PyDict),
     /// Python's set: its items as a dict's keys, in the order added.
     Set(PyDict),
+    /// `d.keys()`, `d.values()`, `d.items()`: a live view of a dict.
+    DictView(Arc<super::dict_view::DictView>),
     /// A builtin function used as a value (`f = randn`).
     Builtin(&'static Doc),
     /// A function `fn` defined.
@@ -347,6 +349,8 @@ pub struct PyDict(Arc<DictState>);
 pub struct DictState {
     items: Mutex<Items>,
     missing: Option<Missing>,
+    /// A `collections.OrderedDict` (a `state_dict()`): shown as one.
+    ordered: bool,
 }
 
 /// The hasher of dict keys: foldhash, as the interpreter's variables (the
@@ -400,17 +404,38 @@ impl PyDict {
     }
 
     pub fn new(items: Vec<(Key, Value)>) -> PyDict {
-        PyDict(Arc::new(DictState {
-            items: Mutex::new(Arc::new(map_of(items))),
-            missing: None,
-        }))
+        PyDict::from_map(map_of(items))
     }
 
     /// A dict of the items of `map` (`d.copy()`).
     pub fn from_map(map: DictMap) -> PyDict {
         PyDict(Arc::new(DictState {
             items: Mutex::new(Arc::new(map)),
-            missing: None,
+            ..DictState::default()
+        }))
+    }
+
+    /// A `collections.OrderedDict` of `items` (what `state_dict()` returns).
+    pub fn ordered(items: Vec<(Key, Value)>) -> PyDict {
+        PyDict(Arc::new(DictState {
+            items: Mutex::new(Arc::new(map_of(items))),
+            ordered: true,
+            ..DictState::default()
+        }))
+    }
+
+    /// Whether it is a `collections.OrderedDict`.
+    pub fn is_ordered(&self) -> bool {
+        self.0.ordered
+    }
+
+    /// A dict of `map`'s items of the same class as this one (`d.copy()`
+    /// of an OrderedDict is one; of a defaultdict, a dict).
+    pub fn copy_with(&self, map: DictMap) -> PyDict {
+        PyDict(Arc::new(DictState {
+            items: Mutex::new(Arc::new(map)),
+            ordered: self.0.ordered,
+            ..DictState::default()
         }))
     }
 
@@ -419,6 +444,7 @@ impl PyDict {
         PyDict(Arc::new(DictState {
             items: Mutex::new(Arc::new(map_of(items))),
             missing: Some(missing),
+            ordered: false,
         }))
     }
 
@@ -773,6 +799,7 @@ impl Value {
             Value::List(_) | Value::MutList(_) => "a list",
             Value::Dict(_) => "a dict",
             Value::Set(_) => "a set",
+            Value::DictView(_) => "a dict view",
             Value::Builtin(_) | Value::Function(_) => "a function",
             Value::Stream(_) => "a stream",
             Value::Event(_) => "an event",
@@ -828,6 +855,7 @@ impl Value {
             Value::List(_) | Value::MutList(_) => "list",
             Value::Dict(_) => "dict",
             Value::Set(_) => "set",
+            Value::DictView(_) => "dict_view",
             Value::Str(_) => "string",
             Value::Int(_) | Value::Float(_) | Value::Bool(_) => "number",
             Value::None => "none",
@@ -930,6 +958,7 @@ impl Value {
             Value::Range(r) => Some(Ok((0..r.len()).map(|k| Value::Int(r.at(k))).collect())),
             // What is left, taken: a loop over an iterator uses it up.
             Value::Set(items) => Some(Ok(items.items().iter().map(|(k, _)| k.value()).collect())),
+            Value::DictView(view) => Some(Ok(view.elements())),
             // A file's lines not read yet (`for line in f`).
             Value::File(f) => Some(
                 crate::runtime::lock::lock(f)
@@ -964,6 +993,7 @@ impl Value {
             Value::List(items) | Value::Size(items) => Some(items.len()),
             Value::MutList(items) => Some(crate::runtime::lock::lock(items).len()),
             Value::Dict(pairs) | Value::Set(pairs) => Some(pairs.len()),
+            Value::DictView(view) => Some(view.len()),
             Value::Range(r) => Some(r.len()),
             Value::Module(_) => self.elements().and_then(Result::ok).map(|c| c.len()),
             Value::Object(o) if o.class.tuple => Some(o.class.fields.len()),

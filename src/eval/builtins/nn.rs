@@ -589,6 +589,10 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
                 || (doc.name == "tuple" && matches!(obj, Value::Object(o) if o.class.tuple))
         }
         Value::Builtin(doc) if doc.name == "range" => matches!(obj, Value::Range(_)),
+        // `isinstance(sd, OrderedDict)`: a `state_dict()`, an `OrderedDict(...)`.
+        Value::Native(f) if f.name == "collections.OrderedDict" => {
+            matches!(obj, Value::Dict(d) if d.is_ordered())
+        }
         // `bool` reads as the dtype in cudash's language; as a class it is
         // Python's.
         Value::DType(d) if d.get() == crate::runtime::DType::Bool => {
@@ -684,6 +688,15 @@ pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         return Ok(Value::DType(crate::eval::value::Word::new(
             crate::runtime::DType::Bool,
         )));
+    }
+    // `type(model.state_dict())`: collections.OrderedDict.
+    if let Value::Dict(d) = &v {
+        if d.is_ordered() {
+            if let Some(class) = super::super::imports::native_member("collections", "OrderedDict")
+            {
+                return Ok(class);
+            }
+        }
     }
     let name: &str = match &v {
         Value::Tensor(t) if meta::is_parameter(t) => "Parameter",

@@ -336,6 +336,7 @@ pub(super) fn len(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
         | Value::MutList(_)
         | Value::Dict(_)
         | Value::Set(_)
+        | Value::DictView(_)
         | Value::Range(_)
         | Value::Size(_) => v.count().unwrap_or(0),
         Value::Str(s) => s.chars().count(),

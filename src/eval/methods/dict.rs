@@ -66,6 +66,7 @@ pub(super) fn dict_method(
     d: &PyDict,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
+    use super::super::dict_view::{DictView, ViewOf};
     let list = |items: Vec<Value>| Value::List(Arc::new(items));
     let key = |me: &mut Interp| -> Result<(Key, crate::lang::Span), Diagnostic> {
         let (k, span) = b
@@ -75,14 +76,9 @@ pub(super) fn dict_method(
     };
     let items = d.items();
     Ok(match name {
-        "keys" => list(items.iter().map(|(k, _)| k.value()).collect()),
-        "values" => list(items.iter().map(|(_, v)| v.clone()).collect()),
-        "items" => list(
-            items
-                .iter()
-                .map(|(k, v)| list(vec![k.value(), v.clone()]))
-                .collect(),
-        ),
+        "keys" => DictView::value(d, ViewOf::Keys),
+        "values" => DictView::value(d, ViewOf::Values),
+        "items" => DictView::value(d, ViewOf::Items),
         "get" => {
             let (k, _) = key(me)?;
             match d.get(&k) {
@@ -154,7 +150,7 @@ pub(super) fn dict_method(
             Value::None
         }
         // A new dict of the same items (the values themselves shared).
-        _ => Value::Dict(PyDict::from_map((*items).clone())),
+        _ => Value::Dict(d.copy_with((*items).clone())),
     })
 }
 
@@ -169,8 +165,8 @@ pub fn pairs_of(v: &Value) -> Result<Vec<(Key, Value)>, Error> {
             .collect());
     }
     let seq = v
-        .items()
-        .ok_or_else(|| Error::wrong_type("what a dict is made from", "a dict", v.type_name()))?;
+        .elements()
+        .ok_or_else(|| Error::wrong_type("what a dict is made from", "a dict", v.type_name()))??;
     seq.iter()
         .enumerate()
         .map(|(i, pair)| {

@@ -853,6 +853,11 @@ impl Interp {
             (Value::ExcClass(c), "__name__") => {
                 return Ok(Value::Str(Arc::new(c.name.to_string())))
             }
+            // `type(sd).__name__` of an OrderedDict.
+            (Value::Native(f), "__name__") => {
+                let short = f.name.rsplit('.').next().unwrap_or(f.name);
+                return Ok(Value::Str(Arc::new(short.to_string())));
+            }
             // A decorator's `fn.__name__`.
             (Value::Function(f), "__name__" | "__qualname__") => {
                 return Ok(Value::Str(Arc::new(f.name().to_string())))

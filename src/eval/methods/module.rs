@@ -718,7 +718,7 @@ pub(super) fn state_dict(_: &mut Interp, _: &'static str, m: &ModuleRef, _: &Bou
         .into_iter()
         .map(|(k, t)| (k.into(), Value::Tensor(t)))
         .collect();
-    Ok(Value::Dict(PyDict::new(pairs)))
+    Ok(Value::Dict(PyDict::ordered(pairs)))
 }
 
 /// `load_state_dict(state_dict, strict=true)`: each entry copied into the

@@ -33,6 +33,8 @@ pub enum Pickled {
     List(Vec<Pickled>),
     Tuple(Vec<Pickled>),
     Dict(Vec<(Pickled, Pickled)>),
+    /// A `collections.OrderedDict` (a `state_dict()`).
+    OrderedDict(Vec<(Pickled, Pickled)>),
     DType(DType),
     /// A NumPy array (read by a full load only).
     Array(SavedArray),
@@ -279,7 +281,8 @@ enum Item<'a> {
     Latin1(Rc<[u8]>),
     List(Rc<RefCell<Vec<Item<'a>>>>),
     Tuple(Rc<Vec<Item<'a>>>),
-    Dict(Rc<RefCell<Vec<(Item<'a>, Item<'a>)>>>),
+    /// A dict, and whether it is a `collections.OrderedDict`.
+    Dict(Rc<RefCell<Vec<(Item<'a>, Item<'a>)>>>, bool),
     Global(Global),
     Storage(Rc<Storage<'a>>),
     Tensor(Rc<SavedTensor>),
@@ -311,7 +314,7 @@ impl Item<'_> {
             Item::Str(_) | Item::Latin1(_) => "str",
             Item::List(_) => "list",
             Item::Tuple(_) => "tuple",
-            Item::Dict(_) => "dict",
+            Item::Dict(..) => "dict",
             Item::Global(_) => "a global",
             Item::Storage(_) => "a storage",
             Item::Tensor(_) => "a tensor",
@@ -543,7 +546,7 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
                 }
                 b')' => self.stack.push(Item::Tuple(Rc::new(Vec::new()))),
                 b']' => self.stack.push(Item::List(Rc::default())),
-                b'}' => self.stack.push(Item::Dict(Rc::default())),
+                b'}' => self.stack.push(Item::Dict(Rc::default(), false)),
                 0x8f => self.stack.push(Item::List(Rc::default())), // EMPTY_SET, as a list
                 b't' => {
                     let items = self.pop_mark()?;
@@ -656,7 +659,7 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
                     // byte order or a NumPy array's shape and elements
                     let state = self.pop()?;
                     match self.top()? {
-                        Item::Dict(_) | Item::Tensor(_) => {}
+                        Item::Dict(..) | Item::Tensor(_) => {}
                         Item::NumpyDType(d) => {
                             let d = Rc::clone(d);
                             set_byte_order(&d, &state)?;
@@ -700,7 +703,7 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
         if !items.len().is_multiple_of(2) {
             return Err("the pickle is damaged (a key without a value)".into());
         }
-        let Item::Dict(d) = self.top()? else {
+        let Item::Dict(d, _) = self.top()? else {
             return Err(
                 "Can only SETITEM for dict, collections.OrderedDict, collections.Counter".into(),
             );
@@ -759,9 +762,9 @@ impl<'a, F: Fn(&str) -> Option<&'a [u8]>> Reader<'_, 'a, F> {
         let bad = |what: &str| format!("the pickle is damaged ({what} with unexpected arguments)");
         Ok(match g {
             Global::OrderedDict | Global::Counter => match args {
-                [] => Item::Dict(Rc::default()),
+                [] => Item::Dict(Rc::default(), g == Global::OrderedDict),
                 [Item::List(pairs)] => {
-                    let d = Item::Dict(Rc::default());
+                    let d = Item::Dict(Rc::default(), g == Global::OrderedDict);
                     self.stack.push(d.clone());
                     let mut flat = Vec::new();
                     for p in pairs.borrow().iter() {
@@ -1066,12 +1069,17 @@ fn to_pickled(item: &Item, depth: usize) -> Result<Pickled, String> {
         Item::Latin1(b) => Pickled::Str(numpy_pickle::latin1_text(b)),
         Item::List(l) => Pickled::List(all(&l.borrow())?),
         Item::Tuple(t) => Pickled::Tuple(all(t)?),
-        Item::Dict(d) => Pickled::Dict(
-            d.borrow()
+        Item::Dict(d, ordered) => {
+            let pairs = d
+                .borrow()
                 .iter()
                 .map(|(k, v)| Ok((to_pickled(k, depth + 1)?, to_pickled(v, depth + 1)?)))
-                .collect::<Result<_, String>>()?,
-        ),
+                .collect::<Result<_, String>>()?;
+            match ordered {
+                true => Pickled::OrderedDict(pairs),
+                false => Pickled::Dict(pairs),
+            }
+        }
         Item::Tensor(t) => Pickled::Tensor((**t).clone()),
         Item::Global(Global::DType(d)) => Pickled::DType(*d),
         Item::Array(a) => match &*a.borrow() {
@@ -1125,6 +1133,19 @@ struct Writer<'s> {
 }
 
 impl Writer<'_> {
+    /// SETITEMS of the dict on top of the stack (none when it has none).
+    fn set_items(&mut self, pairs: &[(Pickled, Pickled)]) {
+        if pairs.is_empty() {
+            return;
+        }
+        self.out.push(b'(');
+        for (k, v) in pairs {
+            self.value(k);
+            self.value(v);
+        }
+        self.out.push(b'u');
+    }
+
     fn value(&mut self, v: &Pickled) {
         match v {
             Pickled::None => self.out.push(b'N'),
@@ -1146,12 +1167,14 @@ impl Writer<'_> {
                 self.out.push(b't');
             }
             Pickled::Dict(pairs) => {
-                self.out.extend([b'}', b'(']);
-                for (k, v) in pairs {
-                    self.value(k);
-                    self.value(v);
-                }
-                self.out.push(b'u');
+                self.out.push(b'}');
+                self.set_items(pairs);
+            }
+            // As Python's pickle writes one: `OrderedDict()`, then its items.
+            Pickled::OrderedDict(pairs) => {
+                global(&mut self.out, "collections", "OrderedDict");
+                self.out.extend([b')', b'R']);
+                self.set_items(pairs);
             }
             Pickled::DType(d) => global(&mut self.out, "torch", dtype_name(*d)),
             Pickled::Array(a) => numpy_pickle::write(&mut self.out, a),
