@@ -240,7 +240,7 @@ impl Interp {
                 now.iter().any(equal)
             }
             Value::Dict(pairs) | Value::Set(pairs) => pairs.contains(&self.key(item, span)?),
-            Value::DictView(view) => view.contains(item, &super::expr::equal),
+            Value::DictView(view) => super::dict_view::contains(view, item, &super::expr::equal),
             Value::Str(s) => match item {
                 Value::Str(sub) => s.contains(&**sub),
                 other => {

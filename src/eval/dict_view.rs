@@ -7,93 +7,46 @@
 
 use std::sync::Arc;
 
-use super::value::{Key, PyDict};
+use super::value::{DictView, Key, PyDict, ViewOf};
 use super::Value;
 use crate::error::Error;
 use crate::vocab::BinaryOp;
 
-/// `d.keys()`, `d.values()` or `d.items()` of one dict.
-#[derive(Debug)]
-pub struct DictView {
-    pub dict: PyDict,
-    pub of: ViewOf,
+/// `d.keys()`, `d.values()` or `d.items()` of `dict`.
+pub(crate) fn view(dict: &PyDict, of: ViewOf) -> Value {
+    Value::DictView(Arc::new(DictView {
+        dict: dict.clone(),
+        of,
+    }))
 }
 
-/// Which of a dict's parts a view gives.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ViewOf {
-    Keys,
-    Values,
-    Items,
+/// Whether `item` is in `view` (`equal`: Python's `==` of two values): a
+/// key by hash, an item by its key and then its value.
+pub(crate) fn contains(
+    view: &DictView,
+    item: &Value,
+    equal: &dyn Fn(&Value, &Value) -> bool,
+) -> bool {
+    match view.of {
+        ViewOf::Keys => Key::of(item).is_some_and(|k| view.dict.contains(&k)),
+        ViewOf::Values => view.dict.items().values().any(|v| equal(item, v)),
+        ViewOf::Items => match item.elements() {
+            Some(Ok(kv)) if kv.len() == 2 => Key::of(&kv[0])
+                .and_then(|k| view.dict.get(&k))
+                .is_some_and(|v| equal(&kv[1], &v)),
+            _ => false,
+        },
+    }
 }
 
-impl DictView {
-    pub fn value(dict: &PyDict, of: ViewOf) -> Value {
-        Value::DictView(Arc::new(DictView {
-            dict: dict.clone(),
-            of,
-        }))
+/// A keys or an items view as a set of its items, or Python's TypeError
+/// when an item's value cannot be hashed; None for a values view (not
+/// set-like).
+fn as_set(view: &DictView) -> Option<Result<Value, Error>> {
+    if view.of == ViewOf::Values {
+        return None;
     }
-
-    /// Python's name for its type: `dict_keys`, `odict_items`, ...
-    pub fn python_type(&self) -> &'static str {
-        match (self.dict.is_ordered(), self.of) {
-            (false, ViewOf::Keys) => "dict_keys",
-            (false, ViewOf::Values) => "dict_values",
-            (false, ViewOf::Items) => "dict_items",
-            (true, ViewOf::Keys) => "odict_keys",
-            (true, ViewOf::Values) => "odict_values",
-            (true, ViewOf::Items) => "odict_items",
-        }
-    }
-
-    /// Its items now, in the dict's order (an item as a `(key, value)` tuple).
-    pub fn elements(&self) -> Vec<Value> {
-        let items = self.dict.items();
-        match self.of {
-            ViewOf::Keys => items.keys().map(Key::value).collect(),
-            ViewOf::Values => items.values().cloned().collect(),
-            ViewOf::Items => items
-                .iter()
-                .map(|(k, v)| Value::List(Arc::new(vec![k.value(), v.clone()])))
-                .collect(),
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.dict.len()
-    }
-
-    /// `dict_keys(['a', 'b'])`, each item as `repr` writes it.
-    pub fn text(&self, repr: &dyn Fn(&Value) -> String) -> String {
-        let items: Vec<String> = self.elements().iter().map(repr).collect();
-        format!("{}([{}])", self.python_type(), items.join(", "))
-    }
-
-    /// Whether `item` is in it (`equal`: Python's `==` of two values):
-    /// a key by hash, an item by its key and then its value.
-    pub fn contains(&self, item: &Value, equal: &dyn Fn(&Value, &Value) -> bool) -> bool {
-        match self.of {
-            ViewOf::Keys => Key::of(item).is_some_and(|k| self.dict.contains(&k)),
-            ViewOf::Values => self.dict.items().values().any(|v| equal(item, v)),
-            ViewOf::Items => match item.elements() {
-                Some(Ok(kv)) if kv.len() == 2 => Key::of(&kv[0])
-                    .and_then(|k| self.dict.get(&k))
-                    .is_some_and(|v| equal(&kv[1], &v)),
-                _ => false,
-            },
-        }
-    }
-
-    /// A keys or an items view as a set of its items, or Python's
-    /// TypeError when an item's value cannot be hashed; None for a values
-    /// view (not set-like).
-    pub fn as_set(&self) -> Option<Result<Value, Error>> {
-        if self.of == ViewOf::Values {
-            return None;
-        }
-        Some(set_of(&self.elements()))
-    }
+    Some(set_of(&view.elements()))
 }
 
 /// A set of `items`, or Python's TypeError for one that cannot be hashed.
@@ -115,7 +68,7 @@ fn set_of(items: &[Value]) -> Result<Value, Error> {
 fn operand(v: &Value) -> Option<Result<Value, Error>> {
     match v {
         Value::Set(_) => Some(Ok(v.clone())),
-        Value::DictView(view) => view.as_set(),
+        Value::DictView(view) => as_set(view),
         other => other.elements().map(|items| items.and_then(|i| set_of(&i))),
     }
 }
@@ -148,9 +101,12 @@ pub(crate) fn view_binary(op: BinaryOp, a: &Value, b: &Value) -> Option<Result<V
             let same = comparable(a)
                 && comparable(b)
                 && match sets()? {
-                    Ok((x, y)) => super::expr::equal(&x, &y),
+                    Ok((Value::Set(x), Value::Set(y))) => {
+                        let (xs, ys) = (x.items(), y.items());
+                        xs.len() == ys.len() && xs.keys().all(|k| ys.contains_key(k))
+                    }
                     // An items view whose values cannot be hashed.
-                    Err(_) => false,
+                    _ => false,
                 };
             Some(Ok(Value::bool(same == (op == BinaryOp::Eq))))
         }

@@ -1565,6 +1565,7 @@ fn equal_within(a: &Value, b: &Value, depth: usize) -> bool {
         (Value::CurrentCuda, Value::CurrentCuda) => true,
         (Value::DType(x), Value::DType(y)) => x.get() == y.get(),
         (Value::Builtin(x), Value::Builtin(y)) => std::ptr::eq(*x, *y),
+        (Value::Native(x), Value::Native(y)) => x == y,
         (Value::Function(x), Value::Function(y)) => Arc::ptr_eq(x, y),
         (Value::Class(x), Value::Class(y)) => Arc::ptr_eq(x, y),
         (Value::Module(x), Value::Module(y)) => Arc::ptr_eq(x, y),

@@ -44,7 +44,7 @@ pub enum Value {
     /// Python's set: its items as a dict's keys, in the order added.
     Set(PyDict),
     /// `d.keys()`, `d.values()`, `d.items()`: a live view of a dict.
-    DictView(Arc<super::dict_view::DictView>),
+    DictView(Arc<DictView>),
     /// A builtin function used as a value (`f = randn`).
     Builtin(&'static Doc),
     /// A function `fn` defined.
@@ -279,6 +279,13 @@ pub struct PyModule {
 pub struct Native {
     pub name: &'static str,
 }
+
+/// `collections.OrderedDict`, as `type(model.state_dict())` gives it: the
+/// class `from collections import OrderedDict` names (Natives compare by
+/// name).
+pub static ORDERED_DICT: Native = Native {
+    name: "collections.OrderedDict",
+};
 
 /// Python's range: `start`, `start + step`, ... up to `stop` (excluded).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -530,6 +537,55 @@ impl PyDict {
     /// Its identity, for printing a dict that holds itself once.
     pub fn addr(&self) -> usize {
         Arc::as_ptr(&self.0) as *const () as usize
+    }
+}
+
+/// `d.keys()`, `d.values()` or `d.items()` of one dict: a live view of
+/// it (`eval::dict_view` has what it does).
+#[derive(Debug)]
+pub struct DictView {
+    pub dict: PyDict,
+    pub of: ViewOf,
+}
+
+/// Which of a dict's parts a view gives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ViewOf {
+    Keys,
+    Values,
+    Items,
+}
+
+impl DictView {
+    /// Python's name for its type: `dict_keys`, `odict_items`, ...
+    pub fn python_type(&self) -> &'static str {
+        match (self.dict.is_ordered(), self.of) {
+            (false, ViewOf::Keys) => "dict_keys",
+            (false, ViewOf::Values) => "dict_values",
+            (false, ViewOf::Items) => "dict_items",
+            (true, ViewOf::Keys) => "odict_keys",
+            (true, ViewOf::Values) => "odict_values",
+            (true, ViewOf::Items) => "odict_items",
+        }
+    }
+
+    /// Its items now, in the dict's order (an item as a `(key, value)` tuple).
+    pub fn elements(&self) -> Vec<Value> {
+        let items = self.dict.items();
+        match self.of {
+            ViewOf::Keys => items.keys().map(Key::value).collect(),
+            ViewOf::Values => items.values().cloned().collect(),
+            ViewOf::Items => items
+                .iter()
+                .map(|(k, v)| Value::List(Arc::new(vec![k.value(), v.clone()])))
+                .collect(),
+        }
+    }
+
+    /// `dict_keys(['a', 'b'])`, each item as `repr` writes it.
+    pub fn text(&self, repr: &dyn Fn(&Value) -> String) -> String {
+        let items: Vec<String> = self.elements().iter().map(repr).collect();
+        format!("{}([{}])", self.python_type(), items.join(", "))
     }
 }
 
@@ -993,7 +1049,7 @@ impl Value {
             Value::List(items) | Value::Size(items) => Some(items.len()),
             Value::MutList(items) => Some(crate::runtime::lock::lock(items).len()),
             Value::Dict(pairs) | Value::Set(pairs) => Some(pairs.len()),
-            Value::DictView(view) => Some(view.len()),
+            Value::DictView(view) => Some(view.dict.len()),
             Value::Range(r) => Some(r.len()),
             Value::Module(_) => self.elements().and_then(Result::ok).map(|c| c.len()),
             Value::Object(o) if o.class.tuple => Some(o.class.fields.len()),

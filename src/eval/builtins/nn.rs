@@ -590,7 +590,7 @@ fn is_instance(obj: &Value, class: &Value) -> Result<bool, Error> {
         }
         Value::Builtin(doc) if doc.name == "range" => matches!(obj, Value::Range(_)),
         // `isinstance(sd, OrderedDict)`: a `state_dict()`, an `OrderedDict(...)`.
-        Value::Native(f) if f.name == "collections.OrderedDict" => {
+        Value::Native(f) if **f == super::super::value::ORDERED_DICT => {
             matches!(obj, Value::Dict(d) if d.is_ordered())
         }
         // `bool` reads as the dtype in cudash's language; as a class it is
@@ -690,13 +690,8 @@ pub(super) fn type_(_: &mut Interp, _: &'static str, b: &Bound) -> Out {
         )));
     }
     // `type(model.state_dict())`: collections.OrderedDict.
-    if let Value::Dict(d) = &v {
-        if d.is_ordered() {
-            if let Some(class) = super::super::imports::native_member("collections", "OrderedDict")
-            {
-                return Ok(class);
-            }
-        }
+    if matches!(&v, Value::Dict(d) if d.is_ordered()) {
+        return Ok(Value::Native(&super::super::value::ORDERED_DICT));
     }
     let name: &str = match &v {
         Value::Tensor(t) if meta::is_parameter(t) => "Parameter",

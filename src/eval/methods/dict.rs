@@ -66,7 +66,8 @@ pub(super) fn dict_method(
     d: &PyDict,
     b: &Bound,
 ) -> Result<Value, Diagnostic> {
-    use super::super::dict_view::{DictView, ViewOf};
+    use super::super::dict_view::view;
+    use super::super::value::ViewOf;
     let list = |items: Vec<Value>| Value::List(Arc::new(items));
     let key = |me: &mut Interp| -> Result<(Key, crate::lang::Span), Diagnostic> {
         let (k, span) = b
@@ -76,9 +77,9 @@ pub(super) fn dict_method(
     };
     let items = d.items();
     Ok(match name {
-        "keys" => DictView::value(d, ViewOf::Keys),
-        "values" => DictView::value(d, ViewOf::Values),
-        "items" => DictView::value(d, ViewOf::Items),
+        "keys" => view(d, ViewOf::Keys),
+        "values" => view(d, ViewOf::Values),
+        "items" => view(d, ViewOf::Items),
         "get" => {
             let (k, _) = key(me)?;
             match d.get(&k) {
