@@ -5421,3 +5421,136 @@ print(type(torch.load('sd.pt')).__name__, torch.load('sd.pt').keys())
         ]
     );
 }
+
+/// Python's `enum` (the imagenet example's `class Summary(Enum)`): members
+/// made from the class body (`auto()`, aliases), found by value and by
+/// name, iterated, compared by identity, shown as Python's; `IntEnum` as
+/// an int; `@unique`; a member deep-copied is itself.
+#[test]
+fn enums_as_python() {
+    let out = python_printed(
+        "enums",
+        r#"from enum import Enum, IntEnum, auto, unique
+import enum
+import copy
+
+
+class Summary(Enum):
+    NONE = 0
+    AVERAGE = 1
+    SUM = 2
+    COUNT = 3
+
+
+class Color(Enum):
+    RED = auto()
+    GREEN = auto()
+    BLUE = 'blue'
+    CRIMSON = 1
+
+    def describe(self):
+        return f"{self.name} is {self.value}"
+
+    @property
+    def loud(self):
+        return self.name.upper() + "!"
+
+
+class Level(IntEnum):
+    LOW = 1
+    HIGH = 5
+
+
+print(Summary.NONE, repr(Summary.AVERAGE), [Summary.SUM], Summary.COUNT.name, Summary.COUNT.value)
+print(f"{Summary.SUM}", str(Summary.SUM), "%s" % Summary.NONE, "{}".format(Summary.NONE))
+print(Summary(2), Summary['COUNT'], Summary(Summary.SUM), list(Summary), len(Summary))
+print(Summary.NONE is Summary.NONE, Summary.NONE == Summary.NONE, Summary.NONE == 0, Summary.NONE != Summary.SUM)
+print(Summary.SUM in Summary, isinstance(Summary.SUM, Summary), isinstance(Summary.SUM, Enum), type(Summary.SUM).__name__, type(Summary.SUM) is Summary)
+print(Color.RED, Color.GREEN.value, Color.BLUE.value, Color.CRIMSON is Color.RED, Color.RED.describe(), Color.GREEN.loud)
+print(list(Color), Color.__members__.keys() if False else list(Color.__members__))
+print([c.name for c in Color], {s: s.value for s in Summary}[Summary.SUM], sorted(Summary, key=lambda s: -s.value)[0])
+print(Level.HIGH, repr(Level.LOW), Level.HIGH == 5, Level.LOW < Level.HIGH, Level.HIGH + 1, int(Level.LOW), [10, 20, 30, 40, 50, 60][Level.HIGH], f"{Level.LOW}")
+d = {Summary.NONE: 'n'}
+print(d[Summary.NONE], d, copy.deepcopy(Summary.SUM) is Summary.SUM, copy.copy(Color.RED) is Color.RED)
+x = Summary.AVERAGE
+if x is Summary.NONE:
+    print('none')
+elif x is Summary.AVERAGE:
+    print('avg')
+try:
+    Summary(7)
+except ValueError as e:
+    print("ValueError:", e)
+try:
+    Summary['NOPE']
+except KeyError as e:
+    print("KeyError:", e)
+try:
+    @unique
+    class Dup(Enum):
+        A = 1
+        B = 1
+except ValueError as e:
+    print("ValueError:", e)
+print(hash(Summary.NONE) == hash(Summary.NONE), bool(Summary.NONE), Summary.SUM.value + 1)
+print(Summary.__name__, Summary.NONE.__class__.__name__, enum.Enum.__name__)
+"#,
+    );
+    // As Python 3.11 printed them.
+    assert_eq!(
+        out,
+        [
+            "Summary.NONE <Summary.AVERAGE: 1> [<Summary.SUM: 2>] COUNT 3",
+            "Summary.SUM Summary.SUM Summary.NONE Summary.NONE",
+            "Summary.SUM Summary.COUNT Summary.SUM [<Summary.NONE: 0>, <Summary.AVERAGE: 1>, <Summary.SUM: 2>, <Summary.COUNT: 3>] 4",
+            "True True False True",
+            "True True True Summary True",
+            "Color.RED 2 blue True RED is 1 GREEN!",
+            "[<Color.RED: 1>, <Color.GREEN: 2>, <Color.BLUE: 'blue'>] ['RED', 'GREEN', 'BLUE', 'CRIMSON']",
+            "['RED', 'GREEN', 'BLUE'] 2 Summary.COUNT",
+            "5 <Level.LOW: 1> True True 6 1 60 1",
+            "n {<Summary.NONE: 0>: 'n'} True True",
+            "avg",
+            "ValueError: 7 is not a valid Summary",
+            "KeyError: 'NOPE'",
+            "ValueError: duplicate values found in <enum 'Dup'>: B -> A",
+            "True True 3",
+            "Summary Summary Enum",
+        ]
+    );
+}
+
+/// An Enum of values of a type (`class Mode(str, Enum)`, `IntEnum`,
+/// `StrEnum`): members compared, hashed, indexed with and added as their
+/// values, their values' methods theirs, shown as Python 3.11 shows them.
+#[test]
+fn enums_of_values_as_python() {
+    let out = python_printed(
+        "mixed_enums",
+        r#"from enum import Enum, IntEnum, StrEnum, auto
+class Mode(str, Enum):
+    TRAIN = "train"
+    EVAL = "eval"
+class Phase(int, Enum):
+    ZERO = 0
+    ONE = 1
+class Act(StrEnum):
+    RELU = auto()
+    GELU = auto()
+print(f'{Mode.TRAIN}', str(Mode.TRAIN), Mode.TRAIN.upper(), Mode.TRAIN + 'x', {Mode.TRAIN: 1}['train'], len(Mode.EVAL))
+print(Phase.ONE < 2, bool(Phase.ZERO), bool(Phase.ONE), Phase(1), [5, 6][Phase.ONE], int(Phase.ONE) + 1)
+print(Act.RELU, repr(Act.GELU), Act.RELU == 'relu', f"{Act.GELU}", list(Act))
+print(Mode('train') is Mode.TRAIN, Mode.TRAIN in Mode, len(Mode), [m.value for m in Mode])
+"#,
+    );
+    // As Python 3.11 printed them.
+    assert_eq!(
+        out,
+        [
+            "Mode.TRAIN Mode.TRAIN TRAIN trainx 1 4",
+            "True False True Phase.ONE 6 2",
+            "relu <Act.GELU: 'gelu'> True gelu [<Act.RELU: 'relu'>, <Act.GELU: 'gelu'>]",
+            "True True 2 ['train', 'eval']",
+        ]
+    );
+}

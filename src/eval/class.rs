@@ -59,8 +59,14 @@ impl Interp {
     /// `class Name(Base) { ... }`: the class, bound to its name.
     pub(crate) fn define_class(&mut self, def: &ClassDef) -> Result<(), Diagnostic> {
         let mut bases = Vec::with_capacity(def.bases.len());
+        // `class Mode(str, Enum)`: the type whose values the members are.
+        let mut mixin: Option<&Expr> = None;
         for e in &def.bases {
             let base = match self.eval(e, 0)? {
+                Value::Builtin(doc) if matches!(doc.name, "str" | "int" | "float") => {
+                    mixin = Some(e);
+                    continue;
+                }
                 // `class Vocab(object):`, Python 2's way of writing no base.
                 Value::Class(c) if Arc::ptr_eq(&c, &super::value::object_class()) => continue,
                 Value::Class(c) => Base::Class(c),
@@ -82,6 +88,9 @@ impl Interp {
                 }
             };
             bases.push(base);
+        }
+        if let Some(e) = mixin {
+            self.enum_value_mixin(&mut bases, e)?;
         }
         let above: Vec<Arc<Class>> = bases
             .iter()
@@ -169,6 +178,7 @@ impl Interp {
             let m = Value::Str(Arc::clone(m));
             lock(&class.attrs).push(("__module__".into(), m));
         }
+        self.make_enum_members(&class, def.name.span)?;
         let class = self.decorate(Value::Class(class), &def.decorators)?;
         self.set_var(&def.name, class);
         Ok(())
@@ -181,6 +191,10 @@ impl Interp {
         args: Vec<ArgVal>,
         span: Span,
     ) -> Result<Value, Diagnostic> {
+        // `Color(1)`: an Enum's member, found.
+        if let Some(found) = self.enum_by_value(class, &args, span) {
+            return found;
+        }
         let object = Arc::new(Object::new(Arc::clone(class)));
         let this = match class.is_module() {
             true => {
@@ -509,6 +523,14 @@ impl Interp {
                 (other, _) => self.call_value(other, args, span),
             };
             return r.map(Ok);
+        }
+        // A method its class's `__getattr__` gives (`Mode.TRAIN.upper()`
+        // of a `class Mode(str, Enum)`).
+        if let Value::Object(o) = recv {
+            if matches!(o.class.find("__getattr__"), Some(Value::Function(_))) {
+                let f = self.object_attr(recv, name, span)?;
+                return self.call_value(f, args, span).map(Ok);
+            }
         }
         // A registered child (`self.fc1(x)`).
         if let Value::Module(m) = recv {

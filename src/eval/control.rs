@@ -241,6 +241,12 @@ impl Interp {
             }
             Value::Dict(pairs) | Value::Set(pairs) => pairs.contains(&self.key(item, span)?),
             Value::DictView(view) => super::dict_view::contains(view, item, &super::expr::equal),
+            // `Color.RED in Color`.
+            Value::Class(c) if c.enum_members().is_some() => c
+                .enum_members()
+                .unwrap_or_default()
+                .iter()
+                .any(|m| super::expr::same(m, item)),
             Value::Str(s) => match item {
                 Value::Str(sub) => s.contains(&**sub),
                 other => {

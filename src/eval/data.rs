@@ -943,6 +943,8 @@ fn own_object(v: &Value, done: &mut Vec<(usize, Value)>) -> Value {
             })
     };
     match v {
+        // An Enum's member is one for every copy (`self.mode is Mode.TRAIN`).
+        Value::Object(o) if o.is_enum_member() => v.clone(),
         Value::Object(o) => {
             let copy = Arc::new(o.sibling());
             done.push((at, Value::Object(Arc::clone(&copy))));

@@ -96,6 +96,8 @@ impl Interp {
                 }
                 copy
             }
+            // An Enum's member is itself (Python's `Enum.__deepcopy__`).
+            Value::Object(o) if o.is_enum_member() => v.clone(),
             Value::Object(_) => {
                 return Err(Error::value_help(
                     "cudash's deepcopy copies tensors, lists, dicts and modules, not other objects",

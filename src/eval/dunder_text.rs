@@ -54,13 +54,15 @@ impl Interp {
                     self.texts_of(x, false, depth + 1, out)?;
                 }
             }
-            Value::MutList(_) | Value::Set(_) => {
-                for x in v.items().unwrap_or_default().iter() {
+            // A set's items, a view's, a dict's keys and values.
+            Value::MutList(_) | Value::Set(_) | Value::DictView(_) => {
+                for x in v.elements().and_then(Result::ok).unwrap_or_default().iter() {
                     self.texts_of(x, false, depth + 1, out)?;
                 }
             }
             Value::Dict(d) => {
-                for (_, x) in d.items().iter() {
+                for (k, x) in d.items().iter() {
+                    self.texts_of(&k.value(), false, depth + 1, out)?;
                     self.texts_of(x, false, depth + 1, out)?;
                 }
             }

@@ -211,6 +211,11 @@ impl Interp {
         match &v {
             Value::Dict(dict) => return self.dict_get(dict, items, span, d),
             Value::DictView(view) => return Err(super::dict_view::not_subscriptable(view).at(span)),
+            // `Color["RED"]`: an Enum's member by name.
+            Value::Class(c) if super::enums::is_enum(c) => {
+                let key = self.item_key(items, span, d)?;
+                return super::enums::enum_by_name(c, &key).map_err(|e| e.at(span));
+            }
             // `opt.param_groups[0]["lr"]`.
             Value::ParamGroup(g) => {
                 let key = self.group_key(items, span, d)?;
@@ -732,6 +737,22 @@ impl Interp {
         match self.eval(e, d)? {
             Value::Int(i) => Ok(i),
             Value::Tensor(t) if t.numel() == 1 && t.dtype().is_int() => Ok(t.to_vec::<i64>()[0]),
+            // An instance's `__index__` (an IntEnum's member).
+            Value::Object(o) => {
+                let v = Value::Object(Arc::clone(&o));
+                let Some(Value::Function(f)) = o.class.find("__index__") else {
+                    return Err(Error::wrong_type(what, "an int", v.type_name()).at(e.span));
+                };
+                match self.call_bound(&v, f, Vec::new(), e.span)? {
+                    Value::Int(i) => Ok(i),
+                    other => Err(Error::wrong_type(
+                        "what __index__ returned",
+                        "an int",
+                        other.type_name(),
+                    )
+                    .at(e.span)),
+                }
+            }
             other => Err(Error::wrong_type(what, "an int", other.type_name()).at(e.span)),
         }
     }
@@ -1490,7 +1511,7 @@ fn scalar_binary(
 }
 
 /// `is`: the same object for tensors and lists, equal for plain values.
-fn same(a: &Value, b: &Value) -> bool {
+pub(crate) fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Tensor(x), Value::Tensor(y)) => Arc::ptr_eq(x, y),
         (Value::List(x), Value::List(y)) => Arc::ptr_eq(x, y),

@@ -63,6 +63,11 @@ impl Interp {
     /// `__eq__` is not asked).
     pub(crate) fn key(&mut self, v: &Value, span: Span) -> Result<Key, Diagnostic> {
         if let Value::Object(o) = v {
+            // `{Mode.TRAIN: 1}["train"]`: one key with its value.
+            if let Some(value) = o.mixed_enum_value() {
+                let key = self.key(&value, span)?;
+                return Ok(Key::Hashed(Arc::new((key, v.clone()))));
+            }
             if let (false, Some(Value::Function(f))) = (o.class.tuple, o.class.find("__hash__")) {
                 let h = self.call_bound(v, f, Vec::new(), span)?;
                 let Value::Int(h) = h else {

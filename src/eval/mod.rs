@@ -26,6 +26,7 @@ mod dict_view;
 pub mod distributed;
 pub mod docs;
 mod dunder_text;
+mod enums;
 mod exceptions;
 mod exec;
 mod expr;

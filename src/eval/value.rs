@@ -1015,6 +1015,8 @@ impl Value {
             // What is left, taken: a loop over an iterator uses it up.
             Value::Set(items) => Some(Ok(items.items().iter().map(|(k, _)| k.value()).collect())),
             Value::DictView(view) => Some(Ok(view.elements())),
+            // An Enum's members, in order.
+            Value::Class(c) if c.enum_members().is_some() => c.enum_members().map(Ok),
             // A file's lines not read yet (`for line in f`).
             Value::File(f) => Some(
                 crate::runtime::lock::lock(f)
@@ -1050,6 +1052,7 @@ impl Value {
             Value::MutList(items) => Some(crate::runtime::lock::lock(items).len()),
             Value::Dict(pairs) | Value::Set(pairs) => Some(pairs.len()),
             Value::DictView(view) => Some(view.dict.len()),
+            Value::Class(c) => c.enum_members().map(|m| m.len()),
             Value::Range(r) => Some(r.len()),
             Value::Module(_) => self.elements().and_then(Result::ok).map(|c| c.len()),
             Value::Object(o) if o.class.tuple => Some(o.class.fields.len()),
@@ -1404,6 +1407,20 @@ pub struct Object {
 }
 
 impl Object {
+    /// The value of a member of an Enum of values of a type (`class
+    /// Mode(str, Enum)`, an IntEnum's: its class derives from enum's
+    /// `_ValueMixin`), which it hashes as; None for another object.
+    pub fn mixed_enum_value(&self) -> Option<Value> {
+        let mixed = self.class.derives_from_enum("_ValueMixin");
+        mixed.then(|| self.get("_value_")).flatten()
+    }
+
+    /// Whether it is a member of an Enum (`eval::enums` made it): one
+    /// object however it is copied, as Python's.
+    pub fn is_enum_member(&self) -> bool {
+        self.class.derives_from_enum("Enum") && self.get("_name_").is_some()
+    }
+
     /// A named tuple's items: its fields' values, in the fields' order.
     pub fn tuple_items(&self) -> Vec<Value> {
         let attrs = crate::runtime::lock::lock(&self.attrs);
@@ -1426,6 +1443,29 @@ impl Class {
     pub fn find(&self, name: &str) -> Option<Value> {
         self.own(name)
             .or_else(|| self.mro.iter().find_map(|c| c.own(name)))
+    }
+
+    /// Whether a class above it is enum's class `name` (`Enum`,
+    /// `_ValueMixin`, of `stdlib/enum.py`).
+    pub fn derives_from_enum(&self, name: &str) -> bool {
+        self.mro
+            .iter()
+            .any(|c| c.name == name && c.module() == "enum")
+    }
+
+    /// An Enum's members in order (`eval::enums` made them); None for
+    /// another class.
+    pub fn enum_members(&self) -> Option<Vec<Value>> {
+        let names = self.own("_member_names_")?.elements()?.ok()?;
+        Some(
+            names
+                .iter()
+                .filter_map(|n| match n {
+                    Value::Str(n) => self.own(n),
+                    _ => None,
+                })
+                .collect(),
+        )
     }
 
     /// `name` in this class's own body (or set on it since).

@@ -50,20 +50,33 @@ pub(super) fn format_builtin(
 /// `int(x)` and `float(x)`: a number, a string of one, or a tensor of one
 /// element (a host read, as Python's `int(t)` calls `t.item()`).
 pub(super) fn number(me: &mut Interp, name: &'static str, b: &Bound) -> Result<Value, Diagnostic> {
-    let Some((v, span)) = b.get("x").cloned() else {
+    let Some((mut v, span)) = b.get("x").cloned() else {
         return Ok(match name {
             "int" => Value::Int(0),
             _ => Value::float(0.0),
         });
     };
     let at = |e: Error| e.at(span);
+    // An instance's `__int__` (or `__index__`), `__float__`: an IntEnum's.
+    if let Value::Object(o) = &v {
+        let methods: &[&str] = match name {
+            "int" => &["__int__", "__index__"],
+            _ => &["__float__", "__index__"],
+        };
+        if let Some(f) = methods.iter().find_map(|m| match o.class.find(m) {
+            Some(Value::Function(f)) => Some(f),
+            _ => None,
+        }) {
+            v = me.call_bound(&v, f, Vec::new(), span)?;
+        }
+    }
     let v = me.one_element_value(v).map_err(at)?;
     let bad = |v: &Value| {
         Error::Module {
             class: "TypeError",
             message: format!(
                 "{name}() argument must be a string or a real number, not '{}'",
-                v.type_name()
+                format::python_type(v)
             ),
             help: None,
         }

@@ -344,6 +344,8 @@ pub(super) fn len(me: &mut Interp, _: &'static str, b: &Bound) -> Result<Value, 
         Value::DataLoader(l) => me.loader_len(l, *span)?,
         Value::Sampler(s) => me.sampler_len(s, *span)?,
         Value::Module(_) if v.elements().is_some() => v.count().unwrap_or(0),
+        // An Enum's members.
+        Value::Class(c) if c.enum_members().is_some() => v.count().unwrap_or(0),
         other => {
             return Err(Error::wrong_type(
                 "the argument of len()",

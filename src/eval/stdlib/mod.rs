@@ -38,6 +38,7 @@ const MODULES: &[(&str, &str)] = &[
     ("os._walk", include_str!("os_walk.py")),
     ("warnings", include_str!("warnings.py")),
     ("re", include_str!("re.py")),
+    ("enum", include_str!("enum.py")),
     ("regex", include_str!("regex.py")),
     ("pathlib", include_str!("pathlib.py")),
     ("datetime", include_str!("datetime.py")),
